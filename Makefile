@@ -1,0 +1,98 @@
+# servesim - hand-written GNU Makefile.  See README.md.
+CC      ?= cc
+BUILD   ?= build
+BIN     ?= servesim
+WERROR  ?=
+EXTRA_CFLAGS ?=
+FUZZ_RUNS ?= 1000000
+
+WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wwrite-strings -Wpointer-arith -Wvla -Wformat=2 -fno-common
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+CFLAGS_CORE = -std=c11 -O2 -g $(WARN) -ffp-contract=off $(if $(WERROR),-Werror,) $(EXTRA_CFLAGS)
+CPPFLAGS = -Iinclude -Isrc -MMD -MP -D_DEFAULT_SOURCE \
+           -DSERVESIM_DATADIR='"$(CURDIR)/data"'
+LDLIBS  = -lcjson -lz -lm
+
+LIB_SRC = \
+	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
+	src/base/afile.c src/base/json.c src/base/jsonw.c src/base/paths.c src/base/version.c \
+	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
+	src/hw/gpu.c \
+	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c
+
+UNIT_TESTS = test_base test_json test_model test_opgraph
+FUZZERS    = fuzz_json fuzz_model
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      = $(BUILD)/libservesim.a
+UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
+
+.PHONY: all demo check check-asan unit golden fuzz bench golden-regen clean deps
+
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_CORE) -c $< -o $@
+
+$(BUILD)/src/base/version.o: CPPFLAGS += -DSERVESIM_GIT='"$(GIT_DESCRIBE)"' \
+	-DSERVESIM_CFLAGS='"$(CFLAGS_CORE)"'
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/src/main.o $(LIB)
+	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+
+# Tests: every unit program, then the golden CLI cases; one summary line.
+check: $(BIN) $(UNIT_BIN)
+	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
+
+check-asan:
+	$(MAKE) BUILD=build-asan BIN=build-asan/servesim \
+		EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		LDLIBS="$(LDLIBS) -fsanitize=address,undefined" check
+
+golden-regen: $(BIN)
+	@sh tests/golden/run.sh "$(BIN)" regen
+
+# libFuzzer harnesses, built with clang from the library sources.
+FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
+	-D_DEFAULT_SOURCE -DSERVESIM_DATADIR='"$(CURDIR)/data"'
+build-fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p build-fuzz
+	clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
+
+fuzz: $(FUZZERS:%=build-fuzz/%)
+	@for f in $(FUZZERS); do \
+		mkdir -p build-fuzz/corpus-$$f; \
+		echo "fuzz: $$f ($(FUZZ_RUNS) runs)"; \
+		./build-fuzz/$$f -runs=$(FUZZ_RUNS) -max_len=4096 -print_final_stats=1 \
+			build-fuzz/corpus-$$f tests/fuzz/corpus/$$f 2>&1 | \
+			grep -E 'stat::number_of_executed_units|ERROR|Done' || exit 1; \
+	done
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	./$(BIN) ops llama-3.1-8b --tp 1 --batch-size 8 --seq-len 1 --context-len 2048
+
+DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps: all present ($(DEB_PKGS))"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "deps: installing$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; fi
+
+clean:
+	rm -rf build build-asan build-fuzz $(BIN)
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d)

@@ -1,0 +1,21 @@
+/* alloc.h - allocation that never returns NULL: out of memory aborts here,
+ * in one place, and size arithmetic is overflow-checked. */
+#ifndef SERVESIM_ALLOC_H
+#define SERVESIM_ALLOC_H
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+/* xrealloc for an array of count elements of size bytes, overflow-checked. */
+void *xreallocarray(void *p, size_t count, size_t size);
+char *xstrdup(const char *s);
+/* a * b, aborting on overflow. */
+size_t xmul(size_t a, size_t b);
+
+/* Grow (*arr) so that it can hold at least `need` elements of `size` bytes;
+ * capacity doubles. */
+void xgrow(void **arr, size_t *cap, size_t need, size_t size);
+#define XGROW(arr, cap, need) xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+
+#endif

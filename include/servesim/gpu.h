@@ -1,0 +1,40 @@
+/* gpu.h - GPU specifications from data/gpus.json. */
+#ifndef SERVESIM_GPU_H
+#define SERVESIM_GPU_H
+#include <stddef.h>
+
+#include "servesim/err.h"
+
+enum dtype { DT_BF16, DT_FP16, DT_FP8, DT_FP4, DT__COUNT };
+
+struct gpu_spec {
+	char id[48];
+	char name[96];
+	char aliases[4][48];
+	int naliases;
+	double peak_flops[DT__COUNT]; /* dense FLOP/s (SI); 0 where the dtype is unsupported */
+	double hbm_bytes;             /* bytes (SI GB x 1e9) */
+	double hbm_bw;                /* bytes/s */
+	double bw_eff;                /* achievable fraction of hbm_bw (H1) */
+	double link_bw;               /* intra-node interconnect, bytes/s per GPU */
+	int sm_count;
+	char tables[32];              /* data/mfu/<tables>/ or "" */
+};
+
+struct gpu_db {
+	struct gpu_spec *gpus;
+	size_t n;
+};
+
+const char *dtype_name(enum dtype d);
+double dtype_bytes(enum dtype d);
+/* Parse "bf16", "fp16", "fp8", "fp4" (SS_EUSAGE otherwise). */
+int dtype_parse(const char *s, enum dtype *out, struct err *e);
+
+int gpu_db_load(struct gpu_db *db, const char *path, struct err *e);
+void gpu_db_release(struct gpu_db *db);
+/* By id or alias, case-insensitive; unknown names give SS_EUSAGE listing ids. */
+int gpu_find(const struct gpu_db *db, const char *name, const struct gpu_spec **out,
+	     struct err *e);
+
+#endif

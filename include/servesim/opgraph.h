@@ -1,0 +1,80 @@
+/* opgraph.h - the ordered operators of each distinct layer kind of a model
+ * for one forward pass of a given shape, per GPU after TP/EP/DP splits.
+ *
+ * Shape: `batch` requests, each computing `seq_len` new tokens after
+ * `context_len` tokens already in its KV cache.  Causal attention then covers
+ * seq_len*context_len + seq_len*(seq_len+1)/2 query-key pairs per request;
+ * seq_len == 1 is a decode step (MLA switches to its absorbed form). */
+#ifndef SERVESIM_OPGRAPH_H
+#define SERVESIM_OPGRAPH_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+#include "servesim/model.h"
+
+enum op_cat {
+	OPC_ATTENTION, OPC_FFN, OPC_MOE, OPC_NORM, OPC_RESIDUAL, OPC_COMM, OPC_EMBED,
+	OPC_LM_HEAD, OPC_OTHER, OPC__COUNT
+};
+
+enum op_kind { OPK_GEMM, OPK_ATTN, OPK_ELEMENTWISE, OPK_COMM, OPK_OTHER };
+
+struct op {
+	char name[32];
+	enum op_cat cat;
+	enum op_kind kind;
+	int64_t m, n, k;     /* GEMM: [m,k] x [k,n]; batch = independent GEMMs (heads, experts) */
+	int64_t batch;
+	double flops;
+	double weight_bytes, act_bytes, kv_read_bytes, kv_write_bytes;
+	char shape_in[48], shape_out[48];
+	bool low_precision;  /* runs in the weight dtype (fp8 GEMMs); else bf16 */
+};
+
+struct layer_kind {
+	char name[24];       /* "dense", "moe", "embed+head" */
+	int64_t count;       /* how many times it runs in one pass on this GPU's stage */
+	struct op *ops;
+	size_t nops, cap;
+};
+
+struct pass_shape {
+	int64_t batch, seq_len, context_len;
+	bool all_logits;     /* LM head on every token instead of the last of each sequence */
+};
+
+struct opgraph {
+	struct layer_kind kinds[4];
+	size_t nkinds;
+	bool decode;         /* seq_len == 1 */
+	int64_t local_batch; /* requests on this GPU (batch / dp, rounded up) */
+	int64_t tokens;      /* new tokens on this GPU */
+	double attn_pairs;   /* query-key pairs per layer on this GPU */
+};
+
+const char *op_cat_name(enum op_cat c);
+const char *op_kind_name(enum op_kind k);
+
+/* Build the graph.  p describes the split (all 1 for the model-wide view);
+ * wdt is the weight/GEMM dtype, kvdt the KV-cache dtype. */
+int opgraph_build(const struct model_cfg *m, const struct parallel *p,
+		  const struct pass_shape *s, enum dtype wdt, enum dtype kvdt,
+		  struct opgraph *g, struct err *e);
+void opgraph_release(struct opgraph *g);
+/* FLOPs of one kind (one instance) and of the whole pass (count-weighted). */
+double layer_kind_flops(const struct layer_kind *lk);
+double layer_kind_flops_cat(const struct layer_kind *lk, enum op_cat c);
+double opgraph_total_flops(const struct opgraph *g);
+double opgraph_total_bytes(const struct opgraph *g);
+/* Causal pairs of one request: s new tokens after c cached ones. */
+double attn_causal_pairs(int64_t s, int64_t c);
+/* Same, each query capped at `cap` keys (DSA top-k). */
+double attn_capped_pairs(int64_t s, int64_t c, int64_t cap);
+/* Expected distinct experts (out of e_local) touched by a assignments drawn
+ * uniformly over e_total experts. */
+double moe_expected_experts(double e_local, double e_total, double assignments);
+
+#endif

@@ -1,0 +1,16 @@
+/* paths.h - where the shipped data lives: $SERVESIM_DATA_DIR, else data/ next
+ * to the executable, else the source tree's data/ compiled in. */
+#ifndef SERVESIM_PATHS_H
+#define SERVESIM_PATHS_H
+#include <stddef.h>
+
+/* Fills out with the data directory (no trailing slash). */
+void paths_data_dir(char *out, size_t n);
+/* Repository root guess: the data dir's parent. */
+void paths_root_dir(char *out, size_t n);
+/* 1 if path names an existing regular file or directory. */
+int paths_exists(const char *path);
+/* Levenshtein distance (case-insensitive), capped at 255. */
+int paths_edit_distance(const char *a, const char *b);
+
+#endif

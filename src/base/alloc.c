@@ -1,0 +1,75 @@
+/* alloc.c - the one place where running out of memory is handled (by aborting). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "servesim: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+	if (!p)
+		oom(xmul(count, size));
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+void *xreallocarray(void *p, size_t count, size_t size)
+{
+	return xrealloc(p, xmul(count, size));
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = xmalloc(n);
+	memcpy(d, s, n);
+	return d;
+}
+
+size_t xmul(size_t a, size_t b)
+{
+	if (b && a > SIZE_MAX / b) {
+		fprintf(stderr, "servesim: size overflow (%zu * %zu)\n", a, b);
+		abort();
+	}
+	return a * b;
+}
+
+void xgrow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t n;
+
+	if (need <= *cap)
+		return;
+	n = *cap ? *cap : 8;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			oom(SIZE_MAX);
+		n *= 2;
+	}
+	*arr = xreallocarray(*arr, n, size);
+	*cap = n;
+}

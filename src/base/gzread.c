@@ -1,0 +1,193 @@
+/* gzread.c - zlib adapter.  gzopen reads plain files transparently, so one
+ * code path serves .json and .json.gz; gzread < 0 and gzerror are checked so a
+ * truncated archive is reported instead of silently yielding a short file. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "servesim/alloc.h"
+#include "servesim/gzread.h"
+
+struct gzr {
+	gzFile f;
+	char *path;
+	char buf[65536];
+	size_t pos, fill;
+	int eof;
+	char *line;
+	size_t line_cap;
+	size_t lineno;
+};
+
+int gzr_open(const char *path, struct gzr **out, struct err *e)
+{
+	struct gzr *g;
+	gzFile f = gzopen(path, "rb");
+
+	if (!f)
+		return err_set(e, SS_EDATA, "%s: cannot open: %s", path,
+			       errno ? strerror(errno) : "out of memory");
+	g = xcalloc(1, sizeof(*g));
+	g->f = f;
+	g->path = xstrdup(path);
+	*out = g;
+	return 0;
+}
+
+static int gz_fail(struct gzr *g, struct err *e)
+{
+	int zerr = Z_OK;
+	const char *msg = gzerror(g->f, &zerr);
+
+	if (zerr == Z_ERRNO)
+		return err_set(e, SS_ERUNTIME, "%s: read error: %s", g->path, strerror(errno));
+	return err_set(e, SS_EDATA, "%s: corrupt or truncated gzip data: %s", g->path,
+		       msg && *msg ? msg : "unexpected end of file");
+}
+
+long gzr_read(struct gzr *g, void *buf, size_t n, struct err *e)
+{
+	size_t got = 0;
+
+	if (g->pos < g->fill) {
+		size_t k = g->fill - g->pos;
+		if (k > n)
+			k = n;
+		memcpy(buf, g->buf + g->pos, k);
+		g->pos += k;
+		got = k;
+	}
+	while (got < n) {
+		unsigned chunk = (n - got) > (1u << 30) ? (1u << 30) : (unsigned)(n - got);
+		int r = gzread(g->f, (char *)buf + got, chunk);
+		if (r < 0)
+			return gz_fail(g, e);
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got == 0 && n > 0) {
+		/* gzread returns 0 on a truncated stream too; gzerror tells. */
+		int zerr = Z_OK;
+		gzerror(g->f, &zerr);
+		if (zerr != Z_OK && zerr != Z_STREAM_END)
+			return gz_fail(g, e);
+	}
+	return (long)got;
+}
+
+static int refill(struct gzr *g, struct err *e)
+{
+	int r;
+
+	if (g->eof)
+		return 0;
+	r = gzread(g->f, g->buf, sizeof(g->buf));
+	if (r < 0)
+		return gz_fail(g, e);
+	if (r == 0) {
+		int zerr = Z_OK;
+		gzerror(g->f, &zerr);
+		if (zerr != Z_OK && zerr != Z_STREAM_END)
+			return gz_fail(g, e);
+		g->eof = 1;
+	}
+	g->pos = 0;
+	g->fill = (size_t)r;
+	return r;
+}
+
+int gzr_getline(struct gzr *g, const char **line, size_t *len, struct err *e)
+{
+	size_t n = 0;
+	int any = 0;
+
+	for (;;) {
+		char *nl;
+		size_t k;
+
+		if (g->pos >= g->fill) {
+			int r = refill(g, e);
+			if (r < 0)
+				return r;
+			if (r == 0)
+				break;
+		}
+		any = 1;
+		nl = memchr(g->buf + g->pos, '\n', g->fill - g->pos);
+		k = nl ? (size_t)(nl - (g->buf + g->pos)) : g->fill - g->pos;
+		XGROW(g->line, g->line_cap, n + k + 1);
+		memcpy(g->line + n, g->buf + g->pos, k);
+		n += k;
+		g->pos += k;
+		if (nl) {
+			g->pos++;
+			break;
+		}
+	}
+	if (!any) {
+		*line = NULL;
+		*len = 0;
+		return 0;
+	}
+	if (n > 0 && g->line[n - 1] == '\r')
+		n--;
+	XGROW(g->line, g->line_cap, n + 1);
+	g->line[n] = '\0';
+	g->lineno++;
+	*line = g->line;
+	*len = n;
+	return 0;
+}
+
+size_t gzr_lineno(const struct gzr *g)
+{
+	return g->lineno;
+}
+
+void gzr_close(struct gzr *g)
+{
+	if (!g)
+		return;
+	gzclose(g->f);
+	free(g->path);
+	free(g->line);
+	free(g);
+}
+
+int gzr_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct err *e)
+{
+	struct gzr *g;
+	char *b = NULL;
+	size_t cap = 0, n = 0;
+	int rc = gzr_open(path, &g, e);
+
+	if (rc < 0)
+		return rc;
+	for (;;) {
+		long r;
+		XGROW(b, cap, n + 65536 + 1);
+		r = gzr_read(g, b + n, cap - n - 1, e);
+		if (r < 0) {
+			rc = (int)r;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max_bytes) {
+			rc = err_set(e, SS_EDATA, "%s: larger than the %zu-byte limit", path, max_bytes);
+			goto out;
+		}
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	b = NULL;
+	rc = 0;
+out:
+	free(b);
+	gzr_close(g);
+	return rc;
+}

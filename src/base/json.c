@@ -1,0 +1,375 @@
+/* json.c - the only file that includes cJSON.  Adds what cJSON lacks for our
+ * inputs: line:column on parse errors, rejection of trailing garbage and of
+ * duplicate keys, and typed getters whose messages name the JSON path. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/gzread.h"
+#include "servesim/json.h"
+
+#define J(x) ((const cJSON *)(x))
+#define JSON_MAX_FILE_BYTES ((size_t)1 << 30)
+
+static void line_col(const char *text, size_t off, size_t *line, size_t *col)
+{
+	size_t i;
+
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Depth-first check for duplicate keys; returns the first duplicate key. */
+static const char *find_duplicate(const cJSON *j)
+{
+	const cJSON *c;
+	const char **keys = NULL;
+	size_t n = 0, i;
+	const char *dup = NULL;
+
+	if (!cJSON_IsObject(j) && !cJSON_IsArray(j))
+		return NULL;
+	for (c = j->child; c; c = c->next) {
+		const char *d = find_duplicate(c);
+		if (d)
+			return d;
+		n++;
+	}
+	if (!cJSON_IsObject(j) || n < 2)
+		return NULL;
+	keys = xmalloc(xmul(n, sizeof(*keys)));
+	i = 0;
+	for (c = j->child; c; c = c->next)
+		keys[i++] = c->string ? c->string : "";
+	qsort(keys, n, sizeof(*keys), cmp_str);
+	for (i = 1; i < n && !dup; i++)
+		if (strcmp(keys[i - 1], keys[i]) == 0)
+			dup = keys[i];
+	free(keys);
+	return dup;
+}
+
+int json_parse(const char *text, size_t len, const char *source, struct json **out,
+	       struct err *e)
+{
+	const char *end = NULL;
+	cJSON *root;
+	size_t line, col, off;
+	const char *dup;
+
+	*out = NULL;
+	if (len == 0)
+		return err_set(e, SS_EDATA, "%s:1:1: empty input, expected a JSON value", source);
+	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!root) {
+		off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+		line_col(text, off, &line, &col);
+		return err_set(e, SS_EDATA, "%s:%zu:%zu: malformed JSON", source, line, col);
+	}
+	off = end ? (size_t)(end - text) : len;
+	while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' ||
+			     text[off] == '\r'))
+		off++;
+	if (off < len) {
+		cJSON_Delete(root);
+		line_col(text, off, &line, &col);
+		return err_set(e, SS_EDATA, "%s:%zu:%zu: unexpected characters after the JSON value",
+			       source, line, col);
+	}
+	dup = find_duplicate(root);
+	if (dup) {
+		int rc = err_set(e, SS_EDATA, "%s: duplicate key '%s'", source, dup);
+		cJSON_Delete(root);
+		return rc;
+	}
+	*out = (struct json *)root;
+	return 0;
+}
+
+int json_parse_file(const char *path, struct json **out, struct err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = gzr_read_file(path, JSON_MAX_FILE_BYTES, &buf, &len, e);
+
+	if (rc < 0)
+		return rc;
+	rc = json_parse(buf, len, path, out, e);
+	free(buf);
+	return rc;
+}
+
+void json_free(struct json *root)
+{
+	cJSON_Delete((cJSON *)root);
+}
+
+enum json_type json_type_of(const struct json *j)
+{
+	const cJSON *c = J(j);
+
+	if (cJSON_IsBool(c))
+		return JSON_BOOL;
+	if (cJSON_IsNumber(c))
+		return JSON_NUMBER;
+	if (cJSON_IsString(c))
+		return JSON_STRING;
+	if (cJSON_IsArray(c))
+		return JSON_ARRAY;
+	if (cJSON_IsObject(c))
+		return JSON_OBJECT;
+	return JSON_NULL;
+}
+
+const char *json_type_name(enum json_type t)
+{
+	switch (t) {
+	case JSON_NULL: return "null";
+	case JSON_BOOL: return "a boolean";
+	case JSON_NUMBER: return "a number";
+	case JSON_STRING: return "a string";
+	case JSON_ARRAY: return "an array";
+	case JSON_OBJECT: return "an object";
+	}
+	return "?";
+}
+
+const struct json *json_get(const struct json *obj, const char *key)
+{
+	if (!obj || !cJSON_IsObject(J(obj)))
+		return NULL;
+	return (const struct json *)cJSON_GetObjectItemCaseSensitive(J(obj), key);
+}
+
+size_t json_size(const struct json *j)
+{
+	const cJSON *c;
+	size_t n = 0;
+
+	if (!j)
+		return 0;
+	for (c = J(j)->child; c; c = c->next)
+		n++;
+	return n;
+}
+
+const struct json *json_at(const struct json *j, size_t i)
+{
+	const cJSON *c;
+
+	if (!j || !(cJSON_IsArray(J(j)) || cJSON_IsObject(J(j))))
+		return NULL;
+	for (c = J(j)->child; c && i; c = c->next)
+		i--;
+	return (const struct json *)c;
+}
+
+const struct json *json_first(const struct json *j)
+{
+	if (!j || !(cJSON_IsArray(J(j)) || cJSON_IsObject(J(j))))
+		return NULL;
+	return (const struct json *)J(j)->child;
+}
+
+const struct json *json_next(const struct json *j)
+{
+	return j ? (const struct json *)J(j)->next : NULL;
+}
+
+const char *json_key(const struct json *member)
+{
+	return member ? J(member)->string : NULL;
+}
+
+double json_number(const struct json *j)
+{
+	return j && cJSON_IsNumber(J(j)) ? J(j)->valuedouble : NAN;
+}
+
+const char *json_string(const struct json *j)
+{
+	return j && cJSON_IsString(J(j)) ? J(j)->valuestring : NULL;
+}
+
+bool json_bool(const struct json *j)
+{
+	return j && cJSON_IsTrue(J(j));
+}
+
+/* Short printable rendering of a value for messages. */
+static void describe(const struct json *j, char *buf, size_t n)
+{
+	switch (json_type_of(j)) {
+	case JSON_NUMBER:
+		snprintf(buf, n, "%.10g", json_number(j));
+		break;
+	case JSON_STRING:
+		snprintf(buf, n, "\"%.60s\"", json_string(j));
+		break;
+	case JSON_BOOL:
+		snprintf(buf, n, "%s", json_bool(j) ? "true" : "false");
+		break;
+	default:
+		snprintf(buf, n, "%s", json_type_name(json_type_of(j)));
+	}
+}
+
+int json_check_keys(const struct json *obj, const char *const *allowed, const char *ctx,
+		    struct err *e)
+{
+	const struct json *m;
+
+	if (json_type_of(obj) != JSON_OBJECT)
+		return err_set(e, SS_EDATA, "%s: expected an object, got %s", ctx,
+			       json_type_name(json_type_of(obj)));
+	for (m = json_first(obj); m; m = json_next(m)) {
+		const char *k = json_key(m);
+		const char *const *a;
+		int ok = 0;
+		for (a = allowed; *a; a++)
+			if (strcmp(*a, k) == 0)
+				ok = 1;
+		if (!ok) {
+			struct sbuf_local { char s[600]; } l;
+			size_t off = 0;
+			l.s[0] = '\0';
+			for (a = allowed; *a && off < sizeof(l.s) - 40; a++)
+				off += (size_t)snprintf(l.s + off, sizeof(l.s) - off, "%s%s",
+							a == allowed ? "" : ", ", *a);
+			return err_set(e, SS_EDATA, "%s: unknown key '%s' (expected one of: %s)", ctx,
+				       k, l.s);
+		}
+	}
+	return 0;
+}
+
+int json_opt_num(const struct json *obj, const char *key, const char *ctx, double *out,
+		 bool *present, struct err *e)
+{
+	const struct json *v = json_get(obj, key);
+	char d[80];
+
+	if (present)
+		*present = false;
+	if (!v || json_type_of(v) == JSON_NULL)
+		return 0;
+	if (json_type_of(v) != JSON_NUMBER) {
+		describe(v, d, sizeof(d));
+		return err_set(e, SS_EDATA, "%s: '%s' must be a number, got %s", ctx, key, d);
+	}
+	*out = json_number(v);
+	if (present)
+		*present = true;
+	return 0;
+}
+
+int json_req_num(const struct json *obj, const char *key, const char *ctx, double *out,
+		 struct err *e)
+{
+	bool present;
+	int rc = json_opt_num(obj, key, ctx, out, &present, e);
+
+	if (rc < 0)
+		return rc;
+	if (!present)
+		return err_set(e, SS_EDATA, "%s: missing required key '%s'", ctx, key);
+	return 0;
+}
+
+int json_opt_int(const struct json *obj, const char *key, const char *ctx, int64_t lo,
+		 int64_t hi, int64_t *out, bool *present, struct err *e)
+{
+	double v = 0;
+	bool p = false;
+	int rc = json_opt_num(obj, key, ctx, &v, &p, e);
+
+	if (present)
+		*present = p;
+	if (rc < 0 || !p)
+		return rc;
+	if (v != floor(v) || v < (double)lo || v > (double)hi) {
+		if (v != floor(v))
+			return err_set(e, SS_EDATA, "%s: '%s' must be an integer, got %.10g", ctx, key, v);
+		if (hi == INT64_MAX)
+			return err_set(e, SS_EDATA, "%s: '%s' must be >= %lld, got %.10g", ctx, key,
+				       (long long)lo, v);
+		return err_set(e, SS_EDATA, "%s: '%s' must be in [%lld, %lld], got %.10g", ctx, key,
+			       (long long)lo, (long long)hi, v);
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
+int json_req_int(const struct json *obj, const char *key, const char *ctx, int64_t lo,
+		 int64_t hi, int64_t *out, struct err *e)
+{
+	bool present;
+	int rc = json_opt_int(obj, key, ctx, lo, hi, out, &present, e);
+
+	if (rc < 0)
+		return rc;
+	if (!present)
+		return err_set(e, SS_EDATA, "%s: missing required key '%s'", ctx, key);
+	return 0;
+}
+
+int json_opt_str(const struct json *obj, const char *key, const char *ctx, const char **out,
+		 struct err *e)
+{
+	const struct json *v = json_get(obj, key);
+	char d[80];
+
+	if (!v || json_type_of(v) == JSON_NULL)
+		return 0;
+	if (json_type_of(v) != JSON_STRING) {
+		describe(v, d, sizeof(d));
+		return err_set(e, SS_EDATA, "%s: '%s' must be a string, got %s", ctx, key, d);
+	}
+	*out = json_string(v);
+	return 0;
+}
+
+int json_req_str(const struct json *obj, const char *key, const char *ctx, const char **out,
+		 struct err *e)
+{
+	const char *s = NULL;
+	int rc = json_opt_str(obj, key, ctx, &s, e);
+
+	if (rc < 0)
+		return rc;
+	if (!s)
+		return err_set(e, SS_EDATA, "%s: missing required key '%s'", ctx, key);
+	*out = s;
+	return 0;
+}
+
+int json_opt_bool(const struct json *obj, const char *key, const char *ctx, bool *out,
+		  struct err *e)
+{
+	const struct json *v = json_get(obj, key);
+	char d[80];
+
+	if (!v || json_type_of(v) == JSON_NULL)
+		return 0;
+	if (json_type_of(v) != JSON_BOOL) {
+		describe(v, d, sizeof(d));
+		return err_set(e, SS_EDATA, "%s: '%s' must be true or false, got %s", ctx, key, d);
+	}
+	*out = json_bool(v);
+	return 0;
+}

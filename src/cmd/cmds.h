@@ -1,0 +1,11 @@
+/* cmds.h - one entry point per subcommand; each returns 0 or a negative
+ * status with e filled, never exits. */
+#ifndef SERVESIM_CMD_CMDS_H
+#define SERVESIM_CMD_CMDS_H
+#include "servesim/err.h"
+
+int cmd_ops(int argc, char **argv, struct err *e);
+int cmd_models(int argc, char **argv, struct err *e);
+int cmd_gpus(int argc, char **argv, struct err *e);
+
+#endif

@@ -1,0 +1,187 @@
+/* gpu.c - data/gpus.json reader and lookups. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "servesim/alloc.h"
+#include "servesim/gpu.h"
+#include "servesim/json.h"
+
+static const char *const dtype_names[DT__COUNT] = {"bf16", "fp16", "fp8", "fp4"};
+
+const char *dtype_name(enum dtype d)
+{
+	return (unsigned)d < DT__COUNT ? dtype_names[d] : "?";
+}
+
+double dtype_bytes(enum dtype d)
+{
+	switch (d) {
+	case DT_BF16: case DT_FP16: return 2.0;
+	case DT_FP8: return 1.0;
+	case DT_FP4: return 0.5;
+	default: return 2.0;
+	}
+}
+
+int dtype_parse(const char *s, enum dtype *out, struct err *e)
+{
+	int i;
+
+	for (i = 0; i < DT__COUNT; i++) {
+		if (strcasecmp(s, dtype_names[i]) == 0) {
+			*out = (enum dtype)i;
+			return 0;
+		}
+	}
+	return err_set(e, SS_EUSAGE, "unknown dtype '%s' (expected bf16, fp16, fp8 or fp4)", s);
+}
+
+static int parse_gpu(const struct json *o, const char *src, size_t idx, struct gpu_spec *g,
+		     struct err *e)
+{
+	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
+		"bw_eff", "link_gbps", "sm_count", "tables", NULL};
+	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
+	char ctx[600];
+	const char *s;
+	const struct json *al, *tf;
+	double v;
+	int64_t sm;
+	int rc, i;
+
+	snprintf(ctx, sizeof(ctx), "%s: gpus[%zu]", src, idx);
+	memset(g, 0, sizeof(*g));
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	if ((rc = json_req_str(o, "id", ctx, &s, e)) < 0)
+		return rc;
+	snprintf(g->id, sizeof(g->id), "%s", s);
+	snprintf(ctx, sizeof(ctx), "%s: gpus[%zu] (%s)", src, idx, g->id);
+	if ((rc = json_req_str(o, "name", ctx, &s, e)) < 0)
+		return rc;
+	snprintf(g->name, sizeof(g->name), "%s", s);
+	s = "";
+	if ((rc = json_opt_str(o, "tables", ctx, &s, e)) < 0)
+		return rc;
+	snprintf(g->tables, sizeof(g->tables), "%s", s);
+	al = json_get(o, "aliases");
+	if (al) {
+		const struct json *a;
+		if (json_type_of(al) != JSON_ARRAY || json_size(al) > 4)
+			return err_set(e, SS_EDATA, "%s: 'aliases' must be an array of at most 4 strings", ctx);
+		for (a = json_first(al); a; a = json_next(a)) {
+			if (json_type_of(a) != JSON_STRING)
+				return err_set(e, SS_EDATA, "%s: 'aliases' must hold strings", ctx);
+			snprintf(g->aliases[g->naliases++], sizeof(g->aliases[0]), "%s", json_string(a));
+		}
+	}
+	tf = json_get(o, "tflops");
+	if (!tf)
+		return err_set(e, SS_EDATA, "%s: missing required key 'tflops'", ctx);
+	if ((rc = json_check_keys(tf, dkeys, ctx, e)) < 0)
+		return rc;
+	for (i = 0; i < DT__COUNT; i++) {
+		bool pres = false;
+		if ((rc = json_opt_num(tf, dtype_names[i], ctx, &v, &pres, e)) < 0)
+			return rc;
+		if (pres && !(v > 0))
+			return err_set(e, SS_EDATA, "%s: 'tflops.%s' must be > 0, got %g", ctx,
+				       dtype_names[i], v);
+		g->peak_flops[i] = pres ? v * 1e12 : 0;
+	}
+	if (g->peak_flops[DT_BF16] <= 0)
+		return err_set(e, SS_EDATA, "%s: missing required key 'tflops.bf16'", ctx);
+	if ((rc = json_req_num(o, "hbm_gb", ctx, &v, e)) < 0)
+		return rc;
+	if (!(v > 0))
+		return err_set(e, SS_EDATA, "%s: 'hbm_gb' must be > 0, got %g", ctx, v);
+	g->hbm_bytes = v * 1e9;
+	if ((rc = json_req_num(o, "hbm_tbps", ctx, &v, e)) < 0)
+		return rc;
+	if (!(v > 0))
+		return err_set(e, SS_EDATA, "%s: 'hbm_tbps' must be > 0, got %g", ctx, v);
+	g->hbm_bw = v * 1e12;
+	if ((rc = json_req_num(o, "bw_eff", ctx, &v, e)) < 0)
+		return rc;
+	if (!(v > 0 && v <= 1))
+		return err_set(e, SS_EDATA, "%s: 'bw_eff' must be in (0, 1], got %g", ctx, v);
+	g->bw_eff = v;
+	if ((rc = json_req_num(o, "link_gbps", ctx, &v, e)) < 0)
+		return rc;
+	if (!(v > 0))
+		return err_set(e, SS_EDATA, "%s: 'link_gbps' must be > 0, got %g", ctx, v);
+	g->link_bw = v * 1e9;
+	if ((rc = json_req_int(o, "sm_count", ctx, 1, 100000, &sm, e)) < 0)
+		return rc;
+	g->sm_count = (int)sm;
+	return 0;
+}
+
+int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
+{
+	static const char *const top[] = {"gpus", NULL};
+	struct json *root = NULL;
+	const struct json *arr, *o;
+	size_t i = 0;
+	int rc;
+
+	memset(db, 0, sizeof(*db));
+	if ((rc = json_parse_file(path, &root, e)) < 0)
+		return rc;
+	if ((rc = json_check_keys(root, top, path, e)) < 0)
+		goto out;
+	arr = json_get(root, "gpus");
+	if (!arr || json_type_of(arr) != JSON_ARRAY || json_size(arr) == 0) {
+		rc = err_set(e, SS_EDATA, "%s: 'gpus' must be a non-empty array", path);
+		goto out;
+	}
+	db->n = json_size(arr);
+	db->gpus = xcalloc(db->n, sizeof(*db->gpus));
+	for (o = json_first(arr); o; o = json_next(o), i++)
+		if ((rc = parse_gpu(o, path, i, &db->gpus[i], e)) < 0)
+			goto out;
+	rc = 0;
+out:
+	json_free(root);
+	if (rc < 0)
+		gpu_db_release(db);
+	return rc;
+}
+
+void gpu_db_release(struct gpu_db *db)
+{
+	free(db->gpus);
+	db->gpus = NULL;
+	db->n = 0;
+}
+
+int gpu_find(const struct gpu_db *db, const char *name, const struct gpu_spec **out,
+	     struct err *e)
+{
+	char list[512];
+	size_t i, off = 0;
+	int k;
+
+	for (i = 0; i < db->n; i++) {
+		const struct gpu_spec *g = &db->gpus[i];
+		if (strcasecmp(g->id, name) == 0) {
+			*out = g;
+			return 0;
+		}
+		for (k = 0; k < g->naliases; k++) {
+			if (strcasecmp(g->aliases[k], name) == 0) {
+				*out = g;
+				return 0;
+			}
+		}
+	}
+	list[0] = '\0';
+	for (i = 0; i < db->n && off < sizeof(list) - 64; i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+					db->gpus[i].id);
+	return err_set(e, SS_EUSAGE, "unknown gpu '%s' (known: %s; 'servesim gpus' lists aliases)",
+		       name, list);
+}

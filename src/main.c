@@ -1,0 +1,58 @@
+/* main.c - subcommand dispatch and exit codes only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "servesim/version.h"
+
+static const char main_usage[] =
+	"usage: servesim COMMAND [options]   (servesim COMMAND --help for details)\n"
+	"\n"
+	"commands:\n"
+	"  ops MODEL     operator sequence, shapes, FLOPs, bytes and MFU of one forward pass\n"
+	"  models        models known to data/models (ids, aliases, parameters)\n"
+	"  gpus          GPUs known to data/gpus.json\n"
+	"\n"
+	"  --version     version, git describe and build flags\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data\n";
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **, struct err *);
+} commands[] = {
+	{"ops", cmd_ops},
+	{"models", cmd_models},
+	{"gpus", cmd_gpus},
+};
+
+int main(int argc, char **argv)
+{
+	struct err e;
+	size_t i;
+	int rc;
+
+	err_clear(&e);
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		fputs(main_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? SS_EUSAGE : 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("servesim %s (%s)\nbuild: %s\n", SERVESIM_VERSION, servesim_git_describe(),
+		       servesim_build_flags());
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			rc = commands[i].fn(argc - 1, argv + 1, &e);
+			if (rc < 0) {
+				fflush(stdout);
+				fprintf(stderr, "servesim %s: %s\n", argv[1], e.msg);
+				return -rc;
+			}
+			return 0;
+		}
+	}
+	fprintf(stderr, "servesim: unknown command '%s'\n%s", argv[1], main_usage);
+	return SS_EUSAGE;
+}

@@ -1,0 +1,496 @@
+/* opgraph.c - operator sequence per layer kind, with FLOPs and bytes.
+ *
+ * Conventions (cited where they are choices):
+ * - GEMM FLOPs 2mnk; weight bytes n*k*wbytes; activation bytes (mk + mn)*2.
+ * - Engines fuse q/k/v into one QKV GEMM and gate/up into one gate_up GEMM
+ *   (vLLM QKVParallelLinear, MergedColumnParallelLinear): one op each.
+ * - Attention core counts the two matmuls only: 2*pairs*heads*(d_qk + d_v).
+ * - Elementwise FLOPs per element: RMSNorm 4, RoPE 3, residual add 1,
+ *   SiLU-and-mul 5 (silu as x/(1+e^-x) ~ 4, times up 1).
+ * - TP column/row splits as vLLM: QKV, gate_up, q_b, kv_b column-parallel;
+ *   o_proj, down_proj row-parallel (one all-reduce after each);
+ *   q_a / kv_a (MLA) and the DSA indexer replicated; embedding and LM head
+ *   vocab-parallel; router replicated.
+ * - MoE with EP: the tp x dp GPUs of a stage each hold E/ep experts, split
+ *   (tp*dp)/ep ways; every rank receives tokens from all DP ranks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/opgraph.h"
+
+#define ACT_BYTES 2.0 /* activations in bf16 */
+
+const char *op_cat_name(enum op_cat c)
+{
+	static const char *n[OPC__COUNT] = {"attention", "ffn", "moe", "norm", "residual",
+					    "comm", "embed", "lm_head", "other"};
+	return (unsigned)c < OPC__COUNT ? n[c] : "?";
+}
+
+const char *op_kind_name(enum op_kind k)
+{
+	switch (k) {
+	case OPK_GEMM: return "gemm";
+	case OPK_ATTN: return "attn";
+	case OPK_ELEMENTWISE: return "elementwise";
+	case OPK_COMM: return "comm";
+	case OPK_OTHER: return "other";
+	}
+	return "?";
+}
+
+double attn_causal_pairs(int64_t s, int64_t c)
+{
+	return (double)s * (double)c + (double)s * (double)(s + 1) / 2.0;
+}
+
+double attn_capped_pairs(int64_t s, int64_t c, int64_t cap)
+{
+	/* queries q = 1..s see c+q keys; the first q0 stay under the cap */
+	int64_t q0 = cap - c;
+
+	if (q0 < 0)
+		q0 = 0;
+	if (q0 > s)
+		q0 = s;
+	return (double)q0 * (double)c + (double)q0 * (double)(q0 + 1) / 2.0 +
+	       (double)(s - q0) * (double)cap;
+}
+
+double moe_expected_experts(double e_local, double e_total, double assignments)
+{
+	if (e_total <= 0 || assignments <= 0)
+		return 0;
+	return e_local * (1.0 - pow(1.0 - 1.0 / e_total, assignments));
+}
+
+static struct op *push(struct layer_kind *lk, const char *name, enum op_cat cat,
+		       enum op_kind kind)
+{
+	struct op *o;
+
+	XGROW(lk->ops, lk->cap, lk->nops + 1);
+	o = &lk->ops[lk->nops++];
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	o->cat = cat;
+	o->kind = kind;
+	o->batch = 1;
+	return o;
+}
+
+struct ctx {
+	const struct model_cfg *m;
+	const struct parallel *p;
+	const struct pass_shape *s;
+	double wb, kvb;
+	int64_t B, T;    /* local requests, local new tokens */
+	int64_t tp;
+	bool decode;
+};
+
+static void gemm(struct ctx *c, struct layer_kind *lk, const char *name, enum op_cat cat,
+		 int64_t m, int64_t n, int64_t k, int64_t batch)
+{
+	struct op *o = push(lk, name, cat, OPK_GEMM);
+
+	o->m = m;
+	o->n = n;
+	o->k = k;
+	o->batch = batch;
+	o->flops = 2.0 * (double)m * (double)n * (double)k * (double)batch;
+	o->weight_bytes = (double)n * (double)k * (double)batch * c->wb;
+	o->act_bytes = ((double)m * (double)k + (double)m * (double)n) * (double)batch * ACT_BYTES;
+	o->low_precision = true;
+	if (batch > 1) {
+		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld,%lld]", (long long)batch,
+			 (long long)m, (long long)k);
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld,%lld]", (long long)batch,
+			 (long long)m, (long long)n);
+	} else {
+		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)m, (long long)k);
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)m, (long long)n);
+	}
+}
+
+static void elem(struct layer_kind *lk, const char *name, enum op_cat cat, int64_t rows,
+		 int64_t width, double flops_per_elem, double reads, double writes)
+{
+	struct op *o = push(lk, name, cat, OPK_ELEMENTWISE);
+	double n = (double)rows * (double)width;
+
+	o->flops = n * flops_per_elem;
+	o->act_bytes = n * (reads + writes) * ACT_BYTES;
+	snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)rows, (long long)width);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)rows,
+		 (long long)width);
+}
+
+static void allreduce(struct ctx *c, struct layer_kind *lk, const char *name, int64_t rows,
+		      int64_t width)
+{
+	struct op *o;
+
+	if (c->tp <= 1)
+		return;
+	o = push(lk, name, OPC_COMM, OPK_COMM);
+	/* ring all-reduce moves 2(tp-1)/tp of the message through each GPU */
+	o->act_bytes = (double)rows * (double)width * ACT_BYTES * 2.0 * (double)(c->tp - 1) /
+		       (double)c->tp;
+	snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)rows, (long long)width);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)rows,
+		 (long long)width);
+}
+
+/* Attention core over the KV cache: flops from pairs, bytes from cache reads. */
+static struct op *attn_core(struct layer_kind *lk, const char *name, double pairs,
+			    double heads, double dqk, double dv, double kv_read, double kv_write)
+{
+	struct op *o = push(lk, name, OPC_ATTENTION, OPK_ATTN);
+
+	o->flops = 2.0 * pairs * heads * (dqk + dv);
+	o->kv_read_bytes = kv_read;
+	o->kv_write_bytes = kv_write;
+	return o;
+}
+
+static void gqa_block(struct ctx *c, struct layer_kind *lk)
+{
+	const struct model_cfg *m = c->m;
+	int64_t nh = m->heads / c->tp, nkv = m->kv_heads / c->tp, hd = m->head_dim;
+	int64_t T = c->T, B = c->B, S = c->s->seq_len, C = c->s->context_len;
+	double pairs = (double)B * attn_causal_pairs(S, C);
+	double kv_tok;
+	struct op *o;
+
+	if (nkv < 1)
+		nkv = 1; /* fewer KV heads than ranks: each rank keeps one */
+	kv_tok = 2.0 * (double)nkv * (double)hd * c->kvb;
+	elem(lk, "input_norm", OPC_NORM, T, m->hidden, 4, 1, 1);
+	gemm(c, lk, "qkv_proj", OPC_ATTENTION, T, (nh + 2 * nkv) * hd, m->hidden, 1);
+	if (m->qk_norm)
+		elem(lk, "qk_norm", OPC_NORM, T, (nh + nkv) * hd, 4, 1, 1);
+	elem(lk, "rope", OPC_ATTENTION, T, (nh + nkv) * m->rope_dim, 3, 1, 1);
+	o = attn_core(lk, c->decode ? "attn_decode" : "attn_prefill", pairs, (double)nh,
+		      (double)hd, (double)hd, (double)B * (double)(C + S) * kv_tok,
+		      (double)T * kv_tok);
+	o->act_bytes = (double)T * (double)(2 * nh * hd) * ACT_BYTES;
+	snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T,
+		 (long long)nh, (long long)hd);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T,
+		 (long long)(nh * hd));
+	gemm(c, lk, "o_proj", OPC_ATTENTION, T, m->hidden, nh * hd, 1);
+	allreduce(c, lk, "allreduce_attn", T, m->hidden);
+	elem(lk, "residual_attn", OPC_RESIDUAL, T, m->hidden, 1, 2, 1);
+}
+
+static void mla_block(struct ctx *c, struct layer_kind *lk)
+{
+	const struct model_cfg *m = c->m;
+	int64_t nh = m->heads / c->tp, h = m->hidden, T = c->T, B = c->B;
+	int64_t S = c->s->seq_len, C = c->s->context_len;
+	int64_t nope = m->qk_nope_dim, rope = m->qk_rope_dim, vd = m->v_head_dim;
+	int64_t kvl = m->kv_lora_rank, qin = m->q_lora_rank > 0 ? m->q_lora_rank : h;
+	double kv_tok = (double)(kvl + rope) * c->kvb;
+	double pairs_full = (double)B * attn_causal_pairs(S, C);
+	double pairs = pairs_full;
+	struct op *o;
+
+	elem(lk, "input_norm", OPC_NORM, T, h, 4, 1, 1);
+	if (m->q_lora_rank > 0) {
+		gemm(c, lk, "q_a_proj", OPC_ATTENTION, T, m->q_lora_rank, h, 1);
+		elem(lk, "q_a_norm", OPC_NORM, T, m->q_lora_rank, 4, 1, 1);
+		gemm(c, lk, "q_b_proj", OPC_ATTENTION, T, nh * (nope + rope), m->q_lora_rank, 1);
+	} else {
+		gemm(c, lk, "q_proj", OPC_ATTENTION, T, nh * (nope + rope), h, 1);
+	}
+	gemm(c, lk, "kv_a_proj", OPC_ATTENTION, T, kvl + rope, h, 1);
+	elem(lk, "kv_a_norm", OPC_NORM, T, kvl, 4, 1, 1);
+	elem(lk, "rope", OPC_ATTENTION, T, (nh + 1) * rope, 3, 1, 1);
+	if (m->index_topk > 0) {
+		/* DeepSeek sparse attention: a lightweight indexer scores every
+		 * cached token, keeps the top index_topk per query; the main
+		 * attention then covers at most index_topk keys per query. */
+		int64_t ih = m->index_heads, ihd = m->index_head_dim;
+		double ik_tok = (double)ihd * c->kvb;
+		gemm(c, lk, "indexer_q_proj", OPC_ATTENTION, T, ih * ihd, qin, 1);
+		gemm(c, lk, "indexer_k_proj", OPC_ATTENTION, T, ihd, h, 1);
+		elem(lk, "indexer_k_norm", OPC_NORM, T, ihd, 4, 1, 1);
+		gemm(c, lk, "indexer_weights_proj", OPC_ATTENTION, T, ih, h, 1);
+		o = attn_core(lk, "indexer_scores", pairs_full, (double)ih, (double)ihd, 0,
+			      (double)B * (double)(C + S) * ik_tok, (double)T * ik_tok);
+		snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T,
+			 (long long)ih, (long long)ihd);
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T,
+			 (long long)(C + S));
+		o = push(lk, "indexer_topk", OPC_ATTENTION, OPK_OTHER);
+		o->flops = pairs_full; /* one comparison per scored key */
+		o->act_bytes = pairs_full * 4.0;
+		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)T,
+			 (long long)(C + S));
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T,
+			 (long long)m->index_topk);
+		pairs = (double)B * attn_capped_pairs(S, C, m->index_topk);
+	}
+	if (c->decode) {
+		/* absorbed: fold W_UK into q, attend in latent space, W_UV after */
+		gemm(c, lk, "q_absorb_uk", OPC_ATTENTION, T, kvl, nope, nh);
+		o = attn_core(lk, "attn_decode_mla", pairs, (double)nh, (double)(kvl + rope),
+			      (double)kvl, (double)B * (double)(C + S) * kv_tok, (double)T * kv_tok);
+		snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T,
+			 (long long)nh, (long long)(kvl + rope));
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld,%lld]", (long long)T,
+			 (long long)nh, (long long)kvl);
+		o->act_bytes = (double)T * (double)nh * (double)(2 * kvl + rope) * ACT_BYTES;
+		gemm(c, lk, "out_absorb_uv", OPC_ATTENTION, T, vd, kvl, nh);
+	} else {
+		/* expanded: up-project the latent of every context token */
+		int64_t ctx_tokens = B * (C + S);
+		gemm(c, lk, "kv_b_proj", OPC_ATTENTION, ctx_tokens, nh * (nope + vd), kvl, 1);
+		o = attn_core(lk, "attn_prefill_mla", pairs, (double)nh, (double)(nope + rope),
+			      (double)vd, (double)B * (double)(C + S) * kv_tok, (double)T * kv_tok);
+		snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T,
+			 (long long)nh, (long long)(nope + rope));
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T,
+			 (long long)(nh * vd));
+		o->act_bytes = (double)T * (double)nh * (double)(nope + rope + vd) * ACT_BYTES;
+	}
+	gemm(c, lk, "o_proj", OPC_ATTENTION, T, h, nh * vd, 1);
+	allreduce(c, lk, "allreduce_attn", T, h);
+	elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
+}
+
+static void dense_ffn(struct ctx *c, struct layer_kind *lk, int64_t inter, enum op_cat cat,
+		      const char *prefix)
+{
+	char n1[32], n2[32], n3[32];
+	int64_t w = inter / c->tp;
+
+	snprintf(n1, sizeof(n1), "%sgate_up_proj", prefix);
+	snprintf(n2, sizeof(n2), "%sact_mul", prefix);
+	snprintf(n3, sizeof(n3), "%sdown_proj", prefix);
+	gemm(c, lk, n1, cat, c->T, 2 * w, c->m->hidden, 1);
+	elem(lk, n2, cat, c->T, w, 5, 2, 1);
+	gemm(c, lk, n3, cat, c->T, c->m->hidden, w, 1);
+}
+
+static void moe_ffn(struct ctx *c, struct layer_kind *lk)
+{
+	const struct model_cfg *m = c->m;
+	const struct parallel *p = c->p;
+	int64_t h = m->hidden, E = m->n_experts, k = m->top_k;
+	bool ep = p->ep > 1;
+	int64_t mtp = ep ? (p->tp * p->dp) / p->ep : p->tp;
+	int64_t e_local = ep ? E / p->ep : E;
+	int64_t w = m->moe_intermediate / mtp;
+	/* tokens whose experts live here: all DP ranks' tokens with EP */
+	double tokens_in = ep ? (double)(c->T * p->dp) : (double)c->T;
+	double assign = tokens_in * (double)k * (double)e_local / (double)E;
+	double touched = moe_expected_experts((double)e_local, (double)E, tokens_in * (double)k);
+	double avg_m;
+	struct op *o;
+
+	if (w < 1)
+		w = 1;
+	gemm(c, lk, "router", OPC_MOE, c->T, E, h, 1);
+	o = push(lk, "topk_select", OPC_MOE, OPK_OTHER);
+	o->flops = (double)c->T * (double)E;
+	o->act_bytes = (double)c->T * (double)E * 4.0;
+	snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)c->T, (long long)E);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T, (long long)k);
+	if (ep) {
+		o = push(lk, "ep_dispatch", OPC_COMM, OPK_COMM);
+		o->act_bytes = (double)c->T * (double)k * (double)h * c->wb * (p->ep - 1) / p->ep;
+		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)c->T, (long long)h);
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%.0f,%lld]", assign, (long long)h);
+	}
+	/* grouped GEMMs over the experts touched; m = assignments per touched expert */
+	avg_m = touched > 0 ? assign / touched : 0;
+	o = push(lk, "experts_gate_up", OPC_MOE, OPK_GEMM);
+	o->m = (int64_t)ceil(avg_m);
+	o->n = 2 * w;
+	o->k = h;
+	o->batch = (int64_t)ceil(touched);
+	o->flops = 2.0 * assign * (double)(2 * w) * (double)h;
+	o->weight_bytes = touched * (double)(2 * w) * (double)h * c->wb;
+	o->act_bytes = assign * (double)(h + 2 * w) * ACT_BYTES;
+	o->low_precision = true;
+	snprintf(o->shape_in, sizeof(o->shape_in), "[%.0f,%lld]", assign, (long long)h);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%.0f,%lld]", assign, (long long)(2 * w));
+	elem(lk, "experts_act_mul", OPC_MOE, (int64_t)ceil(assign), w, 5, 2, 1);
+	o = push(lk, "experts_down", OPC_MOE, OPK_GEMM);
+	o->m = (int64_t)ceil(avg_m);
+	o->n = h;
+	o->k = w;
+	o->batch = (int64_t)ceil(touched);
+	o->flops = 2.0 * assign * (double)w * (double)h;
+	o->weight_bytes = touched * (double)w * (double)h * c->wb;
+	o->act_bytes = assign * (double)(h + w) * ACT_BYTES;
+	o->low_precision = true;
+	snprintf(o->shape_in, sizeof(o->shape_in), "[%.0f,%lld]", assign, (long long)w);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%.0f,%lld]", assign, (long long)h);
+	if (ep) {
+		o = push(lk, "ep_combine", OPC_COMM, OPK_COMM);
+		o->act_bytes = (double)c->T * (double)k * (double)h * ACT_BYTES * (p->ep - 1) / p->ep;
+		snprintf(o->shape_in, sizeof(o->shape_in), "[%.0f,%lld]", assign, (long long)h);
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T,
+			 (long long)h);
+	}
+	if (m->shared_intermediate > 0)
+		dense_ffn(c, lk, m->shared_intermediate, OPC_MOE, "shared_");
+}
+
+static void ffn_tail(struct ctx *c, struct layer_kind *lk, bool moe)
+{
+	elem(lk, "post_attn_norm", OPC_NORM, c->T, c->m->hidden, 4, 1, 1);
+	if (moe)
+		moe_ffn(c, lk);
+	else
+		dense_ffn(c, lk, c->m->intermediate, OPC_FFN, "");
+	/* with EP the combine already returns reduced rows; the shared
+	 * expert / dense path is row-parallel and needs the all-reduce */
+	if (!moe || c->p->ep <= 1 || c->m->shared_intermediate > 0)
+		allreduce(c, lk, "allreduce_ffn", c->T, c->m->hidden);
+	elem(lk, "residual_ffn", OPC_RESIDUAL, c->T, c->m->hidden, 1, 2, 1);
+}
+
+static void build_layer(struct ctx *c, struct layer_kind *lk, bool moe)
+{
+	if (c->m->attn == ATTN_MLA)
+		mla_block(c, lk);
+	else
+		gqa_block(c, lk);
+	ffn_tail(c, lk, moe);
+}
+
+static void build_head(struct ctx *c, struct layer_kind *lk)
+{
+	const struct model_cfg *m = c->m;
+	int64_t rows = c->s->all_logits ? c->T : c->B;
+	int64_t vshard = m->vocab / c->tp;
+	struct op *o = push(lk, "embedding", OPC_EMBED, OPK_OTHER);
+
+	o->weight_bytes = (double)c->T * (double)m->hidden * c->wb; /* rows gathered */
+	o->act_bytes = (double)c->T * (double)m->hidden * ACT_BYTES;
+	snprintf(o->shape_in, sizeof(o->shape_in), "[%lld]", (long long)c->T);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T,
+		 (long long)m->hidden);
+	elem(lk, "final_norm", OPC_NORM, rows, m->hidden, 4, 1, 1);
+	gemm(c, lk, "lm_head", OPC_LM_HEAD, rows, vshard, m->hidden, 1);
+	lk->ops[lk->nops - 1].low_precision = false; /* vLLM keeps the head in bf16 */
+}
+
+int opgraph_build(const struct model_cfg *m, const struct parallel *p,
+		  const struct pass_shape *s, enum dtype wdt, enum dtype kvdt,
+		  struct opgraph *g, struct err *e)
+{
+	struct ctx c;
+	int64_t ndense = m->layers - m->n_moe_layers;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if (s->batch < 1)
+		return err_set(e, SS_EUSAGE, "--batch-size must be >= 1, got %lld", (long long)s->batch);
+	if (s->seq_len < 1)
+		return err_set(e, SS_EUSAGE, "--seq-len must be >= 1, got %lld", (long long)s->seq_len);
+	if (s->context_len < 0)
+		return err_set(e, SS_EUSAGE, "--context-len must be >= 0, got %lld",
+			       (long long)s->context_len);
+	if ((rc = model_check_parallel(m, p, e)) < 0)
+		return rc;
+	memset(&c, 0, sizeof(c));
+	c.m = m;
+	c.p = p;
+	c.s = s;
+	c.wb = dtype_bytes(wdt);
+	c.kvb = dtype_bytes(kvdt);
+	c.tp = p->tp;
+	c.B = (s->batch + p->dp - 1) / p->dp;
+	c.T = c.B * s->seq_len;
+	c.decode = s->seq_len == 1;
+	g->decode = c.decode;
+	g->local_batch = c.B;
+	g->tokens = c.T;
+	if (ndense > 0) {
+		struct layer_kind *lk = &g->kinds[g->nkinds++];
+		snprintf(lk->name, sizeof(lk->name), "dense");
+		lk->count = ndense;
+		build_layer(&c, lk, false);
+	}
+	if (m->n_moe_layers > 0) {
+		struct layer_kind *lk = &g->kinds[g->nkinds++];
+		snprintf(lk->name, sizeof(lk->name), "moe");
+		lk->count = m->n_moe_layers;
+		build_layer(&c, lk, true);
+	}
+	{
+		struct layer_kind *lk = &g->kinds[g->nkinds++];
+		snprintf(lk->name, sizeof(lk->name), "embed+head");
+		lk->count = 1;
+		build_head(&c, lk);
+	}
+	if (m->attn == ATTN_MLA && m->index_topk > 0)
+		g->attn_pairs = (double)c.B * attn_capped_pairs(s->seq_len, s->context_len, m->index_topk);
+	else
+		g->attn_pairs = (double)c.B * attn_causal_pairs(s->seq_len, s->context_len);
+	return 0;
+}
+
+void opgraph_release(struct opgraph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nkinds; i++)
+		free(g->kinds[i].ops);
+	memset(g, 0, sizeof(*g));
+}
+
+double layer_kind_flops(const struct layer_kind *lk)
+{
+	double f = 0;
+	size_t i;
+
+	for (i = 0; i < lk->nops; i++)
+		f += lk->ops[i].flops;
+	return f;
+}
+
+double layer_kind_flops_cat(const struct layer_kind *lk, enum op_cat cat)
+{
+	double f = 0;
+	size_t i;
+
+	for (i = 0; i < lk->nops; i++)
+		if (lk->ops[i].cat == cat)
+			f += lk->ops[i].flops;
+	return f;
+}
+
+double opgraph_total_flops(const struct opgraph *g)
+{
+	double f = 0;
+	size_t i;
+
+	for (i = 0; i < g->nkinds; i++)
+		f += layer_kind_flops(&g->kinds[i]) * (double)g->kinds[i].count;
+	return f;
+}
+
+double opgraph_total_bytes(const struct opgraph *g)
+{
+	double b = 0;
+	size_t i, j;
+
+	for (i = 0; i < g->nkinds; i++) {
+		const struct layer_kind *lk = &g->kinds[i];
+		for (j = 0; j < lk->nops; j++) {
+			const struct op *o = &lk->ops[j];
+			b += (o->weight_bytes + o->act_bytes + o->kv_read_bytes + o->kv_write_bytes) *
+			     (double)lk->count;
+		}
+	}
+	return b;
+}

@@ -1,0 +1,159 @@
+/* registry.c - data/models/index.json: short ids, HF names and aliases
+ * mapped to config files; unknown names answered with close matches. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "servesim/alloc.h"
+#include "servesim/model.h"
+#include "servesim/paths.h"
+
+static int copy_field(char *dst, size_t n, const char *src, const char *ctx, const char *key,
+		      struct err *e)
+{
+	if (strlen(src) >= n)
+		return err_set(e, SS_EDATA, "%s: '%s' longer than %zu characters", ctx, key, n - 1);
+	memcpy(dst, src, strlen(src) + 1);
+	return 0;
+}
+
+static int parse_entry(const struct json *o, const char *src, size_t idx, struct model_entry *me,
+		       struct err *e)
+{
+	static const char *const keys[] = {"id", "hf", "file", "aliases", NULL};
+	char ctx[1024];
+	const char *s = NULL;
+	const struct json *al;
+	int rc;
+
+	snprintf(ctx, sizeof(ctx), "%s: models[%zu]", src, idx);
+	memset(me, 0, sizeof(*me));
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	if ((rc = json_req_str(o, "id", ctx, &s, e)) < 0 ||
+	    (rc = copy_field(me->id, sizeof(me->id), s, ctx, "id", e)) < 0)
+		return rc;
+	if ((rc = json_req_str(o, "file", ctx, &s, e)) < 0 ||
+	    (rc = copy_field(me->file, sizeof(me->file), s, ctx, "file", e)) < 0)
+		return rc;
+	s = "";
+	if ((rc = json_opt_str(o, "hf", ctx, &s, e)) < 0 ||
+	    (rc = copy_field(me->hf, sizeof(me->hf), s, ctx, "hf", e)) < 0)
+		return rc;
+	al = json_get(o, "aliases");
+	if (al) {
+		const struct json *a;
+		if (json_type_of(al) != JSON_ARRAY || json_size(al) > 4)
+			return err_set(e, SS_EDATA, "%s: 'aliases' must be an array of at most 4 strings",
+				       ctx);
+		for (a = json_first(al); a; a = json_next(a)) {
+			if (json_type_of(a) != JSON_STRING)
+				return err_set(e, SS_EDATA, "%s: 'aliases' must hold strings", ctx);
+			if ((rc = copy_field(me->aliases[me->naliases++], sizeof(me->aliases[0]),
+					     json_string(a), ctx, "aliases", e)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int registry_load(struct model_registry *r, const char *dir, struct err *e)
+{
+	static const char *const top_keys[] = {"models", NULL};
+	char path[700];
+	struct json *root = NULL;
+	const struct json *arr, *o;
+	size_t i = 0;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->dir, sizeof(r->dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/index.json", dir);
+	if ((rc = json_parse_file(path, &root, e)) < 0)
+		return rc;
+	if ((rc = json_check_keys(root, top_keys, path, e)) < 0)
+		goto out;
+	arr = json_get(root, "models");
+	if (!arr || json_type_of(arr) != JSON_ARRAY) {
+		rc = err_set(e, SS_EDATA, "%s: 'models' must be an array", path);
+		goto out;
+	}
+	r->n = json_size(arr);
+	r->entries = xcalloc(r->n ? r->n : 1, sizeof(*r->entries));
+	for (o = json_first(arr); o; o = json_next(o), i++)
+		if ((rc = parse_entry(o, path, i, &r->entries[i], e)) < 0)
+			goto out;
+	rc = 0;
+out:
+	json_free(root);
+	if (rc < 0)
+		registry_release(r);
+	return rc;
+}
+
+void registry_release(struct model_registry *r)
+{
+	free(r->entries);
+	r->entries = NULL;
+	r->n = 0;
+}
+
+const struct model_entry *registry_find(const struct model_registry *r, const char *name)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < r->n; i++) {
+		const struct model_entry *me = &r->entries[i];
+		if (strcasecmp(me->id, name) == 0 || (me->hf[0] && strcasecmp(me->hf, name) == 0))
+			return me;
+		for (k = 0; k < me->naliases; k++)
+			if (strcasecmp(me->aliases[k], name) == 0)
+				return me;
+	}
+	return NULL;
+}
+
+int registry_load_model(const struct model_registry *r, const char *name, struct model_cfg *m,
+			struct err *e)
+{
+	const struct model_entry *me = registry_find(r, name);
+	char path[800], sugg[400] = "";
+	size_t i, off = 0;
+	int nsugg = 0;
+
+	if (me) {
+		int rc;
+		snprintf(path, sizeof(path), "%s/%s", r->dir, me->file);
+		rc = model_load_file(path, me->id, m, e);
+		/* shown to users: the shipped location, independent of the checkout */
+		if (rc == 0) {
+			snprintf(m->source, sizeof(m->source), "data/models/%s", me->file);
+		} else if (e && strncmp(e->msg, r->dir, strlen(r->dir)) == 0) {
+			char rest[sizeof(e->msg)];
+			snprintf(rest, sizeof(rest), "%s", e->msg + strlen(r->dir));
+			err_set(e, e->code, "data/models%.1000s", rest);
+		}
+		return rc;
+	}
+	/* close ids: small edit distance or a substring either way */
+	for (i = 0; i < r->n && nsugg < 4; i++) {
+		const char *id = r->entries[i].id;
+		int d = paths_edit_distance(name, id);
+		int lim = (int)strlen(name) / 3 + 1;
+		if (d <= lim || strcasestr(id, name) || strcasestr(name, id)) {
+			off += (size_t)snprintf(sugg + off, sizeof(sugg) - off, "%s%s",
+						nsugg ? ", " : "", id);
+			nsugg++;
+		}
+	}
+	if (nsugg)
+		return err_set(e, SS_EUSAGE,
+			       "unknown model '%s' (did you mean: %s?); 'servesim models' lists all, --config PATH loads any config.json",
+			       name, sugg);
+	return err_set(e, SS_EUSAGE,
+		       "unknown model '%s'; 'servesim models' lists all, --config PATH loads any config.json",
+		       name);
+}

@@ -1,0 +1,168 @@
+/* test_base.c - PCG32 known answers, string buffer, gz reader, atomic writes,
+ * edit distance. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "servesim/afile.h"
+#include "servesim/gzread.h"
+#include "servesim/paths.h"
+#include "servesim/pcg32.h"
+#include "servesim/sbuf.h"
+
+static void test_pcg32(void)
+{
+	/* Published output of the reference pcg32 demo (pcg-c-basic,
+	 * pcg32-demo.c): pcg32_srandom_r(&rng, 42u, 54u), first six draws. */
+	static const uint32_t want[6] = {0xa15c02b7u, 0x7b47f409u, 0xba1d3330u,
+					 0x83d2f293u, 0xbfa4784bu, 0xcbed606eu};
+	struct pcg32 r, a, b;
+	int i, same = 1, diff = 0;
+	double d, lo = 1, hi = 0;
+
+	pcg32_seed(&r, 42u, 54u);
+	for (i = 0; i < 6; i++) {
+		uint32_t x = pcg32_next(&r);
+		CHECK(x == want[i], "pcg32 known answer %d: 0x%08x want 0x%08x", i, x, want[i]);
+	}
+	pcg32_seed(&a, 7, 1);
+	pcg32_seed(&b, 7, 1);
+	for (i = 0; i < 100; i++)
+		same &= pcg32_next(&a) == pcg32_next(&b);
+	CHECK(same, "same seed and stream give the same sequence");
+	pcg32_seed(&a, 7, 1);
+	pcg32_seed(&b, 7, 2);
+	for (i = 0; i < 100; i++)
+		diff += pcg32_next(&a) != pcg32_next(&b);
+	CHECK(diff > 90, "different streams differ (%d of 100 draws)", diff);
+	pcg32_seed(&r, 1, 1);
+	for (i = 0; i < 100000; i++) {
+		d = pcg32_double(&r);
+		if (d < lo) lo = d;
+		if (d > hi) hi = d;
+	}
+	CHECK(lo >= 0 && lo < 1e-3 && hi < 1 && hi > 0.999, "pcg32_double in [0,1): min %g max %g", lo, hi);
+	{
+		int counts[5] = {0};
+		pcg32_seed(&r, 3, 3);
+		for (i = 0; i < 50000; i++)
+			counts[pcg32_bounded(&r, 5)]++;
+		CHECK(counts[0] > 9500 && counts[4] > 9500 && counts[0] < 10500,
+		      "pcg32_bounded(5) roughly uniform: %d %d %d %d %d", counts[0], counts[1],
+		      counts[2], counts[3], counts[4]);
+	}
+}
+
+static void test_sbuf(void)
+{
+	struct sbuf sb;
+	int i;
+
+	sb_init(&sb);
+	for (i = 0; i < 1000; i++)
+		sb_printf(&sb, "%d,", i);
+	CHECK(sb.len == strlen(sb.buf), "sbuf length tracks content (%zu)", sb.len);
+	CHECK(strncmp(sb.buf, "0,1,2,", 6) == 0 && strstr(sb.buf, "999,") != NULL, "sbuf content");
+	sb_release(&sb);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	fwrite(data, 1, n, f);
+	fclose(f);
+}
+
+static void test_gzread(void)
+{
+	char dir[] = "/tmp/servesim-test-XXXXXX", p[256], gz[256], cmd[600];
+	char *buf = NULL;
+	size_t len = 0;
+	struct err e;
+	int rc;
+	struct gzr *g;
+	const char *line;
+	size_t ll, nlines = 0;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/a.txt", dir);
+	write_file(p, "line one\nline two\r\nthree", 24);
+	rc = gzr_read_file(p, 1 << 20, &buf, &len, &e);
+	CHECK(rc == 0 && len == 24, "plain file read whole (%zu bytes)", len);
+	free(buf);
+	rc = gzr_open(p, &g, &e);
+	while (rc == 0 && gzr_getline(g, &line, &ll, &e) == 0 && line)
+		nlines++;
+	CHECK(nlines == 3, "three lines, CRLF stripped (%zu)", nlines);
+	gzr_close(g);
+	snprintf(gz, sizeof(gz), "%s/a.txt.gz", dir);
+	snprintf(cmd, sizeof(cmd), "gzip -c %s > %s", p, gz);
+	if (system(cmd) == 0) {
+		rc = gzr_read_file(gz, 1 << 20, &buf, &len, &e);
+		CHECK(rc == 0 && len == 24 && strncmp(buf, "line one", 8) == 0, "gzip file read whole");
+		free(buf);
+		/* truncate the archive: must be an error, not a short read */
+		snprintf(cmd, sizeof(cmd), "head -c 30 %s > %s/t.gz", gz, dir);
+		if (system(cmd) == 0) {
+			snprintf(p, sizeof(p), "%s/t.gz", dir);
+			err_clear(&e);
+			rc = gzr_read_file(p, 1 << 20, &buf, &len, &e);
+			CHECK(rc == -SS_EDATA, "truncated gzip is SS_EDATA (rc %d: %s)", rc, e.msg);
+			CHECK_STR_CONTAINS(e.msg, "truncated", "truncated gzip message");
+			if (rc == 0)
+				free(buf);
+		}
+	}
+	err_clear(&e);
+	rc = gzr_read_file("/nonexistent/x.json", 100, &buf, &len, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "/nonexistent/x.json"), "missing file names the path: %s", e.msg);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0, "cleanup");
+}
+
+static void test_afile(void)
+{
+	char dir[] = "/tmp/servesim-afile-XXXXXX", p[256], cmd[300];
+	struct afile a;
+	struct err e;
+	FILE *f;
+	char got[64] = "";
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/out.json", dir);
+	CHECK(afile_open(&a, p, &e) == 0, "afile_open");
+	fputs("{\"a\":1}\n", a.f);
+	CHECK(!paths_exists(p), "target absent before commit");
+	CHECK(afile_commit(&a, &e) == 0, "afile_commit");
+	f = fopen(p, "r");
+	CHECK(f && fgets(got, sizeof(got), f) && strcmp(got, "{\"a\":1}\n") == 0, "committed content");
+	if (f)
+		fclose(f);
+	snprintf(p, sizeof(p), "%s/aborted.json", dir);
+	CHECK(afile_open(&a, p, &e) == 0, "afile_open second");
+	fputs("partial", a.f);
+	afile_abort(&a);
+	CHECK(!paths_exists(p), "aborted write leaves no file");
+	snprintf(cmd, sizeof(cmd), "test $(ls %s | wc -l) -eq 1 && rm -rf %s", dir, dir);
+	CHECK(system(cmd) == 0, "no temp files left behind");
+}
+
+int main(void)
+{
+	test_pcg32();
+	test_sbuf();
+	test_gzread();
+	test_afile();
+	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
+	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
+	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");
+	return check_done();
+}

@@ -1,0 +1,97 @@
+/* test_json.c - the strict JSON adapter: line:column errors, duplicates,
+ * trailing garbage, schema helpers, and the writer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "servesim/json.h"
+
+static int parse(const char *s, struct json **j, struct err *e)
+{
+	err_clear(e);
+	return json_parse(s, strlen(s), "t.json", j, e);
+}
+
+int main(void)
+{
+	struct json *j = NULL;
+	struct err e;
+	int rc;
+	double d = 0;
+	int64_t i64 = 0;
+	const char *s = NULL;
+	bool b = false, pres = true;
+	static const char *const keys[] = {"a", "b", "c", NULL};
+
+	rc = parse("{\n  \"a\": 1,\n  \"b\": [1, 2,, 3]\n}", &j, &e);
+	CHECK(rc == -SS_EDATA, "malformed JSON is SS_EDATA");
+	CHECK_STR_CONTAINS(e.msg, "t.json:3:", "error names file and line");
+	rc = parse("{\"a\": 1, \"a\": 2}", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "duplicate key 'a'"), "duplicate key rejected: %s", e.msg);
+	rc = parse("{\"x\": {\"k\": 1, \"k\": 1}}", &j, &e);
+	CHECK(rc == -SS_EDATA, "nested duplicate key rejected");
+	rc = parse("{\"a\": 1} xyz", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "t.json:1:10"), "trailing garbage with position: %s", e.msg);
+	rc = parse("", &j, &e);
+	CHECK(rc == -SS_EDATA, "empty input rejected");
+	rc = parse("{\"a\": 2.5, \"b\": \"x\", \"c\": true}", &j, &e);
+	CHECK(rc == 0, "valid object parses");
+	CHECK(json_check_keys(j, keys, "t.json", &e) == 0, "known keys accepted");
+	CHECK(json_req_num(j, "a", "t.json", &d, &e) == 0 && d == 2.5, "number getter");
+	CHECK(json_req_str(j, "b", "t.json", &s, &e) == 0 && strcmp(s, "x") == 0, "string getter");
+	CHECK(json_opt_bool(j, "c", "t.json", &b, &e) == 0 && b, "bool getter");
+	CHECK(json_opt_num(j, "zz", "t.json", &d, &pres, &e) == 0 && !pres, "absent optional");
+	err_clear(&e);
+	CHECK(json_req_int(j, "a", "t.json", 0, 10, &i64, &e) == -SS_EDATA &&
+	      strstr(e.msg, "'a' must be an integer, got 2.5"), "non-integer rejected: %s", e.msg);
+	err_clear(&e);
+	CHECK(json_req_num(j, "b", "t.json", &d, &e) == -SS_EDATA &&
+	      strstr(e.msg, "'b' must be a number, got \"x\""), "type error names value: %s", e.msg);
+	err_clear(&e);
+	CHECK(json_req_num(j, "q", "t.json: engine", &d, &e) == -SS_EDATA &&
+	      strstr(e.msg, "t.json: engine: missing required key 'q'"), "missing key: %s", e.msg);
+	CHECK(json_get(j, "A") == NULL, "lookups are case-sensitive");
+	json_free(j);
+	rc = parse("{\"a\": 1, \"zz\": 2}", &j, &e);
+	err_clear(&e);
+	CHECK(json_check_keys(j, keys, "w.json: arrival", &e) == -SS_EDATA &&
+	      strstr(e.msg, "w.json: arrival: unknown key 'zz' (expected one of: a, b, c)"),
+	      "unknown key: %s", e.msg);
+	json_free(j);
+	rc = parse("{\"n\": -3}", &j, &e);
+	err_clear(&e);
+	CHECK(json_req_int(j, "n", "w.json", 1, INT64_MAX, &i64, &e) == -SS_EDATA &&
+	      strstr(e.msg, "'n' must be >= 1, got -3"), "range error: %s", e.msg);
+	json_free(j);
+	{
+		/* writer round trip */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		struct jw w;
+		struct json *r;
+		jw_init(&w, f, true);
+		jw_obj(&w, NULL);
+		jw_num(&w, "big", 13542186573824.0);
+		jw_num(&w, "frac", 0.125);
+		jw_str(&w, "s", "a\"b\n");
+		jw_arr(&w, "xs");
+		jw_int(&w, NULL, 1);
+		jw_int(&w, NULL, 2);
+		jw_end_arr(&w);
+		jw_arr(&w, "empty");
+		jw_end_arr(&w);
+		jw_end_obj(&w);
+		jw_finish(&w);
+		fclose(f);
+		CHECK(strstr(buf, "\"big\": 13542186573824") != NULL, "integral doubles printed exactly");
+		rc = json_parse(buf, len, "mem", &r, &e);
+		CHECK(rc == 0 && json_size(json_get(r, "xs")) == 2 &&
+		      strcmp(json_string(json_get(r, "s")), "a\"b\n") == 0, "writer output parses back");
+		if (rc == 0)
+			json_free(r);
+		free(buf);
+	}
+	return check_done();
+}

@@ -1,0 +1,237 @@
+/* test_opgraph.c - FLOPs known answers per family, derived by hand in the
+ * comments from the published shapes, with non-round batch/sequence sizes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "servesim/opgraph.h"
+#include "servesim/paths.h"
+
+static struct model_registry reg;
+static struct model_cfg M;
+
+static void load(const char *id)
+{
+	struct err e;
+	if (registry_load_model(&reg, id, &M, &e) < 0)
+		printf("# %s\n", e.msg);
+}
+
+static const struct op *find(const struct layer_kind *lk, const char *name)
+{
+	size_t i;
+	for (i = 0; i < lk->nops; i++)
+		if (strcmp(lk->ops[i].name, name) == 0)
+			return &lk->ops[i];
+	return NULL;
+}
+
+static double kind_cat_flops(const struct opgraph *g, const char *kind, enum op_kind k)
+{
+	size_t i, j;
+	double f = 0;
+	for (i = 0; i < g->nkinds; i++)
+		if (!kind || strcmp(g->kinds[i].name, kind) == 0)
+			for (j = 0; j < g->kinds[i].nops; j++)
+				if (g->kinds[i].ops[j].kind == k)
+					f += g->kinds[i].ops[j].flops * (double)g->kinds[i].count;
+	return f;
+}
+
+static int build(const struct parallel *p, int64_t B, int64_t S, int64_t C, enum dtype dt,
+		 struct opgraph *g)
+{
+	struct pass_shape s = {B, S, C, false};
+	struct err e;
+	int rc = opgraph_build(&M, p, &s, dt, dt, g, &e);
+	if (rc < 0)
+		printf("# build: %s\n", e.msg);
+	return rc;
+}
+
+static void test_llama2_prefill(void)
+{
+	struct parallel p = {1, 1, 1, 1};
+	struct opgraph g;
+	double h = 4096, L = 32, inter = 11008, V = 32000, S = 1024;
+	/* non-embedding linear params: 32 x (4 h^2 + 3 h inter) */
+	double lin = L * (4 * h * h + 3 * h * inter);
+	double pairs = S * (S + 1) / 2; /* 524800 */
+	double want = 2 * lin * S + 4 * L * h * pairs + 2 * h * V;
+
+	load("llama-2-7b");
+	CHECK(build(&p, 1, 1024, 0, DT_BF16, &g) == 0, "llama-2-7b prefill builds");
+	CHECK_REL(opgraph_total_flops(&g), want, 0.01, "llama-2-7b B=1 S=1024 TP=1 total (issue formula)");
+	/* matmuls alone are exact */
+	CHECK_REL(kind_cat_flops(&g, NULL, OPK_GEMM) + kind_cat_flops(&g, NULL, OPK_ATTN), want, 1e-12,
+		  "llama-2-7b GEMM + attention FLOPs exact");
+	CHECK(g.attn_pairs == 524800, "causal pairs 1024*1025/2 = %.0f", g.attn_pairs);
+	opgraph_release(&g);
+}
+
+static void test_gqa_tp_prefix(void)
+{
+	/* Llama-3.1-8B: h 4096, 32 heads, 8 KV heads, hd 128, inter 14336.
+	 * B=3, S=517, C=211, TP=2: T = 1551 tokens per GPU.
+	 * qkv: 2*T*4096*(16+2*4)*128 ; o: 2*T*2048*4096 ; gate_up: 2*T*4096*14336 ;
+	 * down: 2*T*7168*4096 ; attn: 2*pairs*16*(128+128) with
+	 * pairs = 3*(517*211 + 517*518/2) = 3*(109087 + 133903) = 728970. */
+	struct parallel p = {2, 1, 1, 1};
+	struct opgraph g;
+	double T = 1551, pairs = 728970;
+	const struct layer_kind *lk;
+
+	load("llama-3.1-8b");
+	CHECK(build(&p, 3, 517, 211, DT_BF16, &g) == 0, "llama-3.1-8b TP2 builds");
+	lk = &g.kinds[0];
+	CHECK(g.attn_pairs == pairs, "pairs with prefix: %.0f", g.attn_pairs);
+	CHECK_REL(find(lk, "qkv_proj")->flops, 2 * T * 4096 * 24 * 128, 1e-12, "qkv_proj fused, TP-split");
+	CHECK_REL(find(lk, "o_proj")->flops, 2 * T * 2048 * 4096, 1e-12, "o_proj row-parallel");
+	CHECK_REL(find(lk, "gate_up_proj")->flops, 2 * T * 4096 * 14336, 1e-12, "gate_up fused (2 x 7168)");
+	CHECK_REL(find(lk, "down_proj")->flops, 2 * T * 7168 * 4096, 1e-12, "down_proj");
+	CHECK_REL(find(lk, "attn_prefill")->flops, 2 * pairs * 16 * 256, 1e-12, "attention core pairs x heads");
+	CHECK(find(lk, "allreduce_attn") && find(lk, "allreduce_ffn"), "two all-reduces per layer at TP2");
+	CHECK_REL(find(lk, "attn_prefill")->kv_read_bytes, 3.0 * (211 + 517) * 2 * 4 * 128 * 2, 1e-12,
+		  "KV read: every cached + new token, 4 KV heads per GPU");
+	opgraph_release(&g);
+}
+
+static void test_decode_pairs(void)
+{
+	/* decode of B=5 requests each with 1022 cached tokens: sum c_i = 5 x 1023 */
+	struct parallel p = {1, 1, 1, 1};
+	struct opgraph g;
+
+	load("qwen3-8b");
+	CHECK(build(&p, 5, 1, 1022, DT_BF16, &g) == 0, "qwen3-8b decode builds");
+	CHECK(g.decode && g.attn_pairs == 5 * 1023, "decode pairs = sum of contexts (%.0f)", g.attn_pairs);
+	CHECK(find(&g.kinds[0], "qk_norm") != NULL, "qwen3 has qk_norm");
+	/* qwen3-8b: 32 heads x 128 */
+	CHECK_REL(find(&g.kinds[0], "attn_decode")->flops, 2.0 * 5 * 1023 * 32 * 256, 1e-12,
+		  "decode attention FLOPs");
+	/* LM head: last token of each of the 5 sequences: 2*5*4096*151936 */
+	CHECK_REL(find(&g.kinds[1], "lm_head")->flops, 2.0 * 5 * 4096 * 151936, 1e-12, "lm_head on 5 rows");
+	opgraph_release(&g);
+}
+
+static void test_mla(void)
+{
+	/* DeepSeek-V3, TP8: 16 heads per GPU, kv_lora 512, rope 64, nope 128, v 128.
+	 * Decode B=7, C=376 (377 keys each): pairs 2639.
+	 * absorbed attention: 2*pairs*16*((512+64) + 512) ; W_UK: 2*7*16*128*512 */
+	struct parallel p = {8, 1, 1, 8};
+	struct opgraph g;
+	const struct layer_kind *lk;
+
+	load("deepseek-v3");
+	CHECK(build(&p, 7, 1, 376, DT_FP8, &g) == 0, "deepseek-v3 decode builds");
+	CHECK(g.nkinds == 3 && g.kinds[0].count == 3 && g.kinds[1].count == 58,
+	      "3 dense + 58 MoE layer kinds");
+	lk = &g.kinds[1];
+	CHECK_REL(find(lk, "attn_decode_mla")->flops, 2.0 * 2639 * 16 * (576 + 512), 1e-12, "MLA absorbed core");
+	CHECK_REL(find(lk, "q_absorb_uk")->flops, 2.0 * 7 * 16 * 128 * 512, 1e-12, "q . W_UK per head");
+	CHECK_REL(find(lk, "kv_a_proj")->flops, 2.0 * 7 * 7168 * 576, 1e-12, "kv_a replicated (kv_lora + rope)");
+	CHECK_REL(find(lk, "attn_decode_mla")->kv_read_bytes, 7.0 * 377 * 576 * 1, 1e-12,
+		  "latent cache read (fp8, shared across heads)");
+	opgraph_release(&g);
+	/* prefill S=300 after C=100: kv_b expands B*(C+S) = 2*400 tokens */
+	CHECK(build(&p, 2, 300, 100, DT_BF16, &g) == 0, "deepseek-v3 prefill builds");
+	lk = &g.kinds[0];
+	CHECK(find(lk, "kv_b_proj")->m == 800, "kv_b over context + new tokens (m=%lld)",
+	      (long long)find(lk, "kv_b_proj")->m);
+	CHECK_REL(find(lk, "attn_prefill_mla")->flops,
+		  2.0 * 2 * (300.0 * 100 + 300.0 * 301 / 2) * 16 * (192 + 128), 1e-12, "MLA prefill core");
+	opgraph_release(&g);
+}
+
+static void test_dsa(void)
+{
+	/* DeepSeek-V3.2 prefill S=3000, no prefix, top-k 2048:
+	 * main attention pairs = 2048*2049/2 + (3000-2048)*2048 = 2098176 + 1949696;
+	 * indexer scores all 3000*3001/2 pairs over 64 heads x 128. */
+	struct parallel p = {1, 1, 1, 1};
+	struct opgraph g;
+	double capped = 2048.0 * 2049 / 2 + 952.0 * 2048, full = 3000.0 * 3001 / 2;
+	const struct layer_kind *lk;
+
+	CHECK(attn_capped_pairs(3000, 0, 2048) == capped, "capped pairs closed form");
+	CHECK(attn_capped_pairs(10, 5000, 2048) == 10.0 * 2048, "capped pairs with long prefix");
+	load("deepseek-v3.2");
+	CHECK(build(&p, 1, 3000, 0, DT_BF16, &g) == 0, "deepseek-v3.2 builds");
+	lk = &g.kinds[0];
+	CHECK_REL(find(lk, "indexer_scores")->flops, 2.0 * full * 64 * 128, 1e-12, "indexer over all pairs");
+	CHECK_REL(find(lk, "attn_prefill_mla")->flops, 2.0 * capped * 128 * (192 + 128), 1e-12,
+		  "main attention capped at index_topk");
+	CHECK(find(lk, "indexer_topk") != NULL, "top-k op present");
+	opgraph_release(&g);
+}
+
+static void test_moe(void)
+{
+	/* Mixtral, T=37 tokens, top-2, no EP, TP1: experts compute 2*74*3*4096*14336;
+	 * weight bytes of expected distinct experts 8*(1-(7/8)^74) x 3*4096*14336 x 2. */
+	struct parallel p = {1, 1, 1, 1}, pe = {4, 1, 2, 8};
+	struct opgraph g;
+	const struct layer_kind *lk;
+	double touched = 8 * (1 - pow(7.0 / 8, 74));
+
+	load("mixtral-8x7b");
+	CHECK(build(&p, 37, 1, 100, DT_BF16, &g) == 0, "mixtral builds");
+	lk = &g.kinds[0];
+	CHECK_REL(find(lk, "experts_gate_up")->flops + find(lk, "experts_down")->flops,
+		  2.0 * 74 * 3 * 4096 * 14336, 1e-12, "routed expert FLOPs = tokens x top_k");
+	CHECK_REL(find(lk, "experts_gate_up")->weight_bytes + find(lk, "experts_down")->weight_bytes,
+		  touched * 3 * 4096 * 14336 * 2, 1e-12, "expert weight bytes from expected distinct experts");
+	CHECK_REL(find(lk, "router")->flops, 2.0 * 37 * 4096 * 8, 1e-12, "router GEMM");
+	opgraph_release(&g);
+	/* Qwen3-30B-A3B, TP4 DP2 EP8: 16 experts per rank, moe_tp 1; local batch
+	 * 11 of 21 requests (ceil), all 2 DP ranks' tokens routed: assignments
+	 * per rank = 22 tokens * 8 * 16/128 = 22 */
+	load("qwen3-30b-a3b");
+	CHECK(build(&pe, 21, 1, 50, DT_BF16, &g) == 0, "qwen3-30b EP8 builds");
+	lk = &g.kinds[0];
+	CHECK(g.local_batch == 11, "DP2 local batch ceil(21/2)=11");
+	CHECK_REL(find(lk, "experts_down")->flops, 2.0 * 22 * 768 * 2048, 1e-12, "EP expert FLOPs on one rank");
+	CHECK(find(lk, "ep_dispatch") && find(lk, "ep_combine"), "EP dispatch/combine present");
+	opgraph_release(&g);
+}
+
+static void test_model_vs_gpu(void)
+{
+	/* per-GPU GEMM FLOPs at TP8 are 1/8 of the model-wide ones (embedding
+	 * lookups aside), replicated ops aside */
+	struct parallel p1 = {1, 1, 1, 1}, p8 = {8, 1, 1, 1};
+	struct opgraph a, b;
+
+	load("llama-2-70b");
+	build(&p1, 4, 333, 0, DT_BF16, &a);
+	build(&p8, 4, 333, 0, DT_BF16, &b);
+	CHECK_REL(kind_cat_flops(&b, NULL, OPK_GEMM) * 8, kind_cat_flops(&a, NULL, OPK_GEMM), 1e-12,
+		  "TP8 GEMM FLOPs per GPU = model-wide / 8");
+	opgraph_release(&a);
+	opgraph_release(&b);
+}
+
+int main(void)
+{
+	char dir[1200], data[1024];
+	struct err e;
+
+	paths_data_dir(data, sizeof(data));
+	snprintf(dir, sizeof(dir), "%s/models", data);
+	if (registry_load(&reg, dir, &e) < 0) {
+		printf("# %s\n", e.msg);
+		return 1;
+	}
+	test_llama2_prefill();
+	test_gqa_tp_prefix();
+	test_decode_pairs();
+	test_mla();
+	test_dsa();
+	test_moe();
+	test_model_vs_gpu();
+	registry_release(&reg);
+	return check_done();
+}
