@@ -16,12 +16,15 @@ LDLIBS  = -lcjson -lz -lm
 
 LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
-	src/base/afile.c src/base/json.c src/base/jsonw.c src/base/paths.c src/base/version.c \
+	src/base/afile.c src/base/csv.c src/base/json.c src/base/jsonw.c src/base/paths.c src/base/version.c \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
-	src/hw/gpu.c \
-	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c
+	src/hw/gpu.c src/hw/mfu.c \
+	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
+	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c \
+	src/workload/spec.c src/workload/gen.c \
+	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c
 
-UNIT_TESTS = test_base test_json test_model test_opgraph
+UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload
 FUZZERS    = fuzz_json fuzz_model
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -9,6 +9,7 @@ static const char main_usage[] =
 	"usage: servesim COMMAND [options]   (servesim COMMAND --help for details)\n"
 	"\n"
 	"commands:\n"
+	"  run           simulate a workload on a model, GPU and engine configuration\n"
 	"  ops MODEL     operator sequence, shapes, FLOPs, bytes and MFU of one forward pass\n"
 	"  models        models known to data/models (ids, aliases, parameters)\n"
 	"  gpus          GPUs known to data/gpus.json\n"
@@ -21,6 +22,7 @@ static const struct {
 	const char *name;
 	int (*fn)(int, char **, struct err *);
 } commands[] = {
+	{"run", cmd_run},
 	{"ops", cmd_ops},
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},

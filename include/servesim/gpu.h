@@ -14,6 +14,7 @@ struct gpu_spec {
 	int naliases;
 	double peak_flops[DT__COUNT]; /* dense FLOP/s (SI); 0 where the dtype is unsupported */
 	double hbm_bytes;             /* bytes (SI GB x 1e9) */
+	double mem_bytes;             /* capacity CUDA reports (mem_mib x 2^20), else hbm_bytes */
 	double hbm_bw;                /* bytes/s */
 	double bw_eff;                /* achievable fraction of hbm_bw (H1) */
 	double link_bw;               /* intra-node interconnect, bytes/s per GPU */

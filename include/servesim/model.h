@@ -38,6 +38,7 @@ struct model_cfg {
 	bool router_bias;       /* e_score_correction_bias / routing bias: E params */
 	int64_t first_k_dense;  /* informational; is_moe[] is authoritative */
 	int64_t mtp_layers;     /* multi-token-prediction modules, excluded from counts */
+	int64_t max_positions;  /* max_position_embeddings (0 if absent) */
 	bool is_moe[MODEL_MAX_LAYERS];
 	int64_t n_moe_layers;
 	char quant[24];         /* quantization_config.quant_method or "" */

@@ -43,7 +43,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 		     struct err *e)
 {
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
-		"bw_eff", "link_gbps", "sm_count", "tables", NULL};
+		"bw_eff", "link_gbps", "sm_count", "tables", "mem_mib", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -99,6 +99,16 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	if (!(v > 0))
 		return err_set(e, SS_EDATA, "%s: 'hbm_gb' must be > 0, got %g", ctx, v);
 	g->hbm_bytes = v * 1e9;
+	g->mem_bytes = g->hbm_bytes;
+	{
+		bool pres = false;
+		if ((rc = json_opt_num(o, "mem_mib", ctx, &v, &pres, e)) < 0)
+			return rc;
+		if (pres && !(v > 0))
+			return err_set(e, SS_EDATA, "%s: 'mem_mib' must be > 0, got %g", ctx, v);
+		if (pres)
+			g->mem_bytes = v * 1048576.0;
+	}
 	if ((rc = json_req_num(o, "hbm_tbps", ctx, &v, e)) < 0)
 		return rc;
 	if (!(v > 0))

@@ -276,6 +276,7 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 	if (m->n_moe_layers < m->layers && m->intermediate == 0)
 		return err_set(e, SS_EDATA, "%s: missing required key 'intermediate_size'", src);
 	OPT("num_nextn_predict_layers", 0, &m->mtp_layers, &pres);
+	OPT("max_position_embeddings", 1, &m->max_positions, &pres);
 	if (m->family == FAM_MINIMAX_M2)
 		OPT("num_mtp_modules", 0, &m->mtp_layers, &pres);
 	q = json_get(c, "quantization_config");

@@ -1,0 +1,96 @@
+/* cost.h - tier-0 step pricing: a per-operator roofline fed with measured
+ * MFU tables, precomputed per model/GPU so that pricing one engine step is a
+ * handful of table lookups.
+ *
+ *   t_step = T_tok[m] (every op whose work scales with the step's tokens:
+ *            GEMMs at fused shapes, norms, RoPE, MoE, TP all-reduce, EP a2a)
+ *          + sum over prefill chunks of attention(chunk, prefix)
+ *          + attention over the decode batch's per-request contexts
+ *          + LM head on the sequences that produce a token
+ *          + overheads (per step, per layer, per request)
+ *   t_op   = max(FLOPs / (peak x MFU(shape)), bytes / (HBM BW x bw_eff))
+ *
+ * Six corrections can be switched off for ablation (tier0_off bits):
+ * H1 bandwidth term, H2 overheads, H3 fused shapes, H4 per-component pricing
+ * (off = one aggregate roofline), H5 additive mixed batches (off = 0.75/0.25
+ * weighted average of the prefill and decode parts), H6 interpolation (off =
+ * nearest grid point). */
+#ifndef SERVESIM_COST_H
+#define SERVESIM_COST_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+#include "servesim/mfu.h"
+#include "servesim/model.h"
+
+enum { COST_H1 = 1, COST_H2 = 2, COST_H3 = 4, COST_H4 = 8, COST_H5 = 16, COST_H6 = 32 };
+
+/* Parse "H1,H4" into bits; SS_EUSAGE on anything else. */
+int cost_parse_off(const char *s, unsigned *bits, struct err *e);
+
+struct overheads {
+	double step_us;         /* per engine step (scheduler, input prep, sampling launch) */
+	double layer_us;        /* per layer per step (launch gaps not hidden by CUDA graphs) */
+	double req_us;          /* per request in the step's batch */
+	double api_ttft_ms;     /* client-side: request handling before the first token */
+	double stream_token_us; /* client-side: per streamed output token */
+};
+
+/* Defaults chosen by the H2 protocol (see DESIGN notes in README). */
+void cost_default_overheads(struct overheads *ov);
+
+struct cost_cfg {
+	enum dtype wdt, kvdt;
+	unsigned off;                 /* COST_H* bits switched off */
+	struct overheads ov;
+	int64_t max_tokens;           /* largest step (max_num_batched_tokens) */
+	int64_t max_seqs;             /* max_num_seqs */
+	int64_t graph_max;            /* largest CUDA-graph capture size (0: none) */
+};
+
+struct cost_model {
+	const struct model_cfg *m;
+	const struct gpu_spec *g;
+	struct parallel p;
+	struct cost_cfg cfg;
+	struct mfu_tables tabs;
+	int64_t max_m;
+	double *tok_s;      /* [max_m + 1]: token-linear part of a step, seconds */
+	double *tok_flops;  /* [max_m + 1]: FLOPs of that part (for H4-off) */
+	double *tok_bytes;  /* [max_m + 1]: bytes of that part (for H4-off) */
+	double *head_s;     /* [max_seqs + 1]: LM head on n rows */
+	double *absorb_s;   /* [max_seqs + 1]: MLA decode absorb bmms, n decode tokens */
+	/* attention geometry per GPU and per stage */
+	int heads, kv_heads, head_dim_qk, head_dim_v;
+	int64_t layers_stage;
+	double kv_tok_layer_bytes;  /* KV bytes per token per layer on one GPU */
+	double peak, attn_peak, bw;
+};
+
+struct step_desc {
+	int64_t nchunks;            /* prefill chunks in the step */
+	const int64_t *chunk_len;   /* new tokens of each chunk */
+	const int64_t *chunk_prefix;/* tokens already cached before each chunk */
+	int64_t ndecode;            /* decode requests (1 token each) */
+	double decode_ctx_sum;      /* keys attended, summed over decode requests */
+	int64_t nlogits;            /* sequences that sample a token this step */
+};
+
+int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
+	      const struct parallel *p, const struct cost_cfg *cfg, const char *data_dir,
+	      struct err *e);
+void cost_release(struct cost_model *c);
+/* Seconds of one engine step (all pipeline stages). */
+double cost_step_s(const struct cost_model *c, const struct step_desc *s);
+/* Padded batch a CUDA graph would run for n decode tokens (n if none fits). */
+int64_t cost_graph_pad(const struct cost_model *c, int64_t n);
+/* Components, exposed for tests and reports. */
+double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
+		   double batch);
+double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix);
+double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum);
+double cost_overhead_s(const struct cost_model *c, int64_t nreq);
+
+#endif

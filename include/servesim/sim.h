@@ -1,0 +1,77 @@
+/* sim.h - discrete-event simulation of vLLM-style serving replicas.
+ *
+ * One replica = one engine (TP x PP GPUs) with its own scheduler and paged KV
+ * cache; --dp replicas share one clock behind a router.  Scheduler semantics
+ * are vLLM v1's: each step schedules running requests first (a decode gets 1
+ * token, an unfinished prefill its next chunk), then waiting requests in FCFS
+ * order while max_num_seqs and the max_num_batched_tokens budget allow;
+ * KV blocks are allocated as tokens are scheduled; when allocation fails the
+ * most recently admitted running request is preempted (blocks freed, back to
+ * the front of the queue, recomputed later); no admissions in a step that
+ * preempted.  Requests that can never run are rejected with a reason:
+ * arrived = completed + running + waiting + rejected at every instant. */
+#ifndef SERVESIM_SIM_H
+#define SERVESIM_SIM_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "servesim/cost.h"
+#include "servesim/err.h"
+#include "servesim/stats.h"
+#include "servesim/workload.h"
+
+enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_OUTSTANDING };
+
+struct sim_cfg {
+	int64_t max_num_batched_tokens;
+	int64_t max_num_seqs;
+	int64_t max_model_len;
+	int64_t block_size;
+	int64_t long_prefill_token_threshold; /* 0 = none */
+	int64_t total_kv_blocks;              /* per replica */
+	bool prefix_caching;
+	int dp;
+	enum router_kind router;
+	bool check_invariants;                /* after every event (tests) */
+	FILE *requests_out;                   /* per-request CSV rows, or NULL */
+	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */
+};
+
+enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
+
+struct metric_set {
+	struct dist_summary ttft_ms, itl_ms, tpot_ms, e2e_ms, queue_ms;
+	size_t completed;
+	double input_tokens, output_tokens;
+	double first_arrival_s, last_done_s;
+	double throughput_rps, input_tok_s, output_tok_s;
+};
+
+struct sim_totals {
+	uint64_t arrived, completed, rejected[REJ__COUNT], preemptions, steps;
+	uint64_t prefix_lookup_tokens, prefix_hit_tokens;
+	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
+	double kv_util_max;
+	int64_t duration_ns;       /* last event time */
+	uint64_t events;
+};
+
+struct sim;
+
+int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const struct wl_spec *wl,
+	    struct sim **out, struct err *e);
+void sim_free(struct sim *s);
+/* Process one event; returns 1 while events remain, 0 when done, <0 on error. */
+int sim_step(struct sim *s, struct err *e);
+int sim_run(struct sim *s, struct err *e);
+const struct sim_totals *sim_totals(const struct sim *s);
+int64_t sim_now_ns(const struct sim *s);
+/* Summaries of completed requests: stage -1 = all. */
+void sim_summary(struct sim *s, int stage, struct metric_set *out);
+int sim_nstages(const struct sim *s);
+const char *reject_reason_name(enum reject_reason r);
+/* Running and waiting counts summed over replicas (tests). */
+void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
+
+#endif

@@ -1,0 +1,17 @@
+/* stats.h - summary statistics of a sample: mean, percentiles by linear
+ * interpolation between order statistics (position (n-1)p), max. */
+#ifndef SERVESIM_STATS_H
+#define SERVESIM_STATS_H
+#include <stddef.h>
+
+struct dist_summary {
+	size_t n;
+	double mean, p50, p90, p95, p99, max;
+};
+
+/* Sorts x in place. */
+void stats_summarise(float *x, size_t n, struct dist_summary *out);
+/* Percentile p in [0,1] of a sorted array. */
+double stats_percentile_sorted(const float *x, size_t n, double p);
+
+#endif

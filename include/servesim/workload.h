@@ -1,0 +1,94 @@
+/* workload.h - workload specs and request generators.
+ *
+ * A spec (JSON; see README "Workload spec") gives a seed, an arrival process
+ * (or closed-loop concurrency), optional back-to-back stages, and length
+ * distributions, or one of the two generators our ground truth used
+ * (inference-perf shared_prefix, GuideLLM synthetic data).  Requests are
+ * generated lazily in arrival order, so a million-request run holds only the
+ * requests in flight.  Every draw comes from a PCG32 stream per source. */
+#ifndef SERVESIM_WORKLOAD_H
+#define SERVESIM_WORKLOAD_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "servesim/err.h"
+#include "servesim/json.h"
+
+enum wl_process {
+	WL_POISSON,        /* exponential gaps at `rate` */
+	WL_CONSTANT,       /* exact 1/rate spacing (GuideLLM constant) */
+	WL_GAMMA,          /* gamma gaps with coefficient of variation `cv` */
+	WL_UNIFORM_COUNT,  /* inference-perf constant: floor(rate x duration) sorted uniform points per stage */
+	WL_POISSON_COUNT,  /* inference-perf poisson: a Poisson count per second, uniform within it */
+	WL_CONCURRENCY,    /* closed loop: `concurrency` clients, next request on completion */
+	WL_TRACE           /* replay a CSV: arrival_s,prompt_tokens,output_tokens[,prefix_group] */
+};
+
+enum wl_dist_kind { WL_FIXED, WL_UNIFORM, WL_NORMAL, WL_LOGNORMAL, WL_EMPIRICAL };
+
+struct wl_dist {
+	enum wl_dist_kind kind;
+	double a, b;           /* fixed: a; uniform: [a,b]; normal/lognormal: mean a, stdev b */
+	int64_t min, max;      /* clip (inclusive) */
+	double *values, *cdf;  /* empirical */
+	size_t nvalues;
+};
+
+#define WL_MAX_STAGES 64
+
+struct wl_stage {
+	double rate;           /* requests/s (or concurrency for closed loop stages) */
+	double duration_s;
+};
+
+struct wl_spec {
+	uint64_t seed;
+	enum wl_process process;
+	double rate, cv;
+	int64_t concurrency;
+	int64_t num_requests;  /* 0 = until the stages / duration end */
+	double duration_s;     /* 0 = no limit besides num_requests */
+	struct wl_stage stages[WL_MAX_STAGES];
+	size_t nstages;
+	struct wl_dist prompt, output;
+	int64_t prefix_tokens; /* GuideLLM: shared by every request */
+	/* inference-perf shared_prefix generator (groups > 0 when used) */
+	int64_t sp_groups, sp_prompts, sp_system, sp_question, sp_output;
+	char trace[512];
+	char source[512];
+};
+
+struct wl_req {
+	int64_t arrival_ns;
+	int64_t prompt_tokens, output_tokens;
+	int64_t prefix_tokens;   /* leading tokens shared with others of the same group */
+	int64_t prefix_group;    /* -1: none */
+	int64_t content_id;      /* identical prompts share it; unique otherwise */
+	int stage;
+};
+
+void wl_spec_defaults(struct wl_spec *s);
+int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *s,
+		      struct err *e);
+int wl_spec_load(const char *path, struct wl_spec *s, struct err *e);
+void wl_spec_release(struct wl_spec *s);
+/* Check a spec built by hand (flags); SS_EUSAGE naming the field. */
+int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e);
+const char *wl_process_name(enum wl_process p);
+
+struct wl_gen;
+int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e);
+void wl_gen_free(struct wl_gen *g);
+/* Next request.  Open loop: arrivals in time order, now_ns ignored.  Closed
+ * loop: the request a client issues at now_ns.  Returns 1, 0 when the
+ * workload is exhausted, or a negative status (trace errors). */
+int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err *e);
+bool wl_gen_closed_loop(const struct wl_gen *g);
+int64_t wl_gen_concurrency(const struct wl_gen *g);
+/* Stage index of a time (closed loop stages and reporting). */
+int wl_stage_of(const struct wl_spec *s, int64_t t_ns);
+/* Sample a length distribution (exposed for tests). */
+struct pcg32;
+int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r);
+
+#endif

@@ -1,0 +1,169 @@
+/* csv.c - streaming CSV over the gz reader. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/csv.h"
+#include "servesim/gzread.h"
+
+struct csv {
+	struct gzr *g;
+	char *path;
+	char *row;            /* copy of the current line, split in place */
+	size_t row_cap;
+	char *hdr[CSV_MAX_FIELDS];
+	char *hdr_buf;
+	size_t nhdr;
+	char *f[CSV_MAX_FIELDS];
+	size_t nf;
+};
+
+static size_t split(char *s, char **f)
+{
+	size_t n = 0;
+
+	f[n++] = s;
+	for (; *s; s++) {
+		if (*s == ',') {
+			*s = '\0';
+			if (n == CSV_MAX_FIELDS)
+				return n + 1; /* too many: caller reports */
+			f[n++] = s + 1;
+		}
+	}
+	return n;
+}
+
+static int read_line(struct csv *c, const char **line, struct err *e)
+{
+	size_t len;
+	int rc;
+
+	for (;;) {
+		if ((rc = gzr_getline(c->g, line, &len, e)) < 0)
+			return rc;
+		if (!*line)
+			return 0;
+		if ((*line)[0] == '#' || len == 0)
+			continue;
+		return 1;
+	}
+}
+
+int csv_open(const char *path, struct csv **out, struct err *e)
+{
+	struct csv *c = xcalloc(1, sizeof(*c));
+	const char *line;
+	int rc;
+
+	c->path = xstrdup(path);
+	if ((rc = gzr_open(path, &c->g, e)) < 0)
+		goto fail;
+	if ((rc = read_line(c, &line, e)) < 0)
+		goto fail;
+	if (rc == 0) {
+		rc = err_set(e, SS_EDATA, "%s: empty file, expected a header row", path);
+		goto fail;
+	}
+	c->hdr_buf = xstrdup(line);
+	c->nhdr = split(c->hdr_buf, c->hdr);
+	if (c->nhdr > CSV_MAX_FIELDS) {
+		rc = err_set(e, SS_EDATA, "%s:%zu: more than %d columns", path, gzr_lineno(c->g),
+			     CSV_MAX_FIELDS);
+		goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	csv_close(c);
+	return rc;
+}
+
+void csv_close(struct csv *c)
+{
+	if (!c)
+		return;
+	gzr_close(c->g);
+	free(c->path);
+	free(c->row);
+	free(c->hdr_buf);
+	free(c);
+}
+
+int csv_column(const struct csv *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nhdr; i++)
+		if (strcmp(c->hdr[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int csv_require(const struct csv *c, const char *const *names, int *idx, struct err *e)
+{
+	size_t i;
+
+	for (i = 0; names[i]; i++) {
+		idx[i] = csv_column(c, names[i]);
+		if (idx[i] < 0)
+			return err_set(e, SS_EDATA, "%s: missing column '%s' in the header", c->path,
+				       names[i]);
+	}
+	return 0;
+}
+
+int csv_next(struct csv *c, struct err *e)
+{
+	const char *line;
+	size_t n;
+	int rc = read_line(c, &line, e);
+
+	if (rc <= 0)
+		return rc;
+	n = strlen(line);
+	XGROW(c->row, c->row_cap, n + 1);
+	memcpy(c->row, line, n + 1);
+	c->nf = split(c->row, c->f);
+	if (c->nf != c->nhdr)
+		return err_set(e, SS_EDATA, "%s:%zu: %zu fields, the header has %zu", c->path,
+			       gzr_lineno(c->g), c->nf, c->nhdr);
+	return 1;
+}
+
+size_t csv_nfields(const struct csv *c)
+{
+	return c->nf;
+}
+
+const char *csv_field(const struct csv *c, int i)
+{
+	return (i >= 0 && (size_t)i < c->nf) ? c->f[i] : "";
+}
+
+int csv_num(const struct csv *c, int i, double *out, struct err *e)
+{
+	const char *s = csv_field(c, i);
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be a number, got '%s'", c->path,
+			       gzr_lineno(c->g), (i >= 0 && (size_t)i < c->nhdr) ? c->hdr[i] : "?", s);
+	*out = v;
+	return 0;
+}
+
+size_t csv_lineno(const struct csv *c)
+{
+	return gzr_lineno(c->g);
+}
+
+const char *csv_path(const struct csv *c)
+{
+	return c->path;
+}

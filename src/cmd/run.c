@@ -1,0 +1,661 @@
+/* run.c - `servesim run`: simulate a workload on a model / GPU / parallelism
+ * / engine configuration and report what a client would measure. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "servesim/afile.h"
+#include "servesim/alloc.h"
+#include "servesim/cost.h"
+#include "servesim/json.h"
+#include "servesim/memplan.h"
+#include "servesim/sim.h"
+#include "servesim/version.h"
+#include "servesim/workload.h"
+
+static const char run_usage[] =
+	"usage: servesim run [--workload FILE] [--model M | --config PATH] [options]\n"
+	"\n"
+	"Simulates every request of a workload through vLLM-style serving replicas and\n"
+	"reports TTFT, ITL, TPOT, E2E, queueing and throughput, overall and per stage.\n"
+	"With no arguments: workloads/default.json on Llama-3.1-8B, one H100.\n"
+	"\n"
+	"model and hardware:\n"
+	"  --model M                 registry id or HF name (default llama-3.1-8b)\n"
+	"  --config PATH             an HF config.json instead\n"
+	"  --gpu G                   GPU (default h100)\n"
+	"  --tp N --pp N --dp N --ep N  parallelism (default 1; --dp runs N replicas)\n"
+	"  --router rr|lo            DP router: round-robin or least-outstanding (default lo)\n"
+	"  --dtype bf16|fp8          weights and GEMMs (default bf16)\n"
+	"  --kv-dtype bf16|fp8       KV cache (default: --dtype)\n"
+	"engine (vLLM v1 defaults):\n"
+	"  --max-num-batched-tokens N (8192)  --max-num-seqs N (256)\n"
+	"  --max-model-len N (model's max_position_embeddings, at most 32768)\n"
+	"  --block-size N (16)  --gpu-memory-utilization F (0.9)\n"
+	"  --long-prefill-token-threshold N (0 = off)\n"
+	"  --total-kv-blocks N       KV blocks per replica, as vLLM logs them (default: from memory)\n"
+	"  --no-prefix-caching\n"
+	"workload:\n"
+	"  --workload FILE           workload spec (JSON), see README\n"
+	"  --rate R --num-requests N --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD]\n"
+	"                            a Poisson workload from flags (normal lengths when STD given)\n"
+	"  --seed S                  override the spec's seed\n"
+	"model:\n"
+	"  --tier0-off LIST          switch corrections off, e.g. H2 or H1,H4 (ablation)\n"
+	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
+	"  --api-ttft-ms X --stream-token-us X\n"
+	"                            override the H2 overhead terms (defaults: README)\n"
+	"output:\n"
+	"  --format text|json|csv    summary format (default text)\n"
+	"  --requests-out FILE.csv   one row per request, written atomically\n"
+	"  --progress                progress on stderr\n"
+	"  --step-log FILE           one line per engine step: scheduled id+tokens, queues, KV\n"
+	"\n"
+	"Metrics are client-side: TTFT = first token - arrival + API term; ITL =\n"
+	"(E2E - TTFT)/(output - 1) (vLLM's TPOT); TPOT = E2E / output tokens (GuideLLM >= 0.4);\n"
+	"percentiles interpolate linearly between order statistics.\n"
+	"exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data\n";
+
+struct run_opts {
+	const char *model, *config, *gpu, *workload, *requests_out, *tier0_off;
+	struct parallel par;
+	bool ep_given;
+	enum router_kind router;
+	enum dtype dtype, kvdtype;
+	bool kv_given;
+	int64_t mbt, mns, mml, block, lpt, kv_blocks;
+	double util;
+	bool no_prefix, progress, check_inv;
+	double rate;
+	int64_t nreq;
+	double p_mean, p_std, o_mean, o_std;
+	bool wl_flags;
+	int64_t seed;
+	bool seed_given;
+	enum out_format fmt;
+	struct overheads ov;
+	const char *step_log;
+};
+
+static int parse_len(const char *flag, const char *arg, double *mean, double *std, struct err *e)
+{
+	char buf[64], *colon;
+	int rc;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	colon = strchr(buf, ':');
+	*std = 0;
+	if (colon) {
+		*colon = '\0';
+		if ((rc = cli_double(flag, colon + 1, 0, false, std, e)) < 0)
+			return rc;
+	}
+	return cli_double(flag, buf, 1, false, mean, e);
+}
+
+static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
+{
+	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_TP, O_PP, O_DP, O_EP, O_ROUTER, O_DTYPE, O_KVD,
+	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
+	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_OVS, O_OVL, O_OVR,
+	       O_API, O_STREAM, O_SLOG };
+	static const struct option lo[] = {
+		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
+		{"gpu", required_argument, 0, O_GPU}, {"tp", required_argument, 0, O_TP},
+		{"pp", required_argument, 0, O_PP}, {"dp", required_argument, 0, O_DP},
+		{"ep", required_argument, 0, O_EP}, {"router", required_argument, 0, O_ROUTER},
+		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVD},
+		{"max-num-batched-tokens", required_argument, 0, O_MBT},
+		{"max-num-seqs", required_argument, 0, O_MNS},
+		{"max-model-len", required_argument, 0, O_MML},
+		{"block-size", required_argument, 0, O_BS},
+		{"gpu-memory-utilization", required_argument, 0, O_UTIL},
+		{"long-prefill-token-threshold", required_argument, 0, O_LPT},
+		{"total-kv-blocks", required_argument, 0, O_KVB},
+		{"no-prefix-caching", no_argument, 0, O_NOPC},
+		{"workload", required_argument, 0, O_WL}, {"rate", required_argument, 0, O_RATE},
+		{"num-requests", required_argument, 0, O_NREQ},
+		{"prompt-tokens", required_argument, 0, O_PT},
+		{"output-tokens", required_argument, 0, O_OT}, {"seed", required_argument, 0, O_SEED},
+		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
+		{"requests-out", required_argument, 0, O_ROUT}, {"progress", no_argument, 0, O_PROG},
+		{"check-invariants", no_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'},
+		{"overhead-step-us", required_argument, 0, O_OVS},
+		{"overhead-layer-us", required_argument, 0, O_OVL},
+		{"overhead-request-us", required_argument, 0, O_OVR},
+		{"api-ttft-ms", required_argument, 0, O_API},
+		{"stream-token-us", required_argument, 0, O_STREAM},
+		{"step-log", required_argument, 0, O_SLOG},
+		{0, 0, 0, 0}};
+	int c, rc = 0;
+	int64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->gpu = "h100";
+	o->par = (struct parallel){1, 1, 1, 1};
+	o->router = ROUTER_LEAST_OUTSTANDING;
+	o->dtype = o->kvdtype = DT_BF16;
+	o->mbt = 8192;
+	o->mns = 256;
+	o->block = 16;
+	o->util = 0.9;
+	cost_default_overheads(&o->ov);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(run_usage, stdout); return 1;
+		case O_MODEL: o->model = optarg; break;
+		case O_CONFIG: o->config = optarg; break;
+		case O_GPU: o->gpu = optarg; break;
+		case O_TP: rc = cli_int("--tp", optarg, 1, 4096, &v, e); o->par.tp = (int)v; break;
+		case O_PP: rc = cli_int("--pp", optarg, 1, 4096, &v, e); o->par.pp = (int)v; break;
+		case O_DP: rc = cli_int("--dp", optarg, 1, 4096, &v, e); o->par.dp = (int)v; break;
+		case O_EP: rc = cli_int("--ep", optarg, 1, 4096, &v, e); o->par.ep = (int)v; o->ep_given = true; break;
+		case O_ROUTER:
+			if (strcmp(optarg, "rr") == 0 || strcmp(optarg, "round-robin") == 0)
+				o->router = ROUTER_ROUND_ROBIN;
+			else if (strcmp(optarg, "lo") == 0 || strcmp(optarg, "least-outstanding") == 0)
+				o->router = ROUTER_LEAST_OUTSTANDING;
+			else
+				rc = err_set(e, SS_EUSAGE, "--router must be rr or lo, got '%s'", optarg);
+			break;
+		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
+		case O_KVD: rc = dtype_parse(optarg, &o->kvdtype, e); o->kv_given = true; break;
+		case O_MBT: rc = cli_int("--max-num-batched-tokens", optarg, 1, 1 << 20, &o->mbt, e); break;
+		case O_MNS: rc = cli_int("--max-num-seqs", optarg, 1, 1 << 16, &o->mns, e); break;
+		case O_MML: rc = cli_int("--max-model-len", optarg, 1, 1 << 24, &o->mml, e); break;
+		case O_BS: rc = cli_int("--block-size", optarg, 1, 1024, &o->block, e); break;
+		case O_UTIL: rc = cli_double("--gpu-memory-utilization", optarg, 0, true, &o->util, e);
+			if (rc == 0 && o->util > 1)
+				rc = err_set(e, SS_EUSAGE, "--gpu-memory-utilization must be in (0, 1], got %g", o->util);
+			break;
+		case O_LPT: rc = cli_int("--long-prefill-token-threshold", optarg, 0, 1 << 24, &o->lpt, e); break;
+		case O_KVB: rc = cli_int("--total-kv-blocks", optarg, 1, 1 << 28, &o->kv_blocks, e); break;
+		case O_NOPC: o->no_prefix = true; break;
+		case O_WL: o->workload = optarg; break;
+		case O_RATE: rc = cli_double("--rate", optarg, 0, true, &o->rate, e); o->wl_flags = true; break;
+		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); o->wl_flags = true; break;
+		case O_PT: rc = parse_len("--prompt-tokens", optarg, &o->p_mean, &o->p_std, e); o->wl_flags = true; break;
+		case O_OT: rc = parse_len("--output-tokens", optarg, &o->o_mean, &o->o_std, e); o->wl_flags = true; break;
+		case O_SEED: rc = cli_int("--seed", optarg, 0, INT64_MAX, &o->seed, e); o->seed_given = true; break;
+		case O_OFF: o->tier0_off = optarg; break;
+		case O_FMT: rc = cli_format(optarg, true, &o->fmt, e); break;
+		case O_ROUT: o->requests_out = optarg; break;
+		case O_PROG: o->progress = true; break;
+		case O_CHECK: o->check_inv = true; break;
+		case O_OVS: rc = cli_double("--overhead-step-us", optarg, 0, false, &o->ov.step_us, e); break;
+		case O_OVL: rc = cli_double("--overhead-layer-us", optarg, 0, false, &o->ov.layer_us, e); break;
+		case O_OVR: rc = cli_double("--overhead-request-us", optarg, 0, false, &o->ov.req_us, e); break;
+		case O_API: rc = cli_double("--api-ttft-ms", optarg, 0, false, &o->ov.api_ttft_ms, e); break;
+		case O_STREAM: rc = cli_double("--stream-token-us", optarg, 0, false, &o->ov.stream_token_us, e); break;
+		case O_SLOG: o->step_log = optarg; break;
+		default: return cli_bad_option("run", argv[optind - 1], e);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (optind < argc)
+		return err_set(e, SS_EUSAGE, "run: unexpected argument '%s'", argv[optind]);
+	if (o->model && o->config)
+		return err_set(e, SS_EUSAGE, "run: give --model or --config, not both");
+	if (o->workload && o->wl_flags)
+		return err_set(e, SS_EUSAGE,
+			       "run: --workload and --rate/--num-requests/--prompt-tokens/--output-tokens exclude each other");
+	if (!o->model && !o->config)
+		o->model = "llama-3.1-8b";
+	if (!o->kv_given)
+		o->kvdtype = o->dtype;
+	return 0;
+}
+
+static void flags_workload(const struct run_opts *o, struct wl_spec *w)
+{
+	wl_spec_defaults(w);
+	snprintf(w->source, sizeof(w->source), "flags");
+	w->process = WL_POISSON;
+	w->rate = o->rate > 0 ? o->rate : 10;
+	w->num_requests = o->nreq > 0 ? o->nreq : 1000;
+	if (o->p_mean > 0) {
+		w->prompt.kind = o->p_std > 0 ? WL_NORMAL : WL_FIXED;
+		w->prompt.a = o->p_mean;
+		w->prompt.b = o->p_std;
+	}
+	if (o->o_mean > 0) {
+		w->output.kind = o->o_std > 0 ? WL_NORMAL : WL_FIXED;
+		w->output.a = o->o_mean;
+		w->output.b = o->o_std;
+	}
+}
+
+static const char *dist_desc(const struct wl_dist *d, char *buf, size_t n)
+{
+	switch (d->kind) {
+	case WL_FIXED: snprintf(buf, n, "%g", d->a); break;
+	case WL_UNIFORM: snprintf(buf, n, "uniform[%g, %g]", d->a, d->b); break;
+	case WL_NORMAL: snprintf(buf, n, "normal(%g, %g)", d->a, d->b); break;
+	case WL_LOGNORMAL: snprintf(buf, n, "lognormal(mean %g, sd %g)", d->a, d->b); break;
+	case WL_EMPIRICAL: snprintf(buf, n, "empirical(%zu values)", d->nvalues); break;
+	}
+	return buf;
+}
+
+static void jw_dist(struct jw *w, const char *key, const struct dist_summary *d)
+{
+	jw_obj(w, key);
+	jw_num(w, "mean", d->mean);
+	jw_num(w, "p50", d->p50);
+	jw_num(w, "p90", d->p90);
+	jw_num(w, "p95", d->p95);
+	jw_num(w, "p99", d->p99);
+	jw_num(w, "max", d->max);
+	jw_end_obj(w);
+}
+
+static void jw_metrics(struct jw *w, const struct metric_set *m)
+{
+	jw_int(w, "completed", (int64_t)m->completed);
+	jw_num(w, "throughput_rps", m->throughput_rps);
+	jw_num(w, "input_tokens_per_s", m->input_tok_s);
+	jw_num(w, "output_tokens_per_s", m->output_tok_s);
+	jw_dist(w, "ttft_ms", &m->ttft_ms);
+	jw_dist(w, "itl_ms", &m->itl_ms);
+	jw_dist(w, "tpot_ms", &m->tpot_ms);
+	jw_dist(w, "e2e_ms", &m->e2e_ms);
+	jw_dist(w, "queue_ms", &m->queue_ms);
+}
+
+static void print_dist_row(const char *name, const struct dist_summary *d)
+{
+	printf("  %-6s %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n", name, d->mean, d->p50, d->p90, d->p95,
+	       d->p99, d->max);
+}
+
+static void print_metric_table(const struct metric_set *m)
+{
+	printf("  %-6s %9s %9s %9s %9s %9s %9s\n", "ms", "mean", "p50", "p90", "p95", "p99", "max");
+	print_dist_row("TTFT", &m->ttft_ms);
+	print_dist_row("ITL", &m->itl_ms);
+	print_dist_row("TPOT", &m->tpot_ms);
+	print_dist_row("E2E", &m->e2e_ms);
+	print_dist_row("queue", &m->queue_ms);
+}
+
+struct run_ctx {
+	const struct run_opts *o;
+	const struct model_cfg *m;
+	const struct gpu_spec *g;
+	const struct cost_model *cost;
+	const struct wl_spec *wl;
+	const struct sim_cfg *sc;
+	const struct memplan *mp;
+	bool kv_from_memory;
+};
+
+static double hit_rate(const struct sim_totals *t)
+{
+	return t->prefix_lookup_tokens ? (double)t->prefix_hit_tokens / (double)t->prefix_lookup_tokens : 0;
+}
+
+static uint64_t rejected_total(const struct sim_totals *t)
+{
+	uint64_t n = 0;
+	int k;
+	for (k = 0; k < REJ__COUNT; k++)
+		n += t->rejected[k];
+	return n;
+}
+
+static void print_text(const struct run_ctx *c, struct sim *s)
+{
+	const struct sim_totals *t = sim_totals(s);
+	const struct run_opts *o = c->o;
+	struct metric_set all;
+	char b1[64], b2[64];
+	int st, ns = sim_nstages(s);
+
+	printf("model      %s (%s), %s weights, %s KV cache\n", c->m->id, c->m->source,
+	       dtype_name(o->dtype), dtype_name(o->kvdtype));
+	printf("hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", o->par.dp, o->par.dp > 1 ? "s" : "",
+	       o->par.tp * o->par.pp, c->g->id, o->par.tp, o->par.pp,
+	       o->par.dp > 1 ? (o->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
+	printf("engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on\n",
+	       (long long)c->sc->max_num_batched_tokens, (long long)c->sc->max_num_seqs,
+	       (long long)c->sc->max_model_len, (long long)c->sc->block_size,
+	       c->sc->prefix_caching ? "on" : "off");
+	if (c->kv_from_memory)
+		printf("kv cache   %lld blocks (%lld tokens) per replica, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve = %.2f GiB\n",
+		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size),
+		       c->mp->mem_bytes / 1073741824.0, o->util, c->mp->weight_bytes / 1073741824.0,
+		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0,
+		       c->mp->kv_bytes / 1073741824.0);
+	else
+		printf("kv cache   %lld blocks (%lld tokens) per replica, from --total-kv-blocks\n",
+		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size));
+	printf("workload   %s: %s", c->wl->source, wl_process_name(c->wl->process));
+	if (c->wl->process == WL_CONCURRENCY)
+		printf(" x %lld clients", (long long)c->wl->concurrency);
+	else if (c->wl->nstages == 0 && c->wl->process != WL_TRACE)
+		printf(" %g req/s", c->wl->rate);
+	if (c->wl->nstages)
+		printf(", %zu stages", c->wl->nstages);
+	if (c->wl->sp_groups)
+		printf(", shared prefix %lld groups x %lld prompts (%lld + %lld tokens), output %lld",
+		       (long long)c->wl->sp_groups, (long long)c->wl->sp_prompts,
+		       (long long)c->wl->sp_system, (long long)c->wl->sp_question,
+		       (long long)c->wl->sp_output);
+	else if (c->wl->process != WL_TRACE)
+		printf(", prompt %s%s, output %s", dist_desc(&c->wl->prompt, b1, sizeof(b1)),
+		       c->wl->prefix_tokens ? " + shared prefix" : "",
+		       dist_desc(&c->wl->output, b2, sizeof(b2)));
+	printf(", seed %llu\n", (unsigned long long)c->wl->seed);
+	printf("tier 0     kernel tables %s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
+	       c->cost->tabs.dir[0] ? "data/mfu" : "none (defaults)",
+	       o->tier0_off && *o->tier0_off ? o->tier0_off : "none", c->cost->cfg.ov.step_us,
+	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
+	if (c->cost->tabs.warning[0])
+		printf("warning    %s\n", c->cost->tabs.warning);
+	sim_summary(s, -1, &all);
+	printf("\nresults (client side; ITL = (E2E - TTFT)/(output - 1), vLLM's TPOT; TPOT = E2E/output, GuideLLM >= 0.4)\n");
+	if (ns > 1) {
+		printf("  %-6s %9s %9s %10s %10s %10s %10s\n", "stage", "completed", "req/s", "in tok/s",
+		       "out tok/s", "TTFT p50", "E2E mean");
+		for (st = 0; st < ns; st++) {
+			struct metric_set m;
+			sim_summary(s, st, &m);
+			printf("  %-6d %9zu %9.2f %10.0f %10.0f %10.2f %10.2f\n", st, m.completed,
+			       m.throughput_rps, m.input_tok_s, m.output_tok_s, m.ttft_ms.p50, m.e2e_ms.mean);
+		}
+		for (st = 0; st < ns; st++) {
+			struct metric_set m;
+			sim_summary(s, st, &m);
+			printf("stage %d\n", st);
+			print_metric_table(&m);
+		}
+		printf("all stages\n");
+	}
+	print_metric_table(&all);
+	printf("  throughput %.2f req/s, %.0f input tok/s, %.0f output tok/s\n", all.throughput_rps,
+	       all.input_tok_s, all.output_tok_s);
+	printf("\nrequests   arrived %llu, completed %llu, rejected %llu (too long %llu, KV capacity %llu), preemptions %llu\n",
+	       (unsigned long long)t->arrived, (unsigned long long)t->completed,
+	       (unsigned long long)rejected_total(t), (unsigned long long)t->rejected[REJ_TOO_LONG],
+	       (unsigned long long)t->rejected[REJ_KV_CAPACITY], (unsigned long long)t->preemptions);
+	printf("engine     %llu steps, prefix-cache hit rate %.1f%%, KV utilisation mean %.1f%% max %.1f%%, simulated %.3f s\n",
+	       (unsigned long long)t->steps, 100 * hit_rate(t),
+	       t->steps ? 100 * t->kv_util_sum_steps / (double)t->steps : 0, 100 * t->kv_util_max,
+	       (double)t->duration_ns * 1e-9);
+}
+
+static void print_json(const struct run_ctx *c, struct sim *s)
+{
+	const struct sim_totals *t = sim_totals(s);
+	const struct run_opts *o = c->o;
+	struct metric_set all;
+	struct jw w;
+	int st, ns = sim_nstages(s);
+
+	sim_summary(s, -1, &all);
+	jw_init(&w, stdout, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "servesim_version", SERVESIM_VERSION);
+	jw_obj(&w, "config");
+	jw_str(&w, "model", c->m->id);
+	jw_str(&w, "gpu", c->g->id);
+	jw_int(&w, "tp", o->par.tp);
+	jw_int(&w, "pp", o->par.pp);
+	jw_int(&w, "dp", o->par.dp);
+	jw_int(&w, "ep", o->par.ep);
+	jw_str(&w, "dtype", dtype_name(o->dtype));
+	jw_str(&w, "kv_dtype", dtype_name(o->kvdtype));
+	jw_int(&w, "max_num_batched_tokens", c->sc->max_num_batched_tokens);
+	jw_int(&w, "max_num_seqs", c->sc->max_num_seqs);
+	jw_int(&w, "max_model_len", c->sc->max_model_len);
+	jw_int(&w, "block_size", c->sc->block_size);
+	jw_int(&w, "total_kv_blocks", c->sc->total_kv_blocks);
+	jw_str(&w, "kv_blocks_source", c->kv_from_memory ? "memory" : "flag");
+	jw_bool(&w, "prefix_caching", c->sc->prefix_caching);
+	jw_str(&w, "workload", c->wl->source);
+	jw_int(&w, "seed", (int64_t)c->wl->seed);
+	jw_str(&w, "tier0_off", o->tier0_off ? o->tier0_off : "");
+	jw_end_obj(&w);
+	jw_obj(&w, "summary");
+	jw_int(&w, "arrived", (int64_t)t->arrived);
+	jw_int(&w, "rejected", (int64_t)rejected_total(t));
+	jw_int(&w, "rejected_too_long", (int64_t)t->rejected[REJ_TOO_LONG]);
+	jw_int(&w, "rejected_kv_capacity", (int64_t)t->rejected[REJ_KV_CAPACITY]);
+	jw_int(&w, "preemptions", (int64_t)t->preemptions);
+	jw_num(&w, "duration_s", (double)t->duration_ns * 1e-9);
+	jw_int(&w, "steps", (int64_t)t->steps);
+	jw_num(&w, "prefix_cache_hit_rate", hit_rate(t));
+	jw_num(&w, "kv_util_mean", t->steps ? t->kv_util_sum_steps / (double)t->steps : 0);
+	jw_num(&w, "kv_util_max", t->kv_util_max);
+	jw_str(&w, "itl_definition", "(e2e - ttft) / (output_tokens - 1)");
+	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
+	jw_metrics(&w, &all);
+	jw_end_obj(&w);
+	jw_arr(&w, "stages");
+	for (st = 0; st < ns; st++) {
+		struct metric_set m;
+		sim_summary(s, st, &m);
+		jw_obj(&w, NULL);
+		jw_int(&w, "index", st);
+		if (c->wl->nstages) {
+			jw_num(&w, "rate", c->wl->stages[st].rate);
+			jw_num(&w, "duration_s", c->wl->stages[st].duration_s);
+		}
+		jw_metrics(&w, &m);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+static void csv_metrics_row(const char *stage, const struct metric_set *m)
+{
+	const struct dist_summary *d[5] = {&m->ttft_ms, &m->itl_ms, &m->tpot_ms, &m->e2e_ms, &m->queue_ms};
+	int i;
+
+	printf("%s,%zu,%.6g,%.6g,%.6g", stage, m->completed, m->throughput_rps, m->input_tok_s,
+	       m->output_tok_s);
+	for (i = 0; i < 5; i++)
+		printf(",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", d[i]->mean, d[i]->p50, d[i]->p90, d[i]->p95,
+		       d[i]->p99, d[i]->max);
+	printf("\n");
+}
+
+static void print_csv(struct sim *s)
+{
+	static const char *const names[] = {"ttft_ms", "itl_ms", "tpot_ms", "e2e_ms", "queue_ms"};
+	static const char *const stats[] = {"mean", "p50", "p90", "p95", "p99", "max"};
+	struct metric_set m;
+	char buf[16];
+	int i, j, st;
+
+	printf("stage,completed,throughput_rps,input_tokens_per_s,output_tokens_per_s");
+	for (i = 0; i < 5; i++)
+		for (j = 0; j < 6; j++)
+			printf(",%s_%s", names[i], stats[j]);
+	printf("\n");
+	for (st = 0; st < sim_nstages(s); st++) {
+		sim_summary(s, st, &m);
+		snprintf(buf, sizeof(buf), "%d", st);
+		csv_metrics_row(buf, &m);
+	}
+	sim_summary(s, -1, &m);
+	csv_metrics_row("all", &m);
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cmd_run(int argc, char **argv, struct err *e)
+{
+	struct run_opts o;
+	struct cli_env env;
+	struct model_cfg *m = NULL;
+	const struct gpu_spec *g;
+	struct cost_model *cost = NULL;
+	struct cost_cfg cc;
+	struct wl_spec wl;
+	struct sim_cfg sc;
+	struct memplan mp;
+	struct sim *s = NULL;
+	struct afile af;
+	bool af_open = false, progress;
+	FILE *slog = NULL;
+	double t0 = wall_s(), next_prog;
+	struct run_ctx ctx;
+	int rc = parse_run(argc, argv, &o, e);
+
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	cli_env_init(&env);
+	wl_spec_defaults(&wl);
+	memset(&af, 0, sizeof(af));
+	m = xcalloc(1, sizeof(*m));
+	cost = xcalloc(1, sizeof(*cost));
+	if ((rc = cli_load_model(&env, o.model, o.config, m, e)) < 0)
+		goto out;
+	if ((rc = cli_find_gpu(&env, o.gpu, &g, e)) < 0)
+		goto out;
+	if (!o.ep_given)
+		o.par.ep = 1;
+	if ((rc = model_check_parallel(m, &o.par, e)) < 0)
+		goto out;
+	/* workload */
+	if (o.workload) {
+		if ((rc = wl_spec_load(o.workload, &wl, e)) < 0)
+			goto out;
+	} else if (o.wl_flags) {
+		flags_workload(&o, &wl);
+	} else {
+		char path[1200];
+		snprintf(path, sizeof(path), "%s/../workloads/default.json", env.data_dir);
+		if ((rc = wl_spec_load(path, &wl, e)) < 0)
+			goto out;
+		snprintf(wl.source, sizeof(wl.source), "workloads/default.json");
+	}
+	if (o.seed_given)
+		wl.seed = (uint64_t)o.seed;
+	/* engine */
+	memset(&sc, 0, sizeof(sc));
+	sc.max_num_batched_tokens = o.mbt;
+	sc.max_num_seqs = o.mns;
+	sc.max_model_len = o.mml ? o.mml : (m->max_positions > 0 && m->max_positions < 32768 ? m->max_positions : 32768);
+	sc.block_size = o.block;
+	sc.long_prefill_token_threshold = o.lpt;
+	sc.prefix_caching = !o.no_prefix;
+	sc.dp = o.par.dp;
+	sc.router = o.router;
+	sc.check_invariants = o.check_inv;
+	ctx.kv_from_memory = o.kv_blocks == 0;
+	{
+		struct parallel rep = o.par;
+		rep.dp = 1;
+		rc = memplan_compute(m, g, &rep, o.dtype, o.kvdtype, o.util, o.block, o.mbt, o.mns, &mp, e);
+		if (rc < 0 && ctx.kv_from_memory)
+			goto out;
+		rc = 0;
+	}
+	sc.total_kv_blocks = o.kv_blocks ? o.kv_blocks : mp.blocks;
+	/* cost model */
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = o.dtype;
+	cc.kvdt = o.kvdtype;
+	if ((rc = cost_parse_off(o.tier0_off, &cc.off, e)) < 0)
+		goto out;
+	cc.ov = o.ov;
+	cc.max_tokens = o.mbt;
+	cc.max_seqs = o.mns;
+	cc.graph_max = 512;
+	if ((rc = cost_init(cost, m, g, &o.par, &cc, env.data_dir, e)) < 0)
+		goto out;
+	if (o.requests_out) {
+		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
+			goto out;
+		af_open = true;
+		fprintf(af.f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms\n");
+		sc.requests_out = af.f;
+	}
+	if (o.step_log) {
+		slog = fopen(o.step_log, "w");
+		if (!slog) {
+			rc = err_set(e, SS_ERUNTIME, "%s: cannot create the step log", o.step_log);
+			goto out;
+		}
+		sc.step_log = slog;
+	}
+	if ((rc = sim_new(&sc, cost, &wl, &s, e)) < 0)
+		goto out;
+	progress = o.progress && isatty(STDERR_FILENO);
+	next_prog = t0 + 0.5;
+	for (;;) {
+		rc = sim_step(s, e);
+		if (rc <= 0)
+			break;
+		if (o.progress && (sim_totals(s)->events & 0xffff) == 0) {
+			double now = wall_s();
+			if (now >= next_prog) {
+				const struct sim_totals *t = sim_totals(s);
+				fprintf(stderr, "%ssimulated %.1f s, %llu arrived, %llu completed%s",
+					progress ? "\r" : "", (double)sim_now_ns(s) * 1e-9,
+					(unsigned long long)t->arrived, (unsigned long long)t->completed,
+					progress ? "" : "\n");
+				next_prog = now + 0.5;
+			}
+		}
+	}
+	if (progress)
+		fputc('\n', stderr);
+	if (rc < 0)
+		goto out;
+	if (af_open) {
+		if ((rc = afile_commit(&af, e)) < 0) {
+			af_open = false;
+			goto out;
+		}
+		af_open = false;
+	}
+	ctx.o = &o;
+	ctx.m = m;
+	ctx.g = g;
+	ctx.cost = cost;
+	ctx.wl = &wl;
+	ctx.sc = &sc;
+	ctx.mp = &mp;
+	if (o.fmt == FMT_JSON)
+		print_json(&ctx, s);
+	else if (o.fmt == FMT_CSV)
+		print_csv(s);
+	else
+		print_text(&ctx, s);
+	if (o.progress || o.fmt == FMT_TEXT)
+		fprintf(stderr, "servesim run: %llu requests simulated in %.3f s wall\n",
+			(unsigned long long)sim_totals(s)->arrived, wall_s() - t0);
+	rc = 0;
+out:
+	if (af_open)
+		afile_abort(&af);
+	if (slog)
+		fclose(slog);
+	sim_free(s);
+	cost_release(cost);
+	free(cost);
+	wl_spec_release(&wl);
+	free(m);
+	cli_env_release(&env);
+	return rc;
+}

@@ -1,0 +1,408 @@
+/* cost.c - tier-0 step pricing.  See cost.h for the model; the choices that
+ * are ours are explained where they are made. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "servesim/alloc.h"
+#include "servesim/cost.h"
+#include "servesim/opgraph.h"
+
+int cost_parse_off(const char *s, unsigned *bits, struct err *e)
+{
+	char buf[128], *tok, *save = NULL;
+
+	*bits = 0;
+	if (!s || !*s)
+		return 0;
+	if (strlen(s) >= sizeof(buf))
+		return err_set(e, SS_EUSAGE, "--tier0-off: too long");
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if ((tok[0] == 'H' || tok[0] == 'h') && tok[1] >= '1' && tok[1] <= '6' && !tok[2])
+			*bits |= 1u << (tok[1] - '1');
+		else if (strcasecmp(tok, "none") == 0)
+			continue;
+		else
+			return err_set(e, SS_EUSAGE,
+				       "--tier0-off: unknown correction '%s' (expected a list of H1..H6)", tok);
+	}
+	return 0;
+}
+
+void cost_default_overheads(struct overheads *ov)
+{
+	/* Values chosen by the H2 protocol on eval/ground_truth (README,
+	 * "Tier-0 overheads"): a sweep on the Llama-2-7B inference-perf
+	 * stages, checked on the CodeLlama-34B ones. */
+	ov->step_us = 500.0;
+	ov->layer_us = 5.0;
+	ov->req_us = 2.0;
+	ov->api_ttft_ms = 15.0;
+	ov->stream_token_us = 0.0;
+}
+
+static double roofline(const struct cost_model *c, double flops, double peak, double mfu,
+		       double bytes)
+{
+	double tc = flops / (peak * mfu), tb = bytes / c->bw;
+
+	if (c->cfg.off & COST_H1)
+		return tc;
+	return tc > tb ? tc : tb;
+}
+
+double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
+		   double batch)
+{
+	double flops = 2.0 * m * n * k * batch;
+	double bytes = (n * k * dtype_bytes(dt) + (m * k + m * n) * 2.0) * batch;
+	double peak = c->g->peak_flops[dt] > 0 ? c->g->peak_flops[dt] : c->g->peak_flops[DT_BF16];
+
+	if (m <= 0)
+		return 0;
+	return roofline(c, flops, peak, mfu_gemm(&c->tabs, dt, m, n, k), bytes);
+}
+
+/* Price one per-token operator at m step tokens (m_in tokens enter the
+ * experts on this rank with EP). */
+static double op_at(const struct cost_model *c, const struct op *o, double m, double *flops,
+		    double *bytes)
+{
+	const struct model_cfg *md = c->m;
+	double t = 0, f = 0, b = 0;
+	enum dtype dt = o->low_precision ? c->cfg.wdt : DT_BF16;
+
+	switch (o->kind) {
+	case OPK_GEMM:
+		if (strncmp(o->name, "experts_", 8) == 0) {
+			/* grouped GEMM: touched experts x per-expert GEMM at the
+			 * mean rows per touched expert */
+			bool ep = c->p.ep > 1;
+			double E = (double)md->n_experts, el = ep ? E / c->p.ep : E;
+			double tin = ep ? m * c->p.dp : m;
+			double assign = tin * (double)md->top_k * el / E;
+			double touched = moe_expected_experts(el, E, tin * (double)md->top_k);
+			double me = touched > 0 ? assign / touched : 0;
+			if (touched > 0)
+				t = touched * cost_gemm_s(c, dt, me, (double)o->n, (double)o->k, 1);
+			f = 2.0 * assign * (double)o->n * (double)o->k;
+			b = touched * (double)o->n * (double)o->k * dtype_bytes(dt);
+		} else if ((c->cfg.off & COST_H3) && (strcmp(o->name, "qkv_proj") == 0 ||
+						      strstr(o->name, "gate_up_proj"))) {
+			/* unfused: q, k, v (or gate, up) as separate GEMMs */
+			if (o->name[0] == 'q') {
+				double q = (double)(md->heads / c->p.tp * md->head_dim);
+				double kv = ((double)o->n - q) / 2;
+				t = cost_gemm_s(c, dt, m, q, (double)o->k, 1) +
+				    2 * cost_gemm_s(c, dt, m, kv, (double)o->k, 1);
+			} else {
+				t = 2 * cost_gemm_s(c, dt, m, (double)o->n / 2, (double)o->k, 1);
+			}
+			f = 2.0 * m * (double)o->n * (double)o->k;
+			b = (double)o->n * (double)o->k * dtype_bytes(dt);
+		} else {
+			t = cost_gemm_s(c, dt, m, (double)o->n, (double)o->k, (double)o->batch);
+			f = 2.0 * m * (double)o->n * (double)o->k * (double)o->batch;
+			b = (double)o->n * (double)o->k * (double)o->batch * dtype_bytes(dt);
+		}
+		break;
+	case OPK_ELEMENTWISE:
+	case OPK_OTHER:
+		/* built at one token: scale linearly */
+		f = o->flops * m;
+		b = (o->act_bytes + o->weight_bytes) * m;
+		t = b / c->bw;
+		break;
+	case OPK_COMM:
+		if (strncmp(o->name, "allreduce", 9) == 0) {
+			double elems = m * (double)md->hidden;
+			t = mfu_allreduce_s(&c->tabs, c->p.tp, elems);
+			if (t < 0) /* ring model over the GPU's link */
+				t = 10e-6 + 2.0 * (c->p.tp - 1) / c->p.tp * elems * 2.0 / (c->g->link_bw * 0.7);
+		} else {
+			t = 10e-6 + o->act_bytes * m / (c->g->link_bw * 0.7);
+		}
+		break;
+	case OPK_ATTN:
+		break;
+	}
+	*flops += f;
+	*bytes += b;
+	return t;
+}
+
+static bool per_step_attention_op(const struct op *o)
+{
+	return o->kind == OPK_ATTN || strcmp(o->name, "kv_b_proj") == 0 ||
+	       strcmp(o->name, "q_absorb_uk") == 0 || strcmp(o->name, "out_absorb_uv") == 0 ||
+	       strcmp(o->name, "indexer_topk") == 0;
+}
+
+int64_t cost_graph_pad(const struct cost_model *c, int64_t n)
+{
+	int64_t p;
+
+	if (c->cfg.graph_max <= 0 || n > c->cfg.graph_max)
+		return n;
+	/* vLLM capture sizes: 1, 2, 4, then multiples of 8 */
+	if (n <= 2)
+		return n;
+	if (n <= 4)
+		return 4;
+	p = (n + 7) / 8 * 8;
+	return p > c->cfg.graph_max ? n : p;
+}
+
+int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
+	      const struct parallel *p, const struct cost_cfg *cfg, const char *data_dir,
+	      struct err *e)
+{
+	struct pass_shape one = {1, 1, 0, false};
+	struct opgraph gr;
+	int64_t i, mm;
+	size_t k, j;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->m = m;
+	c->g = g;
+	c->p = *p;
+	c->cfg = *cfg;
+	if ((rc = mfu_load(&c->tabs, data_dir, g, e)) < 0)
+		return rc;
+	c->tabs.nearest = (cfg->off & COST_H6) != 0;
+	c->bw = g->hbm_bw * g->bw_eff;
+	c->peak = g->peak_flops[cfg->wdt] > 0 ? g->peak_flops[cfg->wdt] : g->peak_flops[DT_BF16];
+	c->attn_peak = g->peak_flops[DT_BF16];
+	c->layers_stage = (m->layers + p->pp - 1) / p->pp;
+	c->heads = (int)(m->heads / p->tp);
+	if (m->attn == ATTN_MLA) {
+		c->kv_heads = 1;
+		c->head_dim_qk = (int)(m->kv_lora_rank + m->qk_rope_dim);
+		c->head_dim_v = (int)m->kv_lora_rank;
+		c->kv_tok_layer_bytes = (double)(m->kv_lora_rank + m->qk_rope_dim) * dtype_bytes(cfg->kvdt);
+	} else {
+		c->kv_heads = (int)(m->kv_heads / p->tp > 0 ? m->kv_heads / p->tp : 1);
+		c->head_dim_qk = c->head_dim_v = (int)m->head_dim;
+		c->kv_tok_layer_bytes = 2.0 * c->kv_heads * (double)m->head_dim * dtype_bytes(cfg->kvdt);
+	}
+	c->max_m = cfg->max_tokens > cfg->graph_max ? cfg->max_tokens : cfg->graph_max;
+	if (c->max_m < cfg->max_seqs)
+		c->max_m = cfg->max_seqs;
+	c->tok_s = xcalloc((size_t)c->max_m + 1, sizeof(double));
+	c->tok_flops = xcalloc((size_t)c->max_m + 1, sizeof(double));
+	c->tok_bytes = xcalloc((size_t)c->max_m + 1, sizeof(double));
+	c->head_s = xcalloc((size_t)cfg->max_seqs + 1, sizeof(double));
+	c->absorb_s = xcalloc((size_t)cfg->max_seqs + 1, sizeof(double));
+	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
+		cost_release(c);
+		return rc;
+	}
+	for (mm = 1; mm <= c->max_m; mm++) {
+		double t = 0, f = 0, b = 0;
+		for (k = 0; k < gr.nkinds; k++) {
+			const struct layer_kind *lk = &gr.kinds[k];
+			double cnt = strcmp(lk->name, "embed+head") == 0 ? 1.0 : (double)lk->count;
+			double tk = 0, fk = 0, bk = 0;
+			for (j = 0; j < lk->nops; j++) {
+				const struct op *o = &lk->ops[j];
+				if (per_step_attention_op(o) || o->cat == OPC_LM_HEAD)
+					continue;
+				if (strcmp(o->name, "final_norm") == 0)
+					continue;
+				tk += op_at(c, o, (double)mm, &fk, &bk);
+			}
+			t += cnt * tk;
+			f += cnt * fk;
+			b += cnt * bk;
+		}
+		/* with PP every stage runs its share of layers in turn */
+		c->tok_s[mm] = t;
+		c->tok_flops[mm] = f;
+		c->tok_bytes[mm] = b;
+	}
+	for (i = 1; i <= cfg->max_seqs; i++) {
+		c->head_s[i] = cost_gemm_s(c, DT_BF16, (double)i, (double)(m->vocab / p->tp),
+					   (double)m->hidden, 1);
+		for (k = 0; k < gr.nkinds; k++)
+			for (j = 0; j < gr.kinds[k].nops; j++) {
+				const struct op *o = &gr.kinds[k].ops[j];
+				if (strcmp(o->name, "q_absorb_uk") == 0 ||
+				    strcmp(o->name, "out_absorb_uv") == 0)
+					c->absorb_s[i] += (double)gr.kinds[k].count *
+							  cost_gemm_s(c, cfg->wdt, (double)i, (double)o->n,
+								      (double)o->k, (double)o->batch);
+			}
+	}
+	opgraph_release(&gr);
+	return 0;
+}
+
+void cost_release(struct cost_model *c)
+{
+	mfu_release(&c->tabs);
+	free(c->tok_s);
+	free(c->tok_flops);
+	free(c->tok_bytes);
+	free(c->head_s);
+	free(c->absorb_s);
+	memset(c, 0, sizeof(*c));
+}
+
+/* One layer's attention for a prefill chunk of len tokens after prefix. */
+double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+{
+	const struct model_cfg *m = c->m;
+	double pairs, flops, bytes, isl_eq, mfu, t;
+
+	if (m->attn == ATTN_MLA && m->index_topk > 0)
+		pairs = attn_capped_pairs(len, prefix, m->index_topk);
+	else
+		pairs = attn_causal_pairs(len, prefix);
+	if (m->attn == ATTN_MLA) /* expanded form: q/k dims nope+rope, v dims v */
+		flops = 2.0 * pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
+	else
+		flops = 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
+	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
+		2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
+	/* the tables hold prefix-free causal prefills: look the chunk up at
+	 * the sequence length with the same number of query-key pairs */
+	isl_eq = sqrt(2.0 * pairs);
+	mfu = mfu_attn_prefill(&c->tabs, c->heads, c->kv_heads, m->attn == ATTN_MLA ? 128 : c->head_dim_qk,
+			       c->cfg.kvdt, 1, isl_eq < 1 ? 1 : isl_eq);
+	t = roofline(c, flops, c->attn_peak, mfu, bytes);
+	if (m->attn == ATTN_MLA) {
+		/* kv_b up-projects the latent of every context token */
+		t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
+				 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+				 (double)m->kv_lora_rank, 1);
+		if (m->index_topk > 0) {
+			double ip = attn_causal_pairs(len, prefix);
+			t += roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim),
+				      c->attn_peak, mfu, (double)(len + prefix) * (double)m->index_head_dim);
+		}
+	}
+	return t;
+}
+
+/* One layer's attention for n decode requests attending ctx_sum keys in all. */
+double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+{
+	const struct model_cfg *m = c->m;
+	double flops, bytes, mfu, mean, t;
+
+	if (n <= 0)
+		return 0;
+	mean = ctx_sum / (double)n;
+	if (m->attn == ATTN_MLA && m->index_topk > 0 && mean > (double)m->index_topk) {
+		double full = ctx_sum;
+		ctx_sum = (double)n * (double)m->index_topk;
+		t = roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
+			     0.3, full * (double)m->index_head_dim);
+		mean = (double)m->index_topk;
+	} else {
+		t = 0;
+	}
+	flops = 2.0 * ctx_sum * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
+	bytes = ctx_sum * c->kv_tok_layer_bytes;
+	mfu = mfu_attn_decode(&c->tabs, c->heads, c->kv_heads, m->attn == ATTN_MLA ? 128 : c->head_dim_qk,
+			      c->cfg.kvdt, (double)n, mean < 1 ? 1 : mean);
+	return t + roofline(c, flops, c->attn_peak, mfu, bytes);
+}
+
+double cost_overhead_s(const struct cost_model *c, int64_t nreq)
+{
+	const struct overheads *ov = &c->cfg.ov;
+
+	if (c->cfg.off & COST_H2)
+		return 0;
+	return (ov->step_us + ov->layer_us * (double)c->m->layers + ov->req_us * (double)nreq) * 1e-6;
+}
+
+static double tok_part(const struct cost_model *c, int64_t m)
+{
+	if (m <= 0)
+		return 0;
+	if (m > c->max_m) /* beyond the table: linear in tokens */
+		return c->tok_s[c->max_m] * (double)m / (double)c->max_m;
+	return c->tok_s[m];
+}
+
+static double head_part(const struct cost_model *c, int64_t n)
+{
+	if (n <= 0)
+		return 0;
+	if (n > c->cfg.max_seqs)
+		return c->head_s[c->cfg.max_seqs] * (double)n / (double)c->cfg.max_seqs;
+	return c->head_s[n];
+}
+
+/* Sum of the components, without overheads. */
+static double components(const struct cost_model *c, const struct step_desc *s)
+{
+	int64_t tokens = s->ndecode, i, mtok;
+	double attn = 0, L = (double)c->m->layers, send = 0;
+
+	for (i = 0; i < s->nchunks; i++) {
+		tokens += s->chunk_len[i];
+		attn += cost_attn_prefill_s(c, s->chunk_len[i], s->chunk_prefix[i]);
+	}
+	attn += cost_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
+	mtok = s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens;
+	if (c->m->attn == ATTN_MLA && s->ndecode > 0)
+		attn += (s->ndecode <= c->cfg.max_seqs ? c->absorb_s[s->ndecode]
+						       : c->absorb_s[c->cfg.max_seqs]) / L;
+	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
+		send = (double)(c->p.pp - 1) *
+		       (10e-6 + (double)tokens * (double)c->m->hidden * 2.0 / (c->g->link_bw * 0.7));
+	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send;
+}
+
+/* H4 off: one roofline over the whole step's FLOPs and bytes. */
+static double aggregate(const struct cost_model *c, const struct step_desc *s)
+{
+	int64_t tokens = s->ndecode, i;
+	double f, b, L = (double)c->m->layers, pairs = s->decode_ctx_sum, kvb = 0;
+	double mfu;
+
+	for (i = 0; i < s->nchunks; i++) {
+		tokens += s->chunk_len[i];
+		pairs += attn_causal_pairs(s->chunk_len[i], s->chunk_prefix[i]);
+		kvb += (double)(s->chunk_len[i] + s->chunk_prefix[i]);
+	}
+	kvb += s->decode_ctx_sum;
+	if (tokens <= 0)
+		return 0;
+	i = tokens > c->max_m ? c->max_m : tokens;
+	f = c->tok_flops[i] * (double)tokens / (double)i +
+	    L * 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
+	b = c->tok_bytes[i] + L * kvb * c->kv_tok_layer_bytes;
+	mfu = mfu_gemm(&c->tabs, c->cfg.wdt, (double)tokens, (double)c->m->hidden,
+		       (double)c->m->hidden);
+	return roofline(c, f, c->peak, mfu, b) + head_part(c, s->nlogits);
+}
+
+double cost_step_s(const struct cost_model *c, const struct step_desc *s)
+{
+	double t;
+
+	if (c->cfg.off & COST_H4) {
+		t = aggregate(c, s);
+	} else if ((c->cfg.off & COST_H5) && s->nchunks > 0 && s->ndecode > 0) {
+		/* the weighted-average pricing of mixed batches that H5 replaces */
+		struct step_desc pre = *s, dec = *s;
+		double tp, td;
+		pre.ndecode = 0;
+		pre.decode_ctx_sum = 0;
+		dec.nchunks = 0;
+		tp = components(c, &pre);
+		td = components(c, &dec);
+		t = 0.75 * (tp > td ? tp : td) + 0.25 * (tp > td ? td : tp);
+	} else {
+		t = components(c, s);
+	}
+	return t + cost_overhead_s(c, s->ndecode + s->nchunks);
+}

@@ -1,0 +1,36 @@
+/* memplan.c - KV-cache capacity from the memory plan (see memplan.h). */
+#include <math.h>
+#include <string.h>
+
+#include "servesim/memplan.h"
+
+int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
+		    const struct parallel *p, enum dtype wdt, enum dtype kvdt,
+		    double util, int64_t block_size, int64_t mbt, int64_t max_seqs,
+		    struct memplan *o, struct err *e)
+{
+	double inter = (double)(m->intermediate > m->moe_intermediate ? m->intermediate
+								      : m->moe_intermediate);
+
+	memset(o, 0, sizeof(*o));
+	o->mem_bytes = g->mem_bytes;
+	o->budget_bytes = g->mem_bytes * util;
+	o->weight_bytes = model_weight_bytes_per_gpu(m, p, dtype_bytes(wdt));
+	o->activation_bytes = (double)mbt * (3.0 * inter / p->tp + 4.0 * (double)m->hidden) * 2.0 +
+			      (double)max_seqs * (double)m->vocab / p->tp * 4.0;
+	o->reserve_bytes = MEMPLAN_RESERVE_BYTES;
+	o->kv_bytes = o->budget_bytes - o->weight_bytes - o->activation_bytes - o->reserve_bytes;
+	o->block_bytes = model_kv_bytes_per_token_per_gpu(m, p, dtype_bytes(kvdt)) * (double)block_size;
+	if (o->weight_bytes > o->budget_bytes)
+		return err_set(e, SS_EUSAGE,
+			       "%s does not fit: weights need %.1f GB per GPU but %s offers %.1f GB x %.2f = %.1f GB at TP %d PP %d (raise --tp/--pp or use --dtype fp8)",
+			       m->id, o->weight_bytes / 1e9, g->id, o->mem_bytes / 1e9, util,
+			       o->budget_bytes / 1e9, p->tp, p->pp);
+	o->blocks = o->kv_bytes > 0 ? (int64_t)floor(o->kv_bytes / o->block_bytes) : 0;
+	if (o->blocks < 1)
+		return err_set(e, SS_EUSAGE,
+			       "no memory left for the KV cache: %.1f GB budget - %.1f GB weights - %.2f GB activations - %.2f GB reserve (lower --max-num-batched-tokens, raise --gpu-memory-utilization or --tp)",
+			       o->budget_bytes / 1e9, o->weight_bytes / 1e9, o->activation_bytes / 1e9,
+			       o->reserve_bytes / 1e9);
+	return 0;
+}

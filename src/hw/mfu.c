@@ -1,0 +1,492 @@
+/* mfu.c - kernel tables and their interpolation.
+ *
+ * Why log(MFU) over log axes: in the memory-bound corner of a table (small m,
+ * short contexts) latency is flat, so MFU grows linearly with the work and
+ * log(MFU) is linear in log(size); in the compute-bound corner MFU is flat.
+ * Both are reproduced exactly by multilinear interpolation in log-log space,
+ * which keeps step prices smooth (H6) instead of jumping between grid rows. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/csv.h"
+#include "servesim/mfu.h"
+#include "servesim/paths.h"
+
+/* --- grid construction --- */
+
+struct pt {
+	double x[3];
+	double v;
+};
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t uniq_axis(const struct pt *p, size_t n, size_t d, double **out)
+{
+	double *a = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		a[i] = p[i].x[d];
+	qsort(a, n, sizeof(double), cmp_d);
+	for (i = 0; i < n; i++)
+		if (k == 0 || a[i] != a[k - 1])
+			a[k++] = a[i];
+	*out = a;
+	return k;
+}
+
+static size_t find_exact(const double *a, size_t n, double x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (a[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size_t n)
+{
+	size_t d, i, total = 1;
+
+	memset(g, 0, sizeof(*g));
+	g->dims = dims;
+	for (d = 0; d < dims; d++) {
+		g->len[d] = uniq_axis(p, n, d, &g->axis[d]);
+		total = xmul(total, g->len[d]);
+	}
+	g->v = xmalloc(xmul(total, sizeof(double)));
+	for (i = 0; i < total; i++)
+		g->v[i] = NAN;
+	for (i = 0; i < n; i++) {
+		size_t off = 0;
+		for (d = 0; d < dims; d++)
+			off = off * g->len[d] + find_exact(g->axis[d], g->len[d], p[i].x[d]);
+		g->v[off] = p[i].v;
+	}
+}
+
+static void grid_release(struct mfu_grid *g)
+{
+	size_t d;
+
+	for (d = 0; d < 3; d++)
+		free(g->axis[d]);
+	free(g->v);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Bracket x in axis a: index lo and weight w of the upper neighbour, clamped
+ * (utilisation held at the boundary). */
+static void bracket(const double *a, size_t n, double x, size_t *lo, double *w)
+{
+	size_t i;
+
+	if (n == 1 || x <= a[0]) {
+		*lo = 0;
+		*w = 0;
+		return;
+	}
+	if (x >= a[n - 1]) {
+		*lo = n - 2;
+		*w = 1;
+		return;
+	}
+	i = find_exact(a, n, x);
+	if (a[i] == x) {
+		*lo = i < n - 1 ? i : i - 1;
+		*w = i < n - 1 ? 0 : 1;
+		return;
+	}
+	*lo = i - 1;
+	*w = (x - a[i - 1]) / (a[i] - a[i - 1]);
+}
+
+/* Nearest measured cell (in index space) to a fractional position; used for
+ * holes in a grid and for H6-off lookups. */
+static double nearest_cell(const struct mfu_grid *g, const double *pos)
+{
+	size_t total = 1, i, d;
+	double best = INFINITY, bv = NAN;
+
+	for (d = 0; d < g->dims; d++)
+		total *= g->len[d];
+	for (i = 0; i < total; i++) {
+		size_t rem = i;
+		double dist = 0;
+		if (isnan(g->v[i]))
+			continue;
+		for (d = g->dims; d-- > 0;) {
+			double c = (double)(rem % g->len[d]);
+			rem /= g->len[d];
+			dist += (c - pos[d]) * (c - pos[d]);
+		}
+		if (dist < best) {
+			best = dist;
+			bv = g->v[i];
+		}
+	}
+	return bv;
+}
+
+double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
+{
+	size_t lo[3] = {0, 0, 0}, d, c, ncorner = (size_t)1 << g->dims;
+	double w[3] = {0, 0, 0}, pos[3], acc = 0;
+
+	for (d = 0; d < g->dims; d++) {
+		bracket(g->axis[d], g->len[d], x[d], &lo[d], &w[d]);
+		pos[d] = (double)lo[d] + w[d];
+		if (g->len[d] == 1)
+			pos[d] = 0;
+	}
+	if (nearest) {
+		for (d = 0; d < g->dims; d++)
+			pos[d] = floor(pos[d] + 0.5);
+		return nearest_cell(g, pos);
+	}
+	for (c = 0; c < ncorner; c++) {
+		size_t off = 0;
+		double wt = 1, v;
+		for (d = 0; d < g->dims; d++) {
+			size_t bit = (c >> d) & 1u, idx = lo[d] + bit;
+			if (g->len[d] == 1)
+				idx = 0;
+			wt *= bit ? w[d] : 1 - w[d];
+			off = off * g->len[d] + idx;
+		}
+		if (wt == 0)
+			continue;
+		v = g->v[off];
+		if (isnan(v))
+			return nearest_cell(g, pos); /* hole: no interpolation across it */
+		acc += wt * v;
+	}
+	return acc;
+}
+
+/* --- loading --- */
+
+static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
+		     struct err *e)
+{
+	static const char *const cols[] = {"dtype", "m", "n", "k", "latency_us", NULL};
+	struct csv *c;
+	struct pt *p[DT__COUNT] = {0};
+	size_t np[DT__COUNT] = {0}, cap[DT__COUNT] = {0};
+	int idx[5], rc, d;
+
+	if ((rc = csv_open(path, &c, e)) < 0)
+		return rc;
+	if ((rc = csv_require(c, cols, idx, e)) < 0)
+		goto out;
+	while ((rc = csv_next(c, e)) > 0) {
+		double m, n, k, lat;
+		enum dtype dt;
+		const char *ds = csv_field(c, idx[0]);
+		if (strcmp(ds, "bf16") == 0)
+			dt = DT_BF16;
+		else if (strcmp(ds, "fp8") == 0)
+			dt = DT_FP8;
+		else
+			continue;
+		if ((rc = csv_num(c, idx[1], &m, e)) < 0 || (rc = csv_num(c, idx[2], &n, e)) < 0 ||
+		    (rc = csv_num(c, idx[3], &k, e)) < 0 || (rc = csv_num(c, idx[4], &lat, e)) < 0)
+			goto out;
+		if (!(m > 0 && n > 0 && k > 0 && lat > 0) || gs->peak_flops[dt] <= 0)
+			continue;
+		XGROW(p[dt], cap[dt], np[dt] + 1);
+		p[dt][np[dt]].x[0] = log(m);
+		p[dt][np[dt]].x[1] = log(n);
+		p[dt][np[dt]].x[2] = log(k);
+		p[dt][np[dt]].v = log(2.0 * m * n * k / (lat * 1e-6 * gs->peak_flops[dt]));
+		np[dt]++;
+	}
+	if (rc < 0)
+		goto out;
+	for (d = 0; d < DT__COUNT; d++) {
+		if (np[d] == 0)
+			continue;
+		grid_build(&t->gemm[d], 3, p[d], np[d]);
+		t->have_gemm[d] = true;
+	}
+	rc = 0;
+out:
+	for (d = 0; d < DT__COUNT; d++)
+		free(p[d]);
+	csv_close(c);
+	return rc;
+}
+
+static int load_attn(const char *path, bool prefill, const struct gpu_spec *gs,
+		     struct mfu_attn_cfg **out, size_t *nout, struct err *e)
+{
+	static const char *const pcols[] = {"heads", "kv_heads", "head_dim", "kv_dtype", "batch",
+					    "isl", "latency_us", NULL};
+	static const char *const dcols[] = {"heads", "kv_heads", "head_dim", "kv_dtype", "batch",
+					    "kv_len", "latency_us", NULL};
+	struct csv *c;
+	struct mfu_attn_cfg *cfg = NULL;
+	struct pt **pts = NULL;
+	size_t *npts = NULL, *caps = NULL, ncfg = 0, cfgcap = 0, i;
+	int idx[7], rc;
+
+	if ((rc = csv_open(path, &c, e)) < 0)
+		return rc;
+	if ((rc = csv_require(c, prefill ? pcols : dcols, idx, e)) < 0)
+		goto out;
+	while ((rc = csv_next(c, e)) > 0) {
+		double v[7];
+		enum dtype kd;
+		int j;
+		double flops;
+		for (j = 0; j < 7; j++)
+			if (j != 3 && (rc = csv_num(c, idx[j], &v[j], e)) < 0)
+				goto out;
+		kd = strcmp(csv_field(c, idx[3]), "fp8") == 0 ? DT_FP8 : DT_BF16;
+		if (!(v[0] > 0 && v[1] > 0 && v[2] > 0 && v[4] > 0 && v[5] > 0 && v[6] > 0))
+			continue;
+		for (i = 0; i < ncfg; i++)
+			if (cfg[i].heads == (int)v[0] && cfg[i].kv_heads == (int)v[1] &&
+			    cfg[i].head_dim == (int)v[2] && cfg[i].kv_dtype == kd)
+				break;
+		if (i == ncfg) {
+			size_t oc = cfgcap;
+			XGROW(cfg, cfgcap, ncfg + 1);
+			if (cfgcap != oc) {
+				pts = xreallocarray(pts, cfgcap, sizeof(*pts));
+				npts = xreallocarray(npts, cfgcap, sizeof(*npts));
+				caps = xreallocarray(caps, cfgcap, sizeof(*caps));
+			}
+			memset(&cfg[ncfg], 0, sizeof(cfg[ncfg]));
+			cfg[ncfg].heads = (int)v[0];
+			cfg[ncfg].kv_heads = (int)v[1];
+			cfg[ncfg].head_dim = (int)v[2];
+			cfg[ncfg].kv_dtype = kd;
+			pts[ncfg] = NULL;
+			npts[ncfg] = caps[ncfg] = 0;
+			ncfg++;
+		}
+		/* useful FLOPs: QK^T and PV over the attended pairs */
+		if (prefill)
+			flops = 4.0 * v[4] * v[0] * v[2] * v[5] * (v[5] + 1) / 2;
+		else
+			flops = 4.0 * v[4] * v[0] * v[2] * v[5];
+		XGROW(pts[i], caps[i], npts[i] + 1);
+		pts[i][npts[i]].x[0] = log(v[4]);
+		pts[i][npts[i]].x[1] = log(v[5]);
+		pts[i][npts[i]].v = log(flops / (v[6] * 1e-6 * gs->peak_flops[DT_BF16]));
+		npts[i]++;
+	}
+	if (rc < 0)
+		goto out;
+	for (i = 0; i < ncfg; i++)
+		grid_build(&cfg[i].g, 2, pts[i], npts[i]);
+	*out = cfg;
+	*nout = ncfg;
+	cfg = NULL;
+	rc = 0;
+out:
+	for (i = 0; i < ncfg; i++) {
+		free(pts[i]);
+		if (cfg)
+			grid_release(&cfg[i].g);
+	}
+	free(pts);
+	free(npts);
+	free(caps);
+	free(cfg);
+	csv_close(c);
+	return rc;
+}
+
+static int load_allreduce(struct mfu_tables *t, const char *path, struct err *e)
+{
+	static const char *const cols[] = {"num_gpus", "message_elems", "latency_us", NULL};
+	struct csv *c;
+	size_t cap[9] = {0};
+	int idx[3], rc;
+
+	if ((rc = csv_open(path, &c, e)) < 0)
+		return rc;
+	if ((rc = csv_require(c, cols, idx, e)) < 0)
+		goto out;
+	while ((rc = csv_next(c, e)) > 0) {
+		double n, s, l;
+		int g;
+		if ((rc = csv_num(c, idx[0], &n, e)) < 0 || (rc = csv_num(c, idx[1], &s, e)) < 0 ||
+		    (rc = csv_num(c, idx[2], &l, e)) < 0)
+			goto out;
+		g = (int)n;
+		if (g < 2 || g > 8 || !(s > 0 && l > 0))
+			continue;
+		XGROW(t->ar_size[g], cap[g], t->ar_len[g] + 1);
+		t->ar_lat[g] = xreallocarray(t->ar_lat[g], cap[g], sizeof(double));
+		t->ar_size[g][t->ar_len[g]] = log(s);
+		t->ar_lat[g][t->ar_len[g]] = log(l);
+		t->ar_len[g]++;
+	}
+	if (rc == 0)
+		rc = 0;
+out:
+	csv_close(c);
+	return rc < 0 ? rc : 0;
+}
+
+int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+	     struct err *e)
+{
+	char path[900];
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!g->tables[0]) {
+		snprintf(t->warning, sizeof(t->warning),
+			 "no measured kernel tables for %s: using default MFU (GEMM %.2f, prefill attention %.2f, decode attention %.2f)",
+			 g->id, MFU_DEFAULT_GEMM, MFU_DEFAULT_ATTN_PREFILL, MFU_DEFAULT_ATTN_DECODE);
+		return 0;
+	}
+	snprintf(t->dir, sizeof(t->dir), "%s/mfu/%s", data_dir, g->tables);
+	snprintf(path, sizeof(path), "%s/gemm.csv.gz", t->dir);
+	if (paths_exists(path) && (rc = load_gemm(t, path, g, e)) < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/attn_prefill.csv.gz", t->dir);
+	if (paths_exists(path) && (rc = load_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/attn_decode.csv.gz", t->dir);
+	if (paths_exists(path) && (rc = load_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/allreduce.csv.gz", t->dir);
+	if (paths_exists(path) && (rc = load_allreduce(t, path, e)) < 0)
+		goto fail;
+	if (!t->have_gemm[DT_BF16] || !t->nprefill || !t->ndecode)
+		snprintf(t->warning, sizeof(t->warning),
+			 "incomplete kernel tables in %s: defaults fill the gaps", t->dir);
+	return 0;
+fail:
+	mfu_release(t);
+	return rc;
+}
+
+void mfu_release(struct mfu_tables *t)
+{
+	size_t i;
+	int d;
+
+	for (d = 0; d < DT__COUNT; d++)
+		grid_release(&t->gemm[d]);
+	for (i = 0; i < t->nprefill; i++)
+		grid_release(&t->prefill[i].g);
+	for (i = 0; i < t->ndecode; i++)
+		grid_release(&t->decode[i].g);
+	free(t->prefill);
+	free(t->decode);
+	for (d = 0; d < 9; d++) {
+		free(t->ar_size[d]);
+		free(t->ar_lat[d]);
+	}
+	memset(t, 0, sizeof(*t));
+}
+
+static double clamp_mfu(double lv, double dflt)
+{
+	double v;
+
+	if (isnan(lv))
+		return dflt;
+	v = exp(lv);
+	return v > 1.0 ? 1.0 : v;
+}
+
+double mfu_gemm(const struct mfu_tables *t, enum dtype dt, double m, double n, double k)
+{
+	double x[3];
+
+	if (!t->have_gemm[dt])
+		dt = DT_BF16;
+	if (!t->have_gemm[dt])
+		return MFU_DEFAULT_GEMM;
+	x[0] = log(m);
+	x[1] = log(n);
+	x[2] = log(k);
+	return clamp_mfu(mfu_grid_eval(&t->gemm[dt], x, t->nearest), MFU_DEFAULT_GEMM);
+}
+
+static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size_t n, int heads,
+					      int kvh, int hd, enum dtype kvdt)
+{
+	const struct mfu_attn_cfg *best = NULL;
+	double bd = INFINITY;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double d = fabs(log((double)heads / c[i].heads)) +
+			   fabs(log((double)kvh / c[i].kv_heads)) +
+			   2.0 * fabs(log((double)hd / c[i].head_dim)) +
+			   (c[i].kv_dtype != kvdt ? 0.5 : 0.0);
+		if (d < bd) {
+			bd = d;
+			best = &c[i];
+		}
+	}
+	return best;
+}
+
+double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kvh, int hd, enum dtype kvdt,
+			double batch, double isl)
+{
+	const struct mfu_attn_cfg *c = nearest_cfg(t->prefill, t->nprefill, heads, kvh, hd, kvdt);
+	double x[2];
+
+	if (!c)
+		return MFU_DEFAULT_ATTN_PREFILL;
+	x[0] = log(batch);
+	x[1] = log(isl);
+	return clamp_mfu(mfu_grid_eval(&c->g, x, t->nearest), MFU_DEFAULT_ATTN_PREFILL);
+}
+
+double mfu_attn_decode(const struct mfu_tables *t, int heads, int kvh, int hd, enum dtype kvdt,
+		       double batch, double kv_len)
+{
+	const struct mfu_attn_cfg *c = nearest_cfg(t->decode, t->ndecode, heads, kvh, hd, kvdt);
+	double x[2];
+
+	if (!c)
+		return MFU_DEFAULT_ATTN_DECODE;
+	x[0] = log(batch);
+	x[1] = log(kv_len);
+	return clamp_mfu(mfu_grid_eval(&c->g, x, t->nearest), MFU_DEFAULT_ATTN_DECODE);
+}
+
+double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems)
+{
+	const double *s, *l;
+	size_t len, lo;
+	double x = log(elems), w;
+
+	if (n < 2 || n > 8 || t->ar_len[n] == 0)
+		return -1;
+	s = t->ar_size[n];
+	l = t->ar_lat[n];
+	len = t->ar_len[n];
+	if (x >= s[len - 1]) /* bandwidth-bound beyond the table: linear in size */
+		return exp(l[len - 1]) * exp(x - s[len - 1]) * 1e-6;
+	if (x <= s[0] || len == 1)
+		return exp(l[0]) * 1e-6;
+	bracket(s, len, x, &lo, &w);
+	if (t->nearest)
+		return exp(w < 0.5 ? l[lo] : l[lo + 1]) * 1e-6;
+	return exp(l[lo] + w * (l[lo + 1] - l[lo])) * 1e-6;
+}

@@ -1,0 +1,376 @@
+/* gen.c - lazy request generation in arrival order.
+ *
+ * PCG32 streams: 1 arrivals, 2 prompt lengths, 3 output lengths, 4 prompt
+ * shuffling.  Sorted uniform points of a stage (inference-perf's constant
+ * load, a Poisson process conditioned on its count) are produced one at a
+ * time by the sequential order-statistics method: the next of the k points
+ * left in [x, 1) is x + (1 - x)(1 - U^(1/k)). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/csv.h"
+#include "servesim/pcg32.h"
+#include "servesim/workload.h"
+
+struct wl_gen {
+	const struct wl_spec *s;
+	struct pcg32 r_arr, r_prompt, r_out, r_shuf;
+	int64_t issued;
+	double t;             /* seconds: last arrival (open loop) */
+	size_t stage;         /* current stage */
+	double stage_start;
+	/* uniform_count / poisson_count: points left in the window and position */
+	int64_t left;
+	double pos, win_start, win_len;
+	bool win_open;
+	int64_t *perm;        /* shared_prefix: shuffled prompt order */
+	struct csv *trace;
+	int tcol[4];
+	double last_trace_s;
+};
+
+static double unif(struct pcg32 *r)
+{
+	double u = pcg32_double(r);
+	return u > 0 ? u : 0x1p-53;
+}
+
+static double std_normal(struct pcg32 *r)
+{
+	/* Box-Muller, one variate per call: deterministic and simple */
+	double u1 = unif(r), u2 = pcg32_double(r);
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+static double gamma_draw(struct pcg32 *r, double k)
+{
+	/* Marsaglia-Tsang; k < 1 boosted by U^(1/k) */
+	double d, c, x, v, u;
+
+	if (k < 1)
+		return gamma_draw(r, k + 1) * pow(unif(r), 1.0 / k);
+	d = k - 1.0 / 3.0;
+	c = 1.0 / sqrt(9.0 * d);
+	for (;;) {
+		do {
+			x = std_normal(r);
+			v = 1 + c * x;
+		} while (v <= 0);
+		v = v * v * v;
+		u = unif(r);
+		if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
+			return d * v;
+	}
+}
+
+static int64_t poisson_draw(struct pcg32 *r, double lambda)
+{
+	double p, s, u;
+	int64_t k = 0;
+
+	if (lambda > 500) {
+		double x = floor(lambda + sqrt(lambda) * std_normal(r) + 0.5);
+		return x < 0 ? 0 : (int64_t)x;
+	}
+	p = exp(-lambda);
+	s = p;
+	u = pcg32_double(r);
+	while (u > s && k < 100000) {
+		k++;
+		p *= lambda / (double)k;
+		s += p;
+	}
+	return k;
+}
+
+int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
+{
+	double x = d->a;
+	size_t i;
+
+	switch (d->kind) {
+	case WL_FIXED:
+		x = d->a;
+		break;
+	case WL_UNIFORM:
+		x = d->a + floor(pcg32_double(r) * (d->b - d->a + 1));
+		break;
+	case WL_NORMAL:
+		x = d->b > 0 ? floor(d->a + d->b * std_normal(r) + 0.5) : d->a;
+		break;
+	case WL_LOGNORMAL: {
+		double s2 = log(1.0 + (d->b / d->a) * (d->b / d->a));
+		double mu = log(d->a) - s2 / 2;
+		x = floor(exp(mu + sqrt(s2) * std_normal(r)) + 0.5);
+		break;
+	}
+	case WL_EMPIRICAL: {
+		double u = pcg32_double(r);
+		for (i = 0; i + 1 < d->nvalues && u >= d->cdf[i]; i++)
+			;
+		x = d->values[i];
+		break;
+	}
+	}
+	if (x < (double)d->min)
+		x = (double)d->min;
+	if (x > (double)d->max)
+		x = (double)d->max;
+	return (int64_t)x;
+}
+
+int wl_stage_of(const struct wl_spec *s, int64_t t_ns)
+{
+	double t = (double)t_ns * 1e-9, start = 0;
+	size_t i;
+
+	for (i = 0; i < s->nstages; i++) {
+		if (t < start + s->stages[i].duration_s)
+			return (int)i;
+		start += s->stages[i].duration_s;
+	}
+	return s->nstages ? (int)s->nstages - 1 : 0;
+}
+
+static double stage_rate(const struct wl_gen *g)
+{
+	return g->s->nstages ? g->s->stages[g->stage].rate : g->s->rate;
+}
+
+static double stage_end(const struct wl_gen *g)
+{
+	if (g->s->nstages)
+		return g->stage_start + g->s->stages[g->stage].duration_s;
+	return g->s->duration_s > 0 ? g->s->duration_s : INFINITY;
+}
+
+/* Move to the next stage; false when none is left. */
+static bool next_stage(struct wl_gen *g)
+{
+	if (!g->s->nstages || g->stage + 1 >= g->s->nstages)
+		return false;
+	g->stage_start += g->s->stages[g->stage].duration_s;
+	g->stage++;
+	g->win_open = false;
+	return true;
+}
+
+int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
+{
+	struct wl_gen *g = xcalloc(1, sizeof(*g));
+	int rc;
+
+	g->s = s;
+	pcg32_seed(&g->r_arr, s->seed, 1);
+	pcg32_seed(&g->r_prompt, s->seed, 2);
+	pcg32_seed(&g->r_out, s->seed, 3);
+	pcg32_seed(&g->r_shuf, s->seed, 4);
+	if (s->sp_groups > 0) {
+		int64_t n = s->sp_groups * s->sp_prompts, i;
+		g->perm = xmalloc(xmul((size_t)n, sizeof(int64_t)));
+		for (i = 0; i < n; i++)
+			g->perm[i] = i;
+		for (i = n - 1; i > 0; i--) { /* Fisher-Yates */
+			int64_t j = (int64_t)pcg32_bounded(&g->r_shuf, (uint32_t)(i + 1)), t = g->perm[i];
+			g->perm[i] = g->perm[j];
+			g->perm[j] = t;
+		}
+	}
+	if (s->process == WL_TRACE) {
+		static const char *const cols[] = {"arrival_s", "prompt_tokens", "output_tokens", NULL};
+		if ((rc = csv_open(s->trace, &g->trace, e)) < 0 ||
+		    (rc = csv_require(g->trace, cols, g->tcol, e)) < 0) {
+			wl_gen_free(g);
+			return rc;
+		}
+		g->tcol[3] = csv_column(g->trace, "prefix_group");
+	}
+	*out = g;
+	return 0;
+}
+
+void wl_gen_free(struct wl_gen *g)
+{
+	if (!g)
+		return;
+	free(g->perm);
+	csv_close(g->trace);
+	free(g);
+}
+
+bool wl_gen_closed_loop(const struct wl_gen *g)
+{
+	return g->s->process == WL_CONCURRENCY;
+}
+
+int64_t wl_gen_concurrency(const struct wl_gen *g)
+{
+	return g->s->concurrency;
+}
+
+/* Next arrival time in seconds for the open-loop processes; false at end. */
+static bool next_arrival(struct wl_gen *g, double *t)
+{
+	const struct wl_spec *s = g->s;
+
+	for (;;) {
+		double rate = stage_rate(g), end = stage_end(g), x;
+		switch (s->process) {
+		case WL_POISSON:
+			x = (g->issued == 0 && g->t == 0 ? g->stage_start : g->t) -
+			    log(unif(&g->r_arr)) / rate;
+			if (x < g->stage_start)
+				x = g->stage_start;
+			break;
+		case WL_GAMMA: {
+			double k = 1.0 / (s->cv * s->cv);
+			x = (g->t < g->stage_start ? g->stage_start : g->t) + gamma_draw(&g->r_arr, k) / (k * rate);
+			break;
+		}
+		case WL_CONSTANT:
+			/* exact spacing from the stage start */
+			if (!g->win_open) {
+				g->win_open = true;
+				g->left = 0;
+			}
+			x = g->stage_start + (double)g->left / rate;
+			g->left++;
+			break;
+		case WL_UNIFORM_COUNT:
+		case WL_POISSON_COUNT:
+			while (!g->win_open || g->left == 0) {
+				if (!g->win_open) {
+					g->win_start = g->stage_start;
+				} else if (s->process == WL_POISSON_COUNT) {
+					g->win_start += 1.0;
+				} else {
+					g->win_start = end; /* window exhausted */
+				}
+				if (g->win_start >= end)
+					break;
+				g->win_open = true;
+				g->pos = 0;
+				if (s->process == WL_UNIFORM_COUNT) {
+					g->win_len = end - g->win_start;
+					g->left = (int64_t)floor(rate * g->win_len);
+				} else {
+					g->win_len = end - g->win_start < 1.0 ? end - g->win_start : 1.0;
+					g->left = poisson_draw(&g->r_arr, rate * g->win_len);
+				}
+			}
+			if (g->win_start >= end) {
+				x = INFINITY;
+				break;
+			}
+			g->pos += (1 - g->pos) * (1 - pow(unif(&g->r_arr), 1.0 / (double)g->left));
+			g->left--;
+			x = g->win_start + g->pos * g->win_len;
+			break;
+		default:
+			return false;
+		}
+		if (x < end) {
+			g->t = x;
+			*t = x;
+			return true;
+		}
+		/* past this stage: the next one starts at its boundary */
+		g->t = end;
+		if (!next_stage(g))
+			return false;
+	}
+}
+
+static void fill_lengths(struct wl_gen *g, struct wl_req *r)
+{
+	const struct wl_spec *s = g->s;
+
+	r->prefix_group = -1;
+	r->prefix_tokens = 0;
+	r->content_id = -(g->issued + 1); /* unique */
+	if (s->sp_groups > 0) {
+		int64_t n = s->sp_groups * s->sp_prompts, p = g->perm[g->issued % n];
+		r->prompt_tokens = s->sp_system + s->sp_question;
+		r->output_tokens = s->sp_output;
+		r->prefix_group = p / s->sp_prompts;
+		r->prefix_tokens = s->sp_system;
+		r->content_id = p; /* the whole prompt repeats every n requests */
+		return;
+	}
+	r->prompt_tokens = wl_dist_sample(&s->prompt, &g->r_prompt) + s->prefix_tokens;
+	r->output_tokens = wl_dist_sample(&s->output, &g->r_out);
+	if (s->prefix_tokens > 0) {
+		r->prefix_group = 0;
+		r->prefix_tokens = s->prefix_tokens;
+	}
+}
+
+static int trace_next(struct wl_gen *g, struct wl_req *r, struct err *e)
+{
+	double a, p, o, grp = -1;
+	int rc = csv_next(g->trace, e);
+
+	if (rc <= 0)
+		return rc;
+	if ((rc = csv_num(g->trace, g->tcol[0], &a, e)) < 0 ||
+	    (rc = csv_num(g->trace, g->tcol[1], &p, e)) < 0 ||
+	    (rc = csv_num(g->trace, g->tcol[2], &o, e)) < 0)
+		return rc;
+	if (g->tcol[3] >= 0 && csv_field(g->trace, g->tcol[3])[0] &&
+	    (rc = csv_num(g->trace, g->tcol[3], &grp, e)) < 0)
+		return rc;
+	if (!(a >= 0) || a < g->last_trace_s)
+		return err_set(e, SS_EDATA, "%s:%zu: 'arrival_s' must be >= 0 and non-decreasing, got %g",
+			       csv_path(g->trace), csv_lineno(g->trace), a);
+	if (!(p >= 1) || p != floor(p) || !(o >= 1) || o != floor(o))
+		return err_set(e, SS_EDATA,
+			       "%s:%zu: 'prompt_tokens' and 'output_tokens' must be integers >= 1, got %g and %g",
+			       csv_path(g->trace), csv_lineno(g->trace), p, o);
+	g->last_trace_s = a;
+	r->arrival_ns = (int64_t)llround(a * 1e9);
+	r->prompt_tokens = (int64_t)p;
+	r->output_tokens = (int64_t)o;
+	r->prefix_group = grp >= 0 ? (int64_t)grp : -1;
+	r->prefix_tokens = 0;
+	r->content_id = -(g->issued + 1);
+	r->stage = 0;
+	return 1;
+}
+
+int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err *e)
+{
+	const struct wl_spec *s = g->s;
+	double t;
+	int rc;
+
+	if (s->num_requests > 0 && g->issued >= s->num_requests)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	if (s->process == WL_TRACE) {
+		rc = trace_next(g, out, e);
+		if (rc > 0)
+			g->issued++;
+		return rc;
+	}
+	if (s->process == WL_CONCURRENCY) {
+		double tn = (double)now_ns * 1e-9, limit = s->duration_s;
+		if (s->nstages) {
+			limit = 0;
+			for (size_t i = 0; i < s->nstages; i++)
+				limit += s->stages[i].duration_s;
+		}
+		if (limit > 0 && tn >= limit)
+			return 0;
+		out->arrival_ns = now_ns;
+	} else {
+		if (!next_arrival(g, &t))
+			return 0;
+		out->arrival_ns = (int64_t)llround(t * 1e9);
+	}
+	fill_lengths(g, out);
+	out->stage = wl_stage_of(s, out->arrival_ns);
+	g->issued++;
+	return 1;
+}

@@ -1,0 +1,305 @@
+/* spec.c - workload spec (JSON) parsing and validation.  Unknown keys are
+ * errors; every message names the file, the JSON path and the bad value. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/workload.h"
+
+static const char *const proc_names[] = {"poisson", "constant", "gamma", "uniform_count",
+					 "poisson_count", "concurrency", "trace"};
+
+const char *wl_process_name(enum wl_process p)
+{
+	return (unsigned)p < sizeof(proc_names) / sizeof(proc_names[0]) ? proc_names[p] : "?";
+}
+
+void wl_spec_defaults(struct wl_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->seed = 42;
+	s->process = WL_POISSON;
+	s->rate = 1;
+	s->cv = 1;
+	s->prompt.kind = WL_FIXED;
+	s->prompt.a = 512;
+	s->prompt.min = 1;
+	s->prompt.max = INT64_MAX;
+	s->output = s->prompt;
+	s->output.a = 128;
+	s->num_requests = 100;
+}
+
+void wl_spec_release(struct wl_spec *s)
+{
+	free(s->prompt.values);
+	free(s->prompt.cdf);
+	free(s->output.values);
+	free(s->output.cdf);
+	s->prompt.values = s->prompt.cdf = s->output.values = s->output.cdf = NULL;
+}
+
+static int parse_dist(const struct json *o, const char *src, const char *key, struct wl_dist *d,
+		      struct err *e)
+{
+	static const char *const keys[] = {"dist", "value", "min", "max", "mean", "stdev", "values",
+					   "weights", NULL};
+	char ctx[700];
+	const char *kind = NULL;
+	int64_t v;
+	bool p1 = false, p2 = false;
+	int rc;
+
+	snprintf(ctx, sizeof(ctx), "%s: %s", src, key);
+	if (json_type_of(o) == JSON_NUMBER) { /* shorthand: a fixed length */
+		double x = json_number(o);
+		if (!(x >= 1) || x != floor(x))
+			return err_set(e, SS_EDATA, "%s: must be an integer >= 1, got %g", ctx, x);
+		memset(d, 0, sizeof(*d));
+		d->kind = WL_FIXED;
+		d->a = x;
+		d->min = 1;
+		d->max = INT64_MAX;
+		return 0;
+	}
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	if ((rc = json_req_str(o, "dist", ctx, &kind, e)) < 0)
+		return rc;
+	memset(d, 0, sizeof(*d));
+	d->min = 1;
+	d->max = INT64_MAX;
+	if ((rc = json_opt_int(o, "min", ctx, 1, INT64_MAX, &d->min, &p1, e)) < 0 ||
+	    (rc = json_opt_int(o, "max", ctx, 1, INT64_MAX, &d->max, &p2, e)) < 0)
+		return rc;
+	if (d->max < d->min)
+		return err_set(e, SS_EDATA, "%s: 'max' (%lld) must be >= 'min' (%lld)", ctx,
+			       (long long)d->max, (long long)d->min);
+	if (strcmp(kind, "fixed") == 0) {
+		d->kind = WL_FIXED;
+		if ((rc = json_req_int(o, "value", ctx, 1, INT64_MAX, &v, e)) < 0)
+			return rc;
+		d->a = (double)v;
+	} else if (strcmp(kind, "uniform") == 0) {
+		d->kind = WL_UNIFORM;
+		if (!p1 || !p2)
+			return err_set(e, SS_EDATA, "%s: uniform needs 'min' and 'max'", ctx);
+		d->a = (double)d->min;
+		d->b = (double)d->max;
+	} else if (strcmp(kind, "normal") == 0 || strcmp(kind, "lognormal") == 0) {
+		d->kind = kind[0] == 'n' ? WL_NORMAL : WL_LOGNORMAL;
+		if ((rc = json_req_num(o, "mean", ctx, &d->a, e)) < 0)
+			return rc;
+		if ((rc = json_req_num(o, "stdev", ctx, &d->b, e)) < 0)
+			return rc;
+		if (!(d->a > 0))
+			return err_set(e, SS_EDATA, "%s: 'mean' must be > 0, got %g", ctx, d->a);
+		if (!(d->b >= 0))
+			return err_set(e, SS_EDATA, "%s: 'stdev' must be >= 0, got %g", ctx, d->b);
+	} else if (strcmp(kind, "empirical") == 0) {
+		const struct json *vs = json_get(o, "values"), *ws = json_get(o, "weights"), *x;
+		size_t n, i = 0;
+		double tot = 0;
+		d->kind = WL_EMPIRICAL;
+		if (!vs || json_type_of(vs) != JSON_ARRAY || (n = json_size(vs)) == 0)
+			return err_set(e, SS_EDATA, "%s: empirical needs a non-empty 'values' array", ctx);
+		if (ws && (json_type_of(ws) != JSON_ARRAY || json_size(ws) != n))
+			return err_set(e, SS_EDATA, "%s: 'weights' must be an array as long as 'values'", ctx);
+		d->values = xcalloc(n, sizeof(double));
+		d->cdf = xcalloc(n, sizeof(double));
+		d->nvalues = n;
+		for (x = json_first(vs); x; x = json_next(x), i++) {
+			double val = json_number(x), w = ws ? json_number(json_at(ws, i)) : 1.0;
+			if (json_type_of(x) != JSON_NUMBER || !(val >= 1) || val != floor(val))
+				return err_set(e, SS_EDATA, "%s: 'values[%zu]' must be an integer >= 1", ctx, i);
+			if (!(w >= 0))
+				return err_set(e, SS_EDATA, "%s: 'weights[%zu]' must be a number >= 0", ctx, i);
+			d->values[i] = val;
+			tot += w;
+			d->cdf[i] = tot;
+		}
+		if (!(tot > 0))
+			return err_set(e, SS_EDATA, "%s: 'weights' must not all be 0", ctx);
+		for (i = 0; i < n; i++)
+			d->cdf[i] /= tot;
+	} else {
+		return err_set(e, SS_EDATA,
+			       "%s: 'dist' must be fixed, uniform, normal, lognormal or empirical, got \"%s\"",
+			       ctx, kind);
+	}
+	return 0;
+}
+
+static int parse_arrival(const struct json *o, const char *src, struct wl_spec *s, struct err *e)
+{
+	static const char *const keys[] = {"process", "rate", "cv", "concurrency", "file", NULL};
+	char ctx[700];
+	const char *proc = NULL, *file = NULL;
+	size_t i;
+	bool pres;
+	int rc, found = 0;
+
+	snprintf(ctx, sizeof(ctx), "%s: arrival", src);
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	if ((rc = json_req_str(o, "process", ctx, &proc, e)) < 0)
+		return rc;
+	for (i = 0; i < sizeof(proc_names) / sizeof(proc_names[0]); i++)
+		if (strcmp(proc, proc_names[i]) == 0) {
+			s->process = (enum wl_process)i;
+			found = 1;
+		}
+	if (!found)
+		return err_set(e, SS_EDATA,
+			       "%s: 'process' must be poisson, constant, gamma, uniform_count, poisson_count, concurrency or trace, got \"%s\"",
+			       ctx, proc);
+	if ((rc = json_opt_num(o, "rate", ctx, &s->rate, &pres, e)) < 0)
+		return rc;
+	if (pres && !(s->rate > 0))
+		return err_set(e, SS_EDATA, "%s: 'rate' must be > 0, got %g", ctx, s->rate);
+	if ((rc = json_opt_num(o, "cv", ctx, &s->cv, &pres, e)) < 0)
+		return rc;
+	if (pres && !(s->cv > 0))
+		return err_set(e, SS_EDATA, "%s: 'cv' must be > 0, got %g", ctx, s->cv);
+	if ((rc = json_opt_int(o, "concurrency", ctx, 1, 1 << 24, &s->concurrency, &pres, e)) < 0)
+		return rc;
+	if (s->process == WL_CONCURRENCY && !pres)
+		return err_set(e, SS_EDATA, "%s: process concurrency needs 'concurrency'", ctx);
+	if ((rc = json_opt_str(o, "file", ctx, &file, e)) < 0)
+		return rc;
+	if (s->process == WL_TRACE) {
+		if (!file)
+			return err_set(e, SS_EDATA, "%s: process trace needs 'file'", ctx);
+		snprintf(s->trace, sizeof(s->trace), "%s", file);
+	}
+	return 0;
+}
+
+static int parse_shared_prefix(const struct json *o, const char *src, struct wl_spec *s,
+			       struct err *e)
+{
+	static const char *const keys[] = {"num_groups", "num_prompts_per_group", "system_prompt_len",
+					   "question_len", "output_len", NULL};
+	char ctx[700];
+	int rc;
+
+	snprintf(ctx, sizeof(ctx), "%s: shared_prefix", src);
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	if ((rc = json_req_int(o, "num_groups", ctx, 1, 1 << 20, &s->sp_groups, e)) < 0 ||
+	    (rc = json_req_int(o, "num_prompts_per_group", ctx, 1, 1 << 20, &s->sp_prompts, e)) < 0 ||
+	    (rc = json_req_int(o, "system_prompt_len", ctx, 0, 1 << 24, &s->sp_system, e)) < 0 ||
+	    (rc = json_req_int(o, "question_len", ctx, 1, 1 << 24, &s->sp_question, e)) < 0 ||
+	    (rc = json_req_int(o, "output_len", ctx, 1, 1 << 24, &s->sp_output, e)) < 0)
+		return rc;
+	return 0;
+}
+
+int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *s,
+		      struct err *e)
+{
+	static const char *const keys[] = {"seed", "arrival", "stages", "num_requests", "duration_s",
+		"prompt_tokens", "output_tokens", "prefix_tokens", "shared_prefix", "name",
+		"description", NULL};
+	const struct json *o;
+	int64_t seed = 42;
+	bool pres;
+	int rc;
+
+	wl_spec_defaults(s);
+	snprintf(s->source, sizeof(s->source), "%s", src);
+	if ((rc = json_check_keys(root, keys, src, e)) < 0)
+		return rc;
+	if ((rc = json_opt_int(root, "seed", src, 0, INT64_MAX, &seed, &pres, e)) < 0)
+		return rc;
+	s->seed = (uint64_t)seed;
+	o = json_get(root, "arrival");
+	if (!o)
+		return err_set(e, SS_EDATA, "%s: missing required key 'arrival'", src);
+	if ((rc = parse_arrival(o, src, s, e)) < 0)
+		return rc;
+	s->num_requests = 0;
+	if ((rc = json_opt_int(root, "num_requests", src, 1, INT64_MAX, &s->num_requests, &pres, e)) < 0)
+		return rc;
+	if ((rc = json_opt_num(root, "duration_s", src, &s->duration_s, &pres, e)) < 0)
+		return rc;
+	if (pres && !(s->duration_s > 0))
+		return err_set(e, SS_EDATA, "%s: 'duration_s' must be > 0, got %g", src, s->duration_s);
+	o = json_get(root, "stages");
+	if (o) {
+		const struct json *st;
+		size_t i = 0;
+		if (json_type_of(o) != JSON_ARRAY || json_size(o) == 0 || json_size(o) > WL_MAX_STAGES)
+			return err_set(e, SS_EDATA, "%s: 'stages' must be an array of 1..%d stages", src,
+				       WL_MAX_STAGES);
+		for (st = json_first(o); st; st = json_next(st), i++) {
+			static const char *const sk[] = {"rate", "duration_s", "concurrency", NULL};
+			char ctx[700];
+			double conc = 0;
+			snprintf(ctx, sizeof(ctx), "%s: stages[%zu]", src, i);
+			if ((rc = json_check_keys(st, sk, ctx, e)) < 0)
+				return rc;
+			if ((rc = json_opt_num(st, "rate", ctx, &s->stages[i].rate, &pres, e)) < 0)
+				return rc;
+			if (!pres && (rc = json_req_num(st, "concurrency", ctx, &conc, e)) < 0)
+				return rc;
+			if (!pres)
+				s->stages[i].rate = conc;
+			if (!(s->stages[i].rate > 0))
+				return err_set(e, SS_EDATA, "%s: 'rate' must be > 0, got %g", ctx,
+					       s->stages[i].rate);
+			if ((rc = json_req_num(st, "duration_s", ctx, &s->stages[i].duration_s, e)) < 0)
+				return rc;
+			if (!(s->stages[i].duration_s > 0))
+				return err_set(e, SS_EDATA, "%s: 'duration_s' must be > 0, got %g", ctx,
+					       s->stages[i].duration_s);
+		}
+		s->nstages = i;
+	}
+	o = json_get(root, "shared_prefix");
+	if (o && (rc = parse_shared_prefix(o, src, s, e)) < 0)
+		return rc;
+	o = json_get(root, "prompt_tokens");
+	if (o && (rc = parse_dist(o, src, "prompt_tokens", &s->prompt, e)) < 0)
+		return rc;
+	o = json_get(root, "output_tokens");
+	if (o && (rc = parse_dist(o, src, "output_tokens", &s->output, e)) < 0)
+		return rc;
+	if ((rc = json_opt_int(root, "prefix_tokens", src, 0, 1 << 24, &s->prefix_tokens, &pres, e)) < 0)
+		return rc;
+	return wl_spec_validate(s, src, e) < 0 ? -SS_EDATA : 0;
+}
+
+int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
+{
+	bool open = s->process != WL_CONCURRENCY && s->process != WL_TRACE;
+
+	if (s->process == WL_TRACE)
+		return 0;
+	if (s->num_requests == 0 && s->duration_s == 0 && s->nstages == 0)
+		return err_set(e, SS_EUSAGE,
+			       "%s: give 'num_requests', 'duration_s' or 'stages' (the workload needs an end)", src);
+	if ((s->process == WL_UNIFORM_COUNT || s->process == WL_POISSON_COUNT) && s->nstages == 0 &&
+	    s->duration_s == 0)
+		return err_set(e, SS_EUSAGE, "%s: process %s needs 'stages' or 'duration_s'", src,
+			       wl_process_name(s->process));
+	if (open && s->nstages == 0 && !(s->rate > 0))
+		return err_set(e, SS_EUSAGE, "%s: 'arrival.rate' must be > 0, got %g", src, s->rate);
+	return 0;
+}
+
+int wl_spec_load(const char *path, struct wl_spec *s, struct err *e)
+{
+	struct json *root;
+	int rc = json_parse_file(path, &root, e);
+
+	if (rc < 0) {
+		wl_spec_defaults(s);
+		return rc;
+	}
+	rc = wl_spec_from_json(root, path, s, e);
+	json_free(root);
+	return rc;
+}

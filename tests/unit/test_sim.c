@@ -1,0 +1,457 @@
+/* test_sim.c - hand-worked vLLM v1 schedules, KV-cache accounting,
+ * determinism, a preemption storm, memory planning and cost known answers. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "servesim/cost.h"
+#include "servesim/kvcache.h"
+#include "servesim/memplan.h"
+#include "servesim/opgraph.h"
+#include "servesim/paths.h"
+#include "servesim/sim.h"
+
+static struct model_registry reg;
+static struct gpu_db db;
+static char datadir[1024];
+
+static void load_model(const char *id, struct model_cfg *m)
+{
+	struct err e;
+	if (registry_load_model(&reg, id, m, &e) < 0)
+		printf("# %s\n", e.msg);
+}
+
+static const struct gpu_spec *gpu(const char *id)
+{
+	const struct gpu_spec *g = NULL;
+	struct err e;
+	gpu_find(&db, id, &g, &e);
+	return g;
+}
+
+static int make_cost(struct cost_model *c, const struct model_cfg *m, int64_t mbt, int64_t mns,
+		     unsigned off)
+{
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 1, 1};
+	struct err e;
+	int rc;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cc.off = off;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = mbt;
+	cc.max_seqs = mns;
+	cc.graph_max = 512;
+	rc = cost_init(c, m, gpu("h100"), &p, &cc, datadir, &e);
+	if (rc < 0)
+		printf("# cost: %s\n", e.msg);
+	return rc;
+}
+
+static void base_cfg(struct sim_cfg *sc, int64_t mbt, int64_t mns, int64_t blocks)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->max_num_batched_tokens = mbt;
+	sc->max_num_seqs = mns;
+	sc->max_model_len = 8192;
+	sc->block_size = 16;
+	sc->total_kv_blocks = blocks;
+	sc->prefix_caching = true;
+	sc->dp = 1;
+	sc->check_invariants = true;
+}
+
+/* Write a trace CSV and point the spec at it. */
+static void trace_spec(struct wl_spec *w, const char *rows)
+{
+	static int n;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/servesim-test-trace-%d-%d.csv", (int)getpid(), n++);
+	f = fopen(path, "w");
+	fprintf(f, "arrival_s,prompt_tokens,output_tokens,prefix_group\n%s", rows);
+	fclose(f);
+	wl_spec_defaults(w);
+	w->process = WL_TRACE;
+	w->num_requests = 0;
+	snprintf(w->trace, sizeof(w->trace), "%s", path);
+	snprintf(w->source, sizeof(w->source), "%s", path);
+}
+
+/* Run to completion, capturing the step log and per-request CSV. */
+static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
+	       char **log, char **csv, struct sim_totals *tot)
+{
+	size_t ll = 0, cl = 0;
+	FILE *lf = open_memstream(log, &ll), *cf = open_memstream(csv, &cl);
+	struct sim *s;
+	struct err e;
+	int rc;
+
+	sc->step_log = lf;
+	sc->requests_out = cf;
+	rc = sim_new(sc, c, w, &s, &e);
+	if (rc == 0)
+		rc = sim_run(s, &e);
+	if (rc < 0)
+		printf("# sim: %s\n", e.msg);
+	if (s) {
+		*tot = *sim_totals(s);
+		sim_free(s);
+	}
+	fclose(lf);
+	fclose(cf);
+	return rc;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+static const char *line_n(const char *log, int n, char *buf, size_t len)
+{
+	const char *p = log;
+	const char *nl;
+	while (n-- > 0 && (p = strchr(p, '\n')))
+		p++;
+	if (!p) {
+		buf[0] = '\0';
+		return buf;
+	}
+	nl = strchr(p, '\n');
+	snprintf(buf, len, "%.*s", (int)(nl ? nl - p : (long)strlen(p)), p);
+	return buf;
+}
+
+static void test_chunking(const struct model_cfg *m)
+{
+	/* budget 64, one 2000-token prompt, 3 output tokens: 31 chunks of 64 and
+	 * one of 16 (2000 = 31*64 + 16); the last chunk samples token 1, then two
+	 * decode steps: 34 steps in all */
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL, buf[256];
+
+	make_cost(&c, m, 64, 32, 0);
+	base_cfg(&sc, 64, 32, 1000);
+	trace_spec(&w, "0.0,2000,3,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "chunking run");
+	CHECK(t.steps == 34, "34 steps (%llu)", (unsigned long long)t.steps);
+	CHECK(count(log, " 0+64 ") == 31, "31 chunks of 64 (%d)", count(log, " 0+64 "));
+	CHECK(strstr(line_n(log, 31, buf, sizeof(buf)), " 0+16 ") != NULL, "32nd step is the 16-token tail: %s", buf);
+	CHECK(count(log, " 0+1 ") == 2, "then two decode steps");
+	CHECK(t.completed == 1, "completed");
+	free(log);
+	free(csv);
+	cost_release(&c);
+}
+
+static void test_max_seqs_and_decode_first(const struct model_cfg *m)
+{
+	/* 3 requests at t=0, max_num_seqs 2, budget 100, prompts 40, output 3:
+	 * step 0 admits 0 (40) and 1 (40), not 2 (seq cap); step 1 decodes 0 and
+	 * 1 first; request 2 waits until a slot frees */
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL, buf[256];
+
+	make_cost(&c, m, 100, 2, 0);
+	base_cfg(&sc, 100, 2, 1000);
+	trace_spec(&w, "0.0,40,3,\n0.0,40,3,\n0.0,40,3,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "max_num_seqs run");
+	line_n(log, 0, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+40 1+40 |") != NULL, "step 0: two admissions, cap 2: %s", buf);
+	line_n(log, 1, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+1 1+1 |") != NULL && strstr(buf, "wait 1"), "step 1: decodes first, 1 waiting: %s", buf);
+	line_n(log, 3, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 2+40 |") != NULL, "request 2 admitted when a slot frees: %s", buf);
+	free(log);
+	free(csv);
+	cost_release(&c);
+
+	/* decode-first with a token budget: 0 and 1 decoding, 2 arrives; budget
+	 * 10 leaves 8 tokens for its prefill chunk after the two decodes */
+	make_cost(&c, m, 10, 8, 0);
+	base_cfg(&sc, 10, 8, 1000);
+	trace_spec(&w, "0.0,5,50,\n0.0,5,50,\n0.05,30,2,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "decode-first run");
+	CHECK(strstr(log, ": 0+1 1+1 2+8 |") != NULL, "running decodes before the new prefill chunk (2+8)");
+	free(log);
+	free(csv);
+	cost_release(&c);
+}
+
+static void test_preemption(const struct model_cfg *m)
+{
+	/* 6 blocks of 16 tokens.  Two requests of 32 prompt tokens (2 blocks
+	 * each) and 40 output tokens: they grow until the cache is full, then
+	 * the most recently admitted (request 1) is preempted, request 0 goes on */
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	const char *first;
+
+	make_cost(&c, m, 256, 8, 0);
+	base_cfg(&sc, 256, 8, 6);
+	sc.prefix_caching = false;
+	trace_spec(&w, "0.0,32,40,\n0.0,32,40,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "preemption run");
+	first = strstr(log, "preempt ");
+	CHECK(first && strncmp(first, "preempt 1 ", 10) == 0, "the newest request (1) is preempted first");
+	CHECK(t.preemptions >= 1 && t.completed == 2, "both complete after %llu preemption(s)",
+	      (unsigned long long)t.preemptions);
+	CHECK(strstr(csv, "\n1,0,0,0.000000,32,40,0,") != NULL || count(csv, ",completed,") == 2,
+	      "per-request rows written");
+	free(log);
+	free(csv);
+	cost_release(&c);
+}
+
+static void test_prefix_cache(const struct model_cfg *m)
+{
+	/* shared_prefix with 1 group x 1 prompt: every request has the same
+	 * 100 + 60 = 160-token prompt (10 full blocks); from the second request on,
+	 * the lookup hits all but the last block (at most prompt - 1 tokens) */
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+
+	make_cost(&c, m, 512, 16, 0);
+	base_cfg(&sc, 512, 16, 200);
+	wl_spec_defaults(&w);
+	w.process = WL_CONSTANT;
+	w.rate = 2;
+	w.num_requests = 5;
+	w.sp_groups = 1;
+	w.sp_prompts = 1;
+	w.sp_system = 100;
+	w.sp_question = 60;
+	w.sp_output = 4;
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "prefix run");
+	CHECK(t.prefix_lookup_tokens == 5 * 160, "lookups over 5 prompts");
+	CHECK(t.prefix_hit_tokens == 4 * 144, "hits: 4 requests x 9 blocks x 16 = %llu",
+	      (unsigned long long)t.prefix_hit_tokens);
+	CHECK(strstr(log, " 1+16 ") != NULL, "a hit request computes only its last 16 tokens");
+	free(log);
+	free(csv);
+	cost_release(&c);
+	/* off: no hits */
+	make_cost(&c, m, 512, 16, 0);
+	sc.prefix_caching = false;
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.prefix_hit_tokens == 0, "no hits with caching off");
+	free(log);
+	free(csv);
+	cost_release(&c);
+}
+
+static void test_rejections(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+
+	make_cost(&c, m, 256, 8, 0);
+	base_cfg(&sc, 256, 8, 10);
+	sc.max_model_len = 300;
+	/* 200+200 > max_model_len; 150+20 needs 11 blocks > 10 */
+	trace_spec(&w, "0.0,200,200,\n0.1,150,20,\n0.2,20,5,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "rejection run");
+	CHECK(t.rejected[REJ_TOO_LONG] == 1 && t.rejected[REJ_KV_CAPACITY] == 1 && t.completed == 1,
+	      "one too long, one beyond KV capacity, one completed");
+	CHECK(strstr(csv, "rejected:too_long") && strstr(csv, "rejected:kv_capacity"),
+	      "rejections are reported, not dropped");
+	free(log);
+	free(csv);
+	cost_release(&c);
+}
+
+static void test_determinism_and_storm(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t1, t2, t3;
+	char *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL, *l3 = NULL, *c3 = NULL;
+
+	make_cost(&c, m, 512, 64, 0);
+	base_cfg(&sc, 512, 64, 2000);
+	wl_spec_defaults(&w);
+	w.process = WL_POISSON;
+	w.rate = 30;
+	w.num_requests = 300;
+	w.prompt.kind = WL_NORMAL;
+	w.prompt.a = 300;
+	w.prompt.b = 100;
+	w.output.kind = WL_UNIFORM;
+	w.output.a = 10;
+	w.output.b = 200;
+	w.seed = 11;
+	run(&sc, &c, &w, &l1, &c1, &t1);
+	run(&sc, &c, &w, &l2, &c2, &t2);
+	CHECK(strcmp(c1, c2) == 0 && strcmp(l1, l2) == 0, "same seed: byte-identical CSV and step log");
+	w.seed = 12;
+	run(&sc, &c, &w, &l3, &c3, &t3);
+	CHECK(strcmp(c1, c3) != 0, "different seed: different draws");
+	free(l1); free(c1); free(l2); free(c2); free(l3); free(c3);
+	/* storm: 40 blocks for 300 requests of ~300+100 tokens, invariants
+	 * checked after every event */
+	base_cfg(&sc, 512, 64, 40);
+	w.seed = 11;
+	CHECK(run(&sc, &c, &w, &l1, &c1, &t1) == 0, "preemption storm finishes");
+	CHECK(t1.completed + t1.rejected[REJ_KV_CAPACITY] + t1.rejected[REJ_TOO_LONG] == 300,
+	      "storm conserves requests: %llu completed + %llu rejected",
+	      (unsigned long long)t1.completed,
+	      (unsigned long long)(t1.rejected[0] + t1.rejected[1]));
+	CHECK(t1.preemptions > 100, "storm preempts a lot (%llu)", (unsigned long long)t1.preemptions);
+	free(l1); free(c1);
+	cost_release(&c);
+}
+
+static void test_kvcache(void)
+{
+	struct kvc k;
+	char why[200];
+	int32_t a, b, c2;
+
+	kvc_init(&k, 3, true);
+	a = kvc_alloc(&k);
+	b = kvc_alloc(&k);
+	kvc_register(&k, a, 111);
+	CHECK(kvc_lookup(&k, 111) == a && kvc_lookup(&k, 222) == -1, "register and lookup");
+	kvc_put(&k, a);
+	CHECK(kvc_available(&k) == 2 && k.nevict == 1, "freed cached block is evictable");
+	kvc_acquire(&k, a);
+	CHECK(k.nevict == 0 && kvc_used(&k) == 2, "hit takes it back");
+	kvc_put(&k, a);
+	c2 = kvc_alloc(&k); /* the plain free block first */
+	CHECK(kvc_lookup(&k, 111) == a, "free block used before evicting");
+	kvc_put(&k, c2);
+	kvc_alloc(&k);
+	kvc_alloc(&k); /* now evicts a */
+	CHECK(kvc_lookup(&k, 111) == -1 && k.evictions == 1, "LRU eviction drops the hash");
+	CHECK(kvc_check(&k, why, sizeof(why)), "accounting consistent (%s)", why);
+	kvc_release(&k);
+	(void)b;
+}
+
+static void test_memplan(void)
+{
+	/* vLLM 0.11 logs (eval ground truth): CodeLlama-34B TP1 on H100 */
+	struct model_cfg m;
+	struct memplan mp;
+	struct parallel p = {1, 1, 1, 1};
+	struct err e;
+
+	load_model("codellama-34b", &m);
+	memplan_compute(&m, gpu("h100"), &p, DT_BF16, DT_BF16, 0.9, 16, 64, 32, &mp, &e);
+	CHECK_REL((double)mp.blocks, 2790, 0.005, "CodeLlama-34B blocks at budget 64 / 32 seqs vs vLLM log 2790");
+	memplan_compute(&m, gpu("h100"), &p, DT_BF16, DT_BF16, 0.9, 16, 4096, 256, &mp, &e);
+	CHECK_REL((double)mp.blocks, 2537, 0.005, "CodeLlama-34B blocks at budget 4096 / 256 seqs vs vLLM log 2537");
+	load_model("llama-2-70b", &m);
+	err_clear(&e);
+	CHECK(memplan_compute(&m, gpu("h100"), &p, DT_BF16, DT_BF16, 0.9, 16, 2048, 128, &mp, &e) == -SS_EUSAGE &&
+	      strstr(e.msg, "does not fit") && strstr(e.msg, "138.0 GB"), "70B at TP1 does not fit: %s", e.msg);
+}
+
+static void test_cost_kat(const struct model_cfg *m)
+{
+	/* Llama-2-7B decode, batch 1, 100-token context, H100: memory-bound.
+	 * Weights 6.7384e9 x 2 B = 13.477 GB over 3.35e12 x 0.8 B/s = 5.029 ms;
+	 * overheads 500 + 32 x 5 + 2 us = 0.662 ms. */
+	struct cost_model c;
+	struct step_desc d;
+	int64_t len = 4096, pre = 0;
+	double t, want_w = 6738415616.0 * 2 / (3.35e12 * 0.8);
+
+	make_cost(&c, m, 8192, 256, 0);
+	memset(&d, 0, sizeof(d));
+	d.ndecode = 1;
+	d.decode_ctx_sum = 100;
+	d.nlogits = 1;
+	t = cost_step_s(&c, &d);
+	CHECK(t > want_w + 0.000662 && t < (want_w + 0.000662) * 1.10,
+	      "decode B=1: %.3f ms within 10%% above weights/(BW x 0.8) + overheads = %.3f ms", t * 1e3,
+	      (want_w + 0.000662) * 1e3);
+	/* 4096-token prefill: compute-bound: the time exceeds FLOPs at peak by
+	 * the MFU factor, and the bytes term is far below it */
+	memset(&d, 0, sizeof(d));
+	d.nchunks = 1;
+	d.chunk_len = &len;
+	d.chunk_prefix = &pre;
+	d.nlogits = 1;
+	t = cost_step_s(&c, &d) - cost_overhead_s(&c, 1);
+	{
+		double flops = 2 * 6476005376.0 * 4096 + 4 * 32 * 4096 * (4096.0 * 4097 / 2) + 2 * 4096 * 32000.0;
+		double tmin = flops / 989.4e12, tbytes = 13.477e9 / (3.35e12 * 0.8);
+		CHECK(t > tmin && t < tmin / 0.5, "prefill 4096: %.2f ms between FLOPs/peak %.2f ms and FLOPs/(0.5 peak)",
+		      t * 1e3, tmin * 1e3);
+		CHECK(t > 5 * tbytes, "prefill 4096 is compute-bound (%.2f ms >> weights %.2f ms)", t * 1e3, tbytes * 1e3);
+	}
+	/* H2 off removes exactly the overhead */
+	{
+		struct cost_model c2;
+		memset(&d, 0, sizeof(d));
+		d.ndecode = 3;
+		d.decode_ctx_sum = 900;
+		d.nlogits = 3;
+		make_cost(&c2, m, 8192, 256, COST_H2);
+		CHECK(fabs(cost_step_s(&c, &d) - cost_step_s(&c2, &d) - (500 + 32 * 5 + 3 * 2) * 1e-6) < 1e-12,
+		      "H2 off removes 500 + 32x5 + 3x2 us");
+		cost_release(&c2);
+	}
+	/* CUDA-graph padding: 9 decode requests run as 16 */
+	CHECK(cost_graph_pad(&c, 9) == 16 && cost_graph_pad(&c, 3) == 4 && cost_graph_pad(&c, 513) == 513,
+	      "graph padding 9->16, 3->4, 513 unpadded");
+	cost_release(&c);
+}
+
+int main(void)
+{
+	char dir[1200], path[1200];
+	struct err e;
+	struct model_cfg m;
+
+	paths_data_dir(datadir, sizeof(datadir));
+	snprintf(dir, sizeof(dir), "%s/models", datadir);
+	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
+	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
+		printf("# %s\n", e.msg);
+		return 1;
+	}
+	load_model("llama-2-7b", &m);
+	test_kvcache();
+	test_chunking(&m);
+	test_max_seqs_and_decode_first(&m);
+	test_preemption(&m);
+	test_prefix_cache(&m);
+	test_rejections(&m);
+	test_determinism_and_storm(&m);
+	test_memplan();
+	test_cost_kat(&m);
+	registry_release(&reg);
+	gpu_db_release(&db);
+	system("rm -f /tmp/servesim-test-trace-*.csv");
+	return check_done();
+}

@@ -1,0 +1,174 @@
+/* test_workload.c - arrival processes and length distributions with their
+ * real semantics (inference-perf and GuideLLM), spec validation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "servesim/pcg32.h"
+#include "servesim/workload.h"
+
+static int64_t drain(struct wl_spec *w, int64_t *times, size_t cap, struct wl_req *last)
+{
+	struct wl_gen *g;
+	struct err e;
+	struct wl_req r;
+	int64_t n = 0;
+
+	if (wl_gen_new(w, &g, &e) < 0)
+		return -1;
+	while (wl_gen_next(g, 0, &r, &e) > 0) {
+		if ((size_t)n < cap)
+			times[n] = r.arrival_ns;
+		*last = r;
+		n++;
+	}
+	wl_gen_free(g);
+	return n;
+}
+
+static int parse(const char *txt, struct wl_spec *w, struct err *e)
+{
+	struct json *j;
+	int rc;
+
+	err_clear(e);
+	if ((rc = json_parse(txt, strlen(txt), "w.json", &j, e)) < 0)
+		return rc;
+	rc = wl_spec_from_json(j, "w.json", w, e);
+	json_free(j);
+	return rc;
+}
+
+int main(void)
+{
+	static int64_t t[40000];
+	struct wl_spec w;
+	struct wl_req last;
+	struct err e;
+	int64_t n, i;
+	int mono = 1, in_stage = 1;
+
+	/* GuideLLM constant: exact 1/rate spacing */
+	wl_spec_defaults(&w);
+	w.process = WL_CONSTANT;
+	w.rate = 4;
+	w.num_requests = 10;
+	n = drain(&w, t, 40000, &last);
+	CHECK(n == 10 && t[0] == 0 && t[1] == 250000000 && t[9] == 2250000000LL, "constant: exact 250 ms spacing");
+
+	/* inference-perf constant: floor(rate x duration) sorted uniform points per stage */
+	wl_spec_defaults(&w);
+	w.process = WL_UNIFORM_COUNT;
+	w.num_requests = 0;
+	w.nstages = 2;
+	w.stages[0] = (struct wl_stage){8, 600};
+	w.stages[1] = (struct wl_stage){20.5, 100};
+	n = drain(&w, t, 40000, &last);
+	CHECK(n == 4800 + 2050, "uniform_count: 4800 + floor(20.5 x 100) = %lld", (long long)n);
+	for (i = 1; i < n; i++)
+		mono &= t[i] >= t[i - 1];
+	for (i = 0; i < 4800; i++)
+		in_stage &= t[i] < 600000000000LL;
+	for (i = 4800; i < n; i++)
+		in_stage &= t[i] >= 600000000000LL && t[i] < 700000000000LL;
+	CHECK(mono && in_stage, "sorted, each stage's points inside the stage");
+	CHECK(last.stage == 1, "stage tag of the last request");
+	{
+		/* conditioned on the count, the points are uniform: mean near the middle */
+		double s = 0;
+		for (i = 0; i < 4800; i++)
+			s += (double)t[i] * 1e-9;
+		CHECK(fabs(s / 4800 - 300) < 10, "uniform points: mean %.1f s ~ 300 s", s / 4800);
+	}
+	/* poisson: mean gap 1/rate */
+	wl_spec_defaults(&w);
+	w.process = WL_POISSON;
+	w.rate = 50;
+	w.num_requests = 20000;
+	n = drain(&w, t, 40000, &last);
+	CHECK_REL((double)t[n - 1] * 1e-9 / (double)n, 1.0 / 50, 0.03, "poisson mean gap");
+	/* inference-perf poisson: a Poisson count per second */
+	wl_spec_defaults(&w);
+	w.process = WL_POISSON_COUNT;
+	w.num_requests = 0;
+	w.nstages = 1;
+	w.stages[0] = (struct wl_stage){30, 200};
+	n = drain(&w, t, 40000, &last);
+	CHECK_REL((double)n, 6000, 0.05, "poisson_count: about rate x duration arrivals");
+	/* gamma with cv 3: bursty but mean rate kept */
+	wl_spec_defaults(&w);
+	w.process = WL_GAMMA;
+	w.rate = 10;
+	w.cv = 3;
+	w.num_requests = 20000;
+	n = drain(&w, t, 40000, &last);
+	CHECK_REL((double)t[n - 1] * 1e-9 / (double)n, 0.1, 0.08, "gamma mean gap");
+	/* lengths */
+	{
+		struct wl_dist d = {WL_NORMAL, 100, 50, 60, 130, NULL, NULL, 0};
+		struct pcg32 r;
+		int64_t lo = 1000, hi = 0, x;
+		pcg32_seed(&r, 1, 2);
+		for (i = 0; i < 10000; i++) {
+			x = wl_dist_sample(&d, &r);
+			if (x < lo) lo = x;
+			if (x > hi) hi = x;
+		}
+		CHECK(lo == 60 && hi == 130, "normal clipped to [60, 130]: [%lld, %lld]", (long long)lo, (long long)hi);
+		d.kind = WL_LOGNORMAL;
+		d.min = 1;
+		d.max = 100000;
+		{
+			double s = 0;
+			for (i = 0; i < 50000; i++)
+				s += (double)wl_dist_sample(&d, &r);
+			CHECK_REL(s / 50000, 100, 0.03, "lognormal keeps the requested mean");
+		}
+	}
+	/* shared_prefix: whole prompts repeat every G x M requests */
+	wl_spec_defaults(&w);
+	w.process = WL_CONSTANT;
+	w.rate = 100;
+	w.num_requests = 40;
+	w.sp_groups = 4;
+	w.sp_prompts = 5;
+	w.sp_system = 100;
+	w.sp_question = 447;
+	w.sp_output = 248;
+	{
+		struct wl_gen *g;
+		struct wl_req r[40];
+		int seen[20] = {0}, ok = 1;
+		wl_gen_new(&w, &g, &e);
+		for (i = 0; i < 40; i++)
+			wl_gen_next(g, 0, &r[i], &e);
+		wl_gen_free(g);
+		for (i = 0; i < 20; i++)
+			seen[r[i].content_id]++;
+		for (i = 0; i < 20; i++)
+			ok &= seen[i] == 1 && r[i].content_id == r[i + 20].content_id;
+		CHECK(ok, "each of the 20 prompts once per cycle, same order next cycle");
+		CHECK(r[0].prompt_tokens == 547 && r[0].output_tokens == 248 && r[0].prefix_tokens == 100 &&
+		      r[0].prefix_group == r[0].content_id / 5, "shared_prefix lengths and group");
+	}
+	/* spec validation messages */
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": -3}, \"num_requests\": 5}", &w, &e) ==
+	      -SS_EDATA && strstr(e.msg, "w.json: arrival: 'rate' must be > 0, got -3"), "negative rate: %s", e.msg);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 3}, \"num_requests\": 5, \"colour\": 1}", &w, &e) ==
+	      -SS_EDATA && strstr(e.msg, "unknown key 'colour'"), "unknown key: %s", e.msg);
+	CHECK(parse("{\"arrival\": {\"process\": \"burst\"}, \"num_requests\": 5}", &w, &e) == -SS_EDATA &&
+	      strstr(e.msg, "'process' must be"), "unknown process: %s", e.msg);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 3}}", &w, &e) < 0 &&
+	      strstr(e.msg, "needs an end"), "unbounded workload: %s", e.msg);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 3}, \"num_requests\": 5,"
+		    " \"prompt_tokens\": {\"dist\": \"normal\", \"mean\": 10, \"stdev\": 2, \"min\": 20, \"max\": 5}}", &w, &e) ==
+	      -SS_EDATA && strstr(e.msg, "'max' (5) must be >= 'min' (20)"), "min/max: %s", e.msg);
+	CHECK(parse("{\"seed\": 3, \"arrival\": {\"process\": \"uniform_count\"}, \"stages\": [{\"rate\": 8, \"duration_s\": 600}],"
+		    " \"shared_prefix\": {\"num_groups\": 10, \"num_prompts_per_group\": 10, \"system_prompt_len\": 100,"
+		    " \"question_len\": 447, \"output_len\": 248}}", &w, &e) == 0 && w.sp_groups == 10 && w.nstages == 1,
+	      "inference-perf style spec parses");
+	wl_spec_release(&w);
+	return check_done();
+}
