@@ -20,9 +20,10 @@ LIB_SRC = \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
 	src/hw/gpu.c src/hw/mfu.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
-	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c \
+	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
-	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c
+	src/eval/experiment.c src/eval/evaluate.c \
+	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload
 FUZZERS    = fuzz_json fuzz_model
@@ -81,9 +82,20 @@ fuzz: $(FUZZERS:%=build-fuzz/%)
 			grep -E 'stat::number_of_executed_units|ERROR|Done' || exit 1; \
 	done
 
+$(BUILD)/bench: $(BUILD)/tests/bench/bench.o $(LIB)
+	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+
+# Simulator speed and memory: figures, not pass/fail (see README).
+bench: $(BUILD)/bench
+	@echo "servesim bench (one core; chat = Llama-3.1-8B/H100 at 30 req/s, prompt ~600, output ~250)"
+	@./$(BUILD)/bench chat 100000
+	@./$(BUILD)/bench chat 1000000
+	@./$(BUILD)/bench 70b 100000
+	@./$(BUILD)/bench storm 20000
+
 demo: deps
 	@$(MAKE) --no-print-directory all
-	./$(BIN) ops llama-3.1-8b --tp 1 --batch-size 8 --seq-len 1 --context-len 2048
+	./$(BIN) run
 
 DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev
 deps:
@@ -98,4 +110,4 @@ deps:
 clean:
 	rm -rf build build-asan build-fuzz $(BIN)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d

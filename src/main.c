@@ -10,6 +10,7 @@ static const char main_usage[] =
 	"\n"
 	"commands:\n"
 	"  run           simulate a workload on a model, GPU and engine configuration\n"
+	"  eval PATH...  compare simulations with ground-truth experiments (APE / MAPE)\n"
 	"  ops MODEL     operator sequence, shapes, FLOPs, bytes and MFU of one forward pass\n"
 	"  models        models known to data/models (ids, aliases, parameters)\n"
 	"  gpus          GPUs known to data/gpus.json\n"
@@ -23,6 +24,7 @@ static const struct {
 	int (*fn)(int, char **, struct err *);
 } commands[] = {
 	{"run", cmd_run},
+	{"eval", cmd_eval},
 	{"ops", cmd_ops},
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},

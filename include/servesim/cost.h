@@ -36,6 +36,8 @@ struct overheads {
 	double req_us;          /* per request in the step's batch */
 	double api_ttft_ms;     /* client-side: request handling before the first token */
 	double stream_token_us; /* client-side: per streamed output token */
+	double delivery_steps;  /* client-side: tokens reach the client this many engine
+				 * steps after the step that produced them */
 };
 
 /* Defaults chosen by the H2 protocol (see DESIGN notes in README). */
@@ -67,6 +69,7 @@ struct cost_model {
 	int64_t layers_stage;
 	double kv_tok_layer_bytes;  /* KV bytes per token per layer on one GPU */
 	double peak, attn_peak, bw;
+	const struct mfu_attn_cfg *attn_prefill_cfg, *attn_decode_cfg; /* resolved once */
 };
 
 struct step_desc {

@@ -55,6 +55,13 @@ double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kv_heads, int
 			enum dtype kvdt, double batch, double isl);
 double mfu_attn_decode(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,
 		       enum dtype kvdt, double batch, double kv_len);
+/* The measured head configuration nearest to (heads, kv_heads, head_dim,
+ * kv dtype), resolved once so per-step lookups skip the search; NULL when
+ * there are no tables. */
+const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool prefill, int heads,
+					    int kv_heads, int head_dim, enum dtype kvdt);
+double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+		     double batch, double len);
 /* Seconds for one all-reduce of `elems` bf16 elements over n GPUs, or a
  * negative value when no table covers n. */
 double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems);

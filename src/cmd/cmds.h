@@ -8,5 +8,6 @@ int cmd_ops(int argc, char **argv, struct err *e);
 int cmd_models(int argc, char **argv, struct err *e);
 int cmd_gpus(int argc, char **argv, struct err *e);
 int cmd_run(int argc, char **argv, struct err *e);
+int cmd_eval(int argc, char **argv, struct err *e);
 
 #endif

@@ -16,6 +16,7 @@
 #include "servesim/cost.h"
 #include "servesim/json.h"
 #include "servesim/memplan.h"
+#include "servesim/scenario.h"
 #include "servesim/sim.h"
 #include "servesim/version.h"
 #include "servesim/workload.h"
@@ -50,7 +51,7 @@ static const char run_usage[] =
 	"model:\n"
 	"  --tier0-off LIST          switch corrections off, e.g. H2 or H1,H4 (ablation)\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
-	"  --api-ttft-ms X --stream-token-us X\n"
+	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n"
 	"                            override the H2 overhead terms (defaults: README)\n"
 	"output:\n"
 	"  --format text|json|csv    summary format (default text)\n"
@@ -105,7 +106,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_TP, O_PP, O_DP, O_EP, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_OVS, O_OVL, O_OVR,
-	       O_API, O_STREAM, O_SLOG };
+	       O_API, O_STREAM, O_LAG, O_SLOG };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, {"tp", required_argument, 0, O_TP},
@@ -132,6 +133,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"overhead-request-us", required_argument, 0, O_OVR},
 		{"api-ttft-ms", required_argument, 0, O_API},
 		{"stream-token-us", required_argument, 0, O_STREAM},
+		{"delivery-steps", required_argument, 0, O_LAG},
 		{"step-log", required_argument, 0, O_SLOG},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
@@ -196,6 +198,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_OVR: rc = cli_double("--overhead-request-us", optarg, 0, false, &o->ov.req_us, e); break;
 		case O_API: rc = cli_double("--api-ttft-ms", optarg, 0, false, &o->ov.api_ttft_ms, e); break;
 		case O_STREAM: rc = cli_double("--stream-token-us", optarg, 0, false, &o->ov.stream_token_us, e); break;
+		case O_LAG: rc = cli_double("--delivery-steps", optarg, 0, false, &o->ov.delivery_steps, e); break;
 		case O_SLOG: o->step_log = optarg; break;
 		default: return cli_bad_option("run", argv[optind - 1], e);
 		}
@@ -507,17 +510,15 @@ int cmd_run(int argc, char **argv, struct err *e)
 	struct cli_env env;
 	struct model_cfg *m = NULL;
 	const struct gpu_spec *g;
-	struct cost_model *cost = NULL;
-	struct cost_cfg cc;
 	struct wl_spec wl;
-	struct sim_cfg sc;
-	struct memplan mp;
-	struct sim *s = NULL;
+	struct scenario sc;
+	struct scenario_state st;
 	struct afile af;
-	bool af_open = false, progress;
+	bool af_open = false, progress, prepared = false;
 	FILE *slog = NULL;
 	double t0 = wall_s(), next_prog;
 	struct run_ctx ctx;
+	struct sim *s;
 	int rc = parse_run(argc, argv, &o, e);
 
 	if (rc != 0)
@@ -526,15 +527,12 @@ int cmd_run(int argc, char **argv, struct err *e)
 	wl_spec_defaults(&wl);
 	memset(&af, 0, sizeof(af));
 	m = xcalloc(1, sizeof(*m));
-	cost = xcalloc(1, sizeof(*cost));
 	if ((rc = cli_load_model(&env, o.model, o.config, m, e)) < 0)
 		goto out;
 	if ((rc = cli_find_gpu(&env, o.gpu, &g, e)) < 0)
 		goto out;
 	if (!o.ep_given)
 		o.par.ep = 1;
-	if ((rc = model_check_parallel(m, &o.par, e)) < 0)
-		goto out;
 	/* workload */
 	if (o.workload) {
 		if ((rc = wl_spec_load(o.workload, &wl, e)) < 0)
@@ -550,38 +548,23 @@ int cmd_run(int argc, char **argv, struct err *e)
 	}
 	if (o.seed_given)
 		wl.seed = (uint64_t)o.seed;
-	/* engine */
-	memset(&sc, 0, sizeof(sc));
+	scenario_defaults(&sc, m, g, &wl);
+	sc.par = o.par;
+	sc.wdt = o.dtype;
+	sc.kvdt = o.kvdtype;
 	sc.max_num_batched_tokens = o.mbt;
 	sc.max_num_seqs = o.mns;
-	sc.max_model_len = o.mml ? o.mml : (m->max_positions > 0 && m->max_positions < 32768 ? m->max_positions : 32768);
+	if (o.mml)
+		sc.max_model_len = o.mml;
 	sc.block_size = o.block;
 	sc.long_prefill_token_threshold = o.lpt;
+	sc.total_kv_blocks = o.kv_blocks;
+	sc.gpu_memory_utilization = o.util;
 	sc.prefix_caching = !o.no_prefix;
-	sc.dp = o.par.dp;
 	sc.router = o.router;
+	sc.ov = o.ov;
 	sc.check_invariants = o.check_inv;
-	ctx.kv_from_memory = o.kv_blocks == 0;
-	{
-		struct parallel rep = o.par;
-		rep.dp = 1;
-		rc = memplan_compute(m, g, &rep, o.dtype, o.kvdtype, o.util, o.block, o.mbt, o.mns, &mp, e);
-		if (rc < 0 && ctx.kv_from_memory)
-			goto out;
-		rc = 0;
-	}
-	sc.total_kv_blocks = o.kv_blocks ? o.kv_blocks : mp.blocks;
-	/* cost model */
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = o.dtype;
-	cc.kvdt = o.kvdtype;
-	if ((rc = cost_parse_off(o.tier0_off, &cc.off, e)) < 0)
-		goto out;
-	cc.ov = o.ov;
-	cc.max_tokens = o.mbt;
-	cc.max_seqs = o.mns;
-	cc.graph_max = 512;
-	if ((rc = cost_init(cost, m, g, &o.par, &cc, env.data_dir, e)) < 0)
+	if ((rc = cost_parse_off(o.tier0_off, &sc.tier0_off, e)) < 0)
 		goto out;
 	if (o.requests_out) {
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
@@ -598,8 +581,10 @@ int cmd_run(int argc, char **argv, struct err *e)
 		}
 		sc.step_log = slog;
 	}
-	if ((rc = sim_new(&sc, cost, &wl, &s, e)) < 0)
+	if ((rc = scenario_prepare(&sc, env.data_dir, &st, e)) < 0)
 		goto out;
+	prepared = true;
+	s = st.sim;
 	progress = o.progress && isatty(STDERR_FILENO);
 	next_prog = t0 + 0.5;
 	for (;;) {
@@ -623,19 +608,18 @@ int cmd_run(int argc, char **argv, struct err *e)
 	if (rc < 0)
 		goto out;
 	if (af_open) {
-		if ((rc = afile_commit(&af, e)) < 0) {
-			af_open = false;
-			goto out;
-		}
 		af_open = false;
+		if ((rc = afile_commit(&af, e)) < 0)
+			goto out;
 	}
 	ctx.o = &o;
 	ctx.m = m;
 	ctx.g = g;
-	ctx.cost = cost;
+	ctx.cost = &st.cost;
 	ctx.wl = &wl;
-	ctx.sc = &sc;
-	ctx.mp = &mp;
+	ctx.sc = &st.sc;
+	ctx.mp = &st.mp;
+	ctx.kv_from_memory = st.kv_from_memory;
 	if (o.fmt == FMT_JSON)
 		print_json(&ctx, s);
 	else if (o.fmt == FMT_CSV)
@@ -649,11 +633,10 @@ int cmd_run(int argc, char **argv, struct err *e)
 out:
 	if (af_open)
 		afile_abort(&af);
+	if (prepared)
+		scenario_release(&st);
 	if (slog)
 		fclose(slog);
-	sim_free(s);
-	cost_release(cost);
-	free(cost);
 	wl_spec_release(&wl);
 	free(m);
 	cli_env_release(&env);

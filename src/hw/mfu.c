@@ -57,6 +57,34 @@ static size_t find_exact(const double *a, size_t n, double x)
 	return lo;
 }
 
+static double nearest_cell(const struct mfu_grid *g, const double *pos);
+
+/* Unmeasured cells take the value of the nearest measured one (in index
+ * space), once, so lookups never meet a hole. */
+static void grid_fill_holes(struct mfu_grid *g, size_t total)
+{
+	double *filled = xmalloc(xmul(total, sizeof(double)));
+	size_t i, d;
+	int holes = 0;
+
+	for (i = 0; i < total; i++) {
+		filled[i] = g->v[i];
+		if (isnan(g->v[i])) {
+			double pos[3] = {0, 0, 0};
+			size_t rem = i;
+			for (d = g->dims; d-- > 0;) {
+				pos[d] = (double)(rem % g->len[d]);
+				rem /= g->len[d];
+			}
+			filled[i] = nearest_cell(g, pos);
+			holes = 1;
+		}
+	}
+	if (holes)
+		memcpy(g->v, filled, total * sizeof(double));
+	free(filled);
+}
+
 static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size_t n)
 {
 	size_t d, i, total = 1;
@@ -76,6 +104,7 @@ static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size
 			off = off * g->len[d] + find_exact(g->axis[d], g->len[d], p[i].x[d]);
 		g->v[off] = p[i].v;
 	}
+	grid_fill_holes(g, total);
 }
 
 static void grid_release(struct mfu_grid *g)
@@ -153,9 +182,10 @@ double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 			pos[d] = 0;
 	}
 	if (nearest) {
+		size_t off = 0;
 		for (d = 0; d < g->dims; d++)
-			pos[d] = floor(pos[d] + 0.5);
-		return nearest_cell(g, pos);
+			off = off * g->len[d] + (size_t)floor(pos[d] + 0.5);
+		return g->v[off];
 	}
 	for (c = 0; c < ncorner; c++) {
 		size_t off = 0;
@@ -444,30 +474,35 @@ static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size
 	return best;
 }
 
+const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool prefill, int heads,
+					    int kvh, int hd, enum dtype kvdt)
+{
+	return prefill ? nearest_cfg(t->prefill, t->nprefill, heads, kvh, hd, kvdt)
+		       : nearest_cfg(t->decode, t->ndecode, heads, kvh, hd, kvdt);
+}
+
+double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+		     double batch, double len)
+{
+	double x[2], dflt = prefill ? MFU_DEFAULT_ATTN_PREFILL : MFU_DEFAULT_ATTN_DECODE;
+
+	if (!c)
+		return dflt;
+	x[0] = log(batch);
+	x[1] = log(len);
+	return clamp_mfu(mfu_grid_eval(&c->g, x, t->nearest), dflt);
+}
+
 double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kvh, int hd, enum dtype kvdt,
 			double batch, double isl)
 {
-	const struct mfu_attn_cfg *c = nearest_cfg(t->prefill, t->nprefill, heads, kvh, hd, kvdt);
-	double x[2];
-
-	if (!c)
-		return MFU_DEFAULT_ATTN_PREFILL;
-	x[0] = log(batch);
-	x[1] = log(isl);
-	return clamp_mfu(mfu_grid_eval(&c->g, x, t->nearest), MFU_DEFAULT_ATTN_PREFILL);
+	return mfu_attn_eval(t, mfu_attn_resolve(t, true, heads, kvh, hd, kvdt), true, batch, isl);
 }
 
 double mfu_attn_decode(const struct mfu_tables *t, int heads, int kvh, int hd, enum dtype kvdt,
 		       double batch, double kv_len)
 {
-	const struct mfu_attn_cfg *c = nearest_cfg(t->decode, t->ndecode, heads, kvh, hd, kvdt);
-	double x[2];
-
-	if (!c)
-		return MFU_DEFAULT_ATTN_DECODE;
-	x[0] = log(batch);
-	x[1] = log(kv_len);
-	return clamp_mfu(mfu_grid_eval(&c->g, x, t->nearest), MFU_DEFAULT_ATTN_DECODE);
+	return mfu_attn_eval(t, mfu_attn_resolve(t, false, heads, kvh, hd, kvdt), false, batch, kv_len);
 }
 
 double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems)

@@ -40,6 +40,7 @@ struct replica {
 	size_t narrays, arrays_cap;
 	bool busy;
 	bool kick_pending;      /* an EV_KICK is queued to start a step */
+	int64_t step_dur_ns;    /* duration of the step in flight */
 };
 
 struct sim {
@@ -374,28 +375,32 @@ static int64_t chunk_of(const struct sim *s, const struct req *r, int64_t budget
 	return n;
 }
 
-/* Prefix-cache lookup on admission: take references on the leading full
- * blocks whose content is cached (at most num_tokens - 1 tokens, so at
- * least one token is computed). */
-static void prefix_lookup(struct sim *s, struct replica *rp, struct req *r)
+/* Prefix-cache lookup on admission: the leading full blocks whose content
+ * is cached (at most num_tokens - 1 tokens, so at least one token is
+ * computed).  Only looks: references are taken once admission succeeds, so
+ * a failed admission leaves the LRU order untouched (vLLM v1 likewise). */
+static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, int32_t *evictable,
+			     uint64_t *last)
 {
 	int64_t maxb = (num_tokens(r) - 1) / s->cfg.block_size, b;
 	uint64_t h = 0;
+	int32_t n = 0;
 
+	*evictable = 0;
+	*last = 0;
 	if (!s->cfg.prefix_caching)
-		return;
+		return 0;
 	for (b = 0; b < maxb; b++) {
 		uint64_t hb = block_hash(s, r, b, h);
 		int32_t blk = kvc_lookup(&rp->kv, hb);
 		if (blk < 0)
 			break;
-		kvc_acquire(&rp->kv, blk);
-		r->blocks[r->nblocks++] = blk;
+		r->blocks[n++] = blk;
+		*evictable += rp->kv.ref[blk] == 0;
 		h = hb;
 	}
-	r->nhashed = r->nblocks;
-	r->last_hash = h;
-	r->computed = (int64_t)r->nblocks * s->cfg.block_size;
+	*last = h;
+	return n;
 }
 
 static void schedule(struct sim *s, struct replica *rp)
@@ -430,12 +435,17 @@ static void schedule(struct sim *s, struct replica *rp)
 	while (rp->wlen > 0 && (int64_t)rp->nrun < s->cfg.max_num_seqs && budget > 0) {
 		struct req *r = wq_front(rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
+		int32_t hits, evictable, need, k;
+		uint64_t last;
 		int64_t n;
 		r->blocks = array_get(s, rp);
-		prefix_lookup(s, rp, r);
+		hits = prefix_lookup(s, rp, r, &evictable, &last);
+		r->computed = (int64_t)hits * s->cfg.block_size;
 		n = chunk_of(s, r, budget);
-		if (!grow_blocks(rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
-			free_blocks(s, rp, r);
+		need = blocks_for(s, r->computed + n) - hits;
+		if (need + evictable > kvc_available(&rp->kv)) {
+			array_put(rp, r->blocks);
+			r->blocks = NULL;
 			r->computed = 0;
 			if (rp->nrun == 0 && rp->nsched == 0) {
 				/* nothing running will ever free memory for it */
@@ -445,6 +455,11 @@ static void schedule(struct sim *s, struct replica *rp)
 			}
 			break;
 		}
+		for (k = 0; k < hits; k++)
+			kvc_acquire(&rp->kv, r->blocks[k]);
+		r->nblocks = r->nhashed = hits;
+		r->last_hash = last;
+		grow_blocks(rp, r, need);
 		if (first) {
 			r->prefix_hit_tokens = r->computed;
 			s->tot.prefix_lookup_tokens += (uint64_t)r->prompt;
@@ -504,7 +519,8 @@ static void start_step(struct sim *s, int ri)
 		s->tot.kv_util_max = used;
 	s->tot.steps++;
 	rp->busy = true;
-	evq_push(&s->q, s->now + (int64_t)llround(t * 1e9), EV_STEP_END, ri);
+	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
 }
 
 static int next_closed(struct sim *s, struct err *e)
@@ -522,6 +538,10 @@ static int finish_step(struct sim *s, int ri, struct err *e)
 	struct replica *rp = &s->reps[ri];
 	size_t i, j;
 	int rc;
+	/* client-side delivery lag (H2): tokens surface k steps later */
+	int64_t lag = (s->cost->cfg.off & COST_H2)
+			      ? 0
+			      : (int64_t)llround(s->cost->cfg.ov.delivery_steps * (double)rp->step_dur_ns);
 
 	for (i = 0; i < rp->nsched; i++) {
 		struct req *r = rp->sched[i];
@@ -539,8 +559,8 @@ static int finish_step(struct sim *s, int ri, struct err *e)
 			continue; /* a prefill chunk: no token yet */
 		r->generated++;
 		if (r->generated == 1)
-			r->first_ns = s->now;
-		r->last_ns = s->now;
+			r->first_ns = s->now + lag;
+		r->last_ns = s->now + lag;
 		if (r->generated >= r->output)
 			r->done = true;
 	}

@@ -1,0 +1,61 @@
+/* eval.h - ground-truth experiments in servesim's format
+ * (eval/ground_truth/<suite>/<name>/experiment.json, see README) and their
+ * evaluation: simulate, compare per stage, APE per metric. */
+#ifndef SERVESIM_EVAL_H
+#define SERVESIM_EVAL_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "servesim/cost.h"
+#include "servesim/gpu.h"
+#include "servesim/model.h"
+#include "servesim/workload.h"
+
+enum ev_metric { EM_TTFT_MEAN, EM_TTFT_P90, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90, EM_THROUGHPUT,
+		 EM__COUNT };
+
+struct measured_stage {
+	int index;
+	double rate, duration_s;
+	int64_t completed;
+	double v[EM__COUNT];   /* measured values, NAN where absent */
+};
+
+struct experiment {
+	char name[160], source[512], model[96], gpu[48], path[700];
+	int tp, pp, dp, ep;
+	enum dtype dtype;
+	char engine_version[32];
+	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size, total_kv_blocks;
+	double gpu_memory_utilization;
+	bool prefix_caching;
+	struct wl_spec wl;
+	struct measured_stage stages[WL_MAX_STAGES];
+	size_t nstages;
+};
+
+struct eval_row {
+	char experiment[160];
+	char model[96];
+	int stage;
+	bool overloaded;
+	double meas[EM__COUNT], pred[EM__COUNT], ape[EM__COUNT]; /* NAN where absent */
+};
+
+struct eval_opts {
+	unsigned tier0_off;
+	struct overheads ov;
+};
+
+const char *ev_metric_name(enum ev_metric m);
+int experiment_load(const char *path, struct experiment *x, struct err *e);
+void experiment_release(struct experiment *x);
+/* Simulate x and append one row per measured stage to rows (capacity cap). */
+int eval_experiment(const struct experiment *x, const struct model_cfg *m,
+		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
+		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e);
+/* Median and mean APE of metric k over the rows (overloaded or not). */
+void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, bool overloaded,
+		    const char *model, double *median, double *mean, size_t *count);
+
+#endif

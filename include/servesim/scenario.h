@@ -1,0 +1,50 @@
+/* scenario.h - everything one simulation needs, resolved into a ready sim:
+ * memory plan (KV blocks), tier-0 cost model and engine configuration.  Used
+ * by `servesim run`, `servesim eval` and the calibration fits. */
+#ifndef SERVESIM_SCENARIO_H
+#define SERVESIM_SCENARIO_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "servesim/cost.h"
+#include "servesim/memplan.h"
+#include "servesim/sim.h"
+
+struct scenario {
+	const struct model_cfg *model;
+	const struct gpu_spec *gpu;
+	struct parallel par;
+	enum dtype wdt, kvdt;
+	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size;
+	int64_t long_prefill_token_threshold;
+	int64_t total_kv_blocks;      /* 0: from the memory plan */
+	double gpu_memory_utilization;
+	bool prefix_caching;
+	enum router_kind router;
+	unsigned tier0_off;
+	struct overheads ov;
+	int64_t graph_max;            /* largest CUDA-graph capture size */
+	const struct wl_spec *workload;
+	FILE *requests_out, *step_log;
+	bool check_invariants;
+};
+
+struct scenario_state {
+	struct cost_model cost;
+	struct memplan mp;
+	bool kv_from_memory;
+	struct sim_cfg sc;
+	struct sim *sim;
+};
+
+/* vLLM v1 defaults: 8192 batched tokens, 256 sequences, block 16, 0.9
+ * utilisation, prefix caching on, CUDA graphs up to 512, the model's
+ * max_position_embeddings capped at 32768, default overheads. */
+void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
+		       const struct wl_spec *wl);
+int scenario_prepare(const struct scenario *sc, const char *data_dir, struct scenario_state *st,
+		     struct err *e);
+void scenario_release(struct scenario_state *st);
+
+#endif

@@ -1,0 +1,107 @@
+/* evaluate.c - simulate an experiment and compare it with its measurements.
+ *
+ * A stage is "overloaded" when its queue grows without bound: measured (fewer
+ * than 90 % of the stage's requests completed, or a mean TTFT above 5 s) or
+ * predicted (the same test on the simulation).  Such rows are summarised
+ * apart: a steady-state model cannot be judged on a queue that depends on
+ * how long the run lasted. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/eval.h"
+#include "servesim/scenario.h"
+
+static bool overloaded(double completed, double rate, double duration, double ttft_mean)
+{
+	return completed < 0.9 * rate * duration || ttft_mean > 5000.0;
+}
+
+int eval_experiment(const struct experiment *x, const struct model_cfg *m,
+		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
+		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e)
+{
+	struct scenario sc;
+	struct scenario_state st;
+	size_t i;
+	int rc, k;
+
+	scenario_defaults(&sc, m, g, &x->wl);
+	sc.par = (struct parallel){x->tp, x->pp, x->dp, x->ep};
+	sc.wdt = sc.kvdt = x->dtype;
+	sc.max_num_batched_tokens = x->max_num_batched_tokens;
+	sc.max_num_seqs = x->max_num_seqs;
+	sc.max_model_len = x->max_model_len;
+	sc.block_size = x->block_size;
+	sc.total_kv_blocks = x->total_kv_blocks;
+	sc.gpu_memory_utilization = x->gpu_memory_utilization;
+	sc.prefix_caching = x->prefix_caching;
+	sc.tier0_off = o->tier0_off;
+	sc.ov = o->ov;
+	if ((rc = scenario_prepare(&sc, data_dir, &st, e)) < 0) {
+		err_prefix(e, "%s", x->name);
+		return rc;
+	}
+	if ((rc = sim_run(st.sim, e)) < 0) {
+		scenario_release(&st);
+		return rc;
+	}
+	for (i = 0; i < x->nstages; i++) {
+		const struct measured_stage *ms = &x->stages[i];
+		struct eval_row *r;
+		struct metric_set p;
+		if (*nrows >= cap)
+			break;
+		r = &rows[(*nrows)++];
+		memset(r, 0, sizeof(*r));
+		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
+		snprintf(r->model, sizeof(r->model), "%s", x->model);
+		r->stage = ms->index;
+		sim_summary(st.sim, ms->index, &p);
+		r->pred[EM_TTFT_MEAN] = p.ttft_ms.mean;
+		r->pred[EM_TTFT_P90] = p.ttft_ms.p90;
+		r->pred[EM_ITL_MEAN] = p.itl_ms.mean;
+		r->pred[EM_E2E_MEAN] = p.e2e_ms.mean;
+		r->pred[EM_E2E_P90] = p.e2e_ms.p90;
+		r->pred[EM_THROUGHPUT] = (double)p.completed / ms->duration_s;
+		for (k = 0; k < EM__COUNT; k++) {
+			r->meas[k] = ms->v[k];
+			r->ape[k] = isnan(r->meas[k]) || !(r->meas[k] > 0) || p.completed == 0
+					    ? NAN
+					    : fabs(r->pred[k] - r->meas[k]) / r->meas[k];
+		}
+		r->overloaded = overloaded((double)ms->completed, ms->rate, ms->duration_s,
+					   ms->v[EM_TTFT_MEAN]) ||
+				overloaded((double)p.completed, ms->rate, ms->duration_s, p.ttft_ms.mean);
+	}
+	scenario_release(&st);
+	return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, bool over,
+		    const char *model, double *median, double *mean, size_t *count)
+{
+	double *v = xmalloc(xmul(n ? n : 1, sizeof(double))), s = 0;
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++) {
+		if (rows[i].overloaded != over || isnan(rows[i].ape[k]))
+			continue;
+		if (model && strcmp(model, rows[i].model) != 0)
+			continue;
+		v[c++] = rows[i].ape[k];
+		s += rows[i].ape[k];
+	}
+	qsort(v, c, sizeof(double), cmp_d);
+	*count = c;
+	*mean = c ? s / (double)c : NAN;
+	*median = c == 0 ? NAN : (c % 2 ? v[c / 2] : (v[c / 2 - 1] + v[c / 2]) / 2);
+	free(v);
+}

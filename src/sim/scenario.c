@@ -1,0 +1,76 @@
+/* scenario.c - resolve a scenario into cost model, KV capacity and sim. */
+#include <string.h>
+
+#include "servesim/scenario.h"
+
+void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
+		       const struct wl_spec *wl)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->model = m;
+	sc->gpu = g;
+	sc->par = (struct parallel){1, 1, 1, 1};
+	sc->wdt = sc->kvdt = DT_BF16;
+	sc->max_num_batched_tokens = 8192;
+	sc->max_num_seqs = 256;
+	sc->max_model_len = m && m->max_positions > 0 && m->max_positions < 32768 ? m->max_positions : 32768;
+	sc->block_size = 16;
+	sc->gpu_memory_utilization = 0.9;
+	sc->prefix_caching = true;
+	sc->router = ROUTER_LEAST_OUTSTANDING;
+	cost_default_overheads(&sc->ov);
+	sc->graph_max = 512;
+	sc->workload = wl;
+}
+
+int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
+		     struct err *e)
+{
+	struct parallel rep = s->par;
+	struct cost_cfg cc;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if ((rc = model_check_parallel(s->model, &s->par, e)) < 0)
+		return rc;
+	rep.dp = 1;
+	st->kv_from_memory = s->total_kv_blocks == 0;
+	rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->gpu_memory_utilization,
+			     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
+	if (rc < 0 && st->kv_from_memory)
+		return rc;
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = s->wdt;
+	cc.kvdt = s->kvdt;
+	cc.off = s->tier0_off;
+	cc.ov = s->ov;
+	cc.max_tokens = s->max_num_batched_tokens;
+	cc.max_seqs = s->max_num_seqs;
+	cc.graph_max = s->graph_max;
+	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
+		return rc;
+	st->sc.max_num_batched_tokens = s->max_num_batched_tokens;
+	st->sc.max_num_seqs = s->max_num_seqs;
+	st->sc.max_model_len = s->max_model_len;
+	st->sc.block_size = s->block_size;
+	st->sc.long_prefill_token_threshold = s->long_prefill_token_threshold;
+	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks;
+	st->sc.prefix_caching = s->prefix_caching;
+	st->sc.dp = s->par.dp;
+	st->sc.router = s->router;
+	st->sc.check_invariants = s->check_invariants;
+	st->sc.requests_out = s->requests_out;
+	st->sc.step_log = s->step_log;
+	if ((rc = sim_new(&st->sc, &st->cost, s->workload, &st->sim, e)) < 0) {
+		cost_release(&st->cost);
+		return rc;
+	}
+	return 0;
+}
+
+void scenario_release(struct scenario_state *st)
+{
+	sim_free(st->sim);
+	cost_release(&st->cost);
+	memset(st, 0, sizeof(*st));
+}

@@ -1,0 +1,116 @@
+/* bench.c - simulator throughput and memory (`make bench`): figures, not
+ * pass/fail.  One scenario per process so peak RSS is per scenario.
+ *   usage: bench SCENARIO [N]   (chat | 70b | storm; N requests) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "servesim/cost.h"
+#include "servesim/memplan.h"
+#include "servesim/model.h"
+#include "servesim/paths.h"
+#include "servesim/sim.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sc_name = argc > 1 ? argv[1] : "chat";
+	int64_t n = argc > 2 ? atoll(argv[2]) : 1000000;
+	char data[1024], dir[1200], path[1200];
+	struct model_registry reg;
+	struct gpu_db db;
+	const struct gpu_spec *g;
+	struct model_cfg m;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct wl_spec w;
+	struct sim_cfg sc;
+	struct memplan mp;
+	struct parallel p = {1, 1, 1, 1};
+	struct sim *s;
+	struct err e;
+	struct rusage ru;
+	const char *model = "llama-3.1-8b";
+	double t0, t1, tokens;
+	int64_t blocks = 0;
+
+	paths_data_dir(data, sizeof(data));
+	snprintf(dir, sizeof(dir), "%s/models", data);
+	snprintf(path, sizeof(path), "%s/gpus.json", data);
+	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0 ||
+	    gpu_find(&db, "h100", &g, &e) < 0)
+		goto fail;
+	wl_spec_defaults(&w);
+	w.process = WL_POISSON;
+	w.num_requests = n;
+	w.prompt.kind = WL_LOGNORMAL;
+	w.prompt.a = 600;
+	w.prompt.b = 300;
+	w.prompt.min = 16;
+	w.prompt.max = 4096;
+	w.output.kind = WL_LOGNORMAL;
+	w.output.a = 250;
+	w.output.b = 120;
+	w.output.min = 8;
+	w.output.max = 1024;
+	w.rate = 30;
+	if (strcmp(sc_name, "70b") == 0) {
+		model = "llama-2-70b";
+		p.tp = 4;
+		w.rate = 12;
+	} else if (strcmp(sc_name, "storm") == 0) {
+		blocks = 400; /* 6400 tokens of KV for a 30 req/s chat load */
+		w.rate = 5;
+	}
+	if (registry_load_model(&reg, model, &m, &e) < 0)
+		goto fail;
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 8192;
+	cc.max_seqs = 256;
+	cc.graph_max = 512;
+	if (cost_init(&c, &m, g, &p, &cc, data, &e) < 0)
+		goto fail;
+	if (memplan_compute(&m, g, &p, DT_BF16, DT_BF16, 0.9, 16, 8192, 256, &mp, &e) < 0)
+		goto fail;
+	memset(&sc, 0, sizeof(sc));
+	sc.max_num_batched_tokens = 8192;
+	sc.max_num_seqs = 256;
+	sc.max_model_len = 8192;
+	sc.block_size = 16;
+	sc.total_kv_blocks = blocks ? blocks : mp.blocks;
+	sc.prefix_caching = true;
+	sc.dp = 1;
+	t0 = now_s();
+	if (sim_new(&sc, &c, &w, &s, &e) < 0 || sim_run(s, &e) < 0)
+		goto fail;
+	t1 = now_s();
+	{
+		const struct sim_totals *t = sim_totals(s);
+		struct metric_set ms;
+		sim_summary(s, -1, &ms);
+		tokens = ms.input_tokens + ms.output_tokens;
+		getrusage(RUSAGE_SELF, &ru);
+		printf("%-6s %8lld req  %7.3f s wall  %10.0f req/s  %10.0f steps/s  %6.1f ns/token  "
+		       "peak RSS %6.1f MB  (sim %.0f s, %llu steps, %llu preemptions, E2E mean %.0f ms)\n",
+		       sc_name, (long long)n, t1 - t0, (double)t->completed / (t1 - t0),
+		       (double)t->steps / (t1 - t0), (t1 - t0) * 1e9 / tokens, ru.ru_maxrss / 1024.0,
+		       (double)t->duration_ns * 1e-9, (unsigned long long)t->steps,
+		       (unsigned long long)t->preemptions, ms.e2e_ms.mean);
+	}
+	sim_free(s);
+	cost_release(&c);
+	return 0;
+fail:
+	fprintf(stderr, "bench: %s\n", e.msg);
+	return 1;
+}
