@@ -20,7 +20,7 @@ LIB_SRC = \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
 	src/hw/gpu.c src/hw/mfu.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
-	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/scenario.c \
+	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
 	src/eval/experiment.c src/eval/evaluate.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c

@@ -1,6 +1,8 @@
 /* kvcache.c - block pool with a prefix cache.  All storage is allocated at
  * init; allocation, lookup and release are O(1) (the table is a linear-probe
- * hash at load <= 1/2 with backward-shift deletion). */
+ * hash at load <= 1/2 with backward-shift deletion; the LRU order of free
+ * cached blocks is a FIFO ring with lazy removal, which touches memory
+ * sequentially where a linked list would miss the cache on every link). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +19,14 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	c->total = blocks;
 	c->caching = caching;
 	c->free_stack = xcalloc((size_t)blocks + 1, sizeof(int32_t));
-	c->ref = xcalloc((size_t)blocks + 1, sizeof(int32_t));
-	c->hash = xcalloc((size_t)blocks + 1, sizeof(uint64_t));
-	c->lru_prev = xcalloc((size_t)blocks + 1, sizeof(int32_t));
-	c->lru_next = xcalloc((size_t)blocks + 1, sizeof(int32_t));
+	c->blk = xcalloc((size_t)blocks + 1, sizeof(struct kvb));
+	c->ring_cap = (size_t)blocks * 2 + 16;
+	c->ring_blk = xcalloc(c->ring_cap, sizeof(int32_t));
+	c->ring_stamp = xcalloc(c->ring_cap, sizeof(uint32_t));
 	/* pop order 0, 1, 2, ... */
 	for (i = 0; i < blocks; i++)
 		c->free_stack[i] = blocks - 1 - i;
 	c->nfree = blocks;
-	c->lru_head = c->lru_tail = -1;
 	while (cap < (uint32_t)blocks * 2u + 2u)
 		cap <<= 1;
 	c->tkeys = xcalloc(cap, sizeof(uint64_t));
@@ -36,10 +37,9 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 void kvc_release(struct kvc *c)
 {
 	free(c->free_stack);
-	free(c->ref);
-	free(c->hash);
-	free(c->lru_prev);
-	free(c->lru_next);
+	free(c->blk);
+	free(c->ring_blk);
+	free(c->ring_stamp);
 	free(c->tkeys);
 	free(c->tvals);
 	memset(c, 0, sizeof(*c));
@@ -88,31 +88,60 @@ static void table_del(struct kvc *c, uint64_t h)
 	}
 }
 
-static void lru_unlink(struct kvc *c, int32_t b)
+static bool ring_live(const struct kvc *c, size_t i)
 {
-	int32_t p = c->lru_prev[b], n = c->lru_next[b];
+	const struct kvb *k = &c->blk[c->ring_blk[i]];
+	return k->ref == 0 && k->hash && k->stamp == c->ring_stamp[i];
+}
 
-	if (p >= 0)
-		c->lru_next[p] = n;
-	else
-		c->lru_head = n;
-	if (n >= 0)
-		c->lru_prev[n] = p;
-	else
-		c->lru_tail = p;
-	c->nevict--;
+/* Drop stale entries: keeps the ring within its capacity. */
+static void ring_compact(struct kvc *c)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < c->ring_len; i++) {
+		size_t k = (c->ring_head + i) % c->ring_cap;
+		if (ring_live(c, k)) {
+			int32_t b = c->ring_blk[k];
+			uint32_t st = c->ring_stamp[k];
+			size_t d = (c->ring_head + j) % c->ring_cap;
+			c->ring_blk[d] = b;
+			c->ring_stamp[d] = st;
+			j++;
+		}
+	}
+	c->ring_len = j;
 }
 
 static void lru_append(struct kvc *c, int32_t b)
 {
-	c->lru_prev[b] = c->lru_tail;
-	c->lru_next[b] = -1;
-	if (c->lru_tail >= 0)
-		c->lru_next[c->lru_tail] = b;
-	else
-		c->lru_head = b;
-	c->lru_tail = b;
+	size_t k;
+
+	if (c->ring_len == c->ring_cap)
+		ring_compact(c);
+	k = (c->ring_head + c->ring_len) % c->ring_cap;
+	c->ring_blk[k] = b;
+	c->ring_stamp[k] = ++c->blk[b].stamp;
+	c->ring_len++;
 	c->nevict++;
+}
+
+/* Oldest live evictable block, removed from the ring; -1 if none. */
+static int32_t lru_pop(struct kvc *c)
+{
+	while (c->ring_len > 0) {
+		size_t k = c->ring_head;
+		bool live = ring_live(c, k);
+		int32_t b = c->ring_blk[k];
+		c->ring_head = (c->ring_head + 1) % c->ring_cap;
+		c->ring_len--;
+		if (live) {
+			c->blk[b].stamp++;
+			c->nevict--;
+			return b;
+		}
+	}
+	return -1;
 }
 
 int32_t kvc_alloc(struct kvc *c)
@@ -122,30 +151,41 @@ int32_t kvc_alloc(struct kvc *c)
 	if (c->nfree > 0) {
 		b = c->free_stack[--c->nfree];
 	} else {
-		b = c->lru_head;
+		b = lru_pop(c);
 		if (b < 0)
 			return -1;
-		lru_unlink(c, b);
-		table_del(c, c->hash[b]);
-		c->hash[b] = 0;
+		if (c->blk[b].hash != KVC_PRIVATE)
+			table_del(c, c->blk[b].hash);
+		c->blk[b].hash = 0;
 		c->evictions++;
 	}
-	c->ref[b] = 1;
+	c->blk[b].ref = 1;
+	return b;
+}
+
+int32_t kvc_alloc_private(struct kvc *c)
+{
+	int32_t b = kvc_alloc(c);
+
+	if (b >= 0 && c->caching)
+		c->blk[b].hash = KVC_PRIVATE;
 	return b;
 }
 
 void kvc_acquire(struct kvc *c, int32_t b)
 {
-	if (c->ref[b] == 0)
-		lru_unlink(c, b);
-	c->ref[b]++;
+	if (c->blk[b].ref == 0) {
+		c->blk[b].stamp++; /* its ring entry goes stale */
+		c->nevict--;
+	}
+	c->blk[b].ref++;
 }
 
 void kvc_put(struct kvc *c, int32_t b)
 {
-	if (--c->ref[b] > 0)
+	if (--c->blk[b].ref > 0)
 		return;
-	if (c->hash[b])
+	if (c->blk[b].hash)
 		lru_append(c, b);
 	else
 		c->free_stack[c->nfree++] = b;
@@ -155,7 +195,7 @@ void kvc_register(struct kvc *c, int32_t b, uint64_t h)
 {
 	uint32_t i;
 
-	if (!c->caching || c->hash[b] || !h)
+	if (!c->caching || c->blk[b].hash || !h)
 		return;
 	i = slot_of(c, h);
 	while (c->tkeys[i]) {
@@ -166,31 +206,41 @@ void kvc_register(struct kvc *c, int32_t b, uint64_t h)
 	c->tkeys[i] = h;
 	c->tvals[i] = b;
 	c->tcount++;
-	c->hash[b] = h;
+	c->blk[b].hash = h;
+}
+
+void kvc_mark_private(struct kvc *c, int32_t b)
+{
+	if (c->caching && !c->blk[b].hash)
+		c->blk[b].hash = KVC_PRIVATE;
+}
+
+void kvc_publish(struct kvc *c, int32_t b, uint64_t h)
+{
+	if (c->blk[b].hash != KVC_PRIVATE)
+		return;
+	c->blk[b].hash = 0;
+	kvc_register(c, b, h);
+	if (!c->blk[b].hash) /* same content cached elsewhere: stay private */
+		c->blk[b].hash = KVC_PRIVATE;
 }
 
 bool kvc_check(const struct kvc *c, char *why, int n)
 {
 	int32_t b, cnt = 0, used = 0, hashed = 0;
+	size_t i;
 
-	for (b = c->lru_head; b >= 0; b = c->lru_next[b]) {
-		if (c->ref[b] != 0 || !c->hash[b]) {
-			snprintf(why, (size_t)n, "evictable block %d has ref %d hash %llu", b, c->ref[b],
-				 (unsigned long long)c->hash[b]);
-			return false;
-		}
-		if (++cnt > c->total)
-			break;
-	}
+	for (i = 0; i < c->ring_len; i++)
+		cnt += ring_live(c, (c->ring_head + i) % c->ring_cap);
 	if (cnt != c->nevict) {
-		snprintf(why, (size_t)n, "LRU list holds %d blocks, counter says %d", cnt, c->nevict);
+		snprintf(why, (size_t)n, "LRU ring holds %d live blocks, counter says %d", cnt, c->nevict);
 		return false;
 	}
 	for (b = 0; b < c->total; b++) {
-		used += c->ref[b] > 0;
-		if (c->hash[b]) {
+		used += c->blk[b].ref > 0;
+		if (c->blk[b].hash && c->blk[b].hash != KVC_PRIVATE) {
 			hashed++;
-			if (kvc_lookup(c, c->hash[b]) != b) {
+			if (kvc_lookup(c, c->blk[b].hash) != b) {
 				snprintf(why, (size_t)n, "block %d hash not found in the table", b);
 				return false;
 			}

@@ -1,0 +1,611 @@
+/* sched.c - the vLLM v1 scheduler and the engine step.
+ *
+ * Semantics (vLLM v1): each step walks the running requests in admission
+ * order, giving a decode 1 token and an unfinished prefill its next chunk
+ * (min of what is left, the remaining token budget, and
+ * long_prefill_token_threshold), allocating KV blocks as it goes and, when a
+ * block is missing, preempting the most recently admitted request; then, if
+ * nothing was preempted, it admits waiting requests in FCFS order while
+ * max_num_seqs and the budget allow.
+ *
+ * Speed without changing that outcome: requests in steady decode
+ * ("decoders") are not walked.  Their progress is a function of the
+ * replica's step count G; they are grouped by the residue of their context
+ * modulo block_size, so a step touches only the group that crosses a block
+ * boundary (about 1/16 of them), and a min-heap holds the step at which each
+ * completes.  The walk is only needed when its outcome could differ from
+ * "everyone gets everything": a missing block (preemption) or a budget that
+ * runs out before a decoder is reached.  Then every decoder is made explicit
+ * again and the literal walk runs (schedule_explicit).  The golden tests pin
+ * the outputs of both paths to the literal algorithm's. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "engine_internal.h"
+
+static int32_t blocks_for(const struct sim *s, int64_t tokens)
+{
+	return (int32_t)((tokens + s->cfg.block_size - 1) / s->cfg.block_size);
+}
+
+static int32_t cls_of(const struct sim *s, int64_t v)
+{
+	int64_t bs = s->cfg.block_size;
+	return (int32_t)(((v % bs) + bs) % bs);
+}
+
+/* --- running list --- */
+
+static void run_append(struct replica *rp, struct req *r)
+{
+	r->prev = rp->run_tail;
+	r->next = NULL;
+	if (rp->run_tail)
+		rp->run_tail->next = r;
+	else
+		rp->run_head = r;
+	rp->run_tail = r;
+	r->rseq = rp->next_rseq++;
+	rp->nrun++;
+}
+
+static void run_remove(struct replica *rp, struct req *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		rp->run_head = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	else
+		rp->run_tail = r->prev;
+	r->prev = r->next = NULL;
+	rp->nrun--;
+}
+
+static void others_push(struct replica *rp, struct req *r)
+{
+	XGROW(rp->others, rp->others_cap, rp->nothers + 1);
+	rp->others[rp->nothers++] = r;
+}
+
+static void sched_push(struct replica *rp, struct req *r, int64_t n)
+{
+	XGROW(rp->sched, rp->sched_cap, rp->nsched + 1);
+	r->step_tokens = n;
+	r->scheduled = true;
+	rp->sched[rp->nsched++] = r;
+}
+
+/* --- decoders --- */
+
+static bool fin_before(const struct fin_entry *a, const struct fin_entry *b)
+{
+	return a->fin_G < b->fin_G || (a->fin_G == b->fin_G && a->rseq < b->rseq);
+}
+
+static void heap_push(struct replica *rp, struct fin_entry e)
+{
+	size_t i;
+
+	XGROW(rp->heap, rp->heap_cap, rp->nheap + 1);
+	i = rp->nheap++;
+	while (i > 0 && fin_before(&e, &rp->heap[(i - 1) / 2])) {
+		rp->heap[i] = rp->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	rp->heap[i] = e;
+}
+
+static void heap_pop(struct replica *rp)
+{
+	struct fin_entry last = rp->heap[--rp->nheap];
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		const struct fin_entry *best = &last;
+		if (l < rp->nheap && fin_before(&rp->heap[l], best)) {
+			m = l;
+			best = &rp->heap[l];
+		}
+		if (l + 1 < rp->nheap && fin_before(&rp->heap[l + 1], best))
+			m = l + 1;
+		if (m == i)
+			break;
+		rp->heap[i] = rp->heap[m];
+		i = m;
+	}
+	if (rp->nheap > 0)
+		rp->heap[i] = last;
+}
+
+static void dec_join(struct sim *s, struct replica *rp, struct req *r)
+{
+	struct fin_entry fe;
+
+	r->dec = true;
+	r->dG0 = rp->G;
+	r->dc0 = r->computed;
+	r->dg0 = r->generated;
+	r->cls = cls_of(s, r->dc0 - r->dG0);
+	r->cprev = NULL;
+	r->cnext = rp->cls_head[r->cls];
+	if (r->cnext)
+		r->cnext->cprev = r;
+	rp->cls_head[r->cls] = r;
+	rp->cls_count[r->cls]++;
+	rp->ndec++;
+	rp->dec_base_sum += r->dc0 - r->dG0;
+	if (r->rseq > rp->dec_max_rseq || rp->ndec == 1)
+		rp->dec_max_rseq = r->rseq;
+	r->epoch++;
+	fe.fin_G = r->dG0 + (r->output - r->dg0);
+	fe.rseq = r->rseq;
+	fe.epoch = r->epoch;
+	fe.r = r;
+	heap_push(rp, fe);
+}
+
+/* Turn a decoder back into an explicit request at the current step count. */
+static void dec_leave(struct replica *rp, struct req *r)
+{
+	int64_t steps = rp->G - r->dG0;
+
+	r->computed = r->dc0 + steps;
+	r->generated = r->dg0 + steps;
+	if (r->cprev)
+		r->cprev->cnext = r->cnext;
+	else
+		rp->cls_head[r->cls] = r->cnext;
+	if (r->cnext)
+		r->cnext->cprev = r->cprev;
+	r->cprev = r->cnext = NULL;
+	rp->cls_count[r->cls]--;
+	rp->ndec--;
+	rp->dec_base_sum -= r->dc0 - r->dG0;
+	r->dec = false;
+	r->epoch++; /* its heap entry is now stale */
+}
+
+/* --- blocks --- */
+
+/* Does block b of r get its content hash when full (shareable content, or
+ * an owner that was preempted and may look it up), or stay private? */
+static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
+{
+	return r->preempts > 0 || eng_block_shareable(s, r, b);
+}
+
+/* Take a block for index r->nblocks: private ones are marked at once. */
+static void take_block(struct sim *s, struct replica *rp, struct req *r)
+{
+	int32_t b = gets_hash(s, r, r->nblocks) ? kvc_alloc(&rp->kv) : kvc_alloc_private(&rp->kv);
+	r->blocks[r->nblocks++] = b;
+}
+
+static void register_full(struct sim *s, struct replica *rp, struct req *r, int64_t computed)
+{
+	int64_t full = computed / s->cfg.block_size;
+
+	if (full > r->nblocks)
+		full = r->nblocks;
+	for (; r->nhashed < full; r->nhashed++) {
+		int32_t blk = r->blocks[r->nhashed];
+		uint64_t h;
+		if (!gets_hash(s, r, r->nhashed))
+			continue; /* private: marked when it was taken */
+		h = eng_block_hash(s, r, r->nhashed, r->last_hash);
+		if (r->preempts > 0)
+			kvc_publish(&rp->kv, blk, h);
+		kvc_register(&rp->kv, blk, h);
+		r->last_hash = h;
+	}
+}
+
+static void free_blocks(struct replica *rp, struct req *r)
+{
+	int32_t i;
+
+	/* blocks past the full ones were never cached: back to the free stack */
+	for (i = r->nhashed; i < r->nblocks; i++)
+		kvc_unmark(&rp->kv, r->blocks[i]);
+	/* reverse order: a request's tail blocks are evicted first */
+	for (i = r->nblocks; i-- > 0;)
+		kvc_put(&rp->kv, r->blocks[i]);
+	r->nblocks = r->nhashed = 0;
+	r->last_hash = 0;
+	if (r->blocks)
+		eng_array_put(rp, r->blocks);
+	r->blocks = NULL;
+}
+
+/* A preempted request may look its own blocks up when it comes back: give
+ * its private blocks their real hashes before they are freed. */
+static void publish_private(struct sim *s, struct replica *rp, struct req *r)
+{
+	uint64_t h = 0;
+	int32_t b;
+
+	if (!s->cfg.prefix_caching)
+		return;
+	for (b = 0; b < r->nhashed; b++) {
+		h = eng_block_hash(s, r, b, h);
+		kvc_publish(&rp->kv, r->blocks[b], h);
+	}
+}
+
+static void preempt(struct sim *s, struct replica *rp, struct req *r)
+{
+	if (s->cfg.step_log)
+		fprintf(s->cfg.step_log, "preempt %lld at t=%.6f\n", (long long)r->id,
+			(double)s->now * 1e-9);
+	run_remove(rp, r);
+	publish_private(s, rp, r);
+	free_blocks(rp, r);
+	r->computed = 0;
+	r->preempts++;
+	s->tot.preemptions++;
+	eng_wq_push_front(rp, r);
+}
+
+static bool grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t need)
+{
+	int32_t i;
+
+	if (need <= 0)
+		return true;
+	if (need > kvc_available(&rp->kv))
+		return false;
+	for (i = 0; i < need; i++)
+		take_block(s, rp, r);
+	return true;
+}
+
+static int64_t chunk_of(const struct sim *s, const struct req *r, int64_t budget)
+{
+	int64_t n = req_num_tokens(r) - r->computed;
+
+	if (n > budget)
+		n = budget;
+	if (s->cfg.long_prefill_token_threshold > 0 && n > s->cfg.long_prefill_token_threshold)
+		n = s->cfg.long_prefill_token_threshold;
+	return n;
+}
+
+/* Prefix-cache lookup on admission: the leading full blocks whose content
+ * is cached (at most num_tokens - 1 tokens, so at least one token is
+ * computed).  Only looks: references are taken once admission succeeds, so
+ * a failed admission leaves the LRU order untouched (vLLM v1 likewise). */
+static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, int32_t *evictable,
+			     uint64_t *last)
+{
+	int64_t maxb = (req_num_tokens(r) - 1) / s->cfg.block_size, b;
+	uint64_t h = 0;
+	int32_t n = 0;
+
+	*evictable = 0;
+	*last = 0;
+	if (!s->cfg.prefix_caching || (r->preempts == 0 && !eng_block_shareable(s, r, 0)))
+		return 0;
+	for (b = 0; b < maxb; b++) {
+		uint64_t hb = eng_block_hash(s, r, b, h);
+		int32_t blk = kvc_lookup(&rp->kv, hb);
+		if (blk < 0)
+			break;
+		r->blocks[n++] = blk;
+		*evictable += kvc_ref(&rp->kv, blk) == 0;
+		h = hb;
+	}
+	*last = h;
+	return n;
+}
+
+/* Waiting requests in FCFS order while max_num_seqs and the budget allow. */
+static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
+{
+	while (rp->wlen > 0 && (int64_t)rp->nrun < s->cfg.max_num_seqs && budget > 0) {
+		struct req *r = eng_wq_front(rp);
+		bool first = r->sched_ns < 0 && r->preempts == 0;
+		int32_t hits, evictable, need, k;
+		uint64_t last;
+		int64_t n;
+		r->blocks = eng_array_get(s, rp);
+		hits = prefix_lookup(s, rp, r, &evictable, &last);
+		r->computed = (int64_t)hits * s->cfg.block_size;
+		n = chunk_of(s, r, budget);
+		need = blocks_for(s, r->computed + n) - hits;
+		if (need + evictable > kvc_available(&rp->kv)) {
+			eng_array_put(rp, r->blocks);
+			r->blocks = NULL;
+			r->computed = 0;
+			if (rp->nrun == 0 && rp->nsched == 0) {
+				/* nothing running will ever free memory for it */
+				eng_wq_pop_front(rp);
+				eng_reject(s, r, REJ_KV_CAPACITY);
+				continue;
+			}
+			break;
+		}
+		for (k = 0; k < hits; k++)
+			kvc_acquire(&rp->kv, r->blocks[k]);
+		r->nblocks = r->nhashed = hits;
+		r->last_hash = last;
+		grow_blocks(s, rp, r, need);
+		if (first) {
+			r->prefix_hit_tokens = r->computed;
+			s->tot.prefix_lookup_tokens += (uint64_t)r->prompt;
+			s->tot.prefix_hit_tokens += (uint64_t)r->computed;
+		}
+		eng_wq_pop_front(rp);
+		if (r->sched_ns < 0)
+			r->sched_ns = s->now;
+		run_append(rp, r);
+		others_push(rp, r);
+		sched_push(rp, r, n);
+		budget -= n;
+	}
+}
+
+/* The literal walk over the running list (see the file comment). */
+static void schedule_explicit(struct sim *s, struct replica *rp)
+{
+	int64_t budget = s->cfg.max_num_batched_tokens;
+	bool preempted = false;
+	struct req *r;
+	int32_t c;
+
+	for (c = 0; c < (int32_t)s->cfg.block_size; c++)
+		while (rp->cls_head[c])
+			dec_leave(rp, rp->cls_head[c]);
+	rp->fallback = true;
+	r = rp->run_head;
+	while (r && budget > 0) {
+		int64_t n = chunk_of(s, r, budget);
+		bool self = false;
+		while (!grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
+			struct req *victim = rp->run_tail;
+			preempt(s, rp, victim);
+			preempted = true;
+			if (victim == r) {
+				self = true;
+				break;
+			}
+		}
+		if (self)
+			break;
+		sched_push(rp, r, n);
+		budget -= n;
+		r = r->next;
+	}
+	/* the others list is rebuilt from the running list after the step */
+	rp->nothers = 0;
+	if (!preempted)
+		admit_waiting(s, rp, budget);
+}
+
+/* Everyone gets their whole demand, or all decoders precede the others in
+ * running order: the walk's outcome is known without walking.  Returns
+ * false when the literal walk is needed. */
+static bool schedule_fast(struct sim *s, struct replica *rp)
+{
+	int64_t budget = s->cfg.max_num_batched_tokens, tokens = rp->ndec;
+	int32_t cls = cls_of(s, -rp->G), need = (int32_t)rp->cls_count[cls];
+	bool decoders_first = true;
+	struct req *r;
+	size_t i;
+
+	if (rp->ndec > budget)
+		return false;
+	for (i = 0; i < rp->nothers; i++) {
+		const struct req *o = rp->others[i];
+		int64_t n = chunk_of(s, o, INT64_MAX);
+		tokens += n;
+		need += blocks_for(s, o->computed + n) - o->nblocks;
+		if (rp->ndec > 0 && o->rseq < rp->dec_max_rseq)
+			decoders_first = false;
+	}
+	if (tokens > budget && !decoders_first)
+		return false;
+	if (tokens > budget) {
+		/* decoders first, then the others take what the budget leaves */
+		int64_t left = budget - rp->ndec;
+		need = (int32_t)rp->cls_count[cls];
+		for (i = 0; i < rp->nothers && left > 0; i++) {
+			const struct req *o = rp->others[i];
+			int64_t n = chunk_of(s, o, left);
+			need += blocks_for(s, o->computed + n) - o->nblocks;
+			left -= n;
+		}
+	}
+	if (need > kvc_available(&rp->kv))
+		return false;
+	rp->fallback = false;
+	for (r = rp->cls_head[cls]; r; r = r->cnext)
+		take_block(s, rp, r);
+	budget -= rp->ndec;
+	for (i = 0; i < rp->nothers && budget > 0; i++) {
+		struct req *o = rp->others[i];
+		int64_t n = chunk_of(s, o, budget);
+		grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
+		sched_push(rp, o, n);
+		budget -= n;
+	}
+	if (i == rp->nothers) /* nothing left unscheduled in the running list */
+		admit_waiting(s, rp, budget);
+	return true;
+}
+
+static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
+{
+	const struct req *r;
+
+	fprintf(s->cfg.step_log, "step %llu t=%.6f r%d:", (unsigned long long)s->tot.steps,
+		(double)s->now * 1e-9, ri);
+	for (r = rp->run_head; r; r = r->next) {
+		if (r->dec)
+			fprintf(s->cfg.step_log, " %lld+1", (long long)r->id);
+		else if (r->scheduled)
+			fprintf(s->cfg.step_log, " %lld+%lld", (long long)r->id, (long long)r->step_tokens);
+	}
+	fprintf(s->cfg.step_log, " | run %zu wait %zu kv %d/%d dur=%.6f\n", rp->nrun, rp->wlen,
+		kvc_used(&rp->kv), rp->kv.total, t);
+}
+
+void sched_start_step(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+	struct step_desc d;
+	size_t i;
+	double t, used;
+
+	rp->nsched = 0;
+	if (!schedule_fast(s, rp))
+		schedule_explicit(s, rp);
+	if (rp->nsched == 0 && rp->ndec == 0) {
+		rp->busy = false;
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	d.chunk_len = rp->chunk_len;
+	d.chunk_prefix = rp->chunk_prefix;
+	for (i = 0; i < rp->nsched; i++) {
+		const struct req *r = rp->sched[i];
+		bool samples = r->computed + r->step_tokens == req_num_tokens(r);
+		if (r->step_tokens == 1 && samples && r->generated > 0) {
+			d.ndecode++;
+			d.decode_ctx_sum += (double)(r->computed + 1);
+		} else {
+			rp->chunk_len[d.nchunks] = r->step_tokens;
+			rp->chunk_prefix[d.nchunks] = r->computed;
+			d.nchunks++;
+		}
+		d.nlogits += samples;
+	}
+	/* decoders: computed + 1 summed = sum(dc0 - dG0) + ndec (G + 1) */
+	d.ndecode += rp->ndec;
+	d.decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
+	d.nlogits += rp->ndec;
+	t = cost_step_s(s->cost, &d);
+	if (s->cfg.step_log)
+		step_log_line(s, rp, ri, t);
+	used = (double)kvc_used(&rp->kv) / (double)rp->kv.total;
+	s->tot.kv_util_sum_steps += used;
+	if (used > s->tot.kv_util_max)
+		s->tot.kv_util_max = used;
+	s->tot.steps++;
+	rp->busy = true;
+	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
+}
+
+static int cmp_rseq(const void *a, const void *b)
+{
+	const struct req *x = *(struct req *const *)a, *y = *(struct req *const *)b;
+	return x->rseq < y->rseq ? -1 : x->rseq > y->rseq;
+}
+
+int sched_finish_step(struct sim *s, int ri, struct err *e)
+{
+	struct replica *rp = &s->reps[ri];
+	struct req *r;
+	size_t i, j, ndone = 0;
+	int32_t cls;
+	int rc = 0;
+	/* client-side delivery lag (H2): tokens surface k steps later */
+	int64_t lag = (s->cost->cfg.off & COST_H2)
+			      ? 0
+			      : (int64_t)llround(s->cost->cfg.ov.delivery_steps * (double)rp->step_dur_ns);
+
+	rp->G++;
+	for (i = 0; i < rp->nsched; i++) {
+		r = rp->sched[i];
+		r->scheduled = false;
+		r->computed += r->step_tokens;
+		register_full(s, rp, r, r->computed);
+		if (r->computed < req_num_tokens(r))
+			continue; /* a prefill chunk: no token yet */
+		r->generated++;
+		if (r->generated == 1)
+			r->first_ns = s->now + lag;
+		r->last_ns = s->now + lag;
+		if (r->generated >= r->output) {
+			r->done = true;
+			XGROW(rp->done, rp->done_cap, ndone + 1);
+			rp->done[ndone++] = r;
+		} else {
+			dec_join(s, rp, r);
+		}
+	}
+	/* decoders whose newest block just filled */
+	cls = cls_of(s, -rp->G);
+	for (r = rp->cls_head[cls]; r; r = r->cnext)
+		register_full(s, rp, r, r->dc0 + rp->G - r->dG0);
+	/* decoders that produced their last token */
+	while (rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
+		struct fin_entry fe = rp->heap[0];
+		heap_pop(rp);
+		if (!fe.r->dec || fe.r->epoch != fe.epoch)
+			continue; /* stale */
+		dec_leave(rp, fe.r);
+		fe.r->last_ns = s->now + lag;
+		fe.r->done = true;
+		XGROW(rp->done, rp->done_cap, ndone + 1);
+		rp->done[ndone++] = fe.r;
+	}
+	if (rp->ndec == 0)
+		rp->dec_max_rseq = 0;
+	/* the others: explicit running requests, in running order */
+	if (rp->fallback) {
+		rp->nothers = 0;
+		for (r = rp->run_head; r; r = r->next)
+			if (!r->dec && !r->done)
+				others_push(rp, r);
+	} else {
+		for (i = j = 0; i < rp->nothers; i++)
+			if (!rp->others[i]->dec && !rp->others[i]->done)
+				rp->others[j++] = rp->others[i];
+		rp->nothers = j;
+	}
+	rp->nsched = 0;
+	/* completions in running order (record order, closed-loop order) */
+	if (ndone > 1)
+		qsort(rp->done, ndone, sizeof(*rp->done), cmp_rseq);
+	for (i = 0; i < ndone; i++) {
+		r = rp->done[i];
+		run_remove(rp, r);
+		free_blocks(rp, r);
+		s->tot.completed++;
+		eng_record(s, r);
+		eng_req_put(s, r);
+		if (s->closed && rc == 0)
+			rc = eng_next_closed(s, e);
+	}
+	if (rc < 0)
+		return rc;
+	sched_start_step(s, ri);
+	return 0;
+}
+
+void sched_replica_init(struct sim *s, struct replica *rp)
+{
+	rp->cls_head = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_head));
+	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
+}
+
+void sched_replica_release(struct replica *rp)
+{
+	struct req *r;
+
+	for (r = rp->run_head; r; r = r->next)
+		free(r->blocks);
+	free(rp->cls_head);
+	free(rp->cls_count);
+	free(rp->heap);
+	free(rp->others);
+	free(rp->sched);
+	free(rp->done);
+}
