@@ -70,6 +70,7 @@ struct cost_model {
 	double kv_tok_layer_bytes;  /* KV bytes per token per layer on one GPU */
 	double peak, attn_peak, bw;
 	const struct mfu_attn_cfg *attn_prefill_cfg, *attn_decode_cfg; /* resolved once */
+	double *log_n;      /* [max_seqs + 1]: log of decode batch sizes */
 };
 
 struct step_desc {

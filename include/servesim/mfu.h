@@ -62,6 +62,9 @@ const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool pre
 					    int kv_heads, int head_dim, enum dtype kvdt);
 double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 		     double batch, double len);
+/* The same with the axis values given as logs (callers that keep them). */
+double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+			 double log_batch, double log_len);
 /* Seconds for one all-reduce of `elems` bf16 elements over n GPUs, or a
  * negative value when no table covers n. */
 double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems);

@@ -181,6 +181,14 @@ double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 		if (g->len[d] == 1)
 			pos[d] = 0;
 	}
+	if (!nearest && g->dims == 2) {
+		/* the per-step case (attention): plain bilinear */
+		size_t n1 = g->len[1], a = lo[0] * n1 + lo[1];
+		size_t b = g->len[0] > 1 ? a + n1 : a, c1 = n1 > 1 ? 1 : 0;
+		const double *v = g->v;
+		return (1 - w[0]) * ((1 - w[1]) * v[a] + w[1] * v[a + c1]) +
+		       w[0] * ((1 - w[1]) * v[b] + w[1] * v[b + c1]);
+	}
 	if (nearest) {
 		size_t off = 0;
 		for (d = 0; d < g->dims; d++)
@@ -481,16 +489,22 @@ const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool pre
 		       : nearest_cfg(t->decode, t->ndecode, heads, kvh, hd, kvdt);
 }
 
-double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
-		     double batch, double len)
+double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+			 double log_batch, double log_len)
 {
 	double x[2], dflt = prefill ? MFU_DEFAULT_ATTN_PREFILL : MFU_DEFAULT_ATTN_DECODE;
 
 	if (!c)
 		return dflt;
-	x[0] = log(batch);
-	x[1] = log(len);
+	x[0] = log_batch;
+	x[1] = log_len;
 	return clamp_mfu(mfu_grid_eval(&c->g, x, t->nearest), dflt);
+}
+
+double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+		     double batch, double len)
+{
+	return mfu_attn_eval_log(t, c, prefill, log(batch), log(len));
 }
 
 double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kvh, int hd, enum dtype kvdt,

@@ -130,17 +130,15 @@ uint64_t eng_block_hash(const struct sim *s, const struct req *r, int64_t b, uin
 	else
 		key = mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
 	key = mix64(prev * 0x9e3779b97f4a7c15ULL + key + (uint64_t)b);
-	return key && key != KVC_PRIVATE ? key : 1;
+	return key ? key : 1;
 }
 
 /* Can another request ever hold the same content as block b of r?  Only
  * blocks inside a shared group prefix or a repeated prompt can. */
 bool eng_block_shareable(const struct sim *s, const struct req *r, int64_t b)
 {
-	int64_t end = (b + 1) * s->cfg.block_size;
-
-	return (end <= r->prefix_tokens && r->prefix_group >= 0) ||
-	       (end <= r->prompt && r->content_id >= 0);
+	(void)s;
+	return b < r->nshare;
 }
 
 static int32_t blocks_for(const struct sim *s, int64_t tokens)
@@ -246,6 +244,11 @@ static void admit(struct sim *s, const struct wl_req *w)
 	r->content_id = w->content_id;
 	r->stage = w->stage;
 	r->sched_ns = -1;
+	/* full blocks inside a repeated prompt, or else inside a group prefix */
+	if (r->content_id >= 0)
+		r->nshare = (int32_t)(r->prompt / s->cfg.block_size);
+	else if (r->prefix_group >= 0)
+		r->nshare = (int32_t)(r->prefix_tokens / s->cfg.block_size);
 	if (r->stage + 1 > s->nstages)
 		s->nstages = r->stage + 1;
 	/* vLLM answers 400 when prompt + max_tokens exceeds max_model_len */

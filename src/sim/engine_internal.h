@@ -16,6 +16,8 @@ struct req {
 	int64_t prefix_hit_tokens;
 	uint64_t last_hash;
 	int32_t nblocks, nhashed, preempts;
+	int32_t nshare;  /* leading blocks whose content others can share */
+	int32_t nnamed;  /* blocks[0, nnamed) are named; the rest of the nblocks anonymous */
 	int32_t *blocks;
 	int stage, replica;
 	bool done, scheduled;

@@ -1,8 +1,9 @@
-/* kvcache.c - block pool with a prefix cache.  All storage is allocated at
- * init; allocation, lookup and release are O(1) (the table is a linear-probe
- * hash at load <= 1/2 with backward-shift deletion; the LRU order of free
- * cached blocks is a FIFO ring with lazy removal, which touches memory
- * sequentially where a linked list would miss the cache on every link). */
+/* kvcache.c - block pool with a prefix cache (see kvcache.h).  All storage
+ * is allocated at init and every operation is O(1): the table is a
+ * linear-probe hash at load <= 1/2 with backward-shift deletion; the LRU order
+ * of free cached blocks is a FIFO ring with lazy removal (a named block taken
+ * back by a prefix hit just leaves a stale entry), which touches memory
+ * sequentially where a linked list would miss the cache on every link. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +19,14 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	memset(c, 0, sizeof(*c));
 	c->total = blocks;
 	c->caching = caching;
-	c->free_stack = xcalloc((size_t)blocks + 1, sizeof(int32_t));
+	c->nfree = blocks;
+	c->names = xcalloc((size_t)blocks + 1, sizeof(int32_t));
+	for (i = 0; i < blocks; i++) /* names handed out 0, 1, 2, ... */
+		c->names[i] = blocks - 1 - i;
+	c->nnames = blocks;
 	c->blk = xcalloc((size_t)blocks + 1, sizeof(struct kvb));
 	c->ring_cap = (size_t)blocks * 2 + 16;
-	c->ring_blk = xcalloc(c->ring_cap, sizeof(int32_t));
-	c->ring_stamp = xcalloc(c->ring_cap, sizeof(uint32_t));
-	/* pop order 0, 1, 2, ... */
-	for (i = 0; i < blocks; i++)
-		c->free_stack[i] = blocks - 1 - i;
-	c->nfree = blocks;
+	c->ring = xcalloc(c->ring_cap, sizeof(struct kvc_ring));
 	while (cap < (uint32_t)blocks * 2u + 2u)
 		cap <<= 1;
 	c->tkeys = xcalloc(cap, sizeof(uint64_t));
@@ -36,10 +36,9 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 
 void kvc_release(struct kvc *c)
 {
-	free(c->free_stack);
+	free(c->names);
 	free(c->blk);
-	free(c->ring_blk);
-	free(c->ring_stamp);
+	free(c->ring);
 	free(c->tkeys);
 	free(c->tvals);
 	memset(c, 0, sizeof(*c));
@@ -88,10 +87,14 @@ static void table_del(struct kvc *c, uint64_t h)
 	}
 }
 
-static bool ring_live(const struct kvc *c, size_t i)
+static bool ring_live(const struct kvc *c, const struct kvc_ring *e)
 {
-	const struct kvb *k = &c->blk[c->ring_blk[i]];
-	return k->ref == 0 && k->hash && k->stamp == c->ring_stamp[i];
+	const struct kvb *k;
+
+	if (e->name == KVC_ANON)
+		return e->val > 0;
+	k = &c->blk[e->name];
+	return k->ref == 0 && k->hash && k->stamp == e->val;
 }
 
 /* Drop stale entries: keeps the ring within its capacity. */
@@ -100,75 +103,99 @@ static void ring_compact(struct kvc *c)
 	size_t i, j = 0;
 
 	for (i = 0; i < c->ring_len; i++) {
-		size_t k = (c->ring_head + i) % c->ring_cap;
-		if (ring_live(c, k)) {
-			int32_t b = c->ring_blk[k];
-			uint32_t st = c->ring_stamp[k];
-			size_t d = (c->ring_head + j) % c->ring_cap;
-			c->ring_blk[d] = b;
-			c->ring_stamp[d] = st;
-			j++;
-		}
+		struct kvc_ring e = c->ring[(c->ring_head + i) % c->ring_cap];
+		if (ring_live(c, &e))
+			c->ring[(c->ring_head + j++) % c->ring_cap] = e;
 	}
 	c->ring_len = j;
 }
 
-static void lru_append(struct kvc *c, int32_t b)
+static void ring_push(struct kvc *c, int32_t name, uint32_t val)
 {
-	size_t k;
+	struct kvc_ring *e;
 
 	if (c->ring_len == c->ring_cap)
 		ring_compact(c);
-	k = (c->ring_head + c->ring_len) % c->ring_cap;
-	c->ring_blk[k] = b;
-	c->ring_stamp[k] = ++c->blk[b].stamp;
+	e = &c->ring[(c->ring_head + c->ring_len) % c->ring_cap];
+	e->name = name;
+	e->val = val;
 	c->ring_len++;
-	c->nevict++;
 }
 
-/* Oldest live evictable block, removed from the ring; -1 if none. */
-static int32_t lru_pop(struct kvc *c)
+/* Evict up to n of the oldest cached blocks (their memory is about to be
+ * reused); returns how many. */
+static int32_t evict(struct kvc *c, int32_t n)
 {
-	while (c->ring_len > 0) {
-		size_t k = c->ring_head;
-		bool live = ring_live(c, k);
-		int32_t b = c->ring_blk[k];
-		c->ring_head = (c->ring_head + 1) % c->ring_cap;
-		c->ring_len--;
-		if (live) {
-			c->blk[b].stamp++;
-			c->nevict--;
-			return b;
+	int32_t done = 0;
+
+	while (done < n && c->ring_len > 0) {
+		struct kvc_ring *e = &c->ring[c->ring_head];
+		if (!ring_live(c, e)) {
+			c->ring_head = (c->ring_head + 1) % c->ring_cap;
+			c->ring_len--;
+			continue;
 		}
+		if (e->name == KVC_ANON) {
+			int32_t k = (int32_t)e->val < n - done ? (int32_t)e->val : n - done;
+			e->val -= (uint32_t)k;
+			if (e->val == 0) {
+				c->ring_head = (c->ring_head + 1) % c->ring_cap;
+				c->ring_len--;
+			}
+			c->nevict -= k;
+			c->evictions += (uint64_t)k;
+			done += k;
+			continue;
+		} else {
+			struct kvb *k = &c->blk[e->name];
+			table_del(c, k->hash);
+			k->hash = 0;
+			k->stamp++;
+			c->names[c->nnames++] = e->name;
+			c->ring_head = (c->ring_head + 1) % c->ring_cap;
+			c->ring_len--;
+		}
+		c->nevict--;
+		c->evictions++;
+		done++;
 	}
-	return -1;
+	return done;
 }
 
-int32_t kvc_alloc(struct kvc *c)
+/* n physical blocks for a new holder: free ones first, then evictions. */
+static void take_physical(struct kvc *c, int32_t n)
+{
+	int32_t f = c->nfree < n ? c->nfree : n;
+
+	c->nfree -= f;
+	if (n > f)
+		evict(c, n - f);
+}
+
+int32_t kvc_alloc_named(struct kvc *c)
 {
 	int32_t b;
 
-	if (c->nfree > 0) {
-		b = c->free_stack[--c->nfree];
-	} else {
-		b = lru_pop(c);
-		if (b < 0)
-			return -1;
-		if (c->blk[b].hash != KVC_PRIVATE)
-			table_del(c, c->blk[b].hash);
-		c->blk[b].hash = 0;
-		c->evictions++;
-	}
+	take_physical(c, 1);
+	b = c->names[--c->nnames];
 	c->blk[b].ref = 1;
+	c->blk[b].hash = 0;
 	return b;
 }
 
-int32_t kvc_alloc_private(struct kvc *c)
+void kvc_alloc_anon(struct kvc *c, int32_t n)
 {
-	int32_t b = kvc_alloc(c);
+	take_physical(c, n);
+	c->anon_used += n;
+}
 
-	if (b >= 0 && c->caching)
-		c->blk[b].hash = KVC_PRIVATE;
+int32_t kvc_name_anon(struct kvc *c)
+{
+	int32_t b = c->names[--c->nnames];
+
+	c->anon_used--;
+	c->blk[b].ref = 1;
+	c->blk[b].hash = 0;
 	return b;
 }
 
@@ -183,12 +210,31 @@ void kvc_acquire(struct kvc *c, int32_t b)
 
 void kvc_put(struct kvc *c, int32_t b)
 {
-	if (--c->blk[b].ref > 0)
+	struct kvb *k = &c->blk[b];
+
+	if (--k->ref > 0)
 		return;
-	if (c->blk[b].hash)
-		lru_append(c, b);
-	else
-		c->free_stack[c->nfree++] = b;
+	if (k->hash) {
+		ring_push(c, b, ++k->stamp);
+		c->nevict++;
+	} else {
+		c->names[c->nnames++] = b;
+		c->nfree++;
+	}
+}
+
+void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
+{
+	c->anon_used -= full + partial;
+	c->nfree += partial;
+	if (full <= 0)
+		return;
+	if (!c->caching) { /* nothing is ever cached */
+		c->nfree += full;
+		return;
+	}
+	ring_push(c, KVC_ANON, (uint32_t)full);
+	c->nevict += full;
 }
 
 void kvc_register(struct kvc *c, int32_t b, uint64_t h)
@@ -209,46 +255,39 @@ void kvc_register(struct kvc *c, int32_t b, uint64_t h)
 	c->blk[b].hash = h;
 }
 
-void kvc_mark_private(struct kvc *c, int32_t b)
-{
-	if (c->caching && !c->blk[b].hash)
-		c->blk[b].hash = KVC_PRIVATE;
-}
-
-void kvc_publish(struct kvc *c, int32_t b, uint64_t h)
-{
-	if (c->blk[b].hash != KVC_PRIVATE)
-		return;
-	c->blk[b].hash = 0;
-	kvc_register(c, b, h);
-	if (!c->blk[b].hash) /* same content cached elsewhere: stay private */
-		c->blk[b].hash = KVC_PRIVATE;
-}
-
 bool kvc_check(const struct kvc *c, char *why, int n)
 {
-	int32_t b, cnt = 0, used = 0, hashed = 0;
+	int32_t b, named_used = 0, hashed = 0, live = 0, nnamed = 0;
 	size_t i;
 
-	for (i = 0; i < c->ring_len; i++)
-		cnt += ring_live(c, (c->ring_head + i) % c->ring_cap);
-	if (cnt != c->nevict) {
-		snprintf(why, (size_t)n, "LRU ring holds %d live blocks, counter says %d", cnt, c->nevict);
+	for (i = 0; i < c->ring_len; i++) {
+		const struct kvc_ring *e = &c->ring[(c->ring_head + i) % c->ring_cap];
+		if (ring_live(c, e))
+			live += e->name == KVC_ANON ? (int32_t)e->val : 1;
+	}
+	if (live != c->nevict) {
+		snprintf(why, (size_t)n, "LRU ring holds %d live blocks, counter says %d", live, c->nevict);
 		return false;
 	}
 	for (b = 0; b < c->total; b++) {
-		used += c->blk[b].ref > 0;
-		if (c->blk[b].hash && c->blk[b].hash != KVC_PRIVATE) {
+		const struct kvb *k = &c->blk[b];
+		named_used += k->ref > 0;
+		nnamed += k->ref > 0 || k->hash;
+		if (k->hash) {
 			hashed++;
-			if (kvc_lookup(c, c->blk[b].hash) != b) {
+			if (kvc_lookup(c, k->hash) != b) {
 				snprintf(why, (size_t)n, "block %d hash not found in the table", b);
 				return false;
 			}
 		}
 	}
-	if (used + c->nfree + c->nevict != c->total) {
-		snprintf(why, (size_t)n, "blocks used %d + free %d + evictable %d != total %d", used,
-			 c->nfree, c->nevict, c->total);
+	if (named_used + c->anon_used + c->nfree + c->nevict != c->total) {
+		snprintf(why, (size_t)n, "blocks named %d + anonymous %d + free %d + evictable %d != total %d",
+			 named_used, c->anon_used, c->nfree, c->nevict, c->total);
+		return false;
+	}
+	if (nnamed + c->nnames != c->total) {
+		snprintf(why, (size_t)n, "%d names in use + %d unused != %d", nnamed, c->nnames, c->total);
 		return false;
 	}
 	if (hashed != c->tcount) {

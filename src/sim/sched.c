@@ -180,43 +180,52 @@ static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
 	return r->preempts > 0 || eng_block_shareable(s, r, b);
 }
 
-/* Take a block for index r->nblocks: private ones are marked at once. */
-static void take_block(struct sim *s, struct replica *rp, struct req *r)
+/* Take n more blocks: named while their content can be looked up
+ * (kvcache.h) and all earlier ones are named, anonymous (only counted) from
+ * there on; a request's named blocks stay a prefix of its block list. */
+static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
 {
-	int32_t b = gets_hash(s, r, r->nblocks) ? kvc_alloc(&rp->kv) : kvc_alloc_private(&rp->kv);
-	r->blocks[r->nblocks++] = b;
+	while (n > 0 && r->nnamed == r->nblocks && s->cfg.prefix_caching &&
+	       gets_hash(s, r, r->nblocks)) {
+		r->blocks[r->nblocks++] = kvc_alloc_named(&rp->kv);
+		r->nnamed++;
+		n--;
+	}
+	if (n > 0) {
+		kvc_alloc_anon(&rp->kv, n);
+		r->nblocks += n;
+	}
 }
 
 static void register_full(struct sim *s, struct replica *rp, struct req *r, int64_t computed)
 {
 	int64_t full = computed / s->cfg.block_size;
 
+	int32_t named = full < r->nnamed ? (int32_t)full : r->nnamed;
+
 	if (full > r->nblocks)
 		full = r->nblocks;
-	for (; r->nhashed < full; r->nhashed++) {
-		int32_t blk = r->blocks[r->nhashed];
-		uint64_t h;
-		if (!gets_hash(s, r, r->nhashed))
-			continue; /* private: marked when it was taken */
-		h = eng_block_hash(s, r, r->nhashed, r->last_hash);
-		if (r->preempts > 0)
-			kvc_publish(&rp->kv, blk, h);
-		kvc_register(&rp->kv, blk, h);
+	/* anonymous blocks have nothing to register */
+	for (; r->nhashed < named; r->nhashed++) {
+		uint64_t h = eng_block_hash(s, r, r->nhashed, r->last_hash);
+		kvc_register(&rp->kv, r->blocks[r->nhashed], h);
 		r->last_hash = h;
 	}
+	if (r->nhashed < full)
+		r->nhashed = (int32_t)full;
 }
 
 static void free_blocks(struct replica *rp, struct req *r)
 {
-	int32_t i;
+	int32_t i, full = r->nhashed > r->nnamed ? r->nhashed - r->nnamed : 0;
 
-	/* blocks past the full ones were never cached: back to the free stack */
-	for (i = r->nhashed; i < r->nblocks; i++)
-		kvc_unmark(&rp->kv, r->blocks[i]);
-	/* reverse order: a request's tail blocks are evicted first */
-	for (i = r->nblocks; i-- > 0;)
+	/* reverse order, as vLLM frees: a request's tail blocks are evicted
+	 * first.  The anonymous blocks are the tail, so they go first, as one
+	 * batch; those past the full ones were never cached and are free */
+	kvc_put_anon(&rp->kv, full, r->nblocks - r->nnamed - full);
+	for (i = r->nnamed; i-- > 0;)
 		kvc_put(&rp->kv, r->blocks[i]);
-	r->nblocks = r->nhashed = 0;
+	r->nblocks = r->nhashed = r->nnamed = 0;
 	r->last_hash = 0;
 	if (r->blocks)
 		eng_array_put(rp, r->blocks);
@@ -234,8 +243,13 @@ static void publish_private(struct sim *s, struct replica *rp, struct req *r)
 		return;
 	for (b = 0; b < r->nhashed; b++) {
 		h = eng_block_hash(s, r, b, h);
-		kvc_publish(&rp->kv, r->blocks[b], h);
+		if (b >= r->nnamed) {
+			r->blocks[b] = kvc_name_anon(&rp->kv);
+			kvc_register(&rp->kv, r->blocks[b], h);
+		}
 	}
+	if (r->nnamed < r->nhashed)
+		r->nnamed = r->nhashed;
 }
 
 static void preempt(struct sim *s, struct replica *rp, struct req *r)
@@ -254,14 +268,11 @@ static void preempt(struct sim *s, struct replica *rp, struct req *r)
 
 static bool grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t need)
 {
-	int32_t i;
-
 	if (need <= 0)
 		return true;
 	if (need > kvc_available(&rp->kv))
 		return false;
-	for (i = 0; i < need; i++)
-		take_block(s, rp, r);
+	take_blocks(s, rp, r, need);
 	return true;
 }
 
@@ -332,7 +343,7 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
 		}
 		for (k = 0; k < hits; k++)
 			kvc_acquire(&rp->kv, r->blocks[k]);
-		r->nblocks = r->nhashed = hits;
+		r->nblocks = r->nhashed = r->nnamed = hits;
 		r->last_hash = last;
 		grow_blocks(s, rp, r, need);
 		if (first) {
@@ -425,7 +436,7 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		return false;
 	rp->fallback = false;
 	for (r = rp->cls_head[cls]; r; r = r->cnext)
-		take_block(s, rp, r);
+		take_blocks(s, rp, r, 1);
 	budget -= rp->ndec;
 	for (i = 0; i < rp->nothers && budget > 0; i++) {
 		struct req *o = rp->others[i];

@@ -333,27 +333,38 @@ static void test_kvcache(void)
 {
 	struct kvc k;
 	char why[200];
-	int32_t a, b, c2;
+	int32_t a, b;
 
-	kvc_init(&k, 3, true);
-	a = kvc_alloc(&k);
-	b = kvc_alloc(&k);
+	kvc_init(&k, 4, true);
+	a = kvc_alloc_named(&k);
+	b = kvc_alloc_named(&k);
 	kvc_register(&k, a, 111);
 	CHECK(kvc_lookup(&k, 111) == a && kvc_lookup(&k, 222) == -1, "register and lookup");
 	kvc_put(&k, a);
-	CHECK(kvc_available(&k) == 2 && k.nevict == 1, "freed cached block is evictable");
+	CHECK(kvc_available(&k) == 3 && k.nevict == 1, "freed cached block is evictable");
 	kvc_acquire(&k, a);
-	CHECK(k.nevict == 0 && kvc_used(&k) == 2, "hit takes it back");
+	CHECK(k.nevict == 0 && kvc_used(&k) == 2, "a hit takes it back");
 	kvc_put(&k, a);
-	c2 = kvc_alloc(&k); /* the plain free block first */
-	CHECK(kvc_lookup(&k, 111) == a, "free block used before evicting");
-	kvc_put(&k, c2);
-	kvc_alloc(&k);
-	kvc_alloc(&k); /* now evicts a */
-	CHECK(kvc_lookup(&k, 111) == -1 && k.evictions == 1, "LRU eviction drops the hash");
+	/* two anonymous blocks freed as one batch after a */
+	kvc_alloc_anon(&k, 1);
+	kvc_alloc_anon(&k, 1); /* uses the last free blocks, nothing evicted */
+	CHECK(kvc_lookup(&k, 111) == a && k.evictions == 0, "free blocks used before evicting");
+	kvc_put_anon(&k, 2, 0);
+	CHECK(k.nevict == 3 && kvc_check(&k, why, sizeof(why)), "batch of 2 on the LRU (%s)", why);
+	kvc_alloc_anon(&k, 1); /* evicts the oldest: a */
+	CHECK(kvc_lookup(&k, 111) == -1 && k.evictions == 1, "LRU order: the named block freed first goes first");
+	kvc_alloc_named(&k); /* then one of the batch */
+	CHECK(k.evictions == 2 && k.nevict == 1, "then the anonymous batch");
 	CHECK(kvc_check(&k, why, sizeof(why)), "accounting consistent (%s)", why);
+	kvc_put(&k, b);
+	CHECK(k.nfree == 1 && kvc_check(&k, why, sizeof(why)), "unregistered block goes back to the free pool");
 	kvc_release(&k);
-	(void)b;
+	/* caching off: nothing lingers */
+	kvc_init(&k, 2, false);
+	kvc_alloc_anon(&k, 1);
+	kvc_put_anon(&k, 1, 0);
+	CHECK(k.nfree == 2 && k.nevict == 0, "caching off: freed blocks are simply free");
+	kvc_release(&k);
 }
 
 static void test_memplan(void)
