@@ -71,6 +71,8 @@ struct cost_model {
 	double peak, attn_peak, bw;
 	const struct mfu_attn_cfg *attn_prefill_cfg, *attn_decode_cfg; /* resolved once */
 	double *log_n;      /* [max_seqs + 1]: log of decode batch sizes */
+	struct mfu_row *decode_rows; /* [max_seqs + 1]: decode attention per batch size */
+	struct mfu_row prefill_row;  /* prefill attention (one sequence per chunk) */
 };
 
 struct step_desc {

@@ -65,6 +65,22 @@ double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, b
 /* The same with the axis values given as logs (callers that keep them). */
 double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 			 double log_batch, double log_len);
+/* A 2-D attention grid restricted to one batch size: log(MFU) at each of
+ * the grid's length-axis points, so a lookup along the length is one bracket
+ * and one linear interpolation (exactly the bilinear surface of the grid). */
+struct mfu_row {
+	const double *axis;   /* log lengths (the grid's) */
+	double *v;            /* log(MFU) at each axis point */
+	size_t len;
+	double dflt;          /* when there is no table */
+};
+
+/* Fill `row` for log_batch; row->v is allocated (free with mfu_row_release). */
+void mfu_attn_row(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+		  double log_batch, struct mfu_row *row);
+void mfu_row_release(struct mfu_row *row);
+/* MFU at log_len (held at the ends of the axis). */
+double mfu_row_eval(const struct mfu_row *row, double log_len);
 /* Seconds for one all-reduce of `elems` bf16 elements over n GPUs, or a
  * negative value when no table covers n. */
 double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems);

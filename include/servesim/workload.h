@@ -32,6 +32,7 @@ struct wl_dist {
 	int64_t min, max;      /* clip (inclusive) */
 	double *values, *cdf;  /* empirical */
 	size_t nvalues;
+	double ln_mu, ln_sigma; /* lognormal: parameters of the underlying normal (wl_dist_prepare) */
 };
 
 #define WL_MAX_STAGES 64
@@ -90,5 +91,8 @@ int wl_stage_of(const struct wl_spec *s, int64_t t_ns);
 /* Sample a length distribution (exposed for tests). */
 struct pcg32;
 int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r);
+/* Derive the lognormal's underlying normal from mean and stdev (called by
+ * the generator; tests that build a wl_dist by hand call it too). */
+void wl_dist_prepare(struct wl_dist *d);
 
 #endif

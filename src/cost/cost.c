@@ -208,8 +208,12 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->head_s = xcalloc((size_t)cfg->max_seqs + 1, sizeof(double));
 	c->absorb_s = xcalloc((size_t)cfg->max_seqs + 1, sizeof(double));
 	c->log_n = xcalloc((size_t)cfg->max_seqs + 1, sizeof(double));
-	for (i = 1; i <= cfg->max_seqs; i++)
+	c->decode_rows = xcalloc((size_t)cfg->max_seqs + 1, sizeof(struct mfu_row));
+	for (i = 1; i <= cfg->max_seqs; i++) {
 		c->log_n[i] = log((double)i);
+		mfu_attn_row(&c->tabs, c->attn_decode_cfg, false, c->log_n[i], &c->decode_rows[i]);
+	}
+	mfu_attn_row(&c->tabs, c->attn_prefill_cfg, true, 0.0, &c->prefill_row);
 	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
 		cost_release(c);
 		return rc;
@@ -256,6 +260,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 
 void cost_release(struct cost_model *c)
 {
+	int64_t i;
+
 	mfu_release(&c->tabs);
 	free(c->tok_s);
 	free(c->tok_flops);
@@ -263,6 +269,11 @@ void cost_release(struct cost_model *c)
 	free(c->head_s);
 	free(c->absorb_s);
 	free(c->log_n);
+	if (c->decode_rows)
+		for (i = 0; i <= c->cfg.max_seqs; i++)
+			mfu_row_release(&c->decode_rows[i]);
+	free(c->decode_rows);
+	mfu_row_release(&c->prefill_row);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -285,8 +296,7 @@ double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t pref
 	/* the tables hold prefix-free causal prefills: look the chunk up at
 	 * the sequence length with the same number of query-key pairs */
 	isl_eq = sqrt(2.0 * pairs);
-	mfu = mfu_attn_eval_log(&c->tabs, c->attn_prefill_cfg, true, 0.0, /* batch 1 */
-				isl_eq < 1 ? 0.0 : log(isl_eq));
+	mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
 	t = roofline(c, flops, c->attn_peak, mfu, bytes);
 	if (m->attn == ATTN_MLA) {
 		/* kv_b up-projects the latent of every context token */
@@ -322,9 +332,11 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	}
 	flops = 2.0 * ctx_sum * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
 	bytes = ctx_sum * c->kv_tok_layer_bytes;
-	mfu = mfu_attn_eval_log(&c->tabs, c->attn_decode_cfg, false,
-				n <= c->cfg.max_seqs ? c->log_n[n] : log((double)n),
-				mean < 1 ? 0.0 : log(mean));
+	if (n <= c->cfg.max_seqs)
+		mfu = mfu_row_eval(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean));
+	else
+		mfu = mfu_attn_eval_log(&c->tabs, c->attn_decode_cfg, false, log((double)n),
+					mean < 1 ? 0.0 : log(mean));
 	return t + roofline(c, flops, c->attn_peak, mfu, bytes);
 }
 

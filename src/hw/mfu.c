@@ -539,3 +539,40 @@ double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems)
 		return exp(w < 0.5 ? l[lo] : l[lo + 1]) * 1e-6;
 	return exp(l[lo] + w * (l[lo + 1] - l[lo])) * 1e-6;
 }
+
+void mfu_attn_row(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+		  double log_batch, struct mfu_row *row)
+{
+	size_t j;
+
+	memset(row, 0, sizeof(*row));
+	row->dflt = prefill ? MFU_DEFAULT_ATTN_PREFILL : MFU_DEFAULT_ATTN_DECODE;
+	if (!c)
+		return;
+	row->axis = c->g.axis[1];
+	row->len = c->g.len[1];
+	row->v = xmalloc(xmul(row->len, sizeof(double)));
+	for (j = 0; j < row->len; j++) {
+		double x[2] = {log_batch, row->axis[j]};
+		row->v[j] = mfu_grid_eval(&c->g, x, t->nearest);
+	}
+}
+
+void mfu_row_release(struct mfu_row *row)
+{
+	free(row->v);
+	row->v = NULL;
+}
+
+double mfu_row_eval(const struct mfu_row *row, double log_len)
+{
+	size_t lo;
+	double w;
+
+	if (!row->v)
+		return row->dflt;
+	bracket(row->axis, row->len, log_len, &lo, &w);
+	if (row->len == 1)
+		return clamp_mfu(row->v[0], row->dflt);
+	return clamp_mfu((1 - w) * row->v[lo] + w * row->v[lo + 1], row->dflt);
+}

@@ -435,8 +435,21 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	if (need > kvc_available(&rp->kv))
 		return false;
 	rp->fallback = false;
-	for (r = rp->cls_head[cls]; r; r = r->cnext)
-		take_blocks(s, rp, r, 1);
+	{
+		/* the class crossing a block boundary: anonymous blocks in bulk */
+		int32_t anon = 0;
+		for (r = rp->cls_head[cls]; r; r = r->cnext) {
+			if (r->nnamed < r->nblocks || !s->cfg.prefix_caching ||
+			    !gets_hash(s, r, r->nblocks)) {
+				r->nblocks++;
+				anon++;
+			} else {
+				take_blocks(s, rp, r, 1);
+			}
+		}
+		if (anon)
+			kvc_alloc_anon(&rp->kv, anon);
+	}
 	budget -= rp->ndec;
 	for (i = 0; i < rp->nothers && budget > 0; i++) {
 		struct req *o = rp->others[i];
@@ -553,8 +566,13 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 	}
 	/* decoders whose newest block just filled */
 	cls = cls_of(s, -rp->G);
-	for (r = rp->cls_head[cls]; r; r = r->cnext)
-		register_full(s, rp, r, r->dc0 + rp->G - r->dG0);
+	for (r = rp->cls_head[cls]; r; r = r->cnext) {
+		int64_t computed = r->dc0 + rp->G - r->dG0;
+		if (r->nnamed <= r->nhashed) /* anonymous tail: nothing to register */
+			r->nhashed = (int32_t)(computed / s->cfg.block_size);
+		else
+			register_full(s, rp, r, computed);
+	}
 	/* decoders that produced their last token */
 	while (rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
 		struct fin_entry fe = rp->heap[0];

@@ -16,6 +16,7 @@
 
 struct wl_gen {
 	const struct wl_spec *s;
+	struct wl_dist prompt, output; /* prepared copies of the spec's */
 	struct pcg32 r_arr, r_prompt, r_out, r_shuf;
 	int64_t issued;
 	double t;             /* seconds: last arrival (open loop) */
@@ -85,6 +86,15 @@ static int64_t poisson_draw(struct pcg32 *r, double lambda)
 	return k;
 }
 
+void wl_dist_prepare(struct wl_dist *d)
+{
+	if (d->kind == WL_LOGNORMAL && d->a > 0) {
+		double s2 = log(1.0 + (d->b / d->a) * (d->b / d->a));
+		d->ln_mu = log(d->a) - s2 / 2;
+		d->ln_sigma = sqrt(s2);
+	}
+}
+
 int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 {
 	double x = d->a;
@@ -100,12 +110,9 @@ int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 	case WL_NORMAL:
 		x = d->b > 0 ? floor(d->a + d->b * std_normal(r) + 0.5) : d->a;
 		break;
-	case WL_LOGNORMAL: {
-		double s2 = log(1.0 + (d->b / d->a) * (d->b / d->a));
-		double mu = log(d->a) - s2 / 2;
-		x = floor(exp(mu + sqrt(s2) * std_normal(r)) + 0.5);
+	case WL_LOGNORMAL:
+		x = floor(exp(d->ln_mu + d->ln_sigma * std_normal(r)) + 0.5);
 		break;
-	}
 	case WL_EMPIRICAL: {
 		double u = pcg32_double(r);
 		for (i = 0; i + 1 < d->nvalues && u >= d->cdf[i]; i++)
@@ -163,6 +170,10 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 	int rc;
 
 	g->s = s;
+	g->prompt = s->prompt;
+	g->output = s->output;
+	wl_dist_prepare(&g->prompt);
+	wl_dist_prepare(&g->output);
 	pcg32_seed(&g->r_arr, s->seed, 1);
 	pcg32_seed(&g->r_prompt, s->seed, 2);
 	pcg32_seed(&g->r_out, s->seed, 3);
@@ -299,8 +310,8 @@ static void fill_lengths(struct wl_gen *g, struct wl_req *r)
 		r->content_id = p; /* the whole prompt repeats every n requests */
 		return;
 	}
-	r->prompt_tokens = wl_dist_sample(&s->prompt, &g->r_prompt) + s->prefix_tokens;
-	r->output_tokens = wl_dist_sample(&s->output, &g->r_out);
+	r->prompt_tokens = wl_dist_sample(&g->prompt, &g->r_prompt) + s->prefix_tokens;
+	r->output_tokens = wl_dist_sample(&g->output, &g->r_out);
 	if (s->prefix_tokens > 0) {
 		r->prefix_group = 0;
 		r->prefix_tokens = s->prefix_tokens;

@@ -107,7 +107,7 @@ int main(void)
 	CHECK_REL((double)t[n - 1] * 1e-9 / (double)n, 0.1, 0.08, "gamma mean gap");
 	/* lengths */
 	{
-		struct wl_dist d = {WL_NORMAL, 100, 50, 60, 130, NULL, NULL, 0};
+		struct wl_dist d = {WL_NORMAL, 100, 50, 60, 130, NULL, NULL, 0, 0, 0};
 		struct pcg32 r;
 		int64_t lo = 1000, hi = 0, x;
 		pcg32_seed(&r, 1, 2);
@@ -120,6 +120,7 @@ int main(void)
 		d.kind = WL_LOGNORMAL;
 		d.min = 1;
 		d.max = 100000;
+		wl_dist_prepare(&d);
 		{
 			double s = 0;
 			for (i = 0; i < 50000; i++)
