@@ -12,11 +12,11 @@ GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknow
 CFLAGS_CORE = -std=c11 -O2 -g $(WARN) -ffp-contract=off $(if $(WERROR),-Werror,) $(EXTRA_CFLAGS)
 CPPFLAGS = -Iinclude -Isrc -MMD -MP -D_DEFAULT_SOURCE \
            -DSERVESIM_DATADIR='"$(CURDIR)/data"'
-LDLIBS  = -lcjson -lz -lm
+LDLIBS  = -lcjson -lyaml -lz -lm
 
 LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
-	src/base/afile.c src/base/csv.c src/base/json.c src/base/jsonw.c src/base/paths.c src/base/version.c \
+	src/base/afile.c src/base/csv.c src/base/json.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
 	src/hw/gpu.c src/hw/mfu.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
@@ -26,7 +26,7 @@ LIB_SRC = \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload
-FUZZERS    = fuzz_json fuzz_model
+FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a

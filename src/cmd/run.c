@@ -585,13 +585,15 @@ int cmd_run(int argc, char **argv, struct err *e)
 		goto out;
 	prepared = true;
 	s = st.sim;
-	progress = o.progress && isatty(STDERR_FILENO);
-	next_prog = t0 + 0.5;
+	/* a progress line on a terminal once the run has taken a second
+	 * (--progress: always, one line per update when not a terminal) */
+	progress = isatty(STDERR_FILENO);
+	next_prog = t0 + (o.progress ? 0.5 : 1.0);
 	for (;;) {
 		rc = sim_step(s, e);
 		if (rc <= 0)
 			break;
-		if (o.progress && (sim_totals(s)->events & 0xffff) == 0) {
+		if ((o.progress || progress) && (sim_totals(s)->events & 0xffff) == 0) {
 			double now = wall_s();
 			if (now >= next_prog) {
 				const struct sim_totals *t = sim_totals(s);
@@ -603,7 +605,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 			}
 		}
 	}
-	if (progress)
+	if (progress && wall_s() > t0 + 1.0)
 		fputc('\n', stderr);
 	if (rc < 0)
 		goto out;

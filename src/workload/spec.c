@@ -7,6 +7,7 @@
 
 #include "servesim/alloc.h"
 #include "servesim/workload.h"
+#include "servesim/yaml.h"
 
 static const char *const proc_names[] = {"poisson", "constant", "gamma", "uniform_count",
 					 "poisson_count", "concurrency", "trace"};
@@ -293,7 +294,7 @@ int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
 int wl_spec_load(const char *path, struct wl_spec *s, struct err *e)
 {
 	struct json *root;
-	int rc = json_parse_file(path, &root, e);
+	int rc = yaml_or_json_parse_file(path, &root, e);
 
 	if (rc < 0) {
 		wl_spec_defaults(s);
