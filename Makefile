@@ -16,12 +16,13 @@ LDLIBS  = -lcjson -lyaml -lz -lm
 
 LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
-	src/base/afile.c src/base/csv.c src/base/json.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
+	src/base/afile.c src/base/csv.c src/base/json.c src/base/jstream.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
 	src/hw/gpu.c src/hw/mfu.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
+	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c \
 	src/eval/experiment.c src/eval/evaluate.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c
 

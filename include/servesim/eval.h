@@ -8,21 +8,18 @@
 
 #include "servesim/cost.h"
 #include "servesim/gpu.h"
+#include "servesim/measured.h"
 #include "servesim/model.h"
 #include "servesim/workload.h"
 
-enum ev_metric { EM_TTFT_MEAN, EM_TTFT_P90, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90, EM_THROUGHPUT,
-		 EM__COUNT };
-
-struct measured_stage {
-	int index;
-	double rate, duration_s;
-	int64_t completed;
-	double v[EM__COUNT];   /* measured values, NAN where absent */
-};
+enum exp_kind { EXP_STAGES, EXP_REQUESTS };
 
 struct experiment {
-	char name[160], source[512], model[96], gpu[48], path[700];
+	char name[160], source[512], model[128], gpu[48], path[700];
+	char format[32];       /* servesim, inference-perf, guidellm <era>, otel */
+	enum exp_kind kind;
+	struct gt_requests meas;   /* EXP_REQUESTS: measured requests, replayed */
+	struct wl_req *replay;     /* EXP_REQUESTS: the workload built from them */
 	int tp, pp, dp, ep;
 	enum dtype dtype;
 	char engine_version[32];
@@ -36,7 +33,8 @@ struct experiment {
 
 struct eval_row {
 	char experiment[160];
-	char model[96];
+	char model[128];
+	char label[40];        /* benchmark strategy@rate for per-request data */
 	int stage;
 	bool overloaded;
 	double meas[EM__COUNT], pred[EM__COUNT], ape[EM__COUNT]; /* NAN where absent */
@@ -49,6 +47,15 @@ struct eval_opts {
 
 const char *ev_metric_name(enum ev_metric m);
 int experiment_load(const char *path, struct experiment *x, struct err *e);
+/* What a folder holds: 0 nothing we read, else 1 servesim experiment.json,
+ * 2 inference-perf results, 3 GuideLLM results, 4 vLLM OTel spans. */
+int experiment_detect(const char *dir);
+/* Load any supported folder (or an experiment.json).  gpu names the GPU for
+ * foreign formats that do not record it. */
+int experiment_load_any(const char *path, const char *gpu, struct experiment *x, struct err *e);
+/* Write x in servesim's format into dir (experiment.json, and requests.csv
+ * for per-request data), atomically. */
+int experiment_write(const struct experiment *x, const char *dir, struct err *e);
 void experiment_release(struct experiment *x);
 /* Simulate x and append one row per measured stage to rows (capacity cap). */
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,

@@ -90,6 +90,8 @@ void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);
 /* Finish with a newline. */
 void jw_finish(struct jw *w);
+/* Serialise a parsed tree compactly to f (round trip of YAML input). */
+void json_write_tree(FILE *out, const struct json *j);
 /* Print a JSON string literal (with quotes and escapes) to f. */
 void json_print_string(FILE *f, const char *s);
 

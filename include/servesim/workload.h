@@ -57,6 +57,10 @@ struct wl_spec {
 	int64_t sp_groups, sp_prompts, sp_system, sp_question, sp_output;
 	char trace[512];
 	char source[512];
+	/* trace replay from memory instead of a file (process WL_TRACE, trace ""):
+	 * requests in arrival order; not owned */
+	const struct wl_req *records;
+	size_t nrecords;
 };
 
 struct wl_req {

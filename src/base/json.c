@@ -373,3 +373,13 @@ int json_opt_bool(const struct json *obj, const char *key, const char *ctx, bool
 	*out = json_bool(v);
 	return 0;
 }
+
+void json_write_tree(FILE *out, const struct json *j)
+{
+	char *t = cJSON_PrintUnformatted(J(j));
+
+	if (t) {
+		fputs(t, out);
+		cJSON_free(t);
+	}
+}

@@ -19,19 +19,26 @@
 static const char eval_usage[] =
 	"usage: servesim eval PATH... [options]\n"
 	"\n"
-	"Runs every ground-truth experiment under the PATHs (a folder holding\n"
-	"experiment.json, or any folder above such folders) and prints, per experiment\n"
-	"and stage, measured vs predicted and the APE of TTFT mean and p90, ITL mean,\n"
+	"Runs every ground-truth experiment under the PATHs and prints, per experiment\n"
+	"and stage (or GuideLLM benchmark), measured vs predicted and the APE of TTFT\n"
+	"mean and p90, ITL mean,\n"
 	"E2E mean and p90 and throughput; then median and mean APE per metric, overall\n"
 	"and per model.  Overloaded stages (queue growing without bound) are flagged\n"
 	"and summarised apart.  ITL is compared as (E2E mean - TTFT mean)/(output - 1)\n"
 	"because inference-perf <= 0.2 reports about half the true inter-token latency.\n"
+	"\n"
+	"An experiment is a folder holding servesim's experiment.json, an inference-perf\n"
+	"result folder (exp-config.yaml, results/), GuideLLM results\n"
+	"(guidellm-results.json[.gz] with exp-config.yaml, engine-facts.json) or vLLM\n"
+	"OpenTelemetry spans (traces.json[.gz]); per-request data is replayed at its\n"
+	"recorded arrival times and lengths.  Folders above them are searched.\n"
 	"\n"
 	"options:\n"
 	"  --tier0-off LIST        switch tier-0 corrections off (H1..H6)\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
 	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n"
 	"                          override the H2 overhead terms\n"
+	"  --gpu G                 GPU of foreign-format runs that do not record it (default h100)\n"
 	"  --format text|json|csv  (default text)\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
@@ -57,17 +64,10 @@ static int collect(const char *path, char **out, size_t *n, int depth, struct er
 
 	if (stat(path, &sb) != 0)
 		return err_set(e, SS_EUSAGE, "%s: no such file or folder", path);
-	if (S_ISREG(sb.st_mode)) {
+	if (S_ISREG(sb.st_mode) || experiment_detect(path)) {
 		if (*n >= MAX_EXP)
 			return err_set(e, SS_EUSAGE, "more than %d experiments", MAX_EXP);
 		out[(*n)++] = xstrdup(path);
-		return 0;
-	}
-	snprintf(f, sizeof(f), "%s/experiment.json", path);
-	if (stat(f, &sb) == 0) {
-		if (*n >= MAX_EXP)
-			return err_set(e, SS_EUSAGE, "more than %d experiments", MAX_EXP);
-		out[(*n)++] = xstrdup(f);
 		return 0;
 	}
 	if (depth > 6 || !(d = opendir(path)))
@@ -118,7 +118,7 @@ static void summary_lines(const struct eval_row *rows, size_t n, bool over, cons
 
 int cmd_eval(int argc, char **argv, struct err *e)
 {
-	enum { O_OFF = 256, O_FMT, O_OVS, O_OVL, O_OVR, O_API, O_STREAM, O_LAG };
+	enum { O_OFF = 256, O_FMT, O_OVS, O_OVL, O_OVR, O_API, O_STREAM, O_LAG, O_GPU };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		{"overhead-step-us", required_argument, 0, O_OVS},
@@ -127,6 +127,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"api-ttft-ms", required_argument, 0, O_API},
 		{"stream-token-us", required_argument, 0, O_STREAM},
 		{"delivery-steps", required_argument, 0, O_LAG},
+		{"gpu", required_argument, 0, O_GPU},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	struct eval_opts eo;
 	enum out_format fmt = FMT_TEXT;
@@ -136,7 +137,8 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	struct eval_row *rows = NULL;
 	struct experiment *x = NULL;
 	struct model_cfg *m = NULL;
-	char models[16][96];
+	char models[16][128];
+	const char *gpu_default = "h100";
 	int nmodels = 0, c, rc = 0, k;
 
 	memset(&eo, 0, sizeof(eo));
@@ -153,6 +155,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		case O_OVR: rc = cli_double("--overhead-request-us", optarg, 0, false, &eo.ov.req_us, e); break;
 		case O_API: rc = cli_double("--api-ttft-ms", optarg, 0, false, &eo.ov.api_ttft_ms, e); break;
 		case O_STREAM: rc = cli_double("--stream-token-us", optarg, 0, false, &eo.ov.stream_token_us, e); break;
+		case O_GPU: gpu_default = optarg; break;
 		case O_LAG: rc = cli_double("--delivery-steps", optarg, 0, false, &eo.ov.delivery_steps, e); break;
 		default: return cli_bad_option("eval", argv[optind - 1], e);
 		}
@@ -174,7 +177,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	m = xcalloc(1, sizeof(*m));
 	for (i = 0; i < nf && rc == 0; i++) {
 		const struct gpu_spec *g;
-		if ((rc = experiment_load(files[i], x, e)) < 0)
+		if ((rc = experiment_load_any(files[i], gpu_default, x, e)) < 0)
 			break;
 		if ((rc = cli_load_model(&env, x->model, NULL, m, e)) < 0 ||
 		    (rc = cli_find_gpu(&env, x->gpu, &g, e)) < 0) {
@@ -183,6 +186,8 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			experiment_release(x);
 			break;
 		}
+		/* rows and summaries use the registry id, whatever the file said */
+		snprintf(x->model, sizeof(x->model), "%s", m->id);
 		rc = eval_experiment(x, m, g, &eo, env.data_dir, rows, MAX_ROWS, &nrows, e);
 		experiment_release(x);
 		if (nmodels < 16) {
@@ -256,8 +261,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		       "TTFT mean ms", "TTFT p90 ms", "ITL mean ms", "E2E mean ms", "E2E p90 ms",
 		       "throughput req/s");
 		for (i = 0; i < nrows; i++) {
-			printf("%-44s %2d%s", rows[i].experiment, rows[i].stage,
-			       rows[i].overloaded ? "*" : " ");
+			char name[64];
+			snprintf(name, sizeof(name), "%s%s%s", rows[i].experiment, rows[i].label[0] ? " " : "",
+				 rows[i].label);
+			printf("%-44.44s %2d%s", name, rows[i].stage, rows[i].overloaded ? "*" : " ");
 			for (k = 0; k < EM__COUNT; k++) {
 				fmt_cell(b, sizeof(b), &rows[i], k);
 				printf(" %-24s", b);

@@ -1,4 +1,5 @@
 /* experiment.c - reader of servesim's ground-truth experiment format. */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,10 +84,13 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	return json_opt_bool(o, "enable_prefix_caching", c2, &x->prefix_caching, e);
 }
 
+int experiment_load_requests(struct experiment *x, const char *file, bool server_side,
+			     int64_t prefix, struct err *e);
+
 static int parse_measured(const struct json *o, const char *ctx, struct experiment *x,
 			  struct err *e)
 {
-	static const char *const keys[] = {"kind", "stages", "file", NULL};
+	static const char *const keys[] = {"kind", "stages", "file", "server_side", NULL};
 	static const char *const skeys[] = {"index", "rate", "duration_s", "completed",
 					    "achieved_rate", "ttft_ms", "itl_ms", "e2e_ms", NULL};
 	char c2[800];
@@ -98,8 +102,16 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 	snprintf(c2, sizeof(c2), "%s: measured", ctx);
 	if ((rc = json_check_keys(o, keys, c2, e)) < 0 || (rc = json_req_str(o, "kind", c2, &kind, e)) < 0)
 		return rc;
+	if (strcmp(kind, "requests") == 0) {
+		const char *file = NULL;
+		bool server = false;
+		if ((rc = json_req_str(o, "file", c2, &file, e)) < 0 ||
+		    (rc = json_opt_bool(o, "server_side", c2, &server, e)) < 0)
+			return rc;
+		return experiment_load_requests(x, file, server, x->wl.prefix_tokens, e);
+	}
 	if (strcmp(kind, "stages") != 0)
-		return err_set(e, SS_EDATA, "%s: 'kind' \"%s\" is not supported yet (expected \"stages\")", c2, kind);
+		return err_set(e, SS_EDATA, "%s: 'kind' must be \"stages\" or \"requests\", got \"%s\"", c2, kind);
 	arr = json_get(o, "stages");
 	if (!arr || json_type_of(arr) != JSON_ARRAY || json_size(arr) == 0 || json_size(arr) > WL_MAX_STAGES)
 		return err_set(e, SS_EDATA, "%s: 'stages' must be an array of 1..%d stages", c2, WL_MAX_STAGES);
@@ -143,6 +155,7 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	memset(x, 0, sizeof(*x));
 	wl_spec_defaults(&x->wl);
 	snprintf(x->path, sizeof(x->path), "%s", path);
+	snprintf(x->format, sizeof(x->format), "servesim");
 	if ((rc = json_parse_file(path, &root, e)) < 0)
 		return rc;
 	if ((rc = json_check_keys(root, keys, path, e)) < 0 ||
@@ -187,9 +200,19 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	}
 	{
 		char c2[800];
+		const struct json *arr = json_get(o, "arrival");
+		const char *proc = arr ? json_string(json_get(arr, "process")) : NULL;
 		snprintf(c2, sizeof(c2), "%s: workload", path);
-		if ((rc = wl_spec_from_json(o, c2, &x->wl, e)) < 0)
+		if (proc && strcmp(proc, "trace") == 0) {
+			/* per-request experiments replay their measured requests */
+			double pt = 0;
+			if ((rc = json_opt_num(o, "prefix_tokens", c2, &pt, NULL, e)) < 0)
+				goto out;
+			wl_spec_defaults(&x->wl);
+			x->wl.prefix_tokens = (int64_t)pt;
+		} else if ((rc = wl_spec_from_json(o, c2, &x->wl, e)) < 0) {
 			goto out;
+		}
 		snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
 	}
 	o = json_get(root, "measured");
@@ -206,4 +229,418 @@ out:
 void experiment_release(struct experiment *x)
 {
 	wl_spec_release(&x->wl);
+	gt_requests_release(&x->meas);
+	free(x->replay);
+	x->replay = NULL;
+}
+
+/* --- foreign folders and per-request experiments --- */
+
+#include <sys/stat.h>
+
+#include "../calib/facts.h"
+#include "servesim/afile.h"
+#include "servesim/alloc.h"
+#include "servesim/csv.h"
+#include "servesim/yaml.h"
+
+static bool file_exists(const char *dir, const char *name, char *out, size_t n)
+{
+	struct stat sb;
+
+	snprintf(out, n, "%s/%s", dir, name);
+	return stat(out, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+int experiment_detect(const char *dir)
+{
+	char p[1200];
+
+	if (file_exists(dir, "experiment.json", p, sizeof(p)))
+		return 1;
+	if (file_exists(dir, "results/config.yaml", p, sizeof(p)) &&
+	    file_exists(dir, "exp-config.yaml", p, sizeof(p)))
+		return 2;
+	if (file_exists(dir, "guidellm-results.json.gz", p, sizeof(p)) ||
+	    file_exists(dir, "guidellm-results.json", p, sizeof(p)) ||
+	    file_exists(dir, "guidellm-results.yaml", p, sizeof(p)) ||
+	    file_exists(dir, "benchmarks.json", p, sizeof(p)))
+		return 3;
+	if (file_exists(dir, "traces.json.gz", p, sizeof(p)) ||
+	    file_exists(dir, "traces.json", p, sizeof(p)))
+		return 4;
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	size_t n = strlen(path);
+
+	while (b && b[1] == '\0' && n > 1) { /* trailing slash */
+		n--;
+		b = memrchr(path, '/', n - 1);
+	}
+	return b ? b + 1 : path;
+}
+
+/* exp-config.yaml + engine facts (engine-facts.json or vllm.log) */
+static int load_configs(const char *dir, const char *gpu, struct experiment *x, struct err *e)
+{
+	char p[1200];
+	struct exp_config c;
+	struct engine_facts f;
+	int rc;
+
+	facts_init(&f);
+	if (!file_exists(dir, "exp-config.yaml", p, sizeof(p)))
+		return err_set(e, SS_EDATA, "%s: no exp-config.yaml (model, tensor_parallelism, engine limits)", dir);
+	if ((rc = facts_read_exp_config(p, &c, e)) < 0)
+		return rc;
+	if (file_exists(dir, "engine-facts.json", p, sizeof(p)) && (rc = facts_read_json(p, &f, e)) < 0)
+		return rc;
+	if (file_exists(dir, "vllm.log", p, sizeof(p)) && (rc = facts_read_log(p, &f, e)) < 0)
+		return rc;
+	snprintf(x->model, sizeof(x->model), "%s", c.model);
+	snprintf(x->gpu, sizeof(x->gpu), "%s", gpu);
+	x->tp = c.tp;
+	x->pp = x->dp = x->ep = 1;
+	x->dtype = DT_BF16;
+	x->max_num_batched_tokens = f.mbt ? f.mbt : c.mbt ? c.mbt : 8192;
+	x->max_num_seqs = f.mns ? f.mns : c.mns ? c.mns : 256;
+	x->max_model_len = f.mml ? f.mml : c.mml ? c.mml : 4096;
+	x->block_size = 16;
+	x->gpu_memory_utilization = 0.9;
+	x->total_kv_blocks = f.kv_blocks;
+	x->prefix_caching = f.prefix_caching != 0; /* vLLM v1 default: on */
+	snprintf(x->engine_version, sizeof(x->engine_version), "%s", f.version[0] ? f.version : "unknown");
+	snprintf(x->name, sizeof(x->name), "%s", base_name(dir));
+	snprintf(x->source, sizeof(x->source), "%s", dir);
+	return 0;
+}
+
+/* Shared prefix of GuideLLM synthetic data, from profile.yaml if present. */
+static int64_t profile_prefix_tokens(const char *dir)
+{
+	char p[1200];
+	struct json *j;
+	struct err e;
+	double v = 0;
+
+	if (!file_exists(dir, "profile.yaml", p, sizeof(p)) || yaml_parse_file(p, &j, &e) < 0)
+		return 0;
+	json_opt_num(json_get(j, "data"), "prefix_tokens", p, &v, NULL, &e);
+	json_free(j);
+	return v > 0 ? (int64_t)v : 0;
+}
+
+static void build_replay(struct experiment *x, int64_t prefix)
+{
+	size_t i;
+
+	x->replay = xcalloc(x->meas.n ? x->meas.n : 1, sizeof(*x->replay));
+	for (i = 0; i < x->meas.n; i++) {
+		const struct gt_request *r = &x->meas.r[i];
+		struct wl_req *w = &x->replay[i];
+		w->arrival_ns = (int64_t)llround(r->arrival_s * 1e9);
+		w->prompt_tokens = r->prompt_tokens;
+		w->output_tokens = r->output_tokens;
+		w->prefix_group = prefix > 0 ? 0 : -1;
+		w->prefix_tokens = prefix < r->prompt_tokens ? prefix : 0;
+		w->content_id = -(int64_t)(i + 1);
+		w->stage = r->stage;
+	}
+	wl_spec_defaults(&x->wl);
+	x->wl.process = WL_TRACE;
+	x->wl.num_requests = 0;
+	x->wl.records = x->replay;
+	x->wl.nrecords = x->meas.n;
+	snprintf(x->wl.source, sizeof(x->wl.source), "%s (replay)", x->name);
+}
+
+static int load_requests_csv(const char *path, struct gt_requests *g, struct err *e)
+{
+	static const char *const cols[] = {"arrival_s", "prompt_tokens", "output_tokens", "ttft_ms",
+					   "e2e_ms", NULL};
+	struct csv *c;
+	int idx[5], sc, rc;
+
+	memset(g, 0, sizeof(*g));
+	if ((rc = csv_open(path, &c, e)) < 0)
+		return rc;
+	if ((rc = csv_require(c, cols, idx, e)) < 0)
+		goto out;
+	sc = csv_column(c, "stage");
+	while ((rc = csv_next(c, e)) > 0) {
+		double v[5], st = 0;
+		struct gt_request *r;
+		int k;
+		for (k = 0; k < 5; k++)
+			if ((rc = csv_num(c, idx[k], &v[k], e)) < 0)
+				goto out;
+		if (sc >= 0 && (rc = csv_num(c, sc, &st, e)) < 0)
+			goto out;
+		if (!(v[0] >= 0) || !(v[1] >= 1) || !(v[2] >= 1) || !(st >= 0) || st >= GT_MAX_BENCH) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: arrival_s >= 0, token counts >= 1 and stage in [0, %d) expected",
+				     path, csv_lineno(c), GT_MAX_BENCH);
+			goto out;
+		}
+		XGROW(g->r, g->cap, g->n + 1);
+		r = &g->r[g->n++];
+		r->arrival_s = v[0];
+		r->prompt_tokens = (int64_t)v[1];
+		r->output_tokens = (int64_t)v[2];
+		r->ttft_ms = v[3];
+		r->e2e_ms = v[4];
+		r->stage = (int)st;
+		if ((size_t)st + 1 > g->nb)
+			g->nb = (size_t)st + 1;
+		g->b[(int)st].completed++;
+	}
+	if (rc == 0 && g->n == 0)
+		rc = err_set(e, SS_EDATA, "%s: no requests", path);
+out:
+	csv_close(c);
+	if (rc < 0)
+		gt_requests_release(g);
+	return rc < 0 ? rc : 0;
+}
+
+static void bench_spans(struct gt_requests *g)
+{
+	size_t i, k;
+
+	for (k = 0; k < g->nb; k++) {
+		g->b[k].start_s = INFINITY;
+		g->b[k].end_s = -INFINITY;
+	}
+	for (i = 0; i < g->n; i++) {
+		struct gt_bench *b = &g->b[g->r[i].stage];
+		double end = g->r[i].arrival_s + g->r[i].e2e_ms * 1e-3;
+		if (g->r[i].arrival_s < b->start_s)
+			b->start_s = g->r[i].arrival_s;
+		if (end > b->end_s)
+			b->end_s = end;
+	}
+}
+
+int experiment_load_any(const char *path, const char *gpu, struct experiment *x, struct err *e)
+{
+	char p[1200];
+	int kind = experiment_detect(path), rc;
+
+	memset(x, 0, sizeof(*x));
+	if (kind == 0) {
+		size_t n = strlen(path);
+		if (n >= 15 && strcmp(path + n - 15, "experiment.json") == 0)
+			kind = 1;
+	}
+	switch (kind) {
+	case 1:
+		if (strstr(path, "experiment.json"))
+			snprintf(p, sizeof(p), "%s", path);
+		else
+			snprintf(p, sizeof(p), "%s/experiment.json", path);
+		return experiment_load(p, x, e);
+	case 2:
+		wl_spec_defaults(&x->wl);
+		if ((rc = load_configs(path, gpu, x, e)) < 0)
+			return rc;
+		snprintf(x->format, sizeof(x->format), "inference-perf");
+		x->kind = EXP_STAGES;
+		rc = infperf_read(path, &x->wl, x->stages, &x->nstages, e);
+		snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
+		return rc;
+	case 3:
+	case 4:
+		wl_spec_defaults(&x->wl);
+		if ((rc = load_configs(path, gpu, x, e)) < 0)
+			return rc;
+		x->kind = EXP_REQUESTS;
+		if (kind == 3) {
+			if (!file_exists(path, "guidellm-results.json.gz", p, sizeof(p)) &&
+			    !file_exists(path, "guidellm-results.json", p, sizeof(p)) &&
+			    !file_exists(path, "guidellm-results.yaml", p, sizeof(p)))
+				file_exists(path, "benchmarks.json", p, sizeof(p));
+			if ((rc = guidellm_read(p, &x->meas, e)) < 0)
+				return rc;
+			snprintf(x->format, sizeof(x->format), "guidellm %s", x->meas.era);
+		} else {
+			if (!file_exists(path, "traces.json.gz", p, sizeof(p)))
+				file_exists(path, "traces.json", p, sizeof(p));
+			if ((rc = otel_read(p, &x->meas, e)) < 0)
+				return rc;
+			snprintf(x->format, sizeof(x->format), "otel");
+		}
+		build_replay(x, profile_prefix_tokens(path));
+		return 0;
+	default:
+		return err_set(e, SS_EUSAGE,
+			       "%s: not an experiment (expected experiment.json, an inference-perf result folder, GuideLLM results or vLLM OTel spans)",
+			       path);
+	}
+}
+
+/* Called by experiment_load for measured.kind "requests". */
+int experiment_load_requests(struct experiment *x, const char *file, bool server_side,
+			     int64_t prefix, struct err *e);
+int experiment_load_requests(struct experiment *x, const char *file, bool server_side,
+			     int64_t prefix, struct err *e)
+{
+	char p[1400], dir[800];
+	char *slash;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s", x->path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (file[0] == '/')
+		snprintf(p, sizeof(p), "%s", file);
+	else
+		snprintf(p, sizeof(p), "%s/%s", dir, file);
+	if ((rc = load_requests_csv(p, &x->meas, e)) < 0)
+		return rc;
+	x->meas.server_side = server_side;
+	bench_spans(&x->meas);
+	x->kind = EXP_REQUESTS;
+	build_replay(x, prefix);
+	return 0;
+}
+
+static void write_stat(struct jw *w, const char *key, double mean, double p90)
+{
+	jw_obj(w, key);
+	if (!isnan(mean))
+		jw_num(w, "mean", mean);
+	if (!isnan(p90))
+		jw_num(w, "p90", p90);
+	jw_end_obj(w);
+}
+
+static void write_workload(struct jw *w, const struct wl_spec *s)
+{
+	size_t i;
+
+	jw_obj(w, "workload");
+	jw_int(w, "seed", (int64_t)s->seed);
+	jw_obj(w, "arrival");
+	jw_str(w, "process", wl_process_name(s->process));
+	if (s->nstages == 0 && s->process != WL_CONCURRENCY)
+		jw_num(w, "rate", s->rate);
+	jw_end_obj(w);
+	if (s->nstages) {
+		jw_arr(w, "stages");
+		for (i = 0; i < s->nstages; i++) {
+			jw_obj(w, NULL);
+			jw_num(w, "rate", s->stages[i].rate);
+			jw_num(w, "duration_s", s->stages[i].duration_s);
+			jw_end_obj(w);
+		}
+		jw_end_arr(w);
+	}
+	if (s->sp_groups) {
+		jw_obj(w, "shared_prefix");
+		jw_int(w, "num_groups", s->sp_groups);
+		jw_int(w, "num_prompts_per_group", s->sp_prompts);
+		jw_int(w, "system_prompt_len", s->sp_system);
+		jw_int(w, "question_len", s->sp_question);
+		jw_int(w, "output_len", s->sp_output);
+		jw_end_obj(w);
+	}
+	jw_end_obj(w);
+}
+
+int experiment_write(const struct experiment *x, const char *dir, struct err *e)
+{
+	char p[1200];
+	struct afile af, ac;
+	struct jw w;
+	size_t i;
+	int rc;
+
+	mkdir(dir, 0755);
+	snprintf(p, sizeof(p), "%s/experiment.json", dir);
+	if ((rc = afile_open(&af, p, e)) < 0)
+		return rc;
+	jw_init(&w, af.f, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "name", x->name);
+	jw_str(&w, "source", x->source);
+	jw_str(&w, "model", x->model);
+	jw_str(&w, "gpu", x->gpu);
+	jw_int(&w, "tp", x->tp);
+	jw_int(&w, "pp", x->pp);
+	jw_int(&w, "dp", x->dp);
+	jw_int(&w, "ep", x->ep);
+	jw_str(&w, "dtype", dtype_name(x->dtype));
+	jw_obj(&w, "engine");
+	jw_str(&w, "name", "vllm");
+	jw_str(&w, "version", x->engine_version[0] ? x->engine_version : "unknown");
+	jw_int(&w, "max_num_batched_tokens", x->max_num_batched_tokens);
+	jw_int(&w, "max_num_seqs", x->max_num_seqs);
+	jw_int(&w, "max_model_len", x->max_model_len);
+	jw_int(&w, "block_size", x->block_size);
+	jw_num(&w, "gpu_memory_utilization", x->gpu_memory_utilization);
+	if (x->total_kv_blocks)
+		jw_int(&w, "total_kv_blocks", x->total_kv_blocks);
+	jw_bool(&w, "enable_prefix_caching", x->prefix_caching);
+	jw_end_obj(&w);
+	if (x->kind == EXP_STAGES) {
+		write_workload(&w, &x->wl);
+		jw_obj(&w, "measured");
+		jw_str(&w, "kind", "stages");
+		jw_arr(&w, "stages");
+		for (i = 0; i < x->nstages; i++) {
+			const struct measured_stage *m = &x->stages[i];
+			jw_obj(&w, NULL);
+			jw_int(&w, "index", m->index);
+			jw_num(&w, "rate", m->rate);
+			jw_num(&w, "duration_s", m->duration_s);
+			jw_int(&w, "completed", m->completed);
+			write_stat(&w, "ttft_ms", m->v[EM_TTFT_MEAN], m->v[EM_TTFT_P90]);
+			write_stat(&w, "itl_ms", m->v[EM_ITL_MEAN], NAN);
+			write_stat(&w, "e2e_ms", m->v[EM_E2E_MEAN], m->v[EM_E2E_P90]);
+			jw_end_obj(&w);
+		}
+		jw_end_arr(&w);
+		jw_end_obj(&w);
+	} else {
+		jw_obj(&w, "workload");
+		jw_int(&w, "seed", 42);
+		jw_obj(&w, "arrival");
+		jw_str(&w, "process", "trace");
+		jw_str(&w, "file", "requests.csv");
+		jw_end_obj(&w);
+		if (x->replay && x->meas.n && x->replay[0].prefix_tokens > 0)
+			jw_int(&w, "prefix_tokens", x->replay[0].prefix_tokens);
+		jw_end_obj(&w);
+		jw_obj(&w, "measured");
+		jw_str(&w, "kind", "requests");
+		jw_str(&w, "file", "requests.csv");
+		jw_bool(&w, "server_side", x->meas.server_side);
+		jw_end_obj(&w);
+	}
+	jw_end_obj(&w);
+	jw_finish(&w);
+	if (x->kind == EXP_REQUESTS) {
+		snprintf(p, sizeof(p), "%s/requests.csv", dir);
+		if ((rc = afile_open(&ac, p, e)) < 0) {
+			afile_abort(&af);
+			return rc;
+		}
+		fprintf(ac.f, "arrival_s,prompt_tokens,output_tokens,ttft_ms,e2e_ms,stage\n");
+		for (i = 0; i < x->meas.n; i++) {
+			const struct gt_request *r = &x->meas.r[i];
+			fprintf(ac.f, "%.6f,%lld,%lld,%.3f,%.3f,%d\n", r->arrival_s, (long long)r->prompt_tokens,
+				(long long)r->output_tokens, r->ttft_ms, r->e2e_ms, r->stage);
+		}
+		if ((rc = afile_commit(&ac, e)) < 0) {
+			afile_abort(&af);
+			return rc;
+		}
+	}
+	return afile_commit(&af, e);
 }

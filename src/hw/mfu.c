@@ -59,16 +59,45 @@ static size_t find_exact(const double *a, size_t n, double x)
 
 static double nearest_cell(const struct mfu_grid *g, const double *pos);
 
-/* Unmeasured cells take the value of the nearest measured one (in index
- * space), once, so lookups never meet a hole. */
+/* Unmeasured cells (and rows dropped as outliers) are filled once, so
+ * lookups never meet a hole: by linear interpolation along the first axis
+ * (m for GEMMs, batch for attention) between the nearest measured cells of
+ * the same column, else held from the nearest one on that axis, else the
+ * nearest measured cell anywhere (in index space). */
 static void grid_fill_holes(struct mfu_grid *g, size_t total)
 {
 	double *filled = xmalloc(xmul(total, sizeof(double)));
-	size_t i, d;
+	size_t i, d, stride = total / g->len[0];
 	int holes = 0;
 
 	for (i = 0; i < total; i++) {
 		filled[i] = g->v[i];
+		if (isnan(g->v[i])) {
+			size_t i0 = i / stride, col = i % stride, a, b;
+			bool fa = false, fb = false;
+			for (a = i0; a-- > 0;)
+				if (!isnan(g->v[a * stride + col])) {
+					fa = true;
+					break;
+				}
+			for (b = i0 + 1; b < g->len[0]; b++)
+				if (!isnan(g->v[b * stride + col])) {
+					fb = true;
+					break;
+				}
+			if (fa && fb) {
+				double x = g->axis[0][i0], xa = g->axis[0][a], xb = g->axis[0][b];
+				double w = (x - xa) / (xb - xa);
+				filled[i] = (1 - w) * g->v[a * stride + col] + w * g->v[b * stride + col];
+				holes = 1;
+				continue;
+			}
+			if (fa || fb) {
+				filled[i] = g->v[(fa ? a : b) * stride + col];
+				holes = 1;
+				continue;
+			}
+		}
 		if (isnan(g->v[i])) {
 			double pos[3] = {0, 0, 0};
 			size_t rem = i;

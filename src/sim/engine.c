@@ -272,10 +272,10 @@ static void admit(struct sim *s, const struct wl_req *w)
 	}
 }
 
-int eng_next_closed(struct sim *s, struct err *e)
+int eng_next_closed(struct sim *s, int64_t t_ns, struct err *e)
 {
 	struct wl_req w;
-	int rc = wl_gen_next(s->gen, s->now, &w, e);
+	int rc = wl_gen_next(s->gen, t_ns, &w, e);
 
 	if (rc > 0)
 		admit(s, &w);
@@ -348,7 +348,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
 		for (k = 0; k < wl_gen_concurrency(s->gen); k++)
-			if ((rc = eng_next_closed(s, e)) < 0) {
+			if ((rc = eng_next_closed(s, 0, e)) < 0) {
 				sim_free(s);
 				return rc;
 			}

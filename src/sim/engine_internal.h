@@ -21,6 +21,7 @@ struct req {
 	int32_t *blocks;
 	int stage, replica;
 	bool done, scheduled;
+	bool first_pending, done_pending; /* delivery waits for the next step's end */
 	uint64_t rseq;   /* position in running order (admission sequence) */
 	/* running list, in admission order (vLLM's `running`) */
 	struct req *prev, *next;
@@ -68,6 +69,11 @@ struct replica {
 	uint64_t dec_max_rseq;             /* upper bound of decoders' rseq */
 	struct req **done;                 /* completions of the step being finished */
 	size_t done_cap;
+	/* client delivery (H2): tokens of the last finished step reach the
+	 * client a fraction of the next step later */
+	struct req **pend;
+	size_t npend, pend_cap;
+	int64_t pend_t0;                   /* end of the step that produced them */
 };
 
 struct sim {
@@ -104,7 +110,7 @@ struct req *eng_wq_front(const struct replica *rp);
 void eng_wq_pop_front(struct replica *rp);
 void eng_reject(struct sim *s, struct req *r, enum reject_reason why);
 void eng_record(struct sim *s, const struct req *r);
-int eng_next_closed(struct sim *s, struct err *e);
+int eng_next_closed(struct sim *s, int64_t t_ns, struct err *e);
 uint64_t eng_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev);
 bool eng_block_shareable(const struct sim *s, const struct req *r, int64_t b);
 

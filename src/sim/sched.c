@@ -526,6 +526,46 @@ void sched_start_step(struct sim *s, int ri)
 	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
 }
 
+static void pend_push(struct replica *rp, struct req *r)
+{
+	XGROW(rp->pend, rp->pend_cap, rp->npend + 1);
+	rp->pend[rp->npend++] = r;
+}
+
+/* Hand the last finished step's tokens to the clients: at the step's end
+ * plus `delivery_steps` (0..1) of the step that followed it (H2; vLLM's
+ * output processing overlaps the next step).  Completed requests are
+ * recorded then, and a closed-loop client sends its next request. */
+static int deliver(struct sim *s, struct replica *rp, struct err *e)
+{
+	double f = (s->cost->cfg.off & COST_H2) ? 0 : s->cost->cfg.ov.delivery_steps;
+	int64_t t;
+	size_t i;
+	int rc = 0;
+
+	if (rp->npend == 0)
+		return 0;
+	if (f > 1)
+		f = 1;
+	t = rp->pend_t0 + (int64_t)llround(f * (double)(s->now - rp->pend_t0));
+	for (i = 0; i < rp->npend; i++) {
+		struct req *r = rp->pend[i];
+		if (r->first_pending) {
+			r->first_ns = t;
+			r->first_pending = false;
+		}
+		if (r->done_pending) {
+			r->last_ns = t;
+			eng_record(s, r);
+			eng_req_put(s, r);
+			if (s->closed && rc == 0)
+				rc = eng_next_closed(s, t, e);
+		}
+	}
+	rp->npend = 0;
+	return rc;
+}
+
 static int cmp_rseq(const void *a, const void *b)
 {
 	const struct req *x = *(struct req *const *)a, *y = *(struct req *const *)b;
@@ -538,12 +578,12 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 	struct req *r;
 	size_t i, j, ndone = 0;
 	int32_t cls;
-	int rc = 0;
-	/* client-side delivery lag (H2): tokens surface k steps later */
-	int64_t lag = (s->cost->cfg.off & COST_H2)
-			      ? 0
-			      : (int64_t)llround(s->cost->cfg.ov.delivery_steps * (double)rp->step_dur_ns);
+	int rc;
 
+	/* the previous step's tokens reach the client now */
+	if ((rc = deliver(s, rp, e)) < 0)
+		return rc;
+	rp->pend_t0 = s->now;
 	rp->G++;
 	for (i = 0; i < rp->nsched; i++) {
 		r = rp->sched[i];
@@ -553,9 +593,12 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 		if (r->computed < req_num_tokens(r))
 			continue; /* a prefill chunk: no token yet */
 		r->generated++;
-		if (r->generated == 1)
-			r->first_ns = s->now + lag;
-		r->last_ns = s->now + lag;
+		if (r->generated == 1) {
+			r->first_ns = s->now;
+			r->first_pending = true;
+			pend_push(rp, r);
+		}
+		r->last_ns = s->now;
 		if (r->generated >= r->output) {
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
@@ -580,7 +623,7 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 		if (!fe.r->dec || fe.r->epoch != fe.epoch)
 			continue; /* stale */
 		dec_leave(rp, fe.r);
-		fe.r->last_ns = s->now + lag;
+		fe.r->last_ns = s->now;
 		fe.r->done = true;
 		XGROW(rp->done, rp->done_cap, ndone + 1);
 		rp->done[ndone++] = fe.r;
@@ -606,16 +649,16 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 	for (i = 0; i < ndone; i++) {
 		r = rp->done[i];
 		run_remove(rp, r);
-		free_blocks(rp, r);
+		free_blocks(rp, r); /* the engine is done with it; the client not yet */
 		s->tot.completed++;
-		eng_record(s, r);
-		eng_req_put(s, r);
-		if (s->closed && rc == 0)
-			rc = eng_next_closed(s, e);
+		if (!r->first_pending)
+			pend_push(rp, r);
+		r->done_pending = true;
 	}
-	if (rc < 0)
-		return rc;
 	sched_start_step(s, ri);
+	/* an engine with nothing to do hands its outputs over at once */
+	if (!rp->busy)
+		return deliver(s, rp, e);
 	return 0;
 }
 
@@ -637,4 +680,5 @@ void sched_replica_release(struct replica *rp)
 	free(rp->others);
 	free(rp->sched);
 	free(rp->done);
+	free(rp->pend);
 }

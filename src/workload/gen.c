@@ -189,6 +189,10 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 			g->perm[j] = t;
 		}
 	}
+	if (s->process == WL_TRACE && s->records) {
+		*out = g;
+		return 0;
+	}
 	if (s->process == WL_TRACE) {
 		static const char *const cols[] = {"arrival_s", "prompt_tokens", "output_tokens", NULL};
 		if ((rc = csv_open(s->trace, &g->trace, e)) < 0 ||
@@ -359,6 +363,12 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 	if (s->num_requests > 0 && g->issued >= s->num_requests)
 		return 0;
 	memset(out, 0, sizeof(*out));
+	if (s->process == WL_TRACE && s->records) {
+		if ((size_t)g->issued >= s->nrecords)
+			return 0;
+		*out = s->records[g->issued++];
+		return 1;
+	}
 	if (s->process == WL_TRACE) {
 		rc = trace_next(g, out, e);
 		if (rc > 0)

@@ -1,0 +1,495 @@
+/* guidellm.c - GuideLLM results reader, all schema eras, streamed.
+ *
+ * Eras, told apart by the keys a request carries:
+ *   0.1      report{benchmarks[report{benchmarks[{mode, rate, results[], errors[]}]}]};
+ *            results: prompt_token_count, output_token_count, start_time,
+ *            first_token_time, end_time (s)
+ *   0.2-0.3  benchmarks[{args{strategy}, requests{successful[], errored[], incomplete[]}}];
+ *            requests: prompt_tokens, output_tokens, start_time, first_token_time, end_time
+ *   0.4-0.6  benchmarks[{config{strategy}, requests{...}}]; requests:
+ *            request_start_time, time_to_first_token_ms, request_latency (s),
+ *            prompt_tokens, output_tokens
+ *   0.7+     the same layout, timings under info.timings (request_start,
+ *            first_token_iteration, request_end) and token counts under
+ *            input_metrics / output_metrics (total_tokens)
+ * Explicit fields win; timings fill what is missing.  Per-request ITL is
+ * recomputed as (E2E - TTFT)/(output - 1) in every era. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/jstream.h"
+#include "servesim/measured.h"
+#include "servesim/stats.h"
+#include "servesim/yaml.h"
+
+void gt_requests_release(struct gt_requests *g)
+{
+	free(g->r);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Fields a request may carry, NAN until seen. */
+enum { F_REQ_START, F_START, F_END, F_REQ_END, F_FIRST_TOK, F_LATENCY, F_TTFT_MS, F_PROMPT,
+       F_OUTPUT, F_T_START, F_T_FIRST, F_T_END, F_IN_TOTAL, F_OUT_TOTAL, F__N };
+
+struct gl_ctx {
+	struct jstream *js;
+	struct gt_requests *g;
+	const char *path;
+	int saw[4];       /* era votes */
+};
+
+static int skip_value(struct gl_ctx *c, enum js_tok t, struct err *e)
+{
+	return js_skip(c->js, t, e);
+}
+
+/* Read the numeric members of an object we are inside (after JS_OBJ),
+ * mapping some keys to fields; nested objects are handled by the caller's
+ * map function. */
+static int read_timings(struct gl_ctx *c, double *f, int which, struct err *e)
+{
+	enum js_tok t;
+	int rc;
+
+	for (;;) {
+		char key[64];
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ_END)
+			return 0;
+		snprintf(key, sizeof(key), "%s", js_str(c->js));
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ && which == 0 && strcmp(key, "timings") == 0) {
+			if ((rc = read_timings(c, f, 1, e)) < 0)
+				return rc;
+			continue;
+		}
+		if (t != JS_NUM) {
+			if ((rc = skip_value(c, t, e)) < 0)
+				return rc;
+			continue;
+		}
+		if (which == 1) {
+			if (strcmp(key, "request_start") == 0)
+				f[F_T_START] = js_num(c->js);
+			else if (strcmp(key, "first_token_iteration") == 0)
+				f[F_T_FIRST] = js_num(c->js);
+			else if (strcmp(key, "request_end") == 0)
+				f[F_T_END] = js_num(c->js);
+		} else if (which == 2) { /* scheduler_info (0.2-0.3) */
+			if (strcmp(key, "request_start") == 0)
+				f[F_T_START] = js_num(c->js);
+			else if (strcmp(key, "request_end") == 0)
+				f[F_T_END] = js_num(c->js);
+		} else if (which == 3 || which == 4) { /* input/output metrics */
+			if (strcmp(key, "total_tokens") == 0)
+				f[which == 3 ? F_IN_TOTAL : F_OUT_TOTAL] = js_num(c->js);
+		}
+	}
+}
+
+static int read_request(struct gl_ctx *c, int bench, struct err *e)
+{
+	double f[F__N], start, ttft = NAN, e2e = NAN, p, o;
+	struct gt_request *r;
+	enum js_tok t;
+	int rc, i;
+	static const struct {
+		const char *key;
+		int field;
+	} keys[] = {
+		{"request_start_time", F_REQ_START}, {"start_time", F_START}, {"end_time", F_END},
+		{"request_end_time", F_REQ_END}, {"first_token_time", F_FIRST_TOK},
+		{"request_latency", F_LATENCY}, {"time_to_first_token_ms", F_TTFT_MS},
+		{"prompt_tokens", F_PROMPT}, {"prompt_token_count", F_PROMPT},
+		{"output_tokens", F_OUTPUT}, {"output_token_count", F_OUTPUT},
+	};
+
+	for (i = 0; i < F__N; i++)
+		f[i] = NAN;
+	for (;;) {
+		char key[64];
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ_END)
+			break;
+		snprintf(key, sizeof(key), "%s", js_str(c->js));
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ) {
+			int which = strcmp(key, "info") == 0 ? 0 : strcmp(key, "scheduler_info") == 0 ? 2
+				  : strcmp(key, "input_metrics") == 0 ? 3
+				  : strcmp(key, "output_metrics") == 0 ? 4 : -1;
+			if (which >= 0) {
+				if ((rc = read_timings(c, f, which, e)) < 0)
+					return rc;
+				continue;
+			}
+		}
+		if (t == JS_NUM) {
+			for (i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
+				if (strcmp(key, keys[i].key) == 0 && isnan(f[keys[i].field]))
+					f[keys[i].field] = js_num(c->js);
+			continue;
+		}
+		if ((rc = skip_value(c, t, e)) < 0)
+			return rc;
+	}
+	/* era votes */
+	if (!isnan(f[F_REQ_START]) && !isnan(f[F_TTFT_MS]))
+		c->saw[2]++;
+	else if (!isnan(f[F_START]) && !isnan(f[F_FIRST_TOK]) && !isnan(f[F_PROMPT]))
+		c->saw[1]++;
+	else if (!isnan(f[F_T_START]))
+		c->saw[3]++;
+	start = !isnan(f[F_REQ_START]) ? f[F_REQ_START] : !isnan(f[F_START]) ? f[F_START] : f[F_T_START];
+	if (!isnan(f[F_TTFT_MS]))
+		ttft = f[F_TTFT_MS];
+	else if (!isnan(f[F_FIRST_TOK]))
+		ttft = (f[F_FIRST_TOK] - start) * 1e3;
+	else if (!isnan(f[F_T_FIRST]))
+		ttft = (f[F_T_FIRST] - start) * 1e3;
+	if (!isnan(f[F_LATENCY]))
+		e2e = f[F_LATENCY] * 1e3;
+	else if (!isnan(f[F_END]))
+		e2e = (f[F_END] - start) * 1e3;
+	else if (!isnan(f[F_REQ_END]))
+		e2e = (f[F_REQ_END] - start) * 1e3;
+	else if (!isnan(f[F_T_END]))
+		e2e = (f[F_T_END] - start) * 1e3;
+	p = !isnan(f[F_PROMPT]) ? f[F_PROMPT] : f[F_IN_TOTAL];
+	o = !isnan(f[F_OUTPUT]) ? f[F_OUTPUT] : f[F_OUT_TOTAL];
+	if (isnan(start) || !(p >= 1) || !(o >= 1) || isnan(e2e))
+		return err_set(e, SS_EDATA,
+			       "%s: request %zu of benchmark %d lacks a start time, token counts or latency (prompt %g, output %g)",
+			       c->path, c->g->n, bench, p, o);
+	XGROW(c->g->r, c->g->cap, c->g->n + 1);
+	r = &c->g->r[c->g->n++];
+	r->arrival_s = start;
+	r->prompt_tokens = (int64_t)p;
+	r->output_tokens = (int64_t)o;
+	r->ttft_ms = ttft;
+	r->e2e_ms = e2e;
+	r->stage = bench;
+	return 0;
+}
+
+/* An array of requests: counted, parsed when `keep`. */
+static int read_request_array(struct gl_ctx *c, int bench, bool keep, int64_t *count,
+			      struct err *e)
+{
+	enum js_tok t;
+	int rc;
+
+	for (;;) {
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_ARR_END)
+			return 0;
+		(*count)++;
+		if (keep && t == JS_OBJ) {
+			if ((rc = read_request(c, bench, e)) < 0)
+				return rc;
+		} else if ((rc = skip_value(c, t, e)) < 0) {
+			return rc;
+		}
+	}
+}
+
+/* {"type_": ..., "rate": ...} strategy descriptions */
+static int read_strategy(struct gl_ctx *c, struct gt_bench *b, struct err *e)
+{
+	enum js_tok t;
+	int rc;
+
+	for (;;) {
+		char key[64];
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ_END)
+			return 0;
+		snprintf(key, sizeof(key), "%s", js_str(c->js));
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_STR && (strcmp(key, "type_") == 0 || strcmp(key, "type") == 0))
+			snprintf(b->strategy, sizeof(b->strategy), "%s", js_str(c->js));
+		else if (t == JS_NUM && strcmp(key, "rate") == 0)
+			b->rate = js_num(c->js);
+		else if (t == JS_NUM && (strcmp(key, "streams") == 0 || strcmp(key, "max_concurrency") == 0) &&
+			 b->rate == 0 && strcmp(b->strategy, "concurrent") == 0)
+			b->rate = js_num(c->js);
+		else if ((rc = skip_value(c, t, e)) < 0)
+			return rc;
+	}
+}
+
+/* Find "strategy" inside config (0.4+) or args (0.2-0.3). */
+static int read_config(struct gl_ctx *c, struct gt_bench *b, struct err *e)
+{
+	enum js_tok t;
+	int rc;
+
+	for (;;) {
+		char key[64];
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ_END)
+			return 0;
+		snprintf(key, sizeof(key), "%s", js_str(c->js));
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ && strcmp(key, "strategy") == 0)
+			rc = read_strategy(c, b, e);
+		else
+			rc = skip_value(c, t, e);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+static int read_benchmark(struct gl_ctx *c, struct err *e);
+
+/* 0.1: a report object holding its own "benchmarks" array */
+static int read_bench_list(struct gl_ctx *c, struct err *e)
+{
+	enum js_tok t;
+	int rc;
+
+	for (;;) {
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_ARR_END)
+			return 0;
+		if (t != JS_OBJ)
+			return err_set(e, SS_EDATA, "%s: 'benchmarks' must hold objects", c->path);
+		if ((rc = read_benchmark(c, e)) < 0)
+			return rc;
+	}
+}
+
+static int read_benchmark(struct gl_ctx *c, struct err *e)
+{
+	struct gt_bench b;
+	enum js_tok t;
+	int idx = (int)c->g->nb, rc;
+	bool nested = false;
+
+	memset(&b, 0, sizeof(b));
+	if (c->g->nb >= GT_MAX_BENCH)
+		return err_set(e, SS_EDATA, "%s: more than %d benchmarks", c->path, GT_MAX_BENCH);
+	c->g->nb++; /* reserve the index: requests refer to it */
+	for (;;) {
+		char key[64];
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ_END)
+			break;
+		snprintf(key, sizeof(key), "%s", js_str(c->js));
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_ARR && strcmp(key, "benchmarks") == 0) {
+			/* a 0.1 report: its benchmarks are the real ones */
+			c->g->nb--;
+			nested = true;
+			if ((rc = read_bench_list(c, e)) < 0)
+				return rc;
+		} else if (t == JS_OBJ && (strcmp(key, "config") == 0 || strcmp(key, "args") == 0)) {
+			if ((rc = read_config(c, &b, e)) < 0)
+				return rc;
+		} else if (t == JS_STR && strcmp(key, "mode") == 0) {
+			snprintf(b.strategy, sizeof(b.strategy), "%s", js_str(c->js));
+			c->saw[0]++;
+		} else if (t == JS_NUM && strcmp(key, "rate") == 0) {
+			b.rate = js_num(c->js);
+		} else if (t == JS_ARR && strcmp(key, "results") == 0) {
+			if ((rc = read_request_array(c, idx, true, &b.completed, e)) < 0)
+				return rc;
+		} else if (t == JS_ARR && strcmp(key, "errors") == 0) {
+			if ((rc = read_request_array(c, idx, false, &b.errored, e)) < 0)
+				return rc;
+		} else if (t == JS_OBJ && strcmp(key, "requests") == 0) {
+			for (;;) {
+				char k2[32];
+				if ((rc = js_next(c->js, &t, e)) < 0)
+					return rc;
+				if (t == JS_OBJ_END)
+					break;
+				snprintf(k2, sizeof(k2), "%s", js_str(c->js));
+				if ((rc = js_next(c->js, &t, e)) < 0)
+					return rc;
+				if (t == JS_ARR && strcmp(k2, "successful") == 0)
+					rc = read_request_array(c, idx, true, &b.completed, e);
+				else if (t == JS_ARR && strcmp(k2, "errored") == 0)
+					rc = read_request_array(c, idx, false, &b.errored, e);
+				else if (t == JS_ARR && strcmp(k2, "incomplete") == 0)
+					rc = read_request_array(c, idx, false, &b.incomplete, e);
+				else
+					rc = skip_value(c, t, e);
+				if (rc < 0)
+					return rc;
+			}
+		} else if ((rc = skip_value(c, t, e)) < 0) {
+			return rc;
+		}
+	}
+	if (!nested)
+		c->g->b[idx] = b;
+	return 0;
+}
+
+static int read_all(struct gl_ctx *c, struct err *e)
+{
+	struct gt_requests *g = c->g;
+	enum js_tok t;
+	size_t i, k;
+	int rc, found = 0;
+
+	if ((rc = js_next(c->js, &t, e)) < 0)
+		return rc;
+	if (t != JS_OBJ)
+		return err_set(e, SS_EDATA, "%s: expected a JSON object at the top", c->path);
+	for (;;) {
+		char key[64];
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_OBJ_END)
+			break;
+		snprintf(key, sizeof(key), "%s", js_str(c->js));
+		if ((rc = js_next(c->js, &t, e)) < 0)
+			return rc;
+		if (t == JS_ARR && strcmp(key, "benchmarks") == 0) {
+			found = 1;
+			rc = read_bench_list(c, e);
+		} else {
+			rc = skip_value(c, t, e);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if ((rc = js_next(c->js, &t, e)) < 0)
+		return rc;
+	if (!found)
+		return err_set(e, SS_EDATA, "%s: no 'benchmarks' array: not a GuideLLM results file", c->path);
+	if (g->n == 0)
+		return err_set(e, SS_EDATA, "%s: no successful requests in any benchmark", c->path);
+	snprintf(g->era, sizeof(g->era), "%s",
+		 c->saw[0] ? "0.1" : c->saw[2] ? "0.4-0.6" : c->saw[1] ? "0.2-0.3" : "0.7+");
+	/* relative times; per-benchmark spans */
+	g->t0 = INFINITY;
+	for (i = 0; i < g->n; i++)
+		if (g->r[i].arrival_s < g->t0)
+			g->t0 = g->r[i].arrival_s;
+	for (k = 0; k < g->nb; k++) {
+		g->b[k].start_s = INFINITY;
+		g->b[k].end_s = -INFINITY;
+	}
+	for (i = 0; i < g->n; i++) {
+		struct gt_bench *b = &g->b[g->r[i].stage];
+		g->r[i].arrival_s -= g->t0;
+		if (g->r[i].arrival_s < b->start_s)
+			b->start_s = g->r[i].arrival_s;
+		if (g->r[i].arrival_s + g->r[i].e2e_ms * 1e-3 > b->end_s)
+			b->end_s = g->r[i].arrival_s + g->r[i].e2e_ms * 1e-3;
+	}
+	return 0;
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const struct gt_request *x = a, *y = b;
+	if (x->arrival_s != y->arrival_s)
+		return x->arrival_s < y->arrival_s ? -1 : 1;
+	return x->stage - y->stage;
+}
+
+static int finish(struct gl_ctx *c, int rc)
+{
+	js_close(c->js);
+	if (rc < 0) {
+		gt_requests_release(c->g);
+		return rc;
+	}
+	qsort(c->g->r, c->g->n, sizeof(*c->g->r), cmp_arrival);
+	return 0;
+}
+
+int guidellm_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
+		      struct err *e)
+{
+	struct gl_ctx c;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	memset(&c, 0, sizeof(c));
+	c.g = g;
+	c.path = name;
+	if ((rc = js_open_mem(buf, len, name, &c.js, e)) < 0)
+		return rc;
+	return finish(&c, read_all(&c, e));
+}
+
+int guidellm_read(const char *path, struct gt_requests *g, struct err *e)
+{
+	struct gl_ctx c;
+	int rc;
+
+	if (yaml_is_yaml_path(path)) {
+		/* YAML results are small (GuideLLM writes YAML only on request):
+		 * convert through the YAML adapter, then stream the JSON text */
+		struct json *j;
+		char *text;
+		size_t len;
+		FILE *f;
+		if ((rc = yaml_parse_file(path, &j, e)) < 0)
+			return rc;
+		text = NULL;
+		len = 0;
+		f = open_memstream(&text, &len);
+		json_write_tree(f, j);
+		fclose(f);
+		json_free(j);
+		rc = guidellm_read_mem(text, len, path, g, e);
+		free(text);
+		return rc;
+	}
+	memset(g, 0, sizeof(*g));
+	memset(&c, 0, sizeof(c));
+	c.g = g;
+	c.path = path;
+	if ((rc = js_open(path, &c.js, e)) < 0)
+		return rc;
+	return finish(&c, read_all(&c, e));
+}
+
+double gt_stat(const struct gt_requests *g, int stage, int which, double pct)
+{
+	float *v = xmalloc(xmul(g->n ? g->n : 1, sizeof(float)));
+	struct dist_summary d;
+	size_t i, n = 0;
+	double out;
+
+	for (i = 0; i < g->n; i++) {
+		const struct gt_request *r = &g->r[i];
+		double x;
+		if (stage >= 0 && r->stage != stage)
+			continue;
+		x = which == 0 ? r->ttft_ms : which == 1 ? r->e2e_ms
+			: (r->output_tokens > 1 ? (r->e2e_ms - r->ttft_ms) / (double)(r->output_tokens - 1) : NAN);
+		if (!isnan(x))
+			v[n++] = (float)x;
+	}
+	stats_summarise(v, n, &d);
+	if (n == 0)
+		out = NAN;
+	else if (pct < 0)
+		out = d.mean;
+	else
+		out = stats_percentile_sorted(v, n, pct);
+	free(v);
+	return out;
+}
