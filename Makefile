@@ -24,7 +24,7 @@ LIB_SRC = \
 	src/workload/spec.c src/workload/gen.c \
 	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c \
 	src/eval/experiment.c src/eval/evaluate.c \
-	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c
+	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv

@@ -11,6 +11,7 @@ static const char main_usage[] =
 	"commands:\n"
 	"  run           simulate a workload on a model, GPU and engine configuration\n"
 	"  eval PATH...  compare simulations with ground-truth experiments (APE / MAPE)\n"
+	"  import PATH   convert inference-perf / GuideLLM / OTel results into an experiment\n"
 	"  ops MODEL     operator sequence, shapes, FLOPs, bytes and MFU of one forward pass\n"
 	"  models        models known to data/models (ids, aliases, parameters)\n"
 	"  gpus          GPUs known to data/gpus.json\n"
@@ -25,6 +26,7 @@ static const struct {
 } commands[] = {
 	{"run", cmd_run},
 	{"eval", cmd_eval},
+	{"import", cmd_import},
 	{"ops", cmd_ops},
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},

@@ -10,6 +10,8 @@ void paths_data_dir(char *out, size_t n);
 void paths_root_dir(char *out, size_t n);
 /* 1 if path names an existing regular file or directory. */
 int paths_exists(const char *path);
+/* mkdir -p; 0 or -1 (errno set). */
+int paths_mkdir_p(const char *dir);
 /* Levenshtein distance (case-insensitive), capped at 255. */
 int paths_edit_distance(const char *a, const char *b);
 

@@ -2,6 +2,7 @@
  * used for "did you mean" suggestions. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,4 +94,24 @@ int paths_edit_distance(const char *a, const char *b)
 		}
 	}
 	return row[lb] > 255 ? 255 : row[lb];
+}
+
+int paths_mkdir_p(const char *dir)
+{
+	char buf[1024];
+	size_t i, n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] == '/' || buf[i] == '\0') {
+			char c = buf[i];
+			buf[i] = '\0';
+			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+				return -1;
+			buf[i] = c;
+		}
+	}
+	return 0;
 }

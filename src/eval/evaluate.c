@@ -35,8 +35,10 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 		memset(r, 0, sizeof(*r));
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
-		snprintf(r->label, sizeof(r->label), "%s%s%.3g", gb->strategy, gb->rate > 0 ? "@" : "",
-			 gb->rate > 0 ? gb->rate : 0.0);
+		if (gb->rate > 0)
+			snprintf(r->label, sizeof(r->label), "%s@%.3g", gb->strategy, gb->rate);
+		else
+			snprintf(r->label, sizeof(r->label), "%s", gb->strategy);
 		r->stage = (int)b;
 		sim_summary(sim, (int)b, &p);
 		r->meas[EM_TTFT_MEAN] = gt_stat(&x->meas, (int)b, 0, -1);

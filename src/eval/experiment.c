@@ -90,7 +90,7 @@ int experiment_load_requests(struct experiment *x, const char *file, bool server
 static int parse_measured(const struct json *o, const char *ctx, struct experiment *x,
 			  struct err *e)
 {
-	static const char *const keys[] = {"kind", "stages", "file", "server_side", NULL};
+	static const char *const keys[] = {"kind", "stages", "file", "server_side", "benchmarks", NULL};
 	static const char *const skeys[] = {"index", "rate", "duration_s", "completed",
 					    "achieved_rate", "ttft_ms", "itl_ms", "e2e_ms", NULL};
 	char c2[800];
@@ -105,10 +105,27 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 	if (strcmp(kind, "requests") == 0) {
 		const char *file = NULL;
 		bool server = false;
+		const struct json *bl = json_get(o, "benchmarks"), *b;
 		if ((rc = json_req_str(o, "file", c2, &file, e)) < 0 ||
 		    (rc = json_opt_bool(o, "server_side", c2, &server, e)) < 0)
 			return rc;
-		return experiment_load_requests(x, file, server, x->wl.prefix_tokens, e);
+		if ((rc = experiment_load_requests(x, file, server, x->wl.prefix_tokens, e)) < 0)
+			return rc;
+		for (b = json_first(bl); b; b = json_next(b)) {
+			static const char *const bk[] = {"index", "strategy", "rate", NULL};
+			int64_t idx;
+			const char *strat = NULL;
+			double rate = 0;
+			if ((rc = json_check_keys(b, bk, c2, e)) < 0 ||
+			    (rc = json_req_int(b, "index", c2, 0, GT_MAX_BENCH - 1, &idx, e)) < 0 ||
+			    (rc = json_opt_str(b, "strategy", c2, &strat, e)) < 0 ||
+			    (rc = json_opt_num(b, "rate", c2, &rate, NULL, e)) < 0)
+				return rc;
+			if (strat)
+				snprintf(x->meas.b[idx].strategy, sizeof(x->meas.b[idx].strategy), "%s", strat);
+			x->meas.b[idx].rate = rate;
+		}
+		return 0;
 	}
 	if (strcmp(kind, "stages") != 0)
 		return err_set(e, SS_EDATA, "%s: 'kind' must be \"stages\" or \"requests\", got \"%s\"", c2, kind);
@@ -240,6 +257,7 @@ void experiment_release(struct experiment *x)
 
 #include "../calib/facts.h"
 #include "servesim/afile.h"
+#include "servesim/paths.h"
 #include "servesim/alloc.h"
 #include "servesim/csv.h"
 #include "servesim/yaml.h"
@@ -561,7 +579,8 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	size_t i;
 	int rc;
 
-	mkdir(dir, 0755);
+	if (paths_mkdir_p(dir) != 0)
+		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", dir);
 	snprintf(p, sizeof(p), "%s/experiment.json", dir);
 	if ((rc = afile_open(&af, p, e)) < 0)
 		return rc;
@@ -621,6 +640,15 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 		jw_str(&w, "kind", "requests");
 		jw_str(&w, "file", "requests.csv");
 		jw_bool(&w, "server_side", x->meas.server_side);
+		jw_arr(&w, "benchmarks");
+		for (i = 0; i < x->meas.nb; i++) {
+			jw_obj(&w, NULL);
+			jw_int(&w, "index", (int64_t)i);
+			jw_str(&w, "strategy", x->meas.b[i].strategy);
+			jw_num(&w, "rate", x->meas.b[i].rate);
+			jw_end_obj(&w);
+		}
+		jw_end_arr(&w);
 		jw_end_obj(&w);
 	}
 	jw_end_obj(&w);
