@@ -12,7 +12,7 @@ GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknow
 CFLAGS_CORE = -std=c11 -O2 -g $(WARN) -ffp-contract=off $(if $(WERROR),-Werror,) $(EXTRA_CFLAGS)
 CPPFLAGS = -Iinclude -Isrc -MMD -MP -D_DEFAULT_SOURCE \
            -DSERVESIM_DATADIR='"$(CURDIR)/data"'
-LDLIBS  = -lcjson -lyaml -lz -lm
+LDLIBS  = -lcjson -lyaml -lgsl -lgslcblas -lz -lm
 
 LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
@@ -22,9 +22,9 @@ LIB_SRC = \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
-	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c \
+	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c \
-	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c
+	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv

@@ -9,14 +9,15 @@ static const char main_usage[] =
 	"usage: servesim COMMAND [options]   (servesim COMMAND --help for details)\n"
 	"\n"
 	"commands:\n"
-	"  run           simulate a workload on a model, GPU and engine configuration\n"
-	"  eval PATH...  compare simulations with ground-truth experiments (APE / MAPE)\n"
-	"  import PATH   convert inference-perf / GuideLLM / OTel results into an experiment\n"
-	"  ops MODEL     operator sequence, shapes, FLOPs, bytes and MFU of one forward pass\n"
-	"  models        models known to data/models (ids, aliases, parameters)\n"
-	"  gpus          GPUs known to data/gpus.json\n"
+	"  run                simulate a workload on a model, GPU and engine configuration\n"
+	"  eval PATH...       compare simulations with ground-truth experiments (APE / MAPE)\n"
+	"  calibrate PATH...  tier-1 fit of overhead terms from measured runs\n"
+	"  import PATH        convert inference-perf / GuideLLM / OTel results into an experiment\n"
+	"  ops MODEL          operator sequence, shapes, FLOPs, bytes and MFU of one forward pass\n"
+	"  models             models known to data/models (ids, aliases, parameters)\n"
+	"  gpus               GPUs known to data/gpus.json\n"
 	"\n"
-	"  --version     version, git describe and build flags\n"
+	"  --version          version, git describe and build flags\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data\n";
 
@@ -27,6 +28,7 @@ static const struct {
 	{"run", cmd_run},
 	{"eval", cmd_eval},
 	{"import", cmd_import},
+	{"calibrate", cmd_calibrate},
 	{"ops", cmd_ops},
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},

@@ -36,8 +36,10 @@ struct overheads {
 	double req_us;          /* per request in the step's batch */
 	double api_ttft_ms;     /* client-side: request handling before the first token */
 	double stream_token_us; /* client-side: per streamed output token */
-	double delivery_steps;  /* client-side: tokens reach the client this many engine
-				 * steps after the step that produced them */
+	double delivery_steps;  /* client-side: a step's tokens reach the client this
+				 * fraction (0..1) of the next step after its end */
+	double prefill_token_us;/* per prefill token in a step (tier 1) */
+	double api_e2e_ms;      /* client-side: after the last token (tier 1) */
 };
 
 /* Defaults chosen by the H2 protocol (see DESIGN notes in README). */
@@ -97,6 +99,6 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 		   double batch);
 double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix);
 double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum);
-double cost_overhead_s(const struct cost_model *c, int64_t nreq);
+double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens);
 
 #endif

@@ -71,6 +71,9 @@ int64_t sim_now_ns(const struct sim *s);
 void sim_summary(struct sim *s, int stage, struct metric_set *out);
 int sim_nstages(const struct sim *s);
 const char *reject_reason_name(enum reject_reason r);
+/* Per-request client-side TTFT and E2E (ms) by request id (arrival order,
+ * 0 .. n-1); NAN for requests not completed (rejected, still running). */
+void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n);
 /* Running and waiting counts summed over replicas (tests). */
 void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
 

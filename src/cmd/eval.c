@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "servesim/alloc.h"
+#include "servesim/calib.h"
 #include "servesim/eval.h"
 #include "servesim/json.h"
 
@@ -34,6 +35,9 @@ static const char eval_usage[] =
 	"recorded arrival times and lengths.  Folders above them are searched.\n"
 	"\n"
 	"options:\n"
+	"  --calibration FILE|none tier-1 file to apply; default: the file in\n"
+	"                          calibration/tier1/ matching the GPU and engine version\n"
+	"                          (closest version), none when flags below are given\n"
 	"  --tier0-off LIST        switch tier-0 corrections off (H1..H6)\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
 	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n"
@@ -118,7 +122,7 @@ static void summary_lines(const struct eval_row *rows, size_t n, bool over, cons
 
 int cmd_eval(int argc, char **argv, struct err *e)
 {
-	enum { O_OFF = 256, O_FMT, O_OVS, O_OVL, O_OVR, O_API, O_STREAM, O_LAG, O_GPU };
+	enum { O_OFF = 256, O_FMT, O_OVS, O_OVL, O_OVR, O_API, O_STREAM, O_LAG, O_GPU, O_CAL };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		{"overhead-step-us", required_argument, 0, O_OVS},
@@ -128,6 +132,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"stream-token-us", required_argument, 0, O_STREAM},
 		{"delivery-steps", required_argument, 0, O_LAG},
 		{"gpu", required_argument, 0, O_GPU},
+		{"calibration", required_argument, 0, O_CAL},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	struct eval_opts eo;
 	enum out_format fmt = FMT_TEXT;
@@ -138,7 +143,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	struct experiment *x = NULL;
 	struct model_cfg *m = NULL;
 	char models[16][128];
-	const char *gpu_default = "h100";
+	const char *gpu_default = "h100", *calibration = NULL;
+	char used[4][700];
+	int nused = 0;
+	bool ov_flags = false;
 	int nmodels = 0, c, rc = 0, k;
 
 	memset(&eo, 0, sizeof(eo));
@@ -150,13 +158,14 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		case 'h': fputs(eval_usage, stdout); return 0;
 		case O_OFF: rc = cost_parse_off(optarg, &eo.tier0_off, e); break;
 		case O_FMT: rc = cli_format(optarg, true, &fmt, e); break;
-		case O_OVS: rc = cli_double("--overhead-step-us", optarg, 0, false, &eo.ov.step_us, e); break;
-		case O_OVL: rc = cli_double("--overhead-layer-us", optarg, 0, false, &eo.ov.layer_us, e); break;
-		case O_OVR: rc = cli_double("--overhead-request-us", optarg, 0, false, &eo.ov.req_us, e); break;
-		case O_API: rc = cli_double("--api-ttft-ms", optarg, 0, false, &eo.ov.api_ttft_ms, e); break;
-		case O_STREAM: rc = cli_double("--stream-token-us", optarg, 0, false, &eo.ov.stream_token_us, e); break;
+		case O_OVS: ov_flags = true; rc = cli_double("--overhead-step-us", optarg, 0, false, &eo.ov.step_us, e); break;
+		case O_OVL: ov_flags = true; rc = cli_double("--overhead-layer-us", optarg, 0, false, &eo.ov.layer_us, e); break;
+		case O_OVR: ov_flags = true; rc = cli_double("--overhead-request-us", optarg, 0, false, &eo.ov.req_us, e); break;
+		case O_API: ov_flags = true; rc = cli_double("--api-ttft-ms", optarg, 0, false, &eo.ov.api_ttft_ms, e); break;
+		case O_STREAM: ov_flags = true; rc = cli_double("--stream-token-us", optarg, 0, false, &eo.ov.stream_token_us, e); break;
 		case O_GPU: gpu_default = optarg; break;
-		case O_LAG: rc = cli_double("--delivery-steps", optarg, 0, false, &eo.ov.delivery_steps, e); break;
+		case O_CAL: calibration = optarg; break;
+		case O_LAG: ov_flags = true; rc = cli_double("--delivery-steps", optarg, 0, false, &eo.ov.delivery_steps, e); break;
 		default: return cli_bad_option("eval", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -188,7 +197,37 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		}
 		/* rows and summaries use the registry id, whatever the file said */
 		snprintf(x->model, sizeof(x->model), "%s", m->id);
-		rc = eval_experiment(x, m, g, &eo, env.data_dir, rows, MAX_ROWS, &nrows, e);
+		{
+			/* tier 1: --calibration FILE, none, or the matching file */
+			struct eval_opts xo = eo;
+			struct calib_file cf;
+			bool found = false;
+			char dir[1200];
+			if (calibration && strcmp(calibration, "none") == 0) {
+				found = false;
+			} else if (calibration) {
+				if ((rc = calib_load(calibration, &cf, e)) < 0)
+					break;
+				found = cf.accepted;
+			} else if (!ov_flags && !eo.tier0_off) {
+				snprintf(dir, sizeof(dir), "%s/../calibration/tier1", env.data_dir);
+				if ((rc = calib_find(dir, g->id, x->engine_version, &cf, &found, e)) < 0)
+					break;
+			}
+			if (found) {
+				const char *shown = strstr(cf.path, "calibration/");
+				xo.ov = cf.ov;
+				shown = shown ? shown : cf.path;
+				if (nused < 4) {
+					int k2, seen = 0;
+					for (k2 = 0; k2 < nused; k2++)
+						seen |= strcmp(used[k2], shown) == 0;
+					if (!seen)
+						snprintf(used[nused++], sizeof(used[0]), "%s", shown);
+				}
+			}
+			rc = eval_experiment(x, m, g, &xo, env.data_dir, rows, MAX_ROWS, &nrows, e);
+		}
 		experiment_release(x);
 		if (nmodels < 16) {
 			int j, seen = 0;
@@ -205,7 +244,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		struct jw w;
 		jw_init(&w, stdout, true);
 		jw_obj(&w, NULL);
-		jw_null(&w, "calibration");
+		if (nused)
+			jw_str(&w, "calibration", used[0]);
+		else
+			jw_null(&w, "calibration");
 		jw_str(&w, "tier0_off", "");
 		jw_arr(&w, "rows");
 		for (i = 0; i < nrows; i++) {
@@ -255,8 +297,15 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		}
 	} else {
 		char b[64];
-		printf("tier 0%s%s; cells: measured/predicted APE\n",
-		       eo.tier0_off ? ", corrections off: " : "", "");
+		if (nused) {
+			printf("tier 1: calibration");
+			for (k = 0; k < nused; k++)
+				printf(" %s", used[k]);
+			printf("; cells: measured/predicted APE\n");
+		} else {
+			printf("tier 0%s; cells: measured/predicted APE\n",
+			       eo.tier0_off ? " with corrections switched off" : "");
+		}
 		printf("%-44s %2s  %-24s %-24s %-24s %-24s %-24s %-24s\n", "experiment", "st",
 		       "TTFT mean ms", "TTFT p90 ms", "ITL mean ms", "E2E mean ms", "E2E p90 ms",
 		       "throughput req/s");

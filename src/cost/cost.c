@@ -34,6 +34,7 @@ int cost_parse_off(const char *s, unsigned *bits, struct err *e)
 
 void cost_default_overheads(struct overheads *ov)
 {
+	memset(ov, 0, sizeof(*ov)); /* the tier-1 terms default to 0 */
 	/* Chosen by the H2 protocol (eval/h2_sweep.sh, figures in
 	 * eval/H2_SWEEP.md): swept on the 'general' and 'codegen'
 	 * inference-perf runs of Llama-2-7B and CodeLlama-34B on H100, checked
@@ -340,13 +341,16 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	return t + roofline(c, flops, c->attn_peak, mfu, bytes);
 }
 
-double cost_overhead_s(const struct cost_model *c, int64_t nreq)
+double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens)
 {
 	const struct overheads *ov = &c->cfg.ov;
+	double t;
 
 	if (c->cfg.off & COST_H2)
 		return 0;
-	return (ov->step_us + ov->layer_us * (double)c->m->layers + ov->req_us * (double)nreq) * 1e-6;
+	t = (ov->step_us + ov->layer_us * (double)c->m->layers + ov->req_us * (double)nreq +
+	     ov->prefill_token_us * (double)prefill_tokens) * 1e-6;
+	return t > 0 ? t : 0; /* tier-1 terms may be negative; a step never is */
 }
 
 static double tok_part(const struct cost_model *c, int64_t m)
@@ -431,5 +435,11 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 	} else {
 		t = components(c, s);
 	}
-	return t + cost_overhead_s(c, s->ndecode + s->nchunks);
+	{
+		int64_t pre = 0, i;
+		for (i = 0; i < s->nchunks; i++)
+			pre += s->chunk_len[i];
+		t += cost_overhead_s(c, s->ndecode + s->nchunks, pre);
+	}
+	return t;
 }

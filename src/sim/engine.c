@@ -166,7 +166,7 @@ void eng_record(struct sim *s, const struct req *r)
 	double api = h2 ? ov->api_ttft_ms : 0, stream = h2 ? ov->stream_token_us : 0;
 	double ttft = (double)(r->first_ns - r->arrival_ns) * 1e-6 + api;
 	double e2e = (double)(r->last_ns - r->arrival_ns) * 1e-6 + api +
-		     stream * 1e-3 * (double)r->output;
+		     stream * 1e-3 * (double)r->output + (h2 ? ov->api_e2e_ms : 0);
 	double itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
 	double queue = (double)(r->sched_ns - r->arrival_ns) * 1e-6;
 	size_t i = s->nrec;
@@ -183,6 +183,7 @@ void eng_record(struct sim *s, const struct req *r)
 		s->out_tok = xreallocarray(s->out_tok, c, sizeof(int32_t));
 		s->arr_ns = xreallocarray(s->arr_ns, c, sizeof(int64_t));
 		s->done_ns = xreallocarray(s->done_ns, c, sizeof(int64_t));
+		s->rec_id = xreallocarray(s->rec_id, c, sizeof(int64_t));
 		s->cap_rec = c;
 	}
 	s->ttft[i] = (float)ttft;
@@ -195,6 +196,7 @@ void eng_record(struct sim *s, const struct req *r)
 	s->out_tok[i] = (int32_t)r->output;
 	s->arr_ns[i] = r->arrival_ns;
 	s->done_ns[i] = r->last_ns;
+	s->rec_id[i] = r->id;
 	s->nrec++;
 	csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
 }
@@ -402,6 +404,7 @@ void sim_free(struct sim *s)
 	free(s->out_tok);
 	free(s->arr_ns);
 	free(s->done_ns);
+	free(s->rec_id);
 	free(s);
 }
 
@@ -525,5 +528,20 @@ void sim_summary(struct sim *s, int stage, struct metric_set *o)
 		o->throughput_rps = (double)o->completed / span;
 		o->input_tok_s = o->input_tokens / span;
 		o->output_tok_s = o->output_tokens / span;
+	}
+}
+
+void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ttft_ms[i] = e2e_ms[i] = NAN;
+	for (i = 0; i < s->nrec; i++) {
+		int64_t id = s->rec_id[i];
+		if (id >= 0 && (size_t)id < n) {
+			ttft_ms[id] = s->ttft[i];
+			e2e_ms[id] = s->e2e[i];
+		}
 	}
 }

@@ -95,7 +95,7 @@ struct sim {
 	float *ttft, *itl, *tpot, *e2e, *queue;
 	uint8_t *stage;
 	int32_t *in_tok, *out_tok;
-	int64_t *arr_ns, *done_ns;
+	int64_t *arr_ns, *done_ns, *rec_id;
 	size_t nrec, cap_rec;
 	struct sim_totals tot;
 	int nstages;

@@ -412,7 +412,7 @@ static void test_cost_kat(const struct model_cfg *m)
 	d.chunk_len = &len;
 	d.chunk_prefix = &pre;
 	d.nlogits = 1;
-	t = cost_step_s(&c, &d) - cost_overhead_s(&c, 1);
+	t = cost_step_s(&c, &d) - cost_overhead_s(&c, 1, len);
 	{
 		double flops = 2 * 6476005376.0 * 4096 + 4 * 32 * 4096 * (4096.0 * 4097 / 2) + 2 * 4096 * 32000.0;
 		double tmin = flops / 989.4e12, tbytes = 13.477e9 / (3.35e12 * 0.8);

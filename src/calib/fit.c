@@ -1,0 +1,153 @@
+/* fit.c - GSL adapter: weighted linear and non-linear least squares.
+ * gsl_set_error_handler_off() is called before every use and each status is
+ * checked; nothing outside this file includes GSL. */
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/fit.h"
+
+int fit_wls(const double *X, const double *y, const double *w, size_t n, size_t p, double *c,
+	    double *cov, struct err *e)
+{
+	gsl_matrix *Xm, *covm;
+	gsl_vector *yv, *wv, *cv;
+	gsl_multifit_linear_workspace *ws;
+	double chisq;
+	size_t i, j;
+	int st;
+
+	gsl_set_error_handler_off();
+	if (n < p)
+		return err_set(e, SS_EDATA, "fit: %zu observations for %zu coefficients", n, p);
+	Xm = gsl_matrix_alloc(n, p);
+	covm = gsl_matrix_alloc(p, p);
+	yv = gsl_vector_alloc(n);
+	wv = gsl_vector_alloc(n);
+	cv = gsl_vector_alloc(p);
+	ws = gsl_multifit_linear_alloc(n, p);
+	if (!Xm || !covm || !yv || !wv || !cv || !ws) {
+		st = GSL_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < p; j++)
+			gsl_matrix_set(Xm, i, j, X[i * p + j]);
+		gsl_vector_set(yv, i, y[i]);
+		gsl_vector_set(wv, i, w ? w[i] : 1.0);
+	}
+	st = gsl_multifit_wlinear(Xm, wv, yv, cv, covm, &chisq, ws);
+	if (st == GSL_SUCCESS) {
+		for (j = 0; j < p; j++)
+			c[j] = gsl_vector_get(cv, j);
+		if (cov)
+			for (i = 0; i < p; i++)
+				for (j = 0; j < p; j++)
+					cov[i * p + j] = gsl_matrix_get(covm, i, j);
+	}
+out:
+	gsl_matrix_free(Xm);
+	gsl_matrix_free(covm);
+	gsl_vector_free(yv);
+	gsl_vector_free(wv);
+	gsl_vector_free(cv);
+	if (ws)
+		gsl_multifit_linear_free(ws);
+	if (st != GSL_SUCCESS)
+		return err_set(e, SS_ERUNTIME, "fit: weighted least squares failed: %s", gsl_strerror(st));
+	return 0;
+}
+
+struct nls_ctx {
+	fit_residual_fn f;
+	void *ctx;
+	size_t n, p;
+	int rc;
+	double *buf; /* n residuals, contiguous */
+};
+
+/* GSL calls this with strided vectors too (columns of the finite-difference
+ * Jacobian): fill a contiguous buffer, then copy element by element. */
+static int nls_f(const gsl_vector *x, void *params, gsl_vector *fv)
+{
+	struct nls_ctx *c = params;
+	double xs[16];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->p; i++)
+		xs[i] = gsl_vector_get(x, i);
+	rc = c->f(xs, c->buf, c->ctx);
+	if (rc < 0) {
+		c->rc = rc;
+		return GSL_EBADFUNC;
+	}
+	for (i = 0; i < c->n; i++) {
+		if (!isfinite(c->buf[i]))
+			return GSL_EBADFUNC;
+		gsl_vector_set(fv, i, c->buf[i]);
+	}
+	return GSL_SUCCESS;
+}
+
+int fit_nls(fit_residual_fn f, void *ctx, size_t n, size_t p, double *x, double h_abs,
+	    int max_iter, double *cost, int *iterations, struct err *e)
+{
+	const gsl_multifit_nlinear_type *T = gsl_multifit_nlinear_trust;
+	gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_workspace *w;
+	gsl_multifit_nlinear_fdf fdf;
+	struct nls_ctx c = {f, ctx, n, p, 0, NULL};
+	gsl_vector *x0;
+	double chisq;
+	size_t i;
+	int st, info = 0;
+
+	gsl_set_error_handler_off();
+	if (p > 16 || n < p)
+		return err_set(e, SS_EDATA, "fit: %zu residuals for %zu parameters", n, p);
+	memset(&fdf, 0, sizeof(fdf));
+	fdf.f = nls_f;
+	fdf.df = NULL; /* forward differences */
+	fdf.n = n;
+	fdf.p = p;
+	fdf.params = &c;
+	prm.h_df = h_abs > 0 ? h_abs : GSL_SQRT_DBL_EPSILON;
+	c.buf = malloc(n * sizeof(double));
+	x0 = gsl_vector_alloc(p);
+	w = gsl_multifit_nlinear_alloc(T, &prm, n, p);
+	if (!x0 || !w || !c.buf) {
+		free(c.buf);
+		gsl_vector_free(x0);
+		if (w)
+			gsl_multifit_nlinear_free(w);
+		return err_set(e, SS_ERUNTIME, "fit: out of memory");
+	}
+	for (i = 0; i < p; i++)
+		gsl_vector_set(x0, i, x[i]);
+	st = gsl_multifit_nlinear_init(x0, &fdf, w);
+	if (st == GSL_SUCCESS)
+		st = gsl_multifit_nlinear_driver((size_t)max_iter, 1e-9, 1e-12, 1e-12, NULL, NULL, &info, w);
+	if (st == GSL_SUCCESS || st == GSL_EMAXITER) {
+		for (i = 0; i < p; i++)
+			x[i] = gsl_vector_get(w->x, i);
+		gsl_blas_ddot(w->f, w->f, &chisq);
+		if (cost)
+			*cost = chisq;
+		if (iterations)
+			*iterations = (int)gsl_multifit_nlinear_niter(w);
+		st = GSL_SUCCESS;
+	}
+	gsl_vector_free(x0);
+	gsl_multifit_nlinear_free(w);
+	free(c.buf);
+	if (c.rc < 0)
+		return err_set(e, -c.rc, "fit: the residual function failed (status %d)", c.rc);
+	if (st != GSL_SUCCESS)
+		return err_set(e, SS_ERUNTIME, "fit: non-linear least squares failed: %s", gsl_strerror(st));
+	return 0;
+}

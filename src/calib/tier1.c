@@ -1,0 +1,700 @@
+/* tier1.c - tier-1 calibration (see calib.h). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "servesim/afile.h"
+#include "servesim/alloc.h"
+#include "servesim/calib.h"
+#include "servesim/fit.h"
+#include "servesim/json.h"
+#include "servesim/pcg32.h"
+#include "servesim/scenario.h"
+#include "servesim/version.h"
+
+void calib_set_release(struct calib_set *s)
+{
+	free(s->u);
+	memset(s, 0, sizeof(*s));
+}
+
+static struct calib_unit *push(struct calib_set *s)
+{
+	XGROW(s->u, s->cap, s->n + 1);
+	memset(&s->u[s->n], 0, sizeof(s->u[0]));
+	return &s->u[s->n++];
+}
+
+/* One experiment: simulate and pair. */
+static int collect_one(const struct experiment *x, const struct model_cfg *m,
+		       const struct gpu_spec *g, const struct overheads *ov, const char *data_dir,
+		       int group_base, struct calib_set *out, struct err *e)
+{
+	struct scenario sc;
+	struct scenario_state st;
+	size_t i;
+	int rc;
+
+	scenario_defaults(&sc, m, g, &x->wl);
+	sc.par = (struct parallel){x->tp, x->pp, x->dp, x->ep};
+	sc.wdt = sc.kvdt = x->dtype;
+	sc.max_num_batched_tokens = x->max_num_batched_tokens;
+	sc.max_num_seqs = x->max_num_seqs;
+	sc.max_model_len = x->max_model_len;
+	sc.block_size = x->block_size;
+	sc.total_kv_blocks = x->total_kv_blocks;
+	sc.gpu_memory_utilization = x->gpu_memory_utilization;
+	sc.prefix_caching = x->prefix_caching;
+	sc.ov = *ov;
+	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
+		sc.ov.api_ttft_ms = sc.ov.api_e2e_ms = sc.ov.stream_token_us = 0;
+		sc.ov.delivery_steps = 0;
+	}
+	if ((rc = scenario_prepare(&sc, data_dir, &st, e)) < 0)
+		return rc;
+	if ((rc = sim_run(st.sim, e)) < 0)
+		goto out;
+	if (x->kind == EXP_REQUESTS) {
+		double *tt = xmalloc(xmul(x->meas.n, sizeof(double)));
+		double *ee = xmalloc(xmul(x->meas.n, sizeof(double)));
+		sim_per_request(st.sim, tt, ee, x->meas.n);
+		for (i = 0; i < x->meas.n; i++) {
+			const struct gt_request *r = &x->meas.r[i];
+			struct calib_unit *u;
+			if (isnan(tt[i]) || isnan(r->ttft_ms) || !(r->e2e_ms > 0) || !(r->ttft_ms > 0))
+				continue;
+			u = push(out);
+			u->prompt = (double)r->prompt_tokens;
+			u->output = (double)r->output_tokens;
+			u->ttft_meas = r->ttft_ms;
+			u->e2e_meas = r->e2e_ms;
+			u->ttft_pred = tt[i];
+			u->e2e_pred = ee[i];
+			u->group = group_base + r->stage;
+		}
+		free(tt);
+		free(ee);
+	} else {
+		for (i = 0; i < x->nstages; i++) {
+			const struct measured_stage *ms = &x->stages[i];
+			struct metric_set p;
+			struct calib_unit *u;
+			/* overloaded stages teach queue length, not overheads */
+			if ((double)ms->completed < 0.9 * ms->rate * ms->duration_s ||
+			    ms->v[EM_TTFT_MEAN] > 5000)
+				continue;
+			sim_summary(st.sim, ms->index, &p);
+			if (p.completed == 0)
+				continue;
+			u = push(out);
+			u->prompt = (double)(x->wl.sp_system + x->wl.sp_question);
+			u->output = (double)x->wl.sp_output;
+			u->ttft_meas = ms->v[EM_TTFT_MEAN];
+			u->e2e_meas = ms->v[EM_E2E_MEAN];
+			u->ttft_pred = p.ttft_ms.mean;
+			u->e2e_pred = p.e2e_ms.mean;
+			/* stages of one experiment share a workload: stratify by
+			 * experiment, not stage (a stage alone is a group of one) */
+			u->group = group_base;
+		}
+	}
+	rc = 0;
+out:
+	scenario_release(&st);
+	return rc;
+}
+
+int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct calib_set *out,
+		  struct err *e)
+{
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < c->n; i++)
+		if ((rc = collect_one(&c->x[i], c->m[i], c->g[i], ov, c->data_dir, (int)i * 100, out, e)) < 0) {
+			calib_set_release(out);
+			return rc;
+		}
+	if (out->n == 0) {
+		calib_set_release(out);
+		return err_set(e, SS_EDATA, "calibrate: no measured requests or steady stages to fit on");
+	}
+	return 0;
+}
+
+static double corr_e2e(const struct tier1_coef *k, const struct calib_unit *u)
+{
+	return k ? k->a_ms_per_output_token * u->output + k->b_ms_per_prompt_token * u->prompt + k->d_ms : 0;
+}
+
+static double corr_ttft(const struct tier1_coef *k, const struct calib_unit *u)
+{
+	return k ? k->ttft_d0_ms + k->ttft_b0_ms_per_prompt_token * u->prompt : 0;
+}
+
+void calib_mape(const struct calib_set *s, const struct tier1_coef *k, const bool *mask, double *e2e,
+		double *ttft)
+{
+	double se = 0, st = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		const struct calib_unit *u = &s->u[i];
+		if (mask && !mask[i])
+			continue;
+		se += fabs(u->e2e_pred + corr_e2e(k, u) - u->e2e_meas) / u->e2e_meas;
+		st += fabs(u->ttft_pred + corr_ttft(k, u) - u->ttft_meas) / u->ttft_meas;
+		n++;
+	}
+	*e2e = n ? se / (double)n : NAN;
+	*ttft = n ? st / (double)n : NAN;
+}
+
+/* Fit both residual models on the units where mask is true. */
+static int fit_masked(const struct calib_set *s, const bool *mask, struct tier1_coef *k,
+		      struct err *e)
+{
+	size_t i, n = 0;
+	double *X = xmalloc(xmul(s->n, 3 * sizeof(double))), *y = xmalloc(xmul(s->n, sizeof(double)));
+	double *w = xmalloc(xmul(s->n, sizeof(double))), *X2 = xmalloc(xmul(s->n, 2 * sizeof(double)));
+	double *y2 = xmalloc(xmul(s->n, sizeof(double))), *w2 = xmalloc(xmul(s->n, sizeof(double)));
+	double c3[3], c2[2];
+	int rc;
+
+	for (i = 0; i < s->n; i++) {
+		const struct calib_unit *u = &s->u[i];
+		if (mask && !mask[i])
+			continue;
+		X[n * 3 + 0] = u->output;
+		X[n * 3 + 1] = u->prompt;
+		X[n * 3 + 2] = 1;
+		y[n] = u->e2e_meas - u->e2e_pred;
+		w[n] = 1.0 / (u->e2e_meas * u->e2e_meas);
+		X2[n * 2 + 0] = 1;
+		X2[n * 2 + 1] = u->prompt;
+		y2[n] = u->ttft_meas - u->ttft_pred;
+		w2[n] = 1.0 / (u->ttft_meas * u->ttft_meas);
+		n++;
+	}
+	/* with a single prompt or output length the columns are collinear:
+	 * fit what the data can tell apart */
+	rc = fit_wls(X, y, w, n, 3, c3, NULL, e);
+	if (rc == 0)
+		rc = fit_wls(X2, y2, w2, n, 2, c2, NULL, e);
+	if (rc == 0) {
+		k->a_ms_per_output_token = c3[0];
+		k->b_ms_per_prompt_token = c3[1];
+		k->d_ms = c3[2];
+		k->ttft_d0_ms = c2[0];
+		k->ttft_b0_ms_per_prompt_token = c2[1];
+	}
+	free(X);
+	free(y);
+	free(w);
+	free(X2);
+	free(y2);
+	free(w2);
+	return rc;
+}
+
+static void apply_overheads(const struct overheads *base, const struct tier1_coef *k,
+			    struct overheads *ov)
+{
+	*ov = *base;
+	ov->step_us += k->a_ms_per_output_token * 1e3;
+	ov->prefill_token_us += k->ttft_b0_ms_per_prompt_token * 1e3;
+	ov->api_ttft_ms += k->ttft_d0_ms;
+	ov->api_e2e_ms += k->d_ms - k->ttft_d0_ms;
+	if (ov->api_ttft_ms < 0)
+		ov->api_ttft_ms = 0;
+	if (ov->api_e2e_ms < -ov->api_ttft_ms)
+		ov->api_e2e_ms = -ov->api_ttft_ms;
+}
+
+int tier1_fit(const struct calib_set *s, uint64_t seed, const struct overheads *base,
+	      struct tier1_result *r, struct err *e)
+{
+	bool *train = xcalloc(s->n, sizeof(bool)), *val = xcalloc(s->n, sizeof(bool));
+	size_t *order = xmalloc(xmul(s->n, sizeof(size_t))), i, j, f;
+	struct pcg32 rng;
+	struct tier1_coef k;
+	double se, st, ke = 0, kt = 0;
+	int rc, folds = 0;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->method, sizeof(r->method), "wls");
+	calib_mape(s, NULL, NULL, &r->tier0_e2e, &r->tier0_ttft);
+	/* stratified 70/30: shuffle, then every group keeps 70 % for training */
+	pcg32_seed(&rng, seed, 7);
+	for (i = 0; i < s->n; i++)
+		order[i] = i;
+	for (i = s->n; i-- > 1;) {
+		size_t t2 = order[i], jj = pcg32_bounded(&rng, (uint32_t)(i + 1));
+		order[i] = order[jj];
+		order[jj] = t2;
+	}
+	for (i = 0; i < s->n; i++) {
+		size_t seen = 0, total = 0;
+		int grp = s->u[order[i]].group;
+		for (j = 0; j < s->n; j++)
+			if (s->u[order[j]].group == grp) {
+				total++;
+				if (j < i)
+					seen++;
+			}
+		/* position within its group decides: the first 70 % train */
+		if ((double)seen < 0.7 * (double)total || total < 2)
+			train[order[i]] = true;
+		else
+			val[order[i]] = true;
+	}
+	if ((rc = fit_masked(s, train, &k, e)) < 0)
+		goto out;
+	calib_mape(s, &k, train, &r->train_e2e, &r->train_ttft);
+	calib_mape(s, &k, val, &r->val_e2e, &r->val_ttft);
+	/* 5-fold */
+	for (f = 0; f < 5; f++) {
+		struct tier1_coef kf;
+		size_t nt = 0;
+		for (i = 0; i < s->n; i++) {
+			bool in = (i % 5) != f;
+			train[order[i]] = in;
+			val[order[i]] = !in;
+			nt += in;
+		}
+		if (nt < 3 || nt == s->n)
+			continue;
+		if (fit_masked(s, train, &kf, e) < 0)
+			continue;
+		calib_mape(s, &kf, val, &se, &st);
+		if (!isnan(se)) {
+			ke += se;
+			kt += st;
+			folds++;
+		}
+	}
+	r->kfold_e2e = folds ? ke / folds : NAN;
+	r->kfold_ttft = folds ? kt / folds : NAN;
+	/* the final coefficients use every unit */
+	if ((rc = fit_masked(s, NULL, &r->coef, e)) < 0)
+		goto out;
+	apply_overheads(base, &r->coef, &r->ov);
+	r->accepted = true;
+	/* no holdout left (every group too small to split): 5-fold validates */
+	if (isnan(r->val_e2e)) {
+		r->val_e2e = r->kfold_e2e;
+		r->val_ttft = r->kfold_ttft;
+	}
+	if (isnan(r->val_e2e)) {
+		r->accepted = false;
+		snprintf(r->reason, sizeof(r->reason), "too few units to validate the fit (%zu)", s->n);
+	} else if (r->val_e2e > 2 * r->train_e2e && r->val_e2e > 0.01) {
+		r->accepted = false;
+		snprintf(r->reason, sizeof(r->reason),
+			 "overfitting: E2E validation MAPE %.1f%% > 2 x training %.1f%%", 100 * r->val_e2e,
+			 100 * r->train_e2e);
+	} else if (!isnan(r->val_ttft) && r->val_ttft > 2 * r->train_ttft && r->val_ttft > 0.01) {
+		r->accepted = false;
+		snprintf(r->reason, sizeof(r->reason),
+			 "overfitting: TTFT validation MAPE %.1f%% > 2 x training %.1f%%", 100 * r->val_ttft,
+			 100 * r->train_ttft);
+	}
+	if (!r->accepted)
+		r->ov = *base; /* fall back to tier 0 */
+	rc = 0;
+out:
+	free(train);
+	free(val);
+	free(order);
+	return rc;
+}
+
+/* --- in-loop fit --- */
+
+/* parameters in units that move the simulator: 100 us per step, 1 us per
+ * prefill token, 1 ms of API time at either end */
+static const double loop_scale[4] = {100.0, 1.0, 1.0, 1.0};
+
+struct loop_ctx {
+	const struct calib_ctx *c;
+	struct overheads base;
+	int *groups;      /* distinct group keys */
+	size_t ngroups;
+	const bool *use;  /* groups the fit may see (NULL: all) */
+	int evals;
+};
+
+static void loop_overheads(const struct loop_ctx *l, const double *x, struct overheads *ov)
+{
+	*ov = l->base;
+	ov->step_us = x[0] * loop_scale[0];
+	ov->prefill_token_us = x[1] * loop_scale[1];
+	ov->api_ttft_ms = x[2] * loop_scale[2];
+	ov->api_e2e_ms = x[3] * loop_scale[3];
+}
+
+/* Residuals: per group (stage or benchmark), the relative error of the
+ * mean E2E and of the mean TTFT: robust to per-request noise, and what the
+ * evaluation compares. */
+static int loop_residuals(const double *x, double *f, void *ctx)
+{
+	struct loop_ctx *l = ctx;
+	struct overheads ov;
+	struct calib_set s;
+	struct err e;
+	size_t i, k;
+
+	loop_overheads(l, x, &ov);
+	if (calib_collect(l->c, &ov, &s, &e) < 0) {
+		fprintf(stderr, "calibrate --in-loop: %s\n", e.msg);
+		return -SS_ERUNTIME;
+	}
+	l->evals++;
+	for (k = 0; k < l->ngroups; k++) {
+		double pe = 0, me = 0, pt = 0, mt = 0;
+		for (i = 0; i < s.n; i++) {
+			if (s.u[i].group != l->groups[k])
+				continue;
+			pe += s.u[i].e2e_pred;
+			me += s.u[i].e2e_meas;
+			pt += s.u[i].ttft_pred;
+			mt += s.u[i].ttft_meas;
+		}
+		f[2 * k] = me > 0 && (!l->use || l->use[k]) ? (pe - me) / me : 0;
+		f[2 * k + 1] = mt > 0 && (!l->use || l->use[k]) ? (pt - mt) / mt : 0;
+	}
+	calib_set_release(&s);
+	return 0;
+}
+
+/* Mean relative error of the group means over the groups with use[k] ==
+ * want (MAPE of stage/benchmark means). */
+static void group_mape(const struct calib_set *s, const int *groups, size_t ng, const bool *use,
+		       bool want, double *e2e, double *ttft)
+{
+	double se = 0, st = 0;
+	size_t i, k, n = 0;
+
+	for (k = 0; k < ng; k++) {
+		double pe = 0, me = 0, pt = 0, mt = 0;
+		if (use && use[k] != want)
+			continue;
+		for (i = 0; i < s->n; i++) {
+			if (s->u[i].group != groups[k])
+				continue;
+			pe += s->u[i].e2e_pred;
+			me += s->u[i].e2e_meas;
+			pt += s->u[i].ttft_pred;
+			mt += s->u[i].ttft_meas;
+		}
+		if (me > 0 && mt > 0) {
+			se += fabs(pe - me) / me;
+			st += fabs(pt - mt) / mt;
+			n++;
+		}
+	}
+	*e2e = n ? se / (double)n : NAN;
+	*ttft = n ? st / (double)n : NAN;
+}
+
+static int loop_fit(struct loop_ctx *l, const struct overheads *start, struct overheads *ov,
+		    int *iterations, struct err *e)
+{
+	double x[4], cost = 0;
+	int rc;
+
+	/* start inside the region where every term acts (a zero step term sits
+	 * on the clamp at 0 and finite differences see a kink) */
+	x[0] = (start->step_us > 100 ? start->step_us : 100) / loop_scale[0];
+	x[1] = (start->prefill_token_us > 0.5 ? start->prefill_token_us : 0.5) / loop_scale[1];
+	x[2] = start->api_ttft_ms / loop_scale[2];
+	x[3] = start->api_e2e_ms / loop_scale[3];
+	rc = fit_nls(loop_residuals, l, 2 * l->ngroups, 4, x, 0.2, 30, &cost, iterations, e);
+	if (rc < 0)
+		return rc;
+	loop_overheads(l, x, ov);
+	if (ov->api_ttft_ms < 0)
+		ov->api_ttft_ms = 0;
+	return 0;
+}
+
+int tier1_fit_in_loop(const struct calib_ctx *c, const struct overheads *start,
+		      struct tier1_result *r, struct err *e)
+{
+	struct loop_ctx l;
+	struct calib_set s0, s1;
+	bool *use = NULL;
+	size_t k, i, ntrain = 0;
+	struct pcg32 rng;
+	int rc;
+
+	memset(&l, 0, sizeof(l));
+	l.c = c;
+	l.base = *start;
+	if ((rc = calib_collect(c, start, &s0, e)) < 0)
+		return rc;
+	l.groups = xmalloc(xmul(s0.n, sizeof(int)));
+	for (i = 0; i < s0.n; i++) {
+		for (k = 0; k < l.ngroups; k++)
+			if (l.groups[k] == s0.u[i].group)
+				break;
+		if (k == l.ngroups)
+			l.groups[l.ngroups++] = s0.u[i].group;
+	}
+	calib_set_release(&s0);
+	if (2 * l.ngroups < 4) {
+		free(l.groups);
+		return err_set(e, SS_EDATA, "calibrate --in-loop: %zu stage(s) or benchmark(s): too few for 4 terms",
+			       l.ngroups);
+	}
+	snprintf(r->method, sizeof(r->method), "nlls");
+	/* cross-validation by groups: about 70 % of the groups fit, the rest validate */
+	use = xcalloc(l.ngroups, sizeof(bool));
+	pcg32_seed(&rng, 42, 9);
+	for (k = 0; k < l.ngroups; k++) {
+		use[k] = pcg32_double(&rng) < 0.7;
+		ntrain += use[k];
+	}
+	if (ntrain == l.ngroups)
+		use[l.ngroups - 1] = false;
+	if (ntrain == 0)
+		use[0] = true;
+	l.use = use;
+	if ((rc = loop_fit(&l, start, &r->ov, &r->iterations, e)) < 0)
+		goto out;
+	if ((rc = calib_collect(c, &r->ov, &s1, e)) < 0)
+		goto out;
+	group_mape(&s1, l.groups, l.ngroups, use, true, &r->train_e2e, &r->train_ttft);
+	group_mape(&s1, l.groups, l.ngroups, use, false, &r->val_e2e, &r->val_ttft);
+	calib_set_release(&s1);
+	r->kfold_e2e = r->kfold_ttft = NAN;
+	r->accepted = true;
+	r->reason[0] = '\0';
+	if (r->val_e2e > 2 * r->train_e2e && r->val_e2e > 0.01) {
+		r->accepted = false;
+		snprintf(r->reason, sizeof(r->reason),
+			 "overfitting: in-loop E2E validation MAPE %.1f%% > 2 x training %.1f%%",
+			 100 * r->val_e2e, 100 * r->train_e2e);
+	} else if (r->val_ttft > 2 * r->train_ttft && r->val_ttft > 0.01) {
+		r->accepted = false;
+		snprintf(r->reason, sizeof(r->reason),
+			 "overfitting: in-loop TTFT validation MAPE %.1f%% > 2 x training %.1f%%",
+			 100 * r->val_ttft, 100 * r->train_ttft);
+	}
+	/* the final terms use every group */
+	l.use = NULL;
+	if (r->accepted && (rc = loop_fit(&l, start, &r->ov, &r->iterations, e)) < 0)
+		goto out;
+	if (!r->accepted)
+		r->ov = *start;
+	rc = 0;
+out:
+	free(use);
+	free(l.groups);
+	return rc;
+}
+
+/* --- files --- */
+
+int calib_write(const char *path, const struct tier1_result *r, const struct calib_ctx *c,
+		const char *const *names, size_t nnames, struct err *e)
+{
+	struct afile af;
+	struct jw w;
+	size_t i;
+	int rc;
+
+	if ((rc = afile_open(&af, path, e)) < 0)
+		return rc;
+	jw_init(&w, af.f, true);
+	jw_obj(&w, NULL);
+	jw_int(&w, "tier", 1);
+	jw_str(&w, "servesim_version", SERVESIM_VERSION);
+	jw_str(&w, "method", r->method);
+	jw_obj(&w, "engine");
+	jw_str(&w, "name", "vllm");
+	jw_str(&w, "version", c->n ? c->x[0].engine_version : "unknown");
+	jw_end_obj(&w);
+	jw_str(&w, "model", c->n ? c->m[0]->id : "");
+	jw_str(&w, "gpu", c->n ? c->g[0]->id : "");
+	jw_int(&w, "tp", c->n ? c->x[0].tp : 1);
+	jw_arr(&w, "fitted_on");
+	for (i = 0; i < nnames; i++)
+		jw_str(&w, NULL, names[i]);
+	jw_end_arr(&w);
+	jw_obj(&w, "coefficients");
+	jw_num(&w, "a_ms_per_output_token", r->coef.a_ms_per_output_token);
+	jw_num(&w, "b_ms_per_prompt_token", r->coef.b_ms_per_prompt_token);
+	jw_num(&w, "d_ms", r->coef.d_ms);
+	jw_num(&w, "ttft_d0_ms", r->coef.ttft_d0_ms);
+	jw_num(&w, "ttft_b0_ms_per_prompt_token", r->coef.ttft_b0_ms_per_prompt_token);
+	jw_end_obj(&w);
+	jw_obj(&w, "overheads");
+	jw_num(&w, "step_us", r->ov.step_us);
+	jw_num(&w, "layer_us", r->ov.layer_us);
+	jw_num(&w, "request_us", r->ov.req_us);
+	jw_num(&w, "prefill_token_us", r->ov.prefill_token_us);
+	jw_num(&w, "api_ttft_ms", r->ov.api_ttft_ms);
+	jw_num(&w, "api_e2e_ms", r->ov.api_e2e_ms);
+	jw_num(&w, "stream_token_us", r->ov.stream_token_us);
+	jw_num(&w, "delivery_steps", r->ov.delivery_steps);
+	jw_end_obj(&w);
+	jw_obj(&w, "mape");
+	jw_num(&w, "tier0_e2e", r->tier0_e2e);
+	jw_num(&w, "tier0_ttft", r->tier0_ttft);
+	jw_num(&w, "training_e2e", r->train_e2e);
+	jw_num(&w, "training_ttft", r->train_ttft);
+	jw_num(&w, "validation_e2e", r->val_e2e);
+	jw_num(&w, "validation_ttft", r->val_ttft);
+	jw_num(&w, "kfold_e2e", r->kfold_e2e);
+	jw_num(&w, "kfold_ttft", r->kfold_ttft);
+	jw_num(&w, "applied_e2e", r->applied_e2e);
+	jw_num(&w, "applied_ttft", r->applied_ttft);
+	jw_end_obj(&w);
+	jw_bool(&w, "accepted", r->accepted);
+	jw_str(&w, "reason", r->reason);
+	jw_end_obj(&w);
+	jw_finish(&w);
+	return afile_commit(&af, e);
+}
+
+int calib_load(const char *path, struct calib_file *f, struct err *e)
+{
+	static const char *const okeys[] = {"step_us", "layer_us", "request_us", "prefill_token_us",
+		"api_ttft_ms", "api_e2e_ms", "stream_token_us", "delivery_steps", NULL};
+	struct json *j;
+	const struct json *o;
+	const char *s = NULL;
+	int64_t tp = 1;
+	bool b = false;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	if ((rc = json_parse_file(path, &j, e)) < 0)
+		return rc;
+	if ((rc = json_req_str(j, "model", path, &s, e)) < 0)
+		goto out;
+	snprintf(f->model, sizeof(f->model), "%s", s);
+	if ((rc = json_req_str(j, "gpu", path, &s, e)) < 0)
+		goto out;
+	snprintf(f->gpu, sizeof(f->gpu), "%s", s);
+	s = "wls";
+	if ((rc = json_opt_str(j, "method", path, &s, e)) < 0)
+		goto out;
+	snprintf(f->method, sizeof(f->method), "%s", s);
+	if ((rc = json_opt_int(j, "tp", path, 1, 4096, &tp, NULL, e)) < 0)
+		goto out;
+	f->tp = (int)tp;
+	o = json_get(j, "engine");
+	s = "unknown";
+	if (o && (rc = json_opt_str(o, "version", path, &s, e)) < 0)
+		goto out;
+	snprintf(f->engine_version, sizeof(f->engine_version), "%s", s);
+	if ((rc = json_opt_bool(j, "accepted", path, &b, e)) < 0)
+		goto out;
+	f->accepted = b;
+	o = json_get(j, "overheads");
+	if (!o) {
+		rc = err_set(e, SS_EDATA, "%s: missing required key 'overheads'", path);
+		goto out;
+	}
+	{
+		char ctx[800];
+		snprintf(ctx, sizeof(ctx), "%s: overheads", path);
+		if ((rc = json_check_keys(o, okeys, ctx, e)) < 0 ||
+		    (rc = json_req_num(o, "step_us", ctx, &f->ov.step_us, e)) < 0 ||
+		    (rc = json_req_num(o, "layer_us", ctx, &f->ov.layer_us, e)) < 0 ||
+		    (rc = json_req_num(o, "request_us", ctx, &f->ov.req_us, e)) < 0 ||
+		    (rc = json_req_num(o, "prefill_token_us", ctx, &f->ov.prefill_token_us, e)) < 0 ||
+		    (rc = json_req_num(o, "api_ttft_ms", ctx, &f->ov.api_ttft_ms, e)) < 0 ||
+		    (rc = json_req_num(o, "api_e2e_ms", ctx, &f->ov.api_e2e_ms, e)) < 0 ||
+		    (rc = json_req_num(o, "stream_token_us", ctx, &f->ov.stream_token_us, e)) < 0 ||
+		    (rc = json_req_num(o, "delivery_steps", ctx, &f->ov.delivery_steps, e)) < 0)
+			goto out;
+	}
+	o = json_get(j, "mape");
+	if (o) {
+		json_opt_num(o, "training_e2e", path, &f->train_e2e, NULL, e);
+		json_opt_num(o, "validation_e2e", path, &f->val_e2e, NULL, e);
+	}
+	rc = 0;
+out:
+	json_free(j);
+	return rc;
+}
+
+/* Distance between version strings "a.b.c": |difference| of the numeric
+ * parts, weighted by position; unknown versions are far from everything. */
+static double version_distance(const char *a, const char *b)
+{
+	double d = 0, w = 1e6;
+	int i;
+
+	if (strcmp(a, b) == 0)
+		return 0;
+	if (!strcmp(a, "unknown") || !strcmp(b, "unknown"))
+		return 1e12;
+	for (i = 0; i < 3; i++) {
+		long x = strtol(a, (char **)&a, 10), y = strtol(b, (char **)&b, 10);
+		d += w * (double)labs(x - y);
+		w /= 1000;
+		if (*a == '.')
+			a++;
+		if (*b == '.')
+			b++;
+	}
+	return d;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int calib_find(const char *dir, const char *gpu, const char *version, struct calib_file *f,
+	       bool *found, struct err *e)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	double best = INFINITY;
+	int rc = 0;
+
+	*found = false;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l > 5 && strcmp(de->d_name + l - 5, ".json") == 0) {
+			XGROW(names, cap, n + 1);
+			names[n++] = xstrdup(de->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n; i++) {
+		struct calib_file c;
+		char p[1200];
+		double dist;
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		if (rc == 0 && (rc = calib_load(p, &c, e)) == 0 && strcasecmp(c.gpu, gpu) == 0 &&
+		    c.accepted) {
+			dist = version_distance(c.engine_version, version);
+			if (dist < best) {
+				best = dist;
+				*f = c;
+				*found = true;
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}

@@ -1,0 +1,235 @@
+/* calibrate.c - `servesim calibrate`: tier-1 fit from measured runs, with
+ * cross-validation and an overfitting guard; `--check` tells whether a
+ * calibration file still fits new data. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "servesim/alloc.h"
+#include "servesim/calib.h"
+
+static const char calibrate_usage[] =
+	"usage: servesim calibrate PATH... [-o FILE] [--in-loop] [--seed S] [--gpu G]\n"
+	"       servesim calibrate --check FILE PATH...\n"
+	"\n"
+	"Tier 1: replays the measured runs under the PATHs (experiment folders of any\n"
+	"kind `servesim eval` reads), pairs measured and predicted TTFT and E2E per\n"
+	"request (or per stage), and fits\n"
+	"  E2E residual  = a * output_tokens + b * prompt_tokens + d\n"
+	"  TTFT residual = d0 + b0 * prompt_tokens            (ms)\n"
+	"by weighted least squares (relative error), cross-validated on a 70/30 split\n"
+	"stratified by stage/benchmark and by 5-fold.  A fit whose validation MAPE\n"
+	"exceeds twice its training MAPE is rejected (the file says so and eval falls\n"
+	"back to tier 0).  The coefficients become overhead terms applied inside the\n"
+	"simulator (per step += a, per prefill token += b0, API TTFT += d0, API E2E +=\n"
+	"d - d0) and the runs are re-simulated with them.\n"
+	"\n"
+	"  -o FILE        write the calibration file (atomically), e.g.\n"
+	"                 calibration/tier1/h100-codellama-34b.json\n"
+	"  --in-loop      also fit the four terms by non-linear least squares with the\n"
+	"                 simulator in the loop (queueing makes latency non-linear in\n"
+	"                 step time); both fits are reported, the in-loop one is written\n"
+	"  --seed S       split seed (default 42)\n"
+	"  --gpu G        GPU of runs that do not record it (default h100)\n"
+	"  --check FILE   MAPE of FILE's terms on the PATHs; stale above 30 %\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
+
+struct loaded {
+	struct experiment *x;
+	struct model_cfg *mbuf;
+	const struct model_cfg **m;
+	const struct gpu_spec **g;
+	const char **names;
+	size_t n;
+};
+
+static void loaded_release(struct loaded *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		experiment_release(&l->x[i]);
+	free(l->x);
+	free(l->mbuf);
+	free(l->m);
+	free(l->g);
+	free(l->names);
+}
+
+static int load_all(struct cli_env *env, char **paths, int np, const char *gpu, struct loaded *l,
+		    struct err *e)
+{
+	int i, rc;
+
+	memset(l, 0, sizeof(*l));
+	l->x = xcalloc((size_t)np, sizeof(*l->x));
+	l->mbuf = xcalloc((size_t)np, sizeof(*l->mbuf));
+	l->m = xcalloc((size_t)np, sizeof(*l->m));
+	l->g = xcalloc((size_t)np, sizeof(*l->g));
+	l->names = xcalloc((size_t)np, sizeof(*l->names));
+	for (i = 0; i < np; i++) {
+		if ((rc = experiment_load_any(paths[i], gpu, &l->x[i], e)) < 0)
+			return rc;
+		l->n++;
+		if ((rc = cli_load_model(env, l->x[i].model, NULL, &l->mbuf[i], e)) < 0 ||
+		    (rc = cli_find_gpu(env, l->x[i].gpu, &l->g[i], e)) < 0) {
+			err_prefix(e, "%s", paths[i]);
+			return -SS_EDATA;
+		}
+		l->m[i] = &l->mbuf[i];
+		l->names[i] = l->x[i].name;
+	}
+	return 0;
+}
+
+static void print_row(const char *what, double e2e, double ttft)
+{
+	printf("  %-26s %8.2f%% %8.2f%%\n", what, 100 * e2e, 100 * ttft);
+}
+
+int cmd_calibrate(int argc, char **argv, struct err *e)
+{
+	enum { O_LOOP = 256, O_SEED, O_GPU, O_CHECK };
+	static const struct option lo[] = {
+		{"output", required_argument, 0, 'o'}, {"in-loop", no_argument, 0, O_LOOP},
+		{"seed", required_argument, 0, O_SEED}, {"gpu", required_argument, 0, O_GPU},
+		{"check", required_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	const char *out = NULL, *gpu = "h100", *check = NULL;
+	bool in_loop = false;
+	int64_t seed = 42;
+	struct cli_env env;
+	struct loaded l;
+	struct calib_ctx cc;
+	struct calib_set set;
+	struct overheads base;
+	struct tier1_result r, rl;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(calibrate_usage, stdout); return 0;
+		case 'o': out = optarg; break;
+		case O_LOOP: in_loop = true; break;
+		case O_SEED:
+			if ((rc = cli_int("--seed", optarg, 0, INT64_MAX, &seed, e)) < 0)
+				return rc;
+			break;
+		case O_GPU: gpu = optarg; break;
+		case O_CHECK: check = optarg; break;
+		default: return cli_bad_option("calibrate", argv[optind - 1], e);
+		}
+	}
+	if (optind >= argc)
+		return err_set(e, SS_EUSAGE, "calibrate: give at least one PATH (see 'servesim calibrate --help')");
+	cli_env_init(&env);
+	memset(&set, 0, sizeof(set));
+	if ((rc = load_all(&env, argv + optind, argc - optind, gpu, &l, e)) < 0)
+		goto out;
+	cc.x = l.x;
+	cc.m = l.m;
+	cc.g = l.g;
+	cc.n = l.n;
+	cc.data_dir = env.data_dir;
+	cost_default_overheads(&base);
+	if (check) {
+		struct calib_file f;
+		double me, mt;
+		if ((rc = calib_load(check, &f, e)) < 0)
+			goto out;
+		if ((rc = calib_collect(&cc, &f.ov, &set, e)) < 0)
+			goto out;
+		calib_mape(&set, NULL, NULL, &me, &mt);
+		printf("calibration %s (%s, fitted MAPE: training %.2f%%, validation %.2f%%)\n", check,
+		       f.method, 100 * f.train_e2e, 100 * f.val_e2e);
+		printf("on %zu units of %zu experiment%s: E2E MAPE %.2f%%, TTFT MAPE %.2f%%\n", set.n, l.n,
+		       l.n > 1 ? "s" : "", 100 * me, 100 * mt);
+		if (me > CALIB_STALE_MAPE || mt > CALIB_STALE_MAPE)
+			printf("stale: MAPE above %.0f%%: recalibrate on data from this deployment\n",
+			       100 * CALIB_STALE_MAPE);
+		else
+			printf("current: MAPE within %.0f%%\n", 100 * CALIB_STALE_MAPE);
+		rc = 0;
+		goto out;
+	}
+	if ((rc = calib_collect(&cc, &base, &set, e)) < 0)
+		goto out;
+	if ((rc = tier1_fit(&set, (uint64_t)seed, &base, &r, e)) < 0)
+		goto out;
+	{
+		struct calib_set s2;
+		if ((rc = calib_collect(&cc, &r.ov, &s2, e)) < 0)
+			goto out;
+		calib_mape(&s2, NULL, NULL, &r.applied_e2e, &r.applied_ttft);
+		calib_set_release(&s2);
+	}
+	/* judged where it acts: re-simulated, it must beat tier 0 */
+	if (r.accepted && r.applied_e2e + r.applied_ttft > r.tier0_e2e + r.tier0_ttft) {
+		r.accepted = false;
+		snprintf(r.reason, sizeof(r.reason),
+			 "applied in the simulator it does worse than tier 0 (E2E %.1f%% vs %.1f%%, TTFT %.1f%% vs %.1f%%)",
+			 100 * r.applied_e2e, 100 * r.tier0_e2e, 100 * r.applied_ttft, 100 * r.tier0_ttft);
+		r.ov = base;
+	}
+	printf("tier-1 calibration on %zu units from %zu experiment%s (seed %lld)\n", set.n, l.n,
+	       l.n > 1 ? "s" : "", (long long)seed);
+	printf("  %-26s %9s %9s\n", "MAPE", "E2E", "TTFT");
+	print_row("tier 0", r.tier0_e2e, r.tier0_ttft);
+	print_row("linear fit, training 70%", r.train_e2e, r.train_ttft);
+	print_row("linear fit, validation 30%", r.val_e2e, r.val_ttft);
+	print_row("linear fit, 5-fold", r.kfold_e2e, r.kfold_ttft);
+	print_row("applied in the simulator", r.applied_e2e, r.applied_ttft);
+	printf("coefficients: E2E a = %.4g ms/output token, b = %.4g ms/prompt token, d = %.4g ms;"
+	       " TTFT d0 = %.4g ms, b0 = %.4g ms/prompt token\n",
+	       r.coef.a_ms_per_output_token, r.coef.b_ms_per_prompt_token, r.coef.d_ms,
+	       r.coef.ttft_d0_ms, r.coef.ttft_b0_ms_per_prompt_token);
+	printf("overhead terms: step %.1f us, prefill token %.3f us, API TTFT %.2f ms, API E2E %.2f ms\n",
+	       r.ov.step_us, r.ov.prefill_token_us, r.ov.api_ttft_ms, r.ov.api_e2e_ms);
+	printf("%s%s%s\n", r.accepted ? "accepted (validation MAPE <= 2 x training MAPE)" : "rejected: ",
+	       r.accepted ? "" : r.reason, r.accepted ? "" : "; tier 0 stays in force");
+	if (in_loop) {
+		struct calib_set s3;
+		rl = r;
+		if ((rc = tier1_fit_in_loop(&cc, &base, &rl, e)) < 0)
+			goto out;
+		if ((rc = calib_collect(&cc, &rl.ov, &s3, e)) < 0)
+			goto out;
+		calib_mape(&s3, NULL, NULL, &rl.applied_e2e, &rl.applied_ttft);
+		calib_set_release(&s3);
+		rl.tier0_e2e = r.tier0_e2e;
+		rl.tier0_ttft = r.tier0_ttft;
+		if (rl.accepted && rl.applied_e2e + rl.applied_ttft > rl.tier0_e2e + rl.tier0_ttft) {
+			rl.accepted = false;
+			snprintf(rl.reason, sizeof(rl.reason), "applied in the simulator it does worse than tier 0");
+		}
+		printf("in-loop fit (%d iterations): step %.1f us, prefill token %.3f us, API TTFT %.2f ms, API E2E %.2f ms\n",
+		       rl.iterations, rl.ov.step_us, rl.ov.prefill_token_us, rl.ov.api_ttft_ms, rl.ov.api_e2e_ms);
+		printf("  %-26s %9s %9s\n", "MAPE", "E2E", "TTFT");
+		print_row("in-loop, training groups", rl.train_e2e, rl.train_ttft);
+		print_row("in-loop, held-out groups", rl.val_e2e, rl.val_ttft);
+		print_row("linear, applied (all)", r.applied_e2e, r.applied_ttft);
+		print_row("in-loop, applied (all)", rl.applied_e2e, rl.applied_ttft);
+		printf("in-loop %s%s\n", rl.accepted ? "accepted" : "rejected: ", rl.accepted ? "" : rl.reason);
+		/* written: the accepted fit that does better once applied */
+		if (rl.accepted && (!r.accepted || rl.applied_e2e + rl.applied_ttft < r.applied_e2e + r.applied_ttft))
+			r = rl;
+	}
+	if (out) {
+		if ((rc = calib_write(out, &r, &cc, l.names, l.n, e)) < 0)
+			goto out;
+		printf("wrote %s\n", out);
+	}
+	rc = 0;
+out:
+	calib_set_release(&set);
+	loaded_release(&l);
+	cli_env_release(&env);
+	return rc;
+}
