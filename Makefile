@@ -26,7 +26,7 @@ LIB_SRC = \
 	src/eval/experiment.c src/eval/evaluate.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c
 
-UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload
+UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -1,0 +1,210 @@
+/* test_calib.c - measured-data readers (GuideLLM in every schema era, OTel
+ * spans), the GSL fits, and tier-1 known answers: planted coefficients are
+ * recovered, a planted overfit is rejected. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "servesim/calib.h"
+#include "servesim/fit.h"
+#include "servesim/measured.h"
+#include "servesim/paths.h"
+#include "servesim/pcg32.h"
+
+static char fx[1200];
+
+static const char *fixture(const char *name)
+{
+	static char p[1200];
+	snprintf(p, sizeof(p), "%s/%s", fx, name);
+	return p;
+}
+
+static void test_guidellm(void)
+{
+	struct gt_requests g;
+	struct err e;
+
+	CHECK(guidellm_read(fixture("guidellm-v0.1.json"), &g, &e) == 0, "0.1 report parses (%s)", e.msg);
+	CHECK(strcmp(g.era, "0.1") == 0 && g.n == 3 && g.nb == 2, "0.1: era, 3 results, 2 benchmarks (%s %zu %zu)",
+	      g.era, g.n, g.nb);
+	CHECK(strcmp(g.b[0].strategy, "synchronous") == 0 && g.b[1].rate == 4.0 && g.b[0].errored == 1,
+	      "0.1: modes, rate, errors counted");
+	CHECK_REL(g.r[0].ttft_ms, 50.0, 1e-9, "0.1: TTFT from first_token_time - start_time");
+	CHECK_REL(g.r[0].e2e_ms, 500.0, 1e-9, "0.1: E2E from end_time - start_time");
+	CHECK(g.r[0].prompt_tokens == 100 && g.r[0].output_tokens == 11 && g.r[0].arrival_s == 0, "0.1: tokens, relative arrival");
+	gt_requests_release(&g);
+
+	CHECK(guidellm_read(fixture("guidellm-v0.3.json"), &g, &e) == 0, "0.2-0.3 parses");
+	CHECK(strcmp(g.era, "0.2-0.3") == 0 && g.n == 1 && strcmp(g.b[0].strategy, "synchronous") == 0,
+	      "0.2-0.3: era %s, strategy from args", g.era);
+	CHECK_REL(g.r[0].ttft_ms, 21.3, 1e-9, "0.2-0.3: TTFT field");
+	CHECK_REL(g.r[0].e2e_ms, 689.1, 1e-9, "0.2-0.3: E2E from request_latency");
+	gt_requests_release(&g);
+
+	CHECK(guidellm_read(fixture("guidellm-v0.6.json"), &g, &e) == 0, "0.4-0.6 parses");
+	CHECK(strcmp(g.era, "0.4-0.6") == 0 && g.n == 2 && g.b[0].rate == 2.5 && g.b[0].errored == 1,
+	      "0.4-0.6: era, constant@2.5, errored counted");
+	CHECK_REL(g.r[1].e2e_ms, 2000.0, 1e-9, "0.4-0.6: request_latency seconds -> ms");
+	CHECK_REL(gt_stat(&g, 0, 2, -1), ((1000.0 - 100) / 40 + (2000.0 - 400) / 80) / 2, 1e-6,
+		  "ITL recomputed as (E2E - TTFT)/(out - 1), mean of requests");
+	gt_requests_release(&g);
+
+	CHECK(guidellm_read(fixture("guidellm-v0.6.json.gz"), &g, &e) == 0 && g.n == 2, "gzip results stream");
+	gt_requests_release(&g);
+	CHECK(guidellm_read(fixture("guidellm-v0.6.yaml"), &g, &e) == 0 && g.n == 1 && g.r[0].output_tokens == 6,
+	      "YAML results (%s)", e.msg);
+	gt_requests_release(&g);
+
+	CHECK(guidellm_read(fixture("guidellm-v0.7.json"), &g, &e) == 0, "0.7+ parses (%s)", e.msg);
+	CHECK(strcmp(g.era, "0.7+") == 0 && g.r[0].prompt_tokens == 700 && g.r[0].output_tokens == 101,
+	      "0.7+: tokens from input/output metrics");
+	CHECK_REL(g.r[0].ttft_ms, 200.0, 1e-6, "0.7+: TTFT from info.timings");
+	CHECK_REL(g.r[0].e2e_ms, 2000.0, 1e-6, "0.7+: E2E from info.timings");
+	CHECK(strcmp(g.b[0].strategy, "concurrent") == 0 && g.b[0].rate == 4, "0.7+: concurrent, 4 streams");
+	gt_requests_release(&g);
+
+	err_clear(&e);
+	CHECK(guidellm_read(fixture("guidellm-empty.json"), &g, &e) == -SS_EDATA &&
+	      strstr(e.msg, "no successful requests"), "no successful requests: %s", e.msg);
+	err_clear(&e);
+	CHECK(guidellm_read(fixture("guidellm-trunc.json.gz"), &g, &e) == -SS_EDATA &&
+	      (strstr(e.msg, "truncated") || strstr(e.msg, "unexpected end")), "truncated .gz: %s", e.msg);
+	err_clear(&e);
+	{
+		const char *other = "{\"results\": [1, 2, 3]}";
+		CHECK(guidellm_read_mem(other, strlen(other), "other.json", &g, &e) == -SS_EDATA &&
+		      strstr(e.msg, "no 'benchmarks'"), "not GuideLLM: %s", e.msg);
+	}
+	err_clear(&e);
+	{
+		const char *bad = "{\"benchmarks\": [{\"requests\": {\"successful\": [{\"prompt_tokens\": 3,, }]}}]}";
+		CHECK(guidellm_read_mem(bad, strlen(bad), "bad.json", &g, &e) == -SS_EDATA &&
+		      strstr(e.msg, "bad.json:1:"), "malformed JSON with line:col: %s", e.msg);
+	}
+}
+
+static void test_otel(void)
+{
+	struct gt_requests g;
+	struct err e;
+
+	CHECK(otel_read(fixture("traces.json"), &g, &e) == 0, "OTel spans parse (%s)", e.msg);
+	CHECK(g.n == 2 && g.server_side && strcmp(g.era, "otel") == 0, "two llm_request spans, server side");
+	CHECK(g.r[1].arrival_s == 2.0 && g.r[1].prompt_tokens == 2000 && g.r[0].output_tokens == 50,
+	      "arrival from span start, usage attributes");
+	CHECK_REL(g.r[0].ttft_ms, 250.0, 1e-9, "TTFT seconds -> ms");
+	gt_requests_release(&g);
+}
+
+static void test_fits(void)
+{
+	/* y = 2 + 3x exactly: WLS recovers it */
+	double X[10], y[5], c[2];
+	struct err e;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		X[2 * i] = 1;
+		X[2 * i + 1] = i * 1.7;
+		y[i] = 2 + 3 * i * 1.7;
+	}
+	CHECK(fit_wls(X, y, NULL, 5, 2, c, NULL, &e) == 0 && fabs(c[0] - 2) < 1e-9 && fabs(c[1] - 3) < 1e-9,
+	      "wls exact line: %g %g", c[0], c[1]);
+}
+
+static int rosen(const double *x, double *f, void *ctx)
+{
+	(void)ctx;
+	f[0] = 10 * (x[1] - x[0] * x[0]);
+	f[1] = 1 - x[0];
+	return 0;
+}
+
+static void test_nls(void)
+{
+	double x[2] = {-1.2, 1};
+	struct err e;
+	int it = 0;
+
+	CHECK(fit_nls(rosen, NULL, 2, 2, x, 1e-6, 200, NULL, &it, &e) == 0 && fabs(x[0] - 1) < 1e-4 &&
+	      fabs(x[1] - 1) < 1e-4, "nls: Rosenbrock minimum (1, 1) from (-1.2, 1): %g %g in %d iterations",
+	      x[0], x[1], it);
+}
+
+static void test_tier1_kat(void)
+{
+	/* planted: E2E residual = 0.4 ms/output + 0.012 ms/prompt + 7.5 ms,
+	 * TTFT residual = 3.25 ms + 0.0215 ms/prompt, on 120 requests in 4
+	 * benchmarks with tiny multiplicative noise */
+	struct calib_set s;
+	struct tier1_result r;
+	struct overheads base;
+	struct pcg32 rng;
+	struct err e;
+	int i;
+
+	memset(&s, 0, sizeof(s));
+	s.n = s.cap = 120;
+	s.u = calloc(s.n, sizeof(*s.u));
+	pcg32_seed(&rng, 5, 5);
+	for (i = 0; i < 120; i++) {
+		struct calib_unit *u = &s.u[i];
+		double noise = 1 + 1e-4 * (pcg32_double(&rng) - 0.5);
+		u->prompt = 100 + pcg32_bounded(&rng, 3000);
+		u->output = 10 + pcg32_bounded(&rng, 500);
+		u->e2e_pred = 20 * u->output + 0.1 * u->prompt;
+		u->ttft_pred = 0.1 * u->prompt + 15;
+		u->e2e_meas = (u->e2e_pred + 0.4 * u->output + 0.012 * u->prompt + 7.5) * noise;
+		u->ttft_meas = (u->ttft_pred + 3.25 + 0.0215 * u->prompt) * noise;
+		u->group = i % 4;
+	}
+	cost_default_overheads(&base);
+	CHECK(tier1_fit(&s, 42, &base, &r, &e) == 0, "tier-1 fit runs");
+	CHECK_REL(r.coef.a_ms_per_output_token, 0.4, 0.01, "a recovered within 1%");
+	CHECK_REL(r.coef.b_ms_per_prompt_token, 0.012, 0.01, "b recovered within 1%");
+	CHECK_REL(r.coef.d_ms, 7.5, 0.01, "d recovered within 1%");
+	CHECK_REL(r.coef.ttft_d0_ms, 3.25, 0.01, "d0 recovered within 1%");
+	CHECK_REL(r.coef.ttft_b0_ms_per_prompt_token, 0.0215, 0.01, "b0 recovered within 1%");
+	CHECK(r.accepted && r.val_e2e < 0.001, "accepted, validation MAPE %.4f%%", 100 * r.val_e2e);
+	CHECK(fabs(r.ov.step_us - 400) < 4 && fabs(r.ov.api_ttft_ms - (base.api_ttft_ms + 3.25)) < 0.05,
+	      "mapped: step +400 us, API TTFT +3.25 ms");
+	free(s.u);
+
+	/* planted overfit: 4 units with noisy residuals, 3 coefficients: the
+	 * fit matches its training points, held-out points miss widely */
+	memset(&s, 0, sizeof(s));
+	s.n = s.cap = 4;
+	s.u = calloc(s.n, sizeof(*s.u));
+	for (i = 0; i < 4; i++) {
+		struct calib_unit *u = &s.u[i];
+		u->prompt = 500 + 100 * i;
+		u->output = 100 + 37 * ((i * 7) % 4);
+		u->e2e_pred = 1000;
+		u->ttft_pred = 100;
+		u->e2e_meas = 1000 * (i % 2 ? 1.6 : 0.7);
+		u->ttft_meas = 100 * (i % 2 ? 0.6 : 1.5);
+		u->group = i;
+	}
+	CHECK(tier1_fit(&s, 42, &base, &r, &e) == 0, "overfit case runs");
+	CHECK(!r.accepted && strstr(r.reason, "overfitting"), "planted overfit rejected: %s", r.reason);
+	CHECK(r.ov.step_us == base.step_us && r.ov.api_ttft_ms == base.api_ttft_ms,
+	      "rejected fit falls back to tier-0 overheads");
+	free(s.u);
+}
+
+int main(void)
+{
+	char data[1024];
+
+	paths_data_dir(data, sizeof(data));
+	snprintf(fx, sizeof(fx), "%s/../tests/unit/fixtures", data);
+	test_guidellm();
+	test_otel();
+	test_fits();
+	test_nls();
+	test_tier1_kat();
+	return check_done();
+}
