@@ -13,11 +13,11 @@
 #include "servesim/paths.h"
 #include "servesim/pcg32.h"
 
-static char fx[1200];
+static char fx[1000];
 
 static const char *fixture(const char *name)
 {
-	static char p[1200];
+	static char p[1100];
 	snprintf(p, sizeof(p), "%s/%s", fx, name);
 	return p;
 }
@@ -200,7 +200,7 @@ int main(void)
 	char data[1024];
 
 	paths_data_dir(data, sizeof(data));
-	snprintf(fx, sizeof(fx), "%s/../tests/unit/fixtures", data);
+	snprintf(fx, sizeof(fx), "%.900s/../tests/unit/fixtures", data);
 	test_guidellm();
 	test_otel();
 	test_fits();
