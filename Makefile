@@ -23,7 +23,7 @@ LIB_SRC = \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
 	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \
-	src/eval/experiment.c src/eval/evaluate.c \
+	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib
@@ -33,7 +33,7 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
 UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all demo check check-asan unit golden fuzz bench golden-regen clean deps
+.PHONY: all demo check check-asan unit golden fuzz bench golden-regen clean deps eval-report
 
 all: $(BIN)
 
@@ -93,6 +93,11 @@ bench: $(BUILD)/bench
 	@./$(BUILD)/bench chat 1000000
 	@./$(BUILD)/bench 70b 100000
 	@./$(BUILD)/bench storm 20000
+
+# eval/REPORT.md from eval/ground_truth (tier 0, leave-one-model-out tier 1,
+# ablation, synthetic experiments); gnuplot SVGs in eval/plots when installed.
+eval-report: $(BIN)
+	@sh eval/make_report.sh ./$(BIN)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -109,6 +109,8 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	struct calib_set set;
 	struct overheads base;
 	struct tier1_result r, rl;
+	char *paths[256];
+	size_t npaths = 0, pi;
 	int c, rc;
 
 	optind = 1;
@@ -131,7 +133,15 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		return err_set(e, SS_EUSAGE, "calibrate: give at least one PATH (see 'servesim calibrate --help')");
 	cli_env_init(&env);
 	memset(&set, 0, sizeof(set));
-	if ((rc = load_all(&env, argv + optind, argc - optind, gpu, &l, e)) < 0)
+	memset(&l, 0, sizeof(l));
+	for (; optind < argc; optind++)
+		if ((rc = cli_collect_experiments(argv[optind], paths, &npaths, 256, e)) < 0)
+			goto out;
+	if (npaths == 0) {
+		rc = err_set(e, SS_EUSAGE, "calibrate: no experiment under the given paths");
+		goto out;
+	}
+	if ((rc = load_all(&env, paths, (int)npaths, gpu, &l, e)) < 0)
 		goto out;
 	cc.x = l.x;
 	cc.m = l.m;
@@ -228,6 +238,8 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	}
 	rc = 0;
 out:
+	for (pi = 0; pi < npaths; pi++)
+		free(paths[pi]);
 	calib_set_release(&set);
 	loaded_release(&l);
 	cli_env_release(&env);

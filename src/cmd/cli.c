@@ -1,10 +1,16 @@
 /* cli.c - flag parsing and shared registries for the subcommands. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include "cli.h"
+#include "servesim/alloc.h"
+#include "servesim/eval.h"
 #include "servesim/paths.h"
 
 void cli_env_init(struct cli_env *env)
@@ -156,4 +162,53 @@ void fmt_count(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.1f M", v / 1e6);
 	else
 		snprintf(buf, n, "%.0f", v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect(const char *path, char **out, size_t *n, size_t max, int depth, struct err *e)
+{
+	char f[1200];
+	struct stat sb;
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t nn = 0, cap = 0, i;
+	int rc = 0;
+
+	if (stat(path, &sb) != 0)
+		return err_set(e, SS_EUSAGE, "%s: no such file or folder", path);
+	if (S_ISREG(sb.st_mode) || experiment_detect(path)) {
+		if (*n >= max)
+			return err_set(e, SS_EUSAGE, "more than %zu experiments", max);
+		out[(*n)++] = xstrdup(path);
+		return 0;
+	}
+	if (depth > 6 || !(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		XGROW(names, cap, nn + 1);
+		names[nn++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, nn, sizeof(*names), cmp_str);
+	for (i = 0; i < nn; i++) {
+		snprintf(f, sizeof(f), "%s/%s", path, names[i]);
+		if (rc == 0 && stat(f, &sb) == 0 && S_ISDIR(sb.st_mode))
+			rc = collect(f, out, n, max, depth + 1, e);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+
+int cli_collect_experiments(const char *path, char **out, size_t *n, size_t max, struct err *e)
+{
+	return collect(path, out, n, max, 0, e);
 }

@@ -39,6 +39,10 @@ int cli_format(const char *arg, bool allow_csv, enum out_format *out, struct err
 /* Report an unknown option or a missing value (getopt's optopt/argv). */
 int cli_bad_option(const char *cmd, const char *arg, struct err *e);
 
+/* Experiments (folders `servesim eval` reads) at or under path, sorted,
+ * appended to out (heap strings) up to max. */
+int cli_collect_experiments(const char *path, char **out, size_t *n, size_t max, struct err *e);
+
 /* Human formatting with SI prefixes: "12.3 G" + unit. */
 void fmt_si(char *buf, size_t n, double v, const char *unit);
 /* "6.74 B" style parameter counts. */

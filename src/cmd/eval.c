@@ -1,6 +1,8 @@
 /* eval.c - `servesim eval PATH...`: simulate every ground-truth experiment
  * found under the paths and report measured vs predicted, APE per metric and
- * stage, and median / mean APE overall and per model. */
+ * stage, and median / mean APE overall and per model; `--ablate` measures
+ * each tier-0 correction, `--synthetic` runs the cost-model experiments,
+ * `--report` writes markdown with gnuplot plots. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <getopt.h>
@@ -12,21 +14,26 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/calib.h"
 #include "servesim/eval.h"
 #include "servesim/json.h"
+#include "servesim/paths.h"
+#include "servesim/synthetic.h"
 
 static const char eval_usage[] =
 	"usage: servesim eval PATH... [options]\n"
+	"       servesim eval --ablate PATH...\n"
+	"       servesim eval --synthetic h4|h5|h6 [--model M] [--gpu G]\n"
 	"\n"
 	"Runs every ground-truth experiment under the PATHs and prints, per experiment\n"
 	"and stage (or GuideLLM benchmark), measured vs predicted and the APE of TTFT\n"
-	"mean and p90, ITL mean,\n"
-	"E2E mean and p90 and throughput; then median and mean APE per metric, overall\n"
-	"and per model.  Overloaded stages (queue growing without bound) are flagged\n"
-	"and summarised apart.  ITL is compared as (E2E mean - TTFT mean)/(output - 1)\n"
-	"because inference-perf <= 0.2 reports about half the true inter-token latency.\n"
+	"mean and p90, ITL mean, E2E mean and p90 and throughput; then median and mean\n"
+	"APE per metric, overall and per model.  Overloaded stages (queue growing without\n"
+	"bound) are flagged with * and summarised apart.  ITL is compared as\n"
+	"(E2E mean - TTFT mean)/(output - 1) because inference-perf <= 0.2 reports about\n"
+	"half the true inter-token latency.\n"
 	"\n"
 	"An experiment is a folder holding servesim's experiment.json, an inference-perf\n"
 	"result folder (exp-config.yaml, results/), GuideLLM results\n"
@@ -35,62 +42,117 @@ static const char eval_usage[] =
 	"recorded arrival times and lengths.  Folders above them are searched.\n"
 	"\n"
 	"options:\n"
-	"  --calibration FILE|none tier-1 file to apply; default: the file in\n"
+	"  --calibration FILE|none tier-1 file to apply; default: the accepted file in\n"
 	"                          calibration/tier1/ matching the GPU and engine version\n"
-	"                          (closest version), none when flags below are given\n"
+	"                          (closest version); none when the flags below are given\n"
 	"  --tier0-off LIST        switch tier-0 corrections off (H1..H6)\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
 	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n"
 	"                          override the H2 overhead terms\n"
-	"  --gpu G                 GPU of foreign-format runs that do not record it (default h100)\n"
+	"  --ablate                switch each of H1..H6 off in turn (tier 0, no\n"
+	"                          calibration) and print the change of median APE\n"
+	"  --synthetic h4|h5|h6    cost-model experiments for H4, H5, H6 (--model,\n"
+	"                          default llama-3.1-8b; --gpu)\n"
+	"  --gpu G                 GPU of runs that do not record it (default h100)\n"
 	"  --format text|json|csv  (default text)\n"
+	"  --report FILE.md        also write a markdown report (atomically)\n"
+	"  --plots DIR             with --report: gnuplot SVGs (and their data) in DIR\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
 #define MAX_EXP 256
 #define MAX_ROWS 2048
 
-static int cmp_str(const void *a, const void *b)
+struct eval_cli {
+	struct eval_opts eo;
+	enum out_format fmt;
+	const char *gpu, *calibration, *report, *plots, *synthetic, *model;
+	bool ov_flags, ablate;
+};
+
+struct pass {
+	struct eval_row *rows;
+	size_t nrows;
+	char used[4][700];
+	int nused;
+	char models[16][128];
+	int nmodels;
+};
+
+static void note_used(struct pass *p, const char *path)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *shown = strstr(path, "calibration/");
+	int k;
+
+	shown = shown ? shown : path;
+	for (k = 0; k < p->nused; k++)
+		if (strcmp(p->used[k], shown) == 0)
+			return;
+	if (p->nused < 4)
+		snprintf(p->used[p->nused++], sizeof(p->used[0]), "%s", shown);
 }
 
-/* Collect experiment.json files under path (sorted, depth-first). */
-static int collect(const char *path, char **out, size_t *n, int depth, struct err *e)
+static void note_model(struct pass *p, const char *id)
 {
-	char f[1200];
-	struct stat sb;
-	DIR *d;
-	struct dirent *de;
-	char **names = NULL;
-	size_t nn = 0, cap = 0, i;
+	int k;
+
+	for (k = 0; k < p->nmodels; k++)
+		if (strcmp(p->models[k], id) == 0)
+			return;
+	if (p->nmodels < 16)
+		snprintf(p->models[p->nmodels++], sizeof(p->models[0]), "%s", id);
+}
+
+/* One evaluation pass over every experiment. */
+static int run_pass(struct cli_env *env, char **files, size_t nf, const struct eval_cli *c,
+		    const struct eval_opts *eo, const char *calibration, struct pass *p,
+		    struct err *e)
+{
+	struct experiment *x = xcalloc(1, sizeof(*x));
+	struct model_cfg *m = xcalloc(1, sizeof(*m));
+	size_t i;
 	int rc = 0;
 
-	if (stat(path, &sb) != 0)
-		return err_set(e, SS_EUSAGE, "%s: no such file or folder", path);
-	if (S_ISREG(sb.st_mode) || experiment_detect(path)) {
-		if (*n >= MAX_EXP)
-			return err_set(e, SS_EUSAGE, "more than %d experiments", MAX_EXP);
-		out[(*n)++] = xstrdup(path);
-		return 0;
+	memset(p, 0, sizeof(*p));
+	p->rows = xcalloc(MAX_ROWS, sizeof(*p->rows));
+	for (i = 0; i < nf && rc == 0; i++) {
+		const struct gpu_spec *g;
+		struct eval_opts xo = *eo;
+		struct calib_file cf;
+		bool found = false;
+		char dir[1200];
+		if ((rc = experiment_load_any(files[i], c->gpu, x, e)) < 0)
+			break;
+		if ((rc = cli_load_model(env, x->model, NULL, m, e)) < 0 ||
+		    (rc = cli_find_gpu(env, x->gpu, &g, e)) < 0) {
+			err_prefix(e, "%s", files[i]);
+			rc = -SS_EDATA;
+			experiment_release(x);
+			break;
+		}
+		/* rows and summaries use the registry id, whatever the file said */
+		snprintf(x->model, sizeof(x->model), "%s", m->id);
+		note_model(p, m->id);
+		/* tier 1: --calibration FILE, none, or the matching accepted file */
+		if (calibration && strcmp(calibration, "none") == 0) {
+			found = false;
+		} else if (calibration) {
+			if ((rc = calib_load(calibration, &cf, e)) == 0)
+				found = cf.accepted;
+		} else if (!c->ov_flags && !eo->tier0_off) {
+			snprintf(dir, sizeof(dir), "%s/../calibration/tier1", env->data_dir);
+			rc = calib_find(dir, g->id, x->engine_version, &cf, &found, e);
+		}
+		if (rc == 0 && found) {
+			xo.ov = cf.ov;
+			note_used(p, cf.path);
+		}
+		if (rc == 0)
+			rc = eval_experiment(x, m, g, &xo, env->data_dir, p->rows, MAX_ROWS, &p->nrows, e);
+		experiment_release(x);
 	}
-	if (depth > 6 || !(d = opendir(path)))
-		return 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		XGROW(names, cap, nn + 1);
-		names[nn++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	qsort(names, nn, sizeof(*names), cmp_str);
-	for (i = 0; i < nn; i++) {
-		snprintf(f, sizeof(f), "%s/%s", path, names[i]);
-		if (rc == 0 && stat(f, &sb) == 0 && S_ISDIR(sb.st_mode))
-			rc = collect(f, out, n, depth + 1, e);
-		free(names[i]);
-	}
-	free(names);
+	free(x);
+	free(m);
 	return rc;
 }
 
@@ -102,27 +164,330 @@ static void fmt_cell(char *b, size_t n, const struct eval_row *r, int k)
 		snprintf(b, n, "%.4g/%.4g %.1f%%", r->meas[k], r->pred[k], 100 * r->ape[k]);
 }
 
-static void summary_lines(const struct eval_row *rows, size_t n, bool over, const char *model,
-			  const char *label)
+static void row_name(char *b, size_t n, const struct eval_row *r)
 {
-	int k;
+	snprintf(b, n, "%s%s%s", r->experiment, r->label[0] ? " " : "", r->label);
+}
+
+static void summary_line(FILE *f, const struct pass *p, bool over, const char *model,
+			 const char *label, bool md)
+{
 	size_t c;
 	double med, mean;
+	int k;
 
-	printf("  %-28s", label);
+	fprintf(f, md ? "| %s |" : "  %-28s", label);
 	for (k = 0; k < EM__COUNT; k++) {
-		eval_ape_stats(rows, n, (enum ev_metric)k, over, model, &med, &mean, &c);
-		if (c)
-			printf(" %6.1f%% %6.1f%% ", 100 * med, 100 * mean);
+		eval_ape_stats(p->rows, p->nrows, (enum ev_metric)k, over, model, &med, &mean, &c);
+		if (md)
+			fprintf(f, c ? " %.1f%% / %.1f%% |" : " - |", 100 * med, 100 * mean);
+		else if (c)
+			fprintf(f, " %6.1f%% %6.1f%% ", 100 * med, 100 * mean);
 		else
-			printf(" %15s ", "-");
+			fprintf(f, " %15s ", "-");
 	}
+	fprintf(f, "\n");
+}
+
+static const char *metric_title(int k)
+{
+	static const char *t[EM__COUNT] = {"TTFT mean ms", "TTFT p90 ms", "ITL mean ms",
+					   "E2E mean ms", "E2E p90 ms", "throughput req/s"};
+	return t[k];
+}
+
+static void print_text(const struct pass *p, const struct eval_opts *eo)
+{
+	char b[64], name[200];
+	size_t i;
+	int k;
+
+	if (p->nused) {
+		printf("tier 1: calibration");
+		for (k = 0; k < p->nused; k++)
+			printf(" %s", p->used[k]);
+		printf("; cells: measured/predicted APE\n");
+	} else {
+		printf("tier 0%s; cells: measured/predicted APE\n",
+		       eo->tier0_off ? " with corrections switched off" : "");
+	}
+	printf("%-44s %2s ", "experiment", "st");
+	for (k = 0; k < EM__COUNT; k++)
+		printf(" %-24s", metric_title(k));
 	printf("\n");
+	for (i = 0; i < p->nrows; i++) {
+		row_name(name, sizeof(name), &p->rows[i]);
+		printf("%-44.44s %2d%s", name, p->rows[i].stage, p->rows[i].overloaded ? "*" : " ");
+		for (k = 0; k < EM__COUNT; k++) {
+			fmt_cell(b, sizeof(b), &p->rows[i], k);
+			printf(" %-24s", b);
+		}
+		printf("\n");
+	}
+	printf("\nAPE (median mean)            ");
+	for (k = 0; k < EM__COUNT; k++)
+		printf(" %-16s", ev_metric_name((enum ev_metric)k));
+	printf("\n");
+	summary_line(stdout, p, false, NULL, "all steady-state stages", false);
+	for (k = 0; k < p->nmodels; k++)
+		summary_line(stdout, p, false, p->models[k], p->models[k], false);
+	summary_line(stdout, p, true, NULL, "overloaded stages (*)", false);
+}
+
+static void print_json(const struct pass *p, const struct eval_opts *eo)
+{
+	struct jw w;
+	size_t i;
+	int k;
+
+	jw_init(&w, stdout, true);
+	jw_obj(&w, NULL);
+	if (p->nused)
+		jw_str(&w, "calibration", p->used[0]);
+	else
+		jw_null(&w, "calibration");
+	jw_int(&w, "tier0_off_bits", eo->tier0_off);
+	jw_arr(&w, "rows");
+	for (i = 0; i < p->nrows; i++) {
+		jw_obj(&w, NULL);
+		jw_str(&w, "experiment", p->rows[i].experiment);
+		jw_int(&w, "stage", p->rows[i].stage);
+		if (p->rows[i].label[0])
+			jw_str(&w, "benchmark", p->rows[i].label);
+		jw_bool(&w, "overloaded", p->rows[i].overloaded);
+		jw_obj(&w, "metrics");
+		for (k = 0; k < EM__COUNT; k++) {
+			if (isnan(p->rows[i].meas[k]))
+				continue;
+			jw_obj(&w, ev_metric_name((enum ev_metric)k));
+			jw_num(&w, "measured", p->rows[i].meas[k]);
+			jw_num(&w, "predicted", p->rows[i].pred[k]);
+			jw_num(&w, "ape", p->rows[i].ape[k]);
+			jw_end_obj(&w);
+		}
+		jw_end_obj(&w);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_obj(&w, "summary");
+	for (k = 0; k < EM__COUNT; k++) {
+		double med, mean;
+		size_t cnt;
+		eval_ape_stats(p->rows, p->nrows, (enum ev_metric)k, false, NULL, &med, &mean, &cnt);
+		jw_obj(&w, ev_metric_name((enum ev_metric)k));
+		jw_num(&w, "median_ape", med);
+		jw_num(&w, "mean_ape", mean);
+		jw_int(&w, "rows", (int64_t)cnt);
+		jw_end_obj(&w);
+	}
+	jw_end_obj(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+static void print_csv(const struct pass *p)
+{
+	size_t i;
+	int k;
+
+	printf("experiment,stage,benchmark,overloaded");
+	for (k = 0; k < EM__COUNT; k++)
+		printf(",%s_measured,%s_predicted,%s_ape", ev_metric_name((enum ev_metric)k),
+		       ev_metric_name((enum ev_metric)k), ev_metric_name((enum ev_metric)k));
+	printf("\n");
+	for (i = 0; i < p->nrows; i++) {
+		printf("%s,%d,%s,%d", p->rows[i].experiment, p->rows[i].stage, p->rows[i].label,
+		       p->rows[i].overloaded);
+		for (k = 0; k < EM__COUNT; k++)
+			printf(",%.6g,%.6g,%.6g", p->rows[i].meas[k], p->rows[i].pred[k], p->rows[i].ape[k]);
+		printf("\n");
+	}
+}
+
+/* --- ablation --- */
+
+static int ablate(struct cli_env *env, char **files, size_t nf, const struct eval_cli *c,
+		  FILE *md, struct err *e)
+{
+	static const char *const names[6] = {"H1 bandwidth term", "H2 overheads", "H3 fused shapes",
+		"H4 per-component pricing", "H5 additive mixed batches", "H6 interpolated tables"};
+	struct pass full, off;
+	double base[EM__COUNT], med, mean;
+	size_t cnt;
+	int h, k, rc;
+
+	if ((rc = run_pass(env, files, nf, c, &c->eo, "none", &full, e)) < 0) {
+		free(full.rows);
+		return rc;
+	}
+	for (k = 0; k < EM__COUNT; k++)
+		eval_ape_stats(full.rows, full.nrows, (enum ev_metric)k, false, NULL, &base[k], &mean, &cnt);
+	printf("ablation over %zu steady-state rows (tier 0, no calibration): median APE with each correction off, and the change\n",
+	       cnt);
+	printf("%-28s", "configuration");
+	for (k = 0; k < EM__COUNT; k++)
+		printf(" %-18s", ev_metric_name((enum ev_metric)k));
+	printf("\n%-28s", "full tier 0");
+	for (k = 0; k < EM__COUNT; k++)
+		printf(" %6.1f%%           ", 100 * base[k]);
+	printf("\n");
+	if (md) {
+		fprintf(md, "| configuration |");
+		for (k = 0; k < EM__COUNT; k++)
+			fprintf(md, " %s |", ev_metric_name((enum ev_metric)k));
+		fprintf(md, "\n|---|");
+		for (k = 0; k < EM__COUNT; k++)
+			fprintf(md, "---:|");
+		fprintf(md, "\n| full tier 0 |");
+		for (k = 0; k < EM__COUNT; k++)
+			fprintf(md, " %.1f%% |", 100 * base[k]);
+		fprintf(md, "\n");
+	}
+	for (h = 0; h < 6; h++) {
+		struct eval_opts eo = c->eo;
+		eo.tier0_off = 1u << h;
+		if ((rc = run_pass(env, files, nf, c, &eo, "none", &off, e)) < 0) {
+			free(off.rows);
+			break;
+		}
+		printf("%-28s", names[h]);
+		if (md)
+			fprintf(md, "| %s off |", names[h]);
+		for (k = 0; k < EM__COUNT; k++) {
+			eval_ape_stats(off.rows, off.nrows, (enum ev_metric)k, false, NULL, &med, &mean, &cnt);
+			printf(" %6.1f%% (%+6.1f) ", 100 * med, 100 * (med - base[k]));
+			if (md)
+				fprintf(md, " %.1f%% (%+.1f) |", 100 * med, 100 * (med - base[k]));
+		}
+		printf("\n");
+		if (md)
+			fprintf(md, "\n");
+		free(off.rows);
+	}
+	free(full.rows);
+	if (md)
+		fprintf(md, "\nCells: median APE with the correction off (change in percentage points against full tier 0; positive = the correction helps).\n\n");
+	return rc;
+}
+
+/* --- report --- */
+
+static const char *base_dir_name(const char *dir)
+{
+	const char *b = strrchr(dir, '/');
+	return b && b[1] ? b + 1 : dir;
+}
+
+static bool have_gnuplot(void)
+{
+	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+static int write_plots(const struct pass *p, const char *dir, FILE *md, struct err *e)
+{
+	char path[1200], cmd[2600];
+	FILE *f;
+	size_t i;
+	int k;
+	static const int shown[4] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90};
+
+	if (paths_mkdir_p(dir) != 0)
+		return err_set(e, SS_ERUNTIME, "%s: cannot create the plots folder", dir);
+	for (k = 0; k < 4; k++) {
+		int mk = shown[k];
+		snprintf(path, sizeof(path), "%s/%s.dat", dir, ev_metric_name((enum ev_metric)mk));
+		if (!(f = fopen(path, "w")))
+			return err_set(e, SS_ERUNTIME, "%s: cannot write", path);
+		fprintf(f, "# measured predicted overloaded experiment\n");
+		for (i = 0; i < p->nrows; i++)
+			if (!isnan(p->rows[i].meas[mk]) && !isnan(p->rows[i].pred[mk]))
+				fprintf(f, "%.6g %.6g %d %s\n", p->rows[i].meas[mk], p->rows[i].pred[mk],
+					p->rows[i].overloaded, p->rows[i].experiment);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/ape.dat", dir);
+	if (!(f = fopen(path, "w")))
+		return err_set(e, SS_ERUNTIME, "%s: cannot write", path);
+	fprintf(f, "# row ttft_ape itl_ape e2e_ape\n");
+	for (i = 0; i < p->nrows; i++)
+		if (!p->rows[i].overloaded)
+			fprintf(f, "%zu %.6g %.6g %.6g\n", i, 100 * p->rows[i].ape[EM_TTFT_MEAN],
+				100 * p->rows[i].ape[EM_ITL_MEAN], 100 * p->rows[i].ape[EM_E2E_MEAN]);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/plots.gp", dir);
+	if (!(f = fopen(path, "w")))
+		return err_set(e, SS_ERUNTIME, "%s: cannot write", path);
+	fprintf(f, "set terminal svg size 520,460 font 'sans,11'\nset logscale xy\nset key top left\n"
+		   "set grid\nset xlabel 'measured'\nset ylabel 'predicted'\n");
+	for (k = 0; k < 4; k++) {
+		const char *n = ev_metric_name((enum ev_metric)shown[k]);
+		fprintf(f, "set output '%s.svg'\nset title '%s: predicted vs measured'\n"
+			   "plot '%s.dat' using 1:($3==0?$2:1/0) with points pt 7 title 'steady', "
+			   "'%s.dat' using 1:($3==1?$2:1/0) with points pt 6 title 'overloaded', x with lines lt 0 title 'y = x'\n",
+			n, metric_title(shown[k]), n, n);
+	}
+	fprintf(f, "unset logscale\nset output 'ape.svg'\nset title 'APE per steady-state row'\n"
+		   "set xlabel 'row'\nset ylabel 'APE %%'\nset style data histograms\n"
+		   "set style fill solid 0.8\nset boxwidth 0.9\n"
+		   "plot 'ape.dat' using 2 title 'TTFT mean', '' using 3 title 'ITL mean', '' using 4 title 'E2E mean'\n");
+	fclose(f);
+	if (have_gnuplot()) {
+		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plots.gp 2>/dev/null", dir);
+		if (system(cmd) != 0)
+			fprintf(md, "gnuplot failed on %s/plots.gp; the data files are there.\n\n", dir);
+		else
+			for (k = 0; k < 4; k++)
+				fprintf(md, "![%s](%s/%s.svg) ", metric_title(shown[k]), base_dir_name(dir),
+					ev_metric_name((enum ev_metric)shown[k]));
+		fprintf(md, "![APE per row](%s/ape.svg)\n\n", base_dir_name(dir));
+	} else {
+		fprintf(md, "gnuplot is not installed: plot data and the script are in %s/ (run `gnuplot plots.gp` there).\n\n",
+			dir);
+	}
+	return 0;
+}
+
+static void write_report_rows(FILE *md, const struct pass *p)
+{
+	char b[64], name[200];
+	size_t i;
+	int k;
+
+	fprintf(md, "| experiment | stage |");
+	for (k = 0; k < EM__COUNT; k++)
+		fprintf(md, " %s |", metric_title(k));
+	fprintf(md, "\n|---|---:|");
+	for (k = 0; k < EM__COUNT; k++)
+		fprintf(md, "---:|");
+	fprintf(md, "\n");
+	for (i = 0; i < p->nrows; i++) {
+		row_name(name, sizeof(name), &p->rows[i]);
+		fprintf(md, "| %s | %d%s |", name, p->rows[i].stage, p->rows[i].overloaded ? " *" : "");
+		for (k = 0; k < EM__COUNT; k++) {
+			fmt_cell(b, sizeof(b), &p->rows[i], k);
+			fprintf(md, " %s |", b);
+		}
+		fprintf(md, "\n");
+	}
+	fprintf(md, "\nCells: measured / predicted, APE. `*`: overloaded stage, summarised apart.\n\n");
+	fprintf(md, "| APE (median / mean) |");
+	for (k = 0; k < EM__COUNT; k++)
+		fprintf(md, " %s |", ev_metric_name((enum ev_metric)k));
+	fprintf(md, "\n|---|");
+	for (k = 0; k < EM__COUNT; k++)
+		fprintf(md, "---:|");
+	fprintf(md, "\n");
+	summary_line(md, p, false, NULL, "all steady-state rows", true);
+	for (k = 0; k < p->nmodels; k++)
+		summary_line(md, p, false, p->models[k], p->models[k], true);
+	summary_line(md, p, true, NULL, "overloaded rows", true);
+	fprintf(md, "\n");
 }
 
 int cmd_eval(int argc, char **argv, struct err *e)
 {
-	enum { O_OFF = 256, O_FMT, O_OVS, O_OVL, O_OVR, O_API, O_STREAM, O_LAG, O_GPU, O_CAL };
+	enum { O_OFF = 256, O_FMT, O_OVS, O_OVL, O_OVR, O_API, O_STREAM, O_LAG, O_GPU, O_CAL,
+	       O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		{"overhead-step-us", required_argument, 0, O_OVS},
@@ -131,210 +496,116 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"api-ttft-ms", required_argument, 0, O_API},
 		{"stream-token-us", required_argument, 0, O_STREAM},
 		{"delivery-steps", required_argument, 0, O_LAG},
-		{"gpu", required_argument, 0, O_GPU},
-		{"calibration", required_argument, 0, O_CAL},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	struct eval_opts eo;
-	enum out_format fmt = FMT_TEXT;
+		{"gpu", required_argument, 0, O_GPU}, {"calibration", required_argument, 0, O_CAL},
+		{"ablate", no_argument, 0, O_ABL}, {"synthetic", required_argument, 0, O_SYN},
+		{"model", required_argument, 0, O_MODEL}, {"report", required_argument, 0, O_REP},
+		{"plots", required_argument, 0, O_PLOTS}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	struct eval_cli c;
 	struct cli_env env;
+	struct pass p;
+	struct afile af;
+	FILE *md = NULL;
 	char *files[MAX_EXP];
-	size_t nf = 0, nrows = 0, i;
-	struct eval_row *rows = NULL;
-	struct experiment *x = NULL;
-	struct model_cfg *m = NULL;
-	char models[16][128];
-	const char *gpu_default = "h100", *calibration = NULL;
-	char used[4][700];
-	int nused = 0;
-	bool ov_flags = false;
-	int nmodels = 0, c, rc = 0, k;
+	size_t nf = 0, i;
+	int opt, rc = 0;
 
-	memset(&eo, 0, sizeof(eo));
-	cost_default_overheads(&eo.ov);
+	memset(&c, 0, sizeof(c));
+	memset(&p, 0, sizeof(p));
+	cost_default_overheads(&c.eo.ov);
+	c.gpu = "h100";
+	c.model = "llama-3.1-8b";
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
+	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (opt) {
 		case 'h': fputs(eval_usage, stdout); return 0;
-		case O_OFF: rc = cost_parse_off(optarg, &eo.tier0_off, e); break;
-		case O_FMT: rc = cli_format(optarg, true, &fmt, e); break;
-		case O_OVS: ov_flags = true; rc = cli_double("--overhead-step-us", optarg, 0, false, &eo.ov.step_us, e); break;
-		case O_OVL: ov_flags = true; rc = cli_double("--overhead-layer-us", optarg, 0, false, &eo.ov.layer_us, e); break;
-		case O_OVR: ov_flags = true; rc = cli_double("--overhead-request-us", optarg, 0, false, &eo.ov.req_us, e); break;
-		case O_API: ov_flags = true; rc = cli_double("--api-ttft-ms", optarg, 0, false, &eo.ov.api_ttft_ms, e); break;
-		case O_STREAM: ov_flags = true; rc = cli_double("--stream-token-us", optarg, 0, false, &eo.ov.stream_token_us, e); break;
-		case O_GPU: gpu_default = optarg; break;
-		case O_CAL: calibration = optarg; break;
-		case O_LAG: ov_flags = true; rc = cli_double("--delivery-steps", optarg, 0, false, &eo.ov.delivery_steps, e); break;
+		case O_OFF: rc = cost_parse_off(optarg, &c.eo.tier0_off, e); break;
+		case O_FMT: rc = cli_format(optarg, true, &c.fmt, e); break;
+		case O_OVS: c.ov_flags = true; rc = cli_double("--overhead-step-us", optarg, 0, false, &c.eo.ov.step_us, e); break;
+		case O_OVL: c.ov_flags = true; rc = cli_double("--overhead-layer-us", optarg, 0, false, &c.eo.ov.layer_us, e); break;
+		case O_OVR: c.ov_flags = true; rc = cli_double("--overhead-request-us", optarg, 0, false, &c.eo.ov.req_us, e); break;
+		case O_API: c.ov_flags = true; rc = cli_double("--api-ttft-ms", optarg, 0, false, &c.eo.ov.api_ttft_ms, e); break;
+		case O_STREAM: c.ov_flags = true; rc = cli_double("--stream-token-us", optarg, 0, false, &c.eo.ov.stream_token_us, e); break;
+		case O_LAG: c.ov_flags = true; rc = cli_double("--delivery-steps", optarg, 0, false, &c.eo.ov.delivery_steps, e); break;
+		case O_GPU: c.gpu = optarg; break;
+		case O_CAL: c.calibration = optarg; break;
+		case O_ABL: c.ablate = true; break;
+		case O_SYN: c.synthetic = optarg; break;
+		case O_MODEL: c.model = optarg; break;
+		case O_REP: c.report = optarg; break;
+		case O_PLOTS: c.plots = optarg; break;
 		default: return cli_bad_option("eval", argv[optind - 1], e);
 		}
 		if (rc < 0)
 			return rc;
 	}
-	if (optind >= argc)
-		return err_set(e, SS_EUSAGE, "eval: give at least one experiment folder (see 'servesim eval --help')");
+	cli_env_init(&env);
+	memset(&af, 0, sizeof(af));
+	if (c.synthetic) {
+		struct model_cfg m;
+		const struct gpu_spec *g;
+		struct synth_result sr;
+		if ((rc = cli_load_model(&env, c.model, NULL, &m, e)) == 0 &&
+		    (rc = cli_find_gpu(&env, c.gpu, &g, e)) == 0)
+			rc = synth_run(c.synthetic, &m, g, env.data_dir, stdout, &sr, e);
+		cli_env_release(&env);
+		return rc;
+	}
+	if (optind >= argc) {
+		rc = err_set(e, SS_EUSAGE, "eval: give at least one experiment folder (see 'servesim eval --help')");
+		goto out;
+	}
 	for (; optind < argc; optind++)
-		if ((rc = collect(argv[optind], files, &nf, 0, e)) < 0)
+		if ((rc = cli_collect_experiments(argv[optind], files, &nf, MAX_EXP, e)) < 0)
 			goto out;
 	if (nf == 0) {
-		rc = err_set(e, SS_EUSAGE, "eval: no experiment.json found under the given paths");
+		rc = err_set(e, SS_EUSAGE,
+			     "eval: no experiment under the given paths (experiment.json, inference-perf, GuideLLM or OTel folders)");
 		goto out;
 	}
-	cli_env_init(&env);
-	rows = xcalloc(MAX_ROWS, sizeof(*rows));
-	x = xcalloc(1, sizeof(*x));
-	m = xcalloc(1, sizeof(*m));
-	for (i = 0; i < nf && rc == 0; i++) {
-		const struct gpu_spec *g;
-		if ((rc = experiment_load_any(files[i], gpu_default, x, e)) < 0)
-			break;
-		if ((rc = cli_load_model(&env, x->model, NULL, m, e)) < 0 ||
-		    (rc = cli_find_gpu(&env, x->gpu, &g, e)) < 0) {
-			err_prefix(e, "%s", files[i]);
-			rc = -SS_EDATA;
-			experiment_release(x);
-			break;
-		}
-		/* rows and summaries use the registry id, whatever the file said */
-		snprintf(x->model, sizeof(x->model), "%s", m->id);
-		{
-			/* tier 1: --calibration FILE, none, or the matching file */
-			struct eval_opts xo = eo;
-			struct calib_file cf;
-			bool found = false;
-			char dir[1200];
-			if (calibration && strcmp(calibration, "none") == 0) {
-				found = false;
-			} else if (calibration) {
-				if ((rc = calib_load(calibration, &cf, e)) < 0)
-					break;
-				found = cf.accepted;
-			} else if (!ov_flags && !eo.tier0_off) {
-				snprintf(dir, sizeof(dir), "%s/../calibration/tier1", env.data_dir);
-				if ((rc = calib_find(dir, g->id, x->engine_version, &cf, &found, e)) < 0)
-					break;
-			}
-			if (found) {
-				const char *shown = strstr(cf.path, "calibration/");
-				xo.ov = cf.ov;
-				shown = shown ? shown : cf.path;
-				if (nused < 4) {
-					int k2, seen = 0;
-					for (k2 = 0; k2 < nused; k2++)
-						seen |= strcmp(used[k2], shown) == 0;
-					if (!seen)
-						snprintf(used[nused++], sizeof(used[0]), "%s", shown);
-				}
-			}
-			rc = eval_experiment(x, m, g, &xo, env.data_dir, rows, MAX_ROWS, &nrows, e);
-		}
-		experiment_release(x);
-		if (nmodels < 16) {
-			int j, seen = 0;
-			for (j = 0; j < nmodels; j++)
-				seen |= strcmp(models[j], x->model) == 0;
-			if (!seen)
-				snprintf(models[nmodels++], sizeof(models[0]), "%s", x->model);
-		}
+	if (c.report) {
+		if ((rc = afile_open(&af, c.report, e)) < 0)
+			goto out;
+		md = af.f;
 	}
-	cli_env_release(&env);
-	if (rc < 0)
-		goto out;
-	if (fmt == FMT_JSON) {
-		struct jw w;
-		jw_init(&w, stdout, true);
-		jw_obj(&w, NULL);
-		if (nused)
-			jw_str(&w, "calibration", used[0]);
-		else
-			jw_null(&w, "calibration");
-		jw_str(&w, "tier0_off", "");
-		jw_arr(&w, "rows");
-		for (i = 0; i < nrows; i++) {
-			jw_obj(&w, NULL);
-			jw_str(&w, "experiment", rows[i].experiment);
-			jw_int(&w, "stage", rows[i].stage);
-			jw_bool(&w, "overloaded", rows[i].overloaded);
-			jw_obj(&w, "metrics");
-			for (k = 0; k < EM__COUNT; k++) {
-				if (isnan(rows[i].meas[k]))
-					continue;
-				jw_obj(&w, ev_metric_name((enum ev_metric)k));
-				jw_num(&w, "measured", rows[i].meas[k]);
-				jw_num(&w, "predicted", rows[i].pred[k]);
-				jw_num(&w, "ape", rows[i].ape[k]);
-				jw_end_obj(&w);
-			}
-			jw_end_obj(&w);
-			jw_end_obj(&w);
-		}
-		jw_end_arr(&w);
-		jw_obj(&w, "summary");
-		for (k = 0; k < EM__COUNT; k++) {
-			double med, mean;
-			size_t cnt;
-			eval_ape_stats(rows, nrows, (enum ev_metric)k, false, NULL, &med, &mean, &cnt);
-			jw_obj(&w, ev_metric_name((enum ev_metric)k));
-			jw_num(&w, "median_ape", med);
-			jw_num(&w, "mean_ape", mean);
-			jw_int(&w, "rows", (int64_t)cnt);
-			jw_end_obj(&w);
-		}
-		jw_end_obj(&w);
-		jw_end_obj(&w);
-		jw_finish(&w);
-	} else if (fmt == FMT_CSV) {
-		printf("experiment,stage,overloaded");
-		for (k = 0; k < EM__COUNT; k++)
-			printf(",%s_measured,%s_predicted,%s_ape", ev_metric_name((enum ev_metric)k),
-			       ev_metric_name((enum ev_metric)k), ev_metric_name((enum ev_metric)k));
-		printf("\n");
-		for (i = 0; i < nrows; i++) {
-			printf("%s,%d,%d", rows[i].experiment, rows[i].stage, rows[i].overloaded);
-			for (k = 0; k < EM__COUNT; k++)
-				printf(",%.6g,%.6g,%.6g", rows[i].meas[k], rows[i].pred[k], rows[i].ape[k]);
-			printf("\n");
-		}
+	if (c.ablate) {
+		if (md)
+			fprintf(md, "## 4. Ablation of the tier-0 corrections\n\n");
+		rc = ablate(&env, files, nf, &c, md, e);
 	} else {
-		char b[64];
-		if (nused) {
-			printf("tier 1: calibration");
-			for (k = 0; k < nused; k++)
-				printf(" %s", used[k]);
-			printf("; cells: measured/predicted APE\n");
-		} else {
-			printf("tier 0%s; cells: measured/predicted APE\n",
-			       eo.tier0_off ? " with corrections switched off" : "");
-		}
-		printf("%-44s %2s  %-24s %-24s %-24s %-24s %-24s %-24s\n", "experiment", "st",
-		       "TTFT mean ms", "TTFT p90 ms", "ITL mean ms", "E2E mean ms", "E2E p90 ms",
-		       "throughput req/s");
-		for (i = 0; i < nrows; i++) {
-			char name[64];
-			snprintf(name, sizeof(name), "%s%s%s", rows[i].experiment, rows[i].label[0] ? " " : "",
-				 rows[i].label);
-			printf("%-44.44s %2d%s", name, rows[i].stage, rows[i].overloaded ? "*" : " ");
-			for (k = 0; k < EM__COUNT; k++) {
-				fmt_cell(b, sizeof(b), &rows[i], k);
-				printf(" %-24s", b);
+		if ((rc = run_pass(&env, files, nf, &c, &c.eo, c.calibration, &p, e)) < 0)
+			goto out;
+		if (c.fmt == FMT_JSON)
+			print_json(&p, &c.eo);
+		else if (c.fmt == FMT_CSV)
+			print_csv(&p);
+		else
+			print_text(&p, &c.eo);
+		if (md) {
+			if (p.nused) {
+				fprintf(md, "Calibration:");
+				for (i = 0; i < (size_t)p.nused; i++)
+					fprintf(md, " `%s`", p.used[i]);
+				fprintf(md, "\n\n");
+			} else {
+				fprintf(md, "Tier 0 (no calibration)%s.\n\n",
+					c.eo.tier0_off ? ", some corrections switched off" : "");
 			}
-			printf("\n");
+			write_report_rows(md, &p);
+			if (c.plots && (rc = write_plots(&p, c.plots, md, e)) < 0)
+				goto out;
 		}
-		printf("\nAPE (median mean)            ");
-		for (k = 0; k < EM__COUNT; k++)
-			printf(" %-16s", ev_metric_name((enum ev_metric)k));
-		printf("\n");
-		summary_lines(rows, nrows, false, NULL, "all steady-state stages");
-		for (k = 0; k < nmodels; k++)
-			summary_lines(rows, nrows, false, models[k], models[k]);
-		summary_lines(rows, nrows, true, NULL, "overloaded stages (*)");
 	}
-	rc = 0;
+	if (rc == 0 && md) {
+		md = NULL;
+		rc = afile_commit(&af, e);
+	}
 out:
+	if (md)
+		afile_abort(&af);
 	for (i = 0; i < nf; i++)
 		free(files[i]);
-	free(rows);
-	free(x);
-	free(m);
+	free(p.rows);
+	cli_env_release(&env);
 	return rc;
 }

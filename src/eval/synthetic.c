@@ -1,0 +1,202 @@
+/* synthetic.c - H4/H5/H6 experiments on the cost model (see synthetic.h).
+ * All prices exclude the overhead terms (H2 off) so that only the
+ * correction under study differs. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "servesim/cost.h"
+#include "servesim/synthetic.h"
+
+static int make(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
+		const char *dir, unsigned off, int64_t graph_max, struct err *e)
+{
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 1, 1};
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cc.off = off | COST_H2;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 8192;
+	cc.max_seqs = 256;
+	cc.graph_max = graph_max;
+	return cost_init(c, m, g, &p, &cc, dir, e);
+}
+
+static double decode_s(const struct cost_model *c, int64_t n, double ctx)
+{
+	struct step_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.ndecode = n;
+	d.decode_ctx_sum = (double)n * ctx;
+	d.nlogits = n;
+	return cost_step_s(c, &d);
+}
+
+static double mixed_s(const struct cost_model *c, int64_t pre, int64_t ndec, double ctx)
+{
+	struct step_desc d;
+	int64_t zero = 0;
+
+	memset(&d, 0, sizeof(d));
+	if (pre > 0) {
+		d.nchunks = 1;
+		d.chunk_len = &pre;
+		d.chunk_prefix = &zero;
+	}
+	d.ndecode = ndec;
+	d.decode_ctx_sum = (double)ndec * ctx;
+	d.nlogits = ndec + (pre > 0);
+	return cost_step_s(c, &d);
+}
+
+static int h4(const struct model_cfg *m, const struct gpu_spec *g, const char *dir, FILE *out,
+	      struct synth_result *r, struct err *e)
+{
+	struct cost_model on, agg;
+	const int64_t B = 32;
+	double L, best = INFINITY, cross = 0, diff_cross = 0;
+	int rc;
+
+	if ((rc = make(&on, m, g, dir, 0, 0, e)) < 0)
+		return rc;
+	if ((rc = make(&agg, m, g, dir, COST_H4, 0, e)) < 0) {
+		cost_release(&on);
+		return rc;
+	}
+	fprintf(out, "H4: decode batch %lld on %s / %s, KV length 128 to 8192: per-component pricing vs one aggregate roofline\n\n",
+		(long long)B, m->id, g->id);
+	fprintf(out, "| KV length | GEMMs ms | attention ms | per-component ms | aggregate ms | difference |\n");
+	fprintf(out, "|---:|---:|---:|---:|---:|---:|\n");
+	for (L = 128; L <= 8192.5; L *= sqrt(2.0)) {
+		double tc = decode_s(&on, B, L), ta = decode_s(&agg, B, L);
+		double tg = on.tok_s[B], tat = cost_attn_decode_s(&on, B, (double)B * L) * (double)m->layers;
+		double d = (tc - ta) / tc;
+		fprintf(out, "| %.0f | %.3f | %.3f | %.3f | %.3f | %+.1f%% |\n", L, tg * 1e3, tat * 1e3,
+			tc * 1e3, ta * 1e3, 100 * d);
+		if (fabs(tat - tg) < best) {
+			best = fabs(tat - tg);
+			cross = L;
+			diff_cross = d;
+		}
+	}
+	r->figure = diff_cross;
+	r->pass = true;
+	fprintf(out, "\nCrossover (attention time = GEMM time) near KV length %.0f: per-component pricing differs from the aggregate roofline by %+.1f%% there.\n",
+		cross, 100 * diff_cross);
+	fprintf(out, "Criterion: report the difference at the crossover (no threshold): reported.\n\n");
+	cost_release(&on);
+	cost_release(&agg);
+	return 0;
+}
+
+static int h5(const struct model_cfg *m, const struct gpu_spec *g, const char *dir, FILE *out,
+	      struct synth_result *r, struct err *e)
+{
+	struct cost_model add, avg;
+	const int64_t budget = 256;
+	double prev = NAN, d50 = 0;
+	int rc, i, up = 0, down = 0;
+
+	if ((rc = make(&add, m, g, dir, 0, 0, e)) < 0)
+		return rc;
+	if ((rc = make(&avg, m, g, dir, COST_H5, 0, e)) < 0) {
+		cost_release(&add);
+		return rc;
+	}
+	fprintf(out, "H5: a %lld-token step on %s / %s split between one prefill chunk and decodes at context 1024\n\n",
+		(long long)budget, m->id, g->id);
+	fprintf(out, "| prefill share | prefill tokens | decodes | additive ms | 0.75/0.25 average ms | difference |\n");
+	fprintf(out, "|---:|---:|---:|---:|---:|---:|\n");
+	for (i = 0; i <= 10; i++) {
+		int64_t pre = budget * i / 10, dec = budget - pre;
+		double ta = mixed_s(&add, pre, dec, 1024), tw = mixed_s(&avg, pre, dec, 1024);
+		double d = (tw - ta) / ta;
+		fprintf(out, "| %d%% | %lld | %lld | %.3f | %.3f | %+.1f%% |\n", i * 10, (long long)pre,
+			(long long)dec, ta * 1e3, tw * 1e3, 100 * d);
+		if (!isnan(prev)) {
+			up += ta > prev * (1 + 1e-9);
+			down += ta < prev * (1 - 1e-9);
+		}
+		prev = ta;
+		if (i == 5)
+			d50 = d;
+	}
+	r->figure = d50;
+	r->pass = up == 0 || down == 0;
+	fprintf(out, "\nAt 50/50 the weighted average differs from additive pricing by %+.1f%%; additive pricing is %s in the prefill share.\n",
+		100 * d50, r->pass ? "monotonic" : "NOT monotonic");
+	fprintf(out, "Criterion: additive pricing monotonic: %s.\n\n", r->pass ? "met" : "NOT met");
+	cost_release(&add);
+	cost_release(&avg);
+	return 0;
+}
+
+/* Count jumps: points that depart by >= 5 % from the straight line through
+ * the two before them.  A smooth curve, however steep (the per-token cost
+ * of a prefill falls fast while the step turns compute-bound), has small
+ * second differences; a lookup that snaps to grid points has large ones at
+ * every snap. */
+static int jumps(const double *v, int n)
+{
+	int i, k = 0;
+
+	for (i = 2; i < n; i++)
+		k += fabs(v[i] - (2 * v[i - 1] - v[i - 2])) / v[i] >= 0.05;
+	return k;
+}
+
+static int h6(const struct model_cfg *m, const struct gpu_spec *g, const char *dir, FILE *out,
+	      struct synth_result *r, struct err *e)
+{
+	struct cost_model in, nn;
+	double di[256], dn[256], pi[128], pn[128];
+	int rc, b, k, np = 0, ji, jn, pji, pjn;
+
+	/* no CUDA-graph padding: its steps are real, not lookup artefacts */
+	if ((rc = make(&in, m, g, dir, 0, 0, e)) < 0)
+		return rc;
+	if ((rc = make(&nn, m, g, dir, COST_H6, 0, e)) < 0) {
+		cost_release(&in);
+		return rc;
+	}
+	for (b = 1; b <= 256; b++) {
+		di[b - 1] = decode_s(&in, b, 1024);
+		dn[b - 1] = decode_s(&nn, b, 1024);
+	}
+	for (k = 128; k <= 8192; k += 64) {
+		pi[np] = mixed_s(&in, k, 0, 0);
+		pn[np] = mixed_s(&nn, k, 0, 0);
+		np++;
+	}
+	ji = jumps(di, 256);
+	jn = jumps(dn, 256);
+	pji = jumps(pi, np);
+	pjn = jumps(pn, np);
+	r->figure = jn + pjn > 0 ? 1.0 - (double)(ji + pji) / (double)(jn + pjn) : 1.0;
+	r->pass = r->figure >= 0.8;
+	fprintf(out, "H6: jumps in step time on %s / %s, decode at context 1024 over batch 1..256, prefill over sequence 128..8192 by 64 (a jump: a point >= 5%% off the straight line through the two before it)\n\n",
+		m->id, g->id);
+	fprintf(out, "| sweep | nearest grid point | interpolated |\n|---|---:|---:|\n");
+	fprintf(out, "| decode batch 1..256 | %d | %d |\n| prefill 128..8192 | %d | %d |\n\n", jn, ji, pjn, pji);
+	fprintf(out, "Interpolation removes %.0f%% of the jumps. Criterion: >= 80%%: %s.\n\n", 100 * r->figure,
+		r->pass ? "met" : "NOT met");
+	cost_release(&in);
+	cost_release(&nn);
+	return 0;
+}
+
+int synth_run(const char *which, const struct model_cfg *m, const struct gpu_spec *g,
+	      const char *data_dir, FILE *out, struct synth_result *r, struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	if (strcmp(which, "h4") == 0 || strcmp(which, "H4") == 0)
+		return h4(m, g, data_dir, out, r, e);
+	if (strcmp(which, "h5") == 0 || strcmp(which, "H5") == 0)
+		return h5(m, g, data_dir, out, r, e);
+	if (strcmp(which, "h6") == 0 || strcmp(which, "H6") == 0)
+		return h6(m, g, data_dir, out, r, e);
+	return err_set(e, SS_EUSAGE, "--synthetic must be h4, h5 or h6, got '%s'", which);
+}
