@@ -246,7 +246,14 @@ static void print_json(const struct pass *p, const struct eval_opts *eo)
 		jw_str(&w, "calibration", p->used[0]);
 	else
 		jw_null(&w, "calibration");
-	jw_int(&w, "tier0_off_bits", eo->tier0_off);
+	{
+		char off[32] = "";
+		int h;
+		for (h = 0; h < 6; h++)
+			if (eo->tier0_off & (1u << h))
+				snprintf(off + strlen(off), sizeof(off) - strlen(off), "%sH%d", off[0] ? "," : "", h + 1);
+		jw_str(&w, "tier0_off", off);
+	}
 	jw_arr(&w, "rows");
 	for (i = 0; i < p->nrows; i++) {
 		jw_obj(&w, NULL);
