@@ -18,7 +18,7 @@ LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
 	src/base/afile.c src/base/csv.c src/base/json.c src/base/jstream.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
-	src/hw/gpu.c src/hw/mfu.c \
+	src/hw/gpu.c src/hw/mfu.c src/hw/tier2.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
@@ -33,7 +33,7 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
 UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all demo check check-asan unit golden fuzz bench golden-regen clean deps eval-report
+.PHONY: all demo check check-asan unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
 
 all: $(BIN)
 
@@ -94,6 +94,24 @@ bench: $(BUILD)/bench
 	@./$(BUILD)/bench 70b 100000
 	@./$(BUILD)/bench storm 20000
 
+# GPU micro-benchmarks for tier 2 (calibration/bench/README.md); needs nvcc.
+NVCC ?= nvcc
+NVCCFLAGS ?= -O2 -std=c++17 -arch=sm_90
+GPU_BENCH = build-gpu/bw build-gpu/gemm build-gpu/allreduce
+bench-gpu:
+	@if command -v $(NVCC) >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then \
+		$(MAKE) --no-print-directory NVCC="$$(command -v $(NVCC) || echo /usr/local/cuda/bin/nvcc)" $(GPU_BENCH); \
+	else echo "bench-gpu: nvcc not found, nothing to build"; fi
+build-gpu/bw: calibration/bench/bw.cu
+	@mkdir -p build-gpu
+	$(NVCC) $(NVCCFLAGS) -o $@ $<
+build-gpu/gemm: calibration/bench/gemm.cu
+	@mkdir -p build-gpu
+	$(NVCC) $(NVCCFLAGS) -o $@ $< -lcublasLt
+build-gpu/allreduce: calibration/bench/allreduce.cu
+	@mkdir -p build-gpu
+	$(NVCC) $(NVCCFLAGS) -o $@ $< -lnccl
+
 # eval/REPORT.md from eval/ground_truth (tier 0, leave-one-model-out tier 1,
 # ablation, synthetic experiments); gnuplot SVGs in eval/plots when installed.
 eval-report: $(BIN)
@@ -114,6 +132,6 @@ deps:
 	else echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; fi
 
 clean:
-	rm -rf build build-asan build-fuzz $(BIN)
+	rm -rf build build-asan build-fuzz build-gpu $(BIN)
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d

@@ -24,6 +24,7 @@
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
 #include "servesim/model.h"
+#include "servesim/tier2.h"
 
 enum { COST_H1 = 1, COST_H2 = 2, COST_H3 = 4, COST_H4 = 8, COST_H5 = 16, COST_H6 = 32 };
 
@@ -52,6 +53,7 @@ struct cost_cfg {
 	int64_t max_tokens;           /* largest step (max_num_batched_tokens) */
 	int64_t max_seqs;             /* max_num_seqs */
 	int64_t graph_max;            /* largest CUDA-graph capture size (0: none) */
+	const struct tier2 *tier2;    /* measured bandwidth per access pattern, or NULL */
 };
 
 struct cost_model {
@@ -70,7 +72,8 @@ struct cost_model {
 	int heads, kv_heads, head_dim_qk, head_dim_v;
 	int64_t layers_stage;
 	double kv_tok_layer_bytes;  /* KV bytes per token per layer on one GPU */
-	double peak, attn_peak, bw;
+	double peak, attn_peak, bw;   /* bw: activations and everything else */
+	double bw_weights, bw_kv;     /* GEMM weight streaming, paged-KV reads */
 	const struct mfu_attn_cfg *attn_prefill_cfg, *attn_decode_cfg; /* resolved once */
 	double *log_n;      /* [max_seqs + 1]: log of decode batch sizes */
 	struct mfu_row *decode_rows; /* [max_seqs + 1]: decode attention per batch size */

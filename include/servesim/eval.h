@@ -43,6 +43,7 @@ struct eval_row {
 struct eval_opts {
 	unsigned tier0_off;
 	struct overheads ov;
+	const struct tier2 *tier2;
 };
 
 const char *ev_metric_name(enum ev_metric m);

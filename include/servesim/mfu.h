@@ -49,6 +49,8 @@ struct mfu_tables {
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     struct err *e);
 void mfu_release(struct mfu_tables *t);
+/* The same from an explicit folder (tier-2 measured tables). */
+int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e);
 
 double mfu_gemm(const struct mfu_tables *t, enum dtype dt, double m, double n, double k);
 double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,

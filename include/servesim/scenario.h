@@ -26,6 +26,7 @@ struct scenario {
 	struct overheads ov;
 	int64_t graph_max;            /* largest CUDA-graph capture size */
 	const struct wl_spec *workload;
+	const struct tier2 *tier2;    /* measured bandwidth per pattern, or NULL */
 	FILE *requests_out, *step_log;
 	bool check_invariants;
 };

@@ -21,6 +21,7 @@
 #include "servesim/json.h"
 #include "servesim/paths.h"
 #include "servesim/synthetic.h"
+#include "servesim/tier2.h"
 
 static const char eval_usage[] =
 	"usage: servesim eval PATH... [options]\n"
@@ -53,6 +54,7 @@ static const char eval_usage[] =
 	"                          calibration) and print the change of median APE\n"
 	"  --synthetic h4|h5|h6    cost-model experiments for H4, H5, H6 (--model,\n"
 	"                          default llama-3.1-8b; --gpu)\n"
+	"  --tier2 FILE            tier-2 hardware file (measured bandwidth per pattern)\n"
 	"  --gpu G                 GPU of runs that do not record it (default h100)\n"
 	"  --format text|json|csv  (default text)\n"
 	"  --report FILE.md        also write a markdown report (atomically)\n"
@@ -494,7 +496,7 @@ static void write_report_rows(FILE *md, const struct pass *p)
 int cmd_eval(int argc, char **argv, struct err *e)
 {
 	enum { O_OFF = 256, O_FMT, O_OVS, O_OVL, O_OVR, O_API, O_STREAM, O_LAG, O_GPU, O_CAL,
-	       O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS };
+	       O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2 };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		{"overhead-step-us", required_argument, 0, O_OVS},
@@ -506,8 +508,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"gpu", required_argument, 0, O_GPU}, {"calibration", required_argument, 0, O_CAL},
 		{"ablate", no_argument, 0, O_ABL}, {"synthetic", required_argument, 0, O_SYN},
 		{"model", required_argument, 0, O_MODEL}, {"report", required_argument, 0, O_REP},
-		{"plots", required_argument, 0, O_PLOTS}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"plots", required_argument, 0, O_PLOTS}, {"tier2", required_argument, 0, O_T2},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	struct eval_cli c;
+	struct tier2 t2;
 	struct cli_env env;
 	struct pass p;
 	struct afile af;
@@ -541,6 +545,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		case O_MODEL: c.model = optarg; break;
 		case O_REP: c.report = optarg; break;
 		case O_PLOTS: c.plots = optarg; break;
+		case O_T2:
+			if ((rc = tier2_load(optarg, &t2, e)) == 0)
+				c.eo.tier2 = &t2;
+			break;
 		default: return cli_bad_option("eval", argv[optind - 1], e);
 		}
 		if (rc < 0)

@@ -17,6 +17,7 @@
 #include "servesim/json.h"
 #include "servesim/memplan.h"
 #include "servesim/scenario.h"
+#include "servesim/tier2.h"
 #include "servesim/sim.h"
 #include "servesim/version.h"
 #include "servesim/workload.h"
@@ -53,6 +54,8 @@ static const char run_usage[] =
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
 	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n"
 	"                            override the H2 overhead terms (defaults: README)\n"
+	"  --tier2 FILE|none         tier-2 hardware file (default: calibration/tier2/<gpu>.json\n"
+	"                            when it exists)\n"
 	"output:\n"
 	"  --format text|json|csv    summary format (default text)\n"
 	"  --requests-out FILE.csv   one row per request, written atomically\n"
@@ -82,7 +85,7 @@ struct run_opts {
 	bool seed_given;
 	enum out_format fmt;
 	struct overheads ov;
-	const char *step_log;
+	const char *step_log, *tier2;
 };
 
 static int parse_len(const char *flag, const char *arg, double *mean, double *std, struct err *e)
@@ -106,7 +109,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_TP, O_PP, O_DP, O_EP, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_OVS, O_OVL, O_OVR,
-	       O_API, O_STREAM, O_LAG, O_SLOG };
+	       O_API, O_STREAM, O_LAG, O_SLOG, O_T2 };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, {"tp", required_argument, 0, O_TP},
@@ -135,6 +138,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"stream-token-us", required_argument, 0, O_STREAM},
 		{"delivery-steps", required_argument, 0, O_LAG},
 		{"step-log", required_argument, 0, O_SLOG},
+		{"tier2", required_argument, 0, O_T2},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 	int64_t v;
@@ -200,6 +204,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_STREAM: rc = cli_double("--stream-token-us", optarg, 0, false, &o->ov.stream_token_us, e); break;
 		case O_LAG: rc = cli_double("--delivery-steps", optarg, 0, false, &o->ov.delivery_steps, e); break;
 		case O_SLOG: o->step_log = optarg; break;
+		case O_T2: o->tier2 = optarg; break;
 		default: return cli_bad_option("run", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -359,8 +364,12 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 		       c->wl->prefix_tokens ? " + shared prefix" : "",
 		       dist_desc(&c->wl->output, b2, sizeof(b2)));
 	printf(", seed %llu\n", (unsigned long long)c->wl->seed);
+	if (c->cost->cfg.tier2)
+		printf("tier 2     %s: bandwidth efficiency weights %.2f, paged KV %.2f, mixed %.2f\n",
+		       c->cost->cfg.tier2->path, c->cost->cfg.tier2->bw_eff_weights,
+		       c->cost->cfg.tier2->bw_eff_kv, c->cost->cfg.tier2->bw_eff_mixed);
 	printf("tier 0     kernel tables %s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
-	       c->cost->tabs.dir[0] ? "data/mfu" : "none (defaults)",
+	       c->cost->tabs.dir[0] ? (c->cost->cfg.tier2 && c->cost->cfg.tier2->tables[0] ? c->cost->tabs.dir : "data/mfu") : "none (defaults)",
 	       o->tier0_off && *o->tier0_off ? o->tier0_off : "none", c->cost->cfg.ov.step_us,
 	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
 	if (c->cost->tabs.warning[0])
@@ -513,6 +522,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	struct wl_spec wl;
 	struct scenario sc;
 	struct scenario_state st;
+	struct tier2 t2;
 	struct afile af;
 	bool af_open = false, progress, prepared = false;
 	FILE *slog = NULL;
@@ -566,6 +576,19 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.check_invariants = o.check_inv;
 	if ((rc = cost_parse_off(o.tier0_off, &sc.tier0_off, e)) < 0)
 		goto out;
+	if (o.tier2 && strcmp(o.tier2, "none") != 0) {
+		if ((rc = tier2_load(o.tier2, &t2, e)) < 0)
+			goto out;
+		sc.tier2 = &t2;
+	} else if (!o.tier2) {
+		char root[1100];
+		bool found;
+		snprintf(root, sizeof(root), "%s/..", env.data_dir);
+		if ((rc = tier2_find(root, g->id, &t2, &found, e)) < 0)
+			goto out;
+		if (found)
+			sc.tier2 = &t2;
+	}
 	if (o.requests_out) {
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
 			goto out;

@@ -50,26 +50,35 @@ void cost_default_overheads(struct overheads *ov)
 	ov->delivery_steps = 1.0;
 }
 
-static double roofline(const struct cost_model *c, double flops, double peak, double mfu,
-		       double bytes)
+static double roofline_bw(const struct cost_model *c, double flops, double peak, double mfu,
+			  double bytes, double bw)
 {
-	double tc = flops / (peak * mfu), tb = bytes / c->bw;
+	double tc = flops / (peak * mfu), tb = bytes / bw;
 
 	if (c->cfg.off & COST_H1)
 		return tc;
 	return tc > tb ? tc : tb;
 }
 
+static double roofline(const struct cost_model *c, double flops, double peak, double mfu,
+		       double bytes)
+{
+	return roofline_bw(c, flops, peak, mfu, bytes, c->bw);
+}
+
 double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
 		   double batch)
 {
 	double flops = 2.0 * m * n * k * batch;
-	double bytes = (n * k * dtype_bytes(dt) + (m * k + m * n) * 2.0) * batch;
+	double wbytes = n * k * dtype_bytes(dt) * batch, abytes = (m * k + m * n) * 2.0 * batch;
 	double peak = c->g->peak_flops[dt] > 0 ? c->g->peak_flops[dt] : c->g->peak_flops[DT_BF16];
+	/* weights stream sequentially, activations are the mixed pattern: the
+	 * time to move both at their efficiencies, as one equivalent rate */
+	double bw = (wbytes + abytes) / (wbytes / c->bw_weights + abytes / c->bw);
 
 	if (m <= 0)
 		return 0;
-	return roofline(c, flops, peak, mfu_gemm(&c->tabs, dt, m, n, k), bytes);
+	return roofline_bw(c, flops, peak, mfu_gemm(&c->tabs, dt, m, n, k), wbytes + abytes, bw);
 }
 
 /* Price one per-token operator at m step tokens (m_in tokens enter the
@@ -177,10 +186,20 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->g = g;
 	c->p = *p;
 	c->cfg = *cfg;
-	if ((rc = mfu_load(&c->tabs, data_dir, g, e)) < 0)
+	if (cfg->tier2 && cfg->tier2->tables[0])
+		rc = mfu_load_dir(&c->tabs, cfg->tier2->tables, g, e);
+	else
+		rc = mfu_load(&c->tabs, data_dir, g, e);
+	if (rc < 0)
 		return rc;
 	c->tabs.nearest = (cfg->off & COST_H6) != 0;
-	c->bw = g->hbm_bw * g->bw_eff;
+	/* H1: one default efficiency, or tier 2's measured one per pattern */
+	c->bw = c->bw_weights = c->bw_kv = g->hbm_bw * g->bw_eff;
+	if (cfg->tier2) {
+		c->bw = g->hbm_bw * cfg->tier2->bw_eff_mixed;
+		c->bw_weights = g->hbm_bw * cfg->tier2->bw_eff_weights;
+		c->bw_kv = g->hbm_bw * cfg->tier2->bw_eff_kv;
+	}
 	c->peak = g->peak_flops[cfg->wdt] > 0 ? g->peak_flops[cfg->wdt] : g->peak_flops[DT_BF16];
 	c->attn_peak = g->peak_flops[DT_BF16];
 	c->layers_stage = (m->layers + p->pp - 1) / p->pp;
@@ -338,7 +357,7 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	else
 		mfu = mfu_attn_eval_log(&c->tabs, c->attn_decode_cfg, false, log((double)n),
 					mean < 1 ? 0.0 : log(mean));
-	return t + roofline(c, flops, c->attn_peak, mfu, bytes);
+	return t + roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
 }
 
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens)

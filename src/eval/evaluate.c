@@ -83,6 +83,7 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 	sc.prefix_caching = x->prefix_caching;
 	sc.tier0_off = o->tier0_off;
 	sc.ov = o->ov;
+	sc.tier2 = o->tier2;
 	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
 		/* engine-side timings (OTel spans): no client terms */
 		sc.ov.api_ttft_ms = 0;

@@ -415,8 +415,7 @@ out:
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     struct err *e)
 {
-	char path[900];
-	int rc;
+	char dir[900];
 
 	memset(t, 0, sizeof(*t));
 	if (!g->tables[0]) {
@@ -425,7 +424,17 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 			 g->id, MFU_DEFAULT_GEMM, MFU_DEFAULT_ATTN_PREFILL, MFU_DEFAULT_ATTN_DECODE);
 		return 0;
 	}
-	snprintf(t->dir, sizeof(t->dir), "%s/mfu/%s", data_dir, g->tables);
+	snprintf(dir, sizeof(dir), "%s/mfu/%s", data_dir, g->tables);
+	return mfu_load_dir(t, dir, g, e);
+}
+
+int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e)
+{
+	char path[900];
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->dir, sizeof(t->dir), "%s", dir);
 	snprintf(path, sizeof(path), "%s/gemm.csv.gz", t->dir);
 	if (paths_exists(path) && (rc = load_gemm(t, path, g, e)) < 0)
 		goto fail;

@@ -47,6 +47,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.max_tokens = s->max_num_batched_tokens;
 	cc.max_seqs = s->max_num_seqs;
 	cc.graph_max = s->graph_max;
+	cc.tier2 = s->tier2;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	st->sc.max_num_batched_tokens = s->max_num_batched_tokens;

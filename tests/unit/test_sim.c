@@ -14,6 +14,7 @@
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
 #include "servesim/sim.h"
+#include "servesim/tier2.h"
 
 static struct model_registry reg;
 static struct gpu_db db;
@@ -430,6 +431,30 @@ static void test_cost_kat(const struct model_cfg *m)
 		make_cost(&c2, m, 8192, 256, COST_H2);
 		CHECK(fabs(cost_step_s(&c, &d) - cost_step_s(&c2, &d) - (32 * 5) * 1e-6) < 1e-12,
 		      "H2 off removes the 32 x 5 us layer term");
+		cost_release(&c2);
+	}
+	/* tier 2: paged-KV reads at 0.5 instead of 0.8 of the HBM bandwidth make
+	 * a memory-bound decode attention 0.8/0.5 = 1.6x slower */
+	{
+		struct cost_model c2;
+		struct cost_cfg cc;
+		struct parallel p = {1, 1, 1, 1};
+		struct tier2 t2;
+		char path[1200];
+		struct err e2;
+		double base_attn, t2_attn;
+		snprintf(path, sizeof(path), "%.900s/../tests/unit/fixtures/tier2-test.json", datadir);
+		CHECK(tier2_load(path, &t2, &e2) == 0 && t2.bw_eff_kv == 0.5, "tier-2 file loads");
+		memset(&cc, 0, sizeof(cc));
+		cc.wdt = cc.kvdt = DT_BF16;
+		cost_default_overheads(&cc.ov);
+		cc.max_tokens = 8192;
+		cc.max_seqs = 256;
+		cc.tier2 = &t2;
+		cost_init(&c2, m, gpu("h100"), &p, &cc, datadir, &e2);
+		base_attn = cost_attn_decode_s(&c, 64, 64 * 4096.0);
+		t2_attn = cost_attn_decode_s(&c2, 64, 64 * 4096.0);
+		CHECK_REL(t2_attn / base_attn, 0.8 / 0.5, 0.02, "tier 2: KV-bound decode attention scales with its efficiency");
 		cost_release(&c2);
 	}
 	/* CUDA-graph padding: 9 decode requests run as 16 */
