@@ -27,7 +27,7 @@ LIB_SRC = \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib
-FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv
+FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
@@ -86,13 +86,17 @@ fuzz: $(FUZZERS:%=build-fuzz/%)
 $(BUILD)/bench: $(BUILD)/tests/bench/bench.o $(LIB)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/bench_guidellm: $(BUILD)/tests/bench/bench_guidellm.o $(LIB)
+	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+
 # Simulator speed and memory: figures, not pass/fail (see README).
-bench: $(BUILD)/bench
+bench: $(BUILD)/bench $(BUILD)/bench_guidellm
 	@echo "servesim bench (one core; chat = Llama-3.1-8B/H100 at 30 req/s, prompt ~600, output ~250)"
 	@./$(BUILD)/bench chat 100000
 	@./$(BUILD)/bench chat 1000000
 	@./$(BUILD)/bench 70b 100000
 	@./$(BUILD)/bench storm 20000
+	@./$(BUILD)/bench_guidellm 75000
 
 # GPU micro-benchmarks for tier 2 (calibration/bench/README.md); needs nvcc.
 NVCC ?= nvcc
@@ -134,4 +138,4 @@ deps:
 clean:
 	rm -rf build build-asan build-fuzz build-gpu $(BIN)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d

@@ -40,8 +40,13 @@ static int gz_fail(struct gzr *g, struct err *e)
 	int zerr = Z_OK;
 	const char *msg = gzerror(g->f, &zerr);
 
+	size_t pl = strlen(g->path);
+
 	if (zerr == Z_ERRNO)
 		return err_set(e, SS_ERUNTIME, "%s: read error: %s", g->path, strerror(errno));
+	/* zlib's message starts with the path: keep only what follows */
+	if (msg && strncmp(msg, g->path, pl) == 0 && msg[pl] == ':')
+		msg += pl + 1 + (msg[pl + 1] == ' ');
 	return err_set(e, SS_EDATA, "%s: corrupt or truncated gzip data: %s", g->path,
 		       msg && *msg ? msg : "unexpected end of file");
 }

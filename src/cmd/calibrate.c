@@ -143,6 +143,15 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	}
 	if ((rc = load_all(&env, paths, (int)npaths, gpu, &l, e)) < 0)
 		goto out;
+	/* a calibration file describes one model on one GPU */
+	for (pi = 1; pi < l.n && !check; pi++) {
+		if (strcmp(l.m[pi]->id, l.m[0]->id) != 0 || strcmp(l.g[pi]->id, l.g[0]->id) != 0) {
+			rc = err_set(e, SS_EUSAGE,
+				     "calibrate: the runs mix models or GPUs (%s on %s in %s, %s on %s in %s): fit one model and GPU at a time",
+				     l.m[0]->id, l.g[0]->id, l.x[0].name, l.m[pi]->id, l.g[pi]->id, l.x[pi].name);
+			goto out;
+		}
+	}
 	cc.x = l.x;
 	cc.m = l.m;
 	cc.g = l.g;

@@ -7,6 +7,7 @@
 # usage: run.sh SERVESIM_BIN [regen]
 bin=$1; mode=${2:-check}
 here=$(dirname "$0")
+mkdir -p build  # some cases write result files there
 pass=0; fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
