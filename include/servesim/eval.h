@@ -9,8 +9,15 @@
 #include "servesim/cost.h"
 #include "servesim/gpu.h"
 #include "servesim/measured.h"
+#include "servesim/scenario.h"
 #include "servesim/model.h"
 #include "servesim/workload.h"
+
+struct eval_opts {
+	unsigned tier0_off;
+	struct overheads ov;
+	const struct tier2 *tier2;
+};
 
 enum exp_kind { EXP_STAGES, EXP_REQUESTS };
 
@@ -40,13 +47,12 @@ struct eval_row {
 	double meas[EM__COUNT], pred[EM__COUNT], ape[EM__COUNT]; /* NAN where absent */
 };
 
-struct eval_opts {
-	unsigned tier0_off;
-	struct overheads ov;
-	const struct tier2 *tier2;
-};
-
 const char *ev_metric_name(enum ev_metric m);
+/* The scenario that replays x: its parallelism, engine settings, KV blocks
+ * and workload, with the given overheads (client terms dropped for
+ * engine-side measurements), corrections and tier-2 file. */
+void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
+			 const struct gpu_spec *g, const struct eval_opts *o, struct scenario *sc);
 int experiment_load(const char *path, struct experiment *x, struct err *e);
 /* What a folder holds: 0 nothing we read, else 1 servesim experiment.json,
  * 2 inference-perf results, 3 GuideLLM results, 4 vLLM OTel spans. */

@@ -39,20 +39,11 @@ static int collect_one(const struct experiment *x, const struct model_cfg *m,
 	size_t i;
 	int rc;
 
-	scenario_defaults(&sc, m, g, &x->wl);
-	sc.par = (struct parallel){x->tp, x->pp, x->dp, x->ep};
-	sc.wdt = sc.kvdt = x->dtype;
-	sc.max_num_batched_tokens = x->max_num_batched_tokens;
-	sc.max_num_seqs = x->max_num_seqs;
-	sc.max_model_len = x->max_model_len;
-	sc.block_size = x->block_size;
-	sc.total_kv_blocks = x->total_kv_blocks;
-	sc.gpu_memory_utilization = x->gpu_memory_utilization;
-	sc.prefix_caching = x->prefix_caching;
-	sc.ov = *ov;
-	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
-		sc.ov.api_ttft_ms = sc.ov.api_e2e_ms = sc.ov.stream_token_us = 0;
-		sc.ov.delivery_steps = 0;
+	{
+		struct eval_opts o;
+		memset(&o, 0, sizeof(o));
+		o.ov = *ov;
+		experiment_scenario(x, m, g, &o, &sc);
 	}
 	if ((rc = scenario_prepare(&sc, data_dir, &st, e)) < 0)
 		return rc;

@@ -212,3 +212,17 @@ int cli_collect_experiments(const char *path, char **out, size_t *n, size_t max,
 {
 	return collect(path, out, n, max, 0, e);
 }
+
+int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct err *e)
+{
+	static const char *const names[6] = {"--overhead-step-us", "--overhead-layer-us",
+		"--overhead-request-us", "--api-ttft-ms", "--stream-token-us", "--delivery-steps"};
+	double *dst[6] = {&ov->step_us, &ov->layer_us, &ov->req_us, &ov->api_ttft_ms,
+			  &ov->stream_token_us, &ov->delivery_steps};
+	int rc;
+
+	if (code < CLI_OV || code > CLI_OV + 5)
+		return 0;
+	rc = cli_double(names[code - CLI_OV], arg, 0, false, dst[code - CLI_OV], e);
+	return rc < 0 ? rc : 1;
+}

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <getopt.h>
+
+#include "servesim/cost.h"
 #include "servesim/err.h"
 #include "servesim/gpu.h"
 #include "servesim/model.h"
@@ -38,6 +41,19 @@ int cli_double(const char *flag, const char *arg, double lo, bool lo_open, doubl
 int cli_format(const char *arg, bool allow_csv, enum out_format *out, struct err *e);
 /* Report an unknown option or a missing value (getopt's optopt/argv). */
 int cli_bad_option(const char *cmd, const char *arg, struct err *e);
+
+/* getopt entries for the H2 overhead terms (codes CLI_OV..CLI_OV+5), shared
+ * by run and eval; cli_overhead_option parses one (1 handled, 0 not ours,
+ * <0 error). */
+enum { CLI_OV = 900 };
+#define CLI_OVERHEAD_OPTIONS \
+	{"overhead-step-us", required_argument, 0, CLI_OV}, \
+	{"overhead-layer-us", required_argument, 0, CLI_OV + 1}, \
+	{"overhead-request-us", required_argument, 0, CLI_OV + 2}, \
+	{"api-ttft-ms", required_argument, 0, CLI_OV + 3}, \
+	{"stream-token-us", required_argument, 0, CLI_OV + 4}, \
+	{"delivery-steps", required_argument, 0, CLI_OV + 5}
+int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct err *e);
 
 /* Experiments (folders `servesim eval` reads) at or under path, sorted,
  * appended to out (heap strings) up to max. */

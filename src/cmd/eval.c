@@ -495,16 +495,10 @@ static void write_report_rows(FILE *md, const struct pass *p)
 
 int cmd_eval(int argc, char **argv, struct err *e)
 {
-	enum { O_OFF = 256, O_FMT, O_OVS, O_OVL, O_OVR, O_API, O_STREAM, O_LAG, O_GPU, O_CAL,
-	       O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2 };
+	enum { O_OFF = 256, O_FMT, O_GPU, O_CAL, O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2 };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
-		{"overhead-step-us", required_argument, 0, O_OVS},
-		{"overhead-layer-us", required_argument, 0, O_OVL},
-		{"overhead-request-us", required_argument, 0, O_OVR},
-		{"api-ttft-ms", required_argument, 0, O_API},
-		{"stream-token-us", required_argument, 0, O_STREAM},
-		{"delivery-steps", required_argument, 0, O_LAG},
+		CLI_OVERHEAD_OPTIONS,
 		{"gpu", required_argument, 0, O_GPU}, {"calibration", required_argument, 0, O_CAL},
 		{"ablate", no_argument, 0, O_ABL}, {"synthetic", required_argument, 0, O_SYN},
 		{"model", required_argument, 0, O_MODEL}, {"report", required_argument, 0, O_REP},
@@ -532,12 +526,6 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		case 'h': fputs(eval_usage, stdout); return 0;
 		case O_OFF: rc = cost_parse_off(optarg, &c.eo.tier0_off, e); break;
 		case O_FMT: rc = cli_format(optarg, true, &c.fmt, e); break;
-		case O_OVS: c.ov_flags = true; rc = cli_double("--overhead-step-us", optarg, 0, false, &c.eo.ov.step_us, e); break;
-		case O_OVL: c.ov_flags = true; rc = cli_double("--overhead-layer-us", optarg, 0, false, &c.eo.ov.layer_us, e); break;
-		case O_OVR: c.ov_flags = true; rc = cli_double("--overhead-request-us", optarg, 0, false, &c.eo.ov.req_us, e); break;
-		case O_API: c.ov_flags = true; rc = cli_double("--api-ttft-ms", optarg, 0, false, &c.eo.ov.api_ttft_ms, e); break;
-		case O_STREAM: c.ov_flags = true; rc = cli_double("--stream-token-us", optarg, 0, false, &c.eo.ov.stream_token_us, e); break;
-		case O_LAG: c.ov_flags = true; rc = cli_double("--delivery-steps", optarg, 0, false, &c.eo.ov.delivery_steps, e); break;
 		case O_GPU: c.gpu = optarg; break;
 		case O_CAL: c.calibration = optarg; break;
 		case O_ABL: c.ablate = true; break;
@@ -549,7 +537,13 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			if ((rc = tier2_load(optarg, &t2, e)) == 0)
 				c.eo.tier2 = &t2;
 			break;
-		default: return cli_bad_option("eval", argv[optind - 1], e);
+		default:
+			if ((rc = cli_overhead_option(opt, optarg, &c.eo.ov, e)) == 0)
+				return cli_bad_option("eval", argv[optind - 1], e);
+			if (rc > 0) {
+				c.ov_flags = true;
+				rc = 0;
+			}
 		}
 		if (rc < 0)
 			return rc;

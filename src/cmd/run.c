@@ -108,8 +108,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_TP, O_PP, O_DP, O_EP, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
-	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_OVS, O_OVL, O_OVR,
-	       O_API, O_STREAM, O_LAG, O_SLOG, O_T2 };
+	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2 };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, {"tp", required_argument, 0, O_TP},
@@ -131,12 +130,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		{"requests-out", required_argument, 0, O_ROUT}, {"progress", no_argument, 0, O_PROG},
 		{"check-invariants", no_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'},
-		{"overhead-step-us", required_argument, 0, O_OVS},
-		{"overhead-layer-us", required_argument, 0, O_OVL},
-		{"overhead-request-us", required_argument, 0, O_OVR},
-		{"api-ttft-ms", required_argument, 0, O_API},
-		{"stream-token-us", required_argument, 0, O_STREAM},
-		{"delivery-steps", required_argument, 0, O_LAG},
+		CLI_OVERHEAD_OPTIONS,
 		{"step-log", required_argument, 0, O_SLOG},
 		{"tier2", required_argument, 0, O_T2},
 		{0, 0, 0, 0}};
@@ -197,15 +191,13 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_ROUT: o->requests_out = optarg; break;
 		case O_PROG: o->progress = true; break;
 		case O_CHECK: o->check_inv = true; break;
-		case O_OVS: rc = cli_double("--overhead-step-us", optarg, 0, false, &o->ov.step_us, e); break;
-		case O_OVL: rc = cli_double("--overhead-layer-us", optarg, 0, false, &o->ov.layer_us, e); break;
-		case O_OVR: rc = cli_double("--overhead-request-us", optarg, 0, false, &o->ov.req_us, e); break;
-		case O_API: rc = cli_double("--api-ttft-ms", optarg, 0, false, &o->ov.api_ttft_ms, e); break;
-		case O_STREAM: rc = cli_double("--stream-token-us", optarg, 0, false, &o->ov.stream_token_us, e); break;
-		case O_LAG: rc = cli_double("--delivery-steps", optarg, 0, false, &o->ov.delivery_steps, e); break;
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
-		default: return cli_bad_option("run", argv[optind - 1], e);
+		default:
+			if ((rc = cli_overhead_option(c, optarg, &o->ov, e)) == 0)
+				return cli_bad_option("run", argv[optind - 1], e);
+			if (rc > 0)
+				rc = 0;
 		}
 		if (rc < 0)
 			return rc;

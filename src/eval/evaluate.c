@@ -18,6 +18,29 @@ static bool overloaded(double completed, double rate, double duration, double tt
 	return completed < 0.9 * rate * duration || ttft_mean > 5000.0;
 }
 
+void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
+			 const struct gpu_spec *g, const struct eval_opts *o, struct scenario *sc)
+{
+	scenario_defaults(sc, m, g, &x->wl);
+	sc->par = (struct parallel){x->tp, x->pp, x->dp, x->ep};
+	sc->wdt = sc->kvdt = x->dtype;
+	sc->max_num_batched_tokens = x->max_num_batched_tokens;
+	sc->max_num_seqs = x->max_num_seqs;
+	sc->max_model_len = x->max_model_len;
+	sc->block_size = x->block_size;
+	sc->total_kv_blocks = x->total_kv_blocks;
+	sc->gpu_memory_utilization = x->gpu_memory_utilization;
+	sc->prefix_caching = x->prefix_caching;
+	sc->tier0_off = o->tier0_off;
+	sc->ov = o->ov;
+	sc->tier2 = o->tier2;
+	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
+		/* engine-side timings (OTel spans): no client terms */
+		sc->ov.api_ttft_ms = sc->ov.api_e2e_ms = sc->ov.stream_token_us = 0;
+		sc->ov.delivery_steps = 0;
+	}
+}
+
 /* Per-request experiments: one row per benchmark, measured summaries from
  * the recorded requests, predicted from the replay.  Throughput on both
  * sides = completed / (last completion - first arrival) of the benchmark. */
@@ -71,25 +94,7 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 	size_t i;
 	int rc, k;
 
-	scenario_defaults(&sc, m, g, &x->wl);
-	sc.par = (struct parallel){x->tp, x->pp, x->dp, x->ep};
-	sc.wdt = sc.kvdt = x->dtype;
-	sc.max_num_batched_tokens = x->max_num_batched_tokens;
-	sc.max_num_seqs = x->max_num_seqs;
-	sc.max_model_len = x->max_model_len;
-	sc.block_size = x->block_size;
-	sc.total_kv_blocks = x->total_kv_blocks;
-	sc.gpu_memory_utilization = x->gpu_memory_utilization;
-	sc.prefix_caching = x->prefix_caching;
-	sc.tier0_off = o->tier0_off;
-	sc.ov = o->ov;
-	sc.tier2 = o->tier2;
-	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
-		/* engine-side timings (OTel spans): no client terms */
-		sc.ov.api_ttft_ms = 0;
-		sc.ov.stream_token_us = 0;
-		sc.ov.delivery_steps = 0;
-	}
+	experiment_scenario(x, m, g, o, &sc);
 	if ((rc = scenario_prepare(&sc, data_dir, &st, e)) < 0) {
 		err_prefix(e, "%s", x->name);
 		return rc;
