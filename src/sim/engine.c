@@ -170,6 +170,7 @@ void eng_record(struct sim *s, const struct req *r)
 	double itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
 	double queue = (double)(r->sched_ns - r->arrival_ns) * 1e-6;
 	size_t i = s->nrec;
+	struct stage_agg *ag;
 
 	if (i == s->cap_rec) {
 		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
@@ -179,11 +180,7 @@ void eng_record(struct sim *s, const struct req *r)
 		s->e2e = xreallocarray(s->e2e, c, sizeof(float));
 		s->queue = xreallocarray(s->queue, c, sizeof(float));
 		s->stage = xreallocarray(s->stage, c, sizeof(uint8_t));
-		s->in_tok = xreallocarray(s->in_tok, c, sizeof(int32_t));
-		s->out_tok = xreallocarray(s->out_tok, c, sizeof(int32_t));
-		s->arr_ns = xreallocarray(s->arr_ns, c, sizeof(int64_t));
-		s->done_ns = xreallocarray(s->done_ns, c, sizeof(int64_t));
-		s->rec_id = xreallocarray(s->rec_id, c, sizeof(int64_t));
+		s->rec_id = xreallocarray(s->rec_id, c, sizeof(int32_t));
 		s->cap_rec = c;
 	}
 	s->ttft[i] = (float)ttft;
@@ -192,12 +189,16 @@ void eng_record(struct sim *s, const struct req *r)
 	s->e2e[i] = (float)e2e;
 	s->queue[i] = (float)queue;
 	s->stage[i] = (uint8_t)(r->stage > 255 ? 255 : r->stage);
-	s->in_tok[i] = (int32_t)r->prompt;
-	s->out_tok[i] = (int32_t)r->output;
-	s->arr_ns[i] = r->arrival_ns;
-	s->done_ns[i] = r->last_ns;
-	s->rec_id[i] = r->id;
+	s->rec_id[i] = r->id <= INT32_MAX ? (int32_t)r->id : -1;
 	s->nrec++;
+	ag = &s->agg[s->stage[i]];
+	if (ag->completed == 0 || r->arrival_ns < ag->first_arr_ns)
+		ag->first_arr_ns = r->arrival_ns;
+	if (ag->completed == 0 || r->last_ns > ag->last_done_ns)
+		ag->last_done_ns = r->last_ns;
+	ag->completed++;
+	ag->in_tok += (double)r->prompt;
+	ag->out_tok += (double)r->output;
 	csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
 }
 
@@ -400,10 +401,6 @@ void sim_free(struct sim *s)
 	free(s->e2e);
 	free(s->queue);
 	free(s->stage);
-	free(s->in_tok);
-	free(s->out_tok);
-	free(s->arr_ns);
-	free(s->done_ns);
 	free(s->rec_id);
 	free(s);
 }
@@ -510,16 +507,17 @@ void sim_summary(struct sim *s, int stage, struct metric_set *o)
 	n = gather(s, s->queue, stage, buf);
 	stats_summarise(buf, n, &o->queue_ms);
 	free(buf);
-	for (i = 0; i < s->nrec; i++) {
-		if (stage >= 0 && s->stage[i] != stage)
+	for (i = 0; i < 256; i++) {
+		const struct stage_agg *ag = &s->agg[i];
+		if ((stage >= 0 && (size_t)stage != i) || ag->completed == 0)
 			continue;
-		o->completed++;
-		o->input_tokens += s->in_tok[i];
-		o->output_tokens += s->out_tok[i];
-		if ((double)s->arr_ns[i] < first)
-			first = (double)s->arr_ns[i];
-		if ((double)s->done_ns[i] > last)
-			last = (double)s->done_ns[i];
+		o->completed += (size_t)ag->completed;
+		o->input_tokens += ag->in_tok;
+		o->output_tokens += ag->out_tok;
+		if ((double)ag->first_arr_ns < first)
+			first = (double)ag->first_arr_ns;
+		if ((double)ag->last_done_ns > last)
+			last = (double)ag->last_done_ns;
 	}
 	if (o->completed > 0 && last > first) {
 		double span = (last - first) * 1e-9;
@@ -538,7 +536,7 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 	for (i = 0; i < n; i++)
 		ttft_ms[i] = e2e_ms[i] = NAN;
 	for (i = 0; i < s->nrec; i++) {
-		int64_t id = s->rec_id[i];
+		int32_t id = s->rec_id[i];
 		if (id >= 0 && (size_t)id < n) {
 			ttft_ms[id] = s->ttft[i];
 			e2e_ms[id] = s->e2e[i];

@@ -94,9 +94,14 @@ struct sim {
 	int32_t max_blocks_per_req;
 	float *ttft, *itl, *tpot, *e2e, *queue;
 	uint8_t *stage;
-	int32_t *in_tok, *out_tok;
-	int64_t *arr_ns, *done_ns, *rec_id;
+	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */
 	size_t nrec, cap_rec;
+	/* per-stage sums for throughput (stage index capped at 255 like
+	 * stage[]): 25 bytes per completed request in all */
+	struct stage_agg {
+		int64_t completed, first_arr_ns, last_done_ns;
+		double in_tok, out_tok;
+	} agg[256];
 	struct sim_totals tot;
 	int nstages;
 };
