@@ -33,7 +33,7 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
 UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all demo check check-asan unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
+.PHONY: all demo check check-run check-asan unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
 
 all: $(BIN)
 
@@ -56,7 +56,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 # Tests: every unit program, then the golden CLI cases; one summary line.
-check: $(BIN) $(UNIT_BIN)
+# The package check runs first (a fresh machine needs the libraries).
+check: deps
+	@$(MAKE) --no-print-directory check-run
+check-run: $(BIN) $(UNIT_BIN)
 	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
 
 check-asan:
