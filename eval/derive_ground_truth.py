@@ -49,6 +49,7 @@ def inference_perf(src, out):
         e = {
             'name': run,
             'source': 'inference-sim/training ed5c1d26900e6909758d5e1641a18edaf56a1caf default_args/%s (Apache-2.0)' % run,
+            'workload_name': run.rsplit('-', 1)[1],  # the data set: codegen, general, roleplay, reasoning
             'model': MODELS[exp['model']], 'gpu': 'h100-sxm',
             'tp': exp['tensor_parallelism'], 'pp': 1, 'dp': 1, 'ep': 1, 'dtype': 'bf16',
             'engine': {'name': 'vllm', 'version': 'unknown',

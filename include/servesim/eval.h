@@ -23,6 +23,7 @@ enum exp_kind { EXP_STAGES, EXP_REQUESTS };
 
 struct experiment {
 	char name[160], source[512], model[128], gpu[48], path[700];
+	char workload_name[64];    /* optional label ("codegen"); see experiment_workload */
 	char format[32];       /* servesim, inference-perf, guidellm <era>, otel */
 	enum exp_kind kind;
 	struct gt_requests meas;   /* EXP_REQUESTS: measured requests, replayed */
@@ -42,6 +43,7 @@ struct eval_row {
 	char experiment[160];
 	char model[128];
 	char label[40];        /* benchmark strategy@rate for per-request data */
+	char workload[64];     /* experiment_workload() */
 	int stage;
 	bool overloaded;
 	double meas[EM__COUNT], pred[EM__COUNT], ape[EM__COUNT]; /* NAN where absent */
@@ -54,6 +56,10 @@ const char *ev_metric_name(enum ev_metric m);
 void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 			 const struct gpu_spec *g, const struct eval_opts *o, struct scenario *sc);
 int experiment_load(const char *path, struct experiment *x, struct err *e);
+/* The workload label rows are grouped by: workload_name when the file gives
+ * one, else a description ("shared-prefix 100+466->247", "replay ~3000->~50",
+ * "prompt ~600 out ~250"). */
+void experiment_workload(const struct experiment *x, char *buf, size_t n);
 /* What a folder holds: 0 nothing we read, else 1 servesim experiment.json,
  * 2 inference-perf results, 3 GuideLLM results, 4 vLLM OTel spans. */
 int experiment_detect(const char *dir);
@@ -68,8 +74,10 @@ void experiment_release(struct experiment *x);
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
 		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e);
-/* Median and mean APE of metric k over the rows (overloaded or not). */
+/* Median and mean APE of metric k over the rows (overloaded or not), of
+ * one model and/or workload when those are not NULL. */
 void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, bool overloaded,
-		    const char *model, double *median, double *mean, size_t *count);
+		    const char *model, const char *workload, double *median, double *mean,
+		    size_t *count);
 
 #endif

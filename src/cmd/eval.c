@@ -79,6 +79,8 @@ struct pass {
 	int nused;
 	char models[16][128];
 	int nmodels;
+	char workloads[32][64]; /* in row order */
+	int nworkloads;
 };
 
 static void note_used(struct pass *p, const char *path)
@@ -103,6 +105,21 @@ static void note_model(struct pass *p, const char *id)
 			return;
 	if (p->nmodels < 16)
 		snprintf(p->models[p->nmodels++], sizeof(p->models[0]), "%s", id);
+}
+
+static void note_workloads(struct pass *p)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < p->nrows; i++) {
+		for (k = 0; k < p->nworkloads; k++)
+			if (strcmp(p->workloads[k], p->rows[i].workload) == 0)
+				break;
+		if (k == p->nworkloads && p->nworkloads < 32)
+			snprintf(p->workloads[p->nworkloads++], sizeof(p->workloads[0]), "%s",
+				 p->rows[i].workload);
+	}
 }
 
 /* One evaluation pass over every experiment. */
@@ -153,6 +170,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 			rc = eval_experiment(x, m, g, &xo, env->data_dir, p->rows, MAX_ROWS, &p->nrows, e);
 		experiment_release(x);
 	}
+	note_workloads(p);
 	free(x);
 	free(m);
 	return rc;
@@ -172,15 +190,16 @@ static void row_name(char *b, size_t n, const struct eval_row *r)
 }
 
 static void summary_line(FILE *f, const struct pass *p, bool over, const char *model,
-			 const char *label, bool md)
+			 const char *workload, const char *label, bool md)
 {
 	size_t c;
 	double med, mean;
 	int k;
 
-	fprintf(f, md ? "| %s |" : "  %-28s", label);
+	fprintf(f, md ? "| %s |" : "  %-36.36s", label);
 	for (k = 0; k < EM__COUNT; k++) {
-		eval_ape_stats(p->rows, p->nrows, (enum ev_metric)k, over, model, &med, &mean, &c);
+		eval_ape_stats(p->rows, p->nrows, (enum ev_metric)k, over, model, workload, &med, &mean,
+			       &c);
 		if (md)
 			fprintf(f, c ? " %.1f%% / %.1f%% |" : " - |", 100 * med, 100 * mean);
 		else if (c)
@@ -226,14 +245,37 @@ static void print_text(const struct pass *p, const struct eval_opts *eo)
 		}
 		printf("\n");
 	}
-	printf("\nAPE (median mean)            ");
+	printf("\n%-37s", "APE (median mean)");
 	for (k = 0; k < EM__COUNT; k++)
 		printf(" %-16s", ev_metric_name((enum ev_metric)k));
 	printf("\n");
-	summary_line(stdout, p, false, NULL, "all steady-state stages", false);
+	summary_line(stdout, p, false, NULL, NULL, "all steady-state stages", false);
 	for (k = 0; k < p->nmodels; k++)
-		summary_line(stdout, p, false, p->models[k], p->models[k], false);
-	summary_line(stdout, p, true, NULL, "overloaded stages (*)", false);
+		summary_line(stdout, p, false, p->models[k], NULL, p->models[k], false);
+	for (k = 0; k < p->nworkloads; k++) {
+		snprintf(name, sizeof(name), "workload %s", p->workloads[k]);
+		summary_line(stdout, p, false, NULL, p->workloads[k], name, false);
+	}
+	summary_line(stdout, p, true, NULL, NULL, "overloaded stages (*)", false);
+}
+
+/* {metric: {median_ape, mean_ape, rows}} over steady rows of one group */
+static void json_summary(struct jw *w, const struct pass *p, const char *model,
+			 const char *workload)
+{
+	int k;
+
+	for (k = 0; k < EM__COUNT; k++) {
+		double med, mean;
+		size_t cnt;
+		eval_ape_stats(p->rows, p->nrows, (enum ev_metric)k, false, model, workload, &med,
+			       &mean, &cnt);
+		jw_obj(w, ev_metric_name((enum ev_metric)k));
+		jw_num(w, "median_ape", med);
+		jw_num(w, "mean_ape", mean);
+		jw_int(w, "rows", (int64_t)cnt);
+		jw_end_obj(w);
+	}
 }
 
 static void print_json(const struct pass *p, const struct eval_opts *eo)
@@ -260,6 +302,8 @@ static void print_json(const struct pass *p, const struct eval_opts *eo)
 	for (i = 0; i < p->nrows; i++) {
 		jw_obj(&w, NULL);
 		jw_str(&w, "experiment", p->rows[i].experiment);
+		jw_str(&w, "model", p->rows[i].model);
+		jw_str(&w, "workload", p->rows[i].workload);
 		jw_int(&w, "stage", p->rows[i].stage);
 		if (p->rows[i].label[0])
 			jw_str(&w, "benchmark", p->rows[i].label);
@@ -279,19 +323,40 @@ static void print_json(const struct pass *p, const struct eval_opts *eo)
 	}
 	jw_end_arr(&w);
 	jw_obj(&w, "summary");
-	for (k = 0; k < EM__COUNT; k++) {
-		double med, mean;
-		size_t cnt;
-		eval_ape_stats(p->rows, p->nrows, (enum ev_metric)k, false, NULL, &med, &mean, &cnt);
-		jw_obj(&w, ev_metric_name((enum ev_metric)k));
-		jw_num(&w, "median_ape", med);
-		jw_num(&w, "mean_ape", mean);
-		jw_int(&w, "rows", (int64_t)cnt);
+	json_summary(&w, p, NULL, NULL);
+	jw_end_obj(&w);
+	jw_obj(&w, "by_model");
+	for (k = 0; k < p->nmodels; k++) {
+		jw_obj(&w, p->models[k]);
+		json_summary(&w, p, p->models[k], NULL);
+		jw_end_obj(&w);
+	}
+	jw_end_obj(&w);
+	jw_obj(&w, "by_workload");
+	for (k = 0; k < p->nworkloads; k++) {
+		jw_obj(&w, p->workloads[k]);
+		json_summary(&w, p, NULL, p->workloads[k]);
 		jw_end_obj(&w);
 	}
 	jw_end_obj(&w);
 	jw_end_obj(&w);
 	jw_finish(&w);
+}
+
+/* a CSV field, quoted (RFC 4180) when it holds a comma, quote or newline */
+static void csv_put(const char *v)
+{
+	if (!strpbrk(v, ",\"\n")) {
+		fputs(v, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"')
+			putchar('"');
+		putchar(*v);
+	}
+	putchar('"');
 }
 
 static void print_csv(const struct pass *p)
@@ -303,13 +368,19 @@ static void print_csv(const struct pass *p)
 	for (k = 0; k < EM__COUNT; k++)
 		printf(",%s_measured,%s_predicted,%s_ape", ev_metric_name((enum ev_metric)k),
 		       ev_metric_name((enum ev_metric)k), ev_metric_name((enum ev_metric)k));
-	printf("\n");
+	printf(",model,workload\n");
 	for (i = 0; i < p->nrows; i++) {
-		printf("%s,%d,%s,%d", p->rows[i].experiment, p->rows[i].stage, p->rows[i].label,
-		       p->rows[i].overloaded);
+		csv_put(p->rows[i].experiment);
+		printf(",%d,", p->rows[i].stage);
+		csv_put(p->rows[i].label);
+		printf(",%d", p->rows[i].overloaded);
 		for (k = 0; k < EM__COUNT; k++)
 			printf(",%.6g,%.6g,%.6g", p->rows[i].meas[k], p->rows[i].pred[k], p->rows[i].ape[k]);
-		printf("\n");
+		putchar(',');
+		csv_put(p->rows[i].model);
+		putchar(',');
+		csv_put(p->rows[i].workload);
+		putchar('\n');
 	}
 }
 
@@ -330,7 +401,7 @@ static int ablate(struct cli_env *env, char **files, size_t nf, const struct eva
 		return rc;
 	}
 	for (k = 0; k < EM__COUNT; k++)
-		eval_ape_stats(full.rows, full.nrows, (enum ev_metric)k, false, NULL, &base[k], &mean, &cnt);
+		eval_ape_stats(full.rows, full.nrows, (enum ev_metric)k, false, NULL, NULL, &base[k], &mean, &cnt);
 	printf("ablation over %zu steady-state rows (tier 0, no calibration): median APE with each correction off, and the change\n",
 	       cnt);
 	printf("%-28s", "configuration");
@@ -363,7 +434,7 @@ static int ablate(struct cli_env *env, char **files, size_t nf, const struct eva
 		if (md)
 			fprintf(md, "| %s off |", names[h]);
 		for (k = 0; k < EM__COUNT; k++) {
-			eval_ape_stats(off.rows, off.nrows, (enum ev_metric)k, false, NULL, &med, &mean, &cnt);
+			eval_ape_stats(off.rows, off.nrows, (enum ev_metric)k, false, NULL, NULL, &med, &mean, &cnt);
 			printf(" %6.1f%% (%+6.1f) ", 100 * med, 100 * (med - base[k]));
 			if (md)
 				fprintf(md, " %.1f%% (%+.1f) |", 100 * med, 100 * (med - base[k]));
@@ -486,10 +557,14 @@ static void write_report_rows(FILE *md, const struct pass *p)
 	for (k = 0; k < EM__COUNT; k++)
 		fprintf(md, "---:|");
 	fprintf(md, "\n");
-	summary_line(md, p, false, NULL, "all steady-state rows", true);
+	summary_line(md, p, false, NULL, NULL, "all steady-state rows", true);
 	for (k = 0; k < p->nmodels; k++)
-		summary_line(md, p, false, p->models[k], p->models[k], true);
-	summary_line(md, p, true, NULL, "overloaded rows", true);
+		summary_line(md, p, false, p->models[k], NULL, p->models[k], true);
+	for (k = 0; k < p->nworkloads; k++) {
+		snprintf(name, sizeof(name), "workload %s", p->workloads[k]);
+		summary_line(md, p, false, NULL, p->workloads[k], name, true);
+	}
+	summary_line(md, p, true, NULL, NULL, "overloaded rows", true);
 	fprintf(md, "\n");
 }
 

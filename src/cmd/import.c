@@ -13,12 +13,15 @@
 
 static const char import_usage[] =
 	"usage: servesim import PATH -o DIR [--gpu G] [--name NAME] [--source TEXT]\n"
+	"                       [--workload-name LABEL]\n"
 	"\n"
 	"Converts a ground-truth folder (inference-perf results, GuideLLM results with\n"
 	"exp-config.yaml / engine-facts.json, or vLLM OpenTelemetry spans) into\n"
 	"servesim's experiment format in DIR (experiment.json, requests.csv), which\n"
 	"`servesim eval` reads.  --gpu names the GPU when the folder does not say\n"
-	"(default h100); --source records where the data came from (default: PATH).\n"
+	"(default h100); --source records where the data came from (default: PATH);\n"
+	"--workload-name labels the data set (\"codegen\") for eval's per-workload\n"
+	"summary (default: a description of the lengths).\n"
 	"Files are written atomically.\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
@@ -28,8 +31,9 @@ int cmd_import(int argc, char **argv, struct err *e)
 	static const struct option lo[] = {
 		{"output", required_argument, 0, 'o'}, {"gpu", required_argument, 0, 'g'},
 		{"name", required_argument, 0, 'n'}, {"source", required_argument, 0, 's'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	const char *out = NULL, *gpu = "h100", *name = NULL, *source = NULL;
+		{"workload-name", required_argument, 0, 'w'}, {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	const char *out = NULL, *gpu = "h100", *name = NULL, *source = NULL, *wname = NULL;
 	struct experiment x;
 	int c, rc;
 
@@ -42,6 +46,7 @@ int cmd_import(int argc, char **argv, struct err *e)
 		case 'g': gpu = optarg; break;
 		case 'n': name = optarg; break;
 		case 's': source = optarg; break;
+		case 'w': wname = optarg; break;
 		default: return cli_bad_option("import", argv[optind - 1], e);
 		}
 	}
@@ -55,6 +60,14 @@ int cmd_import(int argc, char **argv, struct err *e)
 		snprintf(x.name, sizeof(x.name), "%s", name);
 	if (source)
 		snprintf(x.source, sizeof(x.source), "%s", source);
+	if (wname) {
+		if (strlen(wname) >= sizeof(x.workload_name)) {
+			experiment_release(&x);
+			return err_set(e, SS_EUSAGE, "import: --workload-name is longer than %zu characters",
+				       sizeof(x.workload_name) - 1);
+		}
+		snprintf(x.workload_name, sizeof(x.workload_name), "%s", wname);
+	}
 	rc = experiment_write(&x, out, e);
 	if (rc == 0)
 		printf("imported %s (%s, %s) into %s: %zu %s\n", x.name, x.format, x.model, out,

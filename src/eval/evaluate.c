@@ -58,6 +58,7 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 		memset(r, 0, sizeof(*r));
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
+		experiment_workload(x, r->workload, sizeof(r->workload));
 		if (gb->rate > 0)
 			snprintf(r->label, sizeof(r->label), "%s@%.3g", gb->strategy, gb->rate);
 		else
@@ -118,6 +119,7 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		memset(r, 0, sizeof(*r));
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
+		experiment_workload(x, r->workload, sizeof(r->workload));
 		r->stage = ms->index;
 		sim_summary(st.sim, ms->index, &p);
 		r->pred[EM_TTFT_MEAN] = p.ttft_ms.mean;
@@ -147,7 +149,8 @@ static int cmp_d(const void *a, const void *b)
 }
 
 void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, bool over,
-		    const char *model, double *median, double *mean, size_t *count)
+		    const char *model, const char *workload, double *median, double *mean,
+		    size_t *count)
 {
 	double *v = xmalloc(xmul(n ? n : 1, sizeof(double))), s = 0;
 	size_t i, c = 0;
@@ -156,6 +159,8 @@ void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, boo
 		if (rows[i].overloaded != over || isnan(rows[i].ape[k]))
 			continue;
 		if (model && strcmp(model, rows[i].model) != 0)
+			continue;
+		if (workload && strcmp(workload, rows[i].workload) != 0)
 			continue;
 		v[c++] = rows[i].ape[k];
 		s += rows[i].ape[k];

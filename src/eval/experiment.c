@@ -161,7 +161,7 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 int experiment_load(const char *path, struct experiment *x, struct err *e)
 {
 	static const char *const keys[] = {"name", "source", "model", "gpu", "tp", "pp", "dp", "ep",
-		"dtype", "engine", "workload", "measured", NULL};
+		"dtype", "engine", "workload", "workload_name", "measured", NULL};
 	struct json *root = NULL;
 	const struct json *o;
 	const char *dt = "bf16";
@@ -178,6 +178,8 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	if ((rc = json_check_keys(root, keys, path, e)) < 0 ||
 	    (rc = copy_str(root, "name", path, x->name, sizeof(x->name), true, e)) < 0 ||
 	    (rc = copy_str(root, "source", path, x->source, sizeof(x->source), false, e)) < 0 ||
+	    (rc = copy_str(root, "workload_name", path, x->workload_name, sizeof(x->workload_name),
+			   false, e)) < 0 ||
 	    (rc = copy_str(root, "model", path, x->model, sizeof(x->model), true, e)) < 0 ||
 	    (rc = copy_str(root, "gpu", path, x->gpu, sizeof(x->gpu), true, e)) < 0)
 		goto out;
@@ -588,6 +590,8 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	jw_obj(&w, NULL);
 	jw_str(&w, "name", x->name);
 	jw_str(&w, "source", x->source);
+	if (x->workload_name[0])
+		jw_str(&w, "workload_name", x->workload_name);
 	jw_str(&w, "model", x->model);
 	jw_str(&w, "gpu", x->gpu);
 	jw_int(&w, "tp", x->tp);
@@ -671,4 +675,47 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 		}
 	}
 	return afile_commit(&af, e);
+}
+
+/* the nominal mean of a length distribution (before clipping) */
+static double dist_nominal(const struct wl_dist *d)
+{
+	double m = 0, prev = 0;
+	size_t i;
+
+	switch (d->kind) {
+	case WL_UNIFORM:
+		return (d->a + d->b) / 2;
+	case WL_EMPIRICAL:
+		for (i = 0; i < d->nvalues && d->cdf; i++) {
+			m += d->values[i] * (d->cdf[i] - prev);
+			prev = d->cdf[i];
+		}
+		return prev > 0 ? m / prev : 0;
+	default:
+		return d->a;
+	}
+}
+
+void experiment_workload(const struct experiment *x, char *buf, size_t n)
+{
+	const struct wl_spec *w = &x->wl;
+
+	if (x->workload_name[0]) {
+		snprintf(buf, n, "%s", x->workload_name);
+	} else if (x->kind == EXP_REQUESTS && x->meas.n > 0) {
+		double pt = 0, ot = 0;
+		size_t i;
+		for (i = 0; i < x->meas.n; i++) {
+			pt += (double)x->meas.r[i].prompt_tokens;
+			ot += (double)x->meas.r[i].output_tokens;
+		}
+		snprintf(buf, n, "replay ~%.0f->~%.0f", pt / (double)x->meas.n, ot / (double)x->meas.n);
+	} else if (w->sp_groups > 0) {
+		snprintf(buf, n, "shared-prefix %lld+%lld->%lld", (long long)w->sp_system,
+			 (long long)w->sp_question, (long long)w->sp_output);
+	} else {
+		snprintf(buf, n, "prompt ~%.0f out ~%.0f", dist_nominal(&w->prompt),
+			 dist_nominal(&w->output));
+	}
 }

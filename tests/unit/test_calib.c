@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "servesim/calib.h"
+#include "servesim/eval.h"
 #include "servesim/fit.h"
 #include "servesim/measured.h"
 #include "servesim/paths.h"
@@ -195,6 +196,40 @@ static void test_tier1_kat(void)
 	free(s.u);
 }
 
+/* eval groups rows by workload: the file's label, else a description */
+static void test_workload_label(void)
+{
+	static struct experiment x;
+	struct gt_request rq[2] = {{0, 3000, 30, 1, 2, 0}, {1, 1000, 50, 1, 2, 0}};
+	char b[64];
+
+	memset(&x, 0, sizeof(x));
+	wl_spec_defaults(&x.wl);
+	x.wl.sp_groups = 10;
+	x.wl.sp_system = 100;
+	x.wl.sp_question = 466;
+	x.wl.sp_output = 247;
+	experiment_workload(&x, b, sizeof(b));
+	CHECK(strcmp(b, "shared-prefix 100+466->247") == 0, "shared-prefix label (%s)", b);
+	x.kind = EXP_REQUESTS;
+	x.meas.r = rq;
+	x.meas.n = 2;
+	experiment_workload(&x, b, sizeof(b));
+	CHECK(strcmp(b, "replay ~2000->~40") == 0, "replay label from the mean lengths (%s)", b);
+	snprintf(x.workload_name, sizeof(x.workload_name), "codegen");
+	experiment_workload(&x, b, sizeof(b));
+	CHECK(strcmp(b, "codegen") == 0, "workload_name wins (%s)", b);
+	memset(&x, 0, sizeof(x));
+	wl_spec_defaults(&x.wl);
+	x.wl.prompt.kind = WL_UNIFORM;
+	x.wl.prompt.a = 100;
+	x.wl.prompt.b = 300;
+	x.wl.output.kind = WL_FIXED;
+	x.wl.output.a = 64;
+	experiment_workload(&x, b, sizeof(b));
+	CHECK(strcmp(b, "prompt ~200 out ~64") == 0, "synthetic label (%s)", b);
+}
+
 int main(void)
 {
 	char data[1024];
@@ -206,5 +241,6 @@ int main(void)
 	test_fits();
 	test_nls();
 	test_tier1_kat();
+	test_workload_label();
 	return check_done();
 }
