@@ -66,6 +66,12 @@ int experiment_detect(const char *dir);
 /* Load any supported folder (or an experiment.json).  gpu names the GPU for
  * foreign formats that do not record it. */
 int experiment_load_any(const char *path, const char *gpu, struct experiment *x, struct err *e);
+/* The same, where base (may be NULL) gives model, GPU, parallelism, engine
+ * settings and shared prefix to results that do not record them: a bare
+ * GuideLLM results file or OTel spans file, or a folder of them without
+ * exp-config.yaml.  Without base such a file is a usage error. */
+int experiment_load_with(const char *path, const char *gpu, const struct experiment *base,
+			 struct experiment *x, struct err *e);
 /* Write x in servesim's format into dir (experiment.json, and requests.csv
  * for per-request data), atomically. */
 int experiment_write(const struct experiment *x, const char *dir, struct err *e);

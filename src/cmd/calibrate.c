@@ -15,6 +15,7 @@
 
 static const char calibrate_usage[] =
 	"usage: servesim calibrate PATH... [-o FILE] [--in-loop] [--seed S] [--gpu G]\n"
+	"                          [--experiment DIR | --model M --tp N ...]\n"
 	"       servesim calibrate --check FILE PATH...\n"
 	"\n"
 	"Tier 1: replays the measured runs under the PATHs (experiment folders of any\n"
@@ -37,6 +38,7 @@ static const char calibrate_usage[] =
 	"  --seed S       split seed (default 42)\n"
 	"  --gpu G        GPU of runs that do not record it (default h100)\n"
 	"  --check FILE   MAPE of FILE's terms on the PATHs; stale above 30 %\n"
+	CLI_SETTINGS_HELP
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
@@ -62,8 +64,8 @@ static void loaded_release(struct loaded *l)
 	free(l->names);
 }
 
-static int load_all(struct cli_env *env, char **paths, int np, const char *gpu, struct loaded *l,
-		    struct err *e)
+static int load_all(struct cli_env *env, char **paths, int np, const char *gpu,
+		    const struct experiment *base, struct loaded *l, struct err *e)
 {
 	int i, rc;
 
@@ -74,7 +76,7 @@ static int load_all(struct cli_env *env, char **paths, int np, const char *gpu, 
 	l->g = xcalloc((size_t)np, sizeof(*l->g));
 	l->names = xcalloc((size_t)np, sizeof(*l->names));
 	for (i = 0; i < np; i++) {
-		if ((rc = experiment_load_any(paths[i], gpu, &l->x[i], e)) < 0)
+		if ((rc = experiment_load_with(paths[i], gpu, base, &l->x[i], e)) < 0)
 			return rc;
 		l->n++;
 		if ((rc = cli_load_model(env, l->x[i].model, NULL, &l->mbuf[i], e)) < 0 ||
@@ -99,7 +101,11 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	static const struct option lo[] = {
 		{"output", required_argument, 0, 'o'}, {"in-loop", no_argument, 0, O_LOOP},
 		{"seed", required_argument, 0, O_SEED}, {"gpu", required_argument, 0, O_GPU},
-		{"check", required_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"check", required_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'},
+		CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
+	struct cli_settings cs = {0};
+	struct experiment *bx = NULL;
+	bool have_base = false;
 	const char *out = NULL, *gpu = "h100", *check = NULL;
 	bool in_loop = false;
 	int64_t seed = 42;
@@ -126,7 +132,11 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 			break;
 		case O_GPU: gpu = optarg; break;
 		case O_CHECK: check = optarg; break;
-		default: return cli_bad_option("calibrate", argv[optind - 1], e);
+		default:
+			if ((rc = cli_settings_option(c, optarg, &cs, e)) < 0)
+				return rc;
+			if (rc == 0)
+				return cli_bad_option("calibrate", argv[optind - 1], e);
 		}
 	}
 	if (optind >= argc)
@@ -141,7 +151,10 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE, "calibrate: no experiment under the given paths");
 		goto out;
 	}
-	if ((rc = load_all(&env, paths, (int)npaths, gpu, &l, e)) < 0)
+	bx = xcalloc(1, sizeof(*bx));
+	if ((rc = cli_settings_base(&cs, gpu, bx, &have_base, e)) < 0)
+		goto out;
+	if ((rc = load_all(&env, paths, (int)npaths, gpu, have_base ? bx : NULL, &l, e)) < 0)
 		goto out;
 	/* a calibration file describes one model on one GPU */
 	for (pi = 1; pi < l.n && !check; pi++) {
@@ -251,6 +264,7 @@ out:
 		free(paths[pi]);
 	calib_set_release(&set);
 	loaded_release(&l);
+	free(bx);
 	cli_env_release(&env);
 	return rc;
 }

@@ -226,3 +226,86 @@ int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct 
 	rc = cli_double(names[code - CLI_OV], arg, 0, false, dst[code - CLI_OV], e);
 	return rc < 0 ? rc : 1;
 }
+
+int cli_settings_option(int code, const char *arg, struct cli_settings *s, struct err *e)
+{
+	static const char *const names[9] = {"--experiment", "--model", "--tp",
+		"--max-num-batched-tokens", "--max-num-seqs", "--max-model-len", "--total-kv-blocks",
+		"--engine-version", "--prefix-tokens"};
+	int64_t *dst[9] = {NULL, NULL, &s->tp, &s->mbt, &s->mns, &s->mml, &s->kv, NULL, &s->prefix};
+	int rc;
+
+	if (code < CLI_SET || code > CLI_SET + 8)
+		return 0;
+	switch (code - CLI_SET) {
+	case 0: s->experiment = arg; return 1;
+	case 1: s->model = arg; return 1;
+	case 7: s->engine_version = arg; return 1;
+	default:
+		rc = cli_int(names[code - CLI_SET], arg, code == CLI_SET + 8 ? 0 : 1, INT32_MAX,
+			     dst[code - CLI_SET], e);
+		return rc < 0 ? rc : 1;
+	}
+}
+
+int cli_settings_base(const struct cli_settings *s, const char *gpu, struct experiment *base,
+		      bool *have, struct err *e)
+{
+	int rc;
+
+	memset(base, 0, sizeof(*base));
+	*have = false;
+	if (!s->experiment && !s->model) {
+		if (s->tp || s->mbt || s->mns || s->mml || s->kv || s->engine_version || s->prefix)
+			return err_set(e, SS_EUSAGE,
+				       "--tp and the engine limits describe bare results files: give --model M or --experiment DIR with them");
+		return 0;
+	}
+	if (s->experiment) {
+		/* its settings only: the measurements go */
+		struct experiment *t = xcalloc(1, sizeof(*t));
+		if ((rc = experiment_load_any(s->experiment, gpu, t, e)) < 0) {
+			free(t);
+			err_prefix(e, "--experiment");
+			return rc;
+		}
+		*base = *t;
+		memset(&base->meas, 0, sizeof(base->meas));
+		base->replay = NULL;
+		base->nstages = 0;
+		wl_spec_defaults(&base->wl);
+		base->wl.prefix_tokens = t->wl.prefix_tokens;
+		experiment_release(t);
+		free(t);
+	} else {
+		wl_spec_defaults(&base->wl);
+		snprintf(base->gpu, sizeof(base->gpu), "%s", gpu);
+		snprintf(base->engine_version, sizeof(base->engine_version), "unknown");
+		base->tp = base->pp = base->dp = base->ep = 1;
+		base->dtype = DT_BF16;
+		base->max_num_batched_tokens = 8192;
+		base->max_num_seqs = 256;
+		base->max_model_len = 4096;
+		base->block_size = 16;
+		base->gpu_memory_utilization = 0.9;
+		base->prefix_caching = true;
+	}
+	if (s->model)
+		snprintf(base->model, sizeof(base->model), "%s", s->model);
+	if (s->engine_version)
+		snprintf(base->engine_version, sizeof(base->engine_version), "%s", s->engine_version);
+	if (s->tp)
+		base->tp = (int)s->tp;
+	if (s->mbt)
+		base->max_num_batched_tokens = s->mbt;
+	if (s->mns)
+		base->max_num_seqs = s->mns;
+	if (s->mml)
+		base->max_model_len = s->mml;
+	if (s->kv)
+		base->total_kv_blocks = s->kv;
+	if (s->prefix)
+		base->wl.prefix_tokens = s->prefix;
+	*have = true;
+	return 0;
+}

@@ -11,6 +11,7 @@
 
 #include "servesim/cost.h"
 #include "servesim/err.h"
+#include "servesim/eval.h"
 #include "servesim/gpu.h"
 #include "servesim/model.h"
 
@@ -54,6 +55,41 @@ enum { CLI_OV = 900 };
 	{"stream-token-us", required_argument, 0, CLI_OV + 4}, \
 	{"delivery-steps", required_argument, 0, CLI_OV + 5}
 int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct err *e);
+
+/* Settings for results that do not record them (a bare GuideLLM results or
+ * OTel spans file, a results folder without exp-config.yaml), shared by
+ * eval, calibrate and import: --experiment DIR takes another experiment's,
+ * --model M with --tp and the engine limits gives them (codes CLI_SET..+8;
+ * eval, whose --model also names the --synthetic model, passes
+ * CLI_SETTINGS_OPTIONS_NO_MODEL and sets model itself). */
+enum { CLI_SET = 920 };
+#define CLI_SETTINGS_OPTIONS_NO_MODEL \
+	{"experiment", required_argument, 0, CLI_SET}, \
+	{"tp", required_argument, 0, CLI_SET + 2}, \
+	{"max-num-batched-tokens", required_argument, 0, CLI_SET + 3}, \
+	{"max-num-seqs", required_argument, 0, CLI_SET + 4}, \
+	{"max-model-len", required_argument, 0, CLI_SET + 5}, \
+	{"total-kv-blocks", required_argument, 0, CLI_SET + 6}, \
+	{"engine-version", required_argument, 0, CLI_SET + 7}, \
+	{"prefix-tokens", required_argument, 0, CLI_SET + 8}
+#define CLI_SETTINGS_OPTIONS CLI_SETTINGS_OPTIONS_NO_MODEL, \
+	{"model", required_argument, 0, CLI_SET + 1}
+#define CLI_SETTINGS_HELP \
+	"  --experiment DIR  for results that record no model or engine settings (a\n" \
+	"                    bare guidellm-results.json[.gz] or traces.json[.gz], or a\n" \
+	"                    folder without exp-config.yaml): use DIR's settings\n" \
+	"  --model M --tp N [--max-num-batched-tokens N] [--max-num-seqs N]\n" \
+	"  [--max-model-len N] [--total-kv-blocks N] [--engine-version V]\n" \
+	"  [--prefix-tokens N]  ... or give them (defaults 8192, 256, 4096, KV from\n" \
+	"                    memory, unknown, 0); with --experiment they override DIR's\n"
+struct cli_settings {
+	const char *experiment, *model, *engine_version;
+	int64_t tp, mbt, mns, mml, kv, prefix; /* 0: not given */
+};
+int cli_settings_option(int code, const char *arg, struct cli_settings *s, struct err *e);
+/* The base experiment the settings describe; *have false when none given. */
+int cli_settings_base(const struct cli_settings *s, const char *gpu, struct experiment *base,
+		      bool *have, struct err *e);
 
 /* Experiments (folders `servesim eval` reads) at or under path, sorted,
  * appended to out (heap strings) up to max. */

@@ -31,16 +31,17 @@ static const char eval_usage[] =
 	"Runs every ground-truth experiment under the PATHs and prints, per experiment\n"
 	"and stage (or GuideLLM benchmark), measured vs predicted and the APE of TTFT\n"
 	"mean and p90, ITL mean, E2E mean and p90 and throughput; then median and mean\n"
-	"APE per metric, overall and per model.  Overloaded stages (queue growing without\n"
-	"bound) are flagged with * and summarised apart.  ITL is compared as\n"
-	"(E2E mean - TTFT mean)/(output - 1) because inference-perf <= 0.2 reports about\n"
-	"half the true inter-token latency.\n"
+	"APE per metric, overall, per model and per workload.  Overloaded stages (queue\n"
+	"growing without bound) are flagged with * and summarised apart.  ITL is\n"
+	"compared as (E2E mean - TTFT mean)/(output - 1) because inference-perf <= 0.2\n"
+	"reports about half the true inter-token latency.\n"
 	"\n"
 	"An experiment is a folder holding servesim's experiment.json, an inference-perf\n"
 	"result folder (exp-config.yaml, results/), GuideLLM results\n"
 	"(guidellm-results.json[.gz] with exp-config.yaml, engine-facts.json) or vLLM\n"
 	"OpenTelemetry spans (traces.json[.gz]); per-request data is replayed at its\n"
-	"recorded arrival times and lengths.  Folders above them are searched.\n"
+	"recorded arrival times and lengths.  Folders above them are searched.  A bare\n"
+	"results file needs --experiment or --model (below).\n"
 	"\n"
 	"options:\n"
 	"  --calibration FILE|none tier-1 file to apply; default: the accepted file in\n"
@@ -59,6 +60,7 @@ static const char eval_usage[] =
 	"  --format text|json|csv  (default text)\n"
 	"  --report FILE.md        also write a markdown report (atomically)\n"
 	"  --plots DIR             with --report: gnuplot SVGs (and their data) in DIR\n"
+	CLI_SETTINGS_HELP
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
@@ -70,6 +72,7 @@ struct eval_cli {
 	enum out_format fmt;
 	const char *gpu, *calibration, *report, *plots, *synthetic, *model;
 	bool ov_flags, ablate;
+	const struct experiment *base; /* settings for bare results, or NULL */
 };
 
 struct pass {
@@ -140,7 +143,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 		struct calib_file cf;
 		bool found = false;
 		char dir[1200];
-		if ((rc = experiment_load_any(files[i], c->gpu, x, e)) < 0)
+		if ((rc = experiment_load_with(files[i], c->gpu, c->base, x, e)) < 0)
 			break;
 		if ((rc = cli_load_model(env, x->model, NULL, m, e)) < 0 ||
 		    (rc = cli_find_gpu(env, x->gpu, &g, e)) < 0) {
@@ -578,7 +581,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"ablate", no_argument, 0, O_ABL}, {"synthetic", required_argument, 0, O_SYN},
 		{"model", required_argument, 0, O_MODEL}, {"report", required_argument, 0, O_REP},
 		{"plots", required_argument, 0, O_PLOTS}, {"tier2", required_argument, 0, O_T2},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"help", no_argument, 0, 'h'}, CLI_SETTINGS_OPTIONS_NO_MODEL, {0, 0, 0, 0}};
+	struct cli_settings cs = {0};
+	struct experiment *bx = NULL;
+	bool have_base = false;
 	struct eval_cli c;
 	struct tier2 t2;
 	struct cli_env env;
@@ -605,7 +611,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		case O_CAL: c.calibration = optarg; break;
 		case O_ABL: c.ablate = true; break;
 		case O_SYN: c.synthetic = optarg; break;
-		case O_MODEL: c.model = optarg; break;
+		case O_MODEL: c.model = cs.model = optarg; break;
 		case O_REP: c.report = optarg; break;
 		case O_PLOTS: c.plots = optarg; break;
 		case O_T2:
@@ -613,6 +619,8 @@ int cmd_eval(int argc, char **argv, struct err *e)
 				c.eo.tier2 = &t2;
 			break;
 		default:
+			if ((rc = cli_settings_option(opt, optarg, &cs, e)) != 0)
+				break;
 			if ((rc = cli_overhead_option(opt, optarg, &c.eo.ov, e)) == 0)
 				return cli_bad_option("eval", argv[optind - 1], e);
 			if (rc > 0) {
@@ -639,6 +647,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE, "eval: give at least one experiment folder (see 'servesim eval --help')");
 		goto out;
 	}
+	bx = xcalloc(1, sizeof(*bx));
+	if ((rc = cli_settings_base(&cs, c.gpu, bx, &have_base, e)) < 0)
+		goto out;
+	c.base = have_base ? bx : NULL;
 	for (; optind < argc; optind++)
 		if ((rc = cli_collect_experiments(argv[optind], files, &nf, MAX_EXP, e)) < 0)
 			goto out;
@@ -690,6 +702,7 @@ out:
 	for (i = 0; i < nf; i++)
 		free(files[i]);
 	free(p.rows);
+	free(bx);
 	cli_env_release(&env);
 	return rc;
 }

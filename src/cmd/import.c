@@ -5,15 +5,17 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cmds.h"
+#include "servesim/alloc.h"
 #include "servesim/eval.h"
 
 static const char import_usage[] =
 	"usage: servesim import PATH -o DIR [--gpu G] [--name NAME] [--source TEXT]\n"
-	"                       [--workload-name LABEL]\n"
+	"                       [--workload-name LABEL] [--experiment DIR | --model M ...]\n"
 	"\n"
 	"Converts a ground-truth folder (inference-perf results, GuideLLM results with\n"
 	"exp-config.yaml / engine-facts.json, or vLLM OpenTelemetry spans) into\n"
@@ -22,6 +24,8 @@ static const char import_usage[] =
 	"(default h100); --source records where the data came from (default: PATH);\n"
 	"--workload-name labels the data set (\"codegen\") for eval's per-workload\n"
 	"summary (default: a description of the lengths).\n"
+	"\n"
+	CLI_SETTINGS_HELP
 	"Files are written atomically.\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
@@ -32,7 +36,10 @@ int cmd_import(int argc, char **argv, struct err *e)
 		{"output", required_argument, 0, 'o'}, {"gpu", required_argument, 0, 'g'},
 		{"name", required_argument, 0, 'n'}, {"source", required_argument, 0, 's'},
 		{"workload-name", required_argument, 0, 'w'}, {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+		CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
+	struct cli_settings cs = {0};
+	struct experiment *bx;
+	bool have_base;
 	const char *out = NULL, *gpu = "h100", *name = NULL, *source = NULL, *wname = NULL;
 	struct experiment x;
 	int c, rc;
@@ -47,14 +54,23 @@ int cmd_import(int argc, char **argv, struct err *e)
 		case 'n': name = optarg; break;
 		case 's': source = optarg; break;
 		case 'w': wname = optarg; break;
-		default: return cli_bad_option("import", argv[optind - 1], e);
+		default:
+			if ((rc = cli_settings_option(c, optarg, &cs, e)) < 0)
+				return rc;
+			if (rc == 0)
+				return cli_bad_option("import", argv[optind - 1], e);
 		}
 	}
 	if (optind != argc - 1)
 		return err_set(e, SS_EUSAGE, "import: give exactly one PATH (see 'servesim import --help')");
 	if (!out)
 		return err_set(e, SS_EUSAGE, "import: -o DIR is required");
-	if ((rc = experiment_load_any(argv[optind], gpu, &x, e)) < 0)
+	bx = xcalloc(1, sizeof(*bx));
+	rc = cli_settings_base(&cs, gpu, bx, &have_base, e);
+	if (rc == 0)
+		rc = experiment_load_with(argv[optind], gpu, have_base ? bx : NULL, &x, e);
+	free(bx);
+	if (rc < 0)
 		return rc;
 	if (name)
 		snprintf(x.name, sizeof(x.name), "%s", name);

@@ -372,6 +372,7 @@ static void build_replay(struct experiment *x, int64_t prefix)
 	}
 	wl_spec_defaults(&x->wl);
 	x->wl.process = WL_TRACE;
+	x->wl.prefix_tokens = prefix;
 	x->wl.num_requests = 0;
 	x->wl.records = x->replay;
 	x->wl.nrecords = x->meas.n;
@@ -444,16 +445,69 @@ static void bench_spans(struct gt_requests *g)
 	}
 }
 
+/* model, GPU, parallelism and engine settings of base, for results that do
+ * not record them */
+static void copy_settings(const struct experiment *base, const char *path, struct experiment *x)
+{
+	snprintf(x->model, sizeof(x->model), "%s", base->model);
+	snprintf(x->gpu, sizeof(x->gpu), "%s", base->gpu);
+	snprintf(x->engine_version, sizeof(x->engine_version), "%s", base->engine_version);
+	x->tp = base->tp;
+	x->pp = base->pp;
+	x->dp = base->dp;
+	x->ep = base->ep;
+	x->dtype = base->dtype;
+	x->max_num_batched_tokens = base->max_num_batched_tokens;
+	x->max_num_seqs = base->max_num_seqs;
+	x->max_model_len = base->max_model_len;
+	x->block_size = base->block_size;
+	x->total_kv_blocks = base->total_kv_blocks;
+	x->gpu_memory_utilization = base->gpu_memory_utilization;
+	x->prefix_caching = base->prefix_caching;
+	snprintf(x->name, sizeof(x->name), "%s", base_name(path));
+	snprintf(x->source, sizeof(x->source), "%s", path);
+}
+
+/* per-request results: GuideLLM (kind 3) or OTel spans (kind 4) in file */
+static int read_requests(const char *file, int kind, int64_t prefix, struct experiment *x,
+			 struct err *e)
+{
+	int rc;
+
+	x->kind = EXP_REQUESTS;
+	if (kind == 3) {
+		if ((rc = guidellm_read(file, &x->meas, e)) < 0)
+			return rc;
+		snprintf(x->format, sizeof(x->format), "guidellm %s", x->meas.era);
+	} else {
+		if ((rc = otel_read(file, &x->meas, e)) < 0)
+			return rc;
+		snprintf(x->format, sizeof(x->format), "otel");
+	}
+	build_replay(x, prefix);
+	return 0;
+}
+
 int experiment_load_any(const char *path, const char *gpu, struct experiment *x, struct err *e)
 {
-	char p[1200];
+	return experiment_load_with(path, gpu, NULL, x, e);
+}
+
+int experiment_load_with(const char *path, const char *gpu, const struct experiment *base,
+			 struct experiment *x, struct err *e)
+{
+	char p[1200], q[1200];
 	int kind = experiment_detect(path), rc;
+	int64_t prefix;
+	struct stat sb;
 
 	memset(x, 0, sizeof(*x));
-	if (kind == 0) {
+	if (kind == 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		size_t n = strlen(path);
 		if (n >= 15 && strcmp(path + n - 15, "experiment.json") == 0)
 			kind = 1;
+		else
+			kind = strstr(base_name(path), "trace") ? 14 : 13; /* a bare results file */
 	}
 	switch (kind) {
 	case 1:
@@ -474,26 +528,32 @@ int experiment_load_any(const char *path, const char *gpu, struct experiment *x,
 	case 3:
 	case 4:
 		wl_spec_defaults(&x->wl);
-		if ((rc = load_configs(path, gpu, x, e)) < 0)
+		if (base && !file_exists(path, "exp-config.yaml", p, sizeof(p)))
+			copy_settings(base, path, x);
+		else if ((rc = load_configs(path, gpu, x, e)) < 0)
 			return rc;
-		x->kind = EXP_REQUESTS;
 		if (kind == 3) {
 			if (!file_exists(path, "guidellm-results.json.gz", p, sizeof(p)) &&
 			    !file_exists(path, "guidellm-results.json", p, sizeof(p)) &&
 			    !file_exists(path, "guidellm-results.yaml", p, sizeof(p)))
 				file_exists(path, "benchmarks.json", p, sizeof(p));
-			if ((rc = guidellm_read(p, &x->meas, e)) < 0)
-				return rc;
-			snprintf(x->format, sizeof(x->format), "guidellm %s", x->meas.era);
-		} else {
-			if (!file_exists(path, "traces.json.gz", p, sizeof(p)))
-				file_exists(path, "traces.json", p, sizeof(p));
-			if ((rc = otel_read(p, &x->meas, e)) < 0)
-				return rc;
-			snprintf(x->format, sizeof(x->format), "otel");
+		} else if (!file_exists(path, "traces.json.gz", p, sizeof(p))) {
+			file_exists(path, "traces.json", p, sizeof(p));
 		}
-		build_replay(x, profile_prefix_tokens(path));
-		return 0;
+		/* the shared prefix: profile.yaml beside the results, else base's */
+		prefix = profile_prefix_tokens(path);
+		if (base && !file_exists(path, "profile.yaml", q, sizeof(q)))
+			prefix = base->wl.prefix_tokens;
+		return read_requests(p, kind, prefix, x, e);
+	case 13:
+	case 14:
+		if (!base)
+			return err_set(e, SS_EUSAGE,
+				       "%s: a bare results file records no model or engine settings: give --experiment DIR (an experiment whose settings apply) or --model M with --tp N and the engine limits",
+				       path);
+		wl_spec_defaults(&x->wl);
+		copy_settings(base, path, x);
+		return read_requests(path, kind - 10, base->wl.prefix_tokens, x, e);
 	default:
 		return err_set(e, SS_EUSAGE,
 			       "%s: not an experiment (expected experiment.json, an inference-perf result folder, GuideLLM results or vLLM OTel spans)",
