@@ -3,6 +3,7 @@
  * and MFU from a measured latency. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "cmds.h"
 #include "servesim/alloc.h"
 #include "servesim/json.h"
+#include "servesim/kflow.h"
 #include "servesim/opgraph.h"
 
 static const char ops_usage[] =
@@ -35,6 +37,26 @@ static const char ops_usage[] =
 	"  --all-logits         LM head on every token, not only each sequence's last\n"
 	"  --measured-ms X      measured forward time: adds theoretical minimum time,\n"
 	"                       MFU overall and per layer, and each op's FLOPs share\n"
+	"  --kernel-flow JSON|@FILE\n"
+	"                       kernel-level MFU of one measured layer: every kernel row\n"
+	"                       with its operator, FLOPs, theoretical time and MFU (the\n"
+	"                       per-layer template is left out); input {metadata:\n"
+	"                       {layer_id, num_layers, total_dur_us, ...},\n"
+	"                       category_summary, kernels: [{name, category, dur_us,\n"
+	"                       half, ts, input_dims, output_dims}]}\n"
+	"  --kernel-detail JSON|@FILE  the same input, aggregated per operator\n"
+	"  --kernel-ms JSON|@FILE      {\"category\": ms, ...} per forward pass: each\n"
+	"                       category's time / layers spread over one layer's\n"
+	"                       operators by FLOPs share\n"
+	"  --layer-kind dense|moe  layer kind for --kernel-ms (default moe for MoE\n"
+	"                       models); --kernel-flow/--kernel-detail use layer_id\n"
+	"                       Mapping: direct categories (mla, moe, rmsnorm, rope,\n"
+	"                       activation, moe_gate, topk, paged_mqa, ...) go to their\n"
+	"                       operators; gemm_fp8/gemm_bf16 time is spread over the\n"
+	"                       remaining GEMM operators by FLOPs share; allreduce,\n"
+	"                       moe_align, moe_sort, mla_metadata, indexer, other and\n"
+	"                       unknown categories stay as overhead (FLOPs/MFU N/A).\n"
+	"                       moe and gemm_fp8 kernels use the fp8 peak (marked 8).\n"
 	"  --format text|json   output format (default text)\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -48,12 +70,15 @@ struct ops_opts {
 	enum dtype dtype;
 	double measured_ms;
 	enum out_format fmt;
+	/* kernel-level MFU: one of --kernel-flow / --kernel-detail / --kernel-ms */
+	enum { KM_NONE, KM_FLOW, KM_DETAIL, KM_MS } kmode;
+	const char *karg, *layer_kind;
 };
 
 static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 {
 	enum { O_CONFIG = 256, O_BATCH, O_SEQ, O_CTX, O_TP, O_DP, O_EP, O_GPU, O_DTYPE, O_ALL,
-	       O_MEAS, O_FMT };
+	       O_MEAS, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LKIND };
 	static const struct option lo[] = {
 		{"config", required_argument, 0, O_CONFIG},
 		{"batch-size", required_argument, 0, O_BATCH},
@@ -66,6 +91,10 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 		{"dtype", required_argument, 0, O_DTYPE},
 		{"all-logits", no_argument, 0, O_ALL},
 		{"measured-ms", required_argument, 0, O_MEAS},
+		{"kernel-flow", required_argument, 0, O_KFLOW},
+		{"kernel-detail", required_argument, 0, O_KDETAIL},
+		{"kernel-ms", required_argument, 0, O_KMS},
+		{"layer-kind", required_argument, 0, O_LKIND},
 		{"format", required_argument, 0, O_FMT},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
@@ -98,6 +127,16 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 		case O_ALL: o->shape.all_logits = true; break;
 		case O_MEAS: rc = cli_double("--measured-ms", optarg, 0, true, &o->measured_ms, e); break;
 		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
+		case O_KFLOW:
+		case O_KDETAIL:
+		case O_KMS:
+			if (o->kmode != KM_NONE)
+				return err_set(e, SS_EUSAGE,
+					       "give one of --kernel-flow, --kernel-detail, --kernel-ms");
+			o->kmode = c == O_KFLOW ? KM_FLOW : c == O_KDETAIL ? KM_DETAIL : KM_MS;
+			o->karg = optarg;
+			break;
+		case O_LKIND: o->layer_kind = optarg; break;
 		default:
 			return cli_bad_option("ops", argv[optind - 1], e);
 		}
@@ -107,11 +146,15 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 	if (optind < argc)
 		o->model = argv[optind++];
 	if (optind < argc)
-		return err_set(e, SS_EUSAGE, "ops: unexpected argument '%s'", argv[optind]);
+		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
 	if (o->model && o->config)
-		return err_set(e, SS_EUSAGE, "ops: give MODEL or --config PATH, not both");
+		return err_set(e, SS_EUSAGE, "give MODEL or --config PATH, not both");
 	if (!o->model && !o->config)
-		return err_set(e, SS_EUSAGE, "ops: a model is required (see 'servesim ops --help')");
+		return err_set(e, SS_EUSAGE, "a model is required (see 'servesim ops --help')");
+	if (o->kmode != KM_NONE && o->measured_ms > 0)
+		return err_set(e, SS_EUSAGE, "--measured-ms and the kernel modes exclude each other");
+	if (o->layer_kind && o->kmode != KM_MS)
+		return err_set(e, SS_EUSAGE, "--layer-kind goes with --kernel-ms");
 	if (o->dtype != DT_BF16 && o->dtype != DT_FP8)
 		return err_set(e, SS_EUSAGE, "--dtype must be bf16 or fp8 for ops, got '%s'",
 			       dtype_name(o->dtype));
@@ -169,7 +212,7 @@ static void print_text(const struct model_cfg *m, const struct ops_opts *o,
 	       gg->decode ? "decode" : "prefill", (long long)o->shape.batch,
 	       (long long)o->shape.seq_len, o->shape.seq_len > 1 ? "s" : "",
 	       (long long)o->shape.context_len, (long long)gg->tokens, gg->attn_pairs);
-	for (i = 0; i < gg->nkinds; i++) {
+	for (i = 0; o->kmode == KM_NONE && i < gg->nkinds; i++) {
 		const struct layer_kind *lk = &gg->kinds[i];
 		double lf = layer_kind_flops(lk);
 		printf("\nlayer kind '%s' x %lld (per GPU)\n", lk->name, (long long)lk->count);
@@ -269,7 +312,7 @@ static void print_json(const struct model_cfg *m, const struct ops_opts *o,
 	jw_num(&w, "attention_pairs_per_layer_per_gpu", gg->attn_pairs);
 	jw_end_obj(&w);
 	jw_arr(&w, "layers");
-	for (i = 0; i < gg->nkinds; i++) {
+	for (i = 0; o->kmode == KM_NONE && i < gg->nkinds; i++) {
 		const struct layer_kind *lk = &gg->kinds[i];
 		double lf = layer_kind_flops(lk);
 		jw_obj(&w, NULL);
@@ -335,6 +378,237 @@ static void print_json(const struct model_cfg *m, const struct ops_opts *o,
 	jw_finish(&w);
 }
 
+/* --- kernel-level MFU (--kernel-flow / --kernel-detail / --kernel-ms) --- */
+
+struct kctx {
+	const struct kernel_flow *kf;
+	const struct layer_kind *lk;
+	const struct kf_result *r;
+	double peak, peak_fp8;
+	const char *dtype;
+};
+
+static void fmt_flops(char *b, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(b, n, "N/A");
+	else
+		fmt_si(b, n, v, "FLOP");
+}
+
+static void fmt_mfu(char *b, size_t n, double v, bool fp8)
+{
+	if (isnan(v))
+		snprintf(b, n, "N/A");
+	else if (100 * v < 0.01)
+		snprintf(b, n, "<0.01%%%s", fp8 ? "\u2078" : "");
+	else
+		snprintf(b, n, 100 * v >= 10 ? "%.1f%%%s" : "%.2f%%%s", 100 * v, fp8 ? "\u2078" : "");
+}
+
+static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, int64_t m_layers)
+{
+	const struct kernel_flow *kf = k->kf;
+	const struct kf_result *r = k->r;
+	char b1[32], b2[32];
+	size_t i;
+
+	printf("\nkernel MFU  layer kind '%s'", k->lk->name);
+	if (kf->layer_id >= 0)
+		printf(", measured layer %lld of %lld%s%s", (long long)kf->layer_id,
+		       (long long)kf->num_layers, kf->fwd_pass[0] ? ", " : "", kf->fwd_pass);
+	printf("\n");
+	if (kf->layer_id >= 0) {
+		printf("            %zu kernels, %.6g us per layer (total_dur_us)", kf->nk, kf->total_dur_us);
+		if (kf->wall_us > 0)
+			printf(", wall %.6g us", kf->wall_us);
+		printf("; forward %.6g ms = total_dur_us x %lld layers\n",
+		       kf->total_dur_us * (double)kf->num_layers * 1e-3, (long long)kf->num_layers);
+	} else {
+		printf("            %zu categories, %.6g us per layer = the forward-pass times / %lld layers (uniform-layer assumption)\n",
+		       kf->ncat, kf->total_dur_us, (long long)m_layers);
+	}
+	printf("            peaks: %s %.1f TFLOP/s, fp8 %.1f TFLOP/s (MFU marked \u2078: moe and gemm_fp8 kernels, fp8 peak)\n",
+	       k->dtype, k->peak / 1e12, k->peak_fp8 / 1e12);
+	printf("            layer FLOPs %.6g per GPU: layer MFU %.2f%% of the %s peak over total_dur_us\n",
+	       layer_kind_flops(k->lk),
+	       kf->total_dur_us > 0 ? 100 * layer_kind_flops(k->lk) / k->peak / (kf->total_dur_us * 1e-6) : 0,
+	       k->dtype);
+	if (o->kmode == KM_FLOW) {
+		printf("\n  %-28s %-13s %-4s %9s  %-22s %-12s %11s %10s %9s  %s\n", "kernel", "category", "half",
+		       "dur us", "operator", "map", "FLOPs", "theory us", "MFU", "shape_in -> shape_out");
+		for (i = 0; i < kf->nk; i++) {
+			const struct kf_kernel *kk = &kf->k[i];
+			const struct kf_row *row = &r->rows[i];
+			char th[32], op[200];
+			fmt_flops(b1, sizeof(b1), row->flops);
+			fmt_mfu(b2, sizeof(b2), row->mfu, row->fp8);
+			if (isnan(row->theory_us))
+				snprintf(th, sizeof(th), "N/A");
+			else
+				snprintf(th, sizeof(th), "%.4g", row->theory_us);
+			if (row->map == KF_PROPORTIONAL)
+				snprintf(op, sizeof(op), "(%s group)", kk->category);
+			else
+				snprintf(op, sizeof(op), "%s", row->op[0] ? row->op : "-");
+			printf("  %-28.28s %-13.13s %-4s %9.3f  %-22.22s %-12s %11s %10s %9s  %s -> %s\n",
+			       kk->name, kk->category, kk->half[0] ? kk->half : "-", kk->dur_us,
+			       op, kf_map_name(row->map), b1, th, b2,
+			       kk->shape_in[0] ? kk->shape_in : "-", kk->shape_out[0] ? kk->shape_out : "-");
+		}
+	} else {
+		printf("\n  %-22s %-9s %-12s %11s %10s %10s %9s\n", "operator", "category", "map", "FLOPs",
+		       "time us", "theory us", "MFU");
+		for (i = 0; i < r->nops; i++) {
+			const struct kf_op *ko = &r->ops[i];
+			char t[32], th[32];
+			fmt_flops(b1, sizeof(b1), ko->op->flops);
+			fmt_mfu(b2, sizeof(b2), ko->mfu, ko->fp8);
+			snprintf(t, sizeof(t), isnan(ko->time_us) ? "-" : "%.4g", ko->time_us);
+			snprintf(th, sizeof(th), isnan(ko->theory_us) ? "-" : "%.4g", ko->theory_us);
+			printf("  %-22s %-9s %-12s %11s %10s %10s %9s\n", ko->op->name,
+			       op_cat_name(ko->op->cat), isnan(ko->time_us) ? "-" : kf_map_name(ko->map),
+			       b1, t, th, isnan(ko->mfu) ? "-" : b2);
+		}
+	}
+	printf("\n  mapped to operators %.6g us, overhead (no FLOPs) %.6g us\n", r->mapped_us,
+	       r->overhead_us);
+	printf("  direct: a category with its own operators (1:1 in order when the counts agree,\n"
+	       "  else by FLOPs share); proportional: generic GEMM time spread over the GEMM\n"
+	       "  operators no direct category claimed, by FLOPs share; overhead: kept, N/A\n");
+	if (r->groups[0]) {
+		char tmp[1100], *tok, *save = NULL;
+		snprintf(tmp, sizeof(tmp), "%s", r->groups);
+		printf("  spread by FLOPs share:\n");
+		for (tok = strtok_r(tmp, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
+			printf("    %s\n", tok[0] == ' ' ? tok + 1 : tok);
+	}
+	if (r->unknown[0])
+		printf("  unknown categories, kept as overhead: %s\n", r->unknown);
+	if (r->unmodelled[0])
+		printf("  categories with no operator in this layer kind, kept as overhead: %s\n",
+		       r->unmodelled);
+}
+
+static void jw_num_or_null(struct jw *w, const char *key, double v)
+{
+	if (isnan(v))
+		jw_null(w, key);
+	else
+		jw_num(w, key, v);
+}
+
+static void print_kernel_json(const struct ops_opts *o, const struct kctx *k)
+{
+	const struct kf_result *r = k->r;
+	struct jw w;
+	size_t i;
+
+	jw_init(&w, stdout, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "layer_kind", k->lk->name);
+	if (k->kf->layer_id >= 0) {
+		jw_int(&w, "layer_id", k->kf->layer_id);
+		jw_int(&w, "num_layers", k->kf->num_layers);
+		jw_num(&w, "forward_ms", k->kf->total_dur_us * (double)k->kf->num_layers * 1e-3);
+	}
+	jw_num(&w, "total_dur_us", k->kf->total_dur_us);
+	jw_num(&w, "mapped_us", r->mapped_us);
+	jw_num(&w, "overhead_us", r->overhead_us);
+	jw_str(&w, "unknown_categories", r->unknown);
+	jw_str(&w, "unmodelled_categories", r->unmodelled);
+	if (o->kmode == KM_FLOW) {
+		jw_arr(&w, "kernels");
+		for (i = 0; i < r->nrows; i++) {
+			jw_obj(&w, NULL);
+			jw_str(&w, "name", k->kf->k[i].name);
+			jw_str(&w, "category", k->kf->k[i].category);
+			jw_num(&w, "dur_us", k->kf->k[i].dur_us);
+			jw_str(&w, "operator", r->rows[i].op);
+			jw_str(&w, "map", kf_map_name(r->rows[i].map));
+			jw_num_or_null(&w, "flops", r->rows[i].flops);
+			jw_num_or_null(&w, "theory_us", r->rows[i].theory_us);
+			jw_num_or_null(&w, "mfu", r->rows[i].mfu);
+			jw_bool(&w, "fp8_peak", r->rows[i].fp8);
+			jw_str(&w, "shape_in", k->kf->k[i].shape_in);
+			jw_str(&w, "shape_out", k->kf->k[i].shape_out);
+			jw_end_obj(&w);
+		}
+		jw_end_arr(&w);
+	} else {
+		jw_arr(&w, "operators");
+		for (i = 0; i < r->nops; i++) {
+			jw_obj(&w, NULL);
+			jw_str(&w, "name", r->ops[i].op->name);
+			jw_num(&w, "flops", r->ops[i].op->flops);
+			jw_str(&w, "map", isnan(r->ops[i].time_us) ? "none" : kf_map_name(r->ops[i].map));
+			jw_num_or_null(&w, "time_us", r->ops[i].time_us);
+			jw_num_or_null(&w, "theory_us", r->ops[i].theory_us);
+			jw_num_or_null(&w, "mfu", r->ops[i].mfu);
+			jw_bool(&w, "fp8_peak", r->ops[i].fp8);
+			jw_end_obj(&w);
+		}
+		jw_end_arr(&w);
+	}
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+/* the layer kind a kernel flow measured: layer_id, or --layer-kind */
+static int pick_kind(const struct model_cfg *m, const struct ops_opts *o,
+		     const struct kernel_flow *kf, const struct opgraph *gg,
+		     const struct layer_kind **out, struct err *e)
+{
+	const char *want;
+	size_t i;
+
+	if (kf->layer_id >= 0) {
+		if (kf->layer_id >= m->layers)
+			return err_set(e, SS_EDATA, "%s: metadata.layer_id %lld is past the model's %lld layers",
+				       o->karg[0] == '@' ? o->karg + 1 : "--kernel-flow",
+				       (long long)kf->layer_id, (long long)m->layers);
+		want = m->is_moe[kf->layer_id] ? "moe" : "dense";
+	} else {
+		want = o->layer_kind ? o->layer_kind : m->n_moe_layers > 0 ? "moe" : "dense";
+	}
+	for (i = 0; i < gg->nkinds; i++)
+		if (strcmp(gg->kinds[i].name, want) == 0) {
+			*out = &gg->kinds[i];
+			return 0;
+		}
+	return err_set(e, SS_EUSAGE, "%s has no '%s' layers (--layer-kind dense|moe)", m->id, want);
+}
+
+/* parse and map the kernel input (nothing printed yet: bad input leaves no
+ * partial output) */
+static int kernel_prepare(const struct model_cfg *m, const struct ops_opts *o,
+			  const struct gpu_spec *g, const struct opgraph *gg, struct kernel_flow *kf,
+			  struct kf_result *r, struct kctx *k, struct err *e)
+{
+	int rc = o->kmode == KM_MS ? kflow_parse_ms(o->karg, kf, e) : kflow_parse(o->karg, kf, e);
+
+	if (rc < 0)
+		return rc;
+	if (o->kmode == KM_MS) { /* forward-pass totals -> one layer */
+		size_t i;
+		for (i = 0; i < kf->ncat; i++)
+			kf->cat[i].dur_us /= (double)m->layers;
+		kf->total_dur_us /= (double)m->layers;
+	}
+	memset(k, 0, sizeof(*k));
+	if ((rc = pick_kind(m, o, kf, gg, &k->lk, e)) < 0 ||
+	    (rc = kflow_map(kf, k->lk, g->peak_flops[o->dtype], g->peak_flops[DT_FP8], r, e)) < 0) {
+		kflow_release(kf);
+		return rc;
+	}
+	k->kf = kf;
+	k->r = r;
+	k->peak = g->peak_flops[o->dtype];
+	k->peak_fp8 = g->peak_flops[DT_FP8] > 0 ? g->peak_flops[DT_FP8] : k->peak;
+	k->dtype = dtype_name(o->dtype);
+	return 0;
+}
+
 int cmd_ops(int argc, char **argv, struct err *e)
 {
 	struct ops_opts o;
@@ -368,6 +642,23 @@ int cmd_ops(int argc, char **argv, struct err *e)
 	if ((rc = opgraph_build(m, &o.par, &o.shape, o.dtype, o.dtype, &gg, e)) < 0)
 		goto out;
 	model_params(m, &pc);
+	if (o.kmode != KM_NONE) {
+		struct kernel_flow kf;
+		struct kf_result r;
+		struct kctx k;
+		if ((rc = kernel_prepare(m, &o, g, &gg, &kf, &r, &k, e)) < 0)
+			goto out;
+		if (o.fmt == FMT_JSON) {
+			print_kernel_json(&o, &k);
+		} else {
+			print_text(m, &o, g, &gm, &gg, &pc);
+			print_kernel_text(&o, &k, m->layers);
+		}
+		kflow_result_release(&r);
+		kflow_release(&kf);
+		rc = 0;
+		goto out;
+	}
 	if (o.fmt == FMT_JSON)
 		print_json(m, &o, g, &gm, &gg, &pc);
 	else
