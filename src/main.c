@@ -14,6 +14,7 @@ static const char main_usage[] =
 	"  calibrate PATH...  tier-1 fit of overhead terms from measured runs\n"
 	"  import PATH        convert inference-perf / GuideLLM / OTel results into an experiment\n"
 	"  ops MODEL          operator sequence, shapes, FLOPs, bytes and MFU of one forward pass\n"
+	"  roofline MODEL     markdown report: what bounds prefill and decode (compute, HBM, network)\n"
 	"  models             models known to data/models (ids, aliases, parameters)\n"
 	"  gpus               GPUs known to data/gpus.json\n"
 	"\n"
@@ -30,6 +31,7 @@ static const struct {
 	{"import", cmd_import},
 	{"calibrate", cmd_calibrate},
 	{"ops", cmd_ops},
+	{"roofline", cmd_roofline},
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},
 };

@@ -1,0 +1,46 @@
+/* roofline.h - which resource bounds a forward pass: FLOPs and bytes of the
+ * operator graph (efficient execution: flash attention, fused operators,
+ * each weight read once per step) against the GPU's peak compute, achievable
+ * HBM bandwidth and interconnect.
+ *
+ *   T_comp = FLOPs / peak(dtype)            (dense tensor-core peak, eta = 1)
+ *   T_hbm  = HBM bytes / (BW x bw_eff)      (weights + activations + KV)
+ *   T_net  = collective bytes / link BW     (TP all-reduce, EP all-to-all)
+ *   T_est  = max(T_comp, T_hbm, T_net)
+ * Regime: the largest term; HBM splits into "HBM weights" and "HBM KV" by
+ * the larger byte class.  Arithmetic intensity = FLOPs / HBM bytes against
+ * the ridge point peak / (BW x bw_eff). */
+#ifndef SERVESIM_ROOFLINE_H
+#define SERVESIM_ROOFLINE_H
+
+#include <stdint.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+#include "servesim/model.h"
+
+struct rl_point {
+	int64_t batch, seq, kv_len;   /* requests, new tokens each, cached tokens each */
+	double flops;                 /* per GPU, one forward pass */
+	double weight_bytes, act_bytes, kv_bytes, net_bytes;
+	double t_comp, t_hbm, t_net, t_est; /* seconds */
+	double intensity;             /* FLOP per HBM byte */
+	const char *regime;           /* "compute", "HBM weights", "HBM KV", "network" */
+};
+
+struct rl_cfg {
+	const struct model_cfg *m;
+	const struct gpu_spec *g;
+	struct parallel p;
+	enum dtype wdt, kvdt;
+};
+
+/* One forward pass of batch requests, seq new tokens after kv_len cached. */
+int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,
+	    struct rl_point *out, struct err *e);
+double rl_ridge(const struct rl_cfg *c);
+/* Smallest decode batch (<= max) at kv_len where T_comp >= T_hbm; 0 if none. */
+int rl_critical_batch(const struct rl_cfg *c, int64_t kv_len, int64_t max, int64_t *out,
+		      struct err *e);
+
+#endif

@@ -1,0 +1,390 @@
+/* roofline.c - `servesim roofline MODEL`: a markdown report of which
+ * resource (compute, HBM weights, HBM KV, network) bounds prefill and decode,
+ * with sweeps over batch, KV length and sequence length and the guidance
+ * that follows from the dominant term. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "servesim/afile.h"
+#include "servesim/alloc.h"
+#include "servesim/roofline.h"
+
+static const char roofline_usage[] =
+	"usage: servesim roofline MODEL [options]\n"
+	"       servesim roofline --config PATH [options]\n"
+	"\n"
+	"Markdown report (stdout, or -o FILE) of what bounds one forward pass of MODEL\n"
+	"on a GPU: FLOPs and HBM bytes (weights, activations, KV) of the operator graph\n"
+	"in efficient execution (flash attention, fused operators, each weight read\n"
+	"once per step), collective bytes, and\n"
+	"  T_comp = FLOPs / dense peak, T_hbm = bytes / (HBM BW x bw_eff),\n"
+	"  T_net = collective bytes / link BW, T_est = max of the three,\n"
+	"arithmetic intensity against the ridge point, the regime per phase, sweeps\n"
+	"(decode over batch and KV length with the critical batch, prefill over\n"
+	"sequence length) and guidance from the dominant term.  Peaks, bandwidth,\n"
+	"bw_eff and link bandwidth come from data/gpus.json (see `servesim gpus`).\n"
+	"\n"
+	"options:\n"
+	"  --config PATH        an HF config.json instead of a registry model\n"
+	"  --gpu G              GPU (default h100)\n"
+	"  --dtype bf16|fp8     weight / GEMM dtype (default bf16)\n"
+	"  --kv-dtype bf16|fp8  KV-cache dtype (default: --dtype)\n"
+	"  --tp N --dp N --ep N parallelism (default 1, 1, and tp x dp for MoE models)\n"
+	"  --batch B            requests in the batch, split over DP (default 8)\n"
+	"  --seq S              prompt tokens per request for prefill (default 1024)\n"
+	"  --kv-len L           cached tokens per request for decode (default 1024)\n"
+	"  --phase prefill|decode|all   phases to report (default all)\n"
+	"  -o FILE              write the report to FILE (atomically)\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
+
+struct rl_opts {
+	const char *model, *config, *gpu, *out;
+	enum dtype dtype, kvdt;
+	bool kv_given, ep_given, prefill, decode;
+	struct parallel par;
+	int64_t batch, seq, kv_len;
+};
+
+static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
+{
+	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_KVDT, O_TP, O_DP, O_EP, O_BATCH, O_SEQ, O_KV,
+	       O_PHASE };
+	static const struct option lo[] = {
+		{"config", required_argument, 0, O_CONFIG}, {"gpu", required_argument, 0, O_GPU},
+		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVDT},
+		{"tp", required_argument, 0, O_TP}, {"dp", required_argument, 0, O_DP},
+		{"ep", required_argument, 0, O_EP}, {"batch", required_argument, 0, O_BATCH},
+		{"seq", required_argument, 0, O_SEQ}, {"kv-len", required_argument, 0, O_KV},
+		{"phase", required_argument, 0, O_PHASE}, {"output", required_argument, 0, 'o'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	int64_t v;
+	int c, rc = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->gpu = "h100";
+	o->dtype = o->kvdt = DT_BF16;
+	o->par = (struct parallel){1, 1, 1, 1};
+	o->batch = 8;
+	o->seq = 1024;
+	o->kv_len = 1024;
+	o->prefill = o->decode = true;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(roofline_usage, stdout); return 1;
+		case 'o': o->out = optarg; break;
+		case O_CONFIG: o->config = optarg; break;
+		case O_GPU: o->gpu = optarg; break;
+		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
+		case O_KVDT: rc = dtype_parse(optarg, &o->kvdt, e); o->kv_given = true; break;
+		case O_TP: rc = cli_int("--tp", optarg, 1, 4096, &v, e); o->par.tp = (int)v; break;
+		case O_DP: rc = cli_int("--dp", optarg, 1, 4096, &v, e); o->par.dp = (int)v; break;
+		case O_EP: rc = cli_int("--ep", optarg, 1, 4096, &v, e); o->par.ep = (int)v; o->ep_given = true; break;
+		case O_BATCH: rc = cli_int("--batch", optarg, 1, 1 << 20, &o->batch, e); break;
+		case O_SEQ: rc = cli_int("--seq", optarg, 1, 1 << 22, &o->seq, e); break;
+		case O_KV: rc = cli_int("--kv-len", optarg, 0, 1 << 24, &o->kv_len, e); break;
+		case O_PHASE:
+			if (strcmp(optarg, "prefill") == 0)
+				o->decode = false;
+			else if (strcmp(optarg, "decode") == 0)
+				o->prefill = false;
+			else if (strcmp(optarg, "all") != 0)
+				return err_set(e, SS_EUSAGE, "--phase must be prefill, decode or all, got '%s'",
+					       optarg);
+			break;
+		default: return cli_bad_option("roofline", argv[optind - 1], e);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (optind < argc)
+		o->model = argv[optind++];
+	if (optind < argc)
+		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
+	if (!o->model == !o->config)
+		return err_set(e, SS_EUSAGE, "give MODEL or --config PATH (see 'servesim roofline --help')");
+	if (!o->kv_given)
+		o->kvdt = o->dtype;
+	return 0;
+}
+
+static void fmt_time(char *b, size_t n, double s)
+{
+	if (s >= 1)
+		snprintf(b, n, "%.3g s", s);
+	else if (s >= 1e-3)
+		snprintf(b, n, "%.3g ms", s * 1e3);
+	else
+		snprintf(b, n, "%.3g us", s * 1e6);
+}
+
+static const char *bytes_si(char *b, size_t n, double v)
+{
+	fmt_si(b, n, v, "B");
+	return b;
+}
+
+static void point_row(FILE *f, const char *label, const struct rl_point *p)
+{
+	char a[32], b[32], c[32], d[32], t1[32], t2[32], t3[32], t4[32], fl[32];
+	double hbm = p->weight_bytes + p->act_bytes + p->kv_bytes;
+
+	fmt_si(fl, sizeof(fl), p->flops, "FLOP");
+	fmt_time(t1, sizeof(t1), p->t_comp);
+	fmt_time(t2, sizeof(t2), p->t_hbm);
+	fmt_time(t3, sizeof(t3), p->t_net);
+	fmt_time(t4, sizeof(t4), p->t_est);
+	fprintf(f, "| %s | %s | %s | %s | %s | %s | %.3g | %s | %s | %s | %s | %s | %.1f%% |\n", label, fl,
+		bytes_si(a, sizeof(a), p->weight_bytes), bytes_si(b, sizeof(b), p->act_bytes),
+		bytes_si(c, sizeof(c), p->kv_bytes), bytes_si(d, sizeof(d), p->net_bytes), p->intensity,
+		t1, t2, t3, t4, p->regime, hbm > 0 ? 100 * p->weight_bytes / hbm : 0);
+}
+
+static void table_head(FILE *f, const char *first)
+{
+	fprintf(f, "| %s | FLOPs | weights | activations | KV | network | FLOP/B | T_comp | T_hbm | T_net | T_est | regime | weights / HBM bytes |\n",
+		first);
+	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+}
+
+static const char *guidance(const char *regime)
+{
+	if (strcmp(regime, "compute") == 0)
+		return "compute-bound: the tensor cores are the limit; gains come from higher utilisation "
+		       "(larger GEMM tiles, fusion, fewer small kernels), a lower-precision dtype (fp8), or more GPUs";
+	if (strcmp(regime, "HBM weights") == 0)
+		return "bound by streaming weights: batch more requests per step (weights are read once per step), "
+		       "keep weights resident across steps, or compress them (fp8/int4 weights)";
+	if (strcmp(regime, "HBM KV") == 0)
+		return "bound by reading the KV cache: a smaller KV dtype (fp8 KV), a more compact KV format "
+		       "(MLA, GQA, sliding window, sparse attention), or fewer/shorter contexts per GPU";
+	return "bound by the interconnect: overlap collectives with compute, a topology with more link "
+	       "bandwidth, or less tensor/expert parallelism";
+}
+
+static int sweep(FILE *f, const struct rl_cfg *c, const char *title, const char *col,
+		 const int64_t *vals, size_t n, int what, int64_t batch, int64_t seq, int64_t kv,
+		 struct err *e)
+{
+	struct rl_point pt;
+	char label[64];
+	size_t i;
+	int rc;
+
+	fprintf(f, "### %s\n\n", title);
+	table_head(f, col);
+	for (i = 0; i < n; i++) {
+		int64_t b = what == 0 ? vals[i] : batch, s = what == 2 ? vals[i] : seq,
+			l = what == 1 ? vals[i] : kv;
+		if ((rc = rl_eval(c, b, s, l, &pt, e)) < 0)
+			return rc;
+		snprintf(label, sizeof(label), "%lld", (long long)vals[i]);
+		point_row(f, label, &pt);
+	}
+	fprintf(f, "\n");
+	return 0;
+}
+
+static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
+		  const struct gpu_spec *g, struct err *e)
+{
+	static const int64_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+	static const int64_t kvs[] = {256, 1024, 4096, 16384, 65536};
+	static const int64_t seqs[] = {128, 512, 1024, 2048, 4096, 8192, 16384};
+	struct rl_cfg c = {m, g, o->par, o->dtype, o->kvdt};
+	struct param_counts pc;
+	struct rl_point pf, dc;
+	char b1[80], b2[32], b3[32];
+	int64_t crit = 0;
+	double ridge = rl_ridge(&c), wgpu, kvtok;
+	int rc;
+
+	model_params(m, &pc);
+	if (o->prefill && (rc = rl_eval(&c, o->batch, o->seq, 0, &pf, e)) < 0)
+		return rc;
+	if (o->decode && ((rc = rl_eval(&c, o->batch, 1, o->kv_len, &dc, e)) < 0 ||
+			  (rc = rl_critical_batch(&c, o->kv_len, 1 << 16, &crit, e)) < 0))
+		return rc;
+	fprintf(f, "# Roofline: %s on %s\n\n", m->id, g->name);
+	fprintf(f, "%s weights, %s KV cache, TP %d, DP %d, EP %d; batch %lld requests (%lld per DP rank).\n\n",
+		dtype_name(o->dtype), dtype_name(o->kvdt), o->par.tp, o->par.dp, o->par.ep,
+		(long long)o->batch, (long long)((o->batch + o->par.dp - 1) / o->par.dp));
+	fprintf(f, "## Architecture\n\n");
+	fprintf(f, "- family %s, %lld layers, hidden %lld, vocab %lld\n", m->model_type,
+		(long long)m->layers, (long long)m->hidden, (long long)m->vocab);
+	if (m->attn == ATTN_MLA)
+		fprintf(f, "- attention: MLA, %lld heads, q_lora %lld, kv_lora %lld (KV per token and layer: %lld values)\n",
+			(long long)m->heads, (long long)m->q_lora_rank, (long long)m->kv_lora_rank,
+			(long long)(m->kv_lora_rank + m->qk_rope_dim));
+	else
+		fprintf(f, "- attention: %s, %lld heads, %lld KV heads, head dim %lld\n", attn_kind_name(m->attn),
+			(long long)m->heads, (long long)m->kv_heads, (long long)m->head_dim);
+	if (m->n_experts > 0)
+		fprintf(f, "- MoE: %lld routed experts (top-%lld, width %lld), %lld shared, %lld MoE layers of %lld\n",
+			(long long)m->n_experts, (long long)m->top_k, (long long)m->moe_intermediate,
+			(long long)m->n_shared_experts, (long long)m->n_moe_layers, (long long)m->layers);
+	else
+		fprintf(f, "- FFN: dense, intermediate %lld\n", (long long)m->intermediate);
+	fprintf(f, "\n| module | parameters | share |\n|---|---:|---:|\n");
+	{
+		const char *names[] = {"embedding", "attention", "dense FFN", "routed experts",
+				       "shared experts", "router", "norms", "LM head"};
+		double v[] = {pc.embedding, pc.attention, pc.dense_ffn, pc.experts, pc.shared_experts,
+			      pc.router, pc.norms, pc.lm_head};
+		size_t i;
+		for (i = 0; i < 8; i++)
+			if (v[i] > 0) {
+				fmt_count(b1, sizeof(b1), v[i]);
+				fprintf(f, "| %s | %s | %.1f%% |\n", names[i], b1, 100 * v[i] / pc.total);
+			}
+		fmt_count(b1, sizeof(b1), pc.total);
+		fmt_count(b2, sizeof(b2), pc.active);
+		fprintf(f, "| total (active per token) | %s (%s) | |\n\n", b1, b2);
+	}
+	wgpu = model_weight_bytes_per_gpu(m, &o->par, dtype_bytes(o->dtype));
+	kvtok = model_kv_bytes_per_token_per_gpu(m, &o->par, dtype_bytes(o->kvdt));
+	fprintf(f, "## Memory per GPU\n\n");
+	fprintf(f, "- weights %s; KV cache %s per token, %s for the decode batch (%lld requests x %lld tokens)\n",
+		bytes_si(b1, sizeof(b1), wgpu), bytes_si(b2, sizeof(b2), kvtok),
+		bytes_si(b3, sizeof(b3), kvtok * (double)((o->batch + o->par.dp - 1) / o->par.dp) *
+						  (double)(o->kv_len + 1)),
+		(long long)((o->batch + o->par.dp - 1) / o->par.dp), (long long)(o->kv_len + 1));
+	{
+		double kvb = kvtok * (double)((o->batch + o->par.dp - 1) / o->par.dp) * (double)(o->kv_len + 1);
+		fprintf(f, "- GPU memory %s: weights take %.1f%%, weights + decode KV %.1f%%%s\n\n",
+			bytes_si(b1, sizeof(b1), g->mem_bytes), 100 * wgpu / g->mem_bytes,
+			100 * (wgpu + kvb) / g->mem_bytes,
+			wgpu + kvb > g->mem_bytes ? " (does not fit: the bounds below are what the shape would cost, "
+						    "not a runnable configuration; add parallelism or shrink batch / context)"
+						  : "");
+	}
+	fprintf(f, "## Hardware\n\n");
+	fprintf(f, "- %s dense peak %.1f TFLOP/s; HBM %.2f TB/s x bw_eff %.2f = %.2f TB/s; link %.0f GB/s\n",
+		dtype_name(o->dtype), g->peak_flops[o->dtype] / 1e12, g->hbm_bw / 1e12, g->bw_eff,
+		g->hbm_bw * g->bw_eff / 1e12, g->link_bw / 1e9);
+	fprintf(f, "- ridge point %.0f FLOP/B: a phase with lower arithmetic intensity is bandwidth-bound\n\n",
+		ridge);
+	fprintf(f, "## Phases (one forward pass, per GPU)\n\n");
+	table_head(f, "phase");
+	if (o->prefill) {
+		snprintf(b1, sizeof(b1), "prefill B=%lld S=%lld", (long long)o->batch, (long long)o->seq);
+		point_row(f, b1, &pf);
+	}
+	if (o->decode) {
+		snprintf(b1, sizeof(b1), "decode B=%lld L=%lld", (long long)o->batch, (long long)o->kv_len);
+		point_row(f, b1, &dc);
+	}
+	fprintf(f, "\n");
+	if (o->prefill)
+		fprintf(f, "- prefill: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", pf.regime, pf.intensity, ridge);
+	if (o->decode) {
+		fprintf(f, "- decode: %s (intensity %.3g FLOP/B vs ridge %.0f); weights are %.1f%% of its HBM bytes\n",
+			dc.regime, dc.intensity, ridge,
+			100 * dc.weight_bytes / (dc.weight_bytes + dc.act_bytes + dc.kv_bytes));
+		if (crit > 0)
+			fprintf(f, "- critical batch at L=%lld: %lld requests (decode turns compute-bound: T_comp >= T_hbm)\n",
+				(long long)o->kv_len, (long long)crit);
+		else
+			fprintf(f, "- critical batch at L=%lld: none up to 65536 requests (KV traffic grows with the batch as fast as FLOPs)\n",
+				(long long)o->kv_len);
+		if (o->kv_len > 0) {
+			int64_t c0 = 0;
+			if ((rc = rl_critical_batch(&c, 0, 1 << 16, &c0, e)) < 0)
+				return rc;
+			if (c0 > 0)
+				fprintf(f, "- critical batch without KV traffic (L=0, weights only): %lld requests\n",
+					(long long)c0);
+			else
+				fprintf(f, "- critical batch without KV traffic (L=0): none up to 65536 requests\n");
+		}
+	}
+	fprintf(f, "\n## Sweeps\n\n");
+	if (o->decode) {
+		snprintf(b1, sizeof(b1), "Decode over batch at L=%lld", (long long)o->kv_len);
+		if ((rc = sweep(f, &c, b1, "batch", batches, sizeof(batches) / sizeof(batches[0]), 0,
+				o->batch, 1, o->kv_len, e)) < 0)
+			return rc;
+		snprintf(b1, sizeof(b1), "Decode over KV length at B=%lld", (long long)o->batch);
+		if ((rc = sweep(f, &c, b1, "KV length", kvs, sizeof(kvs) / sizeof(kvs[0]), 1, o->batch, 1,
+				0, e)) < 0)
+			return rc;
+	}
+	if (o->prefill) {
+		snprintf(b1, sizeof(b1), "Prefill over sequence length at B=%lld", (long long)o->batch);
+		if ((rc = sweep(f, &c, b1, "sequence", seqs, sizeof(seqs) / sizeof(seqs[0]), 2, o->batch, 0,
+				0, e)) < 0)
+			return rc;
+	}
+	fprintf(f, "## Guidance\n\n");
+	if (o->prefill)
+		fprintf(f, "- prefill is %s\n", guidance(pf.regime));
+	if (o->decode)
+		fprintf(f, "- decode is %s\n", guidance(dc.regime));
+	fprintf(f, "\nModel: efficient execution (flash attention: no S x S scores in HBM; fused operators; each weight read once per step; "
+		   "routed experts: only the experts the batch activates), dense peak with utilisation 1 (an upper bound on speed), "
+		   "HBM at bw_eff of the datasheet bandwidth, collectives at the link bandwidth without overlap.\n");
+	return 0;
+}
+
+int cmd_roofline(int argc, char **argv, struct err *e)
+{
+	struct rl_opts o;
+	struct cli_env env;
+	struct model_cfg *m;
+	const struct gpu_spec *g;
+	struct afile af;
+	int rc = parse(argc, argv, &o, e);
+
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	cli_env_init(&env);
+	m = xcalloc(1, sizeof(*m));
+	memset(&af, 0, sizeof(af));
+	if ((rc = cli_load_model(&env, o.model, o.config, m, e)) < 0 ||
+	    (rc = cli_find_gpu(&env, o.gpu, &g, e)) < 0)
+		goto out;
+	if (g->peak_flops[o.dtype] <= 0) {
+		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", g->id, dtype_name(o.dtype));
+		goto out;
+	}
+	if (!o.ep_given)
+		o.par.ep = m->n_experts > 0 ? o.par.tp * o.par.dp : 1;
+	if (o.out) {
+		if ((rc = afile_open(&af, o.out, e)) < 0)
+			goto out;
+		if ((rc = report(af.f, &o, m, g, e)) < 0) {
+			afile_abort(&af);
+			goto out;
+		}
+		rc = afile_commit(&af, e);
+		if (rc == 0)
+			fprintf(stderr, "servesim roofline: report written to %s\n", o.out);
+	} else {
+		/* into memory first: an error leaves no partial report on stdout */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mf = open_memstream(&buf, &len);
+		if (!mf) {
+			rc = err_set(e, SS_ERUNTIME, "out of memory");
+			goto out;
+		}
+		rc = report(mf, &o, m, g, e);
+		fclose(mf);
+		if (rc == 0)
+			fwrite(buf, 1, len, stdout);
+		free(buf);
+	}
+out:
+	free(m);
+	cli_env_release(&env);
+	return rc;
+}
