@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
+#include "servesim/opgraph.h"
 #include "servesim/roofline.h"
 
 static const char roofline_usage[] =
@@ -41,12 +42,18 @@ static const char roofline_usage[] =
 	"  --kv-len L           cached tokens per request for decode (default 1024)\n"
 	"  --phase prefill|decode|all   phases to report (default all)\n"
 	"  -o FILE              write the report to FILE (atomically)\n"
+	"  --grid FILE.csv      also write a full-factorial decode grid (batch 1, 8,\n"
+	"                       64, 512 x KV length 256, 4096 x KV dtype bf16, fp8)\n"
 	"  -h, --help           this help\n"
+	"\n"
+	"The report also has a Mermaid diagram of each layer kind and a sensitivity\n"
+	"ranking of knobs (batch, KV length, KV dtype bytes, top-k, hidden size, EP) by\n"
+	"their effect on decode T_est.\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
 struct rl_opts {
-	const char *model, *config, *gpu, *out;
+	const char *model, *config, *gpu, *out, *grid;
 	enum dtype dtype, kvdt;
 	bool kv_given, ep_given, prefill, decode;
 	struct parallel par;
@@ -56,7 +63,7 @@ struct rl_opts {
 static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 {
 	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_KVDT, O_TP, O_DP, O_EP, O_BATCH, O_SEQ, O_KV,
-	       O_PHASE };
+	       O_PHASE, O_GRID };
 	static const struct option lo[] = {
 		{"config", required_argument, 0, O_CONFIG}, {"gpu", required_argument, 0, O_GPU},
 		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVDT},
@@ -64,6 +71,7 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		{"ep", required_argument, 0, O_EP}, {"batch", required_argument, 0, O_BATCH},
 		{"seq", required_argument, 0, O_SEQ}, {"kv-len", required_argument, 0, O_KV},
 		{"phase", required_argument, 0, O_PHASE}, {"output", required_argument, 0, 'o'},
+		{"grid", required_argument, 0, O_GRID},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int64_t v;
 	int c, rc = 0;
@@ -82,6 +90,7 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		switch (c) {
 		case 'h': fputs(roofline_usage, stdout); return 1;
 		case 'o': o->out = optarg; break;
+		case O_GRID: o->grid = optarg; break;
 		case O_CONFIG: o->config = optarg; break;
 		case O_GPU: o->gpu = optarg; break;
 		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
@@ -194,6 +203,143 @@ static int sweep(FILE *f, const struct rl_cfg *c, const char *title, const char 
 	return 0;
 }
 
+/* one layer of each kind as a Mermaid flowchart (operators in order) */
+static int mermaid(FILE *f, const struct rl_cfg *c, int64_t batch, int64_t kv, struct err *e)
+{
+	struct pass_shape sh = {batch, 1, kv, false};
+	struct opgraph og;
+	size_t i, j;
+	int rc;
+
+	if ((rc = opgraph_build(c->m, &c->p, &sh, c->wdt, c->kvdt, &og, e)) < 0)
+		return rc;
+	for (i = 0; i < og.nkinds; i++) {
+		const struct layer_kind *lk = &og.kinds[i];
+		if (strcmp(lk->name, "embed+head") == 0)
+			continue;
+		fprintf(f, "Layer kind `%s` (x %lld per GPU), decode:\n\n```mermaid\nflowchart LR\n", lk->name,
+			(long long)lk->count);
+		for (j = 0; j < lk->nops; j++)
+			fprintf(f, "  %s%zu[\"%s<br/>%s\"]\n", lk->name, j, lk->ops[j].name,
+				op_cat_name(lk->ops[j].cat));
+		for (j = 0; j + 1 < lk->nops; j++)
+			fprintf(f, "  %s%zu --> %s%zu\n", lk->name, j, lk->name, j + 1);
+		fprintf(f, "```\n\n");
+	}
+	opgraph_release(&og);
+	return 0;
+}
+
+/* decode T_est with one knob changed, as a ratio to the baseline */
+struct knob {
+	const char *name, *change;
+	double ratio;
+	bool valid;
+};
+
+static int cmp_knob(const void *a, const void *b)
+{
+	const struct knob *x = a, *y = b;
+	double dx = fabs(log(x->ratio)), dy = fabs(log(y->ratio));
+	return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+static int sensitivity(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struct err *e)
+{
+	struct model_cfg *m2 = xmalloc(sizeof(*m2));
+	struct rl_point base, pt;
+	struct rl_cfg c2;
+	struct knob k[6];
+	size_t n = 0, i;
+	int rc;
+
+	if ((rc = rl_eval(c, o->batch, 1, o->kv_len, &base, e)) < 0)
+		goto out;
+	k[n] = (struct knob){"batch", "x2", 0, true};
+	if ((rc = rl_eval(c, o->batch * 2, 1, o->kv_len, &pt, e)) < 0)
+		goto out;
+	k[n++].ratio = pt.t_est / base.t_est;
+	k[n] = (struct knob){"KV length", "x2", 0, true};
+	if ((rc = rl_eval(c, o->batch, 1, o->kv_len * 2 + 1, &pt, e)) < 0)
+		goto out;
+	k[n++].ratio = pt.t_est / base.t_est;
+	c2 = *c;
+	c2.kvdt = c->kvdt == DT_FP8 ? DT_BF16 : DT_FP8;
+	k[n] = (struct knob){"KV dtype bytes", c->kvdt == DT_FP8 ? "x2 (fp8 -> bf16)" : "/2 (bf16 -> fp8)",
+			     0, true};
+	if ((rc = rl_eval(&c2, o->batch, 1, o->kv_len, &pt, e)) < 0)
+		goto out;
+	k[n++].ratio = pt.t_est / base.t_est;
+	if (c->m->n_experts > 0 && c->m->top_k * 2 <= c->m->n_experts) {
+		*m2 = *c->m;
+		m2->top_k *= 2;
+		c2 = *c;
+		c2.m = m2;
+		k[n] = (struct knob){"top-k", "x2", 0, true};
+		if ((rc = rl_eval(&c2, o->batch, 1, o->kv_len, &pt, e)) < 0)
+			goto out;
+		k[n++].ratio = pt.t_est / base.t_est;
+	}
+	*m2 = *c->m;
+	m2->hidden *= 2;
+	c2 = *c;
+	c2.m = m2;
+	k[n] = (struct knob){"hidden size", "x2 (other widths fixed)", 0, true};
+	if ((rc = rl_eval(&c2, o->batch, 1, o->kv_len, &pt, e)) < 0)
+		goto out;
+	k[n++].ratio = pt.t_est / base.t_est;
+	if (c->m->n_experts > 0 && c->p.ep * 2 <= c->p.tp * c->p.dp &&
+	    (c->p.tp * c->p.dp) % (c->p.ep * 2) == 0 && c->m->n_experts % (c->p.ep * 2) == 0) {
+		c2 = *c;
+		c2.p.ep *= 2;
+		k[n] = (struct knob){"EP", "x2", 0, true};
+		if ((rc = rl_eval(&c2, o->batch, 1, o->kv_len, &pt, e)) < 0)
+			goto out;
+		k[n++].ratio = pt.t_est / base.t_est;
+	}
+	qsort(k, n, sizeof(k[0]), cmp_knob);
+	fprintf(f, "## Sensitivity (decode B=%lld L=%lld, T_est %.4g ms)\n\n", (long long)o->batch,
+		(long long)o->kv_len, base.t_est * 1e3);
+	fprintf(f, "| rank | knob | change | T_est ratio | elasticity |\n|---:|---|---|---:|---:|\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "| %zu | %s | %s | %.3f | %+.2f |\n", i + 1, k[i].name, k[i].change, k[i].ratio,
+			log(k[i].ratio) / log(strncmp(k[i].change, "/2", 2) == 0 ? 0.5 : 2.0));
+	fprintf(f, "\nElasticity = d ln T_est / d ln knob over the change (1: proportional, 0: no effect).\n\n");
+	rc = 0;
+out:
+	free(m2);
+	return rc;
+}
+
+static int write_grid(const struct rl_cfg *c, const char *path, struct err *e)
+{
+	static const int64_t bs[] = {1, 8, 64, 512}, ls[] = {256, 4096};
+	static const enum dtype ds[] = {DT_BF16, DT_FP8};
+	struct afile af;
+	struct rl_point pt;
+	size_t i, j, k;
+	int rc;
+
+	if ((rc = afile_open(&af, path, e)) < 0)
+		return rc;
+	fprintf(af.f, "batch,kv_len,kv_dtype,flops,weight_bytes,act_bytes,kv_bytes,net_bytes,t_comp_us,t_hbm_us,t_net_us,t_est_us,regime\n");
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 2; j++)
+			for (k = 0; k < 2; k++) {
+				struct rl_cfg c2 = *c;
+				c2.kvdt = ds[k];
+				if ((rc = rl_eval(&c2, bs[i], 1, ls[j], &pt, e)) < 0) {
+					afile_abort(&af);
+					return rc;
+				}
+				fprintf(af.f, "%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
+					(long long)bs[i], (long long)ls[j], dtype_name(ds[k]), pt.flops,
+					pt.weight_bytes, pt.act_bytes, pt.kv_bytes, pt.net_bytes, pt.t_comp * 1e6,
+					pt.t_hbm * 1e6, pt.t_net * 1e6, pt.t_est * 1e6, pt.regime);
+			}
+	return afile_commit(&af, e);
+}
+
 static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 		  const struct gpu_spec *g, struct err *e)
 {
@@ -250,6 +396,8 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 		fmt_count(b2, sizeof(b2), pc.active);
 		fprintf(f, "| total (active per token) | %s (%s) | |\n\n", b1, b2);
 	}
+	if ((rc = mermaid(f, &c, o->batch, o->kv_len, e)) < 0)
+		return rc;
 	wgpu = model_weight_bytes_per_gpu(m, &o->par, dtype_bytes(o->dtype));
 	kvtok = model_kv_bytes_per_token_per_gpu(m, &o->par, dtype_bytes(o->kvdt));
 	fprintf(f, "## Memory per GPU\n\n");
@@ -323,6 +471,13 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 		if ((rc = sweep(f, &c, b1, "sequence", seqs, sizeof(seqs) / sizeof(seqs[0]), 2, o->batch, 0,
 				0, e)) < 0)
 			return rc;
+	}
+	if (o->decode && (rc = sensitivity(f, &c, o, e)) < 0)
+		return rc;
+	if (o->grid) {
+		if ((rc = write_grid(&c, o->grid, e)) < 0)
+			return rc;
+		fprintf(f, "Full-factorial decode grid (batch x KV length x KV dtype): `%s`.\n\n", o->grid);
 	}
 	fprintf(f, "## Guidance\n\n");
 	if (o->prefill)
