@@ -15,6 +15,7 @@ static const char main_usage[] =
 	"  import PATH        convert inference-perf / GuideLLM / OTel results into an experiment\n"
 	"  ops MODEL          operator sequence, shapes, FLOPs, bytes and MFU of one forward pass\n"
 	"  roofline MODEL     markdown report: what bounds prefill and decode (compute, HBM, network)\n"
+	"  trace FILE         operator flow of a Kineto / Ascend profiler trace, vs the template\n"
 	"  models             models known to data/models (ids, aliases, parameters)\n"
 	"  gpus               GPUs known to data/gpus.json\n"
 	"\n"
@@ -32,6 +33,7 @@ static const struct {
 	{"calibrate", cmd_calibrate},
 	{"ops", cmd_ops},
 	{"roofline", cmd_roofline},
+	{"trace", cmd_trace},
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},
 };

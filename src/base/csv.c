@@ -20,20 +20,42 @@ struct csv {
 	size_t nf;
 };
 
+/* Split a line in place.  A field may be quoted ("a,b" or "say ""hi"""):
+ * the quotes go and doubled quotes become one (RFC 4180, no line breaks
+ * inside fields). */
 static size_t split(char *s, char **f)
 {
 	size_t n = 0;
 
-	f[n++] = s;
-	for (; *s; s++) {
-		if (*s == ',') {
-			*s = '\0';
-			if (n == CSV_MAX_FIELDS)
-				return n + 1; /* too many: caller reports */
-			f[n++] = s + 1;
+	for (;;) {
+		char *w = s;
+		if (n == CSV_MAX_FIELDS)
+			return n + 1; /* too many: caller reports */
+		f[n++] = s;
+		if (*s == '"') {
+			for (s++; *s; s++) {
+				if (*s == '"' && s[1] == '"')
+					*w++ = *s++;
+				else if (*s == '"')
+					break;
+				else
+					*w++ = *s;
+			}
+			if (*s == '"')
+				s++;
+			while (*s && *s != ',') /* text after the closing quote */
+				*w++ = *s++;
+		} else {
+			while (*s && *s != ',')
+				w = ++s;
 		}
+		if (*s != ',') {
+			*w = '\0';
+			return n;
+		}
+		*w = '\0';
+		s++;
 	}
-	return n;
 }
 
 static int read_line(struct csv *c, const char **line, struct err *e)

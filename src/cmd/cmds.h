@@ -6,6 +6,7 @@
 
 int cmd_ops(int argc, char **argv, struct err *e);
 int cmd_roofline(int argc, char **argv, struct err *e);
+int cmd_trace(int argc, char **argv, struct err *e);
 int cmd_models(int argc, char **argv, struct err *e);
 int cmd_gpus(int argc, char **argv, struct err *e);
 int cmd_run(int argc, char **argv, struct err *e);

@@ -1,0 +1,549 @@
+/* trace.c - operator flow from Kineto traces and Ascend kernel_details.csv
+ * (see trace.h). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/csv.h"
+#include "servesim/json.h"
+#include "servesim/trace.h"
+
+const char *tr_cat_name(enum tr_cat c)
+{
+	static const char *const n[TRC__COUNT] = {"embed", "norm", "attention", "router", "moe/ffn",
+		"comm", "other"};
+	return n[c];
+}
+
+static bool has(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	return false;
+}
+
+/* by keywords of the scope first, then of the operator and kernel names */
+static enum tr_cat categorise(const char *scope, const char *name, const char *kernel)
+{
+	const char *s[3] = {scope, name, kernel};
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		const char *x = s[i];
+		if (!x || !*x)
+			continue;
+		if (has(x, "allreduce") || has(x, "all_reduce") || has(x, "hcom") || has(x, "nccl") ||
+		    has(x, "dispatch") || has(x, "combine") || has(x, "all_to_all") || has(x, "alltoall"))
+			return TRC_COMM;
+		if (has(x, "embed"))
+			return TRC_EMBED;
+		if (has(x, "norm"))
+			return TRC_NORM;
+		if (has(x, "router") || has(x, "gate(") || has(x, "moe_gate") || has(x, "topk"))
+			return TRC_ROUTER;
+		if (has(x, "attn") || has(x, "attention") || has(x, "mla") || has(x, "rotary") ||
+		    has(x, "rope") || has(x, "qkv") || has(x, "q_proj") || has(x, "k_proj") ||
+		    has(x, "v_proj") || has(x, "o_proj"))
+			return TRC_ATTN;
+		if (has(x, "moe") || has(x, "mlp") || has(x, "ffn") || has(x, "expert") ||
+		    has(x, "swiglu") || has(x, "silu"))
+			return TRC_MOE_FFN;
+	}
+	return TRC_OTHER;
+}
+
+static bool is_matmul(const char *op)
+{
+	static const char *const mm[] = {"aten::mm", "aten::bmm", "aten::matmul", "aten::linear",
+		"aten::addmm", "aten::baddbmm", NULL};
+	size_t i;
+
+	for (i = 0; mm[i]; i++)
+		if (strcmp(op, mm[i]) == 0)
+			return true;
+	return strncmp(op, "MatMul", 6) == 0 || strncmp(op, "BatchMatMul", 11) == 0 ||
+	       strstr(op, "BatchMatmul") != NULL || strstr(op, "QuantBatchMatmul") != NULL ||
+	       strncmp(op, "TransposeBatchMatMul", 20) == 0 || strstr(op, "GroupedMatmul") != NULL;
+}
+
+double tr_matmul_flops(const char *op, const long long (*d)[8], const int *nd, int ni)
+{
+	double rows = 1;
+	int a = 0, i;
+
+	if (strcmp(op, "aten::addmm") == 0 || strcmp(op, "aten::baddbmm") == 0)
+		a = 1; /* bias / input first */
+	if (ni < a + 2 || nd[a] < 2 || nd[a + 1] < 1)
+		return NAN;
+	if (strcmp(op, "aten::linear") == 0) { /* x[..., k] W[n, k] */
+		for (i = 0; i < nd[a] - 1; i++)
+			rows *= (double)d[a][i];
+		return nd[a + 1] == 2 ? 2 * rows * (double)d[a][nd[a] - 1] * (double)d[a + 1][0] : NAN;
+	}
+	/* [..., m, k] x [..., k, n] (also Ascend MatMul "m,k;k,n") */
+	for (i = 0; i < nd[a] - 1; i++)
+		rows *= (double)d[a][i];
+	if (nd[a + 1] < 2)
+		return NAN;
+	return 2 * rows * (double)d[a][nd[a] - 1] * (double)d[a + 1][nd[a + 1] - 1];
+}
+
+static struct tr_op *push(struct trace *t)
+{
+	struct tr_op *o;
+
+	XGROW(t->ops, t->cap, t->n + 1);
+	o = &t->ops[t->n++];
+	memset(o, 0, sizeof(*o));
+	o->flops = NAN;
+	o->layer = -1;
+	o->scope_id = -1;
+	return o;
+}
+
+static void short_name(char *dst, size_t n, const char *k)
+{
+	const char *p = k;
+
+	if (strncmp(p, "void ", 5) == 0)
+		p += 5;
+	snprintf(dst, n, "%s", p);
+	dst[strcspn(dst, "(<")] = '\0';
+}
+
+/* --- Kineto --- */
+
+struct kev {
+	const char *name;
+	const struct json *dims;
+	double ts, dur;
+	long long tid, corr;
+};
+
+static int cmp_kev_ts(const void *a, const void *b)
+{
+	const struct kev *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->dur > y->dur ? -1 : x->dur < y->dur; /* outer first */
+}
+
+static int cmp_kev_corr(const void *a, const void *b)
+{
+	const struct kev *x = a, *y = b;
+	return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+/* innermost event of v (sorted by tid, ts) enclosing time ts on tid */
+static long innermost(const struct kev *v, size_t n, long long tid, double ts)
+{
+	size_t lo = 0, hi = n;
+	long i;
+
+	while (lo < hi) { /* first index with (tid, ts) > (tid, ts) */
+		size_t mid = (lo + hi) / 2;
+		if (v[mid].tid < tid || (v[mid].tid == tid && v[mid].ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = (long)lo - 1; i >= 0 && v[i].tid == tid; i--)
+		if (v[i].ts <= ts && v[i].ts + v[i].dur >= ts)
+			return i; /* the latest start that still encloses: innermost */
+	return -1;
+}
+
+static int dims_of(const struct json *dj, long long (*d)[8], int *nd, int max)
+{
+	const struct json *in, *x;
+	int ni = 0;
+
+	if (!dj || json_type_of(dj) != JSON_ARRAY)
+		return 0;
+	for (in = json_first(dj); in && ni < max; in = json_next(in)) {
+		nd[ni] = 0;
+		if (json_type_of(in) == JSON_ARRAY)
+			for (x = json_first(in); x && nd[ni] < 8; x = json_next(x))
+				d[ni][nd[ni]++] = (long long)json_number(x);
+		ni++;
+	}
+	return ni;
+}
+
+static void dims_text(const struct json *dj, char *b, size_t n)
+{
+	long long d[8][8];
+	int nd[8], ni = dims_of(dj, d, nd, 8), i, j;
+	size_t u = 0;
+
+	b[0] = '\0';
+	for (i = 0; i < ni && u < n; i++) {
+		u += (size_t)snprintf(b + u, n - u, "%s[", i ? "," : "");
+		for (j = 0; j < nd[i] && u < n; j++)
+			u += (size_t)snprintf(b + u, n - u, "%s%lld", j ? "," : "", d[i][j]);
+		if (u < n)
+			u += (size_t)snprintf(b + u, n - u, "]");
+	}
+}
+
+static int kineto(const struct json *root, const char *name, struct trace *t, struct err *e)
+{
+	const struct json *evs = json_get(root, "traceEvents"), *x, *dp;
+	struct kev *ops = NULL, *scopes = NULL, *rts = NULL, *ks = NULL;
+	size_t no = 0, ns = 0, nr = 0, nk = 0, co = 0, cs = 0, cr = 0, ck = 0, i;
+	long *op_of = NULL;
+	int rc = 0;
+
+	if (!evs || json_type_of(evs) != JSON_ARRAY)
+		return err_set(e, SS_EDATA, "%s: no 'traceEvents' array: not a Kineto / Chrome trace", name);
+	snprintf(t->format, sizeof(t->format), "kineto");
+	dp = json_get(root, "deviceProperties");
+	if (dp && json_type_of(dp) == JSON_ARRAY && json_size(dp) > 0 &&
+	    json_string(json_get(json_at(dp, 0), "name")))
+		snprintf(t->device, sizeof(t->device), "%s", json_string(json_get(json_at(dp, 0), "name")));
+	for (x = json_first(evs); x; x = json_next(x)) {
+		const char *cat = json_string(json_get(x, "cat")), *ph = json_string(json_get(x, "ph"));
+		const struct json *args = json_get(x, "args");
+		struct kev k;
+		if (!cat || !ph || strcmp(ph, "X") != 0)
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.name = json_string(json_get(x, "name"));
+		k.ts = json_number(json_get(x, "ts"));
+		k.dur = json_number(json_get(x, "dur"));
+		k.tid = (long long)json_number(json_get(x, "tid"));
+		if (!k.name || !json_get(x, "ts") || !(k.dur >= 0))
+			continue;
+		if (args && json_get(args, "correlation"))
+			k.corr = (long long)json_number(json_get(args, "correlation"));
+		if (strcmp(cat, "cpu_op") == 0) {
+			k.dims = args ? json_get(args, "Input Dims") : NULL;
+			if (k.dims && json_type_of(k.dims) == JSON_ARRAY && json_size(k.dims) > 0)
+				t->has_shapes = true;
+			XGROW(ops, co, no + 1);
+			ops[no++] = k;
+		} else if (strcmp(cat, "user_annotation") == 0 || strcmp(cat, "python_function") == 0) {
+			if (strncmp(k.name, "ProfilerStep", 12) == 0)
+				continue;
+			XGROW(scopes, cs, ns + 1);
+			scopes[ns++] = k;
+		} else if (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) {
+			XGROW(rts, cr, nr + 1);
+			rts[nr++] = k;
+		} else if (strcmp(cat, "kernel") == 0) {
+			XGROW(ks, ck, nk + 1);
+			ks[nk++] = k;
+		}
+	}
+	t->ncpu_ops = no;
+	if (nk == 0) {
+		rc = err_set(e, SS_EDATA, "%s: no GPU kernel events (cat \"kernel\") in the trace", name);
+		goto out;
+	}
+	qsort(ops, no, sizeof(*ops), cmp_kev_ts);
+	qsort(scopes, ns, sizeof(*scopes), cmp_kev_ts);
+	qsort(rts, nr, sizeof(*rts), cmp_kev_corr);
+	op_of = xmalloc((no ? no : 1) * sizeof(*op_of));
+	for (i = 0; i < no; i++)
+		op_of[i] = -1;
+	/* kernels in time order */
+	{
+		struct kev *kk = ks;
+		size_t a, b;
+		for (a = 1; a < nk; a++) /* insertion by ts: kernels are nearly sorted */
+			for (b = a; b > 0 && kk[b - 1].ts > kk[b].ts; b--) {
+				struct kev tmp = kk[b];
+				kk[b] = kk[b - 1];
+				kk[b - 1] = tmp;
+			}
+	}
+	for (i = 0; i < nk; i++) {
+		struct kev key = {0}, *rt;
+		long oi = -1;
+		struct tr_op *o;
+		t->nkernels++;
+		t->kernel_us += ks[i].dur;
+		key.corr = ks[i].corr;
+		rt = ks[i].corr ? bsearch(&key, rts, nr, sizeof(*rts), cmp_kev_corr) : NULL;
+		if (rt)
+			oi = innermost(ops, no, rt->tid, rt->ts);
+		if (rt && strstr(rt->name, "Graph")) {
+			t->graph_kernels++;
+			oi = -1;
+		}
+		if (oi < 0) {
+			if (rt && strstr(rt->name, "Graph")) { /* one row per replayed kernel */
+				o = push(t);
+				snprintf(o->name, sizeof(o->name), "(cuda graph replay)");
+				short_name(o->kernel, sizeof(o->kernel), ks[i].name);
+				o->graph = true;
+				o->scope_id = -1;
+				o->cat = categorise("", "", ks[i].name);
+				o->nkernels = 1;
+				o->kernel_us = ks[i].dur;
+				o->ts = ks[i].ts;
+			} else if (rt) { /* launched outside any recorded CPU op: its scope */
+				long si = innermost(scopes, ns, rt->tid, rt->ts);
+				o = push(t);
+				snprintf(o->name, sizeof(o->name), "(direct launch)");
+				short_name(o->kernel, sizeof(o->kernel), ks[i].name);
+				if (si >= 0)
+					snprintf(o->scope, sizeof(o->scope), "%s", scopes[si].name);
+				o->scope_id = si;
+				o->cat = categorise(o->scope, "", ks[i].name);
+				o->nkernels = 1;
+				o->kernel_us = ks[i].dur;
+				o->ts = ks[i].ts;
+			} else {
+				t->unattributed++;
+				t->unattributed_us += ks[i].dur;
+			}
+			continue;
+		}
+		if (op_of[oi] < 0) {
+			long si = innermost(scopes, ns, ops[oi].tid, ops[oi].ts);
+			long long d[8][8];
+			int nd[8], ni;
+			op_of[oi] = (long)t->n;
+			o = push(t);
+			snprintf(o->name, sizeof(o->name), "%s", ops[oi].name);
+			short_name(o->kernel, sizeof(o->kernel), ks[i].name);
+			if (si >= 0)
+				snprintf(o->scope, sizeof(o->scope), "%s", scopes[si].name);
+			dims_text(ops[oi].dims, o->dims, sizeof(o->dims));
+			o->matmul = is_matmul(o->name);
+			ni = dims_of(ops[oi].dims, d, nd, 8);
+			if (o->matmul && ni > 0)
+				o->flops = tr_matmul_flops(o->name, (const long long (*)[8])d, nd, ni);
+			o->cat = categorise(o->scope, o->name, o->kernel);
+			o->ts = ops[oi].ts;
+			o->scope_id = si;
+		}
+		o = &t->ops[op_of[oi]];
+		o->nkernels++;
+		o->kernel_us += ks[i].dur;
+	}
+	/* layers: a new one at each attention op in a new scope instance (or,
+	 * without scopes, after a non-attention op); ops before the first
+	 * attention are -1 (embedding) */
+	{
+		int cur = -1;
+		long last = -2;
+		for (i = 0; i < t->n; i++) {
+			struct tr_op *o = &t->ops[i];
+			if (o->cat == TRC_ATTN &&
+			    (o->scope_id >= 0 ? o->scope_id != last
+					      : (i == 0 || t->ops[i - 1].cat != TRC_ATTN))) {
+				cur++;
+				last = o->scope_id;
+			}
+			o->layer = cur;
+		}
+		t->nlayers = cur + 1;
+	}
+out:
+	free(ops);
+	free(scopes);
+	free(rts);
+	free(ks);
+	free(op_of);
+	return rc;
+}
+
+int trace_read_kineto_mem(const char *buf, size_t len, const char *name, struct trace *t,
+			  struct err *e)
+{
+	struct json *root;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((rc = json_parse(buf, len, name, &root, e)) < 0)
+		return rc;
+	rc = json_type_of(root) == JSON_OBJECT
+		     ? kineto(root, name, t, e)
+		     : err_set(e, SS_EDATA, "%s: expected a JSON object with traceEvents", name);
+	json_free(root);
+	if (rc < 0)
+		trace_release(t);
+	return rc;
+}
+
+/* --- Ascend kernel_details.csv --- */
+
+static int ascend_dims(const char *s, long long (*d)[8], int *nd, int max)
+{
+	int ni = 0;
+
+	while (*s && ni < max) {
+		nd[ni] = 0;
+		while (*s && *s != ';') {
+			char *end;
+			long long v = strtoll(s, &end, 10);
+			if (end == s) {
+				s++;
+				continue;
+			}
+			if (nd[ni] < 8)
+				d[ni][nd[ni]++] = v;
+			s = end;
+		}
+		ni++;
+		if (*s == ';')
+			s++;
+	}
+	return ni;
+}
+
+struct arow {
+	char name[96], type[64], shapes[192];
+	double start, dur;
+};
+
+static int cmp_arow(const void *a, const void *b)
+{
+	const struct arow *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int ascend(const char *path, const char *anchor, struct trace *t, struct err *e)
+{
+	static const char *const need[] = {"Name", "Type", "Start Time(us)", "Duration(us)", NULL};
+	struct csv *c;
+	struct arow *rows = NULL;
+	size_t n = 0, cap = 0, i, first = 0, last = 0, nanch = 0;
+	int idx[4], ish, rc;
+
+	snprintf(t->format, sizeof(t->format), "ascend");
+	if ((rc = csv_open(path, &c, e)) < 0)
+		return rc;
+	if ((rc = csv_require(c, need, idx, e)) < 0) {
+		csv_close(c);
+		return rc;
+	}
+	ish = csv_column(c, "Input Shapes");
+	while ((rc = csv_next(c, e)) > 0) {
+		struct arow r;
+		memset(&r, 0, sizeof(r));
+		snprintf(r.name, sizeof(r.name), "%s", csv_field(c, idx[0]));
+		snprintf(r.type, sizeof(r.type), "%s", csv_field(c, idx[1]));
+		if ((rc = csv_num(c, idx[2], &r.start, e)) < 0 || (rc = csv_num(c, idx[3], &r.dur, e)) < 0)
+			break;
+		if (!(r.dur >= 0)) {
+			rc = err_set(e, SS_EDATA, "%s: Duration(us) must be >= 0, got %g", path, r.dur);
+			break;
+		}
+		if (ish >= 0)
+			snprintf(r.shapes, sizeof(r.shapes), "%s", csv_field(c, ish));
+		XGROW(rows, cap, n + 1);
+		rows[n++] = r;
+	}
+	csv_close(c);
+	if (rc < 0)
+		goto out;
+	qsort(rows, n, sizeof(*rows), cmp_arow);
+	/* collectives listed on two streams: keep one per (integer start, type) */
+	{
+		size_t w = 0, j;
+		for (i = 0; i < n; i++) {
+			bool dup = false;
+			if (strncmp(rows[i].type, "hcom_", 5) == 0)
+				for (j = w; j > 0 && (long long)rows[j - 1].start == (long long)rows[i].start; j--)
+					if (strcmp(rows[j - 1].type, rows[i].type) == 0)
+						dup = true;
+			if (dup)
+				t->dup_collectives++;
+			else
+				rows[w++] = rows[i];
+		}
+		n = w;
+	}
+	/* one forward pass: from the first attention anchor to the last */
+	for (i = 0; i < n; i++) {
+		bool a = anchor ? strcmp(rows[i].type, anchor) == 0
+				: (strcmp(rows[i].type, "FusedInferAttentionScore") == 0 ||
+				   strcmp(rows[i].type, "SparseFlashAttention") == 0);
+		if (!a)
+			continue;
+		if (nanch++ == 0)
+			first = i;
+		last = i;
+	}
+	if (nanch < 2) {
+		rc = err_set(e, SS_EDATA,
+			     "%s: %zu %s kernel%s: two or more are needed to cut whole layers (--anchor TYPE names another)",
+			     path, nanch, anchor ? anchor : "FusedInferAttentionScore / SparseFlashAttention",
+			     nanch == 1 ? "" : "s");
+		goto out;
+	}
+	/* whole layers: from each anchor to the next (a layer rotated to start
+	 * at its attention: its FFN and the next layer's pre-attention norm) */
+	{
+		int layer = -1;
+		for (i = first; i < last; i++) {
+			struct tr_op *o = push(t);
+			long long d[8][8];
+			int nd[8], ni;
+			bool a = anchor ? strcmp(rows[i].type, anchor) == 0
+					: (strcmp(rows[i].type, "FusedInferAttentionScore") == 0 ||
+					   strcmp(rows[i].type, "SparseFlashAttention") == 0);
+			if (a)
+				layer++;
+			snprintf(o->name, sizeof(o->name), "%s", rows[i].type);
+			snprintf(o->kernel, sizeof(o->kernel), "%s", rows[i].name);
+			snprintf(o->dims, sizeof(o->dims), "%s", rows[i].shapes);
+			o->matmul = is_matmul(rows[i].type);
+			ni = ascend_dims(rows[i].shapes, d, nd, 8);
+			if (o->matmul && ni >= 2)
+				o->flops = tr_matmul_flops(rows[i].type, (const long long (*)[8])d, nd, ni);
+			o->cat = a ? TRC_ATTN : categorise(rows[i].name, rows[i].type, "");
+			o->layer = layer;
+			o->nkernels = 1;
+			o->kernel_us = rows[i].dur;
+			o->ts = rows[i].start;
+			t->nkernels++;
+			t->kernel_us += rows[i].dur;
+			if (rows[i].shapes[0])
+				t->has_shapes = true;
+		}
+		t->nlayers = layer + 1;
+	}
+	rc = 0;
+out:
+	free(rows);
+	return rc;
+}
+
+int trace_read(const char *path, const char *anchor, struct trace *t, struct err *e)
+{
+	size_t n = strlen(path);
+	struct json *root;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((n >= 4 && strcmp(path + n - 4, ".csv") == 0) || (n >= 7 && strcmp(path + n - 7, ".csv.gz") == 0))
+		rc = ascend(path, anchor, t, e);
+	else if ((rc = json_parse_file(path, &root, e)) == 0) {
+		rc = json_type_of(root) == JSON_OBJECT
+			     ? kineto(root, path, t, e)
+			     : err_set(e, SS_EDATA, "%s: expected a JSON object with traceEvents", path);
+		json_free(root);
+	}
+	if (rc < 0)
+		trace_release(t);
+	return rc;
+}
+
+void trace_release(struct trace *t)
+{
+	free(t->ops);
+	t->ops = NULL;
+	t->n = t->cap = 0;
+}

@@ -1,0 +1,399 @@
+/* trace.c - `servesim trace FILE`: the operator flow of a profiler trace
+ * (Kineto / torch-profiler JSON, Ascend kernel_details.csv) with shapes,
+ * matmul FLOPs, scopes, categories and layers; --compare lines it up with
+ * servesim's operator template for the same shape. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "servesim/alloc.h"
+#include "servesim/json.h"
+#include "servesim/opgraph.h"
+#include "servesim/trace.h"
+
+static const char trace_usage[] =
+	"usage: servesim trace FILE [--format text|json|summary] [--anchor TYPE]\n"
+	"                      [--compare MODEL --batch-size B --seq-len S [--context-len C]\n"
+	"                       [--tp N] [--dp N] [--ep N] [--dtype bf16|fp8] [--gpu G]]\n"
+	"\n"
+	"Reads a torch-profiler / Kineto Chrome trace (.json or .json.gz) or an Ascend\n"
+	"kernel_details.csv and prints the operator sequence: each CPU operator that\n"
+	"launched GPU kernels (linked by correlation id), its scope (user annotation,\n"
+	"Python function or module), category (embed, norm, attention, router,\n"
+	"moe/ffn, comm, other by scope keywords), layer, recorded input dims, kernel\n"
+	"count and time, and 2*m*n*k FLOPs for mm, bmm, matmul, linear, addmm and\n"
+	"baddbmm (Kineto needs record_shapes=True for shapes).  Kernels replayed from a\n"
+	"CUDA graph have no launching operator and are marked.  Ascend: collective\n"
+	"kernels listed on two streams are counted once; whole layers are cut from\n"
+	"one attention anchor (FusedInferAttentionScore or SparseFlashAttention, or\n"
+	"--anchor TYPE) to the next: the embedding, the part of layer 0 before its\n"
+	"attention, and everything from the last anchor on are left out.\n"
+	"\n"
+	"  --format text|json|summary  sequence and summary / JSON / summary only\n"
+	"  --compare MODEL      line the flow up with servesim's template for the shape\n"
+	"                       (per GPU after the TP/DP/EP split): operator counts and\n"
+	"                       FLOPs per category, categories missing on either side,\n"
+	"                       and with kernel times each category's time share and MFU\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
+
+struct tr_opts {
+	const char *file, *anchor, *compare, *gpu;
+	int fmt; /* 0 text, 1 json, 2 summary */
+	struct pass_shape shape;
+	struct parallel par;
+	bool ep_given;
+	enum dtype dtype;
+};
+
+static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
+{
+	enum { O_FMT = 256, O_ANCHOR, O_CMP, O_BATCH, O_SEQ, O_CTX, O_TP, O_DP, O_EP, O_DTYPE, O_GPU };
+	static const struct option lo[] = {
+		{"format", required_argument, 0, O_FMT}, {"anchor", required_argument, 0, O_ANCHOR},
+		{"compare", required_argument, 0, O_CMP}, {"batch-size", required_argument, 0, O_BATCH},
+		{"seq-len", required_argument, 0, O_SEQ}, {"context-len", required_argument, 0, O_CTX},
+		{"tp", required_argument, 0, O_TP}, {"dp", required_argument, 0, O_DP},
+		{"ep", required_argument, 0, O_EP}, {"dtype", required_argument, 0, O_DTYPE},
+		{"gpu", required_argument, 0, O_GPU}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	int64_t v;
+	int c, rc = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->shape = (struct pass_shape){1, 1, 0, false};
+	o->par = (struct parallel){1, 1, 1, 1};
+	o->dtype = DT_BF16;
+	o->gpu = "h100";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(trace_usage, stdout); return 1;
+		case O_FMT:
+			if (strcmp(optarg, "text") == 0)
+				o->fmt = 0;
+			else if (strcmp(optarg, "json") == 0)
+				o->fmt = 1;
+			else if (strcmp(optarg, "summary") == 0)
+				o->fmt = 2;
+			else
+				return err_set(e, SS_EUSAGE, "--format must be text, json or summary, got '%s'", optarg);
+			break;
+		case O_ANCHOR: o->anchor = optarg; break;
+		case O_CMP: o->compare = optarg; break;
+		case O_BATCH: rc = cli_int("--batch-size", optarg, 1, 1 << 24, &o->shape.batch, e); break;
+		case O_SEQ: rc = cli_int("--seq-len", optarg, 1, 1 << 24, &o->shape.seq_len, e); break;
+		case O_CTX: rc = cli_int("--context-len", optarg, 0, 1 << 26, &o->shape.context_len, e); break;
+		case O_TP: rc = cli_int("--tp", optarg, 1, 4096, &v, e); o->par.tp = (int)v; break;
+		case O_DP: rc = cli_int("--dp", optarg, 1, 4096, &v, e); o->par.dp = (int)v; break;
+		case O_EP: rc = cli_int("--ep", optarg, 1, 4096, &v, e); o->par.ep = (int)v; o->ep_given = true; break;
+		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
+		case O_GPU: o->gpu = optarg; break;
+		default: return cli_bad_option("trace", argv[optind - 1], e);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (optind != argc - 1)
+		return err_set(e, SS_EUSAGE, "give exactly one trace FILE (see 'servesim trace --help')");
+	o->file = argv[optind];
+	return 0;
+}
+
+static void flops_text(char *b, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(b, n, "-");
+	else
+		fmt_si(b, n, v, "FLOP");
+}
+
+struct catsum {
+	int ops, kernels;
+	double us, flops;
+	bool flops_known;
+};
+
+static void sum_cats(const struct trace *t, struct catsum *cs)
+{
+	size_t i;
+
+	memset(cs, 0, sizeof(*cs) * TRC__COUNT);
+	for (i = 0; i < t->n; i++) {
+		struct catsum *c = &cs[t->ops[i].cat];
+		c->ops++;
+		c->kernels += t->ops[i].nkernels;
+		c->us += t->ops[i].kernel_us;
+		if (!isnan(t->ops[i].flops)) {
+			c->flops += t->ops[i].flops;
+			c->flops_known = true;
+		}
+	}
+}
+
+static void print_header(const struct tr_opts *o, const struct trace *t)
+{
+	size_t i, matmuls = 0, with_flops = 0;
+
+	for (i = 0; i < t->n; i++) {
+		matmuls += t->ops[i].matmul;
+		with_flops += t->ops[i].matmul && !isnan(t->ops[i].flops);
+	}
+	printf("trace      %s: %s%s%s; %zu kernels, %.6g us of kernel time", o->file, t->format,
+	       t->device[0] ? ", " : "", t->device, t->nkernels, t->kernel_us);
+	if (!strcmp(t->format, "kineto"))
+		printf("; %zu CPU ops, %zu launched kernels", t->ncpu_ops, t->n);
+	printf("\n");
+	if (!t->has_shapes)
+		printf("shapes     none recorded: matmul FLOPs need the trace taken with "
+		       "torch.profiler.profile(record_shapes=True)\n");
+	else
+		printf("shapes     recorded; %zu of %zu matmul-family ops have FLOPs\n", with_flops, matmuls);
+	printf("layers     %d (%s)\n", t->nlayers,
+	       !strcmp(t->format, "ascend") ? "anchor to anchor" : "attention scope instances; a training trace counts forward and backward scopes");
+	if (t->graph_kernels)
+		printf("cuda graph %zu kernels replayed from CUDA graphs: no launching operator, no shapes\n",
+		       t->graph_kernels);
+	if (t->unattributed)
+		printf("unlinked   %zu kernels (%.6g us) with no launching CPU operator in the trace\n",
+		       t->unattributed, t->unattributed_us);
+	if (t->dup_collectives)
+		printf("dedup      %zu collective kernels listed on a second stream dropped\n", t->dup_collectives);
+}
+
+static void print_summary(const struct trace *t)
+{
+	struct catsum cs[TRC__COUNT];
+	char b[32];
+	int c, l;
+
+	sum_cats(t, cs);
+	printf("\nper category   ops  kernels   kernel us   share        FLOPs\n");
+	for (c = 0; c < TRC__COUNT; c++) {
+		if (!cs[c].ops)
+			continue;
+		flops_text(b, sizeof(b), cs[c].flops_known ? cs[c].flops : NAN);
+		printf("  %-10s %6d %8d %11.6g %6.1f%% %12s\n", tr_cat_name((enum tr_cat)c), cs[c].ops,
+		       cs[c].kernels, cs[c].us, t->kernel_us > 0 ? 100 * cs[c].us / t->kernel_us : 0, b);
+	}
+	if (t->nlayers > 0) {
+		printf("\nper layer   ops   kernel us        FLOPs\n");
+		for (l = -1; l < t->nlayers; l++) {
+			double us = 0, fl = 0;
+			int n = 0;
+			size_t i;
+			bool known = false;
+			for (i = 0; i < t->n; i++)
+				if (t->ops[i].layer == l) {
+					n++;
+					us += t->ops[i].kernel_us;
+					if (!isnan(t->ops[i].flops)) {
+						fl += t->ops[i].flops;
+						known = true;
+					}
+				}
+			if (!n)
+				continue;
+			flops_text(b, sizeof(b), known ? fl : NAN);
+			if (l < 0)
+				printf("  %-7s %5d %11.6g %12s\n", "before", n, us, b);
+			else
+				printf("  %-7d %5d %11.6g %12s\n", l, n, us, b);
+		}
+	}
+}
+
+static void print_sequence(const struct trace *t)
+{
+	char b[32];
+	size_t i;
+
+	printf("\n  %4s %5s %-9s %-26s %-28s %7s %10s %10s  %s\n", "#", "layer", "category", "operator",
+	       "first kernel", "kernels", "kernel us", "FLOPs", "dims | scope");
+	for (i = 0; i < t->n; i++) {
+		const struct tr_op *o = &t->ops[i];
+		flops_text(b, sizeof(b), o->flops);
+		printf("  %4zu %5d %-9s %-26.26s %-28.28s %7d %10.4g %10s  %s%s%s%s\n", i, o->layer,
+		       tr_cat_name(o->cat), o->name, o->kernel, o->nkernels, o->kernel_us, b,
+		       o->dims[0] ? o->dims : "-", o->scope[0] ? " | " : "", o->scope,
+		       o->graph ? " [cuda graph replay]" : "");
+	}
+}
+
+static void print_json(const struct trace *t)
+{
+	struct catsum cs[TRC__COUNT];
+	struct jw w;
+	size_t i;
+	int c;
+
+	sum_cats(t, cs);
+	jw_init(&w, stdout, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "format", t->format);
+	jw_str(&w, "device", t->device);
+	jw_int(&w, "kernels", (int64_t)t->nkernels);
+	jw_num(&w, "kernel_us", t->kernel_us);
+	jw_bool(&w, "has_shapes", t->has_shapes);
+	jw_int(&w, "layers", t->nlayers);
+	jw_int(&w, "graph_kernels", (int64_t)t->graph_kernels);
+	jw_int(&w, "unattributed_kernels", (int64_t)t->unattributed);
+	jw_obj(&w, "categories");
+	for (c = 0; c < TRC__COUNT; c++) {
+		if (!cs[c].ops)
+			continue;
+		jw_obj(&w, tr_cat_name((enum tr_cat)c));
+		jw_int(&w, "ops", cs[c].ops);
+		jw_int(&w, "kernels", cs[c].kernels);
+		jw_num(&w, "kernel_us", cs[c].us);
+		if (cs[c].flops_known)
+			jw_num(&w, "flops", cs[c].flops);
+		else
+			jw_null(&w, "flops");
+		jw_end_obj(&w);
+	}
+	jw_end_obj(&w);
+	jw_arr(&w, "ops");
+	for (i = 0; i < t->n; i++) {
+		const struct tr_op *o = &t->ops[i];
+		jw_obj(&w, NULL);
+		jw_str(&w, "name", o->name);
+		jw_str(&w, "kernel", o->kernel);
+		jw_str(&w, "scope", o->scope);
+		jw_str(&w, "category", tr_cat_name(o->cat));
+		jw_int(&w, "layer", o->layer);
+		jw_str(&w, "dims", o->dims);
+		jw_int(&w, "kernels", o->nkernels);
+		jw_num(&w, "kernel_us", o->kernel_us);
+		if (isnan(o->flops))
+			jw_null(&w, "flops");
+		else
+			jw_num(&w, "flops", o->flops);
+		jw_bool(&w, "cuda_graph", o->graph);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+static enum tr_cat template_cat(const struct op *o)
+{
+	switch (o->cat) {
+	case OPC_ATTENTION: return TRC_ATTN;
+	case OPC_NORM: return TRC_NORM;
+	case OPC_FFN: return TRC_MOE_FFN;
+	case OPC_MOE: return strcmp(o->name, "router") == 0 || strstr(o->name, "topk") ? TRC_ROUTER : TRC_MOE_FFN;
+	case OPC_COMM: return TRC_COMM;
+	case OPC_EMBED:
+	case OPC_LM_HEAD: return TRC_EMBED;
+	default: return TRC_OTHER;
+	}
+}
+
+static int compare(const struct tr_opts *o, const struct trace *t, struct err *e)
+{
+	struct cli_env env;
+	struct model_cfg *m = xcalloc(1, sizeof(*m));
+	const struct gpu_spec *g;
+	struct opgraph og;
+	struct catsum cs[TRC__COUNT];
+	double tf[TRC__COUNT] = {0};
+	int tn[TRC__COUNT] = {0}, c, layers;
+	const struct layer_kind *lk = NULL;
+	struct parallel p = o->par;
+	size_t i, j;
+	int rc;
+
+	cli_env_init(&env);
+	memset(&og, 0, sizeof(og));
+	if ((rc = cli_load_model(&env, o->compare, NULL, m, e)) < 0 ||
+	    (rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0)
+		goto out;
+	if (!o->ep_given)
+		p.ep = m->n_experts > 0 ? p.tp * p.dp : 1;
+	if ((rc = opgraph_build(m, &p, &o->shape, o->dtype, o->dtype, &og, e)) < 0)
+		goto out;
+	for (i = 0; i < og.nkinds; i++)
+		if (strcmp(og.kinds[i].name, m->n_moe_layers > 0 ? "moe" : "dense") == 0)
+			lk = &og.kinds[i];
+	if (!lk) {
+		rc = err_set(e, SS_EUSAGE, "%s: no layer kind to compare with", m->id);
+		goto out;
+	}
+	layers = t->nlayers > 0 ? t->nlayers : 1;
+	for (j = 0; j < lk->nops; j++) {
+		enum tr_cat k = template_cat(&lk->ops[j]);
+		tn[k] += layers;
+		if (lk->ops[j].kind == OPK_GEMM)
+			tf[k] += lk->ops[j].flops * layers;
+	}
+	sum_cats(t, cs);
+	printf("\ncompare    %s, %s, batch %lld, %lld new token(s) after %lld cached, TP %d DP %d EP %d (per GPU):\n"
+	       "           template = %d x the '%s' layer (the trace's %d layers); FLOPs = GEMM operators only,\n"
+	       "           like the trace's matmul family; MFU = template FLOPs / (%s peak x trace kernel time)\n",
+	       m->id, dtype_name(o->dtype), (long long)o->shape.batch, (long long)o->shape.seq_len,
+	       (long long)o->shape.context_len, p.tp, p.dp, p.ep, layers, lk->name, t->nlayers,
+	       dtype_name(o->dtype));
+	printf("  %-10s %7s %7s %12s %12s %8s %8s %8s\n", "category", "ops tr", "ops tpl", "FLOPs trace",
+	       "FLOPs tpl", "diff", "time", "MFU");
+	for (c = 0; c < TRC__COUNT; c++) {
+		char a[32], b[32], d[16], mf[16];
+		if (!cs[c].ops && !tn[c])
+			continue;
+		flops_text(a, sizeof(a), cs[c].flops_known ? cs[c].flops : NAN);
+		flops_text(b, sizeof(b), tf[c] > 0 ? tf[c] : NAN);
+		if (cs[c].flops_known && tf[c] > 0)
+			snprintf(d, sizeof(d), "%+.1f%%", 100 * (cs[c].flops - tf[c]) / tf[c]);
+		else
+			snprintf(d, sizeof(d), "-");
+		if (cs[c].us > 0 && tf[c] > 0)
+			snprintf(mf, sizeof(mf), "%.1f%%", 100 * tf[c] / g->peak_flops[o->dtype] / (cs[c].us * 1e-6));
+		else
+			snprintf(mf, sizeof(mf), "-");
+		printf("  %-10s %7d %7d %12s %12s %8s %7.1f%% %8s\n", tr_cat_name((enum tr_cat)c), cs[c].ops, tn[c],
+		       a, b, d, t->kernel_us > 0 ? 100 * cs[c].us / t->kernel_us : 0, mf);
+	}
+	for (c = 0; c < TRC__COUNT; c++) {
+		if (cs[c].ops && !tn[c])
+			printf("  only in the trace: %s (%d ops)\n", tr_cat_name((enum tr_cat)c), cs[c].ops);
+		if (!cs[c].ops && tn[c])
+			printf("  only in the template: %s (%d ops)\n", tr_cat_name((enum tr_cat)c), tn[c]);
+	}
+	if (!t->has_shapes)
+		printf("  the trace has no shapes, so FLOPs cannot be compared: record with record_shapes=True\n");
+	rc = 0;
+out:
+	opgraph_release(&og);
+	free(m);
+	cli_env_release(&env);
+	return rc;
+}
+
+int cmd_trace(int argc, char **argv, struct err *e)
+{
+	struct tr_opts o;
+	struct trace t;
+	int rc = parse(argc, argv, &o, e);
+
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	if ((rc = trace_read(o.file, o.anchor, &t, e)) < 0)
+		return rc;
+	if (o.fmt == 1) {
+		print_json(&t);
+	} else {
+		print_header(&o, &t);
+		if (o.fmt == 0)
+			print_sequence(&t);
+		print_summary(&t);
+		if (o.compare)
+			rc = compare(&o, &t, e);
+	}
+	trace_release(&t);
+	return rc;
+}
