@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "servesim/afile.h"
+#include "servesim/csv.h"
 #include "servesim/gzread.h"
 #include "servesim/paths.h"
 #include "servesim/pcg32.h"
@@ -155,12 +156,43 @@ static void test_afile(void)
 	CHECK(system(cmd) == 0, "no temp files left behind");
 }
 
+/* quoted fields (RFC 4180): commas inside quotes, doubled quotes, empty fields */
+static void test_csv_quotes(void)
+{
+	char p[] = "/tmp/servesim-csv-XXXXXX";
+	int fd = mkstemp(p);
+	struct csv *c;
+	struct err e;
+	FILE *f;
+
+	if (fd < 0) {
+		CHECK(0, "mkstemp");
+		return;
+	}
+	f = fdopen(fd, "w");
+	fputs("Name,Input Shapes,Note\n", f);
+	fputs("mm,\"8,4096;4096,12288\",\"say \"\"hi\"\"\"\n", f);
+	fputs("x,,plain\n", f);
+	fclose(f);
+	CHECK(csv_open(p, &c, &e) == 0, "csv_open (%s)", e.msg);
+	CHECK(csv_next(c, &e) == 1 && csv_nfields(c) == 3, "three fields in a quoted row");
+	CHECK(strcmp(csv_field(c, 1), "8,4096;4096,12288") == 0, "comma inside quotes kept (%s)",
+	      csv_field(c, 1));
+	CHECK(strcmp(csv_field(c, 2), "say \"hi\"") == 0, "doubled quotes unescaped (%s)", csv_field(c, 2));
+	CHECK(csv_next(c, &e) == 1 && strcmp(csv_field(c, 1), "") == 0 &&
+		      strcmp(csv_field(c, 2), "plain") == 0,
+	      "empty field");
+	csv_close(c);
+	remove(p);
+}
+
 int main(void)
 {
 	test_pcg32();
 	test_sbuf();
 	test_gzread();
 	test_afile();
+	test_csv_quotes();
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
 	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");
