@@ -32,6 +32,7 @@ struct op {
 	double weight_bytes, act_bytes, kv_read_bytes, kv_write_bytes;
 	char shape_in[48], shape_out[48];
 	bool low_precision;  /* runs in the weight dtype (fp8 GEMMs); else bf16 */
+	double score_elems;  /* attention: query-key scores (pairs x heads) */
 };
 
 struct layer_kind {

@@ -3,7 +3,8 @@
  * each weight read once per step) against the GPU's peak compute, achievable
  * HBM bandwidth and interconnect.
  *
- *   T_comp = FLOPs / peak(dtype)            (dense tensor-core peak, eta = 1)
+ *   T_comp = (F_tc / eta + F_other / eta_scalar) / peak(dtype), per operator
+ *            eta = min(1, GEMM rows / b_sat); attention at eta 1
  *   T_hbm  = HBM bytes / (BW x bw_eff)      (weights + activations + KV)
  *   T_net  = collective bytes / link BW     (TP all-reduce, EP all-to-all)
  *   T_est  = max(T_comp, T_hbm, T_net)
@@ -33,7 +34,16 @@ struct rl_cfg {
 	const struct gpu_spec *g;
 	struct parallel p;
 	enum dtype wdt, kvdt;
+	bool naive;         /* naive execution: S x S scores in HBM, no fusion, no weight reuse */
+	bool train;         /* forward + backward (rl_eval with train set) */
+	double b_sat;       /* GEMM rows that saturate the tensor cores (eta = min(1, m / b_sat)) */
+	double eta_scalar;  /* non-tensor-core FLOP rate as a fraction of the tensor peak */
+	double tile;        /* naive mode: rows per GEMM tile; weights re-read per tile */
+	double res_attn, res_dense, res_moe; /* efficient: fraction of weight bytes read from HBM */
 };
+
+/* defaults of the constants above (see roofline.c for their sources) */
+void rl_cfg_defaults(struct rl_cfg *c);
 
 /* One forward pass of batch requests, seq new tokens after kv_len cached. */
 int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,

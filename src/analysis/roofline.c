@@ -6,12 +6,40 @@
 #include "servesim/opgraph.h"
 #include "servesim/roofline.h"
 
+/* Defaults, with where they come from:
+ *   b_sat 128: a Hopper GEMM tile is 128 rows (CUTLASS / cuBLAS 128x128 and
+ *     128x256 tiles); fewer rows leave tensor-core lanes idle.
+ *   eta_scalar 0.068: H100 SXM non-tensor FP32 67 TFLOP/s over the 989
+ *     TFLOP/s bf16 tensor peak (NVIDIA H100 datasheet).
+ *   tile 128: the same tile height, for the naive re-read of weights.
+ *   residency 1.0 for attention, dense and MoE weights: they are far larger
+ *     than the 50 MB L2, so every step streams them from HBM. */
+void rl_cfg_defaults(struct rl_cfg *c)
+{
+	c->naive = false;
+	c->train = false;
+	c->b_sat = 128;
+	c->eta_scalar = 0.068;
+	c->tile = 128;
+	c->res_attn = c->res_dense = c->res_moe = 1.0;
+}
+
+static double residency(const struct rl_cfg *c, const struct op *o)
+{
+	if (o->cat == OPC_ATTENTION)
+		return c->res_attn;
+	if (o->cat == OPC_MOE)
+		return c->res_moe;
+	return c->res_dense;
+}
+
 int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,
 	    struct rl_point *out, struct err *e)
 {
 	struct pass_shape sh = {batch, seq, kv_len, false};
 	struct opgraph og;
-	double bw = c->g->hbm_bw * (c->g->bw_eff > 0 ? c->g->bw_eff : 1), hbm;
+	double bw = c->g->hbm_bw * (c->g->bw_eff > 0 ? c->g->bw_eff : 1), hbm, peak;
+	double eff_flops = 0, mult = c->train ? 3.0 : 1.0;
 	size_t i, j;
 	int rc;
 
@@ -19,6 +47,7 @@ int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,
 	out->batch = batch;
 	out->seq = seq;
 	out->kv_len = kv_len;
+	peak = c->g->peak_flops[c->wdt];
 	if ((rc = opgraph_build(c->m, &c->p, &sh, c->wdt, c->kvdt, &og, e)) < 0)
 		return rc;
 	for (i = 0; i < og.nkinds; i++) {
@@ -26,19 +55,45 @@ int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,
 		double n = (double)lk->count;
 		for (j = 0; j < lk->nops; j++) {
 			const struct op *o = &lk->ops[j];
-			out->flops += n * o->flops;
+			double wb = o->weight_bytes, ab = o->act_bytes, eta = 1;
+			out->flops += n * o->flops * mult;
+			if (o->kind == OPK_GEMM) {
+				eta = c->b_sat > 0 ? fmin(1.0, (double)o->m / c->b_sat) : 1;
+				eff_flops += n * o->flops * mult / (eta > 0 ? eta : 1);
+			} else if (o->kind == OPK_ATTN) {
+				eff_flops += n * o->flops * mult;
+			} else {
+				eff_flops += n * o->flops * mult / (c->eta_scalar > 0 ? c->eta_scalar : 1);
+			}
 			if (o->kind == OPK_COMM) {
-				out->net_bytes += n * o->act_bytes;
+				out->net_bytes += n * ab * mult;
 				continue;
 			}
-			out->weight_bytes += n * o->weight_bytes;
-			out->act_bytes += n * o->act_bytes;
+			if (c->naive) {
+				/* weights re-read per tile of rows; scores written and read
+				 * in fp32; every elementwise op round-trips HBM */
+				if (o->kind == OPK_GEMM && c->tile > 0)
+					wb *= ceil((double)o->m / c->tile);
+				if (o->kind == OPK_ATTN)
+					ab += o->score_elems * 8.0;
+			} else {
+				/* fused: elementwise work rides on its neighbours' loads */
+				if (o->kind == OPK_ELEMENTWISE)
+					ab = 0;
+				wb *= residency(c, o);
+			}
+			if (c->train) { /* backward: weights read twice more, grads written */
+				wb *= 4.0;
+				ab *= 3.0;
+			}
+			out->weight_bytes += n * wb;
+			out->act_bytes += n * ab;
 			out->kv_bytes += n * (o->kv_read_bytes + o->kv_write_bytes);
 		}
 	}
 	opgraph_release(&og);
 	hbm = out->weight_bytes + out->act_bytes + out->kv_bytes;
-	out->t_comp = out->flops / c->g->peak_flops[c->wdt];
+	out->t_comp = eff_flops / peak;
 	out->t_hbm = hbm / bw;
 	out->t_net = c->g->link_bw > 0 ? out->net_bytes / c->g->link_bw : 0;
 	out->t_est = fmax(out->t_comp, fmax(out->t_hbm, out->t_net));

@@ -14,6 +14,7 @@
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/opgraph.h"
+#include "servesim/paths.h"
 #include "servesim/roofline.h"
 
 static const char roofline_usage[] =
@@ -40,7 +41,24 @@ static const char roofline_usage[] =
 	"  --batch B            requests in the batch, split over DP (default 8)\n"
 	"  --seq S              prompt tokens per request for prefill (default 1024)\n"
 	"  --kv-len L           cached tokens per request for decode (default 1024)\n"
-	"  --phase prefill|decode|all   phases to report (default all)\n"
+	"  --phase train|prefill|decode|all  phases to report (default all); train =\n"
+	"                       forward + backward of a prefill-shaped batch (3x FLOPs,\n"
+	"                       weights read 3x and gradients written, activations 3x)\n"
+	"  --mode efficient|naive|both  execution model (default efficient): efficient =\n"
+	"                       flash attention, fused elementwise ops, weights read once\n"
+	"                       per step x residency; naive = fp32 S x S scores in HBM,\n"
+	"                       every elementwise op round-trips HBM, weights re-read\n"
+	"                       per --tile rows\n"
+	"  --b-sat N            GEMM rows that fill the tensor cores: eta = min(1, m/N)\n"
+	"                       (default 128, a Hopper GEMM tile height)\n"
+	"  --eta-scalar X       non-tensor FLOP rate / tensor peak for elementwise ops\n"
+	"                       (default 0.068: H100 FP32 67 / bf16 989 TFLOP/s)\n"
+	"  --tile N             naive mode: rows per GEMM tile (default 128)\n"
+	"  --residency-attn X --residency-dense X --residency-moe X\n"
+	"                       efficient mode: fraction of those weights read from HBM\n"
+	"                       each step (default 1: weights dwarf the 50 MB L2)\n"
+	"  --gpu G[,G2,...]     the report is for the first; the others are compared\n"
+	"  --plots DIR          gnuplot SVGs (roofline, decode batch sweep) and their data\n"
 	"  -o FILE              write the report to FILE (atomically)\n"
 	"  --grid FILE.csv      also write a full-factorial decode grid (batch 1, 8,\n"
 	"                       64, 512 x KV length 256, 4096 x KV dtype bf16, fp8)\n"
@@ -53,7 +71,10 @@ static const char roofline_usage[] =
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
 struct rl_opts {
-	const char *model, *config, *gpu, *out, *grid;
+	const char *model, *config, *gpu, *out, *grid, *plots;
+	bool train;
+	int mode; /* 0 efficient, 1 naive, 2 both */
+	struct rl_cfg k; /* the constants */
 	enum dtype dtype, kvdt;
 	bool kv_given, ep_given, prefill, decode;
 	struct parallel par;
@@ -63,7 +84,7 @@ struct rl_opts {
 static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 {
 	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_KVDT, O_TP, O_DP, O_EP, O_BATCH, O_SEQ, O_KV,
-	       O_PHASE, O_GRID };
+	       O_PHASE, O_GRID, O_MODE, O_BSAT, O_ETAS, O_TILE, O_RA, O_RD, O_RM, O_PLOTS };
 	static const struct option lo[] = {
 		{"config", required_argument, 0, O_CONFIG}, {"gpu", required_argument, 0, O_GPU},
 		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVDT},
@@ -71,7 +92,11 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		{"ep", required_argument, 0, O_EP}, {"batch", required_argument, 0, O_BATCH},
 		{"seq", required_argument, 0, O_SEQ}, {"kv-len", required_argument, 0, O_KV},
 		{"phase", required_argument, 0, O_PHASE}, {"output", required_argument, 0, 'o'},
-		{"grid", required_argument, 0, O_GRID},
+		{"grid", required_argument, 0, O_GRID}, {"mode", required_argument, 0, O_MODE},
+		{"b-sat", required_argument, 0, O_BSAT}, {"eta-scalar", required_argument, 0, O_ETAS},
+		{"tile", required_argument, 0, O_TILE}, {"residency-attn", required_argument, 0, O_RA},
+		{"residency-dense", required_argument, 0, O_RD}, {"residency-moe", required_argument, 0, O_RM},
+		{"plots", required_argument, 0, O_PLOTS},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int64_t v;
 	int c, rc = 0;
@@ -83,7 +108,8 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 	o->batch = 8;
 	o->seq = 1024;
 	o->kv_len = 1024;
-	o->prefill = o->decode = true;
+	o->prefill = o->decode = o->train = true;
+	rl_cfg_defaults(&o->k);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
@@ -91,6 +117,23 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		case 'h': fputs(roofline_usage, stdout); return 1;
 		case 'o': o->out = optarg; break;
 		case O_GRID: o->grid = optarg; break;
+		case O_PLOTS: o->plots = optarg; break;
+		case O_MODE:
+			if (strcmp(optarg, "efficient") == 0)
+				o->mode = 0;
+			else if (strcmp(optarg, "naive") == 0)
+				o->mode = 1;
+			else if (strcmp(optarg, "both") == 0)
+				o->mode = 2;
+			else
+				return err_set(e, SS_EUSAGE, "--mode must be efficient, naive or both, got '%s'", optarg);
+			break;
+		case O_BSAT: rc = cli_double("--b-sat", optarg, 0, true, &o->k.b_sat, e); break;
+		case O_ETAS: rc = cli_double("--eta-scalar", optarg, 0, true, &o->k.eta_scalar, e); break;
+		case O_TILE: rc = cli_double("--tile", optarg, 0, true, &o->k.tile, e); break;
+		case O_RA: rc = cli_double("--residency-attn", optarg, 0, false, &o->k.res_attn, e); break;
+		case O_RD: rc = cli_double("--residency-dense", optarg, 0, false, &o->k.res_dense, e); break;
+		case O_RM: rc = cli_double("--residency-moe", optarg, 0, false, &o->k.res_moe, e); break;
 		case O_CONFIG: o->config = optarg; break;
 		case O_GPU: o->gpu = optarg; break;
 		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
@@ -102,13 +145,12 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		case O_SEQ: rc = cli_int("--seq", optarg, 1, 1 << 22, &o->seq, e); break;
 		case O_KV: rc = cli_int("--kv-len", optarg, 0, 1 << 24, &o->kv_len, e); break;
 		case O_PHASE:
-			if (strcmp(optarg, "prefill") == 0)
-				o->decode = false;
-			else if (strcmp(optarg, "decode") == 0)
-				o->prefill = false;
-			else if (strcmp(optarg, "all") != 0)
-				return err_set(e, SS_EUSAGE, "--phase must be prefill, decode or all, got '%s'",
-					       optarg);
+			o->prefill = strcmp(optarg, "prefill") == 0 || strcmp(optarg, "all") == 0;
+			o->decode = strcmp(optarg, "decode") == 0 || strcmp(optarg, "all") == 0;
+			o->train = strcmp(optarg, "train") == 0 || strcmp(optarg, "all") == 0;
+			if (!o->prefill && !o->decode && !o->train)
+				return err_set(e, SS_EUSAGE,
+					       "--phase must be train, prefill, decode or all, got '%s'", optarg);
 			break;
 		default: return cli_bad_option("roofline", argv[optind - 1], e);
 		}
@@ -340,19 +382,149 @@ static int write_grid(const struct rl_cfg *c, const char *path, struct err *e)
 	return afile_commit(&af, e);
 }
 
-static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
-		  const struct gpu_spec *g, struct err *e)
+/* the phases on other GPUs, same model and shape */
+static int compare_gpus(FILE *f, const struct rl_cfg *c, const struct rl_opts *o,
+			const struct gpu_spec *const *gs, size_t ng, struct err *e)
 {
+	size_t i;
+	int rc;
+
+	fprintf(f, "## GPUs compared\n\n| GPU | ridge FLOP/B |%s%s%s\n|---|---:|%s%s%s\n",
+		o->train ? " train T_est (regime) |" : "", o->prefill ? " prefill T_est (regime) |" : "",
+		o->decode ? " decode T_est (regime) |" : "", o->train ? "---|" : "", o->prefill ? "---|" : "",
+		o->decode ? "---|" : "");
+	for (i = 0; i < ng; i++) {
+		struct rl_cfg cg = *c;
+		struct rl_point pt;
+		char t[32];
+		cg.g = gs[i];
+		if (gs[i]->peak_flops[cg.wdt] <= 0) {
+			fprintf(f, "| %s | - | no %s peak |\n", gs[i]->id, dtype_name(cg.wdt));
+			continue;
+		}
+		fprintf(f, "| %s | %.0f |", gs[i]->id, rl_ridge(&cg));
+		if (o->train) {
+			cg.train = true;
+			if ((rc = rl_eval(&cg, o->batch, o->seq, 0, &pt, e)) < 0)
+				return rc;
+			cg.train = false;
+			fmt_time(t, sizeof(t), pt.t_est);
+			fprintf(f, " %s (%s) |", t, pt.regime);
+		}
+		if (o->prefill) {
+			if ((rc = rl_eval(&cg, o->batch, o->seq, 0, &pt, e)) < 0)
+				return rc;
+			fmt_time(t, sizeof(t), pt.t_est);
+			fprintf(f, " %s (%s) |", t, pt.regime);
+		}
+		if (o->decode) {
+			if ((rc = rl_eval(&cg, o->batch, 1, o->kv_len, &pt, e)) < 0)
+				return rc;
+			fmt_time(t, sizeof(t), pt.t_est);
+			fprintf(f, " %s (%s) |", t, pt.regime);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n");
+	return 0;
+}
+
+/* gnuplot SVGs (and their data): the roofline with each phase's point, and
+ * decode time terms over the batch */
+static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struct err *e)
+{
+	static const int64_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+	char p[1200];
+	FILE *d;
+	struct rl_point pt;
+	size_t i;
+	int rc;
+
+	if (paths_mkdir_p(o->plots) != 0)
+		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", o->plots);
+	snprintf(p, sizeof(p), "%s/roofline.dat", o->plots);
+	if (!(d = fopen(p, "w")))
+		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	fprintf(d, "# phase intensity_flop_per_byte attained_tflops\n");
+	for (i = 0; i < 3; i++) {
+		struct rl_cfg cm = *c;
+		const char *name = i == 0 ? "train" : i == 1 ? "prefill" : "decode";
+		if ((i == 0 && !o->train) || (i == 1 && !o->prefill) || (i == 2 && !o->decode))
+			continue;
+		cm.train = i == 0;
+		if ((rc = rl_eval(&cm, o->batch, i == 2 ? 1 : o->seq, i == 2 ? o->kv_len : 0, &pt, e)) < 0) {
+			fclose(d);
+			return rc;
+		}
+		fprintf(d, "%s %.6g %.6g\n", name, pt.intensity, pt.flops / pt.t_est / 1e12);
+	}
+	fclose(d);
+	snprintf(p, sizeof(p), "%s/decode_batch.dat", o->plots);
+	if (!(d = fopen(p, "w")))
+		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	fprintf(d, "# batch t_comp_ms t_hbm_ms t_net_ms t_est_ms (decode, L=%lld)\n", (long long)o->kv_len);
+	for (i = 0; i < sizeof(batches) / sizeof(batches[0]); i++) {
+		if ((rc = rl_eval(c, batches[i], 1, o->kv_len, &pt, e)) < 0) {
+			fclose(d);
+			return rc;
+		}
+		fprintf(d, "%lld %.6g %.6g %.6g %.6g\n", (long long)batches[i], pt.t_comp * 1e3,
+			pt.t_hbm * 1e3, pt.t_net * 1e3, pt.t_est * 1e3);
+	}
+	fclose(d);
+	snprintf(p, sizeof(p), "%s/plots.gp", o->plots);
+	if (!(d = fopen(p, "w")))
+		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	fprintf(d, "set terminal svg size 720,480 dynamic\nset logscale xy\nset grid\nset key left top\n"
+		   "peak = %.6g\nbw = %.6g\n"
+		   "set output 'roofline.svg'\nset xlabel 'arithmetic intensity (FLOP/byte)'\n"
+		   "set ylabel 'TFLOP/s'\nset xrange [0.1:100000]\n"
+		   "plot (x*bw < peak ? x*bw : peak) title 'roofline (%s, HBM x bw_eff)' lw 2, "
+		   "'roofline.dat' using 2:3:1 with labels point pt 7 offset 1,1 notitle\n"
+		   "set output 'decode_batch.svg'\nset xlabel 'decode batch (requests)'\n"
+		   "set ylabel 'ms per step'\nunset xrange\n"
+		   "plot 'decode_batch.dat' using 1:2 with linespoints title 'T_comp', "
+		   "'' using 1:3 with linespoints title 'T_hbm', '' using 1:5 with lines lw 2 title 'T_est'\n",
+		c->g->peak_flops[c->wdt] / 1e12, c->g->hbm_bw * c->g->bw_eff / 1e12, c->g->id);
+	fclose(d);
+	fprintf(f, "## Plots\n\n");
+	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+		char cmd[1400];
+		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plots.gp 2>/dev/null", o->plots);
+		if (system(cmd) == 0)
+			fprintf(f, "![roofline](%s/roofline.svg) ![decode over batch](%s/decode_batch.svg)\n\n",
+				o->plots, o->plots);
+		else
+			fprintf(f, "gnuplot failed on %s/plots.gp; the data files are there.\n\n", o->plots);
+	} else {
+		fprintf(f, "gnuplot is not installed: the data and the script are in %s/ (run `gnuplot plots.gp` there).\n\n",
+			o->plots);
+	}
+	return 0;
+}
+
+static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
+		  const struct gpu_spec *const *gs, size_t ng, struct err *e)
+{
+	const struct gpu_spec *g = gs[0];
 	static const int64_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
 	static const int64_t kvs[] = {256, 1024, 4096, 16384, 65536};
 	static const int64_t seqs[] = {128, 512, 1024, 2048, 4096, 8192, 16384};
-	struct rl_cfg c = {m, g, o->par, o->dtype, o->kvdt};
+	struct rl_cfg c = o->k;
 	struct param_counts pc;
-	struct rl_point pf, dc;
-	char b1[80], b2[32], b3[32];
+	struct rl_point pf, dc, tr;
+	char b1[80], b2[32], b3[32], b4[32];
 	int64_t crit = 0;
-	double ridge = rl_ridge(&c), wgpu, kvtok;
+	double ridge, wgpu, kvtok;
 	int rc;
+
+	c.m = m;
+	c.g = g;
+	c.p = o->par;
+	c.wdt = o->dtype;
+	c.kvdt = o->kvdt;
+	c.naive = o->mode == 1;
+	ridge = rl_ridge(&c);
 
 	model_params(m, &pc);
 	if (o->prefill && (rc = rl_eval(&c, o->batch, o->seq, 0, &pf, e)) < 0)
@@ -415,23 +587,62 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 						    "not a runnable configuration; add parallelism or shrink batch / context)"
 						  : "");
 	}
+	if (o->train) {
+		double ppg = wgpu / dtype_bytes(o->dtype);
+		fprintf(f, "- training adds gradients (%s), Adam moments in fp32 (%s) and fp32 master weights (%s): %s of state per GPU before activations%s\n\n",
+			bytes_si(b1, sizeof(b1), ppg * dtype_bytes(o->dtype)), bytes_si(b2, sizeof(b2), ppg * 8),
+			bytes_si(b3, sizeof(b3), ppg * 4),
+			bytes_si(b4, sizeof(b4), ppg * (2 * dtype_bytes(o->dtype) + 12)),
+			ppg * (2 * dtype_bytes(o->dtype) + 12) > g->mem_bytes ? " (does not fit: shard the optimizer state or add GPUs)" : "");
+	}
 	fprintf(f, "## Hardware\n\n");
+	fprintf(f, "- constants: b_sat %.0f rows, eta_scalar %.3g, naive tile %.0f rows, residency attention %.2f, dense %.2f, MoE %.2f (flags; see --help)\n",
+		c.b_sat, c.eta_scalar, c.tile, c.res_attn, c.res_dense, c.res_moe);
 	fprintf(f, "- %s dense peak %.1f TFLOP/s; HBM %.2f TB/s x bw_eff %.2f = %.2f TB/s; link %.0f GB/s\n",
 		dtype_name(o->dtype), g->peak_flops[o->dtype] / 1e12, g->hbm_bw / 1e12, g->bw_eff,
 		g->hbm_bw * g->bw_eff / 1e12, g->link_bw / 1e9);
 	fprintf(f, "- ridge point %.0f FLOP/B: a phase with lower arithmetic intensity is bandwidth-bound\n\n",
 		ridge);
-	fprintf(f, "## Phases (one forward pass, per GPU)\n\n");
+	fprintf(f, "## Phases (per GPU; train = one forward + backward step)\n\n");
 	table_head(f, "phase");
-	if (o->prefill) {
-		snprintf(b1, sizeof(b1), "prefill B=%lld S=%lld", (long long)o->batch, (long long)o->seq);
-		point_row(f, b1, &pf);
-	}
-	if (o->decode) {
-		snprintf(b1, sizeof(b1), "decode B=%lld L=%lld", (long long)o->batch, (long long)o->kv_len);
-		point_row(f, b1, &dc);
+	{
+		int mode;
+		for (mode = 0; mode < 2; mode++) {
+			struct rl_cfg cm = c;
+			struct rl_point pt;
+			const char *tag;
+			if ((o->mode == 0 && mode == 1) || (o->mode == 1 && mode == 0))
+				continue;
+			cm.naive = mode == 1;
+			tag = o->mode == 2 ? (mode ? ", naive" : ", efficient") : "";
+			if (o->train) {
+				cm.train = true;
+				if ((rc = rl_eval(&cm, o->batch, o->seq, 0, mode == c.naive ? &tr : &pt, e)) < 0)
+					return rc;
+				cm.train = false;
+				snprintf(b1, sizeof(b1), "train B=%lld S=%lld%s", (long long)o->batch,
+					 (long long)o->seq, tag);
+				point_row(f, b1, mode == c.naive ? &tr : &pt);
+			}
+			if (o->prefill) {
+				if ((rc = rl_eval(&cm, o->batch, o->seq, 0, &pt, e)) < 0)
+					return rc;
+				snprintf(b1, sizeof(b1), "prefill B=%lld S=%lld%s", (long long)o->batch,
+					 (long long)o->seq, tag);
+				point_row(f, b1, &pt);
+			}
+			if (o->decode) {
+				if ((rc = rl_eval(&cm, o->batch, 1, o->kv_len, &pt, e)) < 0)
+					return rc;
+				snprintf(b1, sizeof(b1), "decode B=%lld L=%lld%s", (long long)o->batch,
+					 (long long)o->kv_len, tag);
+				point_row(f, b1, &pt);
+			}
+		}
 	}
 	fprintf(f, "\n");
+	if (o->train)
+		fprintf(f, "- train: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", tr.regime, tr.intensity, ridge);
 	if (o->prefill)
 		fprintf(f, "- prefill: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", pf.regime, pf.intensity, ridge);
 	if (o->decode) {
@@ -479,11 +690,17 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 			return rc;
 		fprintf(f, "Full-factorial decode grid (batch x KV length x KV dtype): `%s`.\n\n", o->grid);
 	}
+	if (ng > 1 && (rc = compare_gpus(f, &c, o, gs, ng, e)) < 0)
+		return rc;
+	if (o->plots && (rc = plots(f, &c, o, e)) < 0)
+		return rc;
 	fprintf(f, "## Guidance\n\n");
 	if (o->prefill)
 		fprintf(f, "- prefill is %s\n", guidance(pf.regime));
 	if (o->decode)
 		fprintf(f, "- decode is %s\n", guidance(dc.regime));
+	if (o->train)
+		fprintf(f, "- training is %s\n", guidance(tr.regime));
 	fprintf(f, "\nModel: efficient execution (flash attention: no S x S scores in HBM; fused operators; each weight read once per step; "
 		   "routed experts: only the experts the batch activates), dense peak with utilisation 1 (an upper bound on speed), "
 		   "HBM at bw_eff of the datasheet bandwidth, collectives at the link bandwidth without overlap.\n");
@@ -495,7 +712,9 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 	struct rl_opts o;
 	struct cli_env env;
 	struct model_cfg *m;
-	const struct gpu_spec *g;
+	const struct gpu_spec *gs[8];
+	size_t ng = 0;
+	char list[256], *tok, *save = NULL;
 	struct afile af;
 	int rc = parse(argc, argv, &o, e);
 
@@ -504,11 +723,23 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 	cli_env_init(&env);
 	m = xcalloc(1, sizeof(*m));
 	memset(&af, 0, sizeof(af));
-	if ((rc = cli_load_model(&env, o.model, o.config, m, e)) < 0 ||
-	    (rc = cli_find_gpu(&env, o.gpu, &g, e)) < 0)
+	if ((rc = cli_load_model(&env, o.model, o.config, m, e)) < 0)
 		goto out;
-	if (g->peak_flops[o.dtype] <= 0) {
-		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", g->id, dtype_name(o.dtype));
+	snprintf(list, sizeof(list), "%s", o.gpu);
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (ng == sizeof(gs) / sizeof(gs[0])) {
+			rc = err_set(e, SS_EUSAGE, "--gpu: at most %zu GPUs", sizeof(gs) / sizeof(gs[0]));
+			goto out;
+		}
+		if ((rc = cli_find_gpu(&env, tok, &gs[ng++], e)) < 0)
+			goto out;
+	}
+	if (ng == 0) {
+		rc = err_set(e, SS_EUSAGE, "--gpu: give at least one GPU");
+		goto out;
+	}
+	if (gs[0]->peak_flops[o.dtype] <= 0) {
+		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", gs[0]->id, dtype_name(o.dtype));
 		goto out;
 	}
 	if (!o.ep_given)
@@ -516,7 +747,7 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 	if (o.out) {
 		if ((rc = afile_open(&af, o.out, e)) < 0)
 			goto out;
-		if ((rc = report(af.f, &o, m, g, e)) < 0) {
+		if ((rc = report(af.f, &o, m, gs, ng, e)) < 0) {
 			afile_abort(&af);
 			goto out;
 		}
@@ -532,7 +763,7 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 			rc = err_set(e, SS_ERUNTIME, "out of memory");
 			goto out;
 		}
-		rc = report(mf, &o, m, g, e);
+		rc = report(mf, &o, m, gs, ng, e);
 		fclose(mf);
 		if (rc == 0)
 			fwrite(buf, 1, len, stdout);

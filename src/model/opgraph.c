@@ -152,6 +152,7 @@ static struct op *attn_core(struct layer_kind *lk, const char *name, double pair
 	struct op *o = push(lk, name, OPC_ATTENTION, OPK_ATTN);
 
 	o->flops = 2.0 * pairs * heads * (dqk + dv);
+	o->score_elems = pairs * heads;
 	o->kv_read_bytes = kv_read;
 	o->kv_write_bytes = kv_write;
 	return o;
