@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
+#include "servesim/memplan.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
 #include "servesim/roofline.h"
@@ -503,6 +504,98 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 	return 0;
 }
 
+/* FLOPs per module family of one pass (per GPU) */
+static int module_flops(const struct rl_cfg *c, int64_t b, int64_t s, int64_t l, double *fl,
+			struct err *e)
+{
+	struct pass_shape sh = {b, s, l, false};
+	struct opgraph og;
+	size_t i, j;
+	int rc;
+
+	memset(fl, 0, sizeof(double) * OPC__COUNT);
+	if ((rc = opgraph_build(c->m, &c->p, &sh, c->wdt, c->kvdt, &og, e)) < 0)
+		return rc;
+	for (i = 0; i < og.nkinds; i++)
+		for (j = 0; j < og.kinds[i].nops; j++)
+			fl[og.kinds[i].ops[j].cat] += (double)og.kinds[i].count * og.kinds[i].ops[j].flops;
+	opgraph_release(&og);
+	return 0;
+}
+
+static int module_table(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struct err *e)
+{
+	double fl[3][OPC__COUNT], tot[3] = {0, 0, 0};
+	const char *ph[3] = {"train", "prefill", "decode"};
+	bool on[3] = {o->train, o->prefill, o->decode};
+	char b[32];
+	int k, q;
+
+	for (q = 0; q < 3; q++) {
+		int rc = on[q] ? module_flops(c, o->batch, q == 2 ? 1 : o->seq, q == 2 ? o->kv_len : 0,
+					      fl[q], e) : 0;
+		if (rc < 0)
+			return rc;
+		for (k = 0; k < OPC__COUNT; k++) {
+			if (q == 0)
+				fl[q][k] *= 3; /* forward + backward */
+			tot[q] += on[q] ? fl[q][k] : 0;
+		}
+	}
+	fprintf(f, "### FLOPs per module (per GPU)\n\n| module |");
+	for (q = 0; q < 3; q++)
+		if (on[q])
+			fprintf(f, " %s |", ph[q]);
+	fprintf(f, "\n|---|");
+	for (q = 0; q < 3; q++)
+		if (on[q])
+			fprintf(f, "---:|");
+	fprintf(f, "\n");
+	for (k = 0; k < OPC__COUNT; k++) {
+		bool any = false;
+		for (q = 0; q < 3; q++)
+			any |= on[q] && fl[q][k] > 0;
+		if (!any)
+			continue;
+		fprintf(f, "| %s |", op_cat_name((enum op_cat)k));
+		for (q = 0; q < 3; q++)
+			if (on[q]) {
+				fmt_si(b, sizeof(b), fl[q][k], "FLOP");
+				fprintf(f, " %s (%.1f%%) |", b, tot[q] > 0 ? 100 * fl[q][k] / tot[q] : 0);
+			}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n");
+	return 0;
+}
+
+/* decode over the EP degrees the GPUs of a stage allow */
+static int ep_sweep(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struct err *e)
+{
+	int gpus = c->p.tp * c->p.dp, ep;
+	char label[32];
+	int rc;
+
+	if (c->m->n_experts <= 0 || gpus < 2)
+		return 0;
+	fprintf(f, "### Decode over EP at B=%lld L=%lld (TP %d x DP %d GPUs)\n\n", (long long)o->batch,
+		(long long)o->kv_len, c->p.tp, c->p.dp);
+	table_head(f, "EP");
+	for (ep = 1; ep <= gpus; ep *= 2) {
+		struct rl_cfg ce = *c;
+		struct rl_point pt;
+		if (gpus % ep != 0 || c->m->n_experts % ep != 0)
+			continue;
+		ce.p.ep = ep;
+		if ((rc = rl_eval(&ce, o->batch, 1, o->kv_len, &pt, e)) < 0)
+			return rc;
+		snprintf(label, sizeof(label), "%d", ep);
+		point_row(f, label, &pt);
+	}
+	fprintf(f, "\n");
+	return 0;
+}
+
 static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 		  const struct gpu_spec *const *gs, size_t ng, struct err *e)
 {
@@ -578,6 +671,15 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 		bytes_si(b3, sizeof(b3), kvtok * (double)((o->batch + o->par.dp - 1) / o->par.dp) *
 						  (double)(o->kv_len + 1)),
 		(long long)((o->batch + o->par.dp - 1) / o->par.dp), (long long)(o->kv_len + 1));
+	{
+		struct memplan mp;
+		int64_t toks = ((o->batch + o->par.dp - 1) / o->par.dp) * o->seq;
+		if (memplan_compute(m, g, &o->par, o->dtype, o->kvdt, 0.9, 16, toks,
+				    (o->batch + o->par.dp - 1) / o->par.dp, &mp, e) == 0)
+			fprintf(f, "- activations: %s peak for a prefill step of %lld tokens (vLLM-style profile)\n",
+				bytes_si(b1, sizeof(b1), mp.activation_bytes), (long long)toks);
+		err_clear(e);
+	}
 	{
 		double kvb = kvtok * (double)((o->batch + o->par.dp - 1) / o->par.dp) * (double)(o->kv_len + 1);
 		fprintf(f, "- GPU memory %s: weights take %.1f%%, weights + decode KV %.1f%%%s\n\n",
@@ -666,7 +768,10 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 				fprintf(f, "- critical batch without KV traffic (L=0): none up to 65536 requests\n");
 		}
 	}
-	fprintf(f, "\n## Sweeps\n\n");
+	fprintf(f, "\n");
+	if ((rc = module_table(f, &c, o, e)) < 0)
+		return rc;
+	fprintf(f, "## Sweeps\n\n");
 	if (o->decode) {
 		snprintf(b1, sizeof(b1), "Decode over batch at L=%lld", (long long)o->kv_len);
 		if ((rc = sweep(f, &c, b1, "batch", batches, sizeof(batches) / sizeof(batches[0]), 0,
@@ -683,6 +788,8 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 				0, e)) < 0)
 			return rc;
 	}
+	if (o->decode && (rc = ep_sweep(f, &c, o, e)) < 0)
+		return rc;
 	if (o->decode && (rc = sensitivity(f, &c, o, e)) < 0)
 		return rc;
 	if (o->grid) {
