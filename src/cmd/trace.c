@@ -180,6 +180,45 @@ static void print_summary(const struct trace *t)
 		printf("  %-10s %6d %8d %11.6g %6.1f%% %12s\n", tr_cat_name((enum tr_cat)c), cs[c].ops,
 		       cs[c].kernels, cs[c].us, t->kernel_us > 0 ? 100 * cs[c].us / t->kernel_us : 0, b);
 	}
+	{ /* per operator type, by kernel time */
+		struct optype {
+			const char *name;
+			int n;
+			double us, fl;
+			bool known;
+		} *ty = xcalloc(t->n ? t->n : 1, sizeof(*ty));
+		size_t nt = 0, i, j;
+		for (i = 0; i < t->n; i++) {
+			/* launches without an operator: by kernel */
+			const char *key = t->ops[i].name[0] == '(' ? t->ops[i].kernel : t->ops[i].name;
+			for (j = 0; j < nt; j++)
+				if (strcmp(ty[j].name, key) == 0)
+					break;
+			if (j == nt)
+				ty[nt++].name = key;
+			ty[j].n++;
+			ty[j].us += t->ops[i].kernel_us;
+			if (!isnan(t->ops[i].flops)) {
+				ty[j].fl += t->ops[i].flops;
+				ty[j].known = true;
+			}
+		}
+		for (i = 1; i < nt; i++) /* by kernel time, descending (insertion: few types) */
+			for (j = i; j > 0 && ty[j - 1].us < ty[j].us; j--) {
+				struct optype x = ty[j];
+				ty[j] = ty[j - 1];
+				ty[j - 1] = x;
+			}
+		printf("\nper operator type (top %zu by kernel time; kernel name for launches without one)\n"
+		       "  %-40s %5s %11s %7s %12s\n",
+		       nt < 15 ? nt : (size_t)15, "type", "ops", "kernel us", "share", "FLOPs");
+		for (i = 0; i < nt && i < 15; i++) {
+			flops_text(b, sizeof(b), ty[i].known ? ty[i].fl : NAN);
+			printf("  %-40.40s %5d %11.6g %6.1f%% %12s\n", ty[i].name, ty[i].n, ty[i].us,
+			       t->kernel_us > 0 ? 100 * ty[i].us / t->kernel_us : 0, b);
+		}
+		free(ty);
+	}
 	if (t->nlayers > 0) {
 		printf("\nper layer   ops   kernel us        FLOPs\n");
 		for (l = -1; l < t->nlayers; l++) {
