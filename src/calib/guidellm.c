@@ -47,23 +47,32 @@ static int skip_value(struct gl_ctx *c, enum js_tok t, struct err *e)
 	return js_skip(c->js, t, e);
 }
 
+/* The next member of the object being read: 1 with its key in key and the
+ * first token of its value in *t, 0 at the end of the object. */
+static int next_member(struct gl_ctx *c, char *key, size_t n, enum js_tok *t, struct err *e)
+{
+	int rc;
+
+	if ((rc = js_next(c->js, t, e)) < 0)
+		return rc;
+	if (*t == JS_OBJ_END)
+		return 0;
+	snprintf(key, n, "%s", js_str(c->js));
+	if ((rc = js_next(c->js, t, e)) < 0)
+		return rc;
+	return 1;
+}
+
 /* Read the numeric members of an object we are inside (after JS_OBJ),
  * mapping some keys to fields; nested objects are handled by the caller's
  * map function. */
 static int read_timings(struct gl_ctx *c, double *f, int which, struct err *e)
 {
 	enum js_tok t;
+	char key[64];
 	int rc;
 
-	for (;;) {
-		char key[64];
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
-		if (t == JS_OBJ_END)
-			return 0;
-		snprintf(key, sizeof(key), "%s", js_str(c->js));
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
+	while ((rc = next_member(c, key, sizeof(key), &t, e)) > 0) {
 		if (t == JS_OBJ && which == 0 && strcmp(key, "timings") == 0) {
 			if ((rc = read_timings(c, f, 1, e)) < 0)
 				return rc;
@@ -91,6 +100,7 @@ static int read_timings(struct gl_ctx *c, double *f, int which, struct err *e)
 				f[which == 3 ? F_IN_TOTAL : F_OUT_TOTAL] = js_num(c->js);
 		}
 	}
+	return rc;
 }
 
 static int read_request(struct gl_ctx *c, int bench, struct err *e)
@@ -98,6 +108,7 @@ static int read_request(struct gl_ctx *c, int bench, struct err *e)
 	double f[F__N], start, ttft = NAN, e2e = NAN, p, o;
 	struct gt_request *r;
 	enum js_tok t;
+	char key[64];
 	int rc, i;
 	static const struct {
 		const char *key;
@@ -112,15 +123,7 @@ static int read_request(struct gl_ctx *c, int bench, struct err *e)
 
 	for (i = 0; i < F__N; i++)
 		f[i] = NAN;
-	for (;;) {
-		char key[64];
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
-		if (t == JS_OBJ_END)
-			break;
-		snprintf(key, sizeof(key), "%s", js_str(c->js));
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
+	while ((rc = next_member(c, key, sizeof(key), &t, e)) > 0) {
 		if (t == JS_OBJ) {
 			int which = strcmp(key, "info") == 0 ? 0 : strcmp(key, "scheduler_info") == 0 ? 2
 				  : strcmp(key, "input_metrics") == 0 ? 3
@@ -140,6 +143,8 @@ static int read_request(struct gl_ctx *c, int bench, struct err *e)
 		if ((rc = skip_value(c, t, e)) < 0)
 			return rc;
 	}
+	if (rc < 0)
+		return rc;
 	/* era votes */
 	if (!isnan(f[F_REQ_START]) && !isnan(f[F_TTFT_MS]))
 		c->saw[2]++;
@@ -205,17 +210,10 @@ static int read_request_array(struct gl_ctx *c, int bench, bool keep, int64_t *c
 static int read_strategy(struct gl_ctx *c, struct gt_bench *b, struct err *e)
 {
 	enum js_tok t;
+	char key[64];
 	int rc;
 
-	for (;;) {
-		char key[64];
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
-		if (t == JS_OBJ_END)
-			return 0;
-		snprintf(key, sizeof(key), "%s", js_str(c->js));
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
+	while ((rc = next_member(c, key, sizeof(key), &t, e)) > 0) {
 		if (t == JS_STR && (strcmp(key, "type_") == 0 || strcmp(key, "type") == 0))
 			snprintf(b->strategy, sizeof(b->strategy), "%s", js_str(c->js));
 		else if (t == JS_NUM && strcmp(key, "rate") == 0)
@@ -226,23 +224,17 @@ static int read_strategy(struct gl_ctx *c, struct gt_bench *b, struct err *e)
 		else if ((rc = skip_value(c, t, e)) < 0)
 			return rc;
 	}
+	return rc;
 }
 
 /* Find "strategy" inside config (0.4+) or args (0.2-0.3). */
 static int read_config(struct gl_ctx *c, struct gt_bench *b, struct err *e)
 {
 	enum js_tok t;
+	char key[64];
 	int rc;
 
-	for (;;) {
-		char key[64];
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
-		if (t == JS_OBJ_END)
-			return 0;
-		snprintf(key, sizeof(key), "%s", js_str(c->js));
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
+	while ((rc = next_member(c, key, sizeof(key), &t, e)) > 0) {
 		if (t == JS_OBJ && strcmp(key, "strategy") == 0)
 			rc = read_strategy(c, b, e);
 		else
@@ -250,6 +242,7 @@ static int read_config(struct gl_ctx *c, struct gt_bench *b, struct err *e)
 		if (rc < 0)
 			return rc;
 	}
+	return rc;
 }
 
 static int read_benchmark(struct gl_ctx *c, struct err *e);
@@ -276,6 +269,7 @@ static int read_benchmark(struct gl_ctx *c, struct err *e)
 {
 	struct gt_bench b;
 	enum js_tok t;
+	char key[64];
 	int idx = (int)c->g->nb, rc;
 	bool nested = false;
 
@@ -283,15 +277,7 @@ static int read_benchmark(struct gl_ctx *c, struct err *e)
 	if (c->g->nb >= GT_MAX_BENCH)
 		return err_set(e, SS_EDATA, "%s: more than %d benchmarks", c->path, GT_MAX_BENCH);
 	c->g->nb++; /* reserve the index: requests refer to it */
-	for (;;) {
-		char key[64];
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
-		if (t == JS_OBJ_END)
-			break;
-		snprintf(key, sizeof(key), "%s", js_str(c->js));
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
+	while ((rc = next_member(c, key, sizeof(key), &t, e)) > 0) {
 		if (t == JS_ARR && strcmp(key, "benchmarks") == 0) {
 			/* a 0.1 report: its benchmarks are the real ones */
 			c->g->nb--;
@@ -337,6 +323,8 @@ static int read_benchmark(struct gl_ctx *c, struct err *e)
 			return rc;
 		}
 	}
+	if (rc < 0)
+		return rc;
 	if (!nested)
 		c->g->b[idx] = b;
 	return 0;
@@ -346,6 +334,7 @@ static int read_all(struct gl_ctx *c, struct err *e)
 {
 	struct gt_requests *g = c->g;
 	enum js_tok t;
+	char key[64];
 	size_t i, k;
 	int rc, found = 0;
 
@@ -353,15 +342,7 @@ static int read_all(struct gl_ctx *c, struct err *e)
 		return rc;
 	if (t != JS_OBJ)
 		return err_set(e, SS_EDATA, "%s: expected a JSON object at the top", c->path);
-	for (;;) {
-		char key[64];
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
-		if (t == JS_OBJ_END)
-			break;
-		snprintf(key, sizeof(key), "%s", js_str(c->js));
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
+	while ((rc = next_member(c, key, sizeof(key), &t, e)) > 0) {
 		if (t == JS_ARR && strcmp(key, "benchmarks") == 0) {
 			found = 1;
 			rc = read_bench_list(c, e);
@@ -371,6 +352,8 @@ static int read_all(struct gl_ctx *c, struct err *e)
 		if (rc < 0)
 			return rc;
 	}
+	if (rc < 0)
+		return rc;
 	if ((rc = js_next(c->js, &t, e)) < 0)
 		return rc;
 	if (!found)
