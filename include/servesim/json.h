@@ -44,6 +44,9 @@ const char *json_key(const struct json *member);
 double json_number(const struct json *j);
 const char *json_string(const struct json *j);
 bool json_bool(const struct json *j);
+/* Compact text of a number, a string or a (nested) array of them, as shapes
+ * are written: [8,7168] or [[8,7168],[7168,2048]]; "" for anything else. */
+void json_dims_text(const struct json *j, char *buf, size_t n);
 
 /* --- schema helpers; ctx is "source: path" used as the message prefix --- */
 

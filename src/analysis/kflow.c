@@ -23,35 +23,6 @@ static const char *src_name(const char *arg, const char *what)
 	return arg[0] == '@' ? arg + 1 : what;
 }
 
-/* [8,7168] or [[8,7168],[7168,2048]] or a string, as text */
-static void dims_text(const struct json *d, char *b, size_t n)
-{
-	const struct json *x;
-	size_t used = 0;
-
-	b[0] = '\0';
-	if (!d)
-		return;
-	if (json_type_of(d) == JSON_STRING) {
-		snprintf(b, n, "%s", json_string(d));
-		return;
-	}
-	if (json_type_of(d) == JSON_NUMBER) {
-		snprintf(b, n, "%.0f", json_number(d));
-		return;
-	}
-	if (json_type_of(d) != JSON_ARRAY)
-		return;
-	used += (size_t)snprintf(b + used, n - used, "[");
-	for (x = json_first(d); x && used < n; x = json_next(x)) {
-		char sub[96];
-		dims_text(x, sub, sizeof(sub));
-		used += (size_t)snprintf(b + used, n - used, "%s%s", x == json_first(d) ? "" : ",", sub);
-	}
-	if (used < n)
-		snprintf(b + used, n - used, "]");
-}
-
 static int check_dims(const struct json *d, const char *ctx, const char *key, struct err *e)
 {
 	enum json_type t;
@@ -105,8 +76,8 @@ static int parse_kernel(const struct json *k, const char *ctx, struct kf_kernel 
 	snprintf(o->name, sizeof(o->name), "%s", simple && simple[0] ? simple : name);
 	snprintf(o->category, sizeof(o->category), "%s", cat);
 	snprintf(o->half, sizeof(o->half), "%s", half ? half : "");
-	dims_text(json_get(k, "input_dims"), o->shape_in, sizeof(o->shape_in));
-	dims_text(json_get(k, "output_dims"), o->shape_out, sizeof(o->shape_out));
+	json_dims_text(json_get(k, "input_dims"), o->shape_in, sizeof(o->shape_in));
+	json_dims_text(json_get(k, "output_dims"), o->shape_out, sizeof(o->shape_out));
 	return 0;
 }
 
@@ -356,9 +327,9 @@ static void catset_add(struct catset *s, const char *name, double dur, size_t ca
 int kflow_map(const struct kernel_flow *kf, const struct layer_kind *lk, double peak,
 	      double peak_fp8, struct kf_result *r, struct err *e)
 {
-	size_t cap = kf->nk + kf->ncat + 1, i, j, c;
+	size_t cap = kf->nk + kf->ncat + 1, i, c;
 	struct catset cs;
-	bool *claimed, has_fp8 = false, has_bf16 = false, split;
+	bool *claimed, *mine, has_fp8 = false, has_bf16 = false, split;
 
 	if (!(peak > 0))
 		return err_set(e, SS_EUSAGE, "kernel MFU: the GPU has no peak for this dtype");
@@ -370,6 +341,7 @@ int kflow_map(const struct kernel_flow *kf, const struct layer_kind *lk, double 
 	r->rows = xcalloc(kf->nk ? kf->nk : 1, sizeof(*r->rows));
 	r->ops = xcalloc(lk->nops ? lk->nops : 1, sizeof(*r->ops));
 	claimed = xcalloc(lk->nops ? lk->nops : 1, sizeof(*claimed));
+	mine = xcalloc(lk->nops ? lk->nops : 1, sizeof(*mine));
 	cs.name = xcalloc(cap, sizeof(*cs.name));
 	cs.dur = xcalloc(cap, sizeof(*cs.dur));
 	cs.n = 0;
@@ -404,7 +376,7 @@ int kflow_map(const struct kernel_flow *kf, const struct layer_kind *lk, double 
 		int d = lk->nops ? direct_owns(cat, &lk->ops[0]) : -1;
 		bool gemm = is_gemm_cat(cat), fp8 = fp8_cat(cat);
 		double pk = fp8 ? peak_fp8 : peak, fl = 0;
-		size_t nops = 0, nk = 0, oi, ki;
+		size_t nops = 0, nk = 0, oi;
 		enum kf_map map;
 		char label[160] = "";
 
@@ -417,8 +389,8 @@ int kflow_map(const struct kernel_flow *kf, const struct layer_kind *lk, double 
 		/* the operators of this category */
 		for (i = 0; i < lk->nops; i++) {
 			const struct op *o = &lk->ops[i];
-			bool mine = gemm ? gemm_takes(cat, o, claimed[i], split) : direct_owns(cat, o) == 1;
-			if (!mine)
+			mine[i] = gemm ? gemm_takes(cat, o, claimed[i], split) : direct_owns(cat, o) == 1;
+			if (!mine[i])
 				continue;
 			nops++;
 			fl += o->flops;
@@ -438,48 +410,43 @@ int kflow_map(const struct kernel_flow *kf, const struct layer_kind *lk, double 
 			snprintf(r->groups + used, sizeof(r->groups) - used, "%s%s: %s", used ? "; " : "",
 				 cat, label);
 		}
-		/* operators: their share of the category's time */
-		for (i = 0; i < lk->nops; i++) {
-			const struct op *o = &lk->ops[i];
-			struct kf_op *ko = &r->ops[i];
-			bool mine = gemm ? gemm_takes(cat, o, claimed[i], split) : direct_owns(cat, o) == 1;
-			if (!mine)
-				continue;
-			ko->map = map;
-			ko->fp8 = fp8;
-			ko->time_us = (isnan(ko->time_us) ? 0 : ko->time_us) + cs.dur[c] * o->flops / fl;
-			if (map == KF_DIRECT) { /* 1:1 in order: the kernel's own time */
-				for (oi = 0, j = 0; j < i; j++)
-					oi += direct_owns(cat, &lk->ops[j]) == 1;
-				for (ki = 0, j = 0; j < kf->nk; j++)
-					if (!strcmp(kf->k[j].category, cat) && ki++ == oi)
-						ko->time_us = kf->k[j].dur_us;
+		/* operators: the category's time by FLOPs share (1:1 below replaces it) */
+		for (i = 0; i < lk->nops; i++)
+			if (mine[i]) {
+				struct kf_op *ko = &r->ops[i];
+				ko->map = map;
+				ko->fp8 = fp8;
+				ko->time_us = (isnan(ko->time_us) ? 0 : ko->time_us) +
+					      cs.dur[c] * lk->ops[i].flops / fl;
 			}
-			ko->theory_us = o->flops / pk * 1e6;
-			ko->mfu = ko->time_us > 0 ? ko->theory_us / ko->time_us : NAN;
-		}
-		/* kernel rows */
-		for (oi = 0, ki = 0, i = 0; i < kf->nk; i++) {
+		/* kernel rows; 1:1, the i-th kernel is the i-th operator */
+		for (oi = 0, i = 0; i < kf->nk; i++) {
 			struct kf_row *row = &r->rows[i];
 			if (strcmp(kf->k[i].category, cat) != 0)
 				continue;
 			row->map = map;
 			row->fp8 = fp8;
 			if (map == KF_DIRECT) {
-				for (; oi < lk->nops && direct_owns(cat, &lk->ops[oi]) != 1; oi++)
-					;
+				while (!mine[oi])
+					oi++;
 				snprintf(row->op, sizeof(row->op), "%s", lk->ops[oi].name);
 				row->flops = lk->ops[oi].flops;
-				oi++;
+				r->ops[oi++].time_us = kf->k[i].dur_us;
 			} else {
 				snprintf(row->op, sizeof(row->op), "%s", label);
 				row->flops = cs.dur[c] > 0 ? fl * kf->k[i].dur_us / cs.dur[c] : fl / (double)nk;
 			}
 			row->theory_us = row->flops / pk * 1e6;
 			row->mfu = kf->k[i].dur_us > 0 ? row->theory_us / kf->k[i].dur_us : NAN;
-			ki++;
 		}
+		for (i = 0; i < lk->nops; i++)
+			if (mine[i]) {
+				struct kf_op *ko = &r->ops[i];
+				ko->theory_us = lk->ops[i].flops / pk * 1e6;
+				ko->mfu = ko->time_us > 0 ? ko->theory_us / ko->time_us : NAN;
+			}
 	}
+	free(mine);
 	free(claimed);
 	free(cs.name);
 	free(cs.dur);

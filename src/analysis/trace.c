@@ -136,6 +136,14 @@ static int cmp_kev_ts(const void *a, const void *b)
 	return x->dur > y->dur ? -1 : x->dur < y->dur; /* outer first */
 }
 
+static int cmp_kev_time(const void *a, const void *b)
+{
+	const struct kev *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->corr < y->corr ? -1 : x->corr > y->corr; /* a stable order for equal starts */
+}
+
 static int cmp_kev_corr(const void *a, const void *b)
 {
 	const struct kev *x = a, *y = b;
@@ -178,19 +186,18 @@ static int dims_of(const struct json *dj, long long (*d)[8], int *nd, int max)
 	return ni;
 }
 
+/* input dims as "[8,4096],[4096,12288]" (the outer brackets dropped) */
 static void dims_text(const struct json *dj, char *b, size_t n)
 {
-	long long d[8][8];
-	int nd[8], ni = dims_of(dj, d, nd, 8), i, j;
-	size_t u = 0;
+	size_t len;
 
-	b[0] = '\0';
-	for (i = 0; i < ni && u < n; i++) {
-		u += (size_t)snprintf(b + u, n - u, "%s[", i ? "," : "");
-		for (j = 0; j < nd[i] && u < n; j++)
-			u += (size_t)snprintf(b + u, n - u, "%s%lld", j ? "," : "", d[i][j]);
-		if (u < n)
-			u += (size_t)snprintf(b + u, n - u, "]");
+	json_dims_text(dj, b, n);
+	len = strlen(b);
+	if (len >= 2 && b[0] == '[' && b[len - 1] == ']') {
+		memmove(b, b + 1, len - 2);
+		b[len - 2] = '\0';
+	} else {
+		b[0] = '\0';
 	}
 }
 
@@ -254,17 +261,7 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 	op_of = xmalloc((no ? no : 1) * sizeof(*op_of));
 	for (i = 0; i < no; i++)
 		op_of[i] = -1;
-	/* kernels in time order */
-	{
-		struct kev *kk = ks;
-		size_t a, b;
-		for (a = 1; a < nk; a++) /* insertion by ts: kernels are nearly sorted */
-			for (b = a; b > 0 && kk[b - 1].ts > kk[b].ts; b--) {
-				struct kev tmp = kk[b];
-				kk[b] = kk[b - 1];
-				kk[b - 1] = tmp;
-			}
-	}
+	qsort(ks, nk, sizeof(*ks), cmp_kev_time); /* kernels in time order */
 	for (i = 0; i < nk; i++) {
 		struct kev key = {0}, *rt;
 		long oi = -1;
@@ -413,6 +410,14 @@ static int cmp_arow(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* an attention kernel that marks a layer: --anchor, or the usual ones */
+static bool is_anchor(const char *type, const char *anchor)
+{
+	if (anchor)
+		return strcmp(type, anchor) == 0;
+	return strcmp(type, "FusedInferAttentionScore") == 0 || strcmp(type, "SparseFlashAttention") == 0;
+}
+
 static int ascend(const char *path, const char *anchor, struct trace *t, struct err *e)
 {
 	static const char *const need[] = {"Name", "Type", "Start Time(us)", "Duration(us)", NULL};
@@ -467,10 +472,7 @@ static int ascend(const char *path, const char *anchor, struct trace *t, struct 
 	}
 	/* one forward pass: from the first attention anchor to the last */
 	for (i = 0; i < n; i++) {
-		bool a = anchor ? strcmp(rows[i].type, anchor) == 0
-				: (strcmp(rows[i].type, "FusedInferAttentionScore") == 0 ||
-				   strcmp(rows[i].type, "SparseFlashAttention") == 0);
-		if (!a)
+		if (!is_anchor(rows[i].type, anchor))
 			continue;
 		if (nanch++ == 0)
 			first = i;
@@ -491,9 +493,7 @@ static int ascend(const char *path, const char *anchor, struct trace *t, struct 
 			struct tr_op *o = push(t);
 			long long d[8][8];
 			int nd[8], ni;
-			bool a = anchor ? strcmp(rows[i].type, anchor) == 0
-					: (strcmp(rows[i].type, "FusedInferAttentionScore") == 0 ||
-					   strcmp(rows[i].type, "SparseFlashAttention") == 0);
+			bool a = is_anchor(rows[i].type, anchor);
 			if (a)
 				layer++;
 			snprintf(o->name, sizeof(o->name), "%s", rows[i].type);

@@ -383,3 +383,31 @@ void json_write_tree(FILE *out, const struct json *j)
 		cJSON_free(t);
 	}
 }
+
+void json_dims_text(const struct json *d, char *b, size_t n)
+{
+	const struct json *x;
+	size_t used = 0;
+
+	b[0] = '\0';
+	if (!d)
+		return;
+	if (json_type_of(d) == JSON_STRING) {
+		snprintf(b, n, "%s", json_string(d));
+		return;
+	}
+	if (json_type_of(d) == JSON_NUMBER) {
+		snprintf(b, n, "%.0f", json_number(d));
+		return;
+	}
+	if (json_type_of(d) != JSON_ARRAY)
+		return;
+	used += (size_t)snprintf(b + used, n - used, "[");
+	for (x = json_first(d); x && used < n; x = json_next(x)) {
+		char sub[96];
+		json_dims_text(x, sub, sizeof(sub));
+		used += (size_t)snprintf(b + used, n - used, "%s%s", x == json_first(d) ? "" : ",", sub);
+	}
+	if (used < n)
+		snprintf(b + used, n - used, "]");
+}
