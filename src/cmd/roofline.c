@@ -383,6 +383,25 @@ static int write_grid(const struct rl_cfg *c, const char *path, struct err *e)
 	return afile_commit(&af, e);
 }
 
+/* the three phases and their shapes */
+enum { PH_TRAIN, PH_PREFILL, PH_DECODE, PH__N };
+static const char *const ph_name[PH__N] = {"train", "prefill", "decode"};
+
+static bool ph_on(const struct rl_opts *o, int q)
+{
+	return q == PH_TRAIN ? o->train : q == PH_PREFILL ? o->prefill : o->decode;
+}
+
+/* train and prefill: seq new tokens; decode: one after kv_len cached */
+static int ph_eval(const struct rl_cfg *c, const struct rl_opts *o, int q, struct rl_point *pt,
+		   struct err *e)
+{
+	struct rl_cfg cq = *c;
+
+	cq.train = q == PH_TRAIN;
+	return rl_eval(&cq, o->batch, q == PH_DECODE ? 1 : o->seq, q == PH_DECODE ? o->kv_len : 0, pt, e);
+}
+
 /* the phases on other GPUs, same model and shape */
 static int compare_gpus(FILE *f, const struct rl_cfg *c, const struct rl_opts *o,
 			const struct gpu_spec *const *gs, size_t ng, struct err *e)
@@ -390,10 +409,17 @@ static int compare_gpus(FILE *f, const struct rl_cfg *c, const struct rl_opts *o
 	size_t i;
 	int rc;
 
-	fprintf(f, "## GPUs compared\n\n| GPU | ridge FLOP/B |%s%s%s\n|---|---:|%s%s%s\n",
-		o->train ? " train T_est (regime) |" : "", o->prefill ? " prefill T_est (regime) |" : "",
-		o->decode ? " decode T_est (regime) |" : "", o->train ? "---|" : "", o->prefill ? "---|" : "",
-		o->decode ? "---|" : "");
+	int q;
+
+	fprintf(f, "## GPUs compared\n\n| GPU | ridge FLOP/B |");
+	for (q = 0; q < PH__N; q++)
+		if (ph_on(o, q))
+			fprintf(f, " %s T_est (regime) |", ph_name[q]);
+	fprintf(f, "\n|---|---:|");
+	for (q = 0; q < PH__N; q++)
+		if (ph_on(o, q))
+			fprintf(f, "---|");
+	fprintf(f, "\n");
 	for (i = 0; i < ng; i++) {
 		struct rl_cfg cg = *c;
 		struct rl_point pt;
@@ -404,22 +430,10 @@ static int compare_gpus(FILE *f, const struct rl_cfg *c, const struct rl_opts *o
 			continue;
 		}
 		fprintf(f, "| %s | %.0f |", gs[i]->id, rl_ridge(&cg));
-		if (o->train) {
-			cg.train = true;
-			if ((rc = rl_eval(&cg, o->batch, o->seq, 0, &pt, e)) < 0)
-				return rc;
-			cg.train = false;
-			fmt_time(t, sizeof(t), pt.t_est);
-			fprintf(f, " %s (%s) |", t, pt.regime);
-		}
-		if (o->prefill) {
-			if ((rc = rl_eval(&cg, o->batch, o->seq, 0, &pt, e)) < 0)
-				return rc;
-			fmt_time(t, sizeof(t), pt.t_est);
-			fprintf(f, " %s (%s) |", t, pt.regime);
-		}
-		if (o->decode) {
-			if ((rc = rl_eval(&cg, o->batch, 1, o->kv_len, &pt, e)) < 0)
+		for (q = 0; q < PH__N; q++) {
+			if (!ph_on(o, q))
+				continue;
+			if ((rc = ph_eval(&cg, o, q, &pt, e)) < 0)
 				return rc;
 			fmt_time(t, sizeof(t), pt.t_est);
 			fprintf(f, " %s (%s) |", t, pt.regime);
@@ -447,17 +461,14 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 	if (!(d = fopen(p, "w")))
 		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
 	fprintf(d, "# phase intensity_flop_per_byte attained_tflops\n");
-	for (i = 0; i < 3; i++) {
-		struct rl_cfg cm = *c;
-		const char *name = i == 0 ? "train" : i == 1 ? "prefill" : "decode";
-		if ((i == 0 && !o->train) || (i == 1 && !o->prefill) || (i == 2 && !o->decode))
+	for (i = 0; i < PH__N; i++) {
+		if (!ph_on(o, (int)i))
 			continue;
-		cm.train = i == 0;
-		if ((rc = rl_eval(&cm, o->batch, i == 2 ? 1 : o->seq, i == 2 ? o->kv_len : 0, &pt, e)) < 0) {
+		if ((rc = ph_eval(c, o, (int)i, &pt, e)) < 0) {
 			fclose(d);
 			return rc;
 		}
-		fprintf(d, "%s %.6g %.6g\n", name, pt.intensity, pt.flops / pt.t_est / 1e12);
+		fprintf(d, "%s %.6g %.6g\n", ph_name[i], pt.intensity, pt.flops / pt.t_est / 1e12);
 	}
 	fclose(d);
 	snprintf(p, sizeof(p), "%s/decode_batch.dat", o->plots);
@@ -525,40 +536,41 @@ static int module_flops(const struct rl_cfg *c, int64_t b, int64_t s, int64_t l,
 
 static int module_table(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struct err *e)
 {
-	double fl[3][OPC__COUNT], tot[3] = {0, 0, 0};
-	const char *ph[3] = {"train", "prefill", "decode"};
-	bool on[3] = {o->train, o->prefill, o->decode};
+	double fl[PH__N][OPC__COUNT], tot[PH__N] = {0, 0, 0};
+	bool on[PH__N];
 	char b[32];
 	int k, q;
 
-	for (q = 0; q < 3; q++) {
-		int rc = on[q] ? module_flops(c, o->batch, q == 2 ? 1 : o->seq, q == 2 ? o->kv_len : 0,
-					      fl[q], e) : 0;
+	for (q = 0; q < PH__N; q++) {
+		int rc;
+		on[q] = ph_on(o, q);
+		rc = on[q] ? module_flops(c, o->batch, q == PH_DECODE ? 1 : o->seq,
+					  q == PH_DECODE ? o->kv_len : 0, fl[q], e) : 0;
 		if (rc < 0)
 			return rc;
 		for (k = 0; k < OPC__COUNT; k++) {
-			if (q == 0)
+			if (q == PH_TRAIN)
 				fl[q][k] *= 3; /* forward + backward */
 			tot[q] += on[q] ? fl[q][k] : 0;
 		}
 	}
 	fprintf(f, "### FLOPs per module (per GPU)\n\n| module |");
-	for (q = 0; q < 3; q++)
+	for (q = 0; q < PH__N; q++)
 		if (on[q])
-			fprintf(f, " %s |", ph[q]);
+			fprintf(f, " %s |", ph_name[q]);
 	fprintf(f, "\n|---|");
-	for (q = 0; q < 3; q++)
+	for (q = 0; q < PH__N; q++)
 		if (on[q])
 			fprintf(f, "---:|");
 	fprintf(f, "\n");
 	for (k = 0; k < OPC__COUNT; k++) {
 		bool any = false;
-		for (q = 0; q < 3; q++)
+		for (q = 0; q < PH__N; q++)
 			any |= on[q] && fl[q][k] > 0;
 		if (!any)
 			continue;
 		fprintf(f, "| %s |", op_cat_name((enum op_cat)k));
-		for (q = 0; q < 3; q++)
+		for (q = 0; q < PH__N; q++)
 			if (on[q]) {
 				fmt_si(b, sizeof(b), fl[q][k], "FLOP");
 				fprintf(f, " %s (%.1f%%) |", b, tot[q] > 0 ? 100 * fl[q][k] / tot[q] : 0);
@@ -605,7 +617,9 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 	static const int64_t seqs[] = {128, 512, 1024, 2048, 4096, 8192, 16384};
 	struct rl_cfg c = o->k;
 	struct param_counts pc;
-	struct rl_point pf, dc, tr;
+	struct rl_point pts[PH__N];
+	const struct rl_point *pf = &pts[PH_PREFILL], *dc = &pts[PH_DECODE], *tr = &pts[PH_TRAIN];
+	int q;
 	char b1[80], b2[32], b3[32], b4[32];
 	int64_t crit = 0;
 	double ridge, wgpu, kvtok;
@@ -620,10 +634,10 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 	ridge = rl_ridge(&c);
 
 	model_params(m, &pc);
-	if (o->prefill && (rc = rl_eval(&c, o->batch, o->seq, 0, &pf, e)) < 0)
-		return rc;
-	if (o->decode && ((rc = rl_eval(&c, o->batch, 1, o->kv_len, &dc, e)) < 0 ||
-			  (rc = rl_critical_batch(&c, o->kv_len, 1 << 16, &crit, e)) < 0))
+	for (q = 0; q < PH__N; q++)
+		if (ph_on(o, q) && (rc = ph_eval(&c, o, q, &pts[q], e)) < 0)
+			return rc;
+	if (o->decode && (rc = rl_critical_batch(&c, o->kv_len, 1 << 16, &crit, e)) < 0)
 		return rc;
 	fprintf(f, "# Roofline: %s on %s\n\n", m->id, g->name);
 	fprintf(f, "%s weights, %s KV cache, TP %d, DP %d, EP %d; batch %lld requests (%lld per DP rank).\n\n",
@@ -717,40 +731,30 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 				continue;
 			cm.naive = mode == 1;
 			tag = o->mode == 2 ? (mode ? ", naive" : ", efficient") : "";
-			if (o->train) {
-				cm.train = true;
-				if ((rc = rl_eval(&cm, o->batch, o->seq, 0, mode == c.naive ? &tr : &pt, e)) < 0)
+			for (q = 0; q < PH__N; q++) {
+				if (!ph_on(o, q))
+					continue;
+				if (mode != c.naive && (rc = ph_eval(&cm, o, q, &pt, e)) < 0)
 					return rc;
-				cm.train = false;
-				snprintf(b1, sizeof(b1), "train B=%lld S=%lld%s", (long long)o->batch,
-					 (long long)o->seq, tag);
-				point_row(f, b1, mode == c.naive ? &tr : &pt);
-			}
-			if (o->prefill) {
-				if ((rc = rl_eval(&cm, o->batch, o->seq, 0, &pt, e)) < 0)
-					return rc;
-				snprintf(b1, sizeof(b1), "prefill B=%lld S=%lld%s", (long long)o->batch,
-					 (long long)o->seq, tag);
-				point_row(f, b1, &pt);
-			}
-			if (o->decode) {
-				if ((rc = rl_eval(&cm, o->batch, 1, o->kv_len, &pt, e)) < 0)
-					return rc;
-				snprintf(b1, sizeof(b1), "decode B=%lld L=%lld%s", (long long)o->batch,
-					 (long long)o->kv_len, tag);
-				point_row(f, b1, &pt);
+				if (q == PH_DECODE)
+					snprintf(b1, sizeof(b1), "decode B=%lld L=%lld%s", (long long)o->batch,
+						 (long long)o->kv_len, tag);
+				else
+					snprintf(b1, sizeof(b1), "%s B=%lld S=%lld%s", ph_name[q],
+						 (long long)o->batch, (long long)o->seq, tag);
+				point_row(f, b1, mode == c.naive ? &pts[q] : &pt);
 			}
 		}
 	}
 	fprintf(f, "\n");
 	if (o->train)
-		fprintf(f, "- train: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", tr.regime, tr.intensity, ridge);
+		fprintf(f, "- train: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", tr->regime, tr->intensity, ridge);
 	if (o->prefill)
-		fprintf(f, "- prefill: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", pf.regime, pf.intensity, ridge);
+		fprintf(f, "- prefill: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", pf->regime, pf->intensity, ridge);
 	if (o->decode) {
 		fprintf(f, "- decode: %s (intensity %.3g FLOP/B vs ridge %.0f); weights are %.1f%% of its HBM bytes\n",
-			dc.regime, dc.intensity, ridge,
-			100 * dc.weight_bytes / (dc.weight_bytes + dc.act_bytes + dc.kv_bytes));
+			dc->regime, dc->intensity, ridge,
+			100 * dc->weight_bytes / (dc->weight_bytes + dc->act_bytes + dc->kv_bytes));
 		if (crit > 0)
 			fprintf(f, "- critical batch at L=%lld: %lld requests (decode turns compute-bound: T_comp >= T_hbm)\n",
 				(long long)o->kv_len, (long long)crit);
@@ -803,11 +807,11 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 		return rc;
 	fprintf(f, "## Guidance\n\n");
 	if (o->prefill)
-		fprintf(f, "- prefill is %s\n", guidance(pf.regime));
+		fprintf(f, "- prefill is %s\n", guidance(pf->regime));
 	if (o->decode)
-		fprintf(f, "- decode is %s\n", guidance(dc.regime));
+		fprintf(f, "- decode is %s\n", guidance(dc->regime));
 	if (o->train)
-		fprintf(f, "- training is %s\n", guidance(tr.regime));
+		fprintf(f, "- training is %s\n", guidance(tr->regime));
 	fprintf(f, "\nModel: efficient execution (flash attention: no S x S scores in HBM; fused operators; each weight read once per step; "
 		   "routed experts: only the experts the batch activates), dense peak with utilisation 1 (an upper bound on speed), "
 		   "HBM at bw_eff of the datasheet bandwidth, collectives at the link bandwidth without overlap.\n");
