@@ -26,7 +26,7 @@ static const char roofline_usage[] =
 	"on a GPU: FLOPs and HBM bytes (weights, activations, KV) of the operator graph\n"
 	"in efficient execution (flash attention, fused operators, each weight read\n"
 	"once per step), collective bytes, and\n"
-	"  T_comp = FLOPs / dense peak, T_hbm = bytes / (HBM BW x bw_eff),\n"
+	"  T_comp = FLOPs / (dense peak x utilisation), T_hbm = bytes / (HBM BW x bw_eff),\n"
 	"  T_net = collective bytes / link BW, T_est = max of the three,\n"
 	"arithmetic intensity against the ridge point, the regime per phase, sweeps\n"
 	"(decode over batch and KV length with the critical batch, prefill over\n"
@@ -812,9 +812,14 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 		fprintf(f, "- decode is %s\n", guidance(dc->regime));
 	if (o->train)
 		fprintf(f, "- training is %s\n", guidance(tr->regime));
-	fprintf(f, "\nModel: efficient execution (flash attention: no S x S scores in HBM; fused operators; each weight read once per step; "
-		   "routed experts: only the experts the batch activates), dense peak with utilisation 1 (an upper bound on speed), "
-		   "HBM at bw_eff of the datasheet bandwidth, collectives at the link bandwidth without overlap.\n");
+	fprintf(f, "\nModel: %s; GEMMs at tensor-core utilisation min(1, rows / b_sat), attention at 1, "
+		   "elementwise work at eta_scalar of the dense peak; routed experts: only the experts the batch activates; "
+		   "HBM at bw_eff of the datasheet bandwidth; collectives at the link bandwidth without overlap.\n",
+		o->mode == 0 ? "efficient execution (flash attention: no S x S scores in HBM; fused elementwise operators; "
+			       "weights read once per step x residency)"
+		: o->mode == 1 ? "naive execution (fp32 S x S scores in HBM; every elementwise operator round-trips HBM; "
+				 "weights re-read per tile of rows)"
+			       : "efficient and naive execution (see --help for both)");
 	return 0;
 }
 
