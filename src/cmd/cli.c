@@ -309,3 +309,21 @@ int cli_settings_base(const struct cli_settings *s, const char *gpu, struct expe
 	*have = true;
 	return 0;
 }
+
+int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct parallel *p,
+		     bool *ep_given, struct err *e)
+{
+	int64_t v;
+	int rc;
+
+	switch (code - CLI_PAR) {
+	case 0: rc = cli_int("--tp", arg, 1, 4096, &v, e); p->tp = (int)v; break;
+	case 1: rc = cli_int("--dp", arg, 1, 4096, &v, e); p->dp = (int)v; break;
+	case 2: rc = cli_int("--ep", arg, 1, 4096, &v, e); p->ep = (int)v; *ep_given = true; break;
+	case 3: rc = sh ? cli_int("--batch-size", arg, 1, 1 << 24, &sh->batch, e) : 0; break;
+	case 4: rc = sh ? cli_int("--seq-len", arg, 1, 1 << 24, &sh->seq_len, e) : 0; break;
+	case 5: rc = sh ? cli_int("--context-len", arg, 0, 1 << 26, &sh->context_len, e) : 0; break;
+	default: return 0;
+	}
+	return rc < 0 ? rc : 1;
+}

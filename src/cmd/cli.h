@@ -14,6 +14,7 @@
 #include "servesim/eval.h"
 #include "servesim/gpu.h"
 #include "servesim/model.h"
+#include "servesim/opgraph.h"
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -90,6 +91,22 @@ int cli_settings_option(int code, const char *arg, struct cli_settings *s, struc
 /* The base experiment the settings describe; *have false when none given. */
 int cli_settings_base(const struct cli_settings *s, const char *gpu, struct experiment *base,
 		      bool *have, struct err *e);
+
+/* getopt entries for the parallel layout (--tp --dp --ep, codes CLI_PAR..+2)
+ * and the pass shape of ops and trace (--batch-size --seq-len --context-len,
+ * CLI_PAR+3..+5); cli_shape_option parses one (1 handled, 0 not ours, <0
+ * error; sh may be NULL when only the layout options are offered). */
+enum { CLI_PAR = 960 };
+#define CLI_PARALLEL_OPTIONS \
+	{"tp", required_argument, 0, CLI_PAR}, \
+	{"dp", required_argument, 0, CLI_PAR + 1}, \
+	{"ep", required_argument, 0, CLI_PAR + 2}
+#define CLI_SHAPE_OPTIONS CLI_PARALLEL_OPTIONS, \
+	{"batch-size", required_argument, 0, CLI_PAR + 3}, \
+	{"seq-len", required_argument, 0, CLI_PAR + 4}, \
+	{"context-len", required_argument, 0, CLI_PAR + 5}
+int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct parallel *p,
+		     bool *ep_given, struct err *e);
 
 /* Experiments (folders `servesim eval` reads) at or under path, sorted,
  * appended to out (heap strings) up to max. */

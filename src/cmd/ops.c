@@ -77,16 +77,11 @@ struct ops_opts {
 
 static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 {
-	enum { O_CONFIG = 256, O_BATCH, O_SEQ, O_CTX, O_TP, O_DP, O_EP, O_GPU, O_DTYPE, O_ALL,
+	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_ALL,
 	       O_MEAS, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LKIND };
 	static const struct option lo[] = {
 		{"config", required_argument, 0, O_CONFIG},
-		{"batch-size", required_argument, 0, O_BATCH},
-		{"seq-len", required_argument, 0, O_SEQ},
-		{"context-len", required_argument, 0, O_CTX},
-		{"tp", required_argument, 0, O_TP},
-		{"dp", required_argument, 0, O_DP},
-		{"ep", required_argument, 0, O_EP},
+		CLI_SHAPE_OPTIONS,
 		{"gpu", required_argument, 0, O_GPU},
 		{"dtype", required_argument, 0, O_DTYPE},
 		{"all-logits", no_argument, 0, O_ALL},
@@ -99,7 +94,6 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
-	int64_t v;
 
 	memset(o, 0, sizeof(*o));
 	o->gpu = "h100";
@@ -116,12 +110,6 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 			fputs(ops_usage, stdout);
 			return 1;
 		case O_CONFIG: o->config = optarg; break;
-		case O_BATCH: rc = cli_int("--batch-size", optarg, 1, 1 << 24, &o->shape.batch, e); break;
-		case O_SEQ: rc = cli_int("--seq-len", optarg, 1, 1 << 24, &o->shape.seq_len, e); break;
-		case O_CTX: rc = cli_int("--context-len", optarg, 0, 1 << 26, &o->shape.context_len, e); break;
-		case O_TP: rc = cli_int("--tp", optarg, 1, 4096, &v, e); o->par.tp = (int)v; break;
-		case O_DP: rc = cli_int("--dp", optarg, 1, 4096, &v, e); o->par.dp = (int)v; break;
-		case O_EP: rc = cli_int("--ep", optarg, 1, 4096, &v, e); o->par.ep = (int)v; o->ep_given = true; break;
 		case O_GPU: o->gpu = optarg; break;
 		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
 		case O_ALL: o->shape.all_logits = true; break;
@@ -138,7 +126,8 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 			break;
 		case O_LKIND: o->layer_kind = optarg; break;
 		default:
-			return cli_bad_option("ops", argv[optind - 1], e);
+			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->ep_given, e)) == 0)
+				return cli_bad_option("ops", argv[optind - 1], e);
 		}
 		if (rc < 0)
 			return rc;

@@ -84,13 +84,12 @@ struct rl_opts {
 
 static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 {
-	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_KVDT, O_TP, O_DP, O_EP, O_BATCH, O_SEQ, O_KV,
+	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_KVDT, O_BATCH, O_SEQ, O_KV,
 	       O_PHASE, O_GRID, O_MODE, O_BSAT, O_ETAS, O_TILE, O_RA, O_RD, O_RM, O_PLOTS };
 	static const struct option lo[] = {
 		{"config", required_argument, 0, O_CONFIG}, {"gpu", required_argument, 0, O_GPU},
 		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVDT},
-		{"tp", required_argument, 0, O_TP}, {"dp", required_argument, 0, O_DP},
-		{"ep", required_argument, 0, O_EP}, {"batch", required_argument, 0, O_BATCH},
+		CLI_PARALLEL_OPTIONS, {"batch", required_argument, 0, O_BATCH},
 		{"seq", required_argument, 0, O_SEQ}, {"kv-len", required_argument, 0, O_KV},
 		{"phase", required_argument, 0, O_PHASE}, {"output", required_argument, 0, 'o'},
 		{"grid", required_argument, 0, O_GRID}, {"mode", required_argument, 0, O_MODE},
@@ -99,7 +98,6 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		{"residency-dense", required_argument, 0, O_RD}, {"residency-moe", required_argument, 0, O_RM},
 		{"plots", required_argument, 0, O_PLOTS},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	int64_t v;
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -139,9 +137,6 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		case O_GPU: o->gpu = optarg; break;
 		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
 		case O_KVDT: rc = dtype_parse(optarg, &o->kvdt, e); o->kv_given = true; break;
-		case O_TP: rc = cli_int("--tp", optarg, 1, 4096, &v, e); o->par.tp = (int)v; break;
-		case O_DP: rc = cli_int("--dp", optarg, 1, 4096, &v, e); o->par.dp = (int)v; break;
-		case O_EP: rc = cli_int("--ep", optarg, 1, 4096, &v, e); o->par.ep = (int)v; o->ep_given = true; break;
 		case O_BATCH: rc = cli_int("--batch", optarg, 1, 1 << 20, &o->batch, e); break;
 		case O_SEQ: rc = cli_int("--seq", optarg, 1, 1 << 22, &o->seq, e); break;
 		case O_KV: rc = cli_int("--kv-len", optarg, 0, 1 << 24, &o->kv_len, e); break;
@@ -153,7 +148,9 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 				return err_set(e, SS_EUSAGE,
 					       "--phase must be train, prefill, decode or all, got '%s'", optarg);
 			break;
-		default: return cli_bad_option("roofline", argv[optind - 1], e);
+		default:
+			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) == 0)
+				return cli_bad_option("roofline", argv[optind - 1], e);
 		}
 		if (rc < 0)
 			return rc;

@@ -106,14 +106,13 @@ static int parse_len(const char *flag, const char *arg, double *mean, double *st
 
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
-	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_TP, O_PP, O_DP, O_EP, O_ROUTER, O_DTYPE, O_KVD,
+	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_PP, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2 };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
-		{"gpu", required_argument, 0, O_GPU}, {"tp", required_argument, 0, O_TP},
-		{"pp", required_argument, 0, O_PP}, {"dp", required_argument, 0, O_DP},
-		{"ep", required_argument, 0, O_EP}, {"router", required_argument, 0, O_ROUTER},
+		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS,
+		{"pp", required_argument, 0, O_PP}, {"router", required_argument, 0, O_ROUTER},
 		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVD},
 		{"max-num-batched-tokens", required_argument, 0, O_MBT},
 		{"max-num-seqs", required_argument, 0, O_MNS},
@@ -155,10 +154,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_MODEL: o->model = optarg; break;
 		case O_CONFIG: o->config = optarg; break;
 		case O_GPU: o->gpu = optarg; break;
-		case O_TP: rc = cli_int("--tp", optarg, 1, 4096, &v, e); o->par.tp = (int)v; break;
 		case O_PP: rc = cli_int("--pp", optarg, 1, 4096, &v, e); o->par.pp = (int)v; break;
-		case O_DP: rc = cli_int("--dp", optarg, 1, 4096, &v, e); o->par.dp = (int)v; break;
-		case O_EP: rc = cli_int("--ep", optarg, 1, 4096, &v, e); o->par.ep = (int)v; o->ep_given = true; break;
 		case O_ROUTER:
 			if (strcmp(optarg, "rr") == 0 || strcmp(optarg, "round-robin") == 0)
 				o->router = ROUTER_ROUND_ROBIN;
@@ -194,6 +190,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
 		default:
+			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) != 0)
+				break;
 			if ((rc = cli_overhead_option(c, optarg, &o->ov, e)) == 0)
 				return cli_bad_option("run", argv[optind - 1], e);
 			if (rc > 0)

@@ -52,15 +52,12 @@ struct tr_opts {
 
 static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 {
-	enum { O_FMT = 256, O_ANCHOR, O_CMP, O_BATCH, O_SEQ, O_CTX, O_TP, O_DP, O_EP, O_DTYPE, O_GPU };
+	enum { O_FMT = 256, O_ANCHOR, O_CMP, O_DTYPE, O_GPU };
 	static const struct option lo[] = {
 		{"format", required_argument, 0, O_FMT}, {"anchor", required_argument, 0, O_ANCHOR},
-		{"compare", required_argument, 0, O_CMP}, {"batch-size", required_argument, 0, O_BATCH},
-		{"seq-len", required_argument, 0, O_SEQ}, {"context-len", required_argument, 0, O_CTX},
-		{"tp", required_argument, 0, O_TP}, {"dp", required_argument, 0, O_DP},
-		{"ep", required_argument, 0, O_EP}, {"dtype", required_argument, 0, O_DTYPE},
+		{"compare", required_argument, 0, O_CMP}, CLI_SHAPE_OPTIONS,
+		{"dtype", required_argument, 0, O_DTYPE},
 		{"gpu", required_argument, 0, O_GPU}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	int64_t v;
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -85,15 +82,11 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 			break;
 		case O_ANCHOR: o->anchor = optarg; break;
 		case O_CMP: o->compare = optarg; break;
-		case O_BATCH: rc = cli_int("--batch-size", optarg, 1, 1 << 24, &o->shape.batch, e); break;
-		case O_SEQ: rc = cli_int("--seq-len", optarg, 1, 1 << 24, &o->shape.seq_len, e); break;
-		case O_CTX: rc = cli_int("--context-len", optarg, 0, 1 << 26, &o->shape.context_len, e); break;
-		case O_TP: rc = cli_int("--tp", optarg, 1, 4096, &v, e); o->par.tp = (int)v; break;
-		case O_DP: rc = cli_int("--dp", optarg, 1, 4096, &v, e); o->par.dp = (int)v; break;
-		case O_EP: rc = cli_int("--ep", optarg, 1, 4096, &v, e); o->par.ep = (int)v; o->ep_given = true; break;
 		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
 		case O_GPU: o->gpu = optarg; break;
-		default: return cli_bad_option("trace", argv[optind - 1], e);
+		default:
+			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->ep_given, e)) == 0)
+				return cli_bad_option("trace", argv[optind - 1], e);
 		}
 		if (rc < 0)
 			return rc;
