@@ -355,6 +355,13 @@ out:
 	return rc;
 }
 
+static int kineto_doc(const struct json *root, const char *name, struct trace *t, struct err *e)
+{
+	if (json_type_of(root) != JSON_OBJECT)
+		return err_set(e, SS_EDATA, "%s: expected a JSON object with traceEvents", name);
+	return kineto(root, name, t, e);
+}
+
 int trace_read_kineto_mem(const char *buf, size_t len, const char *name, struct trace *t,
 			  struct err *e)
 {
@@ -364,9 +371,7 @@ int trace_read_kineto_mem(const char *buf, size_t len, const char *name, struct 
 	memset(t, 0, sizeof(*t));
 	if ((rc = json_parse(buf, len, name, &root, e)) < 0)
 		return rc;
-	rc = json_type_of(root) == JSON_OBJECT
-		     ? kineto(root, name, t, e)
-		     : err_set(e, SS_EDATA, "%s: expected a JSON object with traceEvents", name);
+	rc = kineto_doc(root, name, t, e);
 	json_free(root);
 	if (rc < 0)
 		trace_release(t);
@@ -531,9 +536,7 @@ int trace_read(const char *path, const char *anchor, struct trace *t, struct err
 	if ((n >= 4 && strcmp(path + n - 4, ".csv") == 0) || (n >= 7 && strcmp(path + n - 7, ".csv.gz") == 0))
 		rc = ascend(path, anchor, t, e);
 	else if ((rc = json_parse_file(path, &root, e)) == 0) {
-		rc = json_type_of(root) == JSON_OBJECT
-			     ? kineto(root, path, t, e)
-			     : err_set(e, SS_EDATA, "%s: expected a JSON object with traceEvents", path);
+		rc = kineto_doc(root, path, t, e);
 		json_free(root);
 	}
 	if (rc < 0)
