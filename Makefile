@@ -19,6 +19,7 @@ LIB_SRC = \
 	src/base/afile.c src/base/csv.c src/base/json.c src/base/jstream.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
 	src/hw/gpu.c src/hw/mfu.c src/hw/tier2.c \
+	src/hw/moetab.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
@@ -27,7 +28,8 @@ LIB_SRC = \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
 
-UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib
+UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
+	test_kernels
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)

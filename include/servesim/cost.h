@@ -24,6 +24,7 @@
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
 #include "servesim/model.h"
+#include "servesim/moetab.h"
 #include "servesim/tier2.h"
 
 enum { COST_H1 = 1, COST_H2 = 2, COST_H3 = 4, COST_H4 = 8, COST_H5 = 16, COST_H6 = 32 };
@@ -54,7 +55,21 @@ struct cost_cfg {
 	int64_t max_seqs;             /* max_num_seqs */
 	int64_t graph_max;            /* largest CUDA-graph capture size (0: none) */
 	const struct tier2 *tier2;    /* measured bandwidth per access pattern, or NULL */
+	char engine[16];              /* kernel collection: vllm (default), sglang, trtllm */
+	char engine_version[32];      /* nearest collected version; "" = the newest */
+	bool moe_wdt_given;           /* routed experts stored as moe_wdt (else wdt) */
+	enum dtype moe_wdt;
+	enum moe_dist moe_dist;       /* routing imbalance of the MoE tables (default power law 1.01) */
 };
+
+/* One kernel launch with its tail: the smallest latencies in the measured
+ * GEMM tables (H100, vLLM 0.14: 2.5 us for m = n = k = 32) round to this. */
+#define COST_LAUNCH_S 3e-6
+
+/* Components whose cost origin the run header lists. */
+enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_MOE,
+		COST_SRC_ALLREDUCE, COST_SRC__COUNT };
+const char *cost_src_name(enum cost_src s);
 
 struct cost_model {
 	const struct model_cfg *m;
@@ -78,6 +93,13 @@ struct cost_model {
 	double *log_n;      /* [max_seqs + 1]: log of decode batch sizes */
 	struct mfu_row *decode_rows; /* [max_seqs + 1]: decode attention per batch size */
 	struct mfu_row prefill_row;  /* prefill attention (one sequence per chunk) */
+	/* routed experts: one fused kernel (moetab.h) */
+	struct moe_shape moe_shape;
+	enum moe_fmt moe_fmt;
+	enum dtype moe_wdt;
+	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
+	/* where each component's cost comes from, for the run header */
+	char src[COST_SRC__COUNT][200];
 };
 
 struct step_desc {
@@ -103,5 +125,9 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix);
 double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum);
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens);
+/* The routed experts of one MoE layer on one GPU as one fused kernel, for
+ * `tokens` tokens entering the layer on that GPU (all DP ranks' tokens with
+ * expert parallelism). */
+double cost_moe_s(const struct cost_model *c, double tokens);
 
 #endif

@@ -30,6 +30,7 @@ struct experiment {
 	struct wl_req *replay;     /* EXP_REQUESTS: the workload built from them */
 	int tp, pp, dp, ep;
 	enum dtype dtype;
+	char engine_name[16];      /* vllm, sglang, trtllm ("" = vllm) */
 	char engine_version[32];
 	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size, total_kv_blocks;
 	double gpu_memory_utilization;

@@ -32,6 +32,14 @@ struct mfu_attn_cfg {
 	struct mfu_grid g;    /* batch x length */
 };
 
+struct moetab;
+
+/* What each priced component was looked up in, for the run header. */
+enum mfu_part {
+	MFU_P_GEMM_BF16, MFU_P_GEMM_FP8, MFU_P_GEMM_FP4, MFU_P_ATTN_PREFILL, MFU_P_ATTN_DECODE,
+	MFU_P_ALLREDUCE, MFU_P_MOE, MFU_P__COUNT
+};
+
 struct mfu_tables {
 	bool have_gemm[DT__COUNT];
 	struct mfu_grid gemm[DT__COUNT];
@@ -39,15 +47,33 @@ struct mfu_tables {
 	size_t nprefill, ndecode;
 	double *ar_size[9], *ar_lat[9]; /* all-reduce by num_gpus (2,4,8): log elems, log us */
 	size_t ar_len[9];
+	struct moetab *moe;   /* fused-MoE kernel tables (mfu_load_moe), or NULL */
+	char moe_path[700];   /* where they are, or "" */
 	bool nearest;         /* H6 off */
 	char dir[600];        /* where the tables came from, or "" */
+	char engine[16];      /* collection chosen: engine and version ("" for a flat dir) */
+	char version[32];
+	char src[MFU_P__COUNT][112]; /* per component: table it came from, or "" (none) */
 	char warning[700];    /* set when defaults are in use */
 };
 
-/* Load the tables for g (from data_dir/mfu/<g->tables>/).  A GPU without
- * tables is not an error: defaults apply and `warning` says so. */
+const char *mfu_part_name(enum mfu_part p);
+
+/* Load the tables for g measured with `engine` ("vllm", "sglang", "trtllm")
+ * at the collected version nearest `version` ("" or NULL: the newest) from
+ * data_dir/mfu/<g->tables>/<engine>-<version>/.  A component that collection
+ * lacks comes from the nearest other collection (same engine first, then
+ * vLLM, then the others, newest first) and t->src says which; an engine
+ * with no collection on this GPU falls back the same way with a warning.
+ * A GPU without tables is not an error: defaults apply and `warning` says
+ * so.  Latencies become utilisation against g->table_peak (the GPU the
+ * tables were measured on), so borrowed tables carry their MFU over. */
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
-	     struct err *e);
+	     const char *engine, const char *version, struct err *e);
+/* Load the fused-MoE tables found by mfu_load (a no-op without them). */
+int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, struct err *e);
+/* The engines servesim has kernel collections for ("vllm|sglang|trtllm"). */
+int mfu_engine_check(const char *engine, struct err *e);
 void mfu_release(struct mfu_tables *t);
 /* The same from an explicit folder (tier-2 measured tables). */
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e);

@@ -27,6 +27,11 @@ struct scenario {
 	int64_t graph_max;            /* largest CUDA-graph capture size */
 	const struct wl_spec *workload;
 	const struct tier2 *tier2;    /* measured bandwidth per pattern, or NULL */
+	char engine[16];              /* kernel collection (cost_cfg.engine) */
+	char engine_version[32];
+	enum moe_dist moe_dist;
+	bool moe_wdt_given;           /* routed experts stored as moe_wdt */
+	enum dtype moe_wdt;
 	FILE *requests_out, *step_log;
 	bool check_invariants;
 };

@@ -35,8 +35,15 @@ static const char run_usage[] =
 	"  --gpu G                   GPU (default h100)\n"
 	"  --tp N --pp N --dp N --ep N  parallelism (default 1; --dp runs N replicas)\n"
 	"  --router rr|lo            DP router: round-robin or least-outstanding (default lo)\n"
-	"  --dtype bf16|fp8          weights and GEMMs (default bf16)\n"
+	"  --dtype bf16|fp8|fp4|int4 weights and GEMMs (default bf16; fp4 needs a Blackwell GPU;\n"
+	"                            int4 = weight-only W4A16)\n"
+	"  --moe-dtype D             routed experts' weights when they differ from --dtype\n"
 	"  --kv-dtype bf16|fp8       KV cache (default: --dtype)\n"
+	"kernels:\n"
+	"  --engine vllm|sglang|trtllm  whose measured kernel tables price the step (default vllm)\n"
+	"  --engine-version V        the collected version nearest V (default: the newest)\n"
+	"  --moe-distribution D      expert routing imbalance of the MoE tables: power_law_1.01\n"
+	"                            (default), balanced or power_law_1.2\n"
 	"engine (vLLM v1 defaults):\n"
 	"  --max-num-batched-tokens N (8192)  --max-num-seqs N (256)\n"
 	"  --max-model-len N (model's max_position_embeddings, at most 32768)\n"
@@ -86,6 +93,10 @@ struct run_opts {
 	enum out_format fmt;
 	struct overheads ov;
 	const char *step_log, *tier2;
+	const char *engine, *engine_version;
+	bool moe_dtype_given;
+	enum dtype moe_dtype;
+	enum moe_dist moe_dist;
 };
 
 static int parse_len(const char *flag, const char *arg, double *mean, double *std, struct err *e)
@@ -108,7 +119,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_PP, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
-	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2 };
+	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2,
+	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS,
@@ -132,6 +144,10 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		CLI_OVERHEAD_OPTIONS,
 		{"step-log", required_argument, 0, O_SLOG},
 		{"tier2", required_argument, 0, O_T2},
+		{"engine", required_argument, 0, O_ENGINE},
+		{"engine-version", required_argument, 0, O_ENGINE_VER},
+		{"moe-dtype", required_argument, 0, O_MOE_DT},
+		{"moe-distribution", required_argument, 0, O_MOE_DIST},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 	int64_t v;
@@ -189,6 +205,10 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_CHECK: o->check_inv = true; break;
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
+		case O_ENGINE: o->engine = optarg; rc = mfu_engine_check(optarg, e); break;
+		case O_ENGINE_VER: o->engine_version = optarg; break;
+		case O_MOE_DT: rc = dtype_parse(optarg, &o->moe_dtype, e); o->moe_dtype_given = true; break;
+		case O_MOE_DIST: rc = moe_dist_parse(optarg, &o->moe_dist, e); break;
 		default:
 			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) != 0)
 				break;
@@ -358,10 +378,17 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 		printf("tier 2     %s: bandwidth efficiency weights %.2f, paged KV %.2f, mixed %.2f\n",
 		       c->cost->cfg.tier2->path, c->cost->cfg.tier2->bw_eff_weights,
 		       c->cost->cfg.tier2->bw_eff_kv, c->cost->cfg.tier2->bw_eff_mixed);
-	printf("tier 0     kernel tables %s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
-	       c->cost->tabs.dir[0] ? (c->cost->cfg.tier2 && c->cost->cfg.tier2->tables[0] ? c->cost->tabs.dir : "data/mfu") : "none (defaults)",
+	printf("tier 0     kernel tables %s%s%s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
+	       c->cost->tabs.engine[0] ? c->cost->tabs.engine : c->cost->tabs.dir[0] ? c->cost->tabs.dir : "none (defaults)",
+	       c->cost->tabs.engine[0] ? " " : "", c->cost->tabs.version,
 	       o->tier0_off && *o->tier0_off ? o->tier0_off : "none", c->cost->cfg.ov.step_us,
 	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
+	{
+		int k;
+		for (k = 0; k < COST_SRC__COUNT; k++)
+			if (c->cost->src[k][0])
+				printf("  %-17s %s\n", cost_src_name((enum cost_src)k), c->cost->src[k]);
+	}
 	if (c->cost->tabs.warning[0])
 		printf("warning    %s\n", c->cost->tabs.warning);
 	sim_summary(s, -1, &all);
@@ -564,6 +591,11 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.router = o.router;
 	sc.ov = o.ov;
 	sc.check_invariants = o.check_inv;
+	snprintf(sc.engine, sizeof(sc.engine), "%s", o.engine ? o.engine : "vllm");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", o.engine_version ? o.engine_version : "");
+	sc.moe_dist = o.moe_dist;
+	sc.moe_wdt_given = o.moe_dtype_given;
+	sc.moe_wdt = o.moe_dtype;
 	if ((rc = cost_parse_off(o.tier0_off, &sc.tier0_off, e)) < 0)
 		goto out;
 	if (o.tier2 && strcmp(o.tier2, "none") != 0) {

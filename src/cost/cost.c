@@ -66,8 +66,8 @@ static double roofline(const struct cost_model *c, double flops, double peak, do
 	return roofline_bw(c, flops, peak, mfu, bytes, c->bw);
 }
 
-double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
-		   double batch)
+static double gemm_table_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
+			   double batch)
 {
 	double flops = 2.0 * m * n * k * batch;
 	double wbytes = n * k * dtype_bytes(dt) * batch, abytes = (m * k + m * n) * 2.0 * batch;
@@ -76,9 +76,33 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 	 * time to move both at their efficiencies, as one equivalent rate */
 	double bw = (wbytes + abytes) / (wbytes / c->bw_weights + abytes / c->bw);
 
+	return roofline_bw(c, flops, peak, mfu_gemm(&c->tabs, dt, m, n, k), wbytes + abytes, bw);
+}
+
+double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
+		   double batch)
+{
+	enum dtype cdt = dtype_compute(dt);
+	double tb, saved, floor_s;
+
 	if (m <= 0)
 		return 0;
-	return roofline_bw(c, flops, peak, mfu_gemm(&c->tabs, dt, m, n, k), wbytes + abytes, bw);
+	if (dt == DT_BF16 || dt == DT_FP16 || (dt != DT_INT4 && c->tabs.have_gemm[dt]))
+		return gemm_table_s(c, dt, m, n, k, batch);
+	/* A weight format without a measured table of its own (int4 W4A16 always;
+	 * fp8/fp4 where no collection measured them): the bf16 kernel's time,
+	 * less the weight streaming the narrower weights save, and never below
+	 * the bf16 time scaled by the byte and peak ratios (the ideal kernel).
+	 * Using the bf16 MFU directly would keep the memory-bound shapes' low
+	 * utilisation and hide the saving where it matters: decode. */
+	tb = gemm_table_s(c, DT_BF16, m, n, k, batch);
+	saved = n * k * batch * (2.0 - dtype_bytes(dt)) / c->bw_weights;
+	floor_s = tb * (c->g->peak_flops[DT_BF16] /
+			(c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16])) *
+		  dtype_bytes(dt) / 2.0;
+	if (c->cfg.off & COST_H1)
+		saved = 0;
+	return tb - saved > floor_s ? tb - saved : floor_s;
 }
 
 /* Price one per-token operator at m step tokens (m_in tokens enter the
@@ -92,19 +116,20 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 
 	switch (o->kind) {
 	case OPK_GEMM:
-		if (strncmp(o->name, "experts_", 8) == 0) {
-			/* grouped GEMM: touched experts x per-expert GEMM at the
-			 * mean rows per touched expert */
+		if (strcmp(o->name, "experts_gate_up") == 0) {
+			/* the routed experts run as one fused kernel (gate_up,
+			 * activation and down together): priced once, here */
 			bool ep = c->p.ep > 1;
-			double E = (double)md->n_experts, el = ep ? E / c->p.ep : E;
 			double tin = ep ? m * c->p.dp : m;
-			double assign = tin * (double)md->top_k * el / E;
-			double touched = moe_expected_experts(el, E, tin * (double)md->top_k);
-			double me = touched > 0 ? assign / touched : 0;
-			if (touched > 0)
-				t = touched * cost_gemm_s(c, dt, me, (double)o->n, (double)o->k, 1);
-			f = 2.0 * assign * (double)o->n * (double)o->k;
-			b = touched * (double)o->n * (double)o->k * dtype_bytes(dt);
+			t = cost_moe_s(c, tin);
+			f = 2.0 * 3.0 * tin * (double)md->top_k * (double)md->hidden *
+			    (double)c->moe_shape.inter / c->moe_shape.tp / c->moe_shape.ep;
+			b = moe_expected_experts((double)md->n_experts / c->moe_shape.ep,
+						 (double)md->n_experts, tin * (double)md->top_k) *
+			    3.0 * (double)md->hidden * c->moe_shape.inter / c->moe_shape.tp *
+			    dtype_bytes(c->moe_wdt);
+		} else if (strcmp(o->name, "experts_down") == 0) {
+			t = 0; /* inside the fused kernel above */
 		} else if ((c->cfg.off & COST_H3) && (strcmp(o->name, "qkv_proj") == 0 ||
 						      strstr(o->name, "gate_up_proj"))) {
 			/* unfused: q, k, v (or gate, up) as separate GEMMs */
@@ -126,6 +151,8 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 		break;
 	case OPK_ELEMENTWISE:
 	case OPK_OTHER:
+		if (strcmp(o->name, "experts_act_mul") == 0)
+			break; /* inside the fused MoE kernel */
 		/* built at one token: scale linearly */
 		f = o->flops * m;
 		b = (o->act_bytes + o->weight_bytes) * m;
@@ -154,6 +181,92 @@ static bool per_step_attention_op(const struct op *o)
 	return o->kind == OPK_ATTN || strcmp(o->name, "kv_b_proj") == 0 ||
 	       strcmp(o->name, "q_absorb_uk") == 0 || strcmp(o->name, "out_absorb_uv") == 0 ||
 	       strcmp(o->name, "indexer_topk") == 0;
+}
+
+const char *cost_src_name(enum cost_src s)
+{
+	static const char *const n[COST_SRC__COUNT] = {"GEMMs", "prefill attention",
+		"decode attention", "routed experts", "all-reduce"};
+	return (unsigned)s < COST_SRC__COUNT ? n[s] : "?";
+}
+
+static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m)
+{
+	switch (dt) {
+	case DT_FP8:
+		/* per-tensor and 128x128-block fp8 curves both serve an fp8
+		 * request: moetab_pick takes the nearer shape */
+		(void)m;
+		return MOE_FP8;
+	case DT_FP4: return MOE_FP4;
+	case DT_INT4: return MOE_INT4;
+	default: return MOE_BF16;
+	}
+}
+
+double cost_moe_s(const struct cost_model *c, double tokens)
+{
+	enum dtype cdt = dtype_compute(c->moe_wdt);
+	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
+	double bpp = dtype_bytes(c->moe_wdt);
+
+	if (tokens <= 0)
+		return 0;
+	if (c->moe_pick.curve) {
+		double eff = moetab_eff(&c->moe_pick, &c->moe_shape, tokens);
+		return moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+	}
+	/* no table: the kernel's roofline at the default GEMM utilisation and
+	 * the weight-streaming bandwidth, plus one launch */
+	return moe_roofline_s(&c->moe_shape, tokens, pk * MFU_DEFAULT_GEMM, bpp, c->bw_weights) +
+	       COST_LAUNCH_S;
+}
+
+/* Fill c->src: which table (and version) or fallback prices each component. */
+static void describe_sources(struct cost_model *c)
+{
+	const struct mfu_tables *t = &c->tabs;
+	enum dtype gd = dtype_compute(c->cfg.wdt);
+	enum mfu_part gp = gd == DT_FP8 ? MFU_P_GEMM_FP8 : gd == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
+	const char *borrowed = c->g->tables_of[0] ? c->g->tables_of : NULL;
+	char note[120] = "";
+
+	if (borrowed)
+		snprintf(note, sizeof(note), " (MFU of %.40s applied to %.40s's peaks)", borrowed, c->g->id);
+	if (t->src[gp][0])
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s", dtype_name(gd), t->src[gp],
+			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "", note);
+	else if (t->src[MFU_P_GEMM_BF16][0])
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]),
+			 "%s: no %s table, bf16 utilisation %s at the %s peak%s", dtype_name(gd),
+			 dtype_name(gd), t->src[MFU_P_GEMM_BF16], dtype_name(gd), note);
+	else
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "roofline, default MFU %.2f",
+			 MFU_DEFAULT_GEMM);
+	snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s",
+		 t->src[MFU_P_ATTN_PREFILL][0] ? t->src[MFU_P_ATTN_PREFILL] : "roofline, default MFU 0.45",
+		 t->src[MFU_P_ATTN_PREFILL][0] ? note : "");
+	snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s",
+		 t->src[MFU_P_ATTN_DECODE][0] ? t->src[MFU_P_ATTN_DECODE] : "roofline, default MFU 0.30",
+		 t->src[MFU_P_ATTN_DECODE][0] ? note : "");
+	if (c->m->attn == ATTN_MLA)
+		snprintf(c->src[COST_SRC_ATTN_DECODE] + strlen(c->src[COST_SRC_ATTN_DECODE]),
+			 sizeof(c->src[0]) - strlen(c->src[COST_SRC_ATTN_DECODE]),
+			 "; MLA priced on the nearest dense table");
+	if (c->m->n_experts > 0) {
+		if (c->moe_pick.curve)
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s",
+				 t->src[MFU_P_MOE], c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
+				 c->moe_pick.desc, note);
+		else
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
+				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
+				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
+	}
+	if (c->p.tp > 1)
+		snprintf(c->src[COST_SRC_ALLREDUCE], sizeof(c->src[0]), "%s",
+			 t->src[MFU_P_ALLREDUCE][0] && c->p.tp <= 8 ? t->src[MFU_P_ALLREDUCE]
+								      : "ring model over the GPU link");
 }
 
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n)
@@ -186,12 +299,31 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->g = g;
 	c->p = *p;
 	c->cfg = *cfg;
+	if ((cfg->wdt == DT_FP4 || (cfg->moe_wdt_given && cfg->moe_wdt == DT_FP4)) &&
+	    g->peak_flops[DT_FP4] <= 0)
+		return err_set(e, SS_EUSAGE,
+			       "fp4 needs fp4 tensor cores (Blackwell: b200, b300, gb200, gb300, rtx-pro-6000); %s has none",
+			       g->id);
 	if (cfg->tier2 && cfg->tier2->tables[0])
 		rc = mfu_load_dir(&c->tabs, cfg->tier2->tables, g, e);
 	else
-		rc = mfu_load(&c->tabs, data_dir, g, e);
+		rc = mfu_load(&c->tabs, data_dir, g, cfg->engine, cfg->engine_version, e);
 	if (rc < 0)
 		return rc;
+	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : cfg->wdt;
+	if (m->n_experts > 0) {
+		bool ep = p->ep > 1;
+		double mtp = ep ? (double)(p->tp * p->dp) / p->ep : (double)p->tp;
+		c->moe_shape = (struct moe_shape){(double)m->hidden, (double)m->moe_intermediate,
+						  (double)m->top_k, (double)m->n_experts,
+						  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
+		c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
+		if ((rc = mfu_load_moe(&c->tabs, g, e)) < 0) {
+			mfu_release(&c->tabs);
+			return rc;
+		}
+		moetab_pick(c->tabs.moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+	}
 	c->tabs.nearest = (cfg->off & COST_H6) != 0;
 	/* H1: one default efficiency, or tier 2's measured one per pattern */
 	c->bw = c->bw_weights = c->bw_kv = g->hbm_bw * g->bw_eff;
@@ -275,6 +407,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			}
 	}
 	opgraph_release(&gr);
+	describe_sources(c);
 	return 0;
 }
 

@@ -34,6 +34,10 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->tier0_off = o->tier0_off;
 	sc->ov = o->ov;
 	sc->tier2 = o->tier2;
+	/* the kernel collection nearest the engine version that was measured */
+	snprintf(sc->engine, sizeof(sc->engine), "%s", x->engine_name[0] ? x->engine_name : "vllm");
+	if (strcmp(x->engine_version, "unknown") != 0)
+		snprintf(sc->engine_version, sizeof(sc->engine_version), "%s", x->engine_version);
 	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
 		/* engine-side timings (OTel spans): no client terms */
 		sc->ov.api_ttft_ms = sc->ov.api_e2e_ms = sc->ov.stream_token_us = 0;

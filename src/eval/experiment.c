@@ -65,6 +65,8 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 		return rc;
 	if ((rc = copy_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0)
 		return rc;
+	if ((rc = copy_str(o, "name", c2, x->engine_name, sizeof(x->engine_name), false, e)) < 0)
+		return rc;
 	if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0 ||
 	    (rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0 ||
 	    (rc = json_req_int(o, "max_model_len", c2, 1, 1 << 24, &x->max_model_len, e)) < 0)
@@ -660,7 +662,7 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	jw_int(&w, "ep", x->ep);
 	jw_str(&w, "dtype", dtype_name(x->dtype));
 	jw_obj(&w, "engine");
-	jw_str(&w, "name", "vllm");
+	jw_str(&w, "name", x->engine_name[0] ? x->engine_name : "vllm");
 	jw_str(&w, "version", x->engine_version[0] ? x->engine_version : "unknown");
 	jw_int(&w, "max_num_batched_tokens", x->max_num_batched_tokens);
 	jw_int(&w, "max_num_seqs", x->max_num_seqs);

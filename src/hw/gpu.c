@@ -9,7 +9,7 @@
 #include "servesim/gpu.h"
 #include "servesim/json.h"
 
-static const char *const dtype_names[DT__COUNT] = {"bf16", "fp16", "fp8", "fp4"};
+static const char *const dtype_names[DT__COUNT] = {"bf16", "fp16", "fp8", "fp4", "int4"};
 
 const char *dtype_name(enum dtype d)
 {
@@ -22,8 +22,14 @@ double dtype_bytes(enum dtype d)
 	case DT_BF16: case DT_FP16: return 2.0;
 	case DT_FP8: return 1.0;
 	case DT_FP4: return 0.5;
+	case DT_INT4: return 0.5;
 	default: return 2.0;
 	}
+}
+
+enum dtype dtype_compute(enum dtype d)
+{
+	return d == DT_INT4 ? DT_BF16 : d;
 }
 
 int dtype_parse(const char *s, enum dtype *out, struct err *e)
@@ -36,14 +42,14 @@ int dtype_parse(const char *s, enum dtype *out, struct err *e)
 			return 0;
 		}
 	}
-	return err_set(e, SS_EUSAGE, "unknown dtype '%s' (expected bf16, fp16, fp8 or fp4)", s);
+	return err_set(e, SS_EUSAGE, "unknown dtype '%s' (expected bf16, fp16, fp8, fp4 or int4)", s);
 }
 
 static int parse_gpu(const struct json *o, const char *src, size_t idx, struct gpu_spec *g,
 		     struct err *e)
 {
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
-		"bw_eff", "link_gbps", "sm_count", "tables", "mem_mib", NULL};
+		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -67,6 +73,12 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	if ((rc = json_opt_str(o, "tables", ctx, &s, e)) < 0)
 		return rc;
 	snprintf(g->tables, sizeof(g->tables), "%s", s);
+	s = "";
+	if ((rc = json_opt_str(o, "tables_of", ctx, &s, e)) < 0)
+		return rc;
+	snprintf(g->tables_of, sizeof(g->tables_of), "%s", s);
+	if (g->tables[0] && g->tables_of[0])
+		return err_set(e, SS_EDATA, "%s: give 'tables' or 'tables_of', not both", ctx);
 	al = json_get(o, "aliases");
 	if (al) {
 		const struct json *a;
@@ -85,6 +97,8 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 		return rc;
 	for (i = 0; i < DT__COUNT; i++) {
 		bool pres = false;
+		if (i == DT_INT4) /* weight-only: computes at the bf16 rate */
+			continue;
 		if ((rc = json_opt_num(tf, dtype_names[i], ctx, &v, &pres, e)) < 0)
 			return rc;
 		if (pres && !(v > 0))
@@ -94,6 +108,8 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	}
 	if (g->peak_flops[DT_BF16] <= 0)
 		return err_set(e, SS_EDATA, "%s: missing required key 'tflops.bf16'", ctx);
+	g->peak_flops[DT_INT4] = g->peak_flops[DT_BF16];
+	memcpy(g->table_peak, g->peak_flops, sizeof(g->table_peak));
 	if ((rc = json_req_num(o, "hbm_gb", ctx, &v, e)) < 0)
 		return rc;
 	if (!(v > 0))
@@ -114,6 +130,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	if (!(v > 0))
 		return err_set(e, SS_EDATA, "%s: 'hbm_tbps' must be > 0, got %g", ctx, v);
 	g->hbm_bw = v * 1e12;
+	g->table_hbm_bw = g->hbm_bw;
 	if ((rc = json_req_num(o, "bw_eff", ctx, &v, e)) < 0)
 		return rc;
 	if (!(v > 0 && v <= 1))
@@ -153,6 +170,25 @@ int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
 	for (o = json_first(arr); o; o = json_next(o), i++)
 		if ((rc = parse_gpu(o, path, i, &db->gpus[i], e)) < 0)
 			goto out;
+	/* borrowed tables: the lender's folder, and its peaks, against which
+	 * the tables' latencies turn into utilisation (MFU carries over) */
+	for (i = 0; i < db->n; i++) {
+		struct gpu_spec *g = &db->gpus[i];
+		size_t j;
+		if (!g->tables_of[0])
+			continue;
+		for (j = 0; j < db->n; j++)
+			if (j != i && strcasecmp(db->gpus[j].id, g->tables_of) == 0 && db->gpus[j].tables[0])
+				break;
+		if (j == db->n) {
+			rc = err_set(e, SS_EDATA, "%s: gpus[%zu] (%s): 'tables_of' names '%s', which is not a GPU with its own tables",
+				     path, i, g->id, g->tables_of);
+			goto out;
+		}
+		memcpy(g->tables, db->gpus[j].tables, sizeof(g->tables));
+		memcpy(g->table_peak, db->gpus[j].peak_flops, sizeof(g->table_peak));
+		g->table_hbm_bw = db->gpus[j].hbm_bw;
+	}
 	rc = 0;
 out:
 	json_free(root);

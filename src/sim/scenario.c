@@ -48,6 +48,11 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.max_seqs = s->max_num_seqs;
 	cc.graph_max = s->graph_max;
 	cc.tier2 = s->tier2;
+	snprintf(cc.engine, sizeof(cc.engine), "%s", s->engine);
+	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", s->engine_version);
+	cc.moe_dist = s->moe_dist;
+	cc.moe_wdt_given = s->moe_wdt_given;
+	cc.moe_wdt = s->moe_wdt;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	st->sc.max_num_batched_tokens = s->max_num_batched_tokens;
