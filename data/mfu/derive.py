@@ -91,15 +91,16 @@ def gemm_table(path, note, out):
             continue
         # shape by shape, an isolated low-precision GEMM that includes its
         # activation-quantisation kernel can come out slower than bf16 on
-        # small shapes; engines fuse that quantisation into the preceding
-        # norm, so such a shape is priced at the bf16 latency (counted here).
+        # small shapes (a fixed ~10 us at decode sizes); engines fuse that
+        # quantisation into the preceding norm, so such a shape is priced at
+        # the bf16 latency (counted here).
         clamped = 0
-        for k_ in [k_ for k_ in best if k_[0] == lp and k_[1] >= 64]:
+        for k_ in [k_ for k_ in best if k_[0] == lp]:
             b = best.get(('bf16',) + k_[1:])
             if b is not None and best[k_] > b:
                 best[k_] = b
                 clamped += 1
-        notes.append('%s: median %s/bf16 ratio %.2f on model-sized shapes; %d shapes with m >= 64 measured slower than bf16 priced at bf16' % (lp, lp, med, clamped))
+        notes.append('%s: median %s/bf16 ratio %.2f on model-sized shapes; %d shapes measured slower than bf16 priced at bf16' % (lp, lp, med, clamped))
     # outliers: a smaller problem cannot take much longer than a larger one
     # of the same shape; drop a row whose latency exceeds 1.3x that of any
     # larger m in its (dtype, n, k) column (measurement glitches, e.g. vLLM
@@ -175,6 +176,39 @@ def moe_table(path, note, out):
     return len(data)
 
 
+# MLA (DeepSeek-V3 geometry: kv_lora_rank 512, rope 64, nope 128, v 128),
+# kernel-level tables only (the module-level ones include projections).  The
+# rows are written in the attention-table format with kv_heads 1 and a
+# head_dim that makes servesim's attention FLOPs formula (4 x batch x heads
+# x head_dim x pairs) equal MLA's: decode runs the absorbed form, QK over
+# 576 dims and PV over 512, i.e. 2 x (576 + 512) / 4 = 544; prefill runs the
+# expanded form, QK over 192 and PV over 128, i.e. 2 x (192 + 128) / 4 = 160.
+MLA_DECODE_DIM, MLA_PREFILL_DIM = 544, 160
+
+
+def mla_tables(ctx, gen, new_keys, note, od):
+    for p, out_name, col, dim, extra in ((ctx, 'mla_prefill.csv.gz', 'isl', MLA_PREFILL_DIM,
+                                          'MLA context attention (expanded), causal, no cached prefix'),
+                                         (gen, 'mla_decode.csv.gz', 'step', MLA_DECODE_DIM,
+                                          'MLA generation attention (absorbed), one new token; kv_len = keys attended')):
+        if not p:
+            continue
+        best = {}
+        for r in rows(p):
+            kvd = {'bfloat16': 'bf16', 'fp8': 'fp8', 'float16': 'bf16'}.get(r['kv_cache_dtype'])
+            if not kvd or r.get('mla_dtype', 'bfloat16') not in ('bfloat16', 'float16'):
+                continue
+            L = int(r[col]) + (1 if (col == 'step' and new_keys) else 0)
+            key = (int(r['num_heads']), 1, dim, kvd, int(r['batch_size']), L)
+            lat = float(r['latency'])
+            if key not in best or lat < best[key]:
+                best[key] = lat
+        data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
+        write(os.path.join(od, out_name),
+              ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'isl' if col == 'isl' else 'kv_len', 'latency_us'],
+              data, note + ['%s; per-GPU heads; head_dim %d is the FLOPs-equivalent dimension (see derive.py)' % (extra, dim)])
+
+
 def allreduce_table(path, note, out):
     best = {}
     for r in rows(path):
@@ -200,18 +234,20 @@ def collections_of(aic, eng):
         sd = os.path.join(aic, system)
         if not os.path.isdir(sd):
             continue
-        for op in ('gemm', 'attention', 'moe', 'comm'):
+        for op in ('gemm', 'attention', 'moe', 'comm', 'mla'):
             od = os.path.join(sd, op)
             if not os.path.isdir(od):
                 continue
             for d in os.listdir(od):
+                if op == 'mla' and not find(os.path.join(od, d), 'generation_mla_perf.csv'):
+                    continue
                 if d.startswith('vllm-'):
                     out.setdefault((system, 'vllm', d[5:]), {})[op] = os.path.join(od, d)
     for system in sorted(os.listdir(eng)):
         sd = os.path.join(eng, system)
         if not os.path.isdir(sd):
             continue
-        for op in ('gemm', 'attention', 'moe', 'comm'):
+        for op in ('gemm', 'attention', 'moe', 'comm', 'mla'):
             od = os.path.join(sd, op)
             if not os.path.isdir(od):
                 continue
@@ -223,6 +259,8 @@ def collections_of(aic, eng):
                     if op == 'moe' and not find(folder, 'moe_perf.csv'):
                         continue
                     if op == 'comm' and not find(folder, 'custom_allreduce_perf.csv'):
+                        continue
+                    if op == 'mla' and not find(folder, 'generation_mla_perf.csv'):
                         continue
                     prev = out.setdefault((system, e, v), {}).get(op)
                     out[(system, e, v)][op] = folder
@@ -237,7 +275,7 @@ def main(aic, eng, out):
     for (system, e, v), ops in sorted(cols.items()):
         # partial re-collections (only an all-reduce, or only MoE rows that
         # refine a bigger collection of the same engine) are left out
-        if set(ops) <= {'comm'} or set(ops) == {'moe'}:
+        if set(ops) <= {'comm'} or set(ops) == {'moe'} or set(ops) == {'mla'}:
             print(system, e, v, 'skipped (partial collection)')
             continue
         # the newest vLLM in the aic export duplicates aic-engines' vllm/0.24.0
@@ -257,6 +295,10 @@ def main(aic, eng, out):
         if 'moe' in ops:
             moe_table(find(ops['moe'], 'moe_perf.csv'), note, os.path.join(od, 'moe.csv.gz'))
             wrote.append('moe')
+        if 'mla' in ops and find(ops['mla'], 'generation_mla_perf.csv'):
+            new = not (e == 'vllm' and version_key(v) < version_key('0.22.0'))
+            mla_tables(find(ops['mla'], 'context_mla_perf.csv'), find(ops['mla'], 'generation_mla_perf.csv'), new, note, od)
+            wrote.append('mla')
         if 'comm' in ops and find(ops['comm'], 'custom_allreduce_perf.csv'):
             allreduce_table(find(ops['comm'], 'custom_allreduce_perf.csv'), note, os.path.join(od, 'allreduce.csv.gz'))
             wrote.append('allreduce')

@@ -53,6 +53,8 @@ def run_row(r, binary, engine):
            '--max-model-len', str(isl + osl + 16), '--workload', wpath, '--format', 'json']
     if ep > 1:
         cmd += ['--ep', str(ep)]
+    if r['moe_quant_mode'] in ('fp8', 'fp8_block'):
+        cmd += ['--moe-fp8-scales', 'block' if r['moe_quant_mode'] == 'fp8_block' else 'tensor']
     p = subprocess.run(cmd, capture_output=True, text=True)
     os.unlink(wpath)
     if p.returncode != 0:

@@ -23,6 +23,7 @@
 #include "servesim/err.h"
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
+#include "servesim/mfucache.h"
 #include "servesim/model.h"
 #include "servesim/moetab.h"
 #include "servesim/tier2.h"
@@ -60,6 +61,9 @@ struct cost_cfg {
 	bool moe_wdt_given;           /* routed experts stored as moe_wdt (else wdt) */
 	enum dtype moe_wdt;
 	enum moe_dist moe_dist;       /* routing imbalance of the MoE tables (default power law 1.01) */
+	struct mfu_cache *cache;      /* shared tables (NULL: this model loads its own) */
+	int moe_fp8_scales;           /* fp8 experts: 0 = as the checkpoint says (128x128 blocks for a
+				       * published fp8 checkpoint), 1 = per-tensor, 2 = block */
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -76,7 +80,8 @@ struct cost_model {
 	const struct gpu_spec *g;
 	struct parallel p;
 	struct cost_cfg cfg;
-	struct mfu_tables tabs;
+	const struct mfu_tables *tabs; /* &own_tabs, or borrowed from cfg.cache */
+	struct mfu_tables own_tabs;
 	int64_t max_m;
 	double *tok_s;      /* [max_m + 1]: token-linear part of a step, seconds */
 	double *tok_flops;  /* [max_m + 1]: FLOPs of that part (for H4-off) */

@@ -17,6 +17,7 @@ struct eval_opts {
 	unsigned tier0_off;
 	struct overheads ov;
 	const struct tier2 *tier2;
+	struct mfu_cache *cache;   /* shared kernel tables, or NULL */
 };
 
 enum exp_kind { EXP_STAGES, EXP_REQUESTS };

@@ -19,6 +19,12 @@
 #define MFU_DEFAULT_ATTN_PREFILL 0.45
 #define MFU_DEFAULT_ATTN_DECODE 0.30
 
+/* The FLOPs-equivalent head dims of the MLA tables (data/mfu/derive.py):
+ * absorbed decode 2 x (576 + 512) / 4, expanded prefill 2 x (192 + 128) / 4,
+ * so that 4 x batch x heads x dim x pairs is MLA's attention FLOPs. */
+#define MFU_MLA_DECODE_DIM 544
+#define MFU_MLA_PREFILL_DIM 160
+
 struct mfu_grid {
 	size_t dims;          /* 1..3 */
 	size_t len[3];
@@ -37,7 +43,7 @@ struct moetab;
 /* What each priced component was looked up in, for the run header. */
 enum mfu_part {
 	MFU_P_GEMM_BF16, MFU_P_GEMM_FP8, MFU_P_GEMM_FP4, MFU_P_ATTN_PREFILL, MFU_P_ATTN_DECODE,
-	MFU_P_ALLREDUCE, MFU_P_MOE, MFU_P__COUNT
+	MFU_P_ALLREDUCE, MFU_P_MOE, MFU_P_MLA_PREFILL, MFU_P_MLA_DECODE, MFU_P__COUNT
 };
 
 struct mfu_tables {
@@ -45,6 +51,10 @@ struct mfu_tables {
 	struct mfu_grid gemm[DT__COUNT];
 	struct mfu_attn_cfg *prefill, *decode;
 	size_t nprefill, ndecode;
+	/* MLA kernel tables (DeepSeek geometry), in the attention format with
+	 * kv_heads 1 and head_dim MFU_MLA_PREFILL_DIM / MFU_MLA_DECODE_DIM */
+	struct mfu_attn_cfg *mla_prefill, *mla_decode;
+	size_t nmla_prefill, nmla_decode;
 	double *ar_size[9], *ar_lat[9]; /* all-reduce by num_gpus (2,4,8): log elems, log us */
 	size_t ar_len[9];
 	struct moetab *moe;   /* fused-MoE kernel tables (mfu_load_moe), or NULL */
@@ -90,6 +100,10 @@ const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool pre
 					    int kv_heads, int head_dim, enum dtype kvdt);
 double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 		     double batch, double len);
+/* The measured MLA configuration nearest heads (per GPU) and kv dtype, or
+ * NULL when no MLA table was loaded. */
+const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool prefill, int heads,
+					   enum dtype kvdt);
 /* The same with the axis values given as logs (callers that keep them). */
 double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 			 double log_batch, double log_len);

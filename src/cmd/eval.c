@@ -664,6 +664,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			goto out;
 		md = af.f;
 	}
+	c.eo.cache = mfu_cache_new(); /* each GPU's tables parsed once for all experiments */
 	if (c.ablate) {
 		if (md)
 			fprintf(md, "## 4. Ablation of the tier-0 corrections\n\n");
@@ -703,6 +704,7 @@ out:
 		free(files[i]);
 	free(p.rows);
 	free(bx);
+	mfu_cache_free(c.eo.cache);
 	cli_env_release(&env);
 	return rc;
 }

@@ -38,6 +38,8 @@ static const char run_usage[] =
 	"  --dtype bf16|fp8|fp4|int4 weights and GEMMs (default bf16; fp4 needs a Blackwell GPU;\n"
 	"                            int4 = weight-only W4A16)\n"
 	"  --moe-dtype D             routed experts' weights when they differ from --dtype\n"
+	"  --moe-fp8-scales block|tensor  fp8 experts' scales (default: block for a published\n"
+	"                            fp8 checkpoint, else per-tensor)\n"
 	"  --kv-dtype bf16|fp8       KV cache (default: --dtype)\n"
 	"kernels:\n"
 	"  --engine vllm|sglang|trtllm  whose measured kernel tables price the step (default vllm)\n"
@@ -97,6 +99,7 @@ struct run_opts {
 	bool moe_dtype_given;
 	enum dtype moe_dtype;
 	enum moe_dist moe_dist;
+	int moe_fp8_scales;
 };
 
 static int parse_len(const char *flag, const char *arg, double *mean, double *std, struct err *e)
@@ -120,7 +123,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_PP, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2,
-	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST };
+	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST, O_MOE_SCALES };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS,
@@ -148,6 +151,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"engine-version", required_argument, 0, O_ENGINE_VER},
 		{"moe-dtype", required_argument, 0, O_MOE_DT},
 		{"moe-distribution", required_argument, 0, O_MOE_DIST},
+		{"moe-fp8-scales", required_argument, 0, O_MOE_SCALES},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 	int64_t v;
@@ -209,6 +213,14 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_ENGINE_VER: o->engine_version = optarg; break;
 		case O_MOE_DT: rc = dtype_parse(optarg, &o->moe_dtype, e); o->moe_dtype_given = true; break;
 		case O_MOE_DIST: rc = moe_dist_parse(optarg, &o->moe_dist, e); break;
+		case O_MOE_SCALES:
+			if (strcmp(optarg, "block") == 0)
+				o->moe_fp8_scales = 2;
+			else if (strcmp(optarg, "tensor") == 0)
+				o->moe_fp8_scales = 1;
+			else
+				rc = err_set(e, SS_EUSAGE, "--moe-fp8-scales must be block or tensor, got '%s'", optarg);
+			break;
 		default:
 			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) != 0)
 				break;
@@ -379,8 +391,8 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 		       c->cost->cfg.tier2->path, c->cost->cfg.tier2->bw_eff_weights,
 		       c->cost->cfg.tier2->bw_eff_kv, c->cost->cfg.tier2->bw_eff_mixed);
 	printf("tier 0     kernel tables %s%s%s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
-	       c->cost->tabs.engine[0] ? c->cost->tabs.engine : c->cost->tabs.dir[0] ? c->cost->tabs.dir : "none (defaults)",
-	       c->cost->tabs.engine[0] ? " " : "", c->cost->tabs.version,
+	       c->cost->tabs->engine[0] ? c->cost->tabs->engine : c->cost->tabs->dir[0] ? c->cost->tabs->dir : "none (defaults)",
+	       c->cost->tabs->engine[0] ? " " : "", c->cost->tabs->version,
 	       o->tier0_off && *o->tier0_off ? o->tier0_off : "none", c->cost->cfg.ov.step_us,
 	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
 	{
@@ -389,8 +401,8 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 			if (c->cost->src[k][0])
 				printf("  %-17s %s\n", cost_src_name((enum cost_src)k), c->cost->src[k]);
 	}
-	if (c->cost->tabs.warning[0])
-		printf("warning    %s\n", c->cost->tabs.warning);
+	if (c->cost->tabs->warning[0])
+		printf("warning    %s\n", c->cost->tabs->warning);
 	sim_summary(s, -1, &all);
 	printf("\nresults (client side; ITL = (E2E - TTFT)/(output - 1), vLLM's TPOT; TPOT = E2E/output, GuideLLM >= 0.4)\n");
 	if (ns > 1) {
@@ -594,6 +606,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	snprintf(sc.engine, sizeof(sc.engine), "%s", o.engine ? o.engine : "vllm");
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", o.engine_version ? o.engine_version : "");
 	sc.moe_dist = o.moe_dist;
+	sc.moe_fp8_scales = o.moe_fp8_scales;
 	sc.moe_wdt_given = o.moe_dtype_given;
 	sc.moe_wdt = o.moe_dtype;
 	if ((rc = cost_parse_off(o.tier0_off, &sc.tier0_off, e)) < 0)

@@ -76,7 +76,7 @@ static double gemm_table_s(const struct cost_model *c, enum dtype dt, double m, 
 	 * time to move both at their efficiencies, as one equivalent rate */
 	double bw = (wbytes + abytes) / (wbytes / c->bw_weights + abytes / c->bw);
 
-	return roofline_bw(c, flops, peak, mfu_gemm(&c->tabs, dt, m, n, k), wbytes + abytes, bw);
+	return roofline_bw(c, flops, peak, mfu_gemm(c->tabs, dt, m, n, k), wbytes + abytes, bw);
 }
 
 double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
@@ -87,7 +87,7 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 
 	if (m <= 0)
 		return 0;
-	if (dt == DT_BF16 || dt == DT_FP16 || (dt != DT_INT4 && c->tabs.have_gemm[dt]))
+	if (dt == DT_BF16 || dt == DT_FP16 || (dt != DT_INT4 && c->tabs->have_gemm[dt]))
 		return gemm_table_s(c, dt, m, n, k, batch);
 	/* A weight format without a measured table of its own (int4 W4A16 always;
 	 * fp8/fp4 where no collection measured them): the bf16 kernel's time,
@@ -161,7 +161,7 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 	case OPK_COMM:
 		if (strncmp(o->name, "allreduce", 9) == 0) {
 			double elems = m * (double)md->hidden;
-			t = mfu_allreduce_s(&c->tabs, c->p.tp, elems);
+			t = mfu_allreduce_s(c->tabs, c->p.tp, elems);
 			if (t < 0) /* ring model over the GPU's link */
 				t = 10e-6 + 2.0 * (c->p.tp - 1) / c->p.tp * elems * 2.0 / (c->g->link_bw * 0.7);
 		} else {
@@ -190,14 +190,16 @@ const char *cost_src_name(enum cost_src s)
 	return (unsigned)s < COST_SRC__COUNT ? n[s] : "?";
 }
 
-static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m)
+static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m, int scales)
 {
 	switch (dt) {
 	case DT_FP8:
-		/* per-tensor and 128x128-block fp8 curves both serve an fp8
-		 * request: moetab_pick takes the nearer shape */
-		(void)m;
-		return MOE_FP8;
+		/* published fp8 MoE checkpoints (DeepSeek-V3/R1, Qwen3-*-FP8,
+		 * MiniMax) store 128x128 block scales; a bf16 checkpoint
+		 * quantised by the engine gets per-tensor scales */
+		if (scales)
+			return scales == 2 ? MOE_FP8_BLOCK : MOE_FP8;
+		return strcmp(m->quant, "fp8") == 0 ? MOE_FP8_BLOCK : MOE_FP8;
 	case DT_FP4: return MOE_FP4;
 	case DT_INT4: return MOE_INT4;
 	default: return MOE_BF16;
@@ -225,7 +227,7 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 /* Fill c->src: which table (and version) or fallback prices each component. */
 static void describe_sources(struct cost_model *c)
 {
-	const struct mfu_tables *t = &c->tabs;
+	const struct mfu_tables *t = c->tabs;
 	enum dtype gd = dtype_compute(c->cfg.wdt);
 	enum mfu_part gp = gd == DT_FP8 ? MFU_P_GEMM_FP8 : gd == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
 	const char *borrowed = c->g->tables_of[0] ? c->g->tables_of : NULL;
@@ -243,16 +245,17 @@ static void describe_sources(struct cost_model *c)
 	else
 		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "roofline, default MFU %.2f",
 			 MFU_DEFAULT_GEMM);
-	snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s",
-		 t->src[MFU_P_ATTN_PREFILL][0] ? t->src[MFU_P_ATTN_PREFILL] : "roofline, default MFU 0.45",
-		 t->src[MFU_P_ATTN_PREFILL][0] ? note : "");
-	snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s",
-		 t->src[MFU_P_ATTN_DECODE][0] ? t->src[MFU_P_ATTN_DECODE] : "roofline, default MFU 0.30",
-		 t->src[MFU_P_ATTN_DECODE][0] ? note : "");
-	if (c->m->attn == ATTN_MLA)
-		snprintf(c->src[COST_SRC_ATTN_DECODE] + strlen(c->src[COST_SRC_ATTN_DECODE]),
-			 sizeof(c->src[0]) - strlen(c->src[COST_SRC_ATTN_DECODE]),
-			 "; MLA priced on the nearest dense table");
+	{
+		bool mla = c->m->attn == ATTN_MLA;
+		enum mfu_part pp = mla && t->nmla_prefill ? MFU_P_MLA_PREFILL : MFU_P_ATTN_PREFILL;
+		enum mfu_part dp = mla && t->nmla_decode ? MFU_P_MLA_DECODE : MFU_P_ATTN_DECODE;
+		snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s%s",
+			 t->src[pp][0] ? t->src[pp] : "roofline, default MFU 0.45", t->src[pp][0] ? note : "",
+			 mla && pp == MFU_P_ATTN_PREFILL ? "; MLA on the nearest dense table" : "");
+		snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s",
+			 t->src[dp][0] ? t->src[dp] : "roofline, default MFU 0.30", t->src[dp][0] ? note : "",
+			 mla && dp == MFU_P_ATTN_DECODE ? "; MLA on the nearest dense table" : "");
+	}
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s",
@@ -304,12 +307,26 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		return err_set(e, SS_EUSAGE,
 			       "fp4 needs fp4 tensor cores (Blackwell: b200, b300, gb200, gb300, rtx-pro-6000); %s has none",
 			       g->id);
-	if (cfg->tier2 && cfg->tier2->tables[0])
-		rc = mfu_load_dir(&c->tabs, cfg->tier2->tables, g, e);
-	else
-		rc = mfu_load(&c->tabs, data_dir, g, cfg->engine, cfg->engine_version, e);
-	if (rc < 0)
-		return rc;
+	if (cfg->cache && !(cfg->tier2 && cfg->tier2->tables[0])) {
+		const struct mfu_tables *t;
+		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cfg->engine, cfg->engine_version,
+					(cfg->off & COST_H6) != 0, m->n_experts > 0, &t, e)) < 0)
+			return rc;
+		c->tabs = t;
+	} else {
+		if (cfg->tier2 && cfg->tier2->tables[0])
+			rc = mfu_load_dir(&c->own_tabs, cfg->tier2->tables, g, e);
+		else
+			rc = mfu_load(&c->own_tabs, data_dir, g, cfg->engine, cfg->engine_version, e);
+		if (rc < 0)
+			return rc;
+		c->own_tabs.nearest = (cfg->off & COST_H6) != 0;
+		if (m->n_experts > 0 && (rc = mfu_load_moe(&c->own_tabs, g, e)) < 0) {
+			mfu_release(&c->own_tabs);
+			return rc;
+		}
+		c->tabs = &c->own_tabs;
+	}
 	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : cfg->wdt;
 	if (m->n_experts > 0) {
 		bool ep = p->ep > 1;
@@ -317,14 +334,9 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		c->moe_shape = (struct moe_shape){(double)m->hidden, (double)m->moe_intermediate,
 						  (double)m->top_k, (double)m->n_experts,
 						  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
-		c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
-		if ((rc = mfu_load_moe(&c->tabs, g, e)) < 0) {
-			mfu_release(&c->tabs);
-			return rc;
-		}
-		moetab_pick(c->tabs.moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+		c->moe_fmt = moe_fmt_of(c->moe_wdt, m, cfg->moe_fp8_scales);
+		moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
 	}
-	c->tabs.nearest = (cfg->off & COST_H6) != 0;
 	/* H1: one default efficiency, or tier 2's measured one per pattern */
 	c->bw = c->bw_weights = c->bw_kv = g->hbm_bw * g->bw_eff;
 	if (cfg->tier2) {
@@ -348,8 +360,18 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	}
 	{
 		int hd = m->attn == ATTN_MLA ? 128 : c->head_dim_qk;
-		c->attn_prefill_cfg = mfu_attn_resolve(&c->tabs, true, c->heads, c->kv_heads, hd, cfg->kvdt);
-		c->attn_decode_cfg = mfu_attn_resolve(&c->tabs, false, c->heads, c->kv_heads, hd, cfg->kvdt);
+		c->attn_prefill_cfg = mfu_attn_resolve(c->tabs, true, c->heads, c->kv_heads, hd, cfg->kvdt);
+		c->attn_decode_cfg = mfu_attn_resolve(c->tabs, false, c->heads, c->kv_heads, hd, cfg->kvdt);
+		if (m->attn == ATTN_MLA) {
+			/* MLA kernel tables where measured (their FLOPs convention
+			 * matches the MLA formulas below); the dense ones otherwise */
+			const struct mfu_attn_cfg *pc = mfu_mla_resolve(c->tabs, true, c->heads, cfg->kvdt);
+			const struct mfu_attn_cfg *dc = mfu_mla_resolve(c->tabs, false, c->heads, cfg->kvdt);
+			if (pc)
+				c->attn_prefill_cfg = pc;
+			if (dc)
+				c->attn_decode_cfg = dc;
+		}
 	}
 	c->max_m = cfg->max_tokens > cfg->graph_max ? cfg->max_tokens : cfg->graph_max;
 	if (c->max_m < cfg->max_seqs)
@@ -363,9 +385,9 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->decode_rows = xcalloc((size_t)cfg->max_seqs + 1, sizeof(struct mfu_row));
 	for (i = 1; i <= cfg->max_seqs; i++) {
 		c->log_n[i] = log((double)i);
-		mfu_attn_row(&c->tabs, c->attn_decode_cfg, false, c->log_n[i], &c->decode_rows[i]);
+		mfu_attn_row(c->tabs, c->attn_decode_cfg, false, c->log_n[i], &c->decode_rows[i]);
 	}
-	mfu_attn_row(&c->tabs, c->attn_prefill_cfg, true, 0.0, &c->prefill_row);
+	mfu_attn_row(c->tabs, c->attn_prefill_cfg, true, 0.0, &c->prefill_row);
 	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
 		cost_release(c);
 		return rc;
@@ -415,7 +437,7 @@ void cost_release(struct cost_model *c)
 {
 	int64_t i;
 
-	mfu_release(&c->tabs);
+	mfu_release(&c->own_tabs);
 	free(c->tok_s);
 	free(c->tok_flops);
 	free(c->tok_bytes);
@@ -488,7 +510,7 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	if (n <= c->cfg.max_seqs)
 		mfu = mfu_row_eval(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean));
 	else
-		mfu = mfu_attn_eval_log(&c->tabs, c->attn_decode_cfg, false, log((double)n),
+		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
 					mean < 1 ? 0.0 : log(mean));
 	return t + roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
 }
@@ -563,7 +585,7 @@ static double aggregate(const struct cost_model *c, const struct step_desc *s)
 	f = c->tok_flops[i] * (double)tokens / (double)i +
 	    L * 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
 	b = c->tok_bytes[i] + L * kvb * c->kv_tok_layer_bytes;
-	mfu = mfu_gemm(&c->tabs, c->cfg.wdt, (double)tokens, (double)c->m->hidden,
+	mfu = mfu_gemm(c->tabs, c->cfg.wdt, (double)tokens, (double)c->m->hidden,
 		       (double)c->m->hidden);
 	return roofline(c, f, c->peak, mfu, b) + head_part(c, s->nlogits);
 }

@@ -34,6 +34,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->tier0_off = o->tier0_off;
 	sc->ov = o->ov;
 	sc->tier2 = o->tier2;
+	sc->mfu_cache = o->cache;
 	/* the kernel collection nearest the engine version that was measured */
 	snprintf(sc->engine, sizeof(sc->engine), "%s", x->engine_name[0] ? x->engine_name : "vllm");
 	if (strcmp(x->engine_version, "unknown") != 0)

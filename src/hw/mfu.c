@@ -424,7 +424,8 @@ out:
 const char *mfu_part_name(enum mfu_part p)
 {
 	static const char *const n[MFU_P__COUNT] = {"GEMM bf16", "GEMM fp8", "GEMM fp4",
-		"attention prefill", "attention decode", "all-reduce", "fused MoE"};
+		"attention prefill", "attention decode", "all-reduce", "fused MoE", "MLA prefill",
+		"MLA decode"};
 	return (unsigned)p < MFU_P__COUNT ? n[p] : "?";
 }
 
@@ -592,6 +593,18 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 				goto fail;
 			set_src(t, MFU_P_ALLREDUCE, g->tables, cs[i].name, "allreduce");
 		}
+		FMT(path, "%.700s/%.63s/mla_prefill.csv.gz", base, cs[i].name);
+		if (!t->nmla_prefill && paths_exists(path)) {
+			if ((rc = load_attn(path, true, g, &t->mla_prefill, &t->nmla_prefill, e)) < 0)
+				goto fail;
+			set_src(t, MFU_P_MLA_PREFILL, g->tables, cs[i].name, "mla_prefill");
+		}
+		FMT(path, "%.700s/%.63s/mla_decode.csv.gz", base, cs[i].name);
+		if (!t->nmla_decode && paths_exists(path)) {
+			if ((rc = load_attn(path, false, g, &t->mla_decode, &t->nmla_decode, e)) < 0)
+				goto fail;
+			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
+		}
 		FMT(path, "%.700s/%.63s/moe.csv.gz", base, cs[i].name);
 		if (!t->moe_path[0] && paths_exists(path)) { /* loaded on demand */
 			FMT(t->moe_path, "%.699s", path);
@@ -636,7 +649,7 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 		FMT(t->moe_path, "%.699s", path);
 	{
 		static const char *const fn[MFU_P__COUNT] = {"gemm", "gemm", "gemm", "attn_prefill",
-			"attn_decode", "allreduce", "moe"};
+			"attn_decode", "allreduce", "moe", "mla_prefill", "mla_decode"};
 		bool have[MFU_P__COUNT];
 		int k;
 		have[MFU_P_GEMM_BF16] = t->have_gemm[DT_BF16];
@@ -646,6 +659,7 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 		have[MFU_P_ATTN_DECODE] = t->ndecode > 0;
 		have[MFU_P_ALLREDUCE] = t->ar_len[2] + t->ar_len[4] + t->ar_len[8] > 0;
 		have[MFU_P_MOE] = t->moe_path[0] != '\0';
+		have[MFU_P_MLA_PREFILL] = have[MFU_P_MLA_DECODE] = false;
 		for (k = 0; k < MFU_P__COUNT; k++)
 			if (have[k])
 				snprintf(t->src[k], sizeof(t->src[k]), "%s/%s", dir, fn[k]);
@@ -670,8 +684,14 @@ void mfu_release(struct mfu_tables *t)
 		grid_release(&t->prefill[i].g);
 	for (i = 0; i < t->ndecode; i++)
 		grid_release(&t->decode[i].g);
+	for (i = 0; i < t->nmla_prefill; i++)
+		grid_release(&t->mla_prefill[i].g);
+	for (i = 0; i < t->nmla_decode; i++)
+		grid_release(&t->mla_decode[i].g);
 	free(t->prefill);
 	free(t->decode);
+	free(t->mla_prefill);
+	free(t->mla_decode);
 	for (d = 0; d < 9; d++) {
 		free(t->ar_size[d]);
 		free(t->ar_lat[d]);
@@ -722,6 +742,13 @@ static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size
 		}
 	}
 	return best;
+}
+
+const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool prefill, int heads,
+					   enum dtype kvdt)
+{
+	return prefill ? nearest_cfg(t->mla_prefill, t->nmla_prefill, heads, 1, MFU_MLA_PREFILL_DIM, kvdt)
+		       : nearest_cfg(t->mla_decode, t->nmla_decode, heads, 1, MFU_MLA_DECODE_DIM, kvdt);
 }
 
 const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool prefill, int heads,

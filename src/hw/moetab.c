@@ -266,8 +266,10 @@ void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shap
 		double d;
 		if (c->dist != dist || !fmt_compatible(fmt, c->fmt) || c->n == 0)
 			continue;
-		/* the requested format wins a tie with its sibling */
-		d = shape_distance(s, &c->s) + (c->fmt == fmt ? 0 : 1e-9);
+		/* the sibling format (per-tensor vs block fp8, nvfp4 vs mxfp4)
+		 * runs other kernels: it serves only when the requested format's
+		 * nearest shape is much farther (0.3 ~ a 35 % size difference) */
+		d = shape_distance(s, &c->s) + (c->fmt == fmt ? 0 : 0.3);
 		if (d < bd) {
 			bd = d;
 			best = c;

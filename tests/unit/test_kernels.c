@@ -78,7 +78,7 @@ static void test_fp8_not_slower(const struct model_cfg *m)
 					}
 				}
 			CHECK(slower == 0, "%s %s (%s %s): fp8 GEMM not slower than bf16 for m >= 64 (%d of %d slower, worst %.3fx)",
-			      gpus[gi], engines[ei], c.tabs.engine, c.tabs.version, slower, n, worst);
+			      gpus[gi], engines[ei], c.tabs->engine, c.tabs->version, slower, n, worst);
 			cost_release(&c);
 		}
 }
@@ -90,8 +90,8 @@ static void test_collections(const struct model_cfg *m)
 	struct err e;
 
 	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.15.1", &e) == 0) {
-		CHECK(strcmp(c.tabs.version, "0.14.0") == 0, "vllm 0.15.1 -> nearest collection 0.14.0 (got %s)",
-		      c.tabs.version);
+		CHECK(strcmp(c.tabs->version, "0.14.0") == 0, "vllm 0.15.1 -> nearest collection 0.14.0 (got %s)",
+		      c.tabs->version);
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vllm-0.14.0/gemm", "bf16 GEMMs from 0.14.0");
 		cost_release(&c);
 	}
@@ -101,11 +101,11 @@ static void test_collections(const struct model_cfg *m)
 		cost_release(&c);
 	}
 	if (make_cost(&c, m, "h200", (struct parallel){1, 1, 1, 1}, DT_BF16, "trtllm", NULL, &e) == 0) {
-		CHECK(strcmp(c.tabs.engine, "trtllm") == 0, "trtllm collection chosen (got %s)", c.tabs.engine);
+		CHECK(strcmp(c.tabs->engine, "trtllm") == 0, "trtllm collection chosen (got %s)", c.tabs->engine);
 		cost_release(&c);
 	}
 	if (make_cost(&c, m, "a100", (struct parallel){1, 1, 1, 1}, DT_BF16, "sglang", NULL, &e) == 0) {
-		CHECK_STR_CONTAINS(c.tabs.warning, "no sglang kernel tables", "a100 has no SGLang tables: warned");
+		CHECK_STR_CONTAINS(c.tabs->warning, "no sglang kernel tables", "a100 has no SGLang tables: warned");
 		cost_release(&c);
 	}
 	CHECK(make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "tgi", NULL, &e) < 0 && e.code == SS_EUSAGE,
@@ -205,6 +205,41 @@ static void test_moe_step(void)
 	}
 }
 
+/* One cache: the second cost model of the same GPU and engine borrows the
+ * first one's tables; H6 off gets its own. */
+static void test_cache(const struct model_cfg *m)
+{
+	struct mfu_cache *mc = mfu_cache_new();
+	struct cost_model a, b, h6;
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 1, 1};
+	struct err e;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 256;
+	cc.max_seqs = 16;
+	cc.cache = mc;
+	if (cost_init(&a, m, gpu("h100"), &p, &cc, datadir, &e) < 0 ||
+	    cost_init(&b, m, gpu("h100"), &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init with a cache: %s", e.msg);
+		mfu_cache_free(mc);
+		return;
+	}
+	cc.off = COST_H6;
+	if (cost_init(&h6, m, gpu("h100"), &p, &cc, datadir, &e) == 0) {
+		CHECK(a.tabs == b.tabs && a.tabs != h6.tabs && h6.tabs->nearest && !a.tabs->nearest,
+		      "cache: same tables shared, H6-off tables apart");
+		CHECK(cost_gemm_s(&a, DT_BF16, 100, 4096, 4096, 1) == cost_gemm_s(&b, DT_BF16, 100, 4096, 4096, 1),
+		      "shared tables price alike");
+		cost_release(&h6);
+	}
+	cost_release(&a);
+	cost_release(&b);
+	mfu_cache_free(mc);
+}
+
 static void test_int4(const struct model_cfg *m)
 {
 	struct cost_model c;
@@ -245,6 +280,7 @@ int main(void)
 	test_moe_tables();
 	test_moe_step();
 	test_int4(&m);
+	test_cache(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
