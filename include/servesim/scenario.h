@@ -39,11 +39,19 @@ struct scenario_state {
 	struct sim *sim;
 };
 
-/* vLLM v1 defaults: 8192 batched tokens, 256 sequences, block 16, 0.9
- * utilisation, prefix caching on, CUDA graphs up to 512, the model's
- * max_position_embeddings capped at 32768, default overheads. */
+/* vLLM v1 defaults: max_num_batched_tokens 8192 and max_num_seqs 1024 on a
+ * GPU with >= 70 GiB other than A100, else 2048 and 256 (vLLM's
+ * EngineArgs defaults for the OpenAI API server); block 16, 0.9
+ * utilisation, prefix caching on, CUDA graphs up to 512, max_model_len the
+ * model's max_position_embeddings (32768 when absent), default overheads. */
 void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
 		       const struct wl_spec *wl);
+/* True where vLLM picks its large-GPU defaults; the rule in words. */
+bool scenario_big_gpu(const struct gpu_spec *g);
+const char *scenario_limits_rule(const struct gpu_spec *g);
+/* Attention-DP: an MoE model with dp > 1 (DP ranks share the MoE layers and
+ * step in lockstep); dense models keep DP as replicas behind the router. */
+bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
 int scenario_prepare(const struct scenario *sc, const char *data_dir, struct scenario_state *st,
 		     struct err *e);
 void scenario_release(struct scenario_state *st);

@@ -32,6 +32,11 @@ struct sim_cfg {
 	int64_t total_kv_blocks;              /* per replica */
 	bool prefix_caching;
 	int dp;
+	/* attention-DP: the dp ranks step together (every step lasts as long
+	 * as the slowest rank's; a rank with nothing to run runs a dummy
+	 * one-token step, as vLLM's DP engines do) and the cost model sees the
+	 * MoE tokens of all ranks (step_desc.moe_tokens) */
+	bool lockstep;
 	enum router_kind router;
 	bool check_invariants;                /* after every event (tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */

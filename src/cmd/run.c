@@ -33,13 +33,16 @@ static const char run_usage[] =
 	"  --model M                 registry id or HF name (default llama-3.1-8b)\n"
 	"  --config PATH             an HF config.json instead\n"
 	"  --gpu G                   GPU (default h100)\n"
-	"  --tp N --pp N --dp N --ep N  parallelism (default 1; --dp runs N replicas)\n"
+	CLI_PARALLEL_HELP
+	"                            (dense models: --dp runs N replicas behind the router)\n"
+	"  --pp N                    pipeline stages (--pipeline-parallel-size, --pp-size)\n"
 	"  --router rr|lo            DP router: round-robin or least-outstanding (default lo)\n"
 	"  --dtype bf16|fp8          weights and GEMMs (default bf16)\n"
 	"  --kv-dtype bf16|fp8       KV cache (default: --dtype)\n"
 	"engine (vLLM v1 defaults):\n"
-	"  --max-num-batched-tokens N (8192)  --max-num-seqs N (256)\n"
-	"  --max-model-len N (model's max_position_embeddings, at most 32768)\n"
+	"  --max-num-batched-tokens N --max-num-seqs N  (8192 and 1024 on a GPU with\n"
+	"                            >= 70 GiB other than A100, else 2048 and 256)\n"
+	"  --max-model-len N (the model's max_position_embeddings)\n"
 	"  --block-size N (16)  --gpu-memory-utilization F (0.9)\n"
 	"  --long-prefill-token-threshold N (0 = off)\n"
 	"  --total-kv-blocks N       KV blocks per replica, as vLLM logs them (default: from memory)\n"
@@ -70,7 +73,7 @@ static const char run_usage[] =
 struct run_opts {
 	const char *model, *config, *gpu, *workload, *requests_out, *tier0_off;
 	struct parallel par;
-	bool ep_given;
+	struct cli_par_flags pf;
 	enum router_kind router;
 	enum dtype dtype, kvdtype;
 	bool kv_given;
@@ -106,13 +109,13 @@ static int parse_len(const char *flag, const char *arg, double *mean, double *st
 
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
-	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_PP, O_ROUTER, O_DTYPE, O_KVD,
+	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2 };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
-		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS,
-		{"pp", required_argument, 0, O_PP}, {"router", required_argument, 0, O_ROUTER},
+		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS,
+		{"router", required_argument, 0, O_ROUTER},
 		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVD},
 		{"max-num-batched-tokens", required_argument, 0, O_MBT},
 		{"max-num-seqs", required_argument, 0, O_MNS},
@@ -134,15 +137,12 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"tier2", required_argument, 0, O_T2},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
-	int64_t v;
 
 	memset(o, 0, sizeof(*o));
 	o->gpu = "h100";
 	o->par = (struct parallel){1, 1, 1, 1};
 	o->router = ROUTER_LEAST_OUTSTANDING;
 	o->dtype = o->kvdtype = DT_BF16;
-	o->mbt = 8192;
-	o->mns = 256;
 	o->block = 16;
 	o->util = 0.9;
 	cost_default_overheads(&o->ov);
@@ -154,7 +154,6 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_MODEL: o->model = optarg; break;
 		case O_CONFIG: o->config = optarg; break;
 		case O_GPU: o->gpu = optarg; break;
-		case O_PP: rc = cli_int("--pp", optarg, 1, 4096, &v, e); o->par.pp = (int)v; break;
 		case O_ROUTER:
 			if (strcmp(optarg, "rr") == 0 || strcmp(optarg, "round-robin") == 0)
 				o->router = ROUTER_ROUND_ROBIN;
@@ -190,7 +189,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) != 0)
+			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->pf, e)) != 0)
 				break;
 			if ((rc = cli_overhead_option(c, optarg, &o->ov, e)) == 0)
 				return cli_bad_option("run", argv[optind - 1], e);
@@ -311,6 +310,33 @@ static uint64_t rejected_total(const struct sim_totals *t)
 	return n;
 }
 
+/* Attention-DP + EP header: the ranks, where the experts live, and the
+ * weights one GPU holds (routed experts apart from the replicated rest). */
+static void print_dp_attention(const struct run_ctx *c)
+{
+	const struct parallel *p = &c->o->par;
+	const struct model_cfg *m = c->m;
+	struct param_counts pc;
+	double wb = dtype_bytes(c->o->dtype), experts, total = c->mp->weight_bytes;
+	int ngpu = p->tp * p->dp * p->pp;
+
+	model_params(m, &pc);
+	/* routed experts per GPU: E/ep experts (ep 1: all), split
+	 * tp*dp/ep ways, on ceil(L/pp) layers of the heaviest stage */
+	experts = pc.experts / (double)(p->ep > 1 ? p->ep : 1) /
+		  ((double)(p->tp * p->dp) / (p->ep > 1 ? p->ep : 1)) *
+		  ceil((double)m->layers / p->pp) / (double)m->layers * wb;
+	printf("hardware   %d x %s: attention DP %d (TP %d, PP %d per rank), MoE layers shared by the ranks in lockstep, ",
+	       ngpu, c->g->id, p->dp, p->tp, p->pp);
+	if (p->ep > 1)
+		printf("EP %d (%lld of %lld experts per GPU)\n", p->ep,
+		       (long long)(m->n_experts / p->ep), (long long)m->n_experts);
+	else
+		printf("experts TP-sharded %d ways (no expert parallelism)\n", p->tp * p->dp);
+	printf("weights    %.1f GB per GPU = routed experts %.1f GB + attention, dense layers, shared experts and embeddings %.1f GB, replicated on every DP rank (%s)\n",
+	       total / 1e9, experts / 1e9, (total - experts) / 1e9, dtype_name(c->o->dtype));
+}
+
 static void print_text(const struct run_ctx *c, struct sim *s)
 {
 	const struct sim_totals *t = sim_totals(s);
@@ -321,22 +347,33 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 
 	printf("model      %s (%s), %s weights, %s KV cache\n", c->m->id, c->m->source,
 	       dtype_name(o->dtype), dtype_name(o->kvdtype));
-	printf("hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", o->par.dp, o->par.dp > 1 ? "s" : "",
-	       o->par.tp * o->par.pp, c->g->id, o->par.tp, o->par.pp,
-	       o->par.dp > 1 ? (o->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
+	if (c->sc->lockstep)
+		print_dp_attention(c);
+	else
+		printf("hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", o->par.dp, o->par.dp > 1 ? "s" : "",
+		       o->par.tp * o->par.pp, c->g->id, o->par.tp, o->par.pp,
+		       o->par.dp > 1 ? (o->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
 	printf("engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on\n",
 	       (long long)c->sc->max_num_batched_tokens, (long long)c->sc->max_num_seqs,
 	       (long long)c->sc->max_model_len, (long long)c->sc->block_size,
 	       c->sc->prefix_caching ? "on" : "off");
+	if (!o->mbt || !o->mns || !o->mml)
+		printf("defaults   %s%s%s\n",
+		       !o->mbt || !o->mns ? "max_num_batched_tokens/max_num_seqs: " : "",
+		       !o->mbt || !o->mns ? scenario_limits_rule(c->g) : "",
+		       o->mml ? "" : (!o->mbt || !o->mns ? "; max_model_len: the model's max_position_embeddings"
+							: "max_model_len: the model's max_position_embeddings"));
 	if (c->kv_from_memory)
-		printf("kv cache   %lld blocks (%lld tokens) per replica, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve = %.2f GiB\n",
+		printf("kv cache   %lld blocks (%lld tokens) per %s, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve = %.2f GiB\n",
 		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size),
+		       c->sc->lockstep ? "DP rank" : "replica",
 		       c->mp->mem_bytes / 1073741824.0, o->util, c->mp->weight_bytes / 1073741824.0,
 		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0,
 		       c->mp->kv_bytes / 1073741824.0);
 	else
-		printf("kv cache   %lld blocks (%lld tokens) per replica, from --total-kv-blocks\n",
-		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size));
+		printf("kv cache   %lld blocks (%lld tokens) per %s, from --total-kv-blocks\n",
+		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size),
+		       c->sc->lockstep ? "DP rank" : "replica");
 	printf("workload   %s: %s", c->wl->source, wl_process_name(c->wl->process));
 	if (c->wl->process == WL_CONCURRENCY)
 		printf(" x %lld clients", (long long)c->wl->concurrency);
@@ -531,8 +568,8 @@ int cmd_run(int argc, char **argv, struct err *e)
 		goto out;
 	if ((rc = cli_find_gpu(&env, o.gpu, &g, e)) < 0)
 		goto out;
-	if (!o.ep_given)
-		o.par.ep = 1;
+	if ((rc = cli_parallel_resolve(&o.pf, m, &o.par, e)) < 0)
+		goto out;
 	/* workload */
 	if (o.workload) {
 		if ((rc = wl_spec_load(o.workload, &wl, e)) < 0)
@@ -552,8 +589,10 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.par = o.par;
 	sc.wdt = o.dtype;
 	sc.kvdt = o.kvdtype;
-	sc.max_num_batched_tokens = o.mbt;
-	sc.max_num_seqs = o.mns;
+	if (o.mbt)
+		sc.max_num_batched_tokens = o.mbt;
+	if (o.mns)
+		sc.max_num_seqs = o.mns;
 	if (o.mml)
 		sc.max_model_len = o.mml;
 	sc.block_size = o.block;

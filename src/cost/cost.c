@@ -149,6 +149,38 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 	return t;
 }
 
+/* Ops of an MoE layer that attention-DP ranks share: the routed experts
+ * and the EP all-to-all around them (router, shared experts, attention and
+ * norms stay with each rank's own batch). */
+static bool moe_shared_op(const struct op *o)
+{
+	return strncmp(o->name, "experts_", 8) == 0 || strcmp(o->name, "ep_dispatch") == 0 ||
+	       strcmp(o->name, "ep_combine") == 0;
+}
+
+/* Shared MoE part at g tokens summed over the DP ranks.  op_at's expert
+ * GEMMs take the rank's tokens and scale them by dp with EP, by 1 without;
+ * the per-token ops were built at one token per rank: each is called with
+ * the m that makes it see g tokens in all. */
+static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr, double g)
+{
+	double t = 0, f = 0, b = 0, dp = (double)c->p.dp;
+	size_t k, j;
+
+	for (k = 0; k < gr->nkinds; k++) {
+		const struct layer_kind *lk = &gr->kinds[k];
+		for (j = 0; j < lk->nops; j++) {
+			const struct op *o = &lk->ops[j];
+			bool gemm = o->kind == OPK_GEMM;
+			if (!moe_shared_op(o))
+				continue;
+			t += (double)lk->count *
+			     op_at(c, o, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
+		}
+	}
+	return t;
+}
+
 static bool per_step_attention_op(const struct op *o)
 {
 	return o->kind == OPK_ATTN || strcmp(o->name, "kv_b_proj") == 0 ||
@@ -238,6 +270,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		cost_release(c);
 		return rc;
 	}
+	c->dp_attn = m->n_experts > 0 && p->dp > 1;
+	if (c->dp_attn) {
+		/* a table up to every rank at max_m tokens, linear beyond 64 Ki */
+		c->moe_max = c->max_m * p->dp < 65536 ? c->max_m * p->dp : 65536;
+		c->moe_s = xcalloc((size_t)c->moe_max + 1, sizeof(double));
+		for (mm = 1; mm <= c->moe_max; mm++)
+			c->moe_s[mm] = moe_shared_at(c, &gr, (double)mm);
+	}
 	for (mm = 1; mm <= c->max_m; mm++) {
 		double t = 0, f = 0, b = 0;
 		for (k = 0; k < gr.nkinds; k++) {
@@ -249,6 +289,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				if (per_step_attention_op(o) || o->cat == OPC_LM_HEAD)
 					continue;
 				if (strcmp(o->name, "final_norm") == 0)
+					continue;
+				if (c->dp_attn && moe_shared_op(o))
 					continue;
 				tk += op_at(c, o, (double)mm, &fk, &bk);
 			}
@@ -286,6 +328,7 @@ void cost_release(struct cost_model *c)
 	free(c->tok_s);
 	free(c->tok_flops);
 	free(c->tok_bytes);
+	free(c->moe_s);
 	free(c->head_s);
 	free(c->absorb_s);
 	free(c->log_n);
@@ -390,6 +433,16 @@ static double head_part(const struct cost_model *c, int64_t n)
 	return c->head_s[n];
 }
 
+/* Shared MoE part of an attention-DP step (0 otherwise). */
+static double moe_part(const struct cost_model *c, int64_t g)
+{
+	if (!c->dp_attn || g <= 0)
+		return 0;
+	if (g > c->moe_max)
+		return c->moe_s[c->moe_max] * (double)g / (double)c->moe_max;
+	return c->moe_s[g];
+}
+
 /* Sum of the components, without overheads. */
 static double components(const struct cost_model *c, const struct step_desc *s)
 {
@@ -408,7 +461,8 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
 		send = (double)(c->p.pp - 1) *
 		       (10e-6 + (double)tokens * (double)c->m->hidden * 2.0 / (c->g->link_bw * 0.7));
-	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send;
+	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send +
+	       moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
 }
 
 /* H4 off: one roofline over the whole step's FLOPs and bytes. */

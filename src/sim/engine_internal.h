@@ -57,6 +57,8 @@ struct replica {
 	int32_t **arrays;                  /* free block-id arrays */
 	size_t narrays, arrays_cap;
 	bool busy, kick_pending, fallback;
+	bool active;                       /* lockstep: has a real step (else dummy) */
+	struct step_desc desc;             /* lockstep: this rank's step */
 	int64_t step_dur_ns;
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */

@@ -1,7 +1,21 @@
 /* scenario.c - resolve a scenario into cost model, KV capacity and sim. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "servesim/scenario.h"
+
+bool scenario_big_gpu(const struct gpu_spec *g)
+{
+	/* vLLM V1 (EngineArgs._set_default_args, usage context
+	 * OPENAI_API_SERVER): >= 70 GiB device memory and not an A100 */
+	return g && g->mem_bytes >= 70.0 * 1073741824.0 && !strstr(g->id, "a100");
+}
+
+const char *scenario_limits_rule(const struct gpu_spec *g)
+{
+	return scenario_big_gpu(g) ? "vLLM's API-server defaults on a GPU with >= 70 GiB other than A100"
+				   : "vLLM's API-server defaults on an A100, L40S or a GPU under 70 GiB";
+}
 
 void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
 		       const struct wl_spec *wl)
@@ -11,9 +25,10 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
 	sc->gpu = g;
 	sc->par = (struct parallel){1, 1, 1, 1};
 	sc->wdt = sc->kvdt = DT_BF16;
-	sc->max_num_batched_tokens = 8192;
-	sc->max_num_seqs = 256;
-	sc->max_model_len = m && m->max_positions > 0 && m->max_positions < 32768 ? m->max_positions : 32768;
+	sc->max_num_batched_tokens = scenario_big_gpu(g) ? 8192 : 2048;
+	sc->max_num_seqs = scenario_big_gpu(g) ? 1024 : 256;
+	/* vLLM derives max_model_len from the config's maximum */
+	sc->max_model_len = m && m->max_positions > 0 ? m->max_positions : 32768;
 	sc->block_size = 16;
 	sc->gpu_memory_utilization = 0.9;
 	sc->prefix_caching = true;
@@ -21,6 +36,11 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
 	cost_default_overheads(&sc->ov);
 	sc->graph_max = 512;
 	sc->workload = wl;
+}
+
+bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
+{
+	return m && m->n_experts > 0 && p->dp > 1;
 }
 
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
@@ -33,7 +53,10 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	memset(st, 0, sizeof(*st));
 	if ((rc = model_check_parallel(s->model, &s->par, e)) < 0)
 		return rc;
-	rep.dp = 1;
+	/* dense DP: independent replicas; attention-DP: the memory plan of
+	 * one rank, whose expert share depends on dp (and ep) */
+	if (!scenario_dp_attention(s->model, &s->par))
+		rep.dp = 1;
 	st->kv_from_memory = s->total_kv_blocks == 0;
 	rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->gpu_memory_utilization,
 			     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
@@ -58,6 +81,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks;
 	st->sc.prefix_caching = s->prefix_caching;
 	st->sc.dp = s->par.dp;
+	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;
 	st->sc.check_invariants = s->check_invariants;
 	st->sc.requests_out = s->requests_out;

@@ -479,41 +479,47 @@ static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 		kvc_used(&rp->kv), rp->kv.total, t);
 }
 
-void sched_start_step(struct sim *s, int ri)
+/* Schedule replica ri's next step and describe it for the cost model;
+ * false when it has nothing to run. */
+static bool plan_step(struct sim *s, int ri, struct step_desc *d)
 {
 	struct replica *rp = &s->reps[ri];
-	struct step_desc d;
 	size_t i;
-	double t, used;
 
 	rp->nsched = 0;
 	if (!schedule_fast(s, rp))
 		schedule_explicit(s, rp);
-	if (rp->nsched == 0 && rp->ndec == 0) {
-		rp->busy = false;
-		return;
-	}
-	memset(&d, 0, sizeof(d));
-	d.chunk_len = rp->chunk_len;
-	d.chunk_prefix = rp->chunk_prefix;
+	if (rp->nsched == 0 && rp->ndec == 0)
+		return false;
+	memset(d, 0, sizeof(*d));
+	d->chunk_len = rp->chunk_len;
+	d->chunk_prefix = rp->chunk_prefix;
 	for (i = 0; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
 		bool samples = r->computed + r->step_tokens == req_num_tokens(r);
 		if (r->step_tokens == 1 && samples && r->generated > 0) {
-			d.ndecode++;
-			d.decode_ctx_sum += (double)(r->computed + 1);
+			d->ndecode++;
+			d->decode_ctx_sum += (double)(r->computed + 1);
 		} else {
-			rp->chunk_len[d.nchunks] = r->step_tokens;
-			rp->chunk_prefix[d.nchunks] = r->computed;
-			d.nchunks++;
+			rp->chunk_len[d->nchunks] = r->step_tokens;
+			rp->chunk_prefix[d->nchunks] = r->computed;
+			d->nchunks++;
 		}
-		d.nlogits += samples;
+		d->nlogits += samples;
 	}
 	/* decoders: computed + 1 summed = sum(dc0 - dG0) + ndec (G + 1) */
-	d.ndecode += rp->ndec;
-	d.decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
-	d.nlogits += rp->ndec;
-	t = cost_step_s(s->cost, &d);
+	d->ndecode += rp->ndec;
+	d->decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
+	d->nlogits += rp->ndec;
+	return true;
+}
+
+/* Statistics and step log of a step of t seconds on replica ri. */
+static void account_step(struct sim *s, int ri, double t)
+{
+	struct replica *rp = &s->reps[ri];
+	double used;
+
 	if (s->cfg.step_log)
 		step_log_line(s, rp, ri, t);
 	used = (double)kvc_used(&rp->kv) / (double)rp->kv.total;
@@ -521,6 +527,80 @@ void sched_start_step(struct sim *s, int ri)
 	if (used > s->tot.kv_util_max)
 		s->tot.kv_util_max = used;
 	s->tot.steps++;
+}
+
+static int64_t step_tokens(const struct step_desc *d)
+{
+	int64_t n = d->ndecode, i;
+
+	for (i = 0; i < d->nchunks; i++)
+		n += d->chunk_len[i];
+	return n;
+}
+
+/* Attention-DP: every rank plans its step; the MoE layers see the tokens of
+ * all ranks, a rank with nothing to run runs a one-token dummy step (vLLM's
+ * DP engines execute dummy batches so the collectives line up), and all
+ * end together when the slowest rank does.  One event ends the step. */
+static void group_start(struct sim *s)
+{
+	int64_t moe = 0;
+	double tmax = 0;
+	bool any = false;
+	int i;
+
+	for (i = 0; i < s->nrep; i++) {
+		struct replica *rp = &s->reps[i];
+		rp->active = plan_step(s, i, &rp->desc);
+		any |= rp->active;
+		moe += rp->active ? step_tokens(&rp->desc) : 1;
+	}
+	if (!any) {
+		for (i = 0; i < s->nrep; i++)
+			s->reps[i].busy = false;
+		return;
+	}
+	for (i = 0; i < s->nrep; i++) {
+		struct replica *rp = &s->reps[i];
+		double t;
+		if (!rp->active) { /* dummy step: one token, no KV, no sampling */
+			memset(&rp->desc, 0, sizeof(rp->desc));
+			rp->chunk_len[0] = 1;
+			rp->chunk_prefix[0] = 0;
+			rp->desc.chunk_len = rp->chunk_len;
+			rp->desc.chunk_prefix = rp->chunk_prefix;
+			rp->desc.nchunks = 1;
+		}
+		rp->desc.moe_tokens = moe;
+		t = cost_step_s(s->cost, &rp->desc);
+		if (rp->active)
+			account_step(s, i, t);
+		if (t > tmax)
+			tmax = t;
+	}
+	for (i = 0; i < s->nrep; i++) {
+		s->reps[i].busy = true;
+		s->reps[i].step_dur_ns = (int64_t)llround(tmax * 1e9);
+	}
+	evq_push(&s->q, s->now + s->reps[0].step_dur_ns, EV_STEP_END, 0);
+}
+
+void sched_start_step(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+	struct step_desc d;
+	double t;
+
+	if (s->cfg.lockstep) {
+		group_start(s);
+		return;
+	}
+	if (!plan_step(s, ri, &d)) {
+		rp->busy = false;
+		return;
+	}
+	t = cost_step_s(s->cost, &d);
+	account_step(s, ri, t);
 	rp->busy = true;
 	rp->step_dur_ns = (int64_t)llround(t * 1e9);
 	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
@@ -572,7 +652,8 @@ static int cmp_rseq(const void *a, const void *b)
 	return x->rseq < y->rseq ? -1 : x->rseq > y->rseq;
 }
 
-int sched_finish_step(struct sim *s, int ri, struct err *e)
+/* End replica ri's step: tokens, completions, block bookkeeping. */
+static int finish_rank(struct sim *s, int ri, struct err *e)
 {
 	struct replica *rp = &s->reps[ri];
 	struct req *r;
@@ -655,10 +736,27 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 			pend_push(rp, r);
 		r->done_pending = true;
 	}
-	sched_start_step(s, ri);
-	/* an engine with nothing to do hands its outputs over at once */
-	if (!rp->busy)
-		return deliver(s, rp, e);
+	return 0;
+}
+
+int sched_finish_step(struct sim *s, int ri, struct err *e)
+{
+	int i, rc;
+
+	if (!s->cfg.lockstep) {
+		if ((rc = finish_rank(s, ri, e)) < 0)
+			return rc;
+		sched_start_step(s, ri);
+		/* an engine with nothing to do hands its outputs over at once */
+		return s->reps[ri].busy ? 0 : deliver(s, &s->reps[ri], e);
+	}
+	for (i = 0; i < s->nrep; i++)
+		if ((rc = finish_rank(s, i, e)) < 0)
+			return rc;
+	group_start(s);
+	for (i = 0; i < s->nrep; i++)
+		if (!s->reps[i].busy && (rc = deliver(s, &s->reps[i], e)) < 0)
+			return rc;
 	return 0;
 }
 

@@ -463,6 +463,74 @@ static void test_cost_kat(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* Attention-DP (issue 11): Mixtral with DP 2 x EP 2.  The MoE part of a
+ * rank's step follows the tokens of all ranks; experts are split over the
+ * ranks; the ranks step in lockstep (a request routed to an idle rank
+ * starts with the next group step, on the same clock as the busy rank). */
+static void test_dp_attention(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 2, 2}, one = {1, 1, 1, 1};
+	struct step_desc d;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct err e;
+	int64_t len = 200, pre = 0;
+	double t_own, t_2x, t_8x, w1, w2;
+	char *log = NULL, *csv = NULL, buf[256], t_r0[32] = "", t_r1[32] = "";
+	const char *l;
+
+	load_model("mixtral-8x7b", &m);
+	w1 = model_weight_bytes_per_gpu(&m, &one, 2);
+	w2 = model_weight_bytes_per_gpu(&m, &p, 2);
+	{
+		struct param_counts pc;
+		model_params(&m, &pc);
+		CHECK_REL(w1 - w2, pc.experts / 2 * 2, 1e-9, "EP 2 over DP 2: each GPU holds half the experts");
+	}
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 2048;
+	cc.max_seqs = 64;
+	cc.graph_max = 512;
+	CHECK(cost_init(&c, &m, gpu("h100"), &p, &cc, datadir, &e) == 0 && c.dp_attn, "DP 2 MoE cost model is attention-DP");
+	memset(&d, 0, sizeof(d));
+	d.nchunks = 1;
+	d.chunk_len = &len;
+	d.chunk_prefix = &pre;
+	d.nlogits = 1;
+	t_own = cost_step_s(&c, &d);
+	d.moe_tokens = 2 * len;
+	t_2x = cost_step_s(&c, &d);
+	d.moe_tokens = 8 * len;
+	t_8x = cost_step_s(&c, &d);
+	CHECK(t_own == t_2x, "moe_tokens 0 means every rank runs the same tokens (%.6g = %.6g)", t_own, t_2x);
+	CHECK(t_8x > t_2x, "more tokens on the other ranks make the shared MoE part dearer (%.4f > %.4f ms)",
+	      t_8x * 1e3, t_2x * 1e3);
+	/* lockstep: request 0 on rank 0 at t=0, request 1 (least outstanding:
+	 * rank 1) arrives during rank 0's first step */
+	base_cfg(&sc, 2048, 64, 1000);
+	sc.dp = 2;
+	sc.lockstep = true;
+	trace_spec(&w, "0,200,3,-1\n0.0001,200,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "lockstep run completes both");
+	l = line_n(log, 1, buf, sizeof(buf));
+	sscanf(l, "step %*u t=%31s", t_r0);
+	CHECK(strstr(l, " r0: 0+1 ") != NULL, "then rank 0's first decode: %s", l);
+	l = line_n(log, 2, buf, sizeof(buf));
+	sscanf(l, "step %*u t=%31s", t_r1);
+	CHECK(strstr(l, " r1: 1+200 ") != NULL && strcmp(t_r0, t_r1) == 0,
+	      "rank 1's prefill starts with it, in the same group step (t=%s, t=%s)", t_r0, t_r1);
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -486,6 +554,7 @@ int main(void)
 	test_determinism_and_storm(&m);
 	test_memplan();
 	test_cost_kat(&m);
+	test_dp_attention();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
