@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "servesim/comm.h"
 #include "servesim/err.h"
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
@@ -83,6 +84,8 @@ struct cost_model {
 	 * dispatch/combine are priced at the tokens of all ranks (moe_s,
 	 * indexed by that sum) and left out of tok_s */
 	bool dp_attn;
+	struct comm_place place;  /* the layout over nodes (comm.h) */
+	struct comm_table comm;   /* DeepEP all-to-all fits */
 	int64_t moe_max;
 	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds */
 };

@@ -337,6 +337,40 @@ static void print_dp_attention(const struct run_ctx *c)
 	       total / 1e9, experts / 1e9, (total - experts) / 1e9, dtype_name(c->o->dtype));
 }
 
+/* Where the GPUs sit and which links the collectives cross; with EP, the
+ * dispatch + combine of one MoE layer at 128 tokens per rank (DeepEP's
+ * low-latency test size) here and as it would be on one NVLink domain. */
+static void print_placement(const struct run_ctx *c)
+{
+	const struct comm_place *pl = &c->cost->place;
+	const struct parallel *p = &c->o->par;
+	char buf[256];
+
+	comm_place_describe(pl, buf, sizeof(buf));
+	printf("placement  %s; TP %s", buf, pl->tp_cross ? "across nodes (all-reduce on the inter-node link)" : "within NVLink");
+	if (p->pp > 1)
+		printf(", PP sends %s", pl->pp_cross ? "on the inter-node link" : "on NVLink");
+	if (p->ep > 1 && c->m->n_experts > 0) {
+		struct comm_place one = *pl;
+		double tok = 128.0 * (double)c->m->top_k * (double)c->m->hidden;
+		double pd = tok * dtype_bytes(c->o->dtype), pc = tok * 2.0;
+		double here = comm_a2a_s(&c->cost->comm, c->g, pl, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
+			      comm_a2a_s(&c->cost->comm, c->g, pl, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
+		double there;
+		one.ep_cross = false;
+		one.ep_domains = 1;
+		there = comm_a2a_s(&c->cost->comm, c->g, &one, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
+			comm_a2a_s(&c->cost->comm, c->g, &one, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
+		if (pl->ep_cross)
+			printf("; EP %d spans %d NVLink domains: all-to-all on the inter-node link, dispatch + combine %.0f us per MoE layer at 128 tokens per rank (%.0f us on one NVLink domain, +%.0f us)",
+			       p->ep, pl->ep_domains, here * 1e6, there * 1e6, (here - there) * 1e6);
+		else
+			printf("; EP %d within one NVLink domain: dispatch + combine %.0f us per MoE layer at 128 tokens per rank",
+			       p->ep, here * 1e6);
+	}
+	printf("\n");
+}
+
 static void print_text(const struct run_ctx *c, struct sim *s)
 {
 	const struct sim_totals *t = sim_totals(s);
@@ -353,6 +387,8 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 		printf("hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", o->par.dp, o->par.dp > 1 ? "s" : "",
 		       o->par.tp * o->par.pp, c->g->id, o->par.tp, o->par.pp,
 		       o->par.dp > 1 ? (o->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
+	if (c->sc->lockstep || c->cost->place.nodes > 1)
+		print_placement(c);
 	printf("engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on\n",
 	       (long long)c->sc->max_num_batched_tokens, (long long)c->sc->max_num_seqs,
 	       (long long)c->sc->max_model_len, (long long)c->sc->block_size,

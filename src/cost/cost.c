@@ -134,9 +134,19 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 	case OPK_COMM:
 		if (strncmp(o->name, "allreduce", 9) == 0) {
 			double elems = m * (double)md->hidden;
-			t = mfu_allreduce_s(&c->tabs, c->p.tp, elems);
+			if (c->place.tp_cross) /* a TP group over several nodes */
+				t = comm_allreduce_cross_s(&c->place, c->p.tp, elems * 2.0);
+			else
+				t = mfu_allreduce_s(&c->tabs, c->p.tp, elems);
 			if (t < 0) /* ring model over the GPU's link */
 				t = 10e-6 + 2.0 * (c->p.tp - 1) / c->p.tp * elems * 2.0 / (c->g->link_bw * 0.7);
+		} else if (c->p.ep > 1 && (c->dp_attn || c->place.ep_cross)) {
+			/* wide EP over DP ranks or nodes runs DeepEP (comm.c);
+			 * act_bytes holds the (ep-1)/ep share leaving the GPU */
+			double share = (double)(c->p.ep - 1) / c->p.ep;
+			t = comm_a2a_s(&c->comm, c->g, &c->place, comm_a2a_mode_for(m),
+				       strcmp(o->name, "ep_combine") == 0, c->p.ep,
+				       o->act_bytes * m / share);
 		} else {
 			t = 10e-6 + o->act_bytes * m / (c->g->link_bw * 0.7);
 		}
@@ -225,6 +235,11 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	if (rc < 0)
 		return rc;
 	c->tabs.nearest = (cfg->off & COST_H6) != 0;
+	comm_place(g, p, &c->place);
+	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0) {
+		mfu_release(&c->tabs);
+		return rc;
+	}
 	/* H1: one default efficiency, or tier 2's measured one per pattern */
 	c->bw = c->bw_weights = c->bw_kv = g->hbm_bw * g->bw_eff;
 	if (cfg->tier2) {
@@ -460,7 +475,7 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 						       : c->absorb_s[c->cfg.max_seqs]) / L;
 	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
 		send = (double)(c->p.pp - 1) *
-		       (10e-6 + (double)tokens * (double)c->m->hidden * 2.0 / (c->g->link_bw * 0.7));
+		       comm_send_s(&c->place, (double)tokens * (double)c->m->hidden * 2.0);
 	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send +
 	       moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
 }

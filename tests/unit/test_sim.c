@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "servesim/comm.h"
 #include "servesim/cost.h"
 #include "servesim/kvcache.h"
 #include "servesim/memplan.h"
@@ -531,6 +532,42 @@ static void test_dp_attention(void)
 	cost_release(&c);
 }
 
+/* Placement and collectives (comm.c): vLLM's rank order over 8-GPU NVLink
+ * domains; an EP group over two nodes pays the inter-node link. */
+static void test_comm(void)
+{
+	const struct gpu_spec *h = gpu("h200"), *gb = gpu("gb200");
+	struct comm_place pl, one;
+	struct comm_table t;
+	struct parallel p;
+	struct err e;
+	double pay = 128.0 * 8 * 7168, a_one, a_two;
+
+	CHECK(h->gpus_per_node == 8 && h->nvlink_domain == 8 && h->internode_bw == 50e9,
+	      "h200 defaults: 8 per node, NVLink domain 8, 400 Gb/s = 50 GB/s inter-node");
+	CHECK(gb->nvlink_domain == 72 && gb->gpus_per_node == 4, "gb200: NVL72 domain over 4-GPU trays");
+	CHECK(comm_table_load(datadir, &t, &e) == 0 && t.n >= 20, "deepep table loads (%d rows)", t.n);
+	p = (struct parallel){8, 1, 2, 16};
+	comm_place(h, &p, &pl);
+	CHECK(pl.nodes == 2 && !pl.tp_cross && pl.ep_cross && pl.ep_domains == 2,
+	      "TP 8 x DP 2 x EP 16: 2 nodes, TP inside one, EP across 2 domains");
+	p = (struct parallel){8, 1, 1, 8};
+	comm_place(h, &p, &one);
+	CHECK(one.nodes == 1 && !one.ep_cross, "TP 8 EP 8: one node");
+	a_one = comm_a2a_s(&t, h, &one, COMM_A2A_LOW_LATENCY, false, 8, pay);
+	a_two = comm_a2a_s(&t, h, &pl, COMM_A2A_LOW_LATENCY, false, 16, pay);
+	CHECK(a_two > 1.5 * a_one, "EP 16 dispatch over two nodes %.0f us > 1.5 x one node %.0f us",
+	      a_two * 1e6, a_one * 1e6);
+	/* low-latency fit for h200 (data/comm/deepep.csv): 10.56 us + bytes / 301.2 GB/s */
+	CHECK_REL(a_one, 10.56e-6 + pay / 301.2e9, 1e-9, "one-node LL dispatch from the h200 fit");
+	comm_place(gb, &(struct parallel){4, 1, 4, 16}, &pl);
+	CHECK(pl.nodes == 4 && !pl.ep_cross, "gb200: EP 16 over 4 trays stays in the NVL72 domain");
+	p = (struct parallel){8, 2, 1, 1};
+	comm_place(h, &p, &pl);
+	CHECK(pl.pp_cross && comm_send_s(&pl, 1e6) > comm_send_s(&one, 1e6),
+	      "PP 2 x TP 8: the stage boundary crosses nodes and the send is slower");
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -555,6 +592,7 @@ int main(void)
 	test_memplan();
 	test_cost_kat(&m);
 	test_dp_attention();
+	test_comm();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
