@@ -56,4 +56,17 @@ int scenario_prepare(const struct scenario *sc, const char *data_dir, struct sce
 		     struct err *e);
 void scenario_release(struct scenario_state *st);
 
+/* Start-up checks that mirror vLLM's and SGLang's, in their wording:
+ * before scenario_prepare, the configuration (weights in a dtype the GPU
+ * has no tensor cores for: fp8 on Ampere becomes a W8A16 note, anything else
+ * is refused; max_model_len above max_position_embeddings; EP other than 1
+ * or TP x DP); after it, the KV capacity (one request of max_model_len must
+ * fit, per DP rank; skipped when the block count was given).  A refusal is
+ * SS_EUSAGE; with allow it becomes a warning line in notes instead.  Notes
+ * (newline-separated, appended) also carry what is modelled differently. */
+int scenario_check_config(const struct scenario *sc, bool allow, char *notes, size_t nnotes,
+			  struct err *e);
+int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
+			    bool allow, char *notes, size_t nnotes, struct err *e);
+
 #endif

@@ -47,6 +47,10 @@ static const char run_usage[] =
 	"  --long-prefill-token-threshold N (0 = off)\n"
 	"  --total-kv-blocks N       KV blocks per replica, as vLLM logs them (default: from memory)\n"
 	"  --no-prefix-caching\n"
+	"  --allow-invalid           simulate a configuration vLLM/SGLang would refuse to start\n"
+	"                            (KV cache below max_model_len, max_model_len above the\n"
+	"                            model's maximum, a dtype the GPU lacks, EP other than\n"
+	"                            1 or TP x DP), with a warning; refused with exit 2 otherwise\n"
 	"workload:\n"
 	"  --workload FILE           workload spec (JSON), see README\n"
 	"  --rate R --num-requests N --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD]\n"
@@ -79,7 +83,7 @@ struct run_opts {
 	bool kv_given;
 	int64_t mbt, mns, mml, block, lpt, kv_blocks;
 	double util;
-	bool no_prefix, progress, check_inv;
+	bool no_prefix, progress, check_inv, allow_invalid;
 	double rate;
 	int64_t nreq;
 	double p_mean, p_std, o_mean, o_std;
@@ -111,7 +115,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
-	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2 };
+	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS,
@@ -135,6 +139,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		CLI_OVERHEAD_OPTIONS,
 		{"step-log", required_argument, 0, O_SLOG},
 		{"tier2", required_argument, 0, O_T2},
+		{"allow-invalid", no_argument, 0, O_ALLOW},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -188,6 +193,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_CHECK: o->check_inv = true; break;
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
+		case O_ALLOW: o->allow_invalid = true; break;
 		default:
 			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->pf, e)) != 0)
 				break;
@@ -294,6 +300,7 @@ struct run_ctx {
 	const struct sim_cfg *sc;
 	const struct memplan *mp;
 	bool kv_from_memory;
+	const char *notes;
 };
 
 static double hit_rate(const struct sim_totals *t)
@@ -437,6 +444,12 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
 	if (c->cost->tabs.warning[0])
 		printf("warning    %s\n", c->cost->tabs.warning);
+	for (const char *n = c->notes; n && *n;) {
+		const char *nl = strchr(n, '\n');
+		int len = nl ? (int)(nl - n) : (int)strlen(n);
+		printf("warning    %.*s\n", len, n);
+		n = nl ? nl + 1 : n + len;
+	}
 	sim_summary(s, -1, &all);
 	printf("\nresults (client side; ITL = (E2E - TTFT)/(output - 1), vLLM's TPOT; TPOT = E2E/output, GuideLLM >= 0.4)\n");
 	if (ns > 1) {
@@ -590,6 +603,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	bool af_open = false, progress, prepared = false;
 	FILE *slog = NULL;
 	double t0 = wall_s(), next_prog;
+	char notes[4096] = "";
 	struct run_ctx ctx;
 	struct sim *s;
 	int rc = parse_run(argc, argv, &o, e);
@@ -669,9 +683,15 @@ int cmd_run(int argc, char **argv, struct err *e)
 		}
 		sc.step_log = slog;
 	}
+	if ((rc = scenario_check_config(&sc, o.allow_invalid, notes, sizeof(notes), e)) < 0)
+		goto out;
 	if ((rc = scenario_prepare(&sc, env.data_dir, &st, e)) < 0)
 		goto out;
 	prepared = true;
+	if ((rc = scenario_check_capacity(&sc, &st, o.allow_invalid, notes, sizeof(notes), e)) < 0)
+		goto out;
+	if (notes[0] && o.fmt != FMT_TEXT)
+		fprintf(stderr, "servesim run: %s\n", notes);
 	s = st.sim;
 	/* a progress line on a terminal once the run has taken a second
 	 * (--progress: always, one line per update when not a terminal) */
@@ -710,6 +730,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	ctx.sc = &st.sc;
 	ctx.mp = &st.mp;
 	ctx.kv_from_memory = st.kv_from_memory;
+	ctx.notes = notes;
 	if (o.fmt == FMT_JSON)
 		print_json(&ctx, s);
 	else if (o.fmt == FMT_CSV)
