@@ -22,6 +22,7 @@ LIB_SRC = \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
 	src/cost/comm.c \
 	src/sim/startup.c \
+	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
 	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \

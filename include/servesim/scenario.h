@@ -29,6 +29,8 @@ struct scenario {
 	const struct tier2 *tier2;    /* measured bandwidth per pattern, or NULL */
 	FILE *requests_out, *step_log;
 	bool check_invariants;
+	struct spec_cfg spec;         /* speculative decoding (k 0: off) */
+	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
 };
 
 struct scenario_state {
@@ -37,6 +39,8 @@ struct scenario_state {
 	bool kv_from_memory;
 	struct sim_cfg sc;
 	struct sim *sim;
+	struct cost_model draft_cost; /* the draft model's, when one is used */
+	bool has_draft;
 };
 
 /* vLLM v1 defaults: max_num_batched_tokens 8192 and max_num_seqs 1024 on a

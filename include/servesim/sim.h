@@ -18,6 +18,7 @@
 
 #include "servesim/cost.h"
 #include "servesim/err.h"
+#include "servesim/spec.h"
 #include "servesim/stats.h"
 #include "servesim/workload.h"
 
@@ -41,6 +42,7 @@ struct sim_cfg {
 	bool check_invariants;                /* after every event (tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */
 	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */
+	struct spec_cfg spec;                 /* speculative decoding (spec.k 0: off) */
 };
 
 enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
@@ -56,6 +58,9 @@ struct metric_set {
 struct sim_totals {
 	uint64_t arrived, completed, rejected[REJ__COUNT], preemptions, steps;
 	uint64_t prefix_lookup_tokens, prefix_hit_tokens;
+	/* speculative decoding: verification steps of requests, drafts
+	 * offered and accepted in them */
+	uint64_t spec_verify, spec_drafted, spec_accepted;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
 	double kv_util_max;
 	int64_t duration_ns;       /* last event time */

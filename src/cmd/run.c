@@ -51,6 +51,11 @@ static const char run_usage[] =
 	"                            (KV cache below max_model_len, max_model_len above the\n"
 	"                            model's maximum, a dtype the GPU lacks, EP other than\n"
 	"                            1 or TP x DP), with a warning; refused with exit 2 otherwise\n"
+	"speculative decoding (vLLM V1 spec decode / MTP):\n"
+	"  --speculative-tokens K    draft tokens verified per step (--num-speculative-tokens)\n"
+	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
+	"  --acceptance-rate A | A1,...,AK  per-position acceptance (one rate: geometric;\n"
+	"                            default for mtp 0.85, DeepSeek-V3 report)\n"
 	"workload:\n"
 	"  --workload FILE           workload spec (JSON), see README\n"
 	"  --rate R --num-requests N --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD]\n"
@@ -84,6 +89,8 @@ struct run_opts {
 	int64_t mbt, mns, mml, block, lpt, kv_blocks;
 	double util;
 	bool no_prefix, progress, check_inv, allow_invalid;
+	int64_t spec_k;
+	const char *spec_method, *spec_rates;
 	double rate;
 	int64_t nreq;
 	double p_mean, p_std, o_mean, o_std;
@@ -115,7 +122,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
-	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW };
+	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW,
+	       O_SPK, O_SPM, O_SPA };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS,
@@ -140,6 +148,10 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"step-log", required_argument, 0, O_SLOG},
 		{"tier2", required_argument, 0, O_T2},
 		{"allow-invalid", no_argument, 0, O_ALLOW},
+		{"speculative-tokens", required_argument, 0, O_SPK},
+		{"num-speculative-tokens", required_argument, 0, O_SPK},
+		{"speculative-method", required_argument, 0, O_SPM},
+		{"acceptance-rate", required_argument, 0, O_SPA},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -194,6 +206,9 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
 		case O_ALLOW: o->allow_invalid = true; break;
+		case O_SPK: rc = cli_int("--speculative-tokens", optarg, 1, SPEC_MAX_TOKENS, &o->spec_k, e); break;
+		case O_SPM: o->spec_method = optarg; break;
+		case O_SPA: o->spec_rates = optarg; break;
 		default:
 			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->pf, e)) != 0)
 				break;
@@ -212,11 +227,22 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	if (o->workload && o->wl_flags)
 		return err_set(e, SS_EUSAGE,
 			       "run: --workload and --rate/--num-requests/--prompt-tokens/--output-tokens exclude each other");
+	if ((o->spec_method || o->spec_rates) && !o->spec_k)
+		return err_set(e, SS_EUSAGE,
+			       "run: --speculative-method and --acceptance-rate need --speculative-tokens K");
 	if (!o->model && !o->config)
 		o->model = "llama-3.1-8b";
 	if (!o->kv_given)
 		o->kvdtype = o->dtype;
 	return 0;
+}
+
+static void note_line(char *buf, size_t n, const char *line)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 < n)
+		snprintf(buf + len, n - len, "%s%s", len ? "\n" : "", line);
 }
 
 static void flags_workload(const struct run_opts *o, struct wl_spec *w)
@@ -434,6 +460,19 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 		       c->wl->prefix_tokens ? " + shared prefix" : "",
 		       dist_desc(&c->wl->output, b2, sizeof(b2)));
 	printf(", seed %llu\n", (unsigned long long)c->wl->seed);
+	if (c->sc->spec.k > 0) {
+		const struct spec_cfg *sp = &c->sc->spec;
+		int i;
+		printf("speculate  %s, %d draft tokens verified per step (width %d), acceptance ",
+		       sp->method == SPEC_DRAFT ? o->spec_method : spec_method_name(sp->method), sp->k,
+		       sp->k + 1);
+		for (i = 0; i < sp->nrates; i++)
+			printf("%s%g", i ? "," : "", sp->rate[i]);
+		printf("%s; draft cost: %s\n", sp->nrates == 1 ? " per position (geometric)" : " by position",
+		       sp->method == SPEC_NGRAM ? "none (CPU n-gram lookup)" :
+		       sp->method == SPEC_DRAFT ? "K decode steps of the draft model" :
+		       "K passes of one decoder layer + LM head");
+	}
 	if (c->cost->cfg.tier2)
 		printf("tier 2     %s: bandwidth efficiency weights %.2f, paged KV %.2f, mixed %.2f\n",
 		       c->cost->cfg.tier2->path, c->cost->cfg.tier2->bw_eff_weights,
@@ -476,6 +515,12 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 	       (unsigned long long)t->arrived, (unsigned long long)t->completed,
 	       (unsigned long long)rejected_total(t), (unsigned long long)t->rejected[REJ_TOO_LONG],
 	       (unsigned long long)t->rejected[REJ_KV_CAPACITY], (unsigned long long)t->preemptions);
+	if (c->sc->spec.k > 0)
+		printf("speculate  %llu verification steps, %llu of %llu draft tokens accepted (%.1f%%), %.2f tokens per verification step\n",
+		       (unsigned long long)t->spec_verify, (unsigned long long)t->spec_accepted,
+		       (unsigned long long)t->spec_drafted,
+		       t->spec_drafted ? 100.0 * (double)t->spec_accepted / (double)t->spec_drafted : 0.0,
+		       t->spec_verify ? 1.0 + (double)t->spec_accepted / (double)t->spec_verify : 0.0);
 	printf("engine     %llu steps, prefix-cache hit rate %.1f%%, KV utilisation mean %.1f%% max %.1f%%, simulated %.3f s\n",
 	       (unsigned long long)t->steps, 100 * hit_rate(t),
 	       t->steps ? 100 * t->kv_util_sum_steps / (double)t->steps : 0, 100 * t->kv_util_max,
@@ -528,6 +573,20 @@ static void print_json(const struct run_ctx *c, struct sim *s)
 	jw_str(&w, "itl_definition", "(e2e - ttft) / (output_tokens - 1)");
 	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
 	jw_metrics(&w, &all);
+	if (c->sc->spec.k > 0) {
+		jw_obj(&w, "speculative");
+		jw_str(&w, "method", c->sc->spec.method == SPEC_DRAFT ? o->spec_method
+								  : spec_method_name(c->sc->spec.method));
+		jw_int(&w, "num_speculative_tokens", c->sc->spec.k);
+		jw_arr(&w, "acceptance_rate");
+		for (st = 0; st < c->sc->spec.nrates; st++)
+			jw_num(&w, NULL, c->sc->spec.rate[st]);
+		jw_end_arr(&w);
+		jw_int(&w, "verification_steps", (int64_t)t->spec_verify);
+		jw_int(&w, "draft_tokens", (int64_t)t->spec_drafted);
+		jw_int(&w, "accepted_tokens", (int64_t)t->spec_accepted);
+		jw_end_obj(&w);
+	}
 	jw_end_obj(&w);
 	jw_arr(&w, "stages");
 	for (st = 0; st < ns; st++) {
@@ -604,6 +663,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	FILE *slog = NULL;
 	double t0 = wall_s(), next_prog;
 	char notes[4096] = "";
+	struct model_cfg *draft = NULL;
 	struct run_ctx ctx;
 	struct sim *s;
 	int rc = parse_run(argc, argv, &o, e);
@@ -672,7 +732,8 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
 			goto out;
 		af_open = true;
-		fprintf(af.f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms\n");
+		fprintf(af.f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s\n",
+			o.spec_k > 0 ? ",tokens_per_step" : "");
 		sc.requests_out = af.f;
 	}
 	if (o.step_log) {
@@ -682,6 +743,37 @@ int cmd_run(int argc, char **argv, struct err *e)
 			goto out;
 		}
 		sc.step_log = slog;
+	}
+	if (o.spec_k > 0) {
+		char dname[128] = "";
+		sc.spec.k = (int)o.spec_k;
+		sc.spec.method = SPEC_MTP;
+		if (o.spec_method &&
+		    (rc = spec_parse_method(o.spec_method, &sc.spec.method, dname, sizeof(dname), e)) < 0)
+			goto out;
+		if (o.spec_rates) {
+			if ((rc = spec_parse_rates(o.spec_rates, &sc.spec, e)) < 0)
+				goto out;
+		} else if (sc.spec.method == SPEC_MTP) {
+			/* DeepSeek-V3 technical report (arXiv 2412.19437, sec. 5.4.3):
+			 * the MTP second token is accepted 85-90 % of the time */
+			sc.spec.rate[0] = 0.85;
+			sc.spec.nrates = 1;
+		} else {
+			rc = err_set(e, SS_EUSAGE, "run: --speculative-method %s needs --acceptance-rate",
+				     o.spec_method);
+			goto out;
+		}
+		if (sc.spec.method == SPEC_MTP && m->mtp_layers == 0)
+			note_line(notes, sizeof(notes), "the model's config has no MTP module (num_nextn_predict_layers); an MTP layer is priced as one more decoder layer anyway");
+		if (sc.spec.method == SPEC_DRAFT) {
+			draft = xcalloc(1, sizeof(*draft));
+			if ((rc = cli_load_model(&env, dname, NULL, draft, e)) < 0) {
+				err_prefix(e, "--speculative-method draft:%s", dname);
+				goto out;
+			}
+			sc.draft_model = draft;
+		}
 	}
 	if ((rc = scenario_check_config(&sc, o.allow_invalid, notes, sizeof(notes), e)) < 0)
 		goto out;
@@ -750,6 +842,7 @@ out:
 		fclose(slog);
 	wl_spec_release(&wl);
 	free(m);
+	free(draft);
 	cli_env_release(&env);
 	return rc;
 }

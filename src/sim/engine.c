@@ -153,10 +153,14 @@ static void csv_row(struct sim *s, const struct req *r, const char *status, doub
 {
 	if (!s->cfg.requests_out)
 		return;
-	fprintf(s->cfg.requests_out, "%lld,%d,%d,%.6f,%lld,%lld,%lld,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n",
+	fprintf(s->cfg.requests_out, "%lld,%d,%d,%.6f,%lld,%lld,%lld,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f",
 		(long long)r->id, r->replica, r->stage, (double)r->arrival_ns * 1e-9,
 		(long long)r->prompt, (long long)r->output, (long long)r->prefix_hit_tokens,
 		r->preempts, status, queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms);
+	if (s->cfg.spec.k > 0) /* output tokens after the first per decode step */
+		fprintf(s->cfg.requests_out, ",%.4f",
+			r->dsteps > 0 ? (double)(r->output - 1) / r->dsteps : 0.0);
+	fputc('\n', s->cfg.requests_out);
 }
 
 void eng_record(struct sim *s, const struct req *r)
@@ -348,6 +352,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		return rc;
 	}
 	s->closed = wl_gen_closed_loop(s->gen);
+	pcg32_seed(&s->spec_rng, wl->seed, 11);
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
 		for (k = 0; k < wl_gen_concurrency(s->gen); k++)

@@ -16,6 +16,7 @@ struct req {
 	int64_t prefix_hit_tokens;
 	uint64_t last_hash;
 	int32_t nblocks, nhashed, preempts;
+	int32_t dsteps;  /* decode steps (tokens per step = (output - 1) / dsteps) */
 	int32_t nshare;  /* leading blocks whose content others can share */
 	int32_t nnamed;  /* blocks[0, nnamed) are named; the rest of the nblocks anonymous */
 	int32_t *blocks;
@@ -59,6 +60,8 @@ struct replica {
 	bool busy, kick_pending, fallback;
 	bool active;                       /* lockstep: has a real step (else dummy) */
 	struct step_desc desc;             /* lockstep: this rank's step */
+	int64_t spec_n;                    /* decoding requests that draft after the step */
+	double spec_ctx;                   /* their contexts, summed */
 	int64_t step_dur_ns;
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
@@ -106,6 +109,7 @@ struct sim {
 	} agg[256];
 	struct sim_totals tot;
 	int nstages;
+	struct pcg32 spec_rng;             /* acceptance draws (stream 11) */
 };
 
 /* engine.c services used by the scheduler */

@@ -86,7 +86,21 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.check_invariants = s->check_invariants;
 	st->sc.requests_out = s->requests_out;
 	st->sc.step_log = s->step_log;
+	st->sc.spec = s->spec;
+	if (s->spec.k > 0 && s->spec.method == SPEC_DRAFT) {
+		/* the draft model runs on the same GPUs at the same TP */
+		struct parallel dp = {s->par.tp, 1, 1, 1};
+		if ((rc = cost_init(&st->draft_cost, s->draft_model, s->gpu, &dp, &cc, data_dir, e)) < 0) {
+			err_prefix(e, "draft model");
+			cost_release(&st->cost);
+			return rc;
+		}
+		st->has_draft = true;
+		st->sc.spec.draft = &st->draft_cost;
+	}
 	if ((rc = sim_new(&st->sc, &st->cost, s->workload, &st->sim, e)) < 0) {
+		if (st->has_draft)
+			cost_release(&st->draft_cost);
 		cost_release(&st->cost);
 		return rc;
 	}
@@ -96,6 +110,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 void scenario_release(struct scenario_state *st)
 {
 	sim_free(st->sim);
+	if (st->has_draft)
+		cost_release(&st->draft_cost);
 	cost_release(&st->cost);
 	memset(st, 0, sizeof(*st));
 }

@@ -276,9 +276,22 @@ static bool grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_
 	return true;
 }
 
+/* A decoding request (its last token sampled, not yet in the KV cache). */
+static bool decoding(const struct req *r)
+{
+	return r->generated > 0 && r->computed + 1 == req_num_tokens(r);
+}
+
 static int64_t chunk_of(const struct sim *s, const struct req *r, int64_t budget)
 {
 	int64_t n = req_num_tokens(r) - r->computed;
+
+	/* speculative decoding: verify the last token and K drafts (fewer
+	 * near the end of the output), as vLLM schedules spec tokens */
+	if (s->cfg.spec.k > 0 && decoding(r)) {
+		int64_t left = r->output - r->generated - 1;
+		n = 1 + (left < s->cfg.spec.k ? left : s->cfg.spec.k);
+	}
 
 	if (n > budget)
 		n = budget;
@@ -492,11 +505,30 @@ static bool plan_step(struct sim *s, int ri, struct step_desc *d)
 	if (rp->nsched == 0 && rp->ndec == 0)
 		return false;
 	memset(d, 0, sizeof(*d));
+	rp->spec_n = 0;
 	d->chunk_len = rp->chunk_len;
 	d->chunk_prefix = rp->chunk_prefix;
+	rp->spec_n = 0;
+	rp->spec_ctx = 0;
 	for (i = 0; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
 		bool samples = r->computed + r->step_tokens == req_num_tokens(r);
+		if (s->cfg.spec.k > 0 && decoding(r)) {
+			/* drafts for the next step follow this one */
+			rp->spec_n++;
+			rp->spec_ctx += (double)(r->computed + r->step_tokens);
+		}
+		if (r->step_tokens > 1 && decoding(r)) {
+			/* verification: K+1 query tokens through the decode
+			 * kernels (GEMM rows, decode attention over the context
+			 * up to each position, the LM head on every position) */
+			int64_t q;
+			for (q = 0; q < r->step_tokens; q++)
+				d->decode_ctx_sum += (double)(r->computed + 1 + q);
+			d->ndecode += r->step_tokens;
+			d->nlogits += r->step_tokens;
+			continue;
+		}
 		if (r->step_tokens == 1 && samples && r->generated > 0) {
 			d->ndecode++;
 			d->decode_ctx_sum += (double)(r->computed + 1);
@@ -512,6 +544,17 @@ static bool plan_step(struct sim *s, int ri, struct step_desc *d)
 	d->decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
 	d->nlogits += rp->ndec;
 	return true;
+}
+
+/* Price replica ri's planned step: the forward pass plus the drafting that
+ * follows it with speculative decoding. */
+static double rank_cost(const struct sim *s, const struct replica *rp, const struct step_desc *d)
+{
+	double t = cost_step_s(s->cost, d);
+
+	if (rp->spec_n > 0)
+		t += spec_draft_s(&s->cfg.spec, s->cost, rp->spec_n, rp->spec_ctx);
+	return t;
 }
 
 /* Statistics and step log of a step of t seconds on replica ri. */
@@ -572,7 +615,7 @@ static void group_start(struct sim *s)
 			rp->desc.nchunks = 1;
 		}
 		rp->desc.moe_tokens = moe;
-		t = cost_step_s(s->cost, &rp->desc);
+		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(s->cost, &rp->desc);
 		if (rp->active)
 			account_step(s, i, t);
 		if (t > tmax)
@@ -599,7 +642,7 @@ void sched_start_step(struct sim *s, int ri)
 		rp->busy = false;
 		return;
 	}
-	t = cost_step_s(s->cost, &d);
+	t = rank_cost(s, rp, &d);
 	account_step(s, ri, t);
 	rp->busy = true;
 	rp->step_dur_ns = (int64_t)llround(t * 1e9);
@@ -669,7 +712,19 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	for (i = 0; i < rp->nsched; i++) {
 		r = rp->sched[i];
 		r->scheduled = false;
-		r->computed += r->step_tokens;
+		if (decoding(r))
+			r->dsteps++;
+		if (r->step_tokens > 1 && decoding(r)) {
+			/* verification: the drafts' accepted prefix and a bonus token */
+			int k = (int)r->step_tokens - 1, a = spec_accepted(&s->cfg.spec, k, &s->spec_rng);
+			s->tot.spec_verify++;
+			s->tot.spec_drafted += (uint64_t)k;
+			s->tot.spec_accepted += (uint64_t)a;
+			r->computed += 1 + a;
+			r->generated += a;
+		} else {
+			r->computed += r->step_tokens;
+		}
 		register_full(s, rp, r, r->computed);
 		if (r->computed < req_num_tokens(r))
 			continue; /* a prefill chunk: no token yet */
@@ -684,8 +739,8 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
 			rp->done[ndone++] = r;
-		} else {
-			dec_join(s, rp, r);
+		} else if (s->cfg.spec.k == 0) {
+			dec_join(s, rp, r); /* speculative requests stay explicit */
 		}
 	}
 	/* decoders whose newest block just filled */

@@ -568,6 +568,55 @@ static void test_comm(void)
 	      "PP 2 x TP 8: the stage boundary crosses nodes and the send is slower");
 }
 
+/* Speculative decoding (issue 11): one request, prompt 100, output 41,
+ * K = 4 EAGLE drafts.  Acceptance 1: 40 tokens after the first in 8
+ * verification steps, (K+1) = 5 x fewer than 40 plain decode steps.
+ * Acceptance 0: one token per step, each step priced as the width-5
+ * verification plus the drafting that follows it. */
+static void test_spec(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct step_desc d;
+	char *log = NULL, *csv = NULL, buf[256];
+	double dur = -1, want;
+
+	make_cost(&c, m, 8192, 64, 0);
+	base_cfg(&sc, 8192, 64, 1000);
+	sc.spec.method = SPEC_EAGLE;
+	sc.spec.k = 4;
+	sc.spec.nrates = 1;
+	sc.spec.rate[0] = 1;
+	trace_spec(&w, "0,100,41,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 1, "spec run completes");
+	CHECK(t.spec_verify == 8 && t.steps == 9 && t.spec_accepted == 32,
+	      "acceptance 1: 8 verification steps of 5 tokens after the prefill (%llu steps, %llu verify)",
+	      (unsigned long long)t.steps, (unsigned long long)t.spec_verify);
+	CHECK(strstr(csv, ",5.0000\n") != NULL, "per-request CSV: 5 tokens per step");
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	sc.spec.rate[0] = 0;
+	trace_spec(&w, "0,100,41,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.steps == 41 && t.spec_verify == 39 &&
+	      t.spec_accepted == 0,
+	      "acceptance 0: 40 decode steps as without speculation (the last has no draft to verify)");
+	sscanf(line_n(log, 1, buf, sizeof(buf)), "%*[^=]=%*f %*[^=]=%lf", &dur);
+	memset(&d, 0, sizeof(d));
+	d.ndecode = 5;
+	d.decode_ctx_sum = 101 + 102 + 103 + 104 + 105;
+	d.nlogits = 5;
+	want = cost_step_s(&c, &d) + spec_draft_s(&sc.spec, &c, 1, 105);
+	CHECK(fabs(dur - want) < 1e-6, "first decode step = verify at width 5 + 4 drafts: %.6f = %.6f s (%s)",
+	      dur, want, buf);
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -593,6 +642,7 @@ int main(void)
 	test_cost_kat(&m);
 	test_dp_attention();
 	test_comm();
+	test_spec(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
