@@ -31,6 +31,11 @@ struct scenario {
 	bool check_invariants;
 	struct spec_cfg spec;         /* speculative decoding (k 0: off) */
 	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
+	/* P/D disaggregation (pd_prefill 0: off): pd_prefill prefill workers
+	 * of layout prefill_par and pd_decode decode workers of layout par
+	 * (par.dp must be 1); the same engine limits on both */
+	int pd_prefill, pd_decode;
+	struct parallel prefill_par;
 };
 
 struct scenario_state {
@@ -41,6 +46,10 @@ struct scenario_state {
 	struct sim *sim;
 	struct cost_model draft_cost; /* the draft model's, when one is used */
 	bool has_draft;
+	struct cost_model prefill_cost; /* P/D: the prefill workers' */
+	struct memplan prefill_mp;
+	bool has_prefill;
+	bool pd_nvlink;               /* P/D: both pools in one NVLink domain */
 };
 
 /* vLLM v1 defaults: max_num_batched_tokens 8192 and max_num_seqs 1024 on a

@@ -56,7 +56,13 @@ static const char run_usage[] =
 	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
 	"  --acceptance-rate A | A1,...,AK  per-position acceptance (one rate: geometric;\n"
 	"                            default for mtp 0.85, DeepSeek-V3 report)\n"
-	"workload:\n"
+	"P/D disaggregation:\n"
+	"  --disaggregate XpYd       X prefill workers hand each prompt's KV to Y decode\n"
+	"                            workers (each worker one engine of --tp/--pp/--ep)\n"
+	"  --prefill-tp N --prefill-ep N  the prefill workers' layout (default: the same)\n"
+	"workload:\n";
+/* (split: ISO C caps a string literal at 4095 characters) */
+static const char run_usage2[] =
 	"  --workload FILE           workload spec (JSON), see README\n"
 	"  --rate R --num-requests N --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD]\n"
 	"                            a Poisson workload from flags (normal lengths when STD given)\n"
@@ -91,6 +97,8 @@ struct run_opts {
 	bool no_prefix, progress, check_inv, allow_invalid;
 	int64_t spec_k;
 	const char *spec_method, *spec_rates;
+	int pd_prefill, pd_decode;
+	int64_t prefill_tp, prefill_ep;
 	double rate;
 	int64_t nreq;
 	double p_mean, p_std, o_mean, o_std;
@@ -123,7 +131,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW,
-	       O_SPK, O_SPM, O_SPA };
+	       O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS,
@@ -152,6 +160,9 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"num-speculative-tokens", required_argument, 0, O_SPK},
 		{"speculative-method", required_argument, 0, O_SPM},
 		{"acceptance-rate", required_argument, 0, O_SPA},
+		{"disaggregate", required_argument, 0, O_PD},
+		{"prefill-tp", required_argument, 0, O_PTP},
+		{"prefill-ep", required_argument, 0, O_PEP},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -167,7 +178,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(run_usage, stdout); return 1;
+		case 'h': fputs(run_usage, stdout); fputs(run_usage2, stdout); return 1;
 		case O_MODEL: o->model = optarg; break;
 		case O_CONFIG: o->config = optarg; break;
 		case O_GPU: o->gpu = optarg; break;
@@ -209,6 +220,17 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_SPK: rc = cli_int("--speculative-tokens", optarg, 1, SPEC_MAX_TOKENS, &o->spec_k, e); break;
 		case O_SPM: o->spec_method = optarg; break;
 		case O_SPA: o->spec_rates = optarg; break;
+		case O_PD: {
+			char tail;
+			if (sscanf(optarg, "%dp%dd%c", &o->pd_prefill, &o->pd_decode, &tail) != 2 ||
+			    o->pd_prefill < 1 || o->pd_decode < 1 || o->pd_prefill > 1024 || o->pd_decode > 1024)
+				rc = err_set(e, SS_EUSAGE,
+					     "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), got '%s'",
+					     optarg);
+			break;
+		}
+		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->prefill_tp, e); break;
+		case O_PEP: rc = cli_int("--prefill-ep", optarg, 1, 4096, &o->prefill_ep, e); break;
 		default:
 			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->pf, e)) != 0)
 				break;
@@ -227,6 +249,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	if (o->workload && o->wl_flags)
 		return err_set(e, SS_EUSAGE,
 			       "run: --workload and --rate/--num-requests/--prompt-tokens/--output-tokens exclude each other");
+	if ((o->prefill_tp || o->prefill_ep) && !o->pd_prefill)
+		return err_set(e, SS_EUSAGE, "run: --prefill-tp and --prefill-ep need --disaggregate XpYd");
 	if ((o->spec_method || o->spec_rates) && !o->spec_k)
 		return err_set(e, SS_EUSAGE,
 			       "run: --speculative-method and --acceptance-rate need --speculative-tokens K");
@@ -327,6 +351,8 @@ struct run_ctx {
 	const struct memplan *mp;
 	bool kv_from_memory;
 	const char *notes;
+	const struct parallel *prefill_par;
+	bool pd_nvlink;
 };
 
 static double hit_rate(const struct sim_totals *t)
@@ -414,7 +440,19 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 
 	printf("model      %s (%s), %s weights, %s KV cache\n", c->m->id, c->m->source,
 	       dtype_name(o->dtype), dtype_name(o->kvdtype));
-	if (c->sc->lockstep)
+	if (c->sc->pd.prefill > 0) {
+		printf("hardware   P/D %dp%dd: %d prefill worker%s x %d %s (TP %d, PP %d, EP %d) + %d decode worker%s x %d (TP %d, PP %d, EP %d)\n",
+		       c->sc->pd.prefill, c->sc->dp, c->sc->pd.prefill, c->sc->pd.prefill > 1 ? "s" : "",
+		       c->prefill_par->tp * c->prefill_par->pp, c->g->id, c->prefill_par->tp,
+		       c->prefill_par->pp, c->prefill_par->ep, c->sc->dp, c->sc->dp > 1 ? "s" : "",
+		       o->par.tp * o->par.pp, o->par.tp, o->par.pp, o->par.ep);
+		printf("kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill worker (%s), + 10 us; decode admits a request when its KV lands, which is when its first token reaches the client\n",
+		       c->sc->pd.kv_bytes_per_token / 1e3, c->pd_nvlink ? "NVLink (both pools in one NVLink domain)" : "the inter-node link",
+		       c->sc->pd.link_bw / 1e9, "all its GPUs at 0.7 of the link");
+		printf("prefill kv %lld blocks (%lld tokens) per prefill worker, from memory\n",
+		       (long long)c->sc->pd.prefill_kv_blocks,
+		       (long long)(c->sc->pd.prefill_kv_blocks * c->sc->block_size));
+	} else if (c->sc->lockstep)
 		print_dp_attention(c);
 	else
 		printf("hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", o->par.dp, o->par.dp > 1 ? "s" : "",
@@ -515,6 +553,9 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 	       (unsigned long long)t->arrived, (unsigned long long)t->completed,
 	       (unsigned long long)rejected_total(t), (unsigned long long)t->rejected[REJ_TOO_LONG],
 	       (unsigned long long)t->rejected[REJ_KV_CAPACITY], (unsigned long long)t->preemptions);
+	if (c->sc->pd.prefill > 0)
+		printf("kv handoff %llu transfers, mean %.3f ms\n", (unsigned long long)t->pd_transfers,
+		       t->pd_transfers ? (double)t->pd_transfer_ns * 1e-6 / (double)t->pd_transfers : 0.0);
 	if (c->sc->spec.k > 0)
 		printf("speculate  %llu verification steps, %llu of %llu draft tokens accepted (%.1f%%), %.2f tokens per verification step\n",
 		       (unsigned long long)t->spec_verify, (unsigned long long)t->spec_accepted,
@@ -558,6 +599,14 @@ static void print_json(const struct run_ctx *c, struct sim *s)
 	jw_str(&w, "workload", c->wl->source);
 	jw_int(&w, "seed", (int64_t)c->wl->seed);
 	jw_str(&w, "tier0_off", o->tier0_off ? o->tier0_off : "");
+	if (c->sc->pd.prefill > 0) {
+		jw_int(&w, "prefill_workers", c->sc->pd.prefill);
+		jw_int(&w, "decode_workers", c->sc->dp);
+		jw_int(&w, "prefill_tp", c->prefill_par->tp);
+		jw_int(&w, "prefill_ep", c->prefill_par->ep);
+		jw_int(&w, "prefill_total_kv_blocks", c->sc->pd.prefill_kv_blocks);
+		jw_num(&w, "kv_link_bytes_per_s", c->sc->pd.link_bw);
+	}
 	jw_end_obj(&w);
 	jw_obj(&w, "summary");
 	jw_int(&w, "arrived", (int64_t)t->arrived);
@@ -573,6 +622,11 @@ static void print_json(const struct run_ctx *c, struct sim *s)
 	jw_str(&w, "itl_definition", "(e2e - ttft) / (output_tokens - 1)");
 	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
 	jw_metrics(&w, &all);
+	if (c->sc->pd.prefill > 0) {
+		jw_int(&w, "kv_transfers", (int64_t)t->pd_transfers);
+		jw_num(&w, "kv_transfer_ms_mean",
+		       t->pd_transfers ? (double)t->pd_transfer_ns * 1e-6 / (double)t->pd_transfers : 0.0);
+	}
 	if (c->sc->spec.k > 0) {
 		jw_obj(&w, "speculative");
 		jw_str(&w, "method", c->sc->spec.method == SPEC_DRAFT ? o->spec_method
@@ -732,8 +786,8 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
 			goto out;
 		af_open = true;
-		fprintf(af.f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s\n",
-			o.spec_k > 0 ? ",tokens_per_step" : "");
+		fprintf(af.f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s%s\n",
+			o.spec_k > 0 ? ",tokens_per_step" : "", o.pd_prefill > 0 ? ",kv_transfer_ms" : "");
 		sc.requests_out = af.f;
 	}
 	if (o.step_log) {
@@ -743,6 +797,17 @@ int cmd_run(int argc, char **argv, struct err *e)
 			goto out;
 		}
 		sc.step_log = slog;
+	}
+	if (o.pd_prefill > 0) {
+		sc.pd_prefill = o.pd_prefill;
+		sc.pd_decode = o.pd_decode;
+		sc.prefill_par = sc.par;
+		if (o.prefill_tp)
+			sc.prefill_par.tp = (int)o.prefill_tp;
+		if (o.prefill_ep)
+			sc.prefill_par.ep = (int)o.prefill_ep;
+		else if (sc.par.ep > 1) /* EP over the worker's GPUs */
+			sc.prefill_par.ep = sc.prefill_par.tp;
 	}
 	if (o.spec_k > 0) {
 		char dname[128] = "";
@@ -823,6 +888,8 @@ int cmd_run(int argc, char **argv, struct err *e)
 	ctx.mp = &st.mp;
 	ctx.kv_from_memory = st.kv_from_memory;
 	ctx.notes = notes;
+	ctx.prefill_par = &sc.prefill_par;
+	ctx.pd_nvlink = st.pd_nvlink;
 	if (o.fmt == FMT_JSON)
 		print_json(&ctx, s);
 	else if (o.fmt == FMT_CSV)

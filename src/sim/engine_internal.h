@@ -17,6 +17,8 @@ struct req {
 	uint64_t last_hash;
 	int32_t nblocks, nhashed, preempts;
 	int32_t dsteps;  /* decode steps (tokens per step = (output - 1) / dsteps) */
+	bool transferred;  /* P/D: its prompt's KV arrived from a prefill worker */
+	int64_t xfer_ns;   /* P/D: KV transfer time */
 	int32_t nshare;  /* leading blocks whose content others can share */
 	int32_t nnamed;  /* blocks[0, nnamed) are named; the rest of the nblocks anonymous */
 	int32_t *blocks;
@@ -59,6 +61,9 @@ struct replica {
 	size_t narrays, arrays_cap;
 	bool busy, kick_pending, fallback;
 	bool active;                       /* lockstep: has a real step (else dummy) */
+	const struct cost_model *cost;     /* its pool's cost model */
+	int64_t mbt, mns;                  /* its pool's engine limits */
+	bool prefill_only;                 /* P/D prefill worker */
 	struct step_desc desc;             /* lockstep: this rank's step */
 	int64_t spec_n;                    /* decoding requests that draft after the step */
 	double spec_ctx;                   /* their contexts, summed */
@@ -110,6 +115,10 @@ struct sim {
 	struct sim_totals tot;
 	int nstages;
 	struct pcg32 spec_rng;             /* acceptance draws (stream 11) */
+	struct req **xfer;                 /* P/D: requests in transfer, by event slot */
+	size_t nxfer, xfer_cap;
+	int32_t *xfer_free;                /* free slots */
+	size_t nxfer_free, xfer_free_cap;
 };
 
 /* engine.c services used by the scheduler */
@@ -122,6 +131,9 @@ void eng_wq_pop_front(struct replica *rp);
 void eng_reject(struct sim *s, struct req *r, enum reject_reason why);
 void eng_record(struct sim *s, const struct req *r);
 int eng_next_closed(struct sim *s, int64_t t_ns, struct err *e);
+/* P/D: r finished its prefill on a prefill worker; its KV travels to the
+ * decode pool (an EV_KV_ARRIVE after the transfer time). */
+void eng_handoff(struct sim *s, struct req *r);
 uint64_t eng_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev);
 bool eng_block_shareable(const struct sim *s, const struct req *r, int64_t b);
 

@@ -43,6 +43,48 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
 	return m && m->n_experts > 0 && p->dp > 1;
 }
 
+/* P/D: the prefill pool's memory plan and cost model, and the link the KV
+ * takes to the decode pool: NVLink when both pools fit one NVLink domain
+ * (GB200 NVL72), else the inter-node link; every GPU of a prefill worker
+ * sends its shard at once, at the collectives' 0.7 link efficiency (comm.c)
+ * and 10 us per transfer. */
+static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
+		      struct scenario_state *st, struct err *e)
+{
+	const struct parallel *pp = &s->prefill_par;
+	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
+	int all = s->pd_prefill * pgpus + s->pd_decode * dgpus;
+	int rc;
+
+	if (s->par.dp != 1 || pp->dp != 1)
+		return err_set(e, SS_EUSAGE,
+			       "--disaggregate: each worker is one engine (--dp 1); give the workers' count as XpYd");
+	if ((rc = model_check_parallel(s->model, pp, e)) < 0) {
+		err_prefix(e, "prefill workers");
+		return rc;
+	}
+	if ((rc = memplan_compute(s->model, s->gpu, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
+				  s->block_size, s->max_num_batched_tokens, s->max_num_seqs,
+				  &st->prefill_mp, e)) < 0) {
+		err_prefix(e, "prefill workers");
+		return rc;
+	}
+	if ((rc = cost_init(&st->prefill_cost, s->model, s->gpu, pp, cc, data_dir, e)) < 0)
+		return rc;
+	st->has_prefill = true;
+	st->pd_nvlink = all <= s->gpu->nvlink_domain;
+	st->sc.dp = s->pd_decode;
+	st->sc.pd.prefill = s->pd_prefill;
+	st->sc.pd.prefill_cost = &st->prefill_cost;
+	st->sc.pd.prefill_kv_blocks = st->prefill_mp.blocks;
+	st->sc.pd.prefill_max_num_seqs = s->max_num_seqs;
+	st->sc.pd.prefill_max_num_batched_tokens = s->max_num_batched_tokens;
+	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
+	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : s->gpu->internode_bw) * pgpus * 0.7;
+	st->sc.pd.alpha_s = 10e-6;
+	return 0;
+}
+
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
 		     struct err *e)
 {
@@ -87,6 +129,10 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.requests_out = s->requests_out;
 	st->sc.step_log = s->step_log;
 	st->sc.spec = s->spec;
+	if (s->pd_prefill > 0 && (rc = prepare_pd(s, &cc, data_dir, st, e)) < 0) {
+		cost_release(&st->cost);
+		return rc;
+	}
 	if (s->spec.k > 0 && s->spec.method == SPEC_DRAFT) {
 		/* the draft model runs on the same GPUs at the same TP */
 		struct parallel dp = {s->par.tp, 1, 1, 1};
@@ -101,6 +147,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	if ((rc = sim_new(&st->sc, &st->cost, s->workload, &st->sim, e)) < 0) {
 		if (st->has_draft)
 			cost_release(&st->draft_cost);
+		if (st->has_prefill)
+			cost_release(&st->prefill_cost);
 		cost_release(&st->cost);
 		return rc;
 	}
@@ -112,6 +160,8 @@ void scenario_release(struct scenario_state *st)
 	sim_free(st->sim);
 	if (st->has_draft)
 		cost_release(&st->draft_cost);
+	if (st->has_prefill)
+		cost_release(&st->prefill_cost);
 	cost_release(&st->cost);
 	memset(st, 0, sizeof(*st));
 }

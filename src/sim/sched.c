@@ -261,6 +261,7 @@ static void preempt(struct sim *s, struct replica *rp, struct req *r)
 	publish_private(s, rp, r);
 	free_blocks(rp, r);
 	r->computed = 0;
+	r->transferred = false; /* its KV is gone: recomputed here */
 	r->preempts++;
 	s->tot.preemptions++;
 	eng_wq_push_front(rp, r);
@@ -331,15 +332,22 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 /* Waiting requests in FCFS order while max_num_seqs and the budget allow. */
 static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
 {
-	while (rp->wlen > 0 && (int64_t)rp->nrun < s->cfg.max_num_seqs && budget > 0) {
+	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0) {
 		struct req *r = eng_wq_front(rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		int32_t hits, evictable, need, k;
 		uint64_t last;
 		int64_t n;
 		r->blocks = eng_array_get(s, rp);
-		hits = prefix_lookup(s, rp, r, &evictable, &last);
-		r->computed = (int64_t)hits * s->cfg.block_size;
+		if (r->transferred) { /* P/D: the prompt's KV came with it */
+			hits = evictable = 0;
+			last = 0;
+			r->computed = r->prompt;
+			first = false;
+		} else {
+			hits = prefix_lookup(s, rp, r, &evictable, &last);
+			r->computed = (int64_t)hits * s->cfg.block_size;
+		}
 		n = chunk_of(s, r, budget);
 		need = blocks_for(s, r->computed + n) - hits;
 		if (need + evictable > kvc_available(&rp->kv)) {
@@ -377,7 +385,7 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
 /* The literal walk over the running list (see the file comment). */
 static void schedule_explicit(struct sim *s, struct replica *rp)
 {
-	int64_t budget = s->cfg.max_num_batched_tokens;
+	int64_t budget = rp->mbt;
 	bool preempted = false;
 	struct req *r;
 	int32_t c;
@@ -416,7 +424,7 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
  * false when the literal walk is needed. */
 static bool schedule_fast(struct sim *s, struct replica *rp)
 {
-	int64_t budget = s->cfg.max_num_batched_tokens, tokens = rp->ndec;
+	int64_t budget = rp->mbt, tokens = rp->ndec;
 	int32_t cls = cls_of(s, -rp->G), need = (int32_t)rp->cls_count[cls];
 	bool decoders_first = true;
 	struct req *r;
@@ -550,10 +558,10 @@ static bool plan_step(struct sim *s, int ri, struct step_desc *d)
  * follows it with speculative decoding. */
 static double rank_cost(const struct sim *s, const struct replica *rp, const struct step_desc *d)
 {
-	double t = cost_step_s(s->cost, d);
+	double t = cost_step_s(rp->cost, d);
 
 	if (rp->spec_n > 0)
-		t += spec_draft_s(&s->cfg.spec, s->cost, rp->spec_n, rp->spec_ctx);
+		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
 	return t;
 }
 
@@ -615,7 +623,7 @@ static void group_start(struct sim *s)
 			rp->desc.nchunks = 1;
 		}
 		rp->desc.moe_tokens = moe;
-		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(s->cost, &rp->desc);
+		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
 		if (rp->active)
 			account_step(s, i, t);
 		if (t > tmax)
@@ -661,7 +669,7 @@ static void pend_push(struct replica *rp, struct req *r)
  * recorded then, and a closed-loop client sends its next request. */
 static int deliver(struct sim *s, struct replica *rp, struct err *e)
 {
-	double f = (s->cost->cfg.off & COST_H2) ? 0 : s->cost->cfg.ov.delivery_steps;
+	double f = (rp->cost->cfg.off & COST_H2) ? 0 : rp->cost->cfg.ov.delivery_steps;
 	int64_t t;
 	size_t i;
 	int rc = 0;
@@ -729,6 +737,14 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 		if (r->computed < req_num_tokens(r))
 			continue; /* a prefill chunk: no token yet */
 		r->generated++;
+		if (rp->prefill_only && r->generated < r->output) {
+			/* P/D: the prefill worker is done with it; the KV
+			 * travels to the decode pool */
+			r->done = true; /* out of this worker's lists */
+			XGROW(rp->done, rp->done_cap, ndone + 1);
+			rp->done[ndone++] = r;
+			continue;
+		}
 		if (r->generated == 1) {
 			r->first_ns = s->now;
 			r->first_pending = true;
@@ -786,6 +802,10 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 		r = rp->done[i];
 		run_remove(rp, r);
 		free_blocks(rp, r); /* the engine is done with it; the client not yet */
+		if (rp->prefill_only && r->generated < r->output) {
+			eng_handoff(s, r);
+			continue;
+		}
 		s->tot.completed++;
 		if (!r->first_pending)
 			pend_push(rp, r);

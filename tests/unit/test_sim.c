@@ -617,6 +617,44 @@ static void test_spec(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* P/D disaggregation: one prefill and one decode worker; the prompt's KV
+ * (1000 tokens x 1 MB over 1 GB/s + 1 ms = 1.001 s) travels between them and
+ * the first token reaches the client when it lands. */
+static void test_pd(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	double ttft = 0;
+	const char *row;
+
+	make_cost(&c, m, 8192, 64, 0);
+	base_cfg(&sc, 8192, 64, 1000);
+	sc.pd.prefill = 1;
+	sc.pd.prefill_cost = &c;
+	sc.pd.prefill_kv_blocks = 500;
+	sc.pd.prefill_max_num_seqs = 64;
+	sc.pd.prefill_max_num_batched_tokens = 8192;
+	sc.pd.kv_bytes_per_token = 1e6;
+	sc.pd.link_bw = 1e9;
+	sc.pd.alpha_s = 1e-3;
+	trace_spec(&w, "0,1000,5,-1\n0.5,1000,5,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
+	      "P/D run: both requests prefilled, handed over and completed (invariants checked)");
+	CHECK(t.pd_transfer_ns == 2 * 1001000000LL, "transfer 1 ms + 1000 x 1 MB / 1 GB/s = 1.001 s each");
+	row = csv; /* request 0 completes first */
+	CHECK(sscanf(row, "0,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf", &ttft) == 1 && ttft > 1001.0,
+	      "request 0 decoded on worker 1 with TTFT %.1f ms > the 1001 ms transfer", ttft);
+	CHECK(strstr(log, "r0: 0+1000 ") != NULL && strstr(log, "r1: 0+1 ") != NULL,
+	      "prefill on replica 0, decode on replica 1");
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -643,6 +681,7 @@ int main(void)
 	test_dp_attention();
 	test_comm();
 	test_spec(&m);
+	test_pd(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
