@@ -401,6 +401,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		kvc_init(&rp->kv, (int32_t)(pre ? cfg->pd.prefill_kv_blocks : cfg->total_kv_blocks),
 			 cfg->prefix_caching);
 		sched_replica_init(s, rp);
+		rp->pp = rp->cost->p.pp > 1 ? rp->cost->p.pp : 1;
+		if (rp->pp > 1)
+			rp->pipe = xcalloc((size_t)rp->pp, sizeof(*rp->pipe));
 		rp->chunk_len = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
 		rp->chunk_prefix = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
 	}
@@ -448,6 +451,9 @@ void sim_free(struct sim *s)
 		free(rp->arrays);
 		free(rp->chunk_len);
 		free(rp->chunk_prefix);
+		for (j = 0; rp->pipe && j < (size_t)rp->pp; j++)
+			free(rp->pipe[j].reqs);
+		free(rp->pipe);
 		for (j = 0; j < rp->wlen; j++)
 			free(rp->wq[(rp->whead + j) % rp->wcap]->blocks);
 		free(rp->wq);
@@ -502,6 +508,9 @@ int sim_step(struct sim *s, struct err *e)
 		break;
 	case EV_KV_ARRIVE:
 		kv_arrive(s, ev.replica);
+		break;
+	case EV_STAGE_FREE:
+		sched_stage_free(s, ev.replica);
 		break;
 	case EV_KICK:
 		s->reps[ev.replica].kick_pending = false;

@@ -24,6 +24,7 @@ struct req {
 	int32_t *blocks;
 	int stage, replica;
 	bool done, scheduled;
+	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
 	uint64_t rseq;   /* position in running order (admission sequence) */
 	/* running list, in admission order (vLLM's `running`) */
@@ -64,6 +65,14 @@ struct replica {
 	const struct cost_model *cost;     /* its pool's cost model */
 	int64_t mbt, mns;                  /* its pool's engine limits */
 	bool prefill_only;                 /* P/D prefill worker */
+	/* pipeline parallelism (vLLM V1's batch queue): up to pp batches in
+	 * flight; a new one may enter when the first stage is free */
+	int pp, npipe;
+	struct pp_batch {
+		struct req **reqs;
+		size_t n, cap;
+		bool used;
+	} *pipe;
 	struct step_desc desc;             /* lockstep: this rank's step */
 	int64_t spec_n;                    /* decoding requests that draft after the step */
 	double spec_ctx;                   /* their contexts, summed */
@@ -140,6 +149,8 @@ bool eng_block_shareable(const struct sim *s, const struct req *r, int64_t b);
 /* sched.c */
 void sched_start_step(struct sim *s, int ri);
 int sched_finish_step(struct sim *s, int ri, struct err *e);
+/* PP: the first stage of replica ri took its batch and is free again. */
+void sched_stage_free(struct sim *s, int ri);
 void sched_replica_init(struct sim *s, struct replica *rp);
 void sched_replica_release(struct replica *rp);
 

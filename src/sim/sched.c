@@ -396,10 +396,21 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 	rp->fallback = true;
 	r = rp->run_head;
 	while (r && budget > 0) {
-		int64_t n = chunk_of(s, r, budget);
+		int64_t n;
 		bool self = false;
+		if (r->inflight) { /* PP: its batch is still in the pipeline */
+			r = r->next;
+			continue;
+		}
+		n = chunk_of(s, r, budget);
 		while (!grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
 			struct req *victim = rp->run_tail;
+			while (victim && victim->inflight) /* PP: never one in flight */
+				victim = victim->prev;
+			if (!victim) {
+				self = true;
+				break;
+			}
 			preempt(s, rp, victim);
 			preempted = true;
 			if (victim == r) {
@@ -434,7 +445,10 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		return false;
 	for (i = 0; i < rp->nothers; i++) {
 		const struct req *o = rp->others[i];
-		int64_t n = chunk_of(s, o, INT64_MAX);
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, INT64_MAX);
 		tokens += n;
 		need += blocks_for(s, o->computed + n) - o->nblocks;
 		if (rp->ndec > 0 && o->rseq < rp->dec_max_rseq)
@@ -448,7 +462,10 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		need = (int32_t)rp->cls_count[cls];
 		for (i = 0; i < rp->nothers && left > 0; i++) {
 			const struct req *o = rp->others[i];
-			int64_t n = chunk_of(s, o, left);
+			int64_t n;
+			if (o->inflight)
+				continue;
+			n = chunk_of(s, o, left);
 			need += blocks_for(s, o->computed + n) - o->nblocks;
 			left -= n;
 		}
@@ -474,7 +491,10 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	budget -= rp->ndec;
 	for (i = 0; i < rp->nothers && budget > 0; i++) {
 		struct req *o = rp->others[i];
-		int64_t n = chunk_of(s, o, budget);
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, budget);
 		grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
 		sched_push(rp, o, n);
 		budget -= n;
@@ -493,7 +513,7 @@ static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 	for (r = rp->run_head; r; r = r->next) {
 		if (r->dec)
 			fprintf(s->cfg.step_log, " %lld+1", (long long)r->id);
-		else if (r->scheduled)
+		else if (r->scheduled && !r->inflight) /* PP: this batch's only */
 			fprintf(s->cfg.step_log, " %lld+%lld", (long long)r->id, (long long)r->step_tokens);
 	}
 	fprintf(s->cfg.step_log, " | run %zu wait %zu kv %d/%d dur=%.6f\n", rp->nrun, rp->wlen,
@@ -636,6 +656,58 @@ static void group_start(struct sim *s)
 	evq_push(&s->q, s->now + s->reps[0].step_dur_ns, EV_STEP_END, 0);
 }
 
+/* PP: launch the planned batch into the pipeline when a slot and the
+ * first stage are free.  The batch takes the whole step time t (every
+ * stage in turn, the sends between them); the first stage takes the next
+ * batch after t / pp (stages priced as equal shares). */
+static void pp_start(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+	struct pp_batch *b = NULL;
+	struct step_desc d;
+	double t;
+	int k;
+	size_t i;
+
+	if (rp->npipe >= rp->pp) {
+		rp->busy = false; /* a batch end restarts it */
+		return;
+	}
+	if (!plan_step(s, ri, &d)) {
+		rp->busy = false;
+		return;
+	}
+	for (k = 0; k < rp->pp; k++)
+		if (!rp->pipe[k].used) {
+			b = &rp->pipe[k];
+			break;
+		}
+	t = rank_cost(s, rp, &d);
+	account_step(s, ri, t);
+	b->used = true;
+	XGROW(b->reqs, b->cap, rp->nsched);
+	for (i = 0; i < rp->nsched; i++) {
+		b->reqs[i] = rp->sched[i];
+		rp->sched[i]->inflight = true;
+	}
+	b->n = rp->nsched;
+	rp->nsched = 0;
+	rp->npipe++;
+	rp->busy = true;
+	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	/* the event names the batch: (k + 1) x nrep + ri */
+	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, (k + 1) * s->nrep + ri);
+	evq_push(&s->q, s->now + (int64_t)llround(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
+}
+
+void sched_stage_free(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+
+	rp->busy = false;
+	sched_start_step(s, ri);
+}
+
 void sched_start_step(struct sim *s, int ri)
 {
 	struct replica *rp = &s->reps[ri];
@@ -644,6 +716,10 @@ void sched_start_step(struct sim *s, int ri)
 
 	if (s->cfg.lockstep) {
 		group_start(s);
+		return;
+	}
+	if (rp->pp > 1) {
+		pp_start(s, ri);
 		return;
 	}
 	if (!plan_step(s, ri, &d)) {
@@ -755,8 +831,9 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
 			rp->done[ndone++] = r;
-		} else if (s->cfg.spec.k == 0) {
-			dec_join(s, rp, r); /* speculative requests stay explicit */
+		} else if (s->cfg.spec.k == 0 && rp->pp == 1) {
+			/* speculative and pipelined requests stay explicit */
+			dec_join(s, rp, r);
 		}
 	}
 	/* decoders whose newest block just filled */
@@ -818,6 +895,26 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 {
 	int i, rc;
 
+	if (ri >= s->nrep) { /* PP: batch k of replica ri % nrep left the pipeline */
+		struct replica *rp = &s->reps[ri % s->nrep];
+		struct pp_batch *b = &rp->pipe[ri / s->nrep - 1];
+		bool was_busy = rp->busy;
+		size_t j;
+		ri %= s->nrep;
+		for (j = 0; j < b->n; j++) {
+			rp->sched[j] = b->reqs[j];
+			b->reqs[j]->inflight = false;
+		}
+		rp->nsched = b->n;
+		b->used = false;
+		b->n = 0;
+		rp->npipe--;
+		if ((rc = finish_rank(s, ri, e)) < 0)
+			return rc;
+		if (!was_busy)
+			sched_start_step(s, ri);
+		return rp->busy || rp->npipe > 0 ? 0 : deliver(s, rp, e);
+	}
 	if (!s->cfg.lockstep) {
 		if ((rc = finish_rank(s, ri, e)) < 0)
 			return rc;

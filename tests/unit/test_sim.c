@@ -655,6 +655,43 @@ static void test_pd(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* Pipeline parallelism, vLLM V1 style: with PP 2 and a 64-token budget,
+ * request 0's prefill fills the first batch; request 1's enters the
+ * pipeline when the first stage frees, half the first batch's time later,
+ * while batch 1 is still in the second stage. */
+static void test_pp(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel p = {1, 2, 1, 1};
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct err e;
+	char *log = NULL, *csv = NULL, buf[256];
+	double t0 = -1, d0 = -1, t1 = -1;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 64;
+	cc.max_seqs = 64;
+	cc.graph_max = 512;
+	CHECK(cost_init(&c, m, gpu("h100"), &p, &cc, datadir, &e) == 0, "PP 2 cost model");
+	base_cfg(&sc, 64, 64, 1000);
+	trace_spec(&w, "0,64,3,-1\n0,64,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "PP run completes both");
+	sscanf(line_n(log, 0, buf, sizeof(buf)), "step %*u t=%lf %*[^=]=%lf", &t0, &d0);
+	CHECK(strstr(buf, "r0: 0+64 ") != NULL, "batch 1: request 0's prompt: %s", buf);
+	sscanf(line_n(log, 1, buf, sizeof(buf)), "step %*u t=%lf", &t1);
+	CHECK(strstr(buf, " 1+64 ") != NULL && fabs(t1 - (t0 + d0 / 2)) < 2e-6,
+	      "batch 2 (request 1) enters at half batch 1's time: t=%.6f, want %.6f", t1, t0 + d0 / 2);
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -682,6 +719,7 @@ int main(void)
 	test_comm();
 	test_spec(&m);
 	test_pd(&m);
+	test_pp(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
