@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "servesim/comm.h"
 #include "servesim/err.h"
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
@@ -105,6 +106,15 @@ struct cost_model {
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	/* where each component's cost comes from, for the run header */
 	char src[COST_SRC__COUNT][200];
+	/* attention-DP (an MoE model with p.dp > 1): DP ranks step together
+	 * and share the MoE layers, so the routed experts and the EP
+	 * dispatch/combine are priced at the tokens of all ranks (moe_s,
+	 * indexed by that sum) and left out of tok_s */
+	bool dp_attn;
+	struct comm_place place;  /* the layout over nodes (comm.h) */
+	struct comm_table comm;   /* DeepEP all-to-all fits */
+	int64_t moe_max;
+	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds */
 };
 
 struct step_desc {
@@ -114,13 +124,20 @@ struct step_desc {
 	int64_t ndecode;            /* decode requests (1 token each) */
 	double decode_ctx_sum;      /* keys attended, summed over decode requests */
 	int64_t nlogits;            /* sequences that sample a token this step */
+	/* attention-DP only: tokens entering the shared MoE layers, summed
+	 * over the DP ranks stepping together (idle ranks count their dummy
+	 * token); 0 = every rank runs this step's own tokens */
+	int64_t moe_tokens;
 };
 
 int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
 	      const struct parallel *p, const struct cost_cfg *cfg, const char *data_dir,
 	      struct err *e);
 void cost_release(struct cost_model *c);
-/* Seconds of one engine step (all pipeline stages). */
+/* Seconds of one engine step (all pipeline stages).  With attention-DP
+ * (c->dp_attn) the step is one DP rank's: attention, dense and shared-expert
+ * parts at its own batch, the routed experts and EP all-to-all at
+ * s->moe_tokens; the lockstep step costs the maximum over the ranks. */
 double cost_step_s(const struct cost_model *c, const struct step_desc *s);
 /* Padded batch a CUDA graph would run for n decode tokens (n if none fits). */
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n);

@@ -21,6 +21,11 @@ struct gpu_spec {
 	double hbm_bw;                /* bytes/s */
 	double bw_eff;                /* achievable fraction of hbm_bw (H1) */
 	double link_bw;               /* intra-node interconnect, bytes/s per GPU */
+	/* nodes and links (gpus.json keys gpus_per_node, nvlink_domain,
+	 * internode_gbit; defaults in gpu.c): GPUs per node, GPUs one NVLink
+	 * domain joins (72 on GB200/GB300 NVL72), inter-node bytes/s per GPU */
+	int gpus_per_node, nvlink_domain;
+	double internode_bw;
 	int sm_count;
 	char tables[32];              /* data/mfu/<tables>/ or "" */
 	char tables_of[48];           /* id of the GPU whose tables these are ("" = its own) */

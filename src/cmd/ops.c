@@ -30,8 +30,9 @@ static const char ops_usage[] =
 	"  --context-len C      tokens already cached per request (default 0)\n"
 	"  --tp N               tensor parallel degree (default 8)\n"
 	"  --dp N               data (attention) parallel degree (default 1)\n"
-	"  --ep N               expert parallel degree (default tp x dp for MoE models,\n"
-	"                       which is 8 with the defaults; 1 for dense models)\n"
+	"  --ep N               expert parallel degree (default 1 as in vLLM and SGLang:\n"
+	"                       experts TP-sharded over tp x dp; --enable-expert-parallel\n"
+	"                       gives tp x dp; the engines' flag names are accepted too)\n"
 	"  --gpu G              GPU for peak FLOPs (default h100)\n"
 	"  --dtype bf16|fp8     weight / GEMM dtype (default bf16); KV cache the same\n"
 	"  --all-logits         LM head on every token, not only each sequence's last\n"
@@ -66,7 +67,7 @@ struct ops_opts {
 	const char *model, *config, *gpu;
 	struct pass_shape shape;
 	struct parallel par;
-	bool ep_given;
+	struct cli_par_flags pf;
 	enum dtype dtype;
 	double measured_ms;
 	enum out_format fmt;
@@ -126,7 +127,7 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 			break;
 		case O_LKIND: o->layer_kind = optarg; break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->ep_given, e)) == 0)
+			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->pf, e)) == 0)
 				return cli_bad_option("ops", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -624,8 +625,8 @@ int cmd_ops(int argc, char **argv, struct err *e)
 			     dtype_name(o.dtype));
 		goto out;
 	}
-	if (!o.ep_given)
-		o.par.ep = m->n_experts > 0 ? o.par.tp * o.par.dp : 1;
+	if ((rc = cli_parallel_resolve(&o.pf, m, &o.par, e)) < 0)
+		goto out;
 	if ((rc = opgraph_build(m, &one, &o.shape, o.dtype, o.dtype, &gm, e)) < 0)
 		goto out;
 	if ((rc = opgraph_build(m, &o.par, &o.shape, o.dtype, o.dtype, &gg, e)) < 0)

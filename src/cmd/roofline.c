@@ -38,7 +38,10 @@ static const char roofline_usage[] =
 	"  --gpu G              GPU (default h100)\n"
 	"  --dtype bf16|fp8     weight / GEMM dtype (default bf16)\n"
 	"  --kv-dtype bf16|fp8  KV-cache dtype (default: --dtype)\n"
-	"  --tp N --dp N --ep N parallelism (default 1, 1, and tp x dp for MoE models)\n"
+	"  --tp N --dp N --ep N parallelism (default 1 each, as in vLLM and SGLang: without\n"
+	"                       EP the experts are TP-sharded over tp x dp;\n"
+	"                       --enable-expert-parallel gives ep = tp x dp; the engines'\n"
+	"                       flag names are accepted too)\n"
 	"  --batch B            requests in the batch, split over DP (default 8)\n"
 	"  --seq S              prompt tokens per request for prefill (default 1024)\n"
 	"  --kv-len L           cached tokens per request for decode (default 1024)\n"
@@ -77,7 +80,8 @@ struct rl_opts {
 	int mode; /* 0 efficient, 1 naive, 2 both */
 	struct rl_cfg k; /* the constants */
 	enum dtype dtype, kvdt;
-	bool kv_given, ep_given, prefill, decode;
+	bool kv_given, prefill, decode;
+	struct cli_par_flags pf;
 	struct parallel par;
 	int64_t batch, seq, kv_len;
 };
@@ -149,7 +153,7 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 					       "--phase must be train, prefill, decode or all, got '%s'", optarg);
 			break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) == 0)
+			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->pf, e)) == 0)
 				return cli_bad_option("roofline", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -855,8 +859,8 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", gs[0]->id, dtype_name(o.dtype));
 		goto out;
 	}
-	if (!o.ep_given)
-		o.par.ep = m->n_experts > 0 ? o.par.tp * o.par.dp : 1;
+	if ((rc = cli_parallel_resolve(&o.pf, m, &o.par, e)) < 0)
+		goto out;
 	if (o.out) {
 		if ((rc = afile_open(&af, o.out, e)) < 0)
 			goto out;

@@ -46,7 +46,7 @@ struct tr_opts {
 	int fmt; /* 0 text, 1 json, 2 summary */
 	struct pass_shape shape;
 	struct parallel par;
-	bool ep_given;
+	struct cli_par_flags pf;
 	enum dtype dtype;
 };
 
@@ -85,7 +85,7 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
 		case O_GPU: o->gpu = optarg; break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->ep_given, e)) == 0)
+			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->pf, e)) == 0)
 				return cli_bad_option("trace", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -346,8 +346,8 @@ static int compare(const struct tr_opts *o, const struct trace *t, struct err *e
 	if ((rc = cli_load_model(&env, o->compare, NULL, m, e)) < 0 ||
 	    (rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0)
 		goto out;
-	if (!o->ep_given)
-		p.ep = m->n_experts > 0 ? p.tp * p.dp : 1;
+	if ((rc = cli_parallel_resolve(&o->pf, m, &p, e)) < 0)
+		goto out;
 	if ((rc = opgraph_build(m, &p, &o->shape, o->dtype, o->dtype, &og, e)) < 0)
 		goto out;
 	for (i = 0; i < og.nkinds; i++)

@@ -161,9 +161,19 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 	case OPK_COMM:
 		if (strncmp(o->name, "allreduce", 9) == 0) {
 			double elems = m * (double)md->hidden;
-			t = mfu_allreduce_s(c->tabs, c->p.tp, elems);
+			if (c->place.tp_cross) /* a TP group over several nodes */
+				t = comm_allreduce_cross_s(&c->place, c->p.tp, elems * 2.0);
+			else
+				t = mfu_allreduce_s(c->tabs, c->p.tp, elems);
 			if (t < 0) /* ring model over the GPU's link */
 				t = 10e-6 + 2.0 * (c->p.tp - 1) / c->p.tp * elems * 2.0 / (c->g->link_bw * 0.7);
+		} else if (c->p.ep > 1 && (c->dp_attn || c->place.ep_cross)) {
+			/* wide EP over DP ranks or nodes runs DeepEP (comm.c);
+			 * act_bytes holds the (ep-1)/ep share leaving the GPU */
+			double share = (double)(c->p.ep - 1) / c->p.ep;
+			t = comm_a2a_s(&c->comm, c->g, &c->place, comm_a2a_mode_for(m),
+				       strcmp(o->name, "ep_combine") == 0, c->p.ep,
+				       o->act_bytes * m / share);
 		} else {
 			t = 10e-6 + o->act_bytes * m / (c->g->link_bw * 0.7);
 		}
@@ -173,6 +183,38 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 	}
 	*flops += f;
 	*bytes += b;
+	return t;
+}
+
+/* Ops of an MoE layer that attention-DP ranks share: the routed experts
+ * and the EP all-to-all around them (router, shared experts, attention and
+ * norms stay with each rank's own batch). */
+static bool moe_shared_op(const struct op *o)
+{
+	return strncmp(o->name, "experts_", 8) == 0 || strcmp(o->name, "ep_dispatch") == 0 ||
+	       strcmp(o->name, "ep_combine") == 0;
+}
+
+/* Shared MoE part at g tokens summed over the DP ranks.  op_at's expert
+ * GEMMs take the rank's tokens and scale them by dp with EP, by 1 without;
+ * the per-token ops were built at one token per rank: each is called with
+ * the m that makes it see g tokens in all. */
+static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr, double g)
+{
+	double t = 0, f = 0, b = 0, dp = (double)c->p.dp;
+	size_t k, j;
+
+	for (k = 0; k < gr->nkinds; k++) {
+		const struct layer_kind *lk = &gr->kinds[k];
+		for (j = 0; j < lk->nops; j++) {
+			const struct op *o = &lk->ops[j];
+			bool gemm = o->kind == OPK_GEMM;
+			if (!moe_shared_op(o))
+				continue;
+			t += (double)lk->count *
+			     op_at(c, o, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
+		}
+	}
 	return t;
 }
 
@@ -302,11 +344,9 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->g = g;
 	c->p = *p;
 	c->cfg = *cfg;
-	if ((cfg->wdt == DT_FP4 || (cfg->moe_wdt_given && cfg->moe_wdt == DT_FP4)) &&
-	    g->peak_flops[DT_FP4] <= 0)
-		return err_set(e, SS_EUSAGE,
-			       "fp4 needs fp4 tensor cores (Blackwell: b200, b300, gb200, gb300, rtx-pro-6000); %s has none",
-			       g->id);
+	/* fp4 on a GPU without fp4 tensor cores is refused by the start-up
+	 * checks (sim/startup.c); with --allow-invalid it is priced as weight-only
+	 * 4-bit at the bf16 rate (cost_gemm_s's no-table path) */
 	if (cfg->cache && !(cfg->tier2 && cfg->tier2->tables[0])) {
 		const struct mfu_tables *t;
 		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cfg->engine, cfg->engine_version,
@@ -329,13 +369,20 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	}
 	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : cfg->wdt;
 	if (m->n_experts > 0) {
+		/* the experts are split EP ways and TP-sharded over the rest of the
+		 * TP x DP GPUs that share the MoE layers (attention-DP) */
 		bool ep = p->ep > 1;
-		double mtp = ep ? (double)(p->tp * p->dp) / p->ep : (double)p->tp;
+		double mtp = (double)(p->tp * p->dp) / (ep ? p->ep : 1);
 		c->moe_shape = (struct moe_shape){(double)m->hidden, (double)m->moe_intermediate,
 						  (double)m->top_k, (double)m->n_experts,
 						  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
 		c->moe_fmt = moe_fmt_of(c->moe_wdt, m, cfg->moe_fp8_scales);
 		moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+	}
+	comm_place(g, p, &c->place);
+	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0) {
+		mfu_release(&c->own_tabs);
+		return rc;
 	}
 	/* H1: one default efficiency, or tier 2's measured one per pattern */
 	c->bw = c->bw_weights = c->bw_kv = g->hbm_bw * g->bw_eff;
@@ -392,6 +439,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		cost_release(c);
 		return rc;
 	}
+	c->dp_attn = m->n_experts > 0 && p->dp > 1;
+	if (c->dp_attn) {
+		/* a table up to every rank at max_m tokens, linear beyond 64 Ki */
+		c->moe_max = c->max_m * p->dp < 65536 ? c->max_m * p->dp : 65536;
+		c->moe_s = xcalloc((size_t)c->moe_max + 1, sizeof(double));
+		for (mm = 1; mm <= c->moe_max; mm++)
+			c->moe_s[mm] = moe_shared_at(c, &gr, (double)mm);
+	}
 	for (mm = 1; mm <= c->max_m; mm++) {
 		double t = 0, f = 0, b = 0;
 		for (k = 0; k < gr.nkinds; k++) {
@@ -403,6 +458,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				if (per_step_attention_op(o) || o->cat == OPC_LM_HEAD)
 					continue;
 				if (strcmp(o->name, "final_norm") == 0)
+					continue;
+				if (c->dp_attn && moe_shared_op(o))
 					continue;
 				tk += op_at(c, o, (double)mm, &fk, &bk);
 			}
@@ -441,6 +498,7 @@ void cost_release(struct cost_model *c)
 	free(c->tok_s);
 	free(c->tok_flops);
 	free(c->tok_bytes);
+	free(c->moe_s);
 	free(c->head_s);
 	free(c->absorb_s);
 	free(c->log_n);
@@ -545,6 +603,16 @@ static double head_part(const struct cost_model *c, int64_t n)
 	return c->head_s[n];
 }
 
+/* Shared MoE part of an attention-DP step (0 otherwise). */
+static double moe_part(const struct cost_model *c, int64_t g)
+{
+	if (!c->dp_attn || g <= 0)
+		return 0;
+	if (g > c->moe_max)
+		return c->moe_s[c->moe_max] * (double)g / (double)c->moe_max;
+	return c->moe_s[g];
+}
+
 /* Sum of the components, without overheads. */
 static double components(const struct cost_model *c, const struct step_desc *s)
 {
@@ -562,8 +630,9 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 						       : c->absorb_s[c->cfg.max_seqs]) / L;
 	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
 		send = (double)(c->p.pp - 1) *
-		       (10e-6 + (double)tokens * (double)c->m->hidden * 2.0 / (c->g->link_bw * 0.7));
-	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send;
+		       comm_send_s(&c->place, (double)tokens * (double)c->m->hidden * 2.0);
+	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send +
+	       moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
 }
 
 /* H4 off: one roofline over the whole step's FLOPs and bytes. */

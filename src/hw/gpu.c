@@ -45,11 +45,47 @@ int dtype_parse(const char *s, enum dtype *out, struct err *e)
 	return err_set(e, SS_EUSAGE, "unknown dtype '%s' (expected bf16, fp16, fp8, fp4 or int4)", s);
 }
 
+/* Defaults for the node keys, so gpus.json only lists exceptions:
+ * 8 GPUs per node and per NVLink domain (HGX/DGX H100, H200, B200 and
+ * A100 baseboards: NVIDIA DGX H100 / B200 user guides); one 400 Gb/s
+ * InfiniBand NDR ConnectX-7 port per GPU (same guides: 8 x CX-7 400 Gb/s
+ * compute ports per 8-GPU node), i.e. 50 GB/s per GPU. */
+#define GPU_DEFAULT_PER_NODE 8
+#define GPU_DEFAULT_INTERNODE_GBIT 400.0
+
+static int parse_nodes(const struct json *o, const char *ctx, struct gpu_spec *g, struct err *e)
+{
+	int64_t v;
+	double gbit = GPU_DEFAULT_INTERNODE_GBIT;
+	bool pres = false;
+	int rc;
+
+	g->gpus_per_node = GPU_DEFAULT_PER_NODE;
+	if (json_get(o, "gpus_per_node")) {
+		if ((rc = json_req_int(o, "gpus_per_node", ctx, 1, 1024, &v, e)) < 0)
+			return rc;
+		g->gpus_per_node = (int)v;
+	}
+	g->nvlink_domain = g->gpus_per_node;
+	if (json_get(o, "nvlink_domain")) {
+		if ((rc = json_req_int(o, "nvlink_domain", ctx, 1, 4096, &v, e)) < 0)
+			return rc;
+		g->nvlink_domain = (int)v;
+	}
+	if ((rc = json_opt_num(o, "internode_gbit", ctx, &gbit, &pres, e)) < 0)
+		return rc;
+	if (!(gbit > 0))
+		return err_set(e, SS_EDATA, "%s: 'internode_gbit' must be > 0, got %g", ctx, gbit);
+	g->internode_bw = gbit * 1e9 / 8.0;
+	return 0;
+}
+
 static int parse_gpu(const struct json *o, const char *src, size_t idx, struct gpu_spec *g,
 		     struct err *e)
 {
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
-		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", NULL};
+		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
+		"nvlink_domain", "internode_gbit", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -144,7 +180,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	if ((rc = json_req_int(o, "sm_count", ctx, 1, 100000, &sm, e)) < 0)
 		return rc;
 	g->sm_count = (int)sm;
-	return 0;
+	return parse_nodes(o, ctx, g, e);
 }
 
 int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)

@@ -12,7 +12,8 @@
  *   q_a / kv_a (MLA) and the DSA indexer replicated; embedding and LM head
  *   vocab-parallel; router replicated.
  * - MoE with EP: the tp x dp GPUs of a stage each hold E/ep experts, split
- *   (tp*dp)/ep ways; every rank receives tokens from all DP ranks. */
+ *   (tp*dp)/ep ways; without EP every expert is split tp*dp ways; either way
+ *   every rank computes the tokens of all DP ranks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,11 +285,12 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 	const struct parallel *p = c->p;
 	int64_t h = m->hidden, E = m->n_experts, k = m->top_k;
 	bool ep = p->ep > 1;
-	int64_t mtp = ep ? (p->tp * p->dp) / p->ep : p->tp;
+	/* without EP the experts are TP-sharded over tp x dp (vLLM) */
+	int64_t mtp = (p->tp * p->dp) / (ep ? p->ep : 1);
 	int64_t e_local = ep ? E / p->ep : E;
 	int64_t w = m->moe_intermediate / mtp;
-	/* tokens whose experts live here: all DP ranks' tokens with EP */
-	double tokens_in = ep ? (double)(c->T * p->dp) : (double)c->T;
+	/* tokens whose experts live here: all DP ranks' tokens */
+	double tokens_in = (double)(c->T * p->dp);
 	double assign = tokens_in * (double)k * (double)e_local / (double)E;
 	double touched = moe_expected_experts((double)e_local, (double)E, tokens_in * (double)k);
 	double avg_m;

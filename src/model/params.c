@@ -98,12 +98,14 @@ int model_check_parallel(const struct model_cfg *m, const struct parallel *p, st
 }
 
 /* Tensor-parallel degree of the expert FFNs: with expert parallelism the
- * tp x dp GPUs of a stage hold E/ep experts each, split moe_tp ways. */
+ * tp x dp GPUs of a stage hold E/ep experts each, split moe_tp ways;
+ * without it every expert is TP-sharded over the tp x dp GPUs (vLLM's
+ * FusedMoEParallelConfig flattens TP across DP). */
 static double moe_tp(const struct model_cfg *m, const struct parallel *p)
 {
-	if (m->n_experts == 0 || p->ep <= 1)
+	if (m->n_experts == 0)
 		return p->tp;
-	return (double)(p->tp * p->dp) / p->ep;
+	return (double)(p->tp * p->dp) / (p->ep > 1 ? p->ep : 1);
 }
 
 double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p,
