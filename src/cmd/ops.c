@@ -452,6 +452,53 @@ static void print_warnings(const char *buf)
 	}
 }
 
+/* MFU bands of the one-line summary: servesim's own wording (000 asks for
+ * an "MFU status" but gives no thresholds) */
+#define OPS_MFU_LOW 0.10
+#define OPS_MFU_HIGH 0.40
+
+/* 000's one-line summary: dominant compute category (by measured time,
+ * overhead categories left out), MFU
+ * status (the layer MFU), key bottleneck (the kernel with the most time) */
+static void print_one_line(const struct kctx *k)
+{
+	const struct kernel_flow *kf = k->kf;
+	const struct kf_result *r = k->r;
+	double best = -1, top = -1, tot = 0;
+	const char *cat = "-", *kern = "-";
+	size_t i, j;
+
+	for (i = 0; i < kf->nk; i++) {
+		double d = 0;
+		for (j = 0; j < kf->nk; j++)
+			if (!strcmp(kf->k[j].category, kf->k[i].category))
+				d += kf->k[j].dur_us;
+		if (r->rows[i].map != KF_OVERHEAD && d > best) {
+			best = d;
+			cat = kf->k[i].category;
+		}
+		if (kf->k[i].dur_us > top) {
+			top = kf->k[i].dur_us;
+			kern = kf->k[i].name;
+		}
+		tot += kf->k[i].dur_us;
+	}
+	for (i = 0; !kf->nk && i < kf->ncat; i++) {
+		tot += kf->cat[i].dur_us;
+		if (kf->cat[i].dur_us > best) {
+			best = kf->cat[i].dur_us;
+			cat = kf->cat[i].name;
+		}
+	}
+	printf("\nsummary    dominant compute category %s (%.1f%% of the measured time); layer MFU %.2f%% of the %s peak (%s); bottleneck %s",
+	       cat, tot > 0 ? 100 * best / tot : 0, isnan(r->layer_mfu) ? 0 : 100 * r->layer_mfu, k->dtype,
+	       !(r->layer_mfu < OPS_MFU_HIGH) ? "high" : r->layer_mfu < OPS_MFU_LOW ? "low" : "moderate",
+	       kf->nk ? kern : cat);
+	if (kf->nk && tot > 0)
+		printf(" (%.1f%%)", 100 * top / tot);
+	printf("\n");
+}
+
 static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, int64_t m_layers)
 {
 	const struct kernel_flow *kf = k->kf;
@@ -538,6 +585,7 @@ static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, in
 	if (r->unmodelled[0])
 		printf("  direct categories with no operator in the graph (FLOPs N/A): %s\n",
 		       r->unmodelled);
+	print_one_line(k);
 }
 
 static void jw_num_or_null(struct jw *w, const char *key, double v)
