@@ -41,6 +41,8 @@ struct experiment {
 	size_t nstages;
 };
 
+enum { EV_REQ_TTFT, EV_REQ_TPOT, EV_REQ_E2E, EV_REQ__N };
+
 struct eval_row {
 	char experiment[160];
 	char model[128];
@@ -49,6 +51,11 @@ struct eval_row {
 	int stage;
 	bool overloaded;
 	double meas[EM__COUNT], pred[EM__COUNT], ape[EM__COUNT]; /* NAN where absent */
+	/* per-request data (GuideLLM, OTel): APE of each request's TTFT, TPOT
+	 * and E2E (design document 002 compares per request), their mean and
+	 * variance over the benchmark's requests; NAN / 0 for stage summaries */
+	double req_ape_mean[EV_REQ__N], req_ape_var[EV_REQ__N];
+	int64_t nreq;
 };
 
 const char *ev_metric_name(enum ev_metric m);

@@ -4,7 +4,8 @@
  * Shape: `batch` requests, each computing `seq_len` new tokens after
  * `context_len` tokens already in its KV cache.  Causal attention then covers
  * seq_len*context_len + seq_len*(seq_len+1)/2 query-key pairs per request;
- * seq_len == 1 is a decode step (MLA switches to its absorbed form). */
+ * seq_len == 1, or <= 8 query tokens on a cache (MTP), is a decode step
+ * (MLA switches to its absorbed form). */
 #ifndef SERVESIM_OPGRAPH_H
 #define SERVESIM_OPGRAPH_H
 #include <stdbool.h>
@@ -50,7 +51,7 @@ struct pass_shape {
 struct opgraph {
 	struct layer_kind kinds[4];
 	size_t nkinds;
-	bool decode;         /* seq_len == 1 */
+	bool decode;         /* seq_len == 1, or a few (<= 8) query tokens on a cache (MTP) */
 	int64_t local_batch; /* requests on this GPU (batch / dp, rounded up) */
 	int64_t tokens;      /* new tokens on this GPU */
 	double attn_pairs;   /* query-key pairs per layer on this GPU */

@@ -12,6 +12,7 @@
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
 #include "servesim/scenario.h"
+#include "servesim/sim.h"
 
 static bool overloaded(double completed, double rate, double duration, double ttft_mean)
 {
@@ -46,15 +47,57 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	}
 }
 
+/* Each request of benchmark b against its own prediction (request ids are
+ * the replay's arrival order, as in tier 1): the APE of TTFT, TPOT =
+ * (E2E - TTFT) / (output - 1) and E2E, mean and variance (Welford). */
+static void per_request(const struct experiment *x, const double *tt, const double *ee, int b,
+			struct eval_row *r)
+{
+	double n[EV_REQ__N] = {0}, mean[EV_REQ__N] = {0}, m2[EV_REQ__N] = {0};
+	size_t i;
+	int k;
+
+	for (i = 0; i < x->meas.n; i++) {
+		const struct gt_request *q = &x->meas.r[i];
+		double meas[EV_REQ__N], pred[EV_REQ__N];
+		if (q->stage != b || isnan(tt[i]) || isnan(ee[i]))
+			continue;
+		meas[EV_REQ_TTFT] = q->ttft_ms;
+		pred[EV_REQ_TTFT] = tt[i];
+		meas[EV_REQ_E2E] = q->e2e_ms;
+		pred[EV_REQ_E2E] = ee[i];
+		meas[EV_REQ_TPOT] = q->output_tokens > 1 ? (q->e2e_ms - q->ttft_ms) / (double)(q->output_tokens - 1) : NAN;
+		pred[EV_REQ_TPOT] = q->output_tokens > 1 ? (ee[i] - tt[i]) / (double)(q->output_tokens - 1) : NAN;
+		for (k = 0; k < EV_REQ__N; k++) {
+			double a, d;
+			if (!(meas[k] > 0) || isnan(pred[k]))
+				continue;
+			a = fabs(pred[k] - meas[k]) / meas[k];
+			n[k]++;
+			d = a - mean[k];
+			mean[k] += d / n[k];
+			m2[k] += d * (a - mean[k]);
+		}
+	}
+	r->nreq = (int64_t)n[EV_REQ_E2E];
+	for (k = 0; k < EV_REQ__N; k++) {
+		r->req_ape_mean[k] = n[k] > 0 ? mean[k] : NAN;
+		r->req_ape_var[k] = n[k] > 1 ? m2[k] / (n[k] - 1) : NAN;
+	}
+}
+
 /* Per-request experiments: one row per benchmark, measured summaries from
  * the recorded requests, predicted from the replay.  Throughput on both
  * sides = completed / (last completion - first arrival) of the benchmark. */
 static int compare_requests(const struct experiment *x, struct sim *sim, struct eval_row *rows,
 			    size_t cap, size_t *nrows)
 {
+	double *tt = xmalloc(xmul(x->meas.n ? x->meas.n : 1, sizeof(double)));
+	double *ee = xmalloc(xmul(x->meas.n ? x->meas.n : 1, sizeof(double)));
 	size_t b;
 	int k;
 
+	sim_per_request(sim, tt, ee, x->meas.n);
 	for (b = 0; b < x->meas.nb && *nrows < cap; b++) {
 		const struct gt_bench *gb = &x->meas.b[b];
 		struct eval_row *r = &rows[(*nrows)++];
@@ -87,7 +130,10 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 					    ? NAN
 					    : fabs(r->pred[k] - r->meas[k]) / r->meas[k];
 		r->overloaded = false; /* replayed arrivals: no unbounded stage */
+		per_request(x, tt, ee, (int)b, r);
 	}
+	free(tt);
+	free(ee);
 	return 0;
 }
 
@@ -122,6 +168,8 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 			break;
 		r = &rows[(*nrows)++];
 		memset(r, 0, sizeof(*r));
+		for (k = 0; k < EV_REQ__N; k++)
+			r->req_ape_mean[k] = r->req_ape_var[k] = NAN;
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
 		experiment_workload(x, r->workload, sizeof(r->workload));

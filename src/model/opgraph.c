@@ -22,6 +22,10 @@
 #include "servesim/alloc.h"
 #include "servesim/opgraph.h"
 
+/* query tokens per request up to which a step with a cache is priced as
+ * decode (see opgraph_build) */
+#define OPG_DECODE_MAX_Q 8
+
 #define ACT_BYTES 2.0 /* activations in bf16 */
 
 const char *op_cat_name(enum op_cat c)
@@ -413,7 +417,12 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 	c.tp = p->tp;
 	c.B = (s->batch + p->dp - 1) / p->dp;
 	c.T = c.B * s->seq_len;
-	c.decode = s->seq_len == 1;
+	/* A step of a few new tokens on top of a cache is decode with several
+	 * query tokens (MTP / speculative verify: SGLang's target_verify runs
+	 * the absorbed MLA decode path), not a prefill over the cache.  At most
+	 * OPG_DECODE_MAX_Q query tokens: DeepSeek-V3's MTP adds 1 (2 per step);
+	 * EAGLE-style verify steps use up to a handful of draft tokens. */
+	c.decode = s->seq_len == 1 || (s->context_len > 0 && s->seq_len <= OPG_DECODE_MAX_Q);
 	g->decode = c.decode;
 	g->local_batch = c.B;
 	g->tokens = c.T;
