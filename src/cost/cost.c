@@ -87,6 +87,13 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 
 	if (m <= 0)
 		return 0;
+	if (batch > 1) {
+		/* a batched GEMM (the MLA absorb BMMs over the heads) is one
+		 * kernel: priced as one GEMM with the batch's outputs side by
+		 * side (same FLOPs and weight bytes), not batch launches */
+		n *= batch;
+		batch = 1;
+	}
 	if (dt == DT_BF16 || dt == DT_FP16 || (dt != DT_INT4 && c->tabs->have_gemm[dt]))
 		return gemm_table_s(c, dt, m, n, k, batch);
 	/* A weight format without a measured table of its own (int4 W4A16 always;
