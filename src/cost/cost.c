@@ -444,7 +444,7 @@ double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t pref
 		int64_t w = m->window.size;
 		t += (double)nk[LM_SLIDING] *
 		     gqa_prefill_s(c, &g, attn_capped_pairs(len, prefix, w),
-				   (double)(prefix < w ? prefix : w) + (double)len, len);
+				   (double)(prefix < w - 1 ? prefix : w - 1) + (double)len, len);
 	}
 	if (nk[LM_CHUNKED] > 0) {
 		struct attn_group g = full_group(c);

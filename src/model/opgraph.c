@@ -207,7 +207,8 @@ static void gqa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer kin
 	/* keys each request reads from the cache, and query-key pairs */
 	if (kind == LM_SLIDING) {
 		pairs = (double)B * attn_capped_pairs(S, C, m->window.size);
-		keys = (double)(C < m->window.size ? C : m->window.size) + (double)S;
+		/* a query sees itself and the window.size - 1 tokens before it */
+		keys = (double)(C < m->window.size - 1 ? C : m->window.size - 1) + (double)S;
 	} else if (kind == LM_CHUNKED) {
 		pairs = (double)B * attn_chunked_pairs(S, C, m->chunk);
 		keys = (double)(C % m->chunk) + (double)S;
