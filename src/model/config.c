@@ -122,7 +122,7 @@ static int int_list(const struct json *c, const char *key, const char *src, int6
 			       src, key, (long long)n);
 	for (x = json_first(a); x; x = json_next(x), i++) {
 		double v = json_number(x);
-		if (json_type_of(x) != JSON_NUMBER || v != (double)(int)v || v < lo || v > hi)
+		if (json_type_of(x) != JSON_NUMBER || !(v >= lo && v <= hi) || v != (double)(int)v)
 			return err_set(e, SS_EDATA, "%s: '%s'[%lld] must be an integer in [%d, %d]",
 				       src, key, (long long)i, lo, hi);
 		if (flags)
