@@ -32,11 +32,12 @@ struct memplan {
 	double weight_bytes;
 	double activation_bytes;
 	double reserve_bytes;
-	double kv_bytes;         /* left for the KV cache */
+	double kv_bytes;         /* left for the KV cache (per-sequence state included) */
 	double block_bytes;      /* one block (block_size tokens, full-attention layers of the stage) */
 	int64_t blocks;
 	double state_bytes_per_seq; /* fixed per-sequence bytes on one GPU (0: none) */
-	double state_bytes;      /* reserved for state_seqs sequences */
+	double state_bytes;      /* of kv_bytes, reserved for state_seqs sequences; blocks
+				    take the rest */
 	int64_t state_seqs;      /* sequences whose state is reserved (max_num_seqs when 0 bytes) */
 };
 

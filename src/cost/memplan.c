@@ -28,7 +28,6 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
 		if ((double)o->state_seqs > cap)
 			o->state_seqs = (int64_t)cap;
 		o->state_bytes = (double)o->state_seqs * o->state_bytes_per_seq;
-		o->kv_bytes -= o->state_bytes;
 	}
 	if (o->block_bytes <= 0)
 		return err_set(e, SS_EDATA,
@@ -43,7 +42,8 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
 		return err_set(e, SS_EUSAGE,
 			       "no memory left for the per-sequence state of %s: %.1f MB per sequence (sliding-window KV and recurrent state) (raise --gpu-memory-utilization or --tp)",
 			       m->id, o->state_bytes_per_seq / 1e6);
-	o->blocks = o->kv_bytes > 0 ? (int64_t)floor(o->kv_bytes / o->block_bytes) : 0;
+	o->blocks = o->kv_bytes - o->state_bytes > 0
+			    ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes) : 0;
 	if (o->blocks < 1)
 		return err_set(e, SS_EUSAGE,
 			       "no memory left for the KV cache: %.1f GB budget - %.1f GB weights - %.2f GB activations - %.2f GB reserve (lower --max-num-batched-tokens, raise --gpu-memory-utilization or --tp)",
