@@ -69,6 +69,10 @@ struct model_cfg {
 	int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
 	/* DeepSeek sparse attention indexer (0 when absent) */
 	int64_t index_heads, index_head_dim, index_topk;
+	/* layers that reuse an earlier layer's top-k instead of running their
+	 * own indexer (GLM-5.2 'indexer_types': "shared"), and how many do run one */
+	bool shared_index[MODEL_MAX_LAYERS];
+	int64_t index_layers;
 	/* MoE (n_experts 0 when dense) */
 	int64_t n_experts, top_k, moe_intermediate, shared_intermediate, n_shared_experts;
 	bool router_bias;       /* e_score_correction_bias / routing bias: E params */

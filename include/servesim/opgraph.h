@@ -37,7 +37,8 @@ struct op {
 
 struct layer_kind {
 	/* "dense", "moe" (full attention), "sliding+moe", "linear+dense",
-	 * "chunked+moe", "linear-only", "attn-only", "moe-only", "embed+head" */
+	 * "chunked+moe", "linear-only", "attn-only", "moe-only", "moe/shared-idx"
+	 * (DSA layers reusing an earlier layer's top-k), "embed+head" */
 	char name[24];
 	int64_t count;       /* how many times it runs in one pass on this GPU's stage */
 	enum layer_mixer mixer; /* its token mixer (LM_FULL for embed+head) */
@@ -45,8 +46,8 @@ struct layer_kind {
 	size_t nops, cap;
 };
 
-/* distinct (mixer, FFN) layer kinds + embed+head */
-#define OPGRAPH_MAX_KINDS (LM__COUNT * 3 + 1)
+/* distinct (mixer, FFN, shared DSA indexer) layer kinds + embed+head */
+#define OPGRAPH_MAX_KINDS (LM__COUNT * 3 * 2 + 1)
 
 struct pass_shape {
 	int64_t batch, seq_len, context_len;

@@ -380,6 +380,13 @@ static double linear_s(const struct cost_model *c, double tokens, double seqs)
 	return roofline_bw(c, flops, c->attn_peak, LINEAR_ATTN_MFU, bytes, c->bw_kv);
 }
 
+/* Share of the full-attention layers that run their own DSA indexer (the
+ * others reuse an earlier layer's top-k: GLM-5.2 'indexer_types'). */
+static double own_index_share(const struct model_cfg *m)
+{
+	return m->n_mixer[LM_FULL] > 0 ? (double)m->index_layers / (double)m->n_mixer[LM_FULL] : 1.0;
+}
+
 /* Full-attention layer (GQA, MLA, DSA) for a prefill chunk. */
 static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
 {
@@ -407,9 +414,11 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 			 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
 			 (double)m->kv_lora_rank, 1);
 	if (m->index_topk > 0) {
+		/* indexer scoring, in the layers that run their own indexer */
 		double ip = attn_causal_pairs(len, prefix);
-		t += roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim),
-			      c->attn_peak, mfu, (double)(len + prefix) * (double)m->index_head_dim);
+		t += own_index_share(m) *
+		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
+			      mfu, (double)(len + prefix) * (double)m->index_head_dim);
 	}
 	return t;
 }
@@ -424,7 +433,8 @@ static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_su
 	if (m->attn == ATTN_MLA && m->index_topk > 0 && mean > (double)m->index_topk) {
 		double full = ctx_sum;
 		ctx_sum = (double)n * (double)m->index_topk;
-		t = roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
+		t = own_index_share(m) *
+		    roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
 			     0.3, full * (double)m->index_head_dim);
 	}
 	return t + gqa_decode_s(c, &g, n, ctx_sum);

@@ -534,9 +534,27 @@ static int read_mla(const struct json *c, const char *src, struct model_cfg *m, 
 	m->rope_dim = m->qk_rope_dim;
 	m->kv_heads = m->heads;
 	if (m->family == FAM_DEEPSEEK_V32 || m->family == FAM_GLM_MOE_DSA) {
+		const struct json *it = json_get(c, "indexer_types"), *x;
+		int64_t i = 0;
 		REQ("index_n_heads", 1, &m->index_heads);
 		REQ("index_head_dim", 1, &m->index_head_dim);
 		REQ("index_topk", 1, &m->index_topk);
+		m->index_layers = m->layers;
+		if (it && json_type_of(it) != JSON_NULL) {
+			if (json_type_of(it) != JSON_ARRAY || (int64_t)json_size(it) != m->layers)
+				return err_set(e, SS_EDATA,
+					       "%s: 'indexer_types' must be a list of %lld strings (one per layer)",
+					       src, (long long)m->layers);
+			for (x = json_first(it); x; x = json_next(x), i++) {
+				const char *t = json_type_of(x) == JSON_STRING ? json_string(x) : "";
+				if (strcmp(t, "full") != 0 && strcmp(t, "shared") != 0)
+					return err_set(e, SS_EDATA,
+						       "%s: 'indexer_types'[%lld] is '%s' (expected full or shared)",
+						       src, (long long)i, t);
+				m->shared_index[i] = t[0] == 's';
+				m->index_layers -= m->shared_index[i];
+			}
+		}
 	}
 	return 0;
 }

@@ -283,7 +283,9 @@ static void linear_block(struct ctx *c, struct layer_kind *lk)
 	elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
 }
 
-static void mla_block(struct ctx *c, struct layer_kind *lk)
+/* own_index: the layer runs its own DSA indexer (else it reuses an earlier
+ * layer's top-k selection and only the capped attention remains) */
+static void mla_block(struct ctx *c, struct layer_kind *lk, bool own_index)
 {
 	const struct model_cfg *m = c->m;
 	int64_t nh = m->heads / c->tp, h = m->hidden, T = c->T, B = c->B;
@@ -306,7 +308,9 @@ static void mla_block(struct ctx *c, struct layer_kind *lk)
 	gemm(c, lk, "kv_a_proj", OPC_ATTENTION, T, kvl + rope, h, 1);
 	elem(lk, "kv_a_norm", OPC_NORM, T, kvl, 4, 1, 1);
 	elem(lk, "rope", OPC_ATTENTION, T, (nh + 1) * rope, 3, 1, 1);
-	if (m->index_topk > 0) {
+	if (m->index_topk > 0 && !own_index)
+		pairs = (double)B * attn_capped_pairs(S, C, m->index_topk);
+	if (m->index_topk > 0 && own_index) {
 		/* DeepSeek sparse attention: a lightweight indexer scores every
 		 * cached token, keeps the top index_topk per query; the main
 		 * attention then covers at most index_topk keys per query. */
@@ -463,23 +467,26 @@ static void ffn_tail(struct ctx *c, struct layer_kind *lk, bool moe)
 enum ffn_part { FP_DENSE, FP_MOE, FP_NONE };
 
 static void build_layer(struct ctx *c, struct layer_kind *lk, enum layer_mixer mix,
-			enum ffn_part ffn)
+			enum ffn_part ffn, bool shared_index)
 {
 	if (mix == LM_LINEAR)
 		linear_block(c, lk);
 	else if (mix == LM_FULL && c->m->attn == ATTN_MLA)
-		mla_block(c, lk);
+		mla_block(c, lk, !shared_index);
 	else if (mix != LM_NONE)
 		gqa_block(c, lk, mix);
 	if (ffn != FP_NONE)
 		ffn_tail(c, lk, ffn == FP_MOE);
 }
 
-static void kind_name(char *out, size_t n, enum layer_mixer mix, enum ffn_part ffn)
+static void kind_name(char *out, size_t n, enum layer_mixer mix, enum ffn_part ffn,
+		      bool shared_index)
 {
 	static const char *fn[] = {"dense", "moe", ""};
 
-	if (mix == LM_FULL && ffn != FP_NONE)
+	if (shared_index) /* DSA layers reusing an earlier layer's top-k */
+		snprintf(out, n, "%s/shared-idx", fn[ffn]);
+	else if (mix == LM_FULL && ffn != FP_NONE)
 		snprintf(out, n, "%s", fn[ffn]); /* the names of plain models */
 	else if (ffn == FP_NONE)
 		snprintf(out, n, "%s-only", mix == LM_FULL ? "attn" : layer_mixer_name(mix));
@@ -509,7 +516,8 @@ static void build_head(struct ctx *c, struct layer_kind *lk)
 void opgraph_layer_kind_name(const struct model_cfg *m, int64_t i, char *out, size_t n)
 {
 	kind_name(out, n, (enum layer_mixer)m->mixer[i],
-		  m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE);
+		  m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE,
+		  m->mixer[i] == LM_FULL && m->attn == ATTN_MLA && m->shared_index[i]);
 }
 
 int opgraph_build(const struct model_cfg *m, const struct parallel *p,
@@ -517,8 +525,8 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 		  struct opgraph *g, struct err *e)
 {
 	struct ctx c;
-	int64_t count[LM__COUNT][3], i;
-	int rc, mix, f;
+	int64_t count[LM__COUNT][3][2], i;
+	int rc, mix, f, sh;
 
 	memset(g, 0, sizeof(*g));
 	if (s->batch < 1)
@@ -545,18 +553,22 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 	g->tokens = c.T;
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < m->layers; i++)
-		count[m->mixer[i]][m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE]++;
+		count[m->mixer[i]][m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE]
+		     [m->mixer[i] == LM_FULL && m->attn == ATTN_MLA && m->shared_index[i]]++;
 	/* full-attention kinds first (dense, moe), then the others in enum order */
 	for (mix = 0; mix < LM__COUNT; mix++) {
 		for (f = 0; f < 3; f++) {
-			struct layer_kind *lk;
-			if (count[mix][f] == 0 || (mix == LM_NONE && f == FP_NONE))
-				continue;
-			lk = &g->kinds[g->nkinds++];
-			kind_name(lk->name, sizeof(lk->name), (enum layer_mixer)mix, (enum ffn_part)f);
-			lk->count = count[mix][f];
-			lk->mixer = (enum layer_mixer)mix;
-			build_layer(&c, lk, (enum layer_mixer)mix, (enum ffn_part)f);
+			for (sh = 0; sh < 2; sh++) {
+				struct layer_kind *lk;
+				if (count[mix][f][sh] == 0 || (mix == LM_NONE && f == FP_NONE))
+					continue;
+				lk = &g->kinds[g->nkinds++];
+				kind_name(lk->name, sizeof(lk->name), (enum layer_mixer)mix,
+					  (enum ffn_part)f, sh);
+				lk->count = count[mix][f][sh];
+				lk->mixer = (enum layer_mixer)mix;
+				build_layer(&c, lk, (enum layer_mixer)mix, (enum ffn_part)f, sh);
+			}
 		}
 	}
 	{

@@ -67,17 +67,22 @@ static double mixer_params(const struct model_cfg *m, enum layer_mixer k)
 		p += h * (double)(m->kv_lora_rank + m->qk_rope_dim) + m->kv_lora_rank;
 		p += (double)m->kv_lora_rank * nh * (double)(m->qk_nope_dim + m->v_head_dim);
 		p += nh * (double)m->v_head_dim * h;
-		if (m->index_heads > 0) {
-			/* indexer: wq_b, wk, LayerNorm on k (weight + bias), head weights */
-			double ql = (double)(m->q_lora_rank > 0 ? m->q_lora_rank : m->hidden);
-			p += ql * (double)(m->index_heads * m->index_head_dim);
-			p += h * (double)m->index_head_dim + 2.0 * (double)m->index_head_dim;
-			p += h * (double)m->index_heads;
-		}
 		return p;
 	}
 	return gqa_params(m, m->heads, m->kv_heads, m->head_dim, m->v_head_dim, m->attn_gate,
 			  m->k_eq_v, m->attn_sinks);
+}
+
+/* DSA indexer of one layer: wq_b, wk, LayerNorm on k (weight + bias), head weights. */
+static double indexer_params(const struct model_cfg *m)
+{
+	double h = (double)m->hidden;
+	double ql = (double)(m->q_lora_rank > 0 ? m->q_lora_rank : m->hidden);
+
+	if (m->index_heads <= 0)
+		return 0;
+	return ql * (double)(m->index_heads * m->index_head_dim) + h * (double)m->index_head_dim +
+	       2.0 * (double)m->index_head_dim + h * (double)m->index_heads;
 }
 
 /* Weights of one routed expert. */
@@ -112,6 +117,8 @@ void model_params(const struct model_cfg *m, struct param_counts *pc)
 	for (i = 0; i < m->layers; i++) {
 		enum layer_mixer k = (enum layer_mixer)m->mixer[i];
 		double a = mixer_params(m, k);
+		if (k == LM_FULL && m->attn == ATTN_MLA && !m->shared_index[i])
+			a += indexer_params(m);
 		pc->attention += a;
 		if (k == LM_LINEAR)
 			pc->linear_attn += a;

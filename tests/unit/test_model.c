@@ -224,6 +224,20 @@ static void test_recent_families(void)
 	CHECK(load("gemma-4-26b-a4b", m) == 0 && m->k_eq_v && m->head_dim == 512 && m->kv_heads == 2 &&
 	      m->window.head_dim == 256 && m->window.kv_heads == 8 && m->n_mixer[LM_SLIDING] == 25,
 	      "gemma4: global layers 2 KV heads x 512 (K = V), sliding 8 x 256");
+	{
+		/* GLM-5.2 'indexer_types': 21 layers run the DSA indexer, 57 reuse
+		 * an earlier top-k.  An indexer holds wq_b 2048 x 32 x 128, wk
+		 * 6144 x 128, k-norm 2 x 128, head weights 6144 x 32 */
+		struct param_counts p52, p5;
+		double idx = 2048.0 * 32 * 128 + 6144.0 * 128 + 256 + 6144.0 * 32;
+		CHECK(load("glm-5.2-bf16", m) == 0 && m->index_layers == 21 && m->shared_index[3] &&
+		      !m->shared_index[6], "glm-5.2: 21 own indexers, layer 3 shares, layer 6 owns");
+		model_params(m, &p52);
+		load("glm-5", m);
+		model_params(m, &p5);
+		CHECK(m->index_layers == 78, "glm-5: an indexer in every layer");
+		CHECK_REL(p5.total - p52.total, 57.0 * idx, 1e-9, "57 indexers fewer than GLM-5");
+	}
 	CHECK(load("mimo-v2-flash", m) == 0 && m->v_head_dim == 128 && m->window.kv_heads == 8 &&
 	      m->window.sinks && !m->attn_sinks && m->n_moe_layers == 47,
 	      "mimo: v 128, SWA 8 KV heads with sinks, 47 MoE layers");
