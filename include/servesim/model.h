@@ -131,6 +131,12 @@ double model_qfmt_bytes(enum model_qfmt f, int64_t group_size, double unquantise
 void model_layers_text(const struct model_cfg *m, char *buf, size_t n);
 void model_quant_text(const struct model_cfg *m, char *buf, size_t n);
 
+/* quantization_config (HF fp8 / mxfp4, compressed-tensors, modelopt) ->
+ * m->q and m->quant.  Formats we do not recognise leave every part Q_NONE
+ * (stored at the requested dtype).  SS_EDATA on mistyped fields. */
+int model_quant_from_json(const struct json *q, const char *src, struct model_cfg *m,
+			  struct err *e);
+
 /* Normalise a parsed config.json.  source names it in messages. */
 int model_from_json(const struct json *root, const char *source, struct model_cfg *m,
 		    struct err *e);
