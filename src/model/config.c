@@ -483,6 +483,34 @@ static int read_layers(const struct json *c, const char *src, struct model_cfg *
 	return 0;
 }
 
+/* partial_rotary_factor (top level or in rope_parameters): rotary dims of
+ * the full-attention layers' heads (the rope op's width). */
+static int partial_rotary(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
+{
+	const struct json *rp = json_get(c, "rope_parameters");
+	double f = 0;
+	bool pres = false;
+	int rc;
+
+	if ((rc = json_opt_num(c, "partial_rotary_factor", src, &f, &pres, e)) < 0)
+		return rc;
+	if (!pres && rp && json_type_of(rp) == JSON_OBJECT) {
+		const struct json *full = json_get(rp, "full_attention");
+		if (full && json_type_of(full) == JSON_OBJECT)
+			rp = full; /* Gemma 4: per layer type */
+		if ((rc = json_opt_num(rp, "partial_rotary_factor", src, &f, &pres, e)) < 0)
+			return rc;
+	}
+	if (!pres)
+		return 0;
+	if (!(f > 0 && f <= 1))
+		return err_set(e, SS_EDATA, "%s: 'partial_rotary_factor' must be in (0, 1], got %g", src, f);
+	m->rope_dim = (int64_t)((double)m->head_dim * f);
+	if (m->rope_dim < 1)
+		m->rope_dim = 1;
+	return 0;
+}
+
 static int read_mla(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
 {
 	bool pres;
@@ -614,6 +642,8 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 	if (is_mla_family(m->family) && (rc = read_mla(c, src, m, e)) < 0)
 		return rc;
 	if ((rc = read_layers(c, src, m, e)) < 0)
+		return rc;
+	if (m->attn != ATTN_MLA && (rc = partial_rotary(c, src, m, e)) < 0)
 		return rc;
 	if ((rc = read_moe(c, src, m, e)) < 0)
 		return rc;
