@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "servesim/cost.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
 
@@ -321,6 +322,93 @@ static void test_chunked_pairs(void)
 	CHECK(attn_chunked_pairs(100, 0, 1000) == attn_causal_pairs(100, 0), "short sequences unaffected");
 }
 
+
+/* The attention sum over layer groups (cost.c): priced against a copy of the
+ * model whose layers are all full attention, decode of 8 requests. */
+static void all_full(struct model_cfg *f)
+{
+	int64_t i;
+	for (i = 0; i < f->layers; i++)
+		f->mixer[i] = LM_FULL;
+	memset(f->n_mixer, 0, sizeof(f->n_mixer));
+	f->n_mixer[LM_FULL] = f->layers;
+}
+
+static int cost_for(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
+		    const char *data)
+{
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 1, 1};
+	struct err e;
+	int rc;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 256;
+	cc.max_seqs = 16;
+	rc = cost_init(c, m, g, &p, &cc, data, &e);
+	if (rc < 0)
+		printf("# cost: %s\n", e.msg);
+	return rc;
+}
+
+static void test_attention_groups(const char *data)
+{
+	static struct model_cfg full;
+	struct gpu_db db;
+	const struct gpu_spec *g = NULL;
+	struct cost_model ch, cf;
+	char path[1200];
+	struct err e;
+	double t1, t2, f1, f2;
+
+	snprintf(path, sizeof(path), "%s/gpus.json", data);
+	if (gpu_db_load(&db, path, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+		CHECK(0, "gpus load: %s", e.msg);
+		return;
+	}
+	/* gpt-oss-120b: 18 full + 18 sliding (128) layers.  At 50 000 keys per
+	 * request the sliding half costs next to nothing: about half the
+	 * all-full attention */
+	load("gpt-oss-120b");
+	full = M;
+	all_full(&full);
+	if (cost_for(&ch, &M, g, data) == 0 && cost_for(&cf, &full, g, data) == 0) {
+		t1 = cost_attn_decode_s(&ch, 8, 8 * 50000.0);
+		f1 = cost_attn_decode_s(&cf, 8, 8 * 50000.0);
+		CHECK(t1 / f1 > 0.5 && t1 / f1 < 0.52, "gpt-oss decode attention %.3g = %.3f x all-full",
+		      t1, t1 / f1);
+		/* short contexts (under the window) cost the same either way */
+		CHECK_REL(cost_attn_decode_s(&ch, 8, 8 * 100.0), cost_attn_decode_s(&cf, 8, 8 * 100.0), 1e-12,
+			  "contexts inside the window: sliding = full");
+		CHECK(cost_attn_prefill_s(&ch, 4000, 0) < 0.6 * cost_attn_prefill_s(&cf, 4000, 0),
+		      "4000-token prefill: sliding layers capped at the window");
+		cost_release(&ch);
+		cost_release(&cf);
+	}
+	/* qwen3-next: 12 full + 36 Gated DeltaNet layers.  The linear part,
+	 * hybrid - 12/48 x all-full, does not grow with the context */
+	load("qwen3-next-80b-a3b");
+	full = M;
+	all_full(&full);
+	if (cost_for(&ch, &M, g, data) == 0 && cost_for(&cf, &full, g, data) == 0) {
+		t1 = cost_attn_decode_s(&ch, 8, 8 * 1000.0);
+		t2 = cost_attn_decode_s(&ch, 8, 8 * 100000.0);
+		f1 = cost_attn_decode_s(&cf, 8, 8 * 1000.0);
+		f2 = cost_attn_decode_s(&cf, 8, 8 * 100000.0);
+		CHECK_REL(t1 - 12.0 / 48 * f1, t2 - 12.0 / 48 * f2, 1e-9,
+			  "recurrent update independent of the context");
+		/* one update: 8 x 32 x 128 x 128 state x 2 B, read and written, at
+		 * the KV bandwidth (memory-bound), per linear layer */
+		CHECK_REL((t1 - 12.0 / 48 * f1) * 48 / 36, 2.0 * 8 * 32 * 128 * 128 * 2 / ch.bw_kv, 1e-9,
+			  "recurrent update = state read + write at the KV bandwidth");
+		cost_release(&ch);
+		cost_release(&cf);
+	}
+	gpu_db_release(&db);
+}
+
 int main(void)
 {
 	char dir[1200], data[1024];
@@ -342,6 +430,7 @@ int main(void)
 	test_gpt_oss_sliding();
 	test_qwen3_next_linear();
 	test_chunked_pairs();
+	test_attention_groups(data);
 	registry_release(&reg);
 	return check_done();
 }
