@@ -112,7 +112,8 @@ struct model_cfg {
 	bool shared_gate;       /* sigmoid gate hidden->1 on the shared expert (Qwen3-Next) */
 	int64_t moe_latent;     /* latent MoE: experts run at this width between a hidden->latent
 				   and a latent->hidden projection (Nemotron-H), 0 when none */
-	double vision_params;   /* multimodal encoder weights (memory only), 0 when text-only */
+	double vision_params;   /* Qwen-VL vision encoder weights (memory only), 0 when text-only
+				   or another encoder layout */
 };
 
 const char *model_family_name(enum model_family f);
@@ -173,13 +174,14 @@ struct parallel {
 };
 
 struct param_counts {
-	double total;            /* every weight, MTP excluded */
+	double total;            /* every language-model weight, MTP and vision encoder excluded */
 	double active;           /* weights touched per token, embedding table included */
 	double embedding;        /* input embedding table */
 	double lm_head;          /* 0 when tied */
 	double attention, dense_ffn, experts, shared_experts, router, norms;
 	double linear_attn;      /* linear-attention (GDN / Mamba2) layers, in attention too */
-	double vision;           /* multimodal encoder: in total, not in active */
+	double vision;           /* multimodal encoder: in neither total nor active (published
+				    totals are the language model's), in weight bytes */
 };
 
 void model_params(const struct model_cfg *m, struct param_counts *pc);

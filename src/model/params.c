@@ -138,8 +138,8 @@ void model_params(const struct model_cfg *m, struct param_counts *pc)
 	pc->lm_head = m->tie_embeddings ? 0 : (double)m->vocab * h;
 	pc->vision = m->vision_params;
 	pc->total = pc->attention + pc->norms + pc->dense_ffn + pc->experts + pc->shared_experts +
-		    pc->router + pc->embedding + pc->lm_head + pc->vision;
-	pc->active = pc->total - pc->vision - pc->experts + nmoe * (double)m->top_k * expert;
+		    pc->router + pc->embedding + pc->lm_head;
+	pc->active = pc->total - pc->experts + nmoe * (double)m->top_k * expert;
 }
 
 int model_check_parallel(const struct model_cfg *m, const struct parallel *p, struct err *e)

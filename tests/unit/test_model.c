@@ -110,6 +110,20 @@ static void test_recent_families(void)
 			      published[i].id, a, b, w, published[i].tol * 100);
 		}
 	}
+	/* Qwen3-VL vision encoder (memory only): 27 ViT blocks of hidden 1152,
+	 * MLP 4304; Conv3d patches 3 x 2 x 16 x 16; 2304 position embeddings;
+	 * merger 4608 -> 4608 -> 2048; 3 deepstack mergers with a 4608 norm */
+	if (load("qwen3-vl-30b-a3b", m) == 0) {
+		double h = 1152, I = 4304, mh = 4608;
+		double blk = 4 * h + h * 3 * h + 3 * h + h * h + h + 2 * h * I + I + h;
+		double merger = mh * mh + mh + mh * 2048 + 2048;
+		double want = 27 * blk + 3 * 2 * 16 * 16 * h + h + 2304 * h + 2 * h + merger + 3 * (2 * mh + merger);
+		struct parallel p1 = {1, 1, 1, 1};
+		model_params(m, &pc);
+		CHECK_REL(pc.vision, want, 1e-12, "qwen3-vl vision encoder by hand");
+		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 2.0), 2.0 * (pc.total + pc.vision), 1e-12,
+			  "vision encoder in the weight bytes, not in the total");
+	}
 	/* the two refusals, each naming the one feature not modelled */
 	for (i = 0; i < 2; i++) {
 		err_clear(&e);
