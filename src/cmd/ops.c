@@ -199,10 +199,19 @@ static void print_text(const struct model_cfg *m, const struct ops_opts *o,
 		       "%lld MoE layers, %lld dense (first-k dense %lld, dense width %lld)\n",
 		       (long long)m->n_experts, (long long)m->top_k, (long long)m->moe_intermediate,
 		       (long long)m->n_shared_experts, (long long)m->shared_intermediate,
-		       (long long)m->n_moe_layers, (long long)(m->layers - m->n_moe_layers),
+		       (long long)m->n_moe_layers, (long long)model_dense_ffn_layers(m),
 		       (long long)m->first_k_dense, (long long)m->intermediate);
 	else
 		printf("           FFN: dense SwiGLU, intermediate %lld\n", (long long)m->intermediate);
+	{
+		char t[512];
+		model_layers_text(m, t, sizeof(t));
+		if (t[0])
+			printf("           layers: %s\n", t);
+		model_quant_text(m, t, sizeof(t));
+		if (t[0])
+			printf("           stored weights (%s)\n", t);
+	}
 	fmt_count(b1, sizeof(b1), pc->total);
 	fmt_count(b2, sizeof(b2), pc->active);
 	printf("           params %s total, %s active per token%s\n", b1, b2,
@@ -250,7 +259,7 @@ static void print_text(const struct model_cfg *m, const struct ops_opts *o,
 		if (strcmp(lk->name, "embed+head") != 0)
 			printf("  layer total %s: attention %.1f%%, %s %.1f%%, other %.1f%%\n", b1,
 			       100 * share(layer_kind_flops_cat(lk, OPC_ATTENTION), lf),
-			       strcmp(lk->name, "moe") == 0 ? "moe" : "ffn",
+			       strstr(lk->name, "moe") ? "moe" : "ffn",
 			       100 * share(layer_kind_flops_cat(lk, OPC_FFN) +
 						   layer_kind_flops_cat(lk, OPC_MOE), lf),
 			       100 * share(lf - layer_kind_flops_cat(lk, OPC_ATTENTION) -
@@ -679,6 +688,7 @@ static int pick_kind(const struct model_cfg *m, const struct ops_opts *o,
 		     const struct layer_kind **out, struct err *e)
 {
 	const char *want;
+	char kname[24];
 	size_t i;
 
 	if (kf->layer_id >= 0) {
@@ -686,7 +696,8 @@ static int pick_kind(const struct model_cfg *m, const struct ops_opts *o,
 			return err_set(e, SS_EDATA, "%s: metadata.layer_id %lld is past the model's %lld layers",
 				       o->karg[0] == '@' ? o->karg + 1 : "--kernel-flow",
 				       (long long)kf->layer_id, (long long)m->layers);
-		want = m->is_moe[kf->layer_id] ? "moe" : "dense";
+		opgraph_layer_kind_name(m, kf->layer_id, kname, sizeof(kname));
+		want = kname;
 	} else {
 		want = o->layer_kind ? o->layer_kind : m->n_moe_layers > 0 ? "moe" : "dense";
 	}

@@ -509,7 +509,11 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 		       c->mp->mem_bytes / 1073741824.0, o->util, c->mp->weight_bytes / 1073741824.0,
 		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0,
 		       c->mp->kv_bytes / 1073741824.0);
-	else
+	if (c->kv_from_memory && c->mp->state_bytes > 0)
+		printf("           of which %.2f GiB per-sequence state (window KV, recurrent state: %.1f MiB each) for %lld sequences\n",
+		       c->mp->state_bytes / 1073741824.0, c->mp->state_bytes_per_seq / 1048576.0,
+		       (long long)c->mp->state_seqs);
+	if (!c->kv_from_memory)
 		printf("kv cache   %lld blocks (%lld tokens) per %s, from --total-kv-blocks\n",
 		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size),
 		       c->sc->lockstep ? "DP rank" : "replica");

@@ -239,6 +239,21 @@ const char *cost_src_name(enum cost_src s)
 	return (unsigned)s < COST_SRC__COUNT ? n[s] : "?";
 }
 
+/* The dtype a part stored as f runs in on g, when narrower than dflt:
+ * fp4 formats need fp4 tensor cores, else they run weight-only (W4A16). */
+static enum dtype stored_dtype(enum model_qfmt f, const struct gpu_spec *g, enum dtype dflt)
+{
+	enum dtype d;
+
+	switch (f) {
+	case Q_FP8: case Q_FP8_BLOCK: d = DT_FP8; break;
+	case Q_MXFP4: case Q_NVFP4: d = g->peak_flops[DT_FP4] > 0 ? DT_FP4 : DT_INT4; break;
+	case Q_INT4_W4A16: d = DT_INT4; break;
+	default: return dflt;
+	}
+	return dtype_bytes(d) < dtype_bytes(dflt) ? d : dflt;
+}
+
 static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m, int scales)
 {
 	switch (dt) {
@@ -248,8 +263,8 @@ static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m, int sca
 		 * quantised by the engine gets per-tensor scales */
 		if (scales)
 			return scales == 2 ? MOE_FP8_BLOCK : MOE_FP8;
-		return strcmp(m->quant, "fp8") == 0 ? MOE_FP8_BLOCK : MOE_FP8;
-	case DT_FP4: return MOE_FP4;
+		return m->q.experts == Q_FP8_BLOCK ? MOE_FP8_BLOCK : MOE_FP8;
+	case DT_FP4: return m->q.experts == Q_MXFP4 ? MOE_MXFP4 : MOE_FP4;
 	case DT_INT4: return MOE_INT4;
 	default: return MOE_BF16;
 	}
@@ -374,7 +389,15 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		}
 		c->tabs = &c->own_tabs;
 	}
-	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : cfg->wdt;
+	/* the checkpoint's stored formats (quantization_config): a part stored
+	 * narrower than --dtype runs in its stored format, as the engines load
+	 * it (DeepSeek's block fp8, gpt-oss's MXFP4 experts, Kimi-K2.5's int4
+	 * experts); --moe-dtype overrides the experts */
+	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : stored_dtype(m->q.experts, g, cfg->wdt);
+	if (m->q.attn == m->q.mlp && m->q.attn != Q_NONE) {
+		c->cfg.wdt = stored_dtype(m->q.attn, g, cfg->wdt);
+		cfg = &c->cfg;
+	}
 	if (m->n_experts > 0) {
 		/* the experts are split EP ways and TP-sharded over the rest of the
 		 * TP x DP GPUs that share the MoE layers (attention-DP) */
@@ -409,8 +432,10 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		c->kv_tok_layer_bytes = (double)(m->kv_lora_rank + m->qk_rope_dim) * dtype_bytes(cfg->kvdt);
 	} else {
 		c->kv_heads = (int)(m->kv_heads / p->tp > 0 ? m->kv_heads / p->tp : 1);
-		c->head_dim_qk = c->head_dim_v = (int)m->head_dim;
-		c->kv_tok_layer_bytes = 2.0 * c->kv_heads * (double)m->head_dim * dtype_bytes(cfg->kvdt);
+		c->head_dim_qk = (int)m->head_dim;
+		c->head_dim_v = (int)m->v_head_dim;
+		c->kv_tok_layer_bytes = c->kv_heads * (double)(m->head_dim + (m->k_eq_v ? 0 : m->v_head_dim)) *
+					dtype_bytes(cfg->kvdt);
 	}
 	{
 		int hd = m->attn == ATTN_MLA ? 128 : c->head_dim_qk;
@@ -517,67 +542,202 @@ void cost_release(struct cost_model *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* One layer's attention for a prefill chunk of len tokens after prefix. */
-double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+/* --- attention, summed over layer groups ---
+ * A model's layers fall in groups priced differently: full attention (all
+ * earlier keys; MLA and DSA included), sliding-window (keys capped at the
+ * window, with the sliding layers' own head layout), chunked-local (keys of
+ * the query's own chunk) and linear attention (a recurrent update over a
+ * fixed-size state, priced as one launch: a roofline of its FLOPs and the
+ * state read and written once per sequence).  cost_attn_prefill_s and
+ * cost_attn_decode_s return the sum over groups divided by the number of
+ * layers, i.e. the mean per layer, so that callers multiply by layers. */
+
+/* Recurrent updates are memory-bound (one pass over the state per step);
+ * the compute term assumes half the bf16 peak.  Our assumption, not fitted:
+ * no linear-attention table is loaded yet. */
+#define LINEAR_ATTN_MFU 0.5
+
+/* Head layout of one GQA layer group on one GPU. */
+struct attn_group {
+	double heads, dqk, dv, kv_tok; /* kv_tok: KV bytes per token of one layer */
+};
+
+static struct attn_group window_group(const struct cost_model *c)
 {
 	const struct model_cfg *m = c->m;
-	double pairs, flops, bytes, isl_eq, mfu, t;
+	struct attn_group g;
+	double kvh = (double)m->window.kv_heads / c->p.tp;
 
-	if (m->attn == ATTN_MLA && m->index_topk > 0)
-		pairs = attn_capped_pairs(len, prefix, m->index_topk);
-	else
-		pairs = attn_causal_pairs(len, prefix);
-	if (m->attn == ATTN_MLA) /* expanded form: q/k dims nope+rope, v dims v */
-		flops = 2.0 * pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
-	else
-		flops = 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
-	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
-		2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
-	/* the tables hold prefix-free causal prefills: look the chunk up at
-	 * the sequence length with the same number of query-key pairs */
-	isl_eq = sqrt(2.0 * pairs);
-	mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
-	t = roofline(c, flops, c->attn_peak, mfu, bytes);
-	if (m->attn == ATTN_MLA) {
-		/* kv_b up-projects the latent of every context token */
-		t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
-				 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
-				 (double)m->kv_lora_rank, 1);
-		if (m->index_topk > 0) {
-			double ip = attn_causal_pairs(len, prefix);
-			t += roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim),
-				      c->attn_peak, mfu, (double)(len + prefix) * (double)m->index_head_dim);
-		}
-	}
-	return t;
+	g.heads = (double)(m->window.heads / c->p.tp);
+	g.dqk = (double)m->window.head_dim;
+	g.dv = (double)m->window.v_head_dim;
+	g.kv_tok = (kvh < 1 ? 1 : kvh) * (g.dqk + g.dv) * dtype_bytes(c->cfg.kvdt);
+	return g;
 }
 
-/* One layer's attention for n decode requests attending ctx_sum keys in all. */
-double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+static struct attn_group full_group(const struct cost_model *c)
 {
-	const struct model_cfg *m = c->m;
-	double flops, bytes, mfu, mean, t;
+	struct attn_group g = {(double)c->heads, (double)c->head_dim_qk, (double)c->head_dim_v,
+			       c->kv_tok_layer_bytes};
+	return g;
+}
 
-	if (n <= 0)
-		return 0;
-	mean = ctx_sum / (double)n;
-	if (m->attn == ATTN_MLA && m->index_topk > 0 && mean > (double)m->index_topk) {
-		double full = ctx_sum;
-		ctx_sum = (double)n * (double)m->index_topk;
-		t = roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
-			     0.3, full * (double)m->index_head_dim);
-		mean = (double)m->index_topk;
-	} else {
-		t = 0;
-	}
-	flops = 2.0 * ctx_sum * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
-	bytes = ctx_sum * c->kv_tok_layer_bytes;
+/* GQA prefill of one layer: pairs query-key pairs, keys read from the cache. */
+static double gqa_prefill_s(const struct cost_model *c, const struct attn_group *g, double pairs,
+			    double keys, int64_t len)
+{
+	double flops = 2.0 * pairs * g->heads * (g->dqk + g->dv);
+	double bytes = keys * g->kv_tok + 2.0 * (double)len * g->heads * g->dqk * 2.0;
+	/* the tables hold prefix-free causal prefills: look the chunk up at
+	 * the sequence length with the same number of query-key pairs */
+	double isl_eq = sqrt(2.0 * pairs);
+	double mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
+
+	return roofline(c, flops, c->attn_peak, mfu, bytes);
+}
+
+/* GQA decode of one layer: n requests attending ctx_sum keys in all. */
+static double gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n,
+			   double ctx_sum)
+{
+	double mean = ctx_sum / (double)n, mfu;
+	double flops = 2.0 * ctx_sum * g->heads * (g->dqk + g->dv), bytes = ctx_sum * g->kv_tok;
+
 	if (n <= c->cfg.max_seqs)
 		mfu = mfu_row_eval(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean));
 	else
 		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
 					mean < 1 ? 0.0 : log(mean));
-	return t + roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+	return roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+}
+
+/* Linear attention of one layer: `tokens` new tokens over `seqs` sequences. */
+static double linear_s(const struct cost_model *c, double tokens, double seqs)
+{
+	const struct model_cfg *m = c->m;
+	double vh = (double)m->lin.v_heads / c->p.tp;
+	double elems = vh * (double)(m->lin.v_dim * m->lin.k_dim);
+	double flops = tokens * elems * LINEAR_FLOPS_PER_STATE_ELEM;
+	double bytes = 2.0 * seqs * elems * m->lin.state_elem_bytes;
+
+	return roofline_bw(c, flops, c->attn_peak, LINEAR_ATTN_MFU, bytes, c->bw_kv);
+}
+
+/* Share of the full-attention layers that run their own DSA indexer (the
+ * others reuse an earlier layer's top-k: GLM-5.2 'indexer_types'). */
+static double own_index_share(const struct model_cfg *m)
+{
+	return m->n_mixer[LM_FULL] > 0 ? (double)m->index_layers / (double)m->n_mixer[LM_FULL] : 1.0;
+}
+
+/* Full-attention layer (GQA, MLA, DSA) for a prefill chunk. */
+static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+{
+	const struct model_cfg *m = c->m;
+	double pairs, flops, bytes, isl_eq, mfu, t;
+	struct attn_group g;
+
+	if (m->attn == ATTN_MLA && m->index_topk > 0)
+		pairs = attn_capped_pairs(len, prefix, m->index_topk);
+	else
+		pairs = attn_causal_pairs(len, prefix);
+	if (m->attn != ATTN_MLA) {
+		g = full_group(c);
+		return gqa_prefill_s(c, &g, pairs, (double)(len + prefix), len);
+	}
+	/* expanded form: q/k dims nope+rope, v dims v */
+	flops = 2.0 * pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
+	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
+		2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
+	isl_eq = sqrt(2.0 * pairs);
+	mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
+	t = roofline(c, flops, c->attn_peak, mfu, bytes);
+	/* kv_b up-projects the latent of every context token */
+	t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
+			 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+			 (double)m->kv_lora_rank, 1);
+	if (m->index_topk > 0) {
+		/* indexer scoring, in the layers that run their own indexer */
+		double ip = attn_causal_pairs(len, prefix);
+		t += own_index_share(m) *
+		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
+			      mfu, (double)(len + prefix) * (double)m->index_head_dim);
+	}
+	return t;
+}
+
+/* Full-attention layer (GQA, MLA, DSA) for n decode requests. */
+static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+{
+	const struct model_cfg *m = c->m;
+	double mean = ctx_sum / (double)n, t = 0;
+	struct attn_group g = full_group(c);
+
+	if (m->attn == ATTN_MLA && m->index_topk > 0 && mean > (double)m->index_topk) {
+		double full = ctx_sum;
+		ctx_sum = (double)n * (double)m->index_topk;
+		t = own_index_share(m) *
+		    roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
+			     0.3, full * (double)m->index_head_dim);
+	}
+	return t + gqa_decode_s(c, &g, n, ctx_sum);
+}
+
+/* Mean per layer of the attention for a prefill chunk of len tokens after prefix. */
+double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+{
+	const struct model_cfg *m = c->m;
+	const int64_t *nk = m->n_mixer;
+	double t = 0;
+
+	if (nk[LM_FULL] > 0)
+		t += (double)nk[LM_FULL] * full_prefill_s(c, len, prefix);
+	if (nk[LM_SLIDING] > 0) {
+		struct attn_group g = window_group(c);
+		int64_t w = m->window.size;
+		t += (double)nk[LM_SLIDING] *
+		     gqa_prefill_s(c, &g, attn_capped_pairs(len, prefix, w),
+				   (double)(prefix < w - 1 ? prefix : w - 1) + (double)len, len);
+	}
+	if (nk[LM_CHUNKED] > 0) {
+		struct attn_group g = full_group(c);
+		t += (double)nk[LM_CHUNKED] *
+		     gqa_prefill_s(c, &g, attn_chunked_pairs(len, prefix, m->chunk),
+				   (double)(prefix % m->chunk) + (double)len, len);
+	}
+	if (nk[LM_LINEAR] > 0)
+		t += (double)nk[LM_LINEAR] * linear_s(c, (double)len, 1.0);
+	return t / (double)m->layers;
+}
+
+/* Mean per layer of the attention for n decode requests attending ctx_sum
+ * keys in all (per full-attention layer). */
+double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+{
+	const struct model_cfg *m = c->m;
+	const int64_t *nk = m->n_mixer;
+	double t = 0, mean;
+
+	if (n <= 0)
+		return 0;
+	mean = ctx_sum / (double)n;
+	if (nk[LM_FULL] > 0)
+		t += (double)nk[LM_FULL] * full_decode_s(c, n, ctx_sum);
+	if (nk[LM_SLIDING] > 0) {
+		/* each request's keys capped at the window (the mean as proxy) */
+		struct attn_group g = window_group(c);
+		double w = (double)m->window.size;
+		t += (double)nk[LM_SLIDING] * gqa_decode_s(c, &g, n, (double)n * (mean < w ? mean : w));
+	}
+	if (nk[LM_CHUNKED] > 0) {
+		/* past the first chunk a request sees chunk/2 keys on average */
+		struct attn_group g = full_group(c);
+		double ch = (double)m->chunk;
+		t += (double)nk[LM_CHUNKED] * gqa_decode_s(c, &g, n, (double)n * (mean <= ch ? mean : ch / 2));
+	}
+	if (nk[LM_LINEAR] > 0)
+		t += (double)nk[LM_LINEAR] * linear_s(c, (double)n, (double)n);
+	return t / (double)m->layers;
 }
 
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens)
@@ -632,6 +792,7 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 	}
 	attn += cost_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
 	mtok = s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens;
+	/* attn is the mean per layer over the layer groups (see above) */
 	if (c->m->attn == ATTN_MLA && s->ndecode > 0)
 		attn += (s->ndecode <= c->cfg.max_seqs ? c->absorb_s[s->ndecode]
 						       : c->absorb_s[c->cfg.max_seqs]) / L;
