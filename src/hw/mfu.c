@@ -248,6 +248,28 @@ double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 
 /* --- loading --- */
 
+/* A latency measured on the GPU whose tables g borrows, carried to g by its
+ * roofline efficiency: the measured kernel reached a fraction eff of
+ * max(FLOPs / peak, bytes / bandwidth) on the lender, and is taken to reach
+ * the same fraction of g's own roofline.  Carrying MFU instead would keep
+ * the lender's compute-to-bandwidth ratio: a memory-bound decode GEMM
+ * measured on an H100 would run 6.7x slower on an H20 (148 vs 989 TFLOP/s)
+ * although the H20 streams weights faster.  g's own tables: unchanged. */
+static double borrowed_s(const struct gpu_spec *g, enum dtype dt, double flops, double bytes,
+			 double lat_s)
+{
+	double ps = g->table_peak[dt], pt = g->peak_flops[dt];
+	double rs, rt;
+
+	if (ps == pt && g->table_hbm_bw == g->hbm_bw)
+		return lat_s;
+	if (!(ps > 0 && pt > 0))
+		return lat_s;
+	rs = flops / ps > bytes / g->table_hbm_bw ? flops / ps : bytes / g->table_hbm_bw;
+	rt = flops / pt > bytes / g->hbm_bw ? flops / pt : bytes / g->hbm_bw;
+	return lat_s * rt / rs;
+}
+
 /* Load the GEMM rows of the dtypes t does not have yet; *got gets a bit per
  * dtype loaded. */
 static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
@@ -286,7 +308,12 @@ static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_sp
 		p[dt][np[dt]].x[0] = log(m);
 		p[dt][np[dt]].x[1] = log(n);
 		p[dt][np[dt]].x[2] = log(k);
-		p[dt][np[dt]].v = log(2.0 * m * n * k / (lat * 1e-6 * gs->table_peak[dt]));
+		p[dt][np[dt]].v = log(2.0 * m * n * k /
+				      (borrowed_s(gs, dt, 2.0 * m * n * k,
+						  n * k * (dt == DT_FP8 ? 1.0 : dt == DT_FP4 ? 0.5 : 2.0) +
+							  (m * k + m * n) * 2.0,
+						  lat * 1e-6) *
+				       gs->peak_flops[dt]));
 		np[dt]++;
 	}
 	if (rc < 0)
@@ -363,7 +390,15 @@ static int load_attn(const char *path, bool prefill, const struct gpu_spec *gs,
 		XGROW(pts[i], caps[i], npts[i] + 1);
 		pts[i][npts[i]].x[0] = log(v[4]);
 		pts[i][npts[i]].x[1] = log(v[5]);
-		pts[i][npts[i]].v = log(flops / (v[6] * 1e-6 * gs->table_peak[DT_BF16]));
+		{
+			/* bytes: the KV read (decode) or K/V written and read once
+			 * (prefill), at the table's KV dtype */
+			double kvb = kd == DT_FP8 ? 1.0 : 2.0;
+			double bytes = 2.0 * v[4] * v[5] * v[1] * v[2] * kvb + 2.0 * v[4] * v[0] * v[2] * 2.0 *
+									  (prefill ? v[5] : 1.0);
+			pts[i][npts[i]].v = log(flops / (borrowed_s(gs, DT_BF16, flops, bytes, v[6] * 1e-6) *
+							 gs->peak_flops[DT_BF16]));
+		}
 		npts[i]++;
 	}
 	if (rc < 0)

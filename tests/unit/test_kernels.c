@@ -131,6 +131,24 @@ static void test_collections(const struct model_cfg *m)
 		}
 		cost_release(&c);
 	}
+	/* borrowed by roofline efficiency: the H20 (148 TFLOP/s, 4.0 TB/s)
+	 * streams a decode GEMM's weights faster than the H100 (3.35 TB/s)
+	 * whose tables it borrows, and computes a prefill GEMM ~6.7x slower */
+	{
+		struct cost_model h20, h100;
+		if (make_cost(&h20, m, "h20", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0 &&
+		    make_cost(&h100, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+			double d20 = cost_gemm_s(&h20, DT_BF16, 1, 4096, 4096, 1);
+			double d100 = cost_gemm_s(&h100, DT_BF16, 1, 4096, 4096, 1);
+			double p20 = cost_gemm_s(&h20, DT_BF16, 8192, 4096, 4096, 1);
+			double p100 = cost_gemm_s(&h100, DT_BF16, 8192, 4096, 4096, 1);
+			CHECK(d20 < d100, "h20 decode GEMM %.2f us < h100 %.2f us (bandwidth 4.0 vs 3.35 TB/s)",
+			      d20 * 1e6, d100 * 1e6);
+			CHECK_REL(p20 / p100, 989.4 / 148.0, 0.02, "h20/h100 compute-bound GEMM = peak ratio");
+			cost_release(&h20);
+			cost_release(&h100);
+		}
+	}
 }
 
 /* An exact measured MoE shape gives the measured latency back; a shape
