@@ -470,8 +470,12 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 	char b1[64], b2[64];
 	int st, ns = sim_nstages(s);
 
-	printf("model      %s (%s), %s weights, %s KV cache\n", c->m->id, c->m->source,
-	       dtype_name(o->dtype), dtype_name(o->kvdtype));
+	printf("model      %s (%s), %s weights, %s KV cache", c->m->id, c->m->source,
+	       dtype_name(c->cost->cfg.wdt), dtype_name(o->kvdtype));
+	if (c->cost->cfg.wdt != o->dtype || (c->m->n_experts > 0 && c->cost->moe_wdt != c->cost->cfg.wdt))
+		printf(" (as stored in the checkpoint, %s; routed experts %s)", c->m->q.method[0] ? c->m->q.method : "quantized",
+		       dtype_name(c->cost->moe_wdt));
+	printf("\n");
 	if (c->sc->pd.prefill > 0) {
 		printf("hardware   P/D %dp%dd: %d prefill worker%s x %d %s (TP %d, PP %d, EP %d) + %d decode worker%s x %d (TP %d, PP %d, EP %d)\n",
 		       c->sc->pd.prefill, c->sc->dp, c->sc->pd.prefill, c->sc->pd.prefill > 1 ? "s" : "",
