@@ -35,6 +35,9 @@ LIB_SRC += src/calib/guidellm_v2.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
+FUZZERS   += fuzz_aic
+FUZZERS   += fuzz_bench
+FUZZERS   += fuzz_requests
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a

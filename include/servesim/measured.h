@@ -60,6 +60,10 @@ struct wl_spec;
  * Returns 1 (nothing set, no message) when path is not such a report. */
 int guidellm_read_aggregates(const char *path, struct wl_spec *wl, struct measured_stage *stages,
 			     size_t *nstages, struct err *e);
+/* The same over a parsed report (fuzzing, tests). */
+struct json;
+int guidellm_aggregates_json(const struct json *root, const char *name, struct wl_spec *wl,
+			     struct measured_stage *stages, size_t *nstages, struct err *e);
 /* vLLM OpenTelemetry spans, one JSON document per line (.json or .json.gz). */
 int otel_read(const char *path, struct gt_requests *g, struct err *e);
 struct wl_spec;

@@ -25,25 +25,20 @@ static double succ(const struct json *metrics, const char *name, const char *sta
 	return v && json_type_of(v) == JSON_NUMBER ? json_number(v) : NAN;
 }
 
-int guidellm_read_aggregates(const char *path, struct wl_spec *wl, struct measured_stage *st,
-			     size_t *nst, struct err *e)
+int guidellm_aggregates_json(const struct json *root, const char *path, struct wl_spec *wl,
+			     struct measured_stage *st, size_t *nst, struct err *e)
 {
 	const struct json *bl, *b;
-	struct json *root;
 	double in_sum = 0, out_sum = 0, req_sum = 0;
 	enum wl_process proc = WL_CONSTANT;
 	size_t i = 0;
 	int rc;
 
 	*nst = 0;
-	if (json_parse_file(path, &root, e) < 0)
-		return 1; /* not a report we can read this way: the caller's error stands */
 	bl = json_get(root, "benchmarks");
 	if (!bl || json_type_of(bl) != JSON_ARRAY || json_size(bl) == 0 ||
-	    !json_get(json_first(bl), "metrics")) {
-		json_free(root);
+	    !json_get(json_first(bl), "metrics"))
 		return 1;
-	}
 	wl_spec_defaults(wl);
 	for (b = json_first(bl); b; b = json_next(b), i++) {
 		const struct json *m = json_get(b, "metrics"), *strat = json_get(json_get(b, "config"), "strategy");
@@ -126,6 +121,21 @@ int guidellm_read_aggregates(const char *path, struct wl_spec *wl, struct measur
 	*nst = i;
 	rc = 0;
 out:
+	if (rc < 0)
+		wl_spec_release(wl);
+	return rc;
+}
+
+int guidellm_read_aggregates(const char *path, struct wl_spec *wl, struct measured_stage *st,
+			     size_t *nst, struct err *e)
+{
+	struct json *root;
+	int rc;
+
+	*nst = 0;
+	if (json_parse_file(path, &root, e) < 0)
+		return 1; /* not a report we can read this way: the caller's error stands */
+	rc = guidellm_aggregates_json(root, path, wl, st, nst, e);
 	json_free(root);
 	return rc;
 }
