@@ -11,6 +11,7 @@
 
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
+#include "servesim/memplan.h"
 #include "servesim/scenario.h"
 
 static bool overloaded(double completed, double rate, double duration, double ttft_mean)
@@ -164,6 +165,21 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 	int rc, k;
 
 	experiment_scenario(x, m, g, o, &sc);
+	/* scenario_prepare plans a replica's memory with dp = 1; with expert
+	 * parallelism across dp replicas that makes the MoE split tp x 1 / ep
+	 * fall below 1 and charges every GPU all experts (attention-DP x EP
+	 * deployments "do not fit").  Until it plans with the deployment's dp,
+	 * size the KV cache here from the plan of the whole layout. */
+	if (sc.total_kv_blocks == 0 && sc.par.dp > 1 && sc.par.ep > 1) {
+		struct memplan mp;
+		if ((rc = memplan_compute(m, g, &sc.par, sc.wdt, sc.kvdt, sc.gpu_memory_utilization,
+					  sc.block_size, sc.max_num_batched_tokens, sc.max_num_seqs, &mp,
+					  e)) < 0) {
+			err_prefix(e, "%s", x->name);
+			return rc;
+		}
+		sc.total_kv_blocks = mp.blocks > 0 ? mp.blocks : 1;
+	}
 	if ((rc = scenario_prepare(&sc, data_dir, &st, e)) < 0) {
 		err_prefix(e, "%s", x->name);
 		return rc;
