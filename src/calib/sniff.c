@@ -41,7 +41,11 @@ enum gt_format gt_sniff_mem(const char *buf, size_t n, char *keys, size_t nk)
 	if (memmem(buf, first, "silicon_ttft_ms", 15) && memmem(buf, first, "model_path", 10))
 		return GT_AIC;
 	/* the first line as a JSON object: its keys name the format */
-	if (first && json_parse(buf, first, "sniff", &o, &e) == 0 && json_type_of(o) == JSON_OBJECT) {
+	if (first && json_parse(buf, first, "sniff", &o, &e) == 0 && json_type_of(o) != JSON_OBJECT) {
+		json_free(o);
+		o = NULL;
+	}
+	if (o) {
 		const struct json *m;
 		size_t off = 0;
 		enum gt_format f = GT_UNKNOWN;
