@@ -1153,8 +1153,9 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 
 /* Engine settings of results that record only some: what the file says,
  * else base's (--experiment / --model flags), else vLLM's defaults for a
- * >= 70 GiB GPU (max_num_seqs 1024, max_num_batched_tokens 8192 since
- * vLLM 0.10; block 16; gpu_memory_utilization 0.9; prefix caching on). */
+ * >= 70 GiB GPU other than A100 (max_num_seqs 1024, max_num_batched_tokens
+ * 8192: vLLM's per-GPU default rule, issue 10; block 16,
+ * gpu_memory_utilization 0.9 and prefix caching on: vLLM v1 EngineArgs). */
 static void apply_settings(struct experiment *x, const struct gt_settings *s,
 			   const struct experiment *base, const char *gpu, int64_t longest)
 {
