@@ -31,10 +31,19 @@ LIB_SRC = \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
+LIB_SRC += src/calib/aic.c
+LIB_SRC += src/calib/vllm_requests.c
+LIB_SRC += src/calib/vcr.c
+LIB_SRC += src/calib/bench.c
+LIB_SRC += src/calib/sniff.c
+LIB_SRC += src/calib/guidellm_v2.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
+FUZZERS   += fuzz_aic
+FUZZERS   += fuzz_bench
+FUZZERS   += fuzz_requests
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a

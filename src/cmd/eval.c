@@ -4,6 +4,7 @@
  * each tier-0 correction, `--synthetic` runs the cost-model experiments,
  * `--report` writes markdown with gnuplot plots. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <getopt.h>
 #include <math.h>
@@ -40,8 +41,11 @@ static const char eval_usage[] =
 	"result folder (exp-config.yaml, results/), GuideLLM results\n"
 	"(guidellm-results.json[.gz] with exp-config.yaml, engine-facts.json) or vLLM\n"
 	"OpenTelemetry spans (traces.json[.gz]); per-request data is replayed at its\n"
-	"recorded arrival times and lengths.  Folders above them are searched.  A bare\n"
-	"results file needs --experiment or --model (below).\n"
+	"recorded arrival times and lengths.  An aiconfigurator silicon CSV (or a folder\n"
+	"holding one) is one closed-loop experiment per row (2 C warm-up + 10 C measured\n"
+	"requests at concurrency C, as its genai-perf harness ran); rows servesim cannot\n"
+	"run are counted by reason; a per model x GPU summary follows.  Folders above\n"
+	"them are searched.  A bare results file needs --experiment or --model (below).\n"
 	"\n"
 	"options:\n"
 	"  --calibration FILE|none tier-1 file to apply; default: the accepted file in\n"
@@ -60,6 +64,9 @@ static const char eval_usage[] =
 	"                          spread of the median and mean APE across them (text)\n"
 	"  --tier2 FILE            tier-2 hardware file (measured bandwidth per pattern)\n"
 	"  --gpu G                 GPU of runs that do not record it (default h100)\n"
+	"  --where COND[,COND...]  rows of aiconfigurator silicon CSVs to run: COL=V or\n"
+	"                          COL!=V on any column, comma = and (e.g.\n"
+	"                          backend=trtllm,mode=agg,system=h200_sxm)\n"
 	"  --format text|json|csv  (default text)\n"
 	"  --report FILE.md        also write a markdown report (atomically)\n"
 	"  --plots DIR             with --report: gnuplot SVGs (and their data) in DIR\n"
@@ -78,6 +85,7 @@ struct eval_cli {
 	const struct experiment *base; /* settings for bare results, or NULL */
 	int seeds;             /* --seeds K: K workload seeds (0: the files' own) */
 	uint64_t seed_add;     /* added to each experiment's workload seed */
+	const char *where;             /* --where: rows of silicon tables */
 };
 
 struct pass {
@@ -90,6 +98,10 @@ struct pass {
 	char workloads[32][64]; /* in row order */
 	int nworkloads;
 	char warned[400];       /* the last calibration mismatch warned about */
+	/* aiconfigurator silicon tables */
+	int ntables;
+	size_t table_rows, table_total, table_sim;
+	struct skip_tally skips;
 };
 
 static void note_used(struct pass *p, const char *path)
@@ -131,6 +143,150 @@ static void note_workloads(struct pass *p)
 	}
 }
 
+/* Model and GPU of x from the registries; rows use the registry ids.  A
+ * name the registry does not know is retried as the base checkpoint of a
+ * quantised variant (aic_model_candidates: -FP8 / -NVFP4 suffix, nvidia/
+ * prefix, organisation dropped); the first error is the one reported. */
+static int resolve(struct cli_env *env, struct experiment *x, struct model_cfg *m,
+		   const struct gpu_spec **g, bool *gpu_failed, struct err *e)
+{
+	char cand[3][128];
+	int nc = aic_model_candidates(x->model, cand), k, rc;
+	struct err e2;
+
+	*gpu_failed = false;
+	if ((rc = cli_load_model(env, x->model, NULL, m, e)) < 0)
+		for (k = 1; k < nc && rc < 0; k++)
+			rc = cli_load_model(env, cand[k], NULL, m, &e2);
+	if (rc == 0 && (rc = cli_find_gpu(env, x->gpu, g, e)) < 0) {
+		/* result files write GPUs as vendors do (H200, RTXPRO6000,
+		 * h100_sxm): retry lower case with '-' for '_' */
+		char low[48];
+		size_t k2;
+		for (k2 = 0; x->gpu[k2] && k2 + 1 < sizeof(low); k2++)
+			low[k2] = x->gpu[k2] == '_' ? '-' : (char)tolower((unsigned char)x->gpu[k2]);
+		low[k2] = '\0';
+		if (cli_find_gpu(env, low, g, &e2) == 0)
+			rc = 0;
+		else
+			*gpu_failed = true;
+	}
+	if (rc == 0) {
+		snprintf(x->model, sizeof(x->model), "%s", m->id);
+		snprintf(x->gpu, sizeof(x->gpu), "%s", (*g)->id);
+	}
+	return rc;
+}
+
+/* Tier 1 for x (--calibration FILE, none, or the matching accepted file),
+ * then simulate and append its rows. */
+static int eval_loaded(struct cli_env *env, const struct eval_cli *c, const struct eval_opts *eo,
+		       const char *calibration, struct pass *p, struct experiment *x,
+		       const struct model_cfg *m, const struct gpu_spec *g, struct err *e)
+{
+	struct eval_opts xo = *eo;
+	struct calib_file cf;
+	bool found = false;
+	char dir[1200];
+	int rc = 0;
+
+	x->wl.seed += c->seed_add;
+	/* rows and summaries use the registry id, whatever the file said */
+	snprintf(x->model, sizeof(x->model), "%s", m->id);
+	note_model(p, m->id);
+	/* tier 1: --calibration FILE, none, or the matching accepted file */
+	if (calibration && strcmp(calibration, "none") == 0) {
+		found = false;
+	} else if (calibration) {
+		char why[400];
+		if ((rc = calib_load(calibration, &cf, e)) == 0)
+			found = cf.accepted;
+		if (rc == 0 && calib_mismatch(&cf, m->id, g->id, x->engine_version, why, sizeof(why)) &&
+		    strcmp(why, p->warned) != 0) {
+			fprintf(stderr, "servesim eval: warning: %s was fitted on another %s\n", calibration, why);
+			snprintf(p->warned, sizeof(p->warned), "%s", why);
+		}
+	} else if (!c->ov_flags && !eo->tier0_off) {
+		snprintf(dir, sizeof(dir), "%s/../calibration/tier1", env->data_dir);
+		rc = calib_find(dir, g->id, x->engine_version, &cf, &found, e);
+	}
+	if (rc == 0 && found) {
+		xo.ov = cf.ov;
+		note_used(p, cf.path);
+	}
+	if (rc == 0)
+		rc = eval_experiment(x, m, g, &xo, env->data_dir, p->rows, MAX_ROWS, &p->nrows, e);
+	return rc;
+}
+
+/* Every row of an aiconfigurator silicon table that --where keeps; rows
+ * servesim cannot run are counted by reason in p->skips, never dropped
+ * silently. */
+static int run_table(struct cli_env *env, const char *path, const struct eval_cli *c,
+		     const struct eval_opts *eo, const char *calibration, struct pass *p,
+		     struct experiment *x, struct model_cfg *m, struct err *e)
+{
+	struct exp_table t;
+	size_t i;
+	int rc;
+
+	if ((rc = exp_table_open(path, c->where, &t, e)) < 0)
+		return rc;
+	p->table_rows += t.n;
+	p->table_total += t.total;
+	for (i = 0; i < t.n && rc == 0; i++) {
+		const struct gpu_spec *g;
+		char why[120];
+		struct err e2;
+		bool gf;
+		if ((rc = exp_table_load(&t, i, c->gpu, c->base, x, why, sizeof(why), e)) < 0)
+			break;
+		if (rc == 0) {
+			skip_tally_add(&p->skips, why);
+			continue;
+		}
+		rc = 0;
+		if (resolve(env, x, m, &g, &gf, &e2) < 0) {
+			snprintf(why, sizeof(why), "%s %.90s unknown to servesim", gf ? "GPU" : "model",
+				 gf ? x->gpu : x->model);
+			skip_tally_add(&p->skips, why);
+		} else if (eval_loaded(env, c, eo, calibration, p, x, m, g, &e2) == 0) {
+			p->table_sim++;
+		} else {
+			/* a deployment the simulator refuses (does not fit, heads
+			 * not divisible, ...): counted with the first words of why */
+			const char *msg = e2.msg;
+			size_t nl = strlen(x->name), o = 0, k;
+			char norm[80];
+			if (strncmp(msg, x->name, nl) == 0 && msg[nl] == ':')
+				msg += nl + 1 + (msg[nl + 1] == ' ');
+			/* one reason per kind of refusal: figures (numbers after a
+			 * space) become N */
+			for (k = 0; msg[k] && o + 1 < sizeof(norm); k++) {
+				if ((k == 0 || msg[k - 1] == ' ') && msg[k] >= '0' && msg[k] <= '9') {
+					norm[o++] = 'N';
+					while (msg[k + 1] && (msg[k + 1] == '.' || (msg[k + 1] >= '0' && msg[k + 1] <= '9')))
+						k++;
+				} else {
+					norm[o++] = msg[k];
+				}
+			}
+			norm[o] = '\0';
+			snprintf(why, sizeof(why), "%.30s %.16s: %.70s", m->id, g->id, norm);
+			skip_tally_add(&p->skips, why);
+		}
+		experiment_release(x);
+	}
+	exp_table_release(&t);
+	return rc;
+}
+
+static const char *base_name_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b && b[1] ? b + 1 : path;
+}
+
 /* One evaluation pass over every experiment. */
 static int run_pass(struct cli_env *env, char **files, size_t nf, const struct eval_cli *c,
 		    const struct eval_opts *eo, const char *calibration, struct pass *p,
@@ -138,6 +294,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 {
 	struct experiment *x = xcalloc(1, sizeof(*x));
 	struct model_cfg *m = xcalloc(1, sizeof(*m));
+	char tf[1200];
 	size_t i;
 	int rc = 0;
 
@@ -145,51 +302,166 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 	p->rows = xcalloc(MAX_ROWS, sizeof(*p->rows));
 	for (i = 0; i < nf && rc == 0; i++) {
 		const struct gpu_spec *g;
-		struct eval_opts xo = *eo;
-		struct calib_file cf;
-		bool found = false;
-		char dir[1200];
+		bool gf;
+		if (exp_table_detect(files[i], tf, sizeof(tf))) {
+			p->ntables++;
+			rc = run_table(env, files[i], c, eo, calibration, p, x, m, e);
+			continue;
+		}
 		if ((rc = experiment_load_with(files[i], c->gpu, c->base, x, e)) < 0)
 			break;
-		if ((rc = cli_load_model(env, x->model, NULL, m, e)) < 0 ||
-		    (rc = cli_find_gpu(env, x->gpu, &g, e)) < 0) {
+		if ((rc = resolve(env, x, m, &g, &gf, e)) < 0 && x->skippable) {
+			/* results that name their model / GPU (engine request
+			 * stats, vcr traces): counted, the others still run */
+			char why[200];
+			snprintf(why, sizeof(why), "%.60s: %s %.90s unknown to servesim", base_name_of(files[i]),
+				 gf ? "GPU" : "model", gf ? x->gpu : x->model);
+			skip_tally_add(&p->skips, why);
+			experiment_release(x);
+			rc = 0;
+			continue;
+		}
+		if (rc < 0) {
 			err_prefix(e, "%s", files[i]);
 			rc = -SS_EDATA;
 			experiment_release(x);
 			break;
 		}
-		x->wl.seed += c->seed_add;
-		/* rows and summaries use the registry id, whatever the file said */
-		snprintf(x->model, sizeof(x->model), "%s", m->id);
-		note_model(p, m->id);
-		/* tier 1: --calibration FILE, none, or the matching accepted file */
-		if (calibration && strcmp(calibration, "none") == 0) {
-			found = false;
-		} else if (calibration) {
-			char why[400];
-			if ((rc = calib_load(calibration, &cf, e)) == 0)
-				found = cf.accepted;
-			if (rc == 0 && calib_mismatch(&cf, m->id, g->id, x->engine_version, why, sizeof(why)) &&
-			    strcmp(why, p->warned) != 0) {
-				fprintf(stderr, "servesim eval: warning: %s was fitted on another %s\n", calibration, why);
-				snprintf(p->warned, sizeof(p->warned), "%s", why);
-			}
-		} else if (!c->ov_flags && !eo->tier0_off) {
-			snprintf(dir, sizeof(dir), "%s/../calibration/tier1", env->data_dir);
-			rc = calib_find(dir, g->id, x->engine_version, &cf, &found, e);
-		}
-		if (rc == 0 && found) {
-			xo.ov = cf.ov;
-			note_used(p, cf.path);
-		}
-		if (rc == 0)
-			rc = eval_experiment(x, m, g, &xo, env->data_dir, p->rows, MAX_ROWS, &p->nrows, e);
+		rc = eval_loaded(env, c, eo, calibration, p, x, m, g, e);
 		experiment_release(x);
 	}
+	if (rc == 0 && c->where && p->ntables == 0)
+		rc = err_set(e, SS_EUSAGE, "eval: --where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
 	note_workloads(p);
 	free(x);
 	free(m);
 	return rc;
+}
+
+/* --- per model x GPU (silicon tables) --- */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median and mean APE of metric k over the steady rows of one model and GPU. */
+static size_t group_ape(const struct pass *p, const char *model, const char *gpu, int k,
+			double *med, double *mean)
+{
+	double *v = xmalloc(xmul(p->nrows ? p->nrows : 1, sizeof(double))), sum = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nrows; i++) {
+		const struct eval_row *r = &p->rows[i];
+		if (r->overloaded || isnan(r->ape[k]) || strcmp(r->model, model) != 0 ||
+		    strcmp(r->gpu, gpu) != 0)
+			continue;
+		v[n++] = r->ape[k];
+		sum += r->ape[k];
+	}
+	qsort(v, n, sizeof(double), cmp_dbl);
+	*med = n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	*mean = n ? sum / (double)n : NAN;
+	free(v);
+	return n;
+}
+
+/* Distinct (model, GPU) pairs in row order; returns how many (<= max). */
+static size_t group_pairs(const struct pass *p, size_t (*idx)[1], size_t max)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < p->nrows; i++) {
+		for (j = 0; j < n; j++)
+			if (strcmp(p->rows[idx[j][0]].model, p->rows[i].model) == 0 &&
+			    strcmp(p->rows[idx[j][0]].gpu, p->rows[i].gpu) == 0)
+				break;
+		if (j == n && n < max)
+			idx[n++][0] = i;
+	}
+	return n;
+}
+
+#define MAX_GROUPS 64
+
+static void print_tables_text(const struct pass *p)
+{
+	static const int ks[3] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN};
+	size_t idx[MAX_GROUPS][1], ng, i;
+	char name[200];
+	int k;
+
+	if (p->ntables)
+		printf("\ntable rows (silicon CSV rows, benchmark runs): %zu of %zu kept by --where; %zu simulated, %zu skipped\n",
+		       p->table_rows, p->table_total, p->table_sim, p->table_rows - p->table_sim);
+	else
+		printf("\nskipped %zu experiments\n", p->skips.total);
+	for (i = 0; i < p->skips.n; i++)
+		printf("  skipped %5zu  %s\n", p->skips.count[i], p->skips.reason[i]);
+	if (p->skips.other)
+		printf("  skipped %5zu  (other reasons)\n", p->skips.other);
+	printf("\n%-37s %5s", "APE by model x GPU (median mean)", "rows");
+	for (k = 0; k < 3; k++)
+		printf(" %-16s", ev_metric_name((enum ev_metric)ks[k]));
+	printf("\n");
+	ng = group_pairs(p, idx, MAX_GROUPS);
+	for (i = 0; i < ng; i++) {
+		const struct eval_row *r = &p->rows[idx[i][0]];
+		double med, mean;
+		size_t n = group_ape(p, r->model, r->gpu, EM_TTFT_MEAN, &med, &mean);
+		snprintf(name, sizeof(name), "%s %s", r->model, r->gpu);
+		printf("  %-35.35s %5zu", name, n);
+		for (k = 0; k < 3; k++) {
+			if (group_ape(p, r->model, r->gpu, ks[k], &med, &mean))
+				printf(" %6.1f%% %6.1f%% ", 100 * med, 100 * mean);
+			else
+				printf(" %15s ", "-");
+		}
+		printf("\n");
+	}
+}
+
+static void json_tables(struct jw *w, const struct pass *p)
+{
+	static const int ks[3] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN};
+	size_t idx[MAX_GROUPS][1], ng, i;
+	char name[200];
+	int k;
+
+	jw_obj(w, "tables");
+	jw_int(w, "rows_total", (int64_t)p->table_total);
+	jw_int(w, "rows_kept", (int64_t)p->table_rows);
+	jw_int(w, "rows_simulated", (int64_t)p->table_sim);
+	jw_int(w, "skipped_total", (int64_t)p->skips.total);
+	jw_obj(w, "skipped");
+	for (i = 0; i < p->skips.n; i++)
+		jw_int(w, p->skips.reason[i], (int64_t)p->skips.count[i]);
+	if (p->skips.other)
+		jw_int(w, "(other reasons)", (int64_t)p->skips.other);
+	jw_end_obj(w);
+	jw_obj(w, "by_model_gpu");
+	ng = group_pairs(p, idx, MAX_GROUPS);
+	for (i = 0; i < ng; i++) {
+		const struct eval_row *r = &p->rows[idx[i][0]];
+		snprintf(name, sizeof(name), "%s %s", r->model, r->gpu);
+		jw_obj(w, name);
+		jw_str(w, "model", r->model);
+		jw_str(w, "gpu", r->gpu);
+		for (k = 0; k < 3; k++) {
+			double med, mean;
+			size_t n = group_ape(p, r->model, r->gpu, ks[k], &med, &mean);
+			jw_obj(w, ev_metric_name((enum ev_metric)ks[k]));
+			jw_num(w, "median_ape", med);
+			jw_num(w, "mean_ape", mean);
+			jw_int(w, "rows", (int64_t)n);
+			jw_end_obj(w);
+		}
+		jw_end_obj(w);
+	}
+	jw_end_obj(w);
+	jw_end_obj(w);
 }
 
 static void fmt_cell(char *b, size_t n, const struct eval_row *r, int k)
@@ -323,6 +595,8 @@ static void print_text(const struct pass *p, const struct eval_opts *eo)
 	}
 	summary_line(stdout, p, true, NULL, NULL, "overloaded stages (*)", false);
 	print_per_request(stdout, p, false);
+	if (p->ntables || p->skips.total)
+		print_tables_text(p);
 }
 
 /* {metric: {median_ape, mean_ape, rows}} over steady rows of one group */
@@ -417,6 +691,8 @@ static void print_json(const struct pass *p, const struct eval_opts *eo)
 		jw_end_obj(&w);
 	}
 	jw_end_obj(&w);
+	if (p->ntables || p->skips.total)
+		json_tables(&w, p);
 	jw_end_obj(&w);
 	jw_finish(&w);
 }
@@ -888,7 +1164,8 @@ static int seed_spread(struct cli_env *env, char **files, size_t nf, const struc
 
 int cmd_eval(int argc, char **argv, struct err *e)
 {
-	enum { O_OFF = 256, O_FMT, O_GPU, O_CAL, O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2, O_SEEDS };
+	enum { O_OFF = 256, O_FMT, O_GPU, O_CAL, O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2, O_SEEDS,
+	       O_WHERE };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		CLI_OVERHEAD_OPTIONS,
@@ -897,6 +1174,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"model", required_argument, 0, O_MODEL}, {"report", required_argument, 0, O_REP},
 		{"plots", required_argument, 0, O_PLOTS}, {"tier2", required_argument, 0, O_T2},
 		{"seeds", required_argument, 0, O_SEEDS},
+		{"where", required_argument, 0, O_WHERE},
 		{"help", no_argument, 0, 'h'}, CLI_SETTINGS_OPTIONS_NO_MODEL, {0, 0, 0, 0}};
 	struct cli_settings cs = {0};
 	struct experiment *bx = NULL;
@@ -936,6 +1214,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 				c.seeds = (int)v;
 			break;
 		}
+		case O_WHERE: c.where = optarg; break;
 		case O_T2:
 			if ((rc = tier2_load(optarg, &t2, e)) == 0)
 				c.eo.tier2 = &t2;

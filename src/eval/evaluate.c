@@ -11,6 +11,7 @@
 
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
+#include "servesim/memplan.h"
 #include "servesim/scenario.h"
 #include "servesim/sim.h"
 
@@ -37,7 +38,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->tier2 = o->tier2;
 	sc->mfu_cache = o->cache;
 	/* the kernel collection nearest the engine version that was measured */
-	snprintf(sc->engine, sizeof(sc->engine), "%s", x->engine_name[0] ? x->engine_name : "vllm");
+	snprintf(sc->engine, sizeof(sc->engine), "%s", x->engine[0] ? x->engine : "vllm");
 	if (strcmp(x->engine_version, "unknown") != 0)
 		snprintf(sc->engine_version, sizeof(sc->engine_version), "%s", x->engine_version);
 	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
@@ -106,6 +107,7 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 		memset(r, 0, sizeof(*r));
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
+		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
 		experiment_workload(x, r->workload, sizeof(r->workload));
 		if (gb->rate > 0)
 			snprintf(r->label, sizeof(r->label), "%s@%.3g", gb->strategy, gb->rate);
@@ -137,6 +139,73 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 	return 0;
 }
 
+/* Experiments regenerated from a benchmark's parameters (EXP_CLOSED:
+ * aiconfigurator silicon rows, bench serve runs): one row comparing the
+ * recorded aggregates with the same statistics over the simulated requests
+ * (after the first warmup_requests in issue order).  TPOT per request =
+ * (E2E - TTFT)/(output - 1), as vLLM, SGLang and genai-perf compute it. */
+static int compare_closed(const struct experiment *x, struct sim *sim, struct eval_row *rows,
+			  size_t cap, size_t *nrows)
+{
+	struct eval_row *r;
+	struct metric_set p;
+	int k;
+
+	if (*nrows >= cap)
+		return 0;
+	r = &rows[(*nrows)++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
+	snprintf(r->model, sizeof(r->model), "%s", x->model);
+	snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
+	experiment_workload(x, r->workload, sizeof(r->workload));
+	if (x->wl.process == WL_CONCURRENCY)
+		snprintf(r->label, sizeof(r->label), "c%lld", (long long)x->wl.concurrency);
+	else
+		snprintf(r->label, sizeof(r->label), "%s@%.3g", wl_process_name(x->wl.process), x->wl.rate);
+	for (k = 0; k < EM__COUNT; k++) {
+		r->meas[k] = x->stages[0].v[k];
+		r->pred[k] = NAN;
+	}
+	sim_summary(sim, -1, &p);
+	if (x->warmup_requests > 0) {
+		/* means over the requests after the warm-up, by request id */
+		size_t n = (size_t)x->wl.num_requests, i, cnt = 0;
+		double *tt = xmalloc(xmul(n, sizeof(double))), *ee = xmalloc(xmul(n, sizeof(double)));
+		double st = 0, se = 0, si = 0, osl = x->wl.output.a;
+		sim_per_request(sim, tt, ee, n);
+		for (i = (size_t)x->warmup_requests; i < n; i++) {
+			if (isnan(tt[i]) || isnan(ee[i]))
+				continue;
+			st += tt[i];
+			se += ee[i];
+			si += osl > 1 ? (ee[i] - tt[i]) / (osl - 1) : 0;
+			cnt++;
+		}
+		free(tt);
+		free(ee);
+		if (cnt) {
+			r->pred[EM_TTFT_MEAN] = st / (double)cnt;
+			r->pred[EM_ITL_MEAN] = si / (double)cnt;
+			r->pred[EM_E2E_MEAN] = se / (double)cnt;
+		}
+	} else if (p.completed) {
+		r->pred[EM_TTFT_MEAN] = p.ttft_ms.mean;
+		r->pred[EM_TTFT_P90] = p.ttft_ms.p90;
+		r->pred[EM_ITL_MEAN] = p.itl_ms.mean;
+		r->pred[EM_E2E_MEAN] = p.e2e_ms.mean;
+		r->pred[EM_E2E_P90] = p.e2e_ms.p90;
+		r->pred[EM_THROUGHPUT] = p.throughput_rps;
+	}
+	for (k = 0; k < EM__COUNT; k++)
+		r->ape[k] = isnan(r->meas[k]) || !(r->meas[k] > 0) || isnan(r->pred[k])
+				    ? NAN
+				    : fabs(r->pred[k] - r->meas[k]) / r->meas[k];
+	/* every request is eventually served: nothing grows without bound */
+	r->overloaded = p.completed == 0;
+	return 0;
+}
+
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
 		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e)
@@ -155,8 +224,9 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		scenario_release(&st);
 		return rc;
 	}
-	if (x->kind == EXP_REQUESTS) {
-		rc = compare_requests(x, st.sim, rows, cap, nrows);
+	if (x->kind == EXP_REQUESTS || x->kind == EXP_CLOSED) {
+		rc = x->kind == EXP_CLOSED ? compare_closed(x, st.sim, rows, cap, nrows)
+					   : compare_requests(x, st.sim, rows, cap, nrows);
 		scenario_release(&st);
 		return rc;
 	}
@@ -172,6 +242,7 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 			r->req_ape_mean[k] = r->req_ape_var[k] = NAN;
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
+		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
 		experiment_workload(x, r->workload, sizeof(r->workload));
 		r->stage = ms->index;
 		sim_summary(st.sim, ms->index, &p);
