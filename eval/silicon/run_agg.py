@@ -66,8 +66,7 @@ def run_row(r, binary, engine):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--csv', default=os.path.join(ROOT, '..', 'shared', 'data', 'ground_truth', 'aic-silicon',
-                                                  'silicon_trtllm_and_disagg.csv'))
+    ap.add_argument('--csv', default=os.path.join(HERE, 'silicon_trtllm_and_disagg.csv.gz'))
     ap.add_argument('--binary', default=os.path.join(ROOT, 'servesim'))
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--engine', default='trtllm')

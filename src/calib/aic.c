@@ -1,5 +1,5 @@
 /* aic.c - aiconfigurator's silicon CSV (systems/silicon_sample.csv of
- * ai-dynamo/aiconfigurator; see eval/ground_truth/aic-silicon/PROVENANCE.md):
+ * ai-dynamo/aiconfigurator; see eval/silicon/PROVENANCE.md):
  * one measured serving point per row, filtered by `--where` conditions.
  *
  * Columns read (others ignored): id, backend, backend_version, model_path,

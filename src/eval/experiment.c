@@ -1062,7 +1062,7 @@ static enum dtype aic_dtype(const struct aic_row *r)
 	return DT_BF16;
 }
 
-/* The harness behind the silicon rows (eval/ground_truth/aic-silicon/
+/* The harness behind the silicon rows (eval/silicon/
  * HARNESS.md): genai-perf / aiperf at fixed concurrency C with
  * --request-count 10 C and --warmup-request-count 2 C (aiconfigurator
  * src/aiconfigurator/eval/benchmarks/genai_perf_runner.py).  The warm-up

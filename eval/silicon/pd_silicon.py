@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """P/D disaggregation check: drive `servesim run --disaggregate XpYd` over the
-disaggregated rows of ../shared/data/ground_truth/aic-silicon/ that servesim can
+disaggregated rows of eval/silicon/silicon_trtllm_and_disagg.csv.gz that servesim can
 express (a model in the registry, one of its GPUs, fp8, no attention-DP pool) and
 report the median |TTFT error| and |TPOT error| per model x system.
 
@@ -11,11 +11,11 @@ benchmark's TPOT definition.  Worker counts left blank in the file are taken as 
 
 usage: eval/pd_silicon.py [--limit N] [--servesim ./servesim] [--csv OUT]
 """
-import argparse, csv, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, csv, gzip, json, os, re, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-SRC = os.path.join(ROOT, "..", "shared", "data", "ground_truth", "aic-silicon", "silicon_trtllm_and_disagg.csv")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SRC = os.path.join(ROOT, "eval", "silicon", "silicon_trtllm_and_disagg.csv.gz")
 MODELS = {"deepseek-ai/DeepSeek-V3": "deepseek-v3", "deepseek-ai/DeepSeek-R1": "deepseek-r1"}
 GPUS = {"h100_sxm": "h100", "h200_sxm": "h200", "b200_sxm": "b200"}
 
@@ -30,7 +30,7 @@ def main():
     ap.add_argument("--servesim", default=os.path.join(ROOT, "servesim"))
     ap.add_argument("--csv", default="")
     a = ap.parse_args()
-    rows = [r for r in csv.DictReader(open(SRC)) if r["mode"] == "disagg"
+    rows = [r for r in csv.DictReader(gzip.open(SRC, "rt")) if r["mode"] == "disagg"
             and r["model_path"] in MODELS and r["system"] in GPUS and r["precision"] == "fp8"
             and num(r["prefill_attention_dp_size"]) == 1 and num(r["decode_attention_dp_size"]) == 1
             and num(r["prefill_pp_size"]) == 1 and num(r["decode_pp_size"]) == 1]
