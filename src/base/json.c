@@ -3,6 +3,7 @@
  * duplicate keys, and typed getters whose messages name the JSON path. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,26 +65,181 @@ static const char *find_duplicate(const cJSON *j)
 	return dup;
 }
 
+/* Python's json module writes the bare literals NaN, Infinity and -Infinity
+ * (json.dumps with its default allow_nan=True; docs.python.org/3/library/json.html),
+ * and published model configs contain them.  cJSON refuses them, so before
+ * parsing each such literal in a value position is replaced, in a copy, by a
+ * string of the same length made of 0xFF bytes ("\xff" for NaN, six for
+ * Infinity, seven for -Infinity), which lines and columns keep; after parsing,
+ * those strings become numbers again.  0xFF never occurs in UTF-8, so a raw
+ * 0xFF byte in the input is refused and no real string can be mistaken for a
+ * marker.  Whether a field may hold a non-finite value is the reader's call
+ * (json_opt_num refuses them).  JSON_MAX_DEPTH is cJSON's CJSON_NESTING_LIMIT. */
+#define JSON_MAX_DEPTH 1000
+#define JSON_MARK ((char)0xFF)
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static bool is_delim(char c)
+{
+	return c != '\0' && strchr("{}[]:,\"", c) != NULL;
+}
+
+static bool ends_token(const char *t, size_t i, size_t len)
+{
+	return i >= len || is_ws(t[i]) || is_delim(t[i]);
+}
+
+/* Scan text outside strings, keeping a stack of open containers to know
+ * whether a token is in a value position.  Returns the copy with markers
+ * (or NULL when none was needed); *bad is the offset of a raw 0xFF byte. */
+static char *mark_literals(const char *t, size_t len, size_t *bad)
+{
+	static const char *const lit[] = {"NaN", "Infinity", "-Infinity"};
+	char stack[JSON_MAX_DEPTH];
+	size_t depth = 0, i = 0, k, n;
+	char prev = 0, *copy = NULL;
+
+	*bad = SIZE_MAX;
+	while (i < len) {
+		char c = t[i];
+		bool value_pos;
+
+		if (is_ws(c)) {
+			i++;
+			continue;
+		}
+		if (c == '"') {
+			for (i++; i < len && t[i] != '"'; i++) {
+				if (t[i] == JSON_MARK) {
+					*bad = i;
+					free(copy);
+					return NULL;
+				}
+				if (t[i] == '\\')
+					i++;
+			}
+			i++;
+			prev = '"';
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			if (depth < JSON_MAX_DEPTH)
+				stack[depth] = c;
+			depth++;
+			prev = c;
+			i++;
+			continue;
+		}
+		if (c == '}' || c == ']' || c == ':' || c == ',') {
+			if ((c == '}' || c == ']') && depth > 0)
+				depth--;
+			prev = c;
+			i++;
+			continue;
+		}
+		value_pos = prev == 0 || prev == ':' || prev == '[' ||
+			    (prev == ',' && depth > 0 && depth <= JSON_MAX_DEPTH && stack[depth - 1] == '[');
+		for (k = 0; value_pos && k < sizeof(lit) / sizeof(lit[0]); k++) {
+			n = strlen(lit[k]);
+			if (len - i >= n && memcmp(t + i, lit[k], n) == 0 && ends_token(t, i + n, len))
+				break;
+		}
+		if (value_pos && k < sizeof(lit) / sizeof(lit[0])) {
+			if (!copy) {
+				copy = xmalloc(len);
+				memcpy(copy, t, len);
+			}
+			copy[i] = '"';
+			memset(copy + i + 1, JSON_MARK, n - 2);
+			copy[i + n - 1] = '"';
+			i += n;
+		} else {
+			do
+				i++;
+			while (i < len && !is_ws(t[i]) && !is_delim(t[i]));
+		}
+		prev = 'v';
+	}
+	return copy;
+}
+
+/* A marker string back to the number it stands for. */
+static void unmark_literals(cJSON *j)
+{
+	cJSON *c;
+
+	if (cJSON_IsString(j) && j->valuestring && j->valuestring[0] == JSON_MARK) {
+		size_t n = strlen(j->valuestring);
+		double v = n == 1 ? NAN : n == 6 ? INFINITY : -INFINITY;
+		cJSON_free(j->valuestring);
+		j->valuestring = NULL;
+		j->type = cJSON_Number;
+		j->valuedouble = v;
+		j->valueint = 0;
+		return;
+	}
+	for (c = j->child; c; c = c->next)
+		unmark_literals(c);
+}
+
+/* A number token that overflows a double parses as +-HUGE_VAL in cJSON;
+ * refuse it (the literals above are the only way to write an infinity).
+ * Returns the path-less key of the first one, or "" at the top. */
+static const cJSON *find_overflow(const cJSON *j)
+{
+	const cJSON *c, *r;
+
+	if (cJSON_IsNumber(j) && isinf(j->valuedouble))
+		return j;
+	for (c = j->child; c; c = c->next)
+		if ((r = find_overflow(c)) != NULL)
+			return r;
+	return NULL;
+}
+
 int json_parse(const char *text, size_t len, const char *source, struct json **out,
 	       struct err *e)
 {
 	const char *end = NULL;
 	cJSON *root;
-	size_t line, col, off;
+	size_t line, col, off, bad;
 	const char *dup;
+	char *marked;
+	const cJSON *big;
 
 	*out = NULL;
 	if (len == 0)
 		return err_set(e, SS_EDATA, "%s:1:1: empty input, expected a JSON value", source);
-	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	marked = mark_literals(text, len, &bad);
+	if (bad != SIZE_MAX) {
+		line_col(text, bad, &line, &col);
+		return err_set(e, SS_EDATA, "%s:%zu:%zu: byte 0xff is not valid UTF-8", source, line,
+			       col);
+	}
+	root = cJSON_ParseWithLengthOpts(marked ? marked : text, len, &end, 0);
+	if (marked && end)
+		end = text + (end - marked);
+	free(marked);
 	if (!root) {
 		off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
 		line_col(text, off, &line, &col);
 		return err_set(e, SS_EDATA, "%s:%zu:%zu: malformed JSON", source, line, col);
 	}
+	big = find_overflow(root);
+	if (big) {
+		int rc = err_set(e, SS_EDATA, "%s: number%s%s%s is out of the range of a double "
+				 "(write Infinity if that is meant)", source, big->string ? " '" : "",
+				 big->string ? big->string : "", big->string ? "'" : "");
+		cJSON_Delete(root);
+		return rc;
+	}
+	unmark_literals(root);
 	off = end ? (size_t)(end - text) : len;
-	while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' ||
-			     text[off] == '\r'))
+	while (off < len && is_ws(text[off]))
 		off++;
 	if (off < len) {
 		cJSON_Delete(root);

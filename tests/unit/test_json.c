@@ -1,5 +1,6 @@
 /* test_json.c - the strict JSON adapter: line:column errors, duplicates,
  * trailing garbage, schema helpers, and the writer. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,5 +94,39 @@ int main(void)
 			json_free(r);
 		free(buf);
 	}
+
+	/* Python's json.dumps writes bare NaN, Infinity and -Infinity (issue 10) */
+	rc = parse("{\"a\": [0.0, Infinity], \"b\": -Infinity, \"c\": NaN, \"s\": \"NaN\"}", &j, &e);
+	CHECK(rc == 0, "bare Infinity/-Infinity/NaN accepted: %s", e.msg);
+	if (rc == 0) {
+		CHECK(isinf(json_number(json_at(json_get(j, "a"), 1))) &&
+		      json_number(json_at(json_get(j, "a"), 1)) > 0, "Infinity is +inf");
+		CHECK(json_number(json_at(json_get(j, "a"), 0)) == 0.0, "neighbour kept");
+		CHECK(isinf(json_number(json_get(j, "b"))) && json_number(json_get(j, "b")) < 0,
+		      "-Infinity is -inf");
+		CHECK(isnan(json_number(json_get(j, "c"))), "NaN is nan");
+		CHECK(json_type_of(json_get(j, "s")) == JSON_STRING &&
+		      strcmp(json_string(json_get(j, "s")), "NaN") == 0, "the string \"NaN\" stays a string");
+		json_free(j);
+	}
+	rc = parse("Infinity", &j, &e);
+	CHECK(rc == 0 && isinf(json_number(j)), "top-level Infinity");
+	json_free(j);
+	rc = parse("{NaN: 1}", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "malformed JSON"), "NaN as a key refused: %s", e.msg);
+	rc = parse("[1, Infinityx]", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "t.json:1:"), "Infinityx refused: %s", e.msg);
+	rc = parse("[1, nan]", &j, &e);
+	CHECK(rc == -SS_EDATA, "lower-case nan refused: %s", e.msg);
+	rc = parse("{\"a\": 1,\n \"b\": [NaN, 2,, 3]}", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "t.json:2:"), "line kept after a literal: %s", e.msg);
+	rc = parse("{\"rate\": 1e999}", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "'rate' is out of the range of a double"),
+	      "overflowing number refused: %s", e.msg);
+	rc = parse("[\"\xff\"]", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "0xff"), "raw 0xff refused: %s", e.msg);
+	rc = parse("[1, \"a\\\"b\", NaN]", &j, &e);
+	CHECK(rc == 0 && isnan(json_number(json_at(j, 2))), "escaped quote before a literal: %s", e.msg);
+	json_free(j);
 	return check_done();
 }
