@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/calib.h"
 
@@ -151,6 +152,8 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE, "calibrate: no experiment under the given paths");
 		goto out;
 	}
+	if (out && (rc = afile_check(out, (const char *const *)paths, npaths, e)) < 0)
+		goto out;
 	bx = xcalloc(1, sizeof(*bx));
 	if ((rc = cli_settings_base(&cs, gpu, bx, &have_base, e)) < 0)
 		goto out;

@@ -448,6 +448,7 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 	static const int64_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 	char p[1200];
 	FILE *d;
+	struct afile af;
 	struct rl_point pt;
 	size_t i;
 	int rc;
@@ -455,35 +456,40 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 	if (paths_mkdir_p(o->plots) != 0)
 		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", o->plots);
 	snprintf(p, sizeof(p), "%s/roofline.dat", o->plots);
-	if (!(d = fopen(p, "w")))
-		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	if ((rc = afile_open(&af, p, e)) < 0)
+		return rc;
+	d = af.f;
 	fprintf(d, "# phase intensity_flop_per_byte attained_tflops\n");
 	for (i = 0; i < PH__N; i++) {
 		if (!ph_on(o, (int)i))
 			continue;
 		if ((rc = ph_eval(c, o, (int)i, &pt, e)) < 0) {
-			fclose(d);
+			afile_abort(&af);
 			return rc;
 		}
 		fprintf(d, "%s %.6g %.6g\n", ph_name[i], pt.intensity, pt.flops / pt.t_est / 1e12);
 	}
-	fclose(d);
+	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
 	snprintf(p, sizeof(p), "%s/decode_batch.dat", o->plots);
-	if (!(d = fopen(p, "w")))
-		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	if ((rc = afile_open(&af, p, e)) < 0)
+		return rc;
+	d = af.f;
 	fprintf(d, "# batch t_comp_ms t_hbm_ms t_net_ms t_est_ms (decode, L=%lld)\n", (long long)o->kv_len);
 	for (i = 0; i < sizeof(batches) / sizeof(batches[0]); i++) {
 		if ((rc = rl_eval(c, batches[i], 1, o->kv_len, &pt, e)) < 0) {
-			fclose(d);
+			afile_abort(&af);
 			return rc;
 		}
 		fprintf(d, "%lld %.6g %.6g %.6g %.6g\n", (long long)batches[i], pt.t_comp * 1e3,
 			pt.t_hbm * 1e3, pt.t_net * 1e3, pt.t_est * 1e3);
 	}
-	fclose(d);
+	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
 	snprintf(p, sizeof(p), "%s/plots.gp", o->plots);
-	if (!(d = fopen(p, "w")))
-		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	if ((rc = afile_open(&af, p, e)) < 0)
+		return rc;
+	d = af.f;
 	fprintf(d, "set terminal svg size 720,480 dynamic\nset logscale xy\nset grid\nset key left top\n"
 		   "peak = %.6g\nbw = %.6g\n"
 		   "set output 'roofline.svg'\nset xlabel 'arithmetic intensity (FLOP/byte)'\n"
@@ -495,7 +501,8 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 		   "plot 'decode_batch.dat' using 1:2 with linespoints title 'T_comp', "
 		   "'' using 1:3 with linespoints title 'T_hbm', '' using 1:5 with lines lw 2 title 'T_est'\n",
 		c->g->peak_flops[c->wdt] / 1e12, c->g->hbm_bw * c->g->bw_eff / 1e12, c->g->id);
-	fclose(d);
+	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
 	fprintf(f, "## Plots\n\n");
 	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
 		char cmd[1400];
@@ -857,6 +864,12 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 	}
 	if (!o.ep_given)
 		o.par.ep = m->n_experts > 0 ? o.par.tp * o.par.dp : 1;
+	{
+		const char *in[2] = {o.model, o.config};
+		if ((o.out && (rc = afile_check(o.out, in, 2, e)) < 0) ||
+		    (o.grid && (rc = afile_check(o.grid, in, 2, e)) < 0))
+			goto out;
+	}
 	if (o.out) {
 		if ((rc = afile_open(&af, o.out, e)) < 0)
 			goto out;

@@ -513,7 +513,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	struct scenario sc;
 	struct scenario_state st;
 	struct tier2 t2;
-	struct afile af;
+	struct afile af, slog_af;
 	bool af_open = false, progress, prepared = false;
 	FILE *slog = NULL;
 	double t0 = wall_s(), next_prog;
@@ -579,6 +579,12 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if (found)
 			sc.tier2 = &t2;
 	}
+	{
+		const char *in[4] = {o.workload, o.config, o.tier2, wl.trace[0] ? wl.trace : NULL};
+		if ((o.requests_out && (rc = afile_check(o.requests_out, in, 4, e)) < 0) ||
+		    (o.step_log && (rc = afile_check(o.step_log, in, 4, e)) < 0))
+			goto out;
+	}
 	if (o.requests_out) {
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
 			goto out;
@@ -587,11 +593,9 @@ int cmd_run(int argc, char **argv, struct err *e)
 		sc.requests_out = af.f;
 	}
 	if (o.step_log) {
-		slog = fopen(o.step_log, "w");
-		if (!slog) {
-			rc = err_set(e, SS_ERUNTIME, "%s: cannot create the step log", o.step_log);
+		if ((rc = afile_open(&slog_af, o.step_log, e)) < 0)
 			goto out;
-		}
+		slog = slog_af.f;
 		sc.step_log = slog;
 	}
 	if ((rc = scenario_prepare(&sc, env.data_dir, &st, e)) < 0)
@@ -627,6 +631,11 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_commit(&af, e)) < 0)
 			goto out;
 	}
+	if (slog) {
+		slog = NULL;
+		if ((rc = afile_commit(&slog_af, e)) < 0)
+			goto out;
+	}
 	ctx.o = &o;
 	ctx.m = m;
 	ctx.g = g;
@@ -651,7 +660,7 @@ out:
 	if (prepared)
 		scenario_release(&st);
 	if (slog)
-		fclose(slog);
+		afile_abort(&slog_af);
 	wl_spec_release(&wl);
 	free(m);
 	cli_env_release(&env);
