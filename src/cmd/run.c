@@ -49,6 +49,7 @@ static const char run_usage[] =
 	"  --rate R --num-requests N --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD]\n"
 	"                            a Poisson workload from flags (normal lengths when STD given)\n"
 	"  --seed S                  override the spec's seed\n"
+	"  --max-requests N          allow a workload of more than N requests (default 20000000)\n"
 	"model:\n"
 	"  --tier0-off LIST          switch corrections off, e.g. H2 or H1,H4 (ablation)\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
@@ -78,7 +79,7 @@ struct run_opts {
 	double util;
 	bool no_prefix, progress, check_inv;
 	double rate;
-	int64_t nreq;
+	int64_t nreq, max_requests;
 	double p_mean, p_std, o_mean, o_std;
 	bool wl_flags;
 	int64_t seed;
@@ -108,7 +109,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_PP, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
-	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2 };
+	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_MAXREQ };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS,
@@ -132,6 +133,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		CLI_OVERHEAD_OPTIONS,
 		{"step-log", required_argument, 0, O_SLOG},
 		{"tier2", required_argument, 0, O_T2},
+		{"max-requests", required_argument, 0, O_MAXREQ},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 	int64_t v;
@@ -189,6 +191,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_CHECK: o->check_inv = true; break;
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
+		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
 		default:
 			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) != 0)
 				break;
@@ -548,6 +551,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	}
 	if (o.seed_given)
 		wl.seed = (uint64_t)o.seed;
+	wl.max_requests = o.max_requests;
 	scenario_defaults(&sc, m, g, &wl);
 	sc.par = o.par;
 	sc.wdt = o.dtype;
