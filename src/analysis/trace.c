@@ -255,9 +255,9 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 		rc = err_set(e, SS_EDATA, "%s: no GPU kernel events (cat \"kernel\") in the trace", name);
 		goto out;
 	}
-	qsort(ops, no, sizeof(*ops), cmp_kev_ts);
-	qsort(scopes, ns, sizeof(*scopes), cmp_kev_ts);
-	qsort(rts, nr, sizeof(*rts), cmp_kev_corr);
+	if (no) qsort(ops, no, sizeof(*ops), cmp_kev_ts);
+	if (ns) qsort(scopes, ns, sizeof(*scopes), cmp_kev_ts);
+	if (nr) qsort(rts, nr, sizeof(*rts), cmp_kev_corr);
 	op_of = xmalloc((no ? no : 1) * sizeof(*op_of));
 	for (i = 0; i < no; i++)
 		op_of[i] = -1;
@@ -458,14 +458,14 @@ static int ascend(const char *path, const char *anchor, struct trace *t, struct 
 	csv_close(c);
 	if (rc < 0)
 		goto out;
-	qsort(rows, n, sizeof(*rows), cmp_arow);
+	if (n) qsort(rows, n, sizeof(*rows), cmp_arow);
 	/* collectives listed on two streams: keep one per (integer start, type) */
 	{
 		size_t w = 0, j;
 		for (i = 0; i < n; i++) {
 			bool dup = false;
 			if (strncmp(rows[i].type, "hcom_", 5) == 0)
-				for (j = w; j > 0 && (long long)rows[j - 1].start == (long long)rows[i].start; j--)
+				for (j = w; j > 0 && trunc(rows[j - 1].start) == trunc(rows[i].start); j--)
 					if (strcmp(rows[j - 1].type, rows[i].type) == 0)
 						dup = true;
 			if (dup)

@@ -428,6 +428,11 @@ int json_opt_num(const struct json *obj, const char *key, const char *ctx, doubl
 		describe(v, d, sizeof(d));
 		return err_set(e, SS_EDATA, "%s: '%s' must be a number, got %s", ctx, key, d);
 	}
+	/* NaN and +-Infinity parse (Python writes them) but are no value for a
+	 * field read through the schema helpers */
+	if (!isfinite(json_number(v)))
+		return err_set(e, SS_EDATA, "%s: '%s' must be a finite number, got %g", ctx, key,
+			       json_number(v));
 	*out = json_number(v);
 	if (present)
 		*present = true;
