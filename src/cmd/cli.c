@@ -182,7 +182,7 @@ static int collect(const char *path, char **out, size_t *n, size_t max, int dept
 	int rc = 0;
 
 	if (stat(path, &sb) != 0)
-		return err_set(e, SS_EUSAGE, "%s: no such file or folder", path);
+		return err_set(e, SS_EDATA, "%s: no such file or folder", path);
 	if (S_ISREG(sb.st_mode) || experiment_detect(path)) {
 		if (*n >= max)
 			return err_set(e, SS_EUSAGE, "more than %zu experiments", max);
