@@ -37,6 +37,7 @@ struct experiment {
 	struct wl_spec wl;
 	struct measured_stage stages[WL_MAX_STAGES];
 	size_t nstages;
+	char warning[400];         /* set when a side file was missing and a default applied */
 };
 
 struct eval_row {

@@ -80,6 +80,8 @@ static int load_all(struct cli_env *env, char **paths, int np, const char *gpu,
 		if ((rc = experiment_load_with(paths[i], gpu, base, &l->x[i], e)) < 0)
 			return rc;
 		l->n++;
+		if (l->x[i].warning[0])
+			fprintf(stderr, "servesim calibrate: warning: %s\n", l->x[i].warning);
 		if ((rc = cli_load_model(env, l->x[i].model, NULL, &l->mbuf[i], e)) < 0 ||
 		    (rc = cli_find_gpu(env, l->x[i].gpu, &l->g[i], e)) < 0) {
 			err_prefix(e, "%s", paths[i]);

@@ -145,6 +145,8 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 		char dir[1200];
 		if ((rc = experiment_load_with(files[i], c->gpu, c->base, x, e)) < 0)
 			break;
+		if (x->warning[0])
+			fprintf(stderr, "servesim eval: warning: %s\n", x->warning);
 		if ((rc = cli_load_model(env, x->model, NULL, m, e)) < 0 ||
 		    (rc = cli_find_gpu(env, x->gpu, &g, e)) < 0) {
 			err_prefix(e, "%s", files[i]);

@@ -79,6 +79,8 @@ int cmd_import(int argc, char **argv, struct err *e)
 	free(bx);
 	if (rc < 0)
 		return rc;
+	if (x.warning[0])
+		fprintf(stderr, "servesim import: warning: %s\n", x.warning);
 	if (name)
 		snprintf(x.name, sizeof(x.name), "%s", name);
 	if (source)
