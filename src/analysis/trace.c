@@ -180,7 +180,7 @@ static int dims_of(const struct json *dj, long long (*d)[8], int *nd, int max)
 		nd[ni] = 0;
 		if (json_type_of(in) == JSON_ARRAY)
 			for (x = json_first(in); x && nd[ni] < 8; x = json_next(x))
-				d[ni][nd[ni]++] = (long long)json_number(x);
+				d[ni][nd[ni]++] = json_ll(x, 0);
 		ni++;
 	}
 	return ni;
@@ -226,11 +226,11 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 		k.name = json_string(json_get(x, "name"));
 		k.ts = json_number(json_get(x, "ts"));
 		k.dur = json_number(json_get(x, "dur"));
-		k.tid = (long long)json_number(json_get(x, "tid"));
+		k.tid = json_ll(json_get(x, "tid"), 0);
 		if (!k.name || !json_get(x, "ts") || !(k.dur >= 0))
 			continue;
 		if (args && json_get(args, "correlation"))
-			k.corr = (long long)json_number(json_get(args, "correlation"));
+			k.corr = json_ll(json_get(args, "correlation"), 0);
 		if (strcmp(cat, "cpu_op") == 0) {
 			k.dims = args ? json_get(args, "Input Dims") : NULL;
 			if (k.dims && json_type_of(k.dims) == JSON_ARRAY && json_size(k.dims) > 0)
@@ -269,7 +269,7 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 		t->nkernels++;
 		t->kernel_us += ks[i].dur;
 		key.corr = ks[i].corr;
-		rt = ks[i].corr ? bsearch(&key, rts, nr, sizeof(*rts), cmp_kev_corr) : NULL;
+		rt = ks[i].corr && nr ? bsearch(&key, rts, nr, sizeof(*rts), cmp_kev_corr) : NULL;
 		if (rt)
 			oi = innermost(ops, no, rt->tid, rt->ts);
 		if (rt && strstr(rt->name, "Graph")) {

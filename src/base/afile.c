@@ -105,6 +105,48 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+/* path with its symbolic links followed, even when the last one dangles (the
+ * file it names is created); NULL past 40 links (ELOOP's usual limit). */
+static char *resolve_links(const char *path)
+{
+	char *p = xstrdup(path), *real;
+	struct stat st;
+	int hops;
+
+	for (hops = 0; hops < 40; hops++) {
+		char target[AFILE_PATH_MAX], *d, *q;
+		ssize_t n;
+		if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode))
+			break;
+		n = readlink(p, target, sizeof(target) - 1);
+		if (n < 0)
+			break;
+		target[n] = '\0';
+		if (target[0] == '/') {
+			q = xstrdup(target);
+		} else {
+			struct sbuf sb;
+			d = dir_of(p);
+			sb_init(&sb);
+			sb_printf(&sb, "%s/%s", d, target);
+			q = sb.buf;
+			free(d);
+		}
+		free(p);
+		p = q;
+	}
+	if (hops == 40) {
+		free(p);
+		return NULL;
+	}
+	real = realpath(p, NULL);
+	if (real) {
+		free(p);
+		return real;
+	}
+	return p;
+}
+
 int afile_open(struct afile *a, const char *path, struct err *e)
 {
 	struct sbuf sb;
@@ -117,7 +159,7 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	if ((rc = afile_check(path, NULL, 0, e)) < 0)
 		return rc;
 	/* follow links: the temp file goes beside the file that is replaced */
-	real = realpath(path, NULL);
+	real = resolve_links(path);
 	a->path = real ? real : xstrdup(path);
 	if (stat(a->path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		a->f = fopen(a->path, "w");
@@ -257,7 +299,7 @@ int afile_check(const char *path, const char *const *inputs, size_t n, struct er
 		return check_inputs(path, &so, inputs, n, e);
 	}
 	/* new file (or a dangling link): its folder must exist */
-	real = realpath(path, NULL);
+	real = resolve_links(path);
 	dir = dir_of(real ? real : path);
 	if (stat(dir, &sd) != 0 || !S_ISDIR(sd.st_mode))
 		rc = err_set(e, SS_EUSAGE, "%s: cannot write there: folder %s does not exist", path, dir);

@@ -357,6 +357,13 @@ double json_number(const struct json *j)
 	return j && cJSON_IsNumber(J(j)) ? J(j)->valuedouble : NAN;
 }
 
+long long json_ll(const struct json *j, long long dflt)
+{
+	double v = json_number(j);
+
+	return v >= -0x1p62 && v <= 0x1p62 ? (long long)v : dflt;
+}
+
 const char *json_string(const struct json *j)
 {
 	return j && cJSON_IsString(J(j)) ? J(j)->valuestring : NULL;
