@@ -92,10 +92,11 @@ build-fuzz/%: tests/fuzz/%.c build-fuzz/libservesim.a
 
 fuzz: $(FUZZERS:%=build-fuzz/%)
 	@for f in $(FUZZERS); do \
-		mkdir -p build-fuzz/corpus-$$f; \
+		mkdir -p build-fuzz/corpus-$$f build-fuzz/artifacts; \
 		echo "fuzz: $$f ($(FUZZ_RUNS) runs)"; \
 		UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/$$f -runs=$(FUZZ_RUNS) -max_len=4096 \
-			-print_final_stats=1 build-fuzz/corpus-$$f tests/fuzz/corpus/$$f \
+			-print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/$$f- \
+			build-fuzz/corpus-$$f tests/fuzz/corpus/$$f \
 			> build-fuzz/$$f.log 2>&1; rc=$$?; \
 		grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' build-fuzz/$$f.log; \
 		if [ $$rc -ne 0 ] || grep -qE 'runtime error|ERROR:' build-fuzz/$$f.log; then \
