@@ -18,17 +18,32 @@ LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
 	src/base/afile.c src/base/csv.c src/base/json.c src/base/jstream.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
+	src/model/quant.c \
 	src/hw/gpu.c src/hw/mfu.c src/hw/tier2.c \
+	src/hw/moetab.c src/hw/mfucache.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
+	src/cost/comm.c \
+	src/sim/startup.c \
+	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
 	src/workload/spec.c src/workload/gen.c \
 	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
+LIB_SRC += src/calib/aic.c
+LIB_SRC += src/calib/vllm_requests.c
+LIB_SRC += src/calib/vcr.c
+LIB_SRC += src/calib/bench.c
+LIB_SRC += src/calib/sniff.c
+LIB_SRC += src/calib/guidellm_v2.c
 
-UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib
+UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
+	test_kernels
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
+FUZZERS   += fuzz_aic
+FUZZERS   += fuzz_bench
+FUZZERS   += fuzz_requests
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a

@@ -52,7 +52,7 @@ def inference_perf(src, out):
             'workload_name': run.rsplit('-', 1)[1],  # the data set: codegen, general, roleplay, reasoning
             'model': MODELS[exp['model']], 'gpu': 'h100-sxm',
             'tp': exp['tensor_parallelism'], 'pp': 1, 'dp': 1, 'ep': 1, 'dtype': 'bf16',
-            'engine': {'name': 'vllm', 'version': 'unknown',
+            'engine': {'name': 'vllm', 'version': '0.15.1',
                        'max_num_batched_tokens': exp['max_num_batched_tokens'],
                        'max_num_seqs': exp['max_num_seqs'], 'max_model_len': exp['max_model_len'],
                        'block_size': 16, 'gpu_memory_utilization': 0.9,

@@ -24,7 +24,7 @@ echo
 echo "## 1. Tier 0 (no calibration), every experiment"
 echo
 } >"$out"
-$bin eval $gt --calibration none --report "$tmp/t0.md" --plots eval/plots >/dev/null
+$bin eval $gt --calibration none --seeds 3 --report "$tmp/t0.md" --plots eval/plots >/dev/null
 cat "$tmp/t0.md" >>"$out"
 
 {

@@ -38,6 +38,8 @@ static const struct {
 	{"trace", cmd_trace},
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},
+	{"--list-models", cmd_models}, /* design document 000's flag names */
+	{"--list-gpus", cmd_gpus},
 };
 
 int main(int argc, char **argv)

@@ -35,7 +35,12 @@ struct calib_unit {
 struct calib_set {
 	struct calib_unit *u;
 	size_t n, cap;
+	int64_t requests;               /* requests behind the units (per-request
+					 * units, and the completed requests of stages) */
 };
+
+/* Design document 002's tier-1 trace: at least this many requests. */
+#define CALIB_MIN_REQUESTS 100
 
 struct tier1_coef {
 	double a_ms_per_output_token, b_ms_per_prompt_token, d_ms;
@@ -78,6 +83,17 @@ int tier1_fit(const struct calib_set *s, uint64_t seed, const struct overheads *
 int tier1_fit_in_loop(const struct calib_ctx *c, const struct overheads *start,
 		      struct tier1_result *r, struct err *e);
 
+/* 002's TPOT residual (measured - predicted TPOT, TPOT = (E2E - TTFT) /
+ * (output - 1)) fitted as a * output + b * prompt + d on the same 70/30
+ * split; reported beside the E2E and TTFT fits (the simulator applies the
+ * E2E/TTFT terms). */
+struct tier1_tpot {
+	double a_ms_per_output_token, b_ms_per_prompt_token, d_ms;
+	double tier0, train, val;       /* TPOT MAPE before / after the fit */
+	size_t units;                   /* units with output > 1 */
+};
+int tier1_fit_tpot(const struct calib_set *s, uint64_t seed, struct tier1_tpot *t, struct err *e);
+
 /* Calibration files (calibration/tier1/NAME.json). */
 struct calib_file {
 	char path[700];
@@ -90,6 +106,11 @@ struct calib_file {
 int calib_write(const char *path, const struct tier1_result *r, const struct calib_ctx *c,
 		const char *const *names, size_t nnames, struct err *e);
 int calib_load(const char *path, struct calib_file *f, struct err *e);
+/* A file fitted on another model, GPU or engine version than x: the
+ * differences in buf, true; false when it matches (or the file does not
+ * say). */
+bool calib_mismatch(const struct calib_file *f, const char *model, const char *gpu,
+		    const char *engine_version, char *buf, size_t n);
 /* The file in dir best matching gpu and engine version (exact version, else
  * the closest); *found false when none matches the GPU. */
 int calib_find(const char *dir, const char *gpu, const char *version, struct calib_file *f,

@@ -20,10 +20,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "servesim/comm.h"
 #include "servesim/err.h"
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
+#include "servesim/mfucache.h"
 #include "servesim/model.h"
+#include "servesim/moetab.h"
 #include "servesim/tier2.h"
 
 enum { COST_H1 = 1, COST_H2 = 2, COST_H3 = 4, COST_H4 = 8, COST_H5 = 16, COST_H6 = 32 };
@@ -54,14 +57,32 @@ struct cost_cfg {
 	int64_t max_seqs;             /* max_num_seqs */
 	int64_t graph_max;            /* largest CUDA-graph capture size (0: none) */
 	const struct tier2 *tier2;    /* measured bandwidth per access pattern, or NULL */
+	char engine[16];              /* kernel collection: vllm (default), sglang, trtllm */
+	char engine_version[32];      /* nearest collected version; "" = the newest */
+	bool moe_wdt_given;           /* routed experts stored as moe_wdt (else wdt) */
+	enum dtype moe_wdt;
+	enum moe_dist moe_dist;       /* routing imbalance of the MoE tables (default power law 1.01) */
+	struct mfu_cache *cache;      /* shared tables (NULL: this model loads its own) */
+	int moe_fp8_scales;           /* fp8 experts: 0 = as the checkpoint says (128x128 blocks for a
+				       * published fp8 checkpoint), 1 = per-tensor, 2 = block */
 };
+
+/* One kernel launch with its tail: the smallest latencies in the measured
+ * GEMM tables (H100, vLLM 0.14: 2.5 us for m = n = k = 32) round to this. */
+#define COST_LAUNCH_S 3e-6
+
+/* Components whose cost origin the run header lists. */
+enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_MOE,
+		COST_SRC_ALLREDUCE, COST_SRC__COUNT };
+const char *cost_src_name(enum cost_src s);
 
 struct cost_model {
 	const struct model_cfg *m;
 	const struct gpu_spec *g;
 	struct parallel p;
 	struct cost_cfg cfg;
-	struct mfu_tables tabs;
+	const struct mfu_tables *tabs; /* &own_tabs, or borrowed from cfg.cache */
+	struct mfu_tables own_tabs;
 	int64_t max_m;
 	double *tok_s;      /* [max_m + 1]: token-linear part of a step, seconds */
 	double *tok_flops;  /* [max_m + 1]: FLOPs of that part (for H4-off) */
@@ -78,6 +99,22 @@ struct cost_model {
 	double *log_n;      /* [max_seqs + 1]: log of decode batch sizes */
 	struct mfu_row *decode_rows; /* [max_seqs + 1]: decode attention per batch size */
 	struct mfu_row prefill_row;  /* prefill attention (one sequence per chunk) */
+	/* routed experts: one fused kernel (moetab.h) */
+	struct moe_shape moe_shape;
+	enum moe_fmt moe_fmt;
+	enum dtype moe_wdt;
+	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
+	/* where each component's cost comes from, for the run header */
+	char src[COST_SRC__COUNT][200];
+	/* attention-DP (an MoE model with p.dp > 1): DP ranks step together
+	 * and share the MoE layers, so the routed experts and the EP
+	 * dispatch/combine are priced at the tokens of all ranks (moe_s,
+	 * indexed by that sum) and left out of tok_s */
+	bool dp_attn;
+	struct comm_place place;  /* the layout over nodes (comm.h) */
+	struct comm_table comm;   /* DeepEP all-to-all fits */
+	int64_t moe_max;
+	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds */
 };
 
 struct step_desc {
@@ -87,13 +124,20 @@ struct step_desc {
 	int64_t ndecode;            /* decode requests (1 token each) */
 	double decode_ctx_sum;      /* keys attended, summed over decode requests */
 	int64_t nlogits;            /* sequences that sample a token this step */
+	/* attention-DP only: tokens entering the shared MoE layers, summed
+	 * over the DP ranks stepping together (idle ranks count their dummy
+	 * token); 0 = every rank runs this step's own tokens */
+	int64_t moe_tokens;
 };
 
 int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
 	      const struct parallel *p, const struct cost_cfg *cfg, const char *data_dir,
 	      struct err *e);
 void cost_release(struct cost_model *c);
-/* Seconds of one engine step (all pipeline stages). */
+/* Seconds of one engine step (all pipeline stages).  With attention-DP
+ * (c->dp_attn) the step is one DP rank's: attention, dense and shared-expert
+ * parts at its own batch, the routed experts and EP all-to-all at
+ * s->moe_tokens; the lockstep step costs the maximum over the ranks. */
 double cost_step_s(const struct cost_model *c, const struct step_desc *s);
 /* Padded batch a CUDA graph would run for n decode tokens (n if none fits). */
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n);
@@ -103,5 +147,9 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix);
 double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum);
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens);
+/* The routed experts of one MoE layer on one GPU as one fused kernel, for
+ * `tokens` tokens entering the layer on that GPU (all DP ranks' tokens with
+ * expert parallelism). */
+double cost_moe_s(const struct cost_model *c, double tokens);
 
 #endif

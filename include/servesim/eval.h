@@ -17,9 +17,13 @@ struct eval_opts {
 	unsigned tier0_off;
 	struct overheads ov;
 	const struct tier2 *tier2;
+	struct mfu_cache *cache;   /* shared kernel tables, or NULL */
 };
 
-enum exp_kind { EXP_STAGES, EXP_REQUESTS };
+/* EXP_CLOSED: a closed-loop benchmark at fixed lengths (aiconfigurator's
+ * silicon rows): wl is the closed loop, stages[0] the measured means, the
+ * first warmup_requests requests are not measured. */
+enum exp_kind { EXP_STAGES, EXP_REQUESTS, EXP_CLOSED };
 
 struct experiment {
 	char name[160], source[512], model[128], gpu[48], path[700];
@@ -37,17 +41,29 @@ struct experiment {
 	struct wl_spec wl;
 	struct measured_stage stages[WL_MAX_STAGES];
 	size_t nstages;
+	char engine[16];           /* engine name as recorded (vllm, sglang, trtllm); "" = vllm */
+	bool skippable;            /* eval skips it (counted) when its model or GPU is unknown */
+	char precision[96];        /* the source's precision strings, as written */
+	int64_t warmup_requests;   /* EXP_CLOSED */
 	char warning[400];         /* set when a side file was missing and a default applied */
 };
+
+enum { EV_REQ_TTFT, EV_REQ_TPOT, EV_REQ_E2E, EV_REQ__N };
 
 struct eval_row {
 	char experiment[160];
 	char model[128];
 	char label[40];        /* benchmark strategy@rate for per-request data */
 	char workload[64];     /* experiment_workload() */
+	char gpu[48];          /* the experiment's GPU */
 	int stage;
 	bool overloaded;
 	double meas[EM__COUNT], pred[EM__COUNT], ape[EM__COUNT]; /* NAN where absent */
+	/* per-request data (GuideLLM, OTel): APE of each request's TTFT, TPOT
+	 * and E2E (design document 002 compares per request), their mean and
+	 * variance over the benchmark's requests; NAN / 0 for stage summaries */
+	double req_ape_mean[EV_REQ__N], req_ape_var[EV_REQ__N];
+	int64_t nreq;
 };
 
 const char *ev_metric_name(enum ev_metric m);
@@ -62,7 +78,9 @@ int experiment_load(const char *path, struct experiment *x, struct err *e);
  * "prompt ~600 out ~250"). */
 void experiment_workload(const struct experiment *x, char *buf, size_t n);
 /* What a folder holds: 0 nothing we read, else 1 servesim experiment.json,
- * 2 inference-perf results, 3 GuideLLM results, 4 vLLM OTel spans. */
+ * 2 inference-perf results, 3 GuideLLM results, 4 vLLM OTel spans,
+ * 5 an aiconfigurator silicon CSV, 6 vLLM engine request stats
+ * ([vllm_]requests.jsonl with [vllm_]meta.json). */
 int experiment_detect(const char *dir);
 /* Load any supported folder (or an experiment.json).  gpu names the GPU for
  * foreign formats that do not record it. */
@@ -77,6 +95,40 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
  * for per-request data), atomically. */
 int experiment_write(const struct experiment *x, const char *dir, struct err *e);
 void experiment_release(struct experiment *x);
+
+/* A file holding many experiments: aiconfigurator's silicon CSV (one
+ * closed-loop experiment per row, see src/calib/aic.c) or a serving
+ * benchmark's results (vLLM bench serve JSON, SGLang bench_serving JSONL:
+ * one experiment per run, see src/calib/bench.c). */
+struct exp_table {
+	enum gt_format fmt;
+	struct aic_table aic;
+	struct bench_runs bench;
+	size_t n, total;       /* rows kept by the filter, rows in the file */
+	char path[700];
+};
+/* Whether path is such a file, or a folder holding a silicon CSV
+ * (experiment_detect kind 5); the file's path in file. */
+bool exp_table_detect(const char *path, char *file, size_t n);
+/* Read the table at path (file or folder), keeping rows matching where
+ * (NULL, or "col=v,col!=v", comma = and; silicon CSVs only). */
+int exp_table_open(const char *path, const char *where, struct exp_table *t, struct err *e);
+/* Row i as an experiment: 1 loaded, 0 skipped with the reason in why (a
+ * deployment servesim cannot express: disagg, ...), <0 on error.  gpu and
+ * base (may be NULL) give what benchmark results do not record. */
+int exp_table_load(const struct exp_table *t, size_t i, const char *gpu,
+		   const struct experiment *base, struct experiment *x, char *why, size_t n,
+		   struct err *e);
+void exp_table_release(struct exp_table *t);
+
+/* Rows skipped, counted by reason. */
+#define SKIP_MAX_REASONS 48
+struct skip_tally {
+	char reason[SKIP_MAX_REASONS][120];
+	size_t count[SKIP_MAX_REASONS];
+	size_t n, total, other; /* other: reasons past the table */
+};
+void skip_tally_add(struct skip_tally *s, const char *reason);
 /* Simulate x and append one row per measured stage to rows (capacity cap). */
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ev_kind { EV_ARRIVAL, EV_STEP_END, EV_KICK };
+enum ev_kind { EV_ARRIVAL, EV_STEP_END, EV_KICK, EV_KV_ARRIVE, EV_STAGE_FREE };
 
 struct event {
 	int64_t t_ns;

@@ -5,7 +5,10 @@
 
 #include "servesim/err.h"
 
-enum dtype { DT_BF16, DT_FP16, DT_FP8, DT_FP4, DT__COUNT };
+/* Weight/GEMM data types.  DT_FP4 is an fp4 tensor-core format (NVFP4 or
+ * MXFP4, Blackwell); DT_INT4 is int4 weight-only (W4A16: int4 weights
+ * dequantised to 16 bits inside the kernel, bf16 tensor-core math). */
+enum dtype { DT_BF16, DT_FP16, DT_FP8, DT_FP4, DT_INT4, DT__COUNT };
 
 struct gpu_spec {
 	char id[48];
@@ -18,8 +21,16 @@ struct gpu_spec {
 	double hbm_bw;                /* bytes/s */
 	double bw_eff;                /* achievable fraction of hbm_bw (H1) */
 	double link_bw;               /* intra-node interconnect, bytes/s per GPU */
+	/* nodes and links (gpus.json keys gpus_per_node, nvlink_domain,
+	 * internode_gbit; defaults in gpu.c): GPUs per node, GPUs one NVLink
+	 * domain joins (72 on GB200/GB300 NVL72), inter-node bytes/s per GPU */
+	int gpus_per_node, nvlink_domain;
+	double internode_bw;
 	int sm_count;
 	char tables[32];              /* data/mfu/<tables>/ or "" */
+	char tables_of[48];           /* id of the GPU whose tables these are ("" = its own) */
+	double table_peak[DT__COUNT]; /* peaks of the GPU the tables were measured on */
+	double table_hbm_bw;          /* and its HBM bandwidth, bytes/s */
 };
 
 struct gpu_db {
@@ -29,7 +40,10 @@ struct gpu_db {
 
 const char *dtype_name(enum dtype d);
 double dtype_bytes(enum dtype d);
-/* Parse "bf16", "fp16", "fp8", "fp4" (SS_EUSAGE otherwise). */
+/* The dtype a GEMM of weight dtype d computes in: int4 weight-only runs
+ * bf16 math; the others their own. */
+enum dtype dtype_compute(enum dtype d);
+/* Parse "bf16", "fp16", "fp8", "fp4", "int4" (SS_EUSAGE otherwise). */
 int dtype_parse(const char *s, enum dtype *out, struct err *e);
 
 int gpu_db_load(struct gpu_db *db, const char *path, struct err *e);

@@ -54,6 +54,16 @@ int guidellm_read(const char *path, struct gt_requests *g, struct err *e);
 /* The same over a buffer (fuzzing, tests); name labels messages. */
 int guidellm_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
 		      struct err *e);
+struct wl_spec;
+/* GuideLLM reports with aggregate metrics only (src/calib/guidellm_v2.c):
+ * the benchmarks as back-to-back stages of wl, measured in stages.
+ * Returns 1 (nothing set, no message) when path is not such a report. */
+int guidellm_read_aggregates(const char *path, struct wl_spec *wl, struct measured_stage *stages,
+			     size_t *nstages, struct err *e);
+/* The same over a parsed report (fuzzing, tests). */
+struct json;
+int guidellm_aggregates_json(const struct json *root, const char *name, struct wl_spec *wl,
+			     struct measured_stage *stages, size_t *nstages, struct err *e);
 /* vLLM OpenTelemetry spans, one JSON document per line (.json or .json.gz). */
 int otel_read(const char *path, struct gt_requests *g, struct err *e);
 struct wl_spec;
@@ -68,5 +78,94 @@ int infperf_read(const char *dir, struct wl_spec *wl, struct measured_stage *sta
 /* Mean / percentile of a measured metric over one stage (-1: all). */
 double gt_stat(const struct gt_requests *g, int stage, int which /* 0 ttft, 1 e2e, 2 itl */,
 	       double pct /* <0: mean */);
+
+/* Settings a results file records (0 / "" where it does not). */
+struct gt_settings {
+	char model[128], gpu[48], engine[16], version[32], dtype[16];
+	int tp, dp;
+	int64_t max_num_seqs, max_num_batched_tokens, max_model_len, block_size;
+};
+
+/* Sort by arrival, make arrivals relative, one benchmark over all requests. */
+void gt_requests_finish(struct gt_requests *g, const char *strategy, double rate, const char *era,
+			bool server_side);
+/* vLLM engine request stats, one object per line (src/calib/vllm_requests.c);
+ * engine-side TTFT and E2E. */
+int vllm_requests_read(const char *path, struct gt_requests *g, struct err *e);
+int vllm_requests_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
+			   struct err *e);
+/* The meta.json beside them: model, version, engine arguments. */
+int vllm_meta_read(const char *path, struct gt_settings *s, struct err *e);
+/* vllm-vcr traces (src/calib/vcr.c): a meta line, then one line per request. */
+int vcr_read(const char *path, struct gt_requests *g, struct gt_settings *s, struct err *e);
+int vcr_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
+		 struct gt_settings *s, struct err *e);
+
+/* vLLM `bench serve` result JSON and SGLang `bench_serving` JSONL
+ * (src/calib/bench.c): one run per object, aggregate metrics (ms). */
+struct bench_run {
+	char backend[32], model[128], dataset[32];
+	double request_rate;      /* requests/s; INFINITY: all sent at once */
+	double burstiness;        /* vLLM's gamma shape (1 = Poisson) */
+	int64_t max_concurrency;  /* 0: none */
+	int64_t completed;
+	double duration_s, mean_in, mean_out;
+	double *in_lens, *out_lens; /* per request (detailed results), or NULL */
+	size_t nlens;
+	double ttft_mean, ttft_p90, tpot_mean, itl_mean, e2e_mean, e2e_p90, throughput; /* NAN: absent */
+};
+
+struct bench_runs {
+	struct bench_run *r;
+	size_t n, cap;
+	char tool[16];            /* vllm-bench, sglang-bench */
+};
+
+int bench_read(const char *path, struct bench_runs *b, struct err *e);
+int bench_read_mem(const char *buf, size_t len, const char *name, struct bench_runs *b,
+		   struct err *e);
+void bench_runs_release(struct bench_runs *b);
+
+/* What a results file is, from its first 64 KiB (src/calib/sniff.c);
+ * keys: the first line's keys when it is a JSON object ("" otherwise). */
+enum gt_format { GT_UNKNOWN, GT_GUIDELLM, GT_OTEL, GT_VLLM_REQUESTS, GT_VCR, GT_VLLM_BENCH,
+		 GT_SGLANG_BENCH, GT_AIC, GT__COUNT };
+enum gt_format gt_sniff(const char *path, char *keys, size_t nk);
+enum gt_format gt_sniff_mem(const char *buf, size_t n, char *keys, size_t nk);
+const char *gt_format_name(enum gt_format f);
+
+/* aiconfigurator silicon CSV (src/calib/aic.c): one measured serving point
+ * per row, closed loop at `concurrency` with fixed isl/osl. */
+struct aic_row {
+	char id[160], backend[16], version[48], model[128], system[32], mode[16];
+	char precision[16], gemm_quant[24], moe_quant[24];
+	int64_t isl, osl;
+	int64_t batch;       /* batch_size: per worker and attention-DP rank */
+	int64_t concurrency; /* the client's: silicon_concurrency= in
+				silicon_data_source, else batch x attention DP */
+	int workers;         /* agg workers: concurrency / (batch x attention DP) */
+	int tp, pp, attn_dp, moe_tp, moe_ep; /* empty or 0 in the file = 1 */
+	double ttft_ms, tpot_ms;             /* measured means */
+	size_t line;
+};
+
+struct aic_table {
+	struct aic_row *r;   /* rows that match the filter; only agg rows are checked */
+	size_t n, cap;
+	size_t total;        /* data rows in the file, before filtering */
+	size_t ncols;
+};
+
+/* Read a silicon CSV (plain or .gz).  where: NULL or "col=v,col!=v,..."
+ * (comma = and; SS_EUSAGE naming an unknown column). */
+int aic_read(const char *path, const char *where, struct aic_table *t, struct err *e);
+int aic_read_mem(const char *buf, size_t len, const char *name, const char *where,
+		 struct aic_table *t, struct err *e);
+void aic_table_release(struct aic_table *t);
+/* Whether the file's header is a silicon CSV's. */
+bool aic_is_table(const char *path);
+/* Registry names to try for a row's Hugging Face id (see aic.c); returns
+ * how many of out[0..2] are set. */
+int aic_model_candidates(const char *hf, char out[3][128]);
 
 #endif

@@ -19,6 +19,12 @@
 #define MFU_DEFAULT_ATTN_PREFILL 0.45
 #define MFU_DEFAULT_ATTN_DECODE 0.30
 
+/* The FLOPs-equivalent head dims of the MLA tables (data/mfu/derive.py):
+ * absorbed decode 2 x (576 + 512) / 4, expanded prefill 2 x (192 + 128) / 4,
+ * so that 4 x batch x heads x dim x pairs is MLA's attention FLOPs. */
+#define MFU_MLA_DECODE_DIM 544
+#define MFU_MLA_PREFILL_DIM 160
+
 struct mfu_grid {
 	size_t dims;          /* 1..3 */
 	size_t len[3];
@@ -32,22 +38,52 @@ struct mfu_attn_cfg {
 	struct mfu_grid g;    /* batch x length */
 };
 
+struct moetab;
+
+/* What each priced component was looked up in, for the run header. */
+enum mfu_part {
+	MFU_P_GEMM_BF16, MFU_P_GEMM_FP8, MFU_P_GEMM_FP4, MFU_P_ATTN_PREFILL, MFU_P_ATTN_DECODE,
+	MFU_P_ALLREDUCE, MFU_P_MOE, MFU_P_MLA_PREFILL, MFU_P_MLA_DECODE, MFU_P__COUNT
+};
+
 struct mfu_tables {
 	bool have_gemm[DT__COUNT];
 	struct mfu_grid gemm[DT__COUNT];
 	struct mfu_attn_cfg *prefill, *decode;
 	size_t nprefill, ndecode;
+	/* MLA kernel tables (DeepSeek geometry), in the attention format with
+	 * kv_heads 1 and head_dim MFU_MLA_PREFILL_DIM / MFU_MLA_DECODE_DIM */
+	struct mfu_attn_cfg *mla_prefill, *mla_decode;
+	size_t nmla_prefill, nmla_decode;
 	double *ar_size[9], *ar_lat[9]; /* all-reduce by num_gpus (2,4,8): log elems, log us */
 	size_t ar_len[9];
+	struct moetab *moe;   /* fused-MoE kernel tables (mfu_load_moe), or NULL */
+	char moe_path[700];   /* where they are, or "" */
 	bool nearest;         /* H6 off */
 	char dir[600];        /* where the tables came from, or "" */
+	char engine[16];      /* collection chosen: engine and version ("" for a flat dir) */
+	char version[32];
+	char src[MFU_P__COUNT][112]; /* per component: table it came from, or "" (none) */
 	char warning[700];    /* set when defaults are in use */
 };
 
-/* Load the tables for g (from data_dir/mfu/<g->tables>/).  A GPU without
- * tables is not an error: defaults apply and `warning` says so. */
+const char *mfu_part_name(enum mfu_part p);
+
+/* Load the tables for g measured with `engine` ("vllm", "sglang", "trtllm")
+ * at the collected version nearest `version` ("" or NULL: the newest) from
+ * data_dir/mfu/<g->tables>/<engine>-<version>/.  A component that collection
+ * lacks comes from the nearest other collection (same engine first, then
+ * vLLM, then the others, newest first) and t->src says which; an engine
+ * with no collection on this GPU falls back the same way with a warning.
+ * A GPU without tables is not an error: defaults apply and `warning` says
+ * so.  Latencies become utilisation against g->table_peak (the GPU the
+ * tables were measured on), so borrowed tables carry their MFU over. */
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
-	     struct err *e);
+	     const char *engine, const char *version, struct err *e);
+/* Load the fused-MoE tables found by mfu_load (a no-op without them). */
+int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, struct err *e);
+/* The engines servesim has kernel collections for ("vllm|sglang|trtllm"). */
+int mfu_engine_check(const char *engine, struct err *e);
 void mfu_release(struct mfu_tables *t);
 /* The same from an explicit folder (tier-2 measured tables). */
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e);
@@ -64,6 +100,10 @@ const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool pre
 					    int kv_heads, int head_dim, enum dtype kvdt);
 double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 		     double batch, double len);
+/* The measured MLA configuration nearest heads (per GPU) and kv dtype, or
+ * NULL when no MLA table was loaded. */
+const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool prefill, int heads,
+					   enum dtype kvdt);
 /* The same with the axis values given as logs (callers that keep them). */
 double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 			 double log_batch, double log_len);

@@ -4,6 +4,7 @@
 #ifndef SERVESIM_MODEL_H
 #define SERVESIM_MODEL_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "servesim/err.h"
@@ -14,15 +15,50 @@
 enum model_family {
 	FAM_LLAMA, FAM_MISTRAL, FAM_MIXTRAL, FAM_QWEN2, FAM_QWEN3, FAM_QWEN3_MOE,
 	FAM_LLAMA4, FAM_DEEPSEEK_V2, FAM_DEEPSEEK_V3, FAM_KIMI_K2, FAM_DEEPSEEK_V32,
-	FAM_GLM_MOE_DSA, FAM_MINIMAX_M2, FAM__COUNT
+	FAM_GLM_MOE_DSA, FAM_MINIMAX_M2, FAM_GPT_OSS, FAM_QWEN3_NEXT, FAM_QWEN3_5,
+	FAM_QWEN3_5_MOE, FAM_MIMO_V2, FAM_GEMMA4, FAM_STEP3P7, FAM_NEMOTRON_H,
+	FAM__COUNT
 };
 
 enum attn_kind { ATTN_MHA, ATTN_GQA, ATTN_MLA };
 
+/* What mixes tokens in one layer.  FULL attends to every earlier token (its
+ * KV cache grows with the sequence); SLIDING to the last `window.size` tokens;
+ * CHUNKED to the tokens of its own `chunk`-token block (Llama 4 local layers);
+ * LINEAR is a recurrent layer (Gated DeltaNet, Mamba2) holding a fixed-size
+ * state per sequence; NONE is a layer without a token mixer (Nemotron-H's
+ * MoE-only blocks). */
+enum layer_mixer { LM_FULL, LM_SLIDING, LM_CHUNKED, LM_LINEAR, LM_NONE, LM__COUNT };
+
+enum linear_kind { LIN_NONE, LIN_GDN, LIN_MAMBA2 };
+
+/* Storage format of quantised checkpoint weights (quantization_config). */
+enum model_qfmt {
+	Q_NONE,        /* as the checkpoint dtype (bf16) */
+	Q_FP8,         /* fp8 e4m3, per-tensor or per-channel scales */
+	Q_FP8_BLOCK,   /* fp8 e4m3, one fp32 scale per 128x128 block (DeepSeek style) */
+	Q_MXFP4,       /* fp4 e2m1, one e8m0 scale per 32 weights (OCP MX) */
+	Q_NVFP4,       /* fp4 e2m1, one fp8 scale per 16 weights */
+	Q_INT4_W4A16,  /* int4 weight-only, one bf16 scale per group_size weights */
+	Q_INT8,        /* int8 weights */
+	Q__COUNT
+};
+
+/* Which parts of a checkpoint are stored quantised, and how.  experts: the
+ * routed experts; attn: attention / linear-attention projections; mlp: dense
+ * FFNs and shared experts.  Embedding, LM head, routers and norms always stay
+ * in bf16 (every format we read excludes them). */
+struct model_quant {
+	char method[24];         /* quant_method as published, "" when absent */
+	enum model_qfmt experts, attn, mlp;
+	int64_t group_size;      /* weights per scale (0: per-tensor/channel or n/a) */
+	char excluded[160];      /* the modules the config excludes, as a short text */
+};
+
 struct model_cfg {
 	char id[96];            /* registry id or file stem */
 	char source[512];       /* file it was loaded from */
-	char model_type[48];    /* as published (text_config's when wrapped) */
+	char model_type[48];    /* as published (text_config's when wrapped, less any "_text") */
 	enum model_family family;
 	int64_t hidden, layers, heads, kv_heads, head_dim, vocab;
 	int64_t intermediate;   /* dense FFN width (dense layers of MoE models too) */
@@ -33,6 +69,10 @@ struct model_cfg {
 	int64_t q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
 	/* DeepSeek sparse attention indexer (0 when absent) */
 	int64_t index_heads, index_head_dim, index_topk;
+	/* layers that reuse an earlier layer's top-k instead of running their
+	 * own indexer (GLM-5.2 'indexer_types': "shared"), and how many do run one */
+	bool shared_index[MODEL_MAX_LAYERS];
+	int64_t index_layers;
 	/* MoE (n_experts 0 when dense) */
 	int64_t n_experts, top_k, moe_intermediate, shared_intermediate, n_shared_experts;
 	bool router_bias;       /* e_score_correction_bias / routing bias: E params */
@@ -42,12 +82,61 @@ struct model_cfg {
 	bool is_moe[MODEL_MAX_LAYERS];
 	int64_t n_moe_layers;
 	char quant[24];         /* quantization_config.quant_method or "" */
+	struct model_quant q;   /* parsed quantization_config */
+	/* --- per-layer token mixers (hybrid models) --- */
+	unsigned char mixer[MODEL_MAX_LAYERS]; /* enum layer_mixer of layer i */
+	bool no_ffn[MODEL_MAX_LAYERS];  /* layer i has no FFN (Nemotron-H mixer-only blocks) */
+	int64_t n_mixer[LM__COUNT];     /* layers of each mixer kind */
+	/* full (and chunked) attention layers: v_head_dim above is the value
+	 * width (= head_dim unless published otherwise, e.g. MiMo 192/128) */
+	bool attn_gate;         /* q_proj also emits a per-channel output gate (Qwen3-Next) */
+	bool attn_sinks;        /* full layers: one learned sink logit per head (gpt-oss) */
+	bool k_eq_v;            /* full layers: values are the keys, no v_proj (Gemma 4) */
+	int64_t chunk;          /* chunked-local attention block (Llama 4), 0 when none */
+	struct {                /* sliding-window layers (their own head layout) */
+		int64_t size, heads, kv_heads, head_dim, v_head_dim;
+		bool sinks;
+	} window;
+	struct {                /* linear-attention (recurrent) layers */
+		enum linear_kind kind;
+		/* GDN: q/k heads x dim, v heads x dim.  Mamba2: k_heads = n_groups,
+		 * k_dim = ssm_state_size, v_heads = mamba_num_heads, v_dim = mamba_head_dim.
+		 * The recurrent state is v_heads x v_dim x k_dim either way, and the
+		 * causal conv runs over 2 k_heads k_dim + v_heads v_dim channels. */
+		int64_t k_heads, k_dim, v_heads, v_dim, conv_kernel;
+		double state_elem_bytes; /* recurrent state dtype (fp32 4 or bf16 2) */
+	} lin;
+	/* --- FFN / MoE variants --- */
+	int64_t ffn_mats;       /* weight matrices per FFN: 3 gated (SwiGLU/GeGLU), 2 plain (relu2) */
+	bool expert_bias;       /* experts carry biases (gpt-oss) */
+	bool shared_gate;       /* sigmoid gate hidden->1 on the shared expert (Qwen3-Next) */
+	int64_t moe_latent;     /* latent MoE: experts run at this width between a hidden->latent
+				   and a latent->hidden projection (Nemotron-H), 0 when none */
+	double vision_params;   /* Qwen-VL vision encoder weights (memory only), 0 when text-only
+				   or another encoder layout */
 };
 
 const char *model_family_name(enum model_family f);
 /* Comma-separated list of supported model_type values, for messages. */
 const char *model_supported_types(void);
 const char *attn_kind_name(enum attn_kind a);
+const char *layer_mixer_name(enum layer_mixer k);
+const char *model_qfmt_name(enum model_qfmt f);
+/* Bytes per weight of a storage format, scales included; Q_NONE gives
+ * `unquantised` (the bytes of the requested dtype). */
+double model_qfmt_bytes(enum model_qfmt f, int64_t group_size, double unquantised);
+
+/* One-line descriptions for reports: the layer mix of a hybrid model
+ * ("" when every layer is full attention) and the stored weight formats
+ * ("" when the checkpoint is not quantised). */
+void model_layers_text(const struct model_cfg *m, char *buf, size_t n);
+void model_quant_text(const struct model_cfg *m, char *buf, size_t n);
+
+/* quantization_config (HF fp8 / mxfp4, compressed-tensors, modelopt) ->
+ * m->q and m->quant.  Formats we do not recognise leave every part Q_NONE
+ * (stored at the requested dtype).  SS_EDATA on mistyped fields. */
+int model_quant_from_json(const struct json *q, const char *src, struct model_cfg *m,
+			  struct err *e);
 
 /* Normalise a parsed config.json.  source names it in messages. */
 int model_from_json(const struct json *root, const char *source, struct model_cfg *m,
@@ -72,7 +161,8 @@ struct model_registry {
 
 int registry_load(struct model_registry *r, const char *models_dir, struct err *e);
 void registry_release(struct model_registry *r);
-/* Find by id, HF name or alias (case-insensitive). */
+/* Find by id, HF name or alias (case-insensitive), else by the HF id's
+ * name without organisation and without -Instruct/-Base/-it/-Chat/-hf. */
 const struct model_entry *registry_find(const struct model_registry *r, const char *name);
 /* Resolve name and load it; unknown names give SS_EUSAGE with suggestions. */
 int registry_load_model(const struct model_registry *r, const char *name,
@@ -84,21 +174,44 @@ struct parallel {
 };
 
 struct param_counts {
-	double total;            /* every weight, MTP excluded */
+	double total;            /* every language-model weight, MTP and vision encoder excluded */
 	double active;           /* weights touched per token, embedding table included */
 	double embedding;        /* input embedding table */
 	double lm_head;          /* 0 when tied */
 	double attention, dense_ffn, experts, shared_experts, router, norms;
+	double linear_attn;      /* linear-attention (GDN / Mamba2) layers, in attention too */
+	double vision;           /* multimodal encoder: in neither total nor active (published
+				    totals are the language model's), in weight bytes */
 };
 
 void model_params(const struct model_cfg *m, struct param_counts *pc);
-/* Weight bytes held by one GPU (the most loaded pipeline stage). */
+/* Layers with a dense FFN (neither MoE nor FFN-less). */
+int64_t model_dense_ffn_layers(const struct model_cfg *m);
+/* Weight bytes held by one GPU (the most loaded pipeline stage).  Each part
+ * (experts, attention, dense FFN) is stored at the narrower of the requested
+ * width and the checkpoint's stored format (m->q): a quantised checkpoint is
+ * loaded as stored (an INT4-expert checkpoint holds 0.5 B/param + scales for
+ * its experts even at --dtype bf16), and a narrower --dtype quantises further.
+ * Embedding, LM head, routers and norms take the requested width. */
 double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p,
 				  double weight_bytes_per_param);
-/* KV-cache bytes per token for the whole model (all layers) and on one GPU. */
+/* KV-cache bytes per token of the layers whose cache grows with the
+ * sequence: full-attention layers only (sliding-window and chunked layers
+ * hold at most their window, linear layers a fixed state: see
+ * model_state_bytes_per_seq).  Whole model and one GPU (its stage, its TP
+ * share of KV heads). */
 double model_kv_bytes_per_token(const struct model_cfg *m, double kv_bytes_per_elem);
 double model_kv_bytes_per_token_per_gpu(const struct model_cfg *m, const struct parallel *p,
 					double kv_bytes_per_elem);
+/* Fixed bytes per sequence once it is longer than every window: the KV of
+ * sliding-window layers capped at the window, of chunked layers capped at
+ * the chunk, plus the recurrent state (v_heads x v_dim x k_dim at
+ * lin.state_elem_bytes) and causal-conv state ((conv_kernel - 1) x conv
+ * channels at kv_bytes_per_elem) of linear layers.  0 for models with only
+ * full attention.  Whole model and one GPU. */
+double model_state_bytes_per_seq(const struct model_cfg *m, double kv_bytes_per_elem);
+double model_state_bytes_per_seq_per_gpu(const struct model_cfg *m, const struct parallel *p,
+					 double kv_bytes_per_elem);
 /* Validate a parallel layout against the model; SS_EUSAGE naming the flag. */
 int model_check_parallel(const struct model_cfg *m, const struct parallel *p, struct err *e);
 

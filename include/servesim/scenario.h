@@ -27,8 +27,22 @@ struct scenario {
 	int64_t graph_max;            /* largest CUDA-graph capture size */
 	const struct wl_spec *workload;
 	const struct tier2 *tier2;    /* measured bandwidth per pattern, or NULL */
+	char engine[16];              /* kernel collection (cost_cfg.engine) */
+	char engine_version[32];
+	enum moe_dist moe_dist;
+	int moe_fp8_scales;           /* cost_cfg.moe_fp8_scales */
+	struct mfu_cache *mfu_cache;  /* shared kernel tables, or NULL */
+	bool moe_wdt_given;           /* routed experts stored as moe_wdt */
+	enum dtype moe_wdt;
 	FILE *requests_out, *step_log;
 	bool check_invariants;
+	struct spec_cfg spec;         /* speculative decoding (k 0: off) */
+	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
+	/* P/D disaggregation (pd_prefill 0: off): pd_prefill prefill workers
+	 * of layout prefill_par and pd_decode decode workers of layout par
+	 * (par.dp must be 1); the same engine limits on both */
+	int pd_prefill, pd_decode;
+	struct parallel prefill_par;
 };
 
 struct scenario_state {
@@ -37,15 +51,42 @@ struct scenario_state {
 	bool kv_from_memory;
 	struct sim_cfg sc;
 	struct sim *sim;
+	struct cost_model draft_cost; /* the draft model's, when one is used */
+	bool has_draft;
+	struct cost_model prefill_cost; /* P/D: the prefill workers' */
+	struct memplan prefill_mp;
+	bool has_prefill;
+	bool pd_nvlink;               /* P/D: both pools in one NVLink domain */
 };
 
-/* vLLM v1 defaults: 8192 batched tokens, 256 sequences, block 16, 0.9
- * utilisation, prefix caching on, CUDA graphs up to 512, the model's
- * max_position_embeddings capped at 32768, default overheads. */
+/* vLLM v1 defaults: max_num_batched_tokens 8192 and max_num_seqs 1024 on a
+ * GPU with >= 70 GiB other than A100, else 2048 and 256 (vLLM's
+ * EngineArgs defaults for the OpenAI API server); block 16, 0.9
+ * utilisation, prefix caching on, CUDA graphs up to 512, max_model_len the
+ * model's max_position_embeddings (32768 when absent), default overheads. */
 void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
 		       const struct wl_spec *wl);
+/* True where vLLM picks its large-GPU defaults; the rule in words. */
+bool scenario_big_gpu(const struct gpu_spec *g);
+const char *scenario_limits_rule(const struct gpu_spec *g);
+/* Attention-DP: an MoE model with dp > 1 (DP ranks share the MoE layers and
+ * step in lockstep); dense models keep DP as replicas behind the router. */
+bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
 int scenario_prepare(const struct scenario *sc, const char *data_dir, struct scenario_state *st,
 		     struct err *e);
 void scenario_release(struct scenario_state *st);
+
+/* Start-up checks that mirror vLLM's and SGLang's, in their wording:
+ * before scenario_prepare, the configuration (weights in a dtype the GPU
+ * has no tensor cores for: fp8 on Ampere becomes a W8A16 note, anything else
+ * is refused; max_model_len above max_position_embeddings; EP other than 1
+ * or TP x DP); after it, the KV capacity (one request of max_model_len must
+ * fit, per DP rank; skipped when the block count was given).  A refusal is
+ * SS_EUSAGE; with allow it becomes a warning line in notes instead.  Notes
+ * (newline-separated, appended) also carry what is modelled differently. */
+int scenario_check_config(const struct scenario *sc, bool allow, char *notes, size_t nnotes,
+			  struct err *e);
+int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
+			    bool allow, char *notes, size_t nnotes, struct err *e);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "servesim/cost.h"
 #include "servesim/err.h"
+#include "servesim/spec.h"
 #include "servesim/stats.h"
 #include "servesim/workload.h"
 
@@ -32,10 +33,28 @@ struct sim_cfg {
 	int64_t total_kv_blocks;              /* per replica */
 	bool prefix_caching;
 	int dp;
+	/* attention-DP: the dp ranks step together (every step lasts as long
+	 * as the slowest rank's; a rank with nothing to run runs a dummy
+	 * one-token step, as vLLM's DP engines do) and the cost model sees the
+	 * MoE tokens of all ranks (step_desc.moe_tokens) */
+	bool lockstep;
 	enum router_kind router;
 	bool check_invariants;                /* after every event (tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */
 	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */
+	struct spec_cfg spec;                 /* speculative decoding (spec.k 0: off) */
+	/* P/D disaggregation: pd.prefill prefill workers (replicas 0 ..
+	 * pd.prefill-1) run each prompt and its first token, then hand the KV
+	 * to one of the dp decode workers (the replicas after them): the
+	 * transfer takes alpha_s + prompt x kv_bytes_per_token / link_bw and
+	 * the decode worker admits the request when it lands (its first token
+	 * reaches the client then).  pd.prefill 0: aggregated serving. */
+	struct sim_pd {
+		int prefill;
+		const struct cost_model *prefill_cost;
+		int64_t prefill_kv_blocks, prefill_max_num_seqs, prefill_max_num_batched_tokens;
+		double kv_bytes_per_token, link_bw, alpha_s;
+	} pd;
 };
 
 enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
@@ -51,6 +70,11 @@ struct metric_set {
 struct sim_totals {
 	uint64_t arrived, completed, rejected[REJ__COUNT], preemptions, steps;
 	uint64_t prefix_lookup_tokens, prefix_hit_tokens;
+	/* speculative decoding: verification steps of requests, drafts
+	 * offered and accepted in them */
+	uint64_t spec_verify, spec_drafted, spec_accepted;
+	uint64_t pd_transfers;     /* P/D: KV hand-offs, and their summed time */
+	int64_t pd_transfer_ns;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
 	double kv_util_max;
 	int64_t duration_ns;       /* last event time */

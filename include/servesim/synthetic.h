@@ -13,7 +13,8 @@
 struct synth_result {
 	double figure;   /* H4: difference at the crossover; H5: difference at 50/50;
 			  * H6: share of >=5 % jumps removed by interpolation */
-	bool pass;       /* H5: additive monotonic; H6: >= 80 % removed; H4: reported */
+	bool pass;       /* 002's Part A criterion: H4 >= 10 % at the crossover;
+			  * H5 >= 15 % at 50/50 and additive monotonic; H6 >= 80 % removed */
 };
 
 /* which: "h4", "h5" or "h6". Tables go to out. */

@@ -6,9 +6,16 @@
  * functions, nn.Module scopes), and the GPU kernels each launched (linked by
  * correlation id through the CUDA runtime call).  Kernels replayed from a
  * CUDA graph have no launching operator or shapes and are marked.
- * Ascend: one row per kernel; collective kernels listed twice (two streams)
- * are deduplicated on (integer start, type); one forward pass is cut by the
- * attention anchors (FusedInferAttentionScore, SparseFlashAttention). */
+ * Ascend (design document 003): one row per kernel; collective kernels
+ * listed twice (two streams) are deduplicated on (integer start, type); the
+ * attention anchors (FusedInferAttentionScore, SparseFlashAttention) are
+ * grouped into forward passes (anchors_per_pass consecutive anchors, i.e.
+ * the model's layer count, as 003 does; else split where the gap between two
+ * anchors is over TR_PASS_GAP x the pass's median anchor interval), one pass
+ * is selected (fwd #N) and cut to [its first anchor's start, its last
+ * anchor's end] (003), or with full_window from the end of the previous
+ * pass's last anchor to the next pass's first anchor (the whole capture for
+ * a single pass: 003's GLM-5.1 prefill). */
 #ifndef SERVESIM_TRACE_H
 #define SERVESIM_TRACE_H
 
@@ -36,8 +43,25 @@ struct tr_op {
 	long scope_id;         /* which scope instance (layer finding); -1 none */
 };
 
+struct tr_pass {
+	double start, end;     /* first anchor's start, last anchor's end (us) */
+	int anchors;
+};
+
+struct tr_read_opts {
+	const char *anchor;    /* Ascend anchor op type; NULL: the defaults */
+	int fwd;               /* Ascend forward pass to cut, 1-based; 0: the first */
+	int anchors_per_pass;  /* 0: split passes at gaps */
+	bool full_window;      /* 003's un-truncated window */
+};
+
 struct trace {
 	char format[16];       /* "kineto" or "ascend" */
+	struct tr_pass *passes; /* Ascend: every forward pass found */
+	size_t npasses;
+	int fwd;               /* the pass cut out, 1-based (0: kineto) */
+	bool full_window, by_count;
+	double win_start, win_end; /* the window cut (us) */
 	char device[96];
 	struct tr_op *ops;
 	size_t n, cap;
@@ -47,11 +71,16 @@ struct trace {
 	bool has_shapes;
 };
 
-/* anchor: Ascend forward-pass anchor op type, NULL for the defaults. */
-int trace_read(const char *path, const char *anchor, struct trace *t, struct err *e);
+/* ro: Ascend pass selection, NULL for the defaults. */
+int trace_read(const char *path, const struct tr_read_opts *ro, struct trace *t, struct err *e);
 int trace_read_kineto_mem(const char *buf, size_t len, const char *name, struct trace *t,
 			  struct err *e);
 void trace_release(struct trace *t);
+/* --profiler-root: the kernel_details.csv files under root (003: the
+ * profiler writes ASCEND_PROFILER_OUTPUT/kernel_details.csv per rank), sorted
+ * by path, at most max; *n = how many were found (may exceed max). */
+int trace_find_kernel_details(const char *root, char (*paths)[512], size_t max, size_t *n,
+			      struct err *e);
 /* 2*m*n*k of a matmul-family operator from its recorded input dims. */
 double tr_matmul_flops(const char *op, const long long (*dims)[8], const int *ndim, int ninputs);
 

@@ -12,8 +12,11 @@
  *   eta_scalar 0.068: H100 SXM non-tensor FP32 67 TFLOP/s over the 989
  *     TFLOP/s bf16 tensor peak (NVIDIA H100 datasheet).
  *   tile 128: the same tile height, for the naive re-read of weights.
- *   residency 1.0 for attention, dense and MoE weights: they are far larger
- *     than the 50 MB L2, so every step streams them from HBM. */
+ *   residency = 1 / WRF, the weight residency factor of design document 001
+ *     ("Weight Residency Factor (WRF) Model"): efficient execution reuses
+ *     attention weights 4x (WRF_attn 4.0), dense weights 4x (WRF_dense 4.0)
+ *     and MoE weights 2x (WRF_moe 2.0); naive execution has WRF 1 (001,
+ *     "Naive vs Efficient Execution Models"), which rl_eval applies. */
 void rl_cfg_defaults(struct rl_cfg *c)
 {
 	c->naive = false;
@@ -21,7 +24,9 @@ void rl_cfg_defaults(struct rl_cfg *c)
 	c->b_sat = 128;
 	c->eta_scalar = 0.068;
 	c->tile = 128;
-	c->res_attn = c->res_dense = c->res_moe = 1.0;
+	c->res_attn = 1.0 / 4.0;
+	c->res_dense = 1.0 / 4.0;
+	c->res_moe = 1.0 / 2.0;
 }
 
 static double residency(const struct rl_cfg *c, const struct op *o)
@@ -55,7 +60,7 @@ int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,
 		double n = (double)lk->count;
 		for (j = 0; j < lk->nops; j++) {
 			const struct op *o = &lk->ops[j];
-			double wb = o->weight_bytes, ab = o->act_bytes, eta = 1;
+			double wb = o->weight_bytes, ab = o->act_bytes, tb, eta = 1;
 			out->flops += n * o->flops * mult;
 			if (o->kind == OPK_GEMM) {
 				eta = c->b_sat > 0 ? fmin(1.0, (double)o->m / c->b_sat) : 1;
@@ -69,15 +74,23 @@ int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,
 				out->net_bytes += n * ab * mult;
 				continue;
 			}
+			/* temporaries (001's fourth byte term): the intermediate
+			 * buffers an unfused execution writes and reads back */
+			tb = 0;
 			if (c->naive) {
 				/* weights re-read per tile of rows; scores written and read
 				 * in fp32; every elementwise op round-trips HBM */
 				if (o->kind == OPK_GEMM && c->tile > 0)
 					wb *= ceil((double)o->m / c->tile);
 				if (o->kind == OPK_ATTN)
-					ab += o->score_elems * 8.0;
+					tb = o->score_elems * 8.0;
+				if (o->kind == OPK_ELEMENTWISE) {
+					tb = ab;
+					ab = 0;
+				}
 			} else {
-				/* fused: elementwise work rides on its neighbours' loads */
+				/* fused: elementwise work rides on its neighbours' loads,
+				 * flash attention keeps the scores on chip */
 				if (o->kind == OPK_ELEMENTWISE)
 					ab = 0;
 				wb *= residency(c, o);
@@ -85,14 +98,16 @@ int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,
 			if (c->train) { /* backward: weights read twice more, grads written */
 				wb *= 4.0;
 				ab *= 3.0;
+				tb *= 3.0;
 			}
 			out->weight_bytes += n * wb;
 			out->act_bytes += n * ab;
+			out->temp_bytes += n * tb;
 			out->kv_bytes += n * (o->kv_read_bytes + o->kv_write_bytes);
 		}
 	}
 	opgraph_release(&og);
-	hbm = out->weight_bytes + out->act_bytes + out->kv_bytes;
+	hbm = out->weight_bytes + out->act_bytes + out->kv_bytes + out->temp_bytes;
 	out->t_comp = eff_flops / peak;
 	out->t_hbm = hbm / bw;
 	out->t_net = c->g->link_bw > 0 ? out->net_bytes / c->g->link_bw : 0;
@@ -105,6 +120,11 @@ int rl_eval(const struct rl_cfg *c, int64_t batch, int64_t seq, int64_t kv_len,
 	else
 		out->regime = out->kv_bytes > out->weight_bytes ? "HBM KV" : "HBM weights";
 	return 0;
+}
+
+double rl_oi_knee(const struct rl_cfg *c)
+{
+	return c->g->peak_flops[c->wdt] / c->g->hbm_bw;
 }
 
 double rl_ridge(const struct rl_cfg *c)

@@ -1,6 +1,8 @@
 /* trace.c - operator flow from Kineto traces and Ascend kernel_details.csv
  * (see trace.h). */
 #include <ctype.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,12 +425,77 @@ static bool is_anchor(const char *type, const char *anchor)
 	return strcmp(type, "FusedInferAttentionScore") == 0 || strcmp(type, "SparseFlashAttention") == 0;
 }
 
-static int ascend(const char *path, const char *anchor, struct trace *t, struct err *e)
+/* a gap between two anchors over TR_PASS_GAP x the pass's median anchor
+ * interval starts a new forward pass (servesim's rule: between passes come
+ * sampling, scheduling and the next pass's embedding; 003 itself groups a
+ * known number of anchors per pass, which anchors_per_pass does) */
+#define TR_PASS_GAP 3.0
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* between two passes (anchor rows a < b): the row after the widest idle
+ * gap, where one pass's capture ends and the next one's begins */
+static size_t widest_gap(const struct arow *rows, size_t a, size_t b)
+{
+	size_t i, best = b;
+	double end = rows[a].start + rows[a].dur, wide = -1;
+
+	for (i = a + 1; i <= b; i++) {
+		if (rows[i].start - end > wide) {
+			wide = rows[i].start - end;
+			best = i;
+		}
+		end = fmax(end, rows[i].start + rows[i].dur);
+	}
+	return best;
+}
+
+/* pass k = anchors [ps[k], ps[k+1]); returns the number of passes */
+static size_t split_passes(const struct arow *rows, const size_t *anch, size_t na, int per,
+			   size_t *ps)
+{
+	size_t np = 0, i, j;
+	double *iv;
+
+	if (per > 0) {
+		for (i = 0; i < na; i += (size_t)per)
+			ps[np++] = i;
+		return np;
+	}
+	iv = xcalloc(na, sizeof(*iv));
+	ps[np++] = 0;
+	for (i = 1; i < na; i++) {
+		double gap = rows[anch[i]].start - rows[anch[i - 1]].start, med;
+		size_t m = i - 1 - ps[np - 1]; /* intervals so far in this pass */
+		if (m == 0) {
+			/* the pass's first interval: compare with the next one */
+			double next = i + 1 < na ? rows[anch[i + 1]].start - rows[anch[i]].start : gap;
+			if (next > 0 && gap > TR_PASS_GAP * next && i + 1 < na) {
+				ps[np++] = i;
+			}
+			continue;
+		}
+		for (j = 0; j < m; j++)
+			iv[j] = rows[anch[ps[np - 1] + j + 1]].start - rows[anch[ps[np - 1] + j]].start;
+		qsort(iv, m, sizeof(*iv), cmp_dbl);
+		med = iv[m / 2];
+		if (gap > TR_PASS_GAP * med)
+			ps[np++] = i;
+	}
+	free(iv);
+	return np;
+}
+
+static int ascend(const char *path, const struct tr_read_opts *ro, struct trace *t, struct err *e)
 {
 	static const char *const need[] = {"Name", "Type", "Start Time(us)", "Duration(us)", NULL};
 	struct csv *c;
 	struct arow *rows = NULL;
-	size_t n = 0, cap = 0, i, first = 0, last = 0, nanch = 0;
+	size_t n = 0, cap = 0, i, nanch = 0, *anch = NULL, *pstart = NULL, np, k, lo, hi;
 	int idx[4], ish, rc;
 
 	snprintf(t->format, sizeof(t->format), "ascend");
@@ -475,30 +542,61 @@ static int ascend(const char *path, const char *anchor, struct trace *t, struct 
 		}
 		n = w;
 	}
-	/* one forward pass: from the first attention anchor to the last */
-	for (i = 0; i < n; i++) {
-		if (!is_anchor(rows[i].type, anchor))
-			continue;
-		if (nanch++ == 0)
-			first = i;
-		last = i;
-	}
+	/* the anchors, grouped into forward passes */
+	anch = xcalloc(n ? n : 1, sizeof(*anch));
+	for (i = 0; i < n; i++)
+		if (is_anchor(rows[i].type, ro->anchor))
+			anch[nanch++] = i;
 	if (nanch < 2) {
 		rc = err_set(e, SS_EDATA,
 			     "%s: %zu %s kernel%s: two or more are needed to cut whole layers (--anchor TYPE names another)",
-			     path, nanch, anchor ? anchor : "FusedInferAttentionScore / SparseFlashAttention",
+			     path, nanch, ro->anchor ? ro->anchor : "FusedInferAttentionScore / SparseFlashAttention",
 			     nanch == 1 ? "" : "s");
 		goto out;
 	}
-	/* whole layers: from each anchor to the next (a layer rotated to start
-	 * at its attention: its FFN and the next layer's pre-attention norm) */
+	pstart = xcalloc(nanch + 1, sizeof(*pstart));
+	np = split_passes(rows, anch, nanch, ro->anchors_per_pass, pstart);
+	pstart[np] = nanch;
+	t->passes = xcalloc(np, sizeof(*t->passes));
+	t->npasses = np;
+	t->by_count = ro->anchors_per_pass > 0;
+	for (k = 0; k < np; k++) {
+		const struct arow *f = &rows[anch[pstart[k]]], *l = &rows[anch[pstart[k + 1] - 1]];
+		t->passes[k].start = f->start;
+		t->passes[k].end = l->start + l->dur;
+		t->passes[k].anchors = (int)(pstart[k + 1] - pstart[k]);
+	}
+	if (ro->fwd < 0 || (size_t)ro->fwd > np) {
+		rc = err_set(e, SS_EUSAGE, "%s: --fwd %d: the file has %zu forward pass%s (1..%zu)", path,
+			     ro->fwd, np, np == 1 ? "" : "es", np);
+		goto out;
+	}
+	k = ro->fwd > 0 ? (size_t)ro->fwd - 1 : 0;
+	t->fwd = (int)k + 1;
+	t->full_window = ro->full_window;
+	/* 003: [first anchor start, last anchor end]; full: between the
+	 * neighbouring passes' anchors (the whole capture for one pass) */
+	if (ro->full_window) {
+		lo = k == 0 ? 0 : widest_gap(rows, anch[pstart[k] - 1], anch[pstart[k]]);
+		hi = k + 1 == np ? n : widest_gap(rows, anch[pstart[k + 1] - 1], anch[pstart[k + 1]]);
+		t->win_start = lo < hi ? rows[lo].start : t->passes[k].start;
+		t->win_end = t->win_start;
+		for (i = lo; i < hi; i++)
+			t->win_end = fmax(t->win_end, rows[i].start + rows[i].dur);
+	} else {
+		lo = anch[pstart[k]];
+		t->win_start = t->passes[k].start;
+		t->win_end = t->passes[k].end;
+		for (hi = anch[pstart[k + 1] - 1] + 1; hi < n && rows[hi].start < t->win_end; hi++)
+			;
+	}
 	{
 		int layer = -1;
-		for (i = first; i < last; i++) {
+		for (i = lo; i < hi; i++) {
 			struct tr_op *o = push(t);
 			long long d[8][8];
 			int nd[8], ni;
-			bool a = is_anchor(rows[i].type, anchor);
+			bool a = is_anchor(rows[i].type, ro->anchor);
 			if (a)
 				layer++;
 			snprintf(o->name, sizeof(o->name), "%s", rows[i].type);
@@ -522,19 +620,22 @@ static int ascend(const char *path, const char *anchor, struct trace *t, struct 
 	}
 	rc = 0;
 out:
+	free(anch);
+	free(pstart);
 	free(rows);
 	return rc;
 }
 
-int trace_read(const char *path, const char *anchor, struct trace *t, struct err *e)
+int trace_read(const char *path, const struct tr_read_opts *ro, struct trace *t, struct err *e)
 {
+	static const struct tr_read_opts none;
 	size_t n = strlen(path);
 	struct json *root;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if ((n >= 4 && strcmp(path + n - 4, ".csv") == 0) || (n >= 7 && strcmp(path + n - 7, ".csv.gz") == 0))
-		rc = ascend(path, anchor, t, e);
+		rc = ascend(path, ro ? ro : &none, t, e);
 	else if ((rc = json_parse_file(path, &root, e)) == 0) {
 		rc = kineto_doc(root, path, t, e);
 		json_free(root);
@@ -546,7 +647,62 @@ int trace_read(const char *path, const char *anchor, struct trace *t, struct err
 
 void trace_release(struct trace *t)
 {
+	free(t->passes);
+	t->passes = NULL;
+	t->npasses = 0;
 	free(t->ops);
 	t->ops = NULL;
 	t->n = t->cap = 0;
+}
+
+/* --- --profiler-root --- */
+
+#define TR_FIND_DEPTH 8 /* rank dirs / ASCEND_PROFILER_OUTPUT nest 2-4 deep */
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+static void find_kd(const char *dir, int depth, char (*paths)[512], size_t max, size_t *n)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (depth > TR_FIND_DEPTH || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		char p[512];
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) >= sizeof(p))
+			continue;
+		if (stat(p, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			find_kd(p, depth + 1, paths, max, n);
+		else if (S_ISREG(st.st_mode) && strcmp(de->d_name, "kernel_details.csv") == 0) {
+			if (*n < max)
+				snprintf(paths[*n], 512, "%s", p);
+			(*n)++;
+		}
+	}
+	closedir(d);
+}
+
+int trace_find_kernel_details(const char *root, char (*paths)[512], size_t max, size_t *n,
+			      struct err *e)
+{
+	struct stat st;
+
+	*n = 0;
+	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))
+		return err_set(e, SS_EUSAGE, "--profiler-root %s: not a directory", root);
+	find_kd(root, 0, paths, max, n);
+	if (*n == 0)
+		return err_set(e, SS_EDATA, "--profiler-root %s: no kernel_details.csv under it "
+			       "(the Ascend profiler writes ASCEND_PROFILER_OUTPUT/kernel_details.csv)", root);
+	qsort(paths, *n < max ? *n : max, sizeof(*paths), cmp_path);
+	return 0;
 }

@@ -66,6 +66,7 @@ static int collect_one(const struct experiment *x, const struct model_cfg *m,
 			u->ttft_pred = tt[i];
 			u->e2e_pred = ee[i];
 			u->group = group_base + r->stage;
+			out->requests++;
 		}
 		free(tt);
 		free(ee);
@@ -91,6 +92,7 @@ static int collect_one(const struct experiment *x, const struct model_cfg *m,
 			/* stages of one experiment share a workload: stratify by
 			 * experiment, not stage (a stage alone is a group of one) */
 			u->group = group_base;
+			out->requests += ms->completed;
 		}
 	}
 	rc = 0;
@@ -144,6 +146,93 @@ void calib_mape(const struct calib_set *s, const struct tier1_coef *k, const boo
 	}
 	*e2e = n ? se / (double)n : NAN;
 	*ttft = n ? st / (double)n : NAN;
+}
+
+static double tpot_of(double e2e, double ttft, double output)
+{
+	return output > 1 ? (e2e - ttft) / (output - 1) : NAN;
+}
+
+/* TPOT residual fit (see calib.h), weighted like the others by 1/meas^2 */
+static int fit_tpot_masked(const struct calib_set *s, const bool *mask, double *c3, struct err *e)
+{
+	size_t i, n = 0;
+	double *X = xmalloc(xmul(s->n ? s->n : 1, 3 * sizeof(double)));
+	double *y = xmalloc(xmul(s->n ? s->n : 1, sizeof(double)));
+	double *w = xmalloc(xmul(s->n ? s->n : 1, sizeof(double)));
+	int rc;
+
+	for (i = 0; i < s->n; i++) {
+		const struct calib_unit *u = &s->u[i];
+		double tm = tpot_of(u->e2e_meas, u->ttft_meas, u->output);
+		double tp = tpot_of(u->e2e_pred, u->ttft_pred, u->output);
+		if ((mask && !mask[i]) || !(tm > 0) || isnan(tp))
+			continue;
+		X[n * 3 + 0] = u->output;
+		X[n * 3 + 1] = u->prompt;
+		X[n * 3 + 2] = 1;
+		y[n] = tm - tp;
+		w[n] = 1.0 / (tm * tm);
+		n++;
+	}
+	rc = n >= 3 ? fit_wls(X, y, w, n, 3, c3, NULL, e)
+		    : err_set(e, SS_EDATA, "calibrate: %zu units with more than one output token: too few for the TPOT fit", n);
+	free(X);
+	free(y);
+	free(w);
+	return rc;
+}
+
+static double tpot_mape(const struct calib_set *s, const double *c3, const bool *mask, size_t *cnt)
+{
+	double sum = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		const struct calib_unit *u = &s->u[i];
+		double tm = tpot_of(u->e2e_meas, u->ttft_meas, u->output);
+		double tp = tpot_of(u->e2e_pred, u->ttft_pred, u->output);
+		if ((mask && !mask[i]) || !(tm > 0) || isnan(tp))
+			continue;
+		if (c3)
+			tp += c3[0] * u->output + c3[1] * u->prompt + c3[2];
+		sum += fabs(tp - tm) / tm;
+		n++;
+	}
+	if (cnt)
+		*cnt = n;
+	return n ? sum / (double)n : NAN;
+}
+
+int tier1_fit_tpot(const struct calib_set *s, uint64_t seed, struct tier1_tpot *t, struct err *e)
+{
+	bool *train = xcalloc(s->n ? s->n : 1, sizeof(bool)), *val = xcalloc(s->n ? s->n : 1, sizeof(bool));
+	struct pcg32 rng;
+	double c3[3];
+	size_t i;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->tier0 = tpot_mape(s, NULL, NULL, &t->units);
+	/* the 70/30 split: a seeded coin per unit */
+	pcg32_seed(&rng, seed, 11);
+	for (i = 0; i < s->n; i++) {
+		train[i] = pcg32_bounded(&rng, 10) < 7;
+		val[i] = !train[i];
+	}
+	t->train = t->val = NAN;
+	if ((rc = fit_tpot_masked(s, train, c3, e)) == 0) {
+		t->train = tpot_mape(s, c3, train, NULL);
+		t->val = tpot_mape(s, c3, val, NULL);
+	}
+	if ((rc = fit_tpot_masked(s, NULL, c3, e)) == 0) {
+		t->a_ms_per_output_token = c3[0];
+		t->b_ms_per_prompt_token = c3[1];
+		t->d_ms = c3[2];
+	}
+	free(train);
+	free(val);
+	return rc;
 }
 
 /* Fit both residual models on the units where mask is true. */
@@ -688,4 +777,22 @@ int calib_find(const char *dir, const char *gpu, const char *version, struct cal
 	}
 	free(names);
 	return rc;
+}
+
+bool calib_mismatch(const struct calib_file *f, const char *model, const char *gpu,
+		    const char *engine_version, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (f->model[0] && model && strcmp(f->model, model) != 0)
+		used += (size_t)snprintf(buf + used, n - used, "model %s (runs: %s)", f->model, model);
+	if (used < n && f->gpu[0] && gpu && strcmp(f->gpu, gpu) != 0)
+		used += (size_t)snprintf(buf + used, n - used, "%sGPU %s (runs: %s)", used ? ", " : "", f->gpu, gpu);
+	if (used < n && f->engine_version[0] && engine_version && engine_version[0] &&
+	    strcmp(engine_version, "unknown") != 0 && strcmp(f->engine_version, "unknown") != 0 &&
+	    strcmp(f->engine_version, engine_version) != 0)
+		used += (size_t)snprintf(buf + used, n - used, "%sengine version %s (runs: %s)", used ? ", " : "",
+					 f->engine_version, engine_version);
+	return used > 0;
 }

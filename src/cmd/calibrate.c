@@ -98,6 +98,21 @@ static void print_row(const char *what, double e2e, double ttft)
 	printf("  %-26s %8.2f%% %8.2f%%\n", what, 100 * e2e, 100 * ttft);
 }
 
+/* a calibration file from another model, GPU or engine version than the
+ * runs it is checked on: a warning per run kind (stderr) */
+static void warn_mismatch(const struct calib_file *f, const struct loaded *l)
+{
+	char b[400], prev[400] = "";
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (calib_mismatch(f, l->m[i]->id, l->g[i]->id, l->x[i].engine_version, b, sizeof(b)) &&
+		    strcmp(b, prev) != 0) {
+			fprintf(stderr, "servesim calibrate: warning: %s was fitted on another %s\n", f->path, b);
+			snprintf(prev, sizeof(prev), "%s", b);
+		}
+}
+
 int cmd_calibrate(int argc, char **argv, struct err *e)
 {
 	enum { O_LOOP = 256, O_SEED, O_GPU, O_CHECK };
@@ -181,6 +196,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		double me, mt;
 		if ((rc = calib_load(check, &f, e)) < 0)
 			goto out;
+		warn_mismatch(&f, &l);
 		if ((rc = calib_collect(&cc, &f.ov, &set, e)) < 0)
 			goto out;
 		calib_mape(&set, NULL, NULL, &me, &mt);
@@ -198,6 +214,12 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	}
 	if ((rc = calib_collect(&cc, &base, &set, e)) < 0)
 		goto out;
+	if (set.requests < CALIB_MIN_REQUESTS) {
+		rc = err_set(e, SS_EDATA,
+			     "the runs hold %lld requests; a tier-1 fit needs a trace of at least %d (design document 002, tier 1)",
+			     (long long)set.requests, CALIB_MIN_REQUESTS);
+		goto out;
+	}
 	if ((rc = tier1_fit(&set, (uint64_t)seed, &base, &r, e)) < 0)
 		goto out;
 	{
@@ -227,6 +249,17 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	       " TTFT d0 = %.4g ms, b0 = %.4g ms/prompt token\n",
 	       r.coef.a_ms_per_output_token, r.coef.b_ms_per_prompt_token, r.coef.d_ms,
 	       r.coef.ttft_d0_ms, r.coef.ttft_b0_ms_per_prompt_token);
+	{
+		struct tier1_tpot tp;
+		if (tier1_fit_tpot(&set, (uint64_t)seed, &tp, e) == 0)
+			printf("TPOT residual (002): a = %.4g ms/output token, b = %.4g ms/prompt token, d = %.4g ms on %zu units; "
+			       "TPOT MAPE tier 0 %.2f%%, fit training %.2f%%, validation %.2f%% (reported; the simulator applies the E2E/TTFT terms)\n",
+			       tp.a_ms_per_output_token, tp.b_ms_per_prompt_token, tp.d_ms, tp.units, 100 * tp.tier0,
+			       100 * tp.train, 100 * tp.val);
+		else
+			printf("TPOT residual (002): not fitted: %s\n", e->msg);
+		err_clear(e);
+	}
 	printf("overhead terms: step %.1f us, prefill token %.3f us, API TTFT %.2f ms, API E2E %.2f ms\n",
 	       r.ov.step_us, r.ov.prefill_token_us, r.ov.api_ttft_ms, r.ov.api_e2e_ms);
 	printf("%s%s%s\n", r.accepted ? "accepted (validation MAPE <= 2 x training MAPE)" : "rejected: ",

@@ -314,7 +314,7 @@ int cli_settings_base(const struct cli_settings *s, const char *gpu, struct expe
 }
 
 int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct parallel *p,
-		     bool *ep_given, struct err *e)
+		     struct cli_par_flags *f, struct err *e)
 {
 	int64_t v;
 	int rc;
@@ -322,11 +322,42 @@ int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct pa
 	switch (code - CLI_PAR) {
 	case 0: rc = cli_int("--tp", arg, 1, 4096, &v, e); p->tp = (int)v; break;
 	case 1: rc = cli_int("--dp", arg, 1, 4096, &v, e); p->dp = (int)v; break;
-	case 2: rc = cli_int("--ep", arg, 1, 4096, &v, e); p->ep = (int)v; *ep_given = true; break;
+	case 2: rc = cli_int("--ep", arg, 1, 4096, &v, e); p->ep = (int)v; f->ep_given = true; break;
 	case 3: rc = sh ? cli_int("--batch-size", arg, 1, 1 << 24, &sh->batch, e) : 0; break;
 	case 4: rc = sh ? cli_int("--seq-len", arg, 1, 1 << 24, &sh->seq_len, e) : 0; break;
 	case 5: rc = sh ? cli_int("--context-len", arg, 0, 1 << 26, &sh->context_len, e) : 0; break;
+	case 6: rc = 0; f->enable_ep = true; break;
+	case 7: rc = 0; f->dp_attention = true; break;
+	case 8: rc = cli_int("--pp", arg, 1, 4096, &v, e); p->pp = (int)v; break;
 	default: return 0;
 	}
 	return rc < 0 ? rc : 1;
+}
+
+int cli_parallel_resolve(const struct cli_par_flags *f, const struct model_cfg *m,
+			 struct parallel *p, struct err *e)
+{
+	if (f->dp_attention) {
+		/* SGLang: tp_size is the engine's GPU count, dp_size splits it */
+		if (p->dp < 2)
+			return err_set(e, SS_EUSAGE,
+				       "--enable-dp-attention needs --dp-size > 1 (got %d)", p->dp);
+		if (p->tp % p->dp != 0)
+			return err_set(e, SS_EUSAGE,
+				       "--enable-dp-attention: --tp-size %d must be a multiple of --dp-size %d",
+				       p->tp, p->dp);
+		p->tp /= p->dp;
+	}
+	if (f->enable_ep) {
+		if (f->ep_given && p->ep != p->tp * p->dp)
+			return err_set(e, SS_EUSAGE,
+				       "--enable-expert-parallel sets EP = TP x DP = %d, but --ep %d was given",
+				       p->tp * p->dp, p->ep);
+		p->ep = p->tp * p->dp;
+	} else if (!f->ep_given) {
+		p->ep = 1;
+	}
+	if (p->ep > 1 && m && m->n_experts == 0 && f->enable_ep && !f->ep_given)
+		p->ep = 1; /* vLLM ignores the flag on a dense model */
+	return 0;
 }

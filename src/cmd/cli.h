@@ -92,21 +92,62 @@ int cli_settings_option(int code, const char *arg, struct cli_settings *s, struc
 int cli_settings_base(const struct cli_settings *s, const char *gpu, struct experiment *base,
 		      bool *have, struct err *e);
 
-/* getopt entries for the parallel layout (--tp --dp --ep, codes CLI_PAR..+2)
- * and the pass shape of ops and trace (--batch-size --seq-len --context-len,
- * CLI_PAR+3..+5); cli_shape_option parses one (1 handled, 0 not ours, <0
- * error; sh may be NULL when only the layout options are offered). */
+/* getopt entries for the parallel layout, one parser and one set of
+ * defaults for run, ops, roofline and trace (codes CLI_PAR..):
+ *   --tp N, --tensor-parallel-size N (vLLM), --tp-size N (SGLang)
+ *   --dp N, --data-parallel-size N (vLLM), --dp-size N (SGLang)
+ *   --ep N, --ep-size N / --expert-parallel-size N (SGLang)
+ *   --enable-expert-parallel (vLLM): EP = TP x DP
+ *   --enable-dp-attention (SGLang): --tp-size counts every GPU of the
+ *     engine, attention runs TP/DP-wide on each of DP ranks
+ * (--pp N, --pipeline-parallel-size N, --pp-size N: run only,
+ * CLI_PP_OPTIONS) and the pass shape of ops and trace (--batch-size
+ * --seq-len --context-len).  cli_shape_option parses one (1 handled, 0 not
+ * ours, <0 error; sh may be NULL when only the layout options are offered);
+ * cli_parallel_resolve applies the defaults once every flag is read. */
 enum { CLI_PAR = 960 };
 #define CLI_PARALLEL_OPTIONS \
 	{"tp", required_argument, 0, CLI_PAR}, \
 	{"dp", required_argument, 0, CLI_PAR + 1}, \
-	{"ep", required_argument, 0, CLI_PAR + 2}
+	{"ep", required_argument, 0, CLI_PAR + 2}, \
+	{"tensor-parallel-size", required_argument, 0, CLI_PAR}, \
+	{"tp-size", required_argument, 0, CLI_PAR}, \
+	{"data-parallel-size", required_argument, 0, CLI_PAR + 1}, \
+	{"dp-size", required_argument, 0, CLI_PAR + 1}, \
+	{"ep-size", required_argument, 0, CLI_PAR + 2}, \
+	{"expert-parallel-size", required_argument, 0, CLI_PAR + 2}, \
+	{"enable-expert-parallel", no_argument, 0, CLI_PAR + 6}, \
+	{"enable-dp-attention", no_argument, 0, CLI_PAR + 7}
+#define CLI_PP_OPTIONS \
+	{"pp", required_argument, 0, CLI_PAR + 8}, \
+	{"pipeline-parallel-size", required_argument, 0, CLI_PAR + 8}, \
+	{"pp-size", required_argument, 0, CLI_PAR + 8}
 #define CLI_SHAPE_OPTIONS CLI_PARALLEL_OPTIONS, \
 	{"batch-size", required_argument, 0, CLI_PAR + 3}, \
 	{"seq-len", required_argument, 0, CLI_PAR + 4}, \
 	{"context-len", required_argument, 0, CLI_PAR + 5}
+#define CLI_PARALLEL_HELP \
+	"  --tp N --dp N --ep N      tensor, data and expert parallelism (default 1 each);\n" \
+	"                            vLLM's --tensor-parallel-size, --data-parallel-size,\n" \
+	"                            --enable-expert-parallel (EP = TP x DP) and SGLang's\n" \
+	"                            --tp-size, --dp-size, --ep-size, --enable-dp-attention\n" \
+	"                            (--tp-size then counts all GPUs: attention TP = tp/dp)\n" \
+	"                            are accepted.  For an MoE model DP ranks run attention\n" \
+	"                            on their own batches and share the MoE layers; without\n" \
+	"                            EP the experts are TP-sharded over the TP x DP GPUs\n"
+/* What the flags said beyond the numbers in struct parallel. */
+struct cli_par_flags {
+	bool ep_given, enable_ep, dp_attention;
+};
 int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct parallel *p,
-		     bool *ep_given, struct err *e);
+		     struct cli_par_flags *f, struct err *e);
+/* Apply the engines' defaults once all flags are read: EP off unless --ep
+ * or --enable-expert-parallel (vLLM's enable_expert_parallel=False and
+ * SGLang's ep_size=1 defaults); --enable-expert-parallel gives EP = TP x DP;
+ * --enable-dp-attention turns SGLang's --tp-size (all GPUs) into attention
+ * TP = tp / dp.  SS_EUSAGE when they do not combine. */
+int cli_parallel_resolve(const struct cli_par_flags *f, const struct model_cfg *m,
+			 struct parallel *p, struct err *e);
 
 /* Experiments (folders `servesim eval` reads) at or under path, sorted,
  * appended to out (heap strings) up to max. */

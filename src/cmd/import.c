@@ -16,12 +16,16 @@
 
 static const char import_usage[] =
 	"usage: servesim import PATH -o DIR [--gpu G] [--name NAME] [--source TEXT]\n"
-	"                       [--workload-name LABEL] [--experiment DIR | --model M ...]\n"
+	"                       [--workload-name LABEL] [--where COND,...]\n"
+	"                       [--experiment DIR | --model M ...]\n"
 	"\n"
 	"Converts a ground-truth folder (inference-perf results, GuideLLM results with\n"
-	"exp-config.yaml / engine-facts.json, or vLLM OpenTelemetry spans) into\n"
-	"servesim's experiment format in DIR (experiment.json, requests.csv), which\n"
-	"`servesim eval` reads.  --gpu names the GPU when the folder does not say\n"
+	"exp-config.yaml / engine-facts.json, vLLM OpenTelemetry spans, vLLM engine\n"
+	"request stats, vllm-vcr traces) into servesim's experiment format in DIR\n"
+	"(experiment.json, requests.csv), which `servesim eval` reads.  A file holding\n"
+	"many experiments (aiconfigurator silicon CSV: one per row, --where picks rows;\n"
+	"vLLM bench serve / SGLang bench_serving results: one per run) becomes one\n"
+	"folder per experiment under DIR; rows it cannot express are counted.  --gpu names the GPU when the folder does not say\n"
 	"(default h100); --source records where the data came from (default: PATH);\n"
 	"--workload-name labels the data set (\"codegen\") for eval's per-workload\n"
 	"summary (default: a description of the lengths).\n"
@@ -31,17 +35,62 @@ static const char import_usage[] =
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
+/* One folder per experiment of a table, named after the row or run;
+ * skipped rows counted by reason. */
+static int import_table(const char *path, const char *where, const char *gpu,
+			const struct experiment *base, const char *out, struct err *e)
+{
+	struct experiment *x = xcalloc(1, sizeof(*x));
+	struct skip_tally *sk = xcalloc(1, sizeof(*sk));
+	struct exp_table t;
+	char dir[1400], why[120];
+	size_t i, done = 0;
+	int rc;
+
+	if ((rc = exp_table_open(path, where, &t, e)) < 0)
+		goto out;
+	for (i = 0; i < t.n && rc == 0; i++) {
+		char *c;
+		if ((rc = exp_table_load(&t, i, gpu, base, x, why, sizeof(why), e)) < 0)
+			break;
+		if (rc == 0) {
+			skip_tally_add(sk, why);
+			continue;
+		}
+		snprintf(dir, sizeof(dir), "%s/%s", out, x->name);
+		for (c = dir + strlen(out) + 1; *c; c++)
+			if (*c == '/' || *c == '#')
+				*c = '_';
+		rc = experiment_write(x, dir, e);
+		experiment_release(x);
+		done += rc == 0;
+	}
+	if (rc == 0) {
+		printf("imported %zu of %zu %s rows into %s (%s)\n", done, t.total, gt_format_name(t.fmt), out,
+		       where ? where : "all rows");
+		for (i = 0; i < sk->n; i++)
+			printf("  skipped %5zu  %s\n", sk->count[i], sk->reason[i]);
+	}
+	exp_table_release(&t);
+out:
+	free(x);
+	free(sk);
+	return rc;
+}
+
 int cmd_import(int argc, char **argv, struct err *e)
 {
 	static const struct option lo[] = {
 		{"output", required_argument, 0, 'o'}, {"gpu", required_argument, 0, 'g'},
 		{"name", required_argument, 0, 'n'}, {"source", required_argument, 0, 's'},
 		{"workload-name", required_argument, 0, 'w'}, {"help", no_argument, 0, 'h'},
+		{"where", required_argument, 0, 'W'},
 		CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
 	struct cli_settings cs = {0};
 	struct experiment *bx;
 	bool have_base;
-	const char *out = NULL, *gpu = "h100", *name = NULL, *source = NULL, *wname = NULL;
+	const char *out = NULL, *gpu = "h100", *name = NULL, *source = NULL, *wname = NULL, *where = NULL;
+	char tf[1200];
 	struct experiment x;
 	int c, rc;
 
@@ -55,6 +104,7 @@ int cmd_import(int argc, char **argv, struct err *e)
 		case 'n': name = optarg; break;
 		case 's': source = optarg; break;
 		case 'w': wname = optarg; break;
+		case 'W': where = optarg; break;
 		default:
 			if ((rc = cli_settings_option(c, optarg, &cs, e)) < 0)
 				return rc;
@@ -74,6 +124,14 @@ int cmd_import(int argc, char **argv, struct err *e)
 	}
 	bx = xcalloc(1, sizeof(*bx));
 	rc = cli_settings_base(&cs, gpu, bx, &have_base, e);
+	if (rc == 0 && exp_table_detect(argv[optind], tf, sizeof(tf))) {
+		rc = import_table(argv[optind], where, gpu, have_base ? bx : NULL, out, e);
+		free(bx);
+		return rc;
+	}
+	if (rc == 0 && where)
+		rc = err_set(e, SS_EUSAGE, "import: --where picks rows of aiconfigurator silicon CSVs; %s is not one",
+			     argv[optind]);
 	if (rc == 0)
 		rc = experiment_load_with(argv[optind], gpu, have_base ? bx : NULL, &x, e);
 	free(bx);
@@ -96,8 +154,8 @@ int cmd_import(int argc, char **argv, struct err *e)
 	rc = experiment_write(&x, out, e);
 	if (rc == 0)
 		printf("imported %s (%s, %s) into %s: %zu %s\n", x.name, x.format, x.model, out,
-		       x.kind == EXP_STAGES ? x.nstages : x.meas.n,
-		       x.kind == EXP_STAGES ? "stages" : "requests");
+		       x.kind == EXP_REQUESTS ? x.meas.n : x.nstages,
+		       x.kind == EXP_REQUESTS ? "requests" : "stages");
 	experiment_release(&x);
 	return rc;
 }

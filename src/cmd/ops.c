@@ -30,8 +30,9 @@ static const char ops_usage[] =
 	"  --context-len C      tokens already cached per request (default 0)\n"
 	"  --tp N               tensor parallel degree (default 8)\n"
 	"  --dp N               data (attention) parallel degree (default 1)\n"
-	"  --ep N               expert parallel degree (default tp x dp for MoE models,\n"
-	"                       which is 8 with the defaults; 1 for dense models)\n"
+	"  --ep N               expert parallel degree (default 1 as in vLLM and SGLang:\n"
+	"                       experts TP-sharded over tp x dp; --enable-expert-parallel\n"
+	"                       gives tp x dp; the engines' flag names are accepted too)\n"
 	"  --gpu G              GPU for peak FLOPs (default h100)\n"
 	"  --dtype bf16|fp8     weight / GEMM dtype (default bf16); KV cache the same\n"
 	"  --all-logits         LM head on every token, not only each sequence's last\n"
@@ -50,13 +51,18 @@ static const char ops_usage[] =
 	"                       operators by FLOPs share\n"
 	"  --layer-kind dense|moe  layer kind for --kernel-ms (default moe for MoE\n"
 	"                       models); --kernel-flow/--kernel-detail use layer_id\n"
-	"                       Mapping: direct categories (mla, moe, rmsnorm, rope,\n"
-	"                       activation, moe_gate, topk, paged_mqa, ...) go to their\n"
-	"                       operators; gemm_fp8/gemm_bf16 time is spread over the\n"
-	"                       remaining GEMM operators by FLOPs share; allreduce,\n"
-	"                       moe_align, moe_sort, mla_metadata, indexer, other and\n"
-	"                       unknown categories stay as overhead (FLOPs/MFU N/A).\n"
-	"                       moe and gemm_fp8 kernels use the fp8 peak (marked 8).\n"
+	"                       Mapping: each kernel gets its own operator, by its shape\n"
+	"                       (fused GEMMs: q_a+kv_a), else in template order; only\n"
+	"                       the rest is spread by FLOPs share.  Direct categories:\n"
+	"                       mla, moe, rmsnorm, rope, activation, moe_gate, topk,\n"
+	"                       paged_mqa, quant, hadamard, mhc; gemm_fp8/gemm_bf16 take\n"
+	"                       the remaining GEMM operators; allreduce, moe_align,\n"
+	"                       moe_sort, mla_metadata, indexer, other and unknown\n"
+	"                       categories stay as overhead (FLOPs/MFU N/A).  moe and\n"
+	"                       gemm_fp8 kernels use the fp8 peak (marked 8), all others\n"
+	"                       the bf16 peak.  Inconsistent input is warned about.\n"
+	"  --list-models, --list-gpus  the registry's models / GPUs (as 'servesim models'\n"
+	"                       / 'servesim gpus'; also 'servesim --list-models')\n"
 	"  --format text|json   output format (default text)\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -66,19 +72,20 @@ struct ops_opts {
 	const char *model, *config, *gpu;
 	struct pass_shape shape;
 	struct parallel par;
-	bool ep_given;
+	struct cli_par_flags pf;
 	enum dtype dtype;
 	double measured_ms;
 	enum out_format fmt;
 	/* kernel-level MFU: one of --kernel-flow / --kernel-detail / --kernel-ms */
 	enum { KM_NONE, KM_FLOW, KM_DETAIL, KM_MS } kmode;
 	const char *karg, *layer_kind;
+	char list;  /* --list-models ('m') / --list-gpus ('g'): 000's flags */
 };
 
 static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 {
 	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_ALL,
-	       O_MEAS, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LKIND };
+	       O_MEAS, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LKIND, O_LMODELS, O_LGPUS };
 	static const struct option lo[] = {
 		{"config", required_argument, 0, O_CONFIG},
 		CLI_SHAPE_OPTIONS,
@@ -90,6 +97,8 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 		{"kernel-detail", required_argument, 0, O_KDETAIL},
 		{"kernel-ms", required_argument, 0, O_KMS},
 		{"layer-kind", required_argument, 0, O_LKIND},
+		{"list-models", no_argument, 0, O_LMODELS},
+		{"list-gpus", no_argument, 0, O_LGPUS},
 		{"format", required_argument, 0, O_FMT},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
@@ -125,13 +134,17 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 			o->karg = optarg;
 			break;
 		case O_LKIND: o->layer_kind = optarg; break;
+		case O_LMODELS: o->list = 'm'; break;
+		case O_LGPUS: o->list = 'g'; break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->ep_given, e)) == 0)
+			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->pf, e)) == 0)
 				return cli_bad_option("ops", argv[optind - 1], e);
 		}
 		if (rc < 0)
 			return rc;
 	}
+	if (o->list)
+		return 0;
 	if (optind < argc)
 		o->model = argv[optind++];
 	if (optind < argc)
@@ -159,7 +172,7 @@ static void print_text(const struct model_cfg *m, const struct ops_opts *o,
 		       const struct gpu_spec *g, const struct opgraph *gm,
 		       const struct opgraph *gg, const struct param_counts *pc)
 {
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[64];
 	double tot_m = opgraph_total_flops(gm), tot_g = opgraph_total_flops(gg);
 	double peak = g->peak_flops[o->dtype];
 	int ngpu = o->par.tp * o->par.dp;
@@ -186,10 +199,19 @@ static void print_text(const struct model_cfg *m, const struct ops_opts *o,
 		       "%lld MoE layers, %lld dense (first-k dense %lld, dense width %lld)\n",
 		       (long long)m->n_experts, (long long)m->top_k, (long long)m->moe_intermediate,
 		       (long long)m->n_shared_experts, (long long)m->shared_intermediate,
-		       (long long)m->n_moe_layers, (long long)(m->layers - m->n_moe_layers),
+		       (long long)m->n_moe_layers, (long long)model_dense_ffn_layers(m),
 		       (long long)m->first_k_dense, (long long)m->intermediate);
 	else
 		printf("           FFN: dense SwiGLU, intermediate %lld\n", (long long)m->intermediate);
+	{
+		char t[512];
+		model_layers_text(m, t, sizeof(t));
+		if (t[0])
+			printf("           layers: %s\n", t);
+		model_quant_text(m, t, sizeof(t));
+		if (t[0])
+			printf("           stored weights (%s)\n", t);
+	}
 	fmt_count(b1, sizeof(b1), pc->total);
 	fmt_count(b2, sizeof(b2), pc->active);
 	printf("           params %s total, %s active per token%s\n", b1, b2,
@@ -206,16 +228,30 @@ static void print_text(const struct model_cfg *m, const struct ops_opts *o,
 		double lf = layer_kind_flops(lk);
 		printf("\nlayer kind '%s' x %lld (per GPU)\n", lk->name, (long long)lk->count);
 		printf("  %-22s %-9s %12s %12s%s  %s\n", "op", "category", "FLOPs", "bytes",
-		       o->measured_ms > 0 ? "  share" : "", "shape_in -> shape_out");
+		       o->measured_ms > 0 ? "  share  theory us    meas us     MFU" : "",
+		       "shape_in -> shape_out");
 		for (j = 0; j < lk->nops; j++) {
 			const struct op *op = &lk->ops[j];
 			fmt_si(b1, sizeof(b1), op->flops, "FLOP");
 			fmt_si(b2, sizeof(b2), op->weight_bytes + op->act_bytes + op->kv_read_bytes +
 						       op->kv_write_bytes, "B");
-			if (o->measured_ms > 0)
-				snprintf(b3, sizeof(b3), " %5.1f%%", 100 * share(op->flops, lf));
-			else
+			if (o->measured_ms > 0) {
+				/* 000 step 3: each operator's theoretical time, and its
+				 * measured time = the layer's (uniform layers) x its
+				 * FLOPs share, so its MFU is the layer's */
+				double th = op->flops / peak * 1e6;
+				double lt = strcmp(lk->name, "embed+head") == 0
+						    ? NAN : o->measured_ms * 1e3 / (double)m->layers;
+				double mt = lt * share(op->flops, lf);
+				if (isnan(lt) || !(op->flops > 0))
+					snprintf(b3, sizeof(b3), " %5.1f%% %9.4g %10s %7s",
+						 100 * share(op->flops, lf), th, "-", "-");
+				else
+					snprintf(b3, sizeof(b3), " %5.1f%% %9.4g %10.4g %6.2f%%",
+						 100 * share(op->flops, lf), th, mt, 100 * th / mt);
+			} else {
 				b3[0] = '\0';
+			}
 			printf("  %-22s %-9s %12s %12s%s  %s -> %s\n", op->name, op_cat_name(op->cat),
 			       b1, b2, b3, op->shape_in, op->shape_out);
 		}
@@ -223,7 +259,7 @@ static void print_text(const struct model_cfg *m, const struct ops_opts *o,
 		if (strcmp(lk->name, "embed+head") != 0)
 			printf("  layer total %s: attention %.1f%%, %s %.1f%%, other %.1f%%\n", b1,
 			       100 * share(layer_kind_flops_cat(lk, OPC_ATTENTION), lf),
-			       strcmp(lk->name, "moe") == 0 ? "moe" : "ffn",
+			       strstr(lk->name, "moe") ? "moe" : "ffn",
 			       100 * share(layer_kind_flops_cat(lk, OPC_FFN) +
 						   layer_kind_flops_cat(lk, OPC_MOE), lf),
 			       100 * share(lf - layer_kind_flops_cat(lk, OPC_ATTENTION) -
@@ -255,6 +291,51 @@ static void print_text(const struct model_cfg *m, const struct ops_opts *o,
 	}
 }
 
+/* model summary, serving configuration, pass shape and total FLOPs: the
+ * head of both JSON outputs (000's reporting checklist) */
+static void json_summary(struct jw *w, const struct model_cfg *m, const struct ops_opts *o,
+			 const struct gpu_spec *g, const struct opgraph *gm,
+			 const struct opgraph *gg, const struct param_counts *pc)
+{
+	jw_str(w, "model", m->id);
+	jw_str(w, "model_type", m->model_type);
+	jw_str(w, "config_source", m->source);
+	jw_num(w, "params_total", pc->total);
+	jw_num(w, "params_active", pc->active);
+	jw_num(w, "params_active_excl_embedding", pc->active - pc->embedding);
+	jw_obj(w, "architecture");
+	jw_int(w, "layers", m->layers);
+	jw_int(w, "hidden_size", m->hidden);
+	jw_str(w, "attention", attn_kind_name(m->attn));
+	jw_int(w, "heads", m->heads);
+	jw_int(w, "kv_heads", m->kv_heads);
+	jw_int(w, "head_dim", m->head_dim);
+	jw_int(w, "experts", m->n_experts);
+	jw_int(w, "top_k", m->top_k);
+	jw_int(w, "shared_experts", m->n_shared_experts);
+	jw_int(w, "first_k_dense", m->first_k_dense);
+	jw_int(w, "moe_layers", m->n_moe_layers);
+	jw_end_obj(w);
+	jw_obj(w, "serving");
+	jw_str(w, "gpu", g->id);
+	jw_str(w, "dtype", dtype_name(o->dtype));
+	jw_int(w, "tp", o->par.tp);
+	jw_int(w, "dp", o->par.dp);
+	jw_int(w, "ep", o->par.ep);
+	jw_int(w, "gpus", o->par.tp * o->par.dp);
+	jw_end_obj(w);
+	jw_obj(w, "shape");
+	jw_str(w, "phase", gg->decode ? "decode" : "prefill");
+	jw_int(w, "batch_size", o->shape.batch);
+	jw_int(w, "seq_len", o->shape.seq_len);
+	jw_int(w, "context_len", o->shape.context_len);
+	jw_int(w, "tokens_per_gpu", gg->tokens);
+	jw_num(w, "attention_pairs_per_layer_per_gpu", gg->attn_pairs);
+	jw_end_obj(w);
+	jw_num(w, "total_flops", opgraph_total_flops(gm));
+	jw_num(w, "total_flops_per_gpu", opgraph_total_flops(gg));
+}
+
 static void print_json(const struct model_cfg *m, const struct ops_opts *o,
 		       const struct gpu_spec *g, const struct opgraph *gm,
 		       const struct opgraph *gg, const struct param_counts *pc)
@@ -265,41 +346,7 @@ static void print_json(const struct model_cfg *m, const struct ops_opts *o,
 
 	jw_init(&w, stdout, true);
 	jw_obj(&w, NULL);
-	jw_str(&w, "model", m->id);
-	jw_str(&w, "model_type", m->model_type);
-	jw_str(&w, "config_source", m->source);
-	jw_num(&w, "params_total", pc->total);
-	jw_num(&w, "params_active", pc->active);
-	jw_num(&w, "params_active_excl_embedding", pc->active - pc->embedding);
-	jw_obj(&w, "architecture");
-	jw_int(&w, "layers", m->layers);
-	jw_int(&w, "hidden_size", m->hidden);
-	jw_str(&w, "attention", attn_kind_name(m->attn));
-	jw_int(&w, "heads", m->heads);
-	jw_int(&w, "kv_heads", m->kv_heads);
-	jw_int(&w, "head_dim", m->head_dim);
-	jw_int(&w, "experts", m->n_experts);
-	jw_int(&w, "top_k", m->top_k);
-	jw_int(&w, "shared_experts", m->n_shared_experts);
-	jw_int(&w, "first_k_dense", m->first_k_dense);
-	jw_int(&w, "moe_layers", m->n_moe_layers);
-	jw_end_obj(&w);
-	jw_obj(&w, "serving");
-	jw_str(&w, "gpu", g->id);
-	jw_str(&w, "dtype", dtype_name(o->dtype));
-	jw_int(&w, "tp", o->par.tp);
-	jw_int(&w, "dp", o->par.dp);
-	jw_int(&w, "ep", o->par.ep);
-	jw_int(&w, "gpus", o->par.tp * o->par.dp);
-	jw_end_obj(&w);
-	jw_obj(&w, "shape");
-	jw_str(&w, "phase", gg->decode ? "decode" : "prefill");
-	jw_int(&w, "batch_size", o->shape.batch);
-	jw_int(&w, "seq_len", o->shape.seq_len);
-	jw_int(&w, "context_len", o->shape.context_len);
-	jw_int(&w, "tokens_per_gpu", gg->tokens);
-	jw_num(&w, "attention_pairs_per_layer_per_gpu", gg->attn_pairs);
-	jw_end_obj(&w);
+	json_summary(&w, m, o, g, gm, gg, pc);
 	jw_arr(&w, "layers");
 	for (i = 0; o->kmode == KM_NONE && i < gg->nkinds; i++) {
 		const struct layer_kind *lk = &gg->kinds[i];
@@ -333,16 +380,22 @@ static void print_json(const struct model_cfg *m, const struct ops_opts *o,
 			}
 			jw_str(&w, "shape_in", op->shape_in);
 			jw_str(&w, "shape_out", op->shape_out);
-			if (o->measured_ms > 0)
+			if (o->measured_ms > 0) {
+				double th = op->flops / peak * 1e6;
 				jw_num(&w, "flops_share", share(op->flops, lf));
+				jw_num(&w, "theory_us", th);
+				if (strcmp(lk->name, "embed+head") != 0 && op->flops > 0) {
+					double mt = o->measured_ms * 1e3 / (double)m->layers * share(op->flops, lf);
+					jw_num(&w, "measured_us", mt);
+					jw_num(&w, "mfu", th / mt);
+				}
+			}
 			jw_end_obj(&w);
 		}
 		jw_end_arr(&w);
 		jw_end_obj(&w);
 	}
 	jw_end_arr(&w);
-	jw_num(&w, "total_flops", opgraph_total_flops(gm));
-	jw_num(&w, "total_flops_per_gpu", tot_g);
 	jw_num(&w, "total_bytes_per_gpu", opgraph_total_bytes(gg));
 	jw_num(&w, "peak_flops_per_s", peak);
 	if (o->measured_ms > 0) {
@@ -373,7 +426,7 @@ struct kctx {
 	const struct kernel_flow *kf;
 	const struct layer_kind *lk;
 	const struct kf_result *r;
-	double peak, peak_fp8;
+	double peak, peak_fp8, layer_peak;
 	const char *dtype;
 };
 
@@ -395,6 +448,70 @@ static void fmt_mfu(char *b, size_t n, double v, bool fp8)
 		snprintf(b, n, 100 * v >= 10 ? "%.1f%%%s" : "%.2f%%%s", 100 * v, fp8 ? "\u2078" : "");
 }
 
+static const char *how_name(const struct kf_row *row)
+{
+	static const char *const n[] = {"shape", "order", "share", "-"};
+	return row->map == KF_OVERHEAD ? "-" : n[row->how];
+}
+
+/* warnings: the input's and the cross-checks', on stderr */
+static void print_warnings(const char *buf)
+{
+	const char *p = buf, *nl;
+
+	while (*p && (nl = strchr(p, '\n'))) {
+		fprintf(stderr, "servesim ops: warning: %.*s\n", (int)(nl - p), p);
+		p = nl + 1;
+	}
+}
+
+/* MFU bands of the one-line summary: servesim's own wording (000 asks for
+ * an "MFU status" but gives no thresholds) */
+#define OPS_MFU_LOW 0.10
+#define OPS_MFU_HIGH 0.40
+
+/* 000's one-line summary: dominant compute category (by measured time,
+ * overhead categories left out), MFU
+ * status (the layer MFU), key bottleneck (the kernel with the most time) */
+static void print_one_line(const struct kctx *k)
+{
+	const struct kernel_flow *kf = k->kf;
+	const struct kf_result *r = k->r;
+	double best = -1, top = -1, tot = 0;
+	const char *cat = "-", *kern = "-";
+	size_t i, j;
+
+	for (i = 0; i < kf->nk; i++) {
+		double d = 0;
+		for (j = 0; j < kf->nk; j++)
+			if (!strcmp(kf->k[j].category, kf->k[i].category))
+				d += kf->k[j].dur_us;
+		if (r->rows[i].map != KF_OVERHEAD && d > best) {
+			best = d;
+			cat = kf->k[i].category;
+		}
+		if (kf->k[i].dur_us > top) {
+			top = kf->k[i].dur_us;
+			kern = kf->k[i].name;
+		}
+		tot += kf->k[i].dur_us;
+	}
+	for (i = 0; !kf->nk && i < kf->ncat; i++) {
+		tot += kf->cat[i].dur_us;
+		if (kf->cat[i].dur_us > best) {
+			best = kf->cat[i].dur_us;
+			cat = kf->cat[i].name;
+		}
+	}
+	printf("\nsummary    dominant compute category %s (%.1f%% of the measured time); layer MFU %.2f%% of the %s peak (%s); bottleneck %s",
+	       cat, tot > 0 ? 100 * best / tot : 0, isnan(r->layer_mfu) ? 0 : 100 * r->layer_mfu, k->dtype,
+	       !(r->layer_mfu < OPS_MFU_HIGH) ? "high" : r->layer_mfu < OPS_MFU_LOW ? "low" : "moderate",
+	       kf->nk ? kern : cat);
+	if (kf->nk && tot > 0)
+		printf(" (%.1f%%)", 100 * top / tot);
+	printf("\n");
+}
+
 static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, int64_t m_layers)
 {
 	const struct kernel_flow *kf = k->kf;
@@ -408,7 +525,8 @@ static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, in
 		       (long long)kf->num_layers, kf->fwd_pass[0] ? ", " : "", kf->fwd_pass);
 	printf("\n");
 	if (kf->layer_id >= 0) {
-		printf("            %zu kernels, %.6g us per layer (total_dur_us)", kf->nk, kf->total_dur_us);
+		printf("            %zu kernels, %.6g us per layer (total_dur_us; kernels sum to %.6g us)",
+		       kf->nk, kf->total_dur_us, r->kernel_sum_us);
 		if (kf->wall_us > 0)
 			printf(", wall %.6g us", kf->wall_us);
 		printf("; forward %.6g ms = total_dur_us x %lld layers\n",
@@ -417,15 +535,14 @@ static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, in
 		printf("            %zu categories, %.6g us per layer = the forward-pass times / %lld layers (uniform-layer assumption)\n",
 		       kf->ncat, kf->total_dur_us, (long long)m_layers);
 	}
-	printf("            peaks: %s %.1f TFLOP/s, fp8 %.1f TFLOP/s (MFU marked \u2078: moe and gemm_fp8 kernels, fp8 peak)\n",
-	       k->dtype, k->peak / 1e12, k->peak_fp8 / 1e12);
+	printf("            peaks: bf16 %.1f TFLOP/s, fp8 %.1f TFLOP/s (MFU marked \u2078: moe and gemm_fp8 kernels, fp8 peak; every other kernel, bf16 peak)\n",
+	       k->peak / 1e12, k->peak_fp8 / 1e12);
 	printf("            layer FLOPs %.6g per GPU: layer MFU %.2f%% of the %s peak over total_dur_us\n",
-	       layer_kind_flops(k->lk),
-	       kf->total_dur_us > 0 ? 100 * layer_kind_flops(k->lk) / k->peak / (kf->total_dur_us * 1e-6) : 0,
-	       k->dtype);
+	       layer_kind_flops(k->lk), isnan(r->layer_mfu) ? 0 : 100 * r->layer_mfu, k->dtype);
 	if (o->kmode == KM_FLOW) {
-		printf("\n  %-28s %-13s %-4s %9s  %-22s %-12s %11s %10s %9s  %s\n", "kernel", "category", "half",
-		       "dur us", "operator", "map", "FLOPs", "theory us", "MFU", "shape_in -> shape_out");
+		printf("\n  %3s %-4s %-13s %-28s %9s %6s  %-22s %-12s %-5s %11s %10s %9s  %s\n", "#", "half",
+		       "category", "kernel", "dur us", "%", "operator", "map", "by", "FLOPs", "theory us",
+		       "MFU", "shape_in -> shape_out");
 		for (i = 0; i < kf->nk; i++) {
 			const struct kf_kernel *kk = &kf->k[i];
 			const struct kf_row *row = &r->rows[i];
@@ -437,13 +554,15 @@ static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, in
 			else
 				snprintf(th, sizeof(th), "%.4g", row->theory_us);
 			if (row->map == KF_PROPORTIONAL)
-				snprintf(op, sizeof(op), "(%s group)", kk->category);
+				snprintf(op, sizeof(op), "(%s share)", kk->category);
 			else
 				snprintf(op, sizeof(op), "%s", row->op[0] ? row->op : "-");
-			printf("  %-28.28s %-13.13s %-4s %9.3f  %-22.22s %-12s %11s %10s %9s  %s -> %s\n",
-			       kk->name, kk->category, kk->half[0] ? kk->half : "-", kk->dur_us,
-			       op, kf_map_name(row->map), b1, th, b2,
-			       kk->shape_in[0] ? kk->shape_in : "-", kk->shape_out[0] ? kk->shape_out : "-");
+			printf("  %3zu %-4s %-13.13s %-28.28s %9.3f %5.1f%%  %-22.22s %-12s %-5s %11s %10s %9s  %s -> %s%s\n",
+			       i + 1, kk->half[0] ? kk->half : "-", kk->category, kk->name, kk->dur_us,
+			       r->kernel_sum_us > 0 ? 100 * kk->dur_us / r->kernel_sum_us : 0, op,
+			       kf_map_name(row->map), how_name(row), b1, th, b2,
+			       row->shape_in[0] ? row->shape_in : "-", row->shape_out[0] ? row->shape_out : "-",
+			       row->template_shape ? " (template)" : "");
 		}
 	} else {
 		printf("\n  %-22s %-9s %-12s %11s %10s %10s %9s\n", "operator", "category", "map", "FLOPs",
@@ -462,9 +581,11 @@ static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, in
 	}
 	printf("\n  mapped to operators %.6g us, overhead (no FLOPs) %.6g us\n", r->mapped_us,
 	       r->overhead_us);
-	printf("  direct: a category with its own operators (1:1 in order when the counts agree,\n"
-	       "  else by FLOPs share); proportional: generic GEMM time spread over the GEMM\n"
-	       "  operators no direct category claimed, by FLOPs share; overhead: kept, N/A\n");
+	printf("  direct: the kernel's own operator, found by its shape (a fused GEMM takes the\n"
+	       "  consecutive operators whose n add up), else in template order when the\n"
+	       "  category's remaining kernels and operators are as many; proportional: the\n"
+	       "  rest of a category's time spread over its remaining operators by FLOPs share;\n"
+	       "  overhead: kept, N/A.  %%: share of the kernels' sum.\n");
 	if (r->groups[0]) {
 		char tmp[1100], *tok, *save = NULL;
 		snprintf(tmp, sizeof(tmp), "%s", r->groups);
@@ -475,8 +596,9 @@ static void print_kernel_text(const struct ops_opts *o, const struct kctx *k, in
 	if (r->unknown[0])
 		printf("  unknown categories, kept as overhead: %s\n", r->unknown);
 	if (r->unmodelled[0])
-		printf("  categories with no operator in this layer kind, kept as overhead: %s\n",
+		printf("  direct categories with no operator in the graph (FLOPs N/A): %s\n",
 		       r->unmodelled);
+	print_one_line(k);
 }
 
 static void jw_num_or_null(struct jw *w, const char *key, double v)
@@ -487,7 +609,10 @@ static void jw_num_or_null(struct jw *w, const char *key, double v)
 		jw_num(w, key, v);
 }
 
-static void print_kernel_json(const struct ops_opts *o, const struct kctx *k)
+static void print_kernel_json(const struct model_cfg *m, const struct ops_opts *o,
+			      const struct gpu_spec *g, const struct opgraph *gm,
+			      const struct opgraph *gg, const struct param_counts *pc,
+			      const struct kctx *k)
 {
 	const struct kf_result *r = k->r;
 	struct jw w;
@@ -495,13 +620,21 @@ static void print_kernel_json(const struct ops_opts *o, const struct kctx *k)
 
 	jw_init(&w, stdout, true);
 	jw_obj(&w, NULL);
+	json_summary(&w, m, o, g, gm, gg, pc);
+	jw_obj(&w, "kernel_mfu");
 	jw_str(&w, "layer_kind", k->lk->name);
 	if (k->kf->layer_id >= 0) {
 		jw_int(&w, "layer_id", k->kf->layer_id);
 		jw_int(&w, "num_layers", k->kf->num_layers);
+		jw_str(&w, "fwd_pass", k->kf->fwd_pass);
 		jw_num(&w, "forward_ms", k->kf->total_dur_us * (double)k->kf->num_layers * 1e-3);
 	}
 	jw_num(&w, "total_dur_us", k->kf->total_dur_us);
+	jw_num(&w, "kernel_sum_us", r->kernel_sum_us);
+	jw_num(&w, "layer_flops", layer_kind_flops(k->lk));
+	jw_num_or_null(&w, "layer_mfu", r->layer_mfu);
+	jw_num(&w, "peak_bf16_flops_per_s", k->peak);
+	jw_num(&w, "peak_fp8_flops_per_s", k->peak_fp8);
 	jw_num(&w, "mapped_us", r->mapped_us);
 	jw_num(&w, "overhead_us", r->overhead_us);
 	jw_str(&w, "unknown_categories", r->unknown);
@@ -510,17 +643,22 @@ static void print_kernel_json(const struct ops_opts *o, const struct kctx *k)
 		jw_arr(&w, "kernels");
 		for (i = 0; i < r->nrows; i++) {
 			jw_obj(&w, NULL);
+			jw_int(&w, "index", (int64_t)i + 1);
+			jw_str(&w, "half", k->kf->k[i].half);
 			jw_str(&w, "name", k->kf->k[i].name);
 			jw_str(&w, "category", k->kf->k[i].category);
 			jw_num(&w, "dur_us", k->kf->k[i].dur_us);
+			jw_num(&w, "dur_share", r->kernel_sum_us > 0 ? k->kf->k[i].dur_us / r->kernel_sum_us : 0);
 			jw_str(&w, "operator", r->rows[i].op);
 			jw_str(&w, "map", kf_map_name(r->rows[i].map));
+			jw_str(&w, "mapped_by", how_name(&r->rows[i]));
 			jw_num_or_null(&w, "flops", r->rows[i].flops);
 			jw_num_or_null(&w, "theory_us", r->rows[i].theory_us);
 			jw_num_or_null(&w, "mfu", r->rows[i].mfu);
 			jw_bool(&w, "fp8_peak", r->rows[i].fp8);
-			jw_str(&w, "shape_in", k->kf->k[i].shape_in);
-			jw_str(&w, "shape_out", k->kf->k[i].shape_out);
+			jw_str(&w, "shape_in", r->rows[i].shape_in);
+			jw_str(&w, "shape_out", r->rows[i].shape_out);
+			jw_bool(&w, "template_shape", r->rows[i].template_shape);
 			jw_end_obj(&w);
 		}
 		jw_end_arr(&w);
@@ -540,6 +678,7 @@ static void print_kernel_json(const struct ops_opts *o, const struct kctx *k)
 		jw_end_arr(&w);
 	}
 	jw_end_obj(&w);
+	jw_end_obj(&w);
 	jw_finish(&w);
 }
 
@@ -549,6 +688,7 @@ static int pick_kind(const struct model_cfg *m, const struct ops_opts *o,
 		     const struct layer_kind **out, struct err *e)
 {
 	const char *want;
+	char kname[24];
 	size_t i;
 
 	if (kf->layer_id >= 0) {
@@ -556,7 +696,8 @@ static int pick_kind(const struct model_cfg *m, const struct ops_opts *o,
 			return err_set(e, SS_EDATA, "%s: metadata.layer_id %lld is past the model's %lld layers",
 				       o->karg[0] == '@' ? o->karg + 1 : "--kernel-flow",
 				       (long long)kf->layer_id, (long long)m->layers);
-		want = m->is_moe[kf->layer_id] ? "moe" : "dense";
+		opgraph_layer_kind_name(m, kf->layer_id, kname, sizeof(kname));
+		want = kname;
 	} else {
 		want = o->layer_kind ? o->layer_kind : m->n_moe_layers > 0 ? "moe" : "dense";
 	}
@@ -586,13 +727,15 @@ static int kernel_prepare(const struct model_cfg *m, const struct ops_opts *o,
 	}
 	memset(k, 0, sizeof(*k));
 	if ((rc = pick_kind(m, o, kf, gg, &k->lk, e)) < 0 ||
-	    (rc = kflow_map(kf, k->lk, g->peak_flops[o->dtype], g->peak_flops[DT_FP8], r, e)) < 0) {
+	    (rc = kflow_map(kf, k->lk, g->peak_flops[DT_BF16], g->peak_flops[DT_FP8],
+			    g->peak_flops[o->dtype], r, e)) < 0) {
 		kflow_release(kf);
 		return rc;
 	}
 	k->kf = kf;
 	k->r = r;
-	k->peak = g->peak_flops[o->dtype];
+	k->peak = g->peak_flops[DT_BF16];
+	k->layer_peak = g->peak_flops[o->dtype];
 	k->peak_fp8 = g->peak_flops[DT_FP8] > 0 ? g->peak_flops[DT_FP8] : k->peak;
 	k->dtype = dtype_name(o->dtype);
 	return 0;
@@ -611,6 +754,15 @@ int cmd_ops(int argc, char **argv, struct err *e)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
+	if (o.list) {
+		char a0[8], a1[] = "--format", a2[] = "json";
+		char *largv[] = {a0, a1, a2, NULL};
+		int n = o.fmt == FMT_JSON ? 3 : 1;
+		snprintf(a0, sizeof(a0), "%s", o.list == 'm' ? "models" : "gpus");
+		if (n == 1)
+			largv[1] = NULL;
+		return o.list == 'm' ? cmd_models(n, largv, e) : cmd_gpus(n, largv, e);
+	}
 	cli_env_init(&env);
 	memset(&gm, 0, sizeof(gm));
 	memset(&gg, 0, sizeof(gg));
@@ -624,8 +776,8 @@ int cmd_ops(int argc, char **argv, struct err *e)
 			     dtype_name(o.dtype));
 		goto out;
 	}
-	if (!o.ep_given)
-		o.par.ep = m->n_experts > 0 ? o.par.tp * o.par.dp : 1;
+	if ((rc = cli_parallel_resolve(&o.pf, m, &o.par, e)) < 0)
+		goto out;
 	if ((rc = opgraph_build(m, &one, &o.shape, o.dtype, o.dtype, &gm, e)) < 0)
 		goto out;
 	if ((rc = opgraph_build(m, &o.par, &o.shape, o.dtype, o.dtype, &gg, e)) < 0)
@@ -637,8 +789,10 @@ int cmd_ops(int argc, char **argv, struct err *e)
 		struct kctx k;
 		if ((rc = kernel_prepare(m, &o, g, &gg, &kf, &r, &k, e)) < 0)
 			goto out;
+		print_warnings(kf.warn);
+		print_warnings(r.warn);
 		if (o.fmt == FMT_JSON) {
-			print_kernel_json(&o, &k);
+			print_kernel_json(m, &o, g, &gm, &gg, &pc, &k);
 		} else {
 			print_text(m, &o, g, &gm, &gg, &pc);
 			print_kernel_text(&o, &k, m->layers);

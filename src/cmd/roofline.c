@@ -4,6 +4,7 @@
  * that follows from the dominant term. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,10 @@ static const char roofline_usage[] =
 	"  --gpu G              GPU (default h100)\n"
 	"  --dtype bf16|fp8     weight / GEMM dtype (default bf16)\n"
 	"  --kv-dtype bf16|fp8  KV-cache dtype (default: --dtype)\n"
-	"  --tp N --dp N --ep N parallelism (default 1, 1, and tp x dp for MoE models)\n"
+	"  --tp N --dp N --ep N parallelism (default 1 each, as in vLLM and SGLang: without\n"
+	"                       EP the experts are TP-sharded over tp x dp;\n"
+	"                       --enable-expert-parallel gives ep = tp x dp; the engines'\n"
+	"                       flag names are accepted too)\n"
 	"  --batch B            requests in the batch, split over DP (default 8)\n"
 	"  --seq S              prompt tokens per request for prefill (default 1024)\n"
 	"  --kv-len L           cached tokens per request for decode (default 1024)\n"
@@ -55,14 +59,20 @@ static const char roofline_usage[] =
 	"  --eta-scalar X       non-tensor FLOP rate / tensor peak for elementwise ops\n"
 	"                       (default 0.068: H100 FP32 67 / bf16 989 TFLOP/s)\n"
 	"  --tile N             naive mode: rows per GEMM tile (default 128)\n"
+	"  --wrf-attn X --wrf-dense X --wrf-moe X\n"
+	"                       efficient mode: weight residency factors (design document\n"
+	"                       001: streamed weight bytes = W / WRF; default 4, 4, 2;\n"
+	"                       naive mode is WRF 1)\n"
 	"  --residency-attn X --residency-dense X --residency-moe X\n"
-	"                       efficient mode: fraction of those weights read from HBM\n"
-	"                       each step (default 1: weights dwarf the 50 MB L2)\n"
+	"                       the same as fractions read from HBM each step (1 / WRF;\n"
+	"                       default 0.25, 0.25, 0.5)\n"
 	"  --gpu G[,G2,...]     the report is for the first; the others are compared\n"
 	"  --plots DIR          gnuplot SVGs (roofline, decode batch sweep) and their data\n"
 	"  -o FILE              write the report to FILE (atomically)\n"
 	"  --grid FILE.csv      also write a full-factorial decode grid (batch 1, 8,\n"
 	"                       64, 512 x KV length 256, 4096 x KV dtype bf16, fp8)\n"
+	"  --grid-points N      N batches (1..1024) x N KV lengths (256..65536), each\n"
+	"                       geometric, x the 2 KV dtypes: 2 N^2 grid points\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"The report also has a Mermaid diagram of each layer kind and a sensitivity\n"
@@ -74,10 +84,12 @@ static const char roofline_usage[] =
 struct rl_opts {
 	const char *model, *config, *gpu, *out, *grid, *plots;
 	bool train;
+	int grid_points; /* 0: the default 4 x 2 x 2 grid */
 	int mode; /* 0 efficient, 1 naive, 2 both */
 	struct rl_cfg k; /* the constants */
 	enum dtype dtype, kvdt;
-	bool kv_given, ep_given, prefill, decode;
+	bool kv_given, prefill, decode;
+	struct cli_par_flags pf;
 	struct parallel par;
 	int64_t batch, seq, kv_len;
 };
@@ -85,7 +97,8 @@ struct rl_opts {
 static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 {
 	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_KVDT, O_BATCH, O_SEQ, O_KV,
-	       O_PHASE, O_GRID, O_MODE, O_BSAT, O_ETAS, O_TILE, O_RA, O_RD, O_RM, O_PLOTS };
+	       O_PHASE, O_GRID, O_MODE, O_BSAT, O_ETAS, O_TILE, O_RA, O_RD, O_RM, O_PLOTS,
+	       O_GPTS, O_WA, O_WD, O_WM };
 	static const struct option lo[] = {
 		{"config", required_argument, 0, O_CONFIG}, {"gpu", required_argument, 0, O_GPU},
 		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVDT},
@@ -96,7 +109,9 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		{"b-sat", required_argument, 0, O_BSAT}, {"eta-scalar", required_argument, 0, O_ETAS},
 		{"tile", required_argument, 0, O_TILE}, {"residency-attn", required_argument, 0, O_RA},
 		{"residency-dense", required_argument, 0, O_RD}, {"residency-moe", required_argument, 0, O_RM},
-		{"plots", required_argument, 0, O_PLOTS},
+		{"plots", required_argument, 0, O_PLOTS}, {"grid-points", required_argument, 0, O_GPTS},
+		{"wrf-attn", required_argument, 0, O_WA}, {"wrf-dense", required_argument, 0, O_WD},
+		{"wrf-moe", required_argument, 0, O_WM},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -117,6 +132,21 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		case 'o': o->out = optarg; break;
 		case O_GRID: o->grid = optarg; break;
 		case O_PLOTS: o->plots = optarg; break;
+		case O_GPTS: {
+			int64_t v;
+			if ((rc = cli_int("--grid-points", optarg, 2, 64, &v, e)) == 0)
+				o->grid_points = (int)v;
+			break;
+		}
+		case O_WA:
+		case O_WD:
+		case O_WM: {
+			double w;
+			if ((rc = cli_double(c == O_WA ? "--wrf-attn" : c == O_WD ? "--wrf-dense" : "--wrf-moe",
+					     optarg, 1, false, &w, e)) == 0)
+				*(c == O_WA ? &o->k.res_attn : c == O_WD ? &o->k.res_dense : &o->k.res_moe) = 1 / w;
+			break;
+		}
 		case O_MODE:
 			if (strcmp(optarg, "efficient") == 0)
 				o->mode = 0;
@@ -149,7 +179,7 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 					       "--phase must be train, prefill, decode or all, got '%s'", optarg);
 			break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) == 0)
+			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->pf, e)) == 0)
 				return cli_bad_option("roofline", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -163,6 +193,8 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE, "give MODEL or --config PATH (see 'servesim roofline --help')");
 	if (!o->kv_given)
 		o->kvdt = o->dtype;
+	if (o->grid_points && !o->grid)
+		return err_set(e, SS_EUSAGE, "--grid-points goes with --grid FILE.csv");
 	return 0;
 }
 
@@ -184,25 +216,27 @@ static const char *bytes_si(char *b, size_t n, double v)
 
 static void point_row(FILE *f, const char *label, const struct rl_point *p)
 {
-	char a[32], b[32], c[32], d[32], t1[32], t2[32], t3[32], t4[32], fl[32];
-	double hbm = p->weight_bytes + p->act_bytes + p->kv_bytes;
+	char a[32], b[32], c[32], d[32], tm[32], t1[32], t2[32], t3[32], t4[32], fl[32];
+	double hbm = p->weight_bytes + p->act_bytes + p->kv_bytes + p->temp_bytes;
 
 	fmt_si(fl, sizeof(fl), p->flops, "FLOP");
 	fmt_time(t1, sizeof(t1), p->t_comp);
 	fmt_time(t2, sizeof(t2), p->t_hbm);
 	fmt_time(t3, sizeof(t3), p->t_net);
 	fmt_time(t4, sizeof(t4), p->t_est);
-	fprintf(f, "| %s | %s | %s | %s | %s | %s | %.3g | %s | %s | %s | %s | %s | %.1f%% |\n", label, fl,
-		bytes_si(a, sizeof(a), p->weight_bytes), bytes_si(b, sizeof(b), p->act_bytes),
-		bytes_si(c, sizeof(c), p->kv_bytes), bytes_si(d, sizeof(d), p->net_bytes), p->intensity,
-		t1, t2, t3, t4, p->regime, hbm > 0 ? 100 * p->weight_bytes / hbm : 0);
+	fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %.3g | %s | %s | %s | %s | %s | %.1f / %.1f / %.1f |\n",
+		label, fl, bytes_si(a, sizeof(a), p->weight_bytes), bytes_si(b, sizeof(b), p->act_bytes),
+		bytes_si(c, sizeof(c), p->kv_bytes), bytes_si(tm, sizeof(tm), p->temp_bytes),
+		bytes_si(d, sizeof(d), p->net_bytes), p->intensity, t1, t2, t3, t4, p->regime,
+		hbm > 0 ? 100 * p->weight_bytes / hbm : 0, hbm > 0 ? 100 * p->kv_bytes / hbm : 0,
+		hbm > 0 ? 100 * p->temp_bytes / hbm : 0);
 }
 
 static void table_head(FILE *f, const char *first)
 {
-	fprintf(f, "| %s | FLOPs | weights | activations | KV | network | FLOP/B | T_comp | T_hbm | T_net | T_est | regime | weights / HBM bytes |\n",
+	fprintf(f, "| %s | FLOPs | weights | activations | KV | temporaries | network | AI_hbm FLOP/B | T_comp | T_hbm | T_net | T_est | regime | %% of HBM bytes: weights / KV / temporaries |\n",
 		first);
-	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
 }
 
 static const char *guidance(const char *regime)
@@ -351,20 +385,44 @@ out:
 	return rc;
 }
 
-static int write_grid(const struct rl_cfg *c, const char *path, struct err *e)
+/* the grid's axes: the default 4 batches x 2 KV lengths, or with
+ * --grid-points N, N of each spaced geometrically over batch 1..1024 and KV
+ * length 256..65536 (the decode sweeps' ranges) */
+static size_t grid_axes(int npts, int64_t *bs, int64_t *ls)
 {
-	static const int64_t bs[] = {1, 8, 64, 512}, ls[] = {256, 4096};
+	static const int64_t b0[] = {1, 8, 64, 512}, l0[] = {256, 4096};
+	int i;
+
+	if (npts <= 0) {
+		memcpy(bs, b0, sizeof(b0));
+		memcpy(ls, l0, sizeof(l0));
+		return 0;
+	}
+	for (i = 0; i < npts; i++) {
+		double f = npts > 1 ? (double)i / (npts - 1) : 0;
+		bs[i] = (int64_t)llround(pow(1024.0, f));
+		ls[i] = (int64_t)llround(256.0 * pow(256.0, f));
+	}
+	return (size_t)npts;
+}
+
+static int write_grid(const struct rl_cfg *c, const char *path, int npts, struct err *e)
+{
 	static const enum dtype ds[] = {DT_BF16, DT_FP8};
+	int64_t bs[64], ls[64];
+	size_t nb = 4, nl = 2, n = grid_axes(npts, bs, ls);
 	struct afile af;
 	struct rl_point pt;
 	size_t i, j, k;
 	int rc;
 
+	if (n)
+		nb = nl = n;
 	if ((rc = afile_open(&af, path, e)) < 0)
 		return rc;
-	fprintf(af.f, "batch,kv_len,kv_dtype,flops,weight_bytes,act_bytes,kv_bytes,net_bytes,t_comp_us,t_hbm_us,t_net_us,t_est_us,regime\n");
-	for (i = 0; i < 4; i++)
-		for (j = 0; j < 2; j++)
+	fprintf(af.f, "batch,kv_len,kv_dtype,flops,weight_bytes,act_bytes,kv_bytes,net_bytes,t_comp_us,t_hbm_us,t_net_us,t_est_us,regime,temp_bytes\n");
+	for (i = 0; i < nb; i++)
+		for (j = 0; j < nl; j++)
 			for (k = 0; k < 2; k++) {
 				struct rl_cfg c2 = *c;
 				c2.kvdt = ds[k];
@@ -372,10 +430,10 @@ static int write_grid(const struct rl_cfg *c, const char *path, struct err *e)
 					afile_abort(&af);
 					return rc;
 				}
-				fprintf(af.f, "%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
+				fprintf(af.f, "%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g\n",
 					(long long)bs[i], (long long)ls[j], dtype_name(ds[k]), pt.flops,
 					pt.weight_bytes, pt.act_bytes, pt.kv_bytes, pt.net_bytes, pt.t_comp * 1e6,
-					pt.t_hbm * 1e6, pt.t_net * 1e6, pt.t_est * 1e6, pt.regime);
+					pt.t_hbm * 1e6, pt.t_net * 1e6, pt.t_est * 1e6, pt.regime, pt.temp_bytes);
 			}
 	return afile_commit(&af, e);
 }
@@ -408,11 +466,11 @@ static int compare_gpus(FILE *f, const struct rl_cfg *c, const struct rl_opts *o
 
 	int q;
 
-	fprintf(f, "## GPUs compared\n\n| GPU | ridge FLOP/B |");
+	fprintf(f, "## GPUs compared\n\n| GPU | OI_knee FLOP/B | effective ridge FLOP/B |");
 	for (q = 0; q < PH__N; q++)
 		if (ph_on(o, q))
 			fprintf(f, " %s T_est (regime) |", ph_name[q]);
-	fprintf(f, "\n|---|---:|");
+	fprintf(f, "\n|---|---:|---:|");
 	for (q = 0; q < PH__N; q++)
 		if (ph_on(o, q))
 			fprintf(f, "---|");
@@ -423,10 +481,10 @@ static int compare_gpus(FILE *f, const struct rl_cfg *c, const struct rl_opts *o
 		char t[32];
 		cg.g = gs[i];
 		if (gs[i]->peak_flops[cg.wdt] <= 0) {
-			fprintf(f, "| %s | - | no %s peak |\n", gs[i]->id, dtype_name(cg.wdt));
+			fprintf(f, "| %s | - | - | no %s peak |\n", gs[i]->id, dtype_name(cg.wdt));
 			continue;
 		}
-		fprintf(f, "| %s | %.0f |", gs[i]->id, rl_ridge(&cg));
+		fprintf(f, "| %s | %.1f | %.1f |", gs[i]->id, rl_oi_knee(&cg), rl_ridge(&cg));
 		for (q = 0; q < PH__N; q++) {
 			if (!ph_on(o, q))
 				continue;
@@ -441,17 +499,53 @@ static int compare_gpus(FILE *f, const struct rl_cfg *c, const struct rl_opts *o
 	return 0;
 }
 
+/* dir relative to the folder of report (NULL: the current folder); dir
+ * itself when either cannot be resolved */
+static void rel_path(const char *report, const char *dir, char *out, size_t n)
+{
+	char from[PATH_MAX], to[PATH_MAX], rdir[PATH_MAX];
+	const char *slash;
+	size_t common = 0, i, used = 0;
+
+	snprintf(out, n, "%s", dir);
+	snprintf(rdir, sizeof(rdir), "%s", ".");
+	if (report && (slash = strrchr(report, '/')))
+		snprintf(rdir, sizeof(rdir), "%.*s", (int)(slash - report), report);
+	if (report && slash == report)
+		snprintf(rdir, sizeof(rdir), "/");
+	if (!realpath(rdir, from) || !realpath(dir, to))
+		return;
+	/* the longest common prefix ending at a path component */
+	for (i = 0; from[i] && from[i] == to[i]; i++)
+		if (from[i] == '/')
+			common = i;
+	if (!from[i] && (to[i] == '/' || !to[i]))
+		common = i;
+	if (!strcmp(from, "/"))
+		common = 0;
+	out[0] = '\0';
+	for (i = common; from[i]; i++)
+		if (from[i] == '/' && used + 4 < n)
+			used += (size_t)snprintf(out + used, n - used, "../");
+	snprintf(out + used, n - used, "%s", to[common] == '/' ? to + common + 1 : to + common);
+	if (!out[0])
+		snprintf(out, n, ".");
+	else if (out[strlen(out) - 1] == '/')
+		out[strlen(out) - 1] = '\0';
+}
+
 /* gnuplot SVGs (and their data): the roofline with each phase's point, and
  * decode time terms over the batch */
 static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struct err *e)
 {
 	static const int64_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
-	char p[1200];
+	char p[1200], rel[1100];
 	FILE *d;
 	struct afile af;
 	struct rl_point pt;
 	size_t i;
 	int rc;
+	double ymin = c->g->peak_flops[c->wdt] / 1e12;
 
 	if (paths_mkdir_p(o->plots) != 0)
 		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", o->plots);
@@ -461,13 +555,16 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 	d = af.f;
 	fprintf(d, "# phase intensity_flop_per_byte attained_tflops\n");
 	for (i = 0; i < PH__N; i++) {
+		double tf;
 		if (!ph_on(o, (int)i))
 			continue;
 		if ((rc = ph_eval(c, o, (int)i, &pt, e)) < 0) {
 			afile_abort(&af);
 			return rc;
 		}
-		fprintf(d, "%s %.6g %.6g\n", ph_name[i], pt.intensity, pt.flops / pt.t_est / 1e12);
+		tf = pt.flops / pt.t_est / 1e12;
+		ymin = fmin(ymin, tf);
+		fprintf(d, "%s %.6g %.6g\n", ph_name[i], pt.intensity, tf);
 	}
 	if ((rc = afile_commit(&af, e)) < 0)
 		return rc;
@@ -490,31 +587,40 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 	if ((rc = afile_open(&af, p, e)) < 0)
 		return rc;
 	d = af.f;
-	fprintf(d, "set terminal svg size 720,480 dynamic\nset logscale xy\nset grid\nset key left top\n"
+	/* noenhanced: labels such as T_comp print as written (enhanced mode
+	 * would subscript them); a white background: an opaque SVG; the y
+	 * range leaves room above the compute ceiling so that the points on
+	 * it and their labels are not clipped */
+	fprintf(d, "set terminal svg size 720,480 dynamic noenhanced background rgb 'white'\n"
+		   "set logscale xy\nset grid\nset key left top\n"
 		   "peak = %.6g\nbw = %.6g\n"
 		   "set output 'roofline.svg'\nset xlabel 'arithmetic intensity (FLOP/byte)'\n"
-		   "set ylabel 'TFLOP/s'\nset xrange [0.1:100000]\n"
+		   "set ylabel 'TFLOP/s'\nset xrange [0.1:100000]\nset yrange [%.6g:%.6g]\n"
 		   "plot (x*bw < peak ? x*bw : peak) title 'roofline (%s, HBM x bw_eff)' lw 2, "
 		   "'roofline.dat' using 2:3:1 with labels point pt 7 offset 1,1 notitle\n"
 		   "set output 'decode_batch.svg'\nset xlabel 'decode batch (requests)'\n"
-		   "set ylabel 'ms per step'\nunset xrange\n"
+		   "set ylabel 'ms per step'\nunset xrange\nunset yrange\n"
 		   "plot 'decode_batch.dat' using 1:2 with linespoints title 'T_comp', "
 		   "'' using 1:3 with linespoints title 'T_hbm', '' using 1:5 with lines lw 2 title 'T_est'\n",
-		c->g->peak_flops[c->wdt] / 1e12, c->g->hbm_bw * c->g->bw_eff / 1e12, c->g->id);
+		c->g->peak_flops[c->wdt] / 1e12, c->g->hbm_bw * c->g->bw_eff / 1e12,
+		fmin(ymin, 0.1 * 0.1 * c->g->hbm_bw * c->g->bw_eff / 1e12) / 2,
+		c->g->peak_flops[c->wdt] / 1e12 * 4, c->g->id);
 	if ((rc = afile_commit(&af, e)) < 0)
 		return rc;
+	/* images relative to the report (its folder, or the current one) */
+	rel_path(o->out, o->plots, rel, sizeof(rel));
 	fprintf(f, "## Plots\n\n");
 	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
 		char cmd[1400];
 		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plots.gp 2>/dev/null", o->plots);
 		if (system(cmd) == 0)
 			fprintf(f, "![roofline](%s/roofline.svg) ![decode over batch](%s/decode_batch.svg)\n\n",
-				o->plots, o->plots);
+				rel, rel);
 		else
-			fprintf(f, "gnuplot failed on %s/plots.gp; the data files are there.\n\n", o->plots);
+			fprintf(f, "gnuplot failed on %s/plots.gp; the data files are there.\n\n", rel);
 	} else {
 		fprintf(f, "gnuplot is not installed: the data and the script are in %s/ (run `gnuplot plots.gp` there).\n\n",
-			o->plots);
+			rel);
 	}
 	return 0;
 }
@@ -626,7 +732,7 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 	int q;
 	char b1[80], b2[32], b3[32], b4[32];
 	int64_t crit = 0;
-	double ridge, wgpu, kvtok;
+	double ridge, knee, wgpu, kvtok;
 	int rc;
 
 	c.m = m;
@@ -636,6 +742,7 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 	c.kvdt = o->kvdt;
 	c.naive = o->mode == 1;
 	ridge = rl_ridge(&c);
+	knee = rl_oi_knee(&c);
 
 	model_params(m, &pc);
 	for (q = 0; q < PH__N; q++)
@@ -716,13 +823,16 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 			ppg * (2 * dtype_bytes(o->dtype) + 12) > g->mem_bytes ? " (does not fit: shard the optimizer state or add GPUs)" : "");
 	}
 	fprintf(f, "## Hardware\n\n");
-	fprintf(f, "- constants: b_sat %.0f rows, eta_scalar %.3g, naive tile %.0f rows, residency attention %.2f, dense %.2f, MoE %.2f (flags; see --help)\n",
-		c.b_sat, c.eta_scalar, c.tile, c.res_attn, c.res_dense, c.res_moe);
+	fprintf(f, "- constants: b_sat %.0f rows, eta_scalar %.3g, naive tile %.0f rows; efficient execution: WRF attention %.3g, dense %.3g, MoE %.3g (residency %.2f, %.2f, %.2f; 001's defaults 4 / 4 / 2), naive: WRF 1 (flags; see --help)\n",
+		c.b_sat, c.eta_scalar, c.tile, 1 / c.res_attn, 1 / c.res_dense, 1 / c.res_moe, c.res_attn,
+		c.res_dense, c.res_moe);
 	fprintf(f, "- %s dense peak %.1f TFLOP/s; HBM %.2f TB/s x bw_eff %.2f = %.2f TB/s; link %.0f GB/s\n",
 		dtype_name(o->dtype), g->peak_flops[o->dtype] / 1e12, g->hbm_bw / 1e12, g->bw_eff,
 		g->hbm_bw * g->bw_eff / 1e12, g->link_bw / 1e9);
-	fprintf(f, "- ridge point %.0f FLOP/B: a phase with lower arithmetic intensity is bandwidth-bound\n\n",
-		ridge);
+	fprintf(f, "- OI_knee %.1f FLOP/B = peak / HBM bandwidth (design document 001's definition, datasheet bandwidth)\n",
+		knee);
+	fprintf(f, "- effective ridge %.1f FLOP/B = peak / (HBM bandwidth x bw_eff %.2f): the knee of the time model below, whose T_hbm uses the achievable bandwidth\n\n",
+		ridge, g->bw_eff);
 	fprintf(f, "## Phases (per GPU; train = one forward + backward step)\n\n");
 	table_head(f, "phase");
 	{
@@ -752,13 +862,16 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 	}
 	fprintf(f, "\n");
 	if (o->train)
-		fprintf(f, "- train: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", tr->regime, tr->intensity, ridge);
+		fprintf(f, "- train: %s (AI_hbm %.3g FLOP/B %s OI_knee %.1f; effective ridge %.1f)\n", tr->regime,
+			tr->intensity, tr->intensity > knee ? ">" : "<", knee, ridge);
 	if (o->prefill)
-		fprintf(f, "- prefill: %s (intensity %.3g FLOP/B vs ridge %.0f)\n", pf->regime, pf->intensity, ridge);
+		fprintf(f, "- prefill: %s (AI_hbm %.3g FLOP/B %s OI_knee %.1f; effective ridge %.1f)\n", pf->regime,
+			pf->intensity, pf->intensity > knee ? ">" : "<", knee, ridge);
 	if (o->decode) {
-		fprintf(f, "- decode: %s (intensity %.3g FLOP/B vs ridge %.0f); weights are %.1f%% of its HBM bytes\n",
-			dc->regime, dc->intensity, ridge,
-			100 * dc->weight_bytes / (dc->weight_bytes + dc->act_bytes + dc->kv_bytes));
+		double hb = dc->weight_bytes + dc->act_bytes + dc->kv_bytes + dc->temp_bytes;
+		fprintf(f, "- decode: %s (AI_hbm %.3g FLOP/B %s OI_knee %.1f; effective ridge %.1f); HBM bytes: weights %.1f%%, KV %.1f%%, temporaries %.1f%%\n",
+			dc->regime, dc->intensity, dc->intensity > knee ? ">" : "<", knee, ridge,
+			100 * dc->weight_bytes / hb, 100 * dc->kv_bytes / hb, 100 * dc->temp_bytes / hb);
 		if (crit > 0)
 			fprintf(f, "- critical batch at L=%lld: %lld requests (decode turns compute-bound: T_comp >= T_hbm)\n",
 				(long long)o->kv_len, (long long)crit);
@@ -801,9 +914,10 @@ static int report(FILE *f, const struct rl_opts *o, const struct model_cfg *m,
 	if (o->decode && (rc = sensitivity(f, &c, o, e)) < 0)
 		return rc;
 	if (o->grid) {
-		if ((rc = write_grid(&c, o->grid, e)) < 0)
+		if ((rc = write_grid(&c, o->grid, o->grid_points, e)) < 0)
 			return rc;
-		fprintf(f, "Full-factorial decode grid (batch x KV length x KV dtype): `%s`.\n\n", o->grid);
+		fprintf(f, "Full-factorial decode grid (batch x KV length x KV dtype, %d points): `%s`.\n\n",
+			o->grid_points > 0 ? 2 * o->grid_points * o->grid_points : 16, o->grid);
 	}
 	if (ng > 1 && (rc = compare_gpus(f, &c, o, gs, ng, e)) < 0)
 		return rc;
@@ -862,8 +976,8 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", gs[0]->id, dtype_name(o.dtype));
 		goto out;
 	}
-	if (!o.ep_given)
-		o.par.ep = m->n_experts > 0 ? o.par.tp * o.par.dp : 1;
+	if ((rc = cli_parallel_resolve(&o.pf, m, &o.par, e)) < 0)
+		goto out;
 	{
 		const char *in[2] = {o.model, o.config};
 		if ((o.out && (rc = afile_check(o.out, in, 2, e)) < 0) ||

@@ -33,18 +33,45 @@ static const char run_usage[] =
 	"  --model M                 registry id or HF name (default llama-3.1-8b)\n"
 	"  --config PATH             an HF config.json instead\n"
 	"  --gpu G                   GPU (default h100)\n"
-	"  --tp N --pp N --dp N --ep N  parallelism (default 1; --dp runs N replicas)\n"
+	CLI_PARALLEL_HELP
+	"                            (dense models: --dp runs N replicas behind the router)\n"
+	"  --pp N                    pipeline stages (--pipeline-parallel-size, --pp-size)\n"
 	"  --router rr|lo            DP router: round-robin or least-outstanding (default lo)\n"
-	"  --dtype bf16|fp8          weights and GEMMs (default bf16)\n"
+	"  --dtype bf16|fp8|fp4|int4 weights and GEMMs (default bf16; fp4 needs a Blackwell GPU;\n"
+	"                            int4 = weight-only W4A16)\n"
+	"  --moe-dtype D             routed experts' weights when they differ from --dtype\n"
+	"  --moe-fp8-scales block|tensor  fp8 experts' scales (default: block for a published\n"
+	"                            fp8 checkpoint, else per-tensor)\n"
 	"  --kv-dtype bf16|fp8       KV cache (default: --dtype)\n"
+	"kernels:\n"
+	"  --engine vllm|sglang|trtllm  whose measured kernel tables price the step (default vllm)\n"
+	"  --engine-version V        the collected version nearest V (default: the newest)\n"
+	"  --moe-distribution D      expert routing imbalance of the MoE tables: power_law_1.01\n"
+	"                            (default), balanced or power_law_1.2\n"
 	"engine (vLLM v1 defaults):\n"
-	"  --max-num-batched-tokens N (8192)  --max-num-seqs N (256)\n"
-	"  --max-model-len N (model's max_position_embeddings, at most 32768)\n"
+	"  --max-num-batched-tokens N --max-num-seqs N  (8192 and 1024 on a GPU with\n"
+	"                            >= 70 GiB other than A100, else 2048 and 256)\n"
+	"  --max-model-len N (the model's max_position_embeddings)\n"
 	"  --block-size N (16)  --gpu-memory-utilization F (0.9)\n"
 	"  --long-prefill-token-threshold N (0 = off)\n"
 	"  --total-kv-blocks N       KV blocks per replica, as vLLM logs them (default: from memory)\n"
 	"  --no-prefix-caching\n"
-	"workload:\n"
+	"  --allow-invalid           simulate a configuration vLLM/SGLang would refuse to start\n"
+	"                            (KV cache below max_model_len, max_model_len above the\n"
+	"                            model's maximum, a dtype the GPU lacks, EP other than\n"
+	"                            1 or TP x DP), with a warning; refused with exit 2 otherwise\n"
+	"speculative decoding (vLLM V1 spec decode / MTP):\n"
+	"  --speculative-tokens K    draft tokens verified per step (--num-speculative-tokens)\n"
+	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
+	"  --acceptance-rate A | A1,...,AK  per-position acceptance (one rate: geometric;\n"
+	"                            default for mtp 0.85, DeepSeek-V3 report)\n"
+	"P/D disaggregation:\n"
+	"  --disaggregate XpYd       X prefill workers hand each prompt's KV to Y decode\n"
+	"                            workers (each worker one engine of --tp/--pp/--ep)\n"
+	"  --prefill-tp N --prefill-ep N  the prefill workers' layout (default: the same)\n"
+	"workload:\n";
+/* (split: ISO C caps a string literal at 4095 characters) */
+static const char run_usage2[] =
 	"  --workload FILE           workload spec (JSON), see README\n"
 	"  --rate R --num-requests N --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD]\n"
 	"                            a Poisson workload from flags (normal lengths when STD given)\n"
@@ -71,13 +98,17 @@ static const char run_usage[] =
 struct run_opts {
 	const char *model, *config, *gpu, *workload, *requests_out, *tier0_off;
 	struct parallel par;
-	bool ep_given;
+	struct cli_par_flags pf;
 	enum router_kind router;
 	enum dtype dtype, kvdtype;
 	bool kv_given;
 	int64_t mbt, mns, mml, block, lpt, kv_blocks;
 	double util;
-	bool no_prefix, progress, check_inv;
+	bool no_prefix, progress, check_inv, allow_invalid;
+	int64_t spec_k;
+	const char *spec_method, *spec_rates;
+	int pd_prefill, pd_decode;
+	int64_t prefill_tp, prefill_ep;
 	double rate;
 	int64_t nreq, max_requests;
 	double p_mean, p_std, o_mean, o_std;
@@ -87,6 +118,11 @@ struct run_opts {
 	enum out_format fmt;
 	struct overheads ov;
 	const char *step_log, *tier2;
+	const char *engine, *engine_version;
+	bool moe_dtype_given;
+	enum dtype moe_dtype;
+	enum moe_dist moe_dist;
+	int moe_fp8_scales;
 };
 
 static int parse_len(const char *flag, const char *arg, double *mean, double *std, struct err *e)
@@ -107,13 +143,15 @@ static int parse_len(const char *flag, const char *arg, double *mean, double *st
 
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
-	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_PP, O_ROUTER, O_DTYPE, O_KVD,
+	enum { O_MODEL = 256, O_CONFIG, O_GPU, O_ROUTER, O_DTYPE, O_KVD,
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
-	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_MAXREQ };
+	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW,
+	       O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP,
+	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST, O_MOE_SCALES, O_MAXREQ };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
-		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS,
-		{"pp", required_argument, 0, O_PP}, {"router", required_argument, 0, O_ROUTER},
+		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS,
+		{"router", required_argument, 0, O_ROUTER},
 		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVD},
 		{"max-num-batched-tokens", required_argument, 0, O_MBT},
 		{"max-num-seqs", required_argument, 0, O_MNS},
@@ -133,18 +171,28 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		CLI_OVERHEAD_OPTIONS,
 		{"step-log", required_argument, 0, O_SLOG},
 		{"tier2", required_argument, 0, O_T2},
+		{"engine", required_argument, 0, O_ENGINE},
+		{"engine-version", required_argument, 0, O_ENGINE_VER},
+		{"moe-dtype", required_argument, 0, O_MOE_DT},
+		{"moe-distribution", required_argument, 0, O_MOE_DIST},
+		{"moe-fp8-scales", required_argument, 0, O_MOE_SCALES},
+		{"allow-invalid", no_argument, 0, O_ALLOW},
+		{"speculative-tokens", required_argument, 0, O_SPK},
+		{"num-speculative-tokens", required_argument, 0, O_SPK},
+		{"speculative-method", required_argument, 0, O_SPM},
+		{"acceptance-rate", required_argument, 0, O_SPA},
+		{"disaggregate", required_argument, 0, O_PD},
+		{"prefill-tp", required_argument, 0, O_PTP},
+		{"prefill-ep", required_argument, 0, O_PEP},
 		{"max-requests", required_argument, 0, O_MAXREQ},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
-	int64_t v;
 
 	memset(o, 0, sizeof(*o));
 	o->gpu = "h100";
 	o->par = (struct parallel){1, 1, 1, 1};
 	o->router = ROUTER_LEAST_OUTSTANDING;
 	o->dtype = o->kvdtype = DT_BF16;
-	o->mbt = 8192;
-	o->mns = 256;
 	o->block = 16;
 	o->util = 0.9;
 	cost_default_overheads(&o->ov);
@@ -152,11 +200,10 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(run_usage, stdout); return 1;
+		case 'h': fputs(run_usage, stdout); fputs(run_usage2, stdout); return 1;
 		case O_MODEL: o->model = optarg; break;
 		case O_CONFIG: o->config = optarg; break;
 		case O_GPU: o->gpu = optarg; break;
-		case O_PP: rc = cli_int("--pp", optarg, 1, 4096, &v, e); o->par.pp = (int)v; break;
 		case O_ROUTER:
 			if (strcmp(optarg, "rr") == 0 || strcmp(optarg, "round-robin") == 0)
 				o->router = ROUTER_ROUND_ROBIN;
@@ -191,9 +238,36 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_CHECK: o->check_inv = true; break;
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
+		case O_ENGINE: o->engine = optarg; rc = mfu_engine_check(optarg, e); break;
+		case O_ENGINE_VER: o->engine_version = optarg; break;
+		case O_MOE_DT: rc = dtype_parse(optarg, &o->moe_dtype, e); o->moe_dtype_given = true; break;
+		case O_MOE_DIST: rc = moe_dist_parse(optarg, &o->moe_dist, e); break;
+		case O_MOE_SCALES:
+			if (strcmp(optarg, "block") == 0)
+				o->moe_fp8_scales = 2;
+			else if (strcmp(optarg, "tensor") == 0)
+				o->moe_fp8_scales = 1;
+			else
+				rc = err_set(e, SS_EUSAGE, "--moe-fp8-scales must be block or tensor, got '%s'", optarg);
+			break;
+		case O_ALLOW: o->allow_invalid = true; break;
+		case O_SPK: rc = cli_int("--speculative-tokens", optarg, 1, SPEC_MAX_TOKENS, &o->spec_k, e); break;
+		case O_SPM: o->spec_method = optarg; break;
+		case O_SPA: o->spec_rates = optarg; break;
+		case O_PD: {
+			char tail;
+			if (sscanf(optarg, "%dp%dd%c", &o->pd_prefill, &o->pd_decode, &tail) != 2 ||
+			    o->pd_prefill < 1 || o->pd_decode < 1 || o->pd_prefill > 1024 || o->pd_decode > 1024)
+				rc = err_set(e, SS_EUSAGE,
+					     "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), got '%s'",
+					     optarg);
+			break;
+		}
+		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->prefill_tp, e); break;
+		case O_PEP: rc = cli_int("--prefill-ep", optarg, 1, 4096, &o->prefill_ep, e); break;
 		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->ep_given, e)) != 0)
+			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->pf, e)) != 0)
 				break;
 			if ((rc = cli_overhead_option(c, optarg, &o->ov, e)) == 0)
 				return cli_bad_option("run", argv[optind - 1], e);
@@ -210,11 +284,24 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	if (o->workload && o->wl_flags)
 		return err_set(e, SS_EUSAGE,
 			       "run: --workload and --rate/--num-requests/--prompt-tokens/--output-tokens exclude each other");
+	if ((o->prefill_tp || o->prefill_ep) && !o->pd_prefill)
+		return err_set(e, SS_EUSAGE, "run: --prefill-tp and --prefill-ep need --disaggregate XpYd");
+	if ((o->spec_method || o->spec_rates) && !o->spec_k)
+		return err_set(e, SS_EUSAGE,
+			       "run: --speculative-method and --acceptance-rate need --speculative-tokens K");
 	if (!o->model && !o->config)
 		o->model = "llama-3.1-8b";
 	if (!o->kv_given)
 		o->kvdtype = o->dtype;
 	return 0;
+}
+
+static void note_line(char *buf, size_t n, const char *line)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 < n)
+		snprintf(buf + len, n - len, "%s%s", len ? "\n" : "", line);
 }
 
 static void flags_workload(const struct run_opts *o, struct wl_spec *w)
@@ -298,6 +385,9 @@ struct run_ctx {
 	const struct sim_cfg *sc;
 	const struct memplan *mp;
 	bool kv_from_memory;
+	const char *notes;
+	const struct parallel *prefill_par;
+	bool pd_nvlink;
 };
 
 static double hit_rate(const struct sim_totals *t)
@@ -314,6 +404,67 @@ static uint64_t rejected_total(const struct sim_totals *t)
 	return n;
 }
 
+/* Attention-DP + EP header: the ranks, where the experts live, and the
+ * weights one GPU holds (routed experts apart from the replicated rest). */
+static void print_dp_attention(const struct run_ctx *c)
+{
+	const struct parallel *p = &c->o->par;
+	const struct model_cfg *m = c->m;
+	struct param_counts pc;
+	double wb = dtype_bytes(c->o->dtype), experts, total = c->mp->weight_bytes;
+	int ngpu = p->tp * p->dp * p->pp;
+
+	model_params(m, &pc);
+	/* routed experts per GPU: E/ep experts (ep 1: all), split
+	 * tp*dp/ep ways, on ceil(L/pp) layers of the heaviest stage */
+	experts = pc.experts / (double)(p->ep > 1 ? p->ep : 1) /
+		  ((double)(p->tp * p->dp) / (p->ep > 1 ? p->ep : 1)) *
+		  ceil((double)m->layers / p->pp) / (double)m->layers * wb;
+	printf("hardware   %d x %s: attention DP %d (TP %d, PP %d per rank), MoE layers shared by the ranks in lockstep, ",
+	       ngpu, c->g->id, p->dp, p->tp, p->pp);
+	if (p->ep > 1)
+		printf("EP %d (%lld of %lld experts per GPU)\n", p->ep,
+		       (long long)(m->n_experts / p->ep), (long long)m->n_experts);
+	else
+		printf("experts TP-sharded %d ways (no expert parallelism)\n", p->tp * p->dp);
+	printf("weights    %.1f GB per GPU = routed experts %.1f GB + attention, dense layers, shared experts and embeddings %.1f GB, replicated on every DP rank (%s)\n",
+	       total / 1e9, experts / 1e9, (total - experts) / 1e9, dtype_name(c->o->dtype));
+}
+
+/* Where the GPUs sit and which links the collectives cross; with EP, the
+ * dispatch + combine of one MoE layer at 128 tokens per rank (DeepEP's
+ * low-latency test size) here and as it would be on one NVLink domain. */
+static void print_placement(const struct run_ctx *c)
+{
+	const struct comm_place *pl = &c->cost->place;
+	const struct parallel *p = &c->o->par;
+	char buf[256];
+
+	comm_place_describe(pl, buf, sizeof(buf));
+	printf("placement  %s; TP %s", buf, pl->tp_cross ? "across nodes (all-reduce on the inter-node link)" : "within NVLink");
+	if (p->pp > 1)
+		printf(", PP sends %s", pl->pp_cross ? "on the inter-node link" : "on NVLink");
+	if (p->ep > 1 && c->m->n_experts > 0) {
+		struct comm_place one = *pl;
+		double tok = 128.0 * (double)c->m->top_k * (double)c->m->hidden;
+		double pd = tok * dtype_bytes(c->o->dtype), pc = tok * 2.0;
+		double here = comm_a2a_s(&c->cost->comm, c->g, pl, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
+			      comm_a2a_s(&c->cost->comm, c->g, pl, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
+		double there;
+		one.ep_cross = false;
+		one.ep_domains = 1;
+		there = comm_a2a_s(&c->cost->comm, c->g, &one, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
+			comm_a2a_s(&c->cost->comm, c->g, &one, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
+		if (pl->ep_cross)
+			printf("; EP %d spans %d NVLink domains: all-to-all on the inter-node link, dispatch + combine %.0f us per MoE layer at 128 tokens per rank (%.0f us on one NVLink domain, +%.0f us)",
+			       p->ep, pl->ep_domains, here * 1e6, there * 1e6, (here - there) * 1e6);
+		else
+			printf("; EP %d within one NVLink domain: dispatch + combine %.0f us per MoE layer at 128 tokens per rank",
+			       p->ep, here * 1e6);
+	}
+	printf("\n");
+}
+
 static void print_text(const struct run_ctx *c, struct sim *s)
 {
 	const struct sim_totals *t = sim_totals(s);
@@ -322,24 +473,57 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 	char b1[64], b2[64];
 	int st, ns = sim_nstages(s);
 
-	printf("model      %s (%s), %s weights, %s KV cache\n", c->m->id, c->m->source,
-	       dtype_name(o->dtype), dtype_name(o->kvdtype));
-	printf("hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", o->par.dp, o->par.dp > 1 ? "s" : "",
-	       o->par.tp * o->par.pp, c->g->id, o->par.tp, o->par.pp,
-	       o->par.dp > 1 ? (o->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
+	printf("model      %s (%s), %s weights, %s KV cache", c->m->id, c->m->source,
+	       dtype_name(c->cost->cfg.wdt), dtype_name(o->kvdtype));
+	if (c->cost->cfg.wdt != o->dtype || (c->m->n_experts > 0 && c->cost->moe_wdt != c->cost->cfg.wdt))
+		printf(" (as stored in the checkpoint, %s; routed experts %s)", c->m->q.method[0] ? c->m->q.method : "quantized",
+		       dtype_name(c->cost->moe_wdt));
+	printf("\n");
+	if (c->sc->pd.prefill > 0) {
+		printf("hardware   P/D %dp%dd: %d prefill worker%s x %d %s (TP %d, PP %d, EP %d) + %d decode worker%s x %d (TP %d, PP %d, EP %d)\n",
+		       c->sc->pd.prefill, c->sc->dp, c->sc->pd.prefill, c->sc->pd.prefill > 1 ? "s" : "",
+		       c->prefill_par->tp * c->prefill_par->pp, c->g->id, c->prefill_par->tp,
+		       c->prefill_par->pp, c->prefill_par->ep, c->sc->dp, c->sc->dp > 1 ? "s" : "",
+		       o->par.tp * o->par.pp, o->par.tp, o->par.pp, o->par.ep);
+		printf("kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill worker (%s), + 10 us; decode admits a request when its KV lands, which is when its first token reaches the client\n",
+		       c->sc->pd.kv_bytes_per_token / 1e3, c->pd_nvlink ? "NVLink (both pools in one NVLink domain)" : "the inter-node link",
+		       c->sc->pd.link_bw / 1e9, "all its GPUs at 0.7 of the link");
+		printf("prefill kv %lld blocks (%lld tokens) per prefill worker, from memory\n",
+		       (long long)c->sc->pd.prefill_kv_blocks,
+		       (long long)(c->sc->pd.prefill_kv_blocks * c->sc->block_size));
+	} else if (c->sc->lockstep)
+		print_dp_attention(c);
+	else
+		printf("hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", o->par.dp, o->par.dp > 1 ? "s" : "",
+		       o->par.tp * o->par.pp, c->g->id, o->par.tp, o->par.pp,
+		       o->par.dp > 1 ? (o->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
+	if (c->sc->lockstep || c->cost->place.nodes > 1)
+		print_placement(c);
 	printf("engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on\n",
 	       (long long)c->sc->max_num_batched_tokens, (long long)c->sc->max_num_seqs,
 	       (long long)c->sc->max_model_len, (long long)c->sc->block_size,
 	       c->sc->prefix_caching ? "on" : "off");
+	if (!o->mbt || !o->mns || !o->mml)
+		printf("defaults   %s%s%s\n",
+		       !o->mbt || !o->mns ? "max_num_batched_tokens/max_num_seqs: " : "",
+		       !o->mbt || !o->mns ? scenario_limits_rule(c->g) : "",
+		       o->mml ? "" : (!o->mbt || !o->mns ? "; max_model_len: the model's max_position_embeddings"
+							: "max_model_len: the model's max_position_embeddings"));
 	if (c->kv_from_memory)
-		printf("kv cache   %lld blocks (%lld tokens) per replica, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve = %.2f GiB\n",
+		printf("kv cache   %lld blocks (%lld tokens) per %s, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve = %.2f GiB\n",
 		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size),
+		       c->sc->lockstep ? "DP rank" : "replica",
 		       c->mp->mem_bytes / 1073741824.0, o->util, c->mp->weight_bytes / 1073741824.0,
 		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0,
 		       c->mp->kv_bytes / 1073741824.0);
-	else
-		printf("kv cache   %lld blocks (%lld tokens) per replica, from --total-kv-blocks\n",
-		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size));
+	if (c->kv_from_memory && c->mp->state_bytes > 0)
+		printf("           of which %.2f GiB per-sequence state (window KV, recurrent state: %.1f MiB each) for %lld sequences\n",
+		       c->mp->state_bytes / 1073741824.0, c->mp->state_bytes_per_seq / 1048576.0,
+		       (long long)c->mp->state_seqs);
+	if (!c->kv_from_memory)
+		printf("kv cache   %lld blocks (%lld tokens) per %s, from --total-kv-blocks\n",
+		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size),
+		       c->sc->lockstep ? "DP rank" : "replica");
 	printf("workload   %s: %s", c->wl->source, wl_process_name(c->wl->process));
 	if (c->wl->process == WL_CONCURRENCY)
 		printf(" x %lld clients", (long long)c->wl->concurrency);
@@ -357,16 +541,42 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 		       c->wl->prefix_tokens ? " + shared prefix" : "",
 		       dist_desc(&c->wl->output, b2, sizeof(b2)));
 	printf(", seed %llu\n", (unsigned long long)c->wl->seed);
+	if (c->sc->spec.k > 0) {
+		const struct spec_cfg *sp = &c->sc->spec;
+		int i;
+		printf("speculate  %s, %d draft tokens verified per step (width %d), acceptance ",
+		       sp->method == SPEC_DRAFT ? o->spec_method : spec_method_name(sp->method), sp->k,
+		       sp->k + 1);
+		for (i = 0; i < sp->nrates; i++)
+			printf("%s%g", i ? "," : "", sp->rate[i]);
+		printf("%s; draft cost: %s\n", sp->nrates == 1 ? " per position (geometric)" : " by position",
+		       sp->method == SPEC_NGRAM ? "none (CPU n-gram lookup)" :
+		       sp->method == SPEC_DRAFT ? "K decode steps of the draft model" :
+		       "K passes of one decoder layer + LM head");
+	}
 	if (c->cost->cfg.tier2)
 		printf("tier 2     %s: bandwidth efficiency weights %.2f, paged KV %.2f, mixed %.2f\n",
 		       c->cost->cfg.tier2->path, c->cost->cfg.tier2->bw_eff_weights,
 		       c->cost->cfg.tier2->bw_eff_kv, c->cost->cfg.tier2->bw_eff_mixed);
-	printf("tier 0     kernel tables %s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
-	       c->cost->tabs.dir[0] ? (c->cost->cfg.tier2 && c->cost->cfg.tier2->tables[0] ? c->cost->tabs.dir : "data/mfu") : "none (defaults)",
+	printf("tier 0     kernel tables %s%s%s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
+	       c->cost->tabs->engine[0] ? c->cost->tabs->engine : c->cost->tabs->dir[0] ? c->cost->tabs->dir : "none (defaults)",
+	       c->cost->tabs->engine[0] ? " " : "", c->cost->tabs->version,
 	       o->tier0_off && *o->tier0_off ? o->tier0_off : "none", c->cost->cfg.ov.step_us,
 	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
-	if (c->cost->tabs.warning[0])
-		printf("warning    %s\n", c->cost->tabs.warning);
+	{
+		int k;
+		for (k = 0; k < COST_SRC__COUNT; k++)
+			if (c->cost->src[k][0])
+				printf("  %-17s %s\n", cost_src_name((enum cost_src)k), c->cost->src[k]);
+	}
+	if (c->cost->tabs->warning[0])
+		printf("warning    %s\n", c->cost->tabs->warning);
+	for (const char *n = c->notes; n && *n;) {
+		const char *nl = strchr(n, '\n');
+		int len = nl ? (int)(nl - n) : (int)strlen(n);
+		printf("warning    %.*s\n", len, n);
+		n = nl ? nl + 1 : n + len;
+	}
 	sim_summary(s, -1, &all);
 	printf("\nresults (client side; ITL = (E2E - TTFT)/(output - 1), vLLM's TPOT; TPOT = E2E/output, GuideLLM >= 0.4)\n");
 	if (ns > 1) {
@@ -393,6 +603,15 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 	       (unsigned long long)t->arrived, (unsigned long long)t->completed,
 	       (unsigned long long)rejected_total(t), (unsigned long long)t->rejected[REJ_TOO_LONG],
 	       (unsigned long long)t->rejected[REJ_KV_CAPACITY], (unsigned long long)t->preemptions);
+	if (c->sc->pd.prefill > 0)
+		printf("kv handoff %llu transfers, mean %.3f ms\n", (unsigned long long)t->pd_transfers,
+		       t->pd_transfers ? (double)t->pd_transfer_ns * 1e-6 / (double)t->pd_transfers : 0.0);
+	if (c->sc->spec.k > 0)
+		printf("speculate  %llu verification steps, %llu of %llu draft tokens accepted (%.1f%%), %.2f tokens per verification step\n",
+		       (unsigned long long)t->spec_verify, (unsigned long long)t->spec_accepted,
+		       (unsigned long long)t->spec_drafted,
+		       t->spec_drafted ? 100.0 * (double)t->spec_accepted / (double)t->spec_drafted : 0.0,
+		       t->spec_verify ? 1.0 + (double)t->spec_accepted / (double)t->spec_verify : 0.0);
 	printf("engine     %llu steps, prefix-cache hit rate %.1f%%, KV utilisation mean %.1f%% max %.1f%%, simulated %.3f s\n",
 	       (unsigned long long)t->steps, 100 * hit_rate(t),
 	       t->steps ? 100 * t->kv_util_sum_steps / (double)t->steps : 0, 100 * t->kv_util_max,
@@ -430,6 +649,14 @@ static void print_json(const struct run_ctx *c, struct sim *s)
 	jw_str(&w, "workload", c->wl->source);
 	jw_int(&w, "seed", (int64_t)c->wl->seed);
 	jw_str(&w, "tier0_off", o->tier0_off ? o->tier0_off : "");
+	if (c->sc->pd.prefill > 0) {
+		jw_int(&w, "prefill_workers", c->sc->pd.prefill);
+		jw_int(&w, "decode_workers", c->sc->dp);
+		jw_int(&w, "prefill_tp", c->prefill_par->tp);
+		jw_int(&w, "prefill_ep", c->prefill_par->ep);
+		jw_int(&w, "prefill_total_kv_blocks", c->sc->pd.prefill_kv_blocks);
+		jw_num(&w, "kv_link_bytes_per_s", c->sc->pd.link_bw);
+	}
 	jw_end_obj(&w);
 	jw_obj(&w, "summary");
 	jw_int(&w, "arrived", (int64_t)t->arrived);
@@ -445,6 +672,25 @@ static void print_json(const struct run_ctx *c, struct sim *s)
 	jw_str(&w, "itl_definition", "(e2e - ttft) / (output_tokens - 1)");
 	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
 	jw_metrics(&w, &all);
+	if (c->sc->pd.prefill > 0) {
+		jw_int(&w, "kv_transfers", (int64_t)t->pd_transfers);
+		jw_num(&w, "kv_transfer_ms_mean",
+		       t->pd_transfers ? (double)t->pd_transfer_ns * 1e-6 / (double)t->pd_transfers : 0.0);
+	}
+	if (c->sc->spec.k > 0) {
+		jw_obj(&w, "speculative");
+		jw_str(&w, "method", c->sc->spec.method == SPEC_DRAFT ? o->spec_method
+								  : spec_method_name(c->sc->spec.method));
+		jw_int(&w, "num_speculative_tokens", c->sc->spec.k);
+		jw_arr(&w, "acceptance_rate");
+		for (st = 0; st < c->sc->spec.nrates; st++)
+			jw_num(&w, NULL, c->sc->spec.rate[st]);
+		jw_end_arr(&w);
+		jw_int(&w, "verification_steps", (int64_t)t->spec_verify);
+		jw_int(&w, "draft_tokens", (int64_t)t->spec_drafted);
+		jw_int(&w, "accepted_tokens", (int64_t)t->spec_accepted);
+		jw_end_obj(&w);
+	}
 	jw_end_obj(&w);
 	jw_arr(&w, "stages");
 	for (st = 0; st < ns; st++) {
@@ -520,6 +766,8 @@ int cmd_run(int argc, char **argv, struct err *e)
 	bool af_open = false, progress, prepared = false;
 	FILE *slog = NULL;
 	double t0 = wall_s(), next_prog;
+	char notes[4096] = "";
+	struct model_cfg *draft = NULL;
 	struct run_ctx ctx;
 	struct sim *s;
 	int rc = parse_run(argc, argv, &o, e);
@@ -534,8 +782,8 @@ int cmd_run(int argc, char **argv, struct err *e)
 		goto out;
 	if ((rc = cli_find_gpu(&env, o.gpu, &g, e)) < 0)
 		goto out;
-	if (!o.ep_given)
-		o.par.ep = 1;
+	if ((rc = cli_parallel_resolve(&o.pf, m, &o.par, e)) < 0)
+		goto out;
 	/* workload */
 	if (o.workload) {
 		if ((rc = wl_spec_load(o.workload, &wl, e)) < 0)
@@ -556,8 +804,10 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.par = o.par;
 	sc.wdt = o.dtype;
 	sc.kvdt = o.kvdtype;
-	sc.max_num_batched_tokens = o.mbt;
-	sc.max_num_seqs = o.mns;
+	if (o.mbt)
+		sc.max_num_batched_tokens = o.mbt;
+	if (o.mns)
+		sc.max_num_seqs = o.mns;
 	if (o.mml)
 		sc.max_model_len = o.mml;
 	sc.block_size = o.block;
@@ -568,6 +818,12 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.router = o.router;
 	sc.ov = o.ov;
 	sc.check_invariants = o.check_inv;
+	snprintf(sc.engine, sizeof(sc.engine), "%s", o.engine ? o.engine : "vllm");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", o.engine_version ? o.engine_version : "");
+	sc.moe_dist = o.moe_dist;
+	sc.moe_fp8_scales = o.moe_fp8_scales;
+	sc.moe_wdt_given = o.moe_dtype_given;
+	sc.moe_wdt = o.moe_dtype;
 	if ((rc = cost_parse_off(o.tier0_off, &sc.tier0_off, e)) < 0)
 		goto out;
 	if (o.tier2 && strcmp(o.tier2, "none") != 0) {
@@ -593,7 +849,8 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
 			goto out;
 		af_open = true;
-		fprintf(af.f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms\n");
+		fprintf(af.f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s%s\n",
+			o.spec_k > 0 ? ",tokens_per_step" : "", o.pd_prefill > 0 ? ",kv_transfer_ms" : "");
 		sc.requests_out = af.f;
 	}
 	if (o.step_log) {
@@ -602,9 +859,57 @@ int cmd_run(int argc, char **argv, struct err *e)
 		slog = slog_af.f;
 		sc.step_log = slog;
 	}
+	if (o.pd_prefill > 0) {
+		sc.pd_prefill = o.pd_prefill;
+		sc.pd_decode = o.pd_decode;
+		sc.prefill_par = sc.par;
+		if (o.prefill_tp)
+			sc.prefill_par.tp = (int)o.prefill_tp;
+		if (o.prefill_ep)
+			sc.prefill_par.ep = (int)o.prefill_ep;
+		else if (sc.par.ep > 1) /* EP over the worker's GPUs */
+			sc.prefill_par.ep = sc.prefill_par.tp;
+	}
+	if (o.spec_k > 0) {
+		char dname[128] = "";
+		sc.spec.k = (int)o.spec_k;
+		sc.spec.method = SPEC_MTP;
+		if (o.spec_method &&
+		    (rc = spec_parse_method(o.spec_method, &sc.spec.method, dname, sizeof(dname), e)) < 0)
+			goto out;
+		if (o.spec_rates) {
+			if ((rc = spec_parse_rates(o.spec_rates, &sc.spec, e)) < 0)
+				goto out;
+		} else if (sc.spec.method == SPEC_MTP) {
+			/* DeepSeek-V3 technical report (arXiv 2412.19437, sec. 5.4.3):
+			 * the MTP second token is accepted 85-90 % of the time */
+			sc.spec.rate[0] = 0.85;
+			sc.spec.nrates = 1;
+		} else {
+			rc = err_set(e, SS_EUSAGE, "run: --speculative-method %s needs --acceptance-rate",
+				     o.spec_method);
+			goto out;
+		}
+		if (sc.spec.method == SPEC_MTP && m->mtp_layers == 0)
+			note_line(notes, sizeof(notes), "the model's config has no MTP module (num_nextn_predict_layers); an MTP layer is priced as one more decoder layer anyway");
+		if (sc.spec.method == SPEC_DRAFT) {
+			draft = xcalloc(1, sizeof(*draft));
+			if ((rc = cli_load_model(&env, dname, NULL, draft, e)) < 0) {
+				err_prefix(e, "--speculative-method draft:%s", dname);
+				goto out;
+			}
+			sc.draft_model = draft;
+		}
+	}
+	if ((rc = scenario_check_config(&sc, o.allow_invalid, notes, sizeof(notes), e)) < 0)
+		goto out;
 	if ((rc = scenario_prepare(&sc, env.data_dir, &st, e)) < 0)
 		goto out;
 	prepared = true;
+	if ((rc = scenario_check_capacity(&sc, &st, o.allow_invalid, notes, sizeof(notes), e)) < 0)
+		goto out;
+	if (notes[0] && o.fmt != FMT_TEXT)
+		fprintf(stderr, "servesim run: %s\n", notes);
 	s = st.sim;
 	/* a progress line on a terminal once the run has taken a second
 	 * (--progress: always, one line per update when not a terminal) */
@@ -648,6 +953,9 @@ int cmd_run(int argc, char **argv, struct err *e)
 	ctx.sc = &st.sc;
 	ctx.mp = &st.mp;
 	ctx.kv_from_memory = st.kv_from_memory;
+	ctx.notes = notes;
+	ctx.prefill_par = &sc.prefill_par;
+	ctx.pd_nvlink = st.pd_nvlink;
 	if (o.fmt == FMT_JSON)
 		print_json(&ctx, s);
 	else if (o.fmt == FMT_CSV)
@@ -667,6 +975,7 @@ out:
 		afile_abort(&slog_af);
 	wl_spec_release(&wl);
 	free(m);
+	free(draft);
 	cli_env_release(&env);
 	return rc;
 }

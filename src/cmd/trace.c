@@ -16,7 +16,9 @@
 #include "servesim/trace.h"
 
 static const char trace_usage[] =
-	"usage: servesim trace FILE [--format text|json|summary] [--anchor TYPE]\n"
+	"usage: servesim trace FILE|--profiler-root DIR [--format text|json|summary]\n"
+	"                      [--anchor TYPE] [--fwd N] [--anchors-per-pass N]\n"
+	"                      [--window anchors|full]\n"
 	"                      [--compare MODEL --batch-size B --seq-len S [--context-len C]\n"
 	"                       [--tp N] [--dp N] [--ep N] [--dtype bf16|fp8] [--gpu G]]\n"
 	"\n"
@@ -28,12 +30,28 @@ static const char trace_usage[] =
 	"count and time, and 2*m*n*k FLOPs for mm, bmm, matmul, linear, addmm and\n"
 	"baddbmm (Kineto needs record_shapes=True for shapes).  Kernels replayed from a\n"
 	"CUDA graph have no launching operator and are marked.  Ascend: collective\n"
-	"kernels listed on two streams are counted once; whole layers are cut from\n"
-	"one attention anchor (FusedInferAttentionScore or SparseFlashAttention, or\n"
-	"--anchor TYPE) to the next: the embedding, the part of layer 0 before its\n"
-	"attention, and everything from the last anchor on are left out.\n"
+	"kernels listed on two streams are counted once; the attention anchors\n"
+	"(FusedInferAttentionScore or SparseFlashAttention, or --anchor TYPE) are\n"
+	"grouped into forward passes and one pass is cut out as design document 003\n"
+	"does: [first anchor start, last anchor end], layers from anchor to anchor\n"
+	"(the embedding, layer 0 before its attention and the last layer's FFN, LM\n"
+	"head and sampling are outside that window).\n"
 	"\n"
 	"  --format text|json|summary  sequence and summary / JSON / summary only\n"
+	"  --profiler-root DIR  find kernel_details.csv under an Ascend profiler output\n"
+	"                       tree (the first by path when several ranks are there)\n"
+	"  --fwd N              the forward pass to cut (\"fwd #N\", 1-based; default 1)\n"
+	"  --anchors-per-pass N group N consecutive anchors per pass (the layer count,\n"
+	"                       003: 64 for Qwen3-32B, 61 for DeepSeek-V3, 80 for GLM-5.1\n"
+	"                       decode); default: a new pass where the gap between two\n"
+	"                       anchors is over 3x the pass's median anchor interval\n"
+	"  --window anchors|full  anchors (default): 003's anchor window; full: from the\n"
+	"                       previous pass's last anchor to the next pass's first (the\n"
+	"                       whole capture for one pass); full is the default with\n"
+	"                       --compare glm-5.x and a prefill shape (003: GLM-5.1\n"
+	"                       prefill is not truncated to its anchors)\n"
+	"  --gpu G              peak for the summary's MFU (default h100; ascend-a3 for\n"
+	"                       Ascend files)\n"
 	"  --compare MODEL      line the flow up with servesim's template for the shape\n"
 	"                       (per GPU after the TP/DP/EP split): operator counts and\n"
 	"                       FLOPs per category, categories missing on either side,\n"
@@ -42,18 +60,25 @@ static const char trace_usage[] =
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
 struct tr_opts {
-	const char *file, *anchor, *compare, *gpu;
+	const char *file, *anchor, *compare, *gpu, *root;
+	char found[512];
+	size_t nfound;
+	int fwd, per_pass, window; /* window: -1 default, 0 anchors, 1 full */
+	bool gpu_given;
 	int fmt; /* 0 text, 1 json, 2 summary */
 	struct pass_shape shape;
 	struct parallel par;
-	bool ep_given;
+	struct cli_par_flags pf;
 	enum dtype dtype;
 };
 
 static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 {
-	enum { O_FMT = 256, O_ANCHOR, O_CMP, O_DTYPE, O_GPU };
+	enum { O_FMT = 256, O_ANCHOR, O_CMP, O_DTYPE, O_GPU, O_ROOT, O_FWD, O_PER, O_WIN };
 	static const struct option lo[] = {
+		{"profiler-root", required_argument, 0, O_ROOT}, {"fwd", required_argument, 0, O_FWD},
+		{"anchors-per-pass", required_argument, 0, O_PER},
+		{"window", required_argument, 0, O_WIN},
 		{"format", required_argument, 0, O_FMT}, {"anchor", required_argument, 0, O_ANCHOR},
 		{"compare", required_argument, 0, O_CMP}, CLI_SHAPE_OPTIONS,
 		{"dtype", required_argument, 0, O_DTYPE},
@@ -65,6 +90,7 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 	o->par = (struct parallel){1, 1, 1, 1};
 	o->dtype = DT_BF16;
 	o->gpu = "h100";
+	o->window = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -83,17 +109,36 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 		case O_ANCHOR: o->anchor = optarg; break;
 		case O_CMP: o->compare = optarg; break;
 		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
-		case O_GPU: o->gpu = optarg; break;
+		case O_GPU: o->gpu = optarg; o->gpu_given = true; break;
+		case O_ROOT: o->root = optarg; break;
+		case O_FWD: {
+			int64_t v;
+			if ((rc = cli_int("--fwd", optarg, 1, 1 << 24, &v, e)) == 0)
+				o->fwd = (int)v;
+			break;
+		}
+		case O_PER: {
+			int64_t v;
+			if ((rc = cli_int("--anchors-per-pass", optarg, 1, 1 << 16, &v, e)) == 0)
+				o->per_pass = (int)v;
+			break;
+		}
+		case O_WIN:
+			if (!strcmp(optarg, "anchors") || !strcmp(optarg, "full"))
+				o->window = !strcmp(optarg, "full");
+			else
+				return err_set(e, SS_EUSAGE, "--window must be anchors or full, got '%s'", optarg);
+			break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->ep_given, e)) == 0)
+			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->pf, e)) == 0)
 				return cli_bad_option("trace", argv[optind - 1], e);
 		}
 		if (rc < 0)
 			return rc;
 	}
-	if (optind != argc - 1)
-		return err_set(e, SS_EUSAGE, "give exactly one trace FILE (see 'servesim trace --help')");
-	o->file = argv[optind];
+	if (o->root ? optind != argc : optind != argc - 1)
+		return err_set(e, SS_EUSAGE, "give exactly one trace FILE or --profiler-root DIR (see 'servesim trace --help')");
+	o->file = o->root ? NULL : argv[optind];
 	return 0;
 }
 
@@ -146,8 +191,26 @@ static void print_header(const struct tr_opts *o, const struct trace *t)
 		       "torch.profiler.profile(record_shapes=True)\n");
 	else
 		printf("shapes     recorded; %zu of %zu matmul-family ops have FLOPs\n", with_flops, matmuls);
+	if (o->root)
+		printf("found      %zu kernel_details.csv under %s%s\n", o->nfound, o->root,
+		       o->nfound > 1 ? "; the first by path is read (give FILE for another rank)" : "");
+	if (t->npasses) {
+		size_t k;
+		const struct tr_pass *p = &t->passes[t->fwd - 1];
+		printf("passes     %zu forward pass%s (%s):", t->npasses, t->npasses == 1 ? "" : "es",
+		       t->by_count ? "--anchors-per-pass anchors each" : "split at anchor gaps over 3x the pass's median interval");
+		for (k = 0; k < t->npasses && k < 8; k++)
+			printf(" #%zu %d anchors%s", k + 1, t->passes[k].anchors, k + 1 < t->npasses && k < 7 ? "," : "");
+		printf("%s\n", t->npasses > 8 ? " ..." : "");
+		printf("fwd #%-5d %d anchors, [%.6g, %.6g] us, %.6g us from first anchor start to last anchor end\n",
+		       t->fwd, p->anchors, p->start, p->end, p->end - p->start);
+		printf("window     %s: [%.6g, %.6g] us, %.6g us%s\n",
+		       t->full_window ? "full (not truncated to the anchors)" : "anchors (003: first anchor start to last anchor end)",
+		       t->win_start, t->win_end, t->win_end - t->win_start,
+		       t->full_window ? "" : "; the embedding, layer 0 before its attention and the last layer's FFN, LM head and sampling are outside it");
+	}
 	printf("layers     %d (%s)\n", t->nlayers,
-	       !strcmp(t->format, "ascend") ? "anchor to anchor" : "attention scope instances; a training trace counts forward and backward scopes");
+	       !strcmp(t->format, "ascend") ? (t->full_window ? "anchor to anchor; \"before\": the pass's start up to layer 0's attention" : "anchor to anchor; the last holds only its attention, as 003's window ends there") : "attention scope instances; a training trace counts forward and backward scopes");
 	if (t->graph_kernels)
 		printf("cuda graph %zu kernels replayed from CUDA graphs: no launching operator, no shapes\n",
 		       t->graph_kernels);
@@ -272,6 +335,23 @@ static void print_json(const struct trace *t)
 	jw_num(&w, "kernel_us", t->kernel_us);
 	jw_bool(&w, "has_shapes", t->has_shapes);
 	jw_int(&w, "layers", t->nlayers);
+	if (t->npasses) {
+		jw_int(&w, "passes", (int64_t)t->npasses);
+		jw_int(&w, "fwd", t->fwd);
+		jw_str(&w, "window", t->full_window ? "full" : "anchors");
+		jw_num(&w, "window_start_us", t->win_start);
+		jw_num(&w, "window_end_us", t->win_end);
+		jw_arr(&w, "pass_list");
+		for (i = 0; i < t->npasses; i++) {
+			jw_obj(&w, NULL);
+			jw_int(&w, "fwd", (int64_t)i + 1);
+			jw_int(&w, "anchors", t->passes[i].anchors);
+			jw_num(&w, "start_us", t->passes[i].start);
+			jw_num(&w, "end_us", t->passes[i].end);
+			jw_end_obj(&w);
+		}
+		jw_end_arr(&w);
+	}
 	jw_int(&w, "graph_kernels", (int64_t)t->graph_kernels);
 	jw_int(&w, "unattributed_kernels", (int64_t)t->unattributed);
 	jw_obj(&w, "categories");
@@ -313,6 +393,67 @@ static void print_json(const struct trace *t)
 	jw_finish(&w);
 }
 
+/* MFU bands of the one-line summary: servesim's own wording (000 and 003
+ * ask for an "MFU status" but give no thresholds) */
+#define TR_MFU_LOW 0.10
+#define TR_MFU_HIGH 0.40
+
+/* 000/003's one-line summary: dominant category, MFU status, bottleneck */
+static int one_line(const struct tr_opts *o, const struct trace *t, struct err *e)
+{
+	struct cli_env env;
+	const struct gpu_spec *g;
+	struct catsum cs[TRC__COUNT];
+	double fl = 0, span, mfu, top_us = 0;
+	const char *top = "-";
+	bool known = false;
+	int c, best = -1, rc;
+	size_t i, j;
+
+	cli_env_init(&env);
+	if ((rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0) {
+		cli_env_release(&env);
+		return rc;
+	}
+	sum_cats(t, cs);
+	for (c = 0; c < TRC__COUNT; c++) {
+		if (cs[c].flops_known) {
+			fl += cs[c].flops;
+			known = true;
+		}
+		if (best < 0 || cs[c].us > cs[best].us)
+			best = c;
+	}
+	/* the bottleneck: the operator type with the most kernel time */
+	for (i = 0; i < t->n; i++) {
+		double us = 0;
+		for (j = 0; j < t->n; j++)
+			if (!strcmp(t->ops[j].name, t->ops[i].name))
+				us += t->ops[j].kernel_us;
+		if (us > top_us) {
+			top_us = us;
+			top = t->ops[i].name;
+		}
+	}
+	span = t->npasses ? t->win_end - t->win_start : t->kernel_us;
+	mfu = known && span > 0 && g->peak_flops[o->dtype] > 0 ? fl / g->peak_flops[o->dtype] / (span * 1e-6) : NAN;
+	printf("\nsummary    ");
+	if (t->npasses)
+		printf("fwd #%d, %d layers, %.6g us: ", t->fwd, t->nlayers, span);
+	printf("dominant %s (%.1f%% of kernel time); ", tr_cat_name((enum tr_cat)best),
+	       t->kernel_us > 0 ? 100 * cs[best].us / t->kernel_us : 0);
+	if (isnan(mfu))
+		printf("MFU unknown (no matmul shapes); ");
+	else
+		printf("MFU %.2f%% of %s %s %.1f TFLOP/s (%s; matmul FLOPs over the %s); ", 100 * mfu, g->id,
+		       dtype_name(o->dtype), g->peak_flops[o->dtype] / 1e12,
+		       mfu < TR_MFU_LOW ? "low" : mfu < TR_MFU_HIGH ? "moderate" : "high",
+		       t->npasses ? "window" : "kernel time");
+	printf("bottleneck %s (%.1f%%)\n", top, t->kernel_us > 0 ? 100 * top_us / t->kernel_us : 0);
+	cli_env_release(&env);
+	return 0;
+}
+
 static enum tr_cat template_cat(const struct op *o)
 {
 	switch (o->cat) {
@@ -346,8 +487,8 @@ static int compare(const struct tr_opts *o, const struct trace *t, struct err *e
 	if ((rc = cli_load_model(&env, o->compare, NULL, m, e)) < 0 ||
 	    (rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0)
 		goto out;
-	if (!o->ep_given)
-		p.ep = m->n_experts > 0 ? p.tp * p.dp : 1;
+	if ((rc = cli_parallel_resolve(&o->pf, m, &p, e)) < 0)
+		goto out;
 	if ((rc = opgraph_build(m, &p, &o->shape, o->dtype, o->dtype, &og, e)) < 0)
 		goto out;
 	for (i = 0; i < og.nkinds; i++)
@@ -409,13 +550,32 @@ out:
 int cmd_trace(int argc, char **argv, struct err *e)
 {
 	struct tr_opts o;
+	struct tr_read_opts ro;
 	struct trace t;
 	int rc = parse(argc, argv, &o, e);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
-	if ((rc = trace_read(o.file, o.anchor, &t, e)) < 0)
+	if (o.root) {
+		char (*paths)[512] = xcalloc(64, sizeof(*paths));
+		if ((rc = trace_find_kernel_details(o.root, paths, 64, &o.nfound, e)) == 0)
+			snprintf(o.found, sizeof(o.found), "%s", paths[0]);
+		free(paths);
+		if (rc < 0)
+			return rc;
+		o.file = o.found;
+	}
+	ro.anchor = o.anchor;
+	ro.fwd = o.fwd;
+	ro.anchors_per_pass = o.per_pass;
+	/* 003: GLM-5.1 prefill uses the whole capture, not the anchor window */
+	ro.full_window = o.window >= 0 ? o.window == 1
+				       : o.compare && !strncmp(o.compare, "glm-5", 5) &&
+					 o.shape.seq_len > 1 && o.shape.context_len == 0;
+	if ((rc = trace_read(o.file, &ro, &t, e)) < 0)
 		return rc;
+	if (!o.gpu_given && !strcmp(t.format, "ascend"))
+		o.gpu = "ascend-a3";
 	if (o.fmt == 1) {
 		print_json(&t);
 	} else {
@@ -423,7 +583,7 @@ int cmd_trace(int argc, char **argv, struct err *e)
 		if (o.fmt == 0)
 			print_sequence(&t);
 		print_summary(&t);
-		if (o.compare)
+		if ((rc = one_line(&o, &t, e)) == 0 && o.compare)
 			rc = compare(&o, &t, e);
 	}
 	trace_release(&t);

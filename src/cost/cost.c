@@ -66,8 +66,8 @@ static double roofline(const struct cost_model *c, double flops, double peak, do
 	return roofline_bw(c, flops, peak, mfu, bytes, c->bw);
 }
 
-double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
-		   double batch)
+static double gemm_table_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
+			   double batch)
 {
 	double flops = 2.0 * m * n * k * batch;
 	double wbytes = n * k * dtype_bytes(dt) * batch, abytes = (m * k + m * n) * 2.0 * batch;
@@ -76,9 +76,40 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 	 * time to move both at their efficiencies, as one equivalent rate */
 	double bw = (wbytes + abytes) / (wbytes / c->bw_weights + abytes / c->bw);
 
+	return roofline_bw(c, flops, peak, mfu_gemm(c->tabs, dt, m, n, k), wbytes + abytes, bw);
+}
+
+double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
+		   double batch)
+{
+	enum dtype cdt = dtype_compute(dt);
+	double tb, saved, floor_s;
+
 	if (m <= 0)
 		return 0;
-	return roofline_bw(c, flops, peak, mfu_gemm(&c->tabs, dt, m, n, k), wbytes + abytes, bw);
+	if (batch > 1) {
+		/* a batched GEMM (the MLA absorb BMMs over the heads) is one
+		 * kernel: priced as one GEMM with the batch's outputs side by
+		 * side (same FLOPs and weight bytes), not batch launches */
+		n *= batch;
+		batch = 1;
+	}
+	if (dt == DT_BF16 || dt == DT_FP16 || (dt != DT_INT4 && c->tabs->have_gemm[dt]))
+		return gemm_table_s(c, dt, m, n, k, batch);
+	/* A weight format without a measured table of its own (int4 W4A16 always;
+	 * fp8/fp4 where no collection measured them): the bf16 kernel's time,
+	 * less the weight streaming the narrower weights save, and never below
+	 * the bf16 time scaled by the byte and peak ratios (the ideal kernel).
+	 * Using the bf16 MFU directly would keep the memory-bound shapes' low
+	 * utilisation and hide the saving where it matters: decode. */
+	tb = gemm_table_s(c, DT_BF16, m, n, k, batch);
+	saved = n * k * batch * (2.0 - dtype_bytes(dt)) / c->bw_weights;
+	floor_s = tb * (c->g->peak_flops[DT_BF16] /
+			(c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16])) *
+		  dtype_bytes(dt) / 2.0;
+	if (c->cfg.off & COST_H1)
+		saved = 0;
+	return tb - saved > floor_s ? tb - saved : floor_s;
 }
 
 /* Price one per-token operator at m step tokens (m_in tokens enter the
@@ -92,19 +123,20 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 
 	switch (o->kind) {
 	case OPK_GEMM:
-		if (strncmp(o->name, "experts_", 8) == 0) {
-			/* grouped GEMM: touched experts x per-expert GEMM at the
-			 * mean rows per touched expert */
+		if (strcmp(o->name, "experts_gate_up") == 0) {
+			/* the routed experts run as one fused kernel (gate_up,
+			 * activation and down together): priced once, here */
 			bool ep = c->p.ep > 1;
-			double E = (double)md->n_experts, el = ep ? E / c->p.ep : E;
 			double tin = ep ? m * c->p.dp : m;
-			double assign = tin * (double)md->top_k * el / E;
-			double touched = moe_expected_experts(el, E, tin * (double)md->top_k);
-			double me = touched > 0 ? assign / touched : 0;
-			if (touched > 0)
-				t = touched * cost_gemm_s(c, dt, me, (double)o->n, (double)o->k, 1);
-			f = 2.0 * assign * (double)o->n * (double)o->k;
-			b = touched * (double)o->n * (double)o->k * dtype_bytes(dt);
+			t = cost_moe_s(c, tin);
+			f = 2.0 * 3.0 * tin * (double)md->top_k * (double)md->hidden *
+			    (double)c->moe_shape.inter / c->moe_shape.tp / c->moe_shape.ep;
+			b = moe_expected_experts((double)md->n_experts / c->moe_shape.ep,
+						 (double)md->n_experts, tin * (double)md->top_k) *
+			    3.0 * (double)md->hidden * c->moe_shape.inter / c->moe_shape.tp *
+			    dtype_bytes(c->moe_wdt);
+		} else if (strcmp(o->name, "experts_down") == 0) {
+			t = 0; /* inside the fused kernel above */
 		} else if ((c->cfg.off & COST_H3) && (strcmp(o->name, "qkv_proj") == 0 ||
 						      strstr(o->name, "gate_up_proj"))) {
 			/* unfused: q, k, v (or gate, up) as separate GEMMs */
@@ -126,6 +158,8 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 		break;
 	case OPK_ELEMENTWISE:
 	case OPK_OTHER:
+		if (strcmp(o->name, "experts_act_mul") == 0)
+			break; /* inside the fused MoE kernel */
 		/* built at one token: scale linearly */
 		f = o->flops * m;
 		b = (o->act_bytes + o->weight_bytes) * m;
@@ -134,9 +168,19 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 	case OPK_COMM:
 		if (strncmp(o->name, "allreduce", 9) == 0) {
 			double elems = m * (double)md->hidden;
-			t = mfu_allreduce_s(&c->tabs, c->p.tp, elems);
+			if (c->place.tp_cross) /* a TP group over several nodes */
+				t = comm_allreduce_cross_s(&c->place, c->p.tp, elems * 2.0);
+			else
+				t = mfu_allreduce_s(c->tabs, c->p.tp, elems);
 			if (t < 0) /* ring model over the GPU's link */
 				t = 10e-6 + 2.0 * (c->p.tp - 1) / c->p.tp * elems * 2.0 / (c->g->link_bw * 0.7);
+		} else if (c->p.ep > 1 && (c->dp_attn || c->place.ep_cross)) {
+			/* wide EP over DP ranks or nodes runs DeepEP (comm.c);
+			 * act_bytes holds the (ep-1)/ep share leaving the GPU */
+			double share = (double)(c->p.ep - 1) / c->p.ep;
+			t = comm_a2a_s(&c->comm, c->g, &c->place, comm_a2a_mode_for(m),
+				       strcmp(o->name, "ep_combine") == 0, c->p.ep,
+				       o->act_bytes * m / share);
 		} else {
 			t = 10e-6 + o->act_bytes * m / (c->g->link_bw * 0.7);
 		}
@@ -149,11 +193,147 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 	return t;
 }
 
+/* Ops of an MoE layer that attention-DP ranks share: the routed experts
+ * and the EP all-to-all around them (router, shared experts, attention and
+ * norms stay with each rank's own batch). */
+static bool moe_shared_op(const struct op *o)
+{
+	return strncmp(o->name, "experts_", 8) == 0 || strcmp(o->name, "ep_dispatch") == 0 ||
+	       strcmp(o->name, "ep_combine") == 0;
+}
+
+/* Shared MoE part at g tokens summed over the DP ranks.  op_at's expert
+ * GEMMs take the rank's tokens and scale them by dp with EP, by 1 without;
+ * the per-token ops were built at one token per rank: each is called with
+ * the m that makes it see g tokens in all. */
+static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr, double g)
+{
+	double t = 0, f = 0, b = 0, dp = (double)c->p.dp;
+	size_t k, j;
+
+	for (k = 0; k < gr->nkinds; k++) {
+		const struct layer_kind *lk = &gr->kinds[k];
+		for (j = 0; j < lk->nops; j++) {
+			const struct op *o = &lk->ops[j];
+			bool gemm = o->kind == OPK_GEMM;
+			if (!moe_shared_op(o))
+				continue;
+			t += (double)lk->count *
+			     op_at(c, o, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
+		}
+	}
+	return t;
+}
+
 static bool per_step_attention_op(const struct op *o)
 {
 	return o->kind == OPK_ATTN || strcmp(o->name, "kv_b_proj") == 0 ||
 	       strcmp(o->name, "q_absorb_uk") == 0 || strcmp(o->name, "out_absorb_uv") == 0 ||
 	       strcmp(o->name, "indexer_topk") == 0;
+}
+
+const char *cost_src_name(enum cost_src s)
+{
+	static const char *const n[COST_SRC__COUNT] = {"GEMMs", "prefill attention",
+		"decode attention", "routed experts", "all-reduce"};
+	return (unsigned)s < COST_SRC__COUNT ? n[s] : "?";
+}
+
+/* The dtype a part stored as f runs in on g, when narrower than dflt:
+ * fp4 formats need fp4 tensor cores, else they run weight-only (W4A16). */
+static enum dtype stored_dtype(enum model_qfmt f, const struct gpu_spec *g, enum dtype dflt)
+{
+	enum dtype d;
+
+	switch (f) {
+	case Q_FP8: case Q_FP8_BLOCK: d = DT_FP8; break;
+	case Q_MXFP4: case Q_NVFP4: d = g->peak_flops[DT_FP4] > 0 ? DT_FP4 : DT_INT4; break;
+	case Q_INT4_W4A16: d = DT_INT4; break;
+	default: return dflt;
+	}
+	return dtype_bytes(d) < dtype_bytes(dflt) ? d : dflt;
+}
+
+static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m, int scales)
+{
+	switch (dt) {
+	case DT_FP8:
+		/* published fp8 MoE checkpoints (DeepSeek-V3/R1, Qwen3-*-FP8,
+		 * MiniMax) store 128x128 block scales; a bf16 checkpoint
+		 * quantised by the engine gets per-tensor scales */
+		if (scales)
+			return scales == 2 ? MOE_FP8_BLOCK : MOE_FP8;
+		return m->q.experts == Q_FP8_BLOCK ? MOE_FP8_BLOCK : MOE_FP8;
+	case DT_FP4: return m->q.experts == Q_MXFP4 ? MOE_MXFP4 : MOE_FP4;
+	case DT_INT4: return MOE_INT4;
+	default: return MOE_BF16;
+	}
+}
+
+double cost_moe_s(const struct cost_model *c, double tokens)
+{
+	enum dtype cdt = dtype_compute(c->moe_wdt);
+	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
+	double bpp = dtype_bytes(c->moe_wdt);
+
+	if (tokens <= 0)
+		return 0;
+	if (c->moe_pick.curve) {
+		double eff = moetab_eff(&c->moe_pick, &c->moe_shape, tokens);
+		return moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+	}
+	/* no table: the kernel's roofline at the default GEMM utilisation and
+	 * the weight-streaming bandwidth, plus one launch */
+	return moe_roofline_s(&c->moe_shape, tokens, pk * MFU_DEFAULT_GEMM, bpp, c->bw_weights) +
+	       COST_LAUNCH_S;
+}
+
+/* Fill c->src: which table (and version) or fallback prices each component. */
+static void describe_sources(struct cost_model *c)
+{
+	const struct mfu_tables *t = c->tabs;
+	enum dtype gd = dtype_compute(c->cfg.wdt);
+	enum mfu_part gp = gd == DT_FP8 ? MFU_P_GEMM_FP8 : gd == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
+	const char *borrowed = c->g->tables_of[0] ? c->g->tables_of : NULL;
+	char note[120] = "";
+
+	if (borrowed)
+		snprintf(note, sizeof(note), " (MFU of %.40s applied to %.40s's peaks)", borrowed, c->g->id);
+	if (t->src[gp][0])
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s", dtype_name(gd), t->src[gp],
+			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "", note);
+	else if (t->src[MFU_P_GEMM_BF16][0])
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]),
+			 "%s: no %s table, bf16 utilisation %s at the %s peak%s", dtype_name(gd),
+			 dtype_name(gd), t->src[MFU_P_GEMM_BF16], dtype_name(gd), note);
+	else
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "roofline, default MFU %.2f",
+			 MFU_DEFAULT_GEMM);
+	{
+		bool mla = c->m->attn == ATTN_MLA;
+		enum mfu_part pp = mla && t->nmla_prefill ? MFU_P_MLA_PREFILL : MFU_P_ATTN_PREFILL;
+		enum mfu_part dp = mla && t->nmla_decode ? MFU_P_MLA_DECODE : MFU_P_ATTN_DECODE;
+		snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s%s",
+			 t->src[pp][0] ? t->src[pp] : "roofline, default MFU 0.45", t->src[pp][0] ? note : "",
+			 mla && pp == MFU_P_ATTN_PREFILL ? "; MLA on the nearest dense table" : "");
+		snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s",
+			 t->src[dp][0] ? t->src[dp] : "roofline, default MFU 0.30", t->src[dp][0] ? note : "",
+			 mla && dp == MFU_P_ATTN_DECODE ? "; MLA on the nearest dense table" : "");
+	}
+	if (c->m->n_experts > 0) {
+		if (c->moe_pick.curve)
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s",
+				 t->src[MFU_P_MOE], c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
+				 c->moe_pick.desc, note);
+		else
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
+				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
+				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
+	}
+	if (c->p.tp > 1)
+		snprintf(c->src[COST_SRC_ALLREDUCE], sizeof(c->src[0]), "%s",
+			 t->src[MFU_P_ALLREDUCE][0] && c->p.tp <= 8 ? t->src[MFU_P_ALLREDUCE]
+								      : "ring model over the GPU link");
 }
 
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n)
@@ -186,13 +366,54 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->g = g;
 	c->p = *p;
 	c->cfg = *cfg;
-	if (cfg->tier2 && cfg->tier2->tables[0])
-		rc = mfu_load_dir(&c->tabs, cfg->tier2->tables, g, e);
-	else
-		rc = mfu_load(&c->tabs, data_dir, g, e);
-	if (rc < 0)
+	/* fp4 on a GPU without fp4 tensor cores is refused by the start-up
+	 * checks (sim/startup.c); with --allow-invalid it is priced as weight-only
+	 * 4-bit at the bf16 rate (cost_gemm_s's no-table path) */
+	if (cfg->cache && !(cfg->tier2 && cfg->tier2->tables[0])) {
+		const struct mfu_tables *t;
+		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cfg->engine, cfg->engine_version,
+					(cfg->off & COST_H6) != 0, m->n_experts > 0, &t, e)) < 0)
+			return rc;
+		c->tabs = t;
+	} else {
+		if (cfg->tier2 && cfg->tier2->tables[0])
+			rc = mfu_load_dir(&c->own_tabs, cfg->tier2->tables, g, e);
+		else
+			rc = mfu_load(&c->own_tabs, data_dir, g, cfg->engine, cfg->engine_version, e);
+		if (rc < 0)
+			return rc;
+		c->own_tabs.nearest = (cfg->off & COST_H6) != 0;
+		if (m->n_experts > 0 && (rc = mfu_load_moe(&c->own_tabs, g, e)) < 0) {
+			mfu_release(&c->own_tabs);
+			return rc;
+		}
+		c->tabs = &c->own_tabs;
+	}
+	/* the checkpoint's stored formats (quantization_config): a part stored
+	 * narrower than --dtype runs in its stored format, as the engines load
+	 * it (DeepSeek's block fp8, gpt-oss's MXFP4 experts, Kimi-K2.5's int4
+	 * experts); --moe-dtype overrides the experts */
+	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : stored_dtype(m->q.experts, g, cfg->wdt);
+	if (m->q.attn == m->q.mlp && m->q.attn != Q_NONE) {
+		c->cfg.wdt = stored_dtype(m->q.attn, g, cfg->wdt);
+		cfg = &c->cfg;
+	}
+	if (m->n_experts > 0) {
+		/* the experts are split EP ways and TP-sharded over the rest of the
+		 * TP x DP GPUs that share the MoE layers (attention-DP) */
+		bool ep = p->ep > 1;
+		double mtp = (double)(p->tp * p->dp) / (ep ? p->ep : 1);
+		c->moe_shape = (struct moe_shape){(double)m->hidden, (double)m->moe_intermediate,
+						  (double)m->top_k, (double)m->n_experts,
+						  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
+		c->moe_fmt = moe_fmt_of(c->moe_wdt, m, cfg->moe_fp8_scales);
+		moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+	}
+	comm_place(g, p, &c->place);
+	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0) {
+		mfu_release(&c->own_tabs);
 		return rc;
-	c->tabs.nearest = (cfg->off & COST_H6) != 0;
+	}
 	/* H1: one default efficiency, or tier 2's measured one per pattern */
 	c->bw = c->bw_weights = c->bw_kv = g->hbm_bw * g->bw_eff;
 	if (cfg->tier2) {
@@ -211,13 +432,25 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		c->kv_tok_layer_bytes = (double)(m->kv_lora_rank + m->qk_rope_dim) * dtype_bytes(cfg->kvdt);
 	} else {
 		c->kv_heads = (int)(m->kv_heads / p->tp > 0 ? m->kv_heads / p->tp : 1);
-		c->head_dim_qk = c->head_dim_v = (int)m->head_dim;
-		c->kv_tok_layer_bytes = 2.0 * c->kv_heads * (double)m->head_dim * dtype_bytes(cfg->kvdt);
+		c->head_dim_qk = (int)m->head_dim;
+		c->head_dim_v = (int)m->v_head_dim;
+		c->kv_tok_layer_bytes = c->kv_heads * (double)(m->head_dim + (m->k_eq_v ? 0 : m->v_head_dim)) *
+					dtype_bytes(cfg->kvdt);
 	}
 	{
 		int hd = m->attn == ATTN_MLA ? 128 : c->head_dim_qk;
-		c->attn_prefill_cfg = mfu_attn_resolve(&c->tabs, true, c->heads, c->kv_heads, hd, cfg->kvdt);
-		c->attn_decode_cfg = mfu_attn_resolve(&c->tabs, false, c->heads, c->kv_heads, hd, cfg->kvdt);
+		c->attn_prefill_cfg = mfu_attn_resolve(c->tabs, true, c->heads, c->kv_heads, hd, cfg->kvdt);
+		c->attn_decode_cfg = mfu_attn_resolve(c->tabs, false, c->heads, c->kv_heads, hd, cfg->kvdt);
+		if (m->attn == ATTN_MLA) {
+			/* MLA kernel tables where measured (their FLOPs convention
+			 * matches the MLA formulas below); the dense ones otherwise */
+			const struct mfu_attn_cfg *pc = mfu_mla_resolve(c->tabs, true, c->heads, cfg->kvdt);
+			const struct mfu_attn_cfg *dc = mfu_mla_resolve(c->tabs, false, c->heads, cfg->kvdt);
+			if (pc)
+				c->attn_prefill_cfg = pc;
+			if (dc)
+				c->attn_decode_cfg = dc;
+		}
 	}
 	c->max_m = cfg->max_tokens > cfg->graph_max ? cfg->max_tokens : cfg->graph_max;
 	if (c->max_m < cfg->max_seqs)
@@ -231,12 +464,20 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->decode_rows = xcalloc((size_t)cfg->max_seqs + 1, sizeof(struct mfu_row));
 	for (i = 1; i <= cfg->max_seqs; i++) {
 		c->log_n[i] = log((double)i);
-		mfu_attn_row(&c->tabs, c->attn_decode_cfg, false, c->log_n[i], &c->decode_rows[i]);
+		mfu_attn_row(c->tabs, c->attn_decode_cfg, false, c->log_n[i], &c->decode_rows[i]);
 	}
-	mfu_attn_row(&c->tabs, c->attn_prefill_cfg, true, 0.0, &c->prefill_row);
+	mfu_attn_row(c->tabs, c->attn_prefill_cfg, true, 0.0, &c->prefill_row);
 	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
 		cost_release(c);
 		return rc;
+	}
+	c->dp_attn = m->n_experts > 0 && p->dp > 1;
+	if (c->dp_attn) {
+		/* a table up to every rank at max_m tokens, linear beyond 64 Ki */
+		c->moe_max = c->max_m * p->dp < 65536 ? c->max_m * p->dp : 65536;
+		c->moe_s = xcalloc((size_t)c->moe_max + 1, sizeof(double));
+		for (mm = 1; mm <= c->moe_max; mm++)
+			c->moe_s[mm] = moe_shared_at(c, &gr, (double)mm);
 	}
 	for (mm = 1; mm <= c->max_m; mm++) {
 		double t = 0, f = 0, b = 0;
@@ -249,6 +490,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				if (per_step_attention_op(o) || o->cat == OPC_LM_HEAD)
 					continue;
 				if (strcmp(o->name, "final_norm") == 0)
+					continue;
+				if (c->dp_attn && moe_shared_op(o))
 					continue;
 				tk += op_at(c, o, (double)mm, &fk, &bk);
 			}
@@ -275,6 +518,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			}
 	}
 	opgraph_release(&gr);
+	describe_sources(c);
 	return 0;
 }
 
@@ -282,10 +526,11 @@ void cost_release(struct cost_model *c)
 {
 	int64_t i;
 
-	mfu_release(&c->tabs);
+	mfu_release(&c->own_tabs);
 	free(c->tok_s);
 	free(c->tok_flops);
 	free(c->tok_bytes);
+	free(c->moe_s);
 	free(c->head_s);
 	free(c->absorb_s);
 	free(c->log_n);
@@ -297,67 +542,202 @@ void cost_release(struct cost_model *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* One layer's attention for a prefill chunk of len tokens after prefix. */
-double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+/* --- attention, summed over layer groups ---
+ * A model's layers fall in groups priced differently: full attention (all
+ * earlier keys; MLA and DSA included), sliding-window (keys capped at the
+ * window, with the sliding layers' own head layout), chunked-local (keys of
+ * the query's own chunk) and linear attention (a recurrent update over a
+ * fixed-size state, priced as one launch: a roofline of its FLOPs and the
+ * state read and written once per sequence).  cost_attn_prefill_s and
+ * cost_attn_decode_s return the sum over groups divided by the number of
+ * layers, i.e. the mean per layer, so that callers multiply by layers. */
+
+/* Recurrent updates are memory-bound (one pass over the state per step);
+ * the compute term assumes half the bf16 peak.  Our assumption, not fitted:
+ * no linear-attention table is loaded yet. */
+#define LINEAR_ATTN_MFU 0.5
+
+/* Head layout of one GQA layer group on one GPU. */
+struct attn_group {
+	double heads, dqk, dv, kv_tok; /* kv_tok: KV bytes per token of one layer */
+};
+
+static struct attn_group window_group(const struct cost_model *c)
+{
+	const struct model_cfg *m = c->m;
+	struct attn_group g;
+	double kvh = (double)m->window.kv_heads / c->p.tp;
+
+	g.heads = (double)(m->window.heads / c->p.tp);
+	g.dqk = (double)m->window.head_dim;
+	g.dv = (double)m->window.v_head_dim;
+	g.kv_tok = (kvh < 1 ? 1 : kvh) * (g.dqk + g.dv) * dtype_bytes(c->cfg.kvdt);
+	return g;
+}
+
+static struct attn_group full_group(const struct cost_model *c)
+{
+	struct attn_group g = {(double)c->heads, (double)c->head_dim_qk, (double)c->head_dim_v,
+			       c->kv_tok_layer_bytes};
+	return g;
+}
+
+/* GQA prefill of one layer: pairs query-key pairs, keys read from the cache. */
+static double gqa_prefill_s(const struct cost_model *c, const struct attn_group *g, double pairs,
+			    double keys, int64_t len)
+{
+	double flops = 2.0 * pairs * g->heads * (g->dqk + g->dv);
+	double bytes = keys * g->kv_tok + 2.0 * (double)len * g->heads * g->dqk * 2.0;
+	/* the tables hold prefix-free causal prefills: look the chunk up at
+	 * the sequence length with the same number of query-key pairs */
+	double isl_eq = sqrt(2.0 * pairs);
+	double mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
+
+	return roofline(c, flops, c->attn_peak, mfu, bytes);
+}
+
+/* GQA decode of one layer: n requests attending ctx_sum keys in all. */
+static double gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n,
+			   double ctx_sum)
+{
+	double mean = ctx_sum / (double)n, mfu;
+	double flops = 2.0 * ctx_sum * g->heads * (g->dqk + g->dv), bytes = ctx_sum * g->kv_tok;
+
+	if (n <= c->cfg.max_seqs)
+		mfu = mfu_row_eval(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean));
+	else
+		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
+					mean < 1 ? 0.0 : log(mean));
+	return roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+}
+
+/* Linear attention of one layer: `tokens` new tokens over `seqs` sequences. */
+static double linear_s(const struct cost_model *c, double tokens, double seqs)
+{
+	const struct model_cfg *m = c->m;
+	double vh = (double)m->lin.v_heads / c->p.tp;
+	double elems = vh * (double)(m->lin.v_dim * m->lin.k_dim);
+	double flops = tokens * elems * LINEAR_FLOPS_PER_STATE_ELEM;
+	double bytes = 2.0 * seqs * elems * m->lin.state_elem_bytes;
+
+	return roofline_bw(c, flops, c->attn_peak, LINEAR_ATTN_MFU, bytes, c->bw_kv);
+}
+
+/* Share of the full-attention layers that run their own DSA indexer (the
+ * others reuse an earlier layer's top-k: GLM-5.2 'indexer_types'). */
+static double own_index_share(const struct model_cfg *m)
+{
+	return m->n_mixer[LM_FULL] > 0 ? (double)m->index_layers / (double)m->n_mixer[LM_FULL] : 1.0;
+}
+
+/* Full-attention layer (GQA, MLA, DSA) for a prefill chunk. */
+static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
 {
 	const struct model_cfg *m = c->m;
 	double pairs, flops, bytes, isl_eq, mfu, t;
+	struct attn_group g;
 
 	if (m->attn == ATTN_MLA && m->index_topk > 0)
 		pairs = attn_capped_pairs(len, prefix, m->index_topk);
 	else
 		pairs = attn_causal_pairs(len, prefix);
-	if (m->attn == ATTN_MLA) /* expanded form: q/k dims nope+rope, v dims v */
-		flops = 2.0 * pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
-	else
-		flops = 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
+	if (m->attn != ATTN_MLA) {
+		g = full_group(c);
+		return gqa_prefill_s(c, &g, pairs, (double)(len + prefix), len);
+	}
+	/* expanded form: q/k dims nope+rope, v dims v */
+	flops = 2.0 * pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
 	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
 		2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
-	/* the tables hold prefix-free causal prefills: look the chunk up at
-	 * the sequence length with the same number of query-key pairs */
 	isl_eq = sqrt(2.0 * pairs);
 	mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
 	t = roofline(c, flops, c->attn_peak, mfu, bytes);
-	if (m->attn == ATTN_MLA) {
-		/* kv_b up-projects the latent of every context token */
-		t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
-				 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
-				 (double)m->kv_lora_rank, 1);
-		if (m->index_topk > 0) {
-			double ip = attn_causal_pairs(len, prefix);
-			t += roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim),
-				      c->attn_peak, mfu, (double)(len + prefix) * (double)m->index_head_dim);
-		}
+	/* kv_b up-projects the latent of every context token */
+	t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
+			 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+			 (double)m->kv_lora_rank, 1);
+	if (m->index_topk > 0) {
+		/* indexer scoring, in the layers that run their own indexer */
+		double ip = attn_causal_pairs(len, prefix);
+		t += own_index_share(m) *
+		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
+			      mfu, (double)(len + prefix) * (double)m->index_head_dim);
 	}
 	return t;
 }
 
-/* One layer's attention for n decode requests attending ctx_sum keys in all. */
+/* Full-attention layer (GQA, MLA, DSA) for n decode requests. */
+static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+{
+	const struct model_cfg *m = c->m;
+	double mean = ctx_sum / (double)n, t = 0;
+	struct attn_group g = full_group(c);
+
+	if (m->attn == ATTN_MLA && m->index_topk > 0 && mean > (double)m->index_topk) {
+		double full = ctx_sum;
+		ctx_sum = (double)n * (double)m->index_topk;
+		t = own_index_share(m) *
+		    roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
+			     0.3, full * (double)m->index_head_dim);
+	}
+	return t + gqa_decode_s(c, &g, n, ctx_sum);
+}
+
+/* Mean per layer of the attention for a prefill chunk of len tokens after prefix. */
+double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+{
+	const struct model_cfg *m = c->m;
+	const int64_t *nk = m->n_mixer;
+	double t = 0;
+
+	if (nk[LM_FULL] > 0)
+		t += (double)nk[LM_FULL] * full_prefill_s(c, len, prefix);
+	if (nk[LM_SLIDING] > 0) {
+		struct attn_group g = window_group(c);
+		int64_t w = m->window.size;
+		t += (double)nk[LM_SLIDING] *
+		     gqa_prefill_s(c, &g, attn_capped_pairs(len, prefix, w),
+				   (double)(prefix < w - 1 ? prefix : w - 1) + (double)len, len);
+	}
+	if (nk[LM_CHUNKED] > 0) {
+		struct attn_group g = full_group(c);
+		t += (double)nk[LM_CHUNKED] *
+		     gqa_prefill_s(c, &g, attn_chunked_pairs(len, prefix, m->chunk),
+				   (double)(prefix % m->chunk) + (double)len, len);
+	}
+	if (nk[LM_LINEAR] > 0)
+		t += (double)nk[LM_LINEAR] * linear_s(c, (double)len, 1.0);
+	return t / (double)m->layers;
+}
+
+/* Mean per layer of the attention for n decode requests attending ctx_sum
+ * keys in all (per full-attention layer). */
 double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 {
 	const struct model_cfg *m = c->m;
-	double flops, bytes, mfu, mean, t;
+	const int64_t *nk = m->n_mixer;
+	double t = 0, mean;
 
 	if (n <= 0)
 		return 0;
 	mean = ctx_sum / (double)n;
-	if (m->attn == ATTN_MLA && m->index_topk > 0 && mean > (double)m->index_topk) {
-		double full = ctx_sum;
-		ctx_sum = (double)n * (double)m->index_topk;
-		t = roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
-			     0.3, full * (double)m->index_head_dim);
-		mean = (double)m->index_topk;
-	} else {
-		t = 0;
+	if (nk[LM_FULL] > 0)
+		t += (double)nk[LM_FULL] * full_decode_s(c, n, ctx_sum);
+	if (nk[LM_SLIDING] > 0) {
+		/* each request's keys capped at the window (the mean as proxy) */
+		struct attn_group g = window_group(c);
+		double w = (double)m->window.size;
+		t += (double)nk[LM_SLIDING] * gqa_decode_s(c, &g, n, (double)n * (mean < w ? mean : w));
 	}
-	flops = 2.0 * ctx_sum * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
-	bytes = ctx_sum * c->kv_tok_layer_bytes;
-	if (n <= c->cfg.max_seqs)
-		mfu = mfu_row_eval(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean));
-	else
-		mfu = mfu_attn_eval_log(&c->tabs, c->attn_decode_cfg, false, log((double)n),
-					mean < 1 ? 0.0 : log(mean));
-	return t + roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+	if (nk[LM_CHUNKED] > 0) {
+		/* past the first chunk a request sees chunk/2 keys on average */
+		struct attn_group g = full_group(c);
+		double ch = (double)m->chunk;
+		t += (double)nk[LM_CHUNKED] * gqa_decode_s(c, &g, n, (double)n * (mean <= ch ? mean : ch / 2));
+	}
+	if (nk[LM_LINEAR] > 0)
+		t += (double)nk[LM_LINEAR] * linear_s(c, (double)n, (double)n);
+	return t / (double)m->layers;
 }
 
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens)
@@ -390,6 +770,16 @@ static double head_part(const struct cost_model *c, int64_t n)
 	return c->head_s[n];
 }
 
+/* Shared MoE part of an attention-DP step (0 otherwise). */
+static double moe_part(const struct cost_model *c, int64_t g)
+{
+	if (!c->dp_attn || g <= 0)
+		return 0;
+	if (g > c->moe_max)
+		return c->moe_s[c->moe_max] * (double)g / (double)c->moe_max;
+	return c->moe_s[g];
+}
+
 /* Sum of the components, without overheads. */
 static double components(const struct cost_model *c, const struct step_desc *s)
 {
@@ -402,13 +792,15 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 	}
 	attn += cost_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
 	mtok = s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens;
+	/* attn is the mean per layer over the layer groups (see above) */
 	if (c->m->attn == ATTN_MLA && s->ndecode > 0)
 		attn += (s->ndecode <= c->cfg.max_seqs ? c->absorb_s[s->ndecode]
 						       : c->absorb_s[c->cfg.max_seqs]) / L;
 	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
 		send = (double)(c->p.pp - 1) *
-		       (10e-6 + (double)tokens * (double)c->m->hidden * 2.0 / (c->g->link_bw * 0.7));
-	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send;
+		       comm_send_s(&c->place, (double)tokens * (double)c->m->hidden * 2.0);
+	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send +
+	       moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
 }
 
 /* H4 off: one roofline over the whole step's FLOPs and bytes. */
@@ -430,7 +822,7 @@ static double aggregate(const struct cost_model *c, const struct step_desc *s)
 	f = c->tok_flops[i] * (double)tokens / (double)i +
 	    L * 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
 	b = c->tok_bytes[i] + L * kvb * c->kv_tok_layer_bytes;
-	mfu = mfu_gemm(&c->tabs, c->cfg.wdt, (double)tokens, (double)c->m->hidden,
+	mfu = mfu_gemm(c->tabs, c->cfg.wdt, (double)tokens, (double)c->m->hidden,
 		       (double)c->m->hidden);
 	return roofline(c, f, c->peak, mfu, b) + head_part(c, s->nlogits);
 }

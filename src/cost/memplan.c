@@ -21,12 +21,29 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
 	o->reserve_bytes = MEMPLAN_RESERVE_BYTES;
 	o->kv_bytes = o->budget_bytes - o->weight_bytes - o->activation_bytes - o->reserve_bytes;
 	o->block_bytes = model_kv_bytes_per_token_per_gpu(m, p, dtype_bytes(kvdt)) * (double)block_size;
+	o->state_bytes_per_seq = model_state_bytes_per_seq_per_gpu(m, p, dtype_bytes(kvdt));
+	o->state_seqs = max_seqs;
+	if (o->state_bytes_per_seq > 0 && o->kv_bytes > 0) {
+		double cap = floor(o->kv_bytes * MEMPLAN_STATE_MAX_SHARE / o->state_bytes_per_seq);
+		if ((double)o->state_seqs > cap)
+			o->state_seqs = (int64_t)cap;
+		o->state_bytes = (double)o->state_seqs * o->state_bytes_per_seq;
+	}
+	if (o->block_bytes <= 0)
+		return err_set(e, SS_EDATA,
+			       "%s has no full-attention layer: the paged KV cache needs one (not modelled)",
+			       m->id);
 	if (o->weight_bytes > o->budget_bytes)
 		return err_set(e, SS_EUSAGE,
 			       "%s does not fit: weights need %.1f GB per GPU but %s offers %.1f GB x %.2f = %.1f GB at TP %d PP %d (raise --tp/--pp or use --dtype fp8)",
 			       m->id, o->weight_bytes / 1e9, g->id, o->mem_bytes / 1e9, util,
 			       o->budget_bytes / 1e9, p->tp, p->pp);
-	o->blocks = o->kv_bytes > 0 ? (int64_t)floor(o->kv_bytes / o->block_bytes) : 0;
+	if (o->state_bytes_per_seq > 0 && o->state_seqs < 1)
+		return err_set(e, SS_EUSAGE,
+			       "no memory left for the per-sequence state of %s: %.1f MB per sequence (sliding-window KV and recurrent state) (raise --gpu-memory-utilization or --tp)",
+			       m->id, o->state_bytes_per_seq / 1e6);
+	o->blocks = o->kv_bytes - o->state_bytes > 0
+			    ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes) : 0;
 	if (o->blocks < 1)
 		return err_set(e, SS_EUSAGE,
 			       "no memory left for the KV cache: %.1f GB budget - %.1f GB weights - %.2f GB activations - %.2f GB reserve (lower --max-num-batched-tokens, raise --gpu-memory-utilization or --tp)",

@@ -11,7 +11,9 @@
 
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
+#include "servesim/memplan.h"
 #include "servesim/scenario.h"
+#include "servesim/sim.h"
 
 static bool overloaded(double completed, double rate, double duration, double ttft_mean)
 {
@@ -34,10 +36,54 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->tier0_off = o->tier0_off;
 	sc->ov = o->ov;
 	sc->tier2 = o->tier2;
+	sc->mfu_cache = o->cache;
+	/* the kernel collection nearest the engine version that was measured */
+	snprintf(sc->engine, sizeof(sc->engine), "%s", x->engine[0] ? x->engine : "vllm");
+	if (strcmp(x->engine_version, "unknown") != 0)
+		snprintf(sc->engine_version, sizeof(sc->engine_version), "%s", x->engine_version);
 	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
 		/* engine-side timings (OTel spans): no client terms */
 		sc->ov.api_ttft_ms = sc->ov.api_e2e_ms = sc->ov.stream_token_us = 0;
 		sc->ov.delivery_steps = 0;
+	}
+}
+
+/* Each request of benchmark b against its own prediction (request ids are
+ * the replay's arrival order, as in tier 1): the APE of TTFT, TPOT =
+ * (E2E - TTFT) / (output - 1) and E2E, mean and variance (Welford). */
+static void per_request(const struct experiment *x, const double *tt, const double *ee, int b,
+			struct eval_row *r)
+{
+	double n[EV_REQ__N] = {0}, mean[EV_REQ__N] = {0}, m2[EV_REQ__N] = {0};
+	size_t i;
+	int k;
+
+	for (i = 0; i < x->meas.n; i++) {
+		const struct gt_request *q = &x->meas.r[i];
+		double meas[EV_REQ__N], pred[EV_REQ__N];
+		if (q->stage != b || isnan(tt[i]) || isnan(ee[i]))
+			continue;
+		meas[EV_REQ_TTFT] = q->ttft_ms;
+		pred[EV_REQ_TTFT] = tt[i];
+		meas[EV_REQ_E2E] = q->e2e_ms;
+		pred[EV_REQ_E2E] = ee[i];
+		meas[EV_REQ_TPOT] = q->output_tokens > 1 ? (q->e2e_ms - q->ttft_ms) / (double)(q->output_tokens - 1) : NAN;
+		pred[EV_REQ_TPOT] = q->output_tokens > 1 ? (ee[i] - tt[i]) / (double)(q->output_tokens - 1) : NAN;
+		for (k = 0; k < EV_REQ__N; k++) {
+			double a, d;
+			if (!(meas[k] > 0) || isnan(pred[k]))
+				continue;
+			a = fabs(pred[k] - meas[k]) / meas[k];
+			n[k]++;
+			d = a - mean[k];
+			mean[k] += d / n[k];
+			m2[k] += d * (a - mean[k]);
+		}
+	}
+	r->nreq = (int64_t)n[EV_REQ_E2E];
+	for (k = 0; k < EV_REQ__N; k++) {
+		r->req_ape_mean[k] = n[k] > 0 ? mean[k] : NAN;
+		r->req_ape_var[k] = n[k] > 1 ? m2[k] / (n[k] - 1) : NAN;
 	}
 }
 
@@ -47,9 +93,12 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 static int compare_requests(const struct experiment *x, struct sim *sim, struct eval_row *rows,
 			    size_t cap, size_t *nrows)
 {
+	double *tt = xmalloc(xmul(x->meas.n ? x->meas.n : 1, sizeof(double)));
+	double *ee = xmalloc(xmul(x->meas.n ? x->meas.n : 1, sizeof(double)));
 	size_t b;
 	int k;
 
+	sim_per_request(sim, tt, ee, x->meas.n);
 	for (b = 0; b < x->meas.nb && *nrows < cap; b++) {
 		const struct gt_bench *gb = &x->meas.b[b];
 		struct eval_row *r = &rows[(*nrows)++];
@@ -58,6 +107,7 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 		memset(r, 0, sizeof(*r));
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
+		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
 		experiment_workload(x, r->workload, sizeof(r->workload));
 		if (gb->rate > 0)
 			snprintf(r->label, sizeof(r->label), "%s@%.3g", gb->strategy, gb->rate);
@@ -82,7 +132,77 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 					    ? NAN
 					    : fabs(r->pred[k] - r->meas[k]) / r->meas[k];
 		r->overloaded = false; /* replayed arrivals: no unbounded stage */
+		per_request(x, tt, ee, (int)b, r);
 	}
+	free(tt);
+	free(ee);
+	return 0;
+}
+
+/* Experiments regenerated from a benchmark's parameters (EXP_CLOSED:
+ * aiconfigurator silicon rows, bench serve runs): one row comparing the
+ * recorded aggregates with the same statistics over the simulated requests
+ * (after the first warmup_requests in issue order).  TPOT per request =
+ * (E2E - TTFT)/(output - 1), as vLLM, SGLang and genai-perf compute it. */
+static int compare_closed(const struct experiment *x, struct sim *sim, struct eval_row *rows,
+			  size_t cap, size_t *nrows)
+{
+	struct eval_row *r;
+	struct metric_set p;
+	int k;
+
+	if (*nrows >= cap)
+		return 0;
+	r = &rows[(*nrows)++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
+	snprintf(r->model, sizeof(r->model), "%s", x->model);
+	snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
+	experiment_workload(x, r->workload, sizeof(r->workload));
+	if (x->wl.process == WL_CONCURRENCY)
+		snprintf(r->label, sizeof(r->label), "c%lld", (long long)x->wl.concurrency);
+	else
+		snprintf(r->label, sizeof(r->label), "%s@%.3g", wl_process_name(x->wl.process), x->wl.rate);
+	for (k = 0; k < EM__COUNT; k++) {
+		r->meas[k] = x->stages[0].v[k];
+		r->pred[k] = NAN;
+	}
+	sim_summary(sim, -1, &p);
+	if (x->warmup_requests > 0) {
+		/* means over the requests after the warm-up, by request id */
+		size_t n = (size_t)x->wl.num_requests, i, cnt = 0;
+		double *tt = xmalloc(xmul(n, sizeof(double))), *ee = xmalloc(xmul(n, sizeof(double)));
+		double st = 0, se = 0, si = 0, osl = x->wl.output.a;
+		sim_per_request(sim, tt, ee, n);
+		for (i = (size_t)x->warmup_requests; i < n; i++) {
+			if (isnan(tt[i]) || isnan(ee[i]))
+				continue;
+			st += tt[i];
+			se += ee[i];
+			si += osl > 1 ? (ee[i] - tt[i]) / (osl - 1) : 0;
+			cnt++;
+		}
+		free(tt);
+		free(ee);
+		if (cnt) {
+			r->pred[EM_TTFT_MEAN] = st / (double)cnt;
+			r->pred[EM_ITL_MEAN] = si / (double)cnt;
+			r->pred[EM_E2E_MEAN] = se / (double)cnt;
+		}
+	} else if (p.completed) {
+		r->pred[EM_TTFT_MEAN] = p.ttft_ms.mean;
+		r->pred[EM_TTFT_P90] = p.ttft_ms.p90;
+		r->pred[EM_ITL_MEAN] = p.itl_ms.mean;
+		r->pred[EM_E2E_MEAN] = p.e2e_ms.mean;
+		r->pred[EM_E2E_P90] = p.e2e_ms.p90;
+		r->pred[EM_THROUGHPUT] = p.throughput_rps;
+	}
+	for (k = 0; k < EM__COUNT; k++)
+		r->ape[k] = isnan(r->meas[k]) || !(r->meas[k] > 0) || isnan(r->pred[k])
+				    ? NAN
+				    : fabs(r->pred[k] - r->meas[k]) / r->meas[k];
+	/* every request is eventually served: nothing grows without bound */
+	r->overloaded = p.completed == 0;
 	return 0;
 }
 
@@ -104,8 +224,9 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		scenario_release(&st);
 		return rc;
 	}
-	if (x->kind == EXP_REQUESTS) {
-		rc = compare_requests(x, st.sim, rows, cap, nrows);
+	if (x->kind == EXP_REQUESTS || x->kind == EXP_CLOSED) {
+		rc = x->kind == EXP_CLOSED ? compare_closed(x, st.sim, rows, cap, nrows)
+					   : compare_requests(x, st.sim, rows, cap, nrows);
 		scenario_release(&st);
 		return rc;
 	}
@@ -117,8 +238,11 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 			break;
 		r = &rows[(*nrows)++];
 		memset(r, 0, sizeof(*r));
+		for (k = 0; k < EV_REQ__N; k++)
+			r->req_ape_mean[k] = r->req_ape_var[k] = NAN;
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
+		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
 		experiment_workload(x, r->workload, sizeof(r->workload));
 		r->stage = ms->index;
 		sim_summary(st.sim, ms->index, &p);

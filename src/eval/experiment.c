@@ -63,7 +63,8 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	snprintf(c2, sizeof(c2), "%s: engine", ctx);
 	if ((rc = json_check_keys(o, keys, c2, e)) < 0)
 		return rc;
-	if ((rc = copy_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0)
+	if ((rc = copy_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0 ||
+	    (rc = copy_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0)
 		return rc;
 	if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0 ||
 	    (rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0 ||
@@ -90,7 +91,8 @@ int experiment_load_requests(struct experiment *x, const char *file, bool server
 static int parse_measured(const struct json *o, const char *ctx, struct experiment *x,
 			  struct err *e)
 {
-	static const char *const keys[] = {"kind", "stages", "file", "server_side", "benchmarks", NULL};
+	static const char *const keys[] = {"kind", "stages", "file", "server_side", "benchmarks",
+					   "warmup_requests", "ttft_ms", "itl_ms", NULL};
 	static const char *const skeys[] = {"index", "rate", "duration_s", "completed",
 					    "achieved_rate", "ttft_ms", "itl_ms", "e2e_ms", NULL};
 	char c2[800];
@@ -127,8 +129,34 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 		}
 		return 0;
 	}
+	if (strcmp(kind, "closed") == 0) {
+		/* a closed loop at fixed lengths: means over the requests after
+		 * the warm-up (see exp_table_load) */
+		struct measured_stage *m = &x->stages[0];
+		int k;
+		if (x->wl.process != WL_CONCURRENCY || x->wl.num_requests < 1)
+			return err_set(e, SS_EDATA, "%s: kind \"closed\" needs a workload with process concurrency and num_requests",
+				       c2);
+		if ((rc = json_req_int(o, "warmup_requests", c2, 0, x->wl.num_requests - 1,
+				       &x->warmup_requests, e)) < 0)
+			return rc;
+		for (k = 0; k < EM__COUNT; k++)
+			m->v[k] = NAN;
+		if ((rc = stat_field(o, "ttft_ms", "mean", c2, &m->v[EM_TTFT_MEAN], e)) < 0 ||
+		    (rc = stat_field(o, "itl_ms", "mean", c2, &m->v[EM_ITL_MEAN], e)) < 0)
+			return rc;
+		if (!isnan(m->v[EM_TTFT_MEAN]) && !isnan(m->v[EM_ITL_MEAN]))
+			m->v[EM_E2E_MEAN] = m->v[EM_TTFT_MEAN] + (x->wl.output.a - 1) * m->v[EM_ITL_MEAN];
+		m->rate = (double)x->wl.concurrency;
+		m->duration_s = 1;
+		m->completed = x->wl.num_requests - x->warmup_requests;
+		x->nstages = 1;
+		x->kind = EXP_CLOSED;
+		return 0;
+	}
 	if (strcmp(kind, "stages") != 0)
-		return err_set(e, SS_EDATA, "%s: 'kind' must be \"stages\" or \"requests\", got \"%s\"", c2, kind);
+		return err_set(e, SS_EDATA, "%s: 'kind' must be \"stages\", \"requests\" or \"closed\", got \"%s\"",
+			       c2, kind);
 	arr = json_get(o, "stages");
 	if (!arr || json_type_of(arr) != JSON_ARRAY || json_size(arr) == 0 || json_size(arr) > WL_MAX_STAGES)
 		return err_set(e, SS_EDATA, "%s: 'stages' must be an array of 1..%d stages", c2, WL_MAX_STAGES);
@@ -161,7 +189,7 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 int experiment_load(const char *path, struct experiment *x, struct err *e)
 {
 	static const char *const keys[] = {"name", "source", "model", "gpu", "tp", "pp", "dp", "ep",
-		"dtype", "engine", "workload", "workload_name", "measured", NULL};
+		"dtype", "precision", "engine", "workload", "workload_name", "measured", NULL};
 	struct json *root = NULL;
 	const struct json *o;
 	const char *dt = "bf16";
@@ -181,7 +209,8 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	    (rc = copy_str(root, "workload_name", path, x->workload_name, sizeof(x->workload_name),
 			   false, e)) < 0 ||
 	    (rc = copy_str(root, "model", path, x->model, sizeof(x->model), true, e)) < 0 ||
-	    (rc = copy_str(root, "gpu", path, x->gpu, sizeof(x->gpu), true, e)) < 0)
+	    (rc = copy_str(root, "gpu", path, x->gpu, sizeof(x->gpu), true, e)) < 0 ||
+	    (rc = copy_str(root, "precision", path, x->precision, sizeof(x->precision), false, e)) < 0)
 		goto out;
 	x->tp = x->pp = x->dp = x->ep = 1;
 	if ((rc = json_req_int(root, "tp", path, 1, 4096, &v, e)) < 0)
@@ -289,6 +318,12 @@ int experiment_detect(const char *dir)
 	if (file_exists(dir, "traces.json.gz", p, sizeof(p)) ||
 	    file_exists(dir, "traces.json", p, sizeof(p)))
 		return 4;
+	if (exp_table_detect(dir, p, sizeof(p)))
+		return 5;
+	if ((file_exists(dir, "vllm_requests.jsonl", p, sizeof(p)) ||
+	     file_exists(dir, "requests.jsonl", p, sizeof(p))) &&
+	    (file_exists(dir, "vllm_meta.json", p, sizeof(p)) || file_exists(dir, "meta.json", p, sizeof(p))))
+		return 6;
 	return 0;
 }
 
@@ -486,6 +521,28 @@ static void copy_settings(const struct experiment *base, const char *path, struc
 	snprintf(x->source, sizeof(x->source), "%s", path);
 }
 
+/* A reader failed on file: when the file is another format, say which and
+ * what reads it instead of the reader's parse error. */
+static int foreign(const char *file, enum gt_format expected, int rc, struct err *e)
+{
+	static const char *const how[GT__COUNT] = {
+		"", "a folder with guidellm-results.json, or the bare file with --experiment/--model",
+		"a folder with traces.json, or the bare file with --experiment/--model",
+		"the file (meta.json beside it gives the model), or its folder",
+		"the file: its meta line gives model and GPU",
+		"the file, with --model M --gpu G (or --experiment DIR) for what it does not record",
+		"the file, with --model M --gpu G (or --experiment DIR)",
+		"the file or its folder, with --where to pick rows"};
+	char keys[300];
+	enum gt_format f = gt_sniff(file, keys, sizeof(keys));
+
+	if (f == expected || f == GT_UNKNOWN)
+		return rc;
+	return err_set(e, SS_EDATA, "%s: this is %s%s%s%s, not %s: give servesim %s", file, gt_format_name(f),
+		       keys[0] ? " (one JSON object per line, keys " : "", keys, keys[0] ? ")" : "",
+		       gt_format_name(expected), how[f]);
+}
+
 /* per-request results: GuideLLM (kind 3) or OTel spans (kind 4) in file */
 static int read_requests(const char *file, int kind, int64_t prefix, struct experiment *x,
 			 struct err *e)
@@ -494,15 +551,112 @@ static int read_requests(const char *file, int kind, int64_t prefix, struct expe
 
 	x->kind = EXP_REQUESTS;
 	if (kind == 3) {
-		if ((rc = guidellm_read(file, &x->meas, e)) < 0)
-			return rc;
+		if ((rc = guidellm_read(file, &x->meas, e)) < 0) {
+			/* a report with aggregate metrics only: its benchmarks as stages */
+			struct err e2;
+			int rc2 = guidellm_read_aggregates(file, &x->wl, x->stages, &x->nstages, &e2);
+			if (rc2 == 1)
+				return foreign(file, GT_GUIDELLM, rc, e);
+			if (rc2 < 0) {
+				*e = e2;
+				return rc2;
+			}
+			x->kind = EXP_STAGES;
+			snprintf(x->format, sizeof(x->format), "guidellm aggregates");
+			snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
+			return 0;
+		}
 		snprintf(x->format, sizeof(x->format), "guidellm %s", x->meas.era);
 	} else {
 		if ((rc = otel_read(file, &x->meas, e)) < 0)
-			return rc;
+			return foreign(file, GT_OTEL, rc, e);
 		snprintf(x->format, sizeof(x->format), "otel");
 	}
 	build_replay(x, prefix);
+	return 0;
+}
+
+static void apply_settings(struct experiment *x, const struct gt_settings *s,
+			   const struct experiment *base, const char *gpu, int64_t longest);
+
+static void dir_of(const char *path, char *dir, size_t n)
+{
+	char *slash;
+
+	snprintf(dir, n, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, n, ".");
+}
+
+static void requests_replay(struct experiment *x, const char *path, const char *format)
+{
+	int64_t longest = 0;
+	size_t i;
+
+	for (i = 0; i < x->meas.n; i++)
+		if (x->meas.r[i].prompt_tokens + x->meas.r[i].output_tokens > longest)
+			longest = x->meas.r[i].prompt_tokens + x->meas.r[i].output_tokens;
+	if (x->max_model_len < longest)
+		x->max_model_len = longest;
+	x->kind = EXP_REQUESTS;
+	snprintf(x->format, sizeof(x->format), "%s", format);
+	snprintf(x->name, sizeof(x->name), "%s", base_name(path));
+	snprintf(x->source, sizeof(x->source), "%s", path);
+	build_replay(x, 0);
+}
+
+/* vLLM engine request stats: the requests file (in dir, or path itself)
+ * and meta.json beside it; LLMServingSim's config.json names the GPU. */
+static int load_vllm_requests(const char *path, bool is_dir, const char *gpu,
+			      const struct experiment *base, struct experiment *x, struct err *e)
+{
+	char dir[1000], f[1200], m[1200];
+	struct gt_settings st;
+	struct json *cfg;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	if (is_dir) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		if (!file_exists(dir, "vllm_requests.jsonl", f, sizeof(f)))
+			file_exists(dir, "requests.jsonl", f, sizeof(f));
+	} else {
+		dir_of(path, dir, sizeof(dir));
+		snprintf(f, sizeof(f), "%s", path);
+	}
+	if ((file_exists(dir, "vllm_meta.json", m, sizeof(m)) || file_exists(dir, "meta.json", m, sizeof(m))) &&
+	    (rc = vllm_meta_read(m, &st, e)) < 0)
+		return rc;
+	if (file_exists(dir, "config.json", m, sizeof(m)) && json_parse_file(m, &cfg, e) == 0) {
+		/* {nodes: [{instances: [{hardware: "RTXPRO6000", ...}]}]} */
+		const struct json *in = json_first(json_get(json_first(json_get(cfg, "nodes")), "instances"));
+		const char *hw = json_string(json_get(in, "hardware"));
+		if (hw && !st.gpu[0])
+			snprintf(st.gpu, sizeof(st.gpu), "%s", hw);
+		json_free(cfg);
+	}
+	wl_spec_defaults(&x->wl);
+	apply_settings(x, &st, base, gpu, 0);
+	if ((rc = vllm_requests_read(f, &x->meas, e)) < 0)
+		return rc;
+	requests_replay(x, is_dir ? path : f, "vllm-engine");
+	return 0;
+}
+
+static int load_vcr(const char *path, const char *gpu, const struct experiment *base,
+		    struct experiment *x, struct err *e)
+{
+	struct gt_settings st;
+	int rc;
+
+	if ((rc = vcr_read(path, &x->meas, &st, e)) < 0)
+		return rc;
+	wl_spec_defaults(&x->wl);
+	apply_settings(x, &st, base, gpu, 0);
+	requests_replay(x, path, "vcr");
 	return 0;
 }
 
@@ -521,12 +675,29 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 	struct stat sb;
 
 	memset(x, 0, sizeof(*x));
+	if (kind == 5 || (kind == 0 && exp_table_detect(path, p, sizeof(p))))
+		return err_set(e, SS_EUSAGE,
+			       "%s: %s holds one experiment per row or run: `servesim eval` and `servesim import` expand it",
+			       path, gt_format_name(kind == 5 ? GT_AIC : gt_sniff(path, NULL, 0)));
 	if (kind == 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		size_t n = strlen(path);
-		if (n >= 15 && strcmp(path + n - 15, "experiment.json") == 0)
+		char keys[300];
+		if (n >= 15 && strcmp(path + n - 15, "experiment.json") == 0) {
 			kind = 1;
-		else
-			kind = strstr(base_name(path), "trace") ? 14 : 13; /* a bare results file */
+		} else {
+			/* a bare results file: its content says which reader */
+			switch (gt_sniff(path, keys, sizeof(keys))) {
+			case GT_GUIDELLM: kind = 13; break;
+			case GT_OTEL: kind = 14; break;
+			case GT_VLLM_REQUESTS: kind = 16; break;
+			case GT_VCR: kind = 17; break;
+			default:
+				return err_set(e, SS_EDATA,
+					       "%s: not a results file servesim reads%s%s%s; expected GuideLLM results, vLLM OTel spans (traces.json), vLLM engine request stats (requests.jsonl), a vllm-vcr trace, vLLM bench serve JSON, SGLang bench_serving JSONL or an aiconfigurator silicon CSV",
+					       path, keys[0] ? " (its first line is a JSON object with keys " : "",
+					       keys, keys[0] ? ")" : "");
+			}
+		}
 	}
 	switch (kind) {
 	case 1:
@@ -570,6 +741,11 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 				 "(give --experiment DIR of a run with the same data settings if it had one)",
 				 path);
 		return read_requests(p, kind, prefix, x, e);
+	case 6:
+	case 16:
+		return load_vllm_requests(path, kind == 6, gpu, base, x, e);
+	case 17:
+		return load_vcr(path, gpu, base, x, e);
 	case 13:
 	case 14:
 		if (!base)
@@ -581,7 +757,7 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 		return read_requests(path, kind - 10, base->wl.prefix_tokens, x, e);
 	default:
 		return err_set(e, SS_EUSAGE,
-			       "%s: not an experiment (expected experiment.json, an inference-perf result folder, GuideLLM results or vLLM OTel spans)",
+			       "%s: not an experiment (expected experiment.json, an inference-perf result folder, GuideLLM results, vLLM OTel spans, vLLM engine request stats, a vllm-vcr trace, serving-benchmark results or an aiconfigurator silicon CSV)",
 			       path);
 	}
 }
@@ -684,8 +860,10 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	jw_int(&w, "dp", x->dp);
 	jw_int(&w, "ep", x->ep);
 	jw_str(&w, "dtype", dtype_name(x->dtype));
+	if (x->precision[0])
+		jw_str(&w, "precision", x->precision);
 	jw_obj(&w, "engine");
-	jw_str(&w, "name", "vllm");
+	jw_str(&w, "name", x->engine[0] ? x->engine : "vllm");
 	jw_str(&w, "version", x->engine_version[0] ? x->engine_version : "unknown");
 	jw_int(&w, "max_num_batched_tokens", x->max_num_batched_tokens);
 	jw_int(&w, "max_num_seqs", x->max_num_seqs);
@@ -696,7 +874,24 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 		jw_int(&w, "total_kv_blocks", x->total_kv_blocks);
 	jw_bool(&w, "enable_prefix_caching", x->prefix_caching);
 	jw_end_obj(&w);
-	if (x->kind == EXP_STAGES) {
+	if (x->kind == EXP_CLOSED) {
+		jw_obj(&w, "workload");
+		jw_int(&w, "seed", (int64_t)x->wl.seed);
+		jw_obj(&w, "arrival");
+		jw_str(&w, "process", "concurrency");
+		jw_int(&w, "concurrency", x->wl.concurrency);
+		jw_end_obj(&w);
+		jw_int(&w, "num_requests", x->wl.num_requests);
+		jw_int(&w, "prompt_tokens", (int64_t)x->wl.prompt.a);
+		jw_int(&w, "output_tokens", (int64_t)x->wl.output.a);
+		jw_end_obj(&w);
+		jw_obj(&w, "measured");
+		jw_str(&w, "kind", "closed");
+		jw_int(&w, "warmup_requests", x->warmup_requests);
+		write_stat(&w, "ttft_ms", x->stages[0].v[EM_TTFT_MEAN], NAN);
+		write_stat(&w, "itl_ms", x->stages[0].v[EM_ITL_MEAN], NAN);
+		jw_end_obj(&w);
+	} else if (x->kind == EXP_STAGES) {
 		write_workload(&w, &x->wl);
 		jw_obj(&w, "measured");
 		jw_str(&w, "kind", "stages");
@@ -803,4 +998,376 @@ void experiment_workload(const struct experiment *x, char *buf, size_t n)
 		snprintf(buf, n, "prompt ~%.0f out ~%.0f", dist_nominal(&w->prompt),
 			 dist_nominal(&w->output));
 	}
+}
+
+/* --- tables: aiconfigurator's silicon CSV, one closed-loop experiment per row --- */
+
+#include <dirent.h>
+
+bool exp_table_detect(const char *path, char *file, size_t n)
+{
+	struct stat sb;
+	struct dirent *de;
+	DIR *d;
+	bool yes = false;
+
+	if (stat(path, &sb) != 0)
+		return false;
+	if (S_ISREG(sb.st_mode)) {
+		enum gt_format f = gt_sniff(path, NULL, 0);
+		snprintf(file, n, "%s", path);
+		return f == GT_AIC || f == GT_VLLM_BENCH || f == GT_SGLANG_BENCH;
+	}
+	if (!S_ISDIR(sb.st_mode) || !(d = opendir(path)))
+		return false;
+	/* the first CSV (plain or .gz) of the folder whose header is a silicon table's */
+	while (!yes && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' ||
+		    !((l > 4 && strcmp(de->d_name + l - 4, ".csv") == 0) ||
+		      (l > 7 && strcmp(de->d_name + l - 7, ".csv.gz") == 0)))
+			continue;
+		snprintf(file, n, "%s/%s", path, de->d_name);
+		yes = stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && aic_is_table(file);
+	}
+	closedir(d);
+	return yes;
+}
+
+int exp_table_open(const char *path, const char *where, struct exp_table *t, struct err *e)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!exp_table_detect(path, t->path, sizeof(t->path)))
+		return err_set(e, SS_EDATA,
+			       "%s: not an aiconfigurator silicon CSV (or a folder holding one) nor serving-benchmark results",
+			       path);
+	t->fmt = gt_sniff(t->path, NULL, 0);
+	if (t->fmt == GT_AIC) {
+		if ((rc = aic_read(t->path, where, &t->aic, e)) < 0)
+			return rc;
+		t->n = t->aic.n;
+		t->total = t->aic.total;
+		return 0;
+	}
+	if (where)
+		return err_set(e, SS_EUSAGE, "%s: --where filters aiconfigurator silicon CSVs, not %s", path,
+			       gt_format_name(t->fmt));
+	if ((rc = bench_read(t->path, &t->bench, e)) < 0)
+		return rc;
+	t->n = t->total = t->bench.n;
+	return 0;
+}
+
+void exp_table_release(struct exp_table *t)
+{
+	aic_table_release(&t->aic);
+	bench_runs_release(&t->bench);
+}
+
+/* servesim dtype of a row: the GEMM quantisation (fp8, fp8_block -> fp8,
+ * nvfp4 -> fp4), else `precision`, else the checkpoint's name suffix, else
+ * bf16 (the rows without any are TRT-LLM 1.0.0rc3 bf16 runs). */
+static enum dtype aic_dtype(const struct aic_row *r)
+{
+	const char *q = r->gemm_quant[0] ? r->gemm_quant : r->precision;
+	size_t l = strlen(r->model);
+
+	if (strncmp(q, "fp8", 3) == 0)
+		return DT_FP8;
+	if (strcmp(q, "nvfp4") == 0 || strcmp(q, "fp4") == 0 || strcmp(q, "w4a8") == 0)
+		return DT_FP4;
+	if (strcmp(q, "fp16") == 0)
+		return DT_FP16;
+	if (!q[0] && l > 4 && strcasecmp(r->model + l - 4, "-FP8") == 0)
+		return DT_FP8;
+	if (!q[0] && l > 6 && strcasecmp(r->model + l - 6, "-NVFP4") == 0)
+		return DT_FP4;
+	return DT_BF16;
+}
+
+/* The harness behind the silicon rows (eval/silicon/
+ * HARNESS.md): genai-perf / aiperf at fixed concurrency C with
+ * --request-count 10 C and --warmup-request-count 2 C (aiconfigurator
+ * src/aiconfigurator/eval/benchmarks/genai_perf_runner.py).  The warm-up
+ * results are dropped and the client waits for every warm-up response
+ * before profiling starts (aiperf docs/tutorials/warmup.md, "Grace
+ * Period"), so the measured phase starts from an idle server with C
+ * requests at once.  The simulator has no cold-start state for the warm-up
+ * to clear (random prompts: no prefix hits), so only the measured phase is
+ * simulated: 10 C requests from t = 0, all measured. */
+#define AIC_WARMUP_PER_CLIENT 0
+#define AIC_MEASURED_PER_CLIENT 10
+
+static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *x, char *why,
+			size_t n)
+{
+	const struct aic_row *r = &t->aic.r[i];
+	struct measured_stage *ms;
+	int k;
+
+	memset(x, 0, sizeof(*x));
+	if (strcmp(r->mode, "agg") != 0) {
+		snprintf(why, n, "mode %s (prefill/decode disaggregation is not simulated)",
+			 r->mode[0] ? r->mode : "(empty)");
+		return 0;
+	}
+	snprintf(x->name, sizeof(x->name), "%s", r->id);
+	snprintf(x->source, sizeof(x->source), "%.480s:%zu", t->path, r->line);
+	snprintf(x->path, sizeof(x->path), "%s", t->path);
+	snprintf(x->format, sizeof(x->format), "aic-silicon");
+	x->skippable = true;
+	snprintf(x->model, sizeof(x->model), "%s", r->model);
+	snprintf(x->gpu, sizeof(x->gpu), "%s", r->system);
+	snprintf(x->engine, sizeof(x->engine), "%s", r->backend);
+	snprintf(x->engine_version, sizeof(x->engine_version), "%.31s", r->version[0] ? r->version : "unknown");
+	snprintf(x->precision, sizeof(x->precision), "precision=%s gemm=%s moe=%s", r->precision,
+		 r->gemm_quant, r->moe_quant);
+	/* TRT-LLM: tp_size is the attention TP of each attention-DP rank, the
+	 * MoE split moe_tp x moe_ep covers tp x attention_dp GPUs; servesim's
+	 * dp replicas with ep > 1 are the same layout (MoE TP = tp dp / ep).
+	 * Several agg workers (concurrency > batch x attention DP) are more
+	 * replicas behind the router. */
+	x->tp = r->tp;
+	x->pp = r->pp;
+	x->dp = r->attn_dp * r->workers;
+	x->ep = r->moe_ep;
+	if (r->workers > 1 && r->moe_ep > 1) {
+		snprintf(why, n, "several agg workers with expert parallelism (servesim's dp replicas would share experts)");
+		return 0;
+	}
+	x->dtype = aic_dtype(r);
+	x->kind = EXP_CLOSED;
+	/* engine limits: batch_size per replica (the closed loop of C spreads
+	 * C / dp over the replicas); TRT-LLM's default max_num_tokens (8192),
+	 * tokens_per_block (32) and free_gpu_memory_fraction (0.9), per the
+	 * TRT-LLM LLM API defaults */
+	x->max_num_seqs = r->batch;
+	x->max_num_batched_tokens = 8192;
+	x->max_model_len = r->isl + r->osl;
+	x->block_size = 32;
+	x->gpu_memory_utilization = 0.9;
+	x->prefix_caching = false; /* synthetic random prompts: nothing to share */
+	x->warmup_requests = AIC_WARMUP_PER_CLIENT * r->concurrency;
+	wl_spec_defaults(&x->wl);
+	x->wl.process = WL_CONCURRENCY;
+	x->wl.concurrency = r->concurrency;
+	x->wl.num_requests = (AIC_WARMUP_PER_CLIENT + AIC_MEASURED_PER_CLIENT) * r->concurrency;
+	x->wl.prompt.kind = x->wl.output.kind = WL_FIXED;
+	x->wl.prompt.a = (double)r->isl;
+	x->wl.output.a = (double)r->osl;
+	snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
+	snprintf(x->workload_name, sizeof(x->workload_name), "%lld/%lld", (long long)r->isl,
+		 (long long)r->osl);
+	ms = &x->stages[0];
+	ms->index = 0;
+	ms->rate = (double)r->concurrency;
+	ms->duration_s = 1;
+	ms->completed = AIC_MEASURED_PER_CLIENT * r->concurrency;
+	for (k = 0; k < EM__COUNT; k++)
+		ms->v[k] = NAN;
+	ms->v[EM_TTFT_MEAN] = r->ttft_ms;
+	ms->v[EM_ITL_MEAN] = r->tpot_ms;
+	/* fixed output length: mean E2E = mean TTFT + (osl - 1) mean TPOT exactly */
+	ms->v[EM_E2E_MEAN] = r->ttft_ms + (double)(r->osl - 1) * r->tpot_ms;
+	ms->itl_reported_ms = r->tpot_ms;
+	x->nstages = 1;
+	return 1;
+}
+
+/* Engine settings of results that record only some: what the file says,
+ * else base's (--experiment / --model flags), else vLLM's defaults for a
+ * >= 70 GiB GPU other than A100 (max_num_seqs 1024, max_num_batched_tokens
+ * 8192: vLLM's per-GPU default rule, issue 10; block 16,
+ * gpu_memory_utilization 0.9 and prefix caching on: vLLM v1 EngineArgs). */
+static void apply_settings(struct experiment *x, const struct gt_settings *s,
+			   const struct experiment *base, const char *gpu, int64_t longest)
+{
+	if (base) {
+		x->tp = base->tp;
+		x->pp = base->pp;
+		x->dp = base->dp;
+		x->ep = base->ep;
+		x->dtype = base->dtype;
+		x->max_num_batched_tokens = base->max_num_batched_tokens;
+		x->max_num_seqs = base->max_num_seqs;
+		x->max_model_len = base->max_model_len;
+		x->block_size = base->block_size;
+		x->total_kv_blocks = base->total_kv_blocks;
+		x->gpu_memory_utilization = base->gpu_memory_utilization;
+		x->prefix_caching = base->prefix_caching;
+		snprintf(x->engine_version, sizeof(x->engine_version), "%s", base->engine_version);
+	} else {
+		x->tp = x->pp = x->dp = x->ep = 1;
+		x->dtype = DT_BF16;
+		x->max_num_batched_tokens = 8192;
+		x->max_num_seqs = 1024;
+		x->max_model_len = 0;
+		x->block_size = 16;
+		x->gpu_memory_utilization = 0.9;
+		x->prefix_caching = true;
+		snprintf(x->engine_version, sizeof(x->engine_version), "unknown");
+	}
+	snprintf(x->model, sizeof(x->model), "%s", s->model[0] ? s->model : base ? base->model : "");
+	snprintf(x->gpu, sizeof(x->gpu), "%s", s->gpu[0] ? s->gpu : base ? base->gpu : gpu);
+	if (s->engine[0])
+		snprintf(x->engine, sizeof(x->engine), "%s", s->engine);
+	if (s->version[0])
+		snprintf(x->engine_version, sizeof(x->engine_version), "%s", s->version);
+	if (s->tp)
+		x->tp = s->tp;
+	if (s->dp)
+		x->dp = s->dp;
+	if (s->max_num_seqs)
+		x->max_num_seqs = s->max_num_seqs;
+	if (s->max_num_batched_tokens)
+		x->max_num_batched_tokens = s->max_num_batched_tokens;
+	if (s->max_model_len)
+		x->max_model_len = s->max_model_len;
+	if (s->block_size)
+		x->block_size = s->block_size;
+	if (strcmp(s->dtype, "float16") == 0 || strcmp(s->dtype, "half") == 0)
+		x->dtype = DT_FP16;
+	if (x->max_model_len < longest)
+		x->max_model_len = longest;
+	x->skippable = true;
+}
+
+/* A length distribution from per-request counts (empirical, owned by the
+ * spec) or, without them, fixed at the mean. */
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void lengths_dist(struct wl_dist *d, const double *v, size_t n, double mean)
+{
+	double *s;
+	size_t i, k = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->min = 1;
+	d->max = WL_MAX_TOKENS;
+	if (!v || n == 0) {
+		d->kind = WL_FIXED;
+		d->a = mean >= 1 ? floor(mean + 0.5) : 1;
+		return;
+	}
+	s = xmalloc(xmul(n, sizeof(double)));
+	memcpy(s, v, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_dbl);
+	d->kind = WL_EMPIRICAL;
+	d->values = xmalloc(xmul(n, sizeof(double)));
+	d->cdf = xmalloc(xmul(n, sizeof(double)));
+	for (i = 0; i < n; i++) {
+		double x = s[i] >= 1 ? s[i] : 1;
+		if (k && d->values[k - 1] == x) {
+			d->cdf[k - 1] = (double)(i + 1) / (double)n;
+			continue;
+		}
+		d->values[k] = x;
+		d->cdf[k] = (double)(i + 1) / (double)n;
+		k++;
+	}
+	d->nvalues = k;
+	free(s);
+}
+
+/* One serving-benchmark run as an experiment: its load regenerated (a
+ * closed loop at max_concurrency, all requests at once for rate inf, else
+ * Poisson / gamma arrivals at request_rate), its aggregates compared. */
+static int bench_run_load(const struct exp_table *t, size_t i, const char *gpu,
+			  const struct experiment *base, struct experiment *x, char *why, size_t n,
+			  struct err *e)
+{
+	const struct bench_run *r = &t->bench.r[i];
+	struct measured_stage *ms;
+	struct gt_settings st;
+	int64_t longest = 0;
+	size_t k;
+
+	memset(x, 0, sizeof(*x));
+	memset(&st, 0, sizeof(st));
+	snprintf(st.model, sizeof(st.model), "%s", r->model);
+	snprintf(st.engine, sizeof(st.engine), "%s",
+		 strncmp(r->backend, "sglang", 6) == 0 ? "sglang" : strstr(r->backend, "vllm") ? "vllm" : "");
+	for (k = 0; k < r->nlens; k++)
+		if ((int64_t)(r->in_lens[k] + r->out_lens[k]) > longest)
+			longest = (int64_t)(r->in_lens[k] + r->out_lens[k]);
+	if (!r->nlens)
+		longest = (int64_t)ceil(r->mean_in + r->mean_out);
+	apply_settings(x, &st, base, gpu, longest);
+	if (!x->model[0]) {
+		snprintf(why, n, "no model recorded (give --model M or --experiment DIR)");
+		return 0;
+	}
+	snprintf(x->name, sizeof(x->name), "%s#%zu", base_name(t->path), i + 1);
+	snprintf(x->source, sizeof(x->source), "%.500s", t->path);
+	snprintf(x->path, sizeof(x->path), "%s", t->path);
+	snprintf(x->format, sizeof(x->format), "%s", t->bench.tool);
+	x->kind = EXP_CLOSED;
+	wl_spec_defaults(&x->wl);
+	x->wl.num_requests = r->completed;
+	if (r->max_concurrency > 0 && isinf(r->request_rate)) {
+		x->wl.process = WL_CONCURRENCY;
+		x->wl.concurrency = r->max_concurrency;
+	} else if (isinf(r->request_rate)) {
+		/* every request sent at t = 0 */
+		x->wl.process = WL_CONCURRENCY;
+		x->wl.concurrency = r->completed;
+	} else {
+		/* vLLM: gamma gaps of shape burstiness (cv 1/sqrt(burstiness));
+		 * a max_concurrency cap on top of a rate is not modelled */
+		x->wl.process = r->burstiness == 1 ? WL_POISSON : WL_GAMMA;
+		x->wl.rate = r->request_rate;
+		x->wl.cv = 1 / sqrt(r->burstiness);
+	}
+	lengths_dist(&x->wl.prompt, r->in_lens, r->nlens, r->mean_in);
+	lengths_dist(&x->wl.output, r->out_lens, r->nlens, r->mean_out);
+	snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
+	ms = &x->stages[0];
+	for (k = 0; k < EM__COUNT; k++)
+		ms->v[k] = NAN;
+	ms->rate = r->completed / r->duration_s;
+	ms->duration_s = r->duration_s;
+	ms->completed = r->completed;
+	ms->v[EM_TTFT_MEAN] = r->ttft_mean;
+	ms->v[EM_TTFT_P90] = r->ttft_p90;
+	ms->v[EM_ITL_MEAN] = r->tpot_mean;
+	ms->v[EM_E2E_MEAN] = r->e2e_mean;
+	ms->v[EM_E2E_P90] = r->e2e_p90;
+	ms->v[EM_THROUGHPUT] = r->throughput;
+	ms->itl_reported_ms = r->itl_mean;
+	x->nstages = 1;
+	(void)e;
+	return 1;
+}
+
+int exp_table_load(const struct exp_table *t, size_t i, const char *gpu,
+		   const struct experiment *base, struct experiment *x, char *why, size_t n,
+		   struct err *e)
+{
+	if (t->fmt == GT_AIC)
+		return aic_row_load(t, i, x, why, n);
+	return bench_run_load(t, i, gpu, base, x, why, n, e);
+}
+
+void skip_tally_add(struct skip_tally *s, const char *reason)
+{
+	size_t i;
+
+	s->total++;
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->reason[i], reason) == 0) {
+			s->count[i]++;
+			return;
+		}
+	if (s->n == SKIP_MAX_REASONS) {
+		s->other++;
+		return;
+	}
+	snprintf(s->reason[s->n], sizeof(s->reason[0]), "%s", reason);
+	s->count[s->n++] = 1;
 }

@@ -9,7 +9,7 @@
 #include "servesim/gpu.h"
 #include "servesim/json.h"
 
-static const char *const dtype_names[DT__COUNT] = {"bf16", "fp16", "fp8", "fp4"};
+static const char *const dtype_names[DT__COUNT] = {"bf16", "fp16", "fp8", "fp4", "int4"};
 
 const char *dtype_name(enum dtype d)
 {
@@ -22,8 +22,14 @@ double dtype_bytes(enum dtype d)
 	case DT_BF16: case DT_FP16: return 2.0;
 	case DT_FP8: return 1.0;
 	case DT_FP4: return 0.5;
+	case DT_INT4: return 0.5;
 	default: return 2.0;
 	}
+}
+
+enum dtype dtype_compute(enum dtype d)
+{
+	return d == DT_INT4 ? DT_BF16 : d;
 }
 
 int dtype_parse(const char *s, enum dtype *out, struct err *e)
@@ -36,14 +42,50 @@ int dtype_parse(const char *s, enum dtype *out, struct err *e)
 			return 0;
 		}
 	}
-	return err_set(e, SS_EUSAGE, "unknown dtype '%s' (expected bf16, fp16, fp8 or fp4)", s);
+	return err_set(e, SS_EUSAGE, "unknown dtype '%s' (expected bf16, fp16, fp8, fp4 or int4)", s);
+}
+
+/* Defaults for the node keys, so gpus.json only lists exceptions:
+ * 8 GPUs per node and per NVLink domain (HGX/DGX H100, H200, B200 and
+ * A100 baseboards: NVIDIA DGX H100 / B200 user guides); one 400 Gb/s
+ * InfiniBand NDR ConnectX-7 port per GPU (same guides: 8 x CX-7 400 Gb/s
+ * compute ports per 8-GPU node), i.e. 50 GB/s per GPU. */
+#define GPU_DEFAULT_PER_NODE 8
+#define GPU_DEFAULT_INTERNODE_GBIT 400.0
+
+static int parse_nodes(const struct json *o, const char *ctx, struct gpu_spec *g, struct err *e)
+{
+	int64_t v;
+	double gbit = GPU_DEFAULT_INTERNODE_GBIT;
+	bool pres = false;
+	int rc;
+
+	g->gpus_per_node = GPU_DEFAULT_PER_NODE;
+	if (json_get(o, "gpus_per_node")) {
+		if ((rc = json_req_int(o, "gpus_per_node", ctx, 1, 1024, &v, e)) < 0)
+			return rc;
+		g->gpus_per_node = (int)v;
+	}
+	g->nvlink_domain = g->gpus_per_node;
+	if (json_get(o, "nvlink_domain")) {
+		if ((rc = json_req_int(o, "nvlink_domain", ctx, 1, 4096, &v, e)) < 0)
+			return rc;
+		g->nvlink_domain = (int)v;
+	}
+	if ((rc = json_opt_num(o, "internode_gbit", ctx, &gbit, &pres, e)) < 0)
+		return rc;
+	if (!(gbit > 0))
+		return err_set(e, SS_EDATA, "%s: 'internode_gbit' must be > 0, got %g", ctx, gbit);
+	g->internode_bw = gbit * 1e9 / 8.0;
+	return 0;
 }
 
 static int parse_gpu(const struct json *o, const char *src, size_t idx, struct gpu_spec *g,
 		     struct err *e)
 {
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
-		"bw_eff", "link_gbps", "sm_count", "tables", "mem_mib", NULL};
+		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
+		"nvlink_domain", "internode_gbit", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -67,6 +109,12 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	if ((rc = json_opt_str(o, "tables", ctx, &s, e)) < 0)
 		return rc;
 	snprintf(g->tables, sizeof(g->tables), "%s", s);
+	s = "";
+	if ((rc = json_opt_str(o, "tables_of", ctx, &s, e)) < 0)
+		return rc;
+	snprintf(g->tables_of, sizeof(g->tables_of), "%s", s);
+	if (g->tables[0] && g->tables_of[0])
+		return err_set(e, SS_EDATA, "%s: give 'tables' or 'tables_of', not both", ctx);
 	al = json_get(o, "aliases");
 	if (al) {
 		const struct json *a;
@@ -85,6 +133,8 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 		return rc;
 	for (i = 0; i < DT__COUNT; i++) {
 		bool pres = false;
+		if (i == DT_INT4) /* weight-only: computes at the bf16 rate */
+			continue;
 		if ((rc = json_opt_num(tf, dtype_names[i], ctx, &v, &pres, e)) < 0)
 			return rc;
 		if (pres && !(v > 0))
@@ -94,6 +144,8 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	}
 	if (g->peak_flops[DT_BF16] <= 0)
 		return err_set(e, SS_EDATA, "%s: missing required key 'tflops.bf16'", ctx);
+	g->peak_flops[DT_INT4] = g->peak_flops[DT_BF16];
+	memcpy(g->table_peak, g->peak_flops, sizeof(g->table_peak));
 	if ((rc = json_req_num(o, "hbm_gb", ctx, &v, e)) < 0)
 		return rc;
 	if (!(v > 0))
@@ -114,6 +166,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	if (!(v > 0))
 		return err_set(e, SS_EDATA, "%s: 'hbm_tbps' must be > 0, got %g", ctx, v);
 	g->hbm_bw = v * 1e12;
+	g->table_hbm_bw = g->hbm_bw;
 	if ((rc = json_req_num(o, "bw_eff", ctx, &v, e)) < 0)
 		return rc;
 	if (!(v > 0 && v <= 1))
@@ -127,7 +180,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	if ((rc = json_req_int(o, "sm_count", ctx, 1, 100000, &sm, e)) < 0)
 		return rc;
 	g->sm_count = (int)sm;
-	return 0;
+	return parse_nodes(o, ctx, g, e);
 }
 
 int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
@@ -153,6 +206,25 @@ int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
 	for (o = json_first(arr); o; o = json_next(o), i++)
 		if ((rc = parse_gpu(o, path, i, &db->gpus[i], e)) < 0)
 			goto out;
+	/* borrowed tables: the lender's folder, and its peaks, against which
+	 * the tables' latencies turn into utilisation (MFU carries over) */
+	for (i = 0; i < db->n; i++) {
+		struct gpu_spec *g = &db->gpus[i];
+		size_t j;
+		if (!g->tables_of[0])
+			continue;
+		for (j = 0; j < db->n; j++)
+			if (j != i && strcasecmp(db->gpus[j].id, g->tables_of) == 0 && db->gpus[j].tables[0])
+				break;
+		if (j == db->n) {
+			rc = err_set(e, SS_EDATA, "%s: gpus[%zu] (%s): 'tables_of' names '%s', which is not a GPU with its own tables",
+				     path, i, g->id, g->tables_of);
+			goto out;
+		}
+		memcpy(g->tables, db->gpus[j].tables, sizeof(g->tables));
+		memcpy(g->table_peak, db->gpus[j].peak_flops, sizeof(g->table_peak));
+		g->table_hbm_bw = db->gpus[j].hbm_bw;
+	}
 	rc = 0;
 out:
 	json_free(root);

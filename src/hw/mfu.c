@@ -5,6 +5,7 @@
  * log(MFU) is linear in log(size); in the compute-bound corner MFU is flat.
  * Both are reproduced exactly by multilinear interpolation in log-log space,
  * which keeps step prices smooth (H6) instead of jumping between grid rows. */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "servesim/alloc.h"
 #include "servesim/csv.h"
 #include "servesim/mfu.h"
+#include "servesim/moetab.h"
 #include "servesim/paths.h"
 
 /* --- grid construction --- */
@@ -246,8 +248,32 @@ double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 
 /* --- loading --- */
 
+/* A latency measured on the GPU whose tables g borrows, carried to g by its
+ * roofline efficiency: the measured kernel reached a fraction eff of
+ * max(FLOPs / peak, bytes / bandwidth) on the lender, and is taken to reach
+ * the same fraction of g's own roofline.  Carrying MFU instead would keep
+ * the lender's compute-to-bandwidth ratio: a memory-bound decode GEMM
+ * measured on an H100 would run 6.7x slower on an H20 (148 vs 989 TFLOP/s)
+ * although the H20 streams weights faster.  g's own tables: unchanged. */
+static double borrowed_s(const struct gpu_spec *g, enum dtype dt, double flops, double bytes,
+			 double lat_s)
+{
+	double ps = g->table_peak[dt], pt = g->peak_flops[dt];
+	double rs, rt;
+
+	if (ps == pt && g->table_hbm_bw == g->hbm_bw)
+		return lat_s;
+	if (!(ps > 0 && pt > 0))
+		return lat_s;
+	rs = flops / ps > bytes / g->table_hbm_bw ? flops / ps : bytes / g->table_hbm_bw;
+	rt = flops / pt > bytes / g->hbm_bw ? flops / pt : bytes / g->hbm_bw;
+	return lat_s * rt / rs;
+}
+
+/* Load the GEMM rows of the dtypes t does not have yet; *got gets a bit per
+ * dtype loaded. */
 static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
-		     struct err *e)
+		     unsigned *got, struct err *e)
 {
 	static const char *const cols[] = {"dtype", "m", "n", "k", "latency_us", NULL};
 	struct csv *c;
@@ -267,18 +293,27 @@ static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_sp
 			dt = DT_BF16;
 		else if (strcmp(ds, "fp8") == 0)
 			dt = DT_FP8;
+		else if (strcmp(ds, "fp4") == 0)
+			dt = DT_FP4;
 		else
+			continue;
+		if (t->have_gemm[dt])
 			continue;
 		if ((rc = csv_num(c, idx[1], &m, e)) < 0 || (rc = csv_num(c, idx[2], &n, e)) < 0 ||
 		    (rc = csv_num(c, idx[3], &k, e)) < 0 || (rc = csv_num(c, idx[4], &lat, e)) < 0)
 			goto out;
-		if (!(m > 0 && n > 0 && k > 0 && lat > 0) || gs->peak_flops[dt] <= 0)
+		if (!(m > 0 && n > 0 && k > 0 && lat > 0) || gs->table_peak[dt] <= 0)
 			continue;
 		XGROW(p[dt], cap[dt], np[dt] + 1);
 		p[dt][np[dt]].x[0] = log(m);
 		p[dt][np[dt]].x[1] = log(n);
 		p[dt][np[dt]].x[2] = log(k);
-		p[dt][np[dt]].v = log(2.0 * m * n * k / (lat * 1e-6 * gs->peak_flops[dt]));
+		p[dt][np[dt]].v = log(2.0 * m * n * k /
+				      (borrowed_s(gs, dt, 2.0 * m * n * k,
+						  n * k * (dt == DT_FP8 ? 1.0 : dt == DT_FP4 ? 0.5 : 2.0) +
+							  (m * k + m * n) * 2.0,
+						  lat * 1e-6) *
+				       gs->peak_flops[dt]));
 		np[dt]++;
 	}
 	if (rc < 0)
@@ -288,6 +323,7 @@ static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_sp
 			continue;
 		grid_build(&t->gemm[d], 3, p[d], np[d]);
 		t->have_gemm[d] = true;
+		*got |= 1u << d;
 	}
 	rc = 0;
 out:
@@ -354,7 +390,15 @@ static int load_attn(const char *path, bool prefill, const struct gpu_spec *gs,
 		XGROW(pts[i], caps[i], npts[i] + 1);
 		pts[i][npts[i]].x[0] = log(v[4]);
 		pts[i][npts[i]].x[1] = log(v[5]);
-		pts[i][npts[i]].v = log(flops / (v[6] * 1e-6 * gs->peak_flops[DT_BF16]));
+		{
+			/* bytes: the KV read (decode) or K/V written and read once
+			 * (prefill), at the table's KV dtype */
+			double kvb = kd == DT_FP8 ? 1.0 : 2.0;
+			double bytes = 2.0 * v[4] * v[5] * v[1] * v[2] * kvb + 2.0 * v[4] * v[0] * v[2] * 2.0 *
+									  (prefill ? v[5] : 1.0);
+			pts[i][npts[i]].v = log(flops / (borrowed_s(gs, DT_BF16, flops, bytes, v[6] * 1e-6) *
+							 gs->peak_flops[DT_BF16]));
+		}
 		npts[i]++;
 	}
 	if (rc < 0)
@@ -412,31 +456,219 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
-	     struct err *e)
+const char *mfu_part_name(enum mfu_part p)
 {
-	char dir[900];
+	static const char *const n[MFU_P__COUNT] = {"GEMM bf16", "GEMM fp8", "GEMM fp4",
+		"attention prefill", "attention decode", "all-reduce", "fused MoE", "MLA prefill",
+		"MLA decode"};
+	return (unsigned)p < MFU_P__COUNT ? n[p] : "?";
+}
+
+int mfu_engine_check(const char *engine, struct err *e)
+{
+	if (strcmp(engine, "vllm") == 0 || strcmp(engine, "sglang") == 0 ||
+	    strcmp(engine, "trtllm") == 0)
+		return 0;
+	return err_set(e, SS_EUSAGE, "unknown engine '%s' (expected vllm, sglang or trtllm)", engine);
+}
+
+/* "0.24.0", "1.3.0rc20", "1.1.0-dev.2" as one comparable number:
+ * major*1e6 + minor*1e3 + patch (release-candidate suffixes ignored). */
+static double version_num(const char *v)
+{
+	double part[3] = {0, 0, 0};
+	int i = 0;
+
+	while (*v && i < 3) {
+		if (*v >= '0' && *v <= '9') {
+			part[i] = strtod(v, (char **)&v);
+			i++;
+		} else if (*v == '.') {
+			v++;
+		} else {
+			break;
+		}
+	}
+	return part[0] * 1e6 + part[1] * 1e3 + part[2];
+}
+
+/* snprintf whose truncation is harmless here (a too-long path simply does
+ * not exist; a too-long label is cut): the result is used so the compiler
+ * knows truncation was considered. */
+#define FMT(dst, ...) snprintf((dst), sizeof(dst), __VA_ARGS__)
+
+struct coll {
+	char name[64];        /* "<engine>-<version>" */
+	char engine[16];
+	double ver;
+	double rank;          /* fallback order: lower first */
+};
+
+static int cmp_coll(const void *a, const void *b)
+{
+	const struct coll *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The collections under base, ranked for (engine, version). */
+static size_t list_collections(const char *base, const char *engine, const char *version,
+			       struct coll *out, size_t cap)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+	size_t n = 0, i;
+	double want = version && *version ? version_num(version) : -1, newest = -1;
+	bool any_engine = false;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL && n < cap) {
+		const char *dash = strchr(de->d_name, '-');
+		if (de->d_name[0] == '.' || !dash || (size_t)(dash - de->d_name) >= sizeof(out[n].engine))
+			continue;
+		if (strlen(de->d_name) >= sizeof(out[n].name))
+			continue;
+		memcpy(out[n].name, de->d_name, strlen(de->d_name) + 1);
+		memcpy(out[n].engine, de->d_name, (size_t)(dash - de->d_name));
+		out[n].engine[dash - de->d_name] = '\0';
+		out[n].ver = version_num(dash + 1);
+		n++;
+	}
+	closedir(d);
+	for (i = 0; i < n; i++)
+		if (strcmp(out[i].engine, engine) == 0) {
+			any_engine = true;
+			if (out[i].ver > newest)
+				newest = out[i].ver;
+		}
+	for (i = 0; i < n; i++) {
+		/* same engine by version distance (the requested version, else the
+		 * newest), then vLLM newest first, then the others newest first */
+		if (strcmp(out[i].engine, engine) == 0)
+			out[i].rank = fabs(out[i].ver - (want >= 0 ? want : newest)) - (want >= 0 ? 0 : 0);
+		else if (strcmp(out[i].engine, "vllm") == 0)
+			out[i].rank = 1e12 - out[i].ver;
+		else
+			out[i].rank = 2e12 - out[i].ver;
+	}
+	(void)any_engine;
+	qsort(out, n, sizeof(*out), cmp_coll);
+	return n;
+}
+
+static void set_src(struct mfu_tables *t, enum mfu_part p, const char *gtab, const char *coll,
+		    const char *file)
+{
+	FMT(t->src[p], "mfu/%.31s/%.48s/%.16s", gtab, coll, file);
+}
+
+int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+	     const char *engine, const char *version, struct err *e)
+{
+	struct coll cs[32];
+	char base[700], path[900];
+	size_t n, i;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
+	if (!engine || !*engine)
+		engine = "vllm";
+	if ((rc = mfu_engine_check(engine, e)) < 0)
+		return rc;
 	if (!g->tables[0]) {
 		snprintf(t->warning, sizeof(t->warning),
-			 "no measured kernel tables for %s: using default MFU (GEMM %.2f, prefill attention %.2f, decode attention %.2f)",
+			 "no measured kernel tables for %s: using default MFU (GEMM %.2f, prefill attention %.2f, decode attention %.2f) and the roofline for fused MoE",
 			 g->id, MFU_DEFAULT_GEMM, MFU_DEFAULT_ATTN_PREFILL, MFU_DEFAULT_ATTN_DECODE);
 		return 0;
 	}
-	snprintf(dir, sizeof(dir), "%s/mfu/%s", data_dir, g->tables);
-	return mfu_load_dir(t, dir, g, e);
+	snprintf(base, sizeof(base), "%s/mfu/%s", data_dir, g->tables);
+	FMT(t->dir, "%.599s", base);
+	n = list_collections(base, engine, version, cs, sizeof(cs) / sizeof(cs[0]));
+	if (n == 0) {
+		snprintf(t->warning, sizeof(t->warning),
+			 "no kernel collections in data/mfu/%s: using default MFU", g->tables);
+		return 0;
+	}
+	if (strcmp(cs[0].engine, engine) != 0)
+		snprintf(t->warning, sizeof(t->warning),
+			 "no %s kernel tables for %s: using the %s collection", engine, g->id, cs[0].name);
+	{
+		const char *dash = strchr(cs[0].name, '-');
+		snprintf(t->engine, sizeof(t->engine), "%s", cs[0].engine);
+		snprintf(t->version, sizeof(t->version), "%s", dash ? dash + 1 : "");
+	}
+	for (i = 0; i < n; i++) {
+		unsigned got = 0;
+		FMT(path, "%.700s/%.63s/gemm.csv.gz", base, cs[i].name);
+		if (paths_exists(path) && (rc = load_gemm(t, path, g, &got, e)) < 0)
+			goto fail;
+		if (got & (1u << DT_BF16))
+			set_src(t, MFU_P_GEMM_BF16, g->tables, cs[i].name, "gemm");
+		if (got & (1u << DT_FP8))
+			set_src(t, MFU_P_GEMM_FP8, g->tables, cs[i].name, "gemm");
+		if (got & (1u << DT_FP4))
+			set_src(t, MFU_P_GEMM_FP4, g->tables, cs[i].name, "gemm");
+		FMT(path, "%.700s/%.63s/attn_prefill.csv.gz", base, cs[i].name);
+		if (!t->nprefill && paths_exists(path)) {
+			if ((rc = load_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
+				goto fail;
+			set_src(t, MFU_P_ATTN_PREFILL, g->tables, cs[i].name, "attn_prefill");
+		}
+		FMT(path, "%.700s/%.63s/attn_decode.csv.gz", base, cs[i].name);
+		if (!t->ndecode && paths_exists(path)) {
+			if ((rc = load_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
+				goto fail;
+			set_src(t, MFU_P_ATTN_DECODE, g->tables, cs[i].name, "attn_decode");
+		}
+		FMT(path, "%.700s/%.63s/allreduce.csv.gz", base, cs[i].name);
+		if (!t->src[MFU_P_ALLREDUCE][0] && paths_exists(path)) {
+			if ((rc = load_allreduce(t, path, e)) < 0)
+				goto fail;
+			set_src(t, MFU_P_ALLREDUCE, g->tables, cs[i].name, "allreduce");
+		}
+		FMT(path, "%.700s/%.63s/mla_prefill.csv.gz", base, cs[i].name);
+		if (!t->nmla_prefill && paths_exists(path)) {
+			if ((rc = load_attn(path, true, g, &t->mla_prefill, &t->nmla_prefill, e)) < 0)
+				goto fail;
+			set_src(t, MFU_P_MLA_PREFILL, g->tables, cs[i].name, "mla_prefill");
+		}
+		FMT(path, "%.700s/%.63s/mla_decode.csv.gz", base, cs[i].name);
+		if (!t->nmla_decode && paths_exists(path)) {
+			if ((rc = load_attn(path, false, g, &t->mla_decode, &t->nmla_decode, e)) < 0)
+				goto fail;
+			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
+		}
+		FMT(path, "%.700s/%.63s/moe.csv.gz", base, cs[i].name);
+		if (!t->moe_path[0] && paths_exists(path)) { /* loaded on demand */
+			FMT(t->moe_path, "%.699s", path);
+			set_src(t, MFU_P_MOE, g->tables, cs[i].name, "moe");
+		}
+	}
+	return 0;
+fail:
+	mfu_release(t);
+	return rc;
+}
+
+int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, struct err *e)
+{
+	if (t->moe || !t->moe_path[0])
+		return 0;
+	return moetab_load(t->moe_path, g, &t->moe, e);
 }
 
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e)
 {
 	char path[900];
+	unsigned got = 0;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(t->dir, sizeof(t->dir), "%s", dir);
 	snprintf(path, sizeof(path), "%s/gemm.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_gemm(t, path, g, e)) < 0)
+	if (paths_exists(path) && (rc = load_gemm(t, path, g, &got, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/attn_prefill.csv.gz", t->dir);
 	if (paths_exists(path) && (rc = load_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
@@ -447,6 +679,26 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 	snprintf(path, sizeof(path), "%s/allreduce.csv.gz", t->dir);
 	if (paths_exists(path) && (rc = load_allreduce(t, path, e)) < 0)
 		goto fail;
+	snprintf(path, sizeof(path), "%s/moe.csv.gz", t->dir);
+	if (paths_exists(path))
+		FMT(t->moe_path, "%.699s", path);
+	{
+		static const char *const fn[MFU_P__COUNT] = {"gemm", "gemm", "gemm", "attn_prefill",
+			"attn_decode", "allreduce", "moe", "mla_prefill", "mla_decode"};
+		bool have[MFU_P__COUNT];
+		int k;
+		have[MFU_P_GEMM_BF16] = t->have_gemm[DT_BF16];
+		have[MFU_P_GEMM_FP8] = t->have_gemm[DT_FP8];
+		have[MFU_P_GEMM_FP4] = t->have_gemm[DT_FP4];
+		have[MFU_P_ATTN_PREFILL] = t->nprefill > 0;
+		have[MFU_P_ATTN_DECODE] = t->ndecode > 0;
+		have[MFU_P_ALLREDUCE] = t->ar_len[2] + t->ar_len[4] + t->ar_len[8] > 0;
+		have[MFU_P_MOE] = t->moe_path[0] != '\0';
+		have[MFU_P_MLA_PREFILL] = have[MFU_P_MLA_DECODE] = false;
+		for (k = 0; k < MFU_P__COUNT; k++)
+			if (have[k])
+				snprintf(t->src[k], sizeof(t->src[k]), "%s/%s", dir, fn[k]);
+	}
 	if (!t->have_gemm[DT_BF16] || !t->nprefill || !t->ndecode)
 		snprintf(t->warning, sizeof(t->warning),
 			 "incomplete kernel tables in %s: defaults fill the gaps", t->dir);
@@ -467,12 +719,19 @@ void mfu_release(struct mfu_tables *t)
 		grid_release(&t->prefill[i].g);
 	for (i = 0; i < t->ndecode; i++)
 		grid_release(&t->decode[i].g);
+	for (i = 0; i < t->nmla_prefill; i++)
+		grid_release(&t->mla_prefill[i].g);
+	for (i = 0; i < t->nmla_decode; i++)
+		grid_release(&t->mla_decode[i].g);
 	free(t->prefill);
 	free(t->decode);
+	free(t->mla_prefill);
+	free(t->mla_decode);
 	for (d = 0; d < 9; d++) {
 		free(t->ar_size[d]);
 		free(t->ar_lat[d]);
 	}
+	moetab_free(t->moe);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -518,6 +777,13 @@ static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size
 		}
 	}
 	return best;
+}
+
+const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool prefill, int heads,
+					   enum dtype kvdt)
+{
+	return prefill ? nearest_cfg(t->mla_prefill, t->nmla_prefill, heads, 1, MFU_MLA_PREFILL_DIM, kvdt)
+		       : nearest_cfg(t->mla_decode, t->nmla_decode, heads, 1, MFU_MLA_DECODE_DIM, kvdt);
 }
 
 const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool prefill, int heads,

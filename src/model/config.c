@@ -20,6 +20,22 @@ static const struct {
 	{"deepseek_v2", FAM_DEEPSEEK_V2}, {"deepseek_v3", FAM_DEEPSEEK_V3},
 	{"kimi_k2", FAM_KIMI_K2},       {"deepseek_v32", FAM_DEEPSEEK_V32},
 	{"glm_moe_dsa", FAM_GLM_MOE_DSA}, {"minimax_m2", FAM_MINIMAX_M2},
+	{"gpt_oss", FAM_GPT_OSS},       {"qwen3_next", FAM_QWEN3_NEXT},
+	{"qwen3_5_text", FAM_QWEN3_5},  {"qwen3_5", FAM_QWEN3_5},
+	{"qwen3_5_moe_text", FAM_QWEN3_5_MOE}, {"qwen3_5_moe", FAM_QWEN3_5_MOE},
+	/* Qwen3-VL's language model is Qwen3-MoE's, inside a VL wrapper */
+	{"qwen3_vl_moe_text", FAM_QWEN3_MOE}, {"qwen3_vl_moe", FAM_QWEN3_MOE},
+	{"mimo_v2_flash", FAM_MIMO_V2}, {"gemma4_text", FAM_GEMMA4},
+	{"step3p7", FAM_STEP3P7},       {"nemotron_h", FAM_NEMOTRON_H},
+};
+
+/* Published families we read but refuse, each naming the one feature that
+ * servesim does not model (so a user knows what would be wrong). */
+static const struct {
+	const char *type, *feature;
+} refused_types[] = {
+	{"deepseek_v4", "compressed sparse attention (per-layer KV compression, 'compress_ratios')"},
+	{"kimi_linear", "attention residuals (block attention over earlier layers' outputs, 'attn_res_block_size')"},
 };
 
 const char *model_family_name(enum model_family f)
@@ -27,25 +43,23 @@ const char *model_family_name(enum model_family f)
 	static const char *names[FAM__COUNT] = {
 		"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "llama4_text",
 		"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa",
-		"minimax_m2",
+		"minimax_m2", "gpt_oss", "qwen3_next", "qwen3_5", "qwen3_5_moe", "mimo_v2_flash",
+		"gemma4_text", "step3p7", "nemotron_h",
 	};
 	return (unsigned)f < FAM__COUNT ? names[f] : "?";
 }
 
 const char *model_supported_types(void)
 {
-	return "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, llama4_text, deepseek_v2, "
-	       "deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa, minimax_m2";
+	return "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_vl_moe, llama4_text, "
+	       "deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa, minimax_m2, gpt_oss, "
+	       "qwen3_next, qwen3_5, qwen3_5_moe, mimo_v2_flash, gemma4_text, step3p7, nemotron_h";
 }
 
-const char *attn_kind_name(enum attn_kind a)
+const char *layer_mixer_name(enum layer_mixer k)
 {
-	switch (a) {
-	case ATTN_MHA: return "MHA";
-	case ATTN_GQA: return "GQA";
-	case ATTN_MLA: return "MLA";
-	}
-	return "?";
+	static const char *n[LM__COUNT] = {"full", "sliding", "chunked", "linear", "none"};
+	return (unsigned)k < LM__COUNT ? n[k] : "?";
 }
 
 static bool is_mla_family(enum model_family f)
@@ -58,6 +72,30 @@ static bool is_mla_family(enum model_family f)
 	do { if ((rc = json_req_int(c, key, src, lo, INT64_MAX, out, e)) < 0) return rc; } while (0)
 #define OPT(key, lo, out, pres) \
 	do { if ((rc = json_opt_int(c, key, src, lo, INT64_MAX, out, pres, e)) < 0) return rc; } while (0)
+
+/* A per-layer list of integers in [lo, hi] of exactly `n` entries, stored
+ * as flags (v != 0) or small codes. */
+static int int_list(const struct json *c, const char *key, const char *src, int64_t n, int lo,
+		    int hi, bool *flags, unsigned char *codes, struct err *e)
+{
+	const struct json *a = json_get(c, key), *x;
+	int64_t i = 0;
+
+	if (!a || json_type_of(a) != JSON_ARRAY || (int64_t)json_size(a) != n)
+		return err_set(e, SS_EDATA, "%s: '%s' must be a list of %lld integers (one per layer)",
+			       src, key, (long long)n);
+	for (x = json_first(a); x; x = json_next(x), i++) {
+		double v = json_number(x);
+		if (json_type_of(x) != JSON_NUMBER || !(v >= lo && v <= hi) || v != (double)(int)v)
+			return err_set(e, SS_EDATA, "%s: '%s'[%lld] must be an integer in [%d, %d]",
+				       src, key, (long long)i, lo, hi);
+		if (flags)
+			flags[i] = v != 0;
+		if (codes)
+			codes[i] = (unsigned char)v;
+	}
+	return 0;
+}
 
 /* MoE layer placement, per family. */
 static int place_moe_layers(const struct json *c, const char *src, struct model_cfg *m,
@@ -77,7 +115,7 @@ static int place_moe_layers(const struct json *c, const char *src, struct model_
 		for (i = 0; i < m->layers; i++)
 			m->is_moe[i] = (i + 1) % step == 0;
 		break;
-	case FAM_QWEN3_MOE:
+	case FAM_QWEN3_MOE: case FAM_QWEN3_NEXT: case FAM_QWEN3_5_MOE:
 		OPT("decoder_sparse_step", 1, &step, &pres);
 		for (i = 0; i < m->layers; i++)
 			m->is_moe[i] = (i + 1) % step == 0;
@@ -100,6 +138,16 @@ static int place_moe_layers(const struct json *c, const char *src, struct model_
 		for (i = 0; i < m->layers; i++)
 			m->is_moe[i] = i >= m->first_k_dense && i % freq == 0;
 		break;
+	case FAM_STEP3P7:
+		for (i = 0; i < m->layers; i++)
+			m->is_moe[i] = i >= m->first_k_dense;
+		break;
+	case FAM_MIMO_V2:
+		if ((rc = int_list(c, "moe_layer_freq", src, m->layers, 0, 1, m->is_moe, NULL, e)) < 0)
+			return rc;
+		break;
+	case FAM_NEMOTRON_H:
+		break; /* set from hybrid_override_pattern */
 	default:
 		for (i = 0; i < m->layers; i++)
 			m->is_moe[i] = true;
@@ -121,12 +169,73 @@ static int read_moe(const struct json *c, const char *src, struct model_cfg *m, 
 		REQ("num_experts_per_tok", 1, &m->top_k);
 		m->moe_intermediate = m->intermediate;
 		break;
-	case FAM_QWEN3_MOE:
+	case FAM_QWEN3_MOE: case FAM_QWEN3_NEXT: case FAM_QWEN3_5_MOE:
 		REQ("num_experts", 1, &m->n_experts);
 		REQ("num_experts_per_tok", 1, &m->top_k);
 		REQ("moe_intermediate_size", 1, &m->moe_intermediate);
 		OPT("shared_expert_intermediate_size", 0, &m->shared_intermediate, &pres);
 		m->n_shared_experts = m->shared_intermediate > 0;
+		/* Qwen3-Next / Qwen3.5: shared_expert_gate, Linear(hidden, 1) */
+		m->shared_gate = m->family != FAM_QWEN3_MOE && m->n_shared_experts > 0;
+		break;
+	case FAM_GPT_OSS:
+		/* gpt-oss: experts' gate_up and down carry biases; the router
+		 * is a Linear with bias (HF GptOssTopKRouter) */
+		REQ("num_local_experts", 1, &m->n_experts);
+		REQ("num_experts_per_tok", 1, &m->top_k);
+		REQ("intermediate_size", 1, &m->moe_intermediate);
+		m->expert_bias = true;
+		m->router_bias = true;
+		break;
+	case FAM_GEMMA4: {
+		/* Gemma 4 MoE layers run a dense MLP (intermediate_size) beside the
+		 * routed experts on every token: modelled as one shared expert */
+		bool moe = true;
+		if ((rc = json_opt_bool(c, "enable_moe_block", src, &moe, e)) < 0)
+			return rc;
+		if (!moe)
+			return 0;
+		REQ("num_experts", 1, &m->n_experts);
+		REQ("top_k_experts", 1, &m->top_k);
+		REQ("moe_intermediate_size", 1, &m->moe_intermediate);
+		m->shared_intermediate = m->intermediate;
+		m->n_shared_experts = 1;
+		break;
+	}
+	case FAM_MIMO_V2: {
+		const char *method = NULL;
+		REQ("n_routed_experts", 1, &m->n_experts);
+		REQ("num_experts_per_tok", 1, &m->top_k);
+		REQ("moe_intermediate_size", 1, &m->moe_intermediate);
+		OPT("n_shared_experts", 0, &m->n_shared_experts, &pres);
+		m->shared_intermediate = m->n_shared_experts * m->moe_intermediate;
+		if ((rc = json_opt_str(c, "topk_method", src, &method, e)) < 0)
+			return rc;
+		m->router_bias = method && strcmp(method, "noaux_tc") == 0;
+		break;
+	}
+	case FAM_STEP3P7:
+		REQ("num_experts", 1, &m->n_experts);
+		REQ("num_experts_per_tok", 1, &m->top_k);
+		REQ("moe_intermediate_size", 1, &m->moe_intermediate);
+		OPT("n_shared_experts", 0, &m->n_shared_experts, &pres);
+		OPT("share_expert_dim", 0, &v, &pres);
+		m->shared_intermediate = m->n_shared_experts * (pres ? v : m->moe_intermediate);
+		OPT("first_k_dense_replace", 0, &m->first_k_dense, &pres);
+		if ((rc = json_opt_bool(c, "use_moe_router_bias", src, &m->router_bias, e)) < 0)
+			return rc;
+		break;
+	case FAM_NEMOTRON_H:
+		/* latent MoE: relu2 experts at moe_latent_size, shared expert
+		 * at full width; the router keeps e_score_correction_bias */
+		REQ("n_routed_experts", 1, &m->n_experts);
+		REQ("num_experts_per_tok", 1, &m->top_k);
+		REQ("moe_intermediate_size", 1, &m->moe_intermediate);
+		OPT("n_shared_experts", 0, &m->n_shared_experts, &pres);
+		OPT("moe_shared_expert_intermediate_size", 0, &v, &pres);
+		m->shared_intermediate = m->n_shared_experts * v;
+		OPT("moe_latent_size", 0, &m->moe_latent, &pres);
+		m->router_bias = true;
 		break;
 	case FAM_LLAMA4:
 		REQ("num_local_experts", 1, &m->n_experts);
@@ -173,6 +282,278 @@ static int read_moe(const struct json *c, const char *src, struct model_cfg *m, 
 	return place_moe_layers(c, src, m, e);
 }
 
+/* layer_types (HF): one string per layer */
+static int layer_types(const struct json *c, const char *src, struct model_cfg *m, bool *found,
+		       struct err *e)
+{
+	static const struct {
+		const char *name;
+		enum layer_mixer k;
+	} names[] = {{"full_attention", LM_FULL}, {"sliding_attention", LM_SLIDING},
+		     {"linear_attention", LM_LINEAR}, {"chunked_attention", LM_CHUNKED}};
+	const struct json *a = json_get(c, "layer_types"), *x;
+	int64_t i = 0;
+	size_t k;
+
+	*found = a != NULL && json_type_of(a) != JSON_NULL;
+	if (!*found)
+		return 0;
+	if (json_type_of(a) != JSON_ARRAY || (int64_t)json_size(a) != m->layers)
+		return err_set(e, SS_EDATA, "%s: 'layer_types' must be a list of %lld strings (one per layer)",
+			       src, (long long)m->layers);
+	for (x = json_first(a); x; x = json_next(x), i++) {
+		const char *t = json_type_of(x) == JSON_STRING ? json_string(x) : "";
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (strcmp(t, names[k].name) == 0)
+				break;
+		if (k == sizeof(names) / sizeof(names[0]))
+			return err_set(e, SS_EDATA,
+				       "%s: 'layer_types'[%lld] is '%s' (expected full_attention, sliding_attention, linear_attention or chunked_attention)",
+				       src, (long long)i, t);
+		m->mixer[i] = (unsigned char)names[k].k;
+	}
+	return 0;
+}
+
+/* Recurrent-state dtype of linear layers: fp32 when the config says so
+ * (mamba_ssm_dtype / mamba_ssm_cache_dtype), else bf16 (vLLM's "auto"). */
+static int state_dtype(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
+{
+	const char *t = NULL;
+	int rc;
+
+	m->lin.state_elem_bytes = 2.0;
+	if ((rc = json_opt_str(c, "mamba_ssm_dtype", src, &t, e)) < 0)
+		return rc;
+	if (!t && (rc = json_opt_str(c, "mamba_ssm_cache_dtype", src, &t, e)) < 0)
+		return rc;
+	if (t && (strcmp(t, "float32") == 0 || strcmp(t, "fp32") == 0))
+		m->lin.state_elem_bytes = 4.0;
+	return 0;
+}
+
+/* Per-layer token mixers and the attention layouts of hybrid families. */
+static int read_layers(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
+{
+	int64_t i, v = 0;
+	bool pres = false, lt = false;
+	int rc;
+
+	for (i = 0; i < m->layers; i++)
+		m->mixer[i] = LM_FULL;
+	if ((rc = layer_types(c, src, m, &lt, e)) < 0)
+		return rc;
+	switch (m->family) {
+	case FAM_GPT_OSS:
+		/* sinks on every layer (HF GptOssAttention.sinks) */
+		m->attn_sinks = true;
+		m->window.sinks = true;
+		break;
+	case FAM_QWEN3_NEXT: case FAM_QWEN3_5: case FAM_QWEN3_5_MOE:
+		if (!lt) {
+			int64_t every = 4;
+			OPT("full_attention_interval", 1, &every, &pres);
+			for (i = 0; i < m->layers; i++)
+				m->mixer[i] = (i + 1) % every == 0 ? LM_FULL : LM_LINEAR;
+		}
+		/* gated attention: q_proj emits query and a sigmoid gate */
+		m->attn_gate = true;
+		m->qk_norm = true;
+		m->lin.kind = LIN_GDN;
+		REQ("linear_num_key_heads", 1, &m->lin.k_heads);
+		REQ("linear_key_head_dim", 1, &m->lin.k_dim);
+		REQ("linear_num_value_heads", 1, &m->lin.v_heads);
+		REQ("linear_value_head_dim", 1, &m->lin.v_dim);
+		REQ("linear_conv_kernel_dim", 1, &m->lin.conv_kernel);
+		if ((rc = state_dtype(c, src, m, e)) < 0)
+			return rc;
+		break;
+	case FAM_MIMO_V2: {
+		bool sink = false;
+		unsigned char pat[MODEL_MAX_LAYERS];
+		/* hybrid_layer_pattern: 1 sliding-window layer, 0 full */
+		if ((rc = int_list(c, "hybrid_layer_pattern", src, m->layers, 0, 1, NULL, pat, e)) < 0)
+			return rc;
+		for (i = 0; i < m->layers; i++)
+			m->mixer[i] = pat[i] ? LM_SLIDING : LM_FULL;
+		OPT("v_head_dim", 1, &m->v_head_dim, &pres);
+		REQ("swa_num_attention_heads", 1, &m->window.heads);
+		REQ("swa_num_key_value_heads", 1, &m->window.kv_heads);
+		REQ("swa_head_dim", 1, &m->window.head_dim);
+		REQ("swa_v_head_dim", 1, &m->window.v_head_dim);
+		if ((rc = json_opt_bool(c, "add_swa_attention_sink_bias", src, &sink, e)) < 0)
+			return rc;
+		m->window.sinks = sink;
+		sink = false;
+		if ((rc = json_opt_bool(c, "add_full_attention_sink_bias", src, &sink, e)) < 0)
+			return rc;
+		m->attn_sinks = sink;
+		break;
+	}
+	case FAM_GEMMA4: {
+		/* sliding layers: head_dim / num_key_value_heads; global layers:
+		 * global_head_dim / num_global_key_value_heads, keys = values */
+		m->window.heads = m->heads;
+		m->window.kv_heads = m->kv_heads;
+		m->window.head_dim = m->window.v_head_dim = m->head_dim;
+		OPT("num_global_key_value_heads", 1, &m->kv_heads, &pres);
+		OPT("global_head_dim", 1, &m->head_dim, &pres);
+		m->v_head_dim = m->head_dim;
+		m->rope_dim = m->head_dim;
+		if ((rc = json_opt_bool(c, "attention_k_eq_v", src, &m->k_eq_v, e)) < 0)
+			return rc;
+		m->qk_norm = true;
+		break;
+	}
+	case FAM_LLAMA4:
+		/* local layers attend within attention_chunk_size blocks; every
+		 * no_rope_layer_interval-th layer (NoPE) is global (HF Llama4TextConfig) */
+		OPT("attention_chunk_size", 1, &m->chunk, &pres);
+		if (m->chunk > 0 && !lt) {
+			const struct json *nr = json_get(c, "no_rope_layers");
+			int64_t every = 4;
+			if (nr && json_type_of(nr) == JSON_ARRAY && json_size(nr) > 0) {
+				bool rope[MODEL_MAX_LAYERS];
+				if ((rc = int_list(c, "no_rope_layers", src, m->layers, 0, 1, rope, NULL, e)) < 0)
+					return rc;
+				for (i = 0; i < m->layers; i++)
+					m->mixer[i] = rope[i] ? LM_CHUNKED : LM_FULL;
+			} else {
+				OPT("no_rope_layer_interval", 1, &every, &pres);
+				for (i = 0; i < m->layers; i++)
+					m->mixer[i] = (i + 1) % every != 0 ? LM_CHUNKED : LM_FULL;
+			}
+		}
+		break;
+	case FAM_NEMOTRON_H: {
+		const char *pat = NULL;
+		if ((rc = json_req_str(c, "hybrid_override_pattern", src, &pat, e)) < 0)
+			return rc;
+		if ((int64_t)strlen(pat) != m->layers)
+			return err_set(e, SS_EDATA,
+				       "%s: 'hybrid_override_pattern' has %zu characters, expected %lld (num_hidden_layers)",
+				       src, strlen(pat), (long long)m->layers);
+		/* M Mamba2 mixer, * attention, E MoE FFN, - dense FFN: one block each */
+		for (i = 0; i < m->layers; i++) {
+			char ch = pat[i];
+			if (ch != 'M' && ch != '*' && ch != 'E' && ch != '-')
+				return err_set(e, SS_EDATA,
+					       "%s: 'hybrid_override_pattern'[%lld] is '%c' (expected M, *, E or -)",
+					       src, (long long)i, ch);
+			m->mixer[i] = ch == 'M' ? LM_LINEAR : ch == '*' ? LM_FULL : LM_NONE;
+			m->no_ffn[i] = ch == 'M' || ch == '*';
+			m->is_moe[i] = ch == 'E';
+		}
+		m->ffn_mats = 2; /* relu2 MLPs: up and down, no gate */
+		m->lin.kind = LIN_MAMBA2;
+		REQ("n_groups", 1, &m->lin.k_heads);
+		REQ("ssm_state_size", 1, &m->lin.k_dim);
+		REQ("mamba_num_heads", 1, &m->lin.v_heads);
+		REQ("mamba_head_dim", 1, &m->lin.v_dim);
+		REQ("conv_kernel", 1, &m->lin.conv_kernel);
+		if ((rc = state_dtype(c, src, m, e)) < 0)
+			return rc;
+		break;
+	}
+	default:
+		break;
+	}
+	for (i = 0; i < m->layers; i++)
+		m->n_mixer[m->mixer[i]]++;
+	if (m->n_mixer[LM_SLIDING] > 0) {
+		REQ("sliding_window", 1, &m->window.size);
+		if (m->window.heads == 0) {
+			m->window.heads = m->heads;
+			m->window.kv_heads = m->kv_heads;
+			m->window.head_dim = m->head_dim;
+			m->window.v_head_dim = m->v_head_dim;
+		}
+		if (m->window.heads % m->window.kv_heads != 0)
+			return err_set(e, SS_EDATA,
+				       "%s: sliding-window layers' %lld heads must be a multiple of their %lld KV heads",
+				       src, (long long)m->window.heads, (long long)m->window.kv_heads);
+	}
+	if (m->n_mixer[LM_CHUNKED] > 0 && m->chunk <= 0)
+		return err_set(e, SS_EDATA, "%s: chunked attention layers need 'attention_chunk_size' >= 1", src);
+	if (m->n_mixer[LM_LINEAR] > 0 && m->lin.kind == LIN_NONE)
+		return err_set(e, SS_EDATA,
+			       "%s: 'linear_attention' layers are modelled for qwen3_next and qwen3_5 (Gated DeltaNet) and nemotron_h (Mamba2) only",
+			       src);
+	(void)v;
+	return 0;
+}
+
+/* partial_rotary_factor (top level or in rope_parameters): rotary dims of
+ * the full-attention layers' heads (the rope op's width). */
+static int partial_rotary(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
+{
+	const struct json *rp = json_get(c, "rope_parameters");
+	double f = 0;
+	bool pres = false;
+	int rc;
+
+	if ((rc = json_opt_num(c, "partial_rotary_factor", src, &f, &pres, e)) < 0)
+		return rc;
+	if (!pres && rp && json_type_of(rp) == JSON_OBJECT) {
+		const struct json *full = json_get(rp, "full_attention");
+		if (full && json_type_of(full) == JSON_OBJECT)
+			rp = full; /* Gemma 4: per layer type */
+		if ((rc = json_opt_num(rp, "partial_rotary_factor", src, &f, &pres, e)) < 0)
+			return rc;
+	}
+	if (!pres)
+		return 0;
+	if (!(f > 0 && f <= 1))
+		return err_set(e, SS_EDATA, "%s: 'partial_rotary_factor' must be in (0, 1], got %g", src, f);
+	m->rope_dim = (int64_t)((double)m->head_dim * f);
+	if (m->rope_dim < 1)
+		m->rope_dim = 1;
+	return 0;
+}
+
+/* Qwen-VL vision encoder weights (Qwen3-VL, Qwen3.5: 'vision_config' with
+ * depth, hidden_size, intermediate_size, patch sizes, out_hidden_size): ViT
+ * blocks (two LayerNorms, qkv and proj with bias, a GELU MLP with bias), the
+ * Conv3d patch embedding, learned position embeddings, the patch merger and
+ * one merger per deepstack index (HF Qwen3VLVisionModel).  Other vision
+ * configs are not counted (their encoders are 0.4-1.8 B). */
+static int vision_params(const struct json *root, const char *src, struct model_cfg *m,
+			 struct err *e)
+{
+	const struct json *v = json_get(root, "vision_config"), *ds;
+	int64_t depth = 0, hid = 0, inter = 0, patch = 0, tpatch = 1, inch = 3, out = 0, merge = 2;
+	int64_t npos = 0;
+	double blk, mh, merger;
+	bool pres;
+	int rc;
+	const struct json *c = v;
+
+	if (!v || json_type_of(v) != JSON_OBJECT || !json_get(v, "depth") ||
+	    !json_get(v, "out_hidden_size"))
+		return 0;
+	REQ("depth", 1, &depth);
+	REQ("hidden_size", 1, &hid);
+	REQ("intermediate_size", 1, &inter);
+	REQ("patch_size", 1, &patch);
+	REQ("out_hidden_size", 1, &out);
+	OPT("temporal_patch_size", 1, &tpatch, &pres);
+	OPT("in_channels", 1, &inch, &pres);
+	OPT("spatial_merge_size", 1, &merge, &pres);
+	OPT("num_position_embeddings", 0, &npos, &pres);
+	blk = 4.0 * (double)hid + (double)hid * (double)(3 * hid) + 3.0 * (double)hid +
+	      (double)hid * (double)hid + (double)hid + 2.0 * (double)hid * (double)inter +
+	      (double)inter + (double)hid;
+	mh = (double)hid * (double)(merge * merge);
+	merger = mh * mh + mh + mh * (double)out + (double)out;
+	m->vision_params = (double)depth * blk +
+			   (double)(inch * tpatch * patch * patch) * (double)hid + (double)hid +
+			   (double)npos * (double)hid + 2.0 * (double)hid + merger;
+	ds = json_get(v, "deepstack_visual_indexes");
+	if (ds && json_type_of(ds) == JSON_ARRAY)
+		m->vision_params += (double)json_size(ds) * (2.0 * mh + merger);
+	return 0;
+}
+
 static int read_mla(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
 {
 	bool pres;
@@ -188,9 +569,27 @@ static int read_mla(const struct json *c, const char *src, struct model_cfg *m, 
 	m->rope_dim = m->qk_rope_dim;
 	m->kv_heads = m->heads;
 	if (m->family == FAM_DEEPSEEK_V32 || m->family == FAM_GLM_MOE_DSA) {
+		const struct json *it = json_get(c, "indexer_types"), *x;
+		int64_t i = 0;
 		REQ("index_n_heads", 1, &m->index_heads);
 		REQ("index_head_dim", 1, &m->index_head_dim);
 		REQ("index_topk", 1, &m->index_topk);
+		m->index_layers = m->layers;
+		if (it && json_type_of(it) != JSON_NULL) {
+			if (json_type_of(it) != JSON_ARRAY || (int64_t)json_size(it) != m->layers)
+				return err_set(e, SS_EDATA,
+					       "%s: 'indexer_types' must be a list of %lld strings (one per layer)",
+					       src, (long long)m->layers);
+			for (x = json_first(it); x; x = json_next(x), i++) {
+				const char *t = json_type_of(x) == JSON_STRING ? json_string(x) : "";
+				if (strcmp(t, "full") != 0 && strcmp(t, "shared") != 0)
+					return err_set(e, SS_EDATA,
+						       "%s: 'indexer_types'[%lld] is '%s' (expected full or shared)",
+						       src, (long long)i, t);
+				m->shared_index[i] = t[0] == 's';
+				m->index_layers -= m->shared_index[i];
+			}
+		}
 	}
 	return 0;
 }
@@ -217,6 +616,11 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 		return rc;
 	if (!type)
 		return err_set(e, SS_EDATA, "%s: missing required key 'model_type'", src);
+	for (i = 0; i < sizeof(refused_types) / sizeof(refused_types[0]); i++)
+		if (strcmp(type, refused_types[i].type) == 0)
+			return err_set(e, SS_EDATA,
+				       "%s: model_type '%s' is refused: servesim does not model its %s",
+				       src, type, refused_types[i].feature);
 	for (i = 0; i < sizeof(family_types) / sizeof(family_types[0]); i++) {
 		if (strcmp(type, family_types[i].type) == 0) {
 			m->family = family_types[i].fam;
@@ -227,7 +631,14 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 		return err_set(e, SS_EDATA,
 			       "%s: model_type '%s' is not supported (supported families: %s)", src,
 			       type, model_supported_types());
+	/* shown without the "_text" of a wrapped language model (qwen3_5_moe,
+	 * gemma4, llama4: the published wrapper's name) */
 	snprintf(m->model_type, sizeof(m->model_type), "%s", type);
+	{
+		size_t n = strlen(m->model_type);
+		if (n > 5 && strcmp(m->model_type + n - 5, "_text") == 0)
+			m->model_type[n - 5] = '\0';
+	}
 
 	REQ("hidden_size", 1, &m->hidden);
 	REQ("num_hidden_layers", 1, &m->layers);
@@ -250,6 +661,8 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 			       src, (long long)m->heads, (long long)m->kv_heads);
 	m->attn = m->kv_heads == m->heads ? ATTN_MHA : ATTN_GQA;
 	m->rope_dim = m->head_dim;
+	m->v_head_dim = m->head_dim;
+	m->ffn_mats = 3;
 
 	switch (m->family) {
 	case FAM_QWEN2:
@@ -271,6 +684,10 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 		return rc;
 	if (is_mla_family(m->family) && (rc = read_mla(c, src, m, e)) < 0)
 		return rc;
+	if ((rc = read_layers(c, src, m, e)) < 0)
+		return rc;
+	if (m->attn != ATTN_MLA && (rc = partial_rotary(c, src, m, e)) < 0)
+		return rc;
 	if ((rc = read_moe(c, src, m, e)) < 0)
 		return rc;
 	if (m->n_moe_layers < m->layers && m->intermediate == 0)
@@ -279,17 +696,46 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 	OPT("max_position_embeddings", 1, &m->max_positions, &pres);
 	if (m->family == FAM_MINIMAX_M2)
 		OPT("num_mtp_modules", 0, &m->mtp_layers, &pres);
+	if (m->family == FAM_QWEN3_5 || m->family == FAM_QWEN3_5_MOE)
+		OPT("mtp_num_hidden_layers", 0, &m->mtp_layers, &pres);
 	q = json_get(c, "quantization_config");
 	if (!q)
 		q = json_get(root, "quantization_config");
-	if (q && json_type_of(q) == JSON_OBJECT) {
-		const char *qm = NULL;
-		if ((rc = json_opt_str(q, "quant_method", src, &qm, e)) < 0)
-			return rc;
-		if (qm)
-			snprintf(m->quant, sizeof(m->quant), "%s", qm);
-	}
+	if (q && json_type_of(q) == JSON_OBJECT && (rc = model_quant_from_json(q, src, m, e)) < 0)
+		return rc;
+	if (c != root && (rc = vision_params(root, src, m, e)) < 0)
+		return rc;
 	return 0;
+}
+
+#define APPEND(...) \
+	do { if (off < n) off += (size_t)snprintf(buf + off, n - off, __VA_ARGS__); } while (0)
+
+void model_layers_text(const struct model_cfg *m, char *buf, size_t n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (m->n_mixer[LM_FULL] == m->layers)
+		return;
+	APPEND("full attention %lld", (long long)m->n_mixer[LM_FULL]);
+	if (m->n_mixer[LM_SLIDING])
+		APPEND(", sliding window %lld (window %lld, %lld heads, %lld KV heads, head dim %lld/%lld%s)",
+		       (long long)m->n_mixer[LM_SLIDING], (long long)m->window.size,
+		       (long long)m->window.heads, (long long)m->window.kv_heads,
+		       (long long)m->window.head_dim, (long long)m->window.v_head_dim,
+		       m->window.sinks ? ", sinks" : "");
+	if (m->n_mixer[LM_CHUNKED])
+		APPEND(", chunked local %lld (chunk %lld)", (long long)m->n_mixer[LM_CHUNKED],
+		       (long long)m->chunk);
+	if (m->n_mixer[LM_LINEAR])
+		APPEND(", linear %lld (%s: %lld x %lld key, %lld x %lld value heads, conv %lld, state %.0f B/elem)",
+		       (long long)m->n_mixer[LM_LINEAR],
+		       m->lin.kind == LIN_GDN ? "Gated DeltaNet" : "Mamba2", (long long)m->lin.k_heads,
+		       (long long)m->lin.k_dim, (long long)m->lin.v_heads, (long long)m->lin.v_dim,
+		       (long long)m->lin.conv_kernel, m->lin.state_elem_bytes);
+	if (m->n_mixer[LM_NONE])
+		APPEND(", FFN-only %lld", (long long)m->n_mixer[LM_NONE]);
 }
 
 int model_load_file(const char *path, const char *id, struct model_cfg *m, struct err *e)

@@ -12,7 +12,8 @@
  *   q_a / kv_a (MLA) and the DSA indexer replicated; embedding and LM head
  *   vocab-parallel; router replicated.
  * - MoE with EP: the tp x dp GPUs of a stage each hold E/ep experts, split
- *   (tp*dp)/ep ways; every rank receives tokens from all DP ranks. */
+ *   (tp*dp)/ep ways; without EP every expert is split tp*dp ways; either way
+ *   every rank computes the tokens of all DP ranks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,10 @@
 
 #include "servesim/alloc.h"
 #include "servesim/opgraph.h"
+
+/* query tokens per request up to which a step with a cache is priced as
+ * decode (see opgraph_build) */
+#define OPG_DECODE_MAX_Q 8
 
 #define ACT_BYTES 2.0 /* activations in bf16 */
 
@@ -58,6 +63,23 @@ double attn_capped_pairs(int64_t s, int64_t c, int64_t cap)
 		q0 = s;
 	return (double)q0 * (double)c + (double)q0 * (double)(q0 + 1) / 2.0 +
 	       (double)(s - q0) * (double)cap;
+}
+
+double attn_chunked_pairs(int64_t s, int64_t c, int64_t chunk)
+{
+	/* sum over positions p = c+1 .. c+s of ((p-1) mod chunk) + 1, via the
+	 * sum of f(p) over p = 1..n: full chunks plus the partial one */
+	double tot[2];
+	int64_t n[2] = {c + s, c}, i;
+
+	if (chunk <= 0)
+		return attn_causal_pairs(s, c);
+	for (i = 0; i < 2; i++) {
+		int64_t q = n[i] / chunk, r = n[i] % chunk;
+		tot[i] = (double)q * (double)chunk * (double)(chunk + 1) / 2.0 +
+			 (double)r * (double)(r + 1) / 2.0;
+	}
+	return tot[0] - tot[1];
 }
 
 double moe_expected_experts(double e_local, double e_total, double assignments)
@@ -158,37 +180,117 @@ static struct op *attn_core(struct layer_kind *lk, const char *name, double pair
 	return o;
 }
 
-static void gqa_block(struct ctx *c, struct layer_kind *lk)
+/* Attention layout of one GQA layer kind. */
+struct gqa_layout {
+	int64_t heads, kv_heads, head_dim, v_head_dim;
+	bool gate, k_eq_v;
+};
+
+static void gqa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer kind)
 {
 	const struct model_cfg *m = c->m;
-	int64_t nh = m->heads / c->tp, nkv = m->kv_heads / c->tp, hd = m->head_dim;
-	int64_t T = c->T, B = c->B, S = c->s->seq_len, C = c->s->context_len;
-	double pairs = (double)B * attn_causal_pairs(S, C);
-	double kv_tok;
+	struct gqa_layout L = {m->heads, m->kv_heads, m->head_dim, m->v_head_dim, m->attn_gate,
+			       m->k_eq_v};
+	int64_t nh, nkv, hd, vd, T = c->T, B = c->B, S = c->s->seq_len, C = c->s->context_len;
+	double pairs, kv_tok, keys;
 	struct op *o;
 
+	if (kind == LM_SLIDING) {
+		L.heads = m->window.heads;
+		L.kv_heads = m->window.kv_heads;
+		L.head_dim = m->window.head_dim;
+		L.v_head_dim = m->window.v_head_dim;
+		L.k_eq_v = false;
+	}
+	nh = L.heads / c->tp;
+	nkv = L.kv_heads / c->tp;
+	hd = L.head_dim;
+	vd = L.v_head_dim;
 	if (nkv < 1)
 		nkv = 1; /* fewer KV heads than ranks: each rank keeps one */
-	kv_tok = 2.0 * (double)nkv * (double)hd * c->kvb;
+	kv_tok = (double)nkv * (double)(hd + (L.k_eq_v ? 0 : vd)) * c->kvb;
+	/* keys each request reads from the cache, and query-key pairs */
+	if (kind == LM_SLIDING) {
+		pairs = (double)B * attn_capped_pairs(S, C, m->window.size);
+		/* a query sees itself and the window.size - 1 tokens before it */
+		keys = (double)(C < m->window.size - 1 ? C : m->window.size - 1) + (double)S;
+	} else if (kind == LM_CHUNKED) {
+		pairs = (double)B * attn_chunked_pairs(S, C, m->chunk);
+		keys = (double)(C % m->chunk) + (double)S;
+		if (keys > (double)m->chunk + (double)S)
+			keys = (double)m->chunk + (double)S;
+	} else {
+		pairs = (double)B * attn_causal_pairs(S, C);
+		keys = (double)(C + S);
+	}
 	elem(lk, "input_norm", OPC_NORM, T, m->hidden, 4, 1, 1);
-	gemm(c, lk, "qkv_proj", OPC_ATTENTION, T, (nh + 2 * nkv) * hd, m->hidden, 1);
+	gemm(c, lk, "qkv_proj", OPC_ATTENTION, T,
+	     nh * hd * (L.gate ? 2 : 1) + nkv * (hd + (L.k_eq_v ? 0 : vd)), m->hidden, 1);
 	if (m->qk_norm)
 		elem(lk, "qk_norm", OPC_NORM, T, (nh + nkv) * hd, 4, 1, 1);
-	elem(lk, "rope", OPC_ATTENTION, T, (nh + nkv) * m->rope_dim, 3, 1, 1);
+	elem(lk, "rope", OPC_ATTENTION, T, (nh + nkv) * (kind == LM_SLIDING ? hd : m->rope_dim), 3, 1, 1);
 	o = attn_core(lk, c->decode ? "attn_decode" : "attn_prefill", pairs, (double)nh,
-		      (double)hd, (double)hd, (double)B * (double)(C + S) * kv_tok,
-		      (double)T * kv_tok);
-	o->act_bytes = (double)T * (double)(2 * nh * hd) * ACT_BYTES;
+		      (double)hd, (double)vd, (double)B * keys * kv_tok, (double)T * kv_tok);
+	o->act_bytes = (double)T * (double)(nh * (hd + vd)) * ACT_BYTES;
 	snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T,
 		 (long long)nh, (long long)hd);
 	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T,
-		 (long long)(nh * hd));
-	gemm(c, lk, "o_proj", OPC_ATTENTION, T, m->hidden, nh * hd, 1);
+		 (long long)(nh * vd));
+	if (L.gate) /* sigmoid(gate) * attention output */
+		elem(lk, "attn_gate", OPC_ATTENTION, T, nh * vd, 5, 2, 1);
+	gemm(c, lk, "o_proj", OPC_ATTENTION, T, m->hidden, nh * vd, 1);
 	allreduce(c, lk, "allreduce_attn", T, m->hidden);
 	elem(lk, "residual_attn", OPC_RESIDUAL, T, m->hidden, 1, 2, 1);
 }
 
-static void mla_block(struct ctx *c, struct layer_kind *lk)
+/* Recurrent state bytes of one linear layer for one sequence on this GPU. */
+static double linear_state_bytes(const struct ctx *c)
+{
+	const struct model_cfg *m = c->m;
+	double vh = (double)m->lin.v_heads / (double)c->tp;
+
+	return vh * (double)(m->lin.v_dim * m->lin.k_dim) * m->lin.state_elem_bytes;
+}
+
+/* Linear attention (Gated DeltaNet, Mamba2): projections, causal conv, a
+ * recurrent update over a fixed-size state per sequence, gated norm, out. */
+static void linear_block(struct ctx *c, struct layer_kind *lk)
+{
+	const struct model_cfg *m = c->m;
+	int64_t T = c->T, B = c->B, h = m->hidden;
+	int64_t vh = m->lin.v_heads / c->tp, kh = m->lin.k_heads / c->tp;
+	int64_t kd = kh * m->lin.k_dim, vd = vh * m->lin.v_dim, conv = 2 * kd + vd, in_n;
+	double st = linear_state_bytes(c), elems = (double)vh * (double)(m->lin.v_dim * m->lin.k_dim);
+	struct op *o;
+
+	if (kh < 1) {
+		kh = 1;
+		kd = m->lin.k_dim;
+		conv = 2 * kd + vd;
+	}
+	/* GDN: q k v z + b a per value head; Mamba2: x z B C + dt per head */
+	in_n = m->lin.kind == LIN_GDN ? 2 * kd + 2 * vd + 2 * vh : 2 * kd + 2 * vd + vh;
+	elem(lk, "input_norm", OPC_NORM, T, h, 4, 1, 1);
+	gemm(c, lk, "in_proj", OPC_ATTENTION, T, in_n, h, 1);
+	elem(lk, "causal_conv1d", OPC_ATTENTION, T, conv, 2.0 * (double)m->lin.conv_kernel, 1, 1);
+	o = push(lk, m->lin.kind == LIN_GDN ? "gated_delta_rule" : "ssm_scan", OPC_ATTENTION, OPK_ATTN);
+	o->flops = (double)T * elems * LINEAR_FLOPS_PER_STATE_ELEM;
+	/* the state is read and written once per sequence per step */
+	o->kv_read_bytes = (double)B * st;
+	o->kv_write_bytes = (double)B * st;
+	o->act_bytes = (double)T * (double)(conv + vd) * ACT_BYTES;
+	snprintf(o->shape_in, sizeof(o->shape_in), "state[%lld,%lld,%lld]", (long long)vh,
+		 (long long)m->lin.k_dim, (long long)m->lin.v_dim);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T, (long long)vd);
+	elem(lk, "gated_norm", OPC_NORM, T, vd, 9, 2, 1);
+	gemm(c, lk, "out_proj", OPC_ATTENTION, T, h, vd, 1);
+	allreduce(c, lk, "allreduce_attn", T, h);
+	elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
+}
+
+/* own_index: the layer runs its own DSA indexer (else it reuses an earlier
+ * layer's top-k selection and only the capped attention remains) */
+static void mla_block(struct ctx *c, struct layer_kind *lk, bool own_index)
 {
 	const struct model_cfg *m = c->m;
 	int64_t nh = m->heads / c->tp, h = m->hidden, T = c->T, B = c->B;
@@ -211,7 +313,9 @@ static void mla_block(struct ctx *c, struct layer_kind *lk)
 	gemm(c, lk, "kv_a_proj", OPC_ATTENTION, T, kvl + rope, h, 1);
 	elem(lk, "kv_a_norm", OPC_NORM, T, kvl, 4, 1, 1);
 	elem(lk, "rope", OPC_ATTENTION, T, (nh + 1) * rope, 3, 1, 1);
-	if (m->index_topk > 0) {
+	if (m->index_topk > 0 && !own_index)
+		pairs = (double)B * attn_capped_pairs(S, C, m->index_topk);
+	if (m->index_topk > 0 && own_index) {
 		/* DeepSeek sparse attention: a lightweight indexer scores every
 		 * cached token, keeps the top index_topk per query; the main
 		 * attention then covers at most index_topk keys per query. */
@@ -270,11 +374,11 @@ static void dense_ffn(struct ctx *c, struct layer_kind *lk, int64_t inter, enum 
 	char n1[32], n2[32], n3[32];
 	int64_t w = inter / c->tp;
 
-	snprintf(n1, sizeof(n1), "%sgate_up_proj", prefix);
+	snprintf(n1, sizeof(n1), c->m->ffn_mats == 2 ? "%sup_proj" : "%sgate_up_proj", prefix);
 	snprintf(n2, sizeof(n2), "%sact_mul", prefix);
 	snprintf(n3, sizeof(n3), "%sdown_proj", prefix);
-	gemm(c, lk, n1, cat, c->T, 2 * w, c->m->hidden, 1);
-	elem(lk, n2, cat, c->T, w, 5, 2, 1);
+	gemm(c, lk, n1, cat, c->T, (c->m->ffn_mats - 1) * w, c->m->hidden, 1);
+	elem(lk, n2, cat, c->T, w, 5, c->m->ffn_mats - 1, 1);
 	gemm(c, lk, n3, cat, c->T, c->m->hidden, w, 1);
 }
 
@@ -282,13 +386,16 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 {
 	const struct model_cfg *m = c->m;
 	const struct parallel *p = c->p;
-	int64_t h = m->hidden, E = m->n_experts, k = m->top_k;
+	/* latent MoE: tokens enter the experts at moe_latent width */
+	int64_t h = m->moe_latent > 0 ? m->moe_latent : m->hidden, E = m->n_experts, k = m->top_k;
+	int64_t up = m->ffn_mats - 1;
 	bool ep = p->ep > 1;
-	int64_t mtp = ep ? (p->tp * p->dp) / p->ep : p->tp;
+	/* without EP the experts are TP-sharded over tp x dp (vLLM) */
+	int64_t mtp = (p->tp * p->dp) / (ep ? p->ep : 1);
 	int64_t e_local = ep ? E / p->ep : E;
 	int64_t w = m->moe_intermediate / mtp;
-	/* tokens whose experts live here: all DP ranks' tokens with EP */
-	double tokens_in = ep ? (double)(c->T * p->dp) : (double)c->T;
+	/* tokens whose experts live here: all DP ranks' tokens */
+	double tokens_in = (double)(c->T * p->dp);
 	double assign = tokens_in * (double)k * (double)e_local / (double)E;
 	double touched = moe_expected_experts((double)e_local, (double)E, tokens_in * (double)k);
 	double avg_m;
@@ -296,7 +403,9 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 
 	if (w < 1)
 		w = 1;
-	gemm(c, lk, "router", OPC_MOE, c->T, E, h, 1);
+	gemm(c, lk, "router", OPC_MOE, c->T, E, m->hidden, 1);
+	if (m->moe_latent > 0)
+		gemm(c, lk, "moe_latent_down", OPC_MOE, c->T, h, m->hidden, 1);
 	o = push(lk, "topk_select", OPC_MOE, OPK_OTHER);
 	o->flops = (double)c->T * (double)E;
 	o->act_bytes = (double)c->T * (double)E * 4.0;
@@ -312,16 +421,16 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 	avg_m = touched > 0 ? assign / touched : 0;
 	o = push(lk, "experts_gate_up", OPC_MOE, OPK_GEMM);
 	o->m = (int64_t)ceil(avg_m);
-	o->n = 2 * w;
+	o->n = up * w;
 	o->k = h;
 	o->batch = (int64_t)ceil(touched);
-	o->flops = 2.0 * assign * (double)(2 * w) * (double)h;
-	o->weight_bytes = touched * (double)(2 * w) * (double)h * c->wb;
-	o->act_bytes = assign * (double)(h + 2 * w) * ACT_BYTES;
+	o->flops = 2.0 * assign * (double)(up * w) * (double)h;
+	o->weight_bytes = touched * (double)(up * w) * (double)h * c->wb;
+	o->act_bytes = assign * (double)(h + up * w) * ACT_BYTES;
 	o->low_precision = true;
 	snprintf(o->shape_in, sizeof(o->shape_in), "[%.0f,%lld]", assign, (long long)h);
-	snprintf(o->shape_out, sizeof(o->shape_out), "[%.0f,%lld]", assign, (long long)(2 * w));
-	elem(lk, "experts_act_mul", OPC_MOE, (int64_t)ceil(assign), w, 5, 2, 1);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%.0f,%lld]", assign, (long long)(up * w));
+	elem(lk, "experts_act_mul", OPC_MOE, (int64_t)ceil(assign), w, 5, (double)up, 1);
 	o = push(lk, "experts_down", OPC_MOE, OPK_GEMM);
 	o->m = (int64_t)ceil(avg_m);
 	o->n = h;
@@ -340,6 +449,8 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T,
 			 (long long)h);
 	}
+	if (m->moe_latent > 0)
+		gemm(c, lk, "moe_latent_up", OPC_MOE, c->T, m->hidden, h, 1);
 	if (m->shared_intermediate > 0)
 		dense_ffn(c, lk, m->shared_intermediate, OPC_MOE, "shared_");
 }
@@ -358,13 +469,37 @@ static void ffn_tail(struct ctx *c, struct layer_kind *lk, bool moe)
 	elem(lk, "residual_ffn", OPC_RESIDUAL, c->T, c->m->hidden, 1, 2, 1);
 }
 
-static void build_layer(struct ctx *c, struct layer_kind *lk, bool moe)
+/* FFN part of a layer kind */
+enum ffn_part { FP_DENSE, FP_MOE, FP_NONE };
+
+static void build_layer(struct ctx *c, struct layer_kind *lk, enum layer_mixer mix,
+			enum ffn_part ffn, bool shared_index)
 {
-	if (c->m->attn == ATTN_MLA)
-		mla_block(c, lk);
+	if (mix == LM_LINEAR)
+		linear_block(c, lk);
+	else if (mix == LM_FULL && c->m->attn == ATTN_MLA)
+		mla_block(c, lk, !shared_index);
+	else if (mix != LM_NONE)
+		gqa_block(c, lk, mix);
+	if (ffn != FP_NONE)
+		ffn_tail(c, lk, ffn == FP_MOE);
+}
+
+static void kind_name(char *out, size_t n, enum layer_mixer mix, enum ffn_part ffn,
+		      bool shared_index)
+{
+	static const char *fn[] = {"dense", "moe", ""};
+
+	if (shared_index) /* DSA layers reusing an earlier layer's top-k */
+		snprintf(out, n, "%s/shared-idx", fn[ffn]);
+	else if (mix == LM_FULL && ffn != FP_NONE)
+		snprintf(out, n, "%s", fn[ffn]); /* the names of plain models */
+	else if (ffn == FP_NONE)
+		snprintf(out, n, "%s-only", mix == LM_FULL ? "attn" : layer_mixer_name(mix));
+	else if (mix == LM_NONE)
+		snprintf(out, n, "%s-only", fn[ffn]);
 	else
-		gqa_block(c, lk);
-	ffn_tail(c, lk, moe);
+		snprintf(out, n, "%s+%s", layer_mixer_name(mix), fn[ffn]);
 }
 
 static void build_head(struct ctx *c, struct layer_kind *lk)
@@ -384,13 +519,20 @@ static void build_head(struct ctx *c, struct layer_kind *lk)
 	lk->ops[lk->nops - 1].low_precision = false; /* vLLM keeps the head in bf16 */
 }
 
+void opgraph_layer_kind_name(const struct model_cfg *m, int64_t i, char *out, size_t n)
+{
+	kind_name(out, n, (enum layer_mixer)m->mixer[i],
+		  m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE,
+		  m->mixer[i] == LM_FULL && m->attn == ATTN_MLA && m->shared_index[i]);
+}
+
 int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 		  const struct pass_shape *s, enum dtype wdt, enum dtype kvdt,
 		  struct opgraph *g, struct err *e)
 {
 	struct ctx c;
-	int64_t ndense = m->layers - m->n_moe_layers;
-	int rc;
+	int64_t count[LM__COUNT][3][2], i;
+	int rc, mix, f, sh;
 
 	memset(g, 0, sizeof(*g));
 	if (s->batch < 1)
@@ -411,21 +553,34 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 	c.tp = p->tp;
 	c.B = (s->batch + p->dp - 1) / p->dp;
 	c.T = c.B * s->seq_len;
-	c.decode = s->seq_len == 1;
+	/* A step of a few new tokens on top of a cache is decode with several
+	 * query tokens (MTP / speculative verify: SGLang's target_verify runs
+	 * the absorbed MLA decode path), not a prefill over the cache.  At most
+	 * OPG_DECODE_MAX_Q query tokens: DeepSeek-V3's MTP adds 1 (2 per step);
+	 * EAGLE-style verify steps use up to a handful of draft tokens. */
+	c.decode = s->seq_len == 1 || (s->context_len > 0 && s->seq_len <= OPG_DECODE_MAX_Q);
 	g->decode = c.decode;
 	g->local_batch = c.B;
 	g->tokens = c.T;
-	if (ndense > 0) {
-		struct layer_kind *lk = &g->kinds[g->nkinds++];
-		snprintf(lk->name, sizeof(lk->name), "dense");
-		lk->count = ndense;
-		build_layer(&c, lk, false);
-	}
-	if (m->n_moe_layers > 0) {
-		struct layer_kind *lk = &g->kinds[g->nkinds++];
-		snprintf(lk->name, sizeof(lk->name), "moe");
-		lk->count = m->n_moe_layers;
-		build_layer(&c, lk, true);
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < m->layers; i++)
+		count[m->mixer[i]][m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE]
+		     [m->mixer[i] == LM_FULL && m->attn == ATTN_MLA && m->shared_index[i]]++;
+	/* full-attention kinds first (dense, moe), then the others in enum order */
+	for (mix = 0; mix < LM__COUNT; mix++) {
+		for (f = 0; f < 3; f++) {
+			for (sh = 0; sh < 2; sh++) {
+				struct layer_kind *lk;
+				if (count[mix][f][sh] == 0 || (mix == LM_NONE && f == FP_NONE))
+					continue;
+				lk = &g->kinds[g->nkinds++];
+				kind_name(lk->name, sizeof(lk->name), (enum layer_mixer)mix,
+					  (enum ffn_part)f, sh);
+				lk->count = count[mix][f][sh];
+				lk->mixer = (enum layer_mixer)mix;
+				build_layer(&c, lk, (enum layer_mixer)mix, (enum ffn_part)f, sh);
+			}
+		}
 	}
 	{
 		struct layer_kind *lk = &g->kinds[g->nkinds++];

@@ -9,11 +9,55 @@
 
 #include "servesim/model.h"
 
-/* Attention block weights of one layer (norm before attention excluded). */
-static double attn_params(const struct model_cfg *m)
+/* GQA attention weights of one layer with the given head layout. */
+static double gqa_params(const struct model_cfg *m, int64_t heads, int64_t kvh, int64_t hd,
+			 int64_t vd, bool gate, bool k_eq_v, bool sinks)
+{
+	double h = (double)m->hidden, q = (double)(heads * hd), k = (double)(kvh * hd);
+	double v = k_eq_v ? 0 : (double)(kvh * vd), p;
+
+	p = h * q * (gate ? 2.0 : 1.0) + h * (k + v) + (double)(heads * vd) * h;
+	if (m->qkv_bias)
+		p += q + k + v;
+	if (m->qk_norm) {
+		if (m->family == FAM_MINIMAX_M2)
+			p += q + k; /* per-layer norm over all heads */
+		else
+			p += 2.0 * (double)hd;
+	}
+	if (sinks)
+		p += (double)heads; /* one sink logit per head */
+	return p;
+}
+
+/* Linear-attention layer weights (HF Qwen3NextGatedDeltaNet, NemotronHMamba2Mixer):
+ * in_proj, causal conv, per-head decay terms, gated norm, out_proj. */
+static double linear_params(const struct model_cfg *m)
+{
+	double h = (double)m->hidden, kd = (double)(m->lin.k_heads * m->lin.k_dim);
+	double vd = (double)(m->lin.v_heads * m->lin.v_dim), nv = (double)m->lin.v_heads;
+	double conv = 2.0 * kd + vd, K = (double)m->lin.conv_kernel;
+
+	if (m->lin.kind == LIN_GDN) /* q k v z, then b a per value head; dt_bias, A_log */
+		return h * (2.0 * kd + 2.0 * vd + 2.0 * nv) + conv * K + 2.0 * nv +
+		       (double)m->lin.v_dim + vd * h;
+	/* Mamba2: x z B C dt; conv with bias; dt_bias, A_log, D; norm over d_inner */
+	return h * (2.0 * vd + 2.0 * kd + nv) + conv * (K + 1.0) + 3.0 * nv + vd + vd * h;
+}
+
+/* Token-mixer weights of one layer of the given kind (norm excluded). */
+static double mixer_params(const struct model_cfg *m, enum layer_mixer k)
 {
 	double h = (double)m->hidden, p;
 
+	switch (k) {
+	case LM_NONE: return 0;
+	case LM_LINEAR: return linear_params(m);
+	case LM_SLIDING:
+		return gqa_params(m, m->window.heads, m->window.kv_heads, m->window.head_dim,
+				  m->window.v_head_dim, m->attn_gate, false, m->window.sinks);
+	case LM_FULL: case LM_CHUNKED: case LM__COUNT: break;
+	}
 	if (m->attn == ATTN_MLA) {
 		double nh = (double)m->heads, qk = (double)(m->qk_nope_dim + m->qk_rope_dim);
 		if (m->q_lora_rank > 0)
@@ -23,46 +67,76 @@ static double attn_params(const struct model_cfg *m)
 		p += h * (double)(m->kv_lora_rank + m->qk_rope_dim) + m->kv_lora_rank;
 		p += (double)m->kv_lora_rank * nh * (double)(m->qk_nope_dim + m->v_head_dim);
 		p += nh * (double)m->v_head_dim * h;
-		if (m->index_heads > 0) {
-			/* indexer: wq_b, wk, LayerNorm on k (weight + bias), head weights */
-			double ql = (double)(m->q_lora_rank > 0 ? m->q_lora_rank : m->hidden);
-			p += ql * (double)(m->index_heads * m->index_head_dim);
-			p += h * (double)m->index_head_dim + 2.0 * (double)m->index_head_dim;
-			p += h * (double)m->index_heads;
-		}
 		return p;
 	}
-	{
-		double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
-		p = h * q + 2.0 * h * kv + q * h;
-		if (m->qkv_bias)
-			p += q + 2.0 * kv;
-		if (m->qk_norm) {
-			if (m->family == FAM_MINIMAX_M2)
-				p += q + kv; /* per-layer norm over all heads */
-			else
-				p += 2.0 * (double)m->head_dim;
-		}
-	}
+	return gqa_params(m, m->heads, m->kv_heads, m->head_dim, m->v_head_dim, m->attn_gate,
+			  m->k_eq_v, m->attn_sinks);
+}
+
+/* DSA indexer of one layer: wq_b, wk, LayerNorm on k (weight + bias), head weights. */
+static double indexer_params(const struct model_cfg *m)
+{
+	double h = (double)m->hidden;
+	double ql = (double)(m->q_lora_rank > 0 ? m->q_lora_rank : m->hidden);
+
+	if (m->index_heads <= 0)
+		return 0;
+	return ql * (double)(m->index_heads * m->index_head_dim) + h * (double)m->index_head_dim +
+	       2.0 * (double)m->index_head_dim + h * (double)m->index_heads;
+}
+
+/* Weights of one routed expert. */
+static double expert_params(const struct model_cfg *m)
+{
+	double w = (double)(m->moe_latent > 0 ? m->moe_latent : m->hidden);
+	double p = (double)m->ffn_mats * w * (double)m->moe_intermediate;
+
+	if (m->expert_bias) /* gate_up bias 2I, down bias h */
+		p += (double)(m->ffn_mats - 1) * (double)m->moe_intermediate + w;
 	return p;
+}
+
+int64_t model_dense_ffn_layers(const struct model_cfg *m)
+{
+	int64_t i, n = 0;
+
+	for (i = 0; i < m->layers; i++)
+		n += !m->is_moe[i] && !m->no_ffn[i];
+	return n;
 }
 
 void model_params(const struct model_cfg *m, struct param_counts *pc)
 {
-	double h = (double)m->hidden, L = (double)m->layers, nmoe = (double)m->n_moe_layers;
-	double ndense = L - nmoe;
-	double expert = 3.0 * h * (double)m->moe_intermediate;
-	double shared = 3.0 * h * (double)m->shared_intermediate;
+	double h = (double)m->hidden, nmoe = (double)m->n_moe_layers, ndense = 0, mats;
+	double expert = expert_params(m);
+	double shared = (double)m->ffn_mats * h * (double)m->shared_intermediate;
+	int64_t i;
 
 	memset(pc, 0, sizeof(*pc));
-	pc->attention = L * attn_params(m);
-	pc->norms = L * 2.0 * h + h;
-	pc->dense_ffn = ndense * 3.0 * h * (double)m->intermediate;
+	mats = (double)m->ffn_mats;
+	for (i = 0; i < m->layers; i++) {
+		enum layer_mixer k = (enum layer_mixer)m->mixer[i];
+		double a = mixer_params(m, k);
+		if (k == LM_FULL && m->attn == ATTN_MLA && !m->shared_index[i])
+			a += indexer_params(m);
+		pc->attention += a;
+		if (k == LM_LINEAR)
+			pc->linear_attn += a;
+		/* one RMSNorm before each sub-block */
+		pc->norms += h * ((k != LM_NONE) + !m->no_ffn[i]);
+		if (!m->is_moe[i] && !m->no_ffn[i])
+			ndense += 1;
+	}
+	pc->norms += h;
+	pc->dense_ffn = ndense * mats * h * (double)m->intermediate;
 	pc->experts = nmoe * (double)m->n_experts * expert;
-	pc->shared_experts = nmoe * shared;
+	pc->shared_experts = nmoe * (shared + (m->shared_gate ? h : 0));
+	if (m->moe_latent > 0) /* fc1/fc2 latent projections run for every token */
+		pc->shared_experts += nmoe * 2.0 * h * (double)m->moe_latent;
 	pc->router = nmoe * (h * (double)m->n_experts + (m->router_bias ? (double)m->n_experts : 0));
 	pc->embedding = (double)m->vocab * h;
 	pc->lm_head = m->tie_embeddings ? 0 : (double)m->vocab * h;
+	pc->vision = m->vision_params;
 	pc->total = pc->attention + pc->norms + pc->dense_ffn + pc->experts + pc->shared_experts +
 		    pc->router + pc->embedding + pc->lm_head;
 	pc->active = pc->total - pc->experts + nmoe * (double)m->top_k * expert;
@@ -79,6 +153,17 @@ int model_check_parallel(const struct model_cfg *m, const struct parallel *p, st
 	if (m->kv_heads > p->tp && m->kv_heads % p->tp != 0)
 		return err_set(e, SS_EUSAGE, "--tp %d must divide the number of KV heads (%lld) of %s",
 			       p->tp, (long long)m->kv_heads, m->id);
+	if (m->n_mixer[LM_SLIDING] > 0 &&
+	    (m->window.heads % p->tp != 0 ||
+	     (m->window.kv_heads > p->tp && m->window.kv_heads % p->tp != 0)))
+		return err_set(e, SS_EUSAGE,
+			       "--tp %d must divide the sliding-window layers' %lld heads and %lld KV heads of %s",
+			       p->tp, (long long)m->window.heads, (long long)m->window.kv_heads, m->id);
+	if (m->n_mixer[LM_LINEAR] > 0 &&
+	    (m->lin.v_heads % p->tp != 0 || (m->lin.k_heads > p->tp && m->lin.k_heads % p->tp != 0)))
+		return err_set(e, SS_EUSAGE,
+			       "--tp %d must divide the linear-attention layers' %lld value heads and %lld key heads of %s",
+			       p->tp, (long long)m->lin.v_heads, (long long)m->lin.k_heads, m->id);
 	if (p->pp > m->layers)
 		return err_set(e, SS_EUSAGE, "--pp %d exceeds the number of layers (%lld) of %s", p->pp,
 			       (long long)m->layers, m->id);
@@ -98,12 +183,22 @@ int model_check_parallel(const struct model_cfg *m, const struct parallel *p, st
 }
 
 /* Tensor-parallel degree of the expert FFNs: with expert parallelism the
- * tp x dp GPUs of a stage hold E/ep experts each, split moe_tp ways. */
+ * tp x dp GPUs of a stage hold E/ep experts each, split moe_tp ways;
+ * without it every expert is TP-sharded over the tp x dp GPUs (vLLM's
+ * FusedMoEParallelConfig flattens TP across DP). */
 static double moe_tp(const struct model_cfg *m, const struct parallel *p)
 {
-	if (m->n_experts == 0 || p->ep <= 1)
+	if (m->n_experts == 0)
 		return p->tp;
-	return (double)(p->tp * p->dp) / p->ep;
+	return (double)(p->tp * p->dp) / (p->ep > 1 ? p->ep : 1);
+}
+
+/* Bytes per weight of one part: the narrower of the requested width and
+ * the checkpoint's stored format. */
+static double part_bytes(enum model_qfmt f, int64_t g, double wb)
+{
+	double sb = model_qfmt_bytes(f, g, wb);
+	return sb < wb ? sb : wb;
 }
 
 double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p,
@@ -111,45 +206,85 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 {
 	struct param_counts pc;
 	double tp = p->tp, per_layer, L = (double)m->layers, layers_stage;
-	double experts_per_gpu, head;
+	double experts_per_gpu, head, ab, fb, eb;
+	int64_t g = m->q.group_size;
 
 	model_params(m, &pc);
+	ab = part_bytes(m->q.attn, g, wb);
+	fb = part_bytes(m->q.mlp, g, wb);
+	eb = part_bytes(m->q.experts, g, wb);
 	experts_per_gpu = pc.experts / (p->ep > 1 ? p->ep : 1) / moe_tp(m, p);
 	/* Weights of the layers, spread evenly; the heaviest stage holds
 	 * ceil(L/pp) layers plus the embedding (first) or head (last). */
-	per_layer = (pc.attention / tp + pc.dense_ffn / tp + experts_per_gpu + pc.shared_experts / tp +
-		     pc.router + pc.norms) / L;
+	per_layer = (pc.attention / tp * ab + (pc.dense_ffn + pc.shared_experts) / tp * fb +
+		     experts_per_gpu * eb + (pc.router + pc.norms) * wb) / L;
 	layers_stage = ceil(L / p->pp);
 	head = (pc.embedding + pc.lm_head) / tp;
 	if (p->pp > 1)
 		head = fmax(pc.embedding, pc.lm_head) / tp;
-	return (per_layer * layers_stage + head) * wb;
+	/* a multimodal encoder sits on the first stage, split tp ways */
+	return per_layer * layers_stage + (head + pc.vision / tp) * wb;
 }
 
-static double kv_elems_per_token_layer(const struct model_cfg *m)
+/* KV elements per token of one full (or chunked) attention layer, with
+ * kv_heads KV heads. */
+static double full_kv_elems(const struct model_cfg *m, double kvh)
 {
 	if (m->attn == ATTN_MLA)
 		return (double)(m->kv_lora_rank + m->qk_rope_dim) + (double)m->index_head_dim;
-	return 2.0 * (double)(m->kv_heads * m->head_dim);
+	return kvh * (double)(m->head_dim + (m->k_eq_v ? 0 : m->v_head_dim));
+}
+
+static double local_kv_heads(int64_t kvh, int tp)
+{
+	double v = (double)kvh / tp;
+	return v < 1 ? 1 : v; /* fewer KV heads than ranks: each rank keeps one */
 }
 
 double model_kv_bytes_per_token(const struct model_cfg *m, double kvb)
 {
-	return kv_elems_per_token_layer(m) * (double)m->layers * kvb;
+	return full_kv_elems(m, (double)m->kv_heads) * (double)m->n_mixer[LM_FULL] * kvb;
 }
 
 double model_kv_bytes_per_token_per_gpu(const struct model_cfg *m, const struct parallel *p,
 					double kvb)
 {
-	double per_layer = kv_elems_per_token_layer(m);
-
 	/* MLA's latent cache is replicated across TP ranks; GQA heads are
 	 * split, and replicated when there are fewer KV heads than ranks. */
-	if (m->attn != ATTN_MLA) {
-		double kvh = (double)m->kv_heads / p->tp;
-		if (kvh < 1)
-			kvh = 1;
-		per_layer = 2.0 * kvh * (double)m->head_dim;
+	double per_layer = full_kv_elems(m, local_kv_heads(m->kv_heads, p->tp));
+
+	return per_layer * ceil((double)m->n_mixer[LM_FULL] / p->pp) * kvb;
+}
+
+static double state_bytes(const struct model_cfg *m, int tp, int pp, double kvb)
+{
+	double b = 0;
+
+	if (m->n_mixer[LM_SLIDING] > 0) {
+		double kvh = local_kv_heads(m->window.kv_heads, tp);
+		b += ceil((double)m->n_mixer[LM_SLIDING] / pp) * (double)m->window.size * kvh *
+		     (double)(m->window.head_dim + m->window.v_head_dim) * kvb;
 	}
-	return per_layer * ceil((double)m->layers / p->pp) * kvb;
+	if (m->n_mixer[LM_CHUNKED] > 0)
+		b += ceil((double)m->n_mixer[LM_CHUNKED] / pp) * (double)m->chunk *
+		     full_kv_elems(m, local_kv_heads(m->kv_heads, tp)) * kvb;
+	if (m->n_mixer[LM_LINEAR] > 0) {
+		double vh = (double)m->lin.v_heads / tp, kh = local_kv_heads(m->lin.k_heads, tp);
+		double rec = vh * (double)(m->lin.v_dim * m->lin.k_dim) * m->lin.state_elem_bytes;
+		double conv = (double)(m->lin.conv_kernel - 1) *
+			      (2.0 * kh * (double)m->lin.k_dim + vh * (double)m->lin.v_dim) * kvb;
+		b += ceil((double)m->n_mixer[LM_LINEAR] / pp) * (rec + conv);
+	}
+	return b;
+}
+
+double model_state_bytes_per_seq(const struct model_cfg *m, double kvb)
+{
+	return state_bytes(m, 1, 1, kvb);
+}
+
+double model_state_bytes_per_seq_per_gpu(const struct model_cfg *m, const struct parallel *p,
+					 double kvb)
+{
+	return state_bytes(m, p->tp, p->pp, kvb);
 }

@@ -1,6 +1,7 @@
 /* registry.c - data/models/index.json: short ids, HF names and aliases
  * mapped to config files; unknown names answered with close matches. */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,19 +101,63 @@ void registry_release(struct model_registry *r)
 	r->n = 0;
 }
 
+/* A name reduced for loose matching of Hugging Face ids: the part after the
+ * organisation ("zhipuai/GLM-5" and "zai-org/GLM-5" alike), without a
+ * trailing -Instruct, -Base, -it, -Chat or -hf (base and instruct
+ * checkpoints share one architecture). */
+static void loose_name(const char *s, char *out, size_t n)
+{
+	static const char *const suffix[] = {"-instruct", "-base", "-it", "-chat", "-hf"};
+	const char *slash = strrchr(s, '/');
+	size_t len, k;
+
+	snprintf(out, n, "%s", slash ? slash + 1 : s);
+	len = strlen(out);
+	for (k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++) {
+		size_t sl = strlen(suffix[k]);
+		if (len > sl && strcasecmp(out + len - sl, suffix[k]) == 0) {
+			out[len - sl] = '\0';
+			break;
+		}
+	}
+}
+
+static bool entry_names(const struct model_entry *me, const char *name, bool loose)
+{
+	char a[160], b[160];
+	const char *names[6];
+	int k, nn = 0;
+
+	names[nn++] = me->id;
+	if (me->hf[0])
+		names[nn++] = me->hf;
+	for (k = 0; k < me->naliases; k++)
+		names[nn++] = me->aliases[k];
+	if (loose)
+		loose_name(name, a, sizeof(a));
+	for (k = 0; k < nn; k++) {
+		if (!loose) {
+			if (strcasecmp(names[k], name) == 0)
+				return true;
+			continue;
+		}
+		loose_name(names[k], b, sizeof(b));
+		if (a[0] && strcasecmp(a, b) == 0)
+			return true;
+	}
+	return false;
+}
+
 const struct model_entry *registry_find(const struct model_registry *r, const char *name)
 {
 	size_t i;
-	int k;
+	int pass;
 
-	for (i = 0; i < r->n; i++) {
-		const struct model_entry *me = &r->entries[i];
-		if (strcasecmp(me->id, name) == 0 || (me->hf[0] && strcasecmp(me->hf, name) == 0))
-			return me;
-		for (k = 0; k < me->naliases; k++)
-			if (strcasecmp(me->aliases[k], name) == 0)
-				return me;
-	}
+	/* exact id, HF name or alias first; then the loose HF-id match */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < r->n; i++)
+			if (entry_names(&r->entries[i], name, pass == 1))
+				return &r->entries[i];
 	return NULL;
 }
 

@@ -153,16 +153,23 @@ static void csv_row(struct sim *s, const struct req *r, const char *status, doub
 {
 	if (!s->cfg.requests_out)
 		return;
-	fprintf(s->cfg.requests_out, "%lld,%d,%d,%.6f,%lld,%lld,%lld,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n",
+	fprintf(s->cfg.requests_out, "%lld,%d,%d,%.6f,%lld,%lld,%lld,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f",
 		(long long)r->id, r->replica, r->stage, (double)r->arrival_ns * 1e-9,
 		(long long)r->prompt, (long long)r->output, (long long)r->prefix_hit_tokens,
 		r->preempts, status, queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms);
+	if (s->cfg.spec.k > 0) /* output tokens after the first per decode step */
+		fprintf(s->cfg.requests_out, ",%.4f",
+			r->dsteps > 0 ? (double)(r->output - 1) / r->dsteps : 0.0);
+	if (s->cfg.pd.prefill > 0)
+		fprintf(s->cfg.requests_out, ",%.4f", (double)r->xfer_ns * 1e-6);
+	fputc('\n', s->cfg.requests_out);
 }
 
 void eng_record(struct sim *s, const struct req *r)
 {
 	const struct overheads *ov = &s->cost->cfg.ov;
 	bool h2 = !(s->cost->cfg.off & COST_H2);
+	/* (the decode pool's overheads: its cost model is s->cost) */
 	double api = h2 ? ov->api_ttft_ms : 0, stream = h2 ? ov->stream_token_us : 0;
 	double ttft = (double)(r->first_ns - r->arrival_ns) * 1e-6 + api;
 	double e2e = (double)(r->last_ns - r->arrival_ns) * 1e-6 + api +
@@ -205,16 +212,17 @@ void eng_record(struct sim *s, const struct req *r)
 
 /* --- admission and routing --- */
 
-static int pick_replica(struct sim *s)
+/* A replica of [lo, hi) by the router. */
+static int pick_replica(struct sim *s, int lo, int hi)
 {
-	int i, best = 0;
+	int i, best = lo;
 	size_t bl = SIZE_MAX;
 
-	if (s->nrep == 1)
-		return 0;
+	if (hi - lo == 1)
+		return lo;
 	if (s->cfg.router == ROUTER_ROUND_ROBIN)
-		return (int)(s->rr++ % (uint64_t)s->nrep);
-	for (i = 0; i < s->nrep; i++) {
+		return lo + (int)(s->rr++ % (uint64_t)(hi - lo));
+	for (i = lo; i < hi; i++) {
 		size_t l = s->reps[i].nrun + s->reps[i].wlen;
 		if (l < bl) {
 			bl = l;
@@ -259,16 +267,59 @@ static void admit(struct sim *s, const struct wl_req *w)
 		eng_reject(s, r, REJ_TOO_LONG);
 		return;
 	}
-	if (blocks_for(s, r->prompt + r->output) > s->cfg.total_kv_blocks) {
+	if (blocks_for(s, r->prompt + r->output) > s->cfg.total_kv_blocks ||
+	    (s->cfg.pd.prefill > 0 && blocks_for(s, r->prompt + 1) > s->cfg.pd.prefill_kv_blocks)) {
 		eng_reject(s, r, REJ_KV_CAPACITY);
 		return;
 	}
-	ri = pick_replica(s);
+	/* P/D: prompts go to the prefill pool */
+	ri = s->cfg.pd.prefill > 0 ? pick_replica(s, 0, s->cfg.pd.prefill) : pick_replica(s, 0, s->nrep);
 	r->replica = ri;
 	rp = &s->reps[ri];
 	wq_push_back(rp, r);
 	/* an idle engine starts its next step after every event of this
 	 * instant, so requests arriving together are scheduled together */
+	if (!rp->busy && !rp->kick_pending) {
+		rp->kick_pending = true;
+		evq_push(&s->q, s->now, EV_KICK, ri);
+	}
+}
+
+void eng_handoff(struct sim *s, struct req *r)
+{
+	int32_t slot;
+
+	r->xfer_ns = (int64_t)llround((s->cfg.pd.alpha_s + (double)r->prompt *
+				       s->cfg.pd.kv_bytes_per_token / s->cfg.pd.link_bw) * 1e9);
+	if (s->nxfer_free > 0) {
+		slot = s->xfer_free[--s->nxfer_free];
+	} else {
+		XGROW(s->xfer, s->xfer_cap, s->nxfer + 1);
+		slot = (int32_t)s->nxfer++;
+	}
+	s->xfer[slot] = r;
+	s->tot.pd_transfers++;
+	s->tot.pd_transfer_ns += r->xfer_ns;
+	evq_push(&s->q, s->now + r->xfer_ns, EV_KV_ARRIVE, slot);
+}
+
+/* The KV of the request in slot landed: a decode worker takes it. */
+static void kv_arrive(struct sim *s, int32_t slot)
+{
+	struct req *r = s->xfer[slot];
+	struct replica *rp;
+	int ri;
+
+	s->xfer[slot] = NULL;
+	XGROW(s->xfer_free, s->xfer_free_cap, s->nxfer_free + 1);
+	s->xfer_free[s->nxfer_free++] = slot;
+	r->transferred = true;
+	r->done = false;
+	r->first_ns = s->now;
+	ri = pick_replica(s, s->cfg.pd.prefill, s->nrep);
+	r->replica = ri;
+	rp = &s->reps[ri];
+	wq_push_back(rp, r);
 	if (!rp->busy && !rp->kick_pending) {
 		rp->kick_pending = true;
 		evq_push(&s->q, s->now, EV_KICK, ri);
@@ -298,6 +349,8 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 			       (long long)prev, (long long)s->now);
 	if (!evq_check(&s->q))
 		return err_set(e, SS_ERUNTIME, "invariant: event heap order broken");
+	for (i = 0; i < (int)s->nxfer; i++)
+		live += s->xfer[i] != NULL;
 	for (i = 0; i < s->nrep; i++) {
 		live += s->reps[i].nrun + s->reps[i].wlen;
 		if (!kvc_check(&s->reps[i].kv, why, sizeof(why)))
@@ -328,19 +381,31 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->total_kv_blocks > INT32_MAX / 4)
 		return err_set(e, SS_EUSAGE, "--total-kv-blocks %lld is too large",
 			       (long long)cfg->total_kv_blocks);
+	if (cfg->pd.prefill > 0 && (cfg->pd.prefill_kv_blocks < 1 || cfg->pd.prefill_kv_blocks > INT32_MAX / 4))
+		return err_set(e, SS_EUSAGE, "the prefill workers' KV cache needs 1 to %d blocks, got %lld",
+			       INT32_MAX / 4, (long long)cfg->pd.prefill_kv_blocks);
 	s = xcalloc(1, sizeof(*s));
 	s->cfg = *cfg;
 	s->cost = cost;
 	s->wl = wl;
-	s->nrep = cfg->dp;
+	s->nrep = cfg->pd.prefill + cfg->dp;
 	s->max_blocks_per_req = blocks_for(s, cfg->max_model_len) + 1;
 	s->reps = xcalloc((size_t)s->nrep, sizeof(*s->reps));
 	for (i = 0; i < s->nrep; i++) {
 		struct replica *rp = &s->reps[i];
-		kvc_init(&rp->kv, (int32_t)cfg->total_kv_blocks, cfg->prefix_caching);
+		bool pre = i < cfg->pd.prefill;
+		rp->prefill_only = pre;
+		rp->cost = pre ? cfg->pd.prefill_cost : cost;
+		rp->mbt = pre ? cfg->pd.prefill_max_num_batched_tokens : cfg->max_num_batched_tokens;
+		rp->mns = pre ? cfg->pd.prefill_max_num_seqs : cfg->max_num_seqs;
+		kvc_init(&rp->kv, (int32_t)(pre ? cfg->pd.prefill_kv_blocks : cfg->total_kv_blocks),
+			 cfg->prefix_caching);
 		sched_replica_init(s, rp);
-		rp->chunk_len = xcalloc((size_t)cfg->max_num_seqs + 1, sizeof(int64_t));
-		rp->chunk_prefix = xcalloc((size_t)cfg->max_num_seqs + 1, sizeof(int64_t));
+		rp->pp = rp->cost->p.pp > 1 ? rp->cost->p.pp : 1;
+		if (rp->pp > 1)
+			rp->pipe = xcalloc((size_t)rp->pp, sizeof(*rp->pipe));
+		rp->chunk_len = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
+		rp->chunk_prefix = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
 	}
 	evq_init(&s->q, 64);
 	if ((rc = wl_gen_new(wl, &s->gen, e)) < 0) {
@@ -348,6 +413,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		return rc;
 	}
 	s->closed = wl_gen_closed_loop(s->gen);
+	pcg32_seed(&s->spec_rng, wl->seed, 11);
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
 		for (k = 0; k < wl_gen_concurrency(s->gen); k++)
@@ -385,11 +451,19 @@ void sim_free(struct sim *s)
 		free(rp->arrays);
 		free(rp->chunk_len);
 		free(rp->chunk_prefix);
+		for (j = 0; rp->pipe && j < (size_t)rp->pp; j++)
+			free(rp->pipe[j].reqs);
+		free(rp->pipe);
 		for (j = 0; j < rp->wlen; j++)
 			free(rp->wq[(rp->whead + j) % rp->wcap]->blocks);
 		free(rp->wq);
 	}
 	free(s->reps);
+	for (i = 0; i < s->nxfer; i++)
+		if (s->xfer[i])
+			free(s->xfer[i]->blocks);
+	free(s->xfer);
+	free(s->xfer_free);
 	for (i = 0; i < s->nslabs; i++)
 		free(s->slabs[i]);
 	free(s->slabs);
@@ -431,6 +505,12 @@ int sim_step(struct sim *s, struct err *e)
 	case EV_STEP_END:
 		if ((rc = sched_finish_step(s, ev.replica, e)) < 0)
 			return rc;
+		break;
+	case EV_KV_ARRIVE:
+		kv_arrive(s, ev.replica);
+		break;
+	case EV_STAGE_FREE:
+		sched_stage_free(s, ev.replica);
 		break;
 	case EV_KICK:
 		s->reps[ev.replica].kick_pending = false;

@@ -16,11 +16,15 @@ struct req {
 	int64_t prefix_hit_tokens;
 	uint64_t last_hash;
 	int32_t nblocks, nhashed, preempts;
+	int32_t dsteps;  /* decode steps (tokens per step = (output - 1) / dsteps) */
+	bool transferred;  /* P/D: its prompt's KV arrived from a prefill worker */
+	int64_t xfer_ns;   /* P/D: KV transfer time */
 	int32_t nshare;  /* leading blocks whose content others can share */
 	int32_t nnamed;  /* blocks[0, nnamed) are named; the rest of the nblocks anonymous */
 	int32_t *blocks;
 	int stage, replica;
 	bool done, scheduled;
+	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
 	uint64_t rseq;   /* position in running order (admission sequence) */
 	/* running list, in admission order (vLLM's `running`) */
@@ -57,6 +61,21 @@ struct replica {
 	int32_t **arrays;                  /* free block-id arrays */
 	size_t narrays, arrays_cap;
 	bool busy, kick_pending, fallback;
+	bool active;                       /* lockstep: has a real step (else dummy) */
+	const struct cost_model *cost;     /* its pool's cost model */
+	int64_t mbt, mns;                  /* its pool's engine limits */
+	bool prefill_only;                 /* P/D prefill worker */
+	/* pipeline parallelism (vLLM V1's batch queue): up to pp batches in
+	 * flight; a new one may enter when the first stage is free */
+	int pp, npipe;
+	struct pp_batch {
+		struct req **reqs;
+		size_t n, cap;
+		bool used;
+	} *pipe;
+	struct step_desc desc;             /* lockstep: this rank's step */
+	int64_t spec_n;                    /* decoding requests that draft after the step */
+	double spec_ctx;                   /* their contexts, summed */
 	int64_t step_dur_ns;
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
@@ -104,6 +123,11 @@ struct sim {
 	} agg[256];
 	struct sim_totals tot;
 	int nstages;
+	struct pcg32 spec_rng;             /* acceptance draws (stream 11) */
+	struct req **xfer;                 /* P/D: requests in transfer, by event slot */
+	size_t nxfer, xfer_cap;
+	int32_t *xfer_free;                /* free slots */
+	size_t nxfer_free, xfer_free_cap;
 };
 
 /* engine.c services used by the scheduler */
@@ -116,12 +140,17 @@ void eng_wq_pop_front(struct replica *rp);
 void eng_reject(struct sim *s, struct req *r, enum reject_reason why);
 void eng_record(struct sim *s, const struct req *r);
 int eng_next_closed(struct sim *s, int64_t t_ns, struct err *e);
+/* P/D: r finished its prefill on a prefill worker; its KV travels to the
+ * decode pool (an EV_KV_ARRIVE after the transfer time). */
+void eng_handoff(struct sim *s, struct req *r);
 uint64_t eng_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev);
 bool eng_block_shareable(const struct sim *s, const struct req *r, int64_t b);
 
 /* sched.c */
 void sched_start_step(struct sim *s, int ri);
 int sched_finish_step(struct sim *s, int ri, struct err *e);
+/* PP: the first stage of replica ri took its batch and is free again. */
+void sched_stage_free(struct sim *s, int ri);
 void sched_replica_init(struct sim *s, struct replica *rp);
 void sched_replica_release(struct replica *rp);
 

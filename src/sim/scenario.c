@@ -1,7 +1,21 @@
 /* scenario.c - resolve a scenario into cost model, KV capacity and sim. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "servesim/scenario.h"
+
+bool scenario_big_gpu(const struct gpu_spec *g)
+{
+	/* vLLM V1 (EngineArgs._set_default_args, usage context
+	 * OPENAI_API_SERVER): >= 70 GiB device memory and not an A100 */
+	return g && g->mem_bytes >= 70.0 * 1073741824.0 && !strstr(g->id, "a100");
+}
+
+const char *scenario_limits_rule(const struct gpu_spec *g)
+{
+	return scenario_big_gpu(g) ? "vLLM's API-server defaults on a GPU with >= 70 GiB other than A100"
+				   : "vLLM's API-server defaults on an A100, L40S or a GPU under 70 GiB";
+}
 
 void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
 		       const struct wl_spec *wl)
@@ -11,9 +25,10 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
 	sc->gpu = g;
 	sc->par = (struct parallel){1, 1, 1, 1};
 	sc->wdt = sc->kvdt = DT_BF16;
-	sc->max_num_batched_tokens = 8192;
-	sc->max_num_seqs = 256;
-	sc->max_model_len = m && m->max_positions > 0 && m->max_positions < 32768 ? m->max_positions : 32768;
+	sc->max_num_batched_tokens = scenario_big_gpu(g) ? 8192 : 2048;
+	sc->max_num_seqs = scenario_big_gpu(g) ? 1024 : 256;
+	/* vLLM derives max_model_len from the config's maximum */
+	sc->max_model_len = m && m->max_positions > 0 ? m->max_positions : 32768;
 	sc->block_size = 16;
 	sc->gpu_memory_utilization = 0.9;
 	sc->prefix_caching = true;
@@ -21,6 +36,53 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
 	cost_default_overheads(&sc->ov);
 	sc->graph_max = 512;
 	sc->workload = wl;
+}
+
+bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
+{
+	return m && m->n_experts > 0 && p->dp > 1;
+}
+
+/* P/D: the prefill pool's memory plan and cost model, and the link the KV
+ * takes to the decode pool: NVLink when both pools fit one NVLink domain
+ * (GB200 NVL72), else the inter-node link; every GPU of a prefill worker
+ * sends its shard at once, at the collectives' 0.7 link efficiency (comm.c)
+ * and 10 us per transfer. */
+static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
+		      struct scenario_state *st, struct err *e)
+{
+	const struct parallel *pp = &s->prefill_par;
+	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
+	int all = s->pd_prefill * pgpus + s->pd_decode * dgpus;
+	int rc;
+
+	if (s->par.dp != 1 || pp->dp != 1)
+		return err_set(e, SS_EUSAGE,
+			       "--disaggregate: each worker is one engine (--dp 1); give the workers' count as XpYd");
+	if ((rc = model_check_parallel(s->model, pp, e)) < 0) {
+		err_prefix(e, "prefill workers");
+		return rc;
+	}
+	if ((rc = memplan_compute(s->model, s->gpu, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
+				  s->block_size, s->max_num_batched_tokens, s->max_num_seqs,
+				  &st->prefill_mp, e)) < 0) {
+		err_prefix(e, "prefill workers");
+		return rc;
+	}
+	if ((rc = cost_init(&st->prefill_cost, s->model, s->gpu, pp, cc, data_dir, e)) < 0)
+		return rc;
+	st->has_prefill = true;
+	st->pd_nvlink = all <= s->gpu->nvlink_domain;
+	st->sc.dp = s->pd_decode;
+	st->sc.pd.prefill = s->pd_prefill;
+	st->sc.pd.prefill_cost = &st->prefill_cost;
+	st->sc.pd.prefill_kv_blocks = st->prefill_mp.blocks;
+	st->sc.pd.prefill_max_num_seqs = s->max_num_seqs;
+	st->sc.pd.prefill_max_num_batched_tokens = s->max_num_batched_tokens;
+	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
+	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : s->gpu->internode_bw) * pgpus * 0.7;
+	st->sc.pd.alpha_s = 10e-6;
+	return 0;
 }
 
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
@@ -33,7 +95,10 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	memset(st, 0, sizeof(*st));
 	if ((rc = model_check_parallel(s->model, &s->par, e)) < 0)
 		return rc;
-	rep.dp = 1;
+	/* dense DP: independent replicas; attention-DP: the memory plan of
+	 * one rank, whose expert share depends on dp (and ep) */
+	if (!scenario_dp_attention(s->model, &s->par))
+		rep.dp = 1;
 	st->kv_from_memory = s->total_kv_blocks == 0;
 	rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->gpu_memory_utilization,
 			     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
@@ -48,6 +113,13 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.max_seqs = s->max_num_seqs;
 	cc.graph_max = s->graph_max;
 	cc.tier2 = s->tier2;
+	snprintf(cc.engine, sizeof(cc.engine), "%s", s->engine);
+	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", s->engine_version);
+	cc.moe_dist = s->moe_dist;
+	cc.moe_fp8_scales = s->moe_fp8_scales;
+	cc.cache = s->mfu_cache;
+	cc.moe_wdt_given = s->moe_wdt_given;
+	cc.moe_wdt = s->moe_wdt;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	st->sc.max_num_batched_tokens = s->max_num_batched_tokens;
@@ -58,11 +130,32 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks;
 	st->sc.prefix_caching = s->prefix_caching;
 	st->sc.dp = s->par.dp;
+	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;
 	st->sc.check_invariants = s->check_invariants;
 	st->sc.requests_out = s->requests_out;
 	st->sc.step_log = s->step_log;
+	st->sc.spec = s->spec;
+	if (s->pd_prefill > 0 && (rc = prepare_pd(s, &cc, data_dir, st, e)) < 0) {
+		cost_release(&st->cost);
+		return rc;
+	}
+	if (s->spec.k > 0 && s->spec.method == SPEC_DRAFT) {
+		/* the draft model runs on the same GPUs at the same TP */
+		struct parallel dp = {s->par.tp, 1, 1, 1};
+		if ((rc = cost_init(&st->draft_cost, s->draft_model, s->gpu, &dp, &cc, data_dir, e)) < 0) {
+			err_prefix(e, "draft model");
+			cost_release(&st->cost);
+			return rc;
+		}
+		st->has_draft = true;
+		st->sc.spec.draft = &st->draft_cost;
+	}
 	if ((rc = sim_new(&st->sc, &st->cost, s->workload, &st->sim, e)) < 0) {
+		if (st->has_draft)
+			cost_release(&st->draft_cost);
+		if (st->has_prefill)
+			cost_release(&st->prefill_cost);
 		cost_release(&st->cost);
 		return rc;
 	}
@@ -72,6 +165,10 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 void scenario_release(struct scenario_state *st)
 {
 	sim_free(st->sim);
+	if (st->has_draft)
+		cost_release(&st->draft_cost);
+	if (st->has_prefill)
+		cost_release(&st->prefill_cost);
 	cost_release(&st->cost);
 	memset(st, 0, sizeof(*st));
 }

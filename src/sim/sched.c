@@ -261,6 +261,7 @@ static void preempt(struct sim *s, struct replica *rp, struct req *r)
 	publish_private(s, rp, r);
 	free_blocks(rp, r);
 	r->computed = 0;
+	r->transferred = false; /* its KV is gone: recomputed here */
 	r->preempts++;
 	s->tot.preemptions++;
 	eng_wq_push_front(rp, r);
@@ -276,9 +277,22 @@ static bool grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_
 	return true;
 }
 
+/* A decoding request (its last token sampled, not yet in the KV cache). */
+static bool decoding(const struct req *r)
+{
+	return r->generated > 0 && r->computed + 1 == req_num_tokens(r);
+}
+
 static int64_t chunk_of(const struct sim *s, const struct req *r, int64_t budget)
 {
 	int64_t n = req_num_tokens(r) - r->computed;
+
+	/* speculative decoding: verify the last token and K drafts (fewer
+	 * near the end of the output), as vLLM schedules spec tokens */
+	if (s->cfg.spec.k > 0 && decoding(r)) {
+		int64_t left = r->output - r->generated - 1;
+		n = 1 + (left < s->cfg.spec.k ? left : s->cfg.spec.k);
+	}
 
 	if (n > budget)
 		n = budget;
@@ -318,15 +332,22 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 /* Waiting requests in FCFS order while max_num_seqs and the budget allow. */
 static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
 {
-	while (rp->wlen > 0 && (int64_t)rp->nrun < s->cfg.max_num_seqs && budget > 0) {
+	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0) {
 		struct req *r = eng_wq_front(rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		int32_t hits, evictable, need, k;
 		uint64_t last;
 		int64_t n;
 		r->blocks = eng_array_get(s, rp);
-		hits = prefix_lookup(s, rp, r, &evictable, &last);
-		r->computed = (int64_t)hits * s->cfg.block_size;
+		if (r->transferred) { /* P/D: the prompt's KV came with it */
+			hits = evictable = 0;
+			last = 0;
+			r->computed = r->prompt;
+			first = false;
+		} else {
+			hits = prefix_lookup(s, rp, r, &evictable, &last);
+			r->computed = (int64_t)hits * s->cfg.block_size;
+		}
 		n = chunk_of(s, r, budget);
 		need = blocks_for(s, r->computed + n) - hits;
 		if (need + evictable > kvc_available(&rp->kv)) {
@@ -364,7 +385,7 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
 /* The literal walk over the running list (see the file comment). */
 static void schedule_explicit(struct sim *s, struct replica *rp)
 {
-	int64_t budget = s->cfg.max_num_batched_tokens;
+	int64_t budget = rp->mbt;
 	bool preempted = false;
 	struct req *r;
 	int32_t c;
@@ -375,10 +396,21 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 	rp->fallback = true;
 	r = rp->run_head;
 	while (r && budget > 0) {
-		int64_t n = chunk_of(s, r, budget);
+		int64_t n;
 		bool self = false;
+		if (r->inflight) { /* PP: its batch is still in the pipeline */
+			r = r->next;
+			continue;
+		}
+		n = chunk_of(s, r, budget);
 		while (!grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
 			struct req *victim = rp->run_tail;
+			while (victim && victim->inflight) /* PP: never one in flight */
+				victim = victim->prev;
+			if (!victim) {
+				self = true;
+				break;
+			}
 			preempt(s, rp, victim);
 			preempted = true;
 			if (victim == r) {
@@ -403,7 +435,7 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
  * false when the literal walk is needed. */
 static bool schedule_fast(struct sim *s, struct replica *rp)
 {
-	int64_t budget = s->cfg.max_num_batched_tokens, tokens = rp->ndec;
+	int64_t budget = rp->mbt, tokens = rp->ndec;
 	int32_t cls = cls_of(s, -rp->G), need = (int32_t)rp->cls_count[cls];
 	bool decoders_first = true;
 	struct req *r;
@@ -413,7 +445,10 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		return false;
 	for (i = 0; i < rp->nothers; i++) {
 		const struct req *o = rp->others[i];
-		int64_t n = chunk_of(s, o, INT64_MAX);
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, INT64_MAX);
 		tokens += n;
 		need += blocks_for(s, o->computed + n) - o->nblocks;
 		if (rp->ndec > 0 && o->rseq < rp->dec_max_rseq)
@@ -427,7 +462,10 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		need = (int32_t)rp->cls_count[cls];
 		for (i = 0; i < rp->nothers && left > 0; i++) {
 			const struct req *o = rp->others[i];
-			int64_t n = chunk_of(s, o, left);
+			int64_t n;
+			if (o->inflight)
+				continue;
+			n = chunk_of(s, o, left);
 			need += blocks_for(s, o->computed + n) - o->nblocks;
 			left -= n;
 		}
@@ -453,7 +491,10 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	budget -= rp->ndec;
 	for (i = 0; i < rp->nothers && budget > 0; i++) {
 		struct req *o = rp->others[i];
-		int64_t n = chunk_of(s, o, budget);
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, budget);
 		grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
 		sched_push(rp, o, n);
 		budget -= n;
@@ -472,48 +513,84 @@ static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 	for (r = rp->run_head; r; r = r->next) {
 		if (r->dec)
 			fprintf(s->cfg.step_log, " %lld+1", (long long)r->id);
-		else if (r->scheduled)
+		else if (r->scheduled && !r->inflight) /* PP: this batch's only */
 			fprintf(s->cfg.step_log, " %lld+%lld", (long long)r->id, (long long)r->step_tokens);
 	}
 	fprintf(s->cfg.step_log, " | run %zu wait %zu kv %d/%d dur=%.6f\n", rp->nrun, rp->wlen,
 		kvc_used(&rp->kv), rp->kv.total, t);
 }
 
-void sched_start_step(struct sim *s, int ri)
+/* Schedule replica ri's next step and describe it for the cost model;
+ * false when it has nothing to run. */
+static bool plan_step(struct sim *s, int ri, struct step_desc *d)
 {
 	struct replica *rp = &s->reps[ri];
-	struct step_desc d;
 	size_t i;
-	double t, used;
 
 	rp->nsched = 0;
 	if (!schedule_fast(s, rp))
 		schedule_explicit(s, rp);
-	if (rp->nsched == 0 && rp->ndec == 0) {
-		rp->busy = false;
-		return;
-	}
-	memset(&d, 0, sizeof(d));
-	d.chunk_len = rp->chunk_len;
-	d.chunk_prefix = rp->chunk_prefix;
+	if (rp->nsched == 0 && rp->ndec == 0)
+		return false;
+	memset(d, 0, sizeof(*d));
+	rp->spec_n = 0;
+	d->chunk_len = rp->chunk_len;
+	d->chunk_prefix = rp->chunk_prefix;
+	rp->spec_n = 0;
+	rp->spec_ctx = 0;
 	for (i = 0; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
 		bool samples = r->computed + r->step_tokens == req_num_tokens(r);
-		if (r->step_tokens == 1 && samples && r->generated > 0) {
-			d.ndecode++;
-			d.decode_ctx_sum += (double)(r->computed + 1);
-		} else {
-			rp->chunk_len[d.nchunks] = r->step_tokens;
-			rp->chunk_prefix[d.nchunks] = r->computed;
-			d.nchunks++;
+		if (s->cfg.spec.k > 0 && decoding(r)) {
+			/* drafts for the next step follow this one */
+			rp->spec_n++;
+			rp->spec_ctx += (double)(r->computed + r->step_tokens);
 		}
-		d.nlogits += samples;
+		if (r->step_tokens > 1 && decoding(r)) {
+			/* verification: K+1 query tokens through the decode
+			 * kernels (GEMM rows, decode attention over the context
+			 * up to each position, the LM head on every position) */
+			int64_t q;
+			for (q = 0; q < r->step_tokens; q++)
+				d->decode_ctx_sum += (double)(r->computed + 1 + q);
+			d->ndecode += r->step_tokens;
+			d->nlogits += r->step_tokens;
+			continue;
+		}
+		if (r->step_tokens == 1 && samples && r->generated > 0) {
+			d->ndecode++;
+			d->decode_ctx_sum += (double)(r->computed + 1);
+		} else {
+			rp->chunk_len[d->nchunks] = r->step_tokens;
+			rp->chunk_prefix[d->nchunks] = r->computed;
+			d->nchunks++;
+		}
+		d->nlogits += samples;
 	}
 	/* decoders: computed + 1 summed = sum(dc0 - dG0) + ndec (G + 1) */
-	d.ndecode += rp->ndec;
-	d.decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
-	d.nlogits += rp->ndec;
-	t = cost_step_s(s->cost, &d);
+	d->ndecode += rp->ndec;
+	d->decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
+	d->nlogits += rp->ndec;
+	return true;
+}
+
+/* Price replica ri's planned step: the forward pass plus the drafting that
+ * follows it with speculative decoding. */
+static double rank_cost(const struct sim *s, const struct replica *rp, const struct step_desc *d)
+{
+	double t = cost_step_s(rp->cost, d);
+
+	if (rp->spec_n > 0)
+		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
+	return t;
+}
+
+/* Statistics and step log of a step of t seconds on replica ri. */
+static void account_step(struct sim *s, int ri, double t)
+{
+	struct replica *rp = &s->reps[ri];
+	double used;
+
 	if (s->cfg.step_log)
 		step_log_line(s, rp, ri, t);
 	used = (double)kvc_used(&rp->kv) / (double)rp->kv.total;
@@ -521,6 +598,136 @@ void sched_start_step(struct sim *s, int ri)
 	if (used > s->tot.kv_util_max)
 		s->tot.kv_util_max = used;
 	s->tot.steps++;
+}
+
+static int64_t step_tokens(const struct step_desc *d)
+{
+	int64_t n = d->ndecode, i;
+
+	for (i = 0; i < d->nchunks; i++)
+		n += d->chunk_len[i];
+	return n;
+}
+
+/* Attention-DP: every rank plans its step; the MoE layers see the tokens of
+ * all ranks, a rank with nothing to run runs a one-token dummy step (vLLM's
+ * DP engines execute dummy batches so the collectives line up), and all
+ * end together when the slowest rank does.  One event ends the step. */
+static void group_start(struct sim *s)
+{
+	int64_t moe = 0;
+	double tmax = 0;
+	bool any = false;
+	int i;
+
+	for (i = 0; i < s->nrep; i++) {
+		struct replica *rp = &s->reps[i];
+		rp->active = plan_step(s, i, &rp->desc);
+		any |= rp->active;
+		moe += rp->active ? step_tokens(&rp->desc) : 1;
+	}
+	if (!any) {
+		for (i = 0; i < s->nrep; i++)
+			s->reps[i].busy = false;
+		return;
+	}
+	for (i = 0; i < s->nrep; i++) {
+		struct replica *rp = &s->reps[i];
+		double t;
+		if (!rp->active) { /* dummy step: one token, no KV, no sampling */
+			memset(&rp->desc, 0, sizeof(rp->desc));
+			rp->chunk_len[0] = 1;
+			rp->chunk_prefix[0] = 0;
+			rp->desc.chunk_len = rp->chunk_len;
+			rp->desc.chunk_prefix = rp->chunk_prefix;
+			rp->desc.nchunks = 1;
+		}
+		rp->desc.moe_tokens = moe;
+		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
+		if (rp->active)
+			account_step(s, i, t);
+		if (t > tmax)
+			tmax = t;
+	}
+	for (i = 0; i < s->nrep; i++) {
+		s->reps[i].busy = true;
+		s->reps[i].step_dur_ns = (int64_t)llround(tmax * 1e9);
+	}
+	evq_push(&s->q, s->now + s->reps[0].step_dur_ns, EV_STEP_END, 0);
+}
+
+/* PP: launch the planned batch into the pipeline when a slot and the
+ * first stage are free.  The batch takes the whole step time t (every
+ * stage in turn, the sends between them); the first stage takes the next
+ * batch after t / pp (stages priced as equal shares). */
+static void pp_start(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+	struct pp_batch *b = NULL;
+	struct step_desc d;
+	double t;
+	int k;
+	size_t i;
+
+	if (rp->npipe >= rp->pp) {
+		rp->busy = false; /* a batch end restarts it */
+		return;
+	}
+	if (!plan_step(s, ri, &d)) {
+		rp->busy = false;
+		return;
+	}
+	for (k = 0; k < rp->pp; k++)
+		if (!rp->pipe[k].used) {
+			b = &rp->pipe[k];
+			break;
+		}
+	t = rank_cost(s, rp, &d);
+	account_step(s, ri, t);
+	b->used = true;
+	XGROW(b->reqs, b->cap, rp->nsched);
+	for (i = 0; i < rp->nsched; i++) {
+		b->reqs[i] = rp->sched[i];
+		rp->sched[i]->inflight = true;
+	}
+	b->n = rp->nsched;
+	rp->nsched = 0;
+	rp->npipe++;
+	rp->busy = true;
+	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	/* the event names the batch: (k + 1) x nrep + ri */
+	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, (k + 1) * s->nrep + ri);
+	evq_push(&s->q, s->now + (int64_t)llround(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
+}
+
+void sched_stage_free(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+
+	rp->busy = false;
+	sched_start_step(s, ri);
+}
+
+void sched_start_step(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+	struct step_desc d;
+	double t;
+
+	if (s->cfg.lockstep) {
+		group_start(s);
+		return;
+	}
+	if (rp->pp > 1) {
+		pp_start(s, ri);
+		return;
+	}
+	if (!plan_step(s, ri, &d)) {
+		rp->busy = false;
+		return;
+	}
+	t = rank_cost(s, rp, &d);
+	account_step(s, ri, t);
 	rp->busy = true;
 	rp->step_dur_ns = (int64_t)llround(t * 1e9);
 	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
@@ -538,7 +745,7 @@ static void pend_push(struct replica *rp, struct req *r)
  * recorded then, and a closed-loop client sends its next request. */
 static int deliver(struct sim *s, struct replica *rp, struct err *e)
 {
-	double f = (s->cost->cfg.off & COST_H2) ? 0 : s->cost->cfg.ov.delivery_steps;
+	double f = (rp->cost->cfg.off & COST_H2) ? 0 : rp->cost->cfg.ov.delivery_steps;
 	int64_t t;
 	size_t i;
 	int rc = 0;
@@ -572,7 +779,8 @@ static int cmp_rseq(const void *a, const void *b)
 	return x->rseq < y->rseq ? -1 : x->rseq > y->rseq;
 }
 
-int sched_finish_step(struct sim *s, int ri, struct err *e)
+/* End replica ri's step: tokens, completions, block bookkeeping. */
+static int finish_rank(struct sim *s, int ri, struct err *e)
 {
 	struct replica *rp = &s->reps[ri];
 	struct req *r;
@@ -588,11 +796,31 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 	for (i = 0; i < rp->nsched; i++) {
 		r = rp->sched[i];
 		r->scheduled = false;
-		r->computed += r->step_tokens;
+		if (decoding(r))
+			r->dsteps++;
+		if (r->step_tokens > 1 && decoding(r)) {
+			/* verification: the drafts' accepted prefix and a bonus token */
+			int k = (int)r->step_tokens - 1, a = spec_accepted(&s->cfg.spec, k, &s->spec_rng);
+			s->tot.spec_verify++;
+			s->tot.spec_drafted += (uint64_t)k;
+			s->tot.spec_accepted += (uint64_t)a;
+			r->computed += 1 + a;
+			r->generated += a;
+		} else {
+			r->computed += r->step_tokens;
+		}
 		register_full(s, rp, r, r->computed);
 		if (r->computed < req_num_tokens(r))
 			continue; /* a prefill chunk: no token yet */
 		r->generated++;
+		if (rp->prefill_only && r->generated < r->output) {
+			/* P/D: the prefill worker is done with it; the KV
+			 * travels to the decode pool */
+			r->done = true; /* out of this worker's lists */
+			XGROW(rp->done, rp->done_cap, ndone + 1);
+			rp->done[ndone++] = r;
+			continue;
+		}
 		if (r->generated == 1) {
 			r->first_ns = s->now;
 			r->first_pending = true;
@@ -603,7 +831,8 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
 			rp->done[ndone++] = r;
-		} else {
+		} else if (s->cfg.spec.k == 0 && rp->pp == 1) {
+			/* speculative and pipelined requests stay explicit */
 			dec_join(s, rp, r);
 		}
 	}
@@ -650,15 +879,56 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 		r = rp->done[i];
 		run_remove(rp, r);
 		free_blocks(rp, r); /* the engine is done with it; the client not yet */
+		if (rp->prefill_only && r->generated < r->output) {
+			eng_handoff(s, r);
+			continue;
+		}
 		s->tot.completed++;
 		if (!r->first_pending)
 			pend_push(rp, r);
 		r->done_pending = true;
 	}
-	sched_start_step(s, ri);
-	/* an engine with nothing to do hands its outputs over at once */
-	if (!rp->busy)
-		return deliver(s, rp, e);
+	return 0;
+}
+
+int sched_finish_step(struct sim *s, int ri, struct err *e)
+{
+	int i, rc;
+
+	if (ri >= s->nrep) { /* PP: batch k of replica ri % nrep left the pipeline */
+		struct replica *rp = &s->reps[ri % s->nrep];
+		struct pp_batch *b = &rp->pipe[ri / s->nrep - 1];
+		bool was_busy = rp->busy;
+		size_t j;
+		ri %= s->nrep;
+		for (j = 0; j < b->n; j++) {
+			rp->sched[j] = b->reqs[j];
+			b->reqs[j]->inflight = false;
+		}
+		rp->nsched = b->n;
+		b->used = false;
+		b->n = 0;
+		rp->npipe--;
+		if ((rc = finish_rank(s, ri, e)) < 0)
+			return rc;
+		if (!was_busy)
+			sched_start_step(s, ri);
+		return rp->busy || rp->npipe > 0 ? 0 : deliver(s, rp, e);
+	}
+	if (!s->cfg.lockstep) {
+		if ((rc = finish_rank(s, ri, e)) < 0)
+			return rc;
+		sched_start_step(s, ri);
+		/* an engine with nothing to do hands its outputs over at once */
+		return s->reps[ri].busy ? 0 : deliver(s, &s->reps[ri], e);
+	}
+	for (i = 0; i < s->nrep; i++)
+		if ((rc = finish_rank(s, i, e)) < 0)
+			return rc;
+	group_start(s);
+	for (i = 0; i < s->nrep; i++)
+		if (!s->reps[i].busy && (rc = deliver(s, &s->reps[i], e)) < 0)
+			return rc;
 	return 0;
 }
 

@@ -125,6 +125,8 @@ int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 		x = (double)d->min;
 	if (x > (double)d->max)
 		x = (double)d->max;
+	if (!(x <= (double)WL_MAX_TOKENS)) /* a hand-built spec: no overflow (NaN too) */
+		x = (double)WL_MAX_TOKENS;
 	return (int64_t)x;
 }
 

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(text);
 	if (rc != 0)
 		return 0;
-	if (kflow_map(&kf, &lk, 989e12, 1979e12, &r, &e) == 0)
+	if (kflow_map(&kf, &lk, 989e12, 1979e12, 989e12, &r, &e) == 0)
 		kflow_result_release(&r);
 	kflow_release(&kf);
 	return 0;

@@ -25,6 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (model_from_json(j, "fuzz", &m, &e) == 0) {
 		model_params(&m, &pc);
 		(void)model_kv_bytes_per_token(&m, 2.0);
+		(void)model_state_bytes_per_seq(&m, 2.0);
+		(void)model_weight_bytes_per_gpu(&m, &p, 2.0);
 		/* keep graph construction bounded: huge published-looking sizes
 		 * are legal but would only exercise arithmetic */
 		if (m.hidden < 100000 && m.heads < 4096 && m.n_experts < 100000 &&

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "servesim/cost.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
 
@@ -214,6 +215,200 @@ static void test_model_vs_gpu(void)
 	opgraph_release(&b);
 }
 
+
+static double kind_flops(const struct opgraph *g, const char *kind)
+{
+	size_t i;
+	for (i = 0; i < g->nkinds; i++)
+		if (strcmp(g->kinds[i].name, kind) == 0)
+			return layer_kind_flops(&g->kinds[i]);
+	return -1;
+}
+
+static const struct layer_kind *kind_of(const struct opgraph *g, const char *kind)
+{
+	size_t i;
+	for (i = 0; i < g->nkinds; i++)
+		if (strcmp(g->kinds[i].name, kind) == 0)
+			return &g->kinds[i];
+	return NULL;
+}
+
+/* gpt-oss-120b decode, 3 requests after 1000 cached tokens, TP 1 (no EP):
+ * h 2880, 64 heads, 8 KV heads, head dim 64, 128 experts top-4 width 2880,
+ * sliding window 128 on every other layer.  By hand, per layer:
+ *   qkv  2 x 3 x (64 + 2 x 8) x 64 x 2880          =  88,473,600
+ *   o    2 x 3 x 4096 x 2880                        =  70,778,880
+ *   attention core 2 x pairs x 64 x (64 + 64), pairs per request:
+ *     full 1001 -> 3 x 1001 = 3003 -> 49,201,152; sliding 128 -> 384 -> 6,291,456
+ *   router 2 x 3 x 128 x 2880                       =   2,211,840
+ *   experts: 12 assignments, gate_up 2 x 12 x 5760 x 2880 = 398,131,200,
+ *            down 2 x 12 x 2880 x 2880              = 199,065,600
+ *   elementwise: 2 norms 4 x 3 x 2880, rope 3 x 3 x (64 + 8) x 64, 2 residuals
+ *     3 x 2880, act_mul 5 x 12 x 2880, top-k 3 x 128
+ * So the two layer kinds differ by the attention core alone. */
+static void test_gpt_oss_sliding(void)
+{
+	struct parallel p = {1, 1, 1, 1};
+	struct opgraph g;
+	double h = 2880, gemms, elems, full, sliding;
+	const struct layer_kind *lk;
+
+	load("gpt-oss-120b");
+	if (build(&p, 3, 1, 1000, DT_BF16, &g) < 0) {
+		CHECK(0, "gpt-oss graph builds");
+		return;
+	}
+	gemms = 2 * 3 * 80 * 64 * h + 2 * 3 * 4096 * h + 2 * 3 * 128 * h + 2 * 12 * 5760 * h +
+		2 * 12 * h * h;
+	elems = 2 * 4 * 3 * h + 3 * 3 * 72 * 64 + 2 * 3 * h + 5 * 12 * h + 3 * 128;
+	full = 2.0 * 3003 * 64 * 128;
+	sliding = 2.0 * 384 * 64 * 128;
+	CHECK(g.nkinds == 3 && kind_of(&g, "moe") && kind_of(&g, "sliding+moe"),
+	      "gpt-oss: kinds moe (full), sliding+moe, embed+head");
+	CHECK_REL(kind_flops(&g, "moe"), gemms + elems + full, 1e-12, "gpt-oss full layer FLOPs by hand");
+	CHECK_REL(kind_flops(&g, "sliding+moe"), gemms + elems + sliding, 1e-12,
+		  "gpt-oss sliding layer FLOPs by hand");
+	lk = kind_of(&g, "sliding+moe");
+	CHECK(lk && lk->count == 18 && find(lk, "attn_decode") &&
+	      find(lk, "attn_decode")->kv_read_bytes == 3.0 * 128 * 2 * 8 * 64 * 2,
+	      "sliding layer reads 128 cached keys per request");
+	opgraph_release(&g);
+}
+
+/* Qwen3-Next-80B-A3B linear (Gated DeltaNet) layer, prefill of 2 requests of
+ * 100 tokens, TP 1: h 2048, 16 key heads x 128, 32 value heads x 128, conv 4.
+ *   in_proj  2 x 200 x (2 x 2048 + 2 x 4096 + 2 x 32) x 2048 = 10,118,758,400
+ *   conv     200 x (2 x 2048 + 4096) x (2 x 4)              =     13,107,200
+ *   recurrent 200 x 32 x 128 x 128 x 6                      =    629,145,600
+ *   out_proj 2 x 200 x 4096 x 2048                          =  3,355,443,200
+ * attention-category FLOPs of the kind: 14,116,454,400.  The state (32 x 128
+ * x 128 x 2 B bf16 = 1 MiB) is read and written once per request. */
+static void test_qwen3_next_linear(void)
+{
+	struct parallel p = {1, 1, 1, 1};
+	struct opgraph g;
+	const struct layer_kind *lk;
+	const struct op *o;
+
+	load("qwen3-next-80b-a3b");
+	if (build(&p, 2, 100, 0, DT_BF16, &g) < 0) {
+		CHECK(0, "qwen3-next graph builds");
+		return;
+	}
+	lk = kind_of(&g, "linear+moe");
+	CHECK(lk && lk->count == 36 && kind_of(&g, "moe") && kind_of(&g, "moe")->count == 12,
+	      "qwen3-next: 36 linear+moe, 12 full moe layers");
+	if (lk) {
+		CHECK_REL(layer_kind_flops_cat(lk, OPC_ATTENTION), 14116454400.0, 1e-12,
+			  "GDN layer attention FLOPs by hand");
+		o = find(lk, "gated_delta_rule");
+		CHECK(o && o->kv_read_bytes == 2.0 * 32 * 128 * 128 * 2 && o->kv_write_bytes == o->kv_read_bytes,
+		      "GDN state read and written once per request");
+	}
+	/* gated full attention: q_proj emits query + gate, 16 x 256 each */
+	lk = kind_of(&g, "moe");
+	CHECK(lk && find(lk, "qkv_proj") && find(lk, "qkv_proj")->n == 16 * 256 * 2 + 2 * 2 * 256,
+	      "gated attention: qkv n = 2 x 16 x 256 + 2 x 2 x 256");
+	opgraph_release(&g);
+}
+
+/* chunked-local pairs (Llama 4): 10 new tokens after 5 cached, chunk 8:
+ * positions 6..15 see 6 7 8 1 2 3 4 5 6 7 keys = 49 */
+static void test_chunked_pairs(void)
+{
+	CHECK(attn_chunked_pairs(10, 5, 8) == 49.0, "chunked pairs 49 (%g)", attn_chunked_pairs(10, 5, 8));
+	CHECK(attn_chunked_pairs(7, 0, 0) == attn_causal_pairs(7, 0), "chunk 0 = causal");
+	CHECK(attn_chunked_pairs(100, 0, 1000) == attn_causal_pairs(100, 0), "short sequences unaffected");
+}
+
+
+/* The attention sum over layer groups (cost.c): priced against a copy of the
+ * model whose layers are all full attention, decode of 8 requests. */
+static void all_full(struct model_cfg *f)
+{
+	int64_t i;
+	for (i = 0; i < f->layers; i++)
+		f->mixer[i] = LM_FULL;
+	memset(f->n_mixer, 0, sizeof(f->n_mixer));
+	f->n_mixer[LM_FULL] = f->layers;
+}
+
+static int cost_for(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
+		    const char *data)
+{
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 1, 1};
+	struct err e;
+	int rc;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 256;
+	cc.max_seqs = 16;
+	rc = cost_init(c, m, g, &p, &cc, data, &e);
+	if (rc < 0)
+		printf("# cost: %s\n", e.msg);
+	return rc;
+}
+
+static void test_attention_groups(const char *data)
+{
+	static struct model_cfg full;
+	struct gpu_db db;
+	const struct gpu_spec *g = NULL;
+	struct cost_model ch, cf;
+	char path[1200];
+	struct err e;
+	double t1, t2, f1, f2;
+
+	snprintf(path, sizeof(path), "%s/gpus.json", data);
+	if (gpu_db_load(&db, path, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+		CHECK(0, "gpus load: %s", e.msg);
+		return;
+	}
+	/* gpt-oss-120b: 18 full + 18 sliding (128) layers.  At 50 000 keys per
+	 * request the sliding half costs next to nothing: about half the
+	 * all-full attention */
+	load("gpt-oss-120b");
+	full = M;
+	all_full(&full);
+	if (cost_for(&ch, &M, g, data) == 0 && cost_for(&cf, &full, g, data) == 0) {
+		t1 = cost_attn_decode_s(&ch, 8, 8 * 50000.0);
+		f1 = cost_attn_decode_s(&cf, 8, 8 * 50000.0);
+		CHECK(t1 / f1 > 0.5 && t1 / f1 < 0.52, "gpt-oss decode attention %.3g = %.3f x all-full",
+		      t1, t1 / f1);
+		/* short contexts (under the window) cost the same either way */
+		CHECK_REL(cost_attn_decode_s(&ch, 8, 8 * 100.0), cost_attn_decode_s(&cf, 8, 8 * 100.0), 1e-12,
+			  "contexts inside the window: sliding = full");
+		CHECK(cost_attn_prefill_s(&ch, 4000, 0) < 0.6 * cost_attn_prefill_s(&cf, 4000, 0),
+		      "4000-token prefill: sliding layers capped at the window");
+		cost_release(&ch);
+		cost_release(&cf);
+	}
+	/* qwen3-next: 12 full + 36 Gated DeltaNet layers.  The linear part,
+	 * hybrid - 12/48 x all-full, does not grow with the context */
+	load("qwen3-next-80b-a3b");
+	full = M;
+	all_full(&full);
+	if (cost_for(&ch, &M, g, data) == 0 && cost_for(&cf, &full, g, data) == 0) {
+		t1 = cost_attn_decode_s(&ch, 8, 8 * 1000.0);
+		t2 = cost_attn_decode_s(&ch, 8, 8 * 100000.0);
+		f1 = cost_attn_decode_s(&cf, 8, 8 * 1000.0);
+		f2 = cost_attn_decode_s(&cf, 8, 8 * 100000.0);
+		CHECK_REL(t1 - 12.0 / 48 * f1, t2 - 12.0 / 48 * f2, 1e-9,
+			  "recurrent update independent of the context");
+		/* one update: 8 x 32 x 128 x 128 state x 2 B, read and written, at
+		 * the KV bandwidth (memory-bound), per linear layer */
+		CHECK_REL((t1 - 12.0 / 48 * f1) * 48 / 36, 2.0 * 8 * 32 * 128 * 128 * 2 / ch.bw_kv, 1e-9,
+			  "recurrent update = state read + write at the KV bandwidth");
+		cost_release(&ch);
+		cost_release(&cf);
+	}
+	gpu_db_release(&db);
+}
+
 int main(void)
 {
 	char dir[1200], data[1024];
@@ -232,6 +427,10 @@ int main(void)
 	test_dsa();
 	test_moe();
 	test_model_vs_gpu();
+	test_gpt_oss_sliding();
+	test_qwen3_next_linear();
+	test_chunked_pairs();
+	test_attention_groups(data);
 	registry_release(&reg);
 	return check_done();
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "servesim/comm.h"
 #include "servesim/cost.h"
 #include "servesim/kvcache.h"
 #include "servesim/memplan.h"
@@ -463,6 +464,234 @@ static void test_cost_kat(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* Attention-DP (issue 11): Mixtral with DP 2 x EP 2.  The MoE part of a
+ * rank's step follows the tokens of all ranks; experts are split over the
+ * ranks; the ranks step in lockstep (a request routed to an idle rank
+ * starts with the next group step, on the same clock as the busy rank). */
+static void test_dp_attention(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 2, 2}, one = {1, 1, 1, 1};
+	struct step_desc d;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct err e;
+	int64_t len = 200, pre = 0;
+	double t_own, t_2x, t_8x, w1, w2;
+	char *log = NULL, *csv = NULL, buf[256], t_r0[32] = "", t_r1[32] = "";
+	const char *l;
+
+	load_model("mixtral-8x7b", &m);
+	w1 = model_weight_bytes_per_gpu(&m, &one, 2);
+	w2 = model_weight_bytes_per_gpu(&m, &p, 2);
+	{
+		struct param_counts pc;
+		model_params(&m, &pc);
+		CHECK_REL(w1 - w2, pc.experts / 2 * 2, 1e-9, "EP 2 over DP 2: each GPU holds half the experts");
+	}
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 2048;
+	cc.max_seqs = 64;
+	cc.graph_max = 512;
+	CHECK(cost_init(&c, &m, gpu("h100"), &p, &cc, datadir, &e) == 0 && c.dp_attn, "DP 2 MoE cost model is attention-DP");
+	memset(&d, 0, sizeof(d));
+	d.nchunks = 1;
+	d.chunk_len = &len;
+	d.chunk_prefix = &pre;
+	d.nlogits = 1;
+	t_own = cost_step_s(&c, &d);
+	d.moe_tokens = 2 * len;
+	t_2x = cost_step_s(&c, &d);
+	d.moe_tokens = 8 * len;
+	t_8x = cost_step_s(&c, &d);
+	CHECK(t_own == t_2x, "moe_tokens 0 means every rank runs the same tokens (%.6g = %.6g)", t_own, t_2x);
+	CHECK(t_8x > t_2x, "more tokens on the other ranks make the shared MoE part dearer (%.4f > %.4f ms)",
+	      t_8x * 1e3, t_2x * 1e3);
+	/* lockstep: request 0 on rank 0 at t=0, request 1 (least outstanding:
+	 * rank 1) arrives during rank 0's first step */
+	base_cfg(&sc, 2048, 64, 1000);
+	sc.dp = 2;
+	sc.lockstep = true;
+	trace_spec(&w, "0,200,3,-1\n0.0001,200,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "lockstep run completes both");
+	l = line_n(log, 1, buf, sizeof(buf));
+	sscanf(l, "step %*u t=%31s", t_r0);
+	CHECK(strstr(l, " r0: 0+1 ") != NULL, "then rank 0's first decode: %s", l);
+	l = line_n(log, 2, buf, sizeof(buf));
+	sscanf(l, "step %*u t=%31s", t_r1);
+	CHECK(strstr(l, " r1: 1+200 ") != NULL && strcmp(t_r0, t_r1) == 0,
+	      "rank 1's prefill starts with it, in the same group step (t=%s, t=%s)", t_r0, t_r1);
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
+/* Placement and collectives (comm.c): vLLM's rank order over 8-GPU NVLink
+ * domains; an EP group over two nodes pays the inter-node link. */
+static void test_comm(void)
+{
+	const struct gpu_spec *h = gpu("h200"), *gb = gpu("gb200");
+	struct comm_place pl, one;
+	struct comm_table t;
+	struct parallel p;
+	struct err e;
+	double pay = 128.0 * 8 * 7168, a_one, a_two;
+
+	CHECK(h->gpus_per_node == 8 && h->nvlink_domain == 8 && h->internode_bw == 50e9,
+	      "h200 defaults: 8 per node, NVLink domain 8, 400 Gb/s = 50 GB/s inter-node");
+	CHECK(gb->nvlink_domain == 72 && gb->gpus_per_node == 4, "gb200: NVL72 domain over 4-GPU trays");
+	CHECK(comm_table_load(datadir, &t, &e) == 0 && t.n >= 20, "deepep table loads (%d rows)", t.n);
+	p = (struct parallel){8, 1, 2, 16};
+	comm_place(h, &p, &pl);
+	CHECK(pl.nodes == 2 && !pl.tp_cross && pl.ep_cross && pl.ep_domains == 2,
+	      "TP 8 x DP 2 x EP 16: 2 nodes, TP inside one, EP across 2 domains");
+	p = (struct parallel){8, 1, 1, 8};
+	comm_place(h, &p, &one);
+	CHECK(one.nodes == 1 && !one.ep_cross, "TP 8 EP 8: one node");
+	a_one = comm_a2a_s(&t, h, &one, COMM_A2A_LOW_LATENCY, false, 8, pay);
+	a_two = comm_a2a_s(&t, h, &pl, COMM_A2A_LOW_LATENCY, false, 16, pay);
+	CHECK(a_two > 1.5 * a_one, "EP 16 dispatch over two nodes %.0f us > 1.5 x one node %.0f us",
+	      a_two * 1e6, a_one * 1e6);
+	/* low-latency fit for h200 (data/comm/deepep.csv): 10.56 us + bytes / 301.2 GB/s */
+	CHECK_REL(a_one, 10.56e-6 + pay / 301.2e9, 1e-9, "one-node LL dispatch from the h200 fit");
+	comm_place(gb, &(struct parallel){4, 1, 4, 16}, &pl);
+	CHECK(pl.nodes == 4 && !pl.ep_cross, "gb200: EP 16 over 4 trays stays in the NVL72 domain");
+	p = (struct parallel){8, 2, 1, 1};
+	comm_place(h, &p, &pl);
+	CHECK(pl.pp_cross && comm_send_s(&pl, 1e6) > comm_send_s(&one, 1e6),
+	      "PP 2 x TP 8: the stage boundary crosses nodes and the send is slower");
+}
+
+/* Speculative decoding (issue 11): one request, prompt 100, output 41,
+ * K = 4 EAGLE drafts.  Acceptance 1: 40 tokens after the first in 8
+ * verification steps, (K+1) = 5 x fewer than 40 plain decode steps.
+ * Acceptance 0: one token per step, each step priced as the width-5
+ * verification plus the drafting that follows it. */
+static void test_spec(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct step_desc d;
+	char *log = NULL, *csv = NULL, buf[256];
+	double dur = -1, want;
+
+	make_cost(&c, m, 8192, 64, 0);
+	base_cfg(&sc, 8192, 64, 1000);
+	sc.spec.method = SPEC_EAGLE;
+	sc.spec.k = 4;
+	sc.spec.nrates = 1;
+	sc.spec.rate[0] = 1;
+	trace_spec(&w, "0,100,41,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 1, "spec run completes");
+	CHECK(t.spec_verify == 8 && t.steps == 9 && t.spec_accepted == 32,
+	      "acceptance 1: 8 verification steps of 5 tokens after the prefill (%llu steps, %llu verify)",
+	      (unsigned long long)t.steps, (unsigned long long)t.spec_verify);
+	CHECK(strstr(csv, ",5.0000\n") != NULL, "per-request CSV: 5 tokens per step");
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	sc.spec.rate[0] = 0;
+	trace_spec(&w, "0,100,41,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.steps == 41 && t.spec_verify == 39 &&
+	      t.spec_accepted == 0,
+	      "acceptance 0: 40 decode steps as without speculation (the last has no draft to verify)");
+	sscanf(line_n(log, 1, buf, sizeof(buf)), "%*[^=]=%*f %*[^=]=%lf", &dur);
+	memset(&d, 0, sizeof(d));
+	d.ndecode = 5;
+	d.decode_ctx_sum = 101 + 102 + 103 + 104 + 105;
+	d.nlogits = 5;
+	want = cost_step_s(&c, &d) + spec_draft_s(&sc.spec, &c, 1, 105);
+	CHECK(fabs(dur - want) < 1e-6, "first decode step = verify at width 5 + 4 drafts: %.6f = %.6f s (%s)",
+	      dur, want, buf);
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
+/* P/D disaggregation: one prefill and one decode worker; the prompt's KV
+ * (1000 tokens x 1 MB over 1 GB/s + 1 ms = 1.001 s) travels between them and
+ * the first token reaches the client when it lands. */
+static void test_pd(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	double ttft = 0;
+	const char *row;
+
+	make_cost(&c, m, 8192, 64, 0);
+	base_cfg(&sc, 8192, 64, 1000);
+	sc.pd.prefill = 1;
+	sc.pd.prefill_cost = &c;
+	sc.pd.prefill_kv_blocks = 500;
+	sc.pd.prefill_max_num_seqs = 64;
+	sc.pd.prefill_max_num_batched_tokens = 8192;
+	sc.pd.kv_bytes_per_token = 1e6;
+	sc.pd.link_bw = 1e9;
+	sc.pd.alpha_s = 1e-3;
+	trace_spec(&w, "0,1000,5,-1\n0.5,1000,5,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
+	      "P/D run: both requests prefilled, handed over and completed (invariants checked)");
+	CHECK(t.pd_transfer_ns == 2 * 1001000000LL, "transfer 1 ms + 1000 x 1 MB / 1 GB/s = 1.001 s each");
+	row = csv; /* request 0 completes first */
+	CHECK(sscanf(row, "0,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf", &ttft) == 1 && ttft > 1001.0,
+	      "request 0 decoded on worker 1 with TTFT %.1f ms > the 1001 ms transfer", ttft);
+	CHECK(strstr(log, "r0: 0+1000 ") != NULL && strstr(log, "r1: 0+1 ") != NULL,
+	      "prefill on replica 0, decode on replica 1");
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
+/* Pipeline parallelism, vLLM V1 style: with PP 2 and a 64-token budget,
+ * request 0's prefill fills the first batch; request 1's enters the
+ * pipeline when the first stage frees, half the first batch's time later,
+ * while batch 1 is still in the second stage. */
+static void test_pp(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel p = {1, 2, 1, 1};
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct err e;
+	char *log = NULL, *csv = NULL, buf[256];
+	double t0 = -1, d0 = -1, t1 = -1;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 64;
+	cc.max_seqs = 64;
+	cc.graph_max = 512;
+	CHECK(cost_init(&c, m, gpu("h100"), &p, &cc, datadir, &e) == 0, "PP 2 cost model");
+	base_cfg(&sc, 64, 64, 1000);
+	trace_spec(&w, "0,64,3,-1\n0,64,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "PP run completes both");
+	sscanf(line_n(log, 0, buf, sizeof(buf)), "step %*u t=%lf %*[^=]=%lf", &t0, &d0);
+	CHECK(strstr(buf, "r0: 0+64 ") != NULL, "batch 1: request 0's prompt: %s", buf);
+	sscanf(line_n(log, 1, buf, sizeof(buf)), "step %*u t=%lf", &t1);
+	CHECK(strstr(buf, " 1+64 ") != NULL && fabs(t1 - (t0 + d0 / 2)) < 2e-6,
+	      "batch 2 (request 1) enters at half batch 1's time: t=%.6f, want %.6f", t1, t0 + d0 / 2);
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -486,6 +715,11 @@ int main(void)
 	test_determinism_and_storm(&m);
 	test_memplan();
 	test_cost_kat(&m);
+	test_dp_attention();
+	test_comm();
+	test_spec(&m);
+	test_pd(&m);
+	test_pp(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");

@@ -1,0 +1,27 @@
+/* mfucache.h - kernel tables loaded once per process and shared.
+ *
+ * `eval`, `calibrate` and sweeps build many cost models for the same GPU and
+ * engine; parsing the gzip CSV tables dominates their start-up.  A cache
+ * holds each (GPU, engine, version, H6 switch) set of tables once; cost
+ * models borrow them read-only.  Not thread-safe: a caller that prices on
+ * threads fills the cache first or gives each thread its own. */
+#ifndef SERVESIM_MFUCACHE_H
+#define SERVESIM_MFUCACHE_H
+#include <stdbool.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+#include "servesim/mfu.h"
+
+struct mfu_cache; /* opaque */
+
+struct mfu_cache *mfu_cache_new(void);
+void mfu_cache_free(struct mfu_cache *c);
+/* The tables of g for engine/version (mfu_load's rules), with `nearest`
+ * lookups (H6 off) as asked and the fused-MoE tables loaded when want_moe;
+ * owned by the cache, valid until mfu_cache_free. */
+int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_spec *g,
+		  const char *engine, const char *version, bool nearest, bool want_moe,
+		  const struct mfu_tables **out, struct err *e);
+
+#endif

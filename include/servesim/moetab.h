@@ -1,0 +1,78 @@
+/* moetab.h - measured fused-MoE kernel tables (data/mfu/<gpu>/<collection>/
+ * moe.csv.gz) and their lookup for any expert shape.
+ *
+ * A row times the routed experts of one MoE layer on one GPU as the engine
+ * runs them: one fused/grouped kernel over `tokens` tokens entering the
+ * layer, each routed to `topk` of `experts` experts of width `inter` (full
+ * model sizes), sharded `moe_tp` ways within each expert and `moe_ep` ways
+ * over the experts, under a routing `distribution` (balanced or power-law;
+ * with a power law the measured rank is the most loaded one).  Router,
+ * top-k and all-to-all are not in the time.
+ *
+ * Every measured curve is turned into an efficiency against the kernel's
+ * own roofline (expected routed FLOPs at the dtype's peak, or the weights of
+ * the experts the tokens touch plus activations at the HBM bandwidth):
+ * eff(x) = t_roof / t_measured along x = log(tokens x topk / experts), the
+ * routed rows per expert.  A lookup takes the curve of the nearest measured
+ * shape (normalised log distance over hidden, per-GPU expert width, local
+ * expert count, top-k and expert count; exact shapes have distance 0 and
+ * give back the measured latency), interpolates log(eff) linearly in x
+ * (held at the ends) and returns the target's roofline / eff. */
+#ifndef SERVESIM_MOETAB_H
+#define SERVESIM_MOETAB_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+
+/* Storage formats of the routed experts in the tables. */
+enum moe_fmt { MOE_BF16, MOE_FP8, MOE_FP8_BLOCK, MOE_INT4, MOE_FP4, MOE_MXFP4, MOE__COUNT };
+
+/* Routing imbalance.  The default (0) is the power law with exponent 1.01,
+ * aiconfigurator's mildly skewed routing: real routers are not balanced
+ * and the slowest (most loaded) rank sets the layer's time. */
+enum moe_dist { MOE_POWER_LAW_101, MOE_BALANCED, MOE_POWER_LAW_12, MOE_DIST__COUNT };
+
+struct moe_shape {
+	double hidden, inter;   /* full model sizes */
+	double topk, experts;   /* global expert count */
+	double tp, ep;          /* MoE tensor and expert parallelism */
+};
+
+struct moetab; /* opaque */
+
+const char *moe_fmt_name(enum moe_fmt f);
+const char *moe_dist_name(enum moe_dist d);
+/* Parse "balanced", "power_law_1.01", "power_law_1.2" (SS_EUSAGE otherwise). */
+int moe_dist_parse(const char *s, enum moe_dist *out, struct err *e);
+
+/* Load a moe.csv.gz; latencies become efficiencies against g->table_peak and
+ * g->table_hbm_bw (the GPU the tables were measured on). */
+int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out, struct err *e);
+void moetab_free(struct moetab *t);
+
+/* The fused routed-expert kernel's roofline on g for `tokens` tokens: the
+ * larger of routed FLOPs at the dtype's peak and the bytes of the touched
+ * experts' weights (bytes_per_param each) plus activations over bw. */
+double moe_roofline_s(const struct moe_shape *s, double tokens, double peak, double bytes_per_param,
+		      double bw);
+
+/* A resolved lookup: the curve used for a (format, shape, distribution). */
+struct moe_pick {
+	const void *curve;      /* NULL: no table for that format */
+	enum moe_fmt fmt;       /* format of the curve used */
+	double distance;        /* 0 = the exact shape was measured */
+	char desc[160];         /* "fp8_block 7168x2048 top8/256 tp1 ep8, power_law_1.01" */
+};
+
+/* Choose the curve for fmt (an fp8 request may use fp8_block curves and
+ * the reverse, fp4 and mxfp4 likewise, taking the nearer shape) and shape;
+ * pick->curve is NULL when the table has neither. */
+void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
+		 enum moe_dist dist, struct moe_pick *pick);
+/* Efficiency of the picked curve at `tokens` (tokens entering the layer on
+ * this GPU, x computed with the target shape). */
+double moetab_eff(const struct moe_pick *pick, const struct moe_shape *s, double tokens);
+
+#endif

@@ -1,0 +1,401 @@
+/* aic.c - aiconfigurator's silicon CSV (systems/silicon_sample.csv of
+ * ai-dynamo/aiconfigurator; see eval/silicon/PROVENANCE.md):
+ * one measured serving point per row, filtered by `--where` conditions.
+ *
+ * Columns read (others ignored): id, backend, backend_version, model_path,
+ * system, precision, mode, isl, osl, gemm_quant_mode, moe_quant_mode,
+ * batch_size (the closed-loop concurrency), tp_size, pp_size,
+ * attention_dp_size, moe_tp_size, moe_ep_size, silicon_ttft_ms,
+ * silicon_tpot_ms.  Fields hold no commas or quotes in the published file;
+ * a quoted field is refused.  Empty and 0 parallel sizes mean 1. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <strings.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/gzread.h"
+#include "servesim/measured.h"
+
+/* the published file is 1.1 MB; 64 MB leaves room for larger dumps */
+#define AIC_MAX_BYTES (64u << 20)
+
+enum { C_ID, C_SOURCE, C_BACKEND, C_VERSION, C_MODEL, C_SYSTEM, C_PRECISION, C_MODE, C_ISL, C_OSL, C_GEMM,
+       C_MOE, C_BATCH, C_TP, C_PP, C_ADP, C_MOE_TP, C_MOE_EP, C_TTFT, C_TPOT, C__N };
+
+static const char *const col_names[C__N] = {
+	"id", "silicon_data_source", "backend", "backend_version", "model_path", "system", "precision", "mode", "isl", "osl",
+	"gemm_quant_mode", "moe_quant_mode", "batch_size", "tp_size", "pp_size", "attention_dp_size",
+	"moe_tp_size", "moe_ep_size", "silicon_ttft_ms", "silicon_tpot_ms"};
+
+/* required in the header; the rest are optional */
+static bool col_required(int c)
+{
+	return c == C_BACKEND || c == C_MODEL || c == C_SYSTEM || c == C_MODE || c == C_ISL ||
+	       c == C_OSL || c == C_BATCH || c == C_TP || c == C_TTFT || c == C_TPOT;
+}
+
+#define AIC_MAX_COLS 128
+#define AIC_MAX_COND 16
+
+struct cond {
+	int col;
+	bool neq;
+	char value[96];
+};
+
+struct line_fields {
+	const char *f[AIC_MAX_COLS];
+	size_t len[AIC_MAX_COLS];
+	size_t n;
+};
+
+/* Split one line (no newline) at commas. */
+static int split(const char *s, size_t n, struct line_fields *lf, const char *name, size_t line,
+		 struct err *e)
+{
+	size_t i, start = 0;
+
+	lf->n = 0;
+	for (i = 0; i <= n; i++) {
+		if (i < n && s[i] == '"')
+			return err_set(e, SS_EDATA, "%s:%zu: quoted CSV fields are not supported", name, line);
+		if (i == n || s[i] == ',') {
+			if (lf->n >= AIC_MAX_COLS)
+				return err_set(e, SS_EDATA, "%s:%zu: more than %d columns", name, line,
+					       AIC_MAX_COLS);
+			lf->f[lf->n] = s + start;
+			lf->len[lf->n] = i - start;
+			lf->n++;
+			start = i + 1;
+		}
+	}
+	/* a CR before the newline */
+	if (lf->n && lf->len[lf->n - 1] && lf->f[lf->n - 1][lf->len[lf->n - 1] - 1] == '\r')
+		lf->len[lf->n - 1]--;
+	return 0;
+}
+
+static bool field_is(const struct line_fields *lf, int i, const char *v)
+{
+	size_t n = strlen(v);
+	return i >= 0 && (size_t)i < lf->n && lf->len[i] == n && memcmp(lf->f[i], v, n) == 0;
+}
+
+static void field_copy(const struct line_fields *lf, int i, char *dst, size_t n)
+{
+	size_t l;
+
+	dst[0] = '\0';
+	if (i < 0 || (size_t)i >= lf->n)
+		return;
+	l = lf->len[i] < n - 1 ? lf->len[i] : n - 1;
+	memcpy(dst, lf->f[i], l);
+	dst[l] = '\0';
+}
+
+/* A number field; empty gives NAN.  Anything else non-numeric is an error. */
+static int field_num(const struct line_fields *lf, int i, double *out)
+{
+	char buf[64], *end;
+
+	*out = NAN;
+	if (i < 0 || (size_t)i >= lf->n || lf->len[i] == 0)
+		return 0;
+	field_copy(lf, i, buf, sizeof(buf));
+	*out = strtod(buf, &end);
+	if (end == buf || *end || !isfinite(*out))
+		return -1;
+	return 0;
+}
+
+/* A parallel size: empty or 0 = 1. */
+static int par_size(double v, int *out)
+{
+	if (isnan(v) || v == 0) {
+		*out = 1;
+		return 0;
+	}
+	if (!(v >= 1 && v <= 4096) || v != floor(v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_where(const char *where, const char *hdr_names[], size_t nh, struct cond *cs,
+		       size_t *nc, const char *name, struct err *e)
+{
+	const char *p = where;
+
+	*nc = 0;
+	while (p && *p) {
+		const char *end = strchr(p, ','), *op;
+		char term[200], key[96];
+		size_t tl = end ? (size_t)(end - p) : strlen(p), k;
+		bool neq;
+		struct cond *c;
+		if (tl >= sizeof(term))
+			return err_set(e, SS_EUSAGE, "--where: condition too long: \"%.40s...\"", p);
+		memcpy(term, p, tl);
+		term[tl] = '\0';
+		p = end ? end + 1 : NULL;
+		if (tl == 0)
+			continue;
+		op = strstr(term, "!=");
+		neq = op != NULL;
+		if (!op)
+			op = strchr(term, '=');
+		if (!op || op == term)
+			return err_set(e, SS_EUSAGE,
+				       "--where: \"%s\" is not COLUMN=VALUE or COLUMN!=VALUE (comma = and)", term);
+		if (*nc >= AIC_MAX_COND)
+			return err_set(e, SS_EUSAGE, "--where: more than %d conditions", AIC_MAX_COND);
+		snprintf(key, sizeof(key), "%.*s", (int)(op - term), term);
+		c = &cs[(*nc)++];
+		c->neq = neq;
+		snprintf(c->value, sizeof(c->value), "%s", op + (neq ? 2 : 1));
+		c->col = -1;
+		for (k = 0; k < nh; k++)
+			if (strcmp(hdr_names[k], key) == 0)
+				c->col = (int)k;
+		if (c->col < 0)
+			return err_set(e, SS_EUSAGE, "--where: %s has no column '%s' (e.g. backend, system, mode, model_path, isl, osl, batch_size)",
+				       name, key);
+	}
+	return 0;
+}
+
+static bool row_matches(const struct line_fields *lf, const struct cond *cs, size_t nc)
+{
+	size_t i;
+
+	for (i = 0; i < nc; i++) {
+		bool eq = field_is(lf, cs[i].col, cs[i].value);
+		if (eq == cs[i].neq)
+			return false;
+	}
+	return true;
+}
+
+static int read_row(const struct line_fields *lf, const int *col, const char *name, size_t line,
+		    struct aic_row *r, struct err *e)
+{
+	double v[C__N];
+	int c;
+
+	memset(r, 0, sizeof(*r));
+	for (c = 0; c < C__N; c++) {
+		v[c] = NAN;
+		if (c == C_ISL || c == C_OSL || c == C_BATCH || c == C_TP || c == C_PP || c == C_ADP ||
+		    c == C_MOE_TP || c == C_MOE_EP || c == C_TTFT || c == C_TPOT) {
+			if (field_num(lf, col[c], &v[c]) < 0) {
+				char buf[64];
+				field_copy(lf, col[c], buf, sizeof(buf));
+				return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be a number, got \"%s\"",
+					       name, line, col_names[c], buf);
+			}
+		}
+	}
+	field_copy(lf, col[C_ID], r->id, sizeof(r->id));
+	field_copy(lf, col[C_BACKEND], r->backend, sizeof(r->backend));
+	field_copy(lf, col[C_VERSION], r->version, sizeof(r->version));
+	field_copy(lf, col[C_MODEL], r->model, sizeof(r->model));
+	field_copy(lf, col[C_SYSTEM], r->system, sizeof(r->system));
+	field_copy(lf, col[C_PRECISION], r->precision, sizeof(r->precision));
+	field_copy(lf, col[C_MODE], r->mode, sizeof(r->mode));
+	field_copy(lf, col[C_GEMM], r->gemm_quant, sizeof(r->gemm_quant));
+	field_copy(lf, col[C_MOE], r->moe_quant, sizeof(r->moe_quant));
+	if (!r->id[0])
+		snprintf(r->id, sizeof(r->id), "row%zu", line);
+	r->line = line;
+	r->ttft_ms = v[C_TTFT];
+	r->tpot_ms = v[C_TPOT];
+	if (strcmp(r->mode, "agg") != 0)
+		return 0; /* disagg rows are counted, not read further */
+	{
+		static const int need[] = {C_ISL, C_OSL, C_BATCH, C_TP};
+		size_t k;
+		for (k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
+			double x = v[need[k]];
+			if (!(x >= 1 && x <= (1 << 24)) || x != floor(x))
+				return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be an integer >= 1 in an agg row, got %g",
+					       name, line, col_names[need[k]], x);
+		}
+	}
+	if (!(r->ttft_ms > 0) || !(r->tpot_ms > 0))
+		return err_set(e, SS_EDATA, "%s:%zu: silicon_ttft_ms and silicon_tpot_ms must be > 0, got %g and %g",
+			       name, line, r->ttft_ms, r->tpot_ms);
+	r->isl = (int64_t)v[C_ISL];
+	r->osl = (int64_t)v[C_OSL];
+	r->batch = (int64_t)v[C_BATCH];
+	r->tp = (int)v[C_TP];
+	if (par_size(v[C_PP], &r->pp) < 0 || par_size(v[C_ADP], &r->attn_dp) < 0 ||
+	    par_size(v[C_MOE_TP], &r->moe_tp) < 0 || par_size(v[C_MOE_EP], &r->moe_ep) < 0)
+		return err_set(e, SS_EDATA, "%s:%zu: pp_size, attention_dp_size, moe_tp_size and moe_ep_size must be integers in [0, 4096]",
+			       name, line);
+	/* batch_size is per worker and attention-DP rank: the client's
+	 * concurrency is silicon_data_source's silicon_concurrency=N (checked
+	 * on the published file: N = batch_size x attention_dp_size on every
+	 * attention-DP row, and a multiple of batch_size on the multi-worker
+	 * rows), else batch_size x attention_dp_size */
+	r->concurrency = r->batch * r->attn_dp;
+	r->workers = 1;
+	{
+		char src[512];
+		const char *sc;
+		field_copy(lf, col[C_SOURCE], src, sizeof(src));
+		if ((sc = strstr(src, "silicon_concurrency=")) != NULL) {
+			long long cc = strtoll(sc + 20, NULL, 10);
+			if (cc >= 1 && cc <= (1 << 24) && cc % r->concurrency == 0 &&
+			    cc / r->concurrency <= 4096) {
+				r->workers = (int)(cc / r->concurrency);
+				r->concurrency = cc;
+			}
+		}
+	}
+	return 0;
+}
+
+int aic_read_mem(const char *buf, size_t len, const char *name, const char *where,
+		 struct aic_table *t, struct err *e)
+{
+	const char *p = buf, *end = buf + len, *hdr_names[AIC_MAX_COLS];
+	char hdr_store[AIC_MAX_COLS][48];
+	struct line_fields lf;
+	struct cond cs[AIC_MAX_COND];
+	size_t nc = 0, line = 0, k;
+	int col[C__N], c, rc = 0;
+	bool have_hdr = false;
+
+	memset(t, 0, sizeof(*t));
+	for (c = 0; c < C__N; c++)
+		col[c] = -1;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *s = p;
+		p = nl ? nl + 1 : end;
+		line++;
+		if (n == 0 || s[0] == '#')
+			continue;
+		if ((rc = split(s, n, &lf, name, line, e)) < 0)
+			break;
+		if (!have_hdr) {
+			have_hdr = true;
+			t->ncols = lf.n;
+			for (k = 0; k < lf.n; k++) {
+				field_copy(&lf, (int)k, hdr_store[k], sizeof(hdr_store[k]));
+				hdr_names[k] = hdr_store[k];
+				for (c = 0; c < C__N; c++)
+					if (col[c] < 0 && strcmp(hdr_store[k], col_names[c]) == 0)
+						col[c] = (int)k;
+			}
+			for (c = 0; c < C__N; c++)
+				if (col[c] < 0 && col_required(c)) {
+					rc = err_set(e, SS_EDATA,
+						     "%s: no column '%s': not an aiconfigurator silicon CSV (expected backend, model_path, system, mode, isl, osl, batch_size, tp_size, silicon_ttft_ms, silicon_tpot_ms)",
+						     name, col_names[c]);
+					goto out;
+				}
+			if (where && (rc = parse_where(where, hdr_names, lf.n, cs, &nc, name, e)) < 0)
+				goto out;
+			continue;
+		}
+		if (lf.n != t->ncols) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: %zu fields, the header has %zu", name, line, lf.n,
+				     t->ncols);
+			break;
+		}
+		t->total++;
+		if (!row_matches(&lf, cs, nc))
+			continue;
+		XGROW(t->r, t->cap, t->n + 1);
+		if ((rc = read_row(&lf, col, name, line, &t->r[t->n], e)) < 0)
+			break;
+		t->n++;
+	}
+	if (rc == 0 && !have_hdr)
+		rc = err_set(e, SS_EDATA, "%s: empty file: expected an aiconfigurator silicon CSV", name);
+out:
+	if (rc < 0)
+		aic_table_release(t);
+	return rc;
+}
+
+int aic_read(const char *path, const char *where, struct aic_table *t, struct err *e)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((rc = gzr_read_file(path, AIC_MAX_BYTES, &buf, &len, e)) < 0)
+		return rc;
+	rc = aic_read_mem(buf, len, path, where, t, e);
+	free(buf);
+	return rc;
+}
+
+bool aic_is_table(const char *path)
+{
+	struct gzr *g;
+	struct err e;
+	const char *line;
+	size_t len;
+	bool yes = false;
+
+	if (gzr_open(path, &g, &e) < 0)
+		return false;
+	if (gzr_getline(g, &line, &len, &e) == 0 && line)
+		yes = memmem(line, len, "silicon_ttft_ms", 15) != NULL &&
+		      memmem(line, len, "model_path", 10) != NULL;
+	gzr_close(g);
+	return yes;
+}
+
+void aic_table_release(struct aic_table *t)
+{
+	free(t->r);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Names to try in the model registry, in order (returns how many):
+ *   1. the row's Hugging Face id as written;
+ *   2. the base checkpoint of a quantised variant the registry may not list
+ *      (same architecture, the precision comes from the row): an `nvidia/`
+ *      prefix (NVIDIA's ModelOpt re-quantisations, e.g.
+ *      nvidia/DeepSeek-R1-NVFP4 of DeepSeek-R1) and a trailing -FP8 / -NVFP4
+ *      / -FP4 (e.g. Qwen/Qwen3-235B-A22B-FP8) dropped;
+ *   3. that name without its organisation, matched against registry ids
+ *      (meta-llama/Llama-3.1-70B -> llama-3.1-70b). */
+int aic_model_candidates(const char *hf, char out[3][128])
+{
+	static const char *const suffixes[] = {"-NVFP4", "-FP8", "-FP4", NULL};
+	const char *s = hf, *slash;
+	size_t l, k;
+	int n = 0;
+
+	snprintf(out[n++], 128, "%s", hf);
+	if (strncmp(s, "nvidia/", 7) == 0)
+		s += 7;
+	snprintf(out[n], 128, "%s", s);
+	l = strlen(out[n]);
+	for (k = 0; suffixes[k]; k++) {
+		size_t sl = strlen(suffixes[k]);
+		if (l > sl && strcasecmp(out[n] + l - sl, suffixes[k]) == 0) {
+			out[n][l - sl] = '\0';
+			break;
+		}
+	}
+	if (strcmp(out[n], out[0]) != 0)
+		n++;
+	slash = strrchr(out[n - 1], '/');
+	if (slash && slash[1]) {
+		snprintf(out[n], 128, "%s", slash + 1);
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,137 @@
+/* vcr.c - vllm-vcr traces (neuralmagic/vllm-vcr), one JSON object per
+ * line: first {"meta": {model, gpu, tp, source, block_size}}, then one per
+ * request: prompt_tokens, cached_tokens, output_tokens, ttft_ms, itl_ms
+ * (one gap per streamed chunk), arrival_ms (from the capture's start),
+ * concurrency, itl_ctx (the engine's running count per gap), ... .
+ * E2E = TTFT + the sum of the gaps.  The capture taps the engine (its
+ * itl_ctx holds scheduler state), so timings are taken as engine-side. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/gzread.h"
+#include "servesim/json.h"
+#include "servesim/measured.h"
+
+#define VCR_MAX_BYTES (256u << 20)
+
+static int read_meta(const struct json *m, const char *ctx, struct gt_settings *s, struct err *e)
+{
+	const struct json *v;
+	int64_t x;
+	bool pres;
+	int rc;
+
+	if (json_type_of(m) != JSON_OBJECT)
+		return err_set(e, SS_EDATA, "%s: 'meta' must be an object", ctx);
+	if ((v = json_get(m, "model")) && json_type_of(v) == JSON_STRING)
+		snprintf(s->model, sizeof(s->model), "%s", json_string(v));
+	if ((v = json_get(m, "gpu")) && json_type_of(v) == JSON_STRING)
+		snprintf(s->gpu, sizeof(s->gpu), "%s", json_string(v));
+	if ((rc = json_opt_int(m, "tp", ctx, 1, 4096, &x, &pres, e)) < 0)
+		return rc;
+	if (pres)
+		s->tp = (int)x;
+	if ((rc = json_opt_int(m, "block_size", ctx, 1, 1024, &x, &pres, e)) < 0)
+		return rc;
+	if (pres)
+		s->block_size = x;
+	snprintf(s->engine, sizeof(s->engine), "vllm");
+	return 0;
+}
+
+static int read_request(const struct json *o, const char *ctx, struct gt_requests *g,
+			struct err *e)
+{
+	const struct json *itl = json_get(o, "itl_ms"), *v;
+	double p, out, ttft, arr, sum = 0;
+	struct gt_request *r;
+	int rc;
+
+	if ((rc = json_req_num(o, "prompt_tokens", ctx, &p, e)) < 0 ||
+	    (rc = json_req_num(o, "output_tokens", ctx, &out, e)) < 0 ||
+	    (rc = json_req_num(o, "ttft_ms", ctx, &ttft, e)) < 0 ||
+	    (rc = json_req_num(o, "arrival_ms", ctx, &arr, e)) < 0)
+		return rc;
+	if (!(p >= 1 && p < 1e9) || !(out >= 1 && out < 1e9) || !(ttft >= 0) || !(arr >= 0) ||
+	    !isfinite(arr) || !isfinite(ttft))
+		return err_set(e, SS_EDATA,
+			       "%s: expected prompt_tokens, output_tokens >= 1 and ttft_ms, arrival_ms >= 0 (got %g, %g, %g, %g)",
+			       ctx, p, out, ttft, arr);
+	if (!itl || json_type_of(itl) != JSON_ARRAY)
+		return err_set(e, SS_EDATA, "%s: 'itl_ms' must be an array of gaps (ms)", ctx);
+	for (v = json_first(itl); v; v = json_next(v)) {
+		if (json_type_of(v) != JSON_NUMBER || !(json_number(v) >= 0) || !isfinite(json_number(v)))
+			return err_set(e, SS_EDATA, "%s: 'itl_ms' must hold numbers >= 0", ctx);
+		sum += json_number(v);
+	}
+	XGROW(g->r, g->cap, g->n + 1);
+	r = &g->r[g->n++];
+	memset(r, 0, sizeof(*r));
+	r->arrival_s = arr * 1e-3;
+	r->prompt_tokens = (int64_t)p;
+	r->output_tokens = (int64_t)out;
+	r->ttft_ms = ttft;
+	r->e2e_ms = ttft + sum;
+	return 0;
+}
+
+int vcr_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
+		 struct gt_settings *s, struct err *e)
+{
+	const char *p = buf, *end = buf + len;
+	size_t line = 0;
+	int rc = 0;
+
+	memset(g, 0, sizeof(*g));
+	memset(s, 0, sizeof(*s));
+	while (p < end && rc == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *t = p;
+		const struct json *m;
+		char ctx[600];
+		struct json *o;
+		p = nl ? nl + 1 : end;
+		line++;
+		while (n && (t[n - 1] == '\r' || t[n - 1] == ' '))
+			n--;
+		if (n == 0)
+			continue;
+		snprintf(ctx, sizeof(ctx), "%s:%zu", name, line);
+		if ((rc = json_parse(t, n, ctx, &o, e)) < 0)
+			break;
+		if (json_type_of(o) != JSON_OBJECT)
+			rc = err_set(e, SS_EDATA, "%s: expected one JSON object per line", ctx);
+		else if ((m = json_get(o, "meta")) != NULL)
+			rc = read_meta(m, ctx, s, e);
+		else
+			rc = read_request(o, ctx, g, e);
+		json_free(o);
+	}
+	if (rc == 0 && g->n == 0)
+		rc = err_set(e, SS_EDATA, "%s: no requests in the trace", name);
+	if (rc < 0) {
+		gt_requests_release(g);
+		return rc;
+	}
+	gt_requests_finish(g, "replay", 0, "vcr", true);
+	return 0;
+}
+
+int vcr_read(const char *path, struct gt_requests *g, struct gt_settings *s, struct err *e)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	memset(s, 0, sizeof(*s));
+	if ((rc = gzr_read_file(path, VCR_MAX_BYTES, &buf, &len, e)) < 0)
+		return rc;
+	rc = vcr_read_mem(buf, len, path, g, s, e);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,188 @@
+/* vllm_requests.c - vLLM engine request stats, one JSON object per line
+ * (requests.jsonl as LLMServingSim's bench harness writes it from vLLM's
+ * RequestStateStats): request_id, input_toks, output_toks, arrival_time
+ * (wall clock, s), queued_ts, scheduled_ts, first_token_ts, last_token_ts
+ * (engine monotonic clock, s).  Arrival = queued_ts; TTFT = first_token_ts
+ * - queued_ts and E2E = last_token_ts - queued_ts are engine-side (no API
+ * server or network time).  The meta.json beside it gives the model, the
+ * vLLM version and the engine arguments. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/gzread.h"
+#include "servesim/json.h"
+#include "servesim/measured.h"
+
+/* a few hundred bytes per request: 256 MB is about a million requests */
+#define VR_MAX_BYTES (256u << 20)
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const struct gt_request *x = a, *y = b;
+	return x->arrival_s < y->arrival_s ? -1 : x->arrival_s > y->arrival_s;
+}
+
+/* Relative arrivals, one benchmark spanning every request, sorted. */
+void gt_requests_finish(struct gt_requests *g, const char *strategy, double rate, const char *era,
+			bool server_side)
+{
+	size_t i;
+
+	qsort(g->r, g->n, sizeof(*g->r), cmp_arrival);
+	g->t0 = g->r[0].arrival_s;
+	for (i = 0; i < g->n; i++)
+		g->r[i].arrival_s -= g->t0;
+	g->nb = 1;
+	snprintf(g->b[0].strategy, sizeof(g->b[0].strategy), "%s", strategy);
+	g->b[0].rate = rate;
+	g->b[0].completed = (int64_t)g->n;
+	g->b[0].start_s = 0;
+	g->b[0].end_s = 0;
+	for (i = 0; i < g->n; i++) {
+		double end = g->r[i].arrival_s + (isnan(g->r[i].e2e_ms) ? 0 : g->r[i].e2e_ms * 1e-3);
+		if (end > g->b[0].end_s)
+			g->b[0].end_s = end;
+	}
+	snprintf(g->era, sizeof(g->era), "%s", era);
+	g->server_side = server_side;
+}
+
+static int num_field(const struct json *o, const char *key, const char *ctx, double *out,
+		     struct err *e)
+{
+	const struct json *v = json_get(o, key);
+
+	if (!v || json_type_of(v) != JSON_NUMBER || !isfinite(json_number(v)))
+		return err_set(e, SS_EDATA, "%s: '%s' must be a number%s", ctx, key,
+			       v ? "" : " (missing)");
+	*out = json_number(v);
+	return 0;
+}
+
+int vllm_requests_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
+			   struct err *e)
+{
+	const char *p = buf, *end = buf + len;
+	size_t line = 0;
+	int rc = 0;
+
+	memset(g, 0, sizeof(*g));
+	while (p < end && rc == 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *s = p;
+		char ctx[600];
+		struct json *o;
+		double in, out, q, ft, lt;
+		struct gt_request *r;
+		p = nl ? nl + 1 : end;
+		line++;
+		while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
+			n--;
+		if (n == 0)
+			continue;
+		snprintf(ctx, sizeof(ctx), "%s:%zu", name, line);
+		if ((rc = json_parse(s, n, ctx, &o, e)) < 0)
+			break;
+		if (json_type_of(o) != JSON_OBJECT) {
+			rc = err_set(e, SS_EDATA, "%s: expected one JSON object per line", ctx);
+		} else if ((rc = num_field(o, "input_toks", ctx, &in, e)) == 0 &&
+			   (rc = num_field(o, "output_toks", ctx, &out, e)) == 0 &&
+			   (rc = num_field(o, "queued_ts", ctx, &q, e)) == 0 &&
+			   (rc = num_field(o, "first_token_ts", ctx, &ft, e)) == 0 &&
+			   (rc = num_field(o, "last_token_ts", ctx, &lt, e)) == 0) {
+			if (!(in >= 1 && in < 1e9) || !(out >= 1 && out < 1e9) || !(ft >= q) || !(lt >= ft))
+				rc = err_set(e, SS_EDATA,
+					     "%s: expected input_toks, output_toks >= 1 and queued_ts <= first_token_ts <= last_token_ts (got %g, %g, %g, %g, %g)",
+					     ctx, in, out, q, ft, lt);
+		}
+		if (rc == 0) {
+			XGROW(g->r, g->cap, g->n + 1);
+			r = &g->r[g->n++];
+			memset(r, 0, sizeof(*r));
+			r->arrival_s = q;
+			r->prompt_tokens = (int64_t)in;
+			r->output_tokens = (int64_t)out;
+			r->ttft_ms = (ft - q) * 1e3;
+			r->e2e_ms = (lt - q) * 1e3;
+		}
+		json_free(o);
+	}
+	if (rc == 0 && g->n == 0)
+		rc = err_set(e, SS_EDATA, "%s: no requests", name);
+	if (rc < 0) {
+		gt_requests_release(g);
+		return rc;
+	}
+	gt_requests_finish(g, "replay", 0, "vllm-engine", true);
+	return 0;
+}
+
+int vllm_requests_read(const char *path, struct gt_requests *g, struct err *e)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if ((rc = gzr_read_file(path, VR_MAX_BYTES, &buf, &len, e)) < 0)
+		return rc;
+	rc = vllm_requests_read_mem(buf, len, path, g, e);
+	free(buf);
+	return rc;
+}
+
+int vllm_meta_read(const char *path, struct gt_settings *s, struct err *e)
+{
+	const struct json *kw, *v;
+	const char *str = NULL;
+	struct json *j;
+	int rc;
+
+	if ((rc = json_parse_file(path, &j, e)) < 0)
+		return rc;
+	if ((rc = json_opt_str(j, "model", path, &str, e)) < 0)
+		goto out;
+	if (str)
+		snprintf(s->model, sizeof(s->model), "%s", str);
+	str = NULL;
+	if ((rc = json_opt_str(j, "vllm_version", path, &str, e)) < 0)
+		goto out;
+	if (str)
+		snprintf(s->version, sizeof(s->version), "%s", str);
+	snprintf(s->engine, sizeof(s->engine), "vllm");
+	kw = json_get(j, "engine_kwargs");
+	if (kw && json_type_of(kw) == JSON_OBJECT) {
+		static const char *const ik[] = {"tensor_parallel_size", "data_parallel_size",
+						 "max_num_seqs", "max_num_batched_tokens",
+						 "max_model_len", "block_size"};
+		int64_t *dst[6] = {NULL, NULL, &s->max_num_seqs, &s->max_num_batched_tokens,
+				   &s->max_model_len, &s->block_size};
+		size_t k;
+		for (k = 0; k < 6; k++) {
+			int64_t x = 0;
+			bool pres = false;
+			v = json_get(kw, ik[k]);
+			if (!v || json_type_of(v) == JSON_NULL)
+				continue;
+			if ((rc = json_opt_int(kw, ik[k], path, 1, 1 << 24, &x, &pres, e)) < 0)
+				goto out;
+			if (k == 0)
+				s->tp = (int)x;
+			else if (k == 1)
+				s->dp = (int)x;
+			else
+				*dst[k] = x;
+		}
+		v = json_get(kw, "dtype");
+		if (v && json_type_of(v) == JSON_STRING)
+			snprintf(s->dtype, sizeof(s->dtype), "%s", json_string(v));
+	}
+	rc = 0;
+out:
+	json_free(j);
+	return rc;
+}

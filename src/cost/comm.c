@@ -1,0 +1,186 @@
+/* comm.c - placement over nodes and collective pricing (see comm.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "servesim/comm.h"
+#include "servesim/csv.h"
+
+/* Link efficiency of the generic ring and send models, as cost.c has used
+ * for NVLink since the first tier-0 model (README H1 notes): 0.7 of the
+ * per-GPU figure, 10 us per collective. */
+#define COMM_LINK_EFF 0.7
+#define COMM_ALPHA_S 10e-6
+/* DeepEP's inter-node figures were measured with one 400 Gb/s ConnectX-7
+ * per GPU (DeepEP README): bandwidths scale with the GPU's NIC. */
+#define COMM_DEEPEP_NIC_BPS 50e9
+
+int comm_table_load(const char *data_dir, struct comm_table *t, struct err *e)
+{
+	static const char *const cols[] = {"gpu", "scope", "mode", "op", "ep", "alpha_us",
+					   "bandwidth_GBps", NULL};
+	char path[1100];
+	struct csv *c;
+	int idx[7], rc;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(path, sizeof(path), "%s/comm/deepep.csv", data_dir);
+	if ((rc = csv_open(path, &c, e)) < 0)
+		return rc;
+	if ((rc = csv_require(c, cols, idx, e)) < 0)
+		goto out;
+	while ((rc = csv_next(c, e)) > 0) {
+		struct comm_a2a_row *r;
+		double ep;
+		const char *scope = csv_field(c, idx[1]), *mode = csv_field(c, idx[2]),
+			   *op = csv_field(c, idx[3]);
+		if (t->n == COMM_MAX_ROWS) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: more than %d rows", path, csv_lineno(c),
+				     COMM_MAX_ROWS);
+			goto out;
+		}
+		r = &t->rows[t->n];
+		snprintf(r->gpu, sizeof(r->gpu), "%s", csv_field(c, idx[0]));
+		if ((strcmp(scope, "intranode") != 0 && strcmp(scope, "internode") != 0) ||
+		    (strcmp(mode, "ll") != 0 && strcmp(mode, "normal") != 0) ||
+		    (strcmp(op, "dispatch") != 0 && strcmp(op, "combine") != 0)) {
+			rc = err_set(e, SS_EDATA,
+				     "%s:%zu: scope/mode/op must be intranode|internode, ll|normal, dispatch|combine, got '%s', '%s', '%s'",
+				     path, csv_lineno(c), scope, mode, op);
+			goto out;
+		}
+		r->internode = strcmp(scope, "internode") == 0;
+		r->mode = mode[0] == 'l' ? COMM_A2A_LOW_LATENCY : COMM_A2A_NORMAL;
+		r->combine = op[0] == 'c';
+		if ((rc = csv_num(c, idx[4], &ep, e)) < 0 || (rc = csv_num(c, idx[5], &r->alpha_us, e)) < 0 ||
+		    (rc = csv_num(c, idx[6], &r->bw_GBps, e)) < 0)
+			goto out;
+		if (!(ep >= 1) || !(r->alpha_us >= 0) || !(r->bw_GBps > 0)) {
+			rc = err_set(e, SS_EDATA,
+				     "%s:%zu: ep must be >= 1, alpha_us >= 0 and bandwidth_GBps > 0",
+				     path, csv_lineno(c));
+			goto out;
+		}
+		r->ep = (int)ep;
+		t->n++;
+	}
+out:
+	csv_close(c);
+	return rc < 0 ? rc : 0;
+}
+
+/* NVLink domains that the members of a group (count members starting at
+ * world rank `first`, `stride` apart) fall into. */
+static int domains_of(int first, int count, int stride, int domain)
+{
+	int n = 0, last = -1, i;
+
+	for (i = 0; i < count; i++) {
+		int d = (first + i * stride) / domain;
+		if (d != last) {
+			n++;
+			last = d;
+		}
+	}
+	return n;
+}
+
+void comm_place(const struct gpu_spec *g, const struct parallel *p, struct comm_place *o)
+{
+	int tp = p->tp, pp = p->pp, dp = p->dp, s, d;
+
+	memset(o, 0, sizeof(*o));
+	o->gpus = tp * pp * dp;
+	o->gpus_per_node = g->gpus_per_node;
+	o->domain = g->nvlink_domain;
+	o->nodes = (o->gpus + o->gpus_per_node - 1) / o->gpus_per_node;
+	o->nvlink_bw = g->link_bw;
+	o->net_bw = g->internode_bw;
+	/* world rank = (dp_i x pp + pp_j) x tp + tp_k (vLLM's order) */
+	o->tp_cross = domains_of(0, tp, 1, o->domain) > 1;
+	o->ep_domains = 1;
+	for (s = 0; s < pp; s++) {
+		/* the EP group of stage s: its TP ranks on every DP rank */
+		int n = 0, last = -1, i, k;
+		for (i = 0; i < dp; i++)
+			for (k = 0; k < tp; k++) {
+				int dom = ((i * pp + s) * tp + k) / o->domain;
+				if (dom != last) {
+					n++;
+					last = dom;
+				}
+			}
+		if (n > o->ep_domains)
+			o->ep_domains = n;
+		for (d = 0; d < dp && s + 1 < pp; d++)
+			if (((d * pp + s) * tp) / o->domain != ((d * pp + s + 1) * tp) / o->domain)
+				o->pp_cross = true;
+	}
+	o->ep_cross = p->ep > 1 && o->ep_domains > 1;
+}
+
+static const struct comm_a2a_row *find_row(const struct comm_table *t, const char *gpu,
+					   bool internode, enum comm_a2a_mode mode, bool combine,
+					   int ep)
+{
+	const struct comm_a2a_row *best = NULL;
+	int i;
+
+	/* the row of the largest measured EP not above ep (else the smallest) */
+	for (i = 0; i < t->n; i++) {
+		const struct comm_a2a_row *r = &t->rows[i];
+		if (r->internode != internode || r->mode != mode || r->combine != combine ||
+		    (gpu && strcmp(r->gpu, gpu) != 0))
+			continue;
+		if (!best || (r->ep <= ep && (best->ep > ep || r->ep > best->ep)) ||
+		    (best->ep > ep && r->ep < best->ep))
+			best = r;
+	}
+	return best;
+}
+
+double comm_a2a_s(const struct comm_table *t, const struct gpu_spec *g,
+		  const struct comm_place *pl, enum comm_a2a_mode mode, bool combine, int ep,
+		  double payload)
+{
+	const struct comm_a2a_row *in = find_row(t, g->tables, false, mode, combine, ep);
+	const struct comm_a2a_row *net = find_row(t, NULL, true, mode, combine, ep);
+	double alpha = in ? in->alpha_us * 1e-6 : COMM_ALPHA_S;
+	double nvl = in ? in->bw_GBps * 1e9 : 0.5 * pl->nvlink_bw;
+	double off, t_in, t_net = 0;
+
+	if (ep <= 1 || payload <= 0)
+		return 0;
+	/* share of the destinations outside this GPU's NVLink domain */
+	off = pl->ep_cross ? 1.0 - 1.0 / (double)pl->ep_domains : 0.0;
+	t_in = alpha + payload * (1.0 - off) / nvl;
+	if (off > 0) {
+		double eff = net ? net->bw_GBps * 1e9 / COMM_DEEPEP_NIC_BPS : COMM_LINK_EFF;
+		t_net = alpha + (net ? net->alpha_us * 1e-6 : 0) + payload * off / (pl->net_bw * eff);
+	}
+	return t_in > t_net ? t_in : t_net;
+}
+
+enum comm_a2a_mode comm_a2a_mode_for(double tokens_per_rank)
+{
+	return tokens_per_rank <= 128 ? COMM_A2A_LOW_LATENCY : COMM_A2A_NORMAL;
+}
+
+double comm_allreduce_cross_s(const struct comm_place *pl, int n, double bytes)
+{
+	if (n <= 1)
+		return 0;
+	return COMM_ALPHA_S + 2.0 * (n - 1) / n * bytes / (pl->net_bw * COMM_LINK_EFF);
+}
+
+double comm_send_s(const struct comm_place *pl, double bytes)
+{
+	return COMM_ALPHA_S + bytes / ((pl->pp_cross ? pl->net_bw : pl->nvlink_bw) * COMM_LINK_EFF);
+}
+
+void comm_place_describe(const struct comm_place *pl, char *buf, size_t n)
+{
+	snprintf(buf, n, "%d GPU%s on %d node%s of %d, NVLink domain %d (%.0f GB/s per GPU), inter-node %.0f GB/s per GPU",
+		 pl->gpus, pl->gpus > 1 ? "s" : "", pl->nodes, pl->nodes > 1 ? "s" : "",
+		 pl->gpus_per_node, pl->domain, pl->nvlink_bw / 1e9, pl->net_bw / 1e9);
+}

@@ -1,0 +1,311 @@
+/* moetab.c - fused-MoE kernel tables.  See moetab.h for the model.
+ *
+ * Why efficiencies and not latencies: the collections measure a dozen model
+ * shapes (Mixtral, Qwen3-MoE, DeepSeek, gpt-oss, ...) at each MoE TP/EP
+ * split; a model between them must still be priced.  Relative to its own
+ * roofline a fused MoE kernel's efficiency depends mostly on how many rows
+ * each expert GEMM gets (tokens x topk / experts) and on the GEMM sizes,
+ * so it carries from the nearest measured shape far better than a latency
+ * does, and an exact shape gets its measured latency back unchanged. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/csv.h"
+#include "servesim/moetab.h"
+
+struct curve {
+	enum moe_fmt fmt;
+	enum moe_dist dist;
+	struct moe_shape s;
+	double *x;       /* log(tokens x topk / experts), ascending */
+	double *leff;    /* log efficiency */
+	size_t n, cap;
+};
+
+struct moetab {
+	struct curve *c;
+	size_t n, cap;
+};
+
+static const char *const fmt_names[MOE__COUNT] = {"bf16", "fp8", "fp8_block", "int4", "fp4",
+						  "mxfp4"};
+static const char *const dist_names[MOE_DIST__COUNT] = {"power_law_1.01", "balanced",
+							"power_law_1.2"};
+
+const char *moe_fmt_name(enum moe_fmt f)
+{
+	return (unsigned)f < MOE__COUNT ? fmt_names[f] : "?";
+}
+
+const char *moe_dist_name(enum moe_dist d)
+{
+	return (unsigned)d < MOE_DIST__COUNT ? dist_names[d] : "?";
+}
+
+int moe_dist_parse(const char *s, enum moe_dist *out, struct err *e)
+{
+	int i;
+
+	for (i = 0; i < MOE_DIST__COUNT; i++)
+		if (strcmp(s, dist_names[i]) == 0) {
+			*out = (enum moe_dist)i;
+			return 0;
+		}
+	return err_set(e, SS_EUSAGE,
+		       "unknown MoE routing distribution '%s' (expected balanced, power_law_1.01 or power_law_1.2)",
+		       s);
+}
+
+/* Peak and weight bytes a format computes and streams at. */
+static void fmt_rates(enum moe_fmt f, const double *peak, double *pk, double *bpp)
+{
+	switch (f) {
+	case MOE_FP8:
+	case MOE_FP8_BLOCK:
+		*pk = peak[DT_FP8] > 0 ? peak[DT_FP8] : peak[DT_BF16];
+		*bpp = 1.0;
+		break;
+	case MOE_FP4:
+		*pk = peak[DT_FP4] > 0 ? peak[DT_FP4] : peak[DT_BF16];
+		*bpp = 0.5;
+		break;
+	case MOE_INT4:
+	case MOE_MXFP4: /* weight-only 4-bit: 16-bit math */
+		*pk = peak[DT_BF16];
+		*bpp = 0.5;
+		break;
+	default:
+		*pk = peak[DT_BF16];
+		*bpp = 2.0;
+		break;
+	}
+}
+
+double moe_roofline_s(const struct moe_shape *s, double tokens, double peak, double bytes_per_param,
+		      double bw)
+{
+	double e_local = s->experts / s->ep, w = s->inter / s->tp;
+	double assign = tokens * s->topk / s->ep; /* routed rows landing on this GPU */
+	/* expected distinct local experts hit by tokens x topk uniform draws */
+	double touched = e_local * (1.0 - pow(1.0 - 1.0 / s->experts, tokens * s->topk));
+	double flops = 2.0 * 3.0 * assign * s->hidden * w;
+	double bytes = touched * 3.0 * s->hidden * w * bytes_per_param +
+		       assign * (2.0 * s->hidden + 3.0 * w) * 2.0;
+	double tc = flops / peak, tb = bytes / bw;
+
+	return tc > tb ? tc : tb;
+}
+
+static double xof(const struct moe_shape *s, double tokens)
+{
+	return log(tokens * s->topk / s->experts);
+}
+
+static int parse_fmt(const char *s, enum moe_fmt *f)
+{
+	int i;
+
+	for (i = 0; i < MOE__COUNT; i++)
+		if (strcmp(s, fmt_names[i]) == 0) {
+			*f = (enum moe_fmt)i;
+			return 0;
+		}
+	return -1;
+}
+
+static struct curve *find_curve(struct moetab *t, enum moe_fmt f, enum moe_dist d,
+				const struct moe_shape *s)
+{
+	/* derive.py writes the rows sorted by key, so the rows of one curve
+	 * are contiguous: only the last curve can match */
+	if (t->n > 0) {
+		struct curve *c = &t->c[t->n - 1];
+		if (c->fmt == f && c->dist == d && c->s.hidden == s->hidden && c->s.inter == s->inter &&
+		    c->s.topk == s->topk && c->s.experts == s->experts && c->s.tp == s->tp &&
+		    c->s.ep == s->ep)
+			return c;
+	}
+	XGROW(t->c, t->cap, t->n + 1);
+	memset(&t->c[t->n], 0, sizeof(t->c[0]));
+	t->c[t->n].fmt = f;
+	t->c[t->n].dist = d;
+	t->c[t->n].s = *s;
+	return &t->c[t->n++];
+}
+
+static void sort_curve(struct curve *c)
+{
+	size_t i, j;
+
+	/* insertion sort: a few dozen points, mostly in order already */
+	for (i = 1; i < c->n; i++) {
+		double x = c->x[i], v = c->leff[i];
+		for (j = i; j > 0 && c->x[j - 1] > x; j--) {
+			c->x[j] = c->x[j - 1];
+			c->leff[j] = c->leff[j - 1];
+		}
+		c->x[j] = x;
+		c->leff[j] = v;
+	}
+}
+
+int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out, struct err *e)
+{
+	static const char *const cols[] = {"dtype", "hidden", "inter", "topk", "experts", "moe_tp",
+					   "moe_ep", "distribution", "tokens", "latency_us", NULL};
+	struct moetab *t = xcalloc(1, sizeof(*t));
+	struct csv *c;
+	int idx[10], rc;
+	size_t i;
+
+	*out = NULL;
+	if ((rc = csv_open(path, &c, e)) < 0) {
+		free(t);
+		return rc;
+	}
+	if ((rc = csv_require(c, cols, idx, e)) < 0)
+		goto out;
+	while ((rc = csv_next(c, e)) > 0) {
+		double v[10], pk, bpp, troof;
+		struct moe_shape s;
+		enum moe_fmt f = MOE_BF16;
+		enum moe_dist d = MOE_POWER_LAW_101;
+		struct curve *cv;
+		int j;
+		struct err ignore;
+		if (parse_fmt(csv_field(c, idx[0]), &f) < 0 ||
+		    moe_dist_parse(csv_field(c, idx[7]), &d, &ignore) < 0)
+			continue; /* a format or distribution servesim does not price */
+		for (j = 1; j < 10; j++)
+			if (j != 7 && (rc = csv_num(c, idx[j], &v[j], e)) < 0)
+				goto out;
+		for (j = 1; j < 10; j++)
+			if (j != 7 && !(v[j] > 0)) {
+				rc = err_set(e, SS_EDATA, "%s:%zu: '%s' must be > 0, got %g", path,
+					     csv_lineno(c), cols[j], v[j]);
+				goto out;
+			}
+		s = (struct moe_shape){v[1], v[2], v[3], v[4], v[5], v[6]};
+		if (s.experts < s.ep || s.inter < s.tp)
+			continue;
+		fmt_rates(f, g->table_peak, &pk, &bpp);
+		troof = moe_roofline_s(&s, v[8], pk, bpp, g->table_hbm_bw);
+		cv = find_curve(t, f, d, &s);
+		if (cv->n == cv->cap) {
+			cv->cap = cv->cap ? 2 * cv->cap : 32;
+			cv->x = xreallocarray(cv->x, cv->cap, sizeof(double));
+			cv->leff = xreallocarray(cv->leff, cv->cap, sizeof(double));
+		}
+		cv->x[cv->n] = xof(&s, v[8]);
+		cv->leff[cv->n] = log(troof / (v[9] * 1e-6));
+		cv->n++;
+	}
+	if (rc < 0)
+		goto out;
+	for (i = 0; i < t->n; i++)
+		sort_curve(&t->c[i]);
+	*out = t;
+	t = NULL;
+	rc = 0;
+out:
+	csv_close(c);
+	moetab_free(t);
+	return rc;
+}
+
+void moetab_free(struct moetab *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->n; i++) {
+		free(t->c[i].x);
+		free(t->c[i].leff);
+	}
+	free(t->c);
+	free(t);
+}
+
+/* Normalised log distance between two shapes (0 when equal).  The per-GPU
+ * expert GEMM (hidden x inter/tp) and the local expert count weigh fully,
+ * top-k and the global expert count (which set rows per expert, already the
+ * x axis) less. */
+static double shape_distance(const struct moe_shape *a, const struct moe_shape *b)
+{
+	return fabs(log(a->hidden / b->hidden)) + fabs(log((a->inter / a->tp) / (b->inter / b->tp))) +
+	       fabs(log((a->experts / a->ep) / (b->experts / b->ep))) +
+	       0.5 * fabs(log(a->topk / b->topk)) + 0.25 * fabs(log(a->experts / b->experts)) +
+	       0.1 * fabs(log(a->tp / b->tp));
+}
+
+static bool fmt_compatible(enum moe_fmt want, enum moe_fmt have)
+{
+	if (want == have)
+		return true;
+	if ((want == MOE_FP8 || want == MOE_FP8_BLOCK) && (have == MOE_FP8 || have == MOE_FP8_BLOCK))
+		return true;
+	return (want == MOE_FP4 || want == MOE_MXFP4) && (have == MOE_FP4 || have == MOE_MXFP4);
+}
+
+void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
+		 enum moe_dist dist, struct moe_pick *pick)
+{
+	const struct curve *best = NULL;
+	double bd = INFINITY;
+	size_t i;
+
+	memset(pick, 0, sizeof(*pick));
+	if (!t)
+		return;
+	for (i = 0; i < t->n; i++) {
+		const struct curve *c = &t->c[i];
+		double d;
+		if (c->dist != dist || !fmt_compatible(fmt, c->fmt) || c->n == 0)
+			continue;
+		/* the sibling format (per-tensor vs block fp8, nvfp4 vs mxfp4)
+		 * runs other kernels: it serves only when the requested format's
+		 * nearest shape is much farther (0.3 ~ a 35 % size difference) */
+		d = shape_distance(s, &c->s) + (c->fmt == fmt ? 0 : 0.3);
+		if (d < bd) {
+			bd = d;
+			best = c;
+		}
+	}
+	if (!best)
+		return;
+	pick->curve = best;
+	pick->fmt = best->fmt;
+	pick->distance = bd < 1e-6 ? 0 : bd;
+	snprintf(pick->desc, sizeof(pick->desc), "%s %.0fx%.0f top%.0f/%.0f tp%.0f ep%.0f, %s",
+		 fmt_names[best->fmt], best->s.hidden, best->s.inter, best->s.topk, best->s.experts,
+		 best->s.tp, best->s.ep, dist_names[best->dist]);
+}
+
+double moetab_eff(const struct moe_pick *pick, const struct moe_shape *s, double tokens)
+{
+	const struct curve *c = pick->curve;
+	double x;
+	size_t lo, hi;
+
+	if (!c)
+		return NAN;
+	x = xof(s, tokens);
+	if (c->n == 1 || x <= c->x[0])
+		return exp(c->leff[0]);
+	if (x >= c->x[c->n - 1])
+		return exp(c->leff[c->n - 1]);
+	lo = 0;
+	hi = c->n - 1;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (c->x[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return exp(c->leff[lo] + (c->leff[hi] - c->leff[lo]) * (x - c->x[lo]) / (c->x[hi] - c->x[lo]));
+}

@@ -1,0 +1,169 @@
+/* quant.c - quantised checkpoint formats: quantization_config parsed into
+ * per-part storage formats (struct model_quant) and their bytes per weight. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "servesim/model.h"
+
+const char *model_qfmt_name(enum model_qfmt f)
+{
+	static const char *n[Q__COUNT] = {"none", "fp8", "fp8-block", "mxfp4", "nvfp4",
+					  "int4-w4a16", "int8"};
+	return (unsigned)f < Q__COUNT ? n[f] : "?";
+}
+
+double model_qfmt_bytes(enum model_qfmt f, int64_t g, double unq)
+{
+	switch (f) {
+	case Q_NONE: return unq;
+	case Q_FP8: return 1.0;
+	/* one fp32 scale per 128 x 128 block (DeepSeek-V3 report, sec. 3.3) */
+	case Q_FP8_BLOCK: return 1.0 + 4.0 / (128.0 * 128.0);
+	/* OCP MX v1.0: 32 fp4 elements share one 8-bit e8m0 scale */
+	case Q_MXFP4: return 0.5 + 1.0 / 32.0;
+	/* NVFP4: 16 fp4 elements share one fp8 e4m3 scale */
+	case Q_NVFP4: return 0.5 + 1.0 / 16.0;
+	/* compressed-tensors pack-quantized: int4 plus one bf16 scale per group */
+	case Q_INT4_W4A16: return 0.5 + 2.0 / (double)(g > 0 ? g : 128);
+	case Q_INT8: return 1.0;
+	case Q__COUNT: break;
+	}
+	return unq;
+}
+
+const char *attn_kind_name(enum attn_kind a)
+{
+	switch (a) {
+	case ATTN_MHA: return "MHA";
+	case ATTN_GQA: return "GQA";
+	case ATTN_MLA: return "MLA";
+	}
+	return "?";
+}
+
+/* True when a compressed-tensors 'ignore' / modelopt or HF
+ * 'modules_to_not_convert' list names the module (substring of an entry,
+ * regex punctuation ignored). */
+static bool list_names(const struct json *list, const char *module)
+{
+	const struct json *x;
+
+	if (!list || json_type_of(list) != JSON_ARRAY)
+		return false;
+	for (x = json_first(list); x; x = json_next(x))
+		if (json_type_of(x) == JSON_STRING && strstr(json_string(x), module))
+			return true;
+	return false;
+}
+
+static void note_excluded(struct model_quant *q, const char *what)
+{
+	size_t n = strlen(q->excluded);
+
+	snprintf(q->excluded + n, sizeof(q->excluded) - n, "%s%s", n ? ", " : "", what);
+}
+
+int model_quant_from_json(const struct json *q, const char *src, struct model_cfg *m, struct err *e)
+{
+	struct model_quant *mq = &m->q;
+	const char *qm = NULL, *fmt = NULL;
+	const struct json *excl;
+	enum model_qfmt f = Q_NONE;
+	int rc;
+
+	if ((rc = json_opt_str(q, "quant_method", src, &qm, e)) < 0)
+		return rc;
+	if (qm) {
+		snprintf(m->quant, sizeof(m->quant), "%s", qm);
+		snprintf(mq->method, sizeof(mq->method), "%s", qm);
+	}
+	excl = json_get(q, "modules_to_not_convert");
+	if (!excl)
+		excl = json_get(q, "ignore");
+	if (qm && strcmp(qm, "fp8") == 0) {
+		const struct json *b = json_get(q, "weight_block_size");
+		f = b && json_type_of(b) == JSON_ARRAY ? Q_FP8_BLOCK : Q_FP8;
+		if (f == Q_FP8_BLOCK)
+			mq->group_size = 128 * 128;
+	} else if (qm && strcmp(qm, "mxfp4") == 0) {
+		/* HF Mxfp4Config quantises the MoE experts only */
+		mq->experts = Q_MXFP4;
+		mq->group_size = 32;
+		note_excluded(mq, "attention, dense layers, router, embedding, lm_head");
+		return 0;
+	} else if (qm && (strcmp(qm, "compressed-tensors") == 0 || strcmp(qm, "modelopt") == 0)) {
+		const struct json *groups = json_get(q, "config_groups"), *g, *w = NULL, *ia = NULL;
+		double bits = 0, gs = 0;
+		const char *wt = NULL, *algo = NULL;
+		if (groups && json_type_of(groups) == JSON_OBJECT && (g = json_first(groups)) &&
+		    json_type_of(g) == JSON_OBJECT) {
+			w = json_get(g, "weights");
+			ia = json_get(g, "input_activations");
+		}
+		if (w && json_type_of(w) == JSON_OBJECT) {
+			bool pres;
+			if ((rc = json_opt_num(w, "num_bits", src, &bits, &pres, e)) < 0 ||
+			    (rc = json_opt_num(w, "group_size", src, &gs, &pres, e)) < 0 ||
+			    (rc = json_opt_str(w, "type", src, &wt, e)) < 0)
+				return rc;
+		}
+		if ((rc = json_opt_str(q, "format", src, &fmt, e)) < 0 ||
+		    (rc = json_opt_str(q, "quant_algo", src, &algo, e)) < 0)
+			return rc;
+		if ((fmt && strstr(fmt, "mxfp4")) || (algo && strcasecmp(algo, "MXFP4") == 0))
+			f = Q_MXFP4;
+		else if ((fmt && strstr(fmt, "nvfp4")) || (algo && strcasecmp(algo, "NVFP4") == 0) ||
+			 (bits == 4 && wt && strcmp(wt, "float") == 0 && gs == 16))
+			f = Q_NVFP4;
+		else if (bits == 4 && wt && strcmp(wt, "float") == 0)
+			f = Q_MXFP4;
+		else if (bits == 4 && wt && strcmp(wt, "int") == 0 &&
+			 (!ia || json_type_of(ia) == JSON_NULL))
+			f = Q_INT4_W4A16;
+		else if (bits == 8 && wt && strcmp(wt, "float") == 0)
+			f = Q_FP8;
+		else if (bits == 8 && wt && strcmp(wt, "int") == 0)
+			f = Q_INT8;
+		if (gs > 0 && gs < 1e9)
+			mq->group_size = (int64_t)gs;
+	}
+	if (f == Q_NONE)
+		return 0;
+	mq->experts = mq->attn = mq->mlp = f;
+	if (list_names(excl, "self_attn")) {
+		mq->attn = Q_NONE;
+		note_excluded(mq, "attention");
+	}
+	if (list_names(excl, "shared_expert") ||
+	    list_names(excl, "mlp\\.(gate|up|gate_up|down)_proj") ||
+	    list_names(excl, "mlp.(gate|up|gate_up|down)_proj")) {
+		mq->mlp = Q_NONE;
+		note_excluded(mq, "dense FFNs and shared experts");
+	}
+	if (list_names(excl, "lm_head"))
+		note_excluded(mq, "lm_head");
+	if (list_names(excl, "gate"))
+		note_excluded(mq, "router");
+	return 0;
+}
+
+#define APPEND(...) \
+	do { if (off < n) off += (size_t)snprintf(buf + off, n - off, __VA_ARGS__); } while (0)
+
+void model_quant_text(const struct model_cfg *m, char *buf, size_t n)
+{
+	const struct model_quant *q = &m->q;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (q->experts == Q_NONE && q->attn == Q_NONE && q->mlp == Q_NONE)
+		return;
+	APPEND("%s: experts %s, attention %s, dense/shared FFN %s", q->method,
+	       model_qfmt_name(q->experts), model_qfmt_name(q->attn), model_qfmt_name(q->mlp));
+	if (q->group_size > 0 && q->group_size < 16384)
+		APPEND(", group %lld", (long long)q->group_size);
+	if (q->excluded[0])
+		APPEND("; not quantised: %s", q->excluded);
+}
+

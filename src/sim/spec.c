@@ -1,0 +1,114 @@
+/* spec.c - speculative decoding: flags, acceptance draws, draft cost. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/spec.h"
+
+const char *spec_method_name(enum spec_method m)
+{
+	switch (m) {
+	case SPEC_MTP: return "mtp";
+	case SPEC_EAGLE: return "eagle";
+	case SPEC_NGRAM: return "ngram";
+	case SPEC_DRAFT: return "draft";
+	default: return "none";
+	}
+}
+
+int spec_parse_method(const char *s, enum spec_method *m, char *draft_model, size_t n,
+		      struct err *e)
+{
+	if (strcmp(s, "mtp") == 0)
+		*m = SPEC_MTP;
+	else if (strcmp(s, "eagle") == 0)
+		*m = SPEC_EAGLE;
+	else if (strcmp(s, "ngram") == 0)
+		*m = SPEC_NGRAM;
+	else if (strncmp(s, "draft:", 6) == 0 && s[6]) {
+		*m = SPEC_DRAFT;
+		snprintf(draft_model, n, "%s", s + 6);
+	} else
+		return err_set(e, SS_EUSAGE,
+			       "--speculative-method must be mtp, eagle, ngram or draft:MODEL, got '%s'", s);
+	return 0;
+}
+
+int spec_parse_rates(const char *s, struct spec_cfg *sp, struct err *e)
+{
+	const char *p = s;
+	int n = 0;
+
+	while (*p) {
+		char *end;
+		double v;
+		errno = 0;
+		v = strtod(p, &end);
+		if (errno || end == p || (*end && *end != ',') || !(v >= 0 && v <= 1))
+			return err_set(e, SS_EUSAGE,
+				       "--acceptance-rate must be a rate in [0, 1] or a comma-separated list of them, got '%s'",
+				       s);
+		if (n == SPEC_MAX_TOKENS)
+			return err_set(e, SS_EUSAGE, "--acceptance-rate: at most %d rates", SPEC_MAX_TOKENS);
+		sp->rate[n++] = v;
+		p = *end ? end + 1 : end;
+	}
+	if (n == 0)
+		return err_set(e, SS_EUSAGE, "--acceptance-rate: give a rate in [0, 1]");
+	if (n > 1 && n != sp->k)
+		return err_set(e, SS_EUSAGE,
+			       "--acceptance-rate lists %d rates but --speculative-tokens is %d (give one rate or one per draft position)",
+			       n, sp->k);
+	sp->nrates = n;
+	return 0;
+}
+
+int spec_accepted(const struct spec_cfg *sp, int k, struct pcg32 *r)
+{
+	int a;
+
+	for (a = 0; a < k; a++) {
+		double p = sp->rate[sp->nrates > 1 ? a : 0];
+		/* p = 1 and p = 0 take no draw: exact for the limit tests */
+		if (p >= 1)
+			continue;
+		if (p <= 0 || pcg32_double(r) >= p)
+			break;
+	}
+	return a;
+}
+
+double spec_draft_s(const struct spec_cfg *sp, const struct cost_model *c, int64_t n,
+		    double ctx_sum)
+{
+	struct step_desc d;
+	double layer, head, body;
+
+	if (n <= 0 || sp->k <= 0)
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.ndecode = n;
+	d.decode_ctx_sum = ctx_sum;
+	switch (sp->method) {
+	case SPEC_NGRAM:
+		return 0;
+	case SPEC_DRAFT:
+		/* K decode steps of the draft model, overheads included */
+		d.nlogits = n;
+		return sp->k * cost_step_s(sp->draft, &d);
+	case SPEC_MTP:
+	case SPEC_EAGLE:
+		/* one decoder layer's share of a decode step, plus the LM head */
+		body = cost_step_s(c, &d) - cost_overhead_s(c, n, 0);
+		d.nlogits = n;
+		head = cost_step_s(c, &d) - cost_overhead_s(c, n, 0) - body;
+		layer = body / (double)c->m->layers;
+		if (!(c->cfg.off & COST_H2)) /* its own per-layer launch term */
+			layer += c->cfg.ov.layer_us * 1e-6;
+		return sp->k * (layer + head);
+	default:
+		return 0;
+	}
+}

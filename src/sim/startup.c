@@ -1,0 +1,104 @@
+/* startup.c - the start-up checks of vLLM and SGLang (see scenario.h):
+ * configurations the engines refuse to start, refused here in their words,
+ * or simulated with a warning under --allow-invalid. */
+#include <stdio.h>
+#include <string.h>
+
+#include "servesim/scenario.h"
+
+/* Append one line to the notes buffer. */
+static void note(char *buf, size_t n, const char *line)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 < n)
+		snprintf(buf + len, n - len, "%s%s", len ? "\n" : "", line);
+}
+
+/* A refusal: an error, or with allow a warning line. */
+static int refuse(bool allow, char *notes, size_t nn, struct err *e, const char *msg)
+{
+	char line[1100];
+
+	if (!allow)
+		return err_set(e, SS_EUSAGE, "%s (--allow-invalid simulates it anyway)", msg);
+	snprintf(line, sizeof(line), "invalid configuration simulated (--allow-invalid): %s", msg);
+	note(notes, nn, line);
+	return 0;
+}
+
+int scenario_check_config(const struct scenario *sc, bool allow, char *notes, size_t nn,
+			  struct err *e)
+{
+	const struct model_cfg *m = sc->model;
+	const struct gpu_spec *g = sc->gpu;
+	const struct parallel *p = &sc->par;
+	char msg[1024];
+	int rc;
+
+	/* weights in a dtype the GPU has no tensor cores for */
+	if (g->peak_flops[sc->wdt] <= 0) {
+		if (sc->wdt == DT_FP8) {
+			/* vLLM's fp8 path on Ampere: Marlin W8A16 kernels */
+			snprintf(msg, sizeof(msg),
+				 "%s has no fp8 tensor cores: vLLM runs fp8 weights as W8A16 (Marlin), so GEMMs are priced at the bf16 peak with fp8 weight bytes (weight-only quantisation)",
+				 g->id);
+			note(notes, nn, msg);
+		} else {
+			snprintf(msg, sizeof(msg),
+				 "%s weights need tensor cores %s does not have (no %s peak in data/gpus.json): vLLM and SGLang refuse to load such a checkpoint on this GPU",
+				 dtype_name(sc->wdt), g->id, dtype_name(sc->wdt));
+			if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
+				return rc;
+		}
+	}
+	/* vLLM: max_model_len may not exceed the derived maximum */
+	if (m->max_positions > 0 && sc->max_model_len > m->max_positions) {
+		snprintf(msg, sizeof(msg),
+			 "User-specified max_model_len (%lld) is greater than the derived max_model_len (max_position_embeddings=%lld in %s's config.json); vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (rope scaling is not read from the config)",
+			 (long long)sc->max_model_len, (long long)m->max_positions, m->id);
+		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
+			return rc;
+	}
+	/* vLLM ties EP to TP x DP (enable_expert_parallel); SGLang's
+	 * ep_size is 1 or the engine's GPU count; TensorRT-LLM splits the
+	 * experts moe_ep_size ways and shards each moe_tp_size ways with
+	 * moe_tp x moe_ep = its GPUs, so any EP dividing TP x DP */
+	if (strcmp(sc->engine, "trtllm") == 0) {
+		if (m->n_experts > 0 && p->ep > 1 && (p->tp * p->dp) % p->ep != 0) {
+			snprintf(msg, sizeof(msg),
+				 "moe_ep_size %d does not divide the %d GPUs of the engine (TensorRT-LLM needs moe_tp_size x moe_ep_size = tp_size)",
+				 p->ep, p->tp * p->dp);
+			if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
+				return rc;
+		}
+	} else if (m->n_experts > 0 && p->ep > 1 && p->ep != p->tp * p->dp) {
+		snprintf(msg, sizeof(msg),
+			 "expert parallel size %d is not TP x DP = %d x %d = %d: vLLM sets EP = TP x DP when --enable-expert-parallel is on, SGLang needs --ep-size equal to the GPUs of the engine",
+			 p->ep, p->tp, p->dp, p->tp * p->dp);
+		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
+			    bool allow, char *notes, size_t nn, struct err *e)
+{
+	int64_t bs = st->sc.block_size, need, have = st->sc.total_kv_blocks;
+	char msg[1024];
+
+	/* a KV cache given as a block count comes from a running engine's log */
+	if (!st->kv_from_memory)
+		return 0;
+	need = (st->sc.max_model_len + bs - 1) / bs;
+	if (need <= have)
+		return 0;
+	/* vLLM's check_enough_kv_cache_memory, per DP rank */
+	snprintf(msg, sizeof(msg),
+		 "To serve at least one request with the model's max seq len (%lld), %.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated maximum model length is %lld. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` (--max-model-len) when initializing the engine",
+		 (long long)st->sc.max_model_len, (double)need * st->mp.block_bytes / 1073741824.0,
+		 (double)have * st->mp.block_bytes / 1073741824.0, (long long)(have * bs));
+	(void)sc;
+	return refuse(allow, notes, nn, e, msg);
+}

@@ -1,0 +1,311 @@
+/* test_kernels.c - kernel collections per engine, fp8 against bf16, the fused
+ * MoE tables (exact shapes give the measured latency back), borrowed tables
+ * and the dtype checks of the cost model. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "servesim/cost.h"
+#include "servesim/moetab.h"
+#include "servesim/paths.h"
+
+static struct model_registry reg;
+static struct gpu_db db;
+static char datadir[1024];
+
+static const struct gpu_spec *gpu(const char *id)
+{
+	const struct gpu_spec *g = NULL;
+	struct err e;
+	if (gpu_find(&db, id, &g, &e) < 0)
+		printf("# %s\n", e.msg);
+	return g;
+}
+
+static int make_cost(struct cost_model *c, const struct model_cfg *m, const char *g,
+		     struct parallel p, enum dtype dt, const char *engine, const char *ver,
+		     struct err *e)
+{
+	struct cost_cfg cc;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = dt;
+	cc.kvdt = dt == DT_BF16 ? DT_BF16 : DT_FP8;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 512;
+	cc.max_seqs = 64;
+	cc.graph_max = 0;
+	snprintf(cc.engine, sizeof(cc.engine), "%s", engine);
+	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", ver ? ver : "");
+	return cost_init(c, m, gpu(g), &p, &cc, datadir, e);
+}
+
+/* Every GPU with fp8 tensor cores and measured tables: an fp8 GEMM is never
+ * slower than bf16 for m >= 64 (issue 9), over model-sized shapes of every
+ * engine collection. */
+static void test_fp8_not_slower(const struct model_cfg *m)
+{
+	static const char *const gpus[] = {"h100", "h200", "b200", "l40s"};
+	static const char *const engines[] = {"vllm", "sglang", "trtllm"};
+	static const double ms[] = {64, 100, 256, 1000, 4096, 8192};
+	static const double nk[][2] = {{4096, 4096}, {6144, 4096}, {14336, 4096}, {4096, 14336},
+				       {1536, 7168}, {7168, 2048}, {28672, 8192}, {8192, 3584}};
+	size_t gi, ei, i, j;
+
+	for (gi = 0; gi < sizeof(gpus) / sizeof(gpus[0]); gi++)
+		for (ei = 0; ei < 3; ei++) {
+			struct cost_model c;
+			struct err e;
+			int slower = 0, n = 0;
+			double worst = 0;
+			if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1}, DT_FP8, engines[ei],
+				      NULL, &e) < 0) {
+				CHECK(0, "cost_init %s %s: %s", gpus[gi], engines[ei], e.msg);
+				continue;
+			}
+			for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+				for (j = 0; j < sizeof(nk) / sizeof(nk[0]); j++) {
+					double f8 = cost_gemm_s(&c, DT_FP8, ms[i], nk[j][0], nk[j][1], 1);
+					double b16 = cost_gemm_s(&c, DT_BF16, ms[i], nk[j][0], nk[j][1], 1);
+					n++;
+					if (f8 > b16 * 1.0001) {
+						slower++;
+						if (f8 / b16 > worst)
+							worst = f8 / b16;
+					}
+				}
+			CHECK(slower == 0, "%s %s (%s %s): fp8 GEMM not slower than bf16 for m >= 64 (%d of %d slower, worst %.3fx)",
+			      gpus[gi], engines[ei], c.tabs->engine, c.tabs->version, slower, n, worst);
+			cost_release(&c);
+		}
+}
+
+/* Collections: the engine and nearest version are chosen and named. */
+static void test_collections(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct err e;
+
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.15.1", &e) == 0) {
+		CHECK(strcmp(c.tabs->version, "0.14.0") == 0, "vllm 0.15.1 -> nearest collection 0.14.0 (got %s)",
+		      c.tabs->version);
+		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vllm-0.14.0/gemm", "bf16 GEMMs from 0.14.0");
+		cost_release(&c);
+	}
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_FP8, "vllm", "0.14.0", &e) == 0) {
+		/* 0.14.0's static-scale fp8 GEMMs were refused at derive time */
+		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vllm-0.24.0/gemm", "fp8 GEMMs of 0.14 filled from 0.24.0");
+		cost_release(&c);
+	}
+	if (make_cost(&c, m, "h200", (struct parallel){1, 1, 1, 1}, DT_BF16, "trtllm", NULL, &e) == 0) {
+		CHECK(strcmp(c.tabs->engine, "trtllm") == 0, "trtllm collection chosen (got %s)", c.tabs->engine);
+		cost_release(&c);
+	}
+	if (make_cost(&c, m, "a100", (struct parallel){1, 1, 1, 1}, DT_BF16, "sglang", NULL, &e) == 0) {
+		CHECK_STR_CONTAINS(c.tabs->warning, "no sglang kernel tables", "a100 has no SGLang tables: warned");
+		cost_release(&c);
+	}
+	CHECK(make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "tgi", NULL, &e) < 0 && e.code == SS_EUSAGE,
+	      "unknown engine refused: %s", e.msg);
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_FP4, "vllm", NULL, &e) == 0) {
+		/* (the start-up checks refuse it; --allow-invalid prices it) */
+		double t4 = cost_gemm_s(&c, DT_FP4, 1, 14336, 4096, 1);
+		double tb = cost_gemm_s(&c, DT_BF16, 1, 14336, 4096, 1);
+		CHECK(t4 < tb && t4 >= 0.25 * tb - 1e-12, "fp4 without fp4 tensor cores: weight-only saving only (%.2f vs %.2f us)",
+		      t4 * 1e6, tb * 1e6);
+		cost_release(&c);
+	}
+	/* borrowed tables: gb200 uses b200's MFU at its own (higher) peaks */
+	if (make_cost(&c, m, "gb200", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+		struct cost_model b;
+		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "MFU of b200", "gb200 says its tables are b200's");
+		if (make_cost(&b, m, "b200", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+			double tg = cost_gemm_s(&c, DT_BF16, 8192, 8192, 8192, 1);
+			double tb = cost_gemm_s(&b, DT_BF16, 8192, 8192, 8192, 1);
+			/* compute-bound: time scales with the peak, 2250 / 2500 */
+			CHECK_REL(tg / tb, 2250.0 / 2500.0, 1e-9, "gb200 vs b200 compute-bound GEMM = peak ratio");
+			cost_release(&b);
+		}
+		cost_release(&c);
+	}
+	/* borrowed by roofline efficiency: the H20 (148 TFLOP/s, 4.0 TB/s)
+	 * streams a decode GEMM's weights faster than the H100 (3.35 TB/s)
+	 * whose tables it borrows, and computes a prefill GEMM ~6.7x slower */
+	{
+		struct cost_model h20, h100;
+		if (make_cost(&h20, m, "h20", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0 &&
+		    make_cost(&h100, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+			double d20 = cost_gemm_s(&h20, DT_BF16, 1, 4096, 4096, 1);
+			double d100 = cost_gemm_s(&h100, DT_BF16, 1, 4096, 4096, 1);
+			double p20 = cost_gemm_s(&h20, DT_BF16, 8192, 4096, 4096, 1);
+			double p100 = cost_gemm_s(&h100, DT_BF16, 8192, 4096, 4096, 1);
+			CHECK(d20 < d100, "h20 decode GEMM %.2f us < h100 %.2f us (bandwidth 4.0 vs 3.35 TB/s)",
+			      d20 * 1e6, d100 * 1e6);
+			CHECK_REL(p20 / p100, 989.4 / 148.0, 0.02, "h20/h100 compute-bound GEMM = peak ratio");
+			cost_release(&h20);
+			cost_release(&h100);
+		}
+	}
+}
+
+/* An exact measured MoE shape gives the measured latency back; a shape
+ * between measured ones is priced, monotone in tokens. */
+static void test_moe_tables(void)
+{
+	struct moetab *t = NULL;
+	struct moe_pick pk;
+	struct err e;
+	char path[1200];
+	const struct gpu_spec *g = gpu("h200");
+	/* data/mfu/h200_sxm/trtllm-1.3.0rc20/moe.csv.gz:
+	 * fp8_block,7168,2048,8,256,1,8,power_law_1.01,64,<latency> */
+	struct moe_shape ds = {7168, 2048, 8, 256, 1, 8};
+	double lat_us = NAN, t64, t1, t512, t4096;
+	FILE *f;
+	char cmd[1400], line[256];
+
+	snprintf(path, sizeof(path), "%s/mfu/h200_sxm/trtllm-1.3.0rc20/moe.csv.gz", datadir);
+	snprintf(cmd, sizeof(cmd),
+		 "zcat %s | grep '^fp8_block,7168,2048,8,256,1,8,power_law_1.01,64,' | cut -d, -f10", path);
+	f = popen(cmd, "r");
+	if (f && fgets(line, sizeof(line), f))
+		lat_us = atof(line);
+	if (f)
+		pclose(f);
+	if (moetab_load(path, g, &t, &e) < 0) {
+		CHECK(0, "moetab_load: %s", e.msg);
+		return;
+	}
+	moetab_pick(t, MOE_FP8_BLOCK, &ds, MOE_POWER_LAW_101, &pk);
+	CHECK(pk.curve && pk.distance == 0, "DeepSeek-V3 EP8 fp8_block is a measured shape (%s)", pk.desc);
+	t64 = moe_roofline_s(&ds, 64, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &ds, 64);
+	CHECK_REL(t64 * 1e6, lat_us, 1e-6, "exact shape at 64 tokens = measured latency (us)");
+	/* Qwen3-235B-like shape at EP 4 (not measured): priced from the nearest */
+	{
+		struct moe_shape q = {4096, 1536, 8, 128, 1, 4};
+		moetab_pick(t, MOE_FP8, &q, MOE_POWER_LAW_101, &pk);
+		CHECK(pk.curve != NULL, "qwen3-235b EP4 fp8 priced from %s (distance %.3f)", pk.desc, pk.distance);
+		t1 = moe_roofline_s(&q, 1, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &q, 1);
+		t512 = moe_roofline_s(&q, 512, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &q, 512);
+		t4096 = moe_roofline_s(&q, 4096, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &q, 4096);
+		CHECK(t1 > 0 && t1 < t512 && t512 < t4096, "monotone in tokens: %.1f < %.1f < %.1f us", t1 * 1e6,
+		      t512 * 1e6, t4096 * 1e6);
+	}
+	moetab_free(t);
+}
+
+/* The fused kernel replaces per-expert GEMMs: DeepSeek-V3 fp8 TP8 on H200
+ * at 32 decode tokens costs one kernel, within a small multiple of the
+ * measured one, not 256 launches. */
+static void test_moe_step(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "trtllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "measured", "DeepSeek-V3 TP8 routed experts: measured shape");
+	{
+		double t32 = cost_moe_s(&c, 32);
+		CHECK(t32 > 20e-6 && t32 < 2e-3, "one fused MoE layer at 32 tokens: %.1f us", t32 * 1e6);
+	}
+	cost_release(&c);
+	/* no table (a GPU without tables): the roofline plus one launch */
+	if (make_cost(&c, &m, "mi300x", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) == 0) {
+		double t1 = cost_moe_s(&c, 1);
+		CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "roofline", "no table: roofline fallback named");
+		CHECK(t1 >= COST_LAUNCH_S && t1 < 1e-3, "roofline MoE at 1 token: %.1f us", t1 * 1e6);
+		cost_release(&c);
+	}
+}
+
+/* One cache: the second cost model of the same GPU and engine borrows the
+ * first one's tables; H6 off gets its own. */
+static void test_cache(const struct model_cfg *m)
+{
+	struct mfu_cache *mc = mfu_cache_new();
+	struct cost_model a, b, h6;
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 1, 1};
+	struct err e;
+
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 256;
+	cc.max_seqs = 16;
+	cc.cache = mc;
+	if (cost_init(&a, m, gpu("h100"), &p, &cc, datadir, &e) < 0 ||
+	    cost_init(&b, m, gpu("h100"), &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init with a cache: %s", e.msg);
+		mfu_cache_free(mc);
+		return;
+	}
+	cc.off = COST_H6;
+	if (cost_init(&h6, m, gpu("h100"), &p, &cc, datadir, &e) == 0) {
+		CHECK(a.tabs == b.tabs && a.tabs != h6.tabs && h6.tabs->nearest && !a.tabs->nearest,
+		      "cache: same tables shared, H6-off tables apart");
+		CHECK(cost_gemm_s(&a, DT_BF16, 100, 4096, 4096, 1) == cost_gemm_s(&b, DT_BF16, 100, 4096, 4096, 1),
+		      "shared tables price alike");
+		cost_release(&h6);
+	}
+	cost_release(&a);
+	cost_release(&b);
+	mfu_cache_free(mc);
+}
+
+static void test_int4(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct err e;
+	enum dtype d;
+
+	CHECK(dtype_parse("int4", &d, &e) == 0 && d == DT_INT4, "int4 parses");
+	CHECK(dtype_bytes(DT_INT4) == 0.5 && dtype_compute(DT_INT4) == DT_BF16,
+	      "int4 = 0.5 B/param, bf16 math (W4A16)");
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_INT4, "vllm", NULL, &e) == 0) {
+		/* memory-bound decode GEMM: int4 moves a quarter of bf16's weight bytes */
+		double ti = cost_gemm_s(&c, DT_INT4, 1, 14336, 4096, 1);
+		double tb = cost_gemm_s(&c, DT_BF16, 1, 14336, 4096, 1);
+		CHECK(ti < 0.5 * tb, "int4 decode GEMM %.2f us < half of bf16 %.2f us", ti * 1e6, tb * 1e6);
+		cost_release(&c);
+	}
+}
+
+int main(void)
+{
+	char dir[1200], path[1200];
+	struct err e;
+	struct model_cfg m;
+
+	paths_data_dir(datadir, sizeof(datadir));
+	snprintf(dir, sizeof(dir), "%s/models", datadir);
+	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
+	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
+		printf("# %s\n", e.msg);
+		return 1;
+	}
+	if (registry_load_model(&reg, "llama-3.1-8b", &m, &e) < 0) {
+		printf("# %s\n", e.msg);
+		return 1;
+	}
+	test_fp8_not_slower(&m);
+	test_collections(&m);
+	test_moe_tables();
+	test_moe_step();
+	test_int4(&m);
+	test_cache(&m);
+	registry_release(&reg);
+	gpu_db_release(&db);
+	return check_done();
+}
