@@ -86,20 +86,38 @@ check-asan:
 golden-regen: $(BIN)
 	@sh tests/golden/run.sh "$(BIN)" regen
 
-# libFuzzer harnesses, built with clang from the library sources.
-FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
-	-D_DEFAULT_SOURCE -DSERVESIM_DATADIR='"$(CURDIR)/data"'
-build-fuzz/%: tests/fuzz/%.c $(LIB_SRC)
-	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o $@ $^ $(LDLIBS)
+# libFuzzer harnesses, built with clang from the library sources.  Any
+# sanitizer report stops the fuzzer (-fno-sanitize-recover=all) and fails
+# `make fuzz`: its exit status and its log ('runtime error', 'ERROR:') are
+# both checked.  The log of each fuzzer is build-fuzz/NAME.log.
+# The library is compiled once (instrumented, fuzzer-no-link) and linked into
+# every harness.
+FUZZ_SAN    = address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS = -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -DSERVESIM_DATADIR='"$(CURDIR)/data"'
+FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/obj/%.o)
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
+build-fuzz/libservesim.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+build-fuzz/%: tests/fuzz/%.c build-fuzz/libservesim.a
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+-include $(FUZZ_LIB_OBJ:.o=.d)
 
 fuzz: $(FUZZERS:%=build-fuzz/%)
 	@for f in $(FUZZERS); do \
-		mkdir -p build-fuzz/corpus-$$f; \
+		mkdir -p build-fuzz/corpus-$$f build-fuzz/artifacts; \
 		echo "fuzz: $$f ($(FUZZ_RUNS) runs)"; \
-		./build-fuzz/$$f -runs=$(FUZZ_RUNS) -max_len=4096 -print_final_stats=1 \
-			build-fuzz/corpus-$$f tests/fuzz/corpus/$$f 2>&1 | \
-			grep -E 'stat::number_of_executed_units|ERROR|Done' || exit 1; \
+		UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/$$f -runs=$(FUZZ_RUNS) -max_len=4096 \
+			-print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/$$f- \
+			build-fuzz/corpus-$$f tests/fuzz/corpus/$$f \
+			> build-fuzz/$$f.log 2>&1; rc=$$?; \
+		grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' build-fuzz/$$f.log; \
+		if [ $$rc -ne 0 ] || grep -qE 'runtime error|ERROR:' build-fuzz/$$f.log; then \
+			grep -E -A12 'runtime error|ERROR:' build-fuzz/$$f.log | head -40; \
+			echo "fuzz: $$f FAILED (exit $$rc; build-fuzz/$$f.log)"; exit 1; \
+		fi; \
 	done
 
 $(BUILD)/bench: $(BUILD)/tests/bench/bench.o $(LIB)
@@ -145,6 +163,7 @@ demo: deps
 	./$(BIN) run
 
 DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev
+FUZZ_PKGS = clang
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -153,6 +172,11 @@ deps:
 		echo "deps: installing$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; fi
+	@# clang (with libFuzzer) only for `make fuzz`: installed when possible, never required by check
+	@if ! command -v clang >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(FUZZ_PKGS) (make fuzz)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_PKGS); \
+		else echo "deps: clang missing, needed by make fuzz only: sudo apt-get install -y $(FUZZ_PKGS)"; fi; fi
 
 clean:
 	rm -rf build build-asan build-fuzz build-gpu $(BIN)

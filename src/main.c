@@ -1,8 +1,10 @@
 /* main.c - subcommand dispatch and exit codes only. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "servesim/afile.h"
 #include "servesim/version.h"
 
 static const char main_usage[] =
@@ -59,8 +61,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) == 0) {
 			rc = commands[i].fn(argc - 1, argv + 1, &e);
+			/* a result that did not reach stdout (a full disk, a closed
+			 * pipe) is a failure, not exit 0 */
+			if (rc == 0)
+				rc = afile_check_stream(stdout, "standard output", &e);
+			if (fclose(stdout) != 0 && rc == 0)
+				rc = err_set(&e, SS_ERUNTIME, "standard output: write error: %s",
+					     strerror(errno));
 			if (rc < 0) {
-				fflush(stdout);
 				fprintf(stderr, "servesim %s: %s\n", argv[1], e.msg);
 				return -rc;
 			}

@@ -45,6 +45,7 @@ struct experiment {
 	bool skippable;            /* eval skips it (counted) when its model or GPU is unknown */
 	char precision[96];        /* the source's precision strings, as written */
 	int64_t warmup_requests;   /* EXP_CLOSED */
+	char warning[400];         /* set when a side file was missing and a default applied */
 };
 
 enum { EV_REQ_TTFT, EV_REQ_TPOT, EV_REQ_E2E, EV_REQ__N };

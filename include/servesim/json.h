@@ -42,6 +42,9 @@ const struct json *json_next(const struct json *j);
 /* Key of an object member, or NULL. */
 const char *json_key(const struct json *member);
 double json_number(const struct json *j);
+/* A number as a long long without undefined behaviour: dflt when j is not
+ * a finite number within +-2^62 (ids, shapes, counters in profiler traces). */
+long long json_ll(const struct json *j, long long dflt);
 const char *json_string(const struct json *j);
 bool json_bool(const struct json *j);
 /* Compact text of a number, a string or a (nested) array of them, as shapes

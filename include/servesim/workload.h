@@ -37,6 +37,25 @@ struct wl_dist {
 
 #define WL_MAX_STAGES 64
 
+/* Ranges every spec is checked against (spec.c), so that no count or time
+ * overflows when it becomes an integer:
+ * - token counts: 1 .. 2^24, the largest --max-model-len servesim accepts;
+ * - times: at most 1e9 s (31.7 years; int64 nanoseconds hold 292 years);
+ * - rates: 1e-6 .. 1e9 requests/s (one request in 11.6 days .. one per ns);
+ * - gamma cv: 1e-3 .. 1e2, i.e. shape k = 1/cv^2 in [1e-4, 1e6], where the
+ *   Marsaglia-Tsang sampler and U^(1/k) stay within a double;
+ * - requests a workload may generate: WL_DEFAULT_MAX_REQUESTS unless
+ *   max_requests (run --max-requests) says otherwise; every request in flight
+ *   holds memory, and 1e12 planned requests were OOM-killed at 24 GB while
+ *   10 M-request runs finish (issue 15). */
+#define WL_MAX_TOKENS ((int64_t)1 << 24)
+#define WL_MAX_TIME_S 1e9
+#define WL_MIN_RATE 1e-6
+#define WL_MAX_RATE 1e9
+#define WL_MIN_CV 1e-3
+#define WL_MAX_CV 1e2
+#define WL_DEFAULT_MAX_REQUESTS ((int64_t)20000000)
+
 struct wl_stage {
 	double rate;           /* requests/s (or concurrency for closed loop stages) */
 	double duration_s;
@@ -61,6 +80,7 @@ struct wl_spec {
 	 * requests in arrival order; not owned */
 	const struct wl_req *records;
 	size_t nrecords;
+	int64_t max_requests;  /* 0: WL_DEFAULT_MAX_REQUESTS */
 };
 
 struct wl_req {
@@ -80,6 +100,12 @@ void wl_spec_release(struct wl_spec *s);
 /* Check a spec built by hand (flags); SS_EUSAGE naming the field. */
 int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e);
 const char *wl_process_name(enum wl_process p);
+/* Requests the spec will generate (expected count for random processes;
+ * INFINITY when only a trace or the simulation bounds it). */
+double wl_spec_expected_requests(const struct wl_spec *s);
+/* SS_EUSAGE when the spec would generate more than its max_requests
+ * (checked by wl_gen_new before anything is allocated). */
+int wl_spec_check_size(const struct wl_spec *s, const char *src, struct err *e);
 
 struct wl_gen;
 int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e);

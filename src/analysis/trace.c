@@ -182,7 +182,7 @@ static int dims_of(const struct json *dj, long long (*d)[8], int *nd, int max)
 		nd[ni] = 0;
 		if (json_type_of(in) == JSON_ARRAY)
 			for (x = json_first(in); x && nd[ni] < 8; x = json_next(x))
-				d[ni][nd[ni]++] = (long long)json_number(x);
+				d[ni][nd[ni]++] = json_ll(x, 0);
 		ni++;
 	}
 	return ni;
@@ -228,11 +228,11 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 		k.name = json_string(json_get(x, "name"));
 		k.ts = json_number(json_get(x, "ts"));
 		k.dur = json_number(json_get(x, "dur"));
-		k.tid = (long long)json_number(json_get(x, "tid"));
+		k.tid = json_ll(json_get(x, "tid"), 0);
 		if (!k.name || !json_get(x, "ts") || !(k.dur >= 0))
 			continue;
 		if (args && json_get(args, "correlation"))
-			k.corr = (long long)json_number(json_get(args, "correlation"));
+			k.corr = json_ll(json_get(args, "correlation"), 0);
 		if (strcmp(cat, "cpu_op") == 0) {
 			k.dims = args ? json_get(args, "Input Dims") : NULL;
 			if (k.dims && json_type_of(k.dims) == JSON_ARRAY && json_size(k.dims) > 0)
@@ -257,9 +257,9 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 		rc = err_set(e, SS_EDATA, "%s: no GPU kernel events (cat \"kernel\") in the trace", name);
 		goto out;
 	}
-	qsort(ops, no, sizeof(*ops), cmp_kev_ts);
-	qsort(scopes, ns, sizeof(*scopes), cmp_kev_ts);
-	qsort(rts, nr, sizeof(*rts), cmp_kev_corr);
+	if (no) qsort(ops, no, sizeof(*ops), cmp_kev_ts);
+	if (ns) qsort(scopes, ns, sizeof(*scopes), cmp_kev_ts);
+	if (nr) qsort(rts, nr, sizeof(*rts), cmp_kev_corr);
 	op_of = xmalloc((no ? no : 1) * sizeof(*op_of));
 	for (i = 0; i < no; i++)
 		op_of[i] = -1;
@@ -271,7 +271,7 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 		t->nkernels++;
 		t->kernel_us += ks[i].dur;
 		key.corr = ks[i].corr;
-		rt = ks[i].corr ? bsearch(&key, rts, nr, sizeof(*rts), cmp_kev_corr) : NULL;
+		rt = ks[i].corr && nr ? bsearch(&key, rts, nr, sizeof(*rts), cmp_kev_corr) : NULL;
 		if (rt)
 			oi = innermost(ops, no, rt->tid, rt->ts);
 		if (rt && strstr(rt->name, "Graph")) {
@@ -525,14 +525,14 @@ static int ascend(const char *path, const struct tr_read_opts *ro, struct trace 
 	csv_close(c);
 	if (rc < 0)
 		goto out;
-	qsort(rows, n, sizeof(*rows), cmp_arow);
+	if (n) qsort(rows, n, sizeof(*rows), cmp_arow);
 	/* collectives listed on two streams: keep one per (integer start, type) */
 	{
 		size_t w = 0, j;
 		for (i = 0; i < n; i++) {
 			bool dup = false;
 			if (strncmp(rows[i].type, "hcom_", 5) == 0)
-				for (j = w; j > 0 && (long long)rows[j - 1].start == (long long)rows[i].start; j--)
+				for (j = w; j > 0 && trunc(rows[j - 1].start) == trunc(rows[i].start); j--)
 					if (strcmp(rows[j - 1].type, rows[i].type) == 0)
 						dup = true;
 			if (dup)

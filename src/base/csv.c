@@ -89,6 +89,9 @@ int csv_open(const char *path, struct csv **out, struct err *e)
 		rc = err_set(e, SS_EDATA, "%s: empty file, expected a header row", path);
 		goto fail;
 	}
+	/* a UTF-8 byte order mark (spreadsheet exports) is not part of the first name */
+	if (strncmp(line, "\xEF\xBB\xBF", 3) == 0)
+		line += 3;
 	c->hdr_buf = xstrdup(line);
 	c->nhdr = split(c->hdr_buf, c->hdr);
 	if (c->nhdr > CSV_MAX_FIELDS) {
@@ -173,7 +176,8 @@ int csv_num(const struct csv *c, int i, double *out, struct err *e)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v))
+	/* decimal only: strtod would also read hex ("0x10"), inf and nan */
+	if (errno || end == s || *end || !isfinite(v) || s[strspn(s, " 0123456789.eE+-")] != '\0')
 		return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be a number, got '%s'", c->path,
 			       gzr_lineno(c->g), (i >= 0 && (size_t)i < c->nhdr) ? c->hdr[i] : "?", s);
 	*out = v;

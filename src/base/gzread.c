@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "servesim/alloc.h"
@@ -23,8 +24,13 @@ struct gzr {
 int gzr_open(const char *path, struct gzr **out, struct err *e)
 {
 	struct gzr *g;
-	gzFile f = gzopen(path, "rb");
+	struct stat st;
+	gzFile f;
 
+	/* a folder opens but fails on read: say so, as bad input like a missing file */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_set(e, SS_EDATA, "%s: is a folder, expected a file", path);
+	f = gzopen(path, "rb");
 	if (!f)
 		return err_set(e, SS_EDATA, "%s: cannot open: %s", path,
 			       errno ? strerror(errno) : "out of memory");

@@ -357,6 +357,13 @@ double json_number(const struct json *j)
 	return j && cJSON_IsNumber(J(j)) ? J(j)->valuedouble : NAN;
 }
 
+long long json_ll(const struct json *j, long long dflt)
+{
+	double v = json_number(j);
+
+	return v >= -0x1p62 && v <= 0x1p62 ? (long long)v : dflt;
+}
+
 const char *json_string(const struct json *j)
 {
 	return j && cJSON_IsString(J(j)) ? J(j)->valuestring : NULL;
@@ -428,6 +435,11 @@ int json_opt_num(const struct json *obj, const char *key, const char *ctx, doubl
 		describe(v, d, sizeof(d));
 		return err_set(e, SS_EDATA, "%s: '%s' must be a number, got %s", ctx, key, d);
 	}
+	/* NaN and +-Infinity parse (Python writes them) but are no value for a
+	 * field read through the schema helpers */
+	if (!isfinite(json_number(v)))
+		return err_set(e, SS_EDATA, "%s: '%s' must be a finite number, got %g", ctx, key,
+			       json_number(v));
 	*out = json_number(v);
 	if (present)
 		*present = true;

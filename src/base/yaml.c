@@ -1,6 +1,7 @@
 /* yaml.c - libyaml adapter: events -> JSON text -> the strict JSON reader.
  * Going through text keeps cJSON behind json.c and gives YAML input exactly
  * the duplicate-key and type checks JSON input gets. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,34 +48,88 @@ static void put_string(struct sbuf *sb, const char *s, size_t n)
 	sb_putc(sb, '"');
 }
 
-static bool is_number(const char *s, size_t n)
+/* YAML 1.2 core schema numbers (yaml.org/spec/1.2.2, 10.3.2 "Tag Resolution"):
+ *   int    [-+]?[0-9]+  |  0o[0-7]+  |  0x[0-9a-fA-F]+
+ *   float  [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+ *          [-+]?\.(inf|Inf|INF)  |  \.nan|\.NaN|\.NAN
+ * Returns 1 with *v set for a number (ERANGE in *overflow when it does not
+ * fit a double), 0 for any other scalar. */
+static int yaml_number(const char *s, size_t n, double *v, bool *overflow)
 {
-	char buf[64], *end;
-	double v;
+	char buf[512], *end;
+	size_t i = 0, d0;
+	int neg = 0;
 
+	*overflow = false;
 	if (n == 0 || n >= sizeof(buf))
-		return false;
+		return 0;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
-	if (!((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '-' || buf[0] == '+' || buf[0] == '.'))
-		return false;
+	if (n > 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'o')) {
+		int base = buf[1] == 'x' ? 16 : 8;
+		const char *digits = base == 16 ? "0123456789abcdefABCDEF" : "01234567";
+		unsigned long long u;
+		if (strspn(buf + 2, digits) != n - 2)
+			return 0;
+		errno = 0;
+		u = strtoull(buf + 2, &end, base);
+		*overflow = errno == ERANGE;
+		*v = (double)u;
+		return 1;
+	}
+	if (!strcmp(buf, ".nan") || !strcmp(buf, ".NaN") || !strcmp(buf, ".NAN")) {
+		*v = NAN;
+		return 1;
+	}
+	if (buf[0] == '-' || buf[0] == '+') {
+		neg = buf[0] == '-';
+		i = 1;
+	}
+	if (!strcmp(buf + i, ".inf") || !strcmp(buf + i, ".Inf") || !strcmp(buf + i, ".INF")) {
+		*v = neg ? -INFINITY : INFINITY;
+		return 1;
+	}
+	d0 = i;
+	i += strspn(buf + i, "0123456789");
+	if (buf[i] == '.')
+		i += 1 + strspn(buf + i + 1, "0123456789");
+	if (i == d0 || (i == d0 + 1 && buf[d0] == '.'))
+		return 0; /* no digit */
+	if (buf[i] == 'e' || buf[i] == 'E') {
+		size_t k = i + 1;
+		if (buf[k] == '-' || buf[k] == '+')
+			k++;
+		if (!isdigit((unsigned char)buf[k]))
+			return 0;
+		i = k + strspn(buf + k, "0123456789");
+	}
+	if (i != n)
+		return 0;
 	errno = 0;
-	v = strtod(buf, &end);
-	return !errno && *end == '\0' && isfinite(v);
+	*v = strtod(buf, &end);
+	*overflow = errno == ERANGE && isinf(*v);
+	return 1;
 }
 
-static void put_scalar(struct sbuf *sb, const yaml_event_t *ev)
+static int put_scalar(struct sbuf *sb, const yaml_event_t *ev, const char *path, struct err *e)
 {
 	const char *v = (const char *)ev->data.scalar.value;
 	size_t n = ev->data.scalar.length;
+	double x;
+	bool overflow;
 
 	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
 		put_string(sb, v, n);
-	} else if (is_number(v, n)) {
-		if (v[0] == '+')
-			sb_put(sb, v + 1, n - 1);
+	} else if (yaml_number(v, n, &x, &overflow)) {
+		if (overflow)
+			return err_set(e, SS_EDATA, "%s:%zu:%zu: number %.*s is out of the range of a double",
+				       path, ev->start_mark.line + 1, ev->start_mark.column + 1, (int)n, v);
+		if (isnan(x))
+			sb_puts(sb, "NaN");
+		else if (isinf(x))
+			sb_puts(sb, x > 0 ? "Infinity" : "-Infinity");
 		else
-			sb_put(sb, v, n);
+			sb_printf(sb, "%.17g", x);
 	} else if ((n == 4 && (!memcmp(v, "true", 4) || !memcmp(v, "True", 4))) ||
 		   (n == 5 && (!memcmp(v, "false", 5) || !memcmp(v, "False", 5)))) {
 		sb_puts(sb, v[0] == 't' || v[0] == 'T' ? "true" : "false");
@@ -83,6 +138,7 @@ static void put_scalar(struct sbuf *sb, const yaml_event_t *ev)
 	} else {
 		put_string(sb, v, n);
 	}
+	return 0;
 }
 
 int yaml_parse_text(const char *buf, size_t len, const char *path, struct json **out,
@@ -144,7 +200,7 @@ int yaml_parse_text(const char *buf, size_t len, const char *path, struct json *
 			if (depth > 0 && in_map[depth - 1] && key_next[depth - 1])
 				put_string(&sb, (const char *)ev.data.scalar.value, ev.data.scalar.length);
 			else
-				put_scalar(&sb, &ev);
+				rc = put_scalar(&sb, &ev, path, e);
 			break;
 		case YAML_MAPPING_START_EVENT:
 		case YAML_SEQUENCE_START_EVENT:

@@ -26,8 +26,18 @@ int facts_read_json(const char *path, struct engine_facts *f, struct err *e)
 	bool b, pres;
 	int rc;
 
+	/* the keys our extractor writes from vllm.log (eval/ground_truth); any
+	 * other is a typo that would silently drop a setting */
+	static const char *const keys[] = {"engine", "version", "v1_engine", "dtype",
+		"tensor_parallel_size", "max_model_len", "max_num_batched_tokens", "max_num_seqs",
+		"enable_prefix_caching", "chunked_prefill_enabled", "num_gpu_blocks",
+		"gpu_kv_cache_tokens", "available_kv_cache_gib", "cudagraph_capture_sizes", "source",
+		"note", NULL};
+
 	if ((rc = json_parse_file(path, &j, e)) < 0)
 		return rc;
+	if ((rc = json_check_keys(j, keys, path, e)) < 0)
+		goto out;
 	if ((rc = json_opt_str(j, "version", path, &s, e)) < 0)
 		goto out;
 	if (s)

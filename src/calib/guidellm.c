@@ -23,6 +23,7 @@
 #include "servesim/jstream.h"
 #include "servesim/measured.h"
 #include "servesim/stats.h"
+#include "servesim/workload.h"
 #include "servesim/yaml.h"
 
 void gt_requests_release(struct gt_requests *g)
@@ -173,6 +174,14 @@ static int read_request(struct gl_ctx *c, int bench, struct err *e)
 		return err_set(e, SS_EDATA,
 			       "%s: request %zu of benchmark %d lacks a start time, token counts or latency (prompt %g, output %g)",
 			       c->path, c->g->n, bench, p, o);
+	/* measurements: finite, lengths integral and within the workload's token range */
+	if (!isfinite(start) || !isfinite(e2e) || (!isnan(ttft) && !isfinite(ttft)) ||
+	    !(p <= (double)WL_MAX_TOKENS) || !(o <= (double)WL_MAX_TOKENS) || p != floor(p) ||
+	    o != floor(o))
+		return err_set(e, SS_EDATA,
+			       "%s: request %zu of benchmark %d: start %g s, ttft %g ms, latency %g ms must be "
+			       "finite and prompt %g, output %g integers in [1, %lld]",
+			       c->path, c->g->n, bench, start, ttft, e2e, p, o, (long long)WL_MAX_TOKENS);
 	XGROW(c->g->r, c->g->cap, c->g->n + 1);
 	r = &c->g->r[c->g->n++];
 	r->arrival_s = start;

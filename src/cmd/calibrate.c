@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/calib.h"
 
@@ -79,6 +80,8 @@ static int load_all(struct cli_env *env, char **paths, int np, const char *gpu,
 		if ((rc = experiment_load_with(paths[i], gpu, base, &l->x[i], e)) < 0)
 			return rc;
 		l->n++;
+		if (l->x[i].warning[0])
+			fprintf(stderr, "servesim calibrate: warning: %s\n", l->x[i].warning);
 		if ((rc = cli_load_model(env, l->x[i].model, NULL, &l->mbuf[i], e)) < 0 ||
 		    (rc = cli_find_gpu(env, l->x[i].gpu, &l->g[i], e)) < 0) {
 			err_prefix(e, "%s", paths[i]);
@@ -166,6 +169,8 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE, "calibrate: no experiment under the given paths");
 		goto out;
 	}
+	if (out && (rc = afile_check(out, (const char *const *)paths, npaths, e)) < 0)
+		goto out;
 	bx = xcalloc(1, sizeof(*bx));
 	if ((rc = cli_settings_base(&cs, gpu, bx, &have_base, e)) < 0)
 		goto out;

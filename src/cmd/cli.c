@@ -108,7 +108,9 @@ int cli_double(const char *flag, const char *arg, double lo, bool lo_open, doubl
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v))
+	/* decimal only: strtod also reads hex ("0x10"), inf and nan */
+	if (errno || end == arg || *end || !isfinite(v) ||
+	    arg[strspn(arg, " 0123456789.eE+-")] != '\0')
 		return err_set(e, SS_EUSAGE, "%s must be a number, got '%s'", flag, arg);
 	if (lo_open ? !(v > lo) : !(v >= lo))
 		return err_set(e, SS_EUSAGE, "%s must be %s %g, got %g", flag, lo_open ? ">" : ">=",
@@ -180,7 +182,7 @@ static int collect(const char *path, char **out, size_t *n, size_t max, int dept
 	int rc = 0;
 
 	if (stat(path, &sb) != 0)
-		return err_set(e, SS_EUSAGE, "%s: no such file or folder", path);
+		return err_set(e, SS_EDATA, "%s: no such file or folder", path);
 	if (S_ISREG(sb.st_mode) || experiment_detect(path)) {
 		if (*n >= max)
 			return err_set(e, SS_EUSAGE, "more than %zu experiments", max);
@@ -196,7 +198,8 @@ static int collect(const char *path, char **out, size_t *n, size_t max, int dept
 		names[nn++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, nn, sizeof(*names), cmp_str);
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
 	for (i = 0; i < nn; i++) {
 		snprintf(f, sizeof(f), "%s/%s", path, names[i]);
 		if (rc == 0 && stat(f, &sb) == 0 && S_ISDIR(sb.st_mode))

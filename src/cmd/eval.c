@@ -310,6 +310,8 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 		}
 		if ((rc = experiment_load_with(files[i], c->gpu, c->base, x, e)) < 0)
 			break;
+		if (x->warning[0])
+			fprintf(stderr, "servesim eval: warning: %s\n", x->warning);
 		if ((rc = resolve(env, x, m, &g, &gf, e)) < 0 && x->skippable) {
 			/* results that name their model / GPU (engine request
 			 * stats, vcr traces): counted, the others still run */
@@ -998,7 +1000,9 @@ static bool have_gnuplot(void)
 static int write_plots(const struct pass *p, const char *dir, FILE *md, struct err *e)
 {
 	char path[1200], cmd[2600];
+	struct afile af;
 	FILE *f;
+	int rc;
 	size_t i;
 	int k;
 	static const int shown[4] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90};
@@ -1008,27 +1012,32 @@ static int write_plots(const struct pass *p, const char *dir, FILE *md, struct e
 	for (k = 0; k < 4; k++) {
 		int mk = shown[k];
 		snprintf(path, sizeof(path), "%s/%s.dat", dir, ev_metric_name((enum ev_metric)mk));
-		if (!(f = fopen(path, "w")))
-			return err_set(e, SS_ERUNTIME, "%s: cannot write", path);
+		if ((rc = afile_open(&af, path, e)) < 0)
+			return rc;
+		f = af.f;
 		fprintf(f, "# measured predicted overloaded experiment\n");
 		for (i = 0; i < p->nrows; i++)
 			if (!isnan(p->rows[i].meas[mk]) && !isnan(p->rows[i].pred[mk]))
 				fprintf(f, "%.6g %.6g %d %s\n", p->rows[i].meas[mk], p->rows[i].pred[mk],
 					p->rows[i].overloaded, p->rows[i].experiment);
-		fclose(f);
+		if ((rc = afile_commit(&af, e)) < 0)
+			return rc;
 	}
 	snprintf(path, sizeof(path), "%s/ape.dat", dir);
-	if (!(f = fopen(path, "w")))
-		return err_set(e, SS_ERUNTIME, "%s: cannot write", path);
+	if ((rc = afile_open(&af, path, e)) < 0)
+		return rc;
+	f = af.f;
 	fprintf(f, "# row ttft_ape itl_ape e2e_ape\n");
 	for (i = 0; i < p->nrows; i++)
 		if (!p->rows[i].overloaded)
 			fprintf(f, "%zu %.6g %.6g %.6g\n", i, 100 * p->rows[i].ape[EM_TTFT_MEAN],
 				100 * p->rows[i].ape[EM_ITL_MEAN], 100 * p->rows[i].ape[EM_E2E_MEAN]);
-	fclose(f);
+	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);
-	if (!(f = fopen(path, "w")))
-		return err_set(e, SS_ERUNTIME, "%s: cannot write", path);
+	if ((rc = afile_open(&af, path, e)) < 0)
+		return rc;
+	f = af.f;
 	fprintf(f, "set terminal svg size 520,460 font 'sans,11'\nset logscale xy\nset key top left\n"
 		   "set grid\nset xlabel 'measured'\nset ylabel 'predicted'\n");
 	for (k = 0; k < 4; k++) {
@@ -1042,7 +1051,8 @@ static int write_plots(const struct pass *p, const char *dir, FILE *md, struct e
 		   "set xlabel 'row'\nset ylabel 'APE %%'\nset style data histograms\n"
 		   "set style fill solid 0.8\nset boxwidth 0.9\n"
 		   "plot 'ape.dat' using 2 title 'TTFT mean', '' using 3 title 'ITL mean', '' using 4 title 'E2E mean'\n");
-	fclose(f);
+	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
 	if (have_gnuplot()) {
 		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plots.gp 2>/dev/null", dir);
 		if (system(cmd) != 0)
@@ -1259,6 +1269,21 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE,
 			     "eval: no experiment under the given paths (experiment.json, inference-perf, GuideLLM or OTel folders)");
 		goto out;
+	}
+	{
+		static const int shown[4] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90};
+		char dat[4][64];
+		const char *plot_files[7] = {"ape.dat", "plots.gp", dat[0], dat[1], dat[2], dat[3], NULL};
+		const char *in[MAX_EXP + 2];
+		size_t nin = 0;
+		for (i = 0; i < 4; i++)
+			snprintf(dat[i], sizeof(dat[i]), "%s.dat", ev_metric_name((enum ev_metric)shown[i]));
+		for (i = 0; i < nf; i++)
+			in[nin++] = files[i];
+		in[nin++] = c.calibration;
+		if ((c.report && (rc = afile_check(c.report, in, nin, e)) < 0) ||
+		    (c.plots && (rc = afile_check_dir(c.plots, plot_files, in, nin, e)) < 0))
+			goto out;
 	}
 	if (c.report) {
 		if ((rc = afile_open(&af, c.report, e)) < 0)

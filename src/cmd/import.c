@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
 
@@ -115,6 +116,12 @@ int cmd_import(int argc, char **argv, struct err *e)
 		return err_set(e, SS_EUSAGE, "import: give exactly one PATH (see 'servesim import --help')");
 	if (!out)
 		return err_set(e, SS_EUSAGE, "import: -o DIR is required");
+	{
+		static const char *const written[] = {"experiment.json", "requests.csv", NULL};
+		const char *in[2] = {argv[optind], cs.experiment};
+		if ((rc = afile_check_dir(out, written, in, 2, e)) < 0)
+			return rc;
+	}
 	bx = xcalloc(1, sizeof(*bx));
 	rc = cli_settings_base(&cs, gpu, bx, &have_base, e);
 	if (rc == 0 && exp_table_detect(argv[optind], tf, sizeof(tf))) {
@@ -130,6 +137,8 @@ int cmd_import(int argc, char **argv, struct err *e)
 	free(bx);
 	if (rc < 0)
 		return rc;
+	if (x.warning[0])
+		fprintf(stderr, "servesim import: warning: %s\n", x.warning);
 	if (name)
 		snprintf(x.name, sizeof(x.name), "%s", name);
 	if (source)

@@ -541,6 +541,7 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 	static const int64_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 	char p[1200], rel[1100];
 	FILE *d;
+	struct afile af;
 	struct rl_point pt;
 	size_t i;
 	int rc;
@@ -549,38 +550,43 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 	if (paths_mkdir_p(o->plots) != 0)
 		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", o->plots);
 	snprintf(p, sizeof(p), "%s/roofline.dat", o->plots);
-	if (!(d = fopen(p, "w")))
-		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	if ((rc = afile_open(&af, p, e)) < 0)
+		return rc;
+	d = af.f;
 	fprintf(d, "# phase intensity_flop_per_byte attained_tflops\n");
 	for (i = 0; i < PH__N; i++) {
 		double tf;
 		if (!ph_on(o, (int)i))
 			continue;
 		if ((rc = ph_eval(c, o, (int)i, &pt, e)) < 0) {
-			fclose(d);
+			afile_abort(&af);
 			return rc;
 		}
 		tf = pt.flops / pt.t_est / 1e12;
 		ymin = fmin(ymin, tf);
 		fprintf(d, "%s %.6g %.6g\n", ph_name[i], pt.intensity, tf);
 	}
-	fclose(d);
+	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
 	snprintf(p, sizeof(p), "%s/decode_batch.dat", o->plots);
-	if (!(d = fopen(p, "w")))
-		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	if ((rc = afile_open(&af, p, e)) < 0)
+		return rc;
+	d = af.f;
 	fprintf(d, "# batch t_comp_ms t_hbm_ms t_net_ms t_est_ms (decode, L=%lld)\n", (long long)o->kv_len);
 	for (i = 0; i < sizeof(batches) / sizeof(batches[0]); i++) {
 		if ((rc = rl_eval(c, batches[i], 1, o->kv_len, &pt, e)) < 0) {
-			fclose(d);
+			afile_abort(&af);
 			return rc;
 		}
 		fprintf(d, "%lld %.6g %.6g %.6g %.6g\n", (long long)batches[i], pt.t_comp * 1e3,
 			pt.t_hbm * 1e3, pt.t_net * 1e3, pt.t_est * 1e3);
 	}
-	fclose(d);
+	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
 	snprintf(p, sizeof(p), "%s/plots.gp", o->plots);
-	if (!(d = fopen(p, "w")))
-		return err_set(e, SS_ERUNTIME, "%s: cannot write", p);
+	if ((rc = afile_open(&af, p, e)) < 0)
+		return rc;
+	d = af.f;
 	/* noenhanced: labels such as T_comp print as written (enhanced mode
 	 * would subscript them); a white background: an opaque SVG; the y
 	 * range leaves room above the compute ceiling so that the points on
@@ -599,7 +605,8 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct rl_opts *o, struc
 		c->g->peak_flops[c->wdt] / 1e12, c->g->hbm_bw * c->g->bw_eff / 1e12,
 		fmin(ymin, 0.1 * 0.1 * c->g->hbm_bw * c->g->bw_eff / 1e12) / 2,
 		c->g->peak_flops[c->wdt] / 1e12 * 4, c->g->id);
-	fclose(d);
+	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
 	/* images relative to the report (its folder, or the current one) */
 	rel_path(o->out, o->plots, rel, sizeof(rel));
 	fprintf(f, "## Plots\n\n");
@@ -971,6 +978,12 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 	}
 	if ((rc = cli_parallel_resolve(&o.pf, m, &o.par, e)) < 0)
 		goto out;
+	{
+		const char *in[2] = {o.model, o.config};
+		if ((o.out && (rc = afile_check(o.out, in, 2, e)) < 0) ||
+		    (o.grid && (rc = afile_check(o.grid, in, 2, e)) < 0))
+			goto out;
+	}
 	if (o.out) {
 		if ((rc = afile_open(&af, o.out, e)) < 0)
 			goto out;

@@ -77,6 +77,7 @@ static const char run_usage2[] =
 	"  --rate R --num-requests N --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD]\n"
 	"                            a Poisson workload from flags (normal lengths when STD given)\n"
 	"  --seed S                  override the spec's seed\n"
+	"  --max-requests N          allow a workload of more than N requests (default 20000000)\n"
 	"model:\n"
 	"  --tier0-off LIST          switch corrections off, e.g. H2 or H1,H4 (ablation)\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
@@ -110,7 +111,7 @@ struct run_opts {
 	int pd_prefill, pd_decode;
 	int64_t prefill_tp, prefill_ep;
 	double rate;
-	int64_t nreq;
+	int64_t nreq, max_requests;
 	double p_mean, p_std, o_mean, o_std;
 	bool wl_flags;
 	int64_t seed;
@@ -147,7 +148,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW,
 	       O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP,
-	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST, O_MOE_SCALES };
+	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST, O_MOE_SCALES, O_MAXREQ };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS,
@@ -184,6 +185,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"disaggregate", required_argument, 0, O_PD},
 		{"prefill-tp", required_argument, 0, O_PTP},
 		{"prefill-ep", required_argument, 0, O_PEP},
+		{"max-requests", required_argument, 0, O_MAXREQ},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -262,6 +264,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		}
 		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->prefill_tp, e); break;
 		case O_PEP: rc = cli_int("--prefill-ep", optarg, 1, 4096, &o->prefill_ep, e); break;
+		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
 		default:
 			if ((rc = cli_shape_option(c, optarg, NULL, &o->par, &o->pf, e)) != 0)
 				break;
@@ -758,7 +761,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	struct scenario sc;
 	struct scenario_state st;
 	struct tier2 t2;
-	struct afile af;
+	struct afile af, slog_af;
 	bool af_open = false, progress, prepared = false;
 	FILE *slog = NULL;
 	double t0 = wall_s(), next_prog;
@@ -795,6 +798,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	}
 	if (o.seed_given)
 		wl.seed = (uint64_t)o.seed;
+	wl.max_requests = o.max_requests;
 	scenario_defaults(&sc, m, g, &wl);
 	sc.par = o.par;
 	sc.wdt = o.dtype;
@@ -834,6 +838,12 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if (found)
 			sc.tier2 = &t2;
 	}
+	{
+		const char *in[4] = {o.workload, o.config, o.tier2, wl.trace[0] ? wl.trace : NULL};
+		if ((o.requests_out && (rc = afile_check(o.requests_out, in, 4, e)) < 0) ||
+		    (o.step_log && (rc = afile_check(o.step_log, in, 4, e)) < 0))
+			goto out;
+	}
 	if (o.requests_out) {
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
 			goto out;
@@ -843,11 +853,9 @@ int cmd_run(int argc, char **argv, struct err *e)
 		sc.requests_out = af.f;
 	}
 	if (o.step_log) {
-		slog = fopen(o.step_log, "w");
-		if (!slog) {
-			rc = err_set(e, SS_ERUNTIME, "%s: cannot create the step log", o.step_log);
+		if ((rc = afile_open(&slog_af, o.step_log, e)) < 0)
 			goto out;
-		}
+		slog = slog_af.f;
 		sc.step_log = slog;
 	}
 	if (o.pd_prefill > 0) {
@@ -931,6 +939,11 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_commit(&af, e)) < 0)
 			goto out;
 	}
+	if (slog) {
+		slog = NULL;
+		if ((rc = afile_commit(&slog_af, e)) < 0)
+			goto out;
+	}
 	ctx.o = &o;
 	ctx.m = m;
 	ctx.g = g;
@@ -958,7 +971,7 @@ out:
 	if (prepared)
 		scenario_release(&st);
 	if (slog)
-		fclose(slog);
+		afile_abort(&slog_af);
 	wl_spec_release(&wl);
 	free(m);
 	free(draft);

@@ -253,11 +253,11 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 		snprintf(c2, sizeof(c2), "%s: workload", path);
 		if (proc && strcmp(proc, "trace") == 0) {
 			/* per-request experiments replay their measured requests */
-			double pt = 0;
-			if ((rc = json_opt_num(o, "prefix_tokens", c2, &pt, NULL, e)) < 0)
+			int64_t pt = 0;
+			if ((rc = json_opt_int(o, "prefix_tokens", c2, 0, WL_MAX_TOKENS, &pt, NULL, e)) < 0)
 				goto out;
 			wl_spec_defaults(&x->wl);
-			x->wl.prefix_tokens = (int64_t)pt;
+			x->wl.prefix_tokens = pt;
 		} else if ((rc = wl_spec_from_json(o, c2, &x->wl, e)) < 0) {
 			goto out;
 		}
@@ -374,19 +374,33 @@ static int load_configs(const char *dir, const char *gpu, struct experiment *x, 
 	return 0;
 }
 
-/* Shared prefix of GuideLLM synthetic data, from profile.yaml if present. */
-static int64_t profile_prefix_tokens(const char *dir)
+/* Shared prefix of GuideLLM synthetic data: data.prefix_tokens of
+ * profile.yaml (GuideLLM's synthetic-data default is 0 when the key is
+ * absent).  *found false when there is no profile.yaml; a malformed profile or
+ * a bad value is an error, never a silent 0. */
+static int profile_prefix_tokens(const char *dir, int64_t *prefix, bool *found, struct err *e)
 {
 	char p[1200];
 	struct json *j;
-	struct err e;
-	double v = 0;
+	const struct json *d;
+	int64_t v = 0;
+	int rc;
 
-	if (!file_exists(dir, "profile.yaml", p, sizeof(p)) || yaml_parse_file(p, &j, &e) < 0)
+	*prefix = 0;
+	*found = file_exists(dir, "profile.yaml", p, sizeof(p));
+	if (!*found)
 		return 0;
-	json_opt_num(json_get(j, "data"), "prefix_tokens", p, &v, NULL, &e);
+	if ((rc = yaml_parse_file(p, &j, e)) < 0)
+		return rc;
+	d = json_get(j, "data");
+	if (d && json_type_of(d) == JSON_OBJECT) {
+		char ctx[1300];
+		snprintf(ctx, sizeof(ctx), "%s: data", p);
+		rc = json_opt_int(d, "prefix_tokens", ctx, 0, WL_MAX_TOKENS, &v, NULL, e);
+	}
 	json_free(j);
-	return v > 0 ? (int64_t)v : 0;
+	*prefix = v;
+	return rc;
 }
 
 static void build_replay(struct experiment *x, int64_t prefix)
@@ -436,9 +450,13 @@ static int load_requests_csv(const char *path, struct gt_requests *g, struct err
 				goto out;
 		if (sc >= 0 && (rc = csv_num(c, sc, &st, e)) < 0)
 			goto out;
-		if (!(v[0] >= 0) || !(v[1] >= 1) || !(v[2] >= 1) || !(st >= 0) || st >= GT_MAX_BENCH) {
-			rc = err_set(e, SS_EDATA, "%s:%zu: arrival_s >= 0, token counts >= 1 and stage in [0, %d) expected",
-				     path, csv_lineno(c), GT_MAX_BENCH);
+		if (!(v[0] >= 0 && v[0] <= WL_MAX_TIME_S) || !(v[1] >= 1 && v[1] <= (double)WL_MAX_TOKENS) ||
+		    !(v[2] >= 1 && v[2] <= (double)WL_MAX_TOKENS) || v[1] != floor(v[1]) ||
+		    v[2] != floor(v[2]) || !(v[3] >= 0) || !(v[4] >= 0) || !(st >= 0) ||
+		    st >= GT_MAX_BENCH || st != floor(st)) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: arrival_s in [0, %g], token counts integers in [1, %lld], "
+				     "ttft_ms and e2e_ms >= 0 and stage an integer in [0, %d) expected",
+				     path, csv_lineno(c), WL_MAX_TIME_S, (long long)WL_MAX_TOKENS, GT_MAX_BENCH);
 			goto out;
 		}
 		XGROW(g->r, g->cap, g->n + 1);
@@ -650,9 +668,10 @@ int experiment_load_any(const char *path, const char *gpu, struct experiment *x,
 int experiment_load_with(const char *path, const char *gpu, const struct experiment *base,
 			 struct experiment *x, struct err *e)
 {
-	char p[1200], q[1200];
+	char p[1200];
 	int kind = experiment_detect(path), rc;
 	int64_t prefix;
+	bool have_profile;
 	struct stat sb;
 
 	memset(x, 0, sizeof(*x));
@@ -712,9 +731,15 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 			file_exists(path, "traces.json", p, sizeof(p));
 		}
 		/* the shared prefix: profile.yaml beside the results, else base's */
-		prefix = profile_prefix_tokens(path);
-		if (base && !file_exists(path, "profile.yaml", q, sizeof(q)))
+		if ((rc = profile_prefix_tokens(path, &prefix, &have_profile, e)) < 0)
+			return rc;
+		if (base && !have_profile)
 			prefix = base->wl.prefix_tokens;
+		else if (!have_profile)
+			snprintf(x->warning, sizeof(x->warning),
+				 "%s: no profile.yaml: the shared prefix is unknown and taken as 0 tokens "
+				 "(give --experiment DIR of a run with the same data settings if it had one)",
+				 path);
 		return read_requests(p, kind, prefix, x, e);
 	case 6:
 	case 16:
@@ -1224,7 +1249,7 @@ static void lengths_dist(struct wl_dist *d, const double *v, size_t n, double me
 
 	memset(d, 0, sizeof(*d));
 	d->min = 1;
-	d->max = INT64_MAX;
+	d->max = WL_MAX_TOKENS;
 	if (!v || n == 0) {
 		d->kind = WL_FIXED;
 		d->a = mean >= 1 ? floor(mean + 0.5) : 1;

@@ -124,7 +124,7 @@ static int place_moe_layers(const struct json *c, const char *src, struct model_
 			const struct json *x;
 			for (x = json_first(mlp_only); x; x = json_next(x)) {
 				double v = json_number(x);
-				if (json_type_of(x) != JSON_NUMBER || v < 0 || v >= (double)m->layers)
+				if (json_type_of(x) != JSON_NUMBER || !(v >= 0 && v < (double)m->layers))
 					return err_set(e, SS_EDATA,
 						       "%s: 'mlp_only_layers' entries must be layer indices in [0, %lld)",
 						       src, (long long)m->layers);

@@ -125,6 +125,8 @@ int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 		x = (double)d->min;
 	if (x > (double)d->max)
 		x = (double)d->max;
+	if (!(x <= (double)WL_MAX_TOKENS)) /* a hand-built spec: no overflow (NaN too) */
+		x = (double)WL_MAX_TOKENS;
 	return (int64_t)x;
 }
 
@@ -166,9 +168,14 @@ static bool next_stage(struct wl_gen *g)
 
 int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 {
-	struct wl_gen *g = xcalloc(1, sizeof(*g));
+	struct wl_gen *g;
 	int rc;
 
+	*out = NULL;
+	if ((rc = wl_spec_validate(s, s->source[0] ? s->source : "workload", e)) < 0 ||
+	    (rc = wl_spec_check_size(s, s->source[0] ? s->source : "workload", e)) < 0)
+		return rc;
+	g = xcalloc(1, sizeof(*g));
 	g->s = s;
 	g->prompt = s->prompt;
 	g->output = s->output;
@@ -336,13 +343,17 @@ static int trace_next(struct wl_gen *g, struct wl_req *r, struct err *e)
 	if (g->tcol[3] >= 0 && csv_field(g->trace, g->tcol[3])[0] &&
 	    (rc = csv_num(g->trace, g->tcol[3], &grp, e)) < 0)
 		return rc;
-	if (!(a >= 0) || a < g->last_trace_s)
-		return err_set(e, SS_EDATA, "%s:%zu: 'arrival_s' must be >= 0 and non-decreasing, got %g",
-			       csv_path(g->trace), csv_lineno(g->trace), a);
-	if (!(p >= 1) || p != floor(p) || !(o >= 1) || o != floor(o))
+	if (!(a >= 0 && a <= WL_MAX_TIME_S) || a < g->last_trace_s)
+		return err_set(e, SS_EDATA, "%s:%zu: 'arrival_s' must be in [0, %g] s and non-decreasing, got %g",
+			       csv_path(g->trace), csv_lineno(g->trace), WL_MAX_TIME_S, a);
+	if (!(p >= 1 && p <= (double)WL_MAX_TOKENS) || p != floor(p) ||
+	    !(o >= 1 && o <= (double)WL_MAX_TOKENS) || o != floor(o))
 		return err_set(e, SS_EDATA,
-			       "%s:%zu: 'prompt_tokens' and 'output_tokens' must be integers >= 1, got %g and %g",
-			       csv_path(g->trace), csv_lineno(g->trace), p, o);
+			       "%s:%zu: 'prompt_tokens' and 'output_tokens' must be integers in [1, %lld], got %g and %g",
+			       csv_path(g->trace), csv_lineno(g->trace), (long long)WL_MAX_TOKENS, p, o);
+	if (!(grp >= -1 && grp <= (double)INT32_MAX) || grp != floor(grp))
+		return err_set(e, SS_EDATA, "%s:%zu: 'prefix_group' must be an integer in [0, %d], got %g",
+			       csv_path(g->trace), csv_lineno(g->trace), INT32_MAX, grp);
 	g->last_trace_s = a;
 	r->arrival_ns = (int64_t)llround(a * 1e9);
 	r->prompt_tokens = (int64_t)p;
@@ -388,6 +399,10 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 	} else {
 		if (!next_arrival(g, &t))
 			return 0;
+		if (!(t <= WL_MAX_TIME_S))
+			return err_set(e, SS_EUSAGE, "%s: arrival %lld would come at %g s, past the %g s a "
+				       "simulation may span (the rate is too low for num_requests)",
+				       s->source, (long long)g->issued, t, WL_MAX_TIME_S);
 		out->arrival_ns = (int64_t)llround(t * 1e9);
 	}
 	fill_lengths(g, out);

@@ -27,7 +27,7 @@ void wl_spec_defaults(struct wl_spec *s)
 	s->prompt.kind = WL_FIXED;
 	s->prompt.a = 512;
 	s->prompt.min = 1;
-	s->prompt.max = INT64_MAX;
+	s->prompt.max = WL_MAX_TOKENS;
 	s->output = s->prompt;
 	s->output.a = 128;
 	s->num_requests = 100;
@@ -56,13 +56,14 @@ static int parse_dist(const struct json *o, const char *src, const char *key, st
 	snprintf(ctx, sizeof(ctx), "%s: %s", src, key);
 	if (json_type_of(o) == JSON_NUMBER) { /* shorthand: a fixed length */
 		double x = json_number(o);
-		if (!(x >= 1) || x != floor(x))
-			return err_set(e, SS_EDATA, "%s: must be an integer >= 1, got %g", ctx, x);
+		if (!(x >= 1 && x <= (double)WL_MAX_TOKENS) || x != floor(x))
+			return err_set(e, SS_EDATA, "%s: must be an integer in [1, %lld], got %g", ctx,
+				       (long long)WL_MAX_TOKENS, x);
 		memset(d, 0, sizeof(*d));
 		d->kind = WL_FIXED;
 		d->a = x;
 		d->min = 1;
-		d->max = INT64_MAX;
+		d->max = WL_MAX_TOKENS;
 		return 0;
 	}
 	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
@@ -71,16 +72,16 @@ static int parse_dist(const struct json *o, const char *src, const char *key, st
 		return rc;
 	memset(d, 0, sizeof(*d));
 	d->min = 1;
-	d->max = INT64_MAX;
-	if ((rc = json_opt_int(o, "min", ctx, 1, INT64_MAX, &d->min, &p1, e)) < 0 ||
-	    (rc = json_opt_int(o, "max", ctx, 1, INT64_MAX, &d->max, &p2, e)) < 0)
+	d->max = WL_MAX_TOKENS;
+	if ((rc = json_opt_int(o, "min", ctx, 1, WL_MAX_TOKENS, &d->min, &p1, e)) < 0 ||
+	    (rc = json_opt_int(o, "max", ctx, 1, WL_MAX_TOKENS, &d->max, &p2, e)) < 0)
 		return rc;
 	if (d->max < d->min)
 		return err_set(e, SS_EDATA, "%s: 'max' (%lld) must be >= 'min' (%lld)", ctx,
 			       (long long)d->max, (long long)d->min);
 	if (strcmp(kind, "fixed") == 0) {
 		d->kind = WL_FIXED;
-		if ((rc = json_req_int(o, "value", ctx, 1, INT64_MAX, &v, e)) < 0)
+		if ((rc = json_req_int(o, "value", ctx, 1, WL_MAX_TOKENS, &v, e)) < 0)
 			return rc;
 		d->a = (double)v;
 	} else if (strcmp(kind, "uniform") == 0) {
@@ -95,10 +96,12 @@ static int parse_dist(const struct json *o, const char *src, const char *key, st
 			return rc;
 		if ((rc = json_req_num(o, "stdev", ctx, &d->b, e)) < 0)
 			return rc;
-		if (!(d->a > 0))
-			return err_set(e, SS_EDATA, "%s: 'mean' must be > 0, got %g", ctx, d->a);
-		if (!(d->b >= 0))
-			return err_set(e, SS_EDATA, "%s: 'stdev' must be >= 0, got %g", ctx, d->b);
+		if (!(d->a > 0 && d->a <= (double)WL_MAX_TOKENS))
+			return err_set(e, SS_EDATA, "%s: 'mean' must be in (0, %lld], got %g", ctx,
+				       (long long)WL_MAX_TOKENS, d->a);
+		if (!(d->b >= 0 && d->b <= (double)WL_MAX_TOKENS))
+			return err_set(e, SS_EDATA, "%s: 'stdev' must be in [0, %lld], got %g", ctx,
+				       (long long)WL_MAX_TOKENS, d->b);
 	} else if (strcmp(kind, "empirical") == 0) {
 		const struct json *vs = json_get(o, "values"), *ws = json_get(o, "weights"), *x;
 		size_t n, i = 0;
@@ -113,10 +116,13 @@ static int parse_dist(const struct json *o, const char *src, const char *key, st
 		d->nvalues = n;
 		for (x = json_first(vs); x; x = json_next(x), i++) {
 			double val = json_number(x), w = ws ? json_number(json_at(ws, i)) : 1.0;
-			if (json_type_of(x) != JSON_NUMBER || !(val >= 1) || val != floor(val))
-				return err_set(e, SS_EDATA, "%s: 'values[%zu]' must be an integer >= 1", ctx, i);
-			if (!(w >= 0))
-				return err_set(e, SS_EDATA, "%s: 'weights[%zu]' must be a number >= 0", ctx, i);
+			if (json_type_of(x) != JSON_NUMBER || !(val >= 1 && val <= (double)WL_MAX_TOKENS) ||
+			    val != floor(val))
+				return err_set(e, SS_EDATA, "%s: 'values[%zu]' must be an integer in [1, %lld], got %g",
+					       ctx, i, (long long)WL_MAX_TOKENS, val);
+			if (!(w >= 0 && w <= 1e300))
+				return err_set(e, SS_EDATA, "%s: 'weights[%zu]' must be a finite number >= 0, got %g",
+					       ctx, i, w);
 			d->values[i] = val;
 			tot += w;
 			d->cdf[i] = tot;
@@ -158,12 +164,14 @@ static int parse_arrival(const struct json *o, const char *src, struct wl_spec *
 			       ctx, proc);
 	if ((rc = json_opt_num(o, "rate", ctx, &s->rate, &pres, e)) < 0)
 		return rc;
-	if (pres && !(s->rate > 0))
-		return err_set(e, SS_EDATA, "%s: 'rate' must be > 0, got %g", ctx, s->rate);
+	if (pres && !(s->rate >= WL_MIN_RATE && s->rate <= WL_MAX_RATE))
+		return err_set(e, SS_EDATA, "%s: 'rate' must be in [%g, %g] requests/s, got %g", ctx,
+			       WL_MIN_RATE, WL_MAX_RATE, s->rate);
 	if ((rc = json_opt_num(o, "cv", ctx, &s->cv, &pres, e)) < 0)
 		return rc;
-	if (pres && !(s->cv > 0))
-		return err_set(e, SS_EDATA, "%s: 'cv' must be > 0, got %g", ctx, s->cv);
+	if (pres && !(s->cv >= WL_MIN_CV && s->cv <= WL_MAX_CV))
+		return err_set(e, SS_EDATA, "%s: 'cv' must be in [%g, %g], got %g", ctx, WL_MIN_CV,
+			       WL_MAX_CV, s->cv);
 	if ((rc = json_opt_int(o, "concurrency", ctx, 1, 1 << 24, &s->concurrency, &pres, e)) < 0)
 		return rc;
 	if (s->process == WL_CONCURRENCY && !pres)
@@ -195,6 +203,12 @@ static int parse_shared_prefix(const struct json *o, const char *src, struct wl_
 	    (rc = json_req_int(o, "question_len", ctx, 1, 1 << 24, &s->sp_question, e)) < 0 ||
 	    (rc = json_req_int(o, "output_len", ctx, 1, 1 << 24, &s->sp_output, e)) < 0)
 		return rc;
+	if (s->sp_groups * s->sp_prompts > WL_MAX_TOKENS)
+		return err_set(e, SS_EDATA, "%s: num_groups x num_prompts_per_group must be <= %lld, got %lld",
+			       ctx, (long long)WL_MAX_TOKENS, (long long)(s->sp_groups * s->sp_prompts));
+	if (s->sp_system + s->sp_question > WL_MAX_TOKENS)
+		return err_set(e, SS_EDATA, "%s: system_prompt_len + question_len must be <= %lld, got %lld",
+			       ctx, (long long)WL_MAX_TOKENS, (long long)(s->sp_system + s->sp_question));
 	return 0;
 }
 
@@ -226,8 +240,9 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 		return rc;
 	if ((rc = json_opt_num(root, "duration_s", src, &s->duration_s, &pres, e)) < 0)
 		return rc;
-	if (pres && !(s->duration_s > 0))
-		return err_set(e, SS_EDATA, "%s: 'duration_s' must be > 0, got %g", src, s->duration_s);
+	if (pres && !(s->duration_s > 0 && s->duration_s <= WL_MAX_TIME_S))
+		return err_set(e, SS_EDATA, "%s: 'duration_s' must be in (0, %g] s, got %g", src,
+			       WL_MAX_TIME_S, s->duration_s);
 	o = json_get(root, "stages");
 	if (o) {
 		const struct json *st;
@@ -248,14 +263,14 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 				return rc;
 			if (!pres)
 				s->stages[i].rate = conc;
-			if (!(s->stages[i].rate > 0))
-				return err_set(e, SS_EDATA, "%s: 'rate' must be > 0, got %g", ctx,
-					       s->stages[i].rate);
+			if (!(s->stages[i].rate >= WL_MIN_RATE && s->stages[i].rate <= WL_MAX_RATE))
+				return err_set(e, SS_EDATA, "%s: 'rate' must be in [%g, %g], got %g", ctx,
+					       WL_MIN_RATE, WL_MAX_RATE, s->stages[i].rate);
 			if ((rc = json_req_num(st, "duration_s", ctx, &s->stages[i].duration_s, e)) < 0)
 				return rc;
-			if (!(s->stages[i].duration_s > 0))
-				return err_set(e, SS_EDATA, "%s: 'duration_s' must be > 0, got %g", ctx,
-					       s->stages[i].duration_s);
+			if (!(s->stages[i].duration_s > 0 && s->stages[i].duration_s <= WL_MAX_TIME_S))
+				return err_set(e, SS_EDATA, "%s: 'duration_s' must be in (0, %g] s, got %g", ctx,
+					       WL_MAX_TIME_S, s->stages[i].duration_s);
 		}
 		s->nstages = i;
 	}
@@ -273,12 +288,76 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 	return wl_spec_validate(s, src, e) < 0 ? -SS_EDATA : 0;
 }
 
+static int check_dist(const struct wl_dist *d, const char *src, const char *name, struct err *e)
+{
+	double top = (double)WL_MAX_TOKENS;
+
+	if (d->min < 1 || d->max > WL_MAX_TOKENS || d->max < d->min)
+		return err_set(e, SS_EUSAGE, "%s: %s: min/max must lie in [1, %lld], got %lld..%lld", src,
+			       name, (long long)WL_MAX_TOKENS, (long long)d->min, (long long)d->max);
+	if (!(d->a >= 0 && d->a <= top))
+		return err_set(e, SS_EUSAGE, "%s: %s must be in [1, %lld] tokens, got %g", src, name,
+			       (long long)WL_MAX_TOKENS, d->a);
+	if (!(d->b >= 0 && d->b <= top))
+		return err_set(e, SS_EUSAGE, "%s: %s: the spread must be in [0, %lld] tokens, got %g", src,
+			       name, (long long)WL_MAX_TOKENS, d->b);
+	return 0;
+}
+
+double wl_spec_expected_requests(const struct wl_spec *s)
+{
+	double n = 0;
+	size_t i;
+
+	if (s->process == WL_TRACE || s->process == WL_CONCURRENCY)
+		return s->num_requests > 0 ? (double)s->num_requests : -1;
+	if (s->nstages)
+		for (i = 0; i < s->nstages; i++)
+			n += s->stages[i].rate * s->stages[i].duration_s;
+	else if (s->duration_s > 0)
+		n = s->rate * s->duration_s;
+	else
+		n = INFINITY;
+	if (s->num_requests > 0 && (double)s->num_requests < n)
+		n = (double)s->num_requests;
+	return n;
+}
+
 int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
 {
 	bool open = s->process != WL_CONCURRENCY && s->process != WL_TRACE;
+	double total = 0;
+	size_t i;
+	int rc;
 
 	if (s->process == WL_TRACE)
 		return 0;
+	if ((rc = check_dist(&s->prompt, src, "prompt_tokens", e)) < 0 ||
+	    (rc = check_dist(&s->output, src, "output_tokens", e)) < 0)
+		return rc;
+	if (open && s->nstages == 0 && !(s->rate >= WL_MIN_RATE && s->rate <= WL_MAX_RATE))
+		return err_set(e, SS_EUSAGE, "%s: 'arrival.rate' must be in [%g, %g] requests/s, got %g",
+			       src, WL_MIN_RATE, WL_MAX_RATE, s->rate);
+	if (s->process == WL_GAMMA && !(s->cv >= WL_MIN_CV && s->cv <= WL_MAX_CV))
+		return err_set(e, SS_EUSAGE, "%s: 'arrival.cv' must be in [%g, %g], got %g", src,
+			       WL_MIN_CV, WL_MAX_CV, s->cv);
+	if (!(s->duration_s >= 0 && s->duration_s <= WL_MAX_TIME_S))
+		return err_set(e, SS_EUSAGE, "%s: 'duration_s' must be in (0, %g] s, got %g", src,
+			       WL_MAX_TIME_S, s->duration_s);
+	for (i = 0; i < s->nstages; i++)
+		total += s->stages[i].duration_s;
+	if (!(total <= WL_MAX_TIME_S))
+		return err_set(e, SS_EUSAGE, "%s: the stages last %g s in all, more than %g s", src, total,
+			       WL_MAX_TIME_S);
+	for (i = 0; i < s->nstages; i++)
+		if (!(s->stages[i].rate >= WL_MIN_RATE && s->stages[i].rate <= WL_MAX_RATE) ||
+		    !(s->stages[i].duration_s > 0 && s->stages[i].duration_s <= WL_MAX_TIME_S))
+			return err_set(e, SS_EUSAGE, "%s: stages[%zu]: rate must be in [%g, %g] and duration_s "
+				       "in (0, %g], got %g and %g", src, i, WL_MIN_RATE, WL_MAX_RATE,
+				       WL_MAX_TIME_S, s->stages[i].rate, s->stages[i].duration_s);
+	if (s->prefix_tokens < 0 || s->prefix_tokens > WL_MAX_TOKENS)
+		return err_set(e, SS_EUSAGE, "%s: 'prefix_tokens' must be in [0, %lld], got %lld", src,
+			       (long long)WL_MAX_TOKENS, (long long)s->prefix_tokens);
 	if (s->num_requests == 0 && s->duration_s == 0 && s->nstages == 0)
 		return err_set(e, SS_EUSAGE,
 			       "%s: give 'num_requests', 'duration_s' or 'stages' (the workload needs an end)", src);
@@ -288,6 +367,18 @@ int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
 			       wl_process_name(s->process));
 	if (open && s->nstages == 0 && !(s->rate > 0))
 		return err_set(e, SS_EUSAGE, "%s: 'arrival.rate' must be > 0, got %g", src, s->rate);
+	return 0;
+}
+
+int wl_spec_check_size(const struct wl_spec *s, const char *src, struct err *e)
+{
+	int64_t max = s->max_requests > 0 ? s->max_requests : WL_DEFAULT_MAX_REQUESTS;
+	double n = wl_spec_expected_requests(s);
+
+	if (n > (double)max)
+		return err_set(e, SS_EUSAGE, "%s: the workload would generate %.4g requests (rate x duration "
+			       "or num_requests), more than the limit of %lld; lower the rate or the duration, "
+			       "or raise the limit with --max-requests", src, n, (long long)max);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -126,6 +127,14 @@ static void test_gzread(void)
 	CHECK(system(cmd) == 0, "cleanup");
 }
 
+static mode_t umask_of_test(void)
+{
+	mode_t m = umask(022);
+
+	umask(m);
+	return m;
+}
+
 static void test_afile(void)
 {
 	char dir[] = "/tmp/servesim-afile-XXXXXX", p[256], cmd[300];
@@ -152,6 +161,46 @@ static void test_afile(void)
 	fputs("partial", a.f);
 	afile_abort(&a);
 	CHECK(!paths_exists(p), "aborted write leaves no file");
+	/* issue 15: outputs are checked against the inputs before any work */
+	{
+		char in[256], ln[256], sub[256];
+		const char *inputs[2];
+		struct stat st;
+		snprintf(in, sizeof(in), "%s/out.json", dir);
+		snprintf(ln, sizeof(ln), "%s/link.json", dir);
+		CHECK(symlink("out.json", ln) == 0, "symlink");
+		inputs[0] = ln;
+		inputs[1] = NULL;
+		err_clear(&e);
+		CHECK(afile_check(in, inputs, 2, &e) == -SS_EUSAGE && strstr(e.msg, "is the input"),
+		      "output = input through a link refused: %s", e.msg);
+		inputs[0] = dir;
+		err_clear(&e);
+		CHECK(afile_check(in, inputs, 1, &e) == -SS_EUSAGE && strstr(e.msg, "input folder"),
+		      "output inside an input folder refused: %s", e.msg);
+		err_clear(&e);
+		CHECK(afile_check(dir, NULL, 0, &e) == -SS_EUSAGE && strstr(e.msg, "is a folder"),
+		      "a folder as output refused: %s", e.msg);
+		snprintf(sub, sizeof(sub), "%s/no/x.csv", dir);
+		err_clear(&e);
+		CHECK(afile_check(sub, NULL, 0, &e) == -SS_EUSAGE && strstr(e.msg, "does not exist"),
+		      "missing folder refused: %s", e.msg);
+		/* writing through the link keeps the link and replaces its target */
+		CHECK(afile_open(&a, ln, &e) == 0, "afile_open through a link");
+		fputs("{}\n", a.f);
+		CHECK(afile_commit(&a, &e) == 0, "commit through a link");
+		CHECK(lstat(ln, &st) == 0 && S_ISLNK(st.st_mode), "the link is still a link");
+		CHECK(stat(in, &st) == 0 && st.st_size == 3, "its target has the new content");
+		CHECK((st.st_mode & 0777) == (0666 & ~(unsigned)umask_of_test()), "mode from the umask: %o",
+		      (unsigned)(st.st_mode & 0777));
+		unlink(ln);
+		/* a write error names the file */
+		CHECK(afile_open(&a, "/dev/full", &e) == 0, "a device is opened directly");
+		fputs("x", a.f);
+		err_clear(&e);
+		CHECK(afile_commit(&a, &e) == -SS_ERUNTIME && strstr(e.msg, "/dev/full: write error"),
+		      "write error named: %s", e.msg);
+	}
 	snprintf(cmd, sizeof(cmd), "test $(ls %s | wc -l) -eq 1 && rm -rf %s", dir, dir);
 	CHECK(system(cmd) == 0, "no temp files left behind");
 }

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "servesim/json.h"
+#include "servesim/yaml.h"
 
 static int parse(const char *s, struct json **j, struct err *e)
 {
@@ -128,5 +129,36 @@ int main(void)
 	rc = parse("[1, \"a\\\"b\", NaN]", &j, &e);
 	CHECK(rc == 0 && isnan(json_number(json_at(j, 2))), "escaped quote before a literal: %s", e.msg);
 	json_free(j);
+
+	/* one number rule for YAML and JSON: YAML 1.2 core-schema numbers */
+	{
+		const char *y = "a: .5\nb: 0x10\nc: 0o17\nd: -.inf\ne: +12\nf: 5.\ng: 1_000\nh: .nan\n";
+		err_clear(&e);
+		rc = yaml_parse_text(y, strlen(y), "t.yaml", &j, &e);
+		CHECK(rc == 0, "YAML 1.2 numbers parse: %s", e.msg);
+		if (rc == 0) {
+			CHECK(json_number(json_get(j, "a")) == 0.5, ".5 is 0.5");
+			CHECK(json_number(json_get(j, "b")) == 16, "0x10 is 16");
+			CHECK(json_number(json_get(j, "c")) == 15, "0o17 is 15");
+			CHECK(isinf(json_number(json_get(j, "d"))) && json_number(json_get(j, "d")) < 0, "-.inf");
+			CHECK(json_number(json_get(j, "e")) == 12, "+12");
+			CHECK(json_number(json_get(j, "f")) == 5, "5.");
+			CHECK(json_type_of(json_get(j, "g")) == JSON_STRING, "1_000 is a string in YAML 1.2");
+			CHECK(isnan(json_number(json_get(j, "h"))), ".nan");
+			err_clear(&e);
+			CHECK(json_req_num(j, "d", "t.yaml", &d, &e) == -SS_EDATA &&
+			      strstr(e.msg, "'d' must be a finite number"), "schema getter refuses -inf: %s", e.msg);
+			json_free(j);
+		}
+		y = "rate: 1e999\n";
+		err_clear(&e);
+		rc = yaml_parse_text(y, strlen(y), "t.yaml", &j, &e);
+		CHECK(rc == -SS_EDATA && strstr(e.msg, "t.yaml:1:7: number 1e999 is out of the range"),
+		      "YAML overflow refused with position: %s", e.msg);
+		y = "rate: 0x1ffffffffffffffffffff\n";
+		err_clear(&e);
+		rc = yaml_parse_text(y, strlen(y), "t.yaml", &j, &e);
+		CHECK(rc == -SS_EDATA && strstr(e.msg, "out of the range"), "YAML hex overflow refused: %s", e.msg);
+	}
 	return check_done();
 }

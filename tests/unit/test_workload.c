@@ -156,7 +156,7 @@ int main(void)
 	}
 	/* spec validation messages */
 	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": -3}, \"num_requests\": 5}", &w, &e) ==
-	      -SS_EDATA && strstr(e.msg, "w.json: arrival: 'rate' must be > 0, got -3"), "negative rate: %s", e.msg);
+	      -SS_EDATA && strstr(e.msg, "w.json: arrival: 'rate' must be in [1e-06, 1e+09] requests/s, got -3"), "negative rate: %s", e.msg);
 	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 3}, \"num_requests\": 5, \"colour\": 1}", &w, &e) ==
 	      -SS_EDATA && strstr(e.msg, "unknown key 'colour'"), "unknown key: %s", e.msg);
 	CHECK(parse("{\"arrival\": {\"process\": \"burst\"}, \"num_requests\": 5}", &w, &e) == -SS_EDATA &&

@@ -1,0 +1,238 @@
+#!/bin/sh
+# tests/bad/run.sh - the bad-input corpus (issue 15): every case runs servesim
+# on a fresh copy of small fixtures and asserts the exit code, a fragment of
+# the message on stderr, and that no file was created, changed or removed
+# (no partial output, no temporary file, no overwritten input).
+# usage: run.sh SERVESIM_BIN    (from the repository root; ~2 s, more under ASan)
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/servesim-bad.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+pass=0; fail=0
+
+# --- fixtures --------------------------------------------------------------
+mkdir -p "$work/fix" && cd "$work/fix" || exit 1
+w() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" > "$1"; }
+w w.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20}'
+ln -s w.json link.json
+w t.csv 'arrival_s,prompt_tokens,output_tokens
+0.0,100,10
+0.5,200,20'
+w tw.json '{"arrival": {"process": "trace", "file": "t.csv"}}'
+trace_wl() { w "$1.csv" "arrival_s,prompt_tokens,output_tokens${3:-}
+$2"; w "$1.json" "{\"arrival\": {\"process\": \"trace\", \"file\": \"$1.csv\"}}"; }
+trace_wl tr-arr-huge '1e300,100,10'
+trace_wl tr-prompt-huge '0,1e20,10'
+trace_wl tr-prompt-frac '0,1.5,10'
+trace_wl tr-arr-neg '-1,100,10'
+trace_wl tr-group-huge '0,100,10,1e300' ,prefix_group
+trace_wl tr-arr-inf 'inf,100,10'
+trace_wl tr-arr-hex '0x10,100,10'
+trace_wl tr-out-zero '0,100,0'
+printf '\357\273\277arrival_s,prompt_tokens,output_tokens\n0,100,10\n' > tr-bom.csv
+w tr-bom.json '{"arrival": {"process": "trace", "file": "tr-bom.csv"}, "num_requests": 1}'
+spec() { w "$1.json" "$2"; }
+spec rate-1e999 '{"arrival": {"process": "poisson", "rate": 1e999}, "num_requests": 5}'
+spec rate-tiny '{"arrival": {"process": "poisson", "rate": 1e-300}, "num_requests": 5}'
+spec rate-inf '{"arrival": {"process": "poisson", "rate": Infinity}, "num_requests": 5}'
+spec rate-nan '{"arrival": {"process": "poisson", "rate": NaN}, "num_requests": 5}'
+spec rate-low-many '{"arrival": {"process": "poisson", "rate": 1e-6}, "num_requests": 2000}'
+spec cv-tiny '{"arrival": {"process": "gamma", "rate": 10, "cv": 1e-300}, "num_requests": 5}'
+spec cv-huge '{"arrival": {"process": "gamma", "rate": 10, "cv": 1e300}, "num_requests": 5}'
+spec pcount-huge '{"arrival": {"process": "poisson_count", "rate": 1e30}, "duration_s": 10}'
+spec ucount-huge '{"arrival": {"process": "uniform_count", "rate": 1e9}, "duration_s": 1000}'
+spec nreq-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 1e12}'
+spec prompt-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prompt_tokens": 1e20}'
+spec mean-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prompt_tokens": {"dist": "normal", "mean": 1e30, "stdev": 1}}'
+spec stdev-neg '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "output_tokens": {"dist": "lognormal", "mean": 100, "stdev": -1}}'
+spec emp-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prompt_tokens": {"dist": "empirical", "values": [10, 1e20]}}'
+spec emp-winf '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prompt_tokens": {"dist": "empirical", "values": [10, 20], "weights": [1, Infinity]}}'
+spec max-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prompt_tokens": {"dist": "uniform", "min": 1, "max": 1e19}}'
+spec dur-huge '{"arrival": {"process": "poisson", "rate": 10}, "duration_s": 1e300}'
+spec stage-tiny '{"arrival": {"process": "constant"}, "stages": [{"rate": 1e-300, "duration_s": 10}]}'
+spec stages-long '{"arrival": {"process": "constant"}, "stages": [{"rate": 1e-6, "duration_s": 9e8}, {"rate": 1e-6, "duration_s": 9e8}]}'
+spec sp-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "shared_prefix": {"num_groups": 1048576, "num_prompts_per_group": 1048576, "system_prompt_len": 10, "question_len": 10, "output_len": 10}}'
+spec prefix-neg '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prefix_tokens": -1024}'
+spec conc-zero '{"arrival": {"process": "concurrency", "concurrency": 0}, "duration_s": 5}'
+printf '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "name": "\377"}\n' > ff.json
+w y-half.yaml 'arrival: {process: poisson, rate: .5}
+num_requests: 3'
+w y-hex.yaml 'arrival: {process: poisson, rate: 0x10}
+num_requests: 3'
+w y-big.yaml 'arrival: {process: poisson, rate: 1e999}
+num_requests: 3'
+w y-inf.yaml 'arrival: {process: poisson, rate: .inf}
+num_requests: 3'
+# a servesim experiment (20 requests of a real GuideLLM run, see eval/ground_truth)
+mkdir -p exp && cp "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/experiment.json" exp/ &&
+	head -21 "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/requests.csv" > exp/requests.csv
+x_exp() { mkdir -p "$1"; sed "$2" exp/experiment.json > "$1/experiment.json"; sed "$3" exp/requests.csv > "$1/requests.csv"; }
+x_exp xp-prefix-neg 's/"prefix_tokens": [0-9]*/"prefix_tokens": -1024/' ''
+x_exp xp-prefix-huge 's/"prefix_tokens": [0-9]*/"prefix_tokens": 1e300/' ''
+x_exp xr-ttft-inf '' '2s/^\([^,]*,[^,]*,[^,]*\),[^,]*,/\1,inf,/'
+x_exp xr-prompt-huge '' '3s/^\([^,]*\),[^,]*,/\1,1e61,/'
+x_exp xr-e2e-nan '' '4s/^\([^,]*,[^,]*,[^,]*,[^,]*\),[^,]*,/\1,nan,/'
+x_exp xr-arr-huge '' '2s/^[^,]*,/1e300,/'
+x_exp xr-neg-ttft '' '2s/^\([^,]*,[^,]*,[^,]*\),[^,]*,/\1,-5,/'
+# a GuideLLM results folder (0.6 schema) with its side files
+gl() { mkdir -p "$1"; w "$1/exp-config.yaml" 'model: codellama/CodeLlama-34b-Instruct-hf
+tensor_parallelism: 1
+max_model_len: 4096
+max_num_seqs: 256
+max_num_batched_tokens: 8192'
+	w "$1/profile.yaml" 'rate-type: constant
+data:
+  prefix_tokens: 64
+  prompt_tokens: 500'
+	w "$1/engine-facts.json" '{"engine": "vllm", "version": "0.11.0", "num_gpu_blocks": 2790}'
+	w "$1/guidellm-results.json" "{\"metadata\": {\"version\": 1, \"guidellm_version\": \"0.6.0\"}, \"benchmarks\": [
+ {\"type_\": \"generative_benchmark\", \"config\": {\"strategy\": {\"type_\": \"constant\", \"rate\": 2.5}},
+  \"requests\": {\"successful\": [
+   {\"request_start_time\": 3000.0, \"request_latency\": 1.0, \"prompt_tokens\": $2, \"output_tokens\": 41, \"time_to_first_token_ms\": 100.0},
+   {\"request_start_time\": 3000.4, \"request_latency\": $3, \"prompt_tokens\": 900, \"output_tokens\": 81, \"time_to_first_token_ms\": 400.0}],
+  \"errored\": [], \"incomplete\": [], \"total\": 2}}]}"; }
+gl gl-ok 500 2.0
+gl gl-prompt-huge 1e61 2.0
+gl gl-lat-inf 500 Infinity
+gl gl-lat-nan 500 NaN
+gl gl-prof-bad 500 2.0; w gl-prof-bad/profile.yaml 'data: [unclosed'
+gl gl-prof-neg 500 2.0; w gl-prof-neg/profile.yaml 'data:
+  prefix_tokens: -5'
+gl gl-prof-frac 500 2.0; w gl-prof-frac/profile.yaml 'data:
+  prefix_tokens: 1e300'
+gl gl-facts-key 500 2.0; w gl-facts-key/engine-facts.json '{"engine": "vllm", "num_gpu_block": 2790}'
+gl gl-facts-bad 500 2.0; w gl-facts-bad/engine-facts.json '{"engine": "vllm",'
+gl gl-facts-inf 500 2.0; w gl-facts-inf/engine-facts.json '{"engine": "vllm", "num_gpu_blocks": Infinity}'
+gl gl-noprof 500 2.0; rm gl-noprof/profile.yaml
+mkdir -p emptydir
+w ascend-hdr/kernel_details.csv 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,Input Shapes,Input Data Types,Output Shapes'
+cp ascend-hdr/kernel_details.csv ascend-hdr.csv
+w kineto-neg.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": -5, "tid": 7}]}'
+w kineto-nan.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": 5, "tid": 1e300, "args": {"correlation": 1e300}}]}'
+snap() { { find . -printf '%p %y %m %l\n'; find . -type f -exec cksum {} +; } | LC_ALL=C sort; }
+snap > "$work/before"
+
+# --- runner ----------------------------------------------------------------
+# t NAME EXIT FRAGMENT 'shell command ($SS is servesim)'
+t() {
+	name=$1 want=$2 frag=$3 cmd=$4
+	rm -rf "$work/c" && cp -a "$work/fix" "$work/c" && cd "$work/c" || exit 1
+	SS=$bin timeout -k 5 "${BAD_TIMEOUT:-60}" sh -c "$cmd" > "$work/out" 2> "$work/err"; rc=$?
+	cd "$work/c" && snap > "$work/after"
+	why=""
+	[ "$rc" = "$want" ] || why="exit $rc, want $want;"
+	if [ -n "$frag" ] && ! grep -qF -- "$frag" "$work/err"; then why="$why stderr lacks '$frag';"; fi
+	if grep -qE 'runtime error|ERROR: (Address|Leak)Sanitizer' "$work/err"; then why="$why sanitizer report;"; fi
+	if ! cmp -s "$work/before" "$work/after"; then
+		why="$why files differ: $(diff "$work/before" "$work/after" | grep '^[<>]' | head -3 | tr '\n' ' ')"
+	fi
+	if [ -z "$why" ]; then pass=$((pass + 1)); echo "ok $name"
+	else fail=$((fail + 1)); echo "FAIL bad/$name: $why"; sed 's/^/    /' "$work/err" | head -5; fi
+}
+
+# 1. outputs never destroy inputs; checked before any work (exit 2)
+t out-step-log-is-workload 2 'is the input' '$SS run --workload w.json --step-log w.json'
+t out-requests-is-workload 2 'is the input' '$SS run --workload w.json --requests-out w.json'
+t out-requests-is-trace 2 'is the input t.csv' '$SS run --workload tw.json --requests-out t.csv'
+t out-requests-via-link 2 'is the input link.json' '$SS run --workload link.json --requests-out w.json'
+t out-requests-is-folder 2 'is a folder' '$SS run --workload w.json --requests-out emptydir'
+t out-requests-no-folder 2 'does not exist' '$SS run --workload w.json --requests-out nodir/r.csv'
+t out-step-log-no-folder 2 'does not exist' '$SS run --workload w.json --step-log nodir/s.log'
+t out-calibrate-into-input 2 'input folder exp' '$SS calibrate exp -o exp/experiment.json'
+t out-import-into-input 2 'input folder exp' '$SS import exp -o exp'
+t out-eval-report-into-input 2 'input folder exp' '$SS eval exp --report exp/requests.csv'
+t out-roofline-folder 2 'is a folder' '$SS roofline llama-2-7b -o emptydir'
+t out-roofline-grid-no-folder 2 'does not exist' '$SS roofline llama-2-7b --grid nodir/g.csv'
+# 2. write errors are failures naming the file (exit 1).  Devices are reached
+# through a link in the scratch folder: a servesim that replaces its output
+# by rename() (3dc9ccc did) then replaces the link, never /dev/full itself.
+t write-run-stdout-full 1 'standard output: write error' '$SS run --workload w.json > /dev/full'
+t write-run-json-stdout-full 1 'standard output: write error' '$SS run --workload w.json --format json > /dev/full'
+t write-step-log-full 1 '/dev/full: write error' 'ln -s /dev/full full && $SS run --workload w.json --step-log full > /dev/null; r=$?; rm full; exit $r'
+t write-requests-full 1 '/dev/full: write error' 'ln -s /dev/full full && $SS run --workload w.json --requests-out full > /dev/null; r=$?; rm full; exit $r'
+t write-eval-stdout-full 1 'standard output: write error' '$SS eval exp > /dev/full'
+t write-trace-stdout-full 1 'standard output: write error' "\$SS trace $root/tests/golden/fixtures/ascend-kernel_details.csv > /dev/full"
+t write-models-stdout-full 1 'standard output: write error' '$SS models > /dev/full'
+t write-roofline-stdout-full 1 'standard output: write error' '$SS roofline llama-2-7b > /dev/full'
+# 3. outputs: the umask's mode, links kept, FIFOs written in place, temp files gone on SIGTERM
+t out-umask-mode 0 '' 'umask 027; $SS run --workload w.json --requests-out o.csv > /dev/null && [ "$(stat -c %a o.csv)" = 640 ] && rm o.csv'
+t out-link-kept 0 '' 'ln -s tgt.csv l.csv && $SS run --workload w.json --requests-out l.csv > /dev/null && [ -L l.csv ] && [ -s tgt.csv ] && rm l.csv tgt.csv'
+t out-fifo-direct 0 '' 'mkfifo f && { wc -l < f > n & } && $SS run --workload w.json --requests-out f > /dev/null && wait && [ -p f ] && [ "$(cat n)" = 21 ] && rm f n'
+t out-sigterm-no-temp 143 '' '$SS run --rate 200 --num-requests 20000000 --requests-out big.csv > /dev/null 2>&1 & p=$!; i=0; while [ ! -e big.csv.tmp* ] 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; ls | grep -q "big.csv.tmp" || exit 9; kill -TERM $p; wait $p'
+# 4. numbers in traces are range-checked before conversion (exit 3)
+t trace-arrival-1e300 3 "'arrival_s' must be in [0, 1e+09]" '$SS run --workload tr-arr-huge.json'
+t trace-prompt-1e20 3 "integers in [1, 16777216], got 1e+20" '$SS run --workload tr-prompt-huge.json'
+t trace-prompt-fraction 3 "got 1.5 and 10" '$SS run --workload tr-prompt-frac.json'
+t trace-arrival-negative 3 "'arrival_s' must be in" '$SS run --workload tr-arr-neg.json'
+t trace-group-1e300 3 "'prefix_group' must be an integer" '$SS run --workload tr-group-huge.json'
+t trace-arrival-inf 3 "column 'arrival_s' must be a number, got 'inf'" '$SS run --workload tr-arr-inf.json'
+t trace-arrival-hex 3 "must be a number, got '0x10'" '$SS run --workload tr-arr-hex.json'
+t trace-output-zero 3 "got 100 and 0" '$SS run --workload tr-out-zero.json'
+t trace-bom-header 0 '' '$SS run --workload tr-bom.json > /dev/null'
+# 5. numbers in workload specs (JSON and YAML alike)
+t spec-rate-1e999 3 "number 'rate' is out of the range of a double" '$SS run --workload rate-1e999.json'
+t spec-rate-1e-300 3 "'rate' must be in [1e-06, 1e+09] requests/s, got 1e-300" '$SS run --workload rate-tiny.json'
+t spec-rate-infinity 3 "'rate' must be a finite number, got inf" '$SS run --workload rate-inf.json'
+t spec-rate-nan 3 "'rate' must be a finite number, got nan" '$SS run --workload rate-nan.json'
+t spec-rate-too-low-for-count 2 "past the 1e+09 s a simulation may span" '$SS run --workload rate-low-many.json'
+t spec-gamma-cv-1e-300 3 "'cv' must be in [0.001, 100], got 1e-300" '$SS run --workload cv-tiny.json'
+t spec-gamma-cv-1e300 3 "'cv' must be in [0.001, 100], got 1e+300" '$SS run --workload cv-huge.json'
+t spec-poisson-count-1e30 3 "got 1e+30" '$SS run --workload pcount-huge.json'
+t spec-uniform-count-1e12 2 "would generate 1e+12 requests" '$SS run --workload ucount-huge.json'
+t spec-num-requests-1e12 2 "raise the limit with --max-requests" '$SS run --workload nreq-huge.json'
+t spec-prompt-1e20 3 "prompt_tokens: must be an integer in [1, 16777216], got 1e+20" '$SS run --workload prompt-huge.json'
+t spec-normal-mean-1e30 3 "'mean' must be in (0, 16777216], got 1e+30" '$SS run --workload mean-huge.json'
+t spec-lognormal-stdev-neg 3 "'stdev' must be in [0, 16777216], got -1" '$SS run --workload stdev-neg.json'
+t spec-empirical-1e20 3 "'values[1]' must be an integer in [1, 16777216], got 1e+20" '$SS run --workload emp-huge.json'
+t spec-empirical-weight-inf 3 "'weights[1]' must be a finite number >= 0, got inf" '$SS run --workload emp-winf.json'
+t spec-uniform-max-1e19 3 "'max' must be in [1, 16777216]" '$SS run --workload max-huge.json'
+t spec-duration-1e300 3 "'duration_s' must be in (0, 1e+09] s, got 1e+300" '$SS run --workload dur-huge.json'
+t spec-stage-rate-1e-300 3 "stages[0]: 'rate' must be in" '$SS run --workload stage-tiny.json'
+t spec-stages-too-long 3 "the stages last 1.8e+09 s in all" '$SS run --workload stages-long.json'
+t spec-shared-prefix-2e12 3 "num_groups x num_prompts_per_group must be <= 16777216" '$SS run --workload sp-huge.json'
+t spec-prefix-negative 3 "'prefix_tokens' must be in [0, 16777216], got -1024" '$SS run --workload prefix-neg.json'
+t spec-concurrency-zero 3 "'concurrency' must be in [1, 16777216], got 0" '$SS run --workload conc-zero.json'
+t spec-raw-0xff 3 "byte 0xff is not valid UTF-8" '$SS run --workload ff.json'
+t yaml-rate-dot5 0 '' '$SS run --workload y-half.yaml > /dev/null'
+t yaml-rate-hex 0 '' '$SS run --workload y-hex.yaml > /dev/null'
+t yaml-rate-1e999 3 "y-big.yaml:1:35: number 1e999 is out of the range of a double" '$SS run --workload y-big.yaml'
+t yaml-rate-inf 3 "'rate' must be a finite number, got inf" '$SS run --workload y-inf.yaml'
+# 6. numbers on the command line
+t flag-rate-hex 2 "--rate must be a number, got '0x10'" '$SS run --rate 0x10'
+t flag-rate-inf 2 "--rate must be a number, got 'inf'" '$SS run --rate inf'
+t flag-rate-1e-300 2 "'arrival.rate' must be in [1e-06, 1e+09]" '$SS run --rate 1e-300 --num-requests 5'
+t flag-prompt-1e20 2 "prompt_tokens must be in [1, 16777216] tokens, got 1e+20" '$SS run --prompt-tokens 1e20 --num-requests 5'
+t flag-num-requests-1e11 2 "more than the limit of 20000000" '$SS run --num-requests 100000000000'
+t flag-max-requests-zero 2 "--max-requests must be >= 1, got 0" '$SS run --max-requests 0'
+t flag-max-requests-raises 0 '' '$SS run --workload ucount-huge.json --max-requests 1000000000000 --help > /dev/null'
+# 7. measured data: finite, in range, named by file and record (eval, import, calibrate)
+t exp-prefix-negative 3 "'prefix_tokens' must be in [0, 16777216], got -1024" '$SS eval xp-prefix-neg'
+t exp-prefix-1e300 3 "'prefix_tokens' must be in [0, 16777216], got 1e+300" '$SS eval xp-prefix-huge'
+t exp-requests-ttft-inf 3 "xr-ttft-inf/requests.csv:2: column 'ttft_ms' must be a number, got 'inf'" '$SS eval xr-ttft-inf'
+t exp-requests-prompt-1e61 3 "xr-prompt-huge/requests.csv:3: arrival_s in [0, 1e+09], token counts integers" '$SS eval xr-prompt-huge'
+t exp-requests-e2e-nan 3 "column 'e2e_ms' must be a number, got 'nan'" '$SS eval xr-e2e-nan'
+t exp-requests-arrival-1e300 3 "xr-arr-huge/requests.csv:2:" '$SS eval xr-arr-huge'
+t exp-requests-ttft-negative 3 "ttft_ms and e2e_ms >= 0" '$SS calibrate xr-neg-ttft'
+t guidellm-prompt-1e61 3 "request 0 of benchmark 0: start 3000 s, ttft 100 ms, latency 1000 ms must be finite and prompt 1e+61" '$SS import gl-prompt-huge -o out'
+t guidellm-latency-infinity 3 "latency inf ms must be finite" '$SS import gl-lat-inf -o out'
+t guidellm-latency-nan 3 "lacks a start time, token counts or latency" '$SS eval gl-lat-nan'
+# 8. side files of an experiment: never a silent default
+t profile-malformed 3 "gl-prof-bad/profile.yaml:" '$SS eval gl-prof-bad'
+t profile-prefix-negative 3 "profile.yaml: data: 'prefix_tokens' must be in [0, 16777216], got -5" '$SS eval gl-prof-neg'
+t profile-prefix-1e300 3 "'prefix_tokens' must be in [0, 16777216], got 1e+300" '$SS import gl-prof-frac -o out'
+t profile-missing-warns 0 "warning: gl-noprof: no profile.yaml" '$SS eval gl-noprof > /dev/null'
+t facts-unknown-key 3 "engine-facts.json: unknown key 'num_gpu_block'" '$SS eval gl-facts-key'
+t facts-malformed 3 "engine-facts.json:1:19: malformed JSON" '$SS eval gl-facts-bad'
+t facts-infinity 3 "'num_gpu_blocks' must be a finite number" '$SS calibrate gl-facts-inf'
+# 9. inputs that are not files, empty folders, header-only traces
+t eval-empty-folder 2 "no experiment under the given paths" '$SS eval emptydir'
+t eval-missing-path 3 "nodir: no such file or folder" '$SS eval nodir'
+t calibrate-missing-path 3 "nodir: no such file or folder" '$SS calibrate nodir'
+t run-workload-folder 3 "emptydir: is a folder, expected a file" '$SS run --workload emptydir'
+t run-workload-missing 3 "nofile.json: cannot open" '$SS run --workload nofile.json'
+t trace-ascend-header-only 3 "ascend-hdr" '$SS trace ascend-hdr'
+t trace-ascend-csv-header-only 3 "ascend-hdr.csv" '$SS trace ascend-hdr.csv'
+t trace-kineto-huge-ids 0 "" '$SS trace kineto-nan.json > /dev/null'
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
