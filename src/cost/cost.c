@@ -422,6 +422,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		if (cfg->moe_format > 0) {
 			c->moe_fmt = (enum moe_fmt)(cfg->moe_format - 1);
 			c->moe_wdt = moe_fmt_dtype(c->moe_fmt, g);
+			if (c->moe_wdt == DT_INT4) /* 4-bit experts without fp4 tensor cores: W4A16 */
+				c->moe_fmt = MOE_INT4;
 		} else {
 			c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
 		}
