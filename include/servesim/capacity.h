@@ -49,7 +49,7 @@ struct cap_cfg {
 struct cap_point {
 	uint64_t seed;
 	double offered;             /* req/s (rate search) or clients */
-	double served;              /* departures per s over the last 3/4 of the arrival window */
+	double served;              /* departures per s over the arrival window after a warm-up */
 	double arrival_rate;        /* arrivals per s over the same window: served is
 				     * compared with it, so that the Poisson noise of
 				     * the arrival count does not read as saturation */

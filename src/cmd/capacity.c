@@ -45,8 +45,9 @@ static const char cap_usage[] =
 	"  --curve FILE.csv          every probe: seed, offered, served, each SLO metric, goodput\n"
 	"\n";
 static const char cap_usage2[] =
-	"A rate counts only when it is sustainable: served rate (departures over the last\n"
-	"three quarters of the arrival window) >= 0.95 x offered and queue delay growing by\n"
+	"A rate counts only when it is sustainable: served rate (departures over the arrival\n"
+	"window after a warm-up of 1/4 of it or two mean E2Es) >= 0.95 x the arrival rate\n"
+	"in the same window, and queue delay growing by\n"
 	"at most 0.05 s per second of arrivals; the lowest rate that breaks this is the\n"
 	"saturation rate (first seed).  The binding metric is what fails at the lowest\n"
 	"failing probe above the capacity (of the seed with the lowest answer): an SLO,\n"
@@ -111,10 +112,10 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 		rc = 0;
 	}
 	if (optind < argc)
-		return err_set(e, SS_EUSAGE, "capacity: unexpected argument '%s'", argv[optind]);
+		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
 	if (o->cc.nslo == 0)
 		return err_set(e, SS_EUSAGE,
-			       "capacity: --slo is required, e.g. --slo ttft_p90_ms=500,itl_mean_ms=30");
+			       "--slo is required, e.g. --slo ttft_p90_ms=500,itl_mean_ms=30");
 	if (o->cc.concurrency && o->cc.start < 1)
 		return err_set(e, SS_EUSAGE, "--start must be >= 1 client with --concurrency-search, got %g",
 			       o->cc.start);
@@ -176,9 +177,13 @@ static void print_text(const struct cap_opts *o, const struct scenario *sc, cons
 	       sc->model->id, sc->gpu->id, sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep,
 	       dtype_name(sc->wdt), sc->engine, (long long)sc->max_num_seqs,
 	       (long long)sc->max_num_batched_tokens);
-	printf("workload   %s (%s, %lld requests), seeds %llu..%llu\n", wl->source,
-	       c->concurrency ? "closed loop" : wl_process_name(wl->process), (long long)wl->num_requests,
-	       (unsigned long long)c->seed, (unsigned long long)(c->seed + (uint64_t)c->nseeds - 1));
+	printf("workload   %s (%s, %lld requests), ", wl->source,
+	       c->concurrency ? "closed loop" : wl_process_name(wl->process), (long long)wl->num_requests);
+	if (c->nseeds > 1)
+		printf("seeds %llu..%llu\n", (unsigned long long)c->seed,
+		       (unsigned long long)(c->seed + (uint64_t)c->nseeds - 1));
+	else
+		printf("seed %llu\n", (unsigned long long)c->seed);
 	printf("slo        %s\n", slos);
 	for (const char *n = notes; n && *n;) {
 		const char *nl = strchr(n, '\n');
@@ -187,15 +192,16 @@ static void print_text(const struct cap_opts *o, const struct scenario *sc, cons
 		n = nl ? nl + 1 : n + len;
 	}
 	if (!r->found) {
-		printf("max %s   none: %s\n", c->concurrency ? "conc." : "rate ", r->reason);
+		printf("max %s   none: %s\n", c->concurrency ? "conc" : "rate", r->reason);
 	} else {
-		printf("max %s   %.4g %s", c->concurrency ? "conc." : "rate ", r->max_rate, unit(c));
+		printf("max %s   %.4g %s", c->concurrency ? "conc" : "rate", r->max_rate, unit(c));
 		if (c->nseeds > 1)
 			printf("  (band %.4g .. %.4g over %d seeds, median)", r->band_lo, r->band_hi, c->nseeds);
 		printf("\n");
 		if (r->unbounded)
 			printf("note       %s\n", r->reason);
-		printf("binding    %s (%s)\n", b,
+		if (r->binding >= 0)
+			printf("binding    %s (%s)\n", b,
 		       r->binding == CAP_FAIL_SATURATED(c)
 			       ? "every SLO holds but throughput stops following the offered rate first"
 			       : "the SLO that fails first above the capacity");

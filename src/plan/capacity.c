@@ -152,7 +152,7 @@ static int scan_requests(const char *buf, size_t len, const struct cap_cfg *c, s
 	const char *q = buf, *end = buf + len;
 	size_t good = 0, n = 0, done_in_window = 0, arr_in_window = 0, nall = 0, capall = 0;
 	double *all = NULL;
-	double first = INFINITY, last = -INFINITY, t1;
+	double first = INFINITY, last = -INFINITY, t1, e2e_mean_s = 0;
 	double sx = 0, sy = 0, sxx = 0, sxy = 0;
 	double *arr = NULL, *e2e = NULL;
 	size_t cap = 0, k;
@@ -219,12 +219,14 @@ static int scan_requests(const char *buf, size_t len, const struct cap_cfg *c, s
 	}
 	p->arrived = n;
 	p->goodput = n ? (double)good / (double)n : 0;
-	/* departures in the last three quarters of the arrival window: the
-	 * first quarter lets the pipeline fill (a request takes its E2E to
-	 * leave), and departures after the last arrival are the drain, not a
+	/* departures in the arrival window after a warm-up (a quarter of it,
+	 * or two mean E2Es when longer, at most half of it) that lets the
+	 * pipeline fill (a request takes its E2E to leave), and departures after the last arrival are the drain, not a
 	 * rate the load sustained.  Below saturation this equals the arrival
 	 * rate, above it the service rate. */
-	t1 = first + 0.25 * (last - first);
+	for (k = 0; k < p->completed; k++)
+		e2e_mean_s += e2e[k] * 1e-3 / (double)p->completed;
+	t1 = first + fmax(0.25 * (last - first), fmin(0.5 * (last - first), 2 * e2e_mean_s));
 	for (k = 0; k < p->completed; k++) {
 		double done = arr[k] + e2e[k] * 1e-3;
 		if (done >= t1 && done <= last)
@@ -370,6 +372,9 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 	const struct cap_cfg *c = S->c;
 	const struct cap_point *p;
 	double lo = NAN, hi = NAN, x = start, minp = c->concurrency ? 1 : c->min_probe;
+	/* more clients than requests change nothing */
+	double maxp = c->concurrency && S->wl->num_requests > 0
+			      ? fmin(c->max_probe, (double)S->wl->num_requests) : c->max_probe;
 	int rc;
 
 #define OK(pp) (saturation ? !(pp)->saturated : (pp)->pass)
@@ -379,7 +384,9 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 		lo = x;
 		for (;;) {
 			x = c->concurrency ? ceil(x * factor) : x * factor;
-			if (x > c->max_probe)
+			if (c->concurrency && x > maxp && lo < maxp)
+				x = maxp;
+			if (x > maxp)
 				break;
 			if ((rc = probe(S, x, seed, &p, e)) < 0)
 				return rc;
@@ -524,8 +531,9 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const 
 	res->max_rate = c->nseeds % 2 ? sorted[c->nseeds / 2]
 				      : (sorted[c->nseeds / 2 - 1] + sorted[c->nseeds / 2]) / 2;
 	if (res->unbounded)
-		snprintf(res->reason, sizeof(res->reason), "every SLO met up to the highest probed %s %g",
-			 c->concurrency ? "concurrency" : "rate", c->max_probe);
+		snprintf(res->reason, sizeof(res->reason), "every SLO met up to the highest probed %s %g%s",
+			 c->concurrency ? "concurrency" : "rate", sorted[c->nseeds - 1],
+			 c->concurrency ? " (one client per request)" : " req/s");
 	if (!c->concurrency) {
 		/* saturation on the first seed, started from its capacity */
 		double lo, hi;
