@@ -221,9 +221,10 @@ static int scan_requests(const char *buf, size_t len, const struct cap_cfg *c, s
 	p->goodput = n ? (double)good / (double)n : 0;
 	/* departures in the arrival window after a warm-up (a quarter of it,
 	 * or two mean E2Es when longer, at most half of it) that lets the
-	 * pipeline fill (a request takes its E2E to leave), and departures after the last arrival are the drain, not a
-	 * rate the load sustained.  Below saturation this equals the arrival
-	 * rate, above it the service rate. */
+	 * pipeline fill (a request takes its E2E to leave); departures after
+	 * the last arrival are the drain, not a rate the load sustained.
+	 * Below saturation this equals the arrival rate, above it the service
+	 * rate. */
 	for (k = 0; k < p->completed; k++)
 		e2e_mean_s += e2e[k] * 1e-3 / (double)p->completed;
 	t1 = first + fmax(0.25 * (last - first), fmin(0.5 * (last - first), 2 * e2e_mean_s));
@@ -282,8 +283,7 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	fflush(f);
 	if ((rc = scan_requests(buf, len, c, out, &served, e)) < 0)
 		goto out;
-	/* open loop: completions inside the arrival window over its span (the
-	 * drain after the last arrival is not throughput the load sustained);
+	/* open loop: departures inside the arrival window (scan_requests);
 	 * closed loop: the run's throughput */
 	out->served = c->concurrency || isnan(served) ? m.throughput_rps : served;
 	out->pass = m.completed > 0;
@@ -301,7 +301,7 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	if (c->goodput_min > 0 && out->goodput < c->goodput_min) {
 		out->pass = false;
 		if (out->fail < 0)
-			out->fail = (int)c->nslo;
+			out->fail = CAP_FAIL_GOODPUT(c);
 	}
 	if (m.completed == 0) {
 		out->pass = false;
