@@ -461,6 +461,10 @@ static void print_placement(const struct run_ctx *c)
 			printf("; EP %d within one NVLink domain: dispatch + combine %.0f us per MoE layer at 128 tokens per rank",
 			       p->ep, here * 1e6);
 	}
+	else if (c->sc->lockstep && c->m->n_experts > 0)
+		printf("; experts TP-sharded over %d GPU%s in %d NVLink domain%s: all-gather and reduce-scatter of the ranks' tokens around them%s",
+		       p->tp * p->dp, p->tp * p->dp > 1 ? "s" : "", pl->ep_domains,
+		       pl->ep_domains > 1 ? "s" : "", pl->ep_domains > 1 ? " on the inter-node link" : " on NVLink");
 	printf("\n");
 }
 

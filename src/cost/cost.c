@@ -221,6 +221,10 @@ static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr
 			t += (double)lk->count *
 			     op_at(c, o, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
 		}
+		/* without EP every GPU needs every rank's tokens (comm.c) */
+		if (c->p.ep <= 1 && strcmp(lk->name, "moe") == 0)
+			t += (double)lk->count *
+			     comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0);
 	}
 	return t;
 }
