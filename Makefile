@@ -37,9 +37,13 @@ LIB_SRC += src/calib/vcr.c
 LIB_SRC += src/calib/bench.c
 LIB_SRC += src/calib/sniff.c
 LIB_SRC += src/calib/guidellm_v2.c
+LIB_SRC += src/plan/capacity.c
+LIB_SRC += src/cmd/scenflags.c
+LIB_SRC += src/cmd/capacity.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
+UNIT_TESTS += test_capacity
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench

@@ -12,6 +12,7 @@ static const char main_usage[] =
 	"\n"
 	"commands:\n"
 	"  run                simulate a workload on a model, GPU and engine configuration\n"
+	"  capacity --slo L   highest request rate (or concurrency) that meets an SLO set\n"
 	"  eval PATH...       compare simulations with ground-truth experiments (APE / MAPE)\n"
 	"  calibrate PATH...  tier-1 fit of overhead terms from measured runs\n"
 	"  import PATH        convert inference-perf / GuideLLM / OTel results into an experiment\n"
@@ -30,6 +31,7 @@ static const struct {
 	int (*fn)(int, char **, struct err *);
 } commands[] = {
 	{"run", cmd_run},
+	{"capacity", cmd_capacity},
 	{"eval", cmd_eval},
 	{"import", cmd_import},
 	{"calibrate", cmd_calibrate},

@@ -13,5 +13,6 @@ int cmd_run(int argc, char **argv, struct err *e);
 int cmd_eval(int argc, char **argv, struct err *e);
 int cmd_import(int argc, char **argv, struct err *e);
 int cmd_calibrate(int argc, char **argv, struct err *e);
+int cmd_capacity(int argc, char **argv, struct err *e);
 
 #endif

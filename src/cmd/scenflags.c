@@ -1,0 +1,139 @@
+/* scenflags.c - run's model / hardware / engine / cost flags turned into a
+ * struct scenario, for commands that simulate one scenario many times. */
+#include "scenflags.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/mfu.h"
+
+void scenflags_defaults(struct scenflags *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->gpu = "h100";
+	f->par = (struct parallel){1, 1, 1, 1};
+	f->router = ROUTER_LEAST_OUTSTANDING;
+	f->dtype = f->kvdtype = DT_BF16;
+	f->block = 16;
+	f->util = 0.9;
+	cost_default_overheads(&f->ov);
+}
+
+int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e)
+{
+	int rc = 0;
+
+	switch (code) {
+	case SCF: f->model = arg; break;
+	case SCF + 1: f->config = arg; break;
+	case SCF + 2: f->gpu = arg; break;
+	case SCF + 3:
+		if (strcmp(arg, "rr") == 0 || strcmp(arg, "round-robin") == 0)
+			f->router = ROUTER_ROUND_ROBIN;
+		else if (strcmp(arg, "lo") == 0 || strcmp(arg, "least-outstanding") == 0)
+			f->router = ROUTER_LEAST_OUTSTANDING;
+		else
+			rc = err_set(e, SS_EUSAGE, "--router must be rr or lo, got '%s'", arg);
+		break;
+	case SCF + 4: rc = dtype_parse(arg, &f->dtype, e); break;
+	case SCF + 5: rc = dtype_parse(arg, &f->kvdtype, e); f->kv_given = true; break;
+	case SCF + 6: rc = cli_int("--max-num-batched-tokens", arg, 1, 1 << 20, &f->mbt, e); break;
+	case SCF + 7: rc = cli_int("--max-num-seqs", arg, 1, 1 << 16, &f->mns, e); break;
+	case SCF + 8: rc = cli_int("--max-model-len", arg, 1, 1 << 24, &f->mml, e); break;
+	case SCF + 9: rc = cli_int("--block-size", arg, 1, 1024, &f->block, e); break;
+	case SCF + 10:
+		rc = cli_double("--gpu-memory-utilization", arg, 0, true, &f->util, e);
+		if (rc == 0 && f->util > 1)
+			rc = err_set(e, SS_EUSAGE, "--gpu-memory-utilization must be in (0, 1], got %g", f->util);
+		break;
+	case SCF + 11: rc = cli_int("--long-prefill-token-threshold", arg, 0, 1 << 24, &f->lpt, e); break;
+	case SCF + 12: rc = cli_int("--total-kv-blocks", arg, 1, 1 << 28, &f->kv_blocks, e); break;
+	case SCF + 13: f->no_prefix = true; break;
+	case SCF + 14: f->tier0_off = arg; break;
+	case SCF + 15: f->tier2 = arg; break;
+	case SCF + 16: f->engine = arg; rc = mfu_engine_check(arg, e); break;
+	case SCF + 17: f->engine_version = arg; break;
+	case SCF + 18: rc = dtype_parse(arg, &f->moe_dtype, e); f->moe_dtype_given = true; break;
+	case SCF + 19: rc = moe_dist_parse(arg, &f->moe_dist, e); break;
+	case SCF + 20: {
+		enum moe_fmt mf;
+		if ((rc = moe_fmt_parse(arg, &mf, e)) == 0)
+			f->moe_format = (int)mf + 1;
+		break;
+	}
+	case SCF + 21: f->allow_invalid = true; break;
+	default:
+		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
+			return rc;
+		return cli_overhead_option(code, arg, &f->ov, e);
+	}
+	return rc < 0 ? rc : 1;
+}
+
+int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
+		    struct scenario *sc, struct err *e)
+{
+	int rc;
+
+	if (f->model && f->config)
+		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
+	if (!f->model && !f->config)
+		f->model = "llama-3.1-8b";
+	if (!f->kv_given)
+		f->kvdtype = f->dtype;
+	x->model = xcalloc(1, sizeof(*x->model));
+	if ((rc = cli_load_model(&x->env, f->model, f->config, x->model, e)) < 0)
+		return rc;
+	if ((rc = cli_find_gpu(&x->env, f->gpu, &x->gpu, e)) < 0)
+		return rc;
+	if ((rc = cli_parallel_resolve(&f->pf, x->model, &f->par, e)) < 0)
+		return rc;
+	scenario_defaults(sc, x->model, x->gpu, wl);
+	sc->par = f->par;
+	sc->wdt = f->dtype;
+	sc->kvdt = f->kvdtype;
+	if (f->mbt)
+		sc->max_num_batched_tokens = f->mbt;
+	if (f->mns)
+		sc->max_num_seqs = f->mns;
+	if (f->mml)
+		sc->max_model_len = f->mml;
+	sc->block_size = f->block;
+	sc->long_prefill_token_threshold = f->lpt;
+	sc->total_kv_blocks = f->kv_blocks;
+	sc->gpu_memory_utilization = f->util;
+	sc->prefix_caching = !f->no_prefix;
+	sc->router = f->router;
+	sc->ov = f->ov;
+	snprintf(sc->engine, sizeof(sc->engine), "%s", f->engine ? f->engine : "vllm");
+	snprintf(sc->engine_version, sizeof(sc->engine_version), "%s",
+		 f->engine_version ? f->engine_version : "");
+	sc->moe_dist = f->moe_dist;
+	sc->moe_format = f->moe_format;
+	sc->moe_wdt_given = f->moe_dtype_given;
+	sc->moe_wdt = f->moe_dtype;
+	if ((rc = cost_parse_off(f->tier0_off, &sc->tier0_off, e)) < 0)
+		return rc;
+	if (f->tier2 && strcmp(f->tier2, "none") != 0) {
+		if ((rc = tier2_load(f->tier2, &x->t2, e)) < 0)
+			return rc;
+		sc->tier2 = &x->t2;
+	} else if (!f->tier2) {
+		char root[1100];
+		bool found;
+		snprintf(root, sizeof(root), "%s/..", x->env.data_dir);
+		if ((rc = tier2_find(root, x->gpu->id, &x->t2, &found, e)) < 0)
+			return rc;
+		if (found)
+			sc->tier2 = &x->t2;
+	}
+	return scenario_check_config(sc, f->allow_invalid, x->notes, sizeof(x->notes), e);
+}
+
+void scenflags_ctx_release(struct scenflags_ctx *x)
+{
+	free(x->model);
+	x->model = NULL;
+	cli_env_release(&x->env);
+}

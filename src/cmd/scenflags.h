@@ -1,0 +1,84 @@
+/* scenflags.h - the model / hardware / engine / cost flags of `servesim
+ * run`, as one option table, one parser and one builder of a struct
+ * scenario, for commands that simulate a scenario many times (capacity).
+ * Same names, defaults and messages as run's.  Speculative decoding and P/D
+ * disaggregation are not offered here (yet). */
+#ifndef SERVESIM_CMD_SCENFLAGS_H
+#define SERVESIM_CMD_SCENFLAGS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "servesim/moetab.h"
+#include "servesim/scenario.h"
+#include "servesim/tier2.h"
+
+enum { SCF = 1100 };
+#define SCENFLAGS_OPTIONS \
+	{"model", required_argument, 0, SCF}, {"config", required_argument, 0, SCF + 1}, \
+	{"gpu", required_argument, 0, SCF + 2}, {"router", required_argument, 0, SCF + 3}, \
+	{"dtype", required_argument, 0, SCF + 4}, {"kv-dtype", required_argument, 0, SCF + 5}, \
+	{"max-num-batched-tokens", required_argument, 0, SCF + 6}, \
+	{"max-num-seqs", required_argument, 0, SCF + 7}, \
+	{"max-model-len", required_argument, 0, SCF + 8}, \
+	{"block-size", required_argument, 0, SCF + 9}, \
+	{"gpu-memory-utilization", required_argument, 0, SCF + 10}, \
+	{"long-prefill-token-threshold", required_argument, 0, SCF + 11}, \
+	{"total-kv-blocks", required_argument, 0, SCF + 12}, \
+	{"no-prefix-caching", no_argument, 0, SCF + 13}, \
+	{"tier0-off", required_argument, 0, SCF + 14}, {"tier2", required_argument, 0, SCF + 15}, \
+	{"engine", required_argument, 0, SCF + 16}, \
+	{"engine-version", required_argument, 0, SCF + 17}, \
+	{"moe-dtype", required_argument, 0, SCF + 18}, \
+	{"moe-distribution", required_argument, 0, SCF + 19}, \
+	{"moe-format", required_argument, 0, SCF + 20}, \
+	{"allow-invalid", no_argument, 0, SCF + 21}, \
+	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
+
+#define SCENFLAGS_HELP \
+	"model and hardware (as servesim run):\n" \
+	"  --model M | --config PATH  registry id or HF name (default llama-3.1-8b) or config.json\n" \
+	"  --gpu G                   GPU (default h100)\n" \
+	"  --tp N --dp N --ep N --pp N  parallel layout (vLLM and SGLang spellings accepted)\n" \
+	"  --router rr|lo            DP router (default lo)\n" \
+	"  --dtype D --kv-dtype D --moe-dtype D --moe-format F --moe-distribution D\n" \
+	"  --engine vllm|sglang|trtllm --engine-version V\n" \
+	"  --max-num-batched-tokens N --max-num-seqs N --max-model-len N --block-size N\n" \
+	"  --gpu-memory-utilization F --long-prefill-token-threshold N --total-kv-blocks N\n" \
+	"  --no-prefix-caching --allow-invalid --tier0-off LIST --tier2 FILE|none\n" \
+	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n" \
+	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n"
+
+struct scenflags {
+	const char *model, *config, *gpu, *tier0_off, *tier2, *engine, *engine_version;
+	struct parallel par;
+	struct cli_par_flags pf;
+	enum router_kind router;
+	enum dtype dtype, kvdtype, moe_dtype;
+	bool kv_given, moe_dtype_given, no_prefix, allow_invalid;
+	int64_t mbt, mns, mml, block, lpt, kv_blocks;
+	double util;
+	enum moe_dist moe_dist;
+	int moe_format;
+	struct overheads ov;
+};
+
+/* Loaded and resolved pieces a scenario points into (owned here). */
+struct scenflags_ctx {
+	struct cli_env env;
+	struct model_cfg *model;
+	const struct gpu_spec *gpu;
+	struct tier2 t2;
+	char notes[4096];
+};
+
+void scenflags_defaults(struct scenflags *f);
+/* 1 handled, 0 not ours, <0 error. */
+int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e);
+/* Load model and GPU, resolve the layout, fill sc (workload wl) and check
+ * the configuration as run does (notes collect the warnings). */
+int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
+		    struct scenario *sc, struct err *e);
+void scenflags_ctx_release(struct scenflags_ctx *x);
+
+#endif

@@ -1,0 +1,562 @@
+/* capacity.c - SLO capacity search over a prepared scenario: probe, bracket,
+ * bisect; goodput per request; saturation; seed band.
+ *
+ * Each probe is one simulation built from the scenario's cost model and
+ * engine settings (priced once by scenario_prepare) and a copy of the
+ * workload at the probed rate and seed.  Per-request values come from the
+ * engine's per-request CSV rows, written to a memory stream, so that goodput
+ * can be counted request by request (vLLM `bench serve --goodput`: a request
+ * is good when every one of its metrics is within its threshold) without
+ * widening the simulator's API. */
+#define _GNU_SOURCE
+#include "servesim/capacity.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+
+static const char *const metric_names[CAP__NMETRIC] = {"ttft", "itl", "tpot", "e2e", "queue"};
+static const char *const stat_names[CAP__NSTAT] = {"mean", "p50", "p90", "p95", "p99"};
+
+/* Saturation thresholds.  served < 0.95 x offered is the brief's (issue 12)
+ * definition of "throughput stops following the offered rate".  For a FIFO
+ * queue served at a fraction f of the offered rate, the queue delay of a
+ * request arriving at t grows as (1 - f) t, so a delay growth of 0.05 s per
+ * second of arrivals is the same 5 % shortfall seen through the queue. */
+#define CAP_SERVED_SHARE 0.95
+#define CAP_QUEUE_GROWTH 0.05
+
+void cap_cfg_defaults(struct cap_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->nseeds = 1;
+	c->seed = 42;
+	c->rel_tol = 0.01;  /* issue 12: "bisection to 1 %" */
+	c->start = 1;
+	c->min_probe = 1.0 / 64;
+	c->max_probe = 1 << 20;
+}
+
+void cap_slo_name(const struct cap_slo *s, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s_%s_ms", metric_names[s->metric], stat_names[s->stat]);
+}
+
+static int parse_one(const char *item, struct cap_slo *out, struct err *e)
+{
+	char name[64], *eq, *us, *end;
+	size_t len;
+	int m, st;
+	double v;
+
+	eq = strchr(item, '=');
+	if (!eq || eq == item)
+		return err_set(e, SS_EUSAGE,
+			       "--slo: '%s' must be METRIC_STAT_ms=LIMIT, e.g. ttft_p90_ms=500", item);
+	len = (size_t)(eq - item);
+	if (len >= sizeof(name))
+		return err_set(e, SS_EUSAGE, "--slo: name '%.*s...' too long", 20, item);
+	memcpy(name, item, len);
+	name[len] = '\0';
+	if (len < 4 || strcmp(name + len - 3, "_ms") != 0)
+		return err_set(e, SS_EUSAGE,
+			       "--slo: '%s' must end in _ms (limits are milliseconds), e.g. ttft_p90_ms", name);
+	name[len - 3] = '\0';
+	us = strchr(name, '_');
+	if (!us)
+		return err_set(e, SS_EUSAGE,
+			       "--slo: '%s_ms' must be METRIC_STAT_ms with METRIC ttft|itl|tpot|e2e|queue and STAT mean|p50|p90|p95|p99",
+			       name);
+	*us = '\0';
+	for (m = 0; m < CAP__NMETRIC; m++)
+		if (strcmp(name, metric_names[m]) == 0)
+			break;
+	if (m == CAP__NMETRIC)
+		return err_set(e, SS_EUSAGE, "--slo: unknown metric '%s', expected ttft, itl, tpot, e2e or queue",
+			       name);
+	for (st = 0; st < CAP__NSTAT; st++)
+		if (strcmp(us + 1, stat_names[st]) == 0)
+			break;
+	if (st == CAP__NSTAT)
+		return err_set(e, SS_EUSAGE,
+			       "--slo: unknown statistic '%s' in '%s_%s_ms', expected mean, p50, p90, p95 or p99",
+			       us + 1, name, us + 1);
+	v = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end != '\0' || !isfinite(v) || v <= 0)
+		return err_set(e, SS_EUSAGE, "--slo: limit of %s_%s_ms must be a number of ms > 0, got '%s'",
+			       name, us + 1, eq + 1);
+	out->metric = (enum cap_metric)m;
+	out->stat = (enum cap_stat)st;
+	out->limit_ms = v;
+	return 0;
+}
+
+int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e)
+{
+	char buf[1024], *save = NULL, *tok;
+	size_t i;
+	int rc;
+
+	if (strlen(arg) >= sizeof(buf))
+		return err_set(e, SS_EUSAGE, "--slo: list too long (%zu characters, at most %zu)",
+			       strlen(arg), sizeof(buf) - 1);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	if (!*buf)
+		return err_set(e, SS_EUSAGE, "--slo: empty list, expected e.g. ttft_p90_ms=500,itl_mean_ms=30");
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct cap_slo s;
+		if (c->nslo == CAP_MAX_SLOS)
+			return err_set(e, SS_EUSAGE, "--slo: at most %d SLOs", CAP_MAX_SLOS);
+		if ((rc = parse_one(tok, &s, e)) < 0)
+			return rc;
+		for (i = 0; i < c->nslo; i++)
+			if (c->slo[i].metric == s.metric && c->slo[i].stat == s.stat) {
+				char n[32];
+				cap_slo_name(&s, n, sizeof(n));
+				return err_set(e, SS_EUSAGE, "--slo: %s given twice", n);
+			}
+		c->slo[c->nslo++] = s;
+	}
+	if (c->nslo == 0)
+		return err_set(e, SS_EUSAGE, "--slo: empty list, expected e.g. ttft_p90_ms=500,itl_mean_ms=30");
+	return 0;
+}
+
+double cap_slo_value(const struct cap_slo *s, const struct metric_set *m)
+{
+	const struct dist_summary *d[CAP__NMETRIC] = {&m->ttft_ms, &m->itl_ms, &m->tpot_ms, &m->e2e_ms,
+						      &m->queue_ms};
+	const struct dist_summary *x = d[s->metric];
+
+	if (m->completed == 0 || x->n == 0)
+		return NAN;
+	switch (s->stat) {
+	case CAP_MEAN: return x->mean;
+	case CAP_P50: return x->p50;
+	case CAP_P90: return x->p90;
+	case CAP_P95: return x->p95;
+	case CAP_P99: return x->p99;
+	case CAP__NSTAT: break;
+	}
+	return NAN;
+}
+
+/* Per-request pass: goodput and the served rate inside the arrival window,
+ * and the least-squares slope of queue delay over arrival time. */
+static int scan_requests(const char *buf, size_t len, const struct cap_cfg *c, struct cap_point *p,
+			 double *served, struct err *e)
+{
+	const char *q = buf, *end = buf + len;
+	size_t good = 0, n = 0, done_in_window = 0, arr_in_window = 0, nall = 0, capall = 0;
+	double *all = NULL;
+	double first = INFINITY, last = -INFINITY, t1, e2e_mean_s = 0;
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	double *arr = NULL, *e2e = NULL;
+	size_t cap = 0, k;
+
+	while (q < end) {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		char line[512], *f[16], *save = NULL, *t;
+		size_t ll = nl ? (size_t)(nl - q) : (size_t)(end - q), nf = 0, i;
+		double v[CAP__NMETRIC], a;
+		bool ok = true;
+
+		if (ll >= sizeof(line)) {
+			free(all);
+			free(arr);
+			free(e2e);
+			return err_set(e, SS_ERUNTIME, "capacity: per-request row too long");
+		}
+		memcpy(line, q, ll);
+		line[ll] = '\0';
+		q += ll + 1;
+		for (t = strtok_r(line, ",", &save); t && nf < 16; t = strtok_r(NULL, ",", &save))
+			f[nf++] = t;
+		if (nf < 14) {
+			free(all);
+			free(arr);
+			free(e2e);
+			return err_set(e, SS_ERUNTIME, "capacity: per-request row has %zu fields, expected 14", nf);
+		}
+		a = strtod(f[3], NULL);
+		if (nall == capall) {
+			capall = capall ? capall * 2 : 1024;
+			all = xreallocarray(all, capall, sizeof(*all));
+		}
+		all[nall++] = a;
+		if (a < first)
+			first = a;
+		if (a > last)
+			last = a;
+		n++;
+		if (strcmp(f[8], "completed") != 0)
+			continue;
+		/* columns: queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms (engine.c csv_row) */
+		v[CAP_QUEUE] = strtod(f[9], NULL);
+		v[CAP_TTFT] = strtod(f[10], NULL);
+		v[CAP_ITL] = strtod(f[11], NULL);
+		v[CAP_TPOT] = strtod(f[12], NULL);
+		v[CAP_E2E] = strtod(f[13], NULL);
+		for (i = 0; i < c->nslo; i++)
+			if (v[c->slo[i].metric] > c->slo[i].limit_ms)
+				ok = false;
+		good += ok;
+		sx += a;
+		sy += v[CAP_QUEUE] * 1e-3;
+		sxx += a * a;
+		sxy += a * v[CAP_QUEUE] * 1e-3;
+		if (p->completed == cap) {
+			cap = cap ? cap * 2 : 1024;
+			arr = xreallocarray(arr, cap, sizeof(*arr));
+			e2e = xreallocarray(e2e, cap, sizeof(*e2e));
+		}
+		arr[p->completed] = a;
+		e2e[p->completed] = v[CAP_E2E];
+		p->completed++;
+	}
+	p->arrived = n;
+	p->goodput = n ? (double)good / (double)n : 0;
+	/* departures in the arrival window after a warm-up (a quarter of it,
+	 * or two mean E2Es when longer, at most half of it) that lets the
+	 * pipeline fill (a request takes its E2E to leave); departures after
+	 * the last arrival are the drain, not a rate the load sustained.
+	 * Below saturation this equals the arrival rate, above it the service
+	 * rate. */
+	for (k = 0; k < p->completed; k++)
+		e2e_mean_s += e2e[k] * 1e-3 / (double)p->completed;
+	t1 = first + fmax(0.25 * (last - first), fmin(0.5 * (last - first), 2 * e2e_mean_s));
+	for (k = 0; k < p->completed; k++) {
+		double done = arr[k] + e2e[k] * 1e-3;
+		if (done >= t1 && done <= last)
+			done_in_window++;
+	}
+	for (k = 0; k < nall; k++)
+		if (all[k] >= t1)
+			arr_in_window++;
+	free(all);
+	free(arr);
+	free(e2e);
+	if (p->completed >= 2) {
+		double m = (double)p->completed, den = m * sxx - sx * sx;
+		p->queue_growth = den > 0 ? (m * sxy - sx * sy) / den : 0;
+	}
+	*served = last > t1 ? (double)done_in_window / (last - t1) : NAN;
+	p->arrival_rate = last > t1 ? (double)arr_in_window / (last - t1) : NAN;
+	return 0;
+}
+
+int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
+	      double x, uint64_t seed, struct cap_point *out, struct err *e)
+{
+	struct wl_spec w = *wl;
+	struct sim_cfg sc = st->sc;
+	struct sim *s = NULL;
+	struct metric_set m;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	double worst = 1, served = NAN;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->seed = seed;
+	out->offered = x;
+	out->fail = -1;
+	w.seed = seed;
+	if (c->concurrency) {
+		w.process = WL_CONCURRENCY;
+		w.concurrency = (int64_t)x;
+	} else {
+		w.rate = x;
+	}
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return err_set(e, SS_ERUNTIME, "capacity: cannot open a memory stream");
+	sc.requests_out = f;
+	sc.step_log = NULL;
+	if ((rc = sim_new(&sc, &st->cost, &w, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
+		goto out;
+	sim_summary(s, -1, &m);
+	fflush(f);
+	if ((rc = scan_requests(buf, len, c, out, &served, e)) < 0)
+		goto out;
+	/* open loop: departures inside the arrival window (scan_requests);
+	 * closed loop: the run's throughput */
+	out->served = c->concurrency || isnan(served) ? m.throughput_rps : served;
+	out->pass = m.completed > 0;
+	for (i = 0; i < c->nslo; i++) {
+		double r;
+		out->value[i] = cap_slo_value(&c->slo[i], &m);
+		r = isnan(out->value[i]) ? INFINITY : out->value[i] / c->slo[i].limit_ms;
+		if (r > worst) {
+			worst = r;
+			out->fail = (int)i;
+		}
+	}
+	if (out->fail >= 0)
+		out->pass = false;
+	if (c->goodput_min > 0 && out->goodput < c->goodput_min) {
+		out->pass = false;
+		if (out->fail < 0)
+			out->fail = CAP_FAIL_GOODPUT(c);
+	}
+	if (m.completed == 0) {
+		out->pass = false;
+		if (out->fail < 0)
+			out->fail = 0;
+	}
+	if (!c->concurrency)
+		out->saturated = out->served < CAP_SERVED_SHARE * (isnan(out->arrival_rate) ? x : out->arrival_rate) ||
+				 out->queue_growth > CAP_QUEUE_GROWTH;
+	/* a saturated point is not sustainable: its latencies describe a
+	 * finite run's transient and would keep growing with a longer one */
+	if (out->saturated && out->pass) {
+		out->pass = false;
+		out->fail = CAP_FAIL_SATURATED(c);
+	}
+out:
+	sim_free(s);
+	fclose(f);
+	free(buf);
+	return rc;
+}
+
+struct search {
+	const struct scenario_state *st;
+	const struct wl_spec *wl;
+	const struct cap_cfg *c;
+	struct cap_point *pts;
+	size_t n, cap;
+};
+
+static int probe(struct search *S, double x, uint64_t seed, const struct cap_point **out,
+		 struct err *e)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < S->n; i++)
+		if (S->pts[i].seed == seed && S->pts[i].offered == x) {
+			*out = &S->pts[i];
+			return 0;
+		}
+	if (S->n == S->cap) {
+		S->cap = S->cap ? S->cap * 2 : 64;
+		S->pts = xreallocarray(S->pts, S->cap, sizeof(*S->pts));
+	}
+	if ((rc = cap_probe(S->st, S->wl, S->c, x, seed, &S->pts[S->n], e)) < 0)
+		return rc;
+	*out = &S->pts[S->n++];
+	return 0;
+}
+
+static double midpoint(const struct cap_cfg *c, double lo, double hi)
+{
+	return c->concurrency ? floor((lo + hi) / 2) : (lo + hi) / 2;
+}
+
+static bool narrow_enough(const struct cap_cfg *c, double lo, double hi)
+{
+	return c->concurrency ? hi - lo <= 1 : hi - lo <= c->rel_tol * lo;
+}
+
+/* One seed: bracket from start by factor, then bisect on pred (SLO pass, or
+ * not saturated).  *lo NAN: fails at the lowest probe; *hi NAN: holds at
+ * the highest. */
+static int bracket_bisect(struct search *S, uint64_t seed, double start, double factor,
+			  bool saturation, double *lo_out, double *hi_out, struct err *e)
+{
+	const struct cap_cfg *c = S->c;
+	const struct cap_point *p;
+	double lo = NAN, hi = NAN, x = start, minp = c->concurrency ? 1 : c->min_probe;
+	/* more clients than requests change nothing */
+	double maxp = c->concurrency && S->wl->num_requests > 0
+			      ? fmin(c->max_probe, (double)S->wl->num_requests) : c->max_probe;
+	int rc;
+
+#define OK(pp) (saturation ? !(pp)->saturated : (pp)->pass)
+	if ((rc = probe(S, x, seed, &p, e)) < 0)
+		return rc;
+	if (OK(p)) {
+		lo = x;
+		for (;;) {
+			x = c->concurrency ? ceil(x * factor) : x * factor;
+			if (c->concurrency && x > maxp && lo < maxp)
+				x = maxp;
+			if (x > maxp)
+				break;
+			if ((rc = probe(S, x, seed, &p, e)) < 0)
+				return rc;
+			if (!OK(p)) {
+				hi = x;
+				break;
+			}
+			lo = x;
+		}
+	} else {
+		hi = x;
+		for (;;) {
+			x = c->concurrency ? floor(x / factor) : x / factor;
+			if (x < minp)
+				break;
+			if ((rc = probe(S, x, seed, &p, e)) < 0)
+				return rc;
+			if (OK(p)) {
+				lo = x;
+				break;
+			}
+			hi = x;
+		}
+	}
+	if (!isnan(lo) && !isnan(hi)) {
+		while (!narrow_enough(c, lo, hi)) {
+			double mid = midpoint(c, lo, hi);
+			if (mid <= lo || mid >= hi)
+				break;
+			if ((rc = probe(S, mid, seed, &p, e)) < 0)
+				return rc;
+			if (OK(p))
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+#undef OK
+	*lo_out = lo;
+	*hi_out = hi;
+	return 0;
+}
+
+static const struct cap_point *find(const struct search *S, double x, uint64_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < S->n; i++)
+		if (S->pts[i].seed == seed && S->pts[i].offered == x)
+			return &S->pts[i];
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct cap_point *x = a, *y = b;
+	if (x->seed != y->seed)
+		return x->seed < y->seed ? -1 : 1;
+	return (x->offered > y->offered) - (x->offered < y->offered);
+}
+
+int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
+	       struct cap_result *res, struct err *e)
+{
+	struct search S = {st, wl, c, NULL, 0, 0};
+	double sorted[CAP_MAX_SEEDS], worst = INFINITY;
+	int k, rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->binding = -1;
+	res->saturation_rate = NAN;
+	res->max_rate = res->band_lo = res->band_hi = NAN;
+	if (c->nseeds < 1 || c->nseeds > CAP_MAX_SEEDS)
+		return err_set(e, SS_EUSAGE, "--seeds must be 1 to %d, got %d", CAP_MAX_SEEDS, c->nseeds);
+	if (c->nslo == 0 && c->goodput_min <= 0)
+		return err_set(e, SS_EUSAGE, "capacity: give --slo (and optionally --goodput-min)");
+	if (!c->concurrency && (wl->nstages > 0 || (wl->process != WL_POISSON &&
+						     wl->process != WL_CONSTANT &&
+						     wl->process != WL_GAMMA)))
+		return err_set(e, SS_EUSAGE,
+			       "%s: a rate search needs a single-rate open-loop workload (poisson, constant or gamma, no stages), got %s%s; use --concurrency-search for closed loop",
+			       wl->source, wl_process_name(wl->process), wl->nstages ? " with stages" : "");
+	if (wl->num_requests == 0 && wl->duration_s <= 0)
+		return err_set(e, SS_EUSAGE, "%s: the workload needs num_requests or duration", wl->source);
+	for (k = 0; k < c->nseeds; k++) {
+		uint64_t seed = c->seed + (uint64_t)k;
+		double lo, hi;
+		/* every seed runs the same search from the same start, so that a
+		 * band member equals that seed's own answer: near the knee the
+		 * pass/fail boundary of one seed is not monotone, and another
+		 * bracket could land on another crossing */
+		if ((rc = bracket_bisect(&S, seed, c->start, 2, false, &lo, &hi, e)) < 0)
+			goto out;
+		if (isnan(lo)) {
+			const struct cap_point *p = find(&S, hi, seed);
+			char n[32] = "goodput";
+			if (p && p->fail >= 0 && p->fail < (int)c->nslo)
+				cap_slo_name(&c->slo[p->fail], n, sizeof(n));
+			res->found = false;
+			res->binding = p ? p->fail : -1;
+			if (p && p->fail >= 0 && p->fail < (int)c->nslo && !isnan(p->value[p->fail]))
+				snprintf(res->reason, sizeof(res->reason),
+					 "%s unmet even at the lowest probed %s %g%s (seed %llu): %.2f ms > %g ms",
+					 n, c->concurrency ? "concurrency" : "rate", hi,
+					 c->concurrency ? "" : " req/s", (unsigned long long)seed,
+					 p->value[p->fail], c->slo[p->fail].limit_ms);
+			else if (p && p->fail == CAP_FAIL_GOODPUT(c))
+				snprintf(res->reason, sizeof(res->reason),
+					 "goodput %.4f below %g even at the lowest probed %s %g (seed %llu)",
+					 p->goodput, c->goodput_min, c->concurrency ? "concurrency" : "rate", hi,
+					 (unsigned long long)seed);
+			else if (p && p->fail == CAP_FAIL_SATURATED(c))
+				snprintf(res->reason, sizeof(res->reason),
+					 "saturated even at the lowest probed rate %g req/s (seed %llu): served %.4g req/s",
+					 hi, (unsigned long long)seed, p->served);
+			else
+				snprintf(res->reason, sizeof(res->reason),
+					 "no request completed even at the lowest probed %s %g (seed %llu)",
+					 c->concurrency ? "concurrency" : "rate", hi, (unsigned long long)seed);
+			goto done;
+		}
+		if (isnan(hi))
+			res->unbounded = true;
+		res->per_seed[k] = lo;
+		res->found = true;
+		if (lo < worst && !isnan(hi)) {
+			const struct cap_point *p = find(&S, hi, seed);
+			worst = lo;
+			res->binding = p ? p->fail : -1;
+		}
+	}
+	memcpy(sorted, res->per_seed, (size_t)c->nseeds * sizeof(double));
+	qsort(sorted, (size_t)c->nseeds, sizeof(double), cmp_double);
+	res->band_lo = sorted[0];
+	res->band_hi = sorted[c->nseeds - 1];
+	res->max_rate = c->nseeds % 2 ? sorted[c->nseeds / 2]
+				      : (sorted[c->nseeds / 2 - 1] + sorted[c->nseeds / 2]) / 2;
+	if (res->unbounded)
+		snprintf(res->reason, sizeof(res->reason), "every SLO met up to the highest probed %s %g%s",
+			 c->concurrency ? "concurrency" : "rate", sorted[c->nseeds - 1],
+			 c->concurrency ? " (one client per request)" : " req/s");
+	if (!c->concurrency) {
+		/* saturation on the first seed, started from its capacity */
+		double lo, hi;
+		if ((rc = bracket_bisect(&S, c->seed, res->per_seed[0], 2, true, &lo, &hi, e)) < 0)
+			goto out;
+		if (!isnan(lo) && !isnan(hi))
+			res->saturation_rate = hi;
+		else if (isnan(lo))
+			res->saturation_rate = hi;
+	}
+done:
+	qsort(S.pts, S.n, sizeof(*S.pts), cmp_point);
+	res->curve = S.pts;
+	res->ncurve = S.n;
+	return 0;
+out:
+	free(S.pts);
+	return rc;
+}
+
+void cap_result_release(struct cap_result *res)
+{
+	free(res->curve);
+	res->curve = NULL;
+	res->ncurve = 0;
+}

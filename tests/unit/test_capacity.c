@@ -1,0 +1,229 @@
+/* test_capacity.c - SLO parsing, goodput counting, the capacity search
+ * against a brute-force rate grid, the seed band and the unmet case. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "servesim/capacity.h"
+#include "servesim/gpu.h"
+#include "servesim/model.h"
+#include "servesim/paths.h"
+#include "servesim/workload.h"
+
+static struct model_registry reg;
+static struct gpu_db db;
+static char datadir[1024];
+
+static void test_parse(void)
+{
+	static const struct {
+		const char *arg, *msg;
+	} bad[] = {
+		{"foo_p90_ms=5", "unknown metric 'foo'"},
+		{"ttft_p42_ms=5", "unknown statistic 'p42'"},
+		{"ttft_p90=5", "must end in _ms"},
+		{"ttft_p90_ms", "must be METRIC_STAT_ms=LIMIT"},
+		{"ttft_p90_ms=-3", "must be a number of ms > 0, got '-3'"},
+		{"ttft_p90_ms=5x", "got '5x'"},
+		{"ttft_p90_ms=5,ttft_p90_ms=6", "ttft_p90_ms given twice"},
+		{"", "empty list"},
+	};
+	struct cap_cfg c;
+	struct err e;
+	char n[32];
+	size_t i;
+
+	cap_cfg_defaults(&c);
+	CHECK(cap_slo_parse("ttft_p90_ms=500,itl_mean_ms=30,e2e_p99_ms=12.5", &c, &e) == 0 &&
+		      c.nslo == 3, "three SLOs parse");
+	CHECK(c.slo[0].metric == CAP_TTFT && c.slo[0].stat == CAP_P90 && c.slo[0].limit_ms == 500,
+	      "ttft_p90_ms=500");
+	CHECK(c.slo[2].metric == CAP_E2E && c.slo[2].stat == CAP_P99 && c.slo[2].limit_ms == 12.5,
+	      "e2e_p99_ms=12.5");
+	cap_slo_name(&c.slo[1], n, sizeof(n));
+	CHECK(strcmp(n, "itl_mean_ms") == 0, "name round-trips: %s", n);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cap_cfg_defaults(&c);
+		err_clear(&e);
+		CHECK(cap_slo_parse(bad[i].arg, &c, &e) == -SS_EUSAGE, "'%s' refused", bad[i].arg);
+		CHECK_STR_CONTAINS(e.msg, bad[i].msg, bad[i].arg);
+	}
+}
+
+/* Llama-3.1-8B on one H100, chat lengths, 300 requests: a run takes a few
+ * ms, so the brute-force grid stays cheap. */
+static int setup(struct model_cfg *m, struct wl_spec *wl, struct scenario *sc,
+		 struct scenario_state *st)
+{
+	const struct gpu_spec *g;
+	struct err e;
+
+	if (registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+		printf("# %s\n", e.msg);
+		return -1;
+	}
+	wl_spec_defaults(wl);
+	snprintf(wl->source, sizeof(wl->source), "test");
+	wl->seed = 7;
+	wl->process = WL_POISSON;
+	wl->rate = 1;
+	wl->num_requests = 300;
+	wl->prompt = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 600, .b = 300, .min = 16, .max = 4096};
+	wl->output = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 250, .b = 120, .min = 8, .max = 1024};
+	scenario_defaults(sc, m, g, wl);
+	if (scenario_prepare(sc, datadir, st, &e) < 0) {
+		printf("# %s\n", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void test_goodput(const struct scenario_state *st, const struct wl_spec *wl)
+{
+	struct cap_cfg c;
+	struct cap_point p, q;
+	struct sim *s;
+	struct err e;
+	struct wl_spec w = *wl;
+	double *ttft, *e2e;
+	size_t i, n = (size_t)wl->num_requests, good = 0;
+
+	cap_cfg_defaults(&c);
+	/* limits between the rounded per-request values (4 decimals) */
+	CHECK(cap_slo_parse("ttft_p50_ms=60.00005,e2e_p90_ms=3000.00005", &c, &e) == 0, "slo");
+	CHECK(cap_probe(st, wl, &c, 20, 7, &p, &e) == 0, "probe at 20 req/s");
+	/* count by hand from the simulator's own per-request values */
+	w.rate = 20;
+	ttft = calloc(n, sizeof(*ttft));
+	e2e = calloc(n, sizeof(*e2e));
+	CHECK(sim_new(&st->sc, &st->cost, &w, &s, &e) == 0 && sim_run(s, &e) == 0, "reference run");
+	sim_per_request(s, ttft, e2e, n);
+	for (i = 0; i < n; i++)
+		good += !isnan(ttft[i]) && ttft[i] <= 60.00005 && e2e[i] <= 3000.00005;
+	sim_free(s);
+	free(ttft);
+	free(e2e);
+	CHECK(p.arrived == n, "arrived %zu", p.arrived);
+	CHECK(good > 0 && good < n, "the limits split the requests (%zu good)", good);
+	CHECK(fabs(p.goodput - (double)good / (double)n) < 1e-12, "goodput %.6f = %zu/%zu", p.goodput,
+	      good, n);
+	/* a goodput floor above the measured share fails the point */
+	c.goodput_min = p.goodput + 0.01;
+	CHECK(cap_probe(st, wl, &c, 20, 7, &q, &e) == 0, "probe with a goodput floor");
+	CHECK(q.goodput == p.goodput && !q.pass && q.fail >= 0,
+	      "goodput floor %.4f above %.4f fails (fail code %d)", c.goodput_min, q.goodput, q.fail);
+}
+
+/* The search against every rate of a 0.25 req/s grid (same seed).  The SLO
+ * binds at ~14 req/s, well below saturation (~33): near the knee a
+ * 300-request run's pass/fail is not monotone in the rate, and no search
+ * that probes fewer points than the grid can promise the grid's answer. */
+static void test_grid(const struct scenario_state *st, const struct wl_spec *wl)
+{
+	struct cap_cfg c;
+	struct cap_result r;
+	struct cap_point p;
+	struct err e;
+	double x, last_pass = 0, first_fail = NAN;
+
+	cap_cfg_defaults(&c);
+	c.seed = 7;
+	CHECK(cap_slo_parse("ttft_p90_ms=80,itl_mean_ms=9", &c, &e) == 0, "slo");
+	CHECK(cap_search(st, wl, &c, &r, &e) == 0, "search");
+	for (x = 0.25; x <= 60; x += 0.25) {
+		if (cap_probe(st, wl, &c, x, 7, &p, &e) < 0)
+			break;
+		if (!p.pass) {
+			first_fail = x;
+			break;
+		}
+		last_pass = x;
+	}
+	CHECK(r.found && !isnan(first_fail), "search found %.4f, grid: last pass %.2f, first fail %.2f",
+	      r.max_rate, last_pass, first_fail);
+	/* the answer lies in the grid's bracket, within the 1 % bisection */
+	CHECK(r.max_rate >= last_pass * (1 - c.rel_tol) && r.max_rate <= first_fail,
+	      "search %.4f in [%.2f - 1 %%, %.2f]", r.max_rate, last_pass, first_fail);
+	CHECK(r.binding >= 0, "binding metric named (%d)", r.binding);
+	CHECK(!isnan(r.saturation_rate) && r.saturation_rate >= r.max_rate,
+	      "saturation %.3f at or above the capacity", r.saturation_rate);
+	cap_result_release(&r);
+}
+
+static void test_band(const struct scenario_state *st, const struct wl_spec *wl)
+{
+	struct cap_cfg c, one;
+	struct cap_result r, s;
+	struct err e;
+	double lo = INFINITY, hi = -INFINITY;
+	int k;
+
+	cap_cfg_defaults(&c);
+	c.seed = 7;
+	c.nseeds = 3;
+	CHECK(cap_slo_parse("ttft_p90_ms=80,itl_mean_ms=9", &c, &e) == 0, "slo");
+	CHECK(cap_search(st, wl, &c, &r, &e) == 0 && r.found, "search over 3 seeds");
+	for (k = 0; k < 3; k++) {
+		lo = fmin(lo, r.per_seed[k]);
+		hi = fmax(hi, r.per_seed[k]);
+		one = c;
+		one.nseeds = 1;
+		one.seed = 7 + (uint64_t)k;
+		if (cap_search(st, wl, &one, &s, &e) == 0) {
+			CHECK(fabs(s.max_rate - r.per_seed[k]) <= 0.02 * s.max_rate,
+			      "seed %d: band member %.4f = its own search %.4f (2 %%)", 7 + k, r.per_seed[k],
+			      s.max_rate);
+			cap_result_release(&s);
+		}
+	}
+	CHECK(r.band_lo == lo && r.band_hi == hi, "band [%.4f, %.4f]", r.band_lo, r.band_hi);
+	CHECK(r.max_rate >= lo && r.max_rate <= hi, "median %.4f inside the band", r.max_rate);
+	cap_result_release(&r);
+}
+
+static void test_unmet(const struct scenario_state *st, const struct wl_spec *wl)
+{
+	struct cap_cfg c;
+	struct cap_result r;
+	struct err e;
+
+	cap_cfg_defaults(&c);
+	CHECK(cap_slo_parse("ttft_p90_ms=1", &c, &e) == 0, "slo");
+	CHECK(cap_search(st, wl, &c, &r, &e) == 0, "an unmet SLO is not an error");
+	CHECK(!r.found && isnan(r.max_rate) && r.binding == 0, "max_rate NAN, binding ttft_p90_ms");
+	CHECK_STR_CONTAINS(r.reason, "ttft_p90_ms unmet even at the lowest probed rate", "reason");
+	cap_result_release(&r);
+}
+
+int main(void)
+{
+	char dir[1200], path[1200];
+	struct err e;
+	struct model_cfg m;
+	struct wl_spec wl;
+	struct scenario sc;
+	struct scenario_state st;
+
+	paths_data_dir(datadir, sizeof(datadir));
+	snprintf(dir, sizeof(dir), "%s/models", datadir);
+	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
+	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
+		printf("# %s\n", e.msg);
+		return 1;
+	}
+	test_parse();
+	if (setup(&m, &wl, &sc, &st) == 0) {
+		test_goodput(&st, &wl);
+		test_grid(&st, &wl);
+		test_band(&st, &wl);
+		test_unmet(&st, &wl);
+		scenario_release(&st);
+	} else {
+		CHECK(0, "scenario set-up");
+	}
+	registry_release(&reg);
+	gpu_db_release(&db);
+	return check_done();
+}
