@@ -64,6 +64,8 @@ struct scenario_state {
  * EngineArgs defaults for the OpenAI API server); block 16, 0.9
  * utilisation, prefix caching on, CUDA graphs up to 512, max_model_len the
  * model's max_position_embeddings (32768 when absent), default overheads. */
+/* SGLang's default chunked_prefill_size on g (its rule by GPU memory). */
+int64_t scenario_sglang_chunk(const struct gpu_spec *g);
 void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
 		       const struct wl_spec *wl);
 /* True where vLLM picks its large-GPU defaults; the rule in words. */

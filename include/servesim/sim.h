@@ -32,6 +32,12 @@ struct sim_cfg {
 	int64_t long_prefill_token_threshold; /* 0 = none */
 	int64_t total_kv_blocks;              /* per replica */
 	bool prefix_caching;
+	/* SGLang's scheduler instead of vLLM's (sched.c, schedule_sglang): a
+	 * step is either a prefill batch or a decode batch, new prefills first;
+	 * admission reserves KV for the running requests' future tokens at the
+	 * new-token ratio, which decays over decode steps and resets when a
+	 * request has to be retracted */
+	bool sglang;
 	int dp;
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy

@@ -104,6 +104,7 @@ struct run_opts {
 	enum dtype dtype, kvdtype;
 	bool kv_given;
 	int64_t mbt, mns, mml, block, lpt, kv_blocks;
+	bool block_given;
 	double util;
 	bool no_prefix, progress, check_inv, allow_invalid;
 	int64_t spec_k;
@@ -218,7 +219,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_MBT: rc = cli_int("--max-num-batched-tokens", optarg, 1, 1 << 20, &o->mbt, e); break;
 		case O_MNS: rc = cli_int("--max-num-seqs", optarg, 1, 1 << 16, &o->mns, e); break;
 		case O_MML: rc = cli_int("--max-model-len", optarg, 1, 1 << 24, &o->mml, e); break;
-		case O_BS: rc = cli_int("--block-size", optarg, 1, 1024, &o->block, e); break;
+		case O_BS: rc = cli_int("--block-size", optarg, 1, 1024, &o->block, e); o->block_given = true; break;
 		case O_UTIL: rc = cli_double("--gpu-memory-utilization", optarg, 0, true, &o->util, e);
 			if (rc == 0 && o->util > 1)
 				rc = err_set(e, SS_EUSAGE, "--gpu-memory-utilization must be in (0, 1], got %g", o->util);
@@ -502,11 +503,22 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 		       o->par.dp > 1 ? (o->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
 	if (c->sc->lockstep || c->cost->place.nodes > 1)
 		print_placement(c);
-	printf("engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on\n",
-	       (long long)c->sc->max_num_batched_tokens, (long long)c->sc->max_num_seqs,
-	       (long long)c->sc->max_model_len, (long long)c->sc->block_size,
-	       c->sc->prefix_caching ? "on" : "off");
-	if (!o->mbt || !o->mns || !o->mml)
+	if (c->sc->sglang)
+		printf("engine     SGLang scheduling: chunked_prefill_size %lld%s, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps\n",
+		       (long long)c->sc->max_num_batched_tokens,
+		       o->mbt ? "" : " (SGLang's rule: 2048 under 35 GiB, 8192 under 160 GiB, else 16384)",
+		       (long long)c->sc->max_num_seqs, (long long)c->sc->max_model_len,
+		       (long long)c->sc->block_size, c->sc->prefix_caching ? "on" : "off");
+	else
+		printf("engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on\n",
+		       (long long)c->sc->max_num_batched_tokens, (long long)c->sc->max_num_seqs,
+		       (long long)c->sc->max_model_len, (long long)c->sc->block_size,
+		       c->sc->prefix_caching ? "on" : "off");
+	if (c->sc->sglang && (!o->mns || !o->mml))
+		printf("defaults   max_running_requests: %s (SGLang sizes it from its KV pool, not modelled)%s\n",
+		       scenario_limits_rule(c->g),
+		       o->mml ? "" : "; context_length: the model's max_position_embeddings");
+	else if (!c->sc->sglang && (!o->mbt || !o->mns || !o->mml))
 		printf("defaults   %s%s%s\n",
 		       !o->mbt || !o->mns ? "max_num_batched_tokens/max_num_seqs: " : "",
 		       !o->mbt || !o->mns ? scenario_limits_rule(c->g) : "",
@@ -822,6 +834,14 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.ov = o.ov;
 	sc.check_invariants = o.check_inv;
 	snprintf(sc.engine, sizeof(sc.engine), "%s", o.engine ? o.engine : "vllm");
+	if (strcmp(sc.engine, "sglang") == 0) {
+		/* SGLang's defaults: chunked_prefill_size by GPU memory, radix
+		 * cache pages of one token */
+		if (!o.mbt)
+			sc.max_num_batched_tokens = scenario_sglang_chunk(g);
+		if (!o.block_given)
+			sc.block_size = 1;
+	}
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", o.engine_version ? o.engine_version : "");
 	sc.moe_dist = o.moe_dist;
 	sc.moe_format = o.moe_format;

@@ -9,6 +9,15 @@
 #include "servesim/kvcache.h"
 #include "servesim/sim.h"
 
+/* SGLang's new-token ratio (sglang/srt/environ.py defaults:
+ * SGLANG_INIT_NEW_TOKEN_RATIO 0.7, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
+ * SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+ * 4096; schedule_conservativeness 1) */
+#define SCHED_SG_RATIO_INIT 0.7
+#define SCHED_SG_RATIO_MIN (0.7 * 0.14)
+#define SCHED_SG_DECAY_STEPS 600.0
+#define SCHED_SG_CLIP 4096
+
 struct req {
 	int64_t id, arrival_ns, prompt, output, prefix_tokens, prefix_group, content_id;
 	int64_t computed, generated, step_tokens;  /* valid unless `dec` (see below) */
@@ -79,6 +88,7 @@ struct replica {
 	int64_t step_dur_ns;
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
+	double sg_ratio;                   /* SGLang: the current new-token ratio */
 	int64_t ndec, dec_base_sum;        /* count, sum of (dc0 - dG0) */
 	struct req **cls_head;             /* [block_size] */
 	int64_t *cls_count;

@@ -38,6 +38,15 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
 	sc->workload = wl;
 }
 
+int64_t scenario_sglang_chunk(const struct gpu_spec *g)
+{
+	/* SGLang server_args (chunked_prefill_size by GPU memory): under 35 GiB
+	 * 2048 (A10, L40, 4090), under 160 GiB 8192 (H100, H200, A100, H20),
+	 * else 16384 (B200, MI300) */
+	double gib = g ? g->mem_bytes / 1073741824.0 : 0;
+	return gib < 35 ? 2048 : gib < 160 ? 8192 : 16384;
+}
+
 bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
 {
 	return m && m->n_experts > 0 && p->dp > 1;
@@ -129,6 +138,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.long_prefill_token_threshold = s->long_prefill_token_threshold;
 	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks;
 	st->sc.prefix_caching = s->prefix_caching;
+	st->sc.sglang = strcmp(s->engine, "sglang") == 0;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

@@ -329,8 +329,29 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 	return n;
 }
 
-/* Waiting requests in FCFS order while max_num_seqs and the budget allow. */
+/* SGLang: the tokens a request may still generate, as its scheduler
+ * estimates them (max_new_tokens left, clipped). */
+static int64_t sg_future(const struct req *r)
+{
+	int64_t left = r->output - r->generated;
+
+	return left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP;
+}
+
+/* Waiting requests in FCFS order while max_num_seqs and the budget allow;
+ * with SGLang's admission, only while the KV left after reserving `reserve`
+ * blocks (the running requests' future tokens) holds the request's prompt
+ * and its own future tokens at the new-token ratio. */
+static void admit_waiting_reserving(struct sim *s, struct replica *rp, int64_t budget,
+				    int32_t reserve);
+
 static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
+{
+	admit_waiting_reserving(s, rp, budget, 0);
+}
+
+static void admit_waiting_reserving(struct sim *s, struct replica *rp, int64_t budget,
+				    int32_t reserve)
 {
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0) {
 		struct req *r = eng_wq_front(rp);
@@ -350,7 +371,9 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
 		}
 		n = chunk_of(s, r, budget);
 		need = blocks_for(s, r->computed + n) - hits;
-		if (need + evictable > kvc_available(&rp->kv)) {
+		if (s->cfg.sglang) /* and the KV its future tokens will take */
+			need += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
+		if (need + evictable + reserve > kvc_available(&rp->kv)) {
 			eng_array_put(rp, r->blocks);
 			r->blocks = NULL;
 			r->computed = 0;
@@ -366,6 +389,11 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
 			kvc_acquire(&rp->kv, r->blocks[k]);
 		r->nblocks = r->nhashed = r->nnamed = hits;
 		r->last_hash = last;
+		if (s->cfg.sglang) {
+			int32_t fut = blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
+			need -= fut;
+			reserve += fut;
+		}
 		grow_blocks(s, rp, r, need);
 		if (first) {
 			r->prefix_hit_tokens = r->computed;
@@ -520,6 +548,79 @@ static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 		kvc_used(&rp->kv), rp->kv.total, t);
 }
 
+/* SGLang (scheduler.py get_next_batch_to_run): a step is a prefill batch
+ * when a request is mid-prefill or a waiting one can be admitted (chunk
+ * budget chunked_prefill_size = max_num_batched_tokens), else a decode
+ * batch of every running request; prefill and decode never share a step.
+ * Admission reserves the running requests' future tokens at the new-token
+ * ratio; a decode batch that runs out of KV retracts the newest requests
+ * and the ratio resets, else it decays by (init - min) / 600 per step.
+ * Every request stays explicit (no steady-decoder fast path). */
+static void schedule_sglang(struct sim *s, struct replica *rp)
+{
+	int64_t budget = rp->mbt;
+	int32_t reserve = 0;
+	bool retracted = false;
+	struct req *r;
+
+	rp->fallback = true;
+	rp->nothers = 0;
+	/* 1. prefill: requests mid-prefill first, then admissions */
+	for (r = rp->run_head; r && budget > 0; r = r->next) {
+		int64_t n;
+		if (r->inflight || decoding(r))
+			continue;
+		n = chunk_of(s, r, budget);
+		if (!grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+			break;
+		sched_push(rp, r, n);
+		budget -= n;
+	}
+	for (r = rp->run_head; r; r = r->next)
+		reserve += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
+	if (budget > 0)
+		admit_waiting_reserving(s, rp, budget, reserve);
+	if (rp->nsched > 0)
+		return;
+	/* 2. decode every running request */
+	for (r = rp->run_head; r;) {
+		struct req *next = r->next;
+		int64_t n;
+		bool self = false;
+		if (r->inflight || !decoding(r)) {
+			r = next;
+			continue;
+		}
+		n = chunk_of(s, r, INT64_MAX);
+		while (!grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
+			struct req *victim = rp->run_tail;
+			while (victim && (victim->inflight || victim->scheduled))
+				victim = victim->prev;
+			if (!victim) {
+				self = true;
+				break;
+			}
+			next = victim == next ? next->next : next;
+			preempt(s, rp, victim);
+			retracted = true;
+			if (victim == r) {
+				self = true;
+				break;
+			}
+		}
+		if (!self)
+			sched_push(rp, r, n);
+		r = next;
+	}
+	if (retracted)
+		rp->sg_ratio = SCHED_SG_RATIO_INIT;
+	else if (rp->nsched > 0) {
+		rp->sg_ratio -= (SCHED_SG_RATIO_INIT - SCHED_SG_RATIO_MIN) / SCHED_SG_DECAY_STEPS;
+		if (rp->sg_ratio < SCHED_SG_RATIO_MIN)
+			rp->sg_ratio = SCHED_SG_RATIO_MIN;
+	}
+}
+
 /* Schedule replica ri's next step and describe it for the cost model;
  * false when it has nothing to run. */
 static bool plan_step(struct sim *s, int ri, struct step_desc *d)
@@ -528,7 +629,9 @@ static bool plan_step(struct sim *s, int ri, struct step_desc *d)
 	size_t i;
 
 	rp->nsched = 0;
-	if (!schedule_fast(s, rp))
+	if (s->cfg.sglang)
+		schedule_sglang(s, rp);
+	else if (!schedule_fast(s, rp))
 		schedule_explicit(s, rp);
 	if (rp->nsched == 0 && rp->ndec == 0)
 		return false;
@@ -831,7 +934,7 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
 			rp->done[ndone++] = r;
-		} else if (s->cfg.spec.k == 0 && rp->pp == 1) {
+		} else if (s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.sglang) {
 			/* speculative and pipelined requests stay explicit */
 			dec_join(s, rp, r);
 		}
