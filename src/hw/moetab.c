@@ -169,6 +169,40 @@ static void sort_curve(struct curve *c)
 	}
 }
 
+/* The format and distribution of the current row.  Rows are written
+ * sorted by them, so the previous row's strings usually match and their
+ * parse is reused (the tables have 100k+ rows). */
+struct keys {
+	char fmt[16], dist[24];
+	int fmt_rc, dist_rc;
+	enum moe_fmt f;
+	enum moe_dist d;
+	bool valid;
+};
+
+static int row_keys(const struct csv *c, const int *idx, struct keys *k, enum moe_fmt *f,
+		    enum moe_dist *d)
+{
+	const char *fs = csv_field(c, idx[0]), *ds = csv_field(c, idx[7]);
+
+	if (!k->valid || strcmp(fs, k->fmt) != 0 || strcmp(ds, k->dist) != 0) {
+		struct err ignore;
+		k->f = MOE_BF16;
+		k->d = MOE_POWER_LAW_101;
+		k->fmt_rc = parse_fmt(fs, &k->f);
+		k->dist_rc = moe_dist_parse(ds, &k->d, &ignore);
+		/* strings too long to keep are parsed again on every row */
+		k->valid = strlen(fs) < sizeof(k->fmt) && strlen(ds) < sizeof(k->dist);
+		if (k->valid) {
+			memcpy(k->fmt, fs, strlen(fs) + 1);
+			memcpy(k->dist, ds, strlen(ds) + 1);
+		}
+	}
+	*f = k->f;
+	*d = k->d;
+	return k->fmt_rc < 0 || k->dist_rc < 0 ? -1 : 0;
+}
+
 int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out, struct err *e)
 {
 	static const char *const cols[] = {"dtype", "hidden", "inter", "topk", "experts", "moe_tp",
@@ -177,7 +211,9 @@ int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out,
 	struct csv *c;
 	int idx[10], rc;
 	size_t i;
+	struct keys keys;
 
+	memset(&keys, 0, sizeof(keys));
 	*out = NULL;
 	if ((rc = csv_open(path, &c, e)) < 0) {
 		free(t);
@@ -192,9 +228,7 @@ int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out,
 		enum moe_dist d = MOE_POWER_LAW_101;
 		struct curve *cv;
 		int j;
-		struct err ignore;
-		if (parse_fmt(csv_field(c, idx[0]), &f) < 0 ||
-		    moe_dist_parse(csv_field(c, idx[7]), &d, &ignore) < 0)
+		if (row_keys(c, idx, &keys, &f, &d) < 0)
 			continue; /* a format or distribution servesim does not price */
 		for (j = 1; j < 10; j++)
 			if (j != 7 && (rc = csv_num(c, idx[j], &v[j], e)) < 0)

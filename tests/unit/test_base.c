@@ -1,5 +1,7 @@
 /* test_base.c - PCG32 known answers, string buffer, gz reader, atomic writes,
  * edit distance. */
+#include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "check.h"
 #include "servesim/afile.h"
 #include "servesim/csv.h"
+#include "servesim/decnum.h"
 #include "servesim/gzread.h"
 #include "servesim/paths.h"
 #include "servesim/pcg32.h"
@@ -235,6 +238,99 @@ static void test_csv_quotes(void)
 	remove(p);
 }
 
+/* decnum_parse against strtod: bit-identical wherever the fast path answers. */
+static int same_bits(double a, double b)
+{
+	uint64_t x, y;
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	return x == y;
+}
+
+static void decnum_one(const char *s, size_t *fast, size_t *slow, size_t *bad)
+{
+	double a = 0, b;
+	char *end;
+
+	b = strtod(s, &end);
+	if (!decnum_parse(s, &a)) {
+		(*slow)++;
+		return;
+	}
+	(*fast)++;
+	if (end == s || *end || !same_bits(a, b)) {
+		if (*bad < 5)
+			printf("     decnum '%s': %.17g, strtod %.17g\n", s, a, b);
+		(*bad)++;
+	}
+}
+
+static void test_decnum(void)
+{
+	static const char *const cases[] = {
+		"0", "-0", "+0", "1", "-1", "0.1", ".5", "5.", "00012.50", "1e22", "9007199254740993",
+		"9007199254740992", "123456789012345678", "1.7976931348623157e308", "4.9e-324",
+		"0.000000000000000000000000123", "1.01993e+06", "2.5E-3", "3.14159265358979323846",
+		"123.456e-20", "7e-22", "7e-23", "8.98846567431158e307", "1e-5", "0.3", "2.675"};
+	static const char *const rejects[] = {"", "-", ".", "e5", "1e", "1e+", "0x10", "inf",
+		"nan", " 1", "1 ", "1,2", "1..2", "--1", "1e99999"};
+	char base[600], dir[900], path[1500];
+	size_t fast = 0, slow = 0, bad = 0, nfiles = 0, i;
+	DIR *gd, *cd, *fd;
+	struct dirent *g, *c, *f;
+	struct err e;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		decnum_one(cases[i], &fast, &slow, &bad);
+	CHECK(bad == 0, "decnum: %zu hand-picked numbers, %zu on the fast path, all equal to strtod",
+	      sizeof(cases) / sizeof(cases[0]), fast);
+	for (i = 0; i < sizeof(rejects) / sizeof(rejects[0]); i++) {
+		double v;
+		CHECK(!decnum_parse(rejects[i], &v), "decnum leaves '%s' to strtod", rejects[i]);
+	}
+	/* every numeric field of every kernel table */
+	fast = slow = bad = 0;
+	snprintf(base, sizeof(base), "%s/mfu", SERVESIM_DATADIR);
+	gd = opendir(base);
+	CHECK(gd != NULL, "decnum: open %s", base);
+	while (gd && (g = readdir(gd)) != NULL) {
+		if (g->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", base, g->d_name);
+		if (!(cd = opendir(dir)))
+			continue;
+		while ((c = readdir(cd)) != NULL) {
+			char sub[1200];
+			if (c->d_name[0] == '.')
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", dir, c->d_name);
+			if (!(fd = opendir(sub)))
+				continue;
+			while ((f = readdir(fd)) != NULL) {
+				struct csv *cv;
+				size_t n = strlen(f->d_name);
+				if (n < 7 || strcmp(f->d_name + n - 7, ".csv.gz") != 0)
+					continue;
+				snprintf(path, sizeof(path), "%s/%s", sub, f->d_name);
+				if (csv_open(path, &cv, &e) < 0)
+					continue;
+				nfiles++;
+				while (csv_next(cv, &e) > 0)
+					for (i = 0; i < csv_nfields(cv); i++)
+						decnum_one(csv_field(cv, (int)i), &fast, &slow, &bad);
+				csv_close(cv);
+			}
+			closedir(fd);
+		}
+		closedir(cd);
+	}
+	if (gd)
+		closedir(gd);
+	CHECK(nfiles > 20 && fast > 1000000 && bad == 0,
+	      "decnum: %zu table files, %zu fields on the fast path (%zu left to strtod), %zu differ",
+	      nfiles, fast, slow, bad);
+}
+
 int main(void)
 {
 	test_pcg32();
@@ -242,6 +338,7 @@ int main(void)
 	test_gzread();
 	test_afile();
 	test_csv_quotes();
+	test_decnum();
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
 	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");
