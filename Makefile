@@ -38,6 +38,7 @@ LIB_SRC += src/calib/bench.c
 LIB_SRC += src/calib/sniff.c
 LIB_SRC += src/calib/guidellm_v2.c
 LIB_SRC += src/base/decnum.c
+LIB_SRC += src/base/loghist.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels

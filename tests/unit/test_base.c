@@ -12,10 +12,12 @@
 #include "servesim/afile.h"
 #include "servesim/csv.h"
 #include "servesim/decnum.h"
+#include "servesim/loghist.h"
 #include "servesim/gzread.h"
 #include "servesim/paths.h"
 #include "servesim/pcg32.h"
 #include "servesim/sbuf.h"
+#include "servesim/stats.h"
 
 static void test_pcg32(void)
 {
@@ -331,6 +333,94 @@ static void test_decnum(void)
 	      nfiles, fast, slow, bad);
 }
 
+/* loghist against exact percentiles: within LOGHIST_REL_ERR, merge exact. */
+static double rel(double got, double want)
+{
+	return want == 0 ? fabs(got) : fabs(got - want) / fabs(want);
+}
+
+static void loghist_vs_exact(const char *what, float *x, size_t n)
+{
+	struct loghist h;
+	struct dist_summary a, b;
+	size_t i;
+	double worst;
+
+	loghist_init(&h);
+	for (i = 0; i < n; i++)
+		loghist_add(&h, x[i]);
+	loghist_summarise(&h, &b);
+	stats_summarise(x, n, &a);
+	worst = rel(b.p50, a.p50);
+	worst = fmax(worst, rel(b.p90, a.p90));
+	worst = fmax(worst, rel(b.p95, a.p95));
+	worst = fmax(worst, rel(b.p99, a.p99));
+	CHECK(b.n == a.n && b.max == a.max && rel(b.mean, a.mean) < 1e-9 && worst <= LOGHIST_REL_ERR,
+	      "loghist %s (n %zu): p50 %.6g/%.6g p99 %.6g/%.6g, worst relative error %.2e <= %g",
+	      what, n, b.p50, a.p50, b.p99, a.p99, worst, LOGHIST_REL_ERR);
+	/* every percentile on a fine grid, not just the four reported */
+	worst = 0;
+	for (i = 0; i <= 1000; i++) {
+		double p = (double)i / 1000;
+		worst = fmax(worst, rel(loghist_percentile(&h, p), stats_percentile_sorted(x, n, p)));
+	}
+	CHECK(worst <= LOGHIST_REL_ERR, "loghist %s: 1001 percentiles, worst relative error %.2e", what,
+	      worst);
+	loghist_release(&h);
+}
+
+static void test_loghist(void)
+{
+	size_t n = 300000, i, half;
+	float *x = malloc(n * sizeof(float));
+	struct pcg32 r;
+	struct loghist all, h1, h2;
+	int same = 1;
+
+	pcg32_seed(&r, 13, 1);
+	/* latencies over ten decades: 1e-4 .. 1e6 ms */
+	for (i = 0; i < n; i++)
+		x[i] = (float)exp(pcg32_double(&r) * 23.0 - 9.2);
+	loghist_vs_exact("ten decades", x, n);
+	/* a narrow, heavy-tailed spread with ties and zeros (queue times) */
+	for (i = 0; i < n; i++) {
+		double u = pcg32_double(&r);
+		x[i] = u < 0.3 ? 0.0f : (float)(12.5 + floor(-log(1 - u) * 40) / 4);
+	}
+	loghist_vs_exact("ties and zeros", x, n);
+	/* all values negative */
+	for (i = 0; i < n; i++)
+		x[i] = -(float)(1.0 + pcg32_double(&r) * 1000.0);
+	loghist_vs_exact("negative", x, n);
+	/* merged halves give what one histogram of everything gives */
+	for (i = 0; i < n; i++)
+		x[i] = (float)exp(pcg32_double(&r) * 8.0);
+	loghist_init(&all);
+	loghist_init(&h1);
+	loghist_init(&h2);
+	half = n / 3;
+	for (i = 0; i < n; i++) {
+		loghist_add(&all, x[i]);
+		loghist_add(i < half ? &h1 : &h2, x[i]);
+	}
+	loghist_merge(&h1, &h2);
+	for (i = 0; i <= 100; i++)
+		same &= loghist_percentile(&h1, i / 100.0) == loghist_percentile(&all, i / 100.0);
+	CHECK(same && h1.n == all.n && h1.max == all.max, "loghist merge of two parts = one histogram");
+	CHECK(all.pos.len < 20000, "loghist memory bounded: %zu buckets for 3.5 decades", all.pos.len);
+	loghist_release(&all);
+	loghist_release(&h1);
+	loghist_release(&h2);
+	loghist_init(&all);
+	CHECK(loghist_percentile(&all, 0.5) == 0, "loghist empty gives 0");
+	loghist_add(&all, 7.25);
+	CHECK(rel(loghist_percentile(&all, 0.5), 7.25) <= LOGHIST_REL_ERR &&
+		      loghist_percentile(&all, 1.0) == 7.25,
+	      "loghist one value");
+	loghist_release(&all);
+	free(x);
+}
+
 int main(void)
 {
 	test_pcg32();
@@ -339,6 +429,7 @@ int main(void)
 	test_afile();
 	test_csv_quotes();
 	test_decnum();
+	test_loghist();
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
 	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");
