@@ -1,4 +1,5 @@
 /* decnum.c - exact fast path for plain decimal numbers (see decnum.h). */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "servesim/decnum.h"
@@ -13,66 +14,50 @@ bool decnum_parse(const char *s, double *out)
 {
 	const uint64_t max_exact = (uint64_t)1 << 53; /* integers a double holds exactly */
 	uint64_t m = 0;
-	int ndig = 0, scale = 0, ex = 0;
-	bool neg = false, any = false;
+	const char *p = s, *d0;
+	size_t nint, nfrac = 0;
+	int scale, ex = 0;
+	bool neg = false;
 	double v;
 
-	if (*s == '-' || *s == '+')
-		neg = *s++ == '-';
-	/* leading zeros carry no precision */
-	while (*s == '0') {
-		s++;
-		any = true;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	/* all digits into m; more than 19 (zeros included) may have wrapped
+	 * m and are left to strtod below */
+	for (d0 = p; (unsigned)(*p - '0') < 10u; p++)
+		m = m * 10 + (uint64_t)(*p - '0');
+	nint = (size_t)(p - d0);
+	if (*p == '.') {
+		for (d0 = ++p; (unsigned)(*p - '0') < 10u; p++)
+			m = m * 10 + (uint64_t)(*p - '0');
+		nfrac = (size_t)(p - d0);
 	}
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (++ndig > 19)
-			return false;
-		m = m * 10 + (uint64_t)(*s - '0');
-		any = true;
-	}
-	if (*s == '.') {
-		s++;
-		for (; *s >= '0' && *s <= '9'; s++) {
-			if (m == 0 && *s == '0') {
-				scale--; /* 0.000x: zeros after the point before any digit */
-				any = true;
-				continue;
-			}
-			if (++ndig > 19)
-				return false;
-			m = m * 10 + (uint64_t)(*s - '0');
-			scale--;
-			any = true;
-		}
-	}
-	if (!any)
+	if (nint + nfrac == 0 || nint + nfrac > 19)
 		return false;
-	if (*s == 'e' || *s == 'E') {
+	scale = -(int)nfrac;
+	if (*p == 'e' || *p == 'E') {
 		bool eneg = false;
-		int nd = 0;
-		s++;
-		if (*s == '-' || *s == '+')
-			eneg = *s++ == '-';
-		for (; *s >= '0' && *s <= '9'; s++) {
-			if (++nd > 4)
-				return false;
-			ex = ex * 10 + (*s - '0');
-		}
-		if (nd == 0)
+		size_t nd;
+		p++;
+		if (*p == '-' || *p == '+')
+			eneg = *p++ == '-';
+		for (d0 = p; (unsigned)(*p - '0') < 10u && p - d0 < 5; p++)
+			ex = ex * 10 + (*p - '0');
+		nd = (size_t)(p - d0);
+		if (nd == 0 || nd > 4)
 			return false;
 		scale += eneg ? -ex : ex;
 	}
-	if (*s != '\0' || m > max_exact)
+	if (*p != '\0' || m > max_exact)
 		return false;
-	if (m == 0) {
+	if (m == 0)
 		v = 0.0;
-	} else if (scale >= 0 && scale <= 22) {
+	else if (scale >= 0 && scale <= 22)
 		v = (double)m * pow10_exact[scale];
-	} else if (scale < 0 && scale >= -22) {
+	else if (scale < 0 && scale >= -22)
 		v = (double)m / pow10_exact[-scale];
-	} else {
+	else
 		return false;
-	}
 	*out = neg ? -v : v;
 	return true;
 }
