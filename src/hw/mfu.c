@@ -68,49 +68,68 @@ static size_t find_exact(const double *a, size_t n, double x)
 
 static double nearest_cell(const struct mfu_grid *g, const double *pos);
 
-/* The measured cells of a grid, listed once for hole filling: nearest_cell
- * walks every cell of the grid for each hole, which is quadratic in the
- * grid size; this walks only the measured ones, in the same order with the
- * same distance arithmetic, so it picks the same cell. */
+/* The measured cells of a grid by column (the cells that share every
+ * index but the first), listed once for hole filling.  nearest_cell walks
+ * every cell for each hole (quadratic in the grid size); nearest_measured
+ * gives the same cell from the nearest first index in each measured
+ * column.  Distances between cell indices are small integers, exact in
+ * doubles, so the same minimum is found; ties go to the lowest cell index
+ * as in nearest_cell's ascending scan. */
 struct measured {
-	size_t *idx;
-	double *c; /* index-space coordinates, 3 per cell */
-	size_t n;
+	size_t *start; /* column c's first indices: row[start[c] .. start[c+1]) */
+	size_t *row;
+	size_t ncol;
 };
 
 static void measured_list(const struct mfu_grid *g, size_t total, struct measured *m)
 {
-	size_t i, d;
+	size_t ncol = total / g->len[0], i, c, n = 0;
 
-	m->idx = xmalloc(xmul(total, sizeof(size_t)));
-	m->c = xmalloc(xmul(xmul(total, 3), sizeof(double)));
-	m->n = 0;
-	for (i = 0; i < total; i++) {
-		size_t rem = i;
-		if (isnan(g->v[i]))
-			continue;
-		for (d = g->dims; d-- > 0;) {
-			m->c[m->n * 3 + d] = (double)(rem % g->len[d]);
-			rem /= g->len[d];
-		}
-		m->idx[m->n++] = i;
+	m->ncol = ncol;
+	m->start = xcalloc(ncol + 1, sizeof(size_t));
+	m->row = xmalloc(xmul(total, sizeof(size_t)));
+	for (c = 0; c < ncol; c++) {
+		m->start[c] = n;
+		for (i = 0; i < g->len[0]; i++)
+			if (!isnan(g->v[i * ncol + c]))
+				m->row[n++] = i;
 	}
+	m->start[ncol] = n;
 }
 
 static double nearest_measured(const struct mfu_grid *g, const struct measured *m,
 			       const double *pos)
 {
 	double best = INFINITY, bv = NAN;
-	size_t j, d;
+	size_t best_idx = 0, c, d;
 
-	for (j = 0; j < m->n; j++) {
-		const double *c = &m->c[j * 3];
-		double dist = 0;
-		for (d = g->dims; d-- > 0;)
-			dist += (c[d] - pos[d]) * (c[d] - pos[d]);
-		if (dist < best) {
-			best = dist;
-			bv = g->v[m->idx[j]];
+	for (c = 0; c < m->ncol; c++) {
+		const size_t *r = m->row + m->start[c];
+		size_t nr = m->start[c + 1] - m->start[c], lo = 0, hi = nr, rem = c, k;
+		double dcol = 0;
+		if (nr == 0)
+			continue;
+		for (d = g->dims; d-- > 1;) {
+			double x = (double)(rem % g->len[d]);
+			rem /= g->len[d];
+			dcol += (x - pos[d]) * (x - pos[d]);
+		}
+		/* first index >= pos[0], and the one before it */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if ((double)r[mid] < pos[0])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = lo > 0 ? lo - 1 : lo; k <= lo && k < nr; k++) {
+			double x = (double)r[k], dist = dcol + (x - pos[0]) * (x - pos[0]);
+			size_t idx = r[k] * m->ncol + c;
+			if (dist < best || (dist == best && idx < best_idx)) {
+				best = dist;
+				best_idx = idx;
+				bv = g->v[idx];
+			}
 		}
 	}
 	return bv;
@@ -174,8 +193,8 @@ static void grid_fill_holes(struct mfu_grid *g, size_t total)
 	}
 	if (holes)
 		memcpy(g->v, filled, total * sizeof(double));
-	free(ms.idx);
-	free(ms.c);
+	free(ms.start);
+	free(ms.row);
 	free(filled);
 }
 
