@@ -383,7 +383,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	if (cfg->cache && !(cfg->tier2 && cfg->tier2->tables[0])) {
 		const struct mfu_tables *t;
 		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cfg->engine, cfg->engine_version,
-					(cfg->off & COST_H6) != 0, m->n_experts > 0, &t, e)) < 0)
+					(cfg->off & COST_H6) != 0, m->n_experts > 0, cfg->moe_dist, &t,
+					e)) < 0)
 			return rc;
 		c->tabs = t;
 	} else {
@@ -394,7 +395,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		if (rc < 0)
 			return rc;
 		c->own_tabs.nearest = (cfg->off & COST_H6) != 0;
-		if (m->n_experts > 0 && (rc = mfu_load_moe(&c->own_tabs, g, e)) < 0) {
+		if (m->n_experts > 0 && (rc = mfu_load_moe(&c->own_tabs, g, cfg->moe_dist, e)) < 0) {
 			mfu_release(&c->own_tabs);
 			return rc;
 		}

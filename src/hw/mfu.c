@@ -782,11 +782,13 @@ fail:
 	return rc;
 }
 
-int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, struct err *e)
+int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d, struct err *e)
 {
-	if (t->moe || !t->moe_path[0])
+	if (!t->moe_path[0])
 		return 0;
-	return moetab_load(t->moe_path, g, &t->moe, e);
+	/* only the run's distribution: the others' rows (two thirds of a
+	 * 100k-row table) are not parsed */
+	return moetab_load_dist(t->moe_path, g, d, &t->moe, e);
 }
 
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e)

@@ -28,6 +28,7 @@ struct curve {
 struct moetab {
 	struct curve *c;
 	size_t n, cap;
+	unsigned loaded;  /* bit per moe_dist whose rows are in c */
 };
 
 static const char *const fmt_names[MOE__COUNT] = {"bf16", "fp8", "fp8_block", "int4", "fp4",
@@ -203,22 +204,22 @@ static int row_keys(const struct csv *c, const int *idx, struct keys *k, enum mo
 	return k->fmt_rc < 0 || k->dist_rc < 0 ? -1 : 0;
 }
 
-int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out, struct err *e)
+/* Append the rows of the distributions in `want` to t.  Curves of one
+ * distribution come in file order whatever else is loaded, so moetab_pick
+ * (which filters by distribution) picks the same curve either way. */
+static int load_rows(const char *path, const struct gpu_spec *g, unsigned want, struct moetab *t,
+		     struct err *e)
 {
 	static const char *const cols[] = {"dtype", "hidden", "inter", "topk", "experts", "moe_tp",
 					   "moe_ep", "distribution", "tokens", "latency_us", NULL};
-	struct moetab *t = xcalloc(1, sizeof(*t));
 	struct csv *c;
 	int idx[10], rc;
 	size_t i;
 	struct keys keys;
 
 	memset(&keys, 0, sizeof(keys));
-	*out = NULL;
-	if ((rc = csv_open(path, &c, e)) < 0) {
-		free(t);
+	if ((rc = csv_open(path, &c, e)) < 0)
 		return rc;
-	}
 	if ((rc = csv_require(c, cols, idx, e)) < 0)
 		goto out;
 	while ((rc = csv_next(c, e)) > 0) {
@@ -230,6 +231,8 @@ int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out,
 		int j;
 		if (row_keys(c, idx, &keys, &f, &d) < 0)
 			continue; /* a format or distribution servesim does not price */
+		if (!(want & (1u << d)))
+			continue; /* not asked for: skipped before parsing the numbers */
 		for (j = 1; j < 10; j++)
 			if (j != 7 && (rc = csv_num(c, idx[j], &v[j], e)) < 0)
 				goto out;
@@ -257,14 +260,36 @@ int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out,
 	if (rc < 0)
 		goto out;
 	for (i = 0; i < t->n; i++)
-		sort_curve(&t->c[i]);
-	*out = t;
-	t = NULL;
+		sort_curve(&t->c[i]); /* a no-op on curves sorted before */
+	t->loaded |= want;
 	rc = 0;
 out:
 	csv_close(c);
-	moetab_free(t);
 	return rc;
+}
+
+int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out, struct err *e)
+{
+	struct moetab *t = xcalloc(1, sizeof(*t));
+	int rc;
+
+	*out = NULL;
+	if ((rc = load_rows(path, g, (1u << MOE_DIST__COUNT) - 1, t, e)) < 0) {
+		moetab_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+int moetab_load_dist(const char *path, const struct gpu_spec *g, enum moe_dist d,
+		     struct moetab **t, struct err *e)
+{
+	if (*t && ((*t)->loaded & (1u << d)))
+		return 0;
+	if (!*t)
+		*t = xcalloc(1, sizeof(**t));
+	return load_rows(path, g, 1u << d, *t, e);
 }
 
 void moetab_free(struct moetab *t)
