@@ -40,6 +40,8 @@ LIB_SRC += src/calib/guidellm_v2.c
 LIB_SRC += src/plan/capacity.c
 LIB_SRC += src/cmd/scenflags.c
 LIB_SRC += src/cmd/capacity.c
+LIB_SRC += src/base/decnum.c
+LIB_SRC += src/base/loghist.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels

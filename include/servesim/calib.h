@@ -61,12 +61,15 @@ struct tier1_result {
 	int iterations;
 };
 
+struct mfu_cache;
+
 struct calib_ctx {                  /* experiments to simulate */
 	struct experiment *x;
 	const struct model_cfg **m;
 	const struct gpu_spec **g;
 	size_t n;
 	const char *data_dir;
+	struct mfu_cache *cache;     /* kernel tables shared by every simulation, or NULL */
 };
 
 /* Simulate every experiment with overheads ov; append paired units. */

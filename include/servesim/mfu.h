@@ -12,6 +12,7 @@
 
 #include "servesim/err.h"
 #include "servesim/gpu.h"
+#include "servesim/moetab.h"
 
 /* Documented defaults for GPUs without measured tables (utilisation of the
  * dense peak; the bandwidth term of the roofline still applies). */
@@ -80,8 +81,9 @@ const char *mfu_part_name(enum mfu_part p);
  * tables were measured on), so borrowed tables carry their MFU over. */
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     const char *engine, const char *version, struct err *e);
-/* Load the fused-MoE tables found by mfu_load (a no-op without them). */
-int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, struct err *e);
+/* Load the fused-MoE tables found by mfu_load for routing distribution d
+ * (a no-op without them, or when d's are loaded already). */
+int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d, struct err *e);
 /* The engines servesim has kernel collections for ("vllm|sglang|trtllm"). */
 int mfu_engine_check(const char *engine, struct err *e);
 void mfu_release(struct mfu_tables *t);

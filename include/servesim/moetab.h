@@ -53,6 +53,11 @@ int moe_dist_parse(const char *s, enum moe_dist *out, struct err *e);
 /* Load a moe.csv.gz; latencies become efficiencies against g->table_peak and
  * g->table_hbm_bw (the GPU the tables were measured on). */
 int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out, struct err *e);
+/* Add the rows of distribution d to *t (created when NULL) unless they
+ * are there already; what moetab_pick finds for d is what moetab_load's
+ * tables give.  On error *t may hold part of d's rows. */
+int moetab_load_dist(const char *path, const struct gpu_spec *g, enum moe_dist d,
+		     struct moetab **t, struct err *e);
 void moetab_free(struct moetab *t);
 
 /* The fused routed-expert kernel's roofline on g for `tokens` tokens: the

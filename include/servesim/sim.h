@@ -46,6 +46,8 @@ struct sim_cfg {
 	bool lockstep;
 	enum router_kind router;
 	bool check_invariants;                /* after every event (tests) */
+	bool exact_percentiles;               /* keep every value past LOGHIST_EXACT_MAX */
+	size_t exact_max;                     /* that count (0: LOGHIST_EXACT_MAX; tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */
 	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */
 	struct spec_cfg spec;                 /* speculative decoding (spec.k 0: off) */
@@ -97,12 +99,16 @@ int sim_step(struct sim *s, struct err *e);
 int sim_run(struct sim *s, struct err *e);
 const struct sim_totals *sim_totals(const struct sim *s);
 int64_t sim_now_ns(const struct sim *s);
-/* Summaries of completed requests: stage -1 = all. */
+/* Summaries of completed requests: stage -1 = all.  Exact percentiles up
+ * to LOGHIST_EXACT_MAX completions or with cfg.exact_percentiles; past
+ * it, from log-bucketed histograms within LOGHIST_REL_ERR (loghist.h). */
 void sim_summary(struct sim *s, int stage, struct metric_set *out);
 int sim_nstages(const struct sim *s);
 const char *reject_reason_name(enum reject_reason r);
 /* Per-request client-side TTFT and E2E (ms) by request id (arrival order,
- * 0 .. n-1); NAN for requests not completed (rejected, still running). */
+ * 0 .. n-1); NAN for requests not completed (rejected, still running) and
+ * for all once the run went past LOGHIST_EXACT_MAX completions without
+ * cfg.exact_percentiles. */
 void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n);
 /* Running and waiting counts summed over replicas (tests). */
 void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);

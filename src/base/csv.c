@@ -6,6 +6,7 @@
 
 #include "servesim/alloc.h"
 #include "servesim/csv.h"
+#include "servesim/decnum.h"
 #include "servesim/gzread.h"
 
 struct csv {
@@ -174,6 +175,8 @@ int csv_num(const struct csv *c, int i, double *out, struct err *e)
 	char *end;
 	double v;
 
+	if (decnum_parse(s, out)) /* the same double strtod gives, without its slow path */
+		return 0;
 	errno = 0;
 	v = strtod(s, &end);
 	/* decimal only: strtod would also read hex ("0x10"), inf and nan */

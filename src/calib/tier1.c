@@ -32,7 +32,7 @@ static struct calib_unit *push(struct calib_set *s)
 /* One experiment: simulate and pair. */
 static int collect_one(const struct experiment *x, const struct model_cfg *m,
 		       const struct gpu_spec *g, const struct overheads *ov, const char *data_dir,
-		       int group_base, struct calib_set *out, struct err *e)
+		       struct mfu_cache *cache, int group_base, struct calib_set *out, struct err *e)
 {
 	struct scenario sc;
 	struct scenario_state st;
@@ -43,6 +43,7 @@ static int collect_one(const struct experiment *x, const struct model_cfg *m,
 		struct eval_opts o;
 		memset(&o, 0, sizeof(o));
 		o.ov = *ov;
+		o.cache = cache; /* tables parsed once, not at every simulation of the fit */
 		experiment_scenario(x, m, g, &o, &sc);
 	}
 	if ((rc = scenario_prepare(&sc, data_dir, &st, e)) < 0)
@@ -109,7 +110,8 @@ int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct 
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < c->n; i++)
-		if ((rc = collect_one(&c->x[i], c->m[i], c->g[i], ov, c->data_dir, (int)i * 100, out, e)) < 0) {
+		if ((rc = collect_one(&c->x[i], c->m[i], c->g[i], ov, c->data_dir, c->cache, (int)i * 100,
+				      out, e)) < 0) {
 			calib_set_release(out);
 			return rc;
 		}

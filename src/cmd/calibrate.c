@@ -13,6 +13,7 @@
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/calib.h"
+#include "servesim/mfucache.h"
 
 static const char calibrate_usage[] =
 	"usage: servesim calibrate PATH... [-o FILE] [--in-loop] [--seed S] [--gpu G]\n"
@@ -130,6 +131,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	struct cli_env env;
 	struct loaded l;
 	struct calib_ctx cc;
+	struct mfu_cache *cache = NULL;
 	struct calib_set set;
 	struct overheads base;
 	struct tier1_result r, rl;
@@ -190,6 +192,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	cc.g = l.g;
 	cc.n = l.n;
 	cc.data_dir = env.data_dir;
+	cc.cache = cache = mfu_cache_new(); /* each GPU's tables parsed once for every simulation */
 	cost_default_overheads(&base);
 	if (check) {
 		struct calib_file f;
@@ -303,6 +306,7 @@ out:
 	calib_set_release(&set);
 	loaded_release(&l);
 	free(bx);
+	mfu_cache_free(cache);
 	cli_env_release(&env);
 	return rc;
 }

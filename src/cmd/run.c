@@ -89,6 +89,8 @@ static const char run_usage2[] =
 	"  --format text|json|csv    summary format (default text)\n"
 	"  --requests-out FILE.csv   one row per request, written atomically\n"
 	"  --progress                progress on stderr\n"
+	"  --exact-percentiles       exact percentiles past 1,000,000 completed requests\n"
+	"                            (else from a log histogram, relative error <= 0.1 %)\n"
 	"  --step-log FILE           one line per engine step: scheduled id+tokens, queues, KV\n"
 	"\n"
 	"Metrics are client-side: TTFT = first token - arrival + API term; ITL =\n"
@@ -107,6 +109,7 @@ struct run_opts {
 	bool block_given;
 	double util;
 	bool no_prefix, progress, check_inv, allow_invalid;
+	bool exact;                 /* --exact-percentiles */
 	int64_t spec_k;
 	const char *spec_method, *spec_rates;
 	int pd_prefill, pd_decode;
@@ -149,7 +152,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	       O_MBT, O_MNS, O_MML, O_BS, O_UTIL, O_LPT, O_KVB, O_NOPC, O_WL, O_RATE, O_NREQ,
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW,
 	       O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP,
-	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST, O_MOE_SCALES, O_MAXREQ };
+	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST, O_MOE_SCALES, O_MAXREQ,
+	       O_EXACT };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS,
@@ -170,6 +174,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		{"requests-out", required_argument, 0, O_ROUT}, {"progress", no_argument, 0, O_PROG},
 		{"check-invariants", no_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'},
+		{"exact-percentiles", no_argument, 0, O_EXACT},
 		CLI_OVERHEAD_OPTIONS,
 		{"step-log", required_argument, 0, O_SLOG},
 		{"tier2", required_argument, 0, O_T2},
@@ -238,6 +243,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_ROUT: o->requests_out = optarg; break;
 		case O_PROG: o->progress = true; break;
 		case O_CHECK: o->check_inv = true; break;
+		case O_EXACT: o->exact = true; break;
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
 		case O_ENGINE: o->engine = optarg; rc = mfu_engine_check(optarg, e); break;
@@ -833,6 +839,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.router = o.router;
 	sc.ov = o.ov;
 	sc.check_invariants = o.check_inv;
+	sc.exact_percentiles = o.exact;
 	snprintf(sc.engine, sizeof(sc.engine), "%s", o.engine ? o.engine : "vllm");
 	if (strcmp(sc.engine, "sglang") == 0) {
 		/* SGLang's defaults: chunked_prefill_size by GPU memory, radix

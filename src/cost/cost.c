@@ -372,6 +372,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	struct opgraph gr;
 	int64_t i, mm;
 	size_t k, j;
+	bool *use = NULL;
+	double *kcnt = NULL;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -385,7 +387,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	if (cfg->cache && !(cfg->tier2 && cfg->tier2->tables[0])) {
 		const struct mfu_tables *t;
 		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cfg->engine, cfg->engine_version,
-					(cfg->off & COST_H6) != 0, m->n_experts > 0, &t, e)) < 0)
+					(cfg->off & COST_H6) != 0, m->n_experts > 0, cfg->moe_dist, &t,
+					e)) < 0)
 			return rc;
 		c->tabs = t;
 	} else {
@@ -396,7 +399,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		if (rc < 0)
 			return rc;
 		c->own_tabs.nearest = (cfg->off & COST_H6) != 0;
-		if (m->n_experts > 0 && (rc = mfu_load_moe(&c->own_tabs, g, e)) < 0) {
+		if (m->n_experts > 0 && (rc = mfu_load_moe(&c->own_tabs, g, cfg->moe_dist, e)) < 0) {
 			mfu_release(&c->own_tabs);
 			return rc;
 		}
@@ -499,22 +502,36 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		for (mm = 1; mm <= c->moe_max; mm++)
 			c->moe_s[mm] = moe_shared_at(c, &gr, (double)mm);
 	}
-	for (mm = 1; mm <= c->max_m; mm++) {
-		double t = 0, f = 0, b = 0;
+	/* which ops are priced per token, and each kind's count, decided once
+	 * rather than by name at each of the max_m token counts */
+	{
+		size_t nuse = 0;
+		for (k = 0; k < gr.nkinds; k++)
+			nuse += gr.kinds[k].nops;
+		use = xcalloc(nuse ? nuse : 1, sizeof(bool));
+		kcnt = xcalloc(gr.nkinds ? gr.nkinds : 1, sizeof(double));
+		nuse = 0;
 		for (k = 0; k < gr.nkinds; k++) {
 			const struct layer_kind *lk = &gr.kinds[k];
-			double cnt = strcmp(lk->name, "embed+head") == 0 ? 1.0 : (double)lk->count;
-			double tk = 0, fk = 0, bk = 0;
+			kcnt[k] = strcmp(lk->name, "embed+head") == 0 ? 1.0 : (double)lk->count;
 			for (j = 0; j < lk->nops; j++) {
 				const struct op *o = &lk->ops[j];
-				if (per_step_attention_op(o) || o->cat == OPC_LM_HEAD)
-					continue;
-				if (strcmp(o->name, "final_norm") == 0)
-					continue;
-				if (c->dp_attn && moe_shared_op(o))
-					continue;
-				tk += op_at(c, o, (double)mm, &fk, &bk);
+				use[nuse++] = !(per_step_attention_op(o) || o->cat == OPC_LM_HEAD ||
+						strcmp(o->name, "final_norm") == 0 ||
+						(c->dp_attn && moe_shared_op(o)));
 			}
+		}
+	}
+	for (mm = 1; mm <= c->max_m; mm++) {
+		double t = 0, f = 0, b = 0;
+		size_t u = 0;
+		for (k = 0; k < gr.nkinds; k++) {
+			const struct layer_kind *lk = &gr.kinds[k];
+			double cnt = kcnt[k];
+			double tk = 0, fk = 0, bk = 0;
+			for (j = 0; j < lk->nops; j++, u++)
+				if (use[u])
+					tk += op_at(c, &lk->ops[j], (double)mm, &fk, &bk);
 			t += cnt * tk;
 			f += cnt * fk;
 			b += cnt * bk;
@@ -537,6 +554,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 								      (double)o->k, (double)o->batch);
 			}
 	}
+	free(use);
+	free(kcnt);
 	opgraph_release(&gr);
 	describe_sources(c);
 	return 0;

@@ -24,23 +24,30 @@ struct pt {
 	double v;
 };
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
+static size_t find_exact(const double *a, size_t n, double x);
 
+/* The sorted distinct values of coordinate d.  Tables have thousands of
+ * rows but a few dozen distinct values per axis: each value is looked up in
+ * the sorted set built so far and inserted only when new, instead of
+ * sorting every row's value. */
 static size_t uniq_axis(const struct pt *p, size_t n, size_t d, double **out)
 {
-	double *a = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	size_t i, k = 0;
+	size_t cap = 16, k = 0, i;
+	double *a = xmalloc(xmul(cap, sizeof(double)));
 
-	for (i = 0; i < n; i++)
-		a[i] = p[i].x[d];
-	qsort(a, n, sizeof(double), cmp_d);
-	for (i = 0; i < n; i++)
-		if (k == 0 || a[i] != a[k - 1])
-			a[k++] = a[i];
+	for (i = 0; i < n; i++) {
+		double x = p[i].x[d];
+		size_t at;
+		if (k > 0 && x == a[k - 1])
+			continue; /* runs of one value: rows are written sorted */
+		at = find_exact(a, k, x);
+		if (at < k && a[at] == x)
+			continue;
+		XGROW(a, cap, k + 1);
+		memmove(a + at + 1, a + at, (k - at) * sizeof(double));
+		a[at] = x;
+		k++;
+	}
 	*out = a;
 	return k;
 }
@@ -61,6 +68,73 @@ static size_t find_exact(const double *a, size_t n, double x)
 
 static double nearest_cell(const struct mfu_grid *g, const double *pos);
 
+/* The measured cells of a grid by column (the cells that share every
+ * index but the first), listed once for hole filling.  nearest_cell walks
+ * every cell for each hole (quadratic in the grid size); nearest_measured
+ * gives the same cell from the nearest first index in each measured
+ * column.  Distances between cell indices are small integers, exact in
+ * doubles, so the same minimum is found; ties go to the lowest cell index
+ * as in nearest_cell's ascending scan. */
+struct measured {
+	size_t *start; /* column c's first indices: row[start[c] .. start[c+1]) */
+	size_t *row;
+	size_t ncol;
+};
+
+static void measured_list(const struct mfu_grid *g, size_t total, struct measured *m)
+{
+	size_t ncol = total / g->len[0], i, c, n = 0;
+
+	m->ncol = ncol;
+	m->start = xcalloc(ncol + 1, sizeof(size_t));
+	m->row = xmalloc(xmul(total, sizeof(size_t)));
+	for (c = 0; c < ncol; c++) {
+		m->start[c] = n;
+		for (i = 0; i < g->len[0]; i++)
+			if (!isnan(g->v[i * ncol + c]))
+				m->row[n++] = i;
+	}
+	m->start[ncol] = n;
+}
+
+static double nearest_measured(const struct mfu_grid *g, const struct measured *m,
+			       const double *pos)
+{
+	double best = INFINITY, bv = NAN;
+	size_t best_idx = 0, c, d;
+
+	for (c = 0; c < m->ncol; c++) {
+		const size_t *r = m->row + m->start[c];
+		size_t nr = m->start[c + 1] - m->start[c], lo = 0, hi = nr, rem = c, k;
+		double dcol = 0;
+		if (nr == 0)
+			continue;
+		for (d = g->dims; d-- > 1;) {
+			double x = (double)(rem % g->len[d]);
+			rem /= g->len[d];
+			dcol += (x - pos[d]) * (x - pos[d]);
+		}
+		/* first index >= pos[0], and the one before it */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if ((double)r[mid] < pos[0])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (k = lo > 0 ? lo - 1 : lo; k <= lo && k < nr; k++) {
+			double x = (double)r[k], dist = dcol + (x - pos[0]) * (x - pos[0]);
+			size_t idx = r[k] * m->ncol + c;
+			if (dist < best || (dist == best && idx < best_idx)) {
+				best = dist;
+				best_idx = idx;
+				bv = g->v[idx];
+			}
+		}
+	}
+	return bv;
+}
+
 /* Unmeasured cells (and rows dropped as outliers) are filled once, so
  * lookups never meet a hole: by linear interpolation along the first axis
  * (m for GEMMs, batch for attention) between the nearest measured cells of
@@ -70,6 +144,8 @@ static void grid_fill_holes(struct mfu_grid *g, size_t total)
 {
 	double *filled = xmalloc(xmul(total, sizeof(double)));
 	size_t i, d, stride = total / g->len[0];
+	struct measured ms = {NULL, NULL, 0};
+	bool listed = false;
 	int holes = 0;
 
 	for (i = 0; i < total; i++) {
@@ -107,12 +183,18 @@ static void grid_fill_holes(struct mfu_grid *g, size_t total)
 				pos[d] = (double)(rem % g->len[d]);
 				rem /= g->len[d];
 			}
-			filled[i] = nearest_cell(g, pos);
+			if (!listed) {
+				measured_list(g, total, &ms);
+				listed = true;
+			}
+			filled[i] = nearest_measured(g, &ms, pos);
 			holes = 1;
 		}
 	}
 	if (holes)
 		memcpy(g->v, filled, total * sizeof(double));
+	free(ms.start);
+	free(ms.row);
 	free(filled);
 }
 
@@ -220,6 +302,29 @@ double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 		return (1 - w[0]) * ((1 - w[1]) * v[a] + w[1] * v[a + c1]) +
 		       w[0] * ((1 - w[1]) * v[b] + w[1] * v[b + c1]);
 	}
+	if (!nearest && g->dims == 3) {
+		/* the cost tables' case (GEMMs): the general loop below with the
+		 * corner indices and weights set out once; the same products
+		 * and sums in the same order, so the same result */
+		size_t i0[2], i1[2], i2[2];
+		double f0[2] = {1 - w[0], w[0]}, f1[2] = {1 - w[1], w[1]}, f2[2] = {1 - w[2], w[2]};
+		for (c = 0; c < 2; c++) {
+			i0[c] = g->len[0] == 1 ? 0 : lo[0] + c;
+			i1[c] = g->len[1] == 1 ? 0 : lo[1] + c;
+			i2[c] = g->len[2] == 1 ? 0 : lo[2] + c;
+		}
+		for (c = 0; c < 8; c++) {
+			size_t b0 = c & 1u, b1 = (c >> 1) & 1u, b2 = (c >> 2) & 1u;
+			double wt = f0[b0] * f1[b1] * f2[b2], v;
+			if (wt == 0)
+				continue;
+			v = g->v[(i0[b0] * g->len[1] + i1[b1]) * g->len[2] + i2[b2]];
+			if (isnan(v))
+				return nearest_cell(g, pos);
+			acc += wt * v;
+		}
+		return acc;
+	}
 	if (nearest) {
 		size_t off = 0;
 		for (d = 0; d < g->dims; d++)
@@ -297,12 +402,12 @@ static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_sp
 			dt = DT_FP4;
 		else
 			continue;
-		if (t->have_gemm[dt])
-			continue;
+		if (t->have_gemm[dt] || gs->table_peak[dt] <= 0)
+			continue; /* not used: skip before parsing the numbers */
 		if ((rc = csv_num(c, idx[1], &m, e)) < 0 || (rc = csv_num(c, idx[2], &n, e)) < 0 ||
 		    (rc = csv_num(c, idx[3], &k, e)) < 0 || (rc = csv_num(c, idx[4], &lat, e)) < 0)
 			goto out;
-		if (!(m > 0 && n > 0 && k > 0 && lat > 0) || gs->table_peak[dt] <= 0)
+		if (!(m > 0 && n > 0 && k > 0 && lat > 0))
 			continue;
 		XGROW(p[dt], cap[dt], np[dt] + 1);
 		p[dt][np[dt]].x[0] = log(m);
@@ -333,6 +438,12 @@ out:
 	return rc;
 }
 
+static bool cfg_is(const struct mfu_attn_cfg *c, const double *v, enum dtype kd)
+{
+	return c->heads == (int)v[0] && c->kv_heads == (int)v[1] && c->head_dim == (int)v[2] &&
+	       c->kv_dtype == kd;
+}
+
 static int load_attn(const char *path, bool prefill, const struct gpu_spec *gs,
 		     struct mfu_attn_cfg **out, size_t *nout, struct err *e)
 {
@@ -343,7 +454,7 @@ static int load_attn(const char *path, bool prefill, const struct gpu_spec *gs,
 	struct csv *c;
 	struct mfu_attn_cfg *cfg = NULL;
 	struct pt **pts = NULL;
-	size_t *npts = NULL, *caps = NULL, ncfg = 0, cfgcap = 0, i;
+	size_t *npts = NULL, *caps = NULL, ncfg = 0, cfgcap = 0, i, last = 0;
 	int idx[7], rc;
 
 	if ((rc = csv_open(path, &c, e)) < 0)
@@ -361,10 +472,15 @@ static int load_attn(const char *path, bool prefill, const struct gpu_spec *gs,
 		kd = strcmp(csv_field(c, idx[3]), "fp8") == 0 ? DT_FP8 : DT_BF16;
 		if (!(v[0] > 0 && v[1] > 0 && v[2] > 0 && v[4] > 0 && v[5] > 0 && v[6] > 0))
 			continue;
-		for (i = 0; i < ncfg; i++)
-			if (cfg[i].heads == (int)v[0] && cfg[i].kv_heads == (int)v[1] &&
-			    cfg[i].head_dim == (int)v[2] && cfg[i].kv_dtype == kd)
-				break;
+		/* rows come grouped by configuration: try the last one first
+		 * (configurations are distinct, so the match is the same) */
+		if (last < ncfg && cfg_is(&cfg[last], v, kd))
+			i = last;
+		else
+			for (i = 0; i < ncfg; i++)
+				if (cfg_is(&cfg[i], v, kd))
+					break;
+		last = i;
 		if (i == ncfg) {
 			size_t oc = cfgcap;
 			XGROW(cfg, cfgcap, ncfg + 1);
@@ -564,6 +680,20 @@ static void set_src(struct mfu_tables *t, enum mfu_part p, const char *gtab, con
 	FMT(t->src[p], "mfu/%.31s/%.48s/%.16s", gtab, coll, file);
 }
 
+/* Whether a GEMM table could still add a dtype: one not loaded yet that
+ * the tables' GPU can price.  Once none is left, the later collections'
+ * GEMM files (every row of which load_gemm would skip) are not read. */
+static bool gemm_wanted(const struct mfu_tables *t, const struct gpu_spec *g)
+{
+	static const enum dtype read[] = {DT_BF16, DT_FP8, DT_FP4}; /* the ones load_gemm reads */
+	size_t i;
+
+	for (i = 0; i < sizeof(read) / sizeof(read[0]); i++)
+		if (!t->have_gemm[read[i]] && g->table_peak[read[i]] > 0)
+			return true;
+	return false;
+}
+
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     const char *engine, const char *version, struct err *e)
 {
@@ -602,7 +732,7 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 	for (i = 0; i < n; i++) {
 		unsigned got = 0;
 		FMT(path, "%.700s/%.63s/gemm.csv.gz", base, cs[i].name);
-		if (paths_exists(path) && (rc = load_gemm(t, path, g, &got, e)) < 0)
+		if (gemm_wanted(t, g) && paths_exists(path) && (rc = load_gemm(t, path, g, &got, e)) < 0)
 			goto fail;
 		if (got & (1u << DT_BF16))
 			set_src(t, MFU_P_GEMM_BF16, g->tables, cs[i].name, "gemm");
@@ -652,11 +782,13 @@ fail:
 	return rc;
 }
 
-int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, struct err *e)
+int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d, struct err *e)
 {
-	if (t->moe || !t->moe_path[0])
+	if (!t->moe_path[0])
 		return 0;
-	return moetab_load(t->moe_path, g, &t->moe, e);
+	/* only the run's distribution: the others' rows (two thirds of a
+	 * 100k-row table) are not parsed */
+	return moetab_load_dist(t->moe_path, g, d, &t->moe, e);
 }
 
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e)

@@ -38,7 +38,7 @@ void mfu_cache_free(struct mfu_cache *c)
 
 int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_spec *g,
 		  const char *engine, const char *version, bool nearest, bool want_moe,
-		  const struct mfu_tables **out, struct err *e)
+		  enum moe_dist moe_dist, const struct mfu_tables **out, struct err *e)
 {
 	struct entry *en = NULL;
 	size_t i;
@@ -72,7 +72,7 @@ int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_sp
 		XGROW(c->e, c->cap, c->n + 1);
 		c->e[c->n++] = en;
 	}
-	if (want_moe && (rc = mfu_load_moe(&en->t, g, e)) < 0)
+	if (want_moe && (rc = mfu_load_moe(&en->t, g, moe_dist, e)) < 0)
 		return rc;
 	*out = &en->t;
 	return 0;

@@ -28,6 +28,7 @@ struct curve {
 struct moetab {
 	struct curve *c;
 	size_t n, cap;
+	unsigned loaded;  /* bit per moe_dist whose rows are in c */
 };
 
 static const char *const fmt_names[MOE__COUNT] = {"bf16", "fp8", "fp8_block", "int4", "fp4",
@@ -169,20 +170,56 @@ static void sort_curve(struct curve *c)
 	}
 }
 
-int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out, struct err *e)
+/* The format and distribution of the current row.  Rows are written
+ * sorted by them, so the previous row's strings usually match and their
+ * parse is reused (the tables have 100k+ rows). */
+struct keys {
+	char fmt[16], dist[24];
+	int fmt_rc, dist_rc;
+	enum moe_fmt f;
+	enum moe_dist d;
+	bool valid;
+};
+
+static int row_keys(const struct csv *c, const int *idx, struct keys *k, enum moe_fmt *f,
+		    enum moe_dist *d)
+{
+	const char *fs = csv_field(c, idx[0]), *ds = csv_field(c, idx[7]);
+
+	if (!k->valid || strcmp(fs, k->fmt) != 0 || strcmp(ds, k->dist) != 0) {
+		struct err ignore;
+		k->f = MOE_BF16;
+		k->d = MOE_POWER_LAW_101;
+		k->fmt_rc = parse_fmt(fs, &k->f);
+		k->dist_rc = moe_dist_parse(ds, &k->d, &ignore);
+		/* strings too long to keep are parsed again on every row */
+		k->valid = strlen(fs) < sizeof(k->fmt) && strlen(ds) < sizeof(k->dist);
+		if (k->valid) {
+			memcpy(k->fmt, fs, strlen(fs) + 1);
+			memcpy(k->dist, ds, strlen(ds) + 1);
+		}
+	}
+	*f = k->f;
+	*d = k->d;
+	return k->fmt_rc < 0 || k->dist_rc < 0 ? -1 : 0;
+}
+
+/* Append the rows of the distributions in `want` to t.  Curves of one
+ * distribution come in file order whatever else is loaded, so moetab_pick
+ * (which filters by distribution) picks the same curve either way. */
+static int load_rows(const char *path, const struct gpu_spec *g, unsigned want, struct moetab *t,
+		     struct err *e)
 {
 	static const char *const cols[] = {"dtype", "hidden", "inter", "topk", "experts", "moe_tp",
 					   "moe_ep", "distribution", "tokens", "latency_us", NULL};
-	struct moetab *t = xcalloc(1, sizeof(*t));
 	struct csv *c;
 	int idx[10], rc;
 	size_t i;
+	struct keys keys;
 
-	*out = NULL;
-	if ((rc = csv_open(path, &c, e)) < 0) {
-		free(t);
+	memset(&keys, 0, sizeof(keys));
+	if ((rc = csv_open(path, &c, e)) < 0)
 		return rc;
-	}
 	if ((rc = csv_require(c, cols, idx, e)) < 0)
 		goto out;
 	while ((rc = csv_next(c, e)) > 0) {
@@ -192,10 +229,10 @@ int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out,
 		enum moe_dist d = MOE_POWER_LAW_101;
 		struct curve *cv;
 		int j;
-		struct err ignore;
-		if (parse_fmt(csv_field(c, idx[0]), &f) < 0 ||
-		    moe_dist_parse(csv_field(c, idx[7]), &d, &ignore) < 0)
+		if (row_keys(c, idx, &keys, &f, &d) < 0)
 			continue; /* a format or distribution servesim does not price */
+		if (!(want & (1u << d)))
+			continue; /* not asked for: skipped before parsing the numbers */
 		for (j = 1; j < 10; j++)
 			if (j != 7 && (rc = csv_num(c, idx[j], &v[j], e)) < 0)
 				goto out;
@@ -223,14 +260,36 @@ int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out,
 	if (rc < 0)
 		goto out;
 	for (i = 0; i < t->n; i++)
-		sort_curve(&t->c[i]);
-	*out = t;
-	t = NULL;
+		sort_curve(&t->c[i]); /* a no-op on curves sorted before */
+	t->loaded |= want;
 	rc = 0;
 out:
 	csv_close(c);
-	moetab_free(t);
 	return rc;
+}
+
+int moetab_load(const char *path, const struct gpu_spec *g, struct moetab **out, struct err *e)
+{
+	struct moetab *t = xcalloc(1, sizeof(*t));
+	int rc;
+
+	*out = NULL;
+	if ((rc = load_rows(path, g, (1u << MOE_DIST__COUNT) - 1, t, e)) < 0) {
+		moetab_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+int moetab_load_dist(const char *path, const struct gpu_spec *g, enum moe_dist d,
+		     struct moetab **t, struct err *e)
+{
+	if (*t && ((*t)->loaded & (1u << d)))
+		return 0;
+	if (!*t)
+		*t = xcalloc(1, sizeof(**t));
+	return load_rows(path, g, 1u << d, *t, e);
 }
 
 void moetab_free(struct moetab *t)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "servesim/alloc.h"
+#include "servesim/loghist.h"
 #include "engine_internal.h"
 
 const char *reject_reason_name(enum reject_reason r)
@@ -165,6 +166,35 @@ static void csv_row(struct sim *s, const struct req *r, const char *status, doub
 	fputc('\n', s->cfg.requests_out);
 }
 
+/* Move the recorded values into the per-stage histograms (allocated on
+ * first use) and empty the arrays: memory stays bounded past
+ * LOGHIST_EXACT_MAX completions. */
+static void fold_records(struct sim *s)
+{
+	const float *src[5] = {s->ttft, s->itl, s->tpot, s->e2e, s->queue};
+	size_t i, k;
+
+	if (!s->hist) {
+		s->hist = xmalloc(xmul(256 * 5, sizeof(struct loghist)));
+		for (i = 0; i < 256 * 5; i++)
+			loghist_init(&s->hist[i]);
+	}
+	for (i = 0; i < s->nrec; i++)
+		for (k = 0; k < 5; k++)
+			loghist_add(&s->hist[s->stage[i] * 5 + k], src[k][i]);
+	s->nrec = 0;
+	if (s->cap_rec > 4096) { /* from here on the arrays only buffer 4096 */
+		s->cap_rec = 4096;
+		s->ttft = xreallocarray(s->ttft, 4096, sizeof(float));
+		s->itl = xreallocarray(s->itl, 4096, sizeof(float));
+		s->tpot = xreallocarray(s->tpot, 4096, sizeof(float));
+		s->e2e = xreallocarray(s->e2e, 4096, sizeof(float));
+		s->queue = xreallocarray(s->queue, 4096, sizeof(float));
+		s->stage = xreallocarray(s->stage, 4096, sizeof(uint8_t));
+		s->rec_id = xreallocarray(s->rec_id, 4096, sizeof(int32_t));
+	}
+}
+
 void eng_record(struct sim *s, const struct req *r)
 {
 	const struct overheads *ov = &s->cost->cfg.ov;
@@ -197,8 +227,12 @@ void eng_record(struct sim *s, const struct req *r)
 	s->queue[i] = (float)queue;
 	s->stage[i] = (uint8_t)(r->stage > 255 ? 255 : r->stage);
 	s->rec_id[i] = r->id <= INT32_MAX ? (int32_t)r->id : -1;
-	s->nrec++;
 	ag = &s->agg[s->stage[i]];
+	s->nrec++;
+	if (s->hist ? s->nrec == s->cap_rec
+		    : s->nrec > (s->cfg.exact_max ? s->cfg.exact_max : LOGHIST_EXACT_MAX) &&
+			      !s->cfg.exact_percentiles)
+		fold_records(s);
 	if (ag->completed == 0 || r->arrival_ns < ag->first_arr_ns)
 		ag->first_arr_ns = r->arrival_ns;
 	if (ag->completed == 0 || r->last_ns > ag->last_done_ns)
@@ -477,6 +511,10 @@ void sim_free(struct sim *s)
 	free(s->queue);
 	free(s->stage);
 	free(s->rec_id);
+	if (s->hist)
+		for (i = 0; i < 256 * 5; i++)
+			loghist_release(&s->hist[i]);
+	free(s->hist);
 	free(s);
 }
 
@@ -570,6 +608,23 @@ static size_t gather(const struct sim *s, const float *src, int stage, float *ds
 	return n;
 }
 
+/* The five summaries from the histograms of one stage, or all merged. */
+static void summary_hist(const struct sim *s, int stage, struct metric_set *o)
+{
+	struct dist_summary *d[5] = {&o->ttft_ms, &o->itl_ms, &o->tpot_ms, &o->e2e_ms, &o->queue_ms};
+	size_t k, st;
+
+	for (k = 0; k < 5; k++) {
+		struct loghist h;
+		loghist_init(&h);
+		for (st = 0; st < 256; st++)
+			if (stage < 0 || (size_t)stage == st)
+				loghist_merge(&h, &s->hist[st * 5 + k]);
+		loghist_summarise(&h, d[k]);
+		loghist_release(&h);
+	}
+}
+
 void sim_summary(struct sim *s, int stage, struct metric_set *o)
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
@@ -577,17 +632,25 @@ void sim_summary(struct sim *s, int stage, struct metric_set *o)
 	double first = INFINITY, last = 0;
 
 	memset(o, 0, sizeof(*o));
-	n = gather(s, s->ttft, stage, buf);
-	stats_summarise(buf, n, &o->ttft_ms);
-	n = gather(s, s->itl, stage, buf);
-	stats_summarise(buf, n, &o->itl_ms);
-	n = gather(s, s->tpot, stage, buf);
-	stats_summarise(buf, n, &o->tpot_ms);
-	n = gather(s, s->e2e, stage, buf);
-	stats_summarise(buf, n, &o->e2e_ms);
-	n = gather(s, s->queue, stage, buf);
-	stats_summarise(buf, n, &o->queue_ms);
-	free(buf);
+	if (s->hist) {
+		fold_records(s);
+		summary_hist(s, stage, o);
+		free(buf);
+		buf = NULL;
+	}
+	n = buf ? gather(s, s->ttft, stage, buf) : 0;
+	if (buf) {
+		stats_summarise(buf, n, &o->ttft_ms);
+		n = gather(s, s->itl, stage, buf);
+		stats_summarise(buf, n, &o->itl_ms);
+		n = gather(s, s->tpot, stage, buf);
+		stats_summarise(buf, n, &o->tpot_ms);
+		n = gather(s, s->e2e, stage, buf);
+		stats_summarise(buf, n, &o->e2e_ms);
+		n = gather(s, s->queue, stage, buf);
+		stats_summarise(buf, n, &o->queue_ms);
+		free(buf);
+	}
 	for (i = 0; i < 256; i++) {
 		const struct stage_agg *ag = &s->agg[i];
 		if ((stage >= 0 && (size_t)stage != i) || ag->completed == 0)
@@ -616,6 +679,8 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 
 	for (i = 0; i < n; i++)
 		ttft_ms[i] = e2e_ms[i] = NAN;
+	if (s->hist)
+		return; /* not kept past LOGHIST_EXACT_MAX (sim.h) */
 	for (i = 0; i < s->nrec; i++) {
 		int32_t id = s->rec_id[i];
 		if (id >= 0 && (size_t)id < n) {

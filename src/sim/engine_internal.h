@@ -125,6 +125,10 @@ struct sim {
 	uint8_t *stage;
 	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */
 	size_t nrec, cap_rec;
+	/* past LOGHIST_EXACT_MAX completions (unless cfg.exact_percentiles)
+	 * the five arrays above are folded into histograms, [stage * 5 +
+	 * metric], and later completions go there only; else NULL */
+	struct loghist *hist;
 	/* per-stage sums for throughput (stage index capped at 255 like
 	 * stage[]): 25 bytes per completed request in all */
 	struct stage_agg {

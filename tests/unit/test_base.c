@@ -1,5 +1,7 @@
 /* test_base.c - PCG32 known answers, string buffer, gz reader, atomic writes,
  * edit distance. */
+#include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +11,13 @@
 #include "check.h"
 #include "servesim/afile.h"
 #include "servesim/csv.h"
+#include "servesim/decnum.h"
+#include "servesim/loghist.h"
 #include "servesim/gzread.h"
 #include "servesim/paths.h"
 #include "servesim/pcg32.h"
 #include "servesim/sbuf.h"
+#include "servesim/stats.h"
 
 static void test_pcg32(void)
 {
@@ -235,6 +240,187 @@ static void test_csv_quotes(void)
 	remove(p);
 }
 
+/* decnum_parse against strtod: bit-identical wherever the fast path answers. */
+static int same_bits(double a, double b)
+{
+	uint64_t x, y;
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	return x == y;
+}
+
+static void decnum_one(const char *s, size_t *fast, size_t *slow, size_t *bad)
+{
+	double a = 0, b;
+	char *end;
+
+	b = strtod(s, &end);
+	if (!decnum_parse(s, &a)) {
+		(*slow)++;
+		return;
+	}
+	(*fast)++;
+	if (end == s || *end || !same_bits(a, b)) {
+		if (*bad < 5)
+			printf("     decnum '%s': %.17g, strtod %.17g\n", s, a, b);
+		(*bad)++;
+	}
+}
+
+static void test_decnum(void)
+{
+	static const char *const cases[] = {
+		"0", "-0", "+0", "1", "-1", "0.1", ".5", "5.", "00012.50", "1e22", "9007199254740993",
+		"9007199254740992", "123456789012345678", "1.7976931348623157e308", "4.9e-324",
+		"0.000000000000000000000000123", "1.01993e+06", "2.5E-3", "3.14159265358979323846",
+		"123.456e-20", "7e-22", "7e-23", "8.98846567431158e307", "1e-5", "0.3", "2.675"};
+	static const char *const rejects[] = {"", "-", ".", "e5", "1e", "1e+", "0x10", "inf",
+		"nan", " 1", "1 ", "1,2", "1..2", "--1", "1e99999"};
+	char base[600], dir[900], path[1500];
+	size_t fast = 0, slow = 0, bad = 0, nfiles = 0, i;
+	DIR *gd, *cd, *fd;
+	struct dirent *g, *c, *f;
+	struct err e;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		decnum_one(cases[i], &fast, &slow, &bad);
+	CHECK(bad == 0, "decnum: %zu hand-picked numbers, %zu on the fast path, all equal to strtod",
+	      sizeof(cases) / sizeof(cases[0]), fast);
+	for (i = 0; i < sizeof(rejects) / sizeof(rejects[0]); i++) {
+		double v;
+		CHECK(!decnum_parse(rejects[i], &v), "decnum leaves '%s' to strtod", rejects[i]);
+	}
+	/* every numeric field of every kernel table */
+	fast = slow = bad = 0;
+	snprintf(base, sizeof(base), "%s/mfu", SERVESIM_DATADIR);
+	gd = opendir(base);
+	CHECK(gd != NULL, "decnum: open %s", base);
+	while (gd && (g = readdir(gd)) != NULL) {
+		if (g->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", base, g->d_name);
+		if (!(cd = opendir(dir)))
+			continue;
+		while ((c = readdir(cd)) != NULL) {
+			char sub[1200];
+			if (c->d_name[0] == '.')
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s", dir, c->d_name);
+			if (!(fd = opendir(sub)))
+				continue;
+			while ((f = readdir(fd)) != NULL) {
+				struct csv *cv;
+				size_t n = strlen(f->d_name);
+				if (n < 7 || strcmp(f->d_name + n - 7, ".csv.gz") != 0)
+					continue;
+				snprintf(path, sizeof(path), "%s/%s", sub, f->d_name);
+				if (csv_open(path, &cv, &e) < 0)
+					continue;
+				nfiles++;
+				while (csv_next(cv, &e) > 0)
+					for (i = 0; i < csv_nfields(cv); i++)
+						decnum_one(csv_field(cv, (int)i), &fast, &slow, &bad);
+				csv_close(cv);
+			}
+			closedir(fd);
+		}
+		closedir(cd);
+	}
+	if (gd)
+		closedir(gd);
+	CHECK(nfiles > 20 && fast > 1000000 && bad == 0,
+	      "decnum: %zu table files, %zu fields on the fast path (%zu left to strtod), %zu differ",
+	      nfiles, fast, slow, bad);
+}
+
+/* loghist against exact percentiles: within LOGHIST_REL_ERR, merge exact. */
+static double rel(double got, double want)
+{
+	return want == 0 ? fabs(got) : fabs(got - want) / fabs(want);
+}
+
+static void loghist_vs_exact(const char *what, float *x, size_t n)
+{
+	struct loghist h;
+	struct dist_summary a, b;
+	size_t i;
+	double worst;
+
+	loghist_init(&h);
+	for (i = 0; i < n; i++)
+		loghist_add(&h, x[i]);
+	loghist_summarise(&h, &b);
+	stats_summarise(x, n, &a);
+	worst = rel(b.p50, a.p50);
+	worst = fmax(worst, rel(b.p90, a.p90));
+	worst = fmax(worst, rel(b.p95, a.p95));
+	worst = fmax(worst, rel(b.p99, a.p99));
+	CHECK(b.n == a.n && b.max == a.max && rel(b.mean, a.mean) < 1e-9 && worst <= LOGHIST_REL_ERR,
+	      "loghist %s (n %zu): p50 %.6g/%.6g p99 %.6g/%.6g, worst relative error %.2e <= %g",
+	      what, n, b.p50, a.p50, b.p99, a.p99, worst, LOGHIST_REL_ERR);
+	/* every percentile on a fine grid, not just the four reported */
+	worst = 0;
+	for (i = 0; i <= 1000; i++) {
+		double p = (double)i / 1000;
+		worst = fmax(worst, rel(loghist_percentile(&h, p), stats_percentile_sorted(x, n, p)));
+	}
+	CHECK(worst <= LOGHIST_REL_ERR, "loghist %s: 1001 percentiles, worst relative error %.2e", what,
+	      worst);
+	loghist_release(&h);
+}
+
+static void test_loghist(void)
+{
+	size_t n = 300000, i, half;
+	float *x = malloc(n * sizeof(float));
+	struct pcg32 r;
+	struct loghist all, h1, h2;
+	int same = 1;
+
+	pcg32_seed(&r, 13, 1);
+	/* latencies over ten decades: 1e-4 .. 1e6 ms */
+	for (i = 0; i < n; i++)
+		x[i] = (float)exp(pcg32_double(&r) * 23.0 - 9.2);
+	loghist_vs_exact("ten decades", x, n);
+	/* a narrow, heavy-tailed spread with ties and zeros (queue times) */
+	for (i = 0; i < n; i++) {
+		double u = pcg32_double(&r);
+		x[i] = u < 0.3 ? 0.0f : (float)(12.5 + floor(-log(1 - u) * 40) / 4);
+	}
+	loghist_vs_exact("ties and zeros", x, n);
+	/* all values negative */
+	for (i = 0; i < n; i++)
+		x[i] = -(float)(1.0 + pcg32_double(&r) * 1000.0);
+	loghist_vs_exact("negative", x, n);
+	/* merged halves give what one histogram of everything gives */
+	for (i = 0; i < n; i++)
+		x[i] = (float)exp(pcg32_double(&r) * 8.0);
+	loghist_init(&all);
+	loghist_init(&h1);
+	loghist_init(&h2);
+	half = n / 3;
+	for (i = 0; i < n; i++) {
+		loghist_add(&all, x[i]);
+		loghist_add(i < half ? &h1 : &h2, x[i]);
+	}
+	loghist_merge(&h1, &h2);
+	for (i = 0; i <= 100; i++)
+		same &= loghist_percentile(&h1, i / 100.0) == loghist_percentile(&all, i / 100.0);
+	CHECK(same && h1.n == all.n && h1.max == all.max, "loghist merge of two parts = one histogram");
+	CHECK(all.pos.len < 20000, "loghist memory bounded: %zu buckets for 3.5 decades", all.pos.len);
+	loghist_release(&all);
+	loghist_release(&h1);
+	loghist_release(&h2);
+	loghist_init(&all);
+	CHECK(loghist_percentile(&all, 0.5) == 0, "loghist empty gives 0");
+	loghist_add(&all, 7.25);
+	CHECK(rel(loghist_percentile(&all, 0.5), 7.25) <= LOGHIST_REL_ERR &&
+		      loghist_percentile(&all, 1.0) == 7.25,
+	      "loghist one value");
+	loghist_release(&all);
+	free(x);
+}
+
 int main(void)
 {
 	test_pcg32();
@@ -242,6 +428,8 @@ int main(void)
 	test_gzread();
 	test_afile();
 	test_csv_quotes();
+	test_decnum();
+	test_loghist();
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
 	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");

@@ -194,6 +194,34 @@ static void test_moe_tables(void)
 		CHECK(t1 > 0 && t1 < t512 && t512 < t4096, "monotone in tokens: %.1f < %.1f < %.1f us", t1 * 1e6,
 		      t512 * 1e6, t4096 * 1e6);
 	}
+	/* one distribution at a time (what a run loads) picks the same curve
+	 * and efficiency as the whole table, whatever was loaded before */
+	{
+		static const struct moe_shape shapes[] = {{7168, 2048, 8, 256, 1, 8},
+			{4096, 1536, 8, 128, 1, 4}, {4096, 14336, 2, 8, 2, 1}, {2880, 2880, 4, 128, 1, 2}};
+		static const enum moe_fmt fmts[] = {MOE_FP8_BLOCK, MOE_FP8, MOE_BF16, MOE_MXFP4};
+		static const enum moe_dist order[] = {MOE_BALANCED, MOE_POWER_LAW_12, MOE_POWER_LAW_101};
+		struct moetab *part = NULL;
+		int same = 1, k, i, j;
+		for (k = 0; k < 3; k++) {
+			if (moetab_load_dist(path, g, order[k], &part, &e) < 0 ||
+			    moetab_load_dist(path, g, order[k], &part, &e) < 0) {
+				CHECK(0, "moetab_load_dist: %s", e.msg);
+				break;
+			}
+			for (i = 0; i < 4; i++)
+				for (j = 0; j < 4; j++) {
+					struct moe_pick a, b;
+					moetab_pick(t, fmts[j], &shapes[i], order[k], &a);
+					moetab_pick(part, fmts[j], &shapes[i], order[k], &b);
+					double ea = moetab_eff(&a, &shapes[i], 37), eb = moetab_eff(&b, &shapes[i], 37);
+					same &= strcmp(a.desc, b.desc) == 0 && a.distance == b.distance &&
+						(ea == eb || (isnan(ea) && isnan(eb)));
+				}
+		}
+		CHECK(same, "moetab_load_dist: same picks and efficiencies as moetab_load, per distribution");
+		moetab_free(part);
+	}
 	moetab_free(t);
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "servesim/loghist.h"
 #include "servesim/comm.h"
 #include "servesim/cost.h"
 #include "servesim/kvcache.h"
@@ -738,6 +739,69 @@ static void test_pp(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* Past the exact count the summaries come from histograms within
+ * LOGHIST_REL_ERR of the exact ones (exact_max lowered to 700 here). */
+static void test_hist_percentiles(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct metric_set ex, hi;
+	struct sim *s1 = NULL, *s2 = NULL;
+	struct err e;
+	double tt[3], ee[3];
+	const struct dist_summary *a[5] = {&ex.ttft_ms, &ex.itl_ms, &ex.tpot_ms, &ex.e2e_ms, &ex.queue_ms};
+	const struct dist_summary *b[5] = {&hi.ttft_ms, &hi.itl_ms, &hi.tpot_ms, &hi.e2e_ms, &hi.queue_ms};
+	double worst = 0;
+	int k, ok = 1;
+
+	make_cost(&c, m, 512, 64, 0);
+	base_cfg(&sc, 512, 64, 4000);
+	sc.check_invariants = false;
+	wl_spec_defaults(&w);
+	w.process = WL_POISSON;
+	w.rate = 20;
+	w.num_requests = 3000;
+	w.prompt.kind = WL_NORMAL;
+	w.prompt.a = 300;
+	w.prompt.b = 100;
+	w.output.kind = WL_UNIFORM;
+	w.output.a = 10;
+	w.output.b = 200;
+	w.seed = 5;
+	sc.exact_max = 700;
+	sc.exact_percentiles = true;
+	ok &= sim_new(&sc, &c, &w, &s1, &e) == 0 && sim_run(s1, &e) == 0;
+	sc.exact_percentiles = false;
+	ok &= sim_new(&sc, &c, &w, &s2, &e) == 0 && sim_run(s2, &e) == 0;
+	CHECK(ok, "histogram run and exact run finish");
+	if (ok) {
+		sim_summary(s1, -1, &ex);
+		sim_summary(s2, -1, &hi);
+		for (k = 0; k < 5; k++) {
+			double r[4] = {a[k]->p50, a[k]->p90, a[k]->p95, a[k]->p99};
+			double q[4] = {b[k]->p50, b[k]->p90, b[k]->p95, b[k]->p99};
+			int j;
+			ok &= a[k]->n == b[k]->n && a[k]->max == b[k]->max &&
+			      fabs(a[k]->mean - b[k]->mean) <= 1e-9 * fabs(a[k]->mean);
+			for (j = 0; j < 4; j++)
+				if (r[j] != 0)
+					worst = fmax(worst, fabs(q[j] - r[j]) / fabs(r[j]));
+		}
+		CHECK(ok && ex.completed == hi.completed && ex.completed == 3000 &&
+			      worst <= LOGHIST_REL_ERR,
+		      "3000 requests past an exact count of 700: same n, mean, max; percentiles within %.2e (<= %g)",
+		      worst, LOGHIST_REL_ERR);
+		sim_per_request(s2, tt, ee, 3);
+		CHECK(isnan(tt[0]) && isnan(ee[2]), "per-request values not kept past the exact count");
+		sim_per_request(s1, tt, ee, 3);
+		CHECK(!isnan(tt[0]) && !isnan(ee[2]), "--exact-percentiles keeps them");
+	}
+	sim_free(s1);
+	sim_free(s2);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -767,6 +831,7 @@ int main(void)
 	test_spec(&m);
 	test_pd(&m);
 	test_pp(&m);
+	test_hist_percentiles(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");

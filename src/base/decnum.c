@@ -1,0 +1,63 @@
+/* decnum.c - exact fast path for plain decimal numbers (see decnum.h). */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "servesim/decnum.h"
+
+/* 10^0 .. 10^22: the powers of ten a double holds exactly (5^22 < 2^53). */
+static const double pow10_exact[23] = {
+	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+bool decnum_parse(const char *s, double *out)
+{
+	const uint64_t max_exact = (uint64_t)1 << 53; /* integers a double holds exactly */
+	uint64_t m = 0;
+	const char *p = s, *d0;
+	size_t nint, nfrac = 0;
+	int scale, ex = 0;
+	bool neg = false;
+	double v;
+
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	/* all digits into m; more than 19 (zeros included) may have wrapped
+	 * m and are left to strtod below */
+	for (d0 = p; (unsigned)(*p - '0') < 10u; p++)
+		m = m * 10 + (uint64_t)(*p - '0');
+	nint = (size_t)(p - d0);
+	if (*p == '.') {
+		for (d0 = ++p; (unsigned)(*p - '0') < 10u; p++)
+			m = m * 10 + (uint64_t)(*p - '0');
+		nfrac = (size_t)(p - d0);
+	}
+	if (nint + nfrac == 0 || nint + nfrac > 19)
+		return false;
+	scale = -(int)nfrac;
+	if (*p == 'e' || *p == 'E') {
+		bool eneg = false;
+		size_t nd;
+		p++;
+		if (*p == '-' || *p == '+')
+			eneg = *p++ == '-';
+		for (d0 = p; (unsigned)(*p - '0') < 10u && p - d0 < 5; p++)
+			ex = ex * 10 + (*p - '0');
+		nd = (size_t)(p - d0);
+		if (nd == 0 || nd > 4)
+			return false;
+		scale += eneg ? -ex : ex;
+	}
+	if (*p != '\0' || m > max_exact)
+		return false;
+	if (m == 0)
+		v = 0.0;
+	else if (scale >= 0 && scale <= 22)
+		v = (double)m * pow10_exact[scale];
+	else if (scale < 0 && scale >= -22)
+		v = (double)m / pow10_exact[-scale];
+	else
+		return false;
+	*out = neg ? -v : v;
+	return true;
+}

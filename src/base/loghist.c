@@ -1,0 +1,166 @@
+/* loghist.c - mergeable log-bucketed histogram (see loghist.h).
+ *
+ * Buckets are sized for a relative error a little below the documented
+ * bound (LOGHIST_REL_ERR), so that a value on a bucket boundary that log()
+ * rounds into the neighbouring bucket is still within the bound. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/loghist.h"
+
+#define LOGHIST_BUCKET_ERR (0.9 * LOGHIST_REL_ERR)
+
+void loghist_init(struct loghist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->gamma = (1 + LOGHIST_BUCKET_ERR) / (1 - LOGHIST_BUCKET_ERR);
+	h->log_gamma = log(h->gamma);
+	h->max = -INFINITY;
+}
+
+void loghist_release(struct loghist *h)
+{
+	free(h->pos.cnt);
+	free(h->neg.cnt);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Make bucket i addressable, growing the store to either side. */
+static void store_cover(struct loghist_store *s, int64_t i)
+{
+	int64_t lo, hi;
+	size_t len;
+	uint64_t *c;
+
+	if (s->len > 0 && i >= s->off && i < s->off + (int64_t)s->len)
+		return;
+	lo = s->len ? (i < s->off ? i : s->off) : i;
+	hi = s->len ? (i >= s->off + (int64_t)s->len ? i : s->off + (int64_t)s->len - 1) : i;
+	/* grow by at least half again, so n adds cost O(n) copies */
+	len = (size_t)(hi - lo + 1);
+	if (s->len && len < s->len + s->len / 2) {
+		size_t extra = s->len + s->len / 2 - len;
+		if (i < s->off)
+			lo -= (int64_t)extra;
+		else
+			hi += (int64_t)extra;
+		len = (size_t)(hi - lo + 1);
+	}
+	c = xcalloc(len, sizeof(uint64_t));
+	if (s->len)
+		memcpy(c + (s->off - lo), s->cnt, s->len * sizeof(uint64_t));
+	free(s->cnt);
+	s->cnt = c;
+	s->off = lo;
+	s->len = len;
+}
+
+static int64_t bucket_of(const struct loghist *h, double x)
+{
+	return (int64_t)ceil(log(x) / h->log_gamma);
+}
+
+static double bucket_value(const struct loghist *h, int64_t i)
+{
+	return 2.0 * exp((double)i * h->log_gamma) / (h->gamma + 1.0);
+}
+
+static void store_add(struct loghist_store *s, int64_t i, uint64_t k)
+{
+	store_cover(s, i);
+	s->cnt[i - s->off] += k;
+}
+
+void loghist_add(struct loghist *h, double x)
+{
+	if (isnan(x))
+		return;
+	h->n++;
+	h->sum += x;
+	if (x > h->max)
+		h->max = x;
+	if (x > 0)
+		store_add(&h->pos, bucket_of(h, x), 1);
+	else if (x < 0)
+		store_add(&h->neg, bucket_of(h, -x), 1);
+	else
+		h->zeros++;
+}
+
+static void store_merge(struct loghist_store *d, const struct loghist_store *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->len; i++)
+		if (s->cnt[i])
+			store_add(d, s->off + (int64_t)i, s->cnt[i]);
+}
+
+void loghist_merge(struct loghist *dst, const struct loghist *src)
+{
+	store_merge(&dst->pos, &src->pos);
+	store_merge(&dst->neg, &src->neg);
+	dst->zeros += src->zeros;
+	dst->n += src->n;
+	dst->sum += src->sum;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+/* The k-th smallest value (0-based), to the bucket. */
+static double order_stat(const struct loghist *h, uint64_t k)
+{
+	uint64_t seen = 0;
+	size_t i;
+
+	/* negatives: largest magnitude first */
+	for (i = h->neg.len; i-- > 0;) {
+		seen += h->neg.cnt[i];
+		if (k < seen)
+			return -bucket_value(h, h->neg.off + (int64_t)i);
+	}
+	seen += h->zeros;
+	if (k < seen)
+		return 0;
+	for (i = 0; i < h->pos.len; i++) {
+		seen += h->pos.cnt[i];
+		if (k < seen)
+			return bucket_value(h, h->pos.off + (int64_t)i);
+	}
+	return h->max; /* not reached: k < n */
+}
+
+double loghist_percentile(const struct loghist *h, double p)
+{
+	double pos, w, a, b;
+	uint64_t lo;
+
+	if (h->n == 0)
+		return 0;
+	pos = p * (double)(h->n - 1);
+	lo = (uint64_t)pos;
+	if (lo + 1 >= h->n)
+		return h->max;
+	w = pos - (double)lo;
+	a = order_stat(h, lo);
+	if (w == 0)
+		return a;
+	b = order_stat(h, lo + 1);
+	return a + w * (b - a);
+}
+
+void loghist_summarise(const struct loghist *h, struct dist_summary *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->n = (size_t)h->n;
+	if (h->n == 0)
+		return;
+	o->mean = h->sum / (double)h->n;
+	o->p50 = loghist_percentile(h, 0.50);
+	o->p90 = loghist_percentile(h, 0.90);
+	o->p95 = loghist_percentile(h, 0.95);
+	o->p99 = loghist_percentile(h, 0.99);
+	o->max = h->max;
+}
