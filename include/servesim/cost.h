@@ -105,7 +105,7 @@ struct cost_model {
 	enum dtype moe_wdt;
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	/* where each component's cost comes from, for the run header */
-	char src[COST_SRC__COUNT][200];
+	char src[COST_SRC__COUNT][400];
 	/* attention-DP (an MoE model with p.dp > 1): DP ranks step together
 	 * and share the MoE layers, so the routed experts and the EP
 	 * dispatch/combine are priced at the tokens of all ranks (moe_s,
