@@ -7,7 +7,8 @@ report the median |TTFT error| and |TPOT error| per model x system.
 Each row is a closed loop of `silicon_concurrency` clients with fixed isl/osl;
 it is replayed as that many clients over 3 x concurrency requests (at least 32).
 Silicon TPOT is compared with servesim's ITL ((E2E - TTFT)/(output - 1)), the
-benchmark's TPOT definition.  Worker counts left blank in the file are taken as 1.
+benchmark's TPOT definition.  Each row is priced with its engine's kernel tables
+(--engine trtllm|sglang|vllm).  Worker counts left blank in the file are taken as 1.
 
 usage: eval/pd_silicon.py [--limit N] [--servesim ./servesim] [--csv OUT]
 """
@@ -53,7 +54,8 @@ def main():
                "--dtype", "fp8", "--tp", str(dtp), "--ep", str(dep), "--prefill-tp", str(ptp),
                "--prefill-ep", str(pep), "--disaggregate",
                f"{num(r['prefill_num_workers'])}p{num(r['decode_num_workers'])}d",
-               "--workload", wpath, "--format", "json", "--allow-invalid"]
+               "--workload", wpath, "--format", "json", "--allow-invalid",
+               "--engine", r["backend"] if r["backend"] in ("vllm", "sglang", "trtllm") else "vllm"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         os.unlink(wpath)
         if p.returncode != 0:

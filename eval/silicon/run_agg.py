@@ -53,8 +53,13 @@ def run_row(r, binary, engine):
            '--max-model-len', str(isl + osl + 16), '--workload', wpath, '--format', 'json']
     if ep > 1:
         cmd += ['--ep', str(ep)]
-    if r['moe_quant_mode'] in ('fp8', 'fp8_block'):
-        cmd += ['--moe-fp8-scales', 'block' if r['moe_quant_mode'] == 'fp8_block' else 'tensor']
+    # the row's expert format; fp4 on Hopper runs weight-only (the checkpoint's
+    # MXFP4 experts), so the dtype stays bf16 there and the stored format applies
+    hopper = r['system'] in ('h100_sxm', 'h200_sxm')
+    if dt == 'fp4' and hopper:
+        cmd[cmd.index('--dtype') + 1] = 'bf16'
+    elif r['moe_quant_mode'] in ('fp8', 'fp8_block', 'nvfp4'):
+        cmd += ['--moe-format', {'nvfp4': 'fp4'}.get(r['moe_quant_mode'], r['moe_quant_mode'])]
     p = subprocess.run(cmd, capture_output=True, text=True)
     os.unlink(wpath)
     if p.returncode != 0:

@@ -71,6 +71,11 @@ double comm_a2a_s(const struct comm_table *t, const struct gpu_spec *g,
 enum comm_a2a_mode comm_a2a_mode_for(double tokens_per_rank);
 /* Ring all-reduce over n GPUs of `bytes` (message size) across domains. */
 double comm_allreduce_cross_s(const struct comm_place *pl, int n, double bytes);
+/* Attention-DP without EP (experts TP-sharded over the tp x dp GPUs): the
+ * all-gather of every rank's hidden states before the experts and the
+ * reduce-scatter after them, `bytes` being the gathered message, over the
+ * slowest link of the group. */
+double comm_dp_gather_s(const struct comm_place *pl, int n, double bytes);
 /* One point-to-point activation send of `bytes` between pipeline stages
  * (the inter-node link when a stage boundary crosses domains). */
 double comm_send_s(const struct comm_place *pl, double bytes);

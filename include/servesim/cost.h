@@ -63,8 +63,8 @@ struct cost_cfg {
 	enum dtype moe_wdt;
 	enum moe_dist moe_dist;       /* routing imbalance of the MoE tables (default power law 1.01) */
 	struct mfu_cache *cache;      /* shared tables (NULL: this model loads its own) */
-	int moe_fp8_scales;           /* fp8 experts: 0 = as the checkpoint says (128x128 blocks for a
-				       * published fp8 checkpoint), 1 = per-tensor, 2 = block */
+	int moe_format;               /* routed experts' format: 0 = as the checkpoint stores them,
+				       * else enum moe_fmt + 1 (run --moe-format) */
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured

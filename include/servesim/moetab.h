@@ -44,6 +44,9 @@ struct moetab; /* opaque */
 
 const char *moe_fmt_name(enum moe_fmt f);
 const char *moe_dist_name(enum moe_dist d);
+/* Parse "bf16", "fp8", "fp8_block", "int4", "fp4" (or "nvfp4"), "mxfp4"
+ * (SS_EUSAGE otherwise). */
+int moe_fmt_parse(const char *s, enum moe_fmt *out, struct err *e);
 /* Parse "balanced", "power_law_1.01", "power_law_1.2" (SS_EUSAGE otherwise). */
 int moe_dist_parse(const char *s, enum moe_dist *out, struct err *e);
 

@@ -30,7 +30,7 @@ struct scenario {
 	char engine[16];              /* kernel collection (cost_cfg.engine) */
 	char engine_version[32];
 	enum moe_dist moe_dist;
-	int moe_fp8_scales;           /* cost_cfg.moe_fp8_scales */
+	int moe_format;               /* cost_cfg.moe_format */
 	struct mfu_cache *mfu_cache;  /* shared kernel tables, or NULL */
 	bool moe_wdt_given;           /* routed experts stored as moe_wdt */
 	enum dtype moe_wdt;

@@ -40,8 +40,9 @@ static const char run_usage[] =
 	"  --dtype bf16|fp8|fp4|int4 weights and GEMMs (default bf16; fp4 needs a Blackwell GPU;\n"
 	"                            int4 = weight-only W4A16)\n"
 	"  --moe-dtype D             routed experts' weights when they differ from --dtype\n"
-	"  --moe-fp8-scales block|tensor  fp8 experts' scales (default: block for a published\n"
-	"                            fp8 checkpoint, else per-tensor)\n"
+	"  --moe-format F            routed experts' format: bf16, fp8 (per-tensor scales),\n"
+	"                            fp8_block, fp4 (NVFP4), mxfp4 or int4 (default: as the\n"
+	"                            checkpoint stores them, else --dtype)\n"
 	"  --kv-dtype bf16|fp8       KV cache (default: --dtype)\n"
 	"kernels:\n"
 	"  --engine vllm|sglang|trtllm  whose measured kernel tables price the step (default vllm)\n"
@@ -122,7 +123,7 @@ struct run_opts {
 	bool moe_dtype_given;
 	enum dtype moe_dtype;
 	enum moe_dist moe_dist;
-	int moe_fp8_scales;
+	int moe_format;
 };
 
 static int parse_len(const char *flag, const char *arg, double *mean, double *std, struct err *e)
@@ -175,7 +176,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"engine-version", required_argument, 0, O_ENGINE_VER},
 		{"moe-dtype", required_argument, 0, O_MOE_DT},
 		{"moe-distribution", required_argument, 0, O_MOE_DIST},
-		{"moe-fp8-scales", required_argument, 0, O_MOE_SCALES},
+		{"moe-format", required_argument, 0, O_MOE_SCALES},
 		{"allow-invalid", no_argument, 0, O_ALLOW},
 		{"speculative-tokens", required_argument, 0, O_SPK},
 		{"num-speculative-tokens", required_argument, 0, O_SPK},
@@ -242,14 +243,12 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_ENGINE_VER: o->engine_version = optarg; break;
 		case O_MOE_DT: rc = dtype_parse(optarg, &o->moe_dtype, e); o->moe_dtype_given = true; break;
 		case O_MOE_DIST: rc = moe_dist_parse(optarg, &o->moe_dist, e); break;
-		case O_MOE_SCALES:
-			if (strcmp(optarg, "block") == 0)
-				o->moe_fp8_scales = 2;
-			else if (strcmp(optarg, "tensor") == 0)
-				o->moe_fp8_scales = 1;
-			else
-				rc = err_set(e, SS_EUSAGE, "--moe-fp8-scales must be block or tensor, got '%s'", optarg);
+		case O_MOE_SCALES: {
+			enum moe_fmt f;
+			if ((rc = moe_fmt_parse(optarg, &f, e)) == 0)
+				o->moe_format = (int)f + 1;
 			break;
+		}
 		case O_ALLOW: o->allow_invalid = true; break;
 		case O_SPK: rc = cli_int("--speculative-tokens", optarg, 1, SPEC_MAX_TOKENS, &o->spec_k, e); break;
 		case O_SPM: o->spec_method = optarg; break;
@@ -462,6 +461,10 @@ static void print_placement(const struct run_ctx *c)
 			printf("; EP %d within one NVLink domain: dispatch + combine %.0f us per MoE layer at 128 tokens per rank",
 			       p->ep, here * 1e6);
 	}
+	else if (c->sc->lockstep && c->m->n_experts > 0)
+		printf("; experts TP-sharded over %d GPU%s in %d NVLink domain%s: all-gather and reduce-scatter of the ranks' tokens around them%s",
+		       p->tp * p->dp, p->tp * p->dp > 1 ? "s" : "", pl->ep_domains,
+		       pl->ep_domains > 1 ? "s" : "", pl->ep_domains > 1 ? " on the inter-node link" : " on NVLink");
 	printf("\n");
 }
 
@@ -821,7 +824,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	snprintf(sc.engine, sizeof(sc.engine), "%s", o.engine ? o.engine : "vllm");
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", o.engine_version ? o.engine_version : "");
 	sc.moe_dist = o.moe_dist;
-	sc.moe_fp8_scales = o.moe_fp8_scales;
+	sc.moe_format = o.moe_format;
 	sc.moe_wdt_given = o.moe_dtype_given;
 	sc.moe_wdt = o.moe_dtype;
 	if ((rc = cost_parse_off(o.tier0_off, &sc.tier0_off, e)) < 0)

@@ -221,6 +221,10 @@ static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr
 			t += (double)lk->count *
 			     op_at(c, o, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
 		}
+		/* without EP every GPU needs every rank's tokens (comm.c) */
+		if (c->p.ep <= 1 && strcmp(lk->name, "moe") == 0)
+			t += (double)lk->count *
+			     comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0);
 	}
 	return t;
 }
@@ -254,19 +258,28 @@ static enum dtype stored_dtype(enum model_qfmt f, const struct gpu_spec *g, enum
 	return dtype_bytes(d) < dtype_bytes(dflt) ? d : dflt;
 }
 
-static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m, int scales)
+static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m)
 {
 	switch (dt) {
 	case DT_FP8:
 		/* published fp8 MoE checkpoints (DeepSeek-V3/R1, Qwen3-*-FP8,
 		 * MiniMax) store 128x128 block scales; a bf16 checkpoint
 		 * quantised by the engine gets per-tensor scales */
-		if (scales)
-			return scales == 2 ? MOE_FP8_BLOCK : MOE_FP8;
 		return m->q.experts == Q_FP8_BLOCK ? MOE_FP8_BLOCK : MOE_FP8;
 	case DT_FP4: return m->q.experts == Q_MXFP4 ? MOE_MXFP4 : MOE_FP4;
-	case DT_INT4: return MOE_INT4;
+	case DT_INT4: return m->q.experts == Q_MXFP4 ? MOE_MXFP4 : MOE_INT4;
 	default: return MOE_BF16;
+	}
+}
+
+/* The dtype the experts run in when --moe-format names their format. */
+static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
+{
+	switch (f) {
+	case MOE_FP8: case MOE_FP8_BLOCK: return DT_FP8;
+	case MOE_FP4: case MOE_MXFP4: return g->peak_flops[DT_FP4] > 0 ? DT_FP4 : DT_INT4;
+	case MOE_INT4: return DT_INT4;
+	default: return DT_BF16;
 	}
 }
 
@@ -406,7 +419,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		c->moe_shape = (struct moe_shape){(double)m->hidden, (double)m->moe_intermediate,
 						  (double)m->top_k, (double)m->n_experts,
 						  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
-		c->moe_fmt = moe_fmt_of(c->moe_wdt, m, cfg->moe_fp8_scales);
+		if (cfg->moe_format > 0) {
+			c->moe_fmt = (enum moe_fmt)(cfg->moe_format - 1);
+			c->moe_wdt = moe_fmt_dtype(c->moe_fmt, g);
+			if (c->moe_wdt == DT_INT4) /* 4-bit experts without fp4 tensor cores: W4A16 */
+				c->moe_fmt = MOE_INT4;
+		} else {
+			c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
+		}
 		moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
 	}
 	comm_place(g, p, &c->place);

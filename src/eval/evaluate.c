@@ -41,6 +41,24 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	snprintf(sc->engine, sizeof(sc->engine), "%s", x->engine[0] ? x->engine : "vllm");
 	if (strcmp(x->engine_version, "unknown") != 0)
 		snprintf(sc->engine_version, sizeof(sc->engine_version), "%s", x->engine_version);
+	{
+		/* the routed experts' format the source names ("... moe=fp8" in
+		 * the silicon reader's precision strings) */
+		const char *q = strstr(x->precision, "moe=");
+		enum moe_fmt f;
+		char buf[16];
+		size_t n;
+		if (q) {
+			q += 4;
+			n = strcspn(q, " ");
+			if (n > 0 && n < sizeof(buf)) {
+				memcpy(buf, q, n);
+				buf[n] = '\0';
+				if (moe_fmt_parse(buf, &f, NULL) == 0)
+					sc->moe_format = (int)f + 1;
+			}
+		}
+	}
 	if (x->kind == EXP_REQUESTS && x->meas.server_side) {
 		/* engine-side timings (OTel spans): no client terms */
 		sc->ov.api_ttft_ms = sc->ov.api_e2e_ms = sc->ov.stream_token_us = 0;

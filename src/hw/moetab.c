@@ -45,6 +45,23 @@ const char *moe_dist_name(enum moe_dist d)
 	return (unsigned)d < MOE_DIST__COUNT ? dist_names[d] : "?";
 }
 
+int moe_fmt_parse(const char *s, enum moe_fmt *out, struct err *e)
+{
+	int i;
+
+	for (i = 0; i < MOE__COUNT; i++)
+		if (strcmp(s, fmt_names[i]) == 0) {
+			*out = (enum moe_fmt)i;
+			return 0;
+		}
+	if (strcmp(s, "nvfp4") == 0) {
+		*out = MOE_FP4;
+		return 0;
+	}
+	return err_set(e, SS_EUSAGE,
+		       "unknown MoE format '%s' (expected bf16, fp8, fp8_block, fp4, nvfp4, mxfp4 or int4)", s);
+}
+
 int moe_dist_parse(const char *s, enum moe_dist *out, struct err *e)
 {
 	int i;

@@ -116,7 +116,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	snprintf(cc.engine, sizeof(cc.engine), "%s", s->engine);
 	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", s->engine_version);
 	cc.moe_dist = s->moe_dist;
-	cc.moe_fp8_scales = s->moe_fp8_scales;
+	cc.moe_format = s->moe_format;
 	cc.cache = s->mfu_cache;
 	cc.moe_wdt_given = s->moe_wdt_given;
 	cc.moe_wdt = s->moe_wdt;
