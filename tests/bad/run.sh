@@ -159,6 +159,7 @@ t out-umask-mode 0 '' 'umask 027; $SS run --workload w.json --requests-out o.csv
 t out-link-kept 0 '' 'ln -s tgt.csv l.csv && $SS run --workload w.json --requests-out l.csv > /dev/null && [ -L l.csv ] && [ -s tgt.csv ] && rm l.csv tgt.csv'
 t out-fifo-direct 0 '' 'mkfifo f && { wc -l < f > n & } && $SS run --workload w.json --requests-out f > /dev/null && wait && [ -p f ] && [ "$(cat n)" = 21 ] && rm f n'
 t out-sigterm-no-temp 143 '' '$SS run --rate 200 --num-requests 20000000 --requests-out big.csv > /dev/null 2>&1 & p=$!; i=0; while [ ! -e big.csv.tmp* ] 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; ls | grep -q "big.csv.tmp" || exit 9; kill -TERM $p; wait $p'
+t out-sigint-no-temp 124 '' 'timeout -s INT 1.5 $SS run --rate 200 --num-requests 20000000 --requests-out big.csv > /dev/null 2>&1'
 # 4. numbers in traces are range-checked before conversion (exit 3)
 t trace-arrival-1e300 3 "'arrival_s' must be in [0, 1e+09]" '$SS run --workload tr-arr-huge.json'
 t trace-prompt-1e20 3 "integers in [1, 16777216], got 1e+20" '$SS run --workload tr-prompt-huge.json'
