@@ -207,7 +207,7 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 {
 	const struct json *evs = json_get(root, "traceEvents"), *x, *dp;
 	struct kev *ops = NULL, *scopes = NULL, *rts = NULL, *ks = NULL;
-	size_t no = 0, ns = 0, nr = 0, nk = 0, co = 0, cs = 0, cr = 0, ck = 0, i;
+	size_t no = 0, ns = 0, nr = 0, nk = 0, co = 0, cs = 0, cr = 0, ck = 0, i, idx;
 	long *op_of = NULL;
 	int rc = 0;
 
@@ -218,7 +218,7 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 	if (dp && json_type_of(dp) == JSON_ARRAY && json_size(dp) > 0 &&
 	    json_string(json_get(json_at(dp, 0), "name")))
 		snprintf(t->device, sizeof(t->device), "%s", json_string(json_get(json_at(dp, 0), "name")));
-	for (x = json_first(evs); x; x = json_next(x)) {
+	for (x = json_first(evs), idx = 0; x; x = json_next(x), idx++) {
 		const char *cat = json_string(json_get(x, "cat")), *ph = json_string(json_get(x, "ph"));
 		const struct json *args = json_get(x, "args");
 		struct kev k;
@@ -229,6 +229,13 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 		k.ts = json_number(json_get(x, "ts"));
 		k.dur = json_number(json_get(x, "dur"));
 		k.tid = json_ll(json_get(x, "tid"), 0);
+		if (strcmp(cat, "kernel") == 0 && k.name && !(k.dur >= 0)) {
+			/* a kernel that took a negative (or no) time is a broken
+			 * trace, not an absent kernel */
+			rc = err_set(e, SS_EDATA, "%s: traceEvents[%zu] (kernel '%.80s'): 'dur' must be >= 0 us, got %g",
+				     name, idx, k.name, k.dur);
+			goto out;
+		}
 		if (!k.name || !json_get(x, "ts") || !(k.dur >= 0))
 			continue;
 		if (args && json_get(args, "correlation"))

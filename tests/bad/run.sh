@@ -234,6 +234,7 @@ t run-workload-missing 3 "nofile.json: cannot open" '$SS run --workload nofile.j
 t trace-ascend-header-only 3 "ascend-hdr" '$SS trace ascend-hdr'
 t trace-ascend-csv-header-only 3 "ascend-hdr.csv" '$SS trace ascend-hdr.csv'
 t trace-kineto-huge-ids 0 "" '$SS trace kineto-nan.json > /dev/null'
+t trace-kineto-negative-dur 3 "(kernel 'k'): 'dur' must be >= 0" '$SS trace kineto-neg.json'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
