@@ -432,7 +432,6 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->cost = pre ? cfg->pd.prefill_cost : cost;
 		rp->mbt = pre ? cfg->pd.prefill_max_num_batched_tokens : cfg->max_num_batched_tokens;
 		rp->mns = pre ? cfg->pd.prefill_max_num_seqs : cfg->max_num_seqs;
-		rp->sg_ratio = SCHED_SG_RATIO_INIT;
 		kvc_init(&rp->kv, (int32_t)(pre ? cfg->pd.prefill_kv_blocks : cfg->total_kv_blocks),
 			 cfg->prefix_caching);
 		sched_replica_init(s, rp);

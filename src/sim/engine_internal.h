@@ -9,14 +9,6 @@
 #include "servesim/kvcache.h"
 #include "servesim/sim.h"
 
-/* SGLang's new-token ratio (sglang/srt/environ.py defaults:
- * SGLANG_INIT_NEW_TOKEN_RATIO 0.7, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
- * SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
- * 4096; schedule_conservativeness 1) */
-#define SCHED_SG_RATIO_INIT 0.7
-#define SCHED_SG_RATIO_MIN (0.7 * 0.14)
-#define SCHED_SG_DECAY_STEPS 600.0
-#define SCHED_SG_CLIP 4096
 
 struct req {
 	int64_t id, arrival_ns, prompt, output, prefix_tokens, prefix_group, content_id;

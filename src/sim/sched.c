@@ -26,6 +26,15 @@
 #include "servesim/alloc.h"
 #include "engine_internal.h"
 
+/* SGLang's new-token ratio (sglang/srt/environ.py defaults:
+ * SGLANG_INIT_NEW_TOKEN_RATIO 0.7, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
+ * SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+ * 4096; schedule_conservativeness 1) */
+#define SCHED_SG_RATIO_INIT 0.7
+#define SCHED_SG_RATIO_MIN (0.7 * 0.14)
+#define SCHED_SG_DECAY_STEPS 600.0
+#define SCHED_SG_CLIP 4096
+
 static int32_t blocks_for(const struct sim *s, int64_t tokens)
 {
 	return (int32_t)((tokens + s->cfg.block_size - 1) / s->cfg.block_size);
@@ -342,16 +351,7 @@ static int64_t sg_future(const struct req *r)
  * with SGLang's admission, only while the KV left after reserving `reserve`
  * blocks (the running requests' future tokens) holds the request's prompt
  * and its own future tokens at the new-token ratio. */
-static void admit_waiting_reserving(struct sim *s, struct replica *rp, int64_t budget,
-				    int32_t reserve);
-
-static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget)
-{
-	admit_waiting_reserving(s, rp, budget, 0);
-}
-
-static void admit_waiting_reserving(struct sim *s, struct replica *rp, int64_t budget,
-				    int32_t reserve)
+static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int32_t reserve)
 {
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0) {
 		struct req *r = eng_wq_front(rp);
@@ -455,7 +455,7 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 	/* the others list is rebuilt from the running list after the step */
 	rp->nothers = 0;
 	if (!preempted)
-		admit_waiting(s, rp, budget);
+		admit_waiting(s, rp, budget, 0);
 }
 
 /* Everyone gets their whole demand, or all decoders precede the others in
@@ -528,7 +528,7 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		budget -= n;
 	}
 	if (i == rp->nothers) /* nothing left unscheduled in the running list */
-		admit_waiting(s, rp, budget);
+		admit_waiting(s, rp, budget, 0);
 	return true;
 }
 
@@ -579,7 +579,7 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 	for (r = rp->run_head; r; r = r->next)
 		reserve += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
 	if (budget > 0)
-		admit_waiting_reserving(s, rp, budget, reserve);
+		admit_waiting(s, rp, budget, reserve);
 	if (rp->nsched > 0)
 		return;
 	/* 2. decode every running request */
@@ -1039,6 +1039,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 {
 	rp->cls_head = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_head));
 	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
+	rp->sg_ratio = SCHED_SG_RATIO_INIT;
 }
 
 void sched_replica_release(struct replica *rp)
