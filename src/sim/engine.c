@@ -11,7 +11,7 @@
 
 #include "servesim/alloc.h"
 #include "servesim/loghist.h"
-#include "engine_internal.h"
+#include "sched.h"
 
 const char *reject_reason_name(enum reject_reason r)
 {
@@ -44,102 +44,10 @@ static struct req *req_get(struct sim *s)
 	return r;
 }
 
-void eng_req_put(struct sim *s, struct req *r)
+static void req_put(struct sim *s, struct req *r)
 {
 	r->next_free = s->free_reqs;
 	s->free_reqs = r;
-}
-
-int32_t *eng_array_get(struct sim *s, struct replica *rp)
-{
-	if (rp->narrays > 0)
-		return rp->arrays[--rp->narrays];
-	return xmalloc(xmul((size_t)s->max_blocks_per_req, sizeof(int32_t)));
-}
-
-void eng_array_put(struct replica *rp, int32_t *a)
-{
-	XGROW(rp->arrays, rp->arrays_cap, rp->narrays + 1);
-	rp->arrays[rp->narrays++] = a;
-}
-
-static void wq_grow(struct replica *rp)
-{
-	size_t ncap = rp->wcap ? rp->wcap * 2 : 64, i;
-	struct req **n = xmalloc(xmul(ncap, sizeof(*n)));
-
-	for (i = 0; i < rp->wlen; i++)
-		n[i] = rp->wq[(rp->whead + i) % rp->wcap];
-	free(rp->wq);
-	rp->wq = n;
-	rp->wcap = ncap;
-	rp->whead = 0;
-}
-
-static void wq_push_back(struct replica *rp, struct req *r)
-{
-	if (rp->wlen == rp->wcap)
-		wq_grow(rp);
-	rp->wq[(rp->whead + rp->wlen) % rp->wcap] = r;
-	rp->wlen++;
-}
-
-void eng_wq_push_front(struct replica *rp, struct req *r)
-{
-	if (rp->wlen == rp->wcap)
-		wq_grow(rp);
-	rp->whead = (rp->whead + rp->wcap - 1) % rp->wcap;
-	rp->wq[rp->whead] = r;
-	rp->wlen++;
-}
-
-struct req *eng_wq_front(const struct replica *rp)
-{
-	return rp->wq[rp->whead];
-}
-
-void eng_wq_pop_front(struct replica *rp)
-{
-	rp->whead = (rp->whead + 1) % rp->wcap;
-	rp->wlen--;
-}
-
-/* --- block content hashes --- */
-
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64 finaliser */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-/* Hash of block b of r given the previous block's hash: the chain makes a
- * block's key depend on everything before it, as vLLM's block hashes do. */
-uint64_t eng_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev)
-{
-	int64_t end = (b + 1) * s->cfg.block_size;
-	uint64_t key;
-
-	if (end <= r->prefix_tokens && r->prefix_group >= 0)
-		key = mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group);
-	else if (end <= r->prompt)
-		key = mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id);
-	else
-		key = mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
-	key = mix64(prev * 0x9e3779b97f4a7c15ULL + key + (uint64_t)b);
-	return key ? key : 1;
-}
-
-/* Can another request ever hold the same content as block b of r?  Only
- * blocks inside a shared group prefix or a repeated prompt can. */
-bool eng_block_shareable(const struct sim *s, const struct req *r, int64_t b)
-{
-	(void)s;
-	return b < r->nshare;
 }
 
 static int32_t blocks_for(const struct sim *s, int64_t tokens)
@@ -195,7 +103,7 @@ static void fold_records(struct sim *s)
 	}
 }
 
-void eng_record(struct sim *s, const struct req *r)
+static void record(struct sim *s, const struct req *r)
 {
 	const struct overheads *ov = &s->cost->cfg.ov;
 	bool h2 = !(s->cost->cfg.off & COST_H2);
@@ -266,12 +174,12 @@ static int pick_replica(struct sim *s, int lo, int hi)
 	return best;
 }
 
-void eng_reject(struct sim *s, struct req *r, enum reject_reason why)
+static void reject_req(struct sim *s, struct req *r, enum reject_reason why)
 {
 	s->tot.rejected[why]++;
 	csv_row(s, r, why == REJ_TOO_LONG ? "rejected:too_long" : "rejected:kv_capacity", 0, 0, 0,
 		0, 0);
-	eng_req_put(s, r);
+	req_put(s, r);
 }
 
 static void admit(struct sim *s, const struct wl_req *w)
@@ -298,19 +206,19 @@ static void admit(struct sim *s, const struct wl_req *w)
 		s->nstages = r->stage + 1;
 	/* vLLM answers 400 when prompt + max_tokens exceeds max_model_len */
 	if (r->prompt + r->output > s->cfg.max_model_len) {
-		eng_reject(s, r, REJ_TOO_LONG);
+		reject_req(s, r, REJ_TOO_LONG);
 		return;
 	}
 	if (blocks_for(s, r->prompt + r->output) > s->cfg.total_kv_blocks ||
 	    (s->cfg.pd.prefill > 0 && blocks_for(s, r->prompt + 1) > s->cfg.pd.prefill_kv_blocks)) {
-		eng_reject(s, r, REJ_KV_CAPACITY);
+		reject_req(s, r, REJ_KV_CAPACITY);
 		return;
 	}
 	/* P/D: prompts go to the prefill pool */
 	ri = s->cfg.pd.prefill > 0 ? pick_replica(s, 0, s->cfg.pd.prefill) : pick_replica(s, 0, s->nrep);
 	r->replica = ri;
 	rp = &s->reps[ri];
-	wq_push_back(rp, r);
+	sched_enqueue(rp, r);
 	/* an idle engine starts its next step after every event of this
 	 * instant, so requests arriving together are scheduled together */
 	if (!rp->busy && !rp->kick_pending) {
@@ -319,7 +227,7 @@ static void admit(struct sim *s, const struct wl_req *w)
 	}
 }
 
-void eng_handoff(struct sim *s, struct req *r)
+static void handoff_req(struct sim *s, struct req *r)
 {
 	int32_t slot;
 
@@ -353,14 +261,14 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	ri = pick_replica(s, s->cfg.pd.prefill, s->nrep);
 	r->replica = ri;
 	rp = &s->reps[ri];
-	wq_push_back(rp, r);
+	sched_enqueue(rp, r);
 	if (!rp->busy && !rp->kick_pending) {
 		rp->kick_pending = true;
 		evq_push(&s->q, s->now, EV_KICK, ri);
 	}
 }
 
-int eng_next_closed(struct sim *s, int64_t t_ns, struct err *e)
+static int next_closed(struct sim *s, int64_t t_ns, struct err *e)
 {
 	struct wl_req w;
 	int rc = wl_gen_next(s->gen, t_ns, &w, e);
@@ -369,6 +277,19 @@ int eng_next_closed(struct sim *s, int64_t t_ns, struct err *e)
 		admit(s, &w);
 	return rc < 0 ? rc : 0;
 }
+
+/* A completed request reached its client at t_ns: record it, release it
+ * and, in a closed loop (unless an earlier error stopped it: `next`
+ * false), let its client send the next request. */
+static int complete_req(struct sim *s, struct req *r, int64_t t_ns, bool next, struct err *e)
+{
+	record(s, r);
+	req_put(s, r);
+	return next && s->closed ? next_closed(s, t_ns, e) : 0;
+}
+
+/* What the scheduler may ask of the engine (sched.h). */
+static const struct sched_env engine_env = {reject_req, complete_req, handoff_req};
 
 /* --- invariants (test builds) --- */
 
@@ -422,6 +343,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->cfg = *cfg;
 	s->cost = cost;
 	s->wl = wl;
+	s->env = &engine_env;
 	s->nrep = cfg->pd.prefill + cfg->dp;
 	s->max_blocks_per_req = blocks_for(s, cfg->max_model_len) + 1;
 	s->reps = xcalloc((size_t)s->nrep, sizeof(*s->reps));
@@ -451,7 +373,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
 		for (k = 0; k < wl_gen_concurrency(s->gen); k++)
-			if ((rc = eng_next_closed(s, 0, e)) < 0) {
+			if ((rc = next_closed(s, 0, e)) < 0) {
 				sim_free(s);
 				return rc;
 			}
@@ -480,17 +402,11 @@ void sim_free(struct sim *s)
 		struct replica *rp = &s->reps[k];
 		kvc_release(&rp->kv);
 		sched_replica_release(rp);
-		for (i = 0; i < rp->narrays; i++)
-			free(rp->arrays[i]);
-		free(rp->arrays);
 		free(rp->chunk_len);
 		free(rp->chunk_prefix);
 		for (j = 0; rp->pipe && j < (size_t)rp->pp; j++)
 			free(rp->pipe[j].reqs);
 		free(rp->pipe);
-		for (j = 0; j < rp->wlen; j++)
-			free(rp->wq[(rp->whead + j) % rp->wcap]->blocks);
-		free(rp->wq);
 	}
 	free(s->reps);
 	for (i = 0; i < s->nxfer; i++)

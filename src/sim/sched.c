@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "servesim/alloc.h"
-#include "engine_internal.h"
+#include "sched.h"
 
 /* SGLang's new-token ratio (sglang/srt/environ.py defaults:
  * SGLANG_INIT_NEW_TOKEN_RATIO 0.7, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
@@ -44,6 +44,100 @@ static int32_t cls_of(const struct sim *s, int64_t v)
 {
 	int64_t bs = s->cfg.block_size;
 	return (int32_t)(((v % bs) + bs) % bs);
+}
+
+/* --- block-id arrays and the waiting queue --- */
+
+static int32_t *array_get(struct sim *s, struct replica *rp)
+{
+	if (rp->narrays > 0)
+		return rp->arrays[--rp->narrays];
+	return xmalloc(xmul((size_t)s->max_blocks_per_req, sizeof(int32_t)));
+}
+
+static void array_put(struct replica *rp, int32_t *a)
+{
+	XGROW(rp->arrays, rp->arrays_cap, rp->narrays + 1);
+	rp->arrays[rp->narrays++] = a;
+}
+
+static void wq_grow(struct replica *rp)
+{
+	size_t ncap = rp->wcap ? rp->wcap * 2 : 64, i;
+	struct req **n = xmalloc(xmul(ncap, sizeof(*n)));
+
+	for (i = 0; i < rp->wlen; i++)
+		n[i] = rp->wq[(rp->whead + i) % rp->wcap];
+	free(rp->wq);
+	rp->wq = n;
+	rp->wcap = ncap;
+	rp->whead = 0;
+}
+
+void sched_enqueue(struct replica *rp, struct req *r)
+{
+	if (rp->wlen == rp->wcap)
+		wq_grow(rp);
+	rp->wq[(rp->whead + rp->wlen) % rp->wcap] = r;
+	rp->wlen++;
+}
+
+static void wq_push_front(struct replica *rp, struct req *r)
+{
+	if (rp->wlen == rp->wcap)
+		wq_grow(rp);
+	rp->whead = (rp->whead + rp->wcap - 1) % rp->wcap;
+	rp->wq[rp->whead] = r;
+	rp->wlen++;
+}
+
+static struct req *wq_front(const struct replica *rp)
+{
+	return rp->wq[rp->whead];
+}
+
+static void wq_pop_front(struct replica *rp)
+{
+	rp->whead = (rp->whead + 1) % rp->wcap;
+	rp->wlen--;
+}
+
+/* --- block content hashes --- */
+
+static uint64_t mix64(uint64_t x)
+{
+	/* splitmix64 finaliser */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/* Hash of block b of r given the previous block's hash: the chain makes a
+ * block's key depend on everything before it, as vLLM's block hashes do. */
+static uint64_t block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev)
+{
+	int64_t end = (b + 1) * s->cfg.block_size;
+	uint64_t key;
+
+	if (end <= r->prefix_tokens && r->prefix_group >= 0)
+		key = mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group);
+	else if (end <= r->prompt)
+		key = mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id);
+	else
+		key = mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
+	key = mix64(prev * 0x9e3779b97f4a7c15ULL + key + (uint64_t)b);
+	return key ? key : 1;
+}
+
+/* Can another request ever hold the same content as block b of r?  Only
+ * blocks inside a shared group prefix or a repeated prompt can. */
+static bool block_shareable(const struct sim *s, const struct req *r, int64_t b)
+{
+	(void)s;
+	return b < r->nshare;
 }
 
 /* --- running list --- */
@@ -186,7 +280,7 @@ static void dec_leave(struct replica *rp, struct req *r)
  * an owner that was preempted and may look it up), or stay private? */
 static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
 {
-	return r->preempts > 0 || eng_block_shareable(s, r, b);
+	return r->preempts > 0 || block_shareable(s, r, b);
 }
 
 /* Take n more blocks: named while their content can be looked up
@@ -216,7 +310,7 @@ static void register_full(struct sim *s, struct replica *rp, struct req *r, int6
 		full = r->nblocks;
 	/* anonymous blocks have nothing to register */
 	for (; r->nhashed < named; r->nhashed++) {
-		uint64_t h = eng_block_hash(s, r, r->nhashed, r->last_hash);
+		uint64_t h = block_hash(s, r, r->nhashed, r->last_hash);
 		kvc_register(&rp->kv, r->blocks[r->nhashed], h);
 		r->last_hash = h;
 	}
@@ -237,7 +331,7 @@ static void free_blocks(struct replica *rp, struct req *r)
 	r->nblocks = r->nhashed = r->nnamed = 0;
 	r->last_hash = 0;
 	if (r->blocks)
-		eng_array_put(rp, r->blocks);
+		array_put(rp, r->blocks);
 	r->blocks = NULL;
 }
 
@@ -251,7 +345,7 @@ static void publish_private(struct sim *s, struct replica *rp, struct req *r)
 	if (!s->cfg.prefix_caching)
 		return;
 	for (b = 0; b < r->nhashed; b++) {
-		h = eng_block_hash(s, r, b, h);
+		h = block_hash(s, r, b, h);
 		if (b >= r->nnamed) {
 			r->blocks[b] = kvc_name_anon(&rp->kv);
 			kvc_register(&rp->kv, r->blocks[b], h);
@@ -273,7 +367,7 @@ static void preempt(struct sim *s, struct replica *rp, struct req *r)
 	r->transferred = false; /* its KV is gone: recomputed here */
 	r->preempts++;
 	s->tot.preemptions++;
-	eng_wq_push_front(rp, r);
+	wq_push_front(rp, r);
 }
 
 static bool grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t need)
@@ -323,10 +417,10 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 
 	*evictable = 0;
 	*last = 0;
-	if (!s->cfg.prefix_caching || (r->preempts == 0 && !eng_block_shareable(s, r, 0)))
+	if (!s->cfg.prefix_caching || (r->preempts == 0 && !block_shareable(s, r, 0)))
 		return 0;
 	for (b = 0; b < maxb; b++) {
-		uint64_t hb = eng_block_hash(s, r, b, h);
+		uint64_t hb = block_hash(s, r, b, h);
 		int32_t blk = kvc_lookup(&rp->kv, hb);
 		if (blk < 0)
 			break;
@@ -354,12 +448,12 @@ static int64_t sg_future(const struct req *r)
 static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int32_t reserve)
 {
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0) {
-		struct req *r = eng_wq_front(rp);
+		struct req *r = wq_front(rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		int32_t hits, evictable, need, k;
 		uint64_t last;
 		int64_t n;
-		r->blocks = eng_array_get(s, rp);
+		r->blocks = array_get(s, rp);
 		if (r->transferred) { /* P/D: the prompt's KV came with it */
 			hits = evictable = 0;
 			last = 0;
@@ -374,13 +468,13 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		if (s->cfg.sglang) /* and the KV its future tokens will take */
 			need += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
 		if (need + evictable + reserve > kvc_available(&rp->kv)) {
-			eng_array_put(rp, r->blocks);
+			array_put(rp, r->blocks);
 			r->blocks = NULL;
 			r->computed = 0;
 			if (rp->nrun == 0 && rp->nsched == 0) {
 				/* nothing running will ever free memory for it */
-				eng_wq_pop_front(rp);
-				eng_reject(s, r, REJ_KV_CAPACITY);
+				wq_pop_front(rp);
+				s->env->reject(s, r, REJ_KV_CAPACITY);
 				continue;
 			}
 			break;
@@ -400,7 +494,7 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 			s->tot.prefix_lookup_tokens += (uint64_t)r->prompt;
 			s->tot.prefix_hit_tokens += (uint64_t)r->computed;
 		}
-		eng_wq_pop_front(rp);
+		wq_pop_front(rp);
 		if (r->sched_ns < 0)
 			r->sched_ns = s->now;
 		run_append(rp, r);
@@ -865,11 +959,11 @@ static int deliver(struct sim *s, struct replica *rp, struct err *e)
 			r->first_pending = false;
 		}
 		if (r->done_pending) {
+			int rc1;
 			r->last_ns = t;
-			eng_record(s, r);
-			eng_req_put(s, r);
-			if (s->closed && rc == 0)
-				rc = eng_next_closed(s, t, e);
+			rc1 = s->env->complete(s, r, t, rc == 0, e);
+			if (rc == 0)
+				rc = rc1;
 		}
 	}
 	rp->npend = 0;
@@ -983,7 +1077,7 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 		run_remove(rp, r);
 		free_blocks(rp, r); /* the engine is done with it; the client not yet */
 		if (rp->prefill_only && r->generated < r->output) {
-			eng_handoff(s, r);
+			s->env->handoff(s, r);
 			continue;
 		}
 		s->tot.completed++;
@@ -1045,9 +1139,16 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 void sched_replica_release(struct replica *rp)
 {
 	struct req *r;
+	size_t i;
 
 	for (r = rp->run_head; r; r = r->next)
 		free(r->blocks);
+	for (i = 0; i < rp->wlen; i++)
+		free(rp->wq[(rp->whead + i) % rp->wcap]->blocks);
+	free(rp->wq);
+	for (i = 0; i < rp->narrays; i++)
+		free(rp->arrays[i]);
+	free(rp->arrays);
 	free(rp->cls_head);
 	free(rp->cls_count);
 	free(rp->heap);

@@ -1,7 +1,10 @@
-/* engine_internal.h - the engine's private records, shared by engine.c
- * (lifecycle, events, admission, metrics) and sched.c (the scheduler). */
-#ifndef SERVESIM_SIM_ENGINE_INTERNAL_H
-#define SERVESIM_SIM_ENGINE_INTERNAL_H
+/* sched.h - the simulator's private records (requests, replicas, the
+ * simulation) and the scheduler's interface: engine.c (lifecycle, events,
+ * admission, metrics) drives sched.c (the scheduler and the step) through
+ * the sched_* functions and hands it a struct sched_env for what it must
+ * ask back; sched.c never names an engine.c function. */
+#ifndef SERVESIM_SIM_SCHED_H
+#define SERVESIM_SIM_SCHED_H
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -99,6 +102,7 @@ struct replica {
 
 struct sim {
 	struct sim_cfg cfg;
+	const struct sched_env *env;
 	const struct cost_model *cost;
 	const struct wl_spec *wl;
 	struct wl_gen *gen;
@@ -136,21 +140,20 @@ struct sim {
 	size_t nxfer_free, xfer_free_cap;
 };
 
-/* engine.c services used by the scheduler */
-void eng_req_put(struct sim *s, struct req *r);
-int32_t *eng_array_get(struct sim *s, struct replica *rp);
-void eng_array_put(struct replica *rp, int32_t *a);
-void eng_wq_push_front(struct replica *rp, struct req *r);
-struct req *eng_wq_front(const struct replica *rp);
-void eng_wq_pop_front(struct replica *rp);
-void eng_reject(struct sim *s, struct req *r, enum reject_reason why);
-void eng_record(struct sim *s, const struct req *r);
-int eng_next_closed(struct sim *s, int64_t t_ns, struct err *e);
-/* P/D: r finished its prefill on a prefill worker; its KV travels to the
- * decode pool (an EV_KV_ARRIVE after the transfer time). */
-void eng_handoff(struct sim *s, struct req *r);
-uint64_t eng_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev);
-bool eng_block_shareable(const struct sim *s, const struct req *r, int64_t b);
+/* What the scheduler asks of the engine, through the table engine.c
+ * passes down in struct sim (the scheduler never names an engine.c
+ * function: calls run one way, engine -> scheduler). */
+struct sched_env {
+	/* r can never run: count it, report it, release it */
+	void (*reject)(struct sim *s, struct req *r, enum reject_reason why);
+	/* r's last token reached its client at t_ns: record and release it;
+	 * a closed-loop client then sends its next request unless `next` is
+	 * false (an earlier error).  Returns <0 on error. */
+	int (*complete)(struct sim *s, struct req *r, int64_t t_ns, bool next, struct err *e);
+	/* P/D: r finished its prefill on a prefill worker; its KV travels to
+	 * the decode pool (an EV_KV_ARRIVE after the transfer time) */
+	void (*handoff)(struct sim *s, struct req *r);
+};
 
 /* sched.c */
 void sched_start_step(struct sim *s, int ri);
@@ -159,6 +162,8 @@ int sched_finish_step(struct sim *s, int ri, struct err *e);
 void sched_stage_free(struct sim *s, int ri);
 void sched_replica_init(struct sim *s, struct replica *rp);
 void sched_replica_release(struct replica *rp);
+/* Queue a new (or transferred) request at the back of rp's waiting queue. */
+void sched_enqueue(struct replica *rp, struct req *r);
 
 static inline int64_t req_num_tokens(const struct req *r)
 {
