@@ -139,6 +139,7 @@ bench: $(BUILD)/bench $(BUILD)/bench_guidellm
 	@./$(BUILD)/bench chat 1000000
 	@./$(BUILD)/bench 70b 100000
 	@./$(BUILD)/bench storm 20000
+	@./$(BUILD)/bench longctx 2000
 	@./$(BUILD)/bench_guidellm 75000
 
 # GPU micro-benchmarks for tier 2 (calibration/bench/README.md); needs nvcc.

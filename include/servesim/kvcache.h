@@ -48,6 +48,16 @@ struct kvc {
 	int32_t tcount;
 	bool caching;
 	uint64_t evictions;
+	/* Watched blocks (one watcher per cache: the scheduler's memo of a
+	 * waiting request's prefix hits, so a retry costs O(1)): watch[b] is
+	 * b's position in the watched chain, or -1.  Evicting a watched block
+	 * lowers watch_cut to its position (and unwatches it); a watched
+	 * block's reference count reaching or leaving 0 sets watch_touched;
+	 * `registered` counts content registrations. */
+	int32_t *watch;
+	int32_t watch_cut;    /* INT32_MAX: none since the watcher reset it */
+	bool watch_touched;
+	uint64_t registered;
 };
 
 void kvc_init(struct kvc *c, int32_t blocks, bool prefix_caching);
@@ -76,6 +86,13 @@ void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial);
 void kvc_register(struct kvc *c, int32_t b, uint64_t h);
 /* Give a held anonymous block a name (reference 1) so it can be registered. */
 int32_t kvc_name_anon(struct kvc *c);
+/* Watch block b (a cached block) as position pos of a chain; unwatch it. */
+static inline void kvc_watch(struct kvc *c, int32_t b, int32_t pos) { c->watch[b] = pos; }
+static inline void kvc_unwatch(struct kvc *c, int32_t b, int32_t pos)
+{
+	if (c->watch[b] == pos)
+		c->watch[b] = -1;
+}
 /* Consistency check for tests: counts, ring, table contents. */
 bool kvc_check(const struct kvc *c, char *why, int n);
 

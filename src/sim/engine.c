@@ -410,8 +410,10 @@ void sim_free(struct sim *s)
 	}
 	free(s->reps);
 	for (i = 0; i < s->nxfer; i++)
-		if (s->xfer[i])
+		if (s->xfer[i]) {
 			free(s->xfer[i]->blocks);
+			free(s->xfer[i]->chain);
+		}
 	free(s->xfer);
 	free(s->xfer_free);
 	for (i = 0; i < s->nslabs; i++)

@@ -32,6 +32,10 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	c->tkeys = xcalloc(cap, sizeof(uint64_t));
 	c->tvals = xcalloc(cap, sizeof(int32_t));
 	c->tmask = cap - 1;
+	c->watch = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
+	for (i = 0; i <= blocks; i++)
+		c->watch[i] = -1;
+	c->watch_cut = INT32_MAX;
 }
 
 void kvc_release(struct kvc *c)
@@ -41,6 +45,7 @@ void kvc_release(struct kvc *c)
 	free(c->ring);
 	free(c->tkeys);
 	free(c->tvals);
+	free(c->watch);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -151,6 +156,11 @@ static int32_t evict(struct kvc *c, int32_t n)
 			table_del(c, k->hash);
 			k->hash = 0;
 			k->stamp++;
+			if (c->watch[e->name] >= 0) {
+				if (c->watch[e->name] < c->watch_cut)
+					c->watch_cut = c->watch[e->name];
+				c->watch[e->name] = -1;
+			}
 			c->names[c->nnames++] = e->name;
 			c->ring_head = (c->ring_head + 1) % c->ring_cap;
 			c->ring_len--;
@@ -204,6 +214,7 @@ void kvc_acquire(struct kvc *c, int32_t b)
 	if (c->blk[b].ref == 0) {
 		c->blk[b].stamp++; /* its ring entry goes stale */
 		c->nevict--;
+		c->watch_touched |= c->watch[b] >= 0;
 	}
 	c->blk[b].ref++;
 }
@@ -214,6 +225,7 @@ void kvc_put(struct kvc *c, int32_t b)
 
 	if (--k->ref > 0)
 		return;
+	c->watch_touched |= c->watch[b] >= 0;
 	if (k->hash) {
 		ring_push(c, b, ++k->stamp);
 		c->nevict++;
@@ -252,6 +264,7 @@ void kvc_register(struct kvc *c, int32_t b, uint64_t h)
 	c->tkeys[i] = h;
 	c->tvals[i] = b;
 	c->tcount++;
+	c->registered++;
 	c->blk[b].hash = h;
 }
 

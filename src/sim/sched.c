@@ -140,6 +140,32 @@ static bool block_shareable(const struct sim *s, const struct req *r, int64_t b)
 	return b < r->nshare;
 }
 
+/* Hash of block b of r from its kept chain, extended as needed. */
+static uint64_t chain_at(const struct sim *s, struct req *r, int64_t b)
+{
+	while (r->nchain <= b) {
+		int32_t i = r->nchain;
+		if (i == r->chain_cap) {
+			size_t cap = r->chain_cap ? (size_t)r->chain_cap * 2 : 16;
+			if (cap > (size_t)s->max_blocks_per_req)
+				cap = (size_t)s->max_blocks_per_req;
+			r->chain = xreallocarray(r->chain, cap, sizeof(uint64_t));
+			r->chain_cap = (int32_t)cap;
+		}
+		r->chain[i] = block_hash(s, r, i, i > 0 ? r->chain[i - 1] : 0);
+		r->nchain++;
+	}
+	return r->chain[b];
+}
+
+/* The request leaves the scheduler for good: drop its kept chain. */
+static void chain_drop(struct req *r)
+{
+	free(r->chain);
+	r->chain = NULL;
+	r->nchain = r->chain_cap = 0;
+}
+
 /* --- running list --- */
 
 static void run_append(struct replica *rp, struct req *r)
@@ -310,7 +336,7 @@ static void register_full(struct sim *s, struct replica *rp, struct req *r, int6
 		full = r->nblocks;
 	/* anonymous blocks have nothing to register */
 	for (; r->nhashed < named; r->nhashed++) {
-		uint64_t h = block_hash(s, r, r->nhashed, r->last_hash);
+		uint64_t h = chain_at(s, r, r->nhashed);
 		kvc_register(&rp->kv, r->blocks[r->nhashed], h);
 		r->last_hash = h;
 	}
@@ -339,14 +365,13 @@ static void free_blocks(struct replica *rp, struct req *r)
  * its private blocks their real hashes before they are freed. */
 static void publish_private(struct sim *s, struct replica *rp, struct req *r)
 {
-	uint64_t h = 0;
 	int32_t b;
 
 	if (!s->cfg.prefix_caching)
 		return;
-	for (b = 0; b < r->nhashed; b++) {
-		h = block_hash(s, r, b, h);
-		if (b >= r->nnamed) {
+	for (b = r->nnamed; b < r->nhashed; b++) {
+		uint64_t h = chain_at(s, r, b);
+		{
 			r->blocks[b] = kvc_name_anon(&rp->kv);
 			kvc_register(&rp->kv, r->blocks[b], h);
 		}
@@ -404,31 +429,91 @@ static int64_t chunk_of(const struct sim *s, const struct req *r, int64_t budget
 	return n;
 }
 
+/* Forget the memo of a waiting request's prefix hits (unwatch its blocks). */
+static void memo_drop(struct replica *rp)
+{
+	int32_t b;
+
+	for (b = 0; b < rp->memo_hw; b++)
+		kvc_unwatch(&rp->kv, rp->memo_blk[b], b);
+	rp->memo_r = NULL;
+	rp->memo_h = rp->memo_hw = 0;
+}
+
+/* r's admission failed with `hits` prefix hits in memo_blk: watch them, so
+ * that the next try learns in O(1) whether they still stand. */
+static void memo_keep(struct replica *rp, struct req *r, int32_t hits)
+{
+	int32_t b;
+
+	if (rp->memo_r == r)
+		return; /* still the kept one */
+	memo_drop(rp);
+	rp->memo_r = r;
+	rp->memo_h = rp->memo_hw = hits;
+	rp->memo_e0[0] = 0;
+	for (b = 0; b < hits; b++) {
+		kvc_watch(&rp->kv, rp->memo_blk[b], b);
+		rp->memo_e0[b + 1] = rp->memo_e0[b] + (kvc_ref(&rp->kv, rp->memo_blk[b]) == 0);
+	}
+	rp->kv.watch_cut = INT32_MAX;
+	rp->kv.watch_touched = false;
+	rp->memo_reg = rp->kv.registered;
+}
+
+/* Does the memo of r's hits still hold (after cutting it where one of its
+ * blocks was evicted)?  Its blocks keep their content and their reference
+ * counts unless kv says otherwise, and the block after them can only be
+ * registered by another request inside the shareable part. */
+static bool memo_valid(const struct sim *s, struct replica *rp, const struct req *r, int64_t maxb)
+{
+	int64_t lim = r->nshare < maxb ? r->nshare : maxb;
+
+	if (rp->memo_r != r || rp->kv.watch_touched)
+		return false;
+	if (rp->kv.watch_cut < rp->memo_h)
+		rp->memo_h = rp->kv.watch_cut;
+	rp->kv.watch_cut = INT32_MAX;
+	(void)s;
+	return rp->memo_h >= lim || rp->memo_reg == rp->kv.registered;
+}
+
 /* Prefix-cache lookup on admission: the leading full blocks whose content
  * is cached (at most num_tokens - 1 tokens, so at least one token is
- * computed).  Only looks: references are taken once admission succeeds, so
- * a failed admission leaves the LRU order untouched (vLLM v1 likewise). */
+ * computed), into rp->memo_blk.  Only looks: references are taken once
+ * admission succeeds, so a failed admission leaves the LRU order untouched
+ * (vLLM v1 likewise).  A request whose admission failed keeps its hits in
+ * the memo: its retries cost O(1) until the cache changes under them. */
 static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, int32_t *evictable,
 			     uint64_t *last)
 {
 	int64_t maxb = (req_num_tokens(r) - 1) / s->cfg.block_size, b;
-	uint64_t h = 0;
 	int32_t n = 0;
 
 	*evictable = 0;
 	*last = 0;
 	if (!s->cfg.prefix_caching || (r->preempts == 0 && !block_shareable(s, r, 0)))
 		return 0;
+	if (memo_valid(s, rp, r, maxb)) {
+		n = rp->memo_h;
+		*evictable = rp->memo_e0[n];
+		*last = n > 0 ? r->chain[n - 1] : 0;
+		return n;
+	}
+	if (rp->memo_r)
+		memo_drop(rp);
+	if (!rp->memo_blk) {
+		rp->memo_blk = xmalloc(xmul((size_t)s->max_blocks_per_req, sizeof(int32_t)));
+		rp->memo_e0 = xmalloc(xmul((size_t)s->max_blocks_per_req + 1, sizeof(int32_t)));
+	}
 	for (b = 0; b < maxb; b++) {
-		uint64_t hb = block_hash(s, r, b, h);
-		int32_t blk = kvc_lookup(&rp->kv, hb);
+		int32_t blk = kvc_lookup(&rp->kv, chain_at(s, r, b));
 		if (blk < 0)
 			break;
-		r->blocks[n++] = blk;
+		rp->memo_blk[n++] = blk;
 		*evictable += kvc_ref(&rp->kv, blk) == 0;
-		h = hb;
 	}
-	*last = h;
+	*last = n > 0 ? r->chain[n - 1] : 0;
 	return n;
 }
 
@@ -473,14 +558,23 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 			r->computed = 0;
 			if (rp->nrun == 0 && rp->nsched == 0) {
 				/* nothing running will ever free memory for it */
+				if (rp->memo_r == r)
+					memo_drop(rp);
 				wq_pop_front(rp);
+				chain_drop(r);
 				s->env->reject(s, r, REJ_KV_CAPACITY);
 				continue;
 			}
+			if (!r->transferred && r->nchain > 0)
+				memo_keep(rp, r, hits);
 			break;
 		}
-		for (k = 0; k < hits; k++)
+		if (rp->memo_r == r)
+			memo_drop(rp);
+		for (k = 0; k < hits; k++) {
+			r->blocks[k] = rp->memo_blk[k];
 			kvc_acquire(&rp->kv, r->blocks[k]);
+		}
 		r->nblocks = r->nhashed = r->nnamed = hits;
 		r->last_hash = last;
 		if (s->cfg.sglang) {
@@ -1080,6 +1174,7 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 			s->env->handoff(s, r);
 			continue;
 		}
+		chain_drop(r);
 		s->tot.completed++;
 		if (!r->first_pending)
 			pend_push(rp, r);
@@ -1141,10 +1236,16 @@ void sched_replica_release(struct replica *rp)
 	struct req *r;
 	size_t i;
 
-	for (r = rp->run_head; r; r = r->next)
+	for (r = rp->run_head; r; r = r->next) {
 		free(r->blocks);
-	for (i = 0; i < rp->wlen; i++)
+		free(r->chain);
+	}
+	for (i = 0; i < rp->wlen; i++) {
 		free(rp->wq[(rp->whead + i) % rp->wcap]->blocks);
+		free(rp->wq[(rp->whead + i) % rp->wcap]->chain);
+	}
+	free(rp->memo_blk);
+	free(rp->memo_e0);
 	free(rp->wq);
 	for (i = 0; i < rp->narrays; i++)
 		free(rp->arrays[i]);

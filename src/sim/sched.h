@@ -26,6 +26,11 @@ struct req {
 	int32_t nshare;  /* leading blocks whose content others can share */
 	int32_t nnamed;  /* blocks[0, nnamed) are named; the rest of the nblocks anonymous */
 	int32_t *blocks;
+	/* content-chain hashes of blocks [0, nchain), computed once as they
+	 * are first needed and kept across preemptions (vLLM's
+	 * request.block_hashes); NULL for a request without named blocks */
+	uint64_t *chain;
+	int32_t nchain, chain_cap;
 	int stage, replica;
 	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
@@ -91,6 +96,14 @@ struct replica {
 	size_t nheap, heap_cap;
 	uint64_t next_rseq;
 	uint64_t dec_max_rseq;             /* upper bound of decoders' rseq */
+	/* the prefix hits of the waiting request memo_r, whose admission
+	 * failed: blocks memo_blk[0, memo_h) (watched in kv), memo_e0[i] of
+	 * the first i of them evictable; valid while kv's watch says nothing
+	 * changed (sched.c, prefix_lookup) */
+	struct req *memo_r;
+	int32_t memo_h, memo_hw;           /* hits; positions watched */
+	int32_t *memo_blk, *memo_e0;
+	uint64_t memo_reg;                 /* kv.registered when taken */
 	struct req **done;                 /* completions of the step being finished */
 	size_t done_cap;
 	/* client delivery (H2): tokens of the last finished step reach the

@@ -1,6 +1,11 @@
 /* bench.c - simulator throughput and memory (`make bench`): figures, not
  * pass/fail.  One scenario per process so peak RSS is per scenario.
- *   usage: bench SCENARIO [N]   (chat | 70b | storm; N requests) */
+ *   usage: bench SCENARIO [N]   (chat | 70b | storm | longctx; N requests)
+ * longctx: the long-context overload of issue 13 (Llama-3.1-8B/H100,
+ * 32768-token prompts, 1000-token outputs, Poisson 0.5 req/s, vLLM's
+ * defaults for an 80 GB GPU: 8192 batched tokens, 1024 sequences, the
+ * model's 131072-token context); `servesim run --rate 0.5 --prompt-tokens
+ * 32768 --output-tokens 1000 --num-requests N` runs the same. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +45,7 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	const char *model = "llama-3.1-8b";
 	double t0, t1, tokens;
-	int64_t blocks = 0;
+	int64_t blocks = 0, mbt = 8192, mns = 256, mml = 8192;
 
 	paths_data_dir(data, sizeof(data));
 	snprintf(dir, sizeof(dir), "%s/models", data);
@@ -69,23 +74,31 @@ int main(int argc, char **argv)
 	} else if (strcmp(sc_name, "storm") == 0) {
 		blocks = 400; /* 6400 tokens of KV for a 30 req/s chat load */
 		w.rate = 5;
+	} else if (strcmp(sc_name, "longctx") == 0) {
+		w.prompt.kind = w.output.kind = WL_FIXED;
+		w.prompt.a = 32768;
+		w.prompt.max = 32768;
+		w.output.a = 1000;
+		w.rate = 0.5;
+		mns = 1024;
+		mml = 131072;
 	}
 	if (registry_load_model(&reg, model, &m, &e) < 0)
 		goto fail;
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = cc.kvdt = DT_BF16;
 	cost_default_overheads(&cc.ov);
-	cc.max_tokens = 8192;
-	cc.max_seqs = 256;
+	cc.max_tokens = mbt;
+	cc.max_seqs = mns;
 	cc.graph_max = 512;
 	if (cost_init(&c, &m, g, &p, &cc, data, &e) < 0)
 		goto fail;
-	if (memplan_compute(&m, g, &p, DT_BF16, DT_BF16, 0.9, 16, 8192, 256, &mp, &e) < 0)
+	if (memplan_compute(&m, g, &p, DT_BF16, DT_BF16, 0.9, 16, mbt, mns, &mp, &e) < 0)
 		goto fail;
 	memset(&sc, 0, sizeof(sc));
-	sc.max_num_batched_tokens = 8192;
-	sc.max_num_seqs = 256;
-	sc.max_model_len = 8192;
+	sc.max_num_batched_tokens = mbt;
+	sc.max_num_seqs = mns;
+	sc.max_model_len = mml;
 	sc.block_size = 16;
 	sc.total_kv_blocks = blocks ? blocks : mp.blocks;
 	sc.prefix_caching = true;
