@@ -252,6 +252,13 @@ static void heap_pop(struct replica *rp)
 		rp->heap[i] = last;
 }
 
+/* Does block b of r get its content hash when full (shareable content, or
+ * an owner that was preempted and may look it up), or stay private? */
+static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
+{
+	return r->preempts > 0 || block_shareable(s, r, b);
+}
+
 static void dec_join(struct sim *s, struct replica *rp, struct req *r)
 {
 	struct fin_entry fe;
@@ -261,11 +268,18 @@ static void dec_join(struct sim *s, struct replica *rp, struct req *r)
 	r->dc0 = r->computed;
 	r->dg0 = r->generated;
 	r->cls = cls_of(s, r->dc0 - r->dG0);
-	r->cprev = NULL;
-	r->cnext = rp->cls_head[r->cls];
-	if (r->cnext)
-		r->cnext->cprev = r;
-	rp->cls_head[r->cls] = r;
+	r->cprev = r->cnext = NULL;
+	r->lean = (r->nnamed < r->nblocks || !s->cfg.prefix_caching || !gets_hash(s, r, r->nblocks)) &&
+		  r->nnamed <= r->nhashed && r->nblocks == blocks_for(s, r->computed) &&
+		  r->nhashed == r->computed / s->cfg.block_size;
+	if (r->lean) {
+		rp->cls_lean[r->cls]++;
+	} else {
+		r->cnext = rp->cls_head[r->cls];
+		if (r->cnext)
+			r->cnext->cprev = r;
+		rp->cls_head[r->cls] = r;
+	}
 	rp->cls_count[r->cls]++;
 	rp->ndec++;
 	rp->dec_base_sum += r->dc0 - r->dG0;
@@ -279,20 +293,28 @@ static void dec_join(struct sim *s, struct replica *rp, struct req *r)
 	heap_push(rp, fe);
 }
 
-/* Turn a decoder back into an explicit request at the current step count. */
-static void dec_leave(struct replica *rp, struct req *r)
+/* Turn a decoder back into an explicit request at the current step count
+ * (between steps: a lean one holds exactly the blocks of its context). */
+static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 {
 	int64_t steps = rp->G - r->dG0;
 
 	r->computed = r->dc0 + steps;
 	r->generated = r->dg0 + steps;
-	if (r->cprev)
-		r->cprev->cnext = r->cnext;
-	else
-		rp->cls_head[r->cls] = r->cnext;
-	if (r->cnext)
-		r->cnext->cprev = r->cprev;
-	r->cprev = r->cnext = NULL;
+	if (r->lean) {
+		r->nblocks = blocks_for(s, r->computed);
+		r->nhashed = (int32_t)(r->computed / s->cfg.block_size);
+		rp->cls_lean[r->cls]--;
+		r->lean = false;
+	} else {
+		if (r->cprev)
+			r->cprev->cnext = r->cnext;
+		else
+			rp->cls_head[r->cls] = r->cnext;
+		if (r->cnext)
+			r->cnext->cprev = r->cprev;
+		r->cprev = r->cnext = NULL;
+	}
 	rp->cls_count[r->cls]--;
 	rp->ndec--;
 	rp->dec_base_sum -= r->dc0 - r->dG0;
@@ -302,12 +324,6 @@ static void dec_leave(struct replica *rp, struct req *r)
 
 /* --- blocks --- */
 
-/* Does block b of r get its content hash when full (shareable content, or
- * an owner that was preempted and may look it up), or stay private? */
-static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
-{
-	return r->preempts > 0 || block_shareable(s, r, b);
-}
 
 /* Take n more blocks: named while their content can be looked up
  * (kvcache.h) and all earlier ones are named, anonymous (only counted) from
@@ -604,11 +620,10 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 	int64_t budget = rp->mbt;
 	bool preempted = false;
 	struct req *r;
-	int32_t c;
 
-	for (c = 0; c < (int32_t)s->cfg.block_size; c++)
-		while (rp->cls_head[c])
-			dec_leave(rp, rp->cls_head[c]);
+	for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
+		if (r->dec)
+			dec_leave(s, rp, r);
 	rp->fallback = true;
 	r = rp->run_head;
 	while (r && budget > 0) {
@@ -691,7 +706,7 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	rp->fallback = false;
 	{
 		/* the class crossing a block boundary: anonymous blocks in bulk */
-		int32_t anon = 0;
+		int32_t anon = (int32_t)rp->cls_lean[cls];
 		for (r = rp->cls_head[cls]; r; r = r->cnext) {
 			if (r->nnamed < r->nblocks || !s->cfg.prefix_caching ||
 			    !gets_hash(s, r, r->nblocks)) {
@@ -1142,7 +1157,7 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 		heap_pop(rp);
 		if (!fe.r->dec || fe.r->epoch != fe.epoch)
 			continue; /* stale */
-		dec_leave(rp, fe.r);
+		dec_leave(s, rp, fe.r);
 		fe.r->last_ns = s->now;
 		fe.r->done = true;
 		XGROW(rp->done, rp->done_cap, ndone + 1);
@@ -1228,6 +1243,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 {
 	rp->cls_head = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_head));
 	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
+	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));
 	rp->sg_ratio = SCHED_SG_RATIO_INIT;
 }
 
@@ -1252,6 +1268,7 @@ void sched_replica_release(struct replica *rp)
 	free(rp->arrays);
 	free(rp->cls_head);
 	free(rp->cls_count);
+	free(rp->cls_lean);
 	free(rp->heap);
 	free(rp->others);
 	free(rp->sched);

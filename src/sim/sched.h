@@ -42,6 +42,11 @@ struct req {
 	 * dg0 + (G - dG0) at replica step count G; grouped by class
 	 * (dc0 - dG0) mod block_size, the steps at which it needs a block */
 	bool dec;
+	/* a lean decoder: every block it will take is anonymous and every
+	 * named one it holds is registered, so its blocks are only counted
+	 * (cls_lean) and nblocks/nhashed are derived when it leaves; not on
+	 * its class list */
+	bool lean;
 	int64_t dG0, dc0, dg0;
 	int32_t cls;
 	uint32_t epoch;
@@ -91,7 +96,8 @@ struct replica {
 	double sg_ratio;                   /* SGLang: the current new-token ratio */
 	int64_t ndec, dec_base_sum;        /* count, sum of (dc0 - dG0) */
 	struct req **cls_head;             /* [block_size] */
-	int64_t *cls_count;
+	int64_t *cls_count;                /* decoders per class, lean ones included */
+	int64_t *cls_lean;                 /* lean decoders per class */
 	struct fin_entry *heap;
 	size_t nheap, heap_cap;
 	uint64_t next_rseq;
