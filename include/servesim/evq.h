@@ -27,6 +27,8 @@ void evq_push(struct evq *q, int64_t t_ns, enum ev_kind kind, int32_t replica);
 /* Pop the earliest event; returns 0 when empty. */
 int evq_pop(struct evq *q, struct event *out);
 static inline size_t evq_size(const struct evq *q) { return q->n; }
+/* Time of the earliest event (the queue must not be empty). */
+static inline int64_t evq_top_ns(const struct evq *q) { return q->h[0].t_ns; }
 /* 1 if the heap property holds (tests). */
 int evq_check(const struct evq *q);
 

@@ -37,6 +37,7 @@ struct scenario {
 	FILE *requests_out, *step_log;
 	bool check_invariants;
 	bool exact_percentiles;       /* sim_cfg.exact_percentiles */
+	bool no_segments;             /* sim_cfg.no_segments */
 	struct spec_cfg spec;         /* speculative decoding (k 0: off) */
 	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
 	/* P/D disaggregation (pd_prefill 0: off): pd_prefill prefill workers

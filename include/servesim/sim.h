@@ -46,6 +46,12 @@ struct sim_cfg {
 	bool lockstep;
 	enum router_kind router;
 	bool check_invariants;                /* after every event (tests) */
+	/* step segments off (--no-decode-segments): by default a replica's
+	 * consecutive steps are run back to back, each planned and priced as
+	 * alone, for as long as each one's end comes before every other event
+	 * (no arrival, transfer or other replica in between), without a trip
+	 * through the event queue; the output is byte-identical either way */
+	bool no_segments;
 	bool exact_percentiles;               /* keep every value past LOGHIST_EXACT_MAX */
 	size_t exact_max;                     /* that count (0: LOGHIST_EXACT_MAX; tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */

@@ -110,6 +110,7 @@ struct run_opts {
 	double util;
 	bool no_prefix, progress, check_inv, allow_invalid;
 	bool exact;                 /* --exact-percentiles */
+	bool no_segments;           /* --no-decode-segments (tests: step by step) */
 	int64_t spec_k;
 	const char *spec_method, *spec_rates;
 	int pd_prefill, pd_decode;
@@ -153,7 +154,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW,
 	       O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP,
 	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST, O_MOE_SCALES, O_MAXREQ,
-	       O_EXACT };
+	       O_EXACT,
+	       O_NOSEG };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
 		{"gpu", required_argument, 0, O_GPU}, CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS,
@@ -175,6 +177,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"requests-out", required_argument, 0, O_ROUT}, {"progress", no_argument, 0, O_PROG},
 		{"check-invariants", no_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'},
 		{"exact-percentiles", no_argument, 0, O_EXACT},
+		{"no-decode-segments", no_argument, 0, O_NOSEG},
 		CLI_OVERHEAD_OPTIONS,
 		{"step-log", required_argument, 0, O_SLOG},
 		{"tier2", required_argument, 0, O_T2},
@@ -244,6 +247,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_PROG: o->progress = true; break;
 		case O_CHECK: o->check_inv = true; break;
 		case O_EXACT: o->exact = true; break;
+		case O_NOSEG: o->no_segments = true; break;
 		case O_SLOG: o->step_log = optarg; break;
 		case O_T2: o->tier2 = optarg; break;
 		case O_ENGINE: o->engine = optarg; rc = mfu_engine_check(optarg, e); break;
@@ -840,6 +844,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.ov = o.ov;
 	sc.check_invariants = o.check_inv;
 	sc.exact_percentiles = o.exact;
+	sc.no_segments = o.no_segments;
 	snprintf(sc.engine, sizeof(sc.engine), "%s", o.engine ? o.engine : "vllm");
 	if (strcmp(sc.engine, "sglang") == 0) {
 		/* SGLang's defaults: chunked_prefill_size by GPU memory, radix

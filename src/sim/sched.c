@@ -918,8 +918,9 @@ static int64_t step_tokens(const struct step_desc *d)
 /* Attention-DP: every rank plans its step; the MoE layers see the tokens of
  * all ranks, a rank with nothing to run runs a one-token dummy step (vLLM's
  * DP engines execute dummy batches so the collectives line up), and all
- * end together when the slowest rank does.  One event ends the step. */
-static void group_start(struct sim *s)
+ * end together when the slowest rank does.  One event ends the step (the
+ * caller's: false when no rank has anything to run). */
+static bool group_start(struct sim *s)
 {
 	int64_t moe = 0;
 	double tmax = 0;
@@ -935,7 +936,7 @@ static void group_start(struct sim *s)
 	if (!any) {
 		for (i = 0; i < s->nrep; i++)
 			s->reps[i].busy = false;
-		return;
+		return false;
 	}
 	for (i = 0; i < s->nrep; i++) {
 		struct replica *rp = &s->reps[i];
@@ -959,7 +960,7 @@ static void group_start(struct sim *s)
 		s->reps[i].busy = true;
 		s->reps[i].step_dur_ns = (int64_t)llround(tmax * 1e9);
 	}
-	evq_push(&s->q, s->now + s->reps[0].step_dur_ns, EV_STEP_END, 0);
+	return true;
 }
 
 /* PP: launch the planned batch into the pipeline when a slot and the
@@ -1014,29 +1015,57 @@ void sched_stage_free(struct sim *s, int ri)
 	sched_start_step(s, ri);
 }
 
-void sched_start_step(struct sim *s, int ri)
+/* Plan, price and account replica ri's next step (no PP, no lockstep);
+ * false when it has nothing to run.  Its end is the caller's. */
+static bool start_single(struct sim *s, int ri)
 {
 	struct replica *rp = &s->reps[ri];
 	struct step_desc d;
 	double t;
 
+	if (!plan_step(s, ri, &d)) {
+		rp->busy = false;
+		return false;
+	}
+	t = rank_cost(s, rp, &d);
+	account_step(s, ri, t);
+	rp->busy = true;
+	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	return true;
+}
+
+void sched_start_step(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+
 	if (s->cfg.lockstep) {
-		group_start(s);
+		if (group_start(s))
+			evq_push(&s->q, s->now + s->reps[0].step_dur_ns, EV_STEP_END, 0);
 		return;
 	}
 	if (rp->pp > 1) {
 		pp_start(s, ri);
 		return;
 	}
-	if (!plan_step(s, ri, &d)) {
-		rp->busy = false;
-		return;
-	}
-	t = rank_cost(s, rp, &d);
-	account_step(s, ri, t);
-	rp->busy = true;
-	rp->step_dur_ns = (int64_t)llround(t * 1e9);
-	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
+	if (start_single(s, ri))
+		evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
+}
+
+/* Step segments (sim.h, no_segments): may the step ending at t_end end
+ * here and now, without its event?  Only when it would be the next event
+ * popped: every queued event is later (one at the same time was queued
+ * first, so it would go first).  The clock and the event count then move
+ * as the queue would have moved them.  Not with the per-event invariant
+ * checker, which runs between events. */
+static bool segment_goes_on(struct sim *s, int64_t t_end)
+{
+	if (s->cfg.no_segments || s->cfg.check_invariants ||
+	    (evq_size(&s->q) > 0 && evq_top_ns(&s->q) <= t_end))
+		return false;
+	s->now = t_end;
+	s->tot.events++;
+	s->tot.duration_ns = t_end;
+	return true;
 }
 
 static void pend_push(struct replica *rp, struct req *r)
@@ -1223,20 +1252,38 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 		return rp->busy || rp->npipe > 0 ? 0 : deliver(s, rp, e);
 	}
 	if (!s->cfg.lockstep) {
-		if ((rc = finish_rank(s, ri, e)) < 0)
-			return rc;
-		sched_start_step(s, ri);
-		/* an engine with nothing to do hands its outputs over at once */
-		return s->reps[ri].busy ? 0 : deliver(s, &s->reps[ri], e);
+		for (;;) {
+			struct replica *rp = &s->reps[ri];
+			int64_t t_end;
+			if ((rc = finish_rank(s, ri, e)) < 0)
+				return rc;
+			/* an engine with nothing to do hands its outputs over at once */
+			if (!start_single(s, ri))
+				return deliver(s, rp, e);
+			t_end = s->now + rp->step_dur_ns;
+			if (!segment_goes_on(s, t_end)) {
+				evq_push(&s->q, t_end, EV_STEP_END, ri);
+				return 0;
+			}
+		}
 	}
-	for (i = 0; i < s->nrep; i++)
-		if ((rc = finish_rank(s, i, e)) < 0)
-			return rc;
-	group_start(s);
-	for (i = 0; i < s->nrep; i++)
-		if (!s->reps[i].busy && (rc = deliver(s, &s->reps[i], e)) < 0)
-			return rc;
-	return 0;
+	for (;;) {
+		int64_t t_end;
+		for (i = 0; i < s->nrep; i++)
+			if ((rc = finish_rank(s, i, e)) < 0)
+				return rc;
+		if (!group_start(s)) {
+			for (i = 0; i < s->nrep; i++)
+				if ((rc = deliver(s, &s->reps[i], e)) < 0)
+					return rc;
+			return 0;
+		}
+		t_end = s->now + s->reps[0].step_dur_ns;
+		if (!segment_goes_on(s, t_end)) {
+			evq_push(&s->q, t_end, EV_STEP_END, 0);
+			return 0;
+		}
+	}
 }
 
 void sched_replica_init(struct sim *s, struct replica *rp)

@@ -1,6 +1,7 @@
 /* bench.c - simulator throughput and memory (`make bench`): figures, not
  * pass/fail.  One scenario per process so peak RSS is per scenario.
- *   usage: bench SCENARIO [N]   (chat | 70b | storm | longctx; N requests)
+ *   usage: bench SCENARIO [N [step]]   (chat | 70b | storm | longctx; N
+ *   requests; `step`: without step segments, as --no-decode-segments)
  * longctx: the long-context overload of issue 13 (Llama-3.1-8B/H100,
  * 32768-token prompts, 1000-token outputs, Poisson 0.5 req/s, vLLM's
  * defaults for an 80 GB GPU: 8192 batched tokens, 1024 sequences, the
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
 	sc.total_kv_blocks = blocks ? blocks : mp.blocks;
 	sc.prefix_caching = true;
 	sc.dp = 1;
+	sc.no_segments = argc > 3 && strcmp(argv[3], "step") == 0;
 	t0 = now_s();
 	if (sim_new(&sc, &c, &w, &s, &e) < 0 || sim_run(s, &e) < 0)
 		goto fail;

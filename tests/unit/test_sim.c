@@ -802,6 +802,129 @@ static void test_hist_percentiles(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* Step segments (sim.h, no_segments): running a replica's steps back to
+ * back without the event queue gives the same bytes as step by step: step
+ * log, per-request CSV and totals, on open and closed loops, prefix
+ * caching with shared prefixes, a preemption storm, speculative decoding,
+ * PP, DP, attention-DP lockstep, P/D and SGLang. */
+static void seg_compare(const char *what, struct sim_cfg *sc, const struct cost_model *c,
+			const struct wl_spec *w)
+{
+	char *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
+	struct sim_totals t1, t2;
+	int r1, r2;
+
+	sc->check_invariants = false;
+	sc->no_segments = true;
+	r1 = run(sc, c, w, &l1, &c1, &t1);
+	sc->no_segments = false;
+	r2 = run(sc, c, w, &l2, &c2, &t2);
+	CHECK(r1 == 0 && r2 == 0 && t1.completed > 0 && strcmp(l1, l2) == 0 && strcmp(c1, c2) == 0 &&
+		      memcmp(&t1, &t2, sizeof(t1)) == 0,
+	      "%s: segments on and off byte-identical (%llu steps, %llu events, %llu preemptions, "
+	      "%zu log bytes)", what, (unsigned long long)t1.steps, (unsigned long long)t1.events,
+	      (unsigned long long)t1.preemptions, strlen(l1));
+	free(l1); free(c1); free(l2); free(c2);
+}
+
+static void test_segments(const struct model_cfg *m)
+{
+	struct cost_model c, cpp, cmoe;
+	struct cost_cfg cc;
+	struct parallel pp2 = {1, 2, 1, 1}, dpa = {1, 1, 2, 2};
+	struct model_cfg moe;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct err e;
+
+	make_cost(&c, m, 2048, 64, 0);
+	wl_spec_defaults(&w);
+	w.process = WL_POISSON;
+	w.rate = 8;
+	w.num_requests = 300;
+	w.prompt.kind = WL_NORMAL;
+	w.prompt.a = 300;
+	w.prompt.b = 100;
+	w.output.kind = WL_UNIFORM;
+	w.output.a = 10;
+	w.output.b = 300;
+	w.seed = 5;
+	base_cfg(&sc, 2048, 64, 4000);
+	seg_compare("open loop", &sc, &c, &w);
+	base_cfg(&sc, 512, 64, 60);
+	seg_compare("preemption storm", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 4000);
+	sc.prefix_caching = false;
+	seg_compare("no prefix caching", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 4000);
+	sc.sglang = true;
+	seg_compare("SGLang", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 4000);
+	sc.spec.method = SPEC_EAGLE;
+	sc.spec.k = 3;
+	sc.spec.nrates = 1;
+	sc.spec.rate[0] = 0.7;
+	seg_compare("speculative decoding", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 4000);
+	sc.dp = 2;
+	seg_compare("DP 2", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 4000);
+	sc.pd.prefill = 1;
+	sc.pd.prefill_cost = &c;
+	sc.pd.prefill_kv_blocks = 3000;
+	sc.pd.prefill_max_num_seqs = 64;
+	sc.pd.prefill_max_num_batched_tokens = 2048;
+	sc.pd.kv_bytes_per_token = 1e5;
+	sc.pd.link_bw = 1e9;
+	sc.pd.alpha_s = 1e-3;
+	seg_compare("P/D 1p1d", &sc, &c, &w);
+	/* shared prefixes (inference-perf generator) under a tight cache */
+	w.sp_groups = 4;
+	w.sp_prompts = 5;
+	w.sp_system = 200;
+	w.sp_question = 100;
+	w.sp_output = 150;
+	base_cfg(&sc, 2048, 64, 120);
+	seg_compare("shared prefixes, tight KV", &sc, &c, &w);
+	w.sp_groups = 0;
+	/* closed loop: 12 clients */
+	w.process = WL_CONCURRENCY;
+	w.concurrency = 12;
+	w.num_requests = 200;
+	base_cfg(&sc, 2048, 64, 4000);
+	seg_compare("closed loop", &sc, &c, &w);
+	base_cfg(&sc, 512, 64, 80);
+	seg_compare("closed loop, preemptions", &sc, &c, &w);
+	w.process = WL_POISSON;
+	w.num_requests = 300;
+	/* PP 2 */
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 2048;
+	cc.max_seqs = 64;
+	cc.graph_max = 512;
+	if (cost_init(&cpp, m, gpu("h100"), &pp2, &cc, datadir, &e) == 0) {
+		base_cfg(&sc, 2048, 64, 4000);
+		seg_compare("PP 2", &sc, &cpp, &w);
+		cost_release(&cpp);
+	} else {
+		CHECK(0, "PP 2 cost model: %s", e.msg);
+	}
+	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
+	load_model("mixtral-8x7b", &moe);
+	if (cost_init(&cmoe, &moe, gpu("h100"), &dpa, &cc, datadir, &e) == 0) {
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.dp = 2;
+		sc.lockstep = true;
+		seg_compare("attention-DP lockstep", &sc, &cmoe, &w);
+		cost_release(&cmoe);
+	} else {
+		CHECK(0, "DP 2 MoE cost model: %s", e.msg);
+	}
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -832,6 +955,7 @@ int main(void)
 	test_pd(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
+	test_segments(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
