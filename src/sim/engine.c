@@ -24,32 +24,6 @@ const char *reject_reason_name(enum reject_reason r)
 
 /* --- requests and pools --- */
 
-static struct req *req_get(struct sim *s)
-{
-	struct req *r;
-
-	if (!s->free_reqs) {
-		size_t i, n = 1024;
-		struct req *slab = xcalloc(n, sizeof(*slab));
-		XGROW(s->slabs, s->slabs_cap, s->nslabs + 1);
-		s->slabs[s->nslabs++] = slab;
-		for (i = 0; i < n; i++) {
-			slab[i].next_free = s->free_reqs;
-			s->free_reqs = &slab[i];
-		}
-	}
-	r = s->free_reqs;
-	s->free_reqs = r->next_free;
-	memset(r, 0, sizeof(*r));
-	return r;
-}
-
-static void req_put(struct sim *s, struct req *r)
-{
-	r->next_free = s->free_reqs;
-	s->free_reqs = r;
-}
-
 static int32_t blocks_for(const struct sim *s, int64_t tokens)
 {
 	return (int32_t)((tokens + s->cfg.block_size - 1) / s->cfg.block_size);
@@ -179,46 +153,47 @@ static void reject_req(struct sim *s, struct req *r, enum reject_reason why)
 	s->tot.rejected[why]++;
 	csv_row(s, r, why == REJ_TOO_LONG ? "rejected:too_long" : "rejected:kv_capacity", 0, 0, 0,
 		0, 0);
-	req_put(s, r);
+	sched_req_put(s, r);
+}
+
+/* An arrival that can never run, rejected before it has a record. */
+static void reject_arrival(struct sim *s, const struct wl_req *w, int64_t id, enum reject_reason why)
+{
+	struct req r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.arrival_ns = w->arrival_ns;
+	r.prompt = w->prompt_tokens;
+	r.output = w->output_tokens;
+	r.stage = w->stage;
+	s->tot.rejected[why]++;
+	csv_row(s, &r, why == REJ_TOO_LONG ? "rejected:too_long" : "rejected:kv_capacity", 0, 0, 0,
+		0, 0);
 }
 
 static void admit(struct sim *s, const struct wl_req *w)
 {
-	struct req *r = req_get(s);
+	int64_t id = (int64_t)s->tot.arrived++;
 	struct replica *rp;
 	int ri;
 
-	r->id = (int64_t)s->tot.arrived++;
-	r->arrival_ns = w->arrival_ns;
-	r->prompt = w->prompt_tokens;
-	r->output = w->output_tokens;
-	r->prefix_tokens = w->prefix_tokens;
-	r->prefix_group = w->prefix_group;
-	r->content_id = w->content_id;
-	r->stage = w->stage;
-	r->sched_ns = -1;
-	/* full blocks inside a repeated prompt, or else inside a group prefix */
-	if (r->content_id >= 0)
-		r->nshare = (int32_t)(r->prompt / s->cfg.block_size);
-	else if (r->prefix_group >= 0)
-		r->nshare = (int32_t)(r->prefix_tokens / s->cfg.block_size);
-	if (r->stage + 1 > s->nstages)
-		s->nstages = r->stage + 1;
+	if (w->stage + 1 > s->nstages)
+		s->nstages = w->stage + 1;
 	/* vLLM answers 400 when prompt + max_tokens exceeds max_model_len */
-	if (r->prompt + r->output > s->cfg.max_model_len) {
-		reject_req(s, r, REJ_TOO_LONG);
+	if (w->prompt_tokens + w->output_tokens > s->cfg.max_model_len) {
+		reject_arrival(s, w, id, REJ_TOO_LONG);
 		return;
 	}
-	if (blocks_for(s, r->prompt + r->output) > s->cfg.total_kv_blocks ||
-	    (s->cfg.pd.prefill > 0 && blocks_for(s, r->prompt + 1) > s->cfg.pd.prefill_kv_blocks)) {
-		reject_req(s, r, REJ_KV_CAPACITY);
+	if (blocks_for(s, w->prompt_tokens + w->output_tokens) > s->cfg.total_kv_blocks ||
+	    (s->cfg.pd.prefill > 0 && blocks_for(s, w->prompt_tokens + 1) > s->cfg.pd.prefill_kv_blocks)) {
+		reject_arrival(s, w, id, REJ_KV_CAPACITY);
 		return;
 	}
 	/* P/D: prompts go to the prefill pool */
 	ri = s->cfg.pd.prefill > 0 ? pick_replica(s, 0, s->cfg.pd.prefill) : pick_replica(s, 0, s->nrep);
-	r->replica = ri;
 	rp = &s->reps[ri];
-	sched_enqueue(rp, r);
+	sched_arrive(rp, w, id);
 	/* an idle engine starts its next step after every event of this
 	 * instant, so requests arriving together are scheduled together */
 	if (!rp->busy && !rp->kick_pending) {
@@ -284,7 +259,7 @@ static int next_closed(struct sim *s, int64_t t_ns, struct err *e)
 static int complete_req(struct sim *s, struct req *r, int64_t t_ns, bool next, struct err *e)
 {
 	record(s, r);
-	req_put(s, r);
+	sched_req_put(s, r);
 	return next && s->closed ? next_closed(s, t_ns, e) : 0;
 }
 

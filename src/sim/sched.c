@@ -61,10 +61,36 @@ static void array_put(struct replica *rp, int32_t *a)
 	rp->arrays[rp->narrays++] = a;
 }
 
+static struct req *req_get(struct sim *s)
+{
+	struct req *r;
+
+	if (!s->free_reqs) {
+		size_t i, n = 1024;
+		struct req *slab = xcalloc(n, sizeof(*slab));
+		XGROW(s->slabs, s->slabs_cap, s->nslabs + 1);
+		s->slabs[s->nslabs++] = slab;
+		for (i = 0; i < n; i++) {
+			slab[i].next_free = s->free_reqs;
+			s->free_reqs = &slab[i];
+		}
+	}
+	r = s->free_reqs;
+	s->free_reqs = r->next_free;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+void sched_req_put(struct sim *s, struct req *r)
+{
+	r->next_free = s->free_reqs;
+	s->free_reqs = r;
+}
+
 static void wq_grow(struct replica *rp)
 {
 	size_t ncap = rp->wcap ? rp->wcap * 2 : 64, i;
-	struct req **n = xmalloc(xmul(ncap, sizeof(*n)));
+	struct wq_ent *n = xmalloc(xmul(ncap, sizeof(*n)));
 
 	for (i = 0; i < rp->wlen; i++)
 		n[i] = rp->wq[(rp->whead + i) % rp->wcap];
@@ -74,12 +100,35 @@ static void wq_grow(struct replica *rp)
 	rp->whead = 0;
 }
 
-void sched_enqueue(struct replica *rp, struct req *r)
+static struct wq_ent *wq_push_back(struct replica *rp)
 {
+	struct wq_ent *q;
+
 	if (rp->wlen == rp->wcap)
 		wq_grow(rp);
-	rp->wq[(rp->whead + rp->wlen) % rp->wcap] = r;
+	q = &rp->wq[(rp->whead + rp->wlen) % rp->wcap];
 	rp->wlen++;
+	return q;
+}
+
+void sched_enqueue(struct replica *rp, struct req *r)
+{
+	wq_push_back(rp)->r = r;
+}
+
+void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
+{
+	struct wq_ent *q = wq_push_back(rp);
+
+	q->r = NULL;
+	q->id = id;
+	q->arrival_ns = w->arrival_ns;
+	q->prompt = w->prompt_tokens;
+	q->output = w->output_tokens;
+	q->prefix_tokens = w->prefix_tokens;
+	q->prefix_group = w->prefix_group;
+	q->content_id = w->content_id;
+	q->stage = w->stage;
 }
 
 static void wq_push_front(struct replica *rp, struct req *r)
@@ -87,13 +136,35 @@ static void wq_push_front(struct replica *rp, struct req *r)
 	if (rp->wlen == rp->wcap)
 		wq_grow(rp);
 	rp->whead = (rp->whead + rp->wcap - 1) % rp->wcap;
-	rp->wq[rp->whead] = r;
+	rp->wq[rp->whead].r = r;
 	rp->wlen++;
 }
 
-static struct req *wq_front(const struct replica *rp)
+/* The head of the waiting queue, its record made if it had none. */
+static struct req *wq_front(struct sim *s, struct replica *rp)
 {
-	return rp->wq[rp->whead];
+	struct wq_ent *q = &rp->wq[rp->whead];
+	struct req *r;
+
+	if (q->r)
+		return q->r;
+	r = q->r = req_get(s);
+	r->id = q->id;
+	r->arrival_ns = q->arrival_ns;
+	r->prompt = q->prompt;
+	r->output = q->output;
+	r->prefix_tokens = q->prefix_tokens;
+	r->prefix_group = q->prefix_group;
+	r->content_id = q->content_id;
+	r->stage = q->stage;
+	r->replica = (int)(rp - s->reps);
+	r->sched_ns = -1;
+	/* full blocks inside a repeated prompt, or else inside a group prefix */
+	if (r->content_id >= 0)
+		r->nshare = (int32_t)(r->prompt / s->cfg.block_size);
+	else if (r->prefix_group >= 0)
+		r->nshare = (int32_t)(r->prefix_tokens / s->cfg.block_size);
+	return r;
 }
 
 static void wq_pop_front(struct replica *rp)
@@ -549,7 +620,7 @@ static int64_t sg_future(const struct req *r)
 static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int32_t reserve)
 {
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0) {
-		struct req *r = wq_front(rp);
+		struct req *r = wq_front(s, rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		int32_t hits, evictable, need, k;
 		uint64_t last;
@@ -1304,8 +1375,11 @@ void sched_replica_release(struct replica *rp)
 		free(r->chain);
 	}
 	for (i = 0; i < rp->wlen; i++) {
-		free(rp->wq[(rp->whead + i) % rp->wcap]->blocks);
-		free(rp->wq[(rp->whead + i) % rp->wcap]->chain);
+		struct req *w = rp->wq[(rp->whead + i) % rp->wcap].r;
+		if (w) {
+			free(w->blocks);
+			free(w->chain);
+		}
 	}
 	free(rp->memo_blk);
 	free(rp->memo_e0);

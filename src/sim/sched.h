@@ -54,6 +54,15 @@ struct req {
 	struct req *next_free;
 };
 
+/* A waiting request: its record (preempted, transferred, or looked at
+ * already at the head of the queue), or, r NULL, only what its arrival
+ * says: a queued arrival costs 64 bytes, not a whole record. */
+struct wq_ent {
+	struct req *r;
+	int64_t id, arrival_ns, prompt, output, prefix_tokens, prefix_group, content_id;
+	int stage;
+};
+
 struct fin_entry {
 	int64_t fin_G;   /* replica step count at which the decoder completes */
 	uint64_t rseq;   /* running-order tie-break */
@@ -65,7 +74,7 @@ struct replica {
 	struct kvc kv;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
-	struct req **wq;                   /* waiting: ring-buffer deque */
+	struct wq_ent *wq;                 /* waiting: ring-buffer deque */
 	size_t whead, wlen, wcap;
 	struct req **sched;                /* explicit requests scheduled this step */
 	size_t nsched, sched_cap;
@@ -181,8 +190,13 @@ int sched_finish_step(struct sim *s, int ri, struct err *e);
 void sched_stage_free(struct sim *s, int ri);
 void sched_replica_init(struct sim *s, struct replica *rp);
 void sched_replica_release(struct replica *rp);
-/* Queue a new (or transferred) request at the back of rp's waiting queue. */
+/* Queue a transferred request (P/D) at the back of rp's waiting queue. */
 void sched_enqueue(struct replica *rp, struct req *r);
+/* Queue a new arrival, request id `id`, at the back of rp's waiting queue;
+ * its record is made when it reaches the head. */
+void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id);
+/* Request records: from a slab pool (sched_req_put returns one). */
+void sched_req_put(struct sim *s, struct req *r);
 
 static inline int64_t req_num_tokens(const struct req *r)
 {
