@@ -14,8 +14,10 @@ char *xstrdup(const char *s);
 size_t xmul(size_t a, size_t b);
 
 /* Grow (*arr) so that it can hold at least `need` elements of `size` bytes;
- * capacity doubles. */
+ * capacity doubles.  XGROW checks the capacity inline (hot loops call it
+ * at every push) and evaluates `need` and `cap` twice. */
 void xgrow(void **arr, size_t *cap, size_t need, size_t size);
-#define XGROW(arr, cap, need) xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
+#define XGROW(arr, cap, need) \
+	((need) <= (cap) ? (void)0 : xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr))))
 
 #endif
