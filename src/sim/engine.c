@@ -403,6 +403,8 @@ void sim_free(struct sim *s)
 	free(s->queue);
 	free(s->stage);
 	free(s->rec_id);
+	free(s->sum);
+	free(s->sum_ok);
 	if (s->hist)
 		for (i = 0; i < 256 * 5; i++)
 			loghist_release(&s->hist[i]);
@@ -517,7 +519,42 @@ static void summary_hist(const struct sim *s, int stage, struct metric_set *o)
 	}
 }
 
+static void summary_compute(struct sim *s, int stage, struct metric_set *o);
+
+/* One summary per stage (and overall) per state of the run: the callers
+ * print the same stage several times (text, JSON and CSV reports), and
+ * with one stage its summary is the overall one (the same values in the
+ * same order). */
 void sim_summary(struct sim *s, int stage, struct metric_set *o)
+{
+	size_t k;
+
+	if (stage == 0 && s->nstages == 1)
+		stage = -1;
+	if (stage < -1 || stage >= 255) {
+		summary_compute(s, stage, o);
+		return;
+	}
+	k = (size_t)(stage + 1);
+	if (s->sum_events != s->tot.events || k >= s->nsum) {
+		size_t n = k + 1 > (size_t)s->nstages + 1 ? k + 1 : (size_t)s->nstages + 1;
+		if (n > s->nsum) {
+			s->sum = xreallocarray(s->sum, n, sizeof(*s->sum));
+			s->sum_ok = xreallocarray(s->sum_ok, n, sizeof(*s->sum_ok));
+			s->nsum = n;
+		}
+		if (s->sum_events != s->tot.events || s->nsum == n)
+			memset(s->sum_ok, 0, s->nsum * sizeof(*s->sum_ok));
+		s->sum_events = s->tot.events;
+	}
+	if (!s->sum_ok[k]) {
+		summary_compute(s, stage, &s->sum[k]);
+		s->sum_ok[k] = true;
+	}
+	*o = s->sum[k];
+}
+
+static void summary_compute(struct sim *s, int stage, struct metric_set *o)
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
 	size_t i, n;

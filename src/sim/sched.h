@@ -161,6 +161,12 @@ struct sim {
 	} agg[256];
 	struct sim_totals tot;
 	int nstages;
+	/* summaries already computed, [stage + 1] (0: all), valid while
+	 * tot.events is sum_events: each metric sorted once */
+	struct metric_set *sum;
+	bool *sum_ok;
+	size_t nsum;
+	uint64_t sum_events;
 	struct pcg32 spec_rng;             /* acceptance draws (stream 11) */
 	struct req **xfer;                 /* P/D: requests in transfer, by event slot */
 	size_t nxfer, xfer_cap;
