@@ -414,6 +414,47 @@ static void test_kvcache(void)
 	kvc_put_anon(&k, 1, 0);
 	CHECK(k.nfree == 2 && k.nevict == 0, "caching off: freed blocks are simply free");
 	kvc_release(&k);
+	/* watched blocks (the scheduler's memo of a waiting request's hits):
+	 * a chain of three cached blocks, freed tail first */
+	{
+		int32_t c0, c1, c2;
+		uint64_t reg0;
+		kvc_init(&k, 4, true);
+		c0 = kvc_alloc_named(&k);
+		c1 = kvc_alloc_named(&k);
+		c2 = kvc_alloc_named(&k);
+		kvc_register(&k, c0, 10);
+		kvc_register(&k, c1, 11);
+		kvc_register(&k, c2, 12);
+		CHECK(k.registered == 3, "three registrations counted");
+		kvc_put(&k, c2);
+		kvc_put(&k, c1);
+		kvc_put(&k, c0);
+		kvc_watch(&k, c0, 0);
+		kvc_watch(&k, c1, 1);
+		kvc_watch(&k, c2, 2);
+		k.watch_cut = INT32_MAX;
+		k.watch_touched = false;
+		reg0 = k.registered;
+		kvc_alloc_anon(&k, 1); /* the free block: nothing evicted */
+		CHECK(k.watch_cut == INT32_MAX && !k.watch_touched, "no eviction: the watch says nothing");
+		kvc_alloc_anon(&k, 1); /* evicts the oldest: c2, position 2 */
+		CHECK(k.watch_cut == 2 && k.watch[c2] == -1 && !k.watch_touched,
+		      "evicting the chain's tail cuts the watch at position 2 and unwatches it");
+		k.watch_cut = INT32_MAX;
+		kvc_acquire(&k, c0);
+		CHECK(k.watch_touched, "a watched block taken by a hit touches the watch");
+		k.watch_touched = false;
+		kvc_put(&k, c0);
+		CHECK(k.watch_touched, "and so does its release");
+		kvc_unwatch(&k, c0, 0);
+		kvc_unwatch(&k, c1, 0); /* not at that position: kept */
+		CHECK(k.watch[c0] == -1 && k.watch[c1] == 1, "unwatch only at the watched position");
+		kvc_register(&k, kvc_alloc_named(&k), 13);
+		CHECK(k.registered == reg0 + 1 && kvc_check(&k, why, sizeof(why)),
+		      "a new registration is counted (%s)", why);
+		kvc_release(&k);
+	}
 }
 
 static void test_memplan(void)
