@@ -222,6 +222,22 @@ static void test_moe_tables(void)
 		CHECK(same, "moetab_load_dist: same picks and efficiencies as moetab_load, per distribution");
 		moetab_free(part);
 	}
+	/* gpt-oss (MXFP4 W4A16 on Hopper: TRT-LLM measured MoE TP 1 only, EP 1..128):
+	 * TP 8 x EP 1 streams the same per-GPU expert volume as TP 1 x EP 8, so
+	 * it is priced from that curve (the latency-bound small-shard regime),
+	 * not by carrying TP 1 x EP 1's efficiency to an 8x smaller kernel */
+	{
+		struct moe_shape tp8 = {2880, 2880, 4, 128, 8, 1}, ep8 = {2880, 2880, 4, 128, 1, 8};
+		struct moe_pick a, b;
+		double ta, tb;
+		moetab_pick(t, MOE_MXFP4, &tp8, MOE_POWER_LAW_101, &a);
+		moetab_pick(t, MOE_MXFP4, &ep8, MOE_POWER_LAW_101, &b);
+		CHECK(a.curve && strstr(a.desc, "tp1 ep8") != NULL, "gpt-oss TP8 MoE priced from %s", a.desc);
+		ta = moe_roofline_s(&tp8, 4, g->peak_flops[DT_BF16], 0.5, g->hbm_bw) / moetab_eff(&a, &tp8, 4);
+		tb = moe_roofline_s(&ep8, 4, g->peak_flops[DT_BF16], 0.5, g->hbm_bw) / moetab_eff(&b, &ep8, 4);
+		CHECK(ta > 0.5 * tb && ta < 2 * tb, "TP8 and EP8 at 4 tokens within 2x: %.1f vs %.1f us", ta * 1e6,
+		      tb * 1e6);
+	}
 	moetab_free(t);
 }
 
