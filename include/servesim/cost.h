@@ -73,7 +73,7 @@ struct cost_cfg {
 
 /* Components whose cost origin the run header lists. */
 enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_MOE,
-		COST_SRC_ALLREDUCE, COST_SRC__COUNT };
+		COST_SRC_ALLREDUCE, COST_SRC_LINEAR, COST_SRC__COUNT };
 const char *cost_src_name(enum cost_src s);
 
 struct cost_model {
@@ -146,6 +146,10 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 		   double batch);
 double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix);
 double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum);
+/* One linear-attention layer (GDN-style recurrent state): a prefill chunk of
+ * `tokens` over `seqs` sequences, or a decode step of `seqs` sequences
+ * (decode = true); 0-safe for models without linear layers. */
+double cost_linear_attn_s(const struct cost_model *c, double tokens, double seqs, bool decode);
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens);
 /* The routed experts of one MoE layer on one GPU as one fused kernel, for
  * `tokens` tokens entering the layer on that GPU (all DP ranks' tokens with

@@ -26,6 +26,13 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	scenario_defaults(sc, m, g, &x->wl);
 	sc->par = (struct parallel){x->tp, x->pp, x->dp, x->ep};
 	sc->wdt = sc->kvdt = x->dtype;
+	/* an fp4 label on a GPU without fp4 tensor cores (aiconfigurator's
+	 * "nvfp4" on gpt-oss H100/H200 rows) cannot be what ran: the engine ran
+	 * the checkpoint as stored (gpt-oss: MXFP4 experts as W4A16, the rest
+	 * bf16), which is what the cost model does with bf16 here */
+	bool fp4_label = x->dtype == DT_FP4 && !(g->peak_flops[DT_FP4] > 0);
+	if (fp4_label)
+		sc->wdt = sc->kvdt = DT_BF16;
 	sc->max_num_batched_tokens = x->max_num_batched_tokens;
 	sc->max_num_seqs = x->max_num_seqs;
 	sc->max_model_len = x->max_model_len;
@@ -54,7 +61,8 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 			if (n > 0 && n < sizeof(buf)) {
 				memcpy(buf, q, n);
 				buf[n] = '\0';
-				if (moe_fmt_parse(buf, &f, NULL) == 0)
+				if (moe_fmt_parse(buf, &f, NULL) == 0 &&
+				    !(fp4_label && (f == MOE_FP4 || f == MOE_MXFP4)))
 					sc->moe_format = (int)f + 1;
 			}
 		}
