@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "servesim/alloc.h"
+#include "servesim/sglang.h"
 #include "engine_internal.h"
 
 /* SGLang's new-token ratio (sglang/srt/environ.py defaults:
@@ -548,6 +549,46 @@ static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 		kvc_used(&rp->kv), rp->kv.total, t);
 }
 
+/* SGLang's lpm policy: the leading blocks of r's tokens the cache holds
+ * (as prefix_lookup counts them, without taking them). */
+static int64_t sg_cached_blocks(const struct sim *s, const struct replica *rp, const struct req *r)
+{
+	int64_t maxb = (req_num_tokens(r) - 1) / s->cfg.block_size, b;
+	uint64_t h = 0;
+
+	if (r->transferred || (r->preempts == 0 && !eng_block_shareable(s, r, 0)))
+		return 0;
+	for (b = 0; b < maxb; b++) {
+		h = eng_block_hash(s, r, b, h);
+		if (kvc_lookup(&rp->kv, h) < 0)
+			break;
+	}
+	return b;
+}
+
+/* Order the waiting queue by the longest cached prefix, FCFS among equals
+ * (a stable insertion sort over at most SGLANG_LPM_MAX_QUEUE requests). */
+static void sg_sort_lpm(const struct sim *s, struct replica *rp)
+{
+	int64_t key[SGLANG_LPM_MAX_QUEUE];
+	size_t i, j, n = rp->wlen;
+
+	if (n < 2 || n > SGLANG_LPM_MAX_QUEUE || !s->cfg.prefix_caching)
+		return;
+	for (i = 0; i < n; i++)
+		key[i] = sg_cached_blocks(s, rp, rp->wq[(rp->whead + i) % rp->wcap]);
+	for (i = 1; i < n; i++) {
+		struct req *r = rp->wq[(rp->whead + i) % rp->wcap];
+		int64_t k = key[i];
+		for (j = i; j > 0 && key[j - 1] < k; j--) {
+			key[j] = key[j - 1];
+			rp->wq[(rp->whead + j) % rp->wcap] = rp->wq[(rp->whead + j - 1) % rp->wcap];
+		}
+		key[j] = k;
+		rp->wq[(rp->whead + j) % rp->wcap] = r;
+	}
+}
+
 /* SGLang (scheduler.py get_next_batch_to_run): a step is a prefill batch
  * when a request is mid-prefill or a waiting one can be admitted (chunk
  * budget chunked_prefill_size = max_num_batched_tokens), else a decode
@@ -578,8 +619,11 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 	}
 	for (r = rp->run_head; r; r = r->next)
 		reserve += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
-	if (budget > 0)
+	if (budget > 0) {
+		if (s->cfg.sglang_lpm)
+			sg_sort_lpm(s, rp);
 		admit_waiting(s, rp, budget, reserve);
+	}
 	if (rp->nsched > 0)
 		return;
 	/* 2. decode every running request */
