@@ -742,6 +742,14 @@ static void print_json(const struct run_ctx *c, struct sim *s)
 	jw_int(&w, "total_kv_blocks", c->sc->total_kv_blocks);
 	jw_str(&w, "kv_blocks_source", c->kv_from_memory ? "memory" : "flag");
 	jw_bool(&w, "prefix_caching", c->sc->prefix_caching);
+	if (c->sc->sglang) {
+		jw_str(&w, "engine", "sglang");
+		if (c->kv_from_memory)
+			jw_num(&w, "mem_fraction_static", c->mem_fraction_static);
+		jw_int(&w, "max_running_requests", c->sc->max_num_seqs);
+		jw_str(&w, "schedule_policy", c->sc->sglang_lpm ? "lpm" : "fcfs");
+		jw_bool(&w, "overlap_schedule", c->cost->cfg.overlap_cpu);
+	}
 	jw_str(&w, "workload", c->wl->source);
 	jw_int(&w, "seed", (int64_t)c->wl->seed);
 	jw_str(&w, "tier0_off", o->tier0_off ? o->tier0_off : "");
