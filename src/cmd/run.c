@@ -535,8 +535,10 @@ static void print_sglang_defaults(const struct run_ctx *c)
 		       c->m->attn == ATTN_MLA ? "MLA prefill graphs 1536" : "8 per prefill graph size",
 		       sm->floored ? ", raised to the 10240 MiB floor of a GPU above 60 GiB" : "");
 	if (!o->mns)
-		printf("defaults   max_running_requests %lld: SGLang's rule, min(KV tokens / 2, min(max(KV tokens / context_length x 512, 2048), 4096))\n",
-		       (long long)c->sc->max_num_seqs);
+		printf("defaults   max_running_requests %lld: SGLang's rule, min(KV tokens / 2, min(max(KV tokens / context_length x 512, 2048), 4096))%s\n",
+		       (long long)c->sc->max_num_seqs,
+		       c->kv_from_memory && c->mp->state_bytes > 0 && c->sc->max_num_seqs == c->mp->state_seqs
+			       ? ", capped at the sequences whose per-sequence state fits" : "");
 	if (!o->sg_policy || !o->no_overlap)
 		printf("defaults   %s%s%s\n",
 		       o->sg_policy ? "" : "schedule policy fcfs (SGLang's default; lpm orders the waiting queue by cached prefix)",

@@ -124,10 +124,15 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	}
 	if (rc < 0 && st->kv_from_memory)
 		return rc;
-	if (sglang && s->sglang_mrr_rule)
+	if (sglang && s->sglang_mrr_rule) {
 		mns = sglang_max_running_requests(
 			(st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks) * s->block_size,
 			s->max_model_len);
+		/* no more than the sequences whose window / recurrent state the
+		 * plan reserved */
+		if (st->kv_from_memory && st->mp.state_bytes_per_seq > 0 && mns > st->mp.state_seqs)
+			mns = st->mp.state_seqs;
+	}
 	st->max_running_requests = mns;
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = s->wdt;
