@@ -37,6 +37,7 @@ struct calib_set {
 	size_t n, cap;
 	int64_t requests;               /* requests behind the units (per-request
 					 * units, and the completed requests of stages) */
+	size_t overloaded;              /* stages left out as overloaded */
 };
 
 /* Design document 002's tier-1 trace: at least this many requests. */

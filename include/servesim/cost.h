@@ -65,6 +65,10 @@ struct cost_cfg {
 	struct mfu_cache *cache;      /* shared tables (NULL: this model loads its own) */
 	int moe_format;               /* routed experts' format: 0 = as the checkpoint stores them,
 				       * else enum moe_fmt + 1 (run --moe-format) */
+	/* overlap scheduling (SGLang's default): the step's CPU work, the
+	 * overheads' step_us + req_us x requests, runs while the GPU runs the
+	 * previous batch, so a step lasts max(GPU, CPU) instead of their sum */
+	bool overlap_cpu;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured

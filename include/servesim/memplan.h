@@ -49,4 +49,14 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
 		    double gpu_mem_util, int64_t block_size, int64_t max_batched_tokens,
 		    int64_t max_seqs, struct memplan *out, struct err *e);
 
+/* SGLang's plan: the static pool (weights + KV) is mem x
+ * mem_fraction_static; activations and CUDA graphs live in the rest (SGLang's
+ * rule sizes the fraction for them, sglang.h), so no activation or reserve
+ * term is taken from the pool.  The CUDA context present when SGLang
+ * profiles free memory is not subtracted (not modelled). */
+int memplan_compute_static(const struct model_cfg *m, const struct gpu_spec *g,
+			   const struct parallel *p, enum dtype wdt, enum dtype kvdt,
+			   double mem_fraction_static, int64_t block_size, int64_t max_seqs,
+			   struct memplan *out, struct err *e);
+
 #endif

@@ -92,6 +92,16 @@ struct model_cfg {
 	bool attn_gate;         /* q_proj also emits a per-channel output gate (Qwen3-Next) */
 	bool attn_sinks;        /* full layers: one learned sink logit per head (gpt-oss) */
 	bool k_eq_v;            /* full layers: values are the keys, no v_proj (Gemma 4) */
+	/* Gemma 4 KV sharing (num_kv_shared_layers): the last layers reuse the
+	 * K/V of the last earlier layer of their own kind: no k/v projections,
+	 * no cache of their own; n_kv_shared counts them per mixer kind */
+	bool kv_shared[MODEL_MAX_LAYERS];
+	int64_t n_kv_shared[LM__COUNT];
+	/* Gemma 4 per-layer embeddings (hidden_size_per_layer_input, 0 when
+	 * none): a ple_vocab x (layers x ple_dim) lookup table, a hidden ->
+	 * layers x ple_dim projection once per token, and in each layer a gate
+	 * hidden -> ple_dim and a projection ple_dim -> hidden */
+	int64_t ple_dim, ple_vocab;
 	int64_t chunk;          /* chunked-local attention block (Llama 4), 0 when none */
 	struct {                /* sliding-window layers (their own head layout) */
 		int64_t size, heads, kv_heads, head_dim, v_head_dim;
@@ -180,6 +190,8 @@ struct param_counts {
 	double lm_head;          /* 0 when tied */
 	double attention, dense_ffn, experts, shared_experts, router, norms;
 	double linear_attn;      /* linear-attention (GDN / Mamba2) layers, in attention too */
+	double ple;              /* per-layer-embedding projections and norms (Gemma 4; the
+				    lookup table is in embedding) */
 	double vision;           /* multimodal encoder: in neither total nor active (published
 				    totals are the language model's), in weight bytes */
 };

@@ -9,6 +9,7 @@
 
 #include "servesim/cost.h"
 #include "servesim/memplan.h"
+#include "servesim/sglang.h"
 #include "servesim/sim.h"
 
 struct scenario {
@@ -45,6 +46,16 @@ struct scenario {
 	 * (par.dp must be 1); the same engine limits on both */
 	int pd_prefill, pd_decode;
 	struct parallel prefill_par;
+	/* SGLang (engine "sglang"): mem_fraction_static sizes the memory plan
+	 * instead of gpu_memory_utilization (0: SGLang's rule, sglang.h);
+	 * max_num_seqs is max_running_requests, from SGLang's rule over the KV
+	 * pool when sglang_mrr_rule; the waiting-queue policy; overlap
+	 * scheduling (on unless disable_overlap) hides the CPU overhead terms
+	 * under the GPU time (cost_cfg.overlap_cpu) */
+	double mem_fraction_static;
+	bool sglang_mrr_rule;
+	enum sglang_policy sglang_policy;
+	bool disable_overlap;
 };
 
 struct scenario_state {
@@ -59,6 +70,11 @@ struct scenario_state {
 	struct memplan prefill_mp;
 	bool has_prefill;
 	bool pd_nvlink;               /* P/D: both pools in one NVLink domain */
+	/* SGLang: what its mem_fraction_static rule reserved, and the
+	 * fraction and max_running_requests the plan used */
+	struct sglang_mem sg_mem;
+	double mem_fraction_static;
+	int64_t max_running_requests;
 };
 
 /* vLLM v1 defaults: max_num_batched_tokens 8192 and max_num_seqs 1024 on a

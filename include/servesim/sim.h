@@ -38,6 +38,11 @@ struct sim_cfg {
 	 * new-token ratio, which decays over decode steps and resets when a
 	 * request has to be retracted */
 	bool sglang;
+	/* SGLang's lpm schedule policy: before admitting, the waiting queue is
+	 * ordered by the longest cached prefix (stable, so FCFS among equals);
+	 * fcfs for a round with more than SGLANG_LPM_MAX_QUEUE waiting, and
+	 * without prefix caching */
+	bool sglang_lpm;
 	int dp;
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy

@@ -29,6 +29,24 @@ static struct calib_unit *push(struct calib_set *s)
 	return &s->u[s->n++];
 }
 
+/* Mean of a length distribution (the unclipped mean for normal and
+ * lognormal: what the spec states). */
+static double dist_mean(const struct wl_dist *d)
+{
+	double sum = 0;
+	size_t i;
+
+	switch (d->kind) {
+	case WL_UNIFORM: return (d->a + d->b) / 2;
+	case WL_EMPIRICAL:
+		for (i = 0; i < d->nvalues; i++)
+			sum += d->values[i];
+		return d->nvalues ? sum / (double)d->nvalues : 0;
+	case WL_FIXED: case WL_NORMAL: case WL_LOGNORMAL: break;
+	}
+	return d->a;
+}
+
 /* One experiment: simulate and pair. */
 static int collect_one(const struct experiment *x, const struct model_cfg *m,
 		       const struct gpu_spec *g, const struct overheads *ov, const char *data_dir,
@@ -78,14 +96,21 @@ static int collect_one(const struct experiment *x, const struct model_cfg *m,
 			struct calib_unit *u;
 			/* overloaded stages teach queue length, not overheads */
 			if ((double)ms->completed < 0.9 * ms->rate * ms->duration_s ||
-			    ms->v[EM_TTFT_MEAN] > 5000)
+			    ms->v[EM_TTFT_MEAN] > 5000) {
+				out->overloaded++;
 				continue;
+			}
 			sim_summary(st.sim, ms->index, &p);
 			if (p.completed == 0)
 				continue;
 			u = push(out);
-			u->prompt = (double)(x->wl.sp_system + x->wl.sp_question);
-			u->output = (double)x->wl.sp_output;
+			if (x->wl.sp_groups > 0) {
+				u->prompt = (double)(x->wl.sp_system + x->wl.sp_question);
+				u->output = (double)x->wl.sp_output;
+			} else { /* a benchmark run's or report's mean lengths */
+				u->prompt = dist_mean(&x->wl.prompt) + (double)x->wl.prefix_tokens;
+				u->output = dist_mean(&x->wl.output);
+			}
 			u->ttft_meas = ms->v[EM_TTFT_MEAN];
 			u->e2e_meas = ms->v[EM_E2E_MEAN];
 			u->ttft_pred = p.ttft_ms.mean;
@@ -108,6 +133,8 @@ int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct 
 	size_t i;
 	int rc;
 
+	size_t overloaded;
+
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < c->n; i++)
 		if ((rc = collect_one(&c->x[i], c->m[i], c->g[i], ov, c->data_dir, c->cache, (int)i * 100,
@@ -116,7 +143,12 @@ int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct 
 			return rc;
 		}
 	if (out->n == 0) {
+		overloaded = out->overloaded;
 		calib_set_release(out);
+		if (overloaded > 0)
+			return err_set(e, SS_EDATA,
+				       "calibrate: no measured requests or steady stages to fit on: all %zu stages are overloaded (fewer than 90 %% of their requests completed, or a mean TTFT above 5 s) and teach queue length, not overheads",
+				       overloaded);
 		return err_set(e, SS_EDATA, "calibrate: no measured requests or steady stages to fit on");
 	}
 	return 0;

@@ -66,28 +66,91 @@ static void loaded_release(struct loaded *l)
 	free(l->names);
 }
 
+/* Room for one more run in l. */
+static void loaded_grow(struct loaded *l, size_t *cap)
+{
+	size_t old = *cap, need = l->n + 1;
+
+	if (need <= old)
+		return;
+	*cap = old ? old * 2 : 16;
+	l->x = xreallocarray(l->x, *cap, sizeof(*l->x));
+	l->mbuf = xreallocarray(l->mbuf, *cap, sizeof(*l->mbuf));
+	l->m = xreallocarray(l->m, *cap, sizeof(*l->m));
+	l->g = xreallocarray(l->g, *cap, sizeof(*l->g));
+	l->names = xreallocarray(l->names, *cap, sizeof(*l->names));
+	memset(l->x + old, 0, (*cap - old) * sizeof(*l->x));
+}
+
+/* The model and GPU of the run just loaded into l->x[l->n]. */
+static int loaded_add(struct cli_env *env, const char *path, struct loaded *l, struct err *e)
+{
+	size_t i = l->n++;
+	int rc;
+
+	if (l->x[i].warning[0])
+		fprintf(stderr, "servesim calibrate: warning: %s\n", l->x[i].warning);
+	if ((rc = cli_load_model(env, l->x[i].model, NULL, &l->mbuf[i], e)) < 0 ||
+	    (rc = cli_find_gpu(env, l->x[i].gpu, &l->g[i], e)) < 0) {
+		err_prefix(e, "%s", path);
+		return -SS_EDATA;
+	}
+	return 0;
+}
+
+/* A serving benchmark's results file: one run per calibration unit (its
+ * TTFT and E2E means at its mean lengths).  A silicon CSV is refused: its
+ * rows mix models, GPUs and engines. */
+static int load_table(struct cli_env *env, const char *path, const char *gpu,
+		      const struct experiment *base, struct loaded *l, size_t *cap, struct err *e)
+{
+	struct exp_table t;
+	char why[200];
+	size_t i;
+	int rc;
+
+	if ((rc = exp_table_open(path, NULL, &t, e)) < 0)
+		return rc;
+	if (t.fmt == GT_AIC) {
+		exp_table_release(&t);
+		return err_set(e, SS_EUSAGE,
+			       "%s: an aiconfigurator silicon CSV holds rows of many models, GPUs and engines and a calibration file fits one: write the rows of one with `servesim import %s --where model_path=M,system=S,backend=B -o DIR` and calibrate DIR's experiments",
+			       path, path);
+	}
+	for (i = 0; i < t.n; i++) {
+		loaded_grow(l, cap);
+		rc = exp_table_load(&t, i, gpu, base, &l->x[l->n], why, sizeof(why), e);
+		if (rc == 0)
+			rc = err_set(e, SS_EUSAGE, "%s run %zu: %s", path, i + 1, why);
+		if (rc < 0 || (rc = loaded_add(env, path, l, e)) < 0)
+			break;
+	}
+	exp_table_release(&t);
+	return rc < 0 ? rc : 0;
+}
+
 static int load_all(struct cli_env *env, char **paths, int np, const char *gpu,
 		    const struct experiment *base, struct loaded *l, struct err *e)
 {
+	size_t cap = 0;
+	char tf[1200];
 	int i, rc;
 
 	memset(l, 0, sizeof(*l));
-	l->x = xcalloc((size_t)np, sizeof(*l->x));
-	l->mbuf = xcalloc((size_t)np, sizeof(*l->mbuf));
-	l->m = xcalloc((size_t)np, sizeof(*l->m));
-	l->g = xcalloc((size_t)np, sizeof(*l->g));
-	l->names = xcalloc((size_t)np, sizeof(*l->names));
 	for (i = 0; i < np; i++) {
-		if ((rc = experiment_load_with(paths[i], gpu, base, &l->x[i], e)) < 0)
-			return rc;
-		l->n++;
-		if (l->x[i].warning[0])
-			fprintf(stderr, "servesim calibrate: warning: %s\n", l->x[i].warning);
-		if ((rc = cli_load_model(env, l->x[i].model, NULL, &l->mbuf[i], e)) < 0 ||
-		    (rc = cli_find_gpu(env, l->x[i].gpu, &l->g[i], e)) < 0) {
-			err_prefix(e, "%s", paths[i]);
-			return -SS_EDATA;
+		if (exp_table_detect(paths[i], tf, sizeof(tf))) {
+			if ((rc = load_table(env, paths[i], gpu, base, l, &cap, e)) < 0)
+				return rc;
+			continue;
 		}
+		loaded_grow(l, &cap);
+		if ((rc = experiment_load_with(paths[i], gpu, base, &l->x[l->n], e)) < 0)
+			return rc;
+		if ((rc = loaded_add(env, paths[i], l, e)) < 0)
+			return rc;
+	}
+	/* the arrays have stopped moving */
+	for (i = 0; i < (int)l->n; i++) {
 		l->m[i] = &l->mbuf[i];
 		l->names[i] = l->x[i].name;
 	}

@@ -73,6 +73,14 @@ static const char run_usage[] =
 	"workload:\n";
 /* (split: ISO C caps a string literal at 4095 characters) */
 static const char run_usage2[] =
+	"engine (--engine sglang: SGLang's scheduler and its defaults, README):\n"
+	"  --chunked-prefill-size N  prefill tokens per step (SGLang's rule by GPU memory)\n"
+	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n"
+	"  --max-running-requests N  (SGLang's rule from the KV pool; --max-num-seqs alike)\n"
+	"  --schedule-policy fcfs|lpm  waiting-queue order (default fcfs)\n"
+	"  --disable-overlap-schedule  the CPU overhead terms add to each step (default:\n"
+	"                            overlapped with the GPU's previous batch)\n"
+	"  --page-size N (1)  --context-length N  --disable-radix-cache\n"
 	"  --workload FILE           workload spec (JSON), see README\n"
 	"  --rate R --num-requests N --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD]\n"
 	"                            a Poisson workload from flags (normal lengths when STD given)\n"
@@ -125,6 +133,10 @@ struct run_opts {
 	struct overheads ov;
 	const char *step_log, *tier2;
 	const char *engine, *engine_version;
+	/* SGLang's settings (0 / NULL: its rules) */
+	double mem_frac;
+	const char *sg_policy;
+	bool no_overlap, util_given;
 	bool moe_dtype_given;
 	enum dtype moe_dtype;
 	enum moe_dist moe_dist;
@@ -154,7 +166,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	       O_PT, O_OT, O_SEED, O_OFF, O_FMT, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_T2, O_ALLOW,
 	       O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP,
 	       O_ENGINE, O_ENGINE_VER, O_MOE_DT, O_MOE_DIST, O_MOE_SCALES, O_MAXREQ,
-	       O_EXACT,
+	       O_EXACT, O_MFS, O_SGPOL, O_NOOVL,
 	       O_NOSEG };
 	static const struct option lo[] = {
 		{"model", required_argument, 0, O_MODEL}, {"config", required_argument, 0, O_CONFIG},
@@ -195,6 +207,15 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"prefill-tp", required_argument, 0, O_PTP},
 		{"prefill-ep", required_argument, 0, O_PEP},
 		{"max-requests", required_argument, 0, O_MAXREQ},
+		/* SGLang's names */
+		{"chunked-prefill-size", required_argument, 0, O_MBT},
+		{"max-running-requests", required_argument, 0, O_MNS},
+		{"context-length", required_argument, 0, O_MML},
+		{"page-size", required_argument, 0, O_BS},
+		{"disable-radix-cache", no_argument, 0, O_NOPC},
+		{"mem-fraction-static", required_argument, 0, O_MFS},
+		{"schedule-policy", required_argument, 0, O_SGPOL},
+		{"disable-overlap-schedule", no_argument, 0, O_NOOVL},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -231,7 +252,19 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_UTIL: rc = cli_double("--gpu-memory-utilization", optarg, 0, true, &o->util, e);
 			if (rc == 0 && o->util > 1)
 				rc = err_set(e, SS_EUSAGE, "--gpu-memory-utilization must be in (0, 1], got %g", o->util);
+			o->util_given = true;
 			break;
+		case O_MFS: rc = cli_double("--mem-fraction-static", optarg, 0, true, &o->mem_frac, e);
+			if (rc == 0 && o->mem_frac > 1)
+				rc = err_set(e, SS_EUSAGE, "--mem-fraction-static must be in (0, 1], got %g", o->mem_frac);
+			break;
+		case O_SGPOL: {
+			enum sglang_policy pol;
+			rc = sglang_policy_parse(optarg, &pol, e);
+			o->sg_policy = optarg;
+			break;
+		}
+		case O_NOOVL: o->no_overlap = true; break;
 		case O_LPT: rc = cli_int("--long-prefill-token-threshold", optarg, 0, 1 << 24, &o->lpt, e); break;
 		case O_KVB: rc = cli_int("--total-kv-blocks", optarg, 1, 1 << 28, &o->kv_blocks, e); break;
 		case O_NOPC: o->no_prefix = true; break;
@@ -299,6 +332,15 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	if ((o->spec_method || o->spec_rates) && !o->spec_k)
 		return err_set(e, SS_EUSAGE,
 			       "run: --speculative-method and --acceptance-rate need --speculative-tokens K");
+	{
+		bool sg = o->engine && strcmp(o->engine, "sglang") == 0;
+		if (!sg && (o->mem_frac > 0 || o->sg_policy || o->no_overlap))
+			return err_set(e, SS_EUSAGE,
+				       "run: --mem-fraction-static, --schedule-policy and --disable-overlap-schedule are SGLang's: give --engine sglang");
+		if (sg && o->util_given)
+			return err_set(e, SS_EUSAGE,
+				       "run: --engine sglang sizes its memory with --mem-fraction-static, not --gpu-memory-utilization");
+	}
 	if (!o->model && !o->config)
 		o->model = "llama-3.1-8b";
 	if (!o->kv_given)
@@ -398,6 +440,8 @@ struct run_ctx {
 	const char *notes;
 	const struct parallel *prefill_par;
 	bool pd_nvlink;
+	const struct sglang_mem *sg_mem;     /* SGLang: its memory rule's terms */
+	double mem_fraction_static;         /* SGLang: the fraction used */
 };
 
 static double hit_rate(const struct sim_totals *t)
@@ -479,6 +523,35 @@ static void print_placement(const struct run_ctx *c)
 	printf("\n");
 }
 
+/* SGLang: each default with the rule behind it (sglang.h). */
+static void print_sglang_defaults(const struct run_ctx *c)
+{
+	const struct run_opts *o = c->o;
+	const struct sglang_mem *sm = c->sg_mem;
+
+	if (!o->mbt)
+		printf("defaults   chunked_prefill_size %lld: SGLang's rule by GPU memory (2048 under 35 GiB, 4096 under 60 GiB, 8192 under 160 GiB, else 16384)\n",
+		       (long long)c->sc->max_num_batched_tokens);
+	if (o->mem_frac <= 0 && c->kv_from_memory)
+		printf("defaults   mem_fraction_static %.3f: SGLang's rule, (%.0f MiB - %.0f MiB reserved) / %.0f MiB; reserved = 512 + 1.5 x max(chunk %lld, 2048) + 1024 x TP x PP / 8 + CUDA graphs %.0f (decode batch up to %lld, %s)%s\n",
+		       sm->fraction, sm->gpu_mib, sm->reserved_mib, sm->gpu_mib, (long long)sm->chunk,
+		       sm->graph_mib, (long long)sm->graph_max_bs,
+		       c->m->attn == ATTN_MLA ? "MLA prefill graphs 1536" : "8 per prefill graph size",
+		       sm->floored ? ", raised to the 10240 MiB floor of a GPU above 60 GiB" : "");
+	if (!o->mns)
+		printf("defaults   max_running_requests %lld: SGLang's rule, min(KV tokens / 2, min(max(KV tokens / context_length x 512, 2048), 4096))%s\n",
+		       (long long)c->sc->max_num_seqs,
+		       c->kv_from_memory && c->mp->state_bytes > 0 && c->sc->max_num_seqs == c->mp->state_seqs
+			       ? ", capped at the sequences whose per-sequence state fits" : "");
+	if (!o->sg_policy || !o->no_overlap)
+		printf("defaults   %s%s%s\n",
+		       o->sg_policy ? "" : "schedule policy fcfs (SGLang's default; lpm orders the waiting queue by cached prefix)",
+		       !o->sg_policy && !o->no_overlap ? "; " : "",
+		       o->no_overlap ? "" : "overlap scheduling on: the CPU overhead terms (--overhead-step-us, --overhead-request-us) hide under the GPU's batch");
+	if (!o->mml)
+		printf("defaults   context_length: the model's max_position_embeddings\n");
+}
+
 static void print_text(const struct run_ctx *c, struct sim *s)
 {
 	const struct sim_totals *t = sim_totals(s);
@@ -514,27 +587,31 @@ static void print_text(const struct run_ctx *c, struct sim *s)
 	if (c->sc->lockstep || c->cost->place.nodes > 1)
 		print_placement(c);
 	if (c->sc->sglang)
-		printf("engine     SGLang scheduling: chunked_prefill_size %lld%s, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps\n",
-		       (long long)c->sc->max_num_batched_tokens,
-		       o->mbt ? "" : " (SGLang's rule: 2048 under 35 GiB, 8192 under 160 GiB, else 16384)",
-		       (long long)c->sc->max_num_seqs, (long long)c->sc->max_model_len,
-		       (long long)c->sc->block_size, c->sc->prefix_caching ? "on" : "off");
+		printf("engine     SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps\n",
+		       (long long)c->sc->max_num_batched_tokens, (long long)c->sc->max_num_seqs,
+		       (long long)c->sc->max_model_len, (long long)c->sc->block_size,
+		       c->sc->prefix_caching ? "on" : "off",
+		       c->sc->sglang_lpm ? "lpm" : "fcfs", c->cost->cfg.overlap_cpu ? "on" : "off");
 	else
 		printf("engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on\n",
 		       (long long)c->sc->max_num_batched_tokens, (long long)c->sc->max_num_seqs,
 		       (long long)c->sc->max_model_len, (long long)c->sc->block_size,
 		       c->sc->prefix_caching ? "on" : "off");
-	if (c->sc->sglang && (!o->mns || !o->mml))
-		printf("defaults   max_running_requests: %s (SGLang sizes it from its KV pool, not modelled)%s\n",
-		       scenario_limits_rule(c->g),
-		       o->mml ? "" : "; context_length: the model's max_position_embeddings");
+	if (c->sc->sglang)
+		print_sglang_defaults(c);
 	else if (!c->sc->sglang && (!o->mbt || !o->mns || !o->mml))
 		printf("defaults   %s%s%s\n",
 		       !o->mbt || !o->mns ? "max_num_batched_tokens/max_num_seqs: " : "",
 		       !o->mbt || !o->mns ? scenario_limits_rule(c->g) : "",
 		       o->mml ? "" : (!o->mbt || !o->mns ? "; max_model_len: the model's max_position_embeddings"
 							: "max_model_len: the model's max_position_embeddings"));
-	if (c->kv_from_memory)
+	if (c->kv_from_memory && c->sc->sglang)
+		printf("kv cache   %lld tokens (pages of %lld) per %s, from memory: %.2f GiB x mem_fraction_static %.3f - %.2f GiB weights = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
+		       (long long)(c->sc->total_kv_blocks * c->sc->block_size), (long long)c->sc->block_size,
+		       c->sc->lockstep ? "DP rank" : "replica", c->mp->mem_bytes / 1073741824.0,
+		       c->mem_fraction_static, c->mp->weight_bytes / 1073741824.0,
+		       c->mp->kv_bytes / 1073741824.0);
+	else if (c->kv_from_memory)
 		printf("kv cache   %lld blocks (%lld tokens) per %s, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve = %.2f GiB\n",
 		       (long long)c->sc->total_kv_blocks, (long long)(c->sc->total_kv_blocks * c->sc->block_size),
 		       c->sc->lockstep ? "DP rank" : "replica",
@@ -671,6 +748,14 @@ static void print_json(const struct run_ctx *c, struct sim *s)
 	jw_int(&w, "total_kv_blocks", c->sc->total_kv_blocks);
 	jw_str(&w, "kv_blocks_source", c->kv_from_memory ? "memory" : "flag");
 	jw_bool(&w, "prefix_caching", c->sc->prefix_caching);
+	if (c->sc->sglang) {
+		jw_str(&w, "engine", "sglang");
+		if (c->kv_from_memory)
+			jw_num(&w, "mem_fraction_static", c->mem_fraction_static);
+		jw_int(&w, "max_running_requests", c->sc->max_num_seqs);
+		jw_str(&w, "schedule_policy", c->sc->sglang_lpm ? "lpm" : "fcfs");
+		jw_bool(&w, "overlap_schedule", c->cost->cfg.overlap_cpu);
+	}
 	jw_str(&w, "workload", c->wl->source);
 	jw_int(&w, "seed", (int64_t)c->wl->seed);
 	jw_str(&w, "tier0_off", o->tier0_off ? o->tier0_off : "");
@@ -853,6 +938,11 @@ int cmd_run(int argc, char **argv, struct err *e)
 			sc.max_num_batched_tokens = scenario_sglang_chunk(g);
 		if (!o.block_given)
 			sc.block_size = 1;
+		sc.mem_fraction_static = o.mem_frac;
+		sc.sglang_mrr_rule = !o.mns;
+		if (o.sg_policy && (rc = sglang_policy_parse(o.sg_policy, &sc.sglang_policy, e)) < 0)
+			goto out;
+		sc.disable_overlap = o.no_overlap;
 	}
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", o.engine_version ? o.engine_version : "");
 	sc.moe_dist = o.moe_dist;
@@ -991,6 +1081,8 @@ int cmd_run(int argc, char **argv, struct err *e)
 	ctx.notes = notes;
 	ctx.prefill_par = &sc.prefill_par;
 	ctx.pd_nvlink = st.pd_nvlink;
+	ctx.sg_mem = &st.sg_mem;
+	ctx.mem_fraction_static = st.mem_fraction_static;
 	if (o.fmt == FMT_JSON)
 		print_json(&ctx, s);
 	else if (o.fmt == FMT_CSV)

@@ -913,9 +913,16 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 	}
 	{
 		int64_t pre = 0, i;
+		double ov, cpu;
 		for (i = 0; i < s->nchunks; i++)
 			pre += s->chunk_len[i];
-		t += cost_overhead_s(c, s->ndecode + s->nchunks, pre);
+		ov = cost_overhead_s(c, s->ndecode + s->nchunks, pre);
+		if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
+			return t + ov;
+		/* overlap scheduling: the CPU part hides under the GPU part */
+		cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)(s->ndecode + s->nchunks)) * 1e-6;
+		cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
+		t += ov - cpu;
+		return t > cpu ? t : cpu;
 	}
-	return t;
 }

@@ -4,21 +4,12 @@
 
 #include "servesim/memplan.h"
 
-int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
-		    const struct parallel *p, enum dtype wdt, enum dtype kvdt,
-		    double util, int64_t block_size, int64_t mbt, int64_t max_seqs,
-		    struct memplan *o, struct err *e)
+/* The part both plans share: per-sequence state, block count and the
+ * refusals, once budget, weights, activations and reserve are set. */
+static int plan_finish(const struct model_cfg *m, const struct gpu_spec *g,
+		       const struct parallel *p, enum dtype kvdt, double util, int64_t block_size,
+		       int64_t max_seqs, const char *flag, struct memplan *o, struct err *e)
 {
-	double inter = (double)(m->intermediate > m->moe_intermediate ? m->intermediate
-								      : m->moe_intermediate);
-
-	memset(o, 0, sizeof(*o));
-	o->mem_bytes = g->mem_bytes;
-	o->budget_bytes = g->mem_bytes * util;
-	o->weight_bytes = model_weight_bytes_per_gpu(m, p, dtype_bytes(wdt));
-	o->activation_bytes = (double)mbt * (3.0 * inter / p->tp + 4.0 * (double)m->hidden) * 2.0 +
-			      (double)max_seqs * (double)m->vocab / p->tp * 4.0;
-	o->reserve_bytes = MEMPLAN_RESERVE_BYTES;
 	o->kv_bytes = o->budget_bytes - o->weight_bytes - o->activation_bytes - o->reserve_bytes;
 	o->block_bytes = model_kv_bytes_per_token_per_gpu(m, p, dtype_bytes(kvdt)) * (double)block_size;
 	o->state_bytes_per_seq = model_state_bytes_per_seq_per_gpu(m, p, dtype_bytes(kvdt));
@@ -40,14 +31,45 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
 			       o->budget_bytes / 1e9, p->tp, p->pp);
 	if (o->state_bytes_per_seq > 0 && o->state_seqs < 1)
 		return err_set(e, SS_EUSAGE,
-			       "no memory left for the per-sequence state of %s: %.1f MB per sequence (sliding-window KV and recurrent state) (raise --gpu-memory-utilization or --tp)",
-			       m->id, o->state_bytes_per_seq / 1e6);
+			       "no memory left for the per-sequence state of %s: %.1f MB per sequence (sliding-window KV and recurrent state) (raise %s or --tp)",
+			       m->id, o->state_bytes_per_seq / 1e6, flag);
 	o->blocks = o->kv_bytes - o->state_bytes > 0
 			    ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes) : 0;
 	if (o->blocks < 1)
 		return err_set(e, SS_EUSAGE,
-			       "no memory left for the KV cache: %.1f GB budget - %.1f GB weights - %.2f GB activations - %.2f GB reserve (lower --max-num-batched-tokens, raise --gpu-memory-utilization or --tp)",
+			       "no memory left for the KV cache: %.1f GB budget - %.1f GB weights - %.2f GB activations - %.2f GB reserve (lower --max-num-batched-tokens, raise %s or --tp)",
 			       o->budget_bytes / 1e9, o->weight_bytes / 1e9, o->activation_bytes / 1e9,
-			       o->reserve_bytes / 1e9);
+			       o->reserve_bytes / 1e9, flag);
 	return 0;
+}
+
+int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
+		    const struct parallel *p, enum dtype wdt, enum dtype kvdt,
+		    double util, int64_t block_size, int64_t mbt, int64_t max_seqs,
+		    struct memplan *o, struct err *e)
+{
+	double inter = (double)(m->intermediate > m->moe_intermediate ? m->intermediate
+								      : m->moe_intermediate);
+
+	memset(o, 0, sizeof(*o));
+	o->mem_bytes = g->mem_bytes;
+	o->budget_bytes = g->mem_bytes * util;
+	o->weight_bytes = model_weight_bytes_per_gpu(m, p, dtype_bytes(wdt));
+	o->activation_bytes = (double)mbt * (3.0 * inter / p->tp + 4.0 * (double)m->hidden) * 2.0 +
+			      (double)max_seqs * (double)m->vocab / p->tp * 4.0;
+	o->reserve_bytes = MEMPLAN_RESERVE_BYTES;
+	return plan_finish(m, g, p, kvdt, util, block_size, max_seqs, "--gpu-memory-utilization", o, e);
+}
+
+int memplan_compute_static(const struct model_cfg *m, const struct gpu_spec *g,
+			   const struct parallel *p, enum dtype wdt, enum dtype kvdt,
+			   double mem_fraction_static, int64_t block_size, int64_t max_seqs,
+			   struct memplan *o, struct err *e)
+{
+	memset(o, 0, sizeof(*o));
+	o->mem_bytes = g->mem_bytes;
+	o->budget_bytes = g->mem_bytes * mem_fraction_static;
+	o->weight_bytes = model_weight_bytes_per_gpu(m, p, dtype_bytes(wdt));
+	return plan_finish(m, g, p, kvdt, mem_fraction_static, block_size, max_seqs,
+			   "--mem-fraction-static", o, e);
 }

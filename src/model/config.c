@@ -391,6 +391,7 @@ static int read_layers(const struct json *c, const char *src, struct model_cfg *
 		break;
 	}
 	case FAM_GEMMA4: {
+		int64_t nshared = 0;
 		/* sliding layers: head_dim / num_key_value_heads; global layers:
 		 * global_head_dim / num_global_key_value_heads, keys = values */
 		m->window.heads = m->heads;
@@ -403,6 +404,18 @@ static int read_layers(const struct json *c, const char *src, struct model_cfg *
 		if ((rc = json_opt_bool(c, "attention_k_eq_v", src, &m->k_eq_v, e)) < 0)
 			return rc;
 		m->qk_norm = true;
+		/* per-layer embeddings and KV sharing (Gemma 4 E2B/E4B; 0 in
+		 * the larger models) */
+		OPT("hidden_size_per_layer_input", 0, &m->ple_dim, &pres);
+		m->ple_vocab = m->vocab;
+		OPT("vocab_size_per_layer_input", 1, &m->ple_vocab, &pres);
+		OPT("num_kv_shared_layers", 0, &nshared, &pres);
+		if (nshared >= m->layers)
+			return err_set(e, SS_EDATA,
+				       "%s: 'num_kv_shared_layers' is %lld, expected fewer than num_hidden_layers (%lld)",
+				       src, (long long)nshared, (long long)m->layers);
+		for (i = m->layers - nshared; i < m->layers; i++)
+			m->kv_shared[i] = true;
 		break;
 	}
 	case FAM_LLAMA4:
@@ -458,8 +471,16 @@ static int read_layers(const struct json *c, const char *src, struct model_cfg *
 	default:
 		break;
 	}
-	for (i = 0; i < m->layers; i++)
+	for (i = 0; i < m->layers; i++) {
 		m->n_mixer[m->mixer[i]]++;
+		if (m->kv_shared[i])
+			m->n_kv_shared[m->mixer[i]]++;
+	}
+	for (i = 0; i < LM__COUNT; i++)
+		if (m->n_kv_shared[i] > 0 && m->n_kv_shared[i] == m->n_mixer[i])
+			return err_set(e, SS_EDATA,
+				       "%s: 'num_kv_shared_layers' leaves no earlier %s layer to share the KV of",
+				       src, layer_mixer_name((enum layer_mixer)i));
 	if (m->n_mixer[LM_SLIDING] > 0) {
 		REQ("sliding_window", 1, &m->window.size);
 		if (m->window.heads == 0) {

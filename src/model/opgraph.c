@@ -186,7 +186,10 @@ struct gqa_layout {
 	bool gate, k_eq_v;
 };
 
-static void gqa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer kind)
+/* kv_shared: the layer reads the K/V an earlier layer of its kind wrote
+ * (Gemma 4 num_kv_shared_layers): its projection emits queries only and
+ * nothing is written to the cache */
+static void gqa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer kind, bool kv_shared)
 {
 	const struct model_cfg *m = c->m;
 	struct gqa_layout L = {m->heads, m->kv_heads, m->head_dim, m->v_head_dim, m->attn_gate,
@@ -224,13 +227,19 @@ static void gqa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer kin
 		keys = (double)(C + S);
 	}
 	elem(lk, "input_norm", OPC_NORM, T, m->hidden, 4, 1, 1);
-	gemm(c, lk, "qkv_proj", OPC_ATTENTION, T,
-	     nh * hd * (L.gate ? 2 : 1) + nkv * (hd + (L.k_eq_v ? 0 : vd)), m->hidden, 1);
+	if (kv_shared) {
+		gemm(c, lk, "q_proj", OPC_ATTENTION, T, nh * hd * (L.gate ? 2 : 1), m->hidden, 1);
+		nkv = 0; /* no keys of its own to normalise or rotate */
+	} else {
+		gemm(c, lk, "qkv_proj", OPC_ATTENTION, T,
+		     nh * hd * (L.gate ? 2 : 1) + nkv * (hd + (L.k_eq_v ? 0 : vd)), m->hidden, 1);
+	}
 	if (m->qk_norm)
 		elem(lk, "qk_norm", OPC_NORM, T, (nh + nkv) * hd, 4, 1, 1);
 	elem(lk, "rope", OPC_ATTENTION, T, (nh + nkv) * (kind == LM_SLIDING ? hd : m->rope_dim), 3, 1, 1);
 	o = attn_core(lk, c->decode ? "attn_decode" : "attn_prefill", pairs, (double)nh,
-		      (double)hd, (double)vd, (double)B * keys * kv_tok, (double)T * kv_tok);
+		      (double)hd, (double)vd, (double)B * keys * kv_tok,
+		      kv_shared ? 0 : (double)T * kv_tok);
 	o->act_bytes = (double)T * (double)(nh * (hd + vd)) * ACT_BYTES;
 	snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T,
 		 (long long)nh, (long long)hd);
@@ -472,25 +481,46 @@ static void ffn_tail(struct ctx *c, struct layer_kind *lk, bool moe)
 /* FFN part of a layer kind */
 enum ffn_part { FP_DENSE, FP_MOE, FP_NONE };
 
+/* Gemma 4 per-layer input after the FFN: gate hidden -> ple_dim, GELU
+ * times the token's per-layer embedding, projection back, norm, residual. */
+static void ple_tail(struct ctx *c, struct layer_kind *lk)
+{
+	const struct model_cfg *m = c->m;
+
+	gemm(c, lk, "per_layer_input_gate", OPC_FFN, c->T, m->ple_dim, m->hidden, 1);
+	elem(lk, "per_layer_gelu_mul", OPC_FFN, c->T, m->ple_dim, 9, 2, 1);
+	gemm(c, lk, "per_layer_projection", OPC_FFN, c->T, m->hidden, m->ple_dim, 1);
+	elem(lk, "post_per_layer_input_norm", OPC_NORM, c->T, m->hidden, 4, 1, 1);
+	elem(lk, "residual_per_layer", OPC_RESIDUAL, c->T, m->hidden, 1, 2, 1);
+}
+
+/* shared: an MLA layer reusing an earlier layer's DSA top-k, or a GQA
+ * layer reading an earlier layer's KV (Gemma 4) */
 static void build_layer(struct ctx *c, struct layer_kind *lk, enum layer_mixer mix,
-			enum ffn_part ffn, bool shared_index)
+			enum ffn_part ffn, bool shared)
 {
 	if (mix == LM_LINEAR)
 		linear_block(c, lk);
 	else if (mix == LM_FULL && c->m->attn == ATTN_MLA)
-		mla_block(c, lk, !shared_index);
+		mla_block(c, lk, !shared);
 	else if (mix != LM_NONE)
-		gqa_block(c, lk, mix);
+		gqa_block(c, lk, mix, shared);
 	if (ffn != FP_NONE)
 		ffn_tail(c, lk, ffn == FP_MOE);
+	if (c->m->ple_dim > 0)
+		ple_tail(c, lk);
 }
 
 static void kind_name(char *out, size_t n, enum layer_mixer mix, enum ffn_part ffn,
-		      bool shared_index)
+		      bool shared_index, bool mla)
 {
 	static const char *fn[] = {"dense", "moe", ""};
 
-	if (shared_index) /* DSA layers reusing an earlier layer's top-k */
+	if (shared_index && mix != LM_FULL) /* Gemma 4 layers reading another's KV */
+		snprintf(out, n, "%s+%s/shared-kv", layer_mixer_name(mix), fn[ffn]);
+	else if (shared_index && !mla) /* the same, full attention */
+		snprintf(out, n, "%s/shared-kv", fn[ffn]);
+	else if (shared_index) /* DSA layers reusing an earlier layer's top-k */
 		snprintf(out, n, "%s/shared-idx", fn[ffn]);
 	else if (mix == LM_FULL && ffn != FP_NONE)
 		snprintf(out, n, "%s", fn[ffn]); /* the names of plain models */
@@ -514,16 +544,36 @@ static void build_head(struct ctx *c, struct layer_kind *lk)
 	snprintf(o->shape_in, sizeof(o->shape_in), "[%lld]", (long long)c->T);
 	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T,
 		 (long long)m->hidden);
+	if (m->ple_dim > 0) {
+		/* Gemma 4 per-layer embeddings: each token's layers x ple_dim
+		 * row, and the hidden state projected to the same width */
+		int64_t w = m->layers * m->ple_dim;
+		o = push(lk, "per_layer_embedding", OPC_EMBED, OPK_OTHER);
+		o->weight_bytes = (double)c->T * (double)w * c->wb;
+		o->act_bytes = (double)c->T * (double)w * ACT_BYTES;
+		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld]", (long long)c->T);
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T, (long long)w);
+		gemm(c, lk, "per_layer_model_projection", OPC_EMBED, c->T, w, m->hidden, 1);
+		elem(lk, "per_layer_projection_norm", OPC_NORM, c->T, w, 4, 1, 1);
+	}
 	elem(lk, "final_norm", OPC_NORM, rows, m->hidden, 4, 1, 1);
 	gemm(c, lk, "lm_head", OPC_LM_HEAD, rows, vshard, m->hidden, 1);
 	lk->ops[lk->nops - 1].low_precision = false; /* vLLM keeps the head in bf16 */
 }
 
+/* Layer i shares: an MLA layer's DSA top-k, or a GQA layer's KV. */
+static bool layer_shared(const struct model_cfg *m, int64_t i)
+{
+	if (m->mixer[i] == LM_FULL && m->attn == ATTN_MLA)
+		return m->shared_index[i];
+	return m->kv_shared[i];
+}
+
 void opgraph_layer_kind_name(const struct model_cfg *m, int64_t i, char *out, size_t n)
 {
 	kind_name(out, n, (enum layer_mixer)m->mixer[i],
-		  m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE,
-		  m->mixer[i] == LM_FULL && m->attn == ATTN_MLA && m->shared_index[i]);
+		  m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE, layer_shared(m, i),
+		  m->attn == ATTN_MLA);
 }
 
 int opgraph_build(const struct model_cfg *m, const struct parallel *p,
@@ -565,7 +615,7 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < m->layers; i++)
 		count[m->mixer[i]][m->no_ffn[i] ? FP_NONE : m->is_moe[i] ? FP_MOE : FP_DENSE]
-		     [m->mixer[i] == LM_FULL && m->attn == ATTN_MLA && m->shared_index[i]]++;
+		     [layer_shared(m, i)]++;
 	/* full-attention kinds first (dense, moe), then the others in enum order */
 	for (mix = 0; mix < LM__COUNT; mix++) {
 		for (f = 0; f < 3; f++) {
@@ -575,7 +625,7 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 					continue;
 				lk = &g->kinds[g->nkinds++];
 				kind_name(lk->name, sizeof(lk->name), (enum layer_mixer)mix,
-					  (enum ffn_part)f, sh);
+					  (enum ffn_part)f, sh, m->attn == ATTN_MLA);
 				lk->count = count[mix][f][sh];
 				lk->mixer = (enum layer_mixer)mix;
 				build_layer(&c, lk, (enum layer_mixer)mix, (enum ffn_part)f, sh);

@@ -135,10 +135,18 @@ void model_params(const struct model_cfg *m, struct param_counts *pc)
 		pc->shared_experts += nmoe * 2.0 * h * (double)m->moe_latent;
 	pc->router = nmoe * (h * (double)m->n_experts + (m->router_bias ? (double)m->n_experts : 0));
 	pc->embedding = (double)m->vocab * h;
+	if (m->ple_dim > 0) {
+		/* HF Gemma4: embed_tokens_per_layer, per_layer_model_projection
+		 * and its norm; per layer per_layer_input_gate,
+		 * per_layer_projection, post_per_layer_input_norm */
+		double lp = (double)m->layers * (double)m->ple_dim;
+		pc->embedding += (double)m->ple_vocab * lp;
+		pc->ple = h * lp + (double)m->ple_dim + (double)m->layers * (2.0 * h * (double)m->ple_dim + h);
+	}
 	pc->lm_head = m->tie_embeddings ? 0 : (double)m->vocab * h;
 	pc->vision = m->vision_params;
 	pc->total = pc->attention + pc->norms + pc->dense_ffn + pc->experts + pc->shared_experts +
-		    pc->router + pc->embedding + pc->lm_head;
+		    pc->router + pc->embedding + pc->lm_head + pc->ple;
 	pc->active = pc->total - pc->experts + nmoe * (double)m->top_k * expert;
 }
 
@@ -217,7 +225,7 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	/* Weights of the layers, spread evenly; the heaviest stage holds
 	 * ceil(L/pp) layers plus the embedding (first) or head (last). */
 	per_layer = (pc.attention / tp * ab + (pc.dense_ffn + pc.shared_experts) / tp * fb +
-		     experts_per_gpu * eb + (pc.router + pc.norms) * wb) / L;
+		     experts_per_gpu * eb + (pc.router + pc.norms + pc.ple) * wb) / L;
 	layers_stage = ceil(L / p->pp);
 	head = (pc.embedding + pc.lm_head) / tp;
 	if (p->pp > 1)
@@ -241,9 +249,16 @@ static double local_kv_heads(int64_t kvh, int tp)
 	return v < 1 ? 1 : v; /* fewer KV heads than ranks: each rank keeps one */
 }
 
+/* Full-attention layers with a cache of their own (KV-shared ones read
+ * another layer's). */
+static double full_cache_layers(const struct model_cfg *m)
+{
+	return (double)(m->n_mixer[LM_FULL] - m->n_kv_shared[LM_FULL]);
+}
+
 double model_kv_bytes_per_token(const struct model_cfg *m, double kvb)
 {
-	return full_kv_elems(m, (double)m->kv_heads) * (double)m->n_mixer[LM_FULL] * kvb;
+	return full_kv_elems(m, (double)m->kv_heads) * full_cache_layers(m) * kvb;
 }
 
 double model_kv_bytes_per_token_per_gpu(const struct model_cfg *m, const struct parallel *p,
@@ -253,7 +268,7 @@ double model_kv_bytes_per_token_per_gpu(const struct model_cfg *m, const struct 
 	 * split, and replicated when there are fewer KV heads than ranks. */
 	double per_layer = full_kv_elems(m, local_kv_heads(m->kv_heads, p->tp));
 
-	return per_layer * ceil((double)m->n_mixer[LM_FULL] / p->pp) * kvb;
+	return per_layer * ceil(full_cache_layers(m) / p->pp) * kvb;
 }
 
 static double state_bytes(const struct model_cfg *m, int tp, int pp, double kvb)
@@ -262,7 +277,8 @@ static double state_bytes(const struct model_cfg *m, int tp, int pp, double kvb)
 
 	if (m->n_mixer[LM_SLIDING] > 0) {
 		double kvh = local_kv_heads(m->window.kv_heads, tp);
-		b += ceil((double)m->n_mixer[LM_SLIDING] / pp) * (double)m->window.size * kvh *
+		b += ceil((double)(m->n_mixer[LM_SLIDING] - m->n_kv_shared[LM_SLIDING]) / pp) *
+		     (double)m->window.size * kvh *
 		     (double)(m->window.head_dim + m->window.v_head_dim) * kvb;
 	}
 	if (m->n_mixer[LM_CHUNKED] > 0)

@@ -40,11 +40,7 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
 
 int64_t scenario_sglang_chunk(const struct gpu_spec *g)
 {
-	/* SGLang server_args (chunked_prefill_size by GPU memory): under 35 GiB
-	 * 2048 (A10, L40, 4090), under 160 GiB 8192 (H100, H200, A100, H20),
-	 * else 16384 (B200, MI300) */
-	double gib = g ? g->mem_bytes / 1073741824.0 : 0;
-	return gib < 35 ? 2048 : gib < 160 ? 8192 : 16384;
+	return sglang_chunk_default(g);
 }
 
 bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
@@ -99,6 +95,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 {
 	struct parallel rep = s->par;
 	struct cost_cfg cc;
+	bool sglang = strcmp(s->engine, "sglang") == 0;
+	int64_t mns;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -109,18 +107,42 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	if (!scenario_dp_attention(s->model, &s->par))
 		rep.dp = 1;
 	st->kv_from_memory = s->total_kv_blocks == 0;
-	rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->gpu_memory_utilization,
-			     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
+	mns = s->max_num_seqs;
+	if (sglang) {
+		/* SGLang's tp_size counts the attention-DP ranks' GPUs */
+		bool dpa = scenario_dp_attention(s->model, &s->par);
+		sglang_mem_fraction(s->gpu, s->par.tp * (dpa ? s->par.dp : 1), s->par.pp, s->par.dp, dpa,
+				    s->max_num_batched_tokens, s->model->attn == ATTN_MLA, &st->sg_mem);
+		st->mem_fraction_static = s->mem_fraction_static > 0 ? s->mem_fraction_static
+								    : st->sg_mem.fraction;
+		rc = memplan_compute_static(s->model, s->gpu, &rep, s->wdt, s->kvdt,
+					    st->mem_fraction_static, s->block_size,
+					    s->sglang_mrr_rule ? 4096 : s->max_num_seqs, &st->mp, e);
+	} else {
+		rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->gpu_memory_utilization,
+				     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
+	}
 	if (rc < 0 && st->kv_from_memory)
 		return rc;
+	if (sglang && s->sglang_mrr_rule) {
+		mns = sglang_max_running_requests(
+			(st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks) * s->block_size,
+			s->max_model_len);
+		/* no more than the sequences whose window / recurrent state the
+		 * plan reserved */
+		if (st->kv_from_memory && st->mp.state_bytes_per_seq > 0 && mns > st->mp.state_seqs)
+			mns = st->mp.state_seqs;
+	}
+	st->max_running_requests = mns;
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = s->wdt;
 	cc.kvdt = s->kvdt;
 	cc.off = s->tier0_off;
 	cc.ov = s->ov;
 	cc.max_tokens = s->max_num_batched_tokens;
-	cc.max_seqs = s->max_num_seqs;
+	cc.max_seqs = mns;
 	cc.graph_max = s->graph_max;
+	cc.overlap_cpu = sglang && !s->disable_overlap;
 	cc.tier2 = s->tier2;
 	snprintf(cc.engine, sizeof(cc.engine), "%s", s->engine);
 	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", s->engine_version);
@@ -132,13 +154,14 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	st->sc.max_num_batched_tokens = s->max_num_batched_tokens;
-	st->sc.max_num_seqs = s->max_num_seqs;
+	st->sc.max_num_seqs = mns;
 	st->sc.max_model_len = s->max_model_len;
 	st->sc.block_size = s->block_size;
 	st->sc.long_prefill_token_threshold = s->long_prefill_token_threshold;
 	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks;
 	st->sc.prefix_caching = s->prefix_caching;
-	st->sc.sglang = strcmp(s->engine, "sglang") == 0;
+	st->sc.sglang = sglang;
+	st->sc.sglang_lpm = sglang && s->sglang_policy == SGLANG_LPM;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

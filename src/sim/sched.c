@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "servesim/alloc.h"
+#include "servesim/sglang.h"
 #include "sched.h"
 
 /* SGLang's new-token ratio (sglang/srt/environ.py defaults:
@@ -822,6 +823,66 @@ static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 		kvc_used(&rp->kv), rp->kv.total, t);
 }
 
+/* SGLang's lpm policy: the leading blocks of a waiting request's tokens the
+ * cache holds (as prefix_lookup counts them, without taking them).  A
+ * compact arrival (no record yet) is looked at through a stack copy of the
+ * fields its record would get. */
+static int64_t sg_cached_blocks(const struct sim *s, const struct replica *rp,
+				const struct wq_ent *q)
+{
+	struct req tmp;
+	const struct req *r = q->r;
+	int64_t maxb, b;
+	uint64_t h = 0;
+
+	if (!r) {
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.id = q->id;
+		tmp.prompt = q->prompt;
+		tmp.output = q->output;
+		tmp.prefix_tokens = q->prefix_tokens;
+		tmp.prefix_group = q->prefix_group;
+		tmp.content_id = q->content_id;
+		if (tmp.content_id >= 0)
+			tmp.nshare = (int32_t)(tmp.prompt / s->cfg.block_size);
+		else if (tmp.prefix_group >= 0)
+			tmp.nshare = (int32_t)(tmp.prefix_tokens / s->cfg.block_size);
+		r = &tmp;
+	}
+	maxb = (req_num_tokens(r) - 1) / s->cfg.block_size;
+	if (r->transferred || (r->preempts == 0 && !block_shareable(s, r, 0)))
+		return 0;
+	for (b = 0; b < maxb; b++) {
+		h = r->nchain > b ? r->chain[b] : block_hash(s, r, b, h);
+		if (kvc_lookup(&rp->kv, h) < 0)
+			break;
+	}
+	return b;
+}
+
+/* Order the waiting queue by the longest cached prefix, FCFS among equals
+ * (a stable insertion sort over at most SGLANG_LPM_MAX_QUEUE requests). */
+static void sg_sort_lpm(const struct sim *s, struct replica *rp)
+{
+	int64_t key[SGLANG_LPM_MAX_QUEUE];
+	size_t i, j, n = rp->wlen;
+
+	if (n < 2 || n > SGLANG_LPM_MAX_QUEUE || !s->cfg.prefix_caching)
+		return;
+	for (i = 0; i < n; i++)
+		key[i] = sg_cached_blocks(s, rp, &rp->wq[(rp->whead + i) % rp->wcap]);
+	for (i = 1; i < n; i++) {
+		struct wq_ent e = rp->wq[(rp->whead + i) % rp->wcap];
+		int64_t k = key[i];
+		for (j = i; j > 0 && key[j - 1] < k; j--) {
+			key[j] = key[j - 1];
+			rp->wq[(rp->whead + j) % rp->wcap] = rp->wq[(rp->whead + j - 1) % rp->wcap];
+		}
+		key[j] = k;
+		rp->wq[(rp->whead + j) % rp->wcap] = e;
+	}
+}
+
 /* SGLang (scheduler.py get_next_batch_to_run): a step is a prefill batch
  * when a request is mid-prefill or a waiting one can be admitted (chunk
  * budget chunked_prefill_size = max_num_batched_tokens), else a decode
@@ -852,8 +913,11 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 	}
 	for (r = rp->run_head; r; r = r->next)
 		reserve += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
-	if (budget > 0)
+	if (budget > 0) {
+		if (s->cfg.sglang_lpm)
+			sg_sort_lpm(s, rp);
 		admit_waiting(s, rp, budget, reserve);
+	}
 	if (rp->nsched > 0)
 		return;
 	/* 2. decode every running request */

@@ -239,6 +239,25 @@ static void test_recent_families(void)
 	      m->window.head_dim == 256 && m->window.kv_heads == 8 && m->n_mixer[LM_SLIDING] == 25,
 	      "gemma4: global layers 2 KV heads x 512 (K = V), sliding 8 x 256");
 	{
+		/* Gemma 4 E4B: per-layer embeddings (256 per layer, a 262144 x
+		 * 42 x 256 table) and the last 18 layers reading earlier layers'
+		 * KV.  Hand count: attention 35 x 13107712 + 7 x 26215424; norms
+		 * 42 x 2 x 2560 + 2560; FFN 42 x 3 x 2560 x 10240; embedding
+		 * 262144 x 2560 + 262144 x 10752; PLE projections 2560 x 10752 +
+		 * 256 + 42 x (2 x 2560 x 256 + 2560) = 7517853952 */
+		struct param_counts pe;
+		CHECK(load("google/gemma-4-E4B-it", m) == 0 && m->ple_dim == 256 && m->ple_vocab == 262144 &&
+		      m->n_kv_shared[LM_FULL] == 3 && m->n_kv_shared[LM_SLIDING] == 15 && m->kv_shared[24] &&
+		      !m->kv_shared[23] && m->window.size == 512 && m->kv_heads == 2 && m->head_dim == 512,
+		      "gemma-4-e4b: PLE 256, 3 full and 15 sliding layers share KV, window 512");
+		model_params(m, &pe);
+		CHECK_REL(pe.total, 7517853952.0, 1e-12, "gemma-4-e4b parameters (7.52 B; 8 B published with the encoders)");
+		/* 4 full layers with a cache: 2 KV heads x (512 + 512) x 2 B */
+		CHECK_REL(model_kv_bytes_per_token(m, 2.0), 4.0 * 2 * 1024 * 2, 1e-12, "gemma-4-e4b KV/token (own full layers)");
+		/* 20 own sliding layers x 512 tokens x 2 KV heads x (256 + 256) x 2 B */
+		CHECK_REL(model_state_bytes_per_seq(m, 2.0), 20.0 * 512 * 2 * 512 * 2, 1e-12, "gemma-4-e4b window KV");
+	}
+	{
 		/* GLM-5.2 'indexer_types': 21 layers run the DSA indexer, 57 reuse
 		 * an earlier top-k.  An indexer holds wq_b 2048 x 32 x 128, wk
 		 * 6144 x 128, k-norm 2 x 128, head weights 6144 x 32 */

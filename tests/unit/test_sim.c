@@ -15,6 +15,7 @@
 #include "servesim/memplan.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
+#include "servesim/sglang.h"
 #include "servesim/sim.h"
 #include "servesim/tier2.h"
 
@@ -206,6 +207,116 @@ static void test_sglang(const struct model_cfg *m)
 	CHECK(t.completed == 2, "sglang: both complete (%zu)", (size_t)t.completed);
 	free(log);
 	free(csv);
+	cost_release(&c);
+}
+
+/* SGLang's lpm: 2 groups x 5 prompts of a 1000-token system prompt + 10,
+ * all queued at once, one running at a time (max_running_requests 1) and KV
+ * for one prompt (70 blocks of 16): lpm runs each group's prompts back to
+ * back, so 4 of each group's 5 find the 62 full prefix blocks (992 tokens)
+ * cached, 8 x 992 = 7936 hit tokens; fcfs takes them in arrival order,
+ * where the groups interleave and evict each other. */
+static uint64_t lpm_hits(const struct model_cfg *m, bool lpm)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+
+	make_cost(&c, m, 8192, 1, 0);
+	base_cfg(&sc, 8192, 1, 70);
+	sc.sglang = true;
+	sc.sglang_lpm = lpm;
+	wl_spec_defaults(&w);
+	w.process = WL_CONSTANT;
+	w.rate = 100000;
+	w.num_requests = 10;
+	w.sp_groups = 2;
+	w.sp_prompts = 5;
+	w.sp_system = 1000;
+	w.sp_question = 10;
+	w.sp_output = 2;
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 10, "sglang %s run",
+	      lpm ? "lpm" : "fcfs");
+	free(log);
+	free(csv);
+	cost_release(&c);
+	return t.prefix_hit_tokens;
+}
+
+static void test_sglang_lpm(const struct model_cfg *m)
+{
+	uint64_t fcfs = lpm_hits(m, false), lpm = lpm_hits(m, true);
+
+	CHECK(lpm == 7936, "sglang lpm: every group's followers hit its prefix (%llu hit tokens)",
+	      (unsigned long long)lpm);
+	CHECK(fcfs < lpm, "sglang fcfs: interleaved groups evict each other (%llu < %llu)",
+	      (unsigned long long)fcfs, (unsigned long long)lpm);
+}
+
+/* SGLang's start-up defaults against hand-computed values (sglang.h rules;
+ * GPU memory as data/gpus.json gives it in MiB). */
+static void test_sglang_defaults(void)
+{
+	struct sglang_mem sm;
+
+	/* H100 (81559 MiB), TP 1: chunk 8192, decode graphs up to 256;
+	 * reserved 512 + 1.5 x 8192 + 1024 x 1 / 8 + 2 x 256 + 8 x 58 prefill
+	 * sizes = 13904 MiB; (81559 - 13904) / 81559 = 0.82952 -> 0.830 */
+	sglang_mem_fraction(gpu("h100"), 1, 1, 1, false, sglang_chunk_default(gpu("h100")), false, &sm);
+	CHECK(sm.chunk == 8192 && sm.graph_max_bs == 256 && sm.prefill_graphs == 58 &&
+	      fabs(sm.reserved_mib - 13904) < 1e-9 && fabs(sm.fraction - 0.830) < 1e-12 && !sm.floored,
+	      "sglang h100 tp1: reserved %.1f MiB, mem_fraction_static %.3f", sm.reserved_mib, sm.fraction);
+	/* H200 (143771 MiB), TP 8: 512 + 12288 + 1024 + 2 x 512 + 464 = 15312;
+	 * 128459 / 143771 = 0.893497 -> 0.893 */
+	sglang_mem_fraction(gpu("h200"), 8, 1, 1, false, 8192, false, &sm);
+	CHECK(fabs(sm.reserved_mib - 15312) < 1e-9 && fabs(sm.fraction - 0.893) < 1e-12,
+	      "sglang h200 tp8: reserved %.1f MiB, mem_fraction_static %.3f", sm.reserved_mib, sm.fraction);
+	/* attention-DP 8 of an MLA model on H200 (SGLang tp_size 8): 512 +
+	 * 12288 + 1024 + 2 x 512 + 3 x 512 x 8 + 1.5 x 512 x 8 + 1536 = 34816;
+	 * 108955 / 143771 = 0.757837 -> 0.758 */
+	sglang_mem_fraction(gpu("h200"), 8, 1, 8, true, 8192, true, &sm);
+	CHECK(fabs(sm.reserved_mib - 34816) < 1e-9 && fabs(sm.fraction - 0.758) < 1e-12,
+	      "sglang h200 dp-attention 8, MLA: reserved %.1f MiB, mem_fraction_static %.3f",
+	      sm.reserved_mib, sm.fraction);
+	/* L40S (46068 MiB, under 60 GiB: no 10 GiB floor): chunk 4096, graphs
+	 * up to 32; 512 + 6144 + 128 + 64 + 8 x 50 = 7248; 38820 / 46068 =
+	 * 0.842667 -> 0.843 */
+	sglang_mem_fraction(gpu("l40s"), 1, 1, 1, false, sglang_chunk_default(gpu("l40s")), false, &sm);
+	CHECK(sm.chunk == 4096 && fabs(sm.reserved_mib - 7248) < 1e-9 && fabs(sm.fraction - 0.843) < 1e-12,
+	      "sglang l40s: chunk %lld, reserved %.1f MiB, mem_fraction_static %.3f", (long long)sm.chunk,
+	      sm.reserved_mib, sm.fraction);
+	/* max_running_requests = min(tokens / 2, min(max(tokens / ctx x 512,
+	 * 2048), 4096)) */
+	CHECK(sglang_max_running_requests(419019, 131072) == 2048, "sglang max_running_requests: pool floor 2048");
+	CHECK(sglang_max_running_requests(100000, 4096) == 4096, "sglang max_running_requests: pool cap 4096");
+	CHECK(sglang_max_running_requests(3000, 8192) == 1500, "sglang max_running_requests: half the tokens");
+	CHECK(sglang_max_running_requests(1000000, 131072) == 3906, "sglang max_running_requests: tokens / ctx x 512");
+}
+
+/* Overlap scheduling: the CPU terms (step_us + req_us x requests) hide
+ * under the GPU time; the step lasts max(GPU, CPU) instead of the sum. */
+static void test_overlap(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct step_desc d;
+	double t0, serial, hidden, exposed;
+
+	make_cost(&c, m, 8192, 64, 0);
+	memset(&d, 0, sizeof(d));
+	d.ndecode = d.nlogits = 32;
+	d.decode_ctx_sum = 32 * 1000.0;
+	t0 = cost_step_s(&c, &d);
+	c.cfg.ov.step_us = 1.0;
+	serial = cost_step_s(&c, &d);
+	c.cfg.overlap_cpu = true;
+	hidden = cost_step_s(&c, &d);
+	c.cfg.ov.step_us = 1e5; /* 100 ms of CPU: longer than the GPU's step */
+	exposed = cost_step_s(&c, &d);
+	CHECK(fabs(serial - t0 - 1e-6) < 1e-12, "overlap off: 1 us of CPU adds to the step");
+	CHECK(fabs(hidden - t0) < 1e-12, "overlap on: 1 us of CPU hides under %.3f ms of GPU", t0 * 1e3);
+	CHECK(fabs(exposed - 0.1) < 1e-12, "overlap on: 100 ms of CPU is the step (%.6f s)", exposed);
 	cost_release(&c);
 }
 
@@ -984,6 +1095,9 @@ int main(void)
 	test_chunking(&m);
 	test_max_seqs_and_decode_first(&m);
 	test_sglang(&m);
+	test_sglang_lpm(&m);
+	test_sglang_defaults();
+	test_overlap(&m);
 	test_preemption(&m);
 	test_prefix_cache(&m);
 	test_rejections(&m);
