@@ -454,7 +454,6 @@ static void print_json(const struct report *R)
 	if (o->target > 0 && R->best_target >= 0) {
 		jw_obj(&w, "target");
 		jw_int(&w, "min_gpus", search_gpus_for_rate(&R->r[R->best_target], o->target));
-		jw_int(&w, "rank", 0);
 		for (k = 0; k < R->nok; k++)
 			if (R->order[k] == (size_t)R->best_target)
 				break;

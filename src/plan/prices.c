@@ -15,7 +15,7 @@ int prices_load(const char *path, struct prices *t, struct err *e)
 	static const char *const gpu_keys[] = {"usd_per_gpu_hour", "source", "note", NULL};
 	struct json *root = NULL;
 	const struct json *gpus, *it;
-	const char *s;
+	const char *s = NULL;
 	char ctx[700];
 	int rc;
 
