@@ -247,6 +247,21 @@ static void layout(const struct search_outcome *r, char *buf, size_t n)
 		snprintf(buf, n, "tp%d pp%d dp%d ep%d", r->d.par.tp, r->d.par.pp, r->d.par.dp, r->d.par.ep);
 }
 
+/* The weights' dtype as served: a pre-quantised fp8 checkpoint (DeepSeek's
+ * block fp8) loads as stored whatever --dtype says (cost.c's stored
+ * formats), so its "bf16" deployment is fp8 weights with a bf16 KV cache. */
+static const char *weights(const struct model_cfg *m, const struct search_outcome *r)
+{
+	if (r->d.wdt == DT_BF16 && strcmp(m->quant, "fp8") == 0)
+		return "fp8";
+	return dtype_name(r->d.wdt);
+}
+
+static void wkv(const struct model_cfg *m, const struct search_outcome *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", weights(m, r), dtype_name(r->kvdt));
+}
+
 static void slo_text(const struct cap_cfg *c, char *buf, size_t n)
 {
 	size_t i, len = 0;
@@ -311,7 +326,7 @@ static void fmt_num(char *buf, size_t n, int prec, bool g, double v)
 static void print_text(const struct report *R)
 {
 	const struct search_opts *o = R->o;
-	char slos[512], lay[64], c1[32], c2[32], c3[32], c4[32], c5[32], c6[32];
+	char slos[512], lay[64], c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], dt[32];
 	size_t i, k, shown;
 	struct sbuf sb;
 
@@ -328,7 +343,7 @@ static void print_text(const struct report *R)
 	if (R->nok == 0) {
 		printf("no deployment meets the SLO\n");
 	} else {
-		printf("rank  gpu        gpus  layout            dtype  mns   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  binding\n");
+		printf("rank  gpu        gpus  layout            w/kv       mns   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  binding\n");
 		for (k = 0; k < R->nok; k++) {
 			const struct search_outcome *r = &R->r[R->order[k]];
 			layout(r, lay, sizeof(lay));
@@ -338,10 +353,10 @@ static void print_text(const struct report *R)
 			fmt_num(c4, sizeof(c4), 0, false, r->ttft_p90_ms);
 			fmt_num(c5, sizeof(c5), 1, false, r->itl_mean_ms);
 			fmt_num(c6, sizeof(c6), 3, false, r->usd_per_mtok);
-			printf("%3zu%s  %-9s %5d  %-16s  %-5s %5lld %9s %10s %11s %9s %9s %7s  %s\n", k + 1,
-			       R->front[R->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay,
-			       dtype_name(r->d.wdt), (long long)r->max_num_seqs, c1, c2, c3, c4, c5, c6,
-			       r->binding_name);
+			wkv(R->model, r, dt, sizeof(dt));
+			printf("%3zu%s  %-9s %5d  %-16s  %-9s %5lld %9s %10s %11s %9s %9s %7s  %s\n", k + 1,
+			       R->front[R->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, dt,
+			       (long long)r->max_num_seqs, c1, c2, c3, c4, c5, c6, r->binding_name);
 		}
 		printf("(* on the Pareto front of tokens/s/GPU vs tokens/s/user; max_rate in req/s per instance; "
 		       "$/Mtok per million output tokens)\n");
@@ -364,9 +379,10 @@ static void print_text(const struct report *R)
 			const struct search_outcome *r = &R->r[R->best_target];
 			int64_t g = search_gpus_for_rate(r, o->target);
 			layout(r, lay, sizeof(lay));
+			wkv(R->model, r, dt, sizeof(dt));
 			printf("target     %g req/s: %lld GPUs at least, %lld x %s %s %s (%.4g req/s each)", o->target,
-			       (long long)g, (long long)(g / r->d.gpus), R->budget[r->d.gpu].gpu->id, lay,
-			       dtype_name(r->d.wdt), r->max_rate);
+			       (long long)g, (long long)(g / r->d.gpus), R->budget[r->d.gpu].gpu->id, lay, dt,
+			       r->max_rate);
 			if (isfinite(R->budget[r->d.gpu].usd_per_gpu_hour))
 				printf(", $%.2f/h", R->budget[r->d.gpu].usd_per_gpu_hour * (double)g);
 			printf("\n");
@@ -379,8 +395,8 @@ static void print_text(const struct report *R)
 	for (k = 0; k < shown; k++) {
 		const struct search_outcome *r = &R->r[R->order[k]];
 		layout(r, lay, sizeof(lay));
-		printf("  #%zu %s x %d, %s %s\n", k + 1, R->budget[r->d.gpu].gpu->id, r->d.gpus, lay,
-		       dtype_name(r->d.wdt));
+		wkv(R->model, r, dt, sizeof(dt));
+		printf("  #%zu %s x %d, %s %s\n", k + 1, R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, dt);
 		sb_reset(&sb);
 		launch_lines(R, r, false, &sb);
 		launch_lines(R, r, true, &sb);
@@ -396,8 +412,9 @@ static void print_text(const struct report *R)
 		for (k = R->nok; k < R->n; k++) {
 			const struct search_outcome *r = &R->r[R->order[k]];
 			layout(r, lay, sizeof(lay));
-			printf("  %-9s %4d  %-16s  %-5s  %s: %s\n", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay,
-			       dtype_name(r->d.wdt), r->status == SEARCH_PRUNED ? "pruned" : "no rate", r->reason);
+			wkv(R->model, r, dt, sizeof(dt));
+			printf("  %-9s %4d  %-16s  %-9s  %s: %s\n", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, dt,
+			       r->status == SEARCH_PRUNED ? "pruned" : "no rate", r->reason);
 		}
 	}
 }
@@ -485,6 +502,7 @@ static void print_json(const struct report *R)
 		jw_int(&w, "pd_prefill", r->d.pd_prefill);
 		jw_int(&w, "pd_decode", r->d.pd_decode);
 		jw_str(&w, "dtype", dtype_name(r->d.wdt));
+		jw_str(&w, "weights", weights(R->model, r));
 		jw_str(&w, "kv_dtype", dtype_name(r->kvdt));
 		jw_int(&w, "max_num_seqs", r->max_num_seqs);
 		jw_int(&w, "max_num_batched_tokens", r->max_num_batched_tokens);
@@ -539,6 +557,7 @@ static void csv_rows(const struct report *R, struct sbuf *o)
 		sweep_row_int(row, "pd_prefill", r->d.pd_prefill);
 		sweep_row_int(row, "pd_decode", r->d.pd_decode);
 		sweep_row_str(row, "dtype", dtype_name(r->d.wdt));
+		sweep_row_str(row, "weights", weights(R->model, r));
 		sweep_row_str(row, "kv_dtype", dtype_name(r->kvdt));
 		sweep_row_int(row, "max_num_seqs", r->max_num_seqs);
 		sweep_row_int(row, "max_num_batched_tokens", r->max_num_batched_tokens);
@@ -593,7 +612,8 @@ static void svg_chart(const struct report *R, struct sbuf *o)
 		y[i] = r->status == SEARCH_OK ? r->tok_s_gpu : NAN;
 		lab[i] = xmalloc(128);
 		layout(r, lay, sizeof(lay));
-		snprintf(lab[i], 128, "%s x%d %s %s", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, dtype_name(r->d.wdt));
+		snprintf(lab[i], 128, "%s x%d %s %s/%s", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, weights(R->model, r),
+			 dtype_name(r->kvdt));
 	}
 	snprintf(title, sizeof(title), "%s: output tokens/s/GPU vs tokens/s/user at SLO capacity", R->model->id);
 	memset(&c, 0, sizeof(c));
