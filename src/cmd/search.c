@@ -18,6 +18,7 @@
 #include "servesim/alloc.h"
 #include "servesim/json.h"
 #include "servesim/launch.h"
+#include "servesim/mfucache.h"
 #include "servesim/parmap.h"
 #include "servesim/pareto.h"
 #include "servesim/prices.h"
@@ -662,6 +663,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct prices prices;
 	struct search_deploy *dep = NULL;
 	struct search_outcome *res = NULL;
+	struct mfu_cache *cache = NULL;
 	struct sbuf *bufs = NULL;
 	size_t ndep = 0, i, *order = NULL;
 	bool *front = NULL, joined = false, have_prices = false;
@@ -764,6 +766,20 @@ int cmd_search(int argc, char **argv, struct err *e)
 				if (strcmp(g->id, budget[i].gpu->id) == 0)
 					budget[i].usd_per_gpu_hour = prices.p[k].usd_per_gpu_hour;
 		}
+	}
+	/* the kernel tables of each budget GPU, parsed once and shared read-only
+	 * by every deployment's cost model (filled here, before the threads:
+	 * mfucache.h) */
+	cache = mfu_cache_new();
+	for (i = 0; i < o.ngpu; i++) {
+		const struct mfu_tables *t;
+		if (base[i].tier2 && base[i].tier2->tables[0])
+			continue;
+		if ((rc = mfu_cache_get(cache, x[0].env.data_dir, base[i].gpu, base[i].engine, base[i].engine_version,
+					(base[i].tier0_off & COST_H6) != 0, x[0].model->n_experts > 0,
+					base[i].moe_dist, &t, e)) < 0)
+			goto out;
+		base[i].mfu_cache = cache;
 	}
 	search_enumerate(x[0].model, budget, o.ngpu, &o.sp, &dep, &ndep);
 	if (ndep == 0) {
@@ -885,6 +901,7 @@ out:
 	free(order);
 	free(front);
 	free(dep);
+	mfu_cache_free(cache);
 	if (have_prices)
 		prices_release(&prices);
 	wl_spec_release(&wl);

@@ -116,7 +116,10 @@ void pareto_svg(const struct pareto_chart *c, struct sbuf *o)
 	}
 	for (j = 0; c->label && j < nf; j++) {
 		i = front[j];
-		sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">", PX(c->x[i]) + 6, PY(c->y[i]) - 6);
+		/* labels right of a point in the left half, left of it in the right half */
+		bool left = PX(c->x[i]) > W / 2;
+		sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\"%s>", PX(c->x[i]) + (left ? -6 : 6),
+			  PY(c->y[i]) - 6, left ? " text-anchor=\"end\"" : "");
 		xml_text(o, c->label[i]);
 		sb_puts(o, "</text>\n");
 	}
