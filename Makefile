@@ -63,6 +63,7 @@ FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflo
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench
 FUZZERS   += fuzz_requests
+FUZZERS   += fuzz_prices
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a

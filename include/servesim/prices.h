@@ -23,6 +23,8 @@ struct prices {
 
 /* SS_EDATA naming the file, the JSON path and what was expected. */
 int prices_load(const char *path, struct prices *t, struct err *e);
+/* The same from len bytes of text; source names it in messages. */
+int prices_parse(const char *text, size_t len, const char *source, struct prices *t, struct err *e);
 void prices_release(struct prices *t);
 
 #endif

@@ -307,6 +307,12 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 		goto out;
 	if (o.nreq)
 		wl.num_requests = o.nreq;
+	if (grid_find(&o.g, "rate") && wl.process != WL_POISSON && wl.process != WL_CONSTANT &&
+	    wl.process != WL_GAMMA) {
+		rc = err_set(e, SS_EUSAGE, "--rate: the workload's arrivals are %s, not a rate (poisson, constant or gamma)",
+			     wl_process_name(wl.process));
+		goto out;
+	}
 	if ((rc = check_names(&o.sf, grid_find(&o.g, "gpu"), e)) < 0)
 		goto out;
 	ctx.o = &o;

@@ -9,21 +9,44 @@
 #include "servesim/alloc.h"
 #include "servesim/json.h"
 
+static int from_json(const struct json *root, const char *path, struct prices *t, struct err *e);
+
 int prices_load(const char *path, struct prices *t, struct err *e)
 {
-	static const char *const top_keys[] = {"currency", "unit", "retrieved", "note", "gpus", NULL};
-	static const char *const gpu_keys[] = {"usd_per_gpu_hour", "source", "note", NULL};
 	struct json *root = NULL;
-	const struct json *gpus, *it;
-	const char *s = NULL;
-	char ctx[700];
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	snprintf(t->path, sizeof(t->path), "%s", path);
 	if ((rc = json_parse_file(path, &root, e)) < 0)
 		return rc;
-	rc = -SS_EDATA;
+	rc = from_json(root, path, t, e);
+	json_free(root);
+	return rc;
+}
+
+int prices_parse(const char *text, size_t len, const char *source, struct prices *t, struct err *e)
+{
+	struct json *root = NULL;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((rc = json_parse(text, len, source, &root, e)) < 0)
+		return rc;
+	rc = from_json(root, source, t, e);
+	json_free(root);
+	return rc;
+}
+
+static int from_json(const struct json *root, const char *path, struct prices *t, struct err *e)
+{
+	static const char *const top_keys[] = {"currency", "unit", "retrieved", "note", "gpus", NULL};
+	static const char *const gpu_keys[] = {"usd_per_gpu_hour", "source", "note", NULL};
+	const struct json *gpus, *it;
+	const char *s = NULL;
+	char ctx[700];
+	int rc = -SS_EDATA;
+
+	snprintf(t->path, sizeof(t->path), "%s", path);
 	if (json_type_of(root) != JSON_OBJECT) {
 		err_set(e, SS_EDATA, "%s: expected a JSON object with 'gpus'", path);
 		goto out;
@@ -73,7 +96,6 @@ int prices_load(const char *path, struct prices *t, struct err *e)
 	}
 	rc = 0;
 out:
-	json_free(root);
 	if (rc < 0)
 		prices_release(t);
 	return rc;
