@@ -15,6 +15,7 @@
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/grid.h"
+#include "servesim/mfu.h"
 #include "servesim/parmap.h"
 #include "servesim/sweep.h"
 #include "servesim/workload.h"
@@ -28,12 +29,14 @@ static const char sweep_usage[] =
 	"number of MPI ranks (mpirun -np K build-mpi/servesim sweep ...).\n"
 	"\n"
 	"list flags (each a comma list of values or START:STOP:STEP ranges, inclusive):\n"
-	"  --gpu LIST --dtype LIST --tp LIST --pp LIST --dp LIST --ep LIST\n"
-	"  --max-num-seqs LIST --max-num-batched-tokens LIST --rate LIST --seed LIST\n"
+	"  --gpu LIST --engine LIST --dtype LIST --tp LIST --pp LIST --dp LIST --ep LIST\n"
+	"  --max-num-seqs LIST --max-num-batched-tokens LIST --rate LIST --concurrency LIST\n"
+	"  --seed LIST\n"
 	"  e.g. --tp 1,2,4 --max-num-seqs 64,256,1024 --rate 10:40:2\n"
 	"workload:\n"
 	"  --workload FILE           spec (default workloads/default.json, chat); --rate and\n"
-	"                            --seed replace its rate and seed\n"
+	"                            --seed replace its rate and seed, --concurrency makes it\n"
+	"                            a closed loop of that many clients\n"
 	"  --num-requests N          replace its request count\n"
 	"parallel:\n"
 	"  --jobs N                  threads (default 1); under mpirun, threads per rank\n"
@@ -56,18 +59,19 @@ struct sweep_opts {
 };
 
 /* Axis names in the order points vary (last fastest). */
-static const char *const axis_order[] = {"gpu", "dtype", "tp", "pp", "dp", "ep", "max_num_seqs",
-					 "max_num_batched_tokens", "rate", "seed"};
+static const char *const axis_order[] = {"gpu", "engine", "dtype", "tp", "pp", "dp", "ep", "max_num_seqs",
+					 "max_num_batched_tokens", "rate", "concurrency", "seed"};
 
 static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *e)
 {
-	enum { O_RATE = 256, O_SEED, O_WL, O_NREQ, O_JOBS, O_FMT, O_OUT };
+	enum { O_RATE = 256, O_SEED, O_WL, O_NREQ, O_JOBS, O_FMT, O_OUT, O_CONC };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"rate", required_argument, 0, O_RATE}, {"seed", required_argument, 0, O_SEED},
 		{"workload", required_argument, 0, O_WL}, {"num-requests", required_argument, 0, O_NREQ},
 		{"jobs", required_argument, 0, O_JOBS}, {"format", required_argument, 0, O_FMT},
-		{"out", required_argument, 0, O_OUT}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+		{"out", required_argument, 0, O_OUT}, {"concurrency", required_argument, 0, O_CONC},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c, rc;
 
 	optind = 1;
@@ -78,6 +82,9 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		case 'h': fputs(sweep_usage, stdout); fputs(SCENFLAGS_HELP, stdout); return 1;
 		case O_RATE: rc = grid_add_numbers(&o->g, "rate", "--rate", optarg, false, 1e-9, 1e9, e); break;
 		case O_SEED: rc = grid_add_numbers(&o->g, "seed", "--seed", optarg, true, 0, 9007199254740992.0, e); break;
+		case O_CONC:
+			rc = grid_add_numbers(&o->g, "concurrency", "--concurrency", optarg, true, 1, 1 << 20, e);
+			break;
 		case O_WL: o->workload = optarg; break;
 		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); break;
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
@@ -85,6 +92,7 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		case O_OUT: o->out = optarg; break;
 		case SCF + 2: rc = grid_add_words(&o->g, "gpu", "--gpu", optarg, e); break;
 		case SCF + 4: rc = grid_add_words(&o->g, "dtype", "--dtype", optarg, e); break;
+		case SCF + 16: rc = grid_add_words(&o->g, "engine", "--engine", optarg, e); break;
 		case SCF + 6:
 			rc = grid_add_numbers(&o->g, "max_num_batched_tokens", "--max-num-batched-tokens", optarg,
 					      true, 1, 1 << 20, e);
@@ -107,6 +115,20 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 	}
 	if (optind < argc)
 		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
+	if (grid_find(&o->g, "rate") && grid_find(&o->g, "concurrency"))
+		return err_set(e, SS_EUSAGE, "give --rate (open loop) or --concurrency (closed loop), not both");
+	{
+		const struct grid_axis *x = grid_find(&o->g, "engine");
+		for (size_t i = 0; x && i < x->n; i++)
+			if ((rc = mfu_engine_check(x->str[i], e)) < 0)
+				return rc;
+		x = grid_find(&o->g, "dtype");
+		for (size_t i = 0; x && i < x->n; i++) {
+			enum dtype d;
+			if ((rc = dtype_parse(x->str[i], &d, e)) < 0)
+				return rc;
+		}
+	}
 	return 0;
 }
 
@@ -144,6 +166,8 @@ static int apply_point(const struct sweep_opts *o, size_t i, struct scenflags *f
 
 		if (strcmp(n, "gpu") == 0)
 			f->gpu = x->str[idx[a]];
+		else if (strcmp(n, "engine") == 0)
+			f->engine = x->str[idx[a]];
 		else if (strcmp(n, "dtype") == 0 && (rc = dtype_parse(x->str[idx[a]], &f->dtype, e)) < 0)
 			return rc;
 		else if (strcmp(n, "tp") == 0)
@@ -160,6 +184,10 @@ static int apply_point(const struct sweep_opts *o, size_t i, struct scenflags *f
 			f->mbt = (int64_t)v;
 		else if (strcmp(n, "rate") == 0)
 			wl->rate = v;
+		else if (strcmp(n, "concurrency") == 0) {
+			wl->process = WL_CONCURRENCY;
+			wl->concurrency = (int64_t)v;
+		}
 		else if (strcmp(n, "seed") == 0)
 			wl->seed = (uint64_t)v;
 	}
