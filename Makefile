@@ -13,6 +13,7 @@ CFLAGS_CORE = -std=c11 -O2 -g $(WARN) -ffp-contract=off $(if $(WERROR),-Werror,)
 CPPFLAGS = -Iinclude -Isrc -MMD -MP -D_DEFAULT_SOURCE \
            -DSERVESIM_DATADIR='"$(CURDIR)/data"'
 LDLIBS  = -lcjson -lyaml -lgsl -lgslcblas -lz -lm
+LDLIBS += -pthread
 
 LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
@@ -43,20 +44,34 @@ LIB_SRC += src/cmd/scenflags.c
 LIB_SRC += src/cmd/capacity.c
 LIB_SRC += src/base/decnum.c
 LIB_SRC += src/base/loghist.c
+LIB_SRC += src/plan/mpiranks.c
+LIB_SRC += src/plan/parmap.c
+LIB_SRC += src/plan/grid.c
+LIB_SRC += src/plan/sweep.c
+LIB_SRC += src/cmd/progress.c
+LIB_SRC += src/cmd/sweep.c
+LIB_SRC += src/plan/search.c
+LIB_SRC += src/plan/pareto.c
+LIB_SRC += src/plan/prices.c
+LIB_SRC += src/plan/launch.c
+LIB_SRC += src/cmd/search.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
 UNIT_TESTS += test_capacity
+UNIT_TESTS += test_plan
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench
 FUZZERS   += fuzz_requests
+FUZZERS   += fuzz_prices
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
 UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all demo check check-run check-asan unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
+.PHONY: mpi check-mpi
 
 all: $(BIN)
 
@@ -89,6 +104,18 @@ check-asan:
 	$(MAKE) BUILD=build-asan BIN=build-asan/servesim \
 		EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDLIBS="$(LDLIBS) -fsanitize=address,undefined" check
+
+# The MPI build (sweep and search split their grid over mpirun's ranks):
+# build-mpi/servesim, compiled with mpicc and -DSERVESIM_MPI; the default
+# build has no MPI and refuses to run as one of several mpirun processes.
+mpi:
+	@command -v mpicc >/dev/null 2>&1 || { echo "mpi: mpicc not found; install Open MPI: apt-get install -y $(MPI_PKGS)"; exit 1; }
+	@$(MAKE) --no-print-directory BUILD=build-mpi BIN=build-mpi/servesim CC=mpicc \
+		EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DSERVESIM_MPI" build-mpi/servesim
+
+# sweep and search: --jobs 1, --jobs 2 and a 2-rank mpirun give the same bytes
+check-mpi: $(BIN) mpi
+	@sh tests/mpi/run.sh ./$(BIN) build-mpi/servesim
 
 golden-regen: $(BIN)
 	@sh tests/golden/run.sh "$(BIN)" regen
@@ -172,6 +199,7 @@ demo: deps
 
 DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev
 FUZZ_PKGS = clang
+MPI_PKGS = libopenmpi-dev openmpi-bin
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -185,8 +213,13 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(FUZZ_PKGS) (make fuzz)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_PKGS); \
 		else echo "deps: clang missing, needed by make fuzz only: sudo apt-get install -y $(FUZZ_PKGS)"; fi; fi
+	@# Open MPI only for `make mpi` / `make check-mpi`: installed when possible, never required by check
+	@if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(MPI_PKGS) (make mpi)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(MPI_PKGS); \
+		else echo "deps: Open MPI missing, needed by make mpi only: sudo apt-get install -y $(MPI_PKGS)"; fi; fi
 
 clean:
-	rm -rf build build-asan build-fuzz build-gpu $(BIN)
+	rm -rf build build-asan build-fuzz build-gpu build-mpi $(BIN)
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d

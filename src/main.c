@@ -13,6 +13,8 @@ static const char main_usage[] =
 	"commands:\n"
 	"  run                simulate a workload on a model, GPU and engine configuration\n"
 	"  capacity --slo L   highest request rate (or concurrency) that meets an SLO set\n"
+	"  search --slo L     best deployments for a GPU budget: ranking, Pareto, cost, launch\n"
+	"  sweep              a grid of run configurations, one row per point (threads, MPI)\n"
 	"  eval PATH...       compare simulations with ground-truth experiments (APE / MAPE)\n"
 	"  calibrate PATH...  tier-1 fit of overhead terms from measured runs\n"
 	"  import PATH        convert inference-perf / GuideLLM / OTel results into an experiment\n"
@@ -32,6 +34,8 @@ static const struct {
 } commands[] = {
 	{"run", cmd_run},
 	{"capacity", cmd_capacity},
+	{"search", cmd_search},
+	{"sweep", cmd_sweep},
 	{"eval", cmd_eval},
 	{"import", cmd_import},
 	{"calibrate", cmd_calibrate},

@@ -14,5 +14,7 @@ int cmd_eval(int argc, char **argv, struct err *e);
 int cmd_import(int argc, char **argv, struct err *e);
 int cmd_calibrate(int argc, char **argv, struct err *e);
 int cmd_capacity(int argc, char **argv, struct err *e);
+int cmd_sweep(int argc, char **argv, struct err *e);
+int cmd_search(int argc, char **argv, struct err *e);
 
 #endif

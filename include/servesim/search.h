@@ -1,0 +1,98 @@
+/* search.h - deployment search: the layouts servesim can simulate for a
+ * model on a GPU budget (TP, PP, DP, EP, weight dtype, max_num_seqs, P/D
+ * splits), each pruned by the memory plan and the start-up checks or run
+ * at its SLO capacity (capacity.h), then ranked by output tokens/s per GPU.
+ *
+ * An instance is one engine (TP x PP x DP GPUs, or the X + Y workers of a
+ * P/D split).  Dense models enumerate DP 1 only: vLLM's DP of a dense model
+ * is independent replicas behind a router, which scale the rate and the GPU
+ * count alike and leave tokens/s/GPU unchanged; the budget and
+ * --target-rate count such replicas.  MoE models enumerate DP (attention
+ * DP over shared MoE layers, EP off or EP = TP x DP), a different engine. */
+#ifndef SERVESIM_SEARCH_H
+#define SERVESIM_SEARCH_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "servesim/capacity.h"
+#include "servesim/err.h"
+#include "servesim/scenario.h"
+
+#define SEARCH_MAX_LIST 16
+
+/* What to enumerate; an empty list takes the default. */
+struct search_space {
+	int tp[SEARCH_MAX_LIST], pp[SEARCH_MAX_LIST], dp[SEARCH_MAX_LIST];
+	size_t ntp, npp, ndp;
+	enum dtype dtype[SEARCH_MAX_LIST];
+	size_t ndtype;
+	int64_t mns[SEARCH_MAX_LIST];   /* max_num_seqs; none given: the engine's default */
+	size_t nmns;
+	bool pd;                        /* also P/D splits */
+	int pd_max_workers;             /* X + Y at most this */
+};
+void search_space_defaults(struct search_space *sp);
+
+/* One GPU type of the budget. */
+struct search_gpu {
+	const struct gpu_spec *gpu;
+	int count;                      /* most GPUs one instance may use */
+	double usd_per_gpu_hour;        /* NAN: no price */
+};
+
+struct search_deploy {
+	int gpu;                        /* index into the budget */
+	struct parallel par;
+	enum dtype wdt;
+	int64_t max_num_seqs;           /* 0: the engine's default */
+	int pd_prefill, pd_decode;      /* 0: aggregated */
+	int gpus;                       /* GPUs of one instance */
+};
+
+/* Every candidate, in a fixed order (GPU, P/D last, dtype, TP, PP, DP, EP,
+ * max_num_seqs).  *out heap-owned. */
+void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
+		      const struct search_space *sp, struct search_deploy **out, size_t *n);
+
+enum search_status { SEARCH_OK, SEARCH_PRUNED, SEARCH_NO_RATE };
+
+/* A plain record (copied between MPI ranks as bytes). */
+struct search_outcome {
+	struct search_deploy d;
+	enum search_status status;
+	char reason[320];               /* pruned / no rate: why */
+	int64_t max_num_seqs, max_num_batched_tokens; /* as resolved */
+	enum dtype kvdt;
+	int64_t kv_blocks;
+	double max_rate;                /* req/s under the SLO */
+	double saturation_rate;
+	int binding;                    /* capacity fail code (cap_result.binding) */
+	char binding_name[32];
+	size_t probes;
+	/* at max_rate (first seed): */
+	double out_tok_s, tok_s_gpu, tok_s_user, ttft_p90_ms, itl_mean_ms, e2e_p90_ms;
+	double usd_per_mtok;            /* NAN without a price */
+};
+
+struct search_in {
+	const struct scenario *base;    /* per budget GPU: model, engine, limits, overheads */
+	const char *data_dir;
+	const struct wl_spec *wl;
+	const struct cap_cfg *cc;
+	bool kv_follows_dtype;          /* KV cache in the weights' dtype (no --kv-dtype) */
+	bool allow_invalid;
+};
+
+/* Prune or run one deployment.  Pruning is a result, not an error; a
+ * negative status is a runtime failure. */
+int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
+		    struct search_outcome *out, struct err *e);
+
+/* Indices of the outcomes: OK ones by tokens/s/GPU (ties: fewer GPUs,
+ * then enumeration order), then the others in enumeration order. */
+void search_rank(const struct search_outcome *o, size_t n, size_t *order);
+/* GPUs needed for a target rate: replicas of the instance. */
+int64_t search_gpus_for_rate(const struct search_outcome *o, double target_rps);
+
+#endif

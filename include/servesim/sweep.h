@@ -1,0 +1,69 @@
+/* sweep.h - one simulated point of a sweep or a search and its long-format
+ * row: every configuration field and every result a named column, written
+ * as CSV (header + one line) or JSONL (one object per line).
+ *
+ * A point is a pure function of its configuration and seed: the same row
+ * bytes on any thread or MPI rank. */
+#ifndef SERVESIM_SWEEP_H
+#define SERVESIM_SWEEP_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "servesim/err.h"
+#include "servesim/sbuf.h"
+#include "servesim/scenario.h"
+#include "servesim/sim.h"
+#include "servesim/workload.h"
+
+/* Served below this share of the arrival rate (both in the arrival window
+ * after a warm-up, as capacity.c measures them) marks a point overloaded. */
+#define SWEEP_SERVED_SHARE 0.95
+
+struct sweep_result {
+	struct metric_set m;
+	uint64_t arrived, completed, rejected, preemptions;
+	double offered_rps;         /* the workload's rate (NAN: closed loop or trace) */
+	double duration_s;
+	double served_rps;          /* departures per s in the arrival window after a warm-up */
+	char status[192];           /* "ok", "overloaded (offered X, served Y req/s)", "no completions" */
+};
+
+/* Simulate the prepared scenario with wl (its own rate and seed). */
+int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, struct sweep_result *r,
+		   struct err *e);
+
+enum sweep_fmt { SWEEP_CSV, SWEEP_JSONL };
+int sweep_fmt_parse(const char *s, enum sweep_fmt *f, struct err *e);
+
+#define SWEEP_MAX_COLS 96
+struct sweep_col {
+	char key[40];
+	enum { SWC_NULL, SWC_INT, SWC_NUM, SWC_STR } kind;
+	int64_t i;
+	double x;
+	char s[520];
+};
+struct sweep_row {
+	struct sweep_col col[SWEEP_MAX_COLS];
+	size_t n;
+};
+
+void sweep_row_init(struct sweep_row *r);
+void sweep_row_str(struct sweep_row *r, const char *key, const char *v);
+void sweep_row_int(struct sweep_row *r, const char *key, int64_t v);
+/* NAN or infinite: null (CSV: empty field). */
+void sweep_row_num(struct sweep_row *r, const char *key, double v);
+void sweep_row_null(struct sweep_row *r, const char *key);
+/* The resolved configuration: model, gpu, engine, layout, dtypes, engine
+ * limits, memory, cost overheads, workload process, rate, lengths, seed. */
+void sweep_row_scenario(struct sweep_row *r, const struct scenario *sc, const struct wl_spec *wl);
+/* status, counts, throughputs and the latency statistics (null when empty). */
+void sweep_row_result(struct sweep_row *r, const struct sweep_result *res);
+/* Every key of a scenario + result row (values empty): the CSV header's source. */
+void sweep_row_template(struct sweep_row *r);
+/* CSV header line (keys) or nothing for JSONL. */
+void sweep_row_header(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *out);
+/* One line. */
+void sweep_row_render(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *out);
+
+#endif

@@ -1,0 +1,387 @@
+/* sweep.c - `servesim sweep`: a grid of run configurations (list and range
+ * flags) simulated on threads and MPI ranks, one long-format row per point. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "progress.h"
+#include "scenflags.h"
+#include "servesim/afile.h"
+#include "servesim/alloc.h"
+#include "servesim/grid.h"
+#include "servesim/mfu.h"
+#include "servesim/parmap.h"
+#include "servesim/sweep.h"
+#include "servesim/workload.h"
+
+static const char sweep_usage[] =
+	"usage: servesim sweep [list flags] [run flags] [--jobs N] [--format csv|jsonl] [--out FILE]\n"
+	"\n"
+	"Simulate every point of a grid and write one row per point: every configuration\n"
+	"field and every result a column (long format).  Rows come in grid order (the last\n"
+	"list flag below varies fastest) and are the same bytes for any --jobs and any\n"
+	"number of MPI ranks (mpirun -np K build-mpi/servesim sweep ...).\n"
+	"\n"
+	"list flags (each a comma list of values or START:STOP:STEP ranges, inclusive):\n"
+	"  --gpu LIST --engine LIST --dtype LIST --tp LIST --pp LIST --dp LIST --ep LIST\n"
+	"  --max-num-seqs LIST --max-num-batched-tokens LIST --rate LIST --concurrency LIST\n"
+	"  --seed LIST\n"
+	"  e.g. --tp 1,2,4 --max-num-seqs 64,256,1024 --rate 10:40:2\n"
+	"workload:\n"
+	"  --workload FILE           spec (default workloads/default.json, chat); --rate and\n"
+	"                            --seed replace its rate and seed, --concurrency makes it\n"
+	"                            a closed loop of that many clients\n"
+	"  --num-requests N          replace its request count\n"
+	"parallel:\n"
+	"  --jobs N                  threads (default 1); under mpirun, threads per rank\n"
+	"output:\n"
+	"  --format csv|jsonl        (default csv)\n"
+	"  --out FILE                write there (default standard output)\n"
+	"\n"
+	"A point whose configuration servesim refuses (memory plan, start-up checks) is a\n"
+	"row with status 'refused: REASON'; a run that serves less than 0.95 x the offered\n"
+	"rate is 'overloaded (offered X, served Y req/s)'; none completed: 'no completions'\n"
+	"(its latency columns are empty / null).  A progress bar goes to a terminal's stderr.\n"
+	"\n";
+
+struct sweep_opts {
+	struct scenflags sf;
+	struct grid g;
+	const char *workload, *out;
+	int64_t nreq, jobs;
+	enum sweep_fmt fmt;
+};
+
+/* Axis names in the order points vary (last fastest). */
+static const char *const axis_order[] = {"gpu", "engine", "dtype", "tp", "pp", "dp", "ep", "max_num_seqs",
+					 "max_num_batched_tokens", "rate", "concurrency", "seed"};
+
+static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *e)
+{
+	enum { O_RATE = 256, O_SEED, O_WL, O_NREQ, O_JOBS, O_FMT, O_OUT, O_CONC };
+	static const struct option lo[] = {
+		SCENFLAGS_OPTIONS,
+		{"rate", required_argument, 0, O_RATE}, {"seed", required_argument, 0, O_SEED},
+		{"workload", required_argument, 0, O_WL}, {"num-requests", required_argument, 0, O_NREQ},
+		{"jobs", required_argument, 0, O_JOBS}, {"format", required_argument, 0, O_FMT},
+		{"out", required_argument, 0, O_OUT}, {"concurrency", required_argument, 0, O_CONC},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		rc = 0;
+		switch (c) {
+		case 'h': fputs(sweep_usage, stdout); fputs(SCENFLAGS_HELP, stdout); return 1;
+		case O_RATE: rc = grid_add_numbers(&o->g, "rate", "--rate", optarg, false, 1e-9, 1e9, e); break;
+		case O_SEED: rc = grid_add_numbers(&o->g, "seed", "--seed", optarg, true, 0, 9007199254740992.0, e); break;
+		case O_CONC:
+			rc = grid_add_numbers(&o->g, "concurrency", "--concurrency", optarg, true, 1, 1 << 20, e);
+			break;
+		case O_WL: o->workload = optarg; break;
+		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); break;
+		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
+		case O_FMT: rc = sweep_fmt_parse(optarg, &o->fmt, e); break;
+		case O_OUT: o->out = optarg; break;
+		case SCF + 2: rc = grid_add_words(&o->g, "gpu", "--gpu", optarg, e); break;
+		case SCF + 4: rc = grid_add_words(&o->g, "dtype", "--dtype", optarg, e); break;
+		case SCF + 16: rc = grid_add_words(&o->g, "engine", "--engine", optarg, e); break;
+		case SCF + 6:
+			rc = grid_add_numbers(&o->g, "max_num_batched_tokens", "--max-num-batched-tokens", optarg,
+					      true, 1, 1 << 20, e);
+			break;
+		case SCF + 7: rc = grid_add_numbers(&o->g, "max_num_seqs", "--max-num-seqs", optarg, true, 1, 1 << 16, e); break;
+		case CLI_PAR: rc = grid_add_numbers(&o->g, "tp", "--tp", optarg, true, 1, 4096, e); break;
+		case CLI_PAR + 1: rc = grid_add_numbers(&o->g, "dp", "--dp", optarg, true, 1, 4096, e); break;
+		case CLI_PAR + 2:
+			rc = grid_add_numbers(&o->g, "ep", "--ep", optarg, true, 1, 4096, e);
+			o->sf.pf.ep_given = true;
+			break;
+		case CLI_PAR + 8: rc = grid_add_numbers(&o->g, "pp", "--pp", optarg, true, 1, 4096, e); break;
+		case '?': case ':': return cli_bad_option("sweep", argv[optind - 1], e);
+		default:
+			if ((rc = scenflags_option(c, optarg, &o->sf, e)) == 0)
+				return cli_bad_option("sweep", argv[optind - 1], e);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (optind < argc)
+		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
+	if (grid_find(&o->g, "rate") && grid_find(&o->g, "concurrency"))
+		return err_set(e, SS_EUSAGE, "give --rate (open loop) or --concurrency (closed loop), not both");
+	{
+		const struct grid_axis *x = grid_find(&o->g, "engine");
+		for (size_t i = 0; x && i < x->n; i++)
+			if ((rc = mfu_engine_check(x->str[i], e)) < 0)
+				return rc;
+		x = grid_find(&o->g, "dtype");
+		for (size_t i = 0; x && i < x->n; i++) {
+			enum dtype d;
+			if ((rc = dtype_parse(x->str[i], &d, e)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* The axes in axis_order (a stable grid whatever the flags' order). */
+static void order_axes(struct grid *g)
+{
+	struct grid sorted;
+	size_t k, a;
+
+	grid_init(&sorted);
+	for (k = 0; k < sizeof(axis_order) / sizeof(axis_order[0]); k++)
+		for (a = 0; a < g->nax; a++)
+			if (strcmp(g->ax[a].name, axis_order[k]) == 0)
+				sorted.ax[sorted.nax++] = g->ax[a];
+	*g = sorted;
+}
+
+struct sweep_ctx {
+	const struct sweep_opts *o;
+	const struct wl_spec *wl;
+};
+
+/* The point's flags and workload. */
+static int apply_point(const struct sweep_opts *o, size_t i, struct scenflags *f, struct wl_spec *wl,
+		       struct err *e)
+{
+	size_t idx[GRID_MAX_AXES], a;
+	int rc;
+
+	grid_point(&o->g, i, idx);
+	for (a = 0; a < o->g.nax; a++) {
+		const struct grid_axis *x = &o->g.ax[a];
+		const char *n = x->name;
+		double v = x->text ? 0 : x->num[idx[a]];
+
+		if (strcmp(n, "gpu") == 0)
+			f->gpu = x->str[idx[a]];
+		else if (strcmp(n, "engine") == 0)
+			f->engine = x->str[idx[a]];
+		else if (strcmp(n, "dtype") == 0 && (rc = dtype_parse(x->str[idx[a]], &f->dtype, e)) < 0)
+			return rc;
+		else if (strcmp(n, "tp") == 0)
+			f->par.tp = (int)v;
+		else if (strcmp(n, "pp") == 0)
+			f->par.pp = (int)v;
+		else if (strcmp(n, "dp") == 0)
+			f->par.dp = (int)v;
+		else if (strcmp(n, "ep") == 0)
+			f->par.ep = (int)v;
+		else if (strcmp(n, "max_num_seqs") == 0)
+			f->mns = (int64_t)v;
+		else if (strcmp(n, "max_num_batched_tokens") == 0)
+			f->mbt = (int64_t)v;
+		else if (strcmp(n, "rate") == 0)
+			wl->rate = v;
+		else if (strcmp(n, "concurrency") == 0) {
+			wl->process = WL_CONCURRENCY;
+			wl->concurrency = (int64_t)v;
+		}
+		else if (strcmp(n, "seed") == 0)
+			wl->seed = (uint64_t)v;
+	}
+	return 0;
+}
+
+static int sweep_point(void *vctx, size_t i, struct sbuf *out, struct err *e)
+{
+	const struct sweep_ctx *c = vctx;
+	struct scenflags f = c->o->sf;
+	struct wl_spec wl = *c->wl;
+	struct scenflags_ctx x;
+	struct scenario sc;
+	struct scenario_state st;
+	struct sweep_result res;
+	struct sweep_row *row = xcalloc(1, sizeof(*row));
+	bool prepared = false;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	memset(&sc, 0, sizeof(sc));
+	cli_env_init(&x.env);
+	if ((rc = apply_point(c->o, i, &f, &wl, e)) < 0)
+		goto out;
+	rc = scenflags_build(&f, &wl, &x, &sc, e);
+	if (rc < 0 && !sc.model)
+		goto out; /* flags that do not combine: the whole sweep's error */
+	if (rc == 0 && (rc = scenario_prepare(&sc, x.env.data_dir, &st, e)) == 0) {
+		prepared = true;
+		rc = scenario_check_capacity(&sc, &st, f.allow_invalid, x.notes, sizeof(x.notes), e);
+	}
+	sweep_row_init(row);
+	sweep_row_scenario(row, &sc, &wl);
+	memset(&res, 0, sizeof(res));
+	if (rc < 0) {
+		/* a configuration servesim refuses is a result of the sweep */
+		snprintf(res.status, sizeof(res.status), "refused: %.180s", e->msg);
+		res.offered_rps = NAN;
+		err_clear(e);
+	} else if ((rc = sweep_simulate(&st, &wl, &res, e)) < 0) {
+		goto out;
+	}
+	sweep_row_result(row, &res);
+	sweep_row_render(row, c->o->fmt, out);
+	rc = 0;
+out:
+	if (prepared)
+		scenario_release(&st);
+	scenflags_ctx_release(&x);
+	free(row);
+	return rc;
+}
+
+/* The spec, or workloads/default.json (the chat workload) as capacity. */
+static int load_workload(const char *path, struct wl_spec *wl, struct err *e)
+{
+	struct cli_env env;
+	char def[1200];
+	int rc;
+
+	if (path)
+		return wl_spec_load(path, wl, e);
+	cli_env_init(&env);
+	snprintf(def, sizeof(def), "%s/../workloads/default.json", env.data_dir);
+	cli_env_release(&env);
+	if ((rc = wl_spec_load(def, wl, e)) < 0)
+		return rc;
+	snprintf(wl->source, sizeof(wl->source), "workloads/default.json");
+	return 0;
+}
+
+/* Unknown model or GPU names fail the sweep before any point runs. */
+static int check_names(const struct scenflags *f, const struct grid_axis *gpus, struct err *e)
+{
+	struct cli_env env;
+	struct model_cfg *m = xcalloc(1, sizeof(*m));
+	const struct gpu_spec *g;
+	size_t i;
+	int rc;
+
+	cli_env_init(&env);
+	rc = cli_load_model(&env, f->model || f->config ? f->model : "llama-3.1-8b", f->config, m, e);
+	if (rc == 0 && f->model && f->config)
+		rc = err_set(e, SS_EUSAGE, "give --model or --config, not both");
+	for (i = 0; rc == 0 && gpus && i < gpus->n; i++)
+		rc = cli_find_gpu(&env, gpus->str[i], &g, e);
+	if (rc == 0 && !gpus)
+		rc = cli_find_gpu(&env, f->gpu, &g, e);
+	cli_env_release(&env);
+	free(m);
+	return rc;
+}
+
+/* Whole text to FILE (temp + rename) or standard output. */
+static int write_text(const char *path, const char *buf, size_t len, struct err *e)
+{
+	struct afile af;
+	int rc;
+
+	if (!path) {
+		fwrite(buf, 1, len, stdout);
+		return 0;
+	}
+	if ((rc = afile_open(&af, path, e)) < 0)
+		return rc;
+	fwrite(buf, 1, len, af.f);
+	return afile_commit(&af, e);
+}
+
+int cmd_sweep(int argc, char **argv, struct err *e)
+{
+	struct sweep_opts o;
+	struct ranks rk;
+	struct wl_spec wl;
+	struct sweep_ctx ctx;
+	struct parmap pm;
+	struct sbuf *rows = NULL, all;
+	struct progress pg;
+	size_t n = 0, i;
+	bool joined = false;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	scenflags_defaults(&o.sf);
+	grid_init(&o.g);
+	o.jobs = 1;
+	sb_init(&all);
+	wl_spec_defaults(&wl);
+	if ((rc = ranks_init(&rk, &argc, &argv, e)) < 0)
+		goto out;
+	joined = true;
+	if ((rc = parse_sweep(argc, argv, &o, e)) != 0) {
+		rc = rc > 0 ? 0 : rc;
+		goto out;
+	}
+	order_axes(&o.g);
+	if ((rc = grid_size(&o.g, &n, e)) < 0)
+		goto out;
+	if (o.out) {
+		const char *in[2] = {o.workload, o.sf.config};
+		if ((rc = afile_check(o.out, in, 2, e)) < 0)
+			goto out;
+	}
+	if ((rc = load_workload(o.workload, &wl, e)) < 0)
+		goto out;
+	if (o.nreq)
+		wl.num_requests = o.nreq;
+	if (grid_find(&o.g, "rate") && wl.process != WL_POISSON && wl.process != WL_CONSTANT &&
+	    wl.process != WL_GAMMA) {
+		rc = err_set(e, SS_EUSAGE, "--rate: the workload's arrivals are %s, not a rate (poisson, constant or gamma)",
+			     wl_process_name(wl.process));
+		goto out;
+	}
+	if ((rc = check_names(&o.sf, grid_find(&o.g, "gpu"), e)) < 0)
+		goto out;
+	ctx.o = &o;
+	ctx.wl = &wl;
+	rows = xcalloc(n, sizeof(*rows));
+	for (i = 0; i < n; i++)
+		sb_init(&rows[i]);
+	progress_init(&pg, "sweep", "points", rk.rank == 0);
+	memset(&pm, 0, sizeof(pm));
+	pm.n = n;
+	pm.jobs = (int)o.jobs;
+	pm.run = sweep_point;
+	pm.ctx = &ctx;
+	pm.progress = progress_update;
+	pm.pctx = &pg;
+	rc = parmap_run(&pm, &rk, rows, e);
+	progress_done(&pg);
+	if (rc < 0 || rk.rank != 0)
+		goto out;
+	{
+		struct sweep_row *tmpl = xcalloc(1, sizeof(*tmpl));
+		sweep_row_template(tmpl);
+		sweep_row_header(tmpl, o.fmt, &all);
+		free(tmpl);
+	}
+	for (i = 0; i < n; i++)
+		sb_put(&all, rows[i].buf, rows[i].len);
+	rc = write_text(o.out, all.buf, all.len, e);
+out:
+	if (rows)
+		for (i = 0; i < n; i++)
+			sb_release(&rows[i]);
+	free(rows);
+	sb_release(&all);
+	wl_spec_release(&wl);
+	grid_release(&o.g);
+	if (joined) {
+		/* only rank 0 reports; the others end quietly */
+		if (rk.rank != 0)
+			rc = 0;
+		ranks_finalize(&rk);
+	}
+	return rc;
+}

@@ -1,0 +1,417 @@
+/* test_plan.c - list and range flags, grid numbering, the parallel map
+ * (threads give the bytes of a serial run, the lowest failing index wins),
+ * the Pareto front, the price table, launch lines, the deployment
+ * enumeration, sweep rows (null for empty sets) and one deployment
+ * evaluated end to end. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "servesim/alloc.h"
+#include "servesim/gpu.h"
+#include "servesim/grid.h"
+#include "servesim/launch.h"
+#include "servesim/model.h"
+#include "servesim/pareto.h"
+#include "servesim/parmap.h"
+#include "servesim/paths.h"
+#include "servesim/prices.h"
+#include "servesim/search.h"
+#include "servesim/sweep.h"
+#include "servesim/workload.h"
+
+static struct model_registry reg;
+static struct gpu_db db;
+static char datadir[1024];
+
+static void test_grid(void)
+{
+	static const struct {
+		const char *arg, *msg;
+	} bad[] = {
+		{"1,,x", "'x' is not a number"},
+		{"10:40", "must be START:STOP:STEP"},
+		{"10:40:0", "needs a STEP > 0"},
+		{"40:10:2", "STOP < START"},
+		{"1.5", "1.5 is not an integer"},
+		{"1,2,1", "1 listed twice"},
+		{"0", "out of range"},
+	};
+	struct grid g;
+	struct err e;
+	size_t n, idx[GRID_MAX_AXES], i;
+
+	grid_init(&g);
+	CHECK(grid_add_numbers(&g, "tp", "--tp", "1,2,4", true, 1, 4096, &e) == 0 && g.ax[0].n == 3, "--tp 1,2,4");
+	CHECK(grid_add_numbers(&g, "rate", "--rate", "10:40:2", false, 1e-9, 1e9, &e) == 0 && g.ax[1].n == 16 &&
+		      g.ax[1].num[15] == 40, "--rate 10:40:2: 16 values, 40 included");
+	CHECK(grid_add_words(&g, "gpu", "--gpu", "h100,h200", &e) == 0 && g.ax[2].n == 2 &&
+		      strcmp(g.ax[2].str[1], "h200") == 0, "--gpu h100,h200");
+	CHECK(grid_add_numbers(&g, "tp", "--tp", "8", true, 1, 4096, &e) == -SS_EUSAGE, "an axis given twice");
+	CHECK_STR_CONTAINS(e.msg, "--tp given twice", "twice");
+	CHECK(grid_size(&g, &n, &e) == 0 && n == 96, "3 x 16 x 2 = 96 points (%zu)", n);
+	grid_point(&g, 0, idx);
+	CHECK(idx[0] == 0 && idx[1] == 0 && idx[2] == 0, "point 0");
+	grid_point(&g, 1, idx);
+	CHECK(idx[0] == 0 && idx[1] == 0 && idx[2] == 1, "point 1: last axis fastest");
+	grid_point(&g, 95, idx);
+	CHECK(idx[0] == 2 && idx[1] == 15 && idx[2] == 1, "point 95: the last of each axis");
+	grid_release(&g);
+	grid_init(&g);
+	CHECK(grid_add_numbers(&g, "rate", "--rate", "0.1:0.3:0.1,5", false, 1e-9, 1e9, &e) == 0 &&
+		      g.ax[0].n == 4 && g.ax[0].num[2] == 0.3 && g.ax[0].num[3] == 5,
+	      "0.1:0.3:0.1 reaches 0.3 despite rounding, then 5");
+	grid_release(&g);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		grid_init(&g);
+		err_clear(&e);
+		CHECK(grid_add_numbers(&g, "tp", "--tp", bad[i].arg, true, 1, 4096, &e) == -SS_EUSAGE && g.nax == 0,
+		      "'%s' refused", bad[i].arg);
+		CHECK_STR_CONTAINS(e.msg, bad[i].msg, bad[i].arg);
+		grid_release(&g);
+	}
+}
+
+/* A point: a few hundred bytes depending only on i; point 13 and 29 fail. */
+static int pm_point(void *ctx, size_t i, struct sbuf *out, struct err *e)
+{
+	int *fail = ctx;
+	size_t k;
+
+	if (*fail && (i == 29 || i == 13))
+		return err_set(e, SS_EDATA, "point %zu failed", i);
+	for (k = 0; k < i % 7 + 1; k++)
+		sb_printf(out, "%zu:%zu,", i, k * i);
+	sb_putc(out, '\n');
+	return 0;
+}
+
+static void test_parmap(void)
+{
+	struct ranks rk = {0, 1, false};
+	struct parmap pm;
+	struct sbuf a[40], b[40];
+	struct err e;
+	int fail = 0, jobs[] = {2, 3, 8}, rc;
+	size_t i, j;
+
+	memset(&pm, 0, sizeof(pm));
+	pm.n = 40;
+	pm.run = pm_point;
+	pm.ctx = &fail;
+	pm.jobs = 1;
+	for (i = 0; i < 40; i++)
+		sb_init(&a[i]);
+	CHECK(parmap_run(&pm, &rk, a, &e) == 0, "serial map");
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		bool same = true;
+		for (i = 0; i < 40; i++)
+			sb_init(&b[i]);
+		pm.jobs = jobs[j];
+		CHECK(parmap_run(&pm, &rk, b, &e) == 0, "%d threads", jobs[j]);
+		for (i = 0; i < 40; i++) {
+			same = same && a[i].len == b[i].len && memcmp(a[i].buf, b[i].buf, a[i].len) == 0;
+			sb_release(&b[i]);
+		}
+		CHECK(same, "%d threads: every point's bytes equal the serial run's", jobs[j]);
+	}
+	fail = 1;
+	for (i = 0; i < 40; i++)
+		sb_init(&b[i]);
+	pm.jobs = 4;
+	rc = parmap_run(&pm, &rk, b, &e);
+	CHECK(rc == -SS_EDATA, "a failing point fails the map");
+	CHECK_STR_CONTAINS(e.msg, "point 13 failed", "the lowest failing index is reported");
+	for (i = 0; i < 40; i++) {
+		sb_release(&a[i]);
+		sb_release(&b[i]);
+	}
+	pm.n = 0;
+	CHECK(parmap_run(&pm, &rk, NULL, &e) == 0, "an empty grid");
+}
+
+static void test_pareto(void)
+{
+	/* (tok/s/user, tok/s/GPU): 0 dominated by 1; 1, 2, 4 on the front; 3
+	 * ties 2 on y with lower x; 5 invalid */
+	double x[] = {10, 12, 30, 25, 50, NAN}, y[] = {900, 1000, 700, 700, 300, 5000};
+	bool f[6];
+	struct sbuf sb;
+	const char *lab[] = {"a", "b<1>", "c", "d", "e", "f"};
+	struct pareto_chart c = {"t", "x", "y", x, y, f, lab, 6};
+
+	pareto_front(x, y, 6, f);
+	CHECK(!f[0] && f[1] && f[2] && !f[3] && f[4] && !f[5], "front = {1, 2, 4}");
+	sb_init(&sb);
+	pareto_svg(&c, &sb);
+	CHECK(strncmp(sb.buf, "<svg ", 5) == 0 && strstr(sb.buf, "</svg>\n") != NULL, "an SVG document");
+	CHECK(strstr(sb.buf, "b&lt;1&gt;") != NULL, "labels escaped");
+	CHECK(strstr(sb.buf, "<polyline") != NULL, "the front drawn as a line");
+	sb_release(&sb);
+}
+
+static int write_tmp(const char *text, char *path, size_t n)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, n, "/tmp/servesim_prices_XXXXXX");
+	if ((fd = mkstemp(path)) < 0 || !(f = fdopen(fd, "w")))
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	return 0;
+}
+
+static void test_prices(void)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{"{\"gpus\": {\"h100\": {\"usd_per_gpu_hour\": -1}}}", "gpus.h100.usd_per_gpu_hour must be > 0"},
+		{"{\"gpus\": {\"h100\": {\"usd\": 2}}}", "usd"},
+		{"{\"currency\": \"EUR\", \"gpus\": {}}", "'currency' must be \"USD\""},
+		{"{\"gpu\": {}}", "gpu"},
+		{"[1]", "expected a JSON object"},
+	};
+	struct prices t;
+	struct err e;
+	char path[1200];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/prices.json", datadir);
+	CHECK(prices_load(path, &t, &e) == 0 && t.n >= 3, "data/prices.json loads (%zu prices)", t.n);
+	for (i = 0; i < t.n; i++)
+		CHECK(t.p[i].usd_per_gpu_hour > 0 && t.p[i].source[0], "%s: $%.2f with a source", t.p[i].gpu,
+		      t.p[i].usd_per_gpu_hour);
+	prices_release(&t);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (write_tmp(bad[i].text, path, sizeof(path)) < 0) {
+			CHECK(0, "temp file");
+			continue;
+		}
+		err_clear(&e);
+		CHECK(prices_load(path, &t, &e) == -SS_EDATA, "bad table %zu refused", i);
+		CHECK_STR_CONTAINS(e.msg, bad[i].msg, "message");
+		unlink(path);
+	}
+}
+
+static void test_launch(void)
+{
+	struct launch_in in = {"deepseek-ai/DeepSeek-V3", "fp8", {.tp = 4, .pp = 1, .dp = 2, .ep = 8},
+			       DT_FP8, DT_FP8, 256, 0, 0, true};
+	struct sbuf sb;
+
+	sb_init(&sb);
+	launch_vllm(&in, &sb);
+	CHECK(strcmp(sb.buf, "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 4 --data-parallel-size 2 "
+			     "--enable-expert-parallel --kv-cache-dtype fp8 --max-num-seqs 256\n") == 0,
+	      "vLLM, attention DP + EP, fp8 checkpoint: %s", sb.buf);
+	sb_reset(&sb);
+	launch_sglang(&in, &sb);
+	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 2 "
+			     "--enable-dp-attention --ep-size 8 --kv-cache-dtype fp8_e4m3 --max-running-requests 256\n") == 0,
+	      "SGLang: --tp counts all GPUs with DP attention: %s", sb.buf);
+	in = (struct launch_in){"meta-llama/Llama-3.1-70B-Instruct", "", {.tp = 2, .pp = 1, .dp = 1, .ep = 1},
+				DT_FP8, DT_BF16, 1024, 1, 2, false};
+	sb_reset(&sb);
+	launch_vllm(&in, &sb);
+	CHECK(strstr(sb.buf, "--quantization fp8") && strstr(sb.buf, "NixlConnector") &&
+		      strstr(sb.buf, "# 2 decode instances:"),
+	      "vLLM P/D: online fp8, a KV connector, 2 decode instances");
+	sb_reset(&sb);
+	launch_sglang(&in, &sb);
+	CHECK(strstr(sb.buf, "--disaggregation-mode prefill") && strstr(sb.buf, "--disaggregation-mode decode") &&
+		      strstr(sb.buf, "sglang_router.launch_router --pd-disaggregation"),
+	      "SGLang P/D: prefill and decode servers and the router");
+	sb_release(&sb);
+}
+
+static void test_enumerate(void)
+{
+	struct model_cfg *dense = xcalloc(1, sizeof(*dense)), *moe = xcalloc(1, sizeof(*moe));
+	const struct gpu_spec *h100 = NULL, *h200 = NULL;
+	struct search_space sp;
+	struct search_gpu b[1];
+	struct search_deploy *d;
+	size_t n, i, npd = 0;
+	bool ok = true;
+	struct err e;
+
+	if (registry_load_model(&reg, "llama-3.1-70b", dense, &e) < 0 ||
+	    registry_load_model(&reg, "deepseek-v3", moe, &e) < 0 || gpu_find(&db, "h100", &h100, &e) < 0 ||
+	    gpu_find(&db, "h200", &h200, &e) < 0) {
+		CHECK(0, "set-up: %s", e.msg);
+		free(dense);
+		free(moe);
+		return;
+	}
+	search_space_defaults(&sp);
+	b[0] = (struct search_gpu){h100, 8, 3};
+	search_enumerate(dense, b, 1, &sp, &d, &n);
+	/* dense on 8: dtype {bf16, fp8} x TP {1,2,4,8} (PP 1, DP 1, EP 1) =
+	 * 8, plus P/D: TP 1 with X+Y in 2..4 (6 splits), TP 2 (6), TP 4 (1)
+	 * = 13 per dtype = 26; 34 in all */
+	CHECK(n == 34, "Llama-3.1-70B on 8 H100: 34 deployments (%zu)", n);
+	for (i = 0; i < n; i++) {
+		ok = ok && d[i].gpus <= 8 && d[i].par.dp == 1 && d[i].par.ep == 1 && d[i].par.pp == 1;
+		npd += d[i].pd_prefill > 0;
+	}
+	CHECK(ok, "dense: DP 1, EP 1, PP 1 within one node, at most 8 GPUs");
+	CHECK(npd == 26, "26 P/D splits (%zu)", npd);
+	free(d);
+	sp.pd = false;
+	b[0] = (struct search_gpu){h200, 16, 4};
+	search_enumerate(moe, b, 1, &sp, &d, &n);
+	/* MoE on 16, no P/D: (TP, DP) with TP x DP <= 16 and TP <= 8: TP1 DP
+	 * 1..16 (5), TP2 1..8 (4), TP4 1..4 (3), TP8 1..2 (2), + TP8 PP2 (1)
+	 * = 15; EP off or TP x DP (not for 1 GPU): 29; x 2 dtypes = 58 */
+	CHECK(n == 58, "DeepSeek-V3 on 16 H200 without P/D: 58 deployments (%zu)", n);
+	ok = true;
+	for (i = 0; i < n; i++)
+		ok = ok && d[i].gpus == d[i].par.tp * d[i].par.pp * d[i].par.dp && d[i].gpus <= 16 &&
+		     (d[i].par.ep == 1 || d[i].par.ep == d[i].par.tp * d[i].par.dp) &&
+		     (d[i].par.pp == 1 || d[i].par.tp == 8);
+	CHECK(ok, "MoE: GPUs = TP x PP x DP <= 16, EP off or TP x DP, PP only at TP 8");
+	free(d);
+	sp.ntp = 1;
+	sp.tp[0] = 8;
+	sp.ndp = 1;
+	sp.dp[0] = 1;
+	sp.nmns = 2;
+	sp.mns[0] = 64;
+	sp.mns[1] = 256;
+	sp.ndtype = 1;
+	sp.dtype[0] = DT_FP8;
+	search_enumerate(moe, b, 1, &sp, &d, &n);
+	/* TP 8: PP 1, 2; EP off, 8 (PP 1) or 8 (PP 2); x 2 max_num_seqs */
+	CHECK(n == 8 && d[0].max_num_seqs == 64 && d[1].max_num_seqs == 256 && d[0].wdt == DT_FP8,
+	      "lists narrow the space: TP 8, fp8, max_num_seqs 64,256 (%zu)", n);
+	free(d);
+	free(dense);
+	free(moe);
+}
+
+static void test_rows(void)
+{
+	struct sweep_row *r = xcalloc(1, sizeof(*r));
+	struct sweep_result res;
+	struct sbuf sb;
+
+	sweep_row_init(r);
+	sweep_row_str(r, "a", "x,\"y\"");
+	sweep_row_int(r, "b", -3);
+	sweep_row_num(r, "c", 2.5);
+	sweep_row_num(r, "d", NAN);
+	sb_init(&sb);
+	sweep_row_header(r, SWEEP_CSV, &sb);
+	sweep_row_render(r, SWEEP_CSV, &sb);
+	CHECK(strcmp(sb.buf, "a,b,c,d\n\"x,\"\"y\"\"\",-3,2.5,\n") == 0, "CSV quoting, empty for NAN: %s", sb.buf);
+	sb_reset(&sb);
+	sweep_row_header(r, SWEEP_JSONL, &sb);
+	sweep_row_render(r, SWEEP_JSONL, &sb);
+	CHECK(strcmp(sb.buf, "{\"a\": \"x,\\\"y\\\"\", \"b\": -3, \"c\": 2.5, \"d\": null}\n") == 0,
+	      "JSONL, null for NAN: %s", sb.buf);
+	/* no completions: every latency statistic null, never 0 */
+	memset(&res, 0, sizeof(res));
+	snprintf(res.status, sizeof(res.status), "no completions");
+	sweep_row_init(r);
+	sweep_row_result(r, &res);
+	sb_reset(&sb);
+	sweep_row_render(r, SWEEP_JSONL, &sb);
+	CHECK(strstr(sb.buf, "\"ttft_p90_ms\": null") && strstr(sb.buf, "\"itl_mean_ms\": null") &&
+		      strstr(sb.buf, "\"output_tok_s\": null"),
+	      "empty set: null statistics");
+	sweep_row_template(r);
+	CHECK(r->n > 60, "the template row has every column (%zu)", r->n);
+	sb_release(&sb);
+	free(r);
+}
+
+/* One deployment end to end: Llama-3.1-8B TP 1 on an H100 meets a loose
+ * SLO; the same scenario on 1 GPU with bf16 Llama-3.1-70B is pruned. */
+static void test_evaluate(void)
+{
+	struct model_cfg *m = xcalloc(1, sizeof(*m)), *big = xcalloc(1, sizeof(*big));
+	const struct gpu_spec *g;
+	struct wl_spec wl;
+	struct scenario base[1];
+	struct cap_cfg cc;
+	struct search_in in;
+	struct search_deploy d;
+	struct search_outcome o, o2;
+	struct err e;
+
+	if (registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 ||
+	    registry_load_model(&reg, "llama-3.1-70b", big, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+		CHECK(0, "set-up: %s", e.msg);
+		free(m);
+		free(big);
+		return;
+	}
+	wl_spec_defaults(&wl);
+	snprintf(wl.source, sizeof(wl.source), "test");
+	wl.seed = 7;
+	wl.process = WL_POISSON;
+	wl.rate = 1;
+	wl.num_requests = 300;
+	wl.prompt = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 600, .b = 300, .min = 16, .max = 4096};
+	wl.output = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 250, .b = 120, .min = 8, .max = 1024};
+	scenario_defaults(&base[0], m, g, &wl);
+	cap_cfg_defaults(&cc);
+	cc.seed = 7;
+	CHECK(cap_slo_parse("ttft_p90_ms=500,itl_mean_ms=30", &cc, &e) == 0, "slo");
+	memset(&in, 0, sizeof(in));
+	in.base = base;
+	in.data_dir = datadir;
+	in.wl = &wl;
+	in.cc = &cc;
+	in.kv_follows_dtype = true;
+	memset(&d, 0, sizeof(d));
+	d.par = (struct parallel){.tp = 1, .pp = 1, .dp = 1, .ep = 1};
+	d.wdt = DT_BF16;
+	d.gpus = 1;
+	CHECK(search_evaluate(&in, &d, 3.0, &o, &e) == 0 && o.status == SEARCH_OK, "8B TP 1 ranked");
+	CHECK(o.max_rate > 10 && o.max_rate < 60, "capacity %.4g req/s", o.max_rate);
+	CHECK_REL(o.tok_s_gpu, o.out_tok_s, 1e-12, "tokens/s/GPU = tokens/s on one GPU");
+	CHECK(o.tok_s_user > 1000.0 / 30 && o.itl_mean_ms <= 30, "tokens/s/user %.1f = 1000 / ITL %.2f ms",
+	      o.tok_s_user, o.itl_mean_ms);
+	CHECK_REL(o.usd_per_mtok, 3.0 / (o.out_tok_s * 3600) * 1e6, 1e-12, "$/M tokens from $3/GPU-hour");
+	CHECK(search_gpus_for_rate(&o, 2.5 * o.max_rate) == 3, "2.5 x capacity needs 3 GPUs");
+	CHECK(search_evaluate(&in, &d, 3.0, &o2, &e) == 0 && memcmp(&o, &o2, sizeof(o)) == 0,
+	      "evaluation is a pure function (same record bytes)");
+	scenario_defaults(&base[0], big, g, &wl);
+	CHECK(search_evaluate(&in, &d, NAN, &o, &e) == 0 && o.status == SEARCH_PRUNED, "70B bf16 on 1 GPU pruned");
+	CHECK_STR_CONTAINS(o.reason, "does not fit", "reason");
+	free(m);
+	free(big);
+}
+
+int main(void)
+{
+	char dir[1200], path[1200];
+	struct err e;
+
+	paths_data_dir(datadir, sizeof(datadir));
+	snprintf(dir, sizeof(dir), "%s/models", datadir);
+	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
+	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
+		printf("# %s\n", e.msg);
+		return 1;
+	}
+	test_grid();
+	test_parmap();
+	test_pareto();
+	test_prices();
+	test_launch();
+	test_enumerate();
+	test_rows();
+	test_evaluate();
+	registry_release(&reg);
+	gpu_db_release(&db);
+	return check_done();
+}
