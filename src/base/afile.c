@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,7 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	struct sbuf sb;
 	struct stat st;
 	char *real;
+	sigset_t hold, prev;
 	int fd, rc;
 
 	memset(a, 0, sizeof(*a));
@@ -175,7 +177,16 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	}
 	sb_init(&sb);
 	sb_printf(&sb, "%s.tmpXXXXXX", a->path);
+	/* SIGINT/SIGTERM held off from the file's creation to its registration,
+	 * so a signal in between cannot leave it behind */
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &hold, &prev);
 	fd = mkstemp(sb.buf);
+	if (fd >= 0)
+		a->slot = slot_take(sb.buf);
+	pthread_sigmask(SIG_SETMASK, &prev, NULL);
 	if (fd < 0) {
 		rc = err_set(e, SS_ERUNTIME, "%s: cannot create: %s", path, strerror(errno));
 		sb_release(&sb);
@@ -183,7 +194,6 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 		a->path = NULL;
 		return rc;
 	}
-	a->slot = slot_take(sb.buf);
 	a->tmp = sb.buf;
 	if (fchmod(fd, umask_mode()) != 0 || !(a->f = fdopen(fd, "w"))) {
 		rc = err_set(e, SS_ERUNTIME, "%s: cannot open: %s", path, strerror(errno));
