@@ -42,14 +42,22 @@ LIB_SRC += src/cmd/scenflags.c
 LIB_SRC += src/cmd/capacity.c
 LIB_SRC += src/base/decnum.c
 LIB_SRC += src/base/loghist.c
+LIB_SRC += src/hw/mfupack.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
 UNIT_TESTS += test_capacity
+UNIT_TESTS += test_mfupack
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench
 FUZZERS   += fuzz_requests
+
+# Compact kernel tables (src/hw/mfupack.h): written next to the CSV tables
+# by the build step tools/mfupack.c whenever a table, gpus.json or the
+# library changes; a run falls back to the CSVs without them.
+MFU_CSV   = $(wildcard data/mfu/*/*/*.csv.gz)
+MFU_PACKS = $(BUILD)/mfupack.stamp
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
@@ -57,7 +65,7 @@ UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all demo check check-run check-asan unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
 
-all: $(BIN)
+all: $(BIN) $(MFU_PACKS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,6 +81,13 @@ $(LIB): $(LIB_OBJ)
 $(BIN): $(BUILD)/src/main.o $(LIB)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/mfupack: $(BUILD)/tools/mfupack.o $(LIB)
+	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+
+$(MFU_PACKS): $(BUILD)/mfupack $(MFU_CSV) data/gpus.json
+	./$(BUILD)/mfupack data
+	@touch $@
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
@@ -81,7 +96,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 # The package check runs first (a fresh machine needs the libraries).
 check: deps
 	@$(MAKE) --no-print-directory check-run
-check-run: $(BIN) $(UNIT_BIN)
+check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS)
 	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
 
 check-asan:
@@ -186,5 +201,7 @@ deps:
 
 clean:
 	rm -rf build build-asan build-fuzz build-gpu $(BIN)
+	rm -f data/mfu/*/*/compact-*.bin
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d \
+	$(BUILD)/tools/mfupack.d

@@ -16,6 +16,7 @@
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
 #include "servesim/paths.h"
+#include "hw/mfupack.h"
 
 /* --- grid construction --- */
 
@@ -377,7 +378,7 @@ static double borrowed_s(const struct gpu_spec *g, enum dtype dt, double flops, 
 
 /* Load the GEMM rows of the dtypes t does not have yet; *got gets a bit per
  * dtype loaded. */
-static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
+int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
 		     unsigned *got, struct err *e)
 {
 	static const char *const cols[] = {"dtype", "m", "n", "k", "latency_us", NULL};
@@ -444,7 +445,7 @@ static bool cfg_is(const struct mfu_attn_cfg *c, const double *v, enum dtype kd)
 	       c->kv_dtype == kd;
 }
 
-static int load_attn(const char *path, bool prefill, const struct gpu_spec *gs,
+int mfu_csv_attn(const char *path, bool prefill, const struct gpu_spec *gs,
 		     struct mfu_attn_cfg **out, size_t *nout, struct err *e)
 {
 	static const char *const pcols[] = {"heads", "kv_heads", "head_dim", "kv_dtype", "batch",
@@ -539,7 +540,7 @@ out:
 	return rc;
 }
 
-static int load_allreduce(struct mfu_tables *t, const char *path, struct err *e)
+int mfu_csv_allreduce(struct mfu_tables *t, const char *path, struct err *e)
 {
 	static const char *const cols[] = {"num_gpus", "message_elems", "latency_us", NULL};
 	struct csv *c;
@@ -682,10 +683,10 @@ static void set_src(struct mfu_tables *t, enum mfu_part p, const char *gtab, con
 
 /* Whether a GEMM table could still add a dtype: one not loaded yet that
  * the tables' GPU can price.  Once none is left, the later collections'
- * GEMM files (every row of which load_gemm would skip) are not read. */
+ * GEMM files (every row of which mfu_csv_gemm would skip) are not read. */
 static bool gemm_wanted(const struct mfu_tables *t, const struct gpu_spec *g)
 {
-	static const enum dtype read[] = {DT_BF16, DT_FP8, DT_FP4}; /* the ones load_gemm reads */
+	static const enum dtype read[] = {DT_BF16, DT_FP8, DT_FP4}; /* the ones mfu_csv_gemm reads */
 	size_t i;
 
 	for (i = 0; i < sizeof(read) / sizeof(read[0]); i++)
@@ -694,11 +695,44 @@ static bool gemm_wanted(const struct mfu_tables *t, const struct gpu_spec *g)
 	return false;
 }
 
+/* The pack of a collection, opened on first use; NULL when there is none
+ * (or packs are not used). */
+struct lazy_pack {
+	struct mfu_pack *p;
+	bool tried, use;
+	const char *dir;
+	const struct gpu_spec *g;
+};
+
+static struct mfu_pack *lazy_pack(struct lazy_pack *lp)
+{
+	if (!lp->tried && lp->use)
+		lp->p = mfupack_open(lp->dir, lp->g);
+	lp->tried = true;
+	return lp->p;
+}
+
+static int load_attn_part(struct lazy_pack *lp, enum mfupack_sec sec, const char *path,
+			  bool prefill, struct mfu_attn_cfg **out, size_t *nout, struct err *e)
+{
+	struct mfu_pack *pk = lazy_pack(lp);
+
+	if (pk && mfupack_attn(pk, sec, path, out, nout) == 0)
+		return 0;
+	return mfu_csv_attn(path, prefill, lp->g, out, nout, e);
+}
+
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     const char *engine, const char *version, struct err *e)
 {
+	return mfu_load_opt(t, data_dir, g, engine, version, true, e);
+}
+
+int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+		 const char *engine, const char *version, bool use_pack, struct err *e)
+{
 	struct coll cs[32];
-	char base[700], path[900];
+	char base[700], path[900], cdir[800];
 	size_t n, i;
 	int rc;
 
@@ -731,9 +765,15 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 	}
 	for (i = 0; i < n; i++) {
 		unsigned got = 0;
+		struct lazy_pack lp = {NULL, false, use_pack, cdir, g};
+		FMT(cdir, "%.700s/%.63s", base, cs[i].name);
 		FMT(path, "%.700s/%.63s/gemm.csv.gz", base, cs[i].name);
-		if (gemm_wanted(t, g) && paths_exists(path) && (rc = load_gemm(t, path, g, &got, e)) < 0)
-			goto fail;
+		if (gemm_wanted(t, g) && paths_exists(path)) {
+			struct mfu_pack *pk = lazy_pack(&lp);
+			if (!(pk && mfupack_gemm(pk, path, t, &got) == 0) &&
+			    (rc = mfu_csv_gemm(t, path, g, &got, e)) < 0)
+				goto fail_pack;
+		}
 		if (got & (1u << DT_BF16))
 			set_src(t, MFU_P_GEMM_BF16, g->tables, cs[i].name, "gemm");
 		if (got & (1u << DT_FP8))
@@ -742,32 +782,38 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 			set_src(t, MFU_P_GEMM_FP4, g->tables, cs[i].name, "gemm");
 		FMT(path, "%.700s/%.63s/attn_prefill.csv.gz", base, cs[i].name);
 		if (!t->nprefill && paths_exists(path)) {
-			if ((rc = load_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
-				goto fail;
+			if ((rc = load_attn_part(&lp, MFUPACK_ATTN_PREFILL, path, true, &t->prefill,
+						 &t->nprefill, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_ATTN_PREFILL, g->tables, cs[i].name, "attn_prefill");
 		}
 		FMT(path, "%.700s/%.63s/attn_decode.csv.gz", base, cs[i].name);
 		if (!t->ndecode && paths_exists(path)) {
-			if ((rc = load_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
-				goto fail;
+			if ((rc = load_attn_part(&lp, MFUPACK_ATTN_DECODE, path, false, &t->decode,
+						 &t->ndecode, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_ATTN_DECODE, g->tables, cs[i].name, "attn_decode");
 		}
 		FMT(path, "%.700s/%.63s/allreduce.csv.gz", base, cs[i].name);
 		if (!t->src[MFU_P_ALLREDUCE][0] && paths_exists(path)) {
-			if ((rc = load_allreduce(t, path, e)) < 0)
-				goto fail;
+			struct mfu_pack *pk = lazy_pack(&lp);
+			if (!(pk && mfupack_allreduce(pk, path, t) == 0) &&
+			    (rc = mfu_csv_allreduce(t, path, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_ALLREDUCE, g->tables, cs[i].name, "allreduce");
 		}
 		FMT(path, "%.700s/%.63s/mla_prefill.csv.gz", base, cs[i].name);
 		if (!t->nmla_prefill && paths_exists(path)) {
-			if ((rc = load_attn(path, true, g, &t->mla_prefill, &t->nmla_prefill, e)) < 0)
-				goto fail;
+			if ((rc = load_attn_part(&lp, MFUPACK_MLA_PREFILL, path, true, &t->mla_prefill,
+						 &t->nmla_prefill, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_MLA_PREFILL, g->tables, cs[i].name, "mla_prefill");
 		}
 		FMT(path, "%.700s/%.63s/mla_decode.csv.gz", base, cs[i].name);
 		if (!t->nmla_decode && paths_exists(path)) {
-			if ((rc = load_attn(path, false, g, &t->mla_decode, &t->nmla_decode, e)) < 0)
-				goto fail;
+			if ((rc = load_attn_part(&lp, MFUPACK_MLA_DECODE, path, false, &t->mla_decode,
+						 &t->nmla_decode, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
 		}
 		FMT(path, "%.700s/%.63s/moe.csv.gz", base, cs[i].name);
@@ -775,6 +821,11 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 			FMT(t->moe_path, "%.699s", path);
 			set_src(t, MFU_P_MOE, g->tables, cs[i].name, "moe");
 		}
+		mfupack_close(lp.p);
+		continue;
+fail_pack:
+		mfupack_close(lp.p);
+		goto fail;
 	}
 	return 0;
 fail:
@@ -784,8 +835,27 @@ fail:
 
 int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d, struct err *e)
 {
-	if (!t->moe_path[0])
+	return mfu_load_moe_opt(t, g, d, true, e);
+}
+
+int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
+		     bool use_pack, struct err *e)
+{
+	if (!t->moe_path[0] || moetab_has_dist(t->moe, d))
 		return 0;
+	if (use_pack) {
+		/* the pack beside moe.csv.gz */
+		char dir[700];
+		const char *slash = strrchr(t->moe_path, '/');
+		struct mfu_pack *pk;
+		int used;
+		FMT(dir, "%.*s", slash ? (int)(slash - t->moe_path) : 1, slash ? t->moe_path : ".");
+		pk = mfupack_open(dir, g);
+		used = pk && mfupack_moe(pk, d, t->moe_path, &t->moe) == 0;
+		mfupack_close(pk);
+		if (used)
+			return 0;
+	}
 	/* only the run's distribution: the others' rows (two thirds of a
 	 * 100k-row table) are not parsed */
 	return moetab_load_dist(t->moe_path, g, d, &t->moe, e);
@@ -800,16 +870,16 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 	memset(t, 0, sizeof(*t));
 	snprintf(t->dir, sizeof(t->dir), "%s", dir);
 	snprintf(path, sizeof(path), "%s/gemm.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_gemm(t, path, g, &got, e)) < 0)
+	if (paths_exists(path) && (rc = mfu_csv_gemm(t, path, g, &got, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/attn_prefill.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
+	if (paths_exists(path) && (rc = mfu_csv_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/attn_decode.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
+	if (paths_exists(path) && (rc = mfu_csv_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/allreduce.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_allreduce(t, path, e)) < 0)
+	if (paths_exists(path) && (rc = mfu_csv_allreduce(t, path, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/moe.csv.gz", t->dir);
 	if (paths_exists(path))
