@@ -53,6 +53,9 @@ static size_t uniq_axis(const struct pt *p, size_t n, size_t d, double **out)
 	return k;
 }
 
+/* The first index whose value is >= x (n if none): a lower bound whose
+ * halving step is a conditional move, not a branch (the start-up prices
+ * every token count through it, and its comparisons are unpredictable). */
 static size_t find_exact(const double *a, size_t n, double x)
 {
 	size_t lo = 0, hi = n;
@@ -304,26 +307,35 @@ double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 		       w[0] * ((1 - w[1]) * v[b] + w[1] * v[b + c1]);
 	}
 	if (!nearest && g->dims == 3) {
-		/* the cost tables' case (GEMMs): the general loop below with the
-		 * corner indices and weights set out once; the same products
-		 * and sums in the same order, so the same result */
-		size_t i0[2], i1[2], i2[2];
-		double f0[2] = {1 - w[0], w[0]}, f1[2] = {1 - w[1], w[1]}, f2[2] = {1 - w[2], w[2]};
-		for (c = 0; c < 2; c++) {
-			i0[c] = g->len[0] == 1 ? 0 : lo[0] + c;
-			i1[c] = g->len[1] == 1 ? 0 : lo[1] + c;
-			i2[c] = g->len[2] == 1 ? 0 : lo[2] + c;
-		}
-		for (c = 0; c < 8; c++) {
-			size_t b0 = c & 1u, b1 = (c >> 1) & 1u, b2 = (c >> 2) & 1u;
-			double wt = f0[b0] * f1[b1] * f2[b2], v;
-			if (wt == 0)
-				continue;
-			v = g->v[(i0[b0] * g->len[1] + i1[b1]) * g->len[2] + i2[b2]];
-			if (isnan(v))
-				return nearest_cell(g, pos);
-			acc += wt * v;
-		}
+		/* the cost tables' case (GEMMs, priced for every token count at
+		 * start-up): the general loop below written out for its eight
+		 * corners, in the same order with the same products and sums
+		 * ((f0 x f1) x f2, zero weights skipped), so the same result */
+		const double *v = g->v;
+		size_t n1 = g->len[1], n2 = g->len[2];
+		size_t a0 = lo[0], b0 = g->len[0] == 1 ? 0 : lo[0] + 1;
+		size_t a1 = lo[1], b1 = n1 == 1 ? 0 : lo[1] + 1;
+		size_t a2 = lo[2], b2 = n2 == 1 ? 0 : lo[2] + 1;
+		double p0 = 1 - w[0], q0 = w[0], p1 = 1 - w[1], q1 = w[1], p2 = 1 - w[2], q2 = w[2];
+#define MFU_CORNER(f0, f1, f2, i0, i1, i2)                                         \
+	do {                                                                        \
+		double wt_ = (f0) * (f1) * (f2), v_;                                \
+		if (wt_ != 0) {                                                     \
+			v_ = v[((i0) * n1 + (i1)) * n2 + (i2)];                     \
+			if (isnan(v_))                                              \
+				return nearest_cell(g, pos);                        \
+			acc += wt_ * v_;                                            \
+		}                                                                   \
+	} while (0)
+		MFU_CORNER(p0, p1, p2, a0, a1, a2);
+		MFU_CORNER(q0, p1, p2, b0, a1, a2);
+		MFU_CORNER(p0, q1, p2, a0, b1, a2);
+		MFU_CORNER(q0, q1, p2, b0, b1, a2);
+		MFU_CORNER(p0, p1, q2, a0, a1, b2);
+		MFU_CORNER(q0, p1, q2, b0, a1, b2);
+		MFU_CORNER(p0, q1, q2, a0, b1, b2);
+		MFU_CORNER(q0, q1, q2, b0, b1, b2);
+#undef MFU_CORNER
 		return acc;
 	}
 	if (nearest) {
