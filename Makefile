@@ -149,13 +149,14 @@ $(BUILD)/bench_guidellm: $(BUILD)/tests/bench/bench_guidellm.o $(LIB)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 # Simulator speed and memory: figures, not pass/fail (see README).
-bench: $(BUILD)/bench $(BUILD)/bench_guidellm
+bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)
 	@echo "servesim bench (one core; chat = Llama-3.1-8B/H100 at 30 req/s, prompt ~600, output ~250)"
 	@./$(BUILD)/bench chat 100000
 	@./$(BUILD)/bench chat 1000000
 	@./$(BUILD)/bench 70b 100000
 	@./$(BUILD)/bench storm 20000
 	@./$(BUILD)/bench_guidellm 75000
+	@sh tests/bench/wall.sh ./$(BIN)
 
 # GPU micro-benchmarks for tier 2 (calibration/bench/README.md); needs nvcc.
 NVCC ?= nvcc
