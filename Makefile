@@ -55,10 +55,15 @@ FUZZERS   += fuzz_bench
 FUZZERS   += fuzz_requests
 
 # Compact kernel tables (src/hw/mfupack.h): written next to the CSV tables
-# by the build step tools/mfupack.c whenever a table, gpus.json or the
-# library changes; a run falls back to the CSVs without them.
+# by the build step tools/mfupack.c whenever a table, gpus.json or the code
+# computing them changes; a run falls back to the CSVs without them.
+# The packs depend on the code that computes their values, not on the whole
+# library (any other change would rewrite 42 files for nothing).
 MFU_CSV   = $(wildcard data/mfu/*/*/*.csv.gz)
 MFU_PACKS = $(BUILD)/mfupack.stamp
+MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/moetab.c src/base/csv.c \
+	src/base/decnum.c src/base/gzread.c include/servesim/mfu.h include/servesim/moetab.h \
+	include/servesim/gpu.h include/servesim/csv.h include/servesim/decnum.h tools/mfupack.c
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
@@ -85,7 +90,7 @@ $(BIN): $(BUILD)/src/main.o $(LIB)
 $(BUILD)/mfupack: $(BUILD)/tools/mfupack.o $(LIB)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
-$(MFU_PACKS): $(BUILD)/mfupack $(MFU_CSV) data/gpus.json
+$(MFU_PACKS): $(MFU_PACK_SRC) $(MFU_CSV) data/gpus.json | $(BUILD)/mfupack
 	./$(BUILD)/mfupack data
 	@touch $@
 

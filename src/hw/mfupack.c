@@ -365,9 +365,17 @@ int mfupack_moe(struct mfu_pack *p, enum moe_dist d, const char *csv_path, struc
 
 /* --- writing --- */
 
+/* The MoE table with every distribution, parsed once for the three MoE
+ * sections (moetab_pack_dist takes one distribution's curves, in the order
+ * loading that distribution alone gives: test_mfupack checks it). */
+struct moe_all {
+	struct moetab *t;
+	bool tried, ok;
+};
+
 /* The payload of section s parsed from csv (false: it does not parse). */
 static bool pack_sec(enum mfupack_sec s, const char *csv, const struct gpu_spec *g,
-		     struct sbuf *out)
+		     struct moe_all *moe, struct sbuf *out)
 {
 	struct mfu_tables t;
 	struct err e;
@@ -416,14 +424,16 @@ static bool pack_sec(enum mfupack_sec s, const char *csv, const struct gpu_spec 
 		}
 		ok = true;
 		break;
-	default: {
-		enum moe_dist dist = (enum moe_dist)(s - MFUPACK_MOE_0);
-		if (moetab_load_dist(csv, g, dist, &t.moe, &e) < 0)
+	default:
+		if (!moe->tried) {
+			moe->tried = true;
+			moe->ok = moetab_load(csv, g, &moe->t, &e) == 0;
+		}
+		if (!moe->ok)
 			break;
-		moetab_pack_dist(t.moe, dist, out);
+		moetab_pack_dist(moe->t, (enum moe_dist)(s - MFUPACK_MOE_0), out);
 		ok = true;
 		break;
-	}
 	}
 	mfu_release(&t);
 	return ok;
@@ -435,6 +445,7 @@ int mfupack_write(const char *coll_dir, const struct gpu_spec *g, struct err *e)
 	struct sbuf body;
 	struct afile af;
 	char path[1024], csv[1024];
+	struct moe_all moe = {NULL, false, false};
 	int s, rc;
 
 	if (!pack_name(coll_dir, g, path, sizeof(path)))
@@ -454,7 +465,7 @@ int mfupack_write(const char *coll_dir, const struct gpu_spec *g, struct err *e)
 		snprintf(csv, sizeof(csv), "%s/%s", coll_dir, sec_file[s]);
 		if (stat(csv, &st) != 0 || !S_ISREG(st.st_mode))
 			continue;
-		if (!pack_sec((enum mfupack_sec)s, csv, g, &body)) {
+		if (!pack_sec((enum mfupack_sec)s, csv, g, &moe, &body)) {
 			body.len = at; /* left to the CSV parse at run time */
 			continue;
 		}
@@ -475,6 +486,7 @@ int mfupack_write(const char *coll_dir, const struct gpu_spec *g, struct err *e)
 	}
 	rc = afile_commit(&af, e);
 out:
+	moetab_free(moe.t);
 	sb_release(&body);
 	return rc;
 }
