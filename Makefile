@@ -53,6 +53,7 @@ FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflo
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench
 FUZZERS   += fuzz_requests
+FUZZERS   += fuzz_mfupack
 
 # Compact kernel tables (src/hw/mfupack.h): written next to the CSV tables
 # by the build step tools/mfupack.c whenever a table, gpus.json or the code

@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,18 @@ double *mfupack_get_f64s(struct mfupack_rd *r, size_t n)
 	return a;
 }
 
+bool mfupack_ascending(const double *a, size_t n, bool strict)
+{
+	size_t i;
+
+	if (n > 0 && isnan(a[0]))
+		return false;
+	for (i = 1; i < n; i++)
+		if (strict ? !(a[i] > a[i - 1]) : !(a[i] >= a[i - 1]))
+			return false;
+	return true;
+}
+
 /* --- grids --- */
 
 static size_t grid_total(const struct mfu_grid *g)
@@ -174,6 +187,8 @@ static void get_grid(struct mfupack_rd *r, struct mfu_grid *g)
 		}
 		total *= g->len[d];
 		g->axis[d] = mfupack_get_f64s(r, g->len[d]);
+		if (!r->bad && !mfupack_ascending(g->axis[d], g->len[d], true))
+			r->bad = true; /* axes are sorted distinct logs */
 	}
 	g->v = mfupack_get_f64s(r, total);
 }
@@ -253,24 +268,24 @@ static unsigned char *read_sec(struct mfu_pack *p, enum mfupack_sec s, const cha
 	return buf;
 }
 
-int mfupack_gemm(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t, unsigned *got)
+int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got)
 {
 	struct mfu_grid g[DT__COUNT];
 	bool have[DT__COUNT];
-	size_t len = 0;
-	unsigned char *buf = read_sec(p, MFUPACK_GEMM, csv_path, &len);
-	struct mfupack_rd r = {buf, buf + len, false};
+	struct mfupack_rd r;
 	int d;
 
 	if (!buf)
 		return -1;
+	r.p = buf;
+	r.end = buf + len;
+	r.bad = false;
 	memset(g, 0, sizeof(g));
 	for (d = 0; d < DT__COUNT; d++) {
 		have[d] = mfupack_get_u64(&r) != 0;
 		if (have[d])
 			get_grid(&r, &g[d]);
 	}
-	free(buf);
 	for (d = 0; d < DT__COUNT; d++) {
 		if (!r.bad && r.p == r.end && have[d] && !t->have_gemm[d]) {
 			t->gemm[d] = g[d];
@@ -283,16 +298,31 @@ int mfupack_gemm(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t,
 	return r.bad || r.p != r.end ? -1 : 0;
 }
 
-int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
-		 struct mfu_attn_cfg **out, size_t *nout)
+int mfupack_gemm(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t, unsigned *got)
 {
-	size_t len = 0, n, i;
-	unsigned char *buf = read_sec(p, sec, csv_path, &len);
-	struct mfupack_rd r = {buf, buf + len, false};
-	struct mfu_attn_cfg *cfg = NULL;
+	size_t len = 0;
+	unsigned char *buf = read_sec(p, MFUPACK_GEMM, csv_path, &len);
+	int rc;
 
 	if (!buf)
 		return -1;
+	rc = mfupack_parse_gemm(buf, len, t, got);
+	free(buf);
+	return rc;
+}
+
+int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
+		       size_t *nout)
+{
+	struct mfupack_rd r;
+	struct mfu_attn_cfg *cfg = NULL;
+	size_t n, i;
+
+	if (!buf)
+		return -1;
+	r.p = buf;
+	r.end = buf + len;
+	r.bad = false;
 	n = mfupack_get_u64(&r);
 	if (n > len / 64)
 		r.bad = true;
@@ -307,7 +337,6 @@ int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
 		cfg[i].kv_dtype = v[3] == DT_FP8 ? DT_FP8 : DT_BF16;
 		get_grid(&r, &cfg[i].g);
 	}
-	free(buf);
 	if (r.bad || r.p != r.end) {
 		for (i = 0; cfg && i < n; i++)
 			free_grid(&cfg[i].g);
@@ -319,33 +348,63 @@ int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
 	return 0;
 }
 
-int mfupack_allreduce(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t)
+int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
+		 struct mfu_attn_cfg **out, size_t *nout)
 {
-	size_t len = 0, n[9];
-	double *s[9], *l[9];
-	unsigned char *buf = read_sec(p, MFUPACK_ALLREDUCE, csv_path, &len);
-	struct mfupack_rd r = {buf, buf + len, false};
+	size_t len = 0;
+	unsigned char *buf = read_sec(p, sec, csv_path, &len);
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = mfupack_parse_attn(buf, len, out, nout);
+	free(buf);
+	return rc;
+}
+
+int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tables *t)
+{
+	size_t n[9];
+	double *sz[9], *l[9];
+	struct mfupack_rd r;
 	int k;
 
 	if (!buf)
 		return -1;
+	r.p = buf;
+	r.end = buf + len;
+	r.bad = false;
 	for (k = 0; k < 9; k++) {
 		n[k] = mfupack_get_u64(&r);
-		s[k] = mfupack_get_f64s(&r, n[k]);
+		sz[k] = mfupack_get_f64s(&r, n[k]);
 		l[k] = mfupack_get_f64s(&r, n[k]);
+		if (!r.bad && !mfupack_ascending(sz[k], n[k], false))
+			r.bad = true;
 	}
-	free(buf);
 	for (k = 0; k < 9; k++) {
 		if (r.bad || r.p != r.end) {
-			free(s[k]);
+			free(sz[k]);
 			free(l[k]);
 			continue;
 		}
-		t->ar_size[k] = s[k];
+		t->ar_size[k] = sz[k];
 		t->ar_lat[k] = l[k];
 		t->ar_len[k] = n[k];
 	}
 	return r.bad || r.p != r.end ? -1 : 0;
+}
+
+int mfupack_allreduce(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t)
+{
+	size_t len = 0;
+	unsigned char *buf = read_sec(p, MFUPACK_ALLREDUCE, csv_path, &len);
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = mfupack_parse_allreduce(buf, len, t);
+	free(buf);
+	return rc;
 }
 
 int mfupack_moe(struct mfu_pack *p, enum moe_dist d, const char *csv_path, struct moetab **t)

@@ -59,6 +59,9 @@ void mfupack_get(struct mfupack_rd *r, void *dst, size_t n);
 size_t mfupack_get_u64(struct mfupack_rd *r);
 /* n doubles copied into a new array (NULL when n is 0 or on a bad read). */
 double *mfupack_get_f64s(struct mfupack_rd *r, size_t n);
+/* Whether a holds no NaN and ascends (strictly, or allowing ties): the
+ * lookups' binary searches rely on it. */
+bool mfupack_ascending(const double *a, size_t n, bool strict);
 
 /* Sections of a pack, one per CSV file (MoE: one per routing distribution). */
 enum mfupack_sec {
@@ -81,6 +84,13 @@ int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
 		 struct mfu_attn_cfg **out, size_t *nout);
 int mfupack_allreduce(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t);
 int mfupack_moe(struct mfu_pack *p, enum moe_dist d, const char *csv_path, struct moetab **t);
+
+/* The section parsers behind the readers, on one section's bytes (the
+ * fuzz harness feeds them anything): -1 and nothing changed when malformed. */
+int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got);
+int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
+		       size_t *nout);
+int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tables *t);
 
 /* Write the pack of collection folder coll_dir for g (the sections whose
  * CSV parses; a CSV that fails is left to the CSV path at run time). */

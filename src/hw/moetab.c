@@ -415,11 +415,11 @@ void moetab_pack_dist(const struct moetab *t, enum moe_dist d, struct sbuf *out)
 
 int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t)
 {
-	struct mfupack_rd r = {buf, buf + len, false};
+	struct mfupack_rd r = {buf, buf ? buf + len : buf, false};
 	struct curve *cs;
 	size_t n = mfupack_get_u64(&r), i, k;
 
-	if (r.bad || n > len / sizeof(struct moe_shape))
+	if (!buf || r.bad || n > len / sizeof(struct moe_shape))
 		return -1;
 	cs = xcalloc(n ? n : 1, sizeof(*cs));
 	for (i = 0; i < n && !r.bad; i++) {
@@ -431,6 +431,8 @@ int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, st
 		cs[i].n = cs[i].cap = mfupack_get_u64(&r);
 		cs[i].x = mfupack_get_f64s(&r, cs[i].n);
 		cs[i].leff = mfupack_get_f64s(&r, cs[i].n);
+		if (!r.bad && (cs[i].n == 0 || !mfupack_ascending(cs[i].x, cs[i].n, false)))
+			r.bad = true; /* moetab_eff searches x */
 	}
 	if (r.bad || r.p != r.end) {
 		for (k = 0; k < n; k++) {

@@ -2,7 +2,9 @@
  * CSV parse's grids, curves and labels bit for bit, for every GPU of
  * data/gpus.json with tables and every collection (each one first in the
  * fallback order once, so every section of every pack is read), and a pack
- * whose CSV changed, or made for other figures, is not used. */
+ * whose CSV changed, or made for other figures, is not used.  Every section
+ * with a CSV is read from its pack (a section the reader refused would
+ * fall back to the CSV silently and hide a slow start). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -101,6 +103,47 @@ static bool moe_eq(const struct moetab *a, const struct moetab *b, enum moe_dist
 	return eq;
 }
 
+/* The first section of pk that has a CSV in dir but is not read from the
+ * pack, or NULL. */
+static const char *sections_read(struct mfu_pack *pk, const char *dir)
+{
+	static const char *const attn[] = {"attn_prefill", "attn_decode", "mla_prefill", "mla_decode"};
+	static const enum mfupack_sec asec[] = {MFUPACK_ATTN_PREFILL, MFUPACK_ATTN_DECODE,
+						MFUPACK_MLA_PREFILL, MFUPACK_MLA_DECODE};
+	char csv[1800];
+	struct mfu_tables t;
+	unsigned got = 0;
+	int k, rc;
+
+	memset(&t, 0, sizeof(t));
+	snprintf(csv, sizeof(csv), "%s/gemm.csv.gz", dir);
+	rc = paths_exists(csv) ? mfupack_gemm(pk, csv, &t, &got) : 0;
+	mfu_release(&t);
+	if (rc < 0)
+		return "gemm";
+	for (k = 0; k < 4; k++) {
+		snprintf(csv, sizeof(csv), "%s/%s.csv.gz", dir, attn[k]);
+		rc = paths_exists(csv) ? mfupack_attn(pk, asec[k], csv, &t.prefill, &t.nprefill) : 0;
+		mfu_release(&t);
+		if (rc < 0)
+			return attn[k];
+	}
+	snprintf(csv, sizeof(csv), "%s/allreduce.csv.gz", dir);
+	rc = paths_exists(csv) ? mfupack_allreduce(pk, csv, &t) : 0;
+	mfu_release(&t);
+	if (rc < 0)
+		return "allreduce";
+	snprintf(csv, sizeof(csv), "%s/moe.csv.gz", dir);
+	for (k = 0; k < MOE_DIST__COUNT && paths_exists(csv); k++) {
+		struct moetab *m = NULL;
+		rc = mfupack_moe(pk, (enum moe_dist)k, csv, &m);
+		moetab_free(m);
+		if (rc < 0)
+			return moe_dist_name((enum moe_dist)k);
+	}
+	return NULL;
+}
+
 /* One GPU and one collection first: packed against parsed. */
 static void compare(const char *datadir, const struct gpu_spec *g, const char *coll)
 {
@@ -116,6 +159,11 @@ static void compare(const char *datadir, const struct gpu_spec *g, const char *c
 	snprintf(dir, sizeof(dir), "%s/mfu/%s/%s", datadir, g->tables, coll);
 	pk = mfupack_open(dir, g);
 	CHECK(pk != NULL, "%s %s: pack present and made for this GPU's figures", g->id, coll);
+	if (pk) {
+		const char *bad = sections_read(pk, dir);
+		CHECK(bad == NULL, "%s %s: every section with a CSV is read from the pack%s%s", g->id,
+		      coll, bad ? ", not " : "", bad ? bad : "");
+	}
 	mfupack_close(pk);
 	if (mfu_load_opt(&a, datadir, g, engine, dash + 1, true, &e) < 0 ||
 	    mfu_load_opt(&b, datadir, g, engine, dash + 1, false, &e) < 0) {
