@@ -287,17 +287,37 @@ static double nearest_cell(const struct mfu_grid *g, const double *pos)
 	return bv;
 }
 
+/* Axis d of g bracketed at x: lo, w and the fractional index pos. */
+static void grid_axis(const struct mfu_grid *g, size_t d, double x, size_t *lo, double *w,
+		      double *pos)
+{
+	bracket(g->axis[d], g->len[d], x, lo, w);
+	*pos = (double)*lo + *w;
+	if (g->len[d] == 1)
+		*pos = 0;
+}
+
+static double grid_eval_at(const struct mfu_grid *g, const size_t *lo, const double *w,
+			   const double *pos, bool nearest);
+
 double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 {
-	size_t lo[3] = {0, 0, 0}, d, c, ncorner = (size_t)1 << g->dims;
-	double w[3] = {0, 0, 0}, pos[3], acc = 0;
+	size_t lo[3] = {0, 0, 0}, d;
+	double w[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
 
-	for (d = 0; d < g->dims; d++) {
-		bracket(g->axis[d], g->len[d], x[d], &lo[d], &w[d]);
-		pos[d] = (double)lo[d] + w[d];
-		if (g->len[d] == 1)
-			pos[d] = 0;
-	}
+	for (d = 0; d < g->dims; d++)
+		grid_axis(g, d, x[d], &lo[d], &w[d], &pos[d]);
+	return grid_eval_at(g, lo, w, pos, nearest);
+}
+
+/* The grid's value at bracketed coordinates (mfu_grid_eval after the
+ * brackets). */
+static double grid_eval_at(const struct mfu_grid *g, const size_t *lo, const double *w,
+			   const double *pos, bool nearest)
+{
+	size_t d, c, ncorner = (size_t)1 << g->dims;
+	double acc = 0;
+
 	if (!nearest && g->dims == 2) {
 		/* the per-step case (attention): plain bilinear */
 		size_t n1 = g->len[1], a = lo[0] * n1 + lo[1];
@@ -971,6 +991,40 @@ double mfu_gemm(const struct mfu_tables *t, enum dtype dt, double m, double n, d
 	x[1] = log(n);
 	x[2] = log(k);
 	return clamp_mfu(mfu_grid_eval(&t->gemm[dt], x, t->nearest), MFU_DEFAULT_GEMM);
+}
+
+void mfu_gemm_col_init(const struct mfu_tables *t, enum dtype dt, double n, double k,
+		       struct mfu_gemm_col *col)
+{
+	memset(col, 0, sizeof(*col));
+	col->t = t;
+	col->dt = dt;
+	col->n = n;
+	col->k = k;
+	if (!t->have_gemm[dt])
+		dt = DT_BF16;
+	if (!t->have_gemm[dt] || t->gemm[dt].dims != 3)
+		return; /* mfu_gemm's default, or its general path */
+	col->g = &t->gemm[dt];
+	grid_axis(col->g, 1, log(n), &col->lo[1], &col->w[1], &col->pos[1]);
+	grid_axis(col->g, 2, log(k), &col->lo[2], &col->w[2], &col->pos[2]);
+}
+
+double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
+{
+	size_t lo[3];
+	double w[3], pos[3];
+
+	if (!col->g)
+		return mfu_gemm(col->t, col->dt, m, col->n, col->k);
+	grid_axis(col->g, 0, log(m), &lo[0], &w[0], &pos[0]);
+	lo[1] = col->lo[1];
+	lo[2] = col->lo[2];
+	w[1] = col->w[1];
+	w[2] = col->w[2];
+	pos[1] = col->pos[1];
+	pos[2] = col->pos[2];
+	return clamp_mfu(grid_eval_at(col->g, lo, w, pos, col->t->nearest), MFU_DEFAULT_GEMM);
 }
 
 static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size_t n, int heads,

@@ -276,6 +276,47 @@ out:
 	rmdir(tmpl);
 }
 
+/* mfu_gemm_col_eval is mfu_gemm bit for bit, H6 on and off, every dtype
+ * (with and without a table of its own), shapes on and off the grid. */
+static void test_gemm_col(const char *datadir, const struct gpu_db *db)
+{
+	static const char *const gpus[] = {"h100-sxm", "b200", "h20", "mi300x"};
+	static const double nk[][2] = {{4096, 4096}, {6144, 4096}, {14336, 4096}, {1536, 7168},
+				       {57344, 8192}, {3, 5}, {1e6, 1e6}};
+	size_t gi, i, j, bad = 0, n = 0;
+	int dt, h6;
+
+	for (gi = 0; gi < sizeof(gpus) / sizeof(gpus[0]); gi++) {
+		const struct gpu_spec *g = NULL;
+		struct mfu_tables t;
+		struct err e;
+		for (i = 0; i < db->n; i++)
+			if (strcmp(db->gpus[i].id, gpus[gi]) == 0)
+				g = &db->gpus[i];
+		if (!g || mfu_load(&t, datadir, g, "vllm", NULL, &e) < 0) {
+			CHECK(0, "load %s", gpus[gi]);
+			continue;
+		}
+		for (h6 = 0; h6 < 2; h6++) {
+			t.nearest = h6 == 1;
+			for (dt = 0; dt < DT__COUNT; dt++)
+				for (i = 0; i < sizeof(nk) / sizeof(nk[0]); i++) {
+					struct mfu_gemm_col col;
+					mfu_gemm_col_init(&t, (enum dtype)dt, nk[i][0], nk[i][1], &col);
+					for (j = 1; j <= 20000; j += j < 64 ? 1 : j / 8 + 1) {
+						double m = (double)j * (j % 3 ? 1.0 : 1.37);
+						double a = mfu_gemm(&t, (enum dtype)dt, m, nk[i][0], nk[i][1]);
+						double b = mfu_gemm_col_eval(&col, m);
+						bad += memcmp(&a, &b, sizeof(a)) != 0;
+						n++;
+					}
+				}
+		}
+		mfu_release(&t);
+	}
+	CHECK(bad == 0 && n > 10000, "GEMM column lookups identical to mfu_gemm (%zu of %zu differ)", bad, n);
+}
+
 int main(void)
 {
 	char datadir[1024], path[1200];
@@ -290,6 +331,7 @@ int main(void)
 	}
 	test_all(datadir, &db);
 	test_stale(datadir, &db);
+	test_gemm_col(datadir, &db);
 	gpu_db_release(&db);
 	return check_done();
 }
