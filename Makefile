@@ -55,16 +55,30 @@ LIB_SRC += src/plan/pareto.c
 LIB_SRC += src/plan/prices.c
 LIB_SRC += src/plan/launch.c
 LIB_SRC += src/cmd/search.c
+LIB_SRC += src/hw/mfupack.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
 UNIT_TESTS += test_capacity
 UNIT_TESTS += test_plan
+UNIT_TESTS += test_mfupack
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench
 FUZZERS   += fuzz_requests
 FUZZERS   += fuzz_prices
+FUZZERS   += fuzz_mfupack
+
+# Compact kernel tables (src/hw/mfupack.h): written next to the CSV tables
+# by the build step tools/mfupack.c whenever a table, gpus.json or the code
+# computing them changes; a run falls back to the CSVs without them.
+# The packs depend on the code that computes their values, not on the whole
+# library (any other change would rewrite 42 files for nothing).
+MFU_CSV   = $(wildcard data/mfu/*/*/*.csv.gz)
+MFU_PACKS = $(BUILD)/mfupack.stamp
+MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/moetab.c src/base/csv.c \
+	src/base/decnum.c src/base/gzread.c include/servesim/mfu.h include/servesim/moetab.h \
+	include/servesim/gpu.h include/servesim/csv.h include/servesim/decnum.h tools/mfupack.c
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
@@ -73,7 +87,7 @@ UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 .PHONY: all demo check check-run check-asan unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
 .PHONY: mpi check-mpi
 
-all: $(BIN)
+all: $(BIN) $(MFU_PACKS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -89,6 +103,13 @@ $(LIB): $(LIB_OBJ)
 $(BIN): $(BUILD)/src/main.o $(LIB)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/mfupack: $(BUILD)/tools/mfupack.o $(LIB)
+	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+
+$(MFU_PACKS): $(MFU_PACK_SRC) $(MFU_CSV) data/gpus.json | $(BUILD)/mfupack
+	./$(BUILD)/mfupack data
+	@touch $@
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
@@ -97,7 +118,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 # The package check runs first (a fresh machine needs the libraries).
 check: deps
 	@$(MAKE) --no-print-directory check-run
-check-run: $(BIN) $(UNIT_BIN)
+check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS)
 	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
 
 check-asan:
@@ -161,7 +182,7 @@ $(BUILD)/bench_guidellm: $(BUILD)/tests/bench/bench_guidellm.o $(LIB)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 # Simulator speed and memory: figures, not pass/fail (see README).
-bench: $(BUILD)/bench $(BUILD)/bench_guidellm
+bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)
 	@echo "servesim bench (one core; chat = Llama-3.1-8B/H100 at 30 req/s, prompt ~600, output ~250)"
 	@./$(BUILD)/bench chat 100000
 	@./$(BUILD)/bench chat 1000000
@@ -169,6 +190,7 @@ bench: $(BUILD)/bench $(BUILD)/bench_guidellm
 	@./$(BUILD)/bench storm 20000
 	@./$(BUILD)/bench longctx 2000
 	@./$(BUILD)/bench_guidellm 75000
+	@sh tests/bench/wall.sh ./$(BIN)
 
 # GPU micro-benchmarks for tier 2 (calibration/bench/README.md); needs nvcc.
 NVCC ?= nvcc
@@ -221,5 +243,8 @@ deps:
 
 clean:
 	rm -rf build build-asan build-fuzz build-gpu build-mpi $(BIN)
+	rm -rf build build-asan build-fuzz build-gpu $(BIN)
+	rm -f data/mfu/*/*/compact-*.bin
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d \
+	$(BUILD)/tools/mfupack.d

@@ -71,9 +71,11 @@ struct calib_ctx {                  /* experiments to simulate */
 	size_t n;
 	const char *data_dir;
 	struct mfu_cache *cache;     /* kernel tables shared by every simulation, or NULL */
+	int jobs;                    /* simulations run at once on threads (<= 1: one) */
 };
 
-/* Simulate every experiment with overheads ov; append paired units. */
+/* Simulate every experiment with overheads ov; append paired units, in
+ * experiment order whatever c->jobs (the same bytes as one thread). */
 int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct calib_set *out,
 		  struct err *e);
 void calib_set_release(struct calib_set *s);

@@ -91,6 +91,21 @@ void mfu_release(struct mfu_tables *t);
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e);
 
 double mfu_gemm(const struct mfu_tables *t, enum dtype dt, double m, double n, double k);
+/* One GEMM shape (n, k) at many token counts m (the cost model prices every
+ * count at start-up): log n, log k and their place on the grid resolved
+ * once; mfu_gemm_col_eval(col, m) is mfu_gemm(t, dt, m, n, k) bit for bit.
+ * col borrows t. */
+struct mfu_gemm_col {
+	const struct mfu_tables *t;
+	const struct mfu_grid *g;   /* NULL: mfu_gemm's own path */
+	enum dtype dt;
+	double n, k;
+	size_t lo[3];
+	double w[3], pos[3];        /* entries 1 and 2 (n and k) */
+};
+void mfu_gemm_col_init(const struct mfu_tables *t, enum dtype dt, double n, double k,
+		       struct mfu_gemm_col *col);
+double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m);
 double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,
 			enum dtype kvdt, double batch, double isl);
 double mfu_attn_decode(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,

@@ -3,8 +3,8 @@
  * `eval`, `calibrate` and sweeps build many cost models for the same GPU and
  * engine; parsing the gzip CSV tables dominates their start-up.  A cache
  * holds each (GPU, engine, version, H6 switch) set of tables once; cost
- * models borrow them read-only.  Not thread-safe: a caller that prices on
- * threads fills the cache first or gives each thread its own. */
+ * models borrow them read-only.  Thread-safe: simulations on threads may
+ * share one cache (calibrate --jobs). */
 #ifndef SERVESIM_MFUCACHE_H
 #define SERVESIM_MFUCACHE_H
 #include <stdbool.h>

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,21 +128,91 @@ out:
 	return rc;
 }
 
+/* Experiments handed out to the threads of calib_collect one at a time;
+ * each result goes to its own slot, merged in experiment order after. */
+struct collect_job {
+	const struct calib_ctx *c;
+	const struct overheads *ov;
+	pthread_mutex_t lock;
+	size_t next;
+	struct calib_set *sets;
+	int *rc;
+	struct err *errs;
+};
+
+static void *collect_worker(void *arg)
+{
+	struct collect_job *j = arg;
+	const struct calib_ctx *c = j->c;
+
+	for (;;) {
+		size_t i;
+		pthread_mutex_lock(&j->lock);
+		i = j->next++;
+		pthread_mutex_unlock(&j->lock);
+		if (i >= c->n)
+			return NULL;
+		err_clear(&j->errs[i]);
+		j->rc[i] = collect_one(&c->x[i], c->m[i], c->g[i], j->ov, c->data_dir, c->cache,
+				       (int)i * 100, &j->sets[i], &j->errs[i]);
+	}
+}
+
 int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct calib_set *out,
 		  struct err *e)
 {
-	size_t i;
-	int rc;
+	struct collect_job j;
+	pthread_t *th;
+	size_t i, nth = c->jobs > 1 ? (size_t)c->jobs : 1, started = 0;
+	int rc = 0;
 
 	size_t overloaded;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < c->n; i++)
-		if ((rc = collect_one(&c->x[i], c->m[i], c->g[i], ov, c->data_dir, c->cache, (int)i * 100,
-				      out, e)) < 0) {
-			calib_set_release(out);
-			return rc;
+	if (nth > c->n)
+		nth = c->n;
+	memset(&j, 0, sizeof(j));
+	j.c = c;
+	j.ov = ov;
+	j.sets = xcalloc(c->n ? c->n : 1, sizeof(*j.sets));
+	j.rc = xcalloc(c->n ? c->n : 1, sizeof(*j.rc));
+	j.errs = xcalloc(c->n ? c->n : 1, sizeof(*j.errs));
+	if (pthread_mutex_init(&j.lock, NULL) != 0)
+		BUG("pthread_mutex_init");
+	th = xcalloc(nth ? nth : 1, sizeof(*th));
+	/* the calling thread is one of the workers */
+	for (i = 1; i < nth; i++)
+		if (pthread_create(&th[started], NULL, collect_worker, &j) == 0)
+			started++;
+	collect_worker(&j);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&j.lock);
+	free(th);
+	/* the first failing experiment's error, as one thread stops at it */
+	for (i = 0; i < c->n && rc == 0; i++) {
+		if (j.rc[i] < 0) {
+			rc = j.rc[i];
+			*e = j.errs[i];
+			break;
 		}
+		if (j.sets[i].n) {
+			XGROW(out->u, out->cap, out->n + j.sets[i].n);
+			memcpy(out->u + out->n, j.sets[i].u, j.sets[i].n * sizeof(out->u[0]));
+			out->n += j.sets[i].n;
+		}
+		out->requests += j.sets[i].requests;
+		out->overloaded += j.sets[i].overloaded;
+	}
+	for (i = 0; i < c->n; i++)
+		calib_set_release(&j.sets[i]);
+	free(j.sets);
+	free(j.rc);
+	free(j.errs);
+	if (rc < 0) {
+		calib_set_release(out);
+		return rc;
+	}
 	if (out->n == 0) {
 		overloaded = out->overloaded;
 		calib_set_release(out);

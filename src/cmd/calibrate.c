@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -40,6 +41,8 @@ static const char calibrate_usage[] =
 	"  --seed S       split seed (default 42)\n"
 	"  --gpu G        GPU of runs that do not record it (default h100)\n"
 	"  --check FILE   MAPE of FILE's terms on the PATHs; stale above 30 %\n"
+	"  --jobs N       simulations run at once on threads (default: the online\n"
+	"                 cores); the results are the same bytes for any N\n"
 	CLI_SETTINGS_HELP
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
@@ -179,11 +182,12 @@ static void warn_mismatch(const struct calib_file *f, const struct loaded *l)
 
 int cmd_calibrate(int argc, char **argv, struct err *e)
 {
-	enum { O_LOOP = 256, O_SEED, O_GPU, O_CHECK };
+	enum { O_LOOP = 256, O_SEED, O_GPU, O_CHECK, O_JOBS };
 	static const struct option lo[] = {
 		{"output", required_argument, 0, 'o'}, {"in-loop", no_argument, 0, O_LOOP},
 		{"seed", required_argument, 0, O_SEED}, {"gpu", required_argument, 0, O_GPU},
 		{"check", required_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'},
+		{"jobs", required_argument, 0, O_JOBS},
 		CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
 	struct cli_settings cs = {0};
 	struct experiment *bx = NULL;
@@ -191,6 +195,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	const char *out = NULL, *gpu = "h100", *check = NULL;
 	bool in_loop = false;
 	int64_t seed = 42;
+	int64_t jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
 	struct cli_env env;
 	struct loaded l;
 	struct calib_ctx cc;
@@ -215,6 +220,10 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 			break;
 		case O_GPU: gpu = optarg; break;
 		case O_CHECK: check = optarg; break;
+		case O_JOBS:
+			if ((rc = cli_int("--jobs", optarg, 1, 1024, &jobs, e)) < 0)
+				return rc;
+			break;
 		default:
 			if ((rc = cli_settings_option(c, optarg, &cs, e)) < 0)
 				return rc;
@@ -256,6 +265,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	cc.n = l.n;
 	cc.data_dir = env.data_dir;
 	cc.cache = cache = mfu_cache_new(); /* each GPU's tables parsed once for every simulation */
+	cc.jobs = (int)jobs;
 	cost_default_overheads(&base);
 	if (check) {
 		struct calib_file f;

@@ -66,8 +66,8 @@ static double roofline(const struct cost_model *c, double flops, double peak, do
 	return roofline_bw(c, flops, peak, mfu, bytes, c->bw);
 }
 
-static double gemm_table_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
-			   double batch)
+static double gemm_table_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt,
+			   double m, double n, double k, double batch)
 {
 	double flops = 2.0 * m * n * k * batch;
 	double wbytes = n * k * dtype_bytes(dt) * batch, abytes = (m * k + m * n) * 2.0 * batch;
@@ -76,11 +76,20 @@ static double gemm_table_s(const struct cost_model *c, enum dtype dt, double m, 
 	 * time to move both at their efficiencies, as one equivalent rate */
 	double bw = (wbytes + abytes) / (wbytes / c->bw_weights + abytes / c->bw);
 
-	return roofline_bw(c, flops, peak, mfu_gemm(c->tabs, dt, m, n, k), wbytes + abytes, bw);
+	return roofline_bw(c, flops, peak, col ? mfu_gemm_col_eval(col, m) : mfu_gemm(c->tabs, dt, m, n, k),
+			   wbytes + abytes, bw);
 }
 
-double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
-		   double batch)
+/* The table dtype cost_gemm_s looks dt up in. */
+static enum dtype gemm_table_dt(const struct cost_model *c, enum dtype dt)
+{
+	return dt == DT_BF16 || dt == DT_FP16 || (dt != DT_INT4 && c->tabs->have_gemm[dt]) ? dt : DT_BF16;
+}
+
+/* cost_gemm_s with the shape's table lookup resolved once (col from
+ * gemm_col for the same dt, n, k and batch; NULL: looked up here). */
+static double gemm_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt,
+			 double m, double n, double k, double batch)
 {
 	enum dtype cdt = dtype_compute(dt);
 	double tb, saved, floor_s;
@@ -94,15 +103,15 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 		n *= batch;
 		batch = 1;
 	}
-	if (dt == DT_BF16 || dt == DT_FP16 || (dt != DT_INT4 && c->tabs->have_gemm[dt]))
-		return gemm_table_s(c, dt, m, n, k, batch);
+	if (gemm_table_dt(c, dt) == dt)
+		return gemm_table_s(c, col, dt, m, n, k, batch);
 	/* A weight format without a measured table of its own (int4 W4A16 always;
 	 * fp8/fp4 where no collection measured them): the bf16 kernel's time,
 	 * less the weight streaming the narrower weights save, and never below
 	 * the bf16 time scaled by the byte and peak ratios (the ideal kernel).
 	 * Using the bf16 MFU directly would keep the memory-bound shapes' low
 	 * utilisation and hide the saving where it matters: decode. */
-	tb = gemm_table_s(c, DT_BF16, m, n, k, batch);
+	tb = gemm_table_s(c, col, DT_BF16, m, n, k, batch);
 	saved = n * k * batch * (2.0 - dtype_bytes(dt)) / c->bw_weights;
 	floor_s = tb * (c->g->peak_flops[DT_BF16] /
 			(c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16])) *
@@ -112,10 +121,23 @@ double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n
 	return tb - saved > floor_s ? tb - saved : floor_s;
 }
 
+double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
+		   double batch)
+{
+	return gemm_col_s(c, NULL, dt, m, n, k, batch);
+}
+
+/* The lookup column of a GEMM that gemm_col_s prices at (dt, n, k, batch). */
+static void gemm_col(const struct cost_model *c, enum dtype dt, double n, double k, double batch,
+		     struct mfu_gemm_col *col)
+{
+	mfu_gemm_col_init(c->tabs, gemm_table_dt(c, dt), batch > 1 ? n * batch : n, k, col);
+}
+
 /* Price one per-token operator at m step tokens (m_in tokens enter the
  * experts on this rank with EP). */
-static double op_at(const struct cost_model *c, const struct op *o, double m, double *flops,
-		    double *bytes)
+static double op_at(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
+		    double m, double *flops, double *bytes)
 {
 	const struct model_cfg *md = c->m;
 	double t = 0, f = 0, b = 0;
@@ -151,7 +173,7 @@ static double op_at(const struct cost_model *c, const struct op *o, double m, do
 			f = 2.0 * m * (double)o->n * (double)o->k;
 			b = (double)o->n * (double)o->k * dtype_bytes(dt);
 		} else {
-			t = cost_gemm_s(c, dt, m, (double)o->n, (double)o->k, (double)o->batch);
+			t = gemm_col_s(c, col, dt, m, (double)o->n, (double)o->k, (double)o->batch);
 			f = 2.0 * m * (double)o->n * (double)o->k * (double)o->batch;
 			b = (double)o->n * (double)o->k * (double)o->batch * dtype_bytes(dt);
 		}
@@ -219,7 +241,7 @@ static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr
 			if (!moe_shared_op(o))
 				continue;
 			t += (double)lk->count *
-			     op_at(c, o, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
+			     op_at(c, o, NULL, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
 		}
 		/* without EP every GPU needs every rank's tokens (comm.c) */
 		if (c->p.ep <= 1 && strcmp(lk->name, "moe") == 0)
@@ -400,6 +422,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	int64_t i, mm;
 	size_t k, j;
 	bool *use = NULL;
+	struct mfu_gemm_col *cols = NULL;
 	double *kcnt = NULL;
 	int rc;
 
@@ -536,6 +559,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		for (k = 0; k < gr.nkinds; k++)
 			nuse += gr.kinds[k].nops;
 		use = xcalloc(nuse ? nuse : 1, sizeof(bool));
+		cols = xcalloc(nuse ? nuse : 1, sizeof(*cols));
 		kcnt = xcalloc(gr.nkinds ? gr.nkinds : 1, sizeof(double));
 		nuse = 0;
 		for (k = 0; k < gr.nkinds; k++) {
@@ -543,6 +567,11 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			kcnt[k] = strcmp(lk->name, "embed+head") == 0 ? 1.0 : (double)lk->count;
 			for (j = 0; j < lk->nops; j++) {
 				const struct op *o = &lk->ops[j];
+				/* a GEMM's table lookup at its n and k, resolved
+				 * once for the max_m token counts */
+				if (o->kind == OPK_GEMM)
+					gemm_col(c, o->low_precision ? c->cfg.wdt : DT_BF16, (double)o->n,
+						 (double)o->k, (double)o->batch, &cols[nuse]);
 				use[nuse++] = !(per_step_attention_op(o) || o->cat == OPC_LM_HEAD ||
 						strcmp(o->name, "final_norm") == 0 ||
 						(c->dp_attn && moe_shared_op(o)));
@@ -558,7 +587,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			double tk = 0, fk = 0, bk = 0;
 			for (j = 0; j < lk->nops; j++, u++)
 				if (use[u])
-					tk += op_at(c, &lk->ops[j], (double)mm, &fk, &bk);
+					tk += op_at(c, &lk->ops[j], &cols[u], (double)mm, &fk, &bk);
 			t += cnt * tk;
 			f += cnt * fk;
 			b += cnt * bk;
@@ -582,6 +611,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			}
 	}
 	free(use);
+	free(cols);
 	free(kcnt);
 	opgraph_release(&gr);
 	describe_sources(c);

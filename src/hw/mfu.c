@@ -16,6 +16,7 @@
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
 #include "servesim/paths.h"
+#include "hw/mfupack.h"
 
 /* --- grid construction --- */
 
@@ -52,6 +53,9 @@ static size_t uniq_axis(const struct pt *p, size_t n, size_t d, double **out)
 	return k;
 }
 
+/* The first index whose value is >= x (n if none): a lower bound whose
+ * halving step is a conditional move, not a branch (the start-up prices
+ * every token count through it, and its comparisons are unpredictable). */
 static size_t find_exact(const double *a, size_t n, double x)
 {
 	size_t lo = 0, hi = n;
@@ -283,17 +287,37 @@ static double nearest_cell(const struct mfu_grid *g, const double *pos)
 	return bv;
 }
 
+/* Axis d of g bracketed at x: lo, w and the fractional index pos. */
+static void grid_axis(const struct mfu_grid *g, size_t d, double x, size_t *lo, double *w,
+		      double *pos)
+{
+	bracket(g->axis[d], g->len[d], x, lo, w);
+	*pos = (double)*lo + *w;
+	if (g->len[d] == 1)
+		*pos = 0;
+}
+
+static double grid_eval_at(const struct mfu_grid *g, const size_t *lo, const double *w,
+			   const double *pos, bool nearest);
+
 double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 {
-	size_t lo[3] = {0, 0, 0}, d, c, ncorner = (size_t)1 << g->dims;
-	double w[3] = {0, 0, 0}, pos[3], acc = 0;
+	size_t lo[3] = {0, 0, 0}, d;
+	double w[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
 
-	for (d = 0; d < g->dims; d++) {
-		bracket(g->axis[d], g->len[d], x[d], &lo[d], &w[d]);
-		pos[d] = (double)lo[d] + w[d];
-		if (g->len[d] == 1)
-			pos[d] = 0;
-	}
+	for (d = 0; d < g->dims; d++)
+		grid_axis(g, d, x[d], &lo[d], &w[d], &pos[d]);
+	return grid_eval_at(g, lo, w, pos, nearest);
+}
+
+/* The grid's value at bracketed coordinates (mfu_grid_eval after the
+ * brackets). */
+static double grid_eval_at(const struct mfu_grid *g, const size_t *lo, const double *w,
+			   const double *pos, bool nearest)
+{
+	size_t d, c, ncorner = (size_t)1 << g->dims;
+	double acc = 0;
+
 	if (!nearest && g->dims == 2) {
 		/* the per-step case (attention): plain bilinear */
 		size_t n1 = g->len[1], a = lo[0] * n1 + lo[1];
@@ -303,26 +327,35 @@ double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 		       w[0] * ((1 - w[1]) * v[b] + w[1] * v[b + c1]);
 	}
 	if (!nearest && g->dims == 3) {
-		/* the cost tables' case (GEMMs): the general loop below with the
-		 * corner indices and weights set out once; the same products
-		 * and sums in the same order, so the same result */
-		size_t i0[2], i1[2], i2[2];
-		double f0[2] = {1 - w[0], w[0]}, f1[2] = {1 - w[1], w[1]}, f2[2] = {1 - w[2], w[2]};
-		for (c = 0; c < 2; c++) {
-			i0[c] = g->len[0] == 1 ? 0 : lo[0] + c;
-			i1[c] = g->len[1] == 1 ? 0 : lo[1] + c;
-			i2[c] = g->len[2] == 1 ? 0 : lo[2] + c;
-		}
-		for (c = 0; c < 8; c++) {
-			size_t b0 = c & 1u, b1 = (c >> 1) & 1u, b2 = (c >> 2) & 1u;
-			double wt = f0[b0] * f1[b1] * f2[b2], v;
-			if (wt == 0)
-				continue;
-			v = g->v[(i0[b0] * g->len[1] + i1[b1]) * g->len[2] + i2[b2]];
-			if (isnan(v))
-				return nearest_cell(g, pos);
-			acc += wt * v;
-		}
+		/* the cost tables' case (GEMMs, priced for every token count at
+		 * start-up): the general loop below written out for its eight
+		 * corners, in the same order with the same products and sums
+		 * ((f0 x f1) x f2, zero weights skipped), so the same result */
+		const double *v = g->v;
+		size_t n1 = g->len[1], n2 = g->len[2];
+		size_t a0 = lo[0], b0 = g->len[0] == 1 ? 0 : lo[0] + 1;
+		size_t a1 = lo[1], b1 = n1 == 1 ? 0 : lo[1] + 1;
+		size_t a2 = lo[2], b2 = n2 == 1 ? 0 : lo[2] + 1;
+		double p0 = 1 - w[0], q0 = w[0], p1 = 1 - w[1], q1 = w[1], p2 = 1 - w[2], q2 = w[2];
+#define MFU_CORNER(f0, f1, f2, i0, i1, i2)                                         \
+	do {                                                                        \
+		double wt_ = (f0) * (f1) * (f2), v_;                                \
+		if (wt_ != 0) {                                                     \
+			v_ = v[((i0) * n1 + (i1)) * n2 + (i2)];                     \
+			if (isnan(v_))                                              \
+				return nearest_cell(g, pos);                        \
+			acc += wt_ * v_;                                            \
+		}                                                                   \
+	} while (0)
+		MFU_CORNER(p0, p1, p2, a0, a1, a2);
+		MFU_CORNER(q0, p1, p2, b0, a1, a2);
+		MFU_CORNER(p0, q1, p2, a0, b1, a2);
+		MFU_CORNER(q0, q1, p2, b0, b1, a2);
+		MFU_CORNER(p0, p1, q2, a0, a1, b2);
+		MFU_CORNER(q0, p1, q2, b0, a1, b2);
+		MFU_CORNER(p0, q1, q2, a0, b1, b2);
+		MFU_CORNER(q0, q1, q2, b0, b1, b2);
+#undef MFU_CORNER
 		return acc;
 	}
 	if (nearest) {
@@ -377,7 +410,7 @@ static double borrowed_s(const struct gpu_spec *g, enum dtype dt, double flops, 
 
 /* Load the GEMM rows of the dtypes t does not have yet; *got gets a bit per
  * dtype loaded. */
-static int load_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
+int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
 		     unsigned *got, struct err *e)
 {
 	static const char *const cols[] = {"dtype", "m", "n", "k", "latency_us", NULL};
@@ -444,7 +477,7 @@ static bool cfg_is(const struct mfu_attn_cfg *c, const double *v, enum dtype kd)
 	       c->kv_dtype == kd;
 }
 
-static int load_attn(const char *path, bool prefill, const struct gpu_spec *gs,
+int mfu_csv_attn(const char *path, bool prefill, const struct gpu_spec *gs,
 		     struct mfu_attn_cfg **out, size_t *nout, struct err *e)
 {
 	static const char *const pcols[] = {"heads", "kv_heads", "head_dim", "kv_dtype", "batch",
@@ -539,7 +572,7 @@ out:
 	return rc;
 }
 
-static int load_allreduce(struct mfu_tables *t, const char *path, struct err *e)
+int mfu_csv_allreduce(struct mfu_tables *t, const char *path, struct err *e)
 {
 	static const char *const cols[] = {"num_gpus", "message_elems", "latency_us", NULL};
 	struct csv *c;
@@ -682,10 +715,10 @@ static void set_src(struct mfu_tables *t, enum mfu_part p, const char *gtab, con
 
 /* Whether a GEMM table could still add a dtype: one not loaded yet that
  * the tables' GPU can price.  Once none is left, the later collections'
- * GEMM files (every row of which load_gemm would skip) are not read. */
+ * GEMM files (every row of which mfu_csv_gemm would skip) are not read. */
 static bool gemm_wanted(const struct mfu_tables *t, const struct gpu_spec *g)
 {
-	static const enum dtype read[] = {DT_BF16, DT_FP8, DT_FP4}; /* the ones load_gemm reads */
+	static const enum dtype read[] = {DT_BF16, DT_FP8, DT_FP4}; /* the ones mfu_csv_gemm reads */
 	size_t i;
 
 	for (i = 0; i < sizeof(read) / sizeof(read[0]); i++)
@@ -694,11 +727,44 @@ static bool gemm_wanted(const struct mfu_tables *t, const struct gpu_spec *g)
 	return false;
 }
 
+/* The pack of a collection, opened on first use; NULL when there is none
+ * (or packs are not used). */
+struct lazy_pack {
+	struct mfu_pack *p;
+	bool tried, use;
+	const char *dir;
+	const struct gpu_spec *g;
+};
+
+static struct mfu_pack *lazy_pack(struct lazy_pack *lp)
+{
+	if (!lp->tried && lp->use)
+		lp->p = mfupack_open(lp->dir, lp->g);
+	lp->tried = true;
+	return lp->p;
+}
+
+static int load_attn_part(struct lazy_pack *lp, enum mfupack_sec sec, const char *path,
+			  bool prefill, struct mfu_attn_cfg **out, size_t *nout, struct err *e)
+{
+	struct mfu_pack *pk = lazy_pack(lp);
+
+	if (pk && mfupack_attn(pk, sec, path, out, nout) == 0)
+		return 0;
+	return mfu_csv_attn(path, prefill, lp->g, out, nout, e);
+}
+
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     const char *engine, const char *version, struct err *e)
 {
+	return mfu_load_opt(t, data_dir, g, engine, version, true, e);
+}
+
+int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+		 const char *engine, const char *version, bool use_pack, struct err *e)
+{
 	struct coll cs[32];
-	char base[700], path[900];
+	char base[700], path[900], cdir[800];
 	size_t n, i;
 	int rc;
 
@@ -731,9 +797,15 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 	}
 	for (i = 0; i < n; i++) {
 		unsigned got = 0;
+		struct lazy_pack lp = {NULL, false, use_pack, cdir, g};
+		FMT(cdir, "%.700s/%.63s", base, cs[i].name);
 		FMT(path, "%.700s/%.63s/gemm.csv.gz", base, cs[i].name);
-		if (gemm_wanted(t, g) && paths_exists(path) && (rc = load_gemm(t, path, g, &got, e)) < 0)
-			goto fail;
+		if (gemm_wanted(t, g) && paths_exists(path)) {
+			struct mfu_pack *pk = lazy_pack(&lp);
+			if (!(pk && mfupack_gemm(pk, path, t, &got) == 0) &&
+			    (rc = mfu_csv_gemm(t, path, g, &got, e)) < 0)
+				goto fail_pack;
+		}
 		if (got & (1u << DT_BF16))
 			set_src(t, MFU_P_GEMM_BF16, g->tables, cs[i].name, "gemm");
 		if (got & (1u << DT_FP8))
@@ -742,32 +814,38 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 			set_src(t, MFU_P_GEMM_FP4, g->tables, cs[i].name, "gemm");
 		FMT(path, "%.700s/%.63s/attn_prefill.csv.gz", base, cs[i].name);
 		if (!t->nprefill && paths_exists(path)) {
-			if ((rc = load_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
-				goto fail;
+			if ((rc = load_attn_part(&lp, MFUPACK_ATTN_PREFILL, path, true, &t->prefill,
+						 &t->nprefill, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_ATTN_PREFILL, g->tables, cs[i].name, "attn_prefill");
 		}
 		FMT(path, "%.700s/%.63s/attn_decode.csv.gz", base, cs[i].name);
 		if (!t->ndecode && paths_exists(path)) {
-			if ((rc = load_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
-				goto fail;
+			if ((rc = load_attn_part(&lp, MFUPACK_ATTN_DECODE, path, false, &t->decode,
+						 &t->ndecode, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_ATTN_DECODE, g->tables, cs[i].name, "attn_decode");
 		}
 		FMT(path, "%.700s/%.63s/allreduce.csv.gz", base, cs[i].name);
 		if (!t->src[MFU_P_ALLREDUCE][0] && paths_exists(path)) {
-			if ((rc = load_allreduce(t, path, e)) < 0)
-				goto fail;
+			struct mfu_pack *pk = lazy_pack(&lp);
+			if (!(pk && mfupack_allreduce(pk, path, t) == 0) &&
+			    (rc = mfu_csv_allreduce(t, path, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_ALLREDUCE, g->tables, cs[i].name, "allreduce");
 		}
 		FMT(path, "%.700s/%.63s/mla_prefill.csv.gz", base, cs[i].name);
 		if (!t->nmla_prefill && paths_exists(path)) {
-			if ((rc = load_attn(path, true, g, &t->mla_prefill, &t->nmla_prefill, e)) < 0)
-				goto fail;
+			if ((rc = load_attn_part(&lp, MFUPACK_MLA_PREFILL, path, true, &t->mla_prefill,
+						 &t->nmla_prefill, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_MLA_PREFILL, g->tables, cs[i].name, "mla_prefill");
 		}
 		FMT(path, "%.700s/%.63s/mla_decode.csv.gz", base, cs[i].name);
 		if (!t->nmla_decode && paths_exists(path)) {
-			if ((rc = load_attn(path, false, g, &t->mla_decode, &t->nmla_decode, e)) < 0)
-				goto fail;
+			if ((rc = load_attn_part(&lp, MFUPACK_MLA_DECODE, path, false, &t->mla_decode,
+						 &t->nmla_decode, e)) < 0)
+				goto fail_pack;
 			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
 		}
 		FMT(path, "%.700s/%.63s/moe.csv.gz", base, cs[i].name);
@@ -775,6 +853,11 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 			FMT(t->moe_path, "%.699s", path);
 			set_src(t, MFU_P_MOE, g->tables, cs[i].name, "moe");
 		}
+		mfupack_close(lp.p);
+		continue;
+fail_pack:
+		mfupack_close(lp.p);
+		goto fail;
 	}
 	return 0;
 fail:
@@ -784,8 +867,27 @@ fail:
 
 int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d, struct err *e)
 {
-	if (!t->moe_path[0])
+	return mfu_load_moe_opt(t, g, d, true, e);
+}
+
+int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
+		     bool use_pack, struct err *e)
+{
+	if (!t->moe_path[0] || moetab_has_dist(t->moe, d))
 		return 0;
+	if (use_pack) {
+		/* the pack beside moe.csv.gz */
+		char dir[700];
+		const char *slash = strrchr(t->moe_path, '/');
+		struct mfu_pack *pk;
+		int used;
+		FMT(dir, "%.*s", slash ? (int)(slash - t->moe_path) : 1, slash ? t->moe_path : ".");
+		pk = mfupack_open(dir, g);
+		used = pk && mfupack_moe(pk, d, t->moe_path, &t->moe) == 0;
+		mfupack_close(pk);
+		if (used)
+			return 0;
+	}
 	/* only the run's distribution: the others' rows (two thirds of a
 	 * 100k-row table) are not parsed */
 	return moetab_load_dist(t->moe_path, g, d, &t->moe, e);
@@ -800,16 +902,16 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 	memset(t, 0, sizeof(*t));
 	snprintf(t->dir, sizeof(t->dir), "%s", dir);
 	snprintf(path, sizeof(path), "%s/gemm.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_gemm(t, path, g, &got, e)) < 0)
+	if (paths_exists(path) && (rc = mfu_csv_gemm(t, path, g, &got, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/attn_prefill.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
+	if (paths_exists(path) && (rc = mfu_csv_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/attn_decode.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
+	if (paths_exists(path) && (rc = mfu_csv_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/allreduce.csv.gz", t->dir);
-	if (paths_exists(path) && (rc = load_allreduce(t, path, e)) < 0)
+	if (paths_exists(path) && (rc = mfu_csv_allreduce(t, path, e)) < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/moe.csv.gz", t->dir);
 	if (paths_exists(path))
@@ -889,6 +991,40 @@ double mfu_gemm(const struct mfu_tables *t, enum dtype dt, double m, double n, d
 	x[1] = log(n);
 	x[2] = log(k);
 	return clamp_mfu(mfu_grid_eval(&t->gemm[dt], x, t->nearest), MFU_DEFAULT_GEMM);
+}
+
+void mfu_gemm_col_init(const struct mfu_tables *t, enum dtype dt, double n, double k,
+		       struct mfu_gemm_col *col)
+{
+	memset(col, 0, sizeof(*col));
+	col->t = t;
+	col->dt = dt;
+	col->n = n;
+	col->k = k;
+	if (!t->have_gemm[dt])
+		dt = DT_BF16;
+	if (!t->have_gemm[dt] || t->gemm[dt].dims != 3)
+		return; /* mfu_gemm's default, or its general path */
+	col->g = &t->gemm[dt];
+	grid_axis(col->g, 1, log(n), &col->lo[1], &col->w[1], &col->pos[1]);
+	grid_axis(col->g, 2, log(k), &col->lo[2], &col->w[2], &col->pos[2]);
+}
+
+double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
+{
+	size_t lo[3];
+	double w[3], pos[3];
+
+	if (!col->g)
+		return mfu_gemm(col->t, col->dt, m, col->n, col->k);
+	grid_axis(col->g, 0, log(m), &lo[0], &w[0], &pos[0]);
+	lo[1] = col->lo[1];
+	lo[2] = col->lo[2];
+	w[1] = col->w[1];
+	w[2] = col->w[2];
+	pos[1] = col->pos[1];
+	pos[2] = col->pos[2];
+	return clamp_mfu(grid_eval_at(col->g, lo, w, pos, col->t->nearest), MFU_DEFAULT_GEMM);
 }
 
 static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size_t n, int heads,

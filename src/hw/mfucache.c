@@ -1,4 +1,11 @@
-/* mfucache.c - kernel tables shared by the cost models of one process. */
+/* mfucache.c - kernel tables shared by the cost models of one process.
+ *
+ * Why an entry per fused-MoE distribution: a cost model keeps pointers
+ * into the MoE curves it picked, and adding another distribution's curves
+ * to a shared table would move them (realloc) under a model pricing on
+ * another thread.  Entries are never changed once made, so the tables they
+ * hand out stay valid and read-only; the mutex only guards the list. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +16,23 @@
 struct entry {
 	char gpu[48], engine[16], version[32], data_dir[600];
 	bool nearest;
+	int moe;              /* the MoE distribution loaded, or -1 (none) */
 	struct mfu_tables t;
 };
 
 struct mfu_cache {
+	pthread_mutex_t lock;
 	struct entry **e;
 	size_t n, cap;
 };
 
 struct mfu_cache *mfu_cache_new(void)
 {
-	return xcalloc(1, sizeof(struct mfu_cache));
+	struct mfu_cache *c = xcalloc(1, sizeof(struct mfu_cache));
+
+	if (pthread_mutex_init(&c->lock, NULL) != 0)
+		BUG("pthread_mutex_init");
+	return c;
 }
 
 void mfu_cache_free(struct mfu_cache *c)
@@ -33,6 +46,7 @@ void mfu_cache_free(struct mfu_cache *c)
 		free(c->e[i]);
 	}
 	free(c->e);
+	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
@@ -41,18 +55,20 @@ int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_sp
 		  enum moe_dist moe_dist, const struct mfu_tables **out, struct err *e)
 {
 	struct entry *en = NULL;
+	int moe = want_moe ? (int)moe_dist : -1;
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	if (!engine)
 		engine = "";
 	if (!version)
 		version = "";
+	pthread_mutex_lock(&c->lock);
 	for (i = 0; i < c->n; i++) {
 		struct entry *x = c->e[i];
 		if (strcmp(x->gpu, g->id) == 0 && strcmp(x->engine, engine) == 0 &&
 		    strcmp(x->version, version) == 0 && strcmp(x->data_dir, data_dir) == 0 &&
-		    x->nearest == nearest) {
+		    x->nearest == nearest && x->moe == moe) {
 			en = x;
 			break;
 		}
@@ -64,16 +80,22 @@ int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_sp
 		snprintf(en->version, sizeof(en->version), "%s", version);
 		snprintf(en->data_dir, sizeof(en->data_dir), "%s", data_dir);
 		en->nearest = nearest;
+		en->moe = moe;
 		if ((rc = mfu_load(&en->t, data_dir, g, engine, version, e)) < 0) {
 			free(en);
-			return rc;
+			goto out;
 		}
 		en->t.nearest = nearest;
+		if (want_moe && (rc = mfu_load_moe(&en->t, g, moe_dist, e)) < 0) {
+			mfu_release(&en->t);
+			free(en);
+			goto out;
+		}
 		XGROW(c->e, c->cap, c->n + 1);
 		c->e[c->n++] = en;
 	}
-	if (want_moe && (rc = mfu_load_moe(&en->t, g, moe_dist, e)) < 0)
-		return rc;
 	*out = &en->t;
-	return 0;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return rc;
 }

@@ -15,6 +15,7 @@
 #include "servesim/alloc.h"
 #include "servesim/csv.h"
 #include "servesim/moetab.h"
+#include "hw/mfupack.h"
 
 struct curve {
 	enum moe_fmt fmt;
@@ -392,4 +393,70 @@ double moetab_eff(const struct moe_pick *pick, const struct moe_shape *s, double
 			hi = mid;
 	}
 	return exp(c->leff[lo] + (c->leff[hi] - c->leff[lo]) * (x - c->x[lo]) / (c->x[hi] - c->x[lo]));
+}
+
+/* --- compact form (mfupack.h) --- */
+
+bool moetab_has_dist(const struct moetab *t, enum moe_dist d)
+{
+	return t && (t->loaded & (1u << d));
+}
+
+void moetab_pack_dist(const struct moetab *t, enum moe_dist d, struct sbuf *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		n += t->c[i].dist == d;
+	mfupack_put_u64(out, n);
+	for (i = 0; i < t->n; i++) {
+		const struct curve *c = &t->c[i];
+		if (c->dist != d)
+			continue;
+		mfupack_put_u64(out, (size_t)c->fmt);
+		mfupack_put(out, &c->s, sizeof(c->s));
+		mfupack_put_u64(out, c->n);
+		mfupack_put(out, c->x, c->n * sizeof(double));
+		mfupack_put(out, c->leff, c->n * sizeof(double));
+	}
+}
+
+int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t)
+{
+	struct mfupack_rd r = {buf, buf ? buf + len : buf, false};
+	struct curve *cs;
+	size_t n = mfupack_get_u64(&r), i, k;
+
+	if (!buf || r.bad || n > len / sizeof(struct moe_shape))
+		return -1;
+	cs = xcalloc(n ? n : 1, sizeof(*cs));
+	for (i = 0; i < n && !r.bad; i++) {
+		size_t f = mfupack_get_u64(&r);
+		cs[i].fmt = f < MOE__COUNT ? (enum moe_fmt)f : MOE_BF16;
+		r.bad |= f >= MOE__COUNT;
+		cs[i].dist = d;
+		mfupack_get(&r, &cs[i].s, sizeof(cs[i].s));
+		cs[i].n = cs[i].cap = mfupack_get_u64(&r);
+		cs[i].x = mfupack_get_f64s(&r, cs[i].n);
+		cs[i].leff = mfupack_get_f64s(&r, cs[i].n);
+		if (!r.bad && (cs[i].n == 0 || !mfupack_ascending(cs[i].x, cs[i].n, false)))
+			r.bad = true; /* moetab_eff searches x */
+	}
+	if (r.bad || r.p != r.end) {
+		for (k = 0; k < n; k++) {
+			free(cs[k].x);
+			free(cs[k].leff);
+		}
+		free(cs);
+		return -1;
+	}
+	if (!*t)
+		*t = xcalloc(1, sizeof(**t));
+	for (i = 0; i < n; i++) {
+		XGROW((*t)->c, (*t)->cap, (*t)->n + 1);
+		(*t)->c[(*t)->n++] = cs[i];
+	}
+	(*t)->loaded |= 1u << d;
+	free(cs);
+	return 0;
 }

@@ -1,0 +1,102 @@
+/* mfupack.h - compact kernel tables: the CSV tables of one kernel collection
+ * (the .csv.gz files of data/mfu/<gpu>/<engine>-<version>) turned once, for one GPU of
+ * data/gpus.json, into the grids and curves mfu_load builds from them (holes
+ * filled, latencies turned into utilisation), written as one binary file
+ * next to them (compact-<gpu id>.bin) by `make` and read back with a few
+ * pread() calls instead of parsing and filling at every start.
+ *
+ * The CSV tables stay the reference: a pack is used only when it was made by
+ * this format version for a GPU with bit-identical peaks and bandwidths, and
+ * a section only while its CSV file has the size and modification time it
+ * had when packed.  Anything else (no pack, an old pack, a pack made for
+ * other figures, an edited CSV, a short read) silently falls back to the CSV
+ * parse, which gives the same values bit for bit (tests/unit/test_kernels.c
+ * compares both for every GPU and collection).  Library-internal: mfu.c and
+ * moetab.c are its only callers, with tools/mfupack.c and the tests. */
+#ifndef SERVESIM_MFUPACK_H
+#define SERVESIM_MFUPACK_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+#include "servesim/mfu.h"
+#include "servesim/moetab.h"
+#include "servesim/sbuf.h"
+
+/* The CSV loaders of mfu.c (the reference parse). */
+int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs, unsigned *got,
+		 struct err *e);
+int mfu_csv_attn(const char *path, bool prefill, const struct gpu_spec *gs,
+		 struct mfu_attn_cfg **out, size_t *nout, struct err *e);
+int mfu_csv_allreduce(struct mfu_tables *t, const char *path, struct err *e);
+/* mfu_load and mfu_load_moe with the packs used or not (use_pack false:
+ * the CSV parse only, the reference the tests compare against). */
+int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+		 const char *engine, const char *version, bool use_pack, struct err *e);
+int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
+		     bool use_pack, struct err *e);
+
+/* The fused-MoE curves of distribution d in *t, appended to out in the
+ * order moetab_load_dist adds them (moetab.c). */
+void moetab_pack_dist(const struct moetab *t, enum moe_dist d, struct sbuf *out);
+/* Append the curves packed by moetab_pack_dist for d to *t (created when
+ * NULL) and mark d loaded; -1 (t unchanged) when buf is malformed. */
+int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t);
+/* Whether d's rows are in t already. */
+bool moetab_has_dist(const struct moetab *t, enum moe_dist d);
+
+/* Byte-level encoding shared by mfupack.c and moetab.c: native byte order
+ * and double format (a pack is a build output of this machine; the header
+ * checks both). */
+void mfupack_put(struct sbuf *sb, const void *p, size_t n);
+void mfupack_put_u64(struct sbuf *sb, size_t v);
+struct mfupack_rd {
+	const unsigned char *p, *end;
+	bool bad;             /* set by any read past the end or insane count */
+};
+void mfupack_get(struct mfupack_rd *r, void *dst, size_t n);
+size_t mfupack_get_u64(struct mfupack_rd *r);
+/* n doubles copied into a new array (NULL when n is 0 or on a bad read). */
+double *mfupack_get_f64s(struct mfupack_rd *r, size_t n);
+/* Whether a holds no NaN and ascends (strictly, or allowing ties): the
+ * lookups' binary searches rely on it. */
+bool mfupack_ascending(const double *a, size_t n, bool strict);
+
+/* Sections of a pack, one per CSV file (MoE: one per routing distribution). */
+enum mfupack_sec {
+	MFUPACK_GEMM, MFUPACK_ATTN_PREFILL, MFUPACK_ATTN_DECODE, MFUPACK_ALLREDUCE,
+	MFUPACK_MLA_PREFILL, MFUPACK_MLA_DECODE, MFUPACK_MOE_0, MFUPACK__COUNT = MFUPACK_MOE_0 + MOE_DIST__COUNT
+};
+
+struct mfu_pack; /* an open pack file */
+
+/* The pack of collection folder coll_dir for g, or NULL (absent, another
+ * format, other GPU figures, unreadable). */
+struct mfu_pack *mfupack_open(const char *coll_dir, const struct gpu_spec *g);
+void mfupack_close(struct mfu_pack *p);
+/* Readers: 0 when the section was used; -1 when it is absent or stale
+ * (csv_path changed since it was packed) or malformed, with the tables
+ * untouched, so the caller parses csv_path instead.  mfupack_gemm adds the
+ * dtypes t has not yet (bits in *got, as mfu_csv_gemm). */
+int mfupack_gemm(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t, unsigned *got);
+int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
+		 struct mfu_attn_cfg **out, size_t *nout);
+int mfupack_allreduce(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t);
+int mfupack_moe(struct mfu_pack *p, enum moe_dist d, const char *csv_path, struct moetab **t);
+
+/* The section parsers behind the readers, on one section's bytes (the
+ * fuzz harness feeds them anything): -1 and nothing changed when malformed. */
+int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got);
+int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
+		       size_t *nout);
+int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tables *t);
+
+/* Write the pack of collection folder coll_dir for g (the sections whose
+ * CSV parses; a CSV that fails is left to the CSV path at run time). */
+int mfupack_write(const char *coll_dir, const struct gpu_spec *g, struct err *e);
+/* Every pack of data_dir: each GPU of data_dir/gpus.json with kernel
+ * tables, each collection of its table folder.  *npacks gets the count. */
+int mfupack_write_all(const char *data_dir, size_t *npacks, struct err *e);
+
+#endif
