@@ -31,6 +31,10 @@ struct gpu_spec {
 	char tables_of[48];           /* id of the GPU whose tables these are ("" = its own) */
 	double table_peak[DT__COUNT]; /* peaks of the GPU the tables were measured on */
 	double table_hbm_bw;          /* and its HBM bandwidth, bytes/s */
+	/* borrowed tables: how much nearer its peak a compute-bound kernel runs
+	 * here than on the lender (gpus.json compute_eff_scale, default 1;
+	 * fitted by data/mfu/fit_compute_scale.py) */
+	double compute_eff_scale;
 };
 
 struct gpu_db {

@@ -352,10 +352,11 @@ static void describe_sources(struct cost_model *c)
 	enum dtype gd = dtype_compute(c->cfg.wdt);
 	enum mfu_part gp = gd == DT_FP8 ? MFU_P_GEMM_FP8 : gd == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
 	const char *borrowed = c->g->tables_of[0] ? c->g->tables_of : NULL;
-	char note[120] = "";
+	char note[160] = "";
 
 	if (borrowed)
-		snprintf(note, sizeof(note), " (MFU of %.40s applied to %.40s's peaks)", borrowed, c->g->id);
+		snprintf(note, sizeof(note), " (%.40s's roofline efficiency on %.40s%s)", borrowed, c->g->id,
+			 c->g->compute_eff_scale > 1 ? ", compute-bound x compute_eff_scale" : "");
 	if (t->src[gp][0])
 		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s", dtype_name(gd), t->src[gp],
 			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "", note);

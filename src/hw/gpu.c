@@ -85,7 +85,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 {
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
 		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
-		"nvlink_domain", "internode_gbit", NULL};
+		"nvlink_domain", "internode_gbit", "compute_eff_scale", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -167,6 +167,14 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 		return err_set(e, SS_EDATA, "%s: 'hbm_tbps' must be > 0, got %g", ctx, v);
 	g->hbm_bw = v * 1e12;
 	g->table_hbm_bw = g->hbm_bw;
+	{
+		bool pres = false;
+		if ((rc = json_opt_num(o, "compute_eff_scale", ctx, &v, &pres, e)) < 0)
+			return rc;
+		if (pres && !(v >= 1 && v <= 3))
+			return err_set(e, SS_EDATA, "%s: 'compute_eff_scale' must be in [1, 3], got %g", ctx, v);
+		g->compute_eff_scale = pres ? v : 1.0;
+	}
 	if ((rc = json_req_num(o, "bw_eff", ctx, &v, e)) < 0)
 		return rc;
 	if (!(v > 0 && v <= 1))

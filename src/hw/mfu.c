@@ -393,19 +393,29 @@ static double grid_eval_at(const struct mfu_grid *g, const size_t *lo, const dou
  * the lender's compute-to-bandwidth ratio: a memory-bound decode GEMM
  * measured on an H100 would run 6.7x slower on an H20 (148 vs 989 TFLOP/s)
  * although the H20 streams weights faster.  g's own tables: unchanged. */
+/* The highest MFU a kernel reaches on a GPU with borrowed tables: what
+ * DeepGEMM fp8 reached on the H20 (InferSim bench_data/gemm/h20, m = 32768). */
+#define BORROWED_MFU_CAP 0.952
+
 static double borrowed_s(const struct gpu_spec *g, enum dtype dt, double flops, double bytes,
 			 double lat_s)
 {
 	double ps = g->table_peak[dt], pt = g->peak_flops[dt];
-	double rs, rt;
+	double s = g->compute_eff_scale > 0 ? g->compute_eff_scale : 1.0;
+	double rs, rt, t, floor_s;
 
 	if (ps == pt && g->table_hbm_bw == g->hbm_bw)
 		return lat_s;
 	if (!(ps > 0 && pt > 0))
 		return lat_s;
 	rs = flops / ps > bytes / g->table_hbm_bw ? flops / ps : bytes / g->table_hbm_bw;
-	rt = flops / pt > bytes / g->hbm_bw ? flops / pt : bytes / g->hbm_bw;
-	return lat_s * rt / rs;
+	/* a GPU whose compute is cut far below its bandwidth (H20) runs a
+	 * compute-bound kernel nearer its peak than the lender: its compute
+	 * roofline scaled by compute_eff_scale, never above BORROWED_MFU_CAP */
+	rt = flops / (pt * s) > bytes / g->hbm_bw ? flops / (pt * s) : bytes / g->hbm_bw;
+	t = lat_s * rt / rs;
+	floor_s = flops / (pt * BORROWED_MFU_CAP);
+	return s > 1 && t < floor_s ? floor_s : t;
 }
 
 /* Load the GEMM rows of the dtypes t does not have yet; *got gets a bit per

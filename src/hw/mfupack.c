@@ -11,7 +11,7 @@
  * Layout (native byte order and doubles; every count is a u64):
  *   header: magic "SSMFUPK1", format version, byte-order probe, double
  *           probe, DT__COUNT, the GPU figures the values depend on
- *           (peak_flops, hbm_bw, table_peak, table_hbm_bw), section count,
+ *           (peak_flops, hbm_bw, table_peak, table_hbm_bw, compute_eff_scale), section count,
  *           then per section: present, offset, length, and the size and
  *           modification time (s, ns) of its CSV file when packed;
  *   sections: GEMM (per dtype: present, grid), attention and MLA (config
@@ -35,14 +35,14 @@
 #include "hw/mfupack.h"
 
 #define PACK_MAGIC "SSMFUPK1"
-#define PACK_VERSION 1u
+#define PACK_VERSION 2u
 #define PACK_BOM UINT64_C(0x0102030405060708)
 #define PACK_DPROBE (1.0 / 3.0)
 
 /* The figures of a GPU that its grids depend on (mfu.c borrowed_s and the
  * utilisation; moetab.c's rooflines). */
 struct figures {
-	double peak[DT__COUNT], hbm_bw, table_peak[DT__COUNT], table_hbm_bw;
+	double peak[DT__COUNT], hbm_bw, table_peak[DT__COUNT], table_hbm_bw, compute_eff_scale;
 };
 
 struct sec {
@@ -202,6 +202,7 @@ static void figures_of(const struct gpu_spec *g, struct figures *f)
 	f->hbm_bw = g->hbm_bw;
 	memcpy(f->table_peak, g->table_peak, sizeof(f->table_peak));
 	f->table_hbm_bw = g->table_hbm_bw;
+	f->compute_eff_scale = g->compute_eff_scale;
 }
 
 /* compact-<id>.bin, or false for an id that is not a plain file name */

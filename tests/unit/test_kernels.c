@@ -121,7 +121,7 @@ static void test_collections(const struct model_cfg *m)
 	/* borrowed tables: gb200 uses b200's MFU at its own (higher) peaks */
 	if (make_cost(&c, m, "gb200", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
 		struct cost_model b;
-		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "MFU of b200", "gb200 says its tables are b200's");
+		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "b200's roofline efficiency on gb200", "gb200 says its tables are b200's");
 		if (make_cost(&b, m, "b200", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
 			double tg = cost_gemm_s(&c, DT_BF16, 8192, 8192, 8192, 1);
 			double tb = cost_gemm_s(&b, DT_BF16, 8192, 8192, 8192, 1);
@@ -133,7 +133,7 @@ static void test_collections(const struct model_cfg *m)
 	}
 	/* borrowed by roofline efficiency: the H20 (148 TFLOP/s, 4.0 TB/s)
 	 * streams a decode GEMM's weights faster than the H100 (3.35 TB/s)
-	 * whose tables it borrows, and computes a prefill GEMM ~6.7x slower */
+	 * whose tables it borrows, and computes a prefill GEMM 4.7-6.7x slower */
 	{
 		struct cost_model h20, h100;
 		if (make_cost(&h20, m, "h20", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0 &&
@@ -144,7 +144,11 @@ static void test_collections(const struct model_cfg *m)
 			double p100 = cost_gemm_s(&h100, DT_BF16, 8192, 4096, 4096, 1);
 			CHECK(d20 < d100, "h20 decode GEMM %.2f us < h100 %.2f us (bandwidth 4.0 vs 3.35 TB/s)",
 			      d20 * 1e6, d100 * 1e6);
-			CHECK_REL(p20 / p100, 989.4 / 148.0, 0.02, "h20/h100 compute-bound GEMM = peak ratio");
+			/* the peak ratio, less the H20's compute_eff_scale (1.423)
+			 * up to the 0.952 MFU ceiling */
+			CHECK(p20 / p100 >= 989.4 / (148.0 * 1.423) * 0.999 && p20 / p100 < 989.4 / 148.0,
+			      "h20/h100 compute-bound GEMM %.2f: between peak ratio / 1.423 and peak ratio",
+			      p20 / p100);
 			cost_release(&h20);
 			cost_release(&h100);
 		}
@@ -363,6 +367,30 @@ static void test_linear_attention(void)
 	cost_release(&cs);
 }
 
+/* A GPU with borrowed tables whose compute is cut far below its bandwidth:
+ * the H20 (148/296 TFLOP/s, 4 TB/s) runs an fp8 GEMM nearer its peak than
+ * the H100 it borrows from (compute_eff_scale 1.423, data/mfu/
+ * fit_compute_scale.py on InferSim's DeepGEMM timings of both).  InferSim
+ * measured m 4096, k 1536, n 24576 on the H20 at 1146 us (MFU 0.912). */
+static void test_borrowed_compute(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct err e;
+	struct parallel p = {1, 1, 1, 1};
+	double t, mfu;
+
+	if (make_cost(&c, m, "h20", p, DT_FP8, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h20: %s", e.msg);
+		return;
+	}
+	t = cost_gemm_s(&c, DT_FP8, 4096, 24576, 1536, 1);
+	mfu = 2.0 * 4096 * 24576 * 1536 / (t * c.g->peak_flops[DT_FP8]);
+	CHECK(t > 1146e-6 / 1.35 && t < 1146e-6 * 1.35, "H20 fp8 GEMM 4096x24576x1536: %.0f us (measured 1146)",
+	      t * 1e6);
+	CHECK(mfu <= 0.952 + 1e-9, "never above the measured MFU ceiling: %.3f", mfu);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -387,6 +415,7 @@ int main(void)
 	test_int4(&m);
 	test_cache(&m);
 	test_linear_attention();
+	test_borrowed_compute(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
