@@ -11,7 +11,7 @@ allreduce}.csv.gz with '#' provenance lines.  Latencies in microseconds; where
 a key was measured twice or by several kernel sources the fastest is kept (the
 engine dispatches its fastest kernel); only what servesim prices is kept.
 """
-import csv, gzip, io, os, sys
+import csv, glob, gzip, io, os, sys
 
 def rows(path):
     op = gzip.open if path.endswith('.gz') else open
@@ -215,6 +215,38 @@ def mla_tables(ctx, gen, new_keys, note, od):
               data, note + ['%s; per-GPU heads; head_dim %d is the FLOPs-equivalent dimension (see derive.py)' % (extra, dim)])
 
 
+def mla_decode_plausible(gen, system, engine, eng_root):
+    """A kernel cannot be slower than a module that runs it plus its GEMMs:
+    the MLA generation kernel table is refused when, per (heads, batch), its
+    fastest latency is above the same engine's newest measured MLA generation
+    module (aic-engines mla/<engine>/<version>/mla_generation_module_perf)
+    for more than a tenth of the pairs (TensorRT-LLM's kernel tables: 0 of 88
+    above its own module on H100/H200/B200; vLLM 0.14.0's H100/H200 kernel
+    rows: 46 and 44 of 88 above vLLM 0.24/0.22's whole module, and 5-9x slower
+    than SGLang's kernel)."""
+    mods = sorted(glob.glob(os.path.join(eng_root, system, 'mla', engine, '*',
+                                         'mla_generation_module_perf.csv*')),
+                  key=lambda f: version_key(f.split(os.sep)[-2]))
+    if not mods:
+        return True, 'no module measurement to check against'
+    def fastest(path, extra):
+        out = {}
+        for r in rows(path):
+            if r['kv_cache_dtype'] not in ('bfloat16', 'float16') or not extra(r):
+                continue
+            k = (int(r['num_heads']), int(r['batch_size']))
+            out[k] = min(out.get(k, 1e18), float(r['latency']))
+        return out
+    kern = fastest(gen, lambda r: r.get('mla_dtype', 'bfloat16') in ('bfloat16', 'float16'))
+    mod = fastest(mods[-1], lambda r: r.get('gemm_type', 'bfloat16') in ('bfloat16', 'float16'))
+    common = [k for k in kern if k in mod]
+    if not common:
+        return True, 'no (heads, batch) in common with %s' % mods[-1]
+    above = sum(kern[k] > mod[k] for k in common)
+    why = '%d of %d (heads, batch) pairs slower than the whole module of %s' % (above, len(common), mods[-1].split(os.sep)[-2])
+    return above * 10 <= len(common), why
+
+
 def allreduce_table(path, note, out):
     best = {}
     for r in rows(path):
@@ -303,7 +335,12 @@ def main(aic, eng, out):
             wrote.append('moe')
         if 'mla' in ops and find(ops['mla'], 'generation_mla_perf.csv'):
             new = not (e == 'vllm' and version_key(v) < version_key('0.22.0'))
-            mla_tables(find(ops['mla'], 'context_mla_perf.csv'), find(ops['mla'], 'generation_mla_perf.csv'), new, note, od)
+            gen = find(ops['mla'], 'generation_mla_perf.csv')
+            ok, why = mla_decode_plausible(gen, system, e, eng)
+            if not ok:
+                print(system, e, v, 'MLA decode refused:', why)
+                gen = None
+            mla_tables(find(ops['mla'], 'context_mla_perf.csv'), gen, new, note, od)
             wrote.append('mla')
         if 'comm' in ops and find(ops['comm'], 'custom_allreduce_perf.csv'):
             allreduce_table(find(ops['comm'], 'custom_allreduce_perf.csv'), note, os.path.join(od, 'allreduce.csv.gz'))
