@@ -72,7 +72,13 @@ struct metric_set {
 	size_t completed;
 	double input_tokens, output_tokens;
 	double first_arrival_s, last_done_s;
+	double last_arrival_s;     /* of the completed requests */
 	double throughput_rps, input_tok_s, output_tok_s;
+	/* vLLM's ITL: the mean of every gap between consecutive output tokens
+	 * pooled over all requests, sum(E2E - TTFT) / sum(output - 1) (a
+	 * request's gaps sum to E2E - TTFT); NAN when no request has two tokens */
+	double itl_pooled_mean_ms;
+	size_t token_gaps;         /* sum(output - 1) */
 };
 
 struct sim_totals {
