@@ -42,6 +42,11 @@ LIB_SRC += src/cmd/scenflags.c
 LIB_SRC += src/cmd/capacity.c
 LIB_SRC += src/base/decnum.c
 LIB_SRC += src/base/loghist.c
+LIB_SRC += src/out/summary.c
+LIB_SRC += src/out/config.c
+LIB_SRC += src/out/svg.c
+LIB_SRC += src/out/runreport.c
+LIB_SRC += src/cmd/wlflags.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels

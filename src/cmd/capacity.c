@@ -15,6 +15,9 @@
 #include "servesim/afile.h"
 #include "servesim/capacity.h"
 #include "servesim/json.h"
+#include "servesim/alloc.h"
+#include "servesim/out.h"
+#include "servesim/tier2.h"
 #include "servesim/version.h"
 #include "servesim/workload.h"
 
@@ -42,7 +45,11 @@ static const char cap_usage[] =
 	"  --num-requests N          override the spec's request count\n"
 	"output:\n"
 	"  --format text|json        report format (default text)\n"
-	"  --curve FILE.csv          every probe: seed, offered, served, each SLO metric, goodput\n"
+	"  --curve FILE.csv          every probe: configuration columns, seed, offered, served,\n"
+	"                            each SLO metric, goodput\n"
+	"  --svg FILE.svg            the probes of the first seed as a plot: each SLO metric as a\n"
+	"                            share of its limit, goodput and served/offered over the\n"
+	"                            offered rate, with the capacity and saturation marked\n"
 	"\n";
 static const char cap_usage2[] =
 	"A rate counts only when it is sustainable: served rate (departures over the arrival\n"
@@ -58,7 +65,7 @@ static const char cap_usage2[] =
 struct cap_opts {
 	struct scenflags sf;
 	struct cap_cfg cc;
-	const char *workload, *curve;
+	const char *workload, *curve, *svg;
 	int64_t nreq, seed, seeds;
 	bool seed_given;
 	enum out_format fmt;
@@ -66,7 +73,7 @@ struct cap_opts {
 
 static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 {
-	enum { O_SLO = 256, O_GOOD, O_CONC, O_SEEDS, O_SEED, O_START, O_WL, O_NREQ, O_FMT, O_CURVE };
+	enum { O_SLO = 256, O_GOOD, O_CONC, O_SEEDS, O_SEED, O_START, O_WL, O_NREQ, O_FMT, O_CURVE, O_SVG };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
@@ -75,6 +82,7 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 		{"start", required_argument, 0, O_START}, {"workload", required_argument, 0, O_WL},
 		{"num-requests", required_argument, 0, O_NREQ},
 		{"format", required_argument, 0, O_FMT}, {"curve", required_argument, 0, O_CURVE},
+		{"svg", required_argument, 0, O_SVG},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -102,6 +110,7 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); break;
 		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
 		case O_CURVE: o->curve = optarg; break;
+		case O_SVG: o->svg = optarg; break;
 		case '?': case ':': return cli_bad_option("capacity", argv[optind - 1], e);
 		default:
 			if ((rc = scenflags_option(c, optarg, &o->sf, e)) == 0)
@@ -241,8 +250,7 @@ static void jw_num_or_null(struct jw *w, const char *k, double v)
 		jw_num(w, k, v);
 }
 
-static void print_json(const struct cap_opts *o, const struct scenario *sc, const struct wl_spec *wl,
-		       const struct cap_result *r)
+static void print_json(const struct cap_opts *o, const struct out_config *cfg, const struct cap_result *r)
 {
 	const struct cap_cfg *c = &o->cc;
 	struct jw w;
@@ -274,25 +282,9 @@ static void print_json(const struct cap_opts *o, const struct scenario *sc, cons
 		jw_str(&w, "reason", r->reason);
 	else
 		jw_null(&w, "reason");
-	jw_obj(&w, "config");
-	jw_str(&w, "model", sc->model->id);
-	jw_str(&w, "gpu", sc->gpu->id);
-	jw_int(&w, "tp", sc->par.tp);
-	jw_int(&w, "pp", sc->par.pp);
-	jw_int(&w, "dp", sc->par.dp);
-	jw_int(&w, "ep", sc->par.ep);
-	jw_str(&w, "dtype", dtype_name(sc->wdt));
-	jw_str(&w, "kv_dtype", dtype_name(sc->kvdt));
-	jw_str(&w, "engine", sc->engine);
-	jw_int(&w, "max_num_batched_tokens", sc->max_num_batched_tokens);
-	jw_int(&w, "max_num_seqs", sc->max_num_seqs);
-	jw_int(&w, "max_model_len", sc->max_model_len);
-	jw_int(&w, "block_size", sc->block_size);
-	jw_num(&w, "gpu_memory_utilization", sc->gpu_memory_utilization);
-	jw_bool(&w, "prefix_caching", sc->prefix_caching);
-	jw_str(&w, "workload", wl->source);
-	jw_str(&w, "process", c->concurrency ? "concurrency" : wl_process_name(wl->process));
-	jw_int(&w, "num_requests", wl->num_requests);
+	out_config_json(&w, cfg);
+	jw_obj(&w, "search_settings");
+	jw_str(&w, "process", c->concurrency ? "concurrency" : wl_process_name(cfg->wl->process));
 	jw_int(&w, "seed", (int64_t)c->seed);
 	jw_int(&w, "seeds", c->nseeds);
 	jw_num(&w, "rel_tol", c->rel_tol);
@@ -310,16 +302,22 @@ static void print_json(const struct cap_opts *o, const struct scenario *sc, cons
 	jw_finish(&w);
 }
 
-static int write_curve(const char *path, const struct cap_cfg *c, const struct cap_result *r,
-		       struct err *e)
+static int write_curve(const char *path, const struct cap_cfg *c, const struct out_config *cfg,
+		       const struct cap_result *r, struct err *e)
 {
+	struct out_config pc;
+	struct wl_spec w;
 	struct afile af;
 	size_t i, j;
 	int rc;
 
 	if ((rc = afile_open(&af, path, e)) < 0)
 		return rc;
-	fprintf(af.f, "seed,%s,served_rps", c->concurrency ? "concurrency" : "offered_rps");
+	w = *cfg->wl;
+	pc = *cfg;
+	pc.wl = &w;
+	out_config_csv_header(af.f);
+	fprintf(af.f, ",%s,served_rps", c->concurrency ? "clients" : "offered_rps");
 	for (j = 0; j < c->nslo; j++) {
 		char nm[32];
 		cap_slo_name(&c->slo[j], nm, sizeof(nm));
@@ -328,7 +326,16 @@ static int write_curve(const char *path, const struct cap_cfg *c, const struct c
 	fprintf(af.f, ",goodput,arrived,completed,queue_growth_s_per_s,meets_slo,saturated\n");
 	for (i = 0; i < r->ncurve; i++) {
 		const struct cap_point *p = &r->curve[i];
-		fprintf(af.f, "%llu,%.6g,%.6g", (unsigned long long)p->seed, p->offered, p->served);
+		/* the configuration columns describe this probe */
+		w.seed = p->seed;
+		if (c->concurrency) {
+			w.process = WL_CONCURRENCY;
+			w.concurrency = (int64_t)p->offered;
+		} else {
+			w.rate = p->offered;
+		}
+		out_config_csv_row(af.f, &pc);
+		fprintf(af.f, ",%.6g,%.6g", p->offered, p->served);
 		for (j = 0; j < c->nslo; j++) {
 			if (isnan(p->value[j]))
 				fprintf(af.f, ",");
@@ -341,6 +348,76 @@ static int write_curve(const char *path, const struct cap_cfg *c, const struct c
 	return afile_commit(&af, e);
 }
 
+/* The first seed's probes: each SLO metric over its limit, goodput and
+ * served/offered against the offered rate (or clients). */
+static int write_svg(const char *path, const struct cap_cfg *c, const struct out_config *cfg,
+		     const struct cap_result *r, struct err *e)
+{
+	struct out_svg_series ser[CAP_MAX_SLOS + 2];
+	struct out_svg_vline vl[2];
+	struct out_svg_plot pl;
+	char names[CAP_MAX_SLOS][48], title[256], l0[64], l1[64];
+	double *x = xmalloc(xmul(r->ncurve + 1, sizeof(double)));
+	double *y = xmalloc(xmul((r->ncurve + 1) * (c->nslo + 2), sizeof(double)));
+	size_t i, j, n = 0, ns = c->nslo + 2;
+	struct afile af;
+	int rc;
+
+	for (i = 0; i < r->ncurve; i++) {
+		const struct cap_point *p = &r->curve[i];
+		if (p->seed != c->seed)
+			continue;
+		x[n] = p->offered;
+		for (j = 0; j < c->nslo; j++)
+			y[j * (r->ncurve + 1) + n] = fmin(p->value[j] / c->slo[j].limit_ms, 2.0);
+		y[c->nslo * (r->ncurve + 1) + n] = p->goodput;
+		y[(c->nslo + 1) * (r->ncurve + 1) + n] = p->offered > 0 ? p->served / p->offered : NAN;
+		n++;
+	}
+	for (j = 0; j < ns; j++) {
+		ser[j].x = x;
+		ser[j].y = y + j * (r->ncurve + 1);
+		ser[j].n = n;
+		if (j < c->nslo) {
+			cap_slo_name(&c->slo[j], names[j], 32);
+			snprintf(names[j] + strlen(names[j]), sizeof(names[j]) - strlen(names[j]), " / %g",
+				 c->slo[j].limit_ms);
+			ser[j].name = names[j];
+		} else {
+			ser[j].name = j == c->nslo ? "goodput" : "served / offered";
+		}
+	}
+	memset(&pl, 0, sizeof(pl));
+	snprintf(title, sizeof(title), "capacity: %s on %s x%d (tp %d pp %d dp %d), seed %llu", cfg->sc->model->id,
+		 cfg->sc->gpu->id, cfg->sc->par.tp * cfg->sc->par.pp * cfg->sc->par.dp, cfg->sc->par.tp,
+		 cfg->sc->par.pp, cfg->sc->par.dp, (unsigned long long)c->seed);
+	pl.title = title;
+	pl.xlabel = c->concurrency ? "clients" : "offered rate (req/s)";
+	pl.ylabel = "SLO metric / limit (clipped at 2); goodput; served / offered";
+	pl.series = ser;
+	pl.nseries = ns;
+	pl.hline_y = 1;
+	pl.hline_label = "SLO limit";
+	if (r->found) {
+		snprintf(l0, sizeof(l0), "capacity %.4g", r->per_seed[0]);
+		vl[pl.nvlines].label = l0;
+		vl[pl.nvlines++].x = r->per_seed[0];
+		if (!isnan(r->saturation_rate)) {
+			snprintf(l1, sizeof(l1), "saturation %.4g", r->saturation_rate);
+			vl[pl.nvlines].label = l1;
+			vl[pl.nvlines++].x = r->saturation_rate;
+		}
+	}
+	pl.vlines = vl;
+	if ((rc = afile_open(&af, path, e)) == 0) {
+		out_svg_plot(af.f, &pl);
+		rc = afile_commit(&af, e);
+	}
+	free(x);
+	free(y);
+	return rc;
+}
+
 int cmd_capacity(int argc, char **argv, struct err *e)
 {
 	struct cap_opts o;
@@ -349,6 +426,8 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	struct scenario sc;
 	struct scenario_state st;
 	struct cap_result res;
+	struct out_config cfg;
+	char tables[64];
 	bool prepared = false, have_res = false;
 	double t0 = wall_s();
 	int rc = parse_cap(argc, argv, &o, e);
@@ -373,9 +452,10 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	o.cc.seed = o.seed_given ? (uint64_t)o.seed : wl.seed;
 	if (o.cc.concurrency && wl.num_requests == 0)
 		wl.num_requests = 1000;
-	if (o.curve) {
-		const char *in[2] = {o.workload, o.sf.config};
-		if ((rc = afile_check(o.curve, in, 2, e)) < 0)
+	{
+		const char *in[3] = {o.workload, o.sf.config, o.sf.calibration};
+		if ((o.curve && (rc = afile_check(o.curve, in, 3, e)) < 0) ||
+		    (o.svg && (rc = afile_check(o.svg, in, 3, e)) < 0))
 			goto out;
 	}
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
@@ -390,10 +470,13 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	if ((rc = cap_search(&st, &wl, &o.cc, &res, e)) < 0)
 		goto out;
 	have_res = true;
-	if (o.curve && (rc = write_curve(o.curve, &o.cc, &res, e)) < 0)
+	scenflags_out_config(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &cfg);
+	if (o.curve && (rc = write_curve(o.curve, &o.cc, &cfg, &res, e)) < 0)
+		goto out;
+	if (o.svg && (rc = write_svg(o.svg, &o.cc, &cfg, &res, e)) < 0)
 		goto out;
 	if (o.fmt == FMT_JSON)
-		print_json(&o, &sc, &wl, &res);
+		print_json(&o, &cfg, &res);
 	else
 		print_text(&o, &sc, &wl, &res, x.notes);
 	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", res.ncurve, wall_s() - t0);

@@ -16,7 +16,7 @@
 #include "servesim/model.h"
 #include "servesim/opgraph.h"
 
-enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV };
+enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_VLLM_BENCH };
 
 struct cli_env {
 	char data_dir[1024];
