@@ -51,6 +51,7 @@ LIB_SRC += src/cmd/wlflags.c
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
 UNIT_TESTS += test_capacity
+UNIT_TESTS += test_out
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench

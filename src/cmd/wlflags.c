@@ -16,10 +16,12 @@ void wlflags_defaults(struct wlflags *f)
 
 static void note_flag(struct wlflags *f, const char *flag)
 {
-	size_t len = strlen(f->given);
+	size_t len = strlen(f->given), fl = strlen(flag);
+	const char *p;
 
-	if (strstr(f->given, flag))
-		return;
+	for (p = f->given; (p = strstr(p, flag)) != NULL; p += fl)
+		if (p[fl] == '\0' || p[fl] == ',')
+			return; /* given twice: named once */
 	snprintf(f->given + len, sizeof(f->given) - len, "%s%s", len ? ", " : "", flag);
 }
 
