@@ -138,6 +138,27 @@ void out_run_json(FILE *f, const struct out_run *c);
 void out_run_csv(FILE *f, const struct out_run *c);
 void out_run_vllm_bench(FILE *f, const struct out_run *c);
 
+/* --- the report of `servesim capacity` ------------------------------------ */
+
+struct cap_cfg;
+struct cap_result;
+/* Header, answer, binding metric, saturation and the first seed's probes. */
+void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
+		  const struct cap_result *r, const char *notes);
+/* max_rate, band, per_seed, binding_metric, saturation_rate, reason, config,
+ * search_settings (null where not found). */
+void out_cap_json(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
+		  const struct cap_result *r);
+/* Every probe: the configuration columns (rate or clients and seed of the
+ * probe), offered, served, each SLO metric, goodput, verdict. */
+void out_cap_curve_csv(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
+		       const struct cap_result *r);
+/* The first seed's probes as a plot: each SLO metric over its limit
+ * (clipped at 2), goodput and served/offered; capacity and saturation
+ * marked. */
+void out_cap_svg(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
+		 const struct cap_result *r);
+
 /* --- SVG ----------------------------------------------------------------- */
 
 /* A line plot: series of (x, y) points on shared axes, each drawn as a

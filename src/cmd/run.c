@@ -15,15 +15,10 @@
 #include "wlflags.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
-#include "servesim/cost.h"
-#include "servesim/json.h"
 #include "servesim/loghist.h"
 #include "servesim/out.h"
-#include "servesim/memplan.h"
 #include "servesim/scenario.h"
-#include "servesim/tier2.h"
 #include "servesim/sim.h"
-#include "servesim/version.h"
 #include "servesim/workload.h"
 
 static const char run_usage[] =
