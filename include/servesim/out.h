@@ -84,6 +84,7 @@ struct out_bench_info {
 	double request_rate;     /* NAN: closed loop or trace ("inf" in vLLM's sense is not used) */
 	int64_t max_concurrency; /* 0: none */
 	int64_t failed;          /* rejected requests */
+	double request_goodput;  /* good requests per s (NAN: no goodput SLO given) */
 };
 struct out_config;
 /* The whole document; servesim's own members (status, status_line,
@@ -126,6 +127,10 @@ struct out_run {
 	const char *notes;              /* warnings, newline-separated */
 	const char *spec_method;        /* as given (draft:MODEL), or NULL */
 	bool mbt_given, mns_given, mml_given; /* else the header names the defaults */
+	/* vLLM's --goodput: per-request limits (ms; NAN: none) and the result */
+	double goodput_ttft_ms, goodput_tpot_ms, goodput_e2el_ms;
+	size_t good;                    /* requests meeting every limit */
+	double request_goodput;         /* good / duration; NAN: no --goodput */
 	struct sim *sim;                /* finished */
 	struct out_status status;
 };

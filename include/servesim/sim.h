@@ -116,6 +116,9 @@ const char *reject_reason_name(enum reject_reason r);
  * for all once the run went past LOGHIST_EXACT_MAX completions without
  * cfg.exact_percentiles. */
 void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n);
+/* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
+ * same terms (NAN also for a completed request of one output token). */
+void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
 /* Running and waiting counts summed over replicas (tests). */
 void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
 

@@ -88,6 +88,8 @@ static const char run_usage2[] =
 	"output:\n"
 	"  --format F                text (default), json, csv (configuration columns on every\n"
 	"                            row) or vllm-bench (vLLM's benchmark result keys)\n"
+	"  --goodput 'ttft:MS tpot:MS e2el:MS'  vLLM's goodput: requests per s meeting every\n"
+	"                            limit given (tpot = (E2E - TTFT)/(output - 1))\n"
 	"  --requests-out FILE.csv   one row per request, written atomically\n"
 	"  --progress                progress on stderr\n"
 	"  --exact-percentiles       exact percentiles past 1,000,000 completed requests\n"
@@ -111,12 +113,40 @@ struct run_opts {
 	int pd_prefill, pd_decode;
 	int64_t prefill_tp, prefill_ep, max_requests;
 	enum out_format fmt;
+	double goodput[3];  /* --goodput ttft, tpot, e2el limits in ms (NAN: none) */
 };
+
+/* vLLM's --goodput: "ttft:500 tpot:50 e2el:2000" (spaces or commas). */
+static int parse_goodput(const char *arg, double lim[3], struct err *e)
+{
+	static const char *const keys[3] = {"ttft", "tpot", "e2el"};
+	char buf[256], *save = NULL, *t;
+	int k, n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (t = strtok_r(buf, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
+		char *colon = strchr(t, ':'), *end;
+		double v;
+		if (!colon)
+			return err_set(e, SS_EUSAGE, "--goodput: '%s' must be KEY:MS with KEY ttft, tpot or e2el (vLLM's syntax), e.g. --goodput 'ttft:500 tpot:50'", t);
+		*colon = '\0';
+		for (k = 0; k < 3 && strcmp(t, keys[k]) != 0; k++)
+			;
+		if (k == 3)
+			return err_set(e, SS_EUSAGE, "--goodput: unknown metric '%s', expected ttft, tpot or e2el", t);
+		v = strtod(colon + 1, &end);
+		if (end == colon + 1 || *end || !(v > 0) || !isfinite(v))
+			return err_set(e, SS_EUSAGE, "--goodput: %s must be a number of ms > 0, got '%s'", t, colon + 1);
+		lim[k] = v;
+		n++;
+	}
+	return n ? 0 : err_set(e, SS_EUSAGE, "--goodput: empty, expected e.g. 'ttft:500 tpot:50'");
+}
 
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_FMT = 256, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP,
-	       O_MAXREQ, O_EXACT };
+	       O_MAXREQ, O_EXACT, O_GOOD };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS, WLFLAGS_OPTIONS,
 		{"format", required_argument, 0, O_FMT},
@@ -132,10 +162,12 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"prefill-tp", required_argument, 0, O_PTP},
 		{"prefill-ep", required_argument, 0, O_PEP},
 		{"max-requests", required_argument, 0, O_MAXREQ},
+		{"goodput", required_argument, 0, O_GOOD},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
+	o->goodput[0] = o->goodput[1] = o->goodput[2] = NAN;
 	scenflags_defaults(&o->sf);
 	wlflags_defaults(&o->wf);
 	optind = 1;
@@ -169,6 +201,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->prefill_tp, e); break;
 		case O_PEP: rc = cli_int("--prefill-ep", optarg, 1, 4096, &o->prefill_ep, e); break;
 		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
+		case O_GOOD: rc = parse_goodput(optarg, o->goodput, e); break;
 		case '?': case ':': return cli_bad_option("run", argv[optind - 1], e);
 		default:
 			if ((rc = wlflags_option(c, optarg, &o->wf, e)) == 0 &&
@@ -290,8 +323,36 @@ static int run_sim(struct sim *s, bool always, double t0, struct err *e)
  * times do not depend on the simulation, so they are drawn again from the
  * same generator (ids are arrival order).  Not judged past
  * LOGHIST_EXACT_MAX completions (per-request values are not kept). */
-static int run_status(const struct wl_spec *wl, struct sim *s, struct out_status *st, struct err *e)
+/* vLLM's goodput: completed requests within every --goodput limit (a
+ * one-token request has TPOT 0, as vLLM counts it) per s of the run. */
+static void run_goodput(const struct run_opts *o, struct sim *s, const double *ttft,
+			const double *e2e, size_t n, struct out_run *rep)
 {
+	double *itl = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	struct metric_set all;
+	size_t i;
+
+	rep->goodput_ttft_ms = o->goodput[0];
+	rep->goodput_tpot_ms = o->goodput[1];
+	rep->goodput_e2el_ms = o->goodput[2];
+	sim_per_request_itl(s, itl, n);
+	sim_summary(s, -1, &all);
+	for (i = 0; i < n; i++) {
+		double tpot = isnan(itl[i]) ? 0 : itl[i];
+		if (isnan(ttft[i]) || isnan(e2e[i]) || ttft[i] > o->goodput[0] || tpot > o->goodput[1] ||
+		    e2e[i] > o->goodput[2])
+			continue; /* NAN limits compare false: no limit */
+		rep->good++;
+	}
+	rep->request_goodput = all.last_done_s > all.first_arrival_s
+				       ? (double)rep->good / (all.last_done_s - all.first_arrival_s) : 0;
+	free(itl);
+}
+
+static int run_status(const struct run_opts *o, const struct wl_spec *wl, struct sim *s,
+		      struct out_run *rep, struct err *e)
+{
+	struct out_status *st = &rep->status;
 	size_t n = (size_t)sim_totals(s)->arrived, i = 0;
 	double *arr = NULL, *ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
 	double *e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
@@ -318,6 +379,15 @@ static int run_status(const struct wl_spec *wl, struct sim *s, struct out_status
 		}
 	}
 	out_status_eval(wl, &all, arr, ttft, e2e, n, st);
+	rep->request_goodput = NAN;
+	if (!isnan(o->goodput[0]) || !isnan(o->goodput[1]) || !isnan(o->goodput[2])) {
+		if (all.completed > LOGHIST_EXACT_MAX && isnan(ttft[0])) {
+			rc = err_set(e, SS_EUSAGE, "--goodput needs per-request values: past %u completed requests give --exact-percentiles",
+				     (unsigned)LOGHIST_EXACT_MAX);
+			goto out;
+		}
+		run_goodput(o, s, ttft, e2e, n, rep);
+	}
 out:
 	wl_gen_free(g);
 	free(arr);
@@ -411,7 +481,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	rep.mns_given = o.sf.mns != 0;
 	rep.mml_given = o.sf.mml != 0;
 	rep.sim = st.sim;
-	if ((rc = run_status(&wl, st.sim, &rep.status, e)) < 0)
+	if ((rc = run_status(&o, &wl, st.sim, &rep, e)) < 0)
 		goto out;
 	switch (o.fmt) {
 	case FMT_JSON: out_run_json(stdout, &rep); break;

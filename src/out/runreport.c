@@ -251,6 +251,9 @@ void out_run_text(FILE *f, const struct out_run *c)
 		fprintf(f, "all stages\n");
 	}
 	out_metrics_text(f, &all);
+	if (!isnan(c->request_goodput))
+		fprintf(f, "  goodput    %.2f req/s: %zu of %llu requests meet every --goodput limit (vLLM's goodput)\n",
+			c->request_goodput, c->good, (unsigned long long)t->arrived);
 	fprintf(f, "\nrequests   arrived %llu, completed %llu, rejected %llu (too long %llu, KV capacity %llu), preemptions %llu\n",
 	       (unsigned long long)t->arrived, (unsigned long long)t->completed,
 	       (unsigned long long)rejected_total(t), (unsigned long long)t->rejected[REJ_TOO_LONG],
@@ -323,6 +326,15 @@ void out_run_json(FILE *f, const struct out_run *c)
 	jw_str(&w, "itl_pooled_definition", "sum(e2e - ttft) / sum(output_tokens - 1): every token gap pooled (vLLM's ITL)");
 	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
 	out_metrics_json(&w, &all);
+	if (!isnan(c->request_goodput)) {
+		jw_obj(&w, "goodput");
+		jnum(&w, "ttft_ms", c->goodput_ttft_ms);
+		jnum(&w, "tpot_ms", c->goodput_tpot_ms);
+		jnum(&w, "e2el_ms", c->goodput_e2el_ms);
+		jw_int(&w, "good_requests", (int64_t)c->good);
+		jw_num(&w, "request_goodput_rps", c->request_goodput);
+		jw_end_obj(&w);
+	}
 	if (sc->pd.prefill > 0) {
 		jw_int(&w, "kv_transfers", (int64_t)t->pd_transfers);
 		jnum(&w, "kv_transfer_mean_ms",
@@ -399,5 +411,6 @@ void out_run_vllm_bench(FILE *f, const struct out_run *c)
 	bi.request_rate = c->status.offered_rps;
 	bi.max_concurrency = wl->process == WL_CONCURRENCY ? wl->concurrency : 0;
 	bi.failed = (int64_t)rejected_total(t);
+	bi.request_goodput = c->request_goodput;
 	out_vllm_bench(f, &bi, &all, &c->status, &c->cfg);
 }

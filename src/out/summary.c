@@ -346,7 +346,7 @@ void out_vllm_bench(FILE *f, const struct out_bench_info *bi, const struct metri
 	jw_num(&w, "total_input_tokens", m->input_tokens);
 	jw_num(&w, "total_output_tokens", m->output_tokens);
 	jnum(&w, "request_throughput", rate_or_nan(m, m->throughput_rps));
-	jw_null(&w, "request_goodput");
+	jnum(&w, "request_goodput", bi->request_goodput);
 	jnum(&w, "output_throughput", rate_or_nan(m, m->output_tok_s));
 	jnum(&w, "total_token_throughput", rate_or_nan(m, total_tok_s(m)));
 	bench_metric(&w, "ttft", &m->ttft_ms);

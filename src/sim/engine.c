@@ -701,3 +701,18 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 		}
 	}
 }
+
+void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		itl_ms[i] = NAN;
+	if (s->hist)
+		return;
+	for (i = 0; i < s->nrec; i++) {
+		int32_t id = s->rec_id[i];
+		if (id >= 0 && (size_t)id < n)
+			itl_ms[id] = s->itl[i];
+	}
+}

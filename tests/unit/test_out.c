@@ -155,6 +155,7 @@ static void test_formats(void)
 	bi.model_id = "m";
 	bi.num_prompts = 4;
 	bi.request_rate = NAN;
+	bi.request_goodput = NAN;
 	CAPTURE(buf, len, out_vllm_bench(f, &bi, &m, &st, NULL));
 	HAS(buf, "\"mean_ttft_ms\": 10", "mean_ttft_ms");
 	HAS(buf, "\"median_ttft_ms\": 9", "median_ttft_ms = p50");
