@@ -90,7 +90,8 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(cap_usage, stdout); fputs(cap_usage2, stdout); return 1;
+		case 'h': fputs(cap_usage, stdout); fputs(SCENFLAGS_HELP, stdout); fputs("\n", stdout);
+			fputs(cap_usage2, stdout); return 1;
 		case O_SLO: rc = cap_slo_parse(optarg, &o->cc, e); break;
 		case O_GOOD:
 			rc = cli_double("--goodput-min", optarg, 0, true, &o->cc.goodput_min, e);

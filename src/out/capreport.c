@@ -64,6 +64,8 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	else
 		fprintf(f, "seed %llu\n", (unsigned long long)c->seed);
 	fprintf(f, "slo        %s\n", slos);
+	if (cfg->calibration)
+		fprintf(f, "tier 1     %s applied\n", cfg->calibration);
 	for (const char *n = notes; n && *n;) {
 		const char *nl = strchr(n, '\n');
 		int len = nl ? (int)(nl - n) : (int)strlen(n);
