@@ -115,6 +115,11 @@ int calib_write(const char *path, const struct tier1_result *r, const struct tie
 		size_t ncands, bool forced, const struct calib_ctx *c, const char *const *names,
 		size_t nnames, struct err *e);
 int calib_load(const char *path, struct calib_file *f, struct err *e);
+/* "overheads": {step_us, layer_us, request_us, prefill_token_us,
+ * api_ttft_ms, api_e2e_ms, stream_token_us, delivery_steps} into the open
+ * object of w: the calibration file's keys, which run's JSON reuses. */
+struct jw;
+void calib_overheads_json(struct jw *w, const struct overheads *ov);
 /* A file fitted on another model, GPU or engine version than x: the
  * differences in buf, true; false when it matches (or the file does not
  * say). */

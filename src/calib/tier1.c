@@ -585,7 +585,7 @@ out:
 
 /* --- files --- */
 
-static void write_overheads(struct jw *w, const struct overheads *ov)
+void calib_overheads_json(struct jw *w, const struct overheads *ov)
 {
 	jw_obj(w, "overheads");
 	jw_num(w, "step_us", ov->step_us);
@@ -649,7 +649,7 @@ int calib_write(const char *path, const struct tier1_result *r, const struct tie
 	jw_num(&w, "ttft_d0_ms", r->coef.ttft_d0_ms);
 	jw_num(&w, "ttft_b0_ms_per_prompt_token", r->coef.ttft_b0_ms_per_prompt_token);
 	jw_end_obj(&w);
-	write_overheads(&w, &r->ov);
+	calib_overheads_json(&w, &r->ov);
 	write_mape(&w, r);
 	jw_bool(&w, "accepted", r->accepted || forced);
 	jw_bool(&w, "forced", forced);
@@ -658,7 +658,7 @@ int calib_write(const char *path, const struct tier1_result *r, const struct tie
 	for (i = 0; i < ncands; i++) {
 		jw_obj(&w, NULL);
 		jw_str(&w, "method", cands[i].method);
-		write_overheads(&w, &cands[i].fitted);
+		calib_overheads_json(&w, &cands[i].fitted);
 		write_mape(&w, &cands[i]);
 		jw_bool(&w, "accepted", cands[i].accepted);
 		jw_str(&w, "reason", cands[i].reason);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "servesim/calib.h"
 #include "servesim/out.h"
 #include "servesim/version.h"
 
@@ -152,16 +153,7 @@ void out_config_json(struct jw *w, const struct out_config *c)
 	jw_bool(w, "prefix_caching", sc->prefix_caching);
 	jw_str(w, "router", sc->router == ROUTER_ROUND_ROBIN ? "rr" : "lo");
 	jstr_or_null(w, "tier0_off", c->tier0_off);
-	jw_obj(w, "overheads");
-	jw_num(w, "step_us", ov->step_us);
-	jw_num(w, "layer_us", ov->layer_us);
-	jw_num(w, "request_us", ov->req_us);
-	jw_num(w, "prefill_token_us", ov->prefill_token_us);
-	jw_num(w, "api_ttft_ms", ov->api_ttft_ms);
-	jw_num(w, "api_e2e_ms", ov->api_e2e_ms);
-	jw_num(w, "stream_token_us", ov->stream_token_us);
-	jw_num(w, "delivery_steps", ov->delivery_steps);
-	jw_end_obj(w);
+	calib_overheads_json(w, ov);
 	jstr_or_null(w, "calibration", c->calibration);
 	jstr_or_null(w, "tier2", c->tier2);
 	workload_json(w, c);
