@@ -47,6 +47,7 @@ LIB_SRC += src/out/config.c
 LIB_SRC += src/out/svg.c
 LIB_SRC += src/out/runreport.c
 LIB_SRC += src/out/capreport.c
+LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \

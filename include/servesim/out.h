@@ -142,6 +142,12 @@ void out_run_json(FILE *f, const struct out_run *c);
  * status, metric columns. */
 void out_run_csv(FILE *f, const struct out_run *c);
 void out_run_vllm_bench(FILE *f, const struct out_run *c);
+/* GuideLLM's sweep (gsweep.h): run's header and one row (text), object
+ * (JSON, under "benchmarks") or CSV row per benchmark; c->sim unused. */
+struct gsweep_point;
+void out_gsweep_text(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
+void out_gsweep_json(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
+void out_gsweep_csv(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
 
 /* --- the report of `servesim capacity` ------------------------------------ */
 

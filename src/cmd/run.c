@@ -15,6 +15,7 @@
 #include "wlflags.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
+#include "servesim/gsweep.h"
 #include "servesim/loghist.h"
 #include "servesim/out.h"
 #include "servesim/scenario.h"
@@ -218,6 +219,11 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE, "run: give --model or --config, not both");
 	if ((o->prefill_tp || o->prefill_ep) && !o->pd_prefill)
 		return err_set(e, SS_EUSAGE, "run: --prefill-tp and --prefill-ep need --disaggregate XpYd");
+	if (o->wf.rate_type == WLF_RT_SWEEP &&
+	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
+	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
+		return err_set(e, SS_EUSAGE,
+			       "run: --rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
 	if ((o->spec_method || o->spec_rates) && !o->spec_k)
 		return err_set(e, SS_EUSAGE,
 			       "run: --speculative-method and --acceptance-rate need --speculative-tokens K");
@@ -396,6 +402,41 @@ out:
 	return rc;
 }
 
+/* GuideLLM's sweep: k benchmarks of the prepared scenario, one report. */
+static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, const struct scenario *sc,
+		      const struct scenario_state *st, const struct wl_spec *wl, const char *origin,
+		      struct err *e)
+{
+	int k = o->wf.rate_given ? (int)o->wf.rate : 10, rc;
+	struct gsweep_point *p = xcalloc((size_t)k, sizeof(*p));
+	struct out_run rep;
+	char tables[64];
+
+	if ((rc = gsweep_run(st, wl, k, p, e)) == 0) {
+		memset(&rep, 0, sizeof(rep));
+		scenflags_out_config(&o->sf, x, sc, st, wl, tables, sizeof(tables), &rep.cfg);
+		rep.cfg.workload_origin = origin;
+		rep.cost = &st->cost;
+		rep.simcfg = &st->sc;
+		rep.mp = &st->mp;
+		rep.prefill_par = &sc->prefill_par;
+		rep.pd_nvlink = st->pd_nvlink;
+		rep.notes = x->notes;
+		rep.spec_method = o->spec_method;
+		rep.mbt_given = o->sf.mbt != 0;
+		rep.mns_given = o->sf.mns != 0;
+		rep.mml_given = o->sf.mml != 0;
+		if (o->fmt == FMT_JSON)
+			out_gsweep_json(stdout, &rep, p, k);
+		else if (o->fmt == FMT_CSV)
+			out_gsweep_csv(stdout, &rep, p, k);
+		else
+			out_gsweep_text(stdout, &rep, p, k);
+	}
+	free(p);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv, struct err *e)
 {
 	struct run_opts o;
@@ -455,6 +496,10 @@ int cmd_run(int argc, char **argv, struct err *e)
 		goto out;
 	if (x.notes[0] && o.fmt != FMT_TEXT)
 		fprintf(stderr, "servesim run: %s\n", x.notes);
+	if (o.wf.rate_type == WLF_RT_SWEEP) {
+		rc = run_gsweep(&o, &x, &sc, &st, &wl, origin, e);
+		goto out;
+	}
 	if ((rc = run_sim(st.sim, o.progress, t0, e)) < 0)
 		goto out;
 	if (af_open) {

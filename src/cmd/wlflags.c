@@ -4,6 +4,7 @@
 #include "wlflags.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,11 +87,8 @@ int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e)
 		static const struct { const char *name; enum wlf_rate_type t; } rt[] = {
 			{"synchronous", WLF_RT_SYNC}, {"throughput", WLF_RT_THROUGHPUT},
 			{"concurrent", WLF_RT_CONCURRENT}, {"constant", WLF_RT_CONSTANT},
-			{"poisson", WLF_RT_POISSON}};
+			{"poisson", WLF_RT_POISSON}, {"sweep", WLF_RT_SWEEP}};
 		size_t i;
-		if (strcmp(arg, "sweep") == 0)
-			return err_set(e, SS_EUSAGE,
-				       "--rate-type sweep runs many benchmarks: use `servesim capacity` (the highest rate meeting an SLO) or `servesim sweep --rate A:B:STEP`; run takes synchronous, throughput, concurrent, constant or poisson");
 		for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
 			if (strcmp(arg, rt[i].name) == 0)
 				break;
@@ -195,6 +193,21 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 	if ((rc = set_len(f, "--prompt-tokens", f->p_mean, f->p_std, &wl->prompt, e)) < 0 ||
 	    (rc = set_len(f, "--output-tokens", f->o_mean, f->o_std, &wl->output, e)) < 0)
 		return rc;
+	if (f->rate_type == WLF_RT_SWEEP) { /* --rate counts benchmarks: the caller runs them */
+		drop_stages(wl);
+		if (f->conc_given)
+			return err_set(e, SS_EUSAGE, "--rate-type sweep picks its own concurrency and rates: drop --concurrency");
+		if (wl->process == WL_CONCURRENCY || wl->process == WL_TRACE)
+			wl->process = WL_POISSON;
+		if (f->rate_given && (f->rate != floor(f->rate) || f->rate < 3 || f->rate > 64))
+			return err_set(e, SS_EUSAGE,
+				       "--rate-type sweep takes --rate as the number of benchmarks, a whole number from 3 to 64, got %g",
+				       f->rate);
+		if (wl->num_requests <= 0)
+			return err_set(e, SS_EUSAGE,
+				       "--rate-type sweep runs every benchmark on the same requests: give --num-requests N");
+		return wl_spec_validate(wl, src, e);
+	}
 	if (f->rate_given) {
 		drop_stages(wl);
 		wl->rate = f->rate;
@@ -207,7 +220,9 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 		wl->concurrency = f->concurrency;
 	}
 	switch (f->rate_type) {
-	case WLF_RT_NONE: break;
+	case WLF_RT_NONE:
+	case WLF_RT_SWEEP: /* returned above */
+		break;
 	case WLF_RT_SYNC: /* GuideLLM synchronous: one request at a time */
 		drop_stages(wl);
 		wl->process = WL_CONCURRENCY;

@@ -39,14 +39,15 @@ enum { WLF = 1200 };
 	"                            override the spec's rate (open loop), request count,\n" \
 	"                            duration, seed, or make it a closed loop of N clients\n" \
 	"  --rate-type T             GuideLLM's: synchronous, throughput, concurrent, constant,\n" \
-	"                            poisson (sweep: servesim sweep / capacity)\n" \
+	"                            poisson, or sweep: synchronous, throughput, then constant\n" \
+	"                            rates between them, --rate benchmarks in all (default 10)\n" \
 	"  --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD] --dist lognormal|normal|fixed\n" \
 	"                            lengths from flags (normal with a STD, else fixed, unless\n" \
 	"                            --dist); without --workload they replace the default chat\n" \
 	"                            workload by Poisson 10 req/s x 1000 requests, 512/128 tokens\n"
 
 enum wlf_rate_type { WLF_RT_NONE, WLF_RT_SYNC, WLF_RT_THROUGHPUT, WLF_RT_CONCURRENT,
-		     WLF_RT_CONSTANT, WLF_RT_POISSON };
+		     WLF_RT_CONSTANT, WLF_RT_POISSON, WLF_RT_SWEEP };
 
 struct wlflags {
 	const char *workload;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "servesim/comm.h"
+#include "servesim/gsweep.h"
 #include "servesim/model.h"
 #include "servesim/out.h"
 #include "servesim/tier2.h"
@@ -91,13 +92,11 @@ static void print_placement(FILE *f, const struct out_run *c)
 	fprintf(f, "\n");
 }
 
-void out_run_text(FILE *f, const struct out_run *c)
+/* What was simulated: model, hardware, placement, engine, KV cache,
+ * workload, kernels, calibration, warnings. */
+static void run_header(FILE *f, const struct out_run *c)
 {
-	struct sim *s = c->sim;
-	const struct sim_totals *t = sim_totals(s);
-	struct metric_set all;
-	char b1[64], b2[64], line[160];
-	int st, ns = sim_nstages(s);
+	char b1[64], b2[64];
 
 	fprintf(f, "model      %s (%s), %s weights, %s KV cache", c->cfg.sc->model->id, c->cfg.sc->model->source,
 	       dtype_name(c->cost->cfg.wdt), dtype_name(c->cfg.sc->kvdt));
@@ -224,6 +223,17 @@ void out_run_text(FILE *f, const struct out_run *c)
 		fprintf(f, "warning    %.*s\n", len, n);
 		n = nl ? nl + 1 : n + len;
 	}
+}
+
+void out_run_text(FILE *f, const struct out_run *c)
+{
+	struct sim *s = c->sim;
+	const struct sim_totals *t = sim_totals(s);
+	struct metric_set all;
+	char line[160];
+	int st, ns = sim_nstages(s);
+
+	run_header(f, c);
 	sim_summary(s, -1, &all);
 	out_status_line(&c->status, line, sizeof(line));
 	fprintf(f, "status     %s\n", line);
@@ -413,4 +423,88 @@ void out_run_vllm_bench(FILE *f, const struct out_run *c)
 	bi.failed = (int64_t)rejected_total(t);
 	bi.request_goodput = c->request_goodput;
 	out_vllm_bench(f, &bi, &all, &c->status, &c->cfg);
+}
+
+/* --- GuideLLM sweep --- */
+
+static const char *const sweep_note =
+	"GuideLLM sweep: synchronous (1 client), throughput (every request at once), then constant rates evenly spaced between their request rates";
+
+void out_gsweep_text(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k)
+{
+	char line[160];
+	int i;
+
+	run_header(f, c);
+	fprintf(f, "sweep      %s; %lld requests per benchmark\n", sweep_note, (long long)c->cfg.wl->num_requests);
+	fprintf(f, "\n  %-11s %8s %9s %9s %9s %9s %9s %9s %9s  %s\n", "benchmark", "rate", "completed", "req/s",
+		"out tok/s", "TTFT mean", "TTFT p99", "ITL mean", "E2E mean", "status");
+	for (i = 0; i < k; i++) {
+		const struct metric_set *m = &p[i].m;
+		out_status_line(&p[i].status, line, sizeof(line));
+		fprintf(f, "  %-11s", gsweep_kind_name(p[i].kind));
+		if (p[i].kind == GSWEEP_CONSTANT)
+			fprintf(f, " %8.3f", p[i].wl.rate);
+		else
+			fprintf(f, " %8s", "-");
+		fprintf(f, " %9zu", m->completed);
+		if (m->completed == 0) {
+			fprintf(f, " %9s %9s %9s %9s %9s %9s  %s\n", "-", "-", "-", "-", "-", "-", line);
+			continue;
+		}
+		fprintf(f, " %9.3f %9.0f %9.2f %9.2f %9.2f %9.2f  %s\n", m->throughput_rps, m->output_tok_s,
+			m->ttft_ms.mean, m->ttft_ms.p99, m->itl_ms.n ? m->itl_ms.mean : NAN, m->e2e_ms.mean, line);
+	}
+}
+
+void out_gsweep_json(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k)
+{
+	struct jw w;
+	char line[160];
+	int i;
+
+	jw_init(&w, f, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "servesim_version", SERVESIM_VERSION);
+	jw_str(&w, "profile", "sweep");
+	jw_str(&w, "profile_definition", sweep_note);
+	out_config_json(&w, &c->cfg);
+	jw_arr(&w, "benchmarks");
+	for (i = 0; i < k; i++) {
+		jw_obj(&w, NULL);
+		jw_str(&w, "benchmark", gsweep_kind_name(p[i].kind));
+		jnum(&w, "rate", p[i].kind == GSWEEP_CONSTANT ? p[i].wl.rate : NAN);
+		if (p[i].kind == GSWEEP_CONSTANT)
+			jw_null(&w, "concurrency");
+		else
+			jw_int(&w, "concurrency", p[i].wl.concurrency);
+		jw_str(&w, "status", out_status_name(p[i].status.kind));
+		out_status_line(&p[i].status, line, sizeof(line));
+		jw_str(&w, "status_line", line);
+		jw_int(&w, "arrived", (int64_t)p[i].arrived);
+		jw_int(&w, "rejected", (int64_t)p[i].rejected);
+		out_metrics_json(&w, &p[i].m);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+void out_gsweep_csv(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k)
+{
+	struct out_config pc = c->cfg;
+	int i;
+
+	out_config_csv_header(f);
+	fprintf(f, ",benchmark,status,");
+	out_metrics_csv_header(f);
+	fputc('\n', f);
+	for (i = 0; i < k; i++) {
+		pc.wl = &p[i].wl; /* the configuration columns describe this benchmark */
+		out_config_csv_row(f, &pc);
+		fprintf(f, ",%s,%s,", gsweep_kind_name(p[i].kind), out_status_name(p[i].status.kind));
+		out_metrics_csv_row(f, &p[i].m);
+		fputc('\n', f);
+	}
 }

@@ -237,8 +237,12 @@ static void test_wlflags(const char *datadir)
 	wl_spec_release(&wl);
 
 	wlflags_defaults(&f);
-	CHECK(wlflags_option(WLF + 8, "sweep", &f, &e) == -SS_EUSAGE, "--rate-type sweep refused in run");
-	CHECK_STR_CONTAINS(e.msg, "servesim capacity", "points at capacity");
+	CHECK(wlflags_option(WLF + 8, "sweep", &f, &e) == 1 && f.rate_type == WLF_RT_SWEEP, "--rate-type sweep");
+	wlflags_option(WLF + 1, "2.5", &f, &e);
+	CHECK(wlflags_build(&f, datadir, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE,
+	      "sweep: --rate counts benchmarks");
+	CHECK_STR_CONTAINS(e.msg, "number of benchmarks", "message");
+	wl_spec_release(&wl);
 }
 
 int main(void)
