@@ -52,6 +52,11 @@ struct out_status {
  * reported. */
 void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, const double *arrival_s,
 		     const double *ttft_ms, const double *e2e_ms, size_t n, struct out_status *st);
+/* The same for a finished simulation of wl: per-request values from the
+ * sim, arrival times drawn again from wl's generator (an open-loop
+ * workload's arrivals do not depend on the simulation; ids are arrival
+ * order).  Errors only from the generator. */
+int out_status_sim(const struct wl_spec *wl, struct sim *s, struct out_status *st, struct err *e);
 /* "ok", "overloaded (offered 10 req/s, served 6.99 req/s, queue grew 41.2 s)",
  * "no completions". */
 void out_status_line(const struct out_status *st, char *buf, size_t n);

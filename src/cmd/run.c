@@ -325,10 +325,6 @@ static int run_sim(struct sim *s, bool always, double t0, struct err *e)
 	return rc;
 }
 
-/* The status from per-request values; an open-loop workload's arrival
- * times do not depend on the simulation, so they are drawn again from the
- * same generator (ids are arrival order).  Not judged past
- * LOGHIST_EXACT_MAX completions (per-request values are not kept). */
 /* vLLM's goodput: completed requests within every --goodput limit (a
  * one-token request has TPOT 0, as vLLM counts it) per s of the run. */
 static void run_goodput(const struct run_opts *o, struct sim *s, const double *ttft,
@@ -355,48 +351,27 @@ static void run_goodput(const struct run_opts *o, struct sim *s, const double *t
 	free(itl);
 }
 
+/* The status, and vLLM's goodput when --goodput gave limits. */
 static int run_status(const struct run_opts *o, const struct wl_spec *wl, struct sim *s,
 		      struct out_run *rep, struct err *e)
 {
-	struct out_status *st = &rep->status;
-	size_t n = (size_t)sim_totals(s)->arrived, i = 0;
-	double *arr = NULL, *ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	double *e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	struct metric_set all;
-	struct wl_gen *g = NULL;
-	struct wl_req r;
-	int rc = 0;
+	size_t n = (size_t)sim_totals(s)->arrived;
+	double *ttft, *e2e;
+	int rc;
 
-	sim_summary(s, -1, &all);
-	sim_per_request(s, ttft, e2e, n);
-	if (wl->process != WL_CONCURRENCY && wl->process != WL_TRACE && n > 0 && !isnan(ttft[0]) &&
-	    all.completed <= LOGHIST_EXACT_MAX) {
-		arr = xmalloc(xmul(n, sizeof(double)));
-		if ((rc = wl_gen_new(wl, &g, e)) < 0)
-			goto out;
-		while (i < n && (rc = wl_gen_next(g, 0, &r, e)) > 0)
-			arr[i++] = (double)r.arrival_ns * 1e-9;
-		if (rc < 0)
-			goto out;
-		rc = 0;
-		if (i < n) { /* cannot happen: the same spec drew them */
-			free(arr);
-			arr = NULL;
-		}
-	}
-	out_status_eval(wl, &all, arr, ttft, e2e, n, st);
+	if ((rc = out_status_sim(wl, s, &rep->status, e)) < 0)
+		return rc;
 	rep->request_goodput = NAN;
-	if (!isnan(o->goodput[0]) || !isnan(o->goodput[1]) || !isnan(o->goodput[2])) {
-		if (all.completed > LOGHIST_EXACT_MAX && isnan(ttft[0])) {
-			rc = err_set(e, SS_EUSAGE, "--goodput needs per-request values: past %u completed requests give --exact-percentiles",
-				     (unsigned)LOGHIST_EXACT_MAX);
-			goto out;
-		}
+	if (isnan(o->goodput[0]) && isnan(o->goodput[1]) && isnan(o->goodput[2]))
+		return 0;
+	ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	sim_per_request(s, ttft, e2e, n);
+	if (n > 0 && sim_totals(s)->completed > LOGHIST_EXACT_MAX && isnan(ttft[0]))
+		rc = err_set(e, SS_EUSAGE, "--goodput needs per-request values: past %u completed requests give --exact-percentiles",
+			     (unsigned)LOGHIST_EXACT_MAX);
+	else
 		run_goodput(o, s, ttft, e2e, n, rep);
-	}
-out:
-	wl_gen_free(g);
-	free(arr);
 	free(ttft);
 	free(e2e);
 	return rc;

@@ -2,8 +2,11 @@
  * vLLM benchmark keys) and its status.  Key names: out.h. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "servesim/alloc.h"
+#include "servesim/loghist.h"
 #include "servesim/out.h"
 
 /* The five latency sets, their names in keys and in the text table. */
@@ -170,6 +173,39 @@ void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, con
 		if (over)
 			return;
 	}
+}
+
+int out_status_sim(const struct wl_spec *wl, struct sim *s, struct out_status *st, struct err *e)
+{
+	size_t n = (size_t)sim_totals(s)->arrived, i = 0;
+	double *arr = NULL, *ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	double *e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	struct metric_set all;
+	struct wl_gen *g = NULL;
+	struct wl_req r;
+	int rc = 0;
+
+	sim_summary(s, -1, &all);
+	sim_per_request(s, ttft, e2e, n);
+	/* NAN first TTFT with completions: values not kept (LOGHIST_EXACT_MAX) */
+	if (wl->process != WL_CONCURRENCY && wl->process != WL_TRACE && n > 0 &&
+	    !(all.completed > 0 && isnan(ttft[0]) && all.completed > LOGHIST_EXACT_MAX)) {
+		arr = xmalloc(xmul(n, sizeof(double)));
+		if ((rc = wl_gen_new(wl, &g, e)) < 0)
+			goto out;
+		while (i < n && (rc = wl_gen_next(g, 0, &r, e)) > 0)
+			arr[i++] = (double)r.arrival_ns * 1e-9;
+		if (rc < 0)
+			goto out;
+		rc = 0;
+	}
+	out_status_eval(wl, &all, arr && i == n ? arr : NULL, ttft, e2e, n, st);
+out:
+	wl_gen_free(g);
+	free(arr);
+	free(ttft);
+	free(e2e);
+	return rc;
 }
 
 const char *out_status_name(enum out_status_kind k)

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
 #include "servesim/gsweep.h"
 #include "servesim/sim.h"
 
@@ -18,16 +17,11 @@ const char *gsweep_kind_name(enum gsweep_kind k)
 	return "?";
 }
 
-/* One benchmark: simulate, summarise, judge (out_status_eval with the
- * arrival times drawn again from the same generator). */
+/* One benchmark: simulate, summarise, judge. */
 static int bench(const struct scenario_state *st, struct gsweep_point *p, struct err *e)
 {
 	struct sim_cfg sc = st->sc;
 	struct sim *s = NULL;
-	struct wl_gen *g = NULL;
-	struct wl_req r;
-	double *arr = NULL, *ttft = NULL, *e2e = NULL;
-	size_t n, i = 0;
 	int rc, k;
 
 	sc.requests_out = NULL;
@@ -35,31 +29,13 @@ static int bench(const struct scenario_state *st, struct gsweep_point *p, struct
 	if ((rc = sim_new(&sc, &st->cost, &p->wl, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
 		goto out;
 	sim_summary(s, -1, &p->m);
-	n = (size_t)sim_totals(s)->arrived;
-	p->arrived = n;
+	p->arrived = (size_t)sim_totals(s)->arrived;
 	p->rejected = 0;
 	for (k = 0; k < REJ__COUNT; k++)
 		p->rejected += (size_t)sim_totals(s)->rejected[k];
-	ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	sim_per_request(s, ttft, e2e, n);
-	if (p->wl.process == WL_CONSTANT && n > 0 && !isnan(ttft[0])) {
-		arr = xmalloc(xmul(n, sizeof(double)));
-		if ((rc = wl_gen_new(&p->wl, &g, e)) < 0)
-			goto out;
-		while (i < n && (rc = wl_gen_next(g, 0, &r, e)) > 0)
-			arr[i++] = (double)r.arrival_ns * 1e-9;
-		if (rc < 0)
-			goto out;
-		rc = 0;
-	}
-	out_status_eval(&p->wl, &p->m, i == n ? arr : NULL, ttft, e2e, n, &p->status);
+	rc = out_status_sim(&p->wl, s, &p->status, e);
 out:
-	wl_gen_free(g);
 	sim_free(s);
-	free(arr);
-	free(ttft);
-	free(e2e);
 	return rc;
 }
 
