@@ -377,6 +377,29 @@ static int run_status(const struct run_opts *o, const struct wl_spec *wl, struct
 	return rc;
 }
 
+/* What the output module needs to describe the run (pointing into its
+ * arguments, which outlive it). */
+static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
+			const struct scenario *sc, const struct scenario_state *st,
+			const struct wl_spec *wl, const char *origin, char *tables, size_t ntables,
+			struct out_run *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	scenflags_out_config(&o->sf, x, sc, st, wl, tables, ntables, &rep->cfg);
+	rep->cfg.workload_origin = origin;
+	rep->cost = &st->cost;
+	rep->simcfg = &st->sc;
+	rep->mp = &st->mp;
+	rep->prefill_par = &sc->prefill_par;
+	rep->pd_nvlink = st->pd_nvlink;
+	rep->notes = x->notes;
+	rep->spec_method = o->spec_method;
+	rep->mbt_given = o->sf.mbt != 0;
+	rep->mns_given = o->sf.mns != 0;
+	rep->mml_given = o->sf.mml != 0;
+	rep->sim = st->sim;
+}
+
 /* GuideLLM's sweep: k benchmarks of the prepared scenario, one report. */
 static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, const struct scenario *sc,
 		      const struct scenario_state *st, const struct wl_spec *wl, const char *origin,
@@ -388,19 +411,7 @@ static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, c
 	char tables[64];
 
 	if ((rc = gsweep_run(st, wl, k, p, e)) == 0) {
-		memset(&rep, 0, sizeof(rep));
-		scenflags_out_config(&o->sf, x, sc, st, wl, tables, sizeof(tables), &rep.cfg);
-		rep.cfg.workload_origin = origin;
-		rep.cost = &st->cost;
-		rep.simcfg = &st->sc;
-		rep.mp = &st->mp;
-		rep.prefill_par = &sc->prefill_par;
-		rep.pd_nvlink = st->pd_nvlink;
-		rep.notes = x->notes;
-		rep.spec_method = o->spec_method;
-		rep.mbt_given = o->sf.mbt != 0;
-		rep.mns_given = o->sf.mns != 0;
-		rep.mml_given = o->sf.mml != 0;
+		fill_report(o, x, sc, st, wl, origin, tables, sizeof(tables), &rep);
 		if (o->fmt == FMT_JSON)
 			out_gsweep_json(stdout, &rep, p, k);
 		else if (o->fmt == FMT_CSV)
@@ -487,20 +498,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_commit(&slog_af, e)) < 0)
 			goto out;
 	}
-	memset(&rep, 0, sizeof(rep));
-	scenflags_out_config(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &rep.cfg);
-	rep.cfg.workload_origin = origin;
-	rep.cost = &st.cost;
-	rep.simcfg = &st.sc;
-	rep.mp = &st.mp;
-	rep.prefill_par = &sc.prefill_par;
-	rep.pd_nvlink = st.pd_nvlink;
-	rep.notes = x.notes;
-	rep.spec_method = o.spec_method;
-	rep.mbt_given = o.sf.mbt != 0;
-	rep.mns_given = o.sf.mns != 0;
-	rep.mml_given = o.sf.mml != 0;
-	rep.sim = st.sim;
+	fill_report(&o, &x, &sc, &st, &wl, origin, tables, sizeof(tables), &rep);
 	if ((rc = run_status(&o, &wl, st.sim, &rep, e)) < 0)
 		goto out;
 	switch (o.fmt) {
