@@ -56,12 +56,20 @@ LIB_SRC += src/plan/prices.c
 LIB_SRC += src/plan/launch.c
 LIB_SRC += src/cmd/search.c
 LIB_SRC += src/hw/mfupack.c
+LIB_SRC += src/out/summary.c
+LIB_SRC += src/out/config.c
+LIB_SRC += src/out/svg.c
+LIB_SRC += src/out/runreport.c
+LIB_SRC += src/out/capreport.c
+LIB_SRC += src/plan/gsweep.c
+LIB_SRC += src/cmd/wlflags.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
 UNIT_TESTS += test_capacity
 UNIT_TESTS += test_plan
 UNIT_TESTS += test_mfupack
+UNIT_TESTS += test_out
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench

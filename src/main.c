@@ -8,7 +8,7 @@
 #include "servesim/version.h"
 
 static const char main_usage[] =
-	"usage: servesim COMMAND [options]   (servesim COMMAND --help for details)\n"
+	"usage: servesim COMMAND [options]   (servesim help COMMAND, or COMMAND --help, for details)\n"
 	"\n"
 	"commands:\n"
 	"  run                simulate a workload on a model, GPU and engine configuration\n"
@@ -63,6 +63,24 @@ int main(int argc, char **argv)
 		printf("servesim %s (%s)\nbuild: %s\n", SERVESIM_VERSION, servesim_git_describe(),
 		       servesim_build_flags());
 		return 0;
+	}
+	if (strcmp(argv[1], "help") == 0) { /* `servesim help CMD` = `servesim CMD --help` */
+		static char help_flag[] = "--help";
+		char *hargv[3];
+		if (argc < 3) {
+			fputs(main_usage, stdout);
+			return 0;
+		}
+		hargv[0] = argv[2];
+		hargv[1] = help_flag;
+		hargv[2] = NULL;
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (strcmp(argv[2], commands[i].name) == 0 && argv[2][0] != '-') {
+				rc = commands[i].fn(2, hargv, &e);
+				return rc < 0 ? -rc : 0;
+			}
+		fprintf(stderr, "servesim help: unknown command '%s'\n%s", argv[2], main_usage);
+		return SS_EUSAGE;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) == 0) {

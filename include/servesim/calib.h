@@ -50,7 +50,8 @@ struct tier1_coef {
 
 struct tier1_result {
 	struct tier1_coef coef;
-	struct overheads ov;            /* overheads to apply */
+	struct overheads ov;            /* overheads to apply (tier 0's when rejected) */
+	struct overheads fitted;        /* the fitted overheads, whatever the verdict */
 	double train_e2e, train_ttft;   /* MAPE of the corrected prediction */
 	double val_e2e, val_ttft;
 	double kfold_e2e, kfold_ttft;
@@ -109,9 +110,19 @@ struct calib_file {
 	struct overheads ov;
 	double train_e2e, val_e2e;
 };
-int calib_write(const char *path, const struct tier1_result *r, const struct calib_ctx *c,
-		const char *const *names, size_t nnames, struct err *e);
+/* Write r (the candidate chosen: its overheads and verdict on top) and
+ * every candidate fit with its own fitted overheads, MAPE and verdict
+ * under "candidates"; forced: r was rejected and applied on purpose
+ * (written accepted, with "forced": true). */
+int calib_write(const char *path, const struct tier1_result *r, const struct tier1_result *cands,
+		size_t ncands, bool forced, const struct calib_ctx *c, const char *const *names,
+		size_t nnames, struct err *e);
 int calib_load(const char *path, struct calib_file *f, struct err *e);
+/* "overheads": {step_us, layer_us, request_us, prefill_token_us,
+ * api_ttft_ms, api_e2e_ms, stream_token_us, delivery_steps} into the open
+ * object of w: the calibration file's keys, which run's JSON reuses. */
+struct jw;
+void calib_overheads_json(struct jw *w, const struct overheads *ov);
 /* A file fitted on another model, GPU or engine version than x: the
  * differences in buf, true; false when it matches (or the file does not
  * say). */

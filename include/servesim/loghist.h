@@ -40,7 +40,7 @@ struct loghist {
 	double gamma, log_gamma;
 	struct loghist_store pos, neg; /* neg holds -x for x < 0 */
 	uint64_t zeros, n;
-	double sum, max;
+	double sum, sumsq, max; /* sumsq: for the standard deviation */
 };
 
 /* An empty histogram with relative error LOGHIST_REL_ERR. */

@@ -83,7 +83,13 @@ struct metric_set {
 	size_t completed;
 	double input_tokens, output_tokens;
 	double first_arrival_s, last_done_s;
+	double last_arrival_s;     /* of the completed requests */
 	double throughput_rps, input_tok_s, output_tok_s;
+	/* vLLM's ITL: the mean of every gap between consecutive output tokens
+	 * pooled over all requests, sum(E2E - TTFT) / sum(output - 1) (a
+	 * request's gaps sum to E2E - TTFT); NAN when no request has two tokens */
+	double itl_pooled_mean_ms;
+	size_t token_gaps;         /* sum(output - 1) */
 };
 
 struct sim_totals {
@@ -121,6 +127,9 @@ const char *reject_reason_name(enum reject_reason r);
  * for all once the run went past LOGHIST_EXACT_MAX completions without
  * cfg.exact_percentiles. */
 void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n);
+/* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
+ * same terms (NAN also for a completed request of one output token). */
+void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
 /* Running and waiting counts summed over replicas (tests). */
 void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
 

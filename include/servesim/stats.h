@@ -7,6 +7,7 @@
 struct dist_summary {
 	size_t n;
 	double mean, p50, p90, p95, p99, max;
+	double std;     /* population standard deviation (numpy's np.std, ddof 0, as vLLM's benchmark) */
 };
 
 /* Sorts x in place. */

@@ -79,6 +79,7 @@ void loghist_add(struct loghist *h, double x)
 		return;
 	h->n++;
 	h->sum += x;
+	h->sumsq += x * x;
 	if (x > h->max)
 		h->max = x;
 	if (x > 0)
@@ -105,6 +106,7 @@ void loghist_merge(struct loghist *dst, const struct loghist *src)
 	dst->zeros += src->zeros;
 	dst->n += src->n;
 	dst->sum += src->sum;
+	dst->sumsq += src->sumsq;
 	if (src->max > dst->max)
 		dst->max = src->max;
 }
@@ -158,6 +160,7 @@ void loghist_summarise(const struct loghist *h, struct dist_summary *o)
 	if (h->n == 0)
 		return;
 	o->mean = h->sum / (double)h->n;
+	o->std = sqrt(fmax(0.0, h->sumsq / (double)h->n - o->mean * o->mean));
 	o->p50 = loghist_percentile(h, 0.50);
 	o->p90 = loghist_percentile(h, 0.90);
 	o->p95 = loghist_percentile(h, 0.95);

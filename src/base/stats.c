@@ -1,4 +1,5 @@
 /* stats.c - percentiles with linear interpolation (numpy's default). */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,10 @@ void stats_summarise(float *x, size_t n, struct dist_summary *o)
 	for (i = 0; i < n; i++)
 		s += x[i];
 	o->mean = s / (double)n;
+	s = 0; /* two passes: no cancellation */
+	for (i = 0; i < n; i++)
+		s += ((double)x[i] - o->mean) * ((double)x[i] - o->mean);
+	o->std = sqrt(s / (double)n);
 	o->p50 = stats_percentile_sorted(x, n, 0.50);
 	o->p90 = stats_percentile_sorted(x, n, 0.90);
 	o->p95 = stats_percentile_sorted(x, n, 0.95);

@@ -469,6 +469,7 @@ int tier1_fit(const struct calib_set *s, uint64_t seed, const struct overheads *
 	if ((rc = fit_masked(s, NULL, &r->coef, e)) < 0)
 		goto out;
 	apply_overheads(base, &r->coef, &r->ov);
+	r->fitted = r->ov;
 	r->accepted = true;
 	/* no holdout left (every group too small to split): 5-fold validates */
 	if (isnan(r->val_e2e)) {
@@ -675,6 +676,7 @@ int tier1_fit_in_loop(const struct calib_ctx *c, const struct overheads *start,
 	l.use = NULL;
 	if (r->accepted && (rc = loop_fit(&l, start, &r->ov, &r->iterations, e)) < 0)
 		goto out;
+	r->fitted = r->ov;
 	if (!r->accepted)
 		r->ov = *start;
 	rc = 0;
@@ -686,8 +688,39 @@ out:
 
 /* --- files --- */
 
-int calib_write(const char *path, const struct tier1_result *r, const struct calib_ctx *c,
-		const char *const *names, size_t nnames, struct err *e)
+void calib_overheads_json(struct jw *w, const struct overheads *ov)
+{
+	jw_obj(w, "overheads");
+	jw_num(w, "step_us", ov->step_us);
+	jw_num(w, "layer_us", ov->layer_us);
+	jw_num(w, "request_us", ov->req_us);
+	jw_num(w, "prefill_token_us", ov->prefill_token_us);
+	jw_num(w, "api_ttft_ms", ov->api_ttft_ms);
+	jw_num(w, "api_e2e_ms", ov->api_e2e_ms);
+	jw_num(w, "stream_token_us", ov->stream_token_us);
+	jw_num(w, "delivery_steps", ov->delivery_steps);
+	jw_end_obj(w);
+}
+
+static void write_mape(struct jw *w, const struct tier1_result *r)
+{
+	jw_obj(w, "mape");
+	jw_num(w, "tier0_e2e", r->tier0_e2e);
+	jw_num(w, "tier0_ttft", r->tier0_ttft);
+	jw_num(w, "training_e2e", r->train_e2e);
+	jw_num(w, "training_ttft", r->train_ttft);
+	jw_num(w, "validation_e2e", r->val_e2e);
+	jw_num(w, "validation_ttft", r->val_ttft);
+	jw_num(w, "kfold_e2e", r->kfold_e2e);
+	jw_num(w, "kfold_ttft", r->kfold_ttft);
+	jw_num(w, "applied_e2e", r->applied_e2e);
+	jw_num(w, "applied_ttft", r->applied_ttft);
+	jw_end_obj(w);
+}
+
+int calib_write(const char *path, const struct tier1_result *r, const struct tier1_result *cands,
+		size_t ncands, bool forced, const struct calib_ctx *c, const char *const *names,
+		size_t nnames, struct err *e)
 {
 	struct afile af;
 	struct jw w;
@@ -719,30 +752,22 @@ int calib_write(const char *path, const struct tier1_result *r, const struct cal
 	jw_num(&w, "ttft_d0_ms", r->coef.ttft_d0_ms);
 	jw_num(&w, "ttft_b0_ms_per_prompt_token", r->coef.ttft_b0_ms_per_prompt_token);
 	jw_end_obj(&w);
-	jw_obj(&w, "overheads");
-	jw_num(&w, "step_us", r->ov.step_us);
-	jw_num(&w, "layer_us", r->ov.layer_us);
-	jw_num(&w, "request_us", r->ov.req_us);
-	jw_num(&w, "prefill_token_us", r->ov.prefill_token_us);
-	jw_num(&w, "api_ttft_ms", r->ov.api_ttft_ms);
-	jw_num(&w, "api_e2e_ms", r->ov.api_e2e_ms);
-	jw_num(&w, "stream_token_us", r->ov.stream_token_us);
-	jw_num(&w, "delivery_steps", r->ov.delivery_steps);
-	jw_end_obj(&w);
-	jw_obj(&w, "mape");
-	jw_num(&w, "tier0_e2e", r->tier0_e2e);
-	jw_num(&w, "tier0_ttft", r->tier0_ttft);
-	jw_num(&w, "training_e2e", r->train_e2e);
-	jw_num(&w, "training_ttft", r->train_ttft);
-	jw_num(&w, "validation_e2e", r->val_e2e);
-	jw_num(&w, "validation_ttft", r->val_ttft);
-	jw_num(&w, "kfold_e2e", r->kfold_e2e);
-	jw_num(&w, "kfold_ttft", r->kfold_ttft);
-	jw_num(&w, "applied_e2e", r->applied_e2e);
-	jw_num(&w, "applied_ttft", r->applied_ttft);
-	jw_end_obj(&w);
-	jw_bool(&w, "accepted", r->accepted);
+	calib_overheads_json(&w, &r->ov);
+	write_mape(&w, r);
+	jw_bool(&w, "accepted", r->accepted || forced);
+	jw_bool(&w, "forced", forced);
 	jw_str(&w, "reason", r->reason);
+	jw_arr(&w, "candidates");
+	for (i = 0; i < ncands; i++) {
+		jw_obj(&w, NULL);
+		jw_str(&w, "method", cands[i].method);
+		calib_overheads_json(&w, &cands[i].fitted);
+		write_mape(&w, &cands[i]);
+		jw_bool(&w, "accepted", cands[i].accepted);
+		jw_str(&w, "reason", cands[i].reason);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
 	jw_end_obj(&w);
 	jw_finish(&w);
 	return afile_commit(&af, e);

@@ -37,7 +37,11 @@ static const char calibrate_usage[] =
 	"                 calibration/tier1/h100-codellama-34b.json\n"
 	"  --in-loop      also fit the four terms by non-linear least squares with the\n"
 	"                 simulator in the loop (queueing makes latency non-linear in\n"
-	"                 step time); both fits are reported, the in-loop one is written\n"
+	"                 step time); both fits are reported and stored in the file\n"
+	"                 (\"candidates\") with their verdicts; the file applies the\n"
+	"                 accepted one that does better once applied, else the in-loop one\n"
+	"  --force        apply the chosen fit even when it is rejected (the file says\n"
+	"                 \"forced\": true)\n"
 	"  --seed S       split seed (default 42)\n"
 	"  --gpu G        GPU of runs that do not record it (default h100)\n"
 	"  --check FILE   MAPE of FILE's terms on the PATHs; stale above 30 %\n"
@@ -182,12 +186,13 @@ static void warn_mismatch(const struct calib_file *f, const struct loaded *l)
 
 int cmd_calibrate(int argc, char **argv, struct err *e)
 {
-	enum { O_LOOP = 256, O_SEED, O_GPU, O_CHECK, O_JOBS };
+	enum { O_LOOP = 256, O_SEED, O_GPU, O_CHECK, O_JOBS, O_FORCE };
 	static const struct option lo[] = {
 		{"output", required_argument, 0, 'o'}, {"in-loop", no_argument, 0, O_LOOP},
 		{"seed", required_argument, 0, O_SEED}, {"gpu", required_argument, 0, O_GPU},
 		{"check", required_argument, 0, O_CHECK}, {"help", no_argument, 0, 'h'},
 		{"jobs", required_argument, 0, O_JOBS},
+		{"force", no_argument, 0, O_FORCE},
 		CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
 	struct cli_settings cs = {0};
 	struct experiment *bx = NULL;
@@ -202,7 +207,8 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	struct mfu_cache *cache = NULL;
 	struct calib_set set;
 	struct overheads base;
-	struct tier1_result r, rl;
+	struct tier1_result r, rl, chosen;
+	bool force = false;
 	char *paths[256];
 	size_t npaths = 0, pi;
 	int c, rc;
@@ -224,6 +230,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 			if ((rc = cli_int("--jobs", optarg, 1, 1024, &jobs, e)) < 0)
 				return rc;
 			break;
+		case O_FORCE: force = true; break;
 		default:
 			if ((rc = cli_settings_option(c, optarg, &cs, e)) < 0)
 				return rc;
@@ -300,7 +307,8 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		goto out;
 	{
 		struct calib_set s2;
-		if ((rc = calib_collect(&cc, &r.ov, &s2, e)) < 0)
+		/* judged on what it fitted, whatever the validation verdict */
+		if ((rc = calib_collect(&cc, &r.fitted, &s2, e)) < 0)
 			goto out;
 		calib_mape(&s2, NULL, NULL, &r.applied_e2e, &r.applied_ttft);
 		calib_set_release(&s2);
@@ -336,8 +344,8 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 			printf("TPOT residual (002): not fitted: %s\n", e->msg);
 		err_clear(e);
 	}
-	printf("overhead terms: step %.1f us, prefill token %.3f us, API TTFT %.2f ms, API E2E %.2f ms\n",
-	       r.ov.step_us, r.ov.prefill_token_us, r.ov.api_ttft_ms, r.ov.api_e2e_ms);
+	printf("fitted overhead terms: step %.1f us, prefill token %.3f us, API TTFT %.2f ms, API E2E %.2f ms\n",
+	       r.fitted.step_us, r.fitted.prefill_token_us, r.fitted.api_ttft_ms, r.fitted.api_e2e_ms);
 	printf("%s%s%s\n", r.accepted ? "accepted (validation MAPE <= 2 x training MAPE)" : "rejected: ",
 	       r.accepted ? "" : r.reason, r.accepted ? "" : "; tier 0 stays in force");
 	if (in_loop) {
@@ -345,7 +353,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		rl = r;
 		if ((rc = tier1_fit_in_loop(&cc, &base, &rl, e)) < 0)
 			goto out;
-		if ((rc = calib_collect(&cc, &rl.ov, &s3, e)) < 0)
+		if ((rc = calib_collect(&cc, &rl.fitted, &s3, e)) < 0)
 			goto out;
 		calib_mape(&s3, NULL, NULL, &rl.applied_e2e, &rl.applied_ttft);
 		calib_set_release(&s3);
@@ -354,21 +362,40 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		if (rl.accepted && rl.applied_e2e + rl.applied_ttft > rl.tier0_e2e + rl.tier0_ttft) {
 			rl.accepted = false;
 			snprintf(rl.reason, sizeof(rl.reason), "applied in the simulator it does worse than tier 0");
+			rl.ov = base;
 		}
 		printf("in-loop fit (%d iterations): step %.1f us, prefill token %.3f us, API TTFT %.2f ms, API E2E %.2f ms\n",
-		       rl.iterations, rl.ov.step_us, rl.ov.prefill_token_us, rl.ov.api_ttft_ms, rl.ov.api_e2e_ms);
+		       rl.iterations, rl.fitted.step_us, rl.fitted.prefill_token_us, rl.fitted.api_ttft_ms,
+		       rl.fitted.api_e2e_ms);
 		printf("  %-26s %9s %9s\n", "MAPE", "E2E", "TTFT");
 		print_row("in-loop, training groups", rl.train_e2e, rl.train_ttft);
 		print_row("in-loop, held-out groups", rl.val_e2e, rl.val_ttft);
 		print_row("linear, applied (all)", r.applied_e2e, r.applied_ttft);
 		print_row("in-loop, applied (all)", rl.applied_e2e, rl.applied_ttft);
 		printf("in-loop %s%s\n", rl.accepted ? "accepted" : "rejected: ", rl.accepted ? "" : rl.reason);
-		/* written: the accepted fit that does better once applied */
-		if (rl.accepted && (!r.accepted || rl.applied_e2e + rl.applied_ttft < r.applied_e2e + r.applied_ttft))
-			r = rl;
+	}
+	/* chosen: the accepted fit that does better once applied; with none
+	 * accepted, the in-loop fit when asked for (as the help says), else
+	 * the linear one; --force applies a rejected choice */
+	chosen = r;
+	if (in_loop && (!r.accepted || (rl.accepted && rl.applied_e2e + rl.applied_ttft <
+						       r.applied_e2e + r.applied_ttft)))
+		chosen = rl;
+	if (!chosen.accepted && force) {
+		chosen.ov = chosen.fitted;
+		printf("forced: the rejected %s fit is applied (--force)\n",
+		       strcmp(chosen.method, "nlls") == 0 ? "in-loop" : "linear");
+	} else {
+		printf("%s: %s%s\n", chosen.accepted ? "applied" : "not applied",
+		       strcmp(chosen.method, "nlls") == 0 ? "the in-loop fit" : "the linear fit",
+		       chosen.accepted ? "" : " is rejected; the file keeps tier 0's terms (--force applies the fit)");
 	}
 	if (out) {
-		if ((rc = calib_write(out, &r, &cc, l.names, l.n, e)) < 0)
+		struct tier1_result cand[2];
+		cand[0] = r;
+		cand[1] = rl;
+		if ((rc = calib_write(out, &chosen, cand, in_loop ? 2 : 1, !chosen.accepted && force, &cc,
+				      l.names, l.n, e)) < 0)
 			goto out;
 		printf("wrote %s\n", out);
 	}

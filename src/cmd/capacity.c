@@ -14,8 +14,7 @@
 #include "scenflags.h"
 #include "servesim/afile.h"
 #include "servesim/capacity.h"
-#include "servesim/json.h"
-#include "servesim/version.h"
+#include "servesim/out.h"
 #include "servesim/workload.h"
 
 static const char cap_usage[] =
@@ -42,7 +41,11 @@ static const char cap_usage[] =
 	"  --num-requests N          override the spec's request count\n"
 	"output:\n"
 	"  --format text|json        report format (default text)\n"
-	"  --curve FILE.csv          every probe: seed, offered, served, each SLO metric, goodput\n"
+	"  --curve FILE.csv          every probe: configuration columns, seed, offered, served,\n"
+	"                            each SLO metric, goodput\n"
+	"  --svg FILE.svg            the probes of the first seed as a plot: each SLO metric as a\n"
+	"                            share of its limit, goodput and served/offered over the\n"
+	"                            offered rate, with the capacity and saturation marked\n"
 	"\n";
 static const char cap_usage2[] =
 	"A rate counts only when it is sustainable: served rate (departures over the arrival\n"
@@ -58,7 +61,7 @@ static const char cap_usage2[] =
 struct cap_opts {
 	struct scenflags sf;
 	struct cap_cfg cc;
-	const char *workload, *curve;
+	const char *workload, *curve, *svg;
 	int64_t nreq, seed, seeds;
 	bool seed_given;
 	enum out_format fmt;
@@ -66,7 +69,7 @@ struct cap_opts {
 
 static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 {
-	enum { O_SLO = 256, O_GOOD, O_CONC, O_SEEDS, O_SEED, O_START, O_WL, O_NREQ, O_FMT, O_CURVE };
+	enum { O_SLO = 256, O_GOOD, O_CONC, O_SEEDS, O_SEED, O_START, O_WL, O_NREQ, O_FMT, O_CURVE, O_SVG };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
@@ -75,6 +78,7 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 		{"start", required_argument, 0, O_START}, {"workload", required_argument, 0, O_WL},
 		{"num-requests", required_argument, 0, O_NREQ},
 		{"format", required_argument, 0, O_FMT}, {"curve", required_argument, 0, O_CURVE},
+		{"svg", required_argument, 0, O_SVG},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -86,7 +90,8 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(cap_usage, stdout); fputs(cap_usage2, stdout); return 1;
+		case 'h': fputs(cap_usage, stdout); fputs(SCENFLAGS_HELP, stdout); fputs("\n", stdout);
+			fputs(cap_usage2, stdout); return 1;
 		case O_SLO: rc = cap_slo_parse(optarg, &o->cc, e); break;
 		case O_GOOD:
 			rc = cli_double("--goodput-min", optarg, 0, true, &o->cc.goodput_min, e);
@@ -102,6 +107,7 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); break;
 		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
 		case O_CURVE: o->curve = optarg; break;
+		case O_SVG: o->svg = optarg; break;
 		case '?': case ':': return cli_bad_option("capacity", argv[optind - 1], e);
 		default:
 			if ((rc = scenflags_option(c, optarg, &o->sf, e)) == 0)
@@ -132,212 +138,18 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static const char *unit(const struct cap_cfg *c)
-{
-	return c->concurrency ? "clients" : "req/s";
-}
-
-static void slo_list(const struct cap_cfg *c, char *buf, size_t n)
-{
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < c->nslo && len + 1 < n; i++) {
-		char nm[32];
-		cap_slo_name(&c->slo[i], nm, sizeof(nm));
-		len += (size_t)snprintf(buf + len, n - len, "%s%s <= %g", i ? ", " : "", nm,
-					c->slo[i].limit_ms);
-	}
-	if (c->goodput_min > 0 && len + 1 < n)
-		snprintf(buf + len, n - len, "%sgoodput >= %g", len ? ", " : "", c->goodput_min);
-}
-
-static void binding_name(const struct cap_cfg *c, int b, char *buf, size_t n)
-{
-	if (b >= 0 && b < (int)c->nslo)
-		cap_slo_name(&c->slo[b], buf, n);
-	else if (b == CAP_FAIL_GOODPUT(c))
-		snprintf(buf, n, "goodput");
-	else if (b == CAP_FAIL_SATURATED(c))
-		snprintf(buf, n, "saturation");
-	else
-		snprintf(buf, n, "none");
-}
-
-static void print_text(const struct cap_opts *o, const struct scenario *sc, const struct wl_spec *wl,
-		       const struct cap_result *r, const char *notes)
-{
-	const struct cap_cfg *c = &o->cc;
-	char slos[512], b[32];
-	size_t i, j;
-
-	slo_list(c, slos, sizeof(slos));
-	binding_name(c, r->binding, b, sizeof(b));
-	printf("capacity   %s on %s, tp %d pp %d dp %d ep %d, %s, engine %s, max_num_seqs %lld, max_num_batched_tokens %lld\n",
-	       sc->model->id, sc->gpu->id, sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep,
-	       dtype_name(sc->wdt), sc->engine, (long long)sc->max_num_seqs,
-	       (long long)sc->max_num_batched_tokens);
-	printf("workload   %s (%s, %lld requests), ", wl->source,
-	       c->concurrency ? "closed loop" : wl_process_name(wl->process), (long long)wl->num_requests);
-	if (c->nseeds > 1)
-		printf("seeds %llu..%llu\n", (unsigned long long)c->seed,
-		       (unsigned long long)(c->seed + (uint64_t)c->nseeds - 1));
-	else
-		printf("seed %llu\n", (unsigned long long)c->seed);
-	printf("slo        %s\n", slos);
-	for (const char *n = notes; n && *n;) {
-		const char *nl = strchr(n, '\n');
-		int len = nl ? (int)(nl - n) : (int)strlen(n);
-		printf("warning    %.*s\n", len, n);
-		n = nl ? nl + 1 : n + len;
-	}
-	if (!r->found) {
-		printf("max %s   none: %s\n", c->concurrency ? "conc" : "rate", r->reason);
-	} else {
-		printf("max %s   %.4g %s", c->concurrency ? "conc" : "rate", r->max_rate, unit(c));
-		if (c->nseeds > 1)
-			printf("  (band %.4g .. %.4g over %d seeds, median)", r->band_lo, r->band_hi, c->nseeds);
-		printf("\n");
-		if (r->unbounded)
-			printf("note       %s\n", r->reason);
-		if (r->binding >= 0)
-			printf("binding    %s (%s)\n", b,
-		       r->binding == CAP_FAIL_SATURATED(c)
-			       ? "every SLO holds but throughput stops following the offered rate first"
-			       : "the SLO that fails first above the capacity");
-		if (!c->concurrency) {
-			if (isnan(r->saturation_rate))
-				printf("saturation none up to %g req/s\n", c->max_probe);
-			else
-				printf("saturation %.4g req/s (served < 0.95 x offered or queue delay growing)\n",
-				       r->saturation_rate);
-		}
-	}
-	printf("\nprobes (seed %llu)\n  %8s %8s", (unsigned long long)c->seed,
-	       c->concurrency ? "clients" : "offered", "served");
-	for (j = 0; j < c->nslo; j++) {
-		char nm[32];
-		cap_slo_name(&c->slo[j], nm, sizeof(nm));
-		printf(" %13s", nm);
-	}
-	printf(" %8s  %s\n", "goodput", "verdict");
-	for (i = 0; i < r->ncurve; i++) {
-		const struct cap_point *p = &r->curve[i];
-		if (p->seed != c->seed)
-			continue;
-		printf("  %8.4g %8.3f", p->offered, p->served);
-		for (j = 0; j < c->nslo; j++)
-			printf(" %13.2f", p->value[j]);
-		printf(" %8.4f  %s%s\n", p->goodput, p->pass ? "meets" : "fails",
-		       p->saturated ? ", saturated" : "");
-	}
-}
-
-static void jw_num_or_null(struct jw *w, const char *k, double v)
-{
-	if (isnan(v))
-		jw_null(w, k);
-	else
-		jw_num(w, k, v);
-}
-
-static void print_json(const struct cap_opts *o, const struct scenario *sc, const struct wl_spec *wl,
-		       const struct cap_result *r)
-{
-	const struct cap_cfg *c = &o->cc;
-	struct jw w;
-	char b[32];
-	size_t i, j;
-
-	jw_init(&w, stdout, true);
-	jw_obj(&w, NULL);
-	jw_str(&w, "servesim_version", SERVESIM_VERSION);
-	jw_str(&w, "search", c->concurrency ? "concurrency" : "rate");
-	jw_str(&w, "unit", unit(c));
-	jw_num_or_null(&w, "max_rate", r->found ? r->max_rate : NAN);
-	jw_arr(&w, "band");
-	jw_num_or_null(&w, NULL, r->found ? r->band_lo : NAN);
-	jw_num_or_null(&w, NULL, r->found ? r->band_hi : NAN);
-	jw_end_arr(&w);
-	jw_arr(&w, "per_seed");
-	for (i = 0; r->found && i < (size_t)c->nseeds; i++)
-		jw_num(&w, NULL, r->per_seed[i]);
-	jw_end_arr(&w);
-	binding_name(c, r->binding, b, sizeof(b));
-	if (r->binding < 0)
-		jw_null(&w, "binding_metric");
-	else
-		jw_str(&w, "binding_metric", b);
-	jw_num_or_null(&w, "saturation_rate", r->found ? r->saturation_rate : NAN);
-	jw_bool(&w, "unbounded", r->unbounded);
-	if (r->reason[0])
-		jw_str(&w, "reason", r->reason);
-	else
-		jw_null(&w, "reason");
-	jw_obj(&w, "config");
-	jw_str(&w, "model", sc->model->id);
-	jw_str(&w, "gpu", sc->gpu->id);
-	jw_int(&w, "tp", sc->par.tp);
-	jw_int(&w, "pp", sc->par.pp);
-	jw_int(&w, "dp", sc->par.dp);
-	jw_int(&w, "ep", sc->par.ep);
-	jw_str(&w, "dtype", dtype_name(sc->wdt));
-	jw_str(&w, "kv_dtype", dtype_name(sc->kvdt));
-	jw_str(&w, "engine", sc->engine);
-	jw_int(&w, "max_num_batched_tokens", sc->max_num_batched_tokens);
-	jw_int(&w, "max_num_seqs", sc->max_num_seqs);
-	jw_int(&w, "max_model_len", sc->max_model_len);
-	jw_int(&w, "block_size", sc->block_size);
-	jw_num(&w, "gpu_memory_utilization", sc->gpu_memory_utilization);
-	jw_bool(&w, "prefix_caching", sc->prefix_caching);
-	jw_str(&w, "workload", wl->source);
-	jw_str(&w, "process", c->concurrency ? "concurrency" : wl_process_name(wl->process));
-	jw_int(&w, "num_requests", wl->num_requests);
-	jw_int(&w, "seed", (int64_t)c->seed);
-	jw_int(&w, "seeds", c->nseeds);
-	jw_num(&w, "rel_tol", c->rel_tol);
-	jw_obj(&w, "slo");
-	for (j = 0; j < c->nslo; j++) {
-		char nm[32];
-		cap_slo_name(&c->slo[j], nm, sizeof(nm));
-		jw_num(&w, nm, c->slo[j].limit_ms);
-	}
-	jw_end_obj(&w);
-	jw_num_or_null(&w, "goodput_min", c->goodput_min > 0 ? c->goodput_min : NAN);
-	jw_end_obj(&w);
-	jw_int(&w, "probes", (int64_t)r->ncurve);
-	jw_end_obj(&w);
-	jw_finish(&w);
-}
-
-static int write_curve(const char *path, const struct cap_cfg *c, const struct cap_result *r,
-		       struct err *e)
+/* A result file written through the output module, atomically. */
+static int write_file(const char *path, void (*fn)(FILE *, const struct cap_cfg *, const struct out_config *,
+						   const struct cap_result *),
+		      const struct cap_cfg *c, const struct out_config *cfg, const struct cap_result *r,
+		      struct err *e)
 {
 	struct afile af;
-	size_t i, j;
 	int rc;
 
 	if ((rc = afile_open(&af, path, e)) < 0)
 		return rc;
-	fprintf(af.f, "seed,%s,served_rps", c->concurrency ? "concurrency" : "offered_rps");
-	for (j = 0; j < c->nslo; j++) {
-		char nm[32];
-		cap_slo_name(&c->slo[j], nm, sizeof(nm));
-		fprintf(af.f, ",%s", nm);
-	}
-	fprintf(af.f, ",goodput,arrived,completed,queue_growth_s_per_s,meets_slo,saturated\n");
-	for (i = 0; i < r->ncurve; i++) {
-		const struct cap_point *p = &r->curve[i];
-		fprintf(af.f, "%llu,%.6g,%.6g", (unsigned long long)p->seed, p->offered, p->served);
-		for (j = 0; j < c->nslo; j++) {
-			if (isnan(p->value[j]))
-				fprintf(af.f, ",");
-			else
-				fprintf(af.f, ",%.6g", p->value[j]);
-		}
-		fprintf(af.f, ",%.6g,%zu,%zu,%.6g,%d,%d\n", p->goodput, p->arrived, p->completed,
-			p->queue_growth, p->pass, p->saturated);
-	}
+	fn(af.f, c, cfg, r);
 	return afile_commit(&af, e);
 }
 
@@ -349,6 +161,8 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	struct scenario sc;
 	struct scenario_state st;
 	struct cap_result res;
+	struct out_config cfg;
+	char tables[64];
 	bool prepared = false, have_res = false;
 	double t0 = wall_s();
 	int rc = parse_cap(argc, argv, &o, e);
@@ -373,9 +187,10 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	o.cc.seed = o.seed_given ? (uint64_t)o.seed : wl.seed;
 	if (o.cc.concurrency && wl.num_requests == 0)
 		wl.num_requests = 1000;
-	if (o.curve) {
-		const char *in[2] = {o.workload, o.sf.config};
-		if ((rc = afile_check(o.curve, in, 2, e)) < 0)
+	{
+		const char *in[3] = {o.workload, o.sf.config, o.sf.calibration};
+		if ((o.curve && (rc = afile_check(o.curve, in, 3, e)) < 0) ||
+		    (o.svg && (rc = afile_check(o.svg, in, 3, e)) < 0))
 			goto out;
 	}
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
@@ -390,12 +205,15 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	if ((rc = cap_search(&st, &wl, &o.cc, &res, e)) < 0)
 		goto out;
 	have_res = true;
-	if (o.curve && (rc = write_curve(o.curve, &o.cc, &res, e)) < 0)
+	scenflags_out_config(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &cfg);
+	if (o.curve && (rc = write_file(o.curve, out_cap_curve_csv, &o.cc, &cfg, &res, e)) < 0)
+		goto out;
+	if (o.svg && (rc = write_file(o.svg, out_cap_svg, &o.cc, &cfg, &res, e)) < 0)
 		goto out;
 	if (o.fmt == FMT_JSON)
-		print_json(&o, &sc, &wl, &res);
+		out_cap_json(stdout, &o.cc, &cfg, &res);
 	else
-		print_text(&o, &sc, &wl, &res, x.notes);
+		out_cap_text(stdout, &o.cc, &cfg, &res, x.notes);
 	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", res.ncurve, wall_s() - t0);
 	rc = 0;
 out:

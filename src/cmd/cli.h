@@ -16,7 +16,7 @@
 #include "servesim/model.h"
 #include "servesim/opgraph.h"
 
-enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV };
+enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_VLLM_BENCH };
 
 struct cli_env {
 	char data_dir[1024];
@@ -125,7 +125,10 @@ enum { CLI_PAR = 960 };
 #define CLI_SHAPE_OPTIONS CLI_PARALLEL_OPTIONS, \
 	{"batch-size", required_argument, 0, CLI_PAR + 3}, \
 	{"seq-len", required_argument, 0, CLI_PAR + 4}, \
-	{"context-len", required_argument, 0, CLI_PAR + 5}
+	{"context-len", required_argument, 0, CLI_PAR + 5}, \
+	{"batch", required_argument, 0, CLI_PAR + 3}, \
+	{"seq", required_argument, 0, CLI_PAR + 4}, \
+	{"kv-len", required_argument, 0, CLI_PAR + 5}
 #define CLI_PARALLEL_HELP \
 	"  --tp N --dp N --ep N      tensor, data and expert parallelism (default 1 each);\n" \
 	"                            vLLM's --tensor-parallel-size, --data-parallel-size,\n" \

@@ -98,6 +98,7 @@ struct pass {
 	char workloads[32][64]; /* in row order */
 	int nworkloads;
 	char warned[400];       /* the last calibration mismatch warned about */
+	bool warned_rejected;   /* --calibration names a rejected file (said once) */
 	/* aiconfigurator silicon tables */
 	int ntables;
 	size_t table_rows, table_total, table_sim;
@@ -201,6 +202,11 @@ static int eval_loaded(struct cli_env *env, const struct eval_cli *c, const stru
 		char why[400];
 		if ((rc = calib_load(calibration, &cf, e)) == 0)
 			found = cf.accepted;
+		if (rc == 0 && !cf.accepted && !p->warned_rejected) {
+			fprintf(stderr, "servesim eval: warning: %s is marked rejected (its fit did worse than tier 0): not applied, tier 0 stays\n",
+				calibration);
+			p->warned_rejected = true;
+		}
 		if (rc == 0 && calib_mismatch(&cf, m->id, g->id, x->engine_version, why, sizeof(why)) &&
 		    strcmp(why, p->warned) != 0) {
 			fprintf(stderr, "servesim eval: warning: %s was fitted on another %s\n", calibration, why);

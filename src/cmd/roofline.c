@@ -43,9 +43,9 @@ static const char roofline_usage[] =
 	"                       EP the experts are TP-sharded over tp x dp;\n"
 	"                       --enable-expert-parallel gives ep = tp x dp; the engines'\n"
 	"                       flag names are accepted too)\n"
-	"  --batch B            requests in the batch, split over DP (default 8)\n"
-	"  --seq S              prompt tokens per request for prefill (default 1024)\n"
-	"  --kv-len L           cached tokens per request for decode (default 1024)\n"
+	"  --batch B            requests in the batch, split over DP (default 8; ops's --batch-size)\n"
+	"  --seq S              prompt tokens per request for prefill (default 1024; --seq-len)\n"
+	"  --kv-len L           cached tokens per request for decode (default 1024; --context-len)\n"
 	"  --phase train|prefill|decode|all  phases to report (default all); train =\n"
 	"                       forward + backward of a prefill-shaped batch (3x FLOPs,\n"
 	"                       weights read 3x and gradients written, activations 3x)\n"
@@ -104,6 +104,9 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVDT},
 		CLI_PARALLEL_OPTIONS, {"batch", required_argument, 0, O_BATCH},
 		{"seq", required_argument, 0, O_SEQ}, {"kv-len", required_argument, 0, O_KV},
+		/* ops's names for the same shape */
+		{"batch-size", required_argument, 0, O_BATCH}, {"seq-len", required_argument, 0, O_SEQ},
+		{"context-len", required_argument, 0, O_KV},
 		{"phase", required_argument, 0, O_PHASE}, {"output", required_argument, 0, 'o'},
 		{"grid", required_argument, 0, O_GRID}, {"mode", required_argument, 0, O_MODE},
 		{"b-sat", required_argument, 0, O_BSAT}, {"eta-scalar", required_argument, 0, O_ETAS},

@@ -7,6 +7,7 @@
 
 #include "servesim/alloc.h"
 #include "servesim/mfu.h"
+#include "servesim/sglang.h"
 
 void scenflags_defaults(struct scenflags *f)
 {
@@ -41,11 +42,12 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF + 6: rc = cli_int("--max-num-batched-tokens", arg, 1, 1 << 20, &f->mbt, e); break;
 	case SCF + 7: rc = cli_int("--max-num-seqs", arg, 1, 1 << 16, &f->mns, e); break;
 	case SCF + 8: rc = cli_int("--max-model-len", arg, 1, 1 << 24, &f->mml, e); break;
-	case SCF + 9: rc = cli_int("--block-size", arg, 1, 1024, &f->block, e); break;
+	case SCF + 9: rc = cli_int("--block-size", arg, 1, 1024, &f->block, e); f->block_given = true; break;
 	case SCF + 10:
 		rc = cli_double("--gpu-memory-utilization", arg, 0, true, &f->util, e);
 		if (rc == 0 && f->util > 1)
 			rc = err_set(e, SS_EUSAGE, "--gpu-memory-utilization must be in (0, 1], got %g", f->util);
+		f->util_given = true;
 		break;
 	case SCF + 11: rc = cli_int("--long-prefill-token-threshold", arg, 0, 1 << 24, &f->lpt, e); break;
 	case SCF + 12: rc = cli_int("--total-kv-blocks", arg, 1, 1 << 28, &f->kv_blocks, e); break;
@@ -63,12 +65,81 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 		break;
 	}
 	case SCF + 21: f->allow_invalid = true; break;
+	case SCF + 22: f->calibration = arg; break;
+	case SCF + 23: f->force_calibration = true; break;
+	case SCF + 24:
+		rc = cli_double("--mem-fraction-static", arg, 0, true, &f->mem_frac, e);
+		if (rc == 0 && f->mem_frac > 1)
+			rc = err_set(e, SS_EUSAGE, "--mem-fraction-static must be in (0, 1], got %g", f->mem_frac);
+		break;
+	case SCF + 25: {
+		enum sglang_policy pol;
+		rc = sglang_policy_parse(arg, &pol, e);
+		f->sg_policy = arg;
+		break;
+	}
+	case SCF + 26: f->no_overlap = true; break;
 	default:
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;
-		return cli_overhead_option(code, arg, &f->ov, e);
+		if ((rc = cli_overhead_option(code, arg, &f->ov, e)) > 0)
+			f->ov_given = true;
+		return rc;
 	}
 	return rc < 0 ? rc : 1;
+}
+
+static void note(struct scenflags_ctx *x, const char *line)
+{
+	size_t len = strlen(x->notes);
+
+	if (len + 1 < sizeof(x->notes))
+		snprintf(x->notes + len, sizeof(x->notes) - len, "%s%s", len ? "\n" : "", line);
+}
+
+/* Tier 1: --calibration FILE (warn when it was fitted elsewhere; a
+ * rejected file is not applied unless force), none, or the accepted file
+ * matching the GPU and engine version when no overhead flag was given. */
+static int apply_calibration(const struct scenflags *f, struct scenflags_ctx *x, struct scenario *sc,
+			     struct err *e)
+{
+	char line[1200], why[400];
+	bool found = false;
+	int rc;
+
+	if (f->calibration && strcmp(f->calibration, "none") == 0)
+		return 0;
+	if (f->calibration) {
+		if ((rc = calib_load(f->calibration, &x->calib, e)) < 0)
+			return rc;
+		if (calib_mismatch(&x->calib, x->model->id, x->gpu->id, sc->engine_version, why, sizeof(why))) {
+			snprintf(line, sizeof(line), "%s was fitted on another %s", f->calibration, why);
+			note(x, line);
+		}
+		if (!x->calib.accepted && !f->force_calibration) {
+			snprintf(line, sizeof(line),
+				 "%s is marked rejected (its fit did worse than tier 0): not applied, tier 0 stays (--force-calibration applies it anyway)",
+				 f->calibration);
+			note(x, line);
+			return 0;
+		}
+		if (!x->calib.accepted) {
+			snprintf(line, sizeof(line), "%s is marked rejected; applied because of --force-calibration",
+				 f->calibration);
+			note(x, line);
+		}
+		found = true;
+	} else if (!f->ov_given && !f->tier0_off) {
+		char dir[1200];
+		snprintf(dir, sizeof(dir), "%s/../calibration/tier1", x->env.data_dir);
+		if ((rc = calib_find(dir, x->gpu->id, sc->engine_version, &x->calib, &found, e)) < 0)
+			return rc;
+	}
+	if (found) {
+		sc->ov = x->calib.ov;
+		x->calib_applied = true;
+	}
+	return 0;
 }
 
 int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
@@ -78,6 +149,15 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 
 	if (f->model && f->config)
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
+	{
+		bool sg = f->engine && strcmp(f->engine, "sglang") == 0;
+		if (!sg && (f->mem_frac > 0 || f->sg_policy || f->no_overlap))
+			return err_set(e, SS_EUSAGE,
+				       "--mem-fraction-static, --schedule-policy and --disable-overlap-schedule are SGLang's: give --engine sglang");
+		if (sg && f->util_given)
+			return err_set(e, SS_EUSAGE,
+				       "--engine sglang sizes its memory with --mem-fraction-static, not --gpu-memory-utilization");
+	}
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
 	if (!f->kv_given)
@@ -107,6 +187,19 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	sc->router = f->router;
 	sc->ov = f->ov;
 	snprintf(sc->engine, sizeof(sc->engine), "%s", f->engine ? f->engine : "vllm");
+	if (strcmp(sc->engine, "sglang") == 0) {
+		/* SGLang's defaults: chunked_prefill_size by GPU memory, radix
+		 * cache pages of one token */
+		if (!f->mbt)
+			sc->max_num_batched_tokens = scenario_sglang_chunk(x->gpu);
+		if (!f->block_given)
+			sc->block_size = 1;
+		sc->mem_fraction_static = f->mem_frac;
+		sc->sglang_mrr_rule = !f->mns;
+		if (f->sg_policy && (rc = sglang_policy_parse(f->sg_policy, &sc->sglang_policy, e)) < 0)
+			return rc;
+		sc->disable_overlap = f->no_overlap;
+	}
 	snprintf(sc->engine_version, sizeof(sc->engine_version), "%s",
 		 f->engine_version ? f->engine_version : "");
 	sc->moe_dist = f->moe_dist;
@@ -128,7 +221,30 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 		if (found)
 			sc->tier2 = &x->t2;
 	}
+	if ((rc = apply_calibration(f, x, sc, e)) < 0)
+		return rc;
 	return scenario_check_config(sc, f->allow_invalid, x->notes, sizeof(x->notes), e);
+}
+
+void scenflags_out_config(const struct scenflags *f, const struct scenflags_ctx *x,
+			  const struct scenario *sc, const struct scenario_state *st,
+			  const struct wl_spec *wl, char *tables, size_t ntables, struct out_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(tables, ntables, "%s%s%s", st->cost.tabs->engine, st->cost.tabs->engine[0] ? " " : "",
+		 st->cost.tabs->version);
+	cfg->sc = sc;
+	cfg->wl = wl;
+	cfg->total_kv_blocks = st->sc.total_kv_blocks;
+	cfg->kv_from_memory = st->kv_from_memory;
+	cfg->kernel_tables = tables;
+	cfg->tier0_off = f->tier0_off;
+	cfg->calibration = x->calib_applied ? x->calib.path : NULL;
+	cfg->tier2 = sc->tier2 ? sc->tier2->path : NULL;
+	cfg->mem_fraction_static = st->mem_fraction_static;
+	cfg->max_running_requests = st->sc.max_num_seqs;
+	cfg->sglang_lpm = st->sc.sglang_lpm;
+	cfg->overlap_schedule = st->cost.cfg.overlap_cpu;
 }
 
 void scenflags_ctx_release(struct scenflags_ctx *x)

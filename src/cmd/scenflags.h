@@ -9,7 +9,9 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "servesim/calib.h"
 #include "servesim/moetab.h"
+#include "servesim/out.h"
 #include "servesim/scenario.h"
 #include "servesim/tier2.h"
 
@@ -33,6 +35,16 @@ enum { SCF = 1100 };
 	{"moe-distribution", required_argument, 0, SCF + 19}, \
 	{"moe-format", required_argument, 0, SCF + 20}, \
 	{"allow-invalid", no_argument, 0, SCF + 21}, \
+	{"calibration", required_argument, 0, SCF + 22}, \
+	{"force-calibration", no_argument, 0, SCF + 23}, \
+	{"chunked-prefill-size", required_argument, 0, SCF + 6}, \
+	{"max-running-requests", required_argument, 0, SCF + 7}, \
+	{"context-length", required_argument, 0, SCF + 8}, \
+	{"page-size", required_argument, 0, SCF + 9}, \
+	{"disable-radix-cache", no_argument, 0, SCF + 13}, \
+	{"mem-fraction-static", required_argument, 0, SCF + 24}, \
+	{"schedule-policy", required_argument, 0, SCF + 25}, \
+	{"disable-overlap-schedule", no_argument, 0, SCF + 26}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
 #define SCENFLAGS_HELP \
@@ -46,8 +58,19 @@ enum { SCF = 1100 };
 	"  --max-num-batched-tokens N --max-num-seqs N --max-model-len N --block-size N\n" \
 	"  --gpu-memory-utilization F --long-prefill-token-threshold N --total-kv-blocks N\n" \
 	"  --no-prefix-caching --allow-invalid --tier0-off LIST --tier2 FILE|none\n" \
+	"  --calibration FILE|none   tier-1 file (default: the accepted one in calibration/tier1/\n" \
+	"                            for the GPU and engine version, unless overhead flags are given);\n" \
+	"                            a file marked rejected is not applied without --force-calibration\n" \
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n" \
-	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n"
+	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n" \
+	"engine (--engine sglang: SGLang's scheduler and its defaults, README):\n" \
+	"  --chunked-prefill-size N  prefill tokens per step (SGLang's rule by GPU memory)\n" \
+	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n" \
+	"  --max-running-requests N  (SGLang's rule from the KV pool; --max-num-seqs alike)\n" \
+	"  --schedule-policy fcfs|lpm  waiting-queue order (default fcfs)\n" \
+	"  --disable-overlap-schedule  the CPU overhead terms add to each step (default:\n" \
+	"                            overlapped with the GPU's previous batch)\n" \
+	"  --page-size N (1)  --context-length N  --disable-radix-cache\n"
 
 struct scenflags {
 	const char *model, *config, *gpu, *tier0_off, *tier2, *engine, *engine_version;
@@ -55,9 +78,15 @@ struct scenflags {
 	struct cli_par_flags pf;
 	enum router_kind router;
 	enum dtype dtype, kvdtype, moe_dtype;
-	bool kv_given, moe_dtype_given, no_prefix, allow_invalid;
+	const char *calibration;   /* FILE, "none", or NULL (the default) */
+	bool kv_given, moe_dtype_given, no_prefix, allow_invalid, block_given, ov_given;
+	bool force_calibration;
 	int64_t mbt, mns, mml, block, lpt, kv_blocks;
 	double util;
+	/* SGLang's settings (0 / NULL: its rules) */
+	double mem_frac;
+	const char *sg_policy;
+	bool no_overlap, util_given;
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;
@@ -69,16 +98,27 @@ struct scenflags_ctx {
 	struct model_cfg *model;
 	const struct gpu_spec *gpu;
 	struct tier2 t2;
+	struct calib_file calib;   /* applied when calib_applied */
+	bool calib_applied;
 	char notes[4096];
 };
 
 void scenflags_defaults(struct scenflags *f);
 /* 1 handled, 0 not ours, <0 error. */
 int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e);
-/* Load model and GPU, resolve the layout, fill sc (workload wl) and check
- * the configuration as run does (notes collect the warnings). */
+/* Load model and GPU, resolve the layout, fill sc (workload wl; SGLang's
+ * own defaults with --engine sglang), apply the tier-1 calibration
+ * (--calibration FILE, none, or the matching accepted file when no overhead
+ * flag was given; a file marked rejected is not applied unless force, and
+ * a note says so) and check the configuration as run does (notes collect
+ * the warnings). */
 int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
 		    struct scenario *sc, struct err *e);
+/* The resolved configuration for the output module (cfg points into f,
+ * x, sc, st, wl and tables, which must outlive it). */
+void scenflags_out_config(const struct scenflags *f, const struct scenflags_ctx *x,
+			  const struct scenario *sc, const struct scenario_state *st,
+			  const struct wl_spec *wl, char *tables, size_t ntables, struct out_config *cfg);
 void scenflags_ctx_release(struct scenflags_ctx *x);
 
 #endif

@@ -117,11 +117,17 @@ static void record(struct sim *s, const struct req *r)
 		fold_records(s);
 	if (ag->completed == 0 || r->arrival_ns < ag->first_arr_ns)
 		ag->first_arr_ns = r->arrival_ns;
+	if (ag->completed == 0 || r->arrival_ns > ag->last_arr_ns)
+		ag->last_arr_ns = r->arrival_ns;
 	if (ag->completed == 0 || r->last_ns > ag->last_done_ns)
 		ag->last_done_ns = r->last_ns;
 	ag->completed++;
 	ag->in_tok += (double)r->prompt;
 	ag->out_tok += (double)r->output;
+	if (r->output > 1) {
+		ag->gap_ms += e2e - ttft;
+		ag->gaps += (double)(r->output - 1);
+	}
 	csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
 }
 
@@ -558,7 +564,7 @@ static void summary_compute(struct sim *s, int stage, struct metric_set *o)
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
 	size_t i, n;
-	double first = INFINITY, last = 0;
+	double first = INFINITY, last = 0, gap_ms = 0, gaps = 0, last_arr = 0;
 
 	memset(o, 0, sizeof(*o));
 	if (s->hist) {
@@ -587,15 +593,22 @@ static void summary_compute(struct sim *s, int stage, struct metric_set *o)
 		o->completed += (size_t)ag->completed;
 		o->input_tokens += ag->in_tok;
 		o->output_tokens += ag->out_tok;
+		gap_ms += ag->gap_ms;
+		gaps += ag->gaps;
 		if ((double)ag->first_arr_ns < first)
 			first = (double)ag->first_arr_ns;
+		if ((double)ag->last_arr_ns > last_arr)
+			last_arr = (double)ag->last_arr_ns;
 		if ((double)ag->last_done_ns > last)
 			last = (double)ag->last_done_ns;
 	}
+	o->token_gaps = (size_t)gaps;
+	o->itl_pooled_mean_ms = gaps > 0 ? gap_ms / gaps : NAN;
 	if (o->completed > 0 && last > first) {
 		double span = (last - first) * 1e-9;
 		o->first_arrival_s = first * 1e-9;
 		o->last_done_s = last * 1e-9;
+		o->last_arrival_s = last_arr * 1e-9;
 		o->throughput_rps = (double)o->completed / span;
 		o->input_tok_s = o->input_tokens / span;
 		o->output_tok_s = o->output_tokens / span;
@@ -616,5 +629,20 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 			ttft_ms[id] = s->ttft[i];
 			e2e_ms[id] = s->e2e[i];
 		}
+	}
+}
+
+void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		itl_ms[i] = NAN;
+	if (s->hist)
+		return;
+	for (i = 0; i < s->nrec; i++) {
+		int32_t id = s->rec_id[i];
+		if (id >= 0 && (size_t)id < n)
+			itl_ms[id] = s->itl[i];
 	}
 }

@@ -158,6 +158,8 @@ struct sim {
 	struct stage_agg {
 		int64_t completed, first_arr_ns, last_done_ns;
 		double in_tok, out_tok;
+		double gap_ms, gaps;   /* sum(E2E - TTFT), sum(output - 1) */
+		int64_t last_arr_ns;
 	} agg[256];
 	struct sim_totals tot;
 	int nstages;

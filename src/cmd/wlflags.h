@@ -1,0 +1,71 @@
+/* wlflags.h - the workload flags of `servesim run`: a workload file (or
+ * workloads/default.json) whose fields flags override, GuideLLM's rate
+ * types, and flag-defined length distributions.
+ *
+ *   --workload FILE            the spec (default workloads/default.json)
+ *   --rate R                   open-loop rate (stages dropped; a closed-loop
+ *                              spec becomes Poisson)
+ *   --num-requests N --duration S --seed S --concurrency N (closed loop)
+ *   --rate-type T              GuideLLM's: synchronous (1 client), throughput
+ *                              (every request at once), concurrent (--concurrency
+ *                              or --rate clients), constant, poisson
+ *   --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD] --dist D
+ *                              lengths (D lognormal|normal|fixed; default normal
+ *                              with a STD, fixed without)
+ * Without --workload, length flags replace the default workload by a
+ * flag-defined one (Poisson 10 req/s, 1000 requests, 512/128 tokens unless
+ * given); the other flags only override its fields.  wlflags_origin says
+ * which, for the header. */
+#ifndef SERVESIM_CMD_WLFLAGS_H
+#define SERVESIM_CMD_WLFLAGS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "servesim/err.h"
+#include "servesim/workload.h"
+
+enum { WLF = 1200 };
+#define WLFLAGS_OPTIONS \
+	{"workload", required_argument, 0, WLF}, {"rate", required_argument, 0, WLF + 1}, \
+	{"num-requests", required_argument, 0, WLF + 2}, \
+	{"prompt-tokens", required_argument, 0, WLF + 3}, \
+	{"output-tokens", required_argument, 0, WLF + 4}, {"seed", required_argument, 0, WLF + 5}, \
+	{"concurrency", required_argument, 0, WLF + 6}, {"duration", required_argument, 0, WLF + 7}, \
+	{"rate-type", required_argument, 0, WLF + 8}, {"dist", required_argument, 0, WLF + 9}
+
+#define WLFLAGS_HELP \
+	"  --workload FILE           workload spec (JSON or YAML; default workloads/default.json)\n" \
+	"  --rate R --num-requests N --duration S --seed S --concurrency N\n" \
+	"                            override the spec's rate (open loop), request count,\n" \
+	"                            duration, seed, or make it a closed loop of N clients\n" \
+	"  --rate-type T             GuideLLM's: synchronous, throughput, concurrent, constant,\n" \
+	"                            poisson, or sweep: synchronous, throughput, then constant\n" \
+	"                            rates between them, --rate benchmarks in all (default 10)\n" \
+	"  --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD] --dist lognormal|normal|fixed\n" \
+	"                            lengths from flags (normal with a STD, else fixed, unless\n" \
+	"                            --dist); without --workload they replace the default chat\n" \
+	"                            workload by Poisson 10 req/s x 1000 requests, 512/128 tokens\n"
+
+enum wlf_rate_type { WLF_RT_NONE, WLF_RT_SYNC, WLF_RT_THROUGHPUT, WLF_RT_CONCURRENT,
+		     WLF_RT_CONSTANT, WLF_RT_POISSON, WLF_RT_SWEEP };
+
+struct wlflags {
+	const char *workload;
+	double rate, duration_s, p_mean, p_std, o_mean, o_std;
+	int64_t nreq, seed, concurrency;
+	bool rate_given, nreq_given, seed_given, conc_given, dur_given, len_given, dist_given;
+	enum wl_dist_kind dist;
+	enum wlf_rate_type rate_type;
+	char given[160];   /* the flags given, in order, for the header */
+};
+
+void wlflags_defaults(struct wlflags *f);
+/* 1 handled, 0 not ours, <0 error. */
+int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e);
+/* Load the spec (data_dir/../workloads/default.json without --workload),
+ * apply the flags and validate; origin (>= 200 bytes) says where the
+ * workload came from: "" when nothing was overridden. */
+int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec *wl, char *origin,
+		  size_t norigin, struct err *e);
+
+#endif

@@ -1,0 +1,250 @@
+/* config.c - the resolved configuration of a run as a JSON object and as
+ * CSV columns, so that a result file says what produced it. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "servesim/calib.h"
+#include "servesim/out.h"
+#include "servesim/version.h"
+
+static const char *dist_kind_name(enum wl_dist_kind k)
+{
+	switch (k) {
+	case WL_FIXED: return "fixed";
+	case WL_UNIFORM: return "uniform";
+	case WL_NORMAL: return "normal";
+	case WL_LOGNORMAL: return "lognormal";
+	case WL_EMPIRICAL: return "empirical";
+	}
+	return "?";
+}
+
+const char *out_dist_desc(const struct wl_dist *d, char *buf, size_t n)
+{
+	switch (d->kind) {
+	case WL_FIXED: snprintf(buf, n, "%g", d->a); break;
+	case WL_UNIFORM: snprintf(buf, n, "uniform[%g, %g]", d->a, d->b); break;
+	case WL_NORMAL: snprintf(buf, n, "normal(%g, %g)", d->a, d->b); break;
+	case WL_LOGNORMAL: snprintf(buf, n, "lognormal(mean %g, sd %g)", d->a, d->b); break;
+	case WL_EMPIRICAL: snprintf(buf, n, "empirical(%zu values)", d->nvalues); break;
+	}
+	return buf;
+}
+
+static void jstr_or_null(struct jw *w, const char *k, const char *v)
+{
+	if (v && *v)
+		jw_str(w, k, v);
+	else
+		jw_null(w, k);
+}
+
+static bool has_lengths(const struct wl_spec *wl)
+{
+	return wl->sp_groups == 0 && wl->process != WL_TRACE;
+}
+
+static bool open_rate(const struct wl_spec *wl)
+{
+	return wl->process != WL_CONCURRENCY && wl->process != WL_TRACE && wl->nstages == 0;
+}
+
+static void dist_json(struct jw *w, const char *key, const struct wl_dist *d)
+{
+	jw_obj(w, key);
+	jw_str(w, "dist", dist_kind_name(d->kind));
+	switch (d->kind) {
+	case WL_FIXED: jw_num(w, "value", d->a); break;
+	case WL_UNIFORM: jw_num(w, "min", d->a); jw_num(w, "max", d->b); break;
+	case WL_NORMAL:
+	case WL_LOGNORMAL: jw_num(w, "mean", d->a); jw_num(w, "std", d->b); break;
+	case WL_EMPIRICAL: jw_int(w, "values", (int64_t)d->nvalues); break;
+	}
+	jw_int(w, "clip_min", d->min);
+	jw_int(w, "clip_max", d->max);
+	jw_end_obj(w);
+}
+
+static void workload_json(struct jw *w, const struct out_config *c)
+{
+	const struct wl_spec *wl = c->wl;
+	size_t i;
+
+	jw_obj(w, "workload");
+	jw_str(w, "source", wl->source);
+	jstr_or_null(w, "origin", c->workload_origin);
+	jw_str(w, "process", wl_process_name(wl->process));
+	if (open_rate(wl))
+		jw_num(w, "rate", wl->rate);
+	else
+		jw_null(w, "rate");
+	if (wl->process == WL_GAMMA)
+		jw_num(w, "cv", wl->cv);
+	if (wl->process == WL_CONCURRENCY)
+		jw_int(w, "concurrency", wl->concurrency);
+	else
+		jw_null(w, "concurrency");
+	if (wl->num_requests > 0)
+		jw_int(w, "num_requests", wl->num_requests);
+	else
+		jw_null(w, "num_requests");
+	if (wl->duration_s > 0)
+		jw_num(w, "duration_s", wl->duration_s);
+	else
+		jw_null(w, "duration_s");
+	jw_arr(w, "stages");
+	for (i = 0; i < wl->nstages; i++) {
+		jw_obj(w, NULL);
+		jw_num(w, "rate", wl->stages[i].rate);
+		jw_num(w, "duration_s", wl->stages[i].duration_s);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+	if (has_lengths(wl)) {
+		dist_json(w, "prompt_tokens", &wl->prompt);
+		dist_json(w, "output_tokens", &wl->output);
+	} else {
+		jw_null(w, "prompt_tokens");
+		jw_null(w, "output_tokens");
+	}
+	jw_int(w, "prefix_tokens", wl->prefix_tokens);
+	if (wl->sp_groups) {
+		jw_obj(w, "shared_prefix");
+		jw_int(w, "groups", wl->sp_groups);
+		jw_int(w, "prompts_per_group", wl->sp_prompts);
+		jw_int(w, "system_prompt_tokens", wl->sp_system);
+		jw_int(w, "question_tokens", wl->sp_question);
+		jw_int(w, "output_tokens", wl->sp_output);
+		jw_end_obj(w);
+	} else {
+		jw_null(w, "shared_prefix");
+	}
+	jstr_or_null(w, "trace", wl->trace);
+	jw_int(w, "seed", (int64_t)wl->seed);
+	jw_end_obj(w);
+}
+
+void out_config_json(struct jw *w, const struct out_config *c)
+{
+	const struct scenario *sc = c->sc;
+	const struct overheads *ov = &sc->ov;
+
+	jw_obj(w, "config");
+	jw_str(w, "servesim_version", SERVESIM_VERSION);
+	jw_str(w, "model", sc->model->id);
+	jw_str(w, "gpu", sc->gpu->id);
+	jw_int(w, "tp", sc->par.tp);
+	jw_int(w, "pp", sc->par.pp);
+	jw_int(w, "dp", sc->par.dp);
+	jw_int(w, "ep", sc->par.ep);
+	jw_str(w, "dtype", dtype_name(sc->wdt));
+	jw_str(w, "kv_dtype", dtype_name(sc->kvdt));
+	jw_str(w, "engine", sc->engine);
+	jstr_or_null(w, "kernel_tables", c->kernel_tables);
+	jw_int(w, "max_num_batched_tokens", sc->max_num_batched_tokens);
+	jw_int(w, "max_num_seqs", sc->max_num_seqs);
+	jw_int(w, "max_model_len", sc->max_model_len);
+	jw_int(w, "block_size", sc->block_size);
+	jw_int(w, "long_prefill_token_threshold", sc->long_prefill_token_threshold);
+	jw_num(w, "gpu_memory_utilization", sc->gpu_memory_utilization);
+	jw_int(w, "total_kv_blocks", c->total_kv_blocks);
+	jw_str(w, "kv_blocks_source", c->kv_from_memory ? "memory" : "flag");
+	jw_bool(w, "prefix_caching", sc->prefix_caching);
+	if (strcmp(sc->engine, "sglang") == 0) {
+		if (c->kv_from_memory)
+			jw_num(w, "mem_fraction_static", c->mem_fraction_static);
+		jw_int(w, "max_running_requests", c->max_running_requests);
+		jw_str(w, "schedule_policy", c->sglang_lpm ? "lpm" : "fcfs");
+		jw_bool(w, "overlap_schedule", c->overlap_schedule);
+	}
+	jw_str(w, "router", sc->router == ROUTER_ROUND_ROBIN ? "rr" : "lo");
+	jstr_or_null(w, "tier0_off", c->tier0_off);
+	calib_overheads_json(w, ov);
+	jstr_or_null(w, "calibration", c->calibration);
+	jstr_or_null(w, "tier2", c->tier2);
+	workload_json(w, c);
+	jw_end_obj(w);
+}
+
+static const char *const cfg_cols =
+	"servesim_version,model,gpu,tp,pp,dp,ep,dtype,kv_dtype,engine,kernel_tables,"
+	"max_num_batched_tokens,max_num_seqs,max_model_len,block_size,long_prefill_token_threshold,"
+	"gpu_memory_utilization,total_kv_blocks,prefix_caching,router,tier0_off,"
+	"overhead_step_us,overhead_layer_us,overhead_request_us,api_ttft_ms,stream_token_us,delivery_steps,"
+	"calibration,tier2,workload,process,rate,concurrency,num_requests,duration_s,"
+	"prompt_tokens,output_tokens,seed";
+
+void out_config_csv_header(FILE *f)
+{
+	fputs(cfg_cols, f);
+}
+
+/* a CSV cell: quoted when it holds a comma, a quote or a line break */
+static void csv_str(FILE *f, const char *s)
+{
+	const char *p;
+
+	fputc(',', f);
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+void out_config_csv_row(FILE *f, const struct out_config *c)
+{
+	const struct scenario *sc = c->sc;
+	const struct wl_spec *wl = c->wl;
+	const struct overheads *ov = &sc->ov;
+	char b[96];
+
+	fputs(SERVESIM_VERSION, f);
+	csv_str(f, sc->model->id);
+	csv_str(f, sc->gpu->id);
+	fprintf(f, ",%d,%d,%d,%d", sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep);
+	csv_str(f, dtype_name(sc->wdt));
+	csv_str(f, dtype_name(sc->kvdt));
+	csv_str(f, sc->engine);
+	csv_str(f, c->kernel_tables);
+	fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%g,%lld,%s,%s", (long long)sc->max_num_batched_tokens,
+		(long long)sc->max_num_seqs, (long long)sc->max_model_len, (long long)sc->block_size,
+		(long long)sc->long_prefill_token_threshold, sc->gpu_memory_utilization,
+		(long long)c->total_kv_blocks, sc->prefix_caching ? "true" : "false",
+		sc->router == ROUTER_ROUND_ROBIN ? "rr" : "lo");
+	csv_str(f, c->tier0_off);
+	fprintf(f, ",%g,%g,%g,%g,%g,%g", ov->step_us, ov->layer_us, ov->req_us, ov->api_ttft_ms,
+		ov->stream_token_us, ov->delivery_steps);
+	csv_str(f, c->calibration);
+	csv_str(f, c->tier2);
+	csv_str(f, wl->source);
+	csv_str(f, wl_process_name(wl->process));
+	if (open_rate(wl))
+		fprintf(f, ",%g", wl->rate);
+	else
+		fputc(',', f);
+	if (wl->process == WL_CONCURRENCY)
+		fprintf(f, ",%lld", (long long)wl->concurrency);
+	else
+		fputc(',', f);
+	if (wl->num_requests > 0)
+		fprintf(f, ",%lld", (long long)wl->num_requests);
+	else
+		fputc(',', f);
+	if (wl->duration_s > 0)
+		fprintf(f, ",%g", wl->duration_s);
+	else
+		fputc(',', f);
+	csv_str(f, has_lengths(wl) ? out_dist_desc(&wl->prompt, b, sizeof(b)) : NULL);
+	csv_str(f, has_lengths(wl) ? out_dist_desc(&wl->output, b, sizeof(b)) : NULL);
+	fprintf(f, ",%llu", (unsigned long long)wl->seed);
+}

@@ -1,0 +1,405 @@
+/* summary.c - a run's metric summary in every format (text, JSON, CSV,
+ * vLLM benchmark keys) and its status.  Key names: out.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/alloc.h"
+#include "servesim/loghist.h"
+#include "servesim/out.h"
+
+/* The five latency sets, their names in keys and in the text table. */
+enum { NDIST = 5 };
+static const char *const dist_key[NDIST] = {"ttft", "itl", "tpot", "e2e", "queue"};
+static const char *const dist_label[NDIST] = {"TTFT", "ITL", "TPOT", "E2E", "queue"};
+
+static void dists(const struct metric_set *m, const struct dist_summary *d[NDIST])
+{
+	d[0] = &m->ttft_ms;
+	d[1] = &m->itl_ms;
+	d[2] = &m->tpot_ms;
+	d[3] = &m->e2e_ms;
+	d[4] = &m->queue_ms;
+}
+
+/* statistics in key order; "std" beside "mean" as vLLM prints them */
+enum { NSTAT = 7 };
+static const char *const stat_key[NSTAT] = {"mean", "std", "p50", "p90", "p95", "p99", "max"};
+
+static double stat_of(const struct dist_summary *d, int k)
+{
+	if (d->n == 0)
+		return NAN;
+	switch (k) {
+	case 0: return d->mean;
+	case 1: return d->std;
+	case 2: return d->p50;
+	case 3: return d->p90;
+	case 4: return d->p95;
+	case 5: return d->p99;
+	default: return d->max;
+	}
+}
+
+/* rates are 0 when nothing completed or the span is empty: null then */
+static double rate_or_nan(const struct metric_set *m, double v)
+{
+	return m->completed > 0 && m->last_done_s > m->first_arrival_s ? v : NAN;
+}
+
+static double total_tok_s(const struct metric_set *m)
+{
+	return m->input_tok_s + m->output_tok_s;
+}
+
+/* --- status --- */
+
+/* Thresholds of plan/capacity.c's sustainability test: served >= 0.95 x
+ * the arrival rate in the window, queue delay growing by at most 0.05 s
+ * per s of arrivals. */
+#define OUT_SERVED_MIN 0.95
+#define OUT_QUEUE_GROWTH_MAX 0.05
+/* the least completions judged: at 100 the Poisson noise of a count is 10 %
+ * (1/sqrt(100)), twice the 5 % served-rate margin; fewer are not judged */
+#define OUT_MIN_JUDGED 100
+
+static double offered_rate(const struct wl_spec *wl)
+{
+	double n = 0, t = 0;
+	size_t i;
+
+	if (wl->process == WL_CONCURRENCY || wl->process == WL_TRACE)
+		return NAN;
+	if (wl->nstages == 0)
+		return wl->rate;
+	for (i = 0; i < wl->nstages; i++) {
+		n += wl->stages[i].rate * wl->stages[i].duration_s;
+		t += wl->stages[i].duration_s;
+	}
+	return t > 0 ? n / t : NAN;
+}
+
+/* The sustainability test on requests lo .. hi-1 (arrival order); true
+ * when judged, with *over set when they overloaded the engine. */
+static bool judge(const double *arrival_s, const double *ttft_ms, const double *e2e_ms, size_t lo,
+		  size_t hi, struct out_status *r, bool *over)
+{
+	double first = INFINITY, last = -INFINITY, e2e_mean = 0, t1, a0, a1, sx = 0, sy = 0, sxx = 0,
+	       sxy = 0, den, slope, served, arrived;
+	size_t i, m = 0, done_in = 0, arr_in = 0;
+
+	*over = false;
+	for (i = lo; i < hi; i++) {
+		first = fmin(first, arrival_s[i]);
+		last = fmax(last, arrival_s[i]);
+		if (isnan(ttft_ms[i]) || isnan(e2e_ms[i]))
+			continue;
+		m++;
+		e2e_mean += e2e_ms[i] * 1e-3;
+		sx += arrival_s[i];
+		sy += ttft_ms[i] * 1e-3;
+		sxx += arrival_s[i] * arrival_s[i];
+		sxy += arrival_s[i] * ttft_ms[i] * 1e-3;
+	}
+	/* fewer completions than OUT_MIN_JUDGED give rates too noisy to judge */
+	if (m < OUT_MIN_JUDGED || !(last > first))
+		return false;
+	e2e_mean /= (double)m;
+	/* the window of plan/capacity.c: after a warm-up of a quarter of the
+	 * arrivals' span, or two mean E2Es when longer (at most half) */
+	t1 = first + fmax(0.25 * (last - first), fmin(0.5 * (last - first), 2 * e2e_mean));
+	/* departures in [t1, last] answer the arrivals about one E2E earlier:
+	 * the arrival rate is taken over that window */
+	a0 = fmax(first, t1 - e2e_mean);
+	a1 = last - e2e_mean;
+	for (i = lo; i < hi; i++) {
+		if (arrival_s[i] >= a0 && arrival_s[i] <= a1)
+			arr_in++;
+		if (!isnan(e2e_ms[i]) && arrival_s[i] + e2e_ms[i] * 1e-3 >= t1 &&
+		    arrival_s[i] + e2e_ms[i] * 1e-3 <= last)
+			done_in++;
+	}
+	den = (double)m * sxx - sx * sx;
+	slope = den > 0 ? ((double)m * sxy - sx * sy) / den : 0;
+	served = (double)done_in / (last - t1);
+	arrived = a1 > a0 ? (double)arr_in / (a1 - a0) : NAN;
+	r->queue_growth_s = slope * (last - first);
+	if (slope > OUT_QUEUE_GROWTH_MAX)
+		*over = true;
+	/* the served-rate test needs a warm-up that covers an E2E (arrivals
+	 * lasting four mean E2Es): in a shorter run the pipeline has not
+	 * filled when the window opens */
+	if (last - first >= 4 * e2e_mean && !isnan(arrived)) {
+		r->served_rps = served;
+		r->offered_rps = arrived;
+		if (served < OUT_SERVED_MIN * arrived)
+			*over = true;
+	}
+	return true;
+}
+
+void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, const double *arrival_s,
+		     const double *ttft_ms, const double *e2e_ms, size_t n, struct out_status *st)
+{
+	size_t k, lo = 0, hi, nst = wl->nstages ? wl->nstages : 1;
+	double end = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->offered_rps = offered_rate(wl);
+	st->served_rps = rate_or_nan(all, all->throughput_rps);
+	st->queue_growth_s = NAN;
+	st->stage = -1;
+	if (all->completed == 0) {
+		st->kind = OUT_NO_COMPLETIONS;
+		return;
+	}
+	st->kind = OUT_OK;
+	if (isnan(st->offered_rps) || !arrival_s || n < 2)
+		return;
+	/* stages are judged one by one (their rates differ); the first
+	 * overloaded one is reported, else the last judged */
+	for (k = 0; k < nst && lo < n; k++, lo = hi) {
+		struct out_status r = *st;
+		bool over;
+		end += wl->nstages ? wl->stages[k].duration_s : INFINITY;
+		for (hi = lo; hi < n && arrival_s[hi] < end; hi++)
+			;
+		if (!judge(arrival_s, ttft_ms, e2e_ms, lo, hi, &r, &over))
+			continue;
+		r.stage = wl->nstages ? (int)k : -1;
+		r.kind = over ? OUT_OVERLOADED : OUT_OK;
+		*st = r;
+		if (over)
+			return;
+	}
+}
+
+int out_status_sim(const struct wl_spec *wl, struct sim *s, struct out_status *st, struct err *e)
+{
+	size_t n = (size_t)sim_totals(s)->arrived, i = 0;
+	double *arr = NULL, *ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	double *e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	struct metric_set all;
+	struct wl_gen *g = NULL;
+	struct wl_req r;
+	int rc = 0;
+
+	sim_summary(s, -1, &all);
+	sim_per_request(s, ttft, e2e, n);
+	/* NAN first TTFT with completions: values not kept (LOGHIST_EXACT_MAX) */
+	if (wl->process != WL_CONCURRENCY && wl->process != WL_TRACE && n > 0 &&
+	    !(all.completed > 0 && isnan(ttft[0]) && all.completed > LOGHIST_EXACT_MAX)) {
+		arr = xmalloc(xmul(n, sizeof(double)));
+		if ((rc = wl_gen_new(wl, &g, e)) < 0)
+			goto out;
+		while (i < n && (rc = wl_gen_next(g, 0, &r, e)) > 0)
+			arr[i++] = (double)r.arrival_ns * 1e-9;
+		if (rc < 0)
+			goto out;
+		rc = 0;
+	}
+	out_status_eval(wl, &all, arr && i == n ? arr : NULL, ttft, e2e, n, st);
+out:
+	wl_gen_free(g);
+	free(arr);
+	free(ttft);
+	free(e2e);
+	return rc;
+}
+
+const char *out_status_name(enum out_status_kind k)
+{
+	switch (k) {
+	case OUT_OK: return "ok";
+	case OUT_OVERLOADED: return "overloaded";
+	case OUT_NO_COMPLETIONS: return "no completions";
+	}
+	return "?";
+}
+
+void out_status_line(const struct out_status *st, char *buf, size_t n)
+{
+	if (st->kind != OUT_OVERLOADED) {
+		snprintf(buf, n, "%s", out_status_name(st->kind));
+		return;
+	}
+	char where[32] = "";
+
+	if (st->stage >= 0)
+		snprintf(where, sizeof(where), " in stage %d", st->stage);
+	if (isnan(st->queue_growth_s))
+		snprintf(buf, n, "overloaded%s (offered %.4g req/s, served %.4g req/s)", where,
+			 st->offered_rps, st->served_rps);
+	else
+		snprintf(buf, n, "overloaded%s (offered %.4g req/s, served %.4g req/s, queue grew %.1f s)",
+			 where, st->offered_rps, st->served_rps, st->queue_growth_s);
+}
+
+/* --- text --- */
+
+static void cell(FILE *f, double v)
+{
+	if (isnan(v))
+		fprintf(f, " %9s", "-");
+	else
+		fprintf(f, " %9.2f", v);
+}
+
+void out_metrics_text(FILE *f, const struct metric_set *m)
+{
+	const struct dist_summary *d[NDIST];
+	int i, k;
+
+	dists(m, d);
+	fprintf(f, "  %-6s", "ms");
+	for (k = 0; k < NSTAT; k++)
+		fprintf(f, " %9s", stat_key[k]);
+	fputc('\n', f);
+	for (i = 0; i < NDIST; i++) {
+		fprintf(f, "  %-6s", dist_label[i]);
+		for (k = 0; k < NSTAT; k++)
+			cell(f, stat_of(d[i], k));
+		fputc('\n', f);
+	}
+	fprintf(f, "  ITL pooled over all %zu token gaps (vLLM's ITL): mean", m->token_gaps);
+	if (isnan(m->itl_pooled_mean_ms))
+		fprintf(f, " -\n");
+	else
+		fprintf(f, " %.2f ms\n", m->itl_pooled_mean_ms);
+	if (m->completed == 0)
+		fprintf(f, "  throughput - (no request completed)\n");
+	else
+		fprintf(f, "  throughput %.2f req/s, %.0f input tok/s, %.0f output tok/s, %.0f total tok/s\n",
+			m->throughput_rps, m->input_tok_s, m->output_tok_s, total_tok_s(m));
+}
+
+/* --- JSON --- */
+
+static void jnum(struct jw *w, const char *k, double v)
+{
+	if (isnan(v))
+		jw_null(w, k);
+	else
+		jw_num(w, k, v);
+}
+
+void out_metrics_json(struct jw *w, const struct metric_set *m)
+{
+	const struct dist_summary *d[NDIST];
+	char key[48];
+	int i, k;
+
+	dists(m, d);
+	jw_int(w, "completed", (int64_t)m->completed);
+	jnum(w, "throughput_rps", rate_or_nan(m, m->throughput_rps));
+	jnum(w, "input_tokens_per_s", rate_or_nan(m, m->input_tok_s));
+	jnum(w, "output_tokens_per_s", rate_or_nan(m, m->output_tok_s));
+	jnum(w, "total_tokens_per_s", rate_or_nan(m, total_tok_s(m)));
+	for (i = 0; i < NDIST; i++)
+		for (k = 0; k < NSTAT; k++) {
+			snprintf(key, sizeof(key), "%s_%s_ms", dist_key[i], stat_key[k]);
+			jnum(w, key, stat_of(d[i], k));
+		}
+	jnum(w, "itl_pooled_mean_ms", m->itl_pooled_mean_ms);
+	jw_int(w, "token_gaps", (int64_t)m->token_gaps);
+}
+
+/* --- CSV --- */
+
+void out_metrics_csv_header(FILE *f)
+{
+	int i, k;
+
+	fprintf(f, "completed,throughput_rps,input_tokens_per_s,output_tokens_per_s,total_tokens_per_s");
+	for (i = 0; i < NDIST; i++)
+		for (k = 0; k < NSTAT; k++)
+			fprintf(f, ",%s_%s_ms", dist_key[i], stat_key[k]);
+	fprintf(f, ",itl_pooled_mean_ms");
+}
+
+static void ccell(FILE *f, double v)
+{
+	if (isnan(v))
+		fputc(',', f);
+	else
+		fprintf(f, ",%.6g", v);
+}
+
+void out_metrics_csv_row(FILE *f, const struct metric_set *m)
+{
+	const struct dist_summary *d[NDIST];
+	int i, k;
+
+	dists(m, d);
+	fprintf(f, "%zu", m->completed);
+	ccell(f, rate_or_nan(m, m->throughput_rps));
+	ccell(f, rate_or_nan(m, m->input_tok_s));
+	ccell(f, rate_or_nan(m, m->output_tok_s));
+	ccell(f, rate_or_nan(m, total_tok_s(m)));
+	for (i = 0; i < NDIST; i++)
+		for (k = 0; k < NSTAT; k++)
+			ccell(f, stat_of(d[i], k));
+	ccell(f, m->itl_pooled_mean_ms);
+}
+
+/* --- vLLM benchmark result --- */
+
+static void bench_metric(struct jw *w, const char *name, const struct dist_summary *d)
+{
+	char key[48];
+
+	snprintf(key, sizeof(key), "mean_%s_ms", name);
+	jnum(w, key, stat_of(d, 0));
+	snprintf(key, sizeof(key), "median_%s_ms", name);
+	jnum(w, key, stat_of(d, 2));
+	snprintf(key, sizeof(key), "std_%s_ms", name);
+	jnum(w, key, stat_of(d, 1));
+	snprintf(key, sizeof(key), "p99_%s_ms", name);
+	jnum(w, key, stat_of(d, 5));
+}
+
+void out_vllm_bench(FILE *f, const struct out_bench_info *bi, const struct metric_set *m,
+		    const struct out_status *st, const struct out_config *cfg)
+{
+	struct jw w;
+	char line[160];
+	double dur = m->completed > 0 ? m->last_done_s - m->first_arrival_s : NAN;
+
+	jw_init(&w, f, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "backend", "servesim");
+	jw_str(&w, "model_id", bi->model_id);
+	jw_int(&w, "num_prompts", bi->num_prompts);
+	jnum(&w, "request_rate", bi->request_rate);
+	if (bi->max_concurrency > 0)
+		jw_int(&w, "max_concurrency", bi->max_concurrency);
+	else
+		jw_null(&w, "max_concurrency");
+	jnum(&w, "duration", dur);
+	jw_int(&w, "completed", (int64_t)m->completed);
+	jw_int(&w, "failed", bi->failed);
+	jw_num(&w, "total_input_tokens", m->input_tokens);
+	jw_num(&w, "total_output_tokens", m->output_tokens);
+	jnum(&w, "request_throughput", rate_or_nan(m, m->throughput_rps));
+	jnum(&w, "request_goodput", bi->request_goodput);
+	jnum(&w, "output_throughput", rate_or_nan(m, m->output_tok_s));
+	jnum(&w, "total_token_throughput", rate_or_nan(m, total_tok_s(m)));
+	bench_metric(&w, "ttft", &m->ttft_ms);
+	bench_metric(&w, "tpot", &m->itl_ms); /* vLLM's TPOT = servesim's per-request ITL */
+	jnum(&w, "mean_itl_ms", m->itl_pooled_mean_ms);
+	jw_null(&w, "median_itl_ms");
+	jw_null(&w, "std_itl_ms");
+	jw_null(&w, "p99_itl_ms");
+	bench_metric(&w, "e2el", &m->e2e_ms);
+	jw_obj(&w, "servesim");
+	jw_str(&w, "status", out_status_name(st->kind));
+	out_status_line(st, line, sizeof(line));
+	jw_str(&w, "status_line", line);
+	jw_str(&w, "itl_note", "mean_itl_ms pools every token gap (exact); median, std and p99 of the pooled gaps need per-token times servesim does not keep");
+	if (cfg)
+		out_config_json(&w, cfg);
+	jw_end_obj(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}

@@ -1,0 +1,259 @@
+/* test_out.c - the output module and run's workload flags: std (exact and
+ * from the histogram), the run status on hand-made request sets, empty
+ * sets as null / empty / "-", one key style, vLLM benchmark keys, the SVG
+ * plot, and flags overriding a workload file. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cmd/wlflags.h"
+#include "servesim/loghist.h"
+#include "servesim/out.h"
+#include "servesim/paths.h"
+#include "servesim/stats.h"
+
+/* needle in a long output: the check line names the needle only */
+#define HAS(hay, needle, what) CHECK(strstr((hay), (needle)) != NULL, "%s: contains '%s'", (what), (needle))
+
+/* Run f into a string (open_memstream); caller frees. */
+#define CAPTURE(buf, len, stmt) do { \
+	FILE *f_ = open_memstream(&(buf), &(len)); \
+	FILE *f = f_; \
+	stmt; \
+	fclose(f_); } while (0)
+
+static void test_std(void)
+{
+	/* 2.385, 4.1, 7.25, 9.0: mean 5.68375, population variance
+	 * (sum of squared deviations 27.7530... / 4), computed by hand:
+	 * deviations -3.29875, -1.58375, 1.56625, 3.31625 */
+	float x[4] = {9.0f, 2.385f, 7.25f, 4.1f};
+	double dev[4] = {-3.29875, -1.58375, 1.56625, 3.31625}, ss = 0;
+	struct dist_summary d;
+	struct loghist h;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		ss += dev[i] * dev[i];
+	stats_summarise(x, 4, &d);
+	CHECK_REL(d.mean, 5.68375, 1e-6, "mean");
+	CHECK_REL(d.std, sqrt(ss / 4), 1e-6, "population std");
+	loghist_init(&h);
+	for (i = 0; i < 4; i++)
+		loghist_add(&h, (double)x[i]);
+	loghist_summarise(&h, &d);
+	CHECK_REL(d.std, sqrt(ss / 4), 1e-6, "std from the histogram's sums");
+	loghist_release(&h);
+	stats_summarise(x, 0, &d);
+	CHECK(d.n == 0 && d.std == 0, "empty set: n 0");
+}
+
+/* n requests at rate lam (regular arrivals), each served in e2e seconds
+ * when the engine keeps up; with a service rate mu < lam the k-th waits
+ * for the backlog. */
+static void fill(size_t n, double lam, double mu, double e2e, double *arr, double *ttft, double *e2es)
+{
+	size_t k;
+	double done = 0;
+
+	for (k = 0; k < n; k++) {
+		double a = (double)k / lam, start = fmax(a, done);
+		done = start + 1.0 / mu;
+		arr[k] = a;
+		ttft[k] = (start - a) * 1e3 + 30;
+		e2es[k] = (start - a + e2e) * 1e3;
+	}
+}
+
+static void test_status(void)
+{
+	enum { N = 2000 };
+	static double arr[N], ttft[N], e2e[N];
+	struct wl_spec wl;
+	struct metric_set all;
+	struct out_status st;
+	char line[200];
+
+	wl_spec_defaults(&wl);
+	wl.rate = 20;
+	wl.num_requests = N;
+	memset(&all, 0, sizeof(all));
+	all.completed = N;
+	all.first_arrival_s = 0;
+	all.last_done_s = 110;
+	all.throughput_rps = 18;
+	fill(N, 20, 30, 3, arr, ttft, e2e);
+	out_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
+	out_status_line(&st, line, sizeof(line));
+	CHECK(st.kind == OUT_OK, "served 30 req/s, offered 20: %s", line);
+	fill(N, 20, 15, 3, arr, ttft, e2e);
+	out_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
+	out_status_line(&st, line, sizeof(line));
+	CHECK(st.kind == OUT_OVERLOADED, "served 15 req/s, offered 20: %s", line);
+	HAS(line, "overloaded (offered ", "status line");
+	HAS(line, "queue grew", "status line names the growth");
+	CHECK(st.served_rps < 16 && st.served_rps > 14, "served rate in the window %.3f", st.served_rps);
+	CHECK(st.queue_growth_s > 10, "queue grew %.1f s", st.queue_growth_s);
+	fill(50, 20, 15, 3, arr, ttft, e2e);
+	out_status_eval(&wl, &all, arr, ttft, e2e, 50, &st);
+	CHECK(st.kind == OUT_OK, "50 requests are too few to judge");
+	all.completed = 0;
+	out_status_eval(&wl, &all, NULL, NULL, NULL, 0, &st);
+	out_status_line(&st, line, sizeof(line));
+	CHECK(st.kind == OUT_NO_COMPLETIONS && strcmp(line, "no completions") == 0, "%s", line);
+	wl.process = WL_CONCURRENCY;
+	all.completed = N;
+	fill(N, 20, 15, 3, arr, ttft, e2e);
+	out_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
+	CHECK(st.kind == OUT_OK, "a closed loop is not judged on an offered rate");
+}
+
+static void test_formats(void)
+{
+	struct metric_set m;
+	struct out_status st;
+	struct out_bench_info bi;
+	struct jw w;
+	char *buf = NULL;
+	size_t len = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.itl_pooled_mean_ms = NAN;
+	CAPTURE(buf, len, { jw_init(&w, f, false); jw_obj(&w, NULL); out_metrics_json(&w, &m);
+			    jw_end_obj(&w); jw_finish(&w); });
+	HAS(buf, "\"ttft_p90_ms\":null", "empty set: null in JSON");
+	HAS(buf, "\"throughput_rps\":null", "no throughput: null");
+	CHECK(strstr(buf, "\"ttft_ms\"") == NULL && strstr(buf, "ttft_ms_p90") == NULL,
+	      "one key style (METRIC_STAT_ms)");
+	free(buf);
+	CAPTURE(buf, len, out_metrics_csv_row(f, &m));
+	CHECK(strncmp(buf, "0,,,,,", 6) == 0, "empty set: empty CSV cells (%.12s)", buf);
+	free(buf);
+	CAPTURE(buf, len, out_metrics_text(f, &m));
+	HAS(buf, "TTFT           -", "empty set: '-' in text");
+	free(buf);
+	CAPTURE(buf, len, out_metrics_csv_header(f));
+	HAS(buf, "ttft_mean_ms,ttft_std_ms,ttft_p50_ms", "CSV header names");
+	HAS(buf, "total_tokens_per_s", "total token throughput column");
+	free(buf);
+	/* a filled set through the vLLM benchmark keys */
+	m.completed = 4;
+	m.first_arrival_s = 0;
+	m.last_done_s = 2;
+	m.throughput_rps = 2;
+	m.input_tok_s = 100;
+	m.output_tok_s = 50;
+	m.ttft_ms = (struct dist_summary){4, 10, 9, 12, 13, 14, 15, 2.5};
+	m.itl_ms = (struct dist_summary){4, 5, 5, 6, 6, 6, 6, 0.5};
+	m.e2e_ms = (struct dist_summary){4, 500, 480, 600, 620, 640, 650, 60};
+	m.itl_pooled_mean_ms = 5.2;
+	memset(&st, 0, sizeof(st));
+	memset(&bi, 0, sizeof(bi));
+	bi.model_id = "m";
+	bi.num_prompts = 4;
+	bi.request_rate = NAN;
+	bi.request_goodput = NAN;
+	CAPTURE(buf, len, out_vllm_bench(f, &bi, &m, &st, NULL));
+	HAS(buf, "\"mean_ttft_ms\": 10", "mean_ttft_ms");
+	HAS(buf, "\"median_ttft_ms\": 9", "median_ttft_ms = p50");
+	HAS(buf, "\"std_ttft_ms\": 2.5", "std_ttft_ms");
+	HAS(buf, "\"p99_e2el_ms\": 640", "p99_e2el_ms");
+	HAS(buf, "\"mean_tpot_ms\": 5", "vLLM's TPOT is the per-request ITL");
+	HAS(buf, "\"mean_itl_ms\": 5.2", "vLLM's ITL is the pooled mean");
+	HAS(buf, "\"total_token_throughput\": 150", "total token throughput");
+	HAS(buf, "\"request_goodput\": null", "no goodput SLO: null, as vLLM");
+	HAS(buf, "\"request_rate\": null", "closed loop: no request rate");
+	free(buf);
+}
+
+static void test_svg(void)
+{
+	double x[3] = {1, 2, 4}, y[3] = {0.2, NAN, 1.4};
+	struct out_svg_series s = {"a < b & c", x, y, 3};
+	struct out_svg_vline v = {"cap", 3};
+	struct out_svg_plot p;
+	char *buf = NULL;
+	size_t len = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.title = "t";
+	p.xlabel = "x";
+	p.ylabel = "y";
+	p.series = &s;
+	p.nseries = 1;
+	p.vlines = &v;
+	p.nvlines = 1;
+	p.hline_y = 1;
+	p.hline_label = "limit";
+	CAPTURE(buf, len, out_svg_plot(f, &p));
+	CHECK(strncmp(buf, "<svg xmlns=", 11) == 0 && strstr(buf, "</svg>\n") != NULL, "an SVG document");
+	HAS(buf, "a &lt; b &amp; c", "labels escaped");
+	CHECK(strstr(buf, "nan") == NULL && strstr(buf, "inf") == NULL, "NAN points skipped");
+	HAS(buf, ">cap</text>", "vertical marker labelled");
+	free(buf);
+}
+
+static void test_wlflags(const char *datadir)
+{
+	struct wlflags f;
+	struct wl_spec wl;
+	struct err e;
+	char origin[400];
+
+	wlflags_defaults(&f);
+	CHECK(wlflags_option(WLF + 1, "30", &f, &e) == 1, "--rate 30");
+	CHECK(wlflags_build(&f, datadir, &wl, origin, sizeof(origin), &e) == 0, "default workload");
+	CHECK(wl.rate == 30 && wl.prompt.kind == WL_LOGNORMAL && wl.num_requests == 2000,
+	      "--rate overrides the default chat workload's rate, lengths kept");
+	CHECK_STR_CONTAINS(origin, "overridden by --rate", "origin");
+	wl_spec_release(&wl);
+
+	wlflags_defaults(&f);
+	wlflags_option(WLF + 8, "synchronous", &f, &e);
+	wlflags_option(WLF + 2, "20", &f, &e);
+	CHECK(wlflags_build(&f, datadir, &wl, origin, sizeof(origin), &e) == 0 &&
+		      wl.process == WL_CONCURRENCY && wl.concurrency == 1 && wl.num_requests == 20,
+	      "--rate-type synchronous: one client");
+	wl_spec_release(&wl);
+
+	wlflags_defaults(&f);
+	wlflags_option(WLF + 3, "600:300", &f, &e);
+	wlflags_option(WLF + 9, "lognormal", &f, &e);
+	CHECK(wlflags_build(&f, datadir, &wl, origin, sizeof(origin), &e) == 0 &&
+		      wl.prompt.kind == WL_LOGNORMAL && wl.prompt.a == 600 && wl.prompt.b == 300 &&
+		      wl.output.kind == WL_FIXED && wl.rate == 10 && wl.num_requests == 1000,
+	      "length flags replace the default workload (lognormal prompt)");
+	CHECK_STR_CONTAINS(origin, "replace workloads/default.json", "origin says so");
+	wl_spec_release(&wl);
+
+	wlflags_defaults(&f);
+	wlflags_option(WLF + 3, "600", &f, &e);
+	wlflags_option(WLF + 9, "lognormal", &f, &e);
+	CHECK(wlflags_build(&f, datadir, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE, "lognormal without STD");
+	CHECK_STR_CONTAINS(e.msg, "needs MEAN:STD", "message");
+	wl_spec_release(&wl);
+
+	wlflags_defaults(&f);
+	CHECK(wlflags_option(WLF + 8, "sweep", &f, &e) == 1 && f.rate_type == WLF_RT_SWEEP, "--rate-type sweep");
+	wlflags_option(WLF + 1, "2.5", &f, &e);
+	CHECK(wlflags_build(&f, datadir, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE,
+	      "sweep: --rate counts benchmarks");
+	CHECK_STR_CONTAINS(e.msg, "number of benchmarks", "message");
+	wl_spec_release(&wl);
+}
+
+int main(void)
+{
+	char datadir[1024];
+
+	paths_data_dir(datadir, sizeof(datadir));
+	test_std();
+	test_status();
+	test_formats();
+	test_svg();
+	test_wlflags(datadir);
+	return check_done();
+}
