@@ -53,6 +53,9 @@ spec stage-tiny '{"arrival": {"process": "constant"}, "stages": [{"rate": 1e-300
 spec stages-long '{"arrival": {"process": "constant"}, "stages": [{"rate": 1e-6, "duration_s": 9e8}, {"rate": 1e-6, "duration_s": 9e8}]}'
 spec sp-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "shared_prefix": {"num_groups": 1048576, "num_prompts_per_group": 1048576, "system_prompt_len": 10, "question_len": 10, "output_len": 10}}'
 spec prefix-neg '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prefix_tokens": -1024}'
+spec cl-dur '{"arrival": {"process": "concurrency", "concurrency": 4}, "duration_s": 100000, "prompt_tokens": 10, "output_tokens": 2}'
+spec cl-stages '{"arrival": {"process": "concurrency", "concurrency": 2}, "stages": [{"concurrency": 2, "duration_s": 50000}, {"concurrency": 8, "duration_s": 50000}], "prompt_tokens": 10, "output_tokens": 2}'
+spec cl-short '{"arrival": {"process": "concurrency", "concurrency": 4}, "duration_s": 1, "prompt_tokens": 10, "output_tokens": 2}'
 spec conc-zero '{"arrival": {"process": "concurrency", "concurrency": 0}, "duration_s": 5}'
 printf '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "name": "\377"}\n' > ff.json
 w y-half.yaml 'arrival: {process: poisson, rate: .5}
@@ -193,6 +196,9 @@ t spec-stages-too-long 3 "the stages last 1.8e+09 s in all" '$SS run --workload 
 t spec-shared-prefix-2e12 3 "num_groups x num_prompts_per_group must be <= 16777216" '$SS run --workload sp-huge.json'
 t spec-prefix-negative 3 "'prefix_tokens' must be in [0, 16777216], got -1024" '$SS run --workload prefix-neg.json'
 t spec-concurrency-zero 3 "'concurrency' must be in [1, 16777216], got 0" '$SS run --workload conc-zero.json'
+t spec-closed-loop-duration-only 2 "the closed loop of 4 clients has issued 1000 requests by" '$SS run --workload cl-dur.json --max-requests 1000 --requests-out o.csv --step-log s.log'
+t spec-closed-loop-stages-only 2 "issued 500 requests by" '$SS run --workload cl-stages.json --max-requests 500'
+t spec-closed-loop-under-limit 0 '' '$SS run --workload cl-short.json --max-requests 1000 > /dev/null'
 t spec-raw-0xff 3 "byte 0xff is not valid UTF-8" '$SS run --workload ff.json'
 t yaml-rate-dot5 0 '' '$SS run --workload y-half.yaml > /dev/null'
 t yaml-rate-hex 0 '' '$SS run --workload y-hex.yaml > /dev/null'
