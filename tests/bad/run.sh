@@ -262,6 +262,7 @@ t exp-requests-arrival-1e300 3 "xr-arr-huge/requests.csv:2:" '$SS eval xr-arr-hu
 t exp-requests-ttft-negative 3 "ttft_ms and e2e_ms >= 0" '$SS calibrate xr-neg-ttft'
 t guidellm-prompt-1e61 3 "request 0 of benchmark 0: start 3000 s, ttft 100 ms, latency 1000 ms must be finite and prompt 1e+61" '$SS import gl-prompt-huge -o out'
 t guidellm-latency-infinity 3 "latency inf ms must be finite" '$SS import gl-lat-inf -o out'
+t guidellm-eval-latency-infinity 3 "latency inf ms must be finite" '$SS eval gl-lat-inf'
 t guidellm-latency-nan 3 "lacks a start time, token counts or latency" '$SS eval gl-lat-nan'
 # 8. side files of an experiment: never a silent default
 t profile-malformed 3 "gl-prof-bad/profile.yaml:" '$SS eval gl-prof-bad'
