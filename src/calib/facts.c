@@ -170,6 +170,9 @@ int facts_read_log(const char *path, struct engine_facts *f, struct err *e)
 
 int facts_read_exp_config(const char *path, struct exp_config *c, struct err *e)
 {
+	/* the keys of the ground-truth folders' exp-config.yaml (eval/ground_truth, ../shared/data) */
+	static const char *const keys[] = {"model", "tensor_parallelism", "max_model_len",
+		"max_num_batched_tokens", "max_num_seqs", "app", NULL};
 	struct json *j;
 	const char *s = NULL;
 	int64_t v;
@@ -178,10 +181,6 @@ int facts_read_exp_config(const char *path, struct exp_config *c, struct err *e)
 
 	memset(c, 0, sizeof(*c));
 	c->tp = 1;
-	/* exp-config.yaml of the ground-truth folders (eval/ground_truth, ../shared/data) */
-	static const char *const keys[] = {"model", "tensor_parallelism", "max_model_len",
-		"max_num_batched_tokens", "max_num_seqs", "app", NULL};
-
 	if ((rc = yaml_parse_file(path, &j, e)) < 0)
 		return rc;
 	if (json_type_of(j) != JSON_OBJECT) {

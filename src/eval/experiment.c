@@ -382,10 +382,6 @@ static int load_configs(const char *dir, const char *gpu, struct experiment *x, 
 	return 0;
 }
 
-/* Shared prefix of GuideLLM synthetic data: data.prefix_tokens of
- * profile.yaml (GuideLLM's synthetic-data default is 0 when the key is
- * absent).  *found false when there is no profile.yaml; a malformed profile or
- * a bad value is an error, never a silent 0. */
 /* GuideLLM's benchmark options as its profile.yaml records them (the
  * ground-truth folders of ../shared/data: rate-type, rate, max-requests,
  * random-seed, data) and the other `guidellm benchmark` options of the same
@@ -398,6 +394,10 @@ static const char *const profile_data_keys[] = {"prefix_tokens", "prompt_tokens"
 	"prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max", "output_tokens",
 	"output_tokens_stdev", "output_tokens_min", "output_tokens_max", "samples", NULL};
 
+/* Shared prefix of GuideLLM synthetic data: data.prefix_tokens of
+ * profile.yaml (GuideLLM's synthetic-data default is 0 when the key is
+ * absent).  *found false when there is no profile.yaml; a malformed profile or
+ * a bad value is an error, never a silent 0. */
 static int profile_prefix_tokens(const char *dir, int64_t *prefix, bool *found, struct err *e)
 {
 	char p[1200];
