@@ -47,7 +47,10 @@ struct wl_dist {
  * - requests a workload may generate: WL_DEFAULT_MAX_REQUESTS unless
  *   max_requests (run --max-requests) says otherwise; every request in flight
  *   holds memory, and 1e12 planned requests were OOM-killed at 24 GB while
- *   10 M-request runs finish (issue 15). */
+ *   10 M-request runs finish (issue 15).  Open loops are checked before
+ *   anything is allocated (wl_spec_check_size); a closed loop bounded by its
+ *   duration only issues as many requests as the engine completes, so its
+ *   generator fails (SS_EUSAGE) when it would issue one past the limit. */
 #define WL_MAX_TOKENS ((int64_t)1 << 24)
 #define WL_MAX_TIME_S 1e9
 #define WL_MIN_RATE 1e-6

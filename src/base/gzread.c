@@ -2,6 +2,7 @@
  * code path serves .json and .json.gz; gzread < 0 and gzerror are checked so a
  * truncated archive is reported instead of silently yielding a short file. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,12 +14,14 @@
 struct gzr {
 	gzFile f;
 	char *path;
-	char buf[65536];
 	size_t pos, fill;
 	int eof;
 	char *line;
 	size_t line_cap;
 	size_t lineno;
+	/* last: left unzeroed by gzr_open (only [pos, fill) is ever read);
+	 * zeroing 64 KiB per open cost more than reading a small file */
+	char buf[65536];
 };
 
 int gzr_open(const char *path, struct gzr **out, struct err *e)
@@ -34,7 +37,8 @@ int gzr_open(const char *path, struct gzr **out, struct err *e)
 	if (!f)
 		return err_set(e, SS_EDATA, "%s: cannot open: %s", path,
 			       errno ? strerror(errno) : "out of memory");
-	g = xcalloc(1, sizeof(*g));
+	g = xmalloc(sizeof(*g));
+	memset(g, 0, offsetof(struct gzr, buf));
 	g->f = f;
 	g->path = xstrdup(path);
 	*out = g;

@@ -57,21 +57,22 @@ struct line_fields {
 static int split(const char *s, size_t n, struct line_fields *lf, const char *name, size_t line,
 		 struct err *e)
 {
-	size_t i, start = 0;
+	const char *p = s, *end = s + n, *c;
 
+	/* memchr, not a byte loop: the silicon CSVs run to 10^5 rows */
 	lf->n = 0;
-	for (i = 0; i <= n; i++) {
-		if (i < n && s[i] == '"')
-			return err_set(e, SS_EDATA, "%s:%zu: quoted CSV fields are not supported", name, line);
-		if (i == n || s[i] == ',') {
-			if (lf->n >= AIC_MAX_COLS)
-				return err_set(e, SS_EDATA, "%s:%zu: more than %d columns", name, line,
-					       AIC_MAX_COLS);
-			lf->f[lf->n] = s + start;
-			lf->len[lf->n] = i - start;
-			lf->n++;
-			start = i + 1;
-		}
+	if (memchr(s, '"', n))
+		return err_set(e, SS_EDATA, "%s:%zu: quoted CSV fields are not supported", name, line);
+	for (;;) {
+		c = memchr(p, ',', (size_t)(end - p));
+		if (lf->n >= AIC_MAX_COLS)
+			return err_set(e, SS_EDATA, "%s:%zu: more than %d columns", name, line, AIC_MAX_COLS);
+		lf->f[lf->n] = p;
+		lf->len[lf->n] = (size_t)((c ? c : end) - p);
+		lf->n++;
+		if (!c)
+			break;
+		p = c + 1;
 	}
 	/* a CR before the newline */
 	if (lf->n && lf->len[lf->n - 1] && lf->f[lf->n - 1][lf->len[lf->n - 1] - 1] == '\r')

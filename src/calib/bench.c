@@ -23,6 +23,7 @@
 #include "servesim/gzread.h"
 #include "servesim/json.h"
 #include "servesim/measured.h"
+#include "servesim/workload.h"
 
 #define BENCH_MAX_BYTES (512u << 20)
 
@@ -38,16 +39,57 @@ void bench_runs_release(struct bench_runs *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static double num_or(const struct json *o, const char *key, double dflt)
+/* Ranges of a run's numbers (issue 15: every number range-checked before
+ * it is used, the message naming field, value and range):
+ * - times: up to 1e9 s (workload.h's WL_MAX_TIME_S), i.e. 1e12 ms;
+ * - per-request token counts: 0 .. 2^24 (WL_MAX_TOKENS; vLLM records 0
+ *   output tokens for a failed request);
+ * - completed: 1 .. 2^24 (a rate-inf run becomes a closed loop of that many
+ *   clients, the workload's concurrency range);
+ * - request_rate: WL_MIN_RATE .. WL_MAX_RATE, or inf;
+ * - burstiness: the gamma shape 1/cv^2 for cv in [WL_MIN_CV, WL_MAX_CV]. */
+#define BENCH_MAX_MS (WL_MAX_TIME_S * 1e3)
+#define BENCH_MAX_COUNT ((double)WL_MAX_TOKENS)
+
+/* An optional measured metric: NaN when absent or null (Python's NaN and
+ * Infinity are turned into null: "not measured"), else a number in [lo, hi]. */
+static int opt_metric(const struct json *o, const char *key, const char *ctx, double lo, double hi,
+		      double *out, struct err *e)
 {
 	const struct json *v = json_get(o, key);
 
-	if (v && json_type_of(v) == JSON_NUMBER && isfinite(json_number(v)))
-		return json_number(v);
-	return dflt;
+	*out = NAN;
+	if (!v || json_type_of(v) == JSON_NULL)
+		return 0;
+	if (json_type_of(v) != JSON_NUMBER)
+		return err_set(e, SS_EDATA, "%s: '%s' must be a number, got %s", ctx, key,
+			       json_type_name(json_type_of(v)));
+	if (!(json_number(v) >= lo && json_number(v) <= hi))
+		return err_set(e, SS_EDATA, "%s: '%s' must be in [%.10g, %.10g], got %g", ctx, key, lo, hi,
+			       json_number(v));
+	*out = json_number(v);
+	return 0;
 }
 
-/* Per-request lengths: numbers >= 1; NULL when absent or empty. */
+/* A required number in [lo, hi] (integral when integer is set). */
+static int req_in(const struct json *o, const char *key, const char *ctx, double lo, double hi,
+		  bool integer, double *out, struct err *e)
+{
+	const struct json *v = json_get(o, key);
+	int rc;
+
+	if (v && json_type_of(v) == JSON_NULL) /* Python's NaN and Infinity became null */
+		return err_set(e, SS_EDATA, "%s: '%s' must be a finite number in [%.10g, %.10g], got "
+			       "null, NaN or Infinity", ctx, key, lo, hi);
+	if ((rc = json_req_num(o, key, ctx, out, e)) < 0)
+		return rc;
+	if (!(*out >= lo && *out <= hi) || (integer && *out != floor(*out)))
+		return err_set(e, SS_EDATA, "%s: '%s' must be %s in [%.10g, %.10g], got %g", ctx, key,
+			       integer ? "an integer" : "a number", lo, hi, *out);
+	return 0;
+}
+
+/* Per-request lengths: integers in [0, 2^24]; NULL when absent or empty. */
 static int lens(const struct json *o, const char *key, const char *ctx, double **out, size_t *n,
 		struct err *e)
 {
@@ -55,7 +97,12 @@ static int lens(const struct json *o, const char *key, const char *ctx, double *
 	size_t i = 0;
 
 	*out = NULL;
-	if (!a || json_type_of(a) != JSON_ARRAY || json_size(a) == 0)
+	if (!a || json_type_of(a) == JSON_NULL)
+		return 0;
+	if (json_type_of(a) != JSON_ARRAY)
+		return err_set(e, SS_EDATA, "%s: '%s' must be an array of token counts, got %s", ctx, key,
+			       json_type_name(json_type_of(a)));
+	if (json_size(a) == 0)
 		return 0;
 	if (*n && json_size(a) != *n)
 		return err_set(e, SS_EDATA, "%s: '%s' has %zu entries, input_lens %zu", ctx, key,
@@ -63,12 +110,17 @@ static int lens(const struct json *o, const char *key, const char *ctx, double *
 	*n = json_size(a);
 	*out = xmalloc(xmul(*n, sizeof(double)));
 	for (v = json_first(a); v; v = json_next(v), i++) {
-		if (json_type_of(v) != JSON_NUMBER || !(json_number(v) >= 0) || !(json_number(v) < 1e9)) {
+		double d = json_number(v);
+		if (json_type_of(v) != JSON_NUMBER || !(d >= 0 && d <= BENCH_MAX_COUNT) || d != floor(d)) {
 			free(*out);
 			*out = NULL;
-			return err_set(e, SS_EDATA, "%s: '%s'[%zu] must be a token count >= 0", ctx, key, i);
+			if (json_type_of(v) != JSON_NUMBER)
+				return err_set(e, SS_EDATA, "%s: '%s[%zu]' must be a token count, got %s", ctx,
+					       key, i, json_type_name(json_type_of(v)));
+			return err_set(e, SS_EDATA, "%s: '%s[%zu]' must be an integer in [0, %.10g], got %g", ctx,
+				       key, i, BENCH_MAX_COUNT, d);
 		}
-		(*out)[i] = json_number(v);
+		(*out)[i] = d;
 	}
 	return 0;
 }
@@ -99,44 +151,56 @@ static int read_run(const struct json *o, const char *ctx, struct bench_runs *b,
 											 : "vllm-bench");
 	v = json_get(o, "request_rate");
 	r->request_rate = INFINITY;
-	if (v && json_type_of(v) == JSON_NUMBER && json_number(v) > 0 && isfinite(json_number(v)))
+	if (v && json_type_of(v) == JSON_NUMBER) {
 		r->request_rate = json_number(v);
-	else if (v && !(json_type_of(v) == JSON_STRING || json_type_of(v) == JSON_NULL ||
-			json_type_of(v) == JSON_NUMBER))
-		return err_set(e, SS_EDATA, "%s: 'request_rate' must be a number or \"inf\"", ctx);
-	r->burstiness = num_or(o, "burstiness", 1);
-	if (!(r->burstiness > 0))
-		return err_set(e, SS_EDATA, "%s: 'burstiness' must be > 0, got %g", ctx, r->burstiness);
+		if (!(r->request_rate >= WL_MIN_RATE && r->request_rate <= WL_MAX_RATE))
+			return err_set(e, SS_EDATA, "%s: 'request_rate' must be in [%g, %g] requests/s or "
+				       "\"inf\", got %g", ctx, WL_MIN_RATE, WL_MAX_RATE, r->request_rate);
+	} else if (v && json_type_of(v) == JSON_STRING && strcmp(json_string(v), "inf") != 0) {
+		return err_set(e, SS_EDATA, "%s: 'request_rate' must be a number or \"inf\", got \"%.40s\"",
+			       ctx, json_string(v));
+	} else if (v && json_type_of(v) != JSON_STRING && json_type_of(v) != JSON_NULL) {
+		return err_set(e, SS_EDATA, "%s: 'request_rate' must be a number or \"inf\", got %s", ctx,
+			       json_type_name(json_type_of(v)));
+	}
+	if ((rc = opt_metric(o, "burstiness", ctx, 1 / (WL_MAX_CV * WL_MAX_CV), 1 / (WL_MIN_CV * WL_MIN_CV),
+			     &r->burstiness, e)) < 0)
+		return rc;
+	if (isnan(r->burstiness))
+		r->burstiness = 1;
 	r->max_concurrency = 0;
 	v = json_get(o, "max_concurrency");
-	if (v && json_type_of(v) == JSON_NUMBER) {
-		double c = json_number(v);
-		if (!(c >= 1 && c <= (1 << 24)) || c != floor(c))
-			return err_set(e, SS_EDATA, "%s: 'max_concurrency' must be an integer >= 1, got %g", ctx, c);
+	if (v && json_type_of(v) != JSON_NULL) {
+		double c;
+		if ((rc = req_in(o, "max_concurrency", ctx, 1, BENCH_MAX_COUNT, true, &c, e)) < 0)
+			return rc;
 		r->max_concurrency = (int64_t)c;
 	}
-	if ((rc = json_req_num(o, "completed", ctx, &tin, e)) < 0)
+	if ((rc = req_in(o, "completed", ctx, 1, BENCH_MAX_COUNT, true, &tin, e)) < 0)
 		return rc;
-	if (!(tin >= 1 && tin <= (1 << 26)) || tin != floor(tin))
-		return err_set(e, SS_EDATA, "%s: 'completed' must be an integer >= 1, got %g", ctx, tin);
 	r->completed = (int64_t)tin;
-	if ((rc = json_req_num(o, "duration", ctx, &r->duration_s, e)) < 0 ||
-	    (rc = json_req_num(o, "total_input_tokens", ctx, &tin, e)) < 0 ||
-	    (rc = json_req_num(o, "total_output_tokens", ctx, &tout, e)) < 0 ||
-	    (rc = json_req_num(o, "mean_ttft_ms", ctx, &r->ttft_mean, e)) < 0)
+	if ((rc = req_in(o, "duration", ctx, 1e-9, WL_MAX_TIME_S, false, &r->duration_s, e)) < 0 ||
+	    (rc = req_in(o, "total_input_tokens", ctx, 1, (double)r->completed * BENCH_MAX_COUNT, true,
+			 &tin, e)) < 0 ||
+	    (rc = req_in(o, "total_output_tokens", ctx, 1, (double)r->completed * BENCH_MAX_COUNT, true,
+			 &tout, e)) < 0 ||
+	    (rc = req_in(o, "mean_ttft_ms", ctx, 0, BENCH_MAX_MS, false, &r->ttft_mean, e)) < 0)
 		return rc;
-	if (!(r->duration_s > 0) || !(tin >= 1) || !(tout >= 1) || !(r->ttft_mean >= 0))
-		return err_set(e, SS_EDATA,
-			       "%s: duration, total_input_tokens, total_output_tokens must be > 0 and mean_ttft_ms >= 0",
-			       ctx);
 	r->mean_in = tin / (double)r->completed;
 	r->mean_out = tout / (double)r->completed;
-	r->ttft_p90 = num_or(o, "p90_ttft_ms", NAN);
-	r->tpot_mean = num_or(o, "mean_tpot_ms", NAN);
-	r->itl_mean = num_or(o, "mean_itl_ms", NAN);
-	r->e2e_mean = num_or(o, "mean_e2el_ms", num_or(o, "mean_e2e_latency_ms", NAN));
-	r->e2e_p90 = num_or(o, "p90_e2el_ms", num_or(o, "p90_e2e_latency_ms", NAN));
-	r->throughput = num_or(o, "request_throughput", NAN);
+	if ((rc = opt_metric(o, "p90_ttft_ms", ctx, 0, BENCH_MAX_MS, &r->ttft_p90, e)) < 0 ||
+	    (rc = opt_metric(o, "mean_tpot_ms", ctx, 0, BENCH_MAX_MS, &r->tpot_mean, e)) < 0 ||
+	    (rc = opt_metric(o, "mean_itl_ms", ctx, 0, BENCH_MAX_MS, &r->itl_mean, e)) < 0 ||
+	    (rc = opt_metric(o, "request_throughput", ctx, 0, WL_MAX_RATE, &r->throughput, e)) < 0)
+		return rc;
+	/* vLLM spells them e2el, SGLang e2e_latency */
+	if ((rc = opt_metric(o, "mean_e2el_ms", ctx, 0, BENCH_MAX_MS, &r->e2e_mean, e)) < 0 ||
+	    (isnan(r->e2e_mean) &&
+	     (rc = opt_metric(o, "mean_e2e_latency_ms", ctx, 0, BENCH_MAX_MS, &r->e2e_mean, e)) < 0) ||
+	    (rc = opt_metric(o, "p90_e2el_ms", ctx, 0, BENCH_MAX_MS, &r->e2e_p90, e)) < 0 ||
+	    (isnan(r->e2e_p90) &&
+	     (rc = opt_metric(o, "p90_e2e_latency_ms", ctx, 0, BENCH_MAX_MS, &r->e2e_p90, e)) < 0))
+		return rc;
 	if ((rc = lens(o, "input_lens", ctx, &r->in_lens, &n, e)) < 0)
 		return rc;
 	if ((rc = lens(o, "output_lens", ctx, &r->out_lens, &n, e)) < 0) {

@@ -253,8 +253,16 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 		snprintf(c2, sizeof(c2), "%s: workload", path);
 		if (proc && strcmp(proc, "trace") == 0) {
 			/* per-request experiments replay their measured requests */
-			int64_t pt = 0;
-			if ((rc = json_opt_int(o, "prefix_tokens", c2, 0, WL_MAX_TOKENS, &pt, NULL, e)) < 0)
+			static const char *const tk[] = {"seed", "arrival", "prefix_tokens", NULL};
+			static const char *const ak[] = {"process", "file", NULL};
+			char c3[820];
+			const char *file;
+			int64_t pt = 0, seed;
+			snprintf(c3, sizeof(c3), "%s.arrival", c2);
+			if ((rc = json_check_keys(o, tk, c2, e)) < 0 || (rc = json_check_keys(arr, ak, c3, e)) < 0 ||
+			    (rc = json_opt_str(arr, "file", c3, &file, e)) < 0 ||
+			    (rc = json_opt_int(o, "seed", c2, 0, INT64_MAX, &seed, NULL, e)) < 0 ||
+			    (rc = json_opt_int(o, "prefix_tokens", c2, 0, WL_MAX_TOKENS, &pt, NULL, e)) < 0)
 				goto out;
 			wl_spec_defaults(&x->wl);
 			x->wl.prefix_tokens = pt;
@@ -374,6 +382,18 @@ static int load_configs(const char *dir, const char *gpu, struct experiment *x, 
 	return 0;
 }
 
+/* GuideLLM's benchmark options as its profile.yaml records them (the
+ * ground-truth folders of ../shared/data: rate-type, rate, max-requests,
+ * random-seed, data) and the other `guidellm benchmark` options of the same
+ * spelling; data holds its synthetic-data settings (SyntheticDatasetConfig:
+ * prefix, prompt and output token counts with their stdev/min/max). */
+static const char *const profile_keys[] = {"rate-type", "rate", "max-requests", "max-seconds",
+	"random-seed", "data", "target", "model", "backend-type", "processor", "warmup-percent",
+	"cooldown-percent", "output-path", NULL};
+static const char *const profile_data_keys[] = {"prefix_tokens", "prompt_tokens",
+	"prompt_tokens_stdev", "prompt_tokens_min", "prompt_tokens_max", "output_tokens",
+	"output_tokens_stdev", "output_tokens_min", "output_tokens_max", "samples", NULL};
+
 /* Shared prefix of GuideLLM synthetic data: data.prefix_tokens of
  * profile.yaml (GuideLLM's synthetic-data default is 0 when the key is
  * absent).  *found false when there is no profile.yaml; a malformed profile or
@@ -392,12 +412,48 @@ static int profile_prefix_tokens(const char *dir, int64_t *prefix, bool *found, 
 		return 0;
 	if ((rc = yaml_parse_file(p, &j, e)) < 0)
 		return rc;
-	d = json_get(j, "data");
-	if (d && json_type_of(d) == JSON_OBJECT) {
-		char ctx[1300];
-		snprintf(ctx, sizeof(ctx), "%s: data", p);
-		rc = json_opt_int(d, "prefix_tokens", ctx, 0, WL_MAX_TOKENS, &v, NULL, e);
+	if (json_type_of(j) != JSON_OBJECT) {
+		rc = err_set(e, SS_EDATA, "%s: expected a mapping of GuideLLM options, got %s", p,
+			     json_type_name(json_type_of(j)));
+		goto out;
 	}
+	if ((rc = json_check_keys(j, profile_keys, p, e)) < 0)
+		goto out;
+	d = json_get(j, "data");
+	if (d && json_type_of(d) != JSON_OBJECT) {
+		rc = err_set(e, SS_EDATA, "%s: 'data' must be a mapping of synthetic-data settings, got %s",
+			     p, json_type_name(json_type_of(d)));
+		goto out;
+	}
+	if (d) {
+		char ctx[1300];
+		size_t i;
+		snprintf(ctx, sizeof(ctx), "%s: data", p);
+		if ((rc = json_check_keys(d, profile_data_keys, ctx, e)) < 0)
+			goto out;
+		/* every count checked, not only the one used: a bad one means the
+		 * profile is not what the run used */
+		for (i = 0; profile_data_keys[i]; i++) {
+			const char *k = profile_data_keys[i];
+			int64_t n;
+			double x;
+			bool pres;
+			if (!strstr(k, "_stdev")) {
+				if ((rc = json_opt_int(d, k, ctx, 0, WL_MAX_TOKENS, &n, NULL, e)) < 0)
+					goto out;
+			} else if ((rc = json_opt_num(d, k, ctx, &x, &pres, e)) < 0) {
+				goto out;
+			} else if (pres && !(x >= 0 && x <= (double)WL_MAX_TOKENS)) {
+				rc = err_set(e, SS_EDATA, "%s: '%s' must be in [0, %lld], got %g", ctx, k,
+					     (long long)WL_MAX_TOKENS, x);
+				goto out;
+			}
+		}
+		if ((rc = json_opt_int(d, "prefix_tokens", ctx, 0, WL_MAX_TOKENS, &v, NULL, e)) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
 	json_free(j);
 	*prefix = v;
 	return rc;

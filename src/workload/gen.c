@@ -365,6 +365,11 @@ static int trace_next(struct wl_gen *g, struct wl_req *r, struct err *e)
 	return 1;
 }
 
+static int64_t max_requests(const struct wl_spec *s)
+{
+	return s->max_requests > 0 ? s->max_requests : WL_DEFAULT_MAX_REQUESTS;
+}
+
 int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err *e)
 {
 	const struct wl_spec *s = g->s;
@@ -395,6 +400,15 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 		}
 		if (limit > 0 && tn >= limit)
 			return 0;
+		/* only the duration ends this loop, and how many requests fit in
+		 * it depends on how fast the engine serves them: the request
+		 * ceiling is enforced as they are issued */
+		if (s->num_requests == 0 && g->issued >= max_requests(s))
+			return err_set(e, SS_EUSAGE, "%s: the closed loop of %lld clients has issued %lld "
+				       "requests by %.6g s of its %g s, the limit; give 'num_requests', "
+				       "fewer clients or a shorter duration, or raise the limit with "
+				       "--max-requests", s->source, (long long)s->concurrency,
+				       (long long)g->issued, tn, limit);
 		out->arrival_ns = now_ns;
 	} else {
 		if (!next_arrival(g, &t))

@@ -53,6 +53,9 @@ spec stage-tiny '{"arrival": {"process": "constant"}, "stages": [{"rate": 1e-300
 spec stages-long '{"arrival": {"process": "constant"}, "stages": [{"rate": 1e-6, "duration_s": 9e8}, {"rate": 1e-6, "duration_s": 9e8}]}'
 spec sp-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "shared_prefix": {"num_groups": 1048576, "num_prompts_per_group": 1048576, "system_prompt_len": 10, "question_len": 10, "output_len": 10}}'
 spec prefix-neg '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prefix_tokens": -1024}'
+spec cl-dur '{"arrival": {"process": "concurrency", "concurrency": 4}, "duration_s": 100000, "prompt_tokens": 10, "output_tokens": 2}'
+spec cl-stages '{"arrival": {"process": "concurrency", "concurrency": 2}, "stages": [{"concurrency": 2, "duration_s": 50000}, {"concurrency": 8, "duration_s": 50000}], "prompt_tokens": 10, "output_tokens": 2}'
+spec cl-short '{"arrival": {"process": "concurrency", "concurrency": 4}, "duration_s": 1, "prompt_tokens": 10, "output_tokens": 2}'
 spec conc-zero '{"arrival": {"process": "concurrency", "concurrency": 0}, "duration_s": 5}'
 printf '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "name": "\377"}\n' > ff.json
 w y-half.yaml 'arrival: {process: poisson, rate: .5}
@@ -69,6 +72,8 @@ mkdir -p exp && cp "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/e
 x_exp() { mkdir -p "$1"; sed "$2" exp/experiment.json > "$1/experiment.json"; sed "$3" exp/requests.csv > "$1/requests.csv"; }
 x_exp xp-prefix-neg 's/"prefix_tokens": [0-9]*/"prefix_tokens": -1024/' ''
 x_exp xp-prefix-huge 's/"prefix_tokens": [0-9]*/"prefix_tokens": 1e300/' ''
+x_exp xp-trace-key 's/"prefix_tokens": \([0-9]*\)/"prefx_tokens": \1/' ''
+x_exp xp-trace-arrkey 's/"file": "requests.csv"/"file": "requests.csv", "rate": 5/' ''
 x_exp xr-ttft-inf '' '2s/^\([^,]*,[^,]*,[^,]*\),[^,]*,/\1,inf,/'
 x_exp xr-prompt-huge '' '3s/^\([^,]*\),[^,]*,/\1,1e61,/'
 x_exp xr-e2e-nan '' '4s/^\([^,]*,[^,]*,[^,]*,[^,]*\),[^,]*,/\1,nan,/'
@@ -104,6 +109,44 @@ gl gl-facts-key 500 2.0; w gl-facts-key/engine-facts.json '{"engine": "vllm", "n
 gl gl-facts-bad 500 2.0; w gl-facts-bad/engine-facts.json '{"engine": "vllm",'
 gl gl-facts-inf 500 2.0; w gl-facts-inf/engine-facts.json '{"engine": "vllm", "num_gpu_blocks": Infinity}'
 gl gl-noprof 500 2.0; rm gl-noprof/profile.yaml
+gl gl-facts-engine 500 2.0; w gl-facts-engine/engine-facts.json '{"engine": 5, "num_gpu_blocks": 2790}'
+gl gl-facts-gib 500 2.0; w gl-facts-gib/engine-facts.json '{"engine": "vllm", "available_kv_cache_gib": -1}'
+gl gl-facts-graphs 500 2.0; w gl-facts-graphs/engine-facts.json '{"engine": "vllm", "cudagraph_capture_sizes": [1, 2, 0.5]}'
+gl gl-log-blocks 500 2.0; w gl-log-blocks/vllm.log 'INFO 01-20 10:00:00 gpu_executor.py:122] # GPU blocks: 99999999999999999999, # CPU blocks: 512'
+gl gl-log-blocks-neg 500 2.0; w gl-log-blocks-neg/vllm.log 'INFO 01-20 10:00:00 kv_cache_utils.py:700] num_gpu_blocks is: -4'
+gl gl-cfg-key 500 2.0; w gl-cfg-key/exp-config.yaml 'model: codellama/CodeLlama-34b-Instruct-hf
+tensor_parallelism: 1
+max_num_seq: 256'
+gl gl-cfg-list 500 2.0; w gl-cfg-list/exp-config.yaml '- model: codellama/CodeLlama-34b-Instruct-hf'
+gl gl-prof-key 500 2.0; w gl-prof-key/profile.yaml 'rate_type: constant
+data:
+  prefix_tokens: 64'
+gl gl-prof-data5 500 2.0; w gl-prof-data5/profile.yaml 'rate-type: constant
+data: 5'
+gl gl-prof-datakey 500 2.0; w gl-prof-datakey/profile.yaml 'data:
+  prefix_token: 64'
+gl gl-prof-stdev 500 2.0; w gl-prof-stdev/profile.yaml 'data:
+  prefix_tokens: 64
+  prompt_tokens_stdev: .nan'
+gl gl-prof-scalar 500 2.0; w gl-prof-scalar/profile.yaml 'just text'
+# a vLLM bench serve result and variants: bv NAME SED-EXPRESSION
+w b-ok.json '{"backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "request_rate": 4.0, "burstiness": 1.0, "max_concurrency": null, "duration": 2.9, "completed": 4, "total_input_tokens": 2048, "total_output_tokens": 512, "mean_ttft_ms": 41.2, "p90_ttft_ms": 50.1, "input_lens": [512, 512, 512, 512], "output_lens": [128, 128, 128, 128]}'
+bv() { sed "$2" b-ok.json > "$1.json"; }
+bv b-in-frac 's/"input_lens": \[512, 512/"input_lens": [512, 0.5/'
+bv b-in-huge 's/"input_lens": \[512, 512, 512/"input_lens": [512, 512, 1e20/'
+bv b-in-neg 's/"input_lens": \[512/"input_lens": [-1/'
+bv b-in-str 's/"input_lens": \[512, 512/"input_lens": [512, "x"/'
+bv b-out-huge 's/128, 128]/128, 1e300]/'
+bv b-rate-neg 's/"request_rate": 4.0/"request_rate": -5/'
+bv b-rate-str 's/"request_rate": 4.0/"request_rate": "fast"/'
+bv b-dur-huge 's/"duration": 2.9/"duration": 1e300/'
+bv b-p90-neg 's/"p90_ttft_ms": 50.1/"p90_ttft_ms": -3/'
+bv b-p90-str 's/"p90_ttft_ms": 50.1/"p90_ttft_ms": "50"/'
+bv b-burst-huge 's/"burstiness": 1.0/"burstiness": 1e300/'
+bv b-conc-frac 's/"max_concurrency": null/"max_concurrency": 2.5/'
+bv b-done-huge 's/"completed": 4/"completed": 1e12/'
+bv b-tin-huge 's/"total_input_tokens": 2048/"total_input_tokens": 1e300/'
+bv b-ttft-inf 's/"mean_ttft_ms": 41.2/"mean_ttft_ms": Infinity/'
 mkdir -p emptydir
 w ascend-hdr/kernel_details.csv 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,Input Shapes,Input Data Types,Output Shapes'
 cp ascend-hdr/kernel_details.csv ascend-hdr.csv
@@ -193,6 +236,9 @@ t spec-stages-too-long 3 "the stages last 1.8e+09 s in all" '$SS run --workload 
 t spec-shared-prefix-2e12 3 "num_groups x num_prompts_per_group must be <= 16777216" '$SS run --workload sp-huge.json'
 t spec-prefix-negative 3 "'prefix_tokens' must be in [0, 16777216], got -1024" '$SS run --workload prefix-neg.json'
 t spec-concurrency-zero 3 "'concurrency' must be in [1, 16777216], got 0" '$SS run --workload conc-zero.json'
+t spec-closed-loop-duration-only 2 "the closed loop of 4 clients has issued 1000 requests by" '$SS run --workload cl-dur.json --max-requests 1000 --requests-out o.csv --step-log s.log'
+t spec-closed-loop-stages-only 2 "issued 500 requests by" '$SS run --workload cl-stages.json --max-requests 500'
+t spec-closed-loop-under-limit 0 '' '$SS run --workload cl-short.json --max-requests 1000 > /dev/null'
 t spec-raw-0xff 3 "byte 0xff is not valid UTF-8" '$SS run --workload ff.json'
 t yaml-rate-dot5 0 '' '$SS run --workload y-half.yaml > /dev/null'
 t yaml-rate-hex 0 '' '$SS run --workload y-hex.yaml > /dev/null'
@@ -216,6 +262,7 @@ t exp-requests-arrival-1e300 3 "xr-arr-huge/requests.csv:2:" '$SS eval xr-arr-hu
 t exp-requests-ttft-negative 3 "ttft_ms and e2e_ms >= 0" '$SS calibrate xr-neg-ttft'
 t guidellm-prompt-1e61 3 "request 0 of benchmark 0: start 3000 s, ttft 100 ms, latency 1000 ms must be finite and prompt 1e+61" '$SS import gl-prompt-huge -o out'
 t guidellm-latency-infinity 3 "latency inf ms must be finite" '$SS import gl-lat-inf -o out'
+t guidellm-eval-latency-infinity 3 "latency inf ms must be finite" '$SS eval gl-lat-inf'
 t guidellm-latency-nan 3 "lacks a start time, token counts or latency" '$SS eval gl-lat-nan'
 # 8. side files of an experiment: never a silent default
 t profile-malformed 3 "gl-prof-bad/profile.yaml:" '$SS eval gl-prof-bad'
@@ -225,6 +272,37 @@ t profile-missing-warns 0 "warning: gl-noprof: no profile.yaml" '$SS eval gl-nop
 t facts-unknown-key 3 "engine-facts.json: unknown key 'num_gpu_block'" '$SS eval gl-facts-key'
 t facts-malformed 3 "engine-facts.json:1:19: malformed JSON" '$SS eval gl-facts-bad'
 t facts-infinity 3 "'num_gpu_blocks' must be a finite number" '$SS calibrate gl-facts-inf'
+t facts-engine-not-string 3 "engine-facts.json: 'engine' must be a string" '$SS eval gl-facts-engine'
+t facts-kv-gib-negative 3 "'available_kv_cache_gib' must be in [0, 1048576], got -1" '$SS eval gl-facts-gib'
+t facts-capture-size-fraction 3 "'cudagraph_capture_sizes[2]' must be an integer in [1, 16777216]" '$SS eval gl-facts-graphs'
+t vllm-log-blocks-overflow 3 "vllm.log:1: num_gpu_blocks must be an integer in [1, 268435456], got '99999999999999999999'" '$SS eval gl-log-blocks'
+t vllm-log-blocks-negative 3 "vllm.log:1: num_gpu_blocks must be an integer in [1, 268435456], got '-4'" '$SS calibrate gl-log-blocks-neg'
+t exp-config-unknown-key 3 "exp-config.yaml: unknown key 'max_num_seq'" '$SS eval gl-cfg-key'
+t exp-config-not-mapping 3 "exp-config.yaml: expected a mapping of settings, got an array" '$SS import gl-cfg-list -o out'
+t profile-unknown-key 3 "profile.yaml: unknown key 'rate_type'" '$SS eval gl-prof-key'
+t profile-data-not-mapping 3 "profile.yaml: 'data' must be a mapping of synthetic-data settings, got a number" '$SS eval gl-prof-data5'
+t profile-data-unknown-key 3 "profile.yaml: data: unknown key 'prefix_token'" '$SS eval gl-prof-datakey'
+t profile-stdev-nan 3 "'prompt_tokens_stdev' must be a finite number" '$SS eval gl-prof-stdev'
+t profile-not-mapping 3 "profile.yaml: expected a mapping of GuideLLM options, got a string" '$SS eval gl-prof-scalar'
+t exp-trace-workload-unknown-key 3 "experiment.json: workload: unknown key 'prefx_tokens'" '$SS eval xp-trace-key'
+t exp-trace-arrival-unknown-key 3 "workload.arrival: unknown key 'rate'" '$SS eval xp-trace-arrkey'
+# 8b. serving-benchmark results (vLLM bench serve): every number in range, named
+t bench-input-len-fraction 3 "b-in-frac.json: 'input_lens[1]' must be an integer in [0, 16777216], got 0.5" '$SS eval b-in-frac.json --gpu h100'
+t bench-input-len-1e20 3 "'input_lens[2]' must be an integer in [0, 16777216], got 1e+20" '$SS eval b-in-huge.json --gpu h100'
+t bench-input-len-negative 3 "'input_lens[0]' must be an integer in [0, 16777216], got -1" '$SS import b-in-neg.json --gpu h100 -o out'
+t bench-input-len-string 3 "'input_lens[1]' must be a token count, got a string" '$SS eval b-in-str.json --gpu h100'
+t bench-output-len-1e300 3 "'output_lens[3]' must be an integer in [0, 16777216], got 1e+300" '$SS eval b-out-huge.json --gpu h100'
+t bench-rate-negative 3 "'request_rate' must be in [1e-06, 1e+09] requests/s or \"inf\", got -5" '$SS eval b-rate-neg.json --gpu h100'
+t bench-rate-string 3 "'request_rate' must be a number or \"inf\", got \"fast\"" '$SS eval b-rate-str.json --gpu h100'
+t bench-duration-1e300 3 "'duration' must be a number in [1e-09, 1000000000], got 1e+300" '$SS eval b-dur-huge.json --gpu h100'
+t bench-p90-ttft-negative 3 "'p90_ttft_ms' must be in [0, 1e+12], got -3" '$SS eval b-p90-neg.json --gpu h100'
+t bench-p90-ttft-string 3 "'p90_ttft_ms' must be a number, got a string" '$SS eval b-p90-str.json --gpu h100'
+t bench-burstiness-1e300 3 "'burstiness' must be in [0.0001, 1000000], got 1e+300" '$SS eval b-burst-huge.json --gpu h100'
+t bench-concurrency-fraction 3 "'max_concurrency' must be an integer in [1, 16777216], got 2.5" '$SS eval b-conc-frac.json --gpu h100'
+t bench-completed-1e12 3 "'completed' must be an integer in [1, 16777216], got 1e+12" '$SS eval b-done-huge.json --gpu h100'
+t bench-input-tokens-1e300 3 "'total_input_tokens' must be an integer in [1, 67108864], got 1e+300" '$SS eval b-tin-huge.json --gpu h100'
+t bench-mean-ttft-infinity 3 "'mean_ttft_ms' must be a finite number in [0, 1e+12], got null, NaN or Infinity" '$SS eval b-ttft-inf.json --gpu h100'
+t bench-good 0 '' '$SS eval b-ok.json --gpu h100 > /dev/null'
 # 9. inputs that are not files, empty folders, header-only traces
 t eval-empty-folder 2 "no experiment under the given paths" '$SS eval emptydir'
 t eval-missing-path 3 "nodir: no such file or folder" '$SS eval nodir'

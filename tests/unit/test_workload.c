@@ -171,5 +171,29 @@ int main(void)
 		    " \"question_len\": 447, \"output_len\": 248}}", &w, &e) == 0 && w.sp_groups == 10 && w.nstages == 1,
 	      "inference-perf style spec parses");
 	wl_spec_release(&w);
+
+	/* a closed loop ended by its duration only: the request ceiling holds
+	 * as requests are issued (issue 15) */
+	wl_spec_defaults(&w);
+	w.process = WL_CONCURRENCY;
+	w.concurrency = 2;
+	w.num_requests = 0;
+	w.duration_s = 1e6;
+	w.max_requests = 3;
+	{
+		struct wl_gen *g = NULL;
+		struct wl_req r;
+		int rc, ok;
+		err_clear(&e);
+		rc = wl_gen_new(&w, &g, &e);
+		ok = rc == 0;
+		for (i = 0; ok && i < 3; i++)
+			ok = wl_gen_next(g, i * 1000, &r, &e) == 1;
+		rc = ok ? wl_gen_next(g, 5000000000LL, &r, &e) : 0;
+		CHECK(ok && rc == -SS_EUSAGE && strstr(e.msg, "has issued 3 requests by 5 s of its 1e+06 s"),
+		      "closed loop: the 4th request past max_requests 3 is refused: %s", e.msg);
+		if (g)
+			wl_gen_free(g);
+	}
 	return check_done();
 }

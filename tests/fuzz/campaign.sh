@@ -1,0 +1,48 @@
+#!/bin/sh
+# campaign.sh - a long fuzz campaign that shares the machine: every fuzzer in
+# turn, CHUNK runs at a time, at the lowest CPU priority, until each has TARGET
+# runs or the DEADLINE (epoch seconds) passes.  Same options as `make fuzz`
+# (corpus build-fuzz/corpus-NAME, seeds tests/fuzz/corpus/NAME); the runs
+# accumulate in the corpus, the counts in build-fuzz/campaign.log.  A fuzzer
+# that reports anything (sanitizer, crash, timeout) is dropped from later
+# rounds and its log kept as build-fuzz/NAME.fail.log.
+# Usage: tests/fuzz/campaign.sh DEADLINE [TARGET [CHUNK [FUZZER...]]]
+# (build the fuzzers first: make build-fuzz/fuzz_json ... or make fuzz FUZZ_RUNS=1)
+set -u
+cd "$(dirname "$0")/../.."
+deadline=$1
+target=${2:-10000000}
+chunk=${3:-1000000}
+shift 3 2>/dev/null || shift $#
+list=${*:-fuzz_aic fuzz_bench fuzz_requests fuzz_guidellm fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_kflow fuzz_trace}
+log=build-fuzz/campaign.log
+mkdir -p build-fuzz/artifacts
+for f in $list; do [ -f build-fuzz/$f.runs ] || echo 0 > build-fuzz/$f.runs; done
+while :; do
+	progress=0
+	for f in $list; do
+		done_runs=$(cat build-fuzz/$f.runs)
+		[ -f build-fuzz/$f.fail.log ] && continue
+		[ "$done_runs" -ge "$target" ] && continue
+		left=$((deadline - $(date +%s)))
+		[ "$left" -le 30 ] && { echo "$(date -u +%T) deadline" >> $log; exit 0; }
+		n=$((target - done_runs)); [ "$n" -gt "$chunk" ] && n=$chunk
+		mkdir -p build-fuzz/corpus-$f
+		UBSAN_OPTIONS=print_stacktrace=1 nice -n 19 ./build-fuzz/$f -runs=$n -max_len=4096 \
+			-timeout=60 -max_total_time=$left -print_final_stats=1 \
+			-artifact_prefix=build-fuzz/artifacts/$f- \
+			build-fuzz/corpus-$f tests/fuzz/corpus/$f > build-fuzz/$f.log 2>&1
+		rc=$?
+		ran=$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/$f.log)
+		ran=${ran:-0}
+		echo $((done_runs + ran)) > build-fuzz/$f.runs
+		echo "$(date -u +%T) $f +$ran = $((done_runs + ran)) runs, exit $rc," \
+			"$(sed -n 's/^stat::average_exec_per_sec: *//p' build-fuzz/$f.log) exec/s" >> $log
+		if [ $rc -ne 0 ] || grep -qE 'runtime error|ERROR:' build-fuzz/$f.log; then
+			cp build-fuzz/$f.log build-fuzz/$f.fail.log
+			echo "$(date -u +%T) $f FAILED (build-fuzz/$f.fail.log)" >> $log
+		fi
+		progress=1
+	done
+	[ $progress -eq 0 ] && { echo "$(date -u +%T) all done" >> $log; exit 0; }
+done
