@@ -85,6 +85,9 @@ void cap_cfg_defaults(struct cap_cfg *c);
 int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e);
 /* "ttft_p90_ms" (buffer of at least 32). */
 void cap_slo_name(const struct cap_slo *s, char *buf, size_t n);
+/* The binding constraint of a result (cap_result.binding): an SLO's name,
+ * "goodput", "saturation" or "none". */
+void cap_binding_name(const struct cap_cfg *c, int binding, char *buf, size_t n);
 /* The SLO's statistic out of a run's summary (NAN for an empty set). */
 double cap_slo_value(const struct cap_slo *s, const struct metric_set *m);
 

@@ -103,6 +103,8 @@ void wl_spec_release(struct wl_spec *s);
 /* Check a spec built by hand (flags); SS_EUSAGE naming the field. */
 int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e);
 const char *wl_process_name(enum wl_process p);
+/* "fixed", "uniform", "normal", "lognormal", "empirical" */
+const char *wl_dist_kind_name(enum wl_dist_kind k);
 /* Requests the spec will generate (expected count for random processes;
  * INFINITY when only a trace or the simulation bounds it). */
 double wl_spec_expected_requests(const struct wl_spec *s);

@@ -30,18 +30,6 @@ static void slo_list(const struct cap_cfg *c, char *buf, size_t n)
 		snprintf(buf + len, n - len, "%sgoodput >= %g", len ? ", " : "", c->goodput_min);
 }
 
-static void binding_name(const struct cap_cfg *c, int b, char *buf, size_t n)
-{
-	if (b >= 0 && b < (int)c->nslo)
-		cap_slo_name(&c->slo[b], buf, n);
-	else if (b == CAP_FAIL_GOODPUT(c))
-		snprintf(buf, n, "goodput");
-	else if (b == CAP_FAIL_SATURATED(c))
-		snprintf(buf, n, "saturation");
-	else
-		snprintf(buf, n, "none");
-}
-
 void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
 		  const struct cap_result *r, const char *notes)
 {
@@ -51,7 +39,7 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	size_t i, j;
 
 	slo_list(c, slos, sizeof(slos));
-	binding_name(c, r->binding, b, sizeof(b));
+	cap_binding_name(c, r->binding, b, sizeof(b));
 	fprintf(f, "capacity   %s on %s, tp %d pp %d dp %d ep %d, %s, engine %s, max_num_seqs %lld, max_num_batched_tokens %lld\n",
 	       sc->model->id, sc->gpu->id, sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep,
 	       dtype_name(sc->wdt), sc->engine, (long long)sc->max_num_seqs,
@@ -143,7 +131,7 @@ void out_cap_json(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	for (i = 0; r->found && i < (size_t)c->nseeds; i++)
 		jw_num(&w, NULL, r->per_seed[i]);
 	jw_end_arr(&w);
-	binding_name(c, r->binding, b, sizeof(b));
+	cap_binding_name(c, r->binding, b, sizeof(b));
 	if (r->binding < 0)
 		jw_null(&w, "binding_metric");
 	else

@@ -8,18 +8,6 @@
 #include "servesim/out.h"
 #include "servesim/version.h"
 
-static const char *dist_kind_name(enum wl_dist_kind k)
-{
-	switch (k) {
-	case WL_FIXED: return "fixed";
-	case WL_UNIFORM: return "uniform";
-	case WL_NORMAL: return "normal";
-	case WL_LOGNORMAL: return "lognormal";
-	case WL_EMPIRICAL: return "empirical";
-	}
-	return "?";
-}
-
 const char *out_dist_desc(const struct wl_dist *d, char *buf, size_t n)
 {
 	switch (d->kind) {
@@ -53,7 +41,7 @@ static bool open_rate(const struct wl_spec *wl)
 static void dist_json(struct jw *w, const char *key, const struct wl_dist *d)
 {
 	jw_obj(w, key);
-	jw_str(w, "dist", dist_kind_name(d->kind));
+	jw_str(w, "dist", wl_dist_kind_name(d->kind));
 	switch (d->kind) {
 	case WL_FIXED: jw_num(w, "value", d->a); break;
 	case WL_UNIFORM: jw_num(w, "min", d->a); jw_num(w, "max", d->b); break;

@@ -45,6 +45,18 @@ void cap_slo_name(const struct cap_slo *s, char *buf, size_t n)
 	snprintf(buf, n, "%s_%s_ms", metric_names[s->metric], stat_names[s->stat]);
 }
 
+void cap_binding_name(const struct cap_cfg *c, int b, char *buf, size_t n)
+{
+	if (b >= 0 && b < (int)c->nslo)
+		cap_slo_name(&c->slo[b], buf, n);
+	else if (b == CAP_FAIL_GOODPUT(c))
+		snprintf(buf, n, "goodput");
+	else if (b == CAP_FAIL_SATURATED(c))
+		snprintf(buf, n, "saturation");
+	else
+		snprintf(buf, n, "none");
+}
+
 static int parse_one(const char *item, struct cap_slo *out, struct err *e)
 {
 	char name[64], *eq, *us, *end;

@@ -155,18 +155,6 @@ static void first_sentence(char *s)
 		*p = '\0';
 }
 
-static void binding_name(const struct cap_cfg *c, int b, char *buf, size_t n)
-{
-	if (b >= 0 && b < (int)c->nslo)
-		cap_slo_name(&c->slo[b], buf, n);
-	else if (b == CAP_FAIL_GOODPUT(c))
-		snprintf(buf, n, "goodput");
-	else if (b == CAP_FAIL_SATURATED(c))
-		snprintf(buf, n, "saturation");
-	else
-		snprintf(buf, n, "none");
-}
-
 int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
 		    struct search_outcome *out, struct err *e)
 {
@@ -238,7 +226,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	have_res = true;
 	out->probes += res.ncurve;
 	out->binding = res.binding;
-	binding_name(in->cc, res.binding, out->binding_name, sizeof(out->binding_name));
+	cap_binding_name(in->cc, res.binding, out->binding_name, sizeof(out->binding_name));
 	if (!res.found) {
 		out->status = SEARCH_NO_RATE;
 		snprintf(out->reason, sizeof(out->reason), "%.250s", res.reason);

@@ -172,24 +172,12 @@ void sweep_row_null(struct sweep_row *r, const char *key)
 	add(r, key)->kind = SWC_NULL;
 }
 
-static const char *dist_kind(enum wl_dist_kind k)
-{
-	switch (k) {
-	case WL_FIXED: return "fixed";
-	case WL_UNIFORM: return "uniform";
-	case WL_NORMAL: return "normal";
-	case WL_LOGNORMAL: return "lognormal";
-	case WL_EMPIRICAL: return "empirical";
-	}
-	return "?";
-}
-
 static void row_dist(struct sweep_row *r, const char *pfx, const struct wl_dist *d)
 {
 	char k[40];
 
 	snprintf(k, sizeof(k), "%s_dist", pfx);
-	sweep_row_str(r, k, dist_kind(d->kind));
+	sweep_row_str(r, k, wl_dist_kind_name(d->kind));
 	snprintf(k, sizeof(k), "%s_a", pfx);
 	sweep_row_num(r, k, d->kind == WL_EMPIRICAL ? NAN : d->a);
 	snprintf(k, sizeof(k), "%s_b", pfx);

@@ -12,6 +12,18 @@
 static const char *const proc_names[] = {"poisson", "constant", "gamma", "uniform_count",
 					 "poisson_count", "concurrency", "trace"};
 
+const char *wl_dist_kind_name(enum wl_dist_kind k)
+{
+	switch (k) {
+	case WL_FIXED: return "fixed";
+	case WL_UNIFORM: return "uniform";
+	case WL_NORMAL: return "normal";
+	case WL_LOGNORMAL: return "lognormal";
+	case WL_EMPIRICAL: return "empirical";
+	}
+	return "?";
+}
+
 const char *wl_process_name(enum wl_process p)
 {
 	return (unsigned)p < sizeof(proc_names) / sizeof(proc_names[0]) ? proc_names[p] : "?";
