@@ -14,7 +14,7 @@ deadline=$1
 target=${2:-10000000}
 chunk=${3:-1000000}
 shift 3 2>/dev/null || shift $#
-list=${*:-fuzz_aic fuzz_bench fuzz_requests fuzz_guidellm fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_kflow fuzz_trace}
+list=${*:-fuzz_aic fuzz_bench fuzz_requests fuzz_guidellm fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_kflow fuzz_trace fuzz_prices fuzz_mfupack}
 log=build-fuzz/campaign.log
 mkdir -p build-fuzz/artifacts
 for f in $list; do [ -f build-fuzz/$f.runs ] || echo 0 > build-fuzz/$f.runs; done
