@@ -56,6 +56,8 @@ LIB_SRC += src/plan/prices.c
 LIB_SRC += src/plan/launch.c
 LIB_SRC += src/cmd/search.c
 LIB_SRC += src/hw/mfupack.c
+LIB_SRC += src/hw/mfuload.c
+LIB_SRC += src/base/bytepack.c
 LIB_SRC += src/out/summary.c
 LIB_SRC += src/out/config.c
 LIB_SRC += src/out/svg.c
@@ -84,7 +86,7 @@ FUZZERS   += fuzz_mfupack
 # library (any other change would rewrite 42 files for nothing).
 MFU_CSV   = $(wildcard data/mfu/*/*/*.csv.gz)
 MFU_PACKS = $(BUILD)/mfupack.stamp
-MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/moetab.c src/base/csv.c \
+MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/moetab.c src/base/csv.c src/base/bytepack.c \
 	src/base/decnum.c src/base/gzread.c include/servesim/mfu.h include/servesim/moetab.h \
 	include/servesim/gpu.h include/servesim/csv.h include/servesim/decnum.h tools/mfupack.c
 

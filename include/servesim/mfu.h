@@ -146,4 +146,17 @@ double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems);
 /* Interpolate a grid at log-space point x (dims entries). */
 double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest);
 
+/* The CSV loaders of mfu.c (the reference parse). */
+int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs, unsigned *got,
+		 struct err *e);
+int mfu_csv_attn(const char *path, bool prefill, const struct gpu_spec *gs,
+		 struct mfu_attn_cfg **out, size_t *nout, struct err *e);
+int mfu_csv_allreduce(struct mfu_tables *t, const char *path, struct err *e);
+/* mfu_load and mfu_load_moe with the packs used or not (use_pack false:
+ * the CSV parse only, the reference the tests compare against). */
+int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+		 const char *engine, const char *version, bool use_pack, struct err *e);
+int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
+		     bool use_pack, struct err *e);
+
 #endif

@@ -83,4 +83,14 @@ void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shap
  * this GPU, x computed with the target shape). */
 double moetab_eff(const struct moe_pick *pick, const struct moe_shape *s, double tokens);
 
+struct sbuf;
+/* The fused-MoE curves of distribution d in *t, appended to out in the
+ * order moetab_load_dist adds them (moetab.c). */
+void moetab_pack_dist(const struct moetab *t, enum moe_dist d, struct sbuf *out);
+/* Append the curves packed by moetab_pack_dist for d to *t (created when
+ * NULL) and mark d loaded; -1 (t unchanged) when buf is malformed. */
+int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t);
+/* Whether d's rows are in t already. */
+bool moetab_has_dist(const struct moetab *t, enum moe_dist d);
+
 #endif

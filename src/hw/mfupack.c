@@ -69,70 +69,6 @@ static const char *const sec_file[MFUPACK__COUNT] = {
 	"gemm.csv.gz", "attn_prefill.csv.gz", "attn_decode.csv.gz", "allreduce.csv.gz",
 	"mla_prefill.csv.gz", "mla_decode.csv.gz", "moe.csv.gz", "moe.csv.gz", "moe.csv.gz"};
 
-/* --- byte encoding --- */
-
-void mfupack_put(struct sbuf *sb, const void *p, size_t n)
-{
-	if (n)
-		sb_put(sb, p, n);
-}
-
-void mfupack_put_u64(struct sbuf *sb, size_t v)
-{
-	uint64_t u = v;
-	mfupack_put(sb, &u, sizeof(u));
-}
-
-void mfupack_get(struct mfupack_rd *r, void *dst, size_t n)
-{
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		memset(dst, 0, n);
-		return;
-	}
-	memcpy(dst, r->p, n);
-	r->p += n;
-}
-
-size_t mfupack_get_u64(struct mfupack_rd *r)
-{
-	uint64_t u;
-	mfupack_get(r, &u, sizeof(u));
-	if (u > SIZE_MAX / 16) {
-		r->bad = true;
-		return 0;
-	}
-	return (size_t)u;
-}
-
-double *mfupack_get_f64s(struct mfupack_rd *r, size_t n)
-{
-	double *a;
-
-	if (r->bad || n == 0)
-		return NULL;
-	if ((size_t)(r->end - r->p) / sizeof(double) < n) {
-		r->bad = true;
-		return NULL;
-	}
-	a = xmalloc(n * sizeof(double));
-	memcpy(a, r->p, n * sizeof(double));
-	r->p += n * sizeof(double);
-	return a;
-}
-
-bool mfupack_ascending(const double *a, size_t n, bool strict)
-{
-	size_t i;
-
-	if (n > 0 && isnan(a[0]))
-		return false;
-	for (i = 1; i < n; i++)
-		if (strict ? !(a[i] > a[i - 1]) : !(a[i] >= a[i - 1]))
-			return false;
-	return true;
-}
-
 /* --- grids --- */
 
 static size_t grid_total(const struct mfu_grid *g)
@@ -148,12 +84,12 @@ static void put_grid(struct sbuf *sb, const struct mfu_grid *g)
 {
 	size_t d;
 
-	mfupack_put_u64(sb, g->dims);
+	bytes_put_u64(sb, g->dims);
 	for (d = 0; d < 3; d++)
-		mfupack_put_u64(sb, g->len[d]);
+		bytes_put_u64(sb, g->len[d]);
 	for (d = 0; d < g->dims; d++)
-		mfupack_put(sb, g->axis[d], g->len[d] * sizeof(double));
-	mfupack_put(sb, g->v, grid_total(g) * sizeof(double));
+		bytes_put(sb, g->axis[d], g->len[d] * sizeof(double));
+	bytes_put(sb, g->v, grid_total(g) * sizeof(double));
 }
 
 static void free_grid(struct mfu_grid *g)
@@ -166,14 +102,14 @@ static void free_grid(struct mfu_grid *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static void get_grid(struct mfupack_rd *r, struct mfu_grid *g)
+static void get_grid(struct bytes_rd *r, struct mfu_grid *g)
 {
 	size_t d, total = 1;
 
 	memset(g, 0, sizeof(*g));
-	g->dims = mfupack_get_u64(r);
+	g->dims = bytes_get_u64(r);
 	for (d = 0; d < 3; d++)
-		g->len[d] = mfupack_get_u64(r);
+		g->len[d] = bytes_get_u64(r);
 	if (r->bad || g->dims < 1 || g->dims > 3) {
 		r->bad = true;
 		g->dims = 0;
@@ -186,11 +122,11 @@ static void get_grid(struct mfupack_rd *r, struct mfu_grid *g)
 			return;
 		}
 		total *= g->len[d];
-		g->axis[d] = mfupack_get_f64s(r, g->len[d]);
-		if (!r->bad && !mfupack_ascending(g->axis[d], g->len[d], true))
+		g->axis[d] = bytes_get_f64s(r, g->len[d]);
+		if (!r->bad && !bytes_ascending(g->axis[d], g->len[d], true))
 			r->bad = true; /* axes are sorted distinct logs */
 	}
-	g->v = mfupack_get_f64s(r, total);
+	g->v = bytes_get_f64s(r, total);
 }
 
 /* --- reading --- */
@@ -273,7 +209,7 @@ int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *
 {
 	struct mfu_grid g[DT__COUNT];
 	bool have[DT__COUNT];
-	struct mfupack_rd r;
+	struct bytes_rd r;
 	int d;
 
 	if (!buf)
@@ -283,7 +219,7 @@ int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *
 	r.bad = false;
 	memset(g, 0, sizeof(g));
 	for (d = 0; d < DT__COUNT; d++) {
-		have[d] = mfupack_get_u64(&r) != 0;
+		have[d] = bytes_get_u64(&r) != 0;
 		if (have[d])
 			get_grid(&r, &g[d]);
 	}
@@ -315,7 +251,7 @@ int mfupack_gemm(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t,
 int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
 		       size_t *nout)
 {
-	struct mfupack_rd r;
+	struct bytes_rd r;
 	struct mfu_attn_cfg *cfg = NULL;
 	size_t n, i;
 
@@ -324,14 +260,14 @@ int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg
 	r.p = buf;
 	r.end = buf + len;
 	r.bad = false;
-	n = mfupack_get_u64(&r);
+	n = bytes_get_u64(&r);
 	if (n > len / 64)
 		r.bad = true;
 	if (!r.bad && n > 0)
 		cfg = xcalloc(n, sizeof(*cfg));
 	for (i = 0; i < n && !r.bad; i++) {
 		int64_t v[4];
-		mfupack_get(&r, v, sizeof(v));
+		bytes_get(&r, v, sizeof(v));
 		cfg[i].heads = (int)v[0];
 		cfg[i].kv_heads = (int)v[1];
 		cfg[i].head_dim = (int)v[2];
@@ -367,7 +303,7 @@ int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tab
 {
 	size_t n[9];
 	double *sz[9], *l[9];
-	struct mfupack_rd r;
+	struct bytes_rd r;
 	int k;
 
 	if (!buf)
@@ -376,10 +312,10 @@ int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tab
 	r.end = buf + len;
 	r.bad = false;
 	for (k = 0; k < 9; k++) {
-		n[k] = mfupack_get_u64(&r);
-		sz[k] = mfupack_get_f64s(&r, n[k]);
-		l[k] = mfupack_get_f64s(&r, n[k]);
-		if (!r.bad && !mfupack_ascending(sz[k], n[k], false))
+		n[k] = bytes_get_u64(&r);
+		sz[k] = bytes_get_f64s(&r, n[k]);
+		l[k] = bytes_get_f64s(&r, n[k]);
+		if (!r.bad && !bytes_ascending(sz[k], n[k], false))
 			r.bad = true;
 	}
 	for (k = 0; k < 9; k++) {
@@ -450,7 +386,7 @@ static bool pack_sec(enum mfupack_sec s, const char *csv, const struct gpu_spec 
 		if (mfu_csv_gemm(&t, csv, g, &got, &e) < 0)
 			break;
 		for (d = 0; d < DT__COUNT; d++) {
-			mfupack_put_u64(out, t.have_gemm[d]);
+			bytes_put_u64(out, t.have_gemm[d]);
 			if (t.have_gemm[d])
 				put_grid(out, &t.gemm[d]);
 		}
@@ -464,11 +400,11 @@ static bool pack_sec(enum mfupack_sec s, const char *csv, const struct gpu_spec 
 		bool prefill = s == MFUPACK_ATTN_PREFILL || s == MFUPACK_MLA_PREFILL;
 		if (mfu_csv_attn(csv, prefill, g, &t.prefill, &t.nprefill, &e) < 0)
 			break;
-		mfupack_put_u64(out, t.nprefill);
+		bytes_put_u64(out, t.nprefill);
 		for (i = 0; i < t.nprefill; i++) {
 			const struct mfu_attn_cfg *c = &t.prefill[i];
 			int64_t v[4] = {c->heads, c->kv_heads, c->head_dim, c->kv_dtype};
-			mfupack_put(out, v, sizeof(v));
+			bytes_put(out, v, sizeof(v));
 			put_grid(out, &c->g);
 		}
 		ok = true;
@@ -478,9 +414,9 @@ static bool pack_sec(enum mfupack_sec s, const char *csv, const struct gpu_spec 
 		if (mfu_csv_allreduce(&t, csv, &e) < 0)
 			break;
 		for (k = 0; k < 9; k++) {
-			mfupack_put_u64(out, t.ar_len[k]);
-			mfupack_put(out, t.ar_size[k], t.ar_len[k] * sizeof(double));
-			mfupack_put(out, t.ar_lat[k], t.ar_len[k] * sizeof(double));
+			bytes_put_u64(out, t.ar_len[k]);
+			bytes_put(out, t.ar_size[k], t.ar_len[k] * sizeof(double));
+			bytes_put(out, t.ar_lat[k], t.ar_len[k] * sizeof(double));
 		}
 		ok = true;
 		break;

@@ -22,46 +22,8 @@
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
+#include "servesim/bytepack.h"
 #include "servesim/sbuf.h"
-
-/* The CSV loaders of mfu.c (the reference parse). */
-int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs, unsigned *got,
-		 struct err *e);
-int mfu_csv_attn(const char *path, bool prefill, const struct gpu_spec *gs,
-		 struct mfu_attn_cfg **out, size_t *nout, struct err *e);
-int mfu_csv_allreduce(struct mfu_tables *t, const char *path, struct err *e);
-/* mfu_load and mfu_load_moe with the packs used or not (use_pack false:
- * the CSV parse only, the reference the tests compare against). */
-int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
-		 const char *engine, const char *version, bool use_pack, struct err *e);
-int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
-		     bool use_pack, struct err *e);
-
-/* The fused-MoE curves of distribution d in *t, appended to out in the
- * order moetab_load_dist adds them (moetab.c). */
-void moetab_pack_dist(const struct moetab *t, enum moe_dist d, struct sbuf *out);
-/* Append the curves packed by moetab_pack_dist for d to *t (created when
- * NULL) and mark d loaded; -1 (t unchanged) when buf is malformed. */
-int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t);
-/* Whether d's rows are in t already. */
-bool moetab_has_dist(const struct moetab *t, enum moe_dist d);
-
-/* Byte-level encoding shared by mfupack.c and moetab.c: native byte order
- * and double format (a pack is a build output of this machine; the header
- * checks both). */
-void mfupack_put(struct sbuf *sb, const void *p, size_t n);
-void mfupack_put_u64(struct sbuf *sb, size_t v);
-struct mfupack_rd {
-	const unsigned char *p, *end;
-	bool bad;             /* set by any read past the end or insane count */
-};
-void mfupack_get(struct mfupack_rd *r, void *dst, size_t n);
-size_t mfupack_get_u64(struct mfupack_rd *r);
-/* n doubles copied into a new array (NULL when n is 0 or on a bad read). */
-double *mfupack_get_f64s(struct mfupack_rd *r, size_t n);
-/* Whether a holds no NaN and ascends (strictly, or allowing ties): the
- * lookups' binary searches rely on it. */
-bool mfupack_ascending(const double *a, size_t n, bool strict);
 
 /* Sections of a pack, one per CSV file (MoE: one per routing distribution). */
 enum mfupack_sec {

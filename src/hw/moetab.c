@@ -15,7 +15,7 @@
 #include "servesim/alloc.h"
 #include "servesim/csv.h"
 #include "servesim/moetab.h"
-#include "hw/mfupack.h"
+#include "servesim/bytepack.h"
 
 struct curve {
 	enum moe_fmt fmt;
@@ -408,38 +408,38 @@ void moetab_pack_dist(const struct moetab *t, enum moe_dist d, struct sbuf *out)
 
 	for (i = 0; i < t->n; i++)
 		n += t->c[i].dist == d;
-	mfupack_put_u64(out, n);
+	bytes_put_u64(out, n);
 	for (i = 0; i < t->n; i++) {
 		const struct curve *c = &t->c[i];
 		if (c->dist != d)
 			continue;
-		mfupack_put_u64(out, (size_t)c->fmt);
-		mfupack_put(out, &c->s, sizeof(c->s));
-		mfupack_put_u64(out, c->n);
-		mfupack_put(out, c->x, c->n * sizeof(double));
-		mfupack_put(out, c->leff, c->n * sizeof(double));
+		bytes_put_u64(out, (size_t)c->fmt);
+		bytes_put(out, &c->s, sizeof(c->s));
+		bytes_put_u64(out, c->n);
+		bytes_put(out, c->x, c->n * sizeof(double));
+		bytes_put(out, c->leff, c->n * sizeof(double));
 	}
 }
 
 int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t)
 {
-	struct mfupack_rd r = {buf, buf ? buf + len : buf, false};
+	struct bytes_rd r = {buf, buf ? buf + len : buf, false};
 	struct curve *cs;
-	size_t n = mfupack_get_u64(&r), i, k;
+	size_t n = bytes_get_u64(&r), i, k;
 
 	if (!buf || r.bad || n > len / sizeof(struct moe_shape))
 		return -1;
 	cs = xcalloc(n ? n : 1, sizeof(*cs));
 	for (i = 0; i < n && !r.bad; i++) {
-		size_t f = mfupack_get_u64(&r);
+		size_t f = bytes_get_u64(&r);
 		cs[i].fmt = f < MOE__COUNT ? (enum moe_fmt)f : MOE_BF16;
 		r.bad |= f >= MOE__COUNT;
 		cs[i].dist = d;
-		mfupack_get(&r, &cs[i].s, sizeof(cs[i].s));
-		cs[i].n = cs[i].cap = mfupack_get_u64(&r);
-		cs[i].x = mfupack_get_f64s(&r, cs[i].n);
-		cs[i].leff = mfupack_get_f64s(&r, cs[i].n);
-		if (!r.bad && (cs[i].n == 0 || !mfupack_ascending(cs[i].x, cs[i].n, false)))
+		bytes_get(&r, &cs[i].s, sizeof(cs[i].s));
+		cs[i].n = cs[i].cap = bytes_get_u64(&r);
+		cs[i].x = bytes_get_f64s(&r, cs[i].n);
+		cs[i].leff = bytes_get_f64s(&r, cs[i].n);
+		if (!r.bad && (cs[i].n == 0 || !bytes_ascending(cs[i].x, cs[i].n, false)))
 			r.bad = true; /* moetab_eff searches x */
 	}
 	if (r.bad || r.p != r.end) {

@@ -1,0 +1,335 @@
+/* mfuload.c - choosing a GPU's kernel collections for an engine and version
+ * and loading their tables: from the compact packs written by `make`
+ * (mfupack.c) when they are current, else from the CSVs (mfu.c's parse). */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "servesim/mfu.h"
+#include "servesim/moetab.h"
+#include "servesim/paths.h"
+#include "hw/mfupack.h"
+
+/* "0.24.0", "1.3.0rc20", "1.1.0-dev.2" as one comparable number:
+ * major*1e6 + minor*1e3 + patch (release-candidate suffixes ignored). */
+static double version_num(const char *v)
+{
+	double part[3] = {0, 0, 0};
+	int i = 0;
+
+	while (*v && i < 3) {
+		if (*v >= '0' && *v <= '9') {
+			part[i] = strtod(v, (char **)&v);
+			i++;
+		} else if (*v == '.') {
+			v++;
+		} else {
+			break;
+		}
+	}
+	return part[0] * 1e6 + part[1] * 1e3 + part[2];
+}
+
+/* snprintf whose truncation is harmless here (a too-long path simply does
+ * not exist; a too-long label is cut): the result is used so the compiler
+ * knows truncation was considered. */
+#define FMT(dst, ...) snprintf((dst), sizeof(dst), __VA_ARGS__)
+
+struct coll {
+	char name[64];        /* "<engine>-<version>" */
+	char engine[16];
+	double ver;
+	double rank;          /* fallback order: lower first */
+};
+
+static int cmp_coll(const void *a, const void *b)
+{
+	const struct coll *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The collections under base, ranked for (engine, version). */
+static size_t list_collections(const char *base, const char *engine, const char *version,
+			       struct coll *out, size_t cap)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+	size_t n = 0, i;
+	double want = version && *version ? version_num(version) : -1, newest = -1;
+	bool any_engine = false;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL && n < cap) {
+		const char *dash = strchr(de->d_name, '-');
+		if (de->d_name[0] == '.' || !dash || (size_t)(dash - de->d_name) >= sizeof(out[n].engine))
+			continue;
+		if (strlen(de->d_name) >= sizeof(out[n].name))
+			continue;
+		memcpy(out[n].name, de->d_name, strlen(de->d_name) + 1);
+		memcpy(out[n].engine, de->d_name, (size_t)(dash - de->d_name));
+		out[n].engine[dash - de->d_name] = '\0';
+		out[n].ver = version_num(dash + 1);
+		n++;
+	}
+	closedir(d);
+	for (i = 0; i < n; i++)
+		if (strcmp(out[i].engine, engine) == 0) {
+			any_engine = true;
+			if (out[i].ver > newest)
+				newest = out[i].ver;
+		}
+	for (i = 0; i < n; i++) {
+		/* same engine by version distance (the requested version, else the
+		 * newest), then vLLM newest first, then the others newest first */
+		if (strcmp(out[i].engine, engine) == 0)
+			out[i].rank = fabs(out[i].ver - (want >= 0 ? want : newest)) - (want >= 0 ? 0 : 0);
+		else if (strcmp(out[i].engine, "vllm") == 0)
+			out[i].rank = 1e12 - out[i].ver;
+		else
+			out[i].rank = 2e12 - out[i].ver;
+	}
+	(void)any_engine;
+	qsort(out, n, sizeof(*out), cmp_coll);
+	return n;
+}
+
+static void set_src(struct mfu_tables *t, enum mfu_part p, const char *gtab, const char *coll,
+		    const char *file)
+{
+	FMT(t->src[p], "mfu/%.31s/%.48s/%.16s", gtab, coll, file);
+}
+
+/* Whether a GEMM table could still add a dtype: one not loaded yet that
+ * the tables' GPU can price.  Once none is left, the later collections'
+ * GEMM files (every row of which mfu_csv_gemm would skip) are not read. */
+static bool gemm_wanted(const struct mfu_tables *t, const struct gpu_spec *g)
+{
+	static const enum dtype read[] = {DT_BF16, DT_FP8, DT_FP4}; /* the ones mfu_csv_gemm reads */
+	size_t i;
+
+	for (i = 0; i < sizeof(read) / sizeof(read[0]); i++)
+		if (!t->have_gemm[read[i]] && g->table_peak[read[i]] > 0)
+			return true;
+	return false;
+}
+
+/* The pack of a collection, opened on first use; NULL when there is none
+ * (or packs are not used). */
+struct lazy_pack {
+	struct mfu_pack *p;
+	bool tried, use;
+	const char *dir;
+	const struct gpu_spec *g;
+};
+
+static struct mfu_pack *lazy_pack(struct lazy_pack *lp)
+{
+	if (!lp->tried && lp->use)
+		lp->p = mfupack_open(lp->dir, lp->g);
+	lp->tried = true;
+	return lp->p;
+}
+
+static int load_attn_part(struct lazy_pack *lp, enum mfupack_sec sec, const char *path,
+			  bool prefill, struct mfu_attn_cfg **out, size_t *nout, struct err *e)
+{
+	struct mfu_pack *pk = lazy_pack(lp);
+
+	if (pk && mfupack_attn(pk, sec, path, out, nout) == 0)
+		return 0;
+	return mfu_csv_attn(path, prefill, lp->g, out, nout, e);
+}
+
+int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+	     const char *engine, const char *version, struct err *e)
+{
+	return mfu_load_opt(t, data_dir, g, engine, version, true, e);
+}
+
+int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+		 const char *engine, const char *version, bool use_pack, struct err *e)
+{
+	struct coll cs[32];
+	char base[700], path[900], cdir[800];
+	size_t n, i;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!engine || !*engine)
+		engine = "vllm";
+	if ((rc = mfu_engine_check(engine, e)) < 0)
+		return rc;
+	if (!g->tables[0]) {
+		snprintf(t->warning, sizeof(t->warning),
+			 "no measured kernel tables for %s: using default MFU (GEMM %.2f, prefill attention %.2f, decode attention %.2f) and the roofline for fused MoE",
+			 g->id, MFU_DEFAULT_GEMM, MFU_DEFAULT_ATTN_PREFILL, MFU_DEFAULT_ATTN_DECODE);
+		return 0;
+	}
+	snprintf(base, sizeof(base), "%s/mfu/%s", data_dir, g->tables);
+	FMT(t->dir, "%.599s", base);
+	n = list_collections(base, engine, version, cs, sizeof(cs) / sizeof(cs[0]));
+	if (n == 0) {
+		snprintf(t->warning, sizeof(t->warning),
+			 "no kernel collections in data/mfu/%s: using default MFU", g->tables);
+		return 0;
+	}
+	if (strcmp(cs[0].engine, engine) != 0)
+		snprintf(t->warning, sizeof(t->warning),
+			 "no %s kernel tables for %s: using the %s collection", engine, g->id, cs[0].name);
+	{
+		const char *dash = strchr(cs[0].name, '-');
+		snprintf(t->engine, sizeof(t->engine), "%s", cs[0].engine);
+		snprintf(t->version, sizeof(t->version), "%s", dash ? dash + 1 : "");
+	}
+	for (i = 0; i < n; i++) {
+		unsigned got = 0;
+		struct lazy_pack lp = {NULL, false, use_pack, cdir, g};
+		FMT(cdir, "%.700s/%.63s", base, cs[i].name);
+		FMT(path, "%.700s/%.63s/gemm.csv.gz", base, cs[i].name);
+		if (gemm_wanted(t, g) && paths_exists(path)) {
+			struct mfu_pack *pk = lazy_pack(&lp);
+			if (!(pk && mfupack_gemm(pk, path, t, &got) == 0) &&
+			    (rc = mfu_csv_gemm(t, path, g, &got, e)) < 0)
+				goto fail_pack;
+		}
+		if (got & (1u << DT_BF16))
+			set_src(t, MFU_P_GEMM_BF16, g->tables, cs[i].name, "gemm");
+		if (got & (1u << DT_FP8))
+			set_src(t, MFU_P_GEMM_FP8, g->tables, cs[i].name, "gemm");
+		if (got & (1u << DT_FP4))
+			set_src(t, MFU_P_GEMM_FP4, g->tables, cs[i].name, "gemm");
+		FMT(path, "%.700s/%.63s/attn_prefill.csv.gz", base, cs[i].name);
+		if (!t->nprefill && paths_exists(path)) {
+			if ((rc = load_attn_part(&lp, MFUPACK_ATTN_PREFILL, path, true, &t->prefill,
+						 &t->nprefill, e)) < 0)
+				goto fail_pack;
+			set_src(t, MFU_P_ATTN_PREFILL, g->tables, cs[i].name, "attn_prefill");
+		}
+		FMT(path, "%.700s/%.63s/attn_decode.csv.gz", base, cs[i].name);
+		if (!t->ndecode && paths_exists(path)) {
+			if ((rc = load_attn_part(&lp, MFUPACK_ATTN_DECODE, path, false, &t->decode,
+						 &t->ndecode, e)) < 0)
+				goto fail_pack;
+			set_src(t, MFU_P_ATTN_DECODE, g->tables, cs[i].name, "attn_decode");
+		}
+		FMT(path, "%.700s/%.63s/allreduce.csv.gz", base, cs[i].name);
+		if (!t->src[MFU_P_ALLREDUCE][0] && paths_exists(path)) {
+			struct mfu_pack *pk = lazy_pack(&lp);
+			if (!(pk && mfupack_allreduce(pk, path, t) == 0) &&
+			    (rc = mfu_csv_allreduce(t, path, e)) < 0)
+				goto fail_pack;
+			set_src(t, MFU_P_ALLREDUCE, g->tables, cs[i].name, "allreduce");
+		}
+		FMT(path, "%.700s/%.63s/mla_prefill.csv.gz", base, cs[i].name);
+		if (!t->nmla_prefill && paths_exists(path)) {
+			if ((rc = load_attn_part(&lp, MFUPACK_MLA_PREFILL, path, true, &t->mla_prefill,
+						 &t->nmla_prefill, e)) < 0)
+				goto fail_pack;
+			set_src(t, MFU_P_MLA_PREFILL, g->tables, cs[i].name, "mla_prefill");
+		}
+		FMT(path, "%.700s/%.63s/mla_decode.csv.gz", base, cs[i].name);
+		if (!t->nmla_decode && paths_exists(path)) {
+			if ((rc = load_attn_part(&lp, MFUPACK_MLA_DECODE, path, false, &t->mla_decode,
+						 &t->nmla_decode, e)) < 0)
+				goto fail_pack;
+			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
+		}
+		FMT(path, "%.700s/%.63s/moe.csv.gz", base, cs[i].name);
+		if (!t->moe_path[0] && paths_exists(path)) { /* loaded on demand */
+			FMT(t->moe_path, "%.699s", path);
+			set_src(t, MFU_P_MOE, g->tables, cs[i].name, "moe");
+		}
+		mfupack_close(lp.p);
+		continue;
+fail_pack:
+		mfupack_close(lp.p);
+		goto fail;
+	}
+	return 0;
+fail:
+	mfu_release(t);
+	return rc;
+}
+
+int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d, struct err *e)
+{
+	return mfu_load_moe_opt(t, g, d, true, e);
+}
+
+int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
+		     bool use_pack, struct err *e)
+{
+	if (!t->moe_path[0] || moetab_has_dist(t->moe, d))
+		return 0;
+	if (use_pack) {
+		/* the pack beside moe.csv.gz */
+		char dir[700];
+		const char *slash = strrchr(t->moe_path, '/');
+		struct mfu_pack *pk;
+		int used;
+		FMT(dir, "%.*s", slash ? (int)(slash - t->moe_path) : 1, slash ? t->moe_path : ".");
+		pk = mfupack_open(dir, g);
+		used = pk && mfupack_moe(pk, d, t->moe_path, &t->moe) == 0;
+		mfupack_close(pk);
+		if (used)
+			return 0;
+	}
+	/* only the run's distribution: the others' rows (two thirds of a
+	 * 100k-row table) are not parsed */
+	return moetab_load_dist(t->moe_path, g, d, &t->moe, e);
+}
+
+int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e)
+{
+	char path[900];
+	unsigned got = 0;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->dir, sizeof(t->dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/gemm.csv.gz", t->dir);
+	if (paths_exists(path) && (rc = mfu_csv_gemm(t, path, g, &got, e)) < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/attn_prefill.csv.gz", t->dir);
+	if (paths_exists(path) && (rc = mfu_csv_attn(path, true, g, &t->prefill, &t->nprefill, e)) < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/attn_decode.csv.gz", t->dir);
+	if (paths_exists(path) && (rc = mfu_csv_attn(path, false, g, &t->decode, &t->ndecode, e)) < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/allreduce.csv.gz", t->dir);
+	if (paths_exists(path) && (rc = mfu_csv_allreduce(t, path, e)) < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/moe.csv.gz", t->dir);
+	if (paths_exists(path))
+		FMT(t->moe_path, "%.699s", path);
+	{
+		static const char *const fn[MFU_P__COUNT] = {"gemm", "gemm", "gemm", "attn_prefill",
+			"attn_decode", "allreduce", "moe", "mla_prefill", "mla_decode"};
+		bool have[MFU_P__COUNT];
+		int k;
+		have[MFU_P_GEMM_BF16] = t->have_gemm[DT_BF16];
+		have[MFU_P_GEMM_FP8] = t->have_gemm[DT_FP8];
+		have[MFU_P_GEMM_FP4] = t->have_gemm[DT_FP4];
+		have[MFU_P_ATTN_PREFILL] = t->nprefill > 0;
+		have[MFU_P_ATTN_DECODE] = t->ndecode > 0;
+		have[MFU_P_ALLREDUCE] = t->ar_len[2] + t->ar_len[4] + t->ar_len[8] > 0;
+		have[MFU_P_MOE] = t->moe_path[0] != '\0';
+		have[MFU_P_MLA_PREFILL] = have[MFU_P_MLA_DECODE] = false;
+		for (k = 0; k < MFU_P__COUNT; k++)
+			if (have[k])
+				snprintf(t->src[k], sizeof(t->src[k]), "%s/%s", dir, fn[k]);
+	}
+	if (!t->have_gemm[DT_BF16] || !t->nprefill || !t->ndecode)
+		snprintf(t->warning, sizeof(t->warning),
+			 "incomplete kernel tables in %s: defaults fill the gaps", t->dir);
+	return 0;
+fail:
+	mfu_release(t);
+	return rc;
+}
+
