@@ -78,7 +78,13 @@ static struct req *req_get(struct sim *s)
 	}
 	r = s->free_reqs;
 	s->free_reqs = r->next_free;
-	memset(r, 0, sizeof(*r));
+	{
+		/* a heap entry of the record's last holder (rejected after a
+		 * preemption) may still be queued: its epoch goes on counting */
+		uint32_t epoch = r->epoch;
+		memset(r, 0, sizeof(*r));
+		r->epoch = epoch;
+	}
 	return r;
 }
 
@@ -218,7 +224,12 @@ static uint64_t chain_at(const struct sim *s, struct req *r, int64_t b)
 	while (r->nchain <= b) {
 		int32_t i = r->nchain;
 		if (i == r->chain_cap) {
-			size_t cap = r->chain_cap ? (size_t)r->chain_cap * 2 : 16;
+			/* first: every block the request can fill, so one
+			 * allocation usually does */
+			size_t cap = r->chain_cap ? (size_t)r->chain_cap * 2
+						  : (size_t)blocks_for(s, r->prompt + r->output);
+			if (cap <= (size_t)i)
+				cap = (size_t)i + 1;
 			if (cap > (size_t)s->max_blocks_per_req)
 				cap = (size_t)s->max_blocks_per_req;
 			r->chain = xreallocarray(r->chain, cap, sizeof(uint64_t));
@@ -357,8 +368,16 @@ static void dec_join(struct sim *s, struct replica *rp, struct req *r)
 	rp->dec_base_sum += r->dc0 - r->dG0;
 	if (r->rseq > rp->dec_max_rseq || rp->ndec == 1)
 		rp->dec_max_rseq = r->rseq;
-	r->epoch++;
 	fe.fin_G = r->dG0 + (r->output - r->dg0);
+	/* back from an explicit spell that scheduled it at every step: its
+	 * entry still holds the right step, so keep it (an overloaded replica
+	 * walks every step and would otherwise push one entry per decoder per
+	 * step) */
+	if (r->heaped && r->heap_fin == fe.fin_G)
+		return;
+	r->epoch++;
+	r->heaped = true;
+	r->heap_fin = fe.fin_G;
 	fe.rseq = r->rseq;
 	fe.epoch = r->epoch;
 	fe.r = r;
@@ -390,8 +409,7 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 	rp->cls_count[r->cls]--;
 	rp->ndec--;
 	rp->dec_base_sum -= r->dc0 - r->dG0;
-	r->dec = false;
-	r->epoch++; /* its heap entry is now stale */
+	r->dec = false; /* its heap entry is skipped while it is explicit */
 }
 
 /* --- blocks --- */
@@ -552,18 +570,44 @@ static void memo_keep(struct replica *rp, struct req *r, int32_t hits)
 /* Does the memo of r's hits still hold (after cutting it where one of its
  * blocks was evicted)?  Its blocks keep their content and their reference
  * counts unless kv says otherwise, and the block after them can only be
- * registered by another request inside the shareable part. */
-static bool memo_valid(const struct sim *s, struct replica *rp, const struct req *r, int64_t maxb)
+ * registered by another request inside the shareable part.  MEMO_STALE:
+ * look everything up again; MEMO_HOLDS: the hits are memo_h; MEMO_PREFIX:
+ * the first memo_h hits hold, blocks registered since may extend them. */
+enum memo_state { MEMO_STALE, MEMO_HOLDS, MEMO_PREFIX };
+
+static enum memo_state memo_valid(const struct sim *s, struct replica *rp, const struct req *r,
+				  int64_t maxb)
 {
 	int64_t lim = r->nshare < maxb ? r->nshare : maxb;
 
 	if (rp->memo_r != r || rp->kv.watch_touched)
-		return false;
+		return MEMO_STALE;
 	if (rp->kv.watch_cut < rp->memo_h)
 		rp->memo_h = rp->kv.watch_cut;
 	rp->kv.watch_cut = INT32_MAX;
 	(void)s;
-	return rp->memo_h >= lim || rp->memo_reg == rp->kv.registered;
+	return rp->memo_h >= lim || rp->memo_reg == rp->kv.registered ? MEMO_HOLDS : MEMO_PREFIX;
+}
+
+/* MEMO_PREFIX: look up the blocks after the memo's memo_h hits, which still
+ * stand (same blocks, same reference counts), watching each new hit as
+ * memo_keep would; a full lookup would find the same blocks. */
+static void memo_extend(struct sim *s, struct replica *rp, struct req *r, int64_t maxb)
+{
+	int32_t b, n = rp->memo_h;
+
+	for (b = n; b < rp->memo_hw; b++) /* positions past a cut */
+		kvc_unwatch(&rp->kv, rp->memo_blk[b], b);
+	for (; n < maxb; n++) {
+		int32_t blk = kvc_lookup(&rp->kv, chain_at(s, r, n));
+		if (blk < 0)
+			break;
+		rp->memo_blk[n] = blk;
+		kvc_watch(&rp->kv, blk, n);
+		rp->memo_e0[n + 1] = rp->memo_e0[n] + (kvc_ref(&rp->kv, blk) == 0);
+	}
+	rp->memo_h = rp->memo_hw = n;
+	rp->memo_reg = rp->kv.registered;
 }
 
 /* Prefix-cache lookup on admission: the leading full blocks whose content
@@ -577,12 +621,16 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 {
 	int64_t maxb = (req_num_tokens(r) - 1) / s->cfg.block_size, b;
 	int32_t n = 0;
+	enum memo_state st;
 
 	*evictable = 0;
 	*last = 0;
 	if (!s->cfg.prefix_caching || (r->preempts == 0 && !block_shareable(s, r, 0)))
 		return 0;
-	if (memo_valid(s, rp, r, maxb)) {
+	st = memo_valid(s, rp, r, maxb);
+	if (st == MEMO_PREFIX)
+		memo_extend(s, rp, r, maxb);
+	if (st != MEMO_STALE) {
 		n = rp->memo_h;
 		*evictable = rp->memo_e0[n];
 		*last = n > 0 ? r->chain[n - 1] : 0;
@@ -1319,8 +1367,11 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	while (rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
 		struct fin_entry fe = rp->heap[0];
 		heap_pop(rp);
-		if (!fe.r->dec || fe.r->epoch != fe.epoch)
+		if (fe.r->epoch != fe.epoch)
 			continue; /* stale */
+		fe.r->heaped = false;
+		if (!fe.r->dec)
+			continue; /* explicit: it completes (or not) on its own */
 		dec_leave(s, rp, fe.r);
 		fe.r->last_ns = s->now;
 		fe.r->done = true;

@@ -49,7 +49,9 @@ struct req {
 	bool lean;
 	int64_t dG0, dc0, dg0;
 	int32_t cls;
-	uint32_t epoch;
+	uint32_t epoch;  /* of its live heap entry; older entries are stale */
+	bool heaped;     /* that entry is still in the heap, at step heap_fin */
+	int64_t heap_fin;
 	struct req *cprev, *cnext;
 	struct req *next_free;
 };
