@@ -119,6 +119,10 @@ struct cost_model {
 	struct comm_table comm;   /* DeepEP all-to-all fits */
 	int64_t moe_max;
 	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds */
+	/* tok_*, head_s, absorb_s and decode_rows are filled entry by entry
+	 * on first use, through a const model (cost.c): one model serves one
+	 * thread at a time */
+	struct cost_lazy *lazy;
 };
 
 struct step_desc {
@@ -159,5 +163,8 @@ double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill
  * `tokens` tokens entering the layer on that GPU (all DP ranks' tokens with
  * expert parallelism). */
 double cost_moe_s(const struct cost_model *c, double tokens);
+/* The token-linear part of a step of m tokens (GEMMs, norms, collectives;
+ * linear in m past max_m), seconds. */
+double cost_tok_s(const struct cost_model *c, int64_t m);
 
 #endif

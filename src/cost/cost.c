@@ -414,6 +414,70 @@ int64_t cost_graph_pad(const struct cost_model *c, int64_t n)
 	return p > c->cfg.graph_max ? n : p;
 }
 
+/* What the per-token-count tables are filled from, kept from cost_init:
+ * each entry is priced on its first use (a run touches a few of the max_m
+ * token counts; pricing all of them was most of the start-up), by the same
+ * code and from the same inputs as an eager fill, so to the same bits. */
+struct cost_lazy {
+	struct opgraph gr;
+	bool *use;                   /* ops priced per token, in kind order */
+	struct mfu_gemm_col *cols;   /* each GEMM's table column */
+	double *kcnt;                /* each kind's layer count */
+	uint8_t *tok_done;           /* [max_m + 1] */
+	uint8_t *seq_done;           /* [max_seqs + 1]: head_s, absorb_s, decode_rows */
+};
+
+/* tok_s, tok_flops and tok_bytes at mm tokens (1 <= mm <= max_m). */
+static void tok_need(const struct cost_model *c, int64_t mm)
+{
+	const struct cost_lazy *z = c->lazy;
+	const struct opgraph *gr = &z->gr;
+	double t = 0, f = 0, b = 0;
+	size_t u = 0, k, j;
+
+	if (z->tok_done[mm])
+		return;
+	for (k = 0; k < gr->nkinds; k++) {
+		const struct layer_kind *lk = &gr->kinds[k];
+		double cnt = z->kcnt[k];
+		double tk = 0, fk = 0, bk = 0;
+		for (j = 0; j < lk->nops; j++, u++)
+			if (z->use[u])
+				tk += op_at(c, &lk->ops[j], &z->cols[u], (double)mm, &fk, &bk);
+		t += cnt * tk;
+		f += cnt * fk;
+		b += cnt * bk;
+	}
+	/* with PP every stage runs its share of layers in turn */
+	c->tok_s[mm] = t;
+	c->tok_flops[mm] = f;
+	c->tok_bytes[mm] = b;
+	z->tok_done[mm] = 1;
+}
+
+/* head_s, absorb_s and decode_rows at i sequences (1 <= i <= max_seqs). */
+static void seq_need(const struct cost_model *c, int64_t i)
+{
+	const struct cost_lazy *z = c->lazy;
+	const struct opgraph *gr = &z->gr;
+	size_t k, j;
+
+	if (z->seq_done[i])
+		return;
+	mfu_attn_row(c->tabs, c->attn_decode_cfg, false, c->log_n[i], &c->decode_rows[i]);
+	c->head_s[i] = cost_gemm_s(c, DT_BF16, (double)i, (double)(c->m->vocab / c->p.tp),
+				   (double)c->m->hidden, 1);
+	for (k = 0; k < gr->nkinds; k++)
+		for (j = 0; j < gr->kinds[k].nops; j++) {
+			const struct op *o = &gr->kinds[k].ops[j];
+			if (strcmp(o->name, "q_absorb_uk") == 0 || strcmp(o->name, "out_absorb_uv") == 0)
+				c->absorb_s[i] += (double)gr->kinds[k].count *
+						  cost_gemm_s(c, c->cfg.wdt, (double)i, (double)o->n,
+							      (double)o->k, (double)o->batch);
+		}
+	z->seq_done[i] = 1;
+}
+
 int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
 	      const struct parallel *p, const struct cost_cfg *cfg, const char *data_dir,
 	      struct err *e)
@@ -536,15 +600,17 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->absorb_s = xcalloc((size_t)cfg->max_seqs + 1, sizeof(double));
 	c->log_n = xcalloc((size_t)cfg->max_seqs + 1, sizeof(double));
 	c->decode_rows = xcalloc((size_t)cfg->max_seqs + 1, sizeof(struct mfu_row));
-	for (i = 1; i <= cfg->max_seqs; i++) {
+	for (i = 1; i <= cfg->max_seqs; i++)
 		c->log_n[i] = log((double)i);
-		mfu_attn_row(c->tabs, c->attn_decode_cfg, false, c->log_n[i], &c->decode_rows[i]);
-	}
 	mfu_attn_row(c->tabs, c->attn_prefill_cfg, true, 0.0, &c->prefill_row);
+	c->lazy = xcalloc(1, sizeof(*c->lazy));
+	c->lazy->tok_done = xcalloc((size_t)c->max_m + 1, 1);
+	c->lazy->seq_done = xcalloc((size_t)cfg->max_seqs + 1, 1);
 	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
 		cost_release(c);
 		return rc;
 	}
+	c->lazy->gr = gr; /* released with the model */
 	c->dp_attn = m->n_experts > 0 && p->dp > 1;
 	if (c->dp_attn) {
 		/* a table up to every rank at max_m tokens, linear beyond 64 Ki */
@@ -579,42 +645,10 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			}
 		}
 	}
-	for (mm = 1; mm <= c->max_m; mm++) {
-		double t = 0, f = 0, b = 0;
-		size_t u = 0;
-		for (k = 0; k < gr.nkinds; k++) {
-			const struct layer_kind *lk = &gr.kinds[k];
-			double cnt = kcnt[k];
-			double tk = 0, fk = 0, bk = 0;
-			for (j = 0; j < lk->nops; j++, u++)
-				if (use[u])
-					tk += op_at(c, &lk->ops[j], &cols[u], (double)mm, &fk, &bk);
-			t += cnt * tk;
-			f += cnt * fk;
-			b += cnt * bk;
-		}
-		/* with PP every stage runs its share of layers in turn */
-		c->tok_s[mm] = t;
-		c->tok_flops[mm] = f;
-		c->tok_bytes[mm] = b;
-	}
-	for (i = 1; i <= cfg->max_seqs; i++) {
-		c->head_s[i] = cost_gemm_s(c, DT_BF16, (double)i, (double)(m->vocab / p->tp),
-					   (double)m->hidden, 1);
-		for (k = 0; k < gr.nkinds; k++)
-			for (j = 0; j < gr.kinds[k].nops; j++) {
-				const struct op *o = &gr.kinds[k].ops[j];
-				if (strcmp(o->name, "q_absorb_uk") == 0 ||
-				    strcmp(o->name, "out_absorb_uv") == 0)
-					c->absorb_s[i] += (double)gr.kinds[k].count *
-							  cost_gemm_s(c, cfg->wdt, (double)i, (double)o->n,
-								      (double)o->k, (double)o->batch);
-			}
-	}
-	free(use);
-	free(cols);
-	free(kcnt);
-	opgraph_release(&gr);
+	/* tok_s, head_s, absorb_s and decode_rows: filled on first use */
+	c->lazy->use = use;
+	c->lazy->cols = cols;
+	c->lazy->kcnt = kcnt;
 	describe_sources(c);
 	return 0;
 }
@@ -636,6 +670,15 @@ void cost_release(struct cost_model *c)
 			mfu_row_release(&c->decode_rows[i]);
 	free(c->decode_rows);
 	mfu_row_release(&c->prefill_row);
+	if (c->lazy) {
+		opgraph_release(&c->lazy->gr);
+		free(c->lazy->use);
+		free(c->lazy->cols);
+		free(c->lazy->kcnt);
+		free(c->lazy->tok_done);
+		free(c->lazy->seq_done);
+		free(c->lazy);
+	}
 	memset(c, 0, sizeof(*c));
 }
 
@@ -695,8 +738,10 @@ static double gqa_decode_s(const struct cost_model *c, const struct attn_group *
 	double mean = ctx_sum / (double)n, mfu;
 	double flops = 2.0 * ctx_sum * g->heads * (g->dqk + g->dv), bytes = ctx_sum * g->kv_tok;
 
-	if (n <= c->cfg.max_seqs)
+	if (n <= c->cfg.max_seqs) {
+		seq_need(c, n);
 		mfu = mfu_row_eval(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean));
+	}
 	else
 		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
 					mean < 1 ? 0.0 : log(mean));
@@ -852,17 +897,28 @@ static double tok_part(const struct cost_model *c, int64_t m)
 {
 	if (m <= 0)
 		return 0;
-	if (m > c->max_m) /* beyond the table: linear in tokens */
+	if (m > c->max_m) { /* beyond the table: linear in tokens */
+		tok_need(c, c->max_m);
 		return c->tok_s[c->max_m] * (double)m / (double)c->max_m;
+	}
+	tok_need(c, m);
 	return c->tok_s[m];
+}
+
+double cost_tok_s(const struct cost_model *c, int64_t m)
+{
+	return tok_part(c, m);
 }
 
 static double head_part(const struct cost_model *c, int64_t n)
 {
 	if (n <= 0)
 		return 0;
-	if (n > c->cfg.max_seqs)
+	if (n > c->cfg.max_seqs) {
+		seq_need(c, c->cfg.max_seqs);
 		return c->head_s[c->cfg.max_seqs] * (double)n / (double)c->cfg.max_seqs;
+	}
+	seq_need(c, n);
 	return c->head_s[n];
 }
 
@@ -889,9 +945,11 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 	attn += cost_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
 	mtok = s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens;
 	/* attn is the mean per layer over the layer groups (see above) */
-	if (c->m->attn == ATTN_MLA && s->ndecode > 0)
-		attn += (s->ndecode <= c->cfg.max_seqs ? c->absorb_s[s->ndecode]
-						       : c->absorb_s[c->cfg.max_seqs]) / L;
+	if (c->m->attn == ATTN_MLA && s->ndecode > 0) {
+		int64_t n = s->ndecode <= c->cfg.max_seqs ? s->ndecode : c->cfg.max_seqs;
+		seq_need(c, n);
+		attn += c->absorb_s[n] / L;
+	}
 	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
 		send = (double)(c->p.pp - 1) *
 		       comm_send_s(&c->place, (double)tokens * (double)c->m->hidden * 2.0);
@@ -915,6 +973,7 @@ static double aggregate(const struct cost_model *c, const struct step_desc *s)
 	if (tokens <= 0)
 		return 0;
 	i = tokens > c->max_m ? c->max_m : tokens;
+	tok_need(c, i);
 	f = c->tok_flops[i] * (double)tokens / (double)i +
 	    L * 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
 	b = c->tok_bytes[i] + L * kvb * c->kv_tok_layer_bytes;

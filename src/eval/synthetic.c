@@ -82,7 +82,7 @@ static int h4(const struct model_cfg *m, const struct gpu_spec *g, const char *d
 	fprintf(out, "|---:|---:|---:|---:|---:|---:|\n");
 	for (L = 128; L <= 8192.5; L *= sqrt(2.0)) {
 		double tc = decode_s(&on, B, L), ta = decode_s(&agg, B, L);
-		double tg = on.tok_s[B], tat = cost_attn_decode_s(&on, B, (double)B * L) * (double)m->layers;
+		double tg = cost_tok_s(&on, B), tat = cost_attn_decode_s(&on, B, (double)B * L) * (double)m->layers;
 		double d = (tc - ta) / tc;
 		fprintf(out, "| %.0f | %.3f | %.3f | %.3f | %.3f | %+.1f%% |\n", L, tg * 1e3, tat * 1e3,
 			tc * 1e3, ta * 1e3, 100 * d);
