@@ -41,9 +41,12 @@ struct kvc {
 	struct kvb *blk;
 	struct kvc_ring *ring;
 	size_t ring_cap, ring_head, ring_len;
-	/* open-addressing table hash -> named block */
-	uint64_t *tkeys;
-	int32_t *tvals;
+	/* open-addressing table hash -> named block; a slot's key and value
+	 * side by side, so a hit reads one cache line */
+	struct kvc_slot {
+		uint64_t key;     /* 0: empty */
+		int32_t val;
+	} *tab;
 	uint32_t tmask;
 	int32_t tcount;
 	bool caching;
@@ -72,6 +75,22 @@ int32_t kvc_alloc_named(struct kvc *c);
 void kvc_alloc_anon(struct kvc *c, int32_t n);
 /* Cached named block holding content `h`, or -1. */
 int32_t kvc_lookup(const struct kvc *c, uint64_t h);
+/* The table slot where a lookup of `h` starts. */
+static inline uint32_t kvc_slot_of(const struct kvc *c, uint64_t h)
+{
+	return (uint32_t)(h ^ (h >> 29)) & c->tmask;
+}
+/* Start loading the slot a coming kvc_lookup(c, h) reads (a hint: the
+ * table is larger than the caches and a lookup is one random access). */
+static inline void kvc_prefetch(const struct kvc *c, uint64_t h)
+{
+#if defined(__GNUC__)
+	__builtin_prefetch(&c->tab[kvc_slot_of(c, h)]);
+#else
+	(void)c;
+	(void)h;
+#endif
+}
 static inline int32_t kvc_ref(const struct kvc *c, int32_t b) { return c->blk[b].ref; }
 /* Take a reference on a block found by lookup (it stops being evictable). */
 void kvc_acquire(struct kvc *c, int32_t b);

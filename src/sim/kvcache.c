@@ -29,8 +29,7 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	c->ring = xcalloc(c->ring_cap, sizeof(struct kvc_ring));
 	while (cap < (uint32_t)blocks * 2u + 2u)
 		cap <<= 1;
-	c->tkeys = xcalloc(cap, sizeof(uint64_t));
-	c->tvals = xcalloc(cap, sizeof(int32_t));
+	c->tab = xcalloc(cap, sizeof(*c->tab));
 	c->tmask = cap - 1;
 	c->watch = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
 	for (i = 0; i <= blocks; i++)
@@ -43,24 +42,23 @@ void kvc_release(struct kvc *c)
 	free(c->names);
 	free(c->blk);
 	free(c->ring);
-	free(c->tkeys);
-	free(c->tvals);
+	free(c->tab);
 	free(c->watch);
 	memset(c, 0, sizeof(*c));
 }
 
 static uint32_t slot_of(const struct kvc *c, uint64_t h)
 {
-	return (uint32_t)(h ^ (h >> 29)) & c->tmask;
+	return kvc_slot_of(c, h);
 }
 
 int32_t kvc_lookup(const struct kvc *c, uint64_t h)
 {
 	uint32_t i = slot_of(c, h);
 
-	while (c->tkeys[i]) {
-		if (c->tkeys[i] == h)
-			return c->tvals[i];
+	while (c->tab[i].key) {
+		if (c->tab[i].key == h)
+			return c->tab[i].val;
 		i = (i + 1) & c->tmask;
 	}
 	return -1;
@@ -70,23 +68,23 @@ static void table_del(struct kvc *c, uint64_t h)
 {
 	uint32_t i = slot_of(c, h), j, k;
 
-	while (c->tkeys[i] && c->tkeys[i] != h)
+	while (c->tab[i].key && c->tab[i].key != h)
 		i = (i + 1) & c->tmask;
-	if (!c->tkeys[i])
+	if (!c->tab[i].key)
 		return;
-	c->tkeys[i] = 0;
+	c->tab[i].key = 0;
 	c->tcount--;
 	/* backward-shift the cluster after the hole */
 	j = i;
 	for (;;) {
 		j = (j + 1) & c->tmask;
-		if (!c->tkeys[j])
+		if (!c->tab[j].key)
 			break;
-		k = slot_of(c, c->tkeys[j]);
+		k = slot_of(c, c->tab[j].key);
 		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			c->tkeys[i] = c->tkeys[j];
-			c->tvals[i] = c->tvals[j];
-			c->tkeys[j] = 0;
+			c->tab[i].key = c->tab[j].key;
+			c->tab[i].val = c->tab[j].val;
+			c->tab[j].key = 0;
 			i = j;
 		}
 	}
@@ -256,13 +254,13 @@ void kvc_register(struct kvc *c, int32_t b, uint64_t h)
 	if (!c->caching || c->blk[b].hash || !h)
 		return;
 	i = slot_of(c, h);
-	while (c->tkeys[i]) {
-		if (c->tkeys[i] == h)
+	while (c->tab[i].key) {
+		if (c->tab[i].key == h)
 			return; /* same content already cached elsewhere */
 		i = (i + 1) & c->tmask;
 	}
-	c->tkeys[i] = h;
-	c->tvals[i] = b;
+	c->tab[i].key = h;
+	c->tab[i].val = b;
 	c->tcount++;
 	c->registered++;
 	c->blk[b].hash = h;
