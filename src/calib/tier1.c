@@ -513,7 +513,27 @@ struct loop_ctx {
 	size_t ngroups;
 	const bool *use;  /* groups the fit may see (NULL: all) */
 	int evals;
+	/* every point simulated so far and its group sums (pe, me, pt, mt per
+	 * group): the solver asks for some points again (a rejected step's
+	 * start, the second fit's first points), and a simulation is a
+	 * function of its point */
+	struct loop_memo {
+		double x[4];
+		double *sums;
+	} *memo;
+	size_t nmemo, memo_cap;
 };
+
+static void loop_memo_release(struct loop_ctx *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nmemo; i++)
+		free(l->memo[i].sums);
+	free(l->memo);
+	l->memo = NULL;
+	l->nmemo = l->memo_cap = 0;
+}
 
 static void loop_overheads(const struct loop_ctx *l, const double *x, struct overheads *ov)
 {
@@ -533,28 +553,48 @@ static int loop_residuals(const double *x, double *f, void *ctx)
 	struct overheads ov;
 	struct calib_set s;
 	struct err e;
+	const double *sums = NULL;
 	size_t i, k;
 
-	loop_overheads(l, x, &ov);
-	if (calib_collect(l->c, &ov, &s, &e) < 0) {
-		fprintf(stderr, "calibrate --in-loop: %s\n", e.msg);
-		return -SS_ERUNTIME;
-	}
-	l->evals++;
-	for (k = 0; k < l->ngroups; k++) {
-		double pe = 0, me = 0, pt = 0, mt = 0;
-		for (i = 0; i < s.n; i++) {
-			if (s.u[i].group != l->groups[k])
-				continue;
-			pe += s.u[i].e2e_pred;
-			me += s.u[i].e2e_meas;
-			pt += s.u[i].ttft_pred;
-			mt += s.u[i].ttft_meas;
+	for (i = 0; i < l->nmemo && !sums; i++)
+		if (memcmp(l->memo[i].x, x, sizeof(l->memo[i].x)) == 0)
+			sums = l->memo[i].sums;
+	if (!sums) {
+		double *ns = xcalloc(4 * l->ngroups + 1, sizeof(double));
+		loop_overheads(l, x, &ov);
+		if (calib_collect(l->c, &ov, &s, &e) < 0) {
+			free(ns);
+			fprintf(stderr, "calibrate --in-loop: %s\n", e.msg);
+			return -SS_ERUNTIME;
 		}
+		l->evals++;
+		for (k = 0; k < l->ngroups; k++) {
+			double pe = 0, me = 0, pt = 0, mt = 0;
+			for (i = 0; i < s.n; i++) {
+				if (s.u[i].group != l->groups[k])
+					continue;
+				pe += s.u[i].e2e_pred;
+				me += s.u[i].e2e_meas;
+				pt += s.u[i].ttft_pred;
+				mt += s.u[i].ttft_meas;
+			}
+			ns[4 * k] = pe;
+			ns[4 * k + 1] = me;
+			ns[4 * k + 2] = pt;
+			ns[4 * k + 3] = mt;
+		}
+		calib_set_release(&s);
+		XGROW(l->memo, l->memo_cap, l->nmemo + 1);
+		memcpy(l->memo[l->nmemo].x, x, sizeof(l->memo[l->nmemo].x));
+		l->memo[l->nmemo++].sums = ns;
+		sums = ns;
+	}
+	for (k = 0; k < l->ngroups; k++) {
+		double pe = sums[4 * k], me = sums[4 * k + 1], pt = sums[4 * k + 2],
+		       mt = sums[4 * k + 3];
 		f[2 * k] = me > 0 && (!l->use || l->use[k]) ? (pe - me) / me : 0;
 		f[2 * k + 1] = mt > 0 && (!l->use || l->use[k]) ? (pt - mt) / mt : 0;
 	}
-	calib_set_release(&s);
 	return 0;
 }
 
@@ -683,6 +723,7 @@ int tier1_fit_in_loop(const struct calib_ctx *c, const struct overheads *start,
 out:
 	free(use);
 	free(l.groups);
+	loop_memo_release(&l);
 	return rc;
 }
 
