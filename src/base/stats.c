@@ -16,11 +16,14 @@ static uint32_t fkey(float f)
 	return (u & 0x80000000u) ? ~u : u | 0x80000000u;
 }
 
-/* LSD radix sort, 4 passes of 8 bits: O(n), same order as a comparison sort. */
+/* LSD radix sort, 4 passes of 8 bits: O(n), same order as a comparison sort.
+ * One read counts all four digits; a pass whose digit is the same for
+ * every value (the sign and top exponent bits of one metric usually are)
+ * would move nothing and is skipped. */
 static void sort_floats(float *x, size_t n)
 {
 	float *tmp, *src = x, *dst;
-	size_t count[256], i;
+	size_t count[4][256], i;
 	int pass, b;
 
 	if (n < 64) {
@@ -35,24 +38,32 @@ static void sort_floats(float *x, size_t n)
 		}
 		return;
 	}
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++) {
+		uint32_t k = fkey(x[i]);
+		count[0][k & 0xffu]++;
+		count[1][(k >> 8) & 0xffu]++;
+		count[2][(k >> 16) & 0xffu]++;
+		count[3][k >> 24]++;
+	}
 	tmp = xmalloc(xmul(n, sizeof(float)));
 	dst = tmp;
 	for (pass = 0; pass < 4; pass++) {
-		size_t sum = 0;
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[(fkey(src[i]) >> (8 * pass)) & 0xffu]++;
+		size_t sum = 0, *c = count[pass];
+		if (c[(fkey(x[0]) >> (8 * pass)) & 0xffu] == n)
+			continue; /* one digit for all: the order stands */
 		for (b = 0; b < 256; b++) {
-			size_t c = count[b];
-			count[b] = sum;
-			sum += c;
+			size_t cb = c[b];
+			c[b] = sum;
+			sum += cb;
 		}
 		for (i = 0; i < n; i++)
-			dst[count[(fkey(src[i]) >> (8 * pass)) & 0xffu]++] = src[i];
+			dst[c[(fkey(src[i]) >> (8 * pass)) & 0xffu]++] = src[i];
 		src = dst;
 		dst = src == tmp ? x : tmp;
 	}
-	/* an even number of passes leaves the result in x */
+	if (src != x)
+		memcpy(x, src, n * sizeof(float));
 	free(tmp);
 }
 

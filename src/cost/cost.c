@@ -428,15 +428,13 @@ struct cost_lazy {
 };
 
 /* tok_s, tok_flops and tok_bytes at mm tokens (1 <= mm <= max_m). */
-static void tok_need(const struct cost_model *c, int64_t mm)
+static void tok_fill(const struct cost_model *c, int64_t mm)
 {
 	const struct cost_lazy *z = c->lazy;
 	const struct opgraph *gr = &z->gr;
 	double t = 0, f = 0, b = 0;
 	size_t u = 0, k, j;
 
-	if (z->tok_done[mm])
-		return;
 	for (k = 0; k < gr->nkinds; k++) {
 		const struct layer_kind *lk = &gr->kinds[k];
 		double cnt = z->kcnt[k];
@@ -456,14 +454,12 @@ static void tok_need(const struct cost_model *c, int64_t mm)
 }
 
 /* head_s, absorb_s and decode_rows at i sequences (1 <= i <= max_seqs). */
-static void seq_need(const struct cost_model *c, int64_t i)
+static void seq_fill(const struct cost_model *c, int64_t i)
 {
 	const struct cost_lazy *z = c->lazy;
 	const struct opgraph *gr = &z->gr;
 	size_t k, j;
 
-	if (z->seq_done[i])
-		return;
 	mfu_attn_row(c->tabs, c->attn_decode_cfg, false, c->log_n[i], &c->decode_rows[i]);
 	c->head_s[i] = cost_gemm_s(c, DT_BF16, (double)i, (double)(c->m->vocab / c->p.tp),
 				   (double)c->m->hidden, 1);
@@ -476,6 +472,18 @@ static void seq_need(const struct cost_model *c, int64_t i)
 							      (double)o->k, (double)o->batch);
 		}
 	z->seq_done[i] = 1;
+}
+
+static inline void tok_need(const struct cost_model *c, int64_t mm)
+{
+	if (!c->lazy->tok_done[mm])
+		tok_fill(c, mm);
+}
+
+static inline void seq_need(const struct cost_model *c, int64_t i)
+{
+	if (!c->lazy->seq_done[i])
+		seq_fill(c, i);
 }
 
 int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,

@@ -333,6 +333,39 @@ static void test_decnum(void)
 	      nfiles, fast, slow, bad);
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* stats_summarise's radix sort (some of its passes skipped when a digit is
+ * the same for every value) against qsort: the same order, so the same
+ * max and percentiles, on spreads that skip none, some and all but one. */
+static void test_sort_floats(void)
+{
+	static const double spread[] = {1e6, 10.0, 1.001, 0.0};
+	size_t n = 5000, i, k;
+	float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
+	struct pcg32 r;
+	struct dist_summary d;
+
+	pcg32_seed(&r, 21, 3);
+	for (k = 0; k < sizeof(spread) / sizeof(spread[0]); k++) {
+		bool same = true;
+		for (i = 0; i < n; i++)
+			y[i] = x[i] = (float)(40.0 + spread[k] * (pcg32_double(&r) - (k == 0 ? 0.5 : 0.0)));
+		qsort(y, n, sizeof(float), cmp_float);
+		stats_summarise(x, n, &d);
+		for (i = 0; i < n; i++)
+			same = same && x[i] == y[i];
+		CHECK(same && d.max == y[n - 1] && d.p50 == stats_percentile_sorted(y, n, 0.5),
+		      "sort_floats: %zu values spread %g sorted as qsort sorts them", n, spread[k]);
+	}
+	free(x);
+	free(y);
+}
+
 /* loghist against exact percentiles: within LOGHIST_REL_ERR, merge exact. */
 static double rel(double got, double want)
 {
@@ -429,6 +462,7 @@ int main(void)
 	test_afile();
 	test_csv_quotes();
 	test_decnum();
+	test_sort_floats();
 	test_loghist();
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
