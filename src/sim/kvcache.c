@@ -25,7 +25,10 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 		c->names[i] = blocks - 1 - i;
 	c->nnames = blocks;
 	c->blk = xcalloc((size_t)blocks + 1, sizeof(struct kvb));
-	c->ring_cap = (size_t)blocks * 2 + 16;
+	/* a power of two, so that positions wrap with a mask, not a division */
+	c->ring_cap = 16;
+	while (c->ring_cap < (size_t)blocks * 2 + 16)
+		c->ring_cap <<= 1;
 	c->ring = xcalloc(c->ring_cap, sizeof(struct kvc_ring));
 	while (cap < (uint32_t)blocks * 2u + 2u)
 		cap <<= 1;
@@ -106,9 +109,9 @@ static void ring_compact(struct kvc *c)
 	size_t i, j = 0;
 
 	for (i = 0; i < c->ring_len; i++) {
-		struct kvc_ring e = c->ring[(c->ring_head + i) % c->ring_cap];
+		struct kvc_ring e = c->ring[(c->ring_head + i) & (c->ring_cap - 1)];
 		if (ring_live(c, &e))
-			c->ring[(c->ring_head + j++) % c->ring_cap] = e;
+			c->ring[(c->ring_head + j++) & (c->ring_cap - 1)] = e;
 	}
 	c->ring_len = j;
 }
@@ -119,7 +122,7 @@ static void ring_push(struct kvc *c, int32_t name, uint32_t val)
 
 	if (c->ring_len == c->ring_cap)
 		ring_compact(c);
-	e = &c->ring[(c->ring_head + c->ring_len) % c->ring_cap];
+	e = &c->ring[(c->ring_head + c->ring_len) & (c->ring_cap - 1)];
 	e->name = name;
 	e->val = val;
 	c->ring_len++;
@@ -134,7 +137,7 @@ static int32_t evict(struct kvc *c, int32_t n)
 	while (done < n && c->ring_len > 0) {
 		struct kvc_ring *e = &c->ring[c->ring_head];
 		if (!ring_live(c, e)) {
-			c->ring_head = (c->ring_head + 1) % c->ring_cap;
+			c->ring_head = (c->ring_head + 1) & (c->ring_cap - 1);
 			c->ring_len--;
 			continue;
 		}
@@ -142,7 +145,7 @@ static int32_t evict(struct kvc *c, int32_t n)
 			int32_t k = (int32_t)e->val < n - done ? (int32_t)e->val : n - done;
 			e->val -= (uint32_t)k;
 			if (e->val == 0) {
-				c->ring_head = (c->ring_head + 1) % c->ring_cap;
+				c->ring_head = (c->ring_head + 1) & (c->ring_cap - 1);
 				c->ring_len--;
 			}
 			c->nevict -= k;
@@ -160,7 +163,7 @@ static int32_t evict(struct kvc *c, int32_t n)
 				c->watch[e->name] = -1;
 			}
 			c->names[c->nnames++] = e->name;
-			c->ring_head = (c->ring_head + 1) % c->ring_cap;
+			c->ring_head = (c->ring_head + 1) & (c->ring_cap - 1);
 			c->ring_len--;
 		}
 		c->nevict--;
@@ -272,7 +275,7 @@ bool kvc_check(const struct kvc *c, char *why, int n)
 	size_t i;
 
 	for (i = 0; i < c->ring_len; i++) {
-		const struct kvc_ring *e = &c->ring[(c->ring_head + i) % c->ring_cap];
+		const struct kvc_ring *e = &c->ring[(c->ring_head + i) & (c->ring_cap - 1)];
 		if (ring_live(c, e))
 			live += e->name == KVC_ANON ? (int32_t)e->val : 1;
 	}

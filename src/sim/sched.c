@@ -100,11 +100,12 @@ void sched_req_put(struct sim *s, struct req *r)
 
 static void wq_grow(struct replica *rp)
 {
+	/* a power of two: positions wrap with a mask */
 	size_t ncap = rp->wcap ? rp->wcap * 2 : 64, i;
 	struct wq_ent *n = xmalloc(xmul(ncap, sizeof(*n)));
 
 	for (i = 0; i < rp->wlen; i++)
-		n[i] = rp->wq[(rp->whead + i) % rp->wcap];
+		n[i] = rp->wq[(rp->whead + i) & (rp->wcap - 1)];
 	free(rp->wq);
 	rp->wq = n;
 	rp->wcap = ncap;
@@ -117,7 +118,7 @@ static struct wq_ent *wq_push_back(struct replica *rp)
 
 	if (rp->wlen == rp->wcap)
 		wq_grow(rp);
-	q = &rp->wq[(rp->whead + rp->wlen) % rp->wcap];
+	q = &rp->wq[(rp->whead + rp->wlen) & (rp->wcap - 1)];
 	rp->wlen++;
 	return q;
 }
@@ -146,7 +147,7 @@ static void wq_push_front(struct replica *rp, struct req *r)
 {
 	if (rp->wlen == rp->wcap)
 		wq_grow(rp);
-	rp->whead = (rp->whead + rp->wcap - 1) % rp->wcap;
+	rp->whead = (rp->whead + rp->wcap - 1) & (rp->wcap - 1);
 	rp->wq[rp->whead].r = r;
 	rp->wlen++;
 }
@@ -180,7 +181,7 @@ static struct req *wq_front(struct sim *s, struct replica *rp)
 
 static void wq_pop_front(struct replica *rp)
 {
-	rp->whead = (rp->whead + 1) % rp->wcap;
+	rp->whead = (rp->whead + 1) & (rp->wcap - 1);
 	rp->wlen--;
 }
 
@@ -955,16 +956,16 @@ static void sg_sort_lpm(const struct sim *s, struct replica *rp)
 	if (n < 2 || n > SGLANG_LPM_MAX_QUEUE || !s->cfg.prefix_caching)
 		return;
 	for (i = 0; i < n; i++)
-		key[i] = sg_cached_blocks(s, rp, &rp->wq[(rp->whead + i) % rp->wcap]);
+		key[i] = sg_cached_blocks(s, rp, &rp->wq[(rp->whead + i) & (rp->wcap - 1)]);
 	for (i = 1; i < n; i++) {
-		struct wq_ent e = rp->wq[(rp->whead + i) % rp->wcap];
+		struct wq_ent e = rp->wq[(rp->whead + i) & (rp->wcap - 1)];
 		int64_t k = key[i];
 		for (j = i; j > 0 && key[j - 1] < k; j--) {
 			key[j] = key[j - 1];
-			rp->wq[(rp->whead + j) % rp->wcap] = rp->wq[(rp->whead + j - 1) % rp->wcap];
+			rp->wq[(rp->whead + j) & (rp->wcap - 1)] = rp->wq[(rp->whead + j - 1) & (rp->wcap - 1)];
 		}
 		key[j] = k;
-		rp->wq[(rp->whead + j) % rp->wcap] = e;
+		rp->wq[(rp->whead + j) & (rp->wcap - 1)] = e;
 	}
 }
 
@@ -1527,7 +1528,7 @@ void sched_replica_release(struct replica *rp)
 		free(r->chain);
 	}
 	for (i = 0; i < rp->wlen; i++) {
-		struct req *w = rp->wq[(rp->whead + i) % rp->wcap].r;
+		struct req *w = rp->wq[(rp->whead + i) & (rp->wcap - 1)].r;
 		if (w) {
 			free(w->blocks);
 			free(w->chain);
