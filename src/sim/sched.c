@@ -39,6 +39,11 @@
  * hashing and probing (measured: `servesim eval` of the inference-perf
  * ground truth, 2 to 8 tried) */
 #define SCHED_LOOKAHEAD 4
+/* chain memo slots per replica (a power of two) and the longest shareable
+ * part kept, in blocks: 256 x 2048 x 8 bytes = 4 MiB at most (a workload of
+ * 100 distinct prompts, inference-perf's shared_prefix, fits) */
+#define SCHED_CHAIN_MEMO 256
+#define SCHED_CHAIN_MEMO_MAX 2048
 
 static int32_t blocks_for(const struct sim *s, int64_t tokens)
 {
@@ -223,15 +228,43 @@ static bool block_shareable(const struct sim *s, const struct req *r, int64_t b)
 	return b < r->nshare;
 }
 
+/* The chain's first nshare blocks are a function of (content_id,
+ * prefix_group, prefix_tokens) alone (block_hash: inside the shareable part
+ * a block's key is its group's or its prompt's): the memo slot that may
+ * hold them for r, or NULL when r has no shareable part or too long a one. */
+static struct chain_memo *chain_memo_slot(const struct sim *s, const struct req *r)
+{
+	struct replica *rp = &s->reps[r->replica];
+	uint64_t h;
+
+	if (r->nshare <= 0 || r->nshare > SCHED_CHAIN_MEMO_MAX)
+		return NULL;
+	if (!rp->cmemo)
+		rp->cmemo = xcalloc(SCHED_CHAIN_MEMO, sizeof(*rp->cmemo));
+	h = mix64((uint64_t)r->content_id * 0x9e3779b97f4a7c15ULL ^ (uint64_t)r->prefix_group * 31u ^
+		  (uint64_t)r->prefix_tokens);
+	return &rp->cmemo[h & (SCHED_CHAIN_MEMO - 1)];
+}
+
 /* Extend r's kept chain through block b: block_hash's values, each
  * region's key (group prefix, prompt, own tokens) mixed once per call
- * rather than once per block. */
+ * rather than once per block; a new chain starts from the memo of its
+ * content, or fills its shareable part and leaves it there. */
 static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 {
 	int64_t bs = s->cfg.block_size;
 	uint64_t key = 0;
 	int region = -1;
+	struct chain_memo *cm = r->nchain == 0 ? chain_memo_slot(s, r) : NULL;
 
+	if (cm && cm->n > 0 && cm->content_id == r->content_id && cm->prefix_group == r->prefix_group &&
+	    cm->prefix_tokens == r->prefix_tokens) {
+		int32_t n = cm->n < r->nshare ? cm->n : r->nshare;
+		if (b < n - 1)
+			b = n - 1;
+	} else if (cm && b < r->nshare - 1) {
+		b = r->nshare - 1; /* the whole shareable part, for the memo */
+	}
 	if (b >= r->chain_cap) {
 		/* first: every block the request can fill, so one allocation
 		 * usually does */
@@ -243,6 +276,12 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 			cap = (size_t)s->max_blocks_per_req;
 		r->chain = xreallocarray(r->chain, cap, sizeof(uint64_t));
 		r->chain_cap = (int32_t)cap;
+	}
+	if (cm && cm->n > 0 && cm->content_id == r->content_id && cm->prefix_group == r->prefix_group &&
+	    cm->prefix_tokens == r->prefix_tokens) {
+		r->nchain = cm->n < r->nshare ? cm->n : r->nshare;
+		memcpy(r->chain, cm->chain, (size_t)r->nchain * sizeof(uint64_t));
+		cm = NULL;
 	}
 	for (; r->nchain <= b; r->nchain++) {
 		int32_t i = r->nchain;
@@ -257,6 +296,17 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 		}
 		h = mix64((i > 0 ? r->chain[i - 1] : 0) * 0x9e3779b97f4a7c15ULL + key + (uint64_t)i);
 		r->chain[i] = h ? h : 1;
+	}
+	if (cm) {
+		if (cm->cap < r->nshare) {
+			cm->chain = xreallocarray(cm->chain, (size_t)r->nshare, sizeof(uint64_t));
+			cm->cap = r->nshare;
+		}
+		memcpy(cm->chain, r->chain, (size_t)r->nshare * sizeof(uint64_t));
+		cm->n = r->nshare;
+		cm->content_id = r->content_id;
+		cm->prefix_group = r->prefix_group;
+		cm->prefix_tokens = r->prefix_tokens;
 	}
 }
 
@@ -1536,6 +1586,10 @@ void sched_replica_release(struct replica *rp)
 	}
 	free(rp->memo_blk);
 	free(rp->memo_e0);
+	if (rp->cmemo)
+		for (i = 0; i < SCHED_CHAIN_MEMO; i++)
+			free(rp->cmemo[i].chain);
+	free(rp->cmemo);
 	free(rp->wq);
 	for (i = 0; i < rp->narrays; i++)
 		free(rp->arrays[i]);

@@ -121,6 +121,13 @@ struct replica {
 	int32_t memo_h, memo_hw;           /* hits; positions watched */
 	int32_t *memo_blk, *memo_e0;
 	uint64_t memo_reg;                 /* kv.registered when taken */
+	/* the shareable part of recent requests' block-hash chains, by
+	 * content (sched.c, chain_grow): a repeated prompt is hashed once */
+	struct chain_memo {
+		int64_t content_id, prefix_group, prefix_tokens;
+		uint64_t *chain;           /* [n]: blocks [0, n) */
+		int32_t n, cap;
+	} *cmemo;                          /* [SCHED_CHAIN_MEMO] or NULL */
 	struct req **done;                 /* completions of the step being finished */
 	size_t done_cap;
 	/* client delivery (H2): tokens of the last finished step reach the
