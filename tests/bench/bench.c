@@ -115,9 +115,14 @@ int main(int argc, char **argv)
 		sim_summary(s, -1, &ms);
 		tokens = ms.input_tokens + ms.output_tokens;
 		getrusage(RUSAGE_SELF, &ru);
-		printf("%-6s %8lld req  %7.3f s wall  %10.0f req/s  %10.0f steps/s  %6.1f ns/token  "
+		/* CPU seconds too (the whole process, start-up included): on a
+		 * shared host wall time says more about the neighbours */
+		printf("%-6s %8lld req  %7.3f s wall %7.3f s cpu  %10.0f req/s  %10.0f steps/s  %6.1f ns/token  "
 		       "peak RSS %6.1f MB  (sim %.0f s, %llu steps, %llu preemptions, E2E mean %.0f ms)\n",
-		       sc_name, (long long)n, t1 - t0, (double)t->completed / (t1 - t0),
+		       sc_name, (long long)n, t1 - t0,
+		       (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+			       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6,
+		       (double)t->completed / (t1 - t0),
 		       (double)t->steps / (t1 - t0), (t1 - t0) * 1e9 / tokens, ru.ru_maxrss / 1024.0,
 		       (double)t->duration_ns * 1e-9, (unsigned long long)t->steps,
 		       (unsigned long long)t->preemptions, ms.e2e_ms.mean);
