@@ -45,14 +45,27 @@
 #define SCHED_CHAIN_MEMO 256
 #define SCHED_CHAIN_MEMO_MAX 2048
 
-static int32_t blocks_for(const struct sim *s, int64_t tokens)
+/* Full blocks in `tokens` tokens (tokens >= 0): a shift when the block
+ * size is a power of two (a division costs tens of cycles; these run for
+ * every request at every step). */
+static inline int64_t full_blocks(const struct sim *s, int64_t tokens)
 {
-	return (int32_t)((tokens + s->cfg.block_size - 1) / s->cfg.block_size);
+	if (s->bs_log2p1 > 0 && tokens >= 0)
+		return tokens >> (s->bs_log2p1 - 1);
+	return tokens / s->cfg.block_size;
 }
 
-static int32_t cls_of(const struct sim *s, int64_t v)
+static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
+{
+	return (int32_t)full_blocks(s, tokens + s->cfg.block_size - 1);
+}
+
+static inline int32_t cls_of(const struct sim *s, int64_t v)
 {
 	int64_t bs = s->cfg.block_size;
+
+	if (s->bs_log2p1 > 0) /* two's complement: the non-negative residue */
+		return (int32_t)(v & (bs - 1));
 	return (int32_t)(((v % bs) + bs) % bs);
 }
 
@@ -431,7 +444,7 @@ static void dec_join(struct sim *s, struct replica *rp, struct req *r)
 	r->cprev = r->cnext = NULL;
 	r->lean = (r->nnamed < r->nblocks || !s->cfg.prefix_caching || !gets_hash(s, r, r->nblocks)) &&
 		  r->nnamed <= r->nhashed && r->nblocks == blocks_for(s, r->computed) &&
-		  r->nhashed == r->computed / s->cfg.block_size;
+		  r->nhashed == full_blocks(s, r->computed);
 	if (r->lean) {
 		rp->cls_lean[r->cls]++;
 	} else {
@@ -471,7 +484,7 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 	r->generated = r->dg0 + steps;
 	if (r->lean) {
 		r->nblocks = blocks_for(s, r->computed);
-		r->nhashed = (int32_t)(r->computed / s->cfg.block_size);
+		r->nhashed = (int32_t)full_blocks(s, r->computed);
 		rp->cls_lean[r->cls]--;
 		r->lean = false;
 	} else {
@@ -511,7 +524,7 @@ static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_
 
 static void register_full(struct sim *s, struct replica *rp, struct req *r, int64_t computed)
 {
-	int64_t full = computed / s->cfg.block_size;
+	int64_t full = full_blocks(s, computed);
 
 	int32_t named = full < r->nnamed ? (int32_t)full : r->nnamed;
 
@@ -696,7 +709,7 @@ static void memo_extend(struct sim *s, struct replica *rp, struct req *r, int64_
 static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, int32_t *evictable,
 			     uint64_t *last)
 {
-	int64_t maxb = (req_num_tokens(r) - 1) / s->cfg.block_size, b;
+	int64_t maxb = full_blocks(s, req_num_tokens(r) - 1), b;
 	int32_t n = 0;
 	enum memo_state st;
 
@@ -1447,7 +1460,7 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	for (r = rp->cls_head[cls]; r; r = r->cnext) {
 		int64_t computed = r->dc0 + rp->G - r->dG0;
 		if (r->nnamed <= r->nhashed) /* anonymous tail: nothing to register */
-			r->nhashed = (int32_t)(computed / s->cfg.block_size);
+			r->nhashed = (int32_t)full_blocks(s, computed);
 		else
 			register_full(s, rp, r, computed);
 	}
@@ -1562,6 +1575,12 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 
 void sched_replica_init(struct sim *s, struct replica *rp)
 {
+	if (s->cfg.block_size > 0 && (s->cfg.block_size & (s->cfg.block_size - 1)) == 0) {
+		int k = 0;
+		while ((1LL << k) < s->cfg.block_size)
+			k++;
+		s->bs_log2p1 = k + 1;
+	}
 	rp->cls_head = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_head));
 	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));

@@ -154,6 +154,9 @@ struct sim {
 	bool has_next, closed;
 	uint64_t rr;
 	int32_t max_blocks_per_req;
+	/* log2(block_size) + 1 when block_size is a power of two, else 0
+	 * (set by sched_replica_init): block arithmetic by shifts and masks */
+	int bs_log2p1;
 	float *ttft, *itl, *tpot, *e2e, *queue;
 	uint8_t *stage;
 	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */
