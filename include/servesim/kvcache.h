@@ -58,6 +58,8 @@ struct kvc {
 	 * block's reference count reaching or leaving 0 sets watch_touched;
 	 * `registered` counts content registrations. */
 	int32_t *watch;
+	int32_t nwatched;     /* blocks with watch[b] >= 0: while 0, no
+			       * reference change needs to look at watch[] */
 	int32_t watch_cut;    /* INT32_MAX: none since the watcher reset it */
 	bool watch_touched;
 	uint64_t registered;
@@ -106,11 +108,17 @@ void kvc_register(struct kvc *c, int32_t b, uint64_t h);
 /* Give a held anonymous block a name (reference 1) so it can be registered. */
 int32_t kvc_name_anon(struct kvc *c);
 /* Watch block b (a cached block) as position pos of a chain; unwatch it. */
-static inline void kvc_watch(struct kvc *c, int32_t b, int32_t pos) { c->watch[b] = pos; }
+static inline void kvc_watch(struct kvc *c, int32_t b, int32_t pos)
+{
+	c->nwatched += c->watch[b] < 0;
+	c->watch[b] = pos;
+}
 static inline void kvc_unwatch(struct kvc *c, int32_t b, int32_t pos)
 {
-	if (c->watch[b] == pos)
+	if (c->watch[b] == pos) {
 		c->watch[b] = -1;
+		c->nwatched--;
+	}
 }
 /* Consistency check for tests: counts, ring, table contents. */
 bool kvc_check(const struct kvc *c, char *why, int n);

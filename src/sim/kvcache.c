@@ -157,10 +157,11 @@ static int32_t evict(struct kvc *c, int32_t n)
 			table_del(c, k->hash);
 			k->hash = 0;
 			k->stamp++;
-			if (c->watch[e->name] >= 0) {
+			if (c->nwatched > 0 && c->watch[e->name] >= 0) {
 				if (c->watch[e->name] < c->watch_cut)
 					c->watch_cut = c->watch[e->name];
 				c->watch[e->name] = -1;
+				c->nwatched--;
 			}
 			c->names[c->nnames++] = e->name;
 			c->ring_head = (c->ring_head + 1) & (c->ring_cap - 1);
@@ -215,7 +216,7 @@ void kvc_acquire(struct kvc *c, int32_t b)
 	if (c->blk[b].ref == 0) {
 		c->blk[b].stamp++; /* its ring entry goes stale */
 		c->nevict--;
-		c->watch_touched |= c->watch[b] >= 0;
+		c->watch_touched |= c->nwatched > 0 && c->watch[b] >= 0;
 	}
 	c->blk[b].ref++;
 }
@@ -226,7 +227,7 @@ void kvc_put(struct kvc *c, int32_t b)
 
 	if (--k->ref > 0)
 		return;
-	c->watch_touched |= c->watch[b] >= 0;
+	c->watch_touched |= c->nwatched > 0 && c->watch[b] >= 0;
 	if (k->hash) {
 		ring_push(c, b, ++k->stamp);
 		c->nevict++;
@@ -302,6 +303,12 @@ bool kvc_check(const struct kvc *c, char *why, int n)
 	}
 	if (nnamed + c->nnames != c->total) {
 		snprintf(why, (size_t)n, "%d names in use + %d unused != %d", nnamed, c->nnames, c->total);
+		return false;
+	}
+	for (b = 0, live = 0; b < c->total; b++)
+		live += c->watch[b] >= 0;
+	if (live != c->nwatched) {
+		snprintf(why, (size_t)n, "%d watched blocks, counter says %d", live, c->nwatched);
 		return false;
 	}
 	if (hashed != c->tcount) {
