@@ -103,8 +103,20 @@ static double gemm_col_s(const struct cost_model *c, const struct mfu_gemm_col *
 		n *= batch;
 		batch = 1;
 	}
-	if (gemm_table_dt(c, dt) == dt)
-		return gemm_table_s(c, col, dt, m, n, k, batch);
+	if (gemm_table_dt(c, dt) == dt) {
+		double t = gemm_table_s(c, col, dt, m, n, k, batch);
+		/* the GPU's own low-precision table (InferSim's DeepGEMM fp8 on
+		 * the H20/H800) beside a borrowed bf16 one: never slower than
+		 * bf16, the rule derive.py applies per shape within a collection
+		 * (issue 9: fp8 >= bf16 speed for m >= 64) */
+		if (dt != DT_BF16 && c->tabs->src_own[dt == DT_FP8 ? MFU_P_GEMM_FP8 : MFU_P_GEMM_FP4][0] &&
+		    c->tabs->have_gemm[DT_BF16]) {
+			tb = gemm_table_s(c, NULL, DT_BF16, m, n, k, batch);
+			if (tb < t)
+				t = tb;
+		}
+		return t;
+	}
 	/* A weight format without a measured table of its own (int4 W4A16 always;
 	 * fp8/fp4 where no collection measured them): the bf16 kernel's time,
 	 * less the weight streaming the narrower weights save, and never below
@@ -345,18 +357,38 @@ static double lin_ctx_mfu(const struct cost_model *c)
 	return 0.0719; /* vLLM, the default engine */
 }
 
+/* A MoE curve measured on the GPU itself (gpu_spec.measured: InferSim's
+ * DeepGEMM grouped GEMMs) is preferred to a borrowed curve that is nearer
+ * by up to this shape distance (moetab.c's units: 0.3 ~ a 35 % size
+ * difference, the margin moetab_pick gives the sibling fp8 format). */
+#define MOE_OWN_MARGIN 0.3
+
+/* The provenance note of a priced component: measured on the GPU itself
+ * (own), or borrowed from the GPU whose tables g uses. */
+static void part_note(const struct cost_model *c, bool own, char *note, size_t cap)
+{
+	const struct gpu_spec *g = c->g;
+
+	note[0] = '\0';
+	if (own)
+		snprintf(note, cap, " (measured on %.40s%s%.40s%s)", g->measured,
+			 g->meas_hbm_bw != g->hbm_bw ? "; memory-bound parts at " : "",
+			 g->meas_hbm_bw != g->hbm_bw ? g->id : "",
+			 g->meas_hbm_bw != g->hbm_bw ? "'s bandwidth" : "");
+	else if (g->tables_of[0])
+		snprintf(note, cap, " (%.40s's roofline efficiency on %.40s%s)", g->tables_of, g->id,
+			 g->compute_eff_scale > 1 ? ", compute-bound x compute_eff_scale" : "");
+}
+
 /* Fill c->src: which table (and version) or fallback prices each component. */
 static void describe_sources(struct cost_model *c)
 {
 	const struct mfu_tables *t = c->tabs;
 	enum dtype gd = dtype_compute(c->cfg.wdt);
 	enum mfu_part gp = gd == DT_FP8 ? MFU_P_GEMM_FP8 : gd == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
-	const char *borrowed = c->g->tables_of[0] ? c->g->tables_of : NULL;
 	char note[160] = "";
 
-	if (borrowed)
-		snprintf(note, sizeof(note), " (%.40s's roofline efficiency on %.40s%s)", borrowed, c->g->id,
-			 c->g->compute_eff_scale > 1 ? ", compute-bound x compute_eff_scale" : "");
+	part_note(c, t->src_own[gp][0] && strcmp(t->src[gp], t->src_own[gp]) == 0, note, sizeof(note));
 	if (t->src[gp][0])
 		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s", dtype_name(gd), t->src[gp],
 			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "", note);
@@ -371,17 +403,24 @@ static void describe_sources(struct cost_model *c)
 		bool mla = c->m->attn == ATTN_MLA;
 		enum mfu_part pp = mla && t->nmla_prefill ? MFU_P_MLA_PREFILL : MFU_P_ATTN_PREFILL;
 		enum mfu_part dp = mla && t->nmla_decode ? MFU_P_MLA_DECODE : MFU_P_ATTN_DECODE;
+		bool po = c->attn_prefill_cfg && c->attn_prefill_cfg->own;
+		bool dn = c->attn_decode_cfg && c->attn_decode_cfg->own;
+		const char *ps = po ? t->src_own[pp] : t->src[pp], *ds = dn ? t->src_own[dp] : t->src[dp];
+		part_note(c, po, note, sizeof(note));
 		snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s%s",
-			 t->src[pp][0] ? t->src[pp] : "roofline, default MFU 0.45", t->src[pp][0] ? note : "",
+			 ps[0] ? ps : "roofline, default MFU 0.45", ps[0] ? note : "",
 			 mla && pp == MFU_P_ATTN_PREFILL ? "; MLA on the nearest dense table" : "");
+		part_note(c, dn, note, sizeof(note));
 		snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s",
-			 t->src[dp][0] ? t->src[dp] : "roofline, default MFU 0.30", t->src[dp][0] ? note : "",
+			 ds[0] ? ds : "roofline, default MFU 0.30", ds[0] ? note : "",
 			 mla && dp == MFU_P_ATTN_DECODE ? "; MLA on the nearest dense table" : "");
 	}
+	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s",
-				 t->src[MFU_P_MOE], c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
+				 c->moe_own ? t->src_own[MFU_P_MOE] : t->src[MFU_P_MOE],
+				 c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
 				 c->moe_pick.desc, note);
 		else
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
@@ -482,6 +521,17 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
 		}
 		moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+		if (c->tabs->moe_own) {
+			/* the GPU's own measured curves win unless a borrowed one is
+			 * a much nearer shape (MOE_OWN_MARGIN) */
+			struct moe_pick own;
+			moetab_pick(c->tabs->moe_own, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &own);
+			if (own.curve && (!c->moe_pick.curve ||
+					  own.distance <= c->moe_pick.distance + MOE_OWN_MARGIN)) {
+				c->moe_pick = own;
+				c->moe_own = true;
+			}
+		}
 	}
 	comm_place(g, p, &c->place);
 	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0) {

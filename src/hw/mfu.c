@@ -652,6 +652,7 @@ void mfu_release(struct mfu_tables *t)
 		free(t->ar_lat[d]);
 	}
 	moetab_free(t->moe);
+	moetab_free(t->moe_own);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -713,6 +714,13 @@ double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
 	return clamp_mfu(grid_eval_at(col->g, lo, w, pos, col->t->nearest), MFU_DEFAULT_GEMM);
 }
 
+/* An own (gpu_spec.measured) head configuration that is not the exact one
+ * counts this much farther than a borrowed one: InferSim measured a handful
+ * of layouts, the borrowed collections dozens, and a layout's utilisation
+ * depends on its GQA ratio and head count more than on the GPU (both are
+ * carried by roofline efficiency).  0.5 = the kv-dtype mismatch term. */
+#define OWN_INEXACT_PENALTY 0.5
+
 static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size_t n, int heads,
 					      int kvh, int hd, enum dtype kvdt)
 {
@@ -725,6 +733,8 @@ static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size
 			   fabs(log((double)kvh / c[i].kv_heads)) +
 			   2.0 * fabs(log((double)hd / c[i].head_dim)) +
 			   (c[i].kv_dtype != kvdt ? 0.5 : 0.0);
+		if (c[i].own && d > 1e-9)
+			d += OWN_INEXACT_PENALTY;
 		if (d < bd) {
 			bd = d;
 			best = &c[i];

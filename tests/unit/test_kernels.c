@@ -48,7 +48,7 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, const char
  * engine collection. */
 static void test_fp8_not_slower(const struct model_cfg *m)
 {
-	static const char *const gpus[] = {"h100", "h200", "b200", "l40s"};
+	static const char *const gpus[] = {"h100", "h200", "b200", "l40s", "h20", "h800"};
 	static const char *const engines[] = {"vllm", "sglang", "trtllm"};
 	static const double ms[] = {64, 100, 256, 1000, 4096, 8192};
 	static const double nk[][2] = {{4096, 4096}, {6144, 4096}, {14336, 4096}, {4096, 14336},
@@ -391,6 +391,67 @@ static void test_borrowed_compute(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* The H20's own measurements (InferSim, data/mfu/h20/infersim-f2293da, via
+ * gpus.json "measured"): exact rows come back, the run header says which
+ * parts are measured on the H20 and which are borrowed, and the H20-3e runs
+ * the same kernels at its own bandwidth.  Rows (bench_data, InferSim
+ * f2293da): mha/decode/h20/32-8-128.csv bf16,bf16,1,4096 -> 13.91 us;
+ * grouped_gemm/decode/h20/data.csv 128,1,128,8,2048,768 at 64 tokens ->
+ * up 250.60 + down 125.29 us (derived row: 375.89 us). */
+static void test_own_tables(const struct model_cfg *m)
+{
+	struct cost_model c, c3;
+	struct model_cfg q;
+	struct err e;
+	struct parallel p = {1, 1, 1, 1};
+	double t, t3;
+
+	if (make_cost(&c, m, "h20", p, DT_BF16, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h20: %s", e.msg);
+		return;
+	}
+	CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "mfu/h20/infersim-f2293da/attn_decode (measured on h20)",
+			   "H20 decode attention 32-8-128 from its own measurements");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "h100_sxm", "H20 bf16 GEMMs borrowed (InferSim has fp8 only)");
+	t = 4.0 * 32 * 128 * 4096 / (mfu_attn_decode(c.tabs, 32, 8, 128, DT_BF16, 1, 4096) *
+				     c.g->peak_flops[DT_BF16]);
+	CHECK_REL(t * 1e6, 13.91, 1e-6, "H20 decode attention batch 1, 4096 keys = measured (us)");
+	if (make_cost(&c3, m, "h20-3e", p, DT_BF16, "vllm", NULL, &e) == 0) {
+		t3 = 4.0 * 32 * 128 * 4096 / (mfu_attn_decode(c3.tabs, 32, 8, 128, DT_BF16, 1, 4096) *
+					      c3.g->peak_flops[DT_BF16]);
+		CHECK(t3 < t && t3 >= t * 4.0 / 4.8 * (1 - 1e-9),
+		      "H20-3e: the H20's memory-bound decode attention at 4.8 vs 4.0 TB/s: %.2f us (H20 %.2f)",
+		      t3 * 1e6, t * 1e6);
+		CHECK_STR_CONTAINS(c3.src[COST_SRC_ATTN_DECODE], "h20-3e's bandwidth", "H20-3e header");
+		cost_release(&c3);
+	}
+	cost_release(&c);
+	if (registry_load_model(&reg, "qwen3-30b-a3b", &q, &e) < 0) {
+		CHECK(0, "load qwen3-30b-a3b: %s", e.msg);
+		return;
+	}
+	{
+		struct cost_cfg cc;
+		memset(&cc, 0, sizeof(cc));
+		cc.wdt = DT_FP8;
+		cc.kvdt = DT_FP8;
+		cost_default_overheads(&cc.ov);
+		cc.max_tokens = 512;
+		cc.max_seqs = 64;
+		snprintf(cc.engine, sizeof(cc.engine), "vllm");
+		cc.moe_format = 1 + MOE_FP8_BLOCK;
+		cc.moe_dist = MOE_BALANCED;
+		if (cost_init(&c, &q, gpu("h20"), &p, &cc, datadir, &e) < 0) {
+			CHECK(0, "cost_init h20 qwen3-30b-a3b: %s", e.msg);
+			return;
+		}
+		CHECK(c.moe_own && c.moe_pick.distance == 0, "Qwen3-30B-A3B fp8_block on H20: own measured curve (%s)",
+		      c.src[COST_SRC_MOE]);
+		CHECK_REL(cost_moe_s(&c, 64) * 1e6, 375.89, 1e-6, "routed experts at 64 tokens = measured (us)");
+		cost_release(&c);
+	}
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -416,6 +477,7 @@ int main(void)
 	test_cache(&m);
 	test_linear_attention();
 	test_borrowed_compute(&m);
+	test_own_tables(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
