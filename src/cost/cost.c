@@ -776,6 +776,36 @@ static double own_index_share(const struct model_cfg *m)
 	return m->n_mixer[LM_FULL] > 0 ? (double)m->index_layers / (double)m->n_mixer[LM_FULL] : 1.0;
 }
 
+/* DSA (DeepSeek-V3.2, GLM-5) kernel terms, fitted on InferSim's H800 kernel
+ * timings (alibaba/InferSim f2293da, bench_data/dsa/{decode,prefill}/h800/;
+ * ../shared/data/mfu/infersim), nothing per model:
+ * - the lightning indexer's fp8 MQA logits over every cached key (DeepGEMM,
+ *   logits-64-128.csv).  Decode (next_n 1, batch 64, 1k..128k keys): a
+ *   launch plus each key's index entry (index_head_dim fp8 bytes + an fp32
+ *   scale) streamed at a fraction of HBM: 6.6 us and 0.78 of 3.35 TB/s
+ *   (minimax fit over the 8 rows: largest |log error| 0.090).  Prefill
+ *   (4096 or 2048 queries x 4k..128k keys): its FLOPs at 0.617 of the fp8
+ *   peak (median over the 10 rows with >= 8k keys).
+ * - the sparse attention itself runs the absorbed (MQA, latent) form over
+ *   the top-k keys (FlashMLA sparse, attn-128-576-2048.csv): in a prefill at
+ *   0.615 of the bf16 peak (median of the 6 rows, 4096 queries x top-2048),
+ *   QK over kv_lora + rope dims and PV over kv_lora; the latent is not
+ *   up-projected for the context, only the new tokens' queries and outputs
+ *   are absorbed (the kv_b GEMM over the chunk).  In a decode the dense MLA
+ *   decode table at the capped length (InferSim's H800 sparse decode at
+ *   batch 64: 91-97 us for any context; the MLA table at 2048 keys: within
+ *   15 %, checked by test_kernels.c); both walk all top-k entries per query. */
+#define DSA_IDX_DECODE_LAUNCH_S 6.6e-6
+#define DSA_IDX_DECODE_BW_EFF 0.78
+#define DSA_IDX_PREFILL_MFU 0.617
+#define DSA_PREFILL_MFU 0.615
+
+/* Bytes of one key's index entry (fp8 key + fp32 scale). */
+static double dsa_key_bytes(const struct model_cfg *m)
+{
+	return (double)m->index_head_dim + 4.0;
+}
+
 /* Full-attention layer (GQA, MLA, DSA) for a prefill chunk. */
 static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
 {
@@ -791,6 +821,26 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 		g = full_group(c);
 		return gqa_prefill_s(c, &g, pairs, (double)(len + prefix), len);
 	}
+	if (m->index_topk > 0) {
+		/* DSA: absorbed sparse attention over the top-k keys, the new
+		 * tokens' absorption, and the indexer over every key */
+		double ip = attn_causal_pairs(len, prefix);
+		double ipk = c->g->peak_flops[DT_FP8] > 0 ? c->g->peak_flops[DT_FP8] : c->attn_peak;
+		/* the sparse kernel walks its whole top-k index list for every
+		 * query, valid or padded (InferSim: 4096 queries take 3.69 ms
+		 * over 4k keys and 3.60 ms over 16k) */
+		pairs = (double)len * (double)m->index_topk;
+		flops = 2.0 * pairs * c->heads * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
+		bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
+			2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
+		t = roofline(c, flops, c->attn_peak, DSA_PREFILL_MFU, bytes);
+		t += cost_gemm_s(c, c->cfg.wdt, (double)len,
+				 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)), (double)m->kv_lora_rank, 1);
+		t += own_index_share(m) *
+		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), ipk, DSA_IDX_PREFILL_MFU,
+			      (double)(len + prefix) * dsa_key_bytes(m));
+		return t;
+	}
 	/* expanded form: q/k dims nope+rope, v dims v */
 	flops = 2.0 * pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
 	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
@@ -802,13 +852,6 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 	t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
 			 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
 			 (double)m->kv_lora_rank, 1);
-	if (m->index_topk > 0) {
-		/* indexer scoring, in the layers that run their own indexer */
-		double ip = attn_causal_pairs(len, prefix);
-		t += own_index_share(m) *
-		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
-			      mfu, (double)(len + prefix) * (double)m->index_head_dim);
-	}
 	return t;
 }
 
@@ -816,15 +859,16 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 {
 	const struct model_cfg *m = c->m;
-	double mean = ctx_sum / (double)n, t = 0;
+	double t = 0;
 	struct attn_group g = full_group(c);
 
-	if (m->attn == ATTN_MLA && m->index_topk > 0 && mean > (double)m->index_topk) {
-		double full = ctx_sum;
-		ctx_sum = (double)n * (double)m->index_topk;
+	if (m->attn == ATTN_MLA && m->index_topk > 0) {
+		/* the indexer scores every cached key; the sparse kernel walks
+		 * its whole top-k index list whatever the context (InferSim H800,
+		 * batch 64: 91 us at 1k keys, 93 us at 2k, 97 us at 128k) */
 		t = own_index_share(m) *
-		    roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
-			     0.3, full * (double)m->index_head_dim);
+		    (DSA_IDX_DECODE_LAUNCH_S + ctx_sum * dsa_key_bytes(m) / (c->g->hbm_bw * DSA_IDX_DECODE_BW_EFF));
+		ctx_sum = (double)n * (double)m->index_topk;
 	}
 	return t + gqa_decode_s(c, &g, n, ctx_sum);
 }

@@ -452,6 +452,37 @@ static void test_own_tables(const struct model_cfg *m)
 	}
 }
 
+/* DSA (DeepSeek-V3.2) against InferSim's H800 kernel rows (alibaba/InferSim
+ * f2293da, bench_data/dsa/{decode,prefill}/h800/: attn-128-576-2048.csv and
+ * logits-64-128.csv, 128 heads on one GPU, fp8 KV): per layer, sparse
+ * attention + indexer logits.  Decode, batch 64: 131072 keys 96.536 +
+ * 394.036 us, 1024 keys 91.245 + 9.108 us; prefill, 4096 queries over
+ * 131072 keys: 3843.789 + 8143 us. */
+static void test_dsa(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+	double t;
+
+	if (registry_load_model(&reg, "deepseek-v3.2", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3.2: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "h800", (struct parallel){1, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h800 deepseek-v3.2: %s", e.msg);
+		return;
+	}
+	t = cost_attn_decode_s(&c, 64, 64.0 * 131072) * 1e6;
+	CHECK(t > 490.572 / 1.15 && t < 490.572 * 1.15, "DSA decode, 64 x 128k keys: %.1f us (measured 490.6)", t);
+	t = cost_attn_decode_s(&c, 64, 64.0 * 1024) * 1e6;
+	CHECK(t > 100.353 / 1.2 && t < 100.353 * 1.2, "DSA decode, 64 x 1k keys: %.1f us (measured 100.4)", t);
+	t = cost_attn_prefill_s(&c, 4096, 131072 - 4096) * 1e6;
+	CHECK(t > 11986.8 / 1.2 && t < 11986.8 * 1.2, "DSA prefill, 4096 queries over 128k keys: %.0f us (measured 11987)",
+	      t);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -478,6 +509,7 @@ int main(void)
 	test_linear_attention();
 	test_borrowed_compute(&m);
 	test_own_tables(&m);
+	test_dsa();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
