@@ -327,7 +327,9 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 		return 0;
 	if (c->moe_pick.curve) {
 		double eff = moetab_eff(&c->moe_pick, &c->moe_shape, tokens);
-		return moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+		double t = moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+		double cap = moetab_bound_s(&c->moe_pick, tokens, pk, bpp, c->g->hbm_bw);
+		return cap < t ? cap : t;
 	}
 	/* no table: the kernel's roofline at the default GEMM utilisation and
 	 * the weight-streaming bandwidth, plus one launch */
@@ -418,10 +420,12 @@ static void describe_sources(struct cost_model *c)
 	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
-			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s",
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s%s%s%s",
 				 c->moe_own ? t->src_own[MFU_P_MOE] : t->src[MFU_P_MOE],
 				 c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
-				 c->moe_pick.desc, note);
+				 c->moe_pick.desc, c->moe_pick.bound ? ", capped by the measured " : "",
+				 c->moe_pick.bound ? c->moe_pick.bound_desc : "", c->moe_pick.bound ? " of this shape" : "",
+				 note);
 		else
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",

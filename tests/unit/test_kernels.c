@@ -483,6 +483,33 @@ static void test_dsa(void)
 	cost_release(&c);
 }
 
+/* A nearest-shape MoE pick is capped by the same experts measured less
+ * sharded: Qwen3-235B-A22B bf16 TP8 on B200 (vLLM 0.24 measured TP1/2/4 of
+ * this shape, not TP8) took the 2816x704 TP4 curve, whose latency floor
+ * gave 66 us at one token where the measured TP4 takes 21.66 us
+ * (data/mfu/b200_sxm/vllm-0.24.0/moe.csv.gz:
+ * bf16,4096,1536,8,128,4,1,power_law_1.01,1,21.6576); one GPU of eight
+ * cannot be slower than one of four. */
+static void test_moe_cap(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+
+	if (registry_load_model(&reg, "qwen3-235b-a22b", &m, &e) < 0) {
+		CHECK(0, "load qwen3-235b-a22b: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init b200 qwen3-235b-a22b: %s", e.msg);
+		return;
+	}
+	CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "capped by the measured tp4 ep1", "B200 TP8 MoE capped by TP4");
+	CHECK(cost_moe_s(&c, 1) * 1e6 <= 21.6576 * (1 + 1e-9), "TP8 at one token %.2f us <= measured TP4 21.66 us",
+	      cost_moe_s(&c, 1) * 1e6);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -510,6 +537,7 @@ int main(void)
 	test_borrowed_compute(&m);
 	test_own_tables(&m);
 	test_dsa();
+	test_moe_cap();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
