@@ -130,6 +130,13 @@ double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, b
  * NULL when no MLA table was loaded. */
 const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool prefill, int heads,
 					   enum dtype kvdt);
+/* The own configurations (cfg->own) of c measured only from some length
+ * on (InferSim: decode from 1024 keys, prefill from 1024 tokens) get the
+ * shorter lengths of their nearest borrowed configuration, at the own
+ * utilisation of their shortest length times the borrowed ratio (short
+ * kernels are launch-bound: holding the utilisation would price a 128-key
+ * decode at an eighth of a 1024-key one). */
+void mfu_attn_extend_own(struct mfu_attn_cfg *c, size_t n);
 /* The same with the axis values given as logs (callers that keep them). */
 double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 			 double log_batch, double log_len);

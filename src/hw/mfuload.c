@@ -378,6 +378,12 @@ fail_pack:
 		mfupack_close(lp.p);
 		goto fail;
 	}
+	if (g->measured[0]) {
+		mfu_attn_extend_own(t->prefill, t->nprefill);
+		mfu_attn_extend_own(t->decode, t->ndecode);
+		mfu_attn_extend_own(t->mla_prefill, t->nmla_prefill);
+		mfu_attn_extend_own(t->mla_decode, t->nmla_decode);
+	}
 	return 0;
 fail:
 	mfu_release(t);
