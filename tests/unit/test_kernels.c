@@ -517,6 +517,28 @@ static void test_moe_cap(void)
 	cost_release(&c);
 }
 
+/* gpus.json "measured" must name a GPU id; the message says which. */
+static void test_measured_key(void)
+{
+	char path[] = "/tmp/servesim_gpus_XXXXXX";
+	int fd = mkstemp(path);
+	struct gpu_db d;
+	struct err e;
+	FILE *f;
+
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		CHECK(0, "temp file");
+		return;
+	}
+	fputs("{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
+	      "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
+	      "\"measured\": \"nope\"}]}\n", f);
+	fclose(f);
+	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "unknown 'measured' GPU refused");
+	CHECK_STR_CONTAINS(e.msg, "'measured' names 'nope', which is not a GPU id", "message names the key and value");
+	remove(path);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -545,6 +567,7 @@ int main(void)
 	test_own_tables(&m);
 	test_dsa();
 	test_moe_cap();
+	test_measured_key();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
