@@ -64,6 +64,8 @@ LIB_SRC += src/out/config.c
 LIB_SRC += src/out/svg.c
 LIB_SRC += src/out/runreport.c
 LIB_SRC += src/out/capreport.c
+LIB_SRC += src/out/fmt.c
+LIB_SRC += src/out/tracereport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 
