@@ -66,6 +66,7 @@ LIB_SRC += src/out/runreport.c
 LIB_SRC += src/out/capreport.c
 LIB_SRC += src/out/fmt.c
 LIB_SRC += src/out/tracereport.c
+LIB_SRC += src/out/opsreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 

@@ -6,5 +6,7 @@
 /* v with an SI prefix and unit: "512 FLOP" (an integer below 1000),
  * "1.23 GFLOP" (three significant digits, prefixes k .. E). */
 void out_fmt_si(char *buf, size_t n, double v, const char *unit);
+/* A count: "1.23 B" (1e9), "4.5 M" (1e6), else the integer. */
+void out_fmt_count(char *buf, size_t n, double v);
 
 #endif

@@ -20,3 +20,13 @@ void out_fmt_si(char *buf, size_t n, double v, const char *unit)
 	else
 		snprintf(buf, n, "%.3g %s%s", v, pre[i], unit);
 }
+
+void out_fmt_count(char *buf, size_t n, double v)
+{
+	if (v >= 1e9)
+		snprintf(buf, n, "%.2f B", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, n, "%.1f M", v / 1e6);
+	else
+		snprintf(buf, n, "%.0f", v);
+}
