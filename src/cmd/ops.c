@@ -3,7 +3,6 @@
  * and MFU from a measured latency. */
 #define _GNU_SOURCE
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
