@@ -68,6 +68,7 @@ LIB_SRC += src/out/fmt.c
 LIB_SRC += src/out/tracereport.c
 LIB_SRC += src/out/opsreport.c
 LIB_SRC += src/out/roofreport.c
+LIB_SRC += src/out/evalreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 
