@@ -40,13 +40,14 @@ void out_eval_text(FILE *f, const struct out_eval_pass *p, unsigned tier0_off);
 void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off);
 /* One row per experiment stage, RFC 4180 quoting. */
 void out_eval_csv(FILE *f, const struct out_eval_pass *p);
-/* The markdown report's rows, summaries and per-request table. */
-void out_eval_md_rows(FILE *md, const struct out_eval_pass *p);
+/* The markdown report's calibration line, rows, summaries and per-request
+ * table (tier0_off: as out_eval_text's). */
+void out_eval_md_rows(FILE *md, const struct out_eval_pass *p, unsigned tier0_off);
 /* Plot data, a gnuplot script and (gnuplot installed) SVGs in dir, each
  * file written atomically; md gets the image links or what to run.
  * Errors: dir cannot be made, a file cannot be written (SS_ERUNTIME). */
 int out_eval_plots(const struct out_eval_pass *p, const char *dir, FILE *md, struct err *e);
-/* The ablation table: median APE with each of H1..H6 off (offs[0..5],
+/* The ablation table (md: under the report's section heading): median APE with each of H1..H6 off (offs[0..5],
  * tier 0, no calibration) against full tier 0 (full); md may be NULL. */
 void out_eval_ablation(FILE *f, FILE *md, const struct out_eval_pass *full, const struct out_eval_pass *offs);
 /* Each hypothesis against design document 002's criterion and its

@@ -146,6 +146,10 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 /* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
  * same terms (NAN also for a completed request of one output token). */
 void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
+/* The header line of cfg.requests_out's rows (one per request, written
+ * as it completes or is rejected): spec and pd add the speculative-decoding
+ * and P/D columns, as cfg.spec.k > 0 and cfg.pd.prefill > 0 do to the rows. */
+void sim_requests_csv_header(FILE *f, bool spec, bool pd);
 /* Running and waiting counts summed over replicas (tests). */
 void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
 

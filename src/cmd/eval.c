@@ -522,8 +522,6 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	}
 	c.eo.cache = mfu_cache_new(); /* each GPU's tables parsed once for all experiments */
 	if (c.ablate) {
-		if (md)
-			fprintf(md, "## 4. Ablation of the tier-0 corrections\n\n");
 		rc = ablate(&env, files, nf, &c, md, e);
 	} else {
 		if ((rc = run_pass(&env, files, nf, &c, &c.eo, c.calibration, &p, e)) < 0)
@@ -535,16 +533,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		else
 			out_eval_text(stdout, &p, c.eo.tier0_off);
 		if (md) {
-			if (p.nused) {
-				fprintf(md, "Calibration:");
-				for (i = 0; i < (size_t)p.nused; i++)
-					fprintf(md, " `%s`", p.used[i]);
-				fprintf(md, "\n\n");
-			} else {
-				fprintf(md, "Tier 0 (no calibration)%s.\n\n",
-					c.eo.tier0_off ? ", some corrections switched off" : "");
-			}
-			out_eval_md_rows(md, &p);
+			out_eval_md_rows(md, &p, c.eo.tier0_off);
 			if (c.plots && (rc = out_eval_plots(&p, c.plots, md, e)) < 0)
 				goto out;
 		}

@@ -578,6 +578,8 @@ void out_eval_ablation(FILE *f, FILE *md, const struct out_eval_pass *full, cons
 	size_t cnt = 0;
 	int h, k;
 
+	if (md)
+		fprintf(md, "## 4. Ablation of the tier-0 corrections\n\n");
 	for (k = 0; k < EM__COUNT; k++)
 		eval_ape_stats(full->rows, full->nrows, (enum ev_metric)k, false, NULL, NULL, &base[k], &mean, &cnt);
 	fprintf(f, "ablation over %zu steady-state rows (tier 0, no calibration): median APE with each correction off, and the change\n",
@@ -705,12 +707,20 @@ int out_eval_plots(const struct out_eval_pass *p, const char *dir, FILE *md, str
 	return 0;
 }
 
-void out_eval_md_rows(FILE *md, const struct out_eval_pass *p)
+void out_eval_md_rows(FILE *md, const struct out_eval_pass *p, unsigned tier0_off)
 {
 	char b[64], name[200];
 	size_t i;
 	int k;
 
+	if (p->nused) {
+		fprintf(md, "Calibration:");
+		for (k = 0; k < p->nused; k++)
+			fprintf(md, " `%s`", p->used[k]);
+		fprintf(md, "\n\n");
+	} else {
+		fprintf(md, "Tier 0 (no calibration)%s.\n\n", tier0_off ? ", some corrections switched off" : "");
+	}
 	fprintf(md, "| experiment | stage |");
 	for (k = 0; k < EM__COUNT; k++)
 		fprintf(md, " %s |", metric_title(k));

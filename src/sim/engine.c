@@ -48,6 +48,12 @@ static void csv_row(struct sim *s, const struct req *r, const char *status, doub
 	fputc('\n', s->cfg.requests_out);
 }
 
+void sim_requests_csv_header(FILE *f, bool spec, bool pd)
+{
+	fprintf(f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s%s\n",
+		spec ? ",tokens_per_step" : "", pd ? ",kv_transfer_ms" : "");
+}
+
 /* Move the recorded values into the per-stage histograms (allocated on
  * first use) and empty the arrays: memory stays bounded past
  * LOGHIST_EXACT_MAX completions. */
