@@ -48,8 +48,6 @@ void loghist_init(struct loghist *h);
 void loghist_release(struct loghist *h);
 /* Adds x (finite; NaN is ignored). */
 void loghist_add(struct loghist *h, double x);
-/* Adds x k times (x * k to the sum: one rounding, not k). */
-void loghist_add_n(struct loghist *h, double x, uint64_t k);
 /* Adds every value of src to dst (both from loghist_init). */
 void loghist_merge(struct loghist *dst, const struct loghist *src);
 /* Percentile p in [0,1]; 0 when empty. */

@@ -98,7 +98,7 @@ struct metric_set {
 	 * requests (NAN when none has two chunks); itl_pooled_ms holds the
 	 * whole distribution (its mean, summed over the gaps, agrees within
 	 * rounding; reports print itl_pooled_mean_ms), exact while the run has at most
-	 * WDIST_EXACT_MAX distinct gap lengths, else within LOGHIST_REL_ERR
+	 * WDIST_EXACT_MAX distinct gap lengths, else within WDIST_REL_ERR
 	 * (wdist.h, itl_pooled_exact).  Gaps are taken as chunks reach the
 	 * client: a request rejected after it ran (preempted, then too long
 	 * for an empty KV cache) keeps the gaps it had. */

@@ -75,24 +75,19 @@ static void store_add(struct loghist_store *s, int64_t i, uint64_t k)
 
 void loghist_add(struct loghist *h, double x)
 {
-	loghist_add_n(h, x, 1);
-}
-
-void loghist_add_n(struct loghist *h, double x, uint64_t k)
-{
-	if (isnan(x) || k == 0)
+	if (isnan(x))
 		return;
-	h->n += k;
-	h->sum += x * (double)k;
-	h->sumsq += x * x * (double)k;
+	h->n++;
+	h->sum += x;
+	h->sumsq += x * x;
 	if (x > h->max)
 		h->max = x;
 	if (x > 0)
-		store_add(&h->pos, bucket_of(h, x), k);
+		store_add(&h->pos, bucket_of(h, x), 1);
 	else if (x < 0)
-		store_add(&h->neg, bucket_of(h, -x), k);
+		store_add(&h->neg, bucket_of(h, -x), 1);
 	else
-		h->zeros += k;
+		h->zeros++;
 }
 
 static void store_merge(struct loghist_store *d, const struct loghist_store *s)

@@ -269,7 +269,7 @@ void out_metrics_text(FILE *f, const struct metric_set *m)
 		fprintf(f, " mean %.2f", m->itl_pooled_mean_ms);
 		for (k = 1; k < NSTAT; k++)
 			fprintf(f, " %s %.2f", stat_key[k], stat_of(&m->itl_pooled_ms, k));
-		fprintf(f, " ms%s\n", m->itl_pooled_exact ? "" : " (percentiles within 0.1 %)");
+		fprintf(f, " ms%s\n", m->itl_pooled_exact ? "" : " (percentiles within 0.05 %)");
 	}
 	if (m->completed == 0)
 		fprintf(f, "  throughput - (no request completed)\n");

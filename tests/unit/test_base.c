@@ -423,7 +423,7 @@ static void test_wdist(void)
 	CHECK(s.n == 0 && s.mean == 0 && s.max == 0, "wdist empty: n 0");
 	wdist_release(&d);
 	/* past WDIST_EXACT_MAX distinct values: the histogram, within
-	 * LOGHIST_REL_ERR of the exact percentiles; count and max exact */
+	 * WDIST_REL_ERR of the exact percentiles; count and max exact */
 	x = malloc(n * sizeof(float));
 	pcg32_seed(&r, 21, 3);
 	wdist_init(&big);
@@ -435,9 +435,33 @@ static void test_wdist(void)
 	stats_summarise(x, n, &t);
 	worst = fmax(fmax(rel(s.p50, t.p50), rel(s.p90, t.p90)), fmax(rel(s.p95, t.p95), rel(s.p99, t.p99)));
 	CHECK(!wdist_exact(&big) && s.n == n && s.max == t.max && rel(s.mean, t.mean) < 1e-9 &&
-		      worst <= LOGHIST_REL_ERR,
-	      "wdist past %u distinct values: histogram, worst relative error %.2e <= %g", WDIST_EXACT_MAX,
-	      worst, LOGHIST_REL_ERR);
+		      worst <= WDIST_REL_ERR,
+	      "wdist past %u distinct values: buckets, worst relative error %.2e <= %g", WDIST_EXACT_MAX,
+	      worst, WDIST_REL_ERR);
+	/* more shapes: ten decades, ties and zeros, all negative */
+	{
+		int shape;
+		for (shape = 0; shape < 3; shape++) {
+			struct wdist b;
+			wdist_init(&b);
+			for (i = 0; i < n; i++) {
+				double u = pcg32_double(&r);
+				x[i] = shape == 0 ? (float)exp(u * 23.0 - 9.2)
+				       : shape == 1 ? (u < 0.3 ? 0.0f : (float)(12.5 + floor(-log(1 - u) * 400000) / 40000))
+						    : -(float)(1.0 + u * 1000.0);
+				wdist_add(&b, x[i], 1);
+			}
+			wdist_summarise(&b, &s);
+			stats_summarise(x, n, &t);
+			worst = fmax(fmax(rel(s.p50, t.p50), rel(s.p90, t.p90)), fmax(rel(s.p95, t.p95), rel(s.p99, t.p99)));
+			CHECK(!wdist_exact(&b) && s.n == n && s.max == t.max && rel(s.mean, t.mean) < 1e-9 &&
+				      worst <= WDIST_REL_ERR,
+			      "wdist buckets, %s: worst relative error %.2e <= %g",
+			      shape == 0 ? "ten decades" : shape == 1 ? "ties and zeros" : "negative", worst,
+			      WDIST_REL_ERR);
+			wdist_release(&b);
+		}
+	}
 	/* a merge of an exact part into a histogram one, and the reverse */
 	wdist_init(&ref);
 	wdist_add(&ref, 3.0, 5);
