@@ -43,6 +43,13 @@ struct sim_cfg {
 	 * fcfs for a round with more than SGLANG_LPM_MAX_QUEUE waiting, and
 	 * without prefix caching */
 	bool sglang_lpm;
+	/* TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT
+	 * (engine "trtllm"): a waiting request starts only when the KV blocks
+	 * of its whole prompt and output fit beside those reserved for every
+	 * running request's whole prompt and output, so nothing is ever
+	 * preempted (tensorrt_llm CapacitySchedulerPolicy; vLLM and SGLang
+	 * admit optimistically instead) */
+	bool no_evict;
 	int dp;
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy

@@ -251,6 +251,7 @@ static void run_append(struct replica *rp, struct req *r)
 	rp->run_tail = r;
 	r->rseq = rp->next_rseq++;
 	rp->nrun++;
+	rp->ne_reserved += r->ne_blocks;
 }
 
 static void run_remove(struct replica *rp, struct req *r)
@@ -265,6 +266,8 @@ static void run_remove(struct replica *rp, struct req *r)
 		rp->run_tail = r->prev;
 	r->prev = r->next = NULL;
 	rp->nrun--;
+	rp->ne_reserved -= r->ne_blocks;
+	r->ne_blocks = 0;
 }
 
 static void others_push(struct replica *rp, struct req *r)
@@ -714,7 +717,11 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		need = blocks_for(s, r->computed + n) - hits;
 		if (s->cfg.sglang) /* and the KV its future tokens will take */
 			need += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
-		if (need + evictable + reserve > kvc_available(&rp->kv)) {
+		if (s->cfg.no_evict) /* the KV of its whole prompt and output */
+			r->ne_blocks = blocks_for(s, r->prompt + r->output);
+		if (need + evictable + reserve > kvc_available(&rp->kv) ||
+		    (s->cfg.no_evict && rp->ne_reserved + r->ne_blocks > rp->kv.total)) {
+			r->ne_blocks = 0;
 			array_put(rp, r->blocks);
 			r->blocks = NULL;
 			r->computed = 0;

@@ -21,6 +21,7 @@ struct req {
 	int64_t prefix_hit_tokens;
 	uint64_t last_hash;
 	int32_t nblocks, nhashed, preempts;
+	int32_t ne_blocks; /* GUARANTEED_NO_EVICT: blocks reserved while running */
 	int32_t dsteps;  /* decode steps (tokens per step = (output - 1) / dsteps) */
 	/* pooled token gaps (sim.h): its last chunk's client time once
 	 * delivered (not kept while a decoder: the replica's tok_t is), and
@@ -80,6 +81,7 @@ struct replica {
 	struct kvc kv;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
+	int64_t ne_reserved;               /* sum of the running ne_blocks */
 	struct wq_ent *wq;                 /* waiting: ring-buffer deque */
 	size_t whead, wlen, wcap;
 	struct req **sched;                /* explicit requests scheduled this step */

@@ -389,6 +389,44 @@ static void test_preemption(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* TensorRT-LLM's GUARANTEED_NO_EVICT (no_evict): the same two requests as
+ * test_preemption (32 + 40 tokens = 5 blocks each, 6 blocks in all): the
+ * second starts only once the first has finished and released its
+ * reservation, and nothing is preempted; a request whose whole lifetime
+ * needs more than the cache is refused as KV capacity. */
+static void test_no_evict(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	const char *r1;
+	double q1 = -1;
+
+	make_cost(&c, m, 256, 8, 0);
+	base_cfg(&sc, 256, 8, 6);
+	sc.prefix_caching = false;
+	sc.no_evict = true;
+	trace_spec(&w, "0.0,32,40,\n0.0,32,40,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "no-evict run");
+	CHECK(t.preemptions == 0 && t.completed == 2, "both complete, %llu preemptions (want 0)",
+	      (unsigned long long)t.preemptions);
+	CHECK(strstr(log, "run 2 ") == NULL, "never two running at once");
+	r1 = strstr(csv, "\n1,0,0,0.000000,32,40,0,0,completed,");
+	CHECK(r1 && sscanf(r1 + strlen("\n1,0,0,0.000000,32,40,0,0,completed,"), "%lf", &q1) == 1 && q1 > 0,
+	      "request 1 queued until request 0 finished (queue %.3f ms)", q1);
+	free(log);
+	free(csv);
+	log = csv = NULL;
+	trace_spec(&w, "0.0,32,80,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 0 && t.rejected[REJ_KV_CAPACITY] == 1,
+	      "a lifetime larger than the cache is refused (completed %llu)", (unsigned long long)t.completed);
+	free(log);
+	free(csv);
+	cost_release(&c);
+}
+
 static void test_prefix_cache(const struct model_cfg *m)
 {
 	/* shared_prefix with 1 group x 1 prompt: every request has the same
@@ -1300,6 +1338,7 @@ int main(void)
 	test_sglang_defaults();
 	test_overlap(&m);
 	test_preemption(&m);
+	test_no_evict(&m);
 	test_prefix_cache(&m);
 	test_rejections(&m);
 	test_determinism_and_storm(&m);
