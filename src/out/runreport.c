@@ -366,7 +366,7 @@ void out_run_json(FILE *f, const struct out_run *c)
 	jnum(&w, "offered_rps", c->status.offered_rps);
 	jnum(&w, "queue_growth_s", c->status.queue_growth_s);
 	jw_str(&w, "itl_definition", "(e2e - ttft) / (output_tokens - 1) per request (vLLM's TPOT)");
-	jw_str(&w, "itl_pooled_definition", "sum(e2e - ttft) / sum(output_tokens - 1): every token gap pooled (vLLM's ITL)");
+	jw_str(&w, "itl_pooled_definition", OUT_ITL_POOLED_DEFINITION);
 	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
 	out_metrics_json(&w, &all);
 	if (!isnan(c->request_goodput)) {
