@@ -227,6 +227,72 @@ static int cmp_pair(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A double's bits as an unsigned key in the same order as the values. */
+static uint64_t order_key(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return (u >> 63) ? ~u : u | (1ull << 63);
+}
+
+/* Sort p[0, np) by value: LSD radix over the order keys, 8 passes of 8
+ * bits, a pass skipped when every key has the same digit there (gaps share
+ * their sign and exponent bytes); qsort below 64 pairs.  Same order as
+ * cmp_pair up to equal values (-0 before +0), which the summaries cannot
+ * tell apart. */
+static void sort_pairs(struct pair *p, size_t np)
+{
+	struct pair *tmp, *src = p, *dst;
+	uint64_t *key, *ktmp, *ks, *kd;
+	size_t cnt[256], i, pass;
+
+	if (np < 64) {
+		qsort(p, np, sizeof(*p), cmp_pair);
+		return;
+	}
+	tmp = xmalloc(xmul(np, sizeof(*tmp)));
+	key = xmalloc(xmul(np, sizeof(*key)));
+	ktmp = xmalloc(xmul(np, sizeof(*ktmp)));
+	for (i = 0; i < np; i++)
+		key[i] = order_key(p[i].v);
+	dst = tmp;
+	ks = key;
+	kd = ktmp;
+	for (pass = 0; pass < 8; pass++) {
+		unsigned sh = (unsigned)(8 * pass);
+		size_t sum = 0, c;
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < np; i++)
+			cnt[(ks[i] >> sh) & 0xff]++;
+		if (cnt[(ks[0] >> sh) & 0xff] == np)
+			continue; /* one digit for all: the order stands */
+		for (i = 0; i < 256; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < np; i++) {
+			size_t at = cnt[(ks[i] >> sh) & 0xff]++;
+			dst[at] = src[i];
+			kd[at] = ks[i];
+		}
+		{
+			struct pair *t = src;
+			uint64_t *tk = ks;
+			src = dst;
+			dst = t;
+			ks = kd;
+			kd = tk;
+		}
+	}
+	if (src != p)
+		memcpy(p, src, np * sizeof(*p));
+	free(tmp);
+	free(key);
+	free(ktmp);
+}
+
 /* The k-th smallest value (0-based) of the expanded multiset. */
 static double order_stat(const struct pair *p, size_t np, uint64_t k)
 {
@@ -324,7 +390,7 @@ void wdist_summarise(const struct wdist *d, struct dist_summary *o)
 			p[np].v = d->val[i];
 			p[np++].w = d->wt[i];
 		}
-	qsort(p, np, sizeof(*p), cmp_pair);
+	sort_pairs(p, np);
 	for (i = 0; i < np; i++)
 		sum += p[i].v * (double)p[i].w;
 	o->n = (size_t)d->n;

@@ -406,6 +406,53 @@ static void loghist_vs_exact(const char *what, float *x, size_t n)
 /* wdist: exact weighted percentiles (hand values, numpy's linear
  * definition), order-independent, the switch to the histogram past
  * WDIST_EXACT_MAX distinct values, merges. */
+static int cmp_dbl_asc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* wdist's exact summary past its small-sort cut-off (radix-sorted pairs):
+ * 3,000 distinct values of both signs (and zero), weights 1..3, against the
+ * expanded multiset sorted by qsort with numpy's linear percentiles. */
+static void test_wdist_radix(void)
+{
+	struct wdist d;
+	struct dist_summary s;
+	double *all = malloc(9000 * sizeof(double)), q[4] = {0.5, 0.9, 0.95, 0.99}, got[4];
+	size_t n = 0, i, k;
+	uint64_t x = 12345;
+	bool ok = true;
+
+	wdist_init(&d);
+	for (i = 0; i < 3000; i++) {
+		double v;
+		uint64_t w;
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		v = i == 0 ? 0.0 : ((double)(x >> 11) / 9007199254740992.0 - 0.3) * (i % 7 == 0 ? 1e-3 : 40.0);
+		w = 1 + (x >> 60) % 3;
+		wdist_add(&d, v, w);
+		for (k = 0; k < w; k++)
+			all[n++] = v;
+	}
+	wdist_summarise(&d, &s);
+	qsort(all, n, sizeof(double), cmp_dbl_asc);
+	got[0] = s.p50;
+	got[1] = s.p90;
+	got[2] = s.p95;
+	got[3] = s.p99;
+	for (k = 0; k < 4; k++) {
+		double pos = q[k] * (double)(n - 1), w = pos - floor(pos);
+		size_t lo = (size_t)pos;
+		double want = all[lo] + w * (all[lo + 1] - all[lo]);
+		ok &= fabs(got[k] - want) <= 1e-12 * (1 + fabs(want));
+	}
+	CHECK(ok && wdist_exact(&d) && s.n == n && s.max == all[n - 1],
+	      "wdist exact summary of 3000 distinct values (radix-sorted) equals the expanded multiset's");
+	free(all);
+	wdist_release(&d);
+}
+
 static void test_wdist(void)
 {
 	struct wdist d, m, big, ref;
@@ -576,6 +623,7 @@ int main(void)
 	test_sort_floats();
 	test_loghist();
 	test_wdist();
+	test_wdist_radix();
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
 	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");
