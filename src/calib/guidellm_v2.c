@@ -15,6 +15,10 @@
 #include "servesim/measured.h"
 #include "servesim/workload.h"
 
+/* the largest request count a report may state: far above any benchmark,
+ * far below where a double stops holding integers (2^53) or an int64 ends */
+#define GV2_MAX_REQUESTS 1e12
+
 static double succ(const struct json *metrics, const char *name, const char *stat)
 {
 	const struct json *s = json_get(json_get(metrics, name), "successful"), *v;
@@ -76,6 +80,12 @@ int guidellm_aggregates_json(const struct json *root, const char *path, struct w
 			rc = err_set(e, SS_EDATA,
 				     "%s: benchmarks[%zu]: strategy rate and duration must be > 0 and request_totals.successful >= 0",
 				     path, i);
+			goto out;
+		}
+		if (!(done <= GV2_MAX_REQUESTS)) { /* before it becomes an integer */
+			rc = err_set(e, SS_EDATA,
+				     "%s: benchmarks[%zu]: request_totals.successful is %g, expected at most %g",
+				     path, i, done, GV2_MAX_REQUESTS);
 			goto out;
 		}
 		memset(s, 0, sizeof(*s));

@@ -98,6 +98,7 @@ data:
   \"errored\": [], \"incomplete\": [], \"total\": 2}}]}"; }
 gl gl-ok 500 2.0
 gl gl-prompt-huge 1e61 2.0
+sed '379,381s/"successful": 2,/"successful": 1e30,/' "$root/tests/golden/fixtures/readers/guidellm-v2-report.json" > gv2-done-huge.json
 gl gl-lat-inf 500 Infinity
 gl gl-lat-nan 500 NaN
 gl gl-prof-bad 500 2.0; w gl-prof-bad/profile.yaml 'data: [unclosed'
@@ -261,6 +262,7 @@ t exp-requests-e2e-nan 3 "column 'e2e_ms' must be a number, got 'nan'" '$SS eval
 t exp-requests-arrival-1e300 3 "xr-arr-huge/requests.csv:2:" '$SS eval xr-arr-huge'
 t exp-requests-ttft-negative 3 "ttft_ms and e2e_ms >= 0" '$SS calibrate xr-neg-ttft'
 t guidellm-prompt-1e61 3 "request 0 of benchmark 0: start 3000 s, ttft 100 ms, latency 1000 ms must be finite and prompt 1e+61" '$SS import gl-prompt-huge -o out'
+t gv2-successful-huge 3 'request_totals.successful is 1e+30, expected at most 1e+12' '$SS eval gv2-done-huge.json --model llama-3.1-8b --tp 1'
 t guidellm-latency-infinity 3 "latency inf ms must be finite" '$SS import gl-lat-inf -o out'
 t guidellm-eval-latency-infinity 3 "latency inf ms must be finite" '$SS eval gl-lat-inf'
 t guidellm-latency-nan 3 "lacks a start time, token counts or latency" '$SS eval gl-lat-nan'
