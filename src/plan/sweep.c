@@ -9,65 +9,8 @@
 #include <string.h>
 
 #include "servesim/alloc.h"
+#include "servesim/out.h"
 #include "servesim/version.h"
-
-/* Served and arrival rates in the arrival window after a warm-up, from
- * the per-request rows (engine.c's requests CSV: arrival_s is column 3,
- * status 8, e2e_ms 13): capacity.c's window, a quarter of the arrival span
- * or two mean E2Es (at most half of it).  Departures after the last
- * arrival are the drain, not a rate the load sustained. */
-static void window_rates(const char *buf, size_t len, double *served, double *arrivals)
-{
-	const char *q = buf, *end = buf + len;
-	double *arr = NULL, *done = NULL, first = INFINITY, last = -INFINITY, e2e_sum = 0, t1;
-	size_t n = 0, cap = 0, ncomp = 0, k, in_arr = 0, in_done = 0;
-
-	while (q < end) {
-		const char *nl = memchr(q, '\n', (size_t)(end - q));
-		size_t ll = nl ? (size_t)(nl - q) : (size_t)(end - q), nf = 0;
-		char line[512], *f[16], *save = NULL, *t;
-
-		if (ll < sizeof(line)) {
-			memcpy(line, q, ll);
-			line[ll] = '\0';
-			for (t = strtok_r(line, ",", &save); t && nf < 16; t = strtok_r(NULL, ",", &save))
-				f[nf++] = t;
-		}
-		q += ll + 1;
-		if (nf < 14)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			arr = xreallocarray(arr, cap, sizeof(*arr));
-			done = xreallocarray(done, cap, sizeof(*done));
-		}
-		arr[n] = strtod(f[3], NULL);
-		done[n] = NAN;
-		first = fmin(first, arr[n]);
-		last = fmax(last, arr[n]);
-		if (strcmp(f[8], "completed") == 0) {
-			double e2e = strtod(f[13], NULL) * 1e-3;
-			done[n] = arr[n] + e2e;
-			e2e_sum += e2e;
-			ncomp++;
-		}
-		n++;
-	}
-	*served = *arrivals = NAN;
-	if (ncomp > 0 && last > first) {
-		t1 = first + fmax(0.25 * (last - first), fmin(0.5 * (last - first), 2 * e2e_sum / (double)ncomp));
-		for (k = 0; k < n; k++) {
-			in_arr += arr[k] >= t1;
-			in_done += !isnan(done[k]) && done[k] >= t1 && done[k] <= last;
-		}
-		if (last > t1) {
-			*served = (double)in_done / (last - t1);
-			*arrivals = (double)in_arr / (last - t1);
-		}
-	}
-	free(arr);
-	free(done);
-}
 
 int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, struct sweep_result *r,
 		   struct err *e)
@@ -75,24 +18,15 @@ int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, st
 	struct sim_cfg sc = st->sc;
 	struct sim *s = NULL;
 	const struct sim_totals *t;
-	char *buf = NULL;
-	size_t len = 0, k;
-	FILE *f;
-	double arrivals = NAN;
+	struct out_status os;
+	size_t k;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return err_set(e, SS_ERUNTIME, "sweep: cannot open a memory stream");
-	sc.requests_out = f;
+	sc.requests_out = NULL;
 	sc.step_log = NULL;
-	if ((rc = sim_new(&sc, &st->cost, wl, &s, e)) < 0 || (rc = sim_run(s, e)) < 0) {
-		sim_free(s);
-		fclose(f);
-		free(buf);
-		return rc;
-	}
+	if ((rc = sim_new(&sc, &st->cost, wl, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
+		goto out;
 	sim_summary(s, -1, &r->m);
 	t = sim_totals(s);
 	r->arrived = t->arrived;
@@ -101,22 +35,16 @@ int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, st
 		r->rejected += t->rejected[k];
 	r->preemptions = t->preemptions;
 	r->duration_s = (double)t->duration_ns * 1e-9;
-	sim_free(s);
-	fflush(f);
-	window_rates(buf, len, &r->served_rps, &arrivals);
-	fclose(f);
-	free(buf);
+	/* the status `run` prints (out/summary.c): one sustainability test */
+	if ((rc = out_status_sim(wl, s, &os, e)) < 0)
+		goto out;
 	r->offered_rps = wl->process == WL_POISSON || wl->process == WL_CONSTANT || wl->process == WL_GAMMA
 				 ? wl->rate : NAN;
-	if (r->completed == 0)
-		snprintf(r->status, sizeof(r->status), "no completions");
-	else if (!isnan(r->offered_rps) && wl->nstages == 0 && !isnan(r->served_rps) &&
-		 r->served_rps < SWEEP_SERVED_SHARE * (isnan(arrivals) ? r->offered_rps : arrivals))
-		snprintf(r->status, sizeof(r->status), "overloaded (offered %.4g, served %.4g req/s)",
-			 r->offered_rps, r->served_rps);
-	else
-		snprintf(r->status, sizeof(r->status), "ok");
-	return 0;
+	r->served_rps = os.served_rps;
+	out_status_line(&os, r->status, sizeof(r->status));
+out:
+	sim_free(s);
+	return rc;
 }
 
 int sweep_fmt_parse(const char *s, enum sweep_fmt *f, struct err *e)
