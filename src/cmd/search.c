@@ -4,6 +4,7 @@
  * target rate needs and launch lines; on threads and MPI ranks. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -675,6 +676,13 @@ int cmd_search(int argc, char **argv, struct err *e)
 	int rc;
 	size_t nx = 0;
 
+	/* Each probe allocates its KV cache and block arrays (tens of MB for
+	 * a 16-GPU MoE engine) and frees them when done.  glibc raises its mmap
+	 * threshold to the size of a freed mapped chunk, after which such
+	 * arrays come from the threads' arenas and stay resident between
+	 * probes; a fixed threshold (glibc's default, 128 KiB: mallopt(3))
+	 * gives them back each time. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	memset(&o, 0, sizeof(o));
 	scenflags_defaults(&o.sf);
 	cap_cfg_defaults(&o.cc);

@@ -202,6 +202,11 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		goto out;
 	}
 	out->kv_blocks = st.mp.blocks;
+	/* the simulation scenario_prepare built is `run`'s; every probe below
+	 * makes its own, and this one's KV cache (all the blocks of every
+	 * replica) would stay resident beside theirs */
+	sim_free(st.sim);
+	st.sim = NULL;
 	/* coarse, then fine: a search on a quarter of the requests (at least
 	 * SEARCH_COARSE_MIN) to 5 % finds where the answer lies; the search on
 	 * the whole workload starts there instead of at 1 req/s, which skips
