@@ -1,16 +1,21 @@
 /* launch.c - vLLM and SGLang launch lines for a deployment.
  *
  * vLLM (engine arguments): --tensor-parallel-size, --pipeline-parallel-size,
- * --data-parallel-size, --enable-expert-parallel (EP = TP x DP),
- * --quantization fp8 (online FP8 of a 16-bit checkpoint), --kv-cache-dtype
- * fp8, --max-num-seqs; P/D through a KV connector (--kv-transfer-config,
- * NixlConnector) and a proxy that sends each request to a prefill then a
- * decode instance.
+ * --data-parallel-size (replicas of a dense model behind vLLM's internal
+ * load balancer, attention DP for an MoE model), --enable-expert-parallel
+ * (EP = TP x DP), --quantization fp8 (online FP8 of a 16-bit checkpoint),
+ * --kv-cache-dtype fp8, --max-num-seqs, --max-num-batched-tokens,
+ * --speculative-config '{"method":"mtp","num_speculative_tokens":K}'; P/D
+ * through a KV connector (--kv-transfer-config, NixlConnector) and a proxy
+ * that sends each request to a prefill then a decode instance.
  * SGLang (server arguments): --tp counts every GPU of the engine; with
- * --enable-dp-attention, --dp splits them into attention-DP ranks;
- * --ep-size, --pp-size, --quantization fp8, --kv-cache-dtype fp8_e4m3,
- * --max-running-requests; P/D with --disaggregation-mode prefill|decode and
- * the sglang_router in --pd-disaggregation mode. */
+ * --enable-dp-attention, --dp-size splits them into attention-DP ranks
+ * (without it, --dp-size runs replicas behind SGLang's data-parallel
+ * router); --ep-size, --pp-size, --quantization fp8, --kv-cache-dtype
+ * fp8_e4m3, --max-running-requests, --chunked-prefill-size; MTP as SGLang's
+ * DeepSeek guide gives it: --speculative-algorithm EAGLE with K steps, top-k
+ * 1 and K + 1 draft tokens; P/D with --disaggregation-mode prefill|decode
+ * and the sglang_router in --pd-disaggregation mode. */
 #include "servesim/launch.h"
 
 #include <string.h>
@@ -37,6 +42,11 @@ static void vllm_common(const struct launch_in *in, struct sbuf *o)
 	if (in->kvdt == DT_FP8)
 		sb_puts(o, " --kv-cache-dtype fp8");
 	sb_printf(o, " --max-num-seqs %lld", (long long)in->max_num_seqs);
+	if (in->max_num_batched_tokens > 0)
+		sb_printf(o, " --max-num-batched-tokens %lld", (long long)in->max_num_batched_tokens);
+	if (in->spec_k > 0)
+		sb_printf(o, " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":%d}'",
+			  in->spec_k);
 }
 
 void launch_vllm(const struct launch_in *in, struct sbuf *o)
@@ -61,7 +71,7 @@ static void sglang_common(const struct launch_in *in, struct sbuf *o)
 	sb_printf(o, "python -m sglang.launch_server --model-path %s --tp %d", in->model,
 		  in->moe ? in->par.tp * in->par.dp : in->par.tp);
 	if (in->par.dp > 1)
-		sb_printf(o, " --dp %d%s", in->par.dp, in->moe ? " --enable-dp-attention" : "");
+		sb_printf(o, " --dp-size %d%s", in->par.dp, in->moe ? " --enable-dp-attention" : "");
 	if (in->par.ep > 1)
 		sb_printf(o, " --ep-size %d", in->par.ep);
 	if (in->par.pp > 1)
@@ -71,6 +81,11 @@ static void sglang_common(const struct launch_in *in, struct sbuf *o)
 	if (in->kvdt == DT_FP8)
 		sb_puts(o, " --kv-cache-dtype fp8_e4m3");
 	sb_printf(o, " --max-running-requests %lld", (long long)in->max_num_seqs);
+	if (in->max_num_batched_tokens > 0)
+		sb_printf(o, " --chunked-prefill-size %lld", (long long)in->max_num_batched_tokens);
+	if (in->spec_k > 0)
+		sb_printf(o, " --speculative-algorithm EAGLE --speculative-num-steps %d --speculative-eagle-topk 1 "
+			     "--speculative-num-draft-tokens %d", in->spec_k, in->spec_k + 1);
 }
 
 void launch_sglang(const struct launch_in *in, struct sbuf *o)
