@@ -53,7 +53,6 @@ LIB_SRC += src/cmd/sweep.c
 LIB_SRC += src/plan/search.c
 LIB_SRC += src/plan/pareto.c
 LIB_SRC += src/plan/prices.c
-LIB_SRC += src/plan/launch.c
 LIB_SRC += src/cmd/search.c
 LIB_SRC += src/hw/mfupack.c
 LIB_SRC += src/hw/mfuload.c
@@ -63,6 +62,8 @@ LIB_SRC += src/out/config.c
 LIB_SRC += src/out/svg.c
 LIB_SRC += src/out/runreport.c
 LIB_SRC += src/out/capreport.c
+LIB_SRC += src/out/searchreport.c
+LIB_SRC += src/out/sweepreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 
