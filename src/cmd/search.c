@@ -17,15 +17,12 @@
 #include "scenflags.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
-#include "servesim/json.h"
 #include "servesim/mfucache.h"
 #include "servesim/parmap.h"
 #include "servesim/pareto.h"
-#include "servesim/searchreport.h"
 #include "servesim/prices.h"
 #include "servesim/search.h"
-#include "servesim/sweep.h"
-#include "servesim/version.h"
+#include "servesim/searchreport.h"
 #include "servesim/workload.h"
 
 static const char search_usage[] =

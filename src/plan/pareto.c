@@ -1,12 +1,8 @@
 /* pareto.c - Pareto front (maximise both coordinates; O(n^2), n is the
- * number of deployments) and its SVG chart. */
+ * number of deployments); its SVG chart is written by out/searchreport.c. */
 #include "servesim/pareto.h"
 
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "servesim/alloc.h"
 
 void pareto_front(const double *x, const double *y, size_t n, bool *on_front)
 {
