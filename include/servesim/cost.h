@@ -108,6 +108,7 @@ struct cost_model {
 	enum moe_fmt moe_fmt;
 	enum dtype moe_wdt;
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
+	bool moe_own;                /* moe_pick is from the GPU's own measurements */
 	/* where each component's cost comes from, for the run header */
 	char src[COST_SRC__COUNT][400];
 	/* attention-DP (an MoE model with p.dp > 1): DP ranks step together

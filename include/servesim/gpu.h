@@ -35,6 +35,14 @@ struct gpu_spec {
 	 * here than on the lender (gpus.json compute_eff_scale, default 1;
 	 * fitted by data/mfu/fit_compute_scale.py) */
 	double compute_eff_scale;
+	/* the GPU's own measured kernels (gpus.json "measured": the id of the
+	 * GPU they were measured on; data/mfu/<that id>/infersim-<commit>/),
+	 * loaded before the borrowed tables, which fill what they lack; "" =
+	 * none.  meas_peak and meas_hbm_bw are that GPU's figures (H20-3e runs
+	 * the H20's measurements at its own bandwidth). */
+	char measured[48];
+	double meas_peak[DT__COUNT];
+	double meas_hbm_bw;
 };
 
 struct gpu_db {

@@ -145,6 +145,7 @@ struct aic_row {
 				silicon_data_source, else batch x attention DP */
 	int workers;         /* agg workers: concurrency / (batch x attention DP) */
 	int tp, pp, attn_dp, moe_tp, moe_ep; /* empty or 0 in the file = 1 */
+	bool relaid;         /* layout recorded x moe_ep, read as the real one (aic.c) */
 	double ttft_ms, tpot_ms;             /* measured means */
 	size_t line;
 };

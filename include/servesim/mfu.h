@@ -37,6 +37,7 @@ struct mfu_attn_cfg {
 	int heads, kv_heads, head_dim;
 	enum dtype kv_dtype;
 	struct mfu_grid g;    /* batch x length */
+	bool own;             /* from the GPU's own measurements (gpu_spec.measured) */
 };
 
 struct moetab;
@@ -60,6 +61,12 @@ struct mfu_tables {
 	size_t ar_len[9];
 	struct moetab *moe;   /* fused-MoE kernel tables (mfu_load_moe), or NULL */
 	char moe_path[700];   /* where they are, or "" */
+	/* the GPU's own measurements (gpu_spec.measured), loaded first: their
+	 * GEMM dtypes win, their attention and MLA configurations are listed
+	 * before the borrowed ones (cfg->own), their MoE curves are apart */
+	struct moetab *moe_own;
+	char moe_own_path[700];
+	char src_own[MFU_P__COUNT][112]; /* per component: own table, or "" */
 	bool nearest;         /* H6 off */
 	char dir[600];        /* where the tables came from, or "" */
 	char engine[16];      /* collection chosen: engine and version ("" for a flat dir) */
@@ -112,7 +119,9 @@ double mfu_attn_decode(const struct mfu_tables *t, int heads, int kv_heads, int 
 		       enum dtype kvdt, double batch, double kv_len);
 /* The measured head configuration nearest to (heads, kv_heads, head_dim,
  * kv dtype), resolved once so per-step lookups skip the search; NULL when
- * there are no tables. */
+ * there are no tables.  A configuration of the GPU's own measurements wins
+ * when it is the exact one; otherwise it counts 0.5 farther than a borrowed
+ * one (the borrowed tables sweep far more head layouts). */
 const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool prefill, int heads,
 					    int kv_heads, int head_dim, enum dtype kvdt);
 double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
@@ -121,6 +130,13 @@ double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, b
  * NULL when no MLA table was loaded. */
 const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool prefill, int heads,
 					   enum dtype kvdt);
+/* The own configurations (cfg->own) of c measured only from some length
+ * on (InferSim: decode from 1024 keys, prefill from 1024 tokens) get the
+ * shorter lengths of their nearest borrowed configuration, at the own
+ * utilisation of their shortest length times the borrowed ratio (short
+ * kernels are launch-bound: holding the utilisation would price a 128-key
+ * decode at an eighth of a 1024-key one). */
+void mfu_attn_extend_own(struct mfu_attn_cfg *c, size_t n);
 /* The same with the axis values given as logs (callers that keep them). */
 double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 			 double log_batch, double log_len);

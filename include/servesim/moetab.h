@@ -72,6 +72,12 @@ struct moe_pick {
 	enum moe_fmt fmt;       /* format of the curve used */
 	double distance;        /* 0 = the exact shape was measured */
 	char desc[160];         /* "fp8_block 7168x2048 top8/256 tp1 ep8, power_law_1.01" */
+	/* a nearest-shape pick's cap: the same model's experts measured less
+	 * sharded (smaller or equal TP and EP), which one GPU of a wider split
+	 * cannot be slower than; NULL when the shape is exact or none exists */
+	const void *bound;
+	struct moe_shape bound_s;
+	char bound_desc[64];    /* "tp4 ep1" */
 };
 
 /* Choose the curve for fmt (an fp8 request may use fp8_block curves and
@@ -82,6 +88,10 @@ void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shap
 /* Efficiency of the picked curve at `tokens` (tokens entering the layer on
  * this GPU, x computed with the target shape). */
 double moetab_eff(const struct moe_pick *pick, const struct moe_shape *s, double tokens);
+/* Seconds of the pick's cap at `tokens` (its measured curve on its own
+ * shape's roofline at peak, bytes_per_param and bw), or INFINITY without one. */
+double moetab_bound_s(const struct moe_pick *pick, double tokens, double peak, double bytes_per_param,
+		      double bw);
 
 struct sbuf;
 /* The fused-MoE curves of distribution d in *t, appended to out in the

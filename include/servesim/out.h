@@ -24,6 +24,12 @@
 #include "servesim/sim.h"
 #include "servesim/workload.h"
 
+/* The pooled ITL (sim.h's itl_pooled_ms), as result files state it. */
+#define OUT_ITL_POOLED_DEFINITION \
+	"vLLM bench serve's ITL: every gap between consecutive streamed chunks of a request, pooled over " \
+	"all completed requests (a chunk is one engine step's tokens: one token, or with speculative " \
+	"decoding the accepted drafts and the bonus token); mean = sum(e2e - ttft) / sum(chunks - 1)"
+
 /* --- status ------------------------------------------------------------ */
 
 enum out_status_kind { OUT_OK, OUT_OVERLOADED, OUT_NO_COMPLETIONS };

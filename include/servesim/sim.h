@@ -43,6 +43,13 @@ struct sim_cfg {
 	 * fcfs for a round with more than SGLANG_LPM_MAX_QUEUE waiting, and
 	 * without prefix caching */
 	bool sglang_lpm;
+	/* TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT
+	 * (engine "trtllm"): a waiting request starts only when the KV blocks
+	 * of its whole prompt and output fit beside those reserved for every
+	 * running request's whole prompt and output, so nothing is ever
+	 * preempted (tensorrt_llm CapacitySchedulerPolicy; vLLM and SGLang
+	 * admit optimistically instead) */
+	bool no_evict;
 	int dp;
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy
@@ -85,11 +92,27 @@ struct metric_set {
 	double first_arrival_s, last_done_s;
 	double last_arrival_s;     /* of the completed requests */
 	double throughput_rps, input_tok_s, output_tok_s;
-	/* vLLM's ITL: the mean of every gap between consecutive output tokens
-	 * pooled over all requests, sum(E2E - TTFT) / sum(output - 1) (a
-	 * request's gaps sum to E2E - TTFT); NAN when no request has two tokens */
+	/* vLLM's ITL (`vllm bench serve`): every gap between consecutive
+	 * streamed chunks of a request, pooled over all requests.  A chunk is
+	 * what one engine step gives a request: one token, or with
+	 * speculative decoding the accepted drafts and the bonus token
+	 * together (vLLM's client appends one ITL entry per chunk received).
+	 * A gap is the client-side time between the chunks' deliveries; the
+	 * client-side terms of E2E go with the gaps (stream_token_us per token
+	 * of the chunk; api_e2e_ms and the first token's stream_token_us with
+	 * the last gap), so a request's gaps sum to its E2E - TTFT.
+	 * The mean is sum(E2E - TTFT) / sum(chunks - 1) over the completed
+	 * requests (NAN when none has two chunks); itl_pooled_ms holds the
+	 * whole distribution (its mean, summed over the gaps, agrees within
+	 * rounding; reports print itl_pooled_mean_ms), exact while the run has at most
+	 * WDIST_EXACT_MAX distinct gap lengths, else within WDIST_REL_ERR
+	 * (wdist.h, itl_pooled_exact).  Gaps are taken as chunks reach the
+	 * client: a request rejected after it ran (preempted, then too long
+	 * for an empty KV cache) keeps the gaps it had. */
 	double itl_pooled_mean_ms;
-	size_t token_gaps;         /* sum(output - 1) */
+	size_t token_gaps;         /* sum(chunks - 1): sum(output - 1) without speculative decoding */
+	struct dist_summary itl_pooled_ms;
+	bool itl_pooled_exact;
 };
 
 struct sim_totals {
@@ -130,6 +153,10 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 /* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
  * same terms (NAN also for a completed request of one output token). */
 void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
+/* The header line of cfg.requests_out's rows (one per request, written
+ * as it completes or is rejected): spec and pd add the speculative-decoding
+ * and P/D columns, as cfg.spec.k > 0 and cfg.pd.prefill > 0 do to the rows. */
+void sim_requests_csv_header(FILE *f, bool spec, bool pd);
 /* Running and waiting counts summed over replicas (tests). */
 void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
 

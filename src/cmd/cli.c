@@ -12,6 +12,7 @@
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
 #include "servesim/paths.h"
+#include "servesim/outfmt.h"
 
 void cli_env_init(struct cli_env *env)
 {
@@ -141,29 +142,12 @@ int cli_bad_option(const char *cmd, const char *arg, struct err *e)
 
 void fmt_si(char *buf, size_t n, double v, const char *unit)
 {
-	static const char *pre[] = {"", "k", "M", "G", "T", "P", "E"};
-	double a = fabs(v);
-	int i = 0;
-
-	while (a >= 1000.0 && i < 6) {
-		a /= 1000.0;
-		v /= 1000.0;
-		i++;
-	}
-	if (i == 0 && v == floor(v))
-		snprintf(buf, n, "%.0f %s", v, unit);
-	else
-		snprintf(buf, n, "%.3g %s%s", v, pre[i], unit);
+	out_fmt_si(buf, n, v, unit);
 }
 
 void fmt_count(char *buf, size_t n, double v)
 {
-	if (v >= 1e9)
-		snprintf(buf, n, "%.2f B", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, n, "%.1f M", v / 1e6);
-	else
-		snprintf(buf, n, "%.0f", v);
+	out_fmt_count(buf, n, v);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -472,8 +472,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
 			goto out;
 		af_open = true;
-		fprintf(af.f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s%s\n",
-			o.spec_k > 0 ? ",tokens_per_step" : "", o.pd_prefill > 0 ? ",kv_transfer_ms" : "");
+		sim_requests_csv_header(af.f, o.spec_k > 0, o.pd_prefill > 0);
 		sc.requests_out = af.f;
 	}
 	if (o.step_log) {

@@ -3,7 +3,6 @@
  * matmul FLOPs, scopes, categories and layers; --compare lines it up with
  * servesim's operator template for the same shape. */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +10,9 @@
 #include "cli.h"
 #include "cmds.h"
 #include "servesim/alloc.h"
-#include "servesim/json.h"
 #include "servesim/opgraph.h"
 #include "servesim/trace.h"
+#include "servesim/tracereport.h"
 
 static const char trace_usage[] =
 	"usage: servesim trace FILE|--profiler-root DIR [--format text|json|summary]\n"
@@ -142,406 +141,27 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 	return 0;
 }
 
-static void flops_text(char *b, size_t n, double v)
-{
-	if (isnan(v))
-		snprintf(b, n, "-");
-	else
-		fmt_si(b, n, v, "FLOP");
-}
-
-struct catsum {
-	int ops, kernels;
-	double us, flops;
-	bool flops_known;
-};
-
-static void sum_cats(const struct trace *t, struct catsum *cs)
-{
-	size_t i;
-
-	memset(cs, 0, sizeof(*cs) * TRC__COUNT);
-	for (i = 0; i < t->n; i++) {
-		struct catsum *c = &cs[t->ops[i].cat];
-		c->ops++;
-		c->kernels += t->ops[i].nkernels;
-		c->us += t->ops[i].kernel_us;
-		if (!isnan(t->ops[i].flops)) {
-			c->flops += t->ops[i].flops;
-			c->flops_known = true;
-		}
-	}
-}
-
-static void print_header(const struct tr_opts *o, const struct trace *t)
-{
-	size_t i, matmuls = 0, with_flops = 0;
-
-	for (i = 0; i < t->n; i++) {
-		matmuls += t->ops[i].matmul;
-		with_flops += t->ops[i].matmul && !isnan(t->ops[i].flops);
-	}
-	printf("trace      %s: %s%s%s; %zu kernels, %.6g us of kernel time", o->file, t->format,
-	       t->device[0] ? ", " : "", t->device, t->nkernels, t->kernel_us);
-	if (!strcmp(t->format, "kineto"))
-		printf("; %zu CPU ops, %zu launched kernels", t->ncpu_ops, t->n);
-	printf("\n");
-	if (!t->has_shapes)
-		printf("shapes     none recorded: matmul FLOPs need the trace taken with "
-		       "torch.profiler.profile(record_shapes=True)\n");
-	else
-		printf("shapes     recorded; %zu of %zu matmul-family ops have FLOPs\n", with_flops, matmuls);
-	if (o->root)
-		printf("found      %zu kernel_details.csv under %s%s\n", o->nfound, o->root,
-		       o->nfound > 1 ? "; the first by path is read (give FILE for another rank)" : "");
-	if (t->npasses) {
-		size_t k;
-		const struct tr_pass *p = &t->passes[t->fwd - 1];
-		printf("passes     %zu forward pass%s (%s):", t->npasses, t->npasses == 1 ? "" : "es",
-		       t->by_count ? "--anchors-per-pass anchors each" : "split at anchor gaps over 3x the pass's median interval");
-		for (k = 0; k < t->npasses && k < 8; k++)
-			printf(" #%zu %d anchors%s", k + 1, t->passes[k].anchors, k + 1 < t->npasses && k < 7 ? "," : "");
-		printf("%s\n", t->npasses > 8 ? " ..." : "");
-		printf("fwd #%-5d %d anchors, [%.6g, %.6g] us, %.6g us from first anchor start to last anchor end\n",
-		       t->fwd, p->anchors, p->start, p->end, p->end - p->start);
-		printf("window     %s: [%.6g, %.6g] us, %.6g us%s\n",
-		       t->full_window ? "full (not truncated to the anchors)" : "anchors (003: first anchor start to last anchor end)",
-		       t->win_start, t->win_end, t->win_end - t->win_start,
-		       t->full_window ? "" : "; the embedding, layer 0 before its attention and the last layer's FFN, LM head and sampling are outside it");
-	}
-	printf("layers     %d (%s)\n", t->nlayers,
-	       !strcmp(t->format, "ascend") ? (t->full_window ? "anchor to anchor; \"before\": the pass's start up to layer 0's attention" : "anchor to anchor; the last holds only its attention, as 003's window ends there") : "attention scope instances; a training trace counts forward and backward scopes");
-	if (t->graph_kernels)
-		printf("cuda graph %zu kernels replayed from CUDA graphs: no launching operator, no shapes\n",
-		       t->graph_kernels);
-	if (t->unattributed)
-		printf("unlinked   %zu kernels (%.6g us) with no launching CPU operator in the trace\n",
-		       t->unattributed, t->unattributed_us);
-	if (t->dup_collectives)
-		printf("dedup      %zu collective kernels listed on a second stream dropped\n", t->dup_collectives);
-}
-
-static void print_summary(const struct trace *t)
-{
-	struct catsum cs[TRC__COUNT];
-	char b[32];
-	int c, l;
-
-	sum_cats(t, cs);
-	printf("\nper category   ops  kernels   kernel us   share        FLOPs\n");
-	for (c = 0; c < TRC__COUNT; c++) {
-		if (!cs[c].ops)
-			continue;
-		flops_text(b, sizeof(b), cs[c].flops_known ? cs[c].flops : NAN);
-		printf("  %-10s %6d %8d %11.6g %6.1f%% %12s\n", tr_cat_name((enum tr_cat)c), cs[c].ops,
-		       cs[c].kernels, cs[c].us, t->kernel_us > 0 ? 100 * cs[c].us / t->kernel_us : 0, b);
-	}
-	{ /* per operator type, by kernel time */
-		struct optype {
-			const char *name;
-			int n;
-			double us, fl;
-			bool known;
-		} *ty = xcalloc(t->n ? t->n : 1, sizeof(*ty));
-		size_t nt = 0, i, j;
-		for (i = 0; i < t->n; i++) {
-			/* launches without an operator: by kernel */
-			const char *key = t->ops[i].name[0] == '(' ? t->ops[i].kernel : t->ops[i].name;
-			for (j = 0; j < nt; j++)
-				if (strcmp(ty[j].name, key) == 0)
-					break;
-			if (j == nt)
-				ty[nt++].name = key;
-			ty[j].n++;
-			ty[j].us += t->ops[i].kernel_us;
-			if (!isnan(t->ops[i].flops)) {
-				ty[j].fl += t->ops[i].flops;
-				ty[j].known = true;
-			}
-		}
-		for (i = 1; i < nt; i++) /* by kernel time, descending (insertion: few types) */
-			for (j = i; j > 0 && ty[j - 1].us < ty[j].us; j--) {
-				struct optype x = ty[j];
-				ty[j] = ty[j - 1];
-				ty[j - 1] = x;
-			}
-		printf("\nper operator type (top %zu by kernel time; kernel name for launches without one)\n"
-		       "  %-40s %5s %11s %7s %12s\n",
-		       nt < 15 ? nt : (size_t)15, "type", "ops", "kernel us", "share", "FLOPs");
-		for (i = 0; i < nt && i < 15; i++) {
-			flops_text(b, sizeof(b), ty[i].known ? ty[i].fl : NAN);
-			printf("  %-40.40s %5d %11.6g %6.1f%% %12s\n", ty[i].name, ty[i].n, ty[i].us,
-			       t->kernel_us > 0 ? 100 * ty[i].us / t->kernel_us : 0, b);
-		}
-		free(ty);
-	}
-	if (t->nlayers > 0) {
-		printf("\nper layer   ops   kernel us        FLOPs\n");
-		for (l = -1; l < t->nlayers; l++) {
-			double us = 0, fl = 0;
-			int n = 0;
-			size_t i;
-			bool known = false;
-			for (i = 0; i < t->n; i++)
-				if (t->ops[i].layer == l) {
-					n++;
-					us += t->ops[i].kernel_us;
-					if (!isnan(t->ops[i].flops)) {
-						fl += t->ops[i].flops;
-						known = true;
-					}
-				}
-			if (!n)
-				continue;
-			flops_text(b, sizeof(b), known ? fl : NAN);
-			if (l < 0)
-				printf("  %-7s %5d %11.6g %12s\n", "before", n, us, b);
-			else
-				printf("  %-7d %5d %11.6g %12s\n", l, n, us, b);
-		}
-	}
-}
-
-static void print_sequence(const struct trace *t)
-{
-	char b[32];
-	size_t i;
-
-	printf("\n  %4s %5s %-9s %-26s %-28s %7s %10s %10s  %s\n", "#", "layer", "category", "operator",
-	       "first kernel", "kernels", "kernel us", "FLOPs", "dims | scope");
-	for (i = 0; i < t->n; i++) {
-		const struct tr_op *o = &t->ops[i];
-		flops_text(b, sizeof(b), o->flops);
-		printf("  %4zu %5d %-9s %-26.26s %-28.28s %7d %10.4g %10s  %s%s%s%s\n", i, o->layer,
-		       tr_cat_name(o->cat), o->name, o->kernel, o->nkernels, o->kernel_us, b,
-		       o->dims[0] ? o->dims : "-", o->scope[0] ? " | " : "", o->scope,
-		       o->graph ? " [cuda graph replay]" : "");
-	}
-}
-
-static void print_json(const struct trace *t)
-{
-	struct catsum cs[TRC__COUNT];
-	struct jw w;
-	size_t i;
-	int c;
-
-	sum_cats(t, cs);
-	jw_init(&w, stdout, true);
-	jw_obj(&w, NULL);
-	jw_str(&w, "format", t->format);
-	jw_str(&w, "device", t->device);
-	jw_int(&w, "kernels", (int64_t)t->nkernels);
-	jw_num(&w, "kernel_us", t->kernel_us);
-	jw_bool(&w, "has_shapes", t->has_shapes);
-	jw_int(&w, "layers", t->nlayers);
-	if (t->npasses) {
-		jw_int(&w, "passes", (int64_t)t->npasses);
-		jw_int(&w, "fwd", t->fwd);
-		jw_str(&w, "window", t->full_window ? "full" : "anchors");
-		jw_num(&w, "window_start_us", t->win_start);
-		jw_num(&w, "window_end_us", t->win_end);
-		jw_arr(&w, "pass_list");
-		for (i = 0; i < t->npasses; i++) {
-			jw_obj(&w, NULL);
-			jw_int(&w, "fwd", (int64_t)i + 1);
-			jw_int(&w, "anchors", t->passes[i].anchors);
-			jw_num(&w, "start_us", t->passes[i].start);
-			jw_num(&w, "end_us", t->passes[i].end);
-			jw_end_obj(&w);
-		}
-		jw_end_arr(&w);
-	}
-	jw_int(&w, "graph_kernels", (int64_t)t->graph_kernels);
-	jw_int(&w, "unattributed_kernels", (int64_t)t->unattributed);
-	jw_obj(&w, "categories");
-	for (c = 0; c < TRC__COUNT; c++) {
-		if (!cs[c].ops)
-			continue;
-		jw_obj(&w, tr_cat_name((enum tr_cat)c));
-		jw_int(&w, "ops", cs[c].ops);
-		jw_int(&w, "kernels", cs[c].kernels);
-		jw_num(&w, "kernel_us", cs[c].us);
-		if (cs[c].flops_known)
-			jw_num(&w, "flops", cs[c].flops);
-		else
-			jw_null(&w, "flops");
-		jw_end_obj(&w);
-	}
-	jw_end_obj(&w);
-	jw_arr(&w, "ops");
-	for (i = 0; i < t->n; i++) {
-		const struct tr_op *o = &t->ops[i];
-		jw_obj(&w, NULL);
-		jw_str(&w, "name", o->name);
-		jw_str(&w, "kernel", o->kernel);
-		jw_str(&w, "scope", o->scope);
-		jw_str(&w, "category", tr_cat_name(o->cat));
-		jw_int(&w, "layer", o->layer);
-		jw_str(&w, "dims", o->dims);
-		jw_int(&w, "kernels", o->nkernels);
-		jw_num(&w, "kernel_us", o->kernel_us);
-		if (isnan(o->flops))
-			jw_null(&w, "flops");
-		else
-			jw_num(&w, "flops", o->flops);
-		jw_bool(&w, "cuda_graph", o->graph);
-		jw_end_obj(&w);
-	}
-	jw_end_arr(&w);
-	jw_end_obj(&w);
-	jw_finish(&w);
-}
-
-/* MFU bands of the one-line summary: servesim's own wording (000 and 003
- * ask for an "MFU status" but give no thresholds) */
-#define TR_MFU_LOW 0.10
-#define TR_MFU_HIGH 0.40
-
-/* 000/003's one-line summary: dominant category, MFU status, bottleneck */
-static int one_line(const struct tr_opts *o, const struct trace *t, struct err *e)
+/* The one-line summary against the GPU's peak, then --compare's table. */
+static int summary_and_compare(const struct tr_opts *o, const struct trace *t, struct err *e)
 {
 	struct cli_env env;
+	struct model_cfg *m = NULL;
 	const struct gpu_spec *g;
-	struct catsum cs[TRC__COUNT];
-	double fl = 0, span, mfu, top_us = 0;
-	const char *top = "-";
-	bool known = false;
-	int c, best = -1, rc;
-	size_t i, j;
-
-	cli_env_init(&env);
-	if ((rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0) {
-		cli_env_release(&env);
-		return rc;
-	}
-	sum_cats(t, cs);
-	for (c = 0; c < TRC__COUNT; c++) {
-		if (cs[c].flops_known) {
-			fl += cs[c].flops;
-			known = true;
-		}
-		if (best < 0 || cs[c].us > cs[best].us)
-			best = c;
-	}
-	/* the bottleneck: the operator type with the most kernel time */
-	for (i = 0; i < t->n; i++) {
-		double us = 0;
-		for (j = 0; j < t->n; j++)
-			if (!strcmp(t->ops[j].name, t->ops[i].name))
-				us += t->ops[j].kernel_us;
-		if (us > top_us) {
-			top_us = us;
-			top = t->ops[i].name;
-		}
-	}
-	span = t->npasses ? t->win_end - t->win_start : t->kernel_us;
-	mfu = known && span > 0 && g->peak_flops[o->dtype] > 0 ? fl / g->peak_flops[o->dtype] / (span * 1e-6) : NAN;
-	printf("\nsummary    ");
-	if (t->npasses)
-		printf("fwd #%d, %d layers, %.6g us: ", t->fwd, t->nlayers, span);
-	printf("dominant %s (%.1f%% of kernel time); ", tr_cat_name((enum tr_cat)best),
-	       t->kernel_us > 0 ? 100 * cs[best].us / t->kernel_us : 0);
-	if (isnan(mfu))
-		printf("MFU unknown (no matmul shapes); ");
-	else
-		printf("MFU %.2f%% of %s %s %.1f TFLOP/s (%s; matmul FLOPs over the %s); ", 100 * mfu, g->id,
-		       dtype_name(o->dtype), g->peak_flops[o->dtype] / 1e12,
-		       mfu < TR_MFU_LOW ? "low" : mfu < TR_MFU_HIGH ? "moderate" : "high",
-		       t->npasses ? "window" : "kernel time");
-	printf("bottleneck %s (%.1f%%)\n", top, t->kernel_us > 0 ? 100 * top_us / t->kernel_us : 0);
-	cli_env_release(&env);
-	return 0;
-}
-
-static enum tr_cat template_cat(const struct op *o)
-{
-	switch (o->cat) {
-	case OPC_ATTENTION: return TRC_ATTN;
-	case OPC_NORM: return TRC_NORM;
-	case OPC_FFN: return TRC_MOE_FFN;
-	case OPC_MOE: return strcmp(o->name, "router") == 0 || strstr(o->name, "topk") ? TRC_ROUTER : TRC_MOE_FFN;
-	case OPC_COMM: return TRC_COMM;
-	case OPC_EMBED:
-	case OPC_LM_HEAD: return TRC_EMBED;
-	default: return TRC_OTHER;
-	}
-}
-
-static int compare(const struct tr_opts *o, const struct trace *t, struct err *e)
-{
-	struct cli_env env;
-	struct model_cfg *m = xcalloc(1, sizeof(*m));
-	const struct gpu_spec *g;
-	struct opgraph og;
-	struct catsum cs[TRC__COUNT];
-	double tf[TRC__COUNT] = {0};
-	int tn[TRC__COUNT] = {0}, c, layers;
-	const struct layer_kind *lk = NULL;
 	struct parallel p = o->par;
-	size_t i, j;
 	int rc;
 
 	cli_env_init(&env);
-	memset(&og, 0, sizeof(og));
+	if ((rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0)
+		goto out;
+	out_trace_one_line(stdout, t, g, o->dtype);
+	if (!o->compare)
+		goto out;
+	m = xcalloc(1, sizeof(*m));
 	if ((rc = cli_load_model(&env, o->compare, NULL, m, e)) < 0 ||
-	    (rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0)
+	    (rc = cli_parallel_resolve(&o->pf, m, &p, e)) < 0)
 		goto out;
-	if ((rc = cli_parallel_resolve(&o->pf, m, &p, e)) < 0)
-		goto out;
-	if ((rc = opgraph_build(m, &p, &o->shape, o->dtype, o->dtype, &og, e)) < 0)
-		goto out;
-	for (i = 0; i < og.nkinds; i++)
-		if (strcmp(og.kinds[i].name, m->n_moe_layers > 0 ? "moe" : "dense") == 0)
-			lk = &og.kinds[i];
-	if (!lk) {
-		rc = err_set(e, SS_EUSAGE, "%s: no layer kind to compare with", m->id);
-		goto out;
-	}
-	layers = t->nlayers > 0 ? t->nlayers : 1;
-	for (j = 0; j < lk->nops; j++) {
-		enum tr_cat k = template_cat(&lk->ops[j]);
-		tn[k] += layers;
-		if (lk->ops[j].kind == OPK_GEMM)
-			tf[k] += lk->ops[j].flops * layers;
-	}
-	sum_cats(t, cs);
-	printf("\ncompare    %s, %s, batch %lld, %lld new token(s) after %lld cached, TP %d DP %d EP %d (per GPU):\n"
-	       "           template = %d x the '%s' layer (the trace's %d layers); FLOPs = GEMM operators only,\n"
-	       "           like the trace's matmul family; MFU = template FLOPs / (%s peak x trace kernel time)\n",
-	       m->id, dtype_name(o->dtype), (long long)o->shape.batch, (long long)o->shape.seq_len,
-	       (long long)o->shape.context_len, p.tp, p.dp, p.ep, layers, lk->name, t->nlayers,
-	       dtype_name(o->dtype));
-	printf("  %-10s %7s %7s %12s %12s %8s %8s %8s\n", "category", "ops tr", "ops tpl", "FLOPs trace",
-	       "FLOPs tpl", "diff", "time", "MFU");
-	for (c = 0; c < TRC__COUNT; c++) {
-		char a[32], b[32], d[16], mf[16];
-		if (!cs[c].ops && !tn[c])
-			continue;
-		flops_text(a, sizeof(a), cs[c].flops_known ? cs[c].flops : NAN);
-		flops_text(b, sizeof(b), tf[c] > 0 ? tf[c] : NAN);
-		if (cs[c].flops_known && tf[c] > 0)
-			snprintf(d, sizeof(d), "%+.1f%%", 100 * (cs[c].flops - tf[c]) / tf[c]);
-		else
-			snprintf(d, sizeof(d), "-");
-		if (cs[c].us > 0 && tf[c] > 0)
-			snprintf(mf, sizeof(mf), "%.1f%%", 100 * tf[c] / g->peak_flops[o->dtype] / (cs[c].us * 1e-6));
-		else
-			snprintf(mf, sizeof(mf), "-");
-		printf("  %-10s %7d %7d %12s %12s %8s %7.1f%% %8s\n", tr_cat_name((enum tr_cat)c), cs[c].ops, tn[c],
-		       a, b, d, t->kernel_us > 0 ? 100 * cs[c].us / t->kernel_us : 0, mf);
-	}
-	for (c = 0; c < TRC__COUNT; c++) {
-		if (cs[c].ops && !tn[c])
-			printf("  only in the trace: %s (%d ops)\n", tr_cat_name((enum tr_cat)c), cs[c].ops);
-		if (!cs[c].ops && tn[c])
-			printf("  only in the template: %s (%d ops)\n", tr_cat_name((enum tr_cat)c), tn[c]);
-	}
-	if (!t->has_shapes)
-		printf("  the trace has no shapes, so FLOPs cannot be compared: record with record_shapes=True\n");
-	rc = 0;
+	rc = out_trace_compare(stdout, t, m, g, &p, &o->shape, o->dtype, e);
 out:
-	opgraph_release(&og);
 	free(m);
 	cli_env_release(&env);
 	return rc;
@@ -577,14 +197,13 @@ int cmd_trace(int argc, char **argv, struct err *e)
 	if (!o.gpu_given && !strcmp(t.format, "ascend"))
 		o.gpu = "ascend-a3";
 	if (o.fmt == 1) {
-		print_json(&t);
+		out_trace_json(stdout, &t);
 	} else {
-		print_header(&o, &t);
+		out_trace_header(stdout, &t, o.file, o.root, o.nfound);
 		if (o.fmt == 0)
-			print_sequence(&t);
-		print_summary(&t);
-		if ((rc = one_line(&o, &t, e)) == 0 && o.compare)
-			rc = compare(&o, &t, e);
+			out_trace_sequence(stdout, &t);
+		out_trace_summary(stdout, &t);
+		rc = summary_and_compare(&o, &t, e);
 	}
 	trace_release(&t);
 	return rc;

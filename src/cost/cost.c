@@ -103,8 +103,20 @@ static double gemm_col_s(const struct cost_model *c, const struct mfu_gemm_col *
 		n *= batch;
 		batch = 1;
 	}
-	if (gemm_table_dt(c, dt) == dt)
-		return gemm_table_s(c, col, dt, m, n, k, batch);
+	if (gemm_table_dt(c, dt) == dt) {
+		double t = gemm_table_s(c, col, dt, m, n, k, batch);
+		/* the GPU's own low-precision table (InferSim's DeepGEMM fp8 on
+		 * the H20/H800) beside a borrowed bf16 one: never slower than
+		 * bf16, the rule derive.py applies per shape within a collection
+		 * (issue 9: fp8 >= bf16 speed for m >= 64) */
+		if (dt != DT_BF16 && c->tabs->src_own[dt == DT_FP8 ? MFU_P_GEMM_FP8 : MFU_P_GEMM_FP4][0] &&
+		    c->tabs->have_gemm[DT_BF16]) {
+			tb = gemm_table_s(c, NULL, DT_BF16, m, n, k, batch);
+			if (tb < t)
+				t = tb;
+		}
+		return t;
+	}
 	/* A weight format without a measured table of its own (int4 W4A16 always;
 	 * fp8/fp4 where no collection measured them): the bf16 kernel's time,
 	 * less the weight streaming the narrower weights save, and never below
@@ -315,7 +327,9 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 		return 0;
 	if (c->moe_pick.curve) {
 		double eff = moetab_eff(&c->moe_pick, &c->moe_shape, tokens);
-		return moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+		double t = moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+		double cap = moetab_bound_s(&c->moe_pick, tokens, pk, bpp, c->g->hbm_bw);
+		return cap < t ? cap : t;
 	}
 	/* no table: the kernel's roofline at the default GEMM utilisation and
 	 * the weight-streaming bandwidth, plus one launch */
@@ -345,18 +359,38 @@ static double lin_ctx_mfu(const struct cost_model *c)
 	return 0.0719; /* vLLM, the default engine */
 }
 
+/* A MoE curve measured on the GPU itself (gpu_spec.measured: InferSim's
+ * DeepGEMM grouped GEMMs) is preferred to a borrowed curve that is nearer
+ * by up to this shape distance (moetab.c's units: 0.3 ~ a 35 % size
+ * difference, the margin moetab_pick gives the sibling fp8 format). */
+#define MOE_OWN_MARGIN 0.3
+
+/* The provenance note of a priced component: measured on the GPU itself
+ * (own), or borrowed from the GPU whose tables g uses. */
+static void part_note(const struct cost_model *c, bool own, char *note, size_t cap)
+{
+	const struct gpu_spec *g = c->g;
+
+	note[0] = '\0';
+	if (own)
+		snprintf(note, cap, " (measured on %.40s%s%.40s%s)", g->measured,
+			 g->meas_hbm_bw != g->hbm_bw ? "; memory-bound parts at " : "",
+			 g->meas_hbm_bw != g->hbm_bw ? g->id : "",
+			 g->meas_hbm_bw != g->hbm_bw ? "'s bandwidth" : "");
+	else if (g->tables_of[0])
+		snprintf(note, cap, " (%.40s's roofline efficiency on %.40s%s)", g->tables_of, g->id,
+			 g->compute_eff_scale > 1 ? ", compute-bound x compute_eff_scale" : "");
+}
+
 /* Fill c->src: which table (and version) or fallback prices each component. */
 static void describe_sources(struct cost_model *c)
 {
 	const struct mfu_tables *t = c->tabs;
 	enum dtype gd = dtype_compute(c->cfg.wdt);
 	enum mfu_part gp = gd == DT_FP8 ? MFU_P_GEMM_FP8 : gd == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
-	const char *borrowed = c->g->tables_of[0] ? c->g->tables_of : NULL;
 	char note[160] = "";
 
-	if (borrowed)
-		snprintf(note, sizeof(note), " (%.40s's roofline efficiency on %.40s%s)", borrowed, c->g->id,
-			 c->g->compute_eff_scale > 1 ? ", compute-bound x compute_eff_scale" : "");
+	part_note(c, t->src_own[gp][0] && strcmp(t->src[gp], t->src_own[gp]) == 0, note, sizeof(note));
 	if (t->src[gp][0])
 		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s", dtype_name(gd), t->src[gp],
 			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "", note);
@@ -371,18 +405,27 @@ static void describe_sources(struct cost_model *c)
 		bool mla = c->m->attn == ATTN_MLA;
 		enum mfu_part pp = mla && t->nmla_prefill ? MFU_P_MLA_PREFILL : MFU_P_ATTN_PREFILL;
 		enum mfu_part dp = mla && t->nmla_decode ? MFU_P_MLA_DECODE : MFU_P_ATTN_DECODE;
+		bool po = c->attn_prefill_cfg && c->attn_prefill_cfg->own;
+		bool dn = c->attn_decode_cfg && c->attn_decode_cfg->own;
+		const char *ps = po ? t->src_own[pp] : t->src[pp], *ds = dn ? t->src_own[dp] : t->src[dp];
+		part_note(c, po, note, sizeof(note));
 		snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s%s",
-			 t->src[pp][0] ? t->src[pp] : "roofline, default MFU 0.45", t->src[pp][0] ? note : "",
+			 ps[0] ? ps : "roofline, default MFU 0.45", ps[0] ? note : "",
 			 mla && pp == MFU_P_ATTN_PREFILL ? "; MLA on the nearest dense table" : "");
+		part_note(c, dn, note, sizeof(note));
 		snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s",
-			 t->src[dp][0] ? t->src[dp] : "roofline, default MFU 0.30", t->src[dp][0] ? note : "",
+			 ds[0] ? ds : "roofline, default MFU 0.30", ds[0] ? note : "",
 			 mla && dp == MFU_P_ATTN_DECODE ? "; MLA on the nearest dense table" : "");
 	}
+	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
-			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s",
-				 t->src[MFU_P_MOE], c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
-				 c->moe_pick.desc, note);
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s%s%s%s",
+				 c->moe_own ? t->src_own[MFU_P_MOE] : t->src[MFU_P_MOE],
+				 c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
+				 c->moe_pick.desc, c->moe_pick.bound ? ", capped by the measured " : "",
+				 c->moe_pick.bound ? c->moe_pick.bound_desc : "", c->moe_pick.bound ? " of this shape" : "",
+				 note);
 		else
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
@@ -482,6 +525,17 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
 		}
 		moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+		if (c->tabs->moe_own) {
+			/* the GPU's own measured curves win unless a borrowed one is
+			 * a much nearer shape (MOE_OWN_MARGIN) */
+			struct moe_pick own;
+			moetab_pick(c->tabs->moe_own, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &own);
+			if (own.curve && (!c->moe_pick.curve ||
+					  own.distance <= c->moe_pick.distance + MOE_OWN_MARGIN)) {
+				c->moe_pick = own;
+				c->moe_own = true;
+			}
+		}
 	}
 	comm_place(g, p, &c->place);
 	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0) {
@@ -726,6 +780,36 @@ static double own_index_share(const struct model_cfg *m)
 	return m->n_mixer[LM_FULL] > 0 ? (double)m->index_layers / (double)m->n_mixer[LM_FULL] : 1.0;
 }
 
+/* DSA (DeepSeek-V3.2, GLM-5) kernel terms, fitted on InferSim's H800 kernel
+ * timings (alibaba/InferSim f2293da, bench_data/dsa/{decode,prefill}/h800/;
+ * ../shared/data/mfu/infersim), nothing per model:
+ * - the lightning indexer's fp8 MQA logits over every cached key (DeepGEMM,
+ *   logits-64-128.csv).  Decode (next_n 1, batch 64, 1k..128k keys): a
+ *   launch plus each key's index entry (index_head_dim fp8 bytes + an fp32
+ *   scale) streamed at a fraction of HBM: 6.6 us and 0.78 of 3.35 TB/s
+ *   (minimax fit over the 8 rows: largest |log error| 0.090).  Prefill
+ *   (4096 or 2048 queries x 4k..128k keys): its FLOPs at 0.617 of the fp8
+ *   peak (median over the 10 rows with >= 8k keys).
+ * - the sparse attention itself runs the absorbed (MQA, latent) form over
+ *   the top-k keys (FlashMLA sparse, attn-128-576-2048.csv): in a prefill at
+ *   0.615 of the bf16 peak (median of the 6 rows, 4096 queries x top-2048),
+ *   QK over kv_lora + rope dims and PV over kv_lora; the latent is not
+ *   up-projected for the context, only the new tokens' queries and outputs
+ *   are absorbed (the kv_b GEMM over the chunk).  In a decode the dense MLA
+ *   decode table at the capped length (InferSim's H800 sparse decode at
+ *   batch 64: 91-97 us for any context; the MLA table at 2048 keys: within
+ *   15 %, checked by test_kernels.c); both walk all top-k entries per query. */
+#define DSA_IDX_DECODE_LAUNCH_S 6.6e-6
+#define DSA_IDX_DECODE_BW_EFF 0.78
+#define DSA_IDX_PREFILL_MFU 0.617
+#define DSA_PREFILL_MFU 0.615
+
+/* Bytes of one key's index entry (fp8 key + fp32 scale). */
+static double dsa_key_bytes(const struct model_cfg *m)
+{
+	return (double)m->index_head_dim + 4.0;
+}
+
 /* Full-attention layer (GQA, MLA, DSA) for a prefill chunk. */
 static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
 {
@@ -741,6 +825,26 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 		g = full_group(c);
 		return gqa_prefill_s(c, &g, pairs, (double)(len + prefix), len);
 	}
+	if (m->index_topk > 0) {
+		/* DSA: absorbed sparse attention over the top-k keys, the new
+		 * tokens' absorption, and the indexer over every key */
+		double ip = attn_causal_pairs(len, prefix);
+		double ipk = c->g->peak_flops[DT_FP8] > 0 ? c->g->peak_flops[DT_FP8] : c->attn_peak;
+		/* the sparse kernel walks its whole top-k index list for every
+		 * query, valid or padded (InferSim: 4096 queries take 3.69 ms
+		 * over 4k keys and 3.60 ms over 16k) */
+		pairs = (double)len * (double)m->index_topk;
+		flops = 2.0 * pairs * c->heads * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
+		bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
+			2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
+		t = roofline(c, flops, c->attn_peak, DSA_PREFILL_MFU, bytes);
+		t += cost_gemm_s(c, c->cfg.wdt, (double)len,
+				 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)), (double)m->kv_lora_rank, 1);
+		t += own_index_share(m) *
+		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), ipk, DSA_IDX_PREFILL_MFU,
+			      (double)(len + prefix) * dsa_key_bytes(m));
+		return t;
+	}
 	/* expanded form: q/k dims nope+rope, v dims v */
 	flops = 2.0 * pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
 	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
@@ -752,13 +856,6 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 	t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
 			 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
 			 (double)m->kv_lora_rank, 1);
-	if (m->index_topk > 0) {
-		/* indexer scoring, in the layers that run their own indexer */
-		double ip = attn_causal_pairs(len, prefix);
-		t += own_index_share(m) *
-		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
-			      mfu, (double)(len + prefix) * (double)m->index_head_dim);
-	}
 	return t;
 }
 
@@ -766,15 +863,16 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 {
 	const struct model_cfg *m = c->m;
-	double mean = ctx_sum / (double)n, t = 0;
+	double t = 0;
 	struct attn_group g = full_group(c);
 
-	if (m->attn == ATTN_MLA && m->index_topk > 0 && mean > (double)m->index_topk) {
-		double full = ctx_sum;
-		ctx_sum = (double)n * (double)m->index_topk;
+	if (m->attn == ATTN_MLA && m->index_topk > 0) {
+		/* the indexer scores every cached key; the sparse kernel walks
+		 * its whole top-k index list whatever the context (InferSim H800,
+		 * batch 64: 91 us at 1k keys, 93 us at 2k, 97 us at 128k) */
 		t = own_index_share(m) *
-		    roofline(c, 2.0 * full * (double)(m->index_heads * m->index_head_dim), c->attn_peak,
-			     0.3, full * (double)m->index_head_dim);
+		    (DSA_IDX_DECODE_LAUNCH_S + ctx_sum * dsa_key_bytes(m) / (c->g->hbm_bw * DSA_IDX_DECODE_BW_EFF));
+		ctx_sum = (double)n * (double)m->index_topk;
 	}
 	return t + gqa_decode_s(c, &g, n, ctx_sum);
 }

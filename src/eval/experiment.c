@@ -1155,6 +1155,11 @@ static enum dtype aic_dtype(const struct aic_row *r)
  * simulated: 10 C requests from t = 0, all measured. */
 #define AIC_WARMUP_PER_CLIENT 0
 #define AIC_MEASURED_PER_CLIENT 10
+/* TensorRT-LLM's tokens_per_block, and the slack over max_batch_size + ISL
+ * in the max_num_tokens of the harness's aggregated engine configs (the
+ * generator rule cited in aic_row_load) */
+#define AIC_BLOCK 32
+#define AIC_MNT_SLACK 1500
 
 static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *x, char *why,
 			size_t n)
@@ -1196,13 +1201,18 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	x->dtype = aic_dtype(r);
 	x->kind = EXP_CLOSED;
 	/* engine limits: batch_size per replica (the closed loop of C spreads
-	 * C / dp over the replicas); TRT-LLM's default max_num_tokens (8192),
-	 * tokens_per_block (32) and free_gpu_memory_fraction (0.9), per the
-	 * TRT-LLM LLM API defaults */
+	 * C / dp over the replicas); the per-iteration token budget the
+	 * harness's engine configs set for an aggregated TensorRT-LLM worker,
+	 * max_num_tokens = max_batch_size + ISL + 1500 rounded up to whole
+	 * 32-token blocks (aiconfigurator's benchmark generator rule,
+	 * src/aiconfigurator/generator/rule_plugin/benchmark/trtllm.rule @
+	 * 095f58a51c4ca8e61b66ec108d86f223f8d559ce; see eval/silicon/
+	 * HARNESS.md); TRT-LLM's default tokens_per_block (32) and
+	 * free_gpu_memory_fraction (0.9), per the TRT-LLM LLM API defaults */
 	x->max_num_seqs = r->batch;
-	x->max_num_batched_tokens = 8192;
+	x->max_num_batched_tokens = (r->batch + r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
 	x->max_model_len = r->isl + r->osl;
-	x->block_size = 32;
+	x->block_size = AIC_BLOCK;
 	x->gpu_memory_utilization = 0.9;
 	x->prefix_caching = false; /* synthetic random prompts: nothing to share */
 	x->warmup_requests = AIC_WARMUP_PER_CLIENT * r->concurrency;

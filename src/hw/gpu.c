@@ -85,7 +85,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 {
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
 		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
-		"nvlink_domain", "internode_gbit", "compute_eff_scale", NULL};
+		"nvlink_domain", "internode_gbit", "compute_eff_scale", "measured", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -115,6 +115,12 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	snprintf(g->tables_of, sizeof(g->tables_of), "%s", s);
 	if (g->tables[0] && g->tables_of[0])
 		return err_set(e, SS_EDATA, "%s: give 'tables' or 'tables_of', not both", ctx);
+	s = "";
+	if ((rc = json_opt_str(o, "measured", ctx, &s, e)) < 0)
+		return rc;
+	if (strlen(s) >= sizeof(g->measured) || strchr(s, '/') || strchr(s, '.'))
+		return err_set(e, SS_EDATA, "%s: 'measured' must be a GPU id (no '/' or '.'), got '%s'", ctx, s);
+	snprintf(g->measured, sizeof(g->measured), "%s", s);
 	al = json_get(o, "aliases");
 	if (al) {
 		const struct json *a;
@@ -232,6 +238,23 @@ int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
 		memcpy(g->tables, db->gpus[j].tables, sizeof(g->tables));
 		memcpy(g->table_peak, db->gpus[j].peak_flops, sizeof(g->table_peak));
 		g->table_hbm_bw = db->gpus[j].hbm_bw;
+	}
+	/* own measurements: the figures of the GPU they were measured on */
+	for (i = 0; i < db->n; i++) {
+		struct gpu_spec *g = &db->gpus[i];
+		size_t j;
+		if (!g->measured[0])
+			continue;
+		for (j = 0; j < db->n; j++)
+			if (strcasecmp(db->gpus[j].id, g->measured) == 0)
+				break;
+		if (j == db->n) {
+			rc = err_set(e, SS_EDATA, "%s: gpus[%zu] (%s): 'measured' names '%s', which is not a GPU id",
+				     path, i, g->id, g->measured);
+			goto out;
+		}
+		memcpy(g->meas_peak, db->gpus[j].peak_flops, sizeof(g->meas_peak));
+		g->meas_hbm_bw = db->gpus[j].hbm_bw;
 	}
 	rc = 0;
 out:

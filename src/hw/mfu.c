@@ -652,6 +652,7 @@ void mfu_release(struct mfu_tables *t)
 		free(t->ar_lat[d]);
 	}
 	moetab_free(t->moe);
+	moetab_free(t->moe_own);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -713,6 +714,13 @@ double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
 	return clamp_mfu(grid_eval_at(col->g, lo, w, pos, col->t->nearest), MFU_DEFAULT_GEMM);
 }
 
+/* An own (gpu_spec.measured) head configuration that is not the exact one
+ * counts this much farther than a borrowed one: InferSim measured a handful
+ * of layouts, the borrowed collections dozens, and a layout's utilisation
+ * depends on its GQA ratio and head count more than on the GPU (both are
+ * carried by roofline efficiency).  0.5 = the kv-dtype mismatch term. */
+#define OWN_INEXACT_PENALTY 0.5
+
 static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size_t n, int heads,
 					      int kvh, int hd, enum dtype kvdt)
 {
@@ -725,12 +733,85 @@ static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size
 			   fabs(log((double)kvh / c[i].kv_heads)) +
 			   2.0 * fabs(log((double)hd / c[i].head_dim)) +
 			   (c[i].kv_dtype != kvdt ? 0.5 : 0.0);
+		if (c[i].own && d > 1e-9)
+			d += OWN_INEXACT_PENALTY;
 		if (d < bd) {
 			bd = d;
 			best = &c[i];
 		}
 	}
 	return best;
+}
+
+/* The lender configuration nearest an own one (own ones skipped). */
+static const struct mfu_attn_cfg *nearest_lender(const struct mfu_attn_cfg *c, size_t n,
+						 const struct mfu_attn_cfg *own)
+{
+	const struct mfu_attn_cfg *best = NULL;
+	double bd = INFINITY;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double d;
+		if (c[i].own || c[i].g.dims != 2)
+			continue;
+		d = fabs(log((double)own->heads / c[i].heads)) + fabs(log((double)own->kv_heads / c[i].kv_heads)) +
+		    2.0 * fabs(log((double)own->head_dim / c[i].head_dim)) +
+		    (c[i].kv_dtype != own->kv_dtype ? 0.5 : 0.0);
+		if (d < bd) {
+			bd = d;
+			best = &c[i];
+		}
+	}
+	return best;
+}
+
+/* Extend one own grid below its shortest measured length with the
+ * lender's shape: log MFU(b, L) = own(b, L0) + lender(b, L) - lender(b, L0)
+ * at the lender's lengths L < L0. */
+static void extend_short(struct mfu_grid *g, const struct mfu_grid *lg)
+{
+	size_t nb = g->len[0], nl0 = g->len[1], add = 0, nl, i, j;
+	double l0, *ax, *v;
+
+	if (g->dims != 2 || lg->dims != 2)
+		return;
+	l0 = g->axis[1][0];
+	while (add < lg->len[1] && lg->axis[1][add] < l0 - 1e-9)
+		add++;
+	if (add == 0)
+		return;
+	nl = nl0 + add;
+	ax = xmalloc(xmul(nl, sizeof(double)));
+	v = xmalloc(xmul(xmul(nb, nl), sizeof(double)));
+	memcpy(ax, lg->axis[1], add * sizeof(double));
+	memcpy(ax + add, g->axis[1], nl0 * sizeof(double));
+	for (i = 0; i < nb; i++) {
+		double x0[2] = {g->axis[0][i], l0};
+		double base = mfu_grid_eval(lg, x0, false);
+		for (j = 0; j < add; j++) {
+			double x[2] = {g->axis[0][i], lg->axis[1][j]};
+			v[i * nl + j] = g->v[i * nl0] + mfu_grid_eval(lg, x, false) - base;
+		}
+		memcpy(v + i * nl + add, g->v + i * nl0, nl0 * sizeof(double));
+	}
+	free(g->axis[1]);
+	free(g->v);
+	g->axis[1] = ax;
+	g->v = v;
+	g->len[1] = nl;
+}
+
+void mfu_attn_extend_own(struct mfu_attn_cfg *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct mfu_attn_cfg *l;
+		if (!c[i].own || c[i].g.dims != 2 || !(l = nearest_lender(c, n, &c[i])))
+			continue;
+		extend_short(&c[i].g, &l->g);
+	}
 }
 
 const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool prefill, int heads,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "servesim/alloc.h"
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
 #include "servesim/paths.h"
@@ -145,6 +146,131 @@ static int load_attn_part(struct lazy_pack *lp, enum mfupack_sec sec, const char
 	return mfu_csv_attn(path, prefill, lp->g, out, nout, e);
 }
 
+/* Append the configurations of src (n of them) that *dst does not hold
+ * (same heads, kv heads, head dim and kv dtype) to *dst; src is consumed. */
+static void merge_cfgs(struct mfu_attn_cfg **dst, size_t *nd, struct mfu_attn_cfg *src, size_t n)
+{
+	size_t i, j, k = *nd;
+
+	*dst = xreallocarray(*dst, *nd + n + 1, sizeof(**dst));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < *nd; j++)
+			if ((*dst)[j].heads == src[i].heads && (*dst)[j].kv_heads == src[i].kv_heads &&
+			    (*dst)[j].head_dim == src[i].head_dim && (*dst)[j].kv_dtype == src[i].kv_dtype)
+				break;
+		if (j < *nd) {
+			free(src[i].g.v);
+			for (j = 0; j < 3; j++)
+				free(src[i].g.axis[j]);
+			continue;
+		}
+		(*dst)[k++] = src[i];
+	}
+	*nd = k;
+	free(src);
+}
+
+/* Load one attention part of a collection into *cfg / *n, merged by
+ * configuration after what is there already (the GPU's own measurements). */
+static int load_attn_merge(struct lazy_pack *lp, enum mfupack_sec sec, const char *path,
+			   bool prefill, struct mfu_attn_cfg **cfg, size_t *n, struct err *e)
+{
+	struct mfu_attn_cfg *got = NULL;
+	size_t ngot = 0;
+	int rc;
+
+	if (!*n)
+		return load_attn_part(lp, sec, path, prefill, cfg, n, e);
+	if ((rc = load_attn_part(lp, sec, path, prefill, &got, &ngot, e)) < 0)
+		return rc;
+	merge_cfgs(cfg, n, got, ngot);
+	return 0;
+}
+
+/* The spec under which g's own measurements turn into utilisation: those
+ * of the GPU they were measured on (mfu.c's borrowed_s carries them to g
+ * by roofline efficiency: H20-3e runs the H20's kernels at its own
+ * bandwidth where they are memory-bound), without the borrowed tables'
+ * compute_eff_scale. */
+static void own_spec(const struct gpu_spec *g, struct gpu_spec *own)
+{
+	*own = *g;
+	memcpy(own->table_peak, g->meas_peak, sizeof(own->table_peak));
+	own->table_hbm_bw = g->meas_hbm_bw;
+	own->compute_eff_scale = 1.0;
+}
+
+/* The first collection folder under data/mfu/<g->measured>/ (one is
+ * shipped: infersim-<commit>), into dir; false when there is none. */
+static bool own_dir(const char *data_dir, const struct gpu_spec *g, char *dir, size_t cap)
+{
+	char base[700], best[64] = "";
+	DIR *d;
+	struct dirent *de;
+
+	FMT(base, "%.640s/mfu/%.47s", data_dir, g->measured);
+	if (!(d = opendir(base)))
+		return false;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, "infersim-", 9) == 0 && strlen(de->d_name) < sizeof(best) &&
+		    (!best[0] || strcmp(de->d_name, best) > 0))
+			memcpy(best, de->d_name, strlen(de->d_name) + 1);
+	closedir(d);
+	if (!best[0])
+		return false;
+	snprintf(dir, cap, "%s/%s", base, best);
+	return true;
+}
+
+/* Load g's own measurements (the CSVs: a few hundred rows each). */
+static int load_own(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
+		    struct err *e)
+{
+	static const char *const attn_file[] = {"attn_prefill", "attn_decode", "mla_prefill", "mla_decode"};
+	static const enum mfu_part attn_part[] = {MFU_P_ATTN_PREFILL, MFU_P_ATTN_DECODE,
+						  MFU_P_MLA_PREFILL, MFU_P_MLA_DECODE};
+	struct mfu_attn_cfg **cfg[] = {&t->prefill, &t->decode, &t->mla_prefill, &t->mla_decode};
+	size_t *ncfg[] = {&t->nprefill, &t->ndecode, &t->nmla_prefill, &t->nmla_decode};
+	struct gpu_spec own;
+	char dir[800], path[900], rel[112];
+	const char *coll;
+	unsigned got = 0;
+	size_t i, j;
+	int rc;
+
+	if (!g->measured[0] || !own_dir(data_dir, g, dir, sizeof(dir)))
+		return 0;
+	own_spec(g, &own);
+	coll = strrchr(dir, '/') + 1;
+	FMT(rel, "mfu/%.31s/%.48s", g->measured, coll);
+	FMT(path, "%.800s/gemm.csv.gz", dir);
+	if (paths_exists(path) && (rc = mfu_csv_gemm(t, path, &own, &got, e)) < 0)
+		return rc;
+	for (i = 0; i < DT__COUNT; i++) {
+		enum mfu_part p = i == DT_FP8 ? MFU_P_GEMM_FP8 : i == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
+		if (got & (1u << i)) {
+			FMT(t->src[p], "%.90s/gemm", rel);
+			FMT(t->src_own[p], "%.90s/gemm", rel);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		FMT(path, "%.800s/%.20s.csv.gz", dir, attn_file[i]);
+		if (!paths_exists(path))
+			continue;
+		if ((rc = mfu_csv_attn(path, i == 0 || i == 2, &own, cfg[i], ncfg[i], e)) < 0)
+			return rc;
+		for (j = 0; j < *ncfg[i]; j++)
+			(*cfg[i])[j].own = true;
+		FMT(t->src_own[attn_part[i]], "%.90s/%.20s", rel, attn_file[i]);
+	}
+	FMT(path, "%.800s/moe.csv.gz", dir);
+	if (paths_exists(path)) {
+		FMT(t->moe_own_path, "%.699s", path);
+		FMT(t->src_own[MFU_P_MOE], "%.90s/moe", rel);
+	}
+	return 0;
+}
+
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     const char *engine, const char *version, struct err *e)
 {
@@ -186,6 +312,8 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 		snprintf(t->engine, sizeof(t->engine), "%s", cs[0].engine);
 		snprintf(t->version, sizeof(t->version), "%s", dash ? dash + 1 : "");
 	}
+	if ((rc = load_own(t, data_dir, g, e)) < 0)
+		goto fail;
 	for (i = 0; i < n; i++) {
 		unsigned got = 0;
 		struct lazy_pack lp = {NULL, false, use_pack, cdir, g};
@@ -204,15 +332,15 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 		if (got & (1u << DT_FP4))
 			set_src(t, MFU_P_GEMM_FP4, g->tables, cs[i].name, "gemm");
 		FMT(path, "%.700s/%.63s/attn_prefill.csv.gz", base, cs[i].name);
-		if (!t->nprefill && paths_exists(path)) {
-			if ((rc = load_attn_part(&lp, MFUPACK_ATTN_PREFILL, path, true, &t->prefill,
+		if (!t->src[MFU_P_ATTN_PREFILL][0] && paths_exists(path)) {
+			if ((rc = load_attn_merge(&lp, MFUPACK_ATTN_PREFILL, path, true, &t->prefill,
 						 &t->nprefill, e)) < 0)
 				goto fail_pack;
 			set_src(t, MFU_P_ATTN_PREFILL, g->tables, cs[i].name, "attn_prefill");
 		}
 		FMT(path, "%.700s/%.63s/attn_decode.csv.gz", base, cs[i].name);
-		if (!t->ndecode && paths_exists(path)) {
-			if ((rc = load_attn_part(&lp, MFUPACK_ATTN_DECODE, path, false, &t->decode,
+		if (!t->src[MFU_P_ATTN_DECODE][0] && paths_exists(path)) {
+			if ((rc = load_attn_merge(&lp, MFUPACK_ATTN_DECODE, path, false, &t->decode,
 						 &t->ndecode, e)) < 0)
 				goto fail_pack;
 			set_src(t, MFU_P_ATTN_DECODE, g->tables, cs[i].name, "attn_decode");
@@ -226,15 +354,15 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 			set_src(t, MFU_P_ALLREDUCE, g->tables, cs[i].name, "allreduce");
 		}
 		FMT(path, "%.700s/%.63s/mla_prefill.csv.gz", base, cs[i].name);
-		if (!t->nmla_prefill && paths_exists(path)) {
-			if ((rc = load_attn_part(&lp, MFUPACK_MLA_PREFILL, path, true, &t->mla_prefill,
+		if (!t->src[MFU_P_MLA_PREFILL][0] && paths_exists(path)) {
+			if ((rc = load_attn_merge(&lp, MFUPACK_MLA_PREFILL, path, true, &t->mla_prefill,
 						 &t->nmla_prefill, e)) < 0)
 				goto fail_pack;
 			set_src(t, MFU_P_MLA_PREFILL, g->tables, cs[i].name, "mla_prefill");
 		}
 		FMT(path, "%.700s/%.63s/mla_decode.csv.gz", base, cs[i].name);
-		if (!t->nmla_decode && paths_exists(path)) {
-			if ((rc = load_attn_part(&lp, MFUPACK_MLA_DECODE, path, false, &t->mla_decode,
+		if (!t->src[MFU_P_MLA_DECODE][0] && paths_exists(path)) {
+			if ((rc = load_attn_merge(&lp, MFUPACK_MLA_DECODE, path, false, &t->mla_decode,
 						 &t->nmla_decode, e)) < 0)
 				goto fail_pack;
 			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
@@ -250,6 +378,12 @@ fail_pack:
 		mfupack_close(lp.p);
 		goto fail;
 	}
+	if (g->measured[0]) {
+		mfu_attn_extend_own(t->prefill, t->nprefill);
+		mfu_attn_extend_own(t->decode, t->ndecode);
+		mfu_attn_extend_own(t->mla_prefill, t->nmla_prefill);
+		mfu_attn_extend_own(t->mla_decode, t->nmla_decode);
+	}
 	return 0;
 fail:
 	mfu_release(t);
@@ -264,6 +398,13 @@ int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d
 int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
 		     bool use_pack, struct err *e)
 {
+	if (t->moe_own_path[0] && !moetab_has_dist(t->moe_own, d)) {
+		struct gpu_spec own;
+		int rc;
+		own_spec(g, &own);
+		if ((rc = moetab_load_dist(t->moe_own_path, &own, d, &t->moe_own, e)) < 0)
+			return rc;
+	}
 	if (!t->moe_path[0] || moetab_has_dist(t->moe, d))
 		return 0;
 	if (use_pack) {

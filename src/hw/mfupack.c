@@ -273,6 +273,10 @@ int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg
 		cfg[i].head_dim = (int)v[2];
 		cfg[i].kv_dtype = v[3] == DT_FP8 ? DT_FP8 : DT_BF16;
 		get_grid(&r, &cfg[i].g);
+		/* an attention grid is (log batch, log length): mfu_attn_eval_log
+		 * and the per-length rows read exactly two coordinates */
+		if (!r.bad && cfg[i].g.dims != 2)
+			r.bad = true;
 	}
 	if (r.bad || r.p != r.end) {
 		for (i = 0; cfg && i < n; i++)

@@ -365,6 +365,26 @@ void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shap
 	pick->curve = best;
 	pick->fmt = best->fmt;
 	pick->distance = bd < 1e-6 ? 0 : bd;
+	if (pick->distance > 0) {
+		/* the same experts measured on fewer GPUs (issue 9: Qwen3-235B
+		 * bf16 TP8 on B200 took vLLM's 2816x704 TP4 curve, whose latency
+		 * floor made one GPU of eight slower than the measured TP4) */
+		const struct curve *cap = NULL;
+		for (i = 0; i < t->n; i++) {
+			const struct curve *c = &t->c[i];
+			if (c->dist != dist || c->fmt != best->fmt || c->n == 0 || c->s.hidden != s->hidden ||
+			    c->s.inter != s->inter || c->s.topk != s->topk || c->s.experts != s->experts ||
+			    c->s.tp > s->tp || c->s.ep > s->ep || c->s.tp * c->s.ep >= s->tp * s->ep)
+				continue;
+			if (!cap || c->s.tp * c->s.ep > cap->s.tp * cap->s.ep)
+				cap = c;
+		}
+		if (cap) {
+			pick->bound = cap;
+			pick->bound_s = cap->s;
+			snprintf(pick->bound_desc, sizeof(pick->bound_desc), "tp%.0f ep%.0f", cap->s.tp, cap->s.ep);
+		}
+	}
 	snprintf(pick->desc, sizeof(pick->desc), "%s %.0fx%.0f top%.0f/%.0f tp%.0f ep%.0f, %s",
 		 fmt_names[best->fmt], best->s.hidden, best->s.inter, best->s.topk, best->s.experts,
 		 best->s.tp, best->s.ep, dist_names[best->dist]);
@@ -393,6 +413,18 @@ double moetab_eff(const struct moe_pick *pick, const struct moe_shape *s, double
 			hi = mid;
 	}
 	return exp(c->leff[lo] + (c->leff[hi] - c->leff[lo]) * (x - c->x[lo]) / (c->x[hi] - c->x[lo]));
+}
+
+double moetab_bound_s(const struct moe_pick *pick, double tokens, double peak, double bytes_per_param,
+		      double bw)
+{
+	struct moe_pick p;
+
+	if (!pick->bound)
+		return INFINITY;
+	memset(&p, 0, sizeof(p));
+	p.curve = pick->bound;
+	return moe_roofline_s(&pick->bound_s, tokens, peak, bytes_per_param, bw) / moetab_eff(&p, &pick->bound_s, tokens);
 }
 
 /* --- compact form (mfupack.h) --- */

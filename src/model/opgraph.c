@@ -399,6 +399,12 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 	int64_t h = m->moe_latent > 0 ? m->moe_latent : m->hidden, E = m->n_experts, k = m->top_k;
 	int64_t up = m->ffn_mats - 1;
 	bool ep = p->ep > 1;
+	/* EP across attention-DP ranks moves tokens to their experts and back
+	 * (dispatch / combine); with one DP rank the EP group is the TP group,
+	 * every rank already holds every token, runs its local experts on
+	 * them and the FFN all-reduce sums the partial outputs (vLLM's FusedMoE
+	 * and TensorRT-LLM without attention DP: no all-to-all) */
+	bool a2a = ep && p->dp > 1;
 	/* without EP the experts are TP-sharded over tp x dp (vLLM) */
 	int64_t mtp = (p->tp * p->dp) / (ep ? p->ep : 1);
 	int64_t e_local = ep ? E / p->ep : E;
@@ -420,7 +426,7 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 	o->act_bytes = (double)c->T * (double)E * 4.0;
 	snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)c->T, (long long)E);
 	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T, (long long)k);
-	if (ep) {
+	if (a2a) {
 		o = push(lk, "ep_dispatch", OPC_COMM, OPK_COMM);
 		o->act_bytes = (double)c->T * (double)k * (double)h * c->wb * (p->ep - 1) / p->ep;
 		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)c->T, (long long)h);
@@ -451,7 +457,7 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 	o->low_precision = true;
 	snprintf(o->shape_in, sizeof(o->shape_in), "[%.0f,%lld]", assign, (long long)w);
 	snprintf(o->shape_out, sizeof(o->shape_out), "[%.0f,%lld]", assign, (long long)h);
-	if (ep) {
+	if (a2a) {
 		o = push(lk, "ep_combine", OPC_COMM, OPK_COMM);
 		o->act_bytes = (double)c->T * (double)k * (double)h * ACT_BYTES * (p->ep - 1) / p->ep;
 		snprintf(o->shape_in, sizeof(o->shape_in), "[%.0f,%lld]", assign, (long long)h);
@@ -471,9 +477,10 @@ static void ffn_tail(struct ctx *c, struct layer_kind *lk, bool moe)
 		moe_ffn(c, lk);
 	else
 		dense_ffn(c, lk, c->m->intermediate, OPC_FFN, "");
-	/* with EP the combine already returns reduced rows; the shared
-	 * expert / dense path is row-parallel and needs the all-reduce */
-	if (!moe || c->p->ep <= 1 || c->m->shared_intermediate > 0)
+	/* with EP over DP ranks the combine already returns reduced rows; the
+	 * shared expert / dense path is row-parallel and needs the all-reduce,
+	 * as EP within one TP group does (moe_ffn) */
+	if (!moe || c->p->ep <= 1 || c->p->dp <= 1 || c->m->shared_intermediate > 0)
 		allreduce(c, lk, "allreduce_ffn", c->T, c->m->hidden);
 	elem(lk, "residual_ffn", OPC_RESIDUAL, c->T, c->m->hidden, 1, 2, 1);
 }

@@ -159,10 +159,11 @@ static void run_header(FILE *f, const struct out_run *c)
 		       c->simcfg->prefix_caching ? "on" : "off",
 		       c->simcfg->sglang_lpm ? "lpm" : "fcfs", c->cost->cfg.overlap_cpu ? "on" : "off");
 	else
-		fprintf(f, "engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on\n",
+		fprintf(f, "engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on%s\n",
 		       (long long)c->simcfg->max_num_batched_tokens, (long long)c->simcfg->max_num_seqs,
 		       (long long)c->simcfg->max_model_len, (long long)c->simcfg->block_size,
-		       c->simcfg->prefix_caching ? "on" : "off");
+		       c->simcfg->prefix_caching ? "on" : "off",
+		       c->simcfg->no_evict ? "; admission as TensorRT-LLM's GUARANTEED_NO_EVICT (a request starts when the KV of its whole prompt and output can be reserved; no preemption)" : "");
 	if (c->simcfg->sglang)
 		print_sglang_defaults(f, c);
 	else if (!c->simcfg->sglang && (!c->mbt_given || !c->mns_given || !c->mml_given))
@@ -365,7 +366,7 @@ void out_run_json(FILE *f, const struct out_run *c)
 	jnum(&w, "offered_rps", c->status.offered_rps);
 	jnum(&w, "queue_growth_s", c->status.queue_growth_s);
 	jw_str(&w, "itl_definition", "(e2e - ttft) / (output_tokens - 1) per request (vLLM's TPOT)");
-	jw_str(&w, "itl_pooled_definition", "sum(e2e - ttft) / sum(output_tokens - 1): every token gap pooled (vLLM's ITL)");
+	jw_str(&w, "itl_pooled_definition", OUT_ITL_POOLED_DEFINITION);
 	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
 	out_metrics_json(&w, &all);
 	if (!isnan(c->request_goodput)) {

@@ -262,11 +262,15 @@ void out_metrics_text(FILE *f, const struct metric_set *m)
 			cell(f, stat_of(d[i], k));
 		fputc('\n', f);
 	}
-	fprintf(f, "  ITL pooled over all %zu token gaps (vLLM's ITL): mean", m->token_gaps);
-	if (isnan(m->itl_pooled_mean_ms))
+	fprintf(f, "  ITL pooled over all %zu gaps between chunks (vLLM's ITL):", m->token_gaps);
+	if (isnan(m->itl_pooled_mean_ms) || m->itl_pooled_ms.n == 0) {
 		fprintf(f, " -\n");
-	else
-		fprintf(f, " %.2f ms\n", m->itl_pooled_mean_ms);
+	} else {
+		fprintf(f, " mean %.2f", m->itl_pooled_mean_ms);
+		for (k = 1; k < NSTAT; k++)
+			fprintf(f, " %s %.2f", stat_key[k], stat_of(&m->itl_pooled_ms, k));
+		fprintf(f, " ms%s\n", m->itl_pooled_exact ? "" : " (percentiles within 0.05 %)");
+	}
 	if (m->completed == 0)
 		fprintf(f, "  throughput - (no request completed)\n");
 	else
@@ -302,7 +306,12 @@ void out_metrics_json(struct jw *w, const struct metric_set *m)
 			jnum(w, key, stat_of(d[i], k));
 		}
 	jnum(w, "itl_pooled_mean_ms", m->itl_pooled_mean_ms);
+	for (k = 1; k < NSTAT; k++) {
+		snprintf(key, sizeof(key), "itl_pooled_%s_ms", stat_key[k]);
+		jnum(w, key, stat_of(&m->itl_pooled_ms, k));
+	}
 	jw_int(w, "token_gaps", (int64_t)m->token_gaps);
+	jw_bool(w, "itl_pooled_exact", m->itl_pooled_exact);
 }
 
 /* --- CSV --- */
@@ -316,6 +325,8 @@ void out_metrics_csv_header(FILE *f)
 		for (k = 0; k < NSTAT; k++)
 			fprintf(f, ",%s_%s_ms", dist_key[i], stat_key[k]);
 	fprintf(f, ",itl_pooled_mean_ms");
+	for (k = 1; k < NSTAT; k++)
+		fprintf(f, ",itl_pooled_%s_ms", stat_key[k]);
 }
 
 static void ccell(FILE *f, double v)
@@ -341,6 +352,8 @@ void out_metrics_csv_row(FILE *f, const struct metric_set *m)
 		for (k = 0; k < NSTAT; k++)
 			ccell(f, stat_of(d[i], k));
 	ccell(f, m->itl_pooled_mean_ms);
+	for (k = 1; k < NSTAT; k++)
+		ccell(f, stat_of(&m->itl_pooled_ms, k));
 }
 
 /* --- vLLM benchmark result --- */
@@ -388,15 +401,16 @@ void out_vllm_bench(FILE *f, const struct out_bench_info *bi, const struct metri
 	bench_metric(&w, "ttft", &m->ttft_ms);
 	bench_metric(&w, "tpot", &m->itl_ms); /* vLLM's TPOT = servesim's per-request ITL */
 	jnum(&w, "mean_itl_ms", m->itl_pooled_mean_ms);
-	jw_null(&w, "median_itl_ms");
-	jw_null(&w, "std_itl_ms");
-	jw_null(&w, "p99_itl_ms");
+	jnum(&w, "median_itl_ms", stat_of(&m->itl_pooled_ms, 2));
+	jnum(&w, "std_itl_ms", stat_of(&m->itl_pooled_ms, 1));
+	jnum(&w, "p99_itl_ms", stat_of(&m->itl_pooled_ms, 5));
 	bench_metric(&w, "e2el", &m->e2e_ms);
 	jw_obj(&w, "servesim");
 	jw_str(&w, "status", out_status_name(st->kind));
 	out_status_line(st, line, sizeof(line));
 	jw_str(&w, "status_line", line);
-	jw_str(&w, "itl_note", "mean_itl_ms pools every token gap (exact); median, std and p99 of the pooled gaps need per-token times servesim does not keep");
+	jw_str(&w, "itl_definition", OUT_ITL_POOLED_DEFINITION);
+	jw_bool(&w, "itl_exact", m->itl_pooled_exact);
 	if (cfg)
 		out_config_json(&w, cfg);
 	jw_end_obj(&w);

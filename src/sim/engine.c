@@ -48,6 +48,12 @@ static void csv_row(struct sim *s, const struct req *r, const char *status, doub
 	fputc('\n', s->cfg.requests_out);
 }
 
+void sim_requests_csv_header(FILE *f, bool spec, bool pd)
+{
+	fprintf(f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s%s\n",
+		spec ? ",tokens_per_step" : "", pd ? ",kv_transfer_ms" : "");
+}
+
 /* Move the recorded values into the per-stage histograms (allocated on
  * first use) and empty the arrays: memory stays bounded past
  * LOGHIST_EXACT_MAX completions. */
@@ -124,9 +130,9 @@ static void record(struct sim *s, const struct req *r)
 	ag->completed++;
 	ag->in_tok += (double)r->prompt;
 	ag->out_tok += (double)r->output;
-	if (r->output > 1) {
+	if (r->output > 1) { /* speculative decoding: explicit requests count their chunks */
 		ag->gap_ms += e2e - ttft;
-		ag->gaps += (double)(r->output - 1);
+		ag->gaps += s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1);
 	}
 	csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
 }
@@ -239,6 +245,7 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	r->transferred = true;
 	r->done = false;
 	r->first_ns = s->now;
+	r->tok_ns = s->now; /* the first token's client time: its next gap's start */
 	ri = pick_replica(s, s->cfg.pd.prefill, s->nrep);
 	r->replica = ri;
 	rp = &s->reps[ri];
@@ -325,6 +332,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->cost = cost;
 	s->wl = wl;
 	s->env = &engine_env;
+	s->gapd = xmalloc(xmul(256, sizeof(*s->gapd)));
+	for (k = 0; k < 256; k++)
+		wdist_init(&s->gapd[k]);
 	s->nrep = cfg->pd.prefill + cfg->dp;
 	s->max_blocks_per_req = blocks_for(s, cfg->max_model_len) + 1;
 	s->reps = xcalloc((size_t)s->nrep, sizeof(*s->reps));
@@ -411,6 +421,9 @@ void sim_free(struct sim *s)
 	free(s->rec_id);
 	free(s->sum);
 	free(s->sum_ok);
+	for (i = 0; i < 256; i++)
+		wdist_release(&s->gapd[i]);
+	free(s->gapd);
 	if (s->hist)
 		for (i = 0; i < 256 * 5; i++)
 			loghist_release(&s->hist[i]);
@@ -527,6 +540,29 @@ static void summary_hist(const struct sim *s, int stage, struct metric_set *o)
 
 static void summary_compute(struct sim *s, int stage, struct metric_set *o);
 
+/* The pooled token gaps of one stage or all (sim.h).  Its mean sums the
+ * gaps themselves: within rounding of itl_pooled_mean_ms, which the
+ * reports print (the tests hold them together). */
+static void pooled_gaps(const struct sim *s, int stage, struct metric_set *o)
+{
+	struct wdist all;
+	const struct wdist *d = &all;
+	int st;
+
+	if (stage >= 0) {
+		d = &s->gapd[stage > 255 ? 255 : stage];
+	} else {
+		wdist_init(&all);
+		for (st = 0; st < 256; st++)
+			if (s->gapd[st].n > 0)
+				wdist_merge(&all, &s->gapd[st]);
+	}
+	wdist_summarise(d, &o->itl_pooled_ms);
+	o->itl_pooled_exact = wdist_exact(d);
+	if (d == &all)
+		wdist_release(&all);
+}
+
 /* One summary per stage (and overall) per state of the run: the callers
  * print the same stage several times (text, JSON and CSV reports), and
  * with one stage its summary is the overall one (the same values in the
@@ -604,6 +640,7 @@ static void summary_compute(struct sim *s, int stage, struct metric_set *o)
 	}
 	o->token_gaps = (size_t)gaps;
 	o->itl_pooled_mean_ms = gaps > 0 ? gap_ms / gaps : NAN;
+	pooled_gaps(s, stage, o);
 	if (o->completed > 0 && last > first) {
 		double span = (last - first) * 1e-9;
 		o->first_arrival_s = first * 1e-9;

@@ -251,6 +251,7 @@ static void run_append(struct replica *rp, struct req *r)
 	rp->run_tail = r;
 	r->rseq = rp->next_rseq++;
 	rp->nrun++;
+	rp->ne_reserved += r->ne_blocks;
 }
 
 static void run_remove(struct replica *rp, struct req *r)
@@ -265,6 +266,8 @@ static void run_remove(struct replica *rp, struct req *r)
 		rp->run_tail = r->prev;
 	r->prev = r->next = NULL;
 	rp->nrun--;
+	rp->ne_reserved -= r->ne_blocks;
+	r->ne_blocks = 0;
 }
 
 static void others_push(struct replica *rp, struct req *r)
@@ -331,6 +334,72 @@ static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
 	return r->preempts > 0 || block_shareable(s, r, b);
 }
 
+/* --- pooled token gaps (vLLM's ITL, sim.h) --- */
+
+/* What a chunk's delivery does: only note its time (a first chunk, or a
+ * decoder turned explicit whose gap its step counted), or also add the
+ * gap since the request's previous chunk (the last one carrying the
+ * client-side terms after the last token). */
+enum gap_kind { GAP_NONE, GAP_MID, GAP_LAST };
+
+static int stage_ix(const struct req *r)
+{
+	return r->stage > 255 ? 255 : r->stage;
+}
+
+static void gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int64_t k)
+{
+	struct gap_ent *g;
+
+	XGROW(rp->gapq, rp->gapq_cap, rp->ngapq + 1);
+	g = &rp->gapq[rp->ngapq++];
+	g->r = r;
+	g->id = r->id;
+	g->k = (int32_t)k;
+	g->kind = (uint8_t)kind;
+	if (kind != GAP_NONE)
+		r->ngaps++;
+}
+
+/* The last finished step's chunks reach the client at t: the gaps. */
+static void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
+{
+	const struct overheads *ov = &s->cost->cfg.ov; /* as engine.c's record() */
+	bool h2 = !(s->cost->cfg.off & COST_H2);
+	double stream = h2 ? ov->stream_token_us * 1e-3 : 0, tail = h2 ? ov->api_e2e_ms + stream : 0;
+	double v = (double)(t - rp->tok_t) * 1e-6 + stream;
+	size_t i;
+	int st;
+
+	/* the others (a record reused since, a rejected request's, is
+	 * skipped); runs of one value in one stage are added at once */
+	for (i = 0; i < rp->ngapq; i++) {
+		const struct gap_ent *g = &rp->gapq[i];
+		struct req *r = g->r;
+		double x;
+		if (r->id != g->id)
+			continue;
+		if (g->kind != GAP_NONE) {
+			x = (double)(t - r->tok_ns) * 1e-6 + stream * (double)g->k +
+			    (g->kind == GAP_LAST ? tail : 0);
+			st = stage_ix(r);
+			if (x == v && st < rp->dec_stage_hi) /* as the decoders' */
+				rp->lazy_n[st]++;
+			else
+				wdist_add(&s->gapd[st], x, 1);
+		}
+		r->tok_ns = t;
+	}
+	/* the decoders' one-token chunks */
+	for (st = 0; st < rp->dec_stage_hi; st++)
+		if (rp->lazy_n[st] > 0) {
+			wdist_add(&s->gapd[st], v, (uint64_t)rp->lazy_n[st]);
+			rp->lazy_n[st] = 0;
+		}
+	rp->ngapq = 0;
+	rp->tok_t = t;
+}
+
 static void dec_join(struct sim *s, struct replica *rp, struct req *r)
 {
 	struct fin_entry fe;
@@ -354,6 +423,9 @@ static void dec_join(struct sim *s, struct replica *rp, struct req *r)
 	}
 	rp->cls_count[r->cls]++;
 	rp->ndec++;
+	rp->dec_stage[stage_ix(r)]++;
+	if (stage_ix(r) >= rp->dec_stage_hi)
+		rp->dec_stage_hi = stage_ix(r) + 1;
 	rp->dec_base_sum += r->dc0 - r->dG0;
 	if (r->rseq > rp->dec_max_rseq || rp->ndec == 1)
 		rp->dec_max_rseq = r->rseq;
@@ -389,6 +461,11 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 	}
 	rp->cls_count[r->cls]--;
 	rp->ndec--;
+	rp->dec_stage[stage_ix(r)]--;
+	/* its last chunk (the last step's) was counted with the decoders;
+	 * its delivery time is its next gap's start */
+	if (r->generated < r->output)
+		gap_push(rp, r, GAP_NONE, 0);
 	rp->dec_base_sum -= r->dc0 - r->dG0;
 	r->dec = false;
 	r->epoch++; /* its heap entry is now stale */
@@ -640,7 +717,11 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		need = blocks_for(s, r->computed + n) - hits;
 		if (s->cfg.sglang) /* and the KV its future tokens will take */
 			need += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
-		if (need + evictable + reserve > kvc_available(&rp->kv)) {
+		if (s->cfg.no_evict) /* the KV of its whole prompt and output */
+			r->ne_blocks = blocks_for(s, r->prompt + r->output);
+		if (need + evictable + reserve > kvc_available(&rp->kv) ||
+		    (s->cfg.no_evict && rp->ne_reserved + r->ne_blocks > rp->kv.total)) {
+			r->ne_blocks = 0;
 			array_put(rp, r->blocks);
 			r->blocks = NULL;
 			r->computed = 0;
@@ -1220,11 +1301,13 @@ static int deliver(struct sim *s, struct replica *rp, struct err *e)
 	size_t i;
 	int rc = 0;
 
-	if (rp->npend == 0)
-		return 0;
+	if (!rp->tok_open)
+		return 0; /* (nothing pending either) */
+	rp->tok_open = false;
 	if (f > 1)
 		f = 1;
 	t = rp->pend_t0 + (int64_t)llround(f * (double)(s->now - rp->pend_t0));
+	gaps_deliver(s, rp, t);
 	for (i = 0; i < rp->npend; i++) {
 		struct req *r = rp->pend[i];
 		if (r->first_pending) {
@@ -1262,9 +1345,14 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	if ((rc = deliver(s, rp, e)) < 0)
 		return rc;
 	rp->pend_t0 = s->now;
+	rp->tok_open = true;
+	/* every decoder made a one-token chunk, a step after its last one */
+	memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
 	rp->G++;
 	for (i = 0; i < rp->nsched; i++) {
+		int64_t gen0;
 		r = rp->sched[i];
+		gen0 = r->generated;
 		r->scheduled = false;
 		if (decoding(r))
 			r->dsteps++;
@@ -1291,6 +1379,8 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 			rp->done[ndone++] = r;
 			continue;
 		}
+		gap_push(rp, r, gen0 == 0 ? GAP_NONE : r->generated >= r->output ? GAP_LAST : GAP_MID,
+			 r->generated - gen0);
 		if (r->generated == 1) {
 			r->first_ns = s->now;
 			r->first_pending = true;
@@ -1322,6 +1412,10 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 		if (!fe.r->dec || fe.r->epoch != fe.epoch)
 			continue; /* stale */
 		dec_leave(s, rp, fe.r);
+		/* its last chunk: a gap of its own (the terms after the last token) */
+		rp->lazy_n[stage_ix(fe.r)]--;
+		fe.r->tok_ns = rp->tok_t;
+		gap_push(rp, fe.r, GAP_LAST, 1);
 		fe.r->last_ns = s->now;
 		fe.r->done = true;
 		XGROW(rp->done, rp->done_cap, ndone + 1);
@@ -1459,4 +1553,5 @@ void sched_replica_release(struct replica *rp)
 	free(rp->sched);
 	free(rp->done);
 	free(rp->pend);
+	free(rp->gapq);
 }

@@ -11,6 +11,7 @@
 #include "servesim/evq.h"
 #include "servesim/kvcache.h"
 #include "servesim/sim.h"
+#include "servesim/wdist.h"
 
 
 struct req {
@@ -20,7 +21,13 @@ struct req {
 	int64_t prefix_hit_tokens;
 	uint64_t last_hash;
 	int32_t nblocks, nhashed, preempts;
+	int32_t ne_blocks; /* GUARANTEED_NO_EVICT: blocks reserved while running */
 	int32_t dsteps;  /* decode steps (tokens per step = (output - 1) / dsteps) */
+	/* pooled token gaps (sim.h): its last chunk's client time once
+	 * delivered (not kept while a decoder: the replica's tok_t is), and
+	 * the gaps it gave as an explicit request */
+	int64_t tok_ns;
+	int32_t ngaps;
 	bool transferred;  /* P/D: its prompt's KV arrived from a prefill worker */
 	int64_t xfer_ns;   /* P/D: KV transfer time */
 	int32_t nshare;  /* leading blocks whose content others can share */
@@ -74,6 +81,7 @@ struct replica {
 	struct kvc kv;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
+	int64_t ne_reserved;               /* sum of the running ne_blocks */
 	struct wq_ent *wq;                 /* waiting: ring-buffer deque */
 	size_t whead, wlen, wcap;
 	struct req **sched;                /* explicit requests scheduled this step */
@@ -126,6 +134,23 @@ struct replica {
 	struct req **pend;
 	size_t npend, pend_cap;
 	int64_t pend_t0;                   /* end of the step that produced them */
+	/* pooled token gaps (sim.h, engine.c's sim_summary): the last
+	 * finished step's chunks are not delivered yet (tok_open); tok_t is
+	 * the client time of the step delivered before.  A step's decoders
+	 * each saw one gap of the same length: counted by stage (lazy_n,
+	 * from dec_stage, the decoders by stage); the explicit requests'
+	 * chunks wait in gapq for their delivery time */
+	bool tok_open;
+	int64_t tok_t;
+	int32_t dec_stage[256], lazy_n[256];
+	int dec_stage_hi;                  /* stages below it may have decoders */
+	struct gap_ent {
+		struct req *r;
+		int64_t id;                /* r is still that request (records are reused) */
+		int32_t k;                 /* tokens in the chunk */
+		uint8_t kind;              /* enum gap_kind (sched.c) */
+	} *gapq;
+	size_t ngapq, gapq_cap;
 };
 
 struct sim {
@@ -169,6 +194,9 @@ struct sim {
 	bool *sum_ok;
 	size_t nsum;
 	uint64_t sum_events;
+	/* pooled token gaps by stage (capped at 255 like stage[]), every
+	 * chunk after a request's first: sim.h's itl_pooled_ms */
+	struct wdist *gapd;
 	struct pcg32 spec_rng;             /* acceptance draws (stream 11) */
 	struct req **xfer;                 /* P/D: requests in transfer, by event slot */
 	size_t nxfer, xfer_cap;

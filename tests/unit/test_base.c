@@ -13,6 +13,7 @@
 #include "servesim/csv.h"
 #include "servesim/decnum.h"
 #include "servesim/loghist.h"
+#include "servesim/wdist.h"
 #include "servesim/gzread.h"
 #include "servesim/paths.h"
 #include "servesim/pcg32.h"
@@ -369,6 +370,116 @@ static void loghist_vs_exact(const char *what, float *x, size_t n)
 	loghist_release(&h);
 }
 
+/* wdist: exact weighted percentiles (hand values, numpy's linear
+ * definition), order-independent, the switch to the histogram past
+ * WDIST_EXACT_MAX distinct values, merges. */
+static void test_wdist(void)
+{
+	struct wdist d, m, big, ref;
+	struct dist_summary s, t;
+	float *x;
+	size_t i, n = 3 * WDIST_EXACT_MAX, k;
+	struct pcg32 r;
+	double worst = 0;
+
+	/* {1, 2.5, 2.5, 5, 5, 5, 10}: mean 31/7, std (population)
+	 * 2.70487088982307, p50 x[3] = 5, p90 at 5.4: 5 + 0.4 x 5 = 7,
+	 * p95 at 5.7: 8.5, p99 at 5.94: 9.7 */
+	wdist_init(&d);
+	wdist_add(&d, 5.0, 3);
+	wdist_add(&d, 1.0, 1);
+	wdist_add(&d, 2.5, 2);
+	wdist_add(&d, 10.0, 1);
+	wdist_add(&d, 99.0, 0); /* weight 0: nothing */
+	wdist_add(&d, NAN, 4);  /* NaN: nothing */
+	wdist_summarise(&d, &s);
+	CHECK(s.n == 7 && s.mean == 31.0 / 7 && fabs(s.std - 2.70487088982307) < 1e-14 && s.p50 == 5.0 &&
+		      fabs(s.p90 - 7) < 1e-14 && fabs(s.p95 - 8.5) < 1e-14 && fabs(s.p99 - 9.7) < 1e-14 &&
+		      s.max == 10.0 && wdist_exact(&d),
+	      "wdist exact: n %zu mean %.15g std %.15g p50 %g p90 %.15g p95 %.15g p99 %.15g max %g", s.n, s.mean,
+	      s.std, s.p50, s.p90, s.p95, s.p99, s.max);
+	/* the same values one by one, in another order, give the same bytes */
+	wdist_init(&m);
+	wdist_add(&m, 10.0, 1);
+	for (i = 0; i < 3; i++)
+		wdist_add(&m, 5.0, 1);
+	wdist_add(&m, 2.5, 1);
+	wdist_add(&m, 1.0, 1);
+	wdist_add(&m, 2.5, 1);
+	wdist_summarise(&m, &t);
+	CHECK(memcmp(&s, &t, sizeof(s)) == 0, "wdist: weights and repeats, any order, same summary");
+	wdist_release(&m);
+	/* merge: d + d doubles every weight (percentiles of the expanded
+	 * multiset {1,1,2.5 x4,5 x6,10,10}: p50 at 6.5 = 5) */
+	wdist_init(&m);
+	wdist_merge(&m, &d);
+	wdist_merge(&m, &d);
+	wdist_summarise(&m, &t);
+	CHECK(t.n == 14 && t.mean == s.mean && t.p50 == 5.0 && t.max == 10.0, "wdist merge (n %zu)", t.n);
+	wdist_release(&m);
+	wdist_release(&d);
+	wdist_init(&d);
+	wdist_summarise(&d, &s);
+	CHECK(s.n == 0 && s.mean == 0 && s.max == 0, "wdist empty: n 0");
+	wdist_release(&d);
+	/* past WDIST_EXACT_MAX distinct values: the histogram, within
+	 * WDIST_REL_ERR of the exact percentiles; count and max exact */
+	x = malloc(n * sizeof(float));
+	pcg32_seed(&r, 21, 3);
+	wdist_init(&big);
+	for (i = 0; i < n; i++) {
+		x[i] = (float)(1.0 + 50.0 * pcg32_double(&r));
+		wdist_add(&big, x[i], 1);
+	}
+	wdist_summarise(&big, &s);
+	stats_summarise(x, n, &t);
+	worst = fmax(fmax(rel(s.p50, t.p50), rel(s.p90, t.p90)), fmax(rel(s.p95, t.p95), rel(s.p99, t.p99)));
+	CHECK(!wdist_exact(&big) && s.n == n && s.max == t.max && rel(s.mean, t.mean) < 1e-9 &&
+		      worst <= WDIST_REL_ERR,
+	      "wdist past %u distinct values: buckets, worst relative error %.2e <= %g", WDIST_EXACT_MAX,
+	      worst, WDIST_REL_ERR);
+	/* more shapes: ten decades, ties and zeros, all negative */
+	{
+		int shape;
+		for (shape = 0; shape < 3; shape++) {
+			struct wdist b;
+			wdist_init(&b);
+			for (i = 0; i < n; i++) {
+				double u = pcg32_double(&r);
+				x[i] = shape == 0 ? (float)exp(u * 23.0 - 9.2)
+				       : shape == 1 ? (u < 0.3 ? 0.0f : (float)(12.5 + floor(-log(1 - u) * 400000) / 40000))
+						    : -(float)(1.0 + u * 1000.0);
+				wdist_add(&b, x[i], 1);
+			}
+			wdist_summarise(&b, &s);
+			stats_summarise(x, n, &t);
+			worst = fmax(fmax(rel(s.p50, t.p50), rel(s.p90, t.p90)), fmax(rel(s.p95, t.p95), rel(s.p99, t.p99)));
+			CHECK(!wdist_exact(&b) && s.n == n && s.max == t.max && rel(s.mean, t.mean) < 1e-9 &&
+				      worst <= WDIST_REL_ERR,
+			      "wdist buckets, %s: worst relative error %.2e <= %g",
+			      shape == 0 ? "ten decades" : shape == 1 ? "ties and zeros" : "negative", worst,
+			      WDIST_REL_ERR);
+			wdist_release(&b);
+		}
+	}
+	/* a merge of an exact part into a histogram one, and the reverse */
+	wdist_init(&ref);
+	wdist_add(&ref, 3.0, 5);
+	wdist_merge(&ref, &big);
+	wdist_init(&m);
+	wdist_merge(&m, &big);
+	wdist_add(&m, 3.0, 5);
+	k = 0;
+	wdist_summarise(&ref, &s);
+	wdist_summarise(&m, &t);
+	k = s.n == n + 5 && t.n == n + 5 && !wdist_exact(&ref) && !wdist_exact(&m);
+	CHECK(k, "wdist merge exact into histogram and back: n %zu / %zu", s.n, t.n);
+	wdist_release(&ref);
+	wdist_release(&m);
+	wdist_release(&big);
+	free(x);
+}
+
 static void test_loghist(void)
 {
 	size_t n = 300000, i, half;
@@ -430,6 +541,7 @@ int main(void)
 	test_csv_quotes();
 	test_decnum();
 	test_loghist();
+	test_wdist();
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
 	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");

@@ -48,7 +48,7 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, const char
  * engine collection. */
 static void test_fp8_not_slower(const struct model_cfg *m)
 {
-	static const char *const gpus[] = {"h100", "h200", "b200", "l40s"};
+	static const char *const gpus[] = {"h100", "h200", "b200", "l40s", "h20", "h800"};
 	static const char *const engines[] = {"vllm", "sglang", "trtllm"};
 	static const double ms[] = {64, 100, 256, 1000, 4096, 8192};
 	static const double nk[][2] = {{4096, 4096}, {6144, 4096}, {14336, 4096}, {4096, 14336},
@@ -391,6 +391,154 @@ static void test_borrowed_compute(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* The H20's own measurements (InferSim, data/mfu/h20/infersim-f2293da, via
+ * gpus.json "measured"): exact rows come back, the run header says which
+ * parts are measured on the H20 and which are borrowed, and the H20-3e runs
+ * the same kernels at its own bandwidth.  Rows (bench_data, InferSim
+ * f2293da): mha/decode/h20/32-8-128.csv bf16,bf16,1,4096 -> 13.91 us;
+ * grouped_gemm/decode/h20/data.csv 128,1,128,8,2048,768 at 64 tokens ->
+ * up 250.60 + down 125.29 us (derived row: 375.89 us). */
+static void test_own_tables(const struct model_cfg *m)
+{
+	struct cost_model c, c3;
+	struct model_cfg q;
+	struct err e;
+	struct parallel p = {1, 1, 1, 1};
+	double t, t3;
+
+	if (make_cost(&c, m, "h20", p, DT_BF16, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h20: %s", e.msg);
+		return;
+	}
+	CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "mfu/h20/infersim-f2293da/attn_decode (measured on h20)",
+			   "H20 decode attention 32-8-128 from its own measurements");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "h100_sxm", "H20 bf16 GEMMs borrowed (InferSim has fp8 only)");
+	t = 4.0 * 32 * 128 * 4096 / (mfu_attn_decode(c.tabs, 32, 8, 128, DT_BF16, 1, 4096) *
+				     c.g->peak_flops[DT_BF16]);
+	CHECK_REL(t * 1e6, 13.91, 1e-6, "H20 decode attention batch 1, 4096 keys = measured (us)");
+	/* below InferSim's shortest length (1024 keys) the borrowed curve's
+	 * shape: batch 64 at 128 keys keeps a launch-bound floor instead of an
+	 * eighth of the measured 112.37 us at 1024 keys */
+	t3 = 4.0 * 64 * 32 * 128 * 128 / (mfu_attn_decode(c.tabs, 32, 8, 128, DT_BF16, 64, 128) *
+					  c.g->peak_flops[DT_BF16]);
+	CHECK(t3 > 112.37e-6 / 6 && t3 < 112.37e-6, "H20 decode attention batch 64, 128 keys: %.1f us (1024 keys: 112.4)",
+	      t3 * 1e6);
+	if (make_cost(&c3, m, "h20-3e", p, DT_BF16, "vllm", NULL, &e) == 0) {
+		t3 = 4.0 * 32 * 128 * 4096 / (mfu_attn_decode(c3.tabs, 32, 8, 128, DT_BF16, 1, 4096) *
+					      c3.g->peak_flops[DT_BF16]);
+		CHECK(t3 < t && t3 >= t * 4.0 / 4.8 * (1 - 1e-9),
+		      "H20-3e: the H20's memory-bound decode attention at 4.8 vs 4.0 TB/s: %.2f us (H20 %.2f)",
+		      t3 * 1e6, t * 1e6);
+		CHECK_STR_CONTAINS(c3.src[COST_SRC_ATTN_DECODE], "h20-3e's bandwidth", "H20-3e header");
+		cost_release(&c3);
+	}
+	cost_release(&c);
+	if (registry_load_model(&reg, "qwen3-30b-a3b", &q, &e) < 0) {
+		CHECK(0, "load qwen3-30b-a3b: %s", e.msg);
+		return;
+	}
+	{
+		struct cost_cfg cc;
+		memset(&cc, 0, sizeof(cc));
+		cc.wdt = DT_FP8;
+		cc.kvdt = DT_FP8;
+		cost_default_overheads(&cc.ov);
+		cc.max_tokens = 512;
+		cc.max_seqs = 64;
+		snprintf(cc.engine, sizeof(cc.engine), "vllm");
+		cc.moe_format = 1 + MOE_FP8_BLOCK;
+		cc.moe_dist = MOE_BALANCED;
+		if (cost_init(&c, &q, gpu("h20"), &p, &cc, datadir, &e) < 0) {
+			CHECK(0, "cost_init h20 qwen3-30b-a3b: %s", e.msg);
+			return;
+		}
+		CHECK(c.moe_own && c.moe_pick.distance == 0, "Qwen3-30B-A3B fp8_block on H20: own measured curve (%s)",
+		      c.src[COST_SRC_MOE]);
+		CHECK_REL(cost_moe_s(&c, 64) * 1e6, 375.89, 1e-6, "routed experts at 64 tokens = measured (us)");
+		cost_release(&c);
+	}
+}
+
+/* DSA (DeepSeek-V3.2) against InferSim's H800 kernel rows (alibaba/InferSim
+ * f2293da, bench_data/dsa/{decode,prefill}/h800/: attn-128-576-2048.csv and
+ * logits-64-128.csv, 128 heads on one GPU, fp8 KV): per layer, sparse
+ * attention + indexer logits.  Decode, batch 64: 131072 keys 96.536 +
+ * 394.036 us, 1024 keys 91.245 + 9.108 us; prefill, 4096 queries over
+ * 131072 keys: 3843.789 + 8143 us. */
+static void test_dsa(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+	double t;
+
+	if (registry_load_model(&reg, "deepseek-v3.2", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3.2: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "h800", (struct parallel){1, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h800 deepseek-v3.2: %s", e.msg);
+		return;
+	}
+	t = cost_attn_decode_s(&c, 64, 64.0 * 131072) * 1e6;
+	CHECK(t > 490.572 / 1.15 && t < 490.572 * 1.15, "DSA decode, 64 x 128k keys: %.1f us (measured 490.6)", t);
+	t = cost_attn_decode_s(&c, 64, 64.0 * 1024) * 1e6;
+	CHECK(t > 100.353 / 1.2 && t < 100.353 * 1.2, "DSA decode, 64 x 1k keys: %.1f us (measured 100.4)", t);
+	t = cost_attn_prefill_s(&c, 4096, 131072 - 4096) * 1e6;
+	CHECK(t > 11986.8 / 1.2 && t < 11986.8 * 1.2, "DSA prefill, 4096 queries over 128k keys: %.0f us (measured 11987)",
+	      t);
+	cost_release(&c);
+}
+
+/* A nearest-shape MoE pick is capped by the same experts measured less
+ * sharded: Qwen3-235B-A22B bf16 TP8 on B200 (vLLM 0.24 measured TP1/2/4 of
+ * this shape, not TP8) took the 2816x704 TP4 curve, whose latency floor
+ * gave 66 us at one token where the measured TP4 takes 21.66 us
+ * (data/mfu/b200_sxm/vllm-0.24.0/moe.csv.gz:
+ * bf16,4096,1536,8,128,4,1,power_law_1.01,1,21.6576); one GPU of eight
+ * cannot be slower than one of four. */
+static void test_moe_cap(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+
+	if (registry_load_model(&reg, "qwen3-235b-a22b", &m, &e) < 0) {
+		CHECK(0, "load qwen3-235b-a22b: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init b200 qwen3-235b-a22b: %s", e.msg);
+		return;
+	}
+	CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "capped by the measured tp4 ep1", "B200 TP8 MoE capped by TP4");
+	CHECK(cost_moe_s(&c, 1) * 1e6 <= 21.6576 * (1 + 1e-9), "TP8 at one token %.2f us <= measured TP4 21.66 us",
+	      cost_moe_s(&c, 1) * 1e6);
+	cost_release(&c);
+}
+
+/* gpus.json "measured" must name a GPU id; the message says which. */
+static void test_measured_key(void)
+{
+	char path[] = "/tmp/servesim_gpus_XXXXXX";
+	int fd = mkstemp(path);
+	struct gpu_db d;
+	struct err e;
+	FILE *f;
+
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		CHECK(0, "temp file");
+		return;
+	}
+	fputs("{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
+	      "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
+	      "\"measured\": \"nope\"}]}\n", f);
+	fclose(f);
+	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "unknown 'measured' GPU refused");
+	CHECK_STR_CONTAINS(e.msg, "'measured' names 'nope', which is not a GPU id", "message names the key and value");
+	remove(path);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -416,6 +564,10 @@ int main(void)
 	test_cache(&m);
 	test_linear_attention();
 	test_borrowed_compute(&m);
+	test_own_tables(&m);
+	test_dsa();
+	test_moe_cap();
+	test_measured_key();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();

@@ -90,6 +90,9 @@ static void trace_spec(struct wl_spec *w, const char *rows)
 	snprintf(w->source, sizeof(w->source), "%s", path);
 }
 
+/* The summary of run()'s last simulation (stage -1). */
+static struct metric_set run_sum;
+
 /* Run to completion, capturing the step log and per-request CSV. */
 static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
 	       char **log, char **csv, struct sim_totals *tot)
@@ -109,6 +112,7 @@ static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_s
 		printf("# sim: %s\n", e.msg);
 	if (s) {
 		*tot = *sim_totals(s);
+		sim_summary(s, -1, &run_sum);
 		sim_free(s);
 	}
 	fclose(lf);
@@ -380,6 +384,44 @@ static void test_preemption(const struct model_cfg *m)
 	      (unsigned long long)t.preemptions);
 	CHECK(strstr(csv, "\n1,0,0,0.000000,32,40,0,") != NULL || count(csv, ",completed,") == 2,
 	      "per-request rows written");
+	free(log);
+	free(csv);
+	cost_release(&c);
+}
+
+/* TensorRT-LLM's GUARANTEED_NO_EVICT (no_evict): the same two requests as
+ * test_preemption (32 + 40 tokens = 5 blocks each, 6 blocks in all): the
+ * second starts only once the first has finished and released its
+ * reservation, and nothing is preempted; a request whose whole lifetime
+ * needs more than the cache is refused as KV capacity. */
+static void test_no_evict(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	const char *r1;
+	double q1 = -1;
+
+	make_cost(&c, m, 256, 8, 0);
+	base_cfg(&sc, 256, 8, 6);
+	sc.prefix_caching = false;
+	sc.no_evict = true;
+	trace_spec(&w, "0.0,32,40,\n0.0,32,40,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "no-evict run");
+	CHECK(t.preemptions == 0 && t.completed == 2, "both complete, %llu preemptions (want 0)",
+	      (unsigned long long)t.preemptions);
+	CHECK(strstr(log, "run 2 ") == NULL, "never two running at once");
+	r1 = strstr(csv, "\n1,0,0,0.000000,32,40,0,0,completed,");
+	CHECK(r1 && sscanf(r1 + strlen("\n1,0,0,0.000000,32,40,0,0,completed,"), "%lf", &q1) == 1 && q1 > 0,
+	      "request 1 queued until request 0 finished (queue %.3f ms)", q1);
+	free(log);
+	free(csv);
+	log = csv = NULL;
+	trace_spec(&w, "0.0,32,80,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 0 && t.rejected[REJ_KV_CAPACITY] == 1,
+	      "a lifetime larger than the cache is refused (completed %llu)", (unsigned long long)t.completed);
 	free(log);
 	free(csv);
 	cost_release(&c);
@@ -954,6 +996,198 @@ static void test_hist_percentiles(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* The pooled token gaps hold together: one gap per chunk after a
+ * request's first (token_gaps), and they sum to sum(E2E - TTFT). */
+static void pooled_consistent(const char *what, const struct metric_set *m)
+{
+	const struct dist_summary *d = &m->itl_pooled_ms;
+
+	CHECK(d->n == m->token_gaps && d->n > 0 && m->itl_pooled_exact &&
+		      fabs(d->mean - m->itl_pooled_mean_ms) <= 1e-9 * m->itl_pooled_mean_ms &&
+		      d->p50 <= d->p90 && d->p90 <= d->p99 && d->p99 <= d->max,
+	      "%s: pooled ITL over %zu gaps (token_gaps %zu), mean %.9g = sum(e2e - ttft)/gaps %.9g, "
+	      "p50 %.4f p99 %.4f max %.4f ms", what, d->n, m->token_gaps, d->mean, m->itl_pooled_mean_ms,
+	      d->p50, d->p99, d->max);
+}
+
+/* Step durations (s) of a step log, in order. */
+static size_t log_durs(const char *log, double *dur, size_t cap)
+{
+	const char *p;
+	size_t n = 0;
+
+	for (p = log; (p = strstr(p, "dur=")) && n < cap; p += 4)
+		dur[n++] = strtod(p + 4, NULL);
+	return n;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Percentile p of sorted x[0..n) (stats.h's definition). */
+static double pct(const double *x, size_t n, double p)
+{
+	double pos = p * (double)(n - 1);
+	size_t lo = (size_t)pos;
+
+	return lo + 1 >= n ? x[n - 1] : x[lo] + (pos - (double)lo) * (x[lo + 1] - x[lo]);
+}
+
+/* The summary against gaps worked out apart (ms); the log prints times to
+ * 1 us, hence the tolerance. */
+static void pooled_vs(const char *what, const struct metric_set *m, double *g, size_t n)
+{
+	const struct dist_summary *d = &m->itl_pooled_ms;
+	double mean = 0, sd = 0, tol = 2e-3;
+	size_t i;
+
+	qsort(g, n, sizeof(*g), cmp_dbl);
+	for (i = 0; i < n; i++)
+		mean += g[i] / (double)n;
+	for (i = 0; i < n; i++)
+		sd += (g[i] - mean) * (g[i] - mean) / (double)n;
+	sd = sqrt(sd);
+	CHECK(n > 0 && d->n == n && m->token_gaps == n && fabs(d->mean - mean) < tol && fabs(d->std - sd) < tol &&
+		      fabs(d->p50 - pct(g, n, 0.5)) < tol && fabs(d->p90 - pct(g, n, 0.9)) < tol &&
+		      fabs(d->p95 - pct(g, n, 0.95)) < tol && fabs(d->p99 - pct(g, n, 0.99)) < tol &&
+		      fabs(d->max - g[n - 1]) < tol,
+	      "%s: %zu gaps (want %zu): mean %.4f/%.4f std %.4f/%.4f p50 %.4f/%.4f p90 %.4f/%.4f "
+	      "p99 %.4f/%.4f max %.4f/%.4f ms", what, d->n, n, d->mean, mean, d->std, sd, d->p50,
+	      pct(g, n, 0.5), d->p90, pct(g, n, 0.9), d->p99, pct(g, n, 0.99), d->max, g[n - 1]);
+}
+
+/* vLLM's ITL pooled over requests (sim.h): two requests arriving
+ * together, prompts of 100, 4 and 6 output tokens.  Step 1 prefills both
+ * (their first tokens), steps 2-4 decode both, steps 5-6 the second.
+ * Client side off (H2): a token reaches the client when its step ends,
+ * so the gaps are the step durations d: {d2,d2,d3,d3,d4,d4,d5,d6}.  With
+ * H2 a step's tokens reach the client when the next step ends (and the
+ * last step's at once): chunk times end(G) + d(G+1), end(6), so the gaps
+ * are {d3,d3,d4,d4,d5,d5,d6,0}. */
+static void test_pooled_itl_hand(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	double d[16], g[8];
+	size_t nd;
+	int h2;
+
+	for (h2 = 0; h2 < 2; h2++) {
+		make_cost(&c, m, 2048, 64, h2 ? 0 : COST_H2);
+		base_cfg(&sc, 2048, 64, 1000);
+		trace_spec(&w, "0.0,100,4,\n0.0,100,6,\n");
+		CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "pooled ITL run (H2 %s)",
+		      h2 ? "on" : "off");
+		nd = log_durs(log, d, 16);
+		CHECK(nd == 6, "6 steps (%zu)", nd);
+		if (nd == 6) {
+			/* d[0] is step 1 */
+			double off[8] = {d[1], d[1], d[2], d[2], d[3], d[3], d[4], d[5]};
+			double on[8] = {d[2], d[2], d[3], d[3], d[4], d[4], d[5], 0};
+			size_t i;
+			for (i = 0; i < 8; i++)
+				g[i] = 1e3 * (h2 ? on[i] : off[i]);
+			pooled_vs(h2 ? "2 requests, H2 on" : "2 requests, H2 off", &run_sum, g, 8);
+		}
+		free(log);
+		free(csv);
+		log = csv = NULL;
+		wl_spec_release(&w);
+		cost_release(&c);
+	}
+}
+
+/* The pooled gaps against a replay of the step log (H2 off, no prefix
+ * caching, so the log says every token computed): a request makes a chunk
+ * when its computed tokens reach prompt + generated; a preemption
+ * recomputes from 0.  Chunked prefills, decoders, a preemption storm. */
+static void test_pooled_itl_replay(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL, *line, *save = NULL;
+	int64_t prompt[400] = {0}, comp[400] = {0}, gen[400] = {0};
+	double last[400], *g = NULL;
+	size_t ng = 0, cap = 0;
+	int mode;
+
+	for (mode = 0; mode < 2; mode++) {
+		make_cost(&c, m, 512, 64, COST_H2);
+		base_cfg(&sc, 512, 64, mode ? 60 : 4000);
+		sc.prefix_caching = false;
+		wl_spec_defaults(&w);
+		w.process = WL_POISSON;
+		w.rate = 8;
+		w.num_requests = 300;
+		w.prompt.kind = WL_NORMAL;
+		w.prompt.a = 300;
+		w.prompt.b = 100;
+		w.output.kind = WL_UNIFORM;
+		w.output.a = 2;
+		w.output.b = 200;
+		w.seed = 7;
+		CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 300 && (mode == 0 || t.preemptions > 0),
+		      "replay run %d: %llu preemptions", mode, (unsigned long long)t.preemptions);
+		/* id, replica, stage, arrival_s, prompt, ... */
+		for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			long long id, p;
+			if (sscanf(line, "%lld,%*d,%*d,%*f,%lld", &id, &p) == 2 && id >= 0 && id < 400)
+				prompt[id] = p;
+		}
+		memset(comp, 0, sizeof(comp));
+		memset(gen, 0, sizeof(gen));
+		ng = 0;
+		save = NULL;
+		for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			double t0, dur, end;
+			char *p = strstr(line, "dur="), *q;
+			long long id;
+			if (sscanf(line, "preempt %lld", &id) == 1) {
+				comp[id] = 0;
+				continue;
+			}
+			if (!p || sscanf(line, "step %*u t=%lf", &t0) != 1)
+				continue;
+			dur = strtod(p + 4, NULL);
+			end = (t0 + dur) * 1e3;
+			q = strchr(line, ':') + 1;
+			for (;;) {
+				long long n;
+				int used;
+				if (sscanf(q, " %lld+%lld%n", &id, &n, &used) != 2)
+					break;
+				q += used;
+				comp[id] += n;
+				if (comp[id] < prompt[id] + gen[id])
+					continue;
+				if (gen[id]++ > 0) {
+					if (ng == cap) {
+						cap = cap ? 2 * cap : 4096;
+						g = realloc(g, cap * sizeof(*g));
+					}
+					g[ng++] = end - last[id];
+				}
+				last[id] = end;
+			}
+		}
+		pooled_vs(mode ? "replay, preemption storm" : "replay, chunked prefill", &run_sum, g, ng);
+		free(log);
+		free(csv);
+		log = csv = NULL;
+		wl_spec_release(&w);
+		cost_release(&c);
+	}
+	free(g);
+}
+
 /* Step segments (sim.h, no_segments): running a replica's steps back to
  * back without the event queue gives the same bytes as step by step: step
  * log, per-request CSV and totals, on open and closed loops, prefix
@@ -964,15 +1198,20 @@ static void seg_compare(const char *what, struct sim_cfg *sc, const struct cost_
 {
 	char *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
 	struct sim_totals t1, t2;
+	struct metric_set m1;
 	int r1, r2;
 
 	sc->check_invariants = false;
 	sc->no_segments = true;
 	r1 = run(sc, c, w, &l1, &c1, &t1);
+	m1 = run_sum;
 	sc->no_segments = false;
 	r2 = run(sc, c, w, &l2, &c2, &t2);
+	pooled_consistent(what, &run_sum);
 	CHECK(r1 == 0 && r2 == 0 && t1.completed > 0 && strcmp(l1, l2) == 0 && strcmp(c1, c2) == 0 &&
-		      memcmp(&t1, &t2, sizeof(t1)) == 0,
+		      memcmp(&t1, &t2, sizeof(t1)) == 0 &&
+		      memcmp(&m1.itl_pooled_ms, &run_sum.itl_pooled_ms, sizeof(m1.itl_pooled_ms)) == 0 &&
+		      m1.itl_pooled_mean_ms == run_sum.itl_pooled_mean_ms,
 	      "%s: segments on and off byte-identical (%llu steps, %llu events, %llu preemptions, "
 	      "%zu log bytes)", what, (unsigned long long)t1.steps, (unsigned long long)t1.events,
 	      (unsigned long long)t1.preemptions, strlen(l1));
@@ -1099,6 +1338,7 @@ int main(void)
 	test_sglang_defaults();
 	test_overlap(&m);
 	test_preemption(&m);
+	test_no_evict(&m);
 	test_prefix_cache(&m);
 	test_rejections(&m);
 	test_determinism_and_storm(&m);
@@ -1110,6 +1350,8 @@ int main(void)
 	test_pd(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
+	test_pooled_itl_hand(&m);
+	test_pooled_itl_replay(&m);
 	test_segments(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
