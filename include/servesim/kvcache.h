@@ -36,8 +36,9 @@ struct kvc {
 	int32_t nfree;        /* free and uncached */
 	int32_t nevict;       /* free but cached (named + anonymous), evictable */
 	int32_t anon_used;    /* anonymous blocks held by requests */
-	int32_t *names;       /* unused names */
+	int32_t *names;       /* names returned, reused first (a stack) */
 	int32_t nnames;
+	int32_t fresh;        /* names never handed out: fresh .. total-1, in order */
 	struct kvb *blk;
 	struct kvc_ring *ring;
 	size_t ring_cap, ring_head, ring_len;

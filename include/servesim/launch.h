@@ -15,7 +15,9 @@ struct launch_in {
 	const char *checkpoint_quant; /* the checkpoint's quant_method ("" none) */
 	struct parallel par;        /* attention TP, DP, EP, PP as servesim counts them */
 	enum dtype wdt, kvdt;
-	int64_t max_num_seqs;
+	int64_t max_num_seqs;       /* SGLang: max_running_requests */
+	int64_t max_num_batched_tokens; /* SGLang: chunked_prefill_size */
+	int spec_k;                 /* MTP draft tokens (0: off) */
 	int pd_prefill, pd_decode;  /* 0: aggregated */
 	bool moe;                   /* DP is attention DP (else replicas) */
 };

@@ -1,14 +1,14 @@
 /* search.h - deployment search: the layouts servesim can simulate for a
- * model on a GPU budget (TP, PP, DP, EP, weight dtype, max_num_seqs, P/D
- * splits), each pruned by the memory plan and the start-up checks or run
- * at its SLO capacity (capacity.h), then ranked by output tokens/s per GPU.
+ * model on a GPU budget (engine, TP, PP, DP, EP, weight dtype,
+ * max_num_seqs, max_num_batched_tokens, MTP speculative decoding, P/D
+ * splits), each pruned by the memory plan and the start-up checks or run at
+ * its SLO capacity (capacity.h), then ranked by output tokens/s per GPU.
  *
- * An instance is one engine (TP x PP x DP GPUs, or the X + Y workers of a
- * P/D split).  Dense models enumerate DP 1 only: vLLM's DP of a dense model
- * is independent replicas behind a router, which scale the rate and the GPU
- * count alike and leave tokens/s/GPU unchanged; the budget and
- * --target-rate count such replicas.  MoE models enumerate DP (attention
- * DP over shared MoE layers, EP off or EP = TP x DP), a different engine. */
+ * An instance is one deployment (TP x PP x DP GPUs, or the X + Y workers of
+ * a P/D split).  For a dense model DP > 1 is replicas behind the router (one
+ * pool); for an MoE model it is attention DP over shared MoE layers (EP off
+ * or EP = TP x DP), a different engine.  The budget and --target-rate count
+ * further copies of an instance. */
 #ifndef SERVESIM_SEARCH_H
 #define SERVESIM_SEARCH_H
 #include <stdbool.h>
@@ -22,13 +22,38 @@
 #define SEARCH_MAX_LIST 16
 
 /* What to enumerate; an empty list takes the default. */
+#define SEARCH_MAX_ENGINES 2
+
+/* max_num_batched_tokens (SGLang: chunked_prefill_size) tried beside the
+ * engine's default when none is given: a quarter and twice vLLM's 8192 on
+ * large GPUs.  A smaller prefill chunk shortens the decode stalls a long
+ * prompt causes (ITL), a larger one finishes prompts in fewer steps (TTFT,
+ * throughput): vLLM's optimization guide on chunked prefill. */
+#define SEARCH_MNBT_ALT_LO 2048
+#define SEARCH_MNBT_ALT_HI 16384
+/* MTP draft tokens of the "on" point: DeepSeek-V3 trains one MTP module
+ * (num_nextn_predict_layers 1, arXiv 2412.19437 sec. 2.2) */
+#define SEARCH_MTP_TOKENS 1
+/* ... accepted at `run`'s default: the MTP second token is accepted 85-90 %
+ * of the time (arXiv 2412.19437, sec. 5.4.3) */
+#define SEARCH_MTP_ACCEPT 0.85
+
+/* What to enumerate; an empty list takes the default. */
 struct search_space {
+	char engine[SEARCH_MAX_ENGINES][16]; /* default vllm, sglang */
+	size_t nengine;
 	int tp[SEARCH_MAX_LIST], pp[SEARCH_MAX_LIST], dp[SEARCH_MAX_LIST];
 	size_t ntp, npp, ndp;
 	enum dtype dtype[SEARCH_MAX_LIST];
 	size_t ndtype;
 	int64_t mns[SEARCH_MAX_LIST];   /* max_num_seqs; none given: the engine's default */
 	size_t nmns;
+	int64_t mnbt[SEARCH_MAX_LIST];  /* none given: the engine's default (0) and the two
+					 * SEARCH_MNBT_ALT values */
+	size_t nmnbt;
+	int spec_k[SEARCH_MAX_LIST];    /* MTP draft tokens, 0 off; none given: 0 and
+					 * SEARCH_MTP_TOKENS for a model with MTP modules */
+	size_t nspec;
 	bool pd;                        /* also P/D splits */
 	int pd_max_workers;             /* X + Y at most this */
 };
@@ -43,26 +68,38 @@ struct search_gpu {
 
 struct search_deploy {
 	int gpu;                        /* index into the budget */
+	int engine;                     /* index into search_space.engine */
 	struct parallel par;
 	enum dtype wdt;
 	int64_t max_num_seqs;           /* 0: the engine's default */
+	int64_t max_num_batched_tokens; /* 0: the engine's default */
+	int spec_k;                     /* MTP draft tokens, 0: off */
 	int pd_prefill, pd_decode;      /* 0: aggregated */
 	int gpus;                       /* GPUs of one instance */
 };
 
-/* Every candidate, in a fixed order (GPU, P/D last, dtype, TP, PP, DP, EP,
- * max_num_seqs).  *out heap-owned. */
+/* Every candidate, in a fixed order (GPU, engine, P/D last, dtype, TP, PP,
+ * DP, EP, max_num_seqs, max_num_batched_tokens, MTP).  An alternative
+ * max_num_batched_tokens equal to the engine's default on that GPU
+ * (default_mnbt[gpu * nengine + engine]) is left out.  *out heap-owned. */
 void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
-		      const struct search_space *sp, struct search_deploy **out, size_t *n);
+		      const struct search_space *sp, const int64_t *default_mnbt, struct search_deploy **out,
+		      size_t *n);
 
 enum search_status { SEARCH_OK, SEARCH_PRUNED, SEARCH_NO_RATE };
+/* Why a deployment was pruned, from the start-up message. */
+enum search_prune { SEARCH_PRUNE_NONE, SEARCH_PRUNE_WEIGHTS, SEARCH_PRUNE_KV, SEARCH_PRUNE_OTHER,
+		    SEARCH_PRUNE__COUNT };
+const char *search_prune_name(enum search_prune p);
 
 /* A plain record (copied between MPI ranks as bytes). */
 struct search_outcome {
 	struct search_deploy d;
 	enum search_status status;
 	char reason[320];               /* pruned / no rate: why */
-	int64_t max_num_seqs, max_num_batched_tokens; /* as resolved */
+	enum search_prune prune;
+	int64_t max_num_seqs, max_num_batched_tokens; /* as resolved (SGLang: max_running_requests,
+						       * chunked_prefill_size) */
 	enum dtype kvdt;
 	int64_t kv_blocks;
 	double max_rate;                /* req/s under the SLO */
@@ -76,7 +113,9 @@ struct search_outcome {
 };
 
 struct search_in {
-	const struct scenario *base;    /* per budget GPU: model, engine, limits, overheads */
+	const struct scenario *base;    /* per budget GPU and engine (gpu * nengine + engine):
+					 * model, engine, limits, overheads */
+	size_t nengine;
 	const char *data_dir;
 	const struct wl_spec *wl;
 	const struct cap_cfg *cc;

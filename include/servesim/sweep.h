@@ -15,17 +15,14 @@
 #include "servesim/sim.h"
 #include "servesim/workload.h"
 
-/* Served below this share of the arrival rate (both in the arrival window
- * after a warm-up, as capacity.c measures them) marks a point overloaded. */
-#define SWEEP_SERVED_SHARE 0.95
-
 struct sweep_result {
 	struct metric_set m;
 	uint64_t arrived, completed, rejected, preemptions;
 	double offered_rps;         /* the workload's rate (NAN: closed loop or trace) */
 	double duration_s;
-	double served_rps;          /* departures per s in the arrival window after a warm-up */
-	char status[192];           /* "ok", "overloaded (offered X, served Y req/s)", "no completions" */
+	double served_rps;          /* out_status.served_rps: departures per s in the judged window */
+	char status[192];           /* `run`'s status line (out_status_line): "ok", "overloaded
+				     * (offered X req/s, served Y req/s, queue grew Z s)", "no completions" */
 };
 
 /* Simulate the prepared scenario with wl (its own rate and seed). */

@@ -4,6 +4,7 @@
  * target rate needs and launch lines; on threads and MPI ranks. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,37 +17,42 @@
 #include "scenflags.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
-#include "servesim/json.h"
-#include "servesim/launch.h"
 #include "servesim/mfucache.h"
 #include "servesim/parmap.h"
 #include "servesim/pareto.h"
 #include "servesim/prices.h"
 #include "servesim/search.h"
-#include "servesim/sweep.h"
-#include "servesim/version.h"
+#include "servesim/searchreport.h"
 #include "servesim/workload.h"
 
 static const char search_usage[] =
 	"usage: servesim search --slo LIST [--gpus GPU:N,...] [options]\n"
 	"\n"
-	"Enumerate the deployments of a model on a GPU budget (TP, PP, DP, EP, weight dtype,\n"
-	"max_num_seqs, P/D splits XpYd), prune those the memory plan or the start-up checks\n"
-	"refuse, find each one's SLO capacity (as servesim capacity: the highest sustainable\n"
-	"Poisson rate meeting every SLO, bisection to 1 %), and rank them by output tokens/s\n"
-	"per GPU at that rate.  Reports the Pareto front of tokens/s/GPU vs tokens/s/user\n"
-	"(1000 / mean ITL), $/M output tokens from a price table, the GPUs a target rate\n"
-	"needs and the vLLM and SGLang launch lines of the best deployments.\n"
+	"Enumerate the deployments of a model on a GPU budget (engine, TP, PP, DP, EP, weight\n"
+	"dtype, max_num_seqs, max_num_batched_tokens, MTP, P/D splits XpYd), prune those the\n"
+	"memory plan or the start-up checks refuse, find each one's SLO capacity (as servesim\n"
+	"capacity: the highest sustainable Poisson rate meeting every SLO, bisection to 1 %),\n"
+	"and rank them by output tokens/s per GPU at that rate.  Reports how many were\n"
+	"enumerated, pruned (and why) and simulated, the Pareto front of tokens/s/GPU vs\n"
+	"tokens/s/user (1000 / mean ITL), $/M output tokens from a price table, the GPUs a\n"
+	"target rate needs and the launch line (vllm serve or python -m\n"
+	"sglang.launch_server) of the best deployments.\n"
 	"\n"
 	"budget and space:\n"
 	"  --gpus LIST               GPU:COUNT items, the most GPUs one instance may use\n"
 	"                            (default h100:8), e.g. h100:8,h200:16\n"
+	"  --engines LIST            vllm,sglang (default both; --engine E: that one)\n"
 	"  --tp LIST --pp LIST --dp LIST   layouts to try (default: TP 1,2,4,8 within a node;\n"
-	"                            PP across full nodes; DP 1 for dense models (replicas),\n"
-	"                            powers of two for MoE (attention DP); EP off and TP x DP)\n"
+	"                            PP across full nodes; DP powers of two with TP x DP within\n"
+	"                            the budget: replicas behind the router for a dense model,\n"
+	"                            attention DP for MoE; EP off and TP x DP for MoE)\n"
 	"  --dtype LIST              weight dtypes (default bf16, and fp8 where the GPU has it);\n"
 	"                            the KV cache follows unless --kv-dtype is given\n"
 	"  --max-num-seqs LIST       engine limits to try (default: the engine's)\n"
+	"  --max-num-batched-tokens LIST  (SGLang: chunked_prefill_size; default: the engine's,\n"
+	"                            2048 and 16384)\n"
+	"  --speculative-tokens LIST MTP draft tokens, 0 = off (default 0,1 for a model with MTP\n"
+	"                            modules, e.g. DeepSeek-V3; acceptance 0.85 as servesim run)\n"
 	"  --no-pd                   no P/D splits (default: XpYd with X + Y <= 4, workers of\n"
 	"                            the same TP)\n"
 	"  --pd-max-workers N        X + Y at most N\n"
@@ -73,6 +79,7 @@ struct search_opts {
 	char gpu_names[8][48];
 	int gpu_count[8];
 	size_t ngpu;
+	bool engines_given;
 	const char *workload, *prices, *csv, *svg;
 	int64_t nreq, seed, seeds, jobs, top;
 	bool seed_given;
@@ -108,8 +115,9 @@ static int parse_gpus(const char *arg, struct search_opts *o, struct err *e)
 	return 0;
 }
 
-/* "1,2,4" into ints in [1, 4096]. */
-static int parse_ints(const char *flag, const char *arg, int *v, size_t *n, int64_t hi, struct err *e)
+/* "1,2,4" into ints in [lo, hi]. */
+static int parse_ints(const char *flag, const char *arg, int *v, size_t *n, int64_t lo, int64_t hi,
+		      struct err *e)
 {
 	char buf[256], *save = NULL, *tok;
 
@@ -122,7 +130,7 @@ static int parse_ints(const char *flag, const char *arg, int *v, size_t *n, int6
 		int rc;
 		if (*n == SEARCH_MAX_LIST)
 			return err_set(e, SS_EUSAGE, "%s: at most %d values", flag, SEARCH_MAX_LIST);
-		if ((rc = cli_int(flag, tok, 1, hi, &x, e)) < 0)
+		if ((rc = cli_int(flag, tok, lo, hi, &x, e)) < 0)
 			return rc;
 		v[(*n)++] = (int)x;
 	}
@@ -131,10 +139,35 @@ static int parse_ints(const char *flag, const char *arg, int *v, size_t *n, int6
 	return 0;
 }
 
+/* "vllm,sglang": the engines whose launch lines servesim writes. */
+static int parse_engines(const char *flag, const char *arg, struct search_space *sp, struct err *e)
+{
+	char buf[128], *save = NULL, *tok;
+	size_t k;
+
+	if (strlen(arg) >= sizeof(buf))
+		return err_set(e, SS_EUSAGE, "%s: list too long", flag);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	sp->nengine = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "vllm") != 0 && strcmp(tok, "sglang") != 0)
+			return err_set(e, SS_EUSAGE, "%s: search knows the engines vllm and sglang, got '%s'", flag, tok);
+		for (k = 0; k < sp->nengine; k++)
+			if (strcmp(sp->engine[k], tok) == 0)
+				return err_set(e, SS_EUSAGE, "%s: '%s' given twice", flag, tok);
+		if (sp->nengine == SEARCH_MAX_ENGINES)
+			return err_set(e, SS_EUSAGE, "%s: at most %d engines", flag, SEARCH_MAX_ENGINES);
+		snprintf(sp->engine[sp->nengine++], sizeof(sp->engine[0]), "%s", tok);
+	}
+	if (sp->nengine == 0)
+		return err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. vllm,sglang", flag);
+	return 0;
+}
+
 static int parse_search(int argc, char **argv, struct search_opts *o, struct err *e)
 {
 	enum { O_SLO = 256, O_GOOD, O_SEEDS, O_SEED, O_WL, O_NREQ, O_FMT, O_GPUS, O_NOPD, O_PDMAX,
-	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS };
+	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
@@ -145,6 +178,9 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		{"prices", required_argument, 0, O_PRICES}, {"target-rate", required_argument, 0, O_TARGET},
 		{"top", required_argument, 0, O_TOP}, {"csv", required_argument, 0, O_CSV},
 		{"svg", required_argument, 0, O_SVG}, {"jobs", required_argument, 0, O_JOBS},
+		{"engines", required_argument, 0, O_ENGINES},
+		{"speculative-tokens", required_argument, 0, O_SPEC},
+		{"num-speculative-tokens", required_argument, 0, O_SPEC},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c, rc;
 	int64_t v;
@@ -180,6 +216,28 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
 		case SCF + 2:
 			return err_set(e, SS_EUSAGE, "search: give the GPU budget as --gpus %s:COUNT", optarg);
+		case O_ENGINES: case SCF + 16:
+			if (o->engines_given)
+				return err_set(e, SS_EUSAGE, "search: give the engines once (--engines LIST or --engine E)");
+			o->engines_given = true;
+			rc = parse_engines(c == O_ENGINES ? "--engines" : "--engine", optarg, &o->sp, e);
+			break;
+		case O_SPEC: {
+			int k[SEARCH_MAX_LIST];
+			size_t j;
+			rc = parse_ints("--speculative-tokens", optarg, k, &o->sp.nspec, 0, SPEC_MAX_TOKENS, e);
+			for (j = 0; rc == 0 && j < o->sp.nspec; j++)
+				o->sp.spec_k[j] = k[j];
+			break;
+		}
+		case SCF + 6: {
+			int m[SEARCH_MAX_LIST];
+			size_t k;
+			rc = parse_ints("--max-num-batched-tokens", optarg, m, &o->sp.nmnbt, 1, 1 << 20, e);
+			for (k = 0; rc == 0 && k < o->sp.nmnbt; k++)
+				o->sp.mnbt[k] = m[k];
+			break;
+		}
 		case SCF + 4: {
 			char buf[128], *save = NULL, *tok;
 			snprintf(buf, sizeof(buf), "%s", optarg);
@@ -195,14 +253,14 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case SCF + 7: {
 			int m[SEARCH_MAX_LIST];
 			size_t k;
-			rc = parse_ints("--max-num-seqs", optarg, m, &o->sp.nmns, 1 << 16, e);
+			rc = parse_ints("--max-num-seqs", optarg, m, &o->sp.nmns, 1, 1 << 16, e);
 			for (k = 0; rc == 0 && k < o->sp.nmns; k++)
 				o->sp.mns[k] = m[k];
 			break;
 		}
-		case CLI_PAR: rc = parse_ints("--tp", optarg, o->sp.tp, &o->sp.ntp, 4096, e); break;
-		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->sp.dp, &o->sp.ndp, 4096, e); break;
-		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->sp.pp, &o->sp.npp, 4096, e); break;
+		case CLI_PAR: rc = parse_ints("--tp", optarg, o->sp.tp, &o->sp.ntp, 1, 4096, e); break;
+		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->sp.dp, &o->sp.ndp, 1, 4096, e); break;
+		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->sp.pp, &o->sp.npp, 1, 4096, e); break;
 		case CLI_PAR + 2: case CLI_PAR + 6: case CLI_PAR + 7:
 			return err_set(e, SS_EUSAGE, "search: EP is searched (off and TP x DP); %s is not an option here",
 				       argv[optind - 1]);
@@ -239,401 +297,6 @@ static int search_point(void *vctx, size_t i, struct sbuf *out, struct err *e)
 	return rc;
 }
 
-static void layout(const struct search_outcome *r, char *buf, size_t n)
-{
-	if (r->d.pd_prefill)
-		snprintf(buf, n, "%dp%dd tp%d%s", r->d.pd_prefill, r->d.pd_decode, r->d.par.tp,
-			 r->d.par.ep > 1 ? " ep" : "");
-	else
-		snprintf(buf, n, "tp%d pp%d dp%d ep%d", r->d.par.tp, r->d.par.pp, r->d.par.dp, r->d.par.ep);
-}
-
-/* The weights' dtype as served: a pre-quantised fp8 checkpoint (DeepSeek's
- * block fp8) loads as stored whatever --dtype says (cost.c's stored
- * formats), so its "bf16" deployment is fp8 weights with a bf16 KV cache. */
-static const char *weights(const struct model_cfg *m, const struct search_outcome *r)
-{
-	if (r->d.wdt == DT_BF16 && strcmp(m->quant, "fp8") == 0)
-		return "fp8";
-	return dtype_name(r->d.wdt);
-}
-
-static void wkv(const struct model_cfg *m, const struct search_outcome *r, char *buf, size_t n)
-{
-	snprintf(buf, n, "%s/%s", weights(m, r), dtype_name(r->kvdt));
-}
-
-static void slo_text(const struct cap_cfg *c, char *buf, size_t n)
-{
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < c->nslo && len + 1 < n; i++) {
-		char nm[32];
-		cap_slo_name(&c->slo[i], nm, sizeof(nm));
-		len += (size_t)snprintf(buf + len, n - len, "%s%s <= %g", i ? ", " : "", nm, c->slo[i].limit_ms);
-	}
-	if (c->goodput_min > 0 && len + 1 < n)
-		snprintf(buf + len, n - len, "%sgoodput >= %g", len ? ", " : "", c->goodput_min);
-}
-
-struct report {
-	const struct search_opts *o;
-	const struct model_cfg *model;
-	const char *hf;
-	const struct wl_spec *wl;
-	const struct scenario *base;
-	const struct search_gpu *budget;
-	size_t nb;
-	const struct search_outcome *r;
-	size_t n, nok, npruned, nnorate, runs;
-	const size_t *order;
-	const bool *front;
-	const struct prices *prices;
-	int best_target;            /* index of the fewest-GPU deployment for --target-rate, -1 */
-};
-
-static void launch_lines(const struct report *R, const struct search_outcome *r, bool sglang, struct sbuf *o)
-{
-	struct launch_in in;
-
-	memset(&in, 0, sizeof(in));
-	in.model = R->hf;
-	in.checkpoint_quant = R->model->quant;
-	in.par = r->d.par;
-	in.wdt = r->d.wdt;
-	in.kvdt = r->kvdt;
-	in.max_num_seqs = r->max_num_seqs;
-	in.pd_prefill = r->d.pd_prefill;
-	in.pd_decode = r->d.pd_decode;
-	in.moe = R->model->n_experts > 0;
-	if (sglang)
-		launch_sglang(&in, o);
-	else
-		launch_vllm(&in, o);
-}
-
-/* v with prec decimals ("%.*f"), or with prec significant digits (g), or "-". */
-static void fmt_num(char *buf, size_t n, int prec, bool g, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, n, "-");
-	else if (g)
-		snprintf(buf, n, "%.*g", prec, v);
-	else
-		snprintf(buf, n, "%.*f", prec, v);
-}
-
-static void print_text(const struct report *R)
-{
-	const struct search_opts *o = R->o;
-	char slos[512], lay[64], c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], dt[32];
-	size_t i, k, shown;
-	struct sbuf sb;
-
-	slo_text(&o->cc, slos, sizeof(slos));
-	printf("search     %s, engine %s, %s (%s, %lld requests), seed%s %llu\n", R->model->id, R->base[0].engine,
-	       R->wl->source, wl_process_name(R->wl->process), (long long)R->wl->num_requests,
-	       o->cc.nseeds > 1 ? "s from" : "", (unsigned long long)o->cc.seed);
-	printf("slo        %s\n", slos);
-	printf("budget    ");
-	for (i = 0; i < R->nb; i++)
-		printf(" %s x %d%s", R->budget[i].gpu->id, R->budget[i].count, i + 1 < R->nb ? "," : "\n");
-	printf("searched   %zu deployments: %zu pruned by the memory plan or start-up checks, %zu meet no rate, "
-	       "%zu ranked (%zu simulations)\n\n", R->n, R->npruned, R->nnorate, R->nok, R->runs);
-	if (R->nok == 0) {
-		printf("no deployment meets the SLO\n");
-	} else {
-		printf("rank  gpu        gpus  layout            w/kv       mns   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  binding\n");
-		for (k = 0; k < R->nok; k++) {
-			const struct search_outcome *r = &R->r[R->order[k]];
-			layout(r, lay, sizeof(lay));
-			fmt_num(c1, sizeof(c1), 4, true, r->max_rate);
-			fmt_num(c2, sizeof(c2), 1, false, r->tok_s_gpu);
-			fmt_num(c3, sizeof(c3), 1, false, r->tok_s_user);
-			fmt_num(c4, sizeof(c4), 0, false, r->ttft_p90_ms);
-			fmt_num(c5, sizeof(c5), 1, false, r->itl_mean_ms);
-			fmt_num(c6, sizeof(c6), 3, false, r->usd_per_mtok);
-			wkv(R->model, r, dt, sizeof(dt));
-			printf("%3zu%s  %-9s %5d  %-16s  %-9s %5lld %9s %10s %11s %9s %9s %7s  %s\n", k + 1,
-			       R->front[R->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, dt,
-			       (long long)r->max_num_seqs, c1, c2, c3, c4, c5, c6, r->binding_name);
-		}
-		printf("(* on the Pareto front of tokens/s/GPU vs tokens/s/user; max_rate in req/s per instance; "
-		       "$/Mtok per million output tokens)\n");
-	}
-	if (R->prices) {
-		printf("prices     %s%s%s:", R->prices->path, R->prices->retrieved[0] ? ", retrieved " : "",
-		       R->prices->retrieved);
-		for (i = 0; i < R->nb; i++) {
-			if (isfinite(R->budget[i].usd_per_gpu_hour))
-				printf(" %s $%.2f/GPU-h", R->budget[i].gpu->id, R->budget[i].usd_per_gpu_hour);
-			else
-				printf(" %s no price", R->budget[i].gpu->id);
-		}
-		printf("\n");
-	}
-	if (o->target > 0) {
-		if (R->best_target < 0) {
-			printf("target     %g req/s: no deployment meets the SLO\n", o->target);
-		} else {
-			const struct search_outcome *r = &R->r[R->best_target];
-			int64_t g = search_gpus_for_rate(r, o->target);
-			layout(r, lay, sizeof(lay));
-			wkv(R->model, r, dt, sizeof(dt));
-			printf("target     %g req/s: %lld GPUs at least, %lld x %s %s %s (%.4g req/s each)", o->target,
-			       (long long)g, (long long)(g / r->d.gpus), R->budget[r->d.gpu].gpu->id, lay, dt,
-			       r->max_rate);
-			if (isfinite(R->budget[r->d.gpu].usd_per_gpu_hour))
-				printf(", $%.2f/h", R->budget[r->d.gpu].usd_per_gpu_hour * (double)g);
-			printf("\n");
-		}
-	}
-	shown = R->nok < (size_t)o->top ? R->nok : (size_t)o->top;
-	if (shown)
-		printf("\nlaunch\n");
-	sb_init(&sb);
-	for (k = 0; k < shown; k++) {
-		const struct search_outcome *r = &R->r[R->order[k]];
-		layout(r, lay, sizeof(lay));
-		wkv(R->model, r, dt, sizeof(dt));
-		printf("  #%zu %s x %d, %s %s\n", k + 1, R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, dt);
-		sb_reset(&sb);
-		launch_lines(R, r, false, &sb);
-		launch_lines(R, r, true, &sb);
-		for (const char *p = sb.buf; *p;) {
-			const char *nl = strchr(p, '\n');
-			printf("    %.*s\n", (int)(nl - p), p);
-			p = nl + 1;
-		}
-	}
-	sb_release(&sb);
-	if (R->npruned + R->nnorate) {
-		printf("\nnot ranked\n");
-		for (k = R->nok; k < R->n; k++) {
-			const struct search_outcome *r = &R->r[R->order[k]];
-			layout(r, lay, sizeof(lay));
-			wkv(R->model, r, dt, sizeof(dt));
-			printf("  %-9s %4d  %-16s  %-9s  %s: %s\n", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, dt,
-			       r->status == SEARCH_PRUNED ? "pruned" : "no rate", r->reason);
-		}
-	}
-}
-
-static void jnum(struct jw *w, const char *k, double v)
-{
-	if (isfinite(v))
-		jw_num(w, k, v);
-	else
-		jw_null(w, k);
-}
-
-static void print_json(const struct report *R)
-{
-	const struct search_opts *o = R->o;
-	struct jw w;
-	struct sbuf sb;
-	size_t k, j;
-
-	jw_init(&w, stdout, true);
-	jw_obj(&w, NULL);
-	jw_str(&w, "servesim_version", SERVESIM_VERSION);
-	jw_obj(&w, "config");
-	jw_str(&w, "model", R->model->id);
-	jw_str(&w, "engine", R->base[0].engine);
-	jw_str(&w, "workload", R->wl->source);
-	jw_str(&w, "process", wl_process_name(R->wl->process));
-	jw_int(&w, "num_requests", R->wl->num_requests);
-	jw_int(&w, "seed", (int64_t)o->cc.seed);
-	jw_int(&w, "seeds", o->cc.nseeds);
-	jw_obj(&w, "slo");
-	for (j = 0; j < o->cc.nslo; j++) {
-		char nm[32];
-		cap_slo_name(&o->cc.slo[j], nm, sizeof(nm));
-		jw_num(&w, nm, o->cc.slo[j].limit_ms);
-	}
-	jw_end_obj(&w);
-	jnum(&w, "goodput_min", o->cc.goodput_min > 0 ? o->cc.goodput_min : NAN);
-	jw_arr(&w, "budget");
-	for (j = 0; j < R->nb; j++) {
-		jw_obj(&w, NULL);
-		jw_str(&w, "gpu", R->budget[j].gpu->id);
-		jw_int(&w, "count", R->budget[j].count);
-		jnum(&w, "usd_per_gpu_hour", R->budget[j].usd_per_gpu_hour);
-		jw_end_obj(&w);
-	}
-	jw_end_arr(&w);
-	jw_str(&w, "prices", R->prices ? R->prices->path : "");
-	jnum(&w, "target_rate", o->target > 0 ? o->target : NAN);
-	jw_end_obj(&w);
-	jw_int(&w, "deployments", (int64_t)R->n);
-	jw_int(&w, "pruned", (int64_t)R->npruned);
-	jw_int(&w, "simulations", (int64_t)R->runs);
-	if (o->target > 0 && R->best_target >= 0) {
-		jw_obj(&w, "target");
-		jw_int(&w, "min_gpus", search_gpus_for_rate(&R->r[R->best_target], o->target));
-		for (k = 0; k < R->nok; k++)
-			if (R->order[k] == (size_t)R->best_target)
-				break;
-		jw_int(&w, "rank", (int64_t)k + 1);
-		jw_end_obj(&w);
-	} else {
-		jw_null(&w, "target");
-	}
-	sb_init(&sb);
-	jw_arr(&w, "ranking");
-	for (k = 0; k < R->n; k++) {
-		const struct search_outcome *r = &R->r[R->order[k]];
-		jw_obj(&w, NULL);
-		if (r->status == SEARCH_OK)
-			jw_int(&w, "rank", (int64_t)k + 1);
-		else
-			jw_null(&w, "rank");
-		jw_str(&w, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");
-		if (r->reason[0])
-			jw_str(&w, "reason", r->reason);
-		else
-			jw_null(&w, "reason");
-		jw_str(&w, "gpu", R->budget[r->d.gpu].gpu->id);
-		jw_int(&w, "gpus", r->d.gpus);
-		jw_int(&w, "tp", r->d.par.tp);
-		jw_int(&w, "pp", r->d.par.pp);
-		jw_int(&w, "dp", r->d.par.dp);
-		jw_int(&w, "ep", r->d.par.ep);
-		jw_int(&w, "pd_prefill", r->d.pd_prefill);
-		jw_int(&w, "pd_decode", r->d.pd_decode);
-		jw_str(&w, "dtype", dtype_name(r->d.wdt));
-		jw_str(&w, "weights", weights(R->model, r));
-		jw_str(&w, "kv_dtype", dtype_name(r->kvdt));
-		jw_int(&w, "max_num_seqs", r->max_num_seqs);
-		jw_int(&w, "max_num_batched_tokens", r->max_num_batched_tokens);
-		jnum(&w, "max_rate", r->max_rate);
-		jnum(&w, "saturation_rate", r->saturation_rate);
-		if (r->status == SEARCH_OK)
-			jw_str(&w, "binding_metric", r->binding_name);
-		else
-			jw_null(&w, "binding_metric");
-		jnum(&w, "output_tok_s", r->status == SEARCH_OK ? r->out_tok_s : NAN);
-		jnum(&w, "tok_s_per_gpu", r->status == SEARCH_OK ? r->tok_s_gpu : NAN);
-		jnum(&w, "tok_s_per_user", r->status == SEARCH_OK ? r->tok_s_user : NAN);
-		jnum(&w, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
-		jnum(&w, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
-		jnum(&w, "usd_per_m_output_tokens", r->usd_per_mtok);
-		jw_bool(&w, "pareto", R->front[R->order[k]]);
-		if (r->status == SEARCH_OK && k < (size_t)o->top) {
-			sb_reset(&sb);
-			launch_lines(R, r, false, &sb);
-			jw_str(&w, "vllm", sb.buf);
-			sb_reset(&sb);
-			launch_lines(R, r, true, &sb);
-			jw_str(&w, "sglang", sb.buf);
-		}
-		jw_end_obj(&w);
-	}
-	jw_end_arr(&w);
-	sb_release(&sb);
-	jw_end_obj(&w);
-	jw_finish(&w);
-}
-
-/* Long format: one row per deployment, enumeration order. */
-static void csv_rows(const struct report *R, struct sbuf *o)
-{
-	struct sweep_row *row = xcalloc(1, sizeof(*row));
-	size_t i, j;
-
-	for (i = 0; i < R->n; i++) {
-		const struct search_outcome *r = &R->r[i];
-		char slos[512];
-		sweep_row_init(row);
-		sweep_row_str(row, "servesim_version", SERVESIM_VERSION);
-		sweep_row_str(row, "model", R->model->id);
-		sweep_row_str(row, "engine", R->base[0].engine);
-		sweep_row_str(row, "gpu", R->budget[r->d.gpu].gpu->id);
-		sweep_row_int(row, "gpus", r->d.gpus);
-		sweep_row_int(row, "tp", r->d.par.tp);
-		sweep_row_int(row, "pp", r->d.par.pp);
-		sweep_row_int(row, "dp", r->d.par.dp);
-		sweep_row_int(row, "ep", r->d.par.ep);
-		sweep_row_int(row, "pd_prefill", r->d.pd_prefill);
-		sweep_row_int(row, "pd_decode", r->d.pd_decode);
-		sweep_row_str(row, "dtype", dtype_name(r->d.wdt));
-		sweep_row_str(row, "weights", weights(R->model, r));
-		sweep_row_str(row, "kv_dtype", dtype_name(r->kvdt));
-		sweep_row_int(row, "max_num_seqs", r->max_num_seqs);
-		sweep_row_int(row, "max_num_batched_tokens", r->max_num_batched_tokens);
-		sweep_row_str(row, "workload", R->wl->source);
-		sweep_row_int(row, "num_requests", R->wl->num_requests);
-		sweep_row_int(row, "seed", (int64_t)R->o->cc.seed);
-		sweep_row_int(row, "seeds", R->o->cc.nseeds);
-		slo_text(&R->o->cc, slos, sizeof(slos));
-		sweep_row_str(row, "slo", slos);
-		sweep_row_num(row, "usd_per_gpu_hour", R->budget[r->d.gpu].usd_per_gpu_hour);
-		sweep_row_str(row, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");
-		sweep_row_str(row, "reason", r->reason);
-		for (j = 0; j < R->nok; j++)
-			if (R->order[j] == i)
-				break;
-		if (j < R->nok)
-			sweep_row_int(row, "rank", (int64_t)j + 1);
-		else
-			sweep_row_null(row, "rank");
-		sweep_row_num(row, "max_rate", r->max_rate);
-		sweep_row_num(row, "saturation_rate", r->saturation_rate);
-		if (r->status == SEARCH_OK)
-			sweep_row_str(row, "binding_metric", r->binding_name);
-		else
-			sweep_row_null(row, "binding_metric");
-		sweep_row_num(row, "output_tok_s", r->status == SEARCH_OK ? r->out_tok_s : NAN);
-		sweep_row_num(row, "tok_s_per_gpu", r->status == SEARCH_OK ? r->tok_s_gpu : NAN);
-		sweep_row_num(row, "tok_s_per_user", r->status == SEARCH_OK ? r->tok_s_user : NAN);
-		sweep_row_num(row, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
-		sweep_row_num(row, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
-		sweep_row_num(row, "usd_per_m_output_tokens", r->usd_per_mtok);
-		sweep_row_int(row, "pareto", R->front[i]);
-		sweep_row_int(row, "simulations", (int64_t)r->probes);
-		if (i == 0)
-			sweep_row_header(row, SWEEP_CSV, o);
-		sweep_row_render(row, SWEEP_CSV, o);
-	}
-	free(row);
-}
-
-static void svg_chart(const struct report *R, struct sbuf *o)
-{
-	double *x = xcalloc(R->n + 1, sizeof(double)), *y = xcalloc(R->n + 1, sizeof(double));
-	char **lab = xcalloc(R->n + 1, sizeof(char *)), title[256];
-	struct pareto_chart c;
-	size_t i;
-
-	for (i = 0; i < R->n; i++) {
-		const struct search_outcome *r = &R->r[i];
-		char lay[64];
-		x[i] = r->status == SEARCH_OK ? r->tok_s_user : NAN;
-		y[i] = r->status == SEARCH_OK ? r->tok_s_gpu : NAN;
-		lab[i] = xmalloc(128);
-		layout(r, lay, sizeof(lay));
-		snprintf(lab[i], 128, "%s x%d %s %s/%s", R->budget[r->d.gpu].gpu->id, r->d.gpus, lay, weights(R->model, r),
-			 dtype_name(r->kvdt));
-	}
-	snprintf(title, sizeof(title), "%s: output tokens/s/GPU vs tokens/s/user at SLO capacity", R->model->id);
-	memset(&c, 0, sizeof(c));
-	c.title = title;
-	c.xlabel = "tokens/s/user (1000 / mean ITL)";
-	c.ylabel = "output tokens/s/GPU";
-	c.x = x;
-	c.y = y;
-	c.on_front = R->front;
-	c.label = (const char *const *)lab;
-	c.n = R->n;
-	pareto_svg(&c, o);
-	for (i = 0; i < R->n; i++)
-		free(lab[i]);
-	free(lab);
-	free(x);
-	free(y);
-}
-
 static int write_file(const char *path, const struct sbuf *b, struct err *e)
 {
 	struct afile af;
@@ -657,9 +320,10 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct search_opts o;
 	struct ranks rk;
 	struct wl_spec wl;
-	struct scenflags_ctx x[8];
-	struct scenario base[8];
+	struct scenflags_ctx x[8 * SEARCH_MAX_ENGINES];
+	struct scenario base[8 * SEARCH_MAX_ENGINES];
 	struct search_gpu budget[8];
+	int64_t def_mnbt[8 * SEARCH_MAX_ENGINES];
 	struct prices prices;
 	struct search_deploy *dep = NULL;
 	struct search_outcome *res = NULL;
@@ -670,11 +334,22 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct search_ctx ctx;
 	struct parmap pm;
 	struct progress pg;
-	struct report R;
+	struct search_report R;
 	double t0 = wall_s();
 	int rc;
 	size_t nx = 0;
 
+	/* Each probe allocates its KV cache and a block-id array per request
+	 * sized for max_model_len (40 KB each for DeepSeek-V3's 163840 tokens
+	 * in 16-token blocks, of which a chat request fills one page) and frees
+	 * them when done.  glibc raises its mmap threshold to the size of a
+	 * freed mapped chunk, after which such arrays come from the threads'
+	 * arenas, fully resident and kept between probes.  A fixed threshold
+	 * of 32 KiB (mallopt(3)) maps each one on its own: only the pages a
+	 * request writes are resident and every probe gives them back.
+	 * DeepSeek-V3 on 16 H200 (README): peak RSS 151 -> 20 MB for ~3 s of
+	 * system time more. */
+	mallopt(M_MMAP_THRESHOLD, 32 * 1024);
 	memset(&o, 0, sizeof(o));
 	scenflags_defaults(&o.sf);
 	cap_cfg_defaults(&o.cc);
@@ -701,9 +376,10 @@ int cmd_search(int argc, char **argv, struct err *e)
 		if (o.svg && (rc = afile_check(o.svg, in, 3, e)) < 0)
 			goto out;
 	}
-	/* the workload and one base scenario per budget GPU */
-	for (i = 0; i < o.ngpu; i++) {
+	/* the workload and one base scenario per budget GPU and engine */
+	for (i = 0; i < o.ngpu * o.sp.nengine; i++) {
 		struct scenflags f = o.sf;
+		size_t gi = i / o.sp.nengine;
 		memset(&x[i], 0, sizeof(x[i]));
 		cli_env_init(&x[i].env);
 		nx++;
@@ -722,20 +398,31 @@ int cmd_search(int argc, char **argv, struct err *e)
 				wl.num_requests = o.nreq;
 			o.cc.seed = o.seed_given ? (uint64_t)o.seed : wl.seed;
 		}
-		f.gpu = o.gpu_names[i];
+		f.gpu = o.gpu_names[gi];
+		f.engine = o.sp.engine[i % o.sp.nengine];
 		f.allow_invalid = true; /* the deployments are checked one by one */
 		if ((rc = scenflags_build(&f, &wl, &x[i], &base[i], e)) < 0)
 			goto out;
 		x[i].notes[0] = '\0';
-		budget[i].gpu = x[i].gpu;
-		budget[i].count = o.gpu_count[i];
-		budget[i].usd_per_gpu_hour = NAN;
-		for (size_t j = 0; j < i; j++)
-			if (budget[j].gpu == budget[i].gpu || strcmp(budget[j].gpu->id, budget[i].gpu->id) == 0) {
-				rc = err_set(e, SS_EUSAGE, "--gpus: %s given twice", budget[i].gpu->id);
+		def_mnbt[i] = base[i].max_num_batched_tokens;
+		if (i % o.sp.nengine)
+			continue;
+		budget[gi].gpu = x[i].gpu;
+		budget[gi].count = o.gpu_count[gi];
+		budget[gi].usd_per_gpu_hour = NAN;
+		for (size_t j = 0; j < gi; j++)
+			if (budget[j].gpu == budget[gi].gpu || strcmp(budget[j].gpu->id, budget[gi].gpu->id) == 0) {
+				rc = err_set(e, SS_EUSAGE, "--gpus: %s given twice", budget[gi].gpu->id);
 				goto out;
 			}
 	}
+	for (i = 0; i < o.sp.nspec; i++)
+		if (o.sp.spec_k[i] > 0 && x[0].model->mtp_layers == 0) {
+			rc = err_set(e, SS_EUSAGE,
+				     "--speculative-tokens %d: %s has no MTP module (num_nextn_predict_layers), search offers MTP only",
+				     o.sp.spec_k[i], x[0].model->id);
+			goto out;
+		}
 	if (wl.process != WL_POISSON && wl.process != WL_CONSTANT && wl.process != WL_GAMMA) {
 		rc = err_set(e, SS_EUSAGE, "search: the workload's arrivals must be poisson, constant or gamma (a rate to search), got %s",
 			     wl_process_name(wl.process));
@@ -771,7 +458,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	 * by every deployment's cost model (filled here, before the threads:
 	 * mfucache.h) */
 	cache = mfu_cache_new();
-	for (i = 0; i < o.ngpu; i++) {
+	for (i = 0; i < o.ngpu * o.sp.nengine; i++) {
 		const struct mfu_tables *t;
 		if (base[i].tier2 && base[i].tier2->tables[0])
 			continue;
@@ -781,13 +468,14 @@ int cmd_search(int argc, char **argv, struct err *e)
 			goto out;
 		base[i].mfu_cache = cache;
 	}
-	search_enumerate(x[0].model, budget, o.ngpu, &o.sp, &dep, &ndep);
+	search_enumerate(x[0].model, budget, o.ngpu, &o.sp, def_mnbt, &dep, &ndep);
 	if (ndep == 0) {
 		rc = err_set(e, SS_EUSAGE, "search: no deployment fits the budget and the lists given");
 		goto out;
 	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.in.base = base;
+	ctx.in.nengine = o.sp.nengine;
 	ctx.in.data_dir = x[0].env.data_dir;
 	ctx.in.wl = &wl;
 	ctx.in.cc = &o.cc;
@@ -821,6 +509,8 @@ int cmd_search(int argc, char **argv, struct err *e)
 		R.nok += res[i].status == SEARCH_OK;
 		R.npruned += res[i].status == SEARCH_PRUNED;
 		R.nnorate += res[i].status == SEARCH_NO_RATE;
+		if (res[i].status == SEARCH_PRUNED)
+			R.pruned_by[res[i].prune]++;
 		R.runs += res[i].probes;
 	}
 	search_rank(res, ndep, order);
@@ -834,7 +524,10 @@ int cmd_search(int argc, char **argv, struct err *e)
 		free(px);
 		free(py);
 	}
-	R.o = &o;
+	R.cc = &o.cc;
+	R.sp = &o.sp;
+	R.target = o.target;
+	R.top = o.top;
 	R.model = x[0].model;
 	{
 		const struct model_entry *me = NULL;
@@ -844,7 +537,6 @@ int cmd_search(int argc, char **argv, struct err *e)
 		err_clear(e);
 	}
 	R.wl = &wl;
-	R.base = base;
 	R.budget = budget;
 	R.nb = o.ngpu;
 	R.r = res;
@@ -870,7 +562,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	if (o.csv) {
 		struct sbuf b;
 		sb_init(&b);
-		csv_rows(&R, &b);
+		search_report_csv(&R, &b);
 		rc = write_file(o.csv, &b, e);
 		sb_release(&b);
 		if (rc < 0)
@@ -879,16 +571,16 @@ int cmd_search(int argc, char **argv, struct err *e)
 	if (o.svg) {
 		struct sbuf b;
 		sb_init(&b);
-		svg_chart(&R, &b);
+		search_report_svg(&R, &b);
 		rc = write_file(o.svg, &b, e);
 		sb_release(&b);
 		if (rc < 0)
 			goto out;
 	}
 	if (o.fmt == FMT_JSON)
-		print_json(&R);
+		search_report_json(stdout, &R);
 	else
-		print_text(&R);
+		search_report_text(stdout, &R);
 	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", ndep, R.runs,
 		wall_s() - t0);
 	rc = 0;

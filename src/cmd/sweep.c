@@ -45,9 +45,10 @@ static const char sweep_usage[] =
 	"  --out FILE                write there (default standard output)\n"
 	"\n"
 	"A point whose configuration servesim refuses (memory plan, start-up checks) is a\n"
-	"row with status 'refused: REASON'; a run that serves less than 0.95 x the offered\n"
-	"rate is 'overloaded (offered X, served Y req/s)'; none completed: 'no completions'\n"
-	"(its latency columns are empty / null).  A progress bar goes to a terminal's stderr.\n"
+	"row with status 'refused: REASON'; an overloaded run (as `run` judges it) is\n"
+	"'overloaded (offered X req/s, served Y req/s, queue grew Z s)'; none completed:\n"
+	"'no completions' (its latency columns are empty / null).  A progress bar goes to\n"
+	"a terminal's stderr.\n"
 	"\n";
 
 struct sweep_opts {

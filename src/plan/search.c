@@ -19,8 +19,32 @@
 void search_space_defaults(struct search_space *sp)
 {
 	memset(sp, 0, sizeof(*sp));
+	snprintf(sp->engine[0], sizeof(sp->engine[0]), "vllm");
+	snprintf(sp->engine[1], sizeof(sp->engine[1]), "sglang");
+	sp->nengine = 2;
 	sp->pd = true;
 	sp->pd_max_workers = 4;
+}
+
+const char *search_prune_name(enum search_prune p)
+{
+	switch (p) {
+	case SEARCH_PRUNE_WEIGHTS: return "weights exceed the memory";
+	case SEARCH_PRUNE_KV: return "KV cache too small";
+	case SEARCH_PRUNE_OTHER: return "other start-up checks";
+	default: return "none";
+	}
+}
+
+/* memplan.c and scenario.c's start-up messages: "... does not fit:
+ * weights need ...", "... KV cache ..." / "... max seq len ...". */
+static enum search_prune prune_kind(const char *msg)
+{
+	if (strstr(msg, "does not fit: weights"))
+		return SEARCH_PRUNE_WEIGHTS;
+	if (strstr(msg, "KV cache") || strstr(msg, "max seq len") || strstr(msg, "KV pool"))
+		return SEARCH_PRUNE_KV;
+	return SEARCH_PRUNE_OTHER;
 }
 
 static void push(struct search_deploy **out, size_t *n, size_t *cap, const struct search_deploy *d)
@@ -43,25 +67,77 @@ static size_t pow2(int *v, int hi)
 	return n;
 }
 
-void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
-		      const struct search_space *sp, struct search_deploy **out, size_t *n)
+/* The axes after the layout, innermost: max_num_seqs, then
+ * max_num_batched_tokens, then MTP. */
+struct tail_axes {
+	int64_t mns[SEARCH_MAX_LIST], mnbt[SEARCH_MAX_LIST + 2];
+	int spec[SEARCH_MAX_LIST];
+	size_t nmns, nmnbt, nspec;
+};
+
+static void push_tail(struct search_deploy **out, size_t *n, size_t *cap, struct search_deploy d,
+		      const struct tail_axes *t)
 {
-	size_t cap = 0, b, it, ip, id, ie, iw, im;
+	size_t im, ib, is;
+
+	for (im = 0; im < t->nmns; im++)
+		for (ib = 0; ib < t->nmnbt; ib++)
+			for (is = 0; is < t->nspec; is++) {
+				d.max_num_seqs = t->mns[im];
+				d.max_num_batched_tokens = t->mnbt[ib];
+				d.spec_k = t->spec[is];
+				push(out, n, cap, &d);
+			}
+}
+
+void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
+		      const struct search_space *sp, const int64_t *default_mnbt, struct search_deploy **out,
+		      size_t *n)
+{
+	size_t cap = 0, b, eng, it, ip, id, ie, iw;
 	bool moe = m->n_experts > 0;
+	struct tail_axes t;
 
 	*out = NULL;
 	*n = 0;
-	for (b = 0; b < nb; b++) {
+	memset(&t, 0, sizeof(t));
+	if (sp->nmns) {
+		t.nmns = sp->nmns;
+		memcpy(t.mns, sp->mns, t.nmns * sizeof(int64_t));
+	} else {
+		t.nmns = 1;
+	}
+	if (sp->nspec) {
+		t.nspec = sp->nspec;
+		memcpy(t.spec, sp->spec_k, t.nspec * sizeof(int));
+	} else {
+		t.nspec = 1;
+		if (m->mtp_layers > 0)
+			t.spec[t.nspec++] = SEARCH_MTP_TOKENS;
+	}
+	for (b = 0; b < nb; b++)
+		for (eng = 0; eng < sp->nengine; eng++) {
 		const struct gpu_spec *g = budget[b].gpu;
 		int C = budget[b].count, tps[SEARCH_MAX_LIST], pps[SEARCH_MAX_LIST], dps[SEARCH_MAX_LIST];
 		/* TP stays inside one node's NVLink (8 GPUs on HGX boards): vLLM's
 		 * guidance is TP within a node, PP across nodes */
 		int node = g->gpus_per_node > 0 ? g->gpus_per_node : 8;
-		size_t ntp, npp, ndp, ndt, nmns;
+		size_t ntp, npp, ndp, ndt;
 		enum dtype dts[SEARCH_MAX_LIST];
-		int64_t mnss[SEARCH_MAX_LIST];
 		bool pp_default = sp->npp == 0;
 
+		if (sp->nmnbt) {
+			t.nmnbt = sp->nmnbt;
+			memcpy(t.mnbt, sp->mnbt, t.nmnbt * sizeof(int64_t));
+		} else {
+			int64_t def = default_mnbt[b * sp->nengine + eng];
+			t.nmnbt = 0;
+			t.mnbt[t.nmnbt++] = 0;
+			if (def != SEARCH_MNBT_ALT_LO)
+				t.mnbt[t.nmnbt++] = SEARCH_MNBT_ALT_LO;
+			if (def != SEARCH_MNBT_ALT_HI)
+				t.mnbt[t.nmnbt++] = SEARCH_MNBT_ALT_HI;
+		}
 		if (sp->ntp) {
 			ntp = sp->ntp;
 			memcpy(tps, sp->tp, ntp * sizeof(int));
@@ -78,8 +154,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 			ndp = sp->ndp;
 			memcpy(dps, sp->dp, ndp * sizeof(int));
 		} else {
-			ndp = moe ? pow2(dps, C) : 1;
-			dps[0] = 1;
+			ndp = pow2(dps, C);
 		}
 		if (sp->ndtype) {
 			ndt = sp->ndtype;
@@ -90,36 +165,31 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 			if (g->peak_flops[DT_FP8] > 0)
 				dts[ndt++] = DT_FP8;
 		}
-		if (sp->nmns) {
-			nmns = sp->nmns;
-			memcpy(mnss, sp->mns, nmns * sizeof(int64_t));
-		} else {
-			nmns = 1;
-			mnss[0] = 0;
-		}
 		for (iw = 0; iw < ndt; iw++)
 			for (it = 0; it < ntp; it++)
 				for (ip = 0; ip < npp; ip++)
 					for (id = 0; id < ndp; id++)
-						for (ie = 0; ie < (moe ? 2u : 1u); ie++)
-							for (im = 0; im < nmns; im++) {
-								struct search_deploy d;
-								int tp = tps[it], pp = pps[ip], dp = dps[id];
-								memset(&d, 0, sizeof(d));
-								if ((int64_t)tp * pp * dp > C)
-									continue;
-								/* by default PP only across full nodes */
-								if (pp_default && pp > 1 && tp != (C < node ? C : node))
-									continue;
-								if (ie == 1 && tp * dp == 1)
-									continue;
-								d.gpu = (int)b;
-								d.par = (struct parallel){.tp = tp, .pp = pp, .dp = dp, .ep = ie ? tp * dp : 1};
-								d.wdt = dts[iw];
-								d.max_num_seqs = mnss[im];
-								d.gpus = tp * pp * dp;
-								push(out, n, &cap, &d);
-							}
+						for (ie = 0; ie < (moe ? 2u : 1u); ie++) {
+							struct search_deploy d;
+							int tp = tps[it], pp = pps[ip], dp = dps[id];
+							memset(&d, 0, sizeof(d));
+							if ((int64_t)tp * pp * dp > C)
+								continue;
+							/* by default PP only across full nodes */
+							if (pp_default && pp > 1 && tp != (C < node ? C : node))
+								continue;
+							/* dense replicas: DP x TP, no PP beside them by default */
+							if (!moe && pp_default && dp > 1 && pp > 1)
+								continue;
+							if (ie == 1 && tp * dp == 1)
+								continue;
+							d.gpu = (int)b;
+							d.engine = (int)eng;
+							d.par = (struct parallel){.tp = tp, .pp = pp, .dp = dp, .ep = ie ? tp * dp : 1};
+							d.wdt = dts[iw];
+							d.gpus = tp * pp * dp;
+							push_tail(out, n, &cap, d, &t);
+						}
 		/* P/D: X prefill and Y decode workers of TP t each (EP over the
 		 * worker's GPUs for an MoE model) */
 		if (!sp->pd)
@@ -127,22 +197,21 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 		for (iw = 0; iw < ndt; iw++)
 			for (it = 0; it < ntp; it++)
 				for (int w = 2; w <= sp->pd_max_workers; w++)
-					for (int x = 1; x < w; x++)
-						for (im = 0; im < nmns; im++) {
-							struct search_deploy d;
-							int tp = tps[it];
-							memset(&d, 0, sizeof(d));
-							if ((int64_t)w * tp > C)
-								continue;
-							d.gpu = (int)b;
-							d.par = (struct parallel){.tp = tp, .pp = 1, .dp = 1, .ep = moe ? tp : 1};
-							d.wdt = dts[iw];
-							d.max_num_seqs = mnss[im];
-							d.pd_prefill = x;
-							d.pd_decode = w - x;
-							d.gpus = w * tp;
-							push(out, n, &cap, &d);
-						}
+					for (int x = 1; x < w; x++) {
+						struct search_deploy d;
+						int tp = tps[it];
+						memset(&d, 0, sizeof(d));
+						if ((int64_t)w * tp > C)
+							continue;
+						d.gpu = (int)b;
+						d.engine = (int)eng;
+						d.par = (struct parallel){.tp = tp, .pp = 1, .dp = 1, .ep = moe ? tp : 1};
+						d.wdt = dts[iw];
+						d.pd_prefill = x;
+						d.pd_decode = w - x;
+						d.gpus = w * tp;
+						push_tail(out, n, &cap, d, &t);
+					}
 	}
 }
 
@@ -158,7 +227,7 @@ static void first_sentence(char *s)
 int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
 		    struct search_outcome *out, struct err *e)
 {
-	struct scenario sc = in->base[d->gpu];
+	struct scenario sc = in->base[(size_t)d->gpu * in->nengine + (size_t)d->engine];
 	struct scenario_state st;
 	struct cap_result res;
 	struct sweep_result at;
@@ -177,8 +246,21 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	sc.wdt = d->wdt;
 	if (in->kv_follows_dtype)
 		sc.kvdt = d->wdt;
-	if (d->max_num_seqs > 0)
+	if (d->max_num_seqs > 0) {
 		sc.max_num_seqs = d->max_num_seqs;
+		sc.sglang_mrr_rule = false;
+	}
+	if (d->max_num_batched_tokens > 0)
+		sc.max_num_batched_tokens = d->max_num_batched_tokens;
+	if (d->spec_k > 0) {
+		/* MTP at the acceptance `run` takes by default: DeepSeek-V3
+		 * technical report (arXiv 2412.19437, sec. 5.4.3), 85-90 % */
+		memset(&sc.spec, 0, sizeof(sc.spec));
+		sc.spec.method = SPEC_MTP;
+		sc.spec.k = d->spec_k;
+		sc.spec.rate[0] = SEARCH_MTP_ACCEPT;
+		sc.spec.nrates = 1;
+	}
 	if (d->pd_prefill > 0) {
 		sc.pd_prefill = d->pd_prefill;
 		sc.pd_decode = d->pd_decode;
@@ -195,6 +277,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	if (rc < 0) {
 		/* refused at start-up: the deployment does not exist */
 		out->status = SEARCH_PRUNED;
+		out->prune = prune_kind(e->msg);
 		snprintf(out->reason, sizeof(out->reason), "%.300s", e->msg);
 		first_sentence(out->reason);
 		err_clear(e);
@@ -202,6 +285,13 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		goto out;
 	}
 	out->kv_blocks = st.mp.blocks;
+	if (strcmp(sc.engine, "sglang") == 0 && st.max_running_requests > 0)
+		out->max_num_seqs = st.max_running_requests;
+	/* the simulation scenario_prepare built is `run`'s; every probe below
+	 * makes its own, and this one's KV cache (all the blocks of every
+	 * replica) would stay resident beside theirs */
+	sim_free(st.sim);
+	st.sim = NULL;
 	/* coarse, then fine: a search on a quarter of the requests (at least
 	 * SEARCH_COARSE_MIN) to 5 % finds where the answer lies; the search on
 	 * the whole workload starts there instead of at 1 req/s, which skips

@@ -1,73 +1,11 @@
-/* sweep.c - simulate one point and lay out its long-format row.  Rows are
- * built as named columns first, so that CSV and JSONL carry the same keys
- * and an empty statistic is null in both (never 0). */
+/* sweep.c - simulate one point of a sweep (its row is written by
+ * out/sweepreport.c). */
 #include "servesim/sweep.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/version.h"
-
-/* Served and arrival rates in the arrival window after a warm-up, from
- * the per-request rows (engine.c's requests CSV: arrival_s is column 3,
- * status 8, e2e_ms 13): capacity.c's window, a quarter of the arrival span
- * or two mean E2Es (at most half of it).  Departures after the last
- * arrival are the drain, not a rate the load sustained. */
-static void window_rates(const char *buf, size_t len, double *served, double *arrivals)
-{
-	const char *q = buf, *end = buf + len;
-	double *arr = NULL, *done = NULL, first = INFINITY, last = -INFINITY, e2e_sum = 0, t1;
-	size_t n = 0, cap = 0, ncomp = 0, k, in_arr = 0, in_done = 0;
-
-	while (q < end) {
-		const char *nl = memchr(q, '\n', (size_t)(end - q));
-		size_t ll = nl ? (size_t)(nl - q) : (size_t)(end - q), nf = 0;
-		char line[512], *f[16], *save = NULL, *t;
-
-		if (ll < sizeof(line)) {
-			memcpy(line, q, ll);
-			line[ll] = '\0';
-			for (t = strtok_r(line, ",", &save); t && nf < 16; t = strtok_r(NULL, ",", &save))
-				f[nf++] = t;
-		}
-		q += ll + 1;
-		if (nf < 14)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			arr = xreallocarray(arr, cap, sizeof(*arr));
-			done = xreallocarray(done, cap, sizeof(*done));
-		}
-		arr[n] = strtod(f[3], NULL);
-		done[n] = NAN;
-		first = fmin(first, arr[n]);
-		last = fmax(last, arr[n]);
-		if (strcmp(f[8], "completed") == 0) {
-			double e2e = strtod(f[13], NULL) * 1e-3;
-			done[n] = arr[n] + e2e;
-			e2e_sum += e2e;
-			ncomp++;
-		}
-		n++;
-	}
-	*served = *arrivals = NAN;
-	if (ncomp > 0 && last > first) {
-		t1 = first + fmax(0.25 * (last - first), fmin(0.5 * (last - first), 2 * e2e_sum / (double)ncomp));
-		for (k = 0; k < n; k++) {
-			in_arr += arr[k] >= t1;
-			in_done += !isnan(done[k]) && done[k] >= t1 && done[k] <= last;
-		}
-		if (last > t1) {
-			*served = (double)in_done / (last - t1);
-			*arrivals = (double)in_arr / (last - t1);
-		}
-	}
-	free(arr);
-	free(done);
-}
+#include "servesim/out.h"
 
 int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, struct sweep_result *r,
 		   struct err *e)
@@ -75,24 +13,15 @@ int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, st
 	struct sim_cfg sc = st->sc;
 	struct sim *s = NULL;
 	const struct sim_totals *t;
-	char *buf = NULL;
-	size_t len = 0, k;
-	FILE *f;
-	double arrivals = NAN;
+	struct out_status os;
+	size_t k;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return err_set(e, SS_ERUNTIME, "sweep: cannot open a memory stream");
-	sc.requests_out = f;
+	sc.requests_out = NULL;
 	sc.step_log = NULL;
-	if ((rc = sim_new(&sc, &st->cost, wl, &s, e)) < 0 || (rc = sim_run(s, e)) < 0) {
-		sim_free(s);
-		fclose(f);
-		free(buf);
-		return rc;
-	}
+	if ((rc = sim_new(&sc, &st->cost, wl, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
+		goto out;
 	sim_summary(s, -1, &r->m);
 	t = sim_totals(s);
 	r->arrived = t->arrived;
@@ -101,262 +30,14 @@ int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, st
 		r->rejected += t->rejected[k];
 	r->preemptions = t->preemptions;
 	r->duration_s = (double)t->duration_ns * 1e-9;
-	sim_free(s);
-	fflush(f);
-	window_rates(buf, len, &r->served_rps, &arrivals);
-	fclose(f);
-	free(buf);
+	/* the status `run` prints (out/summary.c): one sustainability test */
+	if ((rc = out_status_sim(wl, s, &os, e)) < 0)
+		goto out;
 	r->offered_rps = wl->process == WL_POISSON || wl->process == WL_CONSTANT || wl->process == WL_GAMMA
 				 ? wl->rate : NAN;
-	if (r->completed == 0)
-		snprintf(r->status, sizeof(r->status), "no completions");
-	else if (!isnan(r->offered_rps) && wl->nstages == 0 && !isnan(r->served_rps) &&
-		 r->served_rps < SWEEP_SERVED_SHARE * (isnan(arrivals) ? r->offered_rps : arrivals))
-		snprintf(r->status, sizeof(r->status), "overloaded (offered %.4g, served %.4g req/s)",
-			 r->offered_rps, r->served_rps);
-	else
-		snprintf(r->status, sizeof(r->status), "ok");
-	return 0;
-}
-
-int sweep_fmt_parse(const char *s, enum sweep_fmt *f, struct err *e)
-{
-	if (strcmp(s, "csv") == 0)
-		*f = SWEEP_CSV;
-	else if (strcmp(s, "jsonl") == 0)
-		*f = SWEEP_JSONL;
-	else
-		return err_set(e, SS_EUSAGE, "--format must be csv or jsonl, got '%s'", s);
-	return 0;
-}
-
-void sweep_row_init(struct sweep_row *r)
-{
-	memset(r, 0, sizeof(*r));
-}
-
-static struct sweep_col *add(struct sweep_row *r, const char *key)
-{
-	struct sweep_col *c;
-
-	if (r->n == SWEEP_MAX_COLS)
-		BUG("sweep_row: too many columns");
-	c = &r->col[r->n++];
-	snprintf(c->key, sizeof(c->key), "%s", key);
-	return c;
-}
-
-void sweep_row_str(struct sweep_row *r, const char *key, const char *v)
-{
-	struct sweep_col *c = add(r, key);
-	c->kind = SWC_STR;
-	snprintf(c->s, sizeof(c->s), "%s", v);
-}
-
-void sweep_row_int(struct sweep_row *r, const char *key, int64_t v)
-{
-	struct sweep_col *c = add(r, key);
-	c->kind = SWC_INT;
-	c->i = v;
-}
-
-void sweep_row_num(struct sweep_row *r, const char *key, double v)
-{
-	struct sweep_col *c = add(r, key);
-	c->kind = isfinite(v) ? SWC_NUM : SWC_NULL;
-	c->x = v;
-}
-
-void sweep_row_null(struct sweep_row *r, const char *key)
-{
-	add(r, key)->kind = SWC_NULL;
-}
-
-static void row_dist(struct sweep_row *r, const char *pfx, const struct wl_dist *d)
-{
-	char k[40];
-
-	snprintf(k, sizeof(k), "%s_dist", pfx);
-	sweep_row_str(r, k, wl_dist_kind_name(d->kind));
-	snprintf(k, sizeof(k), "%s_a", pfx);
-	sweep_row_num(r, k, d->kind == WL_EMPIRICAL ? NAN : d->a);
-	snprintf(k, sizeof(k), "%s_b", pfx);
-	sweep_row_num(r, k, d->kind == WL_EMPIRICAL || d->kind == WL_FIXED ? NAN : d->b);
-	snprintf(k, sizeof(k), "%s_min", pfx);
-	sweep_row_int(r, k, d->min);
-	snprintf(k, sizeof(k), "%s_max", pfx);
-	sweep_row_int(r, k, d->max);
-}
-
-void sweep_row_scenario(struct sweep_row *r, const struct scenario *sc, const struct wl_spec *wl)
-{
-	sweep_row_str(r, "servesim_version", SERVESIM_VERSION);
-	sweep_row_str(r, "model", sc->model->id);
-	sweep_row_str(r, "gpu", sc->gpu->id);
-	sweep_row_str(r, "engine", sc->engine);
-	sweep_row_str(r, "engine_version", sc->engine_version);
-	sweep_row_int(r, "tp", sc->par.tp);
-	sweep_row_int(r, "pp", sc->par.pp);
-	sweep_row_int(r, "dp", sc->par.dp);
-	sweep_row_int(r, "ep", sc->par.ep);
-	sweep_row_int(r, "pd_prefill", sc->pd_prefill);
-	sweep_row_int(r, "pd_decode", sc->pd_decode);
-	sweep_row_str(r, "dtype", dtype_name(sc->wdt));
-	sweep_row_str(r, "kv_dtype", dtype_name(sc->kvdt));
-	sweep_row_int(r, "max_num_seqs", sc->max_num_seqs);
-	sweep_row_int(r, "max_num_batched_tokens", sc->max_num_batched_tokens);
-	sweep_row_int(r, "max_model_len", sc->max_model_len);
-	sweep_row_int(r, "block_size", sc->block_size);
-	sweep_row_int(r, "long_prefill_token_threshold", sc->long_prefill_token_threshold);
-	sweep_row_int(r, "total_kv_blocks_given", sc->total_kv_blocks);
-	sweep_row_num(r, "gpu_memory_utilization", sc->gpu_memory_utilization);
-	sweep_row_int(r, "prefix_caching", sc->prefix_caching);
-	sweep_row_str(r, "router", sc->router == ROUTER_ROUND_ROBIN ? "rr" : "lo");
-	sweep_row_int(r, "tier0_off_mask", (int64_t)sc->tier0_off);
-	sweep_row_int(r, "tier2", sc->tier2 != NULL);
-	sweep_row_num(r, "overhead_step_us", sc->ov.step_us);
-	sweep_row_num(r, "overhead_layer_us", sc->ov.layer_us);
-	sweep_row_num(r, "overhead_request_us", sc->ov.req_us);
-	sweep_row_num(r, "api_ttft_ms", sc->ov.api_ttft_ms);
-	sweep_row_num(r, "stream_token_us", sc->ov.stream_token_us);
-	sweep_row_num(r, "delivery_steps", sc->ov.delivery_steps);
-	sweep_row_str(r, "workload", wl->source);
-	sweep_row_str(r, "process", wl_process_name(wl->process));
-	sweep_row_num(r, "rate", wl->process == WL_CONCURRENCY ? NAN : wl->rate);
-	sweep_row_int(r, "concurrency", wl->concurrency);
-	sweep_row_int(r, "num_requests", wl->num_requests);
-	row_dist(r, "prompt", &wl->prompt);
-	row_dist(r, "output", &wl->output);
-	sweep_row_int(r, "seed", (int64_t)wl->seed);
-}
-
-static void row_stat(struct sweep_row *r, const char *name, const struct dist_summary *d, bool any)
-{
-	char k[40];
-
-	any = any && d->n > 0;
-	snprintf(k, sizeof(k), "%s_mean_ms", name);
-	sweep_row_num(r, k, any ? d->mean : NAN);
-	snprintf(k, sizeof(k), "%s_p50_ms", name);
-	sweep_row_num(r, k, any ? d->p50 : NAN);
-	snprintf(k, sizeof(k), "%s_p90_ms", name);
-	sweep_row_num(r, k, any ? d->p90 : NAN);
-	snprintf(k, sizeof(k), "%s_p99_ms", name);
-	sweep_row_num(r, k, any ? d->p99 : NAN);
-}
-
-void sweep_row_result(struct sweep_row *r, const struct sweep_result *res)
-{
-	bool any = res->completed > 0;
-
-	sweep_row_str(r, "status", res->status);
-	sweep_row_int(r, "arrived", (int64_t)res->arrived);
-	sweep_row_int(r, "completed", (int64_t)res->completed);
-	sweep_row_int(r, "rejected", (int64_t)res->rejected);
-	sweep_row_int(r, "preemptions", (int64_t)res->preemptions);
-	sweep_row_num(r, "duration_s", res->duration_s);
-	sweep_row_num(r, "offered_rps", res->offered_rps);
-	sweep_row_num(r, "served_rps", any ? res->served_rps : NAN);
-	sweep_row_num(r, "request_throughput_rps", any ? res->m.throughput_rps : NAN);
-	sweep_row_num(r, "output_tok_s", any ? res->m.output_tok_s : NAN);
-	sweep_row_num(r, "total_tok_s", any ? res->m.output_tok_s + res->m.input_tok_s : NAN);
-	row_stat(r, "ttft", &res->m.ttft_ms, any);
-	row_stat(r, "itl", &res->m.itl_ms, any);
-	row_stat(r, "tpot", &res->m.tpot_ms, any);
-	row_stat(r, "e2e", &res->m.e2e_ms, any);
-	row_stat(r, "queue", &res->m.queue_ms, any);
-}
-
-void sweep_row_template(struct sweep_row *r)
-{
-	struct model_cfg *m = xcalloc(1, sizeof(*m));
-	struct gpu_spec g;
-	struct wl_spec wl;
-	struct scenario sc;
-	struct sweep_result res;
-
-	memset(&g, 0, sizeof(g));
-	memset(&wl, 0, sizeof(wl));
-	memset(&res, 0, sizeof(res));
-	scenario_defaults(&sc, m, &g, &wl);
-	sweep_row_init(r);
-	sweep_row_scenario(r, &sc, &wl);
-	sweep_row_result(r, &res);
-	free(m);
-}
-
-static void csv_field(struct sbuf *o, const char *s)
-{
-	if (strpbrk(s, ",\"\n\r") == NULL) {
-		sb_puts(o, s);
-		return;
-	}
-	sb_putc(o, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			sb_putc(o, '"');
-		sb_putc(o, *s);
-	}
-	sb_putc(o, '"');
-}
-
-static void jsonl_string(struct sbuf *o, const char *s)
-{
-	sb_putc(o, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			sb_printf(o, "\\%c", c);
-		else if (c < 0x20)
-			sb_printf(o, "\\u%04x", c);
-		else
-			sb_putc(o, (char)c);
-	}
-	sb_putc(o, '"');
-}
-
-void sweep_row_header(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *out)
-{
-	size_t i;
-
-	if (f != SWEEP_CSV)
-		return;
-	for (i = 0; i < r->n; i++) {
-		if (i)
-			sb_putc(out, ',');
-		csv_field(out, r->col[i].key);
-	}
-	sb_putc(out, '\n');
-}
-
-void sweep_row_render(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *out)
-{
-	size_t i;
-
-	if (f == SWEEP_JSONL)
-		sb_putc(out, '{');
-	for (i = 0; i < r->n; i++) {
-		const struct sweep_col *c = &r->col[i];
-		if (i)
-			sb_puts(out, f == SWEEP_JSONL ? ", " : ",");
-		if (f == SWEEP_JSONL) {
-			jsonl_string(out, c->key);
-			sb_puts(out, ": ");
-		}
-		switch (c->kind) {
-		case SWC_NULL:
-			if (f == SWEEP_JSONL)
-				sb_puts(out, "null");
-			break;
-		case SWC_INT: sb_printf(out, "%lld", (long long)c->i); break;
-		case SWC_NUM: sb_printf(out, "%.9g", c->x); break;
-		case SWC_STR:
-			if (f == SWEEP_JSONL)
-				jsonl_string(out, c->s);
-			else
-				csv_field(out, c->s);
-			break;
-		}
-	}
-	sb_puts(out, f == SWEEP_JSONL ? "}\n" : "\n");
+	r->served_rps = os.served_rps;
+	out_status_line(&os, r->status, sizeof(r->status));
+out:
+	sim_free(s);
+	return rc;
 }

@@ -14,16 +14,19 @@
 void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 {
 	uint32_t cap = 16;
-	int32_t i;
 
 	memset(c, 0, sizeof(*c));
 	c->total = blocks;
 	c->caching = caching;
 	c->nfree = blocks;
-	c->names = xcalloc((size_t)blocks + 1, sizeof(int32_t));
-	for (i = 0; i < blocks; i++) /* names handed out 0, 1, 2, ... */
-		c->names[i] = blocks - 1 - i;
-	c->nnames = blocks;
+	/* names are handed out 0, 1, 2, ... as first needed, and a name's
+	 * watch slot is set then: a pool of millions of blocks (SGLang's
+	 * one-token pages on a large GPU) costs no memory for the blocks a run
+	 * never reaches (the arrays below are calloc'd, untouched pages stay
+	 * unmapped) */
+	c->names = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
+	c->nnames = 0;
+	c->fresh = 0;
 	c->blk = xcalloc((size_t)blocks + 1, sizeof(struct kvb));
 	/* a power of two, so that positions wrap with a mask, not a division */
 	c->ring_cap = 16;
@@ -35,8 +38,6 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	c->tab = xcalloc(cap, sizeof(*c->tab));
 	c->tmask = cap - 1;
 	c->watch = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
-	for (i = 0; i <= blocks; i++)
-		c->watch[i] = -1;
 	c->watch_cut = INT32_MAX;
 }
 
@@ -174,6 +175,18 @@ static int32_t evict(struct kvc *c, int32_t n)
 	return done;
 }
 
+/* An unused name: the last one returned, else the next never used. */
+static int32_t name_take(struct kvc *c)
+{
+	int32_t b;
+
+	if (c->nnames > 0)
+		return c->names[--c->nnames];
+	b = c->fresh++;
+	c->watch[b] = -1;
+	return b;
+}
+
 /* n physical blocks for a new holder: free ones first, then evictions. */
 static void take_physical(struct kvc *c, int32_t n)
 {
@@ -189,7 +202,7 @@ int32_t kvc_alloc_named(struct kvc *c)
 	int32_t b;
 
 	take_physical(c, 1);
-	b = c->names[--c->nnames];
+	b = name_take(c);
 	c->blk[b].ref = 1;
 	c->blk[b].hash = 0;
 	return b;
@@ -203,7 +216,7 @@ void kvc_alloc_anon(struct kvc *c, int32_t n)
 
 int32_t kvc_name_anon(struct kvc *c)
 {
-	int32_t b = c->names[--c->nnames];
+	int32_t b = name_take(c);
 
 	c->anon_used--;
 	c->blk[b].ref = 1;
@@ -301,8 +314,9 @@ bool kvc_check(const struct kvc *c, char *why, int n)
 			 named_used, c->anon_used, c->nfree, c->nevict, c->total);
 		return false;
 	}
-	if (nnamed + c->nnames != c->total) {
-		snprintf(why, (size_t)n, "%d names in use + %d unused != %d", nnamed, c->nnames, c->total);
+	if (nnamed + c->nnames + (c->total - c->fresh) != c->total) {
+		snprintf(why, (size_t)n, "%d names in use + %d returned + %d never used != %d", nnamed, c->nnames,
+			 c->total - c->fresh, c->total);
 		return false;
 	}
 	for (b = 0, live = 0; b < c->total; b++)

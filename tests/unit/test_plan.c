@@ -203,7 +203,7 @@ static void test_prices(void)
 static void test_launch(void)
 {
 	struct launch_in in = {"deepseek-ai/DeepSeek-V3", "fp8", {.tp = 4, .pp = 1, .dp = 2, .ep = 8},
-			       DT_FP8, DT_FP8, 256, 0, 0, true};
+			       DT_FP8, DT_FP8, 256, 0, 0, 0, 0, true};
 	struct sbuf sb;
 
 	sb_init(&sb);
@@ -213,11 +213,38 @@ static void test_launch(void)
 	      "vLLM, attention DP + EP, fp8 checkpoint: %s", sb.buf);
 	sb_reset(&sb);
 	launch_sglang(&in, &sb);
-	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 2 "
+	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp-size 2 "
 			     "--enable-dp-attention --ep-size 8 --kv-cache-dtype fp8_e4m3 --max-running-requests 256\n") == 0,
 	      "SGLang: --tp counts all GPUs with DP attention: %s", sb.buf);
+	/* MTP and a prefill chunk: vLLM's --speculative-config, SGLang's
+	 * EAGLE-style MTP flags (K steps, top-k 1, K + 1 draft tokens) */
+	in.spec_k = 1;
+	in.max_num_batched_tokens = 2048;
+	sb_reset(&sb);
+	launch_vllm(&in, &sb);
+	CHECK(strstr(sb.buf, " --max-num-batched-tokens 2048 --speculative-config "
+			     "'{\"method\":\"mtp\",\"num_speculative_tokens\":1}'\n") != NULL,
+	      "vLLM MTP and max-num-batched-tokens: %s", sb.buf);
+	sb_reset(&sb);
+	launch_sglang(&in, &sb);
+	CHECK(strstr(sb.buf, " --chunked-prefill-size 2048 --speculative-algorithm EAGLE --speculative-num-steps 1 "
+			     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 2\n") != NULL,
+	      "SGLang MTP and chunked-prefill-size: %s", sb.buf);
+	/* dense replicas: --data-parallel-size / --dp-size, no DP attention */
+	in = (struct launch_in){"meta-llama/Llama-3.1-8B-Instruct", "", {.tp = 1, .pp = 1, .dp = 4, .ep = 1},
+				DT_BF16, DT_BF16, 1024, 8192, 0, 0, 0, false};
+	sb_reset(&sb);
+	launch_vllm(&in, &sb);
+	CHECK(strcmp(sb.buf, "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1 "
+			     "--data-parallel-size 4 --max-num-seqs 1024 --max-num-batched-tokens 8192\n") == 0,
+	      "vLLM dense DP replicas: %s", sb.buf);
+	sb_reset(&sb);
+	launch_sglang(&in, &sb);
+	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 1 "
+			     "--dp-size 4 --max-running-requests 1024 --chunked-prefill-size 8192\n") == 0,
+	      "SGLang dense DP replicas: %s", sb.buf);
 	in = (struct launch_in){"meta-llama/Llama-3.1-70B-Instruct", "", {.tp = 2, .pp = 1, .dp = 1, .ep = 1},
-				DT_FP8, DT_BF16, 1024, 1, 2, false};
+				DT_FP8, DT_BF16, 1024, 0, 0, 1, 2, false};
 	sb_reset(&sb);
 	launch_vllm(&in, &sb);
 	CHECK(strstr(sb.buf, "--quantization fp8") && strstr(sb.buf, "NixlConnector") &&
@@ -238,9 +265,10 @@ static void test_enumerate(void)
 	struct search_space sp;
 	struct search_gpu b[1];
 	struct search_deploy *d;
-	size_t n, i, npd = 0;
+	size_t n, i, npd = 0, ndp = 0;
 	bool ok = true;
 	struct err e;
+	int64_t defmnbt[2] = {8192, 8192};
 
 	if (registry_load_model(&reg, "llama-3.1-70b", dense, &e) < 0 ||
 	    registry_load_model(&reg, "deepseek-v3", moe, &e) < 0 || gpu_find(&db, "h100", &h100, &e) < 0 ||
@@ -250,23 +278,55 @@ static void test_enumerate(void)
 		free(moe);
 		return;
 	}
+	/* one engine, its default prefill chunk, no MTP: the layouts alone */
 	search_space_defaults(&sp);
+	sp.nengine = 1;
+	sp.nmnbt = 1;
+	sp.mnbt[0] = 0;
 	b[0] = (struct search_gpu){h100, 8, 3};
-	search_enumerate(dense, b, 1, &sp, &d, &n);
-	/* dense on 8: dtype {bf16, fp8} x TP {1,2,4,8} (PP 1, DP 1, EP 1) =
-	 * 8, plus P/D: TP 1 with X+Y in 2..4 (6 splits), TP 2 (6), TP 4 (1)
-	 * = 13 per dtype = 26; 34 in all */
-	CHECK(n == 34, "Llama-3.1-70B on 8 H100: 34 deployments (%zu)", n);
+	search_enumerate(dense, b, 1, &sp, defmnbt, &d, &n);
+	/* dense on 8: dtype {bf16, fp8} x (TP, DP) with TP x DP <= 8: TP 1
+	 * DP 1,2,4,8, TP 2 DP 1,2,4, TP 4 DP 1,2, TP 8 = 10 (PP 1, EP 1),
+	 * plus P/D: TP 1 with X+Y in 2..4 (6 splits), TP 2 (6), TP 4 (1) = 13
+	 * per dtype; 46 in all */
+	CHECK(n == 46, "Llama-3.1-70B on 8 H100: 46 deployments (%zu)", n);
 	for (i = 0; i < n; i++) {
-		ok = ok && d[i].gpus <= 8 && d[i].par.dp == 1 && d[i].par.ep == 1 && d[i].par.pp == 1;
+		ok = ok && d[i].gpus <= 8 && d[i].par.ep == 1 && d[i].par.pp == 1 &&
+		     d[i].gpus == (d[i].pd_prefill ? (d[i].pd_prefill + d[i].pd_decode) * d[i].par.tp
+						  : d[i].par.tp * d[i].par.dp);
 		npd += d[i].pd_prefill > 0;
+		ndp += d[i].par.dp > 1;
 	}
-	CHECK(ok, "dense: DP 1, EP 1, PP 1 within one node, at most 8 GPUs");
+	CHECK(ok, "dense: EP 1, PP 1 within one node, DP x TP <= 8 GPUs");
 	CHECK(npd == 26, "26 P/D splits (%zu)", npd);
+	CHECK(ndp == 12, "12 with DP replicas (%zu)", ndp);
 	free(d);
+	/* the default space: both engines, three prefill chunks where the
+	 * engine's default is neither alternative */
+	search_space_defaults(&sp);
+	search_enumerate(dense, b, 1, &sp, defmnbt, &d, &n);
+	CHECK(n == 46 * 2 * 3, "default space: 46 layouts x 2 engines x 3 max_num_batched_tokens (%zu)", n);
+	CHECK(n >= 6 && d[0].engine == 0 && d[0].max_num_batched_tokens == 0 &&
+		      d[1].max_num_batched_tokens == SEARCH_MNBT_ALT_LO && d[2].max_num_batched_tokens == SEARCH_MNBT_ALT_HI &&
+		      d[n - 1].engine == 1 && d[0].spec_k == 0,
+	      "order: engine outermost after the GPU, max_num_batched_tokens inner, no MTP on a model without it");
+	free(d);
+	{
+		/* an alternative equal to the engine's default is left out */
+		int64_t def2[2] = {SEARCH_MNBT_ALT_LO, SEARCH_MNBT_ALT_HI};
+		search_enumerate(dense, b, 1, &sp, def2, &d, &n);
+		CHECK(n == 46 * 2 * 2, "no duplicate of the default chunk (%zu)", n);
+		free(d);
+	}
+	search_space_defaults(&sp);
+	sp.nengine = 1;
+	sp.nmnbt = 1;
+	sp.mnbt[0] = 0;
+	sp.nspec = 1;
+	sp.spec_k[0] = 0;
 	sp.pd = false;
 	b[0] = (struct search_gpu){h200, 16, 4};
-	search_enumerate(moe, b, 1, &sp, &d, &n);
+	search_enumerate(moe, b, 1, &sp, defmnbt, &d, &n);
 	/* MoE on 16, no P/D: (TP, DP) with TP x DP <= 16 and TP <= 8: TP1 DP
 	 * 1..16 (5), TP2 1..8 (4), TP4 1..4 (3), TP8 1..2 (2), + TP8 PP2 (1)
 	 * = 15; EP off or TP x DP (not for 1 GPU): 29; x 2 dtypes = 58 */
@@ -278,6 +338,13 @@ static void test_enumerate(void)
 		     (d[i].par.pp == 1 || d[i].par.tp == 8);
 	CHECK(ok, "MoE: GPUs = TP x PP x DP <= 16, EP off or TP x DP, PP only at TP 8");
 	free(d);
+	/* DeepSeek-V3 has an MTP module: MTP off and on by default */
+	sp.nspec = 0;
+	search_enumerate(moe, b, 1, &sp, defmnbt, &d, &n);
+	CHECK(n == 116 && d[0].spec_k == 0 && d[1].spec_k == SEARCH_MTP_TOKENS,
+	      "MTP off and K = %d for a model with num_nextn_predict_layers (%zu)", SEARCH_MTP_TOKENS, n);
+	free(d);
+	sp.nspec = 1;
 	sp.ntp = 1;
 	sp.tp[0] = 8;
 	sp.ndp = 1;
@@ -287,7 +354,7 @@ static void test_enumerate(void)
 	sp.mns[1] = 256;
 	sp.ndtype = 1;
 	sp.dtype[0] = DT_FP8;
-	search_enumerate(moe, b, 1, &sp, &d, &n);
+	search_enumerate(moe, b, 1, &sp, defmnbt, &d, &n);
 	/* TP 8: PP 1, 2; EP off, 8 (PP 1) or 8 (PP 2); x 2 max_num_seqs */
 	CHECK(n == 8 && d[0].max_num_seqs == 64 && d[1].max_num_seqs == 256 && d[0].wdt == DT_FP8,
 	      "lists narrow the space: TP 8, fp8, max_num_seqs 64,256 (%zu)", n);
@@ -371,6 +438,7 @@ static void test_evaluate(void)
 	in.wl = &wl;
 	in.cc = &cc;
 	in.kv_follows_dtype = true;
+	in.nengine = 1;
 	memset(&d, 0, sizeof(d));
 	d.par = (struct parallel){.tp = 1, .pp = 1, .dp = 1, .ep = 1};
 	d.wdt = DT_BF16;
@@ -384,9 +452,20 @@ static void test_evaluate(void)
 	CHECK(search_gpus_for_rate(&o, 2.5 * o.max_rate) == 3, "2.5 x capacity needs 3 GPUs");
 	CHECK(search_evaluate(&in, &d, 3.0, &o2, &e) == 0 && memcmp(&o, &o2, sizeof(o)) == 0,
 	      "evaluation is a pure function (same record bytes)");
+	/* two replicas behind the router: a higher rate over two GPUs (less
+	 * than twice in a 300-request run, whose warm-up hides part of it) */
+	d.par.dp = 2;
+	d.gpus = 2;
+	CHECK(search_evaluate(&in, &d, 3.0, &o2, &e) == 0 && o2.status == SEARCH_OK, "8B DP 2 ranked");
+	CHECK(o2.max_rate > 1.15 * o.max_rate && o2.max_rate < 2.4 * o.max_rate, "DP 2: %.4g req/s vs %.4g",
+	      o2.max_rate, o.max_rate);
+	CHECK_REL(o2.tok_s_gpu, o2.out_tok_s / 2, 1e-12, "tokens/s/GPU over both replicas' GPUs");
+	d.par.dp = 1;
+	d.gpus = 1;
 	scenario_defaults(&base[0], big, g, &wl);
 	CHECK(search_evaluate(&in, &d, NAN, &o, &e) == 0 && o.status == SEARCH_PRUNED, "70B bf16 on 1 GPU pruned");
 	CHECK_STR_CONTAINS(o.reason, "does not fit", "reason");
+	CHECK(o.prune == SEARCH_PRUNE_WEIGHTS, "pruned for the weights (%s)", search_prune_name(o.prune));
 	free(m);
 	free(big);
 }
