@@ -24,13 +24,6 @@
 /* What to enumerate; an empty list takes the default. */
 #define SEARCH_MAX_ENGINES 2
 
-/* max_num_batched_tokens (SGLang: chunked_prefill_size) tried beside the
- * engine's default when none is given: a quarter and twice vLLM's 8192 on
- * large GPUs.  A smaller prefill chunk shortens the decode stalls a long
- * prompt causes (ITL), a larger one finishes prompts in fewer steps (TTFT,
- * throughput): vLLM's optimization guide on chunked prefill. */
-#define SEARCH_MNBT_ALT_LO 2048
-#define SEARCH_MNBT_ALT_HI 16384
 /* MTP draft tokens of the "on" point: DeepSeek-V3 trains one MTP module
  * (num_nextn_predict_layers 1, arXiv 2412.19437 sec. 2.2) */
 #define SEARCH_MTP_TOKENS 1
@@ -48,8 +41,7 @@ struct search_space {
 	size_t ndtype;
 	int64_t mns[SEARCH_MAX_LIST];   /* max_num_seqs; none given: the engine's default */
 	size_t nmns;
-	int64_t mnbt[SEARCH_MAX_LIST];  /* none given: the engine's default (0) and the two
-					 * SEARCH_MNBT_ALT values */
+	int64_t mnbt[SEARCH_MAX_LIST];  /* none given: the engine's default (0) only */
 	size_t nmnbt;
 	int spec_k[SEARCH_MAX_LIST];    /* MTP draft tokens, 0 off; none given: 0 and
 					 * SEARCH_MTP_TOKENS for a model with MTP modules */
@@ -79,12 +71,9 @@ struct search_deploy {
 };
 
 /* Every candidate, in a fixed order (GPU, engine, P/D last, dtype, TP, PP,
- * DP, EP, max_num_seqs, max_num_batched_tokens, MTP).  An alternative
- * max_num_batched_tokens equal to the engine's default on that GPU
- * (default_mnbt[gpu * nengine + engine]) is left out.  *out heap-owned. */
+ * DP, EP, max_num_seqs, max_num_batched_tokens, MTP).  *out heap-owned. */
 void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
-		      const struct search_space *sp, const int64_t *default_mnbt, struct search_deploy **out,
-		      size_t *n);
+		      const struct search_space *sp, struct search_deploy **out, size_t *n);
 
 enum search_status { SEARCH_OK, SEARCH_PRUNED, SEARCH_NO_RATE };
 /* Why a deployment was pruned, from the start-up message. */

@@ -49,8 +49,8 @@ static const char search_usage[] =
 	"  --dtype LIST              weight dtypes (default bf16, and fp8 where the GPU has it);\n"
 	"                            the KV cache follows unless --kv-dtype is given\n"
 	"  --max-num-seqs LIST       engine limits to try (default: the engine's)\n"
-	"  --max-num-batched-tokens LIST  (SGLang: chunked_prefill_size; default: the engine's,\n"
-	"                            2048 and 16384)\n"
+	"  --max-num-batched-tokens LIST  (SGLang: chunked_prefill_size; default: the engine's;\n"
+	"                            a list, e.g. 2048,8192,16384, compares them)\n"
 	"  --speculative-tokens LIST MTP draft tokens, 0 = off (default 0,1 for a model with MTP\n"
 	"                            modules, e.g. DeepSeek-V3; acceptance 0.85 as servesim run)\n"
 	"  --no-pd                   no P/D splits (default: XpYd with X + Y <= 4, workers of\n"
@@ -323,7 +323,6 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct scenflags_ctx x[8 * SEARCH_MAX_ENGINES];
 	struct scenario base[8 * SEARCH_MAX_ENGINES];
 	struct search_gpu budget[8];
-	int64_t def_mnbt[8 * SEARCH_MAX_ENGINES];
 	struct prices prices;
 	struct search_deploy *dep = NULL;
 	struct search_outcome *res = NULL;
@@ -404,7 +403,6 @@ int cmd_search(int argc, char **argv, struct err *e)
 		if ((rc = scenflags_build(&f, &wl, &x[i], &base[i], e)) < 0)
 			goto out;
 		x[i].notes[0] = '\0';
-		def_mnbt[i] = base[i].max_num_batched_tokens;
 		if (i % o.sp.nengine)
 			continue;
 		budget[gi].gpu = x[i].gpu;
@@ -468,7 +466,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 			goto out;
 		base[i].mfu_cache = cache;
 	}
-	search_enumerate(x[0].model, budget, o.ngpu, &o.sp, def_mnbt, &dep, &ndep);
+	search_enumerate(x[0].model, budget, o.ngpu, &o.sp, &dep, &ndep);
 	if (ndep == 0) {
 		rc = err_set(e, SS_EUSAGE, "search: no deployment fits the budget and the lists given");
 		goto out;

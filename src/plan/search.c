@@ -91,7 +91,7 @@ static void push_tail(struct search_deploy **out, size_t *n, size_t *cap, struct
 }
 
 void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
-		      const struct search_space *sp, const int64_t *default_mnbt, struct search_deploy **out,
+		      const struct search_space *sp, struct search_deploy **out,
 		      size_t *n)
 {
 	size_t cap = 0, b, eng, it, ip, id, ie, iw;
@@ -130,13 +130,10 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 			t.nmnbt = sp->nmnbt;
 			memcpy(t.mnbt, sp->mnbt, t.nmnbt * sizeof(int64_t));
 		} else {
-			int64_t def = default_mnbt[b * sp->nengine + eng];
-			t.nmnbt = 0;
-			t.mnbt[t.nmnbt++] = 0;
-			if (def != SEARCH_MNBT_ALT_LO)
-				t.mnbt[t.nmnbt++] = SEARCH_MNBT_ALT_LO;
-			if (def != SEARCH_MNBT_ALT_HI)
-				t.mnbt[t.nmnbt++] = SEARCH_MNBT_ALT_HI;
+			/* the engine's default only: each alternative would
+			 * multiply the search (--max-num-batched-tokens LIST) */
+			t.nmnbt = 1;
+			t.mnbt[0] = 0;
 		}
 		if (sp->ntp) {
 			ntp = sp->ntp;

@@ -319,7 +319,8 @@ bool kvc_check(const struct kvc *c, char *why, int n)
 			 c->total - c->fresh, c->total);
 		return false;
 	}
-	for (b = 0, live = 0; b < c->total; b++)
+	/* only names handed out have a watch slot (name_take sets it) */
+	for (b = 0, live = 0; b < c->fresh; b++)
 		live += c->watch[b] >= 0;
 	if (live != c->nwatched) {
 		snprintf(why, (size_t)n, "%d watched blocks, counter says %d", live, c->nwatched);

@@ -268,7 +268,6 @@ static void test_enumerate(void)
 	size_t n, i, npd = 0, ndp = 0;
 	bool ok = true;
 	struct err e;
-	int64_t defmnbt[2] = {8192, 8192};
 
 	if (registry_load_model(&reg, "llama-3.1-70b", dense, &e) < 0 ||
 	    registry_load_model(&reg, "deepseek-v3", moe, &e) < 0 || gpu_find(&db, "h100", &h100, &e) < 0 ||
@@ -284,7 +283,7 @@ static void test_enumerate(void)
 	sp.nmnbt = 1;
 	sp.mnbt[0] = 0;
 	b[0] = (struct search_gpu){h100, 8, 3};
-	search_enumerate(dense, b, 1, &sp, defmnbt, &d, &n);
+	search_enumerate(dense, b, 1, &sp, &d, &n);
 	/* dense on 8: dtype {bf16, fp8} x (TP, DP) with TP x DP <= 8: TP 1
 	 * DP 1,2,4,8, TP 2 DP 1,2,4, TP 4 DP 1,2, TP 8 = 10 (PP 1, EP 1),
 	 * plus P/D: TP 1 with X+Y in 2..4 (6 splits), TP 2 (6), TP 4 (1) = 13
@@ -301,23 +300,24 @@ static void test_enumerate(void)
 	CHECK(npd == 26, "26 P/D splits (%zu)", npd);
 	CHECK(ndp == 12, "12 with DP replicas (%zu)", ndp);
 	free(d);
-	/* the default space: both engines, three prefill chunks where the
-	 * engine's default is neither alternative */
+	/* the default space: both engines, each at its default prefill chunk */
 	search_space_defaults(&sp);
-	search_enumerate(dense, b, 1, &sp, defmnbt, &d, &n);
-	CHECK(n == 46 * 2 * 3, "default space: 46 layouts x 2 engines x 3 max_num_batched_tokens (%zu)", n);
-	CHECK(n >= 6 && d[0].engine == 0 && d[0].max_num_batched_tokens == 0 &&
-		      d[1].max_num_batched_tokens == SEARCH_MNBT_ALT_LO && d[2].max_num_batched_tokens == SEARCH_MNBT_ALT_HI &&
-		      d[n - 1].engine == 1 && d[0].spec_k == 0,
-	      "order: engine outermost after the GPU, max_num_batched_tokens inner, no MTP on a model without it");
+	search_enumerate(dense, b, 1, &sp, &d, &n);
+	CHECK(n == 46 * 2, "default space: 46 layouts x 2 engines (%zu)", n);
+	CHECK(n >= 2 && d[0].engine == 0 && d[0].max_num_batched_tokens == 0 && d[n - 1].engine == 1 &&
+		      d[0].spec_k == 0,
+	      "order: engine outermost after the GPU, the engine's chunk, no MTP on a model without it");
 	free(d);
-	{
-		/* an alternative equal to the engine's default is left out */
-		int64_t def2[2] = {SEARCH_MNBT_ALT_LO, SEARCH_MNBT_ALT_HI};
-		search_enumerate(dense, b, 1, &sp, def2, &d, &n);
-		CHECK(n == 46 * 2 * 2, "no duplicate of the default chunk (%zu)", n);
-		free(d);
-	}
+	/* a list of prefill chunks multiplies the space, innermost but MTP */
+	sp.nmnbt = 3;
+	sp.mnbt[0] = 2048;
+	sp.mnbt[1] = 8192;
+	sp.mnbt[2] = 16384;
+	search_enumerate(dense, b, 1, &sp, &d, &n);
+	CHECK(n == 46 * 2 * 3 && d[0].max_num_batched_tokens == 2048 && d[1].max_num_batched_tokens == 8192 &&
+		      d[2].max_num_batched_tokens == 16384,
+	      "--max-num-batched-tokens 2048,8192,16384: 46 x 2 x 3 in that order (%zu)", n);
+	free(d);
 	search_space_defaults(&sp);
 	sp.nengine = 1;
 	sp.nmnbt = 1;
@@ -326,7 +326,7 @@ static void test_enumerate(void)
 	sp.spec_k[0] = 0;
 	sp.pd = false;
 	b[0] = (struct search_gpu){h200, 16, 4};
-	search_enumerate(moe, b, 1, &sp, defmnbt, &d, &n);
+	search_enumerate(moe, b, 1, &sp, &d, &n);
 	/* MoE on 16, no P/D: (TP, DP) with TP x DP <= 16 and TP <= 8: TP1 DP
 	 * 1..16 (5), TP2 1..8 (4), TP4 1..4 (3), TP8 1..2 (2), + TP8 PP2 (1)
 	 * = 15; EP off or TP x DP (not for 1 GPU): 29; x 2 dtypes = 58 */
@@ -340,7 +340,7 @@ static void test_enumerate(void)
 	free(d);
 	/* DeepSeek-V3 has an MTP module: MTP off and on by default */
 	sp.nspec = 0;
-	search_enumerate(moe, b, 1, &sp, defmnbt, &d, &n);
+	search_enumerate(moe, b, 1, &sp, &d, &n);
 	CHECK(n == 116 && d[0].spec_k == 0 && d[1].spec_k == SEARCH_MTP_TOKENS,
 	      "MTP off and K = %d for a model with num_nextn_predict_layers (%zu)", SEARCH_MTP_TOKENS, n);
 	free(d);
@@ -354,7 +354,7 @@ static void test_enumerate(void)
 	sp.mns[1] = 256;
 	sp.ndtype = 1;
 	sp.dtype[0] = DT_FP8;
-	search_enumerate(moe, b, 1, &sp, defmnbt, &d, &n);
+	search_enumerate(moe, b, 1, &sp, &d, &n);
 	/* TP 8: PP 1, 2; EP off, 8 (PP 1) or 8 (PP 2); x 2 max_num_seqs */
 	CHECK(n == 8 && d[0].max_num_seqs == 64 && d[1].max_num_seqs == 256 && d[0].wdt == DT_FP8,
 	      "lists narrow the space: TP 8, fp8, max_num_seqs 64,256 (%zu)", n);
