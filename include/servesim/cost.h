@@ -110,7 +110,7 @@ struct cost_model {
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */
 	/* where each component's cost comes from, for the run header */
-	char src[COST_SRC__COUNT][400];
+	char src[COST_SRC__COUNT][512];
 	/* attention-DP (an MoE model with p.dp > 1): DP ranks step together
 	 * and share the MoE layers, so the routed experts and the EP
 	 * dispatch/combine are priced at the tokens of all ranks (moe_s,
