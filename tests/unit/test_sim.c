@@ -93,6 +93,22 @@ static void trace_spec(struct wl_spec *w, const char *rows)
 /* The summary of run()'s last simulation (stage -1). */
 static struct metric_set run_sum;
 
+/* Poisson arrivals, prompts normal(300, 100), outputs uniform in [lo, hi]. */
+static void poisson_spec(struct wl_spec *w, double rate, int64_t n, double lo, double hi, uint64_t seed)
+{
+	wl_spec_defaults(w);
+	w->process = WL_POISSON;
+	w->rate = rate;
+	w->num_requests = n;
+	w->prompt.kind = WL_NORMAL;
+	w->prompt.a = 300;
+	w->prompt.b = 100;
+	w->output.kind = WL_UNIFORM;
+	w->output.a = lo;
+	w->output.b = hi;
+	w->seed = seed;
+}
+
 /* Run to completion, capturing the step log and per-request CSV. */
 static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
 	       char **log, char **csv, struct sim_totals *tot)
@@ -499,17 +515,7 @@ static void test_determinism_and_storm(const struct model_cfg *m)
 
 	make_cost(&c, m, 512, 64, 0);
 	base_cfg(&sc, 512, 64, 2000);
-	wl_spec_defaults(&w);
-	w.process = WL_POISSON;
-	w.rate = 30;
-	w.num_requests = 300;
-	w.prompt.kind = WL_NORMAL;
-	w.prompt.a = 300;
-	w.prompt.b = 100;
-	w.output.kind = WL_UNIFORM;
-	w.output.a = 10;
-	w.output.b = 200;
-	w.seed = 11;
+	poisson_spec(&w, 30, 300, 10, 200, 11);
 	run(&sc, &c, &w, &l1, &c1, &t1);
 	run(&sc, &c, &w, &l2, &c2, &t2);
 	CHECK(strcmp(c1, c2) == 0 && strcmp(l1, l2) == 0, "same seed: byte-identical CSV and step log");
@@ -952,17 +958,7 @@ static void test_hist_percentiles(const struct model_cfg *m)
 	make_cost(&c, m, 512, 64, 0);
 	base_cfg(&sc, 512, 64, 4000);
 	sc.check_invariants = false;
-	wl_spec_defaults(&w);
-	w.process = WL_POISSON;
-	w.rate = 20;
-	w.num_requests = 3000;
-	w.prompt.kind = WL_NORMAL;
-	w.prompt.a = 300;
-	w.prompt.b = 100;
-	w.output.kind = WL_UNIFORM;
-	w.output.a = 10;
-	w.output.b = 200;
-	w.seed = 5;
+	poisson_spec(&w, 20, 3000, 10, 200, 5);
 	sc.exact_max = 700;
 	sc.exact_percentiles = true;
 	ok &= sim_new(&sc, &c, &w, &s1, &e) == 0 && sim_run(s1, &e) == 0;
@@ -1123,17 +1119,7 @@ static void test_pooled_itl_replay(const struct model_cfg *m)
 		make_cost(&c, m, 512, 64, COST_H2);
 		base_cfg(&sc, 512, 64, mode ? 60 : 4000);
 		sc.prefix_caching = false;
-		wl_spec_defaults(&w);
-		w.process = WL_POISSON;
-		w.rate = 8;
-		w.num_requests = 300;
-		w.prompt.kind = WL_NORMAL;
-		w.prompt.a = 300;
-		w.prompt.b = 100;
-		w.output.kind = WL_UNIFORM;
-		w.output.a = 2;
-		w.output.b = 200;
-		w.seed = 7;
+		poisson_spec(&w, 8, 300, 2, 200, 7);
 		CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 300 && (mode == 0 || t.preemptions > 0),
 		      "replay run %d: %llu preemptions", mode, (unsigned long long)t.preemptions);
 		/* id, replica, stage, arrival_s, prompt, ... */
@@ -1229,17 +1215,7 @@ static void test_segments(const struct model_cfg *m)
 	struct err e;
 
 	make_cost(&c, m, 2048, 64, 0);
-	wl_spec_defaults(&w);
-	w.process = WL_POISSON;
-	w.rate = 8;
-	w.num_requests = 300;
-	w.prompt.kind = WL_NORMAL;
-	w.prompt.a = 300;
-	w.prompt.b = 100;
-	w.output.kind = WL_UNIFORM;
-	w.output.a = 10;
-	w.output.b = 300;
-	w.seed = 5;
+	poisson_spec(&w, 8, 300, 10, 300, 5);
 	base_cfg(&sc, 2048, 64, 4000);
 	seg_compare("open loop", &sc, &c, &w);
 	base_cfg(&sc, 512, 64, 60);
