@@ -3,6 +3,7 @@
 #ifndef SERVESIM_STATS_H
 #define SERVESIM_STATS_H
 #include <stddef.h>
+#include <stdint.h>
 
 struct dist_summary {
 	size_t n;
@@ -14,5 +15,10 @@ struct dist_summary {
 void stats_summarise(float *x, size_t n, struct dist_summary *out);
 /* Percentile p in [0,1] of a sorted array. */
 double stats_percentile_sorted(const float *x, size_t n, double p);
+/* Percentile p in [0,1] of n values known through their k-th smallest
+ * (order_stat(ctx, k), k 0-based), interpolated as above; `last` for a
+ * position at or past the largest.  n > 0. */
+double stats_percentile_order(uint64_t n, double p, double last,
+			      double (*order_stat)(const void *ctx, uint64_t k), const void *ctx);
 
 #endif

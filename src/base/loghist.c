@@ -112,8 +112,9 @@ void loghist_merge(struct loghist *dst, const struct loghist *src)
 }
 
 /* The k-th smallest value (0-based), to the bucket. */
-static double order_stat(const struct loghist *h, uint64_t k)
+static double order_stat(const void *ctx, uint64_t k)
 {
+	const struct loghist *h = ctx;
 	uint64_t seen = 0;
 	size_t i;
 
@@ -136,21 +137,7 @@ static double order_stat(const struct loghist *h, uint64_t k)
 
 double loghist_percentile(const struct loghist *h, double p)
 {
-	double pos, w, a, b;
-	uint64_t lo;
-
-	if (h->n == 0)
-		return 0;
-	pos = p * (double)(h->n - 1);
-	lo = (uint64_t)pos;
-	if (lo + 1 >= h->n)
-		return h->max;
-	w = pos - (double)lo;
-	a = order_stat(h, lo);
-	if (w == 0)
-		return a;
-	b = order_stat(h, lo + 1);
-	return a + w * (b - a);
+	return h->n == 0 ? 0 : stats_percentile_order(h->n, p, h->max, order_stat, h);
 }
 
 void loghist_summarise(const struct loghist *h, struct dist_summary *o)

@@ -105,3 +105,18 @@ void stats_summarise(float *x, size_t n, struct dist_summary *o)
 	o->p99 = stats_percentile_sorted(x, n, 0.99);
 	o->max = x[n - 1];
 }
+
+double stats_percentile_order(uint64_t n, double p, double last,
+			      double (*order_stat)(const void *ctx, uint64_t k), const void *ctx)
+{
+	double pos = p * (double)(n - 1), w, a;
+	uint64_t lo = (uint64_t)pos;
+
+	if (lo + 1 >= n)
+		return last;
+	w = pos - (double)lo;
+	a = order_stat(ctx, lo);
+	if (w == 0)
+		return a;
+	return a + w * (order_stat(ctx, lo + 1) - a);
+}

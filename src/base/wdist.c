@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "servesim/alloc.h"
+#include "servesim/stats.h"
 #include "servesim/wdist.h"
 
 #define WDIST_SHIFT (52 - WDIST_MANT_BITS)
@@ -293,38 +294,38 @@ static void sort_pairs(struct pair *p, size_t np)
 	free(ktmp);
 }
 
+/* The sorted pairs of an exact summary. */
+struct pairs {
+	const struct pair *p;
+	size_t np;
+};
+
 /* The k-th smallest value (0-based) of the expanded multiset. */
-static double order_stat(const struct pair *p, size_t np, uint64_t k)
+static double order_stat(const void *ctx, uint64_t k)
 {
+	const struct pairs *ps = ctx;
 	uint64_t seen = 0;
 	size_t i;
 
-	for (i = 0; i < np; i++) {
-		seen += p[i].w;
+	for (i = 0; i < ps->np; i++) {
+		seen += ps->p[i].w;
 		if (k < seen)
-			return p[i].v;
+			return ps->p[i].v;
 	}
-	return p[np - 1].v;
+	return ps->p[ps->np - 1].v;
 }
 
 static double percentile(const struct pair *p, size_t np, uint64_t n, double q)
 {
-	double pos = q * (double)(n - 1), w, a, b;
-	uint64_t lo = (uint64_t)pos;
+	struct pairs ps = {p, np};
 
-	if (lo + 1 >= n)
-		return p[np - 1].v;
-	w = pos - (double)lo;
-	a = order_stat(p, np, lo);
-	if (w == 0)
-		return a;
-	b = order_stat(p, np, lo + 1);
-	return a + w * (b - a);
+	return stats_percentile_order(n, q, p[np - 1].v, order_stat, &ps);
 }
 
 /* The k-th smallest value (0-based), to its bucket's middle. */
-static double sketch_order_stat(const struct wdist *d, uint64_t k)
+static double sketch_order_stat(const void *ctx, uint64_t k)
 {
+	const struct wdist *d = ctx;
 	uint64_t seen = 0;
 	size_t i;
 
@@ -346,17 +347,7 @@ static double sketch_order_stat(const struct wdist *d, uint64_t k)
 
 static double sketch_percentile(const struct wdist *d, double q)
 {
-	double pos = q * (double)(d->n - 1), w, a, b;
-	uint64_t lo = (uint64_t)pos;
-
-	if (lo + 1 >= d->n)
-		return d->max;
-	w = pos - (double)lo;
-	a = sketch_order_stat(d, lo);
-	if (w == 0)
-		return a;
-	b = sketch_order_stat(d, lo + 1);
-	return a + w * (b - a);
+	return stats_percentile_order(d->n, q, d->max, sketch_order_stat, d);
 }
 
 static void sketch_summarise(const struct wdist *d, struct dist_summary *o)
