@@ -43,21 +43,17 @@ What is mapped, and what is assumed (each table's notes repeat it):
 """
 import bisect, csv, glob, gzip, io, math, os, statistics as st, sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import derive  # noqa: E402  (the table writer and the MLA dimensions, shared)
+from derive import MLA_DECODE_DIM, MLA_PREFILL_DIM  # noqa: E402
+
 COMMIT = 'f2293dab6d23fe2780356eb71e0ffc3b4baf61dd'
 COLL = 'infersim-' + COMMIT[:7]
-MLA_DECODE_DIM, MLA_PREFILL_DIM = 544, 160  # derive.py / include/servesim/mfu.h
 
 
 def write(path, header, data, notes):
-    buf = io.StringIO()
-    for n in notes:
-        buf.write('# ' + n + '\n')
-    buf.write(','.join(header) + '\n')
-    for r in data:
-        buf.write(','.join(str(x) for x in r) + '\n')
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with gzip.GzipFile(path, 'wb', mtime=0) as f:
-        f.write(buf.getvalue().encode())
+    derive.write(path, header, data, notes)
 
 
 def read_csv(path, header):
