@@ -77,7 +77,12 @@ struct cost_cfg {
 
 /* Components whose cost origin the run header lists. */
 enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_MOE,
-		COST_SRC_ALLREDUCE, COST_SRC_LINEAR, COST_SRC__COUNT };
+		COST_SRC_ALLREDUCE, COST_SRC_LINEAR, COST_SRC_EAGER, COST_SRC__COUNT };
+
+/* Host time per operator of the pass that TensorRT-LLM spends launching a
+ * step it runs eagerly (any step holding prefill chunks: its CUDA graphs
+ * cover generation-only batches); see cost.c. */
+#define COST_TRTLLM_EAGER_OP_S 75e-6
 const char *cost_src_name(enum cost_src s);
 
 struct cost_model {
@@ -124,6 +129,11 @@ struct cost_model {
 	 * on first use, through a const model (cost.c): one model serves one
 	 * thread at a time */
 	struct cost_lazy *lazy;
+	/* engine trtllm: a step that holds prefill chunks runs eagerly (CUDA
+	 * graphs only for generation-only batches), its kernels launched one by
+	 * one from Python, so it lasts at least eager_s (the pass's operators x
+	 * COST_TRTLLM_EAGER_OP_S; 0 for the other engines and with H2 off) */
+	double eager_s;
 };
 
 struct step_desc {

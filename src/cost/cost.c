@@ -273,7 +273,7 @@ static bool per_step_attention_op(const struct op *o)
 const char *cost_src_name(enum cost_src s)
 {
 	static const char *const n[COST_SRC__COUNT] = {"GEMMs", "prefill attention",
-		"decode attention", "routed experts", "all-reduce", "linear attention"};
+		"decode attention", "routed experts", "all-reduce", "linear attention", "eager steps"};
 	return (unsigned)s < COST_SRC__COUNT ? n[s] : "?";
 }
 
@@ -711,6 +711,31 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->lazy->use = use;
 	c->lazy->cols = cols;
 	c->lazy->kcnt = kcnt;
+	/* TensorRT-LLM (PyTorch backend) replays CUDA graphs for
+	 * generation-only batches only (aiconfigurator's benchmark generator
+	 * captures every batch size 1..max_batch_size: trtllm.rule
+	 * cuda_graph_batch_sizes); a step holding a prefill is launched kernel
+	 * by kernel from Python, and where its kernels are short the GPU waits
+	 * for the host.  Evidence (eval/silicon/HARNESS.md, "What a DeepSeek
+	 * prefill step costs"): measured TTFT that does not grow with the prompt
+	 * (Qwen3-235B-FP8 TP8 H100 c4: 170 ms at ISL 512 and at 1024), DeepSeek
+	 * TTFT about 100 ms above the kernel tables' step at ISL 1024 but not at
+	 * 8192, and a TPOT that grows at short OSL as ~100 ms steps would make
+	 * it; the Kineto trace of DeepSeek-V3 (../shared/data/traces) spends 35-55
+	 * us of host time per kernel launched by an eager forward.  The step
+	 * lasts at least (operators of the pass) x COST_TRTLLM_EAGER_OP_S: one
+	 * engine constant, swept on all 1,283 TensorRT-LLM agg rows (0-150 us;
+	 * 70-80 us best on the median TTFT APE). */
+	if (strcmp(cfg->engine, "trtllm") == 0 && !(cfg->off & COST_H2)) {
+		double nops = 0;
+		for (k = 0; k < gr.nkinds; k++)
+			nops += kcnt[k] * (double)gr.kinds[k].nops;
+		c->eager_s = nops * COST_TRTLLM_EAGER_OP_S;
+		snprintf(c->src[COST_SRC_EAGER], sizeof(c->src[0]),
+			 "a step with prefill runs without CUDA graphs: at least %.0f operators x %.0f us "
+			 "of host launch time = %.1f ms (fitted on the TensorRT-LLM silicon rows)",
+			 nops, COST_TRTLLM_EAGER_OP_S * 1e6, c->eager_s * 1e3);
+	}
 	describe_sources(c);
 	return 0;
 }
@@ -1113,6 +1138,10 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 		for (i = 0; i < s->nchunks; i++)
 			pre += s->chunk_len[i];
 		ov = cost_overhead_s(c, s->ndecode + s->nchunks, pre);
+		/* an eager step: the GPU waits for the host's launches (the
+		 * overlap scheduler hides the host's other work, not these) */
+		if (s->nchunks > 0 && t < c->eager_s)
+			t = c->eager_s;
 		if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
 			return t + ov;
 		/* overlap scheduling: the CPU part hides under the GPU part */

@@ -277,6 +277,60 @@ static void test_moe_step(void)
 	}
 }
 
+/* TensorRT-LLM's eager prefill steps: a step with a prefill chunk lasts at
+ * least the pass's operators x COST_TRTLLM_EAGER_OP_S; decode-only steps
+ * (CUDA graphs), the other engines and H2 off keep the kernel sum. */
+static void test_eager_steps(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct err e;
+	int64_t len[1] = {512}, pre[1] = {0};
+	struct step_desc pf = {1, len, pre, 0, 0, 1, 0}, dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0};
+	double t_pf, t_dec;
+
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1}, DT_FP4, "trtllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	/* 61 layers: 3 dense of 19 operators, 58 MoE of 24, embedding and
+	 * final norm and LM head: 1452 operators x 75 us */
+	CHECK(fabs(c.eager_s - 1452 * 75e-6) < 1e-9, "DeepSeek-V3 eager floor %.3f ms (expected 108.900)",
+	      c.eager_s * 1e3);
+	CHECK_STR_CONTAINS(c.src[COST_SRC_EAGER], "1452 operators", "eager floor named in the header");
+	t_pf = cost_step_s(&c, &pf);
+	t_dec = cost_step_s(&c, &dec);
+	/* the floor, plus the per-layer overhead (H2) added to every step */
+	CHECK(fabs(t_pf - c.eager_s - cost_overhead_s(&c, 1, 512)) < 1e-12,
+	      "512-token prefill step at the floor: %.3f ms", t_pf * 1e3);
+	CHECK(t_dec < 0.1 * c.eager_s, "decode-only step (CUDA graph) not floored: %.3f ms", t_dec * 1e3);
+	cost_release(&c);
+	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1}, DT_FP4, "vllm", NULL, &e) == 0) {
+		CHECK(c.eager_s == 0 && !c.src[COST_SRC_EAGER][0], "vLLM: no eager floor");
+		cost_release(&c);
+	}
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = DT_FP4;
+	cc.kvdt = DT_FP8;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 512;
+	cc.max_seqs = 64;
+	cc.off = COST_H2;
+	snprintf(cc.engine, sizeof(cc.engine), "trtllm");
+	if (cost_init(&c, &m, gpu("b200"), &(struct parallel){4, 1, 1, 1}, &cc, datadir, &e) == 0) {
+		CHECK(c.eager_s == 0 && cost_step_s(&c, &pf) < 0.5 * 1452 * 75e-6,
+		      "H2 off: no eager floor (512-token step %.3f ms)", cost_step_s(&c, &pf) * 1e3);
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init H2 off: %s", e.msg);
+	}
+}
+
 /* One cache: the second cost model of the same GPU and engine borrows the
  * first one's tables; H6 off gets its own. */
 static void test_cache(const struct model_cfg *m)
@@ -560,6 +614,7 @@ int main(void)
 	test_collections(&m);
 	test_moe_tables();
 	test_moe_step();
+	test_eager_steps();
 	test_int4(&m);
 	test_cache(&m);
 	test_linear_attention();
