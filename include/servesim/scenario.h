@@ -56,6 +56,7 @@ struct scenario {
 	bool sglang_mrr_rule;
 	enum sglang_policy sglang_policy;
 	bool disable_overlap;
+	bool sglang_mixed_chunk;      /* --enable-mixed-chunk (sim_cfg) */
 };
 
 struct scenario_state {

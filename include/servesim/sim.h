@@ -43,6 +43,10 @@ struct sim_cfg {
 	 * fcfs for a round with more than SGLANG_LPM_MAX_QUEUE waiting, and
 	 * without prefix caching */
 	bool sglang_lpm;
+	/* SGLang's --enable-mixed-chunk: a prefill batch also decodes one
+	 * token of every running request, whose count comes off the prefill
+	 * budget (else prefill and decode batches alternate) */
+	bool sglang_mixed_chunk;
 	/* TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT
 	 * (engine "trtllm"): a waiting request starts only when the KV blocks
 	 * of its whole prompt and output fit beside those reserved for every

@@ -1130,6 +1130,14 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 
 	rp->fallback = true;
 	rp->nothers = 0;
+	if (s->cfg.sglang_mixed_chunk) {
+		/* --enable-mixed-chunk: a prefill batch also carries one token of
+		 * every running decoder, taken from its prompt-token budget
+		 * (PrefillAdder's mixed_with_decode_tokens) */
+		for (r = rp->run_head; r; r = r->next)
+			if (!r->inflight && decoding(r))
+				budget--;
+	}
 	/* 1. prefill: requests mid-prefill first, then admissions */
 	for (r = rp->run_head; r && budget > 0; r = r->next) {
 		int64_t n;
@@ -1148,8 +1156,20 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 			sg_sort_lpm(s, rp);
 		admit_waiting(s, rp, budget, reserve);
 	}
-	if (rp->nsched > 0)
+	if (rp->nsched > 0) {
+		/* mixed chunk: the running decoders join the prefill batch (those
+		 * whose next token finds no KV block wait for a decode batch) */
+		if (s->cfg.sglang_mixed_chunk)
+			for (r = rp->run_head; r; r = r->next) {
+				int64_t n;
+				if (r->inflight || r->scheduled || !decoding(r))
+					continue;
+				n = chunk_of(s, r, INT64_MAX);
+				if (grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+					sched_push(rp, r, n);
+			}
 		return;
+	}
 	/* 2. decode every running request */
 	for (r = rp->run_head; r;) {
 		struct req *next = r->next;
