@@ -20,32 +20,6 @@ static bool overloaded(double completed, double rate, double duration, double tt
 	return completed < 0.9 * rate * duration || ttft_mean > 5000.0;
 }
 
-/* SGLang's prefill budget: chunked_prefill_size (max_num_batched_tokens,
- * else SGLang's default for the GPU), which its mem_fraction_static rule
- * reserves activations for; with --max-prefill-tokens below it a prefill
- * batch takes at most that many prompt tokens, so that is the budget the
- * scheduler sees and mem_fraction_static is taken from the chunk (SGLang's
- * PrefillAdder also stops before a whole request that would overrun
- * max_prefill_tokens where servesim's budget chunks it; not modelled). */
-static void sglang_budget(const struct experiment *x, const struct model_cfg *m,
-			  const struct gpu_spec *g, struct scenario *sc)
-{
-	int64_t chunk = x->max_num_batched_tokens > 0 ? x->max_num_batched_tokens : scenario_sglang_chunk(g);
-	struct sglang_mem sm;
-	bool dpa;
-
-	sc->max_num_batched_tokens = chunk;
-	if (!(x->max_prefill_tokens > 0 && x->max_prefill_tokens < chunk))
-		return;
-	/* as scenario_prepare calls the rule: SGLang's tp counts the
-	 * attention-DP ranks' GPUs */
-	dpa = scenario_dp_attention(m, &sc->par);
-	sglang_mem_fraction(g, sc->par.tp * (dpa ? sc->par.dp : 1), sc->par.pp, sc->par.dp, dpa, chunk,
-			    m->attn == ATTN_MLA, &sm);
-	sc->mem_fraction_static = sm.fraction;
-	sc->max_num_batched_tokens = x->max_prefill_tokens;
-}
-
 void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 			 const struct gpu_spec *g, const struct eval_opts *o, struct scenario *sc)
 {
@@ -62,7 +36,11 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->max_num_batched_tokens = x->max_num_batched_tokens;
 	sc->max_num_seqs = x->max_num_seqs;
 	if (strcmp(x->engine, "sglang") == 0) {
-		sglang_budget(x, m, g, sc);
+		/* chunked_prefill_size: the experiment's, else SGLang's default
+		 * for the GPU; --max-prefill-tokens and --enable-mixed-chunk */
+		if (!(sc->max_num_batched_tokens > 0))
+			sc->max_num_batched_tokens = scenario_sglang_chunk(g);
+		sc->max_prefill_tokens = x->max_prefill_tokens;
 		sc->sglang_mixed_chunk = x->mixed_chunk;
 	}
 	sc->max_model_len = x->max_model_len;
