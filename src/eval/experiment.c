@@ -1195,14 +1195,17 @@ static enum dtype aic_dtype(const struct aic_row *r)
 
 enum aic_backend { AIC_TRTLLM, AIC_VLLM, AIC_SGLANG };
 
+static const char *const aic_backend_names[] = {"trtllm", "vllm", "sglang"};
+
+/* The backend column as written by aiconfigurator (lower case; any case
+ * accepted), or -1. */
 static int aic_backend_of(const char *b)
 {
-	if (strcmp(b, "trtllm") == 0)
-		return AIC_TRTLLM;
-	if (strcmp(b, "vllm") == 0)
-		return AIC_VLLM;
-	if (strcmp(b, "sglang") == 0)
-		return AIC_SGLANG;
+	int k;
+
+	for (k = AIC_TRTLLM; k <= AIC_SGLANG; k++)
+		if (strcasecmp(b, aic_backend_names[k]) == 0)
+			return k;
 	return -1;
 }
 
@@ -1342,7 +1345,7 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	 * vLLM's, trtllm with GUARANTEED_NO_EVICT admission) and, with the
 	 * version, the kernel collection: that engine's nearest to
 	 * backend_version, its newest when the row records none */
-	snprintf(x->engine, sizeof(x->engine), "%s", r->backend);
+	snprintf(x->engine, sizeof(x->engine), "%s", aic_backend_names[be]);
 	snprintf(x->engine_version, sizeof(x->engine_version), "%.31s", r->version[0] ? r->version : "unknown");
 	snprintf(x->precision, sizeof(x->precision), "precision=%s gemm=%s moe=%s", r->precision,
 		 r->gemm_quant, r->moe_quant);
