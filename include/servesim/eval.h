@@ -45,6 +45,13 @@ struct experiment {
 	bool skippable;            /* eval skips it (counted) when its model or GPU is unknown */
 	char precision[96];        /* the source's precision strings, as written */
 	int64_t warmup_requests;   /* EXP_CLOSED */
+	/* SGLang (engine "sglang"): --max-prefill-tokens, the prompt tokens
+	 * one prefill batch takes besides chunked_prefill_size (0: no such
+	 * cap; sim_cfg.sglang_max_prefill); max_num_batched_tokens is
+	 * chunked_prefill_size there, 0 = SGLang's default for the GPU
+	 * (resolved by experiment_scenario) */
+	int64_t max_prefill_tokens;
+	bool mixed_chunk;          /* SGLang's --enable-mixed-chunk */
 	char warning[400];         /* set when a side file was missing and a default applied */
 };
 

@@ -56,6 +56,8 @@ struct scenario {
 	bool sglang_mrr_rule;
 	enum sglang_policy sglang_policy;
 	bool disable_overlap;
+	bool sglang_mixed_chunk;      /* --enable-mixed-chunk (sim_cfg) */
+	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.sglang_max_prefill) */
 };
 
 struct scenario_state {

@@ -43,6 +43,16 @@ struct sim_cfg {
 	 * fcfs for a round with more than SGLANG_LPM_MAX_QUEUE waiting, and
 	 * without prefix caching */
 	bool sglang_lpm;
+	/* SGLang's --enable-mixed-chunk: a prefill batch also decodes one
+	 * token of every running request, whose count comes off the prefill
+	 * budget (else prefill and decode batches alternate) */
+	bool sglang_mixed_chunk;
+	/* SGLang's --max-prefill-tokens (0: none): the prompt tokens one
+	 * prefill batch takes besides max_num_batched_tokens (its
+	 * chunked_prefill_size); past the batch's first request a prompt joins
+	 * only while it is shorter than what is left, and waits whole rather
+	 * than being chunked to fit */
+	int64_t sglang_max_prefill;
 	/* TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT
 	 * (engine "trtllm"): a waiting request starts only when the KV blocks
 	 * of its whole prompt and output fit beside those reserved for every

@@ -35,6 +35,14 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->wdt = sc->kvdt = DT_BF16;
 	sc->max_num_batched_tokens = x->max_num_batched_tokens;
 	sc->max_num_seqs = x->max_num_seqs;
+	if (strcmp(x->engine, "sglang") == 0) {
+		/* chunked_prefill_size: the experiment's, else SGLang's default
+		 * for the GPU; --max-prefill-tokens and --enable-mixed-chunk */
+		if (!(sc->max_num_batched_tokens > 0))
+			sc->max_num_batched_tokens = scenario_sglang_chunk(g);
+		sc->max_prefill_tokens = x->max_prefill_tokens;
+		sc->sglang_mixed_chunk = x->mixed_chunk;
+	}
 	sc->max_model_len = x->max_model_len;
 	sc->block_size = x->block_size;
 	sc->total_kv_blocks = x->total_kv_blocks;

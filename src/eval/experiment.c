@@ -55,7 +55,7 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 {
 	static const char *const keys[] = {"name", "version", "max_num_batched_tokens", "max_num_seqs",
 		"max_model_len", "block_size", "gpu_memory_utilization", "total_kv_blocks",
-		"enable_prefix_caching", NULL};
+		"enable_prefix_caching", "max_prefill_tokens", "enable_mixed_chunk", NULL};
 	char c2[800];
 	bool pres;
 	int rc;
@@ -66,8 +66,19 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	if ((rc = copy_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0 ||
 	    (rc = copy_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0)
 		return rc;
-	if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0 ||
-	    (rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0 ||
+	/* SGLang: chunked_prefill_size may be left to SGLang's default for the
+	 * GPU (absent = 0), and --max-prefill-tokens given */
+	if (strcmp(x->engine, "sglang") == 0) {
+		if ((rc = json_opt_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, &pres, e)) < 0 ||
+		    (rc = json_opt_int(o, "max_prefill_tokens", c2, 1, 1 << 24, &x->max_prefill_tokens, &pres, e)) < 0 ||
+		    (rc = json_opt_bool(o, "enable_mixed_chunk", c2, &x->mixed_chunk, e)) < 0)
+			return rc;
+	} else if (json_get(o, "max_prefill_tokens") || json_get(o, "enable_mixed_chunk")) {
+		return err_set(e, SS_EDATA, "%s: 'max_prefill_tokens' and 'enable_mixed_chunk' are SGLang's: give \"name\": \"sglang\"", c2);
+	} else if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0) {
+		return rc;
+	}
+	if ((rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0 ||
 	    (rc = json_req_int(o, "max_model_len", c2, 1, 1 << 24, &x->max_model_len, e)) < 0)
 		return rc;
 	x->block_size = 16;
@@ -921,7 +932,12 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	jw_obj(&w, "engine");
 	jw_str(&w, "name", x->engine[0] ? x->engine : "vllm");
 	jw_str(&w, "version", x->engine_version[0] ? x->engine_version : "unknown");
-	jw_int(&w, "max_num_batched_tokens", x->max_num_batched_tokens);
+	if (x->max_num_batched_tokens > 0) /* SGLang: 0 = its default chunk */
+		jw_int(&w, "max_num_batched_tokens", x->max_num_batched_tokens);
+	if (x->max_prefill_tokens > 0)
+		jw_int(&w, "max_prefill_tokens", x->max_prefill_tokens);
+	if (x->mixed_chunk)
+		jw_bool(&w, "enable_mixed_chunk", true);
 	jw_int(&w, "max_num_seqs", x->max_num_seqs);
 	jw_int(&w, "max_model_len", x->max_model_len);
 	jw_int(&w, "block_size", x->block_size);
@@ -1155,23 +1171,167 @@ static enum dtype aic_dtype(const struct aic_row *r)
  * simulated: 10 C requests from t = 0, all measured. */
 #define AIC_WARMUP_PER_CLIENT 0
 #define AIC_MEASURED_PER_CLIENT 10
-/* TensorRT-LLM's tokens_per_block, and the slack over max_batch_size + ISL
- * in the max_num_tokens of the harness's aggregated engine configs (the
- * generator rule cited in aic_row_load) */
+/* aiconfigurator's benchmark generator (rule=benchmark) writes each
+ * backend's engine limits from the deployment's max_batch_size and the
+ * benchmark's ISL/OSL: the rules in
+ * src/aiconfigurator/generator/rule_plugin/benchmark/{trtllm,vllm,sglang}.rule,
+ * mapped to engine flags by generator/config/backend_config_mapping.yaml and
+ * emitted by generator/config/backend_templates/{vllm,sglang}/cli_args*.j2
+ * (ai-dynamo/aiconfigurator @ 095f58a51c4ca8e61b66ec108d86f223f8d559ce;
+ * eval/silicon/HARNESS.md, "vLLM and SGLang rows").  The SDK hands the
+ * generator tp, pp, dp, moe_tp, moe_ep, max_batch_size and the quantisation
+ * only (generator/module_bridge.py, _build_worker_params): every other engine
+ * setting is the engine's own default.
+ * AIC_MNT_SLACK: the 1500 tokens every rule adds over ISL (+ max_batch_size
+ * for an aggregated worker) in max_num_tokens / max_prefill_tokens, and over
+ * ISL + OSL in vLLM's max_seq_len.  AIC_BLOCK: TensorRT-LLM's tokens_per_block
+ * as trtllm.rule sets it (32). */
 #define AIC_BLOCK 32
 #define AIC_MNT_SLACK 1500
+/* vLLM v1's default KV block (EngineArgs block_size: 16 on CUDA) and SGLang's
+ * default page size (ServerArgs page_size: 1), neither set by the generator */
+#define AIC_VLLM_BLOCK 16
+#define AIC_SGLANG_PAGE 1
+
+enum aic_backend { AIC_TRTLLM, AIC_VLLM, AIC_SGLANG };
+
+static const char *const aic_backend_names[] = {"trtllm", "vllm", "sglang"};
+
+/* The backend column as written by aiconfigurator (lower case; any case
+ * accepted), or -1. */
+static int aic_backend_of(const char *b)
+{
+	int k;
+
+	for (k = AIC_TRTLLM; k <= AIC_SGLANG; k++)
+		if (strcasecmp(b, aic_backend_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+/* The layout each engine runs for a row, as servesim's (tp, pp, dp, ep):
+ * tp the attention TP of one replica or attention-DP rank, dp the ranks and
+ * replicas, ep the expert-parallel size (servesim's MoE TP is then
+ * tp x dp / ep).  0 and why set when the engine cannot run it as recorded. */
+static int aic_layout(const struct aic_row *r, int be, struct experiment *x, char *why, size_t n)
+{
+	int moe = r->moe_tp * r->moe_ep;
+
+	x->pp = r->pp;
+	x->dp = r->attn_dp * r->workers;
+	if (r->workers > 1 && r->moe_ep > 1) {
+		snprintf(why, n, "several agg workers with expert parallelism (servesim's dp replicas would share experts)");
+		return 0;
+	}
+	switch (be) {
+	case AIC_TRTLLM:
+		/* tp_size is the attention TP of each attention-DP rank, the MoE
+		 * split moe_tp x moe_ep covers tp x attention_dp GPUs; servesim's
+		 * dp replicas with ep > 1 are the same layout.  Several agg workers
+		 * (concurrency > batch x attention DP) are more replicas behind
+		 * the router. */
+		x->tp = r->tp;
+		x->ep = r->moe_ep;
+		return 1;
+	case AIC_VLLM:
+		/* --tensor-parallel-size tp_size, --data-parallel-size
+		 * attention_dp_size and --enable-expert-parallel when moe_ep > 1
+		 * (benchmark/vllm.rule; it keeps the SDK's tp).  vLLM then splits
+		 * the experts over all tp x dp GPUs of the engine: EP = tp x dp
+		 * with expert parallelism, else MoE TP = tp x dp (vLLM's
+		 * FusedMoE parallel config), whatever moe_tp x moe_ep recorded. */
+		x->tp = r->tp;
+		x->ep = r->moe_ep > 1 ? r->tp * r->attn_dp : 1;
+		return 1;
+	case AIC_SGLANG:
+		/* for an MoE model --tensor-parallel-size = moe_tp x moe_ep
+		 * (benchmark/sglang.rule), --expert-parallel-size moe_ep and
+		 * --enable-dp-attention with --data-parallel-size dp when dp > 1:
+		 * each DP rank attends on tp / dp GPUs.  A recorded MoE split
+		 * (moe_tp x moe_ep > 1) marks the MoE rows; a dense model keeps
+		 * tp_size, its dp ranks are replicas behind SGLang's router. */
+		if (moe > 1) {
+			if (moe % r->attn_dp != 0) {
+				snprintf(why, n, "sglang: tensor-parallel-size moe_tp x moe_ep not divisible by attention_dp_size");
+				return 0;
+			}
+			x->tp = moe / r->attn_dp;
+		} else {
+			x->tp = r->tp;
+		}
+		x->ep = r->moe_ep;
+		return 1;
+	}
+	return 0;
+}
+
+/* Engine limits per backend (the rules cited above). */
+static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
+{
+	x->max_num_seqs = r->batch; /* max_batch_size: batch_size per replica / rank */
+	switch (be) {
+	case AIC_TRTLLM:
+		/* max_num_tokens = max_batch_size + ISL + 1500 rounded up to whole
+		 * 32-token blocks (benchmark/trtllm.rule); TRT-LLM's default
+		 * free_gpu_memory_fraction (0.9), no block reuse; scheduled with
+		 * vLLM's scheduler and GUARANTEED_NO_EVICT admission (engine
+		 * "trtllm", sim_cfg.no_evict) */
+		x->max_num_batched_tokens = (r->batch + r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
+		x->max_model_len = r->isl + r->osl;
+		x->block_size = AIC_BLOCK;
+		x->gpu_memory_utilization = 0.9;
+		x->prefix_caching = false; /* synthetic random prompts: nothing to share */
+		break;
+	case AIC_VLLM:
+		/* --max-num-seqs max_batch_size, --max-num-batched-tokens
+		 * max_batch_size + ISL + 1500 (not rounded), --max-model-len
+		 * ISL + OSL + 1500 (benchmark/vllm.rule); no --block-size,
+		 * --gpu-memory-utilization or --no-enable-prefix-caching is
+		 * written, so vLLM v1's defaults: block 16, 0.9, prefix caching
+		 * on (random prompts share no block) */
+		x->max_num_batched_tokens = r->batch + r->isl + AIC_MNT_SLACK;
+		x->max_model_len = r->isl + r->osl + AIC_MNT_SLACK;
+		x->block_size = AIC_VLLM_BLOCK;
+		x->gpu_memory_utilization = 0.9;
+		x->prefix_caching = true;
+		break;
+	case AIC_SGLANG:
+		/* --max-running-requests max_batch_size, --max-prefill-tokens
+		 * ISL + 1500, --enable-mixed-chunk (benchmark/sglang.rule); no
+		 * --chunked-prefill-size (the mapping writes it only with
+		 * enable_chunked_prefill, which nothing sets), --page-size,
+		 * --mem-fraction-static, --context-length or
+		 * --disable-radix-cache: SGLang's defaults, chunked_prefill_size
+		 * by GPU memory (max_num_batched_tokens 0: resolved with the GPU in
+		 * experiment_scenario), page 1, mem_fraction_static by its rule,
+		 * radix cache on.  The KV is checked against the longest request
+		 * (ISL + OSL) rather than the model's context length */
+		x->max_num_batched_tokens = 0;
+		x->max_prefill_tokens = r->isl + AIC_MNT_SLACK;
+		x->mixed_chunk = true;
+		x->max_model_len = r->isl + r->osl;
+		x->block_size = AIC_SGLANG_PAGE;
+		x->gpu_memory_utilization = 0.9; /* unused: SGLang sizes by mem_fraction_static */
+		x->prefix_caching = true;
+		break;
+	}
+}
 
 static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *x, char *why,
 			size_t n)
 {
 	const struct aic_row *r = &t->aic.r[i];
 	struct measured_stage *ms;
-	int k;
+	int k, be;
 
 	memset(x, 0, sizeof(*x));
 	if (strcmp(r->mode, "agg") != 0) {
 		snprintf(why, n, "mode %s (prefill/decode disaggregation is not simulated)",
 			 r->mode[0] ? r->mode : "(empty)");
+		return 0;
+	}
+	if ((be = aic_backend_of(r->backend)) < 0) {
+		snprintf(why, n, "backend %.40s (expected trtllm, vllm or sglang)", r->backend[0] ? r->backend : "(empty)");
 		return 0;
 	}
 	snprintf(x->name, sizeof(x->name), "%s", r->id);
@@ -1181,40 +1341,21 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	x->skippable = true;
 	snprintf(x->model, sizeof(x->model), "%s", r->model);
 	snprintf(x->gpu, sizeof(x->gpu), "%s", r->system);
-	snprintf(x->engine, sizeof(x->engine), "%s", r->backend);
+	/* the engine picks the scheduler (sglang: SGLang's; vllm, trtllm:
+	 * vLLM's, trtllm with GUARANTEED_NO_EVICT admission) and, with the
+	 * version, the kernel collection: that engine's nearest to
+	 * backend_version, its newest when the row records none */
+	snprintf(x->engine, sizeof(x->engine), "%s", aic_backend_names[be]);
 	snprintf(x->engine_version, sizeof(x->engine_version), "%.31s", r->version[0] ? r->version : "unknown");
 	snprintf(x->precision, sizeof(x->precision), "precision=%s gemm=%s moe=%s", r->precision,
 		 r->gemm_quant, r->moe_quant);
-	/* TRT-LLM: tp_size is the attention TP of each attention-DP rank, the
-	 * MoE split moe_tp x moe_ep covers tp x attention_dp GPUs; servesim's
-	 * dp replicas with ep > 1 are the same layout (MoE TP = tp dp / ep).
-	 * Several agg workers (concurrency > batch x attention DP) are more
-	 * replicas behind the router. */
-	x->tp = r->tp;
-	x->pp = r->pp;
-	x->dp = r->attn_dp * r->workers;
-	x->ep = r->moe_ep;
-	if (r->workers > 1 && r->moe_ep > 1) {
-		snprintf(why, n, "several agg workers with expert parallelism (servesim's dp replicas would share experts)");
+	if (!aic_layout(r, be, x, why, n))
 		return 0;
-	}
 	x->dtype = aic_dtype(r);
 	x->kind = EXP_CLOSED;
 	/* engine limits: batch_size per replica (the closed loop of C spreads
-	 * C / dp over the replicas); the per-iteration token budget the
-	 * harness's engine configs set for an aggregated TensorRT-LLM worker,
-	 * max_num_tokens = max_batch_size + ISL + 1500 rounded up to whole
-	 * 32-token blocks (aiconfigurator's benchmark generator rule,
-	 * src/aiconfigurator/generator/rule_plugin/benchmark/trtllm.rule @
-	 * 095f58a51c4ca8e61b66ec108d86f223f8d559ce; see eval/silicon/
-	 * HARNESS.md); TRT-LLM's default tokens_per_block (32) and
-	 * free_gpu_memory_fraction (0.9), per the TRT-LLM LLM API defaults */
-	x->max_num_seqs = r->batch;
-	x->max_num_batched_tokens = (r->batch + r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
-	x->max_model_len = r->isl + r->osl;
-	x->block_size = AIC_BLOCK;
-	x->gpu_memory_utilization = 0.9;
-	x->prefix_caching = false; /* synthetic random prompts: nothing to share */
+	 * C / dp over the replicas) and the backend's generated token budget */
+	aic_limits(r, be, x);
 	x->warmup_requests = AIC_WARMUP_PER_CLIENT * r->concurrency;
 	wl_spec_defaults(&x->wl);
 	x->wl.process = WL_CONCURRENCY;

@@ -843,10 +843,14 @@ static int64_t sg_future(const struct req *r)
 /* Waiting requests in FCFS order while max_num_seqs and the budget allow;
  * with SGLang's admission, only while the KV left after reserving `reserve`
  * blocks (the running requests' future tokens) holds the request's prompt
- * and its own future tokens at the new-token ratio. */
-static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int32_t reserve)
+ * and its own future tokens at the new-token ratio, and while rem_input
+ * (what is left of --max-prefill-tokens; INT64_MAX: none) is above the
+ * prompt tokens to compute, unless the batch is still empty (SGLang's
+ * PrefillAdder: such a prompt waits whole rather than being chunked). */
+static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int32_t reserve,
+			  int64_t rem_input)
 {
-	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0) {
+	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0 && rem_input > 0) {
 		struct req *r = wq_front(s, rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		int32_t hits, evictable, need, k;
@@ -861,6 +865,14 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		} else {
 			hits = prefix_lookup(s, rp, r, &evictable, &last);
 			r->computed = (int64_t)hits * s->cfg.block_size;
+		}
+		if (rem_input < INT64_MAX && rp->nsched > 0 && req_num_tokens(r) - r->computed >= rem_input) {
+			array_put(rp, r->blocks);
+			r->blocks = NULL;
+			r->computed = 0;
+			if (!r->transferred && r->nchain > 0)
+				memo_keep(rp, r, hits);
+			break;
 		}
 		n = chunk_of(s, r, budget);
 		need = blocks_for(s, r->computed + n) - hits;
@@ -913,6 +925,8 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		others_push(rp, r);
 		sched_push(rp, r, n);
 		budget -= n;
+		if (rem_input < INT64_MAX)
+			rem_input -= n;
 	}
 }
 
@@ -960,7 +974,7 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 	/* the others list is rebuilt from the running list after the step */
 	rp->nothers = 0;
 	if (!preempted)
-		admit_waiting(s, rp, budget, 0);
+		admit_waiting(s, rp, budget, 0, INT64_MAX);
 }
 
 /* Everyone gets their whole demand, or all decoders precede the others in
@@ -1033,7 +1047,7 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		budget -= n;
 	}
 	if (i == rp->nothers) /* nothing left unscheduled in the running list */
-		admit_waiting(s, rp, budget, 0);
+		admit_waiting(s, rp, budget, 0, INT64_MAX);
 	return true;
 }
 
@@ -1124,12 +1138,24 @@ static void sg_sort_lpm(const struct sim *s, struct replica *rp)
 static void schedule_sglang(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt;
+	int64_t rem_input = s->cfg.sglang_max_prefill > 0 ? s->cfg.sglang_max_prefill : INT64_MAX;
 	int32_t reserve = 0;
 	bool retracted = false;
 	struct req *r;
 
 	rp->fallback = true;
 	rp->nothers = 0;
+	if (s->cfg.sglang_mixed_chunk) {
+		/* --enable-mixed-chunk: a prefill batch also carries one token of
+		 * every running decoder, taken from both prompt-token budgets
+		 * (PrefillAdder's mixed_with_decode_tokens) */
+		for (r = rp->run_head; r; r = r->next)
+			if (!r->inflight && decoding(r)) {
+				budget--;
+				if (rem_input < INT64_MAX)
+					rem_input--;
+			}
+	}
 	/* 1. prefill: requests mid-prefill first, then admissions */
 	for (r = rp->run_head; r && budget > 0; r = r->next) {
 		int64_t n;
@@ -1140,16 +1166,30 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 			break;
 		sched_push(rp, r, n);
 		budget -= n;
+		if (rem_input < INT64_MAX)
+			rem_input -= n;
 	}
 	for (r = rp->run_head; r; r = r->next)
 		reserve += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
-	if (budget > 0) {
+	if (budget > 0 && rem_input > 0) {
 		if (s->cfg.sglang_lpm)
 			sg_sort_lpm(s, rp);
-		admit_waiting(s, rp, budget, reserve);
+		admit_waiting(s, rp, budget, reserve, rem_input);
 	}
-	if (rp->nsched > 0)
+	if (rp->nsched > 0) {
+		/* mixed chunk: the running decoders join the prefill batch (those
+		 * whose next token finds no KV block wait for a decode batch) */
+		if (s->cfg.sglang_mixed_chunk)
+			for (r = rp->run_head; r; r = r->next) {
+				int64_t n;
+				if (r->inflight || r->scheduled || !decoding(r))
+					continue;
+				n = chunk_of(s, r, INT64_MAX);
+				if (grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+					sched_push(rp, r, n);
+			}
 		return;
+	}
 	/* 2. decode every running request */
 	for (r = rp->run_head; r;) {
 		struct req *next = r->next;

@@ -212,6 +212,51 @@ static void test_sglang(const struct model_cfg *m)
 	free(log);
 	free(csv);
 	cost_release(&c);
+	/* --enable-mixed-chunk, budget 5001: step 0 prefills both short
+	 * prompts; in step 1 the two decoders ride along with the new prefill,
+	 * whose chunk is the budget less their two tokens (4999); step 2 the
+	 * same with its last prompt token */
+	make_cost(&c, m, 5001, 64, 0);
+	base_cfg(&sc, 5001, 64, 1000);
+	sc.sglang = true;
+	sc.sglang_mixed_chunk = true;
+	trace_spec(&w, "0.0,100,30,\n0.0,100,30,\n0.001,5000,3,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "sglang mixed-chunk run");
+	line_n(log, 0, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+100 1+100 |") != NULL, "sglang mixed step 0: both prefills: %s", buf);
+	line_n(log, 1, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+1 1+1 2+4999 |") != NULL, "sglang mixed step 1: decoders join the prefill, budget - 2: %s", buf);
+	line_n(log, 2, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+1 1+1 2+1 |") != NULL, "sglang mixed step 2: the prompt's last token with the decoders: %s", buf);
+	CHECK(t.completed == 3, "sglang mixed completed 3");
+	free(log);
+	free(csv);
+	cost_release(&c);
+	/* --max-prefill-tokens 2524 under a chunk of 8192 (without the cap,
+	 * step 1 takes 2+1024 3+3000 4+100): step 0 prefills the first two
+	 * arrivals; in step 1 the 1024-token prompt leaves 1500, so the
+	 * 3000-token one waits whole rather than being chunked; in step 2 it
+	 * is first in its batch and runs whole although above the cap, and
+	 * nothing joins it */
+	make_cost(&c, m, 8192, 64, 0);
+	base_cfg(&sc, 8192, 64, 1000);
+	sc.sglang = true;
+	sc.sglang_max_prefill = 2524;
+	trace_spec(&w, "0.0,1024,3,\n0.0,1024,3,\n0.0,1024,3,\n0.0,3000,3,\n0.0,100,3,\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "sglang max-prefill run");
+	line_n(log, 0, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+1024 1+1024 |") != NULL,
+	      "sglang max-prefill step 0: the first two prompts: %s", buf);
+	line_n(log, 1, buf, sizeof(buf));
+	CHECK(strstr(buf, " 2+1024 |") != NULL && strstr(buf, "wait 2"),
+	      "sglang max-prefill step 1: 1024 + 3000 would overrun, 3000 waits whole: %s", buf);
+	line_n(log, 2, buf, sizeof(buf));
+	CHECK(strstr(buf, " 3+3000 |") != NULL && strstr(buf, "wait 1"),
+	      "sglang max-prefill step 2: 3000 > 2524 first in its batch runs whole, alone: %s", buf);
+	CHECK(t.completed == 5, "sglang max-prefill completed 5");
+	free(log);
+	free(csv);
+	cost_release(&c);
 	/* reservation: 80 blocks; a 100-token prompt with 1000 outputs takes 7
 	 * blocks and reserves 700 tokens (44 blocks): the second one needs 51
 	 * plus the first one's 44 of the 73 free and waits, although vLLM would
