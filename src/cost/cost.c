@@ -385,13 +385,17 @@ static void part_note(const struct cost_model *c, bool own, char *note, size_t c
 /* The rebasing of an attention configuration on the GPU's own nearest
  * measured layout (mfu_attn_anchor_own), for the run header; "" when
  * there is none. */
-static void anchor_note(const struct mfu_attn_cfg *a, const char *lender, char *out, size_t cap)
+static void anchor_note(const struct cost_model *c, const struct mfu_attn_cfg *a, const char *own,
+			const char *lender, char *out, size_t cap)
 {
 	out[0] = '\0';
 	if (a && a->anchored)
 		snprintf(out, cap, ": nearest measured layout %d-%d-%d %s KV, x this layout's ratio to it in %.90s",
 			 a->anchor_heads, a->anchor_kv_heads, a->anchor_head_dim,
 			 dtype_name(a->anchor_kv_dtype), lender);
+	else if (a && !a->own && own[0])
+		snprintf(out, cap, ", %d-%d-%d %s KV: no %.40s-measured layout within reach", a->heads,
+			 a->kv_heads, a->head_dim, dtype_name(a->kv_dtype), c->g->measured);
 }
 
 /* Fill c->src: which table (and version) or fallback prices each component. */
@@ -421,8 +425,8 @@ static void describe_sources(struct cost_model *c)
 		bool po = pc && (pc->own || pc->anchored), dn = dc && (dc->own || dc->anchored);
 		const char *ps = po ? t->src_own[pp] : t->src[pp], *ds = dn ? t->src_own[dp] : t->src[dp];
 		char pa[160] = "", da[160] = "";
-		anchor_note(pc, t->src[pp], pa, sizeof(pa));
-		anchor_note(dc, t->src[dp], da, sizeof(da));
+		anchor_note(c, pc, t->src_own[pp], t->src[pp], pa, sizeof(pa));
+		anchor_note(c, dc, t->src_own[dp], t->src[dp], da, sizeof(da));
 		part_note(c, po, note, sizeof(note));
 		snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s%s%s",
 			 ps[0] ? ps : "roofline, default MFU 0.45", pa, ps[0] ? note : "",
