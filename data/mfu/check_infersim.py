@@ -12,7 +12,10 @@ usage: python3 data/mfu/check_infersim.py [BUILD_DIR]   (from the repository roo
 after `make`; compiles tools/kerncheck.c against BUILD_DIR/libservesim.a)
 
 Prints per GPU and table kind: rows checked, median predicted/measured and
-median |log(predicted/measured)| (the spread), before -> after.
+median |log(predicted/measured)| (the spread), before -> after.  Then the
+layout hold-out: each own attention/MLA layout removed whole and predicted
+from the rest (per layout: median log(pred/meas) / median |log|, before ->
+after), the check of the rule for layouts InferSim did not measure.
 """
 import csv, glob, gzip, math, os, shutil, statistics as st, subprocess, sys, tempfile
 
@@ -105,8 +108,62 @@ def main(build):
                     ratio = [p / m for p, m in ok]
                     res[mode] = 'median %.3f, |log| %.3f (n=%d)' % (st.median(ratio), st.median(abs(math.log(x)) for x in ratio), len(ok))
                 print('%-5s %-12s held out %4d: before %s -> after %s' % (gpu, kind, len(rows), res['borrowed'], res['own']))
+        layout_holdout(tool, tmp)
     finally:
         shutil.rmtree(tmp)
+
+
+def layout_holdout(tool, tmp):
+    """Every own attention layout (heads, KV heads, head dim, KV dtype) in
+    turn removed from the GPU's tables and its rows predicted from the rest:
+    the rule for layouts InferSim did not measure (mfu.c
+    mfu_attn_anchor_own: the nearest own layout x the borrowed ratio)
+    against the borrowed tables alone."""
+    for gpu in ('h20', 'h800'):
+        coll = sorted(glob.glob('data/mfu/%s/infersim-*' % gpu))[-1]
+        for path in sorted(glob.glob(os.path.join(coll, '*.csv.gz'))):
+            kind = os.path.basename(path)[:-7]
+            if not (kind.startswith('attn_') or kind.startswith('mla_')):
+                continue
+            notes, rows = read(path)
+            gcols = KEYS[kind][0][:4]
+            layouts = sorted({tuple(r[c] for c in gcols) for r in rows})
+            if len(layouts) < 2:
+                continue
+            allr = {'borrowed': [], 'own': []}
+            per = []
+            for lay in layouts:
+                data = os.path.join(tmp, 'lay')
+                shutil.rmtree(data, ignore_errors=True)
+                od = os.path.join(data, 'mfu', gpu, os.path.basename(coll))
+                os.makedirs(od)
+                shutil.copy('data/gpus.json', data)
+                for d in glob.glob('data/mfu/*'):
+                    if os.path.isdir(d) and os.path.basename(d) not in ('h20', 'h800'):
+                        os.symlink(os.path.abspath(d), os.path.join(data, 'mfu', os.path.basename(d)))
+                for other in glob.glob(os.path.join(coll, '*.csv.gz')):
+                    if other != path:
+                        shutil.copy(other, od)
+                out = [r for r in rows if tuple(r[c] for c in gcols) == lay]
+                with gzip.open(os.path.join(od, os.path.basename(path)), 'wt') as f:
+                    f.write('\n'.join(notes) + '\n' + ','.join(rows[0].keys()) + '\n')
+                    for r in rows:
+                        if tuple(r[c] for c in gcols) != lay:
+                            f.write(','.join(r.values()) + '\n')
+                q = [query(kind, r) for r in out]
+                meas = [float(r['latency_us']) for r in out]
+                res = []
+                for mode, dd in (('borrowed', 'data'), ('own', data)):
+                    lr = [math.log(p / m) for p, m in zip(run(tool, dd, gpu, mode, q), meas) if p == p and p > 0]
+                    allr[mode] += lr
+                    res.append('%+.3f/%.3f' % (st.median(lr), st.median(abs(x) for x in lr)) if lr else 'none')
+                per.append('-'.join(lay) + ' ' + ' -> '.join(res))
+            print('%-5s %-12s layouts held out %2d (%4d rows): before median log %+.3f, |log| %.3f -> after %+.3f, |log| %.3f'
+                  % (gpu, kind, len(layouts), len(allr['own']), st.median(allr['borrowed']),
+                     st.median(abs(x) for x in allr['borrowed']), st.median(allr['own']),
+                     st.median(abs(x) for x in allr['own'])))
+            for line in per:
+                print('      ' + line)
 
 
 if __name__ == '__main__':

@@ -3,7 +3,7 @@
 measured GDN kernels (aic-engines: vLLM 0.24, SGLang 0.5.14, TensorRT-LLM 1.3 on
 H100/H200/B200; linear_attention/<engine>/<version>/gdn_perf.csv[.gz]).
 
-usage: python3 data/mfu/fit_gdn.py AIC_ENGINES_DIR
+usage: python3 data/mfu/fit_gdn.py AIC_ENGINES_DIR [INFERSIM_DIR]
 
 Per measured configuration the kernels of one phase are summed (context:
 causal_conv1d_fn + the chunked delta rule; generation: causal_conv1d_update + the
@@ -16,6 +16,13 @@ state read and written once per step).  This script prints, per GPU and engine
 and over all, the median of mfu_ctx (rows with >= 4096 tokens; per engine), of bw_eff (rows
 with >= 64 sequences) and of the launch floors (1 token / 1 sequence), and the
 median |log error| of the fitted model over every row.
+
+With INFERSIM_DIR (../shared/data/mfu/infersim) the fitted terms are also
+checked against InferSim's H20 GDN kernels (SGLang's FLA kernels, all heads on
+one GPU, fp32 state; bench_data/gdn/{prefill,decode}/h20/), which the fit did
+not see: per row the fitted model's time against the measured one, and the
+H20's own terms (launch floor, state-pass bandwidth fraction, context FLOP
+rate) from those rows.  Nothing of this is used by servesim (a report).
 """
 import csv, gzip, math, os, statistics as st, sys, glob, collections
 
@@ -79,8 +86,46 @@ def main(root):
         err[(gpu, eng, ph, 'fit')].append(abs(math.log(p / t)))
     for k in sorted(err):
         print('%-9s %-7s %-10s %-6s n=%5d median |log err| %.3f' % (k + (len(err[k]), st.median(err[k]))))
+    return per_eng, l_ctx, l_gen, bwe
+
+H20 = (148e12, 4.0e12)  # data/gpus.json: bf16 peak, HBM bandwidth
+
+
+def check_infersim_h20(d, mfu_eng, l_ctx, l_gen, bwe):
+    """The fitted terms against InferSim's H20 rows (file name: conv kernel,
+    k heads, k dim, v heads, v dim; the 64-v-head files are byte copies of
+    the 32-v-head ones and are skipped)."""
+    peak, bw = H20
+    name = '4-16-128-32-128.csv'
+    kh, kd, vh, vd = 16, 128, 32, 128
+    elems = vh * vd * kd
+    with open(os.path.join(d, 'gdn', 'prefill', 'h20', name)) as f:
+        pre = [(int(r['seq_len']), sum(float(v) for k, v in r.items() if k != 'seq_len') * 1e-6)
+               for r in csv.DictReader(f)]
+    with open(os.path.join(d, 'gdn', 'decode', 'h20', name)) as f:
+        dec = [(int(r['batchsize']), (float(r['conv']) + float(r['gdn_update'])) * 1e-6)
+               for r in csv.DictReader(f)]
+    print('H20 (InferSim, SGLang FLA kernels, %d v heads x %d x %d per GPU, fp32 state): fitted model / measured' % (vh, vd, kd))
+    for s_, t in pre:
+        fl = s_ * elems * 6
+        print('  context %5d tokens: measured %7.1f us (%.1f TFLOP/s = %.3f of the bf16 peak); ' % (s_, t * 1e6, fl / t / 1e12, fl / t / peak)
+              + ', '.join('%s %.2fx' % (e, (l_ctx + fl / (peak * m)) / t) for e, m in sorted(mfu_eng.items())))
+    for b, t in dec:
+        by = 2 * b * elems * 4
+        p = l_gen + max(by / (bw * bwe), b * elems * 6 / (peak * mfu_eng['sglang']))
+        print('  generation %4d seqs: measured %7.1f us, fitted model (sglang) %7.1f us = %.2fx' % (b, t * 1e6, p * 1e6, p / t))
+    small = [t for b, t in dec if b <= 32]
+    big = [(b, t) for b, t in dec if b >= 64]
+    slope = (big[-1][1] - big[0][1]) / (big[-1][0] - big[0][0])
+    print('  H20 own terms: generation launch floor %.1f us (median, <= 32 seqs; fit %.2f), state pass at %.3f of HBM '
+          '(slope over %d..%d seqs; fit %.3f), context %.3f of the bf16 peak (fit, sglang %.4f)'
+          % (st.median(small) * 1e6, l_gen * 1e6, 2 * elems * 4 / slope / bw, big[0][0], big[-1][0], bwe,
+             st.median(s_ * elems * 6 / t / peak for s_, t in pre), mfu_eng['sglang']))
+
 
 if __name__ == '__main__':
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    main(sys.argv[1])
+    r = main(sys.argv[1])
+    if len(sys.argv) == 3:
+        check_infersim_h20(sys.argv[2], *r)

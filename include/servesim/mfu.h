@@ -38,6 +38,15 @@ struct mfu_attn_cfg {
 	enum dtype kv_dtype;
 	struct mfu_grid g;    /* batch x length */
 	bool own;             /* from the GPU's own measurements (gpu_spec.measured) */
+	/* a borrowed configuration the GPU's own measurements replace: kept
+	 * only as the reference of mfu_attn_anchor_own, never resolved */
+	bool shadow;
+	/* a borrowed configuration rebased on the GPU's own measured layout
+	 * anchor_* (mfu_attn_anchor_own): own(anchor) x borrowed(this) /
+	 * borrowed(anchor) */
+	bool anchored;
+	int anchor_heads, anchor_kv_heads, anchor_head_dim;
+	enum dtype anchor_kv_dtype;
 };
 
 struct moetab;
@@ -137,6 +146,12 @@ const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool pref
  * kernels are launch-bound: holding the utilisation would price a 128-key
  * decode at an eighth of a 1024-key one). */
 void mfu_attn_extend_own(struct mfu_attn_cfg *c, size_t n);
+/* Rebase every borrowed configuration within MFU_OWN_ANCHOR_REACH of one of
+ * the GPU's own (measured) layouts on it: log MFU = own(anchor) +
+ * borrowed(this) - borrowed(anchor) on this configuration's grid, so the
+ * GPU's own efficiency carries the level and the borrowed collection only
+ * the ratio between the two layouts (head counts, head dim, KV dtype). */
+void mfu_attn_anchor_own(struct mfu_attn_cfg *c, size_t n);
 /* The same with the axis values given as logs (callers that keep them). */
 double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 			 double log_batch, double log_len);

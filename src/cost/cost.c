@@ -382,6 +382,22 @@ static void part_note(const struct cost_model *c, bool own, char *note, size_t c
 			 g->compute_eff_scale > 1 ? ", compute-bound x compute_eff_scale" : "");
 }
 
+/* The rebasing of an attention configuration on the GPU's own nearest
+ * measured layout (mfu_attn_anchor_own), for the run header; "" when
+ * there is none. */
+static void anchor_note(const struct cost_model *c, const struct mfu_attn_cfg *a, const char *own,
+			const char *lender, char *out, size_t cap)
+{
+	out[0] = '\0';
+	if (a && a->anchored)
+		snprintf(out, cap, ": nearest measured layout %d-%d-%d %s KV, x this layout's ratio to it in %.90s",
+			 a->anchor_heads, a->anchor_kv_heads, a->anchor_head_dim,
+			 dtype_name(a->anchor_kv_dtype), lender);
+	else if (a && !a->own && own[0])
+		snprintf(out, cap, ", %d-%d-%d %s KV: no %.40s-measured layout within reach", a->heads,
+			 a->kv_heads, a->head_dim, dtype_name(a->kv_dtype), c->g->measured);
+}
+
 /* Fill c->src: which table (and version) or fallback prices each component. */
 static void describe_sources(struct cost_model *c)
 {
@@ -405,16 +421,19 @@ static void describe_sources(struct cost_model *c)
 		bool mla = c->m->attn == ATTN_MLA;
 		enum mfu_part pp = mla && t->nmla_prefill ? MFU_P_MLA_PREFILL : MFU_P_ATTN_PREFILL;
 		enum mfu_part dp = mla && t->nmla_decode ? MFU_P_MLA_DECODE : MFU_P_ATTN_DECODE;
-		bool po = c->attn_prefill_cfg && c->attn_prefill_cfg->own;
-		bool dn = c->attn_decode_cfg && c->attn_decode_cfg->own;
+		const struct mfu_attn_cfg *pc = c->attn_prefill_cfg, *dc = c->attn_decode_cfg;
+		bool po = pc && (pc->own || pc->anchored), dn = dc && (dc->own || dc->anchored);
 		const char *ps = po ? t->src_own[pp] : t->src[pp], *ds = dn ? t->src_own[dp] : t->src[dp];
+		char pa[160] = "", da[160] = "";
+		anchor_note(c, pc, t->src_own[pp], t->src[pp], pa, sizeof(pa));
+		anchor_note(c, dc, t->src_own[dp], t->src[dp], da, sizeof(da));
 		part_note(c, po, note, sizeof(note));
-		snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s%s",
-			 ps[0] ? ps : "roofline, default MFU 0.45", ps[0] ? note : "",
+		snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s%s%s",
+			 ps[0] ? ps : "roofline, default MFU 0.45", pa, ps[0] ? note : "",
 			 mla && pp == MFU_P_ATTN_PREFILL ? "; MLA on the nearest dense table" : "");
 		part_note(c, dn, note, sizeof(note));
-		snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s",
-			 ds[0] ? ds : "roofline, default MFU 0.30", ds[0] ? note : "",
+		snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s%s",
+			 ds[0] ? ds : "roofline, default MFU 0.30", da, ds[0] ? note : "",
 			 mla && dp == MFU_P_ATTN_DECODE ? "; MLA on the nearest dense table" : "");
 	}
 	part_note(c, c->moe_own, note, sizeof(note));

@@ -718,8 +718,31 @@ double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
  * counts this much farther than a borrowed one: InferSim measured a handful
  * of layouts, the borrowed collections dozens, and a layout's utilisation
  * depends on its GQA ratio and head count more than on the GPU (both are
- * carried by roofline efficiency).  0.5 = the kv-dtype mismatch term. */
+ * carried by roofline efficiency).  0.5 = the kv-dtype mismatch term.
+ * Borrowed layouts near an own one are rebased on it (mfu_attn_anchor_own),
+ * so this rule only decides between an own layout and a far borrowed one. */
 #define OWN_INEXACT_PENALTY 0.5
+
+/* How far a borrowed layout may be from one of the GPU's own to be rebased
+ * on it (cfg_dist + OWN_ANCHOR_KV_DTYPE for the other KV dtype): 1.0 covers
+ * a factor 2 in query or KV heads (0.69), or the same heads with the other
+ * KV dtype (1.0), not both.  The KV dtype counts double here: the fp8/bf16
+ * KV ratio is a property of the kernel (InferSim's H20 fp8-KV decode takes
+ * 0.67-0.8 of the bf16 time at batch >= 16; aiconfigurator's vLLM and
+ * SGLang H100 kernels 1.0-1.1, TensorRT-LLM's 0.45), so a same-dtype own
+ * layout with other heads is the better anchor.  Both chosen on kernel
+ * data: data/mfu/check_infersim.py's layout hold-out (every own layout in
+ * turn removed and predicted from the rest). */
+#define OWN_ANCHOR_REACH 1.0
+#define OWN_ANCHOR_KV_DTYPE 0.5
+
+/* Distance between a layout and configuration c: log ratios of heads and KV
+ * heads, twice that of the head dim, 0.5 for the other KV dtype. */
+static double cfg_dist(const struct mfu_attn_cfg *c, int heads, int kvh, int hd, enum dtype kvdt)
+{
+	return fabs(log((double)heads / c->heads)) + fabs(log((double)kvh / c->kv_heads)) +
+	       2.0 * fabs(log((double)hd / c->head_dim)) + (c->kv_dtype != kvdt ? 0.5 : 0.0);
+}
 
 static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size_t n, int heads,
 					      int kvh, int hd, enum dtype kvdt)
@@ -729,10 +752,10 @@ static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		double d = fabs(log((double)heads / c[i].heads)) +
-			   fabs(log((double)kvh / c[i].kv_heads)) +
-			   2.0 * fabs(log((double)hd / c[i].head_dim)) +
-			   (c[i].kv_dtype != kvdt ? 0.5 : 0.0);
+		double d;
+		if (c[i].shadow)
+			continue;
+		d = cfg_dist(&c[i], heads, kvh, hd, kvdt);
 		if (c[i].own && d > 1e-9)
 			d += OWN_INEXACT_PENALTY;
 		if (d < bd) {
@@ -743,7 +766,8 @@ static const struct mfu_attn_cfg *nearest_cfg(const struct mfu_attn_cfg *c, size
 	return best;
 }
 
-/* The lender configuration nearest an own one (own ones skipped). */
+/* The lender configuration nearest an own one (own ones skipped; the
+ * lender's own measurement of the same layout, a shadow, is the nearest). */
 static const struct mfu_attn_cfg *nearest_lender(const struct mfu_attn_cfg *c, size_t n,
 						 const struct mfu_attn_cfg *own)
 {
@@ -755,15 +779,60 @@ static const struct mfu_attn_cfg *nearest_lender(const struct mfu_attn_cfg *c, s
 		double d;
 		if (c[i].own || c[i].g.dims != 2)
 			continue;
-		d = fabs(log((double)own->heads / c[i].heads)) + fabs(log((double)own->kv_heads / c[i].kv_heads)) +
-		    2.0 * fabs(log((double)own->head_dim / c[i].head_dim)) +
-		    (c[i].kv_dtype != own->kv_dtype ? 0.5 : 0.0);
+		d = cfg_dist(&c[i], own->heads, own->kv_heads, own->head_dim, own->kv_dtype);
 		if (d < bd) {
 			bd = d;
 			best = &c[i];
 		}
 	}
 	return best;
+}
+
+void mfu_attn_anchor_own(struct mfu_attn_cfg *c, size_t n)
+{
+	double **nv = xcalloc(n ? n : 1, sizeof(*nv));
+	size_t i, j, k;
+
+	/* new values first, from the unchanged grids; then swapped in */
+	for (i = 0; i < n; i++) {
+		const struct mfu_attn_cfg *o = NULL, *lo;
+		struct mfu_grid *g = &c[i].g;
+		double bd = INFINITY;
+		if (c[i].own || c[i].shadow || g->dims != 2)
+			continue;
+		for (j = 0; j < n; j++) {
+			double d;
+			if (!c[j].own || c[j].g.dims != 2)
+				continue;
+			d = cfg_dist(&c[j], c[i].heads, c[i].kv_heads, c[i].head_dim, c[i].kv_dtype) +
+			    (c[j].kv_dtype != c[i].kv_dtype ? OWN_ANCHOR_KV_DTYPE : 0.0);
+			if (d < bd) {
+				bd = d;
+				o = &c[j];
+			}
+		}
+		if (!o || bd > OWN_ANCHOR_REACH + 1e-9 || !(lo = nearest_lender(c, n, o)))
+			continue;
+		nv[i] = xmalloc(xmul(xmul(g->len[0], g->len[1]), sizeof(double)));
+		for (j = 0; j < g->len[0]; j++)
+			for (k = 0; k < g->len[1]; k++) {
+				double x[2] = {g->axis[0][j], g->axis[1][k]};
+				double v = g->v[j * g->len[1] + k];
+				double off = mfu_grid_eval(&o->g, x, false) - mfu_grid_eval(&lo->g, x, false);
+				nv[i][j * g->len[1] + k] = isnan(off) ? v : v + off;
+			}
+		c[i].anchored = true;
+		c[i].anchor_heads = o->heads;
+		c[i].anchor_kv_heads = o->kv_heads;
+		c[i].anchor_head_dim = o->head_dim;
+		c[i].anchor_kv_dtype = o->kv_dtype;
+	}
+	for (i = 0; i < n; i++)
+		if (nv[i]) {
+			free(c[i].g.v);
+			c[i].g.v = nv[i];
+		}
+	free(nv);
 }
 
 /* Extend one own grid below its shortest measured length with the

@@ -146,8 +146,10 @@ static int load_attn_part(struct lazy_pack *lp, enum mfupack_sec sec, const char
 	return mfu_csv_attn(path, prefill, lp->g, out, nout, e);
 }
 
-/* Append the configurations of src (n of them) that *dst does not hold
- * (same heads, kv heads, head dim and kv dtype) to *dst; src is consumed. */
+/* Append the configurations of src (n of them) to *dst; those *dst holds
+ * already (same heads, kv heads, head dim and kv dtype: the GPU's own) are
+ * kept as shadows, the reference mfu_attn_anchor_own rebases on; src is
+ * consumed. */
 static void merge_cfgs(struct mfu_attn_cfg **dst, size_t *nd, struct mfu_attn_cfg *src, size_t n)
 {
 	size_t i, j, k = *nd;
@@ -158,13 +160,8 @@ static void merge_cfgs(struct mfu_attn_cfg **dst, size_t *nd, struct mfu_attn_cf
 			if ((*dst)[j].heads == src[i].heads && (*dst)[j].kv_heads == src[i].kv_heads &&
 			    (*dst)[j].head_dim == src[i].head_dim && (*dst)[j].kv_dtype == src[i].kv_dtype)
 				break;
-		if (j < *nd) {
-			free(src[i].g.v);
-			for (j = 0; j < 3; j++)
-				free(src[i].g.axis[j]);
-			continue;
-		}
-		(*dst)[k++] = src[i];
+		(*dst)[k] = src[i];
+		(*dst)[k++].shadow = j < *nd;
 	}
 	*nd = k;
 	free(src);
@@ -383,6 +380,10 @@ fail_pack:
 		mfu_attn_extend_own(t->decode, t->ndecode);
 		mfu_attn_extend_own(t->mla_prefill, t->nmla_prefill);
 		mfu_attn_extend_own(t->mla_decode, t->nmla_decode);
+		mfu_attn_anchor_own(t->prefill, t->nprefill);
+		mfu_attn_anchor_own(t->decode, t->ndecode);
+		mfu_attn_anchor_own(t->mla_prefill, t->nmla_prefill);
+		mfu_attn_anchor_own(t->mla_decode, t->nmla_decode);
 	}
 	return 0;
 fail:

@@ -452,6 +452,44 @@ static void test_borrowed_compute(const struct model_cfg *m)
  * f2293da): mha/decode/h20/32-8-128.csv bf16,bf16,1,4096 -> 13.91 us;
  * grouped_gemm/decode/h20/data.csv 128,1,128,8,2048,768 at 64 tokens ->
  * up 250.60 + down 125.29 us (derived row: 375.89 us). */
+/* A layout the H20 did not measure (32-4-128, fp8 KV) is rebased on its
+ * own nearest one (32-8-128 fp8): own(32-8-128) x borrowed(32-4-128) /
+ * borrowed(32-8-128), at a point of both grids; a layout it measured
+ * (32-8-128 bf16) is its own, not the borrowed one. */
+static void test_own_anchor(void)
+{
+	struct gpu_spec gb = *gpu("h20");
+	struct mfu_tables to, tb;
+	struct err e;
+	const struct mfu_attn_cfg *c;
+	double lhs, rhs;
+
+	if (mfu_load(&to, datadir, gpu("h20"), "vllm", NULL, &e) < 0) {
+		CHECK(0, "mfu_load h20: %s", e.msg);
+		return;
+	}
+	gb.measured[0] = '\0';
+	if (mfu_load(&tb, datadir, &gb, "vllm", NULL, &e) < 0) {
+		CHECK(0, "mfu_load h20 borrowed: %s", e.msg);
+		mfu_release(&to);
+		return;
+	}
+	c = mfu_attn_resolve(&to, false, 32, 8, 128, DT_BF16);
+	CHECK(c && c->own && !c->anchored, "H20 32-8-128 bf16 decode: the own measured layout");
+	c = mfu_attn_resolve(&to, false, 32, 4, 128, DT_FP8);
+	CHECK(c && c->anchored && c->heads == 32 && c->kv_heads == 4 && c->anchor_kv_heads == 8,
+	      "H20 32-4-128 fp8 decode: the borrowed layout rebased on own 32-8-128 fp8");
+	lhs = log(mfu_attn_decode(&to, 32, 4, 128, DT_FP8, 16, 4096)) -
+	      log(mfu_attn_decode(&to, 32, 8, 128, DT_FP8, 16, 4096));
+	rhs = log(mfu_attn_decode(&tb, 32, 4, 128, DT_FP8, 16, 4096)) -
+	      log(mfu_attn_decode(&tb, 32, 8, 128, DT_FP8, 16, 4096));
+	CHECK(fabs(lhs - rhs) < 1e-9, "rebased: own 32-4-128/32-8-128 = borrowed ratio (log %.6f vs %.6f)", lhs, rhs);
+	c = mfu_attn_resolve(&to, false, 8, 1, 64, DT_BF16);
+	CHECK(c && !c->own && !c->anchored, "H20 8-1-64: too far from any own layout, borrowed as is");
+	mfu_release(&to);
+	mfu_release(&tb);
+}
+
 static void test_own_tables(const struct model_cfg *m)
 {
 	struct cost_model c, c3;
@@ -509,8 +547,15 @@ static void test_own_tables(const struct model_cfg *m)
 		CHECK(c.moe_own && c.moe_pick.distance == 0, "Qwen3-30B-A3B fp8_block on H20: own measured curve (%s)",
 		      c.src[COST_SRC_MOE]);
 		CHECK_REL(cost_moe_s(&c, 64) * 1e6, 375.89, 1e-6, "routed experts at 64 tokens = measured (us)");
+		CHECK(c.attn_decode_cfg && c.attn_decode_cfg->anchored && c.attn_decode_cfg->anchor_kv_heads == 8 &&
+			      c.attn_decode_cfg->anchor_kv_dtype == DT_FP8,
+		      "Qwen3-30B-A3B fp8 KV on H20 (32-4-128, not measured): rebased on the own 32-8-128 fp8 layout (%s)",
+		      c.src[COST_SRC_ATTN_DECODE]);
+		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "nearest measured layout 32-8-128 fp8 KV",
+				   "rebased decode attention named in the header");
 		cost_release(&c);
 	}
+	test_own_anchor();
 }
 
 /* DSA (DeepSeek-V3.2) against InferSim's H800 kernel rows (alibaba/InferSim
