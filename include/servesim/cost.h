@@ -114,6 +114,11 @@ struct cost_model {
 	enum dtype moe_wdt;
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */
+	/* fp8 experts: the same shape's measured bf16 kernel and, for per-tensor
+	 * fp8, its block-scaled fp8 kernel, from the same table (curve NULL:
+	 * none at a shape as near as moe_pick's); the experts cost no more
+	 * than the faster of them (cost_moe_s) */
+	struct moe_pick moe_alt[2];
 	/* where each component's cost comes from, for the run header */
 	char src[COST_SRC__COUNT][512];
 	/* attention-DP (an MoE model with p.dp > 1): DP ranks step together

@@ -317,6 +317,20 @@ static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
 	}
 }
 
+/* One measured MoE curve's time for tokens, its experts in weight dtype wdt. */
+static double moe_pick_s(const struct cost_model *c, const struct moe_pick *pick, enum dtype wdt,
+			 double tokens)
+{
+	enum dtype cdt = dtype_compute(wdt);
+	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
+	double bpp = dtype_bytes(wdt);
+	double eff = moetab_eff(pick, &c->moe_shape, tokens);
+	double t = moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+	double cap = moetab_bound_s(pick, tokens, pk, bpp, c->g->hbm_bw);
+
+	return cap < t ? cap : t;
+}
+
 double cost_moe_s(const struct cost_model *c, double tokens)
 {
 	enum dtype cdt = dtype_compute(c->moe_wdt);
@@ -326,10 +340,16 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 	if (tokens <= 0)
 		return 0;
 	if (c->moe_pick.curve) {
-		double eff = moetab_eff(&c->moe_pick, &c->moe_shape, tokens);
-		double t = moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
-		double cap = moetab_bound_s(&c->moe_pick, tokens, pk, bpp, c->g->hbm_bw);
-		return cap < t ? cap : t;
+		double t = moe_pick_s(c, &c->moe_pick, c->moe_wdt, tokens), a;
+		/* fp8 experts never slower than the same shape's bf16 kernel,
+		 * per-tensor fp8 never slower than the block-scaled one: an
+		 * engine whose measured fp8 backend loses picks another (as
+		 * for the fp8 GEMMs, README "fp8") */
+		if (c->moe_alt[0].curve && (a = moe_pick_s(c, &c->moe_alt[0], DT_BF16, tokens)) < t)
+			t = a;
+		if (c->moe_alt[1].curve && (a = moe_pick_s(c, &c->moe_alt[1], c->moe_wdt, tokens)) < t)
+			t = a;
+		return t;
 	}
 	/* no table: the kernel's roofline at the default GEMM utilisation and
 	 * the weight-streaming bandwidth, plus one launch */
@@ -439,11 +459,14 @@ static void describe_sources(struct cost_model *c)
 	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
-			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s%s%s%s",
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s%s%s%s%s",
 				 c->moe_own ? t->src_own[MFU_P_MOE] : t->src[MFU_P_MOE],
 				 c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
 				 c->moe_pick.desc, c->moe_pick.bound ? ", capped by the measured " : "",
 				 c->moe_pick.bound ? c->moe_pick.bound_desc : "", c->moe_pick.bound ? " of this shape" : "",
+				 c->moe_alt[0].curve && c->moe_alt[1].curve ? "; no slower than its bf16 and fp8_block curves"
+				 : c->moe_alt[0].curve ? "; no slower than its bf16 curve"
+				 : c->moe_alt[1].curve ? "; no slower than its fp8_block curve" : "",
 				 note);
 		else
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
@@ -626,6 +649,20 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				c->moe_pick = own;
 				c->moe_own = true;
 			}
+		}
+		if (c->moe_pick.curve && (c->moe_fmt == MOE_FP8 || c->moe_fmt == MOE_FP8_BLOCK)) {
+			/* the alternatives, from the table the pick came from and
+			 * at a shape no farther than the pick's */
+			const struct moetab *mt = c->moe_own ? c->tabs->moe_own : c->tabs->moe;
+			moetab_pick(mt, MOE_BF16, &c->moe_shape, cfg->moe_dist, &c->moe_alt[0]);
+			if (c->moe_fmt == MOE_FP8)
+				moetab_pick(mt, MOE_FP8_BLOCK, &c->moe_shape, cfg->moe_dist, &c->moe_alt[1]);
+			for (k = 0; k < 2; k++)
+				if (c->moe_alt[k].curve &&
+				    (c->moe_alt[k].curve == c->moe_pick.curve ||
+				     c->moe_alt[k].distance > c->moe_pick.distance + 1e-9 ||
+				     c->moe_alt[k].fmt != (k ? MOE_FP8_BLOCK : MOE_BF16)))
+					memset(&c->moe_alt[k], 0, sizeof(c->moe_alt[k]));
 		}
 	}
 	comm_place(g, p, &c->place);
