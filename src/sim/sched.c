@@ -472,6 +472,11 @@ static void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
 	size_t i;
 	int st;
 
+	if (s->cfg.no_pooled_gaps) { /* nobody reads them (sim.h) */
+		rp->ngapq = 0;
+		rp->tok_t = t;
+		return;
+	}
 	/* the others (a record reused since, a rejected request's, is
 	 * skipped); runs of one value in one stage are added at once */
 	for (i = 0; i < rp->ngapq; i++) {
