@@ -55,6 +55,22 @@ static inline int64_t full_blocks(const struct sim *s, int64_t tokens)
 	return tokens / s->cfg.block_size;
 }
 
+/* llround(x) (halves away from zero) for |x| < 2^63, without the libm
+ * call: it ran twice per step (a step's length in ns, a delivery time).
+ * The truncation is exact, and so is x minus it (the fraction of a double
+ * is a double), so the comparisons with 0.5 decide as llround does. */
+static inline int64_t round_ns(double x)
+{
+	int64_t i = (int64_t)x;
+	double f = x - (double)i;
+
+	if (f >= 0.5)
+		i++;
+	else if (f <= -0.5)
+		i--;
+	return i;
+}
+
 static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
 {
 	return (int32_t)full_blocks(s, tokens + s->cfg.block_size - 1);
@@ -1328,7 +1344,7 @@ static bool group_start(struct sim *s)
 	}
 	for (i = 0; i < s->nrep; i++) {
 		s->reps[i].busy = true;
-		s->reps[i].step_dur_ns = (int64_t)llround(tmax * 1e9);
+		s->reps[i].step_dur_ns = round_ns(tmax * 1e9);
 	}
 	return true;
 }
@@ -1371,10 +1387,10 @@ static void pp_start(struct sim *s, int ri)
 	rp->nsched = 0;
 	rp->npipe++;
 	rp->busy = true;
-	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	rp->step_dur_ns = round_ns(t * 1e9);
 	/* the event names the batch: (k + 1) x nrep + ri */
 	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, (k + 1) * s->nrep + ri);
-	evq_push(&s->q, s->now + (int64_t)llround(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
+	evq_push(&s->q, s->now + round_ns(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
 }
 
 void sched_stage_free(struct sim *s, int ri)
@@ -1400,7 +1416,7 @@ static bool start_single(struct sim *s, int ri)
 	t = rank_cost(s, rp, &d);
 	account_step(s, ri, t);
 	rp->busy = true;
-	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	rp->step_dur_ns = round_ns(t * 1e9);
 	return true;
 }
 
@@ -1460,7 +1476,7 @@ static int deliver(struct sim *s, struct replica *rp, struct err *e)
 	rp->tok_open = false;
 	if (f > 1)
 		f = 1;
-	t = rp->pend_t0 + (int64_t)llround(f * (double)(s->now - rp->pend_t0));
+	t = rp->pend_t0 + round_ns(f * (double)(s->now - rp->pend_t0));
 	gaps_deliver(s, rp, t);
 	for (i = 0; i < rp->npend; i++) {
 		struct req *r = rp->pend[i];
