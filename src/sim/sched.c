@@ -39,11 +39,14 @@
  * hashing and probing (measured: `servesim eval` of the inference-perf
  * ground truth, 2 to 8 tried) */
 #define SCHED_LOOKAHEAD 4
-/* chain memo slots per replica (a power of two) and the longest shareable
- * part kept, in blocks: 256 x 2048 x 8 bytes = 4 MiB at most (a workload of
- * 100 distinct prompts, inference-perf's shared_prefix, fits) */
-#define SCHED_CHAIN_MEMO 256
+/* chain memo slots per replica (a power of two), the longest shareable
+ * part kept and the blocks kept in all slots together: 4 MiB of hashes at
+ * most.  Slots are direct-mapped: a workload of 100 distinct prompts
+ * (inference-perf's shared_prefix) had a third of them colliding in 256
+ * slots, each collision a whole prompt hashed again; in 4096 about 2 %. */
+#define SCHED_CHAIN_MEMO 4096
 #define SCHED_CHAIN_MEMO_MAX 2048
+#define SCHED_CHAIN_MEMO_BUDGET (512 * 1024)
 
 /* Full blocks in `tokens` tokens (tokens >= 0): a shift when the block
  * size is a power of two (a division costs tens of cycles; these run for
@@ -326,11 +329,17 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 		h = mix64((i > 0 ? r->chain[i - 1] : 0) * 0x9e3779b97f4a7c15ULL + key + (uint64_t)i);
 		r->chain[i] = h ? h : 1;
 	}
-	if (cm) {
-		if (cm->cap < r->nshare) {
+	if (cm && cm->cap < r->nshare) {
+		struct replica *rp = &s->reps[r->replica];
+		if (rp->cmemo_blocks - cm->cap + r->nshare > SCHED_CHAIN_MEMO_BUDGET) {
+			cm = NULL; /* the memo is full: not kept */
+		} else {
+			rp->cmemo_blocks += r->nshare - cm->cap;
 			cm->chain = xreallocarray(cm->chain, (size_t)r->nshare, sizeof(uint64_t));
 			cm->cap = r->nshare;
 		}
+	}
+	if (cm) {
 		memcpy(cm->chain, r->chain, (size_t)r->nshare * sizeof(uint64_t));
 		cm->n = r->nshare;
 		cm->content_id = r->content_id;

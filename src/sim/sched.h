@@ -136,6 +136,7 @@ struct replica {
 		uint64_t *chain;           /* [n]: blocks [0, n) */
 		int32_t n, cap;
 	} *cmemo;                          /* [SCHED_CHAIN_MEMO] or NULL */
+	int64_t cmemo_blocks;              /* capacity of their chains, in all */
 	struct req **done;                 /* completions of the step being finished */
 	size_t done_cap;
 	/* client delivery (H2): tokens of the last finished step reach the
