@@ -100,6 +100,11 @@ void kvc_acquire(struct kvc *c, int32_t b);
 /* Drop a reference on a named block; at zero it becomes evictable (if its
  * content is registered) or free. */
 void kvc_put(struct kvc *c, int32_t b);
+/* kvc_acquire of b[0], b[1], ... b[n-1]; kvc_put of b[n-1], ... b[0] (a
+ * request's blocks, in one call: the loop runs where the cache's fields
+ * stay in registers). */
+void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n);
+void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n);
 /* Free anonymous blocks: `full` of them go to the LRU as one batch, the
  * `partial` ones (never cached) straight back to the free pool. */
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial);

@@ -250,6 +250,20 @@ void kvc_put(struct kvc *c, int32_t b)
 	}
 }
 
+void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n)
+{
+	int32_t i;
+
+	for (i = 0; i < n; i++)
+		kvc_acquire(c, b[i]);
+}
+
+void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
+{
+	while (n-- > 0)
+		kvc_put(c, b[n]);
+}
+
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
 {
 	c->anon_used -= full + partial;

@@ -649,14 +649,13 @@ static void register_full(struct sim *s, struct replica *rp, struct req *r, int6
 
 static void free_blocks(struct replica *rp, struct req *r)
 {
-	int32_t i, full = r->nhashed > r->nnamed ? r->nhashed - r->nnamed : 0;
+	int32_t full = r->nhashed > r->nnamed ? r->nhashed - r->nnamed : 0;
 
 	/* reverse order, as vLLM frees: a request's tail blocks are evicted
 	 * first.  The anonymous blocks are the tail, so they go first, as one
 	 * batch; those past the full ones were never cached and are free */
 	kvc_put_anon(&rp->kv, full, r->nblocks - r->nnamed - full);
-	for (i = r->nnamed; i-- > 0;)
-		kvc_put(&rp->kv, r->blocks[i]);
+	kvc_put_rev(&rp->kv, r->blocks, r->nnamed);
 	r->nblocks = r->nhashed = r->nnamed = 0;
 	r->last_hash = 0;
 	if (r->blocks)
@@ -879,7 +878,7 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0) {
 		struct req *r = wq_front(s, rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
-		int32_t hits, evictable, need, k;
+		int32_t hits, evictable, need;
 		uint64_t last;
 		int64_t n;
 		r->blocks = array_get(s, rp);
@@ -919,9 +918,9 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		}
 		if (rp->memo_r == r)
 			memo_drop(rp);
-		for (k = 0; k < hits; k++) {
-			r->blocks[k] = rp->memo_blk[k];
-			kvc_acquire(&rp->kv, r->blocks[k]);
+		if (hits > 0) {
+			memcpy(r->blocks, rp->memo_blk, (size_t)hits * sizeof(int32_t));
+			kvc_acquire_n(&rp->kv, r->blocks, hits);
 		}
 		r->nblocks = r->nhashed = r->nnamed = hits;
 		r->last_hash = last;
