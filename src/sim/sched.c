@@ -315,19 +315,26 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 		memcpy(r->chain, cm->chain, (size_t)r->nchain * sizeof(uint64_t));
 		cm = NULL;
 	}
-	for (; r->nchain <= b; r->nchain++) {
-		int32_t i = r->nchain;
-		int64_t end = (int64_t)(i + 1) * bs;
-		int rg = end <= r->prefix_tokens && r->prefix_group >= 0 ? 0 : end <= r->prompt ? 1 : 2;
-		uint64_t h;
-		if (rg != region) {
-			region = rg;
-			key = rg == 0	? mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group)
-			      : rg == 1 ? mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id)
-					: mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
+	{
+		/* locals: a store through chain (uint64_t) may alias the
+		 * request's int64_t fields, which the loop would reload */
+		uint64_t *ch = r->chain, prev = r->nchain > 0 ? r->chain[r->nchain - 1] : 0;
+		int64_t i, pt = r->prefix_group >= 0 ? r->prefix_tokens : -1, pr = r->prompt;
+		for (i = r->nchain; i <= b; i++) {
+			int64_t end = (i + 1) * bs;
+			int rg = end <= pt ? 0 : end <= pr ? 1 : 2;
+			uint64_t h;
+			if (rg != region) {
+				region = rg;
+				key = rg == 0	? mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group)
+				      : rg == 1 ? mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id)
+						: mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
+			}
+			h = mix64(prev * 0x9e3779b97f4a7c15ULL + key + (uint64_t)i);
+			prev = ch[i] = h ? h : 1;
 		}
-		h = mix64((i > 0 ? r->chain[i - 1] : 0) * 0x9e3779b97f4a7c15ULL + key + (uint64_t)i);
-		r->chain[i] = h ? h : 1;
+		if (r->nchain <= b)
+			r->nchain = (int32_t)b + 1;
 	}
 	if (cm && cm->cap < r->nshare) {
 		struct replica *rp = &s->reps[r->replica];
@@ -351,8 +358,16 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 /* Hash of block b of r from its kept chain, extended as needed. */
 static inline uint64_t chain_at(const struct sim *s, struct req *r, int64_t b)
 {
-	if (b >= r->nchain)
-		chain_grow(s, r, b);
+	if (b < r->nchain)
+		return r->chain[b];
+	if (b == r->nchain && b > 0 && b < r->chain_cap) {
+		/* the next block of a started chain (a decoder's block just
+		 * filled): block_hash's value, as chain_grow's loop computes it */
+		r->chain[b] = block_hash(s, r, b, r->chain[b - 1]);
+		r->nchain++;
+		return r->chain[b];
+	}
+	chain_grow(s, r, b);
 	return r->chain[b];
 }
 
