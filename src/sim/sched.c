@@ -492,6 +492,10 @@ static void gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int6
 {
 	struct gap_ent *g;
 
+	if (rp->no_gaps) { /* sim_cfg.no_pooled_gaps: only counted */
+		r->ngaps += kind != GAP_NONE;
+		return;
+	}
 	XGROW(rp->gapq, rp->gapq_cap, rp->ngapq + 1);
 	g = &rp->gapq[rp->ngapq++];
 	g->r = r;
@@ -1540,7 +1544,8 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	rp->pend_t0 = s->now;
 	rp->tok_open = true;
 	/* every decoder made a one-token chunk, a step after its last one */
-	memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+	if (!rp->no_gaps)
+		memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
 	rp->G++;
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
@@ -1723,6 +1728,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));
 	rp->sg_ratio = SCHED_SG_RATIO_INIT;
+	rp->no_gaps = s->cfg.no_pooled_gaps;
 }
 
 void sched_replica_release(struct replica *rp)

@@ -151,6 +151,7 @@ struct replica {
 	 * from dec_stage, the decoders by stage); the explicit requests'
 	 * chunks wait in gapq for their delivery time */
 	bool tok_open;
+	bool no_gaps;                      /* sim_cfg.no_pooled_gaps: gapq stays empty */
 	int64_t tok_t;
 	int32_t dec_stage[256], lazy_n[256];
 	int dec_stage_hi;                  /* stages below it may have decoders */
