@@ -234,7 +234,9 @@ void kvc_acquire(struct kvc *c, int32_t b)
 	c->blk[b].ref++;
 }
 
-void kvc_put(struct kvc *c, int32_t b)
+/* kvc_put's body, inlined into kvc_put_rev's loop; the ring's append
+ * written out (ring_push's compaction only when the ring is full). */
+static inline void put_one(struct kvc *c, int32_t b)
 {
 	struct kvb *k = &c->blk[b];
 
@@ -242,12 +244,24 @@ void kvc_put(struct kvc *c, int32_t b)
 		return;
 	c->watch_touched |= c->nwatched > 0 && c->watch[b] >= 0;
 	if (k->hash) {
-		ring_push(c, b, ++k->stamp);
+		if (c->ring_len == c->ring_cap) {
+			ring_push(c, b, ++k->stamp);
+		} else {
+			struct kvc_ring *e = &c->ring[(c->ring_head + c->ring_len) & (c->ring_cap - 1)];
+			e->name = b;
+			e->val = ++k->stamp;
+			c->ring_len++;
+		}
 		c->nevict++;
 	} else {
 		c->names[c->nnames++] = b;
 		c->nfree++;
 	}
+}
+
+void kvc_put(struct kvc *c, int32_t b)
+{
+	put_one(c, b);
 }
 
 void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n)
@@ -261,7 +275,7 @@ void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n)
 void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
 {
 	while (n-- > 0)
-		kvc_put(c, b[n]);
+		put_one(c, b[n]);
 }
 
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
