@@ -76,6 +76,8 @@ static inline int32_t kvc_used(const struct kvc *c) { return c->total - c->nfree
  * block when no free one is left.  Named: returns its id; anonymous: KVC_ANON. */
 int32_t kvc_alloc_named(struct kvc *c);
 void kvc_alloc_anon(struct kvc *c, int32_t n);
+/* n kvc_alloc_named calls in one, into out[0, n). */
+void kvc_alloc_named_n(struct kvc *c, int32_t *out, int32_t n);
 /* Cached named block holding content `h`, or -1. */
 int32_t kvc_lookup(const struct kvc *c, uint64_t h);
 /* The table slot where a lookup of `h` starts. */

@@ -197,7 +197,7 @@ static void take_physical(struct kvc *c, int32_t n)
 		evict(c, n - f);
 }
 
-int32_t kvc_alloc_named(struct kvc *c)
+static inline int32_t alloc_named(struct kvc *c)
 {
 	int32_t b;
 
@@ -206,6 +206,19 @@ int32_t kvc_alloc_named(struct kvc *c)
 	c->blk[b].ref = 1;
 	c->blk[b].hash = 0;
 	return b;
+}
+
+int32_t kvc_alloc_named(struct kvc *c)
+{
+	return alloc_named(c);
+}
+
+void kvc_alloc_named_n(struct kvc *c, int32_t *out, int32_t n)
+{
+	int32_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = alloc_named(c);
 }
 
 void kvc_alloc_anon(struct kvc *c, int32_t n)

@@ -636,11 +636,18 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
  * there on; a request's named blocks stay a prefix of its block list. */
 static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
 {
-	while (n > 0 && r->nnamed == r->nblocks && s->cfg.prefix_caching &&
-	       gets_hash(s, r, r->nblocks)) {
-		r->blocks[r->nblocks++] = kvc_alloc_named(&rp->kv);
-		r->nnamed++;
-		n--;
+	if (n > 0 && r->nnamed == r->nblocks && s->cfg.prefix_caching) {
+		/* gets_hash holds for every block from here (preempted), or
+		 * up to the shareable part */
+		int32_t k = r->preempts > 0 ? n : r->nshare - r->nblocks;
+		if (k > n)
+			k = n;
+		if (k > 0) {
+			kvc_alloc_named_n(&rp->kv, &r->blocks[r->nblocks], k);
+			r->nblocks += k;
+			r->nnamed += k;
+			n -= k;
+		}
 	}
 	if (n > 0) {
 		kvc_alloc_anon(&rp->kv, n);
