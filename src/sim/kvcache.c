@@ -217,8 +217,16 @@ void kvc_alloc_named_n(struct kvc *c, int32_t *out, int32_t n)
 {
 	int32_t i;
 
-	for (i = 0; i < n; i++)
-		out[i] = alloc_named(c);
+	/* the physical blocks in one go, then the names: the same blocks
+	 * evicted in the same order as n single allocations, only the names
+	 * (labels that nothing orders by) may be handed out in another order */
+	take_physical(c, n);
+	for (i = 0; i < n; i++) {
+		int32_t b = name_take(c);
+		c->blk[b].ref = 1;
+		c->blk[b].hash = 0;
+		out[i] = b;
+	}
 }
 
 void kvc_alloc_anon(struct kvc *c, int32_t n)
