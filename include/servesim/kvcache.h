@@ -115,6 +115,9 @@ void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial);
 void kvc_register(struct kvc *c, int32_t b, uint64_t h);
 /* Give a held anonymous block a name (reference 1) so it can be registered. */
 int32_t kvc_name_anon(struct kvc *c);
+/* n held anonymous blocks named and registered with contents h[0, n)
+ * (kvc_name_anon then kvc_register, block by block), names into out. */
+void kvc_publish_anon(struct kvc *c, int32_t *out, const uint64_t *h, int32_t n);
 /* Watch block b (a cached block) as position pos of a chain; unwatch it. */
 static inline void kvc_watch(struct kvc *c, int32_t b, int32_t pos)
 {

@@ -245,6 +245,16 @@ int32_t kvc_name_anon(struct kvc *c)
 	return b;
 }
 
+void kvc_publish_anon(struct kvc *c, int32_t *out, const uint64_t *h, int32_t n)
+{
+	int32_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = kvc_name_anon(c);
+		kvc_register(c, out[i], h[i]);
+	}
+}
+
 void kvc_acquire(struct kvc *c, int32_t b)
 {
 	if (c->blk[b].ref == 0) {

@@ -693,19 +693,16 @@ static void free_blocks(struct replica *rp, struct req *r)
  * its private blocks their real hashes before they are freed. */
 static void publish_private(struct sim *s, struct replica *rp, struct req *r)
 {
-	int32_t b;
-
 	if (!s->cfg.prefix_caching)
 		return;
-	for (b = r->nnamed; b < r->nhashed; b++) {
-		uint64_t h = chain_at(s, r, b);
-		{
-			r->blocks[b] = kvc_name_anon(&rp->kv);
-			kvc_register(&rp->kv, r->blocks[b], h);
-		}
-	}
-	if (r->nnamed < r->nhashed)
+	if (r->nnamed < r->nhashed) {
+		/* the chain through the last one (the values chain_at gives
+		 * block by block), then names and registrations in one call */
+		(void)chain_at(s, r, r->nhashed - 1);
+		kvc_publish_anon(&rp->kv, &r->blocks[r->nnamed], &r->chain[r->nnamed],
+				 r->nhashed - r->nnamed);
 		r->nnamed = r->nhashed;
+	}
 }
 
 static void preempt(struct sim *s, struct replica *rp, struct req *r)
