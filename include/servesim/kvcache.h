@@ -76,6 +76,8 @@ static inline int32_t kvc_used(const struct kvc *c) { return c->total - c->nfree
  * block when no free one is left.  Named: returns its id; anonymous: KVC_ANON. */
 int32_t kvc_alloc_named(struct kvc *c);
 void kvc_alloc_anon(struct kvc *c, int32_t n);
+/* n kvc_alloc_named calls in one, into out[0, n). */
+void kvc_alloc_named_n(struct kvc *c, int32_t *out, int32_t n);
 /* Cached named block holding content `h`, or -1. */
 int32_t kvc_lookup(const struct kvc *c, uint64_t h);
 /* The table slot where a lookup of `h` starts. */
@@ -100,6 +102,11 @@ void kvc_acquire(struct kvc *c, int32_t b);
 /* Drop a reference on a named block; at zero it becomes evictable (if its
  * content is registered) or free. */
 void kvc_put(struct kvc *c, int32_t b);
+/* kvc_acquire of b[0], b[1], ... b[n-1]; kvc_put of b[n-1], ... b[0] (a
+ * request's blocks, in one call: the loop runs where the cache's fields
+ * stay in registers). */
+void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n);
+void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n);
 /* Free anonymous blocks: `full` of them go to the LRU as one batch, the
  * `partial` ones (never cached) straight back to the free pool. */
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial);
@@ -108,6 +115,9 @@ void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial);
 void kvc_register(struct kvc *c, int32_t b, uint64_t h);
 /* Give a held anonymous block a name (reference 1) so it can be registered. */
 int32_t kvc_name_anon(struct kvc *c);
+/* n held anonymous blocks named and registered with contents h[0, n)
+ * (kvc_name_anon then kvc_register, block by block), names into out. */
+void kvc_publish_anon(struct kvc *c, int32_t *out, const uint64_t *h, int32_t n);
 /* Watch block b (a cached block) as position pos of a chain; unwatch it. */
 static inline void kvc_watch(struct kvc *c, int32_t b, int32_t pos)
 {

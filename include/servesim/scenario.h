@@ -39,6 +39,7 @@ struct scenario {
 	bool check_invariants;
 	bool exact_percentiles;       /* sim_cfg.exact_percentiles */
 	bool no_segments;             /* sim_cfg.no_segments */
+	bool no_pooled_gaps;          /* sim_cfg.no_pooled_gaps */
 	struct spec_cfg spec;         /* speculative decoding (k 0: off) */
 	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
 	/* P/D disaggregation (pd_prefill 0: off): pd_prefill prefill workers

@@ -75,6 +75,10 @@ struct sim_cfg {
 	 * through the event queue; the output is byte-identical either way */
 	bool no_segments;
 	bool exact_percentiles;               /* keep every value past LOGHIST_EXACT_MAX */
+	/* the caller reads no pooled-ITL distribution (eval, calibrate): the
+	 * gaps are not collected and metric_set.itl_pooled_ms stays empty (n
+	 * 0); itl_pooled_mean_ms and token_gaps are computed as always */
+	bool no_pooled_gaps;
 	size_t exact_max;                     /* that count (0: LOGHIST_EXACT_MAX; tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */
 	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */

@@ -68,6 +68,9 @@ struct nls_ctx {
 	size_t n, p;
 	int rc;
 	double *buf; /* n residuals, contiguous */
+	fit_residual_batch_fn fb; /* or NULL: GSL's own forward differences */
+	double h;                 /* GSL's h_df */
+	double *pts, *fs;         /* fb's p points (p x p) and residuals (p x n) */
 };
 
 /* GSL calls this with strided vectors too (columns of the finite-difference
@@ -94,14 +97,68 @@ static int nls_f(const gsl_vector *x, void *params, gsl_vector *fv)
 	return GSL_SUCCESS;
 }
 
+/* The forward-difference Jacobian as GSL 2.7's forward_jac (multifit_nlinear/
+ * fdjac.c) computes it, the same values bit for bit: column j from the
+ * point x + delta_j e_j, delta_j = h |x_j| (h where x_j is 0), as
+ * (f(x + delta_j e_j) - f(x)) * (1 / delta_j); but the p points are handed
+ * to the batch function together, so that they can be simulated at once.
+ * f(x) is asked of the residual function again (GSL does not pass it; the
+ * caller memoises points). */
+static int nls_df(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+	struct nls_ctx *c = params;
+	double xs[16];
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < c->p; i++)
+		xs[i] = gsl_vector_get(x, i);
+	rc = c->f(xs, c->buf, c->ctx);
+	if (rc < 0) {
+		c->rc = rc;
+		return GSL_EBADFUNC;
+	}
+	for (j = 0; j < c->p; j++) {
+		double delta = c->h * fabs(xs[j]);
+		if (delta == 0.0)
+			delta = c->h;
+		memcpy(&c->pts[j * c->p], xs, c->p * sizeof(double));
+		c->pts[j * c->p + j] = xs[j] + delta;
+	}
+	rc = c->fb(c->pts, c->p, c->fs, c->ctx);
+	if (rc < 0) {
+		c->rc = rc;
+		return GSL_EBADFUNC;
+	}
+	for (j = 0; j < c->p; j++) {
+		double delta = c->h * fabs(xs[j]), inv;
+		if (delta == 0.0)
+			delta = c->h;
+		for (i = 0; i < c->n; i++) /* as nls_f refuses them */
+			if (!isfinite(c->fs[j * c->n + i]))
+				return GSL_EBADFUNC;
+		inv = 1.0 / delta;
+		for (i = 0; i < c->n; i++)
+			gsl_matrix_set(J, i, j, (c->fs[j * c->n + i] - c->buf[i]) * inv);
+	}
+	return GSL_SUCCESS;
+}
+
 int fit_nls(fit_residual_fn f, void *ctx, size_t n, size_t p, double *x, double h_abs,
 	    int max_iter, double *cost, int *iterations, struct err *e)
+{
+	return fit_nls_batched(f, NULL, ctx, n, p, x, h_abs, max_iter, cost, iterations, e);
+}
+
+int fit_nls_batched(fit_residual_fn f, fit_residual_batch_fn fb, void *ctx, size_t n, size_t p,
+		    double *x, double h_abs, int max_iter, double *cost, int *iterations,
+		    struct err *e)
 {
 	const gsl_multifit_nlinear_type *T = gsl_multifit_nlinear_trust;
 	gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
 	gsl_multifit_nlinear_workspace *w;
 	gsl_multifit_nlinear_fdf fdf;
-	struct nls_ctx c = {f, ctx, n, p, 0, NULL};
+	struct nls_ctx c = {f, ctx, n, p, 0, NULL, fb, 0, NULL, NULL};
 	gsl_vector *x0;
 	double chisq;
 	size_t i;
@@ -112,16 +169,21 @@ int fit_nls(fit_residual_fn f, void *ctx, size_t n, size_t p, double *x, double 
 		return err_set(e, SS_EDATA, "fit: %zu residuals for %zu parameters", n, p);
 	memset(&fdf, 0, sizeof(fdf));
 	fdf.f = nls_f;
-	fdf.df = NULL; /* forward differences */
+	fdf.df = fb ? nls_df : NULL; /* forward differences, GSL's or nls_df's */
 	fdf.n = n;
 	fdf.p = p;
 	fdf.params = &c;
 	prm.h_df = h_abs > 0 ? h_abs : GSL_SQRT_DBL_EPSILON;
+	c.h = prm.h_df;
 	c.buf = malloc(n * sizeof(double));
+	c.pts = fb ? malloc(p * p * sizeof(double)) : NULL;
+	c.fs = fb ? malloc(p * n * sizeof(double)) : NULL;
 	x0 = gsl_vector_alloc(p);
 	w = gsl_multifit_nlinear_alloc(T, &prm, n, p);
-	if (!x0 || !w || !c.buf) {
+	if (!x0 || !w || !c.buf || (fb && (!c.pts || !c.fs))) {
 		free(c.buf);
+		free(c.pts);
+		free(c.fs);
 		gsl_vector_free(x0);
 		if (w)
 			gsl_multifit_nlinear_free(w);
@@ -145,6 +207,8 @@ int fit_nls(fit_residual_fn f, void *ctx, size_t n, size_t p, double *x, double 
 	gsl_vector_free(x0);
 	gsl_multifit_nlinear_free(w);
 	free(c.buf);
+	free(c.pts);
+	free(c.fs);
 	if (c.rc < 0)
 		return err_set(e, -c.rc, "fit: the residual function failed (status %d)", c.rc);
 	if (st != GSL_SUCCESS)

@@ -128,11 +128,13 @@ out:
 	return rc;
 }
 
-/* Experiments handed out to the threads of calib_collect one at a time;
- * each result goes to its own slot, merged in experiment order after. */
+/* Simulations handed out to the threads of collect_points one at a time
+ * (job i: point i / n, experiment i % n); each result goes to its own
+ * slot, merged in experiment order after. */
 struct collect_job {
 	const struct calib_ctx *c;
-	const struct overheads *ov;
+	const struct overheads *ov;  /* [npoints] */
+	size_t njobs;
 	pthread_mutex_t lock;
 	size_t next;
 	struct calib_set *sets;
@@ -146,37 +148,74 @@ static void *collect_worker(void *arg)
 	const struct calib_ctx *c = j->c;
 
 	for (;;) {
-		size_t i;
+		size_t i, x;
 		pthread_mutex_lock(&j->lock);
 		i = j->next++;
 		pthread_mutex_unlock(&j->lock);
-		if (i >= c->n)
+		if (i >= j->njobs)
 			return NULL;
+		x = i % c->n;
 		err_clear(&j->errs[i]);
-		j->rc[i] = collect_one(&c->x[i], c->m[i], c->g[i], j->ov, c->data_dir, c->cache,
-				       (int)i * 100, &j->sets[i], &j->errs[i]);
+		j->rc[i] = collect_one(&c->x[x], c->m[x], c->g[x], &j->ov[i / c->n], c->data_dir,
+				       c->cache, (int)x * 100, &j->sets[i], &j->errs[i]);
 	}
 }
 
-int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct calib_set *out,
-		  struct err *e)
+/* Point p's units from its experiments' slots; 0, or its first failing
+ * experiment's status with that error in *e. */
+static int merge_point(const struct calib_ctx *c, struct collect_job *j, size_t p,
+		       struct calib_set *out, struct err *e)
+{
+	size_t i, overloaded;
+
+	memset(out, 0, sizeof(*out));
+	/* the first failing experiment's error, as one thread stops at it */
+	for (i = p * c->n; i < (p + 1) * c->n; i++) {
+		if (j->rc[i] < 0) {
+			*e = j->errs[i];
+			calib_set_release(out);
+			return j->rc[i];
+		}
+		if (j->sets[i].n) {
+			XGROW(out->u, out->cap, out->n + j->sets[i].n);
+			memcpy(out->u + out->n, j->sets[i].u, j->sets[i].n * sizeof(out->u[0]));
+			out->n += j->sets[i].n;
+		}
+		out->requests += j->sets[i].requests;
+		out->overloaded += j->sets[i].overloaded;
+	}
+	if (out->n == 0) {
+		overloaded = out->overloaded;
+		calib_set_release(out);
+		if (overloaded > 0)
+			return err_set(e, SS_EDATA,
+				       "calibrate: no measured requests or steady stages to fit on: all %zu stages are overloaded (fewer than 90 %% of their requests completed, or a mean TTFT above 5 s) and teach queue length, not overheads",
+				       overloaded);
+		return err_set(e, SS_EDATA, "calibrate: no measured requests or steady stages to fit on");
+	}
+	return 0;
+}
+
+/* calib_collect at npoints overhead points at once, all npoints x n
+ * simulations shared by the threads (the in-loop fit's finite-difference
+ * points: a thread is not left waiting on one point's longest experiment).
+ * out[p] and rc[p] (0 or <0 with errs[p]) per point. */
+static void collect_points(const struct calib_ctx *c, const struct overheads *ov, size_t npoints,
+			   struct calib_set *out, int *rc, struct err *errs)
 {
 	struct collect_job j;
 	pthread_t *th;
-	size_t i, nth = c->jobs > 1 ? (size_t)c->jobs : 1, started = 0;
-	int rc = 0;
+	size_t i, nth = c->jobs > 1 ? (size_t)c->jobs : 1, started = 0, nj = npoints * c->n;
 
-	size_t overloaded;
-
-	memset(out, 0, sizeof(*out));
-	if (nth > c->n)
-		nth = c->n;
+	if (nth > nj)
+		nth = nj;
 	memset(&j, 0, sizeof(j));
 	j.c = c;
 	j.ov = ov;
-	j.sets = xcalloc(c->n ? c->n : 1, sizeof(*j.sets));
-	j.rc = xcalloc(c->n ? c->n : 1, sizeof(*j.rc));
-	j.errs = xcalloc(c->n ? c->n : 1, sizeof(*j.errs));
+	j.njobs = nj;
+	j.sets = xcalloc(nj ? nj : 1, sizeof(*j.sets));
+	j.rc = xcalloc(nj ? nj : 1, sizeof(*j.rc));
+	j.errs = xcalloc(nj ? nj : 1, sizeof(*j.errs));
 	if (pthread_mutex_init(&j.lock, NULL) != 0)
 		BUG("pthread_mutex_init");
 	th = xcalloc(nth ? nth : 1, sizeof(*th));
@@ -189,40 +228,22 @@ int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct 
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&j.lock);
 	free(th);
-	/* the first failing experiment's error, as one thread stops at it */
-	for (i = 0; i < c->n && rc == 0; i++) {
-		if (j.rc[i] < 0) {
-			rc = j.rc[i];
-			*e = j.errs[i];
-			break;
-		}
-		if (j.sets[i].n) {
-			XGROW(out->u, out->cap, out->n + j.sets[i].n);
-			memcpy(out->u + out->n, j.sets[i].u, j.sets[i].n * sizeof(out->u[0]));
-			out->n += j.sets[i].n;
-		}
-		out->requests += j.sets[i].requests;
-		out->overloaded += j.sets[i].overloaded;
-	}
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < npoints; i++)
+		rc[i] = merge_point(c, &j, i, &out[i], &errs[i]);
+	for (i = 0; i < nj; i++)
 		calib_set_release(&j.sets[i]);
 	free(j.sets);
 	free(j.rc);
 	free(j.errs);
-	if (rc < 0) {
-		calib_set_release(out);
-		return rc;
-	}
-	if (out->n == 0) {
-		overloaded = out->overloaded;
-		calib_set_release(out);
-		if (overloaded > 0)
-			return err_set(e, SS_EDATA,
-				       "calibrate: no measured requests or steady stages to fit on: all %zu stages are overloaded (fewer than 90 %% of their requests completed, or a mean TTFT above 5 s) and teach queue length, not overheads",
-				       overloaded);
-		return err_set(e, SS_EDATA, "calibrate: no measured requests or steady stages to fit on");
-	}
-	return 0;
+}
+
+int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct calib_set *out,
+		  struct err *e)
+{
+	int rc;
+
+	collect_points(c, ov, 1, out, &rc, e);
+	return rc;
 }
 
 static double corr_e2e(const struct tier1_coef *k, const struct calib_unit *u)
@@ -544,58 +565,122 @@ static void loop_overheads(const struct loop_ctx *l, const double *x, struct ove
 	ov->api_e2e_ms = x[3] * loop_scale[3];
 }
 
+/* The memoised group sums of point x, or NULL. */
+static const double *memo_find(const struct loop_ctx *l, const double *x)
+{
+	size_t i;
+
+	for (i = 0; i < l->nmemo; i++)
+		if (memcmp(l->memo[i].x, x, sizeof(l->memo[i].x)) == 0)
+			return l->memo[i].sums;
+	return NULL;
+}
+
+/* Memoise point x's group sums from its simulated units. */
+static const double *memo_add(struct loop_ctx *l, const double *x, const struct calib_set *s)
+{
+	double *ns = xcalloc(4 * l->ngroups + 1, sizeof(double));
+	size_t i, k;
+
+	l->evals++;
+	for (k = 0; k < l->ngroups; k++) {
+		double pe = 0, me = 0, pt = 0, mt = 0;
+		for (i = 0; i < s->n; i++) {
+			if (s->u[i].group != l->groups[k])
+				continue;
+			pe += s->u[i].e2e_pred;
+			me += s->u[i].e2e_meas;
+			pt += s->u[i].ttft_pred;
+			mt += s->u[i].ttft_meas;
+		}
+		ns[4 * k] = pe;
+		ns[4 * k + 1] = me;
+		ns[4 * k + 2] = pt;
+		ns[4 * k + 3] = mt;
+	}
+	XGROW(l->memo, l->memo_cap, l->nmemo + 1);
+	memcpy(l->memo[l->nmemo].x, x, sizeof(l->memo[l->nmemo].x));
+	l->memo[l->nmemo++].sums = ns;
+	return ns;
+}
+
 /* Residuals: per group (stage or benchmark), the relative error of the
  * mean E2E and of the mean TTFT: robust to per-request noise, and what the
  * evaluation compares. */
-static int loop_residuals(const double *x, double *f, void *ctx)
+static void loop_fill(const struct loop_ctx *l, const double *sums, double *f)
 {
-	struct loop_ctx *l = ctx;
-	struct overheads ov;
-	struct calib_set s;
-	struct err e;
-	const double *sums = NULL;
-	size_t i, k;
+	size_t k;
 
-	for (i = 0; i < l->nmemo && !sums; i++)
-		if (memcmp(l->memo[i].x, x, sizeof(l->memo[i].x)) == 0)
-			sums = l->memo[i].sums;
-	if (!sums) {
-		double *ns = xcalloc(4 * l->ngroups + 1, sizeof(double));
-		loop_overheads(l, x, &ov);
-		if (calib_collect(l->c, &ov, &s, &e) < 0) {
-			free(ns);
-			fprintf(stderr, "calibrate --in-loop: %s\n", e.msg);
-			return -SS_ERUNTIME;
-		}
-		l->evals++;
-		for (k = 0; k < l->ngroups; k++) {
-			double pe = 0, me = 0, pt = 0, mt = 0;
-			for (i = 0; i < s.n; i++) {
-				if (s.u[i].group != l->groups[k])
-					continue;
-				pe += s.u[i].e2e_pred;
-				me += s.u[i].e2e_meas;
-				pt += s.u[i].ttft_pred;
-				mt += s.u[i].ttft_meas;
-			}
-			ns[4 * k] = pe;
-			ns[4 * k + 1] = me;
-			ns[4 * k + 2] = pt;
-			ns[4 * k + 3] = mt;
-		}
-		calib_set_release(&s);
-		XGROW(l->memo, l->memo_cap, l->nmemo + 1);
-		memcpy(l->memo[l->nmemo].x, x, sizeof(l->memo[l->nmemo].x));
-		l->memo[l->nmemo++].sums = ns;
-		sums = ns;
-	}
 	for (k = 0; k < l->ngroups; k++) {
 		double pe = sums[4 * k], me = sums[4 * k + 1], pt = sums[4 * k + 2],
 		       mt = sums[4 * k + 3];
 		f[2 * k] = me > 0 && (!l->use || l->use[k]) ? (pe - me) / me : 0;
 		f[2 * k + 1] = mt > 0 && (!l->use || l->use[k]) ? (pt - mt) / mt : 0;
 	}
+}
+
+static int loop_residuals(const double *x, double *f, void *ctx)
+{
+	struct loop_ctx *l = ctx;
+	const double *sums = memo_find(l, x);
+
+	if (!sums) {
+		struct overheads ov;
+		struct calib_set s;
+		struct err e;
+		loop_overheads(l, x, &ov);
+		if (calib_collect(l->c, &ov, &s, &e) < 0) {
+			fprintf(stderr, "calibrate --in-loop: %s\n", e.msg);
+			return -SS_ERUNTIME;
+		}
+		sums = memo_add(l, x, &s);
+		calib_set_release(&s);
+	}
+	loop_fill(l, sums, f);
 	return 0;
+}
+
+/* loop_residuals at k points (a Jacobian's finite-difference points): the
+ * points not memoised yet are simulated together, memoised in point order
+ * as one call per point would. */
+static int loop_residuals_batch(const double *xs, size_t k, double *fs, void *ctx)
+{
+	struct loop_ctx *l = ctx;
+	struct overheads *ov = xcalloc(k ? k : 1, sizeof(*ov));
+	struct calib_set *sets = xcalloc(k ? k : 1, sizeof(*sets));
+	struct err *errs = xcalloc(k ? k : 1, sizeof(*errs));
+	size_t *miss = xcalloc(k ? k : 1, sizeof(*miss)), nmiss = 0, q, i;
+	int *rcs = xcalloc(k ? k : 1, sizeof(*rcs)), rc = 0;
+
+	for (q = 0; q < k; q++) {
+		bool again = memo_find(l, &xs[4 * q]) != NULL;
+		for (i = 0; i < nmiss && !again; i++)
+			again = memcmp(&xs[4 * miss[i]], &xs[4 * q], 4 * sizeof(double)) == 0;
+		if (again)
+			continue;
+		loop_overheads(l, &xs[4 * q], &ov[nmiss]);
+		miss[nmiss++] = q;
+	}
+	if (nmiss > 0)
+		collect_points(l->c, ov, nmiss, sets, rcs, errs);
+	for (i = 0; i < nmiss && rc == 0; i++) {
+		if (rcs[i] < 0) {
+			fprintf(stderr, "calibrate --in-loop: %s\n", errs[i].msg);
+			rc = -SS_ERUNTIME;
+			break;
+		}
+		memo_add(l, &xs[4 * miss[i]], &sets[i]);
+	}
+	for (q = 0; q < k && rc == 0; q++)
+		loop_fill(l, memo_find(l, &xs[4 * q]), &fs[q * 2 * l->ngroups]);
+	for (i = 0; i < nmiss; i++)
+		calib_set_release(&sets[i]);
+	free(ov);
+	free(sets);
+	free(errs);
+	free(miss);
+	free(rcs);
+	return rc;
 }
 
 /* Mean relative error of the group means over the groups with use[k] ==
@@ -640,7 +725,8 @@ static int loop_fit(struct loop_ctx *l, const struct overheads *start, struct ov
 	x[1] = (start->prefill_token_us > 0.5 ? start->prefill_token_us : 0.5) / loop_scale[1];
 	x[2] = start->api_ttft_ms / loop_scale[2];
 	x[3] = start->api_e2e_ms / loop_scale[3];
-	rc = fit_nls(loop_residuals, l, 2 * l->ngroups, 4, x, 0.2, 30, &cost, iterations, e);
+	rc = fit_nls_batched(loop_residuals, loop_residuals_batch, l, 2 * l->ngroups, 4, x, 0.2, 30,
+			     &cost, iterations, e);
 	if (rc < 0)
 		return rc;
 	loop_overheads(l, x, ov);

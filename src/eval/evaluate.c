@@ -46,6 +46,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->max_model_len = x->max_model_len;
 	sc->block_size = x->block_size;
 	sc->total_kv_blocks = x->total_kv_blocks;
+	sc->no_pooled_gaps = true; /* eval and calibrate compare no pooled ITL */
 	sc->gpu_memory_utilization = x->gpu_memory_utilization;
 	sc->prefix_caching = x->prefix_caching;
 	sc->tier0_off = o->tier0_off;

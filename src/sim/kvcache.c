@@ -197,7 +197,7 @@ static void take_physical(struct kvc *c, int32_t n)
 		evict(c, n - f);
 }
 
-int32_t kvc_alloc_named(struct kvc *c)
+static inline int32_t alloc_named(struct kvc *c)
 {
 	int32_t b;
 
@@ -206,6 +206,27 @@ int32_t kvc_alloc_named(struct kvc *c)
 	c->blk[b].ref = 1;
 	c->blk[b].hash = 0;
 	return b;
+}
+
+int32_t kvc_alloc_named(struct kvc *c)
+{
+	return alloc_named(c);
+}
+
+void kvc_alloc_named_n(struct kvc *c, int32_t *out, int32_t n)
+{
+	int32_t i;
+
+	/* the physical blocks in one go, then the names: the same blocks
+	 * evicted in the same order as n single allocations, only the names
+	 * (labels that nothing orders by) may be handed out in another order */
+	take_physical(c, n);
+	for (i = 0; i < n; i++) {
+		int32_t b = name_take(c);
+		c->blk[b].ref = 1;
+		c->blk[b].hash = 0;
+		out[i] = b;
+	}
 }
 
 void kvc_alloc_anon(struct kvc *c, int32_t n)
@@ -224,6 +245,16 @@ int32_t kvc_name_anon(struct kvc *c)
 	return b;
 }
 
+void kvc_publish_anon(struct kvc *c, int32_t *out, const uint64_t *h, int32_t n)
+{
+	int32_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i] = kvc_name_anon(c);
+		kvc_register(c, out[i], h[i]);
+	}
+}
+
 void kvc_acquire(struct kvc *c, int32_t b)
 {
 	if (c->blk[b].ref == 0) {
@@ -234,7 +265,9 @@ void kvc_acquire(struct kvc *c, int32_t b)
 	c->blk[b].ref++;
 }
 
-void kvc_put(struct kvc *c, int32_t b)
+/* kvc_put's body, inlined into kvc_put_rev's loop; the ring's append
+ * written out (ring_push's compaction only when the ring is full). */
+static inline void put_one(struct kvc *c, int32_t b)
 {
 	struct kvb *k = &c->blk[b];
 
@@ -242,12 +275,38 @@ void kvc_put(struct kvc *c, int32_t b)
 		return;
 	c->watch_touched |= c->nwatched > 0 && c->watch[b] >= 0;
 	if (k->hash) {
-		ring_push(c, b, ++k->stamp);
+		if (c->ring_len == c->ring_cap) {
+			ring_push(c, b, ++k->stamp);
+		} else {
+			struct kvc_ring *e = &c->ring[(c->ring_head + c->ring_len) & (c->ring_cap - 1)];
+			e->name = b;
+			e->val = ++k->stamp;
+			c->ring_len++;
+		}
 		c->nevict++;
 	} else {
 		c->names[c->nnames++] = b;
 		c->nfree++;
 	}
+}
+
+void kvc_put(struct kvc *c, int32_t b)
+{
+	put_one(c, b);
+}
+
+void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n)
+{
+	int32_t i;
+
+	for (i = 0; i < n; i++)
+		kvc_acquire(c, b[i]);
+}
+
+void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
+{
+	while (n-- > 0)
+		put_one(c, b[n]);
 }
 
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)

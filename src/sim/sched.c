@@ -39,11 +39,14 @@
  * hashing and probing (measured: `servesim eval` of the inference-perf
  * ground truth, 2 to 8 tried) */
 #define SCHED_LOOKAHEAD 4
-/* chain memo slots per replica (a power of two) and the longest shareable
- * part kept, in blocks: 256 x 2048 x 8 bytes = 4 MiB at most (a workload of
- * 100 distinct prompts, inference-perf's shared_prefix, fits) */
-#define SCHED_CHAIN_MEMO 256
+/* chain memo slots per replica (a power of two), the longest shareable
+ * part kept and the blocks kept in all slots together: 4 MiB of hashes at
+ * most.  Slots are direct-mapped: a workload of 100 distinct prompts
+ * (inference-perf's shared_prefix) had a third of them colliding in 256
+ * slots, each collision a whole prompt hashed again; in 4096 about 2 %. */
+#define SCHED_CHAIN_MEMO 4096
 #define SCHED_CHAIN_MEMO_MAX 2048
+#define SCHED_CHAIN_MEMO_BUDGET (512 * 1024)
 
 /* Full blocks in `tokens` tokens (tokens >= 0): a shift when the block
  * size is a power of two (a division costs tens of cycles; these run for
@@ -53,6 +56,22 @@ static inline int64_t full_blocks(const struct sim *s, int64_t tokens)
 	if (s->bs_log2p1 > 0 && tokens >= 0)
 		return tokens >> (s->bs_log2p1 - 1);
 	return tokens / s->cfg.block_size;
+}
+
+/* llround(x) (halves away from zero) for |x| < 2^63, without the libm
+ * call: it ran twice per step (a step's length in ns, a delivery time).
+ * The truncation is exact, and so is x minus it (the fraction of a double
+ * is a double), so the comparisons with 0.5 decide as llround does. */
+static inline int64_t round_ns(double x)
+{
+	int64_t i = (int64_t)x;
+	double f = x - (double)i;
+
+	if (f >= 0.5)
+		i++;
+	else if (f <= -0.5)
+		i--;
+	return i;
 }
 
 static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
@@ -296,25 +315,38 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 		memcpy(r->chain, cm->chain, (size_t)r->nchain * sizeof(uint64_t));
 		cm = NULL;
 	}
-	for (; r->nchain <= b; r->nchain++) {
-		int32_t i = r->nchain;
-		int64_t end = (int64_t)(i + 1) * bs;
-		int rg = end <= r->prefix_tokens && r->prefix_group >= 0 ? 0 : end <= r->prompt ? 1 : 2;
-		uint64_t h;
-		if (rg != region) {
-			region = rg;
-			key = rg == 0	? mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group)
-			      : rg == 1 ? mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id)
-					: mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
+	{
+		/* locals: a store through chain (uint64_t) may alias the
+		 * request's int64_t fields, which the loop would reload */
+		uint64_t *ch = r->chain, prev = r->nchain > 0 ? r->chain[r->nchain - 1] : 0;
+		int64_t i, pt = r->prefix_group >= 0 ? r->prefix_tokens : -1, pr = r->prompt;
+		for (i = r->nchain; i <= b; i++) {
+			int64_t end = (i + 1) * bs;
+			int rg = end <= pt ? 0 : end <= pr ? 1 : 2;
+			uint64_t h;
+			if (rg != region) {
+				region = rg;
+				key = rg == 0	? mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group)
+				      : rg == 1 ? mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id)
+						: mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
+			}
+			h = mix64(prev * 0x9e3779b97f4a7c15ULL + key + (uint64_t)i);
+			prev = ch[i] = h ? h : 1;
 		}
-		h = mix64((i > 0 ? r->chain[i - 1] : 0) * 0x9e3779b97f4a7c15ULL + key + (uint64_t)i);
-		r->chain[i] = h ? h : 1;
+		if (r->nchain <= b)
+			r->nchain = (int32_t)b + 1;
 	}
-	if (cm) {
-		if (cm->cap < r->nshare) {
+	if (cm && cm->cap < r->nshare) {
+		struct replica *rp = &s->reps[r->replica];
+		if (rp->cmemo_blocks - cm->cap + r->nshare > SCHED_CHAIN_MEMO_BUDGET) {
+			cm = NULL; /* the memo is full: not kept */
+		} else {
+			rp->cmemo_blocks += r->nshare - cm->cap;
 			cm->chain = xreallocarray(cm->chain, (size_t)r->nshare, sizeof(uint64_t));
 			cm->cap = r->nshare;
 		}
+	}
+	if (cm) {
 		memcpy(cm->chain, r->chain, (size_t)r->nshare * sizeof(uint64_t));
 		cm->n = r->nshare;
 		cm->content_id = r->content_id;
@@ -326,8 +358,16 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 /* Hash of block b of r from its kept chain, extended as needed. */
 static inline uint64_t chain_at(const struct sim *s, struct req *r, int64_t b)
 {
-	if (b >= r->nchain)
-		chain_grow(s, r, b);
+	if (b < r->nchain)
+		return r->chain[b];
+	if (b == r->nchain && b > 0 && b < r->chain_cap) {
+		/* the next block of a started chain (a decoder's block just
+		 * filled): block_hash's value, as chain_grow's loop computes it */
+		r->chain[b] = block_hash(s, r, b, r->chain[b - 1]);
+		r->nchain++;
+		return r->chain[b];
+	}
+	chain_grow(s, r, b);
 	return r->chain[b];
 }
 
@@ -452,6 +492,10 @@ static void gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int6
 {
 	struct gap_ent *g;
 
+	if (rp->no_gaps) { /* sim_cfg.no_pooled_gaps: only counted */
+		r->ngaps += kind != GAP_NONE;
+		return;
+	}
 	XGROW(rp->gapq, rp->gapq_cap, rp->ngapq + 1);
 	g = &rp->gapq[rp->ngapq++];
 	g->r = r;
@@ -472,6 +516,11 @@ static void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
 	size_t i;
 	int st;
 
+	if (s->cfg.no_pooled_gaps) { /* nobody reads them (sim.h) */
+		rp->ngapq = 0;
+		rp->tok_t = t;
+		return;
+	}
 	/* the others (a record reused since, a rejected request's, is
 	 * skipped); runs of one value in one stage are added at once */
 	for (i = 0; i < rp->ngapq; i++) {
@@ -587,11 +636,18 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
  * there on; a request's named blocks stay a prefix of its block list. */
 static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
 {
-	while (n > 0 && r->nnamed == r->nblocks && s->cfg.prefix_caching &&
-	       gets_hash(s, r, r->nblocks)) {
-		r->blocks[r->nblocks++] = kvc_alloc_named(&rp->kv);
-		r->nnamed++;
-		n--;
+	if (n > 0 && r->nnamed == r->nblocks && s->cfg.prefix_caching) {
+		/* gets_hash holds for every block from here (preempted), or
+		 * up to the shareable part */
+		int32_t k = r->preempts > 0 ? n : r->nshare - r->nblocks;
+		if (k > n)
+			k = n;
+		if (k > 0) {
+			kvc_alloc_named_n(&rp->kv, &r->blocks[r->nblocks], k);
+			r->nblocks += k;
+			r->nnamed += k;
+			n -= k;
+		}
 	}
 	if (n > 0) {
 		kvc_alloc_anon(&rp->kv, n);
@@ -619,14 +675,13 @@ static void register_full(struct sim *s, struct replica *rp, struct req *r, int6
 
 static void free_blocks(struct replica *rp, struct req *r)
 {
-	int32_t i, full = r->nhashed > r->nnamed ? r->nhashed - r->nnamed : 0;
+	int32_t full = r->nhashed > r->nnamed ? r->nhashed - r->nnamed : 0;
 
 	/* reverse order, as vLLM frees: a request's tail blocks are evicted
 	 * first.  The anonymous blocks are the tail, so they go first, as one
 	 * batch; those past the full ones were never cached and are free */
 	kvc_put_anon(&rp->kv, full, r->nblocks - r->nnamed - full);
-	for (i = r->nnamed; i-- > 0;)
-		kvc_put(&rp->kv, r->blocks[i]);
+	kvc_put_rev(&rp->kv, r->blocks, r->nnamed);
 	r->nblocks = r->nhashed = r->nnamed = 0;
 	r->last_hash = 0;
 	if (r->blocks)
@@ -638,19 +693,16 @@ static void free_blocks(struct replica *rp, struct req *r)
  * its private blocks their real hashes before they are freed. */
 static void publish_private(struct sim *s, struct replica *rp, struct req *r)
 {
-	int32_t b;
-
 	if (!s->cfg.prefix_caching)
 		return;
-	for (b = r->nnamed; b < r->nhashed; b++) {
-		uint64_t h = chain_at(s, r, b);
-		{
-			r->blocks[b] = kvc_name_anon(&rp->kv);
-			kvc_register(&rp->kv, r->blocks[b], h);
-		}
-	}
-	if (r->nnamed < r->nhashed)
+	if (r->nnamed < r->nhashed) {
+		/* the chain through the last one (the values chain_at gives
+		 * block by block), then names and registrations in one call */
+		(void)chain_at(s, r, r->nhashed - 1);
+		kvc_publish_anon(&rp->kv, &r->blocks[r->nnamed], &r->chain[r->nnamed],
+				 r->nhashed - r->nnamed);
 		r->nnamed = r->nhashed;
+	}
 }
 
 static void preempt(struct sim *s, struct replica *rp, struct req *r)
@@ -853,7 +905,7 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0 && rem_input > 0) {
 		struct req *r = wq_front(s, rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
-		int32_t hits, evictable, need, k;
+		int32_t hits, evictable, need;
 		uint64_t last;
 		int64_t n;
 		r->blocks = array_get(s, rp);
@@ -901,9 +953,9 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		}
 		if (rp->memo_r == r)
 			memo_drop(rp);
-		for (k = 0; k < hits; k++) {
-			r->blocks[k] = rp->memo_blk[k];
-			kvc_acquire(&rp->kv, r->blocks[k]);
+		if (hits > 0) {
+			memcpy(r->blocks, rp->memo_blk, (size_t)hits * sizeof(int32_t));
+			kvc_acquire_n(&rp->kv, r->blocks, hits);
 		}
 		r->nblocks = r->nhashed = r->nnamed = hits;
 		r->last_hash = last;
@@ -1363,7 +1415,7 @@ static bool group_start(struct sim *s)
 	}
 	for (i = 0; i < s->nrep; i++) {
 		s->reps[i].busy = true;
-		s->reps[i].step_dur_ns = (int64_t)llround(tmax * 1e9);
+		s->reps[i].step_dur_ns = round_ns(tmax * 1e9);
 	}
 	return true;
 }
@@ -1406,10 +1458,10 @@ static void pp_start(struct sim *s, int ri)
 	rp->nsched = 0;
 	rp->npipe++;
 	rp->busy = true;
-	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	rp->step_dur_ns = round_ns(t * 1e9);
 	/* the event names the batch: (k + 1) x nrep + ri */
 	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, (k + 1) * s->nrep + ri);
-	evq_push(&s->q, s->now + (int64_t)llround(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
+	evq_push(&s->q, s->now + round_ns(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
 }
 
 void sched_stage_free(struct sim *s, int ri)
@@ -1435,7 +1487,7 @@ static bool start_single(struct sim *s, int ri)
 	t = rank_cost(s, rp, &d);
 	account_step(s, ri, t);
 	rp->busy = true;
-	rp->step_dur_ns = (int64_t)llround(t * 1e9);
+	rp->step_dur_ns = round_ns(t * 1e9);
 	return true;
 }
 
@@ -1495,7 +1547,7 @@ static int deliver(struct sim *s, struct replica *rp, struct err *e)
 	rp->tok_open = false;
 	if (f > 1)
 		f = 1;
-	t = rp->pend_t0 + (int64_t)llround(f * (double)(s->now - rp->pend_t0));
+	t = rp->pend_t0 + round_ns(f * (double)(s->now - rp->pend_t0));
 	gaps_deliver(s, rp, t);
 	for (i = 0; i < rp->npend; i++) {
 		struct req *r = rp->pend[i];
@@ -1536,7 +1588,8 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	rp->pend_t0 = s->now;
 	rp->tok_open = true;
 	/* every decoder made a one-token chunk, a step after its last one */
-	memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+	if (!rp->no_gaps)
+		memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
 	rp->G++;
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
@@ -1719,6 +1772,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));
 	rp->sg_ratio = SCHED_SG_RATIO_INIT;
+	rp->no_gaps = s->cfg.no_pooled_gaps;
 }
 
 void sched_replica_release(struct replica *rp)

@@ -136,6 +136,7 @@ struct replica {
 		uint64_t *chain;           /* [n]: blocks [0, n) */
 		int32_t n, cap;
 	} *cmemo;                          /* [SCHED_CHAIN_MEMO] or NULL */
+	int64_t cmemo_blocks;              /* capacity of their chains, in all */
 	struct req **done;                 /* completions of the step being finished */
 	size_t done_cap;
 	/* client delivery (H2): tokens of the last finished step reach the
@@ -150,6 +151,7 @@ struct replica {
 	 * from dec_stage, the decoders by stage); the explicit requests'
 	 * chunks wait in gapq for their delivery time */
 	bool tok_open;
+	bool no_gaps;                      /* sim_cfg.no_pooled_gaps: gapq stays empty */
 	int64_t tok_t;
 	int32_t dec_stage[256], lazy_n[256];
 	int dec_stage_hi;                  /* stages below it may have decoders */

@@ -124,15 +124,28 @@ static int rosen(const double *x, double *f, void *ctx)
 	return 0;
 }
 
+static int rosen_batch(const double *xs, size_t k, double *fs, void *ctx)
+{
+	size_t q;
+
+	for (q = 0; q < k; q++)
+		rosen(&xs[2 * q], &fs[2 * q], ctx);
+	return 0;
+}
+
 static void test_nls(void)
 {
-	double x[2] = {-1.2, 1};
+	double x[2] = {-1.2, 1}, xb[2] = {-1.2, 1}, cost = 0, costb = 1;
 	struct err e;
-	int it = 0;
+	int it = 0, itb = -1;
 
-	CHECK(fit_nls(rosen, NULL, 2, 2, x, 1e-6, 200, NULL, &it, &e) == 0 && fabs(x[0] - 1) < 1e-4 &&
+	CHECK(fit_nls(rosen, NULL, 2, 2, x, 1e-6, 200, &cost, &it, &e) == 0 && fabs(x[0] - 1) < 1e-4 &&
 	      fabs(x[1] - 1) < 1e-4, "nls: Rosenbrock minimum (1, 1) from (-1.2, 1): %g %g in %d iterations",
 	      x[0], x[1], it);
+	/* the batched Jacobian is GSL's forward differences bit for bit */
+	CHECK(fit_nls_batched(rosen, rosen_batch, NULL, 2, 2, xb, 1e-6, 200, &costb, &itb, &e) == 0 &&
+		      memcmp(x, xb, sizeof(x)) == 0 && memcmp(&cost, &costb, sizeof(cost)) == 0 && it == itb,
+	      "nls batched: the same fit bit for bit (%.17g %.17g in %d iterations)", xb[0], xb[1], itb);
 }
 
 static void test_tier1_kat(void)
