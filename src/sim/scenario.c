@@ -62,6 +62,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->max_num_seqs;
 	int64_t mbt = s->prefill_max_num_batched_tokens > 0 ? s->prefill_max_num_batched_tokens
 							     : s->max_num_batched_tokens;
+	struct cost_cfg pcc;
 	int rc;
 
 	if (s->par.dp != 1 || pp->dp != 1)
@@ -76,7 +77,11 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
-	if ((rc = cost_init(&st->prefill_cost, s->model, s->gpu, pp, cc, data_dir, e)) < 0)
+	/* the prefill pool's own limits size its cost model's step shapes */
+	pcc = *cc;
+	pcc.max_tokens = mbt;
+	pcc.max_seqs = mns;
+	if ((rc = cost_init(&st->prefill_cost, s->model, s->gpu, pp, &pcc, data_dir, e)) < 0)
 		return rc;
 	st->has_prefill = true;
 	st->pd_nvlink = all <= s->gpu->nvlink_domain;
