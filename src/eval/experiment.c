@@ -1336,8 +1336,9 @@ static void aic_pool_layout(const struct aic_pool *p, int be, int *tp, int *ep)
  * pool's layout.  Rows without the worker counts (the two sources that
  * leave batch and worker columns blank) are skipped: C clients over an
  * unknown number of workers cannot be replayed (read as one prefill and one
- * decode worker they come out 55 % off on TPOT against 9.5 % for the rows
- * that record the counts; eval/silicon/HARNESS.md, "Disaggregated rows").
+ * decode worker they come out 66 % off on TPOT, median, against 9.3 % for
+ * the rows that record the counts; eval/silicon/HARNESS.md, "Disaggregated
+ * rows").
  * Per-pool limits from the generator's rules: prefill max_batch_size =
  * prefill_batch_size (else 1) and max_num_tokens = ISL + 1500
  * (TensorRT-LLM: rounded up to 32-token blocks), decode max_batch_size =
