@@ -145,13 +145,20 @@ struct aic_row {
 				silicon_data_source, else batch x attention DP */
 	int workers;         /* agg workers: concurrency / (batch x attention DP) */
 	int tp, pp, attn_dp, moe_tp, moe_ep; /* empty or 0 in the file = 1 */
-	bool relaid;         /* layout recorded x moe_ep, read as the real one (aic.c) */
+	bool relaid;         /* layout recorded x moe_ep (agg) or decode EP copied from
+				the prefill pool's (disagg), read as the real one (aic.c) */
+	/* disagg rows: each pool's per-worker batch_size and num_workers (0:
+	 * not recorded) and layout (empty or 0 sizes = 1) */
+	struct aic_pool {
+		int64_t batch;
+		int workers, tp, pp, attn_dp, moe_tp, moe_ep;
+	} pre, dec;
 	double ttft_ms, tpot_ms;             /* measured means */
 	size_t line;
 };
 
 struct aic_table {
-	struct aic_row *r;   /* rows that match the filter; only agg rows are checked */
+	struct aic_row *r;   /* rows that match the filter; agg and disagg rows are checked */
 	size_t n, cap;
 	size_t total;        /* data rows in the file, before filtering */
 	size_t ncols;

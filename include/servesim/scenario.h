@@ -44,9 +44,12 @@ struct scenario {
 	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
 	/* P/D disaggregation (pd_prefill 0: off): pd_prefill prefill workers
 	 * of layout prefill_par and pd_decode decode workers of layout par
-	 * (par.dp must be 1); the same engine limits on both */
+	 * (par.dp must be 1); the same engine limits on both unless
+	 * prefill_max_num_seqs / prefill_max_num_batched_tokens are set (0:
+	 * the decode workers') */
 	int pd_prefill, pd_decode;
 	struct parallel prefill_par;
+	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
 	/* SGLang (engine "sglang"): mem_fraction_static sizes the memory plan
 	 * instead of gpu_memory_utilization (0: SGLang's rule, sglang.h);
 	 * max_num_seqs is max_running_requests, from SGLang's rule over the KV

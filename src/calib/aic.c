@@ -6,7 +6,10 @@
  * system, precision, mode, isl, osl, gemm_quant_mode, moe_quant_mode,
  * batch_size (the closed-loop concurrency), tp_size, pp_size,
  * attention_dp_size, moe_tp_size, moe_ep_size, silicon_ttft_ms,
- * silicon_tpot_ms.  Fields hold no commas or quotes in the published file;
+ * silicon_tpot_ms, and for disagg rows the prefill_* and decode_* pool
+ * columns (batch_size, num_workers, tp, pp, attention_dp, moe_tp,
+ * moe_ep sizes; empty batch and worker counts are kept as 0 = not
+ * recorded).  Fields hold no commas or quotes in the published file;
  * a quoted field is refused.  Empty and 0 parallel sizes mean 1. */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -24,12 +27,19 @@
 #define AIC_MAX_BYTES (64u << 20)
 
 enum { C_ID, C_SOURCE, C_BACKEND, C_VERSION, C_MODEL, C_SYSTEM, C_PRECISION, C_MODE, C_ISL, C_OSL, C_GEMM,
-       C_MOE, C_BATCH, C_TP, C_PP, C_ADP, C_MOE_TP, C_MOE_EP, C_TTFT, C_TPOT, C__N };
+       C_MOE, C_BATCH, C_TP, C_PP, C_ADP, C_MOE_TP, C_MOE_EP, C_TTFT, C_TPOT,
+       /* disagg rows: the prefill pool's, then the decode pool's (same order) */
+       C_P_BATCH, C_P_WORKERS, C_P_TP, C_P_PP, C_P_ADP, C_P_MOE_TP, C_P_MOE_EP,
+       C_D_BATCH, C_D_WORKERS, C_D_TP, C_D_PP, C_D_ADP, C_D_MOE_TP, C_D_MOE_EP, C__N };
 
 static const char *const col_names[C__N] = {
 	"id", "silicon_data_source", "backend", "backend_version", "model_path", "system", "precision", "mode", "isl", "osl",
 	"gemm_quant_mode", "moe_quant_mode", "batch_size", "tp_size", "pp_size", "attention_dp_size",
-	"moe_tp_size", "moe_ep_size", "silicon_ttft_ms", "silicon_tpot_ms"};
+	"moe_tp_size", "moe_ep_size", "silicon_ttft_ms", "silicon_tpot_ms",
+	"prefill_batch_size", "prefill_num_workers", "prefill_tp_size", "prefill_pp_size",
+	"prefill_attention_dp_size", "prefill_moe_tp_size", "prefill_moe_ep_size",
+	"decode_batch_size", "decode_num_workers", "decode_tp_size", "decode_pp_size",
+	"decode_attention_dp_size", "decode_moe_tp_size", "decode_moe_ep_size"};
 
 /* required in the header; the rest are optional */
 static bool col_required(int c)
@@ -204,6 +214,91 @@ static bool dump_inflated_ep(const char *src, const struct aic_row *r)
 	       w == r->moe_tp * r->moe_ep && (r->tp == 1 || r->attn_dp == 1);
 }
 
+/* A pool's batch or worker count: empty or 0 = not recorded (0). */
+static int pool_count(double v, int64_t *out)
+{
+	if (isnan(v) || v == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (!(v >= 1 && v <= (1 << 24)) || v != floor(v))
+		return -1;
+	*out = (int64_t)v;
+	return 0;
+}
+
+/* The two sources without pool batch and worker counts,
+ * `source_file=2026-03-25.csv` and `source_file=2026-04-06.csv`, write the
+ * prefill pool's moe_ep_size into decode_moe_ep_size (equal on all 1,328
+ * of their disagg rows) and the decode pool's GPUs as tp_size = moe_tp x
+ * moe_ep with that EP.  Where the same measurement also appears under
+ * `db-dump/` with the pool columns filled (identical TTFT and TPOT), the
+ * decode pool with moe_tp > 1 and moe_ep > 1 is one expert-parallel group
+ * over all its GPUs (e.g. tp 8, moe_tp 2, ep 4 = tp 8, ep 8; tp 32, moe_tp
+ * 4, ep 8 = 32 GPUs, ep 32): eval/silicon/HARNESS.md, "Disaggregated
+ * rows".  Such a decode pool is read as EP over its tp_size GPUs. */
+static bool decode_ep_copied(const char *src, const struct aic_row *r)
+{
+	if (strncmp(src, "source_file=2026-03-25.csv", 26) != 0 &&
+	    strncmp(src, "source_file=2026-04-06.csv", 26) != 0)
+		return false;
+	return r->dec.moe_tp > 1 && r->dec.moe_ep > 1 && r->dec.moe_ep == r->pre.moe_ep &&
+	       r->dec.moe_tp * r->dec.moe_ep == r->dec.tp;
+}
+
+/* A disagg row: isl, osl, the measured means, both pools' layouts, the
+ * client's concurrency (silicon_concurrency=, else decode batch x attention
+ * DP x workers when all are recorded; 0 when neither is known). */
+static int read_disagg(const struct line_fields *lf, const int *col, const double *v, const char *name,
+		       size_t line, struct aic_row *r, struct err *e)
+{
+	static const int need[] = {C_ISL, C_OSL};
+	struct aic_pool *pl[2] = {&r->pre, &r->dec};
+	char src[512];
+	const char *sc;
+	size_t k;
+	int p;
+
+	for (k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
+		double x = v[need[k]];
+		if (!(x >= 1 && x <= (1 << 24)) || x != floor(x))
+			return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be an integer >= 1 in a disagg row, got %g",
+				       name, line, col_names[need[k]], x);
+	}
+	if (!(r->ttft_ms > 0) || !(r->tpot_ms > 0))
+		return err_set(e, SS_EDATA, "%s:%zu: silicon_ttft_ms and silicon_tpot_ms must be > 0, got %g and %g",
+			       name, line, r->ttft_ms, r->tpot_ms);
+	r->isl = (int64_t)v[C_ISL];
+	r->osl = (int64_t)v[C_OSL];
+	for (p = 0; p < 2; p++) {
+		int b = p ? C_D_BATCH : C_P_BATCH;
+		int64_t w;
+		if (pool_count(v[b], &pl[p]->batch) < 0 || pool_count(v[b + 1], &w) < 0 || w > 4096)
+			return err_set(e, SS_EDATA, "%s:%zu: %s and %s must be empty or integers in [0, %d] and [0, 4096], got %g and %g",
+				       name, line, col_names[b], col_names[b + 1], 1 << 24, v[b], v[b + 1]);
+		pl[p]->workers = (int)w;
+		if (par_size(v[b + 2], &pl[p]->tp) < 0 || par_size(v[b + 3], &pl[p]->pp) < 0 ||
+		    par_size(v[b + 4], &pl[p]->attn_dp) < 0 || par_size(v[b + 5], &pl[p]->moe_tp) < 0 ||
+		    par_size(v[b + 6], &pl[p]->moe_ep) < 0)
+			return err_set(e, SS_EDATA, "%s:%zu: %s, %s, %s, %s and %s must be empty or integers in [0, 4096]",
+				       name, line, col_names[b + 2], col_names[b + 3], col_names[b + 4], col_names[b + 5],
+				       col_names[b + 6]);
+	}
+	field_copy(lf, col[C_SOURCE], src, sizeof(src));
+	if (decode_ep_copied(src, r)) {
+		r->dec.moe_ep = r->dec.tp;
+		r->dec.moe_tp = 1;
+		r->relaid = true;
+	}
+	r->concurrency = r->dec.batch * r->dec.attn_dp * r->dec.workers;
+	if ((sc = strstr(src, "silicon_concurrency=")) != NULL) {
+		long long cc = strtoll(sc + 20, NULL, 10);
+		if (cc >= 1 && cc <= (1 << 24))
+			r->concurrency = cc;
+	}
+	return 0;
+}
+
 static int read_row(const struct line_fields *lf, const int *col, const char *name, size_t line,
 		    struct aic_row *r, struct err *e)
 {
@@ -214,7 +309,7 @@ static int read_row(const struct line_fields *lf, const int *col, const char *na
 	for (c = 0; c < C__N; c++) {
 		v[c] = NAN;
 		if (c == C_ISL || c == C_OSL || c == C_BATCH || c == C_TP || c == C_PP || c == C_ADP ||
-		    c == C_MOE_TP || c == C_MOE_EP || c == C_TTFT || c == C_TPOT) {
+		    c == C_MOE_TP || c == C_MOE_EP || c == C_TTFT || c == C_TPOT || c >= C_P_BATCH) {
 			if (field_num(lf, col[c], &v[c]) < 0) {
 				char buf[64];
 				field_copy(lf, col[c], buf, sizeof(buf));
@@ -237,8 +332,10 @@ static int read_row(const struct line_fields *lf, const int *col, const char *na
 	r->line = line;
 	r->ttft_ms = v[C_TTFT];
 	r->tpot_ms = v[C_TPOT];
+	if (strcmp(r->mode, "disagg") == 0)
+		return read_disagg(lf, col, v, name, line, r, e);
 	if (strcmp(r->mode, "agg") != 0)
-		return 0; /* disagg rows are counted, not read further */
+		return 0; /* other modes are counted, not read further */
 	{
 		static const int need[] = {C_ISL, C_OSL, C_BATCH, C_TP};
 		size_t k;

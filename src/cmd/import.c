@@ -57,6 +57,12 @@ static int import_table(const char *path, const char *where, const char *gpu,
 			skip_tally_add(sk, why);
 			continue;
 		}
+		if (x->pd_prefill > 0) { /* experiment.json has no P/D fields yet */
+			skip_tally_add(sk, "mode disagg (import writes aggregated experiments; eval replays P/D rows)");
+			experiment_release(x);
+			rc = 0;
+			continue;
+		}
 		snprintf(dir, sizeof(dir), "%s/%s", out, x->name);
 		for (c = dir + strlen(out) + 1; *c; c++)
 			if (*c == '/' || *c == '#')

@@ -43,6 +43,13 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->max_prefill_tokens = x->max_prefill_tokens;
 		sc->sglang_mixed_chunk = x->mixed_chunk;
 	}
+	if (x->pd_prefill > 0) {
+		sc->pd_prefill = x->pd_prefill;
+		sc->pd_decode = x->pd_decode;
+		sc->prefill_par = (struct parallel){x->prefill_tp, x->pp, 1, x->prefill_ep};
+		sc->prefill_max_num_seqs = x->prefill_max_num_seqs;
+		sc->prefill_max_num_batched_tokens = x->prefill_max_num_batched_tokens;
+	}
 	sc->max_model_len = x->max_model_len;
 	sc->block_size = x->block_size;
 	sc->total_kv_blocks = x->total_kv_blocks;

@@ -1317,6 +1317,82 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 	}
 }
 
+/* One pool of a disagg row as the backend's generator writes it (the rules
+ * cited above; tp the worker's attention TP, ep its expert-parallel size). */
+static void aic_pool_layout(const struct aic_pool *p, int be, int *tp, int *ep)
+{
+	int moe = p->moe_tp * p->moe_ep;
+
+	*tp = p->tp;
+	*ep = p->moe_ep;
+	if (be == AIC_VLLM)
+		*ep = p->moe_ep > 1 ? p->tp : 1; /* --enable-expert-parallel: EP over the worker */
+	else if (be == AIC_SGLANG && moe > 1)
+		*tp = moe; /* --tensor-parallel-size moe_tp x moe_ep */
+}
+
+/* A mode=disagg row as a P/D experiment: prefill_num_workers prefill
+ * workers and decode_num_workers decode workers, each one engine of its
+ * pool's layout.  Rows without the worker counts (the two sources that
+ * leave batch and worker columns blank) are skipped: C clients over an
+ * unknown number of workers cannot be replayed (read as one prefill and one
+ * decode worker they come out 66 % off on TPOT, median, against 9.3 % for
+ * the rows that record the counts; eval/silicon/HARNESS.md, "Disaggregated
+ * rows").
+ * Per-pool limits from the generator's rules: prefill max_batch_size =
+ * prefill_batch_size (else 1) and max_num_tokens = ISL + 1500
+ * (TensorRT-LLM: rounded up to 32-token blocks), decode max_batch_size =
+ * decode_batch_size (else C / decode workers) and max_num_tokens = that
+ * batch (TensorRT-LLM: rounded up to 32); SGLang: --max-running-requests =
+ * batch and --max-prefill-tokens ISL + 1500 on both pools,
+ * chunked_prefill_size its default, no mixed chunks (the rule sets
+ * enable_mixed_chunk for agg workers only). */
+static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, char *why, size_t n)
+{
+	const struct aic_pool *p = &r->pre, *d = &r->dec;
+	int64_t dbatch;
+
+	if (p->pp > 1 || d->pp > 1) {
+		snprintf(why, n, "disagg pool with pipeline parallelism (not simulated with P/D)");
+		return 0;
+	}
+	if (p->attn_dp > 1 || d->attn_dp > 1) {
+		snprintf(why, n, "disagg attention-DP pool (servesim's P/D workers are single TP engines)");
+		return 0;
+	}
+	if (p->workers < 1 || d->workers < 1) {
+		snprintf(why, n, "disagg row without prefill/decode worker counts (pool sizes not recorded)");
+		return 0;
+	}
+	if (r->concurrency < 1) {
+		snprintf(why, n, "disagg row without silicon_concurrency or decode batch x workers");
+		return 0;
+	}
+	x->pd_prefill = p->workers;
+	x->pd_decode = d->workers;
+	x->pp = x->dp = 1;
+	aic_pool_layout(d, be, &x->tp, &x->ep);
+	aic_pool_layout(p, be, &x->prefill_tp, &x->prefill_ep);
+	dbatch = d->batch > 0 ? d->batch : (r->concurrency + x->pd_decode - 1) / x->pd_decode;
+	x->max_num_seqs = dbatch;
+	x->prefill_max_num_seqs = p->batch > 0 ? p->batch : 1;
+	switch (be) {
+	case AIC_TRTLLM:
+		x->max_num_batched_tokens = (dbatch + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
+		x->prefill_max_num_batched_tokens = (r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
+		break;
+	case AIC_VLLM:
+		x->max_num_batched_tokens = dbatch;
+		x->prefill_max_num_batched_tokens = r->isl + AIC_MNT_SLACK;
+		break;
+	case AIC_SGLANG:
+		x->mixed_chunk = false;
+		x->prefill_max_num_batched_tokens = 0; /* the chunk default, as decode's */
+		break;
+	}
+	return 1;
+}
+
 static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *x, char *why,
 			size_t n)
 {
@@ -1325,9 +1401,8 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	int k, be;
 
 	memset(x, 0, sizeof(*x));
-	if (strcmp(r->mode, "agg") != 0) {
-		snprintf(why, n, "mode %s (prefill/decode disaggregation is not simulated)",
-			 r->mode[0] ? r->mode : "(empty)");
+	if (strcmp(r->mode, "agg") != 0 && strcmp(r->mode, "disagg") != 0) {
+		snprintf(why, n, "mode %.40s (expected agg or disagg)", r->mode[0] ? r->mode : "(empty)");
 		return 0;
 	}
 	if ((be = aic_backend_of(r->backend)) < 0) {
@@ -1349,13 +1424,22 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	snprintf(x->engine_version, sizeof(x->engine_version), "%.31s", r->version[0] ? r->version : "unknown");
 	snprintf(x->precision, sizeof(x->precision), "precision=%s gemm=%s moe=%s", r->precision,
 		 r->gemm_quant, r->moe_quant);
-	if (!aic_layout(r, be, x, why, n))
-		return 0;
+	if (strcmp(r->mode, "disagg") == 0) {
+		/* the backend's block, memory and cache settings as for agg
+		 * rows, then each pool's limits */
+		aic_limits(r, be, x);
+		if (!aic_pd_layout(r, be, x, why, n))
+			return 0;
+	} else {
+		if (!aic_layout(r, be, x, why, n))
+			return 0;
+		/* engine limits: batch_size per replica (the closed loop of C
+		 * spreads C / dp over the replicas) and the backend's generated
+		 * token budget */
+		aic_limits(r, be, x);
+	}
 	x->dtype = aic_dtype(r);
 	x->kind = EXP_CLOSED;
-	/* engine limits: batch_size per replica (the closed loop of C spreads
-	 * C / dp over the replicas) and the backend's generated token budget */
-	aic_limits(r, be, x);
 	x->warmup_requests = AIC_WARMUP_PER_CLIENT * r->concurrency;
 	wl_spec_defaults(&x->wl);
 	x->wl.process = WL_CONCURRENCY;

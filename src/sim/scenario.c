@@ -59,6 +59,10 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	const struct parallel *pp = &s->prefill_par;
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
 	int all = s->pd_prefill * pgpus + s->pd_decode * dgpus;
+	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->max_num_seqs;
+	int64_t mbt = s->prefill_max_num_batched_tokens > 0 ? s->prefill_max_num_batched_tokens
+							     : s->max_num_batched_tokens;
+	struct cost_cfg pcc;
 	int rc;
 
 	if (s->par.dp != 1 || pp->dp != 1)
@@ -69,12 +73,15 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		return rc;
 	}
 	if ((rc = memplan_compute(s->model, s->gpu, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
-				  s->block_size, s->max_num_batched_tokens, s->max_num_seqs,
-				  &st->prefill_mp, e)) < 0) {
+				  s->block_size, mbt, mns, &st->prefill_mp, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
-	if ((rc = cost_init(&st->prefill_cost, s->model, s->gpu, pp, cc, data_dir, e)) < 0)
+	/* the prefill pool's own limits size its cost model's step shapes */
+	pcc = *cc;
+	pcc.max_tokens = mbt;
+	pcc.max_seqs = mns;
+	if ((rc = cost_init(&st->prefill_cost, s->model, s->gpu, pp, &pcc, data_dir, e)) < 0)
 		return rc;
 	st->has_prefill = true;
 	st->pd_nvlink = all <= s->gpu->nvlink_domain;
@@ -82,8 +89,8 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	st->sc.pd.prefill = s->pd_prefill;
 	st->sc.pd.prefill_cost = &st->prefill_cost;
 	st->sc.pd.prefill_kv_blocks = st->prefill_mp.blocks;
-	st->sc.pd.prefill_max_num_seqs = s->max_num_seqs;
-	st->sc.pd.prefill_max_num_batched_tokens = s->max_num_batched_tokens;
+	st->sc.pd.prefill_max_num_seqs = mns;
+	st->sc.pd.prefill_max_num_batched_tokens = mbt;
 	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
 	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : s->gpu->internode_bw) * pgpus * 0.7;
 	st->sc.pd.alpha_s = 10e-6;
