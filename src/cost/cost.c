@@ -357,26 +357,46 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 	       COST_LAUNCH_S;
 }
 
-/* Linear attention (Gated DeltaNet and the like), fitted on aiconfigurator's
- * measured GDN kernels (conv + chunked delta rule for a prefill, conv update +
- * recurrent kernel for a decode step; vLLM 0.24, SGLang 0.5.14, TensorRT-LLM
- * 1.3 on H100/H200/B200, 29,615 configurations) by data/mfu/fit_gdn.py:
- * prefill = 23 us + FLOPs / (bf16 peak x the engine's chunked-kernel
- * utilisation: vLLM 0.0719, SGLang 0.0220, TensorRT-LLM 0.0443), decode =
- * 6.25 us + the state read and written once / (HBM bandwidth x 0.85).
- * Median |log error| over every measured configuration: prefill 0.33 (2.74
- * with the half-peak, no-launch roofline used before), decode 0.10 (0.33). */
-#define LIN_CTX_LAUNCH_S 22.95e-6
-#define LIN_GEN_BW_EFF 0.85
-#define LIN_GEN_LAUNCH_S 6.25e-6
+/* Linear attention (Gated DeltaNet and the like), fitted per engine on
+ * aiconfigurator's measured GDN kernels (conv + chunked delta rule for a
+ * prefill, conv update + recurrent kernel for a decode step; vLLM 0.24,
+ * SGLang 0.5.14, TensorRT-LLM 1.3 on H100/H200/B200) by data/mfu/fit_gdn.py.
+ * With E the state elements per GPU (v heads x v dim x k dim), a prefill of
+ * b sequences of s tokens costs
+ *   launch + per_chunk x ceil(s / 64)      (the chunk chain of a sequence:
+ *                                           not the tensor peak; the H20's
+ *                                           4096-token prefill runs at the
+ *                                           H100's speed)
+ *   + b s E x (sm_s / SM count + tok_bytes / HBM)
+ *   + b E x seq_bytes / HBM
+ * and a decode step launch + the fp32 state read and written / (HBM x eta).
+ * Median |log error| per engine before -> after and the hold-outs: README
+ * "Linear attention" and fit_gdn.py's output. */
+struct lin_terms {
+	double launch, per_chunk, sm_s, tok_bytes, seq_bytes; /* prefill */
+	double gen_launch, gen_eta;                            /* decode step */
+};
 
-static double lin_ctx_mfu(const struct cost_model *c)
+#define LIN_CHUNK 64.0 /* FLA's and FlashInfer's chunk length */
+/* launch s, s a chunk, s x SM an elem-token, bytes an elem-token, bytes a
+ * state elem a sequence; decode launch s, eta (fit_gdn.py's output).  vLLM's
+ * and TensorRT-LLM's prefills have no HBM term (H100 = H200 to 1 %). */
+#define LIN_VLLM 13.57e-6, 2.398e-6, 5.154e-12, 1.054e-14, 19.35, 6.38e-6, 0.8298
+#define LIN_SGLANG 25.91e-6, 1.253e-6, 1.580e-11, 0.3054, 22.83, 6.20e-6, 0.8104
+#define LIN_TRTLLM 22.04e-6, 1.649e-6, 1.238e-11, 7.781e-15, 28.36, 8.34e-6, 0.9897
+
+static const struct lin_terms *lin_terms(const struct cost_model *c)
 {
+	/* data/mfu/fit_gdn.py on aic-engines (see above) */
+	static const struct lin_terms vllm = {LIN_VLLM},
+				      sglang = {LIN_SGLANG},
+				      trtllm = {LIN_TRTLLM};
+
 	if (strcmp(c->cfg.engine, "sglang") == 0)
-		return 0.0220;
+		return &sglang;
 	if (strcmp(c->cfg.engine, "trtllm") == 0)
-		return 0.0443;
-	return 0.0719; /* vLLM, the default engine */
+		return &trtllm;
+	return &vllm; /* the default engine */
 }
 
 /* A MoE curve measured on the GPU itself (gpu_spec.measured: InferSim's
@@ -475,9 +495,11 @@ static void describe_sources(struct cost_model *c)
 	}
 	if (c->m->n_mixer[LM_LINEAR] > 0)
 		snprintf(c->src[COST_SRC_LINEAR], sizeof(c->src[0]),
-			 "fitted on measured GDN kernels (data/mfu/fit_gdn.py): prefill %.4f of the bf16 peak "
-			 "(%s) + 23 us, decode state pass at 0.85 of HBM + 6.25 us",
-			 lin_ctx_mfu(c), c->cfg.engine[0] ? c->cfg.engine : "vllm");
+			 "fitted on measured GDN kernels of %s (data/mfu/fit_gdn.py): prefill %.0f us + %.2f us a "
+			 "64-token chunk + SM and HBM terms (%d SMs), decode state pass at %.2f of HBM + %.1f us",
+			 c->cfg.engine[0] ? c->cfg.engine : "vllm", lin_terms(c)->launch * 1e6,
+			 lin_terms(c)->per_chunk * 1e6, c->g->sm_count, lin_terms(c)->gen_eta,
+			 lin_terms(c)->gen_launch * 1e6);
 	if (c->p.tp > 1)
 		snprintf(c->src[COST_SRC_ALLREDUCE], sizeof(c->src[0]), "%s",
 			 t->src[MFU_P_ALLREDUCE][0] && c->p.tp <= 8 ? t->src[MFU_P_ALLREDUCE]
@@ -896,15 +918,19 @@ static double gqa_decode_s(const struct cost_model *c, const struct attn_group *
 double cost_linear_attn_s(const struct cost_model *c, double tokens, double seqs, bool decode)
 {
 	const struct model_cfg *m = c->m;
+	const struct lin_terms *k = lin_terms(c);
 	double vh = (double)m->lin.v_heads / c->p.tp;
 	double elems = vh * (double)(m->lin.v_dim * m->lin.k_dim);
-	double flops = tokens * elems * LINEAR_FLOPS_PER_STATE_ELEM;
-	double bytes = 2.0 * seqs * elems * m->lin.state_elem_bytes;
+	double bw = c->g->hbm_bw, per_seq;
 
+	if (tokens <= 0 || seqs <= 0)
+		return 0;
 	if (decode)
-		return LIN_GEN_LAUNCH_S + roofline_bw(c, flops, c->attn_peak, lin_ctx_mfu(c), bytes,
-						      c->g->hbm_bw * LIN_GEN_BW_EFF);
-	return LIN_CTX_LAUNCH_S + roofline_bw(c, flops, c->attn_peak, lin_ctx_mfu(c), bytes, c->bw_kv);
+		return k->gen_launch + 2.0 * seqs * elems * m->lin.state_elem_bytes / (bw * k->gen_eta);
+	per_seq = tokens / seqs;
+	return k->launch + k->per_chunk * ceil(per_seq / LIN_CHUNK) +
+	       tokens * elems * (k->sm_s / (double)c->g->sm_count + k->tok_bytes / bw) +
+	       seqs * elems * k->seq_bytes / bw;
 }
 
 /* Share of the full-attention layers that run their own DSA indexer (the

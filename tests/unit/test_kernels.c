@@ -470,6 +470,22 @@ static void test_linear_attention(void)
 	      cv.src[COST_SRC_LINEAR]);
 	cost_release(&cv);
 	cost_release(&cs);
+	/* the H20 (6.7x less bf16 peak, 78 SMs, 4 TB/s), which the fit did not
+	 * see: InferSim measured SGLang's FLA kernels on Qwen3-Next's 16 k / 32
+	 * v heads x 128 (TP 1) at 592 us for a 4096-token prefill (conv + the
+	 * five chunked kernels), about the H100's 576 */
+	if (registry_load_model(&reg, "qwen3-next-80b-a3b", &q, &e) < 0) {
+		CHECK(0, "qwen3-next-80b-a3b: %s", e.msg);
+		return;
+	}
+	if (make_cost(&cs, &q, "h20", p, DT_BF16, "sglang", NULL, &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	pre_s = cost_linear_attn_s(&cs, 4096, 1, false);
+	CHECK(pre_s > 592e-6 / 1.5 && pre_s < 592e-6 * 1.5, "H20 GDN prefill 4096 tokens: %.0f us (measured 592)",
+	      pre_s * 1e6);
+	cost_release(&cs);
 }
 
 /* A GPU with borrowed tables whose compute is cut far below its bandwidth:
