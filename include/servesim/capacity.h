@@ -18,7 +18,10 @@
 #include "servesim/scenario.h"
 #include "servesim/sim.h"
 
-enum cap_metric { CAP_TTFT, CAP_ITL, CAP_TPOT, CAP_E2E, CAP_QUEUE, CAP__NMETRIC };
+/* CAP_ITL_POOLED: vLLM bench serve's ITL, every gap between streamed chunks
+ * pooled over the run (metric_set.itl_pooled_ms); a whole-run statistic, so
+ * it takes no part in the per-request goodput. */
+enum cap_metric { CAP_TTFT, CAP_ITL, CAP_TPOT, CAP_E2E, CAP_QUEUE, CAP_ITL_POOLED, CAP__NMETRIC };
 enum cap_stat { CAP_MEAN, CAP_P50, CAP_P90, CAP_P95, CAP_P99, CAP__NSTAT };
 
 #define CAP_MAX_SLOS 16
@@ -79,7 +82,7 @@ struct cap_result {
 };
 
 void cap_cfg_defaults(struct cap_cfg *c);
-/* Parse "ttft_p90_ms=500,itl_mean_ms=30" (metrics ttft|itl|tpot|e2e|queue,
+/* Parse "ttft_p90_ms=500,itl_mean_ms=30" (metrics ttft|itl|tpot|e2e|queue|itl_pooled,
  * statistics mean|p50|p90|p95|p99, limit > 0 in ms), appending to c->slo.
  * SS_EUSAGE naming the bad item and what was expected. */
 int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e);

@@ -18,7 +18,8 @@
 
 #include "servesim/alloc.h"
 
-static const char *const metric_names[CAP__NMETRIC] = {"ttft", "itl", "tpot", "e2e", "queue"};
+static const char *const metric_names[CAP__NMETRIC] = {"ttft", "itl", "tpot", "e2e", "queue",
+							"itl_pooled"};
 static const char *const stat_names[CAP__NSTAT] = {"mean", "p50", "p90", "p95", "p99"};
 
 /* Saturation thresholds.  served < 0.95 x offered is the brief's (issue 12)
@@ -77,18 +78,24 @@ static int parse_one(const char *item, struct cap_slo *out, struct err *e)
 		return err_set(e, SS_EUSAGE,
 			       "--slo: '%s' must end in _ms (limits are milliseconds), e.g. ttft_p90_ms", name);
 	name[len - 3] = '\0';
-	us = strchr(name, '_');
+	/* METRIC_STAT: the metric is the longest name followed by '_' (itl_pooled
+	 * holds one itself) */
+	m = CAP__NMETRIC;
+	for (st = 0; st < CAP__NMETRIC; st++) {
+		size_t ml = strlen(metric_names[st]);
+		if (strncmp(name, metric_names[st], ml) == 0 && name[ml] == '_' &&
+		    (m == CAP__NMETRIC || ml > strlen(metric_names[m])))
+			m = st;
+	}
+	us = m < CAP__NMETRIC ? name + strlen(metric_names[m]) : strchr(name, '_');
 	if (!us)
 		return err_set(e, SS_EUSAGE,
-			       "--slo: '%s_ms' must be METRIC_STAT_ms with METRIC ttft|itl|tpot|e2e|queue and STAT mean|p50|p90|p95|p99",
+			       "--slo: '%s_ms' must be METRIC_STAT_ms with METRIC ttft|itl|tpot|e2e|queue|itl_pooled and STAT mean|p50|p90|p95|p99",
 			       name);
 	*us = '\0';
-	for (m = 0; m < CAP__NMETRIC; m++)
-		if (strcmp(name, metric_names[m]) == 0)
-			break;
 	if (m == CAP__NMETRIC)
-		return err_set(e, SS_EUSAGE, "--slo: unknown metric '%s', expected ttft, itl, tpot, e2e or queue",
-			       name);
+		return err_set(e, SS_EUSAGE,
+			       "--slo: unknown metric '%s', expected ttft, itl, tpot, e2e, queue or itl_pooled", name);
 	for (st = 0; st < CAP__NSTAT; st++)
 		if (strcmp(us + 1, stat_names[st]) == 0)
 			break;
@@ -140,7 +147,7 @@ int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e)
 double cap_slo_value(const struct cap_slo *s, const struct metric_set *m)
 {
 	const struct dist_summary *d[CAP__NMETRIC] = {&m->ttft_ms, &m->itl_ms, &m->tpot_ms, &m->e2e_ms,
-						      &m->queue_ms};
+						      &m->queue_ms, &m->itl_pooled_ms};
 	const struct dist_summary *x = d[s->metric];
 
 	if (m->completed == 0 || x->n == 0)
@@ -212,8 +219,9 @@ static int scan_requests(const char *buf, size_t len, const struct cap_cfg *c, s
 		v[CAP_ITL] = strtod(f[11], NULL);
 		v[CAP_TPOT] = strtod(f[12], NULL);
 		v[CAP_E2E] = strtod(f[13], NULL);
+		v[CAP_ITL_POOLED] = NAN; /* not a per-request value */
 		for (i = 0; i < c->nslo; i++)
-			if (v[c->slo[i].metric] > c->slo[i].limit_ms)
+			if (c->slo[i].metric != CAP_ITL_POOLED && v[c->slo[i].metric] > c->slo[i].limit_ms)
 				ok = false;
 		good += ok;
 		sx += a;

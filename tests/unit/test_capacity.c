@@ -44,6 +44,17 @@ static void test_parse(void)
 	      "e2e_p99_ms=12.5");
 	cap_slo_name(&c.slo[1], n, sizeof(n));
 	CHECK(strcmp(n, "itl_mean_ms") == 0, "name round-trips: %s", n);
+	cap_cfg_defaults(&c);
+	CHECK(cap_slo_parse("itl_pooled_p99_ms=40,itl_p90_ms=30", &c, &e) == 0 && c.nslo == 2 &&
+		      c.slo[0].metric == CAP_ITL_POOLED && c.slo[0].stat == CAP_P99 &&
+		      c.slo[1].metric == CAP_ITL && c.slo[1].stat == CAP_P90,
+	      "itl_pooled_p99_ms and itl_p90_ms parse as two metrics");
+	cap_slo_name(&c.slo[0], n, sizeof(n));
+	CHECK(strcmp(n, "itl_pooled_p99_ms") == 0, "pooled name round-trips: %s", n);
+	cap_cfg_defaults(&c);
+	err_clear(&e);
+	CHECK(cap_slo_parse("itl_pooled_ms=40", &c, &e) == -SS_EUSAGE, "itl_pooled without a statistic refused");
+	CHECK_STR_CONTAINS(e.msg, "unknown statistic 'pooled'", "itl_pooled_ms");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cap_cfg_defaults(&c);
 		err_clear(&e);
@@ -152,6 +163,28 @@ static void test_grid(const struct scenario_state *st, const struct wl_spec *wl)
 	cap_result_release(&r);
 }
 
+/* The pooled ITL as an SLO: a whole-run percentile of every chunk gap, so it
+ * binds a probe but leaves the per-request goodput alone. */
+static void test_pooled_slo(const struct scenario_state *st, const struct wl_spec *wl)
+{
+	struct cap_cfg c;
+	struct cap_point p;
+	struct err e;
+
+	cap_cfg_defaults(&c);
+	CHECK(cap_slo_parse("itl_pooled_p99_ms=1000", &c, &e) == 0, "slo");
+	CHECK(cap_probe(st, wl, &c, 1, 7, &p, &e) == 0, "probe: %s", e.msg);
+	CHECK(isfinite(p.value[0]) && p.value[0] > 0 && p.value[0] < 1000 && p.pass,
+	      "pooled ITL p99 %.3f ms within 1000 ms: pass", p.value[0]);
+	CHECK(p.goodput == 1, "goodput %.3f: every request good", p.goodput);
+	cap_cfg_defaults(&c);
+	CHECK(cap_slo_parse("itl_pooled_p99_ms=0.001", &c, &e) == 0, "slo");
+	CHECK(cap_probe(st, wl, &c, 1, 7, &p, &e) == 0, "probe: %s", e.msg);
+	CHECK(!p.pass && p.fail == 0, "pooled ITL p99 %.3f ms above 0.001 ms binds (fail %d)", p.value[0],
+	      p.fail);
+	CHECK(p.goodput == 1, "goodput %.3f: the pooled SLO is not judged per request", p.goodput);
+}
+
 static void test_band(const struct scenario_state *st, const struct wl_spec *wl)
 {
 	struct cap_cfg c, one;
@@ -218,6 +251,7 @@ int main(void)
 		test_goodput(&st, &wl);
 		test_grid(&st, &wl);
 		test_band(&st, &wl);
+		test_pooled_slo(&st, &wl);
 		test_unmet(&st, &wl);
 		scenario_release(&st);
 	} else {
