@@ -184,6 +184,31 @@ static void test_chunking(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* One SGLang run of a trace (budget: its chunk and the step budget, blocks
+ * of 16 tokens, mixed chunks and --max-prefill-tokens as given): the step
+ * log in *log (the caller frees it), 0 when the run succeeded. */
+static int sglang_run(const struct model_cfg *m, int64_t budget, int64_t blocks, bool mixed,
+		      int64_t max_prefill, const char *trace, char **log, struct sim_totals *t)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	char *csv = NULL;
+	int rc;
+
+	make_cost(&c, m, budget, 64, 0);
+	base_cfg(&sc, budget, 64, blocks);
+	sc.sglang = true;
+	sc.sglang_mixed_chunk = mixed;
+	sc.sglang_max_prefill = max_prefill;
+	trace_spec(&w, trace);
+	*log = NULL;
+	rc = run(&sc, &c, &w, log, &csv, t);
+	free(csv);
+	cost_release(&c);
+	return rc;
+}
+
 static void test_sglang(const struct model_cfg *m)
 {
 	/* SGLang: 1000 blocks of 16 tokens = 16000; two 100-token prompts with
@@ -191,17 +216,11 @@ static void test_sglang(const struct model_cfg *m)
 	 * 4096) x 0.7 = 2867.2 -> 2868 future tokens (180 blocks) at admission;
 	 * both fit (7 + 180 blocks each).  Steps are prefill-only or
 	 * decode-only: step 0 prefills both, step 1 decodes both. */
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
 	struct sim_totals t;
-	char *log = NULL, *csv = NULL, buf[256];
+	char *log = NULL, buf[256];
 
-	make_cost(&c, m, 8192, 64, 0);
-	base_cfg(&sc, 8192, 64, 1000);
-	sc.sglang = true;
-	trace_spec(&w, "0.0,100,30,\n0.0,100,30,\n0.001,5000,3,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "sglang run");
+	CHECK(sglang_run(m, 8192, 1000, false, 0, "0.0,100,30,\n0.0,100,30,\n0.001,5000,3,\n", &log, &t) == 0,
+	      "sglang run");
 	line_n(log, 0, buf, sizeof(buf));
 	CHECK(strstr(buf, ": 0+100 1+100 |") != NULL, "sglang step 0: both prefills: %s", buf);
 	line_n(log, 1, buf, sizeof(buf));
@@ -210,18 +229,12 @@ static void test_sglang(const struct model_cfg *m)
 	CHECK(strstr(buf, ": 0+1 1+1 2+1 |") != NULL, "sglang step 2: decode only: %s", buf);
 	CHECK(t.completed == 3, "sglang completed 3");
 	free(log);
-	free(csv);
-	cost_release(&c);
 	/* --enable-mixed-chunk, budget 5001: step 0 prefills both short
 	 * prompts; in step 1 the two decoders ride along with the new prefill,
 	 * whose chunk is the budget less their two tokens (4999); step 2 the
 	 * same with its last prompt token */
-	make_cost(&c, m, 5001, 64, 0);
-	base_cfg(&sc, 5001, 64, 1000);
-	sc.sglang = true;
-	sc.sglang_mixed_chunk = true;
-	trace_spec(&w, "0.0,100,30,\n0.0,100,30,\n0.001,5000,3,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "sglang mixed-chunk run");
+	CHECK(sglang_run(m, 5001, 1000, true, 0, "0.0,100,30,\n0.0,100,30,\n0.001,5000,3,\n", &log, &t) == 0,
+	      "sglang mixed-chunk run");
 	line_n(log, 0, buf, sizeof(buf));
 	CHECK(strstr(buf, ": 0+100 1+100 |") != NULL, "sglang mixed step 0: both prefills: %s", buf);
 	line_n(log, 1, buf, sizeof(buf));
@@ -230,20 +243,15 @@ static void test_sglang(const struct model_cfg *m)
 	CHECK(strstr(buf, ": 0+1 1+1 2+1 |") != NULL, "sglang mixed step 2: the prompt's last token with the decoders: %s", buf);
 	CHECK(t.completed == 3, "sglang mixed completed 3");
 	free(log);
-	free(csv);
-	cost_release(&c);
 	/* --max-prefill-tokens 2524 under a chunk of 8192 (without the cap,
 	 * step 1 takes 2+1024 3+3000 4+100): step 0 prefills the first two
 	 * arrivals; in step 1 the 1024-token prompt leaves 1500, so the
 	 * 3000-token one waits whole rather than being chunked; in step 2 it
 	 * is first in its batch and runs whole although above the cap, and
 	 * nothing joins it */
-	make_cost(&c, m, 8192, 64, 0);
-	base_cfg(&sc, 8192, 64, 1000);
-	sc.sglang = true;
-	sc.sglang_max_prefill = 2524;
-	trace_spec(&w, "0.0,1024,3,\n0.0,1024,3,\n0.0,1024,3,\n0.0,3000,3,\n0.0,100,3,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "sglang max-prefill run");
+	CHECK(sglang_run(m, 8192, 1000, false, 2524,
+			 "0.0,1024,3,\n0.0,1024,3,\n0.0,1024,3,\n0.0,3000,3,\n0.0,100,3,\n", &log, &t) == 0,
+	      "sglang max-prefill run");
 	line_n(log, 0, buf, sizeof(buf));
 	CHECK(strstr(buf, ": 0+1024 1+1024 |") != NULL,
 	      "sglang max-prefill step 0: the first two prompts: %s", buf);
@@ -255,24 +263,17 @@ static void test_sglang(const struct model_cfg *m)
 	      "sglang max-prefill step 2: 3000 > 2524 first in its batch runs whole, alone: %s", buf);
 	CHECK(t.completed == 5, "sglang max-prefill completed 5");
 	free(log);
-	free(csv);
-	cost_release(&c);
 	/* reservation: 80 blocks; a 100-token prompt with 1000 outputs takes 7
 	 * blocks and reserves 700 tokens (44 blocks): the second one needs 51
 	 * plus the first one's 44 of the 73 free and waits, although vLLM would
 	 * admit it (7 blocks); it is admitted as the ratio decays */
-	make_cost(&c, m, 8192, 64, 0);
-	base_cfg(&sc, 8192, 64, 80);
-	sc.sglang = true;
-	trace_spec(&w, "0.0,100,1000,\n0.0,100,1000,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "sglang reservation run");
+	CHECK(sglang_run(m, 8192, 80, false, 0, "0.0,100,1000,\n0.0,100,1000,\n", &log, &t) == 0,
+	      "sglang reservation run");
 	line_n(log, 0, buf, sizeof(buf));
 	CHECK(strstr(buf, ": 0+100 |") != NULL && strstr(buf, "wait 1"),
 	      "sglang: the future-token reservation keeps the second request waiting: %s", buf);
 	CHECK(t.completed == 2, "sglang: both complete (%zu)", (size_t)t.completed);
 	free(log);
-	free(csv);
-	cost_release(&c);
 }
 
 /* SGLang's lpm: 2 groups x 5 prompts of a 1000-token system prompt + 10,
