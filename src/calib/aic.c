@@ -246,6 +246,27 @@ static bool decode_ep_copied(const char *src, const struct aic_row *r)
 	       r->dec.moe_tp * r->dec.moe_ep == r->dec.tp;
 }
 
+/* The columns a row of this mode needs as whole numbers in [1, 2^24], its
+ * two latencies > 0, and isl/osl copied into r. */
+static int read_needed(const double *v, const int *need, size_t nneed, const char *mode, const char *name,
+		       size_t line, struct aic_row *r, struct err *e)
+{
+	size_t k;
+
+	for (k = 0; k < nneed; k++) {
+		double x = v[need[k]];
+		if (!(x >= 1 && x <= (1 << 24)) || x != floor(x))
+			return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be an integer >= 1 in %s row, got %g",
+				       name, line, col_names[need[k]], mode, x);
+	}
+	if (!(r->ttft_ms > 0) || !(r->tpot_ms > 0))
+		return err_set(e, SS_EDATA, "%s:%zu: silicon_ttft_ms and silicon_tpot_ms must be > 0, got %g and %g",
+			       name, line, r->ttft_ms, r->tpot_ms);
+	r->isl = (int64_t)v[C_ISL];
+	r->osl = (int64_t)v[C_OSL];
+	return 0;
+}
+
 /* A disagg row: isl, osl, the measured means, both pools' layouts, the
  * client's concurrency (silicon_concurrency=, else decode batch x attention
  * DP x workers when all are recorded; 0 when neither is known). */
@@ -256,20 +277,11 @@ static int read_disagg(const struct line_fields *lf, const int *col, const doubl
 	struct aic_pool *pl[2] = {&r->pre, &r->dec};
 	char src[512];
 	const char *sc;
-	size_t k;
+	int rc;
 	int p;
 
-	for (k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
-		double x = v[need[k]];
-		if (!(x >= 1 && x <= (1 << 24)) || x != floor(x))
-			return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be an integer >= 1 in a disagg row, got %g",
-				       name, line, col_names[need[k]], x);
-	}
-	if (!(r->ttft_ms > 0) || !(r->tpot_ms > 0))
-		return err_set(e, SS_EDATA, "%s:%zu: silicon_ttft_ms and silicon_tpot_ms must be > 0, got %g and %g",
-			       name, line, r->ttft_ms, r->tpot_ms);
-	r->isl = (int64_t)v[C_ISL];
-	r->osl = (int64_t)v[C_OSL];
+	if ((rc = read_needed(v, need, sizeof(need) / sizeof(need[0]), "a disagg", name, line, r, e)) < 0)
+		return rc;
 	for (p = 0; p < 2; p++) {
 		int b = p ? C_D_BATCH : C_P_BATCH;
 		int64_t w;
@@ -338,19 +350,10 @@ static int read_row(const struct line_fields *lf, const int *col, const char *na
 		return 0; /* other modes are counted, not read further */
 	{
 		static const int need[] = {C_ISL, C_OSL, C_BATCH, C_TP};
-		size_t k;
-		for (k = 0; k < sizeof(need) / sizeof(need[0]); k++) {
-			double x = v[need[k]];
-			if (!(x >= 1 && x <= (1 << 24)) || x != floor(x))
-				return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be an integer >= 1 in an agg row, got %g",
-					       name, line, col_names[need[k]], x);
-		}
+		int rc = read_needed(v, need, sizeof(need) / sizeof(need[0]), "an agg", name, line, r, e);
+		if (rc < 0)
+			return rc;
 	}
-	if (!(r->ttft_ms > 0) || !(r->tpot_ms > 0))
-		return err_set(e, SS_EDATA, "%s:%zu: silicon_ttft_ms and silicon_tpot_ms must be > 0, got %g and %g",
-			       name, line, r->ttft_ms, r->tpot_ms);
-	r->isl = (int64_t)v[C_ISL];
-	r->osl = (int64_t)v[C_OSL];
 	r->batch = (int64_t)v[C_BATCH];
 	r->tp = (int)v[C_TP];
 	if (par_size(v[C_PP], &r->pp) < 0 || par_size(v[C_ADP], &r->attn_dp) < 0 ||
