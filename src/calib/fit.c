@@ -73,12 +73,10 @@ struct nls_ctx {
 	double *pts, *fs;         /* fb's p points (p x p) and residuals (p x n) */
 };
 
-/* GSL calls this with strided vectors too (columns of the finite-difference
- * Jacobian): fill a contiguous buffer, then copy element by element. */
-static int nls_f(const gsl_vector *x, void *params, gsl_vector *fv)
+/* The residuals at x into c->buf (x's p values also into xs); GSL_EBADFUNC
+ * (the residual function's error kept in c->rc) when it fails. */
+static int nls_eval(struct nls_ctx *c, const gsl_vector *x, double *xs)
 {
-	struct nls_ctx *c = params;
-	double xs[16];
 	size_t i;
 	int rc;
 
@@ -89,6 +87,20 @@ static int nls_f(const gsl_vector *x, void *params, gsl_vector *fv)
 		c->rc = rc;
 		return GSL_EBADFUNC;
 	}
+	return GSL_SUCCESS;
+}
+
+/* GSL calls this with strided vectors too (columns of the finite-difference
+ * Jacobian): fill a contiguous buffer, then copy element by element. */
+static int nls_f(const gsl_vector *x, void *params, gsl_vector *fv)
+{
+	struct nls_ctx *c = params;
+	double xs[16];
+	size_t i;
+	int st = nls_eval(c, x, xs);
+
+	if (st != GSL_SUCCESS)
+		return st;
 	for (i = 0; i < c->n; i++) {
 		if (!isfinite(c->buf[i]))
 			return GSL_EBADFUNC;
@@ -107,23 +119,18 @@ static int nls_f(const gsl_vector *x, void *params, gsl_vector *fv)
 static int nls_df(const gsl_vector *x, void *params, gsl_matrix *J)
 {
 	struct nls_ctx *c = params;
-	double xs[16];
+	double xs[16], delta[16];
 	size_t i, j;
-	int rc;
+	int rc = nls_eval(c, x, xs);
 
-	for (i = 0; i < c->p; i++)
-		xs[i] = gsl_vector_get(x, i);
-	rc = c->f(xs, c->buf, c->ctx);
-	if (rc < 0) {
-		c->rc = rc;
-		return GSL_EBADFUNC;
-	}
+	if (rc != GSL_SUCCESS)
+		return rc;
 	for (j = 0; j < c->p; j++) {
-		double delta = c->h * fabs(xs[j]);
-		if (delta == 0.0)
-			delta = c->h;
+		delta[j] = c->h * fabs(xs[j]);
+		if (delta[j] == 0.0)
+			delta[j] = c->h;
 		memcpy(&c->pts[j * c->p], xs, c->p * sizeof(double));
-		c->pts[j * c->p + j] = xs[j] + delta;
+		c->pts[j * c->p + j] = xs[j] + delta[j];
 	}
 	rc = c->fb(c->pts, c->p, c->fs, c->ctx);
 	if (rc < 0) {
@@ -131,13 +138,10 @@ static int nls_df(const gsl_vector *x, void *params, gsl_matrix *J)
 		return GSL_EBADFUNC;
 	}
 	for (j = 0; j < c->p; j++) {
-		double delta = c->h * fabs(xs[j]), inv;
-		if (delta == 0.0)
-			delta = c->h;
+		double inv = 1.0 / delta[j];
 		for (i = 0; i < c->n; i++) /* as nls_f refuses them */
 			if (!isfinite(c->fs[j * c->n + i]))
 				return GSL_EBADFUNC;
-		inv = 1.0 / delta;
 		for (i = 0; i < c->n; i++)
 			gsl_matrix_set(J, i, j, (c->fs[j * c->n + i] - c->buf[i]) * inv);
 	}
