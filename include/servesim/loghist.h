@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "servesim/bucketstore.h"
+
 #include "servesim/stats.h"
 
 /* Documented bound on the relative error of a percentile (0.1 %). */
@@ -30,15 +32,9 @@
  * below it percentiles are exact (issue 13: 1 M requests). */
 #define LOGHIST_EXACT_MAX 1000000u
 
-struct loghist_store {          /* counts of buckets off .. off+len-1 */
-	uint64_t *cnt;
-	int64_t off;
-	size_t len;
-};
-
 struct loghist {
 	double gamma, log_gamma;
-	struct loghist_store pos, neg; /* neg holds -x for x < 0 */
+	struct bucket_store pos, neg; /* neg holds -x for x < 0 */
 	uint64_t zeros, n;
 	double sum, sumsq, max; /* sumsq: for the standard deviation */
 };

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "servesim/bucketstore.h"
 #include "servesim/stats.h"
 
 /* Distinct values kept exactly: 65,536 x 16 B = 1 MiB of table at most
@@ -34,18 +35,12 @@
 /* Bound on a bucketed percentile's relative error: 2^-11 (0.049 %). */
 #define WDIST_REL_ERR (1.0 / 2048)
 
-struct wdist_store {   /* counts of buckets off .. off+len-1 */
-	uint64_t *cnt;
-	int64_t off;
-	size_t len;
-};
-
 struct wdist {
 	double *val;       /* open addressing, cap slots (power of 2) */
 	uint64_t *wt;      /* 0: empty slot */
 	size_t cap, used;
 	bool sketch;       /* past WDIST_EXACT_MAX distinct values: the buckets only */
-	struct wdist_store pos, neg; /* buckets of x > 0 and of -x for x < 0 */
+	struct bucket_store pos, neg; /* buckets of x > 0 and of -x for x < 0 */
 	uint64_t zeros;
 	double sum, sumsq; /* of the bucketed values */
 	uint64_t n;

@@ -22,39 +22,9 @@ void loghist_init(struct loghist *h)
 
 void loghist_release(struct loghist *h)
 {
-	free(h->pos.cnt);
-	free(h->neg.cnt);
+	bucket_store_release(&h->pos);
+	bucket_store_release(&h->neg);
 	memset(h, 0, sizeof(*h));
-}
-
-/* Make bucket i addressable, growing the store to either side. */
-static void store_cover(struct loghist_store *s, int64_t i)
-{
-	int64_t lo, hi;
-	size_t len;
-	uint64_t *c;
-
-	if (s->len > 0 && i >= s->off && i < s->off + (int64_t)s->len)
-		return;
-	lo = s->len ? (i < s->off ? i : s->off) : i;
-	hi = s->len ? (i >= s->off + (int64_t)s->len ? i : s->off + (int64_t)s->len - 1) : i;
-	/* grow by at least half again, so n adds cost O(n) copies */
-	len = (size_t)(hi - lo + 1);
-	if (s->len && len < s->len + s->len / 2) {
-		size_t extra = s->len + s->len / 2 - len;
-		if (i < s->off)
-			lo -= (int64_t)extra;
-		else
-			hi += (int64_t)extra;
-		len = (size_t)(hi - lo + 1);
-	}
-	c = xcalloc(len, sizeof(uint64_t));
-	if (s->len)
-		memcpy(c + (s->off - lo), s->cnt, s->len * sizeof(uint64_t));
-	free(s->cnt);
-	s->cnt = c;
-	s->off = lo;
-	s->len = len;
 }
 
 static int64_t bucket_of(const struct loghist *h, double x)
@@ -67,12 +37,6 @@ static double bucket_value(const struct loghist *h, int64_t i)
 	return 2.0 * exp((double)i * h->log_gamma) / (h->gamma + 1.0);
 }
 
-static void store_add(struct loghist_store *s, int64_t i, uint64_t k)
-{
-	store_cover(s, i);
-	s->cnt[i - s->off] += k;
-}
-
 void loghist_add(struct loghist *h, double x)
 {
 	if (isnan(x))
@@ -83,26 +47,17 @@ void loghist_add(struct loghist *h, double x)
 	if (x > h->max)
 		h->max = x;
 	if (x > 0)
-		store_add(&h->pos, bucket_of(h, x), 1);
+		bucket_store_add(&h->pos, bucket_of(h, x), 1);
 	else if (x < 0)
-		store_add(&h->neg, bucket_of(h, -x), 1);
+		bucket_store_add(&h->neg, bucket_of(h, -x), 1);
 	else
 		h->zeros++;
 }
 
-static void store_merge(struct loghist_store *d, const struct loghist_store *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->len; i++)
-		if (s->cnt[i])
-			store_add(d, s->off + (int64_t)i, s->cnt[i]);
-}
-
 void loghist_merge(struct loghist *dst, const struct loghist *src)
 {
-	store_merge(&dst->pos, &src->pos);
-	store_merge(&dst->neg, &src->neg);
+	bucket_store_merge(&dst->pos, &src->pos);
+	bucket_store_merge(&dst->neg, &src->neg);
 	dst->zeros += src->zeros;
 	dst->n += src->n;
 	dst->sum += src->sum;

@@ -25,8 +25,8 @@ void wdist_release(struct wdist *d)
 {
 	free(d->val);
 	free(d->wt);
-	free(d->pos.cnt);
-	free(d->neg.cnt);
+	bucket_store_release(&d->pos);
+	bucket_store_release(&d->neg);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -51,46 +51,14 @@ static double bucket_mid(int64_t i)
 	return isfinite(hi) ? lo + (hi - lo) / 2 : lo;
 }
 
-/* Make bucket i addressable, growing by at least half again (n adds:
- * O(n) copies). */
-static void store_cover(struct wdist_store *s, int64_t i)
-{
-	int64_t lo = s->len && s->off < i ? s->off : i;
-	int64_t hi = s->len && s->off + (int64_t)s->len - 1 > i ? s->off + (int64_t)s->len - 1 : i;
-	size_t len = (size_t)(hi - lo + 1), grow = s->len + s->len / 2;
-	uint64_t *c;
-
-	if (s->len && len < grow) {
-		if (i < s->off)
-			lo -= (int64_t)(grow - len);
-		else
-			hi += (int64_t)(grow - len);
-		len = grow;
-	}
-	c = xcalloc(len, sizeof(uint64_t));
-	if (s->len)
-		memcpy(c + (s->off - lo), s->cnt, s->len * sizeof(uint64_t));
-	free(s->cnt);
-	s->cnt = c;
-	s->off = lo;
-	s->len = len;
-}
-
-static inline void store_add(struct wdist_store *s, int64_t i, uint64_t k)
-{
-	if (s->len == 0 || i < s->off || i >= s->off + (int64_t)s->len)
-		store_cover(s, i);
-	s->cnt[i - s->off] += k;
-}
-
 static void bucket_add(struct wdist *d, double x, uint64_t w)
 {
 	d->sum += x * (double)w;
 	d->sumsq += x * x * (double)w;
 	if (x > 0)
-		store_add(&d->pos, bucket_of(x), w);
+		bucket_store_add(&d->pos, bucket_of(x), w);
 	else if (x < 0)
-		store_add(&d->neg, bucket_of(-x), w);
+		bucket_store_add(&d->neg, bucket_of(-x), w);
 	else
 		d->zeros += w;
 }
@@ -193,12 +161,8 @@ void wdist_merge(struct wdist *dst, const struct wdist *src)
 	if (src->sketch) {
 		if (!dst->sketch)
 			to_sketch(dst);
-		for (i = 0; i < src->pos.len; i++)
-			if (src->pos.cnt[i])
-				store_add(&dst->pos, src->pos.off + (int64_t)i, src->pos.cnt[i]);
-		for (i = 0; i < src->neg.len; i++)
-			if (src->neg.cnt[i])
-				store_add(&dst->neg, src->neg.off + (int64_t)i, src->neg.cnt[i]);
+		bucket_store_merge(&dst->pos, &src->pos);
+		bucket_store_merge(&dst->neg, &src->neg);
 		dst->zeros += src->zeros;
 		dst->sum += src->sum;
 		dst->sumsq += src->sumsq;
