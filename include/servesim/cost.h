@@ -85,6 +85,8 @@ enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST
 #define COST_TRTLLM_EAGER_OP_S 75e-6
 const char *cost_src_name(enum cost_src s);
 
+struct lin_terms;
+
 struct cost_model {
 	const struct model_cfg *m;
 	const struct gpu_spec *g;
@@ -139,6 +141,8 @@ struct cost_model {
 	 * one from Python, so it lasts at least eager_s (the pass's operators x
 	 * COST_TRTLLM_EAGER_OP_S; 0 for the other engines and with H2 off) */
 	double eager_s;
+	/* the engine's linear-attention (GDN) kernel terms (cost.c), chosen once */
+	const struct lin_terms *lin;
 };
 
 struct step_desc {

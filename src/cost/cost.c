@@ -385,16 +385,16 @@ struct lin_terms {
 #define LIN_SGLANG 25.91e-6, 1.253e-6, 1.580e-11, 0.3054, 22.83, 6.20e-6, 0.8104
 #define LIN_TRTLLM 22.04e-6, 1.649e-6, 1.238e-11, 7.781e-15, 28.36, 8.34e-6, 0.9897
 
-static const struct lin_terms *lin_terms(const struct cost_model *c)
+static const struct lin_terms *lin_terms_of(const char *engine)
 {
 	/* data/mfu/fit_gdn.py on aic-engines (see above) */
 	static const struct lin_terms vllm = {LIN_VLLM},
 				      sglang = {LIN_SGLANG},
 				      trtllm = {LIN_TRTLLM};
 
-	if (strcmp(c->cfg.engine, "sglang") == 0)
+	if (strcmp(engine, "sglang") == 0)
 		return &sglang;
-	if (strcmp(c->cfg.engine, "trtllm") == 0)
+	if (strcmp(engine, "trtllm") == 0)
 		return &trtllm;
 	return &vllm; /* the default engine */
 }
@@ -497,9 +497,9 @@ static void describe_sources(struct cost_model *c)
 		snprintf(c->src[COST_SRC_LINEAR], sizeof(c->src[0]),
 			 "fitted on measured GDN kernels of %s (data/mfu/fit_gdn.py): prefill %.0f us + %.2f us a "
 			 "64-token chunk + SM and HBM terms (%d SMs), decode state pass at %.2f of HBM + %.1f us",
-			 c->cfg.engine[0] ? c->cfg.engine : "vllm", lin_terms(c)->launch * 1e6,
-			 lin_terms(c)->per_chunk * 1e6, c->g->sm_count, lin_terms(c)->gen_eta,
-			 lin_terms(c)->gen_launch * 1e6);
+			 c->cfg.engine[0] ? c->cfg.engine : "vllm", c->lin->launch * 1e6,
+			 c->lin->per_chunk * 1e6, c->g->sm_count, c->lin->gen_eta,
+			 c->lin->gen_launch * 1e6);
 	if (c->p.tp > 1)
 		snprintf(c->src[COST_SRC_ALLREDUCE], sizeof(c->src[0]), "%s",
 			 t->src[MFU_P_ALLREDUCE][0] && c->p.tp <= 8 ? t->src[MFU_P_ALLREDUCE]
@@ -611,6 +611,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->g = g;
 	c->p = *p;
 	c->cfg = *cfg;
+	c->lin = lin_terms_of(cfg->engine);
 	/* fp4 on a GPU without fp4 tensor cores is refused by the start-up
 	 * checks (sim/startup.c); with --allow-invalid it is priced as weight-only
 	 * 4-bit at the bf16 rate (cost_gemm_s's no-table path) */
@@ -918,7 +919,7 @@ static double gqa_decode_s(const struct cost_model *c, const struct attn_group *
 double cost_linear_attn_s(const struct cost_model *c, double tokens, double seqs, bool decode)
 {
 	const struct model_cfg *m = c->m;
-	const struct lin_terms *k = lin_terms(c);
+	const struct lin_terms *k = c->lin;
 	double vh = (double)m->lin.v_heads / c->p.tp;
 	double elems = vh * (double)(m->lin.v_dim * m->lin.k_dim);
 	double bw = c->g->hbm_bw, per_seq;
