@@ -60,6 +60,14 @@ struct sim_cfg {
 	 * preempted (tensorrt_llm CapacitySchedulerPolicy; vLLM and SGLang
 	 * admit optimistically instead) */
 	bool no_evict;
+	/* TensorRT-LLM without chunked context (enable_chunked_prefill false,
+	 * its LLM API default and what aiconfigurator's generator writes): a
+	 * waiting prompt is scheduled whole or not at all; the first one that
+	 * does not fit in what is left of max_num_tokens ends the step's
+	 * admissions (tensorrt_llm MicroBatchScheduler).  A prompt longer than
+	 * the whole budget is still chunked when the step is otherwise empty
+	 * (TensorRT-LLM would refuse it) */
+	bool no_chunk;
 	int dp;
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy

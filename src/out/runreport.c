@@ -159,10 +159,11 @@ static void run_header(FILE *f, const struct out_run *c)
 		       c->simcfg->prefix_caching ? "on" : "off",
 		       c->simcfg->sglang_lpm ? "lpm" : "fcfs", c->cost->cfg.overlap_cpu ? "on" : "off");
 	else
-		fprintf(f, "engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill on%s\n",
+		fprintf(f, "engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill %s%s\n",
 		       (long long)c->simcfg->max_num_batched_tokens, (long long)c->simcfg->max_num_seqs,
 		       (long long)c->simcfg->max_model_len, (long long)c->simcfg->block_size,
 		       c->simcfg->prefix_caching ? "on" : "off",
+		       c->simcfg->no_chunk ? "off (TensorRT-LLM: a prompt runs whole in one step or waits)" : "on",
 		       c->simcfg->no_evict ? "; admission as TensorRT-LLM's GUARANTEED_NO_EVICT (a request starts when the KV of its whole prompt and output can be reserved; no preemption)" : "");
 	if (c->simcfg->sglang)
 		print_sglang_defaults(f, c);

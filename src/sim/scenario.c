@@ -172,6 +172,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.sglang_mixed_chunk = sglang && s->sglang_mixed_chunk;
 	st->sc.sglang_max_prefill = sglang ? s->max_prefill_tokens : 0;
 	st->sc.no_evict = strcmp(s->engine, "trtllm") == 0;
+	st->sc.no_chunk = strcmp(s->engine, "trtllm") == 0;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

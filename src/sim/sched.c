@@ -927,6 +927,15 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 			break;
 		}
 		n = chunk_of(s, r, budget);
+		if (s->cfg.no_chunk && rp->nsched > 0 && n < req_num_tokens(r) - r->computed) {
+			/* TensorRT-LLM without chunked context: whole or wait */
+			array_put(rp, r->blocks);
+			r->blocks = NULL;
+			r->computed = 0;
+			if (!r->transferred && r->nchain > 0)
+				memo_keep(rp, r, hits);
+			break;
+		}
 		need = blocks_for(s, r->computed + n) - hits;
 		if (s->cfg.sglang) /* and the KV its future tokens will take */
 			need += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
@@ -1410,6 +1419,7 @@ static bool group_start(struct sim *s)
 		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
 		if (rp->active)
 			account_step(s, i, t);
+		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
 		if (t > tmax)
 			tmax = t;
 	}
@@ -1459,6 +1469,7 @@ static void pp_start(struct sim *s, int ri)
 	rp->npipe++;
 	rp->busy = true;
 	rp->step_dur_ns = round_ns(t * 1e9);
+	rp->step_host_s = d.nchunks > 0 ? rp->cost->eager_s : 0;
 	/* the event names the batch: (k + 1) x nrep + ri */
 	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, (k + 1) * s->nrep + ri);
 	evq_push(&s->q, s->now + round_ns(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
@@ -1488,6 +1499,7 @@ static bool start_single(struct sim *s, int ri)
 	account_step(s, ri, t);
 	rp->busy = true;
 	rp->step_dur_ns = round_ns(t * 1e9);
+	rp->step_host_s = d.nchunks > 0 ? rp->cost->eager_s : 0;
 	return true;
 }
 
@@ -1548,6 +1560,23 @@ static int deliver(struct sim *s, struct replica *rp, struct err *e)
 	if (f > 1)
 		f = 1;
 	t = rp->pend_t0 + round_ns(f * (double)(s->now - rp->pend_t0));
+	if (rp->cost->eager_s > 0) {
+		/* TensorRT-LLM's overlap scheduler hands a step's tokens out
+		 * once the host has launched the next step and the step's GPU
+		 * work is done: the host starts launching step N+1 when it has
+		 * launched step N, so N's tokens leave at N's end plus what of
+		 * N+1's launch time N's GPU time past its own launch did not
+		 * hide (tensorrt_llm PyExecutor._executor_loop_overlap:
+		 * _forward_step of the new batch, then _update_requests and
+		 * _handle_responses of the previous one).  A CUDA-graph step
+		 * launches at once; an eager one takes eager_s. */
+		double slack = (double)rp->pend_dur_ns * 1e-9 - rp->pend_host_s, x;
+		int64_t tx;
+		x = rp->step_host_s - (slack > 0 ? slack : 0);
+		tx = rp->pend_t0 + round_ns(x > 0 ? x * 1e9 : 0);
+		if (tx < t)
+			t = tx;
+	}
 	gaps_deliver(s, rp, t);
 	for (i = 0; i < rp->npend; i++) {
 		struct req *r = rp->pend[i];
@@ -1586,6 +1615,8 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	if ((rc = deliver(s, rp, e)) < 0)
 		return rc;
 	rp->pend_t0 = s->now;
+	rp->pend_host_s = rp->step_host_s;
+	rp->pend_dur_ns = rp->step_dur_ns;
 	rp->tok_open = true;
 	/* every decoder made a one-token chunk, a step after its last one */
 	if (!rp->no_gaps)

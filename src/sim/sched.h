@@ -144,6 +144,12 @@ struct replica {
 	struct req **pend;
 	size_t npend, pend_cap;
 	int64_t pend_t0;                   /* end of the step that produced them */
+	/* TensorRT-LLM's overlap scheduler (cost eager_s > 0): the host time
+	 * spent launching the running step (eager_s when it holds prefill
+	 * chunks, else 0: a CUDA-graph replay), and that of the step whose
+	 * tokens are pending with its duration */
+	double step_host_s, pend_host_s;
+	int64_t pend_dur_ns;
 	/* pooled token gaps (sim.h, engine.c's sim_summary): the last
 	 * finished step's chunks are not delivered yet (tok_open); tok_t is
 	 * the client time of the step delivered before.  A step's decoders
