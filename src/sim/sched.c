@@ -1414,6 +1414,17 @@ static bool group_start(struct sim *s)
 			rp->desc.chunk_len = rp->chunk_len;
 			rp->desc.chunk_prefix = rp->chunk_prefix;
 			rp->desc.nchunks = 1;
+			if (rp->cost->eager_s > 0) {
+				/* TensorRT-LLM pads an idle attention-DP rank with
+				 * a dummy generation request unless some rank holds a
+				 * context (PyExecutor._pad_attention_dp_dummy_request,
+				 * is_gen = not has_context_request): a CUDA-graph
+				 * decode step, not an eager one (a rank with a
+				 * context makes the group's step eager anyway) */
+				rp->desc.nchunks = 0;
+				rp->desc.ndecode = 1;
+				rp->desc.decode_ctx_sum = 1;
+			}
 		}
 		rp->desc.moe_tokens = moe;
 		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
