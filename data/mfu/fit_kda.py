@@ -105,7 +105,7 @@ def errors(data, terms, only=None):
             po, pn = fit_gdn.ctx_new(GDN_VLLM[0], gpu, b, s, E), fit_gdn.ctx_new(terms[0], gpu, b, s, E)
         else:
             po, pn = fit_gdn.gen(GDN_VLLM[1], gpu, b, E), fit_gdn.gen(terms[1], gpu, b, E)
-        for k in ((gpu, ph), ('all3' if gpu in FIT_GPUS else gpu, ph)):
+        for k in {(gpu, ph), ('all3' if gpu in FIT_GPUS else gpu, ph)}:
             err[k + ('before',)].append(abs(math.log(po / t)))
             err[k + ('after',)].append(abs(math.log(pn / t)))
     return err
