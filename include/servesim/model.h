@@ -17,6 +17,7 @@ enum model_family {
 	FAM_LLAMA4, FAM_DEEPSEEK_V2, FAM_DEEPSEEK_V3, FAM_KIMI_K2, FAM_DEEPSEEK_V32,
 	FAM_GLM_MOE_DSA, FAM_MINIMAX_M2, FAM_GPT_OSS, FAM_QWEN3_NEXT, FAM_QWEN3_5,
 	FAM_QWEN3_5_MOE, FAM_MIMO_V2, FAM_GEMMA4, FAM_STEP3P7, FAM_NEMOTRON_H,
+	FAM_KIMI_LINEAR,
 	FAM__COUNT
 };
 
@@ -30,7 +31,7 @@ enum attn_kind { ATTN_MHA, ATTN_GQA, ATTN_MLA };
  * MoE-only blocks). */
 enum layer_mixer { LM_FULL, LM_SLIDING, LM_CHUNKED, LM_LINEAR, LM_NONE, LM__COUNT };
 
-enum linear_kind { LIN_NONE, LIN_GDN, LIN_MAMBA2 };
+enum linear_kind { LIN_NONE, LIN_GDN, LIN_MAMBA2, LIN_KDA };
 
 /* Storage format of quantised checkpoint weights (quantization_config). */
 enum model_qfmt {
@@ -111,11 +112,22 @@ struct model_cfg {
 		enum linear_kind kind;
 		/* GDN: q/k heads x dim, v heads x dim.  Mamba2: k_heads = n_groups,
 		 * k_dim = ssm_state_size, v_heads = mamba_num_heads, v_dim = mamba_head_dim.
-		 * The recurrent state is v_heads x v_dim x k_dim either way, and the
-		 * causal conv runs over 2 k_heads k_dim + v_heads v_dim channels. */
+		 * KDA (Kimi Delta Attention): k_heads = v_heads = num_heads, k_dim =
+		 * v_dim = head_dim.  The recurrent state is v_heads x v_dim x k_dim
+		 * every way, and the causal conv runs over 2 k_heads k_dim + v_heads
+		 * v_dim channels. */
 		int64_t k_heads, k_dim, v_heads, v_dim, conv_kernel;
 		double state_elem_bytes; /* recurrent state dtype (fp32 4 or bf16 2) */
+		bool full_rank_gate;     /* KDA: forget and output gates hidden -> heads x dim
+					    (use_full_rank_gate), else through a head_dim bottleneck */
 	} lin;
+	/* Block Attention Residuals (Kimi Linear 'attn_res_block_size', 0 when
+	 * none): each sublayer's input is a softmax over the embedding, the sums
+	 * of the completed blocks of this many layers and the current block's
+	 * partial sum, in place of the residual stream */
+	int64_t attn_res_block;
+	bool attn_out_gate;      /* MLA layers: a sigmoid output gate hidden -> heads x v_head_dim
+				    (Kimi Linear mla_use_output_gate) */
 	/* --- FFN / MoE variants --- */
 	int64_t ffn_mats;       /* weight matrices per FFN: 3 gated (SwiGLU/GeGLU), 2 plain (relu2) */
 	bool expert_bias;       /* experts carry biases (gpt-oss) */

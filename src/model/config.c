@@ -27,6 +27,7 @@ static const struct {
 	{"qwen3_vl_moe_text", FAM_QWEN3_MOE}, {"qwen3_vl_moe", FAM_QWEN3_MOE},
 	{"mimo_v2_flash", FAM_MIMO_V2}, {"gemma4_text", FAM_GEMMA4},
 	{"step3p7", FAM_STEP3P7},       {"nemotron_h", FAM_NEMOTRON_H},
+	{"kimi_linear", FAM_KIMI_LINEAR},
 };
 
 /* Published families we read but refuse, each naming the one feature that
@@ -35,7 +36,6 @@ static const struct {
 	const char *type, *feature;
 } refused_types[] = {
 	{"deepseek_v4", "compressed sparse attention (per-layer KV compression, 'compress_ratios')"},
-	{"kimi_linear", "attention residuals (block attention over earlier layers' outputs, 'attn_res_block_size')"},
 };
 
 const char *model_family_name(enum model_family f)
@@ -44,7 +44,7 @@ const char *model_family_name(enum model_family f)
 		"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "llama4_text",
 		"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa",
 		"minimax_m2", "gpt_oss", "qwen3_next", "qwen3_5", "qwen3_5_moe", "mimo_v2_flash",
-		"gemma4_text", "step3p7", "nemotron_h",
+		"gemma4_text", "step3p7", "nemotron_h", "kimi_linear",
 	};
 	return (unsigned)f < FAM__COUNT ? names[f] : "?";
 }
@@ -53,7 +53,8 @@ const char *model_supported_types(void)
 {
 	return "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_vl_moe, llama4_text, "
 	       "deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa, minimax_m2, gpt_oss, "
-	       "qwen3_next, qwen3_5, qwen3_5_moe, mimo_v2_flash, gemma4_text, step3p7, nemotron_h";
+	       "qwen3_next, qwen3_5, qwen3_5_moe, mimo_v2_flash, gemma4_text, step3p7, nemotron_h, "
+	       "kimi_linear";
 }
 
 const char *layer_mixer_name(enum layer_mixer k)
@@ -65,7 +66,7 @@ const char *layer_mixer_name(enum layer_mixer k)
 static bool is_mla_family(enum model_family f)
 {
 	return f == FAM_DEEPSEEK_V2 || f == FAM_DEEPSEEK_V3 || f == FAM_KIMI_K2 ||
-	       f == FAM_DEEPSEEK_V32 || f == FAM_GLM_MOE_DSA;
+	       f == FAM_DEEPSEEK_V32 || f == FAM_GLM_MOE_DSA || f == FAM_KIMI_LINEAR;
 }
 
 #define REQ(key, lo, out) \
@@ -133,7 +134,7 @@ static int place_moe_layers(const struct json *c, const char *src, struct model_
 		}
 		break;
 	case FAM_DEEPSEEK_V2: case FAM_DEEPSEEK_V3: case FAM_KIMI_K2:
-	case FAM_DEEPSEEK_V32: case FAM_GLM_MOE_DSA:
+	case FAM_DEEPSEEK_V32: case FAM_GLM_MOE_DSA: case FAM_KIMI_LINEAR:
 		OPT("moe_layer_freq", 1, &freq, &pres);
 		for (i = 0; i < m->layers; i++)
 			m->is_moe[i] = i >= m->first_k_dense && i % freq == 0;
@@ -258,6 +259,26 @@ static int read_moe(const struct json *c, const char *src, struct model_cfg *m, 
 		if ((rc = json_opt_bool(c, "use_routing_bias", src, &m->router_bias, e)) < 0)
 			return rc;
 		break;
+	case FAM_KIMI_LINEAR: {
+		/* Kimi Linear (HF KimiLinearConfig): num_experts,
+		 * num_experts_per_token, num_shared_experts; Kimi-K3's experts run
+		 * at routed_expert_hidden_size between a hidden -> latent and a
+		 * latent -> hidden projection (latent MoE, as Nemotron-H) */
+		const char *method = NULL;
+		REQ("num_experts", 1, &m->n_experts);
+		REQ("num_experts_per_token", 1, &m->top_k);
+		REQ("moe_intermediate_size", 1, &m->moe_intermediate);
+		OPT("num_shared_experts", 0, &m->n_shared_experts, &pres);
+		OPT("first_k_dense_replace", 0, &m->first_k_dense, &pres);
+		m->shared_intermediate = m->n_shared_experts * m->moe_intermediate;
+		OPT("routed_expert_hidden_size", 1, &v, &pres);
+		if (pres && v != m->hidden)
+			m->moe_latent = v;
+		if ((rc = json_opt_str(c, "topk_method", src, &method, e)) < 0)
+			return rc;
+		m->router_bias = method && strcmp(method, "noaux_tc") == 0;
+		break;
+	}
 	case FAM_DEEPSEEK_V2: case FAM_DEEPSEEK_V3: case FAM_KIMI_K2:
 	case FAM_DEEPSEEK_V32: case FAM_GLM_MOE_DSA: {
 		const char *method = NULL;
@@ -329,6 +350,85 @@ static int state_dtype(const struct json *c, const char *src, struct model_cfg *
 		return rc;
 	if (t && (strcmp(t, "float32") == 0 || strcmp(t, "fp32") == 0))
 		m->lin.state_elem_bytes = 4.0;
+	return 0;
+}
+
+/* One of Kimi Linear's 1-based layer lists in linear_attn_config
+ * (kda_layers, full_attn_layers): each entry marks layer v - 1 as `k`; a
+ * layer named twice is an error. */
+static int kimi_layer_list(const struct json *la, const char *key, const char *src,
+			   struct model_cfg *m, enum layer_mixer k, bool *seen, struct err *e)
+{
+	const struct json *a = json_get(la, key), *x;
+	int64_t i = 0;
+
+	if (!a || json_type_of(a) == JSON_NULL)
+		return 0;
+	if (json_type_of(a) != JSON_ARRAY)
+		return err_set(e, SS_EDATA, "%s: 'linear_attn_config.%s' must be a list of layer numbers (1-based)",
+			       src, key);
+	for (x = json_first(a); x; x = json_next(x), i++) {
+		double v = json_number(x);
+		if (json_type_of(x) != JSON_NUMBER || !(v >= 1 && v <= (double)m->layers) ||
+		    v != (double)(int64_t)v)
+			return err_set(e, SS_EDATA,
+				       "%s: 'linear_attn_config.%s'[%lld] must be a layer number in [1, %lld] (1-based)",
+				       src, key, (long long)i, (long long)m->layers);
+		if (seen[(int64_t)v - 1])
+			return err_set(e, SS_EDATA,
+				       "%s: 'linear_attn_config.%s'[%lld]: layer %lld is listed twice in kda_layers/full_attn_layers",
+				       src, key, (long long)i, (long long)v);
+		seen[(int64_t)v - 1] = true;
+		m->mixer[(int64_t)v - 1] = (unsigned char)k;
+	}
+	return 0;
+}
+
+/* Kimi Linear (HF KimiLinearConfig, vLLM kimi_linear): MLA layers and KDA
+ * (Kimi Delta Attention) layers named 1-based in linear_attn_config
+ * (kda_layers, full_attn_layers; every layer in exactly one), KDA heads
+ * num_heads x head_dim for q, k and v, a short conv of
+ * short_conv_kernel_size over each; use_full_rank_gate: the forget and
+ * output gates are hidden -> heads x head_dim (else through head_dim).
+ * Without linear_attn_config every layer is MLA. */
+static int kimi_linear_layers(const struct json *c, const char *src, struct model_cfg *m,
+			      struct err *e)
+{
+	const struct json *la = json_get(c, "linear_attn_config");
+	bool seen[MODEL_MAX_LAYERS] = {false}, pres = false;
+	char ctx[300];
+	int64_t i;
+	int rc;
+
+	OPT("attn_res_block_size", 0, &m->attn_res_block, &pres);
+	if ((rc = json_opt_bool(c, "mla_use_output_gate", src, &m->attn_out_gate, e)) < 0)
+		return rc;
+	if (!la || json_type_of(la) == JSON_NULL)
+		return 0;
+	if (json_type_of(la) != JSON_OBJECT)
+		return err_set(e, SS_EDATA, "%s: 'linear_attn_config' must be an object (kda_layers, num_heads, head_dim, ...)",
+			       src);
+	if ((rc = kimi_layer_list(la, "kda_layers", src, m, LM_LINEAR, seen, e)) < 0 ||
+	    (rc = kimi_layer_list(la, "full_attn_layers", src, m, LM_FULL, seen, e)) < 0)
+		return rc;
+	for (i = 0; i < m->layers; i++)
+		if (!seen[i])
+			return err_set(e, SS_EDATA,
+				       "%s: 'linear_attn_config': layer %lld (1-based) is in neither kda_layers nor full_attn_layers",
+				       src, (long long)(i + 1));
+	snprintf(ctx, sizeof(ctx), "%s: linear_attn_config", src);
+	m->lin.kind = LIN_KDA;
+	if ((rc = json_req_int(la, "num_heads", ctx, 1, INT64_MAX, &m->lin.v_heads, e)) < 0 ||
+	    (rc = json_req_int(la, "head_dim", ctx, 1, INT64_MAX, &m->lin.v_dim, e)) < 0 ||
+	    (rc = json_req_int(la, "short_conv_kernel_size", ctx, 1, INT64_MAX, &m->lin.conv_kernel, e)) < 0 ||
+	    (rc = json_opt_bool(la, "use_full_rank_gate", ctx, &m->lin.full_rank_gate, e)) < 0)
+		return rc;
+	m->lin.k_heads = m->lin.v_heads;
+	m->lin.k_dim = m->lin.v_dim;
+	/* vLLM keeps the KDA recurrent state in fp32 whatever the cache dtype
+	 * (MambaStateDtypeCalculator.kda_state_dtype); the conv state follows
+	 * the KV dtype (memplan) */
+	m->lin.state_elem_bytes = 4.0;
 	return 0;
 }
 
@@ -468,6 +568,10 @@ static int read_layers(const struct json *c, const char *src, struct model_cfg *
 			return rc;
 		break;
 	}
+	case FAM_KIMI_LINEAR:
+		if ((rc = kimi_linear_layers(c, src, m, e)) < 0)
+			return rc;
+		break;
 	default:
 		break;
 	}
@@ -498,7 +602,7 @@ static int read_layers(const struct json *c, const char *src, struct model_cfg *
 		return err_set(e, SS_EDATA, "%s: chunked attention layers need 'attention_chunk_size' >= 1", src);
 	if (m->n_mixer[LM_LINEAR] > 0 && m->lin.kind == LIN_NONE)
 		return err_set(e, SS_EDATA,
-			       "%s: 'linear_attention' layers are modelled for qwen3_next and qwen3_5 (Gated DeltaNet) and nemotron_h (Mamba2) only",
+			       "%s: 'linear_attention' layers are modelled for qwen3_next and qwen3_5 (Gated DeltaNet), nemotron_h (Mamba2) and kimi_linear (KDA) only",
 			       src);
 	(void)v;
 	return 0;
@@ -752,11 +856,16 @@ void model_layers_text(const struct model_cfg *m, char *buf, size_t n)
 	if (m->n_mixer[LM_LINEAR])
 		APPEND(", linear %lld (%s: %lld x %lld key, %lld x %lld value heads, conv %lld, state %.0f B/elem)",
 		       (long long)m->n_mixer[LM_LINEAR],
-		       m->lin.kind == LIN_GDN ? "Gated DeltaNet" : "Mamba2", (long long)m->lin.k_heads,
+		       m->lin.kind == LIN_GDN ? "Gated DeltaNet" : m->lin.kind == LIN_KDA ? "KDA" : "Mamba2",
+		       (long long)m->lin.k_heads,
 		       (long long)m->lin.k_dim, (long long)m->lin.v_heads, (long long)m->lin.v_dim,
 		       (long long)m->lin.conv_kernel, m->lin.state_elem_bytes);
 	if (m->n_mixer[LM_NONE])
 		APPEND(", FFN-only %lld", (long long)m->n_mixer[LM_NONE]);
+	if (m->attn_res_block > 0)
+		APPEND("; block attention residuals over blocks of %lld layers (%lld blocks)",
+		       (long long)m->attn_res_block,
+		       (long long)((m->layers + m->attn_res_block - 1) / m->attn_res_block));
 }
 
 int model_load_file(const char *path, const char *id, struct model_cfg *m, struct err *e)

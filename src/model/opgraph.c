@@ -261,8 +261,13 @@ static double linear_state_bytes(const struct ctx *c)
 	return vh * (double)(m->lin.v_dim * m->lin.k_dim) * m->lin.state_elem_bytes;
 }
 
-/* Linear attention (Gated DeltaNet, Mamba2): projections, causal conv, a
- * recurrent update over a fixed-size state per sequence, gated norm, out. */
+/* Linear attention (Gated DeltaNet, Mamba2, KDA): projections, causal conv,
+ * a recurrent update over a fixed-size state per sequence, gated norm, out.
+ * KDA (vLLM kimi_linear KimiDeltaAttention): q, k, v (heads x head_dim each,
+ * a short conv over each) and beta (one per head) from the hidden state; a
+ * per-channel forget gate and an output gate, each hidden -> heads x
+ * head_dim (use_full_rank_gate) or through a head_dim bottleneck (a
+ * replicated hidden -> head_dim GEMM, then head_dim -> heads x head_dim). */
 static void linear_block(struct ctx *c, struct layer_kind *lk)
 {
 	const struct model_cfg *m = c->m;
@@ -277,12 +282,22 @@ static void linear_block(struct ctx *c, struct layer_kind *lk)
 		kd = m->lin.k_dim;
 		conv = 2 * kd + vd;
 	}
-	/* GDN: q k v z + b a per value head; Mamba2: x z B C + dt per head */
-	in_n = m->lin.kind == LIN_GDN ? 2 * kd + 2 * vd + 2 * vh : 2 * kd + 2 * vd + vh;
+	/* GDN: q k v z + b a per value head; Mamba2: x z B C + dt per head;
+	 * KDA: q k v + beta per head, then the two gates (full rank: in the
+	 * same GEMM; else their bottleneck inputs, one head_dim each) */
+	if (m->lin.kind == LIN_KDA)
+		in_n = 2 * kd + vd + vh + (m->lin.full_rank_gate ? 2 * vd : 0);
+	else
+		in_n = m->lin.kind == LIN_GDN ? 2 * kd + 2 * vd + 2 * vh : 2 * kd + 2 * vd + vh;
 	elem(lk, "input_norm", OPC_NORM, T, h, 4, 1, 1);
 	gemm(c, lk, "in_proj", OPC_ATTENTION, T, in_n, h, 1);
+	if (m->lin.kind == LIN_KDA && !m->lin.full_rank_gate) {
+		gemm(c, lk, "gate_a_proj", OPC_ATTENTION, T, 2 * m->lin.v_dim, h, 1);
+		gemm(c, lk, "gate_b_proj", OPC_ATTENTION, T, vd, m->lin.v_dim, 2);
+	}
 	elem(lk, "causal_conv1d", OPC_ATTENTION, T, conv, 2.0 * (double)m->lin.conv_kernel, 1, 1);
-	o = push(lk, m->lin.kind == LIN_GDN ? "gated_delta_rule" : "ssm_scan", OPC_ATTENTION, OPK_ATTN);
+	o = push(lk, m->lin.kind == LIN_GDN ? "gated_delta_rule" : m->lin.kind == LIN_KDA ? "kda" : "ssm_scan",
+		 OPC_ATTENTION, OPK_ATTN);
 	o->flops = (double)T * elems * LINEAR_FLOPS_PER_STATE_ELEM;
 	/* the state is read and written once per sequence per step */
 	o->kv_read_bytes = (double)B * st;
@@ -371,6 +386,10 @@ static void mla_block(struct ctx *c, struct layer_kind *lk, bool own_index)
 		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T,
 			 (long long)(nh * vd));
 		o->act_bytes = (double)T * (double)nh * (double)(nope + rope + vd) * ACT_BYTES;
+	}
+	if (m->attn_out_gate) { /* sigmoid(g_proj(x)) * attention output (Kimi Linear) */
+		gemm(c, lk, "gate_proj", OPC_ATTENTION, T, nh * vd, h, 1);
+		elem(lk, "attn_gate", OPC_ATTENTION, T, nh * vd, 5, 2, 1);
 	}
 	gemm(c, lk, "o_proj", OPC_ATTENTION, T, h, nh * vd, 1);
 	allreduce(c, lk, "allreduce_attn", T, h);
@@ -501,17 +520,51 @@ static void ple_tail(struct ctx *c, struct layer_kind *lk)
 	elem(lk, "residual_per_layer", OPC_RESIDUAL, c->T, m->hidden, 1, 2, 1);
 }
 
+/* Block Attention Residuals (Kimi Team, "Attention Residuals",
+ * arXiv:2603.15031): the layers form blocks of attn_res_block_size; within a
+ * block the sublayer outputs are summed as usual, and each sublayer (mixer,
+ * FFN) takes as input a softmax over its sources: the token embedding, the
+ * sum of every completed block and the current block's partial sum (once a
+ * sublayer of the block has run), with a learned per-sublayer query against
+ * RMS-normed sources.  The op reads the sources and writes one row; FLOPs a
+ * source element: RMSNorm 4, the logit dot 2, the weighted sum 2.  The source
+ * count varies with depth; every layer kind is given the model's mean over
+ * all sublayers (the layer kinds group layers of different depths). */
+#define ATTN_RES_FLOPS_PER_SRC_ELEM 8.0
+
+static double attn_res_mean_sources(const struct model_cfg *m)
+{
+	int64_t l, S = m->attn_res_block, sum = 0;
+
+	for (l = 0; l < m->layers; l++) {
+		int64_t done = l / S, first = l % S == 0;
+		sum += (1 + done + !first) + (1 + done + 1); /* mixer, then FFN */
+	}
+	return (double)sum / (double)(2 * m->layers);
+}
+
+static void attn_res(struct ctx *c, struct layer_kind *lk, const char *name)
+{
+	double src = attn_res_mean_sources(c->m);
+
+	elem(lk, name, OPC_RESIDUAL, c->T, c->m->hidden, ATTN_RES_FLOPS_PER_SRC_ELEM * src, src, 1);
+}
+
 /* shared: an MLA layer reusing an earlier layer's DSA top-k, or a GQA
  * layer reading an earlier layer's KV (Gemma 4) */
 static void build_layer(struct ctx *c, struct layer_kind *lk, enum layer_mixer mix,
 			enum ffn_part ffn, bool shared)
 {
+	if (c->m->attn_res_block > 0 && mix != LM_NONE)
+		attn_res(c, lk, "attn_res_mixer");
 	if (mix == LM_LINEAR)
 		linear_block(c, lk);
 	else if (mix == LM_FULL && c->m->attn == ATTN_MLA)
 		mla_block(c, lk, !shared);
 	else if (mix != LM_NONE)
 		gqa_block(c, lk, mix, shared);
+	if (c->m->attn_res_block > 0 && ffn != FP_NONE)
+		attn_res(c, lk, "attn_res_ffn");
 	if (ffn != FP_NONE)
 		ffn_tail(c, lk, ffn == FP_MOE);
 	if (c->m->ple_dim > 0)

@@ -30,7 +30,8 @@ static double gqa_params(const struct model_cfg *m, int64_t heads, int64_t kvh, 
 	return p;
 }
 
-/* Linear-attention layer weights (HF Qwen3NextGatedDeltaNet, NemotronHMamba2Mixer):
+/* Linear-attention layer weights (HF Qwen3NextGatedDeltaNet, NemotronHMamba2Mixer,
+ * Kimi Linear KimiDeltaAttention):
  * in_proj, causal conv, per-head decay terms, gated norm, out_proj. */
 static double linear_params(const struct model_cfg *m)
 {
@@ -41,6 +42,11 @@ static double linear_params(const struct model_cfg *m)
 	if (m->lin.kind == LIN_GDN) /* q k v z, then b a per value head; dt_bias, A_log */
 		return h * (2.0 * kd + 2.0 * vd + 2.0 * nv) + conv * K + 2.0 * nv +
 		       (double)m->lin.v_dim + vd * h;
+	if (m->lin.kind == LIN_KDA) { /* q k v, beta; three convs; gates; A_log, dt_bias; norm; o */
+		double d = (double)m->lin.v_dim;
+		double gates = m->lin.full_rank_gate ? 2.0 * h * vd : 2.0 * (h * d + d * vd);
+		return h * (2.0 * kd + vd + nv) + gates + conv * K + nv + vd + d + vd * h;
+	}
 	/* Mamba2: x z B C dt; conv with bias; dt_bias, A_log, D; norm over d_inner */
 	return h * (2.0 * vd + 2.0 * kd + nv) + conv * (K + 1.0) + 3.0 * nv + vd + vd * h;
 }
@@ -67,6 +73,8 @@ static double mixer_params(const struct model_cfg *m, enum layer_mixer k)
 		p += h * (double)(m->kv_lora_rank + m->qk_rope_dim) + m->kv_lora_rank;
 		p += (double)m->kv_lora_rank * nh * (double)(m->qk_nope_dim + m->v_head_dim);
 		p += nh * (double)m->v_head_dim * h;
+		if (m->attn_out_gate) /* Kimi Linear: g_proj hidden -> heads x v_head_dim */
+			p += h * nh * (double)m->v_head_dim;
 		return p;
 	}
 	return gqa_params(m, m->heads, m->kv_heads, m->head_dim, m->v_head_dim, m->attn_gate,

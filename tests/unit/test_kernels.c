@@ -488,6 +488,84 @@ static void test_linear_attention(void)
 	cost_release(&cs);
 }
 
+/* KDA layers (Kimi-K3: 96 heads of 128, TP 8 -> 12 per GPU) against
+ * aiconfigurator's measured kernels (data/mfu/aic h100_sxm/kda/
+ * vllm-0.1.dev19262/kda_perf.csv, 12 heads): an 8192-token prefill 0.602 ms
+ * flashkda_fwd + 0.566 ms conv, of which 0.435 ms the conv's host floor that
+ * fit_kda.py takes out (so 0.735 ms); a 256-sequence decode step 10.3 +
+ * 143.7 us (conv update + packed decode).  The fitted terms land within
+ * 1.5x of both, grow with the tokens and the sequences, and the header
+ * names the fit. */
+static void test_kda_attention(void)
+{
+	static const double toks[] = {1, 64, 512, 4096, 32768};
+	struct model_cfg k;
+	struct cost_model c;
+	struct err e;
+	struct parallel p = {8, 1, 1, 1};
+	double pre, dec, prev = 0;
+	size_t i;
+
+	if (registry_load_model(&reg, "kimi-k3", &k, &e) < 0) {
+		CHECK(0, "kimi-k3: %s", e.msg);
+		return;
+	}
+	CHECK(k.lin.kind == LIN_KDA && k.n_mixer[LM_LINEAR] == 69 && k.n_mixer[LM_FULL] == 24 &&
+	      k.lin.state_elem_bytes == 4.0 && k.attn_res_block == 12,
+	      "kimi-k3: 69 KDA + 24 MLA layers, fp32 state, attention residual blocks of 12");
+	if (make_cost(&c, &k, "h100", p, DT_BF16, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	pre = cost_linear_attn_s(&c, 8192, 1, false);
+	dec = cost_linear_attn_s(&c, 256, 256, true);
+	CHECK(pre > 735e-6 / 1.5 && pre < 735e-6 * 1.5, "KDA prefill 8192 tokens: %.0f us (measured 735)",
+	      pre * 1e6);
+	CHECK(dec > 154e-6 / 1.5 && dec < 154e-6 * 1.5, "KDA decode 256 sequences: %.0f us (measured 154)",
+	      dec * 1e6);
+	for (i = 0; i < sizeof(toks) / sizeof(toks[0]); i++) {
+		double t = cost_linear_attn_s(&c, toks[i], 1, false);
+		CHECK(t > prev, "KDA prefill grows with tokens: %.0f tokens %.1f us", toks[i], t * 1e6);
+		prev = t;
+	}
+	CHECK(cost_linear_attn_s(&c, 64, 64, true) < dec, "KDA decode grows with sequences");
+	CHECK(strstr(c.src[COST_SRC_LINEAR], "fit_kda") != NULL, "the header names the fit: %s",
+	      c.src[COST_SRC_LINEAR]);
+	cost_release(&c);
+}
+
+/* Mamba2 layers (Nemotron-3-Super: 128 heads x 64, 8 groups x 128 state, TP 1)
+ * against TensorRT-LLM's measured conv (aic-engines h100_sxm/linear_attention/
+ * trtllm/1.3.0rc20/mamba2_perf.csv): an 8192-token prefill's conv 130 us, a
+ * 64-sequence decode step's 6.5 us.  The layer (conv + the scan priced in
+ * the GDN form) costs more than its conv alone, and grows with the tokens. */
+static void test_mamba2(void)
+{
+	struct model_cfg n;
+	struct cost_model c;
+	struct err e;
+	struct parallel p = {1, 1, 1, 1};
+	double pre, pre2, dec;
+
+	if (registry_load_model(&reg, "nemotron-3-super", &n, &e) < 0) {
+		CHECK(0, "nemotron-3-super: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &n, "h100", p, DT_BF16, "trtllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	pre = cost_linear_attn_s(&c, 8192, 1, false);
+	pre2 = cost_linear_attn_s(&c, 16384, 1, false);
+	dec = cost_linear_attn_s(&c, 64, 64, true);
+	CHECK(pre > 130e-6 && pre < 5e-3, "Mamba2 prefill 8192 tokens: %.0f us (conv alone 130)", pre * 1e6);
+	CHECK(pre2 > pre, "Mamba2 prefill grows with tokens: %.0f > %.0f us", pre2 * 1e6, pre * 1e6);
+	CHECK(dec > 6.5e-6 && dec < 1e-3, "Mamba2 decode 64 sequences: %.1f us (conv alone 6.5)", dec * 1e6);
+	CHECK(strstr(c.src[COST_SRC_LINEAR], "fit_mamba2") != NULL, "the header names the fit: %s",
+	      c.src[COST_SRC_LINEAR]);
+	cost_release(&c);
+}
+
 /* A GPU with borrowed tables whose compute is cut far below its bandwidth:
  * the H20 (148/296 TFLOP/s, 4 TB/s) runs an fp8 GEMM nearer its peak than
  * the H100 it borrows from (compute_eff_scale 1.423, data/mfu/
@@ -731,6 +809,8 @@ int main(void)
 	test_int4(&m);
 	test_cache(&m);
 	test_linear_attention();
+	test_kda_attention();
+	test_mamba2();
 	test_borrowed_compute(&m);
 	test_own_tables(&m);
 	test_dsa();

@@ -313,6 +313,56 @@ static void test_qwen3_next_linear(void)
 	opgraph_release(&g);
 }
 
+/* Kimi-K3 (kimi_linear) at TP 8, 2 requests of 100 new tokens: 68
+ * KDA+MoE, 1 KDA+dense (first_k_dense_replace 1) and 24 MLA+MoE layers.  Per
+ * GPU 12 KDA heads of 128: in_proj q k v (3 x 1536) + beta (12) + the two
+ * full-rank gates (2 x 1536) = 7692; the conv over q k v 4608 channels; the
+ * fp32 state 12 x 128 x 128 x 4 bytes read and written once per request.
+ * Attention residuals over blocks of 12 layers: layer l has l / 12 blocks
+ * done; its mixer sees the embedding, those blocks and (past a block's first
+ * layer) the partial sum, its FFN one more; over the 93 layers
+ * sum(l / 12) = 12 x (0 + ... + 6) + 9 x 7 = 315, so (93 + 315 + 85) +
+ * (2 x 93 + 315) = 994 sources over 186 sublayers; each op reads them and
+ * writes one 7168 row of bf16 per token.  The MLA layers' output gate is a
+ * hidden -> 12 x 128 GEMM per GPU.  Recurrent state per request and GPU:
+ * 69 layers x (786432 + 3 x 4608 x 2 bytes of bf16 conv state). */
+static void test_kimi_k3(void)
+{
+	struct parallel p = {8, 1, 1, 1};
+	struct opgraph g;
+	const struct layer_kind *lk;
+	const struct op *o;
+	double src = 994.0 / 186.0;
+
+	load("kimi-k3");
+	if (build(&p, 2, 100, 0, DT_BF16, &g) < 0) {
+		CHECK(0, "kimi-k3 graph builds");
+		return;
+	}
+	lk = kind_of(&g, "linear+moe");
+	CHECK(lk && lk->count == 68 && kind_of(&g, "linear+dense") && kind_of(&g, "linear+dense")->count == 1 &&
+	      kind_of(&g, "moe") && kind_of(&g, "moe")->count == 24,
+	      "kimi-k3: 68 linear+moe, 1 linear+dense, 24 MLA moe layers");
+	if (lk) {
+		CHECK(find(lk, "in_proj") && find(lk, "in_proj")->n == 7692, "KDA in_proj n = 7692");
+		o = find(lk, "kda");
+		CHECK(o && o->kv_read_bytes == 2.0 * 12 * 128 * 128 * 4 && o->kv_write_bytes == o->kv_read_bytes,
+		      "KDA fp32 state read and written once per request");
+		o = find(lk, "causal_conv1d");
+		CHECK(o && strcmp(o->shape_in, "[200,4608]") == 0, "KDA conv over q k v: %s", o ? o->shape_in : "-");
+		o = find(lk, "attn_res_mixer");
+		CHECK(o && find(lk, "attn_res_ffn"), "attention residuals before the mixer and the FFN");
+		if (o)
+			CHECK_REL(o->act_bytes, 200.0 * 7168 * (src + 1) * 2, 1e-12,
+				  "attention residual bytes: 994 / 186 sources by hand");
+	}
+	lk = kind_of(&g, "moe");
+	CHECK(lk && find(lk, "gate_proj") && find(lk, "gate_proj")->n == 1536, "MLA output gate n = 12 x 128");
+	CHECK_REL(model_state_bytes_per_seq_per_gpu(&M, &p, 2.0), 69.0 * (786432 + 3 * 4608 * 2), 1e-12,
+		  "KDA recurrent + conv state per request and GPU");
+	opgraph_release(&g);
+}
+
 /* chunked-local pairs (Llama 4): 10 new tokens after 5 cached, chunk 8:
  * positions 6..15 see 6 7 8 1 2 3 4 5 6 7 keys = 49 */
 static void test_chunked_pairs(void)
@@ -432,6 +482,7 @@ int main(void)
 	test_model_vs_gpu();
 	test_gpt_oss_sliding();
 	test_qwen3_next_linear();
+	test_kimi_k3();
 	test_chunked_pairs();
 	test_attention_groups(data);
 	registry_release(&reg);
