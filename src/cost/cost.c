@@ -532,6 +532,10 @@ struct cost_lazy {
 	double *kcnt;                /* each kind's layer count */
 	uint8_t *tok_done;           /* [max_m + 1] */
 	uint8_t *seq_done;           /* [max_seqs + 1]: head_s, absorb_s, decode_rows */
+	/* mfu_row_eval_hint's axis positions: the prefill row's and each
+	 * decode row's last (a decode batch's mean context moves slowly) */
+	size_t prefill_hint;
+	size_t *decode_hint;         /* [max_seqs + 1] */
 };
 
 /* tok_s, tok_flops and tok_bytes at mm tokens (1 <= mm <= max_m). */
@@ -747,6 +751,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->lazy = xcalloc(1, sizeof(*c->lazy));
 	c->lazy->tok_done = xcalloc((size_t)c->max_m + 1, 1);
 	c->lazy->seq_done = xcalloc((size_t)cfg->max_seqs + 1, 1);
+	c->lazy->decode_hint = xcalloc((size_t)cfg->max_seqs + 1, sizeof(size_t));
 	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
 		cost_release(c);
 		return rc;
@@ -843,6 +848,7 @@ void cost_release(struct cost_model *c)
 		free(c->lazy->kcnt);
 		free(c->lazy->tok_done);
 		free(c->lazy->seq_done);
+		free(c->lazy->decode_hint);
 		free(c->lazy);
 	}
 	memset(c, 0, sizeof(*c));
@@ -892,7 +898,8 @@ static double gqa_prefill_s(const struct cost_model *c, const struct attn_group 
 	/* the tables hold prefix-free causal prefills: look the chunk up at
 	 * the sequence length with the same number of query-key pairs */
 	double isl_eq = sqrt(2.0 * pairs);
-	double mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
+	double mfu = mfu_row_eval_hint(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq),
+				       &c->lazy->prefill_hint);
 
 	return roofline(c, flops, c->attn_peak, mfu, bytes);
 }
@@ -906,7 +913,8 @@ static double gqa_decode_s(const struct cost_model *c, const struct attn_group *
 
 	if (n <= c->cfg.max_seqs) {
 		seq_need(c, n);
-		mfu = mfu_row_eval(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean));
+		mfu = mfu_row_eval_hint(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean),
+					&c->lazy->decode_hint[n]);
 	}
 	else
 		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
@@ -1011,7 +1019,8 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
 		2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
 	isl_eq = sqrt(2.0 * pairs);
-	mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
+	mfu = mfu_row_eval_hint(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq),
+				&c->lazy->prefill_hint);
 	t = roofline(c, flops, c->attn_peak, mfu, bytes);
 	/* kv_b up-projects the latent of every context token */
 	t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
