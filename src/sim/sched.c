@@ -1635,8 +1635,12 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	rp->pend_t0 = s->now;
 	rp->tok_open = true;
 	/* every decoder made a one-token chunk, a step after its last one */
-	if (!rp->no_gaps)
-		memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+	if (!rp->no_gaps) { /* (usually one stage: no memcpy call) */
+		if (rp->dec_stage_hi == 1)
+			rp->lazy_n[0] = rp->dec_stage[0];
+		else
+			memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+	}
 	rp->G++;
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
