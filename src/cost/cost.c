@@ -541,8 +541,9 @@ struct cost_lazy {
 	 * priced by decode_step_s */
 	bool plain;
 	/* cost_attn_prefill_s(len, 0) for 1 <= len <= max_m, priced on first
-	 * use (pre0_done[len]): a chunk without a cached prefix depends on its
-	 * length only, and prompt lengths repeat */
+	 * use (pre0_done[len]; both allocated at the first): a chunk without
+	 * a cached prefix depends on its length only, and prompt lengths
+	 * repeat */
 	double *pre0_s;
 	uint8_t *pre0_done;
 };
@@ -761,8 +762,6 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->lazy->tok_done = xcalloc((size_t)c->max_m + 1, 1);
 	c->lazy->seq_done = xcalloc((size_t)cfg->max_seqs + 1, 1);
 	c->lazy->decode_hint = xcalloc((size_t)cfg->max_seqs + 1, sizeof(size_t));
-	c->lazy->pre0_s = xcalloc((size_t)c->max_m + 1, sizeof(double));
-	c->lazy->pre0_done = xcalloc((size_t)c->max_m + 1, 1);
 	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
 		cost_release(c);
 		return rc;
@@ -1124,10 +1123,14 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
  * when it covers len (the same value: the same function of len). */
 static double attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
 {
-	const struct cost_lazy *z = c->lazy;
+	struct cost_lazy *z = c->lazy;
 
 	if (prefix != 0 || len <= 0 || len > c->max_m)
 		return cost_attn_prefill_s(c, len, prefix);
+	if (!z->pre0_s) { /* at the first chunk: a start-up need not clear it */
+		z->pre0_s = xmalloc(xmul((size_t)c->max_m + 1, sizeof(double))); /* read once set */
+		z->pre0_done = xcalloc((size_t)c->max_m + 1, 1);
+	}
 	if (!z->pre0_done[len]) {
 		z->pre0_s[len] = cost_attn_prefill_s(c, len, 0);
 		z->pre0_done[len] = 1;
