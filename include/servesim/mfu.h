@@ -171,6 +171,10 @@ void mfu_attn_row(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool
 void mfu_row_release(struct mfu_row *row);
 /* MFU at log_len (held at the ends of the axis). */
 double mfu_row_eval(const struct mfu_row *row, double log_len);
+/* The same value, bit for bit, looked up first at *hint (an axis index,
+ * 0 at first), which it updates: a caller whose lengths move slowly (a
+ * decode batch's mean context) skips the search. */
+double mfu_row_eval_hint(const struct mfu_row *row, double log_len, size_t *hint);
 /* Seconds for one all-reduce of `elems` bf16 elements over n GPUs, or a
  * negative value when no table covers n. */
 double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems);

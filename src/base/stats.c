@@ -16,15 +16,41 @@ static uint32_t fkey(float f)
 	return (u & 0x80000000u) ? ~u : u | 0x80000000u;
 }
 
-/* LSD radix sort, 4 passes of 8 bits: O(n), same order as a comparison sort.
- * One read counts all four digits; a pass whose digit is the same for
- * every value (the sign and top exponent bits of one metric usually are)
- * would move nothing and is skipped. */
+/* The float of a key (fkey's inverse). */
+static float funkey(uint32_t k)
+{
+	uint32_t u = (k & 0x80000000u) ? k & 0x7fffffffu : ~k;
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* LSD radix sort on the keys, 3 passes of 11, 11 and 10 bits: O(n), same
+ * order as a comparison sort.  The keys are made once, in place (the
+ * count's read), and the last pass writes the floats back; a pass whose
+ * digit is the same for every value (the sign and top exponent bits of
+ * one metric usually are) would move nothing and is skipped.  Was 4
+ * passes of 8 bits on the floats, each making its keys again: 84 -> 63
+ * instructions per value (callgrind, `bench chat 100000`'s summaries). */
+/* Key i of an array that may be the caller's floats (memcpy: no access
+ * through a type the memory does not have). */
+static inline uint32_t key_at(const uint32_t *a, size_t i)
+{
+	uint32_t k;
+
+	memcpy(&k, &a[i], sizeof(k));
+	return k;
+}
+
+#define SORT_BITS 11
+#define SORT_BINS (1u << SORT_BITS)
 static void sort_floats(float *x, size_t n)
 {
-	float *tmp, *src = x, *dst;
-	size_t count[4][256], i;
-	int pass, b;
+	uint32_t *tmp, *src, *dst, *keys = (uint32_t *)(void *)x;
+	size_t count[3][SORT_BINS], i;
+	int pass, todo[3], ntodo = 0, t;
+	uint32_t b;
 
 	if (n < 64) {
 		for (i = 1; i < n; i++) { /* insertion sort */
@@ -38,32 +64,60 @@ static void sort_floats(float *x, size_t n)
 		}
 		return;
 	}
+	/* the keys overwrite the floats: x is read and written through
+	 * uint32_t from here on (memcpy keeps the accesses defined), and the
+	 * last pass writes floats again */
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < n; i++) {
-		uint32_t k = fkey(x[i]);
-		count[0][k & 0xffu]++;
-		count[1][(k >> 8) & 0xffu]++;
-		count[2][(k >> 16) & 0xffu]++;
-		count[3][k >> 24]++;
+		float f;
+		uint32_t k;
+		memcpy(&f, &x[i], sizeof(f));
+		k = fkey(f);
+		memcpy(&keys[i], &k, sizeof(k));
+		count[0][k & (SORT_BINS - 1)]++;
+		count[1][(k >> SORT_BITS) & (SORT_BINS - 1)]++;
+		count[2][k >> (2 * SORT_BITS)]++;
 	}
-	tmp = xmalloc(xmul(n, sizeof(float)));
-	dst = tmp;
-	for (pass = 0; pass < 4; pass++) {
+	for (pass = 0; pass < 3; pass++) {
 		size_t sum = 0, *c = count[pass];
-		if (c[(fkey(x[0]) >> (8 * pass)) & 0xffu] == n)
+		if (c[(key_at(keys, 0) >> (SORT_BITS * pass)) & (SORT_BINS - 1)] == n)
 			continue; /* one digit for all: the order stands */
-		for (b = 0; b < 256; b++) {
+		for (b = 0; b < SORT_BINS; b++) {
 			size_t cb = c[b];
 			c[b] = sum;
 			sum += cb;
 		}
-		for (i = 0; i < n; i++)
-			dst[c[(fkey(src[i]) >> (8 * pass)) & 0xffu]++] = src[i];
-		src = dst;
-		dst = src == tmp ? x : tmp;
+		todo[ntodo++] = pass;
 	}
-	if (src != x)
-		memcpy(x, src, n * sizeof(float));
+	tmp = xmalloc(xmul(n, sizeof(uint32_t)));
+	src = keys;
+	dst = tmp;
+	for (t = 0; t < ntodo; t++) {
+		int sh = SORT_BITS * todo[t];
+		size_t *c = count[todo[t]];
+		if (t == ntodo - 1) { /* the last pass writes the floats' bits */
+			for (i = 0; i < n; i++) {
+				uint32_t k = key_at(src, i);
+				float f = funkey(k);
+				memcpy(&dst[c[(k >> sh) & (SORT_BINS - 1)]++], &f, sizeof(f));
+			}
+		} else {
+			for (i = 0; i < n; i++) {
+				uint32_t k = key_at(src, i);
+				memcpy(&dst[c[(k >> sh) & (SORT_BINS - 1)]++], &k, sizeof(k));
+			}
+		}
+		src = dst;
+		dst = src == tmp ? keys : tmp;
+	}
+	if (ntodo == 0) { /* every key the same: the floats back in place */
+		for (i = 0; i < n; i++) {
+			float f = funkey(key_at(keys, i));
+			memcpy(&keys[i], &f, sizeof(f));
+		}
+	} else if (src == tmp) {
+		memcpy(x, tmp, n * sizeof(float));
+	}
 	free(tmp);
 }
 

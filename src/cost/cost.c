@@ -636,6 +636,20 @@ struct cost_lazy {
 	double *kcnt;                /* each kind's layer count */
 	uint8_t *tok_done;           /* [max_m + 1] */
 	uint8_t *seq_done;           /* [max_seqs + 1]: head_s, absorb_s, decode_rows */
+	/* mfu_row_eval_hint's axis positions: the prefill row's and each
+	 * decode row's last (a decode batch's mean context moves slowly) */
+	size_t prefill_hint;
+	size_t *decode_hint;         /* [max_seqs + 1] */
+	/* every attention layer full GQA (no MLA, windows, chunks or linear
+	 * mixers), one pipeline stage, no attention-DP: a decode-only step is
+	 * priced by decode_step_s */
+	bool plain;
+	/* cost_attn_prefill_s(len, 0) for 1 <= len <= max_m, priced on first
+	 * use (pre0_done[len]; both allocated at the first): a chunk without
+	 * a cached prefix depends on its length only, and prompt lengths
+	 * repeat */
+	double *pre0_s;
+	uint8_t *pre0_done;
 };
 
 /* tok_s, tok_flops and tok_bytes at mm tokens (1 <= mm <= max_m). */
@@ -851,12 +865,16 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->lazy = xcalloc(1, sizeof(*c->lazy));
 	c->lazy->tok_done = xcalloc((size_t)c->max_m + 1, 1);
 	c->lazy->seq_done = xcalloc((size_t)cfg->max_seqs + 1, 1);
+	c->lazy->decode_hint = xcalloc((size_t)cfg->max_seqs + 1, sizeof(size_t));
 	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
 		cost_release(c);
 		return rc;
 	}
 	c->lazy->gr = gr; /* released with the model */
 	c->dp_attn = m->n_experts > 0 && p->dp > 1;
+	c->lazy->plain = m->attn != ATTN_MLA && m->n_mixer[LM_FULL] > 0 && m->n_mixer[LM_SLIDING] == 0 &&
+			 m->n_mixer[LM_CHUNKED] == 0 && m->n_mixer[LM_LINEAR] == 0 && p->pp == 1 &&
+			 !c->dp_attn;
 	if (c->dp_attn) {
 		/* a table up to every rank at max_m tokens, linear beyond 64 Ki */
 		c->moe_max = c->max_m * p->dp < 65536 ? c->max_m * p->dp : 65536;
@@ -948,6 +966,9 @@ void cost_release(struct cost_model *c)
 		free(c->lazy->kcnt);
 		free(c->lazy->tok_done);
 		free(c->lazy->seq_done);
+		free(c->lazy->decode_hint);
+		free(c->lazy->pre0_s);
+		free(c->lazy->pre0_done);
 		free(c->lazy);
 	}
 	memset(c, 0, sizeof(*c));
@@ -997,7 +1018,8 @@ static double gqa_prefill_s(const struct cost_model *c, const struct attn_group 
 	/* the tables hold prefix-free causal prefills: look the chunk up at
 	 * the sequence length with the same number of query-key pairs */
 	double isl_eq = sqrt(2.0 * pairs);
-	double mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
+	double mfu = mfu_row_eval_hint(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq),
+				       &c->lazy->prefill_hint);
 
 	return roofline(c, flops, c->attn_peak, mfu, bytes);
 }
@@ -1011,7 +1033,8 @@ static double gqa_decode_s(const struct cost_model *c, const struct attn_group *
 
 	if (n <= c->cfg.max_seqs) {
 		seq_need(c, n);
-		mfu = mfu_row_eval(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean));
+		mfu = mfu_row_eval_hint(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean),
+					&c->lazy->decode_hint[n]);
 	}
 	else
 		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
@@ -1117,7 +1140,8 @@ static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
 		2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
 	isl_eq = sqrt(2.0 * pairs);
-	mfu = mfu_row_eval(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq));
+	mfu = mfu_row_eval_hint(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq),
+				&c->lazy->prefill_hint);
 	t = roofline(c, flops, c->attn_peak, mfu, bytes);
 	/* kv_b up-projects the latent of every context token */
 	t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
@@ -1201,6 +1225,38 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	return t / (double)m->layers;
 }
 
+/* cost_attn_prefill_s, from the model's table of prefix-free chunks
+ * when it covers len (the same value: the same function of len). */
+static double attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+{
+	struct cost_lazy *z = c->lazy;
+
+	if (prefix != 0 || len <= 0 || len > c->max_m)
+		return cost_attn_prefill_s(c, len, prefix);
+	if (!z->pre0_s) { /* at the first chunk: a start-up need not clear it */
+		z->pre0_s = xmalloc(xmul((size_t)c->max_m + 1, sizeof(double))); /* read once set */
+		z->pre0_done = xcalloc((size_t)c->max_m + 1, 1);
+	}
+	if (!z->pre0_done[len]) {
+		z->pre0_s[len] = cost_attn_prefill_s(c, len, 0);
+		z->pre0_done[len] = 1;
+	}
+	return z->pre0_s[len];
+}
+
+/* cost_attn_decode_s of a plain model (cost_lazy.plain), 0 < n <=
+ * max_seqs: the same operations in the same order, without the general
+ * path's branches and calls (it runs at every step). */
+static double plain_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+{
+	struct attn_group g = full_group(c);
+	double t = 0, full = 0;
+
+	full = full + gqa_decode_s(c, &g, n, ctx_sum);     /* full_decode_s */
+	t += (double)c->m->n_mixer[LM_FULL] * full;
+	return t / (double)c->m->layers;
+}
+
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens)
 {
 	const struct overheads *ov = &c->cfg.ov;
@@ -1260,9 +1316,12 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 
 	for (i = 0; i < s->nchunks; i++) {
 		tokens += s->chunk_len[i];
-		attn += cost_attn_prefill_s(c, s->chunk_len[i], s->chunk_prefix[i]);
+		attn += attn_prefill_s(c, s->chunk_len[i], s->chunk_prefix[i]);
 	}
-	attn += cost_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
+	if (c->lazy->plain && s->ndecode > 0 && s->ndecode <= c->cfg.max_seqs)
+		attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
+	else
+		attn += cost_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
 	mtok = s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens;
 	/* attn is the mean per layer over the layer groups (see above) */
 	if (c->m->attn == ATTN_MLA && s->ndecode > 0) {
@@ -1302,9 +1361,40 @@ static double aggregate(const struct cost_model *c, const struct step_desc *s)
 	return roofline(c, f, c->peak, mfu, b) + head_part(c, s->nlogits);
 }
 
+/* cost_step_s of a decode-only step of a plain model (cost_lazy.plain,
+ * no H4, 0 < ndecode, nlogits <= max_seqs, the graph-padded token count
+ * within max_m): components' and cost_step_s's operations in their order,
+ * the terms that are zero for such a step added as the zeros they are. */
+static double decode_step_s(const struct cost_model *c, const struct step_desc *s, int64_t mtok)
+{
+	double attn = 0, t, ov, cpu, head = 0;
+
+	attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
+	tok_need(c, mtok);
+	if (s->nlogits > 0) {
+		seq_need(c, s->nlogits);
+		head = c->head_s[s->nlogits];
+	}
+	t = c->tok_s[mtok] + (double)c->m->layers * attn + head + 0.0 + 0.0;
+	ov = cost_overhead_s(c, s->ndecode, 0);
+	if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
+		return t + ov;
+	cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)s->ndecode) * 1e-6;
+	cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
+	t += ov - cpu;
+	return t > cpu ? t : cpu;
+}
+
 double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 {
 	double t;
+
+	if (s->nchunks == 0 && c->lazy->plain && !(c->cfg.off & COST_H4) && s->ndecode > 0 &&
+	    s->ndecode <= c->cfg.max_seqs && s->nlogits <= c->cfg.max_seqs) {
+		int64_t mtok = cost_graph_pad(c, s->ndecode);
+		if (mtok <= c->max_m)
+			return decode_step_s(c, s, mtok);
+	}
 
 	if (c->cfg.off & COST_H4) {
 		t = aggregate(c, s);

@@ -47,6 +47,10 @@
 #define SCHED_CHAIN_MEMO 4096
 #define SCHED_CHAIN_MEMO_MAX 2048
 #define SCHED_CHAIN_MEMO_BUDGET (512 * 1024)
+/* steps ahead that a decoder's completion is kept in the replica's ring of
+ * buckets (a power of two: 1024 steps covers the chat workloads' outputs)
+ * rather than its heap: O(1) each instead of log(decoders) comparisons */
+#define SCHED_FIN_RING 1024
 
 /* Full blocks in `tokens` tokens (tokens >= 0): a shift when the block
  * size is a power of two (a division costs tens of cycles; these run for
@@ -468,6 +472,25 @@ static void heap_pop(struct replica *rp)
 		rp->heap[i] = last;
 }
 
+/* Queue decoder completion e (fin_G > G): in the ring when it is due
+ * within SCHED_FIN_RING steps, else in the heap.  The order in which one
+ * step's completions are found does not matter: finish_rank sorts them
+ * by running order, and their gaps are the same value. */
+static void fin_push(struct replica *rp, struct fin_entry e)
+{
+	struct fin_bucket *b;
+
+	if (e.fin_G - rp->G >= SCHED_FIN_RING) {
+		heap_push(rp, e);
+		return;
+	}
+	if (!rp->ring)
+		rp->ring = xcalloc(SCHED_FIN_RING, sizeof(*rp->ring));
+	b = &rp->ring[e.fin_G & (SCHED_FIN_RING - 1)];
+	XGROW(b->e, b->cap, b->n + 1);
+	b->e[b->n++] = e;
+}
+
 /* Does block b of r get its content hash when full (shareable content, or
  * an owner that was preempted and may look it up), or stay private? */
 static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
@@ -592,7 +615,7 @@ static void dec_join(struct sim *s, struct replica *rp, struct req *r)
 	fe.rseq = r->rseq;
 	fe.epoch = r->epoch;
 	fe.r = r;
-	heap_push(rp, fe);
+	fin_push(rp, fe);
 }
 
 /* Turn a decoder back into an explicit request at the current step count
@@ -1607,6 +1630,30 @@ static int deliver(struct sim *s, struct replica *rp, struct err *e)
 	return rc;
 }
 
+/* Completion entry fe came due: its decoder, unless the entry is stale or
+ * the request explicit, is done (added to rp->done at ndone; the new
+ * count is returned). */
+static size_t fin_due(struct sim *s, struct replica *rp, const struct fin_entry *fe, size_t ndone)
+{
+	struct req *r = fe->r;
+
+	if (r->epoch != fe->epoch)
+		return ndone; /* stale */
+	r->heaped = false;
+	if (!r->dec)
+		return ndone; /* explicit: it completes (or not) on its own */
+	dec_leave(s, rp, r);
+	/* its last chunk: a gap of its own (the terms after the last token) */
+	rp->lazy_n[stage_ix(r)]--;
+	r->tok_ns = rp->tok_t;
+	gap_push(rp, r, GAP_LAST, 1);
+	r->last_ns = s->now;
+	r->done = true;
+	XGROW(rp->done, rp->done_cap, ndone + 1);
+	rp->done[ndone++] = r;
+	return ndone;
+}
+
 static int cmp_rseq(const void *a, const void *b)
 {
 	const struct req *x = *(struct req *const *)a, *y = *(struct req *const *)b;
@@ -1630,8 +1677,12 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 	rp->pend_dur_ns = rp->step_dur_ns;
 	rp->tok_open = true;
 	/* every decoder made a one-token chunk, a step after its last one */
-	if (!rp->no_gaps)
-		memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+	if (!rp->no_gaps) { /* (usually one stage: no memcpy call) */
+		if (rp->dec_stage_hi == 1)
+			rp->lazy_n[0] = rp->dec_stage[0];
+		else
+			memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+	}
 	rp->G++;
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
@@ -1689,24 +1740,19 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 		else
 			register_full(s, rp, r, computed);
 	}
-	/* decoders that produced their last token */
+	/* decoders that produced their last token: this step's ring bucket
+	 * (every entry there is due now: it was queued less than a ring's
+	 * length of steps ago), then the heap's */
+	if (rp->ring) {
+		struct fin_bucket *b = &rp->ring[rp->G & (SCHED_FIN_RING - 1)];
+		for (i = 0; i < b->n; i++)
+			ndone = fin_due(s, rp, &b->e[i], ndone);
+		b->n = 0;
+	}
 	while (rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
 		struct fin_entry fe = rp->heap[0];
 		heap_pop(rp);
-		if (fe.r->epoch != fe.epoch)
-			continue; /* stale */
-		fe.r->heaped = false;
-		if (!fe.r->dec)
-			continue; /* explicit: it completes (or not) on its own */
-		dec_leave(s, rp, fe.r);
-		/* its last chunk: a gap of its own (the terms after the last token) */
-		rp->lazy_n[stage_ix(fe.r)]--;
-		fe.r->tok_ns = rp->tok_t;
-		gap_push(rp, fe.r, GAP_LAST, 1);
-		fe.r->last_ns = s->now;
-		fe.r->done = true;
-		XGROW(rp->done, rp->done_cap, ndone + 1);
-		rp->done[ndone++] = fe.r;
+		ndone = fin_due(s, rp, &fe, ndone);
 	}
 	if (rp->ndec == 0)
 		rp->dec_max_rseq = 0;
@@ -1847,6 +1893,10 @@ void sched_replica_release(struct replica *rp)
 	free(rp->cls_count);
 	free(rp->cls_lean);
 	free(rp->heap);
+	if (rp->ring)
+		for (i = 0; i < SCHED_FIN_RING; i++)
+			free(rp->ring[i].e);
+	free(rp->ring);
 	free(rp->others);
 	free(rp->sched);
 	free(rp->done);

@@ -119,6 +119,12 @@ struct replica {
 	int64_t *cls_lean;                 /* lean decoders per class */
 	struct fin_entry *heap;
 	size_t nheap, heap_cap;
+	/* completions due within SCHED_FIN_RING steps (sched.c), by step
+	 * count modulo the ring; later ones wait in the heap */
+	struct fin_bucket {
+		struct fin_entry *e;
+		size_t n, cap;
+	} *ring;
 	uint64_t next_rseq;
 	uint64_t dec_max_rseq;             /* upper bound of decoders' rseq */
 	/* the prefix hits of the waiting request memo_r, whose admission
