@@ -51,23 +51,28 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
 /* P/D: the prefill pool's memory plan and cost model, and the link the KV
  * takes to the decode pool: NVLink when both pools fit one NVLink domain
  * (GB200 NVL72), else the inter-node link; every GPU of a prefill worker
- * sends its shard at once, at the collectives' 0.7 link efficiency (comm.c)
- * and 10 us per transfer. */
+ * (of its attention-DP rank, which holds the request) sends its shard at
+ * once, at the collectives' 0.7 link efficiency (comm.c) and 10 us per
+ * transfer.  A pool's workers may be attention-DP + EP engines of an MoE
+ * model (dp > 1), priced and planned as `run` does an aggregated one:
+ * dp ranks of one engine stepping together (sim_cfg.lockstep); dense
+ * workers are one engine each (their dp would be more workers). */
 static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		      struct scenario_state *st, struct err *e)
 {
 	const struct parallel *pp = &s->prefill_par;
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
-	int all = s->pd_prefill * pgpus + s->pd_decode * dgpus;
+	int all = s->pd_prefill * pgpus * pp->dp + s->pd_decode * dgpus * s->par.dp;
 	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->max_num_seqs;
 	int64_t mbt = s->prefill_max_num_batched_tokens > 0 ? s->prefill_max_num_batched_tokens
 							     : s->max_num_batched_tokens;
 	struct cost_cfg pcc;
 	int rc;
 
-	if (s->par.dp != 1 || pp->dp != 1)
+	if ((s->par.dp != 1 && !scenario_dp_attention(s->model, &s->par)) ||
+	    (pp->dp != 1 && !scenario_dp_attention(s->model, pp)))
 		return err_set(e, SS_EUSAGE,
-			       "--disaggregate: each worker is one engine (--dp 1); give the workers' count as XpYd");
+			       "--disaggregate: each worker is one engine (--dp 1, --prefill-dp 1; attention-DP workers need an MoE model); give the workers' count as XpYd");
 	if ((rc = model_check_parallel(s->model, pp, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
@@ -85,8 +90,11 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		return rc;
 	st->has_prefill = true;
 	st->pd_nvlink = all <= s->gpu->nvlink_domain;
-	st->sc.dp = s->pd_decode;
-	st->sc.pd.prefill = s->pd_prefill;
+	st->sc.dp = s->pd_decode * s->par.dp;
+	st->sc.lockstep = s->par.dp > 1 || pp->dp > 1;
+	st->sc.pd.prefill = s->pd_prefill * pp->dp;
+	st->sc.pd.prefill_group = pp->dp;
+	st->sc.pd.decode_group = s->par.dp;
 	st->sc.pd.prefill_cost = &st->prefill_cost;
 	st->sc.pd.prefill_kv_blocks = st->prefill_mp.blocks;
 	st->sc.pd.prefill_max_num_seqs = mns;
