@@ -53,10 +53,12 @@ struct experiment {
 	int64_t max_prefill_tokens;
 	bool mixed_chunk;          /* SGLang's --enable-mixed-chunk */
 	/* P/D disaggregation (pd_prefill 0: aggregated): pd_prefill prefill
-	 * workers of prefill_tp x prefill_ep with their own max_num_seqs and
-	 * token budget, and pd_decode decode workers of tp x pp x ep with the
-	 * limits above (dp 1); eval only (import writes aggregated ones) */
-	int pd_prefill, pd_decode, prefill_tp, prefill_ep;
+	 * workers of prefill_tp x prefill_ep (prefill_dp attention-DP ranks,
+	 * 0 or 1: one engine) with their own max_num_seqs and token budget per
+	 * rank, and pd_decode decode workers of tp x pp x ep with the limits
+	 * above (dp: each decode worker's attention-DP ranks); eval only
+	 * (import writes aggregated ones) */
+	int pd_prefill, pd_decode, prefill_tp, prefill_ep, prefill_dp;
 	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
 	char warning[400];         /* set when a side file was missing and a default applied */
 };

@@ -44,12 +44,17 @@ struct scenario {
 	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
 	/* P/D disaggregation (pd_prefill 0: off): pd_prefill prefill workers
 	 * of layout prefill_par and pd_decode decode workers of layout par
-	 * (par.dp must be 1); the same engine limits on both unless
-	 * prefill_max_num_seqs / prefill_max_num_batched_tokens are set (0:
-	 * the decode workers') */
+	 * (dp > 1 in either: attention-DP ranks of an MoE engine); the same
+	 * engine limits on both unless prefill_max_num_seqs /
+	 * prefill_max_num_batched_tokens are set (0: the decode workers').
+	 * pd_handoff_ms: each request's fixed hand-off time on top of the KV's
+	 * link time when pd_handoff_given, else the engine's
+	 * (scenario_pd_handoff_s) */
 	int pd_prefill, pd_decode;
 	struct parallel prefill_par;
 	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
+	double pd_handoff_ms;
+	bool pd_handoff_given;
 	/* SGLang (engine "sglang"): mem_fraction_static sizes the memory plan
 	 * instead of gpu_memory_utilization (0: SGLang's rule, sglang.h);
 	 * max_num_seqs is max_running_requests, from SGLang's rule over the KV
@@ -88,6 +93,11 @@ struct scenario_state {
  * EngineArgs defaults for the OpenAI API server); block 16, 0.9
  * utilisation, prefix caching on, CUDA graphs up to 512, max_model_len the
  * model's max_position_embeddings (32768 when absent), default overheads. */
+/* P/D: the fixed time in seconds one request's hand-off from a prefill
+ * to a decode worker takes besides the KV's bytes on the link, by engine
+ * ("vllm", "sglang", "trtllm"; others as vllm). */
+double scenario_pd_handoff_s(const char *engine);
+
 /* SGLang's default chunked_prefill_size on g (its rule by GPU memory). */
 int64_t scenario_sglang_chunk(const struct gpu_spec *g);
 void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,

@@ -72,7 +72,8 @@ struct sim_cfg {
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy
 	 * one-token step, as vLLM's DP engines do) and the cost model sees the
-	 * MoE tokens of all ranks (step_desc.moe_tokens) */
+	 * MoE tokens of all ranks (step_desc.moe_tokens); with P/D, the ranks
+	 * of each worker (pd.prefill_group, pd.decode_group) */
 	bool lockstep;
 	enum router_kind router;
 	bool check_invariants;                /* after every event (tests) */
@@ -96,9 +97,14 @@ struct sim_cfg {
 	 * to one of the dp decode workers (the replicas after them): the
 	 * transfer takes alpha_s + prompt x kv_bytes_per_token / link_bw and
 	 * the decode worker admits the request when it lands (its first token
-	 * reaches the client then).  pd.prefill 0: aggregated serving. */
+	 * reaches the client then).  pd.prefill 0: aggregated serving.
+	 * Attention-DP workers (lockstep): each prefill worker is
+	 * pd.prefill_group consecutive replicas and each decode worker
+	 * pd.decode_group, stepping together as the dp ranks of one engine
+	 * (pd.prefill and dp then count ranks; 0 or 1: one engine a worker). */
 	struct sim_pd {
 		int prefill;
+		int prefill_group, decode_group;
 		const struct cost_model *prefill_cost;
 		int64_t prefill_kv_blocks, prefill_max_num_seqs, prefill_max_num_batched_tokens;
 		double kv_bytes_per_token, link_bw, alpha_s;

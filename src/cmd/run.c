@@ -68,8 +68,13 @@ static const char run_usage[] =
 	"                            default for mtp 0.85, DeepSeek-V3 report)\n"
 	"P/D disaggregation:\n"
 	"  --disaggregate XpYd       X prefill workers hand each prompt's KV to Y decode\n"
-	"                            workers (each worker one engine of --tp/--pp/--ep)\n"
-	"  --prefill-tp N --prefill-ep N  the prefill workers' layout (default: the same)\n"
+	"                            workers (each worker one engine of --tp/--pp/--dp/--ep;\n"
+	"                            --dp > 1: an MoE engine of dp attention-DP ranks)\n"
+	"  --prefill-tp N --prefill-ep N --prefill-dp N  the prefill workers' layout\n"
+	"                            (default: the same)\n"
+	"  --kv-handoff-ms X         each request's fixed hand-off time besides the KV's\n"
+	"                            link time (default by engine: vllm 267, sglang 229,\n"
+	"                            trtllm 0.01; fitted on measured P/D runs)\n"
 	"workload:\n";
 /* (split: ISO C caps a string literal at 4095 characters) */
 static const char run_usage2[] =
@@ -113,7 +118,9 @@ struct run_opts {
 	int64_t spec_k;
 	const char *spec_method, *spec_rates;
 	int pd_prefill, pd_decode;
-	int64_t prefill_tp, prefill_ep, max_requests;
+	int64_t prefill_tp, prefill_ep, prefill_dp, max_requests;
+	double handoff_ms;
+	bool handoff_given;
 	enum out_format fmt;
 	double goodput[3];  /* --goodput ttft, tpot, e2el limits in ms (NAN: none) */
 };
@@ -147,7 +154,7 @@ static int parse_goodput(const char *arg, double lim[3], struct err *e)
 
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
-	enum { O_FMT = 256, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP,
+	enum { O_FMT = 256, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP, O_PDP, O_PHO,
 	       O_MAXREQ, O_EXACT, O_GOOD, O_NOSEG };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS, WLFLAGS_OPTIONS,
@@ -164,6 +171,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"disaggregate", required_argument, 0, O_PD},
 		{"prefill-tp", required_argument, 0, O_PTP},
 		{"prefill-ep", required_argument, 0, O_PEP},
+		{"prefill-dp", required_argument, 0, O_PDP},
+		{"kv-handoff-ms", required_argument, 0, O_PHO},
 		{"max-requests", required_argument, 0, O_MAXREQ},
 		{"goodput", required_argument, 0, O_GOOD},
 		{0, 0, 0, 0}};
@@ -204,6 +213,11 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		}
 		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->prefill_tp, e); break;
 		case O_PEP: rc = cli_int("--prefill-ep", optarg, 1, 4096, &o->prefill_ep, e); break;
+		case O_PDP: rc = cli_int("--prefill-dp", optarg, 1, 4096, &o->prefill_dp, e); break;
+		case O_PHO:
+			rc = cli_double("--kv-handoff-ms", optarg, 0, false, &o->handoff_ms, e);
+			o->handoff_given = true;
+			break;
 		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
 		case O_GOOD: rc = parse_goodput(optarg, o->goodput, e); break;
 		case '?': case ':': return cli_bad_option("run", argv[optind - 1], e);
@@ -220,8 +234,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE, "run: unexpected argument '%s'", argv[optind]);
 	if (o->sf.model && o->sf.config)
 		return err_set(e, SS_EUSAGE, "run: give --model or --config, not both");
-	if ((o->prefill_tp || o->prefill_ep) && !o->pd_prefill)
-		return err_set(e, SS_EUSAGE, "run: --prefill-tp and --prefill-ep need --disaggregate XpYd");
+	if ((o->prefill_tp || o->prefill_ep || o->prefill_dp || o->handoff_given) && !o->pd_prefill)
+		return err_set(e, SS_EUSAGE, "run: --prefill-tp, --prefill-ep, --prefill-dp and --kv-handoff-ms need --disaggregate XpYd");
 	if (o->wf.rate_type == WLF_RT_SWEEP &&
 	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
@@ -260,10 +274,14 @@ static int run_extras(const struct run_opts *o, struct scenflags_ctx *x, struct 
 		sc->prefill_par = sc->par;
 		if (o->prefill_tp)
 			sc->prefill_par.tp = (int)o->prefill_tp;
+		if (o->prefill_dp)
+			sc->prefill_par.dp = (int)o->prefill_dp;
+		sc->pd_handoff_ms = o->handoff_ms;
+		sc->pd_handoff_given = o->handoff_given;
 		if (o->prefill_ep)
 			sc->prefill_par.ep = (int)o->prefill_ep;
 		else if (sc->par.ep > 1) /* EP over the worker's GPUs */
-			sc->prefill_par.ep = sc->prefill_par.tp;
+			sc->prefill_par.ep = sc->prefill_par.tp * sc->prefill_par.dp;
 	}
 	if (o->spec_k > 0) {
 		char dname[128] = "";

@@ -46,7 +46,8 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	if (x->pd_prefill > 0) {
 		sc->pd_prefill = x->pd_prefill;
 		sc->pd_decode = x->pd_decode;
-		sc->prefill_par = (struct parallel){x->prefill_tp, x->pp, 1, x->prefill_ep};
+		sc->prefill_par = (struct parallel){x->prefill_tp, x->pp, x->prefill_dp > 1 ? x->prefill_dp : 1,
+						    x->prefill_ep};
 		sc->prefill_max_num_seqs = x->prefill_max_num_seqs;
 		sc->prefill_max_num_batched_tokens = x->prefill_max_num_batched_tokens;
 	}

@@ -1209,29 +1209,24 @@ static int aic_backend_of(const char *b)
 	return -1;
 }
 
-/* The layout each engine runs for a row, as servesim's (tp, pp, dp, ep):
- * tp the attention TP of one replica or attention-DP rank, dp the ranks and
- * replicas, ep the expert-parallel size (servesim's MoE TP is then
- * tp x dp / ep).  0 and why set when the engine cannot run it as recorded. */
-static int aic_layout(const struct aic_row *r, int be, struct experiment *x, char *why, size_t n)
+/* The layout one engine of a backend runs, as servesim's attention TP per
+ * rank (*tp) and expert-parallel size (*ep), from the recorded tp_size,
+ * attention_dp_size and MoE split (servesim's MoE TP is then
+ * tp x attn_dp / ep).  0 and why set when the engine cannot run it as
+ * recorded.  Agg rows and each pool of a disagg row (the rules cited
+ * above). */
+static int aic_engine_layout(int be, int rtp, int attn_dp, int moe_tp, int moe_ep, int *tp, int *ep,
+			     char *why, size_t n)
 {
-	int moe = r->moe_tp * r->moe_ep;
+	int moe = moe_tp * moe_ep;
 
-	x->pp = r->pp;
-	x->dp = r->attn_dp * r->workers;
-	if (r->workers > 1 && r->moe_ep > 1) {
-		snprintf(why, n, "several agg workers with expert parallelism (servesim's dp replicas would share experts)");
-		return 0;
-	}
 	switch (be) {
 	case AIC_TRTLLM:
 		/* tp_size is the attention TP of each attention-DP rank, the MoE
 		 * split moe_tp x moe_ep covers tp x attention_dp GPUs; servesim's
-		 * dp replicas with ep > 1 are the same layout.  Several agg workers
-		 * (concurrency > batch x attention DP) are more replicas behind
-		 * the router. */
-		x->tp = r->tp;
-		x->ep = r->moe_ep;
+		 * dp ranks with ep > 1 are the same layout */
+		*tp = rtp;
+		*ep = moe_ep;
 		return 1;
 	case AIC_VLLM:
 		/* --tensor-parallel-size tp_size, --data-parallel-size
@@ -1240,8 +1235,8 @@ static int aic_layout(const struct aic_row *r, int be, struct experiment *x, cha
 		 * the experts over all tp x dp GPUs of the engine: EP = tp x dp
 		 * with expert parallelism, else MoE TP = tp x dp (vLLM's
 		 * FusedMoE parallel config), whatever moe_tp x moe_ep recorded. */
-		x->tp = r->tp;
-		x->ep = r->moe_ep > 1 ? r->tp * r->attn_dp : 1;
+		*tp = rtp;
+		*ep = moe_ep > 1 ? rtp * attn_dp : 1;
 		return 1;
 	case AIC_SGLANG:
 		/* for an MoE model --tensor-parallel-size = moe_tp x moe_ep
@@ -1251,18 +1246,33 @@ static int aic_layout(const struct aic_row *r, int be, struct experiment *x, cha
 		 * (moe_tp x moe_ep > 1) marks the MoE rows; a dense model keeps
 		 * tp_size, its dp ranks are replicas behind SGLang's router. */
 		if (moe > 1) {
-			if (moe % r->attn_dp != 0) {
+			if (moe % attn_dp != 0) {
 				snprintf(why, n, "sglang: tensor-parallel-size moe_tp x moe_ep not divisible by attention_dp_size");
 				return 0;
 			}
-			x->tp = moe / r->attn_dp;
+			*tp = moe / attn_dp;
 		} else {
-			x->tp = r->tp;
+			*tp = rtp;
 		}
-		x->ep = r->moe_ep;
+		*ep = moe_ep;
 		return 1;
 	}
 	return 0;
+}
+
+/* The layout each engine runs for an agg row, as servesim's (tp, pp, dp,
+ * ep): tp the attention TP of one replica or attention-DP rank, dp the
+ * ranks and replicas (several agg workers, concurrency > batch x attention
+ * DP, are more replicas behind the router), ep the expert-parallel size. */
+static int aic_layout(const struct aic_row *r, int be, struct experiment *x, char *why, size_t n)
+{
+	x->pp = r->pp;
+	x->dp = r->attn_dp * r->workers;
+	if (r->workers > 1 && r->moe_ep > 1) {
+		snprintf(why, n, "several agg workers with expert parallelism (servesim's dp replicas would share experts)");
+		return 0;
+	}
+	return aic_engine_layout(be, r->tp, r->attn_dp, r->moe_tp, r->moe_ep, &x->tp, &x->ep, why, n);
 }
 
 /* Engine limits per backend (the rules cited above). */
@@ -1317,23 +1327,9 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 	}
 }
 
-/* One pool of a disagg row as the backend's generator writes it (the rules
- * cited above; tp the worker's attention TP, ep its expert-parallel size). */
-static void aic_pool_layout(const struct aic_pool *p, int be, int *tp, int *ep)
-{
-	int moe = p->moe_tp * p->moe_ep;
-
-	*tp = p->tp;
-	*ep = p->moe_ep;
-	if (be == AIC_VLLM)
-		*ep = p->moe_ep > 1 ? p->tp : 1; /* --enable-expert-parallel: EP over the worker */
-	else if (be == AIC_SGLANG && moe > 1)
-		*tp = moe; /* --tensor-parallel-size moe_tp x moe_ep */
-}
-
 /* A mode=disagg row as a P/D experiment: prefill_num_workers prefill
  * workers and decode_num_workers decode workers, each one engine of its
- * pool's layout.  Rows without the worker counts (the two sources that
+ * pool's layout (attention-DP ranks included, as for agg rows).  Rows without the worker counts (the two sources that
  * leave batch and worker columns blank) are skipped: C clients over an
  * unknown number of workers cannot be replayed (read as one prefill and one
  * decode worker they come out 66 % off on TPOT, median, against 9.3 % for
@@ -1342,7 +1338,8 @@ static void aic_pool_layout(const struct aic_pool *p, int be, int *tp, int *ep)
  * Per-pool limits from the generator's rules: prefill max_batch_size =
  * prefill_batch_size (else 1) and max_num_tokens = ISL + 1500
  * (TensorRT-LLM: rounded up to 32-token blocks), decode max_batch_size =
- * decode_batch_size (else C / decode workers) and max_num_tokens = that
+ * decode_batch_size per rank (else C / (decode workers x attention DP))
+ * and max_num_tokens = that
  * batch (TensorRT-LLM: rounded up to 32); SGLang: --max-running-requests =
  * batch and --max-prefill-tokens ISL + 1500 on both pools,
  * chunked_prefill_size its default, no mixed chunks (the rule sets
@@ -1356,10 +1353,6 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 		snprintf(why, n, "disagg pool with pipeline parallelism (not simulated with P/D)");
 		return 0;
 	}
-	if (p->attn_dp > 1 || d->attn_dp > 1) {
-		snprintf(why, n, "disagg attention-DP pool (servesim's P/D workers are single TP engines)");
-		return 0;
-	}
 	if (p->workers < 1 || d->workers < 1) {
 		snprintf(why, n, "disagg row without prefill/decode worker counts (pool sizes not recorded)");
 		return 0;
@@ -1370,10 +1363,18 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 	}
 	x->pd_prefill = p->workers;
 	x->pd_decode = d->workers;
-	x->pp = x->dp = 1;
-	aic_pool_layout(d, be, &x->tp, &x->ep);
-	aic_pool_layout(p, be, &x->prefill_tp, &x->prefill_ep);
-	dbatch = d->batch > 0 ? d->batch : (r->concurrency + x->pd_decode - 1) / x->pd_decode;
+	x->pp = 1;
+	/* a worker is one engine of its pool's layout, attention-DP ranks
+	 * included (dp > 1: an MoE engine whose ranks step together) */
+	x->dp = d->attn_dp;
+	x->prefill_dp = p->attn_dp;
+	if (!aic_engine_layout(be, d->tp, d->attn_dp, d->moe_tp, d->moe_ep, &x->tp, &x->ep, why, n) ||
+	    !aic_engine_layout(be, p->tp, p->attn_dp, p->moe_tp, p->moe_ep, &x->prefill_tp, &x->prefill_ep,
+			       why, n))
+		return 0;
+	/* batch sizes are per attention-DP rank */
+	dbatch = d->batch > 0 ? d->batch
+			      : (r->concurrency + (int64_t)x->pd_decode * x->dp - 1) / ((int64_t)x->pd_decode * x->dp);
 	x->max_num_seqs = dbatch;
 	x->prefill_max_num_seqs = p->batch > 0 ? p->batch : 1;
 	switch (be) {

@@ -133,17 +133,29 @@ static void run_header(FILE *f, const struct out_run *c)
 		       dtype_name(c->cost->moe_wdt));
 	fprintf(f, "\n");
 	if (c->simcfg->pd.prefill > 0) {
-		fprintf(f, "hardware   P/D %dp%dd: %d prefill worker%s x %d %s (TP %d, PP %d, EP %d) + %d decode worker%s x %d (TP %d, PP %d, EP %d)\n",
-		       c->simcfg->pd.prefill, c->simcfg->dp, c->simcfg->pd.prefill, c->simcfg->pd.prefill > 1 ? "s" : "",
-		       c->prefill_par->tp * c->prefill_par->pp, c->cfg.sc->gpu->id, c->prefill_par->tp,
-		       c->prefill_par->pp, c->prefill_par->ep, c->simcfg->dp, c->simcfg->dp > 1 ? "s" : "",
-		       c->cfg.sc->par.tp * c->cfg.sc->par.pp, c->cfg.sc->par.tp, c->cfg.sc->par.pp, c->cfg.sc->par.ep);
-		fprintf(f, "kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill worker (%s), + 10 us; decode admits a request when its KV lands, which is when its first token reaches the client\n",
+		/* workers, each pd.*_group attention-DP ranks (sim.h) */
+		const struct parallel *pp = c->prefill_par, *dp = &c->cfg.sc->par;
+		int pw = c->simcfg->pd.prefill / (pp->dp > 1 ? pp->dp : 1);
+		int dw = c->simcfg->dp / (dp->dp > 1 ? dp->dp : 1);
+		char pdp[48] = "", ddp[48] = "";
+		if (pp->dp > 1)
+			snprintf(pdp, sizeof(pdp), ", attention DP %d in lockstep", pp->dp);
+		if (dp->dp > 1)
+			snprintf(ddp, sizeof(ddp), ", attention DP %d in lockstep", dp->dp);
+		fprintf(f, "hardware   P/D %dp%dd: %d prefill worker%s x %d %s (TP %d, PP %d, EP %d%s) + %d decode worker%s x %d (TP %d, PP %d, EP %d%s)\n",
+		       pw, dw, pw, pw > 1 ? "s" : "", pp->tp * pp->pp * pp->dp, c->cfg.sc->gpu->id, pp->tp,
+		       pp->pp, pp->ep, pdp, dw, dw > 1 ? "s" : "", dp->tp * dp->pp * dp->dp, dp->tp, dp->pp,
+		       dp->ep, ddp);
+		fprintf(f, "kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill %s (%s), + %.3g ms per request (%s); decode admits a request when its KV lands, which is when its first token reaches the client\n",
 		       c->simcfg->pd.kv_bytes_per_token / 1e3, c->pd_nvlink ? "NVLink (both pools in one NVLink domain)" : "the inter-node link",
-		       c->simcfg->pd.link_bw / 1e9, "all its GPUs at 0.7 of the link");
-		fprintf(f, "prefill kv %lld blocks (%lld tokens) per prefill worker, from memory\n",
+		       c->simcfg->pd.link_bw / 1e9, pp->dp > 1 ? "rank" : "worker", "all its GPUs at 0.7 of the link",
+		       c->simcfg->pd.alpha_s * 1e3,
+		       c->cfg.sc->pd_handoff_given ? "--kv-handoff-ms"
+						   : "the engine's hand-off: frontend, transfer set-up, decode polling; fitted on measured P/D runs");
+		fprintf(f, "prefill kv %lld blocks (%lld tokens) per prefill %s, from memory\n",
 		       (long long)c->simcfg->pd.prefill_kv_blocks,
-		       (long long)(c->simcfg->pd.prefill_kv_blocks * c->simcfg->block_size));
+		       (long long)(c->simcfg->pd.prefill_kv_blocks * c->simcfg->block_size),
+		       pp->dp > 1 ? "DP rank" : "worker");
 	} else if (c->simcfg->lockstep)
 		print_dp_attention(f, c);
 	else
@@ -345,12 +357,17 @@ void out_run_json(FILE *f, const struct out_run *c)
 	out_config_json(&w, &c->cfg);
 	if (sc->pd.prefill > 0) {
 		jw_obj(&w, "disaggregation");
-		jw_int(&w, "prefill_workers", sc->pd.prefill);
-		jw_int(&w, "decode_workers", sc->dp);
+		jw_int(&w, "prefill_workers", sc->pd.prefill / (c->prefill_par->dp > 1 ? c->prefill_par->dp : 1));
+		jw_int(&w, "decode_workers", sc->dp / (c->cfg.sc->par.dp > 1 ? c->cfg.sc->par.dp : 1));
 		jw_int(&w, "prefill_tp", c->prefill_par->tp);
 		jw_int(&w, "prefill_ep", c->prefill_par->ep);
+		if (c->prefill_par->dp > 1 || c->cfg.sc->par.dp > 1) { /* attention-DP workers */
+			jw_int(&w, "prefill_dp", c->prefill_par->dp);
+			jw_int(&w, "decode_dp", c->cfg.sc->par.dp);
+		}
 		jw_int(&w, "prefill_total_kv_blocks", sc->pd.prefill_kv_blocks);
 		jw_num(&w, "kv_link_bytes_per_s", sc->pd.link_bw);
+		jw_num(&w, "kv_handoff_ms", sc->pd.alpha_s * 1e3);
 		jw_end_obj(&w);
 	}
 	jw_obj(&w, "summary");

@@ -48,26 +48,56 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
 	return m && m->n_experts > 0 && p->dp > 1;
 }
 
+/* The disaggregated first token's fixed path beyond the KV's link time,
+ * per engine: the frontend's hand-off between the prefill and the decode
+ * worker (Dynamo: the prefill response, then the decode request), the
+ * transfer's per-request set-up (SGLang's bootstrap handshake and its
+ * Mooncake/NIXL transfer; vLLM's NixlConnector, where the decode worker
+ * pulls the blocks once the prefill returns their ids), and the decode
+ * worker polling for the transfer's completion before it admits the
+ * request.  Not derived from first principles: the median of measured -
+ * predicted TTFT (with 10 us here) over the disaggregated silicon rows at
+ * concurrency <= 16, where the prefill pool has no queue to speak of,
+ * fitted on one model per engine and checked on the others
+ * (eval/silicon/HARNESS.md, "Disaggregated rows: the hand-off"): SGLang
+ * 229 ms (22 DeepSeek-R1 rows, SGLang 0.5.5-0.5.8, B200/GB200/GB300), vLLM
+ * 267 ms (6 Kimi-K2.5 rows, vLLM 0.18, GB200).  TensorRT-LLM's rows show no
+ * such gap (median 13 ms on Kimi-K2.5, 27 ms on the DeepSeek rows of
+ * 0.5.1), so it keeps the 10 us of a bare transfer. */
+double scenario_pd_handoff_s(const char *engine)
+{
+	if (strcmp(engine, "sglang") == 0)
+		return 0.229;
+	if (strcmp(engine, "trtllm") == 0)
+		return 10e-6;
+	return 0.267;
+}
+
 /* P/D: the prefill pool's memory plan and cost model, and the link the KV
  * takes to the decode pool: NVLink when both pools fit one NVLink domain
  * (GB200 NVL72), else the inter-node link; every GPU of a prefill worker
- * sends its shard at once, at the collectives' 0.7 link efficiency (comm.c)
- * and 10 us per transfer. */
+ * (of its attention-DP rank, which holds the request) sends its shard at
+ * once, at the collectives' 0.7 link efficiency (comm.c), plus the
+ * engine's fixed hand-off per request (scenario_pd_handoff_s).  A pool's workers may be attention-DP + EP engines of an MoE
+ * model (dp > 1), priced and planned as `run` does an aggregated one:
+ * dp ranks of one engine stepping together (sim_cfg.lockstep); dense
+ * workers are one engine each (their dp would be more workers). */
 static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		      struct scenario_state *st, struct err *e)
 {
 	const struct parallel *pp = &s->prefill_par;
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
-	int all = s->pd_prefill * pgpus + s->pd_decode * dgpus;
+	int all = s->pd_prefill * pgpus * pp->dp + s->pd_decode * dgpus * s->par.dp;
 	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->max_num_seqs;
 	int64_t mbt = s->prefill_max_num_batched_tokens > 0 ? s->prefill_max_num_batched_tokens
 							     : s->max_num_batched_tokens;
 	struct cost_cfg pcc;
 	int rc;
 
-	if (s->par.dp != 1 || pp->dp != 1)
+	if ((s->par.dp != 1 && !scenario_dp_attention(s->model, &s->par)) ||
+	    (pp->dp != 1 && !scenario_dp_attention(s->model, pp)))
 		return err_set(e, SS_EUSAGE,
-			       "--disaggregate: each worker is one engine (--dp 1); give the workers' count as XpYd");
+			       "--disaggregate: each worker is one engine (--dp 1, --prefill-dp 1; attention-DP workers need an MoE model); give the workers' count as XpYd");
 	if ((rc = model_check_parallel(s->model, pp, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
@@ -85,15 +115,18 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		return rc;
 	st->has_prefill = true;
 	st->pd_nvlink = all <= s->gpu->nvlink_domain;
-	st->sc.dp = s->pd_decode;
-	st->sc.pd.prefill = s->pd_prefill;
+	st->sc.dp = s->pd_decode * s->par.dp;
+	st->sc.lockstep = s->par.dp > 1 || pp->dp > 1;
+	st->sc.pd.prefill = s->pd_prefill * pp->dp;
+	st->sc.pd.prefill_group = pp->dp;
+	st->sc.pd.decode_group = s->par.dp;
 	st->sc.pd.prefill_cost = &st->prefill_cost;
 	st->sc.pd.prefill_kv_blocks = st->prefill_mp.blocks;
 	st->sc.pd.prefill_max_num_seqs = mns;
 	st->sc.pd.prefill_max_num_batched_tokens = mbt;
 	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
 	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : s->gpu->internode_bw) * pgpus * 0.7;
-	st->sc.pd.alpha_s = 10e-6;
+	st->sc.pd.alpha_s = s->pd_handoff_given ? s->pd_handoff_ms * 1e-3 : scenario_pd_handoff_s(s->engine);
 	return 0;
 }
 

@@ -1404,30 +1404,59 @@ static int64_t step_tokens(const struct step_desc *d)
 	return n;
 }
 
-/* Attention-DP: every rank plans its step; the MoE layers see the tokens of
- * all ranks, a rank with nothing to run runs a one-token dummy step (vLLM's
- * DP engines execute dummy batches so the collectives line up), and all
- * end together when the slowest rank does.  One event ends the step (the
- * caller's: false when no rank has anything to run). */
-static bool group_start(struct sim *s)
+/* The attention-DP ranks that step together with replica ri, [*lo, *hi):
+ * every replica when aggregated; with P/D, the ranks of ri's worker
+ * (pd.prefill_group ranks per prefill worker, pd.decode_group per decode
+ * worker).  A group of one steps alone. */
+static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
+{
+	int g;
+
+	if (!s->cfg.lockstep) {
+		*lo = ri;
+		*hi = ri + 1;
+		return;
+	}
+	if (s->cfg.pd.prefill <= 0) {
+		*lo = 0;
+		*hi = s->nrep;
+		return;
+	}
+	if (ri < s->cfg.pd.prefill) {
+		g = s->cfg.pd.prefill_group > 1 ? s->cfg.pd.prefill_group : 1;
+		*lo = ri - ri % g;
+	} else {
+		g = s->cfg.pd.decode_group > 1 ? s->cfg.pd.decode_group : 1;
+		*lo = s->cfg.pd.prefill + (ri - s->cfg.pd.prefill) / g * g;
+	}
+	*hi = *lo + g;
+}
+
+/* Attention-DP: every rank of the group [lo, hi) plans its step; the MoE
+ * layers see the tokens of all its ranks, a rank with nothing to run runs
+ * a one-token dummy step (vLLM's DP engines execute dummy batches so the
+ * collectives line up), and all end together when the slowest rank does.
+ * One event, named by rank lo, ends the step (the caller's: false when no
+ * rank has anything to run). */
+static bool group_start(struct sim *s, int lo, int hi)
 {
 	int64_t moe = 0;
 	double tmax = 0;
 	bool any = false;
 	int i;
 
-	for (i = 0; i < s->nrep; i++) {
+	for (i = lo; i < hi; i++) {
 		struct replica *rp = &s->reps[i];
 		rp->active = plan_step(s, i, &rp->desc);
 		any |= rp->active;
 		moe += rp->active ? step_tokens(&rp->desc) : 1;
 	}
 	if (!any) {
-		for (i = 0; i < s->nrep; i++)
+		for (i = lo; i < hi; i++)
 			s->reps[i].busy = false;
 		return false;
 	}
-	for (i = 0; i < s->nrep; i++) {
+	for (i = lo; i < hi; i++) {
 		struct replica *rp = &s->reps[i];
 		double t;
 		if (!rp->active) { /* dummy step: one token, no KV, no sampling */
@@ -1457,7 +1486,7 @@ static bool group_start(struct sim *s)
 		if (t > tmax)
 			tmax = t;
 	}
-	for (i = 0; i < s->nrep; i++) {
+	for (i = lo; i < hi; i++) {
 		s->reps[i].busy = true;
 		s->reps[i].step_dur_ns = round_ns(tmax * 1e9);
 	}
@@ -1542,9 +1571,13 @@ void sched_start_step(struct sim *s, int ri)
 	struct replica *rp = &s->reps[ri];
 
 	if (s->cfg.lockstep) {
-		if (group_start(s))
-			evq_push(&s->q, s->now + s->reps[0].step_dur_ns, EV_STEP_END, 0);
-		return;
+		int lo, hi;
+		lock_group(s, ri, &lo, &hi);
+		if (hi - lo > 1) {
+			if (group_start(s, lo, hi))
+				evq_push(&s->q, s->now + s->reps[lo].step_dur_ns, EV_STEP_END, lo);
+			return;
+		}
 	}
 	if (rp->pp > 1) {
 		pp_start(s, ri);
@@ -1791,7 +1824,7 @@ static int finish_rank(struct sim *s, int ri, struct err *e)
 
 int sched_finish_step(struct sim *s, int ri, struct err *e)
 {
-	int i, rc;
+	int i, rc, lo, hi;
 
 	if (ri >= s->nrep) { /* PP: batch k of replica ri % nrep left the pipeline */
 		struct replica *rp = &s->reps[ri % s->nrep];
@@ -1813,7 +1846,8 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 			sched_start_step(s, ri);
 		return rp->busy || rp->npipe > 0 ? 0 : deliver(s, rp, e);
 	}
-	if (!s->cfg.lockstep) {
+	lock_group(s, ri, &lo, &hi);
+	if (hi - lo == 1) {
 		for (;;) {
 			struct replica *rp = &s->reps[ri];
 			int64_t t_end;
@@ -1831,18 +1865,18 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 	}
 	for (;;) {
 		int64_t t_end;
-		for (i = 0; i < s->nrep; i++)
+		for (i = lo; i < hi; i++)
 			if ((rc = finish_rank(s, i, e)) < 0)
 				return rc;
-		if (!group_start(s)) {
-			for (i = 0; i < s->nrep; i++)
+		if (!group_start(s, lo, hi)) {
+			for (i = lo; i < hi; i++)
 				if ((rc = deliver(s, &s->reps[i], e)) < 0)
 					return rc;
 			return 0;
 		}
-		t_end = s->now + s->reps[0].step_dur_ns;
+		t_end = s->now + s->reps[lo].step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {
-			evq_push(&s->q, t_end, EV_STEP_END, 0);
+			evq_push(&s->q, t_end, EV_STEP_END, lo);
 			return 0;
 		}
 	}

@@ -822,6 +822,47 @@ static void test_dp_attention(void)
 	free(log);
 	free(csv);
 	wl_spec_release(&w);
+	/* P/D with attention-DP workers: one prefill worker of 2 ranks
+	 * (replicas 0-1) and two decode workers of 2 ranks (2-3, 4-5); the
+	 * ranks of a worker step together, the workers apart */
+	base_cfg(&sc, 2048, 64, 1000);
+	sc.dp = 4;
+	sc.lockstep = true;
+	sc.pd.prefill = 2;
+	sc.pd.prefill_group = 2;
+	sc.pd.decode_group = 2;
+	sc.pd.prefill_cost = &c;
+	sc.pd.prefill_kv_blocks = 1000;
+	sc.pd.prefill_max_num_seqs = 64;
+	sc.pd.prefill_max_num_batched_tokens = 2048;
+	sc.pd.kv_bytes_per_token = 1e5;
+	sc.pd.link_bw = 1e9;
+	sc.pd.alpha_s = 1e-3;
+	trace_spec(&w, "0,200,3,-1\n0,300,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
+	      "P/D attention-DP run completes both (invariants checked)");
+	l = line_n(log, 0, buf, sizeof(buf));
+	sscanf(l, "step %*u t=%31s", t_r0);
+	CHECK(strstr(l, " r0: 0+200 ") != NULL, "prefill rank 0 takes request 0: %s", l);
+	l = line_n(log, 1, buf, sizeof(buf));
+	sscanf(l, "step %*u t=%31s", t_r1);
+	CHECK(strstr(l, " r1: 1+300 ") != NULL && strcmp(t_r0, t_r1) == 0,
+	      "prefill rank 1 takes request 1 in the same group step (t=%s, t=%s)", t_r0, t_r1);
+	/* base_cfg's round-robin router: the decode picks go on from the
+	 * prefill picks' count, to replicas 4 and 5, the second decode worker;
+	 * request 1's KV lands during rank 4's first step and its first decode
+	 * waits for the group's next step, with rank 4's second */
+	l = line_n(log, 3, buf, sizeof(buf));
+	sscanf(l, "step %*u t=%31s", t_r0);
+	l = line_n(log, 4, buf, sizeof(buf));
+	sscanf(l, "step %*u t=%31s", t_r1);
+	CHECK(strstr(log, " r2:") == NULL && strstr(log, " r3:") == NULL &&
+		      strstr(line_n(log, 2, buf, sizeof(buf)), " r4: 0+1 ") &&
+		      strstr(line_n(log, 4, buf, sizeof(buf)), " r5: 1+1 ") && strcmp(t_r0, t_r1) == 0,
+	      "both decode on the second decode worker's ranks 4 and 5, in one group step (t=%s, t=%s)", t_r0, t_r1);
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
 	cost_release(&c);
 }
 
@@ -1331,6 +1372,21 @@ static void test_segments(const struct model_cfg *m)
 		sc.dp = 2;
 		sc.lockstep = true;
 		seg_compare("attention-DP lockstep", &sc, &cmoe, &w);
+		/* P/D: 2 prefill ranks of one worker, 2 decode workers of 2 ranks */
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.dp = 4;
+		sc.lockstep = true;
+		sc.pd.prefill = 2;
+		sc.pd.prefill_group = 2;
+		sc.pd.decode_group = 2;
+		sc.pd.prefill_cost = &cmoe;
+		sc.pd.prefill_kv_blocks = 3000;
+		sc.pd.prefill_max_num_seqs = 64;
+		sc.pd.prefill_max_num_batched_tokens = 2048;
+		sc.pd.kv_bytes_per_token = 1e5;
+		sc.pd.link_bw = 1e9;
+		sc.pd.alpha_s = 1e-3;
+		seg_compare("P/D attention-DP workers", &sc, &cmoe, &w);
 		cost_release(&cmoe);
 	} else {
 		CHECK(0, "DP 2 MoE cost model: %s", e.msg);
