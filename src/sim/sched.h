@@ -216,6 +216,11 @@ struct sim {
 	size_t nxfer, xfer_cap;
 	int32_t *xfer_free;                /* free slots */
 	size_t nxfer_free, xfer_free_cap;
+	/* sim_keep_client_times: each record's first- and last-token times
+	 * after arrival (ns) and output tokens (sim_reprice_api); NULL once
+	 * the records are folded into histograms */
+	int64_t *raw_first, *raw_last, *raw_out;
+	bool keep_raw;
 };
 
 /* What the scheduler asks of the engine, through the table engine.c
