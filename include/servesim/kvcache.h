@@ -97,6 +97,10 @@ static inline void kvc_prefetch(const struct kvc *c, uint64_t h)
 #endif
 }
 static inline int32_t kvc_ref(const struct kvc *c, int32_t b) { return c->blk[b].ref; }
+/* Does block b (a name handed out) hold content h, that is, would
+ * kvc_lookup(c, h) return b?  A block's hash is set exactly while the
+ * table maps it to the block. */
+static inline bool kvc_holds(const struct kvc *c, int32_t b, uint64_t h) { return c->blk[b].hash == h; }
 /* Take a reference on a block found by lookup (it stops being evictable). */
 void kvc_acquire(struct kvc *c, int32_t b);
 /* Drop a reference on a named block; at zero it becomes evictable (if its

@@ -130,10 +130,13 @@ struct replica {
 	int32_t *memo_blk, *memo_e0;
 	uint64_t memo_reg;                 /* kv.registered when taken */
 	/* the shareable part of recent requests' block-hash chains, by
-	 * content (sched.c, chain_grow): a repeated prompt is hashed once */
+	 * content (sched.c, chain_grow): a repeated prompt is hashed once;
+	 * hint[b] is the cached block a lookup last found holding block b
+	 * (or -1), checked against its hash before use (prefix_lookup) */
 	struct chain_memo {
 		int64_t content_id, prefix_group, prefix_tokens;
 		uint64_t *chain;           /* [n]: blocks [0, n) */
+		int32_t *hint;             /* [n] */
 		int32_t n, cap;
 	} *cmemo;                          /* [SCHED_CHAIN_MEMO] or NULL */
 	int64_t cmemo_blocks;              /* capacity of their chains, in all */
