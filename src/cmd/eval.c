@@ -436,7 +436,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 		q->job.m = q->m;
 		q->job.g = g;
 		/* a few experiments per thread: loaded ones wait in memory */
-		if ((b->n == BATCH_MAX || b->n >= 8 * (size_t)b->threads) && (rc = batch_flush(env, b, p, e)) < 0)
+		if ((b->n == BATCH_MAX || b->n >= 4 * (size_t)b->threads) && (rc = batch_flush(env, b, p, e)) < 0)
 			break;
 	}
 	if (b->n > 0) {
