@@ -297,16 +297,65 @@ void kvc_put(struct kvc *c, int32_t b)
 
 void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n)
 {
-	int32_t i;
+	struct kvb *blk = c->blk;
+	int32_t i, taken = 0;
 
-	for (i = 0; i < n; i++)
-		kvc_acquire(c, b[i]);
+	if (c->nwatched > 0) { /* the watcher hears of every change */
+		for (i = 0; i < n; i++)
+			kvc_acquire(c, b[i]);
+		return;
+	}
+	/* kvc_acquire's body with nothing watched, the count in a local (a
+	 * store to a block's int32_t fields may alias the cache's) */
+	for (i = 0; i < n; i++) {
+		struct kvb *k = &blk[b[i]];
+		if (k->ref == 0) {
+			k->stamp++; /* its ring entry goes stale */
+			taken++;
+		}
+		k->ref++;
+	}
+	c->nevict -= taken;
 }
 
 void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
 {
-	while (n-- > 0)
-		put_one(c, b[n]);
+	struct kvb *blk = c->blk;
+	struct kvc_ring *ring = c->ring;
+	size_t mask = c->ring_cap - 1, head = c->ring_head, len = c->ring_len;
+	int32_t cached = 0;
+
+	if (c->nwatched > 0) { /* the watcher hears of every change */
+		while (n-- > 0)
+			put_one(c, b[n]);
+		return;
+	}
+	/* put_one's body with nothing watched, the ring's length and the
+	 * count in locals (stores to blocks and ring entries, int32_t, may
+	 * alias the cache's counters) */
+	while (n-- > 0) {
+		struct kvb *k = &blk[b[n]];
+		struct kvc_ring *e;
+		if (--k->ref > 0)
+			continue;
+		if (!k->hash) {
+			c->names[c->nnames++] = b[n];
+			c->nfree++;
+			continue;
+		}
+		if (len == c->ring_cap) {
+			c->ring_len = len;
+			ring_compact(c);
+			len = c->ring_len;
+		}
+		e = &ring[(head + len) & mask];
+		e->name = b[n];
+		e->val = ++k->stamp;
+		len++;
+		cached++;
+	}
+	c->ring_len = len;
+	c->nevict += cached;
 }
 
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
