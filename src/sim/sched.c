@@ -885,12 +885,21 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 	 * still hold it: the blocks a lookup would find */
 	cm = chain_memo_of(s, r);
 	nh = cm ? (cm->n < maxb ? cm->n : maxb) : 0;
-	for (b = 0; b < nh; b++) {
-		int32_t blk = cm->hint[b];
-		if (blk < 0 || !kvc_holds(&rp->kv, blk, r->chain[b]))
-			break;
-		rp->memo_blk[n++] = blk;
-		*evictable += kvc_ref(&rp->kv, blk) == 0;
+	{
+		/* locals: the int32_t stores may alias the fields they come from */
+		const int32_t *hint = nh > 0 ? cm->hint : NULL;
+		const uint64_t *ch = r->chain;
+		const struct kvc *kv = &rp->kv;
+		int32_t *mb = rp->memo_blk, ev = 0;
+		for (b = 0; b < nh; b++) {
+			int32_t blk = hint[b];
+			if (blk < 0 || !kvc_holds(kv, blk, ch[b]))
+				break;
+			mb[b] = blk;
+			ev += kvc_ref(kv, blk) == 0;
+		}
+		n = (int32_t)b;
+		*evictable = ev;
 	}
 	for (b0 = b; b < maxb && b < b0 + SCHED_LOOKAHEAD; b++)
 		kvc_prefetch(&rp->kv, chain_at(s, r, b));
