@@ -64,6 +64,8 @@ static const char eval_usage[] =
 	"  --where COND[,COND...]  rows of aiconfigurator silicon CSVs to run: COL=V or\n"
 	"                          COL!=V on any column, comma = and (e.g.\n"
 	"                          backend=trtllm,mode=agg,system=h200_sxm)\n"
+	"  --jobs N                experiments simulated at once on threads (default: the\n"
+	"                          online cores; the output is the same for any N)\n"
 	"  --format text|json|csv  (default text)\n"
 	"  --report FILE.md        also write a markdown report (atomically)\n"
 	"  --plots DIR             with --report: gnuplot SVGs (and their data) in DIR\n"
@@ -83,6 +85,7 @@ struct eval_cli {
 	int seeds;             /* --seeds K: K workload seeds (0: the files' own) */
 	uint64_t seed_add;     /* added to each experiment's workload seed */
 	const char *where;             /* --where: rows of silicon tables */
+	int jobs;                      /* --jobs: experiments simulated at once (0: the online cores) */
 };
 
 static void note_used(struct out_eval_pass *p, const char *path)
@@ -384,7 +387,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 	struct experiment *x = xcalloc(1, sizeof(*x));
 	struct model_cfg *m = xcalloc(1, sizeof(*m));
 	struct batch *b = xcalloc(1, sizeof(*b));
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu = c->jobs > 0 ? c->jobs : sysconf(_SC_NPROCESSORS_ONLN);
 	char tf[1200];
 	size_t i;
 	int rc = 0;
@@ -533,7 +536,7 @@ static int seed_spread(struct cli_env *env, char **files, size_t nf, const struc
 int cmd_eval(int argc, char **argv, struct err *e)
 {
 	enum { O_OFF = 256, O_FMT, O_GPU, O_CAL, O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2, O_SEEDS,
-	       O_WHERE };
+	       O_WHERE, O_JOBS };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		CLI_OVERHEAD_OPTIONS,
@@ -543,6 +546,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"plots", required_argument, 0, O_PLOTS}, {"tier2", required_argument, 0, O_T2},
 		{"seeds", required_argument, 0, O_SEEDS},
 		{"where", required_argument, 0, O_WHERE},
+		{"jobs", required_argument, 0, O_JOBS},
 		{"help", no_argument, 0, 'h'}, CLI_SETTINGS_OPTIONS_NO_MODEL, {0, 0, 0, 0}};
 	struct cli_settings cs = {0};
 	struct experiment *bx = NULL;
@@ -583,6 +587,12 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			break;
 		}
 		case O_WHERE: c.where = optarg; break;
+		case O_JOBS: {
+			int64_t v;
+			if ((rc = cli_int("--jobs", optarg, 1, 1024, &v, e)) == 0)
+				c.jobs = (int)v;
+			break;
+		}
 		case O_T2:
 			if ((rc = tier2_load(optarg, &t2, e)) == 0)
 				c.eo.tier2 = &t2;
