@@ -148,6 +148,24 @@ void skip_tally_add(struct skip_tally *s, const char *reason);
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
 		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e);
+/* One eval_experiment to run with others (eval_run_jobs): inputs x, m, g,
+ * o; out rows[0, nrows) (allocated there, freed by the caller), rc and e
+ * its status and error. */
+struct eval_job {
+	const struct experiment *x;
+	const struct model_cfg *m;
+	const struct gpu_spec *g;
+	struct eval_opts o;
+	struct eval_row *rows;
+	size_t nrows;
+	int rc;
+	struct err e;
+};
+/* eval_experiment for jobs[0, n) on up to `threads` threads (taken in
+ * order); each job's rows are what eval_experiment alone would append with
+ * room for all of them (every experiment's simulation is a function of its
+ * inputs: the same rows whatever the threads). */
+void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *data_dir);
 /* Median and mean APE of metric k over the rows (overloaded or not), of
  * one model and/or workload when those are not NULL. */
 void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, bool overloaded,

@@ -9,7 +9,7 @@
  * shared prefix or a repeated prompt).  An *anonymous* block holds content no
  * other request can ever look up (a unique prompt, an output): blocks like
  * that are interchangeable, so they are only counted, and a request frees its
- * full ones as one batch on the LRU ring.  Eviction order is the same as if
+ * full ones as one batch on the LRU list.  Eviction order is the same as if
  * every block were named.  An anonymous block can be named later
  * (kvc_name_anon) when its owner is preempted and may look it up again. */
 #ifndef SERVESIM_KVCACHE_H
@@ -23,12 +23,10 @@
 struct kvb {              /* per named block, packed: one cache line per touch */
 	uint64_t hash;        /* 0: not registered */
 	int32_t ref;
-	uint32_t stamp;       /* matches its live LRU ring entry */
 };
 
-struct kvc_ring {         /* LRU ring entry */
-	int32_t name;         /* named block, or KVC_ANON for a batch */
-	uint32_t val;         /* named: stamp; batch: anonymous blocks left */
+struct kvc_link {         /* LRU list node: neighbours, -1 at either end */
+	int32_t prev, next;
 };
 
 struct kvc {
@@ -40,8 +38,16 @@ struct kvc {
 	int32_t nnames;
 	int32_t fresh;        /* names never handed out: fresh .. total-1, in order */
 	struct kvb *blk;
-	struct kvc_ring *ring;
-	size_t ring_cap, ring_head, ring_len;
+	/* LRU order of the evictable cached blocks, oldest first: a doubly
+	 * linked list of nodes 0 .. total-1 (named blocks with reference 0
+	 * and content) and total + i (batch i of a request's freed anonymous
+	 * blocks, batch[i] of them left); a block taken back by a prefix hit
+	 * leaves it, so eviction never meets a stale entry */
+	struct kvc_link *lru;
+	int32_t lru_head, lru_tail;
+	uint32_t *batch;
+	int32_t *batch_free;  /* batch slots returned (a stack) */
+	int32_t nbatch_free, batch_fresh; /* slots never used: batch_fresh .. total-1 */
 	/* open-addressing table hash -> named block; a slot's key and value
 	 * side by side, so a hit reads one cache line */
 	struct kvc_slot {
@@ -97,6 +103,10 @@ static inline void kvc_prefetch(const struct kvc *c, uint64_t h)
 #endif
 }
 static inline int32_t kvc_ref(const struct kvc *c, int32_t b) { return c->blk[b].ref; }
+/* Does block b (a name handed out) hold content h, that is, would
+ * kvc_lookup(c, h) return b?  A block's hash is set exactly while the
+ * table maps it to the block. */
+static inline bool kvc_holds(const struct kvc *c, int32_t b, uint64_t h) { return c->blk[b].hash == h; }
 /* Take a reference on a block found by lookup (it stops being evictable). */
 void kvc_acquire(struct kvc *c, int32_t b);
 /* Drop a reference on a named block; at zero it becomes evictable (if its
@@ -131,7 +141,7 @@ static inline void kvc_unwatch(struct kvc *c, int32_t b, int32_t pos)
 		c->nwatched--;
 	}
 }
-/* Consistency check for tests: counts, ring, table contents. */
+/* Consistency check for tests: counts, LRU list, table contents. */
 bool kvc_check(const struct kvc *c, char *why, int n);
 
 #endif

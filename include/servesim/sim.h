@@ -181,6 +181,18 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 /* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
  * same terms (NAN also for a completed request of one output token). */
 void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
+/* Keep each completion's engine-side times (24 bytes a record, until they
+ * are folded past LOGHIST_EXACT_MAX), for sim_reprice_api; before the
+ * first sim_step. */
+void sim_keep_client_times(struct sim *s);
+/* The client-side API terms (overheads api_ttft_ms, api_e2e_ms) move no
+ * step: after a run with sim_keep_client_times, its completions' TTFT,
+ * ITL, TPOT and E2E (records, summaries, sim_per_request) become what a
+ * run with these two terms instead would have recorded, bit for bit.
+ * false (nothing changed) when the run kept no times (past
+ * LOGHIST_EXACT_MAX, or without sim_keep_client_times), collects pooled gaps
+ * or wrote per-request CSV rows: those hold the old terms. */
+bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms);
 /* The header line of cfg.requests_out's rows (one per request, written
  * as it completes or is rejected): spec and pd add the speculative-decoding
  * and P/D columns, as cfg.spec.k > 0 and cfg.pd.prefill > 0 do to the rows. */

@@ -48,14 +48,13 @@ static double dist_mean(const struct wl_dist *d)
 	return d->a;
 }
 
-/* One experiment: simulate and pair. */
-static int collect_one(const struct experiment *x, const struct model_cfg *m,
-		       const struct gpu_spec *g, const struct overheads *ov, const char *data_dir,
-		       struct mfu_cache *cache, int group_base, struct calib_set *out, struct err *e)
+/* Experiment x at overheads ov: its simulation, run (st released on
+ * failure); keep: the run keeps its completions' times (sim_reprice_api). */
+static int simulate_one(const struct experiment *x, const struct model_cfg *m,
+			const struct gpu_spec *g, const struct overheads *ov, const char *data_dir,
+			struct mfu_cache *cache, bool keep, struct scenario_state *st, struct err *e)
 {
 	struct scenario sc;
-	struct scenario_state st;
-	size_t i;
 	int rc;
 
 	{
@@ -65,14 +64,46 @@ static int collect_one(const struct experiment *x, const struct model_cfg *m,
 		o.cache = cache; /* tables parsed once, not at every simulation of the fit */
 		experiment_scenario(x, m, g, &o, &sc);
 	}
-	if ((rc = scenario_prepare(&sc, data_dir, &st, e)) < 0)
+	if ((rc = scenario_prepare(&sc, data_dir, st, e)) < 0)
 		return rc;
-	if ((rc = sim_run(st.sim, e)) < 0)
-		goto out;
+	if (keep)
+		sim_keep_client_times(st->sim);
+	if ((rc = sim_run(st->sim, e)) < 0)
+		scenario_release(st);
+	return rc;
+}
+
+/* Measured-only verdict of a stage: overloaded stages teach queue length,
+ * not overheads. */
+static bool stage_overloaded(const struct measured_stage *ms)
+{
+	return (double)ms->completed < 0.9 * ms->rate * ms->duration_s || ms->v[EM_TTFT_MEAN] > 5000;
+}
+
+/* Does x give no unit whatever its simulation says (every stage
+ * overloaded)?  units_of then reads no simulation. */
+static bool teaches_nothing(const struct experiment *x)
+{
+	size_t i;
+
+	if (x->kind == EXP_REQUESTS)
+		return false;
+	for (i = 0; i < x->nstages; i++)
+		if (!stage_overloaded(&x->stages[i]))
+			return false;
+	return true;
+}
+
+/* Pair x's measurements with its finished simulation (NULL when
+ * teaches_nothing). */
+static void units_of(const struct experiment *x, struct sim *sim, int group_base, struct calib_set *out)
+{
+	size_t i;
+
 	if (x->kind == EXP_REQUESTS) {
 		double *tt = xmalloc(xmul(x->meas.n, sizeof(double)));
 		double *ee = xmalloc(xmul(x->meas.n, sizeof(double)));
-		sim_per_request(st.sim, tt, ee, x->meas.n);
+		sim_per_request(sim, tt, ee, x->meas.n);
 		for (i = 0; i < x->meas.n; i++) {
 			const struct gt_request *r = &x->meas.r[i];
 			struct calib_unit *u;
@@ -95,13 +126,11 @@ static int collect_one(const struct experiment *x, const struct model_cfg *m,
 			const struct measured_stage *ms = &x->stages[i];
 			struct metric_set p;
 			struct calib_unit *u;
-			/* overloaded stages teach queue length, not overheads */
-			if ((double)ms->completed < 0.9 * ms->rate * ms->duration_s ||
-			    ms->v[EM_TTFT_MEAN] > 5000) {
+			if (stage_overloaded(ms)) {
 				out->overloaded++;
 				continue;
 			}
-			sim_summary(st.sim, ms->index, &p);
+			sim_summary(sim, ms->index, &p);
 			if (p.completed == 0)
 				continue;
 			u = push(out);
@@ -122,19 +151,21 @@ static int collect_one(const struct experiment *x, const struct model_cfg *m,
 			out->requests += ms->completed;
 		}
 	}
-	rc = 0;
-out:
-	scenario_release(&st);
-	return rc;
 }
 
 /* Simulations handed out to the threads of collect_points one at a time
  * (job i: point i / n, experiment i % n); each result goes to its own
- * slot, merged in experiment order after. */
+ * slot, merged in experiment order after.  skip[x]: experiment x
+ * teaches nothing and was simulated once already (its units without a
+ * simulation); kept: each job's finished simulation is kept there
+ * (heap-allocated: a simulation points into its state) instead of
+ * released. */
 struct collect_job {
 	const struct calib_ctx *c;
 	const struct overheads *ov;  /* [npoints] */
 	size_t njobs;
+	const bool *skip;
+	struct scenario_state **kept;
 	pthread_mutex_t lock;
 	size_t next;
 	struct calib_set *sets;
@@ -148,6 +179,7 @@ static void *collect_worker(void *arg)
 	const struct calib_ctx *c = j->c;
 
 	for (;;) {
+		struct scenario_state *st;
 		size_t i, x;
 		pthread_mutex_lock(&j->lock);
 		i = j->next++;
@@ -156,33 +188,50 @@ static void *collect_worker(void *arg)
 			return NULL;
 		x = i % c->n;
 		err_clear(&j->errs[i]);
-		j->rc[i] = collect_one(&c->x[x], c->m[x], c->g[x], &j->ov[i / c->n], c->data_dir,
-				       c->cache, (int)x * 100, &j->sets[i], &j->errs[i]);
+		j->rc[i] = 0;
+		if (j->skip && j->skip[x]) {
+			units_of(&c->x[x], NULL, (int)x * 100, &j->sets[i]);
+			continue;
+		}
+		st = xcalloc(1, sizeof(*st));
+		j->rc[i] = simulate_one(&c->x[x], c->m[x], c->g[x], &j->ov[i / c->n], c->data_dir, c->cache,
+					j->kept != NULL, st, &j->errs[i]);
+		if (j->rc[i] < 0) {
+			free(st);
+			continue;
+		}
+		units_of(&c->x[x], st->sim, (int)x * 100, &j->sets[i]);
+		if (j->kept) {
+			j->kept[i] = st;
+		} else {
+			scenario_release(st);
+			free(st);
+		}
 	}
 }
 
 /* Point p's units from its experiments' slots; 0, or its first failing
  * experiment's status with that error in *e. */
-static int merge_point(const struct calib_ctx *c, struct collect_job *j, size_t p,
-		       struct calib_set *out, struct err *e)
+static int merge_point(const struct calib_ctx *c, const struct calib_set *sets, const int *rcs,
+		       const struct err *errs, size_t p, struct calib_set *out, struct err *e)
 {
 	size_t i, overloaded;
 
 	memset(out, 0, sizeof(*out));
 	/* the first failing experiment's error, as one thread stops at it */
 	for (i = p * c->n; i < (p + 1) * c->n; i++) {
-		if (j->rc[i] < 0) {
-			*e = j->errs[i];
+		if (rcs[i] < 0) {
+			*e = errs[i];
 			calib_set_release(out);
-			return j->rc[i];
+			return rcs[i];
 		}
-		if (j->sets[i].n) {
-			XGROW(out->u, out->cap, out->n + j->sets[i].n);
-			memcpy(out->u + out->n, j->sets[i].u, j->sets[i].n * sizeof(out->u[0]));
-			out->n += j->sets[i].n;
+		if (sets[i].n) {
+			XGROW(out->u, out->cap, out->n + sets[i].n);
+			memcpy(out->u + out->n, sets[i].u, sets[i].n * sizeof(out->u[0]));
+			out->n += sets[i].n;
 		}
-		out->requests += j->sets[i].requests;
-		out->overloaded += j->sets[i].overloaded;
+		out->requests += sets[i].requests;
+		out->overloaded += sets[i].overloaded;
 	}
 	if (out->n == 0) {
 		overloaded = out->overloaded;
@@ -199,9 +248,11 @@ static int merge_point(const struct calib_ctx *c, struct collect_job *j, size_t 
 /* calib_collect at npoints overhead points at once, all npoints x n
  * simulations shared by the threads (the in-loop fit's finite-difference
  * points: a thread is not left waiting on one point's longest experiment).
- * out[p] and rc[p] (0 or <0 with errs[p]) per point. */
+ * out[p] and rc[p] (0 or <0 with errs[p]) per point; skip and kept as in
+ * struct collect_job (kept: [npoints * n], NULL where a job kept none). */
 static void collect_points(const struct calib_ctx *c, const struct overheads *ov, size_t npoints,
-			   struct calib_set *out, int *rc, struct err *errs)
+			   const bool *skip, struct scenario_state **kept, struct calib_set *out, int *rc,
+			   struct err *errs)
 {
 	struct collect_job j;
 	pthread_t *th;
@@ -213,6 +264,8 @@ static void collect_points(const struct calib_ctx *c, const struct overheads *ov
 	j.c = c;
 	j.ov = ov;
 	j.njobs = nj;
+	j.skip = skip;
+	j.kept = kept;
 	j.sets = xcalloc(nj ? nj : 1, sizeof(*j.sets));
 	j.rc = xcalloc(nj ? nj : 1, sizeof(*j.rc));
 	j.errs = xcalloc(nj ? nj : 1, sizeof(*j.errs));
@@ -229,7 +282,7 @@ static void collect_points(const struct calib_ctx *c, const struct overheads *ov
 	pthread_mutex_destroy(&j.lock);
 	free(th);
 	for (i = 0; i < npoints; i++)
-		rc[i] = merge_point(c, &j, i, &out[i], &errs[i]);
+		rc[i] = merge_point(c, j.sets, j.rc, j.errs, i, &out[i], &errs[i]);
 	for (i = 0; i < nj; i++)
 		calib_set_release(&j.sets[i]);
 	free(j.sets);
@@ -242,7 +295,7 @@ int calib_collect(const struct calib_ctx *c, const struct overheads *ov, struct 
 {
 	int rc;
 
-	collect_points(c, ov, 1, out, &rc, e);
+	collect_points(c, ov, 1, NULL, NULL, out, &rc, e);
 	return rc;
 }
 
@@ -527,6 +580,10 @@ out:
  * prefill token, 1 ms of API time at either end */
 static const double loop_scale[4] = {100.0, 1.0, 1.0, 1.0};
 
+/* points whose simulations are kept for repricing (struct loop_ctx; each
+ * holds its n simulations, a few MB each) */
+#define LOOP_KEPT 1
+
 struct loop_ctx {
 	const struct calib_ctx *c;
 	struct overheads base;
@@ -543,7 +600,37 @@ struct loop_ctx {
 		double *sums;
 	} *memo;
 	size_t nmemo, memo_cap;
+	/* experiments that teach nothing (every stage overloaded), simulated
+	 * once by the first collect: not again ([n], NULL: none known) */
+	bool *skip;
+	/* The simulations of the last LOOP_KEPT points loop_residuals
+	 * simulated, [n] each (NULL for a skipped experiment): the API terms
+	 * x[2] and x[3] move no step, so a point that differs from one of
+	 * them only there is that simulation repriced (sim_reprice_api), not
+	 * simulated again.  The solver takes a Jacobian at the last point it
+	 * evaluated alone (the accepted trial), so one is enough: the README
+	 * example's 60 finite-difference points include 30 such */
+	struct loop_kept {
+		double x01[2];
+		struct scenario_state **st;
+	} kept[LOOP_KEPT];
+	size_t kept_next;
 };
+
+static void kept_release(const struct calib_ctx *c, struct loop_kept *k)
+{
+	size_t i;
+
+	if (!k->st)
+		return;
+	for (i = 0; i < c->n; i++)
+		if (k->st[i]) {
+			scenario_release(k->st[i]);
+			free(k->st[i]);
+		}
+	free(k->st);
+	k->st = NULL;
+}
 
 static void loop_memo_release(struct loop_ctx *l)
 {
@@ -554,6 +641,8 @@ static void loop_memo_release(struct loop_ctx *l)
 	free(l->memo);
 	l->memo = NULL;
 	l->nmemo = l->memo_cap = 0;
+	for (i = 0; i < LOOP_KEPT; i++)
+		kept_release(l->c, &l->kept[i]);
 }
 
 static void loop_overheads(const struct loop_ctx *l, const double *x, struct overheads *ov)
@@ -619,17 +708,86 @@ static void loop_fill(const struct loop_ctx *l, const double *sums, double *f)
 	}
 }
 
+/* Point x's units from a kept simulation of a point that differs from it
+ * only in the API terms, repriced: false when there is none (or one of
+ * its experiments' overheads differ elsewhere, or cannot be repriced),
+ * else true with *rc (and *e) as collect_points gives them. */
+static bool reprice_point(struct loop_ctx *l, const double *x, struct calib_set *out, int *rc,
+			  struct err *e)
+{
+	const struct calib_ctx *c = l->c;
+	struct loop_kept *k = NULL;
+	struct overheads ov;
+	struct calib_set *sets;
+	struct err *errs;
+	int *rcs;
+	size_t i;
+
+	for (i = 0; i < LOOP_KEPT && !k; i++)
+		if (l->kept[i].st && l->kept[i].x01[0] == x[0] && l->kept[i].x01[1] == x[1])
+			k = &l->kept[i];
+	if (!k)
+		return false;
+	loop_overheads(l, x, &ov);
+	/* the overheads each experiment runs with (experiment_scenario may
+	 * drop the client terms): the kept run's but for the API terms */
+	for (i = 0; i < c->n; i++) {
+		struct scenario sc;
+		struct overheads want;
+		struct eval_opts o;
+		const struct overheads *had;
+		if (!k->st[i])
+			continue;
+		had = &k->st[i]->cost.cfg.ov;
+		memset(&o, 0, sizeof(o));
+		o.ov = ov;
+		experiment_scenario(&c->x[i], c->m[i], c->g[i], &o, &sc);
+		want = sc.ov;
+		want.api_ttft_ms = had->api_ttft_ms;
+		want.api_e2e_ms = had->api_e2e_ms;
+		if (memcmp(&want, had, sizeof(want)) != 0 ||
+		    !sim_reprice_api(k->st[i]->sim, sc.ov.api_ttft_ms, sc.ov.api_e2e_ms))
+			return false;
+	}
+	sets = xcalloc(c->n, sizeof(*sets));
+	errs = xcalloc(c->n, sizeof(*errs));
+	rcs = xcalloc(c->n, sizeof(*rcs));
+	for (i = 0; i < c->n; i++)
+		units_of(&c->x[i], k->st[i] ? k->st[i]->sim : NULL, (int)i * 100, &sets[i]);
+	*rc = merge_point(c, sets, rcs, errs, 0, out, e);
+	for (i = 0; i < c->n; i++)
+		calib_set_release(&sets[i]);
+	free(sets);
+	free(errs);
+	free(rcs);
+	return true;
+}
+
 static int loop_residuals(const double *x, double *f, void *ctx)
 {
 	struct loop_ctx *l = ctx;
 	const double *sums = memo_find(l, x);
 
 	if (!sums) {
+		const struct calib_ctx *c = l->c;
 		struct overheads ov;
 		struct calib_set s;
 		struct err e;
-		loop_overheads(l, x, &ov);
-		if (calib_collect(l->c, &ov, &s, &e) < 0) {
+		int rc;
+		if (!reprice_point(l, x, &s, &rc, &e)) {
+			struct loop_kept *k = &l->kept[l->kept_next];
+			kept_release(c, k);
+			k->st = xcalloc(c->n, sizeof(*k->st));
+			k->x01[0] = x[0];
+			k->x01[1] = x[1];
+			loop_overheads(l, x, &ov);
+			collect_points(c, &ov, 1, l->skip, k->st, &s, &rc, &e);
+			if (rc < 0)
+				kept_release(c, k);
+			else
+				l->kept_next = (l->kept_next + 1) % LOOP_KEPT;
+		}
+		if (rc < 0) {
 			fprintf(stderr, "calibrate --in-loop: %s\n", e.msg);
 			return -SS_ERUNTIME;
 		}
@@ -641,16 +799,18 @@ static int loop_residuals(const double *x, double *f, void *ctx)
 }
 
 /* loop_residuals at k points (a Jacobian's finite-difference points): the
- * points not memoised yet are simulated together, memoised in point order
- * as one call per point would. */
+ * points not memoised yet are repriced or simulated together, memoised in
+ * point order as one call per point would. */
 static int loop_residuals_batch(const double *xs, size_t k, double *fs, void *ctx)
 {
 	struct loop_ctx *l = ctx;
 	struct overheads *ov = xcalloc(k ? k : 1, sizeof(*ov));
 	struct calib_set *sets = xcalloc(k ? k : 1, sizeof(*sets));
+	struct calib_set *rsets = xcalloc(k ? k : 1, sizeof(*rsets));
 	struct err *errs = xcalloc(k ? k : 1, sizeof(*errs));
-	size_t *miss = xcalloc(k ? k : 1, sizeof(*miss)), nmiss = 0, q, i;
+	size_t *miss = xcalloc(k ? k : 1, sizeof(*miss)), nmiss = 0, nsim = 0, q, i;
 	int *rcs = xcalloc(k ? k : 1, sizeof(*rcs)), rc = 0;
+	bool *repriced = xcalloc(k ? k : 1, sizeof(*repriced));
 
 	for (q = 0; q < k; q++) {
 		bool again = memo_find(l, &xs[4 * q]) != NULL;
@@ -658,28 +818,52 @@ static int loop_residuals_batch(const double *xs, size_t k, double *fs, void *ct
 			again = memcmp(&xs[4 * miss[i]], &xs[4 * q], 4 * sizeof(double)) == 0;
 		if (again)
 			continue;
-		loop_overheads(l, &xs[4 * q], &ov[nmiss]);
+		repriced[nmiss] = reprice_point(l, &xs[4 * q], &rsets[nmiss], &rcs[nmiss], &errs[nmiss]);
+		if (repriced[nmiss] && rcs[nmiss] < 0) {
+			fprintf(stderr, "calibrate --in-loop: %s\n", errs[nmiss].msg);
+			rc = -SS_ERUNTIME;
+			nmiss++;
+			break;
+		}
+		if (!repriced[nmiss])
+			loop_overheads(l, &xs[4 * q], &ov[nsim++]);
 		miss[nmiss++] = q;
 	}
-	if (nmiss > 0)
-		collect_points(l->c, ov, nmiss, sets, rcs, errs);
+	if (rc == 0 && nsim > 0) {
+		int *srcs = xcalloc(nsim, sizeof(*srcs));
+		struct err *serrs = xcalloc(nsim, sizeof(*serrs));
+		collect_points(l->c, ov, nsim, l->skip, NULL, sets, srcs, serrs);
+		/* the simulated points' results into their miss slots */
+		for (i = 0, q = 0; i < nmiss; i++)
+			if (!repriced[i]) {
+				rsets[i] = sets[q];
+				rcs[i] = srcs[q];
+				errs[i] = serrs[q];
+				memset(&sets[q], 0, sizeof(sets[q]));
+				q++;
+			}
+		free(srcs);
+		free(serrs);
+	}
 	for (i = 0; i < nmiss && rc == 0; i++) {
 		if (rcs[i] < 0) {
 			fprintf(stderr, "calibrate --in-loop: %s\n", errs[i].msg);
 			rc = -SS_ERUNTIME;
 			break;
 		}
-		memo_add(l, &xs[4 * miss[i]], &sets[i]);
+		memo_add(l, &xs[4 * miss[i]], &rsets[i]);
 	}
 	for (q = 0; q < k && rc == 0; q++)
 		loop_fill(l, memo_find(l, &xs[4 * q]), &fs[q * 2 * l->ngroups]);
 	for (i = 0; i < nmiss; i++)
-		calib_set_release(&sets[i]);
+		calib_set_release(&rsets[i]);
 	free(ov);
 	free(sets);
+	free(rsets);
 	free(errs);
 	free(miss);
 	free(rcs);
+	free(repriced);
 	return rc;
 }
 
@@ -759,8 +943,14 @@ int tier1_fit_in_loop(const struct calib_ctx *c, const struct overheads *start,
 			l.groups[l.ngroups++] = s0.u[i].group;
 	}
 	calib_set_release(&s0);
+	/* every experiment ran once above: those that teach nothing need
+	 * not run again */
+	l.skip = xcalloc(c->n ? c->n : 1, sizeof(bool));
+	for (i = 0; i < c->n; i++)
+		l.skip[i] = teaches_nothing(&c->x[i]);
 	if (2 * l.ngroups < 4) {
 		free(l.groups);
+		free(l.skip);
 		return err_set(e, SS_EDATA, "calibrate --in-loop: %zu stage(s) or benchmark(s): too few for 4 terms",
 			       l.ngroups);
 	}
@@ -810,6 +1000,7 @@ out:
 	free(use);
 	free(l.groups);
 	loop_memo_release(&l);
+	free(l.skip);
 	return rc;
 }
 

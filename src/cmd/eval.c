@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -63,6 +64,8 @@ static const char eval_usage[] =
 	"  --where COND[,COND...]  rows of aiconfigurator silicon CSVs to run: COL=V or\n"
 	"                          COL!=V on any column, comma = and (e.g.\n"
 	"                          backend=trtllm,mode=agg,system=h200_sxm)\n"
+	"  --jobs N                experiments simulated at once on threads (default: the\n"
+	"                          online cores; the output is the same for any N)\n"
 	"  --format text|json|csv  (default text)\n"
 	"  --report FILE.md        also write a markdown report (atomically)\n"
 	"  --plots DIR             with --report: gnuplot SVGs (and their data) in DIR\n"
@@ -82,6 +85,7 @@ struct eval_cli {
 	int seeds;             /* --seeds K: K workload seeds (0: the files' own) */
 	uint64_t seed_add;     /* added to each experiment's workload seed */
 	const char *where;             /* --where: rows of silicon tables */
+	int jobs;                      /* --jobs: experiments simulated at once (0: the online cores) */
 };
 
 static void note_used(struct out_eval_pass *p, const char *path)
@@ -158,18 +162,19 @@ static int resolve(struct cli_env *env, struct experiment *x, struct model_cfg *
 	return rc;
 }
 
-/* Tier 1 for x (--calibration FILE, none, or the matching accepted file),
- * then simulate and append its rows. */
-static int eval_loaded(struct cli_env *env, const struct eval_cli *c, const struct eval_opts *eo,
-		       const char *calibration, struct out_eval_pass *p, struct experiment *x,
-		       const struct model_cfg *m, const struct gpu_spec *g, struct err *e)
+/* Tier 1 for x (--calibration FILE, none, or the matching accepted file):
+ * the options it runs with in *xo; warnings to diag. */
+static int prepare_loaded(struct cli_env *env, const struct eval_cli *c, const struct eval_opts *eo,
+			  const char *calibration, struct out_eval_pass *p, struct experiment *x,
+			  const struct model_cfg *m, const struct gpu_spec *g, FILE *diag,
+			  struct eval_opts *xo, struct err *e)
 {
-	struct eval_opts xo = *eo;
 	struct calib_file cf;
 	bool found = false;
 	char dir[1200];
 	int rc = 0;
 
+	*xo = *eo;
 	x->wl.seed += c->seed_add;
 	/* rows and summaries use the registry id, whatever the file said */
 	snprintf(x->model, sizeof(x->model), "%s", m->id);
@@ -182,13 +187,13 @@ static int eval_loaded(struct cli_env *env, const struct eval_cli *c, const stru
 		if ((rc = calib_load(calibration, &cf, e)) == 0)
 			found = cf.accepted;
 		if (rc == 0 && !cf.accepted && !p->warned_rejected) {
-			fprintf(stderr, "servesim eval: warning: %s is marked rejected (its fit did worse than tier 0): not applied, tier 0 stays\n",
+			fprintf(diag, "servesim eval: warning: %s is marked rejected (its fit did worse than tier 0): not applied, tier 0 stays\n",
 				calibration);
 			p->warned_rejected = true;
 		}
 		if (rc == 0 && calib_mismatch(&cf, m->id, g->id, x->engine_version, why, sizeof(why)) &&
 		    strcmp(why, p->warned) != 0) {
-			fprintf(stderr, "servesim eval: warning: %s was fitted on another %s\n", calibration, why);
+			fprintf(diag, "servesim eval: warning: %s was fitted on another %s\n", calibration, why);
 			snprintf(p->warned, sizeof(p->warned), "%s", why);
 		}
 	} else if (!c->ov_flags && !eo->tier0_off) {
@@ -196,9 +201,20 @@ static int eval_loaded(struct cli_env *env, const struct eval_cli *c, const stru
 		rc = calib_find(dir, g->id, x->engine_version, &cf, &found, e);
 	}
 	if (rc == 0 && found) {
-		xo.ov = cf.ov;
+		xo->ov = cf.ov;
 		note_used(p, cf.path);
 	}
+	return rc;
+}
+
+/* Tier 1 for x, then simulate and append its rows. */
+static int eval_loaded(struct cli_env *env, const struct eval_cli *c, const struct eval_opts *eo,
+		       const char *calibration, struct out_eval_pass *p, struct experiment *x,
+		       const struct model_cfg *m, const struct gpu_spec *g, struct err *e)
+{
+	struct eval_opts xo;
+	int rc = prepare_loaded(env, c, eo, calibration, p, x, m, g, stderr, &xo, e);
+
 	if (rc == 0)
 		rc = eval_experiment(x, m, g, &xo, env->data_dir, p->rows, MAX_ROWS, &p->nrows, e);
 	return rc;
@@ -272,6 +288,97 @@ static const char *base_name_of(const char *path)
 	return b && b[1] ? b + 1 : path;
 }
 
+/* Experiment folders of a pass run as a batch: each loaded, resolved and
+ * given its tier-1 terms in order (its warnings kept in its own buffer),
+ * then all simulated on threads (eval_run_jobs), then, in order, each
+ * one's warnings printed and its rows appended, up to the first failure:
+ * the same output, stderr included, as one experiment after another. */
+#define BATCH_MAX 64
+
+struct pend {
+	struct experiment *x;
+	struct model_cfg *m;
+	bool loaded;           /* x holds a loaded experiment (released after) */
+	char *diag;            /* its warnings */
+	size_t ndiag;
+	FILE *df;
+	int rc;                /* <0: it failed before its simulation (e) */
+	struct err e;
+	struct eval_job job;
+};
+
+struct batch {
+	struct pend q[BATCH_MAX];
+	size_t n;
+	int threads;
+};
+
+static struct pend *batch_add(struct batch *b)
+{
+	struct pend *q = &b->q[b->n++];
+
+	memset(q, 0, sizeof(*q));
+	q->x = xcalloc(1, sizeof(*q->x));
+	q->m = xcalloc(1, sizeof(*q->m));
+	q->df = open_memstream(&q->diag, &q->ndiag);
+	if (!q->df)
+		BUG("open_memstream");
+	return q;
+}
+
+static void pend_release(struct pend *q)
+{
+	if (q->df)
+		fclose(q->df);
+	free(q->diag);
+	if (q->loaded)
+		experiment_release(q->x);
+	free(q->x);
+	free(q->m);
+	free(q->job.rows);
+	memset(q, 0, sizeof(*q));
+}
+
+/* Simulate the batch, then print and append in order; 0, or the first
+ * failure's status with its error in *e. */
+static int batch_flush(struct cli_env *env, struct batch *b, struct out_eval_pass *p, struct err *e)
+{
+	struct eval_job *jobs = xcalloc(b->n ? b->n : 1, sizeof(*jobs));
+	size_t i, nj = 0, k;
+	int rc = 0;
+
+	/* only a batch's last entry can have failed before its simulation;
+	 * a skipped one has no job */
+	for (i = 0; i < b->n && b->q[i].rc == 0; i++)
+		if (b->q[i].job.x)
+			jobs[nj++] = b->q[i].job;
+	eval_run_jobs(jobs, nj, b->threads, env->data_dir);
+	for (i = 0, nj = 0; i < b->n; i++) {
+		struct pend *q = &b->q[i];
+		fclose(q->df);
+		q->df = NULL;
+		if (rc == 0 && q->ndiag)
+			fwrite(q->diag, 1, q->ndiag, stderr);
+		if (q->rc == 0 && q->job.x)
+			q->job = jobs[nj++];
+		if (rc == 0 && q->rc < 0) {
+			*e = q->e;
+			rc = q->rc;
+		} else if (rc == 0 && q->job.rc < 0) {
+			*e = q->job.e;
+			rc = q->job.rc;
+		} else if (rc == 0) {
+			/* eval_experiment's truncation at MAX_ROWS: its first rows */
+			for (k = 0; k < q->job.nrows && p->nrows < MAX_ROWS; k++)
+				p->rows[p->nrows++] = q->job.rows[k];
+		}
+		pend_release(q);
+	}
+	b->n = 0;
+	free(jobs);
+	return rc;
+}
+
 /* One evaluation pass over every experiment. */
 static int run_pass(struct cli_env *env, char **files, size_t nf, const struct eval_cli *c,
 		    const struct eval_opts *eo, const char *calibration, struct out_eval_pass *p,
@@ -279,47 +386,71 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 {
 	struct experiment *x = xcalloc(1, sizeof(*x));
 	struct model_cfg *m = xcalloc(1, sizeof(*m));
+	struct batch *b = xcalloc(1, sizeof(*b));
+	long ncpu = c->jobs > 0 ? c->jobs : sysconf(_SC_NPROCESSORS_ONLN);
 	char tf[1200];
 	size_t i;
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->rows = xcalloc(MAX_ROWS, sizeof(*p->rows));
+	b->threads = ncpu > 1 ? (int)(ncpu < 64 ? ncpu : 64) : 1;
 	for (i = 0; i < nf && rc == 0; i++) {
 		const struct gpu_spec *g;
+		struct pend *q;
 		bool gf;
 		if (exp_table_detect(files[i], tf, sizeof(tf))) {
+			/* in order: the experiments before it first */
+			if ((rc = batch_flush(env, b, p, e)) < 0)
+				break;
 			p->ntables++;
 			rc = run_table(env, files[i], c, eo, calibration, p, x, m, e);
 			continue;
 		}
-		if ((rc = experiment_load_with(files[i], c->gpu, c->base, x, e)) < 0)
+		q = batch_add(b);
+		if ((q->rc = experiment_load_with(files[i], c->gpu, c->base, q->x, &q->e)) < 0)
 			break;
-		if (x->warning[0])
-			fprintf(stderr, "servesim eval: warning: %s\n", x->warning);
-		if ((rc = resolve(env, x, m, &g, &gf, e)) < 0 && x->skippable) {
+		q->loaded = true;
+		if (q->x->warning[0])
+			fprintf(q->df, "servesim eval: warning: %s\n", q->x->warning);
+		if ((q->rc = resolve(env, q->x, q->m, &g, &gf, &q->e)) < 0 && q->x->skippable) {
 			/* results that name their model / GPU (engine request
 			 * stats, vcr traces): counted, the others still run */
 			char why[200];
 			snprintf(why, sizeof(why), "%.60s: %s %.90s unknown to servesim", base_name_of(files[i]),
-				 gf ? "GPU" : "model", gf ? x->gpu : x->model);
+				 gf ? "GPU" : "model", gf ? q->x->gpu : q->x->model);
 			skip_tally_add(&p->skips, why);
-			experiment_release(x);
-			rc = 0;
+			/* no job: only its warning stays, printed in order */
+			q->rc = 0;
+			experiment_release(q->x);
+			q->loaded = false;
+			q->job.x = NULL;
 			continue;
 		}
-		if (rc < 0) {
-			err_prefix(e, "%s", files[i]);
-			rc = -SS_EDATA;
-			experiment_release(x);
+		if (q->rc < 0) {
+			err_prefix(&q->e, "%s", files[i]);
+			q->rc = -SS_EDATA;
 			break;
 		}
-		rc = eval_loaded(env, c, eo, calibration, p, x, m, g, e);
-		experiment_release(x);
+		if ((q->rc = prepare_loaded(env, c, eo, calibration, p, q->x, q->m, g, q->df, &q->job.o,
+					    &q->e)) < 0)
+			break;
+		q->job.x = q->x;
+		q->job.m = q->m;
+		q->job.g = g;
+		/* a few experiments per thread: loaded ones wait in memory */
+		if ((b->n == BATCH_MAX || b->n >= 4 * (size_t)b->threads) && (rc = batch_flush(env, b, p, e)) < 0)
+			break;
+	}
+	if (b->n > 0) {
+		int rc2 = batch_flush(env, b, p, e);
+		if (rc == 0)
+			rc = rc2;
 	}
 	if (rc == 0 && c->where && p->ntables == 0)
 		rc = err_set(e, SS_EUSAGE, "eval: --where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
 	note_workloads(p);
+	free(b);
 	free(x);
 	free(m);
 	return rc;
@@ -405,7 +536,7 @@ static int seed_spread(struct cli_env *env, char **files, size_t nf, const struc
 int cmd_eval(int argc, char **argv, struct err *e)
 {
 	enum { O_OFF = 256, O_FMT, O_GPU, O_CAL, O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2, O_SEEDS,
-	       O_WHERE };
+	       O_WHERE, O_JOBS };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
 		CLI_OVERHEAD_OPTIONS,
@@ -415,6 +546,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"plots", required_argument, 0, O_PLOTS}, {"tier2", required_argument, 0, O_T2},
 		{"seeds", required_argument, 0, O_SEEDS},
 		{"where", required_argument, 0, O_WHERE},
+		{"jobs", required_argument, 0, O_JOBS},
 		{"help", no_argument, 0, 'h'}, CLI_SETTINGS_OPTIONS_NO_MODEL, {0, 0, 0, 0}};
 	struct cli_settings cs = {0};
 	struct experiment *bx = NULL;
@@ -455,6 +587,12 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			break;
 		}
 		case O_WHERE: c.where = optarg; break;
+		case O_JOBS: {
+			int64_t v;
+			if ((rc = cli_int("--jobs", optarg, 1, 1024, &v, e)) == 0)
+				c.jobs = (int)v;
+			break;
+		}
 		case O_T2:
 			if ((rc = tier2_load(optarg, &t2, e)) == 0)
 				c.eo.tier2 = &t2;

@@ -6,6 +6,7 @@
  * apart: a steady-state model cannot be judged on a queue that depends on
  * how long the run lasted. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +308,70 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 	}
 	scenario_release(&st);
 	return 0;
+}
+
+/* The most rows eval_experiment can append for x. */
+static size_t rows_bound(const struct experiment *x)
+{
+	switch (x->kind) {
+	case EXP_REQUESTS: return x->meas.nb;
+	case EXP_CLOSED: return 1;
+	case EXP_STAGES: break;
+	}
+	return x->nstages;
+}
+
+struct job_queue {
+	struct eval_job *jobs;
+	size_t n, next;
+	const char *data_dir;
+	pthread_mutex_t lock;
+};
+
+static void *job_worker(void *arg)
+{
+	struct job_queue *q = arg;
+
+	for (;;) {
+		struct eval_job *j;
+		size_t cap;
+		pthread_mutex_lock(&q->lock);
+		j = q->next < q->n ? &q->jobs[q->next++] : NULL;
+		pthread_mutex_unlock(&q->lock);
+		if (!j)
+			return NULL;
+		cap = rows_bound(j->x);
+		j->rows = xcalloc(cap ? cap : 1, sizeof(*j->rows));
+		j->nrows = 0;
+		err_clear(&j->e);
+		j->rc = eval_experiment(j->x, j->m, j->g, &j->o, q->data_dir, j->rows, cap, &j->nrows, &j->e);
+	}
+}
+
+void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *data_dir)
+{
+	struct job_queue q;
+	pthread_t *th;
+	size_t i, nth = threads > 1 ? (size_t)threads : 1, started = 0;
+
+	if (nth > n)
+		nth = n;
+	q.jobs = jobs;
+	q.n = n;
+	q.next = 0;
+	q.data_dir = data_dir;
+	if (pthread_mutex_init(&q.lock, NULL) != 0)
+		BUG("pthread_mutex_init");
+	th = xcalloc(nth ? nth : 1, sizeof(*th));
+	/* the calling thread is one of the workers */
+	for (i = 1; i < nth; i++)
+		if (pthread_create(&th[started], NULL, job_worker, &q) == 0)
+			started++;
+	job_worker(&q);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&q.lock);
+	free(th);
 }
 
 static int cmp_d(const void *a, const void *b)

@@ -71,6 +71,11 @@ static void fold_records(struct sim *s)
 		for (k = 0; k < 5; k++)
 			loghist_add(&s->hist[s->stage[i] * 5 + k], src[k][i]);
 	s->nrec = 0;
+	/* folded: sim_reprice_api has nothing left to recompute */
+	free(s->raw_first);
+	free(s->raw_last);
+	free(s->raw_out);
+	s->raw_first = s->raw_last = s->raw_out = NULL;
 	if (s->cap_rec > 4096) { /* from here on the arrays only buffer 4096 */
 		s->cap_rec = 4096;
 		s->ttft = xreallocarray(s->ttft, 4096, sizeof(float));
@@ -83,22 +88,36 @@ static void fold_records(struct sim *s)
 	}
 }
 
+/* A completion's client-side TTFT and E2E (ms) from its first and last
+ * token's engine times after its arrival (record, sim_reprice_api). */
+static void client_times(const struct sim *s, const struct overheads *ov, int64_t first_ns,
+			 int64_t last_ns, int64_t output, double *ttft, double *e2e)
+{
+	bool h2 = !(s->cost->cfg.off & COST_H2);
+	double api = h2 ? ov->api_ttft_ms : 0, stream = h2 ? ov->stream_token_us : 0;
+
+	*ttft = (double)first_ns * 1e-6 + api;
+	*e2e = (double)last_ns * 1e-6 + api + stream * 1e-3 * (double)output + (h2 ? ov->api_e2e_ms : 0);
+}
+
 static void record(struct sim *s, const struct req *r)
 {
-	const struct overheads *ov = &s->cost->cfg.ov;
-	bool h2 = !(s->cost->cfg.off & COST_H2);
 	/* (the decode pool's overheads: its cost model is s->cost) */
-	double api = h2 ? ov->api_ttft_ms : 0, stream = h2 ? ov->stream_token_us : 0;
-	double ttft = (double)(r->first_ns - r->arrival_ns) * 1e-6 + api;
-	double e2e = (double)(r->last_ns - r->arrival_ns) * 1e-6 + api +
-		     stream * 1e-3 * (double)r->output + (h2 ? ov->api_e2e_ms : 0);
-	double itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
+	const struct overheads *ov = &s->cost->cfg.ov;
+	double ttft, e2e, itl;
 	double queue = (double)(r->sched_ns - r->arrival_ns) * 1e-6;
 	size_t i = s->nrec;
 	struct stage_agg *ag;
 
+	client_times(s, ov, r->first_ns - r->arrival_ns, r->last_ns - r->arrival_ns, r->output, &ttft, &e2e);
+	itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
 	if (i == s->cap_rec) {
 		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
+		if (s->keep_raw && !s->hist) {
+			s->raw_first = xreallocarray(s->raw_first, c, sizeof(int64_t));
+			s->raw_last = xreallocarray(s->raw_last, c, sizeof(int64_t));
+			s->raw_out = xreallocarray(s->raw_out, c, sizeof(int64_t));
+		}
 		s->ttft = xreallocarray(s->ttft, c, sizeof(float));
 		s->itl = xreallocarray(s->itl, c, sizeof(float));
 		s->tpot = xreallocarray(s->tpot, c, sizeof(float));
@@ -107,6 +126,11 @@ static void record(struct sim *s, const struct req *r)
 		s->stage = xreallocarray(s->stage, c, sizeof(uint8_t));
 		s->rec_id = xreallocarray(s->rec_id, c, sizeof(int32_t));
 		s->cap_rec = c;
+	}
+	if (s->raw_first) {
+		s->raw_first[i] = r->first_ns - r->arrival_ns;
+		s->raw_last[i] = r->last_ns - r->arrival_ns;
+		s->raw_out[i] = r->output;
 	}
 	s->ttft[i] = (float)ttft;
 	s->itl[i] = (float)itl;
@@ -419,6 +443,9 @@ void sim_free(struct sim *s)
 	free(s->queue);
 	free(s->stage);
 	free(s->rec_id);
+	free(s->raw_first);
+	free(s->raw_last);
+	free(s->raw_out);
 	free(s->sum);
 	free(s->sum_ok);
 	for (i = 0; i < 256; i++)
@@ -682,4 +709,39 @@ void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n)
 		if (id >= 0 && (size_t)id < n)
 			itl_ms[id] = s->itl[i];
 	}
+}
+
+void sim_keep_client_times(struct sim *s)
+{
+	s->keep_raw = true;
+}
+
+bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
+{
+	struct overheads ov = s->cost->cfg.ov;
+	size_t i;
+
+	/* the pooled gaps and the CSV rows hold the old terms */
+	if (!s->raw_first || s->hist || !s->cfg.no_pooled_gaps || s->cfg.requests_out)
+		return false;
+	ov.api_ttft_ms = api_ttft_ms;
+	ov.api_e2e_ms = api_e2e_ms;
+	for (i = 0; i < 256; i++)
+		s->agg[i].gap_ms = 0;
+	/* record()'s values, in its order (the gap sums add up the same) */
+	for (i = 0; i < s->nrec; i++) {
+		int64_t out = s->raw_out[i];
+		double ttft, e2e, itl;
+		client_times(s, &ov, s->raw_first[i], s->raw_last[i], out, &ttft, &e2e);
+		itl = out > 1 ? (e2e - ttft) / (double)(out - 1) : NAN;
+		s->ttft[i] = (float)ttft;
+		s->itl[i] = (float)itl;
+		s->tpot[i] = (float)(e2e / (double)out);
+		s->e2e[i] = (float)e2e;
+		if (out > 1)
+			s->agg[s->stage[i]].gap_ms += e2e - ttft;
+	}
+	if (s->nsum)
+		memset(s->sum_ok, 0, s->nsum * sizeof(*s->sum_ok));
+	return true;
 }

@@ -1,9 +1,9 @@
 /* kvcache.c - block pool with a prefix cache (see kvcache.h).  All storage
  * is allocated at init and every operation is O(1): the table is a
  * linear-probe hash at load <= 1/2 with backward-shift deletion; the LRU order
- * of free cached blocks is a FIFO ring with lazy removal (a named block taken
- * back by a prefix hit just leaves a stale entry), which touches memory
- * sequentially where a linked list would miss the cache on every link. */
+ * of free cached blocks is a doubly linked list (a block taken back by a
+ * prefix hit is unlinked, so eviction walks live entries only: with shared
+ * prompts most freed blocks are taken back before they are evicted). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +28,12 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	c->nnames = 0;
 	c->fresh = 0;
 	c->blk = xcalloc((size_t)blocks + 1, sizeof(struct kvb));
-	/* a power of two, so that positions wrap with a mask, not a division */
-	c->ring_cap = 16;
-	while (c->ring_cap < (size_t)blocks * 2 + 16)
-		c->ring_cap <<= 1;
-	c->ring = xcalloc(c->ring_cap, sizeof(struct kvc_ring));
+	/* nodes: blocks, then batches (each live batch holds at least one of
+	 * the blocks, so there are never more than `blocks` of them) */
+	c->lru = xmalloc(xmul((size_t)blocks * 2 + 1, sizeof(struct kvc_link)));
+	c->lru_head = c->lru_tail = -1;
+	c->batch = xmalloc(xmul((size_t)blocks + 1, sizeof(uint32_t)));
+	c->batch_free = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
 	while (cap < (uint32_t)blocks * 2u + 2u)
 		cap <<= 1;
 	c->tab = xcalloc(cap, sizeof(*c->tab));
@@ -45,7 +46,9 @@ void kvc_release(struct kvc *c)
 {
 	free(c->names);
 	free(c->blk);
-	free(c->ring);
+	free(c->lru);
+	free(c->batch);
+	free(c->batch_free);
 	free(c->tab);
 	free(c->watch);
 	memset(c, 0, sizeof(*c));
@@ -94,39 +97,32 @@ static void table_del(struct kvc *c, uint64_t h)
 	}
 }
 
-static bool ring_live(const struct kvc *c, const struct kvc_ring *e)
+static inline void lru_append(struct kvc *c, int32_t x)
 {
-	const struct kvb *k;
+	struct kvc_link *l = c->lru;
 
-	if (e->name == KVC_ANON)
-		return e->val > 0;
-	k = &c->blk[e->name];
-	return k->ref == 0 && k->hash && k->stamp == e->val;
+	l[x].prev = c->lru_tail;
+	l[x].next = -1;
+	if (c->lru_tail >= 0)
+		l[c->lru_tail].next = x;
+	else
+		c->lru_head = x;
+	c->lru_tail = x;
 }
 
-/* Drop stale entries: keeps the ring within its capacity. */
-static void ring_compact(struct kvc *c)
+static inline void lru_unlink(struct kvc *c, int32_t x)
 {
-	size_t i, j = 0;
+	struct kvc_link *l = c->lru;
+	int32_t p = l[x].prev, n = l[x].next;
 
-	for (i = 0; i < c->ring_len; i++) {
-		struct kvc_ring e = c->ring[(c->ring_head + i) & (c->ring_cap - 1)];
-		if (ring_live(c, &e))
-			c->ring[(c->ring_head + j++) & (c->ring_cap - 1)] = e;
-	}
-	c->ring_len = j;
-}
-
-static void ring_push(struct kvc *c, int32_t name, uint32_t val)
-{
-	struct kvc_ring *e;
-
-	if (c->ring_len == c->ring_cap)
-		ring_compact(c);
-	e = &c->ring[(c->ring_head + c->ring_len) & (c->ring_cap - 1)];
-	e->name = name;
-	e->val = val;
-	c->ring_len++;
+	if (p >= 0)
+		l[p].next = n;
+	else
+		c->lru_head = n;
+	if (n >= 0)
+		l[n].prev = p;
+	else
+		c->lru_tail = p;
 }
 
 /* Evict up to n of the oldest cached blocks (their memory is about to be
@@ -135,43 +131,35 @@ static int32_t evict(struct kvc *c, int32_t n)
 {
 	int32_t done = 0;
 
-	while (done < n && c->ring_len > 0) {
-		struct kvc_ring *e = &c->ring[c->ring_head];
-		if (!ring_live(c, e)) {
-			c->ring_head = (c->ring_head + 1) & (c->ring_cap - 1);
-			c->ring_len--;
+	while (done < n && c->lru_head >= 0) {
+		int32_t x = c->lru_head;
+		struct kvb *k;
+		if (x >= c->total) { /* a batch of anonymous blocks */
+			uint32_t *left = &c->batch[x - c->total];
+			int32_t m = (int32_t)*left < n - done ? (int32_t)*left : n - done;
+			*left -= (uint32_t)m;
+			if (*left == 0) {
+				lru_unlink(c, x);
+				c->batch_free[c->nbatch_free++] = x - c->total;
+			}
+			done += m;
 			continue;
 		}
-		if (e->name == KVC_ANON) {
-			int32_t k = (int32_t)e->val < n - done ? (int32_t)e->val : n - done;
-			e->val -= (uint32_t)k;
-			if (e->val == 0) {
-				c->ring_head = (c->ring_head + 1) & (c->ring_cap - 1);
-				c->ring_len--;
-			}
-			c->nevict -= k;
-			c->evictions += (uint64_t)k;
-			done += k;
-			continue;
-		} else {
-			struct kvb *k = &c->blk[e->name];
-			table_del(c, k->hash);
-			k->hash = 0;
-			k->stamp++;
-			if (c->nwatched > 0 && c->watch[e->name] >= 0) {
-				if (c->watch[e->name] < c->watch_cut)
-					c->watch_cut = c->watch[e->name];
-				c->watch[e->name] = -1;
-				c->nwatched--;
-			}
-			c->names[c->nnames++] = e->name;
-			c->ring_head = (c->ring_head + 1) & (c->ring_cap - 1);
-			c->ring_len--;
+		k = &c->blk[x];
+		lru_unlink(c, x);
+		table_del(c, k->hash);
+		k->hash = 0;
+		if (c->nwatched > 0 && c->watch[x] >= 0) {
+			if (c->watch[x] < c->watch_cut)
+				c->watch_cut = c->watch[x];
+			c->watch[x] = -1;
+			c->nwatched--;
 		}
-		c->nevict--;
-		c->evictions++;
+		c->names[c->nnames++] = x;
 		done++;
 	}
+	c->nevict -= done;
+	c->evictions += (uint64_t)done;
 	return done;
 }
 
@@ -257,16 +245,15 @@ void kvc_publish_anon(struct kvc *c, int32_t *out, const uint64_t *h, int32_t n)
 
 void kvc_acquire(struct kvc *c, int32_t b)
 {
-	if (c->blk[b].ref == 0) {
-		c->blk[b].stamp++; /* its ring entry goes stale */
+	if (c->blk[b].ref == 0) { /* cached: it leaves the LRU list */
+		lru_unlink(c, b);
 		c->nevict--;
 		c->watch_touched |= c->nwatched > 0 && c->watch[b] >= 0;
 	}
 	c->blk[b].ref++;
 }
 
-/* kvc_put's body, inlined into kvc_put_rev's loop; the ring's append
- * written out (ring_push's compaction only when the ring is full). */
+/* kvc_put's body, inlined into kvc_put_rev's loop. */
 static inline void put_one(struct kvc *c, int32_t b)
 {
 	struct kvb *k = &c->blk[b];
@@ -275,14 +262,7 @@ static inline void put_one(struct kvc *c, int32_t b)
 		return;
 	c->watch_touched |= c->nwatched > 0 && c->watch[b] >= 0;
 	if (k->hash) {
-		if (c->ring_len == c->ring_cap) {
-			ring_push(c, b, ++k->stamp);
-		} else {
-			struct kvc_ring *e = &c->ring[(c->ring_head + c->ring_len) & (c->ring_cap - 1)];
-			e->name = b;
-			e->val = ++k->stamp;
-			c->ring_len++;
-		}
+		lru_append(c, b);
 		c->nevict++;
 	} else {
 		c->names[c->nnames++] = b;
@@ -297,16 +277,52 @@ void kvc_put(struct kvc *c, int32_t b)
 
 void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n)
 {
-	int32_t i;
+	struct kvb *blk = c->blk;
+	int32_t i, taken = 0;
 
-	for (i = 0; i < n; i++)
-		kvc_acquire(c, b[i]);
+	if (c->nwatched > 0) { /* the watcher hears of every change */
+		for (i = 0; i < n; i++)
+			kvc_acquire(c, b[i]);
+		return;
+	}
+	/* kvc_acquire's body with nothing watched, the count in a local (a
+	 * store to a block's int32_t fields may alias the cache's) */
+	for (i = 0; i < n; i++) {
+		struct kvb *k = &blk[b[i]];
+		if (k->ref == 0) {
+			lru_unlink(c, b[i]);
+			taken++;
+		}
+		k->ref++;
+	}
+	c->nevict -= taken;
 }
 
 void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
 {
-	while (n-- > 0)
-		put_one(c, b[n]);
+	struct kvb *blk = c->blk;
+	int32_t cached = 0;
+
+	if (c->nwatched > 0) { /* the watcher hears of every change */
+		while (n-- > 0)
+			put_one(c, b[n]);
+		return;
+	}
+	/* put_one's body with nothing watched, the count in a local (stores
+	 * to blocks, int32_t, may alias the cache's counters) */
+	while (n-- > 0) {
+		struct kvb *k = &blk[b[n]];
+		if (--k->ref > 0)
+			continue;
+		if (!k->hash) {
+			c->names[c->nnames++] = b[n];
+			c->nfree++;
+			continue;
+		}
+		lru_append(c, b[n]);
+		cached++;
+	}
+	c->nevict += cached;
 }
 
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
@@ -319,7 +335,11 @@ void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
 		c->nfree += full;
 		return;
 	}
-	ring_push(c, KVC_ANON, (uint32_t)full);
+	{
+		int32_t slot = c->nbatch_free > 0 ? c->batch_free[--c->nbatch_free] : c->batch_fresh++;
+		c->batch[slot] = (uint32_t)full;
+		lru_append(c, c->total + slot);
+	}
 	c->nevict += full;
 }
 
@@ -344,22 +364,43 @@ void kvc_register(struct kvc *c, int32_t b, uint64_t h)
 
 bool kvc_check(const struct kvc *c, char *why, int n)
 {
-	int32_t b, named_used = 0, hashed = 0, live = 0, nnamed = 0;
-	size_t i;
+	int32_t b, named_used = 0, hashed = 0, live = 0, nnamed = 0, listed = 0, evictable = 0;
+	int32_t x, prev = -1, steps = 0;
 
-	for (i = 0; i < c->ring_len; i++) {
-		const struct kvc_ring *e = &c->ring[(c->ring_head + i) & (c->ring_cap - 1)];
-		if (ring_live(c, e))
-			live += e->name == KVC_ANON ? (int32_t)e->val : 1;
+	/* the list: linked both ways, live entries only, ending at the tail */
+	for (x = c->lru_head; x >= 0; prev = x, x = c->lru[x].next) {
+		if (++steps > 2 * c->total + 1 || c->lru[x].prev != prev) {
+			snprintf(why, (size_t)n, "LRU list broken at node %d", x);
+			return false;
+		}
+		if (x >= c->total) {
+			if (c->batch[x - c->total] == 0) {
+				snprintf(why, (size_t)n, "LRU list holds an empty batch");
+				return false;
+			}
+			live += (int32_t)c->batch[x - c->total];
+		} else if (c->blk[x].ref != 0 || !c->blk[x].hash) {
+			snprintf(why, (size_t)n, "LRU list holds block %d (reference %d) that is not evictable", x,
+				 c->blk[x].ref);
+			return false;
+		} else {
+			live++;
+			listed++;
+		}
+	}
+	if (prev != c->lru_tail) {
+		snprintf(why, (size_t)n, "LRU list ends at %d, tail says %d", prev, c->lru_tail);
+		return false;
 	}
 	if (live != c->nevict) {
-		snprintf(why, (size_t)n, "LRU ring holds %d live blocks, counter says %d", live, c->nevict);
+		snprintf(why, (size_t)n, "LRU list holds %d live blocks, counter says %d", live, c->nevict);
 		return false;
 	}
 	for (b = 0; b < c->total; b++) {
 		const struct kvb *k = &c->blk[b];
 		named_used += k->ref > 0;
 		nnamed += k->ref > 0 || k->hash;
+		evictable += k->ref == 0 && k->hash;
 		if (k->hash) {
 			hashed++;
 			if (kvc_lookup(c, k->hash) != b) {
@@ -367,6 +408,10 @@ bool kvc_check(const struct kvc *c, char *why, int n)
 				return false;
 			}
 		}
+	}
+	if (evictable != listed) {
+		snprintf(why, (size_t)n, "%d evictable named blocks, %d on the LRU list", evictable, listed);
+		return false;
 	}
 	if (named_used + c->anon_used + c->nfree + c->nevict != c->total) {
 		snprintf(why, (size_t)n, "blocks named %d + anonymous %d + free %d + evictable %d != total %d",

@@ -282,6 +282,17 @@ static struct chain_memo *chain_memo_slot(const struct sim *s, const struct req 
 	return &rp->cmemo[h & (SCHED_CHAIN_MEMO - 1)];
 }
 
+/* The memo slot holding r's shareable part, or NULL. */
+static struct chain_memo *chain_memo_of(const struct sim *s, const struct req *r)
+{
+	struct chain_memo *cm = chain_memo_slot(s, r);
+
+	return cm && cm->n > 0 && cm->content_id == r->content_id && cm->prefix_group == r->prefix_group &&
+			       cm->prefix_tokens == r->prefix_tokens
+		       ? cm
+		       : NULL;
+}
+
 /* Extend r's kept chain through block b: block_hash's values, each
  * region's key (group prefix, prompt, own tokens) mixed once per call
  * rather than once per block; a new chain starts from the memo of its
@@ -347,11 +358,13 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 		} else {
 			rp->cmemo_blocks += r->nshare - cm->cap;
 			cm->chain = xreallocarray(cm->chain, (size_t)r->nshare, sizeof(uint64_t));
+			cm->hint = xreallocarray(cm->hint, (size_t)r->nshare, sizeof(int32_t));
 			cm->cap = r->nshare;
 		}
 	}
 	if (cm) {
 		memcpy(cm->chain, r->chain, (size_t)r->nshare * sizeof(uint64_t));
+		memset(cm->hint, 0xff, (size_t)r->nshare * sizeof(int32_t)); /* -1: none yet */
 		cm->n = r->nshare;
 		cm->content_id = r->content_id;
 		cm->prefix_group = r->prefix_group;
@@ -861,9 +874,10 @@ static void memo_extend(struct sim *s, struct replica *rp, struct req *r, int64_
 static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, int32_t *evictable,
 			     uint64_t *last)
 {
-	int64_t maxb = full_blocks(s, req_num_tokens(r) - 1), b;
+	int64_t maxb = full_blocks(s, req_num_tokens(r) - 1), b, b0, nh;
 	int32_t n = 0;
 	enum memo_state st;
+	struct chain_memo *cm;
 
 	*evictable = 0;
 	*last = 0;
@@ -890,15 +904,37 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 	if (maxb > 0) /* what the lookups below can reach, in one go */
 		chain_at(s, r, (r->preempts > 0 || r->nshare + SCHED_LOOKAHEAD > maxb
 					? maxb : r->nshare + SCHED_LOOKAHEAD) - 1);
-	for (b = 0; b < maxb && b < SCHED_LOOKAHEAD; b++)
+	/* the blocks the last lookup of the same content found, where they
+	 * still hold it: the blocks a lookup would find */
+	cm = chain_memo_of(s, r);
+	nh = cm ? (cm->n < maxb ? cm->n : maxb) : 0;
+	{
+		/* locals: the int32_t stores may alias the fields they come from */
+		const int32_t *hint = nh > 0 ? cm->hint : NULL;
+		const uint64_t *ch = r->chain;
+		const struct kvc *kv = &rp->kv;
+		int32_t *mb = rp->memo_blk, ev = 0;
+		for (b = 0; b < nh; b++) {
+			int32_t blk = hint[b];
+			if (blk < 0 || !kvc_holds(kv, blk, ch[b]))
+				break;
+			mb[b] = blk;
+			ev += kvc_ref(kv, blk) == 0;
+		}
+		n = (int32_t)b;
+		*evictable = ev;
+	}
+	for (b0 = b; b < maxb && b < b0 + SCHED_LOOKAHEAD; b++)
 		kvc_prefetch(&rp->kv, chain_at(s, r, b));
-	for (b = 0; b < maxb; b++) {
+	for (b = b0; b < maxb; b++) {
 		int32_t blk;
 		if (b + SCHED_LOOKAHEAD < maxb)
 			kvc_prefetch(&rp->kv, chain_at(s, r, b + SCHED_LOOKAHEAD));
 		blk = kvc_lookup(&rp->kv, r->chain[b]);
 		if (blk < 0)
 			break;
+		if (b < nh)
+			cm->hint[b] = blk;
 		rp->memo_blk[n++] = blk;
 		*evictable += kvc_ref(&rp->kv, blk) == 0;
 	}
@@ -1917,7 +1953,10 @@ void sched_replica_release(struct replica *rp)
 	free(rp->memo_e0);
 	if (rp->cmemo)
 		for (i = 0; i < SCHED_CHAIN_MEMO; i++)
+		{
 			free(rp->cmemo[i].chain);
+			free(rp->cmemo[i].hint);
+		}
 	free(rp->cmemo);
 	free(rp->wq);
 	for (i = 0; i < rp->narrays; i++)

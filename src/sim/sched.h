@@ -136,10 +136,13 @@ struct replica {
 	int32_t *memo_blk, *memo_e0;
 	uint64_t memo_reg;                 /* kv.registered when taken */
 	/* the shareable part of recent requests' block-hash chains, by
-	 * content (sched.c, chain_grow): a repeated prompt is hashed once */
+	 * content (sched.c, chain_grow): a repeated prompt is hashed once;
+	 * hint[b] is the cached block a lookup last found holding block b
+	 * (or -1), checked against its hash before use (prefix_lookup) */
 	struct chain_memo {
 		int64_t content_id, prefix_group, prefix_tokens;
 		uint64_t *chain;           /* [n]: blocks [0, n) */
+		int32_t *hint;             /* [n] */
 		int32_t n, cap;
 	} *cmemo;                          /* [SCHED_CHAIN_MEMO] or NULL */
 	int64_t cmemo_blocks;              /* capacity of their chains, in all */
@@ -228,6 +231,11 @@ struct sim {
 	size_t nxfer, xfer_cap;
 	int32_t *xfer_free;                /* free slots */
 	size_t nxfer_free, xfer_free_cap;
+	/* sim_keep_client_times: each record's first- and last-token times
+	 * after arrival (ns) and output tokens (sim_reprice_api); NULL once
+	 * the records are folded into histograms */
+	int64_t *raw_first, *raw_last, *raw_out;
+	bool keep_raw;
 };
 
 /* What the scheduler asks of the engine, through the table engine.c

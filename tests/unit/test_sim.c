@@ -1394,6 +1394,67 @@ static void test_segments(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* sim_reprice_api: a run at API terms (9, 0) ms repriced to (3.7, 12.3)
+ * reads bit for bit as a run at (3.7, 12.3): summaries and per-request
+ * times; refused without kept times and with pooled gaps collected. */
+static void test_reprice_api(const struct model_cfg *m)
+{
+	struct cost_model ca, cb;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim *sa = NULL, *sb = NULL;
+	struct metric_set pa, pb;
+	struct err e;
+	double tta[300], eea[300], ttb[300], eeb[300];
+	const struct dist_summary *da[4], *dbb[4];
+	bool same = true;
+	int k;
+
+	make_cost(&ca, m, 512, 64, 0);
+	make_cost(&cb, m, 512, 64, 0);
+	ca.cfg.ov.api_ttft_ms = 9;
+	ca.cfg.ov.api_e2e_ms = 0;
+	cb.cfg.ov.api_ttft_ms = 3.7;
+	cb.cfg.ov.api_e2e_ms = 12.3;
+	base_cfg(&sc, 512, 64, 400);
+	sc.no_pooled_gaps = true;
+	poisson_spec(&w, 20, 300, 10, 200, 5);
+	CHECK(sim_new(&sc, &ca, &w, &sa, &e) == 0 && sim_new(&sc, &cb, &w, &sb, &e) == 0, "two runs set up");
+	if (!sa || !sb)
+		goto out;
+	sim_keep_client_times(sa);
+	CHECK(sim_run(sa, &e) == 0 && sim_run(sb, &e) == 0, "both run");
+	CHECK(!sim_reprice_api(sb, 3.7, 12.3), "no kept times: refused");
+	sim_summary(sa, -1, &pa); /* a cached summary goes stale */
+	CHECK(sim_reprice_api(sa, 3.7, 12.3), "kept times: repriced");
+	sim_summary(sa, -1, &pa);
+	sim_summary(sb, -1, &pb);
+	da[0] = &pa.ttft_ms, da[1] = &pa.itl_ms, da[2] = &pa.tpot_ms, da[3] = &pa.e2e_ms;
+	dbb[0] = &pb.ttft_ms, dbb[1] = &pb.itl_ms, dbb[2] = &pb.tpot_ms, dbb[3] = &pb.e2e_ms;
+	for (k = 0; k < 4; k++)
+		same = same && memcmp(da[k], dbb[k], sizeof(*da[k])) == 0;
+	CHECK(same && pa.completed == pb.completed && pa.completed > 0 &&
+	      memcmp(&pa.itl_pooled_mean_ms, &pb.itl_pooled_mean_ms, sizeof(double)) == 0,
+	      "repriced summary = the other run's (%zu requests)", pa.completed);
+	sim_per_request(sa, tta, eea, 300);
+	sim_per_request(sb, ttb, eeb, 300);
+	CHECK(memcmp(tta, ttb, sizeof(tta)) == 0 && memcmp(eea, eeb, sizeof(eea)) == 0,
+	      "repriced per-request TTFT and E2E = the other run's");
+	sim_free(sa);
+	sa = NULL;
+	sc.no_pooled_gaps = false;
+	if (sim_new(&sc, &ca, &w, &sa, &e) == 0) {
+		sim_keep_client_times(sa);
+		sim_run(sa, &e);
+		CHECK(!sim_reprice_api(sa, 3.7, 12.3), "pooled gaps collected: refused");
+	}
+out:
+	sim_free(sa);
+	sim_free(sb);
+	cost_release(&ca);
+	cost_release(&cb);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -1431,6 +1492,7 @@ int main(void)
 	test_pooled_itl_hand(&m);
 	test_pooled_itl_replay(&m);
 	test_segments(&m);
+	test_reprice_api(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
