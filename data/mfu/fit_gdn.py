@@ -171,6 +171,15 @@ def report(err, title, gpus_only=False):
               % (k + (len(err[k + ('after',)]), st.median(err[k + ('before',)]), st.median(err[k + ('after',)]))))
 
 
+def report_pairs(err, title):
+    """report for errors keyed (gpu, phase, before|after), with the largest error after (fit_kda, fit_mamba2)."""
+    print(title)
+    for k in sorted({k[:2] for k in err}):
+        print('  %-9s %-10s n=%4d median |log err| %.3f -> %.3f, largest %.3f'
+              % (k + (len(err[k + ('after',)]), st.median(err[k + ('before',)]), st.median(err[k + ('after',)]),
+                      max(err[k + ('after',)]))))
+
+
 def main(root):
     data = load(root)
     new, old = fit_all(data)

@@ -111,14 +111,6 @@ def errors(data, terms, only=None):
     return err
 
 
-def report(err, title):
-    print(title)
-    for k in sorted({k[:2] for k in err}):
-        print('  %-9s %-10s n=%4d median |log err| %.3f -> %.3f, largest %.3f'
-              % (k + (len(err[k + ('after',)]), st.median(err[k + ('before',)]), st.median(err[k + ('after',)]),
-                      max(err[k + ('after',)]))))
-
-
 def main(root, raw=False):
     data = load(root, raw)
     terms = fit(data)
@@ -126,9 +118,9 @@ def main(root, raw=False):
     print('kda context: launch %.4g s, %.4g s a 64-token chunk, %.4g s SM / elem-token, %.4g bytes / elem-token, '
           '%.4g bytes / state elem a sequence; generation: launch %.4g s, eta %.4f' % (L, c, a, m, g, lg, eta))
     print('#define LIN_KDA_VLLM %.4g, %.4g, %.4g, %.4g, %.4g, %.4g, %.4f' % (L, c, a, m, g, lg, eta))
-    report(errors(data, terms), 'every row, fitted on H100/H200/B200 (before: vLLM GDN terms -> after: KDA terms):')
+    fit_gdn.report_pairs(errors(data, terms), 'every row, fitted on H100/H200/B200 (before: vLLM GDN terms -> after: KDA terms):')
     for gpu in FIT_GPUS:
-        report(errors(data, fit(data, skip=gpu), only=gpu), 'hold-out: fitted without %s, predicting it:' % gpu)
+        fit_gdn.report_pairs(errors(data, fit(data, skip=gpu), only=gpu), 'hold-out: fitted without %s, predicting it:' % gpu)
     return terms
 
 

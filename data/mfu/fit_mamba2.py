@@ -107,14 +107,6 @@ def conv_errors(data, p, only=None):
     return err
 
 
-def report(err, title):
-    print(title)
-    for k in sorted({k[:2] for k in err}):
-        print('  %-9s %-10s n=%4d median |log err| %.3f -> %.3f, largest %.3f'
-              % (k + (len(err[k + ('after',)]), st.median(err[k + ('before',)]), st.median(err[k + ('after',)]),
-                      max(err[k + ('after',)]))))
-
-
 def load_scan(root):
     """TensorRT-LLM GDN rows without the conv kernels, as fit_gdn.load."""
     cfg = collections.defaultdict(float)
@@ -140,9 +132,9 @@ def main(root):
     (L, ps, m), (lg, q) = p
     print('conv context: launch %.4g s, %.4g s a sequence, %.4g bytes / channel-token; generation: launch %.4g s, '
           '%.4g bytes / channel a sequence' % (L, ps, m, lg, q))
-    report(conv_errors(conv, p), 'conv rows, fitted on H100/H200/B200 (before: elementwise roofline -> after):')
+    fit_gdn.report_pairs(conv_errors(conv, p), 'conv rows, fitted on H100/H200/B200 (before: elementwise roofline -> after):')
     for gpu in GPUS:
-        report(conv_errors(conv, fit_conv(conv, skip=gpu), only=gpu), 'hold-out: fitted without %s, predicting it:' % gpu)
+        fit_gdn.report_pairs(conv_errors(conv, fit_conv(conv, skip=gpu), only=gpu), 'hold-out: fitted without %s, predicting it:' % gpu)
     scan = load_scan(root)
     cd = [(g, b, s, E, t) for g, eng, ph, b, s, E, t in scan if ph == 'context']
     gd = [(g, b, E, t) for g, eng, ph, b, s, E, t in scan if ph == 'generation' and fit_gdn.valid_gen(g, b, E, t)]

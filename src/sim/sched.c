@@ -25,6 +25,7 @@
 
 #include "servesim/alloc.h"
 #include "servesim/sglang.h"
+#include "servesim/simtime.h"
 #include "sched.h"
 
 /* SGLang's new-token ratio (sglang/srt/environ.py defaults:
@@ -60,22 +61,6 @@ static inline int64_t full_blocks(const struct sim *s, int64_t tokens)
 	if (s->bs_log2p1 > 0 && tokens >= 0)
 		return tokens >> (s->bs_log2p1 - 1);
 	return tokens / s->cfg.block_size;
-}
-
-/* llround(x) (halves away from zero) for |x| < 2^63, without the libm
- * call: it ran twice per step (a step's length in ns, a delivery time).
- * The truncation is exact, and so is x minus it (the fraction of a double
- * is a double), so the comparisons with 0.5 decide as llround does. */
-static inline int64_t round_ns(double x)
-{
-	int64_t i = (int64_t)x;
-	double f = x - (double)i;
-
-	if (f >= 0.5)
-		i++;
-	else if (f <= -0.5)
-		i--;
-	return i;
 }
 
 static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
@@ -822,6 +807,17 @@ static void memo_keep(struct replica *rp, struct req *r, int32_t hits)
 	rp->memo_reg = rp->kv.registered;
 }
 
+/* r waits at the head of the queue (its admission stops this step):
+ * its block array goes back and its prefix hits are kept in the memo. */
+static void admit_defer(struct replica *rp, struct req *r, int32_t hits)
+{
+	array_put(rp, r->blocks);
+	r->blocks = NULL;
+	r->computed = 0;
+	if (!r->transferred && r->nchain > 0)
+		memo_keep(rp, r, hits);
+}
+
 /* Does the memo of r's hits still hold (after cutting it where one of its
  * blocks was evicted)?  Its blocks keep their content and their reference
  * counts unless kv says otherwise, and the block after them can only be
@@ -978,21 +974,13 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 			r->computed = (int64_t)hits * s->cfg.block_size;
 		}
 		if (rem_input < INT64_MAX && rp->nsched > 0 && req_num_tokens(r) - r->computed >= rem_input) {
-			array_put(rp, r->blocks);
-			r->blocks = NULL;
-			r->computed = 0;
-			if (!r->transferred && r->nchain > 0)
-				memo_keep(rp, r, hits);
+			admit_defer(rp, r, hits);
 			break;
 		}
 		n = chunk_of(s, r, budget);
 		if (s->cfg.no_chunk && rp->nsched > 0 && n < req_num_tokens(r) - r->computed) {
 			/* TensorRT-LLM without chunked context: whole or wait */
-			array_put(rp, r->blocks);
-			r->blocks = NULL;
-			r->computed = 0;
-			if (!r->transferred && r->nchain > 0)
-				memo_keep(rp, r, hits);
+			admit_defer(rp, r, hits);
 			break;
 		}
 		need = blocks_for(s, r->computed + n) - hits;
@@ -1524,7 +1512,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 	}
 	for (i = lo; i < hi; i++) {
 		s->reps[i].busy = true;
-		s->reps[i].step_dur_ns = round_ns(tmax * 1e9);
+		s->reps[i].step_dur_ns = simtime_round(tmax * 1e9);
 	}
 	return true;
 }
@@ -1567,11 +1555,11 @@ static void pp_start(struct sim *s, int ri)
 	rp->nsched = 0;
 	rp->npipe++;
 	rp->busy = true;
-	rp->step_dur_ns = round_ns(t * 1e9);
+	rp->step_dur_ns = simtime_round(t * 1e9);
 	rp->step_host_s = d.nchunks > 0 ? rp->cost->eager_s : 0;
 	/* the event names the batch: (k + 1) x nrep + ri */
 	evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, (k + 1) * s->nrep + ri);
-	evq_push(&s->q, s->now + round_ns(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
+	evq_push(&s->q, s->now + simtime_round(t / rp->pp * 1e9), EV_STAGE_FREE, ri);
 }
 
 void sched_stage_free(struct sim *s, int ri)
@@ -1597,7 +1585,7 @@ static bool start_single(struct sim *s, int ri)
 	t = rank_cost(s, rp, &d);
 	account_step(s, ri, t);
 	rp->busy = true;
-	rp->step_dur_ns = round_ns(t * 1e9);
+	rp->step_dur_ns = simtime_round(t * 1e9);
 	rp->step_host_s = d.nchunks > 0 ? rp->cost->eager_s : 0;
 	return true;
 }
@@ -1662,7 +1650,7 @@ static int deliver(struct sim *s, struct replica *rp, struct err *e)
 	rp->tok_open = false;
 	if (f > 1)
 		f = 1;
-	t = rp->pend_t0 + round_ns(f * (double)(s->now - rp->pend_t0));
+	t = rp->pend_t0 + simtime_round(f * (double)(s->now - rp->pend_t0));
 	if (rp->cost->eager_s > 0) {
 		/* TensorRT-LLM's overlap scheduler hands a step's tokens out
 		 * once the host has launched the next step and the step's GPU
@@ -1676,7 +1664,7 @@ static int deliver(struct sim *s, struct replica *rp, struct err *e)
 		double slack = (double)rp->pend_dur_ns * 1e-9 - rp->pend_host_s, x;
 		int64_t tx;
 		x = rp->step_host_s - (slack > 0 ? slack : 0);
-		tx = rp->pend_t0 + round_ns(x > 0 ? x * 1e9 : 0);
+		tx = rp->pend_t0 + simtime_round(x > 0 ? x * 1e9 : 0);
 		if (tx < t)
 			t = tx;
 	}

@@ -12,6 +12,7 @@
 #include "servesim/alloc.h"
 #include "servesim/csv.h"
 #include "servesim/pcg32.h"
+#include "servesim/simtime.h"
 #include "servesim/workload.h"
 
 struct wl_gen {
@@ -31,22 +32,6 @@ struct wl_gen {
 	int tcol[4];
 	double last_trace_s;
 };
-
-/* llround(x) for |x| < 2^63 without the libm call (one per arrival): the
- * truncation is exact and so is x minus it (the fraction of a double is a
- * double), so the comparisons with 0.5 decide as llround does (halves
- * away from zero). */
-static int64_t round_ns(double x)
-{
-	int64_t i = (int64_t)x;
-	double f = x - (double)i;
-
-	if (f >= 0.5)
-		i++;
-	else if (f <= -0.5)
-		i--;
-	return i;
-}
 
 static double unif(struct pcg32 *r)
 {
@@ -459,7 +444,7 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 			return err_set(e, SS_EUSAGE, "%s: arrival %lld would come at %g s, past the %g s a "
 				       "simulation may span (the rate is too low for num_requests)",
 				       s->source, (long long)g->issued, t, WL_MAX_TIME_S);
-		out->arrival_ns = round_ns(t * 1e9);
+		out->arrival_ns = simtime_round(t * 1e9);
 	}
 	fill_lengths(g, out);
 	out->stage = wl_stage_of(s, out->arrival_ns);
