@@ -72,6 +72,22 @@ static void base_cfg(struct sim_cfg *sc, int64_t mbt, int64_t mns, int64_t block
 	sc->check_invariants = true;
 }
 
+/* A P/D configuration on top of base_cfg: `prefill` prefill ranks priced
+ * by pc with their own KV blocks and limits, KV of kvb bytes a token over a
+ * 1 GB/s link with 1 ms set-up. */
+static void pd_cfg(struct sim_cfg *sc, int prefill, const struct cost_model *pc, int64_t blocks,
+		   int64_t mbt, double kvb)
+{
+	sc->pd.prefill = prefill;
+	sc->pd.prefill_cost = pc;
+	sc->pd.prefill_kv_blocks = blocks;
+	sc->pd.prefill_max_num_seqs = 64;
+	sc->pd.prefill_max_num_batched_tokens = mbt;
+	sc->pd.kv_bytes_per_token = kvb;
+	sc->pd.link_bw = 1e9;
+	sc->pd.alpha_s = 1e-3;
+}
+
 /* Write a trace CSV and point the spec at it. */
 static void trace_spec(struct wl_spec *w, const char *rows)
 {
@@ -828,16 +844,9 @@ static void test_dp_attention(void)
 	base_cfg(&sc, 2048, 64, 1000);
 	sc.dp = 4;
 	sc.lockstep = true;
-	sc.pd.prefill = 2;
+	pd_cfg(&sc, 2, &c, 1000, 2048, 1e5);
 	sc.pd.prefill_group = 2;
 	sc.pd.decode_group = 2;
-	sc.pd.prefill_cost = &c;
-	sc.pd.prefill_kv_blocks = 1000;
-	sc.pd.prefill_max_num_seqs = 64;
-	sc.pd.prefill_max_num_batched_tokens = 2048;
-	sc.pd.kv_bytes_per_token = 1e5;
-	sc.pd.link_bw = 1e9;
-	sc.pd.alpha_s = 1e-3;
 	trace_spec(&w, "0,200,3,-1\n0,300,3,-1\n");
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
 	      "P/D attention-DP run completes both (invariants checked)");
@@ -966,14 +975,7 @@ static void test_pd(const struct model_cfg *m)
 
 	make_cost(&c, m, 8192, 64, 0);
 	base_cfg(&sc, 8192, 64, 1000);
-	sc.pd.prefill = 1;
-	sc.pd.prefill_cost = &c;
-	sc.pd.prefill_kv_blocks = 500;
-	sc.pd.prefill_max_num_seqs = 64;
-	sc.pd.prefill_max_num_batched_tokens = 8192;
-	sc.pd.kv_bytes_per_token = 1e6;
-	sc.pd.link_bw = 1e9;
-	sc.pd.alpha_s = 1e-3;
+	pd_cfg(&sc, 1, &c, 500, 8192, 1e6);
 	trace_spec(&w, "0,1000,5,-1\n0.5,1000,5,-1\n");
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
 	      "P/D run: both requests prefilled, handed over and completed (invariants checked)");
@@ -1323,14 +1325,7 @@ static void test_segments(const struct model_cfg *m)
 	sc.dp = 2;
 	seg_compare("DP 2", &sc, &c, &w);
 	base_cfg(&sc, 2048, 64, 4000);
-	sc.pd.prefill = 1;
-	sc.pd.prefill_cost = &c;
-	sc.pd.prefill_kv_blocks = 3000;
-	sc.pd.prefill_max_num_seqs = 64;
-	sc.pd.prefill_max_num_batched_tokens = 2048;
-	sc.pd.kv_bytes_per_token = 1e5;
-	sc.pd.link_bw = 1e9;
-	sc.pd.alpha_s = 1e-3;
+	pd_cfg(&sc, 1, &c, 3000, 2048, 1e5);
 	seg_compare("P/D 1p1d", &sc, &c, &w);
 	/* shared prefixes (inference-perf generator) under a tight cache */
 	w.sp_groups = 4;
@@ -1376,16 +1371,9 @@ static void test_segments(const struct model_cfg *m)
 		base_cfg(&sc, 2048, 64, 4000);
 		sc.dp = 4;
 		sc.lockstep = true;
-		sc.pd.prefill = 2;
+		pd_cfg(&sc, 2, &cmoe, 3000, 2048, 1e5);
 		sc.pd.prefill_group = 2;
 		sc.pd.decode_group = 2;
-		sc.pd.prefill_cost = &cmoe;
-		sc.pd.prefill_kv_blocks = 3000;
-		sc.pd.prefill_max_num_seqs = 64;
-		sc.pd.prefill_max_num_batched_tokens = 2048;
-		sc.pd.kv_bytes_per_token = 1e5;
-		sc.pd.link_bw = 1e9;
-		sc.pd.alpha_s = 1e-3;
 		seg_compare("P/D attention-DP workers", &sc, &cmoe, &w);
 		cost_release(&cmoe);
 	} else {
