@@ -16,8 +16,11 @@
  * completes.  The walk is only needed when its outcome could differ from
  * "everyone gets everything": a missing block (preemption) or a budget that
  * runs out before a decoder is reached.  Then every decoder is made explicit
- * again and the literal walk runs (schedule_explicit).  The golden tests pin
- * the outputs of both paths to the literal algorithm's. */
+ * again and the literal walk runs (schedule_explicit), except when only
+ * decoders run and the budget reaches them all: the walk then only hands
+ * the crossing decoders their blocks in running order and preempts from the
+ * tail, and the others stay decoders (schedule_dec_preempt).  The golden
+ * tests pin the outputs of every path to the literal algorithm's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
