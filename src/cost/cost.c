@@ -650,6 +650,16 @@ struct cost_lazy {
 	 * repeat */
 	double *pre0_s;
 	uint8_t *pre0_done;
+	/* a decode-only step's table terms, which depend on its decoder
+	 * count n only (decode_step_s with nlogits == n), read on first use:
+	 * dec_done[n] 1 when filled, 2 when n pads past max_m (the overhead
+	 * terms are computed at each step: cfg.ov may be changed, tests do) */
+	struct dec_terms *dec;       /* [max_seqs + 1] */
+	uint8_t *dec_done;           /* [max_seqs + 1] */
+};
+
+struct dec_terms {
+	double tok, head;
 };
 
 /* tok_s, tok_flops and tok_bytes at mm tokens (1 <= mm <= max_m). */
@@ -866,6 +876,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->lazy->tok_done = xcalloc((size_t)c->max_m + 1, 1);
 	c->lazy->seq_done = xcalloc((size_t)cfg->max_seqs + 1, 1);
 	c->lazy->decode_hint = xcalloc((size_t)cfg->max_seqs + 1, sizeof(size_t));
+	c->lazy->dec = xcalloc((size_t)cfg->max_seqs + 1, sizeof(struct dec_terms));
+	c->lazy->dec_done = xcalloc((size_t)cfg->max_seqs + 1, 1);
 	if ((rc = opgraph_build(m, p, &one, cfg->wdt, cfg->kvdt, &gr, e)) < 0) {
 		cost_release(c);
 		return rc;
@@ -967,6 +979,8 @@ void cost_release(struct cost_model *c)
 		free(c->lazy->tok_done);
 		free(c->lazy->seq_done);
 		free(c->lazy->decode_hint);
+		free(c->lazy->dec);
+		free(c->lazy->dec_done);
 		free(c->lazy->pre0_s);
 		free(c->lazy->pre0_done);
 		free(c->lazy);
@@ -1385,13 +1399,51 @@ static double decode_step_s(const struct cost_model *c, const struct step_desc *
 	return t > cpu ? t : cpu;
 }
 
+/* dec[n]: what decode_step_s takes from n alone (1 <= n <= max_seqs). */
+static void dec_fill(const struct cost_model *c, int64_t n)
+{
+	struct cost_lazy *z = c->lazy;
+	struct dec_terms *d = &z->dec[n];
+	int64_t mtok = cost_graph_pad(c, n);
+
+	if (mtok > c->max_m) {
+		z->dec_done[n] = 2;
+		return;
+	}
+	tok_need(c, mtok);
+	seq_need(c, n);
+	d->tok = c->tok_s[mtok];
+	d->head = c->head_s[n];
+	z->dec_done[n] = 1;
+}
+
 double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 {
 	double t;
 
 	if (s->nchunks == 0 && c->lazy->plain && !(c->cfg.off & COST_H4) && s->ndecode > 0 &&
 	    s->ndecode <= c->cfg.max_seqs && s->nlogits <= c->cfg.max_seqs) {
-		int64_t mtok = cost_graph_pad(c, s->ndecode);
+		int64_t mtok;
+		if (s->nlogits == s->ndecode) {
+			/* decode_step_s with its terms of n kept: the same
+			 * operations on the same values */
+			const struct dec_terms *d = &c->lazy->dec[s->ndecode];
+			double attn = 0, ov, cpu;
+			if (!c->lazy->dec_done[s->ndecode])
+				dec_fill(c, s->ndecode);
+			if (c->lazy->dec_done[s->ndecode] == 1) {
+				attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
+				t = d->tok + (double)c->m->layers * attn + d->head + 0.0 + 0.0;
+				ov = cost_overhead_s(c, s->ndecode, 0);
+				if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
+					return t + ov;
+				cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)s->ndecode) * 1e-6;
+				cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
+				t += ov - cpu;
+				return t > cpu ? t : cpu;
+			}
+		}
+		mtok = cost_graph_pad(c, s->ndecode);
 		if (mtok <= c->max_m)
 			return decode_step_s(c, s, mtok);
 	}

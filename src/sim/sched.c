@@ -16,8 +16,11 @@
  * completes.  The walk is only needed when its outcome could differ from
  * "everyone gets everything": a missing block (preemption) or a budget that
  * runs out before a decoder is reached.  Then every decoder is made explicit
- * again and the literal walk runs (schedule_explicit).  The golden tests pin
- * the outputs of both paths to the literal algorithm's. */
+ * again and the literal walk runs (schedule_explicit), except when only
+ * decoders run and the budget reaches them all: the walk then only hands
+ * the crossing decoders their blocks in running order and preempts from the
+ * tail, and the others stay decoders (schedule_dec_preempt).  The golden
+ * tests pin the outputs of every path to the literal algorithm's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1085,6 +1088,58 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 		admit_waiting(s, rp, budget, 0, INT64_MAX);
 }
 
+/* Only decoders run (none is explicit), the budget reaches them all, and
+ * the class crossing a block boundary needs more blocks than are left: the
+ * literal walk's outcome without making every decoder explicit.  The walk
+ * gives each decoder its token in running order and each one crossing a
+ * boundary its block, preempting from the tail while none is left (a
+ * victim is never one the walk has reached: it is the tail); the others
+ * need nothing.  The same allocations and preemptions in the same order as
+ * schedule_explicit (a crossing decoder's block taken as schedule_fast
+ * takes it), with no admission after a preemption.  Returns false, having
+ * changed nothing, when the literal walk is needed. */
+static bool schedule_dec_preempt(struct sim *s, struct replica *rp)
+{
+	int32_t cls = cls_of(s, -rp->G);
+	uint64_t max_rseq = 0;
+	struct req *r;
+
+	if (rp->nothers > 0 || rp->ndec != (int64_t)rp->nrun || rp->ndec > rp->mbt || rp->pp != 1 ||
+	    s->cfg.spec.k > 0)
+		return false;
+	rp->fallback = false;
+	for (r = rp->run_head; r; r = r->next) {
+		if (r->cls == cls) {
+			bool self = false;
+			while (kvc_available(&rp->kv) < 1) {
+				struct req *victim = rp->run_tail;
+				dec_leave(s, rp, victim);
+				preempt(s, rp, victim);
+				if (victim == r) {
+					self = true;
+					break;
+				}
+			}
+			if (self)
+				break;
+			if (r->lean) {
+				kvc_alloc_anon(&rp->kv, 1);
+			} else if (r->nnamed < r->nblocks || !s->cfg.prefix_caching ||
+				   !gets_hash(s, r, r->nblocks)) {
+				r->nblocks++;
+				kvc_alloc_anon(&rp->kv, 1);
+			} else {
+				take_blocks(s, rp, r, 1);
+			}
+		}
+		if (r->rseq > max_rseq)
+			max_rseq = r->rseq;
+	}
+	/* as the decoders' joins after a literal walk would set it */
+	rp->dec_max_rseq = max_rseq;
+	return true;
+}
+
 /* Everyone gets their whole demand, or all decoders precede the others in
  * running order: the walk's outcome is known without walking.  Returns
  * false when the literal walk is needed. */
@@ -1347,7 +1402,7 @@ static bool plan_step(struct sim *s, int ri, struct step_desc *d)
 	rp->nsched = 0;
 	if (s->cfg.sglang)
 		schedule_sglang(s, rp);
-	else if (!schedule_fast(s, rp))
+	else if (!schedule_fast(s, rp) && !schedule_dec_preempt(s, rp))
 		schedule_explicit(s, rp);
 	if (rp->nsched == 0 && rp->ndec == 0)
 		return false;
