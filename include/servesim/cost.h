@@ -121,6 +121,14 @@ struct cost_model {
 	 * none at a shape as near as moe_pick's); the experts cost no more
 	 * than the faster of them (cost_moe_s) */
 	struct moe_pick moe_alt[2];
+	/* SGLang attention-DP + EP (wide EP, --moe-a2a-backend deepep): the
+	 * routed experts of a decode step (at most max(128, max_seqs) tokens
+	 * per rank: DeepEP's low-latency mode) run as DeepGEMM's masked grouped
+	 * GEMM, [0], those of a prefill step as its contiguous grouped GEMM,
+	 * [1], priced from the GPU's own measured kernels (data/mfu/wideep/);
+	 * curve NULL: none, moe_pick prices those steps */
+	struct moetab *wideep_tab[2];
+	struct moe_pick wideep_pick[2];
 	/* where each component's cost comes from, for the run header */
 	char src[COST_SRC__COUNT][512];
 	/* attention-DP (an MoE model with p.dp > 1): DP ranks step together

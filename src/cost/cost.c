@@ -9,6 +9,7 @@
 #include "servesim/alloc.h"
 #include "servesim/cost.h"
 #include "servesim/opgraph.h"
+#include "servesim/paths.h"
 
 int cost_parse_off(const char *s, unsigned *bits, struct err *e)
 {
@@ -146,6 +147,21 @@ static void gemm_col(const struct cost_model *c, enum dtype dt, double n, double
 	mfu_gemm_col_init(c->tabs, gemm_table_dt(c, dt), batch > 1 ? n * batch : n, k, col);
 }
 
+/* DeepEP's mode at tokens_per_rank.  SGLang's wide EP (deepep_mode auto)
+ * runs every decode batch in low-latency mode, its buffers sized for the
+ * largest decode batch (max_running_requests per rank), and prefill in
+ * normal mode: with its decode kernel measured (wideep_pick[0]) a step of at
+ * most max(128, max_seqs) tokens per rank is a decode step; otherwise
+ * comm_a2a_mode_for's 128 tokens (DeepEP's low-latency default). */
+static enum comm_a2a_mode ep_mode(const struct cost_model *c, double tokens_per_rank)
+{
+	double cap = (double)c->cfg.max_seqs > 128 ? (double)c->cfg.max_seqs : 128;
+
+	if (c->wideep_pick[0].curve)
+		return tokens_per_rank <= cap ? COMM_A2A_LOW_LATENCY : COMM_A2A_NORMAL;
+	return comm_a2a_mode_for(tokens_per_rank);
+}
+
 /* Price one per-token operator at m step tokens (m_in tokens enter the
  * experts on this rank with EP). */
 static double op_at(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
@@ -212,7 +228,7 @@ static double op_at(const struct cost_model *c, const struct op *o, const struct
 			/* wide EP over DP ranks or nodes runs DeepEP (comm.c);
 			 * act_bytes holds the (ep-1)/ep share leaving the GPU */
 			double share = (double)(c->p.ep - 1) / c->p.ep;
-			t = comm_a2a_s(&c->comm, c->g, &c->place, comm_a2a_mode_for(m),
+			t = comm_a2a_s(&c->comm, c->g, &c->place, ep_mode(c, m),
 				       strcmp(o->name, "ep_combine") == 0, c->p.ep,
 				       o->act_bytes * m / share);
 		} else {
@@ -317,6 +333,55 @@ static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
 	}
 }
 
+/* SGLang's wide-EP kernels (cost.h wideep_pick): the GPU's own
+ * measurements (data/mfu/wideep/sglang-0.5.10/<gpu id>-{decode,prefill}.csv.gz,
+ * derived by data/mfu/derive_wideep.mjs from aiconfigurator's SGLang 0.5.10
+ * DeepEP collections; tokens = all EP ranks' tokens).  Only fp8_block was
+ * collected: another format takes that curve's efficiency on its own
+ * roofline (the run header says "derived"). */
+/* A wide-EP curve is used unless the fused tables hold a shape nearer by
+ * more than this (moetab.c's log distance): 0.7 covers one factor of 2 in
+ * EP (ln 2 = 0.693), so DeepSeek-V3 at an EP the wide-EP collection skipped
+ * (EP 8 on B200/GB200, between its EP 4 and 16) keeps it, while smaller
+ * models (Qwen3-235B-A22B 1.41, Qwen3-30B-A3B 2.31 from DeepSeek's curve)
+ * keep the fused tables: from DeepSeek's curve Qwen3-30B-A3B's SGLang DP+EP
+ * row (golden eval_aic_vllm_sglang) came out 6 % slower. */
+#define WIDEEP_MARGIN 0.7
+
+static int wideep_load(struct cost_model *c, const char *data_dir, struct err *e)
+{
+	static const char *const phase[2] = {"decode", "prefill"};
+	const struct gpu_spec *g = c->g;
+	struct gpu_spec own;
+	char path[1100];
+	int rc, k;
+
+	if (c->m->n_experts <= 0 || c->p.dp <= 1 || c->p.ep <= 1 || strcmp(c->cfg.engine, "sglang") != 0)
+		return 0;
+	own = *g; /* measured on this GPU itself */
+	memcpy(own.table_peak, g->peak_flops, sizeof(own.table_peak));
+	own.table_hbm_bw = g->hbm_bw;
+	for (k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/mfu/wideep/sglang-0.5.10/%s-%s.csv.gz", data_dir, g->id,
+			 phase[k]);
+		if (!paths_exists(path))
+			continue;
+		if ((rc = moetab_load(path, &own, &c->wideep_tab[k], e)) < 0)
+			return rc;
+		moetab_pick(c->wideep_tab[k], c->moe_fmt, &c->moe_shape, c->cfg.moe_dist, &c->wideep_pick[k]);
+		if (!c->wideep_pick[k].curve)
+			moetab_pick(c->wideep_tab[k], MOE_FP8_BLOCK, &c->moe_shape, c->cfg.moe_dist,
+				    &c->wideep_pick[k]);
+		/* only DeepSeek-V3's shape was collected: a model the fused
+		 * tables measured nearer keeps them (Qwen3-30B-A3B on H100 came
+		 * out 6 % slower on its SGLang DP+EP row from DeepSeek's curve) */
+		if (c->wideep_pick[k].curve && c->moe_pick.curve &&
+		    c->wideep_pick[k].distance > c->moe_pick.distance + WIDEEP_MARGIN)
+			memset(&c->wideep_pick[k], 0, sizeof(c->wideep_pick[k]));
+	}
+	return 0;
+}
+
 /* One measured MoE curve's time for tokens, its experts in weight dtype wdt. */
 static double moe_pick_s(const struct cost_model *c, const struct moe_pick *pick, enum dtype wdt,
 			 double tokens)
@@ -339,6 +404,12 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 
 	if (tokens <= 0)
 		return 0;
+	if (c->wideep_pick[0].curve || c->wideep_pick[1].curve) {
+		const struct moe_pick *w =
+			&c->wideep_pick[ep_mode(c, tokens / (double)c->p.dp) == COMM_A2A_LOW_LATENCY ? 0 : 1];
+		if (w->curve)
+			return moe_pick_s(c, w, c->moe_wdt, tokens);
+	}
 	if (c->moe_pick.curve) {
 		double t = moe_pick_s(c, &c->moe_pick, c->moe_wdt, tokens), a;
 		/* fp8 experts never slower than the same shape's bf16 kernel,
@@ -554,6 +625,7 @@ static void describe_sources(struct cost_model *c)
 	enum dtype gd = dtype_compute(c->cfg.wdt);
 	enum mfu_part gp = gd == DT_FP8 ? MFU_P_GEMM_FP8 : gd == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
 	char note[160] = "";
+	int k;
 
 	part_note(c, t->src_own[gp][0] && strcmp(t->src[gp], t->src_own[gp]) == 0, note, sizeof(note));
 	if (t->src[gp][0])
@@ -601,6 +673,23 @@ static void describe_sources(struct cost_model *c)
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
 				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
+		for (k = 0; k < 2; k++) {
+			const struct moe_pick *w = &c->wideep_pick[k];
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			if (!w->curve)
+				continue;
+			if (k == 0)
+				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+					 "; decode steps (<= %lld tokens per rank)",
+					 (long long)(c->cfg.max_seqs > 128 ? c->cfg.max_seqs : 128));
+			else
+				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n, "; prefill steps");
+			n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 ": SGLang DeepEP kernel, mfu/wideep/sglang-0.5.10/%.32s-%s: %s%.80s%s", c->g->id,
+				 k ? "prefill" : "decode", w->distance == 0 ? "measured " : "nearest shape ", w->desc,
+				 w->fmt != c->moe_fmt ? " (derived: its efficiency on this format's roofline)" : "");
+		}
 	}
 	if (c->m->n_mixer[LM_LINEAR] > 0)
 		lin_source_note(c, c->src[COST_SRC_LINEAR], sizeof(c->src[0]));
@@ -817,7 +906,10 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		}
 	}
 	comm_place(g, p, &c->place);
-	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0) {
+	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0 ||
+	    (rc = wideep_load(c, data_dir, e)) < 0) {
+		moetab_free(c->wideep_tab[0]);
+		moetab_free(c->wideep_tab[1]);
 		mfu_release(&c->own_tabs);
 		return rc;
 	}
@@ -959,6 +1051,8 @@ void cost_release(struct cost_model *c)
 	int64_t i;
 
 	mfu_release(&c->own_tabs);
+	moetab_free(c->wideep_tab[0]);
+	moetab_free(c->wideep_tab[1]);
 	free(c->tok_s);
 	free(c->tok_flops);
 	free(c->tok_bytes);

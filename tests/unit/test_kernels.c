@@ -248,6 +248,49 @@ static void test_moe_tables(void)
 /* The fused kernel replaces per-expert GEMMs: DeepSeek-V3 fp8 TP8 on H200
  * at 32 decode tokens costs one kernel, within a small multiple of the
  * measured one, not 256 launches. */
+/* SGLang attention-DP + EP (wide EP): DeepSeek-V3's routed experts from the
+ * GPU's own measured DeepEP kernels, decode (<= 128 tokens per rank here)
+ * and prefill; other engines, and a model far from DeepSeek's shape, keep
+ * the fused tables (issue 9, eval/silicon/HARNESS.md "SGLang wide-EP"). */
+static void test_wideep(void)
+{
+	struct model_cfg m, q;
+	struct cost_model c;
+	struct err e;
+
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0 ||
+	    registry_load_model(&reg, "qwen3-30b-a3b", &q, &e) < 0) {
+		CHECK(0, "load: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32}, DT_FP8, "sglang", NULL, &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "mfu/wideep/sglang-0.5.10/gb200-decode: measured",
+			   "DP 32 EP 32 on GB200: its own decode table named");
+	/* 128 tokens per rank: the measured 158.9 us; 256: the prefill table's 590.7 us */
+	CHECK(fabs(cost_moe_s(&c, 4096) - 158.932e-6) < 0.5e-6, "decode MoE at 4096 tokens: %.2f us",
+	      cost_moe_s(&c, 4096) * 1e6);
+	CHECK(fabs(cost_moe_s(&c, 8192) - 590.744e-6) < 1e-6, "prefill MoE at 8192 tokens: %.2f us",
+	      cost_moe_s(&c, 8192) * 1e6);
+	cost_release(&c);
+	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32}, DT_FP8, "trtllm", NULL, &e) == 0) {
+		CHECK(c.wideep_pick[0].curve == NULL && c.wideep_pick[1].curve == NULL,
+		      "TensorRT-LLM keeps its fused tables");
+		cost_release(&c);
+	}
+	if (make_cost(&c, &m, "gb200", (struct parallel){8, 1, 1, 8}, DT_FP8, "sglang", NULL, &e) == 0) {
+		CHECK(c.wideep_pick[0].curve == NULL, "no attention DP: no wide-EP kernel");
+		cost_release(&c);
+	}
+	if (make_cost(&c, &q, "h100", (struct parallel){1, 1, 2, 2}, DT_FP8, "sglang", NULL, &e) == 0) {
+		CHECK(c.wideep_pick[0].curve == NULL && c.wideep_pick[1].curve == NULL,
+		      "Qwen3-30B-A3B (far from DeepSeek's shape) keeps the fused tables");
+		cost_release(&c);
+	}
+}
+
 static void test_moe_step(void)
 {
 	struct model_cfg m;
@@ -804,6 +847,7 @@ int main(void)
 	test_collections(&m);
 	test_moe_tables();
 	test_moe_step();
+	test_wideep();
 	test_moe_fp8_not_slower();
 	test_eager_steps();
 	test_int4(&m);
