@@ -1473,17 +1473,12 @@ static double aggregate(const struct cost_model *c, const struct step_desc *s)
  * no H4, 0 < ndecode, nlogits <= max_seqs, the graph-padded token count
  * within max_m): components' and cost_step_s's operations in their order,
  * the terms that are zero for such a step added as the zeros they are. */
-static double decode_step_s(const struct cost_model *c, const struct step_desc *s, int64_t mtok)
+static double decode_total_s(const struct cost_model *c, const struct step_desc *s, double tok, double head)
 {
-	double attn = 0, t, ov, cpu, head = 0;
+	double attn = 0, t, ov, cpu;
 
 	attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
-	tok_need(c, mtok);
-	if (s->nlogits > 0) {
-		seq_need(c, s->nlogits);
-		head = c->head_s[s->nlogits];
-	}
-	t = c->tok_s[mtok] + (double)c->m->layers * attn + head + 0.0 + 0.0;
+	t = tok + (double)c->m->layers * attn + head + 0.0 + 0.0;
 	ov = cost_overhead_s(c, s->ndecode, 0);
 	if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
 		return t + ov;
@@ -1491,6 +1486,18 @@ static double decode_step_s(const struct cost_model *c, const struct step_desc *
 	cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
 	t += ov - cpu;
 	return t > cpu ? t : cpu;
+}
+
+static double decode_step_s(const struct cost_model *c, const struct step_desc *s, int64_t mtok)
+{
+	double head = 0;
+
+	tok_need(c, mtok);
+	if (s->nlogits > 0) {
+		seq_need(c, s->nlogits);
+		head = c->head_s[s->nlogits];
+	}
+	return decode_total_s(c, s, c->tok_s[mtok], head);
 }
 
 /* dec[n]: what decode_step_s takes from n alone (1 <= n <= max_seqs). */
@@ -1522,20 +1529,10 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 			/* decode_step_s with its terms of n kept: the same
 			 * operations on the same values */
 			const struct dec_terms *d = &c->lazy->dec[s->ndecode];
-			double attn = 0, ov, cpu;
 			if (!c->lazy->dec_done[s->ndecode])
 				dec_fill(c, s->ndecode);
-			if (c->lazy->dec_done[s->ndecode] == 1) {
-				attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
-				t = d->tok + (double)c->m->layers * attn + d->head + 0.0 + 0.0;
-				ov = cost_overhead_s(c, s->ndecode, 0);
-				if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
-					return t + ov;
-				cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)s->ndecode) * 1e-6;
-				cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
-				t += ov - cpu;
-				return t > cpu ? t : cpu;
-			}
+			if (c->lazy->dec_done[s->ndecode] == 1)
+				return decode_total_s(c, s, d->tok, d->head);
 		}
 		mtok = cost_graph_pad(c, s->ndecode);
 		if (mtok <= c->max_m)
