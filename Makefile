@@ -45,6 +45,7 @@ LIB_SRC += src/cmd/capacity.c
 LIB_SRC += src/base/decnum.c
 LIB_SRC += src/base/loghist.c
 LIB_SRC += src/base/bucketstore.c
+LIB_SRC += src/base/pfor.c
 LIB_SRC += src/base/wdist.c
 LIB_SRC += src/plan/mpiranks.c
 LIB_SRC += src/plan/parmap.c

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "servesim/fit.h"
 #include "servesim/json.h"
 #include "servesim/pcg32.h"
+#include "servesim/pfor.h"
 #include "servesim/scenario.h"
 #include "servesim/version.h"
 
@@ -163,50 +163,40 @@ static void units_of(const struct experiment *x, struct sim *sim, int group_base
 struct collect_job {
 	const struct calib_ctx *c;
 	const struct overheads *ov;  /* [npoints] */
-	size_t njobs;
 	const bool *skip;
 	struct scenario_state **kept;
-	pthread_mutex_t lock;
-	size_t next;
 	struct calib_set *sets;
 	int *rc;
 	struct err *errs;
 };
 
-static void *collect_worker(void *arg)
+/* Job i: experiment i % n at overhead point i / n. */
+static void collect_one(void *arg, size_t i)
 {
 	struct collect_job *j = arg;
 	const struct calib_ctx *c = j->c;
+	struct scenario_state *st;
+	size_t x = i % c->n;
 
-	for (;;) {
-		struct scenario_state *st;
-		size_t i, x;
-		pthread_mutex_lock(&j->lock);
-		i = j->next++;
-		pthread_mutex_unlock(&j->lock);
-		if (i >= j->njobs)
-			return NULL;
-		x = i % c->n;
-		err_clear(&j->errs[i]);
-		j->rc[i] = 0;
-		if (j->skip && j->skip[x]) {
-			units_of(&c->x[x], NULL, (int)x * 100, &j->sets[i]);
-			continue;
-		}
-		st = xcalloc(1, sizeof(*st));
-		j->rc[i] = simulate_one(&c->x[x], c->m[x], c->g[x], &j->ov[i / c->n], c->data_dir, c->cache,
-					j->kept != NULL, st, &j->errs[i]);
-		if (j->rc[i] < 0) {
-			free(st);
-			continue;
-		}
-		units_of(&c->x[x], st->sim, (int)x * 100, &j->sets[i]);
-		if (j->kept) {
-			j->kept[i] = st;
-		} else {
-			scenario_release(st);
-			free(st);
-		}
+	err_clear(&j->errs[i]);
+	j->rc[i] = 0;
+	if (j->skip && j->skip[x]) {
+		units_of(&c->x[x], NULL, (int)x * 100, &j->sets[i]);
+		return;
+	}
+	st = xcalloc(1, sizeof(*st));
+	j->rc[i] = simulate_one(&c->x[x], c->m[x], c->g[x], &j->ov[i / c->n], c->data_dir, c->cache,
+				j->kept != NULL, st, &j->errs[i]);
+	if (j->rc[i] < 0) {
+		free(st);
+		return;
+	}
+	units_of(&c->x[x], st->sim, (int)x * 100, &j->sets[i]);
+	if (j->kept) {
+		j->kept[i] = st;
+	} else {
+		scenario_release(st);
+		free(st);
 	}
 }
 
@@ -255,32 +245,17 @@ static void collect_points(const struct calib_ctx *c, const struct overheads *ov
 			   struct err *errs)
 {
 	struct collect_job j;
-	pthread_t *th;
-	size_t i, nth = c->jobs > 1 ? (size_t)c->jobs : 1, started = 0, nj = npoints * c->n;
+	size_t i, nj = npoints * c->n;
 
-	if (nth > nj)
-		nth = nj;
 	memset(&j, 0, sizeof(j));
 	j.c = c;
 	j.ov = ov;
-	j.njobs = nj;
 	j.skip = skip;
 	j.kept = kept;
 	j.sets = xcalloc(nj ? nj : 1, sizeof(*j.sets));
 	j.rc = xcalloc(nj ? nj : 1, sizeof(*j.rc));
 	j.errs = xcalloc(nj ? nj : 1, sizeof(*j.errs));
-	if (pthread_mutex_init(&j.lock, NULL) != 0)
-		BUG("pthread_mutex_init");
-	th = xcalloc(nth ? nth : 1, sizeof(*th));
-	/* the calling thread is one of the workers */
-	for (i = 1; i < nth; i++)
-		if (pthread_create(&th[started], NULL, collect_worker, &j) == 0)
-			started++;
-	collect_worker(&j);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&j.lock);
-	free(th);
+	pfor_run(nj, c->jobs, collect_one, &j);
 	for (i = 0; i < npoints; i++)
 		rc[i] = merge_point(c, j.sets, j.rc, j.errs, i, &out[i], &errs[i]);
 	for (i = 0; i < nj; i++)

@@ -6,13 +6,13 @@
  * apart: a steady-state model cannot be judged on a queue that depends on
  * how long the run lasted. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
 #include "servesim/memplan.h"
+#include "servesim/pfor.h"
 #include "servesim/scenario.h"
 #include "servesim/sim.h"
 
@@ -321,57 +321,28 @@ static size_t rows_bound(const struct experiment *x)
 	return x->nstages;
 }
 
-struct job_queue {
+struct job_ctx {
 	struct eval_job *jobs;
-	size_t n, next;
 	const char *data_dir;
-	pthread_mutex_t lock;
 };
 
-static void *job_worker(void *arg)
+static void run_job(void *arg, size_t i)
 {
-	struct job_queue *q = arg;
+	const struct job_ctx *q = arg;
+	struct eval_job *j = &q->jobs[i];
+	size_t cap = rows_bound(j->x);
 
-	for (;;) {
-		struct eval_job *j;
-		size_t cap;
-		pthread_mutex_lock(&q->lock);
-		j = q->next < q->n ? &q->jobs[q->next++] : NULL;
-		pthread_mutex_unlock(&q->lock);
-		if (!j)
-			return NULL;
-		cap = rows_bound(j->x);
-		j->rows = xcalloc(cap ? cap : 1, sizeof(*j->rows));
-		j->nrows = 0;
-		err_clear(&j->e);
-		j->rc = eval_experiment(j->x, j->m, j->g, &j->o, q->data_dir, j->rows, cap, &j->nrows, &j->e);
-	}
+	j->rows = xcalloc(cap ? cap : 1, sizeof(*j->rows));
+	j->nrows = 0;
+	err_clear(&j->e);
+	j->rc = eval_experiment(j->x, j->m, j->g, &j->o, q->data_dir, j->rows, cap, &j->nrows, &j->e);
 }
 
 void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *data_dir)
 {
-	struct job_queue q;
-	pthread_t *th;
-	size_t i, nth = threads > 1 ? (size_t)threads : 1, started = 0;
+	struct job_ctx q = { jobs, data_dir };
 
-	if (nth > n)
-		nth = n;
-	q.jobs = jobs;
-	q.n = n;
-	q.next = 0;
-	q.data_dir = data_dir;
-	if (pthread_mutex_init(&q.lock, NULL) != 0)
-		BUG("pthread_mutex_init");
-	th = xcalloc(nth ? nth : 1, sizeof(*th));
-	/* the calling thread is one of the workers */
-	for (i = 1; i < nth; i++)
-		if (pthread_create(&th[started], NULL, job_worker, &q) == 0)
-			started++;
-	job_worker(&q);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&q.lock);
-	free(th);
+	pfor_run(n, threads, run_job, &q);
 }
 
 static int cmp_d(const void *a, const void *b)
