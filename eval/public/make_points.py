@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Writes eval/public/<name>/experiment.json from the table below: published
+vLLM / SGLang serving measurements of MoE models (figures only; sources and
+assumptions per point in eval/public/PROVENANCE.md).  Run from the repository
+root: python3 eval/public/make_points.py"""
+import json
+import os
+
+GS = "gpustack/gpustack@47277d79f4a5bae12a2d25e9ecbed2a2177a5f2d docs/performance-lab/"
+# vLLM >= 0.8 V1 API-server defaults on a >= 70 GiB GPU other than A100
+# (EngineArgs._set_default_args_v1): max_num_batched_tokens 8192, max_num_seqs 1024
+VLLM_BIG = dict(max_num_batched_tokens=8192, max_num_seqs=1024, block_size=16,
+                gpu_memory_utilization=0.9, enable_prefix_caching=True)
+# SGLang: chunked_prefill_size left to servesim's per-GPU default; running
+# requests bounded by KV memory (4096: the cap of SGLang's request pool);
+# mem_fraction_static: servesim applies SGLang's rule (src/sim/sglang.c)
+SGL = dict(max_num_seqs=4096, block_size=1,
+           enable_prefix_caching=True)
+
+# name, source, model, gpu, tp, dp, ep, dtype, precision, engine, version,
+# engine overrides, max_model_len, isl, osl, concurrency, n, ttft_ms, tpot_ms
+P = []
+
+
+def add(name, src, model, gpu, tp, dp, ep, dtype, prec, eng, ver, eo, mml, isl, osl, conc, n, ttft, tpot):
+    P.append(locals())
+
+
+V = "vllm"
+S = "sglang"
+R1 = GS + "deepseek-r1/h200.md"
+for nm, isl, osl, n, tt, tp_ in [("4k200-burst500", 4000, 200, 500, 63058.71, 164.23),
+                                 ("2k100-burst500", 2000, 100, 500, 28911.90, 237.02),
+                                 ("32k100-burst100", 32000, 100, 100, 101351.99, 365.79)]:
+    add("dsr1-h200-vllm0.11-tp8-" + nm, R1 + " baseline 'vllm serve -tp 8', random " + nm,
+        "deepseek-r1", "h200-sxm", 8, 1, 1, "fp8", "", V, "0.11.0", VLLM_BIG, 163840,
+        isl, osl, n, n, tt, tp_)
+add("dsr1-h200-vllm0.11-tp8-sharegpt-c4", R1 + " baseline 'vllm serve -tp 8', ShareGPT max-concurrency 4 (lengths fixed at the run's means)",
+    "deepseek-r1", "h200-sxm", 8, 1, 1, "fp8", "", V, "0.11.0", VLLM_BIG, 163840,
+    228, 213, 4, 100, 123.30, 19.36)
+for nm, isl, osl, n, tt, tp_ in [("4k200-burst500", 4000, 200, 500, 62808.37, 107.91),
+                                 ("2k100-burst500", 2000, 100, 500, 27248.86, 154.49),
+                                 ("32k100-burst100", 32000, 100, 100, 98133.46, 198.62)]:
+    add("dsr1-h200-sglang0.5.3-tp8-" + nm, R1 + " optimized 'sglang --tp 8 --enable-dp-attention' (dp-size 1), random " + nm,
+        "deepseek-r1", "h200-sxm", 8, 1, 1, "fp8", "", S, "0.5.3", SGL, 163840,
+        isl, osl, n, n, tt, tp_)
+
+V32 = GS + "deepseek-v3.2/h200.md"
+for nm, isl, osl, n, tt, tp_ in [("1k2k-burst100", 1000, 2000, 100, 4789.20, 45.72),
+                                 ("4k200-burst500", 4000, 200, 500, 103386.88, 226.74)]:
+    add("dsv32-h200-vllm0.13-tp8-" + nm, V32 + " baseline 'vllm serve -tp 8', random " + nm,
+        "deepseek-v3.2", "h200-sxm", 8, 1, 1, "fp8", "", V, "0.13.0", VLLM_BIG, 163840,
+        isl, osl, n, n, tt, tp_)
+for nm, isl, osl, n, tt, tp_ in [("1k2k-burst100", 1000, 2000, 100, 2103.54, 39.45),
+                                 ("4k200-burst500", 4000, 200, 500, 44019.81, 177.95)]:
+    add("dsv32-h200-sglang0.5.6-dpattn8-" + nm, V32 + " optimized 'sglang --tp-size 8 --dp-size 8 --enable-dp-attention --context-length 32768', random " + nm,
+        "deepseek-v3.2", "h200-sxm", 1, 8, 1, "fp8", "", S, "0.5.6", SGL, 32768,
+        isl, osl, n, n, tt, tp_)
+
+Q = GS + "qwen3-235b-a22b/h100.md"
+for nm, isl, osl, n, tt, tp_ in [("4k184-burst500", 4000, 184, 500, 47811.58, 68.94),
+                                 ("2k99-burst500", 2000, 99, 500, 21313.79, 101.08),
+                                 ("32k82-burst100", 32000, 82, 100, 70409.55, 132.10)]:
+    add("qwen3-235b-h100-vllm0.11-bf16-tp8-" + nm, Q + " baseline 'vllm serve Qwen3-235B-A22B-Instruct-2507 -tp 8', random " + nm,
+        "qwen3-235b-a22b", "h100-sxm", 8, 1, 1, "bf16", "", V, "0.11.0", VLLM_BIG, 40960,
+        isl, osl, n, n, tt, tp_)
+for nm, isl, osl, n, tt, tp_ in [("4k182-burst500", 4000, 182, 500, 60513.14, 89.52),
+                                 ("2k99-burst500", 2000, 99, 500, 26860.95, 125.93),
+                                 ("32k83-burst100", 32000, 83, 100, 103754.50, 194.60)]:
+    add("qwen3-235b-h100-vllm0.11-fp8-tp4-" + nm, Q + " optimized 'vllm serve Qwen3-235B-A22B-Instruct-2507-FP8 -tp 4 --max-num-batched-tokens 16384', random " + nm,
+        "qwen3-235b-a22b", "h100-sxm", 4, 1, 1, "fp8", "moe=fp8_block", V, "0.11.0",
+        dict(VLLM_BIG, max_num_batched_tokens=16384), 40960, isl, osl, n, n, tt, tp_)
+
+G1 = GS + "gpt-oss-120b/h100.md"
+for nm, isl, osl, n, tt, tp_ in [("4k134-burst500", 4000, 134, 500, 72954.68, 31.70),
+                                 ("2k98-burst500", 2000, 98, 500, 36234.76, 41.35),
+                                 ("32k99-burst100", 32000, 99, 100, 99444.04, 23.99)]:
+    add("gpt-oss-120b-h100-vllm0.10.2-tp1-" + nm, G1 + " baseline 'vllm serve openai/gpt-oss-120b --max-model-len 32768', random " + nm,
+        "gpt-oss-120b", "h100-sxm", 1, 1, 1, "bf16", "", V, "0.10.2", VLLM_BIG, 32768,
+        isl, osl, n, n, tt, tp_)
+add("gpt-oss-120b-h100-vllm0.10.2-tp1-sharegpt-c4", G1 + " baseline, ShareGPT max-concurrency 4 (lengths fixed at the run's means)",
+    "gpt-oss-120b", "h100-sxm", 1, 1, 1, "bf16", "", V, "0.10.2", VLLM_BIG, 32768,
+    229, 217, 4, 100, 49.00, 8.31)
+for nm, isl, osl, n, tt, tp_ in [("4k136-burst500", 4000, 136, 500, 29487.34, 164.73),
+                                 ("2k98-burst500", 2000, 98, 500, 15291.77, 139.32),
+                                 ("32k100-burst100", 32000, 100, 100, 48826.05, 220.32)]:
+    add("gpt-oss-120b-h100-vllm0.10.2-tp2-" + nm, G1 + " optimized 'vllm serve openai/gpt-oss-120b --async-scheduling -tp 2', random " + nm,
+        "gpt-oss-120b", "h100-sxm", 2, 1, 1, "bf16", "", V, "0.10.2", VLLM_BIG, 131072,
+        isl, osl, n, n, tt, tp_)
+add("gpt-oss-120b-h100-vllm0.10.2-tp2-sharegpt-c4", G1 + " optimized (-tp 2, async scheduling), ShareGPT max-concurrency 4 (lengths fixed at the run's means)",
+    "gpt-oss-120b", "h100-sxm", 2, 1, 1, "bf16", "", V, "0.10.2", VLLM_BIG, 131072,
+    229, 217, 4, 100, 37.51, 5.75)
+
+G2 = GS + "gpt-oss-20b/h100.md"
+for nm, isl, osl, n, tt, tp_ in [("4k105-burst500", 4000, 105, 500, 31245.12, 184.26),
+                                 ("2k94-burst500", 2000, 94, 500, 16515.86, 149.76),
+                                 ("32k94-burst100", 32000, 94, 100, 53687.69, 239.44)]:
+    add("gpt-oss-20b-h100-vllm0.11-tp1-" + nm, G2 + " baseline 'vllm serve openai/gpt-oss-20b', random " + nm,
+        "gpt-oss-20b", "h100-sxm", 1, 1, 1, "bf16", "", V, "0.11.0", VLLM_BIG, 131072,
+        isl, osl, n, n, tt, tp_)
+
+add("qwen3-30b-a3b-h100-vllm0.10.1-tp1-2k1k-c10",
+    "vllm-project/vllm PR #23151 (2025-08-19), 'VLLM_USE_DEEP_GEMM=1 vllm serve Qwen/Qwen3-30B-A3B', benchmark_serving random 2048/1024 max-concurrency 10, 100 prompts, without the PR's tuned configs (H100, TP1)",
+    "qwen3-30b-a3b", "h100-sxm", 1, 1, 1, "bf16", "", V, "0.10.1", VLLM_BIG, 40960,
+    2042, 1016, 10, 100, 267.22, 13.18)
+
+
+def main():
+    root = os.path.dirname(os.path.abspath(__file__))
+    for p in P:
+        eng = dict(name=p["eng"], version=p["ver"])
+        eng.update(p["eo"])
+        eng["max_model_len"] = p["mml"]
+        exp = {
+            "name": p["name"],
+            "source": p["src"],
+            "workload_name": "%d/%d c%d" % (p["isl"], p["osl"], p["conc"]),
+            "model": p["model"], "gpu": p["gpu"],
+            "tp": p["tp"], "pp": 1, "dp": p["dp"], "ep": p["ep"],
+            "dtype": p["dtype"],
+        }
+        if p["prec"]:
+            exp["precision"] = p["prec"]
+        exp["engine"] = eng
+        exp["workload"] = {"seed": 42, "arrival": {"process": "concurrency", "concurrency": p["conc"]},
+                           "num_requests": p["n"], "prompt_tokens": p["isl"], "output_tokens": p["osl"]}
+        exp["measured"] = {"kind": "closed", "warmup_requests": 0,
+                           "ttft_ms": {"mean": p["ttft"]}, "itl_ms": {"mean": p["tpot"]}}
+        d = os.path.join(root, p["name"])
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "experiment.json"), "w") as f:
+            json.dump(exp, f, indent=1)
+            f.write("\n")
+    print(len(P), "experiments")
+
+
+main()
