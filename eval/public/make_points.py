@@ -11,6 +11,8 @@ GS = "gpustack/gpustack@47277d79f4a5bae12a2d25e9ecbed2a2177a5f2d docs/performanc
 # (EngineArgs._set_default_args_v1): max_num_batched_tokens 8192, max_num_seqs 1024
 VLLM_BIG = dict(max_num_batched_tokens=8192, max_num_seqs=1024, block_size=16,
                 gpu_memory_utilization=0.9, enable_prefix_caching=True)
+# ... and on an A100 (or a GPU under 70 GiB): 2048 and 256
+VLLM_A100 = dict(VLLM_BIG, max_num_batched_tokens=2048, max_num_seqs=256)
 # SGLang: chunked_prefill_size left to servesim's per-GPU default; running
 # requests bounded by KV memory (4096: the cap of SGLang's request pool);
 # mem_fraction_static: servesim applies SGLang's rule (src/sim/sglang.c)
@@ -105,6 +107,67 @@ add("qwen3-30b-a3b-h100-vllm0.10.1-tp1-2k1k-c10",
     2042, 1016, 10, 100, 267.22, 13.18)
 
 
+GLM = GS + "glm-5.2/h200.md"
+# GuideLLM via GPUStack's benchmark-runner: "Mean ITL" = (latency - TTFT)/(output - 1)
+# (vLLM's TPOT; the page's "Mean TPOT" is latency / output); constant rate 1000
+# with GuideLLM's 512-request concurrency cap = a closed loop at 512
+SGL_WIDE = dict(SGL, max_num_seqs=256)
+for nm, isl, osl, tt, itl in [("8k1k-c512", 8204, 1024, 592315.54, 57.86),
+                              ("1k128-c512", 1036, 128, 19596.45, 164.92)]:
+    add("glm-5.2-h200-vllm0.24-tp8-" + nm, GLM + " baseline 'vllm serve zai-org/GLM-5.2-FP8 --tensor-parallel-size=8', GuideLLM constant 1000 req/s capped at 512 concurrent, " + nm,
+        "glm-5.2", "h200-sxm", 8, 1, 1, "fp8", "", V, "0.24.0", VLLM_BIG, 1048576,
+        isl, osl, 512, 1000, tt, itl)
+for nm, isl, osl, tt, itl in [("8k1k-c512", 8204, 1024, 143076.43, 78.24),
+                              ("1k128-c512", 1036, 128, 17437.67, 75.41)]:
+    add("glm-5.2-h200-sglang0.5.14-dpattn8-deepep-" + nm, GLM + " optimized 'sglang --tp-size=8 --dp-size=8 --enable-dp-attention --mem-fraction-static=0.85 --moe-a2a-backend=deepep --max-running-requests=256 --kv-cache-dtype=fp8_e4m3', GuideLLM constant 1000 req/s capped at 512 concurrent, " + nm,
+        "glm-5.2", "h200-sxm", 1, 8, 8, "fp8", "", S, "0.5.14", SGL_WIDE, 1048576,
+        isl, osl, 512, 1000, tt, itl)
+# GuideLLM constant rate 1 req/s, 200 requests: an open-loop stage
+STAGES = [
+    ("glm-5.2-h200-vllm0.24-tp8-1k2k-rate1", GLM + " baseline (vLLM TP8), Generation Heavy: GuideLLM constant 1 req/s, 200 requests, 1012 in / 2000 out",
+     "glm-5.2", 8, 1, 1, V, "0.24.0", VLLM_BIG, 236.63, 42.01, 84220.0),
+    ("glm-5.2-h200-sglang0.5.14-dpattn8-deepep-1k2k-rate1", GLM + " optimized (SGLang dp 8 + DeepEP, as above), Generation Heavy: GuideLLM constant 1 req/s, 200 requests, 1012 in / 2000 out",
+     "glm-5.2", 1, 8, 8, S, "0.5.14", SGL_WIDE, 374.11, 46.38, 93090.0),
+]
+
+
+def write(d, exp):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "experiment.json"), "w") as f:
+        json.dump(exp, f, indent=1)
+        f.write("\n")
+
+GA = GS + "gpt-oss-120b/a100.md"
+for nm, isl, osl, n, tt, tp_ in [("4k135-burst500", 4000, 135, 500, 133561.13, 112.18),
+                                 ("2k98-burst500", 2000, 98, 500, 61328.02, 131.94),
+                                 ("32k100-burst100", 32000, 100, 100, 368856.64, 224.58)]:
+    add("gpt-oss-120b-a100-vllm0.11-tp1-" + nm, GA + " baseline 'vllm serve openai/gpt-oss-120b --max-model-len 32768' (one A100 SXM 80GB), random " + nm,
+        "gpt-oss-120b", "a100-sxm-80gb", 1, 1, 1, "bf16", "", V, "0.11.0", VLLM_A100, 32768,
+        isl, osl, n, n, tt, tp_)
+add("gpt-oss-120b-a100-vllm0.11-tp1-sharegpt-c4", GA + " baseline, ShareGPT max-concurrency 4 (lengths fixed at the run's means)",
+    "gpt-oss-120b", "a100-sxm-80gb", 1, 1, 1, "bf16", "", V, "0.11.0", VLLM_A100, 32768,
+    229, 217, 4, 100, 61.91, 11.67)
+GA2 = GS + "gpt-oss-20b/a100.md"
+for nm, isl, osl, n, tt, tp_ in [("4k107-burst500", 4000, 107, 500, 62947.13, 123.35),
+                                 ("2k94-burst500", 2000, 94, 500, 31669.55, 100.32),
+                                 ("32k95-burst100", 32000, 95, 100, 219739.77, 268.03)]:
+    add("gpt-oss-20b-a100-vllm0.11-tp1-" + nm, GA2 + " baseline 'vllm serve openai/gpt-oss-20b' (one A100 SXM 80GB), random " + nm,
+        "gpt-oss-20b", "a100-sxm-80gb", 1, 1, 1, "bf16", "", V, "0.11.0", VLLM_A100, 131072,
+        isl, osl, n, n, tt, tp_)
+QA = GS + "qwen3-235b-a22b/a100.md"
+for nm, isl, osl, n, tt, tp_ in [("4k183-burst500", 4000, 183, 500, 122190.64, 205.64),
+                                 ("2k99-burst500", 2000, 99, 500, 54722.50, 190.79),
+                                 ("32k82-burst100", 32000, 82, 100, 240229.05, 298.86)]:
+    add("qwen3-235b-a100-vllm0.11-bf16-tp8-" + nm, QA + " baseline 'vllm serve Qwen/Qwen3-235B-A22B-Instruct-2507 -tp 8' (8x A100 SXM 80GB), random " + nm,
+        "qwen3-235b-a22b", "a100-sxm-80gb", 8, 1, 1, "bf16", "", V, "0.11.0", VLLM_A100, 40960,
+        isl, osl, n, n, tt, tp_)
+
+MM = "vllm-project/recipes@6291585 (2025-10-27, PR #99 'MiniMax-M2 benchmark'; Apache-2.0) MiniMax/MiniMax-M2.md"
+add("minimax-m2-h20-3e-vllm0.11.1-tp4-2k1k-c10", MM + ": 'vllm serve MiniMaxAI/MiniMax-M2 --tensor-parallel-size 4' on 4x H20-3e, vllm bench serve random 2048/1024 --max-concurrency 10 --num-prompt 100",
+    "minimax-m2.5", "h20-3e", 4, 1, 1, "fp8", "", V, "0.11.1", VLLM_BIG, 196608,
+    2048, 987, 10, 100, 520.98, 82.82)
+
+
 def main():
     root = os.path.dirname(os.path.abspath(__file__))
     for p in P:
@@ -126,12 +189,21 @@ def main():
                            "num_requests": p["n"], "prompt_tokens": p["isl"], "output_tokens": p["osl"]}
         exp["measured"] = {"kind": "closed", "warmup_requests": 0,
                            "ttft_ms": {"mean": p["ttft"]}, "itl_ms": {"mean": p["tpot"]}}
-        d = os.path.join(root, p["name"])
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "experiment.json"), "w") as f:
-            json.dump(exp, f, indent=1)
-            f.write("\n")
-    print(len(P), "experiments")
+        write(os.path.join(root, p["name"]), exp)
+    for name, src, model, tp, dp, ep, eng, ver, eo, ttft, itl, e2e in STAGES:
+        e = dict(name=eng, version=ver)
+        e.update(eo)
+        e["max_model_len"] = 1048576
+        exp = {"name": name, "source": src, "workload_name": "1012/2000 rate 1", "model": model,
+               "gpu": "h200-sxm", "tp": tp, "pp": 1, "dp": dp, "ep": ep, "dtype": "fp8", "engine": e,
+               "workload": {"seed": 42, "arrival": {"process": "constant"},
+                            "stages": [{"rate": 1.0, "duration_s": 200}],
+                            "prompt_tokens": 1012, "output_tokens": 2000},
+               "measured": {"kind": "stages", "stages": [{"index": 0, "rate": 1.0, "duration_s": 200,
+                                                          "completed": 200, "ttft_ms": {"mean": ttft},
+                                                          "itl_ms": {"mean": itl}, "e2e_ms": {"mean": e2e}}]}}
+        write(os.path.join(root, name), exp)
+    print(len(P) + len(STAGES), "experiments")
 
 
 main()
