@@ -1128,15 +1128,18 @@ static struct attn_group full_group(const struct cost_model *c)
  * about L, the measured row).  One chunk is looked up on the batch-1 row,
  * as before.
  * The batch axis was checked on every prefill table in data/mfu before
- * trusting it (batch 1..256 x isl 1..8192): doubling the batch lowers the
- * latency by more than 20 % in 1 of 4301 cells (A100 vLLM 0.14.0
- * attention), 0-9 of 8,602-31,111 (H100/H200/B200 vLLM 0.24.0, SGLang
- * 0.5.14, TensorRT-LLM 1.3 attention), 0-6 of 1,472 (their MLA), and
- * 32-63 of 736-1,408 in vLLM 0.14.0's MLA prefill, all at its ~120-220 us
- * floor (H200, 16 heads, fp8 KV: batch 1 x 64 tokens 212 us, batch 32 x 64
- * 305 us; batch 1 x 4096 255 us): noisy there but no worse than the batch-1
- * row, and 32 chunks cost 1.4 x one, not 32 x.  H100 vLLM 0.24.0, 32/8
- * heads bf16: 32 x 128 tokens 82 us, one 128-token sequence 15 us.
+ * trusting it (batch 1..256 x isl 1..8192, cells where doubling the batch
+ * lowers the latency by more than 20 %): GQA tables of H100/H200/B200 vLLM
+ * 0.19/0.24, SGLang 0.5.14 and TensorRT-LLM 1.3: 0-9 of 12,666-31,111;
+ * vLLM 0.14.0: A100 1 of 4,301, H200 0 and H100 17 of 8,602; L40S 87 of
+ * 8,602 and 156 of 22,389; MLA tables of SGLang and TensorRT-LLM 0-6 of
+ * 1,472, vLLM 0.14.0's 32-63 of 736-1,408, mostly at the call's floor
+ * (H200, 16 heads, fp8 KV: batch 1 x 64 tokens 212 us, batch 32 x 64
+ * 305 us, batch 1 x 4096 255 us).  A batched call of n sequences costs a
+ * median 0.12-0.49 of n single calls (128-1,024 tokens, batch 8-32), so the
+ * axis is used for every table that has one; the noise is bounded below.
+ * H100 vLLM 0.24.0, 32/8 heads bf16: 32 x 128 tokens 82 us, one
+ * 128-token sequence 15 us.
  * InferSim's own H20/H800 layouts hold batch 1 only: there the chunks are
  * each priced on the batch-1 row and the floor (the row's one-token call)
  * is paid once: n x t1 - (n - 1) x floor.  Either way the call costs
