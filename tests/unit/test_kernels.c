@@ -820,6 +820,9 @@ static void test_prefill_batch(void)
 			CHECK(0, "cost_init %s %s: %s", cases[ci].model, cases[ci].gpu, e.msg);
 			continue;
 		}
+		if (strcmp(cases[ci].gpu, "h20") == 0)
+			CHECK(c.attn_prefill_cfg && c.attn_prefill_cfg->own && c.attn_prefill_cfg->g.len[0] == 1,
+			      "h20 %s: InferSim's own batch-1 prefill layout (the no-batch-axis path)", cases[ci].model);
 		for (a = 0; a < sizeof(lens) / sizeof(lens[0]); a++)
 			for (d = 0; d < sizeof(pres) / sizeof(pres[0]); d++) {
 				double one = cost_attn_prefill_s(&c, lens[a], pres[d]);
