@@ -181,6 +181,11 @@ int64_t cost_graph_pad(const struct cost_model *c, int64_t n);
 double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
 		   double batch);
 double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix);
+/* A step's n prefill chunks (len[i] new tokens after prefix[i] cached ones)
+ * as the engines run them: one varlen attention call per layer; the mean
+ * per layer, as cost_attn_prefill_s (which is the n = 1 case). */
+double cost_attn_prefill_step_s(const struct cost_model *c, int64_t n, const int64_t *len,
+				const int64_t *prefix);
 double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum);
 /* One linear-attention layer (GDN-style recurrent state): a prefill chunk of
  * `tokens` over `seqs` sequences, or a decode step of `seqs` sequences

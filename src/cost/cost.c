@@ -1117,19 +1117,89 @@ static struct attn_group full_group(const struct cost_model *c)
 	return g;
 }
 
-/* GQA prefill of one layer: pairs query-key pairs, keys read from the cache. */
-static double gqa_prefill_s(const struct cost_model *c, const struct attn_group *g, double pairs,
-			    double keys, int64_t len)
-{
-	double flops = 2.0 * pairs * g->heads * (g->dqk + g->dv);
-	double bytes = keys * g->kv_tok + 2.0 * (double)len * g->heads * g->dqk * 2.0;
-	/* the tables hold prefix-free causal prefills: look the chunk up at
-	 * the sequence length with the same number of query-key pairs */
-	double isl_eq = sqrt(2.0 * pairs);
-	double mfu = mfu_row_eval_hint(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq),
-				       &c->lazy->prefill_hint);
+/* --- a step's prefill chunks as one attention call per layer ---
+ * The engines run one varlen attention kernel per layer over all of a
+ * step's prefill sequences (vLLM's FlashAttention/FlashInfer and MLA
+ * prefill, SGLang's, TensorRT-LLM's context FMHA), so the kernel's fixed
+ * latency is paid once per step, not once per chunk.  A step's n chunks are
+ * priced as one call: their summed FLOPs and bytes at the MFU of the
+ * prefill table at batch n and the per-sequence length with the same
+ * query-key pairs, sqrt(2 x pairs / n) (n prefix-free chunks of L tokens:
+ * about L, the measured row).  One chunk is looked up on the batch-1 row,
+ * as before.
+ * The batch axis was checked on every prefill table in data/mfu before
+ * trusting it (batch 1..256 x isl 1..8192, cells where doubling the batch
+ * lowers the latency by more than 20 %): GQA tables of H100/H200/B200 vLLM
+ * 0.19/0.24, SGLang 0.5.14 and TensorRT-LLM 1.3: 0-9 of 12,666-31,111;
+ * vLLM 0.14.0: A100 1 of 4,301, H200 0 and H100 17 of 8,602; L40S 87 of
+ * 8,602 and 156 of 22,389; MLA tables of SGLang and TensorRT-LLM 0-6 of
+ * 1,472, vLLM 0.14.0's 32-63 of 736-1,408, mostly at the call's floor
+ * (H200, 16 heads, fp8 KV: batch 1 x 64 tokens 212 us, batch 32 x 64
+ * 305 us, batch 1 x 4096 255 us).  A batched call of n sequences costs a
+ * median 0.12-0.49 of n single calls (128-1,024 tokens, batch 8-32), so the
+ * axis is used for every table that has one; the noise is bounded below.
+ * H100 vLLM 0.24.0, 32/8 heads bf16: 32 x 128 tokens 82 us, one
+ * 128-token sequence 15 us.
+ * InferSim's own H20/H800 layouts hold batch 1 only: there the chunks are
+ * each priced on the batch-1 row and the floor (the row's one-token call)
+ * is paid once: n x t1 - (n - 1) x floor.  Either way the call costs
+ * between t1 and n x t1, t1 one chunk of the equivalent length on the
+ * batch-1 row.  The other per-call parts follow: MLA's kv_b up-projection
+ * is one GEMM over the step's context tokens, DSA's sparse kernel and
+ * indexer one roofline over the step's pairs, linear attention
+ * cost_linear_attn_s over the step's tokens and sequences. */
 
-	return roofline(c, flops, c->attn_peak, mfu, bytes);
+/* Whether the prefill table has a batch axis (InferSim's batch-1 rows do
+ * not). */
+static bool prefill_batched(const struct cost_model *c)
+{
+	const struct mfu_attn_cfg *a = c->attn_prefill_cfg;
+
+	return !a || (a->g.dims == 2 && a->g.len[0] >= 2);
+}
+
+/* One prefill attention call over n chunks with `pairs` query-key pairs,
+ * flops and bytes in all; flops_pair: FLOPs per pair (the floor's call). */
+static double prefill_call_s(const struct cost_model *c, double n, double pairs, double flops,
+			     double bytes, double flops_pair)
+{
+	double isl_eq, ll, mfu, t1, floor_s, t;
+
+	if (n == 1) {
+		/* the tables hold prefix-free causal prefills: look the chunk
+		 * up at the sequence length with the same number of pairs */
+		isl_eq = sqrt(2.0 * pairs);
+		mfu = mfu_row_eval_hint(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq),
+					&c->lazy->prefill_hint);
+		return roofline(c, flops, c->attn_peak, mfu, bytes);
+	}
+	isl_eq = sqrt(2.0 * pairs / n);
+	ll = isl_eq < 1 ? 0.0 : log(isl_eq);
+	/* one chunk of the equivalent length, on the batch-1 row */
+	t1 = roofline(c, flops / n, c->attn_peak, mfu_row_eval(&c->prefill_row, ll), bytes / n);
+	if (prefill_batched(c)) {
+		mfu = mfu_attn_eval_log(c->tabs, c->attn_prefill_cfg, true, log(n), ll);
+		t = roofline(c, flops, c->attn_peak, mfu, bytes);
+	} else {
+		floor_s = flops_pair / (c->attn_peak * mfu_row_eval(&c->prefill_row, 0.0));
+		t = n * t1 - (n - 1) * floor_s;
+	}
+	/* a batched call is no slower than its chunks one by one and no
+	 * faster than one of them (the tables' floor noise, e.g. vLLM 0.14.0
+	 * MLA on H200: batch 2 x 32 tokens 143 us, batch 1 210 us) */
+	return t < t1 ? t1 : t > n * t1 ? n * t1 : t;
+}
+
+/* GQA prefill of one layer: n chunks of len tokens in all with pairs
+ * query-key pairs, keys read from the cache. */
+static double gqa_prefill_s(const struct cost_model *c, const struct attn_group *g, double n,
+			    double pairs, double keys, double len)
+{
+	double fp = 2.0 * g->heads * (g->dqk + g->dv);
+	double flops = 2.0 * pairs * g->heads * (g->dqk + g->dv);
+	double bytes = keys * g->kv_tok + 2.0 * len * g->heads * g->dqk * 2.0;
+
+	return prefill_call_s(c, n, pairs, flops, bytes, fp);
 }
 
 /* GQA decode of one layer: n requests attending ctx_sum keys in all. */
@@ -1208,52 +1278,50 @@ static double dsa_key_bytes(const struct model_cfg *m)
 	return (double)m->index_head_dim + 4.0;
 }
 
-/* Full-attention layer (GQA, MLA, DSA) for a prefill chunk. */
-static double full_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+/* A step's prefill chunks, summed: their count, new tokens, context
+ * (new + cached) tokens and causal query-key pairs. */
+struct chunk_sums {
+	double n, tok, ctx, pairs;
+};
+
+/* Full-attention layer (GQA, MLA, DSA) for a step's prefill chunks. */
+static double full_prefill_s(const struct cost_model *c, const struct chunk_sums *k)
 {
 	const struct model_cfg *m = c->m;
-	double pairs, flops, bytes, isl_eq, mfu, t;
+	double flops, bytes, t;
 	struct attn_group g;
 
-	if (m->attn == ATTN_MLA && m->index_topk > 0)
-		pairs = attn_capped_pairs(len, prefix, m->index_topk);
-	else
-		pairs = attn_causal_pairs(len, prefix);
 	if (m->attn != ATTN_MLA) {
 		g = full_group(c);
-		return gqa_prefill_s(c, &g, pairs, (double)(len + prefix), len);
+		return gqa_prefill_s(c, &g, k->n, k->pairs, k->ctx, k->tok);
 	}
 	if (m->index_topk > 0) {
 		/* DSA: absorbed sparse attention over the top-k keys, the new
 		 * tokens' absorption, and the indexer over every key */
-		double ip = attn_causal_pairs(len, prefix);
+		double ip = k->pairs, pairs;
 		double ipk = c->g->peak_flops[DT_FP8] > 0 ? c->g->peak_flops[DT_FP8] : c->attn_peak;
 		/* the sparse kernel walks its whole top-k index list for every
 		 * query, valid or padded (InferSim: 4096 queries take 3.69 ms
 		 * over 4k keys and 3.60 ms over 16k) */
-		pairs = (double)len * (double)m->index_topk;
+		pairs = k->tok * (double)m->index_topk;
 		flops = 2.0 * pairs * c->heads * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
-		bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
-			2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
+		bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * c->heads * (double)c->head_dim_qk * 2.0;
 		t = roofline(c, flops, c->attn_peak, DSA_PREFILL_MFU, bytes);
-		t += cost_gemm_s(c, c->cfg.wdt, (double)len,
-				 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)), (double)m->kv_lora_rank, 1);
+		t += cost_gemm_s(c, c->cfg.wdt, k->tok, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+				 (double)m->kv_lora_rank, 1);
 		t += own_index_share(m) *
 		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), ipk, DSA_IDX_PREFILL_MFU,
-			      (double)(len + prefix) * dsa_key_bytes(m));
+			      k->ctx * dsa_key_bytes(m));
 		return t;
 	}
 	/* expanded form: q/k dims nope+rope, v dims v */
-	flops = 2.0 * pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
-	bytes = (double)(len + prefix) * c->kv_tok_layer_bytes +
-		2.0 * (double)len * c->heads * (double)c->head_dim_qk * 2.0;
-	isl_eq = sqrt(2.0 * pairs);
-	mfu = mfu_row_eval_hint(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq),
-				&c->lazy->prefill_hint);
-	t = roofline(c, flops, c->attn_peak, mfu, bytes);
-	/* kv_b up-projects the latent of every context token */
-	t += cost_gemm_s(c, c->cfg.wdt, (double)(len + prefix),
-			 (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+	flops = 2.0 * k->pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
+	bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * c->heads * (double)c->head_dim_qk * 2.0;
+	t = prefill_call_s(c, k->n, k->pairs, flops, bytes,
+			   2.0 * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim));
+	/* kv_b up-projects the latent of every context token: one GEMM over
+	 * the step's chunks */
+	t += cost_gemm_s(c, c->cfg.wdt, k->ctx, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
 			 (double)m->kv_lora_rank, 1);
 	return t;
 }
@@ -1276,31 +1344,61 @@ static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_su
 	return t + gqa_decode_s(c, &g, n, ctx_sum);
 }
 
-/* Mean per layer of the attention for a prefill chunk of len tokens after prefix. */
-double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+/* Mean per layer of the attention for a step's n >= 1 prefill chunks
+ * (len[i] tokens after prefix[i]) run as one call per layer. */
+static double attn_prefill_n_s(const struct cost_model *c, int64_t n, const int64_t *len,
+			       const int64_t *prefix)
 {
 	const struct model_cfg *m = c->m;
 	const int64_t *nk = m->n_mixer;
+	struct chunk_sums k = {(double)n, 0, 0, 0};
 	double t = 0;
+	int64_t i;
 
-	if (nk[LM_FULL] > 0)
-		t += (double)nk[LM_FULL] * full_prefill_s(c, len, prefix);
+	for (i = 0; i < n; i++) {
+		k.tok += (double)len[i];
+		k.ctx += (double)(len[i] + prefix[i]);
+	}
+	if (nk[LM_FULL] > 0) {
+		for (i = 0; i < n; i++)
+			k.pairs += attn_causal_pairs(len[i], prefix[i]);
+		t += (double)nk[LM_FULL] * full_prefill_s(c, &k);
+	}
 	if (nk[LM_SLIDING] > 0) {
 		struct attn_group g = window_group(c);
 		int64_t w = m->window.size;
-		t += (double)nk[LM_SLIDING] *
-		     gqa_prefill_s(c, &g, attn_capped_pairs(len, prefix, w),
-				   (double)(prefix < w - 1 ? prefix : w - 1) + (double)len, len);
+		double pairs = 0, keys = 0;
+		for (i = 0; i < n; i++) {
+			pairs += attn_capped_pairs(len[i], prefix[i], w);
+			keys += (double)(prefix[i] < w - 1 ? prefix[i] : w - 1) + (double)len[i];
+		}
+		t += (double)nk[LM_SLIDING] * gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok);
 	}
 	if (nk[LM_CHUNKED] > 0) {
 		struct attn_group g = full_group(c);
-		t += (double)nk[LM_CHUNKED] *
-		     gqa_prefill_s(c, &g, attn_chunked_pairs(len, prefix, m->chunk),
-				   (double)(prefix % m->chunk) + (double)len, len);
+		double pairs = 0, keys = 0;
+		for (i = 0; i < n; i++) {
+			pairs += attn_chunked_pairs(len[i], prefix[i], m->chunk);
+			keys += (double)(prefix[i] % m->chunk) + (double)len[i];
+		}
+		t += (double)nk[LM_CHUNKED] * gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok);
 	}
 	if (nk[LM_LINEAR] > 0)
-		t += (double)nk[LM_LINEAR] * cost_linear_attn_s(c, (double)len, 1.0, false);
+		t += (double)nk[LM_LINEAR] * cost_linear_attn_s(c, k.tok, k.n, false);
 	return t / (double)m->layers;
+}
+
+/* Mean per layer of the attention for a prefill chunk of len tokens after prefix. */
+double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t prefix)
+{
+	return attn_prefill_n_s(c, 1, &len, &prefix);
+}
+
+/* Mean per layer of the attention for a step's prefill chunks. */
+double cost_attn_prefill_step_s(const struct cost_model *c, int64_t n, const int64_t *len,
+				const int64_t *prefix)
+{
+	return n > 0 ? attn_prefill_n_s(c, n, len, prefix) : 0.0;
 }
 
 /* Mean per layer of the attention for n decode requests attending ctx_sum
@@ -1422,10 +1520,14 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 	int64_t tokens = s->ndecode, i, mtok;
 	double attn = 0, L = (double)c->m->layers, send = 0;
 
-	for (i = 0; i < s->nchunks; i++) {
+	for (i = 0; i < s->nchunks; i++)
 		tokens += s->chunk_len[i];
-		attn += attn_prefill_s(c, s->chunk_len[i], s->chunk_prefix[i]);
-	}
+	/* one attention call per layer over the step's chunks (see above);
+	 * one chunk from the memo */
+	if (s->nchunks == 1)
+		attn += attn_prefill_s(c, s->chunk_len[0], s->chunk_prefix[0]);
+	else if (s->nchunks > 1)
+		attn += attn_prefill_n_s(c, s->nchunks, s->chunk_len, s->chunk_prefix);
 	if (c->lazy->plain && s->ndecode > 0 && s->ndecode <= c->cfg.max_seqs)
 		attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
 	else

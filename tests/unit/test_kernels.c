@@ -777,6 +777,77 @@ static void test_dsa(void)
 	cost_release(&c);
 }
 
+/* A step's prefill chunks are one attention call per layer (issue 9): n
+ * equal chunks cost less than n times one chunk and at least one chunk;
+ * cost_attn_prefill_step_s of one chunk is cost_attn_prefill_s to the bit.
+ * Over every layer kind: GQA, MLA (vLLM 0.14.0's and SGLang's MLA tables),
+ * DSA, sliding window, chunked-local, linear attention, and a GPU whose
+ * prefill table has no batch axis (InferSim's H20).  "At least one" within
+ * 1 %: MLA's kv_b GEMM over the summed tokens follows the GEMM table, which
+ * is not monotone at small m (SGLang H200 fp8, n 2048 k 512: m 16 3.90 us,
+ * m 32 3.47 us), so 2 x 16 tokens come out 0.14 % under one 16-token chunk. */
+static void test_prefill_batch(void)
+{
+	static const struct {
+		const char *model, *gpu, *engine, *ver;
+		int tp;
+		enum dtype dt;
+	} cases[] = {
+		{"llama-3.1-8b", "h100", "vllm", NULL, 1, DT_BF16},
+		{"llama-3.1-8b", "h100", "trtllm", NULL, 1, DT_BF16},
+		{"llama-3.1-8b", "h20", "vllm", NULL, 1, DT_BF16},
+		{"deepseek-v3", "h200", "vllm", "0.14.0", 8, DT_FP8},
+		{"deepseek-v3", "h200", "sglang", NULL, 8, DT_FP8},
+		{"deepseek-v3.2", "h200", "vllm", NULL, 8, DT_FP8},
+		{"gpt-oss-120b", "h100", "vllm", NULL, 2, DT_BF16},
+		{"llama-4-scout", "h100", "vllm", NULL, 4, DT_BF16},
+		{"qwen3.5-35b-a3b", "h200", "vllm", NULL, 1, DT_BF16},
+	};
+	static const int64_t ns[] = {2, 8, 32}, lens[] = {16, 128, 1024}, pres[] = {0, 700};
+	int64_t len[32], pre[32];
+	size_t ci, a, b, d;
+
+	for (ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		struct model_cfg m;
+		struct cost_model c;
+		struct err e;
+		struct parallel p = {cases[ci].tp, 1, 1, 1};
+		if (registry_load_model(&reg, cases[ci].model, &m, &e) < 0) {
+			CHECK(0, "load %s: %s", cases[ci].model, e.msg);
+			continue;
+		}
+		if (make_cost(&c, &m, cases[ci].gpu, p, cases[ci].dt, cases[ci].engine, cases[ci].ver, &e) < 0) {
+			CHECK(0, "cost_init %s %s: %s", cases[ci].model, cases[ci].gpu, e.msg);
+			continue;
+		}
+		if (strcmp(cases[ci].gpu, "h20") == 0)
+			CHECK(c.attn_prefill_cfg && c.attn_prefill_cfg->own && c.attn_prefill_cfg->g.len[0] == 1,
+			      "h20 %s: InferSim's own batch-1 prefill layout (the no-batch-axis path)", cases[ci].model);
+		for (a = 0; a < sizeof(lens) / sizeof(lens[0]); a++)
+			for (d = 0; d < sizeof(pres) / sizeof(pres[0]); d++) {
+				double one = cost_attn_prefill_s(&c, lens[a], pres[d]);
+				double same = cost_attn_prefill_step_s(&c, 1, &lens[a], &pres[d]);
+				CHECK(one > 0 && same == one, "%s %s %s: one chunk of %lld after %lld: %.17g == %.17g",
+				      cases[ci].model, cases[ci].gpu, cases[ci].engine, (long long)lens[a],
+				      (long long)pres[d], same, one);
+				for (b = 0; b < sizeof(ns) / sizeof(ns[0]); b++) {
+					int64_t i, n = ns[b];
+					double t;
+					for (i = 0; i < n; i++) {
+						len[i] = lens[a];
+						pre[i] = pres[d];
+					}
+					t = cost_attn_prefill_step_s(&c, n, len, pre);
+					CHECK(t < (double)n * one && t >= one * 0.99,
+					      "%s %s %s: %lld chunks of %lld after %lld: %.1f us, one %.1f us",
+					      cases[ci].model, cases[ci].gpu, cases[ci].engine, (long long)n,
+					      (long long)lens[a], (long long)pres[d], t * 1e6, one * 1e6);
+				}
+			}
+		cost_release(&c);
+	}
+}
+
 /* A nearest-shape MoE pick is capped by the same experts measured less
  * sharded: Qwen3-235B-A22B bf16 TP8 on B200 (vLLM 0.24 measured TP1/2/4 of
  * this shape, not TP8) took the 2816x704 TP4 curve, whose latency floor
@@ -858,6 +929,7 @@ int main(void)
 	test_borrowed_compute(&m);
 	test_own_tables(&m);
 	test_dsa();
+	test_prefill_batch();
 	test_moe_cap();
 	test_measured_key();
 	registry_release(&reg);
