@@ -69,17 +69,6 @@ static uint32_t slot_of(const struct kvc *c, uint64_t h)
 	return kvc_slot_of(c, h);
 }
 
-int32_t kvc_lookup(const struct kvc *c, uint64_t h)
-{
-	uint32_t i = slot_of(c, h);
-
-	while (c->tab[i].key) {
-		if (c->tab[i].key == h)
-			return c->tab[i].val;
-		i = (i + 1) & c->tmask;
-	}
-	return -1;
-}
 
 static void table_del(struct kvc *c, uint64_t h)
 {
@@ -353,24 +342,6 @@ void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
 	c->nevict += full;
 }
 
-void kvc_register(struct kvc *c, int32_t b, uint64_t h)
-{
-	uint32_t i;
-
-	if (!c->caching || c->blk[b].hash || !h)
-		return;
-	i = slot_of(c, h);
-	while (c->tab[i].key) {
-		if (c->tab[i].key == h)
-			return; /* same content already cached elsewhere */
-		i = (i + 1) & c->tmask;
-	}
-	c->tab[i].key = h;
-	c->tab[i].val = b;
-	c->tcount++;
-	c->registered++;
-	c->blk[b].hash = h;
-}
 
 bool kvc_check(const struct kvc *c, char *why, int n)
 {
