@@ -522,7 +522,7 @@ static int stage_ix(const struct req *r)
 	return r->stage > 255 ? 255 : r->stage;
 }
 
-static void gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int64_t k)
+static SCHED_STEP_INLINE void gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int64_t k)
 {
 	struct gap_ent *g;
 
@@ -541,7 +541,7 @@ static void gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int6
 }
 
 /* The last finished step's chunks reach the client at t: the gaps. */
-static void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
+static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
 {
 	const struct overheads *ov = &s->cost->cfg.ov; /* as engine.c's record() */
 	bool h2 = !(s->cost->cfg.off & COST_H2);
@@ -584,7 +584,7 @@ static void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
 	rp->tok_t = t;
 }
 
-static void dec_join(struct sim *s, struct replica *rp, struct req *r)
+static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct req *r)
 {
 	struct fin_entry fe;
 
@@ -689,7 +689,7 @@ static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_
 	}
 }
 
-static void register_full(struct sim *s, struct replica *rp, struct req *r, int64_t computed)
+static SCHED_STEP_INLINE void register_full(struct sim *s, struct replica *rp, struct req *r, int64_t computed)
 {
 	int64_t full = full_blocks(s, computed);
 
@@ -1153,7 +1153,7 @@ static bool schedule_dec_preempt(struct sim *s, struct replica *rp)
 /* Everyone gets their whole demand, or all decoders precede the others in
  * running order: the walk's outcome is known without walking.  Returns
  * false when the literal walk is needed. */
-static bool schedule_fast(struct sim *s, struct replica *rp)
+static SCHED_STEP_INLINE bool schedule_fast(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt, tokens = rp->ndec;
 	int32_t cls = cls_of(s, -rp->G), need = (int32_t)rp->cls_count[cls];
@@ -1755,7 +1755,7 @@ static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct e
 /* Completion entry fe came due: its decoder, unless the entry is stale or
  * the request explicit, is done (added to rp->done at ndone; the new
  * count is returned). */
-static size_t fin_due(struct sim *s, struct replica *rp, const struct fin_entry *fe, size_t ndone)
+static SCHED_STEP_INLINE size_t fin_due(struct sim *s, struct replica *rp, const struct fin_entry *fe, size_t ndone)
 {
 	struct req *r = fe->r;
 
