@@ -81,7 +81,29 @@ static inline int32_t kvc_used(const struct kvc *c) { return c->total - c->nfree
 /* Take a block (caller checked availability), evicting the oldest cached
  * block when no free one is left.  Named: returns its id; anonymous: KVC_ANON. */
 int32_t kvc_alloc_named(struct kvc *c);
-void kvc_alloc_anon(struct kvc *c, int32_t n);
+/* Evict the n oldest cached blocks (kvc_alloc_anon's slow path). */
+void kvc_evict_n(struct kvc *c, int32_t n);
+/* n anonymous blocks.  Inline: with every block cached (a steady load),
+ * each allocation evicts, usually part of the batch at the LRU head, which
+ * is taken here without the call. */
+static inline void kvc_alloc_anon(struct kvc *c, int32_t n)
+{
+	int32_t f = c->nfree < n ? c->nfree : n, x = c->lru_head;
+
+	c->nfree -= f;
+	c->anon_used += n;
+	n -= f;
+	if (n <= 0)
+		return;
+	if (x >= c->total && (int32_t)c->batch[x - c->total] > n) {
+		/* as evict(): the head batch keeps some, nothing is unlinked */
+		c->batch[x - c->total] -= (uint32_t)n;
+		c->nevict -= n;
+		c->evictions += (uint64_t)n;
+		return;
+	}
+	kvc_evict_n(c, n);
+}
 /* n kvc_alloc_named calls in one, into out[0, n). */
 void kvc_alloc_named_n(struct kvc *c, int32_t *out, int32_t n);
 /* The table slot where a lookup of `h` starts. */

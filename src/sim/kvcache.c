@@ -216,10 +216,9 @@ void kvc_alloc_named_n(struct kvc *c, int32_t *out, int32_t n)
 	}
 }
 
-void kvc_alloc_anon(struct kvc *c, int32_t n)
+void kvc_evict_n(struct kvc *c, int32_t n)
 {
-	take_physical(c, n);
-	c->anon_used += n;
+	evict(c, n);
 }
 
 int32_t kvc_name_anon(struct kvc *c)
