@@ -306,19 +306,36 @@ void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
 			put_one(c, b[n]);
 		return;
 	}
-	/* put_one's body with nothing watched, the count in a local (stores
-	 * to blocks, int32_t, may alias the cache's counters) */
-	while (n-- > 0) {
-		struct kvb *k = &blk[b[n]];
-		if (--k->ref > 0)
-			continue;
-		if (!k->hash) {
-			c->names[c->nnames++] = b[n];
-			c->nfree++;
-			continue;
+	/* put_one's body with nothing watched, the count and the list's tail
+	 * in locals (stores to blocks, int32_t, may alias the cache's fields):
+	 * lru_append's links, each block's `next` written once, by the block
+	 * appended after it or at the end */
+	{
+		struct kvc_link *l = c->lru;
+		int32_t tail = c->lru_tail;
+		while (n-- > 0) {
+			struct kvb *k = &blk[b[n]];
+			int32_t x;
+			if (--k->ref > 0)
+				continue;
+			if (!k->hash) {
+				c->names[c->nnames++] = b[n];
+				c->nfree++;
+				continue;
+			}
+			x = b[n];
+			l[x].prev = tail;
+			if (tail >= 0)
+				l[tail].next = x;
+			else
+				c->lru_head = x;
+			tail = x;
+			cached++;
 		}
-		lru_append(c, b[n]);
-		cached++;
+		if (cached > 0) {
+			l[tail].next = -1;
+			c->lru_tail = tail;
+		}
 	}
 	c->nevict += cached;
 }
