@@ -23,9 +23,66 @@ struct evq {
 
 void evq_init(struct evq *q, size_t cap);
 void evq_release(struct evq *q);
-void evq_push(struct evq *q, int64_t t_ns, enum ev_kind kind, int32_t replica);
+/* Room for one more event (push's slow path). */
+void evq_grow(struct evq *q);
+
+/* push and pop are inline: the event loop runs them once or twice per
+ * simulated request, on a heap of a few entries */
+static inline int evq_before(const struct event *a, const struct event *b)
+{
+	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+}
+
+static inline void evq_push(struct evq *q, int64_t t_ns, enum ev_kind kind, int32_t replica)
+{
+	size_t i;
+	struct event ev;
+
+	if (q->n + 1 > q->cap)
+		evq_grow(q);
+	ev.t_ns = t_ns;
+	ev.seq = q->next_seq++;
+	ev.kind = kind;
+	ev.replica = replica;
+	i = q->n++;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!evq_before(&ev, &q->h[p]))
+			break;
+		q->h[i] = q->h[p];
+		i = p;
+	}
+	q->h[i] = ev;
+}
+
 /* Pop the earliest event; returns 0 when empty. */
-int evq_pop(struct evq *q, struct event *out);
+static inline int evq_pop(struct evq *q, struct event *out)
+{
+	struct event last;
+	size_t i = 0;
+
+	if (q->n == 0)
+		return 0;
+	*out = q->h[0];
+	last = q->h[--q->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct event *best = &last;
+		if (l < q->n && evq_before(&q->h[l], best)) {
+			m = l;
+			best = &q->h[l];
+		}
+		if (r < q->n && evq_before(&q->h[r], best))
+			m = r;
+		if (m == i)
+			break;
+		q->h[i] = q->h[m];
+		i = m;
+	}
+	if (q->n > 0)
+		q->h[i] = last;
+	return 1;
+}
 static inline size_t evq_size(const struct evq *q) { return q->n; }
 /* Time of the earliest event (the queue must not be empty). */
 static inline int64_t evq_top_ns(const struct evq *q) { return q->h[0].t_ns; }

@@ -81,15 +81,48 @@ static inline int32_t kvc_used(const struct kvc *c) { return c->total - c->nfree
 /* Take a block (caller checked availability), evicting the oldest cached
  * block when no free one is left.  Named: returns its id; anonymous: KVC_ANON. */
 int32_t kvc_alloc_named(struct kvc *c);
-void kvc_alloc_anon(struct kvc *c, int32_t n);
+/* Evict the n oldest cached blocks (kvc_alloc_anon's slow path). */
+void kvc_evict_n(struct kvc *c, int32_t n);
+/* n anonymous blocks.  Inline: with every block cached (a steady load),
+ * each allocation evicts, usually part of the batch at the LRU head, which
+ * is taken here without the call. */
+static inline void kvc_alloc_anon(struct kvc *c, int32_t n)
+{
+	int32_t f = c->nfree < n ? c->nfree : n, x = c->lru_head;
+
+	c->nfree -= f;
+	c->anon_used += n;
+	n -= f;
+	if (n <= 0)
+		return;
+	if (x >= c->total && (int32_t)c->batch[x - c->total] > n) {
+		/* as evict(): the head batch keeps some, nothing is unlinked */
+		c->batch[x - c->total] -= (uint32_t)n;
+		c->nevict -= n;
+		c->evictions += (uint64_t)n;
+		return;
+	}
+	kvc_evict_n(c, n);
+}
 /* n kvc_alloc_named calls in one, into out[0, n). */
 void kvc_alloc_named_n(struct kvc *c, int32_t *out, int32_t n);
-/* Cached named block holding content `h`, or -1. */
-int32_t kvc_lookup(const struct kvc *c, uint64_t h);
 /* The table slot where a lookup of `h` starts. */
 static inline uint32_t kvc_slot_of(const struct kvc *c, uint64_t h)
 {
 	return (uint32_t)(h ^ (h >> 29)) & c->tmask;
+}
+/* Cached named block holding content `h`, or -1.  (Inline, as
+ * kvc_register: the scheduler calls both once per block.) */
+static inline int32_t kvc_lookup(const struct kvc *c, uint64_t h)
+{
+	uint32_t i = kvc_slot_of(c, h);
+
+	while (c->tab[i].key) {
+		if (c->tab[i].key == h)
+			return c->tab[i].val;
+		i = (i + 1) & c->tmask;
+	}
+	return -1;
 }
 /* Start loading the slot a coming kvc_lookup(c, h) reads (a hint: the
  * table is larger than the caches and a lookup is one random access). */
@@ -122,7 +155,24 @@ void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n);
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial);
 /* Register a full named block's content; no-op if caching is off or the
  * content is already cached in another block. */
-void kvc_register(struct kvc *c, int32_t b, uint64_t h);
+static inline void kvc_register(struct kvc *c, int32_t b, uint64_t h)
+{
+	uint32_t i;
+
+	if (!c->caching || c->blk[b].hash || !h)
+		return;
+	i = kvc_slot_of(c, h);
+	while (c->tab[i].key) {
+		if (c->tab[i].key == h)
+			return; /* same content already cached elsewhere */
+		i = (i + 1) & c->tmask;
+	}
+	c->tab[i].key = h;
+	c->tab[i].val = b;
+	c->tcount++;
+	c->registered++;
+	c->blk[b].hash = h;
+}
 /* Give a held anonymous block a name (reference 1) so it can be registered. */
 int32_t kvc_name_anon(struct kvc *c);
 /* n held anonymous blocks named and registered with contents h[0, n)

@@ -1453,12 +1453,20 @@ static double attn_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 /* cost_attn_decode_s of a plain model (cost_lazy.plain), 0 < n <=
  * max_seqs: the same operations in the same order, without the general
  * path's branches and calls (it runs at every step). */
-static double plain_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+static inline double plain_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 {
-	struct attn_group g = full_group(c);
+	/* gqa_decode_s of full_group at n <= max_seqs, written out (its
+	 * operations in their order: the same bits) */
+	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
+	double mean = ctx_sum / (double)n, mfu, tc, tb;
+	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
 	double t = 0, full = 0;
 
-	full = full + gqa_decode_s(c, &g, n, ctx_sum);     /* full_decode_s */
+	seq_need(c, n);
+	mfu = mfu_row_eval_hint(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
+	tc = flops / (c->attn_peak * mfu); /* roofline_bw */
+	tb = bytes / c->bw_kv;
+	full = full + ((c->cfg.off & COST_H1) || tc > tb ? tc : tb); /* full_decode_s */
 	t += (double)c->m->n_mixer[LM_FULL] * full;
 	return t / (double)c->m->layers;
 }
@@ -1575,7 +1583,7 @@ static double aggregate(const struct cost_model *c, const struct step_desc *s)
  * no H4, 0 < ndecode, nlogits <= max_seqs, the graph-padded token count
  * within max_m): components' and cost_step_s's operations in their order,
  * the terms that are zero for such a step added as the zeros they are. */
-static double decode_total_s(const struct cost_model *c, const struct step_desc *s, double tok, double head)
+static inline double decode_total_s(const struct cost_model *c, const struct step_desc *s, double tok, double head)
 {
 	double attn = 0, t, ov, cpu;
 
