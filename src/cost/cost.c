@@ -628,7 +628,7 @@ static void anchor_note(const struct cost_model *c, const struct mfu_attn_cfg *a
  * norms and RoPE at their bytes) come out below it by a near-constant
  * amount over heads 8..128, batch 1..64 and 1k..16k keys, the unfused
  * elementwise, quantisation and cache-write kernels of vLLM's MLA path.
- * Median of module - parts (105 points each): H200 46.1 us (bf16 KV) and
+ * Median of module - parts (105 points each; data/mfu/check_mla_module.py): H200 46.1 us (bf16 KV) and
  * 61.1 us (fp8 KV), H100 47.4 and 62.3 us.  TensorRT-LLM's module against the
  * same parts: H200 3.0 / 1.4 us, H100 0.1 / -1.5 us, i.e. the parts are right
  * and the excess is vLLM's; on B200 vLLM's excess (14.2 / 15.1 us) matches
