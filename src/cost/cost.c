@@ -618,6 +618,38 @@ static void anchor_note(const struct cost_model *c, const struct mfu_attn_cfg *a
 			 a->kv_heads, a->head_dim, dtype_name(a->kv_dtype), c->g->measured);
 }
 
+/* vLLM's MLA decode module measured against servesim's sum of its parts
+ * (issue 9).  aiconfigurator times vLLM 0.24's whole DeepseekV2MLAAttention
+ * forward under a CUDA graph (collector/vllm/collect_mla_module.py,
+ * ../shared/data/mfu/aic-engines/<gpu>/mla/vllm/0.24.0/
+ * mla_generation_module_perf.csv.gz, fp8_block GEMMs, bf16 MLA compute);
+ * servesim's parts at the same heads, batch and keys (the q_a, kv_a, q_b and
+ * o GEMMs, the absorb BMMs and the MLA kernel from that engine's own tables;
+ * norms and RoPE at their bytes) come out below it by a near-constant
+ * amount over heads 8..128, batch 1..64 and 1k..16k keys, the unfused
+ * elementwise, quantisation and cache-write kernels of vLLM's MLA path.
+ * Median of module - parts (105 points each; data/mfu/check_mla_module.py): H200 46.1 us (bf16 KV) and
+ * 61.1 us (fp8 KV), H100 47.4 and 62.3 us.  TensorRT-LLM's module against the
+ * same parts: H200 3.0 / 1.4 us, H100 0.1 / -1.5 us, i.e. the parts are right
+ * and the excess is vLLM's; on B200 vLLM's excess (14.2 / 15.1 us) matches
+ * TensorRT-LLM's (12.6 / 9.6 us), a parts error there, not an engine term.
+ * Applied to vLLM on the Hopper tables (h100_sxm, h200_sxm) for MLA without
+ * the DSA indexer (whose module is a separate table); SGLang has no module
+ * table and keeps the sum of parts. */
+#define MLA_MODULE_VLLM_HOPPER_BF16KV_S 46e-6
+#define MLA_MODULE_VLLM_HOPPER_FP8KV_S 61e-6
+
+static double mla_module_term_s(const struct model_cfg *m, const struct gpu_spec *g,
+				const struct cost_cfg *cfg)
+{
+	bool vllm = cfg->engine[0] == '\0' || strcmp(cfg->engine, "vllm") == 0;
+
+	if (m->attn != ATTN_MLA || m->index_topk > 0 || !vllm ||
+	    (strcmp(g->tables, "h100_sxm") != 0 && strcmp(g->tables, "h200_sxm") != 0))
+		return 0;
+	return cfg->kvdt == DT_FP8 ? MLA_MODULE_VLLM_HOPPER_FP8KV_S : MLA_MODULE_VLLM_HOPPER_BF16KV_S;
+}
+
 /* Fill c->src: which table (and version) or fallback prices each component. */
 static void describe_sources(struct cost_model *c)
 {
@@ -656,6 +688,12 @@ static void describe_sources(struct cost_model *c)
 		snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s%s",
 			 ds[0] ? ds : "roofline, default MFU 0.30", da, ds[0] ? note : "",
 			 mla && dp == MFU_P_ATTN_DECODE ? "; MLA on the nearest dense table" : "");
+		if (c->mla_module_s > 0) {
+			size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
+			snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
+				 "; MLA decode module: sum of parts + %.0f us per layer (vLLM 0.24 module tables, H100/H200)",
+				 c->mla_module_s * 1e6);
+		}
 	}
 	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
@@ -951,6 +989,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				c->attn_decode_cfg = dc;
 		}
 	}
+	c->mla_module_s = mla_module_term_s(m, g, cfg);
 	c->max_m = cfg->max_tokens > cfg->graph_max ? cfg->max_tokens : cfg->graph_max;
 	if (c->max_m < cfg->max_seqs)
 		c->max_m = cfg->max_seqs;
@@ -1546,6 +1585,8 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 		int64_t n = s->ndecode <= c->cfg.max_seqs ? s->ndecode : c->cfg.max_seqs;
 		seq_need(c, n);
 		attn += c->absorb_s[n] / L;
+		/* the engine's MLA decode module term, once per MLA layer */
+		attn += c->mla_module_s * (double)c->m->n_mixer[LM_FULL] / L;
 	}
 	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
 		send = (double)(c->p.pp - 1) *

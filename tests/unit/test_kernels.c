@@ -897,6 +897,65 @@ static void test_measured_key(void)
 	remove(path);
 }
 
+/* vLLM's MLA decode module term (issue 9): on the Hopper tables, vLLM's
+ * measured module exceeds servesim's sum of parts by 46 us (bf16 KV) / 61 us
+ * (fp8 KV) per MLA layer; added once per layer to a step with decodes, and
+ * nowhere else (TensorRT-LLM and SGLang, B200, DSA models). */
+static void test_mla_module(void)
+{
+	static const struct {
+		const char *model, *gpu, *engine;
+		enum dtype dt;
+		double want;
+	} cases[] = {
+		{"deepseek-v3", "h200", "vllm", DT_FP8, 61e-6},
+		{"deepseek-v3", "h100", "vllm", DT_FP8, 61e-6},
+		{"deepseek-v3", "h200", "vllm", DT_BF16, 46e-6},
+		{"deepseek-v3", "h200", "sglang", DT_FP8, 0},
+		{"deepseek-v3", "h200", "trtllm", DT_FP8, 0},
+		{"deepseek-v3", "b200", "vllm", DT_FP8, 0},
+		{"deepseek-v3.2", "h200", "vllm", DT_FP8, 0},
+		{"llama-3.1-8b", "h200", "vllm", DT_BF16, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct model_cfg m;
+		struct cost_model c;
+		struct err e;
+		struct step_desc dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0};
+		int64_t len[1] = {256}, pre[1] = {0};
+		struct step_desc pf = {1, len, pre, 0, 0, 1, 0};
+		double with, without, pf_with;
+		if (registry_load_model(&reg, cases[i].model, &m, &e) < 0) {
+			CHECK(0, "load %s: %s", cases[i].model, e.msg);
+			continue;
+		}
+		if (make_cost(&c, &m, cases[i].gpu, (struct parallel){8, 1, 1, 1}, cases[i].dt, cases[i].engine, NULL,
+			      &e) < 0) {
+			CHECK(0, "cost_init %s %s %s: %s", cases[i].model, cases[i].gpu, cases[i].engine, e.msg);
+			continue;
+		}
+		CHECK(fabs(c.mla_module_s - cases[i].want) < 1e-12, "%s %s %s %s KV: MLA module term %.1f us (expected %.1f)",
+		      cases[i].model, cases[i].gpu, cases[i].engine, dtype_name(c.cfg.kvdt), c.mla_module_s * 1e6,
+		      cases[i].want * 1e6);
+		if (cases[i].want > 0) {
+			CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "MLA decode module", "term named in the header");
+			with = cost_step_s(&c, &dec);
+			pf_with = cost_step_s(&c, &pf);
+			c.mla_module_s = 0;
+			without = cost_step_s(&c, &dec);
+			/* once per MLA layer of a step with decodes (61 layers),
+			 * not in a prefill-only step */
+			CHECK(fabs(with - without - 61 * cases[i].want) < 1e-9,
+			      "%s %s: decode step %.3f ms, %.3f ms without the term", cases[i].model, cases[i].gpu,
+			      with * 1e3, without * 1e3);
+			CHECK(cost_step_s(&c, &pf) == pf_with, "prefill-only step unchanged");
+		}
+		cost_release(&c);
+	}
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -915,6 +974,7 @@ int main(void)
 		return 1;
 	}
 	test_fp8_not_slower(&m);
+	test_mla_module();
 	test_collections(&m);
 	test_moe_tables();
 	test_moe_step();

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""MLA decode module check (issue 9): each engine's measured MLA generation
+module (aiconfigurator's mla_generation_module_perf: the whole attention
+block - projections, norms, RoPE, absorb BMMs, MLA kernel, o_proj - timed
+under a CUDA graph, DeepSeek-V3 geometry, fp8_block GEMMs, bf16 MLA compute)
+against servesim's sum of the same parts priced from that engine's tables
+(tools/mlacheck.c), at heads 8..128, batch 1..256 and 1k/4k/16k keys.
+Nothing is fitted here: it prints module - parts per point and the median
+over batch <= 64, the figures behind cost.c's MLA_MODULE_VLLM_* terms (the
+printed medians are with the term left out).
+
+usage: python3 data/mfu/check_mla_module.py [BUILD_DIR]   (from the repository
+root, after `make`; compiles tools/mlacheck.c against BUILD_DIR/libservesim.a;
+reads ../shared/data/mfu/aic-engines)
+"""
+import csv, gzip, os, statistics as st, subprocess, sys, tempfile
+
+AIC = os.path.join('..', 'shared', 'data', 'mfu', 'aic-engines')
+GPUS = {'h100_sxm': 'h100', 'h200_sxm': 'h200', 'b200_sxm': 'b200'}
+
+
+def module_rows(path):
+    best = {}
+    with gzip.open(path, 'rt') as f:
+        for r in csv.DictReader(f):
+            if r['gemm_type'] != 'fp8_block' or r['mla_dtype'] != 'bfloat16':
+                continue
+            kv = 'bf16' if r['kv_cache_dtype'] == 'bfloat16' else 'fp8'
+            key = (kv, int(r['num_heads']), int(r['batch_size']), int(r['step']))
+            lat = float(r['latency']) * 1000.0
+            best[key] = min(best.get(key, lat), lat)
+    return best
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else 'build'
+    tool = os.path.join(tempfile.mkdtemp(), 'mlacheck')
+    subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', 'tools/mlacheck.c', os.path.join(build, 'libservesim.a'),
+                    '-o', tool, '-lcjson', '-lyaml', '-lgsl', '-lgslcblas', '-lz', '-lm', '-pthread'], check=True)
+    for system, gpu in GPUS.items():
+        for engine in ('vllm', 'trtllm'):
+            d = os.path.join(AIC, system, 'mla', engine)
+            if not os.path.isdir(d):
+                continue
+            ver = sorted(os.listdir(d), key=lambda v: [int(x) if x.isdigit() else x for x in v.replace('rc', '.').split('.')])[-1]
+            path = os.path.join(d, ver, 'mla_generation_module_perf.csv.gz')
+            if not os.path.exists(path):
+                continue
+            mod = module_rows(path)
+            for kv in ('bf16', 'fp8'):
+                out = subprocess.run([tool, 'data', engine, gpu, kv], check=True, capture_output=True, text=True).stdout
+                parts = {}
+                for line in out.split('\n'):
+                    if line:
+                        h, b, k, t = line.split()
+                        parts[(int(float(h)), int(b), int(k))] = float(t)
+                print('== %s %s %s, %s KV: module - parts (us); rows heads, columns batch 1..256, keys 1k/4k/16k'
+                      % (system, engine, ver, kv))
+                gaps = []
+                for h in (8, 16, 32, 64, 128):
+                    cells = []
+                    for b in (1, 2, 4, 8, 16, 32, 64, 128, 256):
+                        cell = []
+                        for k in (1024, 4096, 16384):
+                            # generation 'step' counts keys in all (step k or k - 1)
+                            m = next((mod[(kv, h, b, s)] for s in (k, k - 1) if (kv, h, b, s) in mod), None)
+                            if m is None or (h, b, k) not in parts:
+                                cell.append('-')
+                                continue
+                            g = m - parts[(h, b, k)]
+                            cell.append('%.0f' % g)
+                            if b <= 64:
+                                gaps.append(g)
+                        cells.append('/'.join(cell))
+                    print('%4d  %s' % (h, ' '.join('%-12s' % c for c in cells)))
+                if gaps:
+                    print('  median over batch <= 64: %.1f us (%d points)' % (st.median(gaps), len(gaps)))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,76 @@
+/* mlacheck.c - check tool: servesim's sum of parts of one MLA decode module
+ * (the q_a, kv_a, q_b and o GEMMs, the two absorb BMMs and the MLA decode
+ * kernel; norms and RoPE are priced at their bytes, ~0 at decode sizes) for
+ * DeepSeek-V3's geometry, per GPU heads 128/TP, batch and keys, with the
+ * given engine's tables, the MLA decode module term left out.  Driven by
+ * data/mfu/check_mla_module.py (which builds it: cc ... build/libservesim.a),
+ * not part of `make`.
+ *
+ * usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8
+ * prints "heads batch keys parts_us" lines for TP 1..16, batch 1..256 and
+ * keys 1024, 4096, 16384. */
+#include <stdio.h>
+#include <string.h>
+
+#include "servesim/cost.h"
+
+int main(int argc, char **argv)
+{
+	static const int tps[] = {1, 2, 4, 8, 16};
+	char path[1200];
+	struct model_registry reg;
+	struct gpu_db db;
+	struct model_cfg m;
+	const struct gpu_spec *g;
+	struct err e;
+	size_t ti;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8\n");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/models", argv[1]);
+	if (registry_load(&reg, path, &e) < 0 || registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
+		fprintf(stderr, "mlacheck: %s\n", e.msg);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/gpus.json", argv[1]);
+	if (gpu_db_load(&db, path, &e) < 0 || gpu_find(&db, argv[3], &g, &e) < 0) {
+		fprintf(stderr, "mlacheck: %s\n", e.msg);
+		return 1;
+	}
+	for (ti = 0; ti < sizeof(tps) / sizeof(tps[0]); ti++) {
+		struct cost_cfg cc;
+		struct parallel p = {tps[ti], 1, 1, 1};
+		struct cost_model c;
+		double h = 128.0 / tps[ti];
+		int b, kv;
+
+		memset(&cc, 0, sizeof(cc));
+		cc.wdt = DT_FP8;
+		cc.kvdt = strcmp(argv[4], "fp8") == 0 ? DT_FP8 : DT_BF16;
+		cost_default_overheads(&cc.ov);
+		cc.max_tokens = 8192;
+		cc.max_seqs = 1024;
+		snprintf(cc.engine, sizeof(cc.engine), "%s", argv[2]);
+		if (cost_init(&c, &m, g, &p, &cc, argv[1], &e) < 0) {
+			fprintf(stderr, "mlacheck: %s\n", e.msg);
+			return 1;
+		}
+		for (b = 1; b <= 256; b *= 2)
+			for (kv = 1024; kv <= 16384; kv *= 4) {
+				double t = cost_gemm_s(&c, c.cfg.wdt, b, (double)m.q_lora_rank, (double)m.hidden, 1) +
+					   cost_gemm_s(&c, c.cfg.wdt, b, (double)(m.kv_lora_rank + m.qk_rope_dim),
+						       (double)m.hidden, 1) +
+					   cost_gemm_s(&c, c.cfg.wdt, b, h * (double)(m.qk_nope_dim + m.qk_rope_dim),
+						       (double)m.q_lora_rank, 1) +
+					   cost_gemm_s(&c, c.cfg.wdt, b, (double)m.hidden, h * (double)m.v_head_dim, 1) +
+					   cost_gemm_s(&c, c.cfg.wdt, b, (double)m.kv_lora_rank, (double)m.qk_nope_dim, h) +
+					   cost_gemm_s(&c, c.cfg.wdt, b, (double)m.v_head_dim, (double)m.kv_lora_rank, h) +
+					   cost_attn_decode_s(&c, b, (double)b * kv);
+				printf("%g %d %d %.3f\n", h, b, kv, t * 1e6);
+			}
+		cost_release(&c);
+	}
+	return 0;
+}
