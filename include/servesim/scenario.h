@@ -111,8 +111,9 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
  * kv_cache_dtype "auto", i.e. fp8 when the checkpoint declares an fp8 KV
  * cache (m->q.kv_fp8), else the activation dtype: wdt when it is bf16 or
  * fp16, else bf16 (an fp8/fp4/int4 checkpoint computes in bf16).  trtllm:
- * wdt (servesim's rule before vLLM's was followed; TensorRT-LLM's own
- * default was not checked against its silicon rows).  why (n bytes) says
+ * wdt (servesim's rule before; TensorRT-LLM's own "auto", bf16 for these
+ * checkpoints, did worse on its silicon rows: README "KV-cache dtype").
+ * why (n bytes) says
  * which rule chose it, "" when the result is wdt for no other reason
  * than that (the header has nothing to add). */
 enum dtype scenario_kv_auto(const struct model_cfg *m, const char *engine, enum dtype wdt, char *why,
