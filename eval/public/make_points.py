@@ -168,6 +168,18 @@ add("minimax-m2-h20-3e-vllm0.11.1-tp4-2k1k-c10", MM + ": 'vllm serve MiniMaxAI/M
     2048, 987, 10, 100, 520.98, 82.82)
 
 
+# the KV-cache dtype where the page's command line sets one (--kv-cache-dtype);
+# elsewhere the engine's default ("auto": bf16 for these fp8 checkpoints)
+KV_DTYPE = {"glm-5.2-h200-sglang0.5.14-dpattn8-deepep-": "fp8"}  # --kv-cache-dtype=fp8_e4m3
+
+
+def kv_dtype(name):
+    for k, v in KV_DTYPE.items():
+        if name.startswith(k):
+            return v
+    return None
+
+
 def main():
     root = os.path.dirname(os.path.abspath(__file__))
     for p in P:
@@ -182,6 +194,8 @@ def main():
             "tp": p["tp"], "pp": 1, "dp": p["dp"], "ep": p["ep"],
             "dtype": p["dtype"],
         }
+        if kv_dtype(p["name"]):
+            exp["kv_dtype"] = kv_dtype(p["name"])
         if p["prec"]:
             exp["precision"] = p["prec"]
         exp["engine"] = eng
@@ -195,7 +209,8 @@ def main():
         e.update(eo)
         e["max_model_len"] = 1048576
         exp = {"name": name, "source": src, "workload_name": "1012/2000 rate 1", "model": model,
-               "gpu": "h200-sxm", "tp": tp, "pp": 1, "dp": dp, "ep": ep, "dtype": "fp8", "engine": e,
+               "gpu": "h200-sxm", "tp": tp, "pp": 1, "dp": dp, "ep": ep, "dtype": "fp8",
+               **({"kv_dtype": kv_dtype(name)} if kv_dtype(name) else {}), "engine": e,
                "workload": {"seed": 42, "arrival": {"process": "constant"},
                             "stages": [{"rate": 1.0, "duration_s": 200}],
                             "prompt_tokens": 1012, "output_tokens": 2000},

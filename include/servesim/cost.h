@@ -118,6 +118,10 @@ struct cost_model {
 	enum dtype moe_wdt;
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */
+	/* 0: moe_pick is from tabs->moe (or the GPU's own); k > 0: that table
+	 * has no rows of moe_fmt and the pick is from tabs->moe_more[k - 1],
+	 * the next collection in the fallback order that measures it */
+	size_t moe_more;
 	/* fp8 experts: the same shape's measured bf16 kernel and, for per-tensor
 	 * fp8, its block-scaled fp8 kernel, from the same table (curve NULL:
 	 * none at a shape as near as moe_pick's); the experts cost no more

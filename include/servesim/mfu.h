@@ -51,6 +51,10 @@ struct mfu_attn_cfg {
 
 struct moetab;
 
+/* Most further collections' MoE tables kept (mfu_tables.moe_more): a GPU
+ * holds four collections today (data/mfu/h100_sxm). */
+#define MFU_MOE_MORE 7
+
 /* What each priced component was looked up in, for the run header. */
 enum mfu_part {
 	MFU_P_GEMM_BF16, MFU_P_GEMM_FP8, MFU_P_GEMM_FP4, MFU_P_ATTN_PREFILL, MFU_P_ATTN_DECODE,
@@ -70,6 +74,14 @@ struct mfu_tables {
 	size_t ar_len[9];
 	struct moetab *moe;   /* fused-MoE kernel tables (mfu_load_moe), or NULL */
 	char moe_path[700];   /* where they are, or "" */
+	/* the MoE tables of the collections after moe_path's, in the same
+	 * fallback order (same engine by version distance, then vLLM, then the
+	 * others): a routed-expert format moe has no rows for comes from the
+	 * first of these that measures it (cost_init), not from the roofline */
+	struct moetab *moe_more[MFU_MOE_MORE];
+	char moe_more_path[MFU_MOE_MORE][700];
+	char moe_more_src[MFU_MOE_MORE][112]; /* as src[MFU_P_MOE] */
+	size_t nmoe_more;
 	/* the GPU's own measurements (gpu_spec.measured), loaded first: their
 	 * GEMM dtypes win, their attention and MLA configurations are listed
 	 * before the borrowed ones (cfg->own), their MoE curves are apart */

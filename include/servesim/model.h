@@ -54,6 +54,11 @@ struct model_quant {
 	enum model_qfmt experts, attn, mlp;
 	int64_t group_size;      /* weights per scale (0: per-tensor/channel or n/a) */
 	char excluded[160];      /* the modules the config excludes, as a short text */
+	/* a ModelOpt checkpoint's declared fp8 KV cache, as the key that says
+	 * so ("kv_cache_quant_algo FP8", "kv_cache_scheme float 8"); "" when
+	 * none: vLLM's and SGLang's kv_cache_dtype "auto" then follows the
+	 * activation dtype (scenario_kv_auto) */
+	char kv_fp8[40];
 };
 
 struct model_cfg {

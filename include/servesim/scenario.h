@@ -17,6 +17,10 @@ struct scenario {
 	const struct gpu_spec *gpu;
 	struct parallel par;
 	enum dtype wdt, kvdt;
+	/* where kvdt came from when a rule chose it and it is not simply the
+	 * weights' dtype (scenario_kv_auto's reason, "experiment kv_dtype"),
+	 * for the run header; "" otherwise */
+	char kvdt_src[120];
 	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size;
 	int64_t long_prefill_token_threshold;
 	int64_t total_kv_blocks;      /* 0: from the memory plan */
@@ -102,6 +106,18 @@ double scenario_pd_handoff_s(const char *engine);
 int64_t scenario_sglang_chunk(const struct gpu_spec *g);
 void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
 		       const struct wl_spec *wl);
+/* The KV-cache dtype an engine runs with when none is given, for weights
+ * in wdt (--dtype).  vLLM and SGLang (and any engine other than trtllm):
+ * kv_cache_dtype "auto", i.e. fp8 when the checkpoint declares an fp8 KV
+ * cache (m->q.kv_fp8), else the activation dtype: wdt when it is bf16 or
+ * fp16, else bf16 (an fp8/fp4/int4 checkpoint computes in bf16).  trtllm:
+ * wdt (servesim's rule before; TensorRT-LLM's own "auto", bf16 for these
+ * checkpoints, did worse on its silicon rows: README "KV-cache dtype").
+ * why (n bytes) says
+ * which rule chose it, "" when the result is wdt for no other reason
+ * than that (the header has nothing to add). */
+enum dtype scenario_kv_auto(const struct model_cfg *m, const char *engine, enum dtype wdt, char *why,
+			    size_t n);
 /* True where vLLM picks its large-GPU defaults; the rule in words. */
 bool scenario_big_gpu(const struct gpu_spec *g);
 const char *scenario_limits_rule(const struct gpu_spec *g);

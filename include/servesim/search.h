@@ -108,7 +108,7 @@ struct search_in {
 	const char *data_dir;
 	const struct wl_spec *wl;
 	const struct cap_cfg *cc;
-	bool kv_follows_dtype;          /* KV cache in the weights' dtype (no --kv-dtype) */
+	bool kv_follows_dtype;          /* no --kv-dtype: the engine's default for each dtype (scenario_kv_auto) */
 	bool allow_invalid;
 };
 

@@ -43,7 +43,7 @@ static const char run_usage[] =
 	"  --moe-format F            routed experts' format: bf16, fp8 (per-tensor scales),\n"
 	"                            fp8_block, fp4 (NVFP4), mxfp4 or int4 (default: as the\n"
 	"                            checkpoint stores them, else --dtype)\n"
-	"  --kv-dtype bf16|fp8       KV cache (default: --dtype)\n"
+	"  --kv-dtype bf16|fp8       KV cache (default: the engine's, README \"KV-cache dtype\")\n"
 	"kernels:\n"
 	"  --engine vllm|sglang|trtllm  whose measured kernel tables price the step (default vllm)\n"
 	"  --engine-version V        the collected version nearest V (default: the newest)\n"

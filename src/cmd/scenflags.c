@@ -160,8 +160,6 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	}
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
-	if (!f->kv_given)
-		f->kvdtype = f->dtype;
 	x->model = xcalloc(1, sizeof(*x->model));
 	if ((rc = cli_load_model(&x->env, f->model, f->config, x->model, e)) < 0)
 		return rc;
@@ -172,7 +170,6 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	scenario_defaults(sc, x->model, x->gpu, wl);
 	sc->par = f->par;
 	sc->wdt = f->dtype;
-	sc->kvdt = f->kvdtype;
 	if (f->mbt)
 		sc->max_num_batched_tokens = f->mbt;
 	if (f->mns)
@@ -187,6 +184,9 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	sc->router = f->router;
 	sc->ov = f->ov;
 	snprintf(sc->engine, sizeof(sc->engine), "%s", f->engine ? f->engine : "vllm");
+	/* --kv-dtype, else the engine's default for these weights */
+	sc->kvdt = f->kv_given ? f->kvdtype
+			       : scenario_kv_auto(x->model, sc->engine, f->dtype, sc->kvdt_src, sizeof(sc->kvdt_src));
 	if (strcmp(sc->engine, "sglang") == 0) {
 		/* SGLang's defaults: chunked_prefill_size by GPU memory, radix
 		 * cache pages of one token */

@@ -698,8 +698,11 @@ static void describe_sources(struct cost_model *c)
 	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
-			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s: %s%.100s%s%s%s%s%s",
-				 c->moe_own ? t->src_own[MFU_P_MOE] : t->src[MFU_P_MOE],
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s%s%.60s%s: %s%.100s%s%s%s%s%s",
+				 c->moe_own ? t->src_own[MFU_P_MOE]
+				 : c->moe_more ? t->moe_more_src[c->moe_more - 1] : t->src[MFU_P_MOE],
+				 c->moe_more ? " (" : "", c->moe_more ? t->src[MFU_P_MOE] : "",
+				 c->moe_more ? " has no rows of this format)" : "",
 				 c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
 				 c->moe_pick.desc, c->moe_pick.bound ? ", capped by the measured " : "",
 				 c->moe_pick.bound ? c->moe_pick.bound_desc : "", c->moe_pick.bound ? " of this shape" : "",
@@ -917,6 +920,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
 		}
 		moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+		/* a collection without this format's rows (vLLM 0.14.0 has no
+		 * MXFP4 experts): the next one in the fallback order that
+		 * measures it (mfu_tables.moe_more), before any roofline */
+		for (k = 0; !c->moe_pick.curve && c->tabs->moe && k < c->tabs->nmoe_more; k++) {
+			moetab_pick(c->tabs->moe_more[k], c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+			if (c->moe_pick.curve)
+				c->moe_more = k + 1;
+		}
 		if (c->tabs->moe_own) {
 			/* the GPU's own measured curves win unless a borrowed one is
 			 * a much nearer shape (MOE_OWN_MARGIN) */
@@ -926,12 +937,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 					  own.distance <= c->moe_pick.distance + MOE_OWN_MARGIN)) {
 				c->moe_pick = own;
 				c->moe_own = true;
+				c->moe_more = 0;
 			}
 		}
 		if (c->moe_pick.curve && (c->moe_fmt == MOE_FP8 || c->moe_fmt == MOE_FP8_BLOCK)) {
 			/* the alternatives, from the table the pick came from and
 			 * at a shape no farther than the pick's */
-			const struct moetab *mt = c->moe_own ? c->tabs->moe_own : c->tabs->moe;
+			const struct moetab *mt = c->moe_own ? c->tabs->moe_own
+					       : c->moe_more ? c->tabs->moe_more[c->moe_more - 1] : c->tabs->moe;
 			moetab_pick(mt, MOE_BF16, &c->moe_shape, cfg->moe_dist, &c->moe_alt[0]);
 			if (c->moe_fmt == MOE_FP8)
 				moetab_pick(mt, MOE_FP8_BLOCK, &c->moe_shape, cfg->moe_dist, &c->moe_alt[1]);

@@ -6,6 +6,7 @@
  * apart: a steady-state model cannot be judged on a queue that depends on
  * how long the run lasted. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,14 +27,24 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 {
 	scenario_defaults(sc, m, g, &x->wl);
 	sc->par = (struct parallel){x->tp, x->pp, x->dp, x->ep};
-	sc->wdt = sc->kvdt = x->dtype;
+	sc->wdt = x->dtype;
 	/* an fp4 label on a GPU without fp4 tensor cores (aiconfigurator's
 	 * "nvfp4" on gpt-oss H100/H200 rows) cannot be what ran: the engine ran
 	 * the checkpoint as stored (gpt-oss: MXFP4 experts as W4A16, the rest
 	 * bf16), which is what the cost model does with bf16 here */
 	bool fp4_label = x->dtype == DT_FP4 && !(g->peak_flops[DT_FP4] > 0);
 	if (fp4_label)
-		sc->wdt = sc->kvdt = DT_BF16;
+		sc->wdt = DT_BF16;
+	/* the KV cache: as the experiment names it, else the engine's default
+	 * for these weights (vLLM's and SGLang's kv_cache_dtype "auto": an fp8
+	 * checkpoint served without --kv-cache-dtype keeps a bf16 cache) */
+	if (x->kv_dtype_given) {
+		sc->kvdt = x->kv_dtype;
+		snprintf(sc->kvdt_src, sizeof(sc->kvdt_src), "the experiment's kv_dtype");
+	} else {
+		sc->kvdt = scenario_kv_auto(m, x->engine[0] ? x->engine : "vllm", sc->wdt, sc->kvdt_src,
+					    sizeof(sc->kvdt_src));
+	}
 	sc->max_num_batched_tokens = x->max_num_batched_tokens;
 	sc->max_num_seqs = x->max_num_seqs;
 	if (strcmp(x->engine, "sglang") == 0) {

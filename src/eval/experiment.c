@@ -200,7 +200,7 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 int experiment_load(const char *path, struct experiment *x, struct err *e)
 {
 	static const char *const keys[] = {"name", "source", "model", "gpu", "tp", "pp", "dp", "ep",
-		"dtype", "precision", "engine", "workload", "workload_name", "measured", NULL};
+		"dtype", "kv_dtype", "precision", "engine", "workload", "workload_name", "measured", NULL};
 	struct json *root = NULL;
 	const struct json *o;
 	const char *dt = "bf16";
@@ -244,6 +244,17 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	if ((rc = dtype_parse(dt, &x->dtype, e)) < 0) {
 		rc = err_set(e, SS_EDATA, "%s: 'dtype' must be bf16, fp16, fp8 or fp4, got \"%s\"", path, dt);
 		goto out;
+	}
+	dt = NULL;
+	if ((rc = json_opt_str(root, "kv_dtype", path, &dt, e)) < 0)
+		goto out;
+	if (dt) {
+		if (dtype_parse(dt, &x->kv_dtype, e) < 0 || (x->kv_dtype != DT_BF16 && x->kv_dtype != DT_FP16 &&
+							      x->kv_dtype != DT_FP8)) {
+			rc = err_set(e, SS_EDATA, "%s: 'kv_dtype' must be bf16, fp16 or fp8, got \"%s\"", path, dt);
+			goto out;
+		}
+		x->kv_dtype_given = true;
 	}
 	o = json_get(root, "engine");
 	if (!o) {
@@ -577,6 +588,8 @@ static void copy_settings(const struct experiment *base, const char *path, struc
 	x->dp = base->dp;
 	x->ep = base->ep;
 	x->dtype = base->dtype;
+	x->kv_dtype_given = base->kv_dtype_given;
+	x->kv_dtype = base->kv_dtype;
 	x->max_num_batched_tokens = base->max_num_batched_tokens;
 	x->max_num_seqs = base->max_num_seqs;
 	x->max_model_len = base->max_model_len;
@@ -927,6 +940,8 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	jw_int(&w, "dp", x->dp);
 	jw_int(&w, "ep", x->ep);
 	jw_str(&w, "dtype", dtype_name(x->dtype));
+	if (x->kv_dtype_given)
+		jw_str(&w, "kv_dtype", dtype_name(x->kv_dtype));
 	if (x->precision[0])
 		jw_str(&w, "precision", x->precision);
 	jw_obj(&w, "engine");
@@ -1482,6 +1497,8 @@ static void apply_settings(struct experiment *x, const struct gt_settings *s,
 		x->dp = base->dp;
 		x->ep = base->ep;
 		x->dtype = base->dtype;
+		x->kv_dtype_given = base->kv_dtype_given;
+		x->kv_dtype = base->kv_dtype;
 		x->max_num_batched_tokens = base->max_num_batched_tokens;
 		x->max_num_seqs = base->max_num_seqs;
 		x->max_model_len = base->max_model_len;

@@ -653,6 +653,8 @@ void mfu_release(struct mfu_tables *t)
 	}
 	moetab_free(t->moe);
 	moetab_free(t->moe_own);
+	for (i = 0; i < t->nmoe_more; i++)
+		moetab_free(t->moe_more[i]);
 	memset(t, 0, sizeof(*t));
 }
 

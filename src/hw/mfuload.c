@@ -365,9 +365,15 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
 		}
 		FMT(path, "%.700s/%.63s/moe.csv.gz", base, cs[i].name);
-		if (!t->moe_path[0] && paths_exists(path)) { /* loaded on demand */
-			FMT(t->moe_path, "%.699s", path);
-			set_src(t, MFU_P_MOE, g->tables, cs[i].name, "moe");
+		if (paths_exists(path)) { /* loaded on demand */
+			if (!t->moe_path[0]) {
+				FMT(t->moe_path, "%.699s", path);
+				set_src(t, MFU_P_MOE, g->tables, cs[i].name, "moe");
+			} else if (t->nmoe_more < MFU_MOE_MORE) {
+				FMT(t->moe_more_path[t->nmoe_more], "%.699s", path);
+				FMT(t->moe_more_src[t->nmoe_more], "mfu/%.31s/%.48s/moe", g->tables, cs[i].name);
+				t->nmoe_more++;
+			}
 		}
 		mfupack_close(lp.p);
 		continue;
@@ -396,34 +402,50 @@ int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d
 	return mfu_load_moe_opt(t, g, d, true, e);
 }
 
-int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
-		     bool use_pack, struct err *e)
+/* The MoE table at path for distribution d into *tab (a no-op when d's
+ * rows are there): from the pack beside it when one is current, else the
+ * CSV's rows of d only (the others, two thirds of a 100k-row table, are not
+ * parsed). */
+static int load_moe_at(const char *path, const struct gpu_spec *g, enum moe_dist d, bool use_pack,
+		       struct moetab **tab, struct err *e)
 {
-	if (t->moe_own_path[0] && !moetab_has_dist(t->moe_own, d)) {
-		struct gpu_spec own;
-		int rc;
-		own_spec(g, &own);
-		if ((rc = moetab_load_dist(t->moe_own_path, &own, d, &t->moe_own, e)) < 0)
-			return rc;
-	}
-	if (!t->moe_path[0] || moetab_has_dist(t->moe, d))
+	if (moetab_has_dist(*tab, d))
 		return 0;
 	if (use_pack) {
-		/* the pack beside moe.csv.gz */
 		char dir[700];
-		const char *slash = strrchr(t->moe_path, '/');
+		const char *slash = strrchr(path, '/');
 		struct mfu_pack *pk;
 		int used;
-		FMT(dir, "%.*s", slash ? (int)(slash - t->moe_path) : 1, slash ? t->moe_path : ".");
+		FMT(dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
 		pk = mfupack_open(dir, g);
-		used = pk && mfupack_moe(pk, d, t->moe_path, &t->moe) == 0;
+		used = pk && mfupack_moe(pk, d, path, tab) == 0;
 		mfupack_close(pk);
 		if (used)
 			return 0;
 	}
-	/* only the run's distribution: the others' rows (two thirds of a
-	 * 100k-row table) are not parsed */
-	return moetab_load_dist(t->moe_path, g, d, &t->moe, e);
+	return moetab_load_dist(path, g, d, tab, e);
+}
+
+int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
+		     bool use_pack, struct err *e)
+{
+	size_t i;
+	int rc;
+
+	if (t->moe_own_path[0] && !moetab_has_dist(t->moe_own, d)) {
+		struct gpu_spec own;
+		own_spec(g, &own);
+		if ((rc = moetab_load_dist(t->moe_own_path, &own, d, &t->moe_own, e)) < 0)
+			return rc;
+	}
+	if (!t->moe_path[0])
+		return 0;
+	if ((rc = load_moe_at(t->moe_path, g, d, use_pack, &t->moe, e)) < 0)
+		return rc;
+	for (i = 0; i < t->nmoe_more; i++)
+		if ((rc = load_moe_at(t->moe_more_path[i], g, d, use_pack, &t->moe_more[i], e)) < 0)
+			return rc;
+	return 0;
 }
 
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e)

@@ -64,6 +64,35 @@ static void note_excluded(struct model_quant *q, const char *what)
 	snprintf(q->excluded + n, sizeof(q->excluded) - n, "%s%s", n ? ", " : "", what);
 }
 
+/* A ModelOpt checkpoint that declares an fp8 KV cache, as vLLM
+ * (vllm/utils/torch_utils.py get_kv_cache_quant_algo_string, modelopt
+ * methods only) and SGLang (ModelOptQuantConfig.from_config, then
+ * configure_kv_cache_dtype) read it: kv_cache_quant_algo "FP8" (flat, or in
+ * hf_quant_config.json's "quantization" section) or kv_cache_scheme
+ * {"type": "float", "num_bits": 8}.  compressed-tensors' kv_cache_scheme
+ * does not switch either engine's "auto" to fp8. */
+static void kv_declared(const struct json *q, const char *qm, struct model_quant *mq)
+{
+	const struct json *algo, *sch, *inner = json_get(q, "quantization");
+
+	if (!qm || strncmp(qm, "modelopt", 8) != 0)
+		return;
+	algo = json_get(q, "kv_cache_quant_algo");
+	if ((!algo || json_type_of(algo) != JSON_STRING) && inner && json_type_of(inner) == JSON_OBJECT)
+		algo = json_get(inner, "kv_cache_quant_algo");
+	if (algo && json_type_of(algo) == JSON_STRING && strcasecmp(json_string(algo), "FP8") == 0) {
+		snprintf(mq->kv_fp8, sizeof(mq->kv_fp8), "kv_cache_quant_algo FP8");
+		return;
+	}
+	sch = json_get(q, "kv_cache_scheme");
+	if (sch && json_type_of(sch) == JSON_OBJECT) {
+		const struct json *t = json_get(sch, "type"), *b = json_get(sch, "num_bits");
+		if (t && json_type_of(t) == JSON_STRING && strcmp(json_string(t), "float") == 0 && b &&
+		    json_type_of(b) == JSON_NUMBER && json_number(b) == 8)
+			snprintf(mq->kv_fp8, sizeof(mq->kv_fp8), "kv_cache_scheme float 8");
+	}
+}
+
 int model_quant_from_json(const struct json *q, const char *src, struct model_cfg *m, struct err *e)
 {
 	struct model_quant *mq = &m->q;
@@ -78,6 +107,7 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 		snprintf(m->quant, sizeof(m->quant), "%s", qm);
 		snprintf(mq->method, sizeof(mq->method), "%s", qm);
 	}
+	kv_declared(q, qm, mq);
 	excl = json_get(q, "modules_to_not_convert");
 	if (!excl)
 		excl = json_get(q, "ignore");

@@ -131,6 +131,8 @@ static void run_header(FILE *f, const struct out_run *c)
 	if (c->cost->cfg.wdt != c->cfg.sc->wdt || (c->cfg.sc->model->n_experts > 0 && c->cost->moe_wdt != c->cost->cfg.wdt))
 		fprintf(f, " (as stored in the checkpoint, %s; routed experts %s)", c->cfg.sc->model->q.method[0] ? c->cfg.sc->model->q.method : "quantized",
 		       dtype_name(c->cost->moe_wdt));
+	if (c->cfg.sc->kvdt_src[0])
+		fprintf(f, " (KV cache from %s)", c->cfg.sc->kvdt_src);
 	fprintf(f, "\n");
 	if (c->simcfg->pd.prefill > 0) {
 		/* workers, each pd.*_group attention-DP ranks (sim.h) */

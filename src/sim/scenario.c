@@ -1,5 +1,6 @@
 /* scenario.c - resolve a scenario into cost model, KV capacity and sim. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "servesim/scenario.h"
@@ -36,6 +37,32 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
 	cost_default_overheads(&sc->ov);
 	sc->graph_max = 512;
 	sc->workload = wl;
+}
+
+/* vLLM: CacheConfig.cache_dtype "auto" = the model's dtype (vllm/config/
+ * cache.py; vllm/utils/torch_utils.py kv_cache_dtype_str_to_dtype), fp8
+ * when a ModelOpt checkpoint declares it (resolve_kv_cache_dtype_string,
+ * vLLM PR #30785).  SGLang: ModelRunner.configure_kv_cache_dtype, "auto" =
+ * fp8_e4m3 when the quant config's kv_cache_quant_algo is FP8, else the
+ * model dtype.  The model dtype of a quantised checkpoint is its
+ * torch_dtype, bf16 for every fp8/fp4/int4 checkpoint in data/models. */
+enum dtype scenario_kv_auto(const struct model_cfg *m, const char *engine, enum dtype wdt, char *why,
+			    size_t n)
+{
+	enum dtype act = wdt == DT_FP16 ? DT_FP16 : DT_BF16;
+
+	if (n)
+		why[0] = '\0';
+	if (engine && strcmp(engine, "trtllm") == 0)
+		return wdt;
+	if (m && m->q.kv_fp8[0]) {
+		if (n)
+			snprintf(why, n, "kv_cache_dtype auto: the checkpoint's %s", m->q.kv_fp8);
+		return DT_FP8;
+	}
+	if (act != wdt && n)
+		snprintf(why, n, "kv_cache_dtype auto: the activation dtype, not the %s weights'", dtype_name(wdt));
+	return act;
 }
 
 int64_t scenario_sglang_chunk(const struct gpu_spec *g)

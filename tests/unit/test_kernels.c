@@ -320,6 +320,50 @@ static void test_moe_step(void)
 	}
 }
 
+/* A collection without the experts' format: gpt-oss's MXFP4 experts at
+ * vLLM 0.10.2 pick the vllm-0.14.0 collection, whose MoE table has no mxfp4
+ * rows; the experts come from the next collection that measures them
+ * (vllm-0.24.0), the same curve --engine-version 0.24.0 uses, and the
+ * header names both tables.  A GPU where no collection measures them
+ * (A100: vllm-0.14.0 only) keeps the roofline. */
+static void test_moe_fallback(void)
+{
+	struct model_cfg m;
+	struct cost_model a, b;
+	struct err e;
+
+	if (registry_load_model(&reg, "gpt-oss-120b", &m, &e) < 0) {
+		CHECK(0, "load gpt-oss-120b: %s", e.msg);
+		return;
+	}
+	if (make_cost(&a, &m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.10.2", &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	if (make_cost(&b, &m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.24.0", &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		cost_release(&a);
+		return;
+	}
+	CHECK(a.moe_pick.curve && a.moe_more > 0 && a.moe_pick.fmt == MOE_MXFP4 && a.moe_pick.distance == 0,
+	      "vLLM 0.10.2 gpt-oss MXFP4 experts: measured curve from a later collection (%s)",
+	      a.src[COST_SRC_MOE]);
+	CHECK_STR_CONTAINS(a.src[COST_SRC_MOE], "vllm-0.24.0/moe (mfu/h100_sxm/vllm-0.14.0/moe has no rows",
+			   "header names the table used and the one without the format");
+	CHECK(b.moe_pick.curve && b.moe_more == 0, "vLLM 0.24.0: its own collection's curve");
+	CHECK(cost_moe_s(&a, 4) == cost_moe_s(&b, 4) && cost_moe_s(&a, 512) == cost_moe_s(&b, 512),
+	      "fallback prices the experts as 0.24.0 does: %.2f us at 4 tokens", cost_moe_s(&a, 4) * 1e6);
+	cost_release(&a);
+	cost_release(&b);
+	if (make_cost(&a, &m, "a100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.11.0", &e) == 0) {
+		CHECK(!a.moe_pick.curve && a.moe_more == 0, "A100: no collection measures mxfp4 experts");
+		CHECK_STR_CONTAINS(a.src[COST_SRC_MOE], "roofline (no mxfp4 MoE table)", "A100: roofline named");
+		cost_release(&a);
+	} else {
+		CHECK(0, "cost_init a100: %s", e.msg);
+	}
+}
+
 /* fp8 routed experts are never slower than the same experts in bf16 (an
  * engine whose measured fp8 MoE backend loses to its bf16 one picks another;
  * vLLM 0.24's H100 per-tensor fp8 rows, FlashInfer's ModelOpt path, were
@@ -978,6 +1022,7 @@ int main(void)
 	test_collections(&m);
 	test_moe_tables();
 	test_moe_step();
+	test_moe_fallback();
 	test_wideep();
 	test_moe_fp8_not_slower();
 	test_eager_steps();

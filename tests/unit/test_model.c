@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "servesim/json.h"
 #include "servesim/memplan.h"
 #include "servesim/model.h"
 #include "servesim/paths.h"
@@ -179,6 +180,32 @@ static void test_recent_families(void)
 	CHECK(load("glm-5.1", m) == 0 && m->q.experts == Q_NVFP4 && m->q.attn == Q_NONE &&
 	      m->q.group_size == 16, "glm-5.1: NVFP4 experts (modelopt), attention excluded");
 	CHECK(load("llama-4-scout", m) == 0 && m->q.experts == Q_FP8, "llama-4-scout: fp8 (compressed-tensors)");
+	/* a declared fp8 KV cache (ModelOpt only, as vLLM and SGLang read it) */
+	CHECK(m->q.kv_fp8[0] == '\0', "llama-4-scout: kv_cache_scheme null, no fp8 KV declared");
+	CHECK(load("glm-5.1", m) == 0 && strcmp(m->q.kv_fp8, "kv_cache_scheme float 8") == 0,
+	      "glm-5.1 (modelopt): kv_cache_scheme float 8 declares an fp8 KV cache ('%s')", m->q.kv_fp8);
+	CHECK(load("deepseek-v3", m) == 0 && m->q.kv_fp8[0] == '\0', "deepseek-v3 (fp8): no KV declared");
+	{
+		static const struct { const char *q, *want; } kq[] = {
+			{"{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\", \"kv_cache_quant_algo\": \"fp8\"}",
+			 "kv_cache_quant_algo FP8"},
+			{"{\"quant_method\": \"modelopt\", \"quantization\": {\"quant_algo\": \"NVFP4\", \"kv_cache_quant_algo\": \"FP8\"}}",
+			 "kv_cache_quant_algo FP8"},
+			{"{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\", \"kv_cache_scheme\": {\"type\": \"int\", \"num_bits\": 8}}", ""},
+			{"{\"quant_method\": \"compressed-tensors\", \"kv_cache_scheme\": {\"type\": \"float\", \"num_bits\": 8}}", ""},
+			{"{\"quant_method\": \"fp8\", \"kv_cache_quant_algo\": \"FP8\"}", ""},
+		};
+		size_t k;
+		for (k = 0; k < sizeof(kq) / sizeof(kq[0]); k++) {
+			struct json *j = NULL;
+			struct model_cfg q;
+			memset(&q, 0, sizeof(q));
+			CHECK(json_parse(kq[k].q, strlen(kq[k].q), "q.json", &j, &e) == 0 &&
+			      model_quant_from_json(j, "q.json", &q, &e) == 0 && strcmp(q.q.kv_fp8, kq[k].want) == 0,
+			      "KV declaration %zu: '%s' (want '%s')", k, q.q.kv_fp8, kq[k].want);
+			json_free(j);
+		}
+	}
 
 	/* KV and per-sequence state of hybrid models */
 	CHECK(load("qwen3-next-80b-a3b", m) == 0 && m->n_mixer[LM_FULL] == 12 &&

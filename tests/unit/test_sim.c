@@ -11,10 +11,12 @@
 #include "servesim/loghist.h"
 #include "servesim/comm.h"
 #include "servesim/cost.h"
+#include "servesim/eval.h"
 #include "servesim/kvcache.h"
 #include "servesim/memplan.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
+#include "servesim/scenario.h"
 #include "servesim/sglang.h"
 #include "servesim/sim.h"
 #include "servesim/tier2.h"
@@ -1443,6 +1445,52 @@ out:
 	cost_release(&cb);
 }
 
+/* KV-cache dtype when none is given: vLLM's and SGLang's kv_cache_dtype
+ * "auto" (the activation dtype, or fp8 where a ModelOpt checkpoint declares
+ * it), trtllm's unchanged rule (the weights' dtype); an experiment's
+ * kv_dtype wins. */
+static void test_kv_auto(const struct model_cfg *m)
+{
+	struct model_cfg *glm = malloc(sizeof(*glm));
+	char why[120];
+	struct experiment *x = calloc(1, sizeof(*x));
+	struct eval_opts o;
+	struct scenario sc;
+
+	CHECK(scenario_kv_auto(m, "vllm", DT_FP8, why, sizeof(why)) == DT_BF16 && strstr(why, "activation dtype"),
+	      "vllm fp8 weights: bf16 KV (%s)", why);
+	CHECK(scenario_kv_auto(m, "sglang", DT_FP4, why, sizeof(why)) == DT_BF16, "sglang fp4 weights: bf16 KV");
+	CHECK(scenario_kv_auto(m, "vllm", DT_INT4, why, sizeof(why)) == DT_BF16, "vllm int4 weights: bf16 KV");
+	CHECK(scenario_kv_auto(m, "vllm", DT_BF16, why, sizeof(why)) == DT_BF16 && !why[0],
+	      "vllm bf16: bf16 KV, nothing to say");
+	CHECK(scenario_kv_auto(m, "vllm", DT_FP16, why, sizeof(why)) == DT_FP16 && !why[0], "vllm fp16: fp16 KV");
+	CHECK(scenario_kv_auto(m, "trtllm", DT_FP8, why, sizeof(why)) == DT_FP8 && !why[0],
+	      "trtllm fp8: the weights' dtype, as before");
+	load_model("glm-5.1", glm);
+	CHECK(scenario_kv_auto(glm, "sglang", DT_BF16, why, sizeof(why)) == DT_FP8 &&
+	      strstr(why, "kv_cache_scheme"), "glm-5.1 NVFP4 (modelopt, fp8 KV declared): fp8 KV (%s)", why);
+	/* experiments: dtype fp8 on a bf16-registry model, as the public
+	 * Qwen3-235B-FP8 points */
+	memset(&o, 0, sizeof(o));
+	cost_default_overheads(&o.ov);
+	wl_spec_defaults(&x->wl);
+	x->tp = x->pp = x->dp = x->ep = 1;
+	x->dtype = DT_FP8;
+	snprintf(x->engine, sizeof(x->engine), "vllm");
+	experiment_scenario(x, m, gpu("h100"), &o, &sc);
+	CHECK(sc.wdt == DT_FP8 && sc.kvdt == DT_BF16 && sc.kvdt_src[0], "experiment fp8, no kv_dtype: bf16 KV");
+	x->kv_dtype_given = true;
+	x->kv_dtype = DT_FP8;
+	experiment_scenario(x, m, gpu("h100"), &o, &sc);
+	CHECK(sc.kvdt == DT_FP8 && strstr(sc.kvdt_src, "kv_dtype"), "experiment kv_dtype fp8 wins (%s)", sc.kvdt_src);
+	x->kv_dtype_given = false;
+	snprintf(x->engine, sizeof(x->engine), "trtllm");
+	experiment_scenario(x, m, gpu("h100"), &o, &sc);
+	CHECK(sc.kvdt == DT_FP8, "trtllm experiment fp8: fp8 KV as before");
+	free(x);
+	free(glm);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -1458,6 +1506,7 @@ int main(void)
 	}
 	load_model("llama-2-7b", &m);
 	test_kvcache();
+	test_kv_auto(&m);
 	test_chunking(&m);
 	test_max_seqs_and_decode_first(&m);
 	test_sglang(&m);
