@@ -34,6 +34,11 @@ struct experiment {
 	struct wl_req *replay;     /* EXP_REQUESTS: the workload built from them */
 	int tp, pp, dp, ep;
 	enum dtype dtype;
+	/* the KV cache's dtype when the source states it ("kv_dtype"; vLLM's
+	 * and SGLang's --kv-cache-dtype); else the engine's default
+	 * (experiment_scenario: SGLang bf16, its "auto"; others dtype) */
+	bool kv_dtype_given;
+	enum dtype kv_dtype;
 	char engine_version[32];
 	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size, total_kv_blocks;
 	double gpu_memory_utilization;

@@ -53,4 +53,10 @@ void sglang_mem_fraction(const struct gpu_spec *g, int tp, int pp, int dp, bool 
  * pool min(max(pool_tokens / context_len x 512, 2048), 4096)). */
 int64_t sglang_max_running_requests(int64_t pool_tokens, int64_t context_len);
 
+/* The KV cache's dtype under --kv-cache-dtype auto for weights of dtype
+ * `weights`: the model's activation dtype (bf16; fp16 for an fp16 model),
+ * also for fp8 checkpoints; an fp4 checkpoint keeps `weights` (see the
+ * .c file). */
+enum dtype sglang_kv_dtype_default(enum dtype weights);
+
 #endif

@@ -43,7 +43,7 @@ static const char run_usage[] =
 	"  --moe-format F            routed experts' format: bf16, fp8 (per-tensor scales),\n"
 	"                            fp8_block, fp4 (NVFP4), mxfp4 or int4 (default: as the\n"
 	"                            checkpoint stores them, else --dtype)\n"
-	"  --kv-dtype bf16|fp8       KV cache (default: --dtype)\n"
+	"  --kv-dtype bf16|fp8       KV cache (default: --dtype; --engine sglang: bf16)\n"
 	"kernels:\n"
 	"  --engine vllm|sglang|trtllm  whose measured kernel tables price the step (default vllm)\n"
 	"  --engine-version V        the collected version nearest V (default: the newest)\n"
@@ -420,6 +420,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->mml_given = o->sf.mml != 0;
 	rep->mem_frac_given = o->sf.mem_frac > 0;
 	rep->sg_policy_given = o->sf.sg_policy != NULL;
+	rep->kv_dtype_given = o->sf.kv_given;
 	rep->sg_mem = &st->sg_mem;
 	rep->sim = st->sim;
 }

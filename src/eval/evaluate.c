@@ -14,6 +14,7 @@
 #include "servesim/memplan.h"
 #include "servesim/pfor.h"
 #include "servesim/scenario.h"
+#include "servesim/sglang.h"
 #include "servesim/sim.h"
 
 static bool overloaded(double completed, double rate, double duration, double ttft_mean)
@@ -43,7 +44,19 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 			sc->max_num_batched_tokens = scenario_sglang_chunk(g);
 		sc->max_prefill_tokens = x->max_prefill_tokens;
 		sc->sglang_mixed_chunk = x->mixed_chunk;
+		/* max_running_requests: the experiment's, else SGLang's rule
+		 * from the KV pool (sglang_max_running_requests) */
+		sc->sglang_mrr_rule = !(x->max_num_seqs > 0);
+		/* --kv-cache-dtype auto: the model's activation dtype, whatever
+		 * the weights' quantisation (sglang_kv_dtype_default).  Not for
+		 * aiconfigurator's silicon rows: their deployments take the KV
+		 * dtype from aiconfigurator's own config, which the CSV does not
+		 * record; they keep the row's precision (eval/silicon/HARNESS.md) */
+		if (!x->kv_dtype_given && strcmp(x->format, "aic-silicon") != 0)
+			sc->kvdt = sglang_kv_dtype_default(sc->wdt);
 	}
+	if (x->kv_dtype_given)
+		sc->kvdt = x->kv_dtype;
 	if (x->pd_prefill > 0) {
 		sc->pd_prefill = x->pd_prefill;
 		sc->pd_decode = x->pd_decode;

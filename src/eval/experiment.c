@@ -78,8 +78,15 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	} else if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0) {
 		return rc;
 	}
-	if ((rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0 ||
-	    (rc = json_req_int(o, "max_model_len", c2, 1, 1 << 24, &x->max_model_len, e)) < 0)
+	/* SGLang: max_running_requests may be left to SGLang's rule (absent =
+	 * 0; experiment_scenario) */
+	if (strcmp(x->engine, "sglang") == 0) {
+		if ((rc = json_opt_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, &pres, e)) < 0)
+			return rc;
+	} else if ((rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0) {
+		return rc;
+	}
+	if ((rc = json_req_int(o, "max_model_len", c2, 1, 1 << 24, &x->max_model_len, e)) < 0)
 		return rc;
 	x->block_size = 16;
 	if ((rc = json_opt_int(o, "block_size", c2, 1, 1024, &x->block_size, &pres, e)) < 0)
@@ -200,10 +207,10 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 int experiment_load(const char *path, struct experiment *x, struct err *e)
 {
 	static const char *const keys[] = {"name", "source", "model", "gpu", "tp", "pp", "dp", "ep",
-		"dtype", "precision", "engine", "workload", "workload_name", "measured", NULL};
+		"dtype", "kv_dtype", "precision", "engine", "workload", "workload_name", "measured", NULL};
 	struct json *root = NULL;
 	const struct json *o;
-	const char *dt = "bf16";
+	const char *dt = "bf16", *kdt = NULL;
 	int64_t v;
 	bool pres;
 	int rc;
@@ -245,6 +252,14 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 		rc = err_set(e, SS_EDATA, "%s: 'dtype' must be bf16, fp16, fp8 or fp4, got \"%s\"", path, dt);
 		goto out;
 	}
+	if ((rc = json_opt_str(root, "kv_dtype", path, &kdt, e)) < 0)
+		goto out;
+	if (kdt && ((rc = dtype_parse(kdt, &x->kv_dtype, e)) < 0 ||
+		    !(x->kv_dtype == DT_BF16 || x->kv_dtype == DT_FP16 || x->kv_dtype == DT_FP8))) {
+		rc = err_set(e, SS_EDATA, "%s: 'kv_dtype' must be bf16, fp16 or fp8, got \"%s\"", path, kdt);
+		goto out;
+	}
+	x->kv_dtype_given = kdt != NULL;
 	o = json_get(root, "engine");
 	if (!o) {
 		rc = err_set(e, SS_EDATA, "%s: missing required key 'engine'", path);
@@ -577,6 +592,8 @@ static void copy_settings(const struct experiment *base, const char *path, struc
 	x->dp = base->dp;
 	x->ep = base->ep;
 	x->dtype = base->dtype;
+	x->kv_dtype_given = base->kv_dtype_given;
+	x->kv_dtype = base->kv_dtype;
 	x->max_num_batched_tokens = base->max_num_batched_tokens;
 	x->max_num_seqs = base->max_num_seqs;
 	x->max_model_len = base->max_model_len;
@@ -927,6 +944,8 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	jw_int(&w, "dp", x->dp);
 	jw_int(&w, "ep", x->ep);
 	jw_str(&w, "dtype", dtype_name(x->dtype));
+	if (x->kv_dtype_given)
+		jw_str(&w, "kv_dtype", dtype_name(x->kv_dtype));
 	if (x->precision[0])
 		jw_str(&w, "precision", x->precision);
 	jw_obj(&w, "engine");
@@ -938,7 +957,8 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 		jw_int(&w, "max_prefill_tokens", x->max_prefill_tokens);
 	if (x->mixed_chunk)
 		jw_bool(&w, "enable_mixed_chunk", true);
-	jw_int(&w, "max_num_seqs", x->max_num_seqs);
+	if (x->max_num_seqs > 0) /* SGLang: 0 = its max_running_requests rule */
+		jw_int(&w, "max_num_seqs", x->max_num_seqs);
 	jw_int(&w, "max_model_len", x->max_model_len);
 	jw_int(&w, "block_size", x->block_size);
 	jw_num(&w, "gpu_memory_utilization", x->gpu_memory_utilization);
@@ -1482,6 +1502,10 @@ static void apply_settings(struct experiment *x, const struct gt_settings *s,
 		x->dp = base->dp;
 		x->ep = base->ep;
 		x->dtype = base->dtype;
+		x->kv_dtype_given = base->kv_dtype_given;
+		x->kv_dtype = base->kv_dtype;
+	x->kv_dtype_given = base->kv_dtype_given;
+	x->kv_dtype = base->kv_dtype;
 		x->max_num_batched_tokens = base->max_num_batched_tokens;
 		x->max_num_seqs = base->max_num_seqs;
 		x->max_model_len = base->max_model_len;
