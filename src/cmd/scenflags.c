@@ -160,9 +160,8 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	}
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
-	if (!f->kv_given) /* SGLang: its --kv-cache-dtype auto */
-		f->kvdtype = f->engine && strcmp(f->engine, "sglang") == 0 ? sglang_kv_dtype_default(f->dtype)
-									 : f->dtype;
+	if (!f->kv_given)
+		f->kvdtype = f->dtype;
 	x->model = xcalloc(1, sizeof(*x->model));
 	if ((rc = cli_load_model(&x->env, f->model, f->config, x->model, e)) < 0)
 		return rc;
@@ -174,6 +173,8 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	sc->par = f->par;
 	sc->wdt = f->dtype;
 	sc->kvdt = f->kvdtype;
+	if (!f->kv_given && f->engine && strcmp(f->engine, "sglang") == 0) /* its --kv-cache-dtype auto */
+		sc->kvdt = sglang_kv_dtype_default(x->model, x->gpu, f->dtype);
 	if (f->mbt)
 		sc->max_num_batched_tokens = f->mbt;
 	if (f->mns)

@@ -53,7 +53,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		 * dtype from aiconfigurator's own config, which the CSV does not
 		 * record; they keep the row's precision (eval/silicon/HARNESS.md) */
 		if (!x->kv_dtype_given && strcmp(x->format, "aic-silicon") != 0)
-			sc->kvdt = sglang_kv_dtype_default(sc->wdt);
+			sc->kvdt = sglang_kv_dtype_default(m, g, sc->wdt);
 	}
 	if (x->kv_dtype_given)
 		sc->kvdt = x->kv_dtype;

@@ -121,7 +121,7 @@ static void print_sglang_defaults(FILE *f, const struct out_run *c)
 	if (!c->mml_given)
 		fprintf(f, "defaults   context_length: the model's max_position_embeddings\n");
 	if (!c->kv_dtype_given && c->cfg.sc->kvdt != c->cfg.sc->wdt)
-		fprintf(f, "defaults   KV cache %s: SGLang's --kv-cache-dtype auto, the model's dtype whatever the weights' quantisation\n",
+		fprintf(f, "defaults   KV cache %s: SGLang's --kv-cache-dtype auto, the model's dtype whatever the weights' quantisation (fp8 for DeepSeek sparse attention on Blackwell)\n",
 			dtype_name(c->cfg.sc->kvdt));
 }
 

@@ -21,7 +21,9 @@
  * - python/sglang/srt/model_executor/model_runner.py (0.5.x),
  *   init_memory_pool: --kv-cache-dtype auto makes the KV cache the model's
  *   dtype (config.json torch_dtype, bf16 for DeepSeek-R1/V3's fp8
- *   checkpoints, which declare no KV quantisation); fp8 only when asked. */
+ *   checkpoints, which declare no KV quantisation); fp8 only when asked;
+ *   server_args.py _handle_model_specific_adjustments: DeepSeek NSA models
+ *   get fp8_e4m3 on compute capability >= 10, bfloat16 below. */
 #include <math.h>
 #include <string.h>
 
@@ -131,8 +133,14 @@ int64_t sglang_max_running_requests(int64_t pool_tokens, int64_t context_len)
 	return half < pool ? (half > 0 ? half : 1) : pool;
 }
 
-enum dtype sglang_kv_dtype_default(enum dtype weights)
+enum dtype sglang_kv_dtype_default(const struct model_cfg *m, const struct gpu_spec *g, enum dtype weights)
 {
+	/* DeepSeek NSA (V3.2's sparse attention): server_args.py
+	 * _handle_model_specific_adjustments sets fp8_e4m3 on compute
+	 * capability >= 10 (Blackwell: the GPUs with fp4 tensor cores), bf16
+	 * on Hopper */
+	if (m && m->index_topk > 0 && g && g->peak_flops[DT_FP4] > 0)
+		return DT_FP8;
 	/* fp4 checkpoints (ModelOpt NVFP4) declare their own KV quantisation
 	 * (kv_cache_quant_algo), which later SGLang versions follow: not
 	 * modelled, the weights' dtype stays as before */

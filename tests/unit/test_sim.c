@@ -396,10 +396,21 @@ static void test_sglang_defaults(void)
 	CHECK(sglang_max_running_requests(3000, 8192) == 1500, "sglang max_running_requests: half the tokens");
 	CHECK(sglang_max_running_requests(1000000, 131072) == 3906, "sglang max_running_requests: tokens / ctx x 512");
 	/* --kv-cache-dtype auto: the model's dtype, also under fp8 weights */
-	CHECK(sglang_kv_dtype_default(DT_FP8) == DT_BF16 && sglang_kv_dtype_default(DT_BF16) == DT_BF16 &&
-	      sglang_kv_dtype_default(DT_FP16) == DT_FP16 && sglang_kv_dtype_default(DT_INT4) == DT_BF16 &&
-	      sglang_kv_dtype_default(DT_FP4) == DT_FP4,
+	CHECK(sglang_kv_dtype_default(NULL, gpu("h200"), DT_FP8) == DT_BF16 &&
+	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_BF16) == DT_BF16 &&
+	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_FP16) == DT_FP16 &&
+	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_INT4) == DT_BF16 &&
+	      sglang_kv_dtype_default(NULL, gpu("b200"), DT_FP4) == DT_FP4,
 	      "sglang kv dtype auto: bf16 under fp8 / int4 weights, fp16 model fp16, fp4 as the weights");
+	{
+		/* DeepSeek NSA: fp8 on Blackwell, bf16 on Hopper */
+		struct model_cfg nsa;
+		memset(&nsa, 0, sizeof(nsa));
+		nsa.index_topk = 2048;
+		CHECK(sglang_kv_dtype_default(&nsa, gpu("b200"), DT_FP8) == DT_FP8 &&
+		      sglang_kv_dtype_default(&nsa, gpu("h200"), DT_FP8) == DT_BF16,
+		      "sglang kv dtype auto, NSA: fp8 on b200, bf16 on h200");
+	}
 }
 
 /* Overlap scheduling: the CPU terms (step_us + req_us x requests) hide
