@@ -13,10 +13,12 @@ VLLM_BIG = dict(max_num_batched_tokens=8192, max_num_seqs=1024, block_size=16,
                 gpu_memory_utilization=0.9, enable_prefix_caching=True)
 # ... and on an A100 (or a GPU under 70 GiB): 2048 and 256
 VLLM_A100 = dict(VLLM_BIG, max_num_batched_tokens=2048, max_num_seqs=256)
-# SGLang: chunked_prefill_size left to servesim's per-GPU default; running
-# requests bounded by KV memory (4096: the cap of SGLang's request pool);
-# mem_fraction_static: servesim applies SGLang's rule (src/sim/sglang.c)
-SGL = dict(max_num_seqs=4096, block_size=1,
+# SGLang: chunked_prefill_size and max_running_requests (max_num_seqs) left
+# to servesim's SGLang rules when the serve line does not set them;
+# mem_fraction_static: servesim applies SGLang's rule (src/sim/sglang.c);
+# the KV cache: SGLang's --kv-cache-dtype auto (bf16) unless "kv_dtype"
+# (moved from these engine settings to the experiment's top level)
+SGL = dict(block_size=1,
            enable_prefix_caching=True)
 
 # name, source, model, gpu, tp, dp, ep, dtype, precision, engine, version,
@@ -111,7 +113,7 @@ GLM = GS + "glm-5.2/h200.md"
 # GuideLLM via GPUStack's benchmark-runner: "Mean ITL" = (latency - TTFT)/(output - 1)
 # (vLLM's TPOT; the page's "Mean TPOT" is latency / output); constant rate 1000
 # with GuideLLM's 512-request concurrency cap = a closed loop at 512
-SGL_WIDE = dict(SGL, max_num_seqs=256)
+SGL_WIDE = dict(max_num_seqs=256, **SGL, kv_dtype="fp8")
 for nm, isl, osl, tt, itl in [("8k1k-c512", 8204, 1024, 592315.54, 57.86),
                               ("1k128-c512", 1036, 128, 19596.45, 164.92)]:
     add("glm-5.2-h200-vllm0.24-tp8-" + nm, GLM + " baseline 'vllm serve zai-org/GLM-5.2-FP8 --tensor-parallel-size=8', GuideLLM constant 1000 req/s capped at 512 concurrent, " + nm,
@@ -185,6 +187,7 @@ def main():
     for p in P:
         eng = dict(name=p["eng"], version=p["ver"])
         eng.update(p["eo"])
+        kv = eng.pop("kv_dtype", None)
         eng["max_model_len"] = p["mml"]
         exp = {
             "name": p["name"],
@@ -207,6 +210,7 @@ def main():
     for name, src, model, tp, dp, ep, eng, ver, eo, ttft, itl, e2e in STAGES:
         e = dict(name=eng, version=ver)
         e.update(eo)
+        kv = e.pop("kv_dtype", None)
         e["max_model_len"] = 1048576
         exp = {"name": name, "source": src, "workload_name": "1012/2000 rate 1", "model": model,
                "gpu": "h200-sxm", "tp": tp, "pp": 1, "dp": dp, "ep": ep, "dtype": "fp8",

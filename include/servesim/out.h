@@ -144,6 +144,7 @@ struct out_run {
 	const char *spec_method;        /* as given (draft:MODEL), or NULL */
 	bool mbt_given, mns_given, mml_given; /* else the header names the defaults */
 	bool mem_frac_given, sg_policy_given; /* SGLang: else its rules */
+	bool kv_dtype_given;            /* SGLang: else --kv-cache-dtype auto */
 	const struct sglang_mem *sg_mem; /* SGLang: its memory rule's terms */
 	/* vLLM's --goodput: per-request limits (ms; NAN: none) and the result */
 	double goodput_ttft_ms, goodput_tpot_ms, goodput_e2el_ms;

@@ -113,11 +113,13 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
  * fp16, else bf16 (an fp8/fp4/int4 checkpoint computes in bf16).  trtllm:
  * wdt (servesim's rule before; TensorRT-LLM's own "auto", bf16 for these
  * checkpoints, did worse on its silicon rows: README "KV-cache dtype").
- * why (n bytes) says
+ * sglang, where the checkpoint declares nothing: sglang_kv_dtype_default
+ * for GPU g (fp8 for DeepSeek sparse attention on Blackwell, fp4 weights
+ * keep their dtype).  why (n bytes) says
  * which rule chose it, "" when the result is wdt for no other reason
  * than that (the header has nothing to add). */
-enum dtype scenario_kv_auto(const struct model_cfg *m, const char *engine, enum dtype wdt, char *why,
-			    size_t n);
+enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, const char *engine,
+			    enum dtype wdt, char *why, size_t n);
 /* True where vLLM picks its large-GPU defaults; the rule in words. */
 bool scenario_big_gpu(const struct gpu_spec *g);
 const char *scenario_limits_rule(const struct gpu_spec *g);

@@ -10,6 +10,7 @@
 
 #include "servesim/err.h"
 #include "servesim/gpu.h"
+#include "servesim/model.h"
 
 /* The waiting-queue order SGLang's scheduler applies before each prefill
  * batch (--schedule-policy). */
@@ -52,5 +53,12 @@ void sglang_mem_fraction(const struct gpu_spec *g, int tp, int pp, int dp, bool 
 /* max_running_requests when not given: min(pool_tokens / 2, the request
  * pool min(max(pool_tokens / context_len x 512, 2048), 4096)). */
 int64_t sglang_max_running_requests(int64_t pool_tokens, int64_t context_len);
+
+/* The KV cache's dtype under --kv-cache-dtype auto for model m with
+ * weights of dtype `weights` on GPU g: the model's activation dtype (bf16;
+ * fp16 for an fp16 model), also for fp8 checkpoints; fp8 for a DeepSeek
+ * sparse-attention (NSA/DSA) model on a Blackwell GPU; an fp4 checkpoint
+ * keeps `weights` (see the .c file). */
+enum dtype sglang_kv_dtype_default(const struct model_cfg *m, const struct gpu_spec *g, enum dtype weights);
 
 #endif

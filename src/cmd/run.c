@@ -420,6 +420,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->mml_given = o->sf.mml != 0;
 	rep->mem_frac_given = o->sf.mem_frac > 0;
 	rep->sg_policy_given = o->sf.sg_policy != NULL;
+	rep->kv_dtype_given = o->sf.kv_given;
 	rep->sg_mem = &st->sg_mem;
 	rep->sim = st->sim;
 }

@@ -186,7 +186,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	snprintf(sc->engine, sizeof(sc->engine), "%s", f->engine ? f->engine : "vllm");
 	/* --kv-dtype, else the engine's default for these weights */
 	sc->kvdt = f->kv_given ? f->kvdtype
-			       : scenario_kv_auto(x->model, sc->engine, f->dtype, sc->kvdt_src, sizeof(sc->kvdt_src));
+			       : scenario_kv_auto(x->model, x->gpu, sc->engine, f->dtype, sc->kvdt_src, sizeof(sc->kvdt_src));
 	if (strcmp(sc->engine, "sglang") == 0) {
 		/* SGLang's defaults: chunked_prefill_size by GPU memory, radix
 		 * cache pages of one token */

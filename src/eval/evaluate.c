@@ -15,6 +15,7 @@
 #include "servesim/memplan.h"
 #include "servesim/pfor.h"
 #include "servesim/scenario.h"
+#include "servesim/sglang.h"
 #include "servesim/sim.h"
 
 static bool overloaded(double completed, double rate, double duration, double ttft_mean)
@@ -41,8 +42,13 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	if (x->kv_dtype_given) {
 		sc->kvdt = x->kv_dtype;
 		snprintf(sc->kvdt_src, sizeof(sc->kvdt_src), "the experiment's kv_dtype");
+	} else if (strcmp(x->format, "aic-silicon") == 0) {
+		/* aiconfigurator's silicon rows: the deployment's KV dtype came
+		 * from aiconfigurator's own config, which the CSV does not record;
+		 * they keep the row's precision (eval/silicon/HARNESS.md) */
+		sc->kvdt = sc->wdt;
 	} else {
-		sc->kvdt = scenario_kv_auto(m, x->engine[0] ? x->engine : "vllm", sc->wdt, sc->kvdt_src,
+		sc->kvdt = scenario_kv_auto(m, g, x->engine[0] ? x->engine : "vllm", sc->wdt, sc->kvdt_src,
 					    sizeof(sc->kvdt_src));
 	}
 	sc->max_num_batched_tokens = x->max_num_batched_tokens;
@@ -54,6 +60,9 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 			sc->max_num_batched_tokens = scenario_sglang_chunk(g);
 		sc->max_prefill_tokens = x->max_prefill_tokens;
 		sc->sglang_mixed_chunk = x->mixed_chunk;
+		/* max_running_requests: the experiment's, else SGLang's rule
+		 * from the KV pool (sglang_max_running_requests) */
+		sc->sglang_mrr_rule = !(x->max_num_seqs > 0);
 	}
 	if (x->pd_prefill > 0) {
 		sc->pd_prefill = x->pd_prefill;

@@ -78,8 +78,15 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	} else if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0) {
 		return rc;
 	}
-	if ((rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0 ||
-	    (rc = json_req_int(o, "max_model_len", c2, 1, 1 << 24, &x->max_model_len, e)) < 0)
+	/* SGLang: max_running_requests may be left to SGLang's rule (absent =
+	 * 0; experiment_scenario) */
+	if (strcmp(x->engine, "sglang") == 0) {
+		if ((rc = json_opt_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, &pres, e)) < 0)
+			return rc;
+	} else if ((rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0) {
+		return rc;
+	}
+	if ((rc = json_req_int(o, "max_model_len", c2, 1, 1 << 24, &x->max_model_len, e)) < 0)
 		return rc;
 	x->block_size = 16;
 	if ((rc = json_opt_int(o, "block_size", c2, 1, 1024, &x->block_size, &pres, e)) < 0)
@@ -953,7 +960,8 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 		jw_int(&w, "max_prefill_tokens", x->max_prefill_tokens);
 	if (x->mixed_chunk)
 		jw_bool(&w, "enable_mixed_chunk", true);
-	jw_int(&w, "max_num_seqs", x->max_num_seqs);
+	if (x->max_num_seqs > 0) /* SGLang: 0 = its max_running_requests rule */
+		jw_int(&w, "max_num_seqs", x->max_num_seqs);
 	jw_int(&w, "max_model_len", x->max_model_len);
 	jw_int(&w, "block_size", x->block_size);
 	jw_num(&w, "gpu_memory_utilization", x->gpu_memory_utilization);

@@ -120,6 +120,9 @@ static void print_sglang_defaults(FILE *f, const struct out_run *c)
 			c->cost->cfg.overlap_cpu ? "overlap scheduling on: the CPU overhead terms (--overhead-step-us, --overhead-request-us) hide under the GPU's batch" : "");
 	if (!c->mml_given)
 		fprintf(f, "defaults   context_length: the model's max_position_embeddings\n");
+	if (!c->kv_dtype_given && c->cfg.sc->kvdt != c->cfg.sc->wdt)
+		fprintf(f, "defaults   KV cache %s: SGLang's --kv-cache-dtype auto, the model's dtype whatever the weights' quantisation (fp8 for DeepSeek sparse attention on Blackwell)\n",
+			dtype_name(c->cfg.sc->kvdt));
 }
 
 static void run_header(FILE *f, const struct out_run *c)
@@ -167,7 +170,7 @@ static void run_header(FILE *f, const struct out_run *c)
 	if (c->simcfg->lockstep || c->cost->place.nodes > 1)
 		print_placement(f, c);
 	if (c->simcfg->sglang)
-		fprintf(f, "engine     SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps\n",
+		fprintf(f, "engine     SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps, and once it stops for KV or max_running_requests only decode batches run until a request finishes\n",
 		       (long long)c->simcfg->max_num_batched_tokens, (long long)c->simcfg->max_num_seqs,
 		       (long long)c->simcfg->max_model_len, (long long)c->simcfg->block_size,
 		       c->simcfg->prefix_caching ? "on" : "off",

@@ -242,7 +242,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	sc.par = d->par;
 	sc.wdt = d->wdt;
 	if (in->kv_follows_dtype) /* the engine's default for these weights */
-		sc.kvdt = scenario_kv_auto(sc.model, sc.engine, d->wdt, sc.kvdt_src, sizeof(sc.kvdt_src));
+		sc.kvdt = scenario_kv_auto(sc.model, sc.gpu, sc.engine, d->wdt, sc.kvdt_src, sizeof(sc.kvdt_src));
 	if (d->max_num_seqs > 0) {
 		sc.max_num_seqs = d->max_num_seqs;
 		sc.sglang_mrr_rule = false;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "servesim/scenario.h"
+#include "servesim/sglang.h"
 
 bool scenario_big_gpu(const struct gpu_spec *g)
 {
@@ -46,8 +47,8 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
  * fp8_e4m3 when the quant config's kv_cache_quant_algo is FP8, else the
  * model dtype.  The model dtype of a quantised checkpoint is its
  * torch_dtype, bf16 for every fp8/fp4/int4 checkpoint in data/models. */
-enum dtype scenario_kv_auto(const struct model_cfg *m, const char *engine, enum dtype wdt, char *why,
-			    size_t n)
+enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, const char *engine,
+			    enum dtype wdt, char *why, size_t n)
 {
 	enum dtype act = wdt == DT_FP16 ? DT_FP16 : DT_BF16;
 
@@ -59,6 +60,14 @@ enum dtype scenario_kv_auto(const struct model_cfg *m, const char *engine, enum 
 		if (n)
 			snprintf(why, n, "kv_cache_dtype auto: the checkpoint's %s", m->q.kv_fp8);
 		return DT_FP8;
+	}
+	if (engine && strcmp(engine, "sglang") == 0) {
+		enum dtype d = sglang_kv_dtype_default(m, g, wdt);
+		if (d != act) {
+			if (n)
+				snprintf(why, n, "SGLang's default for %s", d == DT_FP8 ? "DeepSeek sparse attention on Blackwell" : "these weights");
+			return d;
+		}
 	}
 	if (act != wdt && n)
 		snprintf(why, n, "kv_cache_dtype auto: the activation dtype, not the %s weights'", dtype_name(wdt));

@@ -962,12 +962,17 @@ static int64_t sg_future(const struct req *r)
 
 /* Waiting requests in FCFS order while max_num_seqs and the budget allow;
  * with SGLang's admission, only while the KV left after reserving `reserve`
- * blocks (the running requests' future tokens) holds the request's prompt
- * and its own future tokens at the new-token ratio, and while rem_input
+ * blocks (the running requests' future tokens at the new-token ratio) holds
+ * the request's whole uncached prompt and all its future tokens (PrefillAdder
+ * add_one_req: extend_input_len + min(max_new_tokens, 4096), not scaled by
+ * the ratio, which only applies once the request runs; a P/D decode
+ * worker's transferred request: its future at the ratio, as before, its
+ * pre-allocation queue not modelled), and while rem_input
  * (what is left of --max-prefill-tokens; INT64_MAX: none) is above the
  * prompt tokens to compute, unless the batch is still empty (SGLang's
- * PrefillAdder: such a prompt waits whole rather than being chunked). */
-static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int32_t reserve,
+ * PrefillAdder: such a prompt waits whole rather than being chunked).
+ * True when it stopped for KV (SGLang's NO_TOKEN). */
+static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int32_t reserve,
 			  int64_t rem_input)
 {
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0 && rem_input > 0) {
@@ -997,7 +1002,9 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 			break;
 		}
 		need = blocks_for(s, r->computed + n) - hits;
-		if (s->cfg.sglang) /* and the KV its future tokens will take */
+		if (s->cfg.sglang && !r->transferred) /* and its rest and future tokens */
+			need = blocks_for(s, req_num_tokens(r) + sg_future(r)) - hits;
+		else if (s->cfg.sglang) /* P/D decode: its future at the ratio */
 			need += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
 		if (s->cfg.no_evict) /* the KV of its whole prompt and output */
 			r->ne_blocks = blocks_for(s, r->prompt + r->output);
@@ -1018,7 +1025,7 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 			}
 			if (!r->transferred && r->nchain > 0)
 				memo_keep(rp, r, hits);
-			break;
+			return true;
 		}
 		if (rp->memo_r == r)
 			memo_drop(rp);
@@ -1029,9 +1036,9 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		r->nblocks = r->nhashed = r->nnamed = hits;
 		r->last_hash = last;
 		if (s->cfg.sglang) {
-			int32_t fut = blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
-			need -= fut;
-			reserve += fut;
+			int32_t now = blocks_for(s, r->computed + n) - hits;
+			reserve += need - now;
+			need = now;
 		}
 		grow_blocks(s, rp, r, need);
 		if (first) {
@@ -1049,6 +1056,7 @@ static void admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		if (rem_input < INT64_MAX)
 			rem_input -= n;
 	}
+	return false;
 }
 
 /* The literal walk over the running list (see the file comment). */
@@ -1305,9 +1313,12 @@ static void sg_sort_lpm(const struct sim *s, struct replica *rp)
  * budget chunked_prefill_size = max_num_batched_tokens), else a decode
  * batch of every running request; prefill and decode never share a step.
  * Admission reserves the running requests' future tokens at the new-token
- * ratio; a decode batch that runs out of KV retracts the newest requests
- * and the ratio resets, else it decays by (init - min) / 600 per step.
- * Every request stays explicit (no steady-decoder fast path). */
+ * ratio; once it stops for KV or max_running_requests the batch is "full"
+ * and decode batches run until a request finishes or is retracted
+ * (batch_is_full, reset in update_running_batch when the batch shrinks);
+ * a decode batch that runs out of KV retracts the newest requests and the
+ * ratio resets, else it decays by (init - min) / 600 per step.  Every
+ * request stays explicit (no steady-decoder fast path). */
 static void schedule_sglang(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt;
@@ -1344,10 +1355,19 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 	}
 	for (r = rp->run_head; r; r = r->next)
 		reserve += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
-	if (budget > 0 && rem_input > 0) {
+	if (rp->sg_full_at > 0 && rp->nrun < rp->sg_full_at)
+		rp->sg_full_at = 0; /* the running batch shrank */
+	/* batch_is_full: no admission until then, unless a prompt is
+	 * mid-prefill (get_new_batch_prefill still walks the queue) */
+	if (budget > 0 && rem_input > 0 && (rp->sg_full_at == 0 || rp->nsched > 0)) {
 		if (s->cfg.sglang_lpm)
 			sg_sort_lpm(s, rp);
-		admit_waiting(s, rp, budget, reserve, rem_input);
+		/* P/D workers never latch it: the prefill server's loop resets
+		 * it every iteration, the decode server admits from its
+		 * pre-allocated queue (disaggregation/prefill.py, decode.py) */
+		if ((admit_waiting(s, rp, budget, reserve, rem_input) ||
+		     (rp->wlen > 0 && (int64_t)rp->nrun >= rp->mns)) && rp->nrun > 0 && s->cfg.pd.prefill <= 0)
+			rp->sg_full_at = rp->nrun;
 	}
 	if (rp->nsched > 0) {
 		/* mixed chunk: the running decoders join the prefill batch (those

@@ -113,6 +113,10 @@ struct replica {
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
 	double sg_ratio;                   /* SGLang: the current new-token ratio */
+	/* SGLang's batch_is_full: set (to the running count, > 0) when an
+	 * admission stopped for KV or max_running_requests; no new prefill is
+	 * tried until fewer requests run (one finished or was retracted) */
+	size_t sg_full_at;
 	int64_t ndec, dec_base_sum;        /* count, sum of (dc0 - dG0) */
 	struct req **cls_head;             /* [block_size] */
 	int64_t *cls_count;                /* decoders per class, lean ones included */

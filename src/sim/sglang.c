@@ -17,7 +17,13 @@
  *   fcfs; python/sglang/srt/managers/schedule_policy.py at
  *   00550cd11b35def9d584bf761a1e32729c20a21d: lpm sorts the waiting queue by
  *   the longest cached prefix, becomes fcfs when the radix cache is off and
- *   for one round when more than 128 requests wait. */
+ *   for one round when more than 128 requests wait.
+ * - python/sglang/srt/model_executor/model_runner.py (0.5.x),
+ *   init_memory_pool: --kv-cache-dtype auto makes the KV cache the model's
+ *   dtype (config.json torch_dtype, bf16 for DeepSeek-R1/V3's fp8
+ *   checkpoints, which declare no KV quantisation); fp8 only when asked;
+ *   server_args.py _handle_model_specific_adjustments: DeepSeek NSA models
+ *   get fp8_e4m3 on compute capability >= 10, bfloat16 below. */
 #include <math.h>
 #include <string.h>
 
@@ -125,4 +131,20 @@ int64_t sglang_max_running_requests(int64_t pool_tokens, int64_t context_len)
 	if (pool > 4096)
 		pool = 4096;
 	return half < pool ? (half > 0 ? half : 1) : pool;
+}
+
+enum dtype sglang_kv_dtype_default(const struct model_cfg *m, const struct gpu_spec *g, enum dtype weights)
+{
+	/* DeepSeek NSA (V3.2's sparse attention): server_args.py
+	 * _handle_model_specific_adjustments sets fp8_e4m3 on compute
+	 * capability >= 10 (Blackwell: the GPUs with fp4 tensor cores), bf16
+	 * on Hopper */
+	if (m && m->index_topk > 0 && g && g->peak_flops[DT_FP4] > 0)
+		return DT_FP8;
+	/* fp4 checkpoints (ModelOpt NVFP4) declare their own KV quantisation
+	 * (kv_cache_quant_algo), which later SGLang versions follow: not
+	 * modelled, the weights' dtype stays as before */
+	if (weights == DT_FP4)
+		return weights;
+	return weights == DT_FP16 ? DT_FP16 : DT_BF16;
 }

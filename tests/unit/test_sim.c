@@ -281,16 +281,36 @@ static void test_sglang(const struct model_cfg *m)
 	      "sglang max-prefill step 2: 3000 > 2524 first in its batch runs whole, alone: %s", buf);
 	CHECK(t.completed == 5, "sglang max-prefill completed 5");
 	free(log);
-	/* reservation: 80 blocks; a 100-token prompt with 1000 outputs takes 7
-	 * blocks and reserves 700 tokens (44 blocks): the second one needs 51
-	 * plus the first one's 44 of the 73 free and waits, although vLLM would
-	 * admit it (7 blocks); it is admitted as the ratio decays */
+	/* reservation: 80 blocks; a 100-token prompt with 1000 outputs is
+	 * admitted when its prompt and all its outputs fit (1100 tokens, 69
+	 * blocks); the second one needs 69 more beside the first's 7 and its
+	 * reserved 62, and waits, although vLLM would admit it (7 blocks) */
 	CHECK(sglang_run(m, 8192, 80, false, 0, "0.0,100,1000,\n0.0,100,1000,\n", &log, &t) == 0,
 	      "sglang reservation run");
 	line_n(log, 0, buf, sizeof(buf));
 	CHECK(strstr(buf, ": 0+100 |") != NULL && strstr(buf, "wait 1"),
 	      "sglang: the future-token reservation keeps the second request waiting: %s", buf);
 	CHECK(t.completed == 2, "sglang: both complete (%zu)", (size_t)t.completed);
+	free(log);
+	/* batch_is_full: 150 blocks; A (100 + 2000 outputs: 2100 tokens, 132
+	 * blocks) is admitted; B (100 + 300: 25 blocks) does not fit beside
+	 * A's 7 + 125 in the same round.  From the next step A's future counts
+	 * at the ratio (1999 x 0.7 -> 88 blocks), so B (25) would fit beside
+	 * A's 8 + 88, but the stopped admission latched the batch as full:
+	 * only decode batches run until A finishes (step 2000: its prefill
+	 * gave the first token, 1999 decode steps the rest), then B runs */
+	CHECK(sglang_run(m, 8192, 150, false, 0, "0.0,100,2000,\n0.0,100,300,\n", &log, &t) == 0,
+	      "sglang batch_is_full run");
+	line_n(log, 0, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+100 |") != NULL && strstr(buf, "wait 1"), "sglang batch_is_full step 0: A alone: %s", buf);
+	line_n(log, 1, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+1 |") != NULL && strstr(buf, "wait 1"),
+	      "sglang batch_is_full step 1: decode, B not admitted although it would fit: %s", buf);
+	line_n(log, 1999, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 0+1 |") != NULL && strstr(buf, "wait 1"), "sglang batch_is_full step 1999: A's last decode: %s", buf);
+	line_n(log, 2000, buf, sizeof(buf));
+	CHECK(strstr(buf, ": 1+100 |") != NULL, "sglang batch_is_full step 2000: B once A finished: %s", buf);
+	CHECK(t.completed == 2, "sglang batch_is_full: both complete (%zu)", (size_t)t.completed);
 	free(log);
 }
 
@@ -377,6 +397,22 @@ static void test_sglang_defaults(void)
 	CHECK(sglang_max_running_requests(100000, 4096) == 4096, "sglang max_running_requests: pool cap 4096");
 	CHECK(sglang_max_running_requests(3000, 8192) == 1500, "sglang max_running_requests: half the tokens");
 	CHECK(sglang_max_running_requests(1000000, 131072) == 3906, "sglang max_running_requests: tokens / ctx x 512");
+	/* --kv-cache-dtype auto: the model's dtype, also under fp8 weights */
+	CHECK(sglang_kv_dtype_default(NULL, gpu("h200"), DT_FP8) == DT_BF16 &&
+	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_BF16) == DT_BF16 &&
+	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_FP16) == DT_FP16 &&
+	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_INT4) == DT_BF16 &&
+	      sglang_kv_dtype_default(NULL, gpu("b200"), DT_FP4) == DT_FP4,
+	      "sglang kv dtype auto: bf16 under fp8 / int4 weights, fp16 model fp16, fp4 as the weights");
+	{
+		/* DeepSeek NSA: fp8 on Blackwell, bf16 on Hopper */
+		struct model_cfg nsa;
+		memset(&nsa, 0, sizeof(nsa));
+		nsa.index_topk = 2048;
+		CHECK(sglang_kv_dtype_default(&nsa, gpu("b200"), DT_FP8) == DT_FP8 &&
+		      sglang_kv_dtype_default(&nsa, gpu("h200"), DT_FP8) == DT_BF16,
+		      "sglang kv dtype auto, NSA: fp8 on b200, bf16 on h200");
+	}
 }
 
 /* Overlap scheduling: the CPU terms (step_us + req_us x requests) hide
