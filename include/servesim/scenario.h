@@ -113,9 +113,9 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
  * fp16, else bf16 (an fp8/fp4/int4 checkpoint computes in bf16).  trtllm:
  * wdt (servesim's rule before; TensorRT-LLM's own "auto", bf16 for these
  * checkpoints, did worse on its silicon rows: README "KV-cache dtype").
- * sglang, where the checkpoint declares nothing: sglang_kv_dtype_default
- * for GPU g (fp8 for DeepSeek sparse attention on Blackwell, fp4 weights
- * keep their dtype).  why (n bytes) says
+ * sglang, where the checkpoint declares nothing: fp8 for DeepSeek sparse
+ * attention on Blackwell (sglang_kv_dtype_default for GPU g; may be NULL).
+ * why (n bytes) says
  * which rule chose it, "" when the result is wdt for no other reason
  * than that (the header has nothing to add). */
 enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, const char *engine,

@@ -57,8 +57,8 @@ int64_t sglang_max_running_requests(int64_t pool_tokens, int64_t context_len);
 /* The KV cache's dtype under --kv-cache-dtype auto for model m with
  * weights of dtype `weights` on GPU g: the model's activation dtype (bf16;
  * fp16 for an fp16 model), also for fp8 checkpoints; fp8 for a DeepSeek
- * sparse-attention (NSA/DSA) model on a Blackwell GPU; an fp4 checkpoint
- * keeps `weights` (see the .c file). */
+ * sparse-attention (NSA/DSA) model on a Blackwell GPU.  A checkpoint's
+ * declared KV quantisation comes first (scenario_kv_auto). */
 enum dtype sglang_kv_dtype_default(const struct model_cfg *m, const struct gpu_spec *g, enum dtype weights);
 
 #endif

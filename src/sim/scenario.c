@@ -61,13 +61,10 @@ enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g,
 			snprintf(why, n, "kv_cache_dtype auto: the checkpoint's %s", m->q.kv_fp8);
 		return DT_FP8;
 	}
-	if (engine && strcmp(engine, "sglang") == 0) {
-		enum dtype d = sglang_kv_dtype_default(m, g, wdt);
-		if (d != act) {
-			if (n)
-				snprintf(why, n, "SGLang's default for %s", d == DT_FP8 ? "DeepSeek sparse attention on Blackwell" : "these weights");
-			return d;
-		}
+	if (engine && strcmp(engine, "sglang") == 0 && sglang_kv_dtype_default(m, g, wdt) == DT_FP8) {
+		if (n)
+			snprintf(why, n, "SGLang's default for DeepSeek sparse attention on Blackwell");
+		return DT_FP8;
 	}
 	if (act != wdt && n)
 		snprintf(why, n, "kv_cache_dtype auto: the activation dtype, not the %s weights'", dtype_name(wdt));

@@ -141,10 +141,7 @@ enum dtype sglang_kv_dtype_default(const struct model_cfg *m, const struct gpu_s
 	 * on Hopper */
 	if (m && m->index_topk > 0 && g && g->peak_flops[DT_FP4] > 0)
 		return DT_FP8;
-	/* fp4 checkpoints (ModelOpt NVFP4) declare their own KV quantisation
-	 * (kv_cache_quant_algo), which later SGLang versions follow: not
-	 * modelled, the weights' dtype stays as before */
-	if (weights == DT_FP4)
-		return weights;
+	/* a checkpoint that declares its KV quantisation (ModelOpt
+	 * kv_cache_quant_algo) is scenario_kv_auto's rule, before this one */
 	return weights == DT_FP16 ? DT_FP16 : DT_BF16;
 }

@@ -402,8 +402,8 @@ static void test_sglang_defaults(void)
 	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_BF16) == DT_BF16 &&
 	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_FP16) == DT_FP16 &&
 	      sglang_kv_dtype_default(NULL, gpu("h200"), DT_INT4) == DT_BF16 &&
-	      sglang_kv_dtype_default(NULL, gpu("b200"), DT_FP4) == DT_FP4,
-	      "sglang kv dtype auto: bf16 under fp8 / int4 weights, fp16 model fp16, fp4 as the weights");
+	      sglang_kv_dtype_default(NULL, gpu("b200"), DT_FP4) == DT_BF16,
+	      "sglang kv dtype auto: bf16 under fp8 / int4 / fp4 weights, fp16 model fp16");
 	{
 		/* DeepSeek NSA: fp8 on Blackwell, bf16 on Hopper */
 		struct model_cfg nsa;
@@ -1493,17 +1493,17 @@ static void test_kv_auto(const struct model_cfg *m)
 	struct eval_opts o;
 	struct scenario sc;
 
-	CHECK(scenario_kv_auto(m, "vllm", DT_FP8, why, sizeof(why)) == DT_BF16 && strstr(why, "activation dtype"),
+	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_FP8, why, sizeof(why)) == DT_BF16 && strstr(why, "activation dtype"),
 	      "vllm fp8 weights: bf16 KV (%s)", why);
-	CHECK(scenario_kv_auto(m, "sglang", DT_FP4, why, sizeof(why)) == DT_BF16, "sglang fp4 weights: bf16 KV");
-	CHECK(scenario_kv_auto(m, "vllm", DT_INT4, why, sizeof(why)) == DT_BF16, "vllm int4 weights: bf16 KV");
-	CHECK(scenario_kv_auto(m, "vllm", DT_BF16, why, sizeof(why)) == DT_BF16 && !why[0],
+	CHECK(scenario_kv_auto(m, NULL, "sglang", DT_FP4, why, sizeof(why)) == DT_BF16, "sglang fp4 weights: bf16 KV");
+	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_INT4, why, sizeof(why)) == DT_BF16, "vllm int4 weights: bf16 KV");
+	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_BF16, why, sizeof(why)) == DT_BF16 && !why[0],
 	      "vllm bf16: bf16 KV, nothing to say");
-	CHECK(scenario_kv_auto(m, "vllm", DT_FP16, why, sizeof(why)) == DT_FP16 && !why[0], "vllm fp16: fp16 KV");
-	CHECK(scenario_kv_auto(m, "trtllm", DT_FP8, why, sizeof(why)) == DT_FP8 && !why[0],
+	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_FP16, why, sizeof(why)) == DT_FP16 && !why[0], "vllm fp16: fp16 KV");
+	CHECK(scenario_kv_auto(m, NULL, "trtllm", DT_FP8, why, sizeof(why)) == DT_FP8 && !why[0],
 	      "trtllm fp8: the weights' dtype, as before");
 	load_model("glm-5.1", glm);
-	CHECK(scenario_kv_auto(glm, "sglang", DT_BF16, why, sizeof(why)) == DT_FP8 &&
+	CHECK(scenario_kv_auto(glm, NULL, "sglang", DT_BF16, why, sizeof(why)) == DT_FP8 &&
 	      strstr(why, "kv_cache_scheme"), "glm-5.1 NVFP4 (modelopt, fp8 KV declared): fp8 KV (%s)", why);
 	/* experiments: dtype fp8 on a bf16-registry model, as the public
 	 * Qwen3-235B-FP8 points */
