@@ -16,7 +16,7 @@ mlacheck's prefill parts, heads 8..128, batch 1..256, isl 128..16384
 all points and over points of >= 1024 tokens, and the least-squares line
 (module - parts) per 1k tokens = a + b x heads over the points of >= 1024
 tokens, per set and pooled over each engine's Hopper sets (the figures
-behind cost.c's MLA_CTX_VLLM_HOPPER_* terms; printed with the term left out).
+behind cost.c's MLA_CTX_VLLM_HOPPER_* and MLA_CTX_TRTLLM_HOPPER_* terms; printed with the term left out).
 
 usage: python3 data/mfu/check_mla_module.py [--prefill] [BUILD_DIR]   (from the repository
 root, after `make`; compiles tools/mlacheck.c against BUILD_DIR/libservesim.a;
