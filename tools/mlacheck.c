@@ -2,17 +2,56 @@
  * (the q_a, kv_a, q_b and o GEMMs, the two absorb BMMs and the MLA decode
  * kernel; norms and RoPE are priced at their bytes, ~0 at decode sizes) for
  * DeepSeek-V3's geometry, per GPU heads 128/TP, batch and keys, with the
- * given engine's tables, the MLA decode module term left out.  Driven by
- * data/mfu/check_mla_module.py (which builds it: cc ... build/libservesim.a),
- * not part of `make`.
+ * given engine's tables, the MLA decode module term left out.  With a fifth
+ * argument `prefill`: one MLA context module instead (batch prefix-free
+ * prompts of isl tokens: the q_a, kv_a, q_b and o GEMMs over batch x isl
+ * tokens, the expanded MLA prefill kernel as one varlen call and the kv_b
+ * GEMM, as cost.c prices a step's chunks; the q_a/kv_a RMSNorms and RoPE at
+ * their bytes, read and written once, at the GPU's HBM bandwidth x bw_eff).
+ * Driven by data/mfu/check_mla_module.py (which builds it: cc ...
+ * build/libservesim.a), not part of `make`.
  *
- * usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8
+ * usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8 [prefill]
  * prints "heads batch keys parts_us" lines for TP 1..16, batch 1..256 and
- * keys 1024, 4096, 16384. */
+ * keys 1024, 4096, 16384; with prefill "heads batch isl parts_us" for TP
+ * 1..16, batch 1..256 and isl 128..16384 (batch x isl <= 65536). */
 #include <stdio.h>
 #include <string.h>
 
 #include "servesim/cost.h"
+
+/* One MLA context module per (batch, isl): see the header. */
+static void prefill_rows(const struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
+			 double h)
+{
+	static int64_t len[256], prefix[256];
+	int b, isl, i;
+
+	for (b = 1; b <= 256; b *= 2)
+		for (isl = 128; isl <= 16384; isl *= 2) {
+			double tok = (double)b * isl, t, nb;
+
+			if (tok > 65536)
+				continue;
+			for (i = 0; i < b; i++) {
+				len[i] = isl;
+				prefix[i] = 0;
+			}
+			t = cost_gemm_s(c, c->cfg.wdt, tok, (double)m->q_lora_rank, (double)m->hidden, 1) +
+			    cost_gemm_s(c, c->cfg.wdt, tok, (double)(m->kv_lora_rank + m->qk_rope_dim),
+					(double)m->hidden, 1) +
+			    cost_gemm_s(c, c->cfg.wdt, tok, h * (double)(m->qk_nope_dim + m->qk_rope_dim),
+					(double)m->q_lora_rank, 1) +
+			    cost_gemm_s(c, c->cfg.wdt, tok, (double)m->hidden, h * (double)m->v_head_dim, 1) +
+			    cost_attn_prefill_step_s(c, b, len, prefix);
+			/* norms of q_a and kv_a outputs, RoPE of q and k: bf16 in and out */
+			nb = tok * 2.0 * 2.0 *
+			     ((double)m->q_lora_rank + (double)m->kv_lora_rank + h * (double)m->qk_rope_dim +
+			      (double)m->qk_rope_dim);
+			t += nb / (g->hbm_bw * g->bw_eff);
+			printf("%g %d %d %.3f\n", h, b, isl, t * 1e6);
+		}
+}
 
 int main(int argc, char **argv)
 {
@@ -25,8 +64,8 @@ int main(int argc, char **argv)
 	struct err e;
 	size_t ti;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8\n");
+	if (argc != 5 && !(argc == 6 && strcmp(argv[5], "prefill") == 0)) {
+		fprintf(stderr, "usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8 [prefill]\n");
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/models", argv[1]);
@@ -56,6 +95,12 @@ int main(int argc, char **argv)
 		if (cost_init(&c, &m, g, &p, &cc, argv[1], &e) < 0) {
 			fprintf(stderr, "mlacheck: %s\n", e.msg);
 			return 1;
+		}
+		if (argc == 6) {
+			c.mla_ctx_tok_s = 0; /* the parts only */
+			prefill_rows(&c, &m, g, h);
+			cost_release(&c);
+			continue;
 		}
 		for (b = 1; b <= 256; b *= 2)
 			for (kv = 1024; kv <= 16384; kv *= 4) {

@@ -9,7 +9,16 @@ Nothing is fitted here: it prints module - parts per point and the median
 over batch <= 64, the figures behind cost.c's MLA_MODULE_VLLM_* terms (the
 printed medians are with the term left out).
 
-usage: python3 data/mfu/check_mla_module.py [BUILD_DIR]   (from the repository
+With --prefill: the same for the MLA context module (mla_context_module_perf:
+batch prefix-free prompts of isl tokens, expanded MLA prefill) against
+mlacheck's prefill parts, heads 8..128, batch 1..256, isl 128..16384
+(batch x isl <= 65536): module - parts, module / parts and the medians over
+all points and over points of >= 1024 tokens, and the least-squares line
+(module - parts) per 1k tokens = a + b x heads over the points of >= 1024
+tokens, per set and pooled over each engine's Hopper sets (the figures
+behind cost.c's MLA_CTX_VLLM_HOPPER_* and MLA_CTX_TRTLLM_HOPPER_* terms; printed with the term left out).
+
+usage: python3 data/mfu/check_mla_module.py [--prefill] [BUILD_DIR]   (from the repository
 root, after `make`; compiles tools/mlacheck.c against BUILD_DIR/libservesim.a;
 reads ../shared/data/mfu/aic-engines)
 """
@@ -19,21 +28,73 @@ AIC = os.path.join('..', 'shared', 'data', 'mfu', 'aic-engines')
 GPUS = {'h100_sxm': 'h100', 'h200_sxm': 'h200', 'b200_sxm': 'b200'}
 
 
-def module_rows(path):
+def module_rows(path, key_col='step'):
     best = {}
     with gzip.open(path, 'rt') as f:
         for r in csv.DictReader(f):
             if r['gemm_type'] != 'fp8_block' or r['mla_dtype'] != 'bfloat16':
                 continue
             kv = 'bf16' if r['kv_cache_dtype'] == 'bfloat16' else 'fp8'
-            key = (kv, int(r['num_heads']), int(r['batch_size']), int(r['step']))
+            key = (kv, int(r['num_heads']), int(r['batch_size']), int(r[key_col]))
             lat = float(r['latency']) * 1000.0
             best[key] = min(best.get(key, lat), lat)
     return best
 
 
+def line_fit(pts):
+    """least squares y = a + b x over (x, y) points"""
+    n = len(pts)
+    mx = sum(x for x, _ in pts) / n
+    my = sum(y for _, y in pts) / n
+    b = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+    return my - b * mx, b
+
+
+POOL = {}
+
+
+def prefill(tool, system, gpu, engine, ver, path):
+    mod = module_rows(path, 'isl')
+    for kv in ('bf16', 'fp8'):
+        out = subprocess.run([tool, 'data', engine, gpu, kv, 'prefill'], check=True, capture_output=True,
+                             text=True).stdout
+        print('== %s %s %s, %s KV, prefill: module - parts (us) [module / parts]; rows heads x batch, '
+              'columns isl 128..16384' % (system, engine, ver, kv))
+        gaps, ratios, big, bigr, per = [], [], [], [], []
+        rows = {}
+        for line in out.split('\n'):
+            if not line:
+                continue
+            h, b, isl, t = line.split()
+            h, b, isl, t = int(float(h)), int(b), int(isl), float(t)
+            m = mod.get((kv, h, b, isl))
+            if m is None:
+                cell = '-'
+            else:
+                g = m - t
+                gaps.append(g)
+                ratios.append(m / t)
+                if b * isl >= 1024:
+                    big.append(g / (b * isl) * 1000.0)
+                    per.append((h, g / (b * isl) * 1000.0))
+                    bigr.append(m / t)
+                cell = '%.0f[%.2f]' % (g, m / t)
+            rows.setdefault((h, b), []).append(cell)
+        for (h, b), cells in sorted(rows.items()):
+            print('%4d %4d  %s' % (h, b, ' '.join('%-12s' % c for c in cells)))
+        if gaps:
+            print('  median module - parts %.1f us, module / parts %.3f (%d points); >= 1024 tokens: '
+                  '%.2f us per 1k tokens, module / parts %.3f (%d points)'
+                  % (st.median(gaps), st.median(ratios), len(gaps), st.median(big), st.median(bigr), len(big)))
+            print('  per 1k tokens: %.1f + %.3f x heads us' % line_fit(per))
+            if system in ('h100_sxm', 'h200_sxm'):
+                POOL.setdefault(engine, []).extend(per)
+
+
 def main():
-    build = sys.argv[1] if len(sys.argv) > 1 else 'build'
+    args = [a for a in sys.argv[1:] if a != '--prefill']
+    pre = len(args) != len(sys.argv) - 1
+    build = args[0] if args else 'build'
     tool = os.path.join(tempfile.mkdtemp(), 'mlacheck')
     subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', 'tools/mlacheck.c', os.path.join(build, 'libservesim.a'),
                     '-o', tool, '-lcjson', '-lyaml', '-lgsl', '-lgslcblas', '-lz', '-lm', '-pthread'], check=True)
@@ -43,8 +104,11 @@ def main():
             if not os.path.isdir(d):
                 continue
             ver = sorted(os.listdir(d), key=lambda v: [int(x) if x.isdigit() else x for x in v.replace('rc', '.').split('.')])[-1]
-            path = os.path.join(d, ver, 'mla_generation_module_perf.csv.gz')
+            path = os.path.join(d, ver, 'mla_%s_module_perf.csv.gz' % ('context' if pre else 'generation'))
             if not os.path.exists(path):
+                continue
+            if pre:
+                prefill(tool, system, gpu, engine, ver, path)
                 continue
             mod = module_rows(path)
             for kv in ('bf16', 'fp8'):
@@ -75,6 +139,10 @@ def main():
                     print('%4d  %s' % (h, ' '.join('%-12s' % c for c in cells)))
                 if gaps:
                     print('  median over batch <= 64: %.1f us (%d points)' % (st.median(gaps), len(gaps)))
+
+    for engine, per in sorted(POOL.items()):
+        print('pooled %s H100/H200 bf16+fp8 KV, >= 1024 tokens: (module - parts) per 1k tokens = %.1f + %.3f x heads us'
+              ' (%d points)' % ((engine,) + line_fit(per) + (len(per),)))
 
 
 if __name__ == '__main__':

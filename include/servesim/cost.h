@@ -102,6 +102,8 @@ struct cost_model {
 	double *absorb_s;   /* [max_seqs + 1]: MLA decode absorb bmms, n decode tokens */
 	double mla_module_s; /* per MLA layer of a step with decodes: the engine's measured
 			      * MLA decode module over servesim's sum of its parts (0: none) */
+	double mla_ctx_tok_s; /* per prefill token per MLA layer: the engine's measured MLA
+			       * context module over servesim's sum of its parts (0: none) */
 	/* attention geometry per GPU and per stage */
 	int heads, kv_heads, head_dim_qk, head_dim_v;
 	int64_t layers_stage;

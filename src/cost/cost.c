@@ -650,6 +650,45 @@ static double mla_module_term_s(const struct model_cfg *m, const struct gpu_spec
 	return cfg->kvdt == DT_FP8 ? MLA_MODULE_VLLM_HOPPER_FP8KV_S : MLA_MODULE_VLLM_HOPPER_BF16KV_S;
 }
 
+/* The engines' MLA context (prefill) module against servesim's sum of its
+ * parts (issue 9), as above on aiconfigurator's mla_context_module_perf
+ * tables (vLLM 0.24.0 and TensorRT-LLM 1.3.0rc20, tp 1, heads 1..128,
+ * batch 1..256 x isl 1..32k prefix-free prompts, fp8_block or bf16 GEMMs,
+ * bf16 MLA compute): servesim's parts (q_a, kv_a, q_b and o GEMMs over the
+ * tokens, the expanded MLA prefill kernel as one varlen call, the kv_b GEMM,
+ * norms and RoPE at their bytes; tools/mlacheck.c prefill) come out below
+ * the module by an amount that grows with the tokens and with the heads:
+ * module / parts median at >= 1024 tokens on H100 / H200 with bf16 / fp8 KV
+ * vLLM 1.17 / 1.17 / 1.17 / 1.16, TensorRT-LLM 1.14 / 1.11 / 1.23 / 1.15.
+ * Least squares over those points (data/mfu/check_mla_module.py --prefill,
+ * heads 8..128, batch 1..256, isl 128..16k, batch x isl 1k..64k, pooled
+ * over H100/H200 x bf16/fp8 KV): module - parts per 1k tokens = vLLM
+ * 19.3 + 0.411 x heads us (888 points; per set 18.9 + 0.475 h, 20.6 +
+ * 0.371 h, 16.8 + 0.464 h, 21.4 + 0.318 h), TensorRT-LLM 1.4 + 0.914 x
+ * heads us (900 points; per set 4.5 + 0.686 h, 7.5 + 0.380 h, -8.6 +
+ * 1.582 h, 2.0 + 1.008 h).  Applied per prefill token per MLA layer on the
+ * Hopper tables (h100_sxm, h200_sxm), not DSA (its module is a separate
+ * table).  Not applied: B200 (vLLM's module is 0.90-0.94 of the parts,
+ * TensorRT-LLM's 1.00-1.06), SGLang (no module table). */
+#define MLA_CTX_VLLM_HOPPER_TOK_S 19.3e-9
+#define MLA_CTX_VLLM_HOPPER_TOK_HEAD_S 0.411e-9
+#define MLA_CTX_TRTLLM_HOPPER_TOK_S 1.4e-9
+#define MLA_CTX_TRTLLM_HOPPER_TOK_HEAD_S 0.914e-9
+
+static double mla_ctx_term_s(const struct model_cfg *m, const struct gpu_spec *g, const struct cost_cfg *cfg,
+			     int heads)
+{
+	bool vllm = cfg->engine[0] == '\0' || strcmp(cfg->engine, "vllm") == 0;
+	bool trtllm = strcmp(cfg->engine, "trtllm") == 0;
+
+	if (m->attn != ATTN_MLA || m->index_topk > 0 || !(vllm || trtllm) ||
+	    (strcmp(g->tables, "h100_sxm") != 0 && strcmp(g->tables, "h200_sxm") != 0))
+		return 0;
+	if (trtllm)
+		return MLA_CTX_TRTLLM_HOPPER_TOK_S + MLA_CTX_TRTLLM_HOPPER_TOK_HEAD_S * (double)heads;
+	return MLA_CTX_VLLM_HOPPER_TOK_S + MLA_CTX_VLLM_HOPPER_TOK_HEAD_S * (double)heads;
+}
+
 /* Fill c->src: which table (and version) or fallback prices each component. */
 static void describe_sources(struct cost_model *c)
 {
@@ -693,6 +732,13 @@ static void describe_sources(struct cost_model *c)
 			snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
 				 "; MLA decode module: sum of parts + %.0f us per layer (vLLM 0.24 module tables, H100/H200)",
 				 c->mla_module_s * 1e6);
+		}
+		if (c->mla_ctx_tok_s > 0) {
+			size_t n = strlen(c->src[COST_SRC_ATTN_PREFILL]);
+			snprintf(c->src[COST_SRC_ATTN_PREFILL] + n, sizeof(c->src[0]) - n,
+				 "; MLA context module: sum of parts + %.1f us per 1k tokens per layer (%s module tables, H100/H200)",
+				 c->mla_ctx_tok_s * 1e9,
+				 strcmp(c->cfg.engine, "trtllm") == 0 ? "TensorRT-LLM 1.3" : "vLLM 0.24");
 		}
 	}
 	part_note(c, c->moe_own, note, sizeof(note));
@@ -1003,6 +1049,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		}
 	}
 	c->mla_module_s = mla_module_term_s(m, g, cfg);
+	c->mla_ctx_tok_s = mla_ctx_term_s(m, g, cfg, c->heads);
 	c->max_m = cfg->max_tokens > cfg->graph_max ? cfg->max_tokens : cfg->graph_max;
 	if (c->max_m < cfg->max_seqs)
 		c->max_m = cfg->max_seqs;
@@ -1375,7 +1422,8 @@ static double full_prefill_s(const struct cost_model *c, const struct chunk_sums
 	 * the step's chunks */
 	t += cost_gemm_s(c, c->cfg.wdt, k->ctx, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
 			 (double)m->kv_lora_rank, 1);
-	return t;
+	/* the engine's MLA context module term over the new tokens */
+	return t + c->mla_ctx_tok_s * k->tok;
 }
 
 /* Full-attention layer (GQA, MLA, DSA) for n decode requests. */

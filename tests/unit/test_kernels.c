@@ -996,6 +996,24 @@ static void test_mla_module(void)
 			      with * 1e3, without * 1e3);
 			CHECK(cost_step_s(&c, &pf) == pf_with, "prefill-only step unchanged");
 		}
+		/* the MLA context module term (vLLM and TensorRT-LLM, Hopper):
+		 * per prefill token per MLA layer, 19.3 + 0.411 x 16 heads ns
+		 * (vLLM) or 1.4 + 0.914 x 16 (TensorRT-LLM) at TP 8 */
+		{
+			bool trt = strcmp(cases[i].engine, "trtllm") == 0 && strcmp(cases[i].gpu, "b200") != 0;
+			double want = cases[i].want > 0 ? 19.3e-9 + 0.411e-9 * 16 : trt ? 1.4e-9 + 0.914e-9 * 16 : 0, a, b;
+			CHECK(fabs(c.mla_ctx_tok_s - want) < 1e-15, "%s %s %s: MLA context term %.3f ns/token (expected %.3f)",
+			      cases[i].model, cases[i].gpu, cases[i].engine, c.mla_ctx_tok_s * 1e9, want * 1e9);
+			if (want > 0) {
+				CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_PREFILL], "MLA context module",
+						   "context term named in the header");
+				a = cost_attn_prefill_s(&c, 4096, 0);
+				c.mla_ctx_tok_s = 0;
+				b = cost_attn_prefill_s(&c, 4096, 0);
+				CHECK(fabs(a - b - 4096 * want) < 1e-12, "%s %s: 4096-token prefill %.1f us per layer, %.1f without",
+				      cases[i].model, cases[i].gpu, a * 1e6, b * 1e6);
+			}
+		}
 		cost_release(&c);
 	}
 }
