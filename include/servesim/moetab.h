@@ -60,6 +60,13 @@ int moetab_load_dist(const char *path, const struct gpu_spec *g, enum moe_dist d
 		     struct moetab **t, struct err *e);
 void moetab_free(struct moetab *t);
 
+/* The peak (from peak[], indexed by enum dtype) and weight bytes per
+ * parameter that a curve of format f is turned into efficiencies against:
+ * fp8 formats the fp8 peak, nvfp4 the fp4 peak, the weight-only 4-bit
+ * formats (int4, mxfp4) the bf16 peak, bf16 its own.  A lookup that prices
+ * a curve of f on the same roofline gets an exact shape's latency back. */
+void moe_fmt_rates(enum moe_fmt f, const double *peak, double *pk, double *bpp);
+
 /* The fused routed-expert kernel's roofline on g for `tokens` tokens: the
  * larger of routed FLOPs at the dtype's peak and the bytes of the touched
  * experts' weights (bytes_per_param each) plus activations over bw. */

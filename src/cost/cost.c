@@ -383,17 +383,31 @@ static int wideep_load(struct cost_model *c, const char *data_dir, struct err *e
 	return 0;
 }
 
-/* One measured MoE curve's time for tokens, its experts in weight dtype wdt. */
+/* One measured MoE curve's time for tokens, its experts in weight dtype wdt.
+ * The curve's efficiency is relative to the roofline moetab normalised it
+ * with (moe_fmt_rates of its format), so a curve of the experts' own width
+ * is priced on that roofline: an exact shape gives its measured latency
+ * back.  Until 2026-11-27 the target dtype's peak was used, and MXFP4
+ * curves (normalised at the bf16 peak: W4A16 math) were priced at the fp4
+ * peak on Blackwell: gpt-oss-120b's experts on B200 (TensorRT-LLM 1.3, tp1
+ * ep1, 8,192 tokens) came out 457 us against the measured 1,045 us, an
+ * exact shape, wherever the kernel is compute-bound (>= ~3k tokens).  A
+ * curve of another width (SGLang's wide-EP fp8_block curve for NVFP4
+ * experts) keeps its efficiency on the target's own roofline (derived, as
+ * the run header says). */
 static double moe_pick_s(const struct cost_model *c, const struct moe_pick *pick, enum dtype wdt,
 			 double tokens)
 {
 	enum dtype cdt = dtype_compute(wdt);
 	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
-	double bpp = dtype_bytes(wdt);
-	double eff = moetab_eff(pick, &c->moe_shape, tokens);
-	double t = moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
-	double cap = moetab_bound_s(pick, tokens, pk, bpp, c->g->hbm_bw);
+	double bpp = dtype_bytes(wdt), cpk, cbpp, eff, t, cap;
 
+	moe_fmt_rates(pick->fmt, c->g->peak_flops, &cpk, &cbpp);
+	if (cbpp == bpp)
+		pk = cpk;
+	eff = moetab_eff(pick, &c->moe_shape, tokens);
+	t = moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+	cap = moetab_bound_s(pick, tokens, pk, bpp, c->g->hbm_bw);
 	return cap < t ? cap : t;
 }
 

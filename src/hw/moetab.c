@@ -79,7 +79,7 @@ int moe_dist_parse(const char *s, enum moe_dist *out, struct err *e)
 }
 
 /* Peak and weight bytes a format computes and streams at. */
-static void fmt_rates(enum moe_fmt f, const double *peak, double *pk, double *bpp)
+void moe_fmt_rates(enum moe_fmt f, const double *peak, double *pk, double *bpp)
 {
 	switch (f) {
 	case MOE_FP8:
@@ -246,7 +246,7 @@ static int load_rows(const char *path, const struct gpu_spec *g, unsigned want, 
 		s = (struct moe_shape){v[1], v[2], v[3], v[4], v[5], v[6]};
 		if (s.experts < s.ep || s.inter < s.tp)
 			continue;
-		fmt_rates(f, g->table_peak, &pk, &bpp);
+		moe_fmt_rates(f, g->table_peak, &pk, &bpp);
 		troof = moe_roofline_s(&s, v[8], pk, bpp, g->table_hbm_bw);
 		cv = find_curve(t, f, d, &s);
 		if (cv->n == cv->cap) {

@@ -368,6 +368,46 @@ static void test_moe_fallback(void)
  * engine whose measured fp8 MoE backend loses to its bf16 one picks another;
  * vLLM 0.24's H100 per-tensor fp8 rows, FlashInfer's ModelOpt path, were
  * 2.5x slower than bf16 before cost_moe_s took the faster curve). */
+/* A measured curve gives its latency back at an exact shape in the
+ * compute-bound range too: gpt-oss-120b's MXFP4 experts on B200 (TensorRT-LLM
+ * 1.3, w4a8_mxfp4_mxfp8, tp1 ep1) are normalised at the bf16 peak by moetab
+ * and must be priced on that roofline, not at the fp4 peak (until
+ * 2026-11-27: 457 us at 8,192 tokens against the measured 1,045 us). */
+static void test_moe_exact_mxfp4(void)
+{
+	static const int toks[] = {1024, 4096, 8192, 16384};
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+	char path[1200], cmd[1400], line[256];
+	size_t i;
+
+	if (registry_load_model(&reg, "gpt-oss-120b", &m, &e) < 0) {
+		CHECK(0, "load gpt-oss-120b: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "b200", (struct parallel){1, 1, 1, 1}, DT_FP4, "trtllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "measured mxfp4 2880x2880 top4/128 tp1 ep1",
+			   "gpt-oss-120b TP1 B200 experts: the measured shape");
+	snprintf(path, sizeof(path), "%s/mfu/b200_sxm/trtllm-1.3.0rc20/moe.csv.gz", datadir);
+	for (i = 0; i < sizeof(toks) / sizeof(toks[0]); i++) {
+		double lat_us = NAN;
+		FILE *f;
+		snprintf(cmd, sizeof(cmd), "zcat %s | grep '^mxfp4,2880,2880,4,128,1,1,power_law_1.01,%d,' | cut -d, -f10",
+			 path, toks[i]);
+		f = popen(cmd, "r");
+		if (f && fgets(line, sizeof(line), f))
+			lat_us = atof(line);
+		if (f)
+			pclose(f);
+		CHECK_REL(cost_moe_s(&c, toks[i]) * 1e6, lat_us, 1e-6, "gpt-oss MXFP4 experts = measured latency (us)");
+	}
+	cost_release(&c);
+}
+
 static void test_moe_fp8_not_slower(void)
 {
 	static const char *const models[] = {"qwen3-30b-a3b", "qwen3-235b-a22b"};
@@ -1043,6 +1083,7 @@ int main(void)
 	test_moe_fallback();
 	test_wideep();
 	test_moe_fp8_not_slower();
+	test_moe_exact_mxfp4();
 	test_eager_steps();
 	test_int4(&m);
 	test_cache(&m);
