@@ -23,7 +23,7 @@ LIB_SRC = \
 	src/hw/gpu.c src/hw/mfu.c src/hw/tier2.c \
 	src/hw/moetab.c src/hw/mfucache.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
-	src/cost/comm.c \
+	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
 	src/sim/startup.c \
 	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \

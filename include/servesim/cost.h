@@ -76,8 +76,9 @@ struct cost_cfg {
 #define COST_LAUNCH_S 3e-6
 
 /* Components whose cost origin the run header lists. */
-enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_MOE,
-		COST_SRC_ALLREDUCE, COST_SRC_LINEAR, COST_SRC_EAGER, COST_SRC__COUNT };
+enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_DSA_PREFILL,
+		COST_SRC_DSA_DECODE, COST_SRC_MOE, COST_SRC_ALLREDUCE, COST_SRC_LINEAR, COST_SRC_EAGER,
+		COST_SRC__COUNT };
 
 /* Host time per operator of the pass that TensorRT-LLM spends launching a
  * step it runs eagerly (any step holding prefill chunks: its CUDA graphs
@@ -86,6 +87,7 @@ enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST
 const char *cost_src_name(enum cost_src s);
 
 struct lin_terms;
+struct dsa_module;
 
 struct cost_model {
 	const struct model_cfg *m;
@@ -104,6 +106,12 @@ struct cost_model {
 			      * MLA decode module over servesim's sum of its parts (0: none) */
 	double mla_ctx_tok_s; /* per prefill token per MLA layer: the engine's measured MLA
 			       * context module over servesim's sum of its parts (0: none) */
+	/* DSA (DeepSeek-V3.2, GLM-5): the engine's measured DSA module over the
+	 * sum of its parts, per layer (cost/dsamod.h; NULL: none on this GPU),
+	 * and for layers reusing an earlier layer's top-k without a measured
+	 * module of their own, the engine's plain MLA module terms */
+	struct dsa_module *dsa;
+	double dsa_shared_dec_s, dsa_shared_tok_s;
 	/* attention geometry per GPU and per stage */
 	int heads, kv_heads, head_dim_qk, head_dim_v;
 	int64_t layers_stage;
@@ -207,5 +215,19 @@ double cost_moe_s(const struct cost_model *c, double tokens);
 /* The token-linear part of a step of m tokens (GEMMs, norms, collectives;
  * linear in m past max_m), seconds. */
 double cost_tok_s(const struct cost_model *c, int64_t m);
+/* The token-linear operators of one MLA attention block at m tokens
+ * (projections, norms, RoPE; with own_index the DSA indexer's projections
+ * too), seconds; the kernels, absorb BMMs and kv_b are priced per step. */
+double cost_mla_block_tok_s(const struct cost_model *c, double m, bool own_index);
+/* One DSA layer (DeepSeek-V3.2, GLM-5) as servesim prices its parts: batch
+ * decode requests attending len keys each (the block's token-linear ops at
+ * batch tokens, the absorb BMMs, the indexer and the sparse kernel), or
+ * batch prefix-free prompts of len tokens (prefill: the ops at batch x len
+ * tokens, one sparse call with the indexer); own: a layer running its own
+ * indexer.  Seconds; 0 for other models. */
+double cost_dsa_parts_s(const struct cost_model *c, bool prefill, bool own, double batch, double len);
+/* The engine's measured DSA module minus those parts at the same point (the
+ * term a step adds per DSA layer), seconds; 0 without a module table. */
+double cost_dsa_module_s(const struct cost_model *c, bool prefill, bool own, double batch, double len);
 
 #endif

@@ -114,6 +114,13 @@ int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *
 int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d, struct err *e);
 /* The engines servesim has kernel collections for ("vllm|sglang|trtllm"). */
 int mfu_engine_check(const char *engine, struct err *e);
+/* The first collection, in mfu_load's order for (engine, version) on g's
+ * tables, that holds `file` (e.g. "dsa_module.csv.gz"): 1 with its path and
+ * "mfu/<tables>/<collection>/<file without .csv.gz>" in src, 0 when none
+ * does (or g has no tables). */
+int mfu_find_file(const char *data_dir, const struct gpu_spec *g, const char *engine,
+		  const char *version, const char *file, char *path, size_t path_cap, char *src,
+		  size_t src_cap);
 void mfu_release(struct mfu_tables *t);
 /* The same from an explicit folder (tier-2 measured tables). */
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e);

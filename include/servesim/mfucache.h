@@ -12,6 +12,7 @@
 #include "servesim/err.h"
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
+#include "servesim/dsatab.h"
 
 struct mfu_cache; /* opaque */
 
@@ -24,5 +25,9 @@ void mfu_cache_free(struct mfu_cache *c);
 int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_spec *g,
 		  const char *engine, const char *version, bool nearest, bool want_moe,
 		  enum moe_dist moe_dist, const struct mfu_tables **out, struct err *e);
+
+/* The DSA module table at path (dsatab_load), parsed once per process;
+ * owned by the cache, read-only, valid until mfu_cache_free. */
+int mfu_cache_dsatab(struct mfu_cache *c, const char *path, const struct dsatab **out, struct err *e);
 
 #endif

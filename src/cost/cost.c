@@ -11,6 +11,7 @@
 #include "servesim/cost.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
+#include "cost/dsamod.h"
 
 int cost_parse_off(const char *s, unsigned *bits, struct err *e)
 {
@@ -290,7 +291,8 @@ static bool per_step_attention_op(const struct op *o)
 const char *cost_src_name(enum cost_src s)
 {
 	static const char *const n[COST_SRC__COUNT] = {"GEMMs", "prefill attention",
-		"decode attention", "routed experts", "all-reduce", "linear attention", "eager steps"};
+		"decode attention", "DSA prefill", "DSA decode", "routed experts", "all-reduce",
+		"linear attention", "eager steps"};
 	return (unsigned)s < COST_SRC__COUNT ? n[s] : "?";
 }
 
@@ -667,15 +669,22 @@ static void anchor_note(const struct cost_model *c, const struct mfu_attn_cfg *a
 #define MLA_MODULE_VLLM_HOPPER_BF16KV_S 46e-6
 #define MLA_MODULE_VLLM_HOPPER_FP8KV_S 61e-6
 
-static double mla_module_term_s(const struct model_cfg *m, const struct gpu_spec *g,
-				const struct cost_cfg *cfg)
+/* The term for the engine and GPU, whatever the model. */
+static double mla_module_engine_s(const struct gpu_spec *g, const struct cost_cfg *cfg)
 {
 	bool vllm = cfg->engine[0] == '\0' || strcmp(cfg->engine, "vllm") == 0;
 
-	if (m->attn != ATTN_MLA || m->index_topk > 0 || !vllm ||
-	    (strcmp(g->tables, "h100_sxm") != 0 && strcmp(g->tables, "h200_sxm") != 0))
+	if (!vllm || (strcmp(g->tables, "h100_sxm") != 0 && strcmp(g->tables, "h200_sxm") != 0))
 		return 0;
 	return cfg->kvdt == DT_FP8 ? MLA_MODULE_VLLM_HOPPER_FP8KV_S : MLA_MODULE_VLLM_HOPPER_BF16KV_S;
+}
+
+static double mla_module_term_s(const struct model_cfg *m, const struct gpu_spec *g,
+				const struct cost_cfg *cfg)
+{
+	if (m->attn != ATTN_MLA || m->index_topk > 0)
+		return 0;
+	return mla_module_engine_s(g, cfg);
 }
 
 /* The engines' MLA context (prefill) module against servesim's sum of its
@@ -703,18 +712,100 @@ static double mla_module_term_s(const struct model_cfg *m, const struct gpu_spec
 #define MLA_CTX_TRTLLM_HOPPER_TOK_S 1.4e-9
 #define MLA_CTX_TRTLLM_HOPPER_TOK_HEAD_S 0.914e-9
 
-static double mla_ctx_term_s(const struct model_cfg *m, const struct gpu_spec *g, const struct cost_cfg *cfg,
-			     int heads)
+/* The term for the engine and GPU, whatever the model. */
+static double mla_ctx_engine_s(const struct gpu_spec *g, const struct cost_cfg *cfg, int heads)
 {
 	bool vllm = cfg->engine[0] == '\0' || strcmp(cfg->engine, "vllm") == 0;
 	bool trtllm = strcmp(cfg->engine, "trtllm") == 0;
 
-	if (m->attn != ATTN_MLA || m->index_topk > 0 || !(vllm || trtllm) ||
-	    (strcmp(g->tables, "h100_sxm") != 0 && strcmp(g->tables, "h200_sxm") != 0))
+	if (!(vllm || trtllm) || (strcmp(g->tables, "h100_sxm") != 0 && strcmp(g->tables, "h200_sxm") != 0))
 		return 0;
 	if (trtllm)
 		return MLA_CTX_TRTLLM_HOPPER_TOK_S + MLA_CTX_TRTLLM_HOPPER_TOK_HEAD_S * (double)heads;
 	return MLA_CTX_VLLM_HOPPER_TOK_S + MLA_CTX_VLLM_HOPPER_TOK_HEAD_S * (double)heads;
+}
+
+static double mla_ctx_term_s(const struct model_cfg *m, const struct gpu_spec *g, const struct cost_cfg *cfg,
+			     int heads)
+{
+	if (m->attn != ATTN_MLA || m->index_topk > 0)
+		return 0;
+	return mla_ctx_engine_s(g, cfg, heads);
+}
+
+/* DSA (DeepSeek-V3.2, GLM-5) kernel terms, fitted on InferSim's H800 kernel
+ * timings (alibaba/InferSim f2293da, bench_data/dsa/{decode,prefill}/h800/;
+ * ../shared/data/mfu/infersim), nothing per model:
+ * - the lightning indexer's fp8 MQA logits over every cached key (DeepGEMM,
+ *   logits-64-128.csv).  Decode (next_n 1, batch 64, 1k..128k keys): a
+ *   launch plus each key's index entry (index_head_dim fp8 bytes + an fp32
+ *   scale) streamed at a fraction of HBM: 6.6 us and 0.78 of 3.35 TB/s
+ *   (minimax fit over the 8 rows: largest |log error| 0.090).  Prefill
+ *   (4096 or 2048 queries x 4k..128k keys): its FLOPs at 0.617 of the fp8
+ *   peak (median over the 10 rows with >= 8k keys).
+ * - the sparse attention itself runs the absorbed (MQA, latent) form over
+ *   the top-k keys (FlashMLA sparse, attn-128-576-2048.csv): in a prefill at
+ *   0.615 of the bf16 peak (median of the 6 rows, 4096 queries x top-2048),
+ *   QK over kv_lora + rope dims and PV over kv_lora; the latent is not
+ *   up-projected for the context, only the new tokens' queries and outputs
+ *   are absorbed (the kv_b GEMM over the chunk).  In a decode the dense MLA
+ *   decode table at the capped length (InferSim's H800 sparse decode at
+ *   batch 64: 91-97 us for any context; the MLA table at 2048 keys: within
+ *   15 %, checked by test_kernels.c); both walk all top-k entries per query. */
+#define DSA_IDX_DECODE_LAUNCH_S 6.6e-6
+#define DSA_IDX_DECODE_BW_EFF 0.78
+#define DSA_IDX_PREFILL_MFU 0.617
+#define DSA_PREFILL_MFU 0.615
+
+/* Bytes of one key's index entry (fp8 key + fp32 scale). */
+static double dsa_key_bytes(const struct model_cfg *m)
+{
+	return (double)m->index_head_dim + 4.0;
+}
+
+/* The run header's DSA lines: the parts' terms and the module term on top
+ * (dsamod.h), or why there is none. */
+static void dsa_sources(struct cost_model *c)
+{
+	const struct model_cfg *m = c->m;
+	int64_t shared = m->n_mixer[LM_FULL] - m->index_layers;
+	char mod[2][300], sh[2][120];
+	int i;
+
+	if (m->attn != ATTN_MLA || m->index_topk <= 0)
+		return;
+	for (i = 0; i < 2; i++) {
+		bool pre = i == 0;
+		sh[i][0] = '\0';
+		if (c->dsa) {
+			char note[256];
+			dsa_module_note(c->dsa, pre, note, sizeof(note));
+			snprintf(mod[i], sizeof(mod[i]), " + module - parts of %s", note);
+		} else if (c->g->measured[0]) {
+			snprintf(mod[i], sizeof(mod[i]), "; no module term (%.40s prices from InferSim's own measurements)",
+				 c->g->measured);
+		} else {
+			snprintf(mod[i], sizeof(mod[i]), "; no measured DSA module for %.16s on %.31s: sum of parts",
+				 c->cfg.engine[0] ? c->cfg.engine : "vllm", c->g->tables[0] ? c->g->tables : c->g->id);
+		}
+		if (shared > 0 && c->dsa && dsa_module_has_shared(c->dsa, pre))
+			snprintf(sh[i], sizeof(sh[i]), "; %lld of %lld layers reuse an earlier top-k: their own "
+				 "measured module", (long long)shared, (long long)m->n_mixer[LM_FULL]);
+		else if (shared > 0 && c->dsa)
+			snprintf(sh[i], sizeof(sh[i]), "; %lld of %lld layers reuse an earlier top-k: MLA module "
+				 "term %+.1f us%s", (long long)shared, (long long)m->n_mixer[LM_FULL],
+				 (pre ? c->dsa_shared_tok_s * 1e9 : c->dsa_shared_dec_s * 1e6),
+				 pre ? " per 1k tokens" : "");
+	}
+	header_line(c->src[COST_SRC_DSA_PREFILL], sizeof(c->src[0]),
+		    "parts: indexer logits at %.3f of the fp8 peak, sparse MLA over top-%lld keys a query at "
+		    "%.3f of the attention peak (InferSim H800 fit)%s%s",
+		    DSA_IDX_PREFILL_MFU, (long long)m->index_topk, DSA_PREFILL_MFU, mod[0], sh[0]);
+	header_line(c->src[COST_SRC_DSA_DECODE], sizeof(c->src[0]),
+		    "parts: indexer %.1f us + %.0f B a key at %.2f of HBM (InferSim H800 fit), sparse MLA on the "
+		    "decode attention table at %lld keys%s%s",
+		    DSA_IDX_DECODE_LAUNCH_S * 1e6, dsa_key_bytes(m), DSA_IDX_DECODE_BW_EFF, (long long)m->index_topk,
+		    mod[1], sh[1]);
 }
 
 /* Fill c->src: which table (and version) or fallback prices each component. */
@@ -769,6 +860,7 @@ static void describe_sources(struct cost_model *c)
 				 strcmp(c->cfg.engine, "trtllm") == 0 ? "TensorRT-LLM 1.3" : "vLLM 0.24");
 		}
 	}
+	dsa_sources(c);
 	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
@@ -1169,6 +1261,18 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			 "of host launch time = %.1f ms (fitted on the TensorRT-LLM silicon rows)",
 			 nops, COST_TRTLLM_EAGER_OP_S * 1e6, c->eager_s * 1e3);
 	}
+	/* DSA: the engine's measured module over the parts (dsamod.h); the
+	 * layers that reuse an earlier layer's top-k run an MLA block without
+	 * the indexer and take the engine's plain MLA module terms where no
+	 * skip-indexer module was measured */
+	if (m->attn == ATTN_MLA && m->index_topk > 0) {
+		c->dsa_shared_dec_s = mla_module_engine_s(g, cfg);
+		c->dsa_shared_tok_s = mla_ctx_engine_s(g, cfg, c->heads);
+		if ((rc = dsa_module_init(c, data_dir, &c->dsa, e)) < 0) {
+			cost_release(c);
+			return rc;
+		}
+	}
 	describe_sources(c);
 	return 0;
 }
@@ -1176,6 +1280,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 void cost_release(struct cost_model *c)
 {
 	int64_t i;
+
+	dsa_module_free(c->dsa);
 
 	mfu_release(&c->own_tabs);
 	moetab_free(c->wideep_tab[0]);
@@ -1375,41 +1481,50 @@ static double own_index_share(const struct model_cfg *m)
 	return m->n_mixer[LM_FULL] > 0 ? (double)m->index_layers / (double)m->n_mixer[LM_FULL] : 1.0;
 }
 
-/* DSA (DeepSeek-V3.2, GLM-5) kernel terms, fitted on InferSim's H800 kernel
- * timings (alibaba/InferSim f2293da, bench_data/dsa/{decode,prefill}/h800/;
- * ../shared/data/mfu/infersim), nothing per model:
- * - the lightning indexer's fp8 MQA logits over every cached key (DeepGEMM,
- *   logits-64-128.csv).  Decode (next_n 1, batch 64, 1k..128k keys): a
- *   launch plus each key's index entry (index_head_dim fp8 bytes + an fp32
- *   scale) streamed at a fraction of HBM: 6.6 us and 0.78 of 3.35 TB/s
- *   (minimax fit over the 8 rows: largest |log error| 0.090).  Prefill
- *   (4096 or 2048 queries x 4k..128k keys): its FLOPs at 0.617 of the fp8
- *   peak (median over the 10 rows with >= 8k keys).
- * - the sparse attention itself runs the absorbed (MQA, latent) form over
- *   the top-k keys (FlashMLA sparse, attn-128-576-2048.csv): in a prefill at
- *   0.615 of the bf16 peak (median of the 6 rows, 4096 queries x top-2048),
- *   QK over kv_lora + rope dims and PV over kv_lora; the latent is not
- *   up-projected for the context, only the new tokens' queries and outputs
- *   are absorbed (the kv_b GEMM over the chunk).  In a decode the dense MLA
- *   decode table at the capped length (InferSim's H800 sparse decode at
- *   batch 64: 91-97 us for any context; the MLA table at 2048 keys: within
- *   15 %, checked by test_kernels.c); both walk all top-k entries per query. */
-#define DSA_IDX_DECODE_LAUNCH_S 6.6e-6
-#define DSA_IDX_DECODE_BW_EFF 0.78
-#define DSA_IDX_PREFILL_MFU 0.617
-#define DSA_PREFILL_MFU 0.615
-
-/* Bytes of one key's index entry (fp8 key + fp32 scale). */
-static double dsa_key_bytes(const struct model_cfg *m)
-{
-	return (double)m->index_head_dim + 4.0;
-}
-
 /* A step's prefill chunks, summed: their count, new tokens, context
  * (new + cached) tokens and causal query-key pairs. */
 struct chunk_sums {
 	double n, tok, ctx, pairs;
 };
+
+/* DSA attention of one layer for a step's prefill chunks, the parts as
+ * servesim prices them: absorbed sparse attention over the top-k keys, the
+ * new tokens' absorption and, in own_share of the layers, the indexer over
+ * every key. */
+static double dsa_prefill_attn_s(const struct cost_model *c, const struct chunk_sums *k, double own_share)
+{
+	const struct model_cfg *m = c->m;
+	double ip = k->pairs, pairs, flops, bytes, t;
+	double ipk = c->g->peak_flops[DT_FP8] > 0 ? c->g->peak_flops[DT_FP8] : c->attn_peak;
+
+	/* the sparse kernel walks its whole top-k index list for every
+	 * query, valid or padded (InferSim: 4096 queries take 3.69 ms
+	 * over 4k keys and 3.60 ms over 16k) */
+	pairs = k->tok * (double)m->index_topk;
+	flops = 2.0 * pairs * c->heads * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
+	bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * c->heads * (double)c->head_dim_qk * 2.0;
+	t = roofline(c, flops, c->attn_peak, DSA_PREFILL_MFU, bytes);
+	t += cost_gemm_s(c, c->cfg.wdt, k->tok, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+			 (double)m->kv_lora_rank, 1);
+	t += own_share * roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), ipk,
+				  DSA_IDX_PREFILL_MFU, k->ctx * dsa_key_bytes(m));
+	return t;
+}
+
+/* DSA attention of one layer for n decode requests attending ctx_sum keys
+ * in all, the parts: in own_share of the layers the indexer scores every
+ * cached key; the sparse kernel walks its whole top-k index list whatever
+ * the context (InferSim H800, batch 64: 91 us at 1k keys, 93 us at 2k, 97
+ * us at 128k). */
+static double dsa_decode_attn_s(const struct cost_model *c, int64_t n, double ctx_sum, double own_share)
+{
+	const struct model_cfg *m = c->m;
+	struct attn_group g = full_group(c);
+	double t = own_share * (DSA_IDX_DECODE_LAUNCH_S +
+				ctx_sum * dsa_key_bytes(m) / (c->g->hbm_bw * DSA_IDX_DECODE_BW_EFF));
+
+	return t + gqa_decode_s(c, &g, n, (double)n * (double)m->index_topk);
+}
 
 /* Full-attention layer (GQA, MLA, DSA) for a step's prefill chunks. */
 static double full_prefill_s(const struct cost_model *c, const struct chunk_sums *k)
@@ -1423,23 +1538,14 @@ static double full_prefill_s(const struct cost_model *c, const struct chunk_sums
 		return gqa_prefill_s(c, &g, k->n, k->pairs, k->ctx, k->tok);
 	}
 	if (m->index_topk > 0) {
-		/* DSA: absorbed sparse attention over the top-k keys, the new
-		 * tokens' absorption, and the indexer over every key */
-		double ip = k->pairs, pairs;
-		double ipk = c->g->peak_flops[DT_FP8] > 0 ? c->g->peak_flops[DT_FP8] : c->attn_peak;
-		/* the sparse kernel walks its whole top-k index list for every
-		 * query, valid or padded (InferSim: 4096 queries take 3.69 ms
-		 * over 4k keys and 3.60 ms over 16k) */
-		pairs = k->tok * (double)m->index_topk;
-		flops = 2.0 * pairs * c->heads * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
-		bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * c->heads * (double)c->head_dim_qk * 2.0;
-		t = roofline(c, flops, c->attn_peak, DSA_PREFILL_MFU, bytes);
-		t += cost_gemm_s(c, c->cfg.wdt, k->tok, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
-				 (double)m->kv_lora_rank, 1);
-		t += own_index_share(m) *
-		     roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), ipk, DSA_IDX_PREFILL_MFU,
-			      k->ctx * dsa_key_bytes(m));
-		return t;
+		double own = own_index_share(m);
+		t = dsa_prefill_attn_s(c, k, own);
+		/* the engine's measured DSA module over the parts (dsamod.h) */
+		if (c->dsa)
+			t += own * dsa_module_prefill_s(c->dsa, true, k->n, k->tok, 0) +
+			     (1 - own) * dsa_module_prefill_s(c->dsa, false, k->n, k->tok,
+							      c->dsa_shared_tok_s * k->tok);
+		return t > 0 ? t : 0;
 	}
 	/* expanded form: q/k dims nope+rope, v dims v */
 	flops = 2.0 * k->pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
@@ -1458,18 +1564,49 @@ static double full_prefill_s(const struct cost_model *c, const struct chunk_sums
 static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 {
 	const struct model_cfg *m = c->m;
-	double t = 0;
 	struct attn_group g = full_group(c);
 
 	if (m->attn == ATTN_MLA && m->index_topk > 0) {
-		/* the indexer scores every cached key; the sparse kernel walks
-		 * its whole top-k index list whatever the context (InferSim H800,
-		 * batch 64: 91 us at 1k keys, 93 us at 2k, 97 us at 128k) */
-		t = own_index_share(m) *
-		    (DSA_IDX_DECODE_LAUNCH_S + ctx_sum * dsa_key_bytes(m) / (c->g->hbm_bw * DSA_IDX_DECODE_BW_EFF));
-		ctx_sum = (double)n * (double)m->index_topk;
+		double own = own_index_share(m), t = dsa_decode_attn_s(c, n, ctx_sum, own);
+		if (c->dsa) {
+			double keys = ctx_sum / (double)n;
+			t += own * dsa_module_decode_s(c->dsa, true, (double)n, keys, 0) +
+			     (1 - own) * dsa_module_decode_s(c->dsa, false, (double)n, keys, c->dsa_shared_dec_s);
+		}
+		/* the term may be negative (parts over the module: GEMMs at
+		 * large batches); it never takes the layer's attention below 0 */
+		return t > 0 ? t : 0;
 	}
-	return t + gqa_decode_s(c, &g, n, ctx_sum);
+	return gqa_decode_s(c, &g, n, ctx_sum);
+}
+
+/* One DSA layer's parts (dsamod.h): see cost.h. */
+double cost_dsa_parts_s(const struct cost_model *c, bool prefill, bool own, double batch, double len)
+{
+	const struct model_cfg *m = c->m;
+	double h = (double)c->heads;
+
+	if (m->attn != ATTN_MLA || m->index_topk <= 0 || batch <= 0 || len <= 0)
+		return 0;
+	if (prefill) {
+		struct chunk_sums k = {batch, batch * len, batch * len, 0};
+		k.pairs = batch * attn_causal_pairs((int64_t)len, 0);
+		return cost_mla_block_tok_s(c, k.tok, own) + dsa_prefill_attn_s(c, &k, own ? 1.0 : 0.0);
+	}
+	return cost_mla_block_tok_s(c, batch, own) +
+	       cost_gemm_s(c, c->cfg.wdt, batch, (double)m->kv_lora_rank, (double)m->qk_nope_dim, h) +
+	       cost_gemm_s(c, c->cfg.wdt, batch, (double)m->v_head_dim, (double)m->kv_lora_rank, h) +
+	       dsa_decode_attn_s(c, (int64_t)batch, batch * len, own ? 1.0 : 0.0);
+}
+
+/* The engine's measured DSA module over cost_dsa_parts_s (0 without one). */
+double cost_dsa_module_s(const struct cost_model *c, bool prefill, bool own, double batch, double len)
+{
+	if (!c->dsa)
+		return 0;
+	if (prefill)
+		return dsa_module_prefill_s(c->dsa, own, batch, batch * len, c->dsa_shared_tok_s * batch * len);
+	return dsa_module_decode_s(c->dsa, own, batch, len, c->dsa_shared_dec_s);
 }
 
 /* Mean per layer of the attention for a step's n >= 1 prefill chunks
@@ -1626,6 +1763,41 @@ static double tok_part(const struct cost_model *c, int64_t m)
 double cost_tok_s(const struct cost_model *c, int64_t m)
 {
 	return tok_part(c, m);
+}
+
+/* The token-linear operators of one MLA attention block (after the input
+ * norm, up to o_proj: projections, their norms, RoPE and, in a layer that
+ * runs its own DSA indexer, the indexer's projections and key norm) at m
+ * tokens, as tok_s prices them; the per-step parts (kernels, absorb BMMs,
+ * kv_b, top-k) are not included.  0 for a model without MLA layers. */
+double cost_mla_block_tok_s(const struct cost_model *c, double m, bool own_index)
+{
+	const struct opgraph *gr = &c->lazy->gr;
+	double f = 0, b = 0, t = 0;
+	size_t k, j;
+
+	if (c->m->attn != ATTN_MLA || m <= 0)
+		return 0;
+	for (k = 0; k < gr->nkinds; k++) {
+		const struct layer_kind *lk = &gr->kinds[k];
+		bool shared = strstr(lk->name, "shared-idx") != NULL, in = false;
+		if (lk->mixer != LM_FULL || strcmp(lk->name, "embed+head") == 0 ||
+		    shared != (c->m->index_topk > 0 && !own_index))
+			continue;
+		for (j = 0; j < lk->nops; j++) {
+			const struct op *o = &lk->ops[j];
+			if (strcmp(o->name, "input_norm") == 0) {
+				in = true;
+				continue;
+			}
+			if (in && !per_step_attention_op(o))
+				t += op_at(c, o, NULL, m, &f, &b);
+			if (strcmp(o->name, "o_proj") == 0)
+				break;
+		}
+		return t;
+	}
+	return 0;
 }
 
 static double head_part(const struct cost_model *c, int64_t n)

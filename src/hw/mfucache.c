@@ -20,10 +20,17 @@ struct entry {
 	struct mfu_tables t;
 };
 
+struct dsa_entry {
+	char path[1000];
+	struct dsatab *t;
+};
+
 struct mfu_cache {
 	pthread_mutex_t lock;
 	struct entry **e;
 	size_t n, cap;
+	struct dsa_entry *d;
+	size_t nd, capd;
 };
 
 struct mfu_cache *mfu_cache_new(void)
@@ -46,6 +53,9 @@ void mfu_cache_free(struct mfu_cache *c)
 		free(c->e[i]);
 	}
 	free(c->e);
+	for (i = 0; i < c->nd; i++)
+		dsatab_free(c->d[i].t);
+	free(c->d);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -95,6 +105,31 @@ int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_sp
 		c->e[c->n++] = en;
 	}
 	*out = &en->t;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int mfu_cache_dsatab(struct mfu_cache *c, const char *path, const struct dsatab **out, struct err *e)
+{
+	struct dsatab *t = NULL;
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->nd; i++)
+		if (strcmp(c->d[i].path, path) == 0) {
+			t = c->d[i].t;
+			break;
+		}
+	if (!t) {
+		if ((rc = dsatab_load(path, &t, e)) < 0)
+			goto out;
+		XGROW(c->d, c->capd, c->nd + 1);
+		snprintf(c->d[c->nd].path, sizeof(c->d[0].path), "%s", path);
+		c->d[c->nd++].t = t;
+	}
+	*out = t;
 out:
 	pthread_mutex_unlock(&c->lock);
 	return rc;

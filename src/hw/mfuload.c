@@ -268,6 +268,29 @@ static int load_own(struct mfu_tables *t, const char *data_dir, const struct gpu
 	return 0;
 }
 
+int mfu_find_file(const char *data_dir, const struct gpu_spec *g, const char *engine,
+		  const char *version, const char *file, char *path, size_t path_cap, char *src,
+		  size_t src_cap)
+{
+	struct coll cs[32];
+	char base[700];
+	size_t n, i, stem;
+
+	if (!g->tables[0])
+		return 0;
+	snprintf(base, sizeof(base), "%s/mfu/%s", data_dir, g->tables);
+	n = list_collections(base, engine && *engine ? engine : "vllm", version, cs, sizeof(cs) / sizeof(cs[0]));
+	stem = strcspn(file, ".");
+	for (i = 0; i < n; i++) {
+		snprintf(path, path_cap, "%.700s/%.63s/%s", base, cs[i].name, file);
+		if (paths_exists(path)) {
+			snprintf(src, src_cap, "mfu/%.31s/%.48s/%.*s", g->tables, cs[i].name, (int)stem, file);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     const char *engine, const char *version, struct err *e)
 {

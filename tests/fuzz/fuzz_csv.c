@@ -1,11 +1,13 @@
 /* fuzz_csv.c - libFuzzer harness for the CSV reader (kernel tables, traces):
- * the input is written to a temporary file and read row by row. */
+ * the input is written to a temporary file and read row by row, then read
+ * as a DSA module table (hw/dsatab.h) and a grid cut out of it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "servesim/csv.h"
+#include "servesim/dsatab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,6 +44,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)csv_num(c, col >= 0 ? col : 0, &v, &e);
 		}
 		csv_close(c);
+	}
+	{
+		struct dsatab *t;
+		struct dsa_grid g;
+		if (dsatab_load(path, &t, &e) == 0) {
+			if (dsatab_grid(t, DSA_DECODE, 7168, 16, DT_FP8, DT_FP8, &g) == 0)
+				dsa_grid_release(&g);
+			if (dsatab_grid(t, DSA_PREFILL, 6144, 12, DT_BF16, DT_BF16, &g) == 0)
+				dsa_grid_release(&g);
+			dsatab_free(t);
+		}
 	}
 	return 0;
 }

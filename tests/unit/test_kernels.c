@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "servesim/cost.h"
+#include "servesim/dsatab.h"
 #include "servesim/moetab.h"
 #include "servesim/paths.h"
 
@@ -861,6 +862,115 @@ static void test_dsa(void)
 	cost_release(&c);
 }
 
+/* The DSA module term (issue 9, cost/dsamod.h): DeepSeek-V3.2 TP8 on H200
+ * with vLLM 0.24's measured DSA module (data/mfu/h200_sxm/vllm-0.24.0/
+ * dsa_module.csv.gz, 16 heads, fp8 KV, fp8 projections): decode batch 1 x
+ * 2048 keys 158.6 us, batch 4 x 4096 keys 179.4 us, batch 1024 x 2048 keys
+ * 1422.5 us; prefill of one 4096-token prompt 5144.8 us.  Parts + term give
+ * the measured module back at measured points, lie between their
+ * neighbours in between, grow in proportion to the batch past the table,
+ * and a decode step adds the term once per layer. */
+static void test_dsa_module(void)
+{
+	static const struct {
+		const char *model, *gpu, *engine;
+		int tp;
+		const char *src_decode; /* in the header's DSA decode line */
+	} hdr[] = {
+		{"deepseek-v3.2", "h800", "vllm", 8, "InferSim's own measurements"},
+		{"deepseek-v3.2", "b200", "trtllm", 8, "mfu/b200_sxm/vllm-0.24.0/dsa_module"},
+		{"deepseek-v3.2", "h100", "trtllm", 8, "mfu/h100_sxm/trtllm-1.3.0rc20/dsa_module"},
+		{"glm-5.2-bf16", "h200", "sglang", 8, "57 of 78 layers reuse an earlier top-k: their own measured"},
+		{"glm-5.2-bf16", "h200", "vllm", 8, "57 of 78 layers reuse an earlier top-k: MLA module term +61.0 us"},
+		{"deepseek-v3.2", "a100", "vllm", 8, "no measured DSA module for vllm on a100_sxm"},
+	};
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+	struct step_desc dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0};
+	struct dsa_module *d;
+	double t, lo, hi, with, without;
+	size_t i;
+
+	if (registry_load_model(&reg, "deepseek-v3.2", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3.2: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h200 deepseek-v3.2: %s", e.msg);
+		return;
+	}
+	CHECK(c.dsa != NULL, "vLLM on H200 has a DSA module table");
+	CHECK_REL((cost_dsa_parts_s(&c, false, true, 1, 2048) + cost_dsa_module_s(&c, false, true, 1, 2048)) * 1e6,
+		  158.6, 1e-9, "decode 1 x 2048 keys = measured module (us)");
+	CHECK_REL((cost_dsa_parts_s(&c, false, true, 4, 4096) + cost_dsa_module_s(&c, false, true, 4, 4096)) * 1e6,
+		  179.4, 1e-9, "decode 4 x 4096 keys = measured module (us)");
+	CHECK_REL((cost_dsa_parts_s(&c, true, true, 1, 4096) + cost_dsa_module_s(&c, true, true, 1, 4096)) * 1e6,
+		  5144.8, 1e-9, "prefill of one 4096-token prompt = measured module (us)");
+	t = cost_dsa_module_s(&c, false, true, 3, 3000);
+	lo = hi = cost_dsa_module_s(&c, false, true, 2, 2048);
+	{
+		const double nb[4][2] = {{2, 4096}, {4, 2048}, {4, 4096}, {2, 2048}};
+		int k;
+		for (k = 0; k < 4; k++) {
+			double v = cost_dsa_module_s(&c, false, true, nb[k][0], nb[k][1]);
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+	}
+	CHECK(t >= lo && t <= hi, "decode 3 x 3000 keys: term %.2f us within its neighbours' %.2f..%.2f", t * 1e6,
+	      lo * 1e6, hi * 1e6);
+	CHECK_REL(cost_dsa_module_s(&c, false, true, 2048, 2048), 2 * cost_dsa_module_s(&c, false, true, 1024, 2048),
+		  1e-12, "past the largest measured batch: in proportion to the batch");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_DSA_DECODE], "mfu/h200_sxm/vllm-0.24.0/dsa_module (deepseek-v3.2, 16 heads, fp8 KV",
+			   "DSA decode line names the module table");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_DSA_PREFILL], "InferSim H800 fit", "DSA prefill line names the parts' terms");
+	with = cost_step_s(&c, &dec);
+	d = c.dsa;
+	c.dsa = NULL;
+	without = cost_step_s(&c, &dec);
+	c.dsa = d;
+	CHECK(fabs(with - without - 61 * cost_dsa_module_s(&c, false, true, 8, 1500)) < 1e-12,
+	      "decode step of 8 x 1500 keys: %.3f ms, %.3f ms without the term (61 layers)", with * 1e3, without * 1e3);
+	cost_release(&c);
+	for (i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
+		if (registry_load_model(&reg, hdr[i].model, &m, &e) < 0) {
+			CHECK(0, "load %s: %s", hdr[i].model, e.msg);
+			continue;
+		}
+		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){hdr[i].tp, 1, 1, 1}, DT_FP8, hdr[i].engine, NULL,
+			      &e) < 0) {
+			CHECK(0, "cost_init %s %s %s: %s", hdr[i].model, hdr[i].gpu, hdr[i].engine, e.msg);
+			continue;
+		}
+		CHECK_STR_CONTAINS(c.src[COST_SRC_DSA_DECODE], hdr[i].src_decode, "DSA decode line");
+		cost_release(&c);
+	}
+}
+
+/* A malformed dsa_module table is refused with its file, line and value. */
+static void test_dsatab_errors(void)
+{
+	char path[] = "/tmp/servesim_dsa_XXXXXX";
+	int fd = mkstemp(path);
+	struct dsatab *t;
+	struct err e;
+	FILE *f;
+
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		CHECK(0, "temp file");
+		return;
+	}
+	fputs("# a comment\nphase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
+	      "decode,deepseek-v3.2,7168,fp8,fp8,16,1,2048,158.6\n"
+	      "decoded,deepseek-v3.2,7168,fp8,fp8,16,1,4096,166.6\n", f);
+	fclose(f);
+	CHECK(dsatab_load(path, &t, &e) == -SS_EDATA, "unknown phase refused");
+	CHECK_STR_CONTAINS(e.msg, ":4: 'phase' must be decode, prefill, decode_shared or prefill_shared, got 'decoded'",
+			   "message names the line and value");
+	remove(path);
+}
+
 /* A step's prefill chunks are one attention call per layer (issue 9): n
  * equal chunks cost less than n times one chunk and at least one chunk;
  * cost_attn_prefill_step_s of one chunk is cost_attn_prefill_s to the bit.
@@ -1093,6 +1203,8 @@ int main(void)
 	test_borrowed_compute(&m);
 	test_own_tables(&m);
 	test_dsa();
+	test_dsa_module();
+	test_dsatab_errors();
 	test_prefill_batch();
 	test_moe_cap();
 	test_measured_key();
