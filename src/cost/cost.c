@@ -79,8 +79,15 @@ static double gemm_table_s(const struct cost_model *c, const struct mfu_gemm_col
 	 * time to move both at their efficiencies, as one equivalent rate */
 	double bw = (wbytes + abytes) / (wbytes / c->bw_weights + abytes / c->bw);
 
-	return roofline_bw(c, flops, peak, col ? mfu_gemm_col_eval(col, m) : mfu_gemm(c->tabs, dt, m, n, k),
-			   wbytes + abytes, bw);
+	double mfu = col ? mfu_gemm_col_eval(col, m) : mfu_gemm(c->tabs, dt, m, n, k);
+
+	/* the GPU's sustained 16-bit GEMM rate with random operands (gpu.h
+	 * gemm_max_flops): vLLM's GEMM collector times uninitialised weight
+	 * memory and its compute-bound rows run up to 96 % of the peak, 10-20 %
+	 * above what random weights sustain (data/mfu/fit_gemm_ceiling.py) */
+	if ((dt == DT_BF16 || dt == DT_FP16) && c->g->gemm_max_flops > 0 && mfu * peak > c->g->gemm_max_flops)
+		mfu = c->g->gemm_max_flops / peak;
+	return roofline_bw(c, flops, peak, mfu, wbytes + abytes, bw);
 }
 
 /* The table dtype cost_gemm_s looks dt up in. */

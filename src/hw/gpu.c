@@ -85,7 +85,8 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 {
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
 		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
-		"nvlink_domain", "internode_gbit", "compute_eff_scale", "measured", NULL};
+		"nvlink_domain", "internode_gbit", "compute_eff_scale", "measured", "gemm_tflops_sustained",
+		NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -181,6 +182,15 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 			return err_set(e, SS_EDATA, "%s: 'compute_eff_scale' must be in [1, 3], got %g", ctx, v);
 		g->compute_eff_scale = pres ? v : 1.0;
 	}
+	{
+		bool pres = false;
+		if ((rc = json_opt_num(o, "gemm_tflops_sustained", ctx, &v, &pres, e)) < 0)
+			return rc;
+		if (pres && !(v > 0 && v * 1e12 <= g->peak_flops[DT_BF16]))
+			return err_set(e, SS_EDATA, "%s: 'gemm_tflops_sustained' must be in (0, tflops.bf16 = %g], got %g",
+				       ctx, g->peak_flops[DT_BF16] / 1e12, v);
+		g->gemm_max_flops = pres ? v * 1e12 : 0;
+	}
 	if ((rc = json_req_num(o, "bw_eff", ctx, &v, e)) < 0)
 		return rc;
 	if (!(v > 0 && v <= 1))
@@ -238,6 +248,13 @@ int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
 		memcpy(g->tables, db->gpus[j].tables, sizeof(g->tables));
 		memcpy(g->table_peak, db->gpus[j].peak_flops, sizeof(g->table_peak));
 		g->table_hbm_bw = db->gpus[j].hbm_bw;
+		/* the lender's sustained GEMM rate carries over as a fraction of
+		 * the peak, like the tables' efficiencies; not where the borrower's
+		 * compute-bound kernels run nearer their peak (compute_eff_scale:
+		 * the H20's measured MFU reaches 0.952) */
+		if (g->gemm_max_flops <= 0 && db->gpus[j].gemm_max_flops > 0 && g->compute_eff_scale == 1.0)
+			g->gemm_max_flops = db->gpus[j].gemm_max_flops / db->gpus[j].peak_flops[DT_BF16] *
+					    g->peak_flops[DT_BF16];
 	}
 	/* own measurements: the figures of the GPU they were measured on */
 	for (i = 0; i < db->n; i++) {

@@ -1091,6 +1091,71 @@ static void test_measured_key(void)
 	remove(path);
 }
 
+/* The sustained 16-bit GEMM rate (gpus.json gemm_tflops_sustained, fitted by
+ * data/mfu/fit_gemm_ceiling.py): a compute-bound GEMM is priced at it where
+ * vLLM's table (uninitialised weights) runs faster; a decode GEMM, which
+ * streams its weights, keeps the table's time; a borrower (GB200 of B200)
+ * carries the fraction of its peak; a bad value is refused. */
+static void test_gemm_ceiling(const struct model_cfg *m)
+{
+	static const char *const ids[] = {"a100", "h100", "h200", "b200"};
+	char path[] = "/tmp/servesim_gpus_XXXXXX";
+	struct cost_model c;
+	struct gpu_db d;
+	struct err e;
+	double t;
+	size_t i;
+	int fd;
+	FILE *f;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		const struct gpu_spec *g = gpu(ids[i]);
+		if (!g || make_cost(&c, m, ids[i], (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+			CHECK(0, "%s: %s", ids[i], g ? e.msg : "no gpu");
+			continue;
+		}
+		/* compute-bound shapes: none faster than the sustained rate, and
+		 * some at it (vLLM's rows reach 0.87-0.96 of the peak) */
+		{
+			static const double nk[] = {4096, 8192, 14336, 28672};
+			double best = 0, mm;
+			size_t a, b;
+			for (mm = 1024; mm <= 8192; mm *= 2)
+				for (a = 0; a < 4; a++)
+					for (b = 0; b < 4; b++) {
+						double r = 2.0 * mm * nk[a] * nk[b] / cost_gemm_s(&c, DT_BF16, mm, nk[a], nk[b], 1);
+						best = r > best ? r : best;
+					}
+			CHECK(g->gemm_max_flops > 0 && g->gemm_max_flops < 0.85 * g->peak_flops[DT_BF16],
+			      "%s: a sustained GEMM rate below the peak (%.0f TFLOP/s)", ids[i], g->gemm_max_flops / 1e12);
+			CHECK(fabs(best / g->gemm_max_flops - 1.0) < 1e-9,
+			      "%s: fastest compute-bound GEMM at the sustained rate (%.1f TFLOP/s)", ids[i], best / 1e12);
+		}
+		/* a decode GEMM: the table, not the ceiling (its rate far below) */
+		t = cost_gemm_s(&c, DT_BF16, 8, 14336, 4096, 1);
+		CHECK(2.0 * 8 * 14336 * 4096 / t < 0.1 * g->gemm_max_flops, "%s: decode GEMM untouched (%.1f us)", ids[i],
+		      t * 1e6);
+		cost_release(&c);
+	}
+	CHECK_REL(gpu("gb200")->gemm_max_flops / gpu("gb200")->peak_flops[DT_BF16],
+		  gpu("b200")->gemm_max_flops / gpu("b200")->peak_flops[DT_BF16], 1e-12,
+		  "gb200 carries b200's sustained fraction of the peak");
+	CHECK(gpu("h20")->gemm_max_flops == 0, "h20 (compute_eff_scale) carries no ceiling");
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		CHECK(0, "temp file");
+		return;
+	}
+	fputs("{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
+	      "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
+	      "\"gemm_tflops_sustained\": 123.5}]}\n", f);
+	fclose(f);
+	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "a sustained GEMM rate above the peak refused");
+	CHECK_STR_CONTAINS(e.msg, "'gemm_tflops_sustained' must be in (0, tflops.bf16 = 100], got 123.5",
+			   "message names the key, the bound and the value");
+	remove(path);
+}
+
 /* vLLM's MLA decode module term (issue 9): on the Hopper tables, vLLM's
  * measured module exceeds servesim's sum of parts by 46 us (bf16 KV) / 61 us
  * (fp8 KV) per MLA layer; added once per layer to a step with decodes, and
@@ -1208,6 +1273,7 @@ int main(void)
 	test_prefill_batch();
 	test_moe_cap();
 	test_measured_key();
+	test_gemm_ceiling(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
