@@ -935,8 +935,9 @@ void mfu_attn_extend_own(struct mfu_attn_cfg *c, size_t n)
  * (prefill at the length with the same pairs, decode at the capped keys),
  * come out 1.5-5x slower for window-128 prefills of 1k-16k tokens (e.g.
  * gpt-oss 64/8/64 at 8,192 tokens, batch 1: TensorRT-LLM H200 344.5 us
- * against 99.2) and 1.2-3.2x for window-128 decodes past the window, about
- * 1.0-1.15x at windows 1024 and 8192 (data/mfu/check_window.py).  So a
+ * against 99.2) and 1.05-3.2x for window-128 decodes past the window, mostly
+ * within 25 % at windows 1024 and 8192 (SGLang's Hopper window-1024 Triton
+ * prefill: 8-9x; data/mfu/check_window.py, eval/silicon/HARNESS.md).  So a
  * windowed table is kept as that ratio, its log per (batch, length) cell:
  * the dense table of the model's own layout carries the level, the windowed
  * one the penalty, which also carries over to layouts measured only dense. */
