@@ -7,7 +7,8 @@ usage: python3 data/mfu/derive.py AIC_DIR AIC_ENGINES_DIR OUT_DIR
   (../shared/data/mfu/aic and aic-engines; upstream repository and commit in
   data/PROVENANCE.md).
 Writes OUT_DIR/<system>/<engine>-<version>/{gemm,moe,attn_prefill,attn_decode,
-allreduce}.csv.gz with '#' provenance lines.  Latencies in microseconds; where
+attn_prefill_window,attn_decode_window,mla_prefill,mla_decode,allreduce}.csv.gz
+with '#' provenance lines.  Latencies in microseconds; where
 a key was measured twice or by several kernel sources the fastest is kept (the
 engine dispatches its fastest kernel); only what servesim prices is kept.
 """
@@ -154,6 +155,64 @@ def attn_tables(ctx, gen, new_keys, note, od):
         write(os.path.join(od, out_name),
               ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'isl' if col == 'isl' else 'kv_len', 'latency_us'],
               data, note + ['%s; per-GPU head counts; fastest kernel source per key' % extra])
+
+
+def window_tables(ctx, gen, new_keys, note, od):
+    """Sliding-window MHA/GQA attention (window_size > 0): the rows
+    attn_tables leaves out, keyed by the window as well.  A query attends
+    the last `window` keys up to itself (TensorRT-LLM's
+    attention_window_size, vLLM's and SGLang's sliding window; the
+    TensorRT-LLM collector adds gpt-oss's attention sinks to its head-dim-64
+    rows, as to its dense ones).  A window whose rows never exceed it (vLLM
+    0.19.0's B200 rows: isl <= 1024 at window 8192) measures nothing a dense
+    row does not and is left out.  servesim prices a sliding layer from
+    these rows relative to the dense rows of the same collection (mfu.c
+    mfu_attn_window_rebase)."""
+    for p, out_name, col, extra in ((ctx, 'attn_prefill_window.csv.gz', 'isl',
+                                     'sliding-window context attention, causal, no cached prefix; '
+                                     'query i attends keys max(1, i - window + 1)..i'),
+                                    (gen, 'attn_decode_window.csv.gz', 'step',
+                                     'sliding-window generation attention, one new token; kv_len = tokens '
+                                     'in the sequence, keys attended min(kv_len, window)')):
+        if not p:
+            continue
+        best, src = {}, {}
+        for r in rows(p):
+            w = int(r.get('window_size') or 0)
+            if w <= 0:
+                continue
+            kvd = {'bfloat16': 'bf16', 'fp8': 'fp8', 'float16': 'bf16'}.get(r['kv_cache_dtype'])
+            if not kvd or r.get('attn_dtype', 'bfloat16') not in ('bfloat16', 'float16'):
+                continue
+            L = int(r[col]) + (1 if (col == 'step' and new_keys) else 0)
+            key = (int(r['num_heads']), int(r['num_key_value_heads']), int(r['head_dim']), kvd, w,
+                   int(r['batch_size']), L)
+            lat = float(r['latency'])
+            if key not in best or lat < best[key]:
+                best[key] = lat
+                src[key] = r.get('kernel_source', '?')
+        wins = sorted({k[4] for k in best})
+        active = [w for w in wins if any(k[4] == w and k[6] > w for k in best)]
+        if not active:
+            if wins:
+                print('  ', od, out_name, 'no window exceeded by its rows:', wins, '(not written)')
+            continue
+        data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items() if k_[4] in active)
+        srcs = []
+        for w in active:
+            c = {}
+            for k_ in best:
+                if k_[4] == w:
+                    c[src[k_]] = c.get(src[k_], 0) + 1
+            srcs.append('window %d: %s' % (w, ', '.join('%s %d' % (s_, n) for s_, n in sorted(c.items()))))
+        extra_notes = ['kernel source of the kept rows by window: ' + '; '.join(srcs)]
+        if len(active) < len(wins):
+            extra_notes.append('left out: window(s) %s, no row longer than the window' %
+                               ', '.join(str(w) for w in wins if w not in active))
+        write(os.path.join(od, out_name),
+              ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'window', 'batch', 'isl' if col == 'isl' else 'kv_len',
+               'latency_us'],
+              data, note + ['%s; per-GPU head counts; fastest kernel source per key' % extra] + extra_notes)
 
 
 def moe_table(path, note, out):
@@ -329,6 +388,7 @@ def main(aic, eng, out):
             a = ops['attention']
             new = not (e == 'vllm' and version_key(v) < version_key('0.22.0'))
             attn_tables(find(a, 'context_attention_perf.csv'), find(a, 'generation_attention_perf.csv'), new, note, od)
+            window_tables(find(a, 'context_attention_perf.csv'), find(a, 'generation_attention_perf.csv'), new, note, od)
             wrote.append('attention')
         if 'moe' in ops:
             moe_table(find(ops['moe'], 'moe_perf.csv'), note, os.path.join(od, 'moe.csv.gz'))

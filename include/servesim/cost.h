@@ -76,9 +76,9 @@ struct cost_cfg {
 #define COST_LAUNCH_S 3e-6
 
 /* Components whose cost origin the run header lists. */
-enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_DSA_PREFILL,
-		COST_SRC_DSA_DECODE, COST_SRC_MOE, COST_SRC_ALLREDUCE, COST_SRC_LINEAR, COST_SRC_EAGER,
-		COST_SRC__COUNT };
+enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_WINDOW,
+		COST_SRC_DSA_PREFILL, COST_SRC_DSA_DECODE, COST_SRC_MOE, COST_SRC_ALLREDUCE, COST_SRC_LINEAR,
+		COST_SRC_EAGER, COST_SRC__COUNT };
 
 /* Host time per operator of the pass that TensorRT-LLM spends launching a
  * step it runs eagerly (any step holding prefill chunks: its CUDA graphs
@@ -119,6 +119,10 @@ struct cost_model {
 	double peak, attn_peak, bw;   /* bw: activations and everything else */
 	double bw_weights, bw_kv;     /* GEMM weight streaming, paged-KV reads */
 	const struct mfu_attn_cfg *attn_prefill_cfg, *attn_decode_cfg; /* resolved once */
+	/* sliding-window layers: the windowed tables' penalty over the dense
+	 * rows, resolved once (cfg[0] NULL: none, the keys capped at the window
+	 * on the dense rows alone) */
+	struct mfu_window win_prefill, win_decode;
 	double *log_n;      /* [max_seqs + 1]: log of decode batch sizes */
 	struct mfu_row *decode_rows; /* [max_seqs + 1]: decode attention per batch size */
 	struct mfu_row prefill_row;  /* prefill attention (one sequence per chunk) */

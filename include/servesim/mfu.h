@@ -36,6 +36,10 @@ struct mfu_grid {
 struct mfu_attn_cfg {
 	int heads, kv_heads, head_dim;
 	enum dtype kv_dtype;
+	/* 0: full attention.  > 0: a sliding-window table (mfu_tables
+	 * prefill_win / decode_win), whose grid holds, once loaded, the log of
+	 * its MFU over the dense table's at the same keys (mfu_attn_window_rebase) */
+	int window;
 	struct mfu_grid g;    /* batch x length */
 	bool own;             /* from the GPU's own measurements (gpu_spec.measured) */
 	/* a borrowed configuration the GPU's own measurements replace: kept
@@ -58,7 +62,8 @@ struct moetab;
 /* What each priced component was looked up in, for the run header. */
 enum mfu_part {
 	MFU_P_GEMM_BF16, MFU_P_GEMM_FP8, MFU_P_GEMM_FP4, MFU_P_ATTN_PREFILL, MFU_P_ATTN_DECODE,
-	MFU_P_ALLREDUCE, MFU_P_MOE, MFU_P_MLA_PREFILL, MFU_P_MLA_DECODE, MFU_P__COUNT
+	MFU_P_ALLREDUCE, MFU_P_MOE, MFU_P_MLA_PREFILL, MFU_P_MLA_DECODE, MFU_P_ATTN_PREFILL_WIN,
+	MFU_P_ATTN_DECODE_WIN, MFU_P__COUNT
 };
 
 struct mfu_tables {
@@ -70,6 +75,12 @@ struct mfu_tables {
 	 * kv_heads 1 and head_dim MFU_MLA_PREFILL_DIM / MFU_MLA_DECODE_DIM */
 	struct mfu_attn_cfg *mla_prefill, *mla_decode;
 	size_t nmla_prefill, nmla_decode;
+	/* sliding-window GQA tables (attn_{prefill,decode}_window), cfg->window
+	 * > 0, their grids rebased on the dense rows of their own collection
+	 * (mfu_attn_window_rebase): log(windowed MFU / dense MFU at the same
+	 * keys), the kernel's penalty for the window */
+	struct mfu_attn_cfg *prefill_win, *decode_win;
+	size_t nprefill_win, ndecode_win;
 	double *ar_size[9], *ar_lat[9]; /* all-reduce by num_gpus (2,4,8): log elems, log us */
 	size_t ar_len[9];
 	struct moetab *moe;   /* fused-MoE kernel tables (mfu_load_moe), or NULL */
@@ -206,6 +217,39 @@ int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *
 int mfu_csv_attn(const char *path, bool prefill, const struct gpu_spec *gs,
 		 struct mfu_attn_cfg **out, size_t *nout, struct err *e);
 int mfu_csv_allreduce(struct mfu_tables *t, const char *path, struct err *e);
+/* A sliding-window table (columns heads, kv_heads, head_dim, kv_dtype,
+ * window, batch, isl | kv_len, latency_us): one configuration per layout
+ * and window, log MFU over (log batch, log length) with the useful FLOPs of
+ * the attended pairs (prefill: query i sees min(i, window) keys; decode:
+ * min(kv_len, window) keys). */
+int mfu_csv_attn_window(const char *path, bool prefill, const struct gpu_spec *gs,
+			struct mfu_attn_cfg **out, size_t *nout, struct err *e);
+/* Turn each windowed configuration's log MFU into its offset from the
+ * dense table of the same collection (dense, n of them; own measurements
+ * skipped) at the same keys: the nearest dense layout, looked up as the
+ * cost model looks up a sliding layer on dense rows (prefill: the length
+ * whose causal pairs equal the windowed prefill's, sqrt(2 x pairs); decode:
+ * min(kv_len, window) keys).  Without a dense configuration the values
+ * become 0 (no penalty known). */
+void mfu_attn_window_rebase(struct mfu_attn_cfg *win, size_t nwin, const struct mfu_attn_cfg *dense,
+			    size_t ndense, bool prefill);
+/* The windowed tables' penalty for one layout and window: the nearest
+ * layout measured at each of the two measured windows that bracket it,
+ * mixed linearly in 1 / window (a window's masked-tile overhead goes as
+ * tile / window); held at the smallest or largest measured window outside
+ * them.  cfg[0] NULL: no windowed table. */
+struct mfu_window {
+	const struct mfu_attn_cfg *cfg[2];
+	double mix;           /* weight of cfg[1] */
+	int window;           /* the layer's */
+};
+void mfu_window_resolve(const struct mfu_tables *t, bool prefill, int heads, int kv_heads,
+			int head_dim, enum dtype kvdt, int window, struct mfu_window *out);
+/* log(windowed MFU / dense MFU) at (log batch, log length), 0 without a
+ * windowed table; length: the prefix-free prefill length (isl) or the
+ * decode's kv_len, as the tables are keyed. */
+double mfu_window_off(const struct mfu_tables *t, const struct mfu_window *w, double log_batch,
+		      double log_len);
 /* mfu_load and mfu_load_moe with the packs used or not (use_pack false:
  * the CSV parse only, the reference the tests compare against). */
 int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,

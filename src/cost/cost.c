@@ -298,7 +298,7 @@ static bool per_step_attention_op(const struct op *o)
 const char *cost_src_name(enum cost_src s)
 {
 	static const char *const n[COST_SRC__COUNT] = {"GEMMs", "prefill attention",
-		"decode attention", "DSA prefill", "DSA decode", "routed experts", "all-reduce",
+		"decode attention", "sliding window", "DSA prefill", "DSA decode", "routed experts", "all-reduce",
 		"linear attention", "eager steps"};
 	return (unsigned)s < COST_SRC__COUNT ? n[s] : "?";
 }
@@ -815,6 +815,47 @@ static void dsa_sources(struct cost_model *c)
 		    mod[1], sh[1]);
 }
 
+/* One windowed lookup (mfu_window) in words: the measured window(s) and
+ * layout(s) it reads. */
+static void window_desc(const struct mfu_window *w, char *out, size_t cap)
+{
+	const struct mfu_attn_cfg *a = w->cfg[0], *b = w->cfg[1];
+
+	if (!a) {
+		snprintf(out, cap, "none");
+		return;
+	}
+	if (!b || b == a || w->mix == 0.0 || w->mix == 1.0) {
+		const struct mfu_attn_cfg *x = b && w->mix == 1.0 ? b : a;
+		snprintf(out, cap, "%s window %d, %d-%d-%d %s KV", x->window == w->window ? "measured" : "held at measured",
+			 x->window, x->heads, x->kv_heads, x->head_dim, dtype_name(x->kv_dtype));
+		return;
+	}
+	snprintf(out, cap, "windows %d (%d-%d-%d %s KV) and %d (%d-%d-%d %s KV) mixed %.2f / %.2f in 1/window",
+		 a->window, a->heads, a->kv_heads, a->head_dim, dtype_name(a->kv_dtype), b->window, b->heads,
+		 b->kv_heads, b->head_dim, dtype_name(b->kv_dtype), 1 - w->mix, w->mix);
+}
+
+/* The sliding-window layers' source line. */
+static void window_source_note(const struct cost_model *c, char *out, size_t cap)
+{
+	const struct mfu_tables *t = c->tabs;
+	char p[160], d[160];
+
+	if (!c->win_prefill.cfg[0] && !c->win_decode.cfg[0]) {
+		snprintf(out, cap, "window %lld: no windowed kernel tables for %s: the dense tables with the keys capped at the window",
+			 (long long)c->m->window.size, c->g->id);
+		return;
+	}
+	window_desc(&c->win_prefill, p, sizeof(p));
+	window_desc(&c->win_decode, d, sizeof(d));
+	if (strcmp(p, d) == 0)
+		snprintf(d, sizeof(d), "the same");
+	header_line(out, cap, "window %lld: dense rows at the capped keys x the windowed kernel's cost over them: %.112s (%.150s), %.112s (%.150s)",
+		    (long long)c->m->window.size, t->src[MFU_P_ATTN_PREFILL_WIN][0] ? t->src[MFU_P_ATTN_PREFILL_WIN] : "prefill -",
+		    p, t->src[MFU_P_ATTN_DECODE_WIN][0] ? t->src[MFU_P_ATTN_DECODE_WIN] : "decode -", d);
+}
+
 /* Fill c->src: which table (and version) or fallback prices each component. */
 static void describe_sources(struct cost_model *c)
 {
@@ -868,6 +909,8 @@ static void describe_sources(struct cost_model *c)
 		}
 	}
 	dsa_sources(c);
+	if (c->m->n_mixer[LM_SLIDING] > 0)
+		window_source_note(c, c->src[COST_SRC_WINDOW], sizeof(c->src[0]));
 	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
@@ -1175,6 +1218,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				c->attn_decode_cfg = dc;
 		}
 	}
+	if (m->n_mixer[LM_SLIDING] > 0) {
+		/* the sliding layers' own layout in the windowed tables */
+		int wh = (int)(m->window.heads / p->tp), wkv = (int)(m->window.kv_heads / p->tp);
+		mfu_window_resolve(c->tabs, true, wh, wkv > 0 ? wkv : 1, (int)m->window.head_dim, cfg->kvdt,
+				   (int)m->window.size, &c->win_prefill);
+		mfu_window_resolve(c->tabs, false, wh, wkv > 0 ? wkv : 1, (int)m->window.head_dim, cfg->kvdt,
+				   (int)m->window.size, &c->win_decode);
+	}
 	c->mla_module_s = mla_module_term_s(m, g, cfg);
 	c->mla_ctx_tok_s = mla_ctx_term_s(m, g, cfg, c->heads);
 	c->max_m = cfg->max_tokens > cfg->graph_max ? cfg->max_tokens : cfg->graph_max;
@@ -1399,27 +1450,35 @@ static bool prefill_batched(const struct cost_model *c)
 }
 
 /* One prefill attention call over n chunks with `pairs` query-key pairs,
- * flops and bytes in all; flops_pair: FLOPs per pair (the floor's call). */
+ * flops and bytes in all; flops_pair: FLOPs per pair (the floor's call).
+ * win (sliding-window layers; NULL otherwise): the dense utilisation times
+ * the windowed tables' penalty at n sequences of the prefix-free windowed
+ * length log_wlen (mfu_window_off; 1 without windowed tables). */
 static double prefill_call_s(const struct cost_model *c, double n, double pairs, double flops,
-			     double bytes, double flops_pair)
+			     double bytes, double flops_pair, const struct mfu_window *win,
+			     double log_wlen)
 {
-	double isl_eq, ll, mfu, t1, floor_s, t;
+	double isl_eq, ll, mfu, t1, floor_s, t, f1 = 1.0, fn = 1.0;
 
+	if (win && win->cfg[0]) {
+		f1 = exp(mfu_window_off(c->tabs, win, 0.0, log_wlen));
+		fn = n == 1 ? f1 : exp(mfu_window_off(c->tabs, win, log(n), log_wlen));
+	}
 	if (n == 1) {
 		/* the tables hold prefix-free causal prefills: look the chunk
 		 * up at the sequence length with the same number of pairs */
 		isl_eq = sqrt(2.0 * pairs);
 		mfu = mfu_row_eval_hint(&c->prefill_row, isl_eq < 1 ? 0.0 : log(isl_eq),
 					&c->lazy->prefill_hint);
-		return roofline(c, flops, c->attn_peak, mfu, bytes);
+		return roofline(c, flops, c->attn_peak, mfu * f1, bytes);
 	}
 	isl_eq = sqrt(2.0 * pairs / n);
 	ll = isl_eq < 1 ? 0.0 : log(isl_eq);
 	/* one chunk of the equivalent length, on the batch-1 row */
-	t1 = roofline(c, flops / n, c->attn_peak, mfu_row_eval(&c->prefill_row, ll), bytes / n);
+	t1 = roofline(c, flops / n, c->attn_peak, mfu_row_eval(&c->prefill_row, ll) * f1, bytes / n);
 	if (prefill_batched(c)) {
 		mfu = mfu_attn_eval_log(c->tabs, c->attn_prefill_cfg, true, log(n), ll);
-		t = roofline(c, flops, c->attn_peak, mfu, bytes);
+		t = roofline(c, flops, c->attn_peak, mfu * fn, bytes);
 	} else {
 		floor_s = flops_pair / (c->attn_peak * mfu_row_eval(&c->prefill_row, 0.0));
 		t = n * t1 - (n - 1) * floor_s;
@@ -1431,20 +1490,24 @@ static double prefill_call_s(const struct cost_model *c, double n, double pairs,
 }
 
 /* GQA prefill of one layer: n chunks of len tokens in all with pairs
- * query-key pairs, keys read from the cache. */
+ * query-key pairs, keys read from the cache; win and log_wlen as
+ * prefill_call_s. */
 static double gqa_prefill_s(const struct cost_model *c, const struct attn_group *g, double n,
-			    double pairs, double keys, double len)
+			    double pairs, double keys, double len, const struct mfu_window *win,
+			    double log_wlen)
 {
 	double fp = 2.0 * g->heads * (g->dqk + g->dv);
 	double flops = 2.0 * pairs * g->heads * (g->dqk + g->dv);
 	double bytes = keys * g->kv_tok + 2.0 * len * g->heads * g->dqk * 2.0;
 
-	return prefill_call_s(c, n, pairs, flops, bytes, fp);
+	return prefill_call_s(c, n, pairs, flops, bytes, fp, win, log_wlen);
 }
 
-/* GQA decode of one layer: n requests attending ctx_sum keys in all. */
+/* GQA decode of one layer: n requests attending ctx_sum keys in all.  win
+ * (sliding-window layers; NULL otherwise): times the windowed tables'
+ * penalty at n requests of log_len tokens each (their whole context). */
 static double gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n,
-			   double ctx_sum)
+			   double ctx_sum, const struct mfu_window *win, double log_len)
 {
 	double mean = ctx_sum / (double)n, mfu;
 	double flops = 2.0 * ctx_sum * g->heads * (g->dqk + g->dv), bytes = ctx_sum * g->kv_tok;
@@ -1457,7 +1520,22 @@ static double gqa_decode_s(const struct cost_model *c, const struct attn_group *
 	else
 		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
 					mean < 1 ? 0.0 : log(mean));
+	if (win && win->cfg[0])
+		mfu *= exp(mfu_window_off(c->tabs, win, log((double)n), log_len));
 	return roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+}
+
+/* The prefix-free prefill length whose queries, each seeing at most w keys,
+ * make `pairs` query-key pairs (attn_capped_pairs inverted): a chunk after
+ * a cached prefix is looked up in the windowed tables as the prefill with
+ * its pairs. */
+static double window_isl(double pairs, double w)
+{
+	double tri = w * (w + 1) / 2;
+
+	if (pairs <= tri)
+		return (sqrt(8.0 * pairs + 1) - 1) / 2;
+	return w + (pairs - tri) / w;
 }
 
 /* Linear attention of one layer: `tokens` new tokens over `seqs` sequences
@@ -1530,7 +1608,7 @@ static double dsa_decode_attn_s(const struct cost_model *c, int64_t n, double ct
 	double t = own_share * (DSA_IDX_DECODE_LAUNCH_S +
 				ctx_sum * dsa_key_bytes(m) / (c->g->hbm_bw * DSA_IDX_DECODE_BW_EFF));
 
-	return t + gqa_decode_s(c, &g, n, (double)n * (double)m->index_topk);
+	return t + gqa_decode_s(c, &g, n, (double)n * (double)m->index_topk, NULL, 0.0);
 }
 
 /* Full-attention layer (GQA, MLA, DSA) for a step's prefill chunks. */
@@ -1542,7 +1620,7 @@ static double full_prefill_s(const struct cost_model *c, const struct chunk_sums
 
 	if (m->attn != ATTN_MLA) {
 		g = full_group(c);
-		return gqa_prefill_s(c, &g, k->n, k->pairs, k->ctx, k->tok);
+		return gqa_prefill_s(c, &g, k->n, k->pairs, k->ctx, k->tok, NULL, 0.0);
 	}
 	if (m->index_topk > 0) {
 		double own = own_index_share(m);
@@ -1558,7 +1636,7 @@ static double full_prefill_s(const struct cost_model *c, const struct chunk_sums
 	flops = 2.0 * k->pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
 	bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * c->heads * (double)c->head_dim_qk * 2.0;
 	t = prefill_call_s(c, k->n, k->pairs, flops, bytes,
-			   2.0 * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim));
+			   2.0 * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim), NULL, 0.0);
 	/* kv_b up-projects the latent of every context token: one GEMM over
 	 * the step's chunks */
 	t += cost_gemm_s(c, c->cfg.wdt, k->ctx, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
@@ -1584,7 +1662,7 @@ static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_su
 		 * large batches); it never takes the layer's attention below 0 */
 		return t > 0 ? t : 0;
 	}
-	return gqa_decode_s(c, &g, n, ctx_sum);
+	return gqa_decode_s(c, &g, n, ctx_sum, NULL, 0.0);
 }
 
 /* One DSA layer's parts (dsamod.h): see cost.h. */
@@ -1639,12 +1717,14 @@ static double attn_prefill_n_s(const struct cost_model *c, int64_t n, const int6
 	if (nk[LM_SLIDING] > 0) {
 		struct attn_group g = window_group(c);
 		int64_t w = m->window.size;
-		double pairs = 0, keys = 0;
+		double pairs = 0, keys = 0, wl;
 		for (i = 0; i < n; i++) {
 			pairs += attn_capped_pairs(len[i], prefix[i], w);
 			keys += (double)(prefix[i] < w - 1 ? prefix[i] : w - 1) + (double)len[i];
 		}
-		t += (double)nk[LM_SLIDING] * gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok);
+		wl = window_isl(pairs / k.n, (double)w);
+		t += (double)nk[LM_SLIDING] * gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, &c->win_prefill,
+							    wl < 1 ? 0.0 : log(wl));
 	}
 	if (nk[LM_CHUNKED] > 0) {
 		struct attn_group g = full_group(c);
@@ -1653,7 +1733,7 @@ static double attn_prefill_n_s(const struct cost_model *c, int64_t n, const int6
 			pairs += attn_chunked_pairs(len[i], prefix[i], m->chunk);
 			keys += (double)(prefix[i] % m->chunk) + (double)len[i];
 		}
-		t += (double)nk[LM_CHUNKED] * gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok);
+		t += (double)nk[LM_CHUNKED] * gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, NULL, 0.0);
 	}
 	if (nk[LM_LINEAR] > 0)
 		t += (double)nk[LM_LINEAR] * cost_linear_attn_s(c, k.tok, k.n, false);
@@ -1690,13 +1770,15 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 		/* each request's keys capped at the window (the mean as proxy) */
 		struct attn_group g = window_group(c);
 		double w = (double)m->window.size;
-		t += (double)nk[LM_SLIDING] * gqa_decode_s(c, &g, n, (double)n * (mean < w ? mean : w));
+		t += (double)nk[LM_SLIDING] * gqa_decode_s(c, &g, n, (double)n * (mean < w ? mean : w),
+							   &c->win_decode, mean < 1 ? 0.0 : log(mean));
 	}
 	if (nk[LM_CHUNKED] > 0) {
 		/* past the first chunk a request sees chunk/2 keys on average */
 		struct attn_group g = full_group(c);
 		double ch = (double)m->chunk;
-		t += (double)nk[LM_CHUNKED] * gqa_decode_s(c, &g, n, (double)n * (mean <= ch ? mean : ch / 2));
+		t += (double)nk[LM_CHUNKED] * gqa_decode_s(c, &g, n, (double)n * (mean <= ch ? mean : ch / 2),
+							   NULL, 0.0);
 	}
 	if (nk[LM_LINEAR] > 0)
 		t += (double)nk[LM_LINEAR] * cost_linear_attn_s(c, (double)n, (double)n, true);

@@ -102,7 +102,7 @@ static size_t list_collections(const char *base, const char *engine, const char 
 static void set_src(struct mfu_tables *t, enum mfu_part p, const char *gtab, const char *coll,
 		    const char *file)
 {
-	FMT(t->src[p], "mfu/%.31s/%.48s/%.16s", gtab, coll, file);
+	FMT(t->src[p], "mfu/%.31s/%.48s/%.20s", gtab, coll, file);
 }
 
 /* Whether a GEMM table could still add a dtype: one not loaded yet that
@@ -182,6 +182,49 @@ static int load_attn_merge(struct lazy_pack *lp, enum mfupack_sec sec, const cha
 		return rc;
 	merge_cfgs(cfg, n, got, ngot);
 	return 0;
+}
+
+/* A collection's sliding-window table at path into *out / *n, rebased on
+ * the dense table of the same collection (dense_path): the one loaded into
+ * *dense already when it came from this collection (dense_src is its
+ * label), else read for the purpose.  Without a dense table in the
+ * collection the windowed one is left out (*n stays 0). */
+static int load_window_part(struct lazy_pack *lp, enum mfupack_sec sec, const char *path,
+			    bool prefill, const char *dense_path, bool dense_here,
+			    const struct mfu_attn_cfg *dense, size_t ndense, struct mfu_attn_cfg **out,
+			    size_t *n, struct err *e)
+{
+	struct mfu_pack *pk;
+	struct mfu_attn_cfg *own = NULL, *win = NULL;
+	size_t nown = 0, nwin = 0;
+	int rc;
+
+	if (!dense_here) {
+		if (!paths_exists(dense_path))
+			return 0;
+		if ((rc = load_attn_part(lp, prefill ? MFUPACK_ATTN_PREFILL : MFUPACK_ATTN_DECODE,
+					 dense_path, prefill, &own, &nown, e)) < 0)
+			return rc;
+		dense = own;
+		ndense = nown;
+	}
+	pk = lazy_pack(lp);
+	if (!(pk && mfupack_attn(pk, sec, path, &win, &nwin) == 0) &&
+	    (rc = mfu_csv_attn_window(path, prefill, lp->g, &win, &nwin, e)) < 0)
+		goto out;
+	mfu_attn_window_rebase(win, nwin, dense, ndense, prefill);
+	*out = win;
+	*n = nwin;
+	rc = 0;
+out:
+	{
+		struct mfu_tables tmp; /* the dense rows read for the purpose */
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.prefill = own;
+		tmp.nprefill = nown;
+		mfu_release(&tmp);
+	}
+	return rc;
 }
 
 /* The spec under which g's own measurements turn into utilisation: those
@@ -303,7 +346,7 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 	struct coll cs[32];
 	char base[700], path[900], cdir[800];
 	size_t n, i;
-	int rc;
+	int rc, k;
 
 	memset(t, 0, sizeof(*t));
 	if (!engine || !*engine)
@@ -386,6 +429,30 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 						 &t->nmla_decode, e)) < 0)
 				goto fail_pack;
 			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
+		}
+		for (k = 0; k < 2; k++) {
+			/* sliding-window tables: the first collection that has them,
+			 * rebased on its own dense rows */
+			enum mfu_part wp = k ? MFU_P_ATTN_DECODE_WIN : MFU_P_ATTN_PREFILL_WIN;
+			enum mfu_part dp = k ? MFU_P_ATTN_DECODE : MFU_P_ATTN_PREFILL;
+			const char *dn = k ? "attn_decode" : "attn_prefill";
+			char dsrc[112], dpath[900];
+			FMT(path, "%.700s/%.63s/%s_window.csv.gz", base, cs[i].name, dn);
+			if (t->src[wp][0] || !paths_exists(path))
+				continue;
+			FMT(dpath, "%.700s/%.63s/%s.csv.gz", base, cs[i].name, dn);
+			FMT(dsrc, "mfu/%.31s/%.48s/%.20s", g->tables, cs[i].name, dn); /* as set_src */
+			if ((rc = load_window_part(&lp, k ? MFUPACK_ATTN_DECODE_WIN : MFUPACK_ATTN_PREFILL_WIN,
+						   path, !k, dpath, strcmp(t->src[dp], dsrc) == 0,
+						   k ? t->decode : t->prefill, k ? t->ndecode : t->nprefill,
+						   k ? &t->decode_win : &t->prefill_win,
+						   k ? &t->ndecode_win : &t->nprefill_win, e)) < 0)
+				goto fail_pack;
+			if (k ? t->ndecode_win : t->nprefill_win) {
+				char wn[32];
+				FMT(wn, "%s_window", dn);
+				set_src(t, wp, g->tables, cs[i].name, wn);
+			}
 		}
 		FMT(path, "%.700s/%.63s/moe.csv.gz", base, cs[i].name);
 		if (paths_exists(path)) { /* loaded on demand */
@@ -496,7 +563,8 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 		FMT(t->moe_path, "%.699s", path);
 	{
 		static const char *const fn[MFU_P__COUNT] = {"gemm", "gemm", "gemm", "attn_prefill",
-			"attn_decode", "allreduce", "moe", "mla_prefill", "mla_decode"};
+			"attn_decode", "allreduce", "moe", "mla_prefill", "mla_decode",
+			"attn_prefill_window", "attn_decode_window"};
 		bool have[MFU_P__COUNT];
 		int k;
 		have[MFU_P_GEMM_BF16] = t->have_gemm[DT_BF16];
@@ -507,6 +575,7 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 		have[MFU_P_ALLREDUCE] = t->ar_len[2] + t->ar_len[4] + t->ar_len[8] > 0;
 		have[MFU_P_MOE] = t->moe_path[0] != '\0';
 		have[MFU_P_MLA_PREFILL] = have[MFU_P_MLA_DECODE] = false;
+		have[MFU_P_ATTN_PREFILL_WIN] = have[MFU_P_ATTN_DECODE_WIN] = false;
 		for (k = 0; k < MFU_P__COUNT; k++)
 			if (have[k])
 				snprintf(t->src[k], sizeof(t->src[k]), "%s/%s", dir, fn[k]);

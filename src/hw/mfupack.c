@@ -14,8 +14,10 @@
  *           (peak_flops, hbm_bw, table_peak, table_hbm_bw, compute_eff_scale), section count,
  *           then per section: present, offset, length, and the size and
  *           modification time (s, ns) of its CSV file when packed;
- *   sections: GEMM (per dtype: present, grid), attention and MLA (config
- *           count; per config heads, kv_heads, head_dim, kv dtype, grid),
+ *   sections: GEMM (per dtype: present, grid), attention, MLA and
+ *           sliding-window attention (config count; per config heads,
+ *           kv_heads, head_dim, kv dtype, window (0: full), grid; windowed
+ *           grids as parsed, before mfu_attn_window_rebase),
  *           all-reduce (per GPU count 0..8: length, log sizes, log
  *           latencies), MoE per distribution (moetab_pack_dist);
  *   grid:   dims, len[3], the dims axes, the len[0] x .. values. */
@@ -35,7 +37,7 @@
 #include "hw/mfupack.h"
 
 #define PACK_MAGIC "SSMFUPK1"
-#define PACK_VERSION 2u
+#define PACK_VERSION 3u
 #define PACK_BOM UINT64_C(0x0102030405060708)
 #define PACK_DPROBE (1.0 / 3.0)
 
@@ -67,7 +69,8 @@ struct mfu_pack {
 
 static const char *const sec_file[MFUPACK__COUNT] = {
 	"gemm.csv.gz", "attn_prefill.csv.gz", "attn_decode.csv.gz", "allreduce.csv.gz",
-	"mla_prefill.csv.gz", "mla_decode.csv.gz", "moe.csv.gz", "moe.csv.gz", "moe.csv.gz"};
+	"mla_prefill.csv.gz", "mla_decode.csv.gz", "attn_prefill_window.csv.gz",
+	"attn_decode_window.csv.gz", "moe.csv.gz", "moe.csv.gz", "moe.csv.gz"};
 
 /* --- grids --- */
 
@@ -266,12 +269,13 @@ int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg
 	if (!r.bad && n > 0)
 		cfg = xcalloc(n, sizeof(*cfg));
 	for (i = 0; i < n && !r.bad; i++) {
-		int64_t v[4];
+		int64_t v[5];
 		bytes_get(&r, v, sizeof(v));
 		cfg[i].heads = (int)v[0];
 		cfg[i].kv_heads = (int)v[1];
 		cfg[i].head_dim = (int)v[2];
 		cfg[i].kv_dtype = v[3] == DT_FP8 ? DT_FP8 : DT_BF16;
+		cfg[i].window = v[4] > 0 && v[4] <= 1000000000 ? (int)v[4] : 0;
 		get_grid(&r, &cfg[i].g);
 		/* an attention grid is (log batch, log length): mfu_attn_eval_log
 		 * and the per-length rows read exactly two coordinates */
@@ -400,14 +404,19 @@ static bool pack_sec(enum mfupack_sec s, const char *csv, const struct gpu_spec 
 	case MFUPACK_ATTN_PREFILL:
 	case MFUPACK_ATTN_DECODE:
 	case MFUPACK_MLA_PREFILL:
-	case MFUPACK_MLA_DECODE: {
-		bool prefill = s == MFUPACK_ATTN_PREFILL || s == MFUPACK_MLA_PREFILL;
-		if (mfu_csv_attn(csv, prefill, g, &t.prefill, &t.nprefill, &e) < 0)
+	case MFUPACK_MLA_DECODE:
+	case MFUPACK_ATTN_PREFILL_WIN:
+	case MFUPACK_ATTN_DECODE_WIN: {
+		bool prefill = s == MFUPACK_ATTN_PREFILL || s == MFUPACK_MLA_PREFILL ||
+			       s == MFUPACK_ATTN_PREFILL_WIN;
+		bool win = s == MFUPACK_ATTN_PREFILL_WIN || s == MFUPACK_ATTN_DECODE_WIN;
+		if ((win ? mfu_csv_attn_window(csv, prefill, g, &t.prefill, &t.nprefill, &e)
+			 : mfu_csv_attn(csv, prefill, g, &t.prefill, &t.nprefill, &e)) < 0)
 			break;
 		bytes_put_u64(out, t.nprefill);
 		for (i = 0; i < t.nprefill; i++) {
 			const struct mfu_attn_cfg *c = &t.prefill[i];
-			int64_t v[4] = {c->heads, c->kv_heads, c->head_dim, c->kv_dtype};
+			int64_t v[5] = {c->heads, c->kv_heads, c->head_dim, c->kv_dtype, c->window};
 			bytes_put(out, v, sizeof(v));
 			put_grid(out, &c->g);
 		}

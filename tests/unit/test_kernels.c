@@ -1233,6 +1233,94 @@ static void test_mla_module(void)
 	}
 }
 
+/* The measured latency (us) of the row of a windowed table whose line
+ * starts with `key`, or NAN. */
+static double window_row_us(const char *file, const char *key)
+{
+	char cmd[1600], line[256];
+	double lat_us = NAN;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "zcat %s/mfu/%s | grep '^%s' | cut -d, -f8", datadir, file, key);
+	f = popen(cmd, "r");
+	if (f && fgets(line, sizeof(line), f))
+		lat_us = atof(line);
+	if (f)
+		pclose(f);
+	return lat_us;
+}
+
+/* Sliding-window layers (issue 9): gpt-oss-120b at TP1 (18 full and 18
+ * window-128 layers, 64/8/64) gets each engine's measured windowed kernel
+ * back, a layer priced as 2 x the mean per layer - an all-full model's;
+ * the price is continuous in the window between the measured windows
+ * (128, 1024, 8192 on H200 vLLM); without windowed tables (A100) the
+ * dense rule stays and the header says so. */
+static void test_sliding_window(void)
+{
+	static const char *const gpus[][2] = {{"h200", "h200_sxm"}, {"b200", "b200_sxm"}};
+	static const char *const engines[][2] = {{"trtllm", "trtllm-1.3.0rc20"}, {"vllm", "vllm-0.24.0"},
+						 {"sglang", "sglang-0.5.14"}};
+	struct model_cfg m, full, w;
+	struct cost_model c, cf;
+	struct err e;
+	char file[256];
+	size_t gi, ei, i;
+	double prev = NAN, worst = 0;
+
+	if (registry_load_model(&reg, "gpt-oss-120b", &m, &e) < 0) {
+		CHECK(0, "load gpt-oss-120b: %s", e.msg);
+		return;
+	}
+	full = m;
+	for (i = 0; i < (size_t)full.layers; i++)
+		full.mixer[i] = LM_FULL;
+	memset(full.n_mixer, 0, sizeof(full.n_mixer));
+	full.n_mixer[LM_FULL] = full.layers;
+	for (gi = 0; gi < 2; gi++)
+		for (ei = 0; ei < 3; ei++) {
+			struct parallel p = {1, 1, 1, 1};
+			if (make_cost(&c, &m, gpus[gi][0], p, DT_BF16, engines[ei][0], NULL, &e) < 0 ||
+			    make_cost(&cf, &full, gpus[gi][0], p, DT_BF16, engines[ei][0], NULL, &e) < 0) {
+				CHECK(0, "cost_init: %s", e.msg);
+				return;
+			}
+			CHECK_STR_CONTAINS(c.src[COST_SRC_WINDOW], "measured window 128, 64-8-64 bf16 KV",
+					   "header: the measured window and layout");
+			snprintf(file, sizeof(file), "%s/%s/attn_prefill_window.csv.gz", gpus[gi][1], engines[ei][1]);
+			CHECK_REL((2 * cost_attn_prefill_s(&c, 8192, 0) - cost_attn_prefill_s(&cf, 8192, 0)) * 1e6,
+				  window_row_us(file, "64,8,64,bf16,128,1,8192,"), 0.01,
+				  "sliding layer, 8192-token prefill = the measured windowed row (us)");
+			snprintf(file, sizeof(file), "%s/%s/attn_decode_window.csv.gz", gpus[gi][1], engines[ei][1]);
+			CHECK_REL((2 * cost_attn_decode_s(&c, 8, 8 * 8192.0) - cost_attn_decode_s(&cf, 8, 8 * 8192.0)) * 1e6,
+				  window_row_us(file, "64,8,64,bf16,128,8,8192,"), 0.01,
+				  "sliding layer, decode of 8 x 8192 keys = the measured windowed row (us)");
+			cost_release(&c);
+			cost_release(&cf);
+		}
+	/* continuity in the window: 90 .. 12000 tokens by factors of 1.15 */
+	w = m;
+	for (i = 0; i < 36; i++) {
+		double s;
+		w.window.size = (int64_t)(90 * pow(1.15, (double)i));
+		if (make_cost(&c, &w, "h200", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+			CHECK(0, "cost_init: %s", e.msg);
+			return;
+		}
+		s = cost_attn_prefill_s(&c, 8192, 0) + cost_attn_decode_s(&c, 8, 8 * 8192.0);
+		if (!isnan(prev) && fabs(log(s / prev)) > worst)
+			worst = fabs(log(s / prev));
+		prev = s;
+		cost_release(&c);
+	}
+	CHECK(worst < 0.1, "no step in the window: largest change between windows 1.15x apart %.3f", worst);
+	if (make_cost(&c, &m, "a100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+		CHECK_STR_CONTAINS(c.src[COST_SRC_WINDOW], "no windowed kernel tables",
+				   "A100 (vLLM 0.14.0 only): the dense rule, said in the header");
+		cost_release(&c);
+	}
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -1274,6 +1362,7 @@ int main(void)
 	test_moe_cap();
 	test_measured_key();
 	test_gemm_ceiling(&m);
+	test_sliding_window();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();

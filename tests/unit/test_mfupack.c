@@ -45,7 +45,7 @@ static bool cfgs_eq(const struct mfu_attn_cfg *a, size_t na, const struct mfu_at
 	for (i = 0; i < na; i++)
 		if (a[i].heads != b[i].heads || a[i].kv_heads != b[i].kv_heads ||
 		    a[i].head_dim != b[i].head_dim || a[i].kv_dtype != b[i].kv_dtype ||
-		    !grid_eq(&a[i].g, &b[i].g))
+		    a[i].window != b[i].window || !grid_eq(&a[i].g, &b[i].g))
 			return false;
 	return true;
 }
@@ -68,6 +68,10 @@ static bool tables_eq(const struct mfu_tables *a, const struct mfu_tables *b, co
 	*what = "mla";
 	if (!cfgs_eq(a->mla_prefill, a->nmla_prefill, b->mla_prefill, b->nmla_prefill) ||
 	    !cfgs_eq(a->mla_decode, a->nmla_decode, b->mla_decode, b->nmla_decode))
+		return false;
+	*what = "sliding-window attention";
+	if (!cfgs_eq(a->prefill_win, a->nprefill_win, b->prefill_win, b->nprefill_win) ||
+	    !cfgs_eq(a->decode_win, a->ndecode_win, b->decode_win, b->ndecode_win))
 		return false;
 	*what = "allreduce";
 	for (d = 0; d < 9; d++)
@@ -107,9 +111,11 @@ static bool moe_eq(const struct moetab *a, const struct moetab *b, enum moe_dist
  * pack, or NULL. */
 static const char *sections_read(struct mfu_pack *pk, const char *dir)
 {
-	static const char *const attn[] = {"attn_prefill", "attn_decode", "mla_prefill", "mla_decode"};
+	static const char *const attn[] = {"attn_prefill", "attn_decode", "mla_prefill", "mla_decode",
+					   "attn_prefill_window", "attn_decode_window"};
 	static const enum mfupack_sec asec[] = {MFUPACK_ATTN_PREFILL, MFUPACK_ATTN_DECODE,
-						MFUPACK_MLA_PREFILL, MFUPACK_MLA_DECODE};
+						MFUPACK_MLA_PREFILL, MFUPACK_MLA_DECODE,
+						MFUPACK_ATTN_PREFILL_WIN, MFUPACK_ATTN_DECODE_WIN};
 	char csv[1800];
 	struct mfu_tables t;
 	unsigned got = 0;
@@ -121,7 +127,7 @@ static const char *sections_read(struct mfu_pack *pk, const char *dir)
 	mfu_release(&t);
 	if (rc < 0)
 		return "gemm";
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 6; k++) {
 		snprintf(csv, sizeof(csv), "%s/%s.csv.gz", dir, attn[k]);
 		rc = paths_exists(csv) ? mfupack_attn(pk, asec[k], csv, &t.prefill, &t.nprefill) : 0;
 		mfu_release(&t);

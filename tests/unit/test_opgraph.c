@@ -419,21 +419,30 @@ static void test_attention_groups(const char *data)
 		return;
 	}
 	/* gpt-oss-120b: 18 full + 18 sliding (128) layers.  At 50 000 keys per
-	 * request the sliding half costs next to nothing: about half the
-	 * all-full attention */
+	 * request the sliding half costs little: about half the all-full
+	 * attention.  A sliding layer (2 x the mean per layer - a full one) is
+	 * the engine's measured windowed kernel (vLLM 0.24.0 H100, 64/8/64,
+	 * bf16 KV, window 128, data/mfu/h100_sxm/vllm-0.24.0/
+	 * attn_{decode,prefill}_window.csv.gz): decode of 8 requests at 32,768
+	 * and 65,536 keys 15.0933 and 15.104 us, a 4,096-token prefill 105.168 us
+	 * (the dense rows at the capped keys alone: 11.1 and 44 us) */
 	load("gpt-oss-120b");
 	full = M;
 	all_full(&full);
 	if (cost_for(&ch, &M, g, data) == 0 && cost_for(&cf, &full, g, data) == 0) {
 		t1 = cost_attn_decode_s(&ch, 8, 8 * 50000.0);
 		f1 = cost_attn_decode_s(&cf, 8, 8 * 50000.0);
-		CHECK(t1 / f1 > 0.5 && t1 / f1 < 0.52, "gpt-oss decode attention %.3g = %.3f x all-full",
+		CHECK(t1 / f1 > 0.5 && t1 / f1 < 0.55, "gpt-oss decode attention %.3g = %.3f x all-full",
 		      t1, t1 / f1);
-		/* short contexts (under the window) cost the same either way */
-		CHECK_REL(cost_attn_decode_s(&ch, 8, 8 * 100.0), cost_attn_decode_s(&cf, 8, 8 * 100.0), 1e-12,
-			  "contexts inside the window: sliding = full");
-		CHECK(cost_attn_prefill_s(&ch, 4000, 0) < 0.6 * cost_attn_prefill_s(&cf, 4000, 0),
-		      "4000-token prefill: sliding layers capped at the window");
+		CHECK_REL(2 * t1 - f1, 15.1e-6, 0.01, "sliding layer at 50k keys: the measured windowed decode");
+		/* short contexts (under the window): the windowed rows measure
+		 * the dense kernel's time, within their noise (0.98-1.02) */
+		CHECK_REL(cost_attn_decode_s(&ch, 8, 8 * 100.0), cost_attn_decode_s(&cf, 8, 8 * 100.0), 0.02,
+			  "contexts inside the window: sliding ~ full");
+		t2 = cost_attn_prefill_s(&ch, 4096, 0);
+		f2 = cost_attn_prefill_s(&cf, 4096, 0);
+		CHECK(t2 < 0.7 * f2, "4096-token prefill: sliding layers cheaper than full ones (%.3f x)", t2 / f2);
+		CHECK_REL(2 * t2 - f2, 105.168e-6, 0.01, "sliding layer, 4096-token prefill: the measured windowed row");
 		cost_release(&ch);
 		cost_release(&cf);
 	}
