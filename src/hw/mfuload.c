@@ -188,7 +188,8 @@ static int load_attn_merge(struct lazy_pack *lp, enum mfupack_sec sec, const cha
  * the dense table of the same collection (dense_path): the one loaded into
  * *dense already when it came from this collection (dense_src is its
  * label), else read for the purpose.  Without a dense table in the
- * collection the windowed one is left out (*n stays 0). */
+ * collection the windowed one is left out (*n stays 0).  From a pack the
+ * grids come rebased already (mfupack.c), and nothing else is read. */
 static int load_window_part(struct lazy_pack *lp, enum mfupack_sec sec, const char *path,
 			    bool prefill, const char *dense_path, bool dense_here,
 			    const struct mfu_attn_cfg *dense, size_t ndense, struct mfu_attn_cfg **out,
@@ -199,18 +200,23 @@ static int load_window_part(struct lazy_pack *lp, enum mfupack_sec sec, const ch
 	size_t nown = 0, nwin = 0;
 	int rc;
 
+	if (!dense_here && !paths_exists(dense_path))
+		return 0;
+	/* a pack holds the grids already rebased (mfupack.c) */
+	pk = lazy_pack(lp);
+	if (pk && mfupack_attn(pk, sec, path, &win, &nwin) == 0) {
+		*out = win;
+		*n = nwin;
+		return 0;
+	}
 	if (!dense_here) {
-		if (!paths_exists(dense_path))
-			return 0;
 		if ((rc = load_attn_part(lp, prefill ? MFUPACK_ATTN_PREFILL : MFUPACK_ATTN_DECODE,
 					 dense_path, prefill, &own, &nown, e)) < 0)
 			return rc;
 		dense = own;
 		ndense = nown;
 	}
-	pk = lazy_pack(lp);
-	if (!(pk && mfupack_attn(pk, sec, path, &win, &nwin) == 0) &&
-	    (rc = mfu_csv_attn_window(path, prefill, lp->g, &win, &nwin, e)) < 0)
+	if ((rc = mfu_csv_attn_window(path, prefill, lp->g, &win, &nwin, e)) < 0)
 		goto out;
 	mfu_attn_window_rebase(win, nwin, dense, ndense, prefill);
 	*out = win;

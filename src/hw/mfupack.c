@@ -17,7 +17,9 @@
  *   sections: GEMM (per dtype: present, grid), attention, MLA and
  *           sliding-window attention (config count; per config heads,
  *           kv_heads, head_dim, kv dtype, window (0: full), grid; windowed
- *           grids as parsed, before mfu_attn_window_rebase),
+ *           grids already rebased on the collection's dense rows by
+ *           mfu_attn_window_rebase, valid only while the dense CSV is as
+ *           packed too),
  *           all-reduce (per GPU count 0..8: length, log sizes, log
  *           latencies), MoE per distribution (moetab_pack_dist);
  *   grid:   dims, len[3], the dims axes, the len[0] x .. values. */
@@ -37,7 +39,7 @@
 #include "hw/mfupack.h"
 
 #define PACK_MAGIC "SSMFUPK1"
-#define PACK_VERSION 3u
+#define PACK_VERSION 4u
 #define PACK_BOM UINT64_C(0x0102030405060708)
 #define PACK_DPROBE (1.0 / 3.0)
 
@@ -187,18 +189,50 @@ void mfupack_close(struct mfu_pack *p)
 	free(p);
 }
 
-/* The payload of section s if it is there and csv_path is as packed. */
+/* Whether section s is packed and csv_path is as it was when packed. */
+static bool sec_fresh(const struct mfu_pack *p, enum mfupack_sec s, const char *csv_path)
+{
+	const struct sec *x = &p->h.sec[s];
+	struct stat st;
+
+	return x->present && stat(csv_path, &st) == 0 && (int64_t)st.st_size == x->size &&
+	       (int64_t)st.st_mtim.tv_sec == x->mtime_s && (int64_t)st.st_mtim.tv_nsec == x->mtime_ns;
+}
+
+/* The dense attention section a windowed one is rebased on, and that
+ * section's CSV beside csv_path (the windowed table's) in out; false when
+ * s is not windowed or the path does not fit. */
+static bool dense_of_window(enum mfupack_sec s, const char *csv_path, enum mfupack_sec *dense, char *out,
+			    size_t cap)
+{
+	const char *slash;
+	int n;
+
+	if (s != MFUPACK_ATTN_PREFILL_WIN && s != MFUPACK_ATTN_DECODE_WIN)
+		return false;
+	*dense = s == MFUPACK_ATTN_PREFILL_WIN ? MFUPACK_ATTN_PREFILL : MFUPACK_ATTN_DECODE;
+	slash = strrchr(csv_path, '/');
+	n = snprintf(out, cap, "%.*s%s", slash ? (int)(slash - csv_path + 1) : 0, csv_path, sec_file[*dense]);
+	return n > 0 && (size_t)n < cap;
+}
+
+/* The payload of section s if it is there and csv_path is as packed (a
+ * windowed section: and its collection's dense CSV too, which its grids
+ * were rebased on). */
 static unsigned char *read_sec(struct mfu_pack *p, enum mfupack_sec s, const char *csv_path,
 			       size_t *len)
 {
 	const struct sec *x = &p->h.sec[s];
-	struct stat st;
+	enum mfupack_sec ds;
+	char dense[1024];
 	unsigned char *buf;
 
-	if (!x->present || stat(csv_path, &st) != 0 || (int64_t)st.st_size != x->size ||
-	    (int64_t)st.st_mtim.tv_sec != x->mtime_s || (int64_t)st.st_mtim.tv_nsec != x->mtime_ns ||
-	    x->len > SIZE_MAX / 2)
+	if (!sec_fresh(p, s, csv_path) || x->len > SIZE_MAX / 2)
 		return NULL;
+	if (s == MFUPACK_ATTN_PREFILL_WIN || s == MFUPACK_ATTN_DECODE_WIN) {
+		if (!dense_of_window(s, csv_path, &ds, dense, sizeof(dense)) || !sec_fresh(p, ds, dense))
+			return NULL;
+	}
 	buf = xmalloc(x->len ? (size_t)x->len : 1);
 	if (pread(p->fd, buf, (size_t)x->len, (off_t)x->off) != (ssize_t)x->len) {
 		free(buf);
@@ -413,6 +447,17 @@ static bool pack_sec(enum mfupack_sec s, const char *csv, const struct gpu_spec 
 		if ((win ? mfu_csv_attn_window(csv, prefill, g, &t.prefill, &t.nprefill, &e)
 			 : mfu_csv_attn(csv, prefill, g, &t.prefill, &t.nprefill, &e)) < 0)
 			break;
+		if (win) {
+			/* rebased here once, on the collection's own dense rows
+			 * (held in t.decode, released with t), as mfuload.c's
+			 * CSV path does when it has no pack */
+			enum mfupack_sec ds;
+			char dense[1024];
+			if (!dense_of_window(s, csv, &ds, dense, sizeof(dense)) ||
+			    mfu_csv_attn(dense, prefill, g, &t.decode, &t.ndecode, &e) < 0)
+				break;
+			mfu_attn_window_rebase(t.prefill, t.nprefill, t.decode, t.ndecode, prefill);
+		}
 		bytes_put_u64(out, t.nprefill);
 		for (i = 0; i < t.nprefill; i++) {
 			const struct mfu_attn_cfg *c = &t.prefill[i];

@@ -282,6 +282,62 @@ out:
 	rmdir(tmpl);
 }
 
+/* A windowed section is packed rebased on its collection's dense rows: it
+ * is read only while both CSVs are as packed, and not packed at all
+ * without the dense CSV beside it. */
+static void test_stale_window(const char *datadir, const struct gpu_db *db)
+{
+	char tmpl[] = "/tmp/servesim-mfupack-XXXXXX", from[1200], win[1200], dense[1200], pack[1300];
+	const struct gpu_spec *g = NULL;
+	struct mfu_pack *pk;
+	struct mfu_tables t;
+	struct timespec ts[2];
+	struct err e;
+	size_t i;
+
+	for (i = 0; i < db->n; i++)
+		if (strcmp(db->gpus[i].id, "l40s") == 0)
+			g = &db->gpus[i];
+	if (!g || !mkdtemp(tmpl)) {
+		CHECK(0, "l40s and a temporary folder");
+		return;
+	}
+	memset(&t, 0, sizeof(t));
+	snprintf(pack, sizeof(pack), "%s/compact-l40s.bin", tmpl);
+	snprintf(win, sizeof(win), "%s/attn_prefill_window.csv.gz", tmpl);
+	snprintf(dense, sizeof(dense), "%s/attn_prefill.csv.gz", tmpl);
+	snprintf(from, sizeof(from), "%s/mfu/l40s/vllm-0.24.0/attn_prefill_window.csv.gz", datadir);
+	if (copy_file(from, win) < 0 || mfupack_write(tmpl, g, &e) < 0) {
+		CHECK(0, "pack a copied windowed table: %s", e.msg);
+		goto out;
+	}
+	pk = mfupack_open(tmpl, g);
+	CHECK(pk && mfupack_attn(pk, MFUPACK_ATTN_PREFILL_WIN, win, &t.prefill_win, &t.nprefill_win) == -1 &&
+	      t.nprefill_win == 0, "a windowed table without its dense one is not packed");
+	mfupack_close(pk);
+	snprintf(from, sizeof(from), "%s/mfu/l40s/vllm-0.24.0/attn_prefill.csv.gz", datadir);
+	if (copy_file(from, dense) < 0 || mfupack_write(tmpl, g, &e) < 0) {
+		CHECK(0, "pack a copied dense table: %s", e.msg);
+		goto out;
+	}
+	pk = mfupack_open(tmpl, g);
+	CHECK(pk && mfupack_attn(pk, MFUPACK_ATTN_PREFILL_WIN, win, &t.prefill_win, &t.nprefill_win) == 0 &&
+	      t.nprefill_win > 0, "a windowed table beside its dense one is read from the pack");
+	mfu_release(&t);
+	/* the dense CSV touched: the windowed grids were rebased on other rows */
+	ts[0].tv_sec = ts[1].tv_sec = 1000000000;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	CHECK(pk && utimensat(AT_FDCWD, dense, ts, 0) == 0 &&
+	      mfupack_attn(pk, MFUPACK_ATTN_PREFILL_WIN, win, &t.prefill_win, &t.nprefill_win) == -1 &&
+	      t.nprefill_win == 0, "a windowed section whose dense CSV changed is not used");
+	mfupack_close(pk);
+out:
+	unlink(pack);
+	unlink(win);
+	unlink(dense);
+	rmdir(tmpl);
+}
+
 /* mfu_gemm_col_eval is mfu_gemm bit for bit, H6 on and off, every dtype
  * (with and without a table of its own), shapes on and off the grid. */
 static void test_gemm_col(const char *datadir, const struct gpu_db *db)
@@ -337,6 +393,7 @@ int main(void)
 	}
 	test_all(datadir, &db);
 	test_stale(datadir, &db);
+	test_stale_window(datadir, &db);
 	test_gemm_col(datadir, &db);
 	gpu_db_release(&db);
 	return check_done();
