@@ -630,7 +630,8 @@ int csa_module_init(const struct cost_model *c, const struct opgraph *gr, const 
 	const struct model_cfg *m = c->m;
 	const struct gpu_spec *g = c->g;
 	char path[1000];
-	struct csatab *t = NULL;
+	struct csatab *own = NULL;
+	const struct csatab *t;
 	struct csa_module *d;
 	int rc, k, x;
 
@@ -663,7 +664,11 @@ int csa_module_init(const struct cost_model *c, const struct opgraph *gr, const 
 		*out = d;
 		return 0;
 	}
-	if ((rc = csatab_load(path, &t, e)) < 0) {
+	if (c->cfg.cache)
+		rc = mfu_cache_csatab(c->cfg.cache, path, &t, e);
+	else
+		rc = csatab_load(path, &own, e), t = own;
+	if (rc < 0) {
 		free(d);
 		return rc;
 	}
@@ -694,7 +699,7 @@ int csa_module_init(const struct cost_model *c, const struct opgraph *gr, const 
 			csa_cut_release(&cut);
 		}
 	}
-	csatab_free(t);
+	csatab_free(own);
 	d->table = d->dec[K_CSA].ok && d->dec[K_HCA].ok && d->pre[K_CSA].n > 0 && d->pre[K_HCA].n > 0;
 	if (!d->table) /* an incomplete table: the fit alone */
 		d->src[0] = '\0';
