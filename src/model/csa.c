@@ -26,8 +26,11 @@
 
 #include "servesim/model.h"
 
-#define REQ(key, lo, out) \
-	do { if ((rc = json_req_int(c, key, src, lo, INT64_MAX, out, e)) < 0) return rc; } while (0)
+/* sizes past 2^24 are no published model's and would overflow the
+ * operator graph's products */
+#define CSA_MAX_DIM (1LL << 24)
+#define REQD(key, out) \
+	do { if ((rc = json_req_int(c, key, src, 1, CSA_MAX_DIM, out, e)) < 0) return rc; } while (0)
 #define OPT(key, lo, out, pres) \
 	do { if ((rc = json_opt_int(c, key, src, lo, INT64_MAX, out, pres, e)) < 0) return rc; } while (0)
 
@@ -69,11 +72,14 @@ int model_csa_read(const struct json *c, const char *src, struct model_cfg *m, s
 	if ((rc = read_ratios(c, src, m, mtp, e)) < 0)
 		return rc;
 	m->attn = ATTN_CSA;
-	REQ("sliding_window", 1, &m->window.size);
-	REQ("q_lora_rank", 1, &m->q_lora_rank);
-	REQ("o_lora_rank", 1, &m->o_lora_rank);
-	REQ("o_groups", 1, &m->o_groups);
-	REQ("qk_rope_head_dim", 1, &m->qk_rope_dim);
+	REQD("sliding_window", &m->window.size);
+	REQD("q_lora_rank", &m->q_lora_rank);
+	REQD("o_lora_rank", &m->o_lora_rank);
+	REQD("o_groups", &m->o_groups);
+	REQD("qk_rope_head_dim", &m->qk_rope_dim);
+	if (m->head_dim > CSA_MAX_DIM || m->hidden > CSA_MAX_DIM || m->heads > CSA_MAX_DIM)
+		return err_set(e, SS_EDATA, "%s: head_dim, hidden_size and num_attention_heads must be <= %lld", src,
+			       (long long)CSA_MAX_DIM);
 	if (m->qk_rope_dim >= m->head_dim || m->qk_rope_dim % 2 != 0)
 		return err_set(e, SS_EDATA,
 			       "%s: 'qk_rope_head_dim' must be even and below head_dim (%lld), got %lld", src,
@@ -97,13 +103,14 @@ int model_csa_read(const struct json *c, const char *src, struct model_cfg *m, s
 	for (i = 0; i < m->layers; i++)
 		ncsa += m->mixer[i] == LM_CSA;
 	if (ncsa > 0) {
-		REQ("index_n_heads", 1, &m->index_heads);
-		REQ("index_head_dim", 1, &m->index_head_dim);
-		REQ("index_topk", 1, &m->index_topk);
+		REQD("index_n_heads", &m->index_heads);
+		REQD("index_head_dim", &m->index_head_dim);
+		REQD("index_topk", &m->index_topk);
 		m->index_layers = ncsa;
 	}
 	m->hc_mult = 1;
-	OPT("hc_mult", 1, &m->hc_mult, &pres);
+	if ((rc = json_opt_int(c, "hc_mult", src, 1, 64, &m->hc_mult, &pres, e)) < 0)
+		return rc;
 	OPT("hc_sinkhorn_iters", 0, &m->hc_sinkhorn_iters, &pres);
 	OPT("num_hash_layers", 0, &m->hash_layers, &pres);
 	if (m->hash_layers > m->layers)

@@ -408,7 +408,7 @@ double attn_compressed_pairs(int64_t s, int64_t c, int64_t ratio, int64_t cap)
 
 static double compressed_seen(int64_t n, int64_t r, int64_t cap)
 {
-	int64_t lim = cap >= 0 && n > r * cap ? r * cap : n, q = lim / r, rem = lim % r;
+	int64_t lim = cap >= 0 && cap <= n / r ? r * cap : n, q = lim / r, rem = lim % r;
 	double s = (double)r * (double)q * (double)(q - 1) / 2.0 + (double)q * (double)(rem + 1);
 
 	if (lim < r)
@@ -484,8 +484,8 @@ static void csa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer mix
 		elem(lk, "compress_state", OPC_ATTENTION, T, 2 * coff * hd, 6, 2, 2);
 		cpairs = (double)B * (compressed_seen(C + S, r, mix == LM_CSA ? m->index_topk : -1) -
 				      compressed_seen(C, r, mix == LM_CSA ? m->index_topk : -1));
-		cread = (double)B * (double)(mix == LM_CSA && entries > m->index_topk * S
-						     ? m->index_topk * S : entries) * ent;
+		cread = (double)B * (mix == LM_CSA && (double)entries > (double)m->index_topk * (double)S
+					     ? (double)m->index_topk * (double)S : (double)entries) * ent;
 		cwrite = (double)B * (double)(entries - C / r) * ent;
 	}
 	if (mix == LM_CSA) {
