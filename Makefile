@@ -74,6 +74,9 @@ LIB_SRC += src/out/roofreport.c
 LIB_SRC += src/out/evalreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
+LIB_SRC += src/model/csa.c
+LIB_SRC += src/hw/csatab.c
+LIB_SRC += src/cost/csamod.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels

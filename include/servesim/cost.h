@@ -88,6 +88,7 @@ const char *cost_src_name(enum cost_src s);
 
 struct lin_terms;
 struct dsa_module;
+struct csa_module;
 
 struct cost_model {
 	const struct model_cfg *m;
@@ -112,6 +113,10 @@ struct cost_model {
 	 * module of their own, the engine's plain MLA module terms */
 	struct dsa_module *dsa;
 	double dsa_shared_dec_s, dsa_shared_tok_s;
+	/* DeepSeek-V4: each layer's attention block from the engine's measured
+	 * blocks, or the fitted parts model without them (cost/csamod.h); NULL
+	 * for other models */
+	struct csa_module *csa;
 	/* attention geometry per GPU and per stage */
 	int heads, kv_heads, head_dim_qk, head_dim_v;
 	int64_t layers_stage;
@@ -230,6 +235,14 @@ double cost_mla_block_tok_s(const struct cost_model *c, double m, bool own_index
  * tokens, one sparse call with the indexer); own: a layer running its own
  * indexer.  Seconds; 0 for other models. */
 double cost_dsa_parts_s(const struct cost_model *c, bool prefill, bool own, double batch, double len);
+/* DeepSeek-V4: one layer's attention block of mixer mix (LM_CSA, LM_HCA or
+ * LM_SLIDING) as a step prices it, seconds: n decode requests attending
+ * prefix + 1 keys each (prefill false; isl ignored), or n prompts of isl new
+ * tokens after prefix cached ones; 0 for other models.  cost_csa_parts
+ * gives the block's parts at that point (GEMM FLOPs at the weights' dtype
+ * and at bf16, attention FLOPs, bytes: cost/csamod.h). */
+double cost_csa_block_s(const struct cost_model *c, int mix, bool prefill, double n, double isl, double prefix);
+void cost_csa_parts(const struct cost_model *c, int mix, double n, double isl, double prefix, double out[4]);
 /* The engine's measured DSA module minus those parts at the same point (the
  * term a step adds per DSA layer), seconds; 0 without a module table. */
 double cost_dsa_module_s(const struct cost_model *c, bool prefill, bool own, double batch, double len);

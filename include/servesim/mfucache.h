@@ -12,6 +12,7 @@
 #include "servesim/err.h"
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
+#include "servesim/csatab.h"
 #include "servesim/dsatab.h"
 
 struct mfu_cache; /* opaque */
@@ -29,5 +30,7 @@ int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_sp
 /* The DSA module table at path (dsatab_load), parsed once per process;
  * owned by the cache, read-only, valid until mfu_cache_free. */
 int mfu_cache_dsatab(struct mfu_cache *c, const char *path, const struct dsatab **out, struct err *e);
+/* The same for a DeepSeek-V4 block table (csatab_load). */
+int mfu_cache_csatab(struct mfu_cache *c, const char *path, const struct csatab **out, struct err *e);
 
 #endif

@@ -17,19 +17,25 @@ enum model_family {
 	FAM_LLAMA4, FAM_DEEPSEEK_V2, FAM_DEEPSEEK_V3, FAM_KIMI_K2, FAM_DEEPSEEK_V32,
 	FAM_GLM_MOE_DSA, FAM_MINIMAX_M2, FAM_GPT_OSS, FAM_QWEN3_NEXT, FAM_QWEN3_5,
 	FAM_QWEN3_5_MOE, FAM_MIMO_V2, FAM_GEMMA4, FAM_STEP3P7, FAM_NEMOTRON_H,
-	FAM_KIMI_LINEAR,
+	FAM_KIMI_LINEAR, FAM_DEEPSEEK_V4,
 	FAM__COUNT
 };
 
-enum attn_kind { ATTN_MHA, ATTN_GQA, ATTN_MLA };
+/* ATTN_CSA: DeepSeek-V4's compressed attention (one shared K=V head, per-layer
+ * KV compression; see model_cfg.compress) */
+enum attn_kind { ATTN_MHA, ATTN_GQA, ATTN_MLA, ATTN_CSA };
 
 /* What mixes tokens in one layer.  FULL attends to every earlier token (its
  * KV cache grows with the sequence); SLIDING to the last `window.size` tokens;
  * CHUNKED to the tokens of its own `chunk`-token block (Llama 4 local layers);
  * LINEAR is a recurrent layer (Gated DeltaNet, Mamba2) holding a fixed-size
  * state per sequence; NONE is a layer without a token mixer (Nemotron-H's
- * MoE-only blocks). */
-enum layer_mixer { LM_FULL, LM_SLIDING, LM_CHUNKED, LM_LINEAR, LM_NONE, LM__COUNT };
+ * MoE-only blocks).  CSA and HCA are DeepSeek-V4's compressed layers (every
+ * compress[i] tokens become one cached entry beside a sliding window of
+ * window.size tokens: CSA at ratio 4 with a lightning indexer keeping
+ * index_topk entries a query, HCA at ratio 128 attending all of them); its
+ * layers of ratio 0 keep the window only and are SLIDING. */
+enum layer_mixer { LM_FULL, LM_SLIDING, LM_CHUNKED, LM_LINEAR, LM_NONE, LM_CSA, LM_HCA, LM__COUNT };
 
 enum linear_kind { LIN_NONE, LIN_GDN, LIN_MAMBA2, LIN_KDA };
 
@@ -141,6 +147,16 @@ struct model_cfg {
 				   and a latent->hidden projection (Nemotron-H), 0 when none */
 	double vision_params;   /* Qwen-VL vision encoder weights (memory only), 0 when text-only
 				   or another encoder layout */
+	/* --- DeepSeek-V4 (attn ATTN_CSA; 0 elsewhere) ---
+	 * compress[i]: layer i's KV compression ratio (compress_ratios: 0 the
+	 * sliding window only, 4 CSA, 128 HCA); o_groups x o_lora_rank: the
+	 * grouped low-rank output projection (the heads in o_groups groups, each
+	 * projected to o_lora_rank, then all groups to hidden); hc_mult residual
+	 * streams mixed by manifold-constrained hyper-connections around each
+	 * sub-block (hc_sinkhorn_iters Sinkhorn steps); the first hash_layers MoE
+	 * layers pick their experts from a token-id table (num_hash_layers) */
+	unsigned short compress[MODEL_MAX_LAYERS];
+	int64_t o_groups, o_lora_rank, hc_mult, hc_sinkhorn_iters, hash_layers;
 };
 
 const char *model_family_name(enum model_family f);
@@ -211,6 +227,13 @@ struct param_counts {
 				    lookup table is in embedding) */
 	double vision;           /* multimodal encoder: in neither total nor active (published
 				    totals are the language model's), in weight bytes */
+	/* DeepSeek-V4 (0 elsewhere): of attention, the weights every TP rank
+	 * holds whole (q_a and kv projections, compressors, indexer) and, of
+	 * those, the ones the checkpoint stores in bf16 whatever its format (the
+	 * compressors' and the indexer's kv/gate projections and head weights);
+	 * the hyper-connection mixing weights, kept in fp32 on every rank (in
+	 * norms too) */
+	double attn_replicated, attn_bf16, hyper;
 };
 
 void model_params(const struct model_cfg *m, struct param_counts *pc);
@@ -241,6 +264,35 @@ double model_kv_bytes_per_token_per_gpu(const struct model_cfg *m, const struct 
 double model_state_bytes_per_seq(const struct model_cfg *m, double kv_bytes_per_elem);
 double model_state_bytes_per_seq_per_gpu(const struct model_cfg *m, const struct parallel *p,
 					 double kv_bytes_per_elem);
+/* --- DeepSeek-V4 compressed attention (csa.c) ---
+ * Read the V4 keys of a config (compress_ratios, sliding_window, the
+ * low-rank projections, the indexer, hyper-connections, hash layers) into m:
+ * sets attn ATTN_CSA and each layer's mixer (CSA, HCA or SLIDING). */
+int model_csa_read(const struct json *c, const char *src, struct model_cfg *m, struct err *e);
+/* Bytes of one cached entry: a main K=V entry of head_dim (fp8: the nope
+ * dims in fp8 with one ue8m0 scale per 64 and a pad byte, the RoPE dims in
+ * bf16 - vLLM's fp8_ds_mla layout, 584 B at head_dim 512; else head_dim x
+ * kv_bytes_per_elem), and one indexer key (fp8: index_head_dim + an fp32
+ * scale, 132 B; else index_head_dim x kv_bytes_per_elem). */
+double model_csa_entry_bytes(const struct model_cfg *m, double kv_bytes_per_elem);
+double model_csa_index_entry_bytes(const struct model_cfg *m, double kv_bytes_per_elem);
+/* Token-mixer weights of one V4 layer of mixer k (CSA, HCA, SLIDING), and of
+ * those the ones every TP rank holds whole and the ones stored in bf16. */
+double model_csa_mixer_params(const struct model_cfg *m, enum layer_mixer k, double *replicated,
+			      double *bf16);
+/* Hyper-connection weights of the whole model (fp32): two mixers per layer
+ * and the final stream collapse. */
+double model_csa_hyper_params(const struct model_cfg *m);
+/* KV bytes per token of the compressed layers of one pipeline stage of pp
+ * (the compressed entries amortised over the tokens they stand for: CSA
+ * (entry + indexer key) / 4, HCA entry / 128), and the fixed bytes per
+ * sequence (every layer's window of window.size entries and the compressors'
+ * fp32 running state: CSA 2 x ratio tokens of 2 x 2 x head_dim (its indexer's
+ * of 2 x 2 x index_head_dim), HCA ratio tokens of 2 x head_dim; vLLM's
+ * CompressorStateCache).  KV is replicated over TP (one KV head). */
+double model_csa_kv_bytes_per_token(const struct model_cfg *m, int pp, double kv_bytes_per_elem);
+double model_csa_state_bytes_per_seq(const struct model_cfg *m, int pp, double kv_bytes_per_elem);
+
 /* Validate a parallel layout against the model; SS_EUSAGE naming the flag. */
 int model_check_parallel(const struct model_cfg *m, const struct parallel *p, struct err *e);
 

@@ -38,6 +38,7 @@ struct op {
 
 struct layer_kind {
 	/* "dense", "moe" (full attention), "sliding+moe", "linear+dense",
+	 * "csa+moe", "hca+moe" (DeepSeek-V4's compressed layers),
 	 * "chunked+moe", "linear-only", "attn-only", "moe-only", "moe/shared-idx"
 	 * (DSA layers reusing an earlier layer's top-k), "embed+head" */
 	char name[24];
@@ -88,6 +89,11 @@ double attn_capped_pairs(int64_t s, int64_t c, int64_t cap);
 /* Same, chunked-local attention: a query at position p (1-based) sees the
  * ((p - 1) mod chunk) + 1 keys of its own chunk (Llama 4 local layers). */
 double attn_chunked_pairs(int64_t s, int64_t c, int64_t chunk);
+/* Compressed entries attended by s new tokens after c cached ones of one
+ * request in a DeepSeek-V4 layer of the given ratio: a query at position p
+ * (1-based) sees floor(p / ratio) entries, at most cap (cap < 0: no cap;
+ * CSA's indexer top-k). */
+double attn_compressed_pairs(int64_t s, int64_t c, int64_t ratio, int64_t cap);
 /* FLOPs per token per recurrent-state element of a linear-attention layer:
  * decay, rank-1 update (read, multiply-add) and readout, about 3
  * multiply-adds per state element (Gated DeltaNet and Mamba2 alike). */

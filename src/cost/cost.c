@@ -11,6 +11,7 @@
 #include "servesim/cost.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
+#include "cost/csamod.h"
 #include "cost/dsamod.h"
 
 int cost_parse_off(const char *s, unsigned *bits, struct err *e)
@@ -856,6 +857,42 @@ static void window_source_note(const struct cost_model *c, char *out, size_t cap
 		    p, t->src[MFU_P_ATTN_DECODE_WIN][0] ? t->src[MFU_P_ATTN_DECODE_WIN] : "decode -", d);
 }
 
+/* The run header's attention lines for DeepSeek-V4: the engine's measured
+ * blocks (csamod.h), borrowed from another GPU's table, or the fitted parts
+ * model. */
+static void csa_sources(struct cost_model *c)
+{
+	int i;
+
+	if (!c->csa)
+		return;
+	for (i = 0; i < 2; i++) {
+		bool pre = i == 0;
+		char *dst = c->src[pre ? COST_SRC_ATTN_PREFILL : COST_SRC_ATTN_DECODE];
+		char note[400];
+		if (csa_module_has_table(c->csa)) {
+			csa_module_note(c->csa, pre, note, sizeof(note));
+			if (c->g->tables_of[0])
+				header_line(dst, sizeof(c->src[0]), "DeepSeek-V4 blocks measured on %.40s, x the fitted "
+					    "parts model's %.40s / %.40s ratio: %s", c->g->tables_of, c->g->id,
+					    c->g->tables_of, note);
+			else
+				header_line(dst, sizeof(c->src[0]), "DeepSeek-V4 blocks measured: %s", note);
+		} else {
+			header_line(dst, sizeof(c->src[0]),
+				    "DeepSeek-V4 blocks: no measured %s table on %.31s: parts (GEMMs, attention, bytes) "
+				    "at the efficiencies fitted on the H100/H200/B200 blocks (data/mfu/"
+				    "check_dsv4_module.py): CSA / HCA layer %.0f / %.0f us %s",
+				    c->cfg.engine[0] ? c->cfg.engine : "vllm", c->g->tables[0] ? c->g->tables : c->g->id,
+				    (pre ? cost_csa_block_s(c, LM_CSA, true, 1, 1024, 0)
+					 : cost_csa_block_s(c, LM_CSA, false, 1, 1, 4095)) * 1e6,
+				    (pre ? cost_csa_block_s(c, LM_HCA, true, 1, 1024, 0)
+					 : cost_csa_block_s(c, LM_HCA, false, 1, 1, 4095)) * 1e6,
+				    pre ? "for one 1k-token prompt" : "at batch 1 x 4k keys");
+		}
+	}
+}
+
 /* Fill c->src: which table (and version) or fallback prices each component. */
 static void describe_sources(struct cost_model *c)
 {
@@ -909,8 +946,9 @@ static void describe_sources(struct cost_model *c)
 		}
 	}
 	dsa_sources(c);
-	if (c->m->n_mixer[LM_SLIDING] > 0)
+	if (c->m->n_mixer[LM_SLIDING] > 0 && c->m->attn != ATTN_CSA) /* V4: its window layers are blocks too */
 		window_source_note(c, c->src[COST_SRC_WINDOW], sizeof(c->src[0]));
+	csa_sources(c);
 	part_note(c, c->moe_own, note, sizeof(note));
 	if (c->m->n_experts > 0) {
 		if (c->moe_pick.curve)
@@ -1218,8 +1256,9 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				c->attn_decode_cfg = dc;
 		}
 	}
-	if (m->n_mixer[LM_SLIDING] > 0) {
-		/* the sliding layers' own layout in the windowed tables */
+	if (m->n_mixer[LM_SLIDING] > 0 && m->attn != ATTN_CSA) {
+		/* the sliding layers' own layout in the windowed tables
+		 * (DeepSeek-V4's window layers are priced as measured blocks) */
 		int wh = (int)(m->window.heads / p->tp), wkv = (int)(m->window.kv_heads / p->tp);
 		mfu_window_resolve(c->tabs, true, wh, wkv > 0 ? wkv : 1, (int)m->window.head_dim, cfg->kvdt,
 				   (int)m->window.size, &c->win_prefill);
@@ -1263,6 +1302,12 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		for (mm = 1; mm <= c->moe_max; mm++)
 			c->moe_s[mm] = moe_shared_at(c, &gr, (double)mm);
 	}
+	/* DeepSeek-V4: the attention blocks from the engine's measured blocks
+	 * (csamod.h), priced per step, not per token */
+	if (m->attn == ATTN_CSA && (rc = csa_module_init(c, &gr, data_dir, &c->csa, e)) < 0) {
+		cost_release(c);
+		return rc;
+	}
 	/* which ops are priced per token, and each kind's count, decided once
 	 * rather than by name at each of the max_m token counts */
 	{
@@ -1275,6 +1320,9 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		nuse = 0;
 		for (k = 0; k < gr.nkinds; k++) {
 			const struct layer_kind *lk = &gr.kinds[k];
+			size_t b0 = 1, b1 = 0; /* a V4 attention block's operators */
+			if (c->csa)
+				csa_block_range(m, lk, &b0, &b1);
 			kcnt[k] = strcmp(lk->name, "embed+head") == 0 ? 1.0 : (double)lk->count;
 			for (j = 0; j < lk->nops; j++) {
 				const struct op *o = &lk->ops[j];
@@ -1284,7 +1332,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 					gemm_col(c, o->low_precision ? c->cfg.wdt : DT_BF16, (double)o->n,
 						 (double)o->k, (double)o->batch, &cols[nuse]);
 				use[nuse++] = !(per_step_attention_op(o) || lin_conv_in_terms(c, o) ||
-						o->cat == OPC_LM_HEAD ||
+						(j >= b0 && j <= b1) || o->cat == OPC_LM_HEAD ||
 						strcmp(o->name, "final_norm") == 0 ||
 						(c->dp_attn && moe_shared_op(o)));
 			}
@@ -1340,6 +1388,7 @@ void cost_release(struct cost_model *c)
 	int64_t i;
 
 	dsa_module_free(c->dsa);
+	csa_module_free(c->csa);
 
 	mfu_release(&c->own_tabs);
 	moetab_free(c->wideep_tab[0]);
@@ -1694,6 +1743,46 @@ double cost_dsa_module_s(const struct cost_model *c, bool prefill, bool own, dou
 	return dsa_module_decode_s(c->dsa, own, batch, len, c->dsa_shared_dec_s);
 }
 
+/* DeepSeek-V4: the attention blocks of every layer (csamod.h) for n
+ * decode requests with `prefix` cached tokens each on average (prefill
+ * false), or n chunks of tok new tokens in all after `prefix` cached ones
+ * each on average.  Layers of each mixer priced once and multiplied. */
+static double csa_attn_s(const struct cost_model *c, bool prefill, double n, double tok, double prefix)
+{
+	const int64_t *nk = c->m->n_mixer;
+	static const int mixers[] = {LM_CSA, LM_HCA, LM_SLIDING};
+	double t = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(mixers) / sizeof(mixers[0]); i++) {
+		if (nk[mixers[i]] == 0)
+			continue;
+		t += (double)nk[mixers[i]] * (prefill ? csa_module_prefill_s(c->csa, mixers[i], n, tok, prefix)
+					       : csa_module_decode_s(c->csa, mixers[i], n, prefix + 1));
+	}
+	return t;
+}
+
+double cost_csa_block_s(const struct cost_model *c, int mix, bool prefill, double n, double isl, double prefix)
+{
+	if (!c->csa || n <= 0)
+		return 0;
+	return prefill ? csa_module_prefill_s(c->csa, mix, n, n * isl, prefix)
+		       : csa_module_decode_s(c->csa, mix, n, prefix + 1);
+}
+
+void cost_csa_parts(const struct cost_model *c, int mix, double n, double isl, double prefix, double out[4])
+{
+	struct csa_parts p = {0, 0, 0, 0};
+
+	if (c->csa)
+		csa_module_parts(c->csa, mix, n, isl, prefix, &p);
+	out[0] = p.f_lp;
+	out[1] = p.f_hp;
+	out[2] = p.f_attn;
+	out[3] = p.bytes;
+}
+
 /* Mean per layer of the attention for a step's n >= 1 prefill chunks
  * (len[i] tokens after prefix[i]) run as one call per layer. */
 static double attn_prefill_n_s(const struct cost_model *c, int64_t n, const int64_t *len,
@@ -1709,6 +1798,8 @@ static double attn_prefill_n_s(const struct cost_model *c, int64_t n, const int6
 		k.tok += (double)len[i];
 		k.ctx += (double)(len[i] + prefix[i]);
 	}
+	if (c->csa) /* DeepSeek-V4: the chunks as that many prompts of their mean length and prefix */
+		return csa_attn_s(c, true, k.n, k.tok, (k.ctx - k.tok) / k.n) / (double)m->layers;
 	if (nk[LM_FULL] > 0) {
 		for (i = 0; i < n; i++)
 			k.pairs += attn_causal_pairs(len[i], prefix[i]);
@@ -1764,6 +1855,8 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	if (n <= 0)
 		return 0;
 	mean = ctx_sum / (double)n;
+	if (c->csa)
+		return csa_attn_s(c, false, (double)n, (double)n, mean - 1) / (double)m->layers;
 	if (nk[LM_FULL] > 0)
 		t += (double)nk[LM_FULL] * full_decode_s(c, n, ctx_sum);
 	if (nk[LM_SLIDING] > 0) {

@@ -25,12 +25,19 @@ struct dsa_entry {
 	struct dsatab *t;
 };
 
+struct csa_entry {
+	char path[1000];
+	struct csatab *t;
+};
+
 struct mfu_cache {
 	pthread_mutex_t lock;
 	struct entry **e;
 	size_t n, cap;
 	struct dsa_entry *d;
 	size_t nd, capd;
+	struct csa_entry *v4;
+	size_t nv4, capv4;
 };
 
 struct mfu_cache *mfu_cache_new(void)
@@ -56,6 +63,9 @@ void mfu_cache_free(struct mfu_cache *c)
 	for (i = 0; i < c->nd; i++)
 		dsatab_free(c->d[i].t);
 	free(c->d);
+	for (i = 0; i < c->nv4; i++)
+		csatab_free(c->v4[i].t);
+	free(c->v4);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -128,6 +138,31 @@ int mfu_cache_dsatab(struct mfu_cache *c, const char *path, const struct dsatab 
 		XGROW(c->d, c->capd, c->nd + 1);
 		snprintf(c->d[c->nd].path, sizeof(c->d[0].path), "%s", path);
 		c->d[c->nd++].t = t;
+	}
+	*out = t;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int mfu_cache_csatab(struct mfu_cache *c, const char *path, const struct csatab **out, struct err *e)
+{
+	struct csatab *t = NULL;
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->nv4; i++)
+		if (strcmp(c->v4[i].path, path) == 0) {
+			t = c->v4[i].t;
+			break;
+		}
+	if (!t) {
+		if ((rc = csatab_load(path, &t, e)) < 0)
+			goto out;
+		XGROW(c->v4, c->capv4, c->nv4 + 1);
+		snprintf(c->v4[c->nv4].path, sizeof(c->v4[0].path), "%s", path);
+		c->v4[c->nv4++].t = t;
 	}
 	*out = t;
 out:

@@ -27,15 +27,16 @@ static const struct {
 	{"qwen3_vl_moe_text", FAM_QWEN3_MOE}, {"qwen3_vl_moe", FAM_QWEN3_MOE},
 	{"mimo_v2_flash", FAM_MIMO_V2}, {"gemma4_text", FAM_GEMMA4},
 	{"step3p7", FAM_STEP3P7},       {"nemotron_h", FAM_NEMOTRON_H},
-	{"kimi_linear", FAM_KIMI_LINEAR},
+	{"kimi_linear", FAM_KIMI_LINEAR}, {"deepseek_v4", FAM_DEEPSEEK_V4},
 };
 
 /* Published families we read but refuse, each naming the one feature that
- * servesim does not model (so a user knows what would be wrong). */
+ * servesim does not model (so a user knows what would be wrong); none at
+ * present (DeepSeek-V4 was, until its compressed attention was modelled). */
 static const struct {
 	const char *type, *feature;
 } refused_types[] = {
-	{"deepseek_v4", "compressed sparse attention (per-layer KV compression, 'compress_ratios')"},
+	{NULL, NULL},
 };
 
 const char *model_family_name(enum model_family f)
@@ -44,7 +45,7 @@ const char *model_family_name(enum model_family f)
 		"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "llama4_text",
 		"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm_moe_dsa",
 		"minimax_m2", "gpt_oss", "qwen3_next", "qwen3_5", "qwen3_5_moe", "mimo_v2_flash",
-		"gemma4_text", "step3p7", "nemotron_h", "kimi_linear",
+		"gemma4_text", "step3p7", "nemotron_h", "kimi_linear", "deepseek_v4",
 	};
 	return (unsigned)f < FAM__COUNT ? names[f] : "?";
 }
@@ -54,12 +55,12 @@ const char *model_supported_types(void)
 	return "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_vl_moe, llama4_text, "
 	       "deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa, minimax_m2, gpt_oss, "
 	       "qwen3_next, qwen3_5, qwen3_5_moe, mimo_v2_flash, gemma4_text, step3p7, nemotron_h, "
-	       "kimi_linear";
+	       "kimi_linear, deepseek_v4";
 }
 
 const char *layer_mixer_name(enum layer_mixer k)
 {
-	static const char *n[LM__COUNT] = {"full", "sliding", "chunked", "linear", "none"};
+	static const char *n[LM__COUNT] = {"full", "sliding", "chunked", "linear", "none", "csa", "hca"};
 	return (unsigned)k < LM__COUNT ? n[k] : "?";
 }
 
@@ -280,7 +281,7 @@ static int read_moe(const struct json *c, const char *src, struct model_cfg *m, 
 		break;
 	}
 	case FAM_DEEPSEEK_V2: case FAM_DEEPSEEK_V3: case FAM_KIMI_K2:
-	case FAM_DEEPSEEK_V32: case FAM_GLM_MOE_DSA: {
+	case FAM_DEEPSEEK_V32: case FAM_GLM_MOE_DSA: case FAM_DEEPSEEK_V4: {
 		const char *method = NULL;
 		REQ("n_routed_experts", 1, &m->n_experts);
 		REQ("num_experts_per_tok", 1, &m->top_k);
@@ -572,6 +573,10 @@ static int read_layers(const struct json *c, const char *src, struct model_cfg *
 		if ((rc = kimi_linear_layers(c, src, m, e)) < 0)
 			return rc;
 		break;
+	case FAM_DEEPSEEK_V4:
+		if ((rc = model_csa_read(c, src, m, e)) < 0)
+			return rc;
+		break;
 	default:
 		break;
 	}
@@ -719,6 +724,27 @@ static int read_mla(const struct json *c, const char *src, struct model_cfg *m, 
 	return 0;
 }
 
+/* DeepSeek-V4's expert_dtype: "fp4" experts are MXFP4 (fp4 e2m1, one ue8m0
+ * scale per 32 weights: vLLM's DeepseekV4FP8Config routes them to its
+ * Mxfp4MoEMethod), "fp8" ones (the Base checkpoints) block fp8 as the rest;
+ * absent: fp4, as vLLM defaults. */
+static int expert_dtype(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
+{
+	const char *t = NULL;
+	int rc;
+
+	if ((rc = json_opt_str(c, "expert_dtype", src, &t, e)) < 0)
+		return rc;
+	if (t && strcmp(t, "fp8") == 0)
+		return 0;
+	if (t && strcmp(t, "fp4") != 0)
+		return err_set(e, SS_EDATA, "%s: 'expert_dtype' is '%s' (expected fp4 or fp8)", src, t);
+	m->q.experts = Q_MXFP4;
+	if (m->q.method[0] == '\0')
+		snprintf(m->q.method, sizeof(m->q.method), "fp8");
+	return 0;
+}
+
 int model_from_json(const struct json *root, const char *src, struct model_cfg *m,
 		    struct err *e)
 {
@@ -741,7 +767,7 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 		return rc;
 	if (!type)
 		return err_set(e, SS_EDATA, "%s: missing required key 'model_type'", src);
-	for (i = 0; i < sizeof(refused_types) / sizeof(refused_types[0]); i++)
+	for (i = 0; refused_types[i].type; i++)
 		if (strcmp(type, refused_types[i].type) == 0)
 			return err_set(e, SS_EDATA,
 				       "%s: model_type '%s' is refused: servesim does not model its %s",
@@ -828,6 +854,8 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 		q = json_get(root, "quantization_config");
 	if (q && json_type_of(q) == JSON_OBJECT && (rc = model_quant_from_json(q, src, m, e)) < 0)
 		return rc;
+	if (m->family == FAM_DEEPSEEK_V4 && (rc = expert_dtype(c, src, m, e)) < 0)
+		return rc;
 	if (c != root && (rc = vision_params(root, src, m, e)) < 0)
 		return rc;
 	return 0;
@@ -841,6 +869,18 @@ void model_layers_text(const struct model_cfg *m, char *buf, size_t n)
 	size_t off = 0;
 
 	buf[0] = '\0';
+	if (m->attn == ATTN_CSA) {
+		APPEND("CSA %lld (ratio 4, indexer %lld x %lld heads, top-%lld), HCA %lld (ratio 128), "
+		       "window-only %lld; every layer a window of %lld, one K=V head of %lld",
+		       (long long)m->n_mixer[LM_CSA], (long long)m->index_heads, (long long)m->index_head_dim,
+		       (long long)m->index_topk, (long long)m->n_mixer[LM_HCA], (long long)m->n_mixer[LM_SLIDING],
+		       (long long)m->window.size, (long long)m->head_dim);
+		if (m->hc_mult > 1)
+			APPEND("; hyper-connections x%lld", (long long)m->hc_mult);
+		if (m->hash_layers > 0)
+			APPEND("; %lld hash-routed MoE layers", (long long)m->hash_layers);
+		return;
+	}
 	if (m->n_mixer[LM_FULL] == m->layers)
 		return;
 	APPEND("full attention %lld", (long long)m->n_mixer[LM_FULL]);

@@ -396,6 +396,139 @@ static void mla_block(struct ctx *c, struct layer_kind *lk, bool own_index)
 	elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
 }
 
+/* Sum over query positions p = 1..n of min(floor(p / r), cap) (cap < 0:
+ * uncapped): the compressed entries a query at p sees (HF DeepseekV4: entry
+ * w is visible once p >= (w + 1) r), capped at the indexer's top-k. */
+static double compressed_seen(int64_t n, int64_t r, int64_t cap);
+
+double attn_compressed_pairs(int64_t s, int64_t c, int64_t ratio, int64_t cap)
+{
+	return compressed_seen(c + s, ratio, cap) - compressed_seen(c, ratio, cap);
+}
+
+static double compressed_seen(int64_t n, int64_t r, int64_t cap)
+{
+	int64_t lim = cap >= 0 && cap <= n / r ? r * cap : n, q = lim / r, rem = lim % r;
+	double s = (double)r * (double)q * (double)(q - 1) / 2.0 + (double)q * (double)(rem + 1);
+
+	if (lim < r)
+		s = 0;
+	return s + (lim < n ? (double)cap * (double)(n - lim) : 0.0);
+}
+
+/* Hyper-connections (DeepSeek-V4 mHC, hc_mult streams of hidden): before a
+ * sub-block the streams are RMS-normed together, projected to the
+ * (2 + hc) x hc mixing weights (Sinkhorn-normalised) and collapsed to one
+ * row (FLOPs a stream element: norm 4, projection 2 (2 + hc) hc, collapse
+ * 2); after it the output is spread back and the streams mixed (2 hc + 2 a
+ * stream element).  vLLM fuses a post with the next pre (mhc_fused_post_pre);
+ * the mixing weights (fp32, a few MB a layer) are read once a step and left
+ * out of the per-token bytes. */
+static void hc_pre(struct ctx *c, struct layer_kind *lk, const char *name)
+{
+	double hc = (double)c->m->hc_mult;
+
+	elem(lk, name, OPC_RESIDUAL, c->T, c->m->hc_mult * c->m->hidden, 6.0 + 2.0 * (2.0 + hc) * hc, 1,
+	     1.0 / hc);
+	snprintf(lk->ops[lk->nops - 1].shape_out, sizeof(lk->ops[0].shape_out), "[%lld,%lld]", (long long)c->T,
+		 (long long)c->m->hidden);
+}
+
+static void hc_post(struct ctx *c, struct layer_kind *lk, const char *name)
+{
+	double hc = (double)c->m->hc_mult;
+
+	elem(lk, name, OPC_RESIDUAL, c->T, c->m->hc_mult * c->m->hidden, 2.0 * hc + 2.0, 1.0 + 1.0 / hc, 1);
+	snprintf(lk->ops[lk->nops - 1].shape_in, sizeof(lk->ops[0].shape_in), "[%lld,%lld]", (long long)c->T,
+		 (long long)c->m->hidden);
+}
+
+/* One DeepSeek-V4 attention block (layers of ratio 0, 4 and 128; see
+ * model/csa.c for the architecture).  TP splits the heads (q_b), the output
+ * groups (o_a) and o_b's input, vLLM's layout; the q_a/kv projection, the
+ * compressors and the indexer are replicated.  The attention core counts its
+ * pairs as the model computes them: the window (the query and up to
+ * window.size - 1 earlier tokens) plus the compressed entries (CSA: the
+ * indexer's top-k of those visible, HCA: all visible); QK and PV over the
+ * full head_dim (K = V).  FlashMLA's sparse kernel pads the heads of a rank
+ * to 64 (vLLM), so below 64 heads a GPU does more work than these FLOPs. */
+static void csa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer mix)
+{
+	const struct model_cfg *m = c->m;
+	int64_t T = c->T, B = c->B, S = c->s->seq_len, C = c->s->context_len, h = m->hidden;
+	int64_t nh = m->heads / c->tp, hd = m->head_dim, ql = m->q_lora_rank;
+	int64_t og = m->o_groups / c->tp, r = mix == LM_CSA ? 4 : mix == LM_HCA ? 128 : 0;
+	int64_t W = m->window.size, coff = mix == LM_CSA ? 2 : 1;
+	double ent = model_csa_entry_bytes(m, c->kvb), wkeys, wpairs, cpairs = 0, cread = 0, cwrite = 0;
+	const char *core = mix == LM_CSA ? "attn_csa" : mix == LM_HCA ? "attn_hca" : "attn_swa";
+	char name[32];
+	struct op *o;
+
+	if (og < 1)
+		og = 1;
+	wpairs = (double)B * attn_capped_pairs(S, C, W);
+	wkeys = (double)(C < W - 1 ? C : W - 1) + (double)S;
+	if (m->hc_mult > 1)
+		hc_pre(c, lk, "hc_attn_pre");
+	elem(lk, "input_norm", OPC_NORM, T, h, 4, 1, 1);
+	gemm(c, lk, "wqa_wkv", OPC_ATTENTION, T, ql + hd, h, 1);
+	elem(lk, "q_kv_norm", OPC_NORM, T, ql + hd, 4, 1, 1);
+	gemm(c, lk, "wq_b", OPC_ATTENTION, T, nh * hd, ql, 1);
+	/* per-head q norm, RoPE on q and kv, kv quantised into the window */
+	elem(lk, "q_norm_rope_kv_insert", OPC_ATTENTION, T, (nh + 1) * hd, 7, 1, 1);
+	if (r > 0) {
+		int64_t entries = (C + S) / r;
+		gemm(c, lk, "compressor_wkv_gate", OPC_ATTENTION, T, 2 * coff * hd, h, 1);
+		lk->ops[lk->nops - 1].low_precision = false; /* stored in bf16 */
+		/* fp32 running state saved, windows pooled, normed, roped, quantised */
+		elem(lk, "compress_state", OPC_ATTENTION, T, 2 * coff * hd, 6, 2, 2);
+		cpairs = (double)B * (compressed_seen(C + S, r, mix == LM_CSA ? m->index_topk : -1) -
+				      compressed_seen(C, r, mix == LM_CSA ? m->index_topk : -1));
+		cread = (double)B * (mix == LM_CSA && (double)entries > (double)m->index_topk * (double)S
+					     ? (double)m->index_topk * (double)S : (double)entries) * ent;
+		cwrite = (double)B * (double)(entries - C / r) * ent;
+	}
+	if (mix == LM_CSA) {
+		int64_t ih = m->index_heads, id = m->index_head_dim, entries = (C + S) / 4;
+		double ient = model_csa_index_entry_bytes(m, c->kvb);
+		double ipairs = (double)B * (compressed_seen(C + S, 4, -1) - compressed_seen(C, 4, -1));
+		gemm(c, lk, "indexer_weights_proj", OPC_ATTENTION, T, ih, h, 1);
+		lk->ops[lk->nops - 1].low_precision = false;
+		gemm(c, lk, "indexer_wkv_gate", OPC_ATTENTION, T, 4 * id, h, 1);
+		lk->ops[lk->nops - 1].low_precision = false;
+		elem(lk, "indexer_compress", OPC_ATTENTION, T, 4 * id, 6, 2, 2);
+		gemm(c, lk, "indexer_q_proj", OPC_ATTENTION, T, ih * id, ql, 1);
+		elem(lk, "indexer_q_rope_quant", OPC_ATTENTION, T, ih * id, 4, 1, 0.5);
+		o = attn_core(lk, "indexer_scores", ipairs, (double)ih, (double)id, 0,
+			      (double)B * (double)entries * ient, (double)B * (double)(entries - C / 4) * ient);
+		snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T, (long long)ih,
+			 (long long)id);
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T, (long long)entries);
+		o = push(lk, "indexer_topk", OPC_ATTENTION, OPK_OTHER);
+		o->flops = ipairs;
+		o->act_bytes = ipairs * 4.0;
+		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld]", (long long)T, (long long)entries);
+		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T,
+			 (long long)m->index_topk);
+	}
+	snprintf(name, sizeof(name), "%s_%s", core, c->decode ? "decode" : "prefill");
+	o = attn_core(lk, name, wpairs + cpairs, (double)nh, (double)hd, (double)hd,
+		      (double)B * wkeys * ent + cread, (double)T * ent + cwrite);
+	o->act_bytes = (double)T * (double)(nh * 2 * hd) * ACT_BYTES;
+	snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T, (long long)nh,
+		 (long long)hd);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T, (long long)(nh * hd));
+	/* inverse RoPE on the output's rope dims, fp8 quantisation for o_a */
+	elem(lk, "inv_rope_quant", OPC_ATTENTION, T, nh * hd, 4, 1, 0.5);
+	gemm(c, lk, "wo_a", OPC_ATTENTION, T, m->o_lora_rank, nh / og * hd, og);
+	gemm(c, lk, "wo_b", OPC_ATTENTION, T, h, og * m->o_lora_rank, 1);
+	allreduce(c, lk, "allreduce_attn", T, h);
+	if (m->hc_mult > 1)
+		hc_post(c, lk, "hc_attn_post");
+	else
+		elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
+}
+
 static void dense_ffn(struct ctx *c, struct layer_kind *lk, int64_t inter, enum op_cat cat,
 		      const char *prefix)
 {
@@ -491,6 +624,8 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 
 static void ffn_tail(struct ctx *c, struct layer_kind *lk, bool moe)
 {
+	if (c->m->hc_mult > 1)
+		hc_pre(c, lk, "hc_ffn_pre");
 	elem(lk, "post_attn_norm", OPC_NORM, c->T, c->m->hidden, 4, 1, 1);
 	if (moe)
 		moe_ffn(c, lk);
@@ -501,7 +636,10 @@ static void ffn_tail(struct ctx *c, struct layer_kind *lk, bool moe)
 	 * as EP within one TP group does (moe_ffn) */
 	if (!moe || c->p->ep <= 1 || c->p->dp <= 1 || c->m->shared_intermediate > 0)
 		allreduce(c, lk, "allreduce_ffn", c->T, c->m->hidden);
-	elem(lk, "residual_ffn", OPC_RESIDUAL, c->T, c->m->hidden, 1, 2, 1);
+	if (c->m->hc_mult > 1)
+		hc_post(c, lk, "hc_ffn_post");
+	else
+		elem(lk, "residual_ffn", OPC_RESIDUAL, c->T, c->m->hidden, 1, 2, 1);
 }
 
 /* FFN part of a layer kind */
@@ -561,6 +699,8 @@ static void build_layer(struct ctx *c, struct layer_kind *lk, enum layer_mixer m
 		linear_block(c, lk);
 	else if (mix == LM_FULL && c->m->attn == ATTN_MLA)
 		mla_block(c, lk, !shared);
+	else if (c->m->attn == ATTN_CSA)
+		csa_block(c, lk, mix);
 	else if (mix != LM_NONE)
 		gqa_block(c, lk, mix, shared);
 	if (c->m->attn_res_block > 0 && ffn != FP_NONE)
@@ -616,6 +756,12 @@ static void build_head(struct ctx *c, struct layer_kind *lk)
 		gemm(c, lk, "per_layer_model_projection", OPC_EMBED, c->T, w, m->hidden, 1);
 		elem(lk, "per_layer_projection_norm", OPC_NORM, c->T, w, 4, 1, 1);
 	}
+	if (m->hc_mult > 1) /* the streams collapsed once for the head (HF DeepseekV4HyperHead) */
+		elem(lk, "hc_head", OPC_NORM, rows, m->hc_mult * m->hidden,
+		     6.0 + 2.0 * (double)m->hc_mult, 1, 1.0 / (double)m->hc_mult);
+	if (m->hc_mult > 1)
+		snprintf(lk->ops[lk->nops - 1].shape_out, sizeof(lk->ops[0].shape_out), "[%lld,%lld]",
+			 (long long)rows, (long long)m->hidden);
 	elem(lk, "final_norm", OPC_NORM, rows, m->hidden, 4, 1, 1);
 	gemm(c, lk, "lm_head", OPC_LM_HEAD, rows, vshard, m->hidden, 1);
 	lk->ops[lk->nops - 1].low_precision = false; /* vLLM keeps the head in bf16 */
@@ -698,7 +844,11 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 		lk->count = 1;
 		build_head(&c, lk);
 	}
-	if (m->attn == ATTN_MLA && m->index_topk > 0)
+	if (m->attn == ATTN_CSA) /* a CSA layer's: window and the indexer's top-k entries */
+		g->attn_pairs = (double)c.B * (attn_capped_pairs(s->seq_len, s->context_len, m->window.size) +
+					       compressed_seen(s->context_len + s->seq_len, 4, m->index_topk) -
+					       compressed_seen(s->context_len, 4, m->index_topk));
+	else if (m->attn == ATTN_MLA && m->index_topk > 0)
 		g->attn_pairs = (double)c.B * attn_capped_pairs(s->seq_len, s->context_len, m->index_topk);
 	else
 		g->attn_pairs = (double)c.B * attn_causal_pairs(s->seq_len, s->context_len);

@@ -56,8 +56,11 @@ static double mixer_params(const struct model_cfg *m, enum layer_mixer k)
 {
 	double h = (double)m->hidden, p;
 
+	if (m->attn == ATTN_CSA)
+		return model_csa_mixer_params(m, k, NULL, NULL);
 	switch (k) {
 	case LM_NONE: return 0;
+	case LM_CSA: case LM_HCA: return 0; /* DeepSeek-V4 only, above */
 	case LM_LINEAR: return linear_params(m);
 	case LM_SLIDING:
 		return gqa_params(m, m->window.heads, m->window.kv_heads, m->window.head_dim,
@@ -130,6 +133,12 @@ void model_params(const struct model_cfg *m, struct param_counts *pc)
 		pc->attention += a;
 		if (k == LM_LINEAR)
 			pc->linear_attn += a;
+		if (m->attn == ATTN_CSA) {
+			double rep, wide;
+			model_csa_mixer_params(m, k, &rep, &wide);
+			pc->attn_replicated += rep;
+			pc->attn_bf16 += wide;
+		}
 		/* one RMSNorm before each sub-block */
 		pc->norms += h * ((k != LM_NONE) + !m->no_ffn[i]);
 		if (!m->is_moe[i] && !m->no_ffn[i])
@@ -141,7 +150,11 @@ void model_params(const struct model_cfg *m, struct param_counts *pc)
 	pc->shared_experts = nmoe * (shared + (m->shared_gate ? h : 0));
 	if (m->moe_latent > 0) /* fc1/fc2 latent projections run for every token */
 		pc->shared_experts += nmoe * 2.0 * h * (double)m->moe_latent;
-	pc->router = nmoe * (h * (double)m->n_experts + (m->router_bias ? (double)m->n_experts : 0));
+	/* hash-routed layers (DeepSeek-V4) keep the gate weights, not the bias */
+	pc->router = nmoe * h * (double)m->n_experts +
+		     (m->router_bias ? (nmoe - (double)m->hash_layers) * (double)m->n_experts : 0);
+	pc->hyper = model_csa_hyper_params(m);
+	pc->norms += pc->hyper;
 	pc->embedding = (double)m->vocab * h;
 	if (m->ple_dim > 0) {
 		/* HF Gemma4: embed_tokens_per_layer, per_layer_model_projection
@@ -180,6 +193,10 @@ int model_check_parallel(const struct model_cfg *m, const struct parallel *p, st
 		return err_set(e, SS_EUSAGE,
 			       "--tp %d must divide the linear-attention layers' %lld value heads and %lld key heads of %s",
 			       p->tp, (long long)m->lin.v_heads, (long long)m->lin.k_heads, m->id);
+	if (m->attn == ATTN_CSA && m->o_groups % p->tp != 0)
+		return err_set(e, SS_EUSAGE,
+			       "--tp %d must divide the %lld output-projection groups (o_groups) of %s",
+			       p->tp, (long long)m->o_groups, m->id);
 	if (p->pp > m->layers)
 		return err_set(e, SS_EUSAGE, "--pp %d exceeds the number of layers (%lld) of %s", p->pp,
 			       (long long)m->layers, m->id);
@@ -232,8 +249,13 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	experts_per_gpu = pc.experts / (p->ep > 1 ? p->ep : 1) / moe_tp(m, p);
 	/* Weights of the layers, spread evenly; the heaviest stage holds
 	 * ceil(L/pp) layers plus the embedding (first) or head (last). */
-	per_layer = (pc.attention / tp * ab + (pc.dense_ffn + pc.shared_experts) / tp * fb +
-		     experts_per_gpu * eb + (pc.router + pc.norms + pc.ple) * wb) / L;
+	/* DeepSeek-V4: some attention weights are whole on every rank, some
+	 * stored bf16 whatever the format; the hyper-connections in fp32; the
+	 * hash layers' token -> experts tables (int32, vLLM) */
+	per_layer = (((pc.attention - pc.attn_replicated) / tp + pc.attn_replicated - pc.attn_bf16) * ab +
+		     pc.attn_bf16 * 2.0 + (pc.dense_ffn + pc.shared_experts) / tp * fb +
+		     experts_per_gpu * eb + (pc.router + pc.norms - pc.hyper + pc.ple) * wb + pc.hyper * 4.0 +
+		     (double)m->hash_layers * (double)m->vocab * (double)m->top_k * 4.0) / L;
 	layers_stage = ceil(L / p->pp);
 	head = (pc.embedding + pc.lm_head) / tp;
 	if (p->pp > 1)
@@ -266,6 +288,8 @@ static double full_cache_layers(const struct model_cfg *m)
 
 double model_kv_bytes_per_token(const struct model_cfg *m, double kvb)
 {
+	if (m->attn == ATTN_CSA)
+		return model_csa_kv_bytes_per_token(m, 1, kvb);
 	return full_kv_elems(m, (double)m->kv_heads) * full_cache_layers(m) * kvb;
 }
 
@@ -276,6 +300,8 @@ double model_kv_bytes_per_token_per_gpu(const struct model_cfg *m, const struct 
 	 * split, and replicated when there are fewer KV heads than ranks. */
 	double per_layer = full_kv_elems(m, local_kv_heads(m->kv_heads, p->tp));
 
+	if (m->attn == ATTN_CSA) /* one K=V head: replicated over TP, as MLA's latent */
+		return model_csa_kv_bytes_per_token(m, p->pp, kvb);
 	return per_layer * ceil(full_cache_layers(m) / p->pp) * kvb;
 }
 
@@ -283,6 +309,8 @@ static double state_bytes(const struct model_cfg *m, int tp, int pp, double kvb)
 {
 	double b = 0;
 
+	if (m->attn == ATTN_CSA)
+		return model_csa_state_bytes_per_seq(m, pp, kvb);
 	if (m->n_mixer[LM_SLIDING] > 0) {
 		double kvh = local_kv_heads(m->window.kv_heads, tp);
 		b += ceil((double)(m->n_mixer[LM_SLIDING] - m->n_kv_shared[LM_SLIDING]) / pp) *

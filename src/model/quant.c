@@ -38,6 +38,7 @@ const char *attn_kind_name(enum attn_kind a)
 	case ATTN_MHA: return "MHA";
 	case ATTN_GQA: return "GQA";
 	case ATTN_MLA: return "MLA";
+	case ATTN_CSA: return "CSA/HCA";
 	}
 	return "?";
 }

@@ -120,7 +120,10 @@ static void print_sglang_defaults(FILE *f, const struct out_run *c)
 			c->cost->cfg.overlap_cpu ? "overlap scheduling on: the CPU overhead terms (--overhead-step-us, --overhead-request-us) hide under the GPU's batch" : "");
 	if (!c->mml_given)
 		fprintf(f, "defaults   context_length: the model's max_position_embeddings\n");
-	if (!c->kv_dtype_given && c->cfg.sc->kvdt != c->cfg.sc->wdt)
+	if (!c->kv_dtype_given && c->cfg.sc->model->attn == ATTN_CSA)
+		fprintf(f, "defaults   KV cache %s: SGLang's --kv-cache-dtype auto for DeepSeek-V4\n",
+			dtype_name(c->cfg.sc->kvdt));
+	else if (!c->kv_dtype_given && c->cfg.sc->kvdt != c->cfg.sc->wdt)
 		fprintf(f, "defaults   KV cache %s: SGLang's --kv-cache-dtype auto, the model's dtype whatever the weights' quantisation (fp8 for DeepSeek sparse attention on Blackwell)\n",
 			dtype_name(c->cfg.sc->kvdt));
 }

@@ -54,6 +54,14 @@ enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g,
 
 	if (n)
 		why[0] = '\0';
+	/* DeepSeek-V4: vLLM runs its fp8_ds_mla cache only (DeepseekV4MLAAttention
+	 * asserts an fp8 cache_dtype), SGLang defaults to fp8_e4m3 for it; the
+	 * measured blocks are all fp8 (TensorRT-LLM's too) */
+	if (m && m->attn == ATTN_CSA) {
+		if (n)
+			snprintf(why, n, "DeepSeek-V4: fp8, vLLM's only KV format (fp8_ds_mla) and SGLang's default");
+		return DT_FP8;
+	}
 	if (engine && strcmp(engine, "trtllm") == 0)
 		return wdt;
 	if (m && m->q.kv_fp8[0]) {

@@ -948,6 +948,92 @@ static void test_dsa_module(void)
 	}
 }
 
+/* DeepSeek-V4: each layer's attention block from the engine's measured
+ * blocks (csamod.h): measured points come back, holes interpolate between
+ * their neighbours, a step prices every layer's block, a borrowing GPU
+ * scales the lender's block, a GPU without a table takes the fitted parts
+ * model. */
+static void test_dsv4(void)
+{
+	static const struct {
+		const char *gpu, *engine;
+		const char *src; /* in the header's decode attention line */
+	} hdr[] = {
+		{"h200", "vllm", "DeepSeek-V4 blocks measured: mfu/h200_sxm/vllm-0.24.0/dsv4_module (flash, 8 heads"},
+		{"h100", "sglang", "mfu/h100_sxm/sglang-0.5.14/dsv4_module (flash, 8 heads"},
+		{"h100", "trtllm", "mfu/h100_sxm/vllm-0.24.0/dsv4_module"},
+		{"gb200", "vllm", "measured on b200, x the fitted parts model's gb200 / b200 ratio"},
+		{"a100", "vllm", "no measured vllm table on a100_sxm: parts"},
+	};
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+	struct step_desc dec = {0, NULL, NULL, 8, 8 * 4097.0, 8, 0};
+	double t, lo, hi;
+	size_t i;
+
+	if (registry_load_model(&reg, "deepseek-v4-flash", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v4-flash: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h200 deepseek-v4-flash: %s", e.msg);
+		return;
+	}
+	CHECK(c.csa != NULL, "vLLM on H200 prices DeepSeek-V4 from its blocks");
+	/* data/mfu/h200_sxm/vllm-0.24.0/dsv4_module.csv.gz rows */
+	/* within 1 %: the grid is made non-decreasing in keys, which lifts
+	 * this point to 3072 keys' 76.4 us */
+	CHECK_REL(cost_csa_block_s(&c, LM_CSA, false, 1, 1, 4096) * 1e6, 76.0, 0.01,
+		  "CSA decode 1 x 4097 keys = measured 76 us");
+	CHECK_REL(cost_csa_block_s(&c, LM_CSA, true, 1, 2048, 0) * 1e6, 614.8, 1e-9,
+		  "CSA prefill of one 2048-token prompt = measured 614.8 us");
+	CHECK_REL(cost_csa_block_s(&c, LM_HCA, true, 4, 1024, 2048) * 1e6, 800.7, 1e-9,
+		  "HCA prefill of 4 x 1024 tokens after 2048 cached = measured 800.7 us");
+	t = cost_csa_block_s(&c, LM_HCA, true, 4, 1024, 3000);
+	lo = cost_csa_block_s(&c, LM_HCA, true, 4, 1024, 2048);
+	hi = cost_csa_block_s(&c, LM_HCA, true, 4, 1024, 4096);
+	/* vLLM's block is not monotone in the prefix (4096 cached: 796.9 us) */
+	CHECK(t >= fmin(lo, hi) && t <= fmax(lo, hi), "3000 cached: %.1f us between 2048's %.1f and 4096's %.1f",
+	      t * 1e6, lo * 1e6, hi * 1e6);
+	CHECK(cost_csa_block_s(&c, LM_CSA, false, 1, 1, 500000) > cost_csa_block_s(&c, LM_CSA, false, 1, 1, 65535),
+	      "decode past the measured 64k keys grows with the indexer's timed logits");
+	CHECK_REL(cost_csa_block_s(&c, LM_SLIDING, false, 8, 1, 100000), cost_csa_block_s(&c, LM_HCA, false, 8, 1, 127),
+		  1e-12, "a window-only layer: the HCA block at the window's 128 keys");
+	/* a decode step: 21 CSA + 20 HCA + 2 window-only blocks over the mean keys */
+	t = cost_attn_decode_s(&c, 8, 8 * 4097.0) * 43;
+	CHECK_REL(t, 21 * cost_csa_block_s(&c, LM_CSA, false, 8, 1, 4096) + 20 * cost_csa_block_s(&c, LM_HCA, false, 8, 1, 4096) +
+		  2 * cost_csa_block_s(&c, LM_SLIDING, false, 8, 1, 4096), 1e-12, "decode attention = the layers' blocks");
+	CHECK(cost_step_s(&c, &dec) > t, "a decode step costs its blocks and more (%.3f ms)", cost_step_s(&c, &dec) * 1e3);
+	cost_release(&c);
+	for (i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
+		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){8, 1, 1, 1}, DT_FP8, hdr[i].engine, NULL, &e) < 0) {
+			CHECK(0, "cost_init deepseek-v4-flash %s %s: %s", hdr[i].gpu, hdr[i].engine, e.msg);
+			continue;
+		}
+		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], hdr[i].src, "DeepSeek-V4 decode line");
+		CHECK(cost_csa_block_s(&c, LM_CSA, false, 16, 1, 8191) > 10e-6 &&
+		      cost_csa_block_s(&c, LM_CSA, true, 2, 4096, 1000) > cost_csa_block_s(&c, LM_CSA, false, 16, 1, 8191),
+		      "%s %s: CSA blocks priced (decode %.1f us, prefill %.1f us)", hdr[i].gpu, hdr[i].engine,
+		      cost_csa_block_s(&c, LM_CSA, false, 16, 1, 8191) * 1e6,
+		      cost_csa_block_s(&c, LM_CSA, true, 2, 4096, 1000) * 1e6);
+		cost_release(&c);
+	}
+	/* GB200 borrows B200's blocks: the measured latency x the parts
+	 * model's ratio, below B200's for a compute-heavy prefill (2.5 PF
+	 * against 2.25) */
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) == 0) {
+		struct cost_model gb;
+		double b200 = cost_csa_block_s(&c, LM_CSA, true, 8, 4096, 0);
+		if (make_cost(&gb, &m, "gb200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) == 0) {
+			double v = cost_csa_block_s(&gb, LM_CSA, true, 8, 4096, 0);
+			CHECK(v < b200 && v > 0.85 * b200, "gb200 prefill %.1f us from b200's %.1f us", v * 1e6, b200 * 1e6);
+			cost_release(&gb);
+		}
+		cost_release(&c);
+	}
+}
+
 /* A malformed dsa_module table is refused with its file, line and value. */
 static void test_dsatab_errors(void)
 {
@@ -1358,6 +1444,7 @@ int main(void)
 	test_dsa();
 	test_dsa_module();
 	test_dsatab_errors();
+	test_dsv4();
 	test_prefill_batch();
 	test_moe_cap();
 	test_measured_key();

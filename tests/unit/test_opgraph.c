@@ -169,6 +169,70 @@ static void test_dsa(void)
 	opgraph_release(&g);
 }
 
+static const struct layer_kind *kind_named(const struct opgraph *g, const char *name)
+{
+	size_t i;
+	for (i = 0; i < g->nkinds; i++)
+		if (strcmp(g->kinds[i].name, name) == 0)
+			return &g->kinds[i];
+	return NULL;
+}
+
+static void test_dsv4(void)
+{
+	/* compressed entries seen: a query at position p sees floor(p / r),
+	 * capped at top-k.  5 tokens from 0 at r 4: 0+0+0+1+1; 3 tokens after
+	 * 9 at r 4: floor(10/4)+floor(11/4)+floor(12/4) = 2+2+3; decode after
+	 * 8191 at r 4, top-k 512: min(2048, 512); 10 tokens at r 128: 0 */
+	struct parallel p = {8, 1, 1, 1};
+	struct opgraph g;
+	const struct layer_kind *csa, *hca, *swa;
+	double B = 3, win, comp, idx;
+
+	CHECK(attn_compressed_pairs(5, 0, 4, -1) == 2, "compressed pairs, 5 tokens at ratio 4");
+	CHECK(attn_compressed_pairs(3, 9, 4, -1) == 7, "compressed pairs, 3 tokens after 9");
+	CHECK(attn_compressed_pairs(1, 8191, 4, 512) == 512, "decode capped at top-k");
+	CHECK(attn_compressed_pairs(3000, 0, 4, 512) == 4.0 * 511 * 512 / 2 + 512 + 512.0 * (3000 - 2048),
+	      "prefill of 3000: blocks of 4 positions 1..511 plus p = 2048, then 512 a query");
+	CHECK(attn_compressed_pairs(10, 0, 128, -1) == 0, "nothing compressed before 128 tokens");
+	load("deepseek-v4-flash");
+	/* decode, batch 3 after 5000 cached, TP 8: 8 heads of 512 a GPU; the
+	 * window 128 keys, CSA + min(5001 / 4, 512) = 512 entries, HCA +
+	 * floor(5001 / 128) = 39; QK and PV over 512 each */
+	CHECK(build(&p, 3, 1, 5000, DT_FP8, &g) == 0, "deepseek-v4-flash builds");
+	csa = kind_named(&g, "csa+moe");
+	hca = kind_named(&g, "hca+moe");
+	swa = kind_named(&g, "sliding+moe");
+	CHECK(csa && hca && swa && csa->count == 21 && hca->count == 20 && swa->count == 2,
+	      "21 csa+moe, 20 hca+moe, 2 sliding+moe kinds");
+	if (csa && hca && swa) {
+		win = 128, comp = 512, idx = 1250;
+		CHECK_REL(find(csa, "attn_csa_decode")->flops, 2.0 * B * (win + comp) * 8 * 1024, 1e-12,
+			  "CSA core: window + top-k entries");
+		CHECK_REL(find(hca, "attn_hca_decode")->flops, 2.0 * B * (win + 39) * 8 * 1024, 1e-12,
+			  "HCA core: window + every entry");
+		CHECK_REL(find(swa, "attn_swa_decode")->flops, 2.0 * B * win * 8 * 1024, 1e-12, "window-only core");
+		CHECK_REL(find(csa, "indexer_scores")->flops, 2.0 * B * idx * 64 * 128, 1e-12,
+			  "indexer scores every visible entry");
+		/* cache read: 584 B an entry (window + top-k), 132 B an index key */
+		CHECK_REL(find(csa, "attn_csa_decode")->kv_read_bytes, B * (win + comp) * 584, 1e-12, "CSA cache read");
+		CHECK_REL(find(csa, "indexer_scores")->kv_read_bytes, B * idx * 132, 1e-12, "indexer keys read");
+		/* TP 8: q_b 1024 -> 8 x 512, o_a one group of 8 heads x 512 -> 1024, o_b 1024 -> 4096;
+		 * the replicated q_a/kv 4096 -> 1024 + 512 */
+		CHECK(find(csa, "wq_b")->n == 4096 && find(csa, "wq_b")->k == 1024, "wq_b split over TP");
+		CHECK(find(csa, "wo_a")->batch == 1 && find(csa, "wo_a")->k == 4096 && find(csa, "wo_a")->n == 1024,
+		      "wo_a: one group a GPU");
+		CHECK(find(csa, "wqa_wkv")->n == 1536 && find(csa, "wqa_wkv")->k == 4096, "q_a + kv replicated");
+		CHECK(find(csa, "compressor_wkv_gate")->n == 2048 && !find(csa, "compressor_wkv_gate")->low_precision,
+		      "CSA compressor 2 x 2 x 512 in bf16");
+		CHECK(find(hca, "compressor_wkv_gate")->n == 1024 && find(hca, "indexer_q_proj") == NULL,
+		      "HCA compressor 2 x 512, no indexer");
+		CHECK(find(csa, "hc_attn_pre") && find(csa, "hc_ffn_post") && !find(csa, "residual_ffn"),
+		      "hyper-connections in place of the residual adds");
+	}
+	opgraph_release(&g);
+}
+
 static void test_moe(void)
 {
 	/* Mixtral, T=37 tokens, top-2, no EP, TP1: experts compute 2*74*3*4096*14336;
@@ -487,6 +551,7 @@ int main(void)
 	test_decode_pairs();
 	test_mla();
 	test_dsa();
+	test_dsv4();
 	test_moe();
 	test_model_vs_gpu();
 	test_gpt_oss_sliding();
