@@ -69,11 +69,14 @@ static double lognormal_round(double mu, double sigma, struct pcg32 *r)
 	double sq = sqrt(-2.0 * log(u1)), arg = 2.0 * M_PI * u2;
 	double y = mu + sigma * (sq * (double)cosf((float)arg));
 	double e = (double)expf((float)y);
-	double k = floor(e + 0.5), f = e + 0.5 - k;
-	double tol = (sigma * sq * 2e-6 + fabs(y) * 2.4e-7 + 5e-7) * e + 1e-9;
 
-	if (e < 1e6 && f > tol && 1.0 - f > tol)
-		return k;
+	if (e < 1e6) {
+		/* floor(e + 0.5) by truncation: e + 0.5 > 0 */
+		double k = (double)(int64_t)(e + 0.5), f = e + 0.5 - k;
+		double tol = (sigma * sq * 2e-6 + fabs(y) * 2.4e-7 + 5e-7) * e + 1e-9;
+		if (f > tol && 1.0 - f > tol)
+			return k;
+	}
 	return floor(exp(mu + sigma * (sq * cos(arg))) + 0.5);
 }
 
@@ -96,10 +99,15 @@ static void lognormal_round_n(double mu, double sigma, struct pcg32 *r, double *
 		double arg = 2.0 * M_PI * u2[i];
 		double y = mu + sigma * (sq[i] * (double)cosf((float)arg));
 		double e = (double)expf((float)y);
-		double k = floor(e + 0.5), f = e + 0.5 - k;
-		double tol = (sigma * sq[i] * 2e-6 + fabs(y) * 2.4e-7 + 5e-7) * e + 1e-9;
-		out[i] = e < 1e6 && f > tol && 1.0 - f > tol ? k
-							     : floor(exp(mu + sigma * (sq[i] * cos(arg))) + 0.5);
+		if (e < 1e6) { /* lognormal_round's test */
+			double k = (double)(int64_t)(e + 0.5), f = e + 0.5 - k;
+			double tol = (sigma * sq[i] * 2e-6 + fabs(y) * 2.4e-7 + 5e-7) * e + 1e-9;
+			if (f > tol && 1.0 - f > tol) {
+				out[i] = k;
+				continue;
+			}
+		}
+		out[i] = floor(exp(mu + sigma * (sq[i] * cos(arg))) + 0.5);
 	}
 }
 
