@@ -20,13 +20,17 @@
 
 #define KVC_ANON (-1)   /* a request's block-list entry for an anonymous block */
 
+struct kvc_link {         /* LRU list node: neighbours, -1 at either end */
+	int32_t prev, next;
+};
+
 struct kvb {              /* per named block, packed: one cache line per touch */
 	uint64_t hash;        /* 0: not registered */
 	int32_t ref;
-};
-
-struct kvc_link {         /* LRU list node: neighbours, -1 at either end */
-	int32_t prev, next;
+	/* its LRU node (while evictable): beside the count and hash that
+	 * every release, hit and eviction reads, so that these touch one
+	 * cache line of the block, not two */
+	struct kvc_link l;
 };
 
 struct kvc {
@@ -41,9 +45,10 @@ struct kvc {
 	/* LRU order of the evictable cached blocks, oldest first: a doubly
 	 * linked list of nodes 0 .. total-1 (named blocks with reference 0
 	 * and content) and total + i (batch i of a request's freed anonymous
-	 * blocks, batch[i] of them left); a block taken back by a prefix hit
-	 * leaves it, so eviction never meets a stale entry */
-	struct kvc_link *lru;
+	 * blocks, batch[i] of them left), node x linked through blk[x].l
+	 * (blk holds 2 total + 1 records, the batches' only for their link);
+	 * a block taken back by a prefix hit leaves it, so eviction never
+	 * meets a stale entry */
 	int32_t lru_head, lru_tail;
 	uint32_t *batch;
 	int32_t *batch_free;  /* batch slots returned (a stack) */

@@ -400,7 +400,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		}
 		s->has_next = rc > 0;
 		if (s->has_next)
-			evq_push(&s->q, s->next.arrival_ns, EV_ARRIVAL, -1);
+			s->next_seq = s->q.next_seq++;
 	}
 	*out = s;
 	return 0;
@@ -464,8 +464,15 @@ int sim_step(struct sim *s, struct err *e)
 	int64_t prev = s->now;
 	int rc;
 
-	if (!evq_pop(&s->q, &ev))
+	/* the next arrival, unless a queued event precedes it */
+	if (s->has_next && (evq_size(&s->q) == 0 || s->next.arrival_ns < evq_top_ns(&s->q) ||
+			    (s->next.arrival_ns == evq_top_ns(&s->q) && s->next_seq < s->q.h[0].seq))) {
+		ev.t_ns = s->next.arrival_ns;
+		ev.kind = EV_ARRIVAL;
+		ev.replica = -1;
+	} else if (!evq_pop(&s->q, &ev)) {
 		return 0;
+	}
 	s->now = ev.t_ns;
 	s->tot.events++;
 	switch (ev.kind) {
@@ -476,8 +483,8 @@ int sim_step(struct sim *s, struct err *e)
 		if (rc < 0)
 			return rc;
 		s->has_next = rc > 0;
-		if (s->has_next)
-			evq_push(&s->q, s->next.arrival_ns, EV_ARRIVAL, -1);
+		if (s->has_next) /* as if queued now */
+			s->next_seq = s->q.next_seq++;
 		admit(s, &cur);
 		break;
 	}
@@ -500,7 +507,7 @@ int sim_step(struct sim *s, struct err *e)
 	s->tot.duration_ns = s->now;
 	if (s->cfg.check_invariants && (rc = check_invariants(s, prev, e)) < 0)
 		return rc;
-	return evq_size(&s->q) > 0 ? 1 : 0;
+	return evq_size(&s->q) > 0 || s->has_next ? 1 : 0;
 }
 
 int sim_run(struct sim *s, struct err *e)

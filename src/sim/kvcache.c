@@ -31,10 +31,11 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	c->names = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
 	c->nnames = 0;
 	c->fresh = 0;
-	c->blk = xcalloc((size_t)blocks + 1, sizeof(struct kvb));
+	/* records 0 .. total-1 are the blocks, total + i batch i's LRU node
+	 * (only its link is used): node x's link is blk[x].l whatever x is */
+	c->blk = xcalloc((size_t)blocks * 2 + 1, sizeof(struct kvb));
 	/* nodes: blocks, then batches (each live batch holds at least one of
 	 * the blocks, so there are never more than `blocks` of them) */
-	c->lru = xmalloc(xmul((size_t)blocks * 2 + 1, sizeof(struct kvc_link)));
 	c->lru_head = c->lru_tail = -1;
 	c->batch = xmalloc(xmul((size_t)blocks + 1, sizeof(uint32_t)));
 	c->batch_free = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
@@ -56,7 +57,6 @@ void kvc_release(struct kvc *c)
 {
 	free(c->names);
 	free(c->blk);
-	free(c->lru);
 	free(c->batch);
 	free(c->batch_free);
 	free(c->tab);
@@ -96,14 +96,20 @@ static void table_del(struct kvc *c, uint64_t h)
 	}
 }
 
+/* LRU node x: a block's (in its record) or a batch's (record total + i). */
+static inline struct kvc_link *lnk(const struct kvc *c, int32_t x)
+{
+	return &c->blk[x].l;
+}
+
 static inline void lru_append(struct kvc *c, int32_t x)
 {
-	struct kvc_link *l = c->lru;
+	struct kvc_link *l = lnk(c, x);
 
-	l[x].prev = c->lru_tail;
-	l[x].next = -1;
+	l->prev = c->lru_tail;
+	l->next = -1;
 	if (c->lru_tail >= 0)
-		l[c->lru_tail].next = x;
+		lnk(c, c->lru_tail)->next = x;
 	else
 		c->lru_head = x;
 	c->lru_tail = x;
@@ -111,15 +117,15 @@ static inline void lru_append(struct kvc *c, int32_t x)
 
 static inline void lru_unlink(struct kvc *c, int32_t x)
 {
-	struct kvc_link *l = c->lru;
-	int32_t p = l[x].prev, n = l[x].next;
+	const struct kvc_link *l = lnk(c, x);
+	int32_t p = l->prev, n = l->next;
 
 	if (p >= 0)
-		l[p].next = n;
+		lnk(c, p)->next = n;
 	else
 		c->lru_head = n;
 	if (n >= 0)
-		l[n].prev = p;
+		lnk(c, n)->prev = p;
 	else
 		c->lru_tail = p;
 }
@@ -311,7 +317,6 @@ void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
 	 * lru_append's links, each block's `next` written once, by the block
 	 * appended after it or at the end */
 	{
-		struct kvc_link *l = c->lru;
 		int32_t tail = c->lru_tail;
 		while (n-- > 0) {
 			struct kvb *k = &blk[b[n]];
@@ -324,16 +329,16 @@ void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
 				continue;
 			}
 			x = b[n];
-			l[x].prev = tail;
+			k->l.prev = tail;
 			if (tail >= 0)
-				l[tail].next = x;
+				lnk(c, tail)->next = x;
 			else
 				c->lru_head = x;
 			tail = x;
 			cached++;
 		}
 		if (cached > 0) {
-			l[tail].next = -1;
+			lnk(c, tail)->next = -1;
 			c->lru_tail = tail;
 		}
 	}
@@ -365,8 +370,8 @@ bool kvc_check(const struct kvc *c, char *why, int n)
 	int32_t x, prev = -1, steps = 0;
 
 	/* the list: linked both ways, live entries only, ending at the tail */
-	for (x = c->lru_head; x >= 0; prev = x, x = c->lru[x].next) {
-		if (++steps > 2 * c->total + 1 || c->lru[x].prev != prev) {
+	for (x = c->lru_head; x >= 0; prev = x, x = lnk(c, x)->next) {
+		if (++steps > 2 * c->total + 1 || lnk(c, x)->prev != prev) {
 			snprintf(why, (size_t)n, "LRU list broken at node %d", x);
 			return false;
 		}

@@ -1698,14 +1698,15 @@ void sched_start_step(struct sim *s, int ri)
 
 /* Step segments (sim.h, no_segments): may the step ending at t_end end
  * here and now, without its event?  Only when it would be the next event
- * popped: every queued event is later (one at the same time was queued
- * first, so it would go first).  The clock and the event count then move
+ * popped: every queued event, and the next arrival, is later (one at the
+ * same time was queued first, so it would go first).  The clock and the event count then move
  * as the queue would have moved them.  Not with the per-event invariant
  * checker, which runs between events. */
 static bool segment_goes_on(struct sim *s, int64_t t_end)
 {
 	if (s->cfg.no_segments || s->cfg.check_invariants ||
-	    (evq_size(&s->q) > 0 && evq_top_ns(&s->q) <= t_end))
+	    (evq_size(&s->q) > 0 && evq_top_ns(&s->q) <= t_end) ||
+	    (s->has_next && s->next.arrival_ns <= t_end)) /* (engine.c's arrival) */
 		return false;
 	s->now = t_end;
 	s->tot.events++;
@@ -1912,8 +1913,17 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	}
 	rp->nsched = 0;
 	/* completions in running order (record order, closed-loop order) */
-	if (ndone > 1)
+	if (ndone > 16) {
 		qsort(rp->done, ndone, sizeof(*rp->done), cmp_rseq);
+	} else { /* usually 2 or 3: an insertion sort, without qsort's calls (rseq values are distinct) */
+		for (i = 1; i < ndone; i++) {
+			struct req *x = rp->done[i];
+			j = i;
+			for (; j > 0 && rp->done[j - 1]->rseq > x->rseq; j--)
+				rp->done[j] = rp->done[j - 1];
+			rp->done[j] = x;
+		}
+	}
 	for (i = 0; i < ndone; i++) {
 		r = rp->done[i];
 		run_remove(rp, r);

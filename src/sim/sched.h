@@ -196,7 +196,11 @@ struct sim {
 	struct req *free_reqs;
 	struct req **slabs;
 	size_t nslabs, slabs_cap;
+	/* the next open-loop arrival (has_next): an event kept beside the
+	 * queue rather than in it, with the sequence number its push would
+	 * have taken (engine.c, sim_step), so that it orders as it would */
 	struct wl_req next;
+	uint64_t next_seq;
 	bool has_next, closed;
 	uint64_t rr;
 	int32_t max_blocks_per_req;

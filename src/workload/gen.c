@@ -15,9 +15,14 @@
 #include "servesim/simtime.h"
 #include "servesim/workload.h"
 
+/* lengths drawn ahead, GEN_BATCH at a time from each stream (gen_refill) */
+#define GEN_BATCH 64
+
 struct wl_gen {
 	const struct wl_spec *s;
 	struct wl_dist prompt, output; /* prepared copies of the spec's */
+	int64_t bp[GEN_BATCH], bo[GEN_BATCH]; /* prompt and output lengths drawn ahead */
+	int bpos, blen;
 	struct pcg32 r_arr, r_prompt, r_out, r_shuf;
 	int64_t issued;
 	double t;             /* seconds: last arrival (open loop) */
@@ -64,12 +69,46 @@ static double lognormal_round(double mu, double sigma, struct pcg32 *r)
 	double sq = sqrt(-2.0 * log(u1)), arg = 2.0 * M_PI * u2;
 	double y = mu + sigma * (sq * (double)cosf((float)arg));
 	double e = (double)expf((float)y);
-	double k = floor(e + 0.5), f = e + 0.5 - k;
-	double tol = (sigma * sq * 2e-6 + fabs(y) * 2.4e-7 + 5e-7) * e + 1e-9;
 
-	if (e < 1e6 && f > tol && 1.0 - f > tol)
-		return k;
+	if (e < 1e6) {
+		/* floor(e + 0.5) by truncation: e + 0.5 > 0 */
+		double k = (double)(int64_t)(e + 0.5), f = e + 0.5 - k;
+		double tol = (sigma * sq * 2e-6 + fabs(y) * 2.4e-7 + 5e-7) * e + 1e-9;
+		if (f > tol && 1.0 - f > tol)
+			return k;
+	}
 	return floor(exp(mu + sigma * (sq * cos(arg))) + 0.5);
+}
+
+/* lognormal_round for n draws in a row (n <= GEN_BATCH): the same
+ * operations on the same values, in phases over the batch, so that the
+ * draws' long chains of dependent libm calls overlap in the processor
+ * instead of waiting on one another. */
+static void lognormal_round_n(double mu, double sigma, struct pcg32 *r, double *out, int n)
+{
+	double u1[GEN_BATCH], u2[GEN_BATCH], sq[GEN_BATCH];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		u1[i] = unif(r);
+		u2[i] = pcg32_double(r);
+	}
+	for (i = 0; i < n; i++)
+		sq[i] = sqrt(-2.0 * log(u1[i]));
+	for (i = 0; i < n; i++) {
+		double arg = 2.0 * M_PI * u2[i];
+		double y = mu + sigma * (sq[i] * (double)cosf((float)arg));
+		double e = (double)expf((float)y);
+		if (e < 1e6) { /* lognormal_round's test */
+			double k = (double)(int64_t)(e + 0.5), f = e + 0.5 - k;
+			double tol = (sigma * sq[i] * 2e-6 + fabs(y) * 2.4e-7 + 5e-7) * e + 1e-9;
+			if (f > tol && 1.0 - f > tol) {
+				out[i] = k;
+				continue;
+			}
+		}
+		out[i] = floor(exp(mu + sigma * (sq[i] * cos(arg))) + 0.5);
+	}
 }
 
 static double gamma_draw(struct pcg32 *r, double k)
@@ -122,6 +161,18 @@ void wl_dist_prepare(struct wl_dist *d)
 	}
 }
 
+/* wl_dist_sample's clip of a drawn value. */
+static int64_t dist_clip(const struct wl_dist *d, double x)
+{
+	if (x < (double)d->min)
+		x = (double)d->min;
+	if (x > (double)d->max)
+		x = (double)d->max;
+	if (!(x <= (double)WL_MAX_TOKENS)) /* a hand-built spec: no overflow (NaN too) */
+		x = (double)WL_MAX_TOKENS;
+	return (int64_t)x;
+}
+
 int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 {
 	double x = d->a;
@@ -139,7 +190,7 @@ int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 		break;
 	case WL_LOGNORMAL:
 		x = lognormal_round(d->ln_mu, d->ln_sigma, r);
-		break;
+		break; /* (dist_sample_n draws many at once) */
 	case WL_EMPIRICAL: {
 		double u = pcg32_double(r);
 		for (i = 0; i + 1 < d->nvalues && u >= d->cdf[i]; i++)
@@ -148,13 +199,23 @@ int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 		break;
 	}
 	}
-	if (x < (double)d->min)
-		x = (double)d->min;
-	if (x > (double)d->max)
-		x = (double)d->max;
-	if (!(x <= (double)WL_MAX_TOKENS)) /* a hand-built spec: no overflow (NaN too) */
-		x = (double)WL_MAX_TOKENS;
-	return (int64_t)x;
+	return dist_clip(d, x);
+}
+
+/* n wl_dist_sample draws in a row into out (n <= GEN_BATCH). */
+static void dist_sample_n(const struct wl_dist *d, struct pcg32 *r, int64_t *out, int n)
+{
+	double x[GEN_BATCH];
+	int i;
+
+	if (d->kind != WL_LOGNORMAL) {
+		for (i = 0; i < n; i++)
+			out[i] = wl_dist_sample(d, r);
+		return;
+	}
+	lognormal_round_n(d->ln_mu, d->ln_sigma, r, x, n);
+	for (i = 0; i < n; i++)
+		out[i] = dist_clip(d, x[i]);
 }
 
 int wl_stage_of(const struct wl_spec *s, int64_t t_ns)
@@ -348,8 +409,21 @@ static void fill_lengths(struct wl_gen *g, struct wl_req *r)
 		r->content_id = p; /* the whole prompt repeats every n requests */
 		return;
 	}
-	r->prompt_tokens = wl_dist_sample(&g->prompt, &g->r_prompt) + s->prefix_tokens;
-	r->output_tokens = wl_dist_sample(&g->output, &g->r_out);
+	if (g->bpos == g->blen) {
+		/* each stream's draws in its own order: drawing ahead changes
+		 * no value (a draw past the last request is never used) */
+		int n = GEN_BATCH;
+		if (s->num_requests > 0 && s->num_requests - g->issued < n)
+			n = (int)(s->num_requests - g->issued);
+		if (n < 1)
+			n = 1;
+		dist_sample_n(&g->prompt, &g->r_prompt, g->bp, n);
+		dist_sample_n(&g->output, &g->r_out, g->bo, n);
+		g->bpos = 0;
+		g->blen = n;
+	}
+	r->prompt_tokens = g->bp[g->bpos] + s->prefix_tokens;
+	r->output_tokens = g->bo[g->bpos++];
 	if (s->prefix_tokens > 0) {
 		r->prefix_group = 0;
 		r->prefix_tokens = s->prefix_tokens;
