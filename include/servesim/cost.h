@@ -118,7 +118,6 @@ struct cost_model {
 	double kv_tok_layer_bytes;  /* KV bytes per token per layer on one GPU */
 	double peak, attn_peak, bw;   /* bw: activations and everything else */
 	double bw_weights, bw_kv;     /* GEMM weight streaming, paged-KV reads */
-	double bw_elem, elem_floor_s; /* EXPERIMENT: elementwise kernels' bandwidth, floor per kernel */
 	const struct mfu_attn_cfg *attn_prefill_cfg, *attn_decode_cfg; /* resolved once */
 	double *log_n;      /* [max_seqs + 1]: log of decode batch sizes */
 	struct mfu_row *decode_rows; /* [max_seqs + 1]: decode attention per batch size */

@@ -171,39 +171,6 @@ static enum comm_a2a_mode ep_mode(const struct cost_model *c, double tokens_per_
 	return comm_a2a_mode_for(tokens_per_rank);
 }
 
-/* EXPERIMENT (issue 9, small operators; reverted by the next commit, kept
- * in history so that the README's figures can be reproduced): an
- * elementwise op costs its kernels x SS_ELEM_FLOOR_US + its bytes at a
- * fraction of HBM per class (SS_ETA_NORM, SS_ETA_ROPE, SS_ETA_ACT,
- * SS_ETA_ADD; else SS_ELEM_ETA; else bw_eff).  The residual adds launch no
- * kernel: every engine modelled runs them inside the next norm
- * (fused_add_rms_norm). */
-static double elem_kernels(const struct op *o)
-{
-	if (strncmp(o->name, "residual", 8) == 0)
-		return 0;
-	return 1;
-}
-
-static double elem_s(const struct cost_model *c, const struct op *o, double bytes)
-{
-	const char *v = NULL;
-
-	if (c->cfg.off & COST_H2)
-		return bytes / c->bw;
-	if (o->cat == OPC_NORM)
-		v = getenv("SS_ETA_NORM");
-	else if (strstr(o->name, "rope"))
-		v = getenv("SS_ETA_ROPE");
-	else if (strstr(o->name, "act_mul") || strstr(o->name, "gelu_mul"))
-		v = getenv("SS_ETA_ACT");
-	else if (o->cat == OPC_RESIDUAL)
-		v = getenv("SS_ETA_ADD");
-	if (v)
-		return elem_kernels(o) * c->elem_floor_s + bytes / (c->g->hbm_bw * atof(v));
-	return elem_kernels(o) * c->elem_floor_s + bytes / c->bw_elem;
-}
-
 /* Price one per-token operator at m step tokens (m_in tokens enter the
  * experts on this rank with EP). */
 static double op_at(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
@@ -255,7 +222,7 @@ static double op_at(const struct cost_model *c, const struct op *o, const struct
 		/* built at one token: scale linearly */
 		f = o->flops * m;
 		b = (o->act_bytes + o->weight_bytes) * m;
-		t = elem_s(c, o, b);
+		t = b / c->bw;
 		break;
 	case OPK_COMM:
 		if (strncmp(o->name, "allreduce", 9) == 0) {
@@ -1176,11 +1143,6 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		c->bw = g->hbm_bw * cfg->tier2->bw_eff_mixed;
 		c->bw_weights = g->hbm_bw * cfg->tier2->bw_eff_weights;
 		c->bw_kv = g->hbm_bw * cfg->tier2->bw_eff_kv;
-	}
-	{
-		const char *ev = getenv("SS_ELEM_FLOOR_US"), *ee = getenv("SS_ELEM_ETA");
-		c->elem_floor_s = ev ? atof(ev) * 1e-6 : 0;
-		c->bw_elem = ee ? g->hbm_bw * atof(ee) : c->bw;
 	}
 	c->peak = g->peak_flops[cfg->wdt] > 0 ? g->peak_flops[cfg->wdt] : g->peak_flops[DT_BF16];
 	c->attn_peak = g->peak_flops[DT_BF16];
