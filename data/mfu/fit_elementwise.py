@@ -27,7 +27,7 @@ data; README "How a step is priced" says what the engine data made of them.
 4. At decode sizes (m <= 128) Vidur's per-layer sum of those five operators
    against servesim's pricing (bytes at bw_eff 0.8 of HBM, no floor) and the
    floor model (one floor per kernel launched, residual adds fused into the
-   next norm as every engine modelled runs them).
+   next norm as vLLM and SGLang run them: fused_add_rms_norm).
 
 usage: python3 data/mfu/fit_elementwise.py   (from the repository root)"""
 import csv
