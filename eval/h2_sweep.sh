@@ -8,13 +8,13 @@
 # the median APE of ITL mean and E2E mean; stage 2 sweeps the client terms
 # (fixed API time, delivery lag in steps) against the median APE of TTFT mean
 # and p90.  Overloaded stages are excluded.  Writes eval/H2_SWEEP.md.
-# usage: sh eval/h2_sweep.sh [SERVESIM]
+# usage: sh eval/h2_sweep.sh [SERVESIM] [OUT]
 set -eu
 bin=${1:-./servesim}
 gt=eval/ground_truth/inference-perf
 train=$(ls -d $gt/*-general $gt/*-codegen)
 test=$(ls -d $gt/*-roleplay)
-out=eval/H2_SWEEP.md
+out=${2:-eval/H2_SWEEP.md}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 
@@ -22,8 +22,8 @@ trap 'rm -f "$tmp"' EXIT
 score() { # csv metric...
 	csv=$1; shift
 	for m in "$@"; do
-		awk -F, -v m="$m" 'NR==1{for(i=1;i<=NF;i++) if($i==m"_ape") c=i; next}
-			$3==0 && $c!="nan" {print $c}' "$csv" | sort -g |
+		awk -F, -v m="$m" 'NR==1{for(i=1;i<=NF;i++){if($i==m"_ape") c=i; if($i=="overloaded") o=i}; next}
+			$o==0 && $c!="nan" {print $c}' "$csv" | sort -g |
 			awk '{a[NR]=$1} END{if(NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'
 	done | awk '{s+=$1; n++} END{printf "%.5f", s/n}'
 }

@@ -20,6 +20,13 @@ trtllm-*), Vidur's A100 and H100 per-operator timings of Llama-2-7B/70B and
 Llama-3-8B (../shared/data/mfu/vidur, fp16 dummy weights, 20 back-to-back
 steps; the shapes the vLLM table holds).
 
+Second part, fp8 (issue 9): the same fit on the fp8 rows (vLLM 0.24.0 against
+SGLang 0.5.14, whose collector quantises torch.rand weights; TensorRT-LLM held
+out), and per table the share of compute-bound rows above the fitted C and
+above stas00's maximum achievable matmul with random data, fp8 beside bf16.
+The vLLM fp8 tables are not above the random-data rates the way the bf16 ones
+are, so no fp8 ceiling is used (README, "Kernel collections").
+
 usage: python3 data/mfu/fit_gemm_ceiling.py [--a100 SGLANG_CSV [TRTLLM_CSV]]
   SGLANG_CSV / TRTLLM_CSV: aiconfigurator's A100 tables
   (ai-dynamo/aiconfigurator 0b077da5, aic-core/src/aiconfigurator_core/systems/
@@ -36,18 +43,22 @@ import sys
 DATA = 'data/mfu'
 VIDUR = os.path.join('..', 'shared', 'data', 'mfu', 'vidur', 'compute')
 PEAK = {'a100_sxm': 312e12, 'h100_sxm': 989.4e12, 'h200_sxm': 989.4e12, 'b200_sxm': 2250e12}
+# stas00's maximum achievable fp8 matmul with random data (../shared/data/mfu/
+# kernel_tables/mamf_stas00_ml_engineering.csv; H200 = the H100 chip)
+MAMF_FP8 = {'h100_sxm': 1453.4e12, 'h200_sxm': 1453.4e12, 'b200_sxm': 3432.5e12}
+MAMF_BF16 = {'h100_sxm': 794.5e12, 'h200_sxm': 794.5e12, 'b200_sxm': 1745.0e12}
 M_MIN = 512  # compute-bound rows only: below it the tables agree (weights stream)
 
 
-def load_table(path):
-    """bf16 rows of a derive.py gemm.csv.gz: {(m, n, k): seconds}."""
+def load_table(path, dtype='bf16'):
+    """dtype rows of a derive.py gemm.csv.gz: {(m, n, k): seconds}."""
     out = {}
     with gzip.open(path, 'rt') as f:
         for line in f:
             if line.startswith('#') or line.startswith('dtype'):
                 continue
             d, m, n, k, t = line.strip().split(',')
-            if d == 'bf16':
+            if d == dtype:
                 out[(int(m), int(n), int(k))] = float(t) * 1e-6
     return out
 
@@ -101,15 +112,21 @@ def fit(ref, rnd, peak):
     return best[1]
 
 
+def above(tab, c):
+    """per cent of the rows with m >= M_MIN faster than FLOPs / c"""
+    big = [s for s in tab if s[0] >= M_MIN]
+    return 100.0 * sum(1 for s in big if 2.0 * s[0] * s[1] * s[2] / tab[s] > c) / max(1, len(big))
+
+
 def fmt(s):
     return '-' if s is None else '%.3f / %.3f (%d)' % s
 
 
-def report(gpu, vllm, ref, rnd, held):
-    peak = PEAK[gpu]
+def report(gpu, vllm, ref, rnd, held, dtype='bf16'):
+    peak = PEAK[gpu] * (2 if dtype == 'fp8' else 1)
     c = fit(ref, rnd, peak)
-    print('%s: vLLM %s, fitted on SGLang: C = %.0f TFLOPS (%.3f of the bf16 peak)' %
-          (gpu, vllm, c / 1e12, c / peak))
+    print('%s %s: vLLM %s, fitted on SGLang: C = %.0f TFLOPS (%.3f of the %s peak)' %
+          (gpu, dtype, vllm, c / 1e12, c / peak, dtype))
     print('  median |log err| / median model/measured (rows), no ceiling -> C')
     print('    %-28s %s -> %s' % ('SGLang (fitted)', fmt(score(ref, rnd, 1e30)), fmt(score(ref, rnd, c))))
     for name, tab in held:
@@ -148,6 +165,26 @@ def main(argv):
             print('    C = %-8s Vidur %s' % ('none' if c > 1e20 else '%.0f' % (c / 1e12), fmt(score(ref, held[0][1], c))))
     print('gpus.json gemm_tflops_sustained: ' +
           ', '.join('%s %.0f' % (g, c / 1e12) for g, c in sorted(out.items())))
+    fp8, bf16_c = {}, out
+    for gpu in ('h100_sxm', 'h200_sxm', 'b200_sxm'):
+        trt = newest(gpu, 'trtllm')
+        ref = load_table(os.path.join(DATA, gpu, 'vllm-0.24.0', 'gemm.csv.gz'), 'fp8')
+        rnd = load_table(os.path.join(DATA, gpu, 'sglang-0.5.14', 'gemm.csv.gz'), 'fp8')
+        held = [('TensorRT-LLM ' + trt.split('-', 1)[1],
+                 load_table(os.path.join(DATA, gpu, trt, 'gemm.csv.gz'), 'fp8'))]
+        fp8[gpu] = c = report(gpu, 'vllm-0.24.0', ref, rnd, held, 'fp8')
+        mamf = MAMF_FP8[gpu]
+        print('    C / stas00 maximum achievable fp8 matmul (%.0f TFLOPS) = %.3f' % (mamf / 1e12, c / mamf))
+        print('    compute-bound rows (m >= %d) above C / above the maximum achievable, fp8 vs bf16 (bf16 C %.0f):' %
+              (M_MIN, bf16_c[gpu] / 1e12))
+        for name, path in (('vLLM 0.24.0', os.path.join(DATA, gpu, 'vllm-0.24.0', 'gemm.csv.gz')),
+                           ('SGLang 0.5.14', os.path.join(DATA, gpu, 'sglang-0.5.14', 'gemm.csv.gz')),
+                           ('TensorRT-LLM ' + trt.split('-', 1)[1], os.path.join(DATA, gpu, trt, 'gemm.csv.gz'))):
+            f8, b16 = load_table(path, 'fp8'), load_table(path, 'bf16')
+            print('      %-24s fp8 %4.1f %% / %4.1f %%   bf16 %4.1f %% / %4.1f %%' % (
+                name, above(f8, c), above(f8, mamf), above(b16, bf16_c[gpu]), above(b16, MAMF_BF16[gpu])))
+    print('fp8 ceiling fitted the same way (not used: see README, "Kernel collections"): ' +
+          ', '.join('%s %.0f' % (g, c / 1e12) for g, c in sorted(fp8.items())))
 
 
 if __name__ == '__main__':
