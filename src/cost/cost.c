@@ -852,6 +852,13 @@ static void window_source_note(const struct cost_model *c, char *out, size_t cap
 	window_desc(&c->win_decode, d, sizeof(d));
 	if (strcmp(p, d) == 0)
 		snprintf(d, sizeof(d), "the same");
+	if (!c->win_decode.cfg[0] && strcmp(c->cfg.engine, "trtllm") == 0) {
+		header_line(out, cap, "window %lld: dense rows at the capped keys x the windowed kernel's cost over them: "
+			    "%.112s (%.150s); decode: the dense rows at the capped keys (TensorRT-LLM's windowed "
+			    "decode rows not used)", (long long)c->m->window.size,
+			    t->src[MFU_P_ATTN_PREFILL_WIN][0] ? t->src[MFU_P_ATTN_PREFILL_WIN] : "prefill -", p);
+		return;
+	}
 	header_line(out, cap, "window %lld: dense rows at the capped keys x the windowed kernel's cost over them: %.112s (%.150s), %.112s (%.150s)",
 		    (long long)c->m->window.size, t->src[MFU_P_ATTN_PREFILL_WIN][0] ? t->src[MFU_P_ATTN_PREFILL_WIN] : "prefill -",
 		    p, t->src[MFU_P_ATTN_DECODE_WIN][0] ? t->src[MFU_P_ATTN_DECODE_WIN] : "decode -", d);
@@ -1262,8 +1269,15 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		int wh = (int)(m->window.heads / p->tp), wkv = (int)(m->window.kv_heads / p->tp);
 		mfu_window_resolve(c->tabs, true, wh, wkv > 0 ? wkv : 1, (int)m->window.head_dim, cfg->kvdt,
 				   (int)m->window.size, &c->win_prefill);
-		mfu_window_resolve(c->tabs, false, wh, wkv > 0 ? wkv : 1, (int)m->window.head_dim, cfg->kvdt,
-				   (int)m->window.size, &c->win_decode);
+		/* TensorRT-LLM 1.3's windowed decode rows are not used: with a
+		 * bf16 cache they run 3.3x the dense kernel at 128 keys, flat in
+		 * the context (another kernel path; fp8: 1.17x), which the
+		 * served images of the silicon rows (1.0-1.2) did not pay:
+		 * gpt-oss-120b TPOT median |error| H200 5.9 -> 7.8 %, MoE rows
+		 * 9.8 -> 10.2 % with them (eval/silicon/HARNESS.md, "swa") */
+		if (strcmp(cfg->engine, "trtllm") != 0)
+			mfu_window_resolve(c->tabs, false, wh, wkv > 0 ? wkv : 1, (int)m->window.head_dim,
+					   cfg->kvdt, (int)m->window.size, &c->win_decode);
 	}
 	c->mla_module_s = mla_module_term_s(m, g, cfg);
 	c->mla_ctx_tok_s = mla_ctx_term_s(m, g, cfg, c->heads);
