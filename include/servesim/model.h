@@ -237,6 +237,12 @@ struct param_counts {
 };
 
 void model_params(const struct model_cfg *m, struct param_counts *pc);
+/* Whether --dtype fp8 would store some part of m narrower than its
+ * checkpoint does: a part (attention, dense FFN or shared experts, routed
+ * experts) the checkpoint keeps unquantised.  A checkpoint in fp8 or
+ * narrower throughout loads the same at --dtype bf16 and fp8 (the narrower
+ * width wins, model_weight_bytes_per_gpu). */
+bool model_fp8_narrows(const struct model_cfg *m);
 /* Layers with a dense FFN (neither MoE nor FFN-less). */
 int64_t model_dense_ffn_layers(const struct model_cfg *m);
 /* Weight bytes held by one GPU (the most loaded pipeline stage).  Each part

@@ -26,9 +26,9 @@ static int plan_finish(const struct model_cfg *m, const struct gpu_spec *g,
 			       m->id);
 	if (o->weight_bytes > o->budget_bytes)
 		return err_set(e, SS_EUSAGE,
-			       "%s does not fit: weights need %.1f GB per GPU but %s offers %.1f GB x %.2f = %.1f GB at TP %d PP %d (raise --tp/--pp or use --dtype fp8)",
+			       "%s does not fit: weights need %.1f GB per GPU but %s offers %.1f GB x %.2f = %.1f GB at TP %d PP %d (raise --tp/--pp%s)",
 			       m->id, o->weight_bytes / 1e9, g->id, o->mem_bytes / 1e9, util,
-			       o->budget_bytes / 1e9, p->tp, p->pp);
+			       o->budget_bytes / 1e9, p->tp, p->pp, model_fp8_narrows(m) ? " or use --dtype fp8" : "");
 	if (o->state_bytes_per_seq > 0 && o->state_seqs < 1)
 		return err_set(e, SS_EUSAGE,
 			       "no memory left for the per-sequence state of %s: %.1f MB per sequence (sliding-window KV and recurrent state) (raise %s or --tp)",

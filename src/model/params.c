@@ -226,6 +226,13 @@ static double moe_tp(const struct model_cfg *m, const struct parallel *p)
 	return (double)(p->tp * p->dp) / (p->ep > 1 ? p->ep : 1);
 }
 
+bool model_fp8_narrows(const struct model_cfg *m)
+{
+	bool mlp = model_dense_ffn_layers(m) > 0 || m->n_shared_experts > 0;
+
+	return m->q.attn == Q_NONE || (mlp && m->q.mlp == Q_NONE) || (m->n_experts > 0 && m->q.experts == Q_NONE);
+}
+
 /* Bytes per weight of one part: the narrower of the requested width and
  * the checkpoint's stored format. */
 static double part_bytes(enum model_qfmt f, int64_t g, double wb)

@@ -159,7 +159,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 		} else {
 			ndt = 0;
 			dts[ndt++] = DT_BF16;
-			if (g->peak_flops[DT_FP8] > 0)
+			if (g->peak_flops[DT_FP8] > 0 && model_fp8_narrows(m))
 				dts[ndt++] = DT_FP8;
 		}
 		for (iw = 0; iw < ndt; iw++)
