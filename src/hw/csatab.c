@@ -42,7 +42,7 @@ static int load_row(void *ctx, const struct csv *c, const int *idx, struct err *
 	struct csatab *t = ctx;
 	struct row r;
 	double v[8];
-	int j, k, rc;
+	int j, k = 0, rc;
 
 	memset(&r, 0, sizeof(r));
 	if ((rc = modtab_name(c, idx[0], "kind", kind_names, CSAK__COUNT, &k, e)) < 0 ||

@@ -57,7 +57,7 @@ static int load_row(void *ctx, const struct csv *c, const int *idx, struct err *
 	struct dsatab *t = ctx;
 	struct row r;
 	double v[9];
-	int j, ph, rc;
+	int j, ph = 0, rc;
 
 	memset(&r, 0, sizeof(r));
 	if ((rc = modtab_name(c, idx[0], "phase", phase_names, DSA_PHASE__COUNT, &ph, e)) < 0 ||

@@ -21,45 +21,29 @@ int modtab_read(const char *path, const char *const *cols,
 	return rc < 0 ? rc : 0;
 }
 
-int modtab_name(const struct csv *c, int col, const char *what, const char *const *names, int n, int *out,
-		struct err *e)
+int modtab_bad_name(const struct csv *c, int col, const char *what, const char *const *names, int n,
+		    struct err *e)
 {
-	const char *s = csv_field(c, col);
 	char list[256];
 	size_t len = 0;
 	int i;
 
-	for (i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
 	list[0] = '\0';
 	for (i = 0; i < n && len < sizeof(list); i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
 					names[i]);
-	return err_set(e, SS_EDATA, "%s:%zu: '%s' must be %s, got '%s'", csv_path(c), csv_lineno(c), what, list, s);
+	return err_set(e, SS_EDATA, "%s:%zu: '%s' must be %s, got '%s'", csv_path(c), csv_lineno(c), what, list,
+		       csv_field(c, col));
 }
 
-int modtab_model(const struct csv *c, int col, char *out, size_t cap, struct err *e)
+int modtab_bad_model(const struct csv *c, int col, size_t cap, struct err *e)
 {
-	const char *s = csv_field(c, col);
-
-	if (strlen(s) >= cap)
-		return err_set(e, SS_EDATA, "%s:%zu: 'model' longer than %zu characters: '%s'", csv_path(c),
-			       csv_lineno(c), cap - 1, s);
-	snprintf(out, cap, "%s", s);
-	return 0;
+	return err_set(e, SS_EDATA, "%s:%zu: 'model' longer than %zu characters: '%s'", csv_path(c), csv_lineno(c),
+		       cap - 1, csv_field(c, col));
 }
 
-int modtab_num(const struct csv *c, int col, const char *what, bool zero_ok, double *out, struct err *e)
+int modtab_bad_num(const struct csv *c, const char *what, bool zero_ok, double v, struct err *e)
 {
-	int rc;
-
-	if ((rc = csv_num(c, col, out, e)) < 0)
-		return rc;
-	if (zero_ok ? !(*out >= 0) : !(*out > 0))
-		return err_set(e, SS_EDATA, "%s:%zu: '%s' must be %s, got %g", csv_path(c), csv_lineno(c), what,
-			       zero_ok ? ">= 0" : "> 0", *out);
-	return 0;
+	return err_set(e, SS_EDATA, "%s:%zu: '%s' must be %s, got %g", csv_path(c), csv_lineno(c), what,
+		       zero_ok ? ">= 0" : "> 0", v);
 }
