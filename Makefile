@@ -77,6 +77,9 @@ LIB_SRC += src/cmd/wlflags.c
 LIB_SRC += src/model/csa.c
 LIB_SRC += src/hw/csatab.c
 LIB_SRC += src/cost/csamod.c
+LIB_SRC += src/hw/axis.c
+LIB_SRC += src/hw/lgrid.c
+LIB_SRC += src/hw/modtab.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
@@ -98,7 +101,7 @@ FUZZERS   += fuzz_mfupack
 # library (any other change would rewrite 42 files for nothing).
 MFU_CSV   = $(wildcard data/mfu/*/*/*.csv.gz)
 MFU_PACKS = $(BUILD)/mfupack.stamp
-MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/moetab.c src/base/csv.c src/base/bytepack.c \
+MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/axis.h src/hw/moetab.c src/base/csv.c src/base/bytepack.c \
 	src/base/decnum.c src/base/gzread.c include/servesim/mfu.h include/servesim/moetab.h \
 	include/servesim/gpu.h include/servesim/csv.h include/servesim/decnum.h tools/mfupack.c
 

@@ -4,8 +4,8 @@
  * kernel, the absorb BMMs (decode) or kv_b (prefill) and o_proj), priced
  * with the given engine's tables at the points read from stdin, for
  * comparison with aiconfigurator's measured DSA module tables
- * (data/mfu/check_dsa_module.py drives it and builds it: cc ...
- * build/libservesim.a; not part of `make`).
+ * (data/mfu/check_dsa_module.py drives it and builds it with
+ * tools/toolenv.c: data/mfu/checktool.py; not part of `make`).
  *
  * usage: dsacheck DATA_DIR ENGINE GPU MODEL bf16|fp8 GEMM decode|prefill [shared]
  *   KV dtype bf16|fp8, GEMM dtype fp8|bf16 (the module's projections);
@@ -22,26 +22,14 @@
 #include <string.h>
 
 #include "servesim/cost.h"
-
-#define MAX_HEADS 8
-
-struct per_heads {
-	int heads;
-	struct model_cfg m;
-	struct cost_model c;
-};
+#include "toolenv.h"
 
 int main(int argc, char **argv)
 {
-	static struct per_heads ph[MAX_HEADS];
-	char path[1200], line[256];
-	struct model_registry reg;
-	struct model_cfg base;
-	struct gpu_db db;
-	const struct gpu_spec *g;
+	static struct tool_models tm;
+	char line[256];
 	struct err e;
 	bool decode, own;
-	size_t nph = 0, i;
 
 	if ((argc != 8 && argc != 9) || (argc == 9 && strcmp(argv[8], "shared") != 0)) {
 		fprintf(stderr, "usage: dsacheck DATA_DIR ENGINE GPU MODEL bf16|fp8 GEMM decode|prefill [shared]\n");
@@ -49,49 +37,33 @@ int main(int argc, char **argv)
 	}
 	decode = strcmp(argv[7], "decode") == 0;
 	own = argc == 8;
-	snprintf(path, sizeof(path), "%s/models", argv[1]);
-	if (registry_load(&reg, path, &e) < 0 || registry_load_model(&reg, argv[4], &base, &e) < 0) {
-		fprintf(stderr, "dsacheck: %s\n", e.msg);
+	if (tool_models_load(&tm, "dsacheck", argv[1], argv[4], argv[3]) < 0)
 		return 1;
-	}
-	snprintf(path, sizeof(path), "%s/gpus.json", argv[1]);
-	if (gpu_db_load(&db, path, &e) < 0 || gpu_find(&db, argv[3], &g, &e) < 0) {
-		fprintf(stderr, "dsacheck: %s\n", e.msg);
-		return 1;
-	}
 	while (fgets(line, sizeof(line), stdin)) {
 		int h, b;
 		long long k, pre = 0;
-		struct per_heads *x = NULL;
+		struct tool_heads *x;
 		double t, x_s;
 
 		if (sscanf(line, "%d %d %lld %lld", &h, &b, &k, &pre) < 3 || h < 1 || b < 1 || k < 1)
 			continue;
-		for (i = 0; i < nph; i++)
-			if (ph[i].heads == h)
-				x = &ph[i];
-		if (!x) {
+		if (!(x = tool_models_find(&tm, h))) {
 			struct cost_cfg cc;
 			struct parallel p = {1, 1, 1, 1};
 
-			if (nph == MAX_HEADS) {
-				fprintf(stderr, "dsacheck: more than %d head counts\n", MAX_HEADS);
+			if (tm.n == TOOL_MAX_HEADS) {
+				fprintf(stderr, "dsacheck: more than %d head counts\n", TOOL_MAX_HEADS);
 				return 1;
 			}
-			x = &ph[nph++];
+			x = &tm.ph[tm.n++];
 			x->heads = h;
-			x->m = base;
+			x->m = tm.base;
 			x->m.heads = h;
 			if (strcmp(argv[6], "bf16") == 0) /* bf16 projections, whatever the checkpoint stores */
 				x->m.q.attn = x->m.q.mlp = x->m.q.experts = Q_NONE;
-			memset(&cc, 0, sizeof(cc));
-			cc.wdt = strcmp(argv[6], "bf16") == 0 ? DT_BF16 : DT_FP8;
-			cc.kvdt = strcmp(argv[5], "fp8") == 0 ? DT_FP8 : DT_BF16;
-			cost_default_overheads(&cc.ov);
-			cc.max_tokens = 8192;
-			cc.max_seqs = 1024;
-			snprintf(cc.engine, sizeof(cc.engine), "%s", argv[2]);
-			if (cost_init(&x->c, &x->m, g, &p, &cc, argv[1], &e) < 0) {
+			tool_cost_cfg(&cc, argv[2], strcmp(argv[6], "bf16") == 0 ? DT_BF16 : DT_FP8,
+				      strcmp(argv[5], "fp8") == 0 ? DT_FP8 : DT_BF16);
+			if (cost_init(&x->c, &x->m, tm.g, &p, &cc, argv[1], &e) < 0) {
 				fprintf(stderr, "dsacheck: %s\n", e.msg);
 				return 1;
 			}
@@ -119,7 +91,6 @@ int main(int argc, char **argv)
 		else
 			printf("%d %d %lld %lld %.3f %.3f\n", h, b, k, pre, t * 1e6, x_s * 1e6);
 	}
-	for (i = 0; i < nph; i++)
-		cost_release(&ph[i].c);
+	tool_models_release(&tm);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* kerncheck.c - check tool: the kernel latencies servesim's tables give for
  * the shapes read from stdin, on one GPU, with or without the GPU's own
  * measurements (gpus.json "measured").  Driven by data/mfu/check_infersim.py
- * (which builds it: cc ... build/libservesim.a), not part of `make`.
+ * (which builds it with tools/toolenv.c: data/mfu/checktool.py), not part
+ * of `make`.
  *
  * usage: kerncheck DATA_DIR GPU own|borrowed < shapes
  * lines: gemm DTYPE M N K | attn_decode|attn_prefill H KVH HD KVDT BATCH LEN |
@@ -15,6 +16,7 @@
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
+#include "toolenv.h"
 
 static double attn_flops(bool prefill, double h, double hd, double b, double len)
 {
@@ -28,18 +30,15 @@ int main(int argc, char **argv)
 	struct gpu_spec g;
 	struct mfu_tables t;
 	struct err e;
-	char path[1024], line[512], kind[32], s1[32], s2[32];
+	char line[512], kind[32], s1[32], s2[32];
 	unsigned loaded = 0;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: kerncheck DATA_DIR GPU own|borrowed < shapes\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/gpus.json", argv[1]);
-	if (gpu_db_load(&db, path, &e) < 0 || gpu_find(&db, argv[2], &g0, &e) < 0) {
-		fprintf(stderr, "kerncheck: %s\n", e.msg);
+	if (tool_load_gpu("kerncheck", argv[1], argv[2], &db, &g0) < 0)
 		return 2;
-	}
 	g = *g0;
 	if (strcmp(argv[3], "own") != 0)
 		g.measured[0] = '\0';

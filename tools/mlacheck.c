@@ -8,8 +8,8 @@
  * tokens, the expanded MLA prefill kernel as one varlen call and the kv_b
  * GEMM, as cost.c prices a step's chunks; the q_a/kv_a RMSNorms and RoPE at
  * their bytes, read and written once, at the GPU's HBM bandwidth x bw_eff).
- * Driven by data/mfu/check_mla_module.py (which builds it: cc ...
- * build/libservesim.a), not part of `make`.
+ * Driven by data/mfu/check_mla_module.py (which builds it with
+ * tools/toolenv.c: data/mfu/checktool.py), not part of `make`.
  *
  * usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8 [prefill]
  * prints "heads batch keys parts_us" lines for TP 1..16, batch 1..256 and
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "servesim/cost.h"
+#include "toolenv.h"
 
 /* One MLA context module per (batch, isl): see the header. */
 static void prefill_rows(const struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
@@ -56,7 +57,6 @@ static void prefill_rows(const struct cost_model *c, const struct model_cfg *m, 
 int main(int argc, char **argv)
 {
 	static const int tps[] = {1, 2, 4, 8, 16};
-	char path[1200];
 	struct model_registry reg;
 	struct gpu_db db;
 	struct model_cfg m;
@@ -68,16 +68,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8 [prefill]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/models", argv[1]);
-	if (registry_load(&reg, path, &e) < 0 || registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
-		fprintf(stderr, "mlacheck: %s\n", e.msg);
+	if (tool_load_model("mlacheck", argv[1], "deepseek-v3", &reg, &m) < 0 ||
+	    tool_load_gpu("mlacheck", argv[1], argv[3], &db, &g) < 0)
 		return 1;
-	}
-	snprintf(path, sizeof(path), "%s/gpus.json", argv[1]);
-	if (gpu_db_load(&db, path, &e) < 0 || gpu_find(&db, argv[3], &g, &e) < 0) {
-		fprintf(stderr, "mlacheck: %s\n", e.msg);
-		return 1;
-	}
 	for (ti = 0; ti < sizeof(tps) / sizeof(tps[0]); ti++) {
 		struct cost_cfg cc;
 		struct parallel p = {tps[ti], 1, 1, 1};
@@ -85,13 +78,7 @@ int main(int argc, char **argv)
 		double h = 128.0 / tps[ti];
 		int b, kv;
 
-		memset(&cc, 0, sizeof(cc));
-		cc.wdt = DT_FP8;
-		cc.kvdt = strcmp(argv[4], "fp8") == 0 ? DT_FP8 : DT_BF16;
-		cost_default_overheads(&cc.ov);
-		cc.max_tokens = 8192;
-		cc.max_seqs = 1024;
-		snprintf(cc.engine, sizeof(cc.engine), "%s", argv[2]);
+		tool_cost_cfg(&cc, argv[2], DT_FP8, strcmp(argv[4], "fp8") == 0 ? DT_FP8 : DT_BF16);
 		if (cost_init(&c, &m, g, &p, &cc, argv[1], &e) < 0) {
 			fprintf(stderr, "mlacheck: %s\n", e.msg);
 			return 1;

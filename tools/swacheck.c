@@ -3,8 +3,8 @@
  * rows at the capped keys (the rule before the windowed tables) and the
  * same times the windowed tables' penalty (mfu_window_off), as cost.c
  * prices a sliding layer (its roofline's bandwidth term left out, as
- * kerncheck does).  Driven by data/mfu/check_window.py (which builds it:
- * cc ... build/libservesim.a), not part of `make`.
+ * kerncheck does).  Driven by data/mfu/check_window.py (which builds it
+ * with tools/toolenv.c: data/mfu/checktool.py), not part of `make`.
  *
  * usage: swacheck DATA_DIR GPU ENGINE [HOLD_WINDOW] < shapes
  *   HOLD_WINDOW: the windowed configurations of that window are hidden
@@ -21,6 +21,7 @@
 
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
+#include "toolenv.h"
 
 static double capped_pairs(double s, double w)
 {
@@ -47,18 +48,15 @@ int main(int argc, char **argv)
 	const struct gpu_spec *g;
 	struct mfu_tables t;
 	struct err e;
-	char path[1024], line[512], kind[32], kv[32], flag[32];
+	char line[512], kind[32], kv[32], flag[32];
 	int hold = argc > 4 ? atoi(argv[4]) : 0;
 
 	if (argc != 4 && argc != 5) {
 		fprintf(stderr, "usage: swacheck DATA_DIR GPU ENGINE [HOLD_WINDOW] < shapes\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/gpus.json", argv[1]);
-	if (gpu_db_load(&db, path, &e) < 0 || gpu_find(&db, argv[2], &g, &e) < 0) {
-		fprintf(stderr, "swacheck: %s\n", e.msg);
+	if (tool_load_gpu("swacheck", argv[1], argv[2], &db, &g) < 0)
 		return 2;
-	}
 	if (mfu_load(&t, argv[1], g, argv[3], NULL, &e) < 0) {
 		fprintf(stderr, "swacheck: %s\n", e.msg);
 		return 1;

@@ -21,29 +21,18 @@ the step's pricing of chunks with a prefix, parts and term, against them).
 
 usage: python3 data/mfu/check_dsa_module.py [BUILD_DIR]   (from the
 repository root, after `make`; compiles tools/dsacheck.c against
-BUILD_DIR/libservesim.a; reads ../shared/data/mfu/aic-engines)
+BUILD_DIR/libservesim.a: checktool.py; reads ../shared/data/mfu/aic-engines)
 """
-import collections, csv, gzip, math, os, statistics as st, subprocess, sys, tempfile
+import collections, math, os, statistics as st, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checktool  # noqa: E402
+from aic import rows, find  # noqa: E402
+from derive_dsa import geometry  # noqa: E402  (the derived table's geometries)
 
 AIC = os.path.join('..', 'shared', 'data', 'mfu', 'aic-engines')
 GPUS = {'h100_sxm': 'h100', 'h200_sxm': 'h200', 'b200_sxm': 'b200'}
 TOPK = 2048
-
-
-def opn(p):
-    return gzip.open(p, 'rt') if p.endswith('.gz') else open(p)
-
-
-def find(d, name):
-    for n in (name, name + '.gz'):
-        if os.path.exists(os.path.join(d, n)):
-            return os.path.join(d, n)
-    return None
-
-
-def geometry(m):
-    m = m.split('/')[-1]
-    return 'deepseek-v3.2' if m.startswith('DeepSeek-V3.2') else 'glm-5' if m.startswith('GLM-5') else None
 
 
 def points():
@@ -60,8 +49,8 @@ def points():
                     p = find(os.path.join(d, ver), name)
                     if not p:
                         continue
-                    for r in csv.DictReader(opn(p)):
-                        geo = geometry(r['model'])
+                    for r in rows(p):
+                        geo = geometry(r['model'])[0]
                         gm = {'fp8_block': 'fp8', 'bfloat16': 'bf16'}.get(r['gemm_type'])
                         if not geo or not gm:
                             continue
@@ -106,9 +95,7 @@ def bucket(v, edges):
 
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else 'build'
-    tool = os.path.join(tempfile.mkdtemp(), 'dsacheck')
-    subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', 'tools/dsacheck.c', os.path.join(build, 'libservesim.a'),
-                    '-o', tool, '-lcjson', '-lyaml', '-lgsl', '-lgslcblas', '-lz', '-lm', '-pthread'], check=True)
+    tool = checktool.build('dsacheck', build)
     pts = list(points())
     price(tool, pts)
     main_pts = [p for p in pts if p['pre'] == 0 and not p['shared']]

@@ -27,9 +27,12 @@ Prints, per engine x GPU x phase x layer kind:
 
 usage: python3 data/mfu/check_dsv4_module.py [BUILD_DIR]   (from the
 repository root, after `make`; compiles tools/csacheck.c against
-BUILD_DIR/libservesim.a; reads ../shared/data/mfu/aic-engines)
+BUILD_DIR/libservesim.a: checktool.py; reads ../shared/data/mfu/aic-engines)
 """
-import collections, csv, gzip, math, os, statistics as st, subprocess, sys, tempfile
+import collections, math, os, statistics as st, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aic, checktool  # noqa: E402
 
 AIC = os.path.join('..', 'shared', 'data', 'mfu', 'aic-engines')
 GPUS = [('h100_sxm', 'h100'), ('h200_sxm', 'h200'), ('b200_sxm', 'b200')]
@@ -42,33 +45,21 @@ FILES = {('csa', 'decode'): 'dsv4_csa_generation_module_perf.csv',
 MODELS = {'flash': 'deepseek-v4-flash', 'pro': 'deepseek-v4-pro'}
 
 
-def opn(p):
-    return gzip.open(p, 'rt') if p.endswith('.gz') else open(p)
-
-
-def find(d, name):
-    for n in (name, name + '.gz'):
-        if os.path.exists(os.path.join(d, n)):
-            return os.path.join(d, n)
-    return None
-
-
 def points(system, eng, ver):
     """(geo, kind, phase, heads, batch, isl, prefix) -> median latency us."""
     acc = collections.defaultdict(list)
     for (kind, phase), name in FILES.items():
-        p = find(os.path.join(AIC, system, 'sparse_attention', eng, ver), name)
+        p = aic.find(os.path.join(AIC, system, 'sparse_attention', eng, ver), name)
         if not p:
             continue
-        with opn(p) as f:
-            for r in csv.DictReader(f):
-                if r['gemm_type'] != 'fp8_block':
-                    continue
-                geo = 'flash' if 'Flash' in r['model'] else 'pro' if 'Pro' in r['model'] else None
-                if not geo:
-                    continue
-                acc[(geo, kind, phase, int(r['num_heads']), int(r['batch_size']), int(r['isl']),
-                     int(r['step']))].append(float(r['latency']) * 1000.0)
+        for r in aic.rows(p):
+            if r['gemm_type'] != 'fp8_block':
+                continue
+            geo = 'flash' if 'Flash' in r['model'] else 'pro' if 'Pro' in r['model'] else None
+            if not geo:
+                continue
+            acc[(geo, kind, phase, int(r['num_heads']), int(r['batch_size']), int(r['isl']),
+                 int(r['step']))].append(float(r['latency']) * 1000.0)
     return {k: st.median(v) for k, v in acc.items()}
 
 
@@ -147,10 +138,7 @@ def med(v):
 
 
 def main(build):
-    tool = os.path.join(tempfile.mkdtemp(), 'csacheck')
-    subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', '-Isrc', '-o', tool, 'tools/csacheck.c',
-                    os.path.join(build, 'libservesim.a'), '-lcjson', '-lyaml', '-lgsl', '-lgslcblas', '-lz', '-lm',
-                    '-pthread'], check=True)
+    tool = checktool.build('csacheck', build)
     fits = {}
     for eng, ver in ENGINES:
         data = {}

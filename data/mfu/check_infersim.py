@@ -19,6 +19,9 @@ after), the check of the rule for layouts InferSim did not measure.
 """
 import csv, glob, gzip, math, os, shutil, statistics as st, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checktool  # noqa: E402
+
 KEYS = {  # table -> (group columns, sweep column)
     'gemm': (['dtype', 'n', 'k'], 'm'),
     'attn_decode': (['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch'], 'kv_len'),
@@ -57,9 +60,7 @@ def run(tool, data, gpu, mode, lines):
 
 def main(build):
     tmp = tempfile.mkdtemp(prefix='kerncheck.')
-    tool = os.path.join(tmp, 'kerncheck')
-    subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', '-Isrc', 'tools/kerncheck.c', os.path.join(build, 'libservesim.a'),
-                    '-o', tool, '-lcjson', '-lyaml', '-lgsl', '-lgslcblas', '-lz', '-lm', '-pthread'], check=True)
+    tool = checktool.build('kerncheck', build, tmp)
     try:
         for gpu in ('h20', 'h800'):
             coll = sorted(glob.glob('data/mfu/%s/infersim-*' % gpu))[-1]

@@ -22,7 +22,10 @@ usage: python3 data/mfu/check_mla_module.py [--prefill] [BUILD_DIR]   (from the 
 root, after `make`; compiles tools/mlacheck.c against BUILD_DIR/libservesim.a;
 reads ../shared/data/mfu/aic-engines)
 """
-import csv, gzip, os, statistics as st, subprocess, sys, tempfile
+import csv, gzip, os, statistics as st, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checktool  # noqa: E402
 
 AIC = os.path.join('..', 'shared', 'data', 'mfu', 'aic-engines')
 GPUS = {'h100_sxm': 'h100', 'h200_sxm': 'h200', 'b200_sxm': 'b200'}
@@ -95,9 +98,7 @@ def main():
     args = [a for a in sys.argv[1:] if a != '--prefill']
     pre = len(args) != len(sys.argv) - 1
     build = args[0] if args else 'build'
-    tool = os.path.join(tempfile.mkdtemp(), 'mlacheck')
-    subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', 'tools/mlacheck.c', os.path.join(build, 'libservesim.a'),
-                    '-o', tool, '-lcjson', '-lyaml', '-lgsl', '-lgslcblas', '-lz', '-lm', '-pthread'], check=True)
+    tool = checktool.build('mlacheck', build)
     for system, gpu in GPUS.items():
         for engine in ('vllm', 'trtllm'):
             d = os.path.join(AIC, system, 'mla', engine)

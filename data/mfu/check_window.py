@@ -24,6 +24,9 @@ root after `make`; compiles tools/swacheck.c against BUILD_DIR/libservesim.a)
 """
 import csv, glob, gzip, math, os, shutil, statistics as st, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checktool  # noqa: E402
+
 GPUS = (('h100', 'h100_sxm'), ('h200', 'h200_sxm'), ('b200', 'b200_sxm'), ('l40s', 'l40s'))
 
 
@@ -45,10 +48,7 @@ def med_abs(xs):
 
 def main(build):
     tmp = tempfile.mkdtemp(prefix='swacheck.')
-    tool = os.path.join(tmp, 'swacheck')
-    subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', '-Isrc', 'tools/swacheck.c',
-                    os.path.join(build, 'libservesim.a'), '-o', tool, '-lcjson', '-lyaml', '-lgsl',
-                    '-lgslcblas', '-lz', '-lm', '-pthread'], check=True)
+    tool = checktool.build('swacheck', build, tmp)
     pooled = {}
     try:
         print('%-5s %-16s %-7s %6s %6s %8s %8s  %s' % ('gpu', 'collection', 'table', 'window', 'rows', 'meas/cap',

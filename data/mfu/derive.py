@@ -12,29 +12,11 @@ with '#' provenance lines.  Latencies in microseconds; where
 a key was measured twice or by several kernel sources the fastest is kept (the
 engine dispatches its fastest kernel); only what servesim prices is kept.
 """
-import csv, glob, gzip, io, os, sys
+import glob, os, sys
 
-def rows(path):
-    op = gzip.open if path.endswith('.gz') else open
-    with op(path, 'rt') as f:
-        yield from csv.DictReader(f)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aic import rows, find, write  # noqa: E402,F401  (shared with derive_*.py; derive_infersim uses derive.write)
 
-def find(d, name):
-    for n in (name, name + '.gz'):
-        p = os.path.join(d, n)
-        if os.path.exists(p):
-            return p
-    return None
-
-def write(path, header, data, notes):
-    buf = io.StringIO()
-    for n in notes:
-        buf.write('# ' + n + '\n')
-    buf.write(','.join(header) + '\n')
-    for r in data:
-        buf.write(','.join(str(x) for x in r) + '\n')
-    with gzip.GzipFile(path, 'wb', mtime=0) as f:
-        f.write(buf.getvalue().encode())
 
 def us(ms):
     return '%.6g' % (float(ms) * 1000.0)

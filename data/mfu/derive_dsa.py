@@ -38,23 +38,12 @@ smear it over 1k-4k keys), nvfp4 projection rows (the attention of
 NVFP4 checkpoints runs bf16 GEMMs) and fewer than 8 heads per GPU (vLLM's
 and TensorRT-LLM's 1-4: DeepSeek-V3.2 at TP >= 32).
 """
-import csv, gzip, io, os, statistics, sys
+import os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aic import rows, find, sparse_collections, write_medians  # noqa: E402
 
 TOPK = 2048
-
-
-def rows(path):
-    op = gzip.open if path.endswith('.gz') else open
-    with op(path, 'rt') as f:
-        yield from csv.DictReader(f)
-
-
-def find(d, name):
-    for n in (name, name + '.gz'):
-        p = os.path.join(d, n)
-        if os.path.exists(p):
-            return p
-    return None
 
 
 def geometry(model):
@@ -93,36 +82,20 @@ def collect(path, phase, engine, acc):
 
 
 def main(eng, out):
-    for system in sorted(os.listdir(eng)):
-        sd = os.path.join(eng, system, 'sparse_attention')
-        if not os.path.isdir(sd):
+    for system, engine, ver, d in sparse_collections(eng):
+        gen, ctx = find(d, 'dsa_generation_module_perf.csv'), find(d, 'dsa_context_module_perf.csv')
+        if not gen or not ctx:
             continue
-        for engine in sorted(os.listdir(sd)):
-            for ver in sorted(os.listdir(os.path.join(sd, engine))):
-                d = os.path.join(sd, engine, ver)
-                gen, ctx = find(d, 'dsa_generation_module_perf.csv'), find(d, 'dsa_context_module_perf.csv')
-                if not gen or not ctx:
-                    continue
-                acc = {}
-                collect(gen, 'decode', engine, acc)
-                collect(ctx, 'prefill', engine, acc)
-                od = os.path.join(out, system, '%s-%s' % (engine, ver))
-                if not os.path.isdir(od):
-                    print(system, engine, ver, 'skipped: no kernel collection', od)
-                    continue
-                buf = io.StringIO()
-                for n in ('source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
-                          'systems/%s/sparse_attention/%s/%s/dsa_{generation,context}_module_perf' % (system, engine, ver),
-                          'derived by data/mfu/derive_dsa.py; latency in microseconds: one DSA attention module '
-                          '(projections, indexer, sparse MLA, o_proj) on one GPU; median of repeated keys',
-                          'decode len = keys attended per request; prefill len = new tokens per prompt, no cached prefix'):
-                    buf.write('# ' + n + '\n')
-                buf.write('phase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n')
-                for k in sorted(acc):
-                    buf.write('%s,%s,%d,%s,%s,%d,%d,%d,%.6g\n' % (k + (statistics.median(acc[k]),)))
-                with gzip.GzipFile(os.path.join(od, 'dsa_module.csv.gz'), 'wb', mtime=0) as f:
-                    f.write(buf.getvalue().encode())
-                print(system, engine, ver, len(acc), 'rows')
+        acc = {}
+        collect(gen, 'decode', engine, acc)
+        collect(ctx, 'prefill', engine, acc)
+        write_medians(out, system, engine, ver, 'dsa_module.csv.gz',
+                      ['phase', 'model', 'hidden', 'kv_dtype', 'gemm', 'heads', 'batch', 'len', 'latency_us'], acc,
+                      ['source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
+                       'systems/%s/sparse_attention/%s/%s/dsa_{generation,context}_module_perf' % (system, engine, ver),
+                       'derived by data/mfu/derive_dsa.py; latency in microseconds: one DSA attention module '
+                       '(projections, indexer, sparse MLA, o_proj) on one GPU; median of repeated keys',
+                       'decode len = keys attended per request; prefill len = new tokens per prompt, no cached prefix'])
 
 
 if __name__ == '__main__':

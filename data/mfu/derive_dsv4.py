@@ -39,7 +39,10 @@ context module covers the prefixes the top-k grows with).  Collections
 without a servesim kernel collection of the same engine and version
 (TensorRT-LLM 1.3.0rc23 on B200) are skipped.
 """
-import csv, gzip, io, os, statistics, sys
+import os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aic import rows, find, sparse_collections, write_medians  # noqa: E402
 
 KINDS = {
     'dsv4_csa_generation_module_perf.csv': 'csa_decode',
@@ -49,20 +52,6 @@ KINDS = {
     'dsv4_paged_mqa_logits_module_perf.csv': 'csa_logits',
     'dsv4_hca_attn_module_perf.csv': 'hca_attn',
 }
-
-
-def rows(path):
-    op = gzip.open if path.endswith('.gz') else open
-    with op(path, 'rt') as f:
-        yield from csv.DictReader(f)
-
-
-def find(d, name):
-    for n in (name, name + '.gz'):
-        p = os.path.join(d, n)
-        if os.path.exists(p):
-            return p
-    return None
 
 
 def geometry(model):
@@ -85,39 +74,23 @@ def collect(path, kind, acc):
 
 
 def main(eng, out):
-    for system in sorted(os.listdir(eng)):
-        sd = os.path.join(eng, system, 'sparse_attention')
-        if not os.path.isdir(sd):
+    for system, engine, ver, d in sparse_collections(eng):
+        acc, used = {}, []
+        for name, kind in KINDS.items():
+            p = find(d, name)
+            if p:
+                collect(p, kind, acc)
+                used.append(name.replace('_perf.csv', ''))
+        if not any(k[0].endswith('_decode') for k in acc):
             continue
-        for engine in sorted(os.listdir(sd)):
-            for ver in sorted(os.listdir(os.path.join(sd, engine))):
-                d = os.path.join(sd, engine, ver)
-                acc, used = {}, []
-                for name, kind in KINDS.items():
-                    p = find(d, name)
-                    if p:
-                        collect(p, kind, acc)
-                        used.append(name.replace('_perf.csv', ''))
-                if not any(k[0].endswith('_decode') for k in acc):
-                    continue
-                od = os.path.join(out, system, '%s-%s' % (engine, ver))
-                if not os.path.isdir(od):
-                    print(system, engine, ver, 'skipped: no kernel collection', od)
-                    continue
-                buf = io.StringIO()
-                for n in ('source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
-                          'systems/%s/sparse_attention/%s/%s/{%s}' % (system, engine, ver, ','.join(used)),
-                          'derived by data/mfu/derive_dsv4.py; latency in microseconds: one DeepSeek-V4 attention '
-                          'block (projections, compressor, indexer, sparse attention, o_a/o_b) or one kernel on one '
-                          'GPU; fp8_block projections, fp8 KV cache; median of repeated keys',
-                          'isl = new tokens per request (1: decode); prefix = tokens cached before them'):
-                    buf.write('# ' + n + '\n')
-                buf.write('kind,model,hidden,heads,batch,isl,prefix,latency_us\n')
-                for k in sorted(acc):
-                    buf.write('%s,%s,%d,%d,%d,%d,%d,%.6g\n' % (k + (statistics.median(acc[k]),)))
-                with gzip.GzipFile(os.path.join(od, 'dsv4_module.csv.gz'), 'wb', mtime=0) as f:
-                    f.write(buf.getvalue().encode())
-                print(system, engine, ver, len(acc), 'rows')
+        write_medians(out, system, engine, ver, 'dsv4_module.csv.gz',
+                      ['kind', 'model', 'hidden', 'heads', 'batch', 'isl', 'prefix', 'latency_us'], acc,
+                      ['source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
+                       'systems/%s/sparse_attention/%s/%s/{%s}' % (system, engine, ver, ','.join(used)),
+                       'derived by data/mfu/derive_dsv4.py; latency in microseconds: one DeepSeek-V4 attention '
+                       'block (projections, compressor, indexer, sparse attention, o_a/o_b) or one kernel on one '
+                       'GPU; fp8_block projections, fp8 KV cache; median of repeated keys',
+                       'isl = new tokens per request (1: decode); prefix = tokens cached before them'])
 
 
 if __name__ == '__main__':

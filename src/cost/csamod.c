@@ -20,20 +20,15 @@
 #include "servesim/mfucache.h"
 #include "servesim/opgraph.h"
 #include "cost/csamod.h"
-
-/* A latency grid over (x, y), both on log axes, seconds. */
-struct grid2 {
-	bool ok;
-	size_t nx, ny;
-	double *lx, *ly, *v;
-};
+#include "hw/axis.h"
+#include "hw/lgrid.h"
 
 /* Grids of one kind sliced by a third axis (key ascending): the prefill
  * blocks by cached prefix, the kernels by log prompt length. */
 struct gset {
 	size_t n;
 	double *key;
-	struct grid2 *g;
+	struct lgrid *g;
 };
 
 enum { K_CSA, K_HCA, K__N, K_SWA = K__N };
@@ -56,7 +51,7 @@ struct csa_module {
 	double peak_lp, peak16, bw, t_peak_lp, t_peak16, t_bw;
 	bool borrowed;
 	const struct csa_fit *fit[2][3]; /* [prefill][mixer] */
-	struct grid2 dec[K__N];
+	struct lgrid dec[K__N];
 	double dec_kmax[K__N];     /* the largest measured keys of the decode grid */
 	struct gset pre[K__N];
 	struct gset ker[K__N];     /* CSA: indexer logits, HCA: sparse attention; n = 0: none */
@@ -99,20 +94,12 @@ static const struct csa_fit *csa_fit_for(const char *engine, bool prefill, int x
 	return &csa_fits[eg][prefill][x == K_CSA ? 0 : 1];
 }
 
-static void grid2_release(struct grid2 *g)
-{
-	free(g->lx);
-	free(g->ly);
-	free(g->v);
-	memset(g, 0, sizeof(*g));
-}
-
 static void gset_release(struct gset *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
-		grid2_release(&s->g[i]);
+		lgrid_release(&s->g[i]);
 	free(s->g);
 	free(s->key);
 	memset(s, 0, sizeof(*s));
@@ -125,7 +112,7 @@ void csa_module_free(struct csa_module *d)
 	if (!d)
 		return;
 	for (k = 0; k < K__N; k++) {
-		grid2_release(&d->dec[k]);
+		lgrid_release(&d->dec[k]);
 		gset_release(&d->pre[k]);
 		gset_release(&d->ker[k]);
 	}
@@ -139,114 +126,14 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The distinct values of v[0..n) ascending; returns their count. */
-static size_t uniq(const double *v, size_t n, double **out)
-{
-	double *u = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	size_t i, m = 0;
-
-	memcpy(u, v, n * sizeof(double));
-	qsort(u, n, sizeof(double), dbl_cmp);
-	for (i = 0; i < n; i++)
-		if (m == 0 || u[i] != u[m - 1])
-			u[m++] = u[i];
-	*out = u;
-	return m;
-}
-
-static size_t find(const double *axis, size_t n, double v)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (axis[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Fill the unmeasured cells: along x, then along y, between measured
- * points (linear in the logs); past a column's last point in proportion to
- * x (the large-batch corner the collectors leave out: batch x length over
- * their token budget); what is left from the nearest set point of the row,
- * else of the column. */
-static void fill_holes(struct grid2 *g, bool *set)
-{
-	size_t nx = g->nx, ny = g->ny, i, j, k;
-	bool *meas = xmalloc(xmul(nx * ny, sizeof(bool)));
-
-	memcpy(meas, set, nx * ny * sizeof(bool));
-	for (j = 0; j < ny; j++) {
-		size_t last = nx;
-		for (i = 0; i < nx; i++) {
-			if (!meas[i * ny + j])
-				continue;
-			for (k = last + 1; last < nx && k < i; k++) {
-				double w = (g->lx[k] - g->lx[last]) / (g->lx[i] - g->lx[last]);
-				g->v[k * ny + j] = (1 - w) * g->v[last * ny + j] + w * g->v[i * ny + j];
-				set[k * ny + j] = true;
-			}
-			last = i;
-		}
-	}
-	for (i = 0; i < nx; i++) {
-		size_t last = ny;
-		for (j = 0; j < ny; j++) {
-			if (!set[i * ny + j])
-				continue;
-			for (k = last + 1; last < ny && k < j; k++) {
-				double w = (g->ly[k] - g->ly[last]) / (g->ly[j] - g->ly[last]);
-				g->v[i * ny + k] = (1 - w) * g->v[i * ny + last] + w * g->v[i * ny + j];
-				set[i * ny + k] = true;
-			}
-			last = j;
-		}
-	}
-	for (j = 0; j < ny; j++) {
-		size_t last = nx;
-		for (i = 0; i < nx; i++) {
-			if (set[i * ny + j])
-				last = i;
-			else if (last < nx) {
-				g->v[i * ny + j] = g->v[last * ny + j] * exp(g->lx[i] - g->lx[last]);
-				set[i * ny + j] = true;
-			}
-		}
-	}
-	for (i = 0; i < nx; i++)
-		for (j = 0; j < ny; j++) {
-			size_t best = nx * ny;
-			if (set[i * ny + j])
-				continue;
-			for (k = 0; k < ny && best == nx * ny; k++) {
-				if (j + k < ny && set[i * ny + j + k])
-					best = i * ny + j + k;
-				else if (k <= j && set[i * ny + j - k])
-					best = i * ny + j - k;
-			}
-			for (k = 0; k < nx && best == nx * ny; k++) {
-				if (i + k < nx && set[(i + k) * ny + j])
-					best = (i + k) * ny + j;
-				else if (k <= i && set[(i - k) * ny + j])
-					best = (i - k) * ny + j;
-			}
-			g->v[i * ny + j] = best < nx * ny ? g->v[best] : 0.0;
-		}
-	free(meas);
-}
-
-/* A grid from the n points (x[i], y[i], us[i]) with sel[i] set.  Measured
- * latencies are first made non-decreasing along x and along y (a block is
- * no faster for more requests or more tokens; it smooths the collectors'
- * timing noise where the curves are flat). */
-static void grid2_build(struct grid2 *g, const double *x, const double *y, const double *us,
+/* A grid of seconds from the n points (x[i], y[i], us[i]) with sel[i]
+ * set.  Measured latencies are first made non-decreasing along x and along
+ * y (a block is no faster for more requests or more tokens; it smooths the
+ * collectors' timing noise where the curves are flat). */
+static void grid2_build(struct lgrid *g, const double *x, const double *y, const double *us,
 			const bool *sel, size_t n)
 {
 	double *xs = xmalloc(xmul(n ? n : 1, sizeof(double))), *ys = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	double *ux, *uy;
 	size_t m = 0, i, j;
 	bool *set;
 
@@ -256,96 +143,31 @@ static void grid2_build(struct grid2 *g, const double *x, const double *y, const
 			xs[m] = x[i];
 			ys[m++] = y[i];
 		}
-	g->nx = uniq(xs, m, &ux);
-	g->ny = uniq(ys, m, &uy);
-	free(xs);
-	free(ys);
+	g->nx = axis_uniq(xs, m);
+	g->ny = axis_uniq(ys, m);
 	if (g->nx < 1 || g->ny < 1) {
-		free(ux);
-		free(uy);
+		free(xs);
+		free(ys);
 		return;
 	}
-	g->lx = ux;
-	g->ly = uy;
+	g->lx = xs;
+	g->ly = ys;
 	g->v = xcalloc(g->nx * g->ny, sizeof(double));
 	set = xcalloc(g->nx * g->ny, sizeof(bool));
 	for (i = 0; i < n; i++)
 		if (sel[i]) {
-			size_t a = find(ux, g->nx, x[i]), b = find(uy, g->ny, y[i]);
+			size_t a = axis_find(xs, g->nx, x[i]), b = axis_find(ys, g->ny, y[i]);
 			g->v[a * g->ny + b] = us[i] * 1e-6;
 			set[a * g->ny + b] = true;
 		}
-	for (j = 0; j < g->ny; j++) { /* non-decreasing along x, then y */
-		double run = -1;
-		for (i = 0; i < g->nx; i++)
-			if (set[i * g->ny + j]) {
-				if (g->v[i * g->ny + j] < run)
-					g->v[i * g->ny + j] = run;
-				run = g->v[i * g->ny + j];
-			}
-	}
-	for (i = 0; i < g->nx; i++) {
-		double run = -1;
-		for (j = 0; j < g->ny; j++)
-			if (set[i * g->ny + j]) {
-				if (g->v[i * g->ny + j] < run)
-					g->v[i * g->ny + j] = run;
-				run = g->v[i * g->ny + j];
-			}
-	}
+	lgrid_monotone(g->v, g->nx, g->ny, set);
 	for (i = 0; i < g->nx; i++)
 		g->lx[i] = log(g->lx[i]);
 	for (j = 0; j < g->ny; j++)
 		g->ly[j] = log(g->ly[j]);
-	fill_holes(g, set);
+	lgrid_fill_holes(g, set);
 	free(set);
 	g->ok = true;
-}
-
-/* Bilinear in (log x, log y): x held below the axis and in proportion to x
- * above it; y held outside the axis (yprop false) or in proportion to y
- * (the long-prefix slice of vLLM starts at 2k new tokens). */
-static double grid2_eval(const struct grid2 *g, double x, double y, bool yprop)
-{
-	double lx, ly, wx = 0, wy = 0, scale = 1, v0, v1;
-	size_t i = 0, j = 0, ny = g->ny;
-
-	if (x > exp(g->lx[g->nx - 1])) {
-		scale = x / exp(g->lx[g->nx - 1]);
-		x = exp(g->lx[g->nx - 1]);
-	}
-	if (yprop && y > exp(g->ly[ny - 1])) {
-		scale *= y / exp(g->ly[ny - 1]);
-		y = exp(g->ly[ny - 1]);
-	} else if (yprop && y < exp(g->ly[0])) {
-		scale *= y / exp(g->ly[0]);
-		y = exp(g->ly[0]);
-	}
-	lx = log(x < 1 ? 1 : x);
-	ly = log(y < 1 ? 1 : y);
-	if (g->nx > 1) {
-		if (lx < g->lx[0])
-			lx = g->lx[0];
-		while (i + 2 < g->nx && g->lx[i + 1] <= lx)
-			i++;
-		wx = (lx - g->lx[i]) / (g->lx[i + 1] - g->lx[i]);
-		if (wx > 1)
-			wx = 1;
-	}
-	if (ny > 1) {
-		if (ly < g->ly[0])
-			ly = g->ly[0];
-		while (j + 2 < ny && g->ly[j + 1] <= ly)
-			j++;
-		wy = (ly - g->ly[j]) / (g->ly[j + 1] - g->ly[j]);
-		if (wy > 1)
-			wy = 1;
-	}
-#define AT(a, b) g->v[(a) * ny + (b)]
-	v0 = (1 - wy) * AT(i, j) + (ny > 1 ? wy * AT(i, j + 1) : 0);
-	v1 = g->nx > 1 ? (1 - wy) * AT(i + 1, j) + (ny > 1 ? wy * AT(i + 1, j + 1) : 0) : v0;
-#undef AT
-	return scale * ((1 - wx) * v0 + wx * v1);
 }
 
 /* Slices of the cut by its third axis (z: the prefix, or the length): one
@@ -360,20 +182,22 @@ static double grid2_eval(const struct grid2 *g, double x, double y, bool yprop)
 static void gset_build(struct gset *s, const double *x, const double *y, const double *z, const double *us,
 		       size_t n, bool zlog)
 {
-	double *zs, *rest;
-	size_t nz = uniq(z, n, &zs), a, i, nr = 0;
+	double *zs = xmalloc(xmul(n ? n : 1, sizeof(double))), *rest;
+	size_t nz, a, i, nr = 0;
 	bool *sel = xmalloc(xmul(n ? n : 1, sizeof(bool)));
 
 	memset(s, 0, sizeof(*s));
+	memcpy(zs, z, n * sizeof(double));
+	nz = axis_uniq(zs, n);
 	s->key = xmalloc(xmul(nz + 1, sizeof(double)));
-	s->g = xcalloc(nz + 1, sizeof(struct grid2));
+	s->g = xcalloc(nz + 1, sizeof(struct lgrid));
 	for (a = 0; a < nz; a++) {
-		struct grid2 g;
+		struct lgrid g;
 		for (i = 0; i < n; i++)
 			sel[i] = z[i] == zs[a];
 		grid2_build(&g, x, y, us, sel, n);
 		if (!g.ok || g.nx < 2 || g.ny < 2) {
-			grid2_release(&g);
+			lgrid_release(&g);
 			continue;
 		}
 		s->key[s->n] = zs[a];
@@ -386,14 +210,14 @@ static void gset_build(struct gset *s, const double *x, const double *y, const d
 			rest[nr++] = z[i];
 	}
 	if (nr > 0) {
-		struct grid2 g;
+		struct lgrid g;
 		qsort(rest, nr, sizeof(double), dbl_cmp);
 		grid2_build(&g, x, y, us, sel, n);
 		if (g.ok && g.nx >= 2 && g.ny >= 2) {
 			s->key[s->n] = rest[nr / 2];
 			s->g[s->n++] = g;
 		} else {
-			grid2_release(&g);
+			lgrid_release(&g);
 		}
 	}
 	for (a = 0; zlog && a < s->n; a++)
@@ -418,13 +242,13 @@ static double gset_eval(const struct gset *s, double key, double x, double y, bo
 	if (s->n == 0)
 		return 0;
 	if (s->n == 1 || key <= s->key[0])
-		return grid2_eval(&s->g[0], x, y, yprop);
+		return lgrid_eval(&s->g[0], x, y, yprop);
 	while (i + 2 < s->n && s->key[i + 1] <= key)
 		i++;
 	w = (key - s->key[i]) / (s->key[i + 1] - s->key[i]);
 	if (w > 1)
 		w = 1;
-	return (1 - w) * grid2_eval(&s->g[i], x, y, yprop) + w * grid2_eval(&s->g[i + 1], x, y, yprop);
+	return (1 - w) * lgrid_eval(&s->g[i], x, y, yprop) + w * lgrid_eval(&s->g[i + 1], x, y, yprop);
 }
 
 /* The prefix-dependent kernel of kind k for n requests of isl new tokens
@@ -509,10 +333,10 @@ double csa_module_decode_s(const struct csa_module *d, int mix, double n, double
 		return fit_s(d, d->fit[0][mixer_index(mix)], &p, false);
 	}
 	if (keys <= kmax || d->ker[k].n == 0) {
-		t = grid2_eval(&d->dec[k], n, keys, false);
+		t = lgrid_eval(&d->dec[k], n, keys, false);
 	} else {
 		/* past the measured contexts: the prefix-dependent kernel's growth */
-		t = grid2_eval(&d->dec[k], n, kmax, false);
+		t = lgrid_eval(&d->dec[k], n, kmax, false);
 		t += kernel_s(d, k, n, 1, keys - 1) - kernel_s(d, k, n, 1, kmax - 1);
 	}
 	return carried(d, mix, false, t, n, 1, keys - 1);

@@ -23,12 +23,10 @@
 #include "servesim/mfu.h"
 #include "servesim/mfucache.h"
 #include "cost/dsamod.h"
+#include "hw/lgrid.h"
 
 struct egrid {
-	bool ok;
-	size_t nb, nl;
-	double *lb, *ll;  /* log batch, log len: ascending */
-	double *e;        /* [nb x nl] excess, seconds */
+	struct lgrid ex;     /* x batch, y len: the excess, seconds */
 	struct dsa_grid src; /* what was cut (axes freed; names kept) */
 };
 
@@ -38,14 +36,6 @@ struct dsa_module {
 	double heads;
 };
 
-static void egrid_release(struct egrid *g)
-{
-	free(g->lb);
-	free(g->ll);
-	free(g->e);
-	memset(g, 0, sizeof(*g));
-}
-
 void dsa_module_free(struct dsa_module *d)
 {
 	int i;
@@ -53,157 +43,47 @@ void dsa_module_free(struct dsa_module *d)
 	if (!d)
 		return;
 	for (i = 0; i < DSA_PHASE__COUNT; i++)
-		egrid_release(&d->g[i]);
+		lgrid_release(&d->g[i].ex);
 	free(d);
 }
 
-/* Fill the holes of e: along len between measured points (linear in log
- * len), then held at the row's ends; then rows past the last measured
- * batch of a column... (see dsamod.h).  has[k]: e[k] measured. */
-static void fill_holes(struct egrid *g, const bool *has)
-{
-	size_t nb = g->nb, nl = g->nl, i, j;
-	bool *set = xmalloc(nb * nl * sizeof(bool));
-
-	memcpy(set, has, nb * nl * sizeof(bool));
-	/* along batch first where a column has a measured point at a larger
-	 * and a smaller batch: in between, linear in log batch */
-	for (j = 0; j < nl; j++) {
-		size_t last = nb;
-		for (i = 0; i < nb; i++) {
-			if (!has[i * nl + j])
-				continue;
-			if (last < nb && i > last + 1) {
-				size_t k;
-				for (k = last + 1; k < i; k++) {
-					double w = (g->lb[k] - g->lb[last]) / (g->lb[i] - g->lb[last]);
-					g->e[k * nl + j] = (1 - w) * g->e[last * nl + j] + w * g->e[i * nl + j];
-					set[k * nl + j] = true;
-				}
-			}
-			last = i;
-		}
-	}
-	/* along len: between set points linear in log len */
-	for (i = 0; i < nb; i++) {
-		size_t last = nl;
-		for (j = 0; j < nl; j++) {
-			if (!set[i * nl + j])
-				continue;
-			if (last < nl && j > last + 1) {
-				size_t k;
-				for (k = last + 1; k < j; k++) {
-					double w = (g->ll[k] - g->ll[last]) / (g->ll[j] - g->ll[last]);
-					g->e[i * nl + k] = (1 - w) * g->e[i * nl + last] + w * g->e[i * nl + j];
-					set[i * nl + k] = true;
-				}
-			}
-			last = j;
-		}
-	}
-	/* past the last set batch of a column: in proportion to the batch
-	 * (the large-batch corner the collectors leave out: batch x len over
-	 * their token budget) */
-	for (j = 0; j < nl; j++) {
-		size_t last = nb;
-		for (i = 0; i < nb; i++) {
-			if (set[i * nl + j])
-				last = i;
-			else if (last < nb) {
-				g->e[i * nl + j] = g->e[last * nl + j] * exp(g->lb[i] - g->lb[last]);
-				set[i * nl + j] = true;
-			}
-		}
-	}
-	/* what is left (before the first set point of a row or column): the
-	 * nearest set point of the row, else of the column */
-	for (i = 0; i < nb; i++)
-		for (j = 0; j < nl; j++) {
-			size_t k, best = nb * nl;
-			if (set[i * nl + j])
-				continue;
-			for (k = 0; k < nl && best == nb * nl; k++) {
-				if (j + k < nl && set[i * nl + j + k])
-					best = i * nl + j + k;
-				else if (k <= j && set[i * nl + j - k])
-					best = i * nl + j - k;
-			}
-			for (k = 0; k < nb && best == nb * nl; k++) {
-				if (i + k < nb && set[(i + k) * nl + j])
-					best = (i + k) * nl + j;
-				else if (k <= i && set[(i - k) * nl + j])
-					best = (i - k) * nl + j;
-			}
-			g->e[i * nl + j] = best < nb * nl ? g->e[best] : 0.0;
-		}
-	free(set);
-}
-
-/* A prefill module is no faster than the same prompts fewer (or shorter):
+/* The excess grid of phase ph from its cut (g->src), holes filled.
+ * A prefill module is no faster than the same prompts fewer (or shorter):
  * each measured latency is raised to the largest at a smaller batch of the
  * same length and at a shorter length of the same batch.  The collectors
  * run prefill modules without CUDA graphs and their floor is host time
  * with noise (vLLM 0.24, H200, DeepSeek-V3.2, 16 heads, fp8 KV: one
  * 128-token prompt 1578 us, two 1476 us), which would otherwise make a
  * step's chunks cheaper than one of them. */
-static void prefill_monotone(struct dsa_grid *s)
-{
-	size_t i, j, nl = s->nl;
-
-	for (j = 0; j < nl; j++) {
-		double run = NAN;
-		for (i = 0; i < s->nb; i++) {
-			double *v = &s->us[i * nl + j];
-			if (isnan(*v))
-				continue;
-			if (!isnan(run) && *v < run)
-				*v = run;
-			run = *v;
-		}
-	}
-	for (i = 0; i < s->nb; i++) {
-		double run = NAN;
-		for (j = 0; j < nl; j++) {
-			double *v = &s->us[i * nl + j];
-			if (isnan(*v))
-				continue;
-			if (!isnan(run) && *v < run)
-				*v = run;
-			run = *v;
-		}
-	}
-}
-
 static void build(const struct cost_model *c, struct egrid *g, enum dsa_phase ph)
 {
 	bool prefill = ph == DSA_PREFILL || ph == DSA_PREFILL_SHARED;
 	bool own = ph == DSA_DECODE || ph == DSA_PREFILL;
 	size_t i, j, nb = g->src.nb, nl = g->src.nl;
 	bool *has = xcalloc(nb * nl, sizeof(bool));
+	struct lgrid *e = &g->ex;
 
-	g->nb = nb;
-	g->nl = nl;
-	g->lb = xmalloc(nb * sizeof(double));
-	g->ll = xmalloc(nl * sizeof(double));
-	g->e = xcalloc(nb * nl, sizeof(double));
+	e->nx = nb;
+	e->ny = nl;
+	e->lx = xmalloc(nb * sizeof(double));
+	e->ly = xmalloc(nl * sizeof(double));
+	e->v = xcalloc(nb * nl, sizeof(double));
 	for (i = 0; i < nb; i++)
-		g->lb[i] = log(g->src.batch[i]);
+		e->lx[i] = log(g->src.batch[i]);
 	for (j = 0; j < nl; j++)
-		g->ll[j] = log(g->src.len[j]);
+		e->ly[j] = log(g->src.len[j]);
+	for (i = 0; i < nb * nl; i++)
+		has[i] = !isnan(g->src.us[i]);
 	if (prefill)
-		prefill_monotone(&g->src);
+		lgrid_monotone(g->src.us, nb, nl, has);
 	for (i = 0; i < nb; i++)
-		for (j = 0; j < nl; j++) {
-			double us = g->src.us[i * nl + j];
-			if (isnan(us))
-				continue;
-			g->e[i * nl + j] = us * 1e-6 - cost_dsa_parts_s(c, prefill, own, g->src.batch[i],
-								       g->src.len[j]);
-			has[i * nl + j] = true;
-		}
-	fill_holes(g, has);
+		for (j = 0; j < nl; j++)
+			if (has[i * nl + j])
+				e->v[i * nl + j] = g->src.us[i * nl + j] * 1e-6 -
+						   cost_dsa_parts_s(c, prefill, own, g->src.batch[i], g->src.len[j]);
+	lgrid_fill_holes(e, has);
 	free(has);
-	g->ok = true;
+	e->ok = true;
 }
 
 int dsa_module_init(const struct cost_model *c, const char *data_dir, struct dsa_module **out,
@@ -246,50 +126,12 @@ int dsa_module_init(const struct cost_model *c, const char *data_dir, struct dsa
 		g->src.batch = g->src.len = g->src.us = NULL;
 	}
 	dsatab_free(own);
-	if (!d->g[DSA_DECODE].ok && !d->g[DSA_PREFILL].ok) {
+	if (!d->g[DSA_DECODE].ex.ok && !d->g[DSA_PREFILL].ex.ok) {
 		dsa_module_free(d);
 		return 0;
 	}
 	*out = d;
 	return 0;
-}
-
-/* Bilinear in (log batch, log len), len held at the axis ends, batch held
- * below the axis and in proportion to the batch above it. */
-static double eval(const struct egrid *g, double b, double len)
-{
-	double lb, ll, wb = 0, wl = 0, scale = 1, v0, v1;
-	size_t i = 0, j = 0, nl = g->nl;
-
-	if (b > exp(g->lb[g->nb - 1])) {
-		scale = b / exp(g->lb[g->nb - 1]);
-		b = exp(g->lb[g->nb - 1]);
-	}
-	lb = log(b < 1 ? 1 : b);
-	ll = log(len < 1 ? 1 : len);
-	if (g->nb > 1) {
-		if (lb <= g->lb[0])
-			lb = g->lb[0];
-		while (i + 2 < g->nb && g->lb[i + 1] <= lb)
-			i++;
-		wb = (lb - g->lb[i]) / (g->lb[i + 1] - g->lb[i]);
-		if (wb > 1)
-			wb = 1;
-	}
-	if (nl > 1) {
-		if (ll <= g->ll[0])
-			ll = g->ll[0];
-		while (j + 2 < nl && g->ll[j + 1] <= ll)
-			j++;
-		wl = (ll - g->ll[j]) / (g->ll[j + 1] - g->ll[j]);
-		if (wl > 1)
-			wl = 1;
-	}
-#define AT(x, y) g->e[(x) * nl + (y)]
-	v0 = (1 - wl) * AT(i, j) + (nl > 1 ? wl * AT(i, j + 1) : 0);
-	v1 = g->nb > 1 ? (1 - wl) * AT(i + 1, j) + (nl > 1 ? wl * AT(i + 1, j + 1) : 0) : v0;
-#undef AT
-	return scale * ((1 - wb) * v0 + wb * v1);
 }
 
 double dsa_module_decode_s(const struct dsa_module *d, bool own, double n, double keys,
@@ -299,9 +141,11 @@ double dsa_module_decode_s(const struct dsa_module *d, bool own, double n, doubl
 
 	if (n <= 0)
 		return 0;
-	if (!g->ok)
+	if (!g->ex.ok)
 		return own ? 0 : shared_fallback;
-	return eval(g, n, keys);
+	/* len held at the axis ends, batch held below the axis and in
+	 * proportion to the batch above it */
+	return lgrid_eval(&g->ex, n, keys, false);
 }
 
 double dsa_module_prefill_s(const struct dsa_module *d, bool own, double nchunks, double tokens,
@@ -312,20 +156,20 @@ double dsa_module_prefill_s(const struct dsa_module *d, bool own, double nchunks
 
 	if (nchunks <= 0 || tokens <= 0)
 		return 0;
-	if (!g->ok)
+	if (!g->ex.ok)
 		return own ? 0 : shared_fallback;
 	len = tokens / nchunks;
-	lmax = exp(g->ll[g->nl - 1]);
+	lmax = exp(g->ex.ly[g->ex.ny - 1]);
 	if (len > lmax) { /* past the longest prompt: in proportion to the tokens */
 		scale = len / lmax;
 		len = lmax;
 	}
-	return scale * eval(g, nchunks, len);
+	return scale * lgrid_eval(&g->ex, nchunks, len, false);
 }
 
 bool dsa_module_has_shared(const struct dsa_module *d, bool prefill)
 {
-	return d->g[prefill ? DSA_PREFILL_SHARED : DSA_DECODE_SHARED].ok;
+	return d->g[prefill ? DSA_PREFILL_SHARED : DSA_DECODE_SHARED].ex.ok;
 }
 
 void dsa_module_note(const struct dsa_module *d, bool prefill, char *out, size_t cap)
@@ -335,7 +179,7 @@ void dsa_module_note(const struct dsa_module *d, bool prefill, char *out, size_t
 	char heads[48];
 
 	out[0] = '\0';
-	if (!g->ok)
+	if (!g->ex.ok)
 		return;
 	if (s->heads_lo == s->heads_hi && s->heads_lo == (int)d->heads)
 		snprintf(heads, sizeof(heads), "%d heads", s->heads_lo);

@@ -7,9 +7,9 @@
  * heads per GPU, KV and projection dtypes (dsatab_grid); at every measured
  * point the parts are priced by the cost model itself (cost_dsa_parts_s)
  * and the excess module - parts kept, in seconds, on the table's batch x len
- * grid.  Holes are filled along len (linear in log len between measured
- * points, held at the ends) and then along batch past the last measured
- * batch (proportional to the batch).  A step adds, per layer, the excess at
+ * grid.  Holes are filled as hw/lgrid.h does (linear in log batch and log
+ * len between measured points, past the last measured batch in proportion
+ * to the batch, else from the nearest).  A step adds, per layer, the excess at
  * its decode batch and mean keys (bilinear in log batch and log keys; past
  * the largest batch in proportion to the batch), and at its prefill chunks
  * taken as that many prefix-free prompts of their mean length (past the

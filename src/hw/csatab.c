@@ -11,6 +11,8 @@
 #include "servesim/alloc.h"
 #include "servesim/csatab.h"
 #include "servesim/csv.h"
+#include "hw/axis.h"
+#include "hw/modtab.h"
 
 struct row {
 	enum csa_kind k;
@@ -32,71 +34,46 @@ const char *csa_kind_name(enum csa_kind k)
 	return (unsigned)k < CSAK__COUNT ? kind_names[k] : "?";
 }
 
+static const char *const cols[] = {"kind", "model", "hidden", "heads", "batch", "isl", "prefix", "latency_us",
+				   NULL};
+
+static int load_row(void *ctx, const struct csv *c, const int *idx, struct err *e)
+{
+	struct csatab *t = ctx;
+	struct row r;
+	double v[8];
+	int j, k = 0, rc;
+
+	memset(&r, 0, sizeof(r));
+	if ((rc = modtab_name(c, idx[0], "kind", kind_names, CSAK__COUNT, &k, e)) < 0 ||
+	    (rc = modtab_model(c, idx[1], r.model, sizeof(r.model), e)) < 0)
+		return rc;
+	r.k = (enum csa_kind)k;
+	for (j = 2; j < 8; j++)
+		if ((rc = modtab_num(c, idx[j], cols[j], j == 6, &v[j], e)) < 0)
+			return rc;
+	r.hidden = (int)v[2];
+	r.heads = (int)v[3];
+	r.batch = v[4];
+	r.isl = v[5];
+	r.prefix = v[6];
+	r.us = v[7];
+	XGROW(t->r, t->cap, t->n + 1);
+	t->r[t->n++] = r;
+	return 0;
+}
+
 int csatab_load(const char *path, struct csatab **out, struct err *e)
 {
-	static const char *const cols[] = {"kind", "model", "hidden", "heads", "batch", "isl", "prefix",
-					   "latency_us", NULL};
 	struct csatab *t = xcalloc(1, sizeof(*t));
-	struct csv *c;
-	int idx[8], rc;
+	int rc = modtab_read(path, cols, load_row, t, e);
 
-	*out = NULL;
-	if ((rc = csv_open(path, &c, e)) < 0) {
-		free(t);
-		return rc;
-	}
-	if ((rc = csv_require(c, cols, idx, e)) < 0)
-		goto out;
-	while ((rc = csv_next(c, e)) > 0) {
-		struct row r;
-		double v[8];
-		int j;
-		memset(&r, 0, sizeof(r));
-		for (j = 0; j < CSAK__COUNT; j++)
-			if (strcmp(csv_field(c, idx[0]), kind_names[j]) == 0)
-				break;
-		if (j == CSAK__COUNT) {
-			rc = err_set(e, SS_EDATA, "%s:%zu: 'kind' must be csa_decode, hca_decode, csa_prefill, "
-				     "hca_prefill, csa_logits or hca_attn, got '%s'", path, csv_lineno(c),
-				     csv_field(c, idx[0]));
-			goto out;
-		}
-		r.k = (enum csa_kind)j;
-		if (strlen(csv_field(c, idx[1])) >= sizeof(r.model)) {
-			rc = err_set(e, SS_EDATA, "%s:%zu: 'model' longer than %zu characters: '%s'", path,
-				     csv_lineno(c), sizeof(r.model) - 1, csv_field(c, idx[1]));
-			goto out;
-		}
-		snprintf(r.model, sizeof(r.model), "%s", csv_field(c, idx[1]));
-		for (j = 2; j < 8; j++) {
-			if ((rc = csv_num(c, idx[j], &v[j], e)) < 0)
-				goto out;
-			if (j == 6 ? !(v[j] >= 0) : !(v[j] > 0)) {
-				rc = err_set(e, SS_EDATA, "%s:%zu: '%s' must be %s, got %g", path, csv_lineno(c),
-					     cols[j], j == 6 ? ">= 0" : "> 0", v[j]);
-				goto out;
-			}
-		}
-		r.hidden = (int)v[2];
-		r.heads = (int)v[3];
-		r.batch = v[4];
-		r.isl = v[5];
-		r.prefix = v[6];
-		r.us = v[7];
-		if (t->n == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 4096;
-			t->r = xreallocarray(t->r, t->cap, sizeof(*t->r));
-		}
-		t->r[t->n++] = r;
-	}
-out:
-	csv_close(c);
 	if (rc < 0) {
 		csatab_free(t);
-		return rc;
+		t = NULL;
 	}
 	*out = t;
-	return 0;
+	return rc;
 }
 
 void csatab_free(struct csatab *t)
@@ -147,8 +124,9 @@ static int key_cmp(const void *a, const void *b)
 int csatab_cut(const struct csatab *t, enum csa_kind k, int hidden, double heads, struct csa_cut *c)
 {
 	const struct row *geo = NULL, **his = NULL;
-	int lo = 0, hi = 0;
-	size_t i, nhi = 0, cap = 0;
+	double *hs, hlo, hhi;
+	int lo, hi;
+	size_t i, nh = 0, nhi = 0, cap = 0;
 
 	memset(c, 0, sizeof(*c));
 	/* the geometry: nearest hidden among those measured at these heads,
@@ -168,19 +146,14 @@ int csatab_cut(const struct csatab *t, enum csa_kind k, int hidden, double heads
 	snprintf(c->model, sizeof(c->model), "%s", geo->model);
 	c->hidden = geo->hidden;
 	/* the measured head counts around heads (clamped) */
-	for (i = 0; i < t->n; i++) {
-		const struct row *r = &t->r[i];
-		if (r->k != k || r->hidden != geo->hidden)
-			continue;
-		if ((double)r->heads <= heads && (lo == 0 || r->heads > lo))
-			lo = r->heads;
-		if ((double)r->heads >= heads && (hi == 0 || r->heads < hi))
-			hi = r->heads;
-	}
-	if (lo == 0)
-		lo = hi;
-	if (hi == 0)
-		hi = lo;
+	hs = xmalloc(xmul(t->n, sizeof(*hs)));
+	for (i = 0; i < t->n; i++)
+		if (t->r[i].k == k && t->r[i].hidden == geo->hidden)
+			hs[nh++] = t->r[i].heads;
+	axis_around(hs, nh, heads, &hlo, &hhi);
+	free(hs);
+	lo = (int)hlo;
+	hi = (int)hhi;
 	c->heads_lo = lo;
 	c->heads_hi = hi;
 	if (hi != lo) { /* the rows at hi, sorted for lookups */
@@ -200,6 +173,10 @@ int csatab_cut(const struct csatab *t, enum csa_kind k, int hidden, double heads
 			double w;
 			if (!q)
 				continue;
+			/* log-log in the heads as in dsatab_grid, which weights lo
+			 * where this weights hi: the same line rounded differently in
+			 * the last bit; each left as its table was checked with
+			 * (data/mfu/check_dsa_module.py, check_dsv4_module.py) */
 			w = (log(heads) - log((double)lo)) / (log((double)hi) - log((double)lo));
 			us = exp((1 - w) * log(r->us) + w * log((*q)->us));
 		}

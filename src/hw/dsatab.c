@@ -11,6 +11,8 @@
 #include "servesim/alloc.h"
 #include "servesim/csv.h"
 #include "servesim/dsatab.h"
+#include "hw/axis.h"
+#include "hw/modtab.h"
 
 struct row {
 	enum dsa_phase ph;
@@ -33,18 +35,6 @@ const char *dsa_phase_name(enum dsa_phase p)
 	return (unsigned)p < DSA_PHASE__COUNT ? phase_names[p] : "?";
 }
 
-static int parse_phase(const char *s, enum dsa_phase *out)
-{
-	int i;
-
-	for (i = 0; i < DSA_PHASE__COUNT; i++)
-		if (strcmp(s, phase_names[i]) == 0) {
-			*out = (enum dsa_phase)i;
-			return 0;
-		}
-	return -1;
-}
-
 /* dtype_parse with the table's two spellings first (it runs per row) */
 static int fast_dtype(const char *s, enum dtype *out, struct err *e)
 {
@@ -59,72 +49,47 @@ static int fast_dtype(const char *s, enum dtype *out, struct err *e)
 	return dtype_parse(s, out, e);
 }
 
+static const char *const cols[] = {"phase", "model", "hidden", "kv_dtype", "gemm", "heads", "batch", "len",
+				   "latency_us", NULL};
+
+static int load_row(void *ctx, const struct csv *c, const int *idx, struct err *e)
+{
+	struct dsatab *t = ctx;
+	struct row r;
+	double v[9];
+	int j, ph = 0, rc;
+
+	memset(&r, 0, sizeof(r));
+	if ((rc = modtab_name(c, idx[0], "phase", phase_names, DSA_PHASE__COUNT, &ph, e)) < 0 ||
+	    (rc = modtab_model(c, idx[1], r.model, sizeof(r.model), e)) < 0)
+		return rc;
+	r.ph = (enum dsa_phase)ph;
+	if (fast_dtype(csv_field(c, idx[3]), &r.kv, e) < 0 || fast_dtype(csv_field(c, idx[4]), &r.gemm, e) < 0)
+		return err_set(e, SS_EDATA, "%s:%zu: %s", csv_path(c), csv_lineno(c), e->msg);
+	for (j = 2; j < 9; j++)
+		if ((j == 2 || j >= 5) && (rc = modtab_num(c, idx[j], cols[j], false, &v[j], e)) < 0)
+			return rc;
+	r.hidden = (int)v[2];
+	r.heads = (int)v[5];
+	r.batch = v[6];
+	r.len = v[7];
+	r.us = v[8];
+	XGROW(t->r, t->cap, t->n + 1);
+	t->r[t->n++] = r;
+	return 0;
+}
+
 int dsatab_load(const char *path, struct dsatab **out, struct err *e)
 {
-	static const char *const cols[] = {"phase", "model", "hidden", "kv_dtype", "gemm", "heads",
-					   "batch", "len", "latency_us", NULL};
 	struct dsatab *t = xcalloc(1, sizeof(*t));
-	struct csv *c;
-	int idx[9], rc;
+	int rc = modtab_read(path, cols, load_row, t, e);
 
-	*out = NULL;
-	if ((rc = csv_open(path, &c, e)) < 0) {
-		free(t);
-		return rc;
-	}
-	if ((rc = csv_require(c, cols, idx, e)) < 0)
-		goto out;
-	while ((rc = csv_next(c, e)) > 0) {
-		struct row r;
-		double v[9];
-		int j;
-		memset(&r, 0, sizeof(r));
-		if (parse_phase(csv_field(c, idx[0]), &r.ph) < 0) {
-			rc = err_set(e, SS_EDATA, "%s:%zu: 'phase' must be decode, prefill, decode_shared or "
-				     "prefill_shared, got '%s'", path, csv_lineno(c), csv_field(c, idx[0]));
-			goto out;
-		}
-		if (strlen(csv_field(c, idx[1])) >= sizeof(r.model)) {
-			rc = err_set(e, SS_EDATA, "%s:%zu: 'model' longer than %zu characters: '%s'", path,
-				     csv_lineno(c), sizeof(r.model) - 1, csv_field(c, idx[1]));
-			goto out;
-		}
-		snprintf(r.model, sizeof(r.model), "%s", csv_field(c, idx[1]));
-		if (fast_dtype(csv_field(c, idx[3]), &r.kv, e) < 0 ||
-		    fast_dtype(csv_field(c, idx[4]), &r.gemm, e) < 0) {
-			rc = err_set(e, SS_EDATA, "%s:%zu: %s", path, csv_lineno(c), e->msg);
-			goto out;
-		}
-		for (j = 5; j < 9; j++)
-			if ((rc = csv_num(c, idx[j], &v[j], e)) < 0)
-				goto out;
-		if ((rc = csv_num(c, idx[2], &v[2], e)) < 0)
-			goto out;
-		for (j = 2; j < 9; j++)
-			if ((j == 2 || j >= 5) && !(v[j] > 0)) {
-				rc = err_set(e, SS_EDATA, "%s:%zu: '%s' must be > 0, got %g", path,
-					     csv_lineno(c), cols[j], v[j]);
-				goto out;
-			}
-		r.hidden = (int)v[2];
-		r.heads = (int)v[5];
-		r.batch = v[6];
-		r.len = v[7];
-		r.us = v[8];
-		if (t->n == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 1024;
-			t->r = xreallocarray(t->r, t->cap, sizeof(*t->r));
-		}
-		t->r[t->n++] = r;
-	}
-out:
-	csv_close(c);
 	if (rc < 0) {
 		dsatab_free(t);
-		return rc;
+		t = NULL;
 	}
 	*out = t;
-	return 0;
+	return rc;
 }
 
 void dsatab_free(struct dsatab *t)
@@ -141,38 +106,6 @@ void dsa_grid_release(struct dsa_grid *g)
 	free(g->len);
 	free(g->us);
 	memset(g, 0, sizeof(*g));
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Sort v[0..n) and drop repeats; the new count. */
-static size_t uniq(double *v, size_t n)
-{
-	size_t i, k = 0;
-
-	qsort(v, n, sizeof(*v), cmp_double);
-	for (i = 0; i < n; i++)
-		if (k == 0 || v[i] != v[k - 1])
-			v[k++] = v[i];
-	return k;
-}
-
-static size_t find(const double *v, size_t n, double x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* The value of key among the candidates (wanted if any row has it, else
@@ -201,7 +134,7 @@ int dsatab_grid(const struct dsatab *t, enum dsa_phase ph, int hidden, double he
 		enum dtype gemm, struct dsa_grid *g)
 {
 	bool *cand = xcalloc(t->n ? t->n : 1, sizeof(bool));
-	double *hs = xmalloc((t->n ? t->n : 1) * sizeof(double)), *b, *l, wlo = 1;
+	double *hs = xmalloc((t->n ? t->n : 1) * sizeof(double)), *b, *l, wlo = 1, hlo, hhi;
 	int best = -1, lo, hi;
 	size_t i, nh = 0, nb = 0, nl = 0;
 
@@ -225,20 +158,11 @@ int dsatab_grid(const struct dsatab *t, enum dsa_phase ph, int hidden, double he
 		if (cand[i])
 			hs[nh++] = t->r[i].heads;
 	}
-	nh = uniq(hs, nh);
 	/* the measured head counts around heads (clamped at the ends) */
-	lo = hi = (int)hs[0];
-	for (i = 0; i < nh; i++) {
-		if (hs[i] <= heads)
-			lo = (int)hs[i];
-		if (hs[nh - 1 - i] >= heads)
-			hi = (int)hs[nh - 1 - i];
-	}
-	if (heads < hs[0])
-		hi = lo = (int)hs[0];
-	if (heads > hs[nh - 1])
-		lo = hi = (int)hs[nh - 1];
-	if (hi != lo)
+	axis_around(hs, nh, heads, &hlo, &hhi);
+	lo = (int)hlo;
+	hi = (int)hhi;
+	if (hi != lo) /* the weight of lo (csatab_cut: of hi, see there) */
 		wlo = (log((double)hi) - log(heads)) / (log((double)hi) - log((double)lo));
 	b = xmalloc(t->n * sizeof(double));
 	l = xmalloc(t->n * sizeof(double));
@@ -247,8 +171,8 @@ int dsatab_grid(const struct dsatab *t, enum dsa_phase ph, int hidden, double he
 			b[nb++] = t->r[i].batch;
 			l[nl++] = t->r[i].len;
 		}
-	nb = uniq(b, nb);
-	nl = uniq(l, nl);
+	nb = axis_uniq(b, nb);
+	nl = axis_uniq(l, nl);
 	g->nb = nb;
 	g->nl = nl;
 	g->batch = b;
@@ -263,7 +187,7 @@ int dsatab_grid(const struct dsatab *t, enum dsa_phase ph, int hidden, double he
 			size_t k;
 			if (!cand[i] || (t->r[i].heads != lo && t->r[i].heads != hi))
 				continue;
-			k = find(b, nb, t->r[i].batch) * nl + find(l, nl, t->r[i].len);
+			k = axis_find(b, nb, t->r[i].batch) * nl + axis_find(l, nl, t->r[i].len);
 			if (t->r[i].heads == lo)
 				ulo[k] = log(t->r[i].us);
 			if (t->r[i].heads == hi)

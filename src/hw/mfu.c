@@ -14,6 +14,7 @@
 #include "servesim/csv.h"
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
+#include "hw/axis.h"
 
 /* --- grid construction --- */
 
@@ -22,12 +23,10 @@ struct pt {
 	double v;
 };
 
-static size_t find_exact(const double *a, size_t n, double x);
-
 /* The sorted distinct values of coordinate d.  Tables have thousands of
  * rows but a few dozen distinct values per axis: each value is looked up in
  * the sorted set built so far and inserted only when new, instead of
- * sorting every row's value. */
+ * sorting every row's value (axis_uniq). */
 static size_t uniq_axis(const struct pt *p, size_t n, size_t d, double **out)
 {
 	size_t cap = 16, k = 0, i;
@@ -38,7 +37,7 @@ static size_t uniq_axis(const struct pt *p, size_t n, size_t d, double **out)
 		size_t at;
 		if (k > 0 && x == a[k - 1])
 			continue; /* runs of one value: rows are written sorted */
-		at = find_exact(a, k, x);
+		at = axis_find(a, k, x);
 		if (at < k && a[at] == x)
 			continue;
 		XGROW(a, cap, k + 1);
@@ -48,23 +47,6 @@ static size_t uniq_axis(const struct pt *p, size_t n, size_t d, double **out)
 	}
 	*out = a;
 	return k;
-}
-
-/* The first index whose value is >= x (n if none): a lower bound whose
- * halving step is a conditional move, not a branch (the start-up prices
- * every token count through it, and its comparisons are unpredictable). */
-static size_t find_exact(const double *a, size_t n, double x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (a[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 static double nearest_cell(const struct mfu_grid *g, const double *pos);
@@ -215,7 +197,7 @@ static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size
 	for (i = 0; i < n; i++) {
 		size_t off = 0;
 		for (d = 0; d < dims; d++)
-			off = off * g->len[d] + find_exact(g->axis[d], g->len[d], p[i].x[d]);
+			off = off * g->len[d] + axis_find(g->axis[d], g->len[d], p[i].x[d]);
 		g->v[off] = p[i].v;
 	}
 	grid_fill_holes(g, total);
@@ -229,32 +211,6 @@ static void grid_release(struct mfu_grid *g)
 		free(g->axis[d]);
 	free(g->v);
 	memset(g, 0, sizeof(*g));
-}
-
-/* Bracket x in axis a: index lo and weight w of the upper neighbour, clamped
- * (utilisation held at the boundary). */
-static void bracket(const double *a, size_t n, double x, size_t *lo, double *w)
-{
-	size_t i;
-
-	if (n == 1 || x <= a[0]) {
-		*lo = 0;
-		*w = 0;
-		return;
-	}
-	if (x >= a[n - 1]) {
-		*lo = n - 2;
-		*w = 1;
-		return;
-	}
-	i = find_exact(a, n, x);
-	if (a[i] == x) {
-		*lo = i < n - 1 ? i : i - 1;
-		*w = i < n - 1 ? 0 : 1;
-		return;
-	}
-	*lo = i - 1;
-	*w = (x - a[i - 1]) / (a[i] - a[i - 1]);
 }
 
 /* Nearest measured cell (in index space) to a fractional position; used for
@@ -288,7 +244,7 @@ static double nearest_cell(const struct mfu_grid *g, const double *pos)
 static void grid_axis(const struct mfu_grid *g, size_t d, double x, size_t *lo, double *w,
 		      double *pos)
 {
-	bracket(g->axis[d], g->len[d], x, lo, w);
+	axis_bracket(g->axis[d], g->len[d], x, lo, w);
 	*pos = (double)*lo + *w;
 	if (g->len[d] == 1)
 		*pos = 0;
@@ -1116,7 +1072,7 @@ double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems)
 		return exp(l[len - 1]) * exp(x - s[len - 1]) * 1e-6;
 	if (x <= s[0] || len == 1)
 		return exp(l[0]) * 1e-6;
-	bracket(s, len, x, &lo, &w);
+	axis_bracket(s, len, x, &lo, &w);
 	if (t->nearest)
 		return exp(w < 0.5 ? l[lo] : l[lo + 1]) * 1e-6;
 	return exp(l[lo] + w * (l[lo + 1] - l[lo])) * 1e-6;
@@ -1154,11 +1110,11 @@ double mfu_row_eval_hint(const struct mfu_row *row, double log_len, size_t *hint
 
 	if (!row->v || n == 1 || log_len <= a[0] || log_len >= a[n - 1])
 		return mfu_row_eval(row, log_len); /* held at an end */
-	/* bracket's search finds the first axis value >= log_len (the axis
+	/* axis_bracket's search finds the first axis value >= log_len (the axis
 	 * is strictly increasing): a[i] when the hint's neighbours enclose it */
 	if (!(i >= 1 && i < n && a[i - 1] < log_len && log_len <= a[i]))
-		*hint = i = find_exact(a, n, log_len);
-	if (a[i] == log_len) { /* as bracket: i < n - 1 here */
+		*hint = i = axis_find(a, n, log_len);
+	if (a[i] == log_len) { /* as axis_bracket: i < n - 1 here */
 		lo = i;
 		w = 0;
 	} else {
@@ -1175,7 +1131,7 @@ double mfu_row_eval(const struct mfu_row *row, double log_len)
 
 	if (!row->v)
 		return row->dflt;
-	bracket(row->axis, row->len, log_len, &lo, &w);
+	axis_bracket(row->axis, row->len, log_len, &lo, &w);
 	if (row->len == 1)
 		return clamp_mfu(row->v[0], row->dflt);
 	return clamp_mfu((1 - w) * row->v[lo] + w * row->v[lo + 1], row->dflt);

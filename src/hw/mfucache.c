@@ -20,24 +20,22 @@ struct entry {
 	struct mfu_tables t;
 };
 
-struct dsa_entry {
+/* Module tables by path (DSA's, DeepSeek-V4's): one list per kind. */
+struct path_entry {
 	char path[1000];
-	struct dsatab *t;
+	void *t;
 };
 
-struct csa_entry {
-	char path[1000];
-	struct csatab *t;
+struct path_list {
+	struct path_entry *a;
+	size_t n, cap;
 };
 
 struct mfu_cache {
 	pthread_mutex_t lock;
 	struct entry **e;
 	size_t n, cap;
-	struct dsa_entry *d;
-	size_t nd, capd;
-	struct csa_entry *v4;
-	size_t nv4, capv4;
+	struct path_list dsa, csa;
 };
 
 struct mfu_cache *mfu_cache_new(void)
@@ -60,12 +58,12 @@ void mfu_cache_free(struct mfu_cache *c)
 		free(c->e[i]);
 	}
 	free(c->e);
-	for (i = 0; i < c->nd; i++)
-		dsatab_free(c->d[i].t);
-	free(c->d);
-	for (i = 0; i < c->nv4; i++)
-		csatab_free(c->v4[i].t);
-	free(c->v4);
+	for (i = 0; i < c->dsa.n; i++)
+		dsatab_free(c->dsa.a[i].t);
+	free(c->dsa.a);
+	for (i = 0; i < c->csa.n; i++)
+		csatab_free(c->csa.a[i].t);
+	free(c->csa.a);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -120,52 +118,47 @@ out:
 	return rc;
 }
 
+static void *path_find(const struct path_list *l, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->a[i].path, path) == 0)
+			return l->a[i].t;
+	return NULL;
+}
+
+static void path_add(struct path_list *l, const char *path, void *t)
+{
+	XGROW(l->a, l->cap, l->n + 1);
+	snprintf(l->a[l->n].path, sizeof(l->a[0].path), "%s", path);
+	l->a[l->n++].t = t;
+}
+
 int mfu_cache_dsatab(struct mfu_cache *c, const char *path, const struct dsatab **out, struct err *e)
 {
-	struct dsatab *t = NULL;
-	size_t i;
+	struct dsatab *t;
 	int rc = 0;
 
 	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < c->nd; i++)
-		if (strcmp(c->d[i].path, path) == 0) {
-			t = c->d[i].t;
-			break;
-		}
-	if (!t) {
-		if ((rc = dsatab_load(path, &t, e)) < 0)
-			goto out;
-		XGROW(c->d, c->capd, c->nd + 1);
-		snprintf(c->d[c->nd].path, sizeof(c->d[0].path), "%s", path);
-		c->d[c->nd++].t = t;
-	}
-	*out = t;
-out:
+	if (!(t = path_find(&c->dsa, path)) && (rc = dsatab_load(path, &t, e)) == 0)
+		path_add(&c->dsa, path, t);
+	if (rc == 0)
+		*out = t;
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
 
 int mfu_cache_csatab(struct mfu_cache *c, const char *path, const struct csatab **out, struct err *e)
 {
-	struct csatab *t = NULL;
-	size_t i;
+	struct csatab *t;
 	int rc = 0;
 
 	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < c->nv4; i++)
-		if (strcmp(c->v4[i].path, path) == 0) {
-			t = c->v4[i].t;
-			break;
-		}
-	if (!t) {
-		if ((rc = csatab_load(path, &t, e)) < 0)
-			goto out;
-		XGROW(c->v4, c->capv4, c->nv4 + 1);
-		snprintf(c->v4[c->nv4].path, sizeof(c->v4[0].path), "%s", path);
-		c->v4[c->nv4++].t = t;
-	}
-	*out = t;
-out:
+	if (!(t = path_find(&c->csa, path)) && (rc = csatab_load(path, &t, e)) == 0)
+		path_add(&c->csa, path, t);
+	if (rc == 0)
+		*out = t;
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }

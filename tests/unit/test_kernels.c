@@ -12,6 +12,8 @@
 #include "servesim/dsatab.h"
 #include "servesim/moetab.h"
 #include "servesim/paths.h"
+#include "hw/axis.h"
+#include "hw/lgrid.h"
 
 static struct model_registry reg;
 static struct gpu_db db;
@@ -1034,6 +1036,50 @@ static void test_dsv4(void)
 	}
 }
 
+/* The shared axis helpers (hw/axis.h) and log-log grids (hw/lgrid.h), by
+ * hand: a 2 x 3 grid at x 1, 4 and y 1, 2, 4 measured at (1, 1) = 1,
+ * (1, 4) = 3 and (4, 1) = 2 fills (1, 2) = 2 (halfway in log y), then
+ * (4, 2) = 2 x 4 and (4, 4) = 3 x 4 (in proportion to x past the column's
+ * last point). */
+static void test_axis_lgrid(void)
+{
+	double u[] = {3, 1, 2, 3, 1}, a[] = {1, 2, 4}, heads[] = {16, 8, 64, 16, 32}, lo, hi, w;
+	double v[] = {1, 0, 3, 2, 0, 0}, m[] = {3, 1, 2, 0, 5, 4};
+	bool has[] = {true, false, true, true, false, false}, mset[] = {true, true, true, false, true, true};
+	double lx[] = {0, 0}, ly[] = {0, 0, 0};
+	struct lgrid g = {true, 2, 3, lx, ly, v};
+	size_t i;
+
+	CHECK(axis_uniq(u, 5) == 3 && u[0] == 1 && u[1] == 2 && u[2] == 3, "axis_uniq sorts and drops repeats");
+	CHECK(axis_find(a, 3, 0) == 0 && axis_find(a, 3, 2) == 1 && axis_find(a, 3, 3) == 2 && axis_find(a, 3, 5) == 3,
+	      "axis_find: first value >= x");
+	axis_bracket(a, 3, 3, &i, &w);
+	CHECK(i == 1 && w == 0.5, "axis_bracket between two values");
+	axis_bracket(a, 3, 4, &i, &w);
+	CHECK(i == 1 && w == 1, "axis_bracket at the last value");
+	axis_bracket(a, 3, 0.5, &i, &w);
+	CHECK(i == 0 && w == 0, "axis_bracket held below");
+	axis_around(heads, 5, 24, &lo, &hi);
+	CHECK(lo == 16 && hi == 32, "axis_around between measured values");
+	axis_around(heads, 5, 4, &lo, &hi);
+	CHECK(lo == 8 && hi == 8, "axis_around clamped below");
+	axis_around(heads, 5, 100, &lo, &hi);
+	CHECK(lo == 64 && hi == 64, "axis_around clamped above");
+	lx[1] = log(4);
+	ly[1] = log(2);
+	ly[2] = log(4);
+	lgrid_fill_holes(&g, has);
+	CHECK(fabs(v[1] - 2) < 1e-12 && fabs(v[4] - 8) < 1e-12 && fabs(v[5] - 12) < 1e-12,
+	      "lgrid_fill_holes: %g %g %g (expected 2 8 12)", v[1], v[4], v[5]);
+	CHECK(fabs(lgrid_eval(&g, 2, 2, false) - 5) < 1e-12, "lgrid_eval bilinear in the logs");
+	CHECK(fabs(lgrid_eval(&g, 8, 2, false) - 16) < 1e-12, "lgrid_eval in proportion to x above the axis");
+	CHECK(fabs(lgrid_eval(&g, 1, 8, false) - 3) < 1e-12 && fabs(lgrid_eval(&g, 1, 8, true) - 6) < 1e-12,
+	      "lgrid_eval y held (or in proportion) above the axis");
+	lgrid_monotone(m, 2, 3, mset);
+	CHECK(m[0] == 3 && m[1] == 3 && m[2] == 3 && m[3] == 0 && m[4] == 5 && m[5] == 5,
+	      "lgrid_monotone raises along x then y, unset cells left");
+}
+
 /* A malformed dsa_module table is refused with its file, line and value. */
 static void test_dsatab_errors(void)
 {
@@ -1462,6 +1508,7 @@ int main(void)
 	test_own_tables(&m);
 	test_dsa();
 	test_dsa_module();
+	test_axis_lgrid();
 	test_dsatab_errors();
 	test_dsv4();
 	test_prefill_batch();
