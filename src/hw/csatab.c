@@ -49,11 +49,12 @@ static int load_row(void *ctx, const struct csv *c, const int *idx, struct err *
 	    (rc = modtab_model(c, idx[1], r.model, sizeof(r.model), e)) < 0)
 		return rc;
 	r.k = (enum csa_kind)k;
-	for (j = 2; j < 8; j++)
+	if ((rc = modtab_count(c, idx[2], cols[2], MODTAB_MAX_COUNT, &r.hidden, e)) < 0 ||
+	    (rc = modtab_count(c, idx[3], cols[3], MODTAB_MAX_COUNT, &r.heads, e)) < 0)
+		return rc;
+	for (j = 4; j < 8; j++)
 		if ((rc = modtab_num(c, idx[j], cols[j], j == 6, &v[j], e)) < 0)
 			return rc;
-	r.hidden = (int)v[2];
-	r.heads = (int)v[3];
 	r.batch = v[4];
 	r.isl = v[5];
 	r.prefix = v[6];

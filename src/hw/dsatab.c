@@ -64,13 +64,18 @@ static int load_row(void *ctx, const struct csv *c, const int *idx, struct err *
 	    (rc = modtab_model(c, idx[1], r.model, sizeof(r.model), e)) < 0)
 		return rc;
 	r.ph = (enum dsa_phase)ph;
-	if (fast_dtype(csv_field(c, idx[3]), &r.kv, e) < 0 || fast_dtype(csv_field(c, idx[4]), &r.gemm, e) < 0)
-		return err_set(e, SS_EDATA, "%s:%zu: %s", csv_path(c), csv_lineno(c), e->msg);
-	for (j = 2; j < 9; j++)
-		if ((j == 2 || j >= 5) && (rc = modtab_num(c, idx[j], cols[j], false, &v[j], e)) < 0)
+	for (j = 3; j <= 4; j++)
+		if (fast_dtype(csv_field(c, idx[j]), j == 3 ? &r.kv : &r.gemm, e) < 0) {
+			char why[sizeof(e->msg)];
+			snprintf(why, sizeof(why), "%s", e->msg); /* e->msg cannot be its own source */
+			return err_set(e, SS_EDATA, "%s:%zu: '%s': %s", csv_path(c), csv_lineno(c), cols[j], why);
+		}
+	if ((rc = modtab_count(c, idx[2], cols[2], MODTAB_MAX_COUNT, &r.hidden, e)) < 0 ||
+	    (rc = modtab_count(c, idx[5], cols[5], MODTAB_MAX_COUNT, &r.heads, e)) < 0)
+		return rc;
+	for (j = 6; j < 9; j++)
+		if ((rc = modtab_num(c, idx[j], cols[j], false, &v[j], e)) < 0)
 			return rc;
-	r.hidden = (int)v[2];
-	r.heads = (int)v[5];
 	r.batch = v[6];
 	r.len = v[7];
 	r.us = v[8];

@@ -1,4 +1,5 @@
 /* modtab.c - the columns the measured module tables share.  See modtab.h. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,4 +47,18 @@ int modtab_bad_num(const struct csv *c, const char *what, bool zero_ok, double v
 {
 	return err_set(e, SS_EDATA, "%s:%zu: '%s' must be %s, got %g", csv_path(c), csv_lineno(c), what,
 		       zero_ok ? ">= 0" : "> 0", v);
+}
+
+int modtab_count(const struct csv *c, int col, const char *what, int max, int *out, struct err *e)
+{
+	double v;
+	int rc = csv_num(c, col, &v, e);
+
+	if (rc < 0)
+		return rc;
+	if (!(v >= 1 && v <= (double)max && v == floor(v)))
+		return err_set(e, SS_EDATA, "%s:%zu: '%s' must be a whole number in [1, %d], got %g", csv_path(c),
+			       csv_lineno(c), what, max, v);
+	*out = (int)v;
+	return 0;
 }

@@ -69,4 +69,11 @@ static inline int modtab_num(const struct csv *c, int col, const char *what, boo
 	return 0;
 }
 
+/* The largest hidden size or head count a module table may give. */
+#define MODTAB_MAX_COUNT 1000000
+
+/* Field col of the row as a whole number in [1, max] (a hidden size, a
+ * head count): SS_EDATA naming the column `what` and the value. */
+int modtab_count(const struct csv *c, int col, const char *what, int max, int *out, struct err *e);
+
 #endif

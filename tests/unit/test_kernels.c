@@ -1100,6 +1100,28 @@ static void test_dsatab_errors(void)
 	CHECK(dsatab_load(path, &t, &e) == -SS_EDATA, "unknown phase refused");
 	CHECK_STR_CONTAINS(e.msg, ":4: 'phase' must be decode, prefill, decode_shared or prefill_shared, got 'decoded'",
 			   "message names the line and value");
+	/* a hidden size past int range (found by fuzz_csv: the cast was
+	 * undefined) and a bad dtype (the message used to be its own source) */
+	if (!(f = fopen(path, "w"))) {
+		CHECK(0, "temp file");
+		return;
+	}
+	fputs("phase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
+	      "decode,deepseek-v3.2,1e300,fp8,fp8,16,1,2048,158.6\n", f);
+	fclose(f);
+	CHECK(dsatab_load(path, &t, &e) == -SS_EDATA, "hidden size 1e300 refused");
+	CHECK_STR_CONTAINS(e.msg, ":2: 'hidden' must be a whole number in [1, 1000000], got 1e+300",
+			   "message names the column and value");
+	if (!(f = fopen(path, "w"))) {
+		CHECK(0, "temp file");
+		return;
+	}
+	fputs("phase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
+	      "decode,deepseek-v3.2,7168,fp9,fp8,16,1,2048,158.6\n", f);
+	fclose(f);
+	CHECK(dsatab_load(path, &t, &e) == -SS_EDATA, "unknown KV dtype refused");
+	CHECK(strncmp(e.msg, path, strlen(path)) == 0 && strstr(e.msg, ":2: 'kv_dtype': ") && strstr(e.msg, "fp9") &&
+	      !strstr(e.msg + strlen(path) + 4, path), "dtype message: file and line once, then the value (%s)", e.msg);
 	remove(path);
 }
 
