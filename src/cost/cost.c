@@ -189,11 +189,11 @@ static double op_at(const struct cost_model *c, const struct op *o, const struct
 			bool ep = c->p.ep > 1;
 			double tin = ep ? m * c->p.dp : m;
 			t = cost_moe_s(c, tin);
-			f = 2.0 * 3.0 * tin * (double)md->top_k * (double)md->hidden *
+			f = 2.0 * 3.0 * tin * (double)md->top_k * c->moe_shape.hidden *
 			    (double)c->moe_shape.inter / c->moe_shape.tp / c->moe_shape.ep;
 			b = moe_expected_experts((double)md->n_experts / c->moe_shape.ep,
 						 (double)md->n_experts, tin * (double)md->top_k) *
-			    3.0 * (double)md->hidden * c->moe_shape.inter / c->moe_shape.tp *
+			    3.0 * c->moe_shape.hidden * c->moe_shape.inter / c->moe_shape.tp *
 			    dtype_bytes(c->moe_wdt);
 		} else if (strcmp(o->name, "experts_down") == 0) {
 			t = 0; /* inside the fused kernel above */
@@ -1166,10 +1166,16 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	}
 	if (m->n_experts > 0) {
 		/* the experts are split EP ways and TP-sharded over the rest of the
-		 * TP x DP GPUs that share the MoE layers (attention-DP) */
+		 * TP x DP GPUs that share the MoE layers (attention-DP).  A latent
+		 * MoE (Kimi-K3, Nemotron-3-Super) runs its routed experts at the
+		 * latent width, as the tables measure them (vLLM 0.24's Kimi-K3
+		 * rows are 3584 x 3072): until 2026-11-27 the model's hidden size
+		 * was used, so Kimi-K3 on H200 took its own curve at twice the
+		 * width (135 us at one token against the measured 68 us) */
 		bool ep = p->ep > 1;
 		double mtp = (double)(p->tp * p->dp) / (ep ? p->ep : 1);
-		c->moe_shape = (struct moe_shape){(double)m->hidden, (double)m->moe_intermediate,
+		double mh = (double)(m->moe_latent > 0 ? m->moe_latent : m->hidden);
+		c->moe_shape = (struct moe_shape){mh, (double)m->moe_intermediate,
 						  (double)m->top_k, (double)m->n_experts,
 						  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
 		if (cfg->moe_format > 0) {
