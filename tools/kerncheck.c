@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 				p = own.curve && (!bor.curve || own.distance <= bor.distance + 0.3) ? &own : &bor;
 				if (p->curve) {
 					double pk = g.peak_flops[DT_FP8] > 0 ? g.peak_flops[DT_FP8] : g.peak_flops[DT_BF16];
-					lat = moe_roofline_s(&s, a[6], pk, 1.0, g.hbm_bw) / moetab_eff(p, &s, a[6]);
+					lat = moetab_time_s(p, &s, a[6], pk, 1.0, g.hbm_bw);
 				}
 			}
 		}

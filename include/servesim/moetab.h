@@ -17,7 +17,10 @@
  * shape (normalised log distance over hidden, per-GPU expert width, local
  * expert count, top-k and expert count; exact shapes have distance 0 and
  * give back the measured latency), interpolates log(eff) linearly in x
- * (held at the ends) and returns the target's roofline / eff. */
+ * (held at the ends) and returns the target's roofline / eff.  A curve
+ * priced on another shape or roofline (a nearest-shape pick, a GPU that
+ * borrows the tables) keeps the fixed part of its latency as measured and
+ * scales only the rest (moetab_time_s). */
 #ifndef SERVESIM_MOETAB_H
 #define SERVESIM_MOETAB_H
 #include <stdbool.h>
@@ -78,6 +81,7 @@ struct moe_pick {
 	const void *curve;      /* NULL: no table for that format */
 	enum moe_fmt fmt;       /* format of the curve used */
 	double distance;        /* 0 = the exact shape was measured */
+	double fixed_s;         /* the curve's fixed part, kept on a transfer (moetab_time_s) */
 	char desc[160];         /* "fp8_block 7168x2048 top8/256 tp1 ep8, power_law_1.01" */
 	/* a nearest-shape pick's cap: the same model's experts measured less
 	 * sharded (smaller or equal TP and EP), which one GPU of a wider split
@@ -92,11 +96,21 @@ struct moe_pick {
  * pick->curve is NULL when the table has neither. */
 void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
 		 enum moe_dist dist, struct moe_pick *pick);
-/* Efficiency of the picked curve at `tokens` (tokens entering the layer on
- * this GPU, x computed with the target shape). */
+/* Measured efficiency of the picked curve at `tokens` (tokens entering the
+ * layer on this GPU, x computed with the target shape). */
 double moetab_eff(const struct moe_pick *pick, const struct moe_shape *s, double tokens);
+/* Seconds of the picked curve at `tokens` for shape s on the roofline at
+ * peak, bytes_per_param and bw: an exact shape priced on the roofline its
+ * table was normalised with gives the measured latency back (roofline /
+ * moetab_eff, bit for bit); otherwise the curve's fixed part (fixed_s: its
+ * table's latency floor for that format, at most 0.9 of the curve's minimum)
+ * is kept as measured and the rest, roofline / (latency - fixed_s) along x,
+ * is carried as an efficiency.  NAN without a curve. */
+double moetab_time_s(const struct moe_pick *pick, const struct moe_shape *s, double tokens, double peak,
+		     double bytes_per_param, double bw);
 /* Seconds of the pick's cap at `tokens` (its measured curve on its own
- * shape's roofline at peak, bytes_per_param and bw), or INFINITY without one. */
+ * shape, as moetab_time_s prices an exact shape, at peak, bytes_per_param
+ * and bw), or INFINITY without one. */
 double moetab_bound_s(const struct moe_pick *pick, double tokens, double peak, double bytes_per_param,
 		      double bw);
 

@@ -189,11 +189,11 @@ static double op_at(const struct cost_model *c, const struct op *o, const struct
 			bool ep = c->p.ep > 1;
 			double tin = ep ? m * c->p.dp : m;
 			t = cost_moe_s(c, tin);
-			f = 2.0 * 3.0 * tin * (double)md->top_k * (double)md->hidden *
+			f = 2.0 * 3.0 * tin * (double)md->top_k * c->moe_shape.hidden *
 			    (double)c->moe_shape.inter / c->moe_shape.tp / c->moe_shape.ep;
 			b = moe_expected_experts((double)md->n_experts / c->moe_shape.ep,
 						 (double)md->n_experts, tin * (double)md->top_k) *
-			    3.0 * (double)md->hidden * c->moe_shape.inter / c->moe_shape.tp *
+			    3.0 * c->moe_shape.hidden * c->moe_shape.inter / c->moe_shape.tp *
 			    dtype_bytes(c->moe_wdt);
 		} else if (strcmp(o->name, "experts_down") == 0) {
 			t = 0; /* inside the fused kernel above */
@@ -403,20 +403,21 @@ static int wideep_load(struct cost_model *c, const char *data_dir, struct err *e
  * ep1, 8,192 tokens) came out 457 us against the measured 1,045 us, an
  * exact shape, wherever the kernel is compute-bound (>= ~3k tokens).  A
  * curve of another width (SGLang's wide-EP fp8_block curve for NVFP4
- * experts) keeps its efficiency on the target's own roofline (derived, as
- * the run header says). */
+ * experts) is priced on the target's own roofline (derived, as the run
+ * header says).  Wherever the roofline is not the curve's own (another
+ * shape, width or GPU) the curve's fixed latency is kept as measured and
+ * only the rest scales (moetab_time_s). */
 static double moe_pick_s(const struct cost_model *c, const struct moe_pick *pick, enum dtype wdt,
 			 double tokens)
 {
 	enum dtype cdt = dtype_compute(wdt);
 	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
-	double bpp = dtype_bytes(wdt), cpk, cbpp, eff, t, cap;
+	double bpp = dtype_bytes(wdt), cpk, cbpp, t, cap;
 
 	moe_fmt_rates(pick->fmt, c->g->peak_flops, &cpk, &cbpp);
 	if (cbpp == bpp)
 		pk = cpk;
-	eff = moetab_eff(pick, &c->moe_shape, tokens);
-	t = moe_roofline_s(&c->moe_shape, tokens, pk, bpp, c->g->hbm_bw) / eff;
+	t = moetab_time_s(pick, &c->moe_shape, tokens, pk, bpp, c->g->hbm_bw);
 	cap = moetab_bound_s(pick, tokens, pk, bpp, c->g->hbm_bw);
 	return cap < t ? cap : t;
 }
@@ -957,15 +958,21 @@ static void describe_sources(struct cost_model *c)
 		window_source_note(c, c->src[COST_SRC_WINDOW], sizeof(c->src[0]));
 	csa_sources(c);
 	part_note(c, c->moe_own, note, sizeof(note));
+	if (!c->moe_own && c->g->tables_of[0] && c->moe_pick.curve) /* moetab_time_s on another GPU */
+		snprintf(note, sizeof(note), " (%.40s's fixed %.0f us kept, the rest at its roofline efficiency on %.40s)",
+			 c->g->tables_of, c->moe_pick.fixed_s * 1e6, c->g->id);
 	if (c->m->n_experts > 0) {
+		char fixed[48] = "";
+		if (c->moe_pick.distance > 0)
+			snprintf(fixed, sizeof(fixed), ", its fixed %.0f us kept", c->moe_pick.fixed_s * 1e6);
 		if (c->moe_pick.curve)
-			header_line(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s%s%.60s%s: %s%.100s%s%s%s%s%s",
+			header_line(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s%s%.60s%s: %s%.100s%s%s%s%s%s%s",
 				 c->moe_own ? t->src_own[MFU_P_MOE]
 				 : c->moe_more ? t->moe_more_src[c->moe_more - 1] : t->src[MFU_P_MOE],
 				 c->moe_more ? " (" : "", c->moe_more ? t->src[MFU_P_MOE] : "",
 				 c->moe_more ? " has no rows of this format)" : "",
 				 c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
-				 c->moe_pick.desc, c->moe_pick.bound ? ", capped by the measured " : "",
+				 c->moe_pick.desc, fixed, c->moe_pick.bound ? ", capped by the measured " : "",
 				 c->moe_pick.bound ? c->moe_pick.bound_desc : "", c->moe_pick.bound ? " of this shape" : "",
 				 c->moe_alt[0].curve && c->moe_alt[1].curve ? "; no slower than its bf16 and fp8_block curves"
 				 : c->moe_alt[0].curve ? "; no slower than its bf16 curve"
@@ -988,9 +995,16 @@ static void describe_sources(struct cost_model *c)
 				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n, "; prefill steps");
 			n = strlen(c->src[COST_SRC_MOE]);
 			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 ": SGLang DeepEP kernel, mfu/wideep/sglang-0.5.10/%.32s-%s: %s%.80s%s", c->g->id,
-				 k ? "prefill" : "decode", w->distance == 0 ? "measured " : "nearest shape ", w->desc,
-				 w->fmt != c->moe_fmt ? " (derived: its efficiency on this format's roofline)" : "");
+				 ": SGLang DeepEP kernel, mfu/wideep/sglang-0.5.10/%.32s-%s: %s%.80s", c->g->id,
+				 k ? "prefill" : "decode", w->distance == 0 ? "measured " : "nearest shape ", w->desc);
+			n = strlen(c->src[COST_SRC_MOE]);
+			if (w->fmt != c->moe_fmt)
+				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+					 " (derived: its fixed %.0f us kept, the rest on this format's roofline)",
+					 w->fixed_s * 1e6);
+			else if (w->distance > 0)
+				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n, ", its fixed %.0f us kept",
+					 w->fixed_s * 1e6);
 		}
 	}
 	if (c->m->n_mixer[LM_LINEAR] > 0)
@@ -1166,10 +1180,16 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	}
 	if (m->n_experts > 0) {
 		/* the experts are split EP ways and TP-sharded over the rest of the
-		 * TP x DP GPUs that share the MoE layers (attention-DP) */
+		 * TP x DP GPUs that share the MoE layers (attention-DP).  A latent
+		 * MoE (Kimi-K3, Nemotron-3-Super) runs its routed experts at the
+		 * latent width, as the tables measure them (vLLM 0.24's Kimi-K3
+		 * rows are 3584 x 3072): until 2026-11-27 the model's hidden size
+		 * was used, so Kimi-K3 on H200 took its own curve at twice the
+		 * width (135 us at one token against the measured 68 us) */
 		bool ep = p->ep > 1;
 		double mtp = (double)(p->tp * p->dp) / (ep ? p->ep : 1);
-		c->moe_shape = (struct moe_shape){(double)m->hidden, (double)m->moe_intermediate,
+		double mh = (double)(m->moe_latent > 0 ? m->moe_latent : m->hidden);
+		c->moe_shape = (struct moe_shape){mh, (double)m->moe_intermediate,
 						  (double)m->top_k, (double)m->n_experts,
 						  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
 		if (cfg->moe_format > 0) {

@@ -32,8 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct moe_shape s = {4096, 14336, 2, 8, 1, 1};
 		struct moe_pick pick;
 		moetab_pick(moe, MOE_BF16, &s, MOE_BALANCED, &pick);
-		if (pick.curve)
+		if (pick.curve) {
 			(void)moetab_eff(&pick, &s, 16);
+			(void)moetab_time_s(&pick, &s, 16, 1e15, 2.0, 3e12);
+		}
 	}
 	t.moe = moe;
 	mfu_release(&t);

@@ -190,14 +190,29 @@ static void test_moe_tables(void)
 	CHECK(pk.curve && pk.distance == 0, "DeepSeek-V3 EP8 fp8_block is a measured shape (%s)", pk.desc);
 	t64 = moe_roofline_s(&ds, 64, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &ds, 64);
 	CHECK_REL(t64 * 1e6, lat_us, 1e-6, "exact shape at 64 tokens = measured latency (us)");
+	CHECK(moetab_time_s(&pk, &ds, 64, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) == t64 &&
+	      moetab_time_s(&pk, &ds, 50, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) ==
+		      moe_roofline_s(&ds, 50, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &ds, 50),
+	      "moetab_time_s of an exact shape on its own roofline: the measured curve, bit for bit");
+	/* the same curve on another roofline (a GPU borrowing the tables, here
+	 * H100's bandwidth): the fixed part kept, the rest scaled */
+	{
+		double bw2 = 3.35e12, r1 = moe_roofline_s(&ds, 64, g->peak_flops[DT_FP8], 1.0, g->hbm_bw),
+		       r2 = moe_roofline_s(&ds, 64, g->peak_flops[DT_FP8], 1.0, bw2);
+		CHECK(pk.fixed_s > 0 && pk.fixed_s < t64, "the curve's fixed part %.1f us, under its latency",
+		      pk.fixed_s * 1e6);
+		CHECK_REL(moetab_time_s(&pk, &ds, 64, g->peak_flops[DT_FP8], 1.0, bw2),
+			  pk.fixed_s + (t64 - pk.fixed_s) * r2 / r1, 1e-9,
+			  "on another roofline: fixed + (measured - fixed) x the rooflines' ratio");
+	}
 	/* Qwen3-235B-like shape at EP 4 (not measured): priced from the nearest */
 	{
 		struct moe_shape q = {4096, 1536, 8, 128, 1, 4};
 		moetab_pick(t, MOE_FP8, &q, MOE_POWER_LAW_101, &pk);
 		CHECK(pk.curve != NULL, "qwen3-235b EP4 fp8 priced from %s (distance %.3f)", pk.desc, pk.distance);
-		t1 = moe_roofline_s(&q, 1, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &q, 1);
-		t512 = moe_roofline_s(&q, 512, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &q, 512);
-		t4096 = moe_roofline_s(&q, 4096, g->peak_flops[DT_FP8], 1.0, g->hbm_bw) / moetab_eff(&pk, &q, 4096);
+		t1 = moetab_time_s(&pk, &q, 1, g->peak_flops[DT_FP8], 1.0, g->hbm_bw);
+		t512 = moetab_time_s(&pk, &q, 512, g->peak_flops[DT_FP8], 1.0, g->hbm_bw);
+		t4096 = moetab_time_s(&pk, &q, 4096, g->peak_flops[DT_FP8], 1.0, g->hbm_bw);
 		CHECK(t1 > 0 && t1 < t512 && t512 < t4096, "monotone in tokens: %.1f < %.1f < %.1f us", t1 * 1e6,
 		      t512 * 1e6, t4096 * 1e6);
 	}
@@ -222,8 +237,11 @@ static void test_moe_tables(void)
 					moetab_pick(t, fmts[j], &shapes[i], order[k], &a);
 					moetab_pick(part, fmts[j], &shapes[i], order[k], &b);
 					double ea = moetab_eff(&a, &shapes[i], 37), eb = moetab_eff(&b, &shapes[i], 37);
+					double sa = moetab_time_s(&a, &shapes[i], 37, 1e15, 1.0, 4e12),
+					       sb = moetab_time_s(&b, &shapes[i], 37, 1e15, 1.0, 4e12);
 					same &= strcmp(a.desc, b.desc) == 0 && a.distance == b.distance &&
-						(ea == eb || (isnan(ea) && isnan(eb)));
+						(ea == eb || (isnan(ea) && isnan(eb))) &&
+						(sa == sb || (isnan(sa) && isnan(sb)));
 				}
 		}
 		CHECK(same, "moetab_load_dist: same picks and efficiencies as moetab_load, per distribution");
@@ -240,10 +258,38 @@ static void test_moe_tables(void)
 		moetab_pick(t, MOE_MXFP4, &tp8, MOE_POWER_LAW_101, &a);
 		moetab_pick(t, MOE_MXFP4, &ep8, MOE_POWER_LAW_101, &b);
 		CHECK(a.curve && strstr(a.desc, "tp1 ep8") != NULL, "gpt-oss TP8 MoE priced from %s", a.desc);
-		ta = moe_roofline_s(&tp8, 4, g->peak_flops[DT_BF16], 0.5, g->hbm_bw) / moetab_eff(&a, &tp8, 4);
-		tb = moe_roofline_s(&ep8, 4, g->peak_flops[DT_BF16], 0.5, g->hbm_bw) / moetab_eff(&b, &ep8, 4);
+		ta = moetab_time_s(&a, &tp8, 4, g->peak_flops[DT_BF16], 0.5, g->hbm_bw);
+		tb = moetab_time_s(&b, &ep8, 4, g->peak_flops[DT_BF16], 0.5, g->hbm_bw);
 		CHECK(ta > 0.5 * tb && ta < 2 * tb, "TP8 and EP8 at 4 tokens within 2x: %.1f vs %.1f us", ta * 1e6,
 		      tb * 1e6);
+	}
+	moetab_free(t);
+	/* issue 9: a shape twice as wide as the nearest measured one (Kimi-K3's
+	 * experts priced at its 7168 hidden size from its measured 3584 x 3072
+	 * curve, vLLM 0.24 H200) doubled the whole one-token latency (135 us
+	 * against the measured 68 us); only the part above the fixed latency
+	 * scales with the roofline */
+	t = NULL;
+	snprintf(path, sizeof(path), "%s/mfu/h200_sxm/vllm-0.24.0/moe.csv.gz", datadir);
+	if (moetab_load_dist(path, g, MOE_POWER_LAW_101, &t, &e) < 0) {
+		CHECK(0, "moetab_load_dist: %s", e.msg);
+		return;
+	}
+	{
+		struct moe_shape k3 = {3584, 3072, 16, 896, 8, 1}, wide = {7168, 3072, 16, 896, 8, 1};
+		struct moe_pick a, b;
+		double pkb = g->peak_flops[DT_BF16], ta, tb, ra, rb;
+		moetab_pick(t, MOE_MXFP4, &k3, MOE_POWER_LAW_101, &a);
+		moetab_pick(t, MOE_MXFP4, &wide, MOE_POWER_LAW_101, &b);
+		CHECK(a.curve && a.distance == 0 && b.curve == a.curve && b.distance > 0,
+		      "the 7168-wide shape takes Kimi-K3's measured curve (%s)", b.desc);
+		ta = moetab_time_s(&a, &k3, 1, pkb, 0.5, g->hbm_bw);
+		tb = moetab_time_s(&b, &wide, 1, pkb, 0.5, g->hbm_bw);
+		ra = moe_roofline_s(&k3, 1, pkb, 0.5, g->hbm_bw);
+		rb = moe_roofline_s(&wide, 1, pkb, 0.5, g->hbm_bw);
+		CHECK(rb > 1.9 * ra && tb > ta && tb < 1.5 * ta,
+		      "one token: %.1f us from the measured %.1f us (roofline x %.2f; fixed %.1f us kept)", tb * 1e6,
+		      ta * 1e6, rb / ra, b.fixed_s * 1e6);
 	}
 	moetab_free(t);
 }
