@@ -1408,7 +1408,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	if (m->attn == ATTN_MLA && m->index_topk > 0) {
 		c->dsa_shared_dec_s = mla_module_engine_s(g, cfg);
 		c->dsa_shared_tok_s = mla_ctx_engine_s(g, cfg, c->heads);
-		if ((rc = dsa_module_init(c, data_dir, &c->dsa, e)) < 0) {
+		if ((rc = dsa_module_init(c, cost_dsa_parts_s, data_dir, &c->dsa, e)) < 0) {
 			cost_release(c);
 			return rc;
 		}

@@ -55,7 +55,7 @@ void dsa_module_free(struct dsa_module *d)
  * with noise (vLLM 0.24, H200, DeepSeek-V3.2, 16 heads, fp8 KV: one
  * 128-token prompt 1578 us, two 1476 us), which would otherwise make a
  * step's chunks cheaper than one of them. */
-static void build(const struct cost_model *c, struct egrid *g, enum dsa_phase ph)
+static void build(const struct cost_model *c, dsa_parts_fn parts, struct egrid *g, enum dsa_phase ph)
 {
 	bool prefill = ph == DSA_PREFILL || ph == DSA_PREFILL_SHARED;
 	bool own = ph == DSA_DECODE || ph == DSA_PREFILL;
@@ -80,14 +80,14 @@ static void build(const struct cost_model *c, struct egrid *g, enum dsa_phase ph
 		for (j = 0; j < nl; j++)
 			if (has[i * nl + j])
 				e->v[i * nl + j] = g->src.us[i * nl + j] * 1e-6 -
-						   cost_dsa_parts_s(c, prefill, own, g->src.batch[i], g->src.len[j]);
+						   parts(c, prefill, own, g->src.batch[i], g->src.len[j]);
 	lgrid_fill_holes(e, has);
 	free(has);
 	e->ok = true;
 }
 
-int dsa_module_init(const struct cost_model *c, const char *data_dir, struct dsa_module **out,
-		    struct err *e)
+int dsa_module_init(const struct cost_model *c, dsa_parts_fn parts, const char *data_dir,
+		    struct dsa_module **out, struct err *e)
 {
 	const struct model_cfg *m = c->m;
 	char path[1000];
@@ -119,7 +119,7 @@ int dsa_module_init(const struct cost_model *c, const char *data_dir, struct dsa
 		struct egrid *g = &d->g[i];
 		if (dsatab_grid(t, (enum dsa_phase)i, (int)m->hidden, d->heads, c->cfg.kvdt, gemm, &g->src) != 0)
 			continue;
-		build(c, g, (enum dsa_phase)i);
+		build(c, parts, g, (enum dsa_phase)i);
 		free(g->src.batch);
 		free(g->src.len);
 		free(g->src.us);

@@ -5,7 +5,7 @@
  * At start-up the engine's module table on the GPU (the collection mfu_load
  * would use, falling back the same way) is cut at the model's geometry,
  * heads per GPU, KV and projection dtypes (dsatab_grid); at every measured
- * point the parts are priced by the cost model itself (cost_dsa_parts_s)
+ * point the parts are priced by the cost model itself (cost_dsa_parts_s, handed in)
  * and the excess module - parts kept, in seconds, on the table's batch x len
  * grid.  Holes are filled as hw/lgrid.h does (linear in log batch and log
  * len between measured points, past the last measured batch in proportion
@@ -30,12 +30,18 @@
 
 struct dsa_module;
 
-/* Build the term for c (a DSA model; c otherwise complete): 0 with *out set,
- * or with *out NULL when the engine has no module table on c's GPU (or the
- * GPU carries InferSim measurements of its own: g->measured); <0 on a bad
- * table. */
-int dsa_module_init(const struct cost_model *c, const char *data_dir, struct dsa_module **out,
-		    struct err *e);
+/* The price of one DSA layer's parts at a table point (cost.c's
+ * cost_dsa_parts_s, handed down so that this module never calls up into the
+ * cost model): prefill or decode, a layer running its own indexer or not,
+ * batch requests of len tokens (prefill) or keys (decode), seconds. */
+typedef double (*dsa_parts_fn)(const struct cost_model *c, bool prefill, bool own, double batch, double len);
+
+/* Build the term for c (a DSA model; c otherwise complete), the excess of
+ * each measured point over parts(c, ...): 0 with *out set, or with *out
+ * NULL when the engine has no module table on c's GPU (or the GPU carries
+ * InferSim measurements of its own: g->measured); <0 on a bad table. */
+int dsa_module_init(const struct cost_model *c, dsa_parts_fn parts, const char *data_dir,
+		    struct dsa_module **out, struct err *e);
 void dsa_module_free(struct dsa_module *d);
 /* Excess of one layer, seconds: n decode requests attending `keys` keys
  * each on average; own: a layer running its own indexer.  shared_fallback
