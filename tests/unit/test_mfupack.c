@@ -233,6 +233,19 @@ static int copy_file(const char *from, const char *to)
 }
 
 /* A pack is ignored once its CSV changes, and for other GPU figures. */
+/* The L40S of db and a fresh temporary folder in tmpl (a mkdtemp
+ * template); NULL, with a failed check, when either is missing. */
+static const struct gpu_spec *l40s_and_tmpdir(const struct gpu_db *db, char *tmpl)
+{
+	size_t i;
+
+	for (i = 0; i < db->n; i++)
+		if (strcmp(db->gpus[i].id, "l40s") == 0 && mkdtemp(tmpl))
+			return &db->gpus[i];
+	CHECK(0, "l40s and a temporary folder");
+	return NULL;
+}
+
 static void test_stale(const char *datadir, const struct gpu_db *db)
 {
 	char tmpl[] = "/tmp/servesim-mfupack-XXXXXX", from[1200], to[1200];
@@ -243,15 +256,9 @@ static void test_stale(const char *datadir, const struct gpu_db *db)
 	struct timespec ts[2];
 	struct err e;
 	unsigned got = 0;
-	size_t i;
 
-	for (i = 0; i < db->n; i++)
-		if (strcmp(db->gpus[i].id, "l40s") == 0)
-			g = &db->gpus[i];
-	if (!g || !mkdtemp(tmpl)) {
-		CHECK(0, "l40s and a temporary folder");
+	if (!(g = l40s_and_tmpdir(db, tmpl)))
 		return;
-	}
 	snprintf(from, sizeof(from), "%s/mfu/l40s/vllm-0.14.0/gemm.csv.gz", datadir);
 	snprintf(to, sizeof(to), "%s/gemm.csv.gz", tmpl);
 	if (copy_file(from, to) < 0 || mfupack_write(tmpl, g, &e) < 0) {
@@ -293,15 +300,9 @@ static void test_stale_window(const char *datadir, const struct gpu_db *db)
 	struct mfu_tables t;
 	struct timespec ts[2];
 	struct err e;
-	size_t i;
 
-	for (i = 0; i < db->n; i++)
-		if (strcmp(db->gpus[i].id, "l40s") == 0)
-			g = &db->gpus[i];
-	if (!g || !mkdtemp(tmpl)) {
-		CHECK(0, "l40s and a temporary folder");
+	if (!(g = l40s_and_tmpdir(db, tmpl)))
 		return;
-	}
 	memset(&t, 0, sizeof(t));
 	snprintf(pack, sizeof(pack), "%s/compact-l40s.bin", tmpl);
 	snprintf(win, sizeof(win), "%s/attn_prefill_window.csv.gz", tmpl);
