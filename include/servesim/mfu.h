@@ -31,7 +31,14 @@ struct mfu_grid {
 	size_t len[3];
 	double *axis[3];      /* log of the axis values, ascending */
 	double *v;            /* log(MFU), NAN where not measured; row-major */
+	/* axis and v point into a kernel pack read in place (mfupack.h), a
+	 * read-only mapping the tables keep (mfu_tables.packs): never written
+	 * or freed through the grid; mfu_grid_unshare copies them first */
+	bool mapped;
 };
+
+/* Give g arrays of its own (copies of the mapped ones), before changing it. */
+void mfu_grid_unshare(struct mfu_grid *g);
 
 struct mfu_attn_cfg {
 	int heads, kv_heads, head_dim;
@@ -54,6 +61,7 @@ struct mfu_attn_cfg {
 };
 
 struct moetab;
+struct mfu_pack;
 
 /* Most further collections' MoE tables kept (mfu_tables.moe_more): a GPU
  * holds four collections today (data/mfu/h100_sxm). */
@@ -105,6 +113,10 @@ struct mfu_tables {
 	char version[32];
 	char src[MFU_P__COUNT][112]; /* per component: table it came from, or "" (none) */
 	char warning[700];    /* set when defaults are in use */
+	/* the kernel packs the grids were read from in place (mfu_grid.mapped),
+	 * closed by mfu_release */
+	struct mfu_pack **packs;
+	size_t npacks;
 };
 
 const char *mfu_part_name(enum mfu_part p);

@@ -57,6 +57,22 @@ double *bytes_get_f64s(struct bytes_rd *r, size_t n)
 	return a;
 }
 
+const double *bytes_view_f64s(struct bytes_rd *r, size_t n, bool *aligned)
+{
+	const double *a;
+
+	*aligned = ((uintptr_t)r->p & (_Alignof(double) - 1)) == 0;
+	if (r->bad || n == 0 || !*aligned)
+		return NULL;
+	if ((size_t)(r->end - r->p) / sizeof(double) < n) {
+		r->bad = true;
+		return NULL;
+	}
+	a = (const double *)(const void *)r->p;
+	r->p += n * sizeof(double);
+	return a;
+}
+
 bool bytes_ascending(const double *a, size_t n, bool strict)
 {
 	size_t i;

@@ -15,6 +15,7 @@
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
 #include "hw/axis.h"
+#include "hw/mfupack.h"
 
 /* --- grid construction --- */
 
@@ -207,10 +208,34 @@ static void grid_release(struct mfu_grid *g)
 {
 	size_t d;
 
-	for (d = 0; d < 3; d++)
-		free(g->axis[d]);
-	free(g->v);
+	if (!g->mapped) {
+		for (d = 0; d < 3; d++)
+			free(g->axis[d]);
+		free(g->v);
+	}
 	memset(g, 0, sizeof(*g));
+}
+
+static double *copy_doubles(const double *a, size_t n)
+{
+	double *c = xmalloc(xmul(n ? n : 1, sizeof(double)));
+
+	memcpy(c, a, n * sizeof(double));
+	return c;
+}
+
+void mfu_grid_unshare(struct mfu_grid *g)
+{
+	size_t d, total = 1;
+
+	if (!g->mapped)
+		return;
+	for (d = 0; d < g->dims; d++) {
+		total = xmul(total, g->len[d]);
+		g->axis[d] = copy_doubles(g->axis[d], g->len[d]);
+	}
+	g->v = copy_doubles(g->v, total);
+	g->mapped = false;
 }
 
 /* Nearest measured cell (in index space) to a fractional position; used for
@@ -654,6 +679,9 @@ void mfu_release(struct mfu_tables *t)
 	moetab_free(t->moe_own);
 	for (i = 0; i < t->nmoe_more; i++)
 		moetab_free(t->moe_more[i]);
+	for (i = 0; i < t->npacks; i++) /* after the grids read from them */
+		mfupack_close(t->packs[i]);
+	free(t->packs);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -830,6 +858,7 @@ void mfu_attn_anchor_own(struct mfu_attn_cfg *c, size_t n)
 	}
 	for (i = 0; i < n; i++)
 		if (nv[i]) {
+			mfu_grid_unshare(&c[i].g);
 			free(c[i].g.v);
 			c[i].g.v = nv[i];
 		}
@@ -851,6 +880,7 @@ static void extend_short(struct mfu_grid *g, const struct mfu_grid *lg)
 		add++;
 	if (add == 0)
 		return;
+	mfu_grid_unshare(g);
 	nl = nl0 + add;
 	ax = xmalloc(xmul(nl, sizeof(double)));
 	v = xmalloc(xmul(xmul(nb, nl), sizeof(double)));
@@ -934,6 +964,7 @@ void mfu_attn_window_rebase(struct mfu_attn_cfg *win, size_t nwin, const struct 
 		double w = (double)win[i].window;
 		if (g->dims != 2)
 			continue;
+		mfu_grid_unshare(g);
 		for (j = 0; j < g->len[0]; j++)
 			for (k = 0; k < g->len[1]; k++) {
 				double *v = &g->v[j * g->len[1] + k], len = exp(g->axis[1][k]), x[2], dv;

@@ -136,6 +136,16 @@ static struct mfu_pack *lazy_pack(struct lazy_pack *lp)
 	return lp->p;
 }
 
+/* The tables keep the pack of a collection open (closed by mfu_release): its
+ * grids were read from it in place (mfupack.c). */
+static void keep_pack(struct mfu_tables *t, struct mfu_pack *p)
+{
+	if (!p)
+		return;
+	t->packs = xreallocarray(t->packs, t->npacks + 1, sizeof(*t->packs));
+	t->packs[t->npacks++] = p;
+}
+
 static int load_attn_part(struct lazy_pack *lp, enum mfupack_sec sec, const char *path,
 			  bool prefill, struct mfu_attn_cfg **out, size_t *nout, struct err *e)
 {
@@ -471,10 +481,10 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 				t->nmoe_more++;
 			}
 		}
-		mfupack_close(lp.p);
+		keep_pack(t, lp.p);
 		continue;
 fail_pack:
-		mfupack_close(lp.p);
+		keep_pack(t, lp.p);
 		goto fail;
 	}
 	if (g->measured[0]) {

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,8 +65,13 @@ struct hdr {
 	struct sec sec[MFUPACK__COUNT];
 };
 
+/* The file is mapped whole and read in place: its sections are copied into
+ * the grids once, so reading them into a buffer first (pread) only faulted
+ * in as many fresh pages again; a read-only mapping of the page cache,
+ * populated in one call, costs a fraction of that at start-up. */
 struct mfu_pack {
-	int fd;
+	const unsigned char *map;
+	size_t size;
 	struct hdr h;
 };
 
@@ -101,15 +107,30 @@ static void free_grid(struct mfu_grid *g)
 {
 	size_t d;
 
-	for (d = 0; d < 3; d++)
-		free(g->axis[d]);
-	free(g->v);
+	if (!g->mapped) {
+		for (d = 0; d < 3; d++)
+			free(g->axis[d]);
+		free(g->v);
+	}
 	memset(g, 0, sizeof(*g));
 }
 
-static void get_grid(struct bytes_rd *r, struct mfu_grid *g)
+/* n doubles of r: in place (aligned already) or a copy. */
+static double *grid_f64s(struct bytes_rd *r, size_t n, bool mapped)
+{
+	bool aligned;
+
+	if (mapped) /* read-only: mfu_grid.mapped */
+		return (double *)(uintptr_t)bytes_view_f64s(r, n, &aligned);
+	return bytes_get_f64s(r, n);
+}
+
+/* A grid of r; in_place: its arrays read in place where aligned (the
+ * buffer then outlives the grid), all or none, so it owns them or not. */
+static void get_grid(struct bytes_rd *r, struct mfu_grid *g, bool in_place)
 {
 	size_t d, total = 1;
+	bool mapped = in_place;
 
 	memset(g, 0, sizeof(*g));
 	g->dims = bytes_get_u64(r);
@@ -127,11 +148,16 @@ static void get_grid(struct bytes_rd *r, struct mfu_grid *g)
 			return;
 		}
 		total *= g->len[d];
-		g->axis[d] = bytes_get_f64s(r, g->len[d]);
+	}
+	if (mapped && ((uintptr_t)r->p & (_Alignof(double) - 1)) != 0)
+		mapped = false; /* the axes and values follow each other: all or none */
+	g->mapped = mapped;
+	for (d = 0; d < g->dims && !r->bad; d++) {
+		g->axis[d] = grid_f64s(r, g->len[d], mapped);
 		if (!r->bad && !bytes_ascending(g->axis[d], g->len[d], true))
 			r->bad = true; /* axes are sorted distinct logs */
 	}
-	g->v = bytes_get_f64s(r, total);
+	g->v = grid_f64s(r, total, mapped);
 }
 
 /* --- reading --- */
@@ -162,17 +188,27 @@ struct mfu_pack *mfupack_open(const char *coll_dir, const struct gpu_spec *g)
 	char path[1024];
 	struct mfu_pack *p;
 	struct figures f;
+	struct stat st;
+	void *map;
 	int fd;
 
 	if (!pack_name(coll_dir, g, path, sizeof(path)))
 		return NULL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(struct hdr) ||
+	    (uint64_t)st.st_size > SIZE_MAX / 2 ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
 	p = xcalloc(1, sizeof(*p));
-	p->fd = fd;
+	p->map = map;
+	p->size = (size_t)st.st_size;
 	figures_of(g, &f);
-	if (pread(fd, &p->h, sizeof(p->h), 0) != (ssize_t)sizeof(p->h) ||
-	    memcmp(p->h.magic, PACK_MAGIC, 8) != 0 || p->h.version != PACK_VERSION ||
+	memcpy(&p->h, p->map, sizeof(p->h));
+	if (memcmp(p->h.magic, PACK_MAGIC, 8) != 0 || p->h.version != PACK_VERSION ||
 	    p->h.bom != PACK_BOM || p->h.dprobe != PACK_DPROBE || p->h.ndt != DT__COUNT ||
 	    p->h.nsec != MFUPACK__COUNT || memcmp(&p->h.fig, &f, sizeof(f)) != 0) {
 		mfupack_close(p);
@@ -185,7 +221,7 @@ void mfupack_close(struct mfu_pack *p)
 {
 	if (!p)
 		return;
-	close(p->fd);
+	munmap((void *)p->map, p->size);
 	free(p);
 }
 
@@ -219,30 +255,25 @@ static bool dense_of_window(enum mfupack_sec s, const char *csv_path, enum mfupa
 /* The payload of section s if it is there and csv_path is as packed (a
  * windowed section: and its collection's dense CSV too, which its grids
  * were rebased on). */
-static unsigned char *read_sec(struct mfu_pack *p, enum mfupack_sec s, const char *csv_path,
-			       size_t *len)
+static const unsigned char *read_sec(struct mfu_pack *p, enum mfupack_sec s, const char *csv_path,
+				     size_t *len)
 {
 	const struct sec *x = &p->h.sec[s];
 	enum mfupack_sec ds;
 	char dense[1024];
-	unsigned char *buf;
 
-	if (!sec_fresh(p, s, csv_path) || x->len > SIZE_MAX / 2)
+	if (!sec_fresh(p, s, csv_path) || x->off > p->size || x->len > p->size - x->off)
 		return NULL;
 	if (s == MFUPACK_ATTN_PREFILL_WIN || s == MFUPACK_ATTN_DECODE_WIN) {
 		if (!dense_of_window(s, csv_path, &ds, dense, sizeof(dense)) || !sec_fresh(p, ds, dense))
 			return NULL;
 	}
-	buf = xmalloc(x->len ? (size_t)x->len : 1);
-	if (pread(p->fd, buf, (size_t)x->len, (off_t)x->off) != (ssize_t)x->len) {
-		free(buf);
-		return NULL;
-	}
 	*len = (size_t)x->len;
-	return buf;
+	return p->map + x->off;
 }
 
-int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got)
+static int parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got,
+		      bool in_place)
 {
 	struct mfu_grid g[DT__COUNT];
 	bool have[DT__COUNT];
@@ -258,7 +289,7 @@ int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *
 	for (d = 0; d < DT__COUNT; d++) {
 		have[d] = bytes_get_u64(&r) != 0;
 		if (have[d])
-			get_grid(&r, &g[d]);
+			get_grid(&r, &g[d], in_place);
 	}
 	for (d = 0; d < DT__COUNT; d++) {
 		if (!r.bad && r.p == r.end && have[d] && !t->have_gemm[d]) {
@@ -272,21 +303,21 @@ int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *
 	return r.bad || r.p != r.end ? -1 : 0;
 }
 
+int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got)
+{
+	return parse_gemm(buf, len, t, got, false);
+}
+
 int mfupack_gemm(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t, unsigned *got)
 {
 	size_t len = 0;
-	unsigned char *buf = read_sec(p, MFUPACK_GEMM, csv_path, &len);
-	int rc;
+	const unsigned char *buf = read_sec(p, MFUPACK_GEMM, csv_path, &len);
 
-	if (!buf)
-		return -1;
-	rc = mfupack_parse_gemm(buf, len, t, got);
-	free(buf);
-	return rc;
+	return buf ? parse_gemm(buf, len, t, got, true) : -1;
 }
 
-int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
-		       size_t *nout)
+static int parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out, size_t *nout,
+		      bool in_place)
 {
 	struct bytes_rd r;
 	struct mfu_attn_cfg *cfg = NULL;
@@ -310,7 +341,7 @@ int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg
 		cfg[i].head_dim = (int)v[2];
 		cfg[i].kv_dtype = v[3] == DT_FP8 ? DT_FP8 : DT_BF16;
 		cfg[i].window = v[4] > 0 && v[4] <= 1000000000 ? (int)v[4] : 0;
-		get_grid(&r, &cfg[i].g);
+		get_grid(&r, &cfg[i].g, in_place);
 		/* an attention grid is (log batch, log length): mfu_attn_eval_log
 		 * and the per-length rows read exactly two coordinates */
 		if (!r.bad && cfg[i].g.dims != 2)
@@ -327,18 +358,19 @@ int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg
 	return 0;
 }
 
+int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
+		       size_t *nout)
+{
+	return parse_attn(buf, len, out, nout, false);
+}
+
 int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
 		 struct mfu_attn_cfg **out, size_t *nout)
 {
 	size_t len = 0;
-	unsigned char *buf = read_sec(p, sec, csv_path, &len);
-	int rc;
+	const unsigned char *buf = read_sec(p, sec, csv_path, &len);
 
-	if (!buf)
-		return -1;
-	rc = mfupack_parse_attn(buf, len, out, nout);
-	free(buf);
-	return rc;
+	return buf ? parse_attn(buf, len, out, nout, true) : -1;
 }
 
 int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tables *t)
@@ -376,29 +408,21 @@ int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tab
 int mfupack_allreduce(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t)
 {
 	size_t len = 0;
-	unsigned char *buf = read_sec(p, MFUPACK_ALLREDUCE, csv_path, &len);
-	int rc;
+	const unsigned char *buf = read_sec(p, MFUPACK_ALLREDUCE, csv_path, &len);
 
-	if (!buf)
-		return -1;
-	rc = mfupack_parse_allreduce(buf, len, t);
-	free(buf);
-	return rc;
+	return buf ? mfupack_parse_allreduce(buf, len, t) : -1;
 }
 
 int mfupack_moe(struct mfu_pack *p, enum moe_dist d, const char *csv_path, struct moetab **t)
 {
 	size_t len = 0;
-	unsigned char *buf;
-	int rc;
+	const unsigned char *buf;
 
 	if ((unsigned)d >= MOE_DIST__COUNT)
 		return -1;
 	if (!(buf = read_sec(p, (enum mfupack_sec)(MFUPACK_MOE_0 + d), csv_path, &len)))
 		return -1;
-	rc = moetab_unpack_dist(buf, len, d, t);
-	free(buf);
-	return rc;
+	return moetab_unpack_dist(buf, len, d, t);
 }
 
 /* --- writing --- */
