@@ -110,7 +110,10 @@ static struct req *req_get(struct sim *s)
 	struct req *r;
 
 	if (!s->free_reqs) {
-		size_t i, n = 1024;
+		/* slabs of 32, 64, ... 1024 records: linking a slab touches all
+		 * of it, and a short run should not fault in 1024 records
+		 * (320 KiB) it never uses (start-up, issue 13) */
+		size_t i, n = s->nslabs < 5 ? (size_t)32 << s->nslabs : 1024;
 		struct req *slab = xcalloc(n, sizeof(*slab));
 		XGROW(s->slabs, s->slabs_cap, s->nslabs + 1);
 		s->slabs[s->nslabs++] = slab;
