@@ -4,9 +4,9 @@
  * utilisation, and a latency becomes utilisation against the GPU's peaks
  * (and, for borrowed tables, its roofline), before the holes are filled; so
  * the filled grids are only the same for the same figures.  `make` writes a
- * pack for every GPU of data/gpus.json with tables, so each start reads
- * finished grids: a few pread() calls and copies instead of ~100k strtod,
- * log and hole-filling scans.
+ * pack for every GPU of data/gpus.json with tables, so each start maps
+ * finished grids and reads them in place instead of ~100k strtod, log and
+ * hole-filling scans.
  *
  * Layout (native byte order and doubles; every count is a u64):
  *   header: magic "SSMFUPK1", format version, byte-order probe, double

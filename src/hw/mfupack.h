@@ -2,8 +2,9 @@
  * (the .csv.gz files of data/mfu/<gpu>/<engine>-<version>) turned once, for one GPU of
  * data/gpus.json, into the grids and curves mfu_load builds from them (holes
  * filled, latencies turned into utilisation), written as one binary file
- * next to them (compact-<gpu id>.bin) by `make` and read back with a few
- * pread() calls instead of parsing and filling at every start.
+ * next to them (compact-<gpu id>.bin) by `make`, mapped and read in place
+ * at every start instead of parsed and filled (the grids point into the
+ * mapping, mfu_grid.mapped, which the tables keep until mfu_release).
  *
  * The CSV tables stay the reference: a pack is used only when it was made by
  * this format version for a GPU with bit-identical peaks and bandwidths, and
