@@ -121,6 +121,9 @@ void moetab_pack_dist(const struct moetab *t, enum moe_dist d, struct sbuf *out)
 /* Append the curves packed by moetab_pack_dist for d to *t (created when
  * NULL) and mark d loaded; -1 (t unchanged) when buf is malformed. */
 int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t);
+/* The same, the curves' arrays read in place where aligned: buf must
+ * outlive *t (a mapped pack the tables keep, mfu_tables.packs). */
+int moetab_view_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t);
 /* Whether d's rows are in t already. */
 bool moetab_has_dist(const struct moetab *t, enum moe_dist d);
 

@@ -512,8 +512,8 @@ int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d
  * rows are there): from the pack beside it when one is current, else the
  * CSV's rows of d only (the others, two thirds of a 100k-row table, are not
  * parsed). */
-static int load_moe_at(const char *path, const struct gpu_spec *g, enum moe_dist d, bool use_pack,
-		       struct moetab **tab, struct err *e)
+static int load_moe_at(struct mfu_tables *t, const char *path, const struct gpu_spec *g, enum moe_dist d,
+		       bool use_pack, struct moetab **tab, struct err *e)
 {
 	if (moetab_has_dist(*tab, d))
 		return 0;
@@ -525,9 +525,11 @@ static int load_moe_at(const char *path, const struct gpu_spec *g, enum moe_dist
 		FMT(dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
 		pk = mfupack_open(dir, g);
 		used = pk && mfupack_moe(pk, d, path, tab) == 0;
-		mfupack_close(pk);
-		if (used)
+		if (used) {
+			keep_pack(t, pk); /* the curves were read from it in place */
 			return 0;
+		}
+		mfupack_close(pk);
 	}
 	return moetab_load_dist(path, g, d, tab, e);
 }
@@ -546,10 +548,10 @@ int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_di
 	}
 	if (!t->moe_path[0])
 		return 0;
-	if ((rc = load_moe_at(t->moe_path, g, d, use_pack, &t->moe, e)) < 0)
+	if ((rc = load_moe_at(t, t->moe_path, g, d, use_pack, &t->moe, e)) < 0)
 		return rc;
 	for (i = 0; i < t->nmoe_more; i++)
-		if ((rc = load_moe_at(t->moe_more_path[i], g, d, use_pack, &t->moe_more[i], e)) < 0)
+		if ((rc = load_moe_at(t, t->moe_more_path[i], g, d, use_pack, &t->moe_more[i], e)) < 0)
 			return rc;
 	return 0;
 }

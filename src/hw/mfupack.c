@@ -422,7 +422,7 @@ int mfupack_moe(struct mfu_pack *p, enum moe_dist d, const char *csv_path, struc
 		return -1;
 	if (!(buf = read_sec(p, (enum mfupack_sec)(MFUPACK_MOE_0 + d), csv_path, &len)))
 		return -1;
-	return moetab_unpack_dist(buf, len, d, t);
+	return moetab_view_dist(buf, len, d, t);
 }
 
 /* --- writing --- */

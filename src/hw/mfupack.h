@@ -47,6 +47,7 @@ int mfupack_gemm(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t,
 int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
 		 struct mfu_attn_cfg **out, size_t *nout);
 int mfupack_allreduce(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t);
+/* mfupack_moe reads the curves in place: p must stay open while *t lives. */
 int mfupack_moe(struct mfu_pack *p, enum moe_dist d, const char *csv_path, struct moetab **t);
 
 /* The section parsers behind the readers, on one section's bytes (the

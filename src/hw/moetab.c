@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "servesim/alloc.h"
@@ -27,6 +28,7 @@ struct curve {
 	double *leff;    /* log efficiency */
 	double *lrem;    /* log(roofline / (latency - fixed)); while loading, log latency */
 	size_t n, cap;
+	bool mapped;     /* x, leff and lrem read in place (moetab_view_dist): not freed */
 };
 
 struct moetab {
@@ -379,6 +381,8 @@ void moetab_free(struct moetab *t)
 	if (!t)
 		return;
 	for (i = 0; i < t->n; i++) {
+		if (t->c[i].mapped)
+			continue;
 		free(t->c[i].x);
 		free(t->c[i].leff);
 		free(t->c[i].lrem);
@@ -559,7 +563,18 @@ void moetab_pack_dist(const struct moetab *t, enum moe_dist d, struct sbuf *out)
 	}
 }
 
-int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t)
+/* n doubles of r for a curve: in place (mapped) or a copy. */
+static double *curve_f64s(struct bytes_rd *r, size_t n, bool mapped)
+{
+	bool aligned;
+
+	if (mapped) /* read-only: curve.mapped */
+		return (double *)(uintptr_t)bytes_view_f64s(r, n, &aligned);
+	return bytes_get_f64s(r, n);
+}
+
+static int unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t,
+		       bool in_place)
 {
 	struct bytes_rd r = {buf, buf ? buf + len : buf, false};
 	struct curve *cs;
@@ -579,9 +594,11 @@ int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, st
 		bytes_get(&r, &cs[i].bw, sizeof(double));
 		bytes_get(&r, &cs[i].fixed, sizeof(double));
 		cs[i].n = cs[i].cap = bytes_get_u64(&r);
-		cs[i].x = bytes_get_f64s(&r, cs[i].n);
-		cs[i].leff = bytes_get_f64s(&r, cs[i].n);
-		cs[i].lrem = bytes_get_f64s(&r, cs[i].n);
+		/* the three arrays follow each other: all in place or none */
+		cs[i].mapped = in_place && ((uintptr_t)r.p & (_Alignof(double) - 1)) == 0;
+		cs[i].x = curve_f64s(&r, cs[i].n, cs[i].mapped);
+		cs[i].leff = curve_f64s(&r, cs[i].n, cs[i].mapped);
+		cs[i].lrem = curve_f64s(&r, cs[i].n, cs[i].mapped);
 		if (!r.bad && (cs[i].n == 0 || !bytes_ascending(cs[i].x, cs[i].n, false)))
 			r.bad = true; /* moetab_eff searches x */
 		if (!r.bad && !(cs[i].fixed >= 0 && cs[i].fixed < INFINITY))
@@ -589,6 +606,8 @@ int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, st
 	}
 	if (r.bad || r.p != r.end) {
 		for (k = 0; k < n; k++) {
+			if (cs[k].mapped)
+				continue;
 			free(cs[k].x);
 			free(cs[k].leff);
 			free(cs[k].lrem);
@@ -605,4 +624,14 @@ int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, st
 	(*t)->loaded |= 1u << d;
 	free(cs);
 	return 0;
+}
+
+int moetab_unpack_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t)
+{
+	return unpack_dist(buf, len, d, t, false);
+}
+
+int moetab_view_dist(const unsigned char *buf, size_t len, enum moe_dist d, struct moetab **t)
+{
+	return unpack_dist(buf, len, d, t, true);
 }
