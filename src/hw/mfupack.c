@@ -272,8 +272,8 @@ static const unsigned char *read_sec(struct mfu_pack *p, enum mfupack_sec s, con
 	return p->map + x->off;
 }
 
-static int parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got,
-		      bool in_place)
+int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got,
+		       bool in_place)
 {
 	struct mfu_grid g[DT__COUNT];
 	bool have[DT__COUNT];
@@ -303,21 +303,16 @@ static int parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t
 	return r.bad || r.p != r.end ? -1 : 0;
 }
 
-int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got)
-{
-	return parse_gemm(buf, len, t, got, false);
-}
-
 int mfupack_gemm(struct mfu_pack *p, const char *csv_path, struct mfu_tables *t, unsigned *got)
 {
 	size_t len = 0;
 	const unsigned char *buf = read_sec(p, MFUPACK_GEMM, csv_path, &len);
 
-	return buf ? parse_gemm(buf, len, t, got, true) : -1;
+	return buf ? mfupack_parse_gemm(buf, len, t, got, true) : -1;
 }
 
-static int parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out, size_t *nout,
-		      bool in_place)
+int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
+		       size_t *nout, bool in_place)
 {
 	struct bytes_rd r;
 	struct mfu_attn_cfg *cfg = NULL;
@@ -358,19 +353,13 @@ static int parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg 
 	return 0;
 }
 
-int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
-		       size_t *nout)
-{
-	return parse_attn(buf, len, out, nout, false);
-}
-
 int mfupack_attn(struct mfu_pack *p, enum mfupack_sec sec, const char *csv_path,
 		 struct mfu_attn_cfg **out, size_t *nout)
 {
 	size_t len = 0;
 	const unsigned char *buf = read_sec(p, sec, csv_path, &len);
 
-	return buf ? parse_attn(buf, len, out, nout, true) : -1;
+	return buf ? mfupack_parse_attn(buf, len, out, nout, true) : -1;
 }
 
 int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tables *t)

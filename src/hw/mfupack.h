@@ -51,10 +51,13 @@ int mfupack_allreduce(struct mfu_pack *p, const char *csv_path, struct mfu_table
 int mfupack_moe(struct mfu_pack *p, enum moe_dist d, const char *csv_path, struct moetab **t);
 
 /* The section parsers behind the readers, on one section's bytes (the
- * fuzz harness feeds them anything): -1 and nothing changed when malformed. */
-int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got);
+ * fuzz harness feeds them anything): -1 and nothing changed when malformed.
+ * in_place: the grids' arrays point into buf where aligned (mfu_grid.mapped;
+ * buf must outlive them), as the readers do on a mapped pack. */
+int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *t, unsigned *got,
+		       bool in_place);
 int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg **out,
-		       size_t *nout);
+		       size_t *nout, bool in_place);
 int mfupack_parse_allreduce(const unsigned char *buf, size_t len, struct mfu_tables *t);
 
 /* Write the pack of collection folder coll_dir for g (the sections whose
