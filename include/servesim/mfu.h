@@ -61,7 +61,12 @@ struct mfu_attn_cfg {
 };
 
 struct moetab;
-struct mfu_pack;
+
+/* A read-only file mapping the tables hold (mfu_tables.packs). */
+struct mfu_map {
+	const void *addr;
+	size_t len;
+};
 
 /* Most further collections' MoE tables kept (mfu_tables.moe_more): a GPU
  * holds four collections today (data/mfu/h100_sxm). */
@@ -113,9 +118,9 @@ struct mfu_tables {
 	char version[32];
 	char src[MFU_P__COUNT][112]; /* per component: table it came from, or "" (none) */
 	char warning[700];    /* set when defaults are in use */
-	/* the kernel packs the grids were read from in place (mfu_grid.mapped),
-	 * closed by mfu_release */
-	struct mfu_pack **packs;
+	/* the mappings of the kernel packs the grids were read from in place
+	 * (mfu_grid.mapped; mfupack_detach), unmapped by mfu_release */
+	struct mfu_map *packs;
 	size_t npacks;
 };
 

@@ -6,16 +6,17 @@
  * Both are reproduced exactly by multilinear interpolation in log-log space,
  * which keeps step prices smooth (H6) instead of jumping between grid rows. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "servesim/alloc.h"
 #include "servesim/csv.h"
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
 #include "hw/axis.h"
-#include "hw/mfupack.h"
 
 /* --- grid construction --- */
 
@@ -680,7 +681,7 @@ void mfu_release(struct mfu_tables *t)
 	for (i = 0; i < t->nmoe_more; i++)
 		moetab_free(t->moe_more[i]);
 	for (i = 0; i < t->npacks; i++) /* after the grids read from them */
-		mfupack_close(t->packs[i]);
+		munmap((void *)(uintptr_t)t->packs[i].addr, t->packs[i].len);
 	free(t->packs);
 	memset(t, 0, sizeof(*t));
 }

@@ -143,7 +143,7 @@ static void keep_pack(struct mfu_tables *t, struct mfu_pack *p)
 	if (!p)
 		return;
 	t->packs = xreallocarray(t->packs, t->npacks + 1, sizeof(*t->packs));
-	t->packs[t->npacks++] = p;
+	mfupack_detach(p, &t->packs[t->npacks++]);
 }
 
 static int load_attn_part(struct lazy_pack *lp, enum mfupack_sec sec, const char *path,

@@ -217,6 +217,13 @@ struct mfu_pack *mfupack_open(const char *coll_dir, const struct gpu_spec *g)
 	return p;
 }
 
+void mfupack_detach(struct mfu_pack *p, struct mfu_map *m)
+{
+	m->addr = p->map;
+	m->len = p->size;
+	free(p);
+}
+
 void mfupack_close(struct mfu_pack *p)
 {
 	if (!p)

@@ -39,6 +39,9 @@ struct mfu_pack; /* an open pack file */
  * format, other GPU figures, unreadable). */
 struct mfu_pack *mfupack_open(const char *coll_dir, const struct gpu_spec *g);
 void mfupack_close(struct mfu_pack *p);
+/* Close p but keep its mapping, handed to *m (the tables that read grids
+ * from it in place hold it: mfu_tables.packs, unmapped by mfu_release). */
+void mfupack_detach(struct mfu_pack *p, struct mfu_map *m);
 /* Readers: 0 when the section was used; -1 when it is absent or stale
  * (csv_path changed since it was packed) or malformed, with the tables
  * untouched, so the caller parses csv_path instead.  mfupack_gemm adds the
