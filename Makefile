@@ -211,6 +211,7 @@ bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)
 	@echo "servesim bench (one core; chat = Llama-3.1-8B/H100 at 30 req/s, prompt ~600, output ~250)"
 	@./$(BUILD)/bench chat 100000
 	@./$(BUILD)/bench chat 1000000
+	@./$(BUILD)/bench chat 10000000
 	@./$(BUILD)/bench 70b 100000
 	@./$(BUILD)/bench storm 20000
 	@./$(BUILD)/bench longctx 2000
