@@ -502,11 +502,35 @@ static void fin_push(struct replica *rp, struct fin_entry e)
 	b->e[b->n++] = e;
 }
 
-/* Does block b of r get its content hash when full (shareable content, or
- * an owner that was preempted and may look it up), or stay private? */
-static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
+/* The blocks of r that get their content hash as they fill: [0, this).
+ * The shareable part, and for an owner that was preempted (and may look
+ * its blocks up again) also those keyed by content that others hold too
+ * (block_hash: a group prefix or a prompt).  Blocks past the prompt and
+ * the group prefix are keyed by the request's own id: only their owner
+ * can ever look them up, and it looks them up only after a preemption,
+ * which names and registers its anonymous blocks first (publish_private).
+ * Registered then rather than as they fill, they are the same entries: a
+ * returning owner's lookup takes back every copy of its own blocks still
+ * cached (its private blocks are freed tail first, in one run, so the
+ * cached ones are a leading run), so none is ever registered twice. */
+static inline int64_t hashed_end(const struct sim *s, const struct req *r)
 {
-	return r->preempts > 0 || block_shareable(s, r, b);
+	int64_t u = r->nshare, q;
+
+	if (r->preempts == 0)
+		return u;
+	q = full_blocks(s, r->prompt);
+	if (q > u)
+		u = q;
+	if (r->prefix_group >= 0 && full_blocks(s, r->prefix_tokens) > u)
+		u = full_blocks(s, r->prefix_tokens);
+	return u;
+}
+
+/* Does block b of r get its content hash when full, or stay private? */
+static inline bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
+{
+	return b < r->nshare || (r->preempts > 0 && b < hashed_end(s, r));
 }
 
 /* --- pooled token gaps (vLLM's ITL, sim.h) --- */
@@ -671,9 +695,9 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
 {
 	if (n > 0 && r->nnamed == r->nblocks && s->cfg.prefix_caching) {
-		/* gets_hash holds for every block from here (preempted), or
-		 * up to the shareable part */
-		int32_t k = r->preempts > 0 ? n : r->nshare - r->nblocks;
+		/* gets_hash holds up to hashed_end (past the block count, an
+		 * int32_t, only for a preempted request) */
+		int32_t k = r->preempts > 0 ? (int32_t)(hashed_end(s, r) - r->nblocks) : r->nshare - r->nblocks;
 		if (k > n)
 			k = n;
 		if (k > 0) {
@@ -1480,9 +1504,19 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 
 /* Price replica ri's planned step: the forward pass plus the drafting that
  * follows it with speculative decoding. */
-static double rank_cost(const struct sim *s, const struct replica *rp, const struct step_desc *d)
+static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *rp, const struct step_desc *d)
 {
-	double t = cost_step_s(rp->cost, d);
+	double t;
+
+	if (d->nchunks == 0 && d->moe_tokens == 0) { /* decode only: it may repeat one priced before */
+		struct stepmemo_ent *slot;
+		if (!stepmemo_get(&rp->prices, d->ndecode, d->nlogits, d->decode_ctx_sum, &t, &slot)) {
+			t = cost_step_s(rp->cost, d);
+			stepmemo_put(slot, d->ndecode, d->nlogits, d->decode_ctx_sum, t);
+		}
+	} else {
+		t = cost_step_s(rp->cost, d);
+	}
 
 	if (rp->spec_n > 0)
 		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
@@ -2014,6 +2048,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));
 	rp->sg_ratio = SCHED_SG_RATIO_INIT;
 	rp->no_gaps = s->cfg.no_pooled_gaps;
+	stepmemo_init(&rp->prices);
 }
 
 void sched_replica_release(struct replica *rp)
@@ -2058,4 +2093,5 @@ void sched_replica_release(struct replica *rp)
 	free(rp->done);
 	free(rp->pend);
 	free(rp->gapq);
+	stepmemo_release(&rp->prices);
 }

@@ -12,6 +12,7 @@
 #include "servesim/kvcache.h"
 #include "servesim/sim.h"
 #include "servesim/wdist.h"
+#include "stepmemo.h"
 
 
 struct req {
@@ -110,6 +111,7 @@ struct replica {
 	int64_t spec_n;                    /* decoding requests that draft after the step */
 	double spec_ctx;                   /* their contexts, summed */
 	int64_t step_dur_ns;
+	struct stepmemo prices;            /* its decode-only steps' prices */
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
 	double sg_ratio;                   /* SGLang: the current new-token ratio */
