@@ -1251,7 +1251,9 @@ static SCHED_STEP_INLINE bool schedule_fast(struct sim *s, struct replica *rp)
 		sched_push(rp, o, n);
 		budget -= n;
 	}
-	if (i == rp->nothers) /* nothing left unscheduled in the running list */
+	/* nothing left unscheduled in the running list (and, tested here
+	 * rather than in the call, someone waiting: most steps have nobody) */
+	if (i == rp->nothers && rp->wlen > 0)
 		admit_waiting(s, rp, budget, 0, INT64_MAX);
 	return true;
 }
