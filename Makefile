@@ -40,6 +40,7 @@ LIB_SRC += src/calib/sniff.c
 LIB_SRC += src/calib/guidellm_v2.c
 LIB_SRC += src/sim/sglang.c
 LIB_SRC += src/sim/stepmemo.c
+LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c
 LIB_SRC += src/cmd/scenflags.c
 LIB_SRC += src/cmd/capacity.c

@@ -1511,7 +1511,7 @@ static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *r
 	double t;
 
 	if (d->nchunks == 0 && d->moe_tokens == 0) { /* decode only: it may repeat one priced before */
-		struct stepmemo_ent *slot;
+		struct dmemo_ent *slot;
 		if (!stepmemo_get(&rp->prices, d->ndecode, d->nlogits, d->decode_ctx_sum, &t, &slot)) {
 			t = cost_step_s(rp->cost, d);
 			stepmemo_put(slot, d->ndecode, d->nlogits, d->decode_ctx_sum, t);

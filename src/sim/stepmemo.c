@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
 #include "stepmemo.h"
 
 /* The trial: at 4096 lookups (in the small table) at least 1 in 200 must
@@ -13,6 +12,10 @@
  * saves about ten times what a lookup costs. */
 #define STEPMEMO_TRIAL1 4096u
 #define STEPMEMO_TRIAL2 65536u
+/* slots: 2^10 during the trial's first part (its memory is cleared at
+ * every run: a run whose steps do not repeat pays little), then 2^15 */
+#define STEPMEMO_TRIAL_BITS 10
+#define STEPMEMO_BITS 15
 
 void stepmemo_init(struct stepmemo *m)
 {
@@ -21,17 +24,9 @@ void stepmemo_init(struct stepmemo *m)
 
 void stepmemo_release(struct stepmemo *m)
 {
-	free(m->e);
+	if (m->d.e)
+		dmemo_release(&m->d);
 	memset(m, 0, sizeof(*m));
-}
-
-/* A new empty table of 2^bits slots (what the old one kept is dropped:
- * a memo only saves work). */
-static void table_new(struct stepmemo *m, int bits)
-{
-	free(m->e);
-	m->e = xcalloc((size_t)1 << bits, sizeof(*m->e));
-	m->shift = 64 - bits;
 }
 
 bool stepmemo_check(struct stepmemo *m)
@@ -39,19 +34,20 @@ bool stepmemo_check(struct stepmemo *m)
 	/* (stepmemo_get has counted the lookup that called it) */
 	uint64_t done = m->lookups - 1;
 
-	if (!m->e) {
-		table_new(m, STEPMEMO_TRIAL_BITS);
+	if (!m->d.e) {
+		dmemo_init(&m->d, STEPMEMO_TRIAL_BITS);
 		m->check_at = STEPMEMO_TRIAL1;
 		return true;
 	}
 	if ((done == STEPMEMO_TRIAL1 && m->hits * 200 < done) || (done == STEPMEMO_TRIAL2 && m->hits * 12 < done)) {
 		m->off = true;
-		free(m->e);
-		m->e = NULL;
+		dmemo_release(&m->d);
 		return false;
 	}
-	if (done == STEPMEMO_TRIAL1)
-		table_new(m, STEPMEMO_BITS);
+	if (done == STEPMEMO_TRIAL1) { /* the full table (what the small one kept is dropped) */
+		dmemo_release(&m->d);
+		dmemo_init(&m->d, STEPMEMO_BITS);
+	}
 	m->check_at = done == STEPMEMO_TRIAL1 ? STEPMEMO_TRIAL2 : UINT64_MAX;
 	return true;
 }

@@ -10,10 +10,9 @@
  * three repeat an earlier one of the same simulation exactly (a request
  * alone, or a few together, replay the same contexts).  A repeat costs a
  * multiply and a probe instead of a logarithm, a table interpolation and an
- * exponential.  The table is direct-mapped (a new step replaces the one in
- * its slot): 32 Ki slots keep 5 in 6 of those repeats.  Where steps rarely
- * repeat (lengths drawn from a distribution) the memo switches itself off
- * after a trial, so such a run pays only for the trial.
+ * exponential.  32 Ki slots (base/dmemo.h) keep 5 in 6 of those repeats.
+ * Where steps rarely repeat (lengths drawn from a distribution) the memo
+ * switches itself off after a trial, so such a run pays only for the trial.
  *
  * One memo per replica and simulation: the cost model must not change
  * while a memo is in use (tests change overheads between runs).
@@ -24,21 +23,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* slots: 2^10 during the trial's first part (its memory is cleared at
- * every run: a run whose steps do not repeat pays little), then 2^15 */
-#define STEPMEMO_TRIAL_BITS 10
-#define STEPMEMO_BITS 15
-
-struct stepmemo_ent {
-	uint64_t ctx;         /* decode_ctx_sum's bits */
-	uint32_t ndecode;     /* 0: an empty slot */
-	uint32_t nlogits;
-	double price_s;
-};
+#include "servesim/dmemo.h"
 
 struct stepmemo {
-	struct stepmemo_ent *e;   /* [1 << bits], made at the first lookup */
-	int shift;                /* 64 - bits */
+	struct dmemo d;           /* made at the first lookup */
 	bool off;                 /* given up: too few repeats */
 	uint64_t lookups, hits, check_at;
 };
@@ -49,27 +37,27 @@ void stepmemo_release(struct stepmemo *m);
  * few lookups hit; false when it is off. */
 bool stepmemo_check(struct stepmemo *m);
 
-/* A decode-only step's price (moe_tokens 0): true and *price_s when it is
- * kept, else false and *slot where stepmemo_put keeps it (NULL: the memo is
- * off, or the step is not one it keeps). */
+/* A decode-only step's price: true and *price_s when it is kept, else
+ * false and *slot where stepmemo_put keeps it (NULL: the memo is off, or
+ * the step is not one it keeps). */
 static inline bool stepmemo_get(struct stepmemo *m, int64_t ndecode, int64_t nlogits, double ctx_sum,
-				double *price_s, struct stepmemo_ent **slot)
+				double *price_s, struct dmemo_ent **slot)
 {
-	struct stepmemo_ent *x;
-	uint64_t ctx;
+	struct dmemo_ent *x;
+	uint64_t k0, k1;
 
 	*slot = NULL;
-	if (m->off || ndecode <= 0 || ndecode > INT32_MAX || nlogits < 0 || nlogits > INT32_MAX)
+	/* kept: 1 <= ndecode, 0 <= nlogits, both below 2^31 */
+	if (m->off || (uint64_t)ndecode - 1 >= INT32_MAX || (uint64_t)nlogits > INT32_MAX)
 		return false;
 	if (m->lookups++ == m->check_at && !stepmemo_check(m))
 		return false;
-	memcpy(&ctx, &ctx_sum, sizeof(ctx));
-	/* multiplicative hashing: the product's top bits depend on every bit */
-	x = &m->e[((ctx ^ (uint64_t)ndecode * 0x9e3779b97f4a7c15ULL ^ (uint64_t)nlogits << 40) *
-		   0xbf58476d1ce4e5b9ULL) >> m->shift];
-	if (x->ctx == ctx && x->ndecode == (uint32_t)ndecode && x->nlogits == (uint32_t)nlogits) {
+	k0 = (uint64_t)ndecode | (uint64_t)nlogits << 32; /* never 0 */
+	memcpy(&k1, &ctx_sum, sizeof(k1));
+	x = dmemo_slot(&m->d, k0, k1);
+	if (dmemo_holds(x, k0, k1)) {
 		m->hits++;
-		*price_s = x->price_s;
+		*price_s = x->v;
 		return true;
 	}
 	*slot = x;
@@ -77,15 +65,15 @@ static inline bool stepmemo_get(struct stepmemo *m, int64_t ndecode, int64_t nlo
 }
 
 /* Keep the price of the step that stepmemo_get did not find, at its slot. */
-static inline void stepmemo_put(struct stepmemo_ent *slot, int64_t ndecode, int64_t nlogits,
-				double ctx_sum, double price_s)
+static inline void stepmemo_put(struct dmemo_ent *slot, int64_t ndecode, int64_t nlogits, double ctx_sum,
+				double price_s)
 {
+	uint64_t k1;
+
 	if (!slot)
 		return;
-	memcpy(&slot->ctx, &ctx_sum, sizeof(slot->ctx));
-	slot->ndecode = (uint32_t)ndecode;
-	slot->nlogits = (uint32_t)nlogits;
-	slot->price_s = price_s;
+	memcpy(&k1, &ctx_sum, sizeof(k1));
+	dmemo_keep(slot, (uint64_t)ndecode | (uint64_t)nlogits << 32, k1, price_s);
 }
 
 #endif
