@@ -61,6 +61,11 @@
 #define SCHED_CHAIN_MEMO 4096
 #define SCHED_CHAIN_MEMO_MAX 2048
 #define SCHED_CHAIN_MEMO_BUDGET (512 * 1024)
+/* a request's kept chain is an array of the longest a request can need,
+ * reused from a per-replica stack (a malloc and a free per request cost
+ * more than hashing a short prompt), while that is at most this many
+ * blocks (32 KiB); past it (one-token pages) sized to the request */
+#define SCHED_CHAIN_POOL_MAX 4096
 /* steps ahead that a decoder's completion is kept in the replica's ring of
  * buckets (a power of two: 1024 steps covers the chat workloads' outputs)
  * rather than its heap: O(1) each instead of log(decoders) comparisons */
@@ -310,6 +315,12 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 	} else if (cm && b < r->nshare - 1) {
 		b = r->nshare - 1; /* the whole shareable part, for the memo */
 	}
+	if (r->chain_cap == 0 && s->max_blocks_per_req <= SCHED_CHAIN_POOL_MAX) {
+		struct replica *rp = &s->reps[r->replica];
+		r->chain = rp->nchains > 0 ? rp->chains[--rp->nchains]
+					   : xmalloc(xmul((size_t)s->max_blocks_per_req, sizeof(uint64_t)));
+		r->chain_cap = s->max_blocks_per_req;
+	}
 	if (b >= r->chain_cap) {
 		/* first: every block the request can fill, so one allocation
 		 * usually does */
@@ -386,10 +397,16 @@ static inline uint64_t chain_at(const struct sim *s, struct req *r, int64_t b)
 	return r->chain[b];
 }
 
-/* The request leaves the scheduler for good: drop its kept chain. */
-static void chain_drop(struct req *r)
+/* The request leaves the scheduler for good: drop its kept chain (a
+ * pool-sized one back to rp's stack). */
+static void chain_drop(const struct sim *s, struct replica *rp, struct req *r)
 {
-	free(r->chain);
+	if (r->chain && r->chain_cap == s->max_blocks_per_req && s->max_blocks_per_req <= SCHED_CHAIN_POOL_MAX) {
+		XGROW(rp->chains, rp->chains_cap, rp->nchains + 1);
+		rp->chains[rp->nchains++] = r->chain;
+	} else {
+		free(r->chain);
+	}
 	r->chain = NULL;
 	r->nchain = r->chain_cap = 0;
 }
@@ -1043,7 +1060,7 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 				if (rp->memo_r == r)
 					memo_drop(rp);
 				wq_pop_front(rp);
-				chain_drop(r);
+				chain_drop(s, rp, r);
 				s->env->reject(s, r, REJ_KV_CAPACITY);
 				continue;
 			}
@@ -1968,7 +1985,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 			s->env->handoff(s, r);
 			continue;
 		}
-		chain_drop(r);
+		chain_drop(s, rp, r);
 		s->tot.completed++;
 		if (!r->first_pending)
 			pend_push(rp, r);
@@ -2082,6 +2099,9 @@ void sched_replica_release(struct replica *rp)
 	for (i = 0; i < rp->narrays; i++)
 		free(rp->arrays[i]);
 	free(rp->arrays);
+	for (i = 0; i < rp->nchains; i++)
+		free(rp->chains[i]);
+	free(rp->chains);
 	free(rp->cls_head);
 	free(rp->cls_count);
 	free(rp->cls_lean);

@@ -94,6 +94,8 @@ struct replica {
 	int64_t *chunk_len, *chunk_prefix;
 	int32_t **arrays;                  /* free block-id arrays */
 	size_t narrays, arrays_cap;
+	uint64_t **chains;                 /* free hash-chain arrays (sched.c, chain_grow) */
+	size_t nchains, chains_cap;
 	bool busy, kick_pending, fallback;
 	bool active;                       /* lockstep: has a real step (else dummy) */
 	const struct cost_model *cost;     /* its pool's cost model */
