@@ -585,9 +585,8 @@ static SCHED_STEP_INLINE void gap_push(struct replica *rp, struct req *r, enum g
 static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
 {
 	const struct overheads *ov = &s->cost->cfg.ov; /* as engine.c's record() */
-	bool h2 = !(s->cost->cfg.off & COST_H2);
-	double stream = h2 ? ov->stream_token_us * 1e-3 : 0, tail = h2 ? ov->api_e2e_ms + stream : 0;
-	double v = (double)(t - rp->tok_t) * 1e-6 + stream;
+	bool h2;
+	double stream, tail, v;
 	size_t i;
 	int st;
 
@@ -596,6 +595,10 @@ static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, in
 		rp->tok_t = t;
 		return;
 	}
+	h2 = !(s->cost->cfg.off & COST_H2);
+	stream = h2 ? ov->stream_token_us * 1e-3 : 0;
+	tail = h2 ? ov->api_e2e_ms + stream : 0;
+	v = (double)(t - rp->tok_t) * 1e-6 + stream;
 	/* the others (a record reused since, a rejected request's, is
 	 * skipped); runs of one value in one stage are added at once */
 	for (i = 0; i < rp->ngapq; i++) {
