@@ -9,6 +9,7 @@ void dmemo_init(struct dmemo *m, int bits)
 {
 	m->e = xcalloc((size_t)1 << bits, sizeof(*m->e));
 	m->shift = 64 - bits;
+	m->mask = ((uint64_t)1 << bits) - 1;
 }
 
 void dmemo_release(struct dmemo *m)

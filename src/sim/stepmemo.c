@@ -47,6 +47,7 @@ bool stepmemo_check(struct stepmemo *m)
 	if (done == STEPMEMO_TRIAL1) { /* the full table (what the small one kept is dropped) */
 		dmemo_release(&m->d);
 		dmemo_init(&m->d, STEPMEMO_BITS);
+		m->lanes = true;
 	}
 	m->check_at = done == STEPMEMO_TRIAL1 ? STEPMEMO_TRIAL2 : UINT64_MAX;
 	return true;
