@@ -171,6 +171,10 @@ int64_t sim_now_ns(const struct sim *s);
  * to LOGHIST_EXACT_MAX completions or with cfg.exact_percentiles; past
  * it, from log-bucketed histograms within LOGHIST_REL_ERR (loghist.h). */
 void sim_summary(struct sim *s, int stage, struct metric_set *out);
+/* sim_summary without its TPOT and queue-time distributions (left zero;
+ * everything else the same values), computed afresh unless a whole
+ * summary is kept: what eval compares, with two sorts in five fewer. */
+void sim_summary_core(struct sim *s, int stage, struct metric_set *out);
 int sim_nstages(const struct sim *s);
 const char *reject_reason_name(enum reject_reason r);
 /* Per-request client-side TTFT and E2E (ms) by request id (arrival order,

@@ -178,7 +178,7 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 		else
 			snprintf(r->label, sizeof(r->label), "%s", gb->strategy);
 		r->stage = (int)b;
-		sim_summary(sim, (int)b, &p);
+		sim_summary_core(sim, (int)b, &p);
 		r->meas[EM_TTFT_MEAN] = gt_stat(&x->meas, (int)b, 0, -1);
 		r->meas[EM_TTFT_P90] = gt_stat(&x->meas, (int)b, 0, 0.9);
 		r->meas[EM_ITL_MEAN] = gt_stat(&x->meas, (int)b, 2, -1);
@@ -231,7 +231,7 @@ static int compare_closed(const struct experiment *x, struct sim *sim, struct ev
 		r->meas[k] = x->stages[0].v[k];
 		r->pred[k] = NAN;
 	}
-	sim_summary(sim, -1, &p);
+	sim_summary_core(sim, -1, &p);
 	if (x->warmup_requests > 0) {
 		/* means over the requests after the warm-up, by request id */
 		size_t n = (size_t)x->wl.num_requests, i, cnt = 0;
@@ -309,7 +309,7 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
 		experiment_workload(x, r->workload, sizeof(r->workload));
 		r->stage = ms->index;
-		sim_summary(st.sim, ms->index, &p);
+		sim_summary_core(st.sim, ms->index, &p);
 		r->pred[EM_TTFT_MEAN] = p.ttft_ms.mean;
 		r->pred[EM_TTFT_P90] = p.ttft_ms.p90;
 		r->pred[EM_ITL_MEAN] = p.itl_ms.mean;

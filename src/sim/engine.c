@@ -572,7 +572,7 @@ static void summary_hist(const struct sim *s, int stage, struct metric_set *o)
 	}
 }
 
-static void summary_compute(struct sim *s, int stage, struct metric_set *o);
+static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o);
 
 /* The pooled token gaps of one stage or all (sim.h).  Its mean sums the
  * gaps themselves: within rounding of itl_pooled_mean_ms, which the
@@ -608,7 +608,7 @@ void sim_summary(struct sim *s, int stage, struct metric_set *o)
 	if (stage == 0 && s->nstages == 1)
 		stage = -1;
 	if (stage < -1 || stage >= 255) {
-		summary_compute(s, stage, o);
+		summary_compute(s, stage, true, o);
 		return;
 	}
 	k = (size_t)(stage + 1);
@@ -624,13 +624,26 @@ void sim_summary(struct sim *s, int stage, struct metric_set *o)
 		s->sum_events = s->tot.events;
 	}
 	if (!s->sum_ok[k]) {
-		summary_compute(s, stage, &s->sum[k]);
+		summary_compute(s, stage, true, &s->sum[k]);
 		s->sum_ok[k] = true;
 	}
 	*o = s->sum[k];
 }
 
-static void summary_compute(struct sim *s, int stage, struct metric_set *o)
+void sim_summary_core(struct sim *s, int stage, struct metric_set *o)
+{
+	if (stage == 0 && s->nstages == 1)
+		stage = -1;
+	if (stage >= -1 && stage < 255 && s->sum_events == s->tot.events && (size_t)(stage + 1) < s->nsum &&
+	    s->sum_ok[stage + 1]) {
+		*o = s->sum[stage + 1]; /* (a whole one kept already) */
+		return;
+	}
+	summary_compute(s, stage, false, o);
+}
+
+/* all false: the TPOT and queue-time distributions are left zero. */
+static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o)
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
 	size_t i, n;
@@ -648,12 +661,16 @@ static void summary_compute(struct sim *s, int stage, struct metric_set *o)
 		stats_summarise(buf, n, &o->ttft_ms);
 		n = gather(s, s->itl, stage, buf);
 		stats_summarise(buf, n, &o->itl_ms);
-		n = gather(s, s->tpot, stage, buf);
-		stats_summarise(buf, n, &o->tpot_ms);
+		if (all) {
+			n = gather(s, s->tpot, stage, buf);
+			stats_summarise(buf, n, &o->tpot_ms);
+		}
 		n = gather(s, s->e2e, stage, buf);
 		stats_summarise(buf, n, &o->e2e_ms);
-		n = gather(s, s->queue, stage, buf);
-		stats_summarise(buf, n, &o->queue_ms);
+		if (all) {
+			n = gather(s, s->queue, stage, buf);
+			stats_summarise(buf, n, &o->queue_ms);
+		}
 		free(buf);
 	}
 	for (i = 0; i < 256; i++) {

@@ -61,6 +61,11 @@
 #define SCHED_CHAIN_MEMO 4096
 #define SCHED_CHAIN_MEMO_MAX 2048
 #define SCHED_CHAIN_MEMO_BUDGET (512 * 1024)
+/* a request's kept chain is an array of the longest a request can need,
+ * reused from a per-replica stack (a malloc and a free per request cost
+ * more than hashing a short prompt), while that is at most this many
+ * blocks (32 KiB); past it (one-token pages) sized to the request */
+#define SCHED_CHAIN_POOL_MAX 4096
 /* steps ahead that a decoder's completion is kept in the replica's ring of
  * buckets (a power of two: 1024 steps covers the chat workloads' outputs)
  * rather than its heap: O(1) each instead of log(decoders) comparisons */
@@ -313,6 +318,12 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 	} else if (cm && b < r->nshare - 1) {
 		b = r->nshare - 1; /* the whole shareable part, for the memo */
 	}
+	if (r->chain_cap == 0 && s->max_blocks_per_req <= SCHED_CHAIN_POOL_MAX) {
+		struct replica *rp = &s->reps[r->replica];
+		r->chain = rp->nchains > 0 ? rp->chains[--rp->nchains]
+					   : xmalloc(xmul((size_t)s->max_blocks_per_req, sizeof(uint64_t)));
+		r->chain_cap = s->max_blocks_per_req;
+	}
 	if (b >= r->chain_cap) {
 		/* first: every block the request can fill, so one allocation
 		 * usually does */
@@ -389,10 +400,16 @@ static inline uint64_t chain_at(const struct sim *s, struct req *r, int64_t b)
 	return r->chain[b];
 }
 
-/* The request leaves the scheduler for good: drop its kept chain. */
-static void chain_drop(struct req *r)
+/* The request leaves the scheduler for good: drop its kept chain (a
+ * pool-sized one back to rp's stack). */
+static void chain_drop(const struct sim *s, struct replica *rp, struct req *r)
 {
-	free(r->chain);
+	if (r->chain && r->chain_cap == s->max_blocks_per_req && s->max_blocks_per_req <= SCHED_CHAIN_POOL_MAX) {
+		XGROW(rp->chains, rp->chains_cap, rp->nchains + 1);
+		rp->chains[rp->nchains++] = r->chain;
+	} else {
+		free(r->chain);
+	}
 	r->chain = NULL;
 	r->nchain = r->chain_cap = 0;
 }
@@ -505,11 +522,35 @@ static void fin_push(struct replica *rp, struct fin_entry e)
 	b->e[b->n++] = e;
 }
 
-/* Does block b of r get its content hash when full (shareable content, or
- * an owner that was preempted and may look it up), or stay private? */
-static bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
+/* The blocks of r that get their content hash as they fill: [0, this).
+ * The shareable part, and for an owner that was preempted (and may look
+ * its blocks up again) also those keyed by content that others hold too
+ * (block_hash: a group prefix or a prompt).  Blocks past the prompt and
+ * the group prefix are keyed by the request's own id: only their owner
+ * can ever look them up, and it looks them up only after a preemption,
+ * which names and registers its anonymous blocks first (publish_private).
+ * Registered then rather than as they fill, they are the same entries: a
+ * returning owner's lookup takes back every copy of its own blocks still
+ * cached (its private blocks are freed tail first, in one run, so the
+ * cached ones are a leading run), so none is ever registered twice. */
+static inline int64_t hashed_end(const struct sim *s, const struct req *r)
 {
-	return r->preempts > 0 || block_shareable(s, r, b);
+	int64_t u = r->nshare, q;
+
+	if (r->preempts == 0)
+		return u;
+	q = full_blocks(s, r->prompt);
+	if (q > u)
+		u = q;
+	if (r->prefix_group >= 0 && full_blocks(s, r->prefix_tokens) > u)
+		u = full_blocks(s, r->prefix_tokens);
+	return u;
+}
+
+/* Does block b of r get its content hash when full, or stay private? */
+static inline bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
+{
+	return b < r->nshare || (r->preempts > 0 && b < hashed_end(s, r));
 }
 
 /* --- pooled token gaps (vLLM's ITL, sim.h) --- */
@@ -547,9 +588,8 @@ static SCHED_STEP_INLINE void gap_push(struct replica *rp, struct req *r, enum g
 static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
 {
 	const struct overheads *ov = &s->cost->cfg.ov; /* as engine.c's record() */
-	bool h2 = !(s->cost->cfg.off & COST_H2);
-	double stream = h2 ? ov->stream_token_us * 1e-3 : 0, tail = h2 ? ov->api_e2e_ms + stream : 0;
-	double v = (double)(t - rp->tok_t) * 1e-6 + stream, run_x = 0;
+	bool h2;
+	double stream, tail, v, run_x = 0;
 	uint64_t run_n = 0;
 	size_t i;
 	int st, run_st = 0;
@@ -559,6 +599,10 @@ static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, in
 		rp->tok_t = t;
 		return;
 	}
+	h2 = !(s->cost->cfg.off & COST_H2);
+	stream = h2 ? ov->stream_token_us * 1e-3 : 0;
+	tail = h2 ? ov->api_e2e_ms + stream : 0;
+	v = (double)(t - rp->tok_t) * 1e-6 + stream;
 	/* the others (a record reused since, a rejected request's, is
 	 * skipped); runs of one value in one stage are added at once (the
 	 * explicit requests of an SGLang decode batch mostly share the step's
@@ -688,9 +732,9 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
 {
 	if (n > 0 && r->nnamed == r->nblocks && s->cfg.prefix_caching) {
-		/* gets_hash holds for every block from here (preempted), or
-		 * up to the shareable part */
-		int32_t k = r->preempts > 0 ? n : r->nshare - r->nblocks;
+		/* gets_hash holds up to hashed_end (past the block count, an
+		 * int32_t, only for a preempted request) */
+		int32_t k = r->preempts > 0 ? (int32_t)(hashed_end(s, r) - r->nblocks) : r->nshare - r->nblocks;
 		if (k > n)
 			k = n;
 		if (k > 0) {
@@ -1036,7 +1080,7 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 				if (rp->memo_r == r)
 					memo_drop(rp);
 				wq_pop_front(rp);
-				chain_drop(r);
+				chain_drop(s, rp, r);
 				s->env->reject(s, r, REJ_KV_CAPACITY);
 				continue;
 			}
@@ -1244,7 +1288,9 @@ static SCHED_STEP_INLINE bool schedule_fast(struct sim *s, struct replica *rp)
 		sched_push(rp, o, n);
 		budget -= n;
 	}
-	if (i == rp->nothers) /* nothing left unscheduled in the running list */
+	/* nothing left unscheduled in the running list (and, tested here
+	 * rather than in the call, someone waiting: most steps have nobody) */
+	if (i == rp->nothers && rp->wlen > 0)
 		admit_waiting(s, rp, budget, 0, INT64_MAX);
 	return true;
 }
@@ -1500,9 +1546,19 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 
 /* Price replica ri's planned step: the forward pass plus the drafting that
  * follows it with speculative decoding. */
-static double rank_cost(const struct sim *s, const struct replica *rp, const struct step_desc *d)
+static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *rp, const struct step_desc *d)
 {
-	double t = cost_step_s(rp->cost, d);
+	double t;
+
+	if (d->nchunks == 0 && d->moe_tokens == 0) { /* decode only: it may repeat one priced before */
+		struct dmemo_ent *slot;
+		if (!stepmemo_get(&rp->prices, d->ndecode, d->nlogits, d->decode_ctx_sum, &t, &slot)) {
+			t = cost_step_s(rp->cost, d);
+			stepmemo_put(slot, d->ndecode, d->nlogits, d->decode_ctx_sum, t);
+		}
+	} else {
+		t = cost_step_s(rp->cost, d);
+	}
 
 	if (rp->spec_n > 0)
 		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
@@ -1954,7 +2010,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 			s->env->handoff(s, r);
 			continue;
 		}
-		chain_drop(r);
+		chain_drop(s, rp, r);
 		s->tot.completed++;
 		if (!r->first_pending)
 			pend_push(rp, r);
@@ -2036,6 +2092,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));
 	rp->sg_ratio = SCHED_SG_RATIO_INIT;
 	rp->no_gaps = s->cfg.no_pooled_gaps;
+	stepmemo_init(&rp->prices);
 }
 
 void sched_replica_release(struct replica *rp)
@@ -2067,6 +2124,9 @@ void sched_replica_release(struct replica *rp)
 	for (i = 0; i < rp->narrays; i++)
 		free(rp->arrays[i]);
 	free(rp->arrays);
+	for (i = 0; i < rp->nchains; i++)
+		free(rp->chains[i]);
+	free(rp->chains);
 	free(rp->cls_head);
 	free(rp->cls_count);
 	free(rp->cls_lean);
@@ -2080,4 +2140,5 @@ void sched_replica_release(struct replica *rp)
 	free(rp->done);
 	free(rp->pend);
 	free(rp->gapq);
+	stepmemo_release(&rp->prices);
 }

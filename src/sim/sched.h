@@ -12,6 +12,7 @@
 #include "servesim/kvcache.h"
 #include "servesim/sim.h"
 #include "servesim/wdist.h"
+#include "stepmemo.h"
 
 
 struct req {
@@ -93,6 +94,8 @@ struct replica {
 	int64_t *chunk_len, *chunk_prefix;
 	int32_t **arrays;                  /* free block-id arrays */
 	size_t narrays, arrays_cap;
+	uint64_t **chains;                 /* free hash-chain arrays (sched.c, chain_grow) */
+	size_t nchains, chains_cap;
 	bool busy, kick_pending, fallback;
 	bool active;                       /* lockstep: has a real step (else dummy) */
 	const struct cost_model *cost;     /* its pool's cost model */
@@ -110,6 +113,7 @@ struct replica {
 	int64_t spec_n;                    /* decoding requests that draft after the step */
 	double spec_ctx;                   /* their contexts, summed */
 	int64_t step_dur_ns;
+	struct stepmemo prices;            /* its decode-only steps' prices */
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
 	double sg_ratio;                   /* SGLang: the current new-token ratio */
