@@ -750,6 +750,14 @@ static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_
 	}
 }
 
+/* Would take_blocks give r only anonymous blocks now (whatever their
+ * number)? */
+static bool takes_anon(const struct sim *s, const struct req *r)
+{
+	return r->nnamed != r->nblocks || !s->cfg.prefix_caching ||
+	       (r->preempts == 0 && r->nshare - r->nblocks <= 0);
+}
+
 static SCHED_STEP_INLINE void register_full(struct sim *s, struct replica *rp, struct req *r, int64_t computed)
 {
 	int64_t full = full_blocks(s, computed);
@@ -1386,7 +1394,7 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt;
 	int64_t rem_input = s->cfg.sglang_max_prefill > 0 ? s->cfg.sglang_max_prefill : INT64_MAX;
-	int32_t reserve = 0;
+	int32_t reserve = 0, pend = 0;
 	bool retracted = false;
 	struct req *r;
 
@@ -1449,17 +1457,38 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 			}
 		return;
 	}
-	/* 2. decode every running request */
+	/* 2. decode every running request.  The anonymous blocks decoders take
+	 * (with one-token pages, one each a step) are counted as they go and
+	 * allocated in one kvc_alloc_anon call before any other cache change
+	 * (a named take, a retraction) and at the end: free blocks first, then
+	 * the oldest cached, as one by one, so the cache ends the same */
 	for (r = rp->run_head; r;) {
 		struct req *next = r->next;
 		int64_t n;
+		int32_t need;
 		bool self = false;
 		if (r->inflight || !decoding(r)) {
 			r = next;
 			continue;
 		}
-		n = chunk_of(s, r, INT64_MAX);
-		while (!grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
+		/* a decoder's chunk is its one token (chunk_of's answer) unless
+		 * drafts ride along */
+		n = s->cfg.spec.k > 0 ? chunk_of(s, r, INT64_MAX) : 1;
+		need = blocks_for(s, r->computed + n) - r->nblocks;
+		if (need <= 0 || (need <= kvc_available(&rp->kv) - pend && takes_anon(s, r))) {
+			if (need > 0) {
+				pend += need;
+				r->nblocks += need;
+			}
+			sched_push(rp, r, n);
+			r = next;
+			continue;
+		}
+		if (pend > 0) {
+			kvc_alloc_anon(&rp->kv, pend);
+			pend = 0;
+		}
+		while (!grow_blocks(s, rp, r, need)) {
 			struct req *victim = rp->run_tail;
 			while (victim && (victim->inflight || victim->scheduled))
 				victim = victim->prev;
@@ -1479,6 +1508,8 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 			sched_push(rp, r, n);
 		r = next;
 	}
+	if (pend > 0)
+		kvc_alloc_anon(&rp->kv, pend);
 	if (retracted)
 		rp->sg_ratio = SCHED_SG_RATIO_INIT;
 	else if (rp->nsched > 0) {
@@ -1510,13 +1541,13 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	rp->spec_ctx = 0;
 	for (i = 0; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
-		bool samples = r->computed + r->step_tokens == req_num_tokens(r);
-		if (s->cfg.spec.k > 0 && decoding(r)) {
+		bool samples = r->computed + r->step_tokens == req_num_tokens(r), dec = decoding(r);
+		if (s->cfg.spec.k > 0 && dec) {
 			/* drafts for the next step follow this one */
 			rp->spec_n++;
 			rp->spec_ctx += (double)(r->computed + r->step_tokens);
 		}
-		if (r->step_tokens > 1 && decoding(r)) {
+		if (r->step_tokens > 1 && dec) {
 			/* verification: K+1 query tokens through the decode
 			 * kernels (GEMM rows, decode attention over the context
 			 * up to each position, the LM head on every position) */
@@ -1905,12 +1936,17 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	rp->G++;
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
+		bool dec;
 		r = rp->sched[i];
 		gen0 = r->generated;
 		r->scheduled = false;
-		if (decoding(r))
+		if (decoding(r)) {
 			r->dsteps++;
-		if (r->step_tokens > 1 && decoding(r)) {
+			dec = true;
+		} else {
+			dec = false;
+		}
+		if (r->step_tokens > 1 && dec) {
 			/* verification: the drafts' accepted prefix and a bonus token */
 			int k = (int)r->step_tokens - 1, a = spec_accepted(&s->cfg.spec, k, &s->spec_rng);
 			s->tot.spec_verify++;
