@@ -1353,6 +1353,25 @@ static void test_segments(const struct model_cfg *m)
 	base_cfg(&sc, 2048, 64, 4000);
 	sc.sglang = true;
 	seg_compare("SGLang", &sc, &c, &w);
+	/* one-token pages (the decoders' blocks taken as one batch) and a
+	 * cache too small for the batch (retractions between them), the
+	 * cache's invariants checked at every step */
+	base_cfg(&sc, 2048, 64, 60 * 16);
+	sc.block_size = 1;
+	sc.sglang = true;
+	seg_compare("SGLang, one-token pages, retractions", &sc, &c, &w);
+	{
+		char *l = NULL, *cs = NULL;
+		struct sim_totals t;
+		int rc;
+		sc.check_invariants = true;
+		rc = run(&sc, &c, &w, &l, &cs, &t);
+		CHECK(rc == 0 && t.preemptions > 0,
+		      "SGLang, one-token pages, retractions: the cache's invariants hold at every step (%llu retractions)",
+		      (unsigned long long)t.preemptions);
+		free(l);
+		free(cs);
+	}
 	base_cfg(&sc, 2048, 64, 4000);
 	sc.spec.method = SPEC_EAGLE;
 	sc.spec.k = 3;
