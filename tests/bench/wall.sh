@@ -25,6 +25,8 @@ printf "run --num-requests 1, DeepSeek-V3/H200 TP8     %s  (11 runs)\n" \
 	"$(measure 11 "$bin" run --model deepseek-v3 --gpu h200 --tp 8 --num-requests 1)"
 printf "eval eval/ground_truth/inference-perf          %s  (5 runs; target <= 100 ms wall)\n" \
 	"$(measure 5 "$bin" eval eval/ground_truth/inference-perf)"
+printf "run --engine sglang, chat at 30 req/s, 20000 req %s  (3 runs; SGLang's explicit decode batches)\n" \
+	"$(measure 3 "$bin" run --engine sglang --rate 30 --num-requests 20000)"
 # shellcheck disable=SC2086
 printf "calibrate README --in-loop example, --jobs %-3s %s  (1 run; target <= 5000 ms wall)\n" \
 	"$(getconf _NPROCESSORS_ONLN)" "$(measure 1 "$bin" calibrate $cal --in-loop)"
