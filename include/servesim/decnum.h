@@ -17,4 +17,13 @@
  * fast path can give exactly; false (out untouched) otherwise. */
 bool decnum_parse(const char *s, double *out);
 
+/* The double that strtod gives back for x printed with printf's "%.*f" and
+ * `digits` decimals (0..9), computed without the text: the decimal rounding
+ * of x's exact binary value (ties to even, as glibc's printf in
+ * round-to-nearest mode), then one correctly rounded division by 10^digits
+ * (Clinger).  Code that used to print numbers and read them back (the
+ * capacity search's per-request rows) gets the same values; NaN, infinities
+ * and magnitudes past 2^53 / 10^digits go through snprintf and strtod. */
+double decnum_round(double x, int digits);
+
 #endif

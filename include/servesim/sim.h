@@ -24,6 +24,14 @@
 
 enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_OUTSTANDING };
 
+/* One request's row of the per-request CSV (sim_requests_csv_header), as
+ * numbers: what sim_cfg.on_request gets. */
+struct sim_req_row {
+	int64_t arrival_ns;
+	bool completed;          /* status "completed" (else rejected, the times 0) */
+	double queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms; /* itl_ms 0 when it has none */
+};
+
 struct sim_cfg {
 	int64_t max_num_batched_tokens;
 	int64_t max_num_seqs;
@@ -90,6 +98,11 @@ struct sim_cfg {
 	bool no_pooled_gaps;
 	size_t exact_max;                     /* that count (0: LOGHIST_EXACT_MAX; tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */
+	/* called with each requests_out row's values as numbers, whether or
+	 * not the rows are written (the capacity search reads them so), or
+	 * NULL */
+	void (*on_request)(void *ctx, const struct sim_req_row *row);
+	void *on_request_ctx;
 	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */
 	struct spec_cfg spec;                 /* speculative decoding (spec.k 0: off) */
 	/* P/D disaggregation: pd.prefill prefill workers (replicas 0 ..

@@ -1,6 +1,9 @@
 /* decnum.c - exact fast path for plain decimal numbers (see decnum.h). */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "servesim/decnum.h"
 
@@ -60,4 +63,51 @@ bool decnum_parse(const char *s, double *out)
 		return false;
 	*out = neg ? -v : v;
 	return true;
+}
+
+__extension__ typedef unsigned __int128 u128;
+
+/* printf then strtod, the reference decnum_round agrees with. */
+static double round_by_text(double x, int digits)
+{
+	char buf[400];
+
+	snprintf(buf, sizeof(buf), "%.*f", digits, x);
+	return strtod(buf, NULL);
+}
+
+double decnum_round(double x, int digits)
+{
+	const uint64_t max_exact = (uint64_t)1 << 53;
+	double f, mag = fabs(x);
+	uint64_t m, p10 = 1;
+	u128 p, q, r, half;
+	int e, i;
+
+	if (digits < 0 || digits > 9 || !isfinite(x) || mag >= (double)max_exact)
+		return round_by_text(x, digits);
+	for (i = 0; i < digits; i++)
+		p10 *= 10;
+	if (mag == 0)
+		return x; /* "0.0000" or "-0.0000": the same signed zero */
+	/* mag = m 2^e exactly, m < 2^53 */
+	f = frexp(mag, &e);
+	m = (uint64_t)ldexp(f, 53);
+	e -= 53;
+	p = (u128)m * p10; /* < 2^83: mag x 10^digits = p 2^e exactly */
+	if (e >= 0) {
+		q = p; /* mag in [2^52, 2^53): e is 0 */
+	} else if (-e >= 100) {
+		q = 0; /* p 2^e < 2^-17: rounds to 0 */
+	} else {
+		int s = -e;
+		q = p >> s;
+		r = p - (q << s);
+		half = (u128)1 << (s - 1);
+		if (r > half || (r == half && (q & 1)))
+			q++;
+	}
+	if (q >= (u128)max_exact)
+		return round_by_text(x, digits);
+	return x < 0 ? -((double)(uint64_t)q / (double)p10) : (double)(uint64_t)q / (double)p10;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "servesim/alloc.h"
+#include "servesim/decnum.h"
 
 static const char *const metric_names[CAP__NMETRIC] = {"ttft", "itl", "tpot", "e2e", "queue",
 							"itl_pooled"};
@@ -164,81 +165,74 @@ double cap_slo_value(const struct cap_slo *s, const struct metric_set *m)
 }
 
 /* Per-request pass: goodput and the served rate inside the arrival window,
- * and the least-squares slope of queue delay over arrival time. */
-static int scan_requests(const char *buf, size_t len, const struct cap_cfg *c, struct cap_point *p,
-			 double *served, struct err *e)
+ * and the least-squares slope of queue delay over arrival time.  The rows
+ * come from the simulator as numbers (sim_cfg.on_request), each rounded as
+ * the per-request CSV prints it (arrival in us, times in 0.1 us:
+ * decnum_round), which this pass used to print and read back: the same
+ * values, without formatting and parsing every request of every probe
+ * (about two thirds of a search's time). */
+struct scan {
+	const struct cap_cfg *c;
+	struct cap_point *p;
+	size_t good, n, nall, capall, cap;
+	double *all, *arr, *e2e;
+	double first, last;
+	double sx, sy, sxx, sxy;
+};
+
+static void scan_row(void *ctx, const struct sim_req_row *row)
 {
-	const char *q = buf, *end = buf + len;
-	size_t good = 0, n = 0, done_in_window = 0, arr_in_window = 0, nall = 0, capall = 0;
-	double *all = NULL;
-	double first = INFINITY, last = -INFINITY, t1, e2e_mean_s = 0;
-	double sx = 0, sy = 0, sxx = 0, sxy = 0;
-	double *arr = NULL, *e2e = NULL;
-	size_t cap = 0, k;
+	struct scan *S = ctx;
+	const struct cap_cfg *c = S->c;
+	struct cap_point *p = S->p;
+	double v[CAP__NMETRIC], a = decnum_round((double)row->arrival_ns * 1e-9, 6);
+	size_t i;
+	bool ok = true;
 
-	while (q < end) {
-		const char *nl = memchr(q, '\n', (size_t)(end - q));
-		char line[512], *f[16], *save = NULL, *t;
-		size_t ll = nl ? (size_t)(nl - q) : (size_t)(end - q), nf = 0, i;
-		double v[CAP__NMETRIC], a;
-		bool ok = true;
-
-		if (ll >= sizeof(line)) {
-			free(all);
-			free(arr);
-			free(e2e);
-			return err_set(e, SS_ERUNTIME, "capacity: per-request row too long");
-		}
-		memcpy(line, q, ll);
-		line[ll] = '\0';
-		q += ll + 1;
-		for (t = strtok_r(line, ",", &save); t && nf < 16; t = strtok_r(NULL, ",", &save))
-			f[nf++] = t;
-		if (nf < 14) {
-			free(all);
-			free(arr);
-			free(e2e);
-			return err_set(e, SS_ERUNTIME, "capacity: per-request row has %zu fields, expected 14", nf);
-		}
-		a = strtod(f[3], NULL);
-		if (nall == capall) {
-			capall = capall ? capall * 2 : 1024;
-			all = xreallocarray(all, capall, sizeof(*all));
-		}
-		all[nall++] = a;
-		if (a < first)
-			first = a;
-		if (a > last)
-			last = a;
-		n++;
-		if (strcmp(f[8], "completed") != 0)
-			continue;
-		/* columns: queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms (engine.c csv_row) */
-		v[CAP_QUEUE] = strtod(f[9], NULL);
-		v[CAP_TTFT] = strtod(f[10], NULL);
-		v[CAP_ITL] = strtod(f[11], NULL);
-		v[CAP_TPOT] = strtod(f[12], NULL);
-		v[CAP_E2E] = strtod(f[13], NULL);
-		v[CAP_ITL_POOLED] = NAN; /* not a per-request value */
-		for (i = 0; i < c->nslo; i++)
-			if (c->slo[i].metric != CAP_ITL_POOLED && v[c->slo[i].metric] > c->slo[i].limit_ms)
-				ok = false;
-		good += ok;
-		sx += a;
-		sy += v[CAP_QUEUE] * 1e-3;
-		sxx += a * a;
-		sxy += a * v[CAP_QUEUE] * 1e-3;
-		if (p->completed == cap) {
-			cap = cap ? cap * 2 : 1024;
-			arr = xreallocarray(arr, cap, sizeof(*arr));
-			e2e = xreallocarray(e2e, cap, sizeof(*e2e));
-		}
-		arr[p->completed] = a;
-		e2e[p->completed] = v[CAP_E2E];
-		p->completed++;
+	if (S->nall == S->capall) {
+		S->capall = S->capall ? S->capall * 2 : 1024;
+		S->all = xreallocarray(S->all, S->capall, sizeof(*S->all));
 	}
-	p->arrived = n;
-	p->goodput = n ? (double)good / (double)n : 0;
+	S->all[S->nall++] = a;
+	if (a < S->first)
+		S->first = a;
+	if (a > S->last)
+		S->last = a;
+	S->n++;
+	if (!row->completed)
+		return;
+	v[CAP_QUEUE] = decnum_round(row->queue_ms, 4);
+	v[CAP_TTFT] = decnum_round(row->ttft_ms, 4);
+	v[CAP_ITL] = decnum_round(row->itl_ms, 4);
+	v[CAP_TPOT] = decnum_round(row->tpot_ms, 4);
+	v[CAP_E2E] = decnum_round(row->e2e_ms, 4);
+	v[CAP_ITL_POOLED] = NAN; /* not a per-request value */
+	for (i = 0; i < c->nslo; i++)
+		if (c->slo[i].metric != CAP_ITL_POOLED && v[c->slo[i].metric] > c->slo[i].limit_ms)
+			ok = false;
+	S->good += ok;
+	S->sx += a;
+	S->sy += v[CAP_QUEUE] * 1e-3;
+	S->sxx += a * a;
+	S->sxy += a * v[CAP_QUEUE] * 1e-3;
+	if (p->completed == S->cap) {
+		S->cap = S->cap ? S->cap * 2 : 1024;
+		S->arr = xreallocarray(S->arr, S->cap, sizeof(*S->arr));
+		S->e2e = xreallocarray(S->e2e, S->cap, sizeof(*S->e2e));
+	}
+	S->arr[p->completed] = a;
+	S->e2e[p->completed] = v[CAP_E2E];
+	p->completed++;
+}
+
+static void scan_finish(struct scan *S, double *served)
+{
+	struct cap_point *p = S->p;
+	size_t done_in_window = 0, arr_in_window = 0, k;
+	double t1, e2e_mean_s = 0, first = S->first, last = S->last;
+
+	p->arrived = S->n;
+	p->goodput = S->n ? (double)S->good / (double)S->n : 0;
 	/* departures in the arrival window after a warm-up (a quarter of it,
 	 * or two mean E2Es when longer, at most half of it) that lets the
 	 * pipeline fill (a request takes its E2E to leave); departures after
@@ -246,26 +240,22 @@ static int scan_requests(const char *buf, size_t len, const struct cap_cfg *c, s
 	 * Below saturation this equals the arrival rate, above it the service
 	 * rate. */
 	for (k = 0; k < p->completed; k++)
-		e2e_mean_s += e2e[k] * 1e-3 / (double)p->completed;
+		e2e_mean_s += S->e2e[k] * 1e-3 / (double)p->completed;
 	t1 = first + fmax(0.25 * (last - first), fmin(0.5 * (last - first), 2 * e2e_mean_s));
 	for (k = 0; k < p->completed; k++) {
-		double done = arr[k] + e2e[k] * 1e-3;
+		double done = S->arr[k] + S->e2e[k] * 1e-3;
 		if (done >= t1 && done <= last)
 			done_in_window++;
 	}
-	for (k = 0; k < nall; k++)
-		if (all[k] >= t1)
+	for (k = 0; k < S->nall; k++)
+		if (S->all[k] >= t1)
 			arr_in_window++;
-	free(all);
-	free(arr);
-	free(e2e);
 	if (p->completed >= 2) {
-		double m = (double)p->completed, den = m * sxx - sx * sx;
-		p->queue_growth = den > 0 ? (m * sxy - sx * sy) / den : 0;
+		double m = (double)p->completed, den = m * S->sxx - S->sx * S->sx;
+		p->queue_growth = den > 0 ? (m * S->sxy - S->sx * S->sy) / den : 0;
 	}
 	*served = last > t1 ? (double)done_in_window / (last - t1) : NAN;
 	p->arrival_rate = last > t1 ? (double)arr_in_window / (last - t1) : NAN;
-	return 0;
 }
 
 int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
@@ -275,9 +265,8 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	struct sim_cfg sc = st->sc;
 	struct sim *s = NULL;
 	struct metric_set m;
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *f;
+	struct scan S;
+	size_t i;
 	double worst = 1, served = NAN;
 	int rc;
 
@@ -292,17 +281,19 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	} else {
 		w.rate = x;
 	}
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return err_set(e, SS_ERUNTIME, "capacity: cannot open a memory stream");
-	sc.requests_out = f;
+	memset(&S, 0, sizeof(S));
+	S.c = c;
+	S.p = out;
+	S.first = INFINITY;
+	S.last = -INFINITY;
+	sc.requests_out = NULL;
+	sc.on_request = scan_row;
+	sc.on_request_ctx = &S;
 	sc.step_log = NULL;
 	if ((rc = sim_new(&sc, &st->cost, &w, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
 		goto out;
 	sim_summary(s, -1, &m);
-	fflush(f);
-	if ((rc = scan_requests(buf, len, c, out, &served, e)) < 0)
-		goto out;
+	scan_finish(&S, &served);
 	/* open loop: departures inside the arrival window (scan_requests);
 	 * closed loop: the run's throughput */
 	out->served = c->concurrency || isnan(served) ? m.throughput_rps : served;
@@ -339,8 +330,9 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	}
 out:
 	sim_free(s);
-	fclose(f);
-	free(buf);
+	free(S.all);
+	free(S.arr);
+	free(S.e2e);
 	return rc;
 }
 

@@ -34,6 +34,11 @@ static int32_t blocks_for(const struct sim *s, int64_t tokens)
 static void csv_row(struct sim *s, const struct req *r, const char *status, double ttft_ms,
 		    double itl_ms, double tpot_ms, double e2e_ms, double queue_ms)
 {
+	if (s->cfg.on_request) {
+		struct sim_req_row row = {r->arrival_ns, strcmp(status, "completed") == 0, queue_ms,
+					  ttft_ms, itl_ms, tpot_ms, e2e_ms};
+		s->cfg.on_request(s->cfg.on_request_ctx, &row);
+	}
 	if (!s->cfg.requests_out)
 		return;
 	fprintf(s->cfg.requests_out, "%lld,%d,%d,%.6f,%lld,%lld,%lld,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f",
@@ -745,8 +750,9 @@ bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
 	struct overheads ov = s->cost->cfg.ov;
 	size_t i;
 
-	/* the pooled gaps and the CSV rows hold the old terms */
-	if (!s->raw_first || s->hist || !s->cfg.no_pooled_gaps || s->cfg.requests_out)
+	/* the pooled gaps and the CSV rows (or whoever read them) hold the
+	 * old terms */
+	if (!s->raw_first || s->hist || !s->cfg.no_pooled_gaps || s->cfg.requests_out || s->cfg.on_request)
 		return false;
 	ov.api_ttft_ms = api_ttft_ms;
 	ov.api_e2e_ms = api_e2e_ms;

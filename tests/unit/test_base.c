@@ -268,6 +268,54 @@ static void decnum_one(const char *s, size_t *fast, size_t *slow, size_t *bad)
 	}
 }
 
+/* decnum_round against printf then strtod, the text it replaces: random
+ * magnitudes, simulator-like times, values just off a tie and exact binary
+ * ties (ties to even), negatives, and every finite bit pattern at random. */
+static void test_decnum_round(void)
+{
+	static const double edge[] = {0.0, -0.0, 0.03125, 0.25, 2.5, 0.125, 1e-9, 4.9e-324, 1e15, 9.007199254740993e15,
+				      1e300, -1e300, 0.00005, 123456.78905, 1.7976931348623157e308};
+	uint64_t st = UINT64_C(88172645463325252);
+	size_t bad = 0, n = 0, i;
+
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		int d;
+		for (d = 0; d <= 9; d++) {
+			char buf[400];
+			snprintf(buf, sizeof(buf), "%.*f", d, edge[i]);
+			n++;
+			bad += !same_bits(decnum_round(edge[i], d), strtod(buf, NULL));
+		}
+	}
+	for (i = 0; i < 400000; i++) {
+		char buf[400];
+		double x;
+		int d;
+		st ^= st << 13;
+		st ^= st >> 7;
+		st ^= st << 17;
+		d = (int)(st % 10);
+		switch (i % 6) {
+		case 0: x = (double)(st >> 11) * 0x1p-53 * pow(10, (int)(st % 12) - 3); break;
+		case 1: x = (double)(int64_t)(st >> 20) * 1e-9; d = 6; break;
+		case 2: x = ((double)(st % 100000) + 0.5) / pow(10, d); break;
+		case 3: x = ldexp((double)(st % 1000001), -(int)(st % 30)); break;
+		case 4: memcpy(&x, &st, sizeof(x)); break;
+		default: x = -(double)(st >> 11) * 0x1p-53 * pow(10, (int)(st % 8)); break;
+		}
+		if (!isfinite(x))
+			continue;
+		snprintf(buf, sizeof(buf), "%.*f", d, x);
+		n++;
+		if (!same_bits(decnum_round(x, d), strtod(buf, NULL))) {
+			if (bad < 5)
+				printf("     decnum_round(%.17g, %d) = %.17g, text %s\n", x, d, decnum_round(x, d), buf);
+			bad++;
+		}
+	}
+	CHECK(bad == 0, "decnum_round: %zu values equal to printf then strtod bit for bit (%zu differ)", n, bad);
+}
+
 static void test_decnum(void)
 {
 	static const char *const cases[] = {
@@ -620,6 +668,7 @@ int main(void)
 	test_afile();
 	test_csv_quotes();
 	test_decnum();
+	test_decnum_round();
 	test_sort_floats();
 	test_loghist();
 	test_wdist();

@@ -19,6 +19,7 @@
 #include "servesim/scenario.h"
 #include "servesim/sglang.h"
 #include "servesim/sim.h"
+#include "servesim/decnum.h"
 #include "servesim/tier2.h"
 
 static struct model_registry reg;
@@ -1331,6 +1332,61 @@ static void seg_compare(const char *what, struct sim_cfg *sc, const struct cost_
 	free(l1); free(c1); free(l2); free(c2);
 }
 
+/* sim_cfg.on_request gets each per-request CSV row's values: rounded as
+ * printed (decnum_round), they are the numbers the row reads back as. */
+struct rows_seen {
+	struct sim_req_row r[400];
+	size_t n;
+};
+
+static void keep_row(void *ctx, const struct sim_req_row *row)
+{
+	struct rows_seen *k = ctx;
+	if (k->n < sizeof(k->r) / sizeof(k->r[0]))
+		k->r[k->n] = *row;
+	k->n++;
+}
+
+static void test_on_request(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct sim_totals t;
+	struct wl_spec w;
+	struct rows_seen *k = calloc(1, sizeof(*k));
+	char *log = NULL, *csv = NULL, *line, *save = NULL;
+	size_t i = 0, bad = 0;
+
+	make_cost(&c, m, 2048, 64, 0);
+	poisson_spec(&w, 20, 300, 10, 600, 7);
+	base_cfg(&sc, 2048, 64, 200); /* tight: rejections and preemptions too */
+	sc.on_request = keep_row;
+	sc.on_request_ctx = k;
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "on_request: run");
+	for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
+		char *f[16], *s2 = NULL, *tok;
+		size_t nf = 0;
+		const struct sim_req_row *r = &k->r[i];
+		for (tok = strtok_r(line, ",", &s2); tok && nf < 16; tok = strtok_r(NULL, ",", &s2))
+			f[nf++] = tok;
+		if (i >= k->n || nf < 14 || r->completed != (strcmp(f[8], "completed") == 0) ||
+		    decnum_round((double)r->arrival_ns * 1e-9, 6) != strtod(f[3], NULL) ||
+		    decnum_round(r->queue_ms, 4) != strtod(f[9], NULL) ||
+		    decnum_round(r->ttft_ms, 4) != strtod(f[10], NULL) ||
+		    decnum_round(r->itl_ms, 4) != strtod(f[11], NULL) ||
+		    decnum_round(r->tpot_ms, 4) != strtod(f[12], NULL) ||
+		    decnum_round(r->e2e_ms, 4) != strtod(f[13], NULL))
+			bad++;
+	}
+	CHECK(i == k->n && i == 300 && bad == 0,
+	      "on_request: one call per CSV row (%zu rows, %zu calls), values as the rows read back (%zu differ)",
+	      i, k->n, bad);
+	free(log);
+	free(csv);
+	free(k);
+	cost_release(&c);
+}
+
 static void test_segments(const struct model_cfg *m)
 {
 	struct cost_model c, cpp, cmoe;
@@ -1584,6 +1640,7 @@ int main(void)
 	test_pooled_itl_hand(&m);
 	test_pooled_itl_replay(&m);
 	test_segments(&m);
+	test_on_request(&m);
 	test_reprice_api(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
