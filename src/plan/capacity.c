@@ -258,6 +258,16 @@ static void scan_finish(struct scan *S, double *served)
 	p->arrival_rate = last > t1 ? (double)arr_in_window / (last - t1) : NAN;
 }
 
+static bool slo_uses(const struct cap_cfg *c, int metric)
+{
+	size_t i;
+
+	for (i = 0; i < c->nslo; i++)
+		if ((int)c->slo[i].metric == metric)
+			return true;
+	return false;
+}
+
 int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
 	      double x, uint64_t seed, struct cap_point *out, struct err *e)
 {
@@ -290,9 +300,17 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	sc.on_request = scan_row;
 	sc.on_request_ctx = &S;
 	sc.step_log = NULL;
+	/* a probe reads the summary only through its SLOs (cap_slo_value), its
+	 * throughput and completions: the pooled gaps are not collected, and
+	 * the TPOT and queue-time distributions not summarised, unless an SLO
+	 * names them (the run itself is the same either way) */
+	sc.no_pooled_gaps = !slo_uses(c, CAP_ITL_POOLED);
 	if ((rc = sim_new(&sc, &st->cost, &w, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
 		goto out;
-	sim_summary(s, -1, &m);
+	if (slo_uses(c, CAP_TPOT) || slo_uses(c, CAP_QUEUE))
+		sim_summary(s, -1, &m);
+	else
+		sim_summary_core(s, -1, &m);
 	scan_finish(&S, &served);
 	/* open loop: departures inside the arrival window (scan_requests);
 	 * closed loop: the run's throughput */
