@@ -61,6 +61,12 @@ struct kvc {
 	} *tab;
 	uint32_t tmask;
 	int32_t tcount;
+	/* the table starts small and doubles (kvc_table_grow) when tcount
+	 * would pass tgrow, its load bound, up to the size the pool can
+	 * need (INT32_MAX there): a run that registers few blocks clears and
+	 * touches a few KiB, not a table for the whole pool */
+	int32_t tgrow;
+	uint32_t tcap_max;
 	bool caching;
 	uint64_t evictions;
 	/* Watched blocks (one watcher per cache: the scheduler's memo of a
@@ -158,6 +164,8 @@ void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n);
 /* Free anonymous blocks: `full` of them go to the LRU as one batch, the
  * `partial` ones (never cached) straight back to the free pool. */
 void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial);
+/* Double the table (kvc_register's slow path). */
+void kvc_table_grow(struct kvc *c);
 /* Register a full named block's content; no-op if caching is off or the
  * content is already cached in another block. */
 static inline void kvc_register(struct kvc *c, int32_t b, uint64_t h)
@@ -166,6 +174,8 @@ static inline void kvc_register(struct kvc *c, int32_t b, uint64_t h)
 
 	if (!c->caching || c->blk[b].hash || !h)
 		return;
+	if (c->tcount >= c->tgrow)
+		kvc_table_grow(c);
 	i = kvc_slot_of(c, h);
 	while (c->tab[i].key) {
 		if (c->tab[i].key == h)

@@ -15,6 +15,38 @@
  * 16-byte slots at most), larger ones <= 1/2 (kvc_init) */
 #define KVC_SPARSE_MAX (1 << 18)
 
+/* The table's first size (slots); it doubles up to tcap_max. */
+#define KVC_TABLE_START 1024u
+
+/* The load the table may reach before it doubles: a quarter of its slots
+ * (half for a pool past KVC_SPARSE_MAX blocks), as kvc_init sizes the
+ * whole pool's table; at that size it never grows. */
+static void set_tgrow(struct kvc *c)
+{
+	uint32_t cap = c->tmask + 1;
+
+	c->tgrow = cap >= c->tcap_max ? INT32_MAX
+				      : (int32_t)(c->total < KVC_SPARSE_MAX ? cap / 4 : cap / 2);
+}
+
+void kvc_table_grow(struct kvc *c)
+{
+	uint32_t old = c->tmask + 1, cap = 2 * old, i;
+	struct kvc_slot *t = c->tab;
+
+	c->tab = xcalloc(cap, sizeof(*c->tab));
+	c->tmask = cap - 1;
+	for (i = 0; i < old; i++) /* lookups give the same block at any size */
+		if (t[i].key) {
+			uint32_t j = kvc_slot_of(c, t[i].key);
+			while (c->tab[j].key)
+				j = (j + 1) & c->tmask;
+			c->tab[j] = t[i];
+		}
+	free(t);
+	set_tgrow(c);
+}
+
 void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 {
 	uint32_t cap = 16;
@@ -51,8 +83,11 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	 * the same blocks at any size */
 	while (cap < (uint32_t)blocks * (blocks < KVC_SPARSE_MAX ? 4u : 2u) + 4u)
 		cap <<= 1;
+	c->tcap_max = cap;
+	cap = cap < KVC_TABLE_START ? cap : KVC_TABLE_START;
 	c->tab = xcalloc(cap, sizeof(*c->tab));
 	c->tmask = cap - 1;
+	set_tgrow(c);
 	c->watch = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
 	c->watch_cut = INT32_MAX;
 }

@@ -638,6 +638,40 @@ static void test_determinism_and_storm(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* The hash table starts small and doubles as blocks register: every
+ * lookup finds its block whatever the size, evictions (backward-shift
+ * deletions) keep it so, and the accounting holds. */
+static void test_kvcache_grow(void)
+{
+	enum { N = 20000 };
+	struct kvc k;
+	char why[200];
+	int32_t *b = malloc(N * sizeof(*b));
+	uint32_t cap0;
+	size_t i, miss = 0;
+
+	kvc_init(&k, N, true);
+	cap0 = k.tmask + 1;
+	for (i = 0; i < N; i++) {
+		b[i] = kvc_alloc_named(&k);
+		kvc_register(&k, b[i], 0x9e3779b97f4a7c15ULL * (i + 1));
+	}
+	for (i = 0; i < N; i++)
+		miss += kvc_lookup(&k, 0x9e3779b97f4a7c15ULL * (i + 1)) != b[i];
+	CHECK(cap0 <= 1024 && k.tmask + 1 >= 4u * N && miss == 0 && kvc_check(&k, why, sizeof(why)),
+	      "table grown from %u to %u slots for %d blocks: every lookup finds its block (%zu miss; %s)",
+	      cap0, k.tmask + 1, N, miss, why);
+	for (i = 0; i < N; i++) /* freed, then half evicted by new allocations */
+		kvc_put(&k, b[i]);
+	kvc_alloc_anon(&k, N / 2);
+	for (i = 0, miss = 0; i < N; i++)
+		miss += kvc_lookup(&k, 0x9e3779b97f4a7c15ULL * (i + 1)) != (i < N / 2 ? -1 : b[i]);
+	CHECK(miss == 0 && k.tcount == N / 2 && kvc_check(&k, why, sizeof(why)),
+	      "after evicting the oldest half the other half is still found (%zu wrong; %s)", miss, why);
+	kvc_release(&k);
+	free(b);
+}
+
 static void test_kvcache(void)
 {
 	struct kvc k;
@@ -1617,6 +1651,7 @@ int main(void)
 	}
 	load_model("llama-2-7b", &m);
 	test_kvcache();
+	test_kvcache_grow();
 	test_kv_auto(&m);
 	test_chunking(&m);
 	test_max_seqs_and_decode_first(&m);
