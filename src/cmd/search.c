@@ -339,16 +339,16 @@ int cmd_search(int argc, char **argv, struct err *e)
 	int rc;
 	size_t nx = 0;
 
-	/* Each probe allocates its KV cache and a block-id array per request
-	 * sized for max_model_len (40 KB each for DeepSeek-V3's 163840 tokens
-	 * in 16-token blocks, of which a chat request fills one page) and frees
-	 * them when done.  glibc raises its mmap threshold to the size of a
-	 * freed mapped chunk, after which such arrays come from the threads'
-	 * arenas, fully resident and kept between probes.  A fixed threshold
-	 * of 32 KiB (mallopt(3)) maps each one on its own: only the pages a
-	 * request writes are resident and every probe gives them back.
-	 * DeepSeek-V3 on 16 H200 (README): peak RSS 151 -> 20 MB for ~3 s of
-	 * system time more. */
+	/* Each probe allocates its KV cache (per-block arrays for every block
+	 * of the pool, of which a probe touches a part) and frees it when
+	 * done.  glibc raises its mmap threshold to the size of a freed mapped
+	 * chunk, after which such arrays come from the threads' arenas, fully
+	 * resident and kept between probes.  A fixed threshold of 32 KiB
+	 * (mallopt(3)) maps each one on its own: only the pages a probe writes
+	 * are resident and every probe gives them back.  DeepSeek-V3 on 16
+	 * H200 (README): peak RSS 151 -> 20 MB.  (Requests' block-id arrays,
+	 * once sized for max_model_len and mapped one by one here, are sized
+	 * for the request since: sched.c array_class.) */
 	mallopt(M_MMAP_THRESHOLD, 32 * 1024);
 	memset(&o, 0, sizeof(o));
 	scenflags_defaults(&o.sf);

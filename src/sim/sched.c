@@ -97,17 +97,41 @@ static inline int32_t cls_of(const struct sim *s, int64_t v)
 
 /* --- block-id arrays and the waiting queue --- */
 
-static int32_t *array_get(struct sim *s, struct replica *rp)
+/* The size class of r's block-id array: the blocks its prompt, output and
+ * a step's speculative lookahead can fill (two spare), at most
+ * max_blocks_per_req.  Sized for the request, not for max_model_len: a
+ * chat request's array was 32 KiB for Llama-3.1's 131,072-token context,
+ * mapped on its own in a search (src/cmd/search.c mallopt) and returned at
+ * every probe's end, about 60,000 mmap/munmap pairs in the README's
+ * Llama-3.1-70B search. */
+static int array_class(const struct sim *s, const struct req *r, int32_t *n)
 {
-	if (rp->narrays > 0)
-		return rp->arrays[--rp->narrays];
-	return xmalloc(xmul((size_t)s->max_blocks_per_req, sizeof(int32_t)));
+	int64_t need = blocks_for(s, r->prompt + r->output + s->cfg.spec.k + 1) + 2;
+	int c = 0;
+
+	while (c < SCHED_ARRAY_CLASSES - 1 && ((int64_t)16 << c) < need && ((int64_t)16 << c) < s->max_blocks_per_req)
+		c++;
+	*n = ((int64_t)16 << c) < s->max_blocks_per_req ? 16 << c : (int32_t)s->max_blocks_per_req;
+	return c;
 }
 
-static void array_put(struct replica *rp, int32_t *a)
+static int32_t *array_get(struct sim *s, struct replica *rp, const struct req *r)
 {
-	XGROW(rp->arrays, rp->arrays_cap, rp->narrays + 1);
-	rp->arrays[rp->narrays++] = a;
+	int32_t n;
+	int c = array_class(s, r, &n);
+
+	if (rp->narrays[c] > 0)
+		return rp->arrays[c][--rp->narrays[c]];
+	return xmalloc(xmul((size_t)n, sizeof(int32_t)));
+}
+
+static void array_put(const struct sim *s, struct replica *rp, const struct req *r, int32_t *a)
+{
+	int32_t n;
+	int c = array_class(s, r, &n);
+
+	XGROW(rp->arrays[c], rp->arrays_cap[c], rp->narrays[c] + 1);
+	rp->arrays[c][rp->narrays[c]++] = a;
 }
 
 static struct req *req_get(struct sim *s)
@@ -776,7 +800,7 @@ static SCHED_STEP_INLINE void register_full(struct sim *s, struct replica *rp, s
 		r->nhashed = (int32_t)full;
 }
 
-static void free_blocks(struct replica *rp, struct req *r)
+static void free_blocks(const struct sim *s, struct replica *rp, struct req *r)
 {
 	int32_t full = r->nhashed > r->nnamed ? r->nhashed - r->nnamed : 0;
 
@@ -788,7 +812,7 @@ static void free_blocks(struct replica *rp, struct req *r)
 	r->nblocks = r->nhashed = r->nnamed = 0;
 	r->last_hash = 0;
 	if (r->blocks)
-		array_put(rp, r->blocks);
+		array_put(s, rp, r, r->blocks);
 	r->blocks = NULL;
 }
 
@@ -815,7 +839,7 @@ static void preempt(struct sim *s, struct replica *rp, struct req *r)
 			(double)s->now * 1e-9);
 	run_remove(rp, r);
 	publish_private(s, rp, r);
-	free_blocks(rp, r);
+	free_blocks(s, rp, r);
 	r->computed = 0;
 	r->transferred = false; /* its KV is gone: recomputed here */
 	r->preempts++;
@@ -891,9 +915,9 @@ static void memo_keep(struct replica *rp, struct req *r, int32_t hits)
 
 /* r waits at the head of the queue (its admission stops this step):
  * its block array goes back and its prefix hits are kept in the memo. */
-static void admit_defer(struct replica *rp, struct req *r, int32_t hits)
+static void admit_defer(const struct sim *s, struct replica *rp, struct req *r, int32_t hits)
 {
-	array_put(rp, r->blocks);
+	array_put(s, rp, r, r->blocks);
 	r->blocks = NULL;
 	r->computed = 0;
 	if (!r->transferred && r->nchain > 0)
@@ -1050,7 +1074,7 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		int32_t hits, evictable, need;
 		uint64_t last;
 		int64_t n;
-		r->blocks = array_get(s, rp);
+		r->blocks = array_get(s, rp, r);
 		if (r->transferred) { /* P/D: the prompt's KV came with it */
 			hits = evictable = 0;
 			last = 0;
@@ -1061,13 +1085,13 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 			r->computed = (int64_t)hits * s->cfg.block_size;
 		}
 		if (rem_input < INT64_MAX && rp->nsched > 0 && req_num_tokens(r) - r->computed >= rem_input) {
-			admit_defer(rp, r, hits);
+			admit_defer(s, rp, r, hits);
 			break;
 		}
 		n = chunk_of(s, r, budget);
 		if (s->cfg.no_chunk && rp->nsched > 0 && n < req_num_tokens(r) - r->computed) {
 			/* TensorRT-LLM without chunked context: whole or wait */
-			admit_defer(rp, r, hits);
+			admit_defer(s, rp, r, hits);
 			break;
 		}
 		need = blocks_for(s, r->computed + n) - hits;
@@ -1080,7 +1104,7 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		if (need + evictable + reserve > kvc_available(&rp->kv) ||
 		    (s->cfg.no_evict && rp->ne_reserved + r->ne_blocks > rp->kv.total)) {
 			r->ne_blocks = 0;
-			array_put(rp, r->blocks);
+			array_put(s, rp, r, r->blocks);
 			r->blocks = NULL;
 			r->computed = 0;
 			if (rp->nrun == 0 && rp->nsched == 0) {
@@ -2041,7 +2065,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	for (i = 0; i < ndone; i++) {
 		r = rp->done[i];
 		run_remove(rp, r);
-		free_blocks(rp, r); /* the engine is done with it; the client not yet */
+		free_blocks(s, rp, r); /* the engine is done with it; the client not yet */
 		if (rp->prefill_only && r->generated < r->output) {
 			s->env->handoff(s, r);
 			continue;
@@ -2135,6 +2159,7 @@ void sched_replica_release(struct replica *rp)
 {
 	struct req *r;
 	size_t i;
+	int c;
 
 	for (r = rp->run_head; r; r = r->next) {
 		free(r->blocks);
@@ -2157,9 +2182,11 @@ void sched_replica_release(struct replica *rp)
 		}
 	free(rp->cmemo);
 	free(rp->wq);
-	for (i = 0; i < rp->narrays; i++)
-		free(rp->arrays[i]);
-	free(rp->arrays);
+	for (c = 0; c < SCHED_ARRAY_CLASSES; c++) {
+		for (i = 0; i < rp->narrays[c]; i++)
+			free(rp->arrays[c][i]);
+		free(rp->arrays[c]);
+	}
 	for (i = 0; i < rp->nchains; i++)
 		free(rp->chains[i]);
 	free(rp->chains);

@@ -80,6 +80,10 @@ struct fin_entry {
 	struct req *r;
 };
 
+/* Size classes of the block-id arrays: 16 << c ids, c < this (2^24 tokens
+ * in one-token pages is the most a request can hold: WL_MAX_TOKENS). */
+#define SCHED_ARRAY_CLASSES 22
+
 struct replica {
 	struct kvc kv;
 	struct req *run_head, *run_tail;   /* running list */
@@ -92,8 +96,10 @@ struct replica {
 	struct req **others;               /* running requests that are not decoders */
 	size_t nothers, others_cap;
 	int64_t *chunk_len, *chunk_prefix;
-	int32_t **arrays;                  /* free block-id arrays */
-	size_t narrays, arrays_cap;
+	/* free block-id arrays by size class (sched.c array_get: class c
+	 * holds 16 << c ids, the last max_blocks_per_req) */
+	int32_t **arrays[SCHED_ARRAY_CLASSES];
+	size_t narrays[SCHED_ARRAY_CLASSES], arrays_cap[SCHED_ARRAY_CLASSES];
 	uint64_t **chains;                 /* free hash-chain arrays (sched.c, chain_grow) */
 	size_t nchains, chains_cap;
 	bool busy, kick_pending, fallback;
