@@ -104,32 +104,47 @@ static inline int32_t cls_of(const struct sim *s, int64_t v)
  * mapped on its own in a search (src/cmd/search.c mallopt) and returned at
  * every probe's end, about 60,000 mmap/munmap pairs in the README's
  * Llama-3.1-70B search. */
+static int ceil_log2(uint64_t v) /* v >= 2 */
+{
+	return 64 - __builtin_clzll(v - 1);
+}
+
 static int array_class(const struct sim *s, const struct req *r, int32_t *n)
 {
 	int64_t need = blocks_for(s, r->prompt + r->output + s->cfg.spec.k + 1) + 2;
-	int c = 0;
+	int64_t top = s->max_blocks_per_req > 16 ? s->max_blocks_per_req : 16;
+	int c = need > 16 ? ceil_log2((uint64_t)need) - 4 : 0, ctop = ceil_log2((uint64_t)top) - 4;
 
-	while (c < SCHED_ARRAY_CLASSES - 1 && ((int64_t)16 << c) < need && ((int64_t)16 << c) < s->max_blocks_per_req)
-		c++;
-	*n = ((int64_t)16 << c) < s->max_blocks_per_req ? 16 << c : (int32_t)s->max_blocks_per_req;
+	if (ctop > SCHED_ARRAY_CLASSES - 1)
+		ctop = SCHED_ARRAY_CLASSES - 1;
+	if (c >= ctop) { /* the largest class: the most a request may hold */
+		*n = (int32_t)s->max_blocks_per_req;
+		return ctop;
+	}
+	*n = 16 << c;
 	return c;
 }
 
-static int32_t *array_get(struct sim *s, struct replica *rp, const struct req *r)
+static int32_t *array_get(struct sim *s, struct replica *rp, struct req *r)
 {
 	int32_t n;
-	int c = array_class(s, r, &n);
+	int c;
 
+	if (r->aclass > 0 && rp->narrays[r->aclass - 1] > 0) /* (a retry at the head of the queue) */
+		return rp->arrays[r->aclass - 1][--rp->narrays[r->aclass - 1]];
+	c = array_class(s, r, &n);
+	r->aclass = (uint8_t)(c + 1);
 	if (rp->narrays[c] > 0)
 		return rp->arrays[c][--rp->narrays[c]];
 	return xmalloc(xmul((size_t)n, sizeof(int32_t)));
 }
 
-static void array_put(const struct sim *s, struct replica *rp, const struct req *r, int32_t *a)
+static void array_put(const struct sim *s, struct replica *rp, struct req *r, int32_t *a)
 {
 	int32_t n;
-	int c = array_class(s, r, &n);
+	int c = r->aclass > 0 ? r->aclass - 1 : array_class(s, r, &n);
 
+	r->aclass = (uint8_t)(c + 1);
 	XGROW(rp->arrays[c], rp->arrays_cap[c], rp->narrays[c] + 1);
 	rp->arrays[c][rp->narrays[c]++] = a;
 }

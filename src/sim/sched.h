@@ -43,6 +43,7 @@ struct req {
 	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
+	uint8_t aclass;  /* its block-id array's size class + 1 (sched.c array_class), 0 before */
 	uint64_t rseq;   /* position in running order (admission sequence) */
 	/* running list, in admission order (vLLM's `running`) */
 	struct req *prev, *next;
