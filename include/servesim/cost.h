@@ -164,7 +164,8 @@ struct cost_model {
 	struct comm_place place;  /* the layout over nodes (comm.h) */
 	struct comm_table comm;   /* DeepEP all-to-all fits */
 	int64_t moe_max;
-	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds */
+	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds
+			     * (an entry priced on first use, as tok_*) */
 	/* tok_*, head_s, absorb_s and decode_rows are filled entry by entry
 	 * on first use, through a const model (cost.c): one model serves one
 	 * thread at a time */

@@ -267,25 +267,56 @@ static bool moe_shared_op(const struct op *o)
  * GEMMs take the rank's tokens and scale them by dp with EP, by 1 without;
  * the per-token ops were built at one token per rank: each is called with
  * the m that makes it see g tokens in all. */
-static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr, double g)
+/* The ops moe_shared_at prices, in graph order: (kind, op), op -1 for a
+ * kind's DP gather (found once: the table has up to 65,536 entries, and
+ * matching every op's name at each was most of a DeepSeek run's
+ * start-up). */
+struct shared_ops {
+	size_t n;
+	struct shared_op_ref {
+		size_t k;
+		ptrdiff_t j;
+	} *e;
+};
+
+static void shared_ops_find(const struct cost_model *c, const struct opgraph *gr, struct shared_ops *so)
 {
-	double t = 0, f = 0, b = 0, dp = (double)c->p.dp;
 	size_t k, j;
 
+	so->n = 0;
+	so->e = NULL;
 	for (k = 0; k < gr->nkinds; k++) {
 		const struct layer_kind *lk = &gr->kinds[k];
-		for (j = 0; j < lk->nops; j++) {
-			const struct op *o = &lk->ops[j];
+		for (j = 0; j < lk->nops; j++)
+			if (moe_shared_op(&lk->ops[j])) {
+				so->e = xreallocarray(so->e, so->n + 1, sizeof(*so->e));
+				so->e[so->n++] = (struct shared_op_ref){k, (ptrdiff_t)j};
+			}
+		/* without EP every GPU needs every rank's tokens (comm.c) */
+		if (c->p.ep <= 1 && strcmp(lk->name, "moe") == 0) {
+			so->e = xreallocarray(so->e, so->n + 1, sizeof(*so->e));
+			so->e[so->n++] = (struct shared_op_ref){k, -1};
+		}
+	}
+}
+
+static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr, const struct shared_ops *so,
+			    double g)
+{
+	double t = 0, f = 0, b = 0, dp = (double)c->p.dp;
+	size_t i;
+
+	for (i = 0; i < so->n; i++) {
+		const struct layer_kind *lk = &gr->kinds[so->e[i].k];
+		if (so->e[i].j < 0) {
+			t += (double)lk->count *
+			     comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0);
+		} else {
+			const struct op *o = &lk->ops[so->e[i].j];
 			bool gemm = o->kind == OPK_GEMM;
-			if (!moe_shared_op(o))
-				continue;
 			t += (double)lk->count *
 			     op_at(c, o, NULL, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
 		}
-		/* without EP every GPU needs every rank's tokens (comm.c) */
-		if (c->p.ep <= 1 && strcmp(lk->name, "moe") == 0)
-			t += (double)lk->count *
-			     comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0);
 	}
 	return t;
 }
@@ -1062,6 +1093,10 @@ struct cost_lazy {
 	 * fixed prompt lengths the pairs recur (inference-perf's ground truth:
 	 * 9 chunks in 10 repeat one of the same run) */
 	struct dmemo pre;
+	/* attention-DP: moe_s[g] priced on first use (moe_done[g]) over the
+	 * shared ops found once (up to 65,536 entries, most never read) */
+	struct shared_ops moe_ops;
+	uint8_t *moe_done;
 	/* a decode-only step's table terms, which depend on its decoder
 	 * count n only (decode_step_s with nlogits == n), read on first use:
 	 * dec_done[n] 1 when filled, 2 when n pads past max_m (the overhead
@@ -1139,7 +1174,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 {
 	struct pass_shape one = {1, 1, 0, false};
 	struct opgraph gr;
-	int64_t i, mm;
+	int64_t i;
 	size_t k, j;
 	bool *use = NULL;
 	struct mfu_gemm_col *cols = NULL;
@@ -1340,8 +1375,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		/* a table up to every rank at max_m tokens, linear beyond 64 Ki */
 		c->moe_max = c->max_m * p->dp < 65536 ? c->max_m * p->dp : 65536;
 		c->moe_s = xcalloc((size_t)c->moe_max + 1, sizeof(double));
-		for (mm = 1; mm <= c->moe_max; mm++)
-			c->moe_s[mm] = moe_shared_at(c, &gr, (double)mm);
+		c->lazy->moe_done = xcalloc((size_t)c->moe_max + 1, 1);
+		shared_ops_find(c, &gr, &c->lazy->moe_ops);
 	}
 	/* DeepSeek-V4: the attention blocks from the engine's measured blocks
 	 * (csamod.h), priced per step, not per token */
@@ -1456,6 +1491,8 @@ void cost_release(struct cost_model *c)
 		free(c->lazy->decode_hint);
 		free(c->lazy->dec);
 		free(c->lazy->dec_done);
+		free(c->lazy->moe_ops.e);
+		free(c->lazy->moe_done);
 		free(c->lazy->pre0_s);
 		free(c->lazy->pre0_done);
 		if (c->lazy->pre.e)
@@ -2049,14 +2086,24 @@ static double head_part(const struct cost_model *c, int64_t n)
 	return c->head_s[n];
 }
 
+/* moe_s[g], priced on first use (cost_lazy.moe_done). */
+static double moe_at(const struct cost_model *c, int64_t g)
+{
+	if (!c->lazy->moe_done[g]) {
+		c->moe_s[g] = moe_shared_at(c, &c->lazy->gr, &c->lazy->moe_ops, (double)g);
+		c->lazy->moe_done[g] = 1;
+	}
+	return c->moe_s[g];
+}
+
 /* Shared MoE part of an attention-DP step (0 otherwise). */
 static double moe_part(const struct cost_model *c, int64_t g)
 {
 	if (!c->dp_attn || g <= 0)
 		return 0;
 	if (g > c->moe_max)
-		return c->moe_s[c->moe_max] * (double)g / (double)c->moe_max;
-	return c->moe_s[g];
+		return moe_at(c, c->moe_max) * (double)g / (double)c->moe_max;
+	return moe_at(c, g);
 }
 
 /* Sum of the components, without overheads. */
