@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "servesim/decnum.h"
 
@@ -79,8 +80,8 @@ static double round_by_text(double x, int digits)
 double decnum_round(double x, int digits)
 {
 	const uint64_t max_exact = (uint64_t)1 << 53;
-	double f, mag = fabs(x);
-	uint64_t m, p10 = 1;
+	double mag = fabs(x);
+	uint64_t m, bits, p10 = 1;
 	u128 p, q, r, half;
 	int e, i;
 
@@ -90,10 +91,17 @@ double decnum_round(double x, int digits)
 		p10 *= 10;
 	if (mag == 0)
 		return x; /* "0.0000" or "-0.0000": the same signed zero */
-	/* mag = m 2^e exactly, m < 2^53 */
-	f = frexp(mag, &e);
-	m = (uint64_t)ldexp(f, 53);
-	e -= 53;
+	/* mag = m 2^e exactly, m < 2^53, from the IEEE fields (a subnormal's
+	 * exponent is that of the smallest normal) */
+	memcpy(&bits, &mag, sizeof(bits));
+	e = (int)(bits >> 52);
+	m = bits & (((uint64_t)1 << 52) - 1);
+	if (e == 0) {
+		e = -1074;
+	} else {
+		m |= (uint64_t)1 << 52;
+		e -= 1075;
+	}
 	p = (u128)m * p10; /* < 2^83: mag x 10^digits = p 2^e exactly */
 	if (e >= 0) {
 		q = p; /* mag in [2^52, 2^53): e is 0 */
