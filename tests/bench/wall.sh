@@ -27,6 +27,8 @@ printf "eval eval/ground_truth/inference-perf          %s  (5 runs; target <= 10
 	"$(measure 5 "$bin" eval eval/ground_truth/inference-perf)"
 printf "run --engine sglang, chat at 30 req/s, 20000 req %s  (3 runs; SGLang's explicit decode batches)\n" \
 	"$(measure 3 "$bin" run --engine sglang --rate 30 --num-requests 20000)"
+printf "capacity README example, three seeds             %s  (3 runs; 50 simulations, probes read as numbers)\n" \
+	"$(measure 3 "$bin" capacity --slo ttft_p90_ms=500,itl_mean_ms=30 --seeds 3)"
 # shellcheck disable=SC2086
 printf "calibrate README --in-loop example, --jobs %-3s %s  (1 run; target <= 5000 ms wall)\n" \
 	"$(getconf _NPROCESSORS_ONLN)" "$(measure 1 "$bin" calibrate $cal --in-loop)"
