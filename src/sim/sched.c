@@ -768,33 +768,35 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 /* Take n more blocks: named while their content can be looked up
  * (kvcache.h) and all earlier ones are named, anonymous (only counted) from
  * there on; a request's named blocks stay a prefix of its block list. */
+/* How many of n blocks r takes next are named (the leading ones; the rest
+ * are anonymous): take_blocks's rule, which SGLang's decode batch also asks
+ * before taking its decoders' blocks together. */
+static int32_t named_take(const struct sim *s, const struct req *r, int32_t n)
+{
+	int32_t k;
+
+	if (n <= 0 || r->nnamed != r->nblocks || !s->cfg.prefix_caching)
+		return 0;
+	/* gets_hash holds up to hashed_end (past the block count, an int32_t,
+	 * only for a preempted request) */
+	k = r->preempts > 0 ? (int32_t)(hashed_end(s, r) - r->nblocks) : r->nshare - r->nblocks;
+	return k < 0 ? 0 : k > n ? n : k;
+}
+
 static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
 {
-	if (n > 0 && r->nnamed == r->nblocks && s->cfg.prefix_caching) {
-		/* gets_hash holds up to hashed_end (past the block count, an
-		 * int32_t, only for a preempted request) */
-		int32_t k = r->preempts > 0 ? (int32_t)(hashed_end(s, r) - r->nblocks) : r->nshare - r->nblocks;
-		if (k > n)
-			k = n;
-		if (k > 0) {
-			kvc_alloc_named_n(&rp->kv, &r->blocks[r->nblocks], k);
-			r->nblocks += k;
-			r->nnamed += k;
-			n -= k;
-		}
+	int32_t k = named_take(s, r, n);
+
+	if (k > 0) {
+		kvc_alloc_named_n(&rp->kv, &r->blocks[r->nblocks], k);
+		r->nblocks += k;
+		r->nnamed += k;
+		n -= k;
 	}
 	if (n > 0) {
 		kvc_alloc_anon(&rp->kv, n);
 		r->nblocks += n;
 	}
-}
-
-/* Would take_blocks give r only anonymous blocks now (whatever their
- * number)? */
-static bool takes_anon(const struct sim *s, const struct req *r)
-{
-	return r->nnamed != r->nblocks || !s->cfg.prefix_caching ||
-	       (r->preempts == 0 && r->nshare - r->nblocks <= 0);
 }
 
 static SCHED_STEP_INLINE void register_full(struct sim *s, struct replica *rp, struct req *r, int64_t computed)
@@ -1514,7 +1516,7 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 		 * drafts ride along */
 		n = s->cfg.spec.k > 0 ? chunk_of(s, r, INT64_MAX) : 1;
 		need = blocks_for(s, r->computed + n) - r->nblocks;
-		if (need <= 0 || (need <= kvc_available(&rp->kv) - pend && takes_anon(s, r))) {
+		if (need <= 0 || (need <= kvc_available(&rp->kv) - pend && named_take(s, r, need) == 0)) {
 			if (need > 0) {
 				pend += need;
 				r->nblocks += need;
