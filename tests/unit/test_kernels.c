@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "servesim/cost.h"
@@ -1126,45 +1127,60 @@ static void test_axis_lgrid(void)
 	      "lgrid_monotone raises along x then y, unset cells left");
 }
 
+/* text into the file at path (made already: mkstemp's), false when it
+ * cannot be written */
+static bool put_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return false;
+	fputs(text, f);
+	return fclose(f) == 0;
+}
+
+/* A temporary file (path: a mkstemp template) holding text. */
+static bool temp_text(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return put_text(path, text);
+}
+
 /* A malformed dsa_module table is refused with its file, line and value. */
 static void test_dsatab_errors(void)
 {
 	char path[] = "/tmp/servesim_dsa_XXXXXX";
-	int fd = mkstemp(path);
 	struct dsatab *t;
 	struct err e;
-	FILE *f;
 
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	if (!temp_text(path, "# a comment\nphase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
+			     "decode,deepseek-v3.2,7168,fp8,fp8,16,1,2048,158.6\n"
+			     "decoded,deepseek-v3.2,7168,fp8,fp8,16,1,4096,166.6\n")) {
 		CHECK(0, "temp file");
 		return;
 	}
-	fputs("# a comment\nphase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
-	      "decode,deepseek-v3.2,7168,fp8,fp8,16,1,2048,158.6\n"
-	      "decoded,deepseek-v3.2,7168,fp8,fp8,16,1,4096,166.6\n", f);
-	fclose(f);
 	CHECK(dsatab_load(path, &t, &e) == -SS_EDATA, "unknown phase refused");
 	CHECK_STR_CONTAINS(e.msg, ":4: 'phase' must be decode, prefill, decode_shared or prefill_shared, got 'decoded'",
 			   "message names the line and value");
 	/* a hidden size past int range (found by fuzz_csv: the cast was
 	 * undefined) and a bad dtype (the message used to be its own source) */
-	if (!(f = fopen(path, "w"))) {
+	if (!put_text(path, "phase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
+			    "decode,deepseek-v3.2,1e300,fp8,fp8,16,1,2048,158.6\n")) {
 		CHECK(0, "temp file");
 		return;
 	}
-	fputs("phase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
-	      "decode,deepseek-v3.2,1e300,fp8,fp8,16,1,2048,158.6\n", f);
-	fclose(f);
 	CHECK(dsatab_load(path, &t, &e) == -SS_EDATA, "hidden size 1e300 refused");
 	CHECK_STR_CONTAINS(e.msg, ":2: 'hidden' must be a whole number in [1, 1000000], got 1e+300",
 			   "message names the column and value");
-	if (!(f = fopen(path, "w"))) {
+	if (!put_text(path, "phase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
+			    "decode,deepseek-v3.2,7168,fp9,fp8,16,1,2048,158.6\n")) {
 		CHECK(0, "temp file");
 		return;
 	}
-	fputs("phase,model,hidden,kv_dtype,gemm,heads,batch,len,latency_us\n"
-	      "decode,deepseek-v3.2,7168,fp9,fp8,16,1,2048,158.6\n", f);
-	fclose(f);
 	CHECK(dsatab_load(path, &t, &e) == -SS_EDATA, "unknown KV dtype refused");
 	CHECK(strncmp(e.msg, path, strlen(path)) == 0 && strstr(e.msg, ":2: 'kv_dtype': ") && strstr(e.msg, "fp9") &&
 	      !strstr(e.msg + strlen(path) + 4, path), "dtype message: file and line once, then the value (%s)", e.msg);
@@ -1273,19 +1289,15 @@ static void test_moe_cap(void)
 static void test_measured_key(void)
 {
 	char path[] = "/tmp/servesim_gpus_XXXXXX";
-	int fd = mkstemp(path);
 	struct gpu_db d;
 	struct err e;
-	FILE *f;
 
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	if (!temp_text(path, "{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
+			     "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
+			     "\"measured\": \"nope\"}]}\n")) {
 		CHECK(0, "temp file");
 		return;
 	}
-	fputs("{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
-	      "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
-	      "\"measured\": \"nope\"}]}\n", f);
-	fclose(f);
 	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "unknown 'measured' GPU refused");
 	CHECK_STR_CONTAINS(e.msg, "'measured' names 'nope', which is not a GPU id", "message names the key and value");
 	remove(path);
@@ -1305,8 +1317,6 @@ static void test_gemm_ceiling(const struct model_cfg *m)
 	struct err e;
 	double t;
 	size_t i;
-	int fd;
-	FILE *f;
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		const struct gpu_spec *g = gpu(ids[i]);
@@ -1341,15 +1351,12 @@ static void test_gemm_ceiling(const struct model_cfg *m)
 		  gpu("b200")->gemm_max_flops / gpu("b200")->peak_flops[DT_BF16], 1e-12,
 		  "gb200 carries b200's sustained fraction of the peak");
 	CHECK(gpu("h20")->gemm_max_flops == 0, "h20 (compute_eff_scale) carries no ceiling");
-	fd = mkstemp(path);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	if (!temp_text(path, "{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
+			     "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
+			     "\"gemm_tflops_sustained\": 123.5}]}\n")) {
 		CHECK(0, "temp file");
 		return;
 	}
-	fputs("{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
-	      "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
-	      "\"gemm_tflops_sustained\": 123.5}]}\n", f);
-	fclose(f);
 	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "a sustained GEMM rate above the peak refused");
 	CHECK_STR_CONTAINS(e.msg, "'gemm_tflops_sustained' must be in (0, tflops.bf16 = 100], got 123.5",
 			   "message names the key, the bound and the value");
