@@ -91,6 +91,12 @@ struct sim_cfg {
 	 * (no arrival, transfer or other replica in between), without a trip
 	 * through the event queue; the output is byte-identical either way */
 	bool no_segments;
+	/* lazy decoders off (tests): by default a request in steady decode
+	 * is advanced by its replica's step count and walked only when a
+	 * block, its completion or a preemption needs it (sched.c); off, every
+	 * running request is walked at every step, as the literal algorithm
+	 * does; the output is byte-identical either way */
+	bool no_lazy_decoders;
 	bool exact_percentiles;               /* keep every value past LOGHIST_EXACT_MAX */
 	/* the caller reads no pooled-ITL distribution (eval, calibrate): the
 	 * gaps are not collected and metric_set.itl_pooled_ms stays empty (n

@@ -635,7 +635,8 @@ static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, in
 
 	if (s->cfg.no_pooled_gaps) { /* nobody reads them (sim.h) */
 		rp->ngapq = 0;
-		rp->tok_t = t;
+		if (rp->pend_dec)
+			rp->tok_t = t;
 		return;
 	}
 	h2 = !(s->cost->cfg.off & COST_H2);
@@ -681,7 +682,8 @@ static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, in
 			rp->lazy_n[st] = 0;
 		}
 	rp->ngapq = 0;
-	rp->tok_t = t;
+	if (rp->pend_dec)
+		rp->tok_t = t;
 }
 
 static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct req *r)
@@ -754,10 +756,15 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 	rp->cls_count[r->cls]--;
 	rp->ndec--;
 	rp->dec_stage[stage_ix(r)]--;
-	/* its last chunk (the last step's) was counted with the decoders;
-	 * its delivery time is its next gap's start */
-	if (r->generated < r->output)
-		gap_push(rp, r, GAP_NONE, 0);
+	/* its last chunk was counted with the decoders; its delivery time
+	 * is its next gap's start: the pending step's (always with vLLM),
+	 * else (SGLang, a prefill batch since) delivered already, at tok_t */
+	if (r->generated < r->output) {
+		if (rp->pend_dec)
+			gap_push(rp, r, GAP_NONE, 0);
+		else
+			r->tok_ns = rp->tok_t;
+	}
 	rp->dec_base_sum -= r->dc0 - r->dG0;
 	r->dec = false; /* its heap entry is skipped while it is explicit */
 }
@@ -1070,6 +1077,23 @@ static int64_t sg_future(const struct req *r)
 	return left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP;
 }
 
+/* sg_future of a running request, a decoder's from its step count. */
+static int64_t sg_future_at(const struct replica *rp, const struct req *r)
+{
+	int64_t left = r->output - (r->dec ? r->dg0 + (rp->G - r->dG0) : r->generated);
+
+	return left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP;
+}
+
+/* May SGLang's steady decoders be lazy (as vLLM's: advanced by the step
+ * count, walked only when a block, a completion or a retraction needs
+ * them)?  Not with --enable-mixed-chunk (its prefill batches carry every
+ * decoder), speculative decoding or PP, which keep every request explicit. */
+static bool sg_lazy(const struct sim *s, const struct replica *rp)
+{
+	return !s->cfg.sglang_mixed_chunk && s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders;
+}
+
 /* Waiting requests in FCFS order while max_num_seqs and the budget allow;
  * with SGLang's admission, only while the KV left after reserving `reserve`
  * blocks (the running requests' future tokens at the new-token ratio) holds
@@ -1351,7 +1375,7 @@ static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 	fprintf(s->cfg.step_log, "step %llu t=%.6f r%d:", (unsigned long long)s->tot.steps,
 		(double)s->now * 1e-9, ri);
 	for (r = rp->run_head; r; r = r->next) {
-		if (r->dec)
+		if (r->dec && rp->dec_run)
 			fprintf(s->cfg.step_log, " %lld+1", (long long)r->id);
 		else if (r->scheduled && !r->inflight) /* PP: this batch's only */
 			fprintf(s->cfg.step_log, " %lld+%lld", (long long)r->id, (long long)r->step_tokens);
@@ -1420,6 +1444,54 @@ static void sg_sort_lpm(const struct sim *s, struct replica *rp)
 	}
 }
 
+/* SGLang's decode batch when every decoder's block is there (no
+ * retraction): the class crossing a block boundary and the explicit
+ * decoders take theirs, the named ones as the literal walk names them and
+ * the anonymous ones in one kvc_alloc_anon (the same blocks evicted, as
+ * schedule_fast); false, having changed nothing, otherwise. */
+static bool sg_decode_fast(struct sim *s, struct replica *rp)
+{
+	int32_t cls = cls_of(s, -rp->G), anon;
+	int64_t need = rp->cls_count[cls];
+	struct req *r;
+	size_t i;
+
+	for (i = 0; i < rp->nothers; i++) {
+		r = rp->others[i];
+		if (decoding(r))
+			need += blocks_for(s, r->computed + 1) - r->nblocks;
+	}
+	if (need > kvc_available(&rp->kv))
+		return false;
+	rp->fallback = false;
+	anon = (int32_t)rp->cls_lean[cls];
+	for (r = rp->cls_head[cls]; r; r = r->cnext) {
+		if (r->nnamed < r->nblocks || !s->cfg.prefix_caching || !gets_hash(s, r, r->nblocks)) {
+			r->nblocks++;
+			anon++;
+		} else {
+			take_blocks(s, rp, r, 1);
+		}
+	}
+	for (i = 0; i < rp->nothers; i++) {
+		int32_t k;
+		r = rp->others[i];
+		if (!decoding(r))
+			continue;
+		k = blocks_for(s, r->computed + 1) - r->nblocks;
+		if (k > 0 && named_take(s, r, k) == 0) {
+			r->nblocks += k;
+			anon += k;
+		} else if (k > 0) {
+			take_blocks(s, rp, r, k);
+		}
+		sched_push(rp, r, 1);
+	}
+	if (anon > 0)
+		kvc_alloc_anon(&rp->kv, anon);
+	return true;
+}
+
 /* SGLang (scheduler.py get_next_batch_to_run): a step is a prefill batch
  * when a request is mid-prefill or a waiting one can be admitted (chunk
  * budget chunked_prefill_size = max_num_batched_tokens), else a decode
@@ -1429,18 +1501,29 @@ static void sg_sort_lpm(const struct sim *s, struct replica *rp)
  * and decode batches run until a request finishes or is retracted
  * (batch_is_full, reset in update_running_batch when the batch shrinks);
  * a decode batch that runs out of KV retracts the newest requests and the
- * ratio resets, else it decays by (init - min) / 600 per step.  Every
- * request stays explicit (no steady-decoder fast path). */
+ * ratio resets, else it decays by (init - min) / 600 per step.
+ *
+ * Steady decoders are lazy where sg_lazy allows (dec_join after a decode
+ * batch): a prefill batch leaves them where they are (dec_run false: the
+ * step count G counts decode batches), the walks below take the explicit
+ * requests from `others` (running order) and the reservation reads a
+ * decoder's progress from G, and a decode batch whose blocks are all there
+ * is sg_decode_fast's; one that must retract makes every decoder explicit
+ * and takes the literal walk. */
 static void schedule_sglang(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt;
 	int64_t rem_input = s->cfg.sglang_max_prefill > 0 ? s->cfg.sglang_max_prefill : INT64_MAX;
 	int32_t reserve = 0, pend = 0;
-	bool retracted = false;
+	bool retracted = false, lazy = sg_lazy(s, rp);
 	struct req *r;
+	size_t i;
 
-	rp->fallback = true;
-	rp->nothers = 0;
+	rp->dec_run = false;
+	if (!lazy) {
+		rp->fallback = true;
+		rp->nothers = 0;
+	}
 	if (s->cfg.sglang_mixed_chunk) {
 		/* --enable-mixed-chunk: a prefill batch also carries one token of
 		 * every running decoder, taken from both prompt-token budgets
@@ -1452,8 +1535,11 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 					rem_input--;
 			}
 	}
-	/* 1. prefill: requests mid-prefill first, then admissions */
-	for (r = rp->run_head; r && budget > 0; r = r->next) {
+	/* 1. prefill: requests mid-prefill first (explicit: `others`, or
+	 * the running list), then admissions */
+	i = 0;
+	for (r = lazy ? (rp->nothers > 0 ? rp->others[0] : NULL) : rp->run_head; r && budget > 0;
+	     r = lazy ? (++i < rp->nothers ? rp->others[i] : NULL) : r->next) {
 		int64_t n;
 		if (r->inflight || decoding(r))
 			continue;
@@ -1469,7 +1555,7 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 	 * have nobody to admit): a walk of the batch otherwise saved */
 	if (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns)
 		for (r = rp->run_head; r; r = r->next)
-			reserve += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
+			reserve += blocks_for(s, (int64_t)ceil(sg_future_at(rp, r) * rp->sg_ratio));
 	if (rp->sg_full_at > 0 && rp->nrun < rp->sg_full_at)
 		rp->sg_full_at = 0; /* the running batch shrank */
 	/* batch_is_full: no admission until then, unless a prompt is
@@ -1496,7 +1582,18 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 				if (grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
 					sched_push(rp, r, n);
 			}
+		if (lazy)
+			rp->fallback = false;
 		return;
+	}
+	rp->dec_run = true;
+	if (lazy && sg_decode_fast(s, rp))
+		goto decay;
+	if (lazy) {
+		for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
+			if (r->dec)
+				dec_leave(s, rp, r);
+		rp->fallback = true;
 	}
 	/* 2. decode every running request.  The anonymous blocks decoders take
 	 * (with one-token pages, one each a step) are counted as they go and
@@ -1551,9 +1648,10 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 	}
 	if (pend > 0)
 		kvc_alloc_anon(&rp->kv, pend);
+decay:
 	if (retracted)
 		rp->sg_ratio = SCHED_SG_RATIO_INIT;
-	else if (rp->nsched > 0) {
+	else if (rp->nsched > 0 || rp->ndec > 0) {
 		rp->sg_ratio -= (SCHED_SG_RATIO_INIT - SCHED_SG_RATIO_MIN) / SCHED_SG_DECAY_STEPS;
 		if (rp->sg_ratio < SCHED_SG_RATIO_MIN)
 			rp->sg_ratio = SCHED_SG_RATIO_MIN;
@@ -1610,9 +1708,11 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 		d->nlogits += samples;
 	}
 	/* decoders: computed + 1 summed = sum(dc0 - dG0) + ndec (G + 1) */
-	d->ndecode += rp->ndec;
-	d->decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
-	d->nlogits += rp->ndec;
+	if (rp->dec_run) {
+		d->ndecode += rp->ndec;
+		d->decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
+		d->nlogits += rp->ndec;
+	}
 	return true;
 }
 
@@ -1967,14 +2067,19 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	rp->pend_host_s = rp->step_host_s;
 	rp->pend_dur_ns = rp->step_dur_ns;
 	rp->tok_open = true;
-	/* every decoder made a one-token chunk, a step after its last one */
-	if (!rp->no_gaps) { /* (usually one stage: no memcpy call) */
-		if (rp->dec_stage_hi == 1)
-			rp->lazy_n[0] = rp->dec_stage[0];
-		else
-			memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+	rp->pend_dec = rp->dec_run;
+	/* every decoder made a one-token chunk, a step after its last one
+	 * (SGLang: unless the step was a prefill batch) */
+	if (rp->dec_run) {
+		if (!rp->no_gaps) { /* (usually one stage: no memcpy call) */
+			if (rp->dec_stage_hi == 1)
+				rp->lazy_n[0] = rp->dec_stage[0];
+			else
+				memcpy(rp->lazy_n, rp->dec_stage,
+				       (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+		}
+		rp->G++;
 	}
-	rp->G++;
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
 		bool dec;
@@ -2022,14 +2127,17 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
 			rp->done[ndone++] = r;
-		} else if (s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.sglang) {
-			/* speculative and pipelined requests stay explicit */
+		} else if (s->cfg.sglang ? rp->dec_run && sg_lazy(s, rp)
+					 : s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders) {
+			/* speculative and pipelined requests stay explicit; with
+			 * SGLang a request joins after a decode batch, so that its
+			 * last token is the decoders' */
 			dec_join(s, rp, r);
 		}
 	}
 	/* decoders whose newest block just filled */
 	cls = cls_of(s, -rp->G);
-	for (r = rp->cls_head[cls]; r; r = r->cnext) {
+	for (r = rp->dec_run ? rp->cls_head[cls] : NULL; r; r = r->cnext) {
 		int64_t computed = r->dc0 + rp->G - r->dG0;
 		if (r->nnamed <= r->nhashed) /* anonymous tail: nothing to register */
 			r->nhashed = (int32_t)full_blocks(s, computed);
@@ -2039,13 +2147,13 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	/* decoders that produced their last token: this step's ring bucket
 	 * (every entry there is due now: it was queued less than a ring's
 	 * length of steps ago), then the heap's */
-	if (rp->ring) {
+	if (rp->ring && rp->dec_run) {
 		struct fin_bucket *b = &rp->ring[rp->G & (SCHED_FIN_RING - 1)];
 		for (i = 0; i < b->n; i++)
 			ndone = fin_due(s, rp, &b->e[i], ndone);
 		b->n = 0;
 	}
-	while (rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
+	while (rp->dec_run && rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
 		struct fin_entry fe = rp->heap[0];
 		heap_pop(rp);
 		ndone = fin_due(s, rp, &fe, ndone);
@@ -2053,10 +2161,10 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	if (rp->ndec == 0)
 		rp->dec_max_rseq = 0;
 	/* the others: explicit running requests, in running order (SGLang's
-	 * scheduler walks the running list itself and never reads them) */
+	 * scheduler reads them only with decoders: sg_lazy) */
 	if (rp->fallback) {
 		rp->nothers = 0;
-		if (!s->cfg.sglang)
+		if (!s->cfg.sglang || sg_lazy(s, rp))
 			for (r = rp->run_head; r; r = r->next)
 				if (!r->dec && !r->done)
 					others_push(rp, r);
@@ -2169,6 +2277,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));
 	rp->sg_ratio = SCHED_SG_RATIO_INIT;
 	rp->no_gaps = s->cfg.no_pooled_gaps;
+	rp->dec_run = rp->pend_dec = true; /* SGLang's schedule_sglang sets dec_run each step */
 	stepmemo_init(&rp->prices);
 }
 

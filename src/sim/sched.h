@@ -176,12 +176,18 @@ struct replica {
 	int64_t pend_dur_ns;
 	/* pooled token gaps (sim.h, engine.c's sim_summary): the last
 	 * finished step's chunks are not delivered yet (tok_open); tok_t is
-	 * the client time of the step delivered before.  A step's decoders
+	 * the client time of the decoders' last delivered step.  A step's decoders
 	 * each saw one gap of the same length: counted by stage (lazy_n,
 	 * from dec_stage, the decoders by stage); the explicit requests'
 	 * chunks wait in gapq for their delivery time */
 	bool tok_open;
 	bool no_gaps;                      /* sim_cfg.no_pooled_gaps: gapq stays empty */
+	/* the decoders make a token in every vLLM step but only in SGLang's
+	 * decode batches: dec_run says whether they do in the step planned
+	 * (then finishing), pend_dec whether they did in the step whose
+	 * tokens are pending; tok_t is then the client time of the last
+	 * delivered step in which they did (with vLLM: of the last step) */
+	bool dec_run, pend_dec;
 	int64_t tok_t;
 	int32_t dec_stage[256], lazy_n[256];
 	int dec_stage_hi;                  /* stages below it may have decoders */

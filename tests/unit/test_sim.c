@@ -1366,6 +1366,119 @@ static void seg_compare(const char *what, struct sim_cfg *sc, const struct cost_
 	free(l1); free(c1); free(l2); free(c2);
 }
 
+/* Lazy decoders (sim.h, no_lazy_decoders): advancing steady decoders by
+ * the step count gives the same bytes as walking every running request at
+ * every step: step log, per-request CSV, totals and pooled gaps. */
+static void lazy_compare(const char *what, struct sim_cfg *sc, const struct cost_model *c,
+			 const struct wl_spec *w)
+{
+	char *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
+	struct sim_totals t1, t2;
+	struct metric_set m1;
+	int r1, r2;
+
+	sc->check_invariants = false;
+	sc->no_lazy_decoders = true;
+	r1 = run(sc, c, w, &l1, &c1, &t1);
+	m1 = run_sum;
+	sc->no_lazy_decoders = false;
+	r2 = run(sc, c, w, &l2, &c2, &t2);
+	pooled_consistent(what, &run_sum);
+	CHECK(r1 == 0 && r2 == 0 && t1.completed > 0 && strcmp(l1, l2) == 0 && strcmp(c1, c2) == 0 &&
+		      memcmp(&t1, &t2, sizeof(t1)) == 0 &&
+		      memcmp(&m1.itl_pooled_ms, &run_sum.itl_pooled_ms, sizeof(m1.itl_pooled_ms)) == 0 &&
+		      m1.itl_pooled_mean_ms == run_sum.itl_pooled_mean_ms,
+	      "%s: lazy decoders on and off byte-identical (%llu steps, %llu preemptions, %zu log bytes)", what,
+	      (unsigned long long)t1.steps, (unsigned long long)t1.preemptions, strlen(l1));
+	free(l1); free(c1); free(l2); free(c2);
+}
+
+static void test_lazy_decoders(const struct model_cfg *m)
+{
+	struct cost_model c, cmoe;
+	struct cost_cfg cc;
+	struct parallel dpa = {1, 1, 2, 2};
+	struct model_cfg moe;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct err e;
+	int sg;
+
+	make_cost(&c, m, 2048, 64, 0);
+	poisson_spec(&w, 8, 300, 10, 300, 5);
+	for (sg = 0; sg < 2; sg++) {
+		char what[96];
+#define LAZY(name)                                                                              \
+	do {                                                                                    \
+		sc.sglang = sg;                                                                 \
+		snprintf(what, sizeof(what), "%s, %s", sg ? "SGLang" : "vLLM", name);          \
+		lazy_compare(what, &sc, &c, &w);                                                \
+	} while (0)
+		base_cfg(&sc, 2048, 64, 4000);
+		LAZY("open loop");
+		base_cfg(&sc, 512, 64, 60);
+		LAZY("preemption storm");
+		base_cfg(&sc, 2048, 64, 60 * 16);
+		sc.block_size = 1;
+		LAZY("one-token pages, retractions");
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.prefix_caching = false;
+		LAZY("no prefix caching");
+		base_cfg(&sc, 2048, 8, 4000);
+		LAZY("8 running at most");
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.dp = 2;
+		LAZY("DP 2");
+		base_cfg(&sc, 2048, 64, 4000);
+		pd_cfg(&sc, 1, &c, 3000, 2048, 1e5);
+		LAZY("P/D 1p1d");
+		w.sp_groups = 4;
+		w.sp_prompts = 5;
+		w.sp_system = 200;
+		w.sp_question = 100;
+		w.sp_output = 150;
+		base_cfg(&sc, 2048, 64, 120);
+		LAZY("shared prefixes, tight KV");
+		base_cfg(&sc, 2048, 64, 120);
+		sc.sglang_lpm = sg;
+		LAZY("shared prefixes, tight KV, lpm");
+		w.sp_groups = 0;
+		w.process = WL_CONCURRENCY;
+		w.concurrency = 12;
+		w.num_requests = 200;
+		base_cfg(&sc, 512, 64, 80);
+		LAZY("closed loop, preemptions");
+		w.process = WL_POISSON;
+		w.num_requests = 300;
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.sglang_max_prefill = sg ? 700 : 0;
+		LAZY("max prefill tokens");
+	}
+	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.max_tokens = 2048;
+	cc.max_seqs = 64;
+	cc.graph_max = 512;
+	load_model("mixtral-8x7b", &moe);
+	if (cost_init(&cmoe, &moe, gpu("h100"), &dpa, &cc, datadir, &e) == 0) {
+		for (sg = 0; sg < 2; sg++) {
+			base_cfg(&sc, 2048, 64, 300);
+			sc.dp = 2;
+			sc.lockstep = true;
+			sc.sglang = sg;
+			lazy_compare(sg ? "SGLang, attention-DP lockstep, tight KV" : "vLLM, attention-DP lockstep, tight KV",
+				     &sc, &cmoe, &w);
+		}
+		cost_release(&cmoe);
+	} else {
+		CHECK(0, "DP 2 MoE cost model: %s", e.msg);
+	}
+#undef LAZY
+	cost_release(&c);
+}
+
 /* sim_cfg.on_request gets each per-request CSV row's values: rounded as
  * printed (decnum_round), they are the numbers the row reads back as. */
 struct rows_seen {
@@ -1675,6 +1788,7 @@ int main(void)
 	test_pooled_itl_hand(&m);
 	test_pooled_itl_replay(&m);
 	test_segments(&m);
+	test_lazy_decoders(&m);
 	test_on_request(&m);
 	test_reprice_api(&m);
 	registry_release(&reg);
