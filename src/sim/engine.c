@@ -327,6 +327,8 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 		live += s->reps[i].nrun + s->reps[i].wlen;
 		if (!kvc_check(&s->reps[i].kv, why, sizeof(why)))
 			return err_set(e, SS_ERUNTIME, "invariant: replica %d KV cache: %s", i, why);
+		if (!sched_check(s, i, why, sizeof(why)))
+			return err_set(e, SS_ERUNTIME, "invariant: replica %d running list: %s", i, why);
 	}
 	for (k = 0; k < REJ__COUNT; k++)
 		rej += s->tot.rejected[k];

@@ -694,6 +694,12 @@ static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct
 	r->dG0 = rp->G;
 	r->dc0 = r->computed;
 	r->dg0 = r->generated;
+	if (s->cfg.sglang) {
+		XGROW(rp->dk, rp->dk_cap, rp->ndk + 1);
+		r->dk_ix = (int32_t)rp->ndk;
+		rp->dk[rp->ndk].k = r->output - r->dg0 + r->dG0;
+		rp->dk[rp->ndk++].r = r;
+	}
 	r->cls = cls_of(s, r->dc0 - r->dG0);
 	r->cprev = r->cnext = NULL;
 	r->lean = (r->nnamed < r->nblocks || !s->cfg.prefix_caching || !gets_hash(s, r, r->nblocks)) &&
@@ -767,6 +773,10 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 	}
 	rp->dec_base_sum -= r->dc0 - r->dG0;
 	r->dec = false; /* its heap entry is skipped while it is explicit */
+	if (s->cfg.sglang) { /* its dk slot takes the last one */
+		rp->dk[r->dk_ix] = rp->dk[--rp->ndk];
+		rp->dk[r->dk_ix].r->dk_ix = r->dk_ix;
+	}
 }
 
 /* --- blocks --- */
@@ -1077,12 +1087,38 @@ static int64_t sg_future(const struct req *r)
 	return left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP;
 }
 
-/* sg_future of a running request, a decoder's from its step count. */
-static int64_t sg_future_at(const struct replica *rp, const struct req *r)
+/* (int64_t)ceil(x) for 0 <= x < 2^62 (a conversion and a compare, not a
+ * libm call: the reservation takes one per running request). */
+static inline int64_t ceil_nonneg(double x)
 {
-	int64_t left = r->output - (r->dec ? r->dg0 + (rp->G - r->dG0) : r->generated);
+	int64_t i = (int64_t)x;
 
-	return left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP;
+	return i + ((double)i < x);
+}
+
+/* The running requests' future tokens at the new-token ratio, in blocks
+ * (the admission's reservation): the explicit ones (`others` with lazy
+ * decoders, else the running list) and the decoders from their dk entries
+ * (a sum of integers: in any order). */
+static int32_t sg_reserve(const struct sim *s, const struct replica *rp, bool lazy)
+{
+	double ratio = rp->sg_ratio;
+	int64_t sum = 0;
+	const struct req *r;
+	size_t i;
+
+	if (!lazy) {
+		for (r = rp->run_head; r; r = r->next)
+			sum += blocks_for(s, ceil_nonneg((double)sg_future(r) * ratio));
+		return (int32_t)sum;
+	}
+	for (i = 0; i < rp->nothers; i++)
+		sum += blocks_for(s, ceil_nonneg((double)sg_future(rp->others[i]) * ratio));
+	for (i = 0; i < rp->ndk; i++) {
+		int64_t left = rp->dk[i].k - rp->G;
+		sum += blocks_for(s, ceil_nonneg((double)(left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP) * ratio));
+	}
+	return (int32_t)sum;
 }
 
 /* May SGLang's steady decoders be lazy (as vLLM's: advanced by the step
@@ -1139,7 +1175,7 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		if (s->cfg.sglang && !r->transferred) /* and its rest and future tokens */
 			need = blocks_for(s, req_num_tokens(r) + sg_future(r)) - hits;
 		else if (s->cfg.sglang) /* P/D decode: its future at the ratio */
-			need += blocks_for(s, (int64_t)ceil(sg_future(r) * rp->sg_ratio));
+			need += blocks_for(s, ceil_nonneg((double)sg_future(r) * rp->sg_ratio));
 		if (s->cfg.no_evict) /* the KV of its whole prompt and output */
 			r->ne_blocks = blocks_for(s, r->prompt + r->output);
 		if (need + evictable + reserve > kvc_available(&rp->kv) ||
@@ -1551,16 +1587,16 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 		if (rem_input < INT64_MAX)
 			rem_input -= n;
 	}
-	/* the reservation only matters to an admission (most decode steps
-	 * have nobody to admit): a walk of the batch otherwise saved */
-	if (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns)
-		for (r = rp->run_head; r; r = r->next)
-			reserve += blocks_for(s, (int64_t)ceil(sg_future_at(rp, r) * rp->sg_ratio));
 	if (rp->sg_full_at > 0 && rp->nrun < rp->sg_full_at)
 		rp->sg_full_at = 0; /* the running batch shrank */
 	/* batch_is_full: no admission until then, unless a prompt is
 	 * mid-prefill (get_new_batch_prefill still walks the queue) */
 	if (budget > 0 && rem_input > 0 && (rp->sg_full_at == 0 || rp->nsched > 0)) {
+		/* the reservation only matters to an admission (most decode
+		 * steps have nobody to admit, or a full batch): a walk of the
+		 * batch otherwise saved */
+		if (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns)
+			reserve = sg_reserve(s, rp, lazy);
 		if (s->cfg.sglang_lpm)
 			sg_sort_lpm(s, rp);
 		/* P/D workers never latch it: the prefill server's loop resets
@@ -2264,6 +2300,37 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 	}
 }
 
+bool sched_check(const struct sim *s, int ri, char *why, size_t n)
+{
+	const struct replica *rp = &s->reps[ri];
+	const struct req *r;
+	size_t i = 0;
+	int64_t ndec = 0;
+
+	for (r = rp->run_head; r; r = r->next) {
+		if (r->dec) {
+			ndec++;
+			if (s->cfg.sglang && ((size_t)r->dk_ix >= rp->ndk || rp->dk[r->dk_ix].r != r ||
+					      rp->dk[r->dk_ix].k != r->output - r->dg0 + r->dG0)) {
+				snprintf(why, n, "decoder %lld: dk slot %d does not hold it", (long long)r->id,
+					 r->dk_ix);
+				return false;
+			}
+		} else if (!rp->fallback && (i >= rp->nothers || rp->others[i++] != r)) {
+			snprintf(why, n, "explicit request %lld: not others[%zu] (%zu others)", (long long)r->id,
+				 i > 0 ? i - 1 : 0, rp->nothers);
+			return false;
+		}
+	}
+	if (ndec != rp->ndec || (s->cfg.sglang && (size_t)ndec != rp->ndk) ||
+	    (!rp->fallback && i != rp->nothers)) {
+		snprintf(why, n, "%lld decoders running, ndec %lld, %zu dk entries; %zu of %zu others matched",
+			 (long long)ndec, (long long)rp->ndec, rp->ndk, i, rp->nothers);
+		return false;
+	}
+	return true;
+}
+
 void sched_replica_init(struct sim *s, struct replica *rp)
 {
 	if (s->cfg.block_size > 0 && (s->cfg.block_size & (s->cfg.block_size - 1)) == 0) {
@@ -2325,6 +2392,7 @@ void sched_replica_release(struct replica *rp)
 			free(rp->ring[i].e);
 	free(rp->ring);
 	free(rp->others);
+	free(rp->dk);
 	free(rp->sched);
 	free(rp->done);
 	free(rp->pend);

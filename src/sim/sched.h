@@ -62,6 +62,7 @@ struct req {
 	bool heaped;     /* that entry is still in the heap, at step heap_fin */
 	int64_t heap_fin;
 	struct req *cprev, *cnext;
+	int32_t dk_ix;   /* SGLang decoder: its slot in the replica's dk */
 	struct req *next_free;
 };
 
@@ -129,6 +130,14 @@ struct replica {
 	 * tried until fewer requests run (one finished or was retracted) */
 	size_t sg_full_at;
 	int64_t ndec, dec_base_sum;        /* count, sum of (dc0 - dG0) */
+	/* SGLang: each decoder's output - dg0 + dG0 (its tokens left are
+	 * that - G), unordered, so that the admission's reservation reads a
+	 * dense array rather than every running record (sched.c) */
+	struct dk_ent {
+		int64_t k;
+		struct req *r;
+	} *dk;
+	size_t ndk, dk_cap;
 	struct req **cls_head;             /* [block_size] */
 	int64_t *cls_count;                /* decoders per class, lean ones included */
 	int64_t *cls_lean;                 /* lean decoders per class */
@@ -284,6 +293,11 @@ int sched_finish_step(struct sim *s, int ri, struct err *e);
 /* PP: the first stage of replica ri took its batch and is free again. */
 void sched_stage_free(struct sim *s, int ri);
 void sched_replica_init(struct sim *s, struct replica *rp);
+/* Consistency of replica ri's running requests between events (tests):
+ * the decoders counted (and, SGLang, each in its dk slot) and, unless the
+ * list is rebuilt after the step (fallback), `others` the explicit ones in
+ * running order; false with the reason in why. */
+bool sched_check(const struct sim *s, int ri, char *why, size_t n);
 void sched_replica_release(struct replica *rp);
 /* Queue a transferred request (P/D) at the back of rp's waiting queue. */
 void sched_enqueue(struct replica *rp, struct req *r);

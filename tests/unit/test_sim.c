@@ -1368,7 +1368,9 @@ static void seg_compare(const char *what, struct sim_cfg *sc, const struct cost_
 
 /* Lazy decoders (sim.h, no_lazy_decoders): advancing steady decoders by
  * the step count gives the same bytes as walking every running request at
- * every step: step log, per-request CSV, totals and pooled gaps. */
+ * every step: step log, per-request CSV, totals and pooled gaps; the lazy
+ * run checks the engine's invariants (sched_check's lists) after every
+ * event. */
 static void lazy_compare(const char *what, struct sim_cfg *sc, const struct cost_model *c,
 			 const struct wl_spec *w)
 {
@@ -1382,7 +1384,9 @@ static void lazy_compare(const char *what, struct sim_cfg *sc, const struct cost
 	r1 = run(sc, c, w, &l1, &c1, &t1);
 	m1 = run_sum;
 	sc->no_lazy_decoders = false;
+	sc->check_invariants = true; /* sched_check after every event too */
 	r2 = run(sc, c, w, &l2, &c2, &t2);
+	sc->check_invariants = false;
 	pooled_consistent(what, &run_sum);
 	CHECK(r1 == 0 && r2 == 0 && t1.completed > 0 && strcmp(l1, l2) == 0 && strcmp(c1, c2) == 0 &&
 		      memcmp(&t1, &t2, sizeof(t1)) == 0 &&
