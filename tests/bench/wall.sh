@@ -25,8 +25,12 @@ printf "run --num-requests 1, DeepSeek-V3/H200 TP8     %s  (11 runs)\n" \
 	"$(measure 11 "$bin" run --model deepseek-v3 --gpu h200 --tp 8 --num-requests 1)"
 printf "eval eval/ground_truth/inference-perf          %s  (5 runs; target <= 100 ms wall)\n" \
 	"$(measure 5 "$bin" eval eval/ground_truth/inference-perf)"
-printf "run --engine sglang, chat at 30 req/s, 20000 req %s  (3 runs; SGLang's explicit decode batches)\n" \
+printf "run --engine sglang, chat at 30 req/s, 20000 req %s  (3 runs; SGLang's decode batches)\n" \
 	"$(measure 3 "$bin" run --engine sglang --rate 30 --num-requests 20000)"
+printf "run --engine vllm, the same                      %s  (3 runs)\n" \
+	"$(measure 3 "$bin" run --engine vllm --rate 30 --num-requests 20000)"
+printf "eval eval/public (vLLM and SGLang runs)          %s  (3 runs)\n" \
+	"$(measure 3 "$bin" eval eval/public)"
 printf "capacity README example, three seeds             %s  (3 runs; 50 simulations, probes read as numbers)\n" \
 	"$(measure 3 "$bin" capacity --slo ttft_p90_ms=500,itl_mean_ms=30 --seeds 3)"
 # shellcheck disable=SC2086
