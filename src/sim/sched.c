@@ -19,8 +19,12 @@
  * again and the literal walk runs (schedule_explicit), except when only
  * decoders run and the budget reaches them all: the walk then only hands
  * the crossing decoders their blocks in running order and preempts from the
- * tail, and the others stay decoders (schedule_dec_preempt).  The golden
- * tests pin the outputs of every path to the literal algorithm's. */
+ * tail, and the others stay decoders (schedule_dec_preempt).  SGLang's
+ * scheduler (schedule_sglang) keeps decoders the same way, except that its
+ * prefill batches do not advance them: G counts its decode batches.  The
+ * golden tests pin the outputs of every path to the literal algorithm's,
+ * and test_sim runs each engine with and without decoders (sim.h,
+ * no_lazy_decoders) and compares the bytes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
