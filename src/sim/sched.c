@@ -1233,6 +1233,35 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 	return false;
 }
 
+/* The decoders of class cls cross a block boundary at this step: the
+ * named blocks are taken one by one, the anonymous ones counted (the lean
+ * decoders' only counted) for one kvc_alloc_anon by the caller: how many. */
+static SCHED_STEP_INLINE int32_t crossing_blocks(struct sim *s, struct replica *rp, int32_t cls)
+{
+	int32_t anon = (int32_t)rp->cls_lean[cls];
+	struct req *r;
+
+	for (r = rp->cls_head[cls]; r; r = r->cnext) {
+		if (r->nnamed < r->nblocks || !s->cfg.prefix_caching || !gets_hash(s, r, r->nblocks)) {
+			r->nblocks++;
+			anon++;
+		} else {
+			take_blocks(s, rp, r, 1);
+		}
+	}
+	return anon;
+}
+
+/* crossing_blocks, the anonymous ones allocated in bulk (schedule_fast,
+ * decode_steps). */
+static SCHED_STEP_INLINE void take_crossing(struct sim *s, struct replica *rp, int32_t cls)
+{
+	int32_t anon = crossing_blocks(s, rp, cls);
+
+	if (anon)
+		kvc_alloc_anon(&rp->kv, anon);
+}
+
 /* The literal walk over the running list (see the file comment). */
 static void schedule_explicit(struct sim *s, struct replica *rp)
 {
@@ -1340,7 +1369,6 @@ static SCHED_STEP_INLINE bool schedule_fast(struct sim *s, struct replica *rp)
 	int64_t budget = rp->mbt, tokens = rp->ndec;
 	int32_t cls = cls_of(s, -rp->G), need = (int32_t)rp->cls_count[cls];
 	bool decoders_first = true;
-	struct req *r;
 	size_t i;
 
 	if (rp->ndec > budget)
@@ -1375,21 +1403,7 @@ static SCHED_STEP_INLINE bool schedule_fast(struct sim *s, struct replica *rp)
 	if (need > kvc_available(&rp->kv))
 		return false;
 	rp->fallback = false;
-	{
-		/* the class crossing a block boundary: anonymous blocks in bulk */
-		int32_t anon = (int32_t)rp->cls_lean[cls];
-		for (r = rp->cls_head[cls]; r; r = r->cnext) {
-			if (r->nnamed < r->nblocks || !s->cfg.prefix_caching ||
-			    !gets_hash(s, r, r->nblocks)) {
-				r->nblocks++;
-				anon++;
-			} else {
-				take_blocks(s, rp, r, 1);
-			}
-		}
-		if (anon)
-			kvc_alloc_anon(&rp->kv, anon);
-	}
+	take_crossing(s, rp, cls); /* the class crossing a block boundary */
 	budget -= rp->ndec;
 	for (i = 0; i < rp->nothers && budget > 0; i++) {
 		struct req *o = rp->others[i];
@@ -1504,15 +1518,7 @@ static bool sg_decode_fast(struct sim *s, struct replica *rp)
 	if (need > kvc_available(&rp->kv))
 		return false;
 	rp->fallback = false;
-	anon = (int32_t)rp->cls_lean[cls];
-	for (r = rp->cls_head[cls]; r; r = r->cnext) {
-		if (r->nnamed < r->nblocks || !s->cfg.prefix_caching || !gets_hash(s, r, r->nblocks)) {
-			r->nblocks++;
-			anon++;
-		} else {
-			take_blocks(s, rp, r, 1);
-		}
-	}
+	anon = crossing_blocks(s, rp, cls);
 	for (i = 0; i < rp->nothers; i++) {
 		int32_t k;
 		r = rp->others[i];
@@ -1698,6 +1704,43 @@ decay:
 	}
 }
 
+/* The decoders' part of a step's description: computed + 1 summed =
+ * sum(dc0 - dG0) + ndec (G + 1). */
+static SCHED_STEP_INLINE void describe_decoders(const struct replica *rp, struct step_desc *d)
+{
+	d->ndecode += rp->ndec;
+	d->decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
+	d->nlogits += rp->ndec;
+}
+
+/* Every decoder made a one-token chunk, a step after its last one: their
+ * gaps (one per decoder, by stage) and the step count. */
+static SCHED_STEP_INLINE void decoders_stepped(struct replica *rp)
+{
+	if (!rp->no_gaps) { /* (usually one stage: no memcpy call) */
+		if (rp->dec_stage_hi == 1)
+			rp->lazy_n[0] = rp->dec_stage[0];
+		else
+			memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+	}
+	rp->G++;
+}
+
+/* The decoders of class cls whose newest block just filled: its content
+ * registered (a lean one's is anonymous: only counted). */
+static SCHED_STEP_INLINE void register_filled(struct sim *s, struct replica *rp, int32_t cls)
+{
+	struct req *r;
+
+	for (r = rp->cls_head[cls]; r; r = r->cnext) {
+		int64_t computed = r->dc0 + rp->G - r->dG0;
+		if (r->nnamed <= r->nhashed) /* anonymous tail: nothing to register */
+			r->nhashed = (int32_t)full_blocks(s, computed);
+		else
+			register_full(s, rp, r, computed);
+	}
+}
+
 /* Schedule replica ri's next step and describe it for the cost model;
  * false when it has nothing to run. */
 static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc *d)
@@ -1747,12 +1790,8 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 		}
 		d->nlogits += samples;
 	}
-	/* decoders: computed + 1 summed = sum(dc0 - dG0) + ndec (G + 1) */
-	if (rp->dec_run) {
-		d->ndecode += rp->ndec;
-		d->decode_ctx_sum += (double)(rp->dec_base_sum + rp->ndec * (rp->G + 1));
-		d->nlogits += rp->ndec;
-	}
+	if (rp->dec_run)
+		describe_decoders(rp, d);
 	return true;
 }
 
@@ -2008,20 +2047,15 @@ static void pend_push(struct replica *rp, struct req *r)
 	rp->pend[rp->npend++] = r;
 }
 
-/* Hand the last finished step's tokens to the clients: at the step's end
- * plus `delivery_steps` (0..1) of the step that followed it (H2; vLLM's
- * output processing overlaps the next step).  Completed requests are
- * recorded then, and a closed-loop client sends its next request. */
-static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct err *e)
+/* When the last finished step's tokens reach the clients (now, at the end
+ * of the step that followed it): at the step's end plus `delivery_steps`
+ * (0..1) of the following step (H2; vLLM's output processing overlaps the
+ * next step). */
+static SCHED_STEP_INLINE int64_t delivery_time(const struct sim *s, const struct replica *rp)
 {
 	double f = (rp->cost->cfg.off & COST_H2) ? 0 : rp->cost->cfg.ov.delivery_steps;
 	int64_t t;
-	size_t i;
-	int rc = 0;
 
-	if (!rp->tok_open)
-		return 0; /* (nothing pending either) */
-	rp->tok_open = false;
 	if (f > 1)
 		f = 1;
 	t = rp->pend_t0 + simtime_round(f * (double)(s->now - rp->pend_t0));
@@ -2042,6 +2076,22 @@ static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct e
 		if (tx < t)
 			t = tx;
 	}
+	return t;
+}
+
+/* Hand the last finished step's tokens to the clients at delivery_time.
+ * Completed requests are recorded then, and a closed-loop client sends its
+ * next request. */
+static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct err *e)
+{
+	int64_t t;
+	size_t i;
+	int rc = 0;
+
+	if (!rp->tok_open)
+		return 0; /* (nothing pending either) */
+	rp->tok_open = false;
+	t = delivery_time(s, rp);
 	gaps_deliver(s, rp, t);
 	for (i = 0; i < rp->npend; i++) {
 		struct req *r = rp->pend[i];
@@ -2108,18 +2158,9 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	rp->pend_dur_ns = rp->step_dur_ns;
 	rp->tok_open = true;
 	rp->pend_dec = rp->dec_run;
-	/* every decoder made a one-token chunk, a step after its last one
-	 * (SGLang: unless the step was a prefill batch) */
-	if (rp->dec_run) {
-		if (!rp->no_gaps) { /* (usually one stage: no memcpy call) */
-			if (rp->dec_stage_hi == 1)
-				rp->lazy_n[0] = rp->dec_stage[0];
-			else
-				memcpy(rp->lazy_n, rp->dec_stage,
-				       (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
-		}
-		rp->G++;
-	}
+	/* (SGLang: unless the step was a prefill batch) */
+	if (rp->dec_run)
+		decoders_stepped(rp);
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
 		bool dec;
@@ -2175,15 +2216,9 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 			dec_join(s, rp, r);
 		}
 	}
-	/* decoders whose newest block just filled */
 	cls = cls_of(s, -rp->G);
-	for (r = rp->dec_run ? rp->cls_head[cls] : NULL; r; r = r->cnext) {
-		int64_t computed = r->dc0 + rp->G - r->dG0;
-		if (r->nnamed <= r->nhashed) /* anonymous tail: nothing to register */
-			r->nhashed = (int32_t)full_blocks(s, computed);
-		else
-			register_full(s, rp, r, computed);
-	}
+	if (rp->dec_run)
+		register_filled(s, rp, cls);
 	/* decoders that produced their last token: this step's ring bucket
 	 * (every entry there is due now: it was queued less than a ring's
 	 * length of steps ago), then the heap's */
@@ -2244,6 +2279,67 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	return 0;
 }
 
+/* Step segments of steady decode.  Replica ri's step has just ended
+ * (now) inside a segment (segment_goes_on).  While it and the step after
+ * it hold decoders alone (nothing explicit scheduled or running, nobody
+ * waiting, no tokens of a first or last chunk or explicit gaps pending), no
+ * decoder completes at the next step count and the crossing class finds its
+ * blocks, finish_rank's and start_single's work reduces to what is done
+ * here, in their order: deliver the previous step's tokens (the decoders'
+ * gaps), count the step, register the blocks that filled, take the crossing
+ * decoders' new blocks (schedule_fast), describe, price and account the next
+ * step; then the segment goes on or that step's end is queued.  The general
+ * path runs from the first step where a condition fails.  Returns 1 when the
+ * last step's end was queued (nothing left to do), 0 when a step has ended
+ * now and the general path takes it (whether or not steps were run here). */
+static int decode_steps(struct sim *s, int ri)
+{
+	struct replica *rp = &s->reps[ri];
+
+	if (s->cfg.no_segments || s->cfg.check_invariants || s->cfg.sglang || s->cfg.spec.k > 0 ||
+	    rp->pp != 1 || !rp->dec_run ||
+	    rp->nsched != 0 || rp->nothers != 0 || rp->wlen != 0 || rp->fallback || rp->npend != 0 ||
+	    rp->ngapq != 0 || !rp->tok_open || rp->ndec <= 0 || rp->ndec > rp->mbt)
+		return 0;
+	for (;;) {
+		int64_t g1 = rp->G + 1, t, t_end;
+		int32_t cls = cls_of(s, -g1);
+		struct fin_bucket *b = rp->ring ? &rp->ring[g1 & (SCHED_FIN_RING - 1)] : NULL;
+		struct step_desc d;
+		double price;
+		if ((b && b->n > 0) || (rp->nheap > 0 && rp->heap[0].fin_G <= g1) ||
+		    rp->cls_count[cls] > kvc_available(&rp->kv))
+			return 0;
+		/* finish_rank: the previous step's tokens, then this one's */
+		t = delivery_time(s, rp);
+		gaps_deliver(s, rp, t);
+		rp->pend_t0 = s->now;
+		rp->pend_host_s = rp->step_host_s;
+		rp->pend_dur_ns = rp->step_dur_ns;
+		rp->pend_dec = true;
+		decoders_stepped(rp);
+		register_filled(s, rp, cls);
+		take_crossing(s, rp, cls); /* schedule_fast's */
+		/* plan_step's description, rank_cost, account_step, start_single */
+		memset(&d, 0, sizeof(d));
+		d.chunk_len = rp->chunk_len;
+		d.chunk_prefix = rp->chunk_prefix;
+		rp->spec_n = 0;
+		rp->spec_ctx = 0;
+		describe_decoders(rp, &d);
+		price = rank_cost(s, rp, &d);
+		account_step(s, ri, price);
+		rp->busy = true;
+		rp->step_dur_ns = simtime_round(price * 1e9);
+		rp->step_host_s = 0;
+		t_end = s->now + rp->step_dur_ns;
+		if (!segment_goes_on(s, t_end)) {
+			evq_push(&s->q, t_end, EV_STEP_END, ri);
+			return 1;
+		}
+	}
+}
+
 int sched_finish_step(struct sim *s, int ri, struct err *e)
 {
 	int i, rc, lo, hi;
@@ -2273,6 +2369,8 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 		for (;;) {
 			struct replica *rp = &s->reps[ri];
 			int64_t t_end;
+			if (decode_steps(s, ri))
+				return 0;
 			if ((rc = finish_rank(s, ri, e)) < 0)
 				return rc;
 			/* an engine with nothing to do hands its outputs over at once */
