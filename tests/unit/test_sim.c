@@ -41,6 +41,18 @@ static const struct gpu_spec *gpu(const char *id)
 	return g;
 }
 
+/* A bf16 cost configuration with the default overheads, CUDA graphs up to
+ * 512 tokens. */
+static void bf16_cost_cfg(struct cost_cfg *cc, int64_t mbt, int64_t mns)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->wdt = cc->kvdt = DT_BF16;
+	cost_default_overheads(&cc->ov);
+	cc->max_tokens = mbt;
+	cc->max_seqs = mns;
+	cc->graph_max = 512;
+}
+
 static int make_cost(struct cost_model *c, const struct model_cfg *m, int64_t mbt, int64_t mns,
 		     unsigned off)
 {
@@ -49,13 +61,8 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, int64_t mb
 	struct err e;
 	int rc;
 
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = cc.kvdt = DT_BF16;
+	bf16_cost_cfg(&cc, mbt, mns);
 	cc.off = off;
-	cost_default_overheads(&cc.ov);
-	cc.max_tokens = mbt;
-	cc.max_seqs = mns;
-	cc.graph_max = 512;
 	rc = cost_init(c, m, gpu("h100"), &p, &cc, datadir, &e);
 	if (rc < 0)
 		printf("# cost: %s\n", e.msg);
@@ -113,6 +120,18 @@ static void trace_spec(struct wl_spec *w, const char *rows)
 static struct metric_set run_sum;
 
 /* Poisson arrivals, prompts normal(300, 100), outputs uniform in [lo, hi]. */
+/* The inference-perf shared-prefix generator on w: 4 groups of 5 prompts, a
+ * 200-token system prompt, 100-token questions, 150-token outputs
+ * (sp_groups = 0 turns it off again). */
+static void shared_prefixes(struct wl_spec *w)
+{
+	w->sp_groups = 4;
+	w->sp_prompts = 5;
+	w->sp_system = 200;
+	w->sp_question = 100;
+	w->sp_output = 150;
+}
+
 static void poisson_spec(struct wl_spec *w, double rate, int64_t n, double lo, double hi, uint64_t seed)
 {
 	wl_spec_defaults(w);
@@ -874,12 +893,7 @@ static void test_dp_attention(void)
 		model_params(&m, &pc);
 		CHECK_REL(w1 - w2, pc.experts / 2 * 2, 1e-9, "EP 2 over DP 2: each GPU holds half the experts");
 	}
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = cc.kvdt = DT_BF16;
-	cost_default_overheads(&cc.ov);
-	cc.max_tokens = 2048;
-	cc.max_seqs = 64;
-	cc.graph_max = 512;
+	bf16_cost_cfg(&cc, 2048, 64);
 	CHECK(cost_init(&c, &m, gpu("h100"), &p, &cc, datadir, &e) == 0 && c.dp_attn, "DP 2 MoE cost model is attention-DP");
 	memset(&d, 0, sizeof(d));
 	d.nchunks = 1;
@@ -1336,13 +1350,11 @@ static void test_pooled_itl_replay(const struct model_cfg *m)
 	free(g);
 }
 
-/* Step segments (sim.h, no_segments): running a replica's steps back to
- * back without the event queue gives the same bytes as step by step: step
- * log, per-request CSV and totals, on open and closed loops, prefix
- * caching with shared prefixes, a preemption storm, speculative decoding,
- * PP, DP, attention-DP lockstep, P/D and SGLang. */
-static void seg_compare(const char *what, struct sim_cfg *sc, const struct cost_model *c,
-			const struct wl_spec *w)
+/* Runs sc with *off set, then cleared (that run checking the engine's
+ * invariants after every event when `check`), and checks that both give
+ * the same bytes: step log, per-request CSV, totals and pooled gaps. */
+static void same_both_ways(const char *what, const char *mode, struct sim_cfg *sc, bool *off, bool check,
+			   const struct cost_model *c, const struct wl_spec *w)
 {
 	char *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
 	struct sim_totals t1, t2;
@@ -1350,51 +1362,44 @@ static void seg_compare(const char *what, struct sim_cfg *sc, const struct cost_
 	int r1, r2;
 
 	sc->check_invariants = false;
-	sc->no_segments = true;
+	*off = true;
 	r1 = run(sc, c, w, &l1, &c1, &t1);
 	m1 = run_sum;
-	sc->no_segments = false;
+	*off = false;
+	sc->check_invariants = check;
 	r2 = run(sc, c, w, &l2, &c2, &t2);
+	sc->check_invariants = false;
 	pooled_consistent(what, &run_sum);
 	CHECK(r1 == 0 && r2 == 0 && t1.completed > 0 && strcmp(l1, l2) == 0 && strcmp(c1, c2) == 0 &&
 		      memcmp(&t1, &t2, sizeof(t1)) == 0 &&
 		      memcmp(&m1.itl_pooled_ms, &run_sum.itl_pooled_ms, sizeof(m1.itl_pooled_ms)) == 0 &&
 		      m1.itl_pooled_mean_ms == run_sum.itl_pooled_mean_ms,
-	      "%s: segments on and off byte-identical (%llu steps, %llu events, %llu preemptions, "
-	      "%zu log bytes)", what, (unsigned long long)t1.steps, (unsigned long long)t1.events,
+	      "%s: %s on and off byte-identical (%llu steps, %llu events, %llu preemptions, %zu log bytes)", what,
+	      mode, (unsigned long long)t1.steps, (unsigned long long)t1.events,
 	      (unsigned long long)t1.preemptions, strlen(l1));
 	free(l1); free(c1); free(l2); free(c2);
 }
 
+/* Step segments (sim.h, no_segments): running a replica's steps back to
+ * back without the event queue (and steady-decode steps without the
+ * general walks: sched.c's decode_steps) gives the same bytes as step by
+ * step, on open and closed loops, prefix caching with shared prefixes, a
+ * preemption storm, speculative decoding, PP, DP, attention-DP lockstep,
+ * P/D and SGLang. */
+static void seg_compare(const char *what, struct sim_cfg *sc, const struct cost_model *c,
+			const struct wl_spec *w)
+{
+	same_both_ways(what, "segments", sc, &sc->no_segments, false, c, w);
+}
+
 /* Lazy decoders (sim.h, no_lazy_decoders): advancing steady decoders by
  * the step count gives the same bytes as walking every running request at
- * every step: step log, per-request CSV, totals and pooled gaps; the lazy
- * run checks the engine's invariants (sched_check's lists) after every
- * event. */
+ * every step; the lazy run checks the engine's invariants (sched_check's
+ * lists) after every event. */
 static void lazy_compare(const char *what, struct sim_cfg *sc, const struct cost_model *c,
 			 const struct wl_spec *w)
 {
-	char *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
-	struct sim_totals t1, t2;
-	struct metric_set m1;
-	int r1, r2;
-
-	sc->check_invariants = false;
-	sc->no_lazy_decoders = true;
-	r1 = run(sc, c, w, &l1, &c1, &t1);
-	m1 = run_sum;
-	sc->no_lazy_decoders = false;
-	sc->check_invariants = true; /* sched_check after every event too */
-	r2 = run(sc, c, w, &l2, &c2, &t2);
-	sc->check_invariants = false;
-	pooled_consistent(what, &run_sum);
-	CHECK(r1 == 0 && r2 == 0 && t1.completed > 0 && strcmp(l1, l2) == 0 && strcmp(c1, c2) == 0 &&
-		      memcmp(&t1, &t2, sizeof(t1)) == 0 &&
-		      memcmp(&m1.itl_pooled_ms, &run_sum.itl_pooled_ms, sizeof(m1.itl_pooled_ms)) == 0 &&
-		      m1.itl_pooled_mean_ms == run_sum.itl_pooled_mean_ms,
-	      "%s: lazy decoders on and off byte-identical (%llu steps, %llu preemptions, %zu log bytes)", what,
-	      (unsigned long long)t1.steps, (unsigned long long)t1.preemptions, strlen(l1));
-	free(l1); free(c1); free(l2); free(c2);
+	same_both_ways(what, "lazy decoders", sc, &sc->no_lazy_decoders, true, c, w);
 }
 
 static void test_lazy_decoders(const struct model_cfg *m)
@@ -1436,11 +1441,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		base_cfg(&sc, 2048, 64, 4000);
 		pd_cfg(&sc, 1, &c, 3000, 2048, 1e5);
 		LAZY("P/D 1p1d");
-		w.sp_groups = 4;
-		w.sp_prompts = 5;
-		w.sp_system = 200;
-		w.sp_question = 100;
-		w.sp_output = 150;
+		shared_prefixes(&w);
 		base_cfg(&sc, 2048, 64, 120);
 		LAZY("shared prefixes, tight KV");
 		base_cfg(&sc, 2048, 64, 120);
@@ -1459,12 +1460,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		LAZY("max prefill tokens");
 	}
 	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = cc.kvdt = DT_BF16;
-	cost_default_overheads(&cc.ov);
-	cc.max_tokens = 2048;
-	cc.max_seqs = 64;
-	cc.graph_max = 512;
+	bf16_cost_cfg(&cc, 2048, 64);
 	load_model("mixtral-8x7b", &moe);
 	if (cost_init(&cmoe, &moe, gpu("h100"), &dpa, &cc, datadir, &e) == 0) {
 		for (sg = 0; sg < 2; sg++) {
@@ -1592,11 +1588,7 @@ static void test_segments(const struct model_cfg *m)
 	pd_cfg(&sc, 1, &c, 3000, 2048, 1e5);
 	seg_compare("P/D 1p1d", &sc, &c, &w);
 	/* shared prefixes (inference-perf generator) under a tight cache */
-	w.sp_groups = 4;
-	w.sp_prompts = 5;
-	w.sp_system = 200;
-	w.sp_question = 100;
-	w.sp_output = 150;
+	shared_prefixes(&w);
 	base_cfg(&sc, 2048, 64, 120);
 	seg_compare("shared prefixes, tight KV", &sc, &c, &w);
 	w.sp_groups = 0;
@@ -1611,12 +1603,7 @@ static void test_segments(const struct model_cfg *m)
 	w.process = WL_POISSON;
 	w.num_requests = 300;
 	/* PP 2 */
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = cc.kvdt = DT_BF16;
-	cost_default_overheads(&cc.ov);
-	cc.max_tokens = 2048;
-	cc.max_seqs = 64;
-	cc.graph_max = 512;
+	bf16_cost_cfg(&cc, 2048, 64);
 	if (cost_init(&cpp, m, gpu("h100"), &pp2, &cc, datadir, &e) == 0) {
 		base_cfg(&sc, 2048, 64, 4000);
 		seg_compare("PP 2", &sc, &cpp, &w);
