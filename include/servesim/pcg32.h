@@ -13,10 +13,27 @@ struct pcg32 {
 /* Seed with an initial state and a stream selector (the reference
  * pcg32_srandom_r). */
 void pcg32_seed(struct pcg32 *r, uint64_t initstate, uint64_t stream);
-uint32_t pcg32_next(struct pcg32 *r);
+/* (Inline, with pcg32_double: the workload and the acceptance draws take
+ * one or more per request, a call costing about what the draw does.) */
+static inline uint32_t pcg32_next(struct pcg32 *r)
+{
+	uint64_t old = r->state;
+	uint32_t xorshifted, rot;
+
+	r->state = old * 6364136223846793005ULL + r->inc;
+	xorshifted = (uint32_t)(((old >> 18u) ^ old) >> 27u);
+	rot = (uint32_t)(old >> 59u);
+	return (xorshifted >> rot) | (xorshifted << ((-rot) & 31u));
+}
 /* Uniform integer in [0, bound) without modulo bias; bound > 0. */
 uint32_t pcg32_bounded(struct pcg32 *r, uint32_t bound);
 /* Uniform double in [0, 1) with 53 random bits. */
-double pcg32_double(struct pcg32 *r);
+static inline double pcg32_double(struct pcg32 *r)
+{
+	uint64_t hi = pcg32_next(r) >> 5; /* 27 bits */
+	uint64_t lo = pcg32_next(r) >> 6; /* 26 bits */
+
+	return (double)((hi << 26) | lo) * (1.0 / 9007199254740992.0);
+}
 
 #endif
