@@ -1773,9 +1773,11 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 			/* verification: K+1 query tokens through the decode
 			 * kernels (GEMM rows, decode attention over the context
 			 * up to each position, the LM head on every position) */
-			int64_t q;
-			for (q = 0; q < r->step_tokens; q++)
-				d->decode_ctx_sum += (double)(r->computed + 1 + q);
+			int64_t q = r->step_tokens;
+			/* sum of computed + 1 + i, i < q, in one add: the
+			 * same value as q adds, every partial sum an integer
+			 * below 2^53 */
+			d->decode_ctx_sum += (double)(q * (r->computed + 1) + q * (q - 1) / 2);
 			d->ndecode += r->step_tokens;
 			d->nlogits += r->step_tokens;
 			continue;
