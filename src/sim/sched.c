@@ -2093,6 +2093,12 @@ static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct e
 	if (!rp->tok_open)
 		return 0; /* (nothing pending either) */
 	rp->tok_open = false;
+	if (rp->no_gaps && rp->npend == 0) {
+		/* no record waits for the time, and without pooled gaps the
+		 * decoders' delivery time (tok_t) is never read */
+		rp->ngapq = 0;
+		return 0;
+	}
 	t = delivery_time(s, rp);
 	gaps_deliver(s, rp, t);
 	for (i = 0; i < rp->npend; i++) {
@@ -2319,9 +2325,12 @@ static int decode_steps(struct sim *s, int ri)
 		if ((b && b->n > 0) || (rp->nheap > 0 && rp->heap[0].fin_G <= g1) ||
 		    rp->cls_count[cls] > kvc_available(&rp->kv))
 			return 0;
-		/* finish_rank: the previous step's tokens, then this one's */
-		t = delivery_time(s, rp);
-		gaps_deliver(s, rp, t);
+		/* finish_rank: the previous step's tokens (as deliver: their
+		 * time only for the pooled gaps), then this one's */
+		if (!rp->no_gaps) {
+			t = delivery_time(s, rp);
+			gaps_deliver(s, rp, t);
+		}
 		rp->pend_t0 = s->now;
 		rp->pend_host_s = rp->step_host_s;
 		rp->pend_dur_ns = rp->step_dur_ns;
