@@ -628,7 +628,7 @@ static SCHED_STEP_INLINE void gap_push(struct replica *rp, struct req *r, enum g
 }
 
 /* The last finished step's chunks reach the client at t: the gaps. */
-static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, int64_t t)
+static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, int64_t t, const bool sg)
 {
 	const struct overheads *ov = &s->cost->cfg.ov; /* as engine.c's record() */
 	bool h2;
@@ -639,7 +639,7 @@ static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, in
 
 	if (s->cfg.no_pooled_gaps) { /* nobody reads them (sim.h) */
 		rp->ngapq = 0;
-		if (rp->pend_dec)
+		if (!sg || rp->pend_dec)
 			rp->tok_t = t;
 		return;
 	}
@@ -686,7 +686,7 @@ static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, in
 			rp->lazy_n[st] = 0;
 		}
 	rp->ngapq = 0;
-	if (rp->pend_dec)
+	if (!sg || rp->pend_dec)
 		rp->tok_t = t;
 }
 
@@ -1743,13 +1743,13 @@ static SCHED_STEP_INLINE void register_filled(struct sim *s, struct replica *rp,
 
 /* Schedule replica ri's next step and describe it for the cost model;
  * false when it has nothing to run. */
-static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc *d)
+static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc *d, const bool sg)
 {
 	struct replica *rp = &s->reps[ri];
 	size_t i;
 
 	rp->nsched = 0;
-	if (s->cfg.sglang)
+	if (sg)
 		schedule_sglang(s, rp);
 	else if (!schedule_fast(s, rp) && !schedule_dec_preempt(s, rp))
 		schedule_explicit(s, rp);
@@ -1792,7 +1792,7 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 		}
 		d->nlogits += samples;
 	}
-	if (rp->dec_run)
+	if (!sg || rp->dec_run)
 		describe_decoders(rp, d);
 	return true;
 }
@@ -1885,7 +1885,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 
 	for (i = lo; i < hi; i++) {
 		struct replica *rp = &s->reps[i];
-		rp->active = plan_step(s, i, &rp->desc);
+		rp->active = plan_step(s, i, &rp->desc, s->cfg.sglang);
 		any |= rp->active;
 		moe += rp->active ? step_tokens(&rp->desc) : 1;
 	}
@@ -1948,7 +1948,7 @@ static void pp_start(struct sim *s, int ri)
 		rp->busy = false; /* a batch end restarts it */
 		return;
 	}
-	if (!plan_step(s, ri, &d)) {
+	if (!plan_step(s, ri, &d, s->cfg.sglang)) {
 		rp->busy = false;
 		return;
 	}
@@ -1986,13 +1986,13 @@ void sched_stage_free(struct sim *s, int ri)
 
 /* Plan, price and account replica ri's next step (no PP, no lockstep);
  * false when it has nothing to run.  Its end is the caller's. */
-static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri)
+static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg)
 {
 	struct replica *rp = &s->reps[ri];
 	struct step_desc d;
 	double t;
 
-	if (!plan_step(s, ri, &d)) {
+	if (!plan_step(s, ri, &d, sg)) {
 		rp->busy = false;
 		return false;
 	}
@@ -2021,7 +2021,7 @@ void sched_start_step(struct sim *s, int ri)
 		pp_start(s, ri);
 		return;
 	}
-	if (start_single(s, ri))
+	if (start_single(s, ri, s->cfg.sglang))
 		evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
 }
 
@@ -2084,7 +2084,7 @@ static SCHED_STEP_INLINE int64_t delivery_time(const struct sim *s, const struct
 /* Hand the last finished step's tokens to the clients at delivery_time.
  * Completed requests are recorded then, and a closed-loop client sends its
  * next request. */
-static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct err *e)
+static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct err *e, const bool sg)
 {
 	int64_t t;
 	size_t i;
@@ -2100,7 +2100,7 @@ static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct e
 		return 0;
 	}
 	t = delivery_time(s, rp);
-	gaps_deliver(s, rp, t);
+	gaps_deliver(s, rp, t, sg);
 	for (i = 0; i < rp->npend; i++) {
 		struct req *r = rp->pend[i];
 		if (r->first_pending) {
@@ -2150,7 +2150,7 @@ static int cmp_rseq(const void *a, const void *b)
 }
 
 /* End replica ri's step: tokens, completions, block bookkeeping. */
-static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
+static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, const bool sg)
 {
 	struct replica *rp = &s->reps[ri];
 	struct req *r;
@@ -2159,15 +2159,15 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	int rc;
 
 	/* the previous step's tokens reach the client now */
-	if ((rc = deliver(s, rp, e)) < 0)
+	if ((rc = deliver(s, rp, e, sg)) < 0)
 		return rc;
 	rp->pend_t0 = s->now;
 	rp->pend_host_s = rp->step_host_s;
 	rp->pend_dur_ns = rp->step_dur_ns;
 	rp->tok_open = true;
-	rp->pend_dec = rp->dec_run;
+	rp->pend_dec = !sg || rp->dec_run;
 	/* (SGLang: unless the step was a prefill batch) */
-	if (rp->dec_run)
+	if (!sg || rp->dec_run)
 		decoders_stepped(rp);
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
@@ -2216,7 +2216,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
 			rp->done[ndone++] = r;
-		} else if (s->cfg.sglang ? rp->dec_run && sg_lazy(s, rp)
+		} else if (sg ? rp->dec_run && sg_lazy(s, rp)
 					 : s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders) {
 			/* speculative and pipelined requests stay explicit; with
 			 * SGLang a request joins after a decode batch, so that its
@@ -2225,18 +2225,18 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 		}
 	}
 	cls = cls_of(s, -rp->G);
-	if (rp->dec_run)
+	if (!sg || rp->dec_run)
 		register_filled(s, rp, cls);
 	/* decoders that produced their last token: this step's ring bucket
 	 * (every entry there is due now: it was queued less than a ring's
 	 * length of steps ago), then the heap's */
-	if (rp->ring && rp->dec_run) {
+	if (rp->ring && (!sg || rp->dec_run)) {
 		struct fin_bucket *b = &rp->ring[rp->G & (SCHED_FIN_RING - 1)];
 		for (i = 0; i < b->n; i++)
 			ndone = fin_due(s, rp, &b->e[i], ndone);
 		b->n = 0;
 	}
-	while (rp->dec_run && rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
+	while ((!sg || rp->dec_run) && rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
 		struct fin_entry fe = rp->heap[0];
 		heap_pop(rp);
 		ndone = fin_due(s, rp, &fe, ndone);
@@ -2247,7 +2247,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e)
 	 * scheduler reads them only with decoders: sg_lazy) */
 	if (rp->fallback) {
 		rp->nothers = 0;
-		if (!s->cfg.sglang || sg_lazy(s, rp))
+		if (!sg || sg_lazy(s, rp))
 			for (r = rp->run_head; r; r = r->next)
 				if (!r->dec && !r->done)
 					others_push(rp, r);
@@ -2329,7 +2329,7 @@ static int decode_steps(struct sim *s, int ri)
 		 * time only for the pooled gaps), then this one's */
 		if (!rp->no_gaps) {
 			t = delivery_time(s, rp);
-			gaps_deliver(s, rp, t);
+			gaps_deliver(s, rp, t, false);
 		}
 		rp->pend_t0 = s->now;
 		rp->pend_host_s = rp->step_host_s;
@@ -2358,7 +2358,9 @@ static int decode_steps(struct sim *s, int ri)
 	}
 }
 
-int sched_finish_step(struct sim *s, int ri, struct err *e)
+/* sched_finish_step's body for one engine's scheduler (sg: SGLang's), so
+ * that vLLM's step loop does not test for SGLang's batches. */
+static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, const bool sg)
 {
 	int i, rc, lo, hi;
 
@@ -2376,24 +2378,24 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 		b->used = false;
 		b->n = 0;
 		rp->npipe--;
-		if ((rc = finish_rank(s, ri, e)) < 0)
+		if ((rc = finish_rank(s, ri, e, sg)) < 0)
 			return rc;
 		if (!was_busy)
 			sched_start_step(s, ri);
-		return rp->busy || rp->npipe > 0 ? 0 : deliver(s, rp, e);
+		return rp->busy || rp->npipe > 0 ? 0 : deliver(s, rp, e, sg);
 	}
 	lock_group(s, ri, &lo, &hi);
 	if (hi - lo == 1) {
 		for (;;) {
 			struct replica *rp = &s->reps[ri];
 			int64_t t_end;
-			if (decode_steps_apply(s, rp) && decode_steps(s, ri))
+			if (!sg && decode_steps_apply(s, rp) && decode_steps(s, ri))
 				return 0;
-			if ((rc = finish_rank(s, ri, e)) < 0)
+			if ((rc = finish_rank(s, ri, e, sg)) < 0)
 				return rc;
 			/* an engine with nothing to do hands its outputs over at once */
-			if (!start_single(s, ri))
-				return deliver(s, rp, e);
+			if (!start_single(s, ri, sg))
+				return deliver(s, rp, e, sg);
 			t_end = s->now + rp->step_dur_ns;
 			if (!segment_goes_on(s, t_end)) {
 				evq_push(&s->q, t_end, EV_STEP_END, ri);
@@ -2404,11 +2406,11 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 	for (;;) {
 		int64_t t_end;
 		for (i = lo; i < hi; i++)
-			if ((rc = finish_rank(s, i, e)) < 0)
+			if ((rc = finish_rank(s, i, e, sg)) < 0)
 				return rc;
 		if (!group_start(s, lo, hi)) {
 			for (i = lo; i < hi; i++)
-				if ((rc = deliver(s, &s->reps[i], e)) < 0)
+				if ((rc = deliver(s, &s->reps[i], e, sg)) < 0)
 					return rc;
 			return 0;
 		}
@@ -2418,6 +2420,11 @@ int sched_finish_step(struct sim *s, int ri, struct err *e)
 			return 0;
 		}
 	}
+}
+
+int sched_finish_step(struct sim *s, int ri, struct err *e)
+{
+	return s->cfg.sglang ? finish_step(s, ri, e, true) : finish_step(s, ri, e, false);
 }
 
 bool sched_check(const struct sim *s, int ri, char *why, size_t n)
