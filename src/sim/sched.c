@@ -702,6 +702,7 @@ static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct
 		XGROW(rp->dk, rp->dk_cap, rp->ndk + 1);
 		r->dk_ix = (int32_t)rp->ndk;
 		rp->dk[rp->ndk].k = r->output - r->dg0 + r->dG0;
+		rp->dk_sum += rp->dk[rp->ndk].k;
 		rp->dk[rp->ndk++].r = r;
 	}
 	r->cls = cls_of(s, r->dc0 - r->dG0);
@@ -778,6 +779,7 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 	rp->dec_base_sum -= r->dc0 - r->dG0;
 	r->dec = false; /* its heap entry is skipped while it is explicit */
 	if (s->cfg.sglang) { /* its dk slot takes the last one */
+		rp->dk_sum -= rp->dk[r->dk_ix].k;
 		rp->dk[r->dk_ix] = rp->dk[--rp->ndk];
 		rp->dk[r->dk_ix].r->dk_ix = r->dk_ix;
 	}
@@ -1100,29 +1102,80 @@ static inline int64_t ceil_nonneg(double x)
 	return i + ((double)i < x);
 }
 
-/* The running requests' future tokens at the new-token ratio, in blocks
- * (the admission's reservation): the explicit ones (`others` with lazy
- * decoders, else the running list) and the decoders from their dk entries
- * (a sum of integers: in any order). */
-static int32_t sg_reserve(const struct sim *s, const struct replica *rp, bool lazy)
+/* SGLang's admission reservation: the running requests' future tokens at
+ * the new-token ratio, in blocks, plus what this step's admissions added.
+ * Summed exactly (`known`) only when a bound cannot decide an admission:
+ * with lazy decoders `hi` is the explicit requests' exact part plus an
+ * upper bound of the decoders' (sg_reserve_start). */
+struct sg_res {
+	int64_t val, hi, added;
+	size_t nothers0; /* the explicit requests when it was taken */
+	bool known;
+};
+
+/* The decoders' part, exactly: from their dk entries (a sum of integers:
+ * in any order). */
+static int64_t sg_reserve_dk(const struct sim *s, const struct replica *rp)
+{
+	double ratio = rp->sg_ratio;
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < rp->ndk; i++) {
+		int64_t left = rp->dk[i].k - rp->G;
+		sum += blocks_for(s, ceil_nonneg((double)(left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP) * ratio));
+	}
+	return sum;
+}
+
+/* Take the reservation before admitting: the explicit requests (`others`
+ * with lazy decoders, else the whole running list) summed; the decoders'
+ * part bounded by each one's blocks_for(ceil(left ratio)) <= (left ratio
+ * (1 + 2^-52) + 1) / block_size + 1, left unclipped (dk_sum - ndk G: at
+ * least the clipped sum), with margin for the double's rounding. */
+static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool lazy, struct sg_res *res)
 {
 	double ratio = rp->sg_ratio;
 	int64_t sum = 0;
 	const struct req *r;
 	size_t i;
 
+	memset(res, 0, sizeof(*res));
 	if (!lazy) {
 		for (r = rp->run_head; r; r = r->next)
 			sum += blocks_for(s, ceil_nonneg((double)sg_future(r) * ratio));
-		return (int32_t)sum;
+		res->val = sum;
+		res->known = true;
+		return;
 	}
 	for (i = 0; i < rp->nothers; i++)
 		sum += blocks_for(s, ceil_nonneg((double)sg_future(rp->others[i]) * ratio));
-	for (i = 0; i < rp->ndk; i++) {
-		int64_t left = rp->dk[i].k - rp->G;
-		sum += blocks_for(s, ceil_nonneg((double)(left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP) * ratio));
+	res->nothers0 = rp->nothers;
+	res->val = sum;
+	if (rp->ndk > 0) {
+		double left = (double)(rp->dk_sum - (int64_t)rp->ndk * rp->G), n = (double)rp->ndk;
+		res->hi = sum + (int64_t)((left * ratio * (1 + 1e-12) + n) / (double)s->cfg.block_size) +
+			  (int64_t)rp->ndk + 2;
+	} else {
+		res->hi = sum;
+		res->known = true;
 	}
-	return (int32_t)sum;
+}
+
+/* Does an admission needing `need` blocks (and the evictable hits it takes
+ * back) leave the reservation's blocks free?  (need + reserve > available
+ * decides, as the exact sum would.) */
+static bool sg_res_fits(const struct sim *s, const struct replica *rp, struct sg_res *res, int64_t need)
+{
+	int64_t avail = kvc_available(&rp->kv);
+
+	if (!res->known) {
+		if (need + res->hi + res->added <= avail)
+			return true;
+		res->val += sg_reserve_dk(s, rp);
+		res->known = true;
+	}
+	return need + res->val + res->added <= avail;
 }
 
 /* May SGLang's steady decoders be lazy (as vLLM's: advanced by the step
@@ -1146,7 +1199,7 @@ static bool sg_lazy(const struct sim *s, const struct replica *rp)
  * prompt tokens to compute, unless the batch is still empty (SGLang's
  * PrefillAdder: such a prompt waits whole rather than being chunked).
  * True when it stopped for KV (SGLang's NO_TOKEN). */
-static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int32_t reserve,
+static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, struct sg_res *res,
 			  int64_t rem_input)
 {
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0 && rem_input > 0) {
@@ -1182,7 +1235,8 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 			need += blocks_for(s, ceil_nonneg((double)sg_future(r) * rp->sg_ratio));
 		if (s->cfg.no_evict) /* the KV of its whole prompt and output */
 			r->ne_blocks = blocks_for(s, r->prompt + r->output);
-		if (need + evictable + reserve > kvc_available(&rp->kv) ||
+		if ((res ? !sg_res_fits(s, rp, res, (int64_t)need + evictable)
+			 : need + evictable > kvc_available(&rp->kv)) ||
 		    (s->cfg.no_evict && rp->ne_reserved + r->ne_blocks > rp->kv.total)) {
 			r->ne_blocks = 0;
 			array_put(s, rp, r, r->blocks);
@@ -1211,7 +1265,7 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, int
 		r->last_hash = last;
 		if (s->cfg.sglang) {
 			int32_t now = blocks_for(s, r->computed + n) - hits;
-			reserve += need - now;
+			res->added += need - now;
 			need = now;
 		}
 		grow_blocks(s, rp, r, need);
@@ -1306,7 +1360,7 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 	/* the others list is rebuilt from the running list after the step */
 	rp->nothers = 0;
 	if (!preempted)
-		admit_waiting(s, rp, budget, 0, INT64_MAX);
+		admit_waiting(s, rp, budget, NULL, INT64_MAX);
 }
 
 /* Only decoders run (none is explicit), the budget reaches them all, and
@@ -1418,7 +1472,7 @@ static SCHED_STEP_INLINE bool schedule_fast(struct sim *s, struct replica *rp)
 	/* nothing left unscheduled in the running list (and, tested here
 	 * rather than in the call, someone waiting: most steps have nobody) */
 	if (i == rp->nothers && rp->wlen > 0)
-		admit_waiting(s, rp, budget, 0, INT64_MAX);
+		admit_waiting(s, rp, budget, NULL, INT64_MAX);
 	return true;
 }
 
@@ -1560,7 +1614,8 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt;
 	int64_t rem_input = s->cfg.sglang_max_prefill > 0 ? s->cfg.sglang_max_prefill : INT64_MAX;
-	int32_t reserve = 0, pend = 0;
+	int32_t pend = 0;
+	struct sg_res res = {.known = true}; /* nobody to admit: none */
 	bool retracted = false, lazy = sg_lazy(s, rp);
 	struct req *r;
 	size_t i;
@@ -1606,13 +1661,13 @@ static void schedule_sglang(struct sim *s, struct replica *rp)
 		 * steps have nobody to admit, or a full batch): a walk of the
 		 * batch otherwise saved */
 		if (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns)
-			reserve = sg_reserve(s, rp, lazy);
+			sg_reserve_start(s, rp, lazy, &res);
 		if (s->cfg.sglang_lpm)
 			sg_sort_lpm(s, rp);
 		/* P/D workers never latch it: the prefill server's loop resets
 		 * it every iteration, the decode server admits from its
 		 * pre-allocated queue (disaggregation/prefill.py, decode.py) */
-		if ((admit_waiting(s, rp, budget, reserve, rem_input) ||
+		if ((admit_waiting(s, rp, budget, &res, rem_input) ||
 		     (rp->wlen > 0 && (int64_t)rp->nrun >= rp->mns)) && rp->nrun > 0 && s->cfg.pd.prefill <= 0)
 			rp->sg_full_at = rp->nrun;
 	}

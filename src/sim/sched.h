@@ -138,6 +138,7 @@ struct replica {
 		struct req *r;
 	} *dk;
 	size_t ndk, dk_cap;
+	int64_t dk_sum;                    /* of their k */
 	struct req **cls_head;             /* [block_size] */
 	int64_t *cls_count;                /* decoders per class, lean ones included */
 	int64_t *cls_lean;                 /* lean decoders per class */
