@@ -1109,7 +1109,6 @@ static inline int64_t ceil_nonneg(double x)
  * upper bound of the decoders' (sg_reserve_start). */
 struct sg_res {
 	int64_t val, hi, added;
-	size_t nothers0; /* the explicit requests when it was taken */
 	bool known;
 };
 
@@ -1150,7 +1149,6 @@ static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool
 	}
 	for (i = 0; i < rp->nothers; i++)
 		sum += blocks_for(s, ceil_nonneg((double)sg_future(rp->others[i]) * ratio));
-	res->nothers0 = rp->nothers;
 	res->val = sum;
 	if (rp->ndk > 0) {
 		double left = (double)(rp->dk_sum - (int64_t)rp->ndk * rp->G), n = (double)rp->ndk;
