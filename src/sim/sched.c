@@ -1794,6 +1794,16 @@ static SCHED_STEP_INLINE void register_filled(struct sim *s, struct replica *rp,
 	}
 }
 
+/* An empty description of replica rp's next step (no drafts after it yet). */
+static SCHED_STEP_INLINE void desc_start(struct replica *rp, struct step_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->chunk_len = rp->chunk_len;
+	d->chunk_prefix = rp->chunk_prefix;
+	rp->spec_n = 0;
+	rp->spec_ctx = 0;
+}
+
 /* Schedule replica ri's next step and describe it for the cost model;
  * false when it has nothing to run. */
 static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc *d, const bool sg)
@@ -1808,12 +1818,7 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 		schedule_explicit(s, rp);
 	if (rp->nsched == 0 && rp->ndec == 0)
 		return false;
-	memset(d, 0, sizeof(*d));
-	rp->spec_n = 0;
-	d->chunk_len = rp->chunk_len;
-	d->chunk_prefix = rp->chunk_prefix;
-	rp->spec_n = 0;
-	rp->spec_ctx = 0;
+	desc_start(rp, d);
 	for (i = 0; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
 		bool samples = r->computed + r->step_tokens == req_num_tokens(r), dec = decoding(r);
@@ -2037,6 +2042,18 @@ void sched_stage_free(struct sim *s, int ri)
 	sched_start_step(s, ri);
 }
 
+/* Replica ri runs a step of t seconds, host_s of them launching it
+ * (start_single, decode_steps): accounted, its duration set. */
+static SCHED_STEP_INLINE void step_started(struct sim *s, int ri, double t, double host_s)
+{
+	struct replica *rp = &s->reps[ri];
+
+	account_step(s, ri, t);
+	rp->busy = true;
+	rp->step_dur_ns = simtime_round(t * 1e9);
+	rp->step_host_s = host_s;
+}
+
 /* Plan, price and account replica ri's next step (no PP, no lockstep);
  * false when it has nothing to run.  Its end is the caller's. */
 static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg)
@@ -2050,10 +2067,7 @@ static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg)
 		return false;
 	}
 	t = rank_cost(s, rp, &d);
-	account_step(s, ri, t);
-	rp->busy = true;
-	rp->step_dur_ns = simtime_round(t * 1e9);
-	rp->step_host_s = d.nchunks > 0 ? rp->cost->eager_s : 0;
+	step_started(s, ri, t, d.nchunks > 0 ? rp->cost->eager_s : 0);
 	return true;
 }
 
@@ -2172,6 +2186,18 @@ static SCHED_STEP_INLINE int deliver(struct sim *s, struct replica *rp, struct e
 	return rc;
 }
 
+/* The step that just ended (now) is the one whose tokens are pending; its
+ * decoders made a token in it (stepped: every vLLM step, SGLang's decode
+ * batches). */
+static SCHED_STEP_INLINE void step_pending(const struct sim *s, struct replica *rp, bool stepped)
+{
+	rp->pend_t0 = s->now;
+	rp->pend_host_s = rp->step_host_s;
+	rp->pend_dur_ns = rp->step_dur_ns;
+	rp->tok_open = true;
+	rp->pend_dec = stepped;
+}
+
 /* Completion entry fe came due: its decoder, unless the entry is stale or
  * the request explicit, is done (added to rp->done at ndone; the new
  * count is returned). */
@@ -2210,17 +2236,14 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	size_t i, j, ndone = 0;
 	int32_t cls;
 	int rc;
+	/* its decoders made a token (SGLang: unless it was a prefill batch) */
+	const bool stepped = !sg || rp->dec_run;
 
 	/* the previous step's tokens reach the client now */
 	if ((rc = deliver(s, rp, e, sg)) < 0)
 		return rc;
-	rp->pend_t0 = s->now;
-	rp->pend_host_s = rp->step_host_s;
-	rp->pend_dur_ns = rp->step_dur_ns;
-	rp->tok_open = true;
-	rp->pend_dec = !sg || rp->dec_run;
-	/* (SGLang: unless the step was a prefill batch) */
-	if (!sg || rp->dec_run)
+	step_pending(s, rp, stepped);
+	if (stepped)
 		decoders_stepped(rp);
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
@@ -2269,7 +2292,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
 			rp->done[ndone++] = r;
-		} else if (sg ? rp->dec_run && sg_lazy(s, rp)
+		} else if (sg ? stepped && sg_lazy(s, rp)
 					 : s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders) {
 			/* speculative and pipelined requests stay explicit; with
 			 * SGLang a request joins after a decode batch, so that its
@@ -2278,18 +2301,18 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		}
 	}
 	cls = cls_of(s, -rp->G);
-	if (!sg || rp->dec_run)
+	if (stepped)
 		register_filled(s, rp, cls);
 	/* decoders that produced their last token: this step's ring bucket
 	 * (every entry there is due now: it was queued less than a ring's
 	 * length of steps ago), then the heap's */
-	if (rp->ring && (!sg || rp->dec_run)) {
+	if (rp->ring && stepped) {
 		struct fin_bucket *b = &rp->ring[rp->G & (SCHED_FIN_RING - 1)];
 		for (i = 0; i < b->n; i++)
 			ndone = fin_due(s, rp, &b->e[i], ndone);
 		b->n = 0;
 	}
-	while ((!sg || rp->dec_run) && rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
+	while (stepped && rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
 		struct fin_entry fe = rp->heap[0];
 		heap_pop(rp);
 		ndone = fin_due(s, rp, &fe, ndone);
@@ -2374,7 +2397,6 @@ static int decode_steps(struct sim *s, int ri)
 		int32_t cls = cls_of(s, -g1);
 		struct fin_bucket *b = rp->ring ? &rp->ring[g1 & (SCHED_FIN_RING - 1)] : NULL;
 		struct step_desc d;
-		double price;
 		if ((b && b->n > 0) || (rp->nheap > 0 && rp->heap[0].fin_G <= g1) ||
 		    rp->cls_count[cls] > kvc_available(&rp->kv))
 			return 0;
@@ -2384,25 +2406,14 @@ static int decode_steps(struct sim *s, int ri)
 			t = delivery_time(s, rp);
 			gaps_deliver(s, rp, t, false);
 		}
-		rp->pend_t0 = s->now;
-		rp->pend_host_s = rp->step_host_s;
-		rp->pend_dur_ns = rp->step_dur_ns;
-		rp->pend_dec = true;
+		step_pending(s, rp, true);
 		decoders_stepped(rp);
 		register_filled(s, rp, cls);
 		take_crossing(s, rp, cls); /* schedule_fast's */
 		/* plan_step's description, rank_cost, account_step, start_single */
-		memset(&d, 0, sizeof(d));
-		d.chunk_len = rp->chunk_len;
-		d.chunk_prefix = rp->chunk_prefix;
-		rp->spec_n = 0;
-		rp->spec_ctx = 0;
+		desc_start(rp, &d);
 		describe_decoders(rp, &d);
-		price = rank_cost(s, rp, &d);
-		account_step(s, ri, price);
-		rp->busy = true;
-		rp->step_dur_ns = simtime_round(price * 1e9);
-		rp->step_host_s = 0;
+		step_started(s, ri, rank_cost(s, rp, &d), 0);
 		t_end = s->now + rp->step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {
 			evq_push(&s->q, t_end, EV_STEP_END, ri);
