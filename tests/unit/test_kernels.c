@@ -1604,10 +1604,10 @@ static long sweep_logs(const struct cost_model *c, const char *path, double min_
 
 /* servesim's bf16 GEMM price (the default vLLM collection, bandwidth floor
  * and sustained-rate ceiling) against cuBLASLt sweeps measured on a real H100
- * and H200 after the tables and constants were set (calibration/measured/,
+ * and H200 after the tables and constants were set (calibration/tier2/,
  * random operands; nothing fitted to them).  Launched back to back, shapes
  * under 20 us time the host's launch rate and are left out; in CUDA graphs
- * every shape counts.  calibration/measured/check_gemm.py prints the full
+ * every shape counts.  calibration/tier2/check_gemm.py prints the full
  * comparison. */
 static void test_measured_gemm(const struct model_cfg *m)
 {
@@ -1635,7 +1635,7 @@ static void test_measured_gemm(const struct model_cfg *m)
 			size_t nlow;
 			long n;
 			double med, med_low, med_ratio;
-			snprintf(path, sizeof(path), "%s/calibration/measured/%s/%s", root, gpus[gi], sweeps[si].file);
+			snprintf(path, sizeof(path), "%s/calibration/tier2/%s/%s", root, gpus[gi], sweeps[si].file);
 			n = sweep_logs(&c, path, sweeps[si].min_us, lg, ratio, low, &nlow, CAP, &e);
 			if (n < 0) {
 				CHECK(0, "%s: %s", path, e.msg);

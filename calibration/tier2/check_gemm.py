@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Check servesim's GEMM pricing, and the constants around it, against the
-cuBLASLt sweeps measured on real GPUs (calibration/measured/<gpu>/gemm.csv.gz,
+cuBLASLt sweeps measured on real GPUs (calibration/tier2/<gpu>/gemm.csv.gz,
 written by calibration/bench/gemm, random operands; PROVENANCE.md).  Nothing
 is fitted here: the sweeps were measured after the tables and constants were
 set, on other software (cuBLASLt, not the engines' kernels).
 
-usage: python3 calibration/measured/check_gemm.py [BUILD_DIR]   (from the
+usage: python3 calibration/tier2/check_gemm.py [BUILD_DIR]   (from the
 repository root, after `make`; compiles tools/kerncheck.c against
 BUILD_DIR/libservesim.a)
 
