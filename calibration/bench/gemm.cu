@@ -2,8 +2,9 @@
 //   dtype,m,n,k,latency_us      Y[m,n] = X[m,k] W[n,k]^T, per-GPU shapes
 // bf16 always; fp8 (e4m3, per-tensor scale 1) on GPUs with fp8 tensor cores.  Each shape:
 // cuBLASLt's best heuristic algorithm, 3 warm-ups, CUDA-event mean over 20 runs.  Operands hold
-// pseudo-random values in [-1, 1) of the dtype timed: on zeros a Hopper GPU runs compute-bound
-// GEMMs ~13 % faster (less switching power, higher clocks) than on real weights.
+// pseudo-random values in [-1, 1) of the dtype timed: on zeros a Hopper GPU runs compute-bound GEMMs
+// faster than on real weights (random operands take a median 18 % longer at m, n, k >= 1024 on an
+// H200, calibration/tier2/).
 // usage: gemm [--quick] [--graphs] [--zeros] > gemm.csv   (then gzip it into data/mfu/<gpu>/gemm.csv.gz)
 // --graphs captures each shape's 20 timed calls in one CUDA graph (as engines replay decode steps), so
 // shapes shorter than a host launch time the kernels rather than the launch rate; --zeros times all-zero
@@ -43,6 +44,7 @@ __global__ void fill(void *p, size_t n, bool fp8, unsigned seed)
 			((__nv_bfloat16 *)p)[i] = __float2bfloat16(v);
 	}
 }
+
 static const size_t WS = 64ull << 20;
 static cudaStream_t stream;
 static bool graphs; // --graphs: time each shape's 20 calls as one CUDA graph

@@ -15,7 +15,8 @@ int csv_open(const char *path, struct csv **out, struct err *e);
 void csv_close(struct csv *c);
 /* Column index of a header name, or -1. */
 int csv_column(const struct csv *c, const char *name);
-/* Require columns; SS_EDATA naming the first missing one. */
+/* Require the columns of the NULL-terminated names (their indexes in idx);
+ * SS_EDATA naming the first missing one. */
 int csv_require(const struct csv *c, const char *const *names, int *idx, struct err *e);
 /* Advance to the next data row: returns 1 with a row, 0 at end, <0 on error. */
 int csv_next(struct csv *c, struct err *e);

@@ -1569,7 +1569,7 @@ static double median_of(double *v, size_t n)
 static long sweep_logs(const struct cost_model *c, const char *path, double min_us, double *lg,
 		       double *ratio, double *lg_low, size_t *nlow, size_t cap, struct err *e)
 {
-	static const char *const cols[] = {"dtype", "m", "n", "k", "latency_us"};
+	static const char *const cols[] = {"dtype", "m", "n", "k", "latency_us", NULL};
 	struct csv *f;
 	int idx[5], rc;
 	size_t n = 0;
