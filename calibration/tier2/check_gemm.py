@@ -17,7 +17,8 @@ Prints, per GPU:
   Shapes measured under 20 us are listed apart: launched back to back
   (gemm.csv.gz) they time the host's launch rate as much as the kernel;
   in CUDA graphs (gemm-graphs.csv.gz, as the engines replay decode steps)
-  they time the kernels;
+  they time the kernels, with their one weight matrix partly in L2 when it
+  is smaller than L2 (a lower bound for a model's decode, PROVENANCE.md);
 - the fraction of the datasheet HBM bandwidth that cuBLASLt's memory-bound
   GEMMs reach (m <= 16, weights >= 96 MiB), next to gpus.json's bw_eff and
   the streaming read of calibration/bench/bw (tier2-stream.json);

@@ -1607,8 +1607,9 @@ static long sweep_logs(const struct cost_model *c, const char *path, double min_
  * and H200 after the tables and constants were set (calibration/tier2/,
  * random operands; nothing fitted to them).  Launched back to back, shapes
  * under 20 us time the host's launch rate and are left out; in CUDA graphs
- * every shape counts.  calibration/tier2/check_gemm.py prints the full
- * comparison. */
+ * every shape counts, a regression guard (a weight matrix smaller than L2
+ * is partly read from there, so small shapes are lower bounds).
+ * calibration/tier2/check_gemm.py prints the full comparison. */
 static void test_measured_gemm(const struct model_cfg *m)
 {
 	static const char *const gpus[] = {"h100-sxm", "h200-sxm"};
