@@ -16,7 +16,8 @@
  *                          -> attention of one layer, N chunks of LEN
  *                             tokens after PREFIX cached ones (default 0)
  *                             as one call
- *         ar ELEMS         -> the TP all-reduce of ELEMS bf16 values */
+ *         ar ELEMS         -> the TP all-reduce of ELEMS bf16 values
+ *         gemm DTYPE M N K -> one GEMM (bf16 or fp8) through cost_gemm_s */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,14 @@ int main(int argc, char **argv)
 		double a = 0, b = 0, pf = 0;
 		int64_t n, i;
 		static int64_t len[1024], prefix[1024];
+		char dts[16];
 
+		if (sscanf(line, "gemm %15s %lf %lf %lf", dts, &a, &b, &pf) == 4) {
+			enum dtype dt = strcmp(dts, "fp8") == 0 ? DT_FP8 : DT_BF16;
+			printf("gemm %.6g\n", cost_gemm_s(&c, dt, a, b, pf, 1) * 1e6);
+			fflush(stdout);
+			continue;
+		}
 		if (sscanf(line, "%31s %lf %lf %lf", kind, &a, &b, &pf) < 2)
 			continue;
 		if (strcmp(kind, "tok") == 0) {

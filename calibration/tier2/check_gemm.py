@@ -6,13 +6,13 @@ is fitted here: the sweeps were measured after the tables and constants were
 set, on other software (cuBLASLt, not the engines' kernels).
 
 usage: python3 calibration/tier2/check_gemm.py [BUILD_DIR]   (from the
-repository root, after `make`; compiles tools/kerncheck.c against
+repository root, after `make`; compiles tools/opprice.c against
 BUILD_DIR/libservesim.a)
 
 Prints, per GPU:
-- servesim's price of every measured shape (the engine tables servesim loads
-  by default, with the bandwidth floor and the sustained-rate ceiling of
-  src/cost/cost.c gemm_table_s) against the measurement, per sweep, dtype
+- servesim's price of every measured shape (cost_gemm_s through
+  tools/opprice.c: the default vLLM collection with the bandwidth floor and
+  the sustained-rate ceiling) against the measurement, per sweep, dtype
   and regime: shapes, median predicted/measured, median |log(pred/meas)|.
   Shapes measured under 20 us are listed apart: launched back to back
   (gemm.csv.gz) they time the host's launch rate as much as the kernel;
@@ -56,21 +56,6 @@ def gpu_spec(gid):
     raise SystemExit('check_gemm: %s not in data/gpus.json' % gid)
 
 
-def priced(table_us, dt, m, n, k, g):
-    """gemm_table_s: max(FLOPs at min(table rate, sustained ceiling), bytes at bw_eff)."""
-    flops = 2.0 * m * n * k
-    peak = g['tflops'][dt] * 1e12
-    rate = flops / (table_us * 1e-6)
-    ceil = g.get('gemm_tflops_sustained')
-    if dt == 'bf16' and ceil and rate > ceil * 1e12:
-        rate = ceil * 1e12
-    rate = min(rate, peak)
-    wbytes = n * k * (1 if dt == 'fp8' else 2)
-    abytes = (m * k + m * n) * 2.0
-    bw = g['hbm_tbps'] * 1e12 * g['bw_eff']
-    return max(flops / rate, (wbytes + abytes) / bw) * 1e6
-
-
 def regime(m, us):
     if us < LAUNCH_US:
         return 'under 20 us'
@@ -84,7 +69,7 @@ def summary(pairs):
 
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else 'build'
-    tool = checktool.build('kerncheck', build)
+    tool = checktool.build('opprice', build)
     for gid in ('h100-sxm', 'h200-sxm'):
         g = gpu_spec(gid)
         print('%s: %s' % (gid, g['name']))
@@ -94,11 +79,12 @@ def main():
             if sweep == 'back to back':
                 plain = rows
             q = ''.join('gemm %s %d %d %d\n' % r[:4] for r in rows)
-            out = subprocess.run([tool, 'data', gid, 'own'], input=q, capture_output=True, text=True, check=True)
-            tab = [float(x) for x in out.stdout.split()]
+            out = subprocess.run([tool, 'data', 'vllm', gid, 'llama-3.1-8b', '1'], input=q, capture_output=True,
+                                 text=True, check=True)
+            price = [float(x.split()[1]) for x in out.stdout.splitlines()]
             for dt in ('bf16', 'fp8'):
                 for reg in ('m <= 64', 'm 65-1023', 'm >= 1024', 'under 20 us'):
-                    pairs = [(priced(t, dt, m, n, k, g), us) for (d, m, n, k, us), t in zip(rows, tab)
+                    pairs = [(t, us) for (d, m, n, k, us), t in zip(rows, price)
                              if d == dt and regime(m, us) == reg and t > 0 and not math.isnan(t)]
                     if pairs:
                         n_, med, lg = summary(pairs)

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "servesim/cost.h"
 #include "servesim/csv.h"
+#include "servesim/stats.h"
 #include "servesim/dsatab.h"
 #include "servesim/moetab.h"
 #include "servesim/paths.h"
@@ -1548,26 +1549,22 @@ static void test_sliding_window(void)
 	}
 }
 
-static int cmp_dbl(const void *a, const void *b)
+/* The median of v[0..n) (stats_summarise's p50; sorts v), NAN when empty. */
+static double median_of(float *v, size_t n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
+	struct dist_summary d;
 
-/* Sorts v[0..n) and returns its median (NAN when empty). */
-static double median_of(double *v, size_t n)
-{
 	if (n == 0)
 		return NAN;
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	stats_summarise(v, n, &d);
+	return d.p50;
 }
 
 /* The bf16 rows of a measured sweep at or above min_us: |log(price /
  * measured)| in lg[], price / measured in ratio[], and of those with m <= 64
  * in lg_low[] (each array holds cap); returns the count, or -1 with e set. */
-static long sweep_logs(const struct cost_model *c, const char *path, double min_us, double *lg,
-		       double *ratio, double *lg_low, size_t *nlow, size_t cap, struct err *e)
+static long sweep_logs(const struct cost_model *c, const char *path, double min_us, float *lg,
+		       float *ratio, float *lg_low, size_t *nlow, size_t cap, struct err *e)
 {
 	static const char *const cols[] = {"dtype", "m", "n", "k", "latency_us", NULL};
 	struct csv *f;
@@ -1593,10 +1590,10 @@ static long sweep_logs(const struct cost_model *c, const char *path, double min_
 		if (us < min_us || n == cap)
 			continue;
 		r = cost_gemm_s(c, DT_BF16, mm, nn, kk, 1) * 1e6 / us;
-		ratio[n] = r;
-		lg[n++] = fabs(log(r));
+		ratio[n] = (float)r;
+		lg[n++] = (float)fabs(log(r));
 		if (mm <= 64)
-			lg_low[(*nlow)++] = fabs(log(r));
+			lg_low[(*nlow)++] = (float)fabs(log(r));
 	}
 	csv_close(f);
 	return rc < 0 ? -1 : (long)n;
@@ -1620,8 +1617,8 @@ static void test_measured_gemm(const struct model_cfg *m)
 		      {"gemm-graphs.csv.gz", "in CUDA graphs, every shape", 0, 0.15, 0.18}};
 	enum { CAP = 16384 };
 	char root[1024], path[1400];
-	double *lg = malloc(CAP * sizeof(double)), *ratio = malloc(CAP * sizeof(double));
-	double *low = malloc(CAP * sizeof(double));
+	float *lg = malloc(CAP * sizeof(float)), *ratio = malloc(CAP * sizeof(float));
+	float *low = malloc(CAP * sizeof(float));
 	size_t gi, si;
 
 	paths_root_dir(root, sizeof(root));
