@@ -1251,6 +1251,27 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			if (c->moe_pick.curve)
 				c->moe_more = k + 1;
 		}
+		/* a collection with only the sibling format (nvfp4 for mxfp4, or
+		 * fp8_block for fp8) runs other kernels: a later collection that
+		 * measures the format itself wins (vLLM 0.19.0 on B200 keeps no
+		 * MXFP4 rows, data/mfu/derive.py MOE_NOT_DISPATCHED, so gpt-oss
+		 * on vLLM 0.15-0.19 takes 0.24.0's MXFP4 curves, not its NVFP4) */
+		if (c->moe_pick.curve && c->moe_pick.fmt != c->moe_fmt)
+			for (k = 0; k < c->tabs->nmoe_more; k++) {
+				struct moe_pick alt;
+				char same[40];
+				/* of the same engine only: another engine's kernels
+				 * for the format are no nearer to what this one runs */
+				snprintf(same, sizeof(same), "/%.20s-", c->tabs->engine);
+				if (!strstr(c->tabs->moe_more_src[k], same))
+					continue;
+				moetab_pick(c->tabs->moe_more[k], c->moe_fmt, &c->moe_shape, cfg->moe_dist, &alt);
+				if (alt.curve && alt.fmt == c->moe_fmt) {
+					c->moe_pick = alt;
+					c->moe_more = k + 1;
+					break;
+				}
+			}
 		if (c->tabs->moe_own) {
 			/* the GPU's own measured curves win unless a borrowed one is
 			 * a much nearer shape (MOE_OWN_MARGIN) */

@@ -460,6 +460,34 @@ static void test_moe_exact_mxfp4(void)
 	cost_release(&c);
 }
 
+/* Issue 26, mechanism 1: vLLM 0.15.1 on B200 ranks the 0.19.0 collection
+ * first, whose only MXFP4 rows timed the weight-only path vLLM does not run
+ * on Blackwell (left out by data/mfu/derive.py, MOE_NOT_DISPATCHED): gpt-oss's
+ * experts must come from 0.24.0's MXFP4 curves (FlashInfer TRT-LLM-gen), not
+ * from 0.19.0's NVFP4 sibling nor its slow MXFP4 rows (80 us at one token
+ * against 0.24.0's 22.4 us at TP 2). */
+static void test_moe_dispatched_path(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+
+	if (registry_load_model(&reg, "gpt-oss-120b", &m, &e) < 0) {
+		CHECK(0, "load gpt-oss-120b: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "b200", (struct parallel){2, 1, 1, 1}, DT_FP4, "vllm", "0.15.1", &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "mfu/b200_sxm/vllm-0.24.0/moe",
+			   "gpt-oss-120b vLLM 0.15.1 B200: experts from the 0.24.0 collection");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "measured mxfp4 2880x2880 top4/128 tp2 ep1",
+			   "gpt-oss-120b vLLM 0.15.1 B200: its own MXFP4 shape");
+	CHECK_REL(cost_moe_s(&c, 1) * 1e6, 22.3936, 1e-4, "one token: 0.24.0's measured 22.4 us");
+	cost_release(&c);
+}
+
 static void test_moe_fp8_not_slower(void)
 {
 	static const char *const models[] = {"qwen3-30b-a3b", "qwen3-235b-a22b"};
@@ -1683,6 +1711,7 @@ int main(void)
 	test_wideep();
 	test_moe_fp8_not_slower();
 	test_moe_exact_mxfp4();
+	test_moe_dispatched_path();
 	test_eager_steps();
 	test_int4(&m);
 	test_cache(&m);
