@@ -1,4 +1,4 @@
-# servesim - hand-written GNU Makefile.  See README.md.
+# servesim - hand-written GNU Makefile.  See README.md and docs/design.md.
 CC      ?= cc
 BUILD   ?= build
 BIN     ?= servesim
@@ -112,7 +112,7 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
 UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all demo check check-run check-asan unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
+.PHONY: all demo check check-run check-asan check-docs docs-regen unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
 .PHONY: mpi check-mpi
 
 all: $(BIN) $(MFU_PACKS)
@@ -169,6 +169,15 @@ check-mpi: $(BIN) mpi
 golden-regen: $(BIN)
 	@sh tests/golden/run.sh "$(BIN)" regen
 
+# The examples of README.md and docs/ against real output (tests/docs/run.sh):
+# make check runs all but the ones marked slow; check-docs runs every one.
+# docs-regen rewrites the expected output of the examples that differ (those
+# without "..." lines), to be read in the diff and committed with the reason.
+check-docs: $(BIN) $(MFU_PACKS)
+	@sh tests/docs/run.sh "$(BIN)" --all
+docs-regen: $(BIN) $(MFU_PACKS)
+	@sh tests/docs/run.sh "$(BIN)" --regen
+
 # libFuzzer harnesses, built with clang from the library sources.  Any
 # sanitizer report stops the fuzzer (-fno-sanitize-recover=all) and fails
 # `make fuzz`: its exit status and its log ('runtime error', 'ERROR:') are
@@ -209,7 +218,7 @@ $(BUILD)/bench: $(BUILD)/tests/bench/bench.o $(LIB)
 $(BUILD)/bench_guidellm: $(BUILD)/tests/bench/bench_guidellm.o $(LIB)
 	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
-# Simulator speed and memory: figures, not pass/fail (see README).
+# Simulator speed and memory: figures, not pass/fail (docs/performance.md).
 bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)
 	@echo "servesim bench (one core; chat = Llama-3.1-8B/H100 at 30 req/s, prompt ~600, output ~250)"
 	@./$(BUILD)/bench chat 100000
@@ -248,9 +257,10 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) run
 
-DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev
+DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev jq
 FUZZ_PKGS = clang
 MPI_PKGS = libopenmpi-dev openmpi-bin
+DOCS_PKGS = python3
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -264,6 +274,11 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(FUZZ_PKGS) (make fuzz)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_PKGS); \
 		else echo "deps: clang missing, needed by make fuzz only: sudo apt-get install -y $(FUZZ_PKGS)"; fi; fi
+	@# python3 only for the slow examples of `make check-docs` (data/ check scripts)
+	@if ! command -v python3 >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(DOCS_PKGS) (make check-docs)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DOCS_PKGS); \
+		else echo "deps: python3 missing, needed by make check-docs only: sudo apt-get install -y $(DOCS_PKGS)"; fi; fi
 	@# Open MPI only for `make mpi` / `make check-mpi`: installed when possible, never required by check
 	@if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(MPI_PKGS) (make mpi)"; \
