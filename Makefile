@@ -15,6 +15,16 @@ CPPFLAGS = -Iinclude -Isrc -MMD -MP -D_DEFAULT_SOURCE \
 LDLIBS  = -lcjson -lyaml -lgsl -lgslcblas -lz -lm
 LDLIBS += -pthread
 
+# One short line per file; `make V=1` prints the full commands.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-5s %s\n' '$(1)' '$(2)';
+endif
+
 LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
 	src/base/afile.c src/base/csv.c src/base/json.c src/base/jstream.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
@@ -24,9 +34,10 @@ LIB_SRC = \
 	src/hw/moetab.c src/hw/mfucache.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
-	src/sim/startup.c \
 	src/sim/spec.c \
-	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
+	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c \
+	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
+	src/engine/scenario.c src/engine/startup.c \
 	src/workload/spec.c src/workload/gen.c \
 	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
@@ -38,7 +49,6 @@ LIB_SRC += src/calib/vcr.c
 LIB_SRC += src/calib/bench.c
 LIB_SRC += src/calib/sniff.c
 LIB_SRC += src/calib/guidellm_v2.c
-LIB_SRC += src/sim/sglang.c
 LIB_SRC += src/sim/stepmemo.c
 LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c
@@ -89,6 +99,7 @@ UNIT_TESTS += test_capacity
 UNIT_TESTS += test_plan
 UNIT_TESTS += test_mfupack
 UNIT_TESTS += test_out
+UNIT_TESTS += test_engine
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench
@@ -110,6 +121,10 @@ MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/axis.h src/
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
 UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
+UNIT_OBJ = $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.o)
+# Objects reached only through pattern rules are intermediates that make
+# deletes after linking; kept, a second `make check` relinks nothing.
+.SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
 .PHONY: all demo check check-run check-asan check-docs docs-regen unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
 .PHONY: mpi check-mpi
@@ -118,28 +133,28 @@ all: $(BIN) $(MFU_PACKS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_CORE) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS_CORE) -c $< -o $@
 
 $(BUILD)/src/base/version.o: CPPFLAGS += -DSERVESIM_GIT='"$(GIT_DESCRIBE)"' \
 	-DSERVESIM_CFLAGS='"$(CFLAGS_CORE)"'
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $^
 
 $(BIN): $(BUILD)/src/main.o $(LIB)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/mfupack: $(BUILD)/tools/mfupack.o $(LIB)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 $(MFU_PACKS): $(MFU_PACK_SRC) $(MFU_CSV) data/gpus.json | $(BUILD)/mfupack
-	./$(BUILD)/mfupack data
+	$(call say,PACK,data/mfu)$(BUILD)/mfupack data $(if $(Q),>/dev/null)
 	@touch $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 # Tests: every unit program, then the golden CLI cases; one summary line.
 # The package check runs first (a fresh machine needs the libraries).
@@ -149,7 +164,7 @@ check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS)
 	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
 
 check-asan:
-	$(MAKE) BUILD=build-asan BIN=build-asan/servesim \
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/servesim \
 		EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDLIBS="$(LDLIBS) -fsanitize=address,undefined" check
 
@@ -188,12 +203,12 @@ FUZZ_CFLAGS = -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -DSERVESIM_DATAD
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/obj/%.o)
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
+	$(call say,CC,$<)clang $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
 build-fuzz/libservesim.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $^
 build-fuzz/%: tests/fuzz/%.c build-fuzz/libservesim.a
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
 -include $(FUZZ_LIB_OBJ:.o=.d)
 
 fuzz: $(FUZZERS:%=build-fuzz/%)
@@ -212,10 +227,10 @@ fuzz: $(FUZZERS:%=build-fuzz/%)
 	done
 
 $(BUILD)/bench: $(BUILD)/tests/bench/bench.o $(LIB)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bench_guidellm: $(BUILD)/tests/bench/bench_guidellm.o $(LIB)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 # Simulator speed and memory: figures, not pass/fail (docs/performance.md).
 bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)

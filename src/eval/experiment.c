@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/registry.h"
 #include "servesim/eval.h"
 
 const char *ev_metric_name(enum ev_metric m)
@@ -56,8 +57,9 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	static const char *const keys[] = {"name", "version", "max_num_batched_tokens", "max_num_seqs",
 		"max_model_len", "block_size", "gpu_memory_utilization", "total_kv_blocks",
 		"enable_prefix_caching", "max_prefill_tokens", "enable_mixed_chunk", NULL};
-	char c2[800];
-	bool pres;
+	const struct engine_type *en;
+	char c2[800], names[128];
+	bool pres, rules;
 	int rc;
 
 	snprintf(c2, sizeof(c2), "%s: engine", ctx);
@@ -66,21 +68,34 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	if ((rc = copy_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0 ||
 	    (rc = copy_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0)
 		return rc;
-	/* SGLang: chunked_prefill_size may be left to SGLang's default for the
-	 * GPU (absent = 0), and --max-prefill-tokens given */
-	if (strcmp(x->engine, "sglang") == 0) {
-		if ((rc = json_opt_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, &pres, e)) < 0 ||
-		    (rc = json_opt_int(o, "max_prefill_tokens", c2, 1, 1 << 24, &x->max_prefill_tokens, &pres, e)) < 0 ||
-		    (rc = json_opt_bool(o, "enable_mixed_chunk", c2, &x->mixed_chunk, e)) < 0)
+	if (!(en = engine_find(x->engine))) {
+		engine_names(names, sizeof(names), "or", false);
+		return err_set(e, SS_EDATA, "%s: 'name' must be an engine servesim knows (%s), got '%s'", c2, names,
+			       x->engine);
+	}
+	/* an engine whose limits may be left to its rules (SGLang's
+	 * chunked_prefill_size by GPU, max_running_requests by KV pool:
+	 * absent = 0, experiment_scenario), with its own settings
+	 * (--max-prefill-tokens, --enable-mixed-chunk) */
+	rules = (en->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
+	if (!(en->knobs & ENGINE_KNOB_MAX_PREFILL) && (json_get(o, "max_prefill_tokens") || json_get(o, "enable_mixed_chunk"))) {
+		const struct engine_type *owner = engine_owner(ENGINE_KNOB_MAX_PREFILL);
+		return err_set(e, SS_EDATA, "%s: 'max_prefill_tokens' and 'enable_mixed_chunk' are %s's: give \"name\": \"%s\"",
+			       c2, owner->title, owner->name);
+	}
+	if (rules) {
+		if ((rc = json_opt_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, &pres, e)) < 0)
 			return rc;
-	} else if (json_get(o, "max_prefill_tokens") || json_get(o, "enable_mixed_chunk")) {
-		return err_set(e, SS_EDATA, "%s: 'max_prefill_tokens' and 'enable_mixed_chunk' are SGLang's: give \"name\": \"sglang\"", c2);
 	} else if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0) {
 		return rc;
 	}
-	/* SGLang: max_running_requests may be left to SGLang's rule (absent =
-	 * 0; experiment_scenario) */
-	if (strcmp(x->engine, "sglang") == 0) {
+	if ((en->knobs & ENGINE_KNOB_MAX_PREFILL) &&
+	    (rc = json_opt_int(o, "max_prefill_tokens", c2, 1, 1 << 24, &x->max_prefill_tokens, &pres, e)) < 0)
+		return rc;
+	if ((en->knobs & ENGINE_KNOB_MIXED_CHUNK) &&
+	    (rc = json_opt_bool(o, "enable_mixed_chunk", c2, &x->mixed_chunk, e)) < 0)
+		return rc;
+	if (rules) {
 		if ((rc = json_opt_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, &pres, e)) < 0)
 			return rc;
 	} else if ((rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0) {
@@ -952,7 +967,7 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	if (x->precision[0])
 		jw_str(&w, "precision", x->precision);
 	jw_obj(&w, "engine");
-	jw_str(&w, "name", x->engine[0] ? x->engine : "vllm");
+	jw_str(&w, "name", x->engine[0] ? x->engine : engine_default()->name);
 	jw_str(&w, "version", x->engine_version[0] ? x->engine_version : "unknown");
 	if (x->max_num_batched_tokens > 0) /* SGLang: 0 = its default chunk */
 		jw_int(&w, "max_num_batched_tokens", x->max_num_batched_tokens);
@@ -1099,12 +1114,52 @@ void experiment_workload(const struct experiment *x, char *buf, size_t n)
 
 #include <dirent.h>
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The silicon CSVs (plain or .gz) of folder dir, in name order: at most cap
+ * paths into files; returns how many there are (may exceed cap). */
+static size_t table_files(const char *dir, char (*files)[700], size_t cap)
+{
+	char *names[64], path[700];
+	size_t nn = 0, k, got = 0;
+	struct dirent *de;
+	struct stat sb;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && nn < sizeof(names) / sizeof(names[0])) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' ||
+		    !((l > 4 && strcmp(de->d_name + l - 4, ".csv") == 0) ||
+		      (l > 7 && strcmp(de->d_name + l - 7, ".csv.gz") == 0)))
+			continue;
+		names[nn++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, nn, sizeof(names[0]), cmp_name);
+	for (k = 0; k < nn; k++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[k]) >= (int)sizeof(path)) {
+			free(names[k]);
+			continue;
+		}
+		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && aic_is_table(path)) {
+			if (got < cap)
+				snprintf(files[got], sizeof(files[0]), "%.699s", path);
+			got++;
+		}
+		free(names[k]);
+	}
+	return got;
+}
+
 bool exp_table_detect(const char *path, char *file, size_t n)
 {
+	char first[1][700];
 	struct stat sb;
-	struct dirent *de;
-	DIR *d;
-	bool yes = false;
 
 	if (stat(path, &sb) != 0)
 		return false;
@@ -1113,24 +1168,16 @@ bool exp_table_detect(const char *path, char *file, size_t n)
 		snprintf(file, n, "%s", path);
 		return f == GT_AIC || f == GT_VLLM_BENCH || f == GT_SGLANG_BENCH;
 	}
-	if (!S_ISDIR(sb.st_mode) || !(d = opendir(path)))
+	if (!S_ISDIR(sb.st_mode) || table_files(path, first, 1) == 0)
 		return false;
-	/* the first CSV (plain or .gz) of the folder whose header is a silicon table's */
-	while (!yes && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (de->d_name[0] == '.' ||
-		    !((l > 4 && strcmp(de->d_name + l - 4, ".csv") == 0) ||
-		      (l > 7 && strcmp(de->d_name + l - 7, ".csv.gz") == 0)))
-			continue;
-		snprintf(file, n, "%s/%s", path, de->d_name);
-		yes = stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && aic_is_table(file);
-	}
-	closedir(d);
-	return yes;
+	snprintf(file, n, "%s", first[0]);
+	return true;
 }
 
 int exp_table_open(const char *path, const char *where, struct exp_table *t, struct err *e)
 {
+	struct stat sb;
+	unsigned f;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -1140,8 +1187,33 @@ int exp_table_open(const char *path, const char *where, struct exp_table *t, str
 			       path);
 	t->fmt = gt_sniff(t->path, NULL, 0);
 	if (t->fmt == GT_AIC) {
-		if ((rc = aic_read(t->path, where, &t->aic, e)) < 0)
-			return rc;
+		/* a folder: every silicon CSV in it, in name order, as one table */
+		size_t nf = 1;
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			nf = table_files(path, t->files, EXP_TABLE_FILES);
+			if (nf > EXP_TABLE_FILES)
+				return err_set(e, SS_EDATA, "%s: %zu silicon CSVs (at most %d per folder)", path,
+					       nf, EXP_TABLE_FILES);
+		} else {
+			snprintf(t->files[0], sizeof(t->files[0]), "%s", t->path);
+		}
+		t->nfiles = (unsigned)nf;
+		for (f = 0; f < t->nfiles; f++) {
+			struct aic_table one;
+			size_t k;
+			if ((rc = aic_read(t->files[f], where, &one, e)) < 0) {
+				aic_table_release(&t->aic);
+				return rc;
+			}
+			XGROW(t->aic.r, t->aic.cap, t->aic.n + one.n + 1);
+			for (k = 0; k < one.n; k++) {
+				one.r[k].file = f;
+				t->aic.r[t->aic.n++] = one.r[k];
+			}
+			t->aic.total += one.total;
+			t->aic.ncols = one.ncols;
+			aic_table_release(&one);
+		}
 		t->n = t->aic.n;
 		t->total = t->aic.total;
 		return 0;
@@ -1434,8 +1506,8 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 		return 0;
 	}
 	snprintf(x->name, sizeof(x->name), "%s", r->id);
-	snprintf(x->source, sizeof(x->source), "%.480s:%zu", t->path, r->line);
-	snprintf(x->path, sizeof(x->path), "%s", t->path);
+	snprintf(x->source, sizeof(x->source), "%.480s:%zu", t->files[r->file], r->line);
+	snprintf(x->path, sizeof(x->path), "%s", t->files[r->file]);
 	snprintf(x->format, sizeof(x->format), "aic-silicon");
 	x->skippable = true;
 	snprintf(x->model, sizeof(x->model), "%s", r->model);
