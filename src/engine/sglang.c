@@ -735,12 +735,26 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
 		   "--decode http://DECODE:30000\n");
 }
 
-/* SGLang's host terms: vLLM's (src/engine/vllm.c), with its overlap
- * scheduler on by default (--disable-overlap-schedule turns it off): the
- * step's CPU work runs while the GPU runs the previous batch. */
+/* SGLang's host terms: vLLM's H2 terms (src/engine/vllm.c), with its
+ * overlap scheduler on by default (--disable-overlap-schedule turns it off:
+ * the step's CPU work runs while the GPU runs the previous batch), and an
+ * eager floor for any batch holding a prefill.  SGLang replays CUDA graphs
+ * for decode batches only (cuda_graph_max_bs); an extend or mixed batch runs
+ * its forward eagerly from Python unless --enable-piecewise-cuda-graph is
+ * given (opt-in in the 0.5.1-0.5.10 images of the silicon rows; sglang
+ * server_args, sgl-project/sglang#10062, #13377), so it lasts at least the
+ * pass's operators x the host launch time per operator, as TensorRT-LLM's
+ * (src/engine/trtllm.c).  100 us per operator, swept on the 486 SGLang agg
+ * silicon rows in steps of 12.5-25 us (75: TTFT / ITL median APE 55.8 /
+ * 15.4 %, 100: 44.5 / 16.0 %, 125: 57.2 / 14.9 % on all rows; without the
+ * floor 68.9 / 17.2 %): DeepSeek-R1/V3 on B200 at ISL 1024 get a first
+ * token 90-100 ms above the kernels' prefill at 4 clients (measured 183-209
+ * ms against 83-113).  Its per-step and per-request CPU terms hide under
+ * the GPU's batch (overlap) and move no median; the API term fitted there
+ * (9 -> 29 ms) moves TTFT by < 1 point and is not taken. */
 static const struct engine_host sglang_host[] = {
-	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
-	 "vLLM's terms (H2 protocol on the vLLM H100 ground truth)"},
+	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 100.0}, true,
+	 "eager prefill batches fitted on the SGLang silicon rows"},
 };
 
 const struct engine_type engine_sglang = {

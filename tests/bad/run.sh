@@ -19,6 +19,7 @@ w t.csv 'arrival_s,prompt_tokens,output_tokens
 0.0,100,10
 0.5,200,20'
 w tw.json '{"arrival": {"process": "trace", "file": "t.csv"}}'
+w wh.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20, "harness": "locust"}'
 trace_wl() { w "$1.csv" "arrival_s,prompt_tokens,output_tokens${3:-}
 $2"; w "$1.json" "{\"arrival\": {\"process\": \"trace\", \"file\": \"$1.csv\"}}"; }
 trace_wl tr-arr-huge '1e300,100,10'
@@ -310,6 +311,8 @@ t eval-empty-folder 2 "no experiment under the given paths" '$SS eval emptydir'
 t eval-missing-path 3 "nodir: no such file or folder" '$SS eval nodir'
 t calibrate-missing-path 3 "nodir: no such file or folder" '$SS calibrate nodir'
 t run-workload-folder 3 "emptydir: is a folder, expected a file" '$SS run --workload emptydir'
+t workload-harness-unknown 3 "'harness' must be one of aiperf, vllm-bench, sglang-bench, guidellm, inference-perf, got 'locust'" '$SS run --workload wh.json'
+t run-harness-unknown 2 "--harness must be one of aiperf, vllm-bench, sglang-bench, guidellm, inference-perf, got 'locust'" '$SS run --harness locust'
 t run-workload-missing 3 "nofile.json: cannot open" '$SS run --workload nofile.json'
 t trace-ascend-header-only 3 "ascend-hdr" '$SS trace ascend-hdr'
 t trace-ascend-csv-header-only 3 "ascend-hdr.csv" '$SS trace ascend-hdr.csv'

@@ -156,6 +156,43 @@ static const struct engine_type toy_engine = {
 	.sched_words = toy_words,
 };
 
+/* Host terms by version and harness (engine_host_for): a harness's own row
+ * wins for that harness only, the first row at or below the version
+ * otherwise, and given terms replace the row's field by field. */
+static void test_host_terms(void)
+{
+	static const struct engine_host rows[] = {
+		{"0.14.0", "aiperf", {.step_us = 600, .req_us = 30}, false, "new aiperf"},
+		{"", "aiperf", {.step_us = 500}, false, "old aiperf"},
+		{"0.14.0", NULL, {.layer_us = 7}, true, "new"},
+		{"", NULL, {.layer_us = 5}, false, "old"},
+	};
+	static const struct engine_type en = {.name = "hosttest", .host = rows, .nhost = 4};
+	struct overheads ov, given;
+	const struct engine_host *vllm;
+
+	CHECK(engine_host_for(&en, "0.19.0", "aiperf") == &rows[0], "0.19 under aiperf: its newest row");
+	CHECK(engine_host_for(&en, "0.12.0", "aiperf") == &rows[1], "0.12 under aiperf: the older row");
+	CHECK(engine_host_for(&en, "0.19.0", NULL) == &rows[2], "0.19 without a harness: the general row");
+	CHECK(engine_host_for(&en, "0.12.0", "guidellm") == &rows[3], "0.12 under another harness: general");
+	CHECK(engine_host_for(&en, "", NULL) == &rows[2] && engine_host_for(&en, "nightly-x", "aiperf") == &rows[0],
+	      "no version: the first row that holds for the harness");
+	ov = rows[0].ov;
+	cost_default_overheads(&given);
+	given.req_us = 12.5;
+	given.given = OV_REQ;
+	cost_overheads_apply(&ov, &given);
+	CHECK(ov.step_us == 600 && ov.req_us == 12.5 && ov.given == OV_REQ, "a given term replaces the row's only");
+	vllm = engine_host_for(engine_find("vllm"), "0.12.0", "aiperf");
+	CHECK(vllm && vllm->harness && strcmp(vllm->harness, "aiperf") == 0 && vllm->ov.req_us > 0,
+	      "vLLM's aiperf row: per-request host time");
+	vllm = engine_host_for(engine_find("vllm"), "0.12.0", "guidellm");
+	CHECK(vllm && !vllm->harness && vllm->ov.req_us == 0 && vllm->ov.step_us == 0,
+	      "vLLM under GuideLLM: the H2 terms");
+	CHECK(engine_host_for(engine_find("sglang"), "0.5.9", NULL)->ov.eager_op_us > 0,
+	      "SGLang: eager prefill batches");
+}
+
 static void test_toy_engine(void)
 {
 	const struct gpu_spec *g;
@@ -230,6 +267,7 @@ int main(void)
 		return 1;
 	}
 	test_registry();
+	test_host_terms();
 	test_toy_engine();
 	registry_release(&reg);
 	gpu_db_release(&db);
