@@ -39,16 +39,16 @@ LIB_SRC = \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c \
 	src/workload/spec.c src/workload/gen.c \
-	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \
+	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
-LIB_SRC += src/calib/aic.c
-LIB_SRC += src/calib/vllm_requests.c
-LIB_SRC += src/calib/vcr.c
-LIB_SRC += src/calib/bench.c
-LIB_SRC += src/calib/sniff.c
-LIB_SRC += src/calib/guidellm_v2.c
+LIB_SRC += src/readers/aic.c
+LIB_SRC += src/readers/vllm_requests.c
+LIB_SRC += src/readers/vcr.c
+LIB_SRC += src/readers/bench.c
+LIB_SRC += src/readers/registry.c
+LIB_SRC += src/readers/guidellm_v2.c
 LIB_SRC += src/sim/stepmemo.c
 LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c
