@@ -72,18 +72,18 @@ LIB_SRC += src/cmd/search.c
 LIB_SRC += src/hw/mfupack.c
 LIB_SRC += src/hw/mfuload.c
 LIB_SRC += src/base/bytepack.c
-LIB_SRC += src/out/summary.c
-LIB_SRC += src/out/config.c
-LIB_SRC += src/out/svg.c
-LIB_SRC += src/out/runreport.c
-LIB_SRC += src/out/capreport.c
-LIB_SRC += src/out/searchreport.c
-LIB_SRC += src/out/sweepreport.c
-LIB_SRC += src/out/fmt.c
-LIB_SRC += src/out/tracereport.c
-LIB_SRC += src/out/opsreport.c
-LIB_SRC += src/out/roofreport.c
-LIB_SRC += src/out/evalreport.c
+LIB_SRC += src/report/summary.c
+LIB_SRC += src/report/config.c
+LIB_SRC += src/report/svg.c
+LIB_SRC += src/report/runreport.c
+LIB_SRC += src/report/capreport.c
+LIB_SRC += src/report/searchreport.c
+LIB_SRC += src/report/sweepreport.c
+LIB_SRC += src/report/fmt.c
+LIB_SRC += src/report/tracereport.c
+LIB_SRC += src/report/opsreport.c
+LIB_SRC += src/report/roofreport.c
+LIB_SRC += src/report/evalreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 LIB_SRC += src/model/csa.c
@@ -288,7 +288,7 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(FUZZ_PKGS) (make fuzz)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_PKGS); \
 		else echo "deps: clang missing, needed by make fuzz only: sudo apt-get install -y $(FUZZ_PKGS)"; fi; fi
-	@# python3 only for the slow examples of `make check-docs` (data/ check scripts)
+	@# python3 only for the slow examples of `make check-docs` (the scripts/ check scripts)
 	@if ! command -v python3 >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(DOCS_PKGS) (make check-docs)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DOCS_PKGS); \
