@@ -11,9 +11,9 @@
 #include "servesim/json.h"
 
 /* A heading line (where, e.g. "at the answer, ", may be NULL), then
- * "  TTFT mean   p50 31 %, p90 86 % (N rows)" (naming the coarser class it
- * fell back to) or "... no evidence (no measured run of CLASS)" per
- * metric; one line when there is no accuracy file. */
+ * "  |err| TTFT mean   p50 31 %, p90 86 % (N rows)" (naming the coarser
+ * class it fell back to) or "... no evidence (no measured run of CLASS)"
+ * per metric; one line when there is no accuracy file. */
 void out_confidence_text(FILE *f, const struct acc_confidence *c, const char *where);
 /* "confidence", "confidence_class" and "confidence_residuals" into the open
  * object of w. */

@@ -24,12 +24,12 @@ void out_confidence_text(FILE *f, const struct acc_confidence *c, const char *wh
 			where ? where : "", cls);
 		return;
 	}
-	fprintf(f, "confidence %s|error| of class %s on measured runs, p50 and p90 (data/accuracy.json, %s)\n",
+	fprintf(f, "confidence %s|predicted / measured - 1| of class %s on measured runs (data/accuracy.json, %s)\n",
 		where ? where : "", cls, c->held_out ? "held-out residuals" : "in-sample residuals");
 	for (k = 0; k < ACC_METRIC__N; k++) {
 		const struct acc_answer *a = &c->a[k];
 		char p50[16], p90[16];
-		fprintf(f, "  %-11s ", acc_metric_label((enum acc_metric)k));
+		fprintf(f, "  |err| %-11s ", acc_metric_label((enum acc_metric)k));
 		if (!a->evidence) {
 			fprintf(f, "no evidence (no measured run of %s)\n", a->asked);
 			continue;
