@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/registry.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/calib.h"
@@ -1028,7 +1029,7 @@ int calib_write(const char *path, const struct tier1_result *r, const struct tie
 	jw_str(&w, "servesim_version", SERVESIM_VERSION);
 	jw_str(&w, "method", r->method);
 	jw_obj(&w, "engine");
-	jw_str(&w, "name", "vllm");
+	jw_str(&w, "name", engine_default()->name);
 	jw_str(&w, "version", c->n ? c->x[0].engine_version : "unknown");
 	jw_end_obj(&w);
 	jw_str(&w, "model", c->n ? c->m[0]->id : "");

@@ -73,7 +73,8 @@ enum { SCF = 1100 };
 	"  --page-size N (1)  --context-length N  --disable-radix-cache\n"
 
 struct scenflags {
-	const char *model, *config, *gpu, *tier0_off, *tier2, *engine, *engine_version;
+	const char *model, *config, *gpu, *tier0_off, *tier2, *engine_version;
+	const struct engine_type *engine;  /* NULL: the default engine */
 	struct parallel par;
 	struct cli_par_flags pf;
 	enum router_kind router;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "engine/registry.h"
 #include "servesim/cost.h"
 #include "servesim/csv.h"
 #include "servesim/stats.h"
@@ -36,8 +37,12 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, const char
 		     struct parallel p, enum dtype dt, const char *engine, const char *ver,
 		     struct err *e)
 {
+	const struct engine_type *en;
 	struct cost_cfg cc;
+	int rc;
 
+	if ((rc = engine_lookup(engine, &en, e)) < 0)
+		return rc;
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = dt;
 	cc.kvdt = dt == DT_BF16 ? DT_BF16 : DT_FP8;
@@ -45,7 +50,7 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, const char
 	cc.max_tokens = 512;
 	cc.max_seqs = 64;
 	cc.graph_max = 0;
-	snprintf(cc.engine, sizeof(cc.engine), "%s", engine);
+	cc.engine = en->cost;
 	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", ver ? ver : "");
 	return cost_init(c, m, gpu(g), &p, &cc, datadir, e);
 }
@@ -610,7 +615,7 @@ static void test_moe_fp8_fallback(void)
 }
 
 /* TensorRT-LLM's eager prefill steps: a step with a prefill chunk lasts at
- * least the pass's operators x COST_TRTLLM_EAGER_OP_S; decode-only steps
+ * least the pass's operators x TensorRT-LLM's eager_op_s (engine/trtllm.c); decode-only steps
  * (CUDA graphs), the other engines and H2 off keep the kernel sum. */
 static void test_eager_steps(void)
 {
@@ -653,7 +658,7 @@ static void test_eager_steps(void)
 	cc.max_tokens = 512;
 	cc.max_seqs = 64;
 	cc.off = COST_H2;
-	snprintf(cc.engine, sizeof(cc.engine), "trtllm");
+	cc.engine = engine_find("trtllm")->cost;
 	if (cost_init(&c, &m, gpu("b200"), &(struct parallel){4, 1, 1, 1}, &cc, datadir, &e) == 0) {
 		CHECK(c.eager_s == 0 && cost_step_s(&c, &pf) < 0.5 * 1452 * 75e-6,
 		      "H2 off: no eager floor (512-token step %.3f ms)", cost_step_s(&c, &pf) * 1e3);
@@ -676,6 +681,7 @@ static void test_cache(const struct model_cfg *m)
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = cc.kvdt = DT_BF16;
 	cost_default_overheads(&cc.ov);
+	cc.engine = engine_default()->cost;
 	cc.max_tokens = 256;
 	cc.max_seqs = 16;
 	cc.cache = mc;
@@ -890,12 +896,12 @@ static void test_own_anchor(void)
 	const struct mfu_attn_cfg *c;
 	double lhs, rhs;
 
-	if (mfu_load(&to, datadir, gpu("h20"), "vllm", NULL, &e) < 0) {
+	if (mfu_load(&to, datadir, gpu("h20"), "vllm", NULL, NULL, &e) < 0) {
 		CHECK(0, "mfu_load h20: %s", e.msg);
 		return;
 	}
 	gb.measured[0] = '\0';
-	if (mfu_load(&tb, datadir, &gb, "vllm", NULL, &e) < 0) {
+	if (mfu_load(&tb, datadir, &gb, "vllm", NULL, NULL, &e) < 0) {
 		CHECK(0, "mfu_load h20 borrowed: %s", e.msg);
 		mfu_release(&to);
 		return;
@@ -963,7 +969,7 @@ static void test_own_tables(const struct model_cfg *m)
 		cost_default_overheads(&cc.ov);
 		cc.max_tokens = 512;
 		cc.max_seqs = 64;
-		snprintf(cc.engine, sizeof(cc.engine), "vllm");
+		cc.engine = engine_find("vllm")->cost;
 		cc.moe_format = 1 + MOE_FP8_BLOCK;
 		cc.moe_dist = MOE_BALANCED;
 		if (cost_init(&c, &q, gpu("h20"), &p, &cc, datadir, &e) < 0) {

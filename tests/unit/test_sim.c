@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "engine/registry.h"
 #include "servesim/loghist.h"
 #include "servesim/comm.h"
 #include "servesim/cost.h"
@@ -48,6 +49,7 @@ static void bf16_cost_cfg(struct cost_cfg *cc, int64_t mbt, int64_t mns)
 	memset(cc, 0, sizeof(*cc));
 	cc->wdt = cc->kvdt = DT_BF16;
 	cost_default_overheads(&cc->ov);
+	cc->engine = engine_default()->cost;
 	cc->max_tokens = mbt;
 	cc->max_seqs = mns;
 	cc->graph_max = 512;
@@ -850,6 +852,7 @@ static void test_cost_kat(const struct model_cfg *m)
 		memset(&cc, 0, sizeof(cc));
 		cc.wdt = cc.kvdt = DT_BF16;
 		cost_default_overheads(&cc.ov);
+		cc.engine = engine_default()->cost;
 		cc.max_tokens = 8192;
 		cc.max_seqs = 256;
 		cc.tier2 = &t2;
@@ -1097,6 +1100,7 @@ static void test_pp(const struct model_cfg *m)
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = cc.kvdt = DT_BF16;
 	cost_default_overheads(&cc.ov);
+	cc.engine = engine_default()->cost;
 	cc.max_tokens = 64;
 	cc.max_seqs = 64;
 	cc.graph_max = 512;
@@ -1706,17 +1710,17 @@ static void test_kv_auto(const struct model_cfg *m)
 	struct eval_opts o;
 	struct scenario sc;
 
-	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_FP8, why, sizeof(why)) == DT_BF16 && strstr(why, "activation dtype"),
+	CHECK(scenario_kv_auto(m, NULL, engine_find("vllm"), DT_FP8, why, sizeof(why)) == DT_BF16 && strstr(why, "activation dtype"),
 	      "vllm fp8 weights: bf16 KV (%s)", why);
-	CHECK(scenario_kv_auto(m, NULL, "sglang", DT_FP4, why, sizeof(why)) == DT_BF16, "sglang fp4 weights: bf16 KV");
-	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_INT4, why, sizeof(why)) == DT_BF16, "vllm int4 weights: bf16 KV");
-	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_BF16, why, sizeof(why)) == DT_BF16 && !why[0],
+	CHECK(scenario_kv_auto(m, NULL, engine_find("sglang"), DT_FP4, why, sizeof(why)) == DT_BF16, "sglang fp4 weights: bf16 KV");
+	CHECK(scenario_kv_auto(m, NULL, engine_find("vllm"), DT_INT4, why, sizeof(why)) == DT_BF16, "vllm int4 weights: bf16 KV");
+	CHECK(scenario_kv_auto(m, NULL, engine_find("vllm"), DT_BF16, why, sizeof(why)) == DT_BF16 && !why[0],
 	      "vllm bf16: bf16 KV, nothing to say");
-	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_FP16, why, sizeof(why)) == DT_FP16 && !why[0], "vllm fp16: fp16 KV");
-	CHECK(scenario_kv_auto(m, NULL, "trtllm", DT_FP8, why, sizeof(why)) == DT_FP8 && !why[0],
+	CHECK(scenario_kv_auto(m, NULL, engine_find("vllm"), DT_FP16, why, sizeof(why)) == DT_FP16 && !why[0], "vllm fp16: fp16 KV");
+	CHECK(scenario_kv_auto(m, NULL, engine_find("trtllm"), DT_FP8, why, sizeof(why)) == DT_FP8 && !why[0],
 	      "trtllm fp8: the weights' dtype, as before");
 	load_model("glm-5.1", glm);
-	CHECK(scenario_kv_auto(glm, NULL, "sglang", DT_BF16, why, sizeof(why)) == DT_FP8 &&
+	CHECK(scenario_kv_auto(glm, NULL, engine_find("sglang"), DT_BF16, why, sizeof(why)) == DT_FP8 &&
 	      strstr(why, "kv_cache_scheme"), "glm-5.1 NVFP4 (modelopt, fp8 KV declared): fp8 KV (%s)", why);
 	/* experiments: dtype fp8 on a bf16-registry model, as the public
 	 * Qwen3-235B-FP8 points */

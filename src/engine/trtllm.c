@@ -1,0 +1,103 @@
+/* trtllm.c - TensorRT-LLM (its PyTorch backend) as aiconfigurator's
+ * benchmark generator deploys it: vLLM v1's step loop with TensorRT-LLM's
+ * GUARANTEED_NO_EVICT admission and without chunked context, the KV cache in
+ * the weights' dtype, eager steps whenever a prefill runs, and its fitted
+ * kernel terms. */
+#include <stdio.h>
+
+#include "engine/engine.h"
+#include "engine/vllm.h"
+#include "servesim/cost.h"
+#include "servesim/scenario.h"
+
+/* The KV cache in the weights' dtype: servesim's rule before; TensorRT-LLM's
+ * own "auto" (bf16 for these checkpoints) did worse on its silicon rows
+ * (README "KV-cache dtype"). */
+static enum dtype trtllm_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, enum dtype wdt,
+				 char *why, size_t n)
+{
+	(void)m;
+	(void)g;
+	(void)why;
+	(void)n;
+	return wdt;
+}
+
+/* TensorRT-LLM splits the experts moe_ep_size ways and shards each
+ * moe_tp_size ways with moe_tp x moe_ep = its GPUs, so any EP dividing
+ * TP x DP. */
+static bool trtllm_ep_refused(const struct scenario *sc, char *msg, size_t n)
+{
+	const struct parallel *p = &sc->par;
+
+	if (!(sc->model->n_experts > 0 && p->ep > 1 && (p->tp * p->dp) % p->ep != 0))
+		return false;
+	snprintf(msg, n,
+		 "moe_ep_size %d does not divide the %d GPUs of the engine (TensorRT-LLM needs moe_tp_size x moe_ep_size = tp_size)",
+		 p->ep, p->tp * p->dp);
+	return true;
+}
+
+/* TensorRT-LLM's terms in the cost model. */
+static const struct cost_engine trtllm_cost = {
+	.name = "trtllm",
+	.fallback = "vllm",
+	/* Gated DeltaNet on TensorRT-LLM 1.3's measured GDN kernels (as
+	 * vLLM's: data/mfu/fit_gdn.py, H100/H200/B200; no HBM term in the
+	 * prefill, H100 = H200 to 1 %) */
+	.lin = {22.04e-6, 1.649e-6, 1.238e-11, 7.781e-15, 28.36, 8.34e-6, 0.9897},
+	/* MLA context module against the parts, fitted as vLLM's (vllm.c) on
+	 * aiconfigurator's mla_context_module_perf tables of TensorRT-LLM
+	 * 1.3.0rc20: module / parts median at >= 1024 tokens on H100 / H200
+	 * with bf16 / fp8 KV 1.14 / 1.11 / 1.23 / 1.15; module - parts per 1k
+	 * tokens = 1.4 + 0.914 x heads us (900 points; per set 4.5 + 0.686 h,
+	 * 7.5 + 0.380 h, -8.6 + 1.582 h, 2.0 + 1.008 h), on the Hopper tables;
+	 * not on B200 (its module is 1.00-1.06 of the parts).  Its MLA decode
+	 * module matches the parts (H200 3.0 / 1.4 us, H100 0.1 / -1.5 us over
+	 * them): no decode term. */
+	.mla_ctx_tok_s = 1.4e-9,
+	.mla_ctx_tok_head_s = 0.914e-9,
+	.mla_src = "TensorRT-LLM 1.3",
+	/* TensorRT-LLM (PyTorch backend) replays CUDA graphs for
+	 * generation-only batches only (aiconfigurator's benchmark generator
+	 * captures every batch size 1..max_batch_size: trtllm.rule
+	 * cuda_graph_batch_sizes); a step holding a prefill is launched kernel
+	 * by kernel from Python, and where its kernels are short the GPU waits
+	 * for the host.  Evidence (eval/silicon/HARNESS.md, "What a DeepSeek
+	 * prefill step costs"): measured TTFT that does not grow with the prompt
+	 * (Qwen3-235B-FP8 TP8 H100 c4: 170 ms at ISL 512 and at 1024), DeepSeek
+	 * TTFT about 100 ms above the kernel tables' step at ISL 1024 but not at
+	 * 8192, and a TPOT that grows at short OSL as ~100 ms steps would make
+	 * it; the Kineto trace of DeepSeek-V3 (../shared/data/traces) spends 35-55
+	 * us of host time per kernel launched by an eager forward.  The step
+	 * lasts at least (operators of the pass) x this: one engine constant,
+	 * swept on all 1,283 TensorRT-LLM agg rows (0-150 us; 70-80 us best on
+	 * the median TTFT APE). */
+	.eager_op_s = 75e-6,
+	/* TensorRT-LLM 1.3's windowed decode rows are not used: with a bf16
+	 * cache they run 3.3x the dense kernel at 128 keys, flat in the
+	 * context (another kernel path; fp8: 1.17x), which the served images of
+	 * the silicon rows (1.0-1.2) did not pay: gpt-oss-120b TPOT median
+	 * |error| H200 5.9 -> 7.8 %, MoE rows 9.8 -> 10.2 % with them
+	 * (eval/silicon/HARNESS.md, "swa") */
+	.dense_window_decode = true,
+	/* no DeepSeek-V4 blocks of its own: vLLM's parts model */
+	.csa = vllm_csa_fits,
+};
+
+const struct engine_type engine_trtllm = {
+	.name = "trtllm",
+	.title = "TensorRT-LLM",
+	.kv_auto = trtllm_kv_auto,
+	.ep_refused = trtllm_ep_refused,
+	/* P/D hand-off: its disaggregated rows show no gap beyond the KV's link
+	 * time (median measured - predicted TTFT 13 ms on Kimi-K2.5, 27 ms on
+	 * the DeepSeek rows of 0.5.1): the 10 us of a bare transfer */
+	.pd_handoff_s = 10e-6,
+	.cost = &trtllm_cost,
+	/* GUARANTEED_NO_EVICT (tensorrt_llm CapacitySchedulerPolicy), chunked
+	 * context off (its LLM API default and what aiconfigurator's generator
+	 * writes): sim.h no_evict, no_chunk */
+	.no_evict = true,
+	.no_chunk = true,
+};
