@@ -575,7 +575,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	conf = xcalloc(ndep, sizeof(*conf));
 	for (i = 0; i < ndep; i++) {
 		struct acc_class cls;
-		acc_class_of(o.sp.engine[res[i].d.engine], res[i].d.pd_prefill > 0, x[0].model,
+		acc_class_of(o.sp.engine[res[i].d.engine]->name, res[i].d.pd_prefill > 0, x[0].model,
 			     budget[res[i].d.gpu].gpu, res[i].running_per_rank, res[i].queue_share, false, &cls);
 		acc_confidence_of(have_acc ? &acc : NULL, &cls, &conf[i]);
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "engine/engine.h"
 #include "servesim/accuracy.h"
 #include "servesim/alloc.h"
 #include "servesim/stats.h"
@@ -612,7 +613,7 @@ void acc_confidence_of(const struct acc_table *t, const struct acc_class *c, str
 void acc_class_of_scenario(const struct scenario *sc, double running_per_rank, double queue_share,
 			   bool overloaded, struct acc_class *out)
 {
-	acc_class_of(sc->engine, sc->pd_prefill > 0, sc->model, sc->gpu, running_per_rank, queue_share, overloaded,
+	acc_class_of(sc->engine ? sc->engine->name : "", sc->pd_prefill > 0, sc->model, sc->gpu, running_per_rank, queue_share, overloaded,
 		     out);
 }
 
