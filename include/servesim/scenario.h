@@ -72,7 +72,7 @@ struct scenario {
 	enum sglang_policy sglang_policy;
 	bool disable_overlap;
 	bool sglang_mixed_chunk;      /* --enable-mixed-chunk (sim_cfg) */
-	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.sglang_max_prefill) */
+	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.max_prefill_tokens) */
 };
 
 struct scenario_state {

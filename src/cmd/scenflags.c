@@ -236,7 +236,7 @@ void scenflags_out_config(const struct scenflags *f, const struct scenflags_ctx 
 	cfg->tier2 = sc->tier2 ? sc->tier2->path : NULL;
 	cfg->mem_fraction_static = st->mem_fraction_static;
 	cfg->max_running_requests = st->sc.max_num_seqs;
-	cfg->sglang_lpm = st->sc.sglang_lpm;
+	cfg->sglang_lpm = st->sc.lpm;
 	cfg->overlap_schedule = st->cost.cfg.overlap_cpu;
 }
 

@@ -813,7 +813,7 @@ static void dsa_sources(struct cost_model *c)
 {
 	const struct model_cfg *m = c->m;
 	int64_t shared = m->n_mixer[LM_FULL] - m->index_layers;
-	char mod[2][300], sh[2][120];
+	char mod[2][360], sh[2][120];
 	int i;
 
 	if (m->attn != ATTN_MLA || m->index_topk <= 0)
@@ -822,7 +822,7 @@ static void dsa_sources(struct cost_model *c)
 		bool pre = i == 0;
 		sh[i][0] = '\0';
 		if (c->dsa) {
-			char note[256];
+			char note[320];
 			dsa_module_note(c->dsa, pre, note, sizeof(note));
 			snprintf(mod[i], sizeof(mod[i]), " + module - parts of %s", note);
 		} else if (c->g->measured[0]) {

@@ -19,6 +19,8 @@
 
 struct scenario;
 struct scenario_state;
+struct sched_policy;
+struct sim_cfg;
 struct cost_engine;
 struct launch_in;
 struct sbuf;
@@ -70,11 +72,10 @@ struct engine_type {
 	double pd_handoff_s;
 	/* its kernel collections and the terms fitted on its kernels */
 	const struct cost_engine *cost;
-	/* its scheduler: SGLang's (prefill and decode batches apart, admission
-	 * reserving the running requests' future tokens), or vLLM v1's with,
-	 * where set, TensorRT-LLM's GUARANTEED_NO_EVICT admission (no_evict)
-	 * and whole prompts only (no_chunk); sim.h */
-	bool sched_sglang, no_evict, no_chunk;
+	/* its scheduler (sim/core.h: how each step's batch is picked and whom
+	 * it admits; sim_cfg.policy) and the run header's sentence on it */
+	const struct sched_policy *policy;
+	void (*sched_words)(const struct sim_cfg *cfg, bool overlap, char *out, size_t n);
 	/* the command lines that start a deployment on it (search's launch
 	 * lines); NULL: servesim writes none */
 	void (*launch)(const struct launch_in *in, struct sbuf *out);

@@ -197,12 +197,11 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.long_prefill_token_threshold = s->long_prefill_token_threshold;
 	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks;
 	st->sc.prefix_caching = s->prefix_caching;
-	st->sc.sglang = en->sched_sglang;
-	st->sc.sglang_lpm = en->sched_sglang && s->sglang_policy == SGLANG_LPM;
-	st->sc.sglang_mixed_chunk = en->sched_sglang && s->sglang_mixed_chunk;
-	st->sc.sglang_max_prefill = en->sched_sglang ? s->max_prefill_tokens : 0;
-	st->sc.no_evict = en->no_evict;
-	st->sc.no_chunk = en->no_chunk;
+	st->sc.policy = en->policy;
+	/* the settings only the engines that take them can be given */
+	st->sc.lpm = (en->knobs & ENGINE_KNOB_SCHEDULE_POLICY) && s->sglang_policy == SGLANG_LPM;
+	st->sc.mixed_chunk = (en->knobs & ENGINE_KNOB_MIXED_CHUNK) && s->sglang_mixed_chunk;
+	st->sc.max_prefill_tokens = (en->knobs & ENGINE_KNOB_MAX_PREFILL) ? s->max_prefill_tokens : 0;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

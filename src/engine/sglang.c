@@ -27,6 +27,8 @@
  *   server_args.py _handle_model_specific_adjustments: DeepSeek NSA models
  *   get fp8_e4m3 on compute capability >= 10, bfloat16 below. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -35,6 +37,7 @@
 #include "servesim/memplan.h"
 #include "servesim/scenario.h"
 #include "servesim/sglang.h"
+#include "sim/core.h"
 
 int sglang_policy_parse(const char *s, enum sglang_policy *out, struct err *e)
 {
@@ -151,6 +154,462 @@ enum dtype sglang_kv_dtype_default(const struct model_cfg *m, const struct gpu_s
 	/* a checkpoint that declares its KV quantisation (ModelOpt
 	 * kv_cache_quant_algo) is scenario_kv_auto's rule, before this one */
 	return weights == DT_FP16 ? DT_FP16 : DT_BF16;
+}
+
+/* --- the scheduler (over sim/core.h's mechanics) --- */
+
+/* Its state per replica. */
+struct sg_state {
+	double ratio;     /* the current new-token ratio */
+	/* SGLang's batch_is_full: set (to the running count, > 0) when an
+	 * admission stopped for KV or max_running_requests; no new prefill is
+	 * tried until fewer requests run (one finished or was retracted) */
+	size_t full_at;
+};
+
+static struct sg_state *sg_of(const struct replica *rp)
+{
+	return rp->pstate;
+}
+
+/* SGLang's new-token ratio (sglang/srt/environ.py defaults:
+ * SGLANG_INIT_NEW_TOKEN_RATIO 0.7, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
+ * SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+ * 4096; schedule_conservativeness 1) */
+#define SCHED_SG_RATIO_INIT 0.7
+#define SCHED_SG_RATIO_MIN (0.7 * 0.14)
+#define SCHED_SG_DECAY_STEPS 600.0
+#define SCHED_SG_CLIP 4096
+
+/* SGLang: the tokens a request may still generate, as its scheduler
+ * estimates them (max_new_tokens left, clipped). */
+static int64_t sg_future(const struct req *r)
+{
+	int64_t left = r->output - r->generated;
+
+	return left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP;
+}
+
+/* (int64_t)ceil(x) for 0 <= x < 2^62 (a conversion and a compare, not a
+ * libm call: the reservation takes one per running request). */
+static inline int64_t ceil_nonneg(double x)
+{
+	int64_t i = (int64_t)x;
+
+	return i + ((double)i < x);
+}
+
+/* SGLang's admission reservation: the running requests' future tokens at
+ * the new-token ratio, in blocks, plus what this step's admissions added.
+ * Summed exactly (`known`) only when a bound cannot decide an admission:
+ * with lazy decoders `hi` is the explicit requests' exact part plus an
+ * upper bound of the decoders' (sg_reserve_start). */
+struct sg_res {
+	int64_t val, hi, added;
+	bool known;
+};
+
+/* The decoders' part, exactly: from their dk entries (a sum of integers:
+ * in any order). */
+static int64_t sg_reserve_dk(const struct sim *s, const struct replica *rp)
+{
+	double ratio = sg_of(rp)->ratio;
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < rp->ndk; i++) {
+		int64_t left = rp->dk[i].k - rp->G;
+		sum += blocks_for(s, ceil_nonneg((double)(left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP) * ratio));
+	}
+	return sum;
+}
+
+/* Take the reservation before admitting: the explicit requests (`others`
+ * with lazy decoders, else the whole running list) summed; the decoders'
+ * part bounded by each one's blocks_for(ceil(left ratio)) <= (left ratio
+ * (1 + 2^-52) + 1) / block_size + 1, left unclipped (dk_sum - ndk G: at
+ * least the clipped sum), with margin for the double's rounding. */
+static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool lazy, struct sg_res *res)
+{
+	double ratio = sg_of(rp)->ratio;
+	int64_t sum = 0;
+	const struct req *r;
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	if (!lazy) {
+		for (r = rp->run_head; r; r = r->next)
+			sum += blocks_for(s, ceil_nonneg((double)sg_future(r) * ratio));
+		res->val = sum;
+		res->known = true;
+		return;
+	}
+	for (i = 0; i < rp->nothers; i++)
+		sum += blocks_for(s, ceil_nonneg((double)sg_future(rp->others[i]) * ratio));
+	res->val = sum;
+	if (rp->ndk > 0) {
+		double left = (double)(rp->dk_sum - (int64_t)rp->ndk * rp->G), n = (double)rp->ndk;
+		res->hi = sum + (int64_t)((left * ratio * (1 + 1e-12) + n) / (double)s->cfg.block_size) +
+			  (int64_t)rp->ndk + 2;
+	} else {
+		res->hi = sum;
+		res->known = true;
+	}
+}
+
+/* Does an admission needing `need` blocks (and the evictable hits it takes
+ * back) leave the reservation's blocks free?  (need + reserve > available
+ * decides, as the exact sum would.) */
+static bool sg_res_fits(const struct sim *s, const struct replica *rp, struct sg_res *res, int64_t need)
+{
+	int64_t avail = kvc_available(&rp->kv);
+
+	if (!res->known) {
+		if (need + res->hi + res->added <= avail)
+			return true;
+		res->val += sg_reserve_dk(s, rp);
+		res->known = true;
+	}
+	return need + res->val + res->added <= avail;
+}
+
+/* SGLang's lpm policy: the leading blocks of a waiting request's tokens the
+ * cache holds (as prefix_lookup counts them, without taking them).  A
+ * compact arrival (no record yet) is looked at through a stack copy of the
+ * fields its record would get. */
+static int64_t sg_cached_blocks(const struct sim *s, const struct replica *rp,
+				const struct wq_ent *q)
+{
+	struct req tmp;
+	const struct req *r = q->r;
+	int64_t maxb, b;
+	uint64_t h = 0;
+
+	if (!r) {
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.id = q->id;
+		tmp.prompt = q->prompt;
+		tmp.output = q->output;
+		tmp.prefix_tokens = q->prefix_tokens;
+		tmp.prefix_group = q->prefix_group;
+		tmp.content_id = q->content_id;
+		if (tmp.content_id >= 0)
+			tmp.nshare = (int32_t)(tmp.prompt / s->cfg.block_size);
+		else if (tmp.prefix_group >= 0)
+			tmp.nshare = (int32_t)(tmp.prefix_tokens / s->cfg.block_size);
+		r = &tmp;
+	}
+	maxb = (req_num_tokens(r) - 1) / s->cfg.block_size;
+	if (r->transferred || (r->preempts == 0 && !block_shareable(r, 0)))
+		return 0;
+	for (b = 0; b < maxb; b++) {
+		h = r->nchain > b ? r->chain[b] : sched_block_hash(s, r, b, h);
+		if (kvc_lookup(&rp->kv, h) < 0)
+			break;
+	}
+	return b;
+}
+
+/* Order the waiting queue by the longest cached prefix, FCFS among equals
+ * (a stable insertion sort over at most SGLANG_LPM_MAX_QUEUE requests). */
+static void sg_sort_lpm(const struct sim *s, struct replica *rp)
+{
+	int64_t key[SGLANG_LPM_MAX_QUEUE];
+	size_t i, j, n = rp->wlen;
+
+	if (n < 2 || n > SGLANG_LPM_MAX_QUEUE || !s->cfg.prefix_caching)
+		return;
+	for (i = 0; i < n; i++)
+		key[i] = sg_cached_blocks(s, rp, &rp->wq[(rp->whead + i) & (rp->wcap - 1)]);
+	for (i = 1; i < n; i++) {
+		struct wq_ent e = rp->wq[(rp->whead + i) & (rp->wcap - 1)];
+		int64_t k = key[i];
+		for (j = i; j > 0 && key[j - 1] < k; j--) {
+			key[j] = key[j - 1];
+			rp->wq[(rp->whead + j) & (rp->wcap - 1)] = rp->wq[(rp->whead + j - 1) & (rp->wcap - 1)];
+		}
+		key[j] = k;
+		rp->wq[(rp->whead + j) & (rp->wcap - 1)] = e;
+	}
+}
+
+/* SGLang's decode batch when every decoder's block is there (no
+ * retraction): the class crossing a block boundary and the explicit
+ * decoders take theirs, the named ones as the literal walk names them and
+ * the anonymous ones in one kvc_alloc_anon (the same blocks evicted, as
+ * schedule_fast); false, having changed nothing, otherwise. */
+static bool sg_decode_fast(struct sim *s, struct replica *rp)
+{
+	int32_t cls = cls_of(s, -rp->G), anon;
+	int64_t need = rp->cls_count[cls];
+	struct req *r;
+	size_t i;
+
+	for (i = 0; i < rp->nothers; i++) {
+		r = rp->others[i];
+		if (decoding(r))
+			need += blocks_for(s, r->computed + 1) - r->nblocks;
+	}
+	if (need > kvc_available(&rp->kv))
+		return false;
+	rp->fallback = false;
+	anon = sched_crossing_blocks(s, rp, cls);
+	for (i = 0; i < rp->nothers; i++) {
+		int32_t k;
+		r = rp->others[i];
+		if (!decoding(r))
+			continue;
+		k = blocks_for(s, r->computed + 1) - r->nblocks;
+		if (k > 0 && named_take(s, r, k) == 0) {
+			r->nblocks += k;
+			anon += k;
+		} else if (k > 0) {
+			sched_take_blocks(s, rp, r, k);
+		}
+		sched_push(rp, r, 1);
+	}
+	if (anon > 0)
+		kvc_alloc_anon(&rp->kv, anon);
+	return true;
+}
+
+/* SGLang (scheduler.py get_next_batch_to_run): a step is a prefill batch
+ * when a request is mid-prefill or a waiting one can be admitted (chunk
+ * budget chunked_prefill_size = max_num_batched_tokens), else a decode
+ * batch of every running request; prefill and decode never share a step.
+ * Admission reserves the running requests' future tokens at the new-token
+ * ratio; once it stops for KV or max_running_requests the batch is "full"
+ * and decode batches run until a request finishes or is retracted
+ * (batch_is_full, reset in update_running_batch when the batch shrinks);
+ * a decode batch that runs out of KV retracts the newest requests and the
+ * ratio resets, else it decays by (init - min) / 600 per step.
+ *
+ * Steady decoders are lazy where sglang_lazy allows (dec_join after a decode
+ * batch): a prefill batch leaves them where they are (dec_run false: the
+ * step count G counts decode batches), the walks below take the explicit
+ * requests from `others` (running order) and the reservation reads a
+ * decoder's progress from G, and a decode batch whose blocks are all there
+ * is sg_decode_fast's; one that must retract makes every decoder explicit
+ * and takes the literal walk. */
+static void sglang_schedule(struct sim *s, struct replica *rp)
+{
+	int64_t budget = rp->mbt;
+	int64_t rem_input = s->cfg.max_prefill_tokens > 0 ? s->cfg.max_prefill_tokens : INT64_MAX;
+	int32_t pend = 0;
+	struct sg_res res = {.known = true}; /* nobody to admit: none */
+	bool retracted = false, lazy = rp->lazy;
+	struct req *r;
+	size_t i;
+
+	rp->dec_run = false;
+	if (!lazy) {
+		rp->fallback = true;
+		rp->nothers = 0;
+	}
+	if (s->cfg.mixed_chunk) {
+		/* --enable-mixed-chunk: a prefill batch also carries one token of
+		 * every running decoder, taken from both prompt-token budgets
+		 * (PrefillAdder's mixed_with_decode_tokens) */
+		for (r = rp->run_head; r; r = r->next)
+			if (!r->inflight && decoding(r)) {
+				budget--;
+				if (rem_input < INT64_MAX)
+					rem_input--;
+			}
+	}
+	/* 1. prefill: requests mid-prefill first (explicit: `others`, or
+	 * the running list), then admissions */
+	i = 0;
+	for (r = lazy ? (rp->nothers > 0 ? rp->others[0] : NULL) : rp->run_head; r && budget > 0;
+	     r = lazy ? (++i < rp->nothers ? rp->others[i] : NULL) : r->next) {
+		int64_t n;
+		if (r->inflight || decoding(r))
+			continue;
+		n = chunk_of(s, r, budget);
+		if (!sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+			break;
+		sched_push(rp, r, n);
+		budget -= n;
+		if (rem_input < INT64_MAX)
+			rem_input -= n;
+	}
+	if (sg_of(rp)->full_at > 0 && rp->nrun < sg_of(rp)->full_at)
+		sg_of(rp)->full_at = 0; /* the running batch shrank */
+	/* batch_is_full: no admission until then, unless a prompt is
+	 * mid-prefill (get_new_batch_prefill still walks the queue) */
+	if (budget > 0 && rem_input > 0 && (sg_of(rp)->full_at == 0 || rp->nsched > 0)) {
+		/* the reservation only matters to an admission (most decode
+		 * steps have nobody to admit, or a full batch): a walk of the
+		 * batch otherwise saved */
+		if (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns)
+			sg_reserve_start(s, rp, lazy, &res);
+		if (s->cfg.lpm)
+			sg_sort_lpm(s, rp);
+		/* P/D workers never latch it: the prefill server's loop resets
+		 * it every iteration, the decode server admits from its
+		 * pre-allocated queue (disaggregation/prefill.py, decode.py) */
+		if ((sched_admit(s, rp, budget, rem_input, &res) ||
+		     (rp->wlen > 0 && (int64_t)rp->nrun >= rp->mns)) && rp->nrun > 0 && s->cfg.pd.prefill <= 0)
+			sg_of(rp)->full_at = rp->nrun;
+	}
+	if (rp->nsched > 0) {
+		/* mixed chunk: the running decoders join the prefill batch (those
+		 * whose next token finds no KV block wait for a decode batch) */
+		if (s->cfg.mixed_chunk)
+			for (r = rp->run_head; r; r = r->next) {
+				int64_t n;
+				if (r->inflight || r->scheduled || !decoding(r))
+					continue;
+				n = chunk_of(s, r, INT64_MAX);
+				if (sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+					sched_push(rp, r, n);
+			}
+		if (lazy)
+			rp->fallback = false;
+		return;
+	}
+	rp->dec_run = true;
+	if (lazy && sg_decode_fast(s, rp))
+		goto decay;
+	if (lazy) {
+		for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
+			if (r->dec)
+				sched_dec_leave(s, rp, r);
+		rp->fallback = true;
+	}
+	/* 2. decode every running request.  The anonymous blocks decoders take
+	 * (with one-token pages, one each a step) are counted as they go and
+	 * allocated in one kvc_alloc_anon call before any other cache change
+	 * (a named take, a retraction) and at the end: free blocks first, then
+	 * the oldest cached, as one by one, so the cache ends the same */
+	for (r = rp->run_head; r;) {
+		struct req *next = r->next;
+		int64_t n;
+		int32_t need;
+		bool self = false;
+		if (r->inflight || !decoding(r)) {
+			r = next;
+			continue;
+		}
+		/* a decoder's chunk is its one token (chunk_of's answer) unless
+		 * drafts ride along */
+		n = s->cfg.spec.k > 0 ? chunk_of(s, r, INT64_MAX) : 1;
+		need = blocks_for(s, r->computed + n) - r->nblocks;
+		if (need <= 0 || (need <= kvc_available(&rp->kv) - pend && named_take(s, r, need) == 0)) {
+			if (need > 0) {
+				pend += need;
+				r->nblocks += need;
+			}
+			sched_push(rp, r, n);
+			r = next;
+			continue;
+		}
+		if (pend > 0) {
+			kvc_alloc_anon(&rp->kv, pend);
+			pend = 0;
+		}
+		while (!sched_grow_blocks(s, rp, r, need)) {
+			struct req *victim = rp->run_tail;
+			while (victim && (victim->inflight || victim->scheduled))
+				victim = victim->prev;
+			if (!victim) {
+				self = true;
+				break;
+			}
+			next = victim == next ? next->next : next;
+			sched_preempt(s, rp, victim);
+			retracted = true;
+			if (victim == r) {
+				self = true;
+				break;
+			}
+		}
+		if (!self)
+			sched_push(rp, r, n);
+		r = next;
+	}
+	if (pend > 0)
+		kvc_alloc_anon(&rp->kv, pend);
+decay:
+	if (retracted)
+		sg_of(rp)->ratio = SCHED_SG_RATIO_INIT;
+	else if (rp->nsched > 0 || rp->ndec > 0) {
+		sg_of(rp)->ratio -= (SCHED_SG_RATIO_INIT - SCHED_SG_RATIO_MIN) / SCHED_SG_DECAY_STEPS;
+		if (sg_of(rp)->ratio < SCHED_SG_RATIO_MIN)
+			sg_of(rp)->ratio = SCHED_SG_RATIO_MIN;
+	}
+}
+
+/* Admission (PrefillAdder add_one_req): only while the KV left after
+ * reserving the running requests' future tokens at the new-token ratio
+ * (res) holds the request's whole uncached prompt and all its future tokens
+ * (extend_input_len + min(max_new_tokens, 4096), not scaled by the ratio,
+ * which only applies once the request runs; a P/D decode worker's
+ * transferred request: its future at the ratio, its pre-allocation queue
+ * not modelled), and, past the batch's first request, while rem_input
+ * (what is left of --max-prefill-tokens) is above the prompt tokens to
+ * compute: such a prompt waits whole rather than being chunked.  Stopping
+ * for KV is SGLang's NO_TOKEN. */
+static enum admit_verdict sglang_admit(struct sim *s, struct replica *rp, struct req *r, const struct admit_try *t,
+				       int32_t *grow)
+{
+	struct sg_res *res = t->ctx;
+	int32_t need;
+
+	if (t->rem_input < INT64_MAX && rp->nsched > 0 && req_num_tokens(r) - r->computed >= t->rem_input)
+		return ADMIT_WAIT;
+	need = blocks_for(s, r->computed + t->n) - t->hits;
+	if (!r->transferred) /* and its rest and future tokens */
+		need = blocks_for(s, req_num_tokens(r) + sg_future(r)) - t->hits;
+	else /* P/D decode: its future at the ratio */
+		need += blocks_for(s, ceil_nonneg((double)sg_future(r) * sg_of(rp)->ratio));
+	if (!sg_res_fits(s, rp, res, (int64_t)need + t->evictable))
+		return ADMIT_FULL;
+	*grow = blocks_for(s, r->computed + t->n) - t->hits;
+	res->added += need - *grow;
+	return ADMIT_GO;
+}
+
+/* May its steady decoders be lazy (as vLLM's: advanced by the step count,
+ * walked only when a block, a completion or a retraction needs them)?  Not
+ * with --enable-mixed-chunk (its prefill batches carry every decoder). */
+static bool sglang_lazy(const struct sim_cfg *cfg)
+{
+	return !cfg->mixed_chunk;
+}
+
+static void sglang_replica_init(struct sim *s, struct replica *rp)
+{
+	struct sg_state *st = xcalloc(1, sizeof(*st));
+
+	(void)s;
+	st->ratio = SCHED_SG_RATIO_INIT;
+	rp->pstate = st;
+}
+
+static void sglang_replica_release(struct replica *rp)
+{
+	free(rp->pstate);
+	rp->pstate = NULL;
+}
+
+static const struct sched_policy sglang_policy = {
+	.schedule = sglang_schedule,
+	.admit = sglang_admit,
+	.split_batches = true,
+	.decoder_keys = true,
+	.lazy = sglang_lazy,
+	.replica_init = sglang_replica_init,
+	.replica_release = sglang_replica_release,
+};
+
+static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
+{
+	snprintf(out, n,
+		 "SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps, and once it stops for KV or max_running_requests only decode batches run until a request finishes",
+		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs, (long long)c->max_model_len,
+		 (long long)c->block_size, c->prefix_caching ? "on" : "off", c->lpm ? "lpm" : "fcfs",
+		 overlap ? "on" : "off");
 }
 
 /* --- the engine type --- */
@@ -295,6 +754,7 @@ const struct engine_type engine_sglang = {
 	 * hand-off") */
 	.pd_handoff_s = 0.229,
 	.cost = &sglang_cost,
-	.sched_sglang = true,
+	.policy = &sglang_policy,
+	.sched_words = sglang_sched_words,
 	.launch = sglang_launch,
 };

@@ -9,6 +9,50 @@
 #include "engine/vllm.h"
 #include "servesim/cost.h"
 #include "servesim/scenario.h"
+#include "sim/core.h"
+
+/* Admission as TensorRT-LLM's scheduler decides it:
+ * - without chunked context (enable_chunked_prefill false, its LLM API
+ *   default and what aiconfigurator's generator writes) a waiting prompt is
+ *   scheduled whole or not at all; the first one that does not fit in what
+ *   is left of max_num_tokens ends the step's admissions
+ *   (tensorrt_llm MicroBatchScheduler).  A prompt longer than the whole
+ *   budget is still chunked when the step is otherwise empty (TensorRT-LLM
+ *   would refuse it);
+ * - GUARANTEED_NO_EVICT, its default capacity policy (tensorrt_llm
+ *   CapacitySchedulerPolicy): a waiting request starts only when the KV
+ *   blocks of its whole prompt and output fit beside those reserved for
+ *   every running request's whole prompt and output, so nothing is ever
+ *   preempted (vLLM and SGLang admit optimistically instead). */
+static enum admit_verdict trtllm_admit(struct sim *s, struct replica *rp, struct req *r, const struct admit_try *t,
+				       int32_t *grow)
+{
+	int32_t need;
+
+	if (rp->nsched > 0 && t->n < req_num_tokens(r) - r->computed)
+		return ADMIT_WAIT; /* whole or wait */
+	need = blocks_for(s, r->computed + t->n) - t->hits;
+	r->ne_blocks = blocks_for(s, r->prompt + r->output); /* reserved while it runs */
+	if (need + t->evictable > kvc_available(&rp->kv) || rp->ne_reserved + r->ne_blocks > rp->kv.total)
+		return ADMIT_FULL;
+	*grow = need;
+	return ADMIT_GO;
+}
+
+/* vLLM v1's step loop with TensorRT-LLM's admission. */
+static const struct sched_policy trtllm_policy = {
+	.schedule = vllm_schedule,
+	.admit = trtllm_admit,
+	.decode_segments = true,
+};
+
+static void trtllm_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
+{
+	(void)overlap;
+	vllm_describe(c, "off (TensorRT-LLM: a prompt runs whole in one step or waits)",
+		      "; admission as TensorRT-LLM's GUARANTEED_NO_EVICT (a request starts when the KV of its whole prompt and output can be reserved; no preemption)",
+		      out, n);
+}
 
 /* The KV cache in the weights' dtype: servesim's rule before; TensorRT-LLM's
  * own "auto" (bf16 for these checkpoints) did worse on its silicon rows
@@ -95,9 +139,6 @@ const struct engine_type engine_trtllm = {
 	 * the DeepSeek rows of 0.5.1): the 10 us of a bare transfer */
 	.pd_handoff_s = 10e-6,
 	.cost = &trtllm_cost,
-	/* GUARANTEED_NO_EVICT (tensorrt_llm CapacitySchedulerPolicy), chunked
-	 * context off (its LLM API default and what aiconfigurator's generator
-	 * writes): sim.h no_evict, no_chunk */
-	.no_evict = true,
-	.no_chunk = true,
+	.policy = &trtllm_policy,
+	.sched_words = trtllm_sched_words,
 };

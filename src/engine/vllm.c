@@ -1,7 +1,8 @@
 /* vllm.c - vLLM v1: the default engine.  Its defaults are scenario_defaults'
- * (vLLM's EngineArgs for the OpenAI API server), its scheduler vLLM v1's
- * (sim.h), its KV cache dtype "auto"; here its fitted kernel terms, its P/D
- * hand-off and its launch line. */
+ * (vLLM's EngineArgs for the OpenAI API server), its KV cache dtype "auto";
+ * here its scheduler (the v1 walk over sim/core.h's mechanics), its fitted
+ * kernel terms, its P/D hand-off, its run-header sentence and its launch
+ * line. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,224 @@
 #include "servesim/cost.h"
 #include "servesim/launch.h"
 #include "servesim/scenario.h"
+#include "sim/core.h"
+
+/* --- the scheduler ---
+ *
+ * vLLM v1: each step walks the running requests in admission order, giving
+ * a decode 1 token and an unfinished prefill its next chunk (min of what is
+ * left, the remaining token budget, and long_prefill_token_threshold),
+ * allocating KV blocks as it goes and, when a block is missing, preempting
+ * the most recently admitted request; then, if nothing was preempted, it
+ * admits waiting requests in FCFS order while max_num_seqs and the budget
+ * allow.  The steady decoders are not walked (sim/core.h): the walk below
+ * is needed only when its outcome could differ from "everyone gets
+ * everything" - a missing block (preemption) or a budget that runs out
+ * before a decoder is reached.  Then every decoder is made explicit again
+ * and the literal walk runs (schedule_explicit), except when only decoders
+ * run and the budget reaches them all: the walk then only hands the
+ * crossing decoders their blocks in running order and preempts from the
+ * tail, and the others stay decoders (schedule_dec_preempt). */
+
+/* The literal walk over the running list (see the file comment). */
+static void schedule_explicit(struct sim *s, struct replica *rp)
+{
+	int64_t budget = rp->mbt;
+	bool preempted = false;
+	struct req *r;
+
+	for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
+		if (r->dec)
+			sched_dec_leave(s, rp, r);
+	rp->fallback = true;
+	r = rp->run_head;
+	while (r && budget > 0) {
+		int64_t n;
+		bool self = false;
+		if (r->inflight) { /* PP: its batch is still in the pipeline */
+			r = r->next;
+			continue;
+		}
+		n = chunk_of(s, r, budget);
+		while (!sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
+			struct req *victim = rp->run_tail;
+			while (victim && victim->inflight) /* PP: never one in flight */
+				victim = victim->prev;
+			if (!victim) {
+				self = true;
+				break;
+			}
+			sched_preempt(s, rp, victim);
+			preempted = true;
+			if (victim == r) {
+				self = true;
+				break;
+			}
+		}
+		if (self)
+			break;
+		sched_push(rp, r, n);
+		budget -= n;
+		r = r->next;
+	}
+	/* the others list is rebuilt from the running list after the step */
+	rp->nothers = 0;
+	if (!preempted)
+		sched_admit(s, rp, budget, INT64_MAX, NULL);
+}
+
+/* Only decoders run (none is explicit), the budget reaches them all, and
+ * the class crossing a block boundary needs more blocks than are left: the
+ * literal walk's outcome without making every decoder explicit.  The walk
+ * gives each decoder its token in running order and each one crossing a
+ * boundary its block, preempting from the tail while none is left (a
+ * victim is never one the walk has reached: it is the tail); the others
+ * need nothing.  The same allocations and preemptions in the same order as
+ * schedule_explicit (a crossing decoder's block taken as schedule_fast
+ * takes it), with no admission after a preemption.  Returns false, having
+ * changed nothing, when the literal walk is needed. */
+static bool schedule_dec_preempt(struct sim *s, struct replica *rp)
+{
+	int32_t cls = cls_of(s, -rp->G);
+	uint64_t max_rseq = 0;
+	struct req *r;
+
+	if (rp->nothers > 0 || rp->ndec != (int64_t)rp->nrun || rp->ndec > rp->mbt || rp->pp != 1 ||
+	    s->cfg.spec.k > 0)
+		return false;
+	rp->fallback = false;
+	for (r = rp->run_head; r; r = r->next) {
+		if (r->cls == cls) {
+			bool self = false;
+			while (kvc_available(&rp->kv) < 1) {
+				struct req *victim = rp->run_tail;
+				sched_dec_leave(s, rp, victim);
+				sched_preempt(s, rp, victim);
+				if (victim == r) {
+					self = true;
+					break;
+				}
+			}
+			if (self)
+				break;
+			if (r->lean) {
+				kvc_alloc_anon(&rp->kv, 1);
+			} else if (r->nnamed < r->nblocks || !s->cfg.prefix_caching ||
+				   !gets_hash(s, r, r->nblocks)) {
+				r->nblocks++;
+				kvc_alloc_anon(&rp->kv, 1);
+			} else {
+				sched_take_blocks(s, rp, r, 1);
+			}
+		}
+		if (r->rseq > max_rseq)
+			max_rseq = r->rseq;
+	}
+	/* as the decoders' joins after a literal walk would set it */
+	rp->dec_max_rseq = max_rseq;
+	return true;
+}
+
+/* Everyone gets their whole demand, or all decoders precede the others in
+ * running order: the walk's outcome is known without walking.  Returns
+ * false when the literal walk is needed. */
+static bool schedule_fast(struct sim *s, struct replica *rp)
+{
+	int64_t budget = rp->mbt, tokens = rp->ndec;
+	int32_t cls = cls_of(s, -rp->G), need = (int32_t)rp->cls_count[cls];
+	bool decoders_first = true;
+	size_t i;
+
+	if (rp->ndec > budget)
+		return false;
+	for (i = 0; i < rp->nothers; i++) {
+		const struct req *o = rp->others[i];
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, INT64_MAX);
+		tokens += n;
+		need += blocks_for(s, o->computed + n) - o->nblocks;
+		if (rp->ndec > 0 && o->rseq < rp->dec_max_rseq)
+			decoders_first = false;
+	}
+	if (tokens > budget && !decoders_first)
+		return false;
+	if (tokens > budget) {
+		/* decoders first, then the others take what the budget leaves */
+		int64_t left = budget - rp->ndec;
+		need = (int32_t)rp->cls_count[cls];
+		for (i = 0; i < rp->nothers && left > 0; i++) {
+			const struct req *o = rp->others[i];
+			int64_t n;
+			if (o->inflight)
+				continue;
+			n = chunk_of(s, o, left);
+			need += blocks_for(s, o->computed + n) - o->nblocks;
+			left -= n;
+		}
+	}
+	if (need > kvc_available(&rp->kv))
+		return false;
+	rp->fallback = false;
+	sched_take_crossing(s, rp, cls); /* the class crossing a block boundary */
+	budget -= rp->ndec;
+	for (i = 0; i < rp->nothers && budget > 0; i++) {
+		struct req *o = rp->others[i];
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, budget);
+		sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
+		sched_push(rp, o, n);
+		budget -= n;
+	}
+	/* nothing left unscheduled in the running list (and, tested here
+	 * rather than in the call, someone waiting: most steps have nobody) */
+	if (i == rp->nothers && rp->wlen > 0)
+		sched_admit(s, rp, budget, INT64_MAX, NULL);
+	return true;
+}
+
+void vllm_schedule(struct sim *s, struct replica *rp)
+{
+	if (!schedule_fast(s, rp) && !schedule_dec_preempt(s, rp))
+		schedule_explicit(s, rp);
+}
+
+/* Admission: the blocks of its first chunk, beside the prefix hits it takes
+ * back from the free list, must be free now (vLLM admits optimistically:
+ * later blocks may preempt). */
+static enum admit_verdict vllm_admit(struct sim *s, struct replica *rp, struct req *r, const struct admit_try *t,
+				     int32_t *grow)
+{
+	int32_t need = blocks_for(s, r->computed + t->n) - t->hits;
+
+	if (need + t->evictable > kvc_available(&rp->kv))
+		return ADMIT_FULL;
+	*grow = need;
+	return ADMIT_GO;
+}
+
+static const struct sched_policy vllm_policy = {
+	.schedule = vllm_schedule,
+	.admit = vllm_admit,
+	.decode_segments = true,
+};
+
+void vllm_describe(const struct sim_cfg *c, const char *chunked, const char *admission, char *out, size_t n)
+{
+	snprintf(out, n,
+		 "vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill %s%s",
+		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs, (long long)c->max_model_len,
+		 (long long)c->block_size, c->prefix_caching ? "on" : "off", chunked, admission);
+}
+
+static void vllm_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
+{
+	(void)overlap;
+	vllm_describe(c, "on", "", out, n);
+}
 
 /* DeepSeek-V4's parts model (cost/csamod.c) per phase [decode, prefill] and
  * mixer [CSA, HCA and window-only], fitted by data/mfu/check_dsv4_module.py
@@ -154,5 +373,7 @@ const struct engine_type engine_vllm = {
 	 * the hand-off"; scenario_prepare) */
 	.pd_handoff_s = 0.267,
 	.cost = &vllm_cost,
+	.policy = &vllm_policy,
+	.sched_words = vllm_sched_words,
 	.launch = vllm_launch,
 };

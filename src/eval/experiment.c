@@ -1380,7 +1380,7 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 		 * 32-token blocks (benchmark/trtllm.rule); TRT-LLM's default
 		 * free_gpu_memory_fraction (0.9), no block reuse; scheduled with
 		 * vLLM's scheduler and GUARANTEED_NO_EVICT admission (engine
-		 * "trtllm", sim_cfg.no_evict) */
+		 * "trtllm": its admission, src/engine/trtllm.c) */
 		x->max_num_batched_tokens = (r->batch + r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
 		x->max_model_len = r->isl + r->osl;
 		x->block_size = AIC_BLOCK;

@@ -1,7 +1,8 @@
 /* test_engine.c - the engine registry (lookup, lists, the settings only some
  * engines take) and an engine added from this one file: a toy engine with
- * its own defaults, start-up rule, KV dtype rule and kernel terms runs a
- * small simulation through the same path every engine takes. */
+ * its own defaults, start-up rule, KV dtype rule, kernel terms and
+ * scheduler (static batching over sim/core.h's mechanics) runs a small
+ * simulation through the same path every engine takes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "servesim/paths.h"
 #include "servesim/scenario.h"
 #include "servesim/workload.h"
+#include "sim/core.h"
 
 static struct model_registry reg;
 static struct gpu_db db;
@@ -80,6 +82,55 @@ static bool toy_ep_refused(const struct scenario *sc, char *msg, size_t n)
 	return true;
 }
 
+/* Static batching: every running request gets its next chunk or token;
+ * waiting requests are admitted only once the whole batch has drained, each
+ * with the KV of its whole lifetime reserved, so that no block is ever
+ * missing (nothing is preempted). */
+static void toy_schedule(struct sim *s, struct replica *rp)
+{
+	int64_t budget = rp->mbt;
+	struct req *r;
+
+	for (r = rp->run_head; r && budget > 0; r = r->next) {
+		int64_t n = chunk_of(s, r, budget);
+		if (!sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+			break;
+		sched_push(rp, r, n);
+		budget -= n;
+	}
+	if (rp->nrun == 0)
+		sched_admit(s, rp, budget, INT64_MAX, NULL);
+}
+
+static enum admit_verdict toy_admit(struct sim *s, struct replica *rp, struct req *r, const struct admit_try *t,
+				    int32_t *grow)
+{
+	r->ne_blocks = blocks_for(s, r->prompt + r->output);
+	if (rp->ne_reserved + r->ne_blocks > rp->kv.total)
+		return ADMIT_FULL;
+	*grow = blocks_for(s, r->computed + t->n) - t->hits;
+	return ADMIT_GO;
+}
+
+/* every request walked at every step: no lazy decoders */
+static bool toy_lazy(const struct sim_cfg *cfg)
+{
+	(void)cfg;
+	return false;
+}
+
+static const struct sched_policy toy_policy = {
+	.schedule = toy_schedule,
+	.admit = toy_admit,
+	.lazy = toy_lazy,
+};
+
+static void toy_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
+{
+	(void)overlap;
+	snprintf(out, n, "static batches of up to %lld requests", (long long)c->max_num_seqs);
+}
+
 /* vLLM's kernel tables, one eager launch floor of its own */
 static const struct cost_engine toy_cost = {
 	.name = "toy",
@@ -96,7 +147,8 @@ static const struct engine_type toy_engine = {
 	.ep_refused = toy_ep_refused,
 	.pd_handoff_s = 1e-3,
 	.cost = &toy_cost,
-	.no_chunk = true,
+	.policy = &toy_policy,
+	.sched_words = toy_words,
 };
 
 static void test_toy_engine(void)
@@ -117,8 +169,8 @@ static void test_toy_engine(void)
 	memset(&wl, 0, sizeof(wl));
 	snprintf(wl.source, sizeof(wl.source), "test");
 	wl.seed = 3;
-	wl.process = WL_POISSON;
-	wl.rate = 4;
+	wl.process = WL_CONSTANT;
+	wl.rate = 1000;
 	wl.num_requests = 60;
 	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 700, .min = 700, .max = 700};
 	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 40, .min = 40, .max = 40};
@@ -138,16 +190,23 @@ static void test_toy_engine(void)
 		free(m);
 		return;
 	}
-	CHECK(st.cost.cfg.engine == &toy_cost && st.cost.eager_s > 0 && st.sc.no_chunk && !st.sc.no_evict,
-	      "toy: its kernel terms and scheduler settings reach the cost model and the simulation");
+	CHECK(st.cost.cfg.engine == &toy_cost && st.cost.eager_s > 0 && st.sc.policy == &toy_policy,
+	      "toy: its kernel terms and its scheduler reach the cost model and the simulation");
 	CHECK(strcmp(st.cost.tabs->engine, "vllm") == 0, "toy: vLLM's kernel tables lent (%s)", st.cost.tabs->engine);
 	CHECK(sim_run(st.sim, &e) == 0 && sim_totals(st.sim)->completed == 60,
 	      "toy: the simulation runs every request to completion");
 	{
+		/* request 0 runs alone (the others arrive 1 ms apart, after its
+		 * batch started); the next 32 wait for it to finish */
+		double ttft[60], e2e[60];
 		struct metric_set ms;
 		sim_summary(st.sim, -1, &ms);
-		CHECK(ms.completed == 60 && ms.ttft_ms.mean > 0 && isfinite(ms.itl_ms.mean), "toy: TTFT %.1f ms, ITL %.2f ms",
+		sim_per_request(st.sim, ttft, e2e, 60);
+		CHECK(ms.completed == 60 && isfinite(ms.itl_ms.mean), "toy: TTFT mean %.1f ms, ITL %.2f ms",
 		      ms.ttft_ms.mean, ms.itl_ms.mean);
+		CHECK(ttft[1] + 1.0 > e2e[0] && ttft[32] + 32.0 > e2e[0] && ttft[33] + 33.0 > e2e[1] + 1.0,
+		      "toy: static batches: request 1 starts after request 0 ends (TTFT %.1f ms, request 0's E2E %.1f ms), "
+		      "request 33 after request 1's batch", ttft[1], e2e[0]);
 	}
 	scenario_release(&st);
 	free(m);

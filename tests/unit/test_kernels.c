@@ -1107,6 +1107,81 @@ static void test_dsa_module(void)
 	}
 }
 
+/* The measured latency of batch x len in phase ph of a dsa_module table,
+ * cut as dsamod.c cuts it (DeepSeek-V3.2 geometry, 16 heads, fp8
+ * projections), or NAN. */
+static double dsa_measured_us(const char *gpu_engine, enum dsa_phase ph, enum dtype kv, double batch, double len)
+{
+	char path[1200];
+	struct dsatab *t = NULL;
+	struct dsa_grid g;
+	struct err e;
+	double v = NAN;
+	size_t i, j;
+
+	snprintf(path, sizeof(path), "%s/mfu/%s/dsa_module.csv.gz", datadir, gpu_engine);
+	if (dsatab_load(path, &t, &e) < 0)
+		return NAN;
+	if (dsatab_grid(t, ph, 7168, 16, kv, DT_FP8, &g) == 0) {
+		for (i = 0; i < g.nb; i++)
+			for (j = 0; j < g.nl; j++)
+				if (g.batch[i] == batch && g.len[j] == len)
+					v = g.us[i * g.nl + j];
+		dsa_grid_release(&g);
+	}
+	dsatab_free(t);
+	return v;
+}
+
+/* An eagerly timed DSA prefill module (vLLM 0.24's and SGLang 0.5.14's
+ * collectors) carries one call's host time: its floor is taken out of the
+ * host-bound points, GPU-bound points and graph-timed tables (TensorRT-LLM)
+ * keep their measured latency.  Until 2026-11-28 the floor was priced as GPU
+ * time: on B200 with vLLM a step of 16 decodes at 600 keys and one 600-token
+ * prompt cost 3.40x DeepSeek-V3's for DeepSeek-V3.2 (issue 26). */
+static void test_dsa_host_floor(void)
+{
+	struct model_cfg v3, v32;
+	struct cost_model a, b;
+	struct err e;
+	int64_t len = 600, pre = 0;
+	struct step_desc mixed = {1, &len, &pre, 16, 16 * 600.0, 17, 0};
+	double meas, got, r;
+
+	if (registry_load_model(&reg, "deepseek-v3", &v3, &e) < 0 ||
+	    registry_load_model(&reg, "deepseek-v3.2", &v32, &e) < 0) {
+		CHECK(0, "load deepseek models: %s", e.msg);
+		return;
+	}
+	if (make_cost(&a, &v3, "b200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0 ||
+	    make_cost(&b, &v32, "b200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init b200: %s", e.msg);
+		return;
+	}
+	r = cost_step_s(&b, &mixed) / cost_step_s(&a, &mixed);
+	CHECK(r < 2.0, "vLLM B200, 16 decodes at 600 keys + one 600-token prompt: DeepSeek-V3.2 %.2f ms = %.2fx "
+	      "DeepSeek-V3's (3.40x with the floor)", cost_step_s(&b, &mixed) * 1e3, r);
+	CHECK_STR_CONTAINS(b.src[COST_SRC_DSA_PREFILL], "timed eagerly: its ", "header says the floor is taken out");
+	meas = dsa_measured_us("b200_sxm/vllm-0.24.0", DSA_PREFILL, DT_FP8, 1, 128);
+	got = (cost_dsa_parts_s(&b, true, true, 1, 128) + cost_dsa_module_s(&b, true, true, 1, 128)) * 1e6;
+	CHECK(got < 0.5 * meas && got >= dsa_measured_us("b200_sxm/vllm-0.24.0", DSA_DECODE, DT_FP8, 1, 2),
+	      "one 128-token prompt: %.1f us, measured eagerly %.1f us", got, meas);
+	CHECK_REL((cost_dsa_parts_s(&b, true, true, 1, 8192) + cost_dsa_module_s(&b, true, true, 1, 8192)) * 1e6,
+		  dsa_measured_us("b200_sxm/vllm-0.24.0", DSA_PREFILL, DT_FP8, 1, 8192), 1e-9,
+		  "one 8192-token prompt (GPU-bound) = measured module (us)");
+	cost_release(&a);
+	cost_release(&b);
+	if (make_cost(&b, &v32, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "trtllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h200 trtllm: %s", e.msg);
+		return;
+	}
+	CHECK_REL((cost_dsa_parts_s(&b, true, true, 1, 256) + cost_dsa_module_s(&b, true, true, 1, 256)) * 1e6,
+		  dsa_measured_us("h200_sxm/trtllm-1.3.0rc20", DSA_PREFILL, DT_FP8, 1, 256), 1e-9,
+		  "TensorRT-LLM (timed under CUDA graphs): one 256-token prompt = measured module (us)");
+	CHECK(strstr(b.src[COST_SRC_DSA_PREFILL], "timed eagerly") == NULL, "TensorRT-LLM: no floor taken out");
+	cost_release(&b);
+}
+
 /* DeepSeek-V4: each layer's attention block from the engine's measured
  * blocks (csamod.h): measured points come back, holes interpolate between
  * their neighbours, a step prices every layer's block, a borrowing GPU
@@ -1803,6 +1878,7 @@ int main(void)
 	test_own_tables(&m);
 	test_dsa();
 	test_dsa_module();
+	test_dsa_host_floor();
 	test_axis_lgrid();
 	test_dsatab_errors();
 	test_dsv4();

@@ -82,6 +82,13 @@ static void base_cfg(struct sim_cfg *sc, int64_t mbt, int64_t mns, int64_t block
 	sc->prefix_caching = true;
 	sc->dp = 1;
 	sc->check_invariants = true;
+	sc->policy = engine_default()->policy;
+}
+
+/* The scheduler of engine `name` (engine_type.policy). */
+static const struct sched_policy *policy_of(const char *name)
+{
+	return engine_find(name)->policy;
 }
 
 /* A P/D configuration on top of base_cfg: `prefill` prefill ranks priced
@@ -238,9 +245,9 @@ static int sglang_run(const struct model_cfg *m, int64_t budget, int64_t blocks,
 
 	make_cost(&c, m, budget, 64, 0);
 	base_cfg(&sc, budget, 64, blocks);
-	sc.sglang = true;
-	sc.sglang_mixed_chunk = mixed;
-	sc.sglang_max_prefill = max_prefill;
+	sc.policy = policy_of("sglang");
+	sc.mixed_chunk = mixed;
+	sc.max_prefill_tokens = max_prefill;
 	trace_spec(&w, trace);
 	*log = NULL;
 	rc = run(&sc, &c, &w, log, &csv, t);
@@ -352,8 +359,8 @@ static uint64_t lpm_hits(const struct model_cfg *m, bool lpm)
 
 	make_cost(&c, m, 8192, 1, 0);
 	base_cfg(&sc, 8192, 1, 70);
-	sc.sglang = true;
-	sc.sglang_lpm = lpm;
+	sc.policy = policy_of("sglang");
+	sc.lpm = lpm;
 	wl_spec_defaults(&w);
 	w.process = WL_CONSTANT;
 	w.rate = 100000;
@@ -545,7 +552,7 @@ static void test_no_evict(const struct model_cfg *m)
 	make_cost(&c, m, 256, 8, 0);
 	base_cfg(&sc, 256, 8, 6);
 	sc.prefix_caching = false;
-	sc.no_evict = true;
+	sc.policy = policy_of("trtllm"); /* its no-evict admission (its prompts fit the budget whole) */
 	trace_spec(&w, "0.0,32,40,\n0.0,32,40,\n");
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "no-evict run");
 	CHECK(t.preemptions == 0 && t.completed == 2, "both complete, %llu preemptions (want 0)",
@@ -1423,7 +1430,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		char what[96];
 #define LAZY(name)                                                                              \
 	do {                                                                                    \
-		sc.sglang = sg;                                                                 \
+		sc.policy = policy_of(sg ? "sglang" : "vllm");                                  \
 		snprintf(what, sizeof(what), "%s, %s", sg ? "SGLang" : "vLLM", name);          \
 		lazy_compare(what, &sc, &c, &w);                                                \
 	} while (0)
@@ -1449,7 +1456,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		base_cfg(&sc, 2048, 64, 120);
 		LAZY("shared prefixes, tight KV");
 		base_cfg(&sc, 2048, 64, 120);
-		sc.sglang_lpm = sg;
+		sc.lpm = sg;
 		LAZY("shared prefixes, tight KV, lpm");
 		w.sp_groups = 0;
 		w.process = WL_CONCURRENCY;
@@ -1460,7 +1467,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		w.process = WL_POISSON;
 		w.num_requests = 300;
 		base_cfg(&sc, 2048, 64, 4000);
-		sc.sglang_max_prefill = sg ? 700 : 0;
+		sc.max_prefill_tokens = sg ? 700 : 0;
 		LAZY("max prefill tokens");
 	}
 	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
@@ -1471,7 +1478,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 			base_cfg(&sc, 2048, 64, 300);
 			sc.dp = 2;
 			sc.lockstep = true;
-			sc.sglang = sg;
+			sc.policy = policy_of(sg ? "sglang" : "vllm");
 			lazy_compare(sg ? "SGLang, attention-DP lockstep, tight KV" : "vLLM, attention-DP lockstep, tight KV",
 				     &sc, &cmoe, &w);
 		}
@@ -1558,14 +1565,14 @@ static void test_segments(const struct model_cfg *m)
 	sc.prefix_caching = false;
 	seg_compare("no prefix caching", &sc, &c, &w);
 	base_cfg(&sc, 2048, 64, 4000);
-	sc.sglang = true;
+	sc.policy = policy_of("sglang");
 	seg_compare("SGLang", &sc, &c, &w);
 	/* one-token pages (the decoders' blocks taken as one batch) and a
 	 * cache too small for the batch (retractions between them), the
 	 * cache's invariants checked at every step */
 	base_cfg(&sc, 2048, 64, 60 * 16);
 	sc.block_size = 1;
-	sc.sglang = true;
+	sc.policy = policy_of("sglang");
 	seg_compare("SGLang, one-token pages, retractions", &sc, &c, &w);
 	{
 		char *l = NULL, *cs = NULL;
