@@ -44,10 +44,26 @@ struct overheads {
 				 * fraction (0..1) of the next step after its end */
 	double prefill_token_us;/* per prefill token in a step (tier 1) */
 	double api_e2e_ms;      /* client-side: after the last token (tier 1) */
+	double eager_op_us;     /* a step holding prefill chunks runs eagerly (CUDA graphs
+				 * only for decode-only batches): at least this host time
+				 * per operator of the pass (0: every step replays a graph) */
+	/* which terms were set by the user (flags, a calibration file): the
+	 * others are the engine's own (engine_host), OV_* bits */
+	unsigned given;
+};
+enum {
+	OV_STEP = 1u << 0, OV_LAYER = 1u << 1, OV_REQ = 1u << 2, OV_API_TTFT = 1u << 3,
+	OV_STREAM = 1u << 4, OV_DELIVERY = 1u << 5, OV_PREFILL_TOK = 1u << 6, OV_API_E2E = 1u << 7,
+	OV_EAGER = 1u << 8,
+	OV_TIER1 = OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT | OV_STREAM | OV_DELIVERY | OV_PREFILL_TOK |
+		   OV_API_E2E, /* the terms a calibration file holds */
 };
 
-/* Defaults chosen by the H2 protocol (see DESIGN notes in README). */
+/* Defaults chosen by the H2 protocol (see DESIGN notes in README); nothing
+ * given, so a scenario takes its engine's own terms (engine_host). */
 void cost_default_overheads(struct overheads *ov);
+/* The terms of over that were given (over->given) replace base's. */
+void cost_overheads_apply(struct overheads *base, const struct overheads *over);
 
 /* Linear attention (Gated DeltaNet and the like) in the fitted form cost.c
  * prices: a prefill of b sequences of s tokens costs launch + per_chunk x
@@ -82,10 +98,6 @@ struct cost_engine {
 	 * ctx_tok_s + ctx_tok_head_s x heads; mla_src names the tables */
 	double mla_decode_s[2], mla_ctx_tok_s, mla_ctx_tok_head_s;
 	const char *mla_src;
-	/* a step holding prefill chunks runs eagerly (CUDA graphs only for
-	 * generation-only batches): at least this host time per operator of
-	 * the pass (0: every step replays a CUDA graph) */
-	double eager_op_s;
 	bool dense_window_decode;            /* its windowed decode rows not used */
 	/* mfu/wideep/<wideep>/: MoE tables measured under DP+EP, or NULL */
 	const char *wideep;
@@ -113,6 +125,9 @@ struct cost_cfg {
 	 * overheads' step_us + req_us x requests, runs while the GPU runs the
 	 * previous batch, so a step lasts max(GPU, CPU) instead of their sum */
 	bool overlap_cpu;
+	/* where the engine's host terms (ov's ungiven fields) come from, for
+	 * the run header; NULL: nowhere said */
+	const char *host_src;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured

@@ -56,6 +56,31 @@ void cost_default_overheads(struct overheads *ov)
 	ov->delivery_steps = 1.0;
 }
 
+void cost_overheads_apply(struct overheads *base, const struct overheads *over)
+{
+	unsigned g = over->given;
+
+	if (g & OV_STEP)
+		base->step_us = over->step_us;
+	if (g & OV_LAYER)
+		base->layer_us = over->layer_us;
+	if (g & OV_REQ)
+		base->req_us = over->req_us;
+	if (g & OV_API_TTFT)
+		base->api_ttft_ms = over->api_ttft_ms;
+	if (g & OV_STREAM)
+		base->stream_token_us = over->stream_token_us;
+	if (g & OV_DELIVERY)
+		base->delivery_steps = over->delivery_steps;
+	if (g & OV_PREFILL_TOK)
+		base->prefill_token_us = over->prefill_token_us;
+	if (g & OV_API_E2E)
+		base->api_e2e_ms = over->api_e2e_ms;
+	if (g & OV_EAGER)
+		base->eager_op_us = over->eager_op_us;
+	base->given |= g;
+}
+
 static double roofline_bw(const struct cost_model *c, double flops, double peak, double mfu,
 			  double bytes, double bw)
 {
@@ -1447,16 +1472,17 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	 * from Python (TensorRT-LLM's PyTorch backend: CUDA graphs for
 	 * generation-only batches only) makes the GPU wait for the host where
 	 * the kernels are short: the step lasts at least (operators of the
-	 * pass) x its eager_op_s (the evidence: src/engine/trtllm.c) */
-	if (cfg->engine->eager_op_s > 0 && !(cfg->off & COST_H2)) {
+	 * pass) x the host terms' eager_op_us (the engine's: src/engine/) */
+	if (cfg->ov.eager_op_us > 0 && !(cfg->off & COST_H2)) {
 		double nops = 0;
 		for (k = 0; k < gr.nkinds; k++)
 			nops += kcnt[k] * (double)gr.kinds[k].nops;
-		c->eager_s = nops * cfg->engine->eager_op_s;
+		c->eager_s = nops * cfg->ov.eager_op_us * 1e-6;
 		snprintf(c->src[COST_SRC_EAGER], sizeof(c->src[0]),
 			 "a step with prefill runs without CUDA graphs: at least %.0f operators x %.0f us "
-			 "of host launch time = %.1f ms (fitted on the TensorRT-LLM silicon rows)",
-			 nops, cfg->engine->eager_op_s * 1e6, c->eager_s * 1e3);
+			 "of host launch time = %.1f ms (%.60s)",
+			 nops, cfg->ov.eager_op_us, c->eager_s * 1e3,
+			 (cfg->ov.given & OV_EAGER) || !cfg->host_src ? "given" : cfg->host_src);
 	}
 	/* DSA: the engine's measured module over the parts (dsamod.h); the
 	 * layers that reuse an earlier layer's top-k run an MLA block without

@@ -15,6 +15,7 @@
 
 #include "servesim/err.h"
 #include "servesim/gpu.h"
+#include "servesim/cost.h"
 #include "servesim/model.h"
 
 struct scenario;
@@ -36,6 +37,20 @@ enum engine_knob {
 	/* max_num_batched_tokens and max_num_seqs may be left to its rules
 	 * (experiment.json may omit them) */
 	ENGINE_KNOB_RULE_LIMITS = 1 << 5,
+};
+
+/* An engine's host-side terms from one version on: the CPU work of a step
+ * and of each request in it, the client-side API terms and, for an engine
+ * that launches prefill steps eagerly, the host time per operator of such a
+ * step (struct overheads), and whether its scheduler overlaps the step's CPU
+ * work with the GPU's previous batch.  Fitted on the engine's own measured
+ * runs (src says on which); a deployment's given terms (flags, a calibration
+ * file) replace them field by field (cost_overheads_apply). */
+struct engine_host {
+	const char *from;      /* the row holds from this version on; "" = any */
+	struct overheads ov;
+	bool overlap;          /* the step's CPU work overlaps the GPU (cost_cfg.overlap_cpu) */
+	const char *src;       /* what the terms were fitted on, for the run header */
 };
 
 struct engine_type {
@@ -64,10 +79,10 @@ struct engine_type {
 	/* max_num_seqs by its rule when sc->sglang_mrr_rule leaves them to it
 	 * (after the memory plan); NULL: sc->max_num_seqs */
 	int64_t (*max_running)(const struct scenario *sc, const struct scenario_state *st);
-	/* overlap scheduling on by default: the step's CPU work runs while the
-	 * GPU runs the previous batch (cost_cfg.overlap_cpu), unless
-	 * sc->disable_overlap */
-	bool overlap_schedule;
+	/* its host terms by version, newest first (engine_host_for); the
+	 * overlap scheduling they say applies unless sc->disable_overlap */
+	const struct engine_host *host;
+	size_t nhost;
 	/* P/D: each request's fixed hand-off beyond the KV's link time, s */
 	double pd_handoff_s;
 	/* its kernel collections and the terms fitted on its kernels */

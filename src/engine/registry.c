@@ -3,6 +3,7 @@
 #include "engine/registry.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct engine_type engine_vllm, engine_sglang, engine_trtllm;
@@ -14,6 +15,57 @@ static const struct engine_type *const engines[] = {&engine_vllm, &engine_sglang
 const struct engine_type *engine_at(size_t i)
 {
 	return i < NENGINES ? engines[i] : NULL;
+}
+
+/* "0.12.0", "1.2.0rc6.post2", "nightly-..." as major*1e6 + minor*1e3 +
+ * patch, -1 when it does not start with a digit */
+static double version_value(const char *v)
+{
+	double part[3] = {0, 0, 0};
+	int i = 0;
+
+	if (!v || *v < '0' || *v > '9')
+		return -1;
+	while (*v && i < 3) {
+		if (*v >= '0' && *v <= '9') {
+			char *end;
+			part[i++] = strtod(v, &end);
+			v = end;
+		} else if (*v == '.') {
+			v++;
+		} else {
+			break;
+		}
+	}
+	return part[0] * 1e6 + part[1] * 1e3 + part[2];
+}
+
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version)
+{
+	double want = version_value(version);
+	size_t i;
+
+	if (!en->nhost)
+		return NULL;
+	if (want < 0)
+		return &en->host[0];
+	for (i = 0; i < en->nhost; i++)
+		if (!en->host[i].from[0] || version_value(en->host[i].from) <= want)
+			return &en->host[i];
+	return &en->host[en->nhost - 1];
+}
+
+void engine_host_terms(const char *name, const char *version, struct overheads *ov)
+{
+	const struct engine_type *en = engine_find(name);
+	const struct engine_host *h = en ? engine_host_for(en, version) : NULL;
+
+	if (h) {
+		*ov = h->ov;
+		ov->given = 0;
+	} else {
+		cost_default_overheads(ov);
+	}
 }
 
 const struct engine_type *engine_default(void)

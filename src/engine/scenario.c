@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/registry.h"
 #include "servesim/scenario.h"
 
 bool scenario_big_gpu(const struct gpu_spec *g)
@@ -175,11 +176,21 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.wdt = s->wdt;
 	cc.kvdt = s->kvdt;
 	cc.off = s->tier0_off;
-	cc.ov = s->ov;
+	{
+		/* the engine's host terms for its version, under the given ones */
+		const struct engine_host *h = engine_host_for(en, s->engine_version);
+		if (h) {
+			cc.ov = h->ov;
+			cc.host_src = h->src;
+		} else {
+			cost_default_overheads(&cc.ov);
+		}
+		cost_overheads_apply(&cc.ov, &s->ov);
+		cc.overlap_cpu = h && h->overlap && !s->disable_overlap;
+	}
 	cc.max_tokens = s->max_num_batched_tokens;
 	cc.max_seqs = mns;
 	cc.graph_max = s->graph_max;
-	cc.overlap_cpu = en->overlap_schedule && !s->disable_overlap;
 	cc.tier2 = s->tier2;
 	cc.engine = en->cost;
 	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", s->engine_version);

@@ -735,6 +735,14 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
 		   "--decode http://DECODE:30000\n");
 }
 
+/* SGLang's host terms: vLLM's (src/engine/vllm.c), with its overlap
+ * scheduler on by default (--disable-overlap-schedule turns it off): the
+ * step's CPU work runs while the GPU runs the previous batch. */
+static const struct engine_host sglang_host[] = {
+	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
+	 "vLLM's terms (H2 protocol on the vLLM H100 ground truth)"},
+};
+
 const struct engine_type engine_sglang = {
 	.name = "sglang",
 	.title = "SGLang",
@@ -744,7 +752,8 @@ const struct engine_type engine_sglang = {
 	.kv_auto = sglang_kv_auto,
 	.plan_memory = sglang_plan_memory,
 	.max_running = sglang_max_running,
-	.overlap_schedule = true,
+	.host = sglang_host,
+	.nhost = sizeof(sglang_host) / sizeof(sglang_host[0]),
 	/* P/D hand-off: 229 ms, the median of measured - predicted TTFT over 22
 	 * disaggregated DeepSeek-R1 rows (SGLang 0.5.5-0.5.8, B200/GB200/GB300)
 	 * at concurrency <= 16: the frontend's hand-off between the prefill and

@@ -102,22 +102,6 @@ static const struct cost_engine trtllm_cost = {
 	.mla_ctx_tok_s = 1.4e-9,
 	.mla_ctx_tok_head_s = 0.914e-9,
 	.mla_src = "TensorRT-LLM 1.3",
-	/* TensorRT-LLM (PyTorch backend) replays CUDA graphs for
-	 * generation-only batches only (aiconfigurator's benchmark generator
-	 * captures every batch size 1..max_batch_size: trtllm.rule
-	 * cuda_graph_batch_sizes); a step holding a prefill is launched kernel
-	 * by kernel from Python, and where its kernels are short the GPU waits
-	 * for the host.  Evidence (eval/silicon/HARNESS.md, "What a DeepSeek
-	 * prefill step costs"): measured TTFT that does not grow with the prompt
-	 * (Qwen3-235B-FP8 TP8 H100 c4: 170 ms at ISL 512 and at 1024), DeepSeek
-	 * TTFT about 100 ms above the kernel tables' step at ISL 1024 but not at
-	 * 8192, and a TPOT that grows at short OSL as ~100 ms steps would make
-	 * it; the Kineto trace of DeepSeek-V3 (../shared/data/traces) spends 35-55
-	 * us of host time per kernel launched by an eager forward.  The step
-	 * lasts at least (operators of the pass) x this: one engine constant,
-	 * swept on all 1,283 TensorRT-LLM agg rows (0-150 us; 70-80 us best on
-	 * the median TTFT APE). */
-	.eager_op_s = 75e-6,
 	/* TensorRT-LLM 1.3's windowed decode rows are not used: with a bf16
 	 * cache they run 3.3x the dense kernel at 128 keys, flat in the
 	 * context (another kernel path; fp8: 1.17x), which the served images of
@@ -129,9 +113,32 @@ static const struct cost_engine trtllm_cost = {
 	.csa = vllm_csa_fits,
 };
 
+/* TensorRT-LLM's host terms: vLLM's H2 terms (src/engine/vllm.c), and an
+ * eager floor for steps holding a prefill.  TensorRT-LLM (PyTorch backend) replays CUDA graphs for
+ * generation-only batches only (aiconfigurator's benchmark generator
+ * captures every batch size 1..max_batch_size: trtllm.rule
+ * cuda_graph_batch_sizes); a step holding a prefill is launched kernel
+ * by kernel from Python, and where its kernels are short the GPU waits
+ * for the host.  Evidence (eval/silicon/HARNESS.md, "What a DeepSeek
+ * prefill step costs"): measured TTFT that does not grow with the prompt
+ * (Qwen3-235B-FP8 TP8 H100 c4: 170 ms at ISL 512 and at 1024), DeepSeek
+ * TTFT about 100 ms above the kernel tables' step at ISL 1024 but not at
+ * 8192, and a TPOT that grows at short OSL as ~100 ms steps would make
+ * it; the Kineto trace of DeepSeek-V3 (../shared/data/traces) spends 35-55
+ * us of host time per kernel launched by an eager forward.  The step
+ * lasts at least (operators of the pass) x eager_op_us: one engine constant,
+ * swept on all 1,283 TensorRT-LLM agg rows (0-150 us; 70-80 us best on
+ * the median TTFT APE). */
+static const struct engine_host trtllm_host[] = {
+	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 75.0}, false,
+	 "fitted on the TensorRT-LLM silicon rows"},
+};
+
 const struct engine_type engine_trtllm = {
 	.name = "trtllm",
 	.title = "TensorRT-LLM",
+	.host = trtllm_host,
+	.nhost = sizeof(trtllm_host) / sizeof(trtllm_host[0]),
 	.kv_auto = trtllm_kv_auto,
 	.ep_refused = trtllm_ep_refused,
 	/* P/D hand-off: its disaggregated rows show no gap beyond the KV's link

@@ -114,6 +114,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		/* engine-side timings (OTel spans): no client terms */
 		sc->ov.api_ttft_ms = sc->ov.api_e2e_ms = sc->ov.stream_token_us = 0;
 		sc->ov.delivery_steps = 0;
+		sc->ov.given |= OV_API_TTFT | OV_API_E2E | OV_STREAM | OV_DELIVERY;
 	}
 }
 

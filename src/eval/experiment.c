@@ -1,9 +1,11 @@
 /* experiment.c - reader of servesim's ground-truth experiment format. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/registry.h"
 #include "servesim/eval.h"
@@ -858,6 +860,8 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 		copy_settings(base, path, x);
 		return read_requests(path, kind - 10, base->wl.prefix_tokens, x, e);
 	default:
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && access(path, R_OK | X_OK) != 0)
+			return err_set(e, SS_EDATA, "%s: cannot read the folder: %s", path, strerror(errno));
 		return err_set(e, SS_EUSAGE,
 			       "%s: not an experiment (expected experiment.json, an inference-perf result folder, GuideLLM results, vLLM OTel spans, vLLM engine request stats, a vllm-vcr trace, serving-benchmark results or an aiconfigurator silicon CSV)",
 			       path);

@@ -272,6 +272,13 @@ void out_eval_text(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 	print_per_request(f, p, false);
 	if (p->ntables || p->skips.total)
 		print_tables_text(f, p);
+	if (p->nfailed) {
+		fprintf(f, "\nnot evaluated: %zu of %zu inputs\n", p->nfailed, p->ninputs);
+		for (i = 0; i < p->nfailed && i < OUT_EVAL_MAX_FAILED; i++)
+			fprintf(f, "  %s\n", p->failed[i]);
+		if (p->nfailed > OUT_EVAL_MAX_FAILED)
+			fprintf(f, "  ... and %zu more\n", p->nfailed - OUT_EVAL_MAX_FAILED);
+	}
 }
 
 /* {metric: {median_ape, mean_ape, rows}} over steady rows of one group */
@@ -376,6 +383,14 @@ void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 	jw_end_obj(&w);
 	if (p->ntables || p->skips.total)
 		json_tables(&w, p);
+	if (p->nfailed) { /* a partial result (exit 4) */
+		jw_int(&w, "inputs", (int64_t)p->ninputs);
+		jw_int(&w, "inputs_not_evaluated", (int64_t)p->nfailed);
+		jw_arr(&w, "not_evaluated");
+		for (i = 0; i < p->nfailed && i < OUT_EVAL_MAX_FAILED; i++)
+			jw_str(&w, NULL, p->failed[i]);
+		jw_end_arr(&w);
+	}
 	jw_end_obj(&w);
 	jw_finish(&w);
 }

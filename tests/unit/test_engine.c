@@ -136,7 +136,10 @@ static const struct cost_engine toy_cost = {
 	.name = "toy",
 	.fallback = "vllm",
 	.lin = {13.57e-6, 2.398e-6, 5.154e-12, 1.054e-14, 19.35, 6.38e-6, 0.8298},
-	.eager_op_s = 20e-6,
+};
+
+static const struct engine_host toy_host[] = {
+	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 20.0}, false, "toy"},
 };
 
 static const struct engine_type toy_engine = {
@@ -147,6 +150,8 @@ static const struct engine_type toy_engine = {
 	.ep_refused = toy_ep_refused,
 	.pd_handoff_s = 1e-3,
 	.cost = &toy_cost,
+	.host = toy_host,
+	.nhost = 1,
 	.policy = &toy_policy,
 	.sched_words = toy_words,
 };
