@@ -232,7 +232,11 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, ", %lld requests", (long long)c->cfg.wl->num_requests);
 	if (c->cfg.wl->duration_s > 0)
 		fprintf(f, ", %g s", c->cfg.wl->duration_s);
-	fprintf(f, ", seed %llu\n", (unsigned long long)c->cfg.wl->seed);
+	fprintf(f, ", seed %llu", (unsigned long long)c->cfg.wl->seed);
+	if (c->cfg.wl->harness[0])
+		fprintf(f, ", harness %s (the engine's host terms under it: %s)", c->cfg.wl->harness,
+			c->cost->cfg.host_src ? c->cost->cfg.host_src : "none measured");
+	fputc('\n', f);
 	if (c->cfg.workload_origin && c->cfg.workload_origin[0])
 		fprintf(f, "           %s\n", c->cfg.workload_origin);
 	if (c->simcfg->spec.k > 0) {
