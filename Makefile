@@ -40,7 +40,7 @@ LIB_SRC = \
 	src/engine/scenario.c src/engine/startup.c \
 	src/workload/spec.c src/workload/gen.c \
 	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
-	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
+	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c src/eval/cv.c \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
 LIB_SRC += src/readers/aic.c
@@ -84,6 +84,7 @@ LIB_SRC += src/report/tracereport.c
 LIB_SRC += src/report/opsreport.c
 LIB_SRC += src/report/roofreport.c
 LIB_SRC += src/report/evalreport.c
+LIB_SRC += src/report/cvreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 LIB_SRC += src/model/csa.c
@@ -103,6 +104,7 @@ UNIT_TESTS += test_mfupack
 UNIT_TESTS += test_out
 UNIT_TESTS += test_accuracy
 UNIT_TESTS += test_engine
+UNIT_TESTS += test_cv
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench

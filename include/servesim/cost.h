@@ -64,6 +64,8 @@ enum {
 void cost_default_overheads(struct overheads *ov);
 /* The terms of over that were given (over->given) replace base's. */
 void cost_overheads_apply(struct overheads *base, const struct overheads *over);
+/* The terms named by OV_* bits `terms` times k (eval --cv's refits). */
+void cost_overheads_scale(struct overheads *ov, unsigned terms, double k);
 
 /* Linear attention (Gated DeltaNet and the like) in the fitted form cost.c
  * prices: a prefill of b sequences of s tokens costs launch + per_chunk x

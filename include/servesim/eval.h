@@ -18,6 +18,10 @@
 struct eval_opts {
 	unsigned tier0_off;
 	struct overheads ov;
+	/* eval --cv: every engine host row's fitted terms times host_scale
+	 * (scenario.host_scale) when host_scaled */
+	bool host_scaled;
+	double host_scale;
 	const struct tier2 *tier2;
 	struct mfu_cache *cache;   /* shared kernel tables, or NULL */
 };
@@ -91,6 +95,11 @@ struct eval_row {
 	 * (running_per_rank, queue_share: metric_set's load terms) */
 	struct acc_class cls;
 	double running_per_rank, queue_share;
+	/* the engine host row (engine_host) whose fitted terms priced it: its
+	 * engine's name and its index in that engine's table; -1: none (given
+	 * terms replace them).  eval --cv refits each such row on its rows */
+	const char *host_engine;
+	int host_row;
 };
 
 const char *ev_metric_name(enum ev_metric m);
@@ -159,6 +168,8 @@ struct skip_tally {
 	size_t n, total, other; /* other: reasons past the table */
 };
 void skip_tally_add(struct skip_tally *s, const char *reason);
+/* The most rows eval_experiment appends for x. */
+size_t eval_rows_bound(const struct experiment *x);
 /* Simulate x and append one row per measured stage to rows (capacity cap). */
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,

@@ -20,7 +20,7 @@
 /* One pass of eval over the experiments: its rows and what they came from. */
 struct out_eval_pass {
 	struct eval_row *rows;
-	size_t nrows;
+	size_t nrows, cap;     /* rows[0, nrows) of room for cap */
 	char used[4][700];      /* calibration files applied */
 	int nused;
 	char models[OUT_EVAL_MAX_MODELS][128];
@@ -46,6 +46,9 @@ struct out_eval_pass {
  * corrections switched off (COST_H* bits, for the header). */
 void out_eval_text(FILE *f, const struct out_eval_pass *p, unsigned tier0_off);
 void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off);
+struct jw;
+/* out_eval_json's members, into an object w has open. */
+void out_eval_json_members(struct jw *w, const struct out_eval_pass *p, unsigned tier0_off);
 /* One row per experiment stage, RFC 4180 quoting. */
 void out_eval_csv(FILE *f, const struct out_eval_pass *p);
 /* The markdown report's calibration line, rows, summaries and per-request
@@ -68,5 +71,12 @@ void out_eval_criteria(FILE *f, FILE *md, const struct out_eval_pass *full, cons
  * (med[s][k], mean[s][k]). */
 void out_eval_seed_spread(FILE *f, FILE *md, int seeds, const double (*med)[EM__COUNT],
 			  const double (*mean)[EM__COUNT]);
+
+struct cv_result;
+/* eval --cv (cv.h): each group's medians as shipped and held out; JSON:
+ * "cv", then the pass held holds (each row's held-out prediction) as
+ * out_eval_json writes a pass. */
+void out_cv_text(FILE *f, const struct cv_result *r);
+void out_cv_json(FILE *f, const struct cv_result *r, const struct out_eval_pass *held, unsigned tier0_off);
 
 #endif

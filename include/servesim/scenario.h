@@ -31,6 +31,10 @@ struct scenario {
 	enum router_kind router;
 	unsigned tier0_off;
 	struct overheads ov;
+	/* eval --cv: the engine host row's fitted terms (engine_host.fit)
+	 * times host_scale when host_scaled, before ov applies */
+	bool host_scaled;
+	double host_scale;
 	int64_t graph_max;            /* largest CUDA-graph capture size */
 	const struct wl_spec *workload;
 	const struct tier2 *tier2;    /* measured bandwidth per pattern, or NULL */

@@ -81,6 +81,28 @@ void cost_overheads_apply(struct overheads *base, const struct overheads *over)
 	base->given |= g;
 }
 
+void cost_overheads_scale(struct overheads *ov, unsigned terms, double k)
+{
+	if (terms & OV_STEP)
+		ov->step_us *= k;
+	if (terms & OV_LAYER)
+		ov->layer_us *= k;
+	if (terms & OV_REQ)
+		ov->req_us *= k;
+	if (terms & OV_API_TTFT)
+		ov->api_ttft_ms *= k;
+	if (terms & OV_STREAM)
+		ov->stream_token_us *= k;
+	if (terms & OV_DELIVERY)
+		ov->delivery_steps *= k;
+	if (terms & OV_PREFILL_TOK)
+		ov->prefill_token_us *= k;
+	if (terms & OV_API_E2E)
+		ov->api_e2e_ms *= k;
+	if (terms & OV_EAGER)
+		ov->eager_op_us *= k;
+}
+
 static double roofline_bw(const struct cost_model *c, double flops, double peak, double mfu,
 			  double bytes, double bw)
 {

@@ -52,6 +52,9 @@ struct engine_host {
 	struct overheads ov;
 	bool overlap;          /* the step's CPU work overlaps the GPU (cost_cfg.overlap_cpu) */
 	const char *src;       /* what the terms were fitted on, for the run header */
+	/* the terms of ov fitted on measured runs (OV_* bits): what `eval --cv`
+	 * refits (scenario.host_scale scales them) */
+	unsigned fit;
 };
 
 struct engine_type {

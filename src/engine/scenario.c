@@ -183,6 +183,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		if (h) {
 			cc.ov = h->ov;
 			cc.host_src = h->src;
+			if (s->host_scaled)
+				cost_overheads_scale(&cc.ov, h->fit, s->host_scale);
 		} else {
 			cost_default_overheads(&cc.ov);
 		}

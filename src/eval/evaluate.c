@@ -86,6 +86,8 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->prefix_caching = x->prefix_caching;
 	sc->tier0_off = o->tier0_off;
 	sc->ov = o->ov;
+	sc->host_scaled = o->host_scaled;
+	sc->host_scale = o->host_scale;
 	sc->tier2 = o->tier2;
 	sc->mfu_cache = o->cache;
 	/* the kernel collection nearest the engine version that was measured */
@@ -288,13 +290,29 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 	return 0;
 }
 
+/* The engine host row whose fitted terms priced sc (eval_row.host_row): -1
+ * when it has none or the given terms replace all it fitted. */
+static void rows_fit_group(const struct scenario *sc, struct eval_row *rows, size_t n)
+{
+	const struct engine_host *h =
+		sc->engine ? engine_host_for(sc->engine, sc->engine_version, sc->workload ? sc->workload->harness : NULL)
+			   : NULL;
+	int row = h && (h->fit & ~sc->ov.given) ? (int)(h - sc->engine->host) : -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		rows[i].host_engine = row >= 0 ? sc->engine->name : NULL;
+		rows[i].host_row = row;
+	}
+}
+
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
 		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e)
 {
 	struct scenario sc;
 	struct scenario_state st;
-	size_t i;
+	size_t i, first = *nrows;
 	int rc, k;
 
 	experiment_scenario(x, m, g, o, &sc);
@@ -309,6 +327,7 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 	if (x->kind == EXP_REQUESTS || x->kind == EXP_CLOSED) {
 		rc = x->kind == EXP_CLOSED ? compare_closed(x, m, g, st.sim, rows, cap, nrows)
 					   : compare_requests(x, m, g, st.sim, rows, cap, nrows);
+		rows_fit_group(&sc, rows + first, *nrows - first);
 		scenario_release(&st);
 		return rc;
 	}
@@ -345,12 +364,13 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 				overloaded((double)p.completed, ms->rate, ms->duration_s, p.ttft_ms.mean);
 		row_class(x, m, g, &p, r);
 	}
+	rows_fit_group(&sc, rows + first, *nrows - first);
 	scenario_release(&st);
 	return 0;
 }
 
 /* The most rows eval_experiment can append for x. */
-static size_t rows_bound(const struct experiment *x)
+size_t eval_rows_bound(const struct experiment *x)
 {
 	switch (x->kind) {
 	case EXP_REQUESTS: return x->meas.nb;
@@ -369,7 +389,7 @@ static void run_job(void *arg, size_t i)
 {
 	const struct job_ctx *q = arg;
 	struct eval_job *j = &q->jobs[i];
-	size_t cap = rows_bound(j->x);
+	size_t cap = eval_rows_bound(j->x);
 
 	j->rows = xcalloc(cap ? cap : 1, sizeof(*j->rows));
 	j->nrows = 0;

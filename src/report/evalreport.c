@@ -303,96 +303,102 @@ static void json_summary(struct jw *w, const struct out_eval_pass *p, const char
 void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 {
 	struct jw w;
-	size_t i;
-	int k;
 
 	jw_init(&w, f, true);
 	jw_obj(&w, NULL);
+	out_eval_json_members(&w, p, tier0_off);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+void out_eval_json_members(struct jw *w, const struct out_eval_pass *p, unsigned tier0_off)
+{
+	size_t i;
+	int k;
+
 	if (p->nused)
-		jw_str(&w, "calibration", p->used[0]);
+		jw_str(w, "calibration", p->used[0]);
 	else
-		jw_null(&w, "calibration");
+		jw_null(w, "calibration");
 	{
 		char off[32] = "";
 		int h;
 		for (h = 0; h < 6; h++)
 			if (tier0_off & (1u << h))
 				snprintf(off + strlen(off), sizeof(off) - strlen(off), "%sH%d", off[0] ? "," : "", h + 1);
-		jw_str(&w, "tier0_off", off);
+		jw_str(w, "tier0_off", off);
 	}
-	jw_arr(&w, "rows");
+	jw_arr(w, "rows");
 	for (i = 0; i < p->nrows; i++) {
-		jw_obj(&w, NULL);
-		jw_str(&w, "experiment", p->rows[i].experiment);
-		jw_str(&w, "model", p->rows[i].model);
-		jw_str(&w, "workload", p->rows[i].workload);
-		jw_int(&w, "stage", p->rows[i].stage);
+		jw_obj(w, NULL);
+		jw_str(w, "experiment", p->rows[i].experiment);
+		jw_str(w, "model", p->rows[i].model);
+		jw_str(w, "workload", p->rows[i].workload);
+		jw_int(w, "stage", p->rows[i].stage);
 		if (p->rows[i].label[0])
-			jw_str(&w, "benchmark", p->rows[i].label);
-		jw_bool(&w, "overloaded", p->rows[i].overloaded);
-		jw_obj(&w, "class");
-		jw_str(&w, "engine", p->rows[i].cls.engine);
-		jw_str(&w, "model_kind", acc_kind_name(p->rows[i].cls.kind));
-		jw_str(&w, "gpu_family", p->rows[i].cls.family);
-		jw_str(&w, "load", acc_load_name(p->rows[i].cls.load));
-		jw_num(&w, "running_per_rank", p->rows[i].running_per_rank);
-		jw_num(&w, "queue_share", p->rows[i].queue_share);
-		jw_end_obj(&w);
+			jw_str(w, "benchmark", p->rows[i].label);
+		jw_bool(w, "overloaded", p->rows[i].overloaded);
+		jw_obj(w, "class");
+		jw_str(w, "engine", p->rows[i].cls.engine);
+		jw_str(w, "model_kind", acc_kind_name(p->rows[i].cls.kind));
+		jw_str(w, "gpu_family", p->rows[i].cls.family);
+		jw_str(w, "load", acc_load_name(p->rows[i].cls.load));
+		jw_num(w, "running_per_rank", p->rows[i].running_per_rank);
+		jw_num(w, "queue_share", p->rows[i].queue_share);
+		jw_end_obj(w);
 		if (p->rows[i].nreq > 0) {
 			static const char *const nm[EV_REQ__N] = {"ttft", "tpot", "e2e"};
-			jw_obj(&w, "per_request");
-			jw_int(&w, "requests", p->rows[i].nreq);
+			jw_obj(w, "per_request");
+			jw_int(w, "requests", p->rows[i].nreq);
 			for (k = 0; k < EV_REQ__N; k++) {
-				jw_obj(&w, nm[k]);
-				jw_num(&w, "ape_mean", p->rows[i].req_ape_mean[k]);
-				jw_num(&w, "ape_variance", p->rows[i].req_ape_var[k]);
-				jw_end_obj(&w);
+				jw_obj(w, nm[k]);
+				jw_num(w, "ape_mean", p->rows[i].req_ape_mean[k]);
+				jw_num(w, "ape_variance", p->rows[i].req_ape_var[k]);
+				jw_end_obj(w);
 			}
-			jw_end_obj(&w);
+			jw_end_obj(w);
 		}
-		jw_obj(&w, "metrics");
+		jw_obj(w, "metrics");
 		for (k = 0; k < EM__COUNT; k++) {
 			if (isnan(p->rows[i].meas[k]))
 				continue;
-			jw_obj(&w, ev_metric_name((enum ev_metric)k));
-			jw_num(&w, "measured", p->rows[i].meas[k]);
-			jw_num(&w, "predicted", p->rows[i].pred[k]);
-			jw_num(&w, "ape", p->rows[i].ape[k]);
-			jw_end_obj(&w);
+			jw_obj(w, ev_metric_name((enum ev_metric)k));
+			jw_num(w, "measured", p->rows[i].meas[k]);
+			jw_num(w, "predicted", p->rows[i].pred[k]);
+			jw_num(w, "ape", p->rows[i].ape[k]);
+			jw_end_obj(w);
 		}
-		jw_end_obj(&w);
-		jw_end_obj(&w);
+		jw_end_obj(w);
+		jw_end_obj(w);
 	}
-	jw_end_arr(&w);
-	jw_obj(&w, "summary");
-	json_summary(&w, p, NULL, NULL);
-	jw_end_obj(&w);
-	jw_obj(&w, "by_model");
+	jw_end_arr(w);
+	jw_obj(w, "summary");
+	json_summary(w, p, NULL, NULL);
+	jw_end_obj(w);
+	jw_obj(w, "by_model");
 	for (k = 0; k < p->nmodels; k++) {
-		jw_obj(&w, p->models[k]);
-		json_summary(&w, p, p->models[k], NULL);
-		jw_end_obj(&w);
+		jw_obj(w, p->models[k]);
+		json_summary(w, p, p->models[k], NULL);
+		jw_end_obj(w);
 	}
-	jw_end_obj(&w);
-	jw_obj(&w, "by_workload");
+	jw_end_obj(w);
+	jw_obj(w, "by_workload");
 	for (k = 0; k < p->nworkloads; k++) {
-		jw_obj(&w, p->workloads[k]);
-		json_summary(&w, p, NULL, p->workloads[k]);
-		jw_end_obj(&w);
+		jw_obj(w, p->workloads[k]);
+		json_summary(w, p, NULL, p->workloads[k]);
+		jw_end_obj(w);
 	}
-	jw_end_obj(&w);
+	jw_end_obj(w);
 	if (p->ntables || p->skips.total)
-		json_tables(&w, p);
+		json_tables(w, p);
 	if (p->nfailed) { /* a partial result (exit 4) */
-		jw_int(&w, "inputs", (int64_t)p->ninputs);
-		jw_int(&w, "inputs_not_evaluated", (int64_t)p->nfailed);
-		jw_arr(&w, "not_evaluated");
+		jw_int(w, "inputs", (int64_t)p->ninputs);
+		jw_int(w, "inputs_not_evaluated", (int64_t)p->nfailed);
+		jw_arr(w, "not_evaluated");
 		for (i = 0; i < p->nfailed && i < OUT_EVAL_MAX_FAILED; i++)
-			jw_str(&w, NULL, p->failed[i]);
-		jw_end_arr(&w);
+			jw_str(w, NULL, p->failed[i]);
+		jw_end_arr(w);
 	}
-	jw_end_obj(&w);
-	jw_finish(&w);
 }
 
 /* a CSV field, quoted (RFC 4180) when it holds a comma, quote or newline */

@@ -309,6 +309,7 @@ t bench-good 0 '' '$SS eval b-ok.json --gpu h100 > /dev/null'
 # 9. inputs that are not files, empty folders, header-only traces
 t eval-empty-folder 2 "no experiment under the given paths" '$SS eval emptydir'
 t eval-missing-path 3 "nodir: no such file or folder" '$SS eval nodir'
+t eval-cv-unknown-grouping 2 "--cv: 'family' is not a grouping (expected model, gpu or engine)" '$SS eval exp --cv family'
 t calibrate-missing-path 3 "nodir: no such file or folder" '$SS calibrate nodir'
 t run-workload-folder 3 "emptydir: is a folder, expected a file" '$SS run --workload emptydir'
 t workload-harness-unknown 3 "'harness' must be one of aiperf, vllm-bench, sglang-bench, guidellm, inference-perf, got 'locust'" '$SS run --workload wh.json'
