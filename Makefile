@@ -39,16 +39,16 @@ LIB_SRC = \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c \
 	src/workload/spec.c src/workload/gen.c \
-	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \
+	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
-LIB_SRC += src/calib/aic.c
-LIB_SRC += src/calib/vllm_requests.c
-LIB_SRC += src/calib/vcr.c
-LIB_SRC += src/calib/bench.c
-LIB_SRC += src/calib/sniff.c
-LIB_SRC += src/calib/guidellm_v2.c
+LIB_SRC += src/readers/aic.c
+LIB_SRC += src/readers/vllm_requests.c
+LIB_SRC += src/readers/vcr.c
+LIB_SRC += src/readers/bench.c
+LIB_SRC += src/readers/registry.c
+LIB_SRC += src/readers/guidellm_v2.c
 LIB_SRC += src/sim/stepmemo.c
 LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c
@@ -72,18 +72,18 @@ LIB_SRC += src/cmd/search.c
 LIB_SRC += src/hw/mfupack.c
 LIB_SRC += src/hw/mfuload.c
 LIB_SRC += src/base/bytepack.c
-LIB_SRC += src/out/summary.c
-LIB_SRC += src/out/config.c
-LIB_SRC += src/out/svg.c
-LIB_SRC += src/out/runreport.c
-LIB_SRC += src/out/capreport.c
-LIB_SRC += src/out/searchreport.c
-LIB_SRC += src/out/sweepreport.c
-LIB_SRC += src/out/fmt.c
-LIB_SRC += src/out/tracereport.c
-LIB_SRC += src/out/opsreport.c
-LIB_SRC += src/out/roofreport.c
-LIB_SRC += src/out/evalreport.c
+LIB_SRC += src/report/summary.c
+LIB_SRC += src/report/config.c
+LIB_SRC += src/report/svg.c
+LIB_SRC += src/report/runreport.c
+LIB_SRC += src/report/capreport.c
+LIB_SRC += src/report/searchreport.c
+LIB_SRC += src/report/sweepreport.c
+LIB_SRC += src/report/fmt.c
+LIB_SRC += src/report/tracereport.c
+LIB_SRC += src/report/opsreport.c
+LIB_SRC += src/report/roofreport.c
+LIB_SRC += src/report/evalreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 LIB_SRC += src/model/csa.c
@@ -92,6 +92,8 @@ LIB_SRC += src/cost/csamod.c
 LIB_SRC += src/hw/axis.c
 LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
+LIB_SRC += src/eval/accuracy.c
+LIB_SRC += src/report/confreport.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
@@ -99,6 +101,7 @@ UNIT_TESTS += test_capacity
 UNIT_TESTS += test_plan
 UNIT_TESTS += test_mfupack
 UNIT_TESTS += test_out
+UNIT_TESTS += test_accuracy
 UNIT_TESTS += test_engine
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
@@ -124,9 +127,9 @@ UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 UNIT_OBJ = $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.o)
 # Objects reached only through pattern rules are intermediates that make
 # deletes after linking; kept, a second `make check` relinks nothing.
-.SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
+.SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tools/accuracy.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
-.PHONY: all demo check check-run check-asan check-docs docs-regen unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
+.PHONY: all demo check check-run check-asan check-docs docs-regen unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
 .PHONY: mpi check-mpi
 
 all: $(BIN) $(MFU_PACKS)
@@ -179,6 +182,30 @@ mpi:
 # sweep and search: --jobs 1, --jobs 2 and a 2-rank mpirun give the same bytes
 check-mpi: $(BIN) mpi
 	@sh tests/mpi/run.sh ./$(BIN) build-mpi/servesim
+
+# data/accuracy.json (include/servesim/accuracy.h): `servesim eval` over all
+# shipped ground truth, then the bands of each class from its per-row
+# residuals and the split check of them (printed).  Run by hand (about 70 s on
+# two cores) when the cost model or the engine terms change; the file is
+# committed, and test_accuracy checks its format.  ACCURACY_EVAL_FLAGS are
+# eval's flags: `--cv model` (eval refitting the engine terms without each
+# row's group) makes the residuals held out, and the file says so.
+ACCURACY_EVAL_FLAGS =
+ACCURACY_SOURCES = eval/ground_truth eval/public eval/silicon/silicon_trtllm_and_disagg.csv.gz \
+	eval/silicon/silicon_vllm_sglang_agg.csv.gz
+ACCURACY_EVAL = servesim eval $(strip $(ACCURACY_EVAL_FLAGS) --format json)
+
+$(BUILD)/accuracy: $(BUILD)/tools/accuracy.o $(LIB)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+
+accuracy: $(BIN) $(BUILD)/accuracy $(MFU_PACKS)
+	@rm -rf $(BUILD)/acc && mkdir -p $(BUILD)/acc
+	@set -e; args=; i=0; for s in $(ACCURACY_SOURCES); do i=$$((i + 1)); \
+		echo "accuracy: $(ACCURACY_EVAL) $$s"; \
+		./$(BIN) eval $(ACCURACY_EVAL_FLAGS) --format json $$s > $(BUILD)/acc/$$i.json; \
+		args="$$args $$s=$(BUILD)/acc/$$i.json"; done; \
+	./$(BUILD)/accuracy --residuals "$(ACCURACY_EVAL)" $(if $(findstring --cv,$(ACCURACY_EVAL_FLAGS)),--held-out,) \
+		data/accuracy.json $$args
 
 golden-regen: $(BIN)
 	@sh tests/golden/run.sh "$(BIN)" regen
@@ -288,7 +315,7 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(FUZZ_PKGS) (make fuzz)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_PKGS); \
 		else echo "deps: clang missing, needed by make fuzz only: sudo apt-get install -y $(FUZZ_PKGS)"; fi; fi
-	@# python3 only for the slow examples of `make check-docs` (data/ check scripts)
+	@# python3 only for the slow examples of `make check-docs` (the scripts/ check scripts)
 	@if ! command -v python3 >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(DOCS_PKGS) (make check-docs)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DOCS_PKGS); \
@@ -305,4 +332,4 @@ clean:
 	rm -f data/mfu/*/*/compact-*.bin
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d \
-	$(BUILD)/tools/mfupack.d
+	$(BUILD)/tools/mfupack.d $(BUILD)/tools/accuracy.d

@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Derive servesim's compact kernel tables from the aiconfigurator vLLM export.
+
+usage: python3 scripts/mfu/derive.py AIC_DIR AIC_ENGINES_DIR OUT_DIR
+  AIC_DIR         = the aic export (vLLM 0.14/0.19/0.24 per system)
+  AIC_ENGINES_DIR = the aic-engines export (newest vLLM, SGLang, TensorRT-LLM)
+  (../shared/data/mfu/aic and aic-engines; upstream repository and commit in
+  data/PROVENANCE.md).
+Writes OUT_DIR/<system>/<engine>-<version>/{gemm,moe,attn_prefill,attn_decode,
+attn_prefill_window,attn_decode_window,mla_prefill,mla_decode,allreduce}.csv.gz
+with '#' provenance lines.  Latencies in microseconds; where
+a key was measured twice or by several kernel sources the fastest is kept (the
+engine dispatches its fastest kernel); only what servesim prices is kept.
+"""
+import glob, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aic import rows, find, write  # noqa: E402,F401  (shared with derive_*.py; derive_infersim uses derive.write)
+
+
+def us(ms):
+    return '%.6g' % (float(ms) * 1000.0)
+
+# --- per-engine collections -------------------------------------------------
+#
+# Every collection (one engine and version on one system) becomes one folder
+# data/mfu/<system>/<engine>-<version>/ holding whichever of gemm, moe,
+# attn_prefill, attn_decode and allreduce it measured.  servesim picks the
+# collection named by --engine/--engine-version and fills the gaps from the
+# nearest other collection, saying so in the run header.
+
+# GEMM m values kept: the power-of-two-ish grid the collectors sweep without
+# the off-by-one probes (33, 49, ...) and the 3..15 fillers, which interpolate
+# to within a few per cent in log space.
+GEMM_M = {1, 2, 4, 8, 16, 32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 384, 512, 768, 1024,
+          1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096, 6144, 8192, 12288, 16384, 32768, 65536}
+GEMM_DT = {'bfloat16': 'bf16', 'float16': 'bf16', 'fp8': 'fp8', 'fp8_block': 'fp8', 'nvfp4': 'fp4'}
+MOE_DT = {'bfloat16': 'bf16', 'float16': 'bf16', 'fp8': 'fp8', 'fp8_block': 'fp8_block',
+          'int4_wo': 'int4', 'nvfp4': 'fp4', 'w4a16_mxfp4': 'mxfp4', 'w4a8_mxfp4_mxfp8': 'mxfp4'}
+# MXFP4 experts (gpt-oss): W4A16 on Hopper (no fp4 tensor cores), MXFP4 x
+# MXFP8 on Blackwell; both serve the 'mxfp4' key, fastest per key, so a GPU
+# with both kernels is priced by the one its engine dispatches (the faster)
+
+
+def gemm_table(path, note, out):
+    """Fastest kernel source per (dtype, m, n, k).  fp8 and fp8_block are both
+    w8a8 fp8: servesim prices 'fp8' with the faster of the two per shape.
+    Returns the notes to carry into the file."""
+    best = {}
+    for r in rows(path):
+        dt = GEMM_DT.get(r['gemm_dtype'])
+        m, n, k = int(r['m']), int(r['n']), int(r['k'])
+        if not dt or m not in GEMM_M or n < 128 or k < 128:
+            continue
+        key = (dt, m, n, k)
+        lat = float(r['latency'])
+        if key not in best or lat < best[key]:
+            best[key] = lat
+    # the fp8 check (issue 9): on model-sized shapes (m >= 64, n, k >= 1024)
+    # the median fp8 / bf16 latency ratio must be below 1, else the fp8 part
+    # of this collection is refused (vLLM 0.14's static-scale kernels are
+    # slower than bf16, which no engine would ship) and servesim takes fp8
+    # from the nearest collection that passes.
+    notes = []
+    for lp in ('fp8', 'fp4'):
+        ratios = sorted(v / best[('bf16',) + k_[1:]] for k_, v in best.items()
+                        if k_[0] == lp and k_[1] >= 64 and k_[2] >= 1024 and k_[3] >= 1024
+                        and ('bf16',) + k_[1:] in best)
+        if not ratios:
+            continue
+        med = ratios[len(ratios) // 2]
+        if med >= 1.0:
+            for k_ in [k_ for k_ in best if k_[0] == lp]:
+                del best[k_]
+            notes.append('%s refused: median %s/bf16 latency ratio %.2f >= 1 on m >= 64, n, k >= 1024' % (lp, lp, med))
+            print('  ', out, lp, 'REFUSED, median ratio %.2f' % med)
+            continue
+        # shape by shape, an isolated low-precision GEMM that includes its
+        # activation-quantisation kernel can come out slower than bf16 on
+        # small shapes (a fixed ~10 us at decode sizes); engines fuse that
+        # quantisation into the preceding norm, so such a shape is priced at
+        # the bf16 latency (counted here).
+        clamped = 0
+        for k_ in [k_ for k_ in best if k_[0] == lp]:
+            b = best.get(('bf16',) + k_[1:])
+            if b is not None and best[k_] > b:
+                best[k_] = b
+                clamped += 1
+        notes.append('%s: median %s/bf16 ratio %.2f on model-sized shapes; %d shapes measured slower than bf16 priced at bf16' % (lp, lp, med, clamped))
+    # outliers: a smaller problem cannot take much longer than a larger one
+    # of the same shape; drop a row whose latency exceeds 1.3x that of any
+    # larger m in its (dtype, n, k) column (measurement glitches, e.g. vLLM
+    # 0.14 h100 m=2048 n=10240 k=8192 at 1400 us where m=4096 takes 887 us).
+    cols = {}
+    for k_ in best:
+        cols.setdefault((k_[0], k_[2], k_[3]), []).append(k_[1])
+    dropped = 0
+    for (dt, n, k), ms in cols.items():
+        ms.sort()
+        suffix_min = float('inf')
+        for m in reversed(ms):
+            lat = best[(dt, m, n, k)]
+            if lat > 1.3 * suffix_min:
+                del best[(dt, m, n, k)]
+                dropped += 1
+            else:
+                suffix_min = min(suffix_min, lat)
+    notes.append('dropped %d outlier rows: latency > 1.3x that of a larger m of the same (n, k)' % dropped)
+    data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
+    write(out, ['dtype', 'm', 'n', 'k', 'latency_us'], data, note + notes)
+    return len(data)
+
+
+def attn_tables(ctx, gen, new_keys, note, od):
+    """Dense MHA/GQA attention, full attention only (window_size 0).
+    new_keys: generation 'step' counts cached tokens and one more is new
+    (collectors from 2026-07 on: vLLM 0.24, SGLang, TRT-LLM), so kv_len =
+    step + 1; older collectors attend 'step' tokens in all."""
+    for p, out_name, col, extra in ((ctx, 'attn_prefill.csv.gz', 'isl', 'context attention, causal, no cached prefix'),
+                                    (gen, 'attn_decode.csv.gz', 'step', 'generation attention, one new token; kv_len = keys attended')):
+        if not p:
+            continue
+        best = {}
+        for r in rows(p):
+            if r.get('window_size', '0') not in ('0', ''):
+                continue
+            kvd = {'bfloat16': 'bf16', 'fp8': 'fp8', 'float16': 'bf16'}.get(r['kv_cache_dtype'])
+            if not kvd or r.get('attn_dtype', 'bfloat16') not in ('bfloat16', 'float16'):
+                continue
+            L = int(r[col]) + (1 if (col == 'step' and new_keys) else 0)
+            key = (int(r['num_heads']), int(r['num_key_value_heads']), int(r['head_dim']), kvd,
+                   int(r['batch_size']), L)
+            lat = float(r['latency'])
+            if key not in best or lat < best[key]:
+                best[key] = lat
+        data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
+        write(os.path.join(od, out_name),
+              ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'isl' if col == 'isl' else 'kv_len', 'latency_us'],
+              data, note + ['%s; per-GPU head counts; fastest kernel source per key' % extra])
+
+
+def window_tables(ctx, gen, new_keys, note, od):
+    """Sliding-window MHA/GQA attention (window_size > 0): the rows
+    attn_tables leaves out, keyed by the window as well.  A query attends
+    the last `window` keys up to itself (TensorRT-LLM's
+    attention_window_size, vLLM's and SGLang's sliding window; the
+    TensorRT-LLM collector adds gpt-oss's attention sinks to its head-dim-64
+    rows, as to its dense ones).  A window whose rows never exceed it (vLLM
+    0.19.0's B200 rows: isl <= 1024 at window 8192) measures nothing a dense
+    row does not and is left out.  servesim prices a sliding layer from
+    these rows relative to the dense rows of the same collection (mfu.c
+    mfu_attn_window_rebase)."""
+    for p, out_name, col, extra in ((ctx, 'attn_prefill_window.csv.gz', 'isl',
+                                     'sliding-window context attention, causal, no cached prefix; '
+                                     'query i attends keys max(1, i - window + 1)..i'),
+                                    (gen, 'attn_decode_window.csv.gz', 'step',
+                                     'sliding-window generation attention, one new token; kv_len = tokens '
+                                     'in the sequence, keys attended min(kv_len, window)')):
+        if not p:
+            continue
+        best, src = {}, {}
+        for r in rows(p):
+            w = int(r.get('window_size') or 0)
+            if w <= 0:
+                continue
+            kvd = {'bfloat16': 'bf16', 'fp8': 'fp8', 'float16': 'bf16'}.get(r['kv_cache_dtype'])
+            if not kvd or r.get('attn_dtype', 'bfloat16') not in ('bfloat16', 'float16'):
+                continue
+            L = int(r[col]) + (1 if (col == 'step' and new_keys) else 0)
+            key = (int(r['num_heads']), int(r['num_key_value_heads']), int(r['head_dim']), kvd, w,
+                   int(r['batch_size']), L)
+            lat = float(r['latency'])
+            if key not in best or lat < best[key]:
+                best[key] = lat
+                src[key] = r.get('kernel_source', '?')
+        wins = sorted({k[4] for k in best})
+        active = [w for w in wins if any(k[4] == w and k[6] > w for k in best)]
+        if not active:
+            if wins:
+                print('  ', od, out_name, 'no window exceeded by its rows:', wins, '(not written)')
+            continue
+        data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items() if k_[4] in active)
+        srcs = []
+        for w in active:
+            c = {}
+            for k_ in best:
+                if k_[4] == w:
+                    c[src[k_]] = c.get(src[k_], 0) + 1
+            srcs.append('window %d: %s' % (w, ', '.join('%s %d' % (s_, n) for s_, n in sorted(c.items()))))
+        extra_notes = ['kernel source of the kept rows by window: ' + '; '.join(srcs)]
+        if len(active) < len(wins):
+            extra_notes.append('left out: window(s) %s, no row longer than the window' %
+                               ', '.join(str(w) for w in wins if w not in active))
+        write(os.path.join(od, out_name),
+              ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'window', 'batch', 'isl' if col == 'isl' else 'kv_len',
+               'latency_us'],
+              data, note + ['%s; per-GPU head counts; fastest kernel source per key' % extra] + extra_notes)
+
+
+# Kernel paths the engine does not dispatch by default on that GPU family
+# (issue 26, mechanism 1): a collection that timed such a path must not price
+# the engines that run the fast one, so its rows of that MoE dtype are left out
+# and servesim falls through to the next collection that has the dtype (its
+# run header names it).  (engine, systems, moe_dtype, kernel_source) -> why.
+#  - vLLM on Blackwell runs gpt-oss's MXFP4 experts with FlashInfer's
+#    TRT-LLM-gen kernels (MXFP4 weights x MXFP8 activations; vLLM's GPT-OSS
+#    recipe, docs.vllm.ai/projects/recipes OpenAI/GPT-OSS, "Blackwell"; the
+#    0.24.0 collection times them as *_flashinfer_trtllm_*).  The 0.19.0
+#    collection's only MXFP4 source, 'vllm_mxfp4_moe' with w4a16_mxfp4
+#    (weight-only, bf16 activations), is 2.6-3.8x slower at every shape (80 vs
+#    29 us at 1 token, 2,030 vs 534 us at 256, top-4 of 128 2880x2880) and
+#    prices the measured vLLM 0.15.1 gpt-oss-120b B200 rows 3.6x too slow
+#    (median ITL ratio; eval/silicon/silicon_vllm_sglang_agg.csv.gz).
+MOE_NOT_DISPATCHED = {
+    ('vllm', 'b200_sxm', 'w4a16_mxfp4', 'vllm_mxfp4_moe'):
+        'vLLM on Blackwell runs MXFP4 experts with FlashInfer TRT-LLM-gen (MXFP8 activations); '
+        'this collection timed only the weight-only w4a16 path (2.6-3.8x slower)',
+}
+
+
+def moe_table(path, note, out, engine=None, system=None):
+    """Fused/grouped MoE kernels: tokens entering the layer on one GPU, full
+    model expert shape, global expert count, MoE TP and EP; no communication.
+    Fastest kernel source per key; distributions balanced and power_law_1.01
+    (the power law is servesim's default routing imbalance); kernel paths the
+    engine does not dispatch on this GPU (MOE_NOT_DISPATCHED) left out."""
+    best = {}
+    dropped = {}
+    for r in rows(path):
+        why = MOE_NOT_DISPATCHED.get((engine, system, r['moe_dtype'], r.get('kernel_source')))
+        if why:
+            dropped[(r['moe_dtype'], r.get('kernel_source'))] = why
+            continue
+        # TensorRT-LLM's MXFP4 rows come from its 'moe_torch_flow' source
+        # (the engine's own MoE module timed end to end), the only MXFP4
+        # data of that engine: kept, and per key the fastest source wins
+        dt = MOE_DT.get(r['moe_dtype'])
+        dist = {'balanced': 'balanced', 'power_law_1.01': 'power_law_1.01', 'power_law_1.2': 'power_law_1.2'}.get(r['distribution'])
+        if not dt or not dist:
+            continue
+        key = (dt, int(r['hidden_size']), int(r['inter_size']), int(r['topk']), int(r['num_experts']),
+               int(r['moe_tp_size']), int(r['moe_ep_size']), dist, int(r['num_tokens']))
+        lat = float(r['latency'])
+        if key not in best or lat < best[key]:
+            best[key] = lat
+    data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
+    write(out, ['dtype', 'hidden', 'inter', 'topk', 'experts', 'moe_tp', 'moe_ep', 'distribution', 'tokens', 'latency_us'],
+          data, note + ['fused MoE (routed experts only; router/top-k and all-to-all not timed in most sources); '
+                        'hidden/inter full model sizes, experts global; fastest kernel source per key'] +
+          ['left out: %s rows of kernel source %s: %s' % (dt, ks, why) for (dt, ks), why in sorted(dropped.items())])
+    return len(data)
+
+
+# MLA (DeepSeek-V3 geometry: kv_lora_rank 512, rope 64, nope 128, v 128),
+# kernel-level tables only (the module-level ones include projections).  The
+# rows are written in the attention-table format with kv_heads 1 and a
+# head_dim that makes servesim's attention FLOPs formula (4 x batch x heads
+# x head_dim x pairs) equal MLA's: decode runs the absorbed form, QK over
+# 576 dims and PV over 512, i.e. 2 x (576 + 512) / 4 = 544; prefill runs the
+# expanded form, QK over 192 and PV over 128, i.e. 2 x (192 + 128) / 4 = 160.
+MLA_DECODE_DIM, MLA_PREFILL_DIM = 544, 160
+
+
+def mla_tables(ctx, gen, new_keys, note, od):
+    for p, out_name, col, dim, extra in ((ctx, 'mla_prefill.csv.gz', 'isl', MLA_PREFILL_DIM,
+                                          'MLA context attention (expanded), causal, no cached prefix'),
+                                         (gen, 'mla_decode.csv.gz', 'step', MLA_DECODE_DIM,
+                                          'MLA generation attention (absorbed), one new token; kv_len = keys attended')):
+        if not p:
+            continue
+        best = {}
+        for r in rows(p):
+            kvd = {'bfloat16': 'bf16', 'fp8': 'fp8', 'float16': 'bf16'}.get(r['kv_cache_dtype'])
+            if not kvd or r.get('mla_dtype', 'bfloat16') not in ('bfloat16', 'float16'):
+                continue
+            L = int(r[col]) + (1 if (col == 'step' and new_keys) else 0)
+            key = (int(r['num_heads']), 1, dim, kvd, int(r['batch_size']), L)
+            lat = float(r['latency'])
+            if key not in best or lat < best[key]:
+                best[key] = lat
+        data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
+        write(os.path.join(od, out_name),
+              ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'isl' if col == 'isl' else 'kv_len', 'latency_us'],
+              data, note + ['%s; per-GPU heads; head_dim %d is the FLOPs-equivalent dimension (see derive.py)' % (extra, dim)])
+
+
+def mla_decode_plausible(gen, system, engine, eng_root):
+    """A kernel cannot be slower than a module that runs it plus its GEMMs:
+    the MLA generation kernel table is refused when, per (heads, batch), its
+    fastest latency is above the same engine's newest measured MLA generation
+    module (aic-engines mla/<engine>/<version>/mla_generation_module_perf)
+    for more than a tenth of the pairs (TensorRT-LLM's kernel tables: 0 of 88
+    above its own module on H100/H200/B200; vLLM 0.14.0's H100/H200 kernel
+    rows: 46 and 44 of 88 above vLLM 0.24/0.22's whole module, and 5-9x slower
+    than SGLang's kernel)."""
+    mods = sorted(glob.glob(os.path.join(eng_root, system, 'mla', engine, '*',
+                                         'mla_generation_module_perf.csv*')),
+                  key=lambda f: version_key(f.split(os.sep)[-2]))
+    if not mods:
+        return True, 'no module measurement to check against'
+    def fastest(path, extra):
+        out = {}
+        for r in rows(path):
+            if r['kv_cache_dtype'] not in ('bfloat16', 'float16') or not extra(r):
+                continue
+            k = (int(r['num_heads']), int(r['batch_size']))
+            out[k] = min(out.get(k, 1e18), float(r['latency']))
+        return out
+    kern = fastest(gen, lambda r: r.get('mla_dtype', 'bfloat16') in ('bfloat16', 'float16'))
+    mod = fastest(mods[-1], lambda r: r.get('gemm_type', 'bfloat16') in ('bfloat16', 'float16'))
+    common = [k for k in kern if k in mod]
+    if not common:
+        return True, 'no (heads, batch) in common with %s' % mods[-1]
+    above = sum(kern[k] > mod[k] for k in common)
+    why = '%d of %d (heads, batch) pairs slower than the whole module of %s' % (above, len(common), mods[-1].split(os.sep)[-2])
+    return above * 10 <= len(common), why
+
+
+def allreduce_table(path, note, out):
+    best = {}
+    for r in rows(path):
+        be = r.get('backend', r.get('implementation', ''))
+        if be.endswith('_eager') or r['allreduce_dtype'] not in ('bfloat16', 'float16'):
+            continue
+        key = (int(r['num_gpus']), int(r['message_size']))
+        if key not in best:
+            best[key] = float(r['latency'])
+    data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
+    write(out, ['num_gpus', 'message_elems', 'latency_us'], data,
+          note + ['custom all-reduce in CUDA graphs, bf16; message_size counts elements (2 bytes each)'])
+
+
+def version_key(v):
+    return [int(x) if x.isdigit() else 0 for x in v.replace('rc', '.').split('.')]
+
+
+def collections_of(aic, eng):
+    """(system, engine, version) -> {op: folder} for both exports."""
+    out = {}
+    for system in sorted(os.listdir(aic)):
+        sd = os.path.join(aic, system)
+        if not os.path.isdir(sd):
+            continue
+        for op in ('gemm', 'attention', 'moe', 'comm', 'mla'):
+            od = os.path.join(sd, op)
+            if not os.path.isdir(od):
+                continue
+            for d in os.listdir(od):
+                if op == 'mla' and not find(os.path.join(od, d), 'generation_mla_perf.csv'):
+                    continue
+                if d.startswith('vllm-'):
+                    out.setdefault((system, 'vllm', d[5:]), {})[op] = os.path.join(od, d)
+    for system in sorted(os.listdir(eng)):
+        sd = os.path.join(eng, system)
+        if not os.path.isdir(sd):
+            continue
+        for op in ('gemm', 'attention', 'moe', 'comm', 'mla'):
+            od = os.path.join(sd, op)
+            if not os.path.isdir(od):
+                continue
+            for e in os.listdir(od):
+                if e == 'nccl':
+                    continue
+                for v in os.listdir(os.path.join(od, e)):
+                    folder = os.path.join(od, e, v)
+                    if op == 'moe' and not find(folder, 'moe_perf.csv'):
+                        continue
+                    if op == 'comm' and not find(folder, 'custom_allreduce_perf.csv'):
+                        continue
+                    if op == 'mla' and not find(folder, 'generation_mla_perf.csv'):
+                        continue
+                    prev = out.setdefault((system, e, v), {}).get(op)
+                    out[(system, e, v)][op] = folder
+    # a partial re-collection (trtllm 1.3.0rc23 moe on b200) is merged into
+    # the big collection of the same engine it refines; keep them apart but
+    # drop collections that hold nothing servesim reads.
+    return out
+
+
+def main(aic, eng, out):
+    cols = collections_of(aic, eng)
+    for (system, e, v), ops in sorted(cols.items()):
+        # partial re-collections (only an all-reduce, or only MoE rows that
+        # refine a bigger collection of the same engine) are left out
+        if set(ops) <= {'comm'} or set(ops) == {'moe'} or set(ops) == {'mla'}:
+            print(system, e, v, 'skipped (partial collection)')
+            continue
+        # the newest vLLM in the aic export duplicates aic-engines' vllm/0.24.0
+        od = os.path.join(out, system, '%s-%s' % (e, v))
+        note = ['source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), systems/%s, %s %s' % (system, e, v),
+                'derived by scripts/mfu/derive.py; latency in microseconds, one call on one GPU']
+        wrote = []
+        os.makedirs(od, exist_ok=True)
+        if 'gemm' in ops and find(ops['gemm'], 'gemm_perf.csv'):
+            gemm_table(find(ops['gemm'], 'gemm_perf.csv'), note, os.path.join(od, 'gemm.csv.gz'))
+            wrote.append('gemm')
+        if 'attention' in ops:
+            a = ops['attention']
+            new = not (e == 'vllm' and version_key(v) < version_key('0.22.0'))
+            attn_tables(find(a, 'context_attention_perf.csv'), find(a, 'generation_attention_perf.csv'), new, note, od)
+            window_tables(find(a, 'context_attention_perf.csv'), find(a, 'generation_attention_perf.csv'), new, note, od)
+            wrote.append('attention')
+        if 'moe' in ops:
+            moe_table(find(ops['moe'], 'moe_perf.csv'), note, os.path.join(od, 'moe.csv.gz'), e, system)
+            wrote.append('moe')
+        if 'mla' in ops and find(ops['mla'], 'generation_mla_perf.csv'):
+            new = not (e == 'vllm' and version_key(v) < version_key('0.22.0'))
+            gen = find(ops['mla'], 'generation_mla_perf.csv')
+            ok, why = mla_decode_plausible(gen, system, e, eng)
+            if not ok:
+                print(system, e, v, 'MLA decode refused:', why)
+                gen = None
+            mla_tables(find(ops['mla'], 'context_mla_perf.csv'), gen, new, note, od)
+            wrote.append('mla')
+        if 'comm' in ops and find(ops['comm'], 'custom_allreduce_perf.csv'):
+            allreduce_table(find(ops['comm'], 'custom_allreduce_perf.csv'), note, os.path.join(od, 'allreduce.csv.gz'))
+            wrote.append('allreduce')
+        if not wrote:
+            os.rmdir(od)
+        print(system, e, v, ' '.join(wrote))
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 4:
+        sys.exit('usage: derive.py AIC_DIR AIC_ENGINES_DIR OUT_DIR')
+    main(sys.argv[1], sys.argv[2], sys.argv[3])

@@ -1,0 +1,581 @@
+/* runreport.c - the report of `servesim run`: the header that says what
+ * was simulated (model, hardware, placement, engine, KV cache, workload,
+ * kernels, calibration, warnings), the status, and the results as text,
+ * JSON, CSV or vLLM benchmark keys. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "servesim/comm.h"
+#include "servesim/confreport.h"
+#include "servesim/gsweep.h"
+#include "servesim/model.h"
+#include "servesim/out.h"
+#include "servesim/tier2.h"
+#include "servesim/version.h"
+
+static double hit_rate(const struct sim_totals *t)
+{
+	return t->prefix_lookup_tokens ? (double)t->prefix_hit_tokens / (double)t->prefix_lookup_tokens : 0;
+}
+
+static uint64_t rejected_total(const struct sim_totals *t)
+{
+	uint64_t n = 0;
+	int k;
+	for (k = 0; k < REJ__COUNT; k++)
+		n += t->rejected[k];
+	return n;
+}
+
+/* Attention-DP + EP header: the ranks, where the experts live, and the
+ * weights one GPU holds (routed experts apart from the replicated rest). */
+static void print_dp_attention(FILE *f, const struct out_run *c)
+{
+	const struct parallel *p = &c->cfg.sc->par;
+	const struct model_cfg *m = c->cfg.sc->model;
+	struct param_counts pc;
+	double wb = dtype_bytes(c->cfg.sc->wdt), experts, total = c->mp->weight_bytes;
+	int ngpu = p->tp * p->dp * p->pp;
+
+	model_params(m, &pc);
+	/* routed experts per GPU: E/ep experts (ep 1: all), split
+	 * tp*dp/ep ways, on ceil(L/pp) layers of the heaviest stage */
+	experts = pc.experts / (double)(p->ep > 1 ? p->ep : 1) /
+		  ((double)(p->tp * p->dp) / (p->ep > 1 ? p->ep : 1)) *
+		  ceil((double)m->layers / p->pp) / (double)m->layers * wb;
+	fprintf(f, "hardware   %d x %s: attention DP %d (TP %d, PP %d per rank), MoE layers shared by the ranks in lockstep, ",
+	       ngpu, c->cfg.sc->gpu->id, p->dp, p->tp, p->pp);
+	if (p->ep > 1)
+		fprintf(f, "EP %d (%lld of %lld experts per GPU)\n", p->ep,
+		       (long long)(m->n_experts / p->ep), (long long)m->n_experts);
+	else
+		fprintf(f, "experts TP-sharded %d ways (no expert parallelism)\n", p->tp * p->dp);
+	fprintf(f, "weights    %.1f GB per GPU = routed experts %.1f GB + attention, dense layers, shared experts and embeddings %.1f GB, replicated on every DP rank (%s)\n",
+	       total / 1e9, experts / 1e9, (total - experts) / 1e9, dtype_name(c->cfg.sc->wdt));
+}
+
+/* Where the GPUs sit and which links the collectives cross; with EP, the
+ * dispatch + combine of one MoE layer at 128 tokens per rank (DeepEP's
+ * low-latency test size) here and as it would be on one NVLink domain. */
+static void print_placement(FILE *f, const struct out_run *c)
+{
+	const struct comm_place *pl = &c->cost->place;
+	const struct parallel *p = &c->cfg.sc->par;
+	char buf[256];
+
+	comm_place_describe(pl, buf, sizeof(buf));
+	fprintf(f, "placement  %s; TP %s", buf, pl->tp_cross ? "across nodes (all-reduce on the inter-node link)" : "within NVLink");
+	if (p->pp > 1)
+		fprintf(f, ", PP sends %s", pl->pp_cross ? "on the inter-node link" : "on NVLink");
+	if (p->ep > 1 && c->cfg.sc->model->n_experts > 0) {
+		struct comm_place one = *pl;
+		double tok = 128.0 * (double)c->cfg.sc->model->top_k * (double)c->cfg.sc->model->hidden;
+		double pd = tok * dtype_bytes(c->cfg.sc->wdt), pc = tok * 2.0;
+		double here = comm_a2a_s(&c->cost->comm, c->cfg.sc->gpu, pl, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
+			      comm_a2a_s(&c->cost->comm, c->cfg.sc->gpu, pl, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
+		double there;
+		one.ep_cross = false;
+		one.ep_domains = 1;
+		there = comm_a2a_s(&c->cost->comm, c->cfg.sc->gpu, &one, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
+			comm_a2a_s(&c->cost->comm, c->cfg.sc->gpu, &one, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
+		if (pl->ep_cross)
+			fprintf(f, "; EP %d spans %d NVLink domains: all-to-all on the inter-node link, dispatch + combine %.0f us per MoE layer at 128 tokens per rank (%.0f us on one NVLink domain, +%.0f us)",
+			       p->ep, pl->ep_domains, here * 1e6, there * 1e6, (here - there) * 1e6);
+		else
+			fprintf(f, "; EP %d within one NVLink domain: dispatch + combine %.0f us per MoE layer at 128 tokens per rank",
+			       p->ep, here * 1e6);
+	}
+	else if (c->simcfg->lockstep && c->cfg.sc->model->n_experts > 0)
+		fprintf(f, "; experts TP-sharded over %d GPU%s in %d NVLink domain%s: all-gather and reduce-scatter of the ranks' tokens around them%s",
+		       p->tp * p->dp, p->tp * p->dp > 1 ? "s" : "", pl->ep_domains,
+		       pl->ep_domains > 1 ? "s" : "", pl->ep_domains > 1 ? " on the inter-node link" : " on NVLink");
+	fprintf(f, "\n");
+}
+
+/* What was simulated: model, hardware, placement, engine, KV cache,
+ * workload, kernels, calibration, warnings. */
+/* SGLang: each default with the rule behind it (sglang.h). */
+static void print_sglang_defaults(FILE *f, const struct out_run *c)
+{
+	const struct sglang_mem *sm = c->sg_mem;
+
+	if (!c->mbt_given)
+		fprintf(f, "defaults   chunked_prefill_size %lld: SGLang's rule by GPU memory (2048 under 35 GiB, 4096 under 60 GiB, 8192 under 160 GiB, else 16384)\n",
+			(long long)c->simcfg->max_num_batched_tokens);
+	if (!c->mem_frac_given && c->cfg.kv_from_memory && sm)
+		fprintf(f, "defaults   mem_fraction_static %.3f: SGLang's rule, (%.0f MiB - %.0f MiB reserved) / %.0f MiB; reserved = 512 + 1.5 x max(chunk %lld, 2048) + 1024 x TP x PP / 8 + CUDA graphs %.0f (decode batch up to %lld, %s)%s\n",
+			sm->fraction, sm->gpu_mib, sm->reserved_mib, sm->gpu_mib, (long long)sm->chunk,
+			sm->graph_mib, (long long)sm->graph_max_bs,
+			c->cfg.sc->model->attn == ATTN_MLA ? "MLA prefill graphs 1536" : "8 per prefill graph size",
+			sm->floored ? ", raised to the 10240 MiB floor of a GPU above 60 GiB" : "");
+	if (!c->mns_given)
+		fprintf(f, "defaults   max_running_requests %lld: SGLang's rule, min(KV tokens / 2, min(max(KV tokens / context_length x 512, 2048), 4096))%s\n",
+			(long long)c->simcfg->max_num_seqs,
+			c->cfg.kv_from_memory && c->mp->state_bytes > 0 && c->simcfg->max_num_seqs == c->mp->state_seqs
+				? ", capped at the sequences whose per-sequence state fits" : "");
+	if (!c->sg_policy_given || c->cost->cfg.overlap_cpu)
+		fprintf(f, "defaults   %s%s%s\n",
+			c->sg_policy_given ? "" : "schedule policy fcfs (SGLang's default; lpm orders the waiting queue by cached prefix)",
+			!c->sg_policy_given && c->cost->cfg.overlap_cpu ? "; " : "",
+			c->cost->cfg.overlap_cpu ? "overlap scheduling on: the CPU overhead terms (--overhead-step-us, --overhead-request-us) hide under the GPU's batch" : "");
+	if (!c->mml_given)
+		fprintf(f, "defaults   context_length: the model's max_position_embeddings\n");
+	if (!c->kv_dtype_given && c->cfg.sc->model->attn == ATTN_CSA)
+		fprintf(f, "defaults   KV cache %s: SGLang's --kv-cache-dtype auto for DeepSeek-V4\n",
+			dtype_name(c->cfg.sc->kvdt));
+	else if (!c->kv_dtype_given && c->cfg.sc->kvdt != c->cfg.sc->wdt)
+		fprintf(f, "defaults   KV cache %s: SGLang's --kv-cache-dtype auto, the model's dtype whatever the weights' quantisation (fp8 for DeepSeek sparse attention on Blackwell)\n",
+			dtype_name(c->cfg.sc->kvdt));
+}
+
+static void run_header(FILE *f, const struct out_run *c)
+{
+	/* an engine whose limits follow its own rules (SGLang's) prints each
+	 * rule it applied */
+	bool rules = (c->cfg.sc->engine->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
+	char b1[64], b2[64];
+
+	fprintf(f, "model      %s (%s), %s weights, %s KV cache", c->cfg.sc->model->id, c->cfg.sc->model->source,
+	       dtype_name(c->cost->cfg.wdt), dtype_name(c->cfg.sc->kvdt));
+	if (c->cost->cfg.wdt != c->cfg.sc->wdt || (c->cfg.sc->model->n_experts > 0 && c->cost->moe_wdt != c->cost->cfg.wdt))
+		fprintf(f, " (as stored in the checkpoint, %s; routed experts %s)", c->cfg.sc->model->q.method[0] ? c->cfg.sc->model->q.method : "quantized",
+		       dtype_name(c->cost->moe_wdt));
+	if (c->cfg.sc->kvdt_src[0])
+		fprintf(f, " (KV cache from %s)", c->cfg.sc->kvdt_src);
+	fprintf(f, "\n");
+	if (c->simcfg->pd.prefill > 0) {
+		/* workers, each pd.*_group attention-DP ranks (sim.h) */
+		const struct parallel *pp = c->prefill_par, *dp = &c->cfg.sc->par;
+		int pw = c->simcfg->pd.prefill / (pp->dp > 1 ? pp->dp : 1);
+		int dw = c->simcfg->dp / (dp->dp > 1 ? dp->dp : 1);
+		char pdp[48] = "", ddp[48] = "";
+		if (pp->dp > 1)
+			snprintf(pdp, sizeof(pdp), ", attention DP %d in lockstep", pp->dp);
+		if (dp->dp > 1)
+			snprintf(ddp, sizeof(ddp), ", attention DP %d in lockstep", dp->dp);
+		fprintf(f, "hardware   P/D %dp%dd: %d prefill worker%s x %d %s (TP %d, PP %d, EP %d%s) + %d decode worker%s x %d (TP %d, PP %d, EP %d%s)\n",
+		       pw, dw, pw, pw > 1 ? "s" : "", pp->tp * pp->pp * pp->dp, c->cfg.sc->gpu->id, pp->tp,
+		       pp->pp, pp->ep, pdp, dw, dw > 1 ? "s" : "", dp->tp * dp->pp * dp->dp, dp->tp, dp->pp,
+		       dp->ep, ddp);
+		fprintf(f, "kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill %s (%s), + %.3g ms per request (%s); decode admits a request when its KV lands, which is when its first token reaches the client\n",
+		       c->simcfg->pd.kv_bytes_per_token / 1e3, c->pd_nvlink ? "NVLink (both pools in one NVLink domain)" : "the inter-node link",
+		       c->simcfg->pd.link_bw / 1e9, pp->dp > 1 ? "rank" : "worker", "all its GPUs at 0.7 of the link",
+		       c->simcfg->pd.alpha_s * 1e3,
+		       c->cfg.sc->pd_handoff_given ? "--kv-handoff-ms"
+						   : "the engine's hand-off: frontend, transfer set-up, decode polling; fitted on measured P/D runs");
+		fprintf(f, "prefill kv %lld blocks (%lld tokens) per prefill %s, from memory\n",
+		       (long long)c->simcfg->pd.prefill_kv_blocks,
+		       (long long)(c->simcfg->pd.prefill_kv_blocks * c->simcfg->block_size),
+		       pp->dp > 1 ? "DP rank" : "worker");
+	} else if (c->simcfg->lockstep)
+		print_dp_attention(f, c);
+	else
+		fprintf(f, "hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", c->cfg.sc->par.dp, c->cfg.sc->par.dp > 1 ? "s" : "",
+		       c->cfg.sc->par.tp * c->cfg.sc->par.pp, c->cfg.sc->gpu->id, c->cfg.sc->par.tp, c->cfg.sc->par.pp,
+		       c->cfg.sc->par.dp > 1 ? (c->cfg.sc->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
+	if (c->simcfg->lockstep || c->cost->place.nodes > 1)
+		print_placement(f, c);
+	{
+		/* the engine's own words on its scheduling */
+		char words[1024];
+		c->cfg.sc->engine->sched_words(c->simcfg, c->cost->cfg.overlap_cpu, words, sizeof(words));
+		fprintf(f, "engine     %s\n", words);
+	}
+	if (rules)
+		print_sglang_defaults(f, c);
+	else if (!c->mbt_given || !c->mns_given || !c->mml_given)
+		fprintf(f, "defaults   %s%s%s\n",
+		       !c->mbt_given || !c->mns_given ? "max_num_batched_tokens/max_num_seqs: " : "",
+		       !c->mbt_given || !c->mns_given ? scenario_limits_rule(c->cfg.sc->gpu) : "",
+		       c->mml_given ? "" : (!c->mbt_given || !c->mns_given ? "; max_model_len: the model's max_position_embeddings"
+							: "max_model_len: the model's max_position_embeddings"));
+	if (c->cfg.kv_from_memory && (c->cfg.sc->engine->knobs & ENGINE_KNOB_MEM_FRACTION))
+		fprintf(f, "kv cache   %lld tokens (pages of %lld) per %s, from memory: %.2f GiB x mem_fraction_static %.3f - %.2f GiB weights = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
+		       (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size), (long long)c->simcfg->block_size,
+		       c->simcfg->lockstep ? "DP rank" : "replica", c->mp->mem_bytes / 1073741824.0,
+		       c->cfg.mem_fraction_static, c->mp->weight_bytes / 1073741824.0,
+		       c->mp->kv_bytes / 1073741824.0);
+	else if (c->cfg.kv_from_memory)
+		fprintf(f, "kv cache   %lld blocks (%lld tokens) per %s, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve = %.2f GiB\n",
+		       (long long)c->simcfg->total_kv_blocks, (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size),
+		       c->simcfg->lockstep ? "DP rank" : "replica",
+		       c->mp->mem_bytes / 1073741824.0, c->cfg.sc->gpu_memory_utilization, c->mp->weight_bytes / 1073741824.0,
+		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0,
+		       c->mp->kv_bytes / 1073741824.0);
+	if (c->cfg.kv_from_memory && c->mp->state_bytes > 0)
+		fprintf(f, "           of which %.2f GiB per-sequence state (window KV, recurrent state: %.1f MiB each) for %lld sequences\n",
+		       c->mp->state_bytes / 1073741824.0, c->mp->state_bytes_per_seq / 1048576.0,
+		       (long long)c->mp->state_seqs);
+	if (!c->cfg.kv_from_memory)
+		fprintf(f, "kv cache   %lld blocks (%lld tokens) per %s, from --total-kv-blocks\n",
+		       (long long)c->simcfg->total_kv_blocks, (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size),
+		       c->simcfg->lockstep ? "DP rank" : "replica");
+	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
+	if (c->cfg.wl->process == WL_CONCURRENCY)
+		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
+	else if (c->cfg.wl->nstages == 0 && c->cfg.wl->process != WL_TRACE)
+		fprintf(f, " %g req/s", c->cfg.wl->rate);
+	if (c->cfg.wl->nstages)
+		fprintf(f, ", %zu stages", c->cfg.wl->nstages);
+	if (c->cfg.wl->sp_groups)
+		fprintf(f, ", shared prefix %lld groups x %lld prompts (%lld + %lld tokens), output %lld",
+		       (long long)c->cfg.wl->sp_groups, (long long)c->cfg.wl->sp_prompts,
+		       (long long)c->cfg.wl->sp_system, (long long)c->cfg.wl->sp_question,
+		       (long long)c->cfg.wl->sp_output);
+	else if (c->cfg.wl->process != WL_TRACE)
+		fprintf(f, ", prompt %s%s, output %s", out_dist_desc(&c->cfg.wl->prompt, b1, sizeof(b1)),
+		       c->cfg.wl->prefix_tokens ? " + shared prefix" : "",
+		       out_dist_desc(&c->cfg.wl->output, b2, sizeof(b2)));
+	if (c->cfg.wl->num_requests > 0)
+		fprintf(f, ", %lld requests", (long long)c->cfg.wl->num_requests);
+	if (c->cfg.wl->duration_s > 0)
+		fprintf(f, ", %g s", c->cfg.wl->duration_s);
+	fprintf(f, ", seed %llu", (unsigned long long)c->cfg.wl->seed);
+	if (c->cfg.wl->harness[0])
+		fprintf(f, ", harness %s (the engine's host terms under it: %s)", c->cfg.wl->harness,
+			c->cost->cfg.host_src ? c->cost->cfg.host_src : "none measured");
+	fputc('\n', f);
+	if (c->cfg.workload_origin && c->cfg.workload_origin[0])
+		fprintf(f, "           %s\n", c->cfg.workload_origin);
+	if (c->simcfg->spec.k > 0) {
+		const struct spec_cfg *sp = &c->simcfg->spec;
+		int i;
+		fprintf(f, "speculate  %s, %d draft tokens verified per step (width %d), acceptance ",
+		       sp->method == SPEC_DRAFT ? c->spec_method : spec_method_name(sp->method), sp->k,
+		       sp->k + 1);
+		for (i = 0; i < sp->nrates; i++)
+			fprintf(f, "%s%.3g", i ? "," : "", sp->rate[i]);
+		fprintf(f, "%s (mean acceptance length %.2f); draft cost: %s\n",
+		       sp->nrates == 1 ? " per position (geometric)" : " by position", spec_mean_accepted_len(sp),
+		       sp->method == SPEC_NGRAM ? "none (CPU n-gram lookup)" :
+		       sp->method == SPEC_DRAFT ? "K decode steps of the draft model" :
+		       "K passes of one decoder layer + LM head");
+		fprintf(f, "           acceptance: %s; %s prompts\n", sp->src[0] ? sp->src : "given (--acceptance-rate)",
+			wl_prompt_kind_name(wl_prompt_kind(c->cfg.wl)));
+	}
+	if (c->cfg.calibration)
+		fprintf(f, "tier 1     %s: overheads %g us/step + %g us/prefill token, API TTFT %g ms, API E2E %g ms\n",
+			c->cfg.calibration, c->cost->cfg.ov.step_us, c->cost->cfg.ov.prefill_token_us,
+			c->cost->cfg.ov.api_ttft_ms, c->cost->cfg.ov.api_e2e_ms);
+	if (c->cost->cfg.tier2)
+		fprintf(f, "tier 2     %s: bandwidth efficiency weights %.2f, paged KV %.2f, mixed %.2f\n",
+		       c->cost->cfg.tier2->path, c->cost->cfg.tier2->bw_eff_weights,
+		       c->cost->cfg.tier2->bw_eff_kv, c->cost->cfg.tier2->bw_eff_mixed);
+	fprintf(f, "tier 0     kernel tables %s%s%s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
+	       c->cost->tabs->engine[0] ? c->cost->tabs->engine : c->cost->tabs->dir[0] ? c->cost->tabs->dir : "none (defaults)",
+	       c->cost->tabs->engine[0] ? " " : "", c->cost->tabs->version,
+	       c->cfg.tier0_off && *c->cfg.tier0_off ? c->cfg.tier0_off : "none", c->cost->cfg.ov.step_us,
+	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
+	{
+		int k;
+		for (k = 0; k < COST_SRC__COUNT; k++)
+			if (c->cost->src[k][0])
+				fprintf(f, "  %-17s %s\n", cost_src_name((enum cost_src)k), c->cost->src[k]);
+	}
+	if (c->cost->tabs->warning[0])
+		fprintf(f, "warning    %s\n", c->cost->tabs->warning);
+	for (const char *n = c->notes; n && *n;) {
+		const char *nl = strchr(n, '\n');
+		int len = nl ? (int)(nl - n) : (int)strlen(n);
+		fprintf(f, "warning    %.*s\n", len, n);
+		n = nl ? nl + 1 : n + len;
+	}
+}
+
+void out_run_text(FILE *f, const struct out_run *c)
+{
+	struct sim *s = c->sim;
+	const struct sim_totals *t = sim_totals(s);
+	struct metric_set all;
+	char line[160];
+	int st, ns = sim_nstages(s);
+
+	run_header(f, c);
+	sim_summary(s, -1, &all);
+	out_status_line(&c->status, line, sizeof(line));
+	fprintf(f, "status     %s\n", line);
+	fprintf(f, "\nresults (client side; ITL = (E2E - TTFT)/(output - 1), vLLM's TPOT; TPOT = E2E/output, GuideLLM >= 0.4)\n");
+	if (ns > 1) {
+		fprintf(f, "  %-6s %9s %9s %10s %10s %10s %10s\n", "stage", "completed", "req/s", "in tok/s",
+		       "out tok/s", "TTFT p50", "E2E mean");
+		for (st = 0; st < ns; st++) {
+			struct metric_set m;
+			sim_summary(s, st, &m);
+			if (m.completed == 0) {
+				fprintf(f, "  %-6d %9zu %9s %10s %10s %10s %10s\n", st, m.completed, "-", "-", "-",
+					"-", "-");
+				continue;
+			}
+			fprintf(f, "  %-6d %9zu %9.2f %10.0f %10.0f %10.2f %10.2f\n", st, m.completed,
+			       m.throughput_rps, m.input_tok_s, m.output_tok_s, m.ttft_ms.p50, m.e2e_ms.mean);
+		}
+		for (st = 0; st < ns; st++) {
+			struct metric_set m;
+			sim_summary(s, st, &m);
+			fprintf(f, "stage %d\n", st);
+			out_metrics_text(f, &m);
+		}
+		fprintf(f, "all stages\n");
+	}
+	out_metrics_text(f, &all);
+	if (!isnan(c->request_goodput))
+		fprintf(f, "  goodput    %.2f req/s: %zu of %llu requests meet every --goodput limit (vLLM's goodput)\n",
+			c->request_goodput, c->good, (unsigned long long)t->arrived);
+	if (c->conf) {
+		fputc('\n', f);
+		out_confidence_text(f, c->conf, NULL);
+	}
+	fprintf(f, "\nrequests   arrived %llu, completed %llu, rejected %llu (too long %llu, KV capacity %llu), preemptions %llu\n",
+	       (unsigned long long)t->arrived, (unsigned long long)t->completed,
+	       (unsigned long long)rejected_total(t), (unsigned long long)t->rejected[REJ_TOO_LONG],
+	       (unsigned long long)t->rejected[REJ_KV_CAPACITY], (unsigned long long)t->preemptions);
+	if (c->simcfg->pd.prefill > 0)
+		fprintf(f, "kv handoff %llu transfers, mean %.3f ms\n", (unsigned long long)t->pd_transfers,
+		       t->pd_transfers ? (double)t->pd_transfer_ns * 1e-6 / (double)t->pd_transfers : 0.0);
+	if (c->simcfg->spec.k > 0)
+		fprintf(f, "speculate  %llu verification steps, %llu of %llu draft tokens accepted (%.1f%%), %.2f tokens per verification step\n",
+		       (unsigned long long)t->spec_verify, (unsigned long long)t->spec_accepted,
+		       (unsigned long long)t->spec_drafted,
+		       t->spec_drafted ? 100.0 * (double)t->spec_accepted / (double)t->spec_drafted : 0.0,
+		       t->spec_verify ? 1.0 + (double)t->spec_accepted / (double)t->spec_verify : 0.0);
+	fprintf(f, "engine     %llu steps, prefix-cache hit rate %.1f%%, KV utilisation mean %.1f%% max %.1f%%, simulated %.3f s\n",
+	       (unsigned long long)t->steps, 100 * hit_rate(t),
+	       t->steps ? 100 * t->kv_util_sum_steps / (double)t->steps : 0, 100 * t->kv_util_max,
+	       (double)t->duration_ns * 1e-9);
+}
+
+static void jnum(struct jw *w, const char *k, double v)
+{
+	if (isnan(v))
+		jw_null(w, k);
+	else
+		jw_num(w, k, v);
+}
+
+void out_run_json(FILE *f, const struct out_run *c)
+{
+	struct sim *s = c->sim;
+	const struct sim_totals *t = sim_totals(s);
+	const struct sim_cfg *sc = c->simcfg;
+	struct metric_set all;
+	struct jw w;
+	char line[160];
+	int st, ns = sim_nstages(s);
+
+	sim_summary(s, -1, &all);
+	jw_init(&w, f, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "servesim_version", SERVESIM_VERSION);
+	jw_str(&w, "status", out_status_name(c->status.kind));
+	out_status_line(&c->status, line, sizeof(line));
+	jw_str(&w, "status_line", line);
+	out_config_json(&w, &c->cfg);
+	if (sc->pd.prefill > 0) {
+		jw_obj(&w, "disaggregation");
+		jw_int(&w, "prefill_workers", sc->pd.prefill / (c->prefill_par->dp > 1 ? c->prefill_par->dp : 1));
+		jw_int(&w, "decode_workers", sc->dp / (c->cfg.sc->par.dp > 1 ? c->cfg.sc->par.dp : 1));
+		jw_int(&w, "prefill_tp", c->prefill_par->tp);
+		jw_int(&w, "prefill_ep", c->prefill_par->ep);
+		if (c->prefill_par->dp > 1 || c->cfg.sc->par.dp > 1) { /* attention-DP workers */
+			jw_int(&w, "prefill_dp", c->prefill_par->dp);
+			jw_int(&w, "decode_dp", c->cfg.sc->par.dp);
+		}
+		jw_int(&w, "prefill_total_kv_blocks", sc->pd.prefill_kv_blocks);
+		jw_num(&w, "kv_link_bytes_per_s", sc->pd.link_bw);
+		jw_num(&w, "kv_handoff_ms", sc->pd.alpha_s * 1e3);
+		jw_end_obj(&w);
+	}
+	jw_obj(&w, "summary");
+	jw_int(&w, "arrived", (int64_t)t->arrived);
+	jw_int(&w, "rejected", (int64_t)rejected_total(t));
+	jw_int(&w, "rejected_too_long", (int64_t)t->rejected[REJ_TOO_LONG]);
+	jw_int(&w, "rejected_kv_capacity", (int64_t)t->rejected[REJ_KV_CAPACITY]);
+	jw_int(&w, "preemptions", (int64_t)t->preemptions);
+	jw_num(&w, "duration_s", (double)t->duration_ns * 1e-9);
+	jw_int(&w, "steps", (int64_t)t->steps);
+	jnum(&w, "prefix_cache_hit_rate", t->prefix_lookup_tokens ? hit_rate(t) : NAN);
+	jnum(&w, "kv_util_mean", t->steps ? t->kv_util_sum_steps / (double)t->steps : NAN);
+	jnum(&w, "kv_util_max", t->steps ? t->kv_util_max : NAN);
+	jnum(&w, "offered_rps", c->status.offered_rps);
+	jnum(&w, "queue_growth_s", c->status.queue_growth_s);
+	jw_str(&w, "itl_definition", "(e2e - ttft) / (output_tokens - 1) per request (vLLM's TPOT)");
+	jw_str(&w, "itl_pooled_definition", OUT_ITL_POOLED_DEFINITION);
+	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
+	out_metrics_json(&w, &all);
+	if (c->conf)
+		out_confidence_json(&w, c->conf);
+	if (!isnan(c->request_goodput)) {
+		jw_obj(&w, "goodput");
+		jnum(&w, "ttft_ms", c->goodput_ttft_ms);
+		jnum(&w, "tpot_ms", c->goodput_tpot_ms);
+		jnum(&w, "e2el_ms", c->goodput_e2el_ms);
+		jw_int(&w, "good_requests", (int64_t)c->good);
+		jw_num(&w, "request_goodput_rps", c->request_goodput);
+		jw_end_obj(&w);
+	}
+	if (sc->pd.prefill > 0) {
+		jw_int(&w, "kv_transfers", (int64_t)t->pd_transfers);
+		jnum(&w, "kv_transfer_mean_ms",
+		     t->pd_transfers ? (double)t->pd_transfer_ns * 1e-6 / (double)t->pd_transfers : NAN);
+	}
+	if (sc->spec.k > 0) {
+		jw_obj(&w, "speculative");
+		jw_str(&w, "method", sc->spec.method == SPEC_DRAFT ? c->spec_method
+							       : spec_method_name(sc->spec.method));
+		jw_int(&w, "num_speculative_tokens", sc->spec.k);
+		jw_arr(&w, "acceptance_rate");
+		for (st = 0; st < sc->spec.nrates; st++)
+			jw_num(&w, NULL, sc->spec.rate[st]);
+		jw_end_arr(&w);
+		jw_str(&w, "acceptance_source", sc->spec.src[0] ? sc->spec.src : "given");
+		jw_int(&w, "verification_steps", (int64_t)t->spec_verify);
+		jw_int(&w, "draft_tokens", (int64_t)t->spec_drafted);
+		jw_int(&w, "accepted_tokens", (int64_t)t->spec_accepted);
+		jw_end_obj(&w);
+	}
+	jw_end_obj(&w);
+	jw_arr(&w, "stages");
+	for (st = 0; st < ns; st++) {
+		struct metric_set m;
+		sim_summary(s, st, &m);
+		jw_obj(&w, NULL);
+		jw_int(&w, "index", st);
+		if (c->cfg.wl->nstages) {
+			jw_num(&w, "rate", c->cfg.wl->stages[st].rate);
+			jw_num(&w, "duration_s", c->cfg.wl->stages[st].duration_s);
+		}
+		out_metrics_json(&w, &m);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+/* One row per stage and one for all: configuration columns, stage,
+ * status, metrics. */
+void out_run_csv(FILE *f, const struct out_run *c)
+{
+	struct metric_set m;
+	int st, ns = sim_nstages(c->sim);
+
+	out_config_csv_header(f);
+	fprintf(f, ",stage,status,");
+	out_metrics_csv_header(f);
+	fputc('\n', f);
+	for (st = 0; st <= ns; st++) {
+		bool all = st == ns;
+		sim_summary(c->sim, all ? -1 : st, &m);
+		out_config_csv_row(f, &c->cfg);
+		if (all)
+			fprintf(f, ",all,%s,", out_status_name(c->status.kind));
+		else
+			fprintf(f, ",%d,,", st);
+		out_metrics_csv_row(f, &m);
+		fputc('\n', f);
+	}
+}
+
+void out_run_vllm_bench(FILE *f, const struct out_run *c)
+{
+	const struct sim_totals *t = sim_totals(c->sim);
+	const struct wl_spec *wl = c->cfg.wl;
+	struct out_bench_info bi;
+	struct metric_set all;
+
+	sim_summary(c->sim, -1, &all);
+	memset(&bi, 0, sizeof(bi));
+	bi.model_id = c->cfg.sc->model->id;
+	bi.num_prompts = (int64_t)t->arrived;
+	bi.request_rate = c->status.offered_rps;
+	bi.max_concurrency = wl->process == WL_CONCURRENCY ? wl->concurrency : 0;
+	bi.failed = (int64_t)rejected_total(t);
+	bi.request_goodput = c->request_goodput;
+	out_vllm_bench(f, &bi, &all, &c->status, &c->cfg);
+}
+
+/* --- GuideLLM sweep --- */
+
+static const char *const sweep_note =
+	"GuideLLM sweep: synchronous (1 client), throughput (every request at once), then constant rates evenly spaced between their request rates";
+
+void out_gsweep_text(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k)
+{
+	char line[160];
+	int i;
+
+	run_header(f, c);
+	fprintf(f, "sweep      %s; %lld requests per benchmark\n", sweep_note, (long long)c->cfg.wl->num_requests);
+	fprintf(f, "\n  %-11s %8s %9s %9s %9s %9s %9s %9s %9s  %s\n", "benchmark", "rate", "completed", "req/s",
+		"out tok/s", "TTFT mean", "TTFT p99", "ITL mean", "E2E mean", "status");
+	for (i = 0; i < k; i++) {
+		const struct metric_set *m = &p[i].m;
+		out_status_line(&p[i].status, line, sizeof(line));
+		fprintf(f, "  %-11s", gsweep_kind_name(p[i].kind));
+		if (p[i].kind == GSWEEP_CONSTANT)
+			fprintf(f, " %8.3f", p[i].wl.rate);
+		else
+			fprintf(f, " %8s", "-");
+		fprintf(f, " %9zu", m->completed);
+		if (m->completed == 0) {
+			fprintf(f, " %9s %9s %9s %9s %9s %9s  %s\n", "-", "-", "-", "-", "-", "-", line);
+			continue;
+		}
+		fprintf(f, " %9.3f %9.0f %9.2f %9.2f %9.2f %9.2f  %s\n", m->throughput_rps, m->output_tok_s,
+			m->ttft_ms.mean, m->ttft_ms.p99, m->itl_ms.n ? m->itl_ms.mean : NAN, m->e2e_ms.mean, line);
+	}
+}
+
+void out_gsweep_json(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k)
+{
+	struct jw w;
+	char line[160];
+	int i;
+
+	jw_init(&w, f, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "servesim_version", SERVESIM_VERSION);
+	jw_str(&w, "profile", "sweep");
+	jw_str(&w, "profile_definition", sweep_note);
+	out_config_json(&w, &c->cfg);
+	jw_arr(&w, "benchmarks");
+	for (i = 0; i < k; i++) {
+		jw_obj(&w, NULL);
+		jw_str(&w, "benchmark", gsweep_kind_name(p[i].kind));
+		jnum(&w, "rate", p[i].kind == GSWEEP_CONSTANT ? p[i].wl.rate : NAN);
+		if (p[i].kind == GSWEEP_CONSTANT)
+			jw_null(&w, "concurrency");
+		else
+			jw_int(&w, "concurrency", p[i].wl.concurrency);
+		jw_str(&w, "status", out_status_name(p[i].status.kind));
+		out_status_line(&p[i].status, line, sizeof(line));
+		jw_str(&w, "status_line", line);
+		jw_int(&w, "arrived", (int64_t)p[i].arrived);
+		jw_int(&w, "rejected", (int64_t)p[i].rejected);
+		out_metrics_json(&w, &p[i].m);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+void out_gsweep_csv(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k)
+{
+	struct out_config pc = c->cfg;
+	int i;
+
+	out_config_csv_header(f);
+	fprintf(f, ",benchmark,status,");
+	out_metrics_csv_header(f);
+	fputc('\n', f);
+	for (i = 0; i < k; i++) {
+		pc.wl = &p[i].wl; /* the configuration columns describe this benchmark */
+		out_config_csv_row(f, &pc);
+		fprintf(f, ",%s,%s,", gsweep_kind_name(p[i].kind), out_status_name(p[i].status.kind));
+		out_metrics_csv_row(f, &p[i].m);
+		fputc('\n', f);
+	}
+}

@@ -1,0 +1,559 @@
+/* searchreport.c - what `servesim search` writes: the ranking as text and
+ * JSON, the long-format CSV, the Pareto chart (pareto.h) and each engine's
+ * launch lines (launch.h, engine_type.launch).  plan/search.c computes the outcomes;
+ * nothing here simulates. */
+#include "servesim/confreport.h"
+#include "servesim/searchreport.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "servesim/alloc.h"
+#include "servesim/json.h"
+#include "servesim/launch.h"
+#include "servesim/pareto.h"
+#include "servesim/sweep.h"
+#include "servesim/version.h"
+
+/* --- the Pareto chart (pareto.h) --- */
+
+/* A round tick step giving about 5 ticks up to hi. */
+static double tick_step(double hi)
+{
+	double raw = hi / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
+
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+static void xml_text(struct sbuf *o, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			sb_puts(o, "&lt;");
+		else if (*s == '>')
+			sb_puts(o, "&gt;");
+		else if (*s == '&')
+			sb_puts(o, "&amp;");
+		else if (*s == '"')
+			sb_puts(o, "&quot;");
+		else
+			sb_putc(o, *s);
+	}
+}
+
+void pareto_svg(const struct pareto_chart *c, struct sbuf *o)
+{
+	const double W = 720, H = 480, L = 80, R = 30, T = 40, B = 60;
+	double xmax = 0, ymax = 0, xs, ys, t;
+	size_t i, j, nf = 0, *front;
+
+	for (i = 0; i < c->n; i++)
+		if (isfinite(c->x[i]) && isfinite(c->y[i])) {
+			xmax = fmax(xmax, c->x[i]);
+			ymax = fmax(ymax, c->y[i]);
+		}
+	if (xmax <= 0)
+		xmax = 1;
+	if (ymax <= 0)
+		ymax = 1;
+	xs = tick_step(xmax * 1.05);
+	ys = tick_step(ymax * 1.05);
+	xmax = ceil(xmax * 1.05 / xs) * xs;
+	ymax = ceil(ymax * 1.05 / ys) * ys;
+#define PX(v) (L + (v) / xmax * (W - L - R))
+#define PY(v) (H - B - (v) / ymax * (H - T - B))
+	sb_printf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		     "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
+	sb_printf(o, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
+	sb_printf(o, "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">", W / 2);
+	xml_text(o, c->title);
+	sb_puts(o, "</text>\n");
+	for (t = 0; t <= xmax + xs / 2; t += xs)
+		sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
+			  PX(t), PY(0), PX(t), PY(ymax), PX(t), PY(0) + 16, t);
+	for (t = 0; t <= ymax + ys / 2; t += ys)
+		sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			  PX(0), PY(t), PX(xmax), PY(t), PX(0) - 6, PY(t) + 4, t);
+	sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", PX(0),
+		  PY(0), PX(xmax), PY(0));
+	sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", PX(0),
+		  PY(0), PX(0), PY(ymax));
+	sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (L + W - R) / 2, H - 18);
+	xml_text(o, c->xlabel);
+	sb_puts(o, "</text>\n");
+	sb_printf(o, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">",
+		  (T + H - B) / 2, (T + H - B) / 2);
+	xml_text(o, c->ylabel);
+	sb_puts(o, "</text>\n");
+	/* the front, by x */
+	front = xcalloc(c->n ? c->n : 1, sizeof(*front));
+	for (i = 0; i < c->n; i++)
+		if (c->on_front[i]) {
+			for (j = nf; j > 0 && c->x[front[j - 1]] > c->x[i]; j--)
+				front[j] = front[j - 1];
+			front[j] = i;
+			nf++;
+		}
+	if (nf > 1) {
+		sb_puts(o, "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"");
+		for (j = 0; j < nf; j++)
+			sb_printf(o, "%s%.1f,%.1f", j ? " " : "", PX(c->x[front[j]]), PY(c->y[front[j]]));
+		sb_puts(o, "\"/>\n");
+	}
+	for (i = 0; i < c->n; i++) {
+		if (!isfinite(c->x[i]) || !isfinite(c->y[i]))
+			continue;
+		sb_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"/>\n", PX(c->x[i]), PY(c->y[i]),
+			  c->on_front[i] ? "4.5" : "3", c->on_front[i] ? "#d62728" : "#1f77b4");
+	}
+	for (j = 0; c->label && j < nf; j++) {
+		i = front[j];
+		/* labels right of a point in the left half, left of it in the right half */
+		bool left = PX(c->x[i]) > W / 2;
+		sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\"%s>", PX(c->x[i]) + (left ? -6 : 6),
+			  PY(c->y[i]) - 6, left ? " text-anchor=\"end\"" : "");
+		xml_text(o, c->label[i]);
+		sb_puts(o, "</text>\n");
+	}
+	sb_puts(o, "</svg>\n");
+	free(front);
+#undef PX
+#undef PY
+}
+
+/* --- the search report --- */
+
+static void layout(const struct search_outcome *r, char *buf, size_t n)
+{
+	if (r->d.pd_prefill)
+		snprintf(buf, n, "%dp%dd tp%d%s", r->d.pd_prefill, r->d.pd_decode, r->d.par.tp,
+			 r->d.par.ep > 1 ? " ep" : "");
+	else
+		snprintf(buf, n, "tp%d pp%d dp%d ep%d", r->d.par.tp, r->d.par.pp, r->d.par.dp, r->d.par.ep);
+}
+
+/* "mtp1" or "-". */
+static void spec_text(const struct search_outcome *r, char *buf, size_t n)
+{
+	if (r->d.spec_k > 0)
+		snprintf(buf, n, "mtp%d", r->d.spec_k);
+	else
+		snprintf(buf, n, "-");
+}
+
+/* The weights' dtype as served: a pre-quantised fp8 checkpoint (DeepSeek's
+ * block fp8) loads as stored whatever --dtype says (cost.c's stored
+ * formats), so its "bf16" deployment is fp8 weights with a bf16 KV cache. */
+static const char *weights(const struct model_cfg *m, const struct search_outcome *r)
+{
+	if (r->d.wdt == DT_BF16 && strcmp(m->quant, "fp8") == 0)
+		return "fp8";
+	return dtype_name(r->d.wdt);
+}
+
+static void wkv(const struct model_cfg *m, const struct search_outcome *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", weights(m, r), dtype_name(r->kvdt));
+}
+
+static void slo_text(const struct cap_cfg *c, char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < c->nslo && len + 1 < n; i++) {
+		char nm[32];
+		cap_slo_name(&c->slo[i], nm, sizeof(nm));
+		len += (size_t)snprintf(buf + len, n - len, "%s%s <= %g", i ? ", " : "", nm, c->slo[i].limit_ms);
+	}
+	if (c->goodput_min > 0 && len + 1 < n)
+		snprintf(buf + len, n - len, "%sgoodput >= %g", len ? ", " : "", c->goodput_min);
+}
+
+
+static const char *engine_of(const struct search_report *R, const struct search_outcome *r)
+{
+	return R->sp->engine[r->d.engine]->name;
+}
+
+/* The launch lines of r's engine. */
+static void launch_lines(const struct search_report *R, const struct search_outcome *r, struct sbuf *o)
+{
+	struct launch_in in;
+
+	memset(&in, 0, sizeof(in));
+	in.model = R->hf;
+	in.checkpoint_quant = R->model->quant;
+	in.par = r->d.par;
+	in.wdt = r->d.wdt;
+	in.kvdt = r->kvdt;
+	in.max_num_seqs = r->max_num_seqs;
+	in.max_num_batched_tokens = r->max_num_batched_tokens;
+	in.spec_k = r->d.spec_k;
+	in.pd_prefill = r->d.pd_prefill;
+	in.pd_decode = r->d.pd_decode;
+	in.moe = R->model->n_experts > 0;
+	R->sp->engine[r->d.engine]->launch(&in, o);
+}
+
+/* v with prec decimals ("%.*f"), or with prec significant digits (g), or "-". */
+static void fmt_num(char *buf, size_t n, int prec, bool g, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else if (g)
+		snprintf(buf, n, "%.*g", prec, v);
+	else
+		snprintf(buf, n, "%.*f", prec, v);
+}
+
+void search_report_text(FILE *f, const struct search_report *R)
+{
+	char slos[512], lay[64], c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], dt[32], sp[16];
+	size_t i, k, shown;
+	struct sbuf sb;
+
+	slo_text(R->cc, slos, sizeof(slos));
+	fprintf(f, "search     %s, engine%s", R->model->id, R->sp->nengine > 1 ? "s" : "");
+	for (i = 0; i < R->sp->nengine; i++)
+		fprintf(f, "%s %s", i ? "," : "", R->sp->engine[i]->name);
+	fprintf(f, ", %s (%s, %lld requests), seed%s %llu\n", R->wl->source, wl_process_name(R->wl->process),
+	       (long long)R->wl->num_requests, R->cc->nseeds > 1 ? "s from" : "", (unsigned long long)R->cc->seed);
+	fprintf(f, "slo        %s\n", slos);
+	fprintf(f, "budget    ");
+	for (i = 0; i < R->nb; i++)
+		fprintf(f, " %s x %d%s", R->budget[i].gpu->id, R->budget[i].count, i + 1 < R->nb ? "," : "\n");
+	fprintf(f, "searched   %zu deployments enumerated: %zu pruned", R->n, R->npruned);
+	{
+		const char *sep = " (";
+		for (i = SEARCH_PRUNE_WEIGHTS; i < SEARCH_PRUNE__COUNT; i++)
+			if (R->pruned_by[i]) {
+				fprintf(f, "%s%zu %s", sep, R->pruned_by[i], search_prune_name((enum search_prune)i));
+				sep = ", ";
+			}
+		if (R->npruned)
+			fprintf(f, ")");
+	}
+	fprintf(f, ", %zu simulated (%zu runs): %zu meet no rate, %zu ranked\n\n", R->nok + R->nnorate, R->runs,
+	       R->nnorate, R->nok);
+	if (R->nok == 0) {
+		fprintf(f, "no deployment meets the SLO\n");
+	} else {
+		fprintf(f, "rank  gpu        gpus  engine  layout            w/kv       mns    mnbt  spec   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  binding\n");
+		for (k = 0; k < R->nok; k++) {
+			const struct search_outcome *r = &R->r[R->order[k]];
+			layout(r, lay, sizeof(lay));
+			fmt_num(c1, sizeof(c1), 4, true, r->max_rate);
+			fmt_num(c2, sizeof(c2), 1, false, r->tok_s_gpu);
+			fmt_num(c3, sizeof(c3), 1, false, r->tok_s_user);
+			fmt_num(c4, sizeof(c4), 0, false, r->ttft_p90_ms);
+			fmt_num(c5, sizeof(c5), 1, false, r->itl_mean_ms);
+			fmt_num(c6, sizeof(c6), 3, false, r->usd_per_mtok);
+			wkv(R->model, r, dt, sizeof(dt));
+			spec_text(r, sp, sizeof(sp));
+			fprintf(f, "%3zu%s  %-9s %5d  %-6s  %-16s  %-9s %5lld %7lld  %-4s %9s %10s %11s %9s %9s %7s  %s\n", k + 1,
+			       R->front[R->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r),
+			       lay, dt, (long long)r->max_num_seqs, (long long)r->max_num_batched_tokens, sp, c1, c2, c3,
+			       c4, c5, c6, r->binding_name);
+		}
+		fprintf(f, "(* on the Pareto front of tokens/s/GPU vs tokens/s/user; max_rate in req/s per instance; "
+		       "mnbt: max_num_batched_tokens, SGLang's chunked_prefill_size; spec: MTP draft tokens; "
+		       "$/Mtok per million output tokens)\n");
+		if (R->conf)
+			out_confidence_text(f, &R->conf[R->order[0]], "of rank 1 at its max_rate, ");
+	}
+	if (R->prices) {
+		fprintf(f, "prices     %s%s%s:", R->prices->path, R->prices->retrieved[0] ? ", retrieved " : "",
+		       R->prices->retrieved);
+		for (i = 0; i < R->nb; i++) {
+			if (isfinite(R->budget[i].usd_per_gpu_hour))
+				fprintf(f, " %s $%.2f/GPU-h", R->budget[i].gpu->id, R->budget[i].usd_per_gpu_hour);
+			else
+				fprintf(f, " %s no price", R->budget[i].gpu->id);
+		}
+		fprintf(f, "\n");
+	}
+	if (R->target > 0) {
+		if (R->best_target < 0) {
+			fprintf(f, "target     %g req/s: no deployment meets the SLO\n", R->target);
+		} else {
+			const struct search_outcome *r = &R->r[R->best_target];
+			int64_t g = search_gpus_for_rate(r, R->target);
+			layout(r, lay, sizeof(lay));
+			wkv(R->model, r, dt, sizeof(dt));
+			fprintf(f, "target     %g req/s: %lld GPUs at least, %lld x %s %s %s %s (%.4g req/s each)", R->target,
+			       (long long)g, (long long)(g / r->d.gpus), R->budget[r->d.gpu].gpu->id, engine_of(R, r), lay,
+			       dt, r->max_rate);
+			if (isfinite(R->budget[r->d.gpu].usd_per_gpu_hour))
+				fprintf(f, ", $%.2f/h", R->budget[r->d.gpu].usd_per_gpu_hour * (double)g);
+			fprintf(f, "\n");
+		}
+	}
+	shown = R->nok < (size_t)R->top ? R->nok : (size_t)R->top;
+	if (shown)
+		fprintf(f, "\nlaunch\n");
+	sb_init(&sb);
+	for (k = 0; k < shown; k++) {
+		const struct search_outcome *r = &R->r[R->order[k]];
+		layout(r, lay, sizeof(lay));
+		wkv(R->model, r, dt, sizeof(dt));
+		spec_text(r, sp, sizeof(sp));
+		fprintf(f, "  #%zu %s x %d, %s %s %s, mnbt %lld, spec %s\n", k + 1, R->budget[r->d.gpu].gpu->id, r->d.gpus,
+		       engine_of(R, r), lay, dt, (long long)r->max_num_batched_tokens, sp);
+		sb_reset(&sb);
+		launch_lines(R, r, &sb);
+		for (const char *p = sb.buf; *p;) {
+			const char *nl = strchr(p, '\n');
+			fprintf(f, "    %.*s\n", (int)(nl - p), p);
+			p = nl + 1;
+		}
+	}
+	sb_release(&sb);
+	if (R->npruned + R->nnorate) {
+		fprintf(f, "\nnot ranked\n");
+		for (k = R->nok; k < R->n; k++) {
+			const struct search_outcome *r = &R->r[R->order[k]];
+			layout(r, lay, sizeof(lay));
+			wkv(R->model, r, dt, sizeof(dt));
+			spec_text(r, sp, sizeof(sp));
+			fprintf(f, "  %-9s %4d  %-6s  %-16s  %-9s %7lld  %-4s  %s: %s\n", R->budget[r->d.gpu].gpu->id, r->d.gpus,
+			       engine_of(R, r), lay, dt, (long long)r->max_num_batched_tokens, sp,
+			       r->status == SEARCH_PRUNED ? "pruned" : "no rate", r->reason);
+		}
+	}
+}
+
+static void jnum(struct jw *w, const char *k, double v)
+{
+	if (isfinite(v))
+		jw_num(w, k, v);
+	else
+		jw_null(w, k);
+}
+
+void search_report_json(FILE *f, const struct search_report *R)
+{
+	struct jw w;
+	struct sbuf sb;
+	size_t k, j;
+
+	jw_init(&w, f, true);
+	jw_obj(&w, NULL);
+	jw_str(&w, "servesim_version", SERVESIM_VERSION);
+	jw_obj(&w, "config");
+	jw_str(&w, "model", R->model->id);
+	jw_arr(&w, "engines");
+	for (j = 0; j < R->sp->nengine; j++)
+		jw_str(&w, NULL, R->sp->engine[j]->name);
+	jw_end_arr(&w);
+	jw_str(&w, "workload", R->wl->source);
+	jw_str(&w, "process", wl_process_name(R->wl->process));
+	jw_int(&w, "num_requests", R->wl->num_requests);
+	jw_int(&w, "seed", (int64_t)R->cc->seed);
+	jw_int(&w, "seeds", R->cc->nseeds);
+	jw_obj(&w, "slo");
+	for (j = 0; j < R->cc->nslo; j++) {
+		char nm[32];
+		cap_slo_name(&R->cc->slo[j], nm, sizeof(nm));
+		jw_num(&w, nm, R->cc->slo[j].limit_ms);
+	}
+	jw_end_obj(&w);
+	jnum(&w, "goodput_min", R->cc->goodput_min > 0 ? R->cc->goodput_min : NAN);
+	jw_arr(&w, "budget");
+	for (j = 0; j < R->nb; j++) {
+		jw_obj(&w, NULL);
+		jw_str(&w, "gpu", R->budget[j].gpu->id);
+		jw_int(&w, "count", R->budget[j].count);
+		jnum(&w, "usd_per_gpu_hour", R->budget[j].usd_per_gpu_hour);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_str(&w, "prices", R->prices ? R->prices->path : "");
+	jnum(&w, "target_rate", R->target > 0 ? R->target : NAN);
+	jw_end_obj(&w);
+	jw_int(&w, "deployments", (int64_t)R->n);
+	jw_int(&w, "pruned", (int64_t)R->npruned);
+	jw_obj(&w, "pruned_by");
+	jw_int(&w, "weights", (int64_t)R->pruned_by[SEARCH_PRUNE_WEIGHTS]);
+	jw_int(&w, "kv_cache", (int64_t)R->pruned_by[SEARCH_PRUNE_KV]);
+	jw_int(&w, "other", (int64_t)R->pruned_by[SEARCH_PRUNE_OTHER]);
+	jw_end_obj(&w);
+	jw_int(&w, "simulated", (int64_t)(R->nok + R->nnorate));
+	jw_int(&w, "simulations", (int64_t)R->runs);
+	if (R->target > 0 && R->best_target >= 0) {
+		jw_obj(&w, "target");
+		jw_int(&w, "min_gpus", search_gpus_for_rate(&R->r[R->best_target], R->target));
+		for (k = 0; k < R->nok; k++)
+			if (R->order[k] == (size_t)R->best_target)
+				break;
+		jw_int(&w, "rank", (int64_t)k + 1);
+		jw_end_obj(&w);
+	} else {
+		jw_null(&w, "target");
+	}
+	sb_init(&sb);
+	jw_arr(&w, "ranking");
+	for (k = 0; k < R->n; k++) {
+		const struct search_outcome *r = &R->r[R->order[k]];
+		jw_obj(&w, NULL);
+		if (r->status == SEARCH_OK)
+			jw_int(&w, "rank", (int64_t)k + 1);
+		else
+			jw_null(&w, "rank");
+		jw_str(&w, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");
+		if (r->reason[0])
+			jw_str(&w, "reason", r->reason);
+		else
+			jw_null(&w, "reason");
+		jw_str(&w, "gpu", R->budget[r->d.gpu].gpu->id);
+		jw_int(&w, "gpus", r->d.gpus);
+		jw_str(&w, "engine", engine_of(R, r));
+		jw_int(&w, "tp", r->d.par.tp);
+		jw_int(&w, "pp", r->d.par.pp);
+		jw_int(&w, "dp", r->d.par.dp);
+		jw_int(&w, "ep", r->d.par.ep);
+		jw_int(&w, "pd_prefill", r->d.pd_prefill);
+		jw_int(&w, "pd_decode", r->d.pd_decode);
+		jw_str(&w, "dtype", dtype_name(r->d.wdt));
+		jw_str(&w, "weights", weights(R->model, r));
+		jw_str(&w, "kv_dtype", dtype_name(r->kvdt));
+		jw_int(&w, "max_num_seqs", r->max_num_seqs);
+		jw_int(&w, "max_num_batched_tokens", r->max_num_batched_tokens);
+		jw_int(&w, "speculative_tokens", r->d.spec_k);
+		jnum(&w, "max_rate", r->max_rate);
+		jnum(&w, "saturation_rate", r->saturation_rate);
+		if (r->status == SEARCH_OK)
+			jw_str(&w, "binding_metric", r->binding_name);
+		else
+			jw_null(&w, "binding_metric");
+		jnum(&w, "output_tok_s", r->status == SEARCH_OK ? r->out_tok_s : NAN);
+		jnum(&w, "tok_s_per_gpu", r->status == SEARCH_OK ? r->tok_s_gpu : NAN);
+		jnum(&w, "tok_s_per_user", r->status == SEARCH_OK ? r->tok_s_user : NAN);
+		jnum(&w, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
+		jnum(&w, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
+		jnum(&w, "usd_per_m_output_tokens", r->usd_per_mtok);
+		jw_bool(&w, "pareto", R->front[R->order[k]]);
+		if (r->status == SEARCH_OK && R->conf) {
+			jw_obj(&w, "summary");
+			out_confidence_json(&w, &R->conf[R->order[k]]);
+			jw_end_obj(&w);
+		} else {
+			jw_null(&w, "summary");
+		}
+		if (r->status == SEARCH_OK && k < (size_t)R->top) {
+			sb_reset(&sb);
+			launch_lines(R, r, &sb);
+			jw_str(&w, "launch", sb.buf);
+		}
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	sb_release(&sb);
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+/* Long format: one row per deployment, enumeration order. */
+void search_report_csv(const struct search_report *R, struct sbuf *o)
+{
+	struct sweep_row *row = xcalloc(1, sizeof(*row));
+	size_t i, j;
+
+	for (i = 0; i < R->n; i++) {
+		const struct search_outcome *r = &R->r[i];
+		char slos[512];
+		sweep_row_init(row);
+		sweep_row_str(row, "servesim_version", SERVESIM_VERSION);
+		sweep_row_str(row, "model", R->model->id);
+		sweep_row_str(row, "engine", engine_of(R, r));
+		sweep_row_str(row, "gpu", R->budget[r->d.gpu].gpu->id);
+		sweep_row_int(row, "gpus", r->d.gpus);
+		sweep_row_int(row, "tp", r->d.par.tp);
+		sweep_row_int(row, "pp", r->d.par.pp);
+		sweep_row_int(row, "dp", r->d.par.dp);
+		sweep_row_int(row, "ep", r->d.par.ep);
+		sweep_row_int(row, "pd_prefill", r->d.pd_prefill);
+		sweep_row_int(row, "pd_decode", r->d.pd_decode);
+		sweep_row_str(row, "dtype", dtype_name(r->d.wdt));
+		sweep_row_str(row, "weights", weights(R->model, r));
+		sweep_row_str(row, "kv_dtype", dtype_name(r->kvdt));
+		sweep_row_int(row, "max_num_seqs", r->max_num_seqs);
+		sweep_row_int(row, "max_num_batched_tokens", r->max_num_batched_tokens);
+		sweep_row_int(row, "speculative_tokens", r->d.spec_k);
+		sweep_row_str(row, "workload", R->wl->source);
+		sweep_row_int(row, "num_requests", R->wl->num_requests);
+		sweep_row_int(row, "seed", (int64_t)R->cc->seed);
+		sweep_row_int(row, "seeds", R->cc->nseeds);
+		slo_text(R->cc, slos, sizeof(slos));
+		sweep_row_str(row, "slo", slos);
+		sweep_row_num(row, "usd_per_gpu_hour", R->budget[r->d.gpu].usd_per_gpu_hour);
+		sweep_row_str(row, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");
+		sweep_row_str(row, "reason", r->reason);
+		sweep_row_str(row, "pruned_by", r->status == SEARCH_PRUNED ? search_prune_name(r->prune) : "");
+		for (j = 0; j < R->nok; j++)
+			if (R->order[j] == i)
+				break;
+		if (j < R->nok)
+			sweep_row_int(row, "rank", (int64_t)j + 1);
+		else
+			sweep_row_null(row, "rank");
+		sweep_row_num(row, "max_rate", r->max_rate);
+		sweep_row_num(row, "saturation_rate", r->saturation_rate);
+		if (r->status == SEARCH_OK)
+			sweep_row_str(row, "binding_metric", r->binding_name);
+		else
+			sweep_row_null(row, "binding_metric");
+		sweep_row_num(row, "output_tok_s", r->status == SEARCH_OK ? r->out_tok_s : NAN);
+		sweep_row_num(row, "tok_s_per_gpu", r->status == SEARCH_OK ? r->tok_s_gpu : NAN);
+		sweep_row_num(row, "tok_s_per_user", r->status == SEARCH_OK ? r->tok_s_user : NAN);
+		sweep_row_num(row, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
+		sweep_row_num(row, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
+		sweep_row_num(row, "usd_per_m_output_tokens", r->usd_per_mtok);
+		sweep_row_int(row, "pareto", R->front[i]);
+		sweep_row_int(row, "simulations", (int64_t)r->probes);
+		if (i == 0)
+			sweep_row_header(row, SWEEP_CSV, o);
+		sweep_row_render(row, SWEEP_CSV, o);
+	}
+	free(row);
+}
+
+void search_report_svg(const struct search_report *R, struct sbuf *o)
+{
+	double *x = xcalloc(R->n + 1, sizeof(double)), *y = xcalloc(R->n + 1, sizeof(double));
+	char **lab = xcalloc(R->n + 1, sizeof(char *)), title[256];
+	struct pareto_chart c;
+	size_t i;
+
+	for (i = 0; i < R->n; i++) {
+		const struct search_outcome *r = &R->r[i];
+		char lay[64];
+		x[i] = r->status == SEARCH_OK ? r->tok_s_user : NAN;
+		y[i] = r->status == SEARCH_OK ? r->tok_s_gpu : NAN;
+		lab[i] = xmalloc(128);
+		layout(r, lay, sizeof(lay));
+		snprintf(lab[i], 128, "%s x%d %s %s %s/%s%s", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r), lay,
+			 weights(R->model, r), dtype_name(r->kvdt), r->d.spec_k ? " mtp" : "");
+	}
+	snprintf(title, sizeof(title), "%s: output tokens/s/GPU vs tokens/s/user at SLO capacity", R->model->id);
+	memset(&c, 0, sizeof(c));
+	c.title = title;
+	c.xlabel = "tokens/s/user (1000 / mean ITL)";
+	c.ylabel = "output tokens/s/GPU";
+	c.x = x;
+	c.y = y;
+	c.on_front = R->front;
+	c.label = (const char *const *)lab;
+	c.n = R->n;
+	pareto_svg(&c, o);
+	for (i = 0; i < R->n; i++)
+		free(lab[i]);
+	free(lab);
+	free(x);
+	free(y);
+}
