@@ -37,9 +37,10 @@ struct spec_cfg {
 /* The measured default acceptance of sp->method for sp->k drafts: the
  * conditional acceptance of draft position i is a x d^(i-1) (capped at 1),
  * a and d fitted per method on measured mean acceptance lengths
- * (data/specdec/, fit_acceptance.py); sets rate[0..k-1], nrates = k and src.
- * random_prompts: the workload sends a benchmark client's synthetic prompts
- * (no acceptance measured on them: src says the text curve stands in).
+ * (data/specdec/, scripts/specdec/fit_acceptance.py); sets rate[0..k-1],
+ * nrates = k and src.  random_prompts: the workload sends a benchmark
+ * client's synthetic prompts, priced with the method's random-prompt curve
+ * (MTP), else its text curve (src says so).
  * -1 (sp unchanged) for a method without measurements (ngram, a draft
  * model). */
 int spec_default_rates(struct spec_cfg *sp, bool random_prompts);

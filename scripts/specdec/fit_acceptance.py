@@ -12,14 +12,17 @@ thinking modes and sampling settings pooled; k = 1..8), on a 0.001 grid.
 Prints, per method: a, d, the rows, the median and largest |AL error| in
 sample, and leaving each model out (fitted on the others, error on it); then
 the per-position check against per_position.csv (MiniMax-M2.5 EAGLE3, k = 3,
-LiveCodeBench: unconditional rates).  No third-party packages.
-usage: python3 data/specdec/fit_acceptance.py
+LiveCodeBench: unconditional rates); then the random-token-prompt curve from
+acceptance_random.csv (two measured positions fix a and d exactly: a the first
+position's rate, d the second's conditional rate over a).  No third-party
+packages.
+usage: python3 scripts/specdec/fit_acceptance.py
 """
 import csv
 import os
 import statistics
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "specdec")
 FAMILY = {"mtp": "mtp", "eagle3": "eagle3", "eagle3_gqa": "eagle3", "dspark": "dspark"}
 
 
@@ -85,6 +88,14 @@ def main():
             rate *= d
             print("per position %s k %s position %s: measured %.3f, eagle3 curve %.3f" %
                   (r["model"], r["k"], r["position"], int(r["accepted"]) / int(r["drafts"]), p))
+    rnd = rows("acceptance_random.csv")
+    for method in sorted({r["method"] for r in rnd}):
+        rates = [float(r["rate"]) for r in sorted(rnd, key=lambda r: int(r["position"]))
+                 if r["method"] == method]
+        a = rates[0]
+        d = rates[1] / rates[0] / a
+        print("%-7s random-token prompts: a %.3f d %.3f  AL at k %d: measured %.3f, curve %.3f" %
+              (method, a, d, len(rates), 1 + sum(rates), al(a, d, len(rates))))
 
 
 if __name__ == "__main__":
