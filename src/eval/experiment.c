@@ -913,6 +913,8 @@ static void write_workload(struct jw *w, const struct wl_spec *s)
 
 	jw_obj(w, "workload");
 	jw_int(w, "seed", (int64_t)s->seed);
+	if (s->harness[0])
+		jw_str(w, "harness", s->harness);
 	jw_obj(w, "arrival");
 	jw_str(w, "process", wl_process_name(s->process));
 	if (s->nstages == 0 && s->process != WL_CONCURRENCY)
@@ -1548,6 +1550,7 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	x->wl.prompt.kind = x->wl.output.kind = WL_FIXED;
 	x->wl.prompt.a = (double)r->isl;
 	x->wl.output.a = (double)r->osl;
+	snprintf(x->wl.harness, sizeof(x->wl.harness), "aiperf"); /* genai-perf / aiperf (HARNESS.md) */
 	snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
 	snprintf(x->workload_name, sizeof(x->workload_name), "%lld/%lld", (long long)r->isl,
 		 (long long)r->osl);
@@ -1702,6 +1705,7 @@ static int bench_run_load(const struct exp_table *t, size_t i, const char *gpu,
 	snprintf(x->format, sizeof(x->format), "%s", t->bench.tool);
 	x->kind = EXP_CLOSED;
 	wl_spec_defaults(&x->wl);
+	snprintf(x->wl.harness, sizeof(x->wl.harness), "%s", t->bench.tool); /* vllm-bench, sglang-bench */
 	x->wl.num_requests = r->completed;
 	if (r->max_concurrency > 0 && isinf(r->request_rate)) {
 		x->wl.process = WL_CONCURRENCY;

@@ -333,6 +333,14 @@ void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 		if (p->rows[i].label[0])
 			jw_str(&w, "benchmark", p->rows[i].label);
 		jw_bool(&w, "overloaded", p->rows[i].overloaded);
+		jw_obj(&w, "class");
+		jw_str(&w, "engine", p->rows[i].cls.engine);
+		jw_str(&w, "model_kind", acc_kind_name(p->rows[i].cls.kind));
+		jw_str(&w, "gpu_family", p->rows[i].cls.family);
+		jw_str(&w, "load", acc_load_name(p->rows[i].cls.load));
+		jw_num(&w, "running_per_rank", p->rows[i].running_per_rank);
+		jw_num(&w, "queue_share", p->rows[i].queue_share);
+		jw_end_obj(&w);
 		if (p->rows[i].nreq > 0) {
 			static const char *const nm[EV_REQ__N] = {"ttft", "tpot", "e2e"};
 			jw_obj(&w, "per_request");
