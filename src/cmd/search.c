@@ -70,6 +70,10 @@ static const char search_usage[] =
 	"  --format text|json        (default text)\n"
 	"  --csv FILE                every deployment, one row each (long format)\n"
 	"  --svg FILE                the Pareto chart\n"
+	"  --html FILE               one self-contained page: the Pareto chart and every\n"
+	"                            deployment in a sortable, filterable table, each with its\n"
+	"                            configuration and launch line (as `servesim report` makes\n"
+	"                            from --format json)\n"
 	"  --jobs N                  threads (default 1); under mpirun, per rank\n"
 	"\n";
 
@@ -81,7 +85,7 @@ struct search_opts {
 	int gpu_count[8];
 	size_t ngpu;
 	bool engines_given;
-	const char *workload, *prices, *csv, *svg;
+	const char *workload, *prices, *csv, *svg, *html;
 	int64_t nreq, seed, seeds, jobs, top;
 	bool seed_given;
 	double target;
@@ -171,7 +175,7 @@ static int parse_engines(const char *flag, const char *arg, struct search_space 
 static int parse_search(int argc, char **argv, struct search_opts *o, struct err *e)
 {
 	enum { O_SLO = 256, O_GOOD, O_SEEDS, O_SEED, O_WL, O_NREQ, O_FMT, O_GPUS, O_NOPD, O_PDMAX,
-	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC };
+	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC, O_HTML };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
@@ -182,6 +186,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		{"prices", required_argument, 0, O_PRICES}, {"target-rate", required_argument, 0, O_TARGET},
 		{"top", required_argument, 0, O_TOP}, {"csv", required_argument, 0, O_CSV},
 		{"svg", required_argument, 0, O_SVG}, {"jobs", required_argument, 0, O_JOBS},
+		{"html", required_argument, 0, O_HTML},
 		{"engines", required_argument, 0, O_ENGINES},
 		{"speculative-tokens", required_argument, 0, O_SPEC},
 		{"num-speculative-tokens", required_argument, 0, O_SPEC},
@@ -217,6 +222,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case O_TOP: rc = cli_int("--top", optarg, 0, 100, &o->top, e); break;
 		case O_CSV: o->csv = optarg; break;
 		case O_SVG: o->svg = optarg; break;
+		case O_HTML: o->html = optarg; break;
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
 		case SCF + 2:
 			return err_set(e, SS_EUSAGE, "search: give the GPU budget as --gpus %s:COUNT", optarg);
@@ -382,6 +388,8 @@ int cmd_search(int argc, char **argv, struct err *e)
 		if (o.csv && (rc = afile_check(o.csv, in, 3, e)) < 0)
 			goto out;
 		if (o.svg && (rc = afile_check(o.svg, in, 3, e)) < 0)
+			goto out;
+		if (o.html && (rc = afile_check(o.html, in, 3, e)) < 0)
 			goto out;
 	}
 	/* the workload and one base scenario per budget GPU and engine */
@@ -551,6 +559,13 @@ int cmd_search(int argc, char **argv, struct err *e)
 		rc = write_file(o.svg, &b, e);
 		sb_release(&b);
 		if (rc < 0)
+			goto out;
+	}
+	if (o.html) {
+		/* the page is built from the JSON result, as `servesim report` builds it */
+		struct cli_html h;
+		search_report_json(cli_html_open(&h), &R);
+		if ((rc = cli_html_close(&h, o.html, e)) < 0)
 			goto out;
 	}
 	if (o.fmt == FMT_JSON)

@@ -14,116 +14,64 @@
 #include "servesim/alloc.h"
 #include "servesim/json.h"
 #include "servesim/launch.h"
+#include "servesim/out.h"
 #include "servesim/pareto.h"
 #include "servesim/sweep.h"
 #include "servesim/version.h"
 
-/* --- the Pareto chart (pareto.h) --- */
-
-/* A round tick step giving about 5 ticks up to hi. */
-static double tick_step(double hi)
-{
-	double raw = hi / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
-
-	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-}
-
-static void xml_text(struct sbuf *o, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			sb_puts(o, "&lt;");
-		else if (*s == '>')
-			sb_puts(o, "&gt;");
-		else if (*s == '&')
-			sb_puts(o, "&amp;");
-		else if (*s == '"')
-			sb_puts(o, "&quot;");
-		else
-			sb_putc(o, *s);
-	}
-}
+/* --- the Pareto chart (pareto.h), drawn by the SVG writer (out.h) --- */
 
 void pareto_svg(const struct pareto_chart *c, struct sbuf *o)
 {
-	const double W = 720, H = 480, L = 80, R = 30, T = 40, B = 60;
-	double xmax = 0, ymax = 0, xs, ys, t;
-	size_t i, j, nf = 0, *front;
+	struct out_svg_series ser[2];
+	struct out_svg_plot pl;
+	double *fx = xcalloc(c->n ? c->n : 1, sizeof(*fx)), *fy = xcalloc(c->n ? c->n : 1, sizeof(*fy));
+	double *ox = xcalloc(c->n ? c->n : 1, sizeof(*ox)), *oy = xcalloc(c->n ? c->n : 1, sizeof(*oy));
+	const char **fl = xcalloc(c->n ? c->n : 1, sizeof(*fl));
+	size_t i, j, nf = 0, no = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
 
-	for (i = 0; i < c->n; i++)
-		if (isfinite(c->x[i]) && isfinite(c->y[i])) {
-			xmax = fmax(xmax, c->x[i]);
-			ymax = fmax(ymax, c->y[i]);
-		}
-	if (xmax <= 0)
-		xmax = 1;
-	if (ymax <= 0)
-		ymax = 1;
-	xs = tick_step(xmax * 1.05);
-	ys = tick_step(ymax * 1.05);
-	xmax = ceil(xmax * 1.05 / xs) * xs;
-	ymax = ceil(ymax * 1.05 / ys) * ys;
-#define PX(v) (L + (v) / xmax * (W - L - R))
-#define PY(v) (H - B - (v) / ymax * (H - T - B))
-	sb_printf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		     "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
-	sb_printf(o, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
-	sb_printf(o, "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">", W / 2);
-	xml_text(o, c->title);
-	sb_puts(o, "</text>\n");
-	for (t = 0; t <= xmax + xs / 2; t += xs)
-		sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-			  PX(t), PY(0), PX(t), PY(ymax), PX(t), PY(0) + 16, t);
-	for (t = 0; t <= ymax + ys / 2; t += ys)
-		sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-			  PX(0), PY(t), PX(xmax), PY(t), PX(0) - 6, PY(t) + 4, t);
-	sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", PX(0),
-		  PY(0), PX(xmax), PY(0));
-	sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", PX(0),
-		  PY(0), PX(0), PY(ymax));
-	sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (L + W - R) / 2, H - 18);
-	xml_text(o, c->xlabel);
-	sb_puts(o, "</text>\n");
-	sb_printf(o, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">",
-		  (T + H - B) / 2, (T + H - B) / 2);
-	xml_text(o, c->ylabel);
-	sb_puts(o, "</text>\n");
-	/* the front, by x */
-	front = xcalloc(c->n ? c->n : 1, sizeof(*front));
-	for (i = 0; i < c->n; i++)
-		if (c->on_front[i]) {
-			for (j = nf; j > 0 && c->x[front[j - 1]] > c->x[i]; j--)
-				front[j] = front[j - 1];
-			front[j] = i;
-			nf++;
-		}
-	if (nf > 1) {
-		sb_puts(o, "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"");
-		for (j = 0; j < nf; j++)
-			sb_printf(o, "%s%.1f,%.1f", j ? " " : "", PX(c->x[front[j]]), PY(c->y[front[j]]));
-		sb_puts(o, "\"/>\n");
-	}
+	/* the front by x, joined and labelled; the other points as markers */
 	for (i = 0; i < c->n; i++) {
-		if (!isfinite(c->x[i]) || !isfinite(c->y[i]))
+		if (!c->on_front[i]) {
+			ox[no] = c->x[i];
+			oy[no++] = c->y[i];
 			continue;
-		sb_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"/>\n", PX(c->x[i]), PY(c->y[i]),
-			  c->on_front[i] ? "4.5" : "3", c->on_front[i] ? "#d62728" : "#1f77b4");
+		}
+		for (j = nf; j > 0 && fx[j - 1] > c->x[i]; j--) {
+			fx[j] = fx[j - 1];
+			fy[j] = fy[j - 1];
+			fl[j] = fl[j - 1];
+		}
+		fx[j] = c->x[i];
+		fy[j] = c->y[i];
+		fl[j] = c->label ? c->label[i] : NULL;
+		nf++;
 	}
-	for (j = 0; c->label && j < nf; j++) {
-		i = front[j];
-		/* labels right of a point in the left half, left of it in the right half */
-		bool left = PX(c->x[i]) > W / 2;
-		sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\"%s>", PX(c->x[i]) + (left ? -6 : 6),
-			  PY(c->y[i]) - 6, left ? " text-anchor=\"end\"" : "");
-		xml_text(o, c->label[i]);
-		sb_puts(o, "</text>\n");
-	}
-	sb_puts(o, "</svg>\n");
-	free(front);
-#undef PX
-#undef PY
+	memset(ser, 0, sizeof(ser));
+	ser[0] = (struct out_svg_series){"Pareto front", fx, fy, nf, OUT_SVG_LINES, fl};
+	ser[1] = (struct out_svg_series){"other deployments", ox, oy, no, OUT_SVG_HOLLOW, NULL};
+	memset(&pl, 0, sizeof(pl));
+	pl.title = c->title;
+	pl.xlabel = c->xlabel;
+	pl.ylabel = c->ylabel;
+	pl.series = ser;
+	pl.nseries = 2;
+	pl.width = 900;
+	pl.height = 520;
+	if (!(f = open_memstream(&buf, &len)))
+		BUG("open_memstream");
+	out_svg_plot(f, &pl);
+	fclose(f);
+	sb_put(o, buf, len);
+	free(buf);
+	free(fx);
+	free(fy);
+	free(ox);
+	free(oy);
+	free(fl);
 }
 
 /* --- the search report --- */
