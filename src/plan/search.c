@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "engine/registry.h"
 #include "servesim/alloc.h"
+#include "servesim/pareto.h"
 #include "servesim/sweep.h"
 
 /* Fewest requests of the coarse capacity search (below that the Poisson
@@ -396,4 +397,73 @@ int64_t search_gpus_for_rate(const struct search_outcome *o, double target_rps)
 	if (o->status != SEARCH_OK || !(o->max_rate > 0))
 		return -1;
 	return (int64_t)ceil(target_rps / o->max_rate - 1e-9) * o->d.gpus;
+}
+
+int search_price_budget(const struct prices *p, const struct gpu_db *db, struct search_gpu *budget, size_t nb,
+			struct err *e)
+{
+	size_t i, k;
+
+	for (i = 0; i < nb; i++)
+		budget[i].usd_per_gpu_hour = NAN;
+	for (k = 0; k < p->n; k++) {
+		const struct gpu_spec *g;
+		struct err pe;
+		err_clear(&pe);
+		if (gpu_find(db, p->p[k].gpu, &g, &pe) < 0)
+			return err_set(e, SS_EDATA, "%s: gpus.%s: not a GPU of data/gpus.json", p->path, p->p[k].gpu);
+		for (i = 0; i < nb; i++)
+			if (strcmp(g->id, budget[i].gpu->id) == 0)
+				budget[i].usd_per_gpu_hour = p->p[k].usd_per_gpu_hour;
+	}
+	return 0;
+}
+
+void search_summarize(const struct search_outcome *r, size_t n, const struct search_gpu *budget,
+		      double target_rps, struct search_summary *s)
+{
+	double *px = xcalloc(n ? n : 1, sizeof(double)), *py = xcalloc(n ? n : 1, sizeof(double));
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->order = xcalloc(n ? n : 1, sizeof(*s->order));
+	s->front = xcalloc(n ? n : 1, sizeof(*s->front));
+	for (i = 0; i < n; i++) {
+		s->nok += r[i].status == SEARCH_OK;
+		s->npruned += r[i].status == SEARCH_PRUNED;
+		s->nnorate += r[i].status == SEARCH_NO_RATE;
+		if (r[i].status == SEARCH_PRUNED)
+			s->pruned_by[r[i].prune]++;
+		s->runs += r[i].probes;
+	}
+	search_rank(r, n, s->order);
+	for (i = 0; i < n; i++) {
+		px[i] = r[i].status == SEARCH_OK ? r[i].tok_s_user : NAN;
+		py[i] = r[i].status == SEARCH_OK ? r[i].tok_s_gpu : NAN;
+	}
+	pareto_front(px, py, n, s->front);
+	free(px);
+	free(py);
+	s->best_target = -1;
+	if (target_rps > 0) {
+		int64_t best = -1;
+		double best_cost = INFINITY;
+		for (i = 0; i < s->nok; i++) {
+			const struct search_outcome *o = &r[s->order[i]];
+			int64_t g = search_gpus_for_rate(o, target_rps);
+			double cost = g * budget[o->d.gpu].usd_per_gpu_hour;
+			if (best < 0 || g < best || (g == best && cost < best_cost)) {
+				best = g;
+				best_cost = cost;
+				s->best_target = (int)s->order[i];
+			}
+		}
+	}
+}
+
+void search_summary_release(struct search_summary *s)
+{
+	free(s->order);
+	free(s->front);
+	memset(s, 0, sizeof(*s));
 }
