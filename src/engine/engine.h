@@ -55,6 +55,9 @@ struct engine_host {
 	/* the terms of ov fitted on measured runs (OV_* bits): what `eval --cv`
 	 * refits (scenario.host_scale scales them) */
 	unsigned fit;
+	/* fitted on aggregated deployments only: a P/D deployment's workers
+	 * take the next row that holds for them */
+	bool agg_only;
 };
 
 struct engine_type {

@@ -40,7 +40,7 @@ static double version_value(const char *v)
 	return part[0] * 1e6 + part[1] * 1e3 + part[2];
 }
 
-const struct engine_host *engine_host_for(const struct engine_type *en, const char *version,
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version, bool pd,
 					  const char *harness)
 {
 	double want = version_value(version);
@@ -50,6 +50,8 @@ const struct engine_host *engine_host_for(const struct engine_type *en, const ch
 	for (i = 0; i < en->nhost; i++) {
 		const struct engine_host *h = &en->host[i];
 		if (h->harness && (!harness || strcmp(h->harness, harness) != 0))
+			continue;
+		if (pd && h->agg_only)
 			continue;
 		if (want < 0 || !h->from[0] || version_value(h->from) <= want)
 			return h;
@@ -61,7 +63,7 @@ const struct engine_host *engine_host_for(const struct engine_type *en, const ch
 void engine_host_terms(const char *name, const char *version, const char *harness, struct overheads *ov)
 {
 	const struct engine_type *en = engine_find(name);
-	const struct engine_host *h = en ? engine_host_for(en, version, harness) : NULL;
+	const struct engine_host *h = en ? engine_host_for(en, version, false, harness) : NULL;
 
 	if (h) {
 		*ov = h->ov;

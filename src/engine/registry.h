@@ -16,7 +16,7 @@ int engine_lookup(const char *name, const struct engine_type **out, struct err *
  * first row of en->host for that harness (or for any) whose from is at or
  * below version, comparing major.minor.patch numerically; an empty or
  * unparsable version takes the first row for the harness. */
-const struct engine_host *engine_host_for(const struct engine_type *en, const char *version,
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version, bool pd,
 					  const char *harness);
 /* The host terms of engine `name` (NULL or "": the default engine) at
  * version into ov, nothing given; cost_default_overheads' for an engine

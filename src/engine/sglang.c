@@ -754,7 +754,9 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
  * (9 -> 29 ms) moves TTFT by < 1 point and is not taken. */
 static const struct engine_host sglang_host[] = {
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 100.0}, true,
-	 "eager prefill batches fitted on the SGLang silicon rows", OV_EAGER},
+	 "eager prefill batches fitted on the SGLang silicon rows", OV_EAGER, true},
+	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
+	 "vLLM's H2 terms (P/D workers)", 0, false},
 };
 
 const struct engine_type engine_sglang = {

@@ -131,7 +131,7 @@ static const struct cost_engine trtllm_cost = {
  * the median TTFT APE). */
 static const struct engine_host trtllm_host[] = {
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 75.0}, false,
-	 "fitted on the TensorRT-LLM silicon rows", OV_EAGER},
+	 "fitted on the TensorRT-LLM silicon rows", OV_EAGER, false},
 };
 
 const struct engine_type engine_trtllm = {

@@ -383,9 +383,9 @@ static const struct engine_host vllm_host[] = {
 	 * the TTFT median goes 3.1 -> 8.8 % (Llama-2-7B at 20 req/s saturates),
 	 * so the terms hold for this harness only. */
 	{"", "aiperf", {.step_us = 600.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 0.0, .delivery_steps = 1.0},
-	 false, "fitted on the vLLM silicon rows (aiperf)", OV_STEP | OV_REQ},
+	 false, "fitted on the vLLM silicon rows (aiperf)", OV_STEP | OV_REQ, true},
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, false,
-	 "H2 protocol on the vLLM H100 ground truth", OV_LAYER | OV_API_TTFT},
+	 "H2 protocol on the vLLM H100 ground truth", OV_LAYER | OV_API_TTFT, false},
 };
 
 const struct engine_type engine_vllm = {
