@@ -67,7 +67,7 @@ static const char run_usage[] =
 	"  --speculative-tokens K    draft tokens verified per step (--num-speculative-tokens)\n"
 	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
 	"  --acceptance-rate A | A1,...,AK  per-position acceptance (one rate: geometric;\n"
-	"                            default for mtp 0.85, DeepSeek-V3 report)\n"
+	"                            default mtp/eagle: measured curves, data/specdec)\n"
 	"P/D disaggregation:\n"
 	"  --disaggregate XpYd       X prefill workers hand each prompt's KV to Y decode\n"
 	"                            workers (each worker one engine of --tp/--pp/--dp/--ep;\n"
@@ -344,12 +344,9 @@ static int run_extras(const struct run_opts *o, struct scenflags_ctx *x, struct 
 		if (o->spec_rates) {
 			if ((rc = spec_parse_rates(o->spec_rates, &sc->spec, e)) < 0)
 				return rc;
-		} else if (sc->spec.method == SPEC_MTP) {
-			/* DeepSeek-V3 technical report (arXiv 2412.19437, sec. 5.4.3):
-			 * the MTP second token is accepted 85-90 % of the time */
-			sc->spec.rate[0] = 0.85;
-			sc->spec.nrates = 1;
-		} else {
+		} else if (spec_default_rates(&sc->spec, sc->workload &&
+							       wl_prompt_kind(sc->workload) == WL_PROMPTS_RANDOM) < 0) {
+			/* measured per-position curves exist for mtp and eagle only */
 			return err_set(e, SS_EUSAGE, "run: --speculative-method %s needs --acceptance-rate",
 				       o->spec_method);
 		}
