@@ -83,6 +83,7 @@ LIB_SRC += src/report/sweepreport.c
 LIB_SRC += src/report/fmt.c
 LIB_SRC += src/report/tracereport.c
 LIB_SRC += src/report/opsreport.c
+LIB_SRC += src/report/bdreport.c
 LIB_SRC += src/report/roofreport.c
 LIB_SRC += src/report/evalreport.c
 LIB_SRC += src/report/html.c

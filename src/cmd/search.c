@@ -53,7 +53,7 @@ static const char search_usage[] =
 	"  --max-num-batched-tokens LIST  (SGLang: chunked_prefill_size; default: the engine's;\n"
 	"                            a list, e.g. 2048,8192,16384, compares them)\n"
 	"  --speculative-tokens LIST MTP draft tokens, 0 = off (default 0,1 for a model with MTP\n"
-	"                            modules, e.g. DeepSeek-V3; acceptance 0.85 as servesim run)\n"
+	"                            modules, e.g. DeepSeek-V3; measured curve as servesim run)\n"
 	"  --no-pd                   no P/D splits (default: XpYd with X + Y <= 4, workers of\n"
 	"                            the same TP)\n"
 	"  --pd-max-workers N        X + Y at most N\n"

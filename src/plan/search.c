@@ -259,13 +259,14 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	if (d->max_num_batched_tokens > 0)
 		sc.max_num_batched_tokens = d->max_num_batched_tokens;
 	if (d->spec_k > 0) {
-		/* MTP at the acceptance `run` takes by default: DeepSeek-V3
-		 * technical report (arXiv 2412.19437, sec. 5.4.3), 85-90 % */
+		/* MTP at the acceptance `run` takes by default: the measured
+		 * per-position curve (spec_default_rates), for the workload's
+		 * prompts */
 		memset(&sc.spec, 0, sizeof(sc.spec));
 		sc.spec.method = SPEC_MTP;
 		sc.spec.k = d->spec_k;
-		sc.spec.rate[0] = SEARCH_MTP_ACCEPT;
-		sc.spec.nrates = 1;
+		if (spec_default_rates(&sc.spec, sc.workload && wl_prompt_kind(sc.workload) == WL_PROMPTS_RANDOM) < 0)
+			BUG("no measured MTP acceptance curve");
 	}
 	if (d->pd_prefill > 0) {
 		sc.pd_prefill = d->pd_prefill;
