@@ -85,6 +85,7 @@ LIB_SRC += src/report/sweepreport.c
 LIB_SRC += src/report/fmt.c
 LIB_SRC += src/report/tracereport.c
 LIB_SRC += src/report/opsreport.c
+LIB_SRC += src/report/bdreport.c
 LIB_SRC += src/report/roofreport.c
 LIB_SRC += src/report/evalreport.c
 LIB_SRC += src/report/html.c
@@ -97,6 +98,7 @@ LIB_SRC += src/hw/axis.c
 LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
+LIB_SRC += src/eval/ablation.c
 LIB_SRC += src/report/confreport.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \

@@ -21,6 +21,8 @@
 #include "servesim/synthetic.h"
 #include "servesim/tier2.h"
 
+#include "eval/ablation.h"
+
 static const char eval_usage[] =
 	"usage: servesim eval PATH... [options]\n"
 	"       servesim eval --ablate PATH...\n"
@@ -535,51 +537,42 @@ static void copy_failures(struct out_eval_pass *dst, const struct out_eval_pass 
 
 /* --- the ablation and the seed spread: the passes, then their reports --- */
 
-/* --ablate: full tier 0, each of H1..H6 off, and 002's H2 (InferSim-scale
- * overheads: 5 ms per decode step, 30 ms added to TTFT), then the reports */
+/* --ablate: the passes of 002's ablation (ablation.h), then the reports */
 static int ablate(struct cli_env *env, char **files, size_t nf, const struct eval_cli *c,
 		  FILE *md, struct out_eval_pass *status, struct err *e)
 {
-	struct out_eval_pass full, offs[6], ms;
-	struct eval_opts eo;
+	struct out_eval_pass full, offs[ABL_NOFF], ms;
+	struct abl_design d;
 	int gqa[OUT_EVAL_MAX_MODELS];
 	int h, k, rc;
 
 	memset(&full, 0, sizeof(full));
 	memset(offs, 0, sizeof(offs));
 	memset(&ms, 0, sizeof(ms));
-	if ((rc = run_pass(env, files, nf, c, &c->eo, "none", &full, e)) < 0)
+	abl_design(&c->eo, &d);
+	if ((rc = run_pass(env, files, nf, c, &d.full, "none", &full, e)) < 0)
 		goto out;
 	/* every pass fails the same inputs: the first one's count for all */
 	copy_failures(status, &full);
 	if (full.nfailed == full.ninputs)
 		goto out;
-	for (h = 0; h < 6; h++) {
-		eo = c->eo;
-		eo.tier0_off = 1u << h;
-		if ((rc = run_pass(env, files, nf, c, &eo, "none", &offs[h], e)) < 0)
+	for (h = 0; h < ABL_NOFF; h++)
+		if ((rc = run_pass(env, files, nf, c, &d.off[h], "none", &offs[h], e)) < 0)
 			goto out;
-	}
-	eo = c->eo;
-	eo.tier0_off = 0;
-	eo.ov.step_us = 5000;
-	eo.ov.layer_us = eo.ov.req_us = 0;
-	eo.ov.api_ttft_ms = 30;
-	eo.ov.given |= OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT;
-	if ((rc = run_pass(env, files, nf, c, &eo, "none", &ms, e)) < 0)
+	if ((rc = run_pass(env, files, nf, c, &d.infersim, "none", &ms, e)) < 0)
 		goto out;
 	for (k = 0; k < full.nmodels && k < OUT_EVAL_MAX_MODELS; k++) {
 		struct model_cfg *m = xcalloc(1, sizeof(*m));
 		gqa[k] = -1;
 		if (cli_load_model(env, full.models[k], NULL, m, e) == 0)
-			gqa[k] = m->kv_heads < m->heads;
+			gqa[k] = abl_model_gqa(m);
 		err_clear(e);
 		free(m);
 	}
 	out_eval_ablation(stdout, md, &full, offs);
 	out_eval_criteria(stdout, md, &full, offs, &ms, gqa);
 out:
-	for (h = 0; h < 6; h++)
+	for (h = 0; h < ABL_NOFF; h++)
 		free(offs[h].rows);
 	free(full.rows);
 	free(ms.rows);

@@ -176,25 +176,25 @@ void search_report_text(FILE *f, const struct search_report *R)
 	fprintf(f, "budget    ");
 	for (i = 0; i < R->nb; i++)
 		fprintf(f, " %s x %d%s", R->budget[i].gpu->id, R->budget[i].count, i + 1 < R->nb ? "," : "\n");
-	fprintf(f, "searched   %zu deployments enumerated: %zu pruned", R->n, R->npruned);
+	fprintf(f, "searched   %zu deployments enumerated: %zu pruned", R->n, R->s->npruned);
 	{
 		const char *sep = " (";
 		for (i = SEARCH_PRUNE_WEIGHTS; i < SEARCH_PRUNE__COUNT; i++)
-			if (R->pruned_by[i]) {
-				fprintf(f, "%s%zu %s", sep, R->pruned_by[i], search_prune_name((enum search_prune)i));
+			if (R->s->pruned_by[i]) {
+				fprintf(f, "%s%zu %s", sep, R->s->pruned_by[i], search_prune_name((enum search_prune)i));
 				sep = ", ";
 			}
-		if (R->npruned)
+		if (R->s->npruned)
 			fprintf(f, ")");
 	}
-	fprintf(f, ", %zu simulated (%zu runs): %zu meet no rate, %zu ranked\n\n", R->nok + R->nnorate, R->runs,
-	       R->nnorate, R->nok);
-	if (R->nok == 0) {
+	fprintf(f, ", %zu simulated (%zu runs): %zu meet no rate, %zu ranked\n\n", R->s->nok + R->s->nnorate, R->s->runs,
+	       R->s->nnorate, R->s->nok);
+	if (R->s->nok == 0) {
 		fprintf(f, "no deployment meets the SLO\n");
 	} else {
 		fprintf(f, "rank  gpu        gpus  engine  layout            w/kv       mns    mnbt  spec   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  binding\n");
-		for (k = 0; k < R->nok; k++) {
-			const struct search_outcome *r = &R->r[R->order[k]];
+		for (k = 0; k < R->s->nok; k++) {
+			const struct search_outcome *r = &R->r[R->s->order[k]];
 			layout(r, lay, sizeof(lay));
 			fmt_num(c1, sizeof(c1), 4, true, r->max_rate);
 			fmt_num(c2, sizeof(c2), 1, false, r->tok_s_gpu);
@@ -205,7 +205,7 @@ void search_report_text(FILE *f, const struct search_report *R)
 			wkv(R->model, r, dt, sizeof(dt));
 			spec_text(r, sp, sizeof(sp));
 			fprintf(f, "%3zu%s  %-9s %5d  %-6s  %-16s  %-9s %5lld %7lld  %-4s %9s %10s %11s %9s %9s %7s  %s\n", k + 1,
-			       R->front[R->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r),
+			       R->s->front[R->s->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r),
 			       lay, dt, (long long)r->max_num_seqs, (long long)r->max_num_batched_tokens, sp, c1, c2, c3,
 			       c4, c5, c6, r->binding_name);
 		}
@@ -213,7 +213,7 @@ void search_report_text(FILE *f, const struct search_report *R)
 		       "mnbt: max_num_batched_tokens, SGLang's chunked_prefill_size; spec: MTP draft tokens; "
 		       "$/Mtok per million output tokens)\n");
 		if (R->conf)
-			out_confidence_text(f, &R->conf[R->order[0]], "of rank 1 at its max_rate, ");
+			out_confidence_text(f, &R->conf[R->s->order[0]], "of rank 1 at its max_rate, ");
 	}
 	if (R->prices) {
 		fprintf(f, "prices     %s%s%s:", R->prices->path, R->prices->retrieved[0] ? ", retrieved " : "",
@@ -227,10 +227,10 @@ void search_report_text(FILE *f, const struct search_report *R)
 		fprintf(f, "\n");
 	}
 	if (R->target > 0) {
-		if (R->best_target < 0) {
+		if (R->s->best_target < 0) {
 			fprintf(f, "target     %g req/s: no deployment meets the SLO\n", R->target);
 		} else {
-			const struct search_outcome *r = &R->r[R->best_target];
+			const struct search_outcome *r = &R->r[R->s->best_target];
 			int64_t g = search_gpus_for_rate(r, R->target);
 			layout(r, lay, sizeof(lay));
 			wkv(R->model, r, dt, sizeof(dt));
@@ -242,12 +242,12 @@ void search_report_text(FILE *f, const struct search_report *R)
 			fprintf(f, "\n");
 		}
 	}
-	shown = R->nok < (size_t)R->top ? R->nok : (size_t)R->top;
+	shown = R->s->nok < (size_t)R->top ? R->s->nok : (size_t)R->top;
 	if (shown)
 		fprintf(f, "\nlaunch\n");
 	sb_init(&sb);
 	for (k = 0; k < shown; k++) {
-		const struct search_outcome *r = &R->r[R->order[k]];
+		const struct search_outcome *r = &R->r[R->s->order[k]];
 		layout(r, lay, sizeof(lay));
 		wkv(R->model, r, dt, sizeof(dt));
 		spec_text(r, sp, sizeof(sp));
@@ -262,10 +262,10 @@ void search_report_text(FILE *f, const struct search_report *R)
 		}
 	}
 	sb_release(&sb);
-	if (R->npruned + R->nnorate) {
+	if (R->s->npruned + R->s->nnorate) {
 		fprintf(f, "\nnot ranked\n");
-		for (k = R->nok; k < R->n; k++) {
-			const struct search_outcome *r = &R->r[R->order[k]];
+		for (k = R->s->nok; k < R->n; k++) {
+			const struct search_outcome *r = &R->r[R->s->order[k]];
 			layout(r, lay, sizeof(lay));
 			wkv(R->model, r, dt, sizeof(dt));
 			spec_text(r, sp, sizeof(sp));
@@ -325,19 +325,19 @@ void search_report_json(FILE *f, const struct search_report *R)
 	jnum(&w, "target_rate", R->target > 0 ? R->target : NAN);
 	jw_end_obj(&w);
 	jw_int(&w, "deployments", (int64_t)R->n);
-	jw_int(&w, "pruned", (int64_t)R->npruned);
+	jw_int(&w, "pruned", (int64_t)R->s->npruned);
 	jw_obj(&w, "pruned_by");
-	jw_int(&w, "weights", (int64_t)R->pruned_by[SEARCH_PRUNE_WEIGHTS]);
-	jw_int(&w, "kv_cache", (int64_t)R->pruned_by[SEARCH_PRUNE_KV]);
-	jw_int(&w, "other", (int64_t)R->pruned_by[SEARCH_PRUNE_OTHER]);
+	jw_int(&w, "weights", (int64_t)R->s->pruned_by[SEARCH_PRUNE_WEIGHTS]);
+	jw_int(&w, "kv_cache", (int64_t)R->s->pruned_by[SEARCH_PRUNE_KV]);
+	jw_int(&w, "other", (int64_t)R->s->pruned_by[SEARCH_PRUNE_OTHER]);
 	jw_end_obj(&w);
-	jw_int(&w, "simulated", (int64_t)(R->nok + R->nnorate));
-	jw_int(&w, "simulations", (int64_t)R->runs);
-	if (R->target > 0 && R->best_target >= 0) {
+	jw_int(&w, "simulated", (int64_t)(R->s->nok + R->s->nnorate));
+	jw_int(&w, "simulations", (int64_t)R->s->runs);
+	if (R->target > 0 && R->s->best_target >= 0) {
 		jw_obj(&w, "target");
-		jw_int(&w, "min_gpus", search_gpus_for_rate(&R->r[R->best_target], R->target));
-		for (k = 0; k < R->nok; k++)
-			if (R->order[k] == (size_t)R->best_target)
+		jw_int(&w, "min_gpus", search_gpus_for_rate(&R->r[R->s->best_target], R->target));
+		for (k = 0; k < R->s->nok; k++)
+			if (R->s->order[k] == (size_t)R->s->best_target)
 				break;
 		jw_int(&w, "rank", (int64_t)k + 1);
 		jw_end_obj(&w);
@@ -347,7 +347,7 @@ void search_report_json(FILE *f, const struct search_report *R)
 	sb_init(&sb);
 	jw_arr(&w, "ranking");
 	for (k = 0; k < R->n; k++) {
-		const struct search_outcome *r = &R->r[R->order[k]];
+		const struct search_outcome *r = &R->r[R->s->order[k]];
 		jw_obj(&w, NULL);
 		if (r->status == SEARCH_OK)
 			jw_int(&w, "rank", (int64_t)k + 1);
@@ -385,10 +385,10 @@ void search_report_json(FILE *f, const struct search_report *R)
 		jnum(&w, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
 		jnum(&w, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
 		jnum(&w, "usd_per_m_output_tokens", r->usd_per_mtok);
-		jw_bool(&w, "pareto", R->front[R->order[k]]);
+		jw_bool(&w, "pareto", R->s->front[R->s->order[k]]);
 		if (r->status == SEARCH_OK && R->conf) {
 			jw_obj(&w, "summary");
-			out_confidence_json(&w, &R->conf[R->order[k]]);
+			out_confidence_json(&w, &R->conf[R->s->order[k]]);
 			jw_end_obj(&w);
 		} else {
 			jw_null(&w, "summary");
@@ -443,10 +443,10 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_str(row, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");
 		sweep_row_str(row, "reason", r->reason);
 		sweep_row_str(row, "pruned_by", r->status == SEARCH_PRUNED ? search_prune_name(r->prune) : "");
-		for (j = 0; j < R->nok; j++)
-			if (R->order[j] == i)
+		for (j = 0; j < R->s->nok; j++)
+			if (R->s->order[j] == i)
 				break;
-		if (j < R->nok)
+		if (j < R->s->nok)
 			sweep_row_int(row, "rank", (int64_t)j + 1);
 		else
 			sweep_row_null(row, "rank");
@@ -462,7 +462,7 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_num(row, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
 		sweep_row_num(row, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
 		sweep_row_num(row, "usd_per_m_output_tokens", r->usd_per_mtok);
-		sweep_row_int(row, "pareto", R->front[i]);
+		sweep_row_int(row, "pareto", R->s->front[i]);
 		sweep_row_int(row, "simulations", (int64_t)r->probes);
 		if (i == 0)
 			sweep_row_header(row, SWEEP_CSV, o);
@@ -495,7 +495,7 @@ void search_report_svg(const struct search_report *R, struct sbuf *o)
 	c.ylabel = "output tokens/s/GPU";
 	c.x = x;
 	c.y = y;
-	c.on_front = R->front;
+	c.on_front = R->s->front;
 	c.label = (const char *const *)lab;
 	c.n = R->n;
 	pareto_svg(&c, o);
