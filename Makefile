@@ -99,6 +99,7 @@ LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
 LIB_SRC += src/eval/ablation.c
+LIB_SRC += src/sim/goodput.c
 LIB_SRC += src/report/confreport.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \

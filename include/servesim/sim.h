@@ -210,6 +210,12 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 /* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
  * same terms (NAN also for a completed request of one output token). */
 void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
+/* vLLM's goodput: *good = the completed requests within every limit
+ * (lim_ms: TTFT, TPOT, E2E; NAN: no limit; a one-token request has TPOT
+ * 0, as vLLM counts it), *per_s = their number per second from the first
+ * arrival to the last completion (0 for an empty run).  SS_EUSAGE when the
+ * run kept no per-request values (sim_per_request). */
+int sim_goodput(struct sim *s, const double lim_ms[3], size_t *good, double *per_s, struct err *e);
 /* Keep each completion's engine-side times (24 bytes a record, until they
  * are folded past LOGHIST_EXACT_MAX), for sim_reprice_api; before the
  * first sim_step. */
