@@ -110,11 +110,14 @@ static int parse_serve(int argc, char **argv, struct serve_opts *o, struct err *
 
 struct stop {
 	sigset_t set;
+	char what[400]; /* the deployment served, printed once listening */
 };
 
 static void ready(void *ctx, const char *host, int port)
 {
-	(void)ctx;
+	const struct stop *s = ctx;
+
+	fprintf(stderr, "servesim serve: %s\n", s->what);
 	fprintf(stderr, "servesim serve: listening on http://%s:%d/v1 (Ctrl-C or SIGTERM stops it)\n", host, port);
 	fflush(stderr);
 }
@@ -181,8 +184,8 @@ int cmd_serve(int argc, char **argv, struct err *e)
 	sigaddset(&stop.set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &stop.set, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a client gone mid-write: an error, not an exit */
-	fprintf(stderr, "servesim serve: %s on %s (TP %d PP %d DP %d), engine %s, %.4g x real time\n",
-		cfg.model_name, x.gpu->id, sc.par.tp, sc.par.pp, sc.par.dp, sc.engine->name, o.speed);
+	snprintf(stop.what, sizeof(stop.what), "%s on %s (TP %d PP %d DP %d), engine %s, %.4g x real time",
+		 cfg.model_name, x.gpu->id, sc.par.tp, sc.par.pp, sc.par.dp, sc.engine->name, o.speed);
 	rc = serve_run(&st, &wl, &cfg, e);
 	if (af_open) {
 		af_open = false;
