@@ -12,9 +12,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/sbuf.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "base/sbuf.h"
 
 /* Temporary files to remove when SIGINT or SIGTERM arrives.  A signal handler
  * can reach nothing but static storage, so this table is the one mutable

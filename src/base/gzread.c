@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
 
 struct gzr {
 	gzFile f;

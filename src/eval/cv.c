@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/cv.h"
+#include "base/alloc.h"
+#include "eval/cv.h"
 
 const double cv_scales[CV_NSCALES] = {1.0, 0.75, 1.25, 0.5, 1.5, 2.0, 0.0};
 

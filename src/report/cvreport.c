@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "servesim/cv.h"
-#include "servesim/evalreport.h"
-#include "servesim/json.h"
+#include "eval/cv.h"
+#include "report/evalreport.h"
+#include "base/json.h"
 
 /* "12.3%" or "-" for a median no row gave */
 static void pct(char *buf, size_t n, double v)

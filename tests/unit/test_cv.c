@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "servesim/cv.h"
+#include "eval/cv.h"
 
 static void test_groups(void)
 {
