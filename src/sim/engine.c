@@ -340,6 +340,29 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 	return 0;
 }
 
+/* The queue is empty and no arrival is left: every request that arrived
+ * has completed or been rejected.  One still running or waiting would be
+ * lost from every count (a scheduler that stopped with work queued), so
+ * the run fails rather than report without it. */
+static int check_drained(const struct sim *s, struct err *e)
+{
+	uint64_t rej = 0, running, waiting;
+	int k;
+
+	for (k = 0; k < REJ__COUNT; k++)
+		rej += s->tot.rejected[k];
+	if (s->tot.arrived == s->tot.completed + rej)
+		return 0;
+	sim_queue_counts(s, &running, &waiting);
+	return err_set(e, SS_ERUNTIME,
+		       "internal error: the simulation stopped at %.6f s with %llu of %llu requests neither "
+		       "completed nor rejected (%llu running, %llu waiting)",
+		       (double)s->now * 1e-9,
+		       (unsigned long long)(s->tot.arrived - s->tot.completed - rej),
+		       (unsigned long long)s->tot.arrived, (unsigned long long)running,
+		       (unsigned long long)waiting);
+}
+
 /* --- lifecycle --- */
 
 int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const struct wl_spec *wl,
@@ -478,7 +501,7 @@ int sim_step(struct sim *s, struct err *e)
 		ev.kind = EV_ARRIVAL;
 		ev.replica = -1;
 	} else if (!evq_pop(&s->q, &ev)) {
-		return 0;
+		return check_drained(s, e);
 	}
 	s->now = ev.t_ns;
 	s->tot.events++;
@@ -514,7 +537,9 @@ int sim_step(struct sim *s, struct err *e)
 	s->tot.duration_ns = s->now;
 	if (s->cfg.check_invariants && (rc = check_invariants(s, prev, e)) < 0)
 		return rc;
-	return evq_size(&s->q) > 0 || s->has_next ? 1 : 0;
+	if (evq_size(&s->q) > 0 || s->has_next)
+		return 1;
+	return (rc = check_drained(s, e)) < 0 ? rc : 0;
 }
 
 int sim_run(struct sim *s, struct err *e)

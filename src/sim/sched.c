@@ -1355,8 +1355,13 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 		budget -= n;
 		r = r->next;
 	}
-	/* the others list is rebuilt from the running list after the step */
+	/* the others list is rebuilt from the running list after the step;
+	 * with PP at once, since the next batch is planned (by schedule_fast,
+	 * reading the list) before this one leaves the pipeline */
 	rp->nothers = 0;
+	if (rp->pp > 1)
+		for (r = rp->run_head; r; r = r->next)
+			others_push(rp, r);
 	if (!preempted)
 		admit_waiting(s, rp, budget, NULL, INT64_MAX);
 }

@@ -315,6 +315,9 @@ t trace-ascend-header-only 3 "ascend-hdr" '$SS trace ascend-hdr'
 t trace-ascend-csv-header-only 3 "ascend-hdr.csv" '$SS trace ascend-hdr.csv'
 t trace-kineto-huge-ids 0 "" '$SS trace kineto-nan.json > /dev/null'
 t trace-kineto-negative-dur 3 "(kernel 'k'): 'dur' must be >= 0" '$SS trace kineto-neg.json'
+# 10. issue 30: every request accounted for in every mode
+t pp2-loses-no-request 0 '' '$SS run --pp 2 --num-requests 10 --rate 200 --total-kv-blocks 300 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 10, completed 10, rejected 0"'
+t pp4-loses-no-request 0 '' '$SS run --pp 4 --num-requests 3000 --rate 200 --total-kv-blocks 300 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 3000, completed 3000, rejected 0"'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
