@@ -318,6 +318,7 @@ t trace-kineto-negative-dur 3 "(kernel 'k'): 'dur' must be >= 0" '$SS trace kine
 # 10. issue 30: every request accounted for in every mode
 t pp2-loses-no-request 0 '' '$SS run --pp 2 --num-requests 10 --rate 200 --total-kv-blocks 300 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 10, completed 10, rejected 0"'
 t pp4-loses-no-request 0 '' '$SS run --pp 4 --num-requests 3000 --rate 200 --total-kv-blocks 300 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 3000, completed 3000, rejected 0"'
+t trace-past-max-requests 2 "tw.json: the trace holds more requests than the limit of 1" '$SS run --workload tw.json --max-requests 1 --requests-out o.csv'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
