@@ -42,6 +42,7 @@ struct wl_dist {
  * - token counts: 1 .. 2^24, the largest --max-model-len servesim accepts;
  * - times: at most 1e9 s (31.7 years; int64 nanoseconds hold 292 years);
  * - rates: 1e-6 .. 1e9 requests/s (one request in 11.6 days .. one per ns);
+ * - closed-loop clients: 1 .. 2^24;
  * - gamma cv: 1e-3 .. 1e2, i.e. shape k = 1/cv^2 in [1e-4, 1e6], where the
  *   Marsaglia-Tsang sampler and U^(1/k) stay within a double;
  * - requests a workload may generate: WL_DEFAULT_MAX_REQUESTS unless
@@ -58,6 +59,7 @@ struct wl_dist {
 #define WL_MIN_CV 1e-3
 #define WL_MAX_CV 1e2
 #define WL_DEFAULT_MAX_REQUESTS ((int64_t)20000000)
+#define WL_MAX_CONCURRENCY (1 << 24) /* clients of a closed loop */
 
 struct wl_stage {
 	double rate;           /* requests/s (or concurrency for closed loop stages) */

@@ -57,7 +57,10 @@ static const char cap_usage2[] =
 	"saturation rate (first seed).  The binding metric is what fails at the lowest\n"
 	"failing probe above the capacity (of the seed with the lowest answer): an SLO,\n"
 	"goodput, or saturation.  An SLO unmet even at the lowest probe (1/64 req/s) is not\n"
-	"an error: max_rate is null and the reason is given (exit 0).\n"
+	"an error: max_rate is null and the reason is given (exit 0).  The probes on either\n"
+	"side of the answer must be long enough to judge: 40 arrivals after the warm-up, over\n"
+	"at least four mean E2Es from the first arrival; else exit 2 names the request count\n"
+	"that would do (--num-requests).\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data\n";
 
 struct cap_opts {
@@ -124,9 +127,12 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 	if (o->cc.nslo == 0)
 		return err_set(e, SS_EUSAGE,
 			       "--slo is required, e.g. --slo ttft_p90_ms=500,itl_mean_ms=30");
-	if (o->cc.concurrency && o->cc.start < 1)
-		return err_set(e, SS_EUSAGE, "--start must be >= 1 client with --concurrency-search, got %g",
-			       o->cc.start);
+	if (o->cc.concurrency && !(o->cc.start >= 1 && o->cc.start <= WL_MAX_CONCURRENCY))
+		return err_set(e, SS_EUSAGE, "--start must be in [1, %d] clients with --concurrency-search, got %g",
+			       WL_MAX_CONCURRENCY, o->cc.start);
+	if (!o->cc.concurrency && !(o->cc.start >= o->cc.min_probe && o->cc.start <= o->cc.max_probe))
+		return err_set(e, SS_EUSAGE, "--start must be in [%.10g, %.10g] req/s, got %g", o->cc.min_probe,
+			       o->cc.max_probe, o->cc.start);
 	if (o->cc.concurrency)
 		o->cc.start = floor(o->cc.start);
 	o->cc.nseeds = (int)o->seeds;

@@ -292,7 +292,7 @@ static int next_closed(struct sim *s, int64_t t_ns, struct err *e)
 
 	if (rc > 0)
 		admit(s, &w);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 /* A completed request reached its client at t_ns: record it, release it
@@ -300,9 +300,12 @@ static int next_closed(struct sim *s, int64_t t_ns, struct err *e)
  * false), let its client send the next request. */
 static int complete_req(struct sim *s, struct req *r, int64_t t_ns, bool next, struct err *e)
 {
+	int rc;
+
 	record(s, r);
 	sched_req_put(s, r);
-	return next && s->closed ? next_closed(s, t_ns, e) : 0;
+	rc = next && s->closed ? next_closed(s, t_ns, e) : 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* What the scheduler may ask of the engine (sched.h). */
@@ -417,7 +420,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
-		for (k = 0; k < wl_gen_concurrency(s->gen); k++)
+		/* each client's first request; a workload of fewer requests
+		 * than clients ends the loop early */
+		for (k = 0, rc = 1; k < wl_gen_concurrency(s->gen) && rc > 0; k++)
 			if ((rc = next_closed(s, 0, e)) < 0) {
 				sim_free(s);
 				return rc;

@@ -319,6 +319,13 @@ t trace-kineto-negative-dur 3 "(kernel 'k'): 'dur' must be >= 0" '$SS trace kine
 t pp2-loses-no-request 0 '' '$SS run --pp 2 --num-requests 10 --rate 200 --total-kv-blocks 300 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 10, completed 10, rejected 0"'
 t pp4-loses-no-request 0 '' '$SS run --pp 4 --num-requests 3000 --rate 200 --total-kv-blocks 300 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 3000, completed 3000, rejected 0"'
 t trace-past-max-requests 2 "tw.json: the trace holds more requests than the limit of 1" '$SS run --workload tw.json --max-requests 1 --requests-out o.csv'
+t capacity-20-requests 2 "is too short to judge: only 16 of its 20 requests arrive after its warm-up" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 20'
+t capacity-40-requests 2 "give --num-requests" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 40'
+t capacity-100-requests 2 "under four mean E2Es" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 100 --curve c.csv'
+t search-40-requests 2 "h100-sxm x1, vllm, tp 1 pp 1 dp 1 ep 1: workloads/default.json: the probe at" '$SS search --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=1000 --num-requests 40'
+t capacity-concurrency-start-1e11 2 "--start must be in [1, 16777216] clients" '$SS capacity --concurrency-search --start 1e11 --slo ttft_p90_ms=1000 --num-requests 50'
+t capacity-rate-start-1e11 2 "--start must be in [0.015625, 1048576] req/s, got 1e+11" '$SS capacity --start 1e11 --slo ttft_p90_ms=1000'
+t capacity-concurrency-start-above-requests 0 "" '$SS capacity --concurrency-search --start 16777216 --slo ttft_p90_ms=1000 --num-requests 50 | grep -q "max conc   50 clients"'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
