@@ -250,8 +250,12 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE, "calibrate: no experiment under the given paths");
 		goto out;
 	}
-	if (out && (rc = afile_check(out, (const char *const *)paths, npaths, e)) < 0)
-		goto out;
+	{
+		const struct afile_out outs[1] = {{"-o", out, NULL}};
+		if ((rc = afile_check_outputs(outs, 1, (const char *const *)paths, npaths, AFILE_CALIBRATION,
+					      e)) < 0)
+			goto out;
+	}
 	bx = xcalloc(1, sizeof(*bx));
 	if ((rc = cli_settings_base(&cs, gpu, bx, &have_base, e)) < 0)
 		goto out;

@@ -197,8 +197,8 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		wl.num_requests = 1000;
 	{
 		const char *in[3] = {o.workload, o.sf.config, o.sf.calibration};
-		if ((o.curve && (rc = afile_check(o.curve, in, 3, e)) < 0) ||
-		    (o.svg && (rc = afile_check(o.svg, in, 3, e)) < 0))
+		const struct afile_out outs[2] = {{"--curve", o.curve, NULL}, {"--svg", o.svg, NULL}};
+		if ((rc = afile_check_outputs(outs, 2, in, 3, 0, e)) < 0)
 			goto out;
 	}
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)

@@ -649,8 +649,9 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		for (i = 0; i < nf; i++)
 			in[nin++] = files[i];
 		in[nin++] = c.calibration;
-		if ((c.report && (rc = afile_check(c.report, in, nin, e)) < 0) ||
-		    (c.plots && (rc = afile_check_dir(c.plots, plot_files, in, nin, e)) < 0))
+		const struct afile_out outs[2] = {{"--report", c.report, NULL},
+						  {"--plots", c.plots, (const char *const *)plot_files}};
+		if ((rc = afile_check_outputs(outs, 2, in, nin, 0, e)) < 0)
 			goto out;
 	}
 	if (c.report) {

@@ -125,7 +125,8 @@ int cmd_import(int argc, char **argv, struct err *e)
 	{
 		static const char *const written[] = {"experiment.json", "requests.csv", NULL};
 		const char *in[2] = {argv[optind], cs.experiment};
-		if ((rc = afile_check_dir(out, written, in, 2, e)) < 0)
+		const struct afile_out outs[1] = {{"-o", out, written}};
+		if ((rc = afile_check_outputs(outs, 1, in, 2, 0, e)) < 0)
 			return rc;
 	}
 	bx = xcalloc(1, sizeof(*bx));

@@ -476,8 +476,9 @@ int cmd_run(int argc, char **argv, struct err *e)
 	{
 		const char *in[5] = {o.wf.workload, o.sf.config, o.sf.tier2, wl.trace[0] ? wl.trace : NULL,
 				     o.sf.calibration};
-		if ((o.requests_out && (rc = afile_check(o.requests_out, in, 5, e)) < 0) ||
-		    (o.step_log && (rc = afile_check(o.step_log, in, 5, e)) < 0))
+		const struct afile_out outs[2] = {{"--requests-out", o.requests_out, NULL},
+						  {"--step-log", o.step_log, NULL}};
+		if ((rc = afile_check_outputs(outs, 2, in, 5, 0, e)) < 0)
 			goto out;
 	}
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)

@@ -371,9 +371,8 @@ int cmd_search(int argc, char **argv, struct err *e)
 	}
 	{
 		const char *in[3] = {o.workload, o.sf.config, o.prices};
-		if (o.csv && (rc = afile_check(o.csv, in, 3, e)) < 0)
-			goto out;
-		if (o.svg && (rc = afile_check(o.svg, in, 3, e)) < 0)
+		const struct afile_out outs[2] = {{"--csv", o.csv, NULL}, {"--svg", o.svg, NULL}};
+		if ((rc = afile_check_outputs(outs, 2, in, 3, 0, e)) < 0)
 			goto out;
 	}
 	/* the workload and one base scenario per budget GPU and engine */

@@ -329,7 +329,8 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 		goto out;
 	if (o.out) {
 		const char *in[2] = {o.workload, o.sf.config};
-		if ((rc = afile_check(o.out, in, 2, e)) < 0)
+		const struct afile_out outs[1] = {{"--out", o.out, NULL}};
+		if ((rc = afile_check_outputs(outs, 1, in, 2, 0, e)) < 0)
 			goto out;
 	}
 	if ((rc = load_workload(o.workload, &wl, e)) < 0)

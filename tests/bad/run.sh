@@ -153,6 +153,14 @@ w ascend-hdr/kernel_details.csv 'Step Id,Device_id,Model ID,Task ID,Stream ID,Na
 cp ascend-hdr/kernel_details.csv ascend-hdr.csv
 w kineto-neg.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": -5, "tid": 7}]}'
 w kineto-nan.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": 5, "tid": 1e300, "args": {"correlation": 1e300}}]}'
+# a servesim tree of its own (SERVESIM_DATA_DIR=$PWD/mini/data): the files
+# a case may try to overwrite are copies, the rest links to the real ones
+mkdir -p mini/data/models mini/calibration/tier1 mini/workloads
+for f in "$root"/data/*; do case ${f##*/} in models|gpus.json|prices.json) ;; *) ln -s "$f" mini/data/ ;; esac; done
+cp "$root/data/gpus.json" "$root/data/prices.json" mini/data/
+for f in "$root"/data/models/*; do case ${f##*/} in index.json|llama-3.1-8b-instruct.json) cp "$f" mini/data/models/ ;; *) ln -s "$f" mini/data/models/ ;; esac; done
+cp "$root/workloads/default.json" mini/workloads/
+cp "$root"/calibration/tier1/*.json mini/calibration/tier1/
 snap() { { find . -printf '%p %y %m %l\n'; find . -type f -exec cksum {} +; } | LC_ALL=C sort; }
 snap > "$work/before"
 
@@ -326,6 +334,31 @@ t search-40-requests 2 "h100-sxm x1, vllm, tp 1 pp 1 dp 1 ep 1: workloads/defaul
 t capacity-concurrency-start-1e11 2 "--start must be in [1, 16777216] clients" '$SS capacity --concurrency-search --start 1e11 --slo ttft_p90_ms=1000 --num-requests 50'
 t capacity-rate-start-1e11 2 "--start must be in [0.015625, 1048576] req/s, got 1e+11" '$SS capacity --start 1e11 --slo ttft_p90_ms=1000'
 t capacity-concurrency-start-above-requests 0 "" '$SS capacity --concurrency-search --start 16777216 --slo ttft_p90_ms=1000 --num-requests 50 | grep -q "max conc   50 clients"'
+# outputs: never a file servesim reads, even unasked; never two on one file;
+# standard output by name; temp files gone on every terminating signal
+M='SERVESIM_DATA_DIR=$PWD/mini/data'
+t out-requests-is-gpus-json 2 "is in servesim's data folder" "$M \$SS run --num-requests 5 --requests-out mini/data/gpus.json"
+t out-requests-is-model-json 2 "is in servesim's data folder" "$M \$SS run --num-requests 5 --requests-out mini/data/models/llama-3.1-8b-instruct.json"
+t out-requests-is-model-index 2 "is in servesim's data folder" "$M \$SS run --num-requests 5 --requests-out mini/data/models/index.json"
+t out-search-csv-is-prices 2 "--csv mini/data/prices.json: is in servesim's data folder" "$M \$SS search --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=500 --csv mini/data/prices.json"
+t out-step-log-is-default-workload 2 "is in the workloads folder" "$M \$SS run --num-requests 5 --step-log mini/workloads/default.json"
+t out-curve-is-calibration 2 "is in the calibration folder" "$M \$SS capacity --slo ttft_p90_ms=500 --curve mini/calibration/tier1/h100-vllm-0.11.0-codellama-34b.json"
+t out-data-via-link 2 "is in servesim's data folder" "ln -s mini/data/gpus.json g.json && $M \$SS run --num-requests 5 --requests-out g.json; r=\$?; rm g.json; exit \$r"
+t out-requests-is-step-log 2 "--requests-out and --step-log name the same file" '$SS run --workload w.json --requests-out x.csv --step-log x.csv'
+t out-curve-is-svg 2 "--curve and --svg name the same file" '$SS capacity --slo ttft_p90_ms=500 --curve x.csv --svg ./x.csv'
+t out-search-csv-is-svg 2 "--csv and --svg name the same file" '$SS search --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=500 --csv y.csv --svg y.csv'
+t out-two-on-stdout 2 "--requests-out and --step-log both name standard output" '$SS run --workload w.json --requests-out - --step-log /dev/stdout'
+t out-requests-dev-stdout-file 0 "" '$SS run --workload w.json --requests-out /dev/stdout > o.txt 2> e.txt && [ "$(wc -l < o.txt)" = 21 ] && grep -q "^  TTFT" e.txt && rm o.txt e.txt'
+t out-requests-dev-stdout-pipe 0 "" '$SS run --workload w.json --requests-out /dev/stdout 2> /dev/null | wc -l | grep -qx 21'
+t out-requests-dash 0 "" '$SS run --workload w.json --requests-out - --format json 2> e.txt | head -1 | grep -q ^id, && grep -q "\"arrived\": 20" e.txt && rm e.txt'
+t out-curve-dev-stdout 0 "" '$SS capacity --slo ttft_p90_ms=1000 --curve /dev/stdout > c.txt 2> e.txt && head -1 c.txt | grep -q ^servesim_version && grep -q "max rate" e.txt && rm c.txt e.txt'
+t out-sweep-dev-stdout 0 "" '$SS sweep --rate 5,10 --num-requests 50 --out /dev/stdout 2> /dev/null | wc -l | grep -qx 3'
+sig() { # sig NAME SIGNAL EXIT: the signal mid-run leaves no temp file
+	t "out-$1-no-temp" "$3" '' "\$SS run --rate 200 --num-requests 20000000 --requests-out big.csv --step-log big.log > /dev/null 2>&1 & p=\$!; i=0; while ! ls | grep -q big.log.tmp && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done; ls | grep -q big.csv.tmp || exit 9; kill -$2 \$p; wait \$p"
+}
+sig sighup HUP 129; sig sigusr1 USR1 138; sig sigusr2 USR2 140; sig sigalrm ALRM 142; sig sigxcpu XCPU 152; sig sigpipe PIPE 141
+t out-sigquit-no-temp 124 '' 'ulimit -c 0; timeout -s QUIT 1.5 $SS run --rate 200 --num-requests 20000000 --requests-out big.csv --step-log big.log > /dev/null 2>&1'
+t out-file-size-limit-no-temp 153 '' '(ulimit -f 200; exec $SS run --rate 200 --num-requests 200000 --requests-out big.csv --step-log big.log > /dev/null 2>&1)'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
