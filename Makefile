@@ -1,4 +1,4 @@
-# servesim - hand-written GNU Makefile.  See README.md.
+# servesim - hand-written GNU Makefile.  See README.md and docs/design.md.
 CC      ?= cc
 BUILD   ?= build
 BIN     ?= servesim
@@ -14,6 +14,16 @@ CPPFLAGS = -Iinclude -Isrc -MMD -MP -D_DEFAULT_SOURCE \
            -DSERVESIM_DATADIR='"$(CURDIR)/data"'
 LDLIBS  = -lcjson -lyaml -lgsl -lgslcblas -lz -lm
 LDLIBS += -pthread
+
+# One short line per file; `make V=1` prints the full commands.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-5s %s\n' '$(1)' '$(2)';
+endif
 
 LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
@@ -110,36 +120,40 @@ MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/axis.h src/
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
 UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
+UNIT_OBJ = $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.o)
+# Objects reached only through pattern rules are intermediates that make
+# deletes after linking; kept, a second `make check` relinks nothing.
+.SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
-.PHONY: all demo check check-run check-asan unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
+.PHONY: all demo check check-run check-asan check-docs docs-regen unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
 .PHONY: mpi check-mpi
 
 all: $(BIN) $(MFU_PACKS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_CORE) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS_CORE) -c $< -o $@
 
 $(BUILD)/src/base/version.o: CPPFLAGS += -DSERVESIM_GIT='"$(GIT_DESCRIBE)"' \
 	-DSERVESIM_CFLAGS='"$(CFLAGS_CORE)"'
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $^
 
 $(BIN): $(BUILD)/src/main.o $(LIB)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/mfupack: $(BUILD)/tools/mfupack.o $(LIB)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 $(MFU_PACKS): $(MFU_PACK_SRC) $(MFU_CSV) data/gpus.json | $(BUILD)/mfupack
-	./$(BUILD)/mfupack data
+	$(call say,PACK,data/mfu)$(BUILD)/mfupack data $(if $(Q),>/dev/null)
 	@touch $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 # Tests: every unit program, then the golden CLI cases; one summary line.
 # The package check runs first (a fresh machine needs the libraries).
@@ -149,7 +163,7 @@ check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS)
 	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
 
 check-asan:
-	$(MAKE) BUILD=build-asan BIN=build-asan/servesim \
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/servesim \
 		EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		LDLIBS="$(LDLIBS) -fsanitize=address,undefined" check
 
@@ -168,6 +182,15 @@ check-mpi: $(BIN) mpi
 golden-regen: $(BIN)
 	@sh tests/golden/run.sh "$(BIN)" regen
 
+# The examples of README.md and docs/ against real output (tests/docs/run.sh):
+# make check runs all but the ones marked slow; check-docs runs every one.
+# docs-regen rewrites the expected output of the examples that differ (those
+# without "..." lines), to be read in the diff and committed with the reason.
+check-docs: $(BIN) $(MFU_PACKS)
+	@sh tests/docs/run.sh "$(BIN)" --all
+docs-regen: $(BIN) $(MFU_PACKS)
+	@sh tests/docs/run.sh "$(BIN)" --regen
+
 # libFuzzer harnesses, built with clang from the library sources.  Any
 # sanitizer report stops the fuzzer (-fno-sanitize-recover=all) and fails
 # `make fuzz`: its exit status and its log ('runtime error', 'ERROR:') are
@@ -179,12 +202,12 @@ FUZZ_CFLAGS = -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -DSERVESIM_DATAD
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/obj/%.o)
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
+	$(call say,CC,$<)clang $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
 build-fuzz/libservesim.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)ar rcs $@ $^
 build-fuzz/%: tests/fuzz/%.c build-fuzz/libservesim.a
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
 -include $(FUZZ_LIB_OBJ:.o=.d)
 
 fuzz: $(FUZZERS:%=build-fuzz/%)
@@ -203,12 +226,12 @@ fuzz: $(FUZZERS:%=build-fuzz/%)
 	done
 
 $(BUILD)/bench: $(BUILD)/tests/bench/bench.o $(LIB)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/bench_guidellm: $(BUILD)/tests/bench/bench_guidellm.o $(LIB)
-	$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
-# Simulator speed and memory: figures, not pass/fail (see README).
+# Simulator speed and memory: figures, not pass/fail (docs/performance.md).
 bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)
 	@echo "servesim bench (one core; chat = Llama-3.1-8B/H100 at 30 req/s, prompt ~600, output ~250)"
 	@./$(BUILD)/bench chat 100000
@@ -247,9 +270,10 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) run
 
-DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev
+DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev jq
 FUZZ_PKGS = clang
 MPI_PKGS = libopenmpi-dev openmpi-bin
+DOCS_PKGS = python3
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -263,6 +287,11 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(FUZZ_PKGS) (make fuzz)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_PKGS); \
 		else echo "deps: clang missing, needed by make fuzz only: sudo apt-get install -y $(FUZZ_PKGS)"; fi; fi
+	@# python3 only for the slow examples of `make check-docs` (data/ check scripts)
+	@if ! command -v python3 >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(DOCS_PKGS) (make check-docs)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DOCS_PKGS); \
+		else echo "deps: python3 missing, needed by make check-docs only: sudo apt-get install -y $(DOCS_PKGS)"; fi; fi
 	@# Open MPI only for `make mpi` / `make check-mpi`: installed when possible, never required by check
 	@if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(MPI_PKGS) (make mpi)"; \

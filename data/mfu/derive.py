@@ -197,13 +197,40 @@ def window_tables(ctx, gen, new_keys, note, od):
               data, note + ['%s; per-GPU head counts; fastest kernel source per key' % extra] + extra_notes)
 
 
-def moe_table(path, note, out):
+# Kernel paths the engine does not dispatch by default on that GPU family
+# (issue 26, mechanism 1): a collection that timed such a path must not price
+# the engines that run the fast one, so its rows of that MoE dtype are left out
+# and servesim falls through to the next collection that has the dtype (its
+# run header names it).  (engine, systems, moe_dtype, kernel_source) -> why.
+#  - vLLM on Blackwell runs gpt-oss's MXFP4 experts with FlashInfer's
+#    TRT-LLM-gen kernels (MXFP4 weights x MXFP8 activations; vLLM's GPT-OSS
+#    recipe, docs.vllm.ai/projects/recipes OpenAI/GPT-OSS, "Blackwell"; the
+#    0.24.0 collection times them as *_flashinfer_trtllm_*).  The 0.19.0
+#    collection's only MXFP4 source, 'vllm_mxfp4_moe' with w4a16_mxfp4
+#    (weight-only, bf16 activations), is 2.6-3.8x slower at every shape (80 vs
+#    29 us at 1 token, 2,030 vs 534 us at 256, top-4 of 128 2880x2880) and
+#    prices the measured vLLM 0.15.1 gpt-oss-120b B200 rows 3.6x too slow
+#    (median ITL ratio; eval/silicon/silicon_vllm_sglang_agg.csv.gz).
+MOE_NOT_DISPATCHED = {
+    ('vllm', 'b200_sxm', 'w4a16_mxfp4', 'vllm_mxfp4_moe'):
+        'vLLM on Blackwell runs MXFP4 experts with FlashInfer TRT-LLM-gen (MXFP8 activations); '
+        'this collection timed only the weight-only w4a16 path (2.6-3.8x slower)',
+}
+
+
+def moe_table(path, note, out, engine=None, system=None):
     """Fused/grouped MoE kernels: tokens entering the layer on one GPU, full
     model expert shape, global expert count, MoE TP and EP; no communication.
     Fastest kernel source per key; distributions balanced and power_law_1.01
-    (the power law is servesim's default routing imbalance)."""
+    (the power law is servesim's default routing imbalance); kernel paths the
+    engine does not dispatch on this GPU (MOE_NOT_DISPATCHED) left out."""
     best = {}
+    dropped = {}
     for r in rows(path):
+        why = MOE_NOT_DISPATCHED.get((engine, system, r['moe_dtype'], r.get('kernel_source')))
+        if why:
+            dropped[(r['moe_dtype'], r.get('kernel_source'))] = why
+            continue
         # TensorRT-LLM's MXFP4 rows come from its 'moe_torch_flow' source
         # (the engine's own MoE module timed end to end), the only MXFP4
         # data of that engine: kept, and per key the fastest source wins
@@ -219,7 +246,8 @@ def moe_table(path, note, out):
     data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
     write(out, ['dtype', 'hidden', 'inter', 'topk', 'experts', 'moe_tp', 'moe_ep', 'distribution', 'tokens', 'latency_us'],
           data, note + ['fused MoE (routed experts only; router/top-k and all-to-all not timed in most sources); '
-                        'hidden/inter full model sizes, experts global; fastest kernel source per key'])
+                        'hidden/inter full model sizes, experts global; fastest kernel source per key'] +
+          ['left out: %s rows of kernel source %s: %s' % (dt, ks, why) for (dt, ks), why in sorted(dropped.items())])
     return len(data)
 
 
@@ -373,7 +401,7 @@ def main(aic, eng, out):
             window_tables(find(a, 'context_attention_perf.csv'), find(a, 'generation_attention_perf.csv'), new, note, od)
             wrote.append('attention')
         if 'moe' in ops:
-            moe_table(find(ops['moe'], 'moe_perf.csv'), note, os.path.join(od, 'moe.csv.gz'))
+            moe_table(find(ops['moe'], 'moe_perf.csv'), note, os.path.join(od, 'moe.csv.gz'), e, system)
             wrote.append('moe')
         if 'mla' in ops and find(ops['mla'], 'generation_mla_perf.csv'):
             new = not (e == 'vllm' and version_key(v) < version_key('0.22.0'))

@@ -146,6 +146,13 @@ struct cost_model {
 	 * none at a shape as near as moe_pick's); the experts cost no more
 	 * than the faster of them (cost_moe_s) */
 	struct moe_pick moe_alt[2];
+	/* 0, or the table whose curve of moe_fmt measured a fallback path
+	 * slower than its own bf16 kernel (1: tabs->moe, k + 2:
+	 * tabs->moe_more[k]); moe_pick is then from a later collection, or,
+	 * moe_as_bf16, none had a faster one and the experts cost what the
+	 * bf16 kernel does (cost.c moe_skip_fallback) */
+	size_t moe_fallback_of;
+	bool moe_as_bf16;
 	/* SGLang attention-DP + EP (wide EP, --moe-a2a-backend deepep): the
 	 * routed experts of a decode step (at most max(128, max_seqs) tokens
 	 * per rank: DeepEP's low-latency mode) run as DeepGEMM's masked grouped

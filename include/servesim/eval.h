@@ -120,15 +120,21 @@ void experiment_release(struct experiment *x);
  * closed-loop experiment per row, see src/calib/aic.c) or a serving
  * benchmark's results (vLLM bench serve JSON, SGLang bench_serving JSONL:
  * one experiment per run, see src/calib/bench.c). */
+#define EXP_TABLE_FILES 8
 struct exp_table {
 	enum gt_format fmt;
 	struct aic_table aic;
 	struct bench_runs bench;
-	size_t n, total;       /* rows kept by the filter, rows in the file */
-	char path[700];
+	size_t n, total;       /* rows kept by the filter, rows in the file(s) */
+	char path[700];        /* the file, or the first of a folder's */
+	/* a folder of silicon CSVs: every one, in name order (the rows'
+	 * aic_row.file indexes them) */
+	char files[EXP_TABLE_FILES][700];
+	unsigned nfiles;
 };
 /* Whether path is such a file, or a folder holding a silicon CSV
- * (experiment_detect kind 5); the file's path in file. */
+ * (experiment_detect kind 5); the file's path (a folder's first silicon CSV
+ * by name) in file. */
 bool exp_table_detect(const char *path, char *file, size_t n);
 /* Read the table at path (file or folder), keeping rows matching where
  * (NULL, or "col=v,col!=v", comma = and; silicon CSVs only). */

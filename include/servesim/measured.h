@@ -155,6 +155,7 @@ struct aic_row {
 	} pre, dec;
 	double ttft_ms, tpot_ms;             /* measured means */
 	size_t line;
+	unsigned file;       /* index of its file in a folder of tables (exp_table.files) */
 };
 
 struct aic_table {

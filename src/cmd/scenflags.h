@@ -63,7 +63,7 @@ enum { SCF = 1100 };
 	"                            a file marked rejected is not applied without --force-calibration\n" \
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n" \
 	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n" \
-	"engine (--engine sglang: SGLang's scheduler and its defaults, README):\n" \
+	"engine (--engine sglang: SGLang's scheduler and its defaults, docs/engines.md):\n" \
 	"  --chunked-prefill-size N  prefill tokens per step (SGLang's rule by GPU memory)\n" \
 	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n" \
 	"  --max-running-requests N  (SGLang's rule from the KV pool; --max-num-seqs alike)\n" \

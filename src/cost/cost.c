@@ -454,6 +454,81 @@ static double moe_pick_s(const struct cost_model *c, const struct moe_pick *pick
 	return cap < t ? cap : t;
 }
 
+/* The alternatives of an fp8 pick from table mt, at a shape no farther
+ * than the pick's: [0] the same experts' bf16 kernel, [1] for per-tensor
+ * fp8 the block-scaled one (curve NULL: none). */
+#define MOE_PROBE_LOG2 13 /* moe_fallback_measured's token counts: 1 .. 8192 */
+
+static void moe_pick_alts(const struct cost_model *c, const struct moetab *mt, const struct moe_pick *pick,
+			  struct moe_pick alt[2])
+{
+	int k;
+
+	memset(alt, 0, 2 * sizeof(alt[0]));
+	moetab_pick(mt, MOE_BF16, &c->moe_shape, c->cfg.moe_dist, &alt[0]);
+	if (c->moe_fmt == MOE_FP8)
+		moetab_pick(mt, MOE_FP8_BLOCK, &c->moe_shape, c->cfg.moe_dist, &alt[1]);
+	for (k = 0; k < 2; k++)
+		if (alt[k].curve && (alt[k].curve == pick->curve || alt[k].distance > pick->distance + 1e-9 ||
+				     alt[k].fmt != (k ? MOE_FP8_BLOCK : MOE_BF16)))
+			memset(&alt[k], 0, sizeof(alt[k]));
+}
+
+/* Whether an fp8 curve measured a fallback path rather than the engine's
+ * fp8 kernel: slower than the same table's bf16 kernel of the same shape
+ * at most of the token counts 1..8192 (powers of two).  Every collection
+ * we hold times fp8 experts at 0.6-0.9x bf16 (median over the shapes both
+ * measure), except vLLM 0.24's per-tensor fp8 rows on H100 and H200:
+ * 2.2x and 2.9x, FlashInfer's ModelOpt path (README "fp8"). */
+static bool moe_fallback_measured(const struct cost_model *c, const struct moe_pick *pick,
+				  const struct moe_pick *bf16)
+{
+	int i, slower = 0;
+
+	if (!pick->curve || !bf16->curve)
+		return false;
+	for (i = 0; i <= MOE_PROBE_LOG2; i++) {
+		double tok = ldexp(1.0, i);
+		if (moe_pick_s(c, pick, c->moe_wdt, tok) > moe_pick_s(c, bf16, DT_BF16, tok))
+			slower++;
+	}
+	return 2 * slower > MOE_PROBE_LOG2 + 1;
+}
+
+/* The pick's table measured a fallback path for this format
+ * (moe_fallback_measured): take the format from the next collection in
+ * the fallback order (same engine by version distance first) whose curve
+ * of this shape, no farther than the pick, is not itself a fallback;
+ * vLLM 0.24's per-tensor fp8 experts on H100/H200 come from vLLM 0.14.0's
+ * Triton fp8 kernel (what `--quantization fp8` on a bf16 checkpoint runs).
+ * The later collection's own bf16 curve only vets it (its fp8 must not be a
+ * fallback either).  Without one, the experts are priced as the bf16 kernel, and the header
+ * says so (moe_as_bf16). */
+static void moe_skip_fallback(struct cost_model *c)
+{
+	size_t k;
+
+	c->moe_fallback_of = c->moe_more + 1;
+	for (k = c->moe_more; k < c->tabs->nmoe_more; k++) {
+		const struct moetab *mt = c->tabs->moe_more[k];
+		struct moe_pick p, alt[2];
+		if (!mt)
+			continue;
+		moetab_pick(mt, c->moe_fmt, &c->moe_shape, c->cfg.moe_dist, &p);
+		if (!p.curve || p.distance > c->moe_pick.distance + 1e-9)
+			continue;
+		moe_pick_alts(c, mt, &p, alt);
+		if (moe_fallback_measured(c, &p, &alt[0]))
+			continue;
+		/* the alternatives stay those of the engine version's own
+		 * table: fp8 no slower than that version's bf16 kernel */
+		c->moe_pick = p;
+		c->moe_more = k + 1;
+		return;
+	}
+	c->moe_as_bf16 = true;
+}
+
 double cost_moe_s(const struct cost_model *c, double tokens)
 {
 	enum dtype cdt = dtype_compute(c->moe_wdt);
@@ -994,22 +1069,32 @@ static void describe_sources(struct cost_model *c)
 		snprintf(note, sizeof(note), " (%.40s's fixed %.0f us kept, the rest at its roofline efficiency on %.40s)",
 			 c->g->tables_of, c->moe_pick.fixed_s * 1e6, c->g->id);
 	if (c->m->n_experts > 0) {
-		char fixed[48] = "";
+		char fixed[48] = "", why[200] = "", alt[240];
+		const char *fmt = moe_fmt_name(c->moe_fmt);
+		const char *alts = c->moe_alt[0].curve && c->moe_alt[1].curve ? "its bf16 and fp8_block curves"
+				   : c->moe_alt[0].curve ? "its bf16 curve"
+				   : c->moe_alt[1].curve ? "its fp8_block curve" : NULL;
 		if (c->moe_pick.distance > 0)
 			snprintf(fixed, sizeof(fixed), ", its fixed %.0f us kept", c->moe_pick.fixed_s * 1e6);
+		if (c->moe_fallback_of > 0 && !c->moe_as_bf16)
+			snprintf(why, sizeof(why), " (%.60s's %s rows of this shape run slower than its bf16 kernel: a fallback path)",
+				 c->moe_fallback_of == 1 ? t->src[MFU_P_MOE] : t->moe_more_src[c->moe_fallback_of - 2], fmt);
+		else if (c->moe_more)
+			snprintf(why, sizeof(why), " (%.60s has no rows of this format)", t->src[MFU_P_MOE]);
+		alt[0] = '\0';
+		if (c->moe_as_bf16)
+			snprintf(alt, sizeof(alt), "; priced as the faster of %s: these %s rows run slower than bf16 (a fallback path) and no other collection measures a faster %s kernel of this shape",
+				 alts, fmt, fmt);
+		else if (alts)
+			snprintf(alt, sizeof(alt), "; no slower than %s", alts);
 		if (c->moe_pick.curve)
-			header_line(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s%s%.60s%s: %s%.100s%s%s%s%s%s%s",
+			header_line(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s%s: %s%.100s%s%s%s%s%s%s",
 				 c->moe_own ? t->src_own[MFU_P_MOE]
 				 : c->moe_more ? t->moe_more_src[c->moe_more - 1] : t->src[MFU_P_MOE],
-				 c->moe_more ? " (" : "", c->moe_more ? t->src[MFU_P_MOE] : "",
-				 c->moe_more ? " has no rows of this format)" : "",
-				 c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
+				 why, c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
 				 c->moe_pick.desc, fixed, c->moe_pick.bound ? ", capped by the measured " : "",
 				 c->moe_pick.bound ? c->moe_pick.bound_desc : "", c->moe_pick.bound ? " of this shape" : "",
-				 c->moe_alt[0].curve && c->moe_alt[1].curve ? "; no slower than its bf16 and fp8_block curves"
-				 : c->moe_alt[0].curve ? "; no slower than its bf16 curve"
-				 : c->moe_alt[1].curve ? "; no slower than its fp8_block curve" : "",
-				 note);
+				 alt, note);
 		else
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
@@ -1251,6 +1336,27 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			if (c->moe_pick.curve)
 				c->moe_more = k + 1;
 		}
+		/* a collection with only the sibling format (nvfp4 for mxfp4, or
+		 * fp8_block for fp8) runs other kernels: a later collection that
+		 * measures the format itself wins (vLLM 0.19.0 on B200 keeps no
+		 * MXFP4 rows, data/mfu/derive.py MOE_NOT_DISPATCHED, so gpt-oss
+		 * on vLLM 0.15-0.19 takes 0.24.0's MXFP4 curves, not its NVFP4) */
+		if (c->moe_pick.curve && c->moe_pick.fmt != c->moe_fmt)
+			for (k = 0; k < c->tabs->nmoe_more; k++) {
+				struct moe_pick alt;
+				char same[40];
+				/* of the same engine only: another engine's kernels
+				 * for the format are no nearer to what this one runs */
+				snprintf(same, sizeof(same), "/%.20s-", c->tabs->engine);
+				if (!strstr(c->tabs->moe_more_src[k], same))
+					continue;
+				moetab_pick(c->tabs->moe_more[k], c->moe_fmt, &c->moe_shape, cfg->moe_dist, &alt);
+				if (alt.curve && alt.fmt == c->moe_fmt) {
+					c->moe_pick = alt;
+					c->moe_more = k + 1;
+					break;
+				}
+			}
 		if (c->tabs->moe_own) {
 			/* the GPU's own measured curves win unless a borrowed one is
 			 * a much nearer shape (MOE_OWN_MARGIN) */
@@ -1264,19 +1370,11 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			}
 		}
 		if (c->moe_pick.curve && (c->moe_fmt == MOE_FP8 || c->moe_fmt == MOE_FP8_BLOCK)) {
-			/* the alternatives, from the table the pick came from and
-			 * at a shape no farther than the pick's */
 			const struct moetab *mt = c->moe_own ? c->tabs->moe_own
 					       : c->moe_more ? c->tabs->moe_more[c->moe_more - 1] : c->tabs->moe;
-			moetab_pick(mt, MOE_BF16, &c->moe_shape, cfg->moe_dist, &c->moe_alt[0]);
-			if (c->moe_fmt == MOE_FP8)
-				moetab_pick(mt, MOE_FP8_BLOCK, &c->moe_shape, cfg->moe_dist, &c->moe_alt[1]);
-			for (k = 0; k < 2; k++)
-				if (c->moe_alt[k].curve &&
-				    (c->moe_alt[k].curve == c->moe_pick.curve ||
-				     c->moe_alt[k].distance > c->moe_pick.distance + 1e-9 ||
-				     c->moe_alt[k].fmt != (k ? MOE_FP8_BLOCK : MOE_BF16)))
-					memset(&c->moe_alt[k], 0, sizeof(c->moe_alt[k]));
+			moe_pick_alts(c, mt, &c->moe_pick, c->moe_alt);
+			if (!c->moe_own && moe_fallback_measured(c, &c->moe_pick, &c->moe_alt[0]))
+				moe_skip_fallback(c);
 		}
 	}
 	comm_place(g, p, &c->place);

@@ -1099,12 +1099,52 @@ void experiment_workload(const struct experiment *x, char *buf, size_t n)
 
 #include <dirent.h>
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The silicon CSVs (plain or .gz) of folder dir, in name order: at most cap
+ * paths into files; returns how many there are (may exceed cap). */
+static size_t table_files(const char *dir, char (*files)[700], size_t cap)
+{
+	char *names[64], path[700];
+	size_t nn = 0, k, got = 0;
+	struct dirent *de;
+	struct stat sb;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && nn < sizeof(names) / sizeof(names[0])) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' ||
+		    !((l > 4 && strcmp(de->d_name + l - 4, ".csv") == 0) ||
+		      (l > 7 && strcmp(de->d_name + l - 7, ".csv.gz") == 0)))
+			continue;
+		names[nn++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, nn, sizeof(names[0]), cmp_name);
+	for (k = 0; k < nn; k++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[k]) >= (int)sizeof(path)) {
+			free(names[k]);
+			continue;
+		}
+		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && aic_is_table(path)) {
+			if (got < cap)
+				snprintf(files[got], sizeof(files[0]), "%.699s", path);
+			got++;
+		}
+		free(names[k]);
+	}
+	return got;
+}
+
 bool exp_table_detect(const char *path, char *file, size_t n)
 {
+	char first[1][700];
 	struct stat sb;
-	struct dirent *de;
-	DIR *d;
-	bool yes = false;
 
 	if (stat(path, &sb) != 0)
 		return false;
@@ -1113,24 +1153,16 @@ bool exp_table_detect(const char *path, char *file, size_t n)
 		snprintf(file, n, "%s", path);
 		return f == GT_AIC || f == GT_VLLM_BENCH || f == GT_SGLANG_BENCH;
 	}
-	if (!S_ISDIR(sb.st_mode) || !(d = opendir(path)))
+	if (!S_ISDIR(sb.st_mode) || table_files(path, first, 1) == 0)
 		return false;
-	/* the first CSV (plain or .gz) of the folder whose header is a silicon table's */
-	while (!yes && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (de->d_name[0] == '.' ||
-		    !((l > 4 && strcmp(de->d_name + l - 4, ".csv") == 0) ||
-		      (l > 7 && strcmp(de->d_name + l - 7, ".csv.gz") == 0)))
-			continue;
-		snprintf(file, n, "%s/%s", path, de->d_name);
-		yes = stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && aic_is_table(file);
-	}
-	closedir(d);
-	return yes;
+	snprintf(file, n, "%s", first[0]);
+	return true;
 }
 
 int exp_table_open(const char *path, const char *where, struct exp_table *t, struct err *e)
 {
+	struct stat sb;
+	unsigned f;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -1140,8 +1172,33 @@ int exp_table_open(const char *path, const char *where, struct exp_table *t, str
 			       path);
 	t->fmt = gt_sniff(t->path, NULL, 0);
 	if (t->fmt == GT_AIC) {
-		if ((rc = aic_read(t->path, where, &t->aic, e)) < 0)
-			return rc;
+		/* a folder: every silicon CSV in it, in name order, as one table */
+		size_t nf = 1;
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			nf = table_files(path, t->files, EXP_TABLE_FILES);
+			if (nf > EXP_TABLE_FILES)
+				return err_set(e, SS_EDATA, "%s: %zu silicon CSVs (at most %d per folder)", path,
+					       nf, EXP_TABLE_FILES);
+		} else {
+			snprintf(t->files[0], sizeof(t->files[0]), "%s", t->path);
+		}
+		t->nfiles = (unsigned)nf;
+		for (f = 0; f < t->nfiles; f++) {
+			struct aic_table one;
+			size_t k;
+			if ((rc = aic_read(t->files[f], where, &one, e)) < 0) {
+				aic_table_release(&t->aic);
+				return rc;
+			}
+			XGROW(t->aic.r, t->aic.cap, t->aic.n + one.n + 1);
+			for (k = 0; k < one.n; k++) {
+				one.r[k].file = f;
+				t->aic.r[t->aic.n++] = one.r[k];
+			}
+			t->aic.total += one.total;
+			t->aic.ncols = one.ncols;
+			aic_table_release(&one);
+		}
 		t->n = t->aic.n;
 		t->total = t->aic.total;
 		return 0;
@@ -1434,8 +1491,8 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 		return 0;
 	}
 	snprintf(x->name, sizeof(x->name), "%s", r->id);
-	snprintf(x->source, sizeof(x->source), "%.480s:%zu", t->path, r->line);
-	snprintf(x->path, sizeof(x->path), "%s", t->path);
+	snprintf(x->source, sizeof(x->source), "%.480s:%zu", t->files[r->file], r->line);
+	snprintf(x->path, sizeof(x->path), "%s", t->files[r->file]);
 	snprintf(x->format, sizeof(x->format), "aic-silicon");
 	x->skippable = true;
 	snprintf(x->model, sizeof(x->model), "%s", r->model);
