@@ -44,6 +44,7 @@ LIB_SRC = \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
 LIB_SRC += src/calib/aic.c
 LIB_SRC += src/calib/vllm_requests.c
+LIB_SRC += src/calib/measured.c
 LIB_SRC += src/calib/vcr.c
 LIB_SRC += src/calib/bench.c
 LIB_SRC += src/calib/sniff.c

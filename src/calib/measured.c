@@ -24,12 +24,15 @@ int gt_request_set(struct gt_request *r, const char *ctx, const struct gt_fields
 	if (!(output >= 1 && output <= (double)WL_MAX_TOKENS) || output != floor(output))
 		return err_set(e, SS_EDATA, "%s: '%s' must be an integer in [1, %lld], got %g", ctx, f->output,
 			       (long long)WL_MAX_TOKENS, output);
+	if (!isnan(ttft_ms) && !(ttft_ms >= 0 && ttft_ms <= GT_MAX_MS))
+		return err_set(e, SS_EDATA, "%s: '%s' must be in [0, %g] ms, got %g ms", ctx, f->ttft, GT_MAX_MS,
+			       ttft_ms);
 	if (!(e2e_ms >= 0 && e2e_ms <= GT_MAX_MS))
 		return err_set(e, SS_EDATA, "%s: '%s' must be in [0, %g] ms, got %g ms", ctx, f->e2e, GT_MAX_MS,
 			       e2e_ms);
-	if (!isnan(ttft_ms) && !(ttft_ms >= 0 && ttft_ms <= e2e_ms))
-		return err_set(e, SS_EDATA, "%s: '%s' must be in [0, %s = %g] ms, got %g ms", ctx, f->ttft, f->e2e,
-			       e2e_ms, ttft_ms);
+	if (!isnan(ttft_ms) && ttft_ms > e2e_ms)
+		return err_set(e, SS_EDATA, "%s: '%s' must be at most '%s' (%g ms), got %g ms", ctx, f->ttft,
+			       f->e2e, e2e_ms, ttft_ms);
 	memset(r, 0, sizeof(*r));
 	r->arrival_s = start_s;
 	r->prompt_tokens = (int64_t)prompt;

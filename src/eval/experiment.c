@@ -44,8 +44,8 @@ static int stat_field(const struct json *st, const char *obj, const char *key, c
 		return rc;
 	if ((rc = json_opt_num(o, key, c2, out, &pres, e)) < 0)
 		return rc;
-	if (pres && !(*out >= 0))
-		return err_set(e, SS_EDATA, "%s: '%s' must be >= 0, got %g", c2, key, *out);
+	if (pres && !(*out >= 0 && *out <= GT_MAX_MS))
+		return err_set(e, SS_EDATA, "%s: '%s' must be in [0, %g] ms, got %g", c2, key, GT_MAX_MS, *out);
 	if (!pres)
 		*out = NAN;
 	return 0;
@@ -189,8 +189,11 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 		    (rc = json_req_num(st, "duration_s", c3, &m->duration_s, e)) < 0 ||
 		    (rc = json_req_int(st, "completed", c3, 0, INT64_MAX, &m->completed, e)) < 0)
 			return rc;
-		if (!(m->duration_s > 0))
-			return err_set(e, SS_EDATA, "%s: 'duration_s' must be > 0, got %g", c3, m->duration_s);
+		if (!(m->duration_s > 0 && m->duration_s <= WL_MAX_TIME_S))
+			return err_set(e, SS_EDATA, "%s: 'duration_s' must be in (0, %g] s, got %g", c3, WL_MAX_TIME_S,
+				       m->duration_s);
+		if (!(m->rate >= 0 && m->rate <= WL_MAX_RATE))
+			return err_set(e, SS_EDATA, "%s: 'rate' must be in [0, %g], got %g", c3, WL_MAX_RATE, m->rate);
 		m->index = (int)idx;
 		if ((rc = stat_field(st, "ttft_ms", "mean", c3, &m->v[EM_TTFT_MEAN], e)) < 0 ||
 		    (rc = stat_field(st, "ttft_ms", "p90", c3, &m->v[EM_TTFT_P90], e)) < 0 ||
@@ -527,7 +530,9 @@ static int load_requests_csv(const char *path, struct gt_requests *g, struct err
 		goto out;
 	sc = csv_column(c, "stage");
 	while ((rc = csv_next(c, e)) > 0) {
+		static const struct gt_fields f = {"arrival_s", "prompt_tokens", "output_tokens", "ttft_ms", "e2e_ms"};
 		double v[5], st = 0;
+		char ctx[1500];
 		struct gt_request *r;
 		int k;
 		for (k = 0; k < 5; k++)
@@ -544,13 +549,12 @@ static int load_requests_csv(const char *path, struct gt_requests *g, struct err
 				     path, csv_lineno(c), WL_MAX_TIME_S, (long long)WL_MAX_TOKENS, GT_MAX_BENCH);
 			goto out;
 		}
+		snprintf(ctx, sizeof(ctx), "%s:%zu", path, csv_lineno(c));
 		XGROW(g->r, g->cap, g->n + 1);
-		r = &g->r[g->n++];
-		r->arrival_s = v[0];
-		r->prompt_tokens = (int64_t)v[1];
-		r->output_tokens = (int64_t)v[2];
-		r->ttft_ms = v[3];
-		r->e2e_ms = v[4];
+		r = &g->r[g->n];
+		if ((rc = gt_request_set(r, ctx, &f, v[0], v[1], v[2], v[3], v[4], e)) < 0)
+			goto out;
+		g->n++;
 		r->stage = (int)st;
 		if ((size_t)st + 1 > g->nb)
 			g->nb = (size_t)st + 1;

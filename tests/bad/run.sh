@@ -153,6 +153,44 @@ w ascend-hdr/kernel_details.csv 'Step Id,Device_id,Model ID,Task ID,Stream ID,Na
 cp ascend-hdr/kernel_details.csv ascend-hdr.csv
 w kineto-neg.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": -5, "tid": 7}]}'
 w kineto-nan.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": 5, "tid": 1e300, "args": {"correlation": 1e300}}]}'
+# measured requests (issue 30): GuideLLM, OTel spans, vLLM engine stats, vcr
+glr() { mkdir -p "$1"; printf '{"metadata": {"version": 1, "guidellm_version": "0.6.0"}, "benchmarks": [{"type_": "generative_benchmark", "config": {"strategy": {"type_": "constant", "rate": %s}}, "requests": {"successful": [%s, %s], "errored": [], "incomplete": [], "total": 2}}]}\n' "$2" "$3" "$4" > "$1/guidellm-results.json"; }
+R1='{"request_id": "a", "request_start_time": 3000.0, "request_latency": 1.0, "prompt_tokens": 500, "output_tokens": 41, "time_to_first_token_ms": 100.0}'
+req() { printf '{"request_id": "%s", "request_start_time": %s, "request_latency": %s, "prompt_tokens": 900, "output_tokens": 81, "time_to_first_token_ms": %s}' "$@"; }
+glr glr-start-1e10 2.5 "$R1" "$(req b 1e10 2.0 400)"
+glr glr-start-neg 2.5 "$R1" "$(req b -1e10 2.0 400)"
+glr glr-start-m5 2.5 "$R1" "$(req b -5 2.0 400)"
+glr glr-start-abc 2.5 "$R1" "$(req b '"abc"' 2.0 400)"
+glr glr-ttft-huge 2.5 "$R1" "$(req b 3000.4 2.0 1e300)"
+glr glr-ttft-neg 2.5 "$R1" "$(req b 3000.4 2.0 -5)"
+glr glr-e2e-neg 2.5 "$R1" "$(req b 3000.4 -2.0 400)"
+glr glr-ttft-above 2.5 "$R1" "$(req b 3000.4 2.0 4000)"
+glr glr-dup-id 2.5 "$R1" "$(req a 3000.4 2.0 400)"
+glr glr-rate-neg -5 "$R1" "$(req b 3000.4 2.0 400)"
+span() { printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"llm_request","spanId":"%s","startTimeUnixNano":%s,"attributes":[{"key":"gen_ai.latency.time_to_first_token","value":{"doubleValue":%s}},{"key":"gen_ai.latency.e2e","value":{"doubleValue":%s}},{"key":"gen_ai.usage.prompt_tokens","value":{"intValue":%s}},{"key":"gen_ai.usage.completion_tokens","value":{"intValue":"50"}}]}]}]}]}\n' "$@"; }
+S1=$(span a '"1700000000000000000"' 0.1 1.0 '"500"')
+printf '%s\n' "$S1" "$(span b '"99999999999999999999"' 0.2 1.5 '"600"')" > otel-start-huge.json
+printf '%s\n' "$S1" "$(span b '"1700000000500000000"' 0.2 1.5 '"99999999999999999999"')" > otel-prompt-huge.json
+printf '%s\n' "$S1" "$(span b '"abc"' 0.2 1.5 '"600"')" > otel-start-abc.json
+printf '%s\n' "$S1" "$(span a '"1700000000500000000"' 0.2 1.5 '"600"')" > otel-dup-span.json
+printf '%s\n' "$S1" "$(span b '"1700000000500000000"' 2.2 1.5 '"600"')" > otel-ttft-above.json
+ve() { mkdir -p "$1"; cp "$root/tests/golden/fixtures/readers/vllm-engine/vllm_meta.json" "$1/"; printf '%s\n' "$2" "$3" > "$1/vllm_requests.jsonl"; }
+V1='{"request_id": "a", "input_toks": 100, "output_toks": 10, "queued_ts": 1000.0, "first_token_ts": 1000.1, "last_token_ts": 1001.0}'
+ve ve-queued-late "$V1" '{"request_id": "b", "input_toks": 100, "output_toks": 10, "queued_ts": 10000001000.0, "first_token_ts": 10000001000.1, "last_token_ts": 10000001001.0}'
+ve ve-dup-id "$V1" '{"request_id": "a", "input_toks": 100, "output_toks": 10, "queued_ts": 1001.0, "first_token_ts": 1001.1, "last_token_ts": 1002.0}'
+vc() { { echo '{"meta": {"model": "meta-llama/Llama-3.1-8B-Instruct", "gpu": "H100", "tp": 1}}'; printf '%s\n' "$2" '{"prompt_tokens": 100, "output_tokens": 3, "ttft_ms": 10, "itl_ms": [1, 2], "arrival_ms": 5}'; } > "$1.jsonl"; }
+vc vcr-ttft-huge '{"prompt_tokens": 100, "cached_tokens": 0, "output_tokens": 3, "ttft_ms": 1e300, "itl_ms": [1, 2], "arrival_ms": 0}'
+vc vcr-cached-above '{"prompt_tokens": 100, "cached_tokens": 200, "output_tokens": 3, "ttft_ms": 10, "itl_ms": [1, 2], "arrival_ms": 0}'
+x_exp xr-ttft-above '' '2s/^\([^,]*,[^,]*,[^,]*\),\([^,]*\),\([^,]*\)/\1,\3,\2/'
+# HF config fields (issue 30): a Llama config with one field changed
+hf() { sed "s|\"rope_theta\": 500000.0,|$2|" "$root/data/models/llama-3.1-8b-instruct.json" > "$1.json"; }
+hf hf-rope-yes '"rope_theta": 500000.0, "rope_scaling": "yes",'
+hf hf-rope-factor-neg '"rope_theta": 500000.0, "rope_scaling": {"factor": -4, "rope_type": "linear"},'
+hf hf-window-neg '"rope_theta": 500000.0, "sliding_window": -5,'
+hf hf-quant-foo '"rope_theta": 500000.0, "quantization_config": {"quant_method": "foo"},'
+hf hf-rope-ok '"rope_theta": 500000.0, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"}, "sliding_window": null,'
+sed '/max_position_embeddings/d' "$root/data/models/llama-3.1-8b-instruct.json" > hf-no-max-pos.json
+sed 's/"max_position_embeddings": 131072/"max_position_embeddings": 9223372036854775807/' "$root/data/models/llama-3.1-8b-instruct.json" > hf-max-pos-2e63.json
 # a servesim tree of its own (SERVESIM_DATA_DIR=$PWD/mini/data): the files
 # a case may try to overwrite are copies, the rest links to the real ones
 mkdir -p mini/data/models mini/calibration/tier1 mini/workloads
@@ -334,6 +372,37 @@ t search-40-requests 2 "h100-sxm x1, vllm, tp 1 pp 1 dp 1 ep 1: workloads/defaul
 t capacity-concurrency-start-1e11 2 "--start must be in [1, 16777216] clients" '$SS capacity --concurrency-search --start 1e11 --slo ttft_p90_ms=1000 --num-requests 50'
 t capacity-rate-start-1e11 2 "--start must be in [0.015625, 1048576] req/s, got 1e+11" '$SS capacity --start 1e11 --slo ttft_p90_ms=1000'
 t capacity-concurrency-start-above-requests 0 "" '$SS capacity --concurrency-search --start 16777216 --slo ttft_p90_ms=1000 --num-requests 50 | grep -q "max conc   50 clients"'
+# measured values: every time, count and latency checked, named by file, field and record
+GL='--model llama-3.1-8b --gpu h100'
+t guidellm-start-1e10 3 "the requests' 'request_start_time' span 1e+10 s" "\$SS eval glr-start-1e10 $GL"
+t guidellm-start-negative 3 "request 1 of benchmark 0: 'request_start_time' must be a time in [0, 1e+11] s, got -1e+10" "\$SS eval glr-start-neg $GL"
+t guidellm-start-minus-5 3 "'request_start_time' must be a time in [0, 1e+11] s, got -5" "\$SS import glr-start-m5 $GL -o out"
+t guidellm-start-string 3 "'request_start_time' must be a number, got \"abc\"" "\$SS eval glr-start-abc $GL"
+t guidellm-ttft-1e300 3 "'time_to_first_token_ms' must be in [0, 1e+12] ms, got 1e+300 ms" "\$SS eval glr-ttft-huge $GL"
+t guidellm-ttft-negative 3 "'time_to_first_token_ms' must be in [0, 1e+12] ms, got -5 ms" "\$SS calibrate glr-ttft-neg $GL"
+t guidellm-e2e-negative 3 "'request_latency' must be in [0, 1e+12] ms, got -2000 ms" "\$SS eval glr-e2e-neg $GL"
+t guidellm-ttft-above-e2e 3 "'time_to_first_token_ms' must be at most 'request_latency' (2000 ms), got 4000 ms" "\$SS eval glr-ttft-above $GL"
+t guidellm-duplicate-id 3 "requests 0 and 1 have the same 'request_id' \"a\"" "\$SS eval glr-dup-id $GL"
+t guidellm-rate-negative 3 "the constant strategy's 'rate' must be in [0, 1e+09], got -5" "\$SS eval glr-rate-neg $GL"
+t otel-start-1e20-ns 3 "otel-start-huge.json: the requests' 'startTimeUnixNano' span 9.83e+10 s" "\$SS eval otel-start-huge.json $GL"
+t otel-prompt-1e20 3 "otel-prompt-huge.json:2: 'gen_ai.usage.prompt_tokens' must be an integer in [1, 16777216], got 1e+20" "\$SS eval otel-prompt-huge.json $GL"
+t otel-start-string 3 "otel-start-abc.json:2: 'startTimeUnixNano' must be an integer count of ns, got \"abc\"" "\$SS eval otel-start-abc.json $GL"
+t otel-duplicate-span 3 "lines 1 and 2 have the same 'spanId' \"a\"" "\$SS import otel-dup-span.json $GL -o out"
+t otel-ttft-above-e2e 3 "'gen_ai.latency.time_to_first_token' must be at most 'gen_ai.latency.e2e' (1500 ms), got 2200 ms" "\$SS eval otel-ttft-above.json $GL"
+t engine-stats-queued-late 3 "the requests' 'queued_ts' span 1e+10 s" '$SS eval ve-queued-late --gpu h100'
+t engine-stats-duplicate-id 3 "lines 1 and 2 have the same 'request_id' \"a\"" '$SS eval ve-dup-id --gpu h100'
+t vcr-ttft-1e300 3 "vcr-ttft-huge.jsonl:2: 'ttft_ms' must be in [0, 1e+12] ms, got 1e+300 ms" '$SS eval vcr-ttft-huge.jsonl'
+t vcr-import-ttft-1e300 3 "'ttft_ms' must be in [0, 1e+12] ms" '$SS import vcr-ttft-huge.jsonl -o out'
+t vcr-cached-above-prompt 3 "'cached_tokens' must be an integer in [0, prompt_tokens = 100], got 200" '$SS eval vcr-cached-above.jsonl'
+t exp-requests-ttft-above-e2e 3 "xr-ttft-above/requests.csv:2: 'ttft_ms' must be at most 'e2e_ms'" '$SS eval xr-ttft-above'
+# HF config fields: checked, never run as something else
+t hf-rope-scaling-string 3 "hf-rope-yes.json: 'rope_scaling' must be an object or null" '$SS run --config hf-rope-yes.json --num-requests 5'
+t hf-rope-factor-negative 3 "'rope_scaling.factor' must be a positive number, got -4" '$SS run --config hf-rope-factor-neg.json --num-requests 5'
+t hf-sliding-window-negative 3 "'sliding_window' must be in [0, 2147483647], got -5" '$SS run --config hf-window-neg.json --num-requests 5'
+t hf-quant-method-unknown 3 "'quantization_config.quant_method' \"foo\" is not one servesim reads" '$SS run --config hf-quant-foo.json --num-requests 5'
+t hf-no-max-position-embeddings 3 "hf-no-max-pos.json: no maximum context length" '$SS run --config hf-no-max-pos.json --num-requests 5'
+t hf-max-position-2e63 3 "'max_position_embeddings' must be in [1, 2147483647], got 9.223372037e+18" '$SS run --config hf-max-pos-2e63.json --num-requests 5'
+t hf-rope-scaling-good 0 "" '$SS run --config hf-rope-ok.json --num-requests 5 > /dev/null'
 # outputs: never a file servesim reads, even unasked; never two on one file;
 # standard output by name; temp files gone on every terminating signal
 M='SERVESIM_DATA_DIR=$PWD/mini/data'
