@@ -34,9 +34,10 @@ LIB_SRC = \
 	src/hw/moetab.c src/hw/mfucache.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
-	src/sim/startup.c \
 	src/sim/spec.c \
-	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/scenario.c \
+	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c \
+	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
+	src/engine/scenario.c src/engine/startup.c \
 	src/workload/spec.c src/workload/gen.c \
 	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
@@ -49,7 +50,6 @@ LIB_SRC += src/calib/vcr.c
 LIB_SRC += src/calib/bench.c
 LIB_SRC += src/calib/sniff.c
 LIB_SRC += src/calib/guidellm_v2.c
-LIB_SRC += src/sim/sglang.c
 LIB_SRC += src/sim/stepmemo.c
 LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c
@@ -100,6 +100,7 @@ UNIT_TESTS += test_capacity
 UNIT_TESTS += test_plan
 UNIT_TESTS += test_mfupack
 UNIT_TESTS += test_out
+UNIT_TESTS += test_engine
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench

@@ -56,7 +56,8 @@ int main(int argc, char **argv)
 			x->heads = h;
 			x->m = tm.base;
 			p.tp = (int)(tm.base.heads / h);
-			tool_cost_cfg(&cc, argv[2], DT_FP8, DT_FP8);
+			if (tool_cost_cfg(&cc, argv[2], DT_FP8, DT_FP8) < 0)
+				return 2;
 			if (cost_init(&x->c, &x->m, tm.g, &p, &cc, argv[1], &e) < 0) {
 				fprintf(stderr, "csacheck: %s\n", e.msg);
 				return 1;

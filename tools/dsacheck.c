@@ -61,8 +61,9 @@ int main(int argc, char **argv)
 			x->m.heads = h;
 			if (strcmp(argv[6], "bf16") == 0) /* bf16 projections, whatever the checkpoint stores */
 				x->m.q.attn = x->m.q.mlp = x->m.q.experts = Q_NONE;
-			tool_cost_cfg(&cc, argv[2], strcmp(argv[6], "bf16") == 0 ? DT_BF16 : DT_FP8,
-				      strcmp(argv[5], "fp8") == 0 ? DT_FP8 : DT_BF16);
+			if (tool_cost_cfg(&cc, argv[2], strcmp(argv[6], "bf16") == 0 ? DT_BF16 : DT_FP8,
+					  strcmp(argv[5], "fp8") == 0 ? DT_FP8 : DT_BF16) < 0)
+				return 2;
 			if (cost_init(&x->c, &x->m, tm.g, &p, &cc, argv[1], &e) < 0) {
 				fprintf(stderr, "dsacheck: %s\n", e.msg);
 				return 1;

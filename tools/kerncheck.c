@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/registry.h"
+#include "servesim/cost.h"
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
 #include "servesim/moetab.h"
@@ -42,7 +44,7 @@ int main(int argc, char **argv)
 	g = *g0;
 	if (strcmp(argv[3], "own") != 0)
 		g.measured[0] = '\0';
-	if (mfu_load(&t, argv[1], &g, "vllm", NULL, &e) < 0) {
+	if (mfu_load(&t, argv[1], &g, engine_default()->cost->name, NULL, NULL, &e) < 0) {
 		fprintf(stderr, "kerncheck: %s\n", e.msg);
 		return 1;
 	}

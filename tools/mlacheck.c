@@ -78,7 +78,8 @@ int main(int argc, char **argv)
 		double h = 128.0 / tps[ti];
 		int b, kv;
 
-		tool_cost_cfg(&cc, argv[2], DT_FP8, strcmp(argv[4], "fp8") == 0 ? DT_FP8 : DT_BF16);
+		if (tool_cost_cfg(&cc, argv[2], DT_FP8, strcmp(argv[4], "fp8") == 0 ? DT_FP8 : DT_BF16) < 0)
+			return 2;
 		if (cost_init(&c, &m, g, &p, &cc, argv[1], &e) < 0) {
 			fprintf(stderr, "mlacheck: %s\n", e.msg);
 			return 1;

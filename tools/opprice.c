@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/registry.h"
 #include "servesim/cost.h"
 #include "servesim/opgraph.h"
 
@@ -71,6 +72,7 @@ int main(int argc, char **argv)
 	struct pass_shape one = {1, 1, 0, false};
 	struct cost_model c;
 	struct opgraph gr;
+	const struct engine_type *en;
 	struct err e;
 
 	if (argc != 6) {
@@ -98,7 +100,11 @@ int main(int argc, char **argv)
 	cost_default_overheads(&cc.ov);
 	cc.max_tokens = 16384;
 	cc.max_seqs = 1024;
-	snprintf(cc.engine, sizeof(cc.engine), "%s", argv[2]);
+	if (engine_lookup(argv[2], &en, &e) < 0) {
+		fprintf(stderr, "opprice: %s\n", e.msg);
+		return 2;
+	}
+	cc.engine = en->cost;
 	if (cost_init(&c, &m, g, &p, &cc, argv[1], &e) < 0 ||
 	    opgraph_build(&m, &p, &one, c.cfg.wdt, c.cfg.kvdt, &gr, &e) < 0) {
 		fprintf(stderr, "opprice: %s\n", e.msg);

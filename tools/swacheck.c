@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/registry.h"
 #include "servesim/gpu.h"
 #include "servesim/mfu.h"
 #include "toolenv.h"
@@ -47,6 +48,7 @@ int main(int argc, char **argv)
 	struct gpu_db db;
 	const struct gpu_spec *g;
 	struct mfu_tables t;
+	const struct engine_type *en;
 	struct err e;
 	char line[512], kind[32], kv[32], flag[32];
 	int hold = argc > 4 ? atoi(argv[4]) : 0;
@@ -57,7 +59,8 @@ int main(int argc, char **argv)
 	}
 	if (tool_load_gpu("swacheck", argv[1], argv[2], &db, &g) < 0)
 		return 2;
-	if (mfu_load(&t, argv[1], g, argv[3], NULL, &e) < 0) {
+	if (engine_lookup(argv[3], &en, &e) < 0 ||
+	    mfu_load(&t, argv[1], g, en->cost->name, en->cost->fallback, NULL, &e) < 0) {
 		fprintf(stderr, "swacheck: %s\n", e.msg);
 		return 1;
 	}

@@ -4,6 +4,8 @@
 
 #include "toolenv.h"
 
+#include "engine/registry.h"
+
 int tool_load_gpu(const char *tool, const char *data_dir, const char *gpu, struct gpu_db *db,
 		  const struct gpu_spec **g)
 {
@@ -32,15 +34,23 @@ int tool_load_model(const char *tool, const char *data_dir, const char *model, s
 	return 0;
 }
 
-void tool_cost_cfg(struct cost_cfg *cc, const char *engine, enum dtype wdt, enum dtype kvdt)
+int tool_cost_cfg(struct cost_cfg *cc, const char *engine, enum dtype wdt, enum dtype kvdt)
 {
+	const struct engine_type *en;
+	struct err e;
+
 	memset(cc, 0, sizeof(*cc));
+	if (engine_lookup(engine, &en, &e) < 0) {
+		fprintf(stderr, "%s\n", e.msg);
+		return -1;
+	}
 	cc->wdt = wdt;
 	cc->kvdt = kvdt;
 	cost_default_overheads(&cc->ov);
 	cc->max_tokens = 8192;
 	cc->max_seqs = 1024;
-	snprintf(cc->engine, sizeof(cc->engine), "%s", engine);
+	cc->engine = en->cost;
+	return 0;
 }
 
 int tool_models_load(struct tool_models *t, const char *tool, const char *data_dir, const char *model,

@@ -19,10 +19,11 @@ int tool_load_gpu(const char *tool, const char *data_dir, const char *gpu, struc
 int tool_load_model(const char *tool, const char *data_dir, const char *model, struct model_registry *reg,
 		    struct model_cfg *m);
 
-/* The check tools' cost configuration: zeroed, the engine's tables,
- * weights wdt, KV cache kvdt, default overheads, steps of up to 8192 tokens
- * and 1024 sequences. */
-void tool_cost_cfg(struct cost_cfg *cc, const char *engine, enum dtype wdt, enum dtype kvdt);
+/* The check tools' cost configuration: zeroed, the engine's tables and
+ * terms, weights wdt, KV cache kvdt, default overheads, steps of up to 8192
+ * tokens and 1024 sequences; -1 after a message on stderr for an engine
+ * servesim does not know. */
+int tool_cost_cfg(struct cost_cfg *cc, const char *engine, enum dtype wdt, enum dtype kvdt);
 
 /* A cost model of the tool's model at one head count per GPU, made at the
  * first query of that count (the tables' emulated TP ranks). */

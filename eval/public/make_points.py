@@ -15,7 +15,7 @@ VLLM_BIG = dict(max_num_batched_tokens=8192, max_num_seqs=1024, block_size=16,
 VLLM_A100 = dict(VLLM_BIG, max_num_batched_tokens=2048, max_num_seqs=256)
 # SGLang: chunked_prefill_size and max_running_requests (max_num_seqs) left
 # to servesim's SGLang rules when the serve line does not set them;
-# mem_fraction_static: servesim applies SGLang's rule (src/sim/sglang.c);
+# mem_fraction_static: servesim applies SGLang's rule (src/engine/sglang.c);
 # the KV cache: SGLang's --kv-cache-dtype auto (bf16) unless "kv_dtype"
 # (moved from these engine settings to the experiment's top level)
 SGL = dict(block_size=1,

@@ -44,10 +44,66 @@ struct overheads {
 				 * fraction (0..1) of the next step after its end */
 	double prefill_token_us;/* per prefill token in a step (tier 1) */
 	double api_e2e_ms;      /* client-side: after the last token (tier 1) */
+	double eager_op_us;     /* a step holding prefill chunks runs eagerly (CUDA graphs
+				 * only for decode-only batches): at least this host time
+				 * per operator of the pass (0: every step replays a graph) */
+	/* which terms were set by the user (flags, a calibration file): the
+	 * others are the engine's own (engine_host), OV_* bits */
+	unsigned given;
+};
+enum {
+	OV_STEP = 1u << 0, OV_LAYER = 1u << 1, OV_REQ = 1u << 2, OV_API_TTFT = 1u << 3,
+	OV_STREAM = 1u << 4, OV_DELIVERY = 1u << 5, OV_PREFILL_TOK = 1u << 6, OV_API_E2E = 1u << 7,
+	OV_EAGER = 1u << 8,
+	OV_TIER1 = OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT | OV_STREAM | OV_DELIVERY | OV_PREFILL_TOK |
+		   OV_API_E2E, /* the terms a calibration file holds */
 };
 
-/* Defaults chosen by the H2 protocol (see DESIGN notes in README). */
+/* Defaults chosen by the H2 protocol (see DESIGN notes in README); nothing
+ * given, so a scenario takes its engine's own terms (engine_host). */
 void cost_default_overheads(struct overheads *ov);
+/* The terms of over that were given (over->given) replace base's. */
+void cost_overheads_apply(struct overheads *base, const struct overheads *over);
+
+/* Linear attention (Gated DeltaNet and the like) in the fitted form cost.c
+ * prices: a prefill of b sequences of s tokens costs launch + per_chunk x
+ * ceil(s / 64) + b s E x (sm_s / SM count + tok_bytes / HBM) + b E x
+ * seq_bytes / HBM, a decode step gen_launch + the fp32 state read and
+ * written / (HBM x gen_eta), with E the state elements per GPU. */
+struct cost_lin_terms {
+	double launch, per_chunk, sm_s, tok_bytes, seq_bytes; /* prefill */
+	double gen_launch, gen_eta;                            /* decode step */
+};
+
+/* DeepSeek-V4's fitted parts model of one attention block: seconds = c0 +
+ * c_gemm x (f_lp / peak_lp + f_hp / peak_bf16) + c_attn x f_attn /
+ * peak_bf16 + c_bytes x bytes / HBM (cost/csamod.c). */
+struct cost_csa_fit {
+	double c0, c_gemm, c_attn, c_bytes;
+};
+
+/* What an engine brings to the cost model: where its measured kernel
+ * tables are and the terms fitted on its kernels.  Each engine's file
+ * (src/engine/<name>.c) holds its own, with the provenance of every
+ * number; a zero term is one the engine does not have. */
+struct cost_engine {
+	/* its kernel collections, data/mfu/<gpu tables>/<name>-<version>/,
+	 * and the engine whose collections a GPU without its own lends first
+	 * (NULL: any, newest first) */
+	const char *name, *fallback;
+	struct cost_lin_terms lin;           /* GDN kernels (data/mfu/fit_gdn.py) */
+	/* MLA module against the sum of its parts, fitted on the Hopper
+	 * tables (h100_sxm, h200_sxm) only: per MLA layer of a step with
+	 * decodes [bf16 KV, fp8 KV], and per prefill token per MLA layer
+	 * ctx_tok_s + ctx_tok_head_s x heads; mla_src names the tables */
+	double mla_decode_s[2], mla_ctx_tok_s, mla_ctx_tok_head_s;
+	const char *mla_src;
+	bool dense_window_decode;            /* its windowed decode rows not used */
+	/* mfu/wideep/<wideep>/: MoE tables measured under DP+EP, or NULL */
+	const char *wideep;
+	/* DeepSeek-V4's parts model, [prefill][CSA, HCA and window-only] */
+	const struct cost_csa_fit (*csa)[2];
+};
 
 struct cost_cfg {
 	enum dtype wdt, kvdt;
@@ -57,7 +113,7 @@ struct cost_cfg {
 	int64_t max_seqs;             /* max_num_seqs */
 	int64_t graph_max;            /* largest CUDA-graph capture size (0: none) */
 	const struct tier2 *tier2;    /* measured bandwidth per access pattern, or NULL */
-	char engine[16];              /* kernel collection: vllm (default), sglang, trtllm */
+	const struct cost_engine *engine; /* its kernel collections and fitted terms */
 	char engine_version[32];      /* nearest collected version; "" = the newest */
 	bool moe_wdt_given;           /* routed experts stored as moe_wdt (else wdt) */
 	enum dtype moe_wdt;
@@ -69,6 +125,9 @@ struct cost_cfg {
 	 * overheads' step_us + req_us x requests, runs while the GPU runs the
 	 * previous batch, so a step lasts max(GPU, CPU) instead of their sum */
 	bool overlap_cpu;
+	/* where the engine's host terms (ov's ungiven fields) come from, for
+	 * the run header; NULL: nowhere said */
+	const char *host_src;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -80,13 +139,8 @@ enum cost_src { COST_SRC_GEMM, COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST
 		COST_SRC_DSA_PREFILL, COST_SRC_DSA_DECODE, COST_SRC_MOE, COST_SRC_ALLREDUCE, COST_SRC_LINEAR,
 		COST_SRC_EAGER, COST_SRC__COUNT };
 
-/* Host time per operator of the pass that TensorRT-LLM spends launching a
- * step it runs eagerly (any step holding prefill chunks: its CUDA graphs
- * cover generation-only batches); see cost.c. */
-#define COST_TRTLLM_EAGER_OP_S 75e-6
 const char *cost_src_name(enum cost_src s);
 
-struct lin_terms;
 struct dsa_module;
 struct csa_module;
 
@@ -177,13 +231,14 @@ struct cost_model {
 	 * on first use, through a const model (cost.c): one model serves one
 	 * thread at a time */
 	struct cost_lazy *lazy;
-	/* engine trtllm: a step that holds prefill chunks runs eagerly (CUDA
-	 * graphs only for generation-only batches), its kernels launched one by
-	 * one from Python, so it lasts at least eager_s (the pass's operators x
-	 * COST_TRTLLM_EAGER_OP_S; 0 for the other engines and with H2 off) */
+	/* an engine that runs a step holding prefill chunks eagerly
+	 * (TensorRT-LLM: CUDA graphs only for generation-only batches), its
+	 * kernels launched one by one from Python: such a step lasts at least
+	 * eager_s (the pass's operators x cfg.engine->eager_op_s; 0 with H2
+	 * off) */
 	double eager_s;
 	/* the engine's linear-attention (GDN) kernel terms (cost.c), chosen once */
-	const struct lin_terms *lin;
+	const struct cost_lin_terms *lin;
 };
 
 struct step_desc {

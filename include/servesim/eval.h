@@ -52,7 +52,7 @@ struct experiment {
 	int64_t warmup_requests;   /* EXP_CLOSED */
 	/* SGLang (engine "sglang"): --max-prefill-tokens, the prompt tokens
 	 * one prefill batch takes besides chunked_prefill_size (0: no such
-	 * cap; sim_cfg.sglang_max_prefill); max_num_batched_tokens is
+	 * cap; sim_cfg.max_prefill_tokens); max_num_batched_tokens is
 	 * chunked_prefill_size there, 0 = SGLang's default for the GPU
 	 * (resolved by experiment_scenario) */
 	int64_t max_prefill_tokens;

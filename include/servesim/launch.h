@@ -1,10 +1,11 @@
-/* launch.h - the vLLM and SGLang command lines that start a deployment
- * servesim simulated (flag names as the engines' documentation spells
- * them: vLLM engine arguments, SGLang server arguments). */
+/* launch.h - what an engine's command lines that start a deployment servesim
+ * simulated are written from (flag names as each engine's documentation
+ * spells them; engine_type.launch). */
 #ifndef SERVESIM_LAUNCH_H
 #define SERVESIM_LAUNCH_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "servesim/gpu.h"
 #include "servesim/model.h"
@@ -22,9 +23,15 @@ struct launch_in {
 	bool moe;                   /* DP is attention DP (else replicas) */
 };
 
-/* One line per process to start, each ending in '\n'; for P/D the prefill
- * and decode workers and what routes between them. */
-void launch_vllm(const struct launch_in *in, struct sbuf *out);
-void launch_sglang(const struct launch_in *in, struct sbuf *out);
+/* An engine's launch lines (engine_type.launch, src/engine/<name>.c): one
+ * line per process to start, each ending in '\n'; for P/D the prefill and
+ * decode workers and what routes between them. */
+
+/* fp8 weights from a checkpoint that is not fp8 itself: the engine
+ * quantises online (--quantization fp8). */
+static inline bool launch_online_fp8(const struct launch_in *in)
+{
+	return in->wdt == DT_FP8 && strcmp(in->checkpoint_quant, "fp8") != 0;
+}
 
 #endif

@@ -126,28 +126,27 @@ struct mfu_tables {
 
 const char *mfu_part_name(enum mfu_part p);
 
-/* Load the tables for g measured with `engine` ("vllm", "sglang", "trtllm")
- * at the collected version nearest `version` ("" or NULL: the newest) from
- * data_dir/mfu/<g->tables>/<engine>-<version>/.  A component that collection
- * lacks comes from the nearest other collection (same engine first, then
- * vLLM, then the others, newest first) and t->src says which; an engine
- * with no collection on this GPU falls back the same way with a warning.
+/* Load the tables for g measured with `engine` (a collection name: "vllm",
+ * "sglang", "trtllm") at the collected version nearest `version` ("" or
+ * NULL: the newest) from data_dir/mfu/<g->tables>/<engine>-<version>/.  A
+ * component that collection lacks comes from the nearest other collection
+ * (same engine first, then `fallback`'s (NULL: none preferred), then the
+ * others, newest first) and t->src says which; an engine with no collection
+ * on this GPU falls back the same way with a warning.
  * A GPU without tables is not an error: defaults apply and `warning` says
  * so.  Latencies become utilisation against g->table_peak (the GPU the
  * tables were measured on), so borrowed tables carry their MFU over. */
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
-	     const char *engine, const char *version, struct err *e);
+	     const char *engine, const char *fallback, const char *version, struct err *e);
 /* Load the fused-MoE tables found by mfu_load for routing distribution d
  * (a no-op without them, or when d's are loaded already). */
 int mfu_load_moe(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d, struct err *e);
-/* The engines servesim has kernel collections for ("vllm|sglang|trtllm"). */
-int mfu_engine_check(const char *engine, struct err *e);
-/* The first collection, in mfu_load's order for (engine, version) on g's
+/* The first collection, in mfu_load's order for (engine, fallback, version) on g's
  * tables, that holds `file` (e.g. "dsa_module.csv.gz"): 1 with its path and
  * "mfu/<tables>/<collection>/<file without .csv.gz>" in src, 0 when none
  * does (or g has no tables). */
 int mfu_find_file(const char *data_dir, const struct gpu_spec *g, const char *engine,
-		  const char *version, const char *file, char *path, size_t path_cap, char *src,
+		  const char *fallback, const char *version, const char *file, char *path, size_t path_cap, char *src,
 		  size_t src_cap);
 void mfu_release(struct mfu_tables *t);
 /* The same from an explicit folder (tier-2 measured tables). */
@@ -270,7 +269,8 @@ double mfu_window_off(const struct mfu_tables *t, const struct mfu_window *w, do
 /* mfu_load and mfu_load_moe with the packs used or not (use_pack false:
  * the CSV parse only, the reference the tests compare against). */
 int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
-		 const char *engine, const char *version, bool use_pack, struct err *e);
+		 const char *engine, const char *fallback, const char *version, bool use_pack,
+		 struct err *e);
 int mfu_load_moe_opt(struct mfu_tables *t, const struct gpu_spec *g, enum moe_dist d,
 		     bool use_pack, struct err *e);
 

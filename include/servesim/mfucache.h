@@ -19,12 +19,12 @@ struct mfu_cache; /* opaque */
 
 struct mfu_cache *mfu_cache_new(void);
 void mfu_cache_free(struct mfu_cache *c);
-/* The tables of g for engine/version (mfu_load's rules), with `nearest`
+/* The tables of g for engine/fallback/version (mfu_load's rules), with `nearest`
  * lookups (H6 off) as asked and the fused-MoE tables of distribution
  * moe_dist loaded when want_moe; owned by the cache, valid until
  * mfu_cache_free. */
 int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_spec *g,
-		  const char *engine, const char *version, bool nearest, bool want_moe,
+		  const char *engine, const char *fallback, const char *version, bool nearest, bool want_moe,
 		  enum moe_dist moe_dist, const struct mfu_tables **out, struct err *e);
 
 /* The DSA module table at path (dsatab_load), parsed once per process;

@@ -12,6 +12,8 @@
 #include "servesim/sglang.h"
 #include "servesim/sim.h"
 
+struct engine_type;
+
 struct scenario {
 	const struct model_cfg *model;
 	const struct gpu_spec *gpu;
@@ -32,7 +34,7 @@ struct scenario {
 	int64_t graph_max;            /* largest CUDA-graph capture size */
 	const struct wl_spec *workload;
 	const struct tier2 *tier2;    /* measured bandwidth per pattern, or NULL */
-	char engine[16];              /* kernel collection (cost_cfg.engine) */
+	const struct engine_type *engine; /* its rules, scheduler and kernel terms (engine/engine.h) */
 	char engine_version[32];
 	enum moe_dist moe_dist;
 	int moe_format;               /* cost_cfg.moe_format */
@@ -70,7 +72,7 @@ struct scenario {
 	enum sglang_policy sglang_policy;
 	bool disable_overlap;
 	bool sglang_mixed_chunk;      /* --enable-mixed-chunk (sim_cfg) */
-	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.sglang_max_prefill) */
+	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.max_prefill_tokens) */
 };
 
 struct scenario_state {
@@ -92,34 +94,27 @@ struct scenario_state {
 	int64_t max_running_requests;
 };
 
-/* vLLM v1 defaults: max_num_batched_tokens 8192 and max_num_seqs 1024 on a
- * GPU with >= 70 GiB other than A100, else 2048 and 256 (vLLM's
- * EngineArgs defaults for the OpenAI API server); block 16, 0.9
- * utilisation, prefix caching on, CUDA graphs up to 512, max_model_len the
- * model's max_position_embeddings (32768 when absent), default overheads. */
-/* P/D: the fixed time in seconds one request's hand-off from a prefill
- * to a decode worker takes besides the KV's bytes on the link, by engine
- * ("vllm", "sglang", "trtllm"; others as vllm). */
-double scenario_pd_handoff_s(const char *engine);
-
-/* SGLang's default chunked_prefill_size on g (its rule by GPU memory). */
-int64_t scenario_sglang_chunk(const struct gpu_spec *g);
-void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
-		       const struct wl_spec *wl);
-/* The KV-cache dtype an engine runs with when none is given, for weights
- * in wdt (--dtype).  vLLM and SGLang (and any engine other than trtllm):
- * kv_cache_dtype "auto", i.e. fp8 when the checkpoint declares an fp8 KV
- * cache (m->q.kv_fp8), else the activation dtype: wdt when it is bf16 or
- * fp16, else bf16 (an fp8/fp4/int4 checkpoint computes in bf16).  trtllm:
- * wdt (servesim's rule before; TensorRT-LLM's own "auto", bf16 for these
- * checkpoints, did worse on its silicon rows: README "KV-cache dtype").
- * sglang, where the checkpoint declares nothing: fp8 for DeepSeek sparse
- * attention on Blackwell (sglang_kv_dtype_default for GPU g; may be NULL).
- * why (n bytes) says
- * which rule chose it, "" when the result is wdt for no other reason
- * than that (the header has nothing to add). */
-enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, const char *engine,
+/* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens
+ * 8192 and max_num_seqs 1024 on a GPU with >= 70 GiB other than A100, else
+ * 2048 and 256 (vLLM's EngineArgs defaults for the OpenAI API server); block
+ * 16, 0.9 utilisation, prefix caching on, CUDA graphs up to 512,
+ * max_model_len the model's max_position_embeddings (32768 when absent),
+ * default overheads; then engine en's own (engine_type.defaults). */
+void scenario_defaults(struct scenario *sc, const struct engine_type *en, const struct model_cfg *m,
+		       const struct gpu_spec *g, const struct wl_spec *wl);
+/* The KV-cache dtype engine en runs with when none is given, for weights
+ * in wdt (--dtype) on GPU g (may be NULL): fp8 for DeepSeek-V4 (every
+ * engine's only or default format for it), else the engine's rule
+ * (engine_type.kv_auto).  why (n bytes) says which rule chose it, "" when
+ * the result is wdt for no other reason than that (the header has nothing
+ * to add). */
+enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, const struct engine_type *en,
 			    enum dtype wdt, char *why, size_t n);
+/* kv_cache_dtype "auto" as vLLM and SGLang take it: fp8 when the checkpoint
+ * declares an fp8 KV cache (m->q.kv_fp8), else the activation dtype: wdt
+ * when it is bf16 or fp16, else bf16 (an fp8/fp4/int4 checkpoint computes
+ * in bf16); why as scenario_kv_auto's. */
+enum dtype scenario_kv_model(const struct model_cfg *m, enum dtype wdt, char *why, size_t n);
 /* True where vLLM picks its large-GPU defaults; the rule in words. */
 bool scenario_big_gpu(const struct gpu_spec *g);
 const char *scenario_limits_rule(const struct gpu_spec *g);

@@ -33,7 +33,8 @@
 
 /* What to enumerate; an empty list takes the default. */
 struct search_space {
-	char engine[SEARCH_MAX_ENGINES][16]; /* default vllm, sglang */
+	/* default: every engine with launch lines (vllm, sglang) */
+	const struct engine_type *engine[SEARCH_MAX_ENGINES];
 	size_t nengine;
 	int tp[SEARCH_MAX_LIST], pp[SEARCH_MAX_LIST], dp[SEARCH_MAX_LIST];
 	size_t ntp, npp, ndp;

@@ -1,15 +1,16 @@
-/* sim.h - discrete-event simulation of vLLM-style serving replicas.
+/* sim.h - discrete-event simulation of LLM serving replicas.
  *
  * One replica = one engine (TP x PP GPUs) with its own scheduler and paged KV
- * cache; --dp replicas share one clock behind a router.  Scheduler semantics
- * are vLLM v1's: each step schedules running requests first (a decode gets 1
- * token, an unfinished prefill its next chunk), then waiting requests in FCFS
- * order while max_num_seqs and the max_num_batched_tokens budget allow;
- * KV blocks are allocated as tokens are scheduled; when allocation fails the
- * most recently admitted running request is preempted (blocks freed, back to
- * the front of the queue, recomputed later); no admissions in a step that
- * preempted.  Requests that can never run are rejected with a reason:
- * arrived = completed + running + waiting + rejected at every instant. */
+ * cache; --dp replicas share one clock behind a router.  The scheduler is the
+ * engine's (sim_cfg.policy; src/engine/): vLLM v1's, say, schedules running
+ * requests first (a decode gets 1 token, an unfinished prefill its next
+ * chunk), then waiting requests in FCFS order while max_num_seqs and the
+ * max_num_batched_tokens budget allow; KV blocks are allocated as tokens are
+ * scheduled; when allocation fails the most recently admitted running request
+ * is preempted (blocks freed, back to the front of the queue, recomputed
+ * later); no admissions in a step that preempted.  Requests that can never
+ * run are rejected with a reason: arrived = completed + running + waiting +
+ * rejected at every instant. */
 #ifndef SERVESIM_SIM_H
 #define SERVESIM_SIM_H
 #include <stdbool.h>
@@ -21,6 +22,8 @@
 #include "servesim/spec.h"
 #include "servesim/stats.h"
 #include "servesim/workload.h"
+
+struct sched_policy;
 
 enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_OUTSTANDING };
 
@@ -40,42 +43,24 @@ struct sim_cfg {
 	int64_t long_prefill_token_threshold; /* 0 = none */
 	int64_t total_kv_blocks;              /* per replica */
 	bool prefix_caching;
-	/* SGLang's scheduler instead of vLLM's (sched.c, schedule_sglang): a
-	 * step is either a prefill batch or a decode batch, new prefills first;
-	 * admission reserves KV for the running requests' future tokens at the
-	 * new-token ratio, which decays over decode steps and resets when a
-	 * request has to be retracted */
-	bool sglang;
-	/* SGLang's lpm schedule policy: before admitting, the waiting queue is
-	 * ordered by the longest cached prefix (stable, so FCFS among equals);
-	 * fcfs for a round with more than SGLANG_LPM_MAX_QUEUE waiting, and
-	 * without prefix caching */
-	bool sglang_lpm;
-	/* SGLang's --enable-mixed-chunk: a prefill batch also decodes one
-	 * token of every running request, whose count comes off the prefill
-	 * budget (else prefill and decode batches alternate) */
-	bool sglang_mixed_chunk;
-	/* SGLang's --max-prefill-tokens (0: none): the prompt tokens one
-	 * prefill batch takes besides max_num_batched_tokens (its
-	 * chunked_prefill_size); past the batch's first request a prompt joins
+	/* the scheduler: how each step's batch is picked and waiting
+	 * requests admitted (an engine's: engine_type.policy, src/engine/;
+	 * vLLM v1's walk, SGLang's prefill and decode batches, TensorRT-LLM's
+	 * no-evict admission of whole prompts); required */
+	const struct sched_policy *policy;
+	/* a policy's settings (SGLang's flags; others ignore them): lpm
+	 * orders the waiting queue by the longest cached prefix before
+	 * admitting (stable, so FCFS among equals; fcfs for a round with more
+	 * than SGLANG_LPM_MAX_QUEUE waiting, and without prefix caching);
+	 * mixed_chunk: a prefill batch also decodes one token of every running
+	 * request, whose count comes off the prefill budget
+	 * (--enable-mixed-chunk); max_prefill_tokens (0: none): the prompt
+	 * tokens one prefill batch takes besides max_num_batched_tokens
+	 * (--max-prefill-tokens; past the batch's first request a prompt joins
 	 * only while it is shorter than what is left, and waits whole rather
-	 * than being chunked to fit */
-	int64_t sglang_max_prefill;
-	/* TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT
-	 * (engine "trtllm"): a waiting request starts only when the KV blocks
-	 * of its whole prompt and output fit beside those reserved for every
-	 * running request's whole prompt and output, so nothing is ever
-	 * preempted (tensorrt_llm CapacitySchedulerPolicy; vLLM and SGLang
-	 * admit optimistically instead) */
-	bool no_evict;
-	/* TensorRT-LLM without chunked context (enable_chunked_prefill false,
-	 * its LLM API default and what aiconfigurator's generator writes): a
-	 * waiting prompt is scheduled whole or not at all; the first one that
-	 * does not fit in what is left of max_num_tokens ends the step's
-	 * admissions (tensorrt_llm MicroBatchScheduler).  A prompt longer than
-	 * the whole budget is still chunked when the step is otherwise empty
-	 * (TensorRT-LLM would refuse it) */
-	bool no_chunk;
+	 * than being chunked to fit) */
+	bool lpm, mixed_chunk;
+	int64_t max_prefill_tokens;
 	int dp;
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy

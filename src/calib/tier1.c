@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine/registry.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/calib.h"
@@ -440,6 +441,7 @@ static void apply_overheads(const struct overheads *base, const struct tier1_coe
 			    struct overheads *ov)
 {
 	*ov = *base;
+	ov->given |= OV_TIER1; /* the fitted terms, not the engine's own */
 	ov->step_us += k->a_ms_per_output_token * 1e3;
 	ov->prefill_token_us += k->ttft_b0_ms_per_prompt_token * 1e3;
 	ov->api_ttft_ms += k->ttft_d0_ms;
@@ -623,6 +625,7 @@ static void loop_memo_release(struct loop_ctx *l)
 static void loop_overheads(const struct loop_ctx *l, const double *x, struct overheads *ov)
 {
 	*ov = l->base;
+	ov->given |= OV_TIER1; /* the fitted terms, not the engine's own */
 	ov->step_us = x[0] * loop_scale[0];
 	ov->prefill_token_us = x[1] * loop_scale[1];
 	ov->api_ttft_ms = x[2] * loop_scale[2];
@@ -1028,7 +1031,7 @@ int calib_write(const char *path, const struct tier1_result *r, const struct tie
 	jw_str(&w, "servesim_version", SERVESIM_VERSION);
 	jw_str(&w, "method", r->method);
 	jw_obj(&w, "engine");
-	jw_str(&w, "name", "vllm");
+	jw_str(&w, "name", engine_default()->name);
 	jw_str(&w, "version", c->n ? c->x[0].engine_version : "unknown");
 	jw_end_obj(&w);
 	jw_str(&w, "model", c->n ? c->m[0]->id : "");
@@ -1120,6 +1123,7 @@ int calib_load(const char *path, struct calib_file *f, struct err *e)
 		    (rc = json_req_num(o, "stream_token_us", ctx, &f->ov.stream_token_us, e)) < 0 ||
 		    (rc = json_req_num(o, "delivery_steps", ctx, &f->ov.delivery_steps, e)) < 0)
 			goto out;
+		f->ov.given = OV_TIER1; /* the file's terms replace the engine's own */
 	}
 	o = json_get(j, "mape");
 	if (o) {

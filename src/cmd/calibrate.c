@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "engine/registry.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/calib.h"
@@ -277,7 +278,8 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	cc.data_dir = env.data_dir;
 	cc.cache = cache = mfu_cache_new(); /* each GPU's tables parsed once for every simulation */
 	cc.jobs = (int)jobs;
-	cost_default_overheads(&base);
+	/* the terms the fit starts from and falls back to: the engine's own */
+	engine_host_terms(l.x[0].engine, l.x[0].engine_version, &base);
 	if (check) {
 		struct calib_file f;
 		double me, mt;

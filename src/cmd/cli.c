@@ -202,16 +202,22 @@ int cli_collect_experiments(const char *path, char **out, size_t *n, size_t max,
 
 int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct err *e)
 {
-	static const char *const names[6] = {"--overhead-step-us", "--overhead-layer-us",
-		"--overhead-request-us", "--api-ttft-ms", "--stream-token-us", "--delivery-steps"};
-	double *dst[6] = {&ov->step_us, &ov->layer_us, &ov->req_us, &ov->api_ttft_ms,
-			  &ov->stream_token_us, &ov->delivery_steps};
+	static const char *const names[7] = {"--overhead-step-us", "--overhead-layer-us",
+		"--overhead-request-us", "--api-ttft-ms", "--stream-token-us", "--delivery-steps",
+		"--eager-op-us"};
+	static const unsigned bit[7] = {OV_STEP, OV_LAYER, OV_REQ, OV_API_TTFT, OV_STREAM, OV_DELIVERY,
+					OV_EAGER};
+	double *dst[7] = {&ov->step_us, &ov->layer_us, &ov->req_us, &ov->api_ttft_ms,
+			  &ov->stream_token_us, &ov->delivery_steps, &ov->eager_op_us};
 	int rc;
 
-	if (code < CLI_OV || code > CLI_OV + 5)
+	if (code < CLI_OV || code > CLI_OV + 6)
 		return 0;
 	rc = cli_double(names[code - CLI_OV], arg, 0, false, dst[code - CLI_OV], e);
-	return rc < 0 ? rc : 1;
+	if (rc < 0)
+		return rc;
+	ov->given |= bit[code - CLI_OV];
+	return 1;
 }
 
 int cli_settings_option(int code, const char *arg, struct cli_settings *s, struct err *e)

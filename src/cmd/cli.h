@@ -44,7 +44,7 @@ int cli_format(const char *arg, bool allow_csv, enum out_format *out, struct err
 /* Report an unknown option or a missing value (getopt's optopt/argv). */
 int cli_bad_option(const char *cmd, const char *arg, struct err *e);
 
-/* getopt entries for the H2 overhead terms (codes CLI_OV..CLI_OV+5), shared
+/* getopt entries for the H2 overhead terms (codes CLI_OV..CLI_OV+6), shared
  * by run and eval; cli_overhead_option parses one (1 handled, 0 not ours,
  * <0 error). */
 enum { CLI_OV = 900 };
@@ -54,7 +54,8 @@ enum { CLI_OV = 900 };
 	{"overhead-request-us", required_argument, 0, CLI_OV + 2}, \
 	{"api-ttft-ms", required_argument, 0, CLI_OV + 3}, \
 	{"stream-token-us", required_argument, 0, CLI_OV + 4}, \
-	{"delivery-steps", required_argument, 0, CLI_OV + 5}
+	{"delivery-steps", required_argument, 0, CLI_OV + 5}, \
+	{"eager-op-us", required_argument, 0, CLI_OV + 6}
 int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct err *e);
 
 /* Settings for results that do not record them (a bare GuideLLM results or

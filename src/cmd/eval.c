@@ -50,8 +50,9 @@ static const char eval_usage[] =
 	"                          (closest version); none when the flags below are given\n"
 	"  --tier0-off LIST        switch tier-0 corrections off (H1..H6)\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
-	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n"
-	"                          override the H2 overhead terms\n"
+	"  --api-ttft-ms X --stream-token-us X --delivery-steps X --eager-op-us X\n"
+	"                          override the engine's host terms (each engine's\n"
+	"                          own by version otherwise: docs/engines.md)\n"
 	"  --ablate                switch each of H1..H6 off in turn (tier 0, no\n"
 	"                          calibration) and print the change of median APE\n"
 	"  --synthetic h4|h5|h6    cost-model experiments for H4, H5, H6 (--model,\n"
@@ -486,6 +487,7 @@ static int ablate(struct cli_env *env, char **files, size_t nf, const struct eva
 	eo.ov.step_us = 5000;
 	eo.ov.layer_us = eo.ov.req_us = 0;
 	eo.ov.api_ttft_ms = 30;
+	eo.ov.given |= OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT;
 	if ((rc = run_pass(env, files, nf, c, &eo, "none", &ms, e)) < 0)
 		goto out;
 	for (k = 0; k < full.nmodels && k < OUT_EVAL_MAX_MODELS; k++) {

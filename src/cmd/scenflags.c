@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/registry.h"
 #include "servesim/alloc.h"
-#include "servesim/mfu.h"
 #include "servesim/sglang.h"
 
 void scenflags_defaults(struct scenflags *f)
@@ -54,7 +54,7 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF + 13: f->no_prefix = true; break;
 	case SCF + 14: f->tier0_off = arg; break;
 	case SCF + 15: f->tier2 = arg; break;
-	case SCF + 16: f->engine = arg; rc = mfu_engine_check(arg, e); break;
+	case SCF + 16: rc = engine_lookup(arg, &f->engine, e); break;
 	case SCF + 17: f->engine_version = arg; break;
 	case SCF + 18: rc = dtype_parse(arg, &f->moe_dtype, e); f->moe_dtype_given = true; break;
 	case SCF + 19: rc = moe_dist_parse(arg, &f->moe_dist, e); break;
@@ -147,17 +147,16 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 {
 	int rc;
 
+	const struct engine_type *en = f->engine ? f->engine : engine_default();
+
 	if (f->model && f->config)
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
-	{
-		bool sg = f->engine && strcmp(f->engine, "sglang") == 0;
-		if (!sg && (f->mem_frac > 0 || f->sg_policy || f->no_overlap))
-			return err_set(e, SS_EUSAGE,
-				       "--mem-fraction-static, --schedule-policy and --disable-overlap-schedule are SGLang's: give --engine sglang");
-		if (sg && f->util_given)
-			return err_set(e, SS_EUSAGE,
-				       "--engine sglang sizes its memory with --mem-fraction-static, not --gpu-memory-utilization");
-	}
+	if ((rc = engine_check_knobs(en,
+				     (f->mem_frac > 0 ? ENGINE_KNOB_MEM_FRACTION : 0) |
+					     (f->sg_policy ? ENGINE_KNOB_SCHEDULE_POLICY : 0) |
+					     (f->no_overlap ? ENGINE_KNOB_NO_OVERLAP : 0),
+				     f->util_given, e)) < 0)
+		return rc;
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
 	x->model = xcalloc(1, sizeof(*x->model));
@@ -167,39 +166,33 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 		return rc;
 	if ((rc = cli_parallel_resolve(&f->pf, x->model, &f->par, e)) < 0)
 		return rc;
-	scenario_defaults(sc, x->model, x->gpu, wl);
+	scenario_defaults(sc, en, x->model, x->gpu, wl);
 	sc->par = f->par;
 	sc->wdt = f->dtype;
 	if (f->mbt)
 		sc->max_num_batched_tokens = f->mbt;
-	if (f->mns)
+	if (f->mns) {
 		sc->max_num_seqs = f->mns;
+		sc->sglang_mrr_rule = false;
+	}
 	if (f->mml)
 		sc->max_model_len = f->mml;
-	sc->block_size = f->block;
+	if (f->block_given)
+		sc->block_size = f->block;
 	sc->long_prefill_token_threshold = f->lpt;
 	sc->total_kv_blocks = f->kv_blocks;
 	sc->gpu_memory_utilization = f->util;
 	sc->prefix_caching = !f->no_prefix;
 	sc->router = f->router;
 	sc->ov = f->ov;
-	snprintf(sc->engine, sizeof(sc->engine), "%s", f->engine ? f->engine : "vllm");
 	/* --kv-dtype, else the engine's default for these weights */
 	sc->kvdt = f->kv_given ? f->kvdtype
 			       : scenario_kv_auto(x->model, x->gpu, sc->engine, f->dtype, sc->kvdt_src, sizeof(sc->kvdt_src));
-	if (strcmp(sc->engine, "sglang") == 0) {
-		/* SGLang's defaults: chunked_prefill_size by GPU memory, radix
-		 * cache pages of one token */
-		if (!f->mbt)
-			sc->max_num_batched_tokens = scenario_sglang_chunk(x->gpu);
-		if (!f->block_given)
-			sc->block_size = 1;
-		sc->mem_fraction_static = f->mem_frac;
-		sc->sglang_mrr_rule = !f->mns;
-		if (f->sg_policy && (rc = sglang_policy_parse(f->sg_policy, &sc->sglang_policy, e)) < 0)
-			return rc;
-		sc->disable_overlap = f->no_overlap;
-	}
+	/* the settings only some engines take (refused above for the others) */
+	sc->mem_fraction_static = f->mem_frac;
+	if (f->sg_policy && (rc = sglang_policy_parse(f->sg_policy, &sc->sglang_policy, e)) < 0)
+		return rc;
+	sc->disable_overlap = f->no_overlap;
 	snprintf(sc->engine_version, sizeof(sc->engine_version), "%s",
 		 f->engine_version ? f->engine_version : "");
 	sc->moe_dist = f->moe_dist;
@@ -243,7 +236,7 @@ void scenflags_out_config(const struct scenflags *f, const struct scenflags_ctx 
 	cfg->tier2 = sc->tier2 ? sc->tier2->path : NULL;
 	cfg->mem_fraction_static = st->mem_fraction_static;
 	cfg->max_running_requests = st->sc.max_num_seqs;
-	cfg->sglang_lpm = st->sc.sglang_lpm;
+	cfg->sglang_lpm = st->sc.lpm;
 	cfg->overlap_schedule = st->cost.cfg.overlap_cpu;
 }
 

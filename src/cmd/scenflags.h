@@ -62,7 +62,7 @@ enum { SCF = 1100 };
 	"                            for the GPU and engine version, unless overhead flags are given);\n" \
 	"                            a file marked rejected is not applied without --force-calibration\n" \
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n" \
-	"  --api-ttft-ms X --stream-token-us X --delivery-steps X\n" \
+	"  --api-ttft-ms X --stream-token-us X --delivery-steps X --eager-op-us X\n" \
 	"engine (--engine sglang: SGLang's scheduler and its defaults, docs/engines.md):\n" \
 	"  --chunked-prefill-size N  prefill tokens per step (SGLang's rule by GPU memory)\n" \
 	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n" \
@@ -73,7 +73,8 @@ enum { SCF = 1100 };
 	"  --page-size N (1)  --context-length N  --disable-radix-cache\n"
 
 struct scenflags {
-	const char *model, *config, *gpu, *tier0_off, *tier2, *engine, *engine_version;
+	const char *model, *config, *gpu, *tier0_off, *tier2, *engine_version;
+	const struct engine_type *engine;  /* NULL: the default engine */
 	struct parallel par;
 	struct cli_par_flags pf;
 	enum router_kind router;

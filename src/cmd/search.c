@@ -15,6 +15,7 @@
 #include "cmds.h"
 #include "progress.h"
 #include "scenflags.h"
+#include "engine/registry.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/mfucache.h"
@@ -143,7 +144,7 @@ static int parse_ints(const char *flag, const char *arg, int *v, size_t *n, int6
 /* "vllm,sglang": the engines whose launch lines servesim writes. */
 static int parse_engines(const char *flag, const char *arg, struct search_space *sp, struct err *e)
 {
-	char buf[128], *save = NULL, *tok;
+	char buf[128], names[128], *save = NULL, *tok;
 	size_t k;
 
 	if (strlen(arg) >= sizeof(buf))
@@ -151,14 +152,17 @@ static int parse_engines(const char *flag, const char *arg, struct search_space 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	sp->nengine = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (strcmp(tok, "vllm") != 0 && strcmp(tok, "sglang") != 0)
-			return err_set(e, SS_EUSAGE, "%s: search knows the engines vllm and sglang, got '%s'", flag, tok);
+		const struct engine_type *en = engine_find(tok);
+		if (!en || !en->launch) {
+			engine_names(names, sizeof(names), "and", true);
+			return err_set(e, SS_EUSAGE, "%s: search knows the engines %s, got '%s'", flag, names, tok);
+		}
 		for (k = 0; k < sp->nengine; k++)
-			if (strcmp(sp->engine[k], tok) == 0)
+			if (sp->engine[k] == en)
 				return err_set(e, SS_EUSAGE, "%s: '%s' given twice", flag, tok);
 		if (sp->nengine == SEARCH_MAX_ENGINES)
 			return err_set(e, SS_EUSAGE, "%s: at most %d engines", flag, SEARCH_MAX_ENGINES);
-		snprintf(sp->engine[sp->nengine++], sizeof(sp->engine[0]), "%s", tok);
+		sp->engine[sp->nengine++] = en;
 	}
 	if (sp->nengine == 0)
 		return err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. vllm,sglang", flag);
@@ -460,7 +464,9 @@ int cmd_search(int argc, char **argv, struct err *e)
 		const struct mfu_tables *t;
 		if (base[i].tier2 && base[i].tier2->tables[0])
 			continue;
-		if ((rc = mfu_cache_get(cache, x[0].env.data_dir, base[i].gpu, base[i].engine, base[i].engine_version,
+		const struct cost_engine *ce = base[i].engine->cost;
+		if ((rc = mfu_cache_get(cache, x[0].env.data_dir, base[i].gpu, ce->name, ce->fallback,
+					base[i].engine_version,
 					(base[i].tier0_off & COST_H6) != 0, x[0].model->n_experts > 0,
 					base[i].moe_dist, &t, e)) < 0)
 			goto out;

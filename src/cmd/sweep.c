@@ -12,10 +12,10 @@
 #include "cmds.h"
 #include "progress.h"
 #include "scenflags.h"
+#include "engine/registry.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/grid.h"
-#include "servesim/mfu.h"
 #include "servesim/parmap.h"
 #include "servesim/sweep.h"
 #include "servesim/workload.h"
@@ -120,8 +120,9 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		return err_set(e, SS_EUSAGE, "give --rate (open loop) or --concurrency (closed loop), not both");
 	{
 		const struct grid_axis *x = grid_find(&o->g, "engine");
+		const struct engine_type *en;
 		for (size_t i = 0; x && i < x->n; i++)
-			if ((rc = mfu_engine_check(x->str[i], e)) < 0)
+			if ((rc = engine_lookup(x->str[i], &en, e)) < 0)
 				return rc;
 		x = grid_find(&o->g, "dtype");
 		for (size_t i = 0; x && i < x->n; i++) {
@@ -168,7 +169,7 @@ static int apply_point(const struct sweep_opts *o, size_t i, struct scenflags *f
 		if (strcmp(n, "gpu") == 0)
 			f->gpu = x->str[idx[a]];
 		else if (strcmp(n, "engine") == 0)
-			f->engine = x->str[idx[a]];
+			f->engine = engine_find(x->str[idx[a]]);
 		else if (strcmp(n, "dtype") == 0 && (rc = dtype_parse(x->str[idx[a]], &f->dtype, e)) < 0)
 			return rc;
 		else if (strcmp(n, "tp") == 0)

@@ -1,5 +1,6 @@
 /* cost.c - tier-0 step pricing.  See cost.h for the model; the choices that
  * are ours are explained where they are made. */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +54,31 @@ void cost_default_overheads(struct overheads *ov)
 	ov->api_ttft_ms = 9.0;
 	ov->stream_token_us = 0.0;
 	ov->delivery_steps = 1.0;
+}
+
+void cost_overheads_apply(struct overheads *base, const struct overheads *over)
+{
+	unsigned g = over->given;
+
+	if (g & OV_STEP)
+		base->step_us = over->step_us;
+	if (g & OV_LAYER)
+		base->layer_us = over->layer_us;
+	if (g & OV_REQ)
+		base->req_us = over->req_us;
+	if (g & OV_API_TTFT)
+		base->api_ttft_ms = over->api_ttft_ms;
+	if (g & OV_STREAM)
+		base->stream_token_us = over->stream_token_us;
+	if (g & OV_DELIVERY)
+		base->delivery_steps = over->delivery_steps;
+	if (g & OV_PREFILL_TOK)
+		base->prefill_token_us = over->prefill_token_us;
+	if (g & OV_API_E2E)
+		base->api_e2e_ms = over->api_e2e_ms;
+	if (g & OV_EAGER)
+		base->eager_op_us = over->eager_op_us;
+	base->given |= g;
 }
 
 static double roofline_bw(const struct cost_model *c, double flops, double peak, double mfu,
@@ -376,10 +402,11 @@ static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
 	}
 }
 
-/* SGLang's wide-EP kernels (cost.h wideep_pick): the GPU's own
- * measurements (data/mfu/wideep/sglang-0.5.10/<gpu id>-{decode,prefill}.csv.gz,
- * derived by data/mfu/derive_wideep.mjs from aiconfigurator's SGLang 0.5.10
- * DeepEP collections; tokens = all EP ranks' tokens).  Only fp8_block was
+/* The engine's wide-EP kernels (cost.h wideep_pick; cost_engine.wideep):
+ * the GPU's own measurements (data/mfu/wideep/<wideep>/<gpu id>-{decode,
+ * prefill}.csv.gz; SGLang's, derived by data/mfu/derive_wideep.mjs from
+ * aiconfigurator's SGLang 0.5.10 DeepEP collections; tokens = all EP
+ * ranks' tokens).  Only fp8_block was
  * collected: another format takes that curve's efficiency on its own
  * roofline (the run header says "derived"). */
 /* A wide-EP curve is used unless the fused tables hold a shape nearer by
@@ -399,14 +426,14 @@ static int wideep_load(struct cost_model *c, const char *data_dir, struct err *e
 	char path[1100];
 	int rc, k;
 
-	if (c->m->n_experts <= 0 || c->p.dp <= 1 || c->p.ep <= 1 || strcmp(c->cfg.engine, "sglang") != 0)
+	if (c->m->n_experts <= 0 || c->p.dp <= 1 || c->p.ep <= 1 || !c->cfg.engine->wideep)
 		return 0;
 	own = *g; /* measured on this GPU itself */
 	memcpy(own.table_peak, g->peak_flops, sizeof(own.table_peak));
 	own.table_hbm_bw = g->hbm_bw;
 	for (k = 0; k < 2; k++) {
-		snprintf(path, sizeof(path), "%s/mfu/wideep/sglang-0.5.10/%s-%s.csv.gz", data_dir, g->id,
-			 phase[k]);
+		snprintf(path, sizeof(path), "%s/mfu/wideep/%s/%s-%s.csv.gz", data_dir, c->cfg.engine->wideep,
+			 g->id, phase[k]);
 		if (!paths_exists(path))
 			continue;
 		if ((rc = moetab_load(path, &own, &c->wideep_tab[k], e)) < 0)
@@ -563,45 +590,12 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 
 /* Linear attention (Gated DeltaNet and the like), fitted per engine on
  * aiconfigurator's measured GDN kernels (conv + chunked delta rule for a
- * prefill, conv update + recurrent kernel for a decode step; vLLM 0.24,
- * SGLang 0.5.14, TensorRT-LLM 1.3 on H100/H200/B200) by data/mfu/fit_gdn.py.
- * With E the state elements per GPU (v heads x v dim x k dim), a prefill of
- * b sequences of s tokens costs
- *   launch + per_chunk x ceil(s / 64)      (the chunk chain of a sequence:
- *                                           not the tensor peak; the H20's
- *                                           4096-token prefill runs at the
- *                                           H100's speed)
- *   + b s E x (sm_s / SM count + tok_bytes / HBM)
- *   + b E x seq_bytes / HBM
- * and a decode step launch + the fp32 state read and written / (HBM x eta).
- * Median |log error| per engine before -> after and the hold-outs: README
- * "Linear attention" and fit_gdn.py's output. */
-struct lin_terms {
-	double launch, per_chunk, sm_s, tok_bytes, seq_bytes; /* prefill */
-	double gen_launch, gen_eta;                            /* decode step */
-};
-
+ * prefill, conv update + recurrent kernel for a decode step) by
+ * data/mfu/fit_gdn.py: the form is cost.h's struct cost_lin_terms, each
+ * engine's terms its cost_engine.lin (src/engine/<name>.c).  The chunk
+ * chain of a sequence is not the tensor peak: the H20's 4096-token prefill
+ * runs at the H100's speed. */
 #define LIN_CHUNK 64.0 /* FLA's and FlashInfer's chunk length */
-/* launch s, s a chunk, s x SM an elem-token, bytes an elem-token, bytes a
- * state elem a sequence; decode launch s, eta (fit_gdn.py's output).  vLLM's
- * and TensorRT-LLM's prefills have no HBM term (H100 = H200 to 1 %). */
-#define LIN_VLLM 13.57e-6, 2.398e-6, 5.154e-12, 1.054e-14, 19.35, 6.38e-6, 0.8298
-#define LIN_SGLANG 25.91e-6, 1.253e-6, 1.580e-11, 0.3054, 22.83, 6.20e-6, 0.8104
-#define LIN_TRTLLM 22.04e-6, 1.649e-6, 1.238e-11, 7.781e-15, 28.36, 8.34e-6, 0.9897
-
-static const struct lin_terms *lin_terms_of(const char *engine)
-{
-	/* data/mfu/fit_gdn.py on aic-engines (see above) */
-	static const struct lin_terms vllm = {LIN_VLLM},
-				      sglang = {LIN_SGLANG},
-				      trtllm = {LIN_TRTLLM};
-
-	if (strcmp(engine, "sglang") == 0)
-		return &sglang;
-	if (strcmp(engine, "trtllm") == 0)
-		return &trtllm;
-	return &vllm; /* the default engine */
-}
 
 /* KDA (Kimi Delta Attention: a gated delta rule with a per-channel forget
  * gate over the same head_k_dim x head_v_dim state per head) in the GDN form
@@ -637,15 +631,15 @@ static const struct conv_terms mamba2_conv = {LIN_MAMBA2_CONV};
 
 /* The linear-attention terms of the model's kind: KDA's and Mamba2's
  * measured fits, the engine's GDN terms otherwise. */
-static const struct lin_terms *lin_terms_for(const struct model_cfg *m, const char *engine)
+static const struct cost_lin_terms *lin_terms_for(const struct model_cfg *m, const struct cost_engine *en)
 {
-	static const struct lin_terms kda = {LIN_KDA_VLLM}, mamba2 = {LIN_MAMBA2_SCAN};
+	static const struct cost_lin_terms kda = {LIN_KDA_VLLM}, mamba2 = {LIN_MAMBA2_SCAN};
 
 	if (m->lin.kind == LIN_KDA)
 		return &kda;
 	if (m->lin.kind == LIN_MAMBA2)
 		return &mamba2;
-	return lin_terms_of(engine);
+	return &en->lin;
 }
 
 /* The opgraph's causal_conv1d op is priced inside cost_linear_attn_s for
@@ -672,7 +666,7 @@ static double mamba2_conv_s(const struct cost_model *c, double tokens, double se
 }
 
 /* The linear-attention terms' part of the run header. */
-static void lin_terms_note(const struct cost_model *c, const struct lin_terms *k, char *out, size_t cap)
+static void lin_terms_note(const struct cost_model *c, const struct cost_lin_terms *k, char *out, size_t cap)
 {
 	if (c->m->lin.kind == LIN_KDA)
 		snprintf(out, cap,
@@ -692,7 +686,7 @@ static void lin_terms_note(const struct cost_model *c, const struct lin_terms *k
 		snprintf(out, cap,
 			 "fitted on measured GDN kernels of %s (data/mfu/fit_gdn.py): prefill %.0f us + %.2f us a "
 			 "64-token chunk + SM and HBM terms (%d SMs), decode state pass at %.2f of HBM + %.1f us",
-			 c->cfg.engine[0] ? c->cfg.engine : "vllm", k->launch * 1e6, k->per_chunk * 1e6,
+			 c->cfg.engine->name, k->launch * 1e6, k->per_chunk * 1e6,
 			 c->g->sm_count, k->gen_eta, k->gen_launch * 1e6);
 }
 
@@ -700,7 +694,7 @@ static void lin_terms_note(const struct cost_model *c, const struct lin_terms *k
  * attention residuals, which have no measured kernel). */
 static void lin_source_note(const struct cost_model *c, char *out, size_t cap)
 {
-	const struct lin_terms *k = c->lin;
+	const struct cost_lin_terms *k = c->lin;
 	size_t n;
 
 	lin_terms_note(c, k, out, cap);
@@ -764,35 +758,23 @@ static void anchor_note(const struct cost_model *c, const struct mfu_attn_cfg *a
 			 a->kv_heads, a->head_dim, dtype_name(a->kv_dtype), c->g->measured);
 }
 
-/* vLLM's MLA decode module measured against servesim's sum of its parts
- * (issue 9).  aiconfigurator times vLLM 0.24's whole DeepseekV2MLAAttention
- * forward under a CUDA graph (collector/vllm/collect_mla_module.py,
- * ../shared/data/mfu/aic-engines/<gpu>/mla/vllm/0.24.0/
- * mla_generation_module_perf.csv.gz, fp8_block GEMMs, bf16 MLA compute);
- * servesim's parts at the same heads, batch and keys (the q_a, kv_a, q_b and
- * o GEMMs, the absorb BMMs and the MLA kernel from that engine's own tables;
- * norms and RoPE at their bytes) come out below it by a near-constant
- * amount over heads 8..128, batch 1..64 and 1k..16k keys, the unfused
- * elementwise, quantisation and cache-write kernels of vLLM's MLA path.
- * Median of module - parts (105 points each; data/mfu/check_mla_module.py): H200 46.1 us (bf16 KV) and
- * 61.1 us (fp8 KV), H100 47.4 and 62.3 us.  TensorRT-LLM's module against the
- * same parts: H200 3.0 / 1.4 us, H100 0.1 / -1.5 us, i.e. the parts are right
- * and the excess is vLLM's; on B200 vLLM's excess (14.2 / 15.1 us) matches
- * TensorRT-LLM's (12.6 / 9.6 us), a parts error there, not an engine term.
- * Applied to vLLM on the Hopper tables (h100_sxm, h200_sxm) for MLA without
- * the DSA indexer (whose module is a separate table); SGLang has no module
- * table and keeps the sum of parts. */
-#define MLA_MODULE_VLLM_HOPPER_BF16KV_S 46e-6
-#define MLA_MODULE_VLLM_HOPPER_FP8KV_S 61e-6
+/* The engines' MLA modules measured against servesim's sum of their parts
+ * (issue 9; aiconfigurator's mla_generation_module_perf and
+ * mla_context_module_perf tables, data/mfu/check_mla_module.py): terms
+ * fitted on the Hopper tables (h100_sxm, h200_sxm) alone, for MLA without
+ * the DSA indexer (whose module is a separate table); each engine's values
+ * and their provenance are its cost_engine's (src/engine/<name>.c). */
+static bool mla_module_gpu(const struct gpu_spec *g)
+{
+	return strcmp(g->tables, "h100_sxm") == 0 || strcmp(g->tables, "h200_sxm") == 0;
+}
 
-/* The term for the engine and GPU, whatever the model. */
+/* The decode term for the engine and GPU, whatever the model. */
 static double mla_module_engine_s(const struct gpu_spec *g, const struct cost_cfg *cfg)
 {
-	bool vllm = cfg->engine[0] == '\0' || strcmp(cfg->engine, "vllm") == 0;
-
-	if (!vllm || (strcmp(g->tables, "h100_sxm") != 0 && strcmp(g->tables, "h200_sxm") != 0))
+	if (!mla_module_gpu(g))
 		return 0;
-	return cfg->kvdt == DT_FP8 ? MLA_MODULE_VLLM_HOPPER_FP8KV_S : MLA_MODULE_VLLM_HOPPER_BF16KV_S;
+	return cfg->engine->mla_decode_s[cfg->kvdt == DT_FP8];
 }
 
 static double mla_module_term_s(const struct model_cfg *m, const struct gpu_spec *g,
@@ -803,42 +785,13 @@ static double mla_module_term_s(const struct model_cfg *m, const struct gpu_spec
 	return mla_module_engine_s(g, cfg);
 }
 
-/* The engines' MLA context (prefill) module against servesim's sum of its
- * parts (issue 9), as above on aiconfigurator's mla_context_module_perf
- * tables (vLLM 0.24.0 and TensorRT-LLM 1.3.0rc20, tp 1, heads 1..128,
- * batch 1..256 x isl 1..32k prefix-free prompts, fp8_block or bf16 GEMMs,
- * bf16 MLA compute): servesim's parts (q_a, kv_a, q_b and o GEMMs over the
- * tokens, the expanded MLA prefill kernel as one varlen call, the kv_b GEMM,
- * norms and RoPE at their bytes; tools/mlacheck.c prefill) come out below
- * the module by an amount that grows with the tokens and with the heads:
- * module / parts median at >= 1024 tokens on H100 / H200 with bf16 / fp8 KV
- * vLLM 1.17 / 1.17 / 1.17 / 1.16, TensorRT-LLM 1.14 / 1.11 / 1.23 / 1.15.
- * Least squares over those points (data/mfu/check_mla_module.py --prefill,
- * heads 8..128, batch 1..256, isl 128..16k, batch x isl 1k..64k, pooled
- * over H100/H200 x bf16/fp8 KV): module - parts per 1k tokens = vLLM
- * 19.3 + 0.411 x heads us (888 points; per set 18.9 + 0.475 h, 20.6 +
- * 0.371 h, 16.8 + 0.464 h, 21.4 + 0.318 h), TensorRT-LLM 1.4 + 0.914 x
- * heads us (900 points; per set 4.5 + 0.686 h, 7.5 + 0.380 h, -8.6 +
- * 1.582 h, 2.0 + 1.008 h).  Applied per prefill token per MLA layer on the
- * Hopper tables (h100_sxm, h200_sxm), not DSA (its module is a separate
- * table).  Not applied: B200 (vLLM's module is 0.90-0.94 of the parts,
- * TensorRT-LLM's 1.00-1.06), SGLang (no module table). */
-#define MLA_CTX_VLLM_HOPPER_TOK_S 19.3e-9
-#define MLA_CTX_VLLM_HOPPER_TOK_HEAD_S 0.411e-9
-#define MLA_CTX_TRTLLM_HOPPER_TOK_S 1.4e-9
-#define MLA_CTX_TRTLLM_HOPPER_TOK_HEAD_S 0.914e-9
-
-/* The term for the engine and GPU, whatever the model. */
+/* The context (prefill) term for the engine and GPU, whatever the model:
+ * per prefill token per MLA layer. */
 static double mla_ctx_engine_s(const struct gpu_spec *g, const struct cost_cfg *cfg, int heads)
 {
-	bool vllm = cfg->engine[0] == '\0' || strcmp(cfg->engine, "vllm") == 0;
-	bool trtllm = strcmp(cfg->engine, "trtllm") == 0;
-
-	if (!(vllm || trtllm) || (strcmp(g->tables, "h100_sxm") != 0 && strcmp(g->tables, "h200_sxm") != 0))
+	if (!mla_module_gpu(g))
 		return 0;
-	if (trtllm)
-		return MLA_CTX_TRTLLM_HOPPER_TOK_S + MLA_CTX_TRTLLM_HOPPER_TOK_HEAD_S * (double)heads;
-	return MLA_CTX_VLLM_HOPPER_TOK_S + MLA_CTX_VLLM_HOPPER_TOK_HEAD_S * (double)heads;
+	return cfg->engine->mla_ctx_tok_s + cfg->engine->mla_ctx_tok_head_s * (double)heads;
 }
 
 static double mla_ctx_term_s(const struct model_cfg *m, const struct gpu_spec *g, const struct cost_cfg *cfg,
@@ -885,7 +838,7 @@ static void dsa_sources(struct cost_model *c)
 {
 	const struct model_cfg *m = c->m;
 	int64_t shared = m->n_mixer[LM_FULL] - m->index_layers;
-	char mod[2][300], sh[2][120];
+	char mod[2][360], sh[2][120];
 	int i;
 
 	if (m->attn != ATTN_MLA || m->index_topk <= 0)
@@ -894,7 +847,7 @@ static void dsa_sources(struct cost_model *c)
 		bool pre = i == 0;
 		sh[i][0] = '\0';
 		if (c->dsa) {
-			char note[256];
+			char note[320];
 			dsa_module_note(c->dsa, pre, note, sizeof(note));
 			snprintf(mod[i], sizeof(mod[i]), " + module - parts of %s", note);
 		} else if (c->g->measured[0]) {
@@ -902,7 +855,7 @@ static void dsa_sources(struct cost_model *c)
 				 c->g->measured);
 		} else {
 			snprintf(mod[i], sizeof(mod[i]), "; no measured DSA module for %.16s on %.31s: sum of parts",
-				 c->cfg.engine[0] ? c->cfg.engine : "vllm", c->g->tables[0] ? c->g->tables : c->g->id);
+				 c->cfg.engine->name, c->g->tables[0] ? c->g->tables : c->g->id);
 		}
 		if (shared > 0 && c->dsa && dsa_module_has_shared(c->dsa, pre))
 			snprintf(sh[i], sizeof(sh[i]), "; %lld of %lld layers reuse an earlier top-k: their own "
@@ -960,7 +913,7 @@ static void window_source_note(const struct cost_model *c, char *out, size_t cap
 	window_desc(&c->win_decode, d, sizeof(d));
 	if (strcmp(p, d) == 0)
 		snprintf(d, sizeof(d), "the same");
-	if (!c->win_decode.cfg[0] && strcmp(c->cfg.engine, "trtllm") == 0) {
+	if (!c->win_decode.cfg[0] && c->cfg.engine->dense_window_decode) {
 		header_line(out, cap, "window %lld: dense rows at the capped keys x the windowed kernel's cost over them: "
 			    "%.112s (%.150s); decode: the dense rows at the capped keys (TensorRT-LLM's windowed "
 			    "decode rows not used)", (long long)c->m->window.size,
@@ -998,7 +951,7 @@ static void csa_sources(struct cost_model *c)
 				    "DeepSeek-V4 blocks: no measured %s table on %.31s: parts (GEMMs, attention, bytes) "
 				    "at the efficiencies fitted on the H100/H200/B200 blocks (data/mfu/"
 				    "check_dsv4_module.py): CSA / HCA layer %.0f / %.0f us %s",
-				    c->cfg.engine[0] ? c->cfg.engine : "vllm", c->g->tables[0] ? c->g->tables : c->g->id,
+				    c->cfg.engine->name, c->g->tables[0] ? c->g->tables : c->g->id,
 				    (pre ? cost_csa_block_s(c, LM_CSA, true, 1, 1024, 0)
 					 : cost_csa_block_s(c, LM_CSA, false, 1, 1, 4095)) * 1e6,
 				    (pre ? cost_csa_block_s(c, LM_HCA, true, 1, 1024, 0)
@@ -1057,7 +1010,7 @@ static void describe_sources(struct cost_model *c)
 			snprintf(c->src[COST_SRC_ATTN_PREFILL] + n, sizeof(c->src[0]) - n,
 				 "; MLA context module: sum of parts + %.1f us per 1k tokens per layer (%s module tables, H100/H200)",
 				 c->mla_ctx_tok_s * 1e9,
-				 strcmp(c->cfg.engine, "trtllm") == 0 ? "TensorRT-LLM 1.3" : "vLLM 0.24");
+				 c->cfg.engine->mla_src);
 		}
 	}
 	dsa_sources(c);
@@ -1266,6 +1219,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	double *kcnt = NULL;
 	int rc;
 
+	assert(cfg->engine); /* every cost model prices some engine's kernels */
 	memset(c, 0, sizeof(*c));
 	c->m = m;
 	c->g = g;
@@ -1273,11 +1227,12 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->cfg = *cfg;
 	c->lin = lin_terms_for(m, cfg->engine);
 	/* fp4 on a GPU without fp4 tensor cores is refused by the start-up
-	 * checks (sim/startup.c); with --allow-invalid it is priced as weight-only
+	 * checks (engine/startup.c); with --allow-invalid it is priced as weight-only
 	 * 4-bit at the bf16 rate (cost_gemm_s's no-table path) */
 	if (cfg->cache && !(cfg->tier2 && cfg->tier2->tables[0])) {
 		const struct mfu_tables *t;
-		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cfg->engine, cfg->engine_version,
+		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cfg->engine->name, cfg->engine->fallback,
+					cfg->engine_version,
 					(cfg->off & COST_H6) != 0, m->n_experts > 0, cfg->moe_dist, &t,
 					e)) < 0)
 			return rc;
@@ -1286,7 +1241,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		if (cfg->tier2 && cfg->tier2->tables[0])
 			rc = mfu_load_dir(&c->own_tabs, cfg->tier2->tables, g, e);
 		else
-			rc = mfu_load(&c->own_tabs, data_dir, g, cfg->engine, cfg->engine_version, e);
+			rc = mfu_load(&c->own_tabs, data_dir, g, cfg->engine->name, cfg->engine->fallback,
+				      cfg->engine_version, e);
 		if (rc < 0)
 			return rc;
 		c->own_tabs.nearest = (cfg->off & COST_H6) != 0;
@@ -1429,13 +1385,9 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		int wh = (int)(m->window.heads / p->tp), wkv = (int)(m->window.kv_heads / p->tp);
 		mfu_window_resolve(c->tabs, true, wh, wkv > 0 ? wkv : 1, (int)m->window.head_dim, cfg->kvdt,
 				   (int)m->window.size, &c->win_prefill);
-		/* TensorRT-LLM 1.3's windowed decode rows are not used: with a
-		 * bf16 cache they run 3.3x the dense kernel at 128 keys, flat in
-		 * the context (another kernel path; fp8: 1.17x), which the
-		 * served images of the silicon rows (1.0-1.2) did not pay:
-		 * gpt-oss-120b TPOT median |error| H200 5.9 -> 7.8 %, MoE rows
-		 * 9.8 -> 10.2 % with them (eval/silicon/HARNESS.md, "swa") */
-		if (strcmp(cfg->engine, "trtllm") != 0)
+		/* an engine's windowed decode rows may be set aside
+		 * (cost_engine.dense_window_decode: TensorRT-LLM's) */
+		if (!cfg->engine->dense_window_decode)
 			mfu_window_resolve(c->tabs, false, wh, wkv > 0 ? wkv : 1, (int)m->window.head_dim,
 					   cfg->kvdt, (int)m->window.size, &c->win_decode);
 	}
@@ -1516,30 +1468,21 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->lazy->use = use;
 	c->lazy->cols = cols;
 	c->lazy->kcnt = kcnt;
-	/* TensorRT-LLM (PyTorch backend) replays CUDA graphs for
-	 * generation-only batches only (aiconfigurator's benchmark generator
-	 * captures every batch size 1..max_batch_size: trtllm.rule
-	 * cuda_graph_batch_sizes); a step holding a prefill is launched kernel
-	 * by kernel from Python, and where its kernels are short the GPU waits
-	 * for the host.  Evidence (eval/silicon/HARNESS.md, "What a DeepSeek
-	 * prefill step costs"): measured TTFT that does not grow with the prompt
-	 * (Qwen3-235B-FP8 TP8 H100 c4: 170 ms at ISL 512 and at 1024), DeepSeek
-	 * TTFT about 100 ms above the kernel tables' step at ISL 1024 but not at
-	 * 8192, and a TPOT that grows at short OSL as ~100 ms steps would make
-	 * it; the Kineto trace of DeepSeek-V3 (../shared/data/traces) spends 35-55
-	 * us of host time per kernel launched by an eager forward.  The step
-	 * lasts at least (operators of the pass) x COST_TRTLLM_EAGER_OP_S: one
-	 * engine constant, swept on all 1,283 TensorRT-LLM agg rows (0-150 us;
-	 * 70-80 us best on the median TTFT APE). */
-	if (strcmp(cfg->engine, "trtllm") == 0 && !(cfg->off & COST_H2)) {
+	/* an engine that launches a step holding a prefill kernel by kernel
+	 * from Python (TensorRT-LLM's PyTorch backend: CUDA graphs for
+	 * generation-only batches only) makes the GPU wait for the host where
+	 * the kernels are short: the step lasts at least (operators of the
+	 * pass) x the host terms' eager_op_us (the engine's: src/engine/) */
+	if (cfg->ov.eager_op_us > 0 && !(cfg->off & COST_H2)) {
 		double nops = 0;
 		for (k = 0; k < gr.nkinds; k++)
 			nops += kcnt[k] * (double)gr.kinds[k].nops;
-		c->eager_s = nops * COST_TRTLLM_EAGER_OP_S;
+		c->eager_s = nops * cfg->ov.eager_op_us * 1e-6;
 		snprintf(c->src[COST_SRC_EAGER], sizeof(c->src[0]),
 			 "a step with prefill runs without CUDA graphs: at least %.0f operators x %.0f us "
-			 "of host launch time = %.1f ms (fitted on the TensorRT-LLM silicon rows)",
-			 nops, COST_TRTLLM_EAGER_OP_S * 1e6, c->eager_s * 1e3);
+			 "of host launch time = %.1f ms (%.60s)",
+			 nops, cfg->ov.eager_op_us, c->eager_s * 1e3,
+			 (cfg->ov.given & OV_EAGER) || !cfg->host_src ? "given" : cfg->host_src);
 	}
 	/* DSA: the engine's measured module over the parts (dsamod.h); the
 	 * layers that reuse an earlier layer's top-k run an MLA block without
@@ -1770,7 +1713,7 @@ static double window_isl(double pairs, double w)
 double cost_linear_attn_s(const struct cost_model *c, double tokens, double seqs, bool decode)
 {
 	const struct model_cfg *m = c->m;
-	const struct lin_terms *k = c->lin;
+	const struct cost_lin_terms *k = c->lin;
 	double vh = (double)m->lin.v_heads / c->p.tp;
 	double elems = vh * (double)(m->lin.v_dim * m->lin.k_dim);
 	double bw = c->g->hbm_bw, per_seq, conv;

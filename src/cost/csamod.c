@@ -33,12 +33,6 @@ struct gset {
 
 enum { K_CSA, K_HCA, K__N, K_SWA = K__N };
 
-/* The fitted parts model of one block (data/mfu/check_dsv4_module.py, see
- * csa_fit below): seconds = c0 + c_gemm x (f_lp / peak_lp + f_hp /
- * peak_bf16) + c_attn x f_attn / peak_bf16 + c_bytes x bytes / HBM. */
-struct csa_fit {
-	double c0, c_gemm, c_attn, c_bytes;
-};
 
 struct csa_module {
 	bool table;                /* grids from a measured table (else the fit alone) */
@@ -50,7 +44,7 @@ struct csa_module {
 	/* the GPU's peaks and bandwidth, and those of the table's GPU */
 	double peak_lp, peak16, bw, t_peak_lp, t_peak16, t_bw;
 	bool borrowed;
-	const struct csa_fit *fit[2][3]; /* [prefill][mixer] */
+	const struct cost_csa_fit *fit[2][3]; /* [prefill][mixer]: the engine's parts model (cost.h) */
 	struct lgrid dec[K__N];
 	double dec_kmax[K__N];     /* the largest measured keys of the decode grid */
 	struct gset pre[K__N];
@@ -62,37 +56,6 @@ struct csa_module {
 	int heads_lo, heads_hi;
 	double heads;
 };
-
-/* The parts model's coefficients per engine (vLLM and the engines that
- * fall back to its tables; SGLang), phase and mixer (CSA; HCA and
- * window-only), fitted by data/mfu/check_dsv4_module.py on the engines'
- * blocks measured on H100, H200 and B200 (fp8 projections and KV; least
- * squares on the relative error, coefficients >= 0; 4,632 to 64,215 rows
- * each): c0 is the launch-bound floor, 1 / c_gemm, 1 / c_attn and
- * 1 / c_bytes the efficiencies against the fp8 / bf16 peaks and HBM.  Held
- * out by GPU (fitted on two, predicting the third), the measured block of
- * the nearest GPU times the model's ratio between the two GPUs - what a GPU
- * borrowing another's tables gets (carried) - has median |log error|
- * 0.012-0.179 (B200 from H200 the worst), against 0.045-0.501 for the
- * borrowed block as it is and 0.044-0.191 for the model alone (README,
- * "DeepSeek-V4"). */
-static const struct csa_fit csa_fits[2][2][2] = {
-	/* vllm */ {
-		{{7.139e-05, 1.862, 2.398, 1.077}, {4.832e-05, 1.773, 5.641, 1.157}},
-		{{7.914e-05, 2.099, 1.979, 1.33}, {5.571e-05, 2.166, 2.761, 1.193}},
-	},
-	/* sglang */ {
-		{{7.748e-05, 1.24, 3.54, 1.332}, {5.05e-05, 1.413, 3.192, 1.41}},
-		{{9.882e-05, 2.225, 1.947, 0.9831}, {6.011e-05, 2.002, 2.756, 1.003}},
-	},
-};
-
-static const struct csa_fit *csa_fit_for(const char *engine, bool prefill, int x)
-{
-	int eg = engine && strcmp(engine, "sglang") == 0;
-
-	return &csa_fits[eg][prefill][x == K_CSA ? 0 : 1];
-}
 
 static void gset_release(struct gset *s)
 {
@@ -292,7 +255,7 @@ void csa_module_parts(const struct csa_module *d, int mix, double n, double isl,
 }
 
 /* The fitted parts model at the GPU's figures, or the table GPU's (lender). */
-static double fit_s(const struct csa_module *d, const struct csa_fit *f, const struct csa_parts *p, bool lender)
+static double fit_s(const struct csa_module *d, const struct cost_csa_fit *f, const struct csa_parts *p, bool lender)
 {
 	double plp = lender ? d->t_peak_lp : d->peak_lp, p16 = lender ? d->t_peak16 : d->peak16;
 	double bw = lender ? d->t_bw : d->bw;
@@ -308,7 +271,7 @@ static double carried(const struct csa_module *d, int mix, bool prefill, double 
 		      double prefix)
 {
 	struct csa_parts p;
-	const struct csa_fit *f = d->fit[prefill][mixer_index(mix)];
+	const struct cost_csa_fit *f = d->fit[prefill][mixer_index(mix)];
 
 	if (!d->borrowed)
 		return t;
@@ -482,8 +445,9 @@ int csa_module_init(const struct cost_model *c, const struct opgraph *gr, const 
 	token_parts(d, m, gr);
 	for (k = 0; k < 2; k++)
 		for (x = 0; x < 3; x++)
-			d->fit[k][x] = csa_fit_for(c->cfg.engine, k == 1, x);
-	if (!mfu_find_file(data_dir, g, c->cfg.engine, c->cfg.engine_version, "dsv4_module.csv.gz", path,
+			d->fit[k][x] = &c->cfg.engine->csa[k == 1][x == K_CSA ? 0 : 1];
+	if (!mfu_find_file(data_dir, g, c->cfg.engine->name, c->cfg.engine->fallback, c->cfg.engine_version,
+			   "dsv4_module.csv.gz", path,
 			   sizeof(path), d->src, sizeof(d->src))) {
 		*out = d;
 		return 0;

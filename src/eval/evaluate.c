@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
+#include "engine/registry.h"
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
 #include "servesim/memplan.h"
 #include "servesim/pfor.h"
 #include "servesim/scenario.h"
-#include "servesim/sglang.h"
 #include "servesim/sim.h"
 
 static bool overloaded(double completed, double rate, double duration, double ttft_mean)
@@ -26,7 +27,12 @@ static bool overloaded(double completed, double rate, double duration, double tt
 void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 			 const struct gpu_spec *g, const struct eval_opts *o, struct scenario *sc)
 {
-	scenario_defaults(sc, m, g, &x->wl);
+	/* the experiment's engine (experiment_load refuses an unknown one) */
+	const struct engine_type *en = engine_find(x->engine);
+
+	if (!en)
+		en = engine_default();
+	scenario_defaults(sc, en, m, g, &x->wl);
 	sc->par = (struct parallel){x->tp, x->pp, x->dp, x->ep};
 	sc->wdt = x->dtype;
 	/* an fp4 label on a GPU without fp4 tensor cores (aiconfigurator's
@@ -48,22 +54,22 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		 * they keep the row's precision (eval/silicon/HARNESS.md) */
 		sc->kvdt = sc->wdt;
 	} else {
-		sc->kvdt = scenario_kv_auto(m, g, x->engine[0] ? x->engine : "vllm", sc->wdt, sc->kvdt_src,
-					    sizeof(sc->kvdt_src));
+		sc->kvdt = scenario_kv_auto(m, g, en, sc->wdt, sc->kvdt_src, sizeof(sc->kvdt_src));
 	}
-	sc->max_num_batched_tokens = x->max_num_batched_tokens;
-	sc->max_num_seqs = x->max_num_seqs;
-	if (strcmp(x->engine, "sglang") == 0) {
-		/* chunked_prefill_size: the experiment's, else SGLang's default
-		 * for the GPU; --max-prefill-tokens and --enable-mixed-chunk */
-		if (!(sc->max_num_batched_tokens > 0))
-			sc->max_num_batched_tokens = scenario_sglang_chunk(g);
-		sc->max_prefill_tokens = x->max_prefill_tokens;
-		sc->sglang_mixed_chunk = x->mixed_chunk;
-		/* max_running_requests: the experiment's, else SGLang's rule
-		 * from the KV pool (sglang_max_running_requests) */
-		sc->sglang_mrr_rule = !(x->max_num_seqs > 0);
+	/* the limits as the experiment gives them; an engine that may leave
+	 * them to its rules (ENGINE_KNOB_RULE_LIMITS) keeps its defaults'
+	 * where it does not (SGLang: chunked_prefill_size by GPU memory,
+	 * max_running_requests from the KV pool) */
+	if (x->max_num_batched_tokens > 0)
+		sc->max_num_batched_tokens = x->max_num_batched_tokens;
+	if (x->max_num_seqs > 0) {
+		sc->max_num_seqs = x->max_num_seqs;
+		sc->sglang_mrr_rule = false;
 	}
+	/* settings only some engines take (experiment_load refuses them for
+	 * the others): SGLang's --max-prefill-tokens and --enable-mixed-chunk */
+	sc->max_prefill_tokens = x->max_prefill_tokens;
+	sc->sglang_mixed_chunk = x->mixed_chunk;
 	if (x->pd_prefill > 0) {
 		sc->pd_prefill = x->pd_prefill;
 		sc->pd_decode = x->pd_decode;
@@ -83,7 +89,6 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->tier2 = o->tier2;
 	sc->mfu_cache = o->cache;
 	/* the kernel collection nearest the engine version that was measured */
-	snprintf(sc->engine, sizeof(sc->engine), "%s", x->engine[0] ? x->engine : "vllm");
 	if (strcmp(x->engine_version, "unknown") != 0)
 		snprintf(sc->engine_version, sizeof(sc->engine_version), "%s", x->engine_version);
 	{
@@ -109,6 +114,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		/* engine-side timings (OTel spans): no client terms */
 		sc->ov.api_ttft_ms = sc->ov.api_e2e_ms = sc->ov.stream_token_us = 0;
 		sc->ov.delivery_steps = 0;
+		sc->ov.given |= OV_API_TTFT | OV_API_E2E | OV_STREAM | OV_DELIVERY;
 	}
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/registry.h"
 #include "servesim/eval.h"
 
 const char *ev_metric_name(enum ev_metric m)
@@ -56,8 +57,9 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	static const char *const keys[] = {"name", "version", "max_num_batched_tokens", "max_num_seqs",
 		"max_model_len", "block_size", "gpu_memory_utilization", "total_kv_blocks",
 		"enable_prefix_caching", "max_prefill_tokens", "enable_mixed_chunk", NULL};
-	char c2[800];
-	bool pres;
+	const struct engine_type *en;
+	char c2[800], names[128];
+	bool pres, rules;
 	int rc;
 
 	snprintf(c2, sizeof(c2), "%s: engine", ctx);
@@ -66,21 +68,34 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	if ((rc = copy_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0 ||
 	    (rc = copy_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0)
 		return rc;
-	/* SGLang: chunked_prefill_size may be left to SGLang's default for the
-	 * GPU (absent = 0), and --max-prefill-tokens given */
-	if (strcmp(x->engine, "sglang") == 0) {
-		if ((rc = json_opt_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, &pres, e)) < 0 ||
-		    (rc = json_opt_int(o, "max_prefill_tokens", c2, 1, 1 << 24, &x->max_prefill_tokens, &pres, e)) < 0 ||
-		    (rc = json_opt_bool(o, "enable_mixed_chunk", c2, &x->mixed_chunk, e)) < 0)
+	if (!(en = engine_find(x->engine))) {
+		engine_names(names, sizeof(names), "or", false);
+		return err_set(e, SS_EDATA, "%s: 'name' must be an engine servesim knows (%s), got '%s'", c2, names,
+			       x->engine);
+	}
+	/* an engine whose limits may be left to its rules (SGLang's
+	 * chunked_prefill_size by GPU, max_running_requests by KV pool:
+	 * absent = 0, experiment_scenario), with its own settings
+	 * (--max-prefill-tokens, --enable-mixed-chunk) */
+	rules = (en->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
+	if (!(en->knobs & ENGINE_KNOB_MAX_PREFILL) && (json_get(o, "max_prefill_tokens") || json_get(o, "enable_mixed_chunk"))) {
+		const struct engine_type *owner = engine_owner(ENGINE_KNOB_MAX_PREFILL);
+		return err_set(e, SS_EDATA, "%s: 'max_prefill_tokens' and 'enable_mixed_chunk' are %s's: give \"name\": \"%s\"",
+			       c2, owner->title, owner->name);
+	}
+	if (rules) {
+		if ((rc = json_opt_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, &pres, e)) < 0)
 			return rc;
-	} else if (json_get(o, "max_prefill_tokens") || json_get(o, "enable_mixed_chunk")) {
-		return err_set(e, SS_EDATA, "%s: 'max_prefill_tokens' and 'enable_mixed_chunk' are SGLang's: give \"name\": \"sglang\"", c2);
 	} else if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0) {
 		return rc;
 	}
-	/* SGLang: max_running_requests may be left to SGLang's rule (absent =
-	 * 0; experiment_scenario) */
-	if (strcmp(x->engine, "sglang") == 0) {
+	if ((en->knobs & ENGINE_KNOB_MAX_PREFILL) &&
+	    (rc = json_opt_int(o, "max_prefill_tokens", c2, 1, 1 << 24, &x->max_prefill_tokens, &pres, e)) < 0)
+		return rc;
+	if ((en->knobs & ENGINE_KNOB_MIXED_CHUNK) &&
+	    (rc = json_opt_bool(o, "enable_mixed_chunk", c2, &x->mixed_chunk, e)) < 0)
+		return rc;
+	if (rules) {
 		if ((rc = json_opt_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, &pres, e)) < 0)
 			return rc;
 	} else if ((rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0) {
@@ -956,7 +971,7 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 	if (x->precision[0])
 		jw_str(&w, "precision", x->precision);
 	jw_obj(&w, "engine");
-	jw_str(&w, "name", x->engine[0] ? x->engine : "vllm");
+	jw_str(&w, "name", x->engine[0] ? x->engine : engine_default()->name);
 	jw_str(&w, "version", x->engine_version[0] ? x->engine_version : "unknown");
 	if (x->max_num_batched_tokens > 0) /* SGLang: 0 = its default chunk */
 		jw_int(&w, "max_num_batched_tokens", x->max_num_batched_tokens);
@@ -1369,7 +1384,7 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 		 * 32-token blocks (benchmark/trtllm.rule); TRT-LLM's default
 		 * free_gpu_memory_fraction (0.9), no block reuse; scheduled with
 		 * vLLM's scheduler and GUARANTEED_NO_EVICT admission (engine
-		 * "trtllm", sim_cfg.no_evict) */
+		 * "trtllm": its admission, src/engine/trtllm.c) */
 		x->max_num_batched_tokens = (r->batch + r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
 		x->max_model_len = r->isl + r->osl;
 		x->block_size = AIC_BLOCK;

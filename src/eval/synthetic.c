@@ -14,6 +14,8 @@
 #include "servesim/cost.h"
 #include "servesim/synthetic.h"
 
+#include "engine/registry.h"
+
 #define H4_MIN_DIFF 0.10 /* 002, H4 accept criterion, Part A */
 #define H5_MIN_DIFF 0.15 /* 002, H5 accept criterion, Part A */
 #define H6_MIN_REMOVED 0.80 /* 002, H6 accept criterion, Part A */
@@ -31,6 +33,7 @@ static int make(struct cost_model *c, const struct model_cfg *m, const struct gp
 	cc.max_tokens = 8192;
 	cc.max_seqs = 256;
 	cc.graph_max = graph_max;
+	cc.engine = engine_default()->cost;
 	return cost_init(c, m, g, &p, &cc, dir, e);
 }
 

@@ -639,14 +639,6 @@ const char *mfu_part_name(enum mfu_part p)
 	return (unsigned)p < MFU_P__COUNT ? n[p] : "?";
 }
 
-int mfu_engine_check(const char *engine, struct err *e)
-{
-	if (strcmp(engine, "vllm") == 0 || strcmp(engine, "sglang") == 0 ||
-	    strcmp(engine, "trtllm") == 0)
-		return 0;
-	return err_set(e, SS_EUSAGE, "unknown engine '%s' (expected vllm, sglang or trtllm)", engine);
-}
-
 void mfu_release(struct mfu_tables *t)
 {
 	size_t i;

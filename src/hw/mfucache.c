@@ -69,7 +69,7 @@ void mfu_cache_free(struct mfu_cache *c)
 }
 
 int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_spec *g,
-		  const char *engine, const char *version, bool nearest, bool want_moe,
+		  const char *engine, const char *fallback, const char *version, bool nearest, bool want_moe,
 		  enum moe_dist moe_dist, const struct mfu_tables **out, struct err *e)
 {
 	struct entry *en = NULL;
@@ -99,7 +99,7 @@ int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_sp
 		snprintf(en->data_dir, sizeof(en->data_dir), "%s", data_dir);
 		en->nearest = nearest;
 		en->moe = moe;
-		if ((rc = mfu_load(&en->t, data_dir, g, engine, version, e)) < 0) {
+		if ((rc = mfu_load(&en->t, data_dir, g, engine, fallback, version, e)) < 0) {
 			free(en);
 			goto out;
 		}

@@ -53,9 +53,10 @@ static int cmp_coll(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The collections under base, ranked for (engine, version). */
-static size_t list_collections(const char *base, const char *engine, const char *version,
-			       struct coll *out, size_t cap)
+/* The collections under base, ranked for (engine, version), fallback's
+ * first among the other engines' (NULL: none preferred). */
+static size_t list_collections(const char *base, const char *engine, const char *fallback,
+			       const char *version, struct coll *out, size_t cap)
 {
 	DIR *d = opendir(base);
 	struct dirent *de;
@@ -86,10 +87,11 @@ static size_t list_collections(const char *base, const char *engine, const char 
 		}
 	for (i = 0; i < n; i++) {
 		/* same engine by version distance (the requested version, else the
-		 * newest), then vLLM newest first, then the others newest first */
+		 * newest), then the fallback's newest first, then the others newest
+		 * first */
 		if (strcmp(out[i].engine, engine) == 0)
 			out[i].rank = fabs(out[i].ver - (want >= 0 ? want : newest)) - (want >= 0 ? 0 : 0);
-		else if (strcmp(out[i].engine, "vllm") == 0)
+		else if (fallback && strcmp(out[i].engine, fallback) == 0)
 			out[i].rank = 1e12 - out[i].ver;
 		else
 			out[i].rank = 2e12 - out[i].ver;
@@ -328,7 +330,7 @@ static int load_own(struct mfu_tables *t, const char *data_dir, const struct gpu
 }
 
 int mfu_find_file(const char *data_dir, const struct gpu_spec *g, const char *engine,
-		  const char *version, const char *file, char *path, size_t path_cap, char *src,
+		  const char *fallback, const char *version, const char *file, char *path, size_t path_cap, char *src,
 		  size_t src_cap)
 {
 	struct coll cs[32];
@@ -338,7 +340,7 @@ int mfu_find_file(const char *data_dir, const struct gpu_spec *g, const char *en
 	if (!g->tables[0])
 		return 0;
 	snprintf(base, sizeof(base), "%s/mfu/%s", data_dir, g->tables);
-	n = list_collections(base, engine && *engine ? engine : "vllm", version, cs, sizeof(cs) / sizeof(cs[0]));
+	n = list_collections(base, engine, fallback, version, cs, sizeof(cs) / sizeof(cs[0]));
 	stem = strcspn(file, ".");
 	for (i = 0; i < n; i++) {
 		snprintf(path, path_cap, "%.700s/%.63s/%s", base, cs[i].name, file);
@@ -351,13 +353,14 @@ int mfu_find_file(const char *data_dir, const struct gpu_spec *g, const char *en
 }
 
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
-	     const char *engine, const char *version, struct err *e)
+	     const char *engine, const char *fallback, const char *version, struct err *e)
 {
-	return mfu_load_opt(t, data_dir, g, engine, version, true, e);
+	return mfu_load_opt(t, data_dir, g, engine, fallback, version, true, e);
 }
 
 int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
-		 const char *engine, const char *version, bool use_pack, struct err *e)
+		 const char *engine, const char *fallback, const char *version, bool use_pack,
+		 struct err *e)
 {
 	struct coll cs[32];
 	char base[700], path[900], cdir[800];
@@ -365,10 +368,6 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 	int rc, k;
 
 	memset(t, 0, sizeof(*t));
-	if (!engine || !*engine)
-		engine = "vllm";
-	if ((rc = mfu_engine_check(engine, e)) < 0)
-		return rc;
 	if (!g->tables[0]) {
 		snprintf(t->warning, sizeof(t->warning),
 			 "no measured kernel tables for %s: using default MFU (GEMM %.2f, prefill attention %.2f, decode attention %.2f) and the roofline for fused MoE",
@@ -377,7 +376,7 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 	}
 	snprintf(base, sizeof(base), "%s/mfu/%s", data_dir, g->tables);
 	FMT(t->dir, "%.599s", base);
-	n = list_collections(base, engine, version, cs, sizeof(cs) / sizeof(cs[0]));
+	n = list_collections(base, engine, fallback, version, cs, sizeof(cs) / sizeof(cs[0]));
 	if (n == 0) {
 		snprintf(t->warning, sizeof(t->warning),
 			 "no kernel collections in data/mfu/%s: using default MFU", g->tables);

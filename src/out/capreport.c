@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "servesim/alloc.h"
 #include "servesim/capacity.h"
 #include "servesim/out.h"
@@ -42,7 +43,7 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	cap_binding_name(c, r->binding, b, sizeof(b));
 	fprintf(f, "capacity   %s on %s, tp %d pp %d dp %d ep %d, %s, engine %s, max_num_seqs %lld, max_num_batched_tokens %lld\n",
 	       sc->model->id, sc->gpu->id, sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep,
-	       dtype_name(sc->wdt), sc->engine, (long long)sc->max_num_seqs,
+	       dtype_name(sc->wdt), sc->engine->name, (long long)sc->max_num_seqs,
 	       (long long)sc->max_num_batched_tokens);
 	fprintf(f, "workload   %s (%s, %lld requests), ", wl->source,
 	       c->concurrency ? "closed loop" : wl_process_name(wl->process), (long long)wl->num_requests);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "servesim/calib.h"
 #include "servesim/out.h"
 #include "servesim/version.h"
@@ -128,7 +129,7 @@ void out_config_json(struct jw *w, const struct out_config *c)
 	jw_int(w, "ep", sc->par.ep);
 	jw_str(w, "dtype", dtype_name(sc->wdt));
 	jw_str(w, "kv_dtype", dtype_name(sc->kvdt));
-	jw_str(w, "engine", sc->engine);
+	jw_str(w, "engine", sc->engine->name);
 	jstr_or_null(w, "kernel_tables", c->kernel_tables);
 	jw_int(w, "max_num_batched_tokens", sc->max_num_batched_tokens);
 	jw_int(w, "max_num_seqs", sc->max_num_seqs);
@@ -139,7 +140,7 @@ void out_config_json(struct jw *w, const struct out_config *c)
 	jw_int(w, "total_kv_blocks", c->total_kv_blocks);
 	jw_str(w, "kv_blocks_source", c->kv_from_memory ? "memory" : "flag");
 	jw_bool(w, "prefix_caching", sc->prefix_caching);
-	if (strcmp(sc->engine, "sglang") == 0) {
+	if (sc->engine->knobs & ENGINE_KNOB_MEM_FRACTION) { /* SGLang's resolved rules */
 		if (c->kv_from_memory)
 			jw_num(w, "mem_fraction_static", c->mem_fraction_static);
 		jw_int(w, "max_running_requests", c->max_running_requests);
@@ -202,7 +203,7 @@ void out_config_csv_row(FILE *f, const struct out_config *c)
 	fprintf(f, ",%d,%d,%d,%d", sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep);
 	csv_str(f, dtype_name(sc->wdt));
 	csv_str(f, dtype_name(sc->kvdt));
-	csv_str(f, sc->engine);
+	csv_str(f, sc->engine->name);
 	csv_str(f, c->kernel_tables);
 	fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%g,%lld,%s,%s", (long long)sc->max_num_batched_tokens,
 		(long long)sc->max_num_seqs, (long long)sc->max_model_len, (long long)sc->block_size,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "servesim/comm.h"
 #include "servesim/gsweep.h"
 #include "servesim/model.h"
@@ -130,6 +131,9 @@ static void print_sglang_defaults(FILE *f, const struct out_run *c)
 
 static void run_header(FILE *f, const struct out_run *c)
 {
+	/* an engine whose limits follow its own rules (SGLang's) prints each
+	 * rule it applied */
+	bool rules = (c->cfg.sc->engine->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
 	char b1[64], b2[64];
 
 	fprintf(f, "model      %s (%s), %s weights, %s KV cache", c->cfg.sc->model->id, c->cfg.sc->model->source,
@@ -172,28 +176,21 @@ static void run_header(FILE *f, const struct out_run *c)
 		       c->cfg.sc->par.dp > 1 ? (c->cfg.sc->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
 	if (c->simcfg->lockstep || c->cost->place.nodes > 1)
 		print_placement(f, c);
-	if (c->simcfg->sglang)
-		fprintf(f, "engine     SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps, and once it stops for KV or max_running_requests only decode batches run until a request finishes\n",
-		       (long long)c->simcfg->max_num_batched_tokens, (long long)c->simcfg->max_num_seqs,
-		       (long long)c->simcfg->max_model_len, (long long)c->simcfg->block_size,
-		       c->simcfg->prefix_caching ? "on" : "off",
-		       c->simcfg->sglang_lpm ? "lpm" : "fcfs", c->cost->cfg.overlap_cpu ? "on" : "off");
-	else
-		fprintf(f, "engine     vLLM v1 scheduling: max_num_batched_tokens %lld, max_num_seqs %lld, max_model_len %lld, block %lld, prefix caching %s, chunked prefill %s%s\n",
-		       (long long)c->simcfg->max_num_batched_tokens, (long long)c->simcfg->max_num_seqs,
-		       (long long)c->simcfg->max_model_len, (long long)c->simcfg->block_size,
-		       c->simcfg->prefix_caching ? "on" : "off",
-		       c->simcfg->no_chunk ? "off (TensorRT-LLM: a prompt runs whole in one step or waits)" : "on",
-		       c->simcfg->no_evict ? "; admission as TensorRT-LLM's GUARANTEED_NO_EVICT (a request starts when the KV of its whole prompt and output can be reserved; no preemption)" : "");
-	if (c->simcfg->sglang)
+	{
+		/* the engine's own words on its scheduling */
+		char words[1024];
+		c->cfg.sc->engine->sched_words(c->simcfg, c->cost->cfg.overlap_cpu, words, sizeof(words));
+		fprintf(f, "engine     %s\n", words);
+	}
+	if (rules)
 		print_sglang_defaults(f, c);
-	else if (!c->simcfg->sglang && (!c->mbt_given || !c->mns_given || !c->mml_given))
+	else if (!c->mbt_given || !c->mns_given || !c->mml_given)
 		fprintf(f, "defaults   %s%s%s\n",
 		       !c->mbt_given || !c->mns_given ? "max_num_batched_tokens/max_num_seqs: " : "",
 		       !c->mbt_given || !c->mns_given ? scenario_limits_rule(c->cfg.sc->gpu) : "",
 		       c->mml_given ? "" : (!c->mbt_given || !c->mns_given ? "; max_model_len: the model's max_position_embeddings"
 							: "max_model_len: the model's max_position_embeddings"));
-	if (c->cfg.kv_from_memory && c->simcfg->sglang)
+	if (c->cfg.kv_from_memory && (c->cfg.sc->engine->knobs & ENGINE_KNOB_MEM_FRACTION))
 		fprintf(f, "kv cache   %lld tokens (pages of %lld) per %s, from memory: %.2f GiB x mem_fraction_static %.3f - %.2f GiB weights = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
 		       (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size), (long long)c->simcfg->block_size,
 		       c->simcfg->lockstep ? "DP rank" : "replica", c->mp->mem_bytes / 1073741824.0,

@@ -1,6 +1,6 @@
 /* searchreport.c - what `servesim search` writes: the ranking as text and
- * JSON, the long-format CSV, the Pareto chart (pareto.h) and the vLLM and
- * SGLang launch lines (launch.h).  plan/search.c computes the outcomes;
+ * JSON, the long-format CSV, the Pareto chart (pareto.h) and each engine's
+ * launch lines (launch.h, engine_type.launch).  plan/search.c computes the outcomes;
  * nothing here simulates. */
 #include "servesim/searchreport.h"
 
@@ -9,116 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "servesim/alloc.h"
 #include "servesim/json.h"
 #include "servesim/launch.h"
 #include "servesim/pareto.h"
 #include "servesim/sweep.h"
 #include "servesim/version.h"
-
-/* The launch lines (launch.h).
- *
- * vLLM (engine arguments): --tensor-parallel-size, --pipeline-parallel-size,
- * --data-parallel-size (replicas of a dense model behind vLLM's internal
- * load balancer, attention DP for an MoE model), --enable-expert-parallel
- * (EP = TP x DP), --quantization fp8 (online FP8 of a 16-bit checkpoint),
- * --kv-cache-dtype fp8, --max-num-seqs, --max-num-batched-tokens,
- * --speculative-config '{"method":"mtp","num_speculative_tokens":K}'; P/D
- * through a KV connector (--kv-transfer-config, NixlConnector) and a proxy
- * that sends each request to a prefill then a decode instance.
- * SGLang (server arguments): --tp counts every GPU of the engine; with
- * --enable-dp-attention, --dp-size splits them into attention-DP ranks
- * (without it, --dp-size runs replicas behind SGLang's data-parallel
- * router); --ep-size, --pp-size, --quantization fp8, --kv-cache-dtype
- * fp8_e4m3, --max-running-requests, --chunked-prefill-size; MTP as SGLang's
- * DeepSeek guide gives it: --speculative-algorithm EAGLE with K steps, top-k
- * 1 and K + 1 draft tokens; P/D with --disaggregation-mode prefill|decode
- * and the sglang_router in --pd-disaggregation mode. */
-
-static bool online_fp8(const struct launch_in *in)
-{
-	return in->wdt == DT_FP8 && strcmp(in->checkpoint_quant, "fp8") != 0;
-}
-
-static void vllm_common(const struct launch_in *in, struct sbuf *o)
-{
-	sb_printf(o, "vllm serve %s --tensor-parallel-size %d", in->model, in->par.tp);
-	if (in->par.pp > 1)
-		sb_printf(o, " --pipeline-parallel-size %d", in->par.pp);
-	if (in->par.dp > 1)
-		sb_printf(o, " --data-parallel-size %d", in->par.dp);
-	if (in->par.ep > 1)
-		sb_puts(o, " --enable-expert-parallel");
-	if (online_fp8(in))
-		sb_puts(o, " --quantization fp8");
-	else if (in->wdt != DT_FP8 && in->wdt != DT_BF16)
-		sb_printf(o, " # %s weights: serve a %s-quantised checkpoint;", dtype_name(in->wdt),
-			  dtype_name(in->wdt));
-	if (in->kvdt == DT_FP8)
-		sb_puts(o, " --kv-cache-dtype fp8");
-	sb_printf(o, " --max-num-seqs %lld", (long long)in->max_num_seqs);
-	if (in->max_num_batched_tokens > 0)
-		sb_printf(o, " --max-num-batched-tokens %lld", (long long)in->max_num_batched_tokens);
-	if (in->spec_k > 0)
-		sb_printf(o, " --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":%d}'",
-			  in->spec_k);
-}
-
-void launch_vllm(const struct launch_in *in, struct sbuf *o)
-{
-	if (in->pd_prefill == 0) {
-		vllm_common(in, o);
-		sb_putc(o, '\n');
-		return;
-	}
-	sb_printf(o, "# %d prefill instance%s:\n", in->pd_prefill, in->pd_prefill > 1 ? "s" : "");
-	vllm_common(in, o);
-	sb_puts(o, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'\n");
-	sb_printf(o, "# %d decode instance%s:\n", in->pd_decode, in->pd_decode > 1 ? "s" : "");
-	vllm_common(in, o);
-	sb_puts(o, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'\n");
-	sb_puts(o, "# and a proxy sending each request to a prefill, then a decode instance\n");
-}
-
-static void sglang_common(const struct launch_in *in, struct sbuf *o)
-{
-	/* with DP attention --tp counts all the engine's GPUs */
-	sb_printf(o, "python -m sglang.launch_server --model-path %s --tp %d", in->model,
-		  in->moe ? in->par.tp * in->par.dp : in->par.tp);
-	if (in->par.dp > 1)
-		sb_printf(o, " --dp-size %d%s", in->par.dp, in->moe ? " --enable-dp-attention" : "");
-	if (in->par.ep > 1)
-		sb_printf(o, " --ep-size %d", in->par.ep);
-	if (in->par.pp > 1)
-		sb_printf(o, " --pp-size %d", in->par.pp);
-	if (online_fp8(in))
-		sb_puts(o, " --quantization fp8");
-	if (in->kvdt == DT_FP8)
-		sb_puts(o, " --kv-cache-dtype fp8_e4m3");
-	sb_printf(o, " --max-running-requests %lld", (long long)in->max_num_seqs);
-	if (in->max_num_batched_tokens > 0)
-		sb_printf(o, " --chunked-prefill-size %lld", (long long)in->max_num_batched_tokens);
-	if (in->spec_k > 0)
-		sb_printf(o, " --speculative-algorithm EAGLE --speculative-num-steps %d --speculative-eagle-topk 1 "
-			     "--speculative-num-draft-tokens %d", in->spec_k, in->spec_k + 1);
-}
-
-void launch_sglang(const struct launch_in *in, struct sbuf *o)
-{
-	if (in->pd_prefill == 0) {
-		sglang_common(in, o);
-		sb_putc(o, '\n');
-		return;
-	}
-	sb_printf(o, "# %d prefill server%s:\n", in->pd_prefill, in->pd_prefill > 1 ? "s" : "");
-	sglang_common(in, o);
-	sb_puts(o, " --disaggregation-mode prefill\n");
-	sb_printf(o, "# %d decode server%s:\n", in->pd_decode, in->pd_decode > 1 ? "s" : "");
-	sglang_common(in, o);
-	sb_puts(o, " --disaggregation-mode decode\n");
-	sb_puts(o, "python -m sglang_router.launch_router --pd-disaggregation --prefill http://PREFILL:30000 "
-		   "--decode http://DECODE:30000\n");
-}
 
 /* --- the Pareto chart (pareto.h) --- */
 
@@ -280,13 +177,12 @@ static void slo_text(const struct cap_cfg *c, char *buf, size_t n)
 
 static const char *engine_of(const struct search_report *R, const struct search_outcome *r)
 {
-	return R->sp->engine[r->d.engine];
+	return R->sp->engine[r->d.engine]->name;
 }
 
 /* The launch lines of r's engine. */
 static void launch_lines(const struct search_report *R, const struct search_outcome *r, struct sbuf *o)
 {
-	bool sglang = strcmp(engine_of(R, r), "sglang") == 0;
 	struct launch_in in;
 
 	memset(&in, 0, sizeof(in));
@@ -301,10 +197,7 @@ static void launch_lines(const struct search_report *R, const struct search_outc
 	in.pd_prefill = r->d.pd_prefill;
 	in.pd_decode = r->d.pd_decode;
 	in.moe = R->model->n_experts > 0;
-	if (sglang)
-		launch_sglang(&in, o);
-	else
-		launch_vllm(&in, o);
+	R->sp->engine[r->d.engine]->launch(&in, o);
 }
 
 /* v with prec decimals ("%.*f"), or with prec significant digits (g), or "-". */
@@ -327,7 +220,7 @@ void search_report_text(FILE *f, const struct search_report *R)
 	slo_text(R->cc, slos, sizeof(slos));
 	fprintf(f, "search     %s, engine%s", R->model->id, R->sp->nengine > 1 ? "s" : "");
 	for (i = 0; i < R->sp->nengine; i++)
-		fprintf(f, "%s %s", i ? "," : "", R->sp->engine[i]);
+		fprintf(f, "%s %s", i ? "," : "", R->sp->engine[i]->name);
 	fprintf(f, ", %s (%s, %lld requests), seed%s %llu\n", R->wl->source, wl_process_name(R->wl->process),
 	       (long long)R->wl->num_requests, R->cc->nseeds > 1 ? "s from" : "", (unsigned long long)R->cc->seed);
 	fprintf(f, "slo        %s\n", slos);
@@ -453,7 +346,7 @@ void search_report_json(FILE *f, const struct search_report *R)
 	jw_str(&w, "model", R->model->id);
 	jw_arr(&w, "engines");
 	for (j = 0; j < R->sp->nengine; j++)
-		jw_str(&w, NULL, R->sp->engine[j]);
+		jw_str(&w, NULL, R->sp->engine[j]->name);
 	jw_end_arr(&w);
 	jw_str(&w, "workload", R->wl->source);
 	jw_str(&w, "process", wl_process_name(R->wl->process));

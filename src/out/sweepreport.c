@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
+#include "engine/registry.h"
 #include "servesim/alloc.h"
 #include "servesim/sweep.h"
 #include "servesim/version.h"
@@ -84,7 +86,7 @@ void sweep_row_scenario(struct sweep_row *r, const struct scenario *sc, const st
 	sweep_row_str(r, "servesim_version", SERVESIM_VERSION);
 	sweep_row_str(r, "model", sc->model->id);
 	sweep_row_str(r, "gpu", sc->gpu->id);
-	sweep_row_str(r, "engine", sc->engine);
+	sweep_row_str(r, "engine", sc->engine->name);
 	sweep_row_str(r, "engine_version", sc->engine_version);
 	sweep_row_int(r, "tp", sc->par.tp);
 	sweep_row_int(r, "pp", sc->par.pp);
@@ -169,7 +171,7 @@ void sweep_row_template(struct sweep_row *r)
 	memset(&g, 0, sizeof(g));
 	memset(&wl, 0, sizeof(wl));
 	memset(&res, 0, sizeof(res));
-	scenario_defaults(&sc, m, &g, &wl);
+	scenario_defaults(&sc, engine_default(), m, &g, &wl);
 	sweep_row_init(r);
 	sweep_row_scenario(r, &sc, &wl);
 	sweep_row_result(r, &res);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/engine.h"
+#include "engine/registry.h"
 #include "servesim/alloc.h"
 #include "servesim/sweep.h"
 
@@ -19,9 +21,15 @@
 void search_space_defaults(struct search_space *sp)
 {
 	memset(sp, 0, sizeof(*sp));
-	snprintf(sp->engine[0], sizeof(sp->engine[0]), "vllm");
-	snprintf(sp->engine[1], sizeof(sp->engine[1]), "sglang");
-	sp->nengine = 2;
+	{
+		/* the engines servesim writes launch lines for */
+		const struct engine_type *en;
+		size_t i;
+		sp->nengine = 0;
+		for (i = 0; (en = engine_at(i)) != NULL && sp->nengine < SEARCH_MAX_ENGINES; i++)
+			if (en->launch)
+				sp->engine[sp->nengine++] = en;
+	}
 	sp->pd = true;
 	sp->pd_max_workers = 4;
 }
@@ -282,7 +290,8 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		goto out;
 	}
 	out->kv_blocks = st.mp.blocks;
-	if (strcmp(sc.engine, "sglang") == 0 && st.max_running_requests > 0)
+	/* as the memory plan left it (an engine's rule over the KV pool) */
+	if (st.max_running_requests > 0)
 		out->max_num_seqs = st.max_running_requests;
 	/* the simulation scenario_prepare built is `run`'s; every probe below
 	 * makes its own, and this one's KV cache (all the blocks of every
@@ -310,7 +319,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		cap_result_release(&res);
 	}
 	if ((rc = cap_search(&st, in->wl, &fine, &res, e)) < 0) {
-		err_prefix(e, "%s x%d, %s, tp %d pp %d dp %d ep %d%s", sc.gpu->id, d->gpus, sc.engine,
+		err_prefix(e, "%s x%d, %s, tp %d pp %d dp %d ep %d%s", sc.gpu->id, d->gpus, sc.engine->name,
 			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "");
 		goto out;
 	}

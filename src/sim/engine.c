@@ -11,7 +11,7 @@
 
 #include "servesim/alloc.h"
 #include "servesim/loghist.h"
-#include "sched.h"
+#include "core.h"
 
 const char *reject_reason_name(enum reject_reason r)
 {
@@ -23,11 +23,6 @@ const char *reject_reason_name(enum reject_reason r)
 }
 
 /* --- requests and pools --- */
-
-static int32_t blocks_for(const struct sim *s, int64_t tokens)
-{
-	return (int32_t)((tokens + s->cfg.block_size - 1) / s->cfg.block_size);
-}
 
 /* --- metrics --- */
 
@@ -308,7 +303,7 @@ static int complete_req(struct sim *s, struct req *r, int64_t t_ns, bool next, s
 	return rc < 0 ? rc : 0;
 }
 
-/* What the scheduler may ask of the engine (sched.h). */
+/* What the scheduler may ask of the engine (core.h). */
 static const struct sched_env engine_env = {reject_req, complete_req, handoff_req};
 
 /* --- invariants (test builds) --- */
@@ -404,8 +399,8 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->mns = pre ? cfg->pd.prefill_max_num_seqs : cfg->max_num_seqs;
 		kvc_init(&rp->kv, (int32_t)(pre ? cfg->pd.prefill_kv_blocks : cfg->total_kv_blocks),
 			 cfg->prefix_caching);
-		sched_replica_init(s, rp);
 		rp->pp = rp->cost->p.pp > 1 ? rp->cost->p.pp : 1;
+		sched_replica_init(s, rp);
 		if (rp->pp > 1)
 			rp->pipe = xcalloc((size_t)rp->pp, sizeof(*rp->pipe));
 		rp->chunk_len = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
@@ -451,7 +446,7 @@ void sim_free(struct sim *s)
 	for (k = 0; k < s->nrep; k++) {
 		struct replica *rp = &s->reps[k];
 		kvc_release(&rp->kv);
-		sched_replica_release(rp);
+		sched_replica_release(s, rp);
 		free(rp->chunk_len);
 		free(rp->chunk_prefix);
 		for (j = 0; rp->pipe && j < (size_t)rp->pp; j++)

@@ -1,39 +1,28 @@
-/* sched.c - the vLLM v1 scheduler and the engine step.
+/* sched.c - the step loop and its mechanics (core.h): request records, the
+ * waiting queue, block hashes and the prefix cache's lookups, KV blocks,
+ * decoders, admission, preemption, token delivery.  Which requests a step
+ * runs is the policy's (sim_cfg.policy: vLLM v1's walk, SGLang's batches,
+ * in src/engine/); this file names none.
  *
- * Semantics (vLLM v1): each step walks the running requests in admission
- * order, giving a decode 1 token and an unfinished prefill its next chunk
- * (min of what is left, the remaining token budget, and
- * long_prefill_token_threshold), allocating KV blocks as it goes and, when a
- * block is missing, preempting the most recently admitted request; then, if
- * nothing was preempted, it admits waiting requests in FCFS order while
- * max_num_seqs and the budget allow.
- *
- * Speed without changing that outcome: requests in steady decode
+ * Speed without changing the policies' outcome: requests in steady decode
  * ("decoders") are not walked.  Their progress is a function of the
  * replica's step count G; they are grouped by the residue of their context
  * modulo block_size, so a step touches only the group that crosses a block
  * boundary (about 1/16 of them), and a min-heap holds the step at which each
- * completes.  The walk is only needed when its outcome could differ from
- * "everyone gets everything": a missing block (preemption) or a budget that
- * runs out before a decoder is reached.  Then every decoder is made explicit
- * again and the literal walk runs (schedule_explicit), except when only
- * decoders run and the budget reaches them all: the walk then only hands
- * the crossing decoders their blocks in running order and preempts from the
- * tail, and the others stay decoders (schedule_dec_preempt).  SGLang's
- * scheduler (schedule_sglang) keeps decoders the same way, except that its
- * prefill batches do not advance them: G counts its decode batches.  The
- * golden tests pin the outputs of every path to the literal algorithm's,
- * and test_sim runs each engine with and without decoders (sim.h,
- * no_lazy_decoders) and compares the bytes. */
+ * completes.  A policy walks them only when its outcome could differ from
+ * "everyone gets everything" (sched_dec_leave makes one explicit again);
+ * with split batches (SGLang's) the prefill batches do not advance them: G
+ * counts the decode batches.  The golden tests pin the outputs of every
+ * path to the literal algorithm's, and test_sim runs each engine with and
+ * without decoders (sim.h, no_lazy_decoders) and compares the bytes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "servesim/alloc.h"
-#include "servesim/sglang.h"
 #include "servesim/simtime.h"
-#include "sched.h"
+#include "core.h"
 
 /* The step loop's stages (finish_rank, deliver, plan_step, start_single)
  * are large and called from a few places each: written into their callers,
@@ -45,14 +34,6 @@
 #define SCHED_STEP_INLINE inline
 #endif
 
-/* SGLang's new-token ratio (sglang/srt/environ.py defaults:
- * SGLANG_INIT_NEW_TOKEN_RATIO 0.7, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
- * SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
- * 4096; schedule_conservativeness 1) */
-#define SCHED_SG_RATIO_INIT 0.7
-#define SCHED_SG_RATIO_MIN (0.7 * 0.14)
-#define SCHED_SG_DECAY_STEPS 600.0
-#define SCHED_SG_CLIP 4096
 /* prefix lookups in flight at once: about a memory latency's worth of
  * hashing and probing (measured: `servesim eval` of the inference-perf
  * ground truth, 2 to 8 tried) */
@@ -74,30 +55,6 @@
  * buckets (a power of two: 1024 steps covers the chat workloads' outputs)
  * rather than its heap: O(1) each instead of log(decoders) comparisons */
 #define SCHED_FIN_RING 1024
-
-/* Full blocks in `tokens` tokens (tokens >= 0): a shift when the block
- * size is a power of two (a division costs tens of cycles; these run for
- * every request at every step). */
-static inline int64_t full_blocks(const struct sim *s, int64_t tokens)
-{
-	if (s->bs_log2p1 > 0 && tokens >= 0)
-		return tokens >> (s->bs_log2p1 - 1);
-	return tokens / s->cfg.block_size;
-}
-
-static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
-{
-	return (int32_t)full_blocks(s, tokens + s->cfg.block_size - 1);
-}
-
-static inline int32_t cls_of(const struct sim *s, int64_t v)
-{
-	int64_t bs = s->cfg.block_size;
-
-	if (s->bs_log2p1 > 0) /* two's complement: the non-negative residue */
-		return (int32_t)(v & (bs - 1));
-	return (int32_t)(((v % bs) + bs) % bs);
-}
 
 /* --- block-id arrays and the waiting queue --- */
 
@@ -290,7 +247,7 @@ static uint64_t mix64(uint64_t x)
 
 /* Hash of block b of r given the previous block's hash: the chain makes a
  * block's key depend on everything before it, as vLLM's block hashes do. */
-static uint64_t block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev)
+uint64_t sched_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev)
 {
 	int64_t end = (b + 1) * s->cfg.block_size;
 	uint64_t key;
@@ -303,14 +260,6 @@ static uint64_t block_hash(const struct sim *s, const struct req *r, int64_t b, 
 		key = mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
 	key = mix64(prev * 0x9e3779b97f4a7c15ULL + key + (uint64_t)b);
 	return key ? key : 1;
-}
-
-/* Can another request ever hold the same content as block b of r?  Only
- * blocks inside a shared group prefix or a repeated prompt can. */
-static bool block_shareable(const struct sim *s, const struct req *r, int64_t b)
-{
-	(void)s;
-	return b < r->nshare;
 }
 
 /* The chain's first nshare blocks are a function of (content_id,
@@ -435,7 +384,7 @@ static inline uint64_t chain_at(const struct sim *s, struct req *r, int64_t b)
 	if (b == r->nchain && b > 0 && b < r->chain_cap) {
 		/* the next block of a started chain (a decoder's block just
 		 * filled): block_hash's value, as chain_grow's loop computes it */
-		r->chain[b] = block_hash(s, r, b, r->chain[b - 1]);
+		r->chain[b] = sched_block_hash(s, r, b, r->chain[b - 1]);
 		r->nchain++;
 		return r->chain[b];
 	}
@@ -489,19 +438,6 @@ static void run_remove(struct replica *rp, struct req *r)
 	r->ne_blocks = 0;
 }
 
-static void others_push(struct replica *rp, struct req *r)
-{
-	XGROW(rp->others, rp->others_cap, rp->nothers + 1);
-	rp->others[rp->nothers++] = r;
-}
-
-static void sched_push(struct replica *rp, struct req *r, int64_t n)
-{
-	XGROW(rp->sched, rp->sched_cap, rp->nsched + 1);
-	r->step_tokens = n;
-	r->scheduled = true;
-	rp->sched[rp->nsched++] = r;
-}
 
 /* --- decoders --- */
 
@@ -563,37 +499,6 @@ static void fin_push(struct replica *rp, struct fin_entry e)
 	b = &rp->ring[e.fin_G & (SCHED_FIN_RING - 1)];
 	XGROW(b->e, b->cap, b->n + 1);
 	b->e[b->n++] = e;
-}
-
-/* The blocks of r that get their content hash as they fill: [0, this).
- * The shareable part, and for an owner that was preempted (and may look
- * its blocks up again) also those keyed by content that others hold too
- * (block_hash: a group prefix or a prompt).  Blocks past the prompt and
- * the group prefix are keyed by the request's own id: only their owner
- * can ever look them up, and it looks them up only after a preemption,
- * which names and registers its anonymous blocks first (publish_private).
- * Registered then rather than as they fill, they are the same entries: a
- * returning owner's lookup takes back every copy of its own blocks still
- * cached (its private blocks are freed tail first, in one run, so the
- * cached ones are a leading run), so none is ever registered twice. */
-static inline int64_t hashed_end(const struct sim *s, const struct req *r)
-{
-	int64_t u = r->nshare, q;
-
-	if (r->preempts == 0)
-		return u;
-	q = full_blocks(s, r->prompt);
-	if (q > u)
-		u = q;
-	if (r->prefix_group >= 0 && full_blocks(s, r->prefix_tokens) > u)
-		u = full_blocks(s, r->prefix_tokens);
-	return u;
-}
-
-/* Does block b of r get its content hash when full, or stay private? */
-static inline bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
-{
-	return b < r->nshare || (r->preempts > 0 && b < hashed_end(s, r));
 }
 
 /* --- pooled token gaps (vLLM's ITL, sim.h) --- */
@@ -698,7 +603,7 @@ static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct
 	r->dG0 = rp->G;
 	r->dc0 = r->computed;
 	r->dg0 = r->generated;
-	if (s->cfg.sglang) {
+	if (s->cfg.policy->decoder_keys) {
 		XGROW(rp->dk, rp->dk_cap, rp->ndk + 1);
 		r->dk_ix = (int32_t)rp->ndk;
 		rp->dk[rp->ndk].k = r->output - r->dg0 + r->dG0;
@@ -744,7 +649,7 @@ static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct
 
 /* Turn a decoder back into an explicit request at the current step count
  * (between steps: a lean one holds exactly the blocks of its context). */
-static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
+void sched_dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 {
 	int64_t steps = rp->G - r->dG0;
 
@@ -778,7 +683,7 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 	}
 	rp->dec_base_sum -= r->dc0 - r->dG0;
 	r->dec = false; /* its heap entry is skipped while it is explicit */
-	if (s->cfg.sglang) { /* its dk slot takes the last one */
+	if (s->cfg.policy->decoder_keys) { /* its dk slot takes the last one */
 		rp->dk_sum -= rp->dk[r->dk_ix].k;
 		rp->dk[r->dk_ix] = rp->dk[--rp->ndk];
 		rp->dk[r->dk_ix].r->dk_ix = r->dk_ix;
@@ -788,25 +693,7 @@ static void dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 /* --- blocks --- */
 
 
-/* Take n more blocks: named while their content can be looked up
- * (kvcache.h) and all earlier ones are named, anonymous (only counted) from
- * there on; a request's named blocks stay a prefix of its block list. */
-/* How many of n blocks r takes next are named (the leading ones; the rest
- * are anonymous): take_blocks's rule, which SGLang's decode batch also asks
- * before taking its decoders' blocks together. */
-static int32_t named_take(const struct sim *s, const struct req *r, int32_t n)
-{
-	int32_t k;
-
-	if (n <= 0 || r->nnamed != r->nblocks || !s->cfg.prefix_caching)
-		return 0;
-	/* gets_hash holds up to hashed_end (past the block count, an int32_t,
-	 * only for a preempted request) */
-	k = r->preempts > 0 ? (int32_t)(hashed_end(s, r) - r->nblocks) : r->nshare - r->nblocks;
-	return k < 0 ? 0 : k > n ? n : k;
-}
-
-static void take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
+void sched_take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
 {
 	int32_t k = named_take(s, r, n);
 
@@ -872,7 +759,7 @@ static void publish_private(struct sim *s, struct replica *rp, struct req *r)
 	}
 }
 
-static void preempt(struct sim *s, struct replica *rp, struct req *r)
+void sched_preempt(struct sim *s, struct replica *rp, struct req *r)
 {
 	if (s->cfg.step_log)
 		fprintf(s->cfg.step_log, "preempt %lld at t=%.6f\n", (long long)r->id,
@@ -887,38 +774,14 @@ static void preempt(struct sim *s, struct replica *rp, struct req *r)
 	wq_push_front(rp, r);
 }
 
-static bool grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t need)
+bool sched_grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t need)
 {
 	if (need <= 0)
 		return true;
 	if (need > kvc_available(&rp->kv))
 		return false;
-	take_blocks(s, rp, r, need);
+	sched_take_blocks(s, rp, r, need);
 	return true;
-}
-
-/* A decoding request (its last token sampled, not yet in the KV cache). */
-static bool decoding(const struct req *r)
-{
-	return r->generated > 0 && r->computed + 1 == req_num_tokens(r);
-}
-
-static int64_t chunk_of(const struct sim *s, const struct req *r, int64_t budget)
-{
-	int64_t n = req_num_tokens(r) - r->computed;
-
-	/* speculative decoding: verify the last token and K drafts (fewer
-	 * near the end of the output), as vLLM schedules spec tokens */
-	if (s->cfg.spec.k > 0 && decoding(r)) {
-		int64_t left = r->output - r->generated - 1;
-		n = 1 + (left < s->cfg.spec.k ? left : s->cfg.spec.k);
-	}
-
-	if (n > budget)
-		n = budget;
-	if (s->cfg.long_prefill_token_threshold > 0 && n > s->cfg.long_prefill_token_threshold)
-		n = s->cfg.long_prefill_token_threshold;
-	return n;
 }
 
 /* Forget the memo of a waiting request's prefix hits (unwatch its blocks). */
@@ -1023,7 +886,7 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 
 	*evictable = 0;
 	*last = 0;
-	if (!s->cfg.prefix_caching || (r->preempts == 0 && !block_shareable(s, r, 0)))
+	if (!s->cfg.prefix_caching || (r->preempts == 0 && !block_shareable(r, 0)))
 		return 0;
 	st = memo_valid(s, rp, r, maxb);
 	if (st == MEMO_PREFIX)
@@ -1084,158 +947,39 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 	return n;
 }
 
-/* SGLang: the tokens a request may still generate, as its scheduler
- * estimates them (max_new_tokens left, clipped). */
-static int64_t sg_future(const struct req *r)
+/* Waiting requests in queue order while max_num_seqs, the budget and
+ * rem_input allow, each as the policy's admit judges it (core.h). */
+bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_input, void *ctx)
 {
-	int64_t left = r->output - r->generated;
+	enum admit_verdict (*admit)(struct sim *, struct replica *, struct req *, const struct admit_try *,
+				    int32_t *) = s->cfg.policy->admit;
 
-	return left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP;
-}
-
-/* (int64_t)ceil(x) for 0 <= x < 2^62 (a conversion and a compare, not a
- * libm call: the reservation takes one per running request). */
-static inline int64_t ceil_nonneg(double x)
-{
-	int64_t i = (int64_t)x;
-
-	return i + ((double)i < x);
-}
-
-/* SGLang's admission reservation: the running requests' future tokens at
- * the new-token ratio, in blocks, plus what this step's admissions added.
- * Summed exactly (`known`) only when a bound cannot decide an admission:
- * with lazy decoders `hi` is the explicit requests' exact part plus an
- * upper bound of the decoders' (sg_reserve_start). */
-struct sg_res {
-	int64_t val, hi, added;
-	bool known;
-};
-
-/* The decoders' part, exactly: from their dk entries (a sum of integers:
- * in any order). */
-static int64_t sg_reserve_dk(const struct sim *s, const struct replica *rp)
-{
-	double ratio = rp->sg_ratio;
-	int64_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < rp->ndk; i++) {
-		int64_t left = rp->dk[i].k - rp->G;
-		sum += blocks_for(s, ceil_nonneg((double)(left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP) * ratio));
-	}
-	return sum;
-}
-
-/* Take the reservation before admitting: the explicit requests (`others`
- * with lazy decoders, else the whole running list) summed; the decoders'
- * part bounded by each one's blocks_for(ceil(left ratio)) <= (left ratio
- * (1 + 2^-52) + 1) / block_size + 1, left unclipped (dk_sum - ndk G: at
- * least the clipped sum), with margin for the double's rounding. */
-static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool lazy, struct sg_res *res)
-{
-	double ratio = rp->sg_ratio;
-	int64_t sum = 0;
-	const struct req *r;
-	size_t i;
-
-	memset(res, 0, sizeof(*res));
-	if (!lazy) {
-		for (r = rp->run_head; r; r = r->next)
-			sum += blocks_for(s, ceil_nonneg((double)sg_future(r) * ratio));
-		res->val = sum;
-		res->known = true;
-		return;
-	}
-	for (i = 0; i < rp->nothers; i++)
-		sum += blocks_for(s, ceil_nonneg((double)sg_future(rp->others[i]) * ratio));
-	res->val = sum;
-	if (rp->ndk > 0) {
-		double left = (double)(rp->dk_sum - (int64_t)rp->ndk * rp->G), n = (double)rp->ndk;
-		res->hi = sum + (int64_t)((left * ratio * (1 + 1e-12) + n) / (double)s->cfg.block_size) +
-			  (int64_t)rp->ndk + 2;
-	} else {
-		res->hi = sum;
-		res->known = true;
-	}
-}
-
-/* Does an admission needing `need` blocks (and the evictable hits it takes
- * back) leave the reservation's blocks free?  (need + reserve > available
- * decides, as the exact sum would.) */
-static bool sg_res_fits(const struct sim *s, const struct replica *rp, struct sg_res *res, int64_t need)
-{
-	int64_t avail = kvc_available(&rp->kv);
-
-	if (!res->known) {
-		if (need + res->hi + res->added <= avail)
-			return true;
-		res->val += sg_reserve_dk(s, rp);
-		res->known = true;
-	}
-	return need + res->val + res->added <= avail;
-}
-
-/* May SGLang's steady decoders be lazy (as vLLM's: advanced by the step
- * count, walked only when a block, a completion or a retraction needs
- * them)?  Not with --enable-mixed-chunk (its prefill batches carry every
- * decoder), speculative decoding or PP, which keep every request explicit. */
-static bool sg_lazy(const struct sim *s, const struct replica *rp)
-{
-	return !s->cfg.sglang_mixed_chunk && s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders;
-}
-
-/* Waiting requests in FCFS order while max_num_seqs and the budget allow;
- * with SGLang's admission, only while the KV left after reserving `reserve`
- * blocks (the running requests' future tokens at the new-token ratio) holds
- * the request's whole uncached prompt and all its future tokens (PrefillAdder
- * add_one_req: extend_input_len + min(max_new_tokens, 4096), not scaled by
- * the ratio, which only applies once the request runs; a P/D decode
- * worker's transferred request: its future at the ratio, as before, its
- * pre-allocation queue not modelled), and while rem_input
- * (what is left of --max-prefill-tokens; INT64_MAX: none) is above the
- * prompt tokens to compute, unless the batch is still empty (SGLang's
- * PrefillAdder: such a prompt waits whole rather than being chunked).
- * True when it stopped for KV (SGLang's NO_TOKEN). */
-static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, struct sg_res *res,
-			  int64_t rem_input)
-{
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0 && rem_input > 0) {
 		struct req *r = wq_front(s, rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
-		int32_t hits, evictable, need;
+		struct admit_try t;
+		enum admit_verdict v;
+		int32_t grow = 0;
 		uint64_t last;
-		int64_t n;
 		r->blocks = array_get(s, rp, r);
 		if (r->transferred) { /* P/D: the prompt's KV came with it */
-			hits = evictable = 0;
+			t.hits = t.evictable = 0;
 			last = 0;
 			r->computed = r->prompt;
 			first = false;
 		} else {
-			hits = prefix_lookup(s, rp, r, &evictable, &last);
-			r->computed = (int64_t)hits * s->cfg.block_size;
+			t.hits = prefix_lookup(s, rp, r, &t.evictable, &last);
+			r->computed = (int64_t)t.hits * s->cfg.block_size;
 		}
-		if (rem_input < INT64_MAX && rp->nsched > 0 && req_num_tokens(r) - r->computed >= rem_input) {
-			admit_defer(s, rp, r, hits);
+		t.n = chunk_of(s, r, budget);
+		t.rem_input = rem_input;
+		t.ctx = ctx;
+		v = admit(s, rp, r, &t, &grow);
+		if (v == ADMIT_WAIT) { /* it waits whole at the head of the queue */
+			admit_defer(s, rp, r, t.hits);
 			break;
 		}
-		n = chunk_of(s, r, budget);
-		if (s->cfg.no_chunk && rp->nsched > 0 && n < req_num_tokens(r) - r->computed) {
-			/* TensorRT-LLM without chunked context: whole or wait */
-			admit_defer(s, rp, r, hits);
-			break;
-		}
-		need = blocks_for(s, r->computed + n) - hits;
-		if (s->cfg.sglang && !r->transferred) /* and its rest and future tokens */
-			need = blocks_for(s, req_num_tokens(r) + sg_future(r)) - hits;
-		else if (s->cfg.sglang) /* P/D decode: its future at the ratio */
-			need += blocks_for(s, ceil_nonneg((double)sg_future(r) * rp->sg_ratio));
-		if (s->cfg.no_evict) /* the KV of its whole prompt and output */
-			r->ne_blocks = blocks_for(s, r->prompt + r->output);
-		if ((res ? !sg_res_fits(s, rp, res, (int64_t)need + evictable)
-			 : need + evictable > kvc_available(&rp->kv)) ||
-		    (s->cfg.no_evict && rp->ne_reserved + r->ne_blocks > rp->kv.total)) {
+		if (v == ADMIT_FULL) {
 			r->ne_blocks = 0;
 			array_put(s, rp, r, r->blocks);
 			r->blocks = NULL;
@@ -1250,23 +994,18 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, str
 				continue;
 			}
 			if (!r->transferred && r->nchain > 0)
-				memo_keep(rp, r, hits);
+				memo_keep(rp, r, t.hits);
 			return true;
 		}
 		if (rp->memo_r == r)
 			memo_drop(rp);
-		if (hits > 0) {
-			memcpy(r->blocks, rp->memo_blk, (size_t)hits * sizeof(int32_t));
-			kvc_acquire_n(&rp->kv, r->blocks, hits);
+		if (t.hits > 0) {
+			memcpy(r->blocks, rp->memo_blk, (size_t)t.hits * sizeof(int32_t));
+			kvc_acquire_n(&rp->kv, r->blocks, t.hits);
 		}
-		r->nblocks = r->nhashed = r->nnamed = hits;
+		r->nblocks = r->nhashed = r->nnamed = t.hits;
 		r->last_hash = last;
-		if (s->cfg.sglang) {
-			int32_t now = blocks_for(s, r->computed + n) - hits;
-			res->added += need - now;
-			need = now;
-		}
-		grow_blocks(s, rp, r, need);
+		sched_grow_blocks(s, rp, r, grow);
 		if (first) {
 			r->prefix_hit_tokens = r->computed;
 			s->tot.prefix_lookup_tokens += (uint64_t)r->prompt;
@@ -1276,11 +1015,11 @@ static bool admit_waiting(struct sim *s, struct replica *rp, int64_t budget, str
 		if (r->sched_ns < 0)
 			r->sched_ns = s->now;
 		run_append(rp, r);
-		others_push(rp, r);
-		sched_push(rp, r, n);
-		budget -= n;
+		sched_others_push(rp, r);
+		sched_push(rp, r, t.n);
+		budget -= t.n;
 		if (rem_input < INT64_MAX)
-			rem_input -= n;
+			rem_input -= t.n;
 	}
 	return false;
 }
@@ -1298,13 +1037,13 @@ static SCHED_STEP_INLINE int32_t crossing_blocks(struct sim *s, struct replica *
 			r->nblocks++;
 			anon++;
 		} else {
-			take_blocks(s, rp, r, 1);
+			sched_take_blocks(s, rp, r, 1);
 		}
 	}
 	return anon;
 }
 
-/* crossing_blocks, the anonymous ones allocated in bulk (schedule_fast,
+/* crossing_blocks, the anonymous ones allocated in bulk (a policy's step,
  * decode_steps). */
 static SCHED_STEP_INLINE void take_crossing(struct sim *s, struct replica *rp, int32_t cls)
 {
@@ -1314,169 +1053,14 @@ static SCHED_STEP_INLINE void take_crossing(struct sim *s, struct replica *rp, i
 		kvc_alloc_anon(&rp->kv, anon);
 }
 
-/* The literal walk over the running list (see the file comment). */
-static void schedule_explicit(struct sim *s, struct replica *rp)
+int32_t sched_crossing_blocks(struct sim *s, struct replica *rp, int32_t cls)
 {
-	int64_t budget = rp->mbt;
-	bool preempted = false;
-	struct req *r;
-
-	for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
-		if (r->dec)
-			dec_leave(s, rp, r);
-	rp->fallback = true;
-	r = rp->run_head;
-	while (r && budget > 0) {
-		int64_t n;
-		bool self = false;
-		if (r->inflight) { /* PP: its batch is still in the pipeline */
-			r = r->next;
-			continue;
-		}
-		n = chunk_of(s, r, budget);
-		while (!grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
-			struct req *victim = rp->run_tail;
-			while (victim && victim->inflight) /* PP: never one in flight */
-				victim = victim->prev;
-			if (!victim) {
-				self = true;
-				break;
-			}
-			preempt(s, rp, victim);
-			preempted = true;
-			if (victim == r) {
-				self = true;
-				break;
-			}
-		}
-		if (self)
-			break;
-		sched_push(rp, r, n);
-		budget -= n;
-		r = r->next;
-	}
-	/* the others list is rebuilt from the running list after the step;
-	 * with PP at once, since the next batch is planned (by schedule_fast,
-	 * reading the list) before this one leaves the pipeline */
-	rp->nothers = 0;
-	if (rp->pp > 1)
-		for (r = rp->run_head; r; r = r->next)
-			others_push(rp, r);
-	if (!preempted)
-		admit_waiting(s, rp, budget, NULL, INT64_MAX);
+	return crossing_blocks(s, rp, cls);
 }
 
-/* Only decoders run (none is explicit), the budget reaches them all, and
- * the class crossing a block boundary needs more blocks than are left: the
- * literal walk's outcome without making every decoder explicit.  The walk
- * gives each decoder its token in running order and each one crossing a
- * boundary its block, preempting from the tail while none is left (a
- * victim is never one the walk has reached: it is the tail); the others
- * need nothing.  The same allocations and preemptions in the same order as
- * schedule_explicit (a crossing decoder's block taken as schedule_fast
- * takes it), with no admission after a preemption.  Returns false, having
- * changed nothing, when the literal walk is needed. */
-static bool schedule_dec_preempt(struct sim *s, struct replica *rp)
+void sched_take_crossing(struct sim *s, struct replica *rp, int32_t cls)
 {
-	int32_t cls = cls_of(s, -rp->G);
-	uint64_t max_rseq = 0;
-	struct req *r;
-
-	if (rp->nothers > 0 || rp->ndec != (int64_t)rp->nrun || rp->ndec > rp->mbt || rp->pp != 1 ||
-	    s->cfg.spec.k > 0)
-		return false;
-	rp->fallback = false;
-	for (r = rp->run_head; r; r = r->next) {
-		if (r->cls == cls) {
-			bool self = false;
-			while (kvc_available(&rp->kv) < 1) {
-				struct req *victim = rp->run_tail;
-				dec_leave(s, rp, victim);
-				preempt(s, rp, victim);
-				if (victim == r) {
-					self = true;
-					break;
-				}
-			}
-			if (self)
-				break;
-			if (r->lean) {
-				kvc_alloc_anon(&rp->kv, 1);
-			} else if (r->nnamed < r->nblocks || !s->cfg.prefix_caching ||
-				   !gets_hash(s, r, r->nblocks)) {
-				r->nblocks++;
-				kvc_alloc_anon(&rp->kv, 1);
-			} else {
-				take_blocks(s, rp, r, 1);
-			}
-		}
-		if (r->rseq > max_rseq)
-			max_rseq = r->rseq;
-	}
-	/* as the decoders' joins after a literal walk would set it */
-	rp->dec_max_rseq = max_rseq;
-	return true;
-}
-
-/* Everyone gets their whole demand, or all decoders precede the others in
- * running order: the walk's outcome is known without walking.  Returns
- * false when the literal walk is needed. */
-static SCHED_STEP_INLINE bool schedule_fast(struct sim *s, struct replica *rp)
-{
-	int64_t budget = rp->mbt, tokens = rp->ndec;
-	int32_t cls = cls_of(s, -rp->G), need = (int32_t)rp->cls_count[cls];
-	bool decoders_first = true;
-	size_t i;
-
-	if (rp->ndec > budget)
-		return false;
-	for (i = 0; i < rp->nothers; i++) {
-		const struct req *o = rp->others[i];
-		int64_t n;
-		if (o->inflight)
-			continue;
-		n = chunk_of(s, o, INT64_MAX);
-		tokens += n;
-		need += blocks_for(s, o->computed + n) - o->nblocks;
-		if (rp->ndec > 0 && o->rseq < rp->dec_max_rseq)
-			decoders_first = false;
-	}
-	if (tokens > budget && !decoders_first)
-		return false;
-	if (tokens > budget) {
-		/* decoders first, then the others take what the budget leaves */
-		int64_t left = budget - rp->ndec;
-		need = (int32_t)rp->cls_count[cls];
-		for (i = 0; i < rp->nothers && left > 0; i++) {
-			const struct req *o = rp->others[i];
-			int64_t n;
-			if (o->inflight)
-				continue;
-			n = chunk_of(s, o, left);
-			need += blocks_for(s, o->computed + n) - o->nblocks;
-			left -= n;
-		}
-	}
-	if (need > kvc_available(&rp->kv))
-		return false;
-	rp->fallback = false;
-	take_crossing(s, rp, cls); /* the class crossing a block boundary */
-	budget -= rp->ndec;
-	for (i = 0; i < rp->nothers && budget > 0; i++) {
-		struct req *o = rp->others[i];
-		int64_t n;
-		if (o->inflight)
-			continue;
-		n = chunk_of(s, o, budget);
-		grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
-		sched_push(rp, o, n);
-		budget -= n;
-	}
-	/* nothing left unscheduled in the running list (and, tested here
-	 * rather than in the call, someone waiting: most steps have nobody) */
-	if (i == rp->nothers && rp->wlen > 0)
-		admit_waiting(s, rp, budget, NULL, INT64_MAX);
-	return true;
+	take_crossing(s, rp, cls);
 }
 
 static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
@@ -1493,273 +1077,6 @@ static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 	}
 	fprintf(s->cfg.step_log, " | run %zu wait %zu kv %d/%d dur=%.6f\n", rp->nrun, rp->wlen,
 		kvc_used(&rp->kv), rp->kv.total, t);
-}
-
-/* SGLang's lpm policy: the leading blocks of a waiting request's tokens the
- * cache holds (as prefix_lookup counts them, without taking them).  A
- * compact arrival (no record yet) is looked at through a stack copy of the
- * fields its record would get. */
-static int64_t sg_cached_blocks(const struct sim *s, const struct replica *rp,
-				const struct wq_ent *q)
-{
-	struct req tmp;
-	const struct req *r = q->r;
-	int64_t maxb, b;
-	uint64_t h = 0;
-
-	if (!r) {
-		memset(&tmp, 0, sizeof(tmp));
-		tmp.id = q->id;
-		tmp.prompt = q->prompt;
-		tmp.output = q->output;
-		tmp.prefix_tokens = q->prefix_tokens;
-		tmp.prefix_group = q->prefix_group;
-		tmp.content_id = q->content_id;
-		if (tmp.content_id >= 0)
-			tmp.nshare = (int32_t)(tmp.prompt / s->cfg.block_size);
-		else if (tmp.prefix_group >= 0)
-			tmp.nshare = (int32_t)(tmp.prefix_tokens / s->cfg.block_size);
-		r = &tmp;
-	}
-	maxb = (req_num_tokens(r) - 1) / s->cfg.block_size;
-	if (r->transferred || (r->preempts == 0 && !block_shareable(s, r, 0)))
-		return 0;
-	for (b = 0; b < maxb; b++) {
-		h = r->nchain > b ? r->chain[b] : block_hash(s, r, b, h);
-		if (kvc_lookup(&rp->kv, h) < 0)
-			break;
-	}
-	return b;
-}
-
-/* Order the waiting queue by the longest cached prefix, FCFS among equals
- * (a stable insertion sort over at most SGLANG_LPM_MAX_QUEUE requests). */
-static void sg_sort_lpm(const struct sim *s, struct replica *rp)
-{
-	int64_t key[SGLANG_LPM_MAX_QUEUE];
-	size_t i, j, n = rp->wlen;
-
-	if (n < 2 || n > SGLANG_LPM_MAX_QUEUE || !s->cfg.prefix_caching)
-		return;
-	for (i = 0; i < n; i++)
-		key[i] = sg_cached_blocks(s, rp, &rp->wq[(rp->whead + i) & (rp->wcap - 1)]);
-	for (i = 1; i < n; i++) {
-		struct wq_ent e = rp->wq[(rp->whead + i) & (rp->wcap - 1)];
-		int64_t k = key[i];
-		for (j = i; j > 0 && key[j - 1] < k; j--) {
-			key[j] = key[j - 1];
-			rp->wq[(rp->whead + j) & (rp->wcap - 1)] = rp->wq[(rp->whead + j - 1) & (rp->wcap - 1)];
-		}
-		key[j] = k;
-		rp->wq[(rp->whead + j) & (rp->wcap - 1)] = e;
-	}
-}
-
-/* SGLang's decode batch when every decoder's block is there (no
- * retraction): the class crossing a block boundary and the explicit
- * decoders take theirs, the named ones as the literal walk names them and
- * the anonymous ones in one kvc_alloc_anon (the same blocks evicted, as
- * schedule_fast); false, having changed nothing, otherwise. */
-static bool sg_decode_fast(struct sim *s, struct replica *rp)
-{
-	int32_t cls = cls_of(s, -rp->G), anon;
-	int64_t need = rp->cls_count[cls];
-	struct req *r;
-	size_t i;
-
-	for (i = 0; i < rp->nothers; i++) {
-		r = rp->others[i];
-		if (decoding(r))
-			need += blocks_for(s, r->computed + 1) - r->nblocks;
-	}
-	if (need > kvc_available(&rp->kv))
-		return false;
-	rp->fallback = false;
-	anon = crossing_blocks(s, rp, cls);
-	for (i = 0; i < rp->nothers; i++) {
-		int32_t k;
-		r = rp->others[i];
-		if (!decoding(r))
-			continue;
-		k = blocks_for(s, r->computed + 1) - r->nblocks;
-		if (k > 0 && named_take(s, r, k) == 0) {
-			r->nblocks += k;
-			anon += k;
-		} else if (k > 0) {
-			take_blocks(s, rp, r, k);
-		}
-		sched_push(rp, r, 1);
-	}
-	if (anon > 0)
-		kvc_alloc_anon(&rp->kv, anon);
-	return true;
-}
-
-/* SGLang (scheduler.py get_next_batch_to_run): a step is a prefill batch
- * when a request is mid-prefill or a waiting one can be admitted (chunk
- * budget chunked_prefill_size = max_num_batched_tokens), else a decode
- * batch of every running request; prefill and decode never share a step.
- * Admission reserves the running requests' future tokens at the new-token
- * ratio; once it stops for KV or max_running_requests the batch is "full"
- * and decode batches run until a request finishes or is retracted
- * (batch_is_full, reset in update_running_batch when the batch shrinks);
- * a decode batch that runs out of KV retracts the newest requests and the
- * ratio resets, else it decays by (init - min) / 600 per step.
- *
- * Steady decoders are lazy where sg_lazy allows (dec_join after a decode
- * batch): a prefill batch leaves them where they are (dec_run false: the
- * step count G counts decode batches), the walks below take the explicit
- * requests from `others` (running order) and the reservation reads a
- * decoder's progress from G, and a decode batch whose blocks are all there
- * is sg_decode_fast's; one that must retract makes every decoder explicit
- * and takes the literal walk. */
-static void schedule_sglang(struct sim *s, struct replica *rp)
-{
-	int64_t budget = rp->mbt;
-	int64_t rem_input = s->cfg.sglang_max_prefill > 0 ? s->cfg.sglang_max_prefill : INT64_MAX;
-	int32_t pend = 0;
-	struct sg_res res = {.known = true}; /* nobody to admit: none */
-	bool retracted = false, lazy = sg_lazy(s, rp);
-	struct req *r;
-	size_t i;
-
-	rp->dec_run = false;
-	if (!lazy) {
-		rp->fallback = true;
-		rp->nothers = 0;
-	}
-	if (s->cfg.sglang_mixed_chunk) {
-		/* --enable-mixed-chunk: a prefill batch also carries one token of
-		 * every running decoder, taken from both prompt-token budgets
-		 * (PrefillAdder's mixed_with_decode_tokens) */
-		for (r = rp->run_head; r; r = r->next)
-			if (!r->inflight && decoding(r)) {
-				budget--;
-				if (rem_input < INT64_MAX)
-					rem_input--;
-			}
-	}
-	/* 1. prefill: requests mid-prefill first (explicit: `others`, or
-	 * the running list), then admissions */
-	i = 0;
-	for (r = lazy ? (rp->nothers > 0 ? rp->others[0] : NULL) : rp->run_head; r && budget > 0;
-	     r = lazy ? (++i < rp->nothers ? rp->others[i] : NULL) : r->next) {
-		int64_t n;
-		if (r->inflight || decoding(r))
-			continue;
-		n = chunk_of(s, r, budget);
-		if (!grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
-			break;
-		sched_push(rp, r, n);
-		budget -= n;
-		if (rem_input < INT64_MAX)
-			rem_input -= n;
-	}
-	if (rp->sg_full_at > 0 && rp->nrun < rp->sg_full_at)
-		rp->sg_full_at = 0; /* the running batch shrank */
-	/* batch_is_full: no admission until then, unless a prompt is
-	 * mid-prefill (get_new_batch_prefill still walks the queue) */
-	if (budget > 0 && rem_input > 0 && (rp->sg_full_at == 0 || rp->nsched > 0)) {
-		/* the reservation only matters to an admission (most decode
-		 * steps have nobody to admit, or a full batch): a walk of the
-		 * batch otherwise saved */
-		if (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns)
-			sg_reserve_start(s, rp, lazy, &res);
-		if (s->cfg.sglang_lpm)
-			sg_sort_lpm(s, rp);
-		/* P/D workers never latch it: the prefill server's loop resets
-		 * it every iteration, the decode server admits from its
-		 * pre-allocated queue (disaggregation/prefill.py, decode.py) */
-		if ((admit_waiting(s, rp, budget, &res, rem_input) ||
-		     (rp->wlen > 0 && (int64_t)rp->nrun >= rp->mns)) && rp->nrun > 0 && s->cfg.pd.prefill <= 0)
-			rp->sg_full_at = rp->nrun;
-	}
-	if (rp->nsched > 0) {
-		/* mixed chunk: the running decoders join the prefill batch (those
-		 * whose next token finds no KV block wait for a decode batch) */
-		if (s->cfg.sglang_mixed_chunk)
-			for (r = rp->run_head; r; r = r->next) {
-				int64_t n;
-				if (r->inflight || r->scheduled || !decoding(r))
-					continue;
-				n = chunk_of(s, r, INT64_MAX);
-				if (grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
-					sched_push(rp, r, n);
-			}
-		if (lazy)
-			rp->fallback = false;
-		return;
-	}
-	rp->dec_run = true;
-	if (lazy && sg_decode_fast(s, rp))
-		goto decay;
-	if (lazy) {
-		for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
-			if (r->dec)
-				dec_leave(s, rp, r);
-		rp->fallback = true;
-	}
-	/* 2. decode every running request.  The anonymous blocks decoders take
-	 * (with one-token pages, one each a step) are counted as they go and
-	 * allocated in one kvc_alloc_anon call before any other cache change
-	 * (a named take, a retraction) and at the end: free blocks first, then
-	 * the oldest cached, as one by one, so the cache ends the same */
-	for (r = rp->run_head; r;) {
-		struct req *next = r->next;
-		int64_t n;
-		int32_t need;
-		bool self = false;
-		if (r->inflight || !decoding(r)) {
-			r = next;
-			continue;
-		}
-		/* a decoder's chunk is its one token (chunk_of's answer) unless
-		 * drafts ride along */
-		n = s->cfg.spec.k > 0 ? chunk_of(s, r, INT64_MAX) : 1;
-		need = blocks_for(s, r->computed + n) - r->nblocks;
-		if (need <= 0 || (need <= kvc_available(&rp->kv) - pend && named_take(s, r, need) == 0)) {
-			if (need > 0) {
-				pend += need;
-				r->nblocks += need;
-			}
-			sched_push(rp, r, n);
-			r = next;
-			continue;
-		}
-		if (pend > 0) {
-			kvc_alloc_anon(&rp->kv, pend);
-			pend = 0;
-		}
-		while (!grow_blocks(s, rp, r, need)) {
-			struct req *victim = rp->run_tail;
-			while (victim && (victim->inflight || victim->scheduled))
-				victim = victim->prev;
-			if (!victim) {
-				self = true;
-				break;
-			}
-			next = victim == next ? next->next : next;
-			preempt(s, rp, victim);
-			retracted = true;
-			if (victim == r) {
-				self = true;
-				break;
-			}
-		}
-		if (!self)
-			sched_push(rp, r, n);
-		r = next;
-	}
-	if (pend > 0)
-		kvc_alloc_anon(&rp->kv, pend);
-decay:
-	if (retracted)
-		rp->sg_ratio = SCHED_SG_RATIO_INIT;
-	else if (rp->nsched > 0 || rp->ndec > 0) {
-		rp->sg_ratio -= (SCHED_SG_RATIO_INIT - SCHED_SG_RATIO_MIN) / SCHED_SG_DECAY_STEPS;
-		if (rp->sg_ratio < SCHED_SG_RATIO_MIN)
-			rp->sg_ratio = SCHED_SG_RATIO_MIN;
-	}
 }
 
 /* The decoders' part of a step's description: computed + 1 summed =
@@ -1817,10 +1134,7 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	size_t i;
 
 	rp->nsched = 0;
-	if (sg)
-		schedule_sglang(s, rp);
-	else if (!schedule_fast(s, rp) && !schedule_dec_preempt(s, rp))
-		schedule_explicit(s, rp);
+	s->cfg.policy->schedule(s, rp);
 	if (rp->nsched == 0 && rp->ndec == 0)
 		return false;
 	desc_start(rp, d);
@@ -1948,7 +1262,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 
 	for (i = lo; i < hi; i++) {
 		struct replica *rp = &s->reps[i];
-		rp->active = plan_step(s, i, &rp->desc, s->cfg.sglang);
+		rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
 		any |= rp->active;
 		moe += rp->active ? step_tokens(&rp->desc) : 1;
 	}
@@ -2011,7 +1325,7 @@ static void pp_start(struct sim *s, int ri)
 		rp->busy = false; /* a batch end restarts it */
 		return;
 	}
-	if (!plan_step(s, ri, &d, s->cfg.sglang)) {
+	if (!plan_step(s, ri, &d, s->cfg.policy->split_batches)) {
 		rp->busy = false;
 		return;
 	}
@@ -2093,7 +1407,7 @@ void sched_start_step(struct sim *s, int ri)
 		pp_start(s, ri);
 		return;
 	}
-	if (start_single(s, ri, s->cfg.sglang))
+	if (start_single(s, ri, s->cfg.policy->split_batches))
 		evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
 }
 
@@ -2215,7 +1529,7 @@ static SCHED_STEP_INLINE size_t fin_due(struct sim *s, struct replica *rp, const
 	r->heaped = false;
 	if (!r->dec)
 		return ndone; /* explicit: it completes (or not) on its own */
-	dec_leave(s, rp, r);
+	sched_dec_leave(s, rp, r);
 	/* its last chunk: a gap of its own (the terms after the last token) */
 	rp->lazy_n[stage_ix(r)]--;
 	r->tok_ns = rp->tok_t;
@@ -2297,11 +1611,10 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, ndone + 1);
 			rp->done[ndone++] = r;
-		} else if (sg ? stepped && sg_lazy(s, rp)
-					 : s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders) {
+		} else if (rp->lazy && (!sg || stepped)) {
 			/* speculative and pipelined requests stay explicit; with
-			 * SGLang a request joins after a decode batch, so that its
-			 * last token is the decoders' */
+			 * split batches a request joins after a decode batch, so
+			 * that its last token is the decoders' */
 			dec_join(s, rp, r);
 		}
 	}
@@ -2324,14 +1637,14 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	}
 	if (rp->ndec == 0)
 		rp->dec_max_rseq = 0;
-	/* the others: explicit running requests, in running order (SGLang's
-	 * scheduler reads them only with decoders: sg_lazy) */
+	/* the others: explicit running requests, in running order (a
+	 * split-batch scheduler reads them only with lazy decoders) */
 	if (rp->fallback) {
 		rp->nothers = 0;
-		if (!sg || sg_lazy(s, rp))
+		if (!sg || rp->lazy)
 			for (r = rp->run_head; r; r = r->next)
 				if (!r->dec && !r->done)
-					others_push(rp, r);
+					sched_others_push(rp, r);
 	} else {
 		for (i = j = 0; i < rp->nothers; i++)
 			if (!rp->others[i]->dec && !rp->others[i]->done)
@@ -2376,7 +1689,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
  * blocks, finish_rank's and start_single's work reduces to what is done
  * here, in their order: deliver the previous step's tokens (the decoders'
  * gaps), count the step, register the blocks that filled, take the crossing
- * decoders' new blocks (schedule_fast), describe, price and account the next
+ * decoders' new blocks (the policy's step: decode_segments), describe, price and account the next
  * step; then the segment goes on or that step's end is queued.  The general
  * path runs from the first step where a condition fails.  Returns 1 when the
  * last step's end was queued (nothing left to do), 0 when a step has ended
@@ -2389,7 +1702,7 @@ static SCHED_STEP_INLINE bool decode_steps_apply(const struct sim *s, const stru
 	 * arrival in most steps of a busy replica): one or two tests then */
 	return rp->nsched == 0 && rp->wlen == 0 && rp->npend == 0 && rp->nothers == 0 && rp->ndec > 0 &&
 	       !rp->fallback && rp->ngapq == 0 && rp->tok_open && rp->ndec <= rp->mbt && rp->dec_run &&
-	       rp->pp == 1 && !s->cfg.no_segments && !s->cfg.check_invariants && !s->cfg.sglang &&
+	       rp->pp == 1 && !s->cfg.no_segments && !s->cfg.check_invariants && s->cfg.policy->decode_segments &&
 	       s->cfg.spec.k == 0;
 }
 
@@ -2414,7 +1727,7 @@ static int decode_steps(struct sim *s, int ri)
 		step_pending(s, rp, true);
 		decoders_stepped(rp);
 		register_filled(s, rp, cls);
-		take_crossing(s, rp, cls); /* schedule_fast's */
+		take_crossing(s, rp, cls); /* the policy's (decode_segments) */
 		/* plan_step's description, rank_cost, account_step, start_single */
 		desc_start(rp, &d);
 		describe_decoders(rp, &d);
@@ -2493,7 +1806,7 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 
 int sched_finish_step(struct sim *s, int ri, struct err *e)
 {
-	return s->cfg.sglang ? finish_step(s, ri, e, true) : finish_step(s, ri, e, false);
+	return s->cfg.policy->split_batches ? finish_step(s, ri, e, true) : finish_step(s, ri, e, false);
 }
 
 bool sched_check(const struct sim *s, int ri, char *why, size_t n)
@@ -2506,7 +1819,7 @@ bool sched_check(const struct sim *s, int ri, char *why, size_t n)
 	for (r = rp->run_head; r; r = r->next) {
 		if (r->dec) {
 			ndec++;
-			if (s->cfg.sglang && ((size_t)r->dk_ix >= rp->ndk || rp->dk[r->dk_ix].r != r ||
+			if (s->cfg.policy->decoder_keys && ((size_t)r->dk_ix >= rp->ndk || rp->dk[r->dk_ix].r != r ||
 					      rp->dk[r->dk_ix].k != r->output - r->dg0 + r->dG0)) {
 				snprintf(why, n, "decoder %lld: dk slot %d does not hold it", (long long)r->id,
 					 r->dk_ix);
@@ -2518,7 +1831,7 @@ bool sched_check(const struct sim *s, int ri, char *why, size_t n)
 			return false;
 		}
 	}
-	if (ndec != rp->ndec || (s->cfg.sglang && (size_t)ndec != rp->ndk) ||
+	if (ndec != rp->ndec || (s->cfg.policy->decoder_keys && (size_t)ndec != rp->ndk) ||
 	    (!rp->fallback && i != rp->nothers)) {
 		snprintf(why, n, "%lld decoders running, ndec %lld, %zu dk entries; %zu of %zu others matched",
 			 (long long)ndec, (long long)rp->ndec, rp->ndk, i, rp->nothers);
@@ -2538,13 +1851,16 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->cls_head = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_head));
 	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));
-	rp->sg_ratio = SCHED_SG_RATIO_INIT;
 	rp->no_gaps = s->cfg.no_pooled_gaps;
-	rp->dec_run = rp->pend_dec = true; /* SGLang's schedule_sglang sets dec_run each step */
+	rp->dec_run = rp->pend_dec = true; /* a split-batch policy sets dec_run each step */
+	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
+		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
 	stepmemo_init(&rp->prices);
+	if (s->cfg.policy->replica_init)
+		s->cfg.policy->replica_init(s, rp);
 }
 
-void sched_replica_release(struct replica *rp)
+void sched_replica_release(const struct sim *s, struct replica *rp)
 {
 	struct req *r;
 	size_t i;
@@ -2594,4 +1910,6 @@ void sched_replica_release(struct replica *rp)
 	free(rp->pend);
 	free(rp->gapq);
 	stepmemo_release(&rp->prices);
+	if (s->cfg.policy->replica_release)
+		s->cfg.policy->replica_release(rp);
 }

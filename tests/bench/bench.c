@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "engine/registry.h"
 #include "servesim/cost.h"
 #include "servesim/memplan.h"
 #include "servesim/model.h"
@@ -92,6 +93,7 @@ int main(int argc, char **argv)
 	cc.max_tokens = mbt;
 	cc.max_seqs = mns;
 	cc.graph_max = 512;
+	cc.engine = engine_default()->cost;
 	if (cost_init(&c, &m, g, &p, &cc, data, &e) < 0)
 		goto fail;
 	if (memplan_compute(&m, g, &p, DT_BF16, DT_BF16, 0.9, 16, mbt, mns, &mp, &e) < 0)
@@ -104,6 +106,7 @@ int main(int argc, char **argv)
 	sc.total_kv_blocks = blocks ? blocks : mp.blocks;
 	sc.prefix_caching = true;
 	sc.dp = 1;
+	sc.policy = engine_default()->policy;
 	sc.no_segments = argc > 3 && strcmp(argv[3], "step") == 0;
 	t0 = now_s();
 	if (sim_new(&sc, &c, &w, &s, &e) < 0 || sim_run(s, &e) < 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine/registry.h"
 #include "servesim/capacity.h"
 #include "servesim/gpu.h"
 #include "servesim/model.h"
@@ -83,7 +84,7 @@ static int setup(struct model_cfg *m, struct wl_spec *wl, struct scenario *sc,
 	wl->num_requests = 300;
 	wl->prompt = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 600, .b = 300, .min = 16, .max = 4096};
 	wl->output = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 250, .b = 120, .min = 8, .max = 1024};
-	scenario_defaults(sc, m, g, wl);
+	scenario_defaults(sc, engine_default(), m, g, wl);
 	if (scenario_prepare(sc, datadir, st, &e) < 0) {
 		printf("# %s\n", e.msg);
 		return -1;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "engine/registry.h"
 #include "servesim/cost.h"
 #include "servesim/csv.h"
 #include "servesim/stats.h"
@@ -36,16 +37,20 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, const char
 		     struct parallel p, enum dtype dt, const char *engine, const char *ver,
 		     struct err *e)
 {
+	const struct engine_type *en;
 	struct cost_cfg cc;
+	int rc;
 
+	if ((rc = engine_lookup(engine, &en, e)) < 0)
+		return rc;
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = dt;
 	cc.kvdt = dt == DT_BF16 ? DT_BF16 : DT_FP8;
-	cost_default_overheads(&cc.ov);
+	engine_host_terms(engine, ver, &cc.ov); /* its host terms, as a scenario takes them */
 	cc.max_tokens = 512;
 	cc.max_seqs = 64;
 	cc.graph_max = 0;
-	snprintf(cc.engine, sizeof(cc.engine), "%s", engine);
+	cc.engine = en->cost;
 	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", ver ? ver : "");
 	return cost_init(c, m, gpu(g), &p, &cc, datadir, e);
 }
@@ -610,7 +615,7 @@ static void test_moe_fp8_fallback(void)
 }
 
 /* TensorRT-LLM's eager prefill steps: a step with a prefill chunk lasts at
- * least the pass's operators x COST_TRTLLM_EAGER_OP_S; decode-only steps
+ * least the pass's operators x TensorRT-LLM's eager_op_us (engine/trtllm.c); decode-only steps
  * (CUDA graphs), the other engines and H2 off keep the kernel sum. */
 static void test_eager_steps(void)
 {
@@ -649,11 +654,11 @@ static void test_eager_steps(void)
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = DT_FP4;
 	cc.kvdt = DT_FP8;
-	cost_default_overheads(&cc.ov);
+	engine_host_terms("trtllm", NULL, &cc.ov);
 	cc.max_tokens = 512;
 	cc.max_seqs = 64;
 	cc.off = COST_H2;
-	snprintf(cc.engine, sizeof(cc.engine), "trtllm");
+	cc.engine = engine_find("trtllm")->cost;
 	if (cost_init(&c, &m, gpu("b200"), &(struct parallel){4, 1, 1, 1}, &cc, datadir, &e) == 0) {
 		CHECK(c.eager_s == 0 && cost_step_s(&c, &pf) < 0.5 * 1452 * 75e-6,
 		      "H2 off: no eager floor (512-token step %.3f ms)", cost_step_s(&c, &pf) * 1e3);
@@ -676,6 +681,7 @@ static void test_cache(const struct model_cfg *m)
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = cc.kvdt = DT_BF16;
 	cost_default_overheads(&cc.ov);
+	cc.engine = engine_default()->cost;
 	cc.max_tokens = 256;
 	cc.max_seqs = 16;
 	cc.cache = mc;
@@ -890,12 +896,12 @@ static void test_own_anchor(void)
 	const struct mfu_attn_cfg *c;
 	double lhs, rhs;
 
-	if (mfu_load(&to, datadir, gpu("h20"), "vllm", NULL, &e) < 0) {
+	if (mfu_load(&to, datadir, gpu("h20"), "vllm", NULL, NULL, &e) < 0) {
 		CHECK(0, "mfu_load h20: %s", e.msg);
 		return;
 	}
 	gb.measured[0] = '\0';
-	if (mfu_load(&tb, datadir, &gb, "vllm", NULL, &e) < 0) {
+	if (mfu_load(&tb, datadir, &gb, "vllm", NULL, NULL, &e) < 0) {
 		CHECK(0, "mfu_load h20 borrowed: %s", e.msg);
 		mfu_release(&to);
 		return;
@@ -963,7 +969,7 @@ static void test_own_tables(const struct model_cfg *m)
 		cost_default_overheads(&cc.ov);
 		cc.max_tokens = 512;
 		cc.max_seqs = 64;
-		snprintf(cc.engine, sizeof(cc.engine), "vllm");
+		cc.engine = engine_find("vllm")->cost;
 		cc.moe_format = 1 + MOE_FP8_BLOCK;
 		cc.moe_dist = MOE_BALANCED;
 		if (cost_init(&c, &q, gpu("h20"), &p, &cc, datadir, &e) < 0) {
@@ -1099,6 +1105,81 @@ static void test_dsa_module(void)
 		CHECK_STR_CONTAINS(c.src[COST_SRC_DSA_DECODE], hdr[i].src_decode, "DSA decode line");
 		cost_release(&c);
 	}
+}
+
+/* The measured latency of batch x len in phase ph of a dsa_module table,
+ * cut as dsamod.c cuts it (DeepSeek-V3.2 geometry, 16 heads, fp8
+ * projections), or NAN. */
+static double dsa_measured_us(const char *gpu_engine, enum dsa_phase ph, enum dtype kv, double batch, double len)
+{
+	char path[1200];
+	struct dsatab *t = NULL;
+	struct dsa_grid g;
+	struct err e;
+	double v = NAN;
+	size_t i, j;
+
+	snprintf(path, sizeof(path), "%s/mfu/%s/dsa_module.csv.gz", datadir, gpu_engine);
+	if (dsatab_load(path, &t, &e) < 0)
+		return NAN;
+	if (dsatab_grid(t, ph, 7168, 16, kv, DT_FP8, &g) == 0) {
+		for (i = 0; i < g.nb; i++)
+			for (j = 0; j < g.nl; j++)
+				if (g.batch[i] == batch && g.len[j] == len)
+					v = g.us[i * g.nl + j];
+		dsa_grid_release(&g);
+	}
+	dsatab_free(t);
+	return v;
+}
+
+/* An eagerly timed DSA prefill module (vLLM 0.24's and SGLang 0.5.14's
+ * collectors) carries one call's host time: its floor is taken out of the
+ * host-bound points, GPU-bound points and graph-timed tables (TensorRT-LLM)
+ * keep their measured latency.  Until 2026-11-28 the floor was priced as GPU
+ * time: on B200 with vLLM a step of 16 decodes at 600 keys and one 600-token
+ * prompt cost 3.40x DeepSeek-V3's for DeepSeek-V3.2 (issue 26). */
+static void test_dsa_host_floor(void)
+{
+	struct model_cfg v3, v32;
+	struct cost_model a, b;
+	struct err e;
+	int64_t len = 600, pre = 0;
+	struct step_desc mixed = {1, &len, &pre, 16, 16 * 600.0, 17, 0};
+	double meas, got, r;
+
+	if (registry_load_model(&reg, "deepseek-v3", &v3, &e) < 0 ||
+	    registry_load_model(&reg, "deepseek-v3.2", &v32, &e) < 0) {
+		CHECK(0, "load deepseek models: %s", e.msg);
+		return;
+	}
+	if (make_cost(&a, &v3, "b200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0 ||
+	    make_cost(&b, &v32, "b200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init b200: %s", e.msg);
+		return;
+	}
+	r = cost_step_s(&b, &mixed) / cost_step_s(&a, &mixed);
+	CHECK(r < 2.0, "vLLM B200, 16 decodes at 600 keys + one 600-token prompt: DeepSeek-V3.2 %.2f ms = %.2fx "
+	      "DeepSeek-V3's (3.40x with the floor)", cost_step_s(&b, &mixed) * 1e3, r);
+	CHECK_STR_CONTAINS(b.src[COST_SRC_DSA_PREFILL], "timed eagerly: its ", "header says the floor is taken out");
+	meas = dsa_measured_us("b200_sxm/vllm-0.24.0", DSA_PREFILL, DT_FP8, 1, 128);
+	got = (cost_dsa_parts_s(&b, true, true, 1, 128) + cost_dsa_module_s(&b, true, true, 1, 128)) * 1e6;
+	CHECK(got < 0.5 * meas && got >= dsa_measured_us("b200_sxm/vllm-0.24.0", DSA_DECODE, DT_FP8, 1, 2),
+	      "one 128-token prompt: %.1f us, measured eagerly %.1f us", got, meas);
+	CHECK_REL((cost_dsa_parts_s(&b, true, true, 1, 8192) + cost_dsa_module_s(&b, true, true, 1, 8192)) * 1e6,
+		  dsa_measured_us("b200_sxm/vllm-0.24.0", DSA_PREFILL, DT_FP8, 1, 8192), 1e-9,
+		  "one 8192-token prompt (GPU-bound) = measured module (us)");
+	cost_release(&a);
+	cost_release(&b);
+	if (make_cost(&b, &v32, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "trtllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init h200 trtllm: %s", e.msg);
+		return;
+	}
+	CHECK_REL((cost_dsa_parts_s(&b, true, true, 1, 256) + cost_dsa_module_s(&b, true, true, 1, 256)) * 1e6,
+		  dsa_measured_us("h200_sxm/trtllm-1.3.0rc20", DSA_PREFILL, DT_FP8, 1, 256), 1e-9,
+		  "TensorRT-LLM (timed under CUDA graphs): one 256-token prompt = measured module (us)");
+	CHECK(strstr(b.src[COST_SRC_DSA_PREFILL], "timed eagerly") == NULL, "TensorRT-LLM: no floor taken out");
+	cost_release(&b);
 }
 
 /* DeepSeek-V4: each layer's attention block from the engine's measured
@@ -1797,6 +1878,7 @@ int main(void)
 	test_own_tables(&m);
 	test_dsa();
 	test_dsa_module();
+	test_dsa_host_floor();
 	test_axis_lgrid();
 	test_dsatab_errors();
 	test_dsv4();

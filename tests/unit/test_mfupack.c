@@ -204,8 +204,8 @@ static void compare(const char *datadir, const struct gpu_spec *g, const char *c
 		      coll, bad ? ", not " : "", bad ? bad : "");
 	}
 	mfupack_close(pk);
-	if (mfu_load_opt(&a, datadir, g, engine, dash + 1, true, &e) < 0 ||
-	    mfu_load_opt(&b, datadir, g, engine, dash + 1, false, &e) < 0) {
+	if (mfu_load_opt(&a, datadir, g, engine, "vllm", dash + 1, true, &e) < 0 ||
+	    mfu_load_opt(&b, datadir, g, engine, "vllm", dash + 1, false, &e) < 0) {
 		CHECK(0, "%s %s: load: %s", g->id, coll, e.msg);
 		return;
 	}
@@ -390,7 +390,7 @@ static void test_gemm_col(const char *datadir, const struct gpu_db *db)
 		for (i = 0; i < db->n; i++)
 			if (strcmp(db->gpus[i].id, gpus[gi]) == 0)
 				g = &db->gpus[i];
-		if (!g || mfu_load(&t, datadir, g, "vllm", NULL, &e) < 0) {
+		if (!g || mfu_load(&t, datadir, g, "vllm", NULL, NULL, &e) < 0) {
 			CHECK(0, "load %s", gpus[gi]);
 			continue;
 		}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine/registry.h"
 #include "servesim/cost.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
@@ -459,6 +460,7 @@ static int cost_for(struct cost_model *c, const struct model_cfg *m, const struc
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = cc.kvdt = DT_BF16;
 	cost_default_overheads(&cc.ov);
+	cc.engine = engine_default()->cost;
 	cc.max_tokens = 256;
 	cc.max_seqs = 16;
 	rc = cost_init(c, m, g, &p, &cc, data, &e);

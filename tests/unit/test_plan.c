@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "engine/registry.h"
 #include "servesim/alloc.h"
 #include "servesim/gpu.h"
 #include "servesim/grid.h"
@@ -207,12 +208,12 @@ static void test_launch(void)
 	struct sbuf sb;
 
 	sb_init(&sb);
-	launch_vllm(&in, &sb);
+	engine_find("vllm")->launch(&in, &sb);
 	CHECK(strcmp(sb.buf, "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 4 --data-parallel-size 2 "
 			     "--enable-expert-parallel --kv-cache-dtype fp8 --max-num-seqs 256\n") == 0,
 	      "vLLM, attention DP + EP, fp8 checkpoint: %s", sb.buf);
 	sb_reset(&sb);
-	launch_sglang(&in, &sb);
+	engine_find("sglang")->launch(&in, &sb);
 	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp-size 2 "
 			     "--enable-dp-attention --ep-size 8 --kv-cache-dtype fp8_e4m3 --max-running-requests 256\n") == 0,
 	      "SGLang: --tp counts all GPUs with DP attention: %s", sb.buf);
@@ -221,12 +222,12 @@ static void test_launch(void)
 	in.spec_k = 1;
 	in.max_num_batched_tokens = 2048;
 	sb_reset(&sb);
-	launch_vllm(&in, &sb);
+	engine_find("vllm")->launch(&in, &sb);
 	CHECK(strstr(sb.buf, " --max-num-batched-tokens 2048 --speculative-config "
 			     "'{\"method\":\"mtp\",\"num_speculative_tokens\":1}'\n") != NULL,
 	      "vLLM MTP and max-num-batched-tokens: %s", sb.buf);
 	sb_reset(&sb);
-	launch_sglang(&in, &sb);
+	engine_find("sglang")->launch(&in, &sb);
 	CHECK(strstr(sb.buf, " --chunked-prefill-size 2048 --speculative-algorithm EAGLE --speculative-num-steps 1 "
 			     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 2\n") != NULL,
 	      "SGLang MTP and chunked-prefill-size: %s", sb.buf);
@@ -234,24 +235,24 @@ static void test_launch(void)
 	in = (struct launch_in){"meta-llama/Llama-3.1-8B-Instruct", "", {.tp = 1, .pp = 1, .dp = 4, .ep = 1},
 				DT_BF16, DT_BF16, 1024, 8192, 0, 0, 0, false};
 	sb_reset(&sb);
-	launch_vllm(&in, &sb);
+	engine_find("vllm")->launch(&in, &sb);
 	CHECK(strcmp(sb.buf, "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1 "
 			     "--data-parallel-size 4 --max-num-seqs 1024 --max-num-batched-tokens 8192\n") == 0,
 	      "vLLM dense DP replicas: %s", sb.buf);
 	sb_reset(&sb);
-	launch_sglang(&in, &sb);
+	engine_find("sglang")->launch(&in, &sb);
 	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 1 "
 			     "--dp-size 4 --max-running-requests 1024 --chunked-prefill-size 8192\n") == 0,
 	      "SGLang dense DP replicas: %s", sb.buf);
 	in = (struct launch_in){"meta-llama/Llama-3.1-70B-Instruct", "", {.tp = 2, .pp = 1, .dp = 1, .ep = 1},
 				DT_FP8, DT_BF16, 1024, 0, 0, 1, 2, false};
 	sb_reset(&sb);
-	launch_vllm(&in, &sb);
+	engine_find("vllm")->launch(&in, &sb);
 	CHECK(strstr(sb.buf, "--quantization fp8") && strstr(sb.buf, "NixlConnector") &&
 		      strstr(sb.buf, "# 2 decode instances:"),
 	      "vLLM P/D: online fp8, a KV connector, 2 decode instances");
 	sb_reset(&sb);
-	launch_sglang(&in, &sb);
+	engine_find("sglang")->launch(&in, &sb);
 	CHECK(strstr(sb.buf, "--disaggregation-mode prefill") && strstr(sb.buf, "--disaggregation-mode decode") &&
 		      strstr(sb.buf, "sglang_router.launch_router --pd-disaggregation"),
 	      "SGLang P/D: prefill and decode servers and the router");
@@ -434,7 +435,7 @@ static void test_evaluate(void)
 	wl.num_requests = 300;
 	wl.prompt = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 600, .b = 300, .min = 16, .max = 4096};
 	wl.output = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 250, .b = 120, .min = 8, .max = 1024};
-	scenario_defaults(&base[0], m, g, &wl);
+	scenario_defaults(&base[0], engine_default(), m, g, &wl);
 	cap_cfg_defaults(&cc);
 	cc.seed = 7;
 	CHECK(cap_slo_parse("ttft_p90_ms=500,itl_mean_ms=30", &cc, &e) == 0, "slo");
@@ -468,7 +469,7 @@ static void test_evaluate(void)
 	CHECK_REL(o2.tok_s_gpu, o2.out_tok_s / 2, 1e-12, "tokens/s/GPU over both replicas' GPUs");
 	d.par.dp = 1;
 	d.gpus = 1;
-	scenario_defaults(&base[0], big, g, &wl);
+	scenario_defaults(&base[0], engine_default(), big, g, &wl);
 	CHECK(search_evaluate(&in, &d, NAN, &o, &e) == 0 && o.status == SEARCH_PRUNED, "70B bf16 on 1 GPU pruned");
 	CHECK_STR_CONTAINS(o.reason, "does not fit", "reason");
 	CHECK(o.prune == SEARCH_PRUNE_WEIGHTS, "pruned for the weights (%s)", search_prune_name(o.prune));

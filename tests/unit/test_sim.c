@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "engine/registry.h"
 #include "servesim/loghist.h"
 #include "servesim/comm.h"
 #include "servesim/cost.h"
@@ -48,6 +49,7 @@ static void bf16_cost_cfg(struct cost_cfg *cc, int64_t mbt, int64_t mns)
 	memset(cc, 0, sizeof(*cc));
 	cc->wdt = cc->kvdt = DT_BF16;
 	cost_default_overheads(&cc->ov);
+	cc->engine = engine_default()->cost;
 	cc->max_tokens = mbt;
 	cc->max_seqs = mns;
 	cc->graph_max = 512;
@@ -80,6 +82,13 @@ static void base_cfg(struct sim_cfg *sc, int64_t mbt, int64_t mns, int64_t block
 	sc->prefix_caching = true;
 	sc->dp = 1;
 	sc->check_invariants = true;
+	sc->policy = engine_default()->policy;
+}
+
+/* The scheduler of engine `name` (engine_type.policy). */
+static const struct sched_policy *policy_of(const char *name)
+{
+	return engine_find(name)->policy;
 }
 
 /* A P/D configuration on top of base_cfg: `prefill` prefill ranks priced
@@ -236,9 +245,9 @@ static int sglang_run(const struct model_cfg *m, int64_t budget, int64_t blocks,
 
 	make_cost(&c, m, budget, 64, 0);
 	base_cfg(&sc, budget, 64, blocks);
-	sc.sglang = true;
-	sc.sglang_mixed_chunk = mixed;
-	sc.sglang_max_prefill = max_prefill;
+	sc.policy = policy_of("sglang");
+	sc.mixed_chunk = mixed;
+	sc.max_prefill_tokens = max_prefill;
 	trace_spec(&w, trace);
 	*log = NULL;
 	rc = run(&sc, &c, &w, log, &csv, t);
@@ -350,8 +359,8 @@ static uint64_t lpm_hits(const struct model_cfg *m, bool lpm)
 
 	make_cost(&c, m, 8192, 1, 0);
 	base_cfg(&sc, 8192, 1, 70);
-	sc.sglang = true;
-	sc.sglang_lpm = lpm;
+	sc.policy = policy_of("sglang");
+	sc.lpm = lpm;
 	wl_spec_defaults(&w);
 	w.process = WL_CONSTANT;
 	w.rate = 100000;
@@ -543,7 +552,7 @@ static void test_no_evict(const struct model_cfg *m)
 	make_cost(&c, m, 256, 8, 0);
 	base_cfg(&sc, 256, 8, 6);
 	sc.prefix_caching = false;
-	sc.no_evict = true;
+	sc.policy = policy_of("trtllm"); /* its no-evict admission (its prompts fit the budget whole) */
 	trace_spec(&w, "0.0,32,40,\n0.0,32,40,\n");
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "no-evict run");
 	CHECK(t.preemptions == 0 && t.completed == 2, "both complete, %llu preemptions (want 0)",
@@ -850,6 +859,7 @@ static void test_cost_kat(const struct model_cfg *m)
 		memset(&cc, 0, sizeof(cc));
 		cc.wdt = cc.kvdt = DT_BF16;
 		cost_default_overheads(&cc.ov);
+		cc.engine = engine_default()->cost;
 		cc.max_tokens = 8192;
 		cc.max_seqs = 256;
 		cc.tier2 = &t2;
@@ -1097,6 +1107,7 @@ static void test_pp(const struct model_cfg *m)
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = cc.kvdt = DT_BF16;
 	cost_default_overheads(&cc.ov);
+	cc.engine = engine_default()->cost;
 	cc.max_tokens = 64;
 	cc.max_seqs = 64;
 	cc.graph_max = 512;
@@ -1419,7 +1430,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		char what[96];
 #define LAZY(name)                                                                              \
 	do {                                                                                    \
-		sc.sglang = sg;                                                                 \
+		sc.policy = policy_of(sg ? "sglang" : "vllm");                                  \
 		snprintf(what, sizeof(what), "%s, %s", sg ? "SGLang" : "vLLM", name);          \
 		lazy_compare(what, &sc, &c, &w);                                                \
 	} while (0)
@@ -1445,7 +1456,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		base_cfg(&sc, 2048, 64, 120);
 		LAZY("shared prefixes, tight KV");
 		base_cfg(&sc, 2048, 64, 120);
-		sc.sglang_lpm = sg;
+		sc.lpm = sg;
 		LAZY("shared prefixes, tight KV, lpm");
 		w.sp_groups = 0;
 		w.process = WL_CONCURRENCY;
@@ -1456,7 +1467,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		w.process = WL_POISSON;
 		w.num_requests = 300;
 		base_cfg(&sc, 2048, 64, 4000);
-		sc.sglang_max_prefill = sg ? 700 : 0;
+		sc.max_prefill_tokens = sg ? 700 : 0;
 		LAZY("max prefill tokens");
 	}
 	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
@@ -1467,7 +1478,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 			base_cfg(&sc, 2048, 64, 300);
 			sc.dp = 2;
 			sc.lockstep = true;
-			sc.sglang = sg;
+			sc.policy = policy_of(sg ? "sglang" : "vllm");
 			lazy_compare(sg ? "SGLang, attention-DP lockstep, tight KV" : "vLLM, attention-DP lockstep, tight KV",
 				     &sc, &cmoe, &w);
 		}
@@ -1554,14 +1565,14 @@ static void test_segments(const struct model_cfg *m)
 	sc.prefix_caching = false;
 	seg_compare("no prefix caching", &sc, &c, &w);
 	base_cfg(&sc, 2048, 64, 4000);
-	sc.sglang = true;
+	sc.policy = policy_of("sglang");
 	seg_compare("SGLang", &sc, &c, &w);
 	/* one-token pages (the decoders' blocks taken as one batch) and a
 	 * cache too small for the batch (retractions between them), the
 	 * cache's invariants checked at every step */
 	base_cfg(&sc, 2048, 64, 60 * 16);
 	sc.block_size = 1;
-	sc.sglang = true;
+	sc.policy = policy_of("sglang");
 	seg_compare("SGLang, one-token pages, retractions", &sc, &c, &w);
 	{
 		char *l = NULL, *cs = NULL;
@@ -1706,17 +1717,17 @@ static void test_kv_auto(const struct model_cfg *m)
 	struct eval_opts o;
 	struct scenario sc;
 
-	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_FP8, why, sizeof(why)) == DT_BF16 && strstr(why, "activation dtype"),
+	CHECK(scenario_kv_auto(m, NULL, engine_find("vllm"), DT_FP8, why, sizeof(why)) == DT_BF16 && strstr(why, "activation dtype"),
 	      "vllm fp8 weights: bf16 KV (%s)", why);
-	CHECK(scenario_kv_auto(m, NULL, "sglang", DT_FP4, why, sizeof(why)) == DT_BF16, "sglang fp4 weights: bf16 KV");
-	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_INT4, why, sizeof(why)) == DT_BF16, "vllm int4 weights: bf16 KV");
-	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_BF16, why, sizeof(why)) == DT_BF16 && !why[0],
+	CHECK(scenario_kv_auto(m, NULL, engine_find("sglang"), DT_FP4, why, sizeof(why)) == DT_BF16, "sglang fp4 weights: bf16 KV");
+	CHECK(scenario_kv_auto(m, NULL, engine_find("vllm"), DT_INT4, why, sizeof(why)) == DT_BF16, "vllm int4 weights: bf16 KV");
+	CHECK(scenario_kv_auto(m, NULL, engine_find("vllm"), DT_BF16, why, sizeof(why)) == DT_BF16 && !why[0],
 	      "vllm bf16: bf16 KV, nothing to say");
-	CHECK(scenario_kv_auto(m, NULL, "vllm", DT_FP16, why, sizeof(why)) == DT_FP16 && !why[0], "vllm fp16: fp16 KV");
-	CHECK(scenario_kv_auto(m, NULL, "trtllm", DT_FP8, why, sizeof(why)) == DT_FP8 && !why[0],
+	CHECK(scenario_kv_auto(m, NULL, engine_find("vllm"), DT_FP16, why, sizeof(why)) == DT_FP16 && !why[0], "vllm fp16: fp16 KV");
+	CHECK(scenario_kv_auto(m, NULL, engine_find("trtllm"), DT_FP8, why, sizeof(why)) == DT_FP8 && !why[0],
 	      "trtllm fp8: the weights' dtype, as before");
 	load_model("glm-5.1", glm);
-	CHECK(scenario_kv_auto(glm, NULL, "sglang", DT_BF16, why, sizeof(why)) == DT_FP8 &&
+	CHECK(scenario_kv_auto(glm, NULL, engine_find("sglang"), DT_BF16, why, sizeof(why)) == DT_FP8 &&
 	      strstr(why, "kv_cache_scheme"), "glm-5.1 NVFP4 (modelopt, fp8 KV declared): fp8 KV (%s)", why);
 	/* experiments: dtype fp8 on a bf16-registry model, as the public
 	 * Qwen3-235B-FP8 points */

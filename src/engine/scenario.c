@@ -1,10 +1,12 @@
-/* scenario.c - resolve a scenario into cost model, KV capacity and sim. */
+/* scenario.c - resolve a scenario into cost model, KV capacity and sim, on
+ * its engine's rules (engine.h). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/engine.h"
+#include "engine/registry.h"
 #include "servesim/scenario.h"
-#include "servesim/sglang.h"
 
 bool scenario_big_gpu(const struct gpu_spec *g)
 {
@@ -19,10 +21,11 @@ const char *scenario_limits_rule(const struct gpu_spec *g)
 				   : "vLLM's API-server defaults on an A100, L40S or a GPU under 70 GiB";
 }
 
-void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const struct gpu_spec *g,
-		       const struct wl_spec *wl)
+void scenario_defaults(struct scenario *sc, const struct engine_type *en, const struct model_cfg *m,
+		       const struct gpu_spec *g, const struct wl_spec *wl)
 {
 	memset(sc, 0, sizeof(*sc));
+	sc->engine = en;
 	sc->model = m;
 	sc->gpu = g;
 	sc->par = (struct parallel){1, 1, 1, 1};
@@ -38,20 +41,31 @@ void scenario_defaults(struct scenario *sc, const struct model_cfg *m, const str
 	cost_default_overheads(&sc->ov);
 	sc->graph_max = 512;
 	sc->workload = wl;
+	if (en->defaults)
+		en->defaults(sc);
 }
 
-/* vLLM: CacheConfig.cache_dtype "auto" = the model's dtype (vllm/config/
- * cache.py; vllm/utils/torch_utils.py kv_cache_dtype_str_to_dtype), fp8
- * when a ModelOpt checkpoint declares it (resolve_kv_cache_dtype_string,
- * vLLM PR #30785).  SGLang: ModelRunner.configure_kv_cache_dtype, "auto" =
- * fp8_e4m3 when the quant config's kv_cache_quant_algo is FP8, else the
- * model dtype.  The model dtype of a quantised checkpoint is its
- * torch_dtype, bf16 for every fp8/fp4/int4 checkpoint in data/models. */
-enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, const char *engine,
-			    enum dtype wdt, char *why, size_t n)
+/* kv_cache_dtype "auto" as vLLM and SGLang take it: fp8 when the
+ * checkpoint declares an fp8 KV cache, else the model's dtype, which for a
+ * quantised checkpoint is its torch_dtype (bf16 for every fp8/fp4/int4
+ * checkpoint in data/models). */
+enum dtype scenario_kv_model(const struct model_cfg *m, enum dtype wdt, char *why, size_t n)
 {
 	enum dtype act = wdt == DT_FP16 ? DT_FP16 : DT_BF16;
 
+	if (m && m->q.kv_fp8[0]) {
+		if (n)
+			snprintf(why, n, "kv_cache_dtype auto: the checkpoint's %s", m->q.kv_fp8);
+		return DT_FP8;
+	}
+	if (act != wdt && n)
+		snprintf(why, n, "kv_cache_dtype auto: the activation dtype, not the %s weights'", dtype_name(wdt));
+	return act;
+}
+
+enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, const struct engine_type *en,
+			    enum dtype wdt, char *why, size_t n)
+{
 	if (n)
 		why[0] = '\0';
 	/* DeepSeek-V4: vLLM runs its fp8_ds_mla cache only (DeepseekV4MLAAttention
@@ -62,26 +76,7 @@ enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g,
 			snprintf(why, n, "DeepSeek-V4: fp8, vLLM's only KV format (fp8_ds_mla) and SGLang's default");
 		return DT_FP8;
 	}
-	if (engine && strcmp(engine, "trtllm") == 0)
-		return wdt;
-	if (m && m->q.kv_fp8[0]) {
-		if (n)
-			snprintf(why, n, "kv_cache_dtype auto: the checkpoint's %s", m->q.kv_fp8);
-		return DT_FP8;
-	}
-	if (engine && strcmp(engine, "sglang") == 0 && sglang_kv_dtype_default(m, g, wdt) == DT_FP8) {
-		if (n)
-			snprintf(why, n, "SGLang's default for DeepSeek sparse attention on Blackwell");
-		return DT_FP8;
-	}
-	if (act != wdt && n)
-		snprintf(why, n, "kv_cache_dtype auto: the activation dtype, not the %s weights'", dtype_name(wdt));
-	return act;
-}
-
-int64_t scenario_sglang_chunk(const struct gpu_spec *g)
-{
-	return sglang_chunk_default(g);
+	return en->kv_auto(m, g, wdt, why, n);
 }
 
 bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
@@ -89,37 +84,15 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
 	return m && m->n_experts > 0 && p->dp > 1;
 }
 
-/* The disaggregated first token's fixed path beyond the KV's link time,
- * per engine: the frontend's hand-off between the prefill and the decode
- * worker (Dynamo: the prefill response, then the decode request), the
- * transfer's per-request set-up (SGLang's bootstrap handshake and its
- * Mooncake/NIXL transfer; vLLM's NixlConnector, where the decode worker
- * pulls the blocks once the prefill returns their ids), and the decode
- * worker polling for the transfer's completion before it admits the
- * request.  Not derived from first principles: the median of measured -
- * predicted TTFT (with 10 us here) over the disaggregated silicon rows at
- * concurrency <= 16, where the prefill pool has no queue to speak of,
- * fitted on one model per engine and checked on the others
- * (eval/silicon/HARNESS.md, "Disaggregated rows: the hand-off"): SGLang
- * 229 ms (22 DeepSeek-R1 rows, SGLang 0.5.5-0.5.8, B200/GB200/GB300), vLLM
- * 267 ms (6 Kimi-K2.5 rows, vLLM 0.18, GB200).  TensorRT-LLM's rows show no
- * such gap (median 13 ms on Kimi-K2.5, 27 ms on the DeepSeek rows of
- * 0.5.1), so it keeps the 10 us of a bare transfer. */
-double scenario_pd_handoff_s(const char *engine)
-{
-	if (strcmp(engine, "sglang") == 0)
-		return 0.229;
-	if (strcmp(engine, "trtllm") == 0)
-		return 10e-6;
-	return 0.267;
-}
-
 /* P/D: the prefill pool's memory plan and cost model, and the link the KV
  * takes to the decode pool: NVLink when both pools fit one NVLink domain
  * (GB200 NVL72), else the inter-node link; every GPU of a prefill worker
  * (of its attention-DP rank, which holds the request) sends its shard at
  * once, at the collectives' 0.7 link efficiency (comm.c), plus the
- * engine's fixed hand-off per request (scenario_pd_handoff_s).  A pool's workers may be attention-DP + EP engines of an MoE
+ * engine's fixed hand-off per request (engine_type.pd_handoff_s: the
+ * frontend's hand-off between the prefill and the decode worker, the
+ * transfer's per-request set-up and the decode worker polling for its
+ * completion, fitted per engine on the disaggregated silicon rows).  A pool's workers may be attention-DP + EP engines of an MoE
  * model (dp > 1), priced and planned as `run` does an aggregated one:
  * dp ranks of one engine stepping together (sim_cfg.lockstep); dense
  * workers are one engine each (their dp would be more workers). */
@@ -167,7 +140,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	st->sc.pd.prefill_max_num_batched_tokens = mbt;
 	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
 	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : s->gpu->internode_bw) * pgpus * 0.7;
-	st->sc.pd.alpha_s = s->pd_handoff_given ? s->pd_handoff_ms * 1e-3 : scenario_pd_handoff_s(s->engine);
+	st->sc.pd.alpha_s = s->pd_handoff_given ? s->pd_handoff_ms * 1e-3 : s->engine->pd_handoff_s;
 	return 0;
 }
 
@@ -176,7 +149,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 {
 	struct parallel rep = s->par;
 	struct cost_cfg cc;
-	bool sglang = strcmp(s->engine, "sglang") == 0;
+	const struct engine_type *en = s->engine;
 	int64_t mns;
 	int rc;
 
@@ -189,43 +162,37 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		rep.dp = 1;
 	st->kv_from_memory = s->total_kv_blocks == 0;
 	mns = s->max_num_seqs;
-	if (sglang) {
-		/* SGLang's tp_size counts the attention-DP ranks' GPUs */
-		bool dpa = scenario_dp_attention(s->model, &s->par);
-		sglang_mem_fraction(s->gpu, s->par.tp * (dpa ? s->par.dp : 1), s->par.pp, s->par.dp, dpa,
-				    s->max_num_batched_tokens, s->model->attn == ATTN_MLA, &st->sg_mem);
-		st->mem_fraction_static = s->mem_fraction_static > 0 ? s->mem_fraction_static
-								    : st->sg_mem.fraction;
-		rc = memplan_compute_static(s->model, s->gpu, &rep, s->wdt, s->kvdt,
-					    st->mem_fraction_static, s->block_size,
-					    s->sglang_mrr_rule ? 4096 : s->max_num_seqs, &st->mp, e);
-	} else {
+	if (en->plan_memory)
+		rc = en->plan_memory(s, &rep, st, e);
+	else
 		rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->gpu_memory_utilization,
 				     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
-	}
 	if (rc < 0 && st->kv_from_memory)
 		return rc;
-	if (sglang && s->sglang_mrr_rule) {
-		mns = sglang_max_running_requests(
-			(st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks) * s->block_size,
-			s->max_model_len);
-		/* no more than the sequences whose window / recurrent state the
-		 * plan reserved */
-		if (st->kv_from_memory && st->mp.state_bytes_per_seq > 0 && mns > st->mp.state_seqs)
-			mns = st->mp.state_seqs;
-	}
+	if (s->sglang_mrr_rule && en->max_running)
+		mns = en->max_running(s, st);
 	st->max_running_requests = mns;
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = s->wdt;
 	cc.kvdt = s->kvdt;
 	cc.off = s->tier0_off;
-	cc.ov = s->ov;
+	{
+		/* the engine's host terms for its version, under the given ones */
+		const struct engine_host *h = engine_host_for(en, s->engine_version);
+		if (h) {
+			cc.ov = h->ov;
+			cc.host_src = h->src;
+		} else {
+			cost_default_overheads(&cc.ov);
+		}
+		cost_overheads_apply(&cc.ov, &s->ov);
+		cc.overlap_cpu = h && h->overlap && !s->disable_overlap;
+	}
 	cc.max_tokens = s->max_num_batched_tokens;
 	cc.max_seqs = mns;
 	cc.graph_max = s->graph_max;
-	cc.overlap_cpu = sglang && !s->disable_overlap;
 	cc.tier2 = s->tier2;
-	snprintf(cc.engine, sizeof(cc.engine), "%s", s->engine);
+	cc.engine = en->cost;
 	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", s->engine_version);
 	cc.moe_dist = s->moe_dist;
 	cc.moe_format = s->moe_format;
@@ -241,12 +208,11 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.long_prefill_token_threshold = s->long_prefill_token_threshold;
 	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks;
 	st->sc.prefix_caching = s->prefix_caching;
-	st->sc.sglang = sglang;
-	st->sc.sglang_lpm = sglang && s->sglang_policy == SGLANG_LPM;
-	st->sc.sglang_mixed_chunk = sglang && s->sglang_mixed_chunk;
-	st->sc.sglang_max_prefill = sglang ? s->max_prefill_tokens : 0;
-	st->sc.no_evict = strcmp(s->engine, "trtllm") == 0;
-	st->sc.no_chunk = strcmp(s->engine, "trtllm") == 0;
+	st->sc.policy = en->policy;
+	/* the settings only the engines that take them can be given */
+	st->sc.lpm = (en->knobs & ENGINE_KNOB_SCHEDULE_POLICY) && s->sglang_policy == SGLANG_LPM;
+	st->sc.mixed_chunk = (en->knobs & ENGINE_KNOB_MIXED_CHUNK) && s->sglang_mixed_chunk;
+	st->sc.max_prefill_tokens = (en->knobs & ENGINE_KNOB_MAX_PREFILL) ? s->max_prefill_tokens : 0;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

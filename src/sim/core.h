@@ -1,13 +1,21 @@
-/* sched.h - the simulator's private records (requests, replicas, the
- * simulation) and the scheduler's interface: engine.c (lifecycle, events,
- * admission, metrics) drives sched.c (the scheduler and the step) through
- * the sched_* functions and hands it a struct sched_env for what it must
- * ask back; sched.c never names an engine.c function. */
-#ifndef SERVESIM_SIM_SCHED_H
-#define SERVESIM_SIM_SCHED_H
+/* core.h - the simulator's private core: its records (requests, replicas,
+ * the simulation), the step mechanics a scheduling policy works with (the
+ * waiting queue, KV blocks, prefix hits, decoders, admission, preemption)
+ * and the policy interface itself (struct sched_policy).
+ *
+ * engine.c (lifecycle, events, arrivals, metrics) drives sched.c (the step
+ * loop and the mechanics) through the sched_* functions and hands it a
+ * struct sched_env for what it must ask back; sched.c never names an
+ * engine.c function.  A policy (an engine's scheduler: src/engine/vllm.c,
+ * sglang.c, trtllm.c) is called by the step loop through sim_cfg.policy and
+ * calls the mechanics declared here; the simulator names no policy.  Only
+ * src/sim/ and the policies include this header. */
+#ifndef SERVESIM_SIM_CORE_H
+#define SERVESIM_SIM_CORE_H
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "servesim/alloc.h"
 #include "servesim/evq.h"
 #include "servesim/kvcache.h"
 #include "servesim/sim.h"
@@ -22,7 +30,7 @@ struct req {
 	int64_t prefix_hit_tokens;
 	uint64_t last_hash;
 	int32_t nblocks, nhashed, preempts;
-	int32_t ne_blocks; /* GUARANTEED_NO_EVICT: blocks reserved while running */
+	int32_t ne_blocks; /* blocks a policy reserves for it while it runs (TensorRT-LLM's no-evict) */
 	int32_t dsteps;  /* decode steps (tokens per step = (output - 1) / dsteps) */
 	/* pooled token gaps (sim.h): its last chunk's client time once
 	 * delivered (not kept while a decoder: the replica's tok_t is), and
@@ -62,7 +70,7 @@ struct req {
 	bool heaped;     /* that entry is still in the heap, at step heap_fin */
 	int64_t heap_fin;
 	struct req *cprev, *cnext;
-	int32_t dk_ix;   /* SGLang decoder: its slot in the replica's dk */
+	int32_t dk_ix;   /* policy.decoder_keys: its slot in the replica's dk */
 	struct req *next_free;
 };
 
@@ -124,15 +132,15 @@ struct replica {
 	struct stepmemo prices;            /* its decode-only steps' prices */
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
-	double sg_ratio;                   /* SGLang: the current new-token ratio */
-	/* SGLang's batch_is_full: set (to the running count, > 0) when an
-	 * admission stopped for KV or max_running_requests; no new prefill is
-	 * tried until fewer requests run (one finished or was retracted) */
-	size_t sg_full_at;
+	/* may its steady decoders be lazy (the policy's lazy, no speculative
+	 * decoding, no PP, sim_cfg.no_lazy_decoders off); set at start-up */
+	bool lazy;
+	void *pstate;                      /* the policy's own state (replica_init) */
 	int64_t ndec, dec_base_sum;        /* count, sum of (dc0 - dG0) */
-	/* SGLang: each decoder's output - dg0 + dG0 (its tokens left are
-	 * that - G), unordered, so that the admission's reservation reads a
-	 * dense array rather than every running record (sched.c) */
+	/* policy.decoder_keys: each decoder's output - dg0 + dG0 (its tokens
+	 * left are that - G), unordered, so that a reservation of the running
+	 * requests' future tokens reads a dense array rather than every
+	 * running record */
 	struct dk_ent {
 		int64_t k;
 		struct req *r;
@@ -192,11 +200,12 @@ struct replica {
 	 * chunks wait in gapq for their delivery time */
 	bool tok_open;
 	bool no_gaps;                      /* sim_cfg.no_pooled_gaps: gapq stays empty */
-	/* the decoders make a token in every vLLM step but only in SGLang's
-	 * decode batches: dec_run says whether they do in the step planned
-	 * (then finishing), pend_dec whether they did in the step whose
-	 * tokens are pending; tok_t is then the client time of the last
-	 * delivered step in which they did (with vLLM: of the last step) */
+	/* the decoders make a token in every step, or, with a policy of
+	 * split_batches (SGLang's), in its decode batches only: dec_run says
+	 * whether they do in the step planned (then finishing), pend_dec
+	 * whether they did in the step whose tokens are pending; tok_t is then
+	 * the client time of the last delivered step in which they did
+	 * (without split batches: of the last step) */
 	bool dec_run, pend_dec;
 	int64_t tok_t;
 	int32_t dec_stage[256], lazy_n[256];
@@ -288,18 +297,214 @@ struct sched_env {
 	void (*handoff)(struct sim *s, struct req *r);
 };
 
-/* sched.c */
+/* --- the scheduling policy --- */
+
+/* One waiting request's admission as sched_admit tries it: its chunk this
+ * step (n tokens, chunk_of of the budget left), its prefix hits (cached
+ * blocks, evictable of them unreferenced), what is left of the batch's
+ * prompt-token cap (INT64_MAX: none) and the policy's state for the round
+ * (sched_admit's ctx). */
+struct admit_try {
+	int64_t n, rem_input;
+	int32_t hits, evictable;
+	void *ctx;
+};
+
+/* A policy's verdict on one admission: admitted (its blocks grown by
+ * *grow), waiting whole at the head of the queue (the round's admissions
+ * stop), or no room (they stop; a request that nothing running can ever
+ * make room for is rejected). */
+enum admit_verdict { ADMIT_GO, ADMIT_WAIT, ADMIT_FULL };
+
+/* A scheduler: how an engine picks each step's batch and whom it admits,
+ * over the mechanics below.  Each engine's file holds its own
+ * (src/engine/<name>.c); sim_cfg.policy names the one a simulation runs. */
+struct sched_policy {
+	/* plan replica rp's next step: the requests it runs put in rp->sched
+	 * (sched_push) with their blocks, preemptions and admissions done;
+	 * with split_batches, rp->dec_run says whether the decoders run */
+	void (*schedule)(struct sim *s, struct replica *rp);
+	/* admit waiting request r (sched_admit) or not, as the engine does */
+	enum admit_verdict (*admit)(struct sim *s, struct replica *rp, struct req *r, const struct admit_try *t,
+				    int32_t *grow);
+	/* prefill and decode batches apart: the decoders advance only in the
+	 * steps that set rp->dec_run */
+	bool split_batches;
+	/* a step of decoders alone (nothing explicit running, nobody waiting)
+	 * gives each decoder its token and the class crossing a block
+	 * boundary its blocks, as schedule would: the step loop may run such
+	 * steps back to back without asking it (sim.h no_segments) */
+	bool decode_segments;
+	/* keep rp->dk (each decoder's finish step count), for a reservation
+	 * of the running requests' future tokens */
+	bool decoder_keys;
+	/* may steady decoders be lazy under this configuration (NULL: yes;
+	 * speculative decoding, PP and no_lazy_decoders keep every request
+	 * explicit whatever the policy) */
+	bool (*lazy)(const struct sim_cfg *cfg);
+	/* its per-replica state (rp->pstate), set up and released (NULL: none) */
+	void (*replica_init)(struct sim *s, struct replica *rp);
+	void (*replica_release)(struct replica *rp);
+};
+
+/* --- the mechanics a policy works with (sched.c) --- */
+
+/* Full blocks in `tokens` tokens (tokens >= 0): a shift when the block
+ * size is a power of two (a division costs tens of cycles; these run for
+ * every request at every step). */
+static inline int64_t full_blocks(const struct sim *s, int64_t tokens)
+{
+	if (s->bs_log2p1 > 0 && tokens >= 0)
+		return tokens >> (s->bs_log2p1 - 1);
+	return tokens / s->cfg.block_size;
+}
+
+static inline int32_t blocks_for(const struct sim *s, int64_t tokens)
+{
+	return (int32_t)full_blocks(s, tokens + s->cfg.block_size - 1);
+}
+
+/* The residue class of v modulo block_size (non-negative). */
+static inline int32_t cls_of(const struct sim *s, int64_t v)
+{
+	int64_t bs = s->cfg.block_size;
+
+	if (s->bs_log2p1 > 0) /* two's complement: the non-negative residue */
+		return (int32_t)(v & (bs - 1));
+	return (int32_t)(((v % bs) + bs) % bs);
+}
+
+static inline int64_t req_num_tokens(const struct req *r)
+{
+	return r->prompt + r->generated;
+}
+
+/* A decoding request (its last token sampled, not yet in the KV cache). */
+static inline bool decoding(const struct req *r)
+{
+	return r->generated > 0 && r->computed + 1 == req_num_tokens(r);
+}
+
+/* The tokens r gets this step within budget: what is left of its prompt
+ * (chunked prefill, at most long_prefill_token_threshold), its decode token,
+ * or with speculative decoding the last token and up to K drafts (fewer near
+ * the end of the output), as vLLM schedules spec tokens. */
+static inline int64_t chunk_of(const struct sim *s, const struct req *r, int64_t budget)
+{
+	int64_t n = req_num_tokens(r) - r->computed;
+
+	if (s->cfg.spec.k > 0 && decoding(r)) {
+		int64_t left = r->output - r->generated - 1;
+		n = 1 + (left < s->cfg.spec.k ? left : s->cfg.spec.k);
+	}
+	if (n > budget)
+		n = budget;
+	if (s->cfg.long_prefill_token_threshold > 0 && n > s->cfg.long_prefill_token_threshold)
+		n = s->cfg.long_prefill_token_threshold;
+	return n;
+}
+
+/* r runs n tokens in the step being planned. */
+static inline void sched_push(struct replica *rp, struct req *r, int64_t n)
+{
+	XGROW(rp->sched, rp->sched_cap, rp->nsched + 1);
+	r->step_tokens = n;
+	r->scheduled = true;
+	rp->sched[rp->nsched++] = r;
+}
+
+/* r joins the explicit running requests (rp->others), in running order. */
+static inline void sched_others_push(struct replica *rp, struct req *r)
+{
+	XGROW(rp->others, rp->others_cap, rp->nothers + 1);
+	rp->others[rp->nothers++] = r;
+}
+
+/* The blocks of r that get their content hash as they fill: [0, this)
+ * (sched.c's hashing rules: the shareable part, and for a preempted owner
+ * those keyed by content that others hold too). */
+static inline int64_t hashed_end(const struct sim *s, const struct req *r)
+{
+	int64_t u = r->nshare, q;
+
+	if (r->preempts == 0)
+		return u;
+	q = full_blocks(s, r->prompt);
+	if (q > u)
+		u = q;
+	if (r->prefix_group >= 0 && full_blocks(s, r->prefix_tokens) > u)
+		u = full_blocks(s, r->prefix_tokens);
+	return u;
+}
+
+/* Does block b of r get its content hash when full, or stay private? */
+static inline bool gets_hash(const struct sim *s, const struct req *r, int64_t b)
+{
+	return b < r->nshare || (r->preempts > 0 && b < hashed_end(s, r));
+}
+
+/* How many of n blocks r takes next are named (the leading ones; the rest
+ * are anonymous): sched_take_blocks's rule, which a policy that takes
+ * several decoders' blocks together also asks. */
+static inline int32_t named_take(const struct sim *s, const struct req *r, int32_t n)
+{
+	int32_t k;
+
+	if (n <= 0 || r->nnamed != r->nblocks || !s->cfg.prefix_caching)
+		return 0;
+	/* gets_hash holds up to hashed_end (past the block count, an int32_t,
+	 * only for a preempted request) */
+	k = r->preempts > 0 ? (int32_t)(hashed_end(s, r) - r->nblocks) : r->nshare - r->nblocks;
+	return k < 0 ? 0 : k > n ? n : k;
+}
+
+/* Can another request ever hold the same content as block b of r?  Only
+ * blocks inside a shared group prefix or a repeated prompt can. */
+static inline bool block_shareable(const struct req *r, int64_t b)
+{
+	return b < r->nshare;
+}
+
+/* Hash of block b of r given the previous block's hash (the chain makes a
+ * block's key depend on everything before it, as vLLM's block hashes do). */
+uint64_t sched_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev);
+/* Take n more blocks for r: named while their content can be looked up and
+ * all earlier ones are named, anonymous (only counted) from there on. */
+void sched_take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n);
+/* sched_take_blocks when need blocks are free (true), else nothing. */
+bool sched_grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t need);
+/* The decoders of class cls cross a block boundary at this step: the named
+ * blocks taken one by one, the anonymous ones counted (how many) for one
+ * kvc_alloc_anon by the caller; sched_take_crossing allocates them too. */
+int32_t sched_crossing_blocks(struct sim *s, struct replica *rp, int32_t cls);
+void sched_take_crossing(struct sim *s, struct replica *rp, int32_t cls);
+/* Turn decoder r back into an explicit request at the current step count. */
+void sched_dec_leave(const struct sim *s, struct replica *rp, struct req *r);
+/* Preempt running request r: its blocks freed (its private ones published
+ * for its own return), back to the front of the queue, recomputed later. */
+void sched_preempt(struct sim *s, struct replica *rp, struct req *r);
+/* Admit waiting requests in queue order while max_num_seqs, the token
+ * budget and rem_input (a prompt-token cap of the batch; INT64_MAX: none)
+ * allow and the policy's admit says so: each one's prefix hits looked up,
+ * its first chunk scheduled, its blocks grown.  ctx goes to admit (its
+ * state for the round).  True when it stopped for want of KV. */
+bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_input, void *ctx);
+
+/* --- what engine.c calls (sched.c) --- */
+
 void sched_start_step(struct sim *s, int ri);
 int sched_finish_step(struct sim *s, int ri, struct err *e);
 /* PP: the first stage of replica ri took its batch and is free again. */
 void sched_stage_free(struct sim *s, int ri);
+/* A replica's scheduler state, once its limits, KV cache, cost model and
+ * pipeline depth (pp) are set; released with sched_replica_release. */
 void sched_replica_init(struct sim *s, struct replica *rp);
 /* Consistency of replica ri's running requests between events (tests):
- * the decoders counted (and, SGLang, each in its dk slot) and, unless the
+ * the decoders counted (and, with decoder_keys, each in its dk slot) and, unless the
  * list is rebuilt after the step (fallback), `others` the explicit ones in
  * running order; false with the reason in why. */
 bool sched_check(const struct sim *s, int ri, char *why, size_t n);
-void sched_replica_release(struct replica *rp);
+void sched_replica_release(const struct sim *s, struct replica *rp);
 /* Queue a transferred request (P/D) at the back of rp's waiting queue. */
 void sched_enqueue(struct replica *rp, struct req *r);
 /* Queue a new arrival, request id `id`, at the back of rp's waiting queue;
@@ -307,10 +512,5 @@ void sched_enqueue(struct replica *rp, struct req *r);
 void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id);
 /* Request records: from a slab pool (sched_req_put returns one). */
 void sched_req_put(struct sim *s, struct req *r);
-
-static inline int64_t req_num_tokens(const struct req *r)
-{
-	return r->prompt + r->generated;
-}
 
 #endif

@@ -1,9 +1,10 @@
-/* startup.c - the start-up checks of vLLM and SGLang (see scenario.h):
+/* startup.c - the engines' start-up checks (see scenario.h):
  * configurations the engines refuse to start, refused here in their words,
  * or simulated with a warning under --allow-invalid. */
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "servesim/scenario.h"
 
 /* Append one line to the notes buffer. */
@@ -61,17 +62,11 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 			return rc;
 	}
 	/* vLLM ties EP to TP x DP (enable_expert_parallel); SGLang's
-	 * ep_size is 1 or the engine's GPU count; TensorRT-LLM splits the
-	 * experts moe_ep_size ways and shards each moe_tp_size ways with
-	 * moe_tp x moe_ep = its GPUs, so any EP dividing TP x DP */
-	if (strcmp(sc->engine, "trtllm") == 0) {
-		if (m->n_experts > 0 && p->ep > 1 && (p->tp * p->dp) % p->ep != 0) {
-			snprintf(msg, sizeof(msg),
-				 "moe_ep_size %d does not divide the %d GPUs of the engine (TensorRT-LLM needs moe_tp_size x moe_ep_size = tp_size)",
-				 p->ep, p->tp * p->dp);
-			if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
-				return rc;
-		}
+	 * ep_size is 1 or the engine's GPU count; an engine with its own rule
+	 * words it (engine_type.ep_refused) */
+	if (sc->engine->ep_refused) {
+		if (sc->engine->ep_refused(sc, msg, sizeof(msg)) && (rc = refuse(allow, notes, nn, e, msg)) < 0)
+			return rc;
 	} else if (m->n_experts > 0 && p->ep > 1 && p->ep != p->tp * p->dp) {
 		snprintf(msg, sizeof(msg),
 			 "expert parallel size %d is not TP x DP = %d x %d = %d: vLLM sets EP = TP x DP when --enable-expert-parallel is on, SGLang needs --ep-size equal to the GPUs of the engine",

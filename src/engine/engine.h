@@ -1,0 +1,99 @@
+/* engine.h - an inference engine as servesim models it: its name and the
+ * settings it takes, its defaults from the GPU and model, its start-up rules
+ * in its own words, its KV-cache dtype rule, its memory plan, its scheduler,
+ * the terms fitted on its kernels and its launch line.
+ *
+ * One file per engine fills one const struct engine_type (vllm.c, sglang.c,
+ * trtllm.c); registry.h finds them by name.  A new engine is one such file and
+ * one line in registry.c.  Nothing outside src/engine/ names an engine: code
+ * asks the type (its settings, hooks and terms) instead. */
+#ifndef SERVESIM_ENGINE_ENGINE_H
+#define SERVESIM_ENGINE_ENGINE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "servesim/err.h"
+#include "servesim/gpu.h"
+#include "servesim/cost.h"
+#include "servesim/model.h"
+
+struct scenario;
+struct scenario_state;
+struct sched_policy;
+struct sim_cfg;
+struct cost_engine;
+struct launch_in;
+struct sbuf;
+
+/* Settings only some engines take (engine_type.knobs).  An engine without
+ * the bit refuses the setting (engine_check_knobs). */
+enum engine_knob {
+	ENGINE_KNOB_MEM_FRACTION = 1 << 0,    /* --mem-fraction-static sizes its memory */
+	ENGINE_KNOB_SCHEDULE_POLICY = 1 << 1, /* --schedule-policy fcfs|lpm */
+	ENGINE_KNOB_NO_OVERLAP = 1 << 2,      /* --disable-overlap-schedule */
+	ENGINE_KNOB_MAX_PREFILL = 1 << 3,     /* max_prefill_tokens (experiment.json) */
+	ENGINE_KNOB_MIXED_CHUNK = 1 << 4,     /* enable_mixed_chunk (experiment.json) */
+	/* max_num_batched_tokens and max_num_seqs may be left to its rules
+	 * (experiment.json may omit them) */
+	ENGINE_KNOB_RULE_LIMITS = 1 << 5,
+};
+
+/* An engine's host-side terms from one version on: the CPU work of a step
+ * and of each request in it, the client-side API terms and, for an engine
+ * that launches prefill steps eagerly, the host time per operator of such a
+ * step (struct overheads), and whether its scheduler overlaps the step's CPU
+ * work with the GPU's previous batch.  Fitted on the engine's own measured
+ * runs (src says on which); a deployment's given terms (flags, a calibration
+ * file) replace them field by field (cost_overheads_apply). */
+struct engine_host {
+	const char *from;      /* the row holds from this version on; "" = any */
+	struct overheads ov;
+	bool overlap;          /* the step's CPU work overlaps the GPU (cost_cfg.overlap_cpu) */
+	const char *src;       /* what the terms were fitted on, for the run header */
+};
+
+struct engine_type {
+	/* --engine's value, experiment.json's engine.name, the prefix of its
+	 * kernel collections (data/mfu/<gpu>/<name>-<version>/) */
+	const char *name;
+	const char *title;          /* as its documentation writes it ("vLLM") */
+	unsigned knobs;             /* enum engine_knob bits */
+	/* its defaults over scenario_defaults' (the settings a deployment
+	 * leaves to the engine), from sc->model and sc->gpu; NULL: none */
+	void (*defaults)(struct scenario *sc);
+	/* the KV-cache dtype it runs with when none is given, for weights of
+	 * dtype wdt on GPU g (may be NULL); why (n bytes) names the rule when
+	 * it is not simply wdt ("" otherwise).  scenario_kv_auto applies the
+	 * rules every engine shares first. */
+	enum dtype (*kv_auto)(const struct model_cfg *m, const struct gpu_spec *g, enum dtype wdt, char *why,
+			      size_t n);
+	/* start-up: an expert-parallel layout it refuses, as it words the
+	 * refusal (msg, n bytes); NULL: EP 1 or TP x DP (scenario_check_config) */
+	bool (*ep_refused)(const struct scenario *sc, char *msg, size_t n);
+	/* its memory plan for one replica of layout rep into st->mp (and what
+	 * it reports of it); NULL: gpu_memory_utilization of the GPU's memory
+	 * (memplan_compute) */
+	int (*plan_memory)(const struct scenario *sc, const struct parallel *rep, struct scenario_state *st,
+			   struct err *e);
+	/* max_num_seqs by its rule when sc->sglang_mrr_rule leaves them to it
+	 * (after the memory plan); NULL: sc->max_num_seqs */
+	int64_t (*max_running)(const struct scenario *sc, const struct scenario_state *st);
+	/* its host terms by version, newest first (engine_host_for); the
+	 * overlap scheduling they say applies unless sc->disable_overlap */
+	const struct engine_host *host;
+	size_t nhost;
+	/* P/D: each request's fixed hand-off beyond the KV's link time, s */
+	double pd_handoff_s;
+	/* its kernel collections and the terms fitted on its kernels */
+	const struct cost_engine *cost;
+	/* its scheduler (sim/core.h: how each step's batch is picked and whom
+	 * it admits; sim_cfg.policy) and the run header's sentence on it */
+	const struct sched_policy *policy;
+	void (*sched_words)(const struct sim_cfg *cfg, bool overlap, char *out, size_t n);
+	/* the command lines that start a deployment on it (search's launch
+	 * lines); NULL: servesim writes none */
+	void (*launch)(const struct launch_in *in, struct sbuf *out);
+};
+
+#endif

@@ -1,0 +1,168 @@
+/* registry.c - the engines servesim knows, in the order lists show them; a
+ * new engine is one line here and its own file. */
+#include "engine/registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct engine_type engine_vllm, engine_sglang, engine_trtllm;
+
+static const struct engine_type *const engines[] = {&engine_vllm, &engine_sglang, &engine_trtllm};
+
+#define NENGINES (sizeof(engines) / sizeof(engines[0]))
+
+const struct engine_type *engine_at(size_t i)
+{
+	return i < NENGINES ? engines[i] : NULL;
+}
+
+/* "0.12.0", "1.2.0rc6.post2", "nightly-..." as major*1e6 + minor*1e3 +
+ * patch, -1 when it does not start with a digit */
+static double version_value(const char *v)
+{
+	double part[3] = {0, 0, 0};
+	int i = 0;
+
+	if (!v || *v < '0' || *v > '9')
+		return -1;
+	while (*v && i < 3) {
+		if (*v >= '0' && *v <= '9') {
+			char *end;
+			part[i++] = strtod(v, &end);
+			v = end;
+		} else if (*v == '.') {
+			v++;
+		} else {
+			break;
+		}
+	}
+	return part[0] * 1e6 + part[1] * 1e3 + part[2];
+}
+
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version)
+{
+	double want = version_value(version);
+	size_t i;
+
+	if (!en->nhost)
+		return NULL;
+	if (want < 0)
+		return &en->host[0];
+	for (i = 0; i < en->nhost; i++)
+		if (!en->host[i].from[0] || version_value(en->host[i].from) <= want)
+			return &en->host[i];
+	return &en->host[en->nhost - 1];
+}
+
+void engine_host_terms(const char *name, const char *version, struct overheads *ov)
+{
+	const struct engine_type *en = engine_find(name);
+	const struct engine_host *h = en ? engine_host_for(en, version) : NULL;
+
+	if (h) {
+		*ov = h->ov;
+		ov->given = 0;
+	} else {
+		cost_default_overheads(ov);
+	}
+}
+
+const struct engine_type *engine_default(void)
+{
+	return engines[0];
+}
+
+const struct engine_type *engine_find(const char *name)
+{
+	size_t i;
+
+	if (!name || !*name)
+		return engine_default();
+	for (i = 0; i < NENGINES; i++)
+		if (strcmp(engines[i]->name, name) == 0)
+			return engines[i];
+	return NULL;
+}
+
+void engine_names(char *out, size_t n, const char *conj, bool launch_only)
+{
+	const struct engine_type *pick[NENGINES];
+	size_t i, k = 0, len = 0;
+
+	for (i = 0; i < NENGINES; i++)
+		if (!launch_only || engines[i]->launch)
+			pick[k++] = engines[i];
+	if (n)
+		out[0] = '\0';
+	for (i = 0; i < k && len < n; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < k ? ", " : " ";
+		int w = snprintf(out + len, n - len, "%s%s%s%s", sep, i > 0 && i + 1 == k ? conj : "",
+				 i > 0 && i + 1 == k ? " " : "", pick[i]->name);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
+
+int engine_lookup(const char *name, const struct engine_type **out, struct err *e)
+{
+	char names[128];
+
+	if ((*out = engine_find(name)) != NULL)
+		return 0;
+	engine_names(names, sizeof(names), "or", false);
+	return err_set(e, SS_EUSAGE, "unknown engine '%s' (expected %s)", name, names);
+}
+
+const struct engine_type *engine_owner(unsigned knob)
+{
+	size_t i;
+
+	for (i = 0; i < NENGINES; i++)
+		if (engines[i]->knobs & knob)
+			return engines[i];
+	return NULL;
+}
+
+/* The command-line flags of the engine-specific settings. */
+static const struct {
+	unsigned knob;
+	const char *flag;
+} knob_flags[] = {
+	{ENGINE_KNOB_MEM_FRACTION, "--mem-fraction-static"},
+	{ENGINE_KNOB_SCHEDULE_POLICY, "--schedule-policy"},
+	{ENGINE_KNOB_NO_OVERLAP, "--disable-overlap-schedule"},
+};
+
+#define NKNOB_FLAGS (sizeof(knob_flags) / sizeof(knob_flags[0]))
+
+int engine_check_knobs(const struct engine_type *en, unsigned given, bool util_given, struct err *e)
+{
+	const struct engine_type *owner;
+	char flags[256];
+	size_t i, k = 0, nf = 0, len = 0;
+
+	for (i = 0; i < NKNOB_FLAGS; i++)
+		if (given & knob_flags[i].knob & ~en->knobs)
+			break;
+	if (i < NKNOB_FLAGS && (owner = engine_owner(knob_flags[i].knob)) != NULL) {
+		/* every flag of the engine that takes it, in words */
+		for (i = 0; i < NKNOB_FLAGS; i++)
+			nf += (owner->knobs & knob_flags[i].knob) != 0;
+		flags[0] = '\0';
+		for (i = 0; i < NKNOB_FLAGS; i++) {
+			if (!(owner->knobs & knob_flags[i].knob))
+				continue;
+			len += (size_t)snprintf(flags + len, sizeof(flags) - len, "%s%s",
+						k == 0 ? "" : k + 1 < nf ? ", " : " and ", knob_flags[i].flag);
+			k++;
+		}
+		return err_set(e, SS_EUSAGE, "%s %s %s's: give --engine %s", flags, nf > 1 ? "are" : "is",
+			       owner->title, owner->name);
+	}
+	if (util_given && (en->knobs & ENGINE_KNOB_MEM_FRACTION))
+		return err_set(e, SS_EUSAGE, "--engine %s sizes its memory with %s, not --gpu-memory-utilization",
+			       en->name, knob_flags[0].flag);
+	return 0;
+}

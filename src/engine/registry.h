@@ -1,0 +1,40 @@
+/* registry.h - the engines servesim knows (engine.h), by name. */
+#ifndef SERVESIM_ENGINE_REGISTRY_H
+#define SERVESIM_ENGINE_REGISTRY_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/engine.h"
+#include "servesim/err.h"
+
+/* The engine called name, or NULL.  NULL or "" names the default engine. */
+const struct engine_type *engine_find(const char *name);
+/* engine_find, SS_EUSAGE "unknown engine 'x' (expected vllm, sglang or
+ * trtllm)" when there is none. */
+int engine_lookup(const char *name, const struct engine_type **out, struct err *e);
+/* en's host terms for version (the first row of en->host whose from is at
+ * or below it, comparing major.minor.patch numerically; an empty or
+ * unparsable version takes the newest row). */
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version);
+/* The host terms of engine `name` (NULL or "": the default engine) at
+ * version into ov, nothing given; cost_default_overheads' for an engine
+ * servesim does not know. */
+void engine_host_terms(const char *name, const char *version, struct overheads *ov);
+/* The engine a deployment runs on when it names none (vLLM). */
+const struct engine_type *engine_default(void);
+/* The i-th engine in the registry's order (help texts, lists), NULL past
+ * the last. */
+const struct engine_type *engine_at(size_t i);
+/* The first engine that takes the setting `knob` (enum engine_knob), or
+ * NULL: whom a refusal of it names. */
+const struct engine_type *engine_owner(unsigned knob);
+/* Their names as a list in words, "vllm, sglang or trtllm", joined by
+ * `conj` ("or", "and"); launch_only: those with launch lines only. */
+void engine_names(char *out, size_t n, const char *conj, bool launch_only);
+/* The command-line settings only some engines take, given (enum
+ * engine_knob bits) for engine en: SS_EUSAGE naming the flags and the
+ * engine that takes them when en does not, or when en sizes its memory
+ * with its own flag and --gpu-memory-utilization was given (util_given). */
+int engine_check_knobs(const struct engine_type *en, unsigned given, bool util_given, struct err *e);
+
+#endif

@@ -1,0 +1,769 @@
+/* sglang.c - SGLang: its start-up defaults (sglang.h), the engine type
+ * (defaults, KV dtype rule, memory plan, max_running_requests, scheduler,
+ * fitted kernel terms, launch line).
+ *
+ * Sources (sgl-project/sglang, Apache-2.0; rules restated, no code taken):
+ * - python/sglang/srt/server_args.py at 001067fffe33427bee0ed2f007fb7551a1d76b44,
+ *   ServerArgs._handle_gpu_memory_settings, reserve_for_graph_mb and
+ *   _generate_prefill_cuda_graph_batch_sizes: chunked_prefill_size and the
+ *   decode CUDA-graph batch limit by GPU memory, mem_fraction_static from the
+ *   memory reserved for activations and CUDA graphs.  servesim follows the
+ *   default path: no P/D role, no speculative decoding, no DeepEP, the
+ *   post-capture KV sizing off, no multimodal headroom.
+ * - python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py at
+ *   001ccef0072a4537d4ec6bdd50a73e6feb2c907d, init_memory: the request pool,
+ *   min(max(tokens / context_len x 512, 2048), 4096), and
+ *   max_running_requests = min(tokens // 2, request pool) when not given.
+ * - python/sglang/srt/arg_groups/fields/schedule.py at
+ *   001b88623b1def14a6970a26626d17c7ee874e91: schedule_policy defaults to
+ *   fcfs; python/sglang/srt/managers/schedule_policy.py at
+ *   00550cd11b35def9d584bf761a1e32729c20a21d: lpm sorts the waiting queue by
+ *   the longest cached prefix, becomes fcfs when the radix cache is off and
+ *   for one round when more than 128 requests wait.
+ * - python/sglang/srt/model_executor/model_runner.py (0.5.x),
+ *   init_memory_pool: --kv-cache-dtype auto makes the KV cache the model's
+ *   dtype (config.json torch_dtype, bf16 for DeepSeek-R1/V3's fp8
+ *   checkpoints, which declare no KV quantisation); fp8 only when asked;
+ *   server_args.py _handle_model_specific_adjustments: DeepSeek NSA models
+ *   get fp8_e4m3 on compute capability >= 10, bfloat16 below. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "servesim/cost.h"
+#include "servesim/launch.h"
+#include "servesim/memplan.h"
+#include "servesim/scenario.h"
+#include "servesim/sglang.h"
+#include "sim/core.h"
+
+int sglang_policy_parse(const char *s, enum sglang_policy *out, struct err *e)
+{
+	if (strcmp(s, "fcfs") == 0)
+		*out = SGLANG_FCFS;
+	else if (strcmp(s, "lpm") == 0)
+		*out = SGLANG_LPM;
+	else
+		return err_set(e, SS_EUSAGE, "--schedule-policy must be fcfs or lpm, got '%s'", s);
+	return 0;
+}
+
+const char *sglang_policy_name(enum sglang_policy p)
+{
+	return p == SGLANG_LPM ? "lpm" : "fcfs";
+}
+
+static double gpu_mib(const struct gpu_spec *g)
+{
+	return g ? g->mem_bytes / 1048576.0 : 0;
+}
+
+int64_t sglang_chunk_default(const struct gpu_spec *g)
+{
+	/* under 20 and 35 GiB (T4, 4080; A10, 4090, 5090) 2048; under 60 GiB
+	 * (A100 40GB, L40) 4096; under 90 and 160 GiB (H100, A100 80GB; H20,
+	 * H200) 8192; else (B200, MI300) 16384 */
+	double m = gpu_mib(g);
+
+	return m < 35 * 1024 ? 2048 : m < 60 * 1024 ? 4096 : m < 160 * 1024 ? 8192 : 16384;
+}
+
+int64_t sglang_graph_max_bs(const struct gpu_spec *g, int tp)
+{
+	double m = gpu_mib(g);
+
+	if (m < 20 * 1024)
+		return 8;
+	if (m < 35 * 1024)
+		return tp < 4 ? 24 : 80;
+	if (m < 60 * 1024)
+		return tp < 4 ? 32 : 160;
+	if (m < 160 * 1024)
+		return tp < 4 ? 256 : 512;
+	return 512;
+}
+
+/* Prefill CUDA-graph token sizes up to max_bs: 4..32 by 4, 48..256 by 16,
+ * 288..512 by 32, 576..1024 by 64, 1280..4096 by 256, 4608.. by 512. */
+static int64_t prefill_graph_sizes(int64_t max_bs)
+{
+	static const int64_t lo[6] = {4, 48, 288, 576, 1280, 4608};
+	static const int64_t hi[6] = {32, 256, 512, 1024, 4096, INT64_MAX};
+	static const int64_t step[6] = {4, 16, 32, 64, 256, 512};
+	int64_t n = 0;
+	int k;
+
+	for (k = 0; k < 6; k++) {
+		int64_t top = hi[k] < max_bs ? hi[k] : max_bs;
+		if (top >= lo[k])
+			n += (top - lo[k]) / step[k] + 1;
+	}
+	return n;
+}
+
+void sglang_mem_fraction(const struct gpu_spec *g, int tp, int pp, int dp, bool dp_attention,
+			 int64_t chunk, bool mla, struct sglang_mem *o)
+{
+	double r;
+
+	memset(o, 0, sizeof(*o));
+	o->gpu_mib = gpu_mib(g);
+	o->chunk = chunk;
+	o->graph_max_bs = sglang_graph_max_bs(g, tp);
+	/* prefill graphs up to the chunk (2048 with an MLA backend) */
+	o->prefill_graphs = prefill_graph_sizes(mla ? 2048 : chunk);
+	r = 512.0 + 1.5 * (double)(chunk > 2048 ? chunk : 2048) + (double)tp * (double)pp / 8.0 * 1024.0;
+	o->graph_mib = 2.0 * (double)o->graph_max_bs;
+	if (dp_attention) {
+		o->graph_mib += 3.0 * (double)o->graph_max_bs * (double)dp;
+		if (o->graph_max_bs > 300)
+			o->graph_mib += 1.5 * (double)o->graph_max_bs * (double)dp;
+	}
+	o->graph_mib += mla ? 1.5 * 1024.0 : 8.0 * (double)o->prefill_graphs;
+	r += o->graph_mib;
+	if (o->gpu_mib > 60 * 1024 && r < 10 * 1024) {
+		r = 10 * 1024;
+		o->floored = true;
+	}
+	o->reserved_mib = r;
+	o->fraction = o->gpu_mib > 0 ? floor((o->gpu_mib - r) / o->gpu_mib * 1000.0 + 0.5) / 1000.0 : 0.88;
+}
+
+int64_t sglang_max_running_requests(int64_t pool_tokens, int64_t context_len)
+{
+	int64_t pool = context_len > 0 ? (int64_t)((double)pool_tokens / (double)context_len * 512.0) : 0;
+	int64_t half = pool_tokens / 2;
+
+	if (pool < 2048)
+		pool = 2048;
+	if (pool > 4096)
+		pool = 4096;
+	return half < pool ? (half > 0 ? half : 1) : pool;
+}
+
+enum dtype sglang_kv_dtype_default(const struct model_cfg *m, const struct gpu_spec *g, enum dtype weights)
+{
+	/* DeepSeek NSA (V3.2's sparse attention): server_args.py
+	 * _handle_model_specific_adjustments sets fp8_e4m3 on compute
+	 * capability >= 10 (Blackwell: the GPUs with fp4 tensor cores), bf16
+	 * on Hopper */
+	if (m && m->index_topk > 0 && g && g->peak_flops[DT_FP4] > 0)
+		return DT_FP8;
+	/* a checkpoint that declares its KV quantisation (ModelOpt
+	 * kv_cache_quant_algo) is scenario_kv_auto's rule, before this one */
+	return weights == DT_FP16 ? DT_FP16 : DT_BF16;
+}
+
+/* --- the scheduler (over sim/core.h's mechanics) --- */
+
+/* Its state per replica. */
+struct sg_state {
+	double ratio;     /* the current new-token ratio */
+	/* SGLang's batch_is_full: set (to the running count, > 0) when an
+	 * admission stopped for KV or max_running_requests; no new prefill is
+	 * tried until fewer requests run (one finished or was retracted) */
+	size_t full_at;
+};
+
+static struct sg_state *sg_of(const struct replica *rp)
+{
+	return rp->pstate;
+}
+
+/* SGLang's new-token ratio (sglang/srt/environ.py defaults:
+ * SGLANG_INIT_NEW_TOKEN_RATIO 0.7, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
+ * SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+ * 4096; schedule_conservativeness 1) */
+#define SCHED_SG_RATIO_INIT 0.7
+#define SCHED_SG_RATIO_MIN (0.7 * 0.14)
+#define SCHED_SG_DECAY_STEPS 600.0
+#define SCHED_SG_CLIP 4096
+
+/* SGLang: the tokens a request may still generate, as its scheduler
+ * estimates them (max_new_tokens left, clipped). */
+static int64_t sg_future(const struct req *r)
+{
+	int64_t left = r->output - r->generated;
+
+	return left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP;
+}
+
+/* (int64_t)ceil(x) for 0 <= x < 2^62 (a conversion and a compare, not a
+ * libm call: the reservation takes one per running request). */
+static inline int64_t ceil_nonneg(double x)
+{
+	int64_t i = (int64_t)x;
+
+	return i + ((double)i < x);
+}
+
+/* SGLang's admission reservation: the running requests' future tokens at
+ * the new-token ratio, in blocks, plus what this step's admissions added.
+ * Summed exactly (`known`) only when a bound cannot decide an admission:
+ * with lazy decoders `hi` is the explicit requests' exact part plus an
+ * upper bound of the decoders' (sg_reserve_start). */
+struct sg_res {
+	int64_t val, hi, added;
+	bool known;
+};
+
+/* The decoders' part, exactly: from their dk entries (a sum of integers:
+ * in any order). */
+static int64_t sg_reserve_dk(const struct sim *s, const struct replica *rp)
+{
+	double ratio = sg_of(rp)->ratio;
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < rp->ndk; i++) {
+		int64_t left = rp->dk[i].k - rp->G;
+		sum += blocks_for(s, ceil_nonneg((double)(left < SCHED_SG_CLIP ? left : SCHED_SG_CLIP) * ratio));
+	}
+	return sum;
+}
+
+/* Take the reservation before admitting: the explicit requests (`others`
+ * with lazy decoders, else the whole running list) summed; the decoders'
+ * part bounded by each one's blocks_for(ceil(left ratio)) <= (left ratio
+ * (1 + 2^-52) + 1) / block_size + 1, left unclipped (dk_sum - ndk G: at
+ * least the clipped sum), with margin for the double's rounding. */
+static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool lazy, struct sg_res *res)
+{
+	double ratio = sg_of(rp)->ratio;
+	int64_t sum = 0;
+	const struct req *r;
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	if (!lazy) {
+		for (r = rp->run_head; r; r = r->next)
+			sum += blocks_for(s, ceil_nonneg((double)sg_future(r) * ratio));
+		res->val = sum;
+		res->known = true;
+		return;
+	}
+	for (i = 0; i < rp->nothers; i++)
+		sum += blocks_for(s, ceil_nonneg((double)sg_future(rp->others[i]) * ratio));
+	res->val = sum;
+	if (rp->ndk > 0) {
+		double left = (double)(rp->dk_sum - (int64_t)rp->ndk * rp->G), n = (double)rp->ndk;
+		res->hi = sum + (int64_t)((left * ratio * (1 + 1e-12) + n) / (double)s->cfg.block_size) +
+			  (int64_t)rp->ndk + 2;
+	} else {
+		res->hi = sum;
+		res->known = true;
+	}
+}
+
+/* Does an admission needing `need` blocks (and the evictable hits it takes
+ * back) leave the reservation's blocks free?  (need + reserve > available
+ * decides, as the exact sum would.) */
+static bool sg_res_fits(const struct sim *s, const struct replica *rp, struct sg_res *res, int64_t need)
+{
+	int64_t avail = kvc_available(&rp->kv);
+
+	if (!res->known) {
+		if (need + res->hi + res->added <= avail)
+			return true;
+		res->val += sg_reserve_dk(s, rp);
+		res->known = true;
+	}
+	return need + res->val + res->added <= avail;
+}
+
+/* SGLang's lpm policy: the leading blocks of a waiting request's tokens the
+ * cache holds (as prefix_lookup counts them, without taking them).  A
+ * compact arrival (no record yet) is looked at through a stack copy of the
+ * fields its record would get. */
+static int64_t sg_cached_blocks(const struct sim *s, const struct replica *rp,
+				const struct wq_ent *q)
+{
+	struct req tmp;
+	const struct req *r = q->r;
+	int64_t maxb, b;
+	uint64_t h = 0;
+
+	if (!r) {
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.id = q->id;
+		tmp.prompt = q->prompt;
+		tmp.output = q->output;
+		tmp.prefix_tokens = q->prefix_tokens;
+		tmp.prefix_group = q->prefix_group;
+		tmp.content_id = q->content_id;
+		if (tmp.content_id >= 0)
+			tmp.nshare = (int32_t)(tmp.prompt / s->cfg.block_size);
+		else if (tmp.prefix_group >= 0)
+			tmp.nshare = (int32_t)(tmp.prefix_tokens / s->cfg.block_size);
+		r = &tmp;
+	}
+	maxb = (req_num_tokens(r) - 1) / s->cfg.block_size;
+	if (r->transferred || (r->preempts == 0 && !block_shareable(r, 0)))
+		return 0;
+	for (b = 0; b < maxb; b++) {
+		h = r->nchain > b ? r->chain[b] : sched_block_hash(s, r, b, h);
+		if (kvc_lookup(&rp->kv, h) < 0)
+			break;
+	}
+	return b;
+}
+
+/* Order the waiting queue by the longest cached prefix, FCFS among equals
+ * (a stable insertion sort over at most SGLANG_LPM_MAX_QUEUE requests). */
+static void sg_sort_lpm(const struct sim *s, struct replica *rp)
+{
+	int64_t key[SGLANG_LPM_MAX_QUEUE];
+	size_t i, j, n = rp->wlen;
+
+	if (n < 2 || n > SGLANG_LPM_MAX_QUEUE || !s->cfg.prefix_caching)
+		return;
+	for (i = 0; i < n; i++)
+		key[i] = sg_cached_blocks(s, rp, &rp->wq[(rp->whead + i) & (rp->wcap - 1)]);
+	for (i = 1; i < n; i++) {
+		struct wq_ent e = rp->wq[(rp->whead + i) & (rp->wcap - 1)];
+		int64_t k = key[i];
+		for (j = i; j > 0 && key[j - 1] < k; j--) {
+			key[j] = key[j - 1];
+			rp->wq[(rp->whead + j) & (rp->wcap - 1)] = rp->wq[(rp->whead + j - 1) & (rp->wcap - 1)];
+		}
+		key[j] = k;
+		rp->wq[(rp->whead + j) & (rp->wcap - 1)] = e;
+	}
+}
+
+/* SGLang's decode batch when every decoder's block is there (no
+ * retraction): the class crossing a block boundary and the explicit
+ * decoders take theirs, the named ones as the literal walk names them and
+ * the anonymous ones in one kvc_alloc_anon (the same blocks evicted, as
+ * schedule_fast); false, having changed nothing, otherwise. */
+static bool sg_decode_fast(struct sim *s, struct replica *rp)
+{
+	int32_t cls = cls_of(s, -rp->G), anon;
+	int64_t need = rp->cls_count[cls];
+	struct req *r;
+	size_t i;
+
+	for (i = 0; i < rp->nothers; i++) {
+		r = rp->others[i];
+		if (decoding(r))
+			need += blocks_for(s, r->computed + 1) - r->nblocks;
+	}
+	if (need > kvc_available(&rp->kv))
+		return false;
+	rp->fallback = false;
+	anon = sched_crossing_blocks(s, rp, cls);
+	for (i = 0; i < rp->nothers; i++) {
+		int32_t k;
+		r = rp->others[i];
+		if (!decoding(r))
+			continue;
+		k = blocks_for(s, r->computed + 1) - r->nblocks;
+		if (k > 0 && named_take(s, r, k) == 0) {
+			r->nblocks += k;
+			anon += k;
+		} else if (k > 0) {
+			sched_take_blocks(s, rp, r, k);
+		}
+		sched_push(rp, r, 1);
+	}
+	if (anon > 0)
+		kvc_alloc_anon(&rp->kv, anon);
+	return true;
+}
+
+/* SGLang (scheduler.py get_next_batch_to_run): a step is a prefill batch
+ * when a request is mid-prefill or a waiting one can be admitted (chunk
+ * budget chunked_prefill_size = max_num_batched_tokens), else a decode
+ * batch of every running request; prefill and decode never share a step.
+ * Admission reserves the running requests' future tokens at the new-token
+ * ratio; once it stops for KV or max_running_requests the batch is "full"
+ * and decode batches run until a request finishes or is retracted
+ * (batch_is_full, reset in update_running_batch when the batch shrinks);
+ * a decode batch that runs out of KV retracts the newest requests and the
+ * ratio resets, else it decays by (init - min) / 600 per step.
+ *
+ * Steady decoders are lazy where sglang_lazy allows (dec_join after a decode
+ * batch): a prefill batch leaves them where they are (dec_run false: the
+ * step count G counts decode batches), the walks below take the explicit
+ * requests from `others` (running order) and the reservation reads a
+ * decoder's progress from G, and a decode batch whose blocks are all there
+ * is sg_decode_fast's; one that must retract makes every decoder explicit
+ * and takes the literal walk. */
+static void sglang_schedule(struct sim *s, struct replica *rp)
+{
+	int64_t budget = rp->mbt;
+	int64_t rem_input = s->cfg.max_prefill_tokens > 0 ? s->cfg.max_prefill_tokens : INT64_MAX;
+	int32_t pend = 0;
+	struct sg_res res = {.known = true}; /* nobody to admit: none */
+	bool retracted = false, lazy = rp->lazy;
+	struct req *r;
+	size_t i;
+
+	rp->dec_run = false;
+	if (!lazy) {
+		rp->fallback = true;
+		rp->nothers = 0;
+	}
+	if (s->cfg.mixed_chunk) {
+		/* --enable-mixed-chunk: a prefill batch also carries one token of
+		 * every running decoder, taken from both prompt-token budgets
+		 * (PrefillAdder's mixed_with_decode_tokens) */
+		for (r = rp->run_head; r; r = r->next)
+			if (!r->inflight && decoding(r)) {
+				budget--;
+				if (rem_input < INT64_MAX)
+					rem_input--;
+			}
+	}
+	/* 1. prefill: requests mid-prefill first (explicit: `others`, or
+	 * the running list), then admissions */
+	i = 0;
+	for (r = lazy ? (rp->nothers > 0 ? rp->others[0] : NULL) : rp->run_head; r && budget > 0;
+	     r = lazy ? (++i < rp->nothers ? rp->others[i] : NULL) : r->next) {
+		int64_t n;
+		if (r->inflight || decoding(r))
+			continue;
+		n = chunk_of(s, r, budget);
+		if (!sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+			break;
+		sched_push(rp, r, n);
+		budget -= n;
+		if (rem_input < INT64_MAX)
+			rem_input -= n;
+	}
+	if (sg_of(rp)->full_at > 0 && rp->nrun < sg_of(rp)->full_at)
+		sg_of(rp)->full_at = 0; /* the running batch shrank */
+	/* batch_is_full: no admission until then, unless a prompt is
+	 * mid-prefill (get_new_batch_prefill still walks the queue) */
+	if (budget > 0 && rem_input > 0 && (sg_of(rp)->full_at == 0 || rp->nsched > 0)) {
+		/* the reservation only matters to an admission (most decode
+		 * steps have nobody to admit, or a full batch): a walk of the
+		 * batch otherwise saved */
+		if (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns)
+			sg_reserve_start(s, rp, lazy, &res);
+		if (s->cfg.lpm)
+			sg_sort_lpm(s, rp);
+		/* P/D workers never latch it: the prefill server's loop resets
+		 * it every iteration, the decode server admits from its
+		 * pre-allocated queue (disaggregation/prefill.py, decode.py) */
+		if ((sched_admit(s, rp, budget, rem_input, &res) ||
+		     (rp->wlen > 0 && (int64_t)rp->nrun >= rp->mns)) && rp->nrun > 0 && s->cfg.pd.prefill <= 0)
+			sg_of(rp)->full_at = rp->nrun;
+	}
+	if (rp->nsched > 0) {
+		/* mixed chunk: the running decoders join the prefill batch (those
+		 * whose next token finds no KV block wait for a decode batch) */
+		if (s->cfg.mixed_chunk)
+			for (r = rp->run_head; r; r = r->next) {
+				int64_t n;
+				if (r->inflight || r->scheduled || !decoding(r))
+					continue;
+				n = chunk_of(s, r, INT64_MAX);
+				if (sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+					sched_push(rp, r, n);
+			}
+		if (lazy)
+			rp->fallback = false;
+		return;
+	}
+	rp->dec_run = true;
+	if (lazy && sg_decode_fast(s, rp))
+		goto decay;
+	if (lazy) {
+		for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
+			if (r->dec)
+				sched_dec_leave(s, rp, r);
+		rp->fallback = true;
+	}
+	/* 2. decode every running request.  The anonymous blocks decoders take
+	 * (with one-token pages, one each a step) are counted as they go and
+	 * allocated in one kvc_alloc_anon call before any other cache change
+	 * (a named take, a retraction) and at the end: free blocks first, then
+	 * the oldest cached, as one by one, so the cache ends the same */
+	for (r = rp->run_head; r;) {
+		struct req *next = r->next;
+		int64_t n;
+		int32_t need;
+		bool self = false;
+		if (r->inflight || !decoding(r)) {
+			r = next;
+			continue;
+		}
+		/* a decoder's chunk is its one token (chunk_of's answer) unless
+		 * drafts ride along */
+		n = s->cfg.spec.k > 0 ? chunk_of(s, r, INT64_MAX) : 1;
+		need = blocks_for(s, r->computed + n) - r->nblocks;
+		if (need <= 0 || (need <= kvc_available(&rp->kv) - pend && named_take(s, r, need) == 0)) {
+			if (need > 0) {
+				pend += need;
+				r->nblocks += need;
+			}
+			sched_push(rp, r, n);
+			r = next;
+			continue;
+		}
+		if (pend > 0) {
+			kvc_alloc_anon(&rp->kv, pend);
+			pend = 0;
+		}
+		while (!sched_grow_blocks(s, rp, r, need)) {
+			struct req *victim = rp->run_tail;
+			while (victim && (victim->inflight || victim->scheduled))
+				victim = victim->prev;
+			if (!victim) {
+				self = true;
+				break;
+			}
+			next = victim == next ? next->next : next;
+			sched_preempt(s, rp, victim);
+			retracted = true;
+			if (victim == r) {
+				self = true;
+				break;
+			}
+		}
+		if (!self)
+			sched_push(rp, r, n);
+		r = next;
+	}
+	if (pend > 0)
+		kvc_alloc_anon(&rp->kv, pend);
+decay:
+	if (retracted)
+		sg_of(rp)->ratio = SCHED_SG_RATIO_INIT;
+	else if (rp->nsched > 0 || rp->ndec > 0) {
+		sg_of(rp)->ratio -= (SCHED_SG_RATIO_INIT - SCHED_SG_RATIO_MIN) / SCHED_SG_DECAY_STEPS;
+		if (sg_of(rp)->ratio < SCHED_SG_RATIO_MIN)
+			sg_of(rp)->ratio = SCHED_SG_RATIO_MIN;
+	}
+}
+
+/* Admission (PrefillAdder add_one_req): only while the KV left after
+ * reserving the running requests' future tokens at the new-token ratio
+ * (res) holds the request's whole uncached prompt and all its future tokens
+ * (extend_input_len + min(max_new_tokens, 4096), not scaled by the ratio,
+ * which only applies once the request runs; a P/D decode worker's
+ * transferred request: its future at the ratio, its pre-allocation queue
+ * not modelled), and, past the batch's first request, while rem_input
+ * (what is left of --max-prefill-tokens) is above the prompt tokens to
+ * compute: such a prompt waits whole rather than being chunked.  Stopping
+ * for KV is SGLang's NO_TOKEN. */
+static enum admit_verdict sglang_admit(struct sim *s, struct replica *rp, struct req *r, const struct admit_try *t,
+				       int32_t *grow)
+{
+	struct sg_res *res = t->ctx;
+	int32_t need;
+
+	if (t->rem_input < INT64_MAX && rp->nsched > 0 && req_num_tokens(r) - r->computed >= t->rem_input)
+		return ADMIT_WAIT;
+	need = blocks_for(s, r->computed + t->n) - t->hits;
+	if (!r->transferred) /* and its rest and future tokens */
+		need = blocks_for(s, req_num_tokens(r) + sg_future(r)) - t->hits;
+	else /* P/D decode: its future at the ratio */
+		need += blocks_for(s, ceil_nonneg((double)sg_future(r) * sg_of(rp)->ratio));
+	if (!sg_res_fits(s, rp, res, (int64_t)need + t->evictable))
+		return ADMIT_FULL;
+	*grow = blocks_for(s, r->computed + t->n) - t->hits;
+	res->added += need - *grow;
+	return ADMIT_GO;
+}
+
+/* May its steady decoders be lazy (as vLLM's: advanced by the step count,
+ * walked only when a block, a completion or a retraction needs them)?  Not
+ * with --enable-mixed-chunk (its prefill batches carry every decoder). */
+static bool sglang_lazy(const struct sim_cfg *cfg)
+{
+	return !cfg->mixed_chunk;
+}
+
+static void sglang_replica_init(struct sim *s, struct replica *rp)
+{
+	struct sg_state *st = xcalloc(1, sizeof(*st));
+
+	(void)s;
+	st->ratio = SCHED_SG_RATIO_INIT;
+	rp->pstate = st;
+}
+
+static void sglang_replica_release(struct replica *rp)
+{
+	free(rp->pstate);
+	rp->pstate = NULL;
+}
+
+static const struct sched_policy sglang_policy = {
+	.schedule = sglang_schedule,
+	.admit = sglang_admit,
+	.split_batches = true,
+	.decoder_keys = true,
+	.lazy = sglang_lazy,
+	.replica_init = sglang_replica_init,
+	.replica_release = sglang_replica_release,
+};
+
+static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
+{
+	snprintf(out, n,
+		 "SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps, and once it stops for KV or max_running_requests only decode batches run until a request finishes",
+		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs, (long long)c->max_model_len,
+		 (long long)c->block_size, c->prefix_caching ? "on" : "off", c->lpm ? "lpm" : "fcfs",
+		 overlap ? "on" : "off");
+}
+
+/* --- the engine type --- */
+
+/* Its defaults where a deployment leaves them: chunked_prefill_size by GPU
+ * memory, radix-cache pages of one token, max_running_requests by its rule
+ * over the KV pool. */
+static void sglang_defaults(struct scenario *sc)
+{
+	sc->max_num_batched_tokens = sglang_chunk_default(sc->gpu);
+	sc->block_size = 1;
+	sc->sglang_mrr_rule = true;
+}
+
+/* SGLang: ModelRunner.configure_kv_cache_dtype, "auto" = fp8_e4m3 when the
+ * quant config's kv_cache_quant_algo is FP8, else the model dtype
+ * (scenario_kv_model), and fp8 for DeepSeek sparse attention on Blackwell
+ * where the checkpoint declares nothing (sglang_kv_dtype_default). */
+static enum dtype sglang_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, enum dtype wdt,
+				 char *why, size_t n)
+{
+	if (!(m && m->q.kv_fp8[0]) && sglang_kv_dtype_default(m, g, wdt) == DT_FP8) {
+		if (n)
+			snprintf(why, n, "SGLang's default for DeepSeek sparse attention on Blackwell");
+		return DT_FP8;
+	}
+	return scenario_kv_model(m, wdt, why, n);
+}
+
+/* mem_fraction_static (given, else its rule) of the GPU's memory holds the
+ * weights and the KV pool; the rule's terms are kept for the run header. */
+static int sglang_plan_memory(const struct scenario *s, const struct parallel *rep,
+			      struct scenario_state *st, struct err *e)
+{
+	/* SGLang's tp_size counts the attention-DP ranks' GPUs */
+	bool dpa = scenario_dp_attention(s->model, &s->par);
+
+	sglang_mem_fraction(s->gpu, s->par.tp * (dpa ? s->par.dp : 1), s->par.pp, s->par.dp, dpa,
+			    s->max_num_batched_tokens, s->model->attn == ATTN_MLA, &st->sg_mem);
+	st->mem_fraction_static = s->mem_fraction_static > 0 ? s->mem_fraction_static : st->sg_mem.fraction;
+	return memplan_compute_static(s->model, s->gpu, rep, s->wdt, s->kvdt, st->mem_fraction_static,
+				      s->block_size, s->sglang_mrr_rule ? 4096 : s->max_num_seqs, &st->mp, e);
+}
+
+/* max_running_requests by its rule over the KV pool, no more than the
+ * sequences whose window / recurrent state the plan reserved. */
+static int64_t sglang_max_running(const struct scenario *s, const struct scenario_state *st)
+{
+	int64_t mns = sglang_max_running_requests(
+		(st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks) * s->block_size, s->max_model_len);
+
+	if (st->kv_from_memory && st->mp.state_bytes_per_seq > 0 && mns > st->mp.state_seqs)
+		mns = st->mp.state_seqs;
+	return mns;
+}
+
+/* DeepSeek-V4's parts model on SGLang's blocks (as vllm_csa_fits: data/mfu/
+ * check_dsv4_module.py; [decode, prefill] x [CSA, HCA and window-only]). */
+static const struct cost_csa_fit sglang_csa_fits[2][2] = {
+	{{7.748e-05, 1.24, 3.54, 1.332}, {5.05e-05, 1.413, 3.192, 1.41}},
+	{{9.882e-05, 2.225, 1.947, 0.9831}, {6.011e-05, 2.002, 2.756, 1.003}},
+};
+
+/* SGLang's terms in the cost model: no MLA module table (the sum of its
+ * parts stands). */
+static const struct cost_engine sglang_cost = {
+	.name = "sglang",
+	.fallback = "vllm",
+	/* Gated DeltaNet on SGLang 0.5.14's measured GDN kernels (as vLLM's:
+	 * data/mfu/fit_gdn.py, H100/H200/B200) */
+	.lin = {25.91e-6, 1.253e-6, 1.580e-11, 0.3054, 22.83, 6.20e-6, 0.8104},
+	/* its DeepEP wide-EP MoE kernels under DP+EP, aiconfigurator's SGLang
+	 * 0.5.10 collections (data/mfu/derive_wideep.mjs) */
+	.wideep = "sglang-0.5.10",
+	.csa = sglang_csa_fits,
+};
+
+static void sglang_common(const struct launch_in *in, struct sbuf *o)
+{
+	/* with DP attention --tp counts all the engine's GPUs */
+	sb_printf(o, "python -m sglang.launch_server --model-path %s --tp %d", in->model,
+		  in->moe ? in->par.tp * in->par.dp : in->par.tp);
+	if (in->par.dp > 1)
+		sb_printf(o, " --dp-size %d%s", in->par.dp, in->moe ? " --enable-dp-attention" : "");
+	if (in->par.ep > 1)
+		sb_printf(o, " --ep-size %d", in->par.ep);
+	if (in->par.pp > 1)
+		sb_printf(o, " --pp-size %d", in->par.pp);
+	if (launch_online_fp8(in))
+		sb_puts(o, " --quantization fp8");
+	if (in->kvdt == DT_FP8)
+		sb_puts(o, " --kv-cache-dtype fp8_e4m3");
+	sb_printf(o, " --max-running-requests %lld", (long long)in->max_num_seqs);
+	if (in->max_num_batched_tokens > 0)
+		sb_printf(o, " --chunked-prefill-size %lld", (long long)in->max_num_batched_tokens);
+	if (in->spec_k > 0)
+		sb_printf(o, " --speculative-algorithm EAGLE --speculative-num-steps %d --speculative-eagle-topk 1 "
+			     "--speculative-num-draft-tokens %d", in->spec_k, in->spec_k + 1);
+}
+
+/* SGLang (server arguments): --tp counts every GPU of the engine; with
+ * --enable-dp-attention, --dp-size splits them into attention-DP ranks
+ * (without it, --dp-size runs replicas behind SGLang's data-parallel
+ * router); --ep-size, --pp-size, --quantization fp8, --kv-cache-dtype
+ * fp8_e4m3, --max-running-requests, --chunked-prefill-size; MTP as SGLang's
+ * DeepSeek guide gives it: --speculative-algorithm EAGLE with K steps, top-k
+ * 1 and K + 1 draft tokens; P/D with --disaggregation-mode prefill|decode
+ * and the sglang_router in --pd-disaggregation mode. */
+static void sglang_launch(const struct launch_in *in, struct sbuf *o)
+{
+	if (in->pd_prefill == 0) {
+		sglang_common(in, o);
+		sb_putc(o, '\n');
+		return;
+	}
+	sb_printf(o, "# %d prefill server%s:\n", in->pd_prefill, in->pd_prefill > 1 ? "s" : "");
+	sglang_common(in, o);
+	sb_puts(o, " --disaggregation-mode prefill\n");
+	sb_printf(o, "# %d decode server%s:\n", in->pd_decode, in->pd_decode > 1 ? "s" : "");
+	sglang_common(in, o);
+	sb_puts(o, " --disaggregation-mode decode\n");
+	sb_puts(o, "python -m sglang_router.launch_router --pd-disaggregation --prefill http://PREFILL:30000 "
+		   "--decode http://DECODE:30000\n");
+}
+
+/* SGLang's host terms: vLLM's (src/engine/vllm.c), with its overlap
+ * scheduler on by default (--disable-overlap-schedule turns it off): the
+ * step's CPU work runs while the GPU runs the previous batch. */
+static const struct engine_host sglang_host[] = {
+	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
+	 "vLLM's terms (H2 protocol on the vLLM H100 ground truth)"},
+};
+
+const struct engine_type engine_sglang = {
+	.name = "sglang",
+	.title = "SGLang",
+	.knobs = ENGINE_KNOB_MEM_FRACTION | ENGINE_KNOB_SCHEDULE_POLICY | ENGINE_KNOB_NO_OVERLAP |
+		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS,
+	.defaults = sglang_defaults,
+	.kv_auto = sglang_kv_auto,
+	.plan_memory = sglang_plan_memory,
+	.max_running = sglang_max_running,
+	.host = sglang_host,
+	.nhost = sizeof(sglang_host) / sizeof(sglang_host[0]),
+	/* P/D hand-off: 229 ms, the median of measured - predicted TTFT over 22
+	 * disaggregated DeepSeek-R1 rows (SGLang 0.5.5-0.5.8, B200/GB200/GB300)
+	 * at concurrency <= 16: the frontend's hand-off between the prefill and
+	 * the decode worker (Dynamo), SGLang's bootstrap handshake and its
+	 * Mooncake/NIXL transfer set-up, and the decode worker polling for the
+	 * transfer (eval/silicon/HARNESS.md, "Disaggregated rows: the
+	 * hand-off") */
+	.pd_handoff_s = 0.229,
+	.cost = &sglang_cost,
+	.policy = &sglang_policy,
+	.sched_words = sglang_sched_words,
+	.launch = sglang_launch,
+};

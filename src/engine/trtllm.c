@@ -1,0 +1,151 @@
+/* trtllm.c - TensorRT-LLM (its PyTorch backend) as aiconfigurator's
+ * benchmark generator deploys it: vLLM v1's step loop with TensorRT-LLM's
+ * GUARANTEED_NO_EVICT admission and without chunked context, the KV cache in
+ * the weights' dtype, eager steps whenever a prefill runs, and its fitted
+ * kernel terms. */
+#include <stdio.h>
+
+#include "engine/engine.h"
+#include "engine/vllm.h"
+#include "servesim/cost.h"
+#include "servesim/scenario.h"
+#include "sim/core.h"
+
+/* Admission as TensorRT-LLM's scheduler decides it:
+ * - without chunked context (enable_chunked_prefill false, its LLM API
+ *   default and what aiconfigurator's generator writes) a waiting prompt is
+ *   scheduled whole or not at all; the first one that does not fit in what
+ *   is left of max_num_tokens ends the step's admissions
+ *   (tensorrt_llm MicroBatchScheduler).  A prompt longer than the whole
+ *   budget is still chunked when the step is otherwise empty (TensorRT-LLM
+ *   would refuse it);
+ * - GUARANTEED_NO_EVICT, its default capacity policy (tensorrt_llm
+ *   CapacitySchedulerPolicy): a waiting request starts only when the KV
+ *   blocks of its whole prompt and output fit beside those reserved for
+ *   every running request's whole prompt and output, so nothing is ever
+ *   preempted (vLLM and SGLang admit optimistically instead). */
+static enum admit_verdict trtllm_admit(struct sim *s, struct replica *rp, struct req *r, const struct admit_try *t,
+				       int32_t *grow)
+{
+	int32_t need;
+
+	if (rp->nsched > 0 && t->n < req_num_tokens(r) - r->computed)
+		return ADMIT_WAIT; /* whole or wait */
+	need = blocks_for(s, r->computed + t->n) - t->hits;
+	r->ne_blocks = blocks_for(s, r->prompt + r->output); /* reserved while it runs */
+	if (need + t->evictable > kvc_available(&rp->kv) || rp->ne_reserved + r->ne_blocks > rp->kv.total)
+		return ADMIT_FULL;
+	*grow = need;
+	return ADMIT_GO;
+}
+
+/* vLLM v1's step loop with TensorRT-LLM's admission. */
+static const struct sched_policy trtllm_policy = {
+	.schedule = vllm_schedule,
+	.admit = trtllm_admit,
+	.decode_segments = true,
+};
+
+static void trtllm_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
+{
+	(void)overlap;
+	vllm_describe(c, "off (TensorRT-LLM: a prompt runs whole in one step or waits)",
+		      "; admission as TensorRT-LLM's GUARANTEED_NO_EVICT (a request starts when the KV of its whole prompt and output can be reserved; no preemption)",
+		      out, n);
+}
+
+/* The KV cache in the weights' dtype: servesim's rule before; TensorRT-LLM's
+ * own "auto" (bf16 for these checkpoints) did worse on its silicon rows
+ * (README "KV-cache dtype"). */
+static enum dtype trtllm_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, enum dtype wdt,
+				 char *why, size_t n)
+{
+	(void)m;
+	(void)g;
+	(void)why;
+	(void)n;
+	return wdt;
+}
+
+/* TensorRT-LLM splits the experts moe_ep_size ways and shards each
+ * moe_tp_size ways with moe_tp x moe_ep = its GPUs, so any EP dividing
+ * TP x DP. */
+static bool trtllm_ep_refused(const struct scenario *sc, char *msg, size_t n)
+{
+	const struct parallel *p = &sc->par;
+
+	if (!(sc->model->n_experts > 0 && p->ep > 1 && (p->tp * p->dp) % p->ep != 0))
+		return false;
+	snprintf(msg, n,
+		 "moe_ep_size %d does not divide the %d GPUs of the engine (TensorRT-LLM needs moe_tp_size x moe_ep_size = tp_size)",
+		 p->ep, p->tp * p->dp);
+	return true;
+}
+
+/* TensorRT-LLM's terms in the cost model. */
+static const struct cost_engine trtllm_cost = {
+	.name = "trtllm",
+	.fallback = "vllm",
+	/* Gated DeltaNet on TensorRT-LLM 1.3's measured GDN kernels (as
+	 * vLLM's: data/mfu/fit_gdn.py, H100/H200/B200; no HBM term in the
+	 * prefill, H100 = H200 to 1 %) */
+	.lin = {22.04e-6, 1.649e-6, 1.238e-11, 7.781e-15, 28.36, 8.34e-6, 0.9897},
+	/* MLA context module against the parts, fitted as vLLM's (vllm.c) on
+	 * aiconfigurator's mla_context_module_perf tables of TensorRT-LLM
+	 * 1.3.0rc20: module / parts median at >= 1024 tokens on H100 / H200
+	 * with bf16 / fp8 KV 1.14 / 1.11 / 1.23 / 1.15; module - parts per 1k
+	 * tokens = 1.4 + 0.914 x heads us (900 points; per set 4.5 + 0.686 h,
+	 * 7.5 + 0.380 h, -8.6 + 1.582 h, 2.0 + 1.008 h), on the Hopper tables;
+	 * not on B200 (its module is 1.00-1.06 of the parts).  Its MLA decode
+	 * module matches the parts (H200 3.0 / 1.4 us, H100 0.1 / -1.5 us over
+	 * them): no decode term. */
+	.mla_ctx_tok_s = 1.4e-9,
+	.mla_ctx_tok_head_s = 0.914e-9,
+	.mla_src = "TensorRT-LLM 1.3",
+	/* TensorRT-LLM 1.3's windowed decode rows are not used: with a bf16
+	 * cache they run 3.3x the dense kernel at 128 keys, flat in the
+	 * context (another kernel path; fp8: 1.17x), which the served images of
+	 * the silicon rows (1.0-1.2) did not pay: gpt-oss-120b TPOT median
+	 * |error| H200 5.9 -> 7.8 %, MoE rows 9.8 -> 10.2 % with them
+	 * (eval/silicon/HARNESS.md, "swa") */
+	.dense_window_decode = true,
+	/* no DeepSeek-V4 blocks of its own: vLLM's parts model */
+	.csa = vllm_csa_fits,
+};
+
+/* TensorRT-LLM's host terms: vLLM's H2 terms (src/engine/vllm.c), and an
+ * eager floor for steps holding a prefill.  TensorRT-LLM (PyTorch backend) replays CUDA graphs for
+ * generation-only batches only (aiconfigurator's benchmark generator
+ * captures every batch size 1..max_batch_size: trtllm.rule
+ * cuda_graph_batch_sizes); a step holding a prefill is launched kernel
+ * by kernel from Python, and where its kernels are short the GPU waits
+ * for the host.  Evidence (eval/silicon/HARNESS.md, "What a DeepSeek
+ * prefill step costs"): measured TTFT that does not grow with the prompt
+ * (Qwen3-235B-FP8 TP8 H100 c4: 170 ms at ISL 512 and at 1024), DeepSeek
+ * TTFT about 100 ms above the kernel tables' step at ISL 1024 but not at
+ * 8192, and a TPOT that grows at short OSL as ~100 ms steps would make
+ * it; the Kineto trace of DeepSeek-V3 (../shared/data/traces) spends 35-55
+ * us of host time per kernel launched by an eager forward.  The step
+ * lasts at least (operators of the pass) x eager_op_us: one engine constant,
+ * swept on all 1,283 TensorRT-LLM agg rows (0-150 us; 70-80 us best on
+ * the median TTFT APE). */
+static const struct engine_host trtllm_host[] = {
+	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 75.0}, false,
+	 "fitted on the TensorRT-LLM silicon rows"},
+};
+
+const struct engine_type engine_trtllm = {
+	.name = "trtllm",
+	.title = "TensorRT-LLM",
+	.host = trtllm_host,
+	.nhost = sizeof(trtllm_host) / sizeof(trtllm_host[0]),
+	.kv_auto = trtllm_kv_auto,
+	.ep_refused = trtllm_ep_refused,
+	/* P/D hand-off: its disaggregated rows show no gap beyond the KV's link
+	 * time (median measured - predicted TTFT 13 ms on Kimi-K2.5, 27 ms on
+	 * the DeepSeek rows of 0.5.1): the 10 us of a bare transfer */
+	.pd_handoff_s = 10e-6,
+	.cost = &trtllm_cost,
+	.policy = &trtllm_policy,
+	.sched_words = trtllm_sched_words,
+};
