@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "engine/registry.h"
 #include "servesim/alloc.h"
 #include "servesim/eval.h"
 #include "servesim/paths.h"
@@ -233,7 +234,9 @@ int cli_settings_option(int code, const char *arg, struct cli_settings *s, struc
 	switch (code - CLI_SET) {
 	case 0: s->experiment = arg; return 1;
 	case 1: s->model = arg; return 1;
-	case 7: s->engine_version = arg; return 1;
+	case 7:
+		s->engine_version = arg;
+		return (rc = engine_version_check(arg, e)) < 0 ? rc : 1;
 	default:
 		rc = cli_int(names[code - CLI_SET], arg, code == CLI_SET + 8 ? 0 : 1, INT32_MAX,
 			     dst[code - CLI_SET], e);

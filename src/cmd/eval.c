@@ -449,7 +449,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 			rc = rc2;
 	}
 	if (rc == 0 && c->where && p->ntables == 0)
-		rc = err_set(e, SS_EUSAGE, "eval: --where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
+		rc = err_set(e, SS_EUSAGE, "--where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
 	note_workloads(p);
 	free(b);
 	free(x);
@@ -625,7 +625,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		return rc;
 	}
 	if (optind >= argc) {
-		rc = err_set(e, SS_EUSAGE, "eval: give at least one experiment folder (see 'servesim eval --help')");
+		rc = err_set(e, SS_EUSAGE, "give at least one experiment folder (see 'servesim eval --help')");
 		goto out;
 	}
 	bx = xcalloc(1, sizeof(*bx));
@@ -637,7 +637,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			goto out;
 	if (nf == 0) {
 		rc = err_set(e, SS_EUSAGE,
-			     "eval: no experiment under the given paths (experiment.json, inference-perf, GuideLLM or OTel folders)");
+			     "no experiment under the given paths (experiment.json, inference-perf, GuideLLM or OTel folders)");
 		goto out;
 	}
 	{

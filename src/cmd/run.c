@@ -57,10 +57,9 @@ static const char run_usage[] =
 	"  --long-prefill-token-threshold N (0 = off)\n"
 	"  --total-kv-blocks N       KV blocks per replica, as vLLM logs them (default: from memory)\n"
 	"  --no-prefix-caching\n"
-	"  --allow-invalid           simulate a configuration vLLM/SGLang would refuse to start\n"
-	"                            (KV cache below max_model_len, max_model_len above the\n"
-	"                            model's maximum, a dtype the GPU lacks, EP other than\n"
-	"                            1 or TP x DP), with a warning; refused with exit 2 otherwise\n"
+	"  --allow-invalid           simulate what the engine refuses to start (a KV cache below\n"
+	"                            max_model_len, a length, dtype, block size, token budget,\n"
+	"                            EP or MTP it rejects), with a warning; else exit 2\n"
 	"speculative decoding (vLLM V1 spec decode / MTP):\n"
 	"  --speculative-tokens K    draft tokens verified per step (--num-speculative-tokens)\n"
 	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
@@ -232,19 +231,19 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		rc = 0;
 	}
 	if (optind < argc)
-		return err_set(e, SS_EUSAGE, "run: unexpected argument '%s'", argv[optind]);
+		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
 	if (o->sf.model && o->sf.config)
-		return err_set(e, SS_EUSAGE, "run: give --model or --config, not both");
+		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
 	if ((o->prefill_tp || o->prefill_ep || o->prefill_dp || o->handoff_given) && !o->pd_prefill)
-		return err_set(e, SS_EUSAGE, "run: --prefill-tp, --prefill-ep, --prefill-dp and --kv-handoff-ms need --disaggregate XpYd");
+		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp and --kv-handoff-ms need --disaggregate XpYd");
 	if (o->wf.rate_type == WLF_RT_SWEEP &&
 	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
 		return err_set(e, SS_EUSAGE,
-			       "run: --rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
+			       "--rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
 	if ((o->spec_method || o->spec_rates) && !o->spec_k)
 		return err_set(e, SS_EUSAGE,
-			       "run: --speculative-method and --acceptance-rate need --speculative-tokens K");
+			       "--speculative-method and --acceptance-rate need --speculative-tokens K");
 	return 0;
 }
 
@@ -253,14 +252,6 @@ static double wall_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void note_line(char *buf, size_t n, const char *line)
-{
-	size_t len = strlen(buf);
-
-	if (len + 1 < n)
-		snprintf(buf + len, n - len, "%s%s", len ? "\n" : "", line);
 }
 
 /* Speculative decoding and P/D settings onto the scenario. */
@@ -300,11 +291,11 @@ static int run_extras(const struct run_opts *o, struct scenflags_ctx *x, struct 
 			sc->spec.rate[0] = 0.85;
 			sc->spec.nrates = 1;
 		} else {
-			return err_set(e, SS_EUSAGE, "run: --speculative-method %s needs --acceptance-rate",
+			return err_set(e, SS_EUSAGE, "--speculative-method %s needs --acceptance-rate",
 				       o->spec_method);
 		}
-		if (sc->spec.method == SPEC_MTP && x->model->mtp_layers == 0)
-			note_line(x->notes, sizeof(x->notes), "the model's config has no MTP module (num_nextn_predict_layers); an MTP layer is priced as one more decoder layer anyway");
+		if ((rc = scenario_check_spec(sc, o->sf.allow_invalid, x->notes, sizeof(x->notes), e)) < 0)
+			return rc;
 		if (sc->spec.method == SPEC_DRAFT) {
 			*draft = xcalloc(1, sizeof(**draft));
 			if ((rc = cli_load_model(&x->env, dname, NULL, *draft, e)) < 0) {

@@ -220,10 +220,10 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case O_SVG: o->svg = optarg; break;
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
 		case SCF + 2:
-			return err_set(e, SS_EUSAGE, "search: give the GPU budget as --gpus %s:COUNT", optarg);
+			return err_set(e, SS_EUSAGE, "give the GPU budget as --gpus %s:COUNT", optarg);
 		case O_ENGINES: case SCF + 16:
 			if (o->engines_given)
-				return err_set(e, SS_EUSAGE, "search: give the engines once (--engines LIST or --engine E)");
+				return err_set(e, SS_EUSAGE, "give the engines once (--engines LIST or --engine E)");
 			o->engines_given = true;
 			rc = parse_engines(c == O_ENGINES ? "--engines" : "--engine", optarg, &o->sp, e);
 			break;
@@ -267,7 +267,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->sp.dp, &o->sp.ndp, 1, 4096, e); break;
 		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->sp.pp, &o->sp.npp, 1, 4096, e); break;
 		case CLI_PAR + 2: case CLI_PAR + 6: case CLI_PAR + 7:
-			return err_set(e, SS_EUSAGE, "search: EP is searched (off and TP x DP); %s is not an option here",
+			return err_set(e, SS_EUSAGE, "EP is searched (off and TP x DP); %s is not an option here",
 				       argv[optind - 1]);
 		case '?': case ':': return cli_bad_option("search", argv[optind - 1], e);
 		default:
@@ -426,7 +426,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 			goto out;
 		}
 	if (wl.process != WL_POISSON && wl.process != WL_CONSTANT && wl.process != WL_GAMMA) {
-		rc = err_set(e, SS_EUSAGE, "search: the workload's arrivals must be poisson, constant or gamma (a rate to search), got %s",
+		rc = err_set(e, SS_EUSAGE, "the workload's arrivals must be poisson, constant or gamma (a rate to search), got %s",
 			     wl_process_name(wl.process));
 		goto out;
 	}
@@ -474,7 +474,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	}
 	search_enumerate(x[0].model, budget, o.ngpu, &o.sp, &dep, &ndep);
 	if (ndep == 0) {
-		rc = err_set(e, SS_EUSAGE, "search: no deployment fits the budget and the lists given");
+		rc = err_set(e, SS_EUSAGE, "no deployment fits the budget and the lists given");
 		goto out;
 	}
 	memset(&ctx, 0, sizeof(ctx));

@@ -743,6 +743,18 @@ static const struct engine_host sglang_host[] = {
 	 "vLLM's terms (H2 protocol on the vLLM H100 ground truth)"},
 };
 
+/* SGLang's --kv-cache-dtype: auto, bf16, fp8_e5m2, fp8_e4m3, and fp4_e2m1
+ * on the GPUs with fp4 tensor cores (server_args.py); no int4. */
+static bool sglang_start_refused(const struct scenario *sc, char *msg, size_t n)
+{
+	if (sc->kvdt == DT_INT4 || (sc->kvdt == DT_FP4 && !(sc->gpu->peak_flops[DT_FP4] > 0))) {
+		snprintf(msg, n, "kv_cache_dtype %s is not one SGLang takes on %s (auto, bf16, fp8_e5m2, fp8_e4m3; "
+			 "fp4_e2m1 on a GPU with fp4 tensor cores)", dtype_name(sc->kvdt), sc->gpu->id);
+		return true;
+	}
+	return false;
+}
+
 const struct engine_type engine_sglang = {
 	.name = "sglang",
 	.title = "SGLang",
@@ -750,6 +762,7 @@ const struct engine_type engine_sglang = {
 		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS,
 	.defaults = sglang_defaults,
 	.kv_auto = sglang_kv_auto,
+	.start_refused = sglang_start_refused,
 	.plan_memory = sglang_plan_memory,
 	.max_running = sglang_max_running,
 	.host = sglang_host,

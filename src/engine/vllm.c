@@ -376,12 +376,43 @@ static const struct engine_host vllm_host[] = {
 	 "H2 protocol on the vLLM H100 ground truth"},
 };
 
+/* vLLM's own argument checks: CacheConfig's block_size (BlockSize: 1, 8,
+ * 16, 32, 64, 128) and cache_dtype (auto, bfloat16, fp8, fp8_e4m3,
+ * fp8_e5m2: no fp4 or int4 KV), SchedulerConfig._verify_args (the token
+ * budget holds at least one token per sequence) (vllm/config/cache.py,
+ * scheduler.py). */
+static bool vllm_start_refused(const struct scenario *sc, char *msg, size_t n)
+{
+	static const int64_t sizes[] = {1, 8, 16, 32, 64, 128};
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] != sc->block_size; i++)
+		;
+	if (i == sizeof(sizes) / sizeof(sizes[0])) {
+		snprintf(msg, n, "block_size %lld is not one vLLM takes (1, 8, 16, 32, 64 or 128)",
+			 (long long)sc->block_size);
+		return true;
+	}
+	if (sc->max_num_batched_tokens < sc->max_num_seqs) {
+		snprintf(msg, n, "max_num_batched_tokens (%lld) must be greater than or equal to max_num_seqs (%lld): "
+			 "vLLM refuses to start", (long long)sc->max_num_batched_tokens, (long long)sc->max_num_seqs);
+		return true;
+	}
+	if (sc->kvdt == DT_FP4 || sc->kvdt == DT_INT4) {
+		snprintf(msg, n, "kv_cache_dtype %s is not one vLLM takes (auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2)",
+			 dtype_name(sc->kvdt));
+		return true;
+	}
+	return false;
+}
+
 const struct engine_type engine_vllm = {
 	.name = "vllm",
 	.title = "vLLM",
 	.host = vllm_host,
 	.nhost = sizeof(vllm_host) / sizeof(vllm_host[0]),
 	.kv_auto = vllm_kv_auto,
+	.start_refused = vllm_start_refused,
 	/* P/D hand-off: 267 ms, the median of measured - predicted TTFT over 6
 	 * disaggregated Kimi-K2.5 rows (vLLM 0.18, GB200) at concurrency <= 16,
 	 * where the prefill pool has no queue to speak of: the frontend's hand-off

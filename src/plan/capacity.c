@@ -547,7 +547,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const 
 	if (c->nseeds < 1 || c->nseeds > CAP_MAX_SEEDS)
 		return err_set(e, SS_EUSAGE, "--seeds must be 1 to %d, got %d", CAP_MAX_SEEDS, c->nseeds);
 	if (c->nslo == 0 && c->goodput_min <= 0)
-		return err_set(e, SS_EUSAGE, "capacity: give --slo (and optionally --goodput-min)");
+		return err_set(e, SS_EUSAGE, "give --slo (and optionally --goodput-min)");
 	if (!c->concurrency && (wl->nstages > 0 || (wl->process != WL_POISSON &&
 						     wl->process != WL_CONSTANT &&
 						     wl->process != WL_GAMMA)))

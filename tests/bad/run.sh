@@ -362,8 +362,8 @@ t trace-ascend-csv-header-only 3 "ascend-hdr.csv" '$SS trace ascend-hdr.csv'
 t trace-kineto-huge-ids 0 "" '$SS trace kineto-nan.json > /dev/null'
 t trace-kineto-negative-dur 3 "(kernel 'k'): 'dur' must be >= 0" '$SS trace kineto-neg.json'
 # 10. issue 30: every request accounted for in every mode
-t pp2-loses-no-request 0 '' '$SS run --pp 2 --num-requests 10 --rate 200 --total-kv-blocks 300 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 10, completed 10, rejected 0"'
-t pp4-loses-no-request 0 '' '$SS run --pp 4 --num-requests 3000 --rate 200 --total-kv-blocks 300 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 3000, completed 3000, rejected 0"'
+t pp2-loses-no-request 0 '' '$SS run --pp 2 --num-requests 10 --rate 200 --total-kv-blocks 300 --max-model-len 4096 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 10, completed 10, rejected 0"'
+t pp4-loses-no-request 0 '' '$SS run --pp 4 --num-requests 3000 --rate 200 --total-kv-blocks 300 --max-model-len 4096 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 3000, completed 3000, rejected 0"'
 t trace-past-max-requests 2 "tw.json: the trace holds more requests than the limit of 1" '$SS run --workload tw.json --max-requests 1 --requests-out o.csv'
 t capacity-20-requests 2 "is too short to judge: only 16 of its 20 requests arrive after its warm-up" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 20'
 t capacity-40-requests 2 "give --num-requests" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 40'
@@ -395,6 +395,21 @@ t vcr-ttft-1e300 3 "vcr-ttft-huge.jsonl:2: 'ttft_ms' must be in [0, 1e+12] ms, g
 t vcr-import-ttft-1e300 3 "'ttft_ms' must be in [0, 1e+12] ms" '$SS import vcr-ttft-huge.jsonl -o out'
 t vcr-cached-above-prompt 3 "'cached_tokens' must be an integer in [0, prompt_tokens = 100], got 200" '$SS eval vcr-cached-above.jsonl'
 t exp-requests-ttft-above-e2e 3 "xr-ttft-above/requests.csv:2: 'ttft_ms' must be at most 'e2e_ms'" '$SS eval xr-ttft-above'
+# configurations the engines refuse to start: exit 2 (--allow-invalid simulates them)
+t total-kv-blocks-1 2 "--total-kv-blocks 1 holds 16 tokens, less than one request of max_model_len 131072" '$SS run --num-requests 5 --total-kv-blocks 1'
+t total-kv-blocks-1-allowed 0 "" '$SS run --num-requests 5 --total-kv-blocks 1 --allow-invalid | grep -q "invalid configuration simulated (--allow-invalid): --total-kv-blocks 1"'
+t draft-weights-count 2 "with its draft model deepseek-v3 does not fit: the draft's weights take" '$SS run --num-requests 5 --speculative-tokens 2 --speculative-method draft:deepseek-v3 --acceptance-rate 0.8'
+t draft-weights-take-blocks 0 "" '$SS run --num-requests 5 --model llama-3.1-70b --tp 4 --speculative-tokens 2 --speculative-method draft:llama-3.1-8b --acceptance-rate 0.8 | grep -q "36.60 GiB weights"'
+t mtp-without-modules 2 "llama-3.1-8b's config has no MTP module" '$SS run --num-requests 5 --speculative-tokens 1'
+t kv-dtype-fp4-vllm 2 "kv_cache_dtype fp4 is not one vLLM takes" '$SS run --num-requests 5 --kv-dtype fp4'
+t kv-dtype-int4-sglang 2 "kv_cache_dtype int4 is not one SGLang takes" '$SS run --num-requests 5 --engine sglang --kv-dtype int4'
+t max-num-batched-tokens-below-seqs 2 "max_num_batched_tokens (1) must be greater than or equal to max_num_seqs (1024)" '$SS run --num-requests 5 --max-num-batched-tokens 1'
+t block-size-7 2 "block_size 7 is not one vLLM takes (1, 8, 16, 32, 64 or 128)" '$SS run --num-requests 5 --block-size 7'
+t engine-version-abc 2 "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got 'abc'" '$SS run --num-requests 5 --engine-version abc'
+t engine-version-empty 2 "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got ''" "\$SS run --num-requests 5 --engine-version ''"
+t engine-version-eval-abc 2 "got 'abc'" '$SS eval gl-ok --engine-version abc'
+# messages
+t message-no-doubled-command 2 "servesim run: --speculative-method ngram needs --acceptance-rate" '$SS run --speculative-tokens 2 --speculative-method ngram'
 # HF config fields: checked, never run as something else
 t hf-rope-scaling-string 3 "hf-rope-yes.json: 'rope_scaling' must be an object or null" '$SS run --config hf-rope-yes.json --num-requests 5'
 t hf-rope-factor-negative 3 "'rope_scaling.factor' must be a positive number, got -4" '$SS run --config hf-rope-factor-neg.json --num-requests 5'
