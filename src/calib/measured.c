@@ -77,7 +77,8 @@ int gt_requests_finish(struct gt_requests *g, const char *name, const char *star
 
 	if ((rc = gt_requests_relative(g, name, start, e)) < 0)
 		return rc;
-	qsort(g->r, g->n, sizeof(*g->r), cmp_arrival);
+	if (g->n > 1)
+		qsort(g->r, g->n, sizeof(*g->r), cmp_arrival);
 	g->nb = 1;
 	snprintf(g->b[0].strategy, sizeof(g->b[0].strategy), "%s", strategy);
 	g->b[0].rate = rate;
@@ -115,6 +116,8 @@ int gt_ids_check(struct gt_ids *ids, const char *name, const char *key, const ch
 {
 	size_t i;
 
+	if (ids->n < 2)
+		return 0;
 	qsort(ids->v, ids->n, sizeof(*ids->v), cmp_id);
 	for (i = 1; i < ids->n; i++)
 		if (strcmp(ids->v[i].id, ids->v[i - 1].id) == 0)
