@@ -93,6 +93,8 @@ LIB_SRC += src/cost/csamod.c
 LIB_SRC += src/hw/axis.c
 LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
+LIB_SRC += src/eval/accuracy.c
+LIB_SRC += src/out/confreport.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
@@ -100,6 +102,7 @@ UNIT_TESTS += test_capacity
 UNIT_TESTS += test_plan
 UNIT_TESTS += test_mfupack
 UNIT_TESTS += test_out
+UNIT_TESTS += test_accuracy
 UNIT_TESTS += test_engine
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
@@ -125,9 +128,9 @@ UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 UNIT_OBJ = $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.o)
 # Objects reached only through pattern rules are intermediates that make
 # deletes after linking; kept, a second `make check` relinks nothing.
-.SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
+.SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tools/accuracy.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
-.PHONY: all demo check check-run check-asan check-docs docs-regen unit golden fuzz bench golden-regen clean deps eval-report bench-gpu
+.PHONY: all demo check check-run check-asan check-docs docs-regen unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
 .PHONY: mpi check-mpi
 
 all: $(BIN) $(MFU_PACKS)
@@ -180,6 +183,30 @@ mpi:
 # sweep and search: --jobs 1, --jobs 2 and a 2-rank mpirun give the same bytes
 check-mpi: $(BIN) mpi
 	@sh tests/mpi/run.sh ./$(BIN) build-mpi/servesim
+
+# data/accuracy.json (include/servesim/accuracy.h): `servesim eval` over all
+# shipped ground truth, then the bands of each class from its per-row
+# residuals and the split check of them (printed).  Run by hand (about 70 s on
+# two cores) when the cost model or the engine terms change; the file is
+# committed, and test_accuracy checks its format.  ACCURACY_EVAL_FLAGS are
+# eval's flags: `--cv model` (eval refitting the engine terms without each
+# row's group) makes the residuals held out, and the file says so.
+ACCURACY_EVAL_FLAGS =
+ACCURACY_SOURCES = eval/ground_truth eval/public eval/silicon/silicon_trtllm_and_disagg.csv.gz \
+	eval/silicon/silicon_vllm_sglang_agg.csv.gz
+ACCURACY_EVAL = servesim eval $(strip $(ACCURACY_EVAL_FLAGS) --format json)
+
+$(BUILD)/accuracy: $(BUILD)/tools/accuracy.o $(LIB)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+
+accuracy: $(BIN) $(BUILD)/accuracy $(MFU_PACKS)
+	@rm -rf $(BUILD)/acc && mkdir -p $(BUILD)/acc
+	@set -e; args=; i=0; for s in $(ACCURACY_SOURCES); do i=$$((i + 1)); \
+		echo "accuracy: $(ACCURACY_EVAL) $$s"; \
+		./$(BIN) eval $(ACCURACY_EVAL_FLAGS) --format json $$s > $(BUILD)/acc/$$i.json; \
+		args="$$args $$s=$(BUILD)/acc/$$i.json"; done; \
+	./$(BUILD)/accuracy --residuals "$(ACCURACY_EVAL)" $(if $(findstring --cv,$(ACCURACY_EVAL_FLAGS)),--held-out,) \
+		data/accuracy.json $$args
 
 golden-regen: $(BIN)
 	@sh tests/golden/run.sh "$(BIN)" regen
@@ -306,4 +333,4 @@ clean:
 	rm -f data/mfu/*/*/compact-*.bin
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d \
-	$(BUILD)/tools/mfupack.d
+	$(BUILD)/tools/mfupack.d $(BUILD)/tools/accuracy.d

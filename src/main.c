@@ -26,7 +26,8 @@ static const char main_usage[] =
 	"\n"
 	"  --version          version, git describe and build flags\n"
 	"\n"
-	"exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data\n";
+	"exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data,\n"
+	"            4 partial (eval: some inputs could not be evaluated, the rest reported)\n";
 
 static const struct {
 	const char *name;
@@ -87,8 +88,13 @@ int main(int argc, char **argv)
 			rc = commands[i].fn(argc - 1, argv + 1, &e);
 			/* a result that did not reach stdout (a full disk, a closed
 			 * pipe) is a failure, not exit 0 */
-			if (rc == 0)
-				rc = afile_check_stream(stdout, "standard output", &e);
+			if (rc == 0 || rc == -SS_EPARTIAL) { /* a partial result went out too */
+				struct err we;
+				if (afile_check_stream(stdout, "standard output", &we) < 0) {
+					e = we;
+					rc = -SS_ERUNTIME;
+				}
+			}
 			if (fclose(stdout) != 0 && rc == 0)
 				rc = err_set(&e, SS_ERUNTIME, "standard output: write error: %s",
 					     strerror(errno));

@@ -71,6 +71,7 @@ struct cap_point {
 	bool pass, saturated;
 	int fail;                   /* index of the most violated SLO, CAP_FAIL_GOODPUT,
 				     * CAP_FAIL_SATURATED, -1 none */
+	double running_per_rank, queue_share; /* the run's load terms (metric_set) */
 };
 /* fail / binding codes beyond the SLO indices */
 #define CAP_FAIL_GOODPUT(c) ((int)(c)->nslo)
@@ -112,5 +113,8 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
 	       struct cap_result *res, struct err *e);
 void cap_result_release(struct cap_result *res);
+/* The first seed's probe at its answer (the highest rate that met every
+ * SLO), or NULL when nothing was found. */
+const struct cap_point *cap_answer_point(const struct cap_cfg *c, const struct cap_result *res);
 
 #endif

@@ -12,7 +12,8 @@ enum ss_status {
 	SS_OK = 0,
 	SS_ERUNTIME = 1, /* runtime error: I/O failure, resource, simulation failure */
 	SS_EUSAGE = 2,   /* usage or configuration error: bad flag, unknown model */
-	SS_EDATA = 3     /* bad input data: malformed file, missing or invalid field */
+	SS_EDATA = 3,    /* bad input data: malformed file, missing or invalid field */
+	SS_EPARTIAL = 4  /* partial result: some inputs failed (each named), the rest reported */
 };
 
 struct err {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "servesim/accuracy.h"
 #include "servesim/cost.h"
 #include "servesim/gpu.h"
 #include "servesim/measured.h"
@@ -84,6 +85,11 @@ struct eval_row {
 	 * variance over the benchmark's requests; NAN / 0 for stage summaries */
 	double req_ape_mean[EV_REQ__N], req_ape_var[EV_REQ__N];
 	int64_t nreq;
+	/* the row's accuracy class (accuracy.h): the experiment's engine,
+	 * model kind and GPU family, and the load of its simulated stage
+	 * (running_per_rank, queue_share: metric_set's load terms) */
+	struct acc_class cls;
+	double running_per_rank, queue_share;
 };
 
 const char *ev_metric_name(enum ev_metric m);

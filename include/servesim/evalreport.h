@@ -14,6 +14,8 @@
 
 /* models a pass tells apart (models[], the criteria's gqa[]) */
 #define OUT_EVAL_MAX_MODELS 16
+/* failed inputs a pass lists by name (the rest are counted) */
+#define OUT_EVAL_MAX_FAILED 16
 
 /* One pass of eval over the experiments: its rows and what they came from. */
 struct out_eval_pass {
@@ -31,6 +33,12 @@ struct out_eval_pass {
 	int ntables;
 	size_t table_rows, table_total, table_sim;
 	struct skip_tally skips;
+	/* inputs that could not be evaluated (a malformed file, an unknown
+	 * model, a refused layout, ...): counted, the first ones listed as
+	 * "INPUT: why"; the others are still evaluated */
+	size_t ninputs, nfailed;
+	char failed[OUT_EVAL_MAX_FAILED][400];
+	struct err first_failure;
 };
 
 /* Rows, APE summaries (all, per model, per workload, overloaded),

@@ -13,6 +13,10 @@ enum dtype { DT_BF16, DT_FP16, DT_FP8, DT_FP4, DT_INT4, DT__COUNT };
 struct gpu_spec {
 	char id[48];
 	char name[96];
+	/* architecture family (gpus.json "family", default "other"): hopper,
+	 * blackwell, ampere, ada, other; the GPU part of an accuracy class
+	 * (eval/accuracy.h) */
+	char family[16];
 	char aliases[4][48];
 	int naliases;
 	double peak_flops[DT__COUNT]; /* dense FLOP/s (SI); 0 where the dtype is unsupported */

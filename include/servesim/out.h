@@ -24,6 +24,8 @@
 #include "servesim/sim.h"
 #include "servesim/workload.h"
 
+struct acc_confidence; /* accuracy.h */
+
 /* The pooled ITL (sim.h's itl_pooled_ms), as result files state it. */
 #define OUT_ITL_POOLED_DEFINITION \
 	"vLLM bench serve's ITL: every gap between consecutive streamed chunks of a request, pooled over " \
@@ -152,6 +154,7 @@ struct out_run {
 	double request_goodput;         /* good / duration; NAN: no --goodput */
 	struct sim *sim;                /* finished */
 	struct out_status status;
+	const struct acc_confidence *conf; /* the run's stated confidence (accuracy.h), or NULL */
 };
 /* Header, status and results (per stage when there are stages). */
 void out_run_text(FILE *f, const struct out_run *c);
@@ -172,13 +175,15 @@ void out_gsweep_csv(FILE *f, const struct out_run *c, const struct gsweep_point 
 
 struct cap_cfg;
 struct cap_result;
-/* Header, answer, binding metric, saturation and the first seed's probes. */
+/* Header, answer, binding metric, saturation, the confidence at the answer
+ * (conf, NULL when nothing was found) and the first seed's probes. */
 void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
-		  const struct cap_result *r, const char *notes);
-/* max_rate, band, per_seed, binding_metric, saturation_rate, reason, config,
- * search_settings (null where not found). */
+		  const struct cap_result *r, const struct acc_confidence *conf, const char *notes);
+/* max_rate, band, per_seed, binding_metric, saturation_rate, reason,
+ * summary{confidence...} at the answer (null members when not found),
+ * config, search_settings (null where not found). */
 void out_cap_json(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
-		  const struct cap_result *r);
+		  const struct cap_result *r, const struct acc_confidence *conf);
 /* Every probe: the configuration columns (rate or clients and seed of the
  * probe), offered, served, each SLO metric, goodput, verdict. */
 void out_cap_curve_csv(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,

@@ -5,8 +5,9 @@
  *
  *   T_comp = (F_tc / eta + F_other / eta_scalar) / peak(dtype), per operator
  *            eta = min(1, GEMM rows / b_sat); attention at eta 1
- *   T_hbm  = HBM bytes / (BW x bw_eff)      (weights / WRF + activations + KV
- *                                           + temporaries, design doc 001)
+ *   T_hbm  = HBM bytes / (BW x bw_eff)      (weights / min(WRF, GEMM rows)
+ *                                           + activations + KV + temporaries,
+ *                                           design doc 001)
  *   T_net  = collective bytes / link BW     (TP all-reduce, EP all-to-all)
  *   T_est  = max(T_comp, T_hbm, T_net)
  * Regime: the largest term; HBM splits into "HBM weights" and "HBM KV" by
@@ -42,7 +43,8 @@ struct rl_cfg {
 	double eta_scalar;  /* non-tensor-core FLOP rate as a fraction of the tensor peak */
 	double tile;        /* naive mode: rows per GEMM tile; weights re-read per tile */
 	double res_attn, res_dense, res_moe; /* efficient: fraction of weight bytes read from HBM
-					      * per step = 1 / WRF (001: 1/4, 1/4, 1/2) */
+					      * per step = 1 / WRF (001: 1/4, 1/4, 1/2), at
+					      * least 1 / the GEMM's rows */
 };
 
 /* defaults of the constants above (see roofline.c for their sources) */

@@ -99,6 +99,7 @@ struct search_outcome {
 	size_t probes;
 	/* at max_rate (first seed): */
 	double out_tok_s, tok_s_gpu, tok_s_user, ttft_p90_ms, itl_mean_ms, e2e_p90_ms;
+	double running_per_rank, queue_share; /* its load terms (metric_set): its accuracy class */
 	double usd_per_mtok;            /* NAN without a price */
 };
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "servesim/accuracy.h"
 #include "servesim/capacity.h"
 #include "servesim/prices.h"
 #include "servesim/sbuf.h"
@@ -33,6 +34,7 @@ struct search_report {
 	double target;                  /* --target-rate (0: none) */
 	int best_target;                /* outcome serving it on the fewest GPUs, -1 */
 	int64_t top;                    /* launch lines for this many */
+	const struct acc_confidence *conf; /* per outcome: its stated confidence (accuracy.h) */
 };
 
 void search_report_text(FILE *f, const struct search_report *R);

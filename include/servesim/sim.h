@@ -145,6 +145,16 @@ struct metric_set {
 	size_t token_gaps;         /* sum(chunks - 1): sum(output - 1) without speculative decoding */
 	struct dist_summary itl_pooled_ms;
 	bool itl_pooled_exact;
+	/* How loaded the engine was (the load of an accuracy class,
+	 * eval/accuracy.h), from the completed requests' engine-side times:
+	 * running_per_rank, the mean number of requests running (first
+	 * scheduled to last token delivered: up to a step past the step that
+	 * made it) per engine rank (replica, attention-DP rank or P/D worker
+	 * rank) over [first arrival, last completion] (Little's law: their
+	 * summed running time over that span, over the ranks); queue_share,
+	 * the share of their summed arrival-to-last-token time spent waiting
+	 * to be scheduled.  NAN without completions. */
+	double running_per_rank, queue_share;
 };
 
 struct sim_totals {

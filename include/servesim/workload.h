@@ -86,6 +86,11 @@ struct wl_spec {
 	const struct wl_req *records;
 	size_t nrecords;
 	int64_t max_requests;  /* 0: WL_DEFAULT_MAX_REQUESTS */
+	/* the benchmark client that drives the load ("" = none said): its
+	 * request settings cost the engine per-step and per-request host time
+	 * that the engines' host terms hold per harness (engine_host_for);
+	 * wl_harness_canonical lists the names */
+	char harness[24];
 };
 
 struct wl_req {
@@ -97,6 +102,10 @@ struct wl_req {
 	int stage;
 };
 
+/* The canonical name of a benchmark harness (its aliases: genai-perf ->
+ * aiperf, "vllm bench serve" -> vllm-bench, ...), NULL when unknown; the
+ * names in words in list (n bytes) when list is not NULL. */
+const char *wl_harness_canonical(const char *name, char *list, size_t n);
 void wl_spec_defaults(struct wl_spec *s);
 int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *s,
 		      struct err *e);

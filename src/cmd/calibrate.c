@@ -279,7 +279,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	cc.cache = cache = mfu_cache_new(); /* each GPU's tables parsed once for every simulation */
 	cc.jobs = (int)jobs;
 	/* the terms the fit starts from and falls back to: the engine's own */
-	engine_host_terms(l.x[0].engine, l.x[0].engine_version, &base);
+	engine_host_terms(l.x[0].engine, l.x[0].engine_version, l.x[0].wl.harness, &base);
 	if (check) {
 		struct calib_file f;
 		double me, mt;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "scenflags.h"
+#include "servesim/accuracy.h"
 #include "servesim/afile.h"
 #include "servesim/capacity.h"
 #include "servesim/out.h"
@@ -169,6 +170,8 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	struct scenario sc;
 	struct scenario_state st;
 	struct cap_result res;
+	const struct cap_point *pt;
+	struct acc_confidence conf;
 	struct out_config cfg;
 	char tables[64];
 	bool prepared = false, have_res = false;
@@ -218,10 +221,13 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		goto out;
 	if (o.svg && (rc = write_file(o.svg, out_cap_svg, &o.cc, &cfg, &res, e)) < 0)
 		goto out;
+	if ((pt = cap_answer_point(&o.cc, &res)) &&
+	    (rc = acc_confidence_at(x.env.data_dir, &sc, pt->running_per_rank, pt->queue_share, false, &conf, e)) < 0)
+		goto out;
 	if (o.fmt == FMT_JSON)
-		out_cap_json(stdout, &o.cc, &cfg, &res);
+		out_cap_json(stdout, &o.cc, &cfg, &res, pt ? &conf : NULL);
 	else
-		out_cap_text(stdout, &o.cc, &cfg, &res, x.notes);
+		out_cap_text(stdout, &o.cc, &cfg, &res, pt ? &conf : NULL, x.notes);
 	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", res.ncurve, wall_s() - t0);
 	rc = 0;
 out:

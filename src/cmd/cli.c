@@ -174,8 +174,16 @@ static int collect(const char *path, char **out, size_t *n, size_t max, int dept
 		out[(*n)++] = xstrdup(path);
 		return 0;
 	}
-	if (depth > 6 || !(d = opendir(path)))
+	if (depth > 6)
 		return 0;
+	if (!(d = opendir(path))) {
+		/* a folder that cannot be read is an input that fails with the
+		 * reason (eval counts it and goes on), never silently left out */
+		if (*n >= max)
+			return err_set(e, SS_EUSAGE, "more than %zu experiments", max);
+		out[(*n)++] = xstrdup(path);
+		return 0;
+	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;

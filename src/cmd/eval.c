@@ -72,7 +72,10 @@ static const char eval_usage[] =
 	"  --plots DIR             with --report: gnuplot SVGs (and their data) in DIR\n"
 	CLI_SETTINGS_HELP
 	"\n"
-	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
+	"exit codes: 0 ok (every input evaluated), 1 runtime error, 2 usage error,\n"
+	"3 bad input data (the only input, or every input, failed), 4 partial: some\n"
+	"inputs could not be evaluated (each named, counted in the summary), the\n"
+	"others are reported\n";
 
 #define MAX_EXP 256
 #define MAX_ROWS 2048
@@ -297,6 +300,7 @@ static const char *base_name_of(const char *path)
 #define BATCH_MAX 64
 
 struct pend {
+	const char *file;      /* the input, for its failure */
 	struct experiment *x;
 	struct model_cfg *m;
 	bool loaded;           /* x holds a loaded experiment (released after) */
@@ -340,35 +344,49 @@ static void pend_release(struct pend *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/* Simulate the batch, then print and append in order; 0, or the first
- * failure's status with its error in *e. */
-static int batch_flush(struct cli_env *env, struct batch *b, struct out_eval_pass *p, struct err *e)
+/* Input `file` could not be evaluated (e says why): counted and listed
+ * in the pass, the other inputs go on.  The message names the input. */
+static void fail_input(struct out_eval_pass *p, const char *file, const struct err *e)
+{
+	size_t n = strlen(file);
+
+	if (p->nfailed == 0)
+		p->first_failure = *e;
+	if (p->nfailed < OUT_EVAL_MAX_FAILED) {
+		if (strncmp(e->msg, file, n) == 0)
+			snprintf(p->failed[p->nfailed], sizeof(p->failed[0]), "%.399s", e->msg);
+		else
+			snprintf(p->failed[p->nfailed], sizeof(p->failed[0]), "%.150s: %.240s", file, e->msg);
+	}
+	p->nfailed++;
+}
+
+/* Simulate the batch, then print and append in order; an experiment that
+ * failed (loading, resolving or simulating) is counted in p, not fatal. */
+static void batch_flush(struct cli_env *env, struct batch *b, struct out_eval_pass *p)
 {
 	struct eval_job *jobs = xcalloc(b->n ? b->n : 1, sizeof(*jobs));
 	size_t i, nj = 0, k;
-	int rc = 0;
 
-	/* only a batch's last entry can have failed before its simulation;
-	 * a skipped one has no job */
-	for (i = 0; i < b->n && b->q[i].rc == 0; i++)
-		if (b->q[i].job.x)
+	/* an entry that failed before its simulation, or was skipped, has
+	 * no job */
+	for (i = 0; i < b->n; i++)
+		if (b->q[i].rc == 0 && b->q[i].job.x)
 			jobs[nj++] = b->q[i].job;
 	eval_run_jobs(jobs, nj, b->threads, env->data_dir);
 	for (i = 0, nj = 0; i < b->n; i++) {
 		struct pend *q = &b->q[i];
 		fclose(q->df);
 		q->df = NULL;
-		if (rc == 0 && q->ndiag)
+		if (q->ndiag)
 			fwrite(q->diag, 1, q->ndiag, stderr);
 		if (q->rc == 0 && q->job.x)
 			q->job = jobs[nj++];
-		if (rc == 0 && q->rc < 0) {
-			*e = q->e;
-			rc = q->rc;
-		} else if (rc == 0 && q->job.rc < 0) {
-			*e = q->job.e;
-			rc = q->job.rc;
-		} else if (rc == 0) {
+		if (q->rc < 0) {
+			fail_input(p, q->file, &q->e);
+		} else if (q->job.rc < 0) {
+			fail_input(p, q->file, &q->job.e);
+		} else {
 			/* eval_experiment's truncation at MAX_ROWS: its first rows */
 			for (k = 0; k < q->job.nrows && p->nrows < MAX_ROWS; k++)
 				p->rows[p->nrows++] = q->job.rows[k];
@@ -377,10 +395,11 @@ static int batch_flush(struct cli_env *env, struct batch *b, struct out_eval_pas
 	}
 	b->n = 0;
 	free(jobs);
-	return rc;
 }
 
-/* One evaluation pass over every experiment. */
+/* One evaluation pass over every experiment.  An input that cannot be
+ * evaluated is counted in p->nfailed and listed (p->failed), and the others
+ * still run; the caller turns that into the partial status. */
 static int run_pass(struct cli_env *env, char **files, size_t nf, const struct eval_cli *c,
 		    const struct eval_opts *eo, const char *calibration, struct out_eval_pass *p,
 		    struct err *e)
@@ -396,21 +415,43 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 	memset(p, 0, sizeof(*p));
 	p->rows = xcalloc(MAX_ROWS, sizeof(*p->rows));
 	b->threads = ncpu > 1 ? (int)(ncpu < 64 ? ncpu : 64) : 1;
-	for (i = 0; i < nf && rc == 0; i++) {
+	p->ninputs = nf;
+	for (i = 0; i < nf; i++) {
 		const struct gpu_spec *g;
 		struct pend *q;
 		bool gf;
 		if (exp_table_detect(files[i], tf, sizeof(tf))) {
-			/* in order: the experiments before it first */
-			if ((rc = batch_flush(env, b, p, e)) < 0)
-				break;
+			/* in order: the experiments before it first; a table that
+			 * fails leaves nothing of itself behind */
+			size_t nrows, rows, total, sim;
+			struct skip_tally skips;
+			struct err te;
+			batch_flush(env, b, p);
+			nrows = p->nrows;
+			rows = p->table_rows;
+			total = p->table_total;
+			sim = p->table_sim;
+			skips = p->skips;
 			p->ntables++;
-			rc = run_table(env, files[i], c, eo, calibration, p, x, m, e);
+			err_clear(&te);
+			if (run_table(env, files[i], c, eo, calibration, p, x, m, &te) < 0) {
+				p->ntables--;
+				p->nrows = nrows;
+				p->table_rows = rows;
+				p->table_total = total;
+				p->table_sim = sim;
+				p->skips = skips;
+				fail_input(p, files[i], &te);
+			}
 			continue;
 		}
+		/* a few experiments per thread: loaded ones wait in memory */
+		if (b->n == BATCH_MAX || b->n >= 4 * (size_t)b->threads)
+			batch_flush(env, b, p);
 		q = batch_add(b);
+		q->file = files[i];
 		if ((q->rc = experiment_load_with(files[i], c->gpu, c->base, q->x, &q->e)) < 0)
-			break;
+			continue;
 		q->loaded = true;
 		if (q->x->warning[0])
 			fprintf(q->df, "servesim eval: warning: %s\n", q->x->warning);
@@ -431,30 +472,58 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 		if (q->rc < 0) {
 			err_prefix(&q->e, "%s", files[i]);
 			q->rc = -SS_EDATA;
-			break;
+			q->e.code = SS_EDATA;
+			continue;
 		}
 		if ((q->rc = prepare_loaded(env, c, eo, calibration, p, q->x, q->m, g, q->df, &q->job.o,
 					    &q->e)) < 0)
-			break;
+			continue;
 		q->job.x = q->x;
 		q->job.m = q->m;
 		q->job.g = g;
-		/* a few experiments per thread: loaded ones wait in memory */
-		if ((b->n == BATCH_MAX || b->n >= 4 * (size_t)b->threads) && (rc = batch_flush(env, b, p, e)) < 0)
-			break;
 	}
-	if (b->n > 0) {
-		int rc2 = batch_flush(env, b, p, e);
-		if (rc == 0)
-			rc = rc2;
-	}
-	if (rc == 0 && c->where && p->ntables == 0)
+	batch_flush(env, b, p);
+	if (c->where && p->ntables == 0 && p->nfailed == 0)
 		rc = err_set(e, SS_EUSAGE, "--where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
 	note_workloads(p);
 	free(b);
 	free(x);
 	free(m);
 	return rc;
+}
+
+/* The status of a pass with failed inputs: 0 when none failed; the one
+ * input's own error when it was the only one; else each failure named on
+ * stderr, then -SS_EPARTIAL (some evaluated) or the first failure's status
+ * (none evaluated). */
+static int pass_status(const struct out_eval_pass *p, struct err *e)
+{
+	size_t i;
+
+	if (p->nfailed == 0)
+		return 0;
+	if (p->ninputs == 1) {
+		*e = p->first_failure;
+		return -e->code;
+	}
+	for (i = 0; i < p->nfailed && i < OUT_EVAL_MAX_FAILED; i++)
+		fprintf(stderr, "servesim eval: not evaluated: %s\n", p->failed[i]);
+	if (p->nfailed > OUT_EVAL_MAX_FAILED)
+		fprintf(stderr, "servesim eval: not evaluated: %zu more inputs\n", p->nfailed - OUT_EVAL_MAX_FAILED);
+	if (p->nfailed == p->ninputs)
+		return err_set(e, p->first_failure.code, "none of the %zu inputs could be evaluated",
+			       p->ninputs);
+	return err_set(e, SS_EPARTIAL, "%zu of %zu inputs not evaluated (named above); the other %zu are reported (exit 4: partial)",
+		       p->nfailed, p->ninputs, p->ninputs - p->nfailed);
+}
+
+/* The failed inputs of src, for the caller's status. */
+static void copy_failures(struct out_eval_pass *dst, const struct out_eval_pass *src)
+{
+	dst->ninputs = src->ninputs;
+	dst->nfailed = src->nfailed;
+	memcpy(dst->failed, src->failed, sizeof(dst->failed));
+	dst->first_failure = src->first_failure;
 }
 
 /* --- per model x GPU (silicon tables) --- */
@@ -464,7 +533,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 /* --ablate: full tier 0, each of H1..H6 off, and 002's H2 (InferSim-scale
  * overheads: 5 ms per decode step, 30 ms added to TTFT), then the reports */
 static int ablate(struct cli_env *env, char **files, size_t nf, const struct eval_cli *c,
-		  FILE *md, struct err *e)
+		  FILE *md, struct out_eval_pass *status, struct err *e)
 {
 	struct out_eval_pass full, offs[6], ms;
 	struct eval_opts eo;
@@ -475,6 +544,10 @@ static int ablate(struct cli_env *env, char **files, size_t nf, const struct eva
 	memset(offs, 0, sizeof(offs));
 	memset(&ms, 0, sizeof(ms));
 	if ((rc = run_pass(env, files, nf, c, &c->eo, "none", &full, e)) < 0)
+		goto out;
+	/* every pass fails the same inputs: the first one's count for all */
+	copy_failures(status, &full);
+	if (full.nfailed == full.ninputs)
 		goto out;
 	for (h = 0; h < 6; h++) {
 		eo = c->eo;
@@ -663,10 +736,12 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	}
 	c.eo.cache = mfu_cache_new(); /* each GPU's tables parsed once for all experiments */
 	if (c.ablate) {
-		rc = ablate(&env, files, nf, &c, md, e);
+		rc = ablate(&env, files, nf, &c, md, &p, e);
 	} else {
 		if ((rc = run_pass(&env, files, nf, &c, &c.eo, c.calibration, &p, e)) < 0)
 			goto out;
+		if (p.nfailed && p.nfailed == p.ninputs) /* nothing to report */
+			goto status;
 		if (c.fmt == FMT_JSON)
 			out_eval_json(stdout, &p, c.eo.tier0_off);
 		else if (c.fmt == FMT_CSV)
@@ -685,6 +760,9 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		md = NULL;
 		rc = afile_commit(&af, e);
 	}
+status:
+	if (rc == 0)
+		rc = pass_status(&p, e);
 out:
 	if (md)
 		afile_abort(&af);

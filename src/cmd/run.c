@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "scenflags.h"
 #include "wlflags.h"
+#include "servesim/accuracy.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/gsweep.h"
@@ -454,6 +455,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	char origin[400], tables[64];
 	struct model_cfg *draft = NULL;
 	struct out_run rep;
+	struct acc_confidence conf;
 	int rc = parse_run(argc, argv, &o, e);
 
 	if (rc != 0)
@@ -519,6 +521,9 @@ int cmd_run(int argc, char **argv, struct err *e)
 	fill_report(&o, &x, &sc, &st, &wl, origin, tables, sizeof(tables), &rep);
 	if ((rc = run_status(&o, &wl, st.sim, &rep, e)) < 0)
 		goto out;
+	if ((rc = acc_confidence_sim(x.env.data_dir, &sc, st.sim, rep.status.kind == OUT_OVERLOADED, &conf, e)) < 0)
+		goto out;
+	rep.conf = &conf;
 	switch (o.fmt) {
 	case FMT_JSON: out_run_json(stdout, &rep); break;
 	case FMT_CSV: out_run_csv(stdout, &rep); break;

@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "scenflags.h"
 #include "engine/registry.h"
+#include "servesim/accuracy.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/mfucache.h"
@@ -339,6 +340,9 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct parmap pm;
 	struct progress pg;
 	struct search_report R;
+	struct acc_table acc;
+	struct acc_confidence *conf = NULL;
+	bool have_acc = false;
 	double t0 = wall_s();
 	int rc;
 	size_t nx = 0;
@@ -366,6 +370,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	o.ngpu = 1;
 	wl_spec_defaults(&wl);
 	memset(&prices, 0, sizeof(prices));
+	memset(&acc, 0, sizeof(acc));
 	if ((rc = ranks_init(&rk, &argc, &argv, e)) < 0)
 		goto out;
 	joined = true;
@@ -563,6 +568,17 @@ int cmd_search(int argc, char **argv, struct err *e)
 			}
 		}
 	}
+	/* each ranked deployment's confidence: its class at its operating point */
+	if ((rc = acc_table_find(x[0].env.data_dir, &acc, &have_acc, e)) < 0)
+		goto out;
+	conf = xcalloc(ndep, sizeof(*conf));
+	for (i = 0; i < ndep; i++) {
+		struct acc_class cls;
+		acc_class_of(o.sp.engine[res[i].d.engine]->name, res[i].d.pd_prefill > 0, x[0].model,
+			     budget[res[i].d.gpu].gpu, res[i].running_per_rank, res[i].queue_share, false, &cls);
+		acc_confidence_of(have_acc ? &acc : NULL, &cls, &conf[i]);
+	}
+	R.conf = conf;
 	if (o.csv) {
 		struct sbuf b;
 		sb_init(&b);
@@ -596,6 +612,8 @@ out:
 	free(res);
 	free(order);
 	free(front);
+	free(conf);
+	acc_table_release(&acc);
 	free(dep);
 	mfu_cache_free(cache);
 	if (have_prices)

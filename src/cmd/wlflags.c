@@ -100,6 +100,13 @@ int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e)
 		note_flag(f, "--rate-type");
 		return 1;
 	}
+	case WLF + 10: {
+		char names[160];
+		if (!(f->harness = wl_harness_canonical(arg, names, sizeof(names))))
+			return err_set(e, SS_EUSAGE, "--harness must be one of %s, got '%s'", names, arg);
+		note_flag(f, "--harness");
+		return 1;
+	}
 	case WLF + 9:
 		if (strcmp(arg, "lognormal") == 0)
 			f->dist = WL_LOGNORMAL;
@@ -190,6 +197,8 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 	}
 	if (f->seed_given)
 		wl->seed = (uint64_t)f->seed;
+	if (f->harness)
+		snprintf(wl->harness, sizeof(wl->harness), "%s", f->harness);
 	if ((rc = set_len(f, "--prompt-tokens", f->p_mean, f->p_std, &wl->prompt, e)) < 0 ||
 	    (rc = set_len(f, "--output-tokens", f->o_mean, f->o_std, &wl->output, e)) < 0)
 		return rc;

@@ -31,7 +31,8 @@ enum { WLF = 1200 };
 	{"prompt-tokens", required_argument, 0, WLF + 3}, \
 	{"output-tokens", required_argument, 0, WLF + 4}, {"seed", required_argument, 0, WLF + 5}, \
 	{"concurrency", required_argument, 0, WLF + 6}, {"duration", required_argument, 0, WLF + 7}, \
-	{"rate-type", required_argument, 0, WLF + 8}, {"dist", required_argument, 0, WLF + 9}
+	{"rate-type", required_argument, 0, WLF + 8}, {"dist", required_argument, 0, WLF + 9}, \
+	{"harness", required_argument, 0, WLF + 10}
 
 #define WLFLAGS_HELP \
 	"  --workload FILE           workload spec (JSON or YAML; default workloads/default.json)\n" \
@@ -44,7 +45,10 @@ enum { WLF = 1200 };
 	"  --prompt-tokens MEAN[:STD] --output-tokens MEAN[:STD] --dist lognormal|normal|fixed\n" \
 	"                            lengths from flags (normal with a STD, else fixed, unless\n" \
 	"                            --dist); without --workload they replace the default chat\n" \
-	"                            workload by Poisson 10 req/s x 1000 requests, 512/128 tokens\n"
+	"                            workload by Poisson 10 req/s x 1000 requests, 512/128 tokens\n" \
+	"  --harness H               the benchmark client driving the load (aiperf/genai-perf,\n" \
+	"                            vllm-bench, sglang-bench, guidellm, inference-perf): the\n" \
+	"                            engine's host terms measured under it (docs/engines.md)\n"
 
 enum wlf_rate_type { WLF_RT_NONE, WLF_RT_SYNC, WLF_RT_THROUGHPUT, WLF_RT_CONCURRENT,
 		     WLF_RT_CONSTANT, WLF_RT_POISSON, WLF_RT_SWEEP };
@@ -57,6 +61,7 @@ struct wlflags {
 	enum wl_dist_kind dist;
 	enum wlf_rate_type rate_type;
 	char given[160];   /* the flags given, in order, for the header */
+	const char *harness; /* canonical name, or NULL */
 };
 
 void wlflags_defaults(struct wlflags *f);

@@ -48,6 +48,7 @@ enum engine_knob {
  * file) replace them field by field (cost_overheads_apply). */
 struct engine_host {
 	const char *from;      /* the row holds from this version on; "" = any */
+	const char *harness;   /* under this benchmark client only (wl_spec.harness); NULL = any */
 	struct overheads ov;
 	bool overlap;          /* the step's CPU work overlaps the GPU (cost_cfg.overlap_cpu) */
 	const char *src;       /* what the terms were fitted on, for the run header */

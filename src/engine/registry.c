@@ -40,25 +40,28 @@ static double version_value(const char *v)
 	return part[0] * 1e6 + part[1] * 1e3 + part[2];
 }
 
-const struct engine_host *engine_host_for(const struct engine_type *en, const char *version)
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version,
+					  const char *harness)
 {
 	double want = version_value(version);
+	const struct engine_host *last = NULL;
 	size_t i;
 
-	if (!en->nhost)
-		return NULL;
-	if (want < 0)
-		return &en->host[0];
-	for (i = 0; i < en->nhost; i++)
-		if (!en->host[i].from[0] || version_value(en->host[i].from) <= want)
-			return &en->host[i];
-	return &en->host[en->nhost - 1];
+	for (i = 0; i < en->nhost; i++) {
+		const struct engine_host *h = &en->host[i];
+		if (h->harness && (!harness || strcmp(h->harness, harness) != 0))
+			continue;
+		if (want < 0 || !h->from[0] || version_value(h->from) <= want)
+			return h;
+		last = h;
+	}
+	return last;
 }
 
-void engine_host_terms(const char *name, const char *version, struct overheads *ov)
+void engine_host_terms(const char *name, const char *version, const char *harness, struct overheads *ov)
 {
 	const struct engine_type *en = engine_find(name);
-	const struct engine_host *h = en ? engine_host_for(en, version) : NULL;
+	const struct engine_host *h = en ? engine_host_for(en, version, harness) : NULL;
 
 	if (h) {
 		*ov = h->ov;

@@ -16,14 +16,16 @@ int engine_lookup(const char *name, const struct engine_type **out, struct err *
  * ("abc" or "" picked the oldest or the newest collection without a word);
  * SS_EUSAGE otherwise. */
 int engine_version_check(const char *v, struct err *e);
-/* en's host terms for version (the first row of en->host whose from is at
- * or below it, comparing major.minor.patch numerically; an empty or
- * unparsable version takes the newest row). */
-const struct engine_host *engine_host_for(const struct engine_type *en, const char *version);
+/* en's host terms for version under harness (NULL or "": none said): the
+ * first row of en->host for that harness (or for any) whose from is at or
+ * below version, comparing major.minor.patch numerically; an empty or
+ * unparsable version takes the first row for the harness. */
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version,
+					  const char *harness);
 /* The host terms of engine `name` (NULL or "": the default engine) at
  * version into ov, nothing given; cost_default_overheads' for an engine
  * servesim does not know. */
-void engine_host_terms(const char *name, const char *version, struct overheads *ov);
+void engine_host_terms(const char *name, const char *version, const char *harness, struct overheads *ov);
 /* The engine a deployment runs on when it names none (vLLM). */
 const struct engine_type *engine_default(void);
 /* The i-th engine in the registry's order (help texts, lists), NULL past

@@ -206,7 +206,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.off = s->tier0_off;
 	{
 		/* the engine's host terms for its version, under the given ones */
-		const struct engine_host *h = engine_host_for(en, s->engine_version);
+		const struct engine_host *h =
+			engine_host_for(en, s->engine_version, s->workload ? s->workload->harness : NULL);
 		if (h) {
 			cc.ov = h->ov;
 			cc.host_src = h->src;

@@ -739,7 +739,7 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
  * scheduler on by default (--disable-overlap-schedule turns it off): the
  * step's CPU work runs while the GPU runs the previous batch. */
 static const struct engine_host sglang_host[] = {
-	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
+	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
 	 "vLLM's terms (H2 protocol on the vLLM H100 ground truth)"},
 };
 

@@ -130,7 +130,7 @@ static const struct cost_engine trtllm_cost = {
  * swept on all 1,283 TensorRT-LLM agg rows (0-150 us; 70-80 us best on
  * the median TTFT APE). */
 static const struct engine_host trtllm_host[] = {
-	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 75.0}, false,
+	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 75.0}, false,
 	 "fitted on the TensorRT-LLM silicon rows"},
 };
 

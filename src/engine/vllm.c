@@ -372,7 +372,7 @@ static enum dtype vllm_kv_auto(const struct model_cfg *m, const struct gpu_spec 
  * engine terms; a step's tokens reach the client when the next step ends
  * (output processing overlaps it). */
 static const struct engine_host vllm_host[] = {
-	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, false,
+	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, false,
 	 "H2 protocol on the vLLM H100 ground truth"},
 };
 

@@ -157,11 +157,21 @@ static void per_request(const struct experiment *x, const double *tt, const doub
 	}
 }
 
+/* r's accuracy class, its stage simulated as p (r->overloaded set). */
+static void row_class(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
+		      const struct metric_set *p, struct eval_row *r)
+{
+	acc_class_of(x->engine, x->pd_prefill > 0, m, g, p->running_per_rank, p->queue_share, r->overloaded,
+		     &r->cls);
+	r->running_per_rank = p->running_per_rank;
+	r->queue_share = p->queue_share;
+}
+
 /* Per-request experiments: one row per benchmark, measured summaries from
  * the recorded requests, predicted from the replay.  Throughput on both
  * sides = completed / (last completion - first arrival) of the benchmark. */
-static int compare_requests(const struct experiment *x, struct sim *sim, struct eval_row *rows,
-			    size_t cap, size_t *nrows)
+static int compare_requests(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
+			    struct sim *sim, struct eval_row *rows, size_t cap, size_t *nrows)
 {
 	double *tt = xmalloc(xmul(x->meas.n ? x->meas.n : 1, sizeof(double)));
 	double *ee = xmalloc(xmul(x->meas.n ? x->meas.n : 1, sizeof(double)));
@@ -202,6 +212,7 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
 					    ? NAN
 					    : fabs(r->pred[k] - r->meas[k]) / r->meas[k];
 		r->overloaded = false; /* replayed arrivals: no unbounded stage */
+		row_class(x, m, g, &p, r);
 		per_request(x, tt, ee, (int)b, r);
 	}
 	free(tt);
@@ -214,8 +225,8 @@ static int compare_requests(const struct experiment *x, struct sim *sim, struct 
  * recorded aggregates with the same statistics over the simulated requests
  * (after the first warmup_requests in issue order).  TPOT per request =
  * (E2E - TTFT)/(output - 1), as vLLM, SGLang and genai-perf compute it. */
-static int compare_closed(const struct experiment *x, struct sim *sim, struct eval_row *rows,
-			  size_t cap, size_t *nrows)
+static int compare_closed(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
+			  struct sim *sim, struct eval_row *rows, size_t cap, size_t *nrows)
 {
 	struct eval_row *r;
 	struct metric_set p;
@@ -273,6 +284,7 @@ static int compare_closed(const struct experiment *x, struct sim *sim, struct ev
 				    : fabs(r->pred[k] - r->meas[k]) / r->meas[k];
 	/* every request is eventually served: nothing grows without bound */
 	r->overloaded = p.completed == 0;
+	row_class(x, m, g, &p, r);
 	return 0;
 }
 
@@ -295,8 +307,8 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		return rc;
 	}
 	if (x->kind == EXP_REQUESTS || x->kind == EXP_CLOSED) {
-		rc = x->kind == EXP_CLOSED ? compare_closed(x, st.sim, rows, cap, nrows)
-					   : compare_requests(x, st.sim, rows, cap, nrows);
+		rc = x->kind == EXP_CLOSED ? compare_closed(x, m, g, st.sim, rows, cap, nrows)
+					   : compare_requests(x, m, g, st.sim, rows, cap, nrows);
 		scenario_release(&st);
 		return rc;
 	}
@@ -331,6 +343,7 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		r->overloaded = overloaded((double)ms->completed, ms->rate, ms->duration_s,
 					   ms->v[EM_TTFT_MEAN]) ||
 				overloaded((double)p.completed, ms->rate, ms->duration_s, p.ttft_ms.mean);
+		row_class(x, m, g, &p, r);
 	}
 	scenario_release(&st);
 	return 0;

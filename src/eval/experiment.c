@@ -1,9 +1,11 @@
 /* experiment.c - reader of servesim's ground-truth experiment format. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/registry.h"
 #include "servesim/eval.h"
@@ -862,6 +864,8 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 		copy_settings(base, path, x);
 		return read_requests(path, kind - 10, base->wl.prefix_tokens, x, e);
 	default:
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && access(path, R_OK | X_OK) != 0)
+			return err_set(e, SS_EDATA, "%s: cannot read the folder: %s", path, strerror(errno));
 		return err_set(e, SS_EUSAGE,
 			       "%s: not an experiment (expected experiment.json, an inference-perf result folder, GuideLLM results, vLLM OTel spans, vLLM engine request stats, a vllm-vcr trace, serving-benchmark results or an aiconfigurator silicon CSV)",
 			       path);
@@ -913,6 +917,8 @@ static void write_workload(struct jw *w, const struct wl_spec *s)
 
 	jw_obj(w, "workload");
 	jw_int(w, "seed", (int64_t)s->seed);
+	if (s->harness[0])
+		jw_str(w, "harness", s->harness);
 	jw_obj(w, "arrival");
 	jw_str(w, "process", wl_process_name(s->process));
 	if (s->nstages == 0 && s->process != WL_CONCURRENCY)
@@ -1548,6 +1554,7 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	x->wl.prompt.kind = x->wl.output.kind = WL_FIXED;
 	x->wl.prompt.a = (double)r->isl;
 	x->wl.output.a = (double)r->osl;
+	snprintf(x->wl.harness, sizeof(x->wl.harness), "aiperf"); /* genai-perf / aiperf (HARNESS.md) */
 	snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
 	snprintf(x->workload_name, sizeof(x->workload_name), "%lld/%lld", (long long)r->isl,
 		 (long long)r->osl);
@@ -1702,6 +1709,7 @@ static int bench_run_load(const struct exp_table *t, size_t i, const char *gpu,
 	snprintf(x->format, sizeof(x->format), "%s", t->bench.tool);
 	x->kind = EXP_CLOSED;
 	wl_spec_defaults(&x->wl);
+	snprintf(x->wl.harness, sizeof(x->wl.harness), "%s", t->bench.tool); /* vllm-bench, sglang-bench */
 	x->wl.num_requests = r->completed;
 	if (r->max_concurrency > 0 && isinf(r->request_rate)) {
 		x->wl.process = WL_CONCURRENCY;

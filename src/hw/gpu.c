@@ -86,7 +86,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
 		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
 		"nvlink_domain", "internode_gbit", "compute_eff_scale", "measured", "gemm_tflops_sustained",
-		NULL};
+		"family", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -122,6 +122,13 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	if (strlen(s) >= sizeof(g->measured) || strchr(s, '/') || strchr(s, '.'))
 		return err_set(e, SS_EDATA, "%s: 'measured' must be a GPU id (no '/' or '.'), got '%s'", ctx, s);
 	snprintf(g->measured, sizeof(g->measured), "%s", s);
+	s = "other";
+	if ((rc = json_opt_str(o, "family", ctx, &s, e)) < 0)
+		return rc;
+	if (!s[0] || strlen(s) >= sizeof(g->family) || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(s))
+		return err_set(e, SS_EDATA, "%s: 'family' must be a short lower-case name (hopper, blackwell, ampere, ada, other), got '%s'",
+			       ctx, s);
+	snprintf(g->family, sizeof(g->family), "%s", s);
 	al = json_get(o, "aliases");
 	if (al) {
 		const struct json *a;

@@ -8,6 +8,7 @@
 #include "engine/engine.h"
 #include "servesim/alloc.h"
 #include "servesim/capacity.h"
+#include "servesim/confreport.h"
 #include "servesim/out.h"
 #include "servesim/version.h"
 
@@ -32,7 +33,7 @@ static void slo_list(const struct cap_cfg *c, char *buf, size_t n)
 }
 
 void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
-		  const struct cap_result *r, const char *notes)
+		  const struct cap_result *r, const struct acc_confidence *conf, const char *notes)
 {
 	const struct scenario *sc = cfg->sc;
 	const struct wl_spec *wl = cfg->wl;
@@ -83,6 +84,10 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 				       r->saturation_rate);
 		}
 	}
+	if (conf) {
+		fputc('\n', f);
+		out_confidence_text(f, conf, "at the answer, ");
+	}
 	fprintf(f, "\nprobes (seed %llu)\n  %8s %8s", (unsigned long long)c->seed,
 	       c->concurrency ? "clients" : "offered", "served");
 	for (j = 0; j < c->nslo; j++) {
@@ -112,7 +117,7 @@ static void jw_num_or_null(struct jw *w, const char *k, double v)
 }
 
 void out_cap_json(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
-		  const struct cap_result *r)
+		  const struct cap_result *r, const struct acc_confidence *conf)
 {
 	struct jw w;
 	char b[32];
@@ -143,6 +148,15 @@ void out_cap_json(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 		jw_str(&w, "reason", r->reason);
 	else
 		jw_null(&w, "reason");
+	jw_obj(&w, "summary");
+	if (conf) {
+		out_confidence_json(&w, conf);
+	} else {
+		jw_null(&w, "confidence");
+		jw_null(&w, "confidence_class");
+		jw_null(&w, "confidence_residuals");
+	}
+	jw_end_obj(&w);
 	out_config_json(&w, cfg);
 	jw_obj(&w, "search_settings");
 	jw_str(&w, "process", c->concurrency ? "concurrency" : wl_process_name(cfg->wl->process));

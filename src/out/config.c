@@ -111,6 +111,8 @@ static void workload_json(struct jw *w, const struct out_config *c)
 	}
 	jstr_or_null(w, "trace", wl->trace);
 	jw_int(w, "seed", (int64_t)wl->seed);
+	if (wl->harness[0])
+		jw_str(w, "harness", wl->harness);
 	jw_end_obj(w);
 }
 

@@ -272,6 +272,13 @@ void out_eval_text(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 	print_per_request(f, p, false);
 	if (p->ntables || p->skips.total)
 		print_tables_text(f, p);
+	if (p->nfailed) {
+		fprintf(f, "\nnot evaluated: %zu of %zu inputs\n", p->nfailed, p->ninputs);
+		for (i = 0; i < p->nfailed && i < OUT_EVAL_MAX_FAILED; i++)
+			fprintf(f, "  %s\n", p->failed[i]);
+		if (p->nfailed > OUT_EVAL_MAX_FAILED)
+			fprintf(f, "  ... and %zu more\n", p->nfailed - OUT_EVAL_MAX_FAILED);
+	}
 }
 
 /* {metric: {median_ape, mean_ape, rows}} over steady rows of one group */
@@ -323,6 +330,14 @@ void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 		if (p->rows[i].label[0])
 			jw_str(&w, "benchmark", p->rows[i].label);
 		jw_bool(&w, "overloaded", p->rows[i].overloaded);
+		jw_obj(&w, "class");
+		jw_str(&w, "engine", p->rows[i].cls.engine);
+		jw_str(&w, "model_kind", acc_kind_name(p->rows[i].cls.kind));
+		jw_str(&w, "gpu_family", p->rows[i].cls.family);
+		jw_str(&w, "load", acc_load_name(p->rows[i].cls.load));
+		jw_num(&w, "running_per_rank", p->rows[i].running_per_rank);
+		jw_num(&w, "queue_share", p->rows[i].queue_share);
+		jw_end_obj(&w);
 		if (p->rows[i].nreq > 0) {
 			static const char *const nm[EV_REQ__N] = {"ttft", "tpot", "e2e"};
 			jw_obj(&w, "per_request");
@@ -368,6 +383,14 @@ void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 	jw_end_obj(&w);
 	if (p->ntables || p->skips.total)
 		json_tables(&w, p);
+	if (p->nfailed) { /* a partial result (exit 4) */
+		jw_int(&w, "inputs", (int64_t)p->ninputs);
+		jw_int(&w, "inputs_not_evaluated", (int64_t)p->nfailed);
+		jw_arr(&w, "not_evaluated");
+		for (i = 0; i < p->nfailed && i < OUT_EVAL_MAX_FAILED; i++)
+			jw_str(&w, NULL, p->failed[i]);
+		jw_end_arr(&w);
+	}
 	jw_end_obj(&w);
 	jw_finish(&w);
 }

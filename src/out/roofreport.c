@@ -642,7 +642,7 @@ int out_roofline_report(FILE *f, const struct out_roof_opts *o, const struct mod
 			ppg * (2 * dtype_bytes(o->dtype) + 12) > g->mem_bytes ? " (does not fit: shard the optimizer state or add GPUs)" : "");
 	}
 	fprintf(f, "## Hardware\n\n");
-	fprintf(f, "- constants: b_sat %.0f rows, eta_scalar %.3g, naive tile %.0f rows; efficient execution: WRF attention %.3g, dense %.3g, MoE %.3g (residency %.2f, %.2f, %.2f; 001's defaults 4 / 4 / 2), naive: WRF 1 (flags; see --help)\n",
+	fprintf(f, "- constants: b_sat %.0f rows, eta_scalar %.3g, naive tile %.0f rows; efficient execution: WRF attention %.3g, dense %.3g, MoE %.3g (residency %.2f, %.2f, %.2f; 001's defaults 4 / 4 / 2; at most a GEMM's rows), naive: WRF 1 (flags; see --help)\n",
 		c.b_sat, c.eta_scalar, c.tile, 1 / c.res_attn, 1 / c.res_dense, 1 / c.res_moe, c.res_attn,
 		c.res_dense, c.res_moe);
 	fprintf(f, "- %s dense peak %.1f TFLOP/s; HBM %.2f TB/s x bw_eff %.2f = %.2f TB/s; link %.0f GB/s\n",
@@ -753,7 +753,7 @@ int out_roofline_report(FILE *f, const struct out_roof_opts *o, const struct mod
 		   "elementwise work at eta_scalar of the dense peak; routed experts: only the experts the batch activates; "
 		   "HBM at bw_eff of the datasheet bandwidth; collectives at the link bandwidth without overlap.\n",
 		o->mode == 0 ? "efficient execution (flash attention: no S x S scores in HBM; fused elementwise operators; "
-			       "weights read once per step x residency)"
+			       "weights read once per step x residency, 1 / min(WRF, GEMM rows))"
 		: o->mode == 1 ? "naive execution (fp32 S x S scores in HBM; every elementwise operator round-trips HBM; "
 				 "weights re-read per tile of rows)"
 			       : "efficient and naive execution (see --help for both)");

@@ -8,6 +8,7 @@
 
 #include "engine/engine.h"
 #include "servesim/comm.h"
+#include "servesim/confreport.h"
 #include "servesim/gsweep.h"
 #include "servesim/model.h"
 #include "servesim/out.h"
@@ -231,7 +232,11 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, ", %lld requests", (long long)c->cfg.wl->num_requests);
 	if (c->cfg.wl->duration_s > 0)
 		fprintf(f, ", %g s", c->cfg.wl->duration_s);
-	fprintf(f, ", seed %llu\n", (unsigned long long)c->cfg.wl->seed);
+	fprintf(f, ", seed %llu", (unsigned long long)c->cfg.wl->seed);
+	if (c->cfg.wl->harness[0])
+		fprintf(f, ", harness %s (the engine's host terms under it: %s)", c->cfg.wl->harness,
+			c->cost->cfg.host_src ? c->cost->cfg.host_src : "none measured");
+	fputc('\n', f);
 	if (c->cfg.workload_origin && c->cfg.workload_origin[0])
 		fprintf(f, "           %s\n", c->cfg.workload_origin);
 	if (c->simcfg->spec.k > 0) {
@@ -315,6 +320,10 @@ void out_run_text(FILE *f, const struct out_run *c)
 	if (!isnan(c->request_goodput))
 		fprintf(f, "  goodput    %.2f req/s: %zu of %llu requests meet every --goodput limit (vLLM's goodput)\n",
 			c->request_goodput, c->good, (unsigned long long)t->arrived);
+	if (c->conf) {
+		fputc('\n', f);
+		out_confidence_text(f, c->conf, NULL);
+	}
 	fprintf(f, "\nrequests   arrived %llu, completed %llu, rejected %llu (too long %llu, KV capacity %llu), preemptions %llu\n",
 	       (unsigned long long)t->arrived, (unsigned long long)t->completed,
 	       (unsigned long long)rejected_total(t), (unsigned long long)t->rejected[REJ_TOO_LONG],
@@ -392,6 +401,8 @@ void out_run_json(FILE *f, const struct out_run *c)
 	jw_str(&w, "itl_pooled_definition", OUT_ITL_POOLED_DEFINITION);
 	jw_str(&w, "tpot_definition", "e2e / output_tokens (GuideLLM >= 0.4)");
 	out_metrics_json(&w, &all);
+	if (c->conf)
+		out_confidence_json(&w, c->conf);
 	if (!isnan(c->request_goodput)) {
 		jw_obj(&w, "goodput");
 		jnum(&w, "ttft_ms", c->goodput_ttft_ms);

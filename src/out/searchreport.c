@@ -2,6 +2,7 @@
  * JSON, the long-format CSV, the Pareto chart (pareto.h) and each engine's
  * launch lines (launch.h, engine_type.launch).  plan/search.c computes the outcomes;
  * nothing here simulates. */
+#include "servesim/confreport.h"
 #include "servesim/searchreport.h"
 
 #include <math.h>
@@ -263,6 +264,8 @@ void search_report_text(FILE *f, const struct search_report *R)
 		fprintf(f, "(* on the Pareto front of tokens/s/GPU vs tokens/s/user; max_rate in req/s per instance; "
 		       "mnbt: max_num_batched_tokens, SGLang's chunked_prefill_size; spec: MTP draft tokens; "
 		       "$/Mtok per million output tokens)\n");
+		if (R->conf)
+			out_confidence_text(f, &R->conf[R->order[0]], "of rank 1 at its max_rate, ");
 	}
 	if (R->prices) {
 		fprintf(f, "prices     %s%s%s:", R->prices->path, R->prices->retrieved[0] ? ", retrieved " : "",
@@ -435,6 +438,13 @@ void search_report_json(FILE *f, const struct search_report *R)
 		jnum(&w, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
 		jnum(&w, "usd_per_m_output_tokens", r->usd_per_mtok);
 		jw_bool(&w, "pareto", R->front[R->order[k]]);
+		if (r->status == SEARCH_OK && R->conf) {
+			jw_obj(&w, "summary");
+			out_confidence_json(&w, &R->conf[R->order[k]]);
+			jw_end_obj(&w);
+		} else {
+			jw_null(&w, "summary");
+		}
 		if (r->status == SEARCH_OK && k < (size_t)R->top) {
 			sb_reset(&sb);
 			launch_lines(R, r, &sb);

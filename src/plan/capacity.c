@@ -319,6 +319,8 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	/* open loop: departures inside the arrival window (scan_requests);
 	 * closed loop: the run's throughput */
 	out->served = c->concurrency || isnan(served) ? m.throughput_rps : served;
+	out->running_per_rank = m.running_per_rank;
+	out->queue_share = m.queue_share;
 	out->pass = m.completed > 0;
 	for (i = 0; i < c->nslo; i++) {
 		double r;
@@ -639,4 +641,19 @@ void cap_result_release(struct cap_result *res)
 	free(res->curve);
 	res->curve = NULL;
 	res->ncurve = 0;
+}
+
+const struct cap_point *cap_answer_point(const struct cap_cfg *c, const struct cap_result *res)
+{
+	const struct cap_point *best = NULL;
+	size_t i;
+
+	if (!res->found)
+		return NULL;
+	for (i = 0; i < res->ncurve; i++) {
+		const struct cap_point *p = &res->curve[i];
+		if (p->seed == c->seed && p->pass && (!best || p->offered > best->offered))
+			best = p;
+	}
+	return best;
 }

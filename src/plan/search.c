@@ -350,10 +350,13 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		out->ttft_p90_ms = at.m.ttft_ms.p90;
 		out->itl_mean_ms = at.m.itl_ms.n > 0 ? at.m.itl_ms.mean : NAN;
 		out->e2e_p90_ms = at.m.e2e_ms.p90;
+		out->running_per_rank = at.m.running_per_rank;
+		out->queue_share = at.m.queue_share;
 		if (isfinite(usd_per_gpu_hour) && out->out_tok_s > 0)
 			out->usd_per_mtok = usd_per_gpu_hour * d->gpus / (out->out_tok_s * 3600) * 1e6;
 	} else {
 		out->tok_s_user = out->ttft_p90_ms = out->itl_mean_ms = out->e2e_p90_ms = NAN;
+		out->running_per_rank = out->queue_share = NAN;
 	}
 out:
 	if (have_res)

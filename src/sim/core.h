@@ -258,6 +258,10 @@ struct sim {
 		double in_tok, out_tok;
 		double gap_ms, gaps;   /* sum(E2E - TTFT), sum(output - 1) */
 		int64_t last_arr_ns;
+		/* engine-side, summed over the completed requests (ms): waiting
+		 * (arrival to first scheduled) and running (first scheduled to
+		 * last token); metric_set's load terms */
+		double wait_ms, run_ms;
 	} agg[256];
 	struct sim_totals tot;
 	int nstages;

@@ -154,6 +154,8 @@ static void record(struct sim *s, const struct req *r)
 	ag->completed++;
 	ag->in_tok += (double)r->prompt;
 	ag->out_tok += (double)r->output;
+	ag->wait_ms += queue;
+	ag->run_ms += (double)(r->last_ns - r->sched_ns) * 1e-6;
 	if (r->output > 1) { /* speculative decoding: explicit requests count their chunks */
 		ag->gap_ms += e2e - ttft;
 		ag->gaps += s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1);
@@ -679,7 +681,7 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
 	size_t i, n;
-	double first = INFINITY, last = 0, gap_ms = 0, gaps = 0, last_arr = 0;
+	double first = INFINITY, last = 0, gap_ms = 0, gaps = 0, last_arr = 0, wait = 0, run = 0;
 
 	memset(o, 0, sizeof(*o));
 	if (s->hist) {
@@ -714,6 +716,8 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 		o->output_tokens += ag->out_tok;
 		gap_ms += ag->gap_ms;
 		gaps += ag->gaps;
+		wait += ag->wait_ms;
+		run += ag->run_ms;
 		if ((double)ag->first_arr_ns < first)
 			first = (double)ag->first_arr_ns;
 		if ((double)ag->last_arr_ns > last_arr)
@@ -724,8 +728,12 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 	o->token_gaps = (size_t)gaps;
 	o->itl_pooled_mean_ms = gaps > 0 ? gap_ms / gaps : NAN;
 	pooled_gaps(s, stage, o);
+	o->running_per_rank = o->queue_share = NAN;
+	if (o->completed > 0 && wait + run > 0)
+		o->queue_share = wait / (wait + run);
 	if (o->completed > 0 && last > first) {
 		double span = (last - first) * 1e-9;
+		o->running_per_rank = run * 1e-3 / span / (double)s->nrep;
 		o->first_arrival_s = first * 1e-9;
 		o->last_done_s = last * 1e-9;
 		o->last_arrival_s = last_arr * 1e-9;

@@ -224,12 +224,41 @@ static int parse_shared_prefix(const struct json *o, const char *src, struct wl_
 	return 0;
 }
 
+/* The benchmark clients servesim knows, canonical name first then its
+ * aliases.  aiperf is genai-perf's successor with the same flags: the
+ * harness of aiconfigurator's silicon rows (eval/silicon/HARNESS.md). */
+static const char *const harnesses[][3] = {
+	{"aiperf", "genai-perf", NULL},
+	{"vllm-bench", "vllm-bench-serve", NULL},
+	{"sglang-bench", "sglang-bench-serving", NULL},
+	{"guidellm", NULL, NULL},
+	{"inference-perf", NULL, NULL},
+};
+
+const char *wl_harness_canonical(const char *name, char *list, size_t n)
+{
+	size_t i, k, len = 0;
+	const char *hit = NULL;
+
+	for (i = 0; i < sizeof(harnesses) / sizeof(harnesses[0]); i++) {
+		for (k = 0; k < 3 && harnesses[i][k]; k++)
+			if (name && strcmp(name, harnesses[i][k]) == 0)
+				hit = harnesses[i][0];
+		if (list && len < n) {
+			int w = snprintf(list + len, n - len, "%s%s", i ? ", " : "", harnesses[i][0]);
+			if (w > 0)
+				len += (size_t)w;
+		}
+	}
+	return hit;
+}
+
 int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *s,
 		      struct err *e)
 {
 	static const char *const keys[] = {"seed", "arrival", "stages", "num_requests", "duration_s",
 		"prompt_tokens", "output_tokens", "prefix_tokens", "shared_prefix", "name",
-		"description", NULL};
+		"description", "harness", NULL};
 	const struct json *o;
 	int64_t seed = 42;
 	bool pres;
@@ -297,6 +326,18 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 		return rc;
 	if ((rc = json_opt_int(root, "prefix_tokens", src, 0, 1 << 24, &s->prefix_tokens, &pres, e)) < 0)
 		return rc;
+	{
+		const char *h = NULL, *canon;
+		char names[160];
+		if ((rc = json_opt_str(root, "harness", src, &h, e)) < 0)
+			return rc;
+		if (h) {
+			if (!(canon = wl_harness_canonical(h, names, sizeof(names))))
+				return err_set(e, SS_EDATA, "%s: 'harness' must be one of %s, got '%.40s'", src,
+					       names, h);
+			snprintf(s->harness, sizeof(s->harness), "%s", canon);
+		}
+	}
 	return wl_spec_validate(s, src, e) < 0 ? -SS_EDATA : 0;
 }
 

@@ -139,7 +139,7 @@ static const struct cost_engine toy_cost = {
 };
 
 static const struct engine_host toy_host[] = {
-	{"", {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 20.0}, false, "toy"},
+	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 20.0}, false, "toy"},
 };
 
 static const struct engine_type toy_engine = {

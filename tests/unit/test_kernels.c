@@ -46,7 +46,7 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, const char
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = dt;
 	cc.kvdt = dt == DT_BF16 ? DT_BF16 : DT_FP8;
-	engine_host_terms(engine, ver, &cc.ov); /* its host terms, as a scenario takes them */
+	engine_host_terms(engine, ver, NULL, &cc.ov); /* its host terms, as a scenario takes them */
 	cc.max_tokens = 512;
 	cc.max_seqs = 64;
 	cc.graph_max = 0;
@@ -654,7 +654,7 @@ static void test_eager_steps(void)
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = DT_FP4;
 	cc.kvdt = DT_FP8;
-	engine_host_terms("trtllm", NULL, &cc.ov);
+	engine_host_terms("trtllm", NULL, NULL, &cc.ov);
 	cc.max_tokens = 512;
 	cc.max_seqs = 64;
 	cc.off = COST_H2;

@@ -10,6 +10,7 @@
 #include "servesim/cost.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"
+#include "servesim/roofline.h"
 
 static struct model_registry reg;
 static struct model_cfg M;
@@ -537,6 +538,64 @@ static void test_attention_groups(const char *data)
 	gpu_db_release(&db);
 }
 
+/* Roofline weight reuse: WRF divides the weight bytes only up to the rows a
+ * GEMM has (a weight read serves at most that many rows), so batch-1 decode
+ * reads every weight and is HBM-bound; design document 001's DeepSeek-V3
+ * decode stays HBM-bound at every batch.  Until 2026-11-28 batch-1 decode of
+ * Llama-3.1-8B on an H100 came out compute-bound (3.75 GB of weights read,
+ * T_hbm 1.45 ms < T_comp 1.94 ms; issue 26). */
+static void test_roofline_reuse(const char *data)
+{
+	static const int64_t batches[] = {1, 2, 8, 64, 512};
+	char path[1200];
+	struct gpu_db db;
+	struct rl_cfg c;
+	struct rl_point one, four, pt;
+	struct err e;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/gpus.json", data);
+	if (gpu_db_load(&db, path, &e) < 0) {
+		CHECK(0, "gpus.json: %s", e.msg);
+		return;
+	}
+	load("llama-3.1-8b");
+	rl_cfg_defaults(&c);
+	c.m = &M;
+	c.p = (struct parallel){1, 1, 1, 1};
+	c.wdt = c.kvdt = DT_BF16;
+	if (gpu_find(&db, "h100", &c.g, &e) < 0 || rl_eval(&c, 1, 1, 1024, &one, &e) < 0 ||
+	    rl_eval(&c, 4, 1, 1024, &four, &e) < 0) {
+		CHECK(0, "roofline llama-3.1-8b: %s", e.msg);
+		gpu_db_release(&db);
+		return;
+	}
+	CHECK(strcmp(one.regime, "HBM weights") == 0 && one.t_hbm > one.t_comp,
+	      "llama-3.1-8b batch-1 decode: %s (T_hbm %.2f ms, T_comp %.2f ms)", one.regime, one.t_hbm * 1e3,
+	      one.t_comp * 1e3);
+	CHECK(one.weight_bytes > 14.5e9 && fabs(one.weight_bytes / four.weight_bytes - 4.0) < 0.01,
+	      "one row reads every weight (%.2f GB), four rows a quarter of them each (%.2f GB)",
+	      one.weight_bytes / 1e9, four.weight_bytes / 1e9);
+	load("deepseek-v3");
+	c.m = &M;
+	c.p = (struct parallel){8, 1, 1, 1};
+	c.wdt = c.kvdt = DT_FP8;
+	if (gpu_find(&db, "h200", &c.g, &e) < 0) {
+		CHECK(0, "h200: %s", e.msg);
+		gpu_db_release(&db);
+		return;
+	}
+	for (i = 0; i < sizeof(batches) / sizeof(batches[0]); i++) {
+		if (rl_eval(&c, batches[i], 1, 1024, &pt, &e) < 0) {
+			CHECK(0, "roofline deepseek-v3: %s", e.msg);
+			break;
+		}
+		CHECK(strncmp(pt.regime, "HBM", 3) == 0, "deepseek-v3 fp8 TP8 H200 decode at batch %lld: %s",
+		      (long long)batches[i], pt.regime);
+	}
+	gpu_db_release(&db);
+}
+
 int main(void)
 {
 	char dir[1200], data[1024];
@@ -561,6 +620,7 @@ int main(void)
 	test_kimi_k3();
 	test_chunked_pairs();
 	test_attention_groups(data);
+	test_roofline_reuse(data);
 	registry_release(&reg);
 	return check_done();
 }
