@@ -39,17 +39,17 @@ LIB_SRC = \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c \
 	src/workload/spec.c src/workload/gen.c \
-	src/calib/guidellm.c src/calib/otel.c src/calib/infperf.c src/calib/facts.c src/calib/fit.c src/calib/tier1.c \
+	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
-LIB_SRC += src/calib/aic.c
-LIB_SRC += src/calib/vllm_requests.c
-LIB_SRC += src/calib/measured.c
-LIB_SRC += src/calib/vcr.c
-LIB_SRC += src/calib/bench.c
-LIB_SRC += src/calib/sniff.c
-LIB_SRC += src/calib/guidellm_v2.c
+LIB_SRC += src/readers/aic.c
+LIB_SRC += src/readers/vllm_requests.c
+LIB_SRC += src/readers/vcr.c
+LIB_SRC += src/readers/bench.c
+LIB_SRC += src/readers/registry.c
+LIB_SRC += src/readers/guidellm_v2.c
+LIB_SRC += src/readers/measured.c
 LIB_SRC += src/sim/stepmemo.c
 LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c
@@ -73,18 +73,18 @@ LIB_SRC += src/cmd/search.c
 LIB_SRC += src/hw/mfupack.c
 LIB_SRC += src/hw/mfuload.c
 LIB_SRC += src/base/bytepack.c
-LIB_SRC += src/out/summary.c
-LIB_SRC += src/out/config.c
-LIB_SRC += src/out/svg.c
-LIB_SRC += src/out/runreport.c
-LIB_SRC += src/out/capreport.c
-LIB_SRC += src/out/searchreport.c
-LIB_SRC += src/out/sweepreport.c
-LIB_SRC += src/out/fmt.c
-LIB_SRC += src/out/tracereport.c
-LIB_SRC += src/out/opsreport.c
-LIB_SRC += src/out/roofreport.c
-LIB_SRC += src/out/evalreport.c
+LIB_SRC += src/report/summary.c
+LIB_SRC += src/report/config.c
+LIB_SRC += src/report/svg.c
+LIB_SRC += src/report/runreport.c
+LIB_SRC += src/report/capreport.c
+LIB_SRC += src/report/searchreport.c
+LIB_SRC += src/report/sweepreport.c
+LIB_SRC += src/report/fmt.c
+LIB_SRC += src/report/tracereport.c
+LIB_SRC += src/report/opsreport.c
+LIB_SRC += src/report/roofreport.c
+LIB_SRC += src/report/evalreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 LIB_SRC += src/model/csa.c
@@ -94,7 +94,7 @@ LIB_SRC += src/hw/axis.c
 LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
-LIB_SRC += src/out/confreport.c
+LIB_SRC += src/report/confreport.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
 	test_kernels
@@ -316,7 +316,7 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(FUZZ_PKGS) (make fuzz)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_PKGS); \
 		else echo "deps: clang missing, needed by make fuzz only: sudo apt-get install -y $(FUZZ_PKGS)"; fi; fi
-	@# python3 only for the slow examples of `make check-docs` (data/ check scripts)
+	@# python3 only for the slow examples of `make check-docs` (the scripts/ check scripts)
 	@if ! command -v python3 >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(DOCS_PKGS) (make check-docs)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DOCS_PKGS); \

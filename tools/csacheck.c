@@ -1,8 +1,8 @@
 /* csacheck.c - check tool: one DeepSeek-V4 attention block (CSA, HCA or
  * window-only layer) as servesim prices it and its parts, at the points read
  * from stdin, for comparison with aiconfigurator's measured DeepSeek-V4
- * module tables (data/mfu/check_dsv4_module.py drives it and builds it with
- * tools/toolenv.c: data/mfu/checktool.py; not part of `make`).
+ * module tables (scripts/mfu/check_dsv4_module.py drives it and builds it with
+ * tools/toolenv.c: scripts/mfu/checktool.py; not part of `make`).
  *
  * usage: csacheck DATA_DIR ENGINE GPU MODEL
  *   stdin: "csa|hca|swa decode|prefill heads batch isl prefix" (decode: each

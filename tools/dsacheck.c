@@ -4,8 +4,8 @@
  * kernel, the absorb BMMs (decode) or kv_b (prefill) and o_proj), priced
  * with the given engine's tables at the points read from stdin, for
  * comparison with aiconfigurator's measured DSA module tables
- * (data/mfu/check_dsa_module.py drives it and builds it with
- * tools/toolenv.c: data/mfu/checktool.py; not part of `make`).
+ * (scripts/mfu/check_dsa_module.py drives it and builds it with
+ * tools/toolenv.c: scripts/mfu/checktool.py; not part of `make`).
  *
  * usage: dsacheck DATA_DIR ENGINE GPU MODEL bf16|fp8 GEMM decode|prefill [shared]
  *   KV dtype bf16|fp8, GEMM dtype fp8|bf16 (the module's projections);

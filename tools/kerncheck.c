@@ -1,7 +1,7 @@
 /* kerncheck.c - check tool: the kernel latencies servesim's tables give for
  * the shapes read from stdin, on one GPU, with or without the GPU's own
- * measurements (gpus.json "measured").  Driven by data/mfu/check_infersim.py
- * (which builds it with tools/toolenv.c: data/mfu/checktool.py), not part
+ * measurements (gpus.json "measured").  Driven by scripts/mfu/check_infersim.py
+ * (which builds it with tools/toolenv.c: scripts/mfu/checktool.py), not part
  * of `make`.
  *
  * usage: kerncheck DATA_DIR GPU own|borrowed < shapes

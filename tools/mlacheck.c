@@ -8,8 +8,8 @@
  * tokens, the expanded MLA prefill kernel as one varlen call and the kv_b
  * GEMM, as cost.c prices a step's chunks; the q_a/kv_a RMSNorms and RoPE at
  * their bytes, read and written once, at the GPU's HBM bandwidth x bw_eff).
- * Driven by data/mfu/check_mla_module.py (which builds it with
- * tools/toolenv.c: data/mfu/checktool.py), not part of `make`.
+ * Driven by scripts/mfu/check_mla_module.py (which builds it with
+ * tools/toolenv.c: scripts/mfu/checktool.py), not part of `make`.
  *
  * usage: mlacheck DATA_DIR ENGINE GPU bf16|fp8 [prefill]
  * prints "heads batch keys parts_us" lines for TP 1..16, batch 1..256 and

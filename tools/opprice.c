@@ -4,7 +4,7 @@
  * GPU's HBM bandwidth x bw_eff, the TP all-reduce from the collection's
  * table), plus the decode and prefill attention of one layer, for
  * comparing with whole-operator kernel timings (Vidur's profiling, a
- * kernel trace).  Driven by data/mfu/check_a100.py (which builds it:
+ * kernel trace).  Driven by scripts/mfu/check_a100.py (which builds it:
  * cc ... build/libservesim.a), not part of `make`.
  *
  * usage: opprice DATA_DIR ENGINE GPU MODEL TP < queries

@@ -3,8 +3,8 @@
  * rows at the capped keys (the rule before the windowed tables) and the
  * same times the windowed tables' penalty (mfu_window_off), as cost.c
  * prices a sliding layer (its roofline's bandwidth term left out, as
- * kerncheck does).  Driven by data/mfu/check_window.py (which builds it
- * with tools/toolenv.c: data/mfu/checktool.py), not part of `make`.
+ * kerncheck does).  Driven by scripts/mfu/check_window.py (which builds it
+ * with tools/toolenv.c: scripts/mfu/checktool.py), not part of `make`.
  *
  * usage: swacheck DATA_DIR GPU ENGINE [HOLD_WINDOW] < shapes
  *   HOLD_WINDOW: the windowed configurations of that window are hidden

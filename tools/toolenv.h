@@ -2,7 +2,7 @@
  * mlacheck.c, kerncheck.c, swacheck.c): the GPU and the model named on
  * their command line, read from DATA_DIR; the cost configuration they
  * price with; the cost models of one model at several head counts per GPU.
- * Built with each tool by data/mfu/checktool.py, not part of `make`. */
+ * Built with each tool by scripts/mfu/checktool.py, not part of `make`. */
 #ifndef SERVESIM_TOOLENV_H
 #define SERVESIM_TOOLENV_H
 #include <stddef.h>

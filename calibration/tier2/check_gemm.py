@@ -30,7 +30,7 @@ Prints, per GPU:
 """
 import gzip, json, math, os, statistics as st, subprocess, sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'data', 'mfu'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts', 'mfu'))
 import checktool  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))

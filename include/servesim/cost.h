@@ -91,7 +91,7 @@ struct cost_engine {
 	 * and the engine whose collections a GPU without its own lends first
 	 * (NULL: any, newest first) */
 	const char *name, *fallback;
-	struct cost_lin_terms lin;           /* GDN kernels (data/mfu/fit_gdn.py) */
+	struct cost_lin_terms lin;           /* GDN kernels (scripts/mfu/fit_gdn.py) */
 	/* MLA module against the sum of its parts, fitted on the Hopper
 	 * tables (h100_sxm, h200_sxm) only: per MLA layer of a step with
 	 * decodes [bf16 KV, fp8 KV], and per prefill token per MLA layer

@@ -1,5 +1,5 @@
 /* csatab.h - measured DeepSeek-V4 attention tables (data/mfu/<gpu>/
- * <engine>-<version>/dsv4_module.csv.gz, written by data/mfu/derive_dsv4.py
+ * <engine>-<version>/dsv4_module.csv.gz, written by scripts/mfu/derive_dsv4.py
  * from aiconfigurator's dsv4_{csa,hca}_{generation,context}_module_perf and
  * kernel tables).
  *

@@ -1,5 +1,5 @@
 /* dsatab.h - measured DSA attention module tables (data/mfu/<gpu>/
- * <engine>-<version>/dsa_module.csv.gz, written by data/mfu/derive_dsa.py
+ * <engine>-<version>/dsa_module.csv.gz, written by scripts/mfu/derive_dsa.py
  * from aiconfigurator's dsa_{generation,context}_module_perf tables).
  *
  * A row times one whole DeepSeek sparse attention block (DeepSeek-V3.2,

@@ -9,6 +9,7 @@
 #include "servesim/accuracy.h"
 #include "servesim/cost.h"
 #include "servesim/gpu.h"
+#include "readers/readers.h"
 #include "servesim/measured.h"
 #include "servesim/scenario.h"
 #include "servesim/model.h"
@@ -103,11 +104,9 @@ int experiment_load(const char *path, struct experiment *x, struct err *e);
  * one, else a description ("shared-prefix 100+466->247", "replay ~3000->~50",
  * "prompt ~600 out ~250"). */
 void experiment_workload(const struct experiment *x, char *buf, size_t n);
-/* What a folder holds: 0 nothing we read, else 1 servesim experiment.json,
- * 2 inference-perf results, 3 GuideLLM results, 4 vLLM OTel spans,
- * 5 an aiconfigurator silicon CSV, 6 vLLM engine request stats
- * ([vllm_]requests.jsonl with [vllm_]meta.json). */
-int experiment_detect(const char *dir);
+/* Whether path is a folder of a format servesim reads (readers.h,
+ * reader_of_dir). */
+bool experiment_detect(const char *dir);
 /* Load any supported folder (or an experiment.json).  gpu names the GPU for
  * foreign formats that do not record it. */
 int experiment_load_any(const char *path, const char *gpu, struct experiment *x, struct err *e);
@@ -123,12 +122,12 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 void experiment_release(struct experiment *x);
 
 /* A file holding many experiments: aiconfigurator's silicon CSV (one
- * closed-loop experiment per row, see src/calib/aic.c) or a serving
+ * closed-loop experiment per row, see src/readers/aic.c) or a serving
  * benchmark's results (vLLM bench serve JSON, SGLang bench_serving JSONL:
- * one experiment per run, see src/calib/bench.c). */
+ * one experiment per run, see src/readers/bench.c). */
 #define EXP_TABLE_FILES 8
 struct exp_table {
-	enum gt_format fmt;
+	enum reader_id fmt;        /* RD_AIC, RD_VLLM_BENCH or RD_SGLANG_BENCH */
 	struct aic_table aic;
 	struct bench_runs bench;
 	size_t n, total;       /* rows kept by the filter, rows in the file(s) */
@@ -138,9 +137,8 @@ struct exp_table {
 	char files[EXP_TABLE_FILES][700];
 	unsigned nfiles;
 };
-/* Whether path is such a file, or a folder holding a silicon CSV
- * (experiment_detect kind 5); the file's path (a folder's first silicon CSV
- * by name) in file. */
+/* Whether path is such a file, or a folder holding a silicon CSV; the
+ * file's path (a folder's first silicon CSV by name) in file. */
 bool exp_table_detect(const char *path, char *file, size_t n);
 /* Read the table at path (file or folder), keeping rows matching where
  * (NULL, or "col=v,col!=v", comma = and; silicon CSVs only). */

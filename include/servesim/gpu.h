@@ -37,11 +37,11 @@ struct gpu_spec {
 	double table_hbm_bw;          /* and its HBM bandwidth, bytes/s */
 	/* borrowed tables: how much nearer its peak a compute-bound kernel runs
 	 * here than on the lender (gpus.json compute_eff_scale, default 1;
-	 * fitted by data/mfu/fit_compute_scale.py) */
+	 * fitted by scripts/mfu/fit_compute_scale.py) */
 	double compute_eff_scale;
 	/* the fastest a dense 16-bit GEMM runs here with random operands,
 	 * sustained (gpus.json gemm_tflops_sustained, FLOP/s; 0 = no cap):
-	 * fitted by data/mfu/fit_gemm_ceiling.py on aiconfigurator's SGLang
+	 * fitted by scripts/mfu/fit_gemm_ceiling.py on aiconfigurator's SGLang
 	 * GEMM tables, which time random weights, against the vLLM ones, whose
 	 * collector leaves the weights uninitialised; cost_gemm_s prices no
 	 * bf16/fp16 GEMM (nor W4A16, bf16 math) faster than this */

@@ -1,7 +1,10 @@
-/* measured.h - measured requests read from benchmark outputs (GuideLLM
- * results of every schema era, vLLM OpenTelemetry spans), in one neutral
- * form: what the simulator needs to replay them and what it is compared
- * with.  Readers never keep prompt or output text. */
+/* measured.h - measured runs read from benchmark outputs (GuideLLM results
+ * of every schema era, vLLM OpenTelemetry spans and engine stats, vcr
+ * traces, inference-perf folders, vLLM/SGLang bench results, aiconfigurator
+ * silicon CSVs), in neutral forms: what the simulator needs to replay them
+ * and what it is compared with.  Each format's reader is its file in
+ * src/readers/, which readers/readers.h tells apart.  Readers never keep
+ * prompt or output text. */
 #ifndef SERVESIM_MEASURED_H
 #define SERVESIM_MEASURED_H
 #include <stdbool.h>
@@ -55,7 +58,7 @@ int guidellm_read(const char *path, struct gt_requests *g, struct err *e);
 int guidellm_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
 		      struct err *e);
 struct wl_spec;
-/* GuideLLM reports with aggregate metrics only (src/calib/guidellm_v2.c):
+/* GuideLLM reports with aggregate metrics only (src/readers/guidellm_v2.c):
  * the benchmarks as back-to-back stages of wl, measured in stages.
  * Returns 1 (nothing set, no message) when path is not such a report. */
 int guidellm_read_aggregates(const char *path, struct wl_spec *wl, struct measured_stage *stages,
@@ -86,7 +89,7 @@ struct gt_settings {
 	int64_t max_num_seqs, max_num_batched_tokens, max_model_len, block_size;
 };
 
-/* Every reader fills its records through gt_request_set (src/calib/measured.c),
+/* Every reader fills its records through gt_request_set (src/readers/measured.c),
  * which checks each value before converting it: start (an absolute time, s)
  * in [0, GT_MAX_START_S]; prompt and output token counts integers in [1,
  * WL_MAX_TOKENS]; E2E in [0, GT_MAX_MS] ms; TTFT (NAN: absent) in [0, E2E].
@@ -119,20 +122,20 @@ struct gt_ids {
 void gt_ids_add(struct gt_ids *ids, const char *id, size_t rec);
 int gt_ids_check(struct gt_ids *ids, const char *name, const char *key, const char *rec_name, struct err *e);
 void gt_ids_release(struct gt_ids *ids);
-/* vLLM engine request stats, one object per line (src/calib/vllm_requests.c);
+/* vLLM engine request stats, one object per line (src/readers/vllm_requests.c);
  * engine-side TTFT and E2E. */
 int vllm_requests_read(const char *path, struct gt_requests *g, struct err *e);
 int vllm_requests_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
 			   struct err *e);
 /* The meta.json beside them: model, version, engine arguments. */
 int vllm_meta_read(const char *path, struct gt_settings *s, struct err *e);
-/* vllm-vcr traces (src/calib/vcr.c): a meta line, then one line per request. */
+/* vllm-vcr traces (src/readers/vcr.c): a meta line, then one line per request. */
 int vcr_read(const char *path, struct gt_requests *g, struct gt_settings *s, struct err *e);
 int vcr_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
 		 struct gt_settings *s, struct err *e);
 
 /* vLLM `bench serve` result JSON and SGLang `bench_serving` JSONL
- * (src/calib/bench.c): one run per object, aggregate metrics (ms). */
+ * (src/readers/bench.c): one run per object, aggregate metrics (ms). */
 struct bench_run {
 	char backend[32], model[128], dataset[32];
 	double request_rate;      /* requests/s; INFINITY: all sent at once */
@@ -156,15 +159,7 @@ int bench_read_mem(const char *buf, size_t len, const char *name, struct bench_r
 		   struct err *e);
 void bench_runs_release(struct bench_runs *b);
 
-/* What a results file is, from its first 64 KiB (src/calib/sniff.c);
- * keys: the first line's keys when it is a JSON object ("" otherwise). */
-enum gt_format { GT_UNKNOWN, GT_GUIDELLM, GT_OTEL, GT_VLLM_REQUESTS, GT_VCR, GT_VLLM_BENCH,
-		 GT_SGLANG_BENCH, GT_AIC, GT__COUNT };
-enum gt_format gt_sniff(const char *path, char *keys, size_t nk);
-enum gt_format gt_sniff_mem(const char *buf, size_t n, char *keys, size_t nk);
-const char *gt_format_name(enum gt_format f);
-
-/* aiconfigurator silicon CSV (src/calib/aic.c): one measured serving point
+/* aiconfigurator silicon CSV (src/readers/aic.c): one measured serving point
  * per row, closed loop at `concurrency` with fixed isl/osl. */
 struct aic_row {
 	char id[160], backend[16], version[48], model[128], system[32], mode[16];
@@ -203,6 +198,9 @@ int aic_read_mem(const char *buf, size_t len, const char *name, const char *wher
 void aic_table_release(struct aic_table *t);
 /* Whether the file's header is a silicon CSV's. */
 bool aic_is_table(const char *path);
+/* The silicon CSVs (plain or .gz) of folder dir, in name order: at most cap
+ * paths into files; returns how many there are (may exceed cap). */
+size_t aic_table_files(const char *dir, char (*files)[700], size_t cap);
 /* Registry names to try for a row's Hugging Face id (see aic.c); returns
  * how many of out[0..2] are set. */
 int aic_model_candidates(const char *hf, char out[3][128]);

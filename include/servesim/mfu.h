@@ -20,7 +20,7 @@
 #define MFU_DEFAULT_ATTN_PREFILL 0.45
 #define MFU_DEFAULT_ATTN_DECODE 0.30
 
-/* The FLOPs-equivalent head dims of the MLA tables (data/mfu/derive.py):
+/* The FLOPs-equivalent head dims of the MLA tables (scripts/mfu/derive.py):
  * absorbed decode 2 x (576 + 512) / 4, expanded prefill 2 x (192 + 128) / 4,
  * so that 4 x batch x heads x dim x pairs is MLA's attention FLOPs. */
 #define MFU_MLA_DECODE_DIM 544

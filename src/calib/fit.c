@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/fit.h"
+#include "calib/fit.h"
 
 int fit_wls(const double *X, const double *y, const double *w, size_t n, size_t p, double *c,
 	    double *cov, struct err *e)

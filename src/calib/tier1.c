@@ -11,7 +11,7 @@
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/calib.h"
-#include "servesim/fit.h"
+#include "calib/fit.h"
 #include "servesim/json.h"
 #include "servesim/pcg32.h"
 #include "servesim/pfor.h"

@@ -119,7 +119,7 @@ static int load_table(struct cli_env *env, const char *path, const char *gpu,
 
 	if ((rc = exp_table_open(path, NULL, &t, e)) < 0)
 		return rc;
-	if (t.fmt == GT_AIC) {
+	if (t.fmt == RD_AIC) {
 		exp_table_release(&t);
 		return err_set(e, SS_EUSAGE,
 			       "%s: an aiconfigurator silicon CSV holds rows of many models, GPUs and engines and a calibration file fits one: write the rows of one with `servesim import %s --where model_path=M,system=S,backend=B -o DIR` and calibrate DIR's experiments",

@@ -72,7 +72,7 @@ static int import_table(const char *path, const char *where, const char *gpu,
 		done += rc == 0;
 	}
 	if (rc == 0) {
-		printf("imported %zu of %zu %s rows into %s (%s)\n", done, t.total, gt_format_name(t.fmt), out,
+		printf("imported %zu of %zu %s rows into %s (%s)\n", done, t.total, reader_get(t.fmt)->title, out,
 		       where ? where : "all rows");
 		for (i = 0; i < sk->n; i++)
 			printf("  skipped %5zu  %s\n", sk->count[i], sk->reason[i]);

@@ -112,7 +112,7 @@ static double gemm_table_s(const struct cost_model *c, const struct mfu_gemm_col
 	/* the GPU's sustained 16-bit GEMM rate with random operands (gpu.h
 	 * gemm_max_flops): vLLM's GEMM collector times uninitialised weight
 	 * memory and its compute-bound rows run up to 96 % of the peak, 10-20 %
-	 * above what random weights sustain (data/mfu/fit_gemm_ceiling.py) */
+	 * above what random weights sustain (scripts/mfu/fit_gemm_ceiling.py) */
 	if ((dt == DT_BF16 || dt == DT_FP16) && c->g->gemm_max_flops > 0 && mfu * peak > c->g->gemm_max_flops)
 		mfu = c->g->gemm_max_flops / peak;
 	return roofline_bw(c, flops, peak, mfu, wbytes + abytes, bw);
@@ -404,7 +404,7 @@ static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
 
 /* The engine's wide-EP kernels (cost.h wideep_pick; cost_engine.wideep):
  * the GPU's own measurements (data/mfu/wideep/<wideep>/<gpu id>-{decode,
- * prefill}.csv.gz; SGLang's, derived by data/mfu/derive_wideep.mjs from
+ * prefill}.csv.gz; SGLang's, derived by scripts/mfu/derive_wideep.mjs from
  * aiconfigurator's SGLang 0.5.10 DeepEP collections; tokens = all EP
  * ranks' tokens).  Only fp8_block was
  * collected: another format takes that curve's efficiency on its own
@@ -591,7 +591,7 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 /* Linear attention (Gated DeltaNet and the like), fitted per engine on
  * aiconfigurator's measured GDN kernels (conv + chunked delta rule for a
  * prefill, conv update + recurrent kernel for a decode step) by
- * data/mfu/fit_gdn.py: the form is cost.h's struct cost_lin_terms, each
+ * scripts/mfu/fit_gdn.py: the form is cost.h's struct cost_lin_terms, each
  * engine's terms its cost_engine.lin (src/engine/<name>.c).  The chunk
  * chain of a sequence is not the tensor peak: the H20's 4096-token prefill
  * runs at the H100's speed. */
@@ -599,7 +599,7 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 
 /* KDA (Kimi Delta Attention: a gated delta rule with a per-channel forget
  * gate over the same head_k_dim x head_v_dim state per head) in the GDN form
- * above, fitted by data/mfu/fit_kda.py on aiconfigurator's measured KDA
+ * above, fitted by scripts/mfu/fit_kda.py on aiconfigurator's measured KDA
  * kernels (aic <gpu>/kda/vllm-0.1.dev19262/kda_perf.csv, a vLLM Kimi-K3
  * preview build; H100/H200/B200 fitted, L40S predicted): a prefill is
  * causal_conv1d_fn_qkv3 + flashkda_fwd, less the conv's constant 0.42-0.44 ms
@@ -612,7 +612,7 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 
 /* Mamba2 (Nemotron-H): the measured tables hold only its causal conv
  * (aic-engines <gpu>/linear_attention/trtllm/1.3.0rc20/mamba2_perf.csv,
- * TensorRT-LLM 1.3 on H100/H200/B200); data/mfu/fit_mamba2.py fits it as
+ * TensorRT-LLM 1.3 on H100/H200/B200); scripts/mfu/fit_mamba2.py fits it as
  *   prefill  launch + per_seq x b + b s C x tok_bytes / HBM
  *   decode   gen_launch + b C x gen_bytes / HBM
  * with C = mamba heads x head dim + 2 groups x state size channels per GPU,
@@ -760,7 +760,7 @@ static void anchor_note(const struct cost_model *c, const struct mfu_attn_cfg *a
 
 /* The engines' MLA modules measured against servesim's sum of their parts
  * (issue 9; aiconfigurator's mla_generation_module_perf and
- * mla_context_module_perf tables, data/mfu/check_mla_module.py): terms
+ * mla_context_module_perf tables, scripts/mfu/check_mla_module.py): terms
  * fitted on the Hopper tables (h100_sxm, h200_sxm) alone, for MLA without
  * the DSA indexer (whose module is a separate table); each engine's values
  * and their provenance are its cost_engine's (src/engine/<name>.c). */
@@ -1295,7 +1295,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		/* a collection with only the sibling format (nvfp4 for mxfp4, or
 		 * fp8_block for fp8) runs other kernels: a later collection that
 		 * measures the format itself wins (vLLM 0.19.0 on B200 keeps no
-		 * MXFP4 rows, data/mfu/derive.py MOE_NOT_DISPATCHED, so gpt-oss
+		 * MXFP4 rows, scripts/mfu/derive.py MOE_NOT_DISPATCHED, so gpt-oss
 		 * on vLLM 0.15-0.19 takes 0.24.0's MXFP4 curves, not its NVFP4) */
 		if (c->moe_pick.curve && c->moe_pick.fmt != c->moe_fmt)
 			for (k = 0; k < c->tabs->nmoe_more; k++) {

@@ -9,7 +9,7 @@
  * H200 and B200 and applied to the third, the median |log(predicted /
  * measured)| of the module is 0.03-0.09 (vLLM decode) and 0.04-0.23 (vLLM
  * prefill) against 0.06-0.20 and 0.11-0.44 for the ratio module / parts
- * (data/mfu/check_dsa_module.py): most of the excess is kernels whose time
+ * (scripts/mfu/check_dsa_module.py): most of the excess is kernels whose time
  * does not scale with the GPU's peak (the indexer's small kernels, the
  * top-k, quantisation and cache writes, and at prefill the host time of a
  * module the engines run without CUDA graphs). */

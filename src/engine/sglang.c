@@ -679,10 +679,10 @@ static const struct cost_engine sglang_cost = {
 	.name = "sglang",
 	.fallback = "vllm",
 	/* Gated DeltaNet on SGLang 0.5.14's measured GDN kernels (as vLLM's:
-	 * data/mfu/fit_gdn.py, H100/H200/B200) */
+	 * scripts/mfu/fit_gdn.py, H100/H200/B200) */
 	.lin = {25.91e-6, 1.253e-6, 1.580e-11, 0.3054, 22.83, 6.20e-6, 0.8104},
 	/* its DeepEP wide-EP MoE kernels under DP+EP, aiconfigurator's SGLang
-	 * 0.5.10 collections (data/mfu/derive_wideep.mjs) */
+	 * 0.5.10 collections (scripts/mfu/derive_wideep.mjs) */
 	.wideep = "sglang-0.5.10",
 	.csa = sglang_csa_fits,
 };

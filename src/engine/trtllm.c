@@ -87,7 +87,7 @@ static const struct cost_engine trtllm_cost = {
 	.name = "trtllm",
 	.fallback = "vllm",
 	/* Gated DeltaNet on TensorRT-LLM 1.3's measured GDN kernels (as
-	 * vLLM's: data/mfu/fit_gdn.py, H100/H200/B200; no HBM term in the
+	 * vLLM's: scripts/mfu/fit_gdn.py, H100/H200/B200; no HBM term in the
 	 * prefill, H100 = H200 to 1 %) */
 	.lin = {22.04e-6, 1.649e-6, 1.238e-11, 7.781e-15, 28.36, 8.34e-6, 0.9897},
 	/* MLA context module against the parts, fitted as vLLM's (vllm.c) on

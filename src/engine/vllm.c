@@ -236,7 +236,7 @@ static void vllm_sched_words(const struct sim_cfg *c, bool overlap, char *out, s
 }
 
 /* DeepSeek-V4's parts model (cost/csamod.c) per phase [decode, prefill] and
- * mixer [CSA, HCA and window-only], fitted by data/mfu/check_dsv4_module.py
+ * mixer [CSA, HCA and window-only], fitted by scripts/mfu/check_dsv4_module.py
  * on vLLM's blocks measured on H100, H200 and B200 (fp8 projections and KV;
  * least squares on the relative error, coefficients >= 0; 4,632 to 64,215
  * rows each): c0 is the launch-bound floor, 1 / c_gemm, 1 / c_attn and
@@ -255,7 +255,7 @@ const struct cost_csa_fit vllm_csa_fits[2][2] = {
 /* vLLM's terms in the cost model. */
 static const struct cost_engine vllm_cost = {
 	.name = "vllm",
-	/* Gated DeltaNet, fitted by data/mfu/fit_gdn.py on aiconfigurator's
+	/* Gated DeltaNet, fitted by scripts/mfu/fit_gdn.py on aiconfigurator's
 	 * measured GDN kernels of vLLM 0.24 (conv + chunked delta rule for a
 	 * prefill, conv update + recurrent kernel for a decode step, H100/H200/
 	 * B200): launch s, s a chunk, s x SM an elem-token, bytes an elem-token,
@@ -273,7 +273,7 @@ static const struct cost_engine vllm_cost = {
 	 * come out below it by a near-constant amount over heads 8..128, batch
 	 * 1..64 and 1k..16k keys, the unfused elementwise, quantisation and
 	 * cache-write kernels of vLLM's MLA path.  Median of module - parts (105
-	 * points each; data/mfu/check_mla_module.py): H200 46.1 us (bf16 KV) and
+	 * points each; scripts/mfu/check_mla_module.py): H200 46.1 us (bf16 KV) and
 	 * 61.1 us (fp8 KV), H100 47.4 and 62.3 us.  TensorRT-LLM's module
 	 * against the same parts: H200 3.0 / 1.4 us, H100 0.1 / -1.5 us, i.e. the
 	 * parts are right and the excess is vLLM's; on B200 vLLM's excess (14.2 /
@@ -292,7 +292,7 @@ static const struct cost_engine vllm_cost = {
 	 * amount that grows with the tokens and with the heads: module / parts
 	 * median at >= 1024 tokens on H100 / H200 with bf16 / fp8 KV 1.17 / 1.17
 	 * / 1.17 / 1.16.  Least squares over those points
-	 * (data/mfu/check_mla_module.py --prefill, heads 8..128, batch 1..256,
+	 * (scripts/mfu/check_mla_module.py --prefill, heads 8..128, batch 1..256,
 	 * isl 128..16k, batch x isl 1k..64k, pooled over H100/H200 x bf16/fp8
 	 * KV): module - parts per 1k tokens = 19.3 + 0.411 x heads us (888
 	 * points; per set 18.9 + 0.475 h, 20.6 + 0.371 h, 16.8 + 0.464 h, 21.4 +

@@ -343,7 +343,7 @@ void experiment_release(struct experiment *x)
 
 #include <sys/stat.h>
 
-#include "../calib/facts.h"
+#include "readers/facts.h"
 #include "servesim/afile.h"
 #include "servesim/paths.h"
 #include "servesim/alloc.h"
@@ -358,30 +358,11 @@ static bool file_exists(const char *dir, const char *name, char *out, size_t n)
 	return stat(out, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-int experiment_detect(const char *dir)
+bool experiment_detect(const char *dir)
 {
-	char p[1200];
+	char f[1200];
 
-	if (file_exists(dir, "experiment.json", p, sizeof(p)))
-		return 1;
-	if (file_exists(dir, "results/config.yaml", p, sizeof(p)) &&
-	    file_exists(dir, "exp-config.yaml", p, sizeof(p)))
-		return 2;
-	if (file_exists(dir, "guidellm-results.json.gz", p, sizeof(p)) ||
-	    file_exists(dir, "guidellm-results.json", p, sizeof(p)) ||
-	    file_exists(dir, "guidellm-results.yaml", p, sizeof(p)) ||
-	    file_exists(dir, "benchmarks.json", p, sizeof(p)))
-		return 3;
-	if (file_exists(dir, "traces.json.gz", p, sizeof(p)) ||
-	    file_exists(dir, "traces.json", p, sizeof(p)))
-		return 4;
-	if (exp_table_detect(dir, p, sizeof(p)))
-		return 5;
-	if ((file_exists(dir, "vllm_requests.jsonl", p, sizeof(p)) ||
-	     file_exists(dir, "requests.jsonl", p, sizeof(p))) &&
-	    (file_exists(dir, "vllm_meta.json", p, sizeof(p)) || file_exists(dir, "meta.json", p, sizeof(p))))
-		return 6;
-	return 0;
+	return reader_of_dir(dir, f, sizeof(f)) != NULL;
 }
 
 static const char *base_name(const char *path)
@@ -631,40 +612,32 @@ static void copy_settings(const struct experiment *base, const char *path, struc
 
 /* A reader failed on file: when the file is another format, say which and
  * what reads it instead of the reader's parse error. */
-static int foreign(const char *file, enum gt_format expected, int rc, struct err *e)
+static int foreign(const char *file, enum reader_id expected, int rc, struct err *e)
 {
-	static const char *const how[GT__COUNT] = {
-		"", "a folder with guidellm-results.json, or the bare file with --experiment/--model",
-		"a folder with traces.json, or the bare file with --experiment/--model",
-		"the file (meta.json beside it gives the model), or its folder",
-		"the file: its meta line gives model and GPU",
-		"the file, with --model M --gpu G (or --experiment DIR) for what it does not record",
-		"the file, with --model M --gpu G (or --experiment DIR)",
-		"the file or its folder, with --where to pick rows"};
 	char keys[300];
-	enum gt_format f = gt_sniff(file, keys, sizeof(keys));
+	const struct reader *f = reader_of_file(file, keys, sizeof(keys));
 
-	if (f == expected || f == GT_UNKNOWN)
+	if (!f || f->id == expected)
 		return rc;
-	return err_set(e, SS_EDATA, "%s: this is %s%s%s%s, not %s: give servesim %s", file, gt_format_name(f),
+	return err_set(e, SS_EDATA, "%s: this is %s%s%s%s, not %s: give servesim %s", file, f->title,
 		       keys[0] ? " (one JSON object per line, keys " : "", keys, keys[0] ? ")" : "",
-		       gt_format_name(expected), how[f]);
+		       reader_get(expected)->title, f->how);
 }
 
-/* per-request results: GuideLLM (kind 3) or OTel spans (kind 4) in file */
-static int read_requests(const char *file, int kind, int64_t prefix, struct experiment *x,
+/* per-request results: GuideLLM (RD_GUIDELLM) or OTel spans (RD_OTEL) in file */
+static int read_requests(const char *file, enum reader_id fmt, int64_t prefix, struct experiment *x,
 			 struct err *e)
 {
 	int rc;
 
 	x->kind = EXP_REQUESTS;
-	if (kind == 3) {
+	if (fmt == RD_GUIDELLM) {
 		if ((rc = guidellm_read(file, &x->meas, e)) < 0) {
 			/* a report with aggregate metrics only: its benchmarks as stages */
 			struct err e2;
 			int rc2 = guidellm_read_aggregates(file, &x->wl, x->stages, &x->nstages, &e2);
 			if (rc2 == 1)
-				return foreign(file, GT_GUIDELLM, rc, e);
+				return foreign(file, RD_GUIDELLM, rc, e);
 			if (rc2 < 0) {
 				*e = e2;
 				return rc2;
@@ -677,7 +650,7 @@ static int read_requests(const char *file, int kind, int64_t prefix, struct expe
 		snprintf(x->format, sizeof(x->format), "guidellm %s", x->meas.era);
 	} else {
 		if ((rc = otel_read(file, &x->meas, e)) < 0)
-			return foreign(file, GT_OTEL, rc, e);
+			return foreign(file, RD_OTEL, rc, e);
 		snprintf(x->format, sizeof(x->format), "otel");
 	}
 	build_replay(x, prefix);
@@ -777,44 +750,49 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 			 struct experiment *x, struct err *e)
 {
 	char p[1200];
-	int kind = experiment_detect(path), rc;
+	const struct reader *r = reader_of_dir(path, p, sizeof(p));
+	bool dir = r != NULL;
 	int64_t prefix;
 	bool have_profile;
 	struct stat sb;
+	int rc;
 
 	memset(x, 0, sizeof(*x));
-	if (kind == 5 || (kind == 0 && exp_table_detect(path, p, sizeof(p))))
+	if ((r && r->table) || (!r && exp_table_detect(path, p, sizeof(p))))
 		return err_set(e, SS_EUSAGE,
 			       "%s: %s holds one experiment per row or run: `servesim eval` and `servesim import` expand it",
-			       path, gt_format_name(kind == 5 ? GT_AIC : gt_sniff(path, NULL, 0)));
-	if (kind == 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+			       path, (r ? r : reader_of_file(path, NULL, 0))->title);
+	if (!r && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		size_t n = strlen(path);
 		char keys[300];
 		if (n >= 15 && strcmp(path + n - 15, "experiment.json") == 0) {
-			kind = 1;
+			r = reader_get(RD_SERVESIM);
 		} else {
 			/* a bare results file: its content says which reader */
-			switch (gt_sniff(path, keys, sizeof(keys))) {
-			case GT_GUIDELLM: kind = 13; break;
-			case GT_OTEL: kind = 14; break;
-			case GT_VLLM_REQUESTS: kind = 16; break;
-			case GT_VCR: kind = 17; break;
-			default:
+			r = reader_of_file(path, keys, sizeof(keys));
+			if (!r || !(r->id == RD_GUIDELLM || r->id == RD_OTEL || r->id == RD_VLLM_REQUESTS ||
+				    r->id == RD_VCR))
 				return err_set(e, SS_EDATA,
 					       "%s: not a results file servesim reads%s%s%s; expected GuideLLM results, vLLM OTel spans (traces.json), vLLM engine request stats (requests.jsonl), a vllm-vcr trace, vLLM bench serve JSON, SGLang bench_serving JSONL or an aiconfigurator silicon CSV",
 					       path, keys[0] ? " (its first line is a JSON object with keys " : "",
 					       keys, keys[0] ? ")" : "");
-			}
 		}
 	}
-	switch (kind) {
-	case 1:
+	if (!r) {
+		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && access(path, R_OK | X_OK) != 0)
+			return err_set(e, SS_EDATA, "%s: cannot read the folder: %s", path, strerror(errno));
+		return err_set(e, SS_EUSAGE,
+			       "%s: not an experiment (expected experiment.json, an inference-perf result folder, GuideLLM results, vLLM OTel spans, vLLM engine request stats, a vllm-vcr trace, serving-benchmark results or an aiconfigurator silicon CSV)",
+			       path);
+	}
+	switch (r->id) {
+	case RD_SERVESIM:
 		if (strstr(path, "experiment.json"))
 			snprintf(p, sizeof(p), "%s", path);
 		else
 			snprintf(p, sizeof(p), "%s/experiment.json", path);
 		return experiment_load(p, x, e);
-	case 2:
+	case RD_INFPERF:
 		wl_spec_defaults(&x->wl);
 		if ((rc = load_configs(path, gpu, x, e)) < 0)
 			return rc;
@@ -823,21 +801,22 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 		rc = infperf_read(path, &x->wl, x->stages, &x->nstages, e);
 		snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
 		return rc;
-	case 3:
-	case 4:
+	case RD_GUIDELLM:
+	case RD_OTEL:
 		wl_spec_defaults(&x->wl);
+		if (!dir) {
+			if (!base)
+				return err_set(e, SS_EUSAGE,
+					       "%s: a bare results file records no model or engine settings: give --experiment DIR (an experiment whose settings apply) or --model M with --tp N and the engine limits",
+					       path);
+			copy_settings(base, path, x);
+			return read_requests(path, r->id, base->wl.prefix_tokens, x, e);
+		}
 		if (base && !file_exists(path, "exp-config.yaml", p, sizeof(p)))
 			copy_settings(base, path, x);
 		else if ((rc = load_configs(path, gpu, x, e)) < 0)
 			return rc;
-		if (kind == 3) {
-			if (!file_exists(path, "guidellm-results.json.gz", p, sizeof(p)) &&
-			    !file_exists(path, "guidellm-results.json", p, sizeof(p)) &&
-			    !file_exists(path, "guidellm-results.yaml", p, sizeof(p)))
-				file_exists(path, "benchmarks.json", p, sizeof(p));
-		} else if (!file_exists(path, "traces.json.gz", p, sizeof(p))) {
-			file_exists(path, "traces.json", p, sizeof(p));
-		}
+		reader_of_dir(path, p, sizeof(p)); /* the results file */
 		/* the shared prefix: profile.yaml beside the results, else base's */
 		if ((rc = profile_prefix_tokens(path, &prefix, &have_profile, e)) < 0)
 			return rc;
@@ -848,27 +827,13 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 				 "%s: no profile.yaml: the shared prefix is unknown and taken as 0 tokens "
 				 "(give --experiment DIR of a run with the same data settings if it had one)",
 				 path);
-		return read_requests(p, kind, prefix, x, e);
-	case 6:
-	case 16:
-		return load_vllm_requests(path, kind == 6, gpu, base, x, e);
-	case 17:
+		return read_requests(p, r->id, prefix, x, e);
+	case RD_VLLM_REQUESTS:
+		return load_vllm_requests(path, dir, gpu, base, x, e);
+	case RD_VCR:
 		return load_vcr(path, gpu, base, x, e);
-	case 13:
-	case 14:
-		if (!base)
-			return err_set(e, SS_EUSAGE,
-				       "%s: a bare results file records no model or engine settings: give --experiment DIR (an experiment whose settings apply) or --model M with --tp N and the engine limits",
-				       path);
-		wl_spec_defaults(&x->wl);
-		copy_settings(base, path, x);
-		return read_requests(path, kind - 10, base->wl.prefix_tokens, x, e);
 	default:
-		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && access(path, R_OK | X_OK) != 0)
-			return err_set(e, SS_EDATA, "%s: cannot read the folder: %s", path, strerror(errno));
-		return err_set(e, SS_EUSAGE,
-			       "%s: not an experiment (expected experiment.json, an inference-perf result folder, GuideLLM results, vLLM OTel spans, vLLM engine request stats, a vllm-vcr trace, serving-benchmark results or an aiconfigurator silicon CSV)",
-			       path);
+		return err_set(e, SS_EUSAGE, "%s: %s is read as a table of experiments", path, r->title);
 	}
 }
 
@@ -1124,48 +1089,6 @@ void experiment_workload(const struct experiment *x, char *buf, size_t n)
 
 #include <dirent.h>
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The silicon CSVs (plain or .gz) of folder dir, in name order: at most cap
- * paths into files; returns how many there are (may exceed cap). */
-static size_t table_files(const char *dir, char (*files)[700], size_t cap)
-{
-	char *names[64], path[700];
-	size_t nn = 0, k, got = 0;
-	struct dirent *de;
-	struct stat sb;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && nn < sizeof(names) / sizeof(names[0])) {
-		size_t l = strlen(de->d_name);
-		if (de->d_name[0] == '.' ||
-		    !((l > 4 && strcmp(de->d_name + l - 4, ".csv") == 0) ||
-		      (l > 7 && strcmp(de->d_name + l - 7, ".csv.gz") == 0)))
-			continue;
-		names[nn++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	qsort(names, nn, sizeof(names[0]), cmp_name);
-	for (k = 0; k < nn; k++) {
-		if (snprintf(path, sizeof(path), "%s/%s", dir, names[k]) >= (int)sizeof(path)) {
-			free(names[k]);
-			continue;
-		}
-		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && aic_is_table(path)) {
-			if (got < cap)
-				snprintf(files[got], sizeof(files[0]), "%.699s", path);
-			got++;
-		}
-		free(names[k]);
-	}
-	return got;
-}
-
 bool exp_table_detect(const char *path, char *file, size_t n)
 {
 	char first[1][700];
@@ -1174,11 +1097,11 @@ bool exp_table_detect(const char *path, char *file, size_t n)
 	if (stat(path, &sb) != 0)
 		return false;
 	if (S_ISREG(sb.st_mode)) {
-		enum gt_format f = gt_sniff(path, NULL, 0);
+		const struct reader *f = reader_of_file(path, NULL, 0);
 		snprintf(file, n, "%s", path);
-		return f == GT_AIC || f == GT_VLLM_BENCH || f == GT_SGLANG_BENCH;
+		return f && f->table;
 	}
-	if (!S_ISDIR(sb.st_mode) || table_files(path, first, 1) == 0)
+	if (!S_ISDIR(sb.st_mode) || aic_table_files(path, first, 1) == 0)
 		return false;
 	snprintf(file, n, "%s", first[0]);
 	return true;
@@ -1195,12 +1118,12 @@ int exp_table_open(const char *path, const char *where, struct exp_table *t, str
 		return err_set(e, SS_EDATA,
 			       "%s: not an aiconfigurator silicon CSV (or a folder holding one) nor serving-benchmark results",
 			       path);
-	t->fmt = gt_sniff(t->path, NULL, 0);
-	if (t->fmt == GT_AIC) {
+	t->fmt = reader_of_file(t->path, NULL, 0)->id;
+	if (t->fmt == RD_AIC) {
 		/* a folder: every silicon CSV in it, in name order, as one table */
 		size_t nf = 1;
 		if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			nf = table_files(path, t->files, EXP_TABLE_FILES);
+			nf = aic_table_files(path, t->files, EXP_TABLE_FILES);
 			if (nf > EXP_TABLE_FILES)
 				return err_set(e, SS_EDATA, "%s: %zu silicon CSVs (at most %d per folder)", path,
 					       nf, EXP_TABLE_FILES);
@@ -1230,7 +1153,7 @@ int exp_table_open(const char *path, const char *where, struct exp_table *t, str
 	}
 	if (where)
 		return err_set(e, SS_EUSAGE, "%s: --where filters aiconfigurator silicon CSVs, not %s", path,
-			       gt_format_name(t->fmt));
+			       reader_get(t->fmt)->title);
 	if ((rc = bench_read(t->path, &t->bench, e)) < 0)
 		return rc;
 	t->n = t->total = t->bench.n;
@@ -1750,7 +1673,7 @@ int exp_table_load(const struct exp_table *t, size_t i, const char *gpu,
 		   const struct experiment *base, struct experiment *x, char *why, size_t n,
 		   struct err *e)
 {
-	if (t->fmt == GT_AIC)
+	if (t->fmt == RD_AIC)
 		return aic_row_load(t, i, x, why, n);
 	return bench_run_load(t, i, gpu, base, x, why, n, e);
 }

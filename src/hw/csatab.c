@@ -177,7 +177,7 @@ int csatab_cut(const struct csatab *t, enum csa_kind k, int hidden, double heads
 			/* log-log in the heads as in dsatab_grid, which weights lo
 			 * where this weights hi: the same line rounded differently in
 			 * the last bit; each left as its table was checked with
-			 * (data/mfu/check_dsa_module.py, check_dsv4_module.py) */
+			 * (scripts/mfu/check_dsa_module.py, check_dsv4_module.py) */
 			w = (log(heads) - log((double)lo)) / (log((double)hi) - log((double)lo));
 			us = exp((1 - w) * log(r->us) + w * log((*q)->us));
 		}

@@ -753,7 +753,7 @@ double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
  * 0.67-0.8 of the bf16 time at batch >= 16; aiconfigurator's vLLM and
  * SGLang H100 kernels 1.0-1.1, TensorRT-LLM's 0.45), so a same-dtype own
  * layout with other heads is the better anchor.  Both chosen on kernel
- * data: data/mfu/check_infersim.py's layout hold-out (every own layout in
+ * data: scripts/mfu/check_infersim.py's layout hold-out (every own layout in
  * turn removed and predicted from the rest). */
 #define OWN_ANCHOR_REACH 1.0
 #define OWN_ANCHOR_KV_DTYPE 0.5
@@ -916,7 +916,7 @@ void mfu_attn_extend_own(struct mfu_attn_cfg *c, size_t n)
  * gpt-oss 64/8/64 at 8,192 tokens, batch 1: TensorRT-LLM H200 344.5 us
  * against 99.2) and 1.05-3.2x for window-128 decodes past the window, mostly
  * within 25 % at windows 1024 and 8192 (SGLang's Hopper window-1024 Triton
- * prefill: 8-9x; data/mfu/check_window.py, eval/silicon/HARNESS.md).  So a
+ * prefill: 8-9x; scripts/mfu/check_window.py, eval/silicon/HARNESS.md).  So a
  * windowed table is kept as that ratio, its log per (batch, length) cell:
  * the dense table of the model's own layout carries the level, the windowed
  * one the penalty, which also carries over to layouts measured only dense. */

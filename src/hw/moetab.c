@@ -227,7 +227,7 @@ static int row_keys(const struct csv *c, const int *idx, struct keys *k, enum mo
  * table's latency floor for the curve's format and distribution, the lower
  * quartile of its curves' minimum latencies, at most 0.9 of the curve's own
  * minimum (the rest stays positive).  Chosen held out on the kernel tables
- * (data/mfu/check_moe_transfer.py: each model shape held out of its table
+ * (scripts/mfu/check_moe_transfer.py: each model shape held out of its table
  * and priced from the nearest other, all 14 aiconfigurator tables, power
  * law 1.01): median |log(pred/meas)| at 1-16 / 17-256 / 257+ tokens 0.190 /
  * 0.121 / 0.130 with the efficiency alone, 0.088 / 0.072 / 0.103 with the

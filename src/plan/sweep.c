@@ -1,5 +1,5 @@
 /* sweep.c - simulate one point of a sweep (its row is written by
- * out/sweepreport.c). */
+ * report/sweepreport.c). */
 #include "servesim/sweep.h"
 
 #include <math.h>
@@ -30,7 +30,7 @@ int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, st
 		r->rejected += t->rejected[k];
 	r->preemptions = t->preemptions;
 	r->duration_s = (double)t->duration_ns * 1e-9;
-	/* the status `run` prints (out/summary.c): one sustainability test */
+	/* the status `run` prints (report/summary.c): one sustainability test */
 	if ((rc = out_status_sim(wl, s, &os, e)) < 0)
 		goto out;
 	r->offered_rps = wl->process == WL_POISSON || wl->process == WL_CONSTANT || wl->process == WL_GAMMA

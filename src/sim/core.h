@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "servesim/alloc.h"
-#include "servesim/evq.h"
-#include "servesim/kvcache.h"
+#include "sim/evq.h"
+#include "sim/kvcache.h"
 #include "servesim/sim.h"
 #include "servesim/wdist.h"
 #include "stepmemo.h"

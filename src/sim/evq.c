@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "servesim/alloc.h"
-#include "servesim/evq.h"
+#include "sim/evq.h"
 
 void evq_init(struct evq *q, size_t cap)
 {

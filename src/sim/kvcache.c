@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "servesim/alloc.h"
-#include "servesim/kvcache.h"
+#include "sim/kvcache.h"
 
 /* pools of fewer blocks than this get a table at load <= 1/4 (16 MiB of
  * 16-byte slots at most), larger ones <= 1/2 (kvc_init) */

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "readers/readers.h"
 #include "servesim/json.h"
 #include "servesim/measured.h"
 #include "servesim/workload.h"
@@ -21,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char keys[300];
 	size_t n;
 
-	(void)gt_sniff_mem((const char *)data, size, keys, sizeof(keys));
+	(void)reader_of_mem((const char *)data, size, keys, sizeof(keys));
 	if (vllm_requests_read_mem((const char *)data, size, "fuzz.jsonl", &g, &e) == 0) {
 		(void)gt_stat(&g, 0, 2, -1);
 		gt_requests_release(&g);

@@ -9,7 +9,7 @@
 #include "check.h"
 #include "servesim/calib.h"
 #include "servesim/eval.h"
-#include "servesim/fit.h"
+#include "calib/fit.h"
 #include "servesim/measured.h"
 #include "servesim/paths.h"
 #include "servesim/pcg32.h"

@@ -468,7 +468,7 @@ static void test_moe_exact_mxfp4(void)
 
 /* Issue 26, mechanism 1: vLLM 0.15.1 on B200 ranks the 0.19.0 collection
  * first, whose only MXFP4 rows timed the weight-only path vLLM does not run
- * on Blackwell (left out by data/mfu/derive.py, MOE_NOT_DISPATCHED): gpt-oss's
+ * on Blackwell (left out by scripts/mfu/derive.py, MOE_NOT_DISPATCHED): gpt-oss's
  * experts must come from 0.24.0's MXFP4 curves (FlashInfer TRT-LLM-gen), not
  * from 0.19.0's NVFP4 sibling nor its slow MXFP4 rows (80 us at one token
  * against 0.24.0's 22.4 us at TP 2). */
@@ -1489,7 +1489,7 @@ static void test_measured_key(void)
 }
 
 /* The sustained 16-bit GEMM rate (gpus.json gemm_tflops_sustained, fitted by
- * data/mfu/fit_gemm_ceiling.py): a compute-bound GEMM is priced at it where
+ * scripts/mfu/fit_gemm_ceiling.py): a compute-bound GEMM is priced at it where
  * vLLM's table (uninitialised weights) runs faster; a decode GEMM, which
  * streams its weights, keeps the table's time; a borrower (GB200 of B200)
  * carries the fraction of its peak; a bad value is refused. */

@@ -528,7 +528,7 @@ static void test_attention_groups(const char *data)
 		/* one update: 8 x 32 x 128 x 128 state x 2 B, read and written at
 		 * vLLM's 0.8298 of the HBM bandwidth (memory-bound), plus the
 		 * kernels' 6.38 us floor, per linear layer (fitted on measured GDN
-		 * kernels, data/mfu/fit_gdn.py) */
+		 * kernels, scripts/mfu/fit_gdn.py) */
 		CHECK_REL((t1 - 12.0 / 48 * f1) * 48 / 36,
 			  6.38e-6 + 2.0 * 8 * 32 * 128 * 128 * 2 / (ch.g->hbm_bw * 0.8298), 1e-9,
 			  "recurrent update = launch + state read + write at 0.83 of HBM");

@@ -13,7 +13,7 @@
 #include "servesim/comm.h"
 #include "servesim/cost.h"
 #include "servesim/eval.h"
-#include "servesim/kvcache.h"
+#include "sim/kvcache.h"
 #include "servesim/memplan.h"
 #include "servesim/opgraph.h"
 #include "servesim/paths.h"

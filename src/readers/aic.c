@@ -13,6 +13,8 @@
  * a quoted field is refused.  Empty and 0 parallel sizes mean 1. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <math.h>
 #include <stdio.h>
@@ -533,4 +535,46 @@ int aic_model_candidates(const char *hf, char out[3][128])
 		n++;
 	}
 	return n;
+}
+
+/* --- a folder of silicon CSVs (measured.h) --- */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t aic_table_files(const char *dir, char (*files)[700], size_t cap)
+{
+	char *names[64], path[700];
+	size_t nn = 0, k, got = 0;
+	struct dirent *de;
+	struct stat sb;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && nn < sizeof(names) / sizeof(names[0])) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' ||
+		    !((l > 4 && strcmp(de->d_name + l - 4, ".csv") == 0) ||
+		      (l > 7 && strcmp(de->d_name + l - 7, ".csv.gz") == 0)))
+			continue;
+		names[nn++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, nn, sizeof(names[0]), cmp_name);
+	for (k = 0; k < nn; k++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[k]) >= (int)sizeof(path)) {
+			free(names[k]);
+			continue;
+		}
+		if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && aic_is_table(path)) {
+			if (got < cap)
+				snprintf(files[got], sizeof(files[0]), "%.699s", path);
+			got++;
+		}
+		free(names[k]);
+	}
+	return got;
 }

@@ -18,7 +18,7 @@ all points and over points of >= 1024 tokens, and the least-squares line
 tokens, per set and pooled over each engine's Hopper sets (the figures
 behind cost.c's MLA_CTX_VLLM_HOPPER_* and MLA_CTX_TRTLLM_HOPPER_* terms; printed with the term left out).
 
-usage: python3 data/mfu/check_mla_module.py [--prefill] [BUILD_DIR]   (from the repository
+usage: python3 scripts/mfu/check_mla_module.py [--prefill] [BUILD_DIR]   (from the repository
 root, after `make`; compiles tools/mlacheck.c against BUILD_DIR/libservesim.a;
 reads ../shared/data/mfu/aic-engines)
 """

@@ -3,7 +3,7 @@
 KDA kernels (aic export, vLLM 0.1.dev19262 "Kimi-K3 preview" build on H100/H200/B200/L40S:
 <gpu>/kda/vllm-0.1.dev19262/kda_perf.csv; see ../shared/data/mfu/aic/README.md).
 
-usage: python3 data/mfu/fit_kda.py AIC_DIR [--raw]    (AIC_DIR: ../shared/data/mfu/aic)
+usage: python3 scripts/mfu/fit_kda.py AIC_DIR [--raw]    (AIC_DIR: ../shared/data/mfu/aic)
 
 KDA is a gated delta rule whose forget gate is a per-channel (head_k_dim) vector
 instead of GDN's per-head scalar: the recurrent state per head is head_k_dim x head_v_dim

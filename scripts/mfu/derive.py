@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Derive servesim's compact kernel tables from the aiconfigurator vLLM export.
 
-usage: python3 data/mfu/derive.py AIC_DIR AIC_ENGINES_DIR OUT_DIR
+usage: python3 scripts/mfu/derive.py AIC_DIR AIC_ENGINES_DIR OUT_DIR
   AIC_DIR         = the aic export (vLLM 0.14/0.19/0.24 per system)
   AIC_ENGINES_DIR = the aic-engines export (newest vLLM, SGLang, TensorRT-LLM)
   (../shared/data/mfu/aic and aic-engines; upstream repository and commit in
@@ -388,7 +388,7 @@ def main(aic, eng, out):
         # the newest vLLM in the aic export duplicates aic-engines' vllm/0.24.0
         od = os.path.join(out, system, '%s-%s' % (e, v))
         note = ['source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), systems/%s, %s %s' % (system, e, v),
-                'derived by data/mfu/derive.py; latency in microseconds, one call on one GPU']
+                'derived by scripts/mfu/derive.py; latency in microseconds, one call on one GPU']
         wrote = []
         os.makedirs(od, exist_ok=True)
         if 'gemm' in ops and find(ops['gemm'], 'gemm_perf.csv'):

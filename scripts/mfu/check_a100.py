@@ -22,7 +22,7 @@ times in ms, CUDA kernel times from the PyTorch profiler):
 Prints the median servesim / measured ratio per operator and token band, the
 per-layer sums, and the all-reduce and attention ratios.
 
-usage: python3 data/mfu/check_a100.py [BUILD_DIR] [ATTENTION_CSV]   (from the
+usage: python3 scripts/mfu/check_a100.py [BUILD_DIR] [ATTENTION_CSV]   (from the
 repository root, after `make`)"""
 import csv
 import os

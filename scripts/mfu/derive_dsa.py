@@ -5,7 +5,7 @@ attention block - MLA projections and norms, the lightning indexer with its
 projections, scores and top-k, the sparse MLA kernel and o_proj - timed on one
 GPU, per engine).
 
-usage: python3 data/mfu/derive_dsa.py AIC_ENGINES_DIR OUT_DIR
+usage: python3 scripts/mfu/derive_dsa.py AIC_ENGINES_DIR OUT_DIR
   AIC_ENGINES_DIR = ../shared/data/mfu/aic-engines (github.com/ai-dynamo/
   aiconfigurator commit 095f58a51c4ca8e61b66ec108d86f223f8d559ce, Apache-2.0;
   see its README), OUT_DIR = data/mfu.
@@ -93,7 +93,7 @@ def main(eng, out):
                       ['phase', 'model', 'hidden', 'kv_dtype', 'gemm', 'heads', 'batch', 'len', 'latency_us'], acc,
                       ['source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
                        'systems/%s/sparse_attention/%s/%s/dsa_{generation,context}_module_perf' % (system, engine, ver),
-                       'derived by data/mfu/derive_dsa.py; latency in microseconds: one DSA attention module '
+                       'derived by scripts/mfu/derive_dsa.py; latency in microseconds: one DSA attention module '
                        '(projections, indexer, sparse MLA, o_proj) on one GPU; median of repeated keys',
                        'decode len = keys attended per request; prefill len = new tokens per prompt, no cached prefix'])
 

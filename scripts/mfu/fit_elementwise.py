@@ -29,7 +29,7 @@ data; README "How a step is priced" says what the engine data made of them.
    floor model (one floor per kernel launched, residual adds fused into the
    next norm as vLLM and SGLang run them: fused_add_rms_norm).
 
-usage: python3 data/mfu/fit_elementwise.py   (from the repository root)"""
+usage: python3 scripts/mfu/fit_elementwise.py   (from the repository root)"""
 import csv
 import math
 import os

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check of the sliding-window pricing (src/hw/mfu.c mfu_window_*) on the
 measured windowed rows (data/mfu/<gpu>/<engine>-<version>/attn_{prefill,
-decode}_window.csv.gz, derived by data/mfu/derive.py from aiconfigurator).
+decode}_window.csv.gz, derived by scripts/mfu/derive.py from aiconfigurator).
 Nothing is fitted: servesim's lookup of each measured row is compared with
 the measurement, two ways:
   capped   - the rule before the windowed tables: the dense rows of the
@@ -19,7 +19,7 @@ rows, and the rows longer than the window), and median
 |log(predicted/measured)| capped -> windowed (in-sample, layout hold-out,
 window hold-out).
 
-usage: python3 data/mfu/check_window.py [BUILD_DIR]   (from the repository
+usage: python3 scripts/mfu/check_window.py [BUILD_DIR]   (from the repository
 root after `make`; compiles tools/swacheck.c against BUILD_DIR/libservesim.a)
 """
 import csv, glob, gzip, math, os, shutil, statistics as st, subprocess, sys, tempfile

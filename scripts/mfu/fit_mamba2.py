@@ -3,7 +3,7 @@
 kernels (aic-engines <gpu>/linear_attention/trtllm/1.3.0rc20/: mamba2_perf.csv and
 gdn_perf.csv; H100/H200/B200; see ../shared/data/mfu/aic-engines/README.md).
 
-usage: python3 data/mfu/fit_mamba2.py AIC_ENGINES_DIR
+usage: python3 scripts/mfu/fit_mamba2.py AIC_ENGINES_DIR
 
 What the tables hold: mamba2_perf.csv measures only the causal conv of a Mamba2
 mixer (causal_conv1d_fn in a prefill, causal_conv1d_update in a decode step) over

@@ -3,7 +3,7 @@
 measured GDN kernels (aic-engines: vLLM 0.24, SGLang 0.5.14, TensorRT-LLM 1.3 on
 H100/H200/B200; linear_attention/<engine>/<version>/gdn_perf.csv[.gz]).
 
-usage: python3 data/mfu/fit_gdn.py AIC_ENGINES_DIR [INFERSIM_DIR]
+usage: python3 scripts/mfu/fit_gdn.py AIC_ENGINES_DIR [INFERSIM_DIR]
 
 Per measured configuration the kernels of one phase are summed (context:
 causal_conv1d_fn + the chunked delta rule; generation: causal_conv1d_update + the

@@ -1,5 +1,5 @@
 """aiconfigurator's exports read, servesim's compact tables written: what
-the derive_*.py and check_*.py scripts of data/mfu share.
+the derive_*.py and check_*.py scripts of scripts/mfu share.
 
 rows(path)               the rows of a CSV table (plain or .gz) as dicts
 find(d, name)            d/name or d/name.gz, whichever exists, else None

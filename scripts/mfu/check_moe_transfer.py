@@ -4,7 +4,7 @@ not measure (servesim issue 9): src/hw/moetab.c's transfer, checked held out
 on the kernel tables themselves.  Nothing here is fitted to engine data.
 
 Data: the project's own fused-MoE tables (data/mfu/<gpu>/<engine>-<version>/
-moe.csv.gz, aiconfigurator's collections, derived by data/mfu/derive.py; one
+moe.csv.gz, aiconfigurator's collections, derived by scripts/mfu/derive.py; one
 table = engine x GPU x format), rows of one routing distribution (default
 power_law_1.01, the one a run uses).  InferSim's H20/H800 tables are left out
 (one or eight shapes, one format).
@@ -42,7 +42,7 @@ the GPU: 1-16, 17-256, 257+; count of points in brackets):
 4. sensitivity of check 1 to QUANT and CAP, and a per-curve F (PHI x the
    curve's own minimum latency) instead of the table's floor.
 
-usage: python3 data/mfu/check_moe_transfer.py [--dist D] [--tables] [--quick]
+usage: python3 scripts/mfu/check_moe_transfer.py [--dist D] [--tables] [--quick]
 (from the repository root; --tables: per-table lines; --quick: skips 4)."""
 import argparse
 import collections

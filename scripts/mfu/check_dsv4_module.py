@@ -3,7 +3,7 @@
 measured DeepSeek-V4 attention blocks (aiconfigurator's dsv4_{csa,hca}_
 {generation,context}_module_perf: one CSA or HCA layer's whole attention on
 one GPU) against servesim's price of the same block (tools/csacheck.c,
-cost_csa_block_s: the derived table's grids, data/mfu/derive_dsv4.py) and the
+cost_csa_block_s: the derived table's grids, scripts/mfu/derive_dsv4.py) and the
 fitted parts model that prices GPUs without a table of their own.
 
 Prints, per engine x GPU x phase x layer kind:
@@ -25,7 +25,7 @@ Prints, per engine x GPU x phase x layer kind:
 4. the coefficients fitted on all three GPUs, as the C initializer of
    src/cost/csamod.c's csa_fits.
 
-usage: python3 data/mfu/check_dsv4_module.py [BUILD_DIR]   (from the
+usage: python3 scripts/mfu/check_dsv4_module.py [BUILD_DIR]   (from the
 repository root, after `make`; compiles tools/csacheck.c against
 BUILD_DIR/libservesim.a: checktool.py; reads ../shared/data/mfu/aic-engines)
 """

@@ -10,7 +10,7 @@ collection by
 Prints per rule the median and 90th percentile |log(predicted / measured)| and
 the share of rows off by more than 1.5x.
 
-usage: python3 data/mfu/check_moe_cap.py   (from the repository root)
+usage: python3 scripts/mfu/check_moe_cap.py   (from the repository root)
 """
 import gzip, csv, math, glob, statistics as st, bisect
 # dense bf16, fp8 peak and HBM bandwidth (data/gpus.json)

@@ -59,7 +59,7 @@ for r in csv.DictReader(open(readme)):
     rows.append(("h800", "internode", mode, r["op"], int(r["ep"]), round(alpha, 2), bw,
                  "DeepEP README (H800 CX7 400 Gb/s)"))
 w = sys.stdout
-w.write("# DeepEP all-to-all, derived by data/comm/derive_deepep.py (see data/PROVENANCE.md)\n")
+w.write("# DeepEP all-to-all, derived by scripts/comm/derive_deepep.py (see data/PROVENANCE.md)\n")
 w.write("# t_us = alpha_us + bytes_per_gpu / (bandwidth_GBps x 1e3); internode bandwidths were\n")
 w.write("# measured on 400 Gb/s (50 GB/s) NICs: scale by the GPU's internode bandwidth / 50 GB/s\n")
 w.write("gpu,scope,mode,op,ep,alpha_us,bandwidth_GBps,source\n")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Hold-out check of the H20/H800 tables derived from InferSim
-(data/mfu/derive_infersim.py): within every measured sweep (a GEMM's m for
+(scripts/mfu/derive_infersim.py): within every measured sweep (a GEMM's m for
 one (n, k); a decode attention's kv_len for one head layout and batch; a
 prefill's length; an MoE curve's tokens) every other row is held out, the
 tables are rebuilt from the rest, and servesim's lookup of each held-out row
@@ -8,7 +8,7 @@ tables are rebuilt from the rest, and servesim's lookup of each held-out row
 these tables existed (the borrowed H100 tables carried by roofline
 efficiency and compute_eff_scale).  Nothing is fitted here.
 
-usage: python3 data/mfu/check_infersim.py [BUILD_DIR]   (from the repository root,
+usage: python3 scripts/mfu/check_infersim.py [BUILD_DIR]   (from the repository root,
 after `make`; compiles tools/kerncheck.c against BUILD_DIR/libservesim.a)
 
 Prints per GPU and table kind: rows checked, median predicted/measured and

@@ -1,5 +1,5 @@
 """Build one of servesim's check tools (tools/NAME.c) for the check_*.py
-scripts of data/mfu: compiled with the helpers the tools share
+scripts of scripts/mfu: compiled with the helpers the tools share
 (tools/toolenv.c) against BUILD_DIR/libservesim.a, from the repository root
 after `make`.  Returns the tool's path (in out_dir, else a new temporary
 folder)."""

@@ -27,7 +27,7 @@ above stas00's maximum achievable matmul with random data, fp8 beside bf16.
 The vLLM fp8 tables are not above the random-data rates the way the bf16 ones
 are, so no fp8 ceiling is used (README, "Kernel collections").
 
-usage: python3 data/mfu/fit_gemm_ceiling.py [--a100 SGLANG_CSV [TRTLLM_CSV]]
+usage: python3 scripts/mfu/fit_gemm_ceiling.py [--a100 SGLANG_CSV [TRTLLM_CSV]]
   SGLANG_CSV / TRTLLM_CSV: aiconfigurator's A100 tables
   (ai-dynamo/aiconfigurator 0b077da5, aic-core/src/aiconfigurator_core/systems/
   data/a100_sxm/gemm/sglang/0.5.10/gemm_perf.parquet and gemm/trtllm/1.0.0/,

@@ -4,7 +4,7 @@
 // GEMM, a prefill step's normal-mode dispatch/combine around its contiguous
 // grouped GEMM; dispatch and combine are not in the time).
 //
-// usage: node data/mfu/derive_wideep.mjs AIC_REPO OUT_DIR
+// usage: node scripts/mfu/derive_wideep.mjs AIC_REPO OUT_DIR
 //   AIC_REPO = a checkout of github.com/ai-dynamo/aiconfigurator (commit in
 //   data/PROVENANCE.md); needs the npm packages hyparquet and
 //   hyparquet-compressors (the readers ../shared/data/mfu/aic-engines used).
@@ -42,7 +42,7 @@ for (const sys of Object.keys(gpus)) for (const [phase, pq] of Object.entries(ph
   }
   const lines = [
     `# source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), systems/${sys}/moe/sglang/${version}/${pq}`,
-    '# derived by data/mfu/derive_wideep.mjs; latency in microseconds, one call on one GPU',
+    '# derived by scripts/mfu/derive_wideep.mjs; latency in microseconds, one call on one GPU',
     phase === 'decode'
       ? '# SGLang wide-EP decode routed experts (DeepEP low-latency, DeepGEMM masked grouped GEMM); tokens = all EP ranks\' tokens; dispatch/combine not timed'
       : '# SGLang wide-EP prefill routed experts (DeepEP normal, DeepGEMM contiguous grouped GEMM); tokens = all EP ranks\' tokens; dispatch/combine not timed',

@@ -12,14 +12,14 @@ parts, and how module / parts varies with the KV dtype, the projections'
 dtype, the geometry, heads, batch, keys (decode; <= index_topk 2048 or
 beyond) or prompt length (prefill); then the median |log(predicted /
 measured)| of the parts alone (before) and with the engine's DSA module term
-(after: cost_dsa_module_s, the excess data/mfu/derive_dsa.py's table gives
+(after: cost_dsa_module_s, the excess scripts/mfu/derive_dsa.py's table gives
 back); then the same held out by GPU: the excess fitted on the other GPUs of
 the engine (their mean module - parts at the same point) added to this
 GPU's parts, against the ratio form (their mean log(module / parts)); and
 last SGLang's prefill rows with a cached prefix (not in the derived table:
 the step's pricing of chunks with a prefix, parts and term, against them).
 
-usage: python3 data/mfu/check_dsa_module.py [BUILD_DIR]   (from the
+usage: python3 scripts/mfu/check_dsa_module.py [BUILD_DIR]   (from the
 repository root, after `make`; compiles tools/dsacheck.c against
 BUILD_DIR/libservesim.a: checktool.py; reads ../shared/data/mfu/aic-engines)
 """

@@ -3,7 +3,7 @@
 measured kernel timings (alibaba/InferSim bench_data; provenance in
 ../shared/data/mfu/infersim/PROVENANCE.md).
 
-usage: python3 data/mfu/derive_infersim.py INFERSIM_DIR LENDER_MOE OUT_DIR
+usage: python3 scripts/mfu/derive_infersim.py INFERSIM_DIR LENDER_MOE OUT_DIR
   INFERSIM_DIR = ../shared/data/mfu/infersim
   LENDER_MOE   = data/mfu/h100_sxm/sglang-0.5.14/moe.csv.gz (routing-imbalance
                  ratios, see moe_table; its folder's attn_decode / mla_decode
@@ -11,7 +11,7 @@ usage: python3 data/mfu/derive_infersim.py INFERSIM_DIR LENDER_MOE OUT_DIR
   OUT_DIR      = data/mfu
 Writes OUT_DIR/<gpu>/infersim-f2293da/{gemm,attn_decode,attn_prefill,
 mla_decode,mla_prefill,moe}.csv.gz (whichever InferSim measured) in the
-format of data/mfu/derive.py, with '#' provenance lines.  servesim loads this
+format of scripts/mfu/derive.py, with '#' provenance lines.  servesim loads this
 folder for the GPUs of data/gpus.json whose "measured" names it, before the
 borrowed (tables_of) collections, which fill what InferSim did not measure.
 
@@ -74,7 +74,7 @@ def shape_of(path):
 
 def note(gpu, what):
     return ['source: alibaba/InferSim %s (Apache-2.0), bench_data/%s' % (COMMIT, what),
-            'derived by data/mfu/derive_infersim.py; latency in microseconds, one call on one %s' % gpu.upper()]
+            'derived by scripts/mfu/derive_infersim.py; latency in microseconds, one call on one %s' % gpu.upper()]
 
 
 def gemm_table(d, gpu, od):

@@ -3,7 +3,7 @@
 tables (data/gpus.json 'compute_eff_scale'), from InferSim's GEMM timings of
 the same kernel (DeepGEMM fp8) on both GPUs.
 
-usage: python3 data/mfu/fit_compute_scale.py INFERSIM_GEMM_DIR TARGET LENDER
+usage: python3 scripts/mfu/fit_compute_scale.py INFERSIM_GEMM_DIR TARGET LENDER
   e.g. ../shared/data/mfu/infersim/gemm h20 h800   (H800 = H100 silicon with
   a cut NVLink: its kernels run as an H100's)
 

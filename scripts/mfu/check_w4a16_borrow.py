@@ -20,7 +20,7 @@ Three ways to carry a curve from GPU S to GPU D at the same shape and tokens:
 Printed: median |log(predicted / measured)| / median predicted / measured
 (rows), over all tokens, tokens <= 128 and tokens > 128.
 
-usage: python3 data/mfu/check_w4a16_borrow.py   (from the repository root)"""
+usage: python3 scripts/mfu/check_w4a16_borrow.py   (from the repository root)"""
 import csv
 import gzip
 import math

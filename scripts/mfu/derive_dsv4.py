@@ -8,7 +8,7 @@ and o_b - timed on one GPU per engine, TP emulated by the heads per GPU) and
 the two kernels timed alone that grow with a cached prefix (the CSA indexer's
 paged MQA logits, HCA's sparse attention).
 
-usage: python3 data/mfu/derive_dsv4.py AIC_ENGINES_DIR OUT_DIR
+usage: python3 scripts/mfu/derive_dsv4.py AIC_ENGINES_DIR OUT_DIR
   AIC_ENGINES_DIR = ../shared/data/mfu/aic-engines (github.com/ai-dynamo/
   aiconfigurator commit 095f58a51c4ca8e61b66ec108d86f223f8d559ce, Apache-2.0;
   see its README), OUT_DIR = data/mfu.
@@ -87,7 +87,7 @@ def main(eng, out):
                       ['kind', 'model', 'hidden', 'heads', 'batch', 'isl', 'prefix', 'latency_us'], acc,
                       ['source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
                        'systems/%s/sparse_attention/%s/%s/{%s}' % (system, engine, ver, ','.join(used)),
-                       'derived by data/mfu/derive_dsv4.py; latency in microseconds: one DeepSeek-V4 attention '
+                       'derived by scripts/mfu/derive_dsv4.py; latency in microseconds: one DeepSeek-V4 attention '
                        'block (projections, compressor, indexer, sparse attention, o_a/o_b) or one kernel on one '
                        'GPU; fp8_block projections, fp8 KV cache; median of repeated keys',
                        'isl = new tokens per request (1: decode); prefix = tokens cached before them'])
