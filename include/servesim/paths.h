@@ -10,6 +10,9 @@ void paths_data_dir(char *out, size_t n);
 void paths_root_dir(char *out, size_t n);
 /* 1 if path names an existing regular file or directory. */
 int paths_exists(const char *path);
+/* The folder path is in, as dirname(1) writes it ("." for a bare name, "/"
+ * at the root), truncated to fit n. */
+void paths_dir(const char *path, char *out, size_t n);
 /* mkdir -p; 0 or -1 (errno set). */
 int paths_mkdir_p(const char *dir);
 /* Levenshtein distance (case-insensitive), capped at 255. */

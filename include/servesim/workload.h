@@ -130,6 +130,10 @@ void wl_gen_free(struct wl_gen *g);
  * loop: the request a client issues at now_ns.  Returns 1, 0 when the
  * workload is exhausted, or a negative status (trace errors). */
 int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err *e);
+/* SS_EUSAGE naming src when s brings no request at all (a duration
+ * shorter than the first arrival: --duration 1e-300 ran nothing and said
+ * ok); its first request drawn on a generator of its own. */
+int wl_spec_check_nonempty(const struct wl_spec *s, const char *src, struct err *e);
 bool wl_gen_closed_loop(const struct wl_gen *g);
 int64_t wl_gen_concurrency(const struct wl_gen *g);
 /* Stage index of a time (closed loop stages and reporting). */

@@ -1,11 +1,13 @@
 /* gzread.c - zlib adapter.  gzopen reads plain files transparently, so one
  * code path serves .json and .json.gz; gzread < 0 and gzerror are checked so a
  * truncated archive is reported instead of silently yielding a short file. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "servesim/alloc.h"
@@ -33,7 +35,16 @@ int gzr_open(const char *path, struct gzr **out, struct err *e)
 	/* a folder opens but fails on read: say so, as bad input like a missing file */
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return err_set(e, SS_EDATA, "%s: is a folder, expected a file", path);
-	f = gzopen(path, "rb");
+	/* "-" is standard input, as for the outputs (afile.c); a duplicate,
+	 * so that gzclose leaves fd 0 open */
+	if (strcmp(path, "-") == 0) {
+		int fd = dup(STDIN_FILENO);
+		f = fd < 0 ? NULL : gzdopen(fd, "rb");
+		if (!f && fd >= 0)
+			close(fd);
+	} else {
+		f = gzopen(path, "rb");
+	}
 	if (!f)
 		return err_set(e, SS_EDATA, "%s: cannot open: %s", path,
 			       errno ? strerror(errno) : "out of memory");

@@ -21,6 +21,22 @@ int paths_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+void paths_dir(const char *path, char *out, size_t n)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/') /* "a/b/" is b in a */
+		len--;
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len == 0)
+		snprintf(out, n, ".");
+	else
+		snprintf(out, n, "%.*s", (int)len, path);
+}
+
 void paths_data_dir(char *out, size_t n)
 {
 	const char *env = getenv("SERVESIM_DATA_DIR");

@@ -261,22 +261,11 @@ static int run_table(struct cli_env *env, const char *path, const struct eval_cl
 			/* a deployment the simulator refuses (does not fit, heads
 			 * not divisible, ...): counted with the first words of why */
 			const char *msg = e2.msg;
-			size_t nl = strlen(x->name), o = 0, k;
+			size_t nl = strlen(x->name);
 			char norm[80];
 			if (strncmp(msg, x->name, nl) == 0 && msg[nl] == ':')
 				msg += nl + 1 + (msg[nl + 1] == ' ');
-			/* one reason per kind of refusal: figures (numbers after a
-			 * space) become N */
-			for (k = 0; msg[k] && o + 1 < sizeof(norm); k++) {
-				if ((k == 0 || msg[k - 1] == ' ') && msg[k] >= '0' && msg[k] <= '9') {
-					norm[o++] = 'N';
-					while (msg[k + 1] && (msg[k + 1] == '.' || (msg[k + 1] >= '0' && msg[k + 1] <= '9')))
-						k++;
-				} else {
-					norm[o++] = msg[k];
-				}
-			}
-			norm[o] = '\0';
+			skip_reason_norm(msg, norm, sizeof(norm));
 			snprintf(why, sizeof(why), "%.30s %.16s: %.70s", m->id, g->id, norm);
 			skip_tally_add(&p->skips, why);
 		}

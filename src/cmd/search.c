@@ -21,6 +21,7 @@
 #include "servesim/alloc.h"
 #include "servesim/mfucache.h"
 #include "servesim/parmap.h"
+#include "servesim/paths.h"
 #include "servesim/pareto.h"
 #include "servesim/prices.h"
 #include "servesim/search.h"
@@ -340,6 +341,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct parmap pm;
 	struct progress pg;
 	struct search_report R;
+	char config_dir[4096];
 	struct acc_table acc;
 	struct acc_confidence *conf = NULL;
 	bool have_acc = false;
@@ -542,7 +544,11 @@ int cmd_search(int argc, char **argv, struct err *e)
 		const struct model_entry *me = NULL;
 		if (!o.sf.config && cli_load_registry(&x[0].env, e) == 0)
 			me = registry_find(&x[0].env.reg, x[0].model->id);
-		R.hf = me && me->hf[0] ? me->hf : o.sf.config ? o.sf.config : x[0].model->id;
+		/* a config.json names a checkpoint folder: what vllm serve
+		 * and --model-path take is that folder, not the file */
+		if (o.sf.config)
+			paths_dir(o.sf.config, config_dir, sizeof(config_dir));
+		R.hf = me && me->hf[0] ? me->hf : o.sf.config ? config_dir : x[0].model->id;
 		err_clear(e);
 	}
 	R.wl = &wl;

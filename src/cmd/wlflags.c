@@ -272,5 +272,7 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 	}
 	if (f->dist_given && !f->len_given)
 		return err_set(e, SS_EUSAGE, "--dist shapes flag-defined lengths: give --prompt-tokens and/or --output-tokens");
-	return wl_spec_validate(wl, src, e);
+	if ((rc = wl_spec_validate(wl, src, e)) < 0)
+		return rc;
+	return wl_spec_check_nonempty(wl, f->dur_given ? "--duration" : src, e);
 }

@@ -690,8 +690,9 @@ static const struct cost_engine sglang_cost = {
 static void sglang_common(const struct launch_in *in, struct sbuf *o)
 {
 	/* with DP attention --tp counts all the engine's GPUs */
-	sb_printf(o, "python -m sglang.launch_server --model-path %s --tp %d", in->model,
-		  in->moe ? in->par.tp * in->par.dp : in->par.tp);
+	sb_puts(o, "python -m sglang.launch_server --model-path ");
+	sb_put_shell(o, in->model);
+	sb_printf(o, " --tp %d", in->moe ? in->par.tp * in->par.dp : in->par.tp);
 	if (in->par.dp > 1)
 		sb_printf(o, " --dp-size %d%s", in->par.dp, in->moe ? " --enable-dp-attention" : "");
 	if (in->par.ep > 1)

@@ -307,7 +307,9 @@ static const struct cost_engine vllm_cost = {
 
 static void vllm_common(const struct launch_in *in, struct sbuf *o)
 {
-	sb_printf(o, "vllm serve %s --tensor-parallel-size %d", in->model, in->par.tp);
+	sb_puts(o, "vllm serve ");
+	sb_put_shell(o, in->model);
+	sb_printf(o, " --tensor-parallel-size %d", in->par.tp);
 	if (in->par.pp > 1)
 		sb_printf(o, " --pipeline-parallel-size %d", in->par.pp);
 	if (in->par.dp > 1)

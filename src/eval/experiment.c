@@ -1678,6 +1678,29 @@ int exp_table_load(const struct exp_table *t, size_t i, const char *gpu,
 	return bench_run_load(t, i, gpu, base, x, why, n, e);
 }
 
+void skip_reason_norm(const char *msg, char *out, size_t n)
+{
+	size_t k, o = 0, word = 0, prev = 0; /* where this word and the one before start */
+
+	if (n == 0)
+		return;
+	for (k = 0; msg[k] && o + 1 < n; k++) {
+		if (k > 0 && msg[k - 1] == ' ') {
+			prev = word;
+			word = k;
+		}
+		if (word == k && msg[k] >= '0' && msg[k] <= '9' &&
+		    !(prev < k && msg[prev] == '-' && msg[prev + 1] == '-')) {
+			out[o++] = 'N';
+			while (msg[k + 1] == '.' || (msg[k + 1] >= '0' && msg[k + 1] <= '9'))
+				k++;
+		} else {
+			out[o++] = msg[k];
+		}
+	}
+	out[o] = '\0';
+}
+
 void skip_tally_add(struct skip_tally *s, const char *reason)
 {
 	size_t i;

@@ -531,3 +531,19 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 	g->issued++;
 	return 1;
 }
+
+int wl_spec_check_nonempty(const struct wl_spec *s, const char *src, struct err *e)
+{
+	struct wl_gen *g;
+	struct wl_req r;
+	int rc = wl_gen_new(s, &g, e);
+
+	if (rc < 0)
+		return rc;
+	rc = wl_gen_next(g, 0, &r, e);
+	wl_gen_free(g);
+	if (rc == 0)
+		rc = err_set(e, SS_EUSAGE, "%s: no request arrives within the %g s the workload lasts; "
+			     "lengthen its duration or give a number of requests", src, s->duration_s);
+	return rc < 0 ? rc : 0;
+}

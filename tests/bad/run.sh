@@ -191,6 +191,8 @@ hf hf-quant-foo '"rope_theta": 500000.0, "quantization_config": {"quant_method":
 hf hf-rope-ok '"rope_theta": 500000.0, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"}, "sliding_window": null,'
 sed '/max_position_embeddings/d' "$root/data/models/llama-3.1-8b-instruct.json" > hf-no-max-pos.json
 sed 's/"max_position_embeddings": 131072/"max_position_embeddings": 9223372036854775807/' "$root/data/models/llama-3.1-8b-instruct.json" > hf-max-pos-2e63.json
+# a checkpoint folder whose name a shell would run (issue 30, defect 12)
+mkdir -p 'sp ace;$(touch PWNED)' && cp "$root/data/models/llama-3.1-8b-instruct.json" 'sp ace;$(touch PWNED)/config.json'
 # a servesim tree of its own (SERVESIM_DATA_DIR=$PWD/mini/data): the files
 # a case may try to overwrite are copies, the rest links to the real ones
 mkdir -p mini/data/models mini/calibration/tier1 mini/workloads
@@ -409,6 +411,12 @@ t engine-version-abc 2 "--engine-version must be a version like 0.11.0 or 1.3.0r
 t engine-version-empty 2 "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got ''" "\$SS run --num-requests 5 --engine-version ''"
 t engine-version-eval-abc 2 "got 'abc'" '$SS eval gl-ok --engine-version abc'
 # messages
+t flag-rate-denormal 2 "--rate 4.9e-324 is below the smallest number servesim computes with (2.22507e-308)" '$SS run --rate 4.9e-324'
+t flag-rate-overflow 2 "--rate 1e999 is above the largest number servesim computes with (1.79769e+308)" '$SS run --rate 1e999'
+t flag-int-past-long 2 "--tp must be in [1, 4096], got 99999999999999999999" '$SS run --tp 99999999999999999999'
+t duration-brings-no-request 2 "--duration: no request arrives within the 1e-300 s the workload lasts" '$SS run --duration 1e-300'
+t workload-from-stdin 0 "" '$SS run --workload - --format json < w.json | grep -q "\"arrived\": 20"'
+t eval-link-loop 3 "loop: Too many levels of symbolic links" 'ln -s loop loop && $SS eval loop; r=$?; rm loop; exit $r'
 t message-no-doubled-command 2 "servesim run: --speculative-method ngram needs --acceptance-rate" '$SS run --speculative-tokens 2 --speculative-method ngram'
 # HF config fields: checked, never run as something else
 t hf-rope-scaling-string 3 "hf-rope-yes.json: 'rope_scaling' must be an object or null" '$SS run --config hf-rope-yes.json --num-requests 5'
@@ -418,6 +426,11 @@ t hf-quant-method-unknown 3 "'quantization_config.quant_method' \"foo\" is not o
 t hf-no-max-position-embeddings 3 "hf-no-max-pos.json: no maximum context length" '$SS run --config hf-no-max-pos.json --num-requests 5'
 t hf-max-position-2e63 3 "'max_position_embeddings' must be in [1, 2147483647], got 9.223372037e+18" '$SS run --config hf-max-pos-2e63.json --num-requests 5'
 t hf-rope-scaling-good 0 "" '$SS run --config hf-rope-ok.json --num-requests 5 > /dev/null'
+# launch lines: pasted into a shell, they run the engine on the checkpoint
+# folder, whatever its name, and nothing else (vllm and python stand in)
+D='d='"'sp ace;\$(touch PWNED)'"
+t launch-line-vllm-quoted 0 "" "$D"'; l=$($SS search --config "$d/config.json" --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=500 | grep -o "vllm serve.*" | head -1); vllm() { [ "$1" = serve ] && [ "$2" = "$d" ]; }; eval "$l" && [ ! -e PWNED ]'
+t launch-line-sglang-quoted 0 "" "$D"'; l=$($SS search --config "$d/config.json" --gpus h100:1 --engines sglang --no-pd --slo ttft_p90_ms=500 --format json | grep -o "python -m sglang.launch_server[^\\]*" | head -1); python() { [ "$3" = --model-path ] && [ "$4" = "$d" ]; }; eval "$l" && [ ! -e PWNED ]'
 # outputs: never a file servesim reads, even unasked; never two on one file;
 # standard output by name; temp files gone on every terminating signal
 M='SERVESIM_DATA_DIR=$PWD/mini/data'
