@@ -74,5 +74,9 @@ void gpu_db_release(struct gpu_db *db);
 /* By id or alias, case-insensitive; unknown names give SS_EUSAGE listing ids. */
 int gpu_find(const struct gpu_db *db, const char *name, const struct gpu_spec **out,
 	     struct err *e);
+/* The GPU a device name as drivers report it names ("NVIDIA H800",
+ * "NVIDIA A100-SXM4-80GB"): the first of its words (split at blanks and
+ * '-') that is a GPU id or alias; NULL when none is. */
+const struct gpu_spec *gpu_from_device_name(const struct gpu_db *db, const char *device);
 
 #endif

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "servesim/err.h"
+#include "servesim/opgraph.h"
 
 enum tr_cat { TRC_EMBED, TRC_NORM, TRC_ATTN, TRC_ROUTER, TRC_MOE_FFN, TRC_COMM, TRC_OTHER, TRC__COUNT };
 const char *tr_cat_name(enum tr_cat c);
@@ -55,6 +56,33 @@ struct tr_read_opts {
 	bool full_window;      /* 003's un-truncated window */
 };
 
+/* What a trace records about the pass it holds, for `--compare` at the
+ * trace's own shape (0 / false / "" where it says nothing): */
+struct tr_shape {
+	/* scaled-dot-product attention ops' recorded dims (queries [batch,
+	 * heads, tokens, dim], keys [batch, heads, keys, dim]), the most
+	 * frequent: requests, new tokens and keys per request on this GPU */
+	long long attn_batch, attn_seq, attn_keys;
+	/* the matmul family's activation rows (tokens on this GPU), the most
+	 * frequent */
+	long long rows;
+	/* the trace's name (Kineto traceName): parts like "seqlen4096",
+	 * "bs8", "tp1", "ep64" */
+	char name[160];
+	long long name_seq, name_batch;
+	int name_tp, name_pp, name_dp, name_ep;
+	int world;             /* distributedInfo.world_size */
+	/* a training step: autograd backward operators, or scopes marked as
+	 * backward ("(B)", "(W)", "backward"); the first one in why */
+	bool backward;
+	char backward_why[96];
+	/* attention scope instances among forward scopes (a training trace's
+	 * forward layers) */
+	int fwd_attn_scopes;
+	bool fp8;              /* fp8 kernels or operators ("fp8", "e4m3" in a name) */
+	char fp8_why[96];
+};
+
 struct trace {
 	char format[16];       /* "kineto" or "ascend" */
 	struct tr_pass *passes; /* Ascend: every forward pass found */
@@ -69,6 +97,7 @@ struct trace {
 	double kernel_us, unattributed_us;
 	int nlayers;
 	bool has_shapes;
+	struct tr_shape shape;
 };
 
 /* ro: Ascend pass selection, NULL for the defaults. */
@@ -81,6 +110,24 @@ void trace_release(struct trace *t);
  * by path, at most max; *n = how many were found (may exceed max). */
 int trace_find_kernel_details(const char *root, char (*paths)[512], size_t max, size_t *n,
 			      struct err *e);
+/* What `trace --compare` lines the trace up with: the caller's flags where
+ * given, else what the trace records (struct tr_shape), else batch-1
+ * decode; each part says where it came from (for the report). */
+struct tr_compare {
+	struct pass_shape shape;   /* batch over all DP ranks, as opgraph_build takes it */
+	struct parallel par;
+	enum dtype dt;
+	/* a training step: the template's forward layers and as many backward
+	 * ones, whose GEMMs run twice (input and weight gradients) */
+	bool train;
+	int layers;                /* forward layers the template counts */
+	char shape_src[240], par_src[160], dt_src[160], phase_src[140];
+};
+/* Fill c (shape, par, dt and train already set from the flags given, which
+ * the *_given say) from trace t; phase_given: train was given (--phase). */
+void trace_compare_settings(const struct trace *t, bool shape_given, bool par_given, bool dt_given,
+			    bool phase_given, struct tr_compare *c);
+
 /* 2*m*n*k of a matmul-family operator from its recorded input dims. */
 double tr_matmul_flops(const char *op, const long long (*dims)[8], const int *ndim, int ninputs);
 

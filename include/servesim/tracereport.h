@@ -26,11 +26,13 @@ void out_trace_json(FILE *f, const struct trace *t);
 /* The one-line summary: dominant category, MFU of the matmul FLOPs
  * against g's dense peak in dt, and the bottleneck operator type. */
 void out_trace_one_line(FILE *f, const struct trace *t, const struct gpu_spec *g, enum dtype dt);
-/* Builds servesim's operator template for m at the shape (per GPU after
- * the split par) and prints it against the trace by category.  Errors:
- * the template cannot be built (opgraph_build's), or m has no layer kind
- * to compare with (SS_EUSAGE). */
+/* Builds servesim's operator template for m at c's shape (per GPU after
+ * the split c->par; a training step: c->layers forward layers and as many
+ * backward ones, whose GEMMs count twice the forward FLOPs) and prints it
+ * against the trace by category, saying where the shape came from.
+ * Errors: the template cannot be built (opgraph_build's), or m has no
+ * layer kind to compare with (SS_EUSAGE). */
 int out_trace_compare(FILE *f, const struct trace *t, const struct model_cfg *m, const struct gpu_spec *g,
-		      const struct parallel *par, const struct pass_shape *shape, enum dtype dt, struct err *e);
+		      const struct tr_compare *c, struct err *e);
 
 #endif

@@ -119,6 +119,145 @@ static void short_name(char *dst, size_t n, const char *k)
 	dst[strcspn(dst, "(<")] = '\0';
 }
 
+/* --- what the trace says about its shape (trace.h: struct tr_shape) --- */
+
+#define TR_MODE_MAX 32
+
+/* The most frequent of a few value triples (ties: the first seen). */
+struct tr_mode {
+	long long k[TR_MODE_MAX][3];
+	int count[TR_MODE_MAX];
+	int n;
+};
+
+static void mode_add(struct tr_mode *m, long long a, long long b, long long c)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->k[i][0] == a && m->k[i][1] == b && m->k[i][2] == c) {
+			m->count[i]++;
+			return;
+		}
+	if (m->n == TR_MODE_MAX)
+		return;
+	m->k[m->n][0] = a;
+	m->k[m->n][1] = b;
+	m->k[m->n][2] = c;
+	m->count[m->n++] = 1;
+}
+
+static const long long *mode_top(const struct tr_mode *m)
+{
+	int i, best = -1;
+
+	for (i = 0; i < m->n; i++)
+		if (best < 0 || m->count[i] > m->count[best])
+			best = i;
+	return best < 0 ? NULL : m->k[best];
+}
+
+/* Activation rows of a dense matmul (tokens through a projection): the
+ * leading dims of its input; 0 for batched products (bmm's rows are
+ * heads x tokens) and anything without dims. */
+static long long matmul_rows(const char *op, const long long (*d)[8], const int *nd, int ni)
+{
+	long long rows = 1;
+	int a = strcmp(op, "aten::addmm") == 0, i;
+
+	if (strcmp(op, "aten::linear") && strcmp(op, "aten::mm") && strcmp(op, "aten::addmm") &&
+	    strcmp(op, "aten::matmul") && strcmp(op, "MatMul") && strcmp(op, "MatMulV2") && strcmp(op, "MatMulV3"))
+		return 0;
+	if (ni < a + 2 || nd[a] < 2)
+		return 0;
+	for (i = 0; i < nd[a] - 1; i++)
+		rows *= d[a][i] > 0 ? d[a][i] : 0;
+	return rows;
+}
+
+static bool is_sdpa(const char *op)
+{
+	return strncmp(op, "aten::_scaled_dot_product_", 26) == 0 ||
+	       strcmp(op, "aten::scaled_dot_product_attention") == 0;
+}
+
+/* A scope of the backward pass: autograd's, or DualPipe's "(B)" (input
+ * gradients) and "(W)" (weight gradients) marks. */
+static bool backward_scope(const char *s)
+{
+	size_t n = strlen(s);
+
+	return has(s, "backward") || (n >= 3 && (strcmp(s + n - 3, "(B)") == 0 || strcmp(s + n - 3, "(W)") == 0));
+}
+
+/* An autograd node's name without the engine's wrapper. */
+static const char *node_name(const char *name)
+{
+	static const char wrap[] = "autograd::engine::evaluate_function: ";
+
+	return strncmp(name, wrap, sizeof(wrap) - 1) == 0 ? name + sizeof(wrap) - 1 : name;
+}
+
+static void note_backward(struct tr_shape *sh, const char *what, const char *name)
+{
+	if (sh->backward)
+		return;
+	sh->backward = true;
+	snprintf(sh->backward_why, sizeof(sh->backward_why), "%s '%.60s'", what, node_name(name));
+}
+
+static void note_fp8(struct tr_shape *sh, const char *name)
+{
+	if (sh->fp8 || !(has(name, "fp8") || has(name, "e4m3")))
+		return;
+	sh->fp8 = true;
+	short_name(sh->fp8_why, sizeof(sh->fp8_why), node_name(name));
+}
+
+/* "prof_ep64_tp1_varsm_hidden7168_seqlen4096.json": each part that is a
+ * known prefix followed by digits. */
+static void shape_from_name(struct tr_shape *sh, const char *name)
+{
+	const char *p = name;
+
+	snprintf(sh->name, sizeof(sh->name), "%s", name);
+	while (*p) {
+		char word[32];
+		size_t n = 0;
+		long long v;
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		while (isalpha((unsigned char)*p) && n + 1 < sizeof(word))
+			word[n++] = (char)tolower((unsigned char)*p++);
+		word[n] = '\0';
+		if (!isdigit((unsigned char)*p)) {
+			while (isalnum((unsigned char)*p))
+				p++;
+			continue;
+		}
+		v = strtoll(p, (char **)&p, 10);
+		if (isalpha((unsigned char)*p)) { /* "8b", "4k": not a count */
+			while (isalnum((unsigned char)*p))
+				p++;
+			continue;
+		}
+		if (v <= 0 || v > (1LL << 30))
+			continue;
+		if (!strcmp(word, "seqlen") || !strcmp(word, "seq") || !strcmp(word, "isl"))
+			sh->name_seq = v;
+		else if (!strcmp(word, "bs") || !strcmp(word, "batch"))
+			sh->name_batch = v;
+		else if (!strcmp(word, "tp"))
+			sh->name_tp = (int)v;
+		else if (!strcmp(word, "pp"))
+			sh->name_pp = (int)v;
+		else if (!strcmp(word, "dp"))
+			sh->name_dp = (int)v;
+		else if (!strcmp(word, "ep"))
+			sh->name_ep = (int)v;
+	}
+}
+
 /* --- Kineto --- */
 
 struct kev {
@@ -203,17 +342,50 @@ static void dims_text(const struct json *dj, char *b, size_t n)
 	}
 }
 
+/* A Kineto operator's recorded input dims into the samples. */
+static void note_dims(struct tr_mode *rows, struct tr_mode *attn, const char *op, const struct json *dj)
+{
+	long long d[8][8];
+	int nd[8], ni = dims_of(dj, d, nd, 8);
+	long long r = matmul_rows(op, (const long long (*)[8])d, nd, ni);
+
+	if (r > 0)
+		mode_add(rows, r, 0, 0);
+	if (is_sdpa(op) && ni >= 2 && nd[0] == 4 && nd[1] == 4 && d[0][0] > 0 && d[0][2] > 0 && d[1][2] >= d[0][2])
+		mode_add(attn, d[0][0], d[0][2], d[1][2]);
+}
+
+static void shape_finish(struct trace *t, const struct tr_mode *rows, const struct tr_mode *attn)
+{
+	const long long *r = mode_top(rows), *a = attn ? mode_top(attn) : NULL;
+
+	if (r)
+		t->shape.rows = r[0];
+	if (a) {
+		t->shape.attn_batch = a[0];
+		t->shape.attn_seq = a[1];
+		t->shape.attn_keys = a[2];
+	}
+}
+
 static int kineto(const struct json *root, const char *name, struct trace *t, struct err *e)
 {
 	const struct json *evs = json_get(root, "traceEvents"), *x, *dp;
 	struct kev *ops = NULL, *scopes = NULL, *rts = NULL, *ks = NULL;
 	size_t no = 0, ns = 0, nr = 0, nk = 0, co = 0, cs = 0, cr = 0, ck = 0, i, idx;
+	struct tr_mode rows_m = {0}, attn_m = {0};
 	long *op_of = NULL;
 	int rc = 0;
 
 	if (!evs || json_type_of(evs) != JSON_ARRAY)
 		return err_set(e, SS_EDATA, "%s: no 'traceEvents' array: not a Kineto / Chrome trace", name);
 	snprintf(t->format, sizeof(t->format), "kineto");
+	if (json_string(json_get(root, "traceName")))
+		shape_from_name(&t->shape, json_string(json_get(root, "traceName")));
+	if (json_get(root, "distributedInfo")) {
+		long long w = json_ll(json_get(json_get(root, "distributedInfo"), "world_size"), 0);
+		t->shape.world = w > 0 && w <= 1 << 20 ? (int)w : 0;
+	}
 	dp = json_get(root, "deviceProperties");
 	if (dp && json_type_of(dp) == JSON_ARRAY && json_size(dp) > 0 &&
 	    json_string(json_get(json_at(dp, 0), "name")))
@@ -242,19 +414,27 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 			k.corr = json_ll(json_get(args, "correlation"), 0);
 		if (strcmp(cat, "cpu_op") == 0) {
 			k.dims = args ? json_get(args, "Input Dims") : NULL;
-			if (k.dims && json_type_of(k.dims) == JSON_ARRAY && json_size(k.dims) > 0)
+			if (k.dims && json_type_of(k.dims) == JSON_ARRAY && json_size(k.dims) > 0) {
 				t->has_shapes = true;
+				note_dims(&rows_m, &attn_m, k.name, k.dims);
+			}
+			if (strstr(k.name, "Backward") || strncmp(k.name, "autograd::engine", 16) == 0)
+				note_backward(&t->shape, "operator", k.name);
+			note_fp8(&t->shape, k.name);
 			XGROW(ops, co, no + 1);
 			ops[no++] = k;
 		} else if (strcmp(cat, "user_annotation") == 0 || strcmp(cat, "python_function") == 0) {
 			if (strncmp(k.name, "ProfilerStep", 12) == 0)
 				continue;
+			if (backward_scope(k.name))
+				note_backward(&t->shape, "scope", k.name);
 			XGROW(scopes, cs, ns + 1);
 			scopes[ns++] = k;
 		} else if (strcmp(cat, "cuda_runtime") == 0 || strcmp(cat, "cuda_driver") == 0) {
 			XGROW(rts, cr, nr + 1);
 			rts[nr++] = k;
 		} else if (strcmp(cat, "kernel") == 0) {
+			note_fp8(&t->shape, k.name);
 			XGROW(ks, ck, nk + 1);
 			ks[nk++] = k;
 		}
@@ -354,6 +534,18 @@ static int kineto(const struct json *root, const char *name, struct trace *t, st
 			o->layer = cur;
 		}
 		t->nlayers = cur + 1;
+	}
+	shape_finish(t, &rows_m, &attn_m);
+	if (t->shape.backward && ns > 0) { /* forward attention scope instances */
+		bool *seen = xcalloc(ns, sizeof(*seen));
+		for (i = 0; i < t->n; i++) {
+			const struct tr_op *o = &t->ops[i];
+			if (o->cat == TRC_ATTN && o->scope_id >= 0 && !seen[o->scope_id] && !backward_scope(o->scope)) {
+				seen[o->scope_id] = true;
+				t->shape.fwd_attn_scopes++;
+			}
+		}
+		free(seen);
 	}
 out:
 	free(ops);
@@ -503,6 +695,7 @@ static int ascend(const char *path, const struct tr_read_opts *ro, struct trace 
 	struct csv *c;
 	struct arow *rows = NULL;
 	size_t n = 0, cap = 0, i, nanch = 0, *anch = NULL, *pstart = NULL, np, k, lo, hi;
+	struct tr_mode rows_m = {0};
 	int idx[4], ish, rc;
 
 	snprintf(t->format, sizeof(t->format), "ascend");
@@ -613,6 +806,8 @@ static int ascend(const char *path, const struct tr_read_opts *ro, struct trace 
 			ni = ascend_dims(rows[i].shapes, d, nd, 8);
 			if (o->matmul && ni >= 2)
 				o->flops = tr_matmul_flops(rows[i].type, (const long long (*)[8])d, nd, ni);
+			if (matmul_rows(rows[i].type, (const long long (*)[8])d, nd, ni) > 0)
+				mode_add(&rows_m, matmul_rows(rows[i].type, (const long long (*)[8])d, nd, ni), 0, 0);
 			o->cat = a ? TRC_ATTN : categorise(rows[i].name, rows[i].type, "");
 			o->layer = layer;
 			o->nkernels = 1;
@@ -624,6 +819,7 @@ static int ascend(const char *path, const struct tr_read_opts *ro, struct trace 
 				t->has_shapes = true;
 		}
 		t->nlayers = layer + 1;
+		shape_finish(t, &rows_m, NULL);
 	}
 	rc = 0;
 out:
@@ -712,4 +908,103 @@ int trace_find_kernel_details(const char *root, char (*paths)[512], size_t max, 
 			       "(the Ascend profiler writes ASCEND_PROFILER_OUTPUT/kernel_details.csv)", root);
 	qsort(paths, *n < max ? *n : max, sizeof(*paths), cmp_path);
 	return 0;
+}
+
+/* --- what --compare compares at --- */
+
+static void compare_shape(const struct tr_shape *sh, struct tr_compare *c, long long *local)
+{
+	const size_t n = sizeof(c->shape_src);
+
+	*local = 1;
+	c->shape.all_logits = false;
+	if (sh->attn_batch > 0) {
+		*local = sh->attn_batch;
+		c->shape.seq_len = sh->attn_seq;
+		c->shape.context_len = sh->attn_keys - sh->attn_seq;
+		snprintf(c->shape_src, n,
+			 "the attention operators' recorded dims: queries [%lld, heads, %lld, dim], keys [.., %lld, ..]",
+			 sh->attn_batch, sh->attn_seq, sh->attn_keys);
+	} else if (sh->name_seq > 0) {
+		c->shape.seq_len = sh->name_seq;
+		c->shape.context_len = 0;
+		if (sh->name_batch > 0)
+			*local = sh->name_batch;
+		else if (sh->rows >= sh->name_seq && sh->rows % sh->name_seq == 0)
+			*local = sh->rows / sh->name_seq;
+		snprintf(c->shape_src, n, "the trace's name: %lld tokens a sequence%s", sh->name_seq,
+			 sh->name_batch > 0 ? ", and its batch" : sh->rows > 0 ? "; sequences per GPU from the matmul rows"
+									: "; one sequence per GPU (not recorded)");
+	} else if (sh->rows > 0) {
+		c->shape.seq_len = sh->rows;
+		c->shape.context_len = 0;
+		snprintf(c->shape_src, n, "the matmul operators' recorded rows: %lld tokens per GPU, taken as one sequence",
+			 sh->rows);
+	} else {
+		c->shape.seq_len = 1;
+		c->shape.context_len = 0;
+		snprintf(c->shape_src, n, "not recorded: batch-1 decode (give --batch-size, --seq-len, --context-len)");
+	}
+}
+
+static void compare_layout(const struct tr_shape *sh, struct tr_compare *c)
+{
+	const size_t n = sizeof(c->par_src);
+	bool named = sh->name_tp > 0 || sh->name_ep > 0 || sh->name_dp > 0;
+	int tp = sh->name_tp > 0 ? sh->name_tp : 1, pp = sh->name_pp > 0 ? sh->name_pp : 1;
+
+	c->par = (struct parallel){tp, pp, 1, sh->name_ep > 0 ? sh->name_ep : 1};
+	if (!named) {
+		snprintf(c->par_src, n, "not recorded%s: TP 1 (give --tp, --dp, --ep)",
+			 sh->world > 1 ? " (a world of several GPUs, not how they split)" : "");
+		return;
+	}
+	if (sh->name_dp > 0)
+		c->par.dp = sh->name_dp;
+	else if (sh->world > 0 && sh->world % (tp * pp) == 0)
+		c->par.dp = sh->world / (tp * pp);
+	snprintf(c->par_src, n, "the trace's name (TP %d, PP %d%s%.0d)%s", tp, pp, sh->name_ep > 0 ? ", EP " : "",
+		 sh->name_ep, sh->name_dp > 0 ? ", its DP" : "");
+	if (sh->name_dp <= 0 && c->par.dp > 1)
+		snprintf(c->par_src + strlen(c->par_src), n - strlen(c->par_src),
+			 "; DP %d = its world size %d / (TP x PP)", c->par.dp, sh->world);
+}
+
+void trace_compare_settings(const struct trace *t, bool shape_given, bool par_given, bool dt_given,
+			    bool phase_given, struct tr_compare *c)
+{
+	const struct tr_shape *sh = &t->shape;
+	long long local = 0;
+
+	if (!par_given)
+		compare_layout(sh, c);
+	else
+		snprintf(c->par_src, sizeof(c->par_src), "as given");
+	if (!shape_given) {
+		compare_shape(sh, c, &local);
+		c->shape.batch = local * (c->par.dp > 1 ? c->par.dp : 1);
+	} else {
+		snprintf(c->shape_src, sizeof(c->shape_src), "as given");
+	}
+	if (!dt_given) {
+		c->dt = sh->fp8 ? DT_FP8 : DT_BF16;
+		if (sh->fp8)
+			snprintf(c->dt_src, sizeof(c->dt_src), "fp8 kernels in the trace (%s)", sh->fp8_why);
+		else
+			snprintf(c->dt_src, sizeof(c->dt_src), "no fp8 kernels in the trace: bf16");
+	} else {
+		snprintf(c->dt_src, sizeof(c->dt_src), "as given");
+	}
+	if (!phase_given) {
+		c->train = sh->backward;
+		if (sh->backward)
+			snprintf(c->phase_src, sizeof(c->phase_src), "a training step: backward %s", sh->backward_why);
+		else
+			snprintf(c->phase_src, sizeof(c->phase_src), "a forward pass: no backward operators or scopes");
+	} else {
+		snprintf(c->phase_src, sizeof(c->phase_src), "as given");
+	}
+	c->layers = t->nlayers > 0 ? t->nlayers : 1;
+	if (c->train) /* forward layers: the attention scopes of the forward pass */
+		c->layers = sh->fwd_attn_scopes > 0 ? sh->fwd_attn_scopes : (t->nlayers + 1) / 2;
 }

@@ -18,8 +18,9 @@ static const char trace_usage[] =
 	"usage: servesim trace FILE|--profiler-root DIR [--format text|json|summary]\n"
 	"                      [--anchor TYPE] [--fwd N] [--anchors-per-pass N]\n"
 	"                      [--window anchors|full]\n"
-	"                      [--compare MODEL --batch-size B --seq-len S [--context-len C]\n"
-	"                       [--tp N] [--dp N] [--ep N] [--dtype bf16|fp8] [--gpu G]]\n"
+	"                      [--compare MODEL [--batch-size B --seq-len S --context-len C]\n"
+	"                       [--tp N] [--dp N] [--ep N] [--dtype bf16|fp8] [--phase forward|train]\n"
+	"                       [--gpu G]]\n"
 	"\n"
 	"Reads a torch-profiler / Kineto Chrome trace (.json or .json.gz) or an Ascend\n"
 	"kernel_details.csv and prints the operator sequence: each CPU operator that\n"
@@ -49,12 +50,22 @@ static const char trace_usage[] =
 	"                       whole capture for one pass); full is the default with\n"
 	"                       --compare glm-5.x and a prefill shape (003: GLM-5.1\n"
 	"                       prefill is not truncated to its anchors)\n"
-	"  --gpu G              peak for the summary's MFU (default h100; ascend-a3 for\n"
-	"                       Ascend files)\n"
-	"  --compare MODEL      line the flow up with servesim's template for the shape\n"
-	"                       (per GPU after the TP/DP/EP split): operator counts and\n"
-	"                       FLOPs per category, categories missing on either side,\n"
-	"                       and with kernel times each category's time share and MFU\n"
+	"  --gpu G              peak for the summary's MFU (default: the trace's device\n"
+	"                       when gpus.json knows it, else h100; ascend-a3 for Ascend\n"
+	"                       files)\n"
+	"  --compare MODEL      line the flow up with servesim's template for the trace's\n"
+	"                       shape (per GPU after the TP/DP/EP split): operator counts\n"
+	"                       and FLOPs per category, categories missing on either side,\n"
+	"                       and with kernel times each category's time share and MFU.\n"
+	"                       The shape is the flags' where given, else the trace's:\n"
+	"                       batch, new tokens and keys from the attention operators'\n"
+	"                       recorded dims, else the trace's name (seqlenN, bsN) and the\n"
+	"                       matmul rows; layout from the name (tpN, epN, dpN) and the\n"
+	"                       world size; fp8 from fp8 kernels; a training step from\n"
+	"                       backward operators or scopes; else batch-1 decode, bf16\n"
+	"  --phase forward|train  a forward pass, or a training step (forward layers and as\n"
+	"                       many backward ones, GEMMs 2x: input and weight gradients);\n"
+	"                       default: what the trace holds\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
@@ -65,29 +76,28 @@ struct tr_opts {
 	int fwd, per_pass, window; /* window: -1 default, 0 anchors, 1 full */
 	bool gpu_given;
 	int fmt; /* 0 text, 1 json, 2 summary */
-	struct pass_shape shape;
-	struct parallel par;
+	struct tr_compare cmp;   /* shape, par, dt, train: the flags' */
 	struct cli_par_flags pf;
-	enum dtype dtype;
+	bool shape_given, par_given, dtype_given, phase_given;
 };
 
 static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 {
-	enum { O_FMT = 256, O_ANCHOR, O_CMP, O_DTYPE, O_GPU, O_ROOT, O_FWD, O_PER, O_WIN };
+	enum { O_FMT = 256, O_ANCHOR, O_CMP, O_DTYPE, O_GPU, O_ROOT, O_FWD, O_PER, O_WIN, O_PHASE };
 	static const struct option lo[] = {
 		{"profiler-root", required_argument, 0, O_ROOT}, {"fwd", required_argument, 0, O_FWD},
 		{"anchors-per-pass", required_argument, 0, O_PER},
 		{"window", required_argument, 0, O_WIN},
 		{"format", required_argument, 0, O_FMT}, {"anchor", required_argument, 0, O_ANCHOR},
 		{"compare", required_argument, 0, O_CMP}, CLI_SHAPE_OPTIONS,
-		{"dtype", required_argument, 0, O_DTYPE},
+		{"dtype", required_argument, 0, O_DTYPE}, {"phase", required_argument, 0, O_PHASE},
 		{"gpu", required_argument, 0, O_GPU}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
-	o->shape = (struct pass_shape){1, 1, 0, false};
-	o->par = (struct parallel){1, 1, 1, 1};
-	o->dtype = DT_BF16;
+	o->cmp.shape = (struct pass_shape){1, 1, 0, false};
+	o->cmp.par = (struct parallel){1, 1, 1, 1};
+	o->cmp.dt = DT_BF16;
 	o->gpu = "h100";
 	o->window = -1;
 	optind = 1;
@@ -107,7 +117,16 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 			break;
 		case O_ANCHOR: o->anchor = optarg; break;
 		case O_CMP: o->compare = optarg; break;
-		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
+		case O_DTYPE:
+			rc = dtype_parse(optarg, &o->cmp.dt, e);
+			o->dtype_given = true;
+			break;
+		case O_PHASE:
+			if (strcmp(optarg, "forward") && strcmp(optarg, "train"))
+				return err_set(e, SS_EUSAGE, "--phase must be forward or train, got '%s'", optarg);
+			o->cmp.train = !strcmp(optarg, "train");
+			o->phase_given = true;
+			break;
 		case O_GPU: o->gpu = optarg; o->gpu_given = true; break;
 		case O_ROOT: o->root = optarg; break;
 		case O_FWD: {
@@ -129,8 +148,12 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 				return err_set(e, SS_EUSAGE, "--window must be anchors or full, got '%s'", optarg);
 			break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->pf, e)) == 0)
+			if ((rc = cli_shape_option(c, optarg, &o->cmp.shape, &o->cmp.par, &o->pf, e)) == 0)
 				return cli_bad_option("trace", argv[optind - 1], e);
+			if (c >= CLI_PAR + 3 && c <= CLI_PAR + 5)
+				o->shape_given = true;
+			else
+				o->par_given = true;
 		}
 		if (rc < 0)
 			return rc;
@@ -146,21 +169,26 @@ static int summary_and_compare(const struct tr_opts *o, const struct trace *t, s
 {
 	struct cli_env env;
 	struct model_cfg *m = NULL;
-	const struct gpu_spec *g;
-	struct parallel p = o->par;
-	int rc;
+	const struct gpu_spec *g = NULL;
+	struct tr_compare c = o->cmp;
+	int rc = 0;
 
 	cli_env_init(&env);
-	if ((rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0)
+	if (!o->gpu_given && t->device[0] && (rc = cli_load_gpus(&env, e)) == 0)
+		g = gpu_from_device_name(&env.gpus, t->device);
+	if (!g && (rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0)
 		goto out;
-	out_trace_one_line(stdout, t, g, o->dtype);
+	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, &c);
+	out_trace_one_line(stdout, t, g, c.dt);
 	if (!o->compare)
 		goto out;
 	m = xcalloc(1, sizeof(*m));
 	if ((rc = cli_load_model(&env, o->compare, NULL, m, e)) < 0 ||
-	    (rc = cli_parallel_resolve(&o->pf, m, &p, e)) < 0)
+	    (o->par_given && (rc = cli_parallel_resolve(&o->pf, m, &c.par, e)) < 0))
 		goto out;
-	rc = out_trace_compare(stdout, t, m, g, &p, &o->shape, o->dtype, e);
+	/* again over the resolved layout: the trace's batch per GPU times its DP */
+	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, &c);
+	rc = out_trace_compare(stdout, t, m, g, &c, e);
 out:
 	free(m);
 	cli_env_release(&env);
@@ -191,7 +219,7 @@ int cmd_trace(int argc, char **argv, struct err *e)
 	/* 003: GLM-5.1 prefill uses the whole capture, not the anchor window */
 	ro.full_window = o.window >= 0 ? o.window == 1
 				       : o.compare && !strncmp(o.compare, "glm-5", 5) &&
-					 o.shape.seq_len > 1 && o.shape.context_len == 0;
+					 o.cmp.shape.seq_len > 1 && o.cmp.shape.context_len == 0;
 	if ((rc = trace_read(o.file, &ro, &t, e)) < 0)
 		return rc;
 	if (!o.gpu_given && !strcmp(t.format, "ascend"))

@@ -322,3 +322,15 @@ int gpu_find(const struct gpu_db *db, const char *name, const struct gpu_spec **
 	return err_set(e, SS_EUSAGE, "unknown gpu '%s' (known: %s; 'servesim gpus' lists aliases)",
 		       name, list);
 }
+
+const struct gpu_spec *gpu_from_device_name(const struct gpu_db *db, const char *device)
+{
+	char buf[128], *w, *save = NULL;
+	const struct gpu_spec *g = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", device);
+	for (w = strtok_r(buf, " -_", &save); w && !g; w = strtok_r(NULL, " -_", &save))
+		if (gpu_find(db, w, &g, NULL) < 0)
+			g = NULL;
+	return g;
+}

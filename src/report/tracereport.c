@@ -189,6 +189,30 @@ void out_trace_sequence(FILE *f, const struct trace *t)
 	}
 }
 
+/* What the trace says about its shape (trace.h), 0 / null where nothing. */
+static void recorded_shape_json(struct jw *w, const struct tr_shape *sh)
+{
+	jw_obj(w, "recorded_shape");
+	jw_int(w, "attention_batch", sh->attn_batch);
+	jw_int(w, "attention_new_tokens", sh->attn_seq);
+	jw_int(w, "attention_keys", sh->attn_keys);
+	jw_int(w, "matmul_rows", sh->rows);
+	jw_str(w, "trace_name", sh->name);
+	jw_int(w, "name_seq_len", sh->name_seq);
+	jw_int(w, "name_batch", sh->name_batch);
+	jw_int(w, "name_tp", sh->name_tp);
+	jw_int(w, "name_pp", sh->name_pp);
+	jw_int(w, "name_dp", sh->name_dp);
+	jw_int(w, "name_ep", sh->name_ep);
+	jw_int(w, "world_size", sh->world);
+	jw_bool(w, "backward", sh->backward);
+	jw_str(w, "backward_evidence", sh->backward_why);
+	jw_int(w, "forward_attention_scopes", sh->fwd_attn_scopes);
+	jw_bool(w, "fp8", sh->fp8);
+	jw_str(w, "fp8_evidence", sh->fp8_why);
+	jw_end_obj(w);
+}
+
 void out_trace_json(FILE *f, const struct trace *t)
 {
 	struct catsum cs[TRC__COUNT];
@@ -205,6 +229,7 @@ void out_trace_json(FILE *f, const struct trace *t)
 	jw_num(&w, "kernel_us", t->kernel_us);
 	jw_bool(&w, "has_shapes", t->has_shapes);
 	jw_int(&w, "layers", t->nlayers);
+	recorded_shape_json(&w, &t->shape);
 	if (t->npasses) {
 		jw_int(&w, "passes", (int64_t)t->npasses);
 		jw_int(&w, "fwd", t->fwd);
@@ -330,14 +355,20 @@ static enum tr_cat template_cat(const struct op *o)
 }
 
 int out_trace_compare(FILE *f, const struct trace *t, const struct model_cfg *m, const struct gpu_spec *g,
-		      const struct parallel *par, const struct pass_shape *shape, enum dtype dt, struct err *e)
+		      const struct tr_compare *cmp, struct err *e)
 {
 	struct opgraph og;
 	struct catsum cs[TRC__COUNT];
 	double tf[TRC__COUNT] = {0};
 	int tn[TRC__COUNT] = {0}, c, layers;
 	const struct layer_kind *lk = NULL;
-	const struct parallel p = *par;
+	const struct parallel p = cmp->par;
+	const struct pass_shape *shape = &cmp->shape;
+	const enum dtype dt = cmp->dt;
+	/* a training step: each forward op once more backward, its GEMM
+	 * FLOPs twice more (input and weight gradients) */
+	const int op_mult = cmp->train ? 2 : 1;
+	const double flop_mult = cmp->train ? 3 : 1;
 	size_t i, j;
 	int rc;
 
@@ -351,20 +382,29 @@ int out_trace_compare(FILE *f, const struct trace *t, const struct model_cfg *m,
 		rc = err_set(e, SS_EUSAGE, "%s: no layer kind to compare with", m->id);
 		goto out;
 	}
-	layers = t->nlayers > 0 ? t->nlayers : 1;
+	layers = cmp->layers > 0 ? cmp->layers : 1;
 	for (j = 0; j < lk->nops; j++) {
 		enum tr_cat k = template_cat(&lk->ops[j]);
-		tn[k] += layers;
+		tn[k] += layers * op_mult;
 		if (lk->ops[j].kind == OPK_GEMM)
-			tf[k] += lk->ops[j].flops * layers;
+			tf[k] += lk->ops[j].flops * layers * flop_mult;
 	}
 	sum_cats(t, cs);
-	fprintf(f, "\ncompare    %s, %s, batch %lld, %lld new token(s) after %lld cached, TP %d DP %d EP %d (per GPU):\n"
-	       "           template = %d x the '%s' layer (the trace's %d layers); FLOPs = GEMM operators only,\n"
-	       "           like the trace's matmul family; MFU = template FLOPs / (%s peak x trace kernel time)\n",
-	       m->id, dtype_name(dt), (long long)shape->batch, (long long)shape->seq_len,
-	       (long long)shape->context_len, p.tp, p.dp, p.ep, layers, lk->name, t->nlayers,
-	       dtype_name(dt));
+	fprintf(f, "\ncompare    %s, %s, batch %lld, %lld new token(s) after %lld cached, TP %d DP %d EP %d (per GPU)%s:\n",
+		m->id, dtype_name(dt), (long long)shape->batch, (long long)shape->seq_len,
+		(long long)shape->context_len, p.tp, p.dp, p.ep, cmp->train ? ", forward and backward" : "");
+	fprintf(f, "           shape  %s\n           layout %s\n           dtype  %s\n           phase  %s\n",
+		cmp->shape_src, cmp->par_src, cmp->dt_src, cmp->phase_src);
+	if (cmp->train)
+		fprintf(f, "           template = %d forward and %d backward x the '%s' layer (the trace's forward attention\n"
+			   "           scopes; backward GEMMs 2x the forward FLOPs: input and weight gradients); FLOPs = GEMM\n"
+			   "           operators only, like the trace's matmul family; MFU = template FLOPs / (%s peak x trace\n"
+			   "           kernel time)\n",
+			layers, layers, lk->name, dtype_name(dt));
+	else
+		fprintf(f, "           template = %d x the '%s' layer (the trace's %d layers); FLOPs = GEMM operators only,\n"
+			   "           like the trace's matmul family; MFU = template FLOPs / (%s peak x trace kernel time)\n",
+			layers, lk->name, t->nlayers, dtype_name(dt));
 	fprintf(f, "  %-10s %7s %7s %12s %12s %8s %8s %8s\n", "category", "ops tr", "ops tpl", "FLOPs trace",
 	       "FLOPs tpl", "diff", "time", "MFU");
 	for (c = 0; c < TRC__COUNT; c++) {
