@@ -37,6 +37,10 @@ struct afile {
 int afile_open(struct afile *a, const char *path, struct err *e);
 /* Flush, close (checking both) and rename into place. */
 int afile_commit(struct afile *a, struct err *e);
+/* Commit the n files a together, all or none: each is flushed and closed
+ * (checked) before any is renamed into place; on the first error every one
+ * is aborted (a command with two outputs never leaves one of them). */
+int afile_commit_all(struct afile *const *a, size_t n, struct err *e);
 /* Close and remove the temporary file; safe to call after commit. */
 void afile_abort(struct afile *a);
 

@@ -54,6 +54,9 @@ struct wl_dist {
  *   generator fails (SS_EUSAGE) when it would issue one past the limit. */
 #define WL_MAX_TOKENS ((int64_t)1 << 24)
 #define WL_MAX_TIME_S 1e9
+/* A spec file's size (an empirical distribution of a million values fits
+ * many times over; /dev/zero as --workload read 1 GiB first). */
+#define WL_MAX_SPEC_BYTES ((size_t)64 << 20)
 #define WL_MIN_RATE 1e-6
 #define WL_MAX_RATE 1e9
 #define WL_MIN_CV 1e-3

@@ -243,7 +243,8 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	return 0;
 }
 
-int afile_commit(struct afile *a, struct err *e)
+/* Flush and close a->f, checking both; on an error a is aborted. */
+static int afile_close_checked(struct afile *a, struct err *e)
 {
 	int bad = 0, errnum = 0;
 
@@ -262,6 +263,12 @@ int afile_commit(struct afile *a, struct err *e)
 		afile_abort(a);
 		return rc;
 	}
+	return 0;
+}
+
+/* Rename a closed a into place. */
+static int afile_rename(struct afile *a, struct err *e)
+{
 	if (a->tmp && rename(a->tmp, a->path) != 0) {
 		int rc = err_set(e, SS_ERUNTIME, "%s: cannot rename into place: %s", a->path,
 				 strerror(errno));
@@ -274,6 +281,28 @@ int afile_commit(struct afile *a, struct err *e)
 	memset(a, 0, sizeof(*a));
 	a->slot = -1;
 	return 0;
+}
+
+int afile_commit(struct afile *a, struct err *e)
+{
+	int rc = afile_close_checked(a, e);
+
+	return rc < 0 ? rc : afile_rename(a, e);
+}
+
+int afile_commit_all(struct afile *const *a, size_t n, struct err *e)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++)
+		rc = afile_close_checked(a[i], e);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = afile_rename(a[i], e);
+	if (rc < 0)
+		for (i = 0; i < n; i++)
+			afile_abort(a[i]);
+	return rc;
 }
 
 void afile_abort(struct afile *a)

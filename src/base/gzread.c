@@ -143,6 +143,11 @@ int gzr_getline(struct gzr *g, const char **line, size_t *len, struct err *e)
 		any = 1;
 		nl = memchr(g->buf + g->pos, '\n', g->fill - g->pos);
 		k = nl ? (size_t)(nl - (g->buf + g->pos)) : g->fill - g->pos;
+		/* a line without end (/dev/zero as a trace) is refused at the
+		 * limit, not held until memory runs out */
+		if (n + k > GZR_MAX_LINE)
+			return err_set(e, SS_EDATA, "%s:%zu: a line longer than %zu bytes", g->path,
+				       g->lineno + 1, (size_t)GZR_MAX_LINE);
 		XGROW(g->line, g->line_cap, n + k + 1);
 		memcpy(g->line + n, g->buf + g->pos, k);
 		n += k;
@@ -193,7 +198,15 @@ int gzr_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, s
 		return rc;
 	for (;;) {
 		long r;
-		XGROW(b, cap, n + 65536 + 1);
+		/* the buffer never grows past the limit and one byte to tell it
+		 * crossed (doubling took /dev/zero to 2 GiB for a 1 GiB limit) */
+		if (n + 65536 + 1 > cap) {
+			size_t want = cap * 2 > n + 65536 + 1 ? cap * 2 : n + 65536 + 1;
+			if (want > max_bytes + 2)
+				want = max_bytes + 2;
+			b = xrealloc(b, want);
+			cap = want;
+		}
 		r = gzr_read(g, b + n, cap - n - 1, e);
 		if (r < 0) {
 			rc = (int)r;

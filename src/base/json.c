@@ -275,9 +275,14 @@ int json_parse(const char *text, size_t len, const char *source, struct json **o
 
 int json_parse_file(const char *path, struct json **out, struct err *e)
 {
+	return json_parse_file_max(path, JSON_MAX_FILE_BYTES, out, e);
+}
+
+int json_parse_file_max(const char *path, size_t max_bytes, struct json **out, struct err *e)
+{
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = gzr_read_file(path, JSON_MAX_FILE_BYTES, &buf, &len, e);
+	int rc = gzr_read_file(path, max_bytes, &buf, &len, e);
 
 	if (rc < 0)
 		return rc;

@@ -147,19 +147,32 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A result file written through the output module, atomically. */
-static int write_file(const char *path, void (*fn)(FILE *, const struct cap_cfg *, const struct out_config *,
-						   const struct cap_result *),
-		      const struct cap_cfg *c, const struct out_config *cfg, const struct cap_result *r,
-		      struct err *e)
+/* --curve and --svg, written through the output module, all or none (a
+ * failing --svg left the curve written). */
+static int write_files(const struct cap_opts *o, const struct out_config *cfg, const struct cap_result *r,
+		       struct err *e)
 {
-	struct afile af;
-	int rc;
+	struct afile af[2];
+	struct afile *open[2];
+	size_t n = 0, i;
+	int rc = 0;
 
-	if ((rc = afile_open(&af, path, e)) < 0)
+	if (o->curve && (rc = afile_open(&af[n], o->curve, e)) == 0) {
+		out_cap_curve_csv(af[n].f, &o->cc, cfg, r);
+		open[n] = &af[n];
+		n++;
+	}
+	if (rc == 0 && o->svg && (rc = afile_open(&af[n], o->svg, e)) == 0) {
+		out_cap_svg(af[n].f, &o->cc, cfg, r);
+		open[n] = &af[n];
+		n++;
+	}
+	if (rc < 0) {
+		for (i = 0; i < n; i++)
+			afile_abort(open[i]);
 		return rc;
-	fn(af.f, c, cfg, r);
-	return afile_commit(&af, e);
+	}
+	return afile_commit_all(open, n, e);
 }
 
 int cmd_capacity(int argc, char **argv, struct err *e)
@@ -217,9 +230,7 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		goto out;
 	have_res = true;
 	scenflags_out_config(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &cfg);
-	if (o.curve && (rc = write_file(o.curve, out_cap_curve_csv, &o.cc, &cfg, &res, e)) < 0)
-		goto out;
-	if (o.svg && (rc = write_file(o.svg, out_cap_svg, &o.cc, &cfg, &res, e)) < 0)
+	if ((rc = write_files(&o, &cfg, &res, e)) < 0)
 		goto out;
 	if ((pt = cap_answer_point(&o.cc, &res)) &&
 	    (rc = acc_confidence_at(x.env.data_dir, &sc, pt->running_per_rank, pt->queue_share, false, &conf, e)) < 0)

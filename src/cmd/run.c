@@ -508,14 +508,16 @@ int cmd_run(int argc, char **argv, struct err *e)
 	}
 	if ((rc = run_sim(st.sim, o.progress, t0, e)) < 0)
 		goto out;
-	if (af_open) {
+	{ /* both or neither */
+		struct afile *outs[2];
+		size_t nout = 0;
+		if (af_open)
+			outs[nout++] = &af;
+		if (slog)
+			outs[nout++] = &slog_af;
 		af_open = false;
-		if ((rc = afile_commit(&af, e)) < 0)
-			goto out;
-	}
-	if (slog) {
 		slog = NULL;
-		if ((rc = afile_commit(&slog_af, e)) < 0)
+		if ((rc = afile_commit_all(outs, nout, e)) < 0)
 			goto out;
 	}
 	fill_report(&o, &x, &sc, &st, &wl, origin, tables, sizeof(tables), &rep);

@@ -911,16 +911,31 @@ static void write_workload(struct jw *w, const struct wl_spec *s)
 	jw_end_obj(w);
 }
 
+static int experiment_write_in(const struct experiment *x, const char *dir, struct err *e);
+
 int experiment_write(const struct experiment *x, const char *dir, struct err *e)
+{
+	char made[1200];
+	int rc;
+
+	if (paths_mkdir_p_made(dir, made, sizeof(made)) != 0)
+		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder: %s", dir, strerror(errno));
+	/* a failed write (a full disk) leaves no folder it created */
+	if ((rc = experiment_write_in(x, dir, e)) < 0)
+		paths_rmdir_made(dir, made);
+	return rc;
+}
+
+/* experiment.json (and requests.csv) into the folder dir, all or none. */
+static int experiment_write_in(const struct experiment *x, const char *dir, struct err *e)
 {
 	char p[1200];
 	struct afile af, ac;
+	struct afile *both[2] = {&af, &ac};
 	struct jw w;
 	size_t i;
 	int rc;
 
-	if (paths_mkdir_p(dir) != 0)
-		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", dir);
 	snprintf(p, sizeof(p), "%s/experiment.json", dir);
 	if ((rc = afile_open(&af, p, e)) < 0)
 		return rc;
@@ -1034,10 +1049,7 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 			fprintf(ac.f, "%.6f,%lld,%lld,%.3f,%.3f,%d\n", r->arrival_s, (long long)r->prompt_tokens,
 				(long long)r->output_tokens, r->ttft_ms, r->e2e_ms, r->stage);
 		}
-		if ((rc = afile_commit(&ac, e)) < 0) {
-			afile_abort(&af);
-			return rc;
-		}
+		return afile_commit_all(both, 2, e);
 	}
 	return afile_commit(&af, e);
 }

@@ -990,7 +990,7 @@ void model_layers_text(const struct model_cfg *m, char *buf, size_t n)
 int model_load_file(const char *path, const char *id, struct model_cfg *m, struct err *e)
 {
 	struct json *root;
-	int rc = json_parse_file(path, &root, e);
+	int rc = json_parse_file_max(path, MODEL_MAX_CONFIG_BYTES, &root, e);
 
 	if (rc < 0)
 		return rc;

@@ -438,7 +438,7 @@ int wl_spec_check_size(const struct wl_spec *s, const char *src, struct err *e)
 int wl_spec_load(const char *path, struct wl_spec *s, struct err *e)
 {
 	struct json *root;
-	int rc = yaml_or_json_parse_file(path, &root, e);
+	int rc = yaml_or_json_parse_file(path, WL_MAX_SPEC_BYTES, &root, e);
 
 	if (rc < 0) {
 		wl_spec_defaults(s);

@@ -191,6 +191,7 @@ hf hf-quant-foo '"rope_theta": 500000.0, "quantization_config": {"quant_method":
 hf hf-rope-ok '"rope_theta": 500000.0, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"}, "sliding_window": null,'
 sed '/max_position_embeddings/d' "$root/data/models/llama-3.1-8b-instruct.json" > hf-no-max-pos.json
 sed 's/"max_position_embeddings": 131072/"max_position_embeddings": 9223372036854775807/' "$root/data/models/llama-3.1-8b-instruct.json" > hf-max-pos-2e63.json
+w tz.json '{"arrival": {"process": "trace", "file": "/dev/zero"}}'
 # a checkpoint folder whose name a shell would run (issue 30, defect 12)
 mkdir -p 'sp ace;$(touch PWNED)' && cp "$root/data/models/llama-3.1-8b-instruct.json" 'sp ace;$(touch PWNED)/config.json'
 # a servesim tree of its own (SERVESIM_DATA_DIR=$PWD/mini/data): the files
@@ -417,6 +418,12 @@ t flag-int-past-long 2 "--tp must be in [1, 4096], got 99999999999999999999" '$S
 t duration-brings-no-request 2 "--duration: no request arrives within the 1e-300 s the workload lasts" '$SS run --duration 1e-300'
 t workload-from-stdin 0 "" '$SS run --workload - --format json < w.json | grep -q "\"arrived\": 20"'
 t eval-link-loop 3 "loop: Too many levels of symbolic links" 'ln -s loop loop && $SS eval loop; r=$?; rm loop; exit $r'
+t curve-svg-fails-no-curve 1 "/dev/full: write error" 'ln -s /dev/full full && $SS capacity --slo ttft_p90_ms=1000 --curve c.csv --svg full > /dev/null; r=$?; rm full; exit $r'
+t run-step-log-fails-no-requests 1 "/dev/full: write error" 'ln -s /dev/full full && $SS run --workload w.json --requests-out r.csv --step-log full > /dev/null; r=$?; rm full; exit $r'
+t import-full-disk-no-folder 1 "write error" '(trap "" XFSZ; ulimit -f 1; exec $SS import exp -o new/exp)'
+t config-dev-zero-bounded 3 "/dev/zero: larger than the 16777216-byte limit" '$SS run --config /dev/zero'
+t workload-dev-zero-bounded 3 "/dev/zero: larger than the 67108864-byte limit" '$SS run --workload /dev/zero'
+t trace-dev-zero-bounded 3 "/dev/zero:1: a line longer than 67108864 bytes" '$SS run --workload tz.json'
 t message-no-doubled-command 2 "servesim run: --speculative-method ngram needs --acceptance-rate" '$SS run --speculative-tokens 2 --speculative-method ngram'
 # HF config fields: checked, never run as something else
 t hf-rope-scaling-string 3 "hf-rope-yes.json: 'rope_scaling' must be an object or null" '$SS run --config hf-rope-yes.json --num-requests 5'
