@@ -66,6 +66,7 @@ LIB_SRC += src/plan/grid.c
 LIB_SRC += src/plan/sweep.c
 LIB_SRC += src/cmd/progress.c
 LIB_SRC += src/cmd/sweep.c
+LIB_SRC += src/cmd/report.c
 LIB_SRC += src/plan/search.c
 LIB_SRC += src/plan/pareto.c
 LIB_SRC += src/plan/prices.c
@@ -83,8 +84,10 @@ LIB_SRC += src/report/sweepreport.c
 LIB_SRC += src/report/fmt.c
 LIB_SRC += src/report/tracereport.c
 LIB_SRC += src/report/opsreport.c
+LIB_SRC += src/report/bdreport.c
 LIB_SRC += src/report/roofreport.c
 LIB_SRC += src/report/evalreport.c
+LIB_SRC += src/report/html.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 LIB_SRC += src/model/csa.c
@@ -94,6 +97,7 @@ LIB_SRC += src/hw/axis.c
 LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
+LIB_SRC += src/eval/ablation.c
 LIB_SRC += src/report/confreport.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
@@ -130,7 +134,7 @@ UNIT_OBJ = $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.o)
 # deletes after linking; kept, a second `make check` relinks nothing.
 .SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tools/accuracy.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
-.PHONY: all demo check check-run check-asan check-docs docs-regen unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
+.PHONY: all demo check check-run check-asan check-docs docs-regen check-browser unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
 .PHONY: mpi check-mpi
 
 all: $(BIN) $(MFU_PACKS)
@@ -220,6 +224,12 @@ check-docs: $(BIN) $(MFU_PACKS)
 docs-regen: $(BIN) $(MFU_PACKS)
 	@sh tests/docs/run.sh "$(BIN)" --regen
 
+# The HTML reports in headless Chromium (tests/browser/run.sh): the inline
+# script runs, rows and charts are in the DOM, sorting and filtering work;
+# the screenshots stay in build/browser/ as the test's artefacts.
+check-browser: $(BIN) $(MFU_PACKS)
+	@sh tests/browser/run.sh "$(BIN)" $(BUILD)/browser
+
 # libFuzzer harnesses, built with clang from the library sources.  Any
 # sanitizer report stops the fuzzer (-fno-sanitize-recover=all) and fails
 # `make fuzz`: its exit status and its log ('runtime error', 'ERROR:') are
@@ -303,6 +313,7 @@ DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev jq
 FUZZ_PKGS = clang
 MPI_PKGS = libopenmpi-dev openmpi-bin
 DOCS_PKGS = python3
+BROWSER_PKGS = chromium
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -321,6 +332,11 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(DOCS_PKGS) (make check-docs)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DOCS_PKGS); \
 		else echo "deps: python3 missing, needed by make check-docs only: sudo apt-get install -y $(DOCS_PKGS)"; fi; fi
+	@# Chromium only for `make check-browser` (the HTML reports): installed when possible, never required by check
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(BROWSER_PKGS) (make check-browser)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PKGS); \
+		else echo "deps: chromium missing, needed by make check-browser only: sudo apt-get install -y $(BROWSER_PKGS)"; fi; fi
 	@# Open MPI only for `make mpi` / `make check-mpi`: installed when possible, never required by check
 	@if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(MPI_PKGS) (make mpi)"; \

@@ -23,6 +23,8 @@ static const char main_usage[] =
 	"  trace FILE         operator flow of a Kineto / Ascend profiler trace, vs the template\n"
 	"  models             models known to data/models (ids, aliases, parameters)\n"
 	"  gpus               GPUs known to data/gpus.json\n"
+	"  report RESULT      the self-contained HTML page of a saved result (search, capacity,\n"
+	"                     sweep, eval)\n"
 	"\n"
 	"  --version          version, git describe and build flags\n"
 	"\n"
@@ -45,6 +47,7 @@ static const struct {
 	{"trace", cmd_trace},
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},
+	{"report", cmd_report},
 	{"--list-models", cmd_models}, /* design document 000's flag names */
 	{"--list-gpus", cmd_gpus},
 };

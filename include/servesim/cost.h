@@ -310,4 +310,43 @@ void cost_csa_parts(const struct cost_model *c, int mix, double n, double isl, d
  * term a step adds per DSA layer), seconds; 0 without a module table. */
 double cost_dsa_module_s(const struct cost_model *c, bool prefill, bool own, double batch, double len);
 
+/* A step's price component by component, for `run --breakdown`: each layer
+ * kind's operators in graph order, each priced as cost_step_s prices it
+ * (token-linear operators at the step's tokens, the attention call of the
+ * kind's mixer once per layer, MLA's absorb BMMs, attention-DP's shared MoE
+ * part at all ranks' tokens), then the step's own terms (pipeline hand-off,
+ * the eager launch floor, the host terms and what overlap scheduling hides).
+ * The rows' count x s sums to cost_step_s up to rounding (step_s holds it).
+ * SS_EUSAGE with H4 or H5 off (the step is then not priced per component). */
+enum cost_part { CP_ATTN, CP_GEMM, CP_MOE, CP_COMM, CP_OTHER, CP_HOST, CP__COUNT };
+const char *cost_part_name(enum cost_part p);
+/* How a row is priced: on its own; inside another row's price (the fused
+ * MoE kernel, the attention call or block); not at all (final_norm). */
+enum cost_bd_how { BD_PRICED, BD_INSIDE, BD_UNPRICED };
+
+struct cost_bd_row {
+	char kind[24];       /* the layer kind (opgraph.h), or "step" */
+	char op[32];         /* the operator or term */
+	enum cost_part part;
+	double count;        /* times it runs in the step (layers of the kind) */
+	double s;            /* seconds per run */
+	double flops;        /* per run; 0 where not counted (attention, elementwise ops) */
+	enum cost_bd_how how;
+};
+
+struct cost_breakdown {
+	struct cost_bd_row *rows;
+	size_t n;
+	int64_t tokens;       /* new tokens in the step (one DP rank's) */
+	int64_t graph_tokens; /* what the token-linear ops run at (CUDA-graph padding) */
+	int64_t moe_tokens;   /* attention-DP: tokens entering the shared MoE layers, else 0 */
+	double gpu_s;         /* the rows before the step's host terms */
+	double rows_s;        /* all rows: sum of count x s */
+	double step_s;        /* cost_step_s of the same step */
+};
+
+int cost_step_breakdown(const struct cost_model *c, const struct step_desc *s, struct cost_breakdown *bd,
+			struct err *e);
+void cost_breakdown_release(struct cost_breakdown *bd);
+
 #endif

@@ -78,6 +78,7 @@ struct eval_row {
 	char label[40];        /* benchmark strategy@rate for per-request data */
 	char workload[64];     /* experiment_workload() */
 	char gpu[48];          /* the experiment's GPU */
+	char config[160];      /* engine, version, layout, dtypes, limits (experiment_config_text) */
 	int stage;
 	bool overloaded;
 	double meas[EM__COUNT], pred[EM__COUNT], ape[EM__COUNT]; /* NAN where absent */
@@ -100,6 +101,9 @@ const char *ev_metric_name(enum ev_metric m);
 void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 			 const struct gpu_spec *g, const struct eval_opts *o, struct scenario *sc);
 int experiment_load(const char *path, struct experiment *x, struct err *e);
+/* "vllm 0.11.0, tp 2 pp 1 dp 1 ep 1, bf16 / KV bf16, mnbt 8192, mns 256"
+ * (P/D: "1p1d prefill tp 4 ..."): how x is replayed, for reports. */
+void experiment_config_text(const struct experiment *x, char *buf, size_t n);
 /* The workload label rows are grouped by: workload_name when the file gives
  * one, else a description ("shared-prefix 100+466->247", "replay ~3000->~50",
  * "prompt ~600 out ~250"). */

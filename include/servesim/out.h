@@ -196,14 +196,21 @@ void out_cap_svg(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
 
 /* --- SVG ----------------------------------------------------------------- */
 
-/* A line plot: series of (x, y) points on shared axes, each drawn as a
- * polyline with markers; optional vertical marker lines (e.g. a capacity).
- * Axes start at 0 and end at a round value above the data; NAN points are
- * skipped.  White background, labels as given (escaped). */
+/* A chart: series of (x, y) points on shared axes, each drawn as a
+ * polyline with markers (OUT_SVG_LINES), markers only (POINTS, HOLLOW) or a
+ * line only (CURVE), with optional per-point labels; optional vertical
+ * marker lines (e.g. a capacity) and a horizontal limit line.  Linear axes
+ * start at 0 (or xmin/ymin when a range is given) and end at a round value
+ * above the data; log axes (logx, logy) span whole decades, and values <= 0
+ * are left out.  NAN points are skipped.  width x height (0: 720 x 450),
+ * white background, labels as given (escaped). */
+enum out_svg_style { OUT_SVG_LINES = 0, OUT_SVG_POINTS, OUT_SVG_HOLLOW, OUT_SVG_CURVE };
 struct out_svg_series {
 	const char *name;
 	const double *x, *y;
 	size_t n;
+	enum out_svg_style style;
+	const char *const *labels;  /* n labels (NULL entries: none), or NULL */
 };
 struct out_svg_vline {
 	const char *label;
@@ -215,9 +222,26 @@ struct out_svg_plot {
 	size_t nseries;
 	const struct out_svg_vline *vlines;
 	size_t nvlines;
-	double hline_y;          /* a horizontal limit line (NAN: none) */
+	double hline_y;          /* a horizontal limit line, drawn when hline_label is set */
 	const char *hline_label;
+	bool logx, logy;
+	double xmin, xmax, ymin, ymax; /* a fixed range when max > min */
+	double width, height;
 };
+/* One chart as a whole SVG document. */
 void out_svg_plot(FILE *f, const struct out_svg_plot *p);
+/* Several charts in one document: begin, a panel per chart at (ox, oy),
+ * end. */
+void out_svg_begin(FILE *f, double width, double height);
+void out_svg_panel(FILE *f, const struct out_svg_plot *p, double ox, double oy);
+void out_svg_end(FILE *f);
+/* Predicted against measured on log axes (a shared decade range): steady
+ * rows as filled markers, overloaded ones as open markers, the y = x line. */
+void out_svg_pred_meas(FILE *f, const char *title, const double *sx, const double *sy, size_t ns,
+		       const double *ox, const double *oy, size_t no, double width, double height);
+/* Text escaped for XML; the tick step (1, 2 or 5 x 10^k) for about five
+ * ticks up to v. */
+void out_svg_esc(FILE *f, const char *s);
+double out_svg_tick_step(double v);
 
 #endif

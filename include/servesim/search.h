@@ -17,6 +17,8 @@
 
 #include "servesim/capacity.h"
 #include "servesim/err.h"
+#include "servesim/gpu.h"
+#include "servesim/prices.h"
 #include "servesim/scenario.h"
 
 #define SEARCH_MAX_LIST 16
@@ -27,9 +29,7 @@
 /* MTP draft tokens of the "on" point: DeepSeek-V3 trains one MTP module
  * (num_nextn_predict_layers 1, arXiv 2412.19437 sec. 2.2) */
 #define SEARCH_MTP_TOKENS 1
-/* ... accepted at `run`'s default: the MTP second token is accepted 85-90 %
- * of the time (arXiv 2412.19437, sec. 5.4.3) */
-#define SEARCH_MTP_ACCEPT 0.85
+/* ... accepted at `run`'s default: the measured MTP curve (spec_default_rates) */
 
 /* What to enumerate; an empty list takes the default. */
 struct search_space {
@@ -124,5 +124,26 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 void search_rank(const struct search_outcome *o, size_t n, size_t *order);
 /* GPUs needed for a target rate: replicas of the instance. */
 int64_t search_gpus_for_rate(const struct search_outcome *o, double target_rps);
+
+/* Each budget GPU's price in p (NAN where p has none).  A key of p that is
+ * not a GPU of db: SS_EDATA naming p's file and the key. */
+int search_price_budget(const struct prices *p, const struct gpu_db *db, struct search_gpu *budget, size_t nb,
+			struct err *e);
+
+/* The outcomes taken together. */
+struct search_summary {
+	size_t nok, npruned, nnorate;   /* by status */
+	size_t pruned_by[SEARCH_PRUNE__COUNT];
+	size_t runs;                    /* simulations, all deployments */
+	size_t *order;                  /* search_rank's; heap-owned */
+	bool *front;                    /* per outcome: on the Pareto front of tokens/s per user
+					 * against tokens/s per GPU (OK ones); heap-owned */
+	int best_target;                /* with a target rate: the outcome serving it on the
+					 * fewest GPUs, the cheapest per hour among those; -1 */
+};
+/* target_rps 0: none.  Release with search_summary_release. */
+void search_summarize(const struct search_outcome *r, size_t n, const struct search_gpu *budget,
+		      double target_rps, struct search_summary *s);
+void search_summary_release(struct search_summary *s);
 
 #endif

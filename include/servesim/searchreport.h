@@ -26,13 +26,10 @@ struct search_report {
 	const struct search_gpu *budget;
 	size_t nb;
 	const struct search_outcome *r; /* n outcomes in enumeration order */
-	size_t n, nok, npruned, nnorate, runs;
-	size_t pruned_by[SEARCH_PRUNE__COUNT];
-	const size_t *order;            /* search_rank's */
-	const bool *front;              /* per outcome: on the Pareto front */
+	size_t n;
+	const struct search_summary *s; /* their counts, ranking, front, best for the target */
 	const struct prices *prices;    /* NULL: none */
 	double target;                  /* --target-rate (0: none) */
-	int best_target;                /* outcome serving it on the fewest GPUs, -1 */
 	int64_t top;                    /* launch lines for this many */
 	const struct acc_confidence *conf; /* per outcome: its stated confidence (accuracy.h) */
 };

@@ -13,6 +13,7 @@
  * model K decode steps of its own. */
 #ifndef SERVESIM_SPEC_H
 #define SERVESIM_SPEC_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,7 +31,22 @@ struct spec_cfg {
 	int nrates;                     /* 1: geometric; k: one per position */
 	double rate[SPEC_MAX_TOKENS];
 	const struct cost_model *draft; /* SPEC_DRAFT: the draft model's costs */
+	char src[240];                  /* where the rates come from ("" = given) */
 };
+
+/* The measured default acceptance of sp->method for sp->k drafts: the
+ * conditional acceptance of draft position i is a x d^(i-1) (capped at 1),
+ * a and d fitted per method on measured mean acceptance lengths
+ * (data/specdec/, scripts/specdec/fit_acceptance.py); sets rate[0..k-1],
+ * nrates = k and src.  random_prompts: the workload sends a benchmark
+ * client's synthetic prompts, priced with the method's random-prompt curve
+ * (MTP), else its text curve (src says so).
+ * -1 (sp unchanged) for a method without measurements (ngram, a draft
+ * model). */
+int spec_default_rates(struct spec_cfg *sp, bool random_prompts);
+/* Mean acceptance length of sp's rates over its k drafts (tokens a step
+ * yields, the bonus token included). */
+double spec_mean_accepted_len(const struct spec_cfg *sp);
 
 const char *spec_method_name(enum spec_method m);
 /* "mtp", "eagle", "ngram" or "draft:MODEL" (MODEL copied into draft_model). */

@@ -9,7 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "servesim/err.h"
+#include "servesim/json.h"
 #include "servesim/sbuf.h"
 #include "servesim/scenario.h"
 #include "servesim/sim.h"
@@ -62,5 +65,17 @@ void sweep_row_template(struct sweep_row *r);
 void sweep_row_header(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *out);
 /* One line. */
 void sweep_row_render(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *out);
+
+/* The rows (rows[i]: point i rendered as f) as one JSON array of objects
+ * (CSV fields typed: empty null, a number, else a string); free with
+ * json_free. */
+int sweep_rows_json(const struct sbuf *rows, size_t n, enum sweep_fmt f, struct json **out, struct err *e);
+/* The axis the charts use: the last list axis (gpu, ..., rate, concurrency,
+ * seed) whose numeric values vary over the rows (SS_EUSAGE when none). */
+int sweep_chart_axis(const struct json *rows, const char **xkey, struct err *e);
+/* One SVG of six charts (TTFT p90, ITL mean, E2E p90, queueing, output
+ * tokens/s, served req/s) against xkey, one series per combination of the
+ * other varying axes; a refused or empty point leaves a gap. */
+void out_sweep_svg(FILE *out, const struct json *rows, const char *xkey, const char *title);
 
 #endif

@@ -69,6 +69,12 @@ struct wl_stage {
 	double duration_s;
 };
 
+/* The prompts a workload sends: "chat" (real text), "random" (a benchmark
+ * client's synthetic prompts); unset: random under a benchmark client that
+ * sends synthetic prompts by default (aiperf, vllm-bench, sglang-bench),
+ * chat otherwise. */
+enum wl_prompt_kind { WL_PROMPTS_UNSET, WL_PROMPTS_CHAT, WL_PROMPTS_RANDOM };
+
 struct wl_spec {
 	uint64_t seed;
 	enum wl_process process;
@@ -94,6 +100,10 @@ struct wl_spec {
 	 * that the engines' host terms hold per harness (engine_host_for);
 	 * wl_harness_canonical lists the names */
 	char harness[24];
+	/* what the prompts are (wl_prompt_kind resolves WL_PROMPTS_UNSET):
+	 * speculative decoding accepts drafts at a rate that depends on the
+	 * text (data/specdec/README.md) */
+	enum wl_prompt_kind prompt_kind;
 };
 
 struct wl_req {
@@ -109,6 +119,12 @@ struct wl_req {
  * aiperf, "vllm bench serve" -> vllm-bench, ...), NULL when unknown; the
  * names in words in list (n bytes) when list is not NULL. */
 const char *wl_harness_canonical(const char *name, char *list, size_t n);
+/* The prompt kind s sends, unset resolved (see enum wl_prompt_kind). */
+enum wl_prompt_kind wl_prompt_kind(const struct wl_spec *s);
+/* "chat", "random" ("unset" for WL_PROMPTS_UNSET). */
+const char *wl_prompt_kind_name(enum wl_prompt_kind k);
+/* "chat" or "random"; SS_EUSAGE naming the values otherwise. */
+int wl_prompt_kind_parse(const char *name, const char *src, enum wl_prompt_kind *out, struct err *e);
 void wl_spec_defaults(struct wl_spec *s);
 int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *s,
 		      struct err *e);

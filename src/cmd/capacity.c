@@ -49,6 +49,9 @@ static const char cap_usage[] =
 	"  --svg FILE.svg            the probes of the first seed as a plot: each SLO metric as a\n"
 	"                            share of its limit, goodput and served/offered over the\n"
 	"                            offered rate, with the capacity and saturation marked\n"
+	"  --html FILE               one self-contained page: the result, that chart, the\n"
+	"                            resolved configuration and every probe in a sortable table\n"
+	"                            (as `servesim report` makes from --format json)\n"
 	"\n";
 static const char cap_usage2[] =
 	"A rate counts only when it is sustainable: served rate (departures over the arrival\n"
@@ -67,7 +70,7 @@ static const char cap_usage2[] =
 struct cap_opts {
 	struct scenflags sf;
 	struct cap_cfg cc;
-	const char *workload, *curve, *svg;
+	const char *workload, *curve, *svg, *html;
 	int64_t nreq, seed, seeds;
 	bool seed_given;
 	enum out_format fmt;
@@ -75,7 +78,7 @@ struct cap_opts {
 
 static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 {
-	enum { O_SLO = 256, O_GOOD, O_CONC, O_SEEDS, O_SEED, O_START, O_WL, O_NREQ, O_FMT, O_CURVE, O_SVG };
+	enum { O_SLO = 256, O_GOOD, O_CONC, O_SEEDS, O_SEED, O_START, O_WL, O_NREQ, O_FMT, O_CURVE, O_SVG, O_HTML };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
@@ -84,7 +87,7 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 		{"start", required_argument, 0, O_START}, {"workload", required_argument, 0, O_WL},
 		{"num-requests", required_argument, 0, O_NREQ},
 		{"format", required_argument, 0, O_FMT}, {"curve", required_argument, 0, O_CURVE},
-		{"svg", required_argument, 0, O_SVG},
+		{"svg", required_argument, 0, O_SVG}, {"html", required_argument, 0, O_HTML},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -114,6 +117,7 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
 		case O_CURVE: o->curve = optarg; break;
 		case O_SVG: o->svg = optarg; break;
+		case O_HTML: o->html = optarg; break;
 		case '?': case ':': return cli_bad_option("capacity", argv[optind - 1], e);
 		default:
 			if ((rc = scenflags_option(c, optarg, &o->sf, e)) == 0)
@@ -213,8 +217,9 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		wl.num_requests = 1000;
 	{
 		const char *in[3] = {o.workload, o.sf.config, o.sf.calibration};
-		const struct afile_out outs[2] = {{"--curve", o.curve, NULL}, {"--svg", o.svg, NULL}};
-		if ((rc = afile_check_outputs(outs, 2, in, 3, 0, e)) < 0)
+		const struct afile_out outs[3] = {{"--curve", o.curve, NULL}, {"--svg", o.svg, NULL},
+						  {"--html", o.html, NULL}};
+		if ((rc = afile_check_outputs(outs, 3, in, 3, 0, e)) < 0)
 			goto out;
 	}
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
@@ -235,6 +240,13 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	if ((pt = cap_answer_point(&o.cc, &res)) &&
 	    (rc = acc_confidence_at(x.env.data_dir, &sc, pt->running_per_rank, pt->queue_share, false, &conf, e)) < 0)
 		goto out;
+	if (o.html) {
+		/* the page is built from the JSON result, as `servesim report` builds it */
+		struct cli_html h;
+		out_cap_json(cli_html_open(&h), &o.cc, &cfg, &res, pt ? &conf : NULL);
+		if ((rc = cli_html_close(&h, o.html, e)) < 0)
+			goto out;
+	}
 	if (o.fmt == FMT_JSON)
 		out_cap_json(stdout, &o.cc, &cfg, &res, pt ? &conf : NULL);
 	else

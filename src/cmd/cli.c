@@ -11,7 +11,9 @@
 
 #include "cli.h"
 #include "engine/registry.h"
+#include "servesim/afile.h"
 #include "servesim/alloc.h"
+#include "servesim/html.h"
 #include "servesim/eval.h"
 #include "servesim/paths.h"
 #include "servesim/outfmt.h"
@@ -371,4 +373,41 @@ int cli_parallel_resolve(const struct cli_par_flags *f, const struct model_cfg *
 	if (p->ep > 1 && m && m->n_experts == 0 && f->enable_ep && !f->ep_given)
 		p->ep = 1; /* vLLM ignores the flag on a dense model */
 	return 0;
+}
+
+int cli_write_html_tree(const char *path, const struct json *res, const char *source, struct err *e)
+{
+	struct afile af;
+	int rc;
+
+	if ((rc = afile_open(&af, path, e)) < 0)
+		return rc;
+	if ((rc = html_page(af.f, res, source, e)) < 0) {
+		afile_abort(&af);
+		return rc;
+	}
+	return afile_commit(&af, e);
+}
+
+FILE *cli_html_open(struct cli_html *h)
+{
+	h->buf = NULL;
+	h->len = 0;
+	if (!(h->f = open_memstream(&h->buf, &h->len)))
+		BUG("open_memstream");
+	return h->f;
+}
+
+int cli_html_close(struct cli_html *h, const char *path, struct err *e)
+{
+	struct json *res;
+	int rc;
+
+	fclose(h->f);
+	if ((rc = json_parse(h->buf, h->len, "result", &res, e)) == 0) {
+		rc = cli_write_html_tree(path, res, NULL, e);
+		json_free(res);
+	}
+	free(h->buf);
+	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "servesim/cost.h"
 #include "servesim/err.h"
+#include "servesim/json.h"
 #include "servesim/eval.h"
 #include "servesim/gpu.h"
 #include "servesim/model.h"
@@ -156,6 +157,17 @@ int cli_parallel_resolve(const struct cli_par_flags *f, const struct model_cfg *
 /* Experiments (folders `servesim eval` reads) at or under path, sorted,
  * appended to out (heap strings) up to max. */
 int cli_collect_experiments(const char *path, char **out, size_t *n, size_t max, struct err *e);
+/* The HTML page (html.h) of a result, written to path atomically: from a
+ * parsed tree, or (--html) from the JSON a command writes to the stream
+ * cli_html_open gives, which cli_html_close parses. */
+int cli_write_html_tree(const char *path, const struct json *res, const char *source, struct err *e);
+struct cli_html {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+FILE *cli_html_open(struct cli_html *h);
+int cli_html_close(struct cli_html *h, const char *path, struct err *e);
 
 /* Human formatting with SI prefixes: "12.3 G" + unit. */
 void fmt_si(char *buf, size_t n, double v, const char *unit);

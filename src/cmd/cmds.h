@@ -16,5 +16,6 @@ int cmd_calibrate(int argc, char **argv, struct err *e);
 int cmd_capacity(int argc, char **argv, struct err *e);
 int cmd_sweep(int argc, char **argv, struct err *e);
 int cmd_search(int argc, char **argv, struct err *e);
+int cmd_report(int argc, char **argv, struct err *e);
 
 #endif

@@ -21,6 +21,8 @@
 #include "servesim/synthetic.h"
 #include "servesim/tier2.h"
 
+#include "eval/ablation.h"
+
 static const char eval_usage[] =
 	"usage: servesim eval PATH... [options]\n"
 	"       servesim eval --ablate PATH...\n"
@@ -43,7 +45,9 @@ static const char eval_usage[] =
 	"requests at concurrency C, as its genai-perf harness ran); rows servesim cannot\n"
 	"run are counted by reason; a per model x GPU summary follows.  Folders above\n"
 	"them are searched.  A bare results file needs --experiment or --model (below).\n"
-	"\n"
+	"\n";
+/* the rest of the help (one literal would pass ISO C's 4095 characters) */
+static const char eval_usage2[] =
 	"options:\n"
 	"  --calibration FILE|none tier-1 file to apply; default: the accepted file in\n"
 	"                          calibration/tier1/ matching the GPU and engine version\n"
@@ -69,7 +73,10 @@ static const char eval_usage[] =
 	"                          online cores; the output is the same for any N)\n"
 	"  --format text|json|csv  (default text)\n"
 	"  --report FILE.md        also write a markdown report (atomically)\n"
-	"  --plots DIR             with --report: gnuplot SVGs (and their data) in DIR\n"
+	"  --html FILE             the report as one self-contained HTML page (charts,\n"
+	"                          sortable tables; as `servesim report` makes from --format json)\n"
+	"  --plots DIR             with --report: SVG charts (their data and an optional\n"
+	"                          gnuplot script beside them) in DIR\n"
 	CLI_SETTINGS_HELP
 	"\n"
 	"exit codes: 0 ok (every input evaluated), 1 runtime error, 2 usage error,\n"
@@ -83,7 +90,7 @@ static const char eval_usage[] =
 struct eval_cli {
 	struct eval_opts eo;
 	enum out_format fmt;
-	const char *gpu, *calibration, *report, *plots, *synthetic, *model;
+	const char *gpu, *calibration, *report, *plots, *synthetic, *model, *html;
 	bool ov_flags, ablate;
 	const struct experiment *base; /* settings for bare results, or NULL */
 	int seeds;             /* --seeds K: K workload seeds (0: the files' own) */
@@ -519,51 +526,42 @@ static void copy_failures(struct out_eval_pass *dst, const struct out_eval_pass 
 
 /* --- the ablation and the seed spread: the passes, then their reports --- */
 
-/* --ablate: full tier 0, each of H1..H6 off, and 002's H2 (InferSim-scale
- * overheads: 5 ms per decode step, 30 ms added to TTFT), then the reports */
+/* --ablate: the passes of 002's ablation (ablation.h), then the reports */
 static int ablate(struct cli_env *env, char **files, size_t nf, const struct eval_cli *c,
 		  FILE *md, struct out_eval_pass *status, struct err *e)
 {
-	struct out_eval_pass full, offs[6], ms;
-	struct eval_opts eo;
+	struct out_eval_pass full, offs[ABL_NOFF], ms;
+	struct abl_design d;
 	int gqa[OUT_EVAL_MAX_MODELS];
 	int h, k, rc;
 
 	memset(&full, 0, sizeof(full));
 	memset(offs, 0, sizeof(offs));
 	memset(&ms, 0, sizeof(ms));
-	if ((rc = run_pass(env, files, nf, c, &c->eo, "none", &full, e)) < 0)
+	abl_design(&c->eo, &d);
+	if ((rc = run_pass(env, files, nf, c, &d.full, "none", &full, e)) < 0)
 		goto out;
 	/* every pass fails the same inputs: the first one's count for all */
 	copy_failures(status, &full);
 	if (full.nfailed == full.ninputs)
 		goto out;
-	for (h = 0; h < 6; h++) {
-		eo = c->eo;
-		eo.tier0_off = 1u << h;
-		if ((rc = run_pass(env, files, nf, c, &eo, "none", &offs[h], e)) < 0)
+	for (h = 0; h < ABL_NOFF; h++)
+		if ((rc = run_pass(env, files, nf, c, &d.off[h], "none", &offs[h], e)) < 0)
 			goto out;
-	}
-	eo = c->eo;
-	eo.tier0_off = 0;
-	eo.ov.step_us = 5000;
-	eo.ov.layer_us = eo.ov.req_us = 0;
-	eo.ov.api_ttft_ms = 30;
-	eo.ov.given |= OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT;
-	if ((rc = run_pass(env, files, nf, c, &eo, "none", &ms, e)) < 0)
+	if ((rc = run_pass(env, files, nf, c, &d.infersim, "none", &ms, e)) < 0)
 		goto out;
 	for (k = 0; k < full.nmodels && k < OUT_EVAL_MAX_MODELS; k++) {
 		struct model_cfg *m = xcalloc(1, sizeof(*m));
 		gqa[k] = -1;
 		if (cli_load_model(env, full.models[k], NULL, m, e) == 0)
-			gqa[k] = m->kv_heads < m->heads;
+			gqa[k] = abl_model_gqa(m);
 		err_clear(e);
 		free(m);
 	}
 	out_eval_ablation(stdout, md, &full, offs);
 	out_eval_criteria(stdout, md, &full, offs, &ms, gqa);
 out:
-	for (h = 0; h < 6; h++)
+	for (h = 0; h < ABL_NOFF; h++)
 		free(offs[h].rows);
 	free(full.rows);
 	free(ms.rows);
@@ -599,7 +597,7 @@ static int seed_spread(struct cli_env *env, char **files, size_t nf, const struc
 
 int cmd_eval(int argc, char **argv, struct err *e)
 {
-	enum { O_OFF = 256, O_FMT, O_GPU, O_CAL, O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2, O_SEEDS,
+	enum { O_OFF = 256, O_FMT, O_GPU, O_CAL, O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2, O_SEEDS, O_HTML,
 	       O_WHERE, O_JOBS };
 	static const struct option lo[] = {
 		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
@@ -607,6 +605,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"gpu", required_argument, 0, O_GPU}, {"calibration", required_argument, 0, O_CAL},
 		{"ablate", no_argument, 0, O_ABL}, {"synthetic", required_argument, 0, O_SYN},
 		{"model", required_argument, 0, O_MODEL}, {"report", required_argument, 0, O_REP},
+		{"html", required_argument, 0, O_HTML},
 		{"plots", required_argument, 0, O_PLOTS}, {"tier2", required_argument, 0, O_T2},
 		{"seeds", required_argument, 0, O_SEEDS},
 		{"where", required_argument, 0, O_WHERE},
@@ -634,7 +633,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'h': fputs(eval_usage, stdout); return 0;
+		case 'h': fputs(eval_usage, stdout); fputs(eval_usage2, stdout); return 0;
 		case O_OFF: rc = cost_parse_off(optarg, &c.eo.tier0_off, e); break;
 		case O_FMT: rc = cli_format(optarg, true, &c.fmt, e); break;
 		case O_GPU: c.gpu = optarg; break;
@@ -643,6 +642,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		case O_SYN: c.synthetic = optarg; break;
 		case O_MODEL: c.model = cs.model = optarg; break;
 		case O_REP: c.report = optarg; break;
+		case O_HTML: c.html = optarg; break;
 		case O_PLOTS: c.plots = optarg; break;
 		case O_SEEDS: {
 			int64_t v;
@@ -704,18 +704,21 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	}
 	{
 		static const int shown[4] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90};
-		char dat[4][64];
-		const char *plot_files[7] = {"ape.dat", "plots.gp", dat[0], dat[1], dat[2], dat[3], NULL};
+		char dat[4][64], svg[4][64];
+		const char *plot_files[12] = {"ape.dat", "ape.svg", "plots.gp", dat[0], dat[1], dat[2], dat[3],
+					      svg[0], svg[1], svg[2], svg[3], NULL};
 		const char *in[MAX_EXP + 2];
 		size_t nin = 0;
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < 4; i++) {
 			snprintf(dat[i], sizeof(dat[i]), "%s.dat", ev_metric_name((enum ev_metric)shown[i]));
+			snprintf(svg[i], sizeof(svg[i]), "%s.svg", ev_metric_name((enum ev_metric)shown[i]));
+		}
 		for (i = 0; i < nf; i++)
 			in[nin++] = files[i];
 		in[nin++] = c.calibration;
-		const struct afile_out outs[2] = {{"--report", c.report, NULL},
+		const struct afile_out outs[3] = {{"--report", c.report, NULL}, {"--html", c.html, NULL},
 						  {"--plots", c.plots, (const char *const *)plot_files}};
-		if ((rc = afile_check_outputs(outs, 2, in, nin, 0, e)) < 0)
+		if ((rc = afile_check_outputs(outs, 3, in, nin, 0, e)) < 0)
 			goto out;
 	}
 	if (c.report) {
@@ -731,6 +734,13 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			goto out;
 		if (p.nfailed && p.nfailed == p.ninputs) /* nothing to report */
 			goto status;
+		if (c.html) {
+			/* the page is built from the JSON result, as `servesim report` builds it */
+			struct cli_html h;
+			out_eval_json(cli_html_open(&h), &p, c.eo.tier0_off);
+			if ((rc = cli_html_close(&h, c.html, e)) < 0)
+				goto out;
+		}
 		if (c.fmt == FMT_JSON)
 			out_eval_json(stdout, &p, c.eo.tier0_off);
 		else if (c.fmt == FMT_CSV)

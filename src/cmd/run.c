@@ -16,6 +16,7 @@
 #include "servesim/accuracy.h"
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
+#include "servesim/bdreport.h"
 #include "servesim/gsweep.h"
 #include "servesim/loghist.h"
 #include "servesim/out.h"
@@ -65,7 +66,7 @@ static const char run_usage[] =
 	"  --speculative-tokens K    draft tokens verified per step (--num-speculative-tokens)\n"
 	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
 	"  --acceptance-rate A | A1,...,AK  per-position acceptance (one rate: geometric;\n"
-	"                            default for mtp 0.85, DeepSeek-V3 report)\n"
+	"                            default mtp/eagle: measured curves, data/specdec)\n"
 	"P/D disaggregation:\n"
 	"  --disaggregate XpYd       X prefill workers hand each prompt's KV to Y decode\n"
 	"                            workers (each worker one engine of --tp/--pp/--dp/--ep;\n"
@@ -102,6 +103,13 @@ static const char run_usage2[] =
 	"  --exact-percentiles       exact percentiles past 1,000,000 completed requests\n"
 	"                            (else from a log histogram, relative error <= 0.1 %)\n"
 	"  --step-log FILE           one line per engine step: scheduled id+tokens, queues, KV\n"
+	"  --breakdown decode:B:C | prefill:B:L[:P]  instead of simulating, price one engine\n"
+	"                            step component by component: B requests (over all DP\n"
+	"                            ranks) decoding one token after C cached tokens each, or\n"
+	"                            B prompts of L new tokens after P cached; each layer\n"
+	"                            kind's operators (attention, GEMMs, MoE, communication,\n"
+	"                            other) and the host terms, as the simulator prices them\n"
+	"                            (text or json)\n"
 	"\n"
 	"Metrics are client-side: TTFT = first token - arrival + API term; ITL =\n"
 	"(E2E - TTFT)/(output - 1) (vLLM's TPOT); ITL pooled = every token gap pooled (vLLM's\n"
@@ -124,7 +132,42 @@ struct run_opts {
 	bool handoff_given;
 	enum out_format fmt;
 	double goodput[3];  /* --goodput ttft, tpot, e2el limits in ms (NAN: none) */
+	/* --breakdown: the step priced (batch 0: none) */
+	bool bd_prefill;
+	int64_t bd_batch, bd_len, bd_ctx;
 };
+
+/* --breakdown decode:B:C or prefill:B:L[:P]. */
+static int parse_breakdown(const char *arg, struct run_opts *o, struct err *e)
+{
+	long long b = 0, x = 0, y = 0;
+	char tail;
+	int n;
+
+	if (strncmp(arg, "decode:", 7) == 0) {
+		n = sscanf(arg + 7, "%lld:%lld%c", &b, &x, &tail);
+		if (n == 2 && b >= 1 && b <= 1 << 20 && x >= 0 && x <= 1 << 24) {
+			o->bd_batch = b;
+			o->bd_len = 1;
+			o->bd_ctx = x;
+			return 0;
+		}
+	} else if (strncmp(arg, "prefill:", 8) == 0) {
+		n = sscanf(arg + 8, "%lld:%lld:%lld%c", &b, &x, &y, &tail);
+		if ((n == 2 || n == 3) && b >= 1 && b <= 1 << 20 && x >= 1 && x <= 1 << 24 && y >= 0 &&
+		    y <= 1 << 24) {
+			o->bd_prefill = true;
+			o->bd_batch = b;
+			o->bd_len = x;
+			o->bd_ctx = n == 3 ? y : 0;
+			return 0;
+		}
+	}
+	return err_set(e, SS_EUSAGE,
+		       "--breakdown must be decode:BATCH:CONTEXT or prefill:BATCH:LEN[:PREFIX] (BATCH 1..1048576, "
+		       "LEN 1.. and CONTEXT, PREFIX 0..16777216 tokens), got '%s'",
+		       arg);
+}
 
 /* vLLM's --goodput: "ttft:500 tpot:50 e2el:2000" (spaces or commas). */
 static int parse_goodput(const char *arg, double lim[3], struct err *e)
@@ -156,7 +199,7 @@ static int parse_goodput(const char *arg, double lim[3], struct err *e)
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_FMT = 256, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP, O_PDP, O_PHO,
-	       O_MAXREQ, O_EXACT, O_GOOD, O_NOSEG };
+	       O_MAXREQ, O_EXACT, O_GOOD, O_NOSEG, O_BD };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS, WLFLAGS_OPTIONS,
 		{"format", required_argument, 0, O_FMT},
@@ -176,6 +219,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"kv-handoff-ms", required_argument, 0, O_PHO},
 		{"max-requests", required_argument, 0, O_MAXREQ},
 		{"goodput", required_argument, 0, O_GOOD},
+		{"breakdown", required_argument, 0, O_BD},
 		{0, 0, 0, 0}};
 	int c, rc = 0;
 
@@ -221,6 +265,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 			break;
 		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
 		case O_GOOD: rc = parse_goodput(optarg, o->goodput, e); break;
+		case O_BD: rc = parse_breakdown(optarg, o, e); break;
 		case '?': case ':': return cli_bad_option("run", argv[optind - 1], e);
 		default:
 			if ((rc = wlflags_option(c, optarg, &o->wf, e)) == 0 &&
@@ -242,6 +287,10 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
 		return err_set(e, SS_EUSAGE,
 			       "--rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
+	if (o->bd_batch && (o->wf.rate_type == WLF_RT_SWEEP || o->requests_out || o->step_log ||
+			    (o->fmt != FMT_TEXT && o->fmt != FMT_JSON)))
+		return err_set(e, SS_EUSAGE,
+			       "--breakdown prices one step instead of simulating: not with --rate-type sweep, --requests-out, --step-log or --format csv/vllm-bench");
 	if ((o->spec_method || o->spec_rates) && !o->spec_k)
 		return err_set(e, SS_EUSAGE,
 			       "--speculative-method and --acceptance-rate need --speculative-tokens K");
@@ -286,12 +335,9 @@ static int run_extras(const struct run_opts *o, struct scenflags_ctx *x, struct 
 		if (o->spec_rates) {
 			if ((rc = spec_parse_rates(o->spec_rates, &sc->spec, e)) < 0)
 				return rc;
-		} else if (sc->spec.method == SPEC_MTP) {
-			/* DeepSeek-V3 technical report (arXiv 2412.19437, sec. 5.4.3):
-			 * the MTP second token is accepted 85-90 % of the time */
-			sc->spec.rate[0] = 0.85;
-			sc->spec.nrates = 1;
-		} else {
+		} else if (spec_default_rates(&sc->spec, sc->workload &&
+							       wl_prompt_kind(sc->workload) == WL_PROMPTS_RANDOM) < 0) {
+			/* measured per-position curves exist for mtp and eagle only */
 			return err_set(e, SS_EUSAGE, "--speculative-method %s needs --acceptance-rate",
 				       o->spec_method);
 		}
@@ -418,6 +464,59 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->sim = st->sim;
 }
 
+/* --breakdown: one step of the requested shape priced component by
+ * component on the prepared cost model (P/D: a prefill step on the prefill
+ * workers'), instead of a simulation. */
+static int run_breakdown(const struct run_opts *o, const struct scenflags_ctx *x, const struct scenario *sc,
+			 const struct scenario_state *st, const struct wl_spec *wl, struct err *e)
+{
+	const struct cost_model *c = o->bd_prefill && st->has_prefill ? &st->prefill_cost : &st->cost;
+	int64_t local = (o->bd_batch + c->p.dp - 1) / c->p.dp, i;
+	int64_t *len = NULL, *pre = NULL;
+	struct step_desc d;
+	struct cost_breakdown bd;
+	struct out_breakdown r;
+	char tables[64];
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	d.nlogits = local;
+	if (o->bd_prefill) {
+		len = xcalloc((size_t)local, sizeof(*len));
+		pre = xcalloc((size_t)local, sizeof(*pre));
+		for (i = 0; i < local; i++) {
+			len[i] = o->bd_len;
+			pre[i] = o->bd_ctx;
+		}
+		d.nchunks = local;
+		d.chunk_len = len;
+		d.chunk_prefix = pre;
+	} else {
+		d.ndecode = local;
+		d.decode_ctx_sum = (double)local * (double)(o->bd_ctx + 1); /* the cached keys and its own */
+	}
+	if ((rc = cost_step_breakdown(c, &d, &bd, e)) == 0) {
+		memset(&r, 0, sizeof(r));
+		scenflags_out_config(&o->sf, x, sc, st, wl, tables, sizeof(tables), &r.cfg);
+		r.par = &c->p;
+		r.prefill = o->bd_prefill;
+		r.batch = o->bd_batch;
+		r.local = local;
+		r.new_tokens = o->bd_len;
+		r.context = o->bd_ctx;
+		r.max_tokens = c->cfg.max_tokens;
+		r.bd = &bd;
+		if (o->fmt == FMT_JSON)
+			out_breakdown_json(stdout, &r);
+		else
+			out_breakdown_text(stdout, &r);
+	}
+	cost_breakdown_release(&bd);
+	free(len);
+	free(pre);
+	return rc;
+}
+
 /* GuideLLM's sweep: k benchmarks of the prepared scenario, one report. */
 static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, const struct scenario *sc,
 		      const struct scenario_state *st, const struct wl_spec *wl, const char *origin,
@@ -502,6 +601,10 @@ int cmd_run(int argc, char **argv, struct err *e)
 		goto out;
 	if (x.notes[0] && o.fmt != FMT_TEXT)
 		fprintf(stderr, "servesim run: %s\n", x.notes);
+	if (o.bd_batch) {
+		rc = run_breakdown(&o, &x, &sc, &st, &wl, e);
+		goto out;
+	}
 	if (o.wf.rate_type == WLF_RT_SWEEP) {
 		rc = run_gsweep(&o, &x, &sc, &st, &wl, origin, e);
 		goto out;

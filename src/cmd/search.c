@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <malloc.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 #include "servesim/mfucache.h"
 #include "servesim/parmap.h"
 #include "servesim/paths.h"
-#include "servesim/pareto.h"
 #include "servesim/prices.h"
 #include "servesim/search.h"
 #include "servesim/searchreport.h"
@@ -56,7 +54,7 @@ static const char search_usage[] =
 	"  --max-num-batched-tokens LIST  (SGLang: chunked_prefill_size; default: the engine's;\n"
 	"                            a list, e.g. 2048,8192,16384, compares them)\n"
 	"  --speculative-tokens LIST MTP draft tokens, 0 = off (default 0,1 for a model with MTP\n"
-	"                            modules, e.g. DeepSeek-V3; acceptance 0.85 as servesim run)\n"
+	"                            modules, e.g. DeepSeek-V3; measured curve as servesim run)\n"
 	"  --no-pd                   no P/D splits (default: XpYd with X + Y <= 4, workers of\n"
 	"                            the same TP)\n"
 	"  --pd-max-workers N        X + Y at most N\n"
@@ -73,6 +71,10 @@ static const char search_usage[] =
 	"  --format text|json        (default text)\n"
 	"  --csv FILE                every deployment, one row each (long format)\n"
 	"  --svg FILE                the Pareto chart\n"
+	"  --html FILE               one self-contained page: the Pareto chart and every\n"
+	"                            deployment in a sortable, filterable table, each with its\n"
+	"                            configuration and launch line (as `servesim report` makes\n"
+	"                            from --format json)\n"
 	"  --jobs N                  threads (default 1); under mpirun, per rank\n"
 	"\n";
 
@@ -84,7 +86,7 @@ struct search_opts {
 	int gpu_count[8];
 	size_t ngpu;
 	bool engines_given;
-	const char *workload, *prices, *csv, *svg;
+	const char *workload, *prices, *csv, *svg, *html;
 	int64_t nreq, seed, seeds, jobs, top;
 	bool seed_given;
 	double target;
@@ -174,7 +176,7 @@ static int parse_engines(const char *flag, const char *arg, struct search_space 
 static int parse_search(int argc, char **argv, struct search_opts *o, struct err *e)
 {
 	enum { O_SLO = 256, O_GOOD, O_SEEDS, O_SEED, O_WL, O_NREQ, O_FMT, O_GPUS, O_NOPD, O_PDMAX,
-	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC };
+	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC, O_HTML };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
@@ -185,6 +187,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		{"prices", required_argument, 0, O_PRICES}, {"target-rate", required_argument, 0, O_TARGET},
 		{"top", required_argument, 0, O_TOP}, {"csv", required_argument, 0, O_CSV},
 		{"svg", required_argument, 0, O_SVG}, {"jobs", required_argument, 0, O_JOBS},
+		{"html", required_argument, 0, O_HTML},
 		{"engines", required_argument, 0, O_ENGINES},
 		{"speculative-tokens", required_argument, 0, O_SPEC},
 		{"num-speculative-tokens", required_argument, 0, O_SPEC},
@@ -220,6 +223,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case O_TOP: rc = cli_int("--top", optarg, 0, 100, &o->top, e); break;
 		case O_CSV: o->csv = optarg; break;
 		case O_SVG: o->svg = optarg; break;
+		case O_HTML: o->html = optarg; break;
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
 		case SCF + 2:
 			return err_set(e, SS_EUSAGE, "give the GPU budget as --gpus %s:COUNT", optarg);
@@ -335,8 +339,9 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct search_outcome *res = NULL;
 	struct mfu_cache *cache = NULL;
 	struct sbuf *bufs = NULL;
-	size_t ndep = 0, i, *order = NULL;
-	bool *front = NULL, joined = false, have_prices = false;
+	size_t ndep = 0, i;
+	bool joined = false, have_prices = false, summarized = false;
+	struct search_summary S;
 	struct search_ctx ctx;
 	struct parmap pm;
 	struct progress pg;
@@ -385,6 +390,8 @@ int cmd_search(int argc, char **argv, struct err *e)
 		const struct afile_out outs[2] = {{"--csv", o.csv, NULL}, {"--svg", o.svg, NULL}};
 		if ((rc = afile_check_outputs(outs, 2, in, 3, 0, e)) < 0)
 			goto out;
+		if (o.html && (rc = afile_check(o.html, in, 3, e)) < 0)
+			goto out;
 	}
 	/* the workload and one base scenario per budget GPU and engine */
 	for (i = 0; i < o.ngpu * o.sp.nengine; i++) {
@@ -418,7 +425,6 @@ int cmd_search(int argc, char **argv, struct err *e)
 			continue;
 		budget[gi].gpu = x[i].gpu;
 		budget[gi].count = o.gpu_count[gi];
-		budget[gi].usd_per_gpu_hour = NAN;
 		for (size_t j = 0; j < gi; j++)
 			if (budget[j].gpu == budget[gi].gpu || strcmp(budget[j].gpu->id, budget[gi].gpu->id) == 0) {
 				rc = err_set(e, SS_EUSAGE, "--gpus: %s given twice", budget[gi].gpu->id);
@@ -449,19 +455,9 @@ int cmd_search(int argc, char **argv, struct err *e)
 		have_prices = true;
 		if (!o.prices)
 			snprintf(prices.path, sizeof(prices.path), "data/prices.json");
-		for (size_t k = 0; k < prices.n; k++) {
-			const struct gpu_spec *g;
-			struct err pe;
-			err_clear(&pe);
-			if (cli_find_gpu(&x[0].env, prices.p[k].gpu, &g, &pe) < 0) {
-				rc = err_set(e, SS_EDATA, "%s: gpus.%s: not a GPU of data/gpus.json", prices.path,
-					     prices.p[k].gpu);
-				goto out;
-			}
-			for (i = 0; i < o.ngpu; i++)
-				if (strcmp(g->id, budget[i].gpu->id) == 0)
-					budget[i].usd_per_gpu_hour = prices.p[k].usd_per_gpu_hour;
-		}
+		if ((rc = cli_load_gpus(&x[0].env, e)) < 0 ||
+		    (rc = search_price_budget(&prices, &x[0].env.gpus, budget, o.ngpu, e)) < 0)
+			goto out;
 	}
 	/* the kernel tables of each budget GPU, parsed once and shared read-only
 	 * by every deployment's cost model (filled here, before the threads:
@@ -510,31 +506,15 @@ int cmd_search(int argc, char **argv, struct err *e)
 	if (rc < 0 || rk.rank != 0)
 		goto out;
 	res = xcalloc(ndep, sizeof(*res));
-	order = xcalloc(ndep, sizeof(*order));
-	front = xcalloc(ndep, sizeof(*front));
 	memset(&R, 0, sizeof(R));
 	for (i = 0; i < ndep; i++) {
 		if (bufs[i].len != sizeof(res[i]))
 			BUG("search: result record of the wrong size");
 		memcpy(&res[i], bufs[i].buf, sizeof(res[i]));
-		R.nok += res[i].status == SEARCH_OK;
-		R.npruned += res[i].status == SEARCH_PRUNED;
-		R.nnorate += res[i].status == SEARCH_NO_RATE;
-		if (res[i].status == SEARCH_PRUNED)
-			R.pruned_by[res[i].prune]++;
-		R.runs += res[i].probes;
 	}
-	search_rank(res, ndep, order);
-	{
-		double *px = xcalloc(ndep, sizeof(double)), *py = xcalloc(ndep, sizeof(double));
-		for (i = 0; i < ndep; i++) {
-			px[i] = res[i].status == SEARCH_OK ? res[i].tok_s_user : NAN;
-			py[i] = res[i].status == SEARCH_OK ? res[i].tok_s_gpu : NAN;
-		}
-		pareto_front(px, py, ndep, front);
-		free(px);
-		free(py);
-	}
+	search_summarize(res, ndep, budget, o.target, &S);
+	summarized = true;
+	R.s = &S;
 	R.cc = &o.cc;
 	R.sp = &o.sp;
 	R.target = o.target;
@@ -556,24 +536,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	R.nb = o.ngpu;
 	R.r = res;
 	R.n = ndep;
-	R.order = order;
-	R.front = front;
 	R.prices = have_prices ? &prices : NULL;
-	R.best_target = -1;
-	if (o.target > 0) {
-		int64_t best = -1;
-		double best_cost = INFINITY;
-		for (i = 0; i < R.nok; i++) {
-			const struct search_outcome *r = &res[order[i]];
-			int64_t g = search_gpus_for_rate(r, o.target);
-			double cost = g * budget[r->d.gpu].usd_per_gpu_hour;
-			if (best < 0 || g < best || (g == best && cost < best_cost)) {
-				best = g;
-				best_cost = cost;
-				R.best_target = (int)order[i];
-			}
-		}
-	}
 	/* each ranked deployment's confidence: its class at its operating point */
 	if ((rc = acc_table_find(x[0].env.data_dir, &acc, &have_acc, e)) < 0)
 		goto out;
@@ -603,11 +566,18 @@ int cmd_search(int argc, char **argv, struct err *e)
 		if (rc < 0)
 			goto out;
 	}
+	if (o.html) {
+		/* the page is built from the JSON result, as `servesim report` builds it */
+		struct cli_html h;
+		search_report_json(cli_html_open(&h), &R);
+		if ((rc = cli_html_close(&h, o.html, e)) < 0)
+			goto out;
+	}
 	if (o.fmt == FMT_JSON)
 		search_report_json(stdout, &R);
 	else
 		search_report_text(stdout, &R);
-	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", ndep, R.runs,
+	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", ndep, S.runs,
 		wall_s() - t0);
 	rc = 0;
 out:
@@ -616,8 +586,8 @@ out:
 			sb_release(&bufs[i]);
 	free(bufs);
 	free(res);
-	free(order);
-	free(front);
+	if (summarized)
+		search_summary_release(&S);
 	free(conf);
 	acc_table_release(&acc);
 	free(dep);

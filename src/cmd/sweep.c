@@ -22,6 +22,7 @@
 
 static const char sweep_usage[] =
 	"usage: servesim sweep [list flags] [run flags] [--jobs N] [--format csv|jsonl] [--out FILE]\n"
+	"                      [--svg FILE] [--html FILE]\n"
 	"\n"
 	"Simulate every point of a grid and write one row per point: every configuration\n"
 	"field and every result a column (long format).  Rows come in grid order (the last\n"
@@ -43,6 +44,13 @@ static const char sweep_usage[] =
 	"output:\n"
 	"  --format csv|jsonl        (default csv)\n"
 	"  --out FILE                write there (default standard output)\n"
+	"  --svg FILE                charts of TTFT p90, ITL mean, E2E p90, queueing, output\n"
+	"                            tokens/s and served req/s against the last numeric list\n"
+	"                            flag with two or more values, one line per combination\n"
+	"                            of the other list flags\n"
+	"  --html FILE               one self-contained page: those charts and every point in\n"
+	"                            a sortable, filterable table (as `servesim report` makes\n"
+	"                            from the JSONL rows)\n"
 	"\n"
 	"A point whose configuration servesim refuses (memory plan, start-up checks) is a\n"
 	"row with status 'refused: REASON'; an overloaded run (as `run` judges it) is\n"
@@ -54,7 +62,7 @@ static const char sweep_usage[] =
 struct sweep_opts {
 	struct scenflags sf;
 	struct grid g;
-	const char *workload, *out;
+	const char *workload, *out, *svg, *html;
 	int64_t nreq, jobs;
 	enum sweep_fmt fmt;
 };
@@ -65,13 +73,14 @@ static const char *const axis_order[] = {"gpu", "engine", "dtype", "tp", "pp", "
 
 static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *e)
 {
-	enum { O_RATE = 256, O_SEED, O_WL, O_NREQ, O_JOBS, O_FMT, O_OUT, O_CONC };
+	enum { O_RATE = 256, O_SEED, O_WL, O_NREQ, O_JOBS, O_FMT, O_OUT, O_CONC, O_SVG, O_HTML };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"rate", required_argument, 0, O_RATE}, {"seed", required_argument, 0, O_SEED},
 		{"workload", required_argument, 0, O_WL}, {"num-requests", required_argument, 0, O_NREQ},
 		{"jobs", required_argument, 0, O_JOBS}, {"format", required_argument, 0, O_FMT},
 		{"out", required_argument, 0, O_OUT}, {"concurrency", required_argument, 0, O_CONC},
+		{"svg", required_argument, 0, O_SVG}, {"html", required_argument, 0, O_HTML},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	int c, rc;
 
@@ -91,6 +100,8 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
 		case O_FMT: rc = sweep_fmt_parse(optarg, &o->fmt, e); break;
 		case O_OUT: o->out = optarg; break;
+		case O_SVG: o->svg = optarg; break;
+		case O_HTML: o->html = optarg; break;
 		case SCF + 2: rc = grid_add_words(&o->g, "gpu", "--gpu", optarg, e); break;
 		case SCF + 4: rc = grid_add_words(&o->g, "dtype", "--dtype", optarg, e); break;
 		case SCF + 16: rc = grid_add_words(&o->g, "engine", "--engine", optarg, e); break;
@@ -299,6 +310,41 @@ static int write_text(const char *path, const char *buf, size_t len, struct err 
 	return afile_commit(&af, e);
 }
 
+/* Does any numeric list flag have two or more values (what --svg needs)? */
+static bool grid_numeric_varies(const struct grid *g)
+{
+	size_t a;
+
+	for (a = 0; a < g->nax; a++)
+		if (!g->ax[a].text && g->ax[a].n > 1)
+			return true;
+	return false;
+}
+
+/* The charts of the rows to o->svg (sweep.h out_sweep_svg) and their page
+ * to o->html (html.h), each atomically. */
+static int write_charts(const struct sweep_opts *o, const struct sbuf *rows, size_t n, struct err *e)
+{
+	struct json *js;
+	struct afile af;
+	const char *xkey;
+	char title[200];
+	int rc;
+
+	if ((rc = sweep_rows_json(rows, n, o->fmt, &js, e)) < 0)
+		return rc;
+	snprintf(title, sizeof(title), "sweep: %zu points of %s", n,
+		 o->sf.model ? o->sf.model : o->sf.config ? o->sf.config : "llama-3.1-8b");
+	if (o->svg && (rc = sweep_chart_axis(js, &xkey, e)) == 0 && (rc = afile_open(&af, o->svg, e)) == 0) {
+		out_sweep_svg(af.f, js, xkey, title);
+		rc = afile_commit(&af, e);
+	}
+	if (rc == 0 && o->html)
+		rc = cli_write_html_tree(o->html, js, NULL, e);
+	json_free(js);
+	return rc;
+}
+
 int cmd_sweep(int argc, char **argv, struct err *e)
 {
 	struct sweep_opts o;
@@ -328,11 +374,17 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	order_axes(&o.g);
 	if ((rc = grid_size(&o.g, &n, e)) < 0)
 		goto out;
-	if (o.out) {
+	{
 		const char *in[2] = {o.workload, o.sf.config};
-		const struct afile_out outs[1] = {{"--out", o.out, NULL}};
-		if ((rc = afile_check_outputs(outs, 1, in, 2, 0, e)) < 0)
+		const struct afile_out outs[3] = {{"--out", o.out, NULL}, {"--svg", o.svg, NULL},
+						  {"--html", o.html, NULL}};
+		if ((rc = afile_check_outputs(outs, 3, in, 2, 0, e)) < 0)
 			goto out;
+		if (o.svg && !grid_numeric_varies(&o.g)) {
+			rc = err_set(e, SS_EUSAGE,
+				     "--svg charts each metric against a swept numeric axis: give one with two or more values (--rate 5:30:5, --tp 1,2,4, --max-num-seqs ...)");
+			goto out;
+		}
 	}
 	if ((rc = load_workload(o.workload, &wl, e)) < 0)
 		goto out;
@@ -372,6 +424,8 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	for (i = 0; i < n; i++)
 		sb_put(&all, rows[i].buf, rows[i].len);
 	rc = write_text(o.out, all.buf, all.len, e);
+	if (rc == 0 && (o.svg || o.html))
+		rc = write_charts(&o, rows, n, e);
 out:
 	if (rows)
 		for (i = 0; i < n; i++)

@@ -107,6 +107,11 @@ int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e)
 		note_flag(f, "--harness");
 		return 1;
 	}
+	case WLF + 11:
+		if (wl_prompt_kind_parse(arg, "", &f->prompt_kind, NULL) < 0)
+			return err_set(e, SS_EUSAGE, "--prompt-kind must be chat or random, got '%s'", arg);
+		note_flag(f, "--prompt-kind");
+		return 1;
 	case WLF + 9:
 		if (strcmp(arg, "lognormal") == 0)
 			f->dist = WL_LOGNORMAL;
@@ -199,6 +204,8 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 		wl->seed = (uint64_t)f->seed;
 	if (f->harness)
 		snprintf(wl->harness, sizeof(wl->harness), "%s", f->harness);
+	if (f->prompt_kind != WL_PROMPTS_UNSET)
+		wl->prompt_kind = f->prompt_kind;
 	if ((rc = set_len(f, "--prompt-tokens", f->p_mean, f->p_std, &wl->prompt, e)) < 0 ||
 	    (rc = set_len(f, "--output-tokens", f->o_mean, f->o_std, &wl->output, e)) < 0)
 		return rc;

@@ -32,7 +32,7 @@ enum { WLF = 1200 };
 	{"output-tokens", required_argument, 0, WLF + 4}, {"seed", required_argument, 0, WLF + 5}, \
 	{"concurrency", required_argument, 0, WLF + 6}, {"duration", required_argument, 0, WLF + 7}, \
 	{"rate-type", required_argument, 0, WLF + 8}, {"dist", required_argument, 0, WLF + 9}, \
-	{"harness", required_argument, 0, WLF + 10}
+	{"harness", required_argument, 0, WLF + 10}, {"prompt-kind", required_argument, 0, WLF + 11}
 
 #define WLFLAGS_HELP \
 	"  --workload FILE           workload spec (JSON or YAML; default workloads/default.json)\n" \
@@ -49,7 +49,9 @@ enum { WLF = 1200 };
 	"                            workload by Poisson 10 req/s x 1000 requests, 512/128 tokens\n" \
 	"  --harness H               the benchmark client driving the load (aiperf/genai-perf,\n" \
 	"                            vllm-bench, sglang-bench, guidellm, inference-perf): the\n" \
-	"                            engine's host terms measured under it (docs/engines.md)\n"
+	"                            engine's host terms measured under it (docs/engines.md)\n" \
+	"  --prompt-kind chat|random what the prompts are: speculative decoding's acceptance\n" \
+	"                            (default: random under aiperf, vllm-bench, sglang-bench)\n"
 
 enum wlf_rate_type { WLF_RT_NONE, WLF_RT_SYNC, WLF_RT_THROUGHPUT, WLF_RT_CONCURRENT,
 		     WLF_RT_CONSTANT, WLF_RT_POISSON, WLF_RT_SWEEP };
@@ -63,6 +65,7 @@ struct wlflags {
 	enum wlf_rate_type rate_type;
 	char given[160];   /* the flags given, in order, for the header */
 	const char *harness; /* canonical name, or NULL */
+	enum wl_prompt_kind prompt_kind; /* WL_PROMPTS_UNSET: the spec's */
 };
 
 void wlflags_defaults(struct wlflags *f);

@@ -1904,29 +1904,24 @@ void cost_csa_parts(const struct cost_model *c, int mix, double n, double isl, d
 	out[3] = p.bytes;
 }
 
-/* Mean per layer of the attention for a step's n >= 1 prefill chunks
- * (len[i] tokens after prefix[i]) run as one call per layer. */
-static double attn_prefill_n_s(const struct cost_model *c, int64_t n, const int64_t *len,
-			       const int64_t *prefix)
+/* One layer of mixer mix for a step's n >= 1 prefill chunks (len[i] tokens
+ * after prefix[i]; k: their count, new and context tokens, pairs 0) run as
+ * one call, seconds; 0 for a mixer without attention. */
+static double prefill_mixer_s(const struct cost_model *c, int mix, const struct chunk_sums *k0, int64_t n,
+			      const int64_t *len, const int64_t *prefix)
 {
 	const struct model_cfg *m = c->m;
-	const int64_t *nk = m->n_mixer;
-	struct chunk_sums k = {(double)n, 0, 0, 0};
-	double t = 0;
+	struct chunk_sums k = *k0;
 	int64_t i;
 
-	for (i = 0; i < n; i++) {
-		k.tok += (double)len[i];
-		k.ctx += (double)(len[i] + prefix[i]);
-	}
 	if (c->csa) /* DeepSeek-V4: the chunks as that many prompts of their mean length and prefix */
-		return csa_attn_s(c, true, k.n, k.tok, (k.ctx - k.tok) / k.n) / (double)m->layers;
-	if (nk[LM_FULL] > 0) {
+		return csa_module_prefill_s(c->csa, mix, k.n, k.tok, (k.ctx - k.tok) / k.n);
+	switch (mix) {
+	case LM_FULL:
 		for (i = 0; i < n; i++)
 			k.pairs += attn_causal_pairs(len[i], prefix[i]);
-		t += (double)nk[LM_FULL] * full_prefill_s(c, &k);
-	}
-	if (nk[LM_SLIDING] > 0) {
+		return full_prefill_s(c, &k);
+	case LM_SLIDING: {
 		struct attn_group g = window_group(c);
 		int64_t w = m->window.size;
 		double pairs = 0, keys = 0, wl;
@@ -1935,20 +1930,57 @@ static double attn_prefill_n_s(const struct cost_model *c, int64_t n, const int6
 			keys += (double)(prefix[i] < w - 1 ? prefix[i] : w - 1) + (double)len[i];
 		}
 		wl = window_isl(pairs / k.n, (double)w);
-		t += (double)nk[LM_SLIDING] * gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, &c->win_prefill,
-							    wl < 1 ? 0.0 : log(wl));
+		return gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, &c->win_prefill, wl < 1 ? 0.0 : log(wl));
 	}
-	if (nk[LM_CHUNKED] > 0) {
+	case LM_CHUNKED: {
 		struct attn_group g = full_group(c);
 		double pairs = 0, keys = 0;
 		for (i = 0; i < n; i++) {
 			pairs += attn_chunked_pairs(len[i], prefix[i], m->chunk);
 			keys += (double)(prefix[i] % m->chunk) + (double)len[i];
 		}
-		t += (double)nk[LM_CHUNKED] * gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, NULL, 0.0);
+		return gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, NULL, 0.0);
 	}
+	case LM_LINEAR:
+		return cost_linear_attn_s(c, k.tok, k.n, false);
+	default:
+		return 0;
+	}
+}
+
+/* A step's n prefill chunks summed (pairs left 0: each mixer counts its own). */
+static struct chunk_sums chunks_of(int64_t n, const int64_t *len, const int64_t *prefix)
+{
+	struct chunk_sums k = {(double)n, 0, 0, 0};
+	int64_t i;
+
+	for (i = 0; i < n; i++) {
+		k.tok += (double)len[i];
+		k.ctx += (double)(len[i] + prefix[i]);
+	}
+	return k;
+}
+
+/* Mean per layer of the attention for a step's n >= 1 prefill chunks
+ * (len[i] tokens after prefix[i]) run as one call per layer. */
+static double attn_prefill_n_s(const struct cost_model *c, int64_t n, const int64_t *len,
+			       const int64_t *prefix)
+{
+	const struct model_cfg *m = c->m;
+	const int64_t *nk = m->n_mixer;
+	struct chunk_sums k = chunks_of(n, len, prefix);
+	double t = 0;
+
+	if (c->csa) /* DeepSeek-V4: the chunks as that many prompts of their mean length and prefix */
+		return csa_attn_s(c, true, k.n, k.tok, (k.ctx - k.tok) / k.n) / (double)m->layers;
+	if (nk[LM_FULL] > 0)
+		t += (double)nk[LM_FULL] * prefill_mixer_s(c, LM_FULL, &k, n, len, prefix);
+	if (nk[LM_SLIDING] > 0)
+		t += (double)nk[LM_SLIDING] * prefill_mixer_s(c, LM_SLIDING, &k, n, len, prefix);
+	if (nk[LM_CHUNKED] > 0)
+		t += (double)nk[LM_CHUNKED] * prefill_mixer_s(c, LM_CHUNKED, &k, n, len, prefix);
 	if (nk[LM_LINEAR] > 0)
-		t += (double)nk[LM_LINEAR] * cost_linear_attn_s(c, k.tok, k.n, false);
+		t += (double)nk[LM_LINEAR] * prefill_mixer_s(c, LM_LINEAR, &k, n, len, prefix);
 	return t / (double)m->layers;
 }
 
@@ -1967,6 +1999,40 @@ double cost_attn_prefill_step_s(const struct cost_model *c, int64_t n, const int
 
 /* Mean per layer of the attention for n decode requests attending ctx_sum
  * keys in all (per full-attention layer). */
+/* One layer of mixer mix for n >= 1 decode requests attending ctx_sum keys
+ * in all, seconds; 0 for a mixer without attention. */
+static double decode_mixer_s(const struct cost_model *c, int mix, int64_t n, double ctx_sum)
+{
+	const struct model_cfg *m = c->m;
+	double mean = ctx_sum / (double)n;
+
+	if (c->csa) {
+		double prefix = mean - 1; /* csa_attn_s's prefix, as it takes it */
+		return csa_module_decode_s(c->csa, mix, (double)n, prefix + 1);
+	}
+	switch (mix) {
+	case LM_FULL:
+		return full_decode_s(c, n, ctx_sum);
+	case LM_SLIDING: {
+		/* each request's keys capped at the window (the mean as proxy) */
+		struct attn_group g = window_group(c);
+		double w = (double)m->window.size;
+		return gqa_decode_s(c, &g, n, (double)n * (mean < w ? mean : w), &c->win_decode,
+				    mean < 1 ? 0.0 : log(mean));
+	}
+	case LM_CHUNKED: {
+		/* past the first chunk a request sees chunk/2 keys on average */
+		struct attn_group g = full_group(c);
+		double ch = (double)m->chunk;
+		return gqa_decode_s(c, &g, n, (double)n * (mean <= ch ? mean : ch / 2), NULL, 0.0);
+	}
+	case LM_LINEAR:
+		return cost_linear_attn_s(c, (double)n, (double)n, true);
+	default:
+		return 0;
+	}
+}
+
 double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 {
 	const struct model_cfg *m = c->m;
@@ -1979,23 +2045,13 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	if (c->csa)
 		return csa_attn_s(c, false, (double)n, (double)n, mean - 1) / (double)m->layers;
 	if (nk[LM_FULL] > 0)
-		t += (double)nk[LM_FULL] * full_decode_s(c, n, ctx_sum);
-	if (nk[LM_SLIDING] > 0) {
-		/* each request's keys capped at the window (the mean as proxy) */
-		struct attn_group g = window_group(c);
-		double w = (double)m->window.size;
-		t += (double)nk[LM_SLIDING] * gqa_decode_s(c, &g, n, (double)n * (mean < w ? mean : w),
-							   &c->win_decode, mean < 1 ? 0.0 : log(mean));
-	}
-	if (nk[LM_CHUNKED] > 0) {
-		/* past the first chunk a request sees chunk/2 keys on average */
-		struct attn_group g = full_group(c);
-		double ch = (double)m->chunk;
-		t += (double)nk[LM_CHUNKED] * gqa_decode_s(c, &g, n, (double)n * (mean <= ch ? mean : ch / 2),
-							   NULL, 0.0);
-	}
+		t += (double)nk[LM_FULL] * decode_mixer_s(c, LM_FULL, n, ctx_sum);
+	if (nk[LM_SLIDING] > 0)
+		t += (double)nk[LM_SLIDING] * decode_mixer_s(c, LM_SLIDING, n, ctx_sum);
+	if (nk[LM_CHUNKED] > 0)
+		t += (double)nk[LM_CHUNKED] * decode_mixer_s(c, LM_CHUNKED, n, ctx_sum);
 	if (nk[LM_LINEAR] > 0)
-		t += (double)nk[LM_LINEAR] * cost_linear_attn_s(c, (double)n, (double)n, true);
+		t += (double)nk[LM_LINEAR] * decode_mixer_s(c, LM_LINEAR, n, ctx_sum);
 	return t / (double)m->layers;
 }
 
@@ -2309,4 +2365,203 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 		t += ov - cpu;
 		return t > cpu ? t : cpu;
 	}
+}
+
+/* --- a step's price, component by component (cost.h: cost_step_breakdown) --- */
+
+const char *cost_part_name(enum cost_part p)
+{
+	static const char *const n[CP__COUNT] = {"attention", "gemm", "moe", "comm", "other", "host"};
+
+	return p >= 0 && p < CP__COUNT ? n[p] : "?";
+}
+
+static void bd_add(struct cost_breakdown *bd, const char *kind, const char *op, enum cost_part part,
+		   double count, double s, double flops, enum cost_bd_how how)
+{
+	struct cost_bd_row *r;
+
+	bd->rows = xreallocarray(bd->rows, bd->n + 1, sizeof(*bd->rows));
+	r = &bd->rows[bd->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->kind, sizeof(r->kind), "%s", kind);
+	snprintf(r->op, sizeof(r->op), "%s", op);
+	r->part = part;
+	r->count = count;
+	r->s = s;
+	r->flops = flops;
+	r->how = how;
+	bd->rows_s += count * s;
+}
+
+static enum cost_part op_part(const struct op *o)
+{
+	if (strncmp(o->name, "experts_", 8) == 0)
+		return CP_MOE;
+	switch (o->kind) {
+	case OPK_ATTN: return CP_ATTN;
+	case OPK_GEMM: return CP_GEMM;
+	case OPK_COMM: return CP_COMM;
+	default: return CP_OTHER;
+	}
+}
+
+/* The attention row of a kind: its operator's name for a decode step (the
+ * template is built at one decode token), else what the call runs. */
+static const char *attn_row_name(const struct cost_model *c, const struct step_desc *s, const char *op)
+{
+	if (s->nchunks == 0)
+		return op;
+	if (s->ndecode > 0)
+		return "attn_prefill+decode";
+	return c->m->attn == ATTN_MLA && c->m->index_topk <= 0 && !c->csa ? "attn_prefill+kv_b_proj" : "attn_prefill";
+}
+
+/* One layer of mixer mix for the step's chunks and decodes, seconds. */
+static double step_mixer_s(const struct cost_model *c, const struct step_desc *s, int mix)
+{
+	double t = 0;
+
+	if (s->nchunks > 0) {
+		struct chunk_sums k = chunks_of(s->nchunks, s->chunk_len, s->chunk_prefix);
+		t += prefill_mixer_s(c, mix, &k, s->nchunks, s->chunk_len, s->chunk_prefix);
+	}
+	if (s->ndecode > 0)
+		t += decode_mixer_s(c, mix, s->ndecode, s->decode_ctx_sum);
+	return t;
+}
+
+/* The rows of layer kind k: its operators in graph order, each priced as
+ * the step prices it (token-linear ones at mtok tokens, scaled by tok_scale
+ * past max_m; the shared MoE ops of attention-DP at g tokens in all, scaled
+ * by moe_scale past moe_max), the attention of its mixer once per layer. */
+static void bd_kind(const struct cost_model *c, const struct step_desc *s, size_t k, size_t *u, int64_t mtok,
+		    double tok_scale, double g, double moe_scale, const double *mix_layers,
+		    struct cost_breakdown *bd)
+{
+	const struct cost_lazy *z = c->lazy;
+	const struct layer_kind *lk = &z->gr.kinds[k];
+	const int64_t *nk = c->m->n_mixer;
+	bool eh = strcmp(lk->name, "embed+head") == 0, attn_done = eh, mla = c->m->attn == ATTN_MLA;
+	/* the kind's share of its mixer's layers (embed+head has none) */
+	double att_count = mix_layers[lk->mixer] > 0 && !eh
+				   ? (double)lk->count * (double)nk[lk->mixer] / mix_layers[lk->mixer]
+				   : 0;
+	int64_t nabs = s->ndecode <= c->cfg.max_seqs ? s->ndecode : c->cfg.max_seqs;
+	size_t j, i;
+
+	for (j = 0; j < lk->nops; j++, (*u)++) {
+		const struct op *o = &lk->ops[j];
+		double f = 0, b = 0, t;
+		if (z->use[*u]) {
+			t = op_at(c, o, &z->cols[*u], (double)mtok, &f, &b) * tok_scale;
+			bd_add(bd, lk->name, o->name, op_part(o), z->kcnt[k], t, f * tok_scale,
+			       t == 0 ? BD_INSIDE : BD_PRICED);
+		} else if (c->dp_attn && moe_shared_op(o)) {
+			bool gemm = o->kind == OPK_GEMM;
+			t = op_at(c, o, NULL, gemm && c->p.ep <= 1 ? g : g / (double)c->p.dp, &f, &b) * moe_scale;
+			bd_add(bd, lk->name, o->name, op_part(o), (double)lk->count, t, f * moe_scale,
+			       t == 0 ? BD_INSIDE : BD_PRICED);
+		} else if (mla && (!strcmp(o->name, "q_absorb_uk") || !strcmp(o->name, "out_absorb_uv"))) {
+			if (nabs <= 0) /* decode only: a prefill runs the expanded form */
+				continue;
+			t = cost_gemm_s(c, c->cfg.wdt, (double)nabs, (double)o->n, (double)o->k, (double)o->batch);
+			bd_add(bd, lk->name, o->name, CP_GEMM, (double)lk->count, t,
+			       2.0 * (double)nabs * (double)o->n * (double)o->k * (double)o->batch, BD_PRICED);
+		} else if (o->kind == OPK_ATTN && !attn_done) {
+			bd_add(bd, lk->name, attn_row_name(c, s, o->name), CP_ATTN, att_count,
+			       step_mixer_s(c, s, lk->mixer), 0, BD_PRICED);
+			attn_done = true;
+		} else if (o->cat == OPC_LM_HEAD) {
+			bd_add(bd, lk->name, o->name, CP_GEMM, 1, head_part(c, s->nlogits),
+			       2.0 * (double)s->nlogits * (double)(c->m->vocab / c->p.tp) * (double)c->m->hidden,
+			       BD_PRICED);
+		} else {
+			bd_add(bd, lk->name, o->name, op_part(o), z->kcnt[k], 0, 0,
+			       strcmp(o->name, "final_norm") == 0 ? BD_UNPRICED : BD_INSIDE);
+		}
+	}
+	if (!attn_done && step_mixer_s(c, s, lk->mixer) > 0)
+		bd_add(bd, lk->name, attn_row_name(c, s, "attention"), CP_ATTN, att_count,
+		       step_mixer_s(c, s, lk->mixer), 0, BD_PRICED);
+	if (mla && s->ndecode > 0 && c->mla_module_s != 0 && lk->mixer == LM_FULL && att_count > 0)
+		bd_add(bd, lk->name, "mla module term", CP_ATTN, att_count, c->mla_module_s, 0, BD_PRICED);
+	if (c->dp_attn) /* without EP: the DP gather of the MoE layer's tokens */
+		for (i = 0; i < z->moe_ops.n; i++)
+			if (z->moe_ops.e[i].k == k && z->moe_ops.e[i].j < 0)
+				bd_add(bd, lk->name, "dp_gather", CP_COMM, (double)lk->count,
+				       comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0) *
+					       moe_scale,
+				       0, BD_PRICED);
+}
+
+int cost_step_breakdown(const struct cost_model *c, const struct step_desc *s, struct cost_breakdown *bd,
+			struct err *e)
+{
+	const struct cost_lazy *z = c->lazy;
+	const struct overheads *ov = &c->cfg.ov;
+	double mix_layers[LM__COUNT] = {0}, g, t, host, cpu, nreq = (double)(s->ndecode + s->nchunks);
+	int64_t tokens = s->ndecode, pre = 0, mtok, i;
+	size_t k, u = 0;
+	int mx;
+
+	memset(bd, 0, sizeof(*bd));
+	if (c->cfg.off & (COST_H4 | COST_H5))
+		return err_set(e, SS_EUSAGE, "a step's breakdown prices it per component: not with H4 or H5 off (--tier0-off)");
+	for (i = 0; i < s->nchunks; i++)
+		pre += s->chunk_len[i];
+	tokens += pre;
+	mtok = s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens;
+	g = (double)(s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
+	bd->tokens = tokens;
+	bd->graph_tokens = mtok;
+	bd->moe_tokens = c->dp_attn ? (int64_t)g : 0;
+	for (k = 0; k < z->gr.nkinds; k++)
+		if (strcmp(z->gr.kinds[k].name, "embed+head") != 0)
+			mix_layers[z->gr.kinds[k].mixer] += (double)z->gr.kinds[k].count;
+	for (k = 0; k < z->gr.nkinds; k++)
+		bd_kind(c, s, k, &u, mtok > c->max_m ? c->max_m : mtok,
+			mtok > c->max_m ? (double)mtok / (double)c->max_m : 1.0,
+			g > (double)c->moe_max && c->moe_max > 0 ? (double)c->moe_max : g,
+			g > (double)c->moe_max && c->moe_max > 0 ? g / (double)c->moe_max : 1.0, mix_layers, bd);
+	for (mx = 0; mx < LM__COUNT; mx++) /* a mixer no layer kind holds */
+		if (c->m->n_mixer[mx] > 0 && mix_layers[mx] == 0 && step_mixer_s(c, s, mx) > 0)
+			bd_add(bd, "step", attn_row_name(c, s, "attention"), CP_ATTN, (double)c->m->n_mixer[mx],
+			       step_mixer_s(c, s, mx), 0, BD_PRICED);
+	if (c->p.pp > 1) /* activations handed between stages */
+		bd_add(bd, "step", "pp_send", CP_COMM, (double)(c->p.pp - 1),
+		       comm_send_s(&c->place, (double)tokens * (double)c->m->hidden * 2.0), 0, BD_PRICED);
+	bd->gpu_s = bd->rows_s;
+	t = bd->rows_s;
+	/* an eager step waits for the host's launches */
+	if (s->nchunks > 0 && t < c->eager_s) {
+		bd_add(bd, "step", "eager launch floor", CP_HOST, 1, c->eager_s - t, 0, BD_PRICED);
+		t = c->eager_s;
+	}
+	host = cost_overhead_s(c, (int64_t)nreq, pre);
+	if (host > 0) { /* the terms that are not 0 (a tier-1 term may be negative) */
+		const double term[4][2] = {{1, ov->step_us}, {(double)c->m->layers, ov->layer_us},
+					   {nreq, ov->req_us}, {(double)pre, ov->prefill_token_us}};
+		static const char *const name[4] = {"host per step", "host per layer", "host per request",
+						     "host per prefill token"};
+		for (mx = 0; mx < 4; mx++)
+			if (term[mx][0] > 0 && term[mx][1] != 0)
+				bd_add(bd, "step", name[mx], CP_HOST, term[mx][0], term[mx][1] * 1e-6, 0, BD_PRICED);
+	}
+	if (c->cfg.overlap_cpu && !(c->cfg.off & COST_H2)) {
+		/* overlap scheduling: the CPU part runs under the GPU part */
+		cpu = (ov->step_us + ov->req_us * nreq) * 1e-6;
+		cpu = cpu < 0 ? 0 : cpu > host ? host : cpu;
+		if (cpu > 0)
+			bd_add(bd, "step", "host hidden (overlap)", CP_HOST, 1,
+			       t + host - cpu > cpu ? -cpu : cpu - t - host, 0, BD_PRICED);
+	}
+	bd->step_s = cost_step_s(c, s);
+	return 0;
+}
+
+void cost_breakdown_release(struct cost_breakdown *bd)
+{
+	free(bd->rows);
+	memset(bd, 0, sizeof(*bd));
 }

@@ -605,7 +605,7 @@ void acc_confidence_of(const struct acc_table *t, const struct acc_class *c, str
 			memset(&out->a[k], 0, sizeof(out->a[k]));
 			out->a[k].p50 = out->a[k].p90 = NAN;
 			acc_class_name(c, 0, out->a[k].asked, sizeof(out->a[k].asked));
-			snprintf(out->a[k].cls, sizeof(out->a[k].cls), "%s", out->a[k].asked);
+			acc_class_name(c, 0, out->a[k].cls, sizeof(out->a[k].cls));
 		}
 	}
 }

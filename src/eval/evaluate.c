@@ -188,6 +188,7 @@ static int compare_requests(const struct experiment *x, const struct model_cfg *
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
 		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
+		experiment_config_text(x, r->config, sizeof(r->config));
 		experiment_workload(x, r->workload, sizeof(r->workload));
 		if (gb->rate > 0)
 			snprintf(r->label, sizeof(r->label), "%s@%.3g", gb->strategy, gb->rate);
@@ -239,6 +240,7 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 	snprintf(r->model, sizeof(r->model), "%s", x->model);
 	snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
+	experiment_config_text(x, r->config, sizeof(r->config));
 	experiment_workload(x, r->workload, sizeof(r->workload));
 	if (x->wl.process == WL_CONCURRENCY)
 		snprintf(r->label, sizeof(r->label), "c%lld", (long long)x->wl.concurrency);
@@ -325,6 +327,7 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
 		snprintf(r->model, sizeof(r->model), "%s", x->model);
 		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
+		experiment_config_text(x, r->config, sizeof(r->config));
 		experiment_workload(x, r->workload, sizeof(r->workload));
 		r->stage = ms->index;
 		sim_summary_core(st.sim, ms->index, &p);
@@ -412,4 +415,24 @@ void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, boo
 	*mean = c ? s / (double)c : NAN;
 	*median = c == 0 ? NAN : (c % 2 ? v[c / 2] : (v[c / 2 - 1] + v[c / 2]) / 2);
 	free(v);
+}
+
+void experiment_config_text(const struct experiment *x, char *buf, size_t n)
+{
+	char lay[96];
+
+	if (x->pd_prefill)
+		snprintf(lay, sizeof(lay), "%dp%dd prefill tp %d ep %d, decode tp %d ep %d", x->pd_prefill,
+			 x->pd_decode, x->prefill_tp, x->prefill_ep, x->tp, x->ep);
+	else
+		snprintf(lay, sizeof(lay), "tp %d pp %d dp %d ep %d", x->tp, x->pp, x->dp, x->ep);
+	char mbt[24] = "engine default", mns[24] = "engine default";
+
+	if (x->max_num_batched_tokens > 0)
+		snprintf(mbt, sizeof(mbt), "%lld", (long long)x->max_num_batched_tokens);
+	if (x->max_num_seqs > 0)
+		snprintf(mns, sizeof(mns), "%lld", (long long)x->max_num_seqs);
+	snprintf(buf, n, "%s %s, %s, %s%s%s, mnbt %s, mns %s", x->engine[0] ? x->engine : "vllm",
+		 x->engine_version[0] ? x->engine_version : "-", lay, dtype_name(x->dtype),
+		 x->kv_dtype_given ? " / KV " : "", x->kv_dtype_given ? dtype_name(x->kv_dtype) : "", mbt, mns);
 }

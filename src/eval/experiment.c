@@ -884,6 +884,8 @@ static void write_workload(struct jw *w, const struct wl_spec *s)
 	jw_int(w, "seed", (int64_t)s->seed);
 	if (s->harness[0])
 		jw_str(w, "harness", s->harness);
+	if (s->prompt_kind != WL_PROMPTS_UNSET)
+		jw_str(w, "prompt_kind", wl_prompt_kind_name(s->prompt_kind));
 	jw_obj(w, "arrival");
 	jw_str(w, "process", wl_process_name(s->process));
 	if (s->nstages == 0 && s->process != WL_CONCURRENCY)

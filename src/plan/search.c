@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "engine/registry.h"
 #include "servesim/alloc.h"
+#include "servesim/pareto.h"
 #include "servesim/sweep.h"
 
 /* Fewest requests of the coarse capacity search (below that the Poisson
@@ -258,13 +259,14 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	if (d->max_num_batched_tokens > 0)
 		sc.max_num_batched_tokens = d->max_num_batched_tokens;
 	if (d->spec_k > 0) {
-		/* MTP at the acceptance `run` takes by default: DeepSeek-V3
-		 * technical report (arXiv 2412.19437, sec. 5.4.3), 85-90 % */
+		/* MTP at the acceptance `run` takes by default: the measured
+		 * per-position curve (spec_default_rates), for the workload's
+		 * prompts */
 		memset(&sc.spec, 0, sizeof(sc.spec));
 		sc.spec.method = SPEC_MTP;
 		sc.spec.k = d->spec_k;
-		sc.spec.rate[0] = SEARCH_MTP_ACCEPT;
-		sc.spec.nrates = 1;
+		if (spec_default_rates(&sc.spec, sc.workload && wl_prompt_kind(sc.workload) == WL_PROMPTS_RANDOM) < 0)
+			BUG("no measured MTP acceptance curve");
 	}
 	if (d->pd_prefill > 0) {
 		sc.pd_prefill = d->pd_prefill;
@@ -399,4 +401,73 @@ int64_t search_gpus_for_rate(const struct search_outcome *o, double target_rps)
 	if (o->status != SEARCH_OK || !(o->max_rate > 0))
 		return -1;
 	return (int64_t)ceil(target_rps / o->max_rate - 1e-9) * o->d.gpus;
+}
+
+int search_price_budget(const struct prices *p, const struct gpu_db *db, struct search_gpu *budget, size_t nb,
+			struct err *e)
+{
+	size_t i, k;
+
+	for (i = 0; i < nb; i++)
+		budget[i].usd_per_gpu_hour = NAN;
+	for (k = 0; k < p->n; k++) {
+		const struct gpu_spec *g;
+		struct err pe;
+		err_clear(&pe);
+		if (gpu_find(db, p->p[k].gpu, &g, &pe) < 0)
+			return err_set(e, SS_EDATA, "%s: gpus.%s: not a GPU of data/gpus.json", p->path, p->p[k].gpu);
+		for (i = 0; i < nb; i++)
+			if (strcmp(g->id, budget[i].gpu->id) == 0)
+				budget[i].usd_per_gpu_hour = p->p[k].usd_per_gpu_hour;
+	}
+	return 0;
+}
+
+void search_summarize(const struct search_outcome *r, size_t n, const struct search_gpu *budget,
+		      double target_rps, struct search_summary *s)
+{
+	double *px = xcalloc(n ? n : 1, sizeof(double)), *py = xcalloc(n ? n : 1, sizeof(double));
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->order = xcalloc(n ? n : 1, sizeof(*s->order));
+	s->front = xcalloc(n ? n : 1, sizeof(*s->front));
+	for (i = 0; i < n; i++) {
+		s->nok += r[i].status == SEARCH_OK;
+		s->npruned += r[i].status == SEARCH_PRUNED;
+		s->nnorate += r[i].status == SEARCH_NO_RATE;
+		if (r[i].status == SEARCH_PRUNED)
+			s->pruned_by[r[i].prune]++;
+		s->runs += r[i].probes;
+	}
+	search_rank(r, n, s->order);
+	for (i = 0; i < n; i++) {
+		px[i] = r[i].status == SEARCH_OK ? r[i].tok_s_user : NAN;
+		py[i] = r[i].status == SEARCH_OK ? r[i].tok_s_gpu : NAN;
+	}
+	pareto_front(px, py, n, s->front);
+	free(px);
+	free(py);
+	s->best_target = -1;
+	if (target_rps > 0) {
+		int64_t best = -1;
+		double best_cost = INFINITY;
+		for (i = 0; i < s->nok; i++) {
+			const struct search_outcome *o = &r[s->order[i]];
+			int64_t g = search_gpus_for_rate(o, target_rps);
+			double cost = g * budget[o->d.gpu].usd_per_gpu_hour;
+			if (best < 0 || g < best || (g == best && cost < best_cost)) {
+				best = g;
+				best_cost = cost;
+				s->best_target = (int)s->order[i];
+			}
+		}
+	}
+}
+
+void search_summary_release(struct search_summary *s)
+{
+	free(s->order);
+	free(s->front);
+	memset(s, 0, sizeof(*s));
 }

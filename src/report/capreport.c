@@ -173,6 +173,25 @@ void out_cap_json(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	jw_num_or_null(&w, "goodput_min", c->goodput_min > 0 ? c->goodput_min : NAN);
 	jw_end_obj(&w);
 	jw_int(&w, "probes", (int64_t)r->ncurve);
+	/* every probe, as --curve writes them (the HTML report charts them) */
+	jw_arr(&w, "curve");
+	for (i = 0; i < r->ncurve; i++) {
+		const struct cap_point *p = &r->curve[i];
+		jw_obj(&w, NULL);
+		jw_int(&w, "seed", (int64_t)p->seed);
+		jw_num(&w, c->concurrency ? "clients" : "offered", p->offered);
+		jw_num_or_null(&w, "served", p->served);
+		for (j = 0; j < c->nslo; j++) {
+			char nm[32];
+			cap_slo_name(&c->slo[j], nm, sizeof(nm));
+			jw_num_or_null(&w, nm, p->value[j]);
+		}
+		jw_num_or_null(&w, "goodput", p->goodput);
+		jw_bool(&w, "meets_slo", p->pass);
+		jw_bool(&w, "saturated", p->saturated);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
 	jw_end_obj(&w);
 	jw_finish(&w);
 }
@@ -242,6 +261,7 @@ void out_cap_svg(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
 		y[(c->nslo + 1) * (r->ncurve + 1) + n] = p->offered > 0 ? p->served / p->offered : NAN;
 		n++;
 	}
+	memset(ser, 0, sizeof(ser));
 	for (j = 0; j < ns; j++) {
 		ser[j].x = x;
 		ser[j].y = y + j * (r->ncurve + 1);

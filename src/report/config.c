@@ -113,6 +113,8 @@ static void workload_json(struct jw *w, const struct out_config *c)
 	jw_int(w, "seed", (int64_t)wl->seed);
 	if (wl->harness[0])
 		jw_str(w, "harness", wl->harness);
+	if (wl->prompt_kind != WL_PROMPTS_UNSET)
+		jw_str(w, "prompt_kind", wl_prompt_kind_name(wl->prompt_kind));
 	jw_end_obj(w);
 }
 

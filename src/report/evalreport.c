@@ -12,8 +12,11 @@
 #include "servesim/afile.h"
 #include "servesim/alloc.h"
 #include "servesim/evalreport.h"
+#include "servesim/out.h"
 #include "servesim/json.h"
 #include "servesim/paths.h"
+
+#include "eval/ablation.h"
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -325,6 +328,8 @@ void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 		jw_obj(&w, NULL);
 		jw_str(&w, "experiment", p->rows[i].experiment);
 		jw_str(&w, "model", p->rows[i].model);
+		jw_str(&w, "gpu", p->rows[i].gpu);
+		jw_str(&w, "config", p->rows[i].config);
 		jw_str(&w, "workload", p->rows[i].workload);
 		jw_int(&w, "stage", p->rows[i].stage);
 		if (p->rows[i].label[0])
@@ -523,8 +528,8 @@ void out_eval_criteria(FILE *f, FILE *md, const struct out_eval_pass *full, cons
 	/* H2 */
 	t = mape(&offs[1], EM_ITL_MEAN, NULL, NULL) - mape(ms, EM_ITL_MEAN, NULL, NULL);
 	t2 = mape(ms, EM_TTFT_MEAN, NULL, NULL) - mape(&offs[1], EM_TTFT_MEAN, NULL, NULL);
-	snprintf(fig, sizeof(fig), "InferSim scale (5 ms/step, +30 ms TTFT) vs none: TPOT MAPE gain %+.1f pp, TTFT MAPE change %+.1f pp (positive = worse)",
-		 100 * t, 100 * t2);
+	snprintf(fig, sizeof(fig), "InferSim scale (%.0f ms/step, +%.0f ms TTFT) vs none: TPOT MAPE gain %+.1f pp, TTFT MAPE change %+.1f pp (positive = worse)",
+		 ABL_INFERSIM_STEP_US / 1000, ABL_INFERSIM_TTFT_MS, 100 * t, 100 * t2);
 	verdict(f, md, "H2", "TPOT MAPE >= 3 pp better; TTFT MAPE not > 1 pp worse", t >= 0.03 && t2 <= 0.01, fig);
 	t = mape(&offs[1], EM_ITL_MEAN, NULL, NULL) - mape(full, EM_ITL_MEAN, NULL, NULL);
 	t2 = mape(full, EM_TTFT_MEAN, NULL, NULL) - mape(&offs[1], EM_TTFT_MEAN, NULL, NULL);
@@ -653,14 +658,63 @@ static const char *base_dir_name(const char *dir)
 	return b && b[1] ? b + 1 : dir;
 }
 
-static bool have_gnuplot(void)
+/* Measured against predicted (out_svg_pred_meas), or (mk < 0) the APE of
+ * each steady row, to path. */
+static int eval_svg(const struct out_eval_pass *p, const char *path, int mk, struct err *e)
 {
-	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+	static const int apes[3] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN};
+	size_t n = p->nrows ? p->nrows : 1, i, ns = 0, no = 0, nr = 0;
+	double *sx = xcalloc(n, sizeof(double)), *sy = xcalloc(n, sizeof(double));
+	double *ox = xcalloc(n, sizeof(double)), *oy = xcalloc(n, sizeof(double));
+	double *ry = xcalloc(3 * n, sizeof(double));
+	struct out_svg_series ser[3];
+	struct out_svg_plot pl;
+	char title[160];
+	struct afile af;
+	int rc, k;
+
+	for (i = 0; i < p->nrows; i++) {
+		const struct eval_row *r = &p->rows[i];
+		if (mk < 0) {
+			if (r->overloaded)
+				continue;
+			sx[nr] = (double)nr;
+			for (k = 0; k < 3; k++)
+				ry[k * n + nr] = 100 * r->ape[apes[k]];
+			nr++;
+		} else if (!isnan(r->meas[mk]) && !isnan(r->pred[mk])) {
+			double *x = r->overloaded ? ox : sx, *y = r->overloaded ? oy : sy;
+			size_t *c = r->overloaded ? &no : &ns;
+			x[*c] = r->meas[mk];
+			y[(*c)++] = r->pred[mk];
+		}
+	}
+	if ((rc = afile_open(&af, path, e)) == 0) {
+		if (mk < 0) {
+			for (k = 0; k < 3; k++)
+				ser[k] = (struct out_svg_series){metric_title(apes[k]), sx, ry + k * n, nr, OUT_SVG_LINES,
+								NULL};
+			pl = (struct out_svg_plot){.title = "APE per steady-state row", .xlabel = "row",
+						   .ylabel = "APE %", .series = ser, .nseries = 3, .width = 560,
+						   .height = 460};
+			out_svg_plot(af.f, &pl);
+		} else {
+			snprintf(title, sizeof(title), "%s: predicted vs measured", metric_title(mk));
+			out_svg_pred_meas(af.f, title, sx, sy, ns, ox, oy, no, 560, 460);
+		}
+		rc = afile_commit(&af, e);
+	}
+	free(sx);
+	free(sy);
+	free(ox);
+	free(oy);
+	free(ry);
+	return rc;
 }
 
 int out_eval_plots(const struct out_eval_pass *p, const char *dir, FILE *md, struct err *e)
 {
-	char path[1200], cmd[2600];
+	char path[1200];
 	struct afile af;
 	FILE *f;
 	int rc;
@@ -683,6 +737,9 @@ int out_eval_plots(const struct out_eval_pass *p, const char *dir, FILE *md, str
 					p->rows[i].overloaded, p->rows[i].experiment);
 		if ((rc = afile_commit(&af, e)) < 0)
 			return rc;
+		snprintf(path, sizeof(path), "%s/%s.svg", dir, ev_metric_name((enum ev_metric)mk));
+		if ((rc = eval_svg(p, path, mk, e)) < 0)
+			return rc;
 	}
 	snprintf(path, sizeof(path), "%s/ape.dat", dir);
 	if ((rc = afile_open(&af, path, e)) < 0)
@@ -695,38 +752,34 @@ int out_eval_plots(const struct out_eval_pass *p, const char *dir, FILE *md, str
 				100 * p->rows[i].ape[EM_ITL_MEAN], 100 * p->rows[i].ape[EM_E2E_MEAN]);
 	if ((rc = afile_commit(&af, e)) < 0)
 		return rc;
+	snprintf(path, sizeof(path), "%s/ape.svg", dir);
+	if ((rc = eval_svg(p, path, -1, e)) < 0)
+		return rc;
+	/* optional: the same charts restyled by gnuplot, as gnuplot-*.svg */
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);
 	if ((rc = afile_open(&af, path, e)) < 0)
 		return rc;
 	f = af.f;
-	fprintf(f, "set terminal svg size 520,460 font 'sans,11'\nset logscale xy\nset key top left\n"
+	fprintf(f, "# optional: gnuplot plots.gp redraws the charts as gnuplot-*.svg\n"
+		   "set terminal svg size 520,460 font 'sans,11'\nset logscale xy\nset key top left\n"
 		   "set grid\nset xlabel 'measured'\nset ylabel 'predicted'\n");
 	for (k = 0; k < 4; k++) {
 		const char *n = ev_metric_name((enum ev_metric)shown[k]);
-		fprintf(f, "set output '%s.svg'\nset title '%s: predicted vs measured'\n"
+		fprintf(f, "set output 'gnuplot-%s.svg'\nset title '%s: predicted vs measured'\n"
 			   "plot '%s.dat' using 1:($3==0?$2:1/0) with points pt 7 title 'steady', "
 			   "'%s.dat' using 1:($3==1?$2:1/0) with points pt 6 title 'overloaded', x with lines lt 0 title 'y = x'\n",
 			n, metric_title(shown[k]), n, n);
 	}
-	fprintf(f, "unset logscale\nset output 'ape.svg'\nset title 'APE per steady-state row'\n"
+	fprintf(f, "unset logscale\nset output 'gnuplot-ape.svg'\nset title 'APE per steady-state row'\n"
 		   "set xlabel 'row'\nset ylabel 'APE %%'\nset style data histograms\n"
 		   "set style fill solid 0.8\nset boxwidth 0.9\n"
 		   "plot 'ape.dat' using 2 title 'TTFT mean', '' using 3 title 'ITL mean', '' using 4 title 'E2E mean'\n");
 	if ((rc = afile_commit(&af, e)) < 0)
 		return rc;
-	if (have_gnuplot()) {
-		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plots.gp 2>/dev/null", dir);
-		if (system(cmd) != 0)
-			fprintf(md, "gnuplot failed on %s/plots.gp; the data files are there.\n\n", dir);
-		else
-			for (k = 0; k < 4; k++)
-				fprintf(md, "![%s](%s/%s.svg) ", metric_title(shown[k]), base_dir_name(dir),
-					ev_metric_name((enum ev_metric)shown[k]));
-		fprintf(md, "![APE per row](%s/ape.svg)\n\n", base_dir_name(dir));
-	} else {
-		fprintf(md, "gnuplot is not installed: plot data and the script are in %s/ (run `gnuplot plots.gp` there).\n\n",
-			dir);
-	}
+	for (k = 0; k < 4; k++)
+		fprintf(md, "![%s](%s/%s.svg) ", metric_title(shown[k]), base_dir_name(dir),
+			ev_metric_name((enum ev_metric)shown[k]));
+	fprintf(md, "![APE per row](%s/ape.svg)\n\n", base_dir_name(dir));
 	return 0;
 }
 

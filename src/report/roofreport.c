@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "servesim/afile.h"
+#include "servesim/out.h"
 #include "servesim/alloc.h"
 #include "servesim/memplan.h"
 #include "servesim/opgraph.h"
@@ -353,18 +354,39 @@ static void rel_path(const char *report, const char *dir, char *out, size_t n)
 		out[strlen(out) - 1] = '\0';
 }
 
-/* gnuplot SVGs (and their data): the roofline with each phase's point, and
- * decode time terms over the batch */
+/* One chart to dir/name, atomically. */
+static int svg_file(const char *dir, const char *name, const struct out_svg_plot *pl, struct err *e)
+{
+	char p[1200];
+	struct afile af;
+	int rc;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if ((rc = afile_open(&af, p, e)) < 0)
+		return rc;
+	out_svg_plot(af.f, pl);
+	return afile_commit(&af, e);
+}
+
+/* The charts, drawn by servesim (out_svg_plot): the roofline with each
+ * phase's point and decode time terms over the batch; their data and a
+ * gnuplot script beside them for whoever wants to restyle them. */
 static int plots(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o, struct err *e)
 {
 	static const int64_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
-	char p[1200], rel[1100];
+	enum { NB = sizeof(batches) / sizeof(batches[0]), NC = 61 };
+	char p[1200], rel[1100], title[200], ceiling[160];
 	FILE *d;
 	struct afile af;
 	struct rl_point pt;
-	size_t i;
+	size_t i, np = 0;
 	int rc;
-	double ymin = c->g->peak_flops[c->wdt] / 1e12;
+	double peak = c->g->peak_flops[c->wdt] / 1e12, bw = c->g->hbm_bw * c->g->bw_eff / 1e12;
+	double ymin = peak, px[PH__N], py[PH__N], cx[NC], cy[NC];
+	double bx[NB], tc[NB], th[NB], te[NB];
+	const char *pl[PH__N];
+	struct out_svg_series ser[3];
+	struct out_svg_plot chart;
 
 	if (paths_mkdir_p(o->plots) != 0)
 		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", o->plots);
@@ -384,6 +406,9 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o,
 		tf = pt.flops / pt.t_est / 1e12;
 		ymin = fmin(ymin, tf);
 		fprintf(d, "%s %.6g %.6g\n", ph_name[i], pt.intensity, tf);
+		px[np] = pt.intensity;
+		py[np] = tf;
+		pl[np++] = ph_name[i];
 	}
 	if ((rc = afile_commit(&af, e)) < 0)
 		return rc;
@@ -392,13 +417,17 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o,
 		return rc;
 	d = af.f;
 	fprintf(d, "# batch t_comp_ms t_hbm_ms t_net_ms t_est_ms (decode, L=%lld)\n", (long long)o->kv_len);
-	for (i = 0; i < sizeof(batches) / sizeof(batches[0]); i++) {
+	for (i = 0; i < NB; i++) {
 		if ((rc = rl_eval(c, batches[i], 1, o->kv_len, &pt, e)) < 0) {
 			afile_abort(&af);
 			return rc;
 		}
 		fprintf(d, "%lld %.6g %.6g %.6g %.6g\n", (long long)batches[i], pt.t_comp * 1e3,
 			pt.t_hbm * 1e3, pt.t_net * 1e3, pt.t_est * 1e3);
+		bx[i] = (double)batches[i];
+		tc[i] = pt.t_comp * 1e3;
+		th[i] = pt.t_hbm * 1e3;
+		te[i] = pt.t_est * 1e3;
 	}
 	if ((rc = afile_commit(&af, e)) < 0)
 		return rc;
@@ -406,41 +435,55 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o,
 	if ((rc = afile_open(&af, p, e)) < 0)
 		return rc;
 	d = af.f;
-	/* noenhanced: labels such as T_comp print as written (enhanced mode
-	 * would subscript them); a white background: an opaque SVG; the y
-	 * range leaves room above the compute ceiling so that the points on
-	 * it and their labels are not clipped */
-	fprintf(d, "set terminal svg size 720,480 dynamic noenhanced background rgb 'white'\n"
+	fprintf(d, "# optional: gnuplot plots.gp redraws the charts as gnuplot-*.svg\n"
+		   "set terminal svg size 720,480 dynamic noenhanced background rgb 'white'\n"
 		   "set logscale xy\nset grid\nset key left top\n"
 		   "peak = %.6g\nbw = %.6g\n"
-		   "set output 'roofline.svg'\nset xlabel 'arithmetic intensity (FLOP/byte)'\n"
+		   "set output 'gnuplot-roofline.svg'\nset xlabel 'arithmetic intensity (FLOP/byte)'\n"
 		   "set ylabel 'TFLOP/s'\nset xrange [0.1:100000]\nset yrange [%.6g:%.6g]\n"
 		   "plot (x*bw < peak ? x*bw : peak) title 'roofline (%s, HBM x bw_eff)' lw 2, "
 		   "'roofline.dat' using 2:3:1 with labels point pt 7 offset 1,1 notitle\n"
-		   "set output 'decode_batch.svg'\nset xlabel 'decode batch (requests)'\n"
+		   "set output 'gnuplot-decode_batch.svg'\nset xlabel 'decode batch (requests)'\n"
 		   "set ylabel 'ms per step'\nunset xrange\nunset yrange\n"
 		   "plot 'decode_batch.dat' using 1:2 with linespoints title 'T_comp', "
 		   "'' using 1:3 with linespoints title 'T_hbm', '' using 1:5 with lines lw 2 title 'T_est'\n",
-		c->g->peak_flops[c->wdt] / 1e12, c->g->hbm_bw * c->g->bw_eff / 1e12,
-		fmin(ymin, 0.1 * 0.1 * c->g->hbm_bw * c->g->bw_eff / 1e12) / 2,
-		c->g->peak_flops[c->wdt] / 1e12 * 4, c->g->id);
+		peak, bw, fmin(ymin, 0.1 * 0.1 * bw) / 2, peak * 4, c->g->id);
 	if ((rc = afile_commit(&af, e)) < 0)
+		return rc;
+	/* the ceiling min(AI x bandwidth, peak) from 0.1 to 1e5 FLOP/B, with
+	 * the ridge itself as one of its points */
+	for (i = 0; i < NC; i++) {
+		cx[i] = pow(10, -1 + 6.0 * (double)i / (NC - 1));
+		cy[i] = fmin(cx[i] * bw, peak);
+	}
+	for (i = 0; i + 1 < NC; i++)
+		if (cx[i] * bw < peak && cx[i + 1] * bw > peak) {
+			cx[i] = peak / bw;
+			cy[i] = peak;
+		}
+	snprintf(ceiling, sizeof(ceiling), "roofline (%s, HBM x bw_eff)", c->g->id);
+	ser[0] = (struct out_svg_series){ceiling, cx, cy, NC, OUT_SVG_CURVE, NULL};
+	ser[1] = (struct out_svg_series){"phases", px, py, np, OUT_SVG_POINTS, pl};
+	snprintf(title, sizeof(title), "roofline: %s on %s", c->m->id, c->g->id);
+	chart = (struct out_svg_plot){.title = title, .xlabel = "arithmetic intensity (FLOP/byte)",
+				      .ylabel = "TFLOP/s", .series = ser, .nseries = 2, .logx = true, .logy = true,
+				      .xmin = 0.1, .xmax = 1e5,
+				      .ymin = pow(10, floor(log10(fmin(ymin, 0.1 * 0.1 * bw) / 2))),
+				      .ymax = pow(10, ceil(log10(peak * 4)))};
+	if ((rc = svg_file(o->plots, "roofline.svg", &chart, e)) < 0)
+		return rc;
+	ser[0] = (struct out_svg_series){"T_comp", bx, tc, NB, OUT_SVG_LINES, NULL};
+	ser[1] = (struct out_svg_series){"T_hbm", bx, th, NB, OUT_SVG_LINES, NULL};
+	ser[2] = (struct out_svg_series){"T_est", bx, te, NB, OUT_SVG_CURVE, NULL};
+	snprintf(title, sizeof(title), "decode step time over the batch (KV length %lld)", (long long)o->kv_len);
+	chart = (struct out_svg_plot){.title = title, .xlabel = "decode batch (requests)", .ylabel = "ms per step",
+				      .series = ser, .nseries = 3, .logx = true, .logy = true};
+	if ((rc = svg_file(o->plots, "decode_batch.svg", &chart, e)) < 0)
 		return rc;
 	/* images relative to the report (its folder, or the current one) */
 	rel_path(o->out, o->plots, rel, sizeof(rel));
-	fprintf(f, "## Plots\n\n");
-	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
-		char cmd[1400];
-		snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plots.gp 2>/dev/null", o->plots);
-		if (system(cmd) == 0)
-			fprintf(f, "![roofline](%s/roofline.svg) ![decode over batch](%s/decode_batch.svg)\n\n",
-				rel, rel);
-		else
-			fprintf(f, "gnuplot failed on %s/plots.gp; the data files are there.\n\n", rel);
-	} else {
-		fprintf(f, "gnuplot is not installed: the data and the script are in %s/ (run `gnuplot plots.gp` there).\n\n",
-			rel);
-	}
+	fprintf(f, "## Plots\n\n![roofline](%s/roofline.svg) ![decode over batch](%s/decode_batch.svg)\n\n", rel,
+		rel);
 	return 0;
 }
 

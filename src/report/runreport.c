@@ -246,11 +246,14 @@ static void run_header(FILE *f, const struct out_run *c)
 		       sp->method == SPEC_DRAFT ? c->spec_method : spec_method_name(sp->method), sp->k,
 		       sp->k + 1);
 		for (i = 0; i < sp->nrates; i++)
-			fprintf(f, "%s%g", i ? "," : "", sp->rate[i]);
-		fprintf(f, "%s; draft cost: %s\n", sp->nrates == 1 ? " per position (geometric)" : " by position",
+			fprintf(f, "%s%.3g", i ? "," : "", sp->rate[i]);
+		fprintf(f, "%s (mean acceptance length %.2f); draft cost: %s\n",
+		       sp->nrates == 1 ? " per position (geometric)" : " by position", spec_mean_accepted_len(sp),
 		       sp->method == SPEC_NGRAM ? "none (CPU n-gram lookup)" :
 		       sp->method == SPEC_DRAFT ? "K decode steps of the draft model" :
 		       "K passes of one decoder layer + LM head");
+		fprintf(f, "           acceptance: %s; %s prompts\n", sp->src[0] ? sp->src : "given (--acceptance-rate)",
+			wl_prompt_kind_name(wl_prompt_kind(c->cfg.wl)));
 	}
 	if (c->cfg.calibration)
 		fprintf(f, "tier 1     %s: overheads %g us/step + %g us/prefill token, API TTFT %g ms, API E2E %g ms\n",
@@ -426,6 +429,7 @@ void out_run_json(FILE *f, const struct out_run *c)
 		for (st = 0; st < sc->spec.nrates; st++)
 			jw_num(&w, NULL, sc->spec.rate[st]);
 		jw_end_arr(&w);
+		jw_str(&w, "acceptance_source", sc->spec.src[0] ? sc->spec.src : "given");
 		jw_int(&w, "verification_steps", (int64_t)t->spec_verify);
 		jw_int(&w, "draft_tokens", (int64_t)t->spec_drafted);
 		jw_int(&w, "accepted_tokens", (int64_t)t->spec_accepted);

@@ -14,116 +14,64 @@
 #include "servesim/alloc.h"
 #include "servesim/json.h"
 #include "servesim/launch.h"
+#include "servesim/out.h"
 #include "servesim/pareto.h"
 #include "servesim/sweep.h"
 #include "servesim/version.h"
 
-/* --- the Pareto chart (pareto.h) --- */
-
-/* A round tick step giving about 5 ticks up to hi. */
-static double tick_step(double hi)
-{
-	double raw = hi / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
-
-	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-}
-
-static void xml_text(struct sbuf *o, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			sb_puts(o, "&lt;");
-		else if (*s == '>')
-			sb_puts(o, "&gt;");
-		else if (*s == '&')
-			sb_puts(o, "&amp;");
-		else if (*s == '"')
-			sb_puts(o, "&quot;");
-		else
-			sb_putc(o, *s);
-	}
-}
+/* --- the Pareto chart (pareto.h), drawn by the SVG writer (out.h) --- */
 
 void pareto_svg(const struct pareto_chart *c, struct sbuf *o)
 {
-	const double W = 720, H = 480, L = 80, R = 30, T = 40, B = 60;
-	double xmax = 0, ymax = 0, xs, ys, t;
-	size_t i, j, nf = 0, *front;
+	struct out_svg_series ser[2];
+	struct out_svg_plot pl;
+	double *fx = xcalloc(c->n ? c->n : 1, sizeof(*fx)), *fy = xcalloc(c->n ? c->n : 1, sizeof(*fy));
+	double *ox = xcalloc(c->n ? c->n : 1, sizeof(*ox)), *oy = xcalloc(c->n ? c->n : 1, sizeof(*oy));
+	const char **fl = xcalloc(c->n ? c->n : 1, sizeof(*fl));
+	size_t i, j, nf = 0, no = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
 
-	for (i = 0; i < c->n; i++)
-		if (isfinite(c->x[i]) && isfinite(c->y[i])) {
-			xmax = fmax(xmax, c->x[i]);
-			ymax = fmax(ymax, c->y[i]);
-		}
-	if (xmax <= 0)
-		xmax = 1;
-	if (ymax <= 0)
-		ymax = 1;
-	xs = tick_step(xmax * 1.05);
-	ys = tick_step(ymax * 1.05);
-	xmax = ceil(xmax * 1.05 / xs) * xs;
-	ymax = ceil(ymax * 1.05 / ys) * ys;
-#define PX(v) (L + (v) / xmax * (W - L - R))
-#define PY(v) (H - B - (v) / ymax * (H - T - B))
-	sb_printf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		     "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H, W, H);
-	sb_printf(o, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
-	sb_printf(o, "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">", W / 2);
-	xml_text(o, c->title);
-	sb_puts(o, "</text>\n");
-	for (t = 0; t <= xmax + xs / 2; t += xs)
-		sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-			  PX(t), PY(0), PX(t), PY(ymax), PX(t), PY(0) + 16, t);
-	for (t = 0; t <= ymax + ys / 2; t += ys)
-		sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-			  PX(0), PY(t), PX(xmax), PY(t), PX(0) - 6, PY(t) + 4, t);
-	sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", PX(0),
-		  PY(0), PX(xmax), PY(0));
-	sb_printf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n", PX(0),
-		  PY(0), PX(0), PY(ymax));
-	sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (L + W - R) / 2, H - 18);
-	xml_text(o, c->xlabel);
-	sb_puts(o, "</text>\n");
-	sb_printf(o, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">",
-		  (T + H - B) / 2, (T + H - B) / 2);
-	xml_text(o, c->ylabel);
-	sb_puts(o, "</text>\n");
-	/* the front, by x */
-	front = xcalloc(c->n ? c->n : 1, sizeof(*front));
-	for (i = 0; i < c->n; i++)
-		if (c->on_front[i]) {
-			for (j = nf; j > 0 && c->x[front[j - 1]] > c->x[i]; j--)
-				front[j] = front[j - 1];
-			front[j] = i;
-			nf++;
-		}
-	if (nf > 1) {
-		sb_puts(o, "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"");
-		for (j = 0; j < nf; j++)
-			sb_printf(o, "%s%.1f,%.1f", j ? " " : "", PX(c->x[front[j]]), PY(c->y[front[j]]));
-		sb_puts(o, "\"/>\n");
-	}
+	/* the front by x, joined and labelled; the other points as markers */
 	for (i = 0; i < c->n; i++) {
-		if (!isfinite(c->x[i]) || !isfinite(c->y[i]))
+		if (!c->on_front[i]) {
+			ox[no] = c->x[i];
+			oy[no++] = c->y[i];
 			continue;
-		sb_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"/>\n", PX(c->x[i]), PY(c->y[i]),
-			  c->on_front[i] ? "4.5" : "3", c->on_front[i] ? "#d62728" : "#1f77b4");
+		}
+		for (j = nf; j > 0 && fx[j - 1] > c->x[i]; j--) {
+			fx[j] = fx[j - 1];
+			fy[j] = fy[j - 1];
+			fl[j] = fl[j - 1];
+		}
+		fx[j] = c->x[i];
+		fy[j] = c->y[i];
+		fl[j] = c->label ? c->label[i] : NULL;
+		nf++;
 	}
-	for (j = 0; c->label && j < nf; j++) {
-		i = front[j];
-		/* labels right of a point in the left half, left of it in the right half */
-		bool left = PX(c->x[i]) > W / 2;
-		sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\"%s>", PX(c->x[i]) + (left ? -6 : 6),
-			  PY(c->y[i]) - 6, left ? " text-anchor=\"end\"" : "");
-		xml_text(o, c->label[i]);
-		sb_puts(o, "</text>\n");
-	}
-	sb_puts(o, "</svg>\n");
-	free(front);
-#undef PX
-#undef PY
+	memset(ser, 0, sizeof(ser));
+	ser[0] = (struct out_svg_series){"Pareto front", fx, fy, nf, OUT_SVG_LINES, fl};
+	ser[1] = (struct out_svg_series){"other deployments", ox, oy, no, OUT_SVG_HOLLOW, NULL};
+	memset(&pl, 0, sizeof(pl));
+	pl.title = c->title;
+	pl.xlabel = c->xlabel;
+	pl.ylabel = c->ylabel;
+	pl.series = ser;
+	pl.nseries = 2;
+	pl.width = 900;
+	pl.height = 520;
+	if (!(f = open_memstream(&buf, &len)))
+		BUG("open_memstream");
+	out_svg_plot(f, &pl);
+	fclose(f);
+	sb_put(o, buf, len);
+	free(buf);
+	free(fx);
+	free(fy);
+	free(ox);
+	free(oy);
+	free(fl);
 }
 
 /* --- the search report --- */
@@ -228,25 +176,25 @@ void search_report_text(FILE *f, const struct search_report *R)
 	fprintf(f, "budget    ");
 	for (i = 0; i < R->nb; i++)
 		fprintf(f, " %s x %d%s", R->budget[i].gpu->id, R->budget[i].count, i + 1 < R->nb ? "," : "\n");
-	fprintf(f, "searched   %zu deployments enumerated: %zu pruned", R->n, R->npruned);
+	fprintf(f, "searched   %zu deployments enumerated: %zu pruned", R->n, R->s->npruned);
 	{
 		const char *sep = " (";
 		for (i = SEARCH_PRUNE_WEIGHTS; i < SEARCH_PRUNE__COUNT; i++)
-			if (R->pruned_by[i]) {
-				fprintf(f, "%s%zu %s", sep, R->pruned_by[i], search_prune_name((enum search_prune)i));
+			if (R->s->pruned_by[i]) {
+				fprintf(f, "%s%zu %s", sep, R->s->pruned_by[i], search_prune_name((enum search_prune)i));
 				sep = ", ";
 			}
-		if (R->npruned)
+		if (R->s->npruned)
 			fprintf(f, ")");
 	}
-	fprintf(f, ", %zu simulated (%zu runs): %zu meet no rate, %zu ranked\n\n", R->nok + R->nnorate, R->runs,
-	       R->nnorate, R->nok);
-	if (R->nok == 0) {
+	fprintf(f, ", %zu simulated (%zu runs): %zu meet no rate, %zu ranked\n\n", R->s->nok + R->s->nnorate, R->s->runs,
+	       R->s->nnorate, R->s->nok);
+	if (R->s->nok == 0) {
 		fprintf(f, "no deployment meets the SLO\n");
 	} else {
 		fprintf(f, "rank  gpu        gpus  engine  layout            w/kv       mns    mnbt  spec   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  binding\n");
-		for (k = 0; k < R->nok; k++) {
-			const struct search_outcome *r = &R->r[R->order[k]];
+		for (k = 0; k < R->s->nok; k++) {
+			const struct search_outcome *r = &R->r[R->s->order[k]];
 			layout(r, lay, sizeof(lay));
 			fmt_num(c1, sizeof(c1), 4, true, r->max_rate);
 			fmt_num(c2, sizeof(c2), 1, false, r->tok_s_gpu);
@@ -257,7 +205,7 @@ void search_report_text(FILE *f, const struct search_report *R)
 			wkv(R->model, r, dt, sizeof(dt));
 			spec_text(r, sp, sizeof(sp));
 			fprintf(f, "%3zu%s  %-9s %5d  %-6s  %-16s  %-9s %5lld %7lld  %-4s %9s %10s %11s %9s %9s %7s  %s\n", k + 1,
-			       R->front[R->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r),
+			       R->s->front[R->s->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r),
 			       lay, dt, (long long)r->max_num_seqs, (long long)r->max_num_batched_tokens, sp, c1, c2, c3,
 			       c4, c5, c6, r->binding_name);
 		}
@@ -265,7 +213,7 @@ void search_report_text(FILE *f, const struct search_report *R)
 		       "mnbt: max_num_batched_tokens, SGLang's chunked_prefill_size; spec: MTP draft tokens; "
 		       "$/Mtok per million output tokens)\n");
 		if (R->conf)
-			out_confidence_text(f, &R->conf[R->order[0]], "of rank 1 at its max_rate, ");
+			out_confidence_text(f, &R->conf[R->s->order[0]], "of rank 1 at its max_rate, ");
 	}
 	if (R->prices) {
 		fprintf(f, "prices     %s%s%s:", R->prices->path, R->prices->retrieved[0] ? ", retrieved " : "",
@@ -279,10 +227,10 @@ void search_report_text(FILE *f, const struct search_report *R)
 		fprintf(f, "\n");
 	}
 	if (R->target > 0) {
-		if (R->best_target < 0) {
+		if (R->s->best_target < 0) {
 			fprintf(f, "target     %g req/s: no deployment meets the SLO\n", R->target);
 		} else {
-			const struct search_outcome *r = &R->r[R->best_target];
+			const struct search_outcome *r = &R->r[R->s->best_target];
 			int64_t g = search_gpus_for_rate(r, R->target);
 			layout(r, lay, sizeof(lay));
 			wkv(R->model, r, dt, sizeof(dt));
@@ -294,12 +242,12 @@ void search_report_text(FILE *f, const struct search_report *R)
 			fprintf(f, "\n");
 		}
 	}
-	shown = R->nok < (size_t)R->top ? R->nok : (size_t)R->top;
+	shown = R->s->nok < (size_t)R->top ? R->s->nok : (size_t)R->top;
 	if (shown)
 		fprintf(f, "\nlaunch\n");
 	sb_init(&sb);
 	for (k = 0; k < shown; k++) {
-		const struct search_outcome *r = &R->r[R->order[k]];
+		const struct search_outcome *r = &R->r[R->s->order[k]];
 		layout(r, lay, sizeof(lay));
 		wkv(R->model, r, dt, sizeof(dt));
 		spec_text(r, sp, sizeof(sp));
@@ -314,10 +262,10 @@ void search_report_text(FILE *f, const struct search_report *R)
 		}
 	}
 	sb_release(&sb);
-	if (R->npruned + R->nnorate) {
+	if (R->s->npruned + R->s->nnorate) {
 		fprintf(f, "\nnot ranked\n");
-		for (k = R->nok; k < R->n; k++) {
-			const struct search_outcome *r = &R->r[R->order[k]];
+		for (k = R->s->nok; k < R->n; k++) {
+			const struct search_outcome *r = &R->r[R->s->order[k]];
 			layout(r, lay, sizeof(lay));
 			wkv(R->model, r, dt, sizeof(dt));
 			spec_text(r, sp, sizeof(sp));
@@ -377,19 +325,19 @@ void search_report_json(FILE *f, const struct search_report *R)
 	jnum(&w, "target_rate", R->target > 0 ? R->target : NAN);
 	jw_end_obj(&w);
 	jw_int(&w, "deployments", (int64_t)R->n);
-	jw_int(&w, "pruned", (int64_t)R->npruned);
+	jw_int(&w, "pruned", (int64_t)R->s->npruned);
 	jw_obj(&w, "pruned_by");
-	jw_int(&w, "weights", (int64_t)R->pruned_by[SEARCH_PRUNE_WEIGHTS]);
-	jw_int(&w, "kv_cache", (int64_t)R->pruned_by[SEARCH_PRUNE_KV]);
-	jw_int(&w, "other", (int64_t)R->pruned_by[SEARCH_PRUNE_OTHER]);
+	jw_int(&w, "weights", (int64_t)R->s->pruned_by[SEARCH_PRUNE_WEIGHTS]);
+	jw_int(&w, "kv_cache", (int64_t)R->s->pruned_by[SEARCH_PRUNE_KV]);
+	jw_int(&w, "other", (int64_t)R->s->pruned_by[SEARCH_PRUNE_OTHER]);
 	jw_end_obj(&w);
-	jw_int(&w, "simulated", (int64_t)(R->nok + R->nnorate));
-	jw_int(&w, "simulations", (int64_t)R->runs);
-	if (R->target > 0 && R->best_target >= 0) {
+	jw_int(&w, "simulated", (int64_t)(R->s->nok + R->s->nnorate));
+	jw_int(&w, "simulations", (int64_t)R->s->runs);
+	if (R->target > 0 && R->s->best_target >= 0) {
 		jw_obj(&w, "target");
-		jw_int(&w, "min_gpus", search_gpus_for_rate(&R->r[R->best_target], R->target));
-		for (k = 0; k < R->nok; k++)
-			if (R->order[k] == (size_t)R->best_target)
+		jw_int(&w, "min_gpus", search_gpus_for_rate(&R->r[R->s->best_target], R->target));
+		for (k = 0; k < R->s->nok; k++)
+			if (R->s->order[k] == (size_t)R->s->best_target)
 				break;
 		jw_int(&w, "rank", (int64_t)k + 1);
 		jw_end_obj(&w);
@@ -399,7 +347,7 @@ void search_report_json(FILE *f, const struct search_report *R)
 	sb_init(&sb);
 	jw_arr(&w, "ranking");
 	for (k = 0; k < R->n; k++) {
-		const struct search_outcome *r = &R->r[R->order[k]];
+		const struct search_outcome *r = &R->r[R->s->order[k]];
 		jw_obj(&w, NULL);
 		if (r->status == SEARCH_OK)
 			jw_int(&w, "rank", (int64_t)k + 1);
@@ -437,10 +385,10 @@ void search_report_json(FILE *f, const struct search_report *R)
 		jnum(&w, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
 		jnum(&w, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
 		jnum(&w, "usd_per_m_output_tokens", r->usd_per_mtok);
-		jw_bool(&w, "pareto", R->front[R->order[k]]);
+		jw_bool(&w, "pareto", R->s->front[R->s->order[k]]);
 		if (r->status == SEARCH_OK && R->conf) {
 			jw_obj(&w, "summary");
-			out_confidence_json(&w, &R->conf[R->order[k]]);
+			out_confidence_json(&w, &R->conf[R->s->order[k]]);
 			jw_end_obj(&w);
 		} else {
 			jw_null(&w, "summary");
@@ -495,10 +443,10 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_str(row, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");
 		sweep_row_str(row, "reason", r->reason);
 		sweep_row_str(row, "pruned_by", r->status == SEARCH_PRUNED ? search_prune_name(r->prune) : "");
-		for (j = 0; j < R->nok; j++)
-			if (R->order[j] == i)
+		for (j = 0; j < R->s->nok; j++)
+			if (R->s->order[j] == i)
 				break;
-		if (j < R->nok)
+		if (j < R->s->nok)
 			sweep_row_int(row, "rank", (int64_t)j + 1);
 		else
 			sweep_row_null(row, "rank");
@@ -514,7 +462,7 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_num(row, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
 		sweep_row_num(row, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
 		sweep_row_num(row, "usd_per_m_output_tokens", r->usd_per_mtok);
-		sweep_row_int(row, "pareto", R->front[i]);
+		sweep_row_int(row, "pareto", R->s->front[i]);
 		sweep_row_int(row, "simulations", (int64_t)r->probes);
 		if (i == 0)
 			sweep_row_header(row, SWEEP_CSV, o);
@@ -547,7 +495,7 @@ void search_report_svg(const struct search_report *R, struct sbuf *o)
 	c.ylabel = "output tokens/s/GPU";
 	c.x = x;
 	c.y = y;
-	c.on_front = R->front;
+	c.on_front = R->s->front;
 	c.label = (const char *const *)lab;
 	c.n = R->n;
 	pareto_svg(&c, o);

@@ -9,6 +9,8 @@
 #include "engine/engine.h"
 #include "engine/registry.h"
 #include "servesim/alloc.h"
+#include "servesim/json.h"
+#include "servesim/out.h"
 #include "servesim/sweep.h"
 #include "servesim/version.h"
 
@@ -252,4 +254,231 @@ void sweep_row_render(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *
 		}
 	}
 	sb_puts(out, f == SWEEP_JSONL ? "}\n" : "\n");
+}
+
+/* --- the rows as JSON, and their charts (sweep --svg, --html) --- */
+
+/* One CSV line (RFC 4180 quoting) as a JSON object with the template's
+ * keys: an empty field null, a finite number as it is, anything else a
+ * string. */
+static void csv_line_json(const char *line, size_t len, const struct sweep_row *t, FILE *o)
+{
+	char *field = xmalloc(len + 1);
+	size_t i = 0, col = 0, n;
+	bool q;
+
+	fputc('{', o);
+	while (col < t->n) {
+		n = 0;
+		q = false;
+		for (; i < len && line[i] != '\n'; i++) {
+			char c = line[i];
+			if (q) {
+				if (c == '"' && i + 1 < len && line[i + 1] == '"')
+					field[n++] = line[++i];
+				else if (c == '"')
+					q = false;
+				else
+					field[n++] = c;
+			} else if (c == '"') {
+				q = true;
+			} else if (c == ',') {
+				break;
+			} else {
+				field[n++] = c;
+			}
+		}
+		field[n] = '\0';
+		if (col)
+			fputc(',', o);
+		json_print_string(o, t->col[col].key);
+		fputc(':', o);
+		if (n == 0) {
+			fputs("null", o);
+		} else {
+			char *end;
+			double v = strtod(field, &end);
+			if (*end == '\0' && isfinite(v))
+				fputs(field, o);
+			else
+				json_print_string(o, field);
+		}
+		col++;
+		if (i < len && line[i] == ',')
+			i++;
+	}
+	fputc('}', o);
+	free(field);
+}
+
+int sweep_rows_json(const struct sbuf *rows, size_t n, enum sweep_fmt f, struct json **out, struct err *e)
+{
+	struct sweep_row *t = NULL;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *o = open_memstream(&buf, &len);
+	int rc;
+
+	if (!o)
+		BUG("open_memstream");
+	if (f == SWEEP_CSV) {
+		t = xcalloc(1, sizeof(*t));
+		sweep_row_template(t);
+	}
+	fputc('[', o);
+	for (i = 0; i < n; i++) {
+		size_t l = rows[i].len;
+		if (i)
+			fputc(',', o);
+		while (l && rows[i].buf[l - 1] == '\n')
+			l--;
+		if (t)
+			csv_line_json(rows[i].buf, l, t, o);
+		else
+			fwrite(rows[i].buf, 1, l, o);
+	}
+	fputs("]\n", o);
+	fclose(o);
+	rc = json_parse(buf, len, "sweep rows", out, e);
+	free(buf);
+	free(t);
+	return rc;
+}
+
+/* The list axes of a sweep, in the order its points vary (last fastest). */
+static const char *const axis_keys[] = {"gpu", "engine", "dtype", "tp", "pp", "dp", "ep", "max_num_seqs",
+					"max_num_batched_tokens", "rate", "concurrency", "seed"};
+#define NAXES (sizeof(axis_keys) / sizeof(axis_keys[0]))
+
+/* Does member key take two or more values over the rows? */
+static bool varies(const struct json *rows, const char *key, bool *numeric)
+{
+	const struct json *r, *first = NULL;
+
+	*numeric = true;
+	for (r = json_first(rows); r; r = json_next(r)) {
+		const struct json *v = json_get(r, key);
+		if (!v || json_type_of(v) == JSON_NULL)
+			continue;
+		if (json_type_of(v) != JSON_NUMBER)
+			*numeric = false;
+		if (!first) {
+			first = v;
+		} else if (json_type_of(v) != json_type_of(first) ||
+			   (json_type_of(v) == JSON_NUMBER ? json_number(v) != json_number(first)
+							   : strcmp(json_string(v), json_string(first)) != 0)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int sweep_chart_axis(const struct json *rows, const char **xkey, struct err *e)
+{
+	size_t a;
+	bool num;
+
+	for (a = NAXES; a-- > 0;)
+		if (varies(rows, axis_keys[a], &num) && num) {
+			*xkey = axis_keys[a];
+			return 0;
+		}
+	return err_set(e, SS_EUSAGE,
+		       "--svg charts each metric against a swept numeric axis: give one with two or more values (--rate 5:30:5, --tp 1,2,4, --max-num-seqs ...)");
+}
+
+/* "tp=2 dtype=fp8": row r's values of the varying axes other than xkey */
+static void series_label(const struct json *rows, const struct json *r, const char *xkey, char *buf, size_t n)
+{
+	size_t a, used = 0;
+	bool num;
+
+	buf[0] = '\0';
+	for (a = 0; a < NAXES && used + 1 < n; a++) {
+		const struct json *v;
+		if (strcmp(axis_keys[a], xkey) == 0 || !varies(rows, axis_keys[a], &num))
+			continue;
+		v = json_get(r, axis_keys[a]);
+		if (v && json_type_of(v) == JSON_NUMBER)
+			snprintf(buf + used, n - used, "%s%s=%g", used ? " " : "", axis_keys[a], json_number(v));
+		else
+			snprintf(buf + used, n - used, "%s%s=%s", used ? " " : "", axis_keys[a],
+				 v && json_type_of(v) == JSON_STRING ? json_string(v) : "-");
+		used = strlen(buf);
+	}
+	if (!buf[0])
+		snprintf(buf, n, "all points");
+}
+
+void out_sweep_svg(FILE *out, const struct json *rows, const char *xkey, const char *title)
+{
+	static const char *const key[6] = {"ttft_p90_ms", "itl_mean_ms", "e2e_p90_ms", "queue_mean_ms",
+					   "output_tok_s", "served_rps"};
+	static const char *const name[6] = {"TTFT p90 (ms)", "ITL mean (ms)", "E2E p90 (ms)",
+					    "queueing mean (ms)", "output tokens/s", "served req/s"};
+	const double PW = 600, PH = 380;
+	size_t n = json_size(rows), ns = 0, i, s, m, *cnt;
+	double *x = xcalloc(n ? n : 1, sizeof(*x)), *y = xcalloc(xmul(n ? n : 1, 6), sizeof(*y));
+	char (*label)[160] = xcalloc(n ? n : 1, sizeof(*label));
+	size_t *of = xcalloc(n ? n : 1, sizeof(*of));
+	struct out_svg_series *ser = xcalloc(n ? n : 1, sizeof(*ser));
+	const struct json *r;
+
+	/* each row joins the series of its label, in the order labels appear;
+	 * a series' points are its rows in order (the swept axis varies
+	 * fastest, so they come sorted) */
+	cnt = xcalloc(n ? n : 1, sizeof(*cnt));
+	for (i = 0, r = json_first(rows); r; r = json_next(r), i++) {
+		char l[160];
+		series_label(rows, r, xkey, l, sizeof(l));
+		for (s = 0; s < ns && strcmp(label[s], l) != 0; s++)
+			;
+		if (s == ns)
+			snprintf(label[ns++], sizeof(label[0]), "%s", l);
+		of[i] = s;
+		cnt[s]++;
+	}
+	/* series s occupies [start, start + cnt[s]) of x and each metric's y */
+	{
+		size_t *start = xcalloc(ns ? ns : 1, sizeof(*start)), *fill = xcalloc(ns ? ns : 1, sizeof(*fill));
+		for (s = 1; s < ns; s++)
+			start[s] = start[s - 1] + cnt[s - 1];
+		for (i = 0, r = json_first(rows); r; r = json_next(r), i++) {
+			size_t k = start[of[i]] + fill[of[i]]++;
+			const struct json *v = json_get(r, xkey);
+			x[k] = v && json_type_of(v) == JSON_NUMBER ? json_number(v) : NAN;
+			for (m = 0; m < 6; m++) {
+				v = json_get(r, key[m]);
+				y[m * n + k] = v && json_type_of(v) == JSON_NUMBER ? json_number(v) : NAN;
+			}
+		}
+		out_svg_begin(out, 2 * PW, 3 * PH + 30);
+		fprintf(out, "<text x=\"20\" y=\"22\" font-size=\"16\">");
+		out_svg_esc(out, title);
+		fprintf(out, "</text>\n");
+		for (m = 0; m < 6; m++) {
+			struct out_svg_plot pl;
+			for (s = 0; s < ns; s++)
+				ser[s] = (struct out_svg_series){label[s], x + start[s], y + m * n + start[s], cnt[s],
+								OUT_SVG_LINES, NULL};
+			memset(&pl, 0, sizeof(pl));
+			pl.title = name[m];
+			pl.xlabel = xkey;
+			pl.ylabel = name[m];
+			pl.series = ser;
+			pl.nseries = ns;
+			pl.width = PW;
+			pl.height = PH;
+			out_svg_panel(out, &pl, (double)(m % 2) * PW, 30 + (double)(m / 2) * PH);
+		}
+		out_svg_end(out);
+		free(start);
+		free(fill);
+	}
+	free(x);
+	free(y);
+	free(label);
+	free(of);
+	free(cnt);
+	free(ser);
 }

@@ -65,6 +65,73 @@ int spec_parse_rates(const char *s, struct spec_cfg *sp, struct err *e)
 	return 0;
 }
 
+/* Per-position acceptance curves (scripts/specdec/fit_acceptance.py).
+ * Text prompts: fitted on InferenceX's measured mean acceptance lengths
+ * (SemiAnalysisAI/InferenceX @ 843c6254, Apache-2.0: vLLM on B300,
+ * SPEED-Bench qualitative coding, k = 1..8; data/specdec/acceptance_al.csv),
+ * every model and thinking mode of a method pooled.  Relative |AL error|
+ * median (largest) in sample: MTP 0.122 (0.514) over DeepSeek-V4-Pro,
+ * GLM-5.2 and Qwen3.5-397B, whose curves differ (DeepSeek's one MTP module,
+ * reused for later drafts, stops gaining at 3-4 drafts: AL 2.49 at 3;
+ * Qwen3.5's 3.39); EAGLE-3 0.030 (0.085) over Kimi-K2.5 and MiniMax-M3,
+ * 0.014-0.031 leaving either model out.
+ * Random-token prompts (a benchmark client's synthetic prompts): MTP from
+ * the one per-position measurement we hold (DeepSeek-V4-Flash, 2 drafts,
+ * vllm bench serve's random dataset: unconditional 0.700 / 0.287, AL 1.99,
+ * where the text curve gives 0.842 / 0.669, AL 2.51;
+ * data/specdec/acceptance_random.csv); EAGLE-3 has none, so it keeps its
+ * text curve and says so.  Until 2026-11-28 MTP took one rate, 0.85 at
+ * every position (the DeepSeek-V3 report's second-token acceptance): AL
+ * 3.18 at 3 drafts against the measured 2.49-3.39 on text (issue 26). */
+static const struct spec_curve {
+	enum spec_method method;
+	bool random_prompts;
+	double first, decay;
+	const char *what;
+} spec_curves[] = {
+	{SPEC_MTP, false, 0.842, 0.944,
+	 "MTP: DeepSeek-V4-Pro, GLM-5.2, Qwen3.5-397B; InferenceX, SPEED-Bench coding prompts"},
+	{SPEC_MTP, true, 0.700, 0.586,
+	 "MTP: DeepSeek-V4-Flash on vllm bench serve's random-token prompts, vLLM PR 41044"},
+	{SPEC_EAGLE, false, 0.795, 0.966, "EAGLE-3: Kimi-K2.5, MiniMax-M3; InferenceX, SPEED-Bench coding prompts"},
+};
+
+int spec_default_rates(struct spec_cfg *sp, bool random_prompts)
+{
+	const struct spec_curve *c = NULL;
+	double r;
+	size_t i;
+	int j;
+
+	/* the curve of the prompts' kind, else the method's text curve */
+	for (i = 0; i < sizeof(spec_curves) / sizeof(spec_curves[0]); i++)
+		if (spec_curves[i].method == sp->method &&
+		    (!c || spec_curves[i].random_prompts == random_prompts))
+			c = &spec_curves[i];
+	if (!c || sp->k <= 0 || sp->k > SPEC_MAX_TOKENS)
+		return -1;
+	for (j = 0, r = c->first; j < sp->k; j++, r *= c->decay)
+		sp->rate[j] = r < 1 ? r : 1;
+	sp->nrates = sp->k;
+	snprintf(sp->src, sizeof(sp->src), "measured curve %.3f x %.3f^(i-1) (%s; data/specdec)%s", c->first,
+		 c->decay, c->what,
+		 random_prompts && !c->random_prompts ?
+			 "; random-token prompts: none measured for this method, the text curve stands in" : "");
+	return 0;
+}
+
+double spec_mean_accepted_len(const struct spec_cfg *sp)
+{
+	double al = 1, p = 1;
+	int i;
+
+	for (i = 0; i < sp->k; i++) {
+		p *= sp->rate[sp->nrates > 1 ? i : 0];
+		al += p;
+	}
+	return al;
+}
+
 int spec_accepted(const struct spec_cfg *sp, int k, struct pcg32 *r)
 {
 	int a;

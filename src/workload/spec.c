@@ -253,12 +253,45 @@ const char *wl_harness_canonical(const char *name, char *list, size_t n)
 	return hit;
 }
 
+const char *wl_prompt_kind_name(enum wl_prompt_kind k)
+{
+	switch (k) {
+	case WL_PROMPTS_CHAT: return "chat";
+	case WL_PROMPTS_RANDOM: return "random";
+	default: return "unset";
+	}
+}
+
+int wl_prompt_kind_parse(const char *name, const char *src, enum wl_prompt_kind *out, struct err *e)
+{
+	if (strcmp(name, "chat") == 0)
+		*out = WL_PROMPTS_CHAT;
+	else if (strcmp(name, "random") == 0)
+		*out = WL_PROMPTS_RANDOM;
+	else
+		return err_set(e, SS_EUSAGE, "%s: 'prompt_kind' must be chat or random, got '%.40s'", src, name);
+	return 0;
+}
+
+/* aiperf (genai-perf), vllm bench serve and sglang.bench_serving send
+ * synthetic prompts unless told otherwise (their random / synthetic
+ * datasets); GuideLLM and inference-perf are run on text datasets. */
+enum wl_prompt_kind wl_prompt_kind(const struct wl_spec *s)
+{
+	if (s->prompt_kind != WL_PROMPTS_UNSET)
+		return s->prompt_kind;
+	if (strcmp(s->harness, "aiperf") == 0 || strcmp(s->harness, "vllm-bench") == 0 ||
+	    strcmp(s->harness, "sglang-bench") == 0)
+		return WL_PROMPTS_RANDOM;
+	return WL_PROMPTS_CHAT;
+}
+
 int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *s,
 		      struct err *e)
 {
 	static const char *const keys[] = {"seed", "arrival", "stages", "num_requests", "duration_s",
 		"prompt_tokens", "output_tokens", "prefix_tokens", "shared_prefix", "name",
-		"description", "harness", NULL};
+		"description", "harness", "prompt_kind", NULL};
 	const struct json *o;
 	int64_t seed = 42;
 	bool pres;
@@ -337,6 +370,13 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 					       names, h);
 			snprintf(s->harness, sizeof(s->harness), "%s", canon);
 		}
+	}
+	{
+		const char *k = NULL;
+		if ((rc = json_opt_str(root, "prompt_kind", src, &k, e)) < 0)
+			return rc;
+		if (k && wl_prompt_kind_parse(k, src, &s->prompt_kind, e) < 0)
+			return -SS_EDATA;
 	}
 	return wl_spec_validate(s, src, e) < 0 ? -SS_EDATA : 0;
 }

@@ -10,6 +10,7 @@
 #include "servesim/calib.h"
 #include "servesim/eval.h"
 #include "calib/fit.h"
+#include "eval/ablation.h"
 #include "servesim/measured.h"
 #include "servesim/paths.h"
 #include "servesim/pcg32.h"
@@ -257,6 +258,41 @@ static void test_skip_reason(void)
 	CHECK(strcmp(b, "N heads") == 0, "truncated to the buffer (%s)", b);
 }
 
+/* 002's ablation (eval/ablation.h): each H pass switches off its own
+ * correction alone, keeping the rest of the options; the InferSim pass runs
+ * tier 0 in full with its step and TTFT terms forced and no per-layer or
+ * per-request term. */
+static void test_ablation_design(void)
+{
+	struct eval_opts base;
+	struct abl_design d;
+	struct model_cfg m;
+	int h;
+
+	memset(&base, 0, sizeof(base));
+	cost_default_overheads(&base.ov);
+	base.tier0_off = COST_H3;
+	base.ov.layer_us = 2.385;
+	abl_design(&base, &d);
+	CHECK(d.full.tier0_off == COST_H3 && d.full.ov.layer_us == 2.385, "ablation: the full pass is the options given");
+	for (h = 0; h < ABL_NOFF; h++)
+		CHECK(d.off[h].tier0_off == (1u << h) && d.off[h].ov.layer_us == 2.385 &&
+		      d.off[h].ov.given == base.ov.given,
+		      "ablation: pass H%d switches H%d alone off (tier0_off %#x)", h + 1, h + 1, d.off[h].tier0_off);
+	CHECK(d.off[1].tier0_off == COST_H2 && d.off[5].tier0_off == COST_H6, "ablation: H2 and H6 bits");
+	CHECK(d.infersim.tier0_off == 0 && d.infersim.ov.step_us == 5000 && d.infersim.ov.api_ttft_ms == 30 &&
+	      d.infersim.ov.layer_us == 0 && d.infersim.ov.req_us == 0,
+	      "ablation: InferSim pass 5 ms/step, 30 ms TTFT, no layer or request terms");
+	CHECK((d.infersim.ov.given & (OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT)) ==
+	      (OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT), "ablation: InferSim terms marked given");
+	memset(&m, 0, sizeof(m));
+	m.heads = 48;
+	m.kv_heads = 8;
+	CHECK(abl_model_gqa(&m), "ablation: 48 query / 8 KV heads is GQA");
+	m.kv_heads = 48;
+	CHECK(!abl_model_gqa(&m), "ablation: 48 / 48 is multi-head");
+}
+
 int main(void)
 {
 	char data[1024];
@@ -270,5 +306,6 @@ int main(void)
 	test_tier1_kat();
 	test_workload_label();
 	test_skip_reason();
+	test_ablation_design();
 	return check_done();
 }

@@ -1840,6 +1840,76 @@ static void test_measured_gemm(const struct model_cfg *m)
 	free(lg), free(ratio), free(low);
 }
 
+/* run --breakdown: a step's rows, each priced on its own, sum to what
+ * cost_step_s charges for the step, for every mixer (full GQA, MLA, DSA,
+ * sliding, chunked, linear, DeepSeek-V4's compressed), with and without
+ * attention-DP, every engine (SGLang: overlap scheduling), decode, prefill
+ * past max_m (the token-linear part extrapolated) and mixed steps; and H4
+ * off is refused (the step is then not priced per component). */
+static void test_breakdown(void)
+{
+	static const char *const models[] = {"llama-3.1-8b", "deepseek-v3", "deepseek-v3.2", "gpt-oss-120b",
+					     "llama-4-scout", "qwen3-next-80b-a3b", "deepseek-v4-flash"};
+	static const char *const engines[] = {"vllm", "sglang", "trtllm"};
+	static const struct parallel pars[] = {{2, 1, 1, 1}, {2, 1, 4, 8}};
+	int64_t len[3] = {300, 600, 64}, pre[3] = {100, 0, 2000};
+	size_t mi, ei, pi, si;
+	int bad = 0, n = 0;
+
+	for (mi = 0; mi < sizeof(models) / sizeof(models[0]); mi++) {
+		struct model_cfg m;
+		struct err e;
+		if (registry_load_model(&reg, models[mi], &m, &e) < 0) {
+			CHECK(0, "%s: %s", models[mi], e.msg);
+			continue;
+		}
+		for (ei = 0; ei < 3; ei++)
+			for (pi = 0; pi < 2; pi++) {
+				struct cost_model c;
+				struct parallel par = pars[pi];
+				const struct step_desc steps[] = {
+					{0, NULL, NULL, 64, 64.0 * 2001, 64, 0},   /* decode */
+					{2, len, pre, 0, 0, 2, 0},                 /* prefill, 900 tokens > max_m */
+					{1, len + 2, pre + 2, 16, 16.0 * 500, 17, 0}, /* mixed */
+				};
+				if (m.n_experts == 0)
+					par.ep = 1;
+				if (make_cost(&c, &m, "h200", par, DT_FP8, engines[ei], NULL, &e) < 0) {
+					CHECK(0, "cost_init %s %s: %s", models[mi], engines[ei], e.msg);
+					continue;
+				}
+				for (si = 0; si < sizeof(steps) / sizeof(steps[0]); si++) {
+					struct cost_breakdown bd;
+					size_t r, neg = 0;
+					if (cost_step_breakdown(&c, &steps[si], &bd, &e) < 0) {
+						CHECK(0, "breakdown %s: %s", models[mi], e.msg);
+						continue;
+					}
+					for (r = 0; r < bd.n; r++)
+						neg += bd.rows[r].s < 0 && strcmp(bd.rows[r].op, "host hidden (overlap)") != 0;
+					n++;
+					if (!(fabs(bd.rows_s - bd.step_s) <= 1e-9 * bd.step_s) || neg || !(bd.gpu_s > 0)) {
+						bad++;
+						printf("# %s %s TP %d DP %d step %zu: rows %.9g s, step %.9g s, %zu negative\n",
+						       models[mi], engines[ei], pars[pi].tp, pars[pi].dp, si, bd.rows_s,
+						       bd.step_s, neg);
+					}
+					cost_breakdown_release(&bd);
+				}
+				if (mi == 0 && ei == 0 && pi == 0) {
+					struct cost_breakdown bd;
+					c.cfg.off = COST_H4;
+					CHECK(cost_step_breakdown(&c, &steps[0], &bd, &e) == -SS_EUSAGE,
+					      "breakdown refused with H4 off");
+					cost_breakdown_release(&bd);
+					c.cfg.off = 0;
+				}
+				cost_release(&c);
+			}
+	}
+	CHECK(bad == 0 && n == 7 * 3 * 2 * 3, "breakdown rows sum to the step's price (%d of %d steps off)", bad, n);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -1858,6 +1928,7 @@ int main(void)
 		return 1;
 	}
 	test_fp8_not_slower(&m);
+	test_breakdown();
 	test_mla_module();
 	test_collections(&m);
 	test_moe_tables();

@@ -172,7 +172,7 @@ static void test_formats(void)
 static void test_svg(void)
 {
 	double x[3] = {1, 2, 4}, y[3] = {0.2, NAN, 1.4};
-	struct out_svg_series s = {"a < b & c", x, y, 3};
+	struct out_svg_series s = {"a < b & c", x, y, 3, OUT_SVG_LINES, NULL};
 	struct out_svg_vline v = {"cap", 3};
 	struct out_svg_plot p;
 	char *buf = NULL;
@@ -193,6 +193,33 @@ static void test_svg(void)
 	HAS(buf, "a &lt; b &amp; c", "labels escaped");
 	CHECK(strstr(buf, "nan") == NULL && strstr(buf, "inf") == NULL, "NAN points skipped");
 	HAS(buf, ">cap</text>", "vertical marker labelled");
+	free(buf);
+}
+
+/* Log axes over whole decades: x 0.5..50 spans 0.1..100, y 1..100 (x 1.05
+ * headroom) spans 1..1000; a value <= 0 is left out; no limit line without
+ * its label.  Point (0.5, 1): x = 80 + 520 x (log10 0.5 + 1) / 3 = 201.15,
+ * y = the plot's bottom, 40 + 350. */
+static void test_svg_log(void)
+{
+	double x[3] = {0.5, 5, 50}, y[3] = {1, 100, -3};
+	struct out_svg_series s = {"s", x, y, 3, OUT_SVG_POINTS, NULL};
+	struct out_svg_plot p;
+	char *buf = NULL, *c;
+	size_t len = 0, n = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.series = &s;
+	p.nseries = 1;
+	p.logx = p.logy = true;
+	CAPTURE(buf, len, out_svg_plot(f, &p));
+	for (c = buf; (c = strstr(c, "<circle")); c++)
+		n++;
+	CHECK(n == 2, "two markers (the y <= 0 point left out), got %zu", n);
+	HAS(buf, "<circle cx=\"201.2\" cy=\"390.0\"", "(0.5, 1) placed on the log axes");
+	HAS(buf, ">0.1</text>", "x axis from the decade below 0.5");
+	HAS(buf, ">1000</text>", "y axis to the decade above 105");
+	CHECK(strstr(buf, "stroke-dasharray=\"6 4\"") == NULL, "no limit line without a label");
 	free(buf);
 }
 
@@ -254,6 +281,7 @@ int main(void)
 	test_status();
 	test_formats();
 	test_svg();
+	test_svg_log();
 	test_wlflags(datadir);
 	return check_done();
 }

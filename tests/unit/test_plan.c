@@ -477,6 +477,64 @@ static void test_evaluate(void)
 	free(big);
 }
 
+/* The search's summary: counts by status, ranking, Pareto front, and for a
+ * target rate the deployment needing the fewest GPUs, the cheapest per hour
+ * on a tie (a pricier GPU type loses with as many GPUs); prices matched to
+ * the budget by GPU id or alias. */
+static void test_summary(void)
+{
+	struct search_outcome r[4];
+	struct search_gpu budget[2];
+	struct search_summary s;
+	struct price pr[2] = {{"H100-SXM", 3.0, ""}, {"a100", 1.25, ""}};
+	struct prices t = {"p.json", "", pr, 2};
+	const struct gpu_spec *h100, *a100;
+	struct err e;
+	size_t i;
+
+	CHECK(gpu_find(&db, "h100", &h100, &e) == 0 && gpu_find(&db, "a100", &a100, &e) == 0, "GPUs");
+	budget[0] = (struct search_gpu){h100, 8, 0};
+	budget[1] = (struct search_gpu){a100, 8, 0};
+	CHECK(search_price_budget(&t, &db, budget, 2, &e) == 0 && budget[0].usd_per_gpu_hour == 3.0 &&
+	      budget[1].usd_per_gpu_hour == 1.25, "prices by alias: h100 $%.2f, a100 $%.2f",
+	      budget[0].usd_per_gpu_hour, budget[1].usd_per_gpu_hour);
+	t.n = 1;
+	CHECK(search_price_budget(&t, &db, budget, 2, &e) == 0 && isnan(budget[1].usd_per_gpu_hour),
+	      "a GPU the table does not price: NAN");
+	snprintf(pr[0].gpu, sizeof(pr[0].gpu), "h900");
+	CHECK(search_price_budget(&t, &db, budget, 2, &e) == -SS_EDATA, "unknown GPU in the table refused");
+	CHECK_STR_CONTAINS(e.msg, "p.json: gpus.h900", "message");
+	budget[0].usd_per_gpu_hour = 3.0;
+	budget[1].usd_per_gpu_hour = 1.25;
+
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 4; i++) {
+		r[i].status = SEARCH_OK;
+		r[i].probes = 5;
+	}
+	/* 0: H100, 2 GPUs, 10 req/s, fastest per GPU */
+	r[0].d.gpu = 0, r[0].d.gpus = 2, r[0].max_rate = 10, r[0].tok_s_gpu = 900, r[0].tok_s_user = 50;
+	/* 1: A100, 2 GPUs, 10 req/s: as many GPUs for 25 req/s, cheaper */
+	r[1].d.gpu = 1, r[1].d.gpus = 2, r[1].max_rate = 10, r[1].tok_s_gpu = 500, r[1].tok_s_user = 60;
+	/* 2: pruned; 3: no rate */
+	r[2].status = SEARCH_PRUNED, r[2].prune = SEARCH_PRUNE_KV, r[2].probes = 0;
+	r[3].status = SEARCH_NO_RATE;
+	search_summarize(r, 4, budget, 25, &s);
+	CHECK(s.nok == 2 && s.npruned == 1 && s.nnorate == 1 && s.pruned_by[SEARCH_PRUNE_KV] == 1 && s.runs == 15,
+	      "counts: %zu ok, %zu pruned, %zu no rate, %zu runs", s.nok, s.npruned, s.nnorate, s.runs);
+	CHECK(s.order[0] == 0 && s.order[1] == 1, "ranked by tokens/s/GPU");
+	CHECK(s.front[0] && s.front[1] && !s.front[2] && !s.front[3], "both OK ones on the front");
+	CHECK(s.best_target == 1, "25 req/s: 6 GPUs either way, the A100s cheaper (best %d)", s.best_target);
+	search_summary_release(&s);
+	r[1].max_rate = 8; /* now 8 A100s against 6 H100s */
+	search_summarize(r, 4, budget, 25, &s);
+	CHECK(s.best_target == 0, "fewer GPUs first, whatever they cost (best %d)", s.best_target);
+	search_summary_release(&s);
+	search_summarize(r, 4, budget, 0, &s);
+	CHECK(s.best_target == -1, "no target: none");
+	search_summary_release(&s);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -497,6 +555,7 @@ int main(void)
 	test_enumerate();
 	test_rows();
 	test_evaluate();
+	test_summary();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();

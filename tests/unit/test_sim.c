@@ -1057,6 +1057,42 @@ static void test_spec(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* Default acceptance (issue 26): the measured per-position curves.  Text
+ * prompts: MTP's fitted curve gives AL 1.84 at one draft and 3.01 at three
+ * (measured 2.49-3.39; the former flat 0.85 gave 3.18); random-token
+ * prompts: the measured DeepSeek-V4-Flash curve, unconditional 0.700 /
+ * 0.287 at two drafts (AL 1.99).  EAGLE-3 on random prompts keeps its text
+ * curve and says so; ngram has no curve. */
+static void test_spec_defaults(void)
+{
+	struct spec_cfg sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.method = SPEC_MTP;
+	sp.k = 1;
+	CHECK(spec_default_rates(&sp, false) == 0 && sp.nrates == 1, "mtp text curve, 1 draft");
+	CHECK_REL(spec_mean_accepted_len(&sp), 1.842, 1e-9, "mtp text AL at 1 draft");
+	sp.k = 3;
+	CHECK(spec_default_rates(&sp, false) == 0 && sp.nrates == 3 && sp.rate[1] < sp.rate[0] &&
+	      sp.rate[2] < sp.rate[1], "mtp text curve falls with the position: %.3f %.3f %.3f", sp.rate[0],
+	      sp.rate[1], sp.rate[2]);
+	CHECK(fabs(spec_mean_accepted_len(&sp) - 3.01) < 0.005, "mtp text AL at 3 drafts %.3f (measured 2.49-3.39)",
+	      spec_mean_accepted_len(&sp));
+	sp.k = 2;
+	CHECK(spec_default_rates(&sp, true) == 0 && strstr(sp.src, "random-token") != NULL &&
+	      strstr(sp.src, "stands in") == NULL, "mtp random-prompt curve: %s", sp.src);
+	CHECK(fabs(sp.rate[0] - 0.700) < 1e-9 && fabs(sp.rate[0] * sp.rate[1] - 0.2874) < 0.001,
+	      "random prompts, unconditional acceptance %.3f / %.4f (measured 0.7002 / 0.2874)", sp.rate[0],
+	      sp.rate[0] * sp.rate[1]);
+	CHECK(fabs(spec_mean_accepted_len(&sp) - 1.99) < 0.005, "mtp random AL at 2 drafts %.3f (measured 1.99)",
+	      spec_mean_accepted_len(&sp));
+	sp.method = SPEC_EAGLE;
+	CHECK(spec_default_rates(&sp, true) == 0 && strstr(sp.src, "text curve stands in") != NULL &&
+	      fabs(sp.rate[0] - 0.795) < 1e-9, "eagle on random prompts: the text curve, said so");
+	sp.method = SPEC_NGRAM;
+	CHECK(spec_default_rates(&sp, false) == -1, "ngram: no measured curve");
+}
+
 /* P/D disaggregation: one prefill and one decode worker; the prompt's KV
  * (1000 tokens x 1 MB over 1 GB/s + 1 ms = 1.001 s) travels between them and
  * the first token reaches the client when it lands. */
@@ -1784,6 +1820,7 @@ int main(void)
 	test_dp_attention();
 	test_comm();
 	test_spec(&m);
+	test_spec_defaults();
 	test_pd(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);

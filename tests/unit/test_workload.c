@@ -197,6 +197,24 @@ int main(void)
 	      "inference-perf style spec parses");
 	wl_spec_release(&w);
 
+	/* prompt kind (speculative decoding's acceptance): given, or from the
+	 * harness (aiperf, vllm-bench and sglang-bench send random tokens) */
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 3}, \"num_requests\": 5,"
+		    " \"harness\": \"vllm-bench\"}", &w, &e) == 0 && wl_prompt_kind(&w) == WL_PROMPTS_RANDOM,
+	      "vllm-bench without prompt_kind: random prompts");
+	wl_spec_release(&w);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 3}, \"num_requests\": 5,"
+		    " \"harness\": \"aiperf\", \"prompt_kind\": \"chat\"}", &w, &e) == 0 &&
+	      wl_prompt_kind(&w) == WL_PROMPTS_CHAT, "aiperf with prompt_kind chat: chat");
+	wl_spec_release(&w);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 3}, \"num_requests\": 5}", &w, &e) == 0 &&
+	      wl_prompt_kind(&w) == WL_PROMPTS_CHAT, "no harness: chat prompts");
+	wl_spec_release(&w);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 3}, \"num_requests\": 5,"
+		    " \"prompt_kind\": \"text\"}", &w, &e) == -SS_EDATA &&
+	      strstr(e.msg, "w.json: 'prompt_kind' must be chat or random, got 'text'"), "bad prompt_kind: %s", e.msg);
+	wl_spec_release(&w);
+
 	/* a closed loop ended by its duration only: the request ceiling holds
 	 * as requests are issued (issue 15) */
 	wl_spec_defaults(&w);

@@ -1,0 +1,64 @@
+/* report.c - `servesim report RESULT`: the HTML page of a saved result
+ * (html.h), the same page --html writes. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "servesim/afile.h"
+#include "servesim/gzread.h"
+#include "servesim/html.h"
+
+static const char report_usage[] =
+	"usage: servesim report RESULT [-o FILE.html]\n"
+	"\n"
+	"One self-contained HTML page of a saved result: RESULT is what `search`, `capacity`\n"
+	"or `eval` wrote with --format json, or the rows of `sweep` (JSONL or CSV); plain or\n"
+	"gzipped.  The page is the one --html FILE writes on those commands: the result,\n"
+	"inline SVG charts (the Pareto front, the capacity probes, each sweep metric against\n"
+	"the swept axis, predicted against measured and the error by model and GPU), and\n"
+	"tables that sort on a header click and filter on the words typed above them, each\n"
+	"row's whole configuration shown on a click.  No external file, font or script.\n"
+	"\n"
+	"  -o, --out FILE   write the page there, atomically (default standard output)\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 RESULT is not a servesim result\n";
+
+int cmd_report(int argc, char **argv, struct err *e)
+{
+	static const struct option lo[] = {{"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+					   {0, 0, 0, 0}};
+	const char *out = NULL, *in;
+	struct json *res = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int opt, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'h': fputs(report_usage, stdout); return 0;
+		case 'o': out = optarg; break;
+		default: return cli_bad_option("report", argv[optind - 1], e);
+		}
+	}
+	if (optind + 1 != argc)
+		return err_set(e, SS_EUSAGE, "report: give one result file (see 'servesim report --help')");
+	in = argv[optind];
+	if (out && (rc = afile_check(out, &in, 1, e)) < 0)
+		return rc;
+	if ((rc = gzr_read_file(in, (size_t)1 << 30, &buf, &len, e)) < 0)
+		return rc;
+	if ((rc = html_result_parse(buf, len, in, &res, e)) == 0) {
+		if (out)
+			rc = cli_write_html_tree(out, res, in, e);
+		else
+			rc = html_page(stdout, res, in, e);
+	}
+	json_free(res);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# tests/browser/run.sh - the HTML pages of `search --html` and `eval --html`
+# rendered in headless Chromium: the inline script ran (body data-ready),
+# every row and chart is in the DOM, sorting and filtering from the URL
+# (#sort=COLUMN:desc&filter=WORDS) give the order and the count the JSON
+# result says, and nothing is loaded from outside the page.  A screenshot of
+# each page stays in OUT (build/browser by default) as the test's artefact.
+# usage: run.sh SERVESIM_BIN [OUT]
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+out=${2:-build/browser}
+browser=$(command -v chromium || command -v chromium-browser)
+if [ -z "$browser" ]; then
+	echo "check-browser: chromium not found; install it (make deps as root, or apt-get install chromium)"
+	exit 1
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/servesim-browser.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+pass=0; fail=0
+check() { # check CONDITION-EXIT-STATUS MESSAGE
+	if [ "$1" = 0 ]; then pass=$((pass + 1)); echo "ok   browser $2"
+	else fail=$((fail + 1)); echo "FAIL browser $2"; fi
+}
+# render URL: the DOM after the page's script ran, to stdout
+render() {
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$work/profile-$$-$(date +%s%N)" --dump-dom "$1" 2>"$work/chromium.log"
+}
+shot() { # shot PAGE PNG
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$work/profile-shot-$(date +%s%N)" --window-size=1400,2000 \
+		--screenshot="$2" "file://$1" >/dev/null 2>>"$work/chromium.log"
+}
+# the cells of the first visible data row in a dumped DOM
+first_row() {
+	tr '\n' ' ' | sed 's/<tr class="row"/\n&/g' | grep '^<tr class="row"' | grep -v 'style="display: none;"' |
+		head -n 1 | sed 's/<\/td>/|/g; s/<[^>]*>//g'
+}
+
+# --- search --------------------------------------------------------------
+"$bin" search --model llama-3.1-8b --gpus h100:2 --engine vllm --slo ttft_p90_ms=500,itl_mean_ms=20 \
+	--num-requests 100 --format json --html "$out/search.html" >"$work/search.json" 2>/dev/null
+check $? "search --html wrote the page"
+n=$(jq '.ranking | length' "$work/search.json")
+render "file://$out/search.html" >"$work/search.dom"
+grep -q '<body data-ready="1"' "$work/search.dom"; check $? "search: the inline script ran"
+[ "$(grep -o '<tr class="row"' "$work/search.dom" | wc -l)" = "$n" ]; check $? "search: $n deployment rows"
+grep -q '<figure id="chart-pareto"><svg' "$work/search.dom"; check $? "search: the Pareto chart inline"
+grep -q 'id="rows-count">'"$n"' shown<' "$work/search.dom"; check $? "search: the row count filled in"
+# sorted by tokens/s per user, descending: the first row is the best one
+best=$(jq -r '[.ranking[] | select(.tok_s_per_user != null)] | max_by(.tok_s_per_user) | .tok_s_per_user' "$work/search.json")
+render "file://$out/search.html#sort=tok_s_per_user:desc" | first_row >"$work/search.first"
+grep -q "|$(printf '%.6g' "$best")|" "$work/search.first"; check $? "search: #sort=tok_s_per_user:desc puts $best first"
+# filtered on "fp8": as many rows as the JSON has with fp8 weights
+k=$(jq '[.ranking[] | select(.weights == "fp8")] | length' "$work/search.json")
+render "file://$out/search.html#filter=fp8" >"$work/search-f.dom"
+grep -q "data-shown=\"$k\"" "$work/search-f.dom"; check $? "search: #filter=fp8 shows its $k rows"
+render "file://$out/search.html#filter=no-such-word" >"$work/search-none.dom"
+grep -q 'data-shown="0"' "$work/search-none.dom"; check $? "search: #filter with no match shows 0 rows"
+# --- eval ----------------------------------------------------------------
+"$bin" eval eval/ground_truth --format json --html "$out/eval.html" >"$work/eval.json" 2>/dev/null
+check $? "eval --html wrote the page"
+n=$(jq '.rows | length' "$work/eval.json")
+render "file://$out/eval.html" >"$work/eval.dom"
+grep -q '<body data-ready="1"' "$work/eval.dom"; check $? "eval: the inline script ran"
+[ "$(grep -o '<tr class="row"' "$work/eval.dom" | wc -l)" = "$n" ]; check $? "eval: $n rows"
+[ "$(grep -o '<figure id="chart-[a-z0-9_]*" [^>]*><svg' "$work/eval.dom" | wc -l)" = 3 ]; check $? "eval: three charts inline"
+g=$(jq -r '[.rows[] | .model + " on " + .gpu] | unique | length' "$work/eval.json")
+[ "$(tr '\n' ' ' < "$work/eval.dom" | sed 's/<table class="grid"/\n&/' | sed -n '2p' | sed 's/<\/table>.*//' | grep -o '<tr><td>' | wc -l)" = "$g" ]
+check $? "eval: the error grid has $g model x GPU rows"
+k=$(jq '[.rows[] | select(.model == "codellama-34b")] | length' "$work/eval.json")
+render "file://$out/eval.html#filter=codellama-34b" >"$work/eval-f.dom"
+grep -q "data-shown=\"$k\"" "$work/eval-f.dom"; check $? "eval: #filter=codellama-34b shows its $k rows"
+worst=$(jq -r '[.rows[] | select(.metrics.ttft_mean_ms.ape != null)] | max_by(.metrics.ttft_mean_ms.ape) | .experiment' "$work/eval.json")
+render "file://$out/eval.html#sort=metrics.ttft_mean_ms.ape:desc" | first_row >"$work/eval.first"
+grep -q "^$worst|" "$work/eval.first"; check $? "eval: #sort=TTFT APE desc puts $worst first"
+# --- self-contained, and the artefacts -------------------------------------
+for p in search eval; do
+	! grep -Eq '(src|href)="(https?:)?//' "$out/$p.html"; check $? "$p: no external asset"
+	shot "$out/$p.html" "$out/$p.png"
+	[ -s "$out/$p.png" ]; check $? "$p: screenshot $out/$p.png"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
