@@ -12,7 +12,7 @@ GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknow
 CFLAGS_CORE = -std=c11 -O2 -g $(WARN) -ffp-contract=off $(if $(WERROR),-Werror,) $(EXTRA_CFLAGS)
 CPPFLAGS = -Iinclude -Isrc -MMD -MP -D_DEFAULT_SOURCE \
            -DSERVESIM_DATADIR='"$(CURDIR)/data"'
-LDLIBS  = -lcjson -lyaml -lgsl -lgslcblas -lz -lm
+LDLIBS  = -lcjson -lyaml -lgsl -lgslcblas -lz -lmicrohttpd -lm
 LDLIBS += -pthread
 
 # One short line per file; `make V=1` prints the full commands.
@@ -67,6 +67,8 @@ LIB_SRC += src/plan/sweep.c
 LIB_SRC += src/cmd/progress.c
 LIB_SRC += src/cmd/sweep.c
 LIB_SRC += src/cmd/report.c
+LIB_SRC += src/cmd/serve.c
+LIB_SRC += src/serve/serve.c
 LIB_SRC += src/plan/search.c
 LIB_SRC += src/plan/pareto.c
 LIB_SRC += src/plan/prices.c
@@ -98,6 +100,7 @@ LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
 LIB_SRC += src/eval/ablation.c
+LIB_SRC += src/sim/goodput.c
 LIB_SRC += src/report/confreport.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \
@@ -168,8 +171,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 # The package check runs first (a fresh machine needs the libraries).
 check: deps
 	@$(MAKE) --no-print-directory check-run
-check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS)
+check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS) $(BUILD)/tests/serve_client
 	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
+
+# the streaming client of `servesim serve`'s test (tests/serve/run.sh)
+$(BUILD)/tests/serve_client: tests/serve/client.c
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -D_DEFAULT_SOURCE -o $@ $< -pthread
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/servesim \
@@ -309,7 +317,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) run
 
-DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev jq
+DEB_PKGS = gcc make libcjson-dev zlib1g-dev libgsl-dev libyaml-dev libmicrohttpd-dev jq curl
 FUZZ_PKGS = clang
 MPI_PKGS = libopenmpi-dev openmpi-bin
 DOCS_PKGS = python3

@@ -25,6 +25,7 @@ static const char main_usage[] =
 	"  gpus               GPUs known to data/gpus.json\n"
 	"  report RESULT      the self-contained HTML page of a saved result (search, capacity,\n"
 	"                     sweep, eval)\n"
+	"  serve              an OpenAI-compatible HTTP endpoint streaming at the simulated times\n"
 	"\n"
 	"  --version          version, git describe and build flags\n"
 	"\n"
@@ -48,6 +49,7 @@ static const struct {
 	{"models", cmd_models},
 	{"gpus", cmd_gpus},
 	{"report", cmd_report},
+	{"serve", cmd_serve},
 	{"--list-models", cmd_models}, /* design document 000's flag names */
 	{"--list-gpus", cmd_gpus},
 };

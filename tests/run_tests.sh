@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run every unit test program, the golden CLI cases, the bad-input corpus
-# (tests/bad/run.sh) and the README/docs examples (tests/docs/run.sh); print
-# one summary.
+# (tests/bad/run.sh), the README/docs examples (tests/docs/run.sh) and
+# `servesim serve` against live clients (tests/serve/run.sh); print one summary.
 # usage: run_tests.sh TESTBIN_DIR SERVESIM_BIN test_a test_b ...
 dir=$1; bin=$2; shift 2
 pass=0; fail=0; failed_suites=""
@@ -37,6 +37,7 @@ suite() {
 suite golden tests/golden/run.sh "$bin"
 suite "bad input" tests/bad/run.sh "$bin"
 suite "docs examples" tests/docs/run.sh "$bin"
+suite serve tests/serve/run.sh "$bin" "$dir/serve_client"
 [ -n "$failed_suites" ] && echo "failing unit suites:$failed_suites"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -49,6 +49,29 @@ static int read_sources(int argc, char **argv, int first, struct acc_table *info
 	return 0;
 }
 
+/* The family-out check family by family. */
+static void family_lines(const struct acc_resid *r, size_t n)
+{
+	int *fold = xmalloc((n ? n : 1) * sizeof(*fold)), nfam = acc_family_folds(r, n, fold), f, k;
+	size_t i;
+
+	for (f = 0; nfam >= 2 && f < nfam; f++) {
+		size_t within[ACC_METRIC__N] = {0}, rows[ACC_METRIC__N] = {0}, total = 0;
+		for (i = 0; i < n; i++)
+			total += fold[i] == f;
+		for (i = 0; i < n && fold[i] != f; i++)
+			;
+		acc_coverage_fold(r, n, fold, f, ACC_MIN_ROWS, within, rows);
+		printf("accuracy:   %-10s %5zu rows:", r[i].family[0] ? r[i].family : "(none)", total);
+		for (k = 0; k < ACC_METRIC__N; k++)
+			if (rows[k])
+				printf(" %s %.3f (%zu)", acc_metric_key((enum acc_metric)k),
+				       (double)within[k] / (double)rows[k], rows[k]);
+		printf("\n");
+	}
+	free(fold);
+}
+
 int main(int argc, char **argv)
 {
 	struct acc_table t, info;
@@ -101,6 +124,12 @@ int main(int argc, char **argv)
 		printf("%s %s %.3f (%zu rows)", k ? "," : "", acc_metric_key((enum acc_metric)k), t.coverage[k],
 		       t.coverage_rows[k]);
 	printf("\n");
+	printf("accuracy: the same, each of %zu model families against the bands of the others:", t.families);
+	for (k = 0; k < ACC_METRIC__N; k++)
+		printf("%s %s %.3f (%zu rows)", k ? "," : "", acc_metric_key((enum acc_metric)k),
+		       t.family_coverage[k], t.family_coverage_rows[k]);
+	printf("\n");
+	family_lines(r, n);
 	acc_table_release(&t);
 	free(r);
 	return 0;

@@ -91,6 +91,9 @@ struct acc_resid {
 	struct acc_class cls;
 	double err[ACC_METRIC__N];
 	int half;
+	/* its model's family: the model id up to its first '-' ("llama" for
+	 * llama-3.1-8b, "deepseek" for deepseek-r1), for the family-out check */
+	char family[24];
 };
 
 /* Every row of one `servesim eval --format json` document (its rows[], each
@@ -126,13 +129,28 @@ struct acc_table {
 	 * many rows were checked (NAN / 0 when none) */
 	double coverage[ACC_METRIC__N];
 	size_t coverage_rows[ACC_METRIC__N];
+	/* the family-out check: each model family's rows against the bands
+	 * built without that family (its rows whose class then has no evidence
+	 * are not counted); families 0 when not made (fewer than two) */
+	double family_coverage[ACC_METRIC__N];
+	size_t family_coverage_rows[ACC_METRIC__N];
+	size_t families;
 };
 
 /* Bands of every class (all levels) over r[0, n) with min_rows; the
  * coverage fields are left NAN / 0. */
 void acc_build(const struct acc_resid *r, size_t n, size_t min_rows, struct acc_table *t);
-/* The split check of r[0, n) (see acc_table.coverage) into t. */
+/* The split check and the family-out check of r[0, n) (see
+ * acc_table.coverage and family_coverage) into t. */
 void acc_coverage(const struct acc_resid *r, size_t n, size_t min_rows, struct acc_table *t);
+/* One fold of those checks: the rows with fold[i] == f against the bands
+ * of the rows with fold[i] != f; within[k] of rows[k] (added to) lie inside
+ * their class's p90 band (rows whose class has no evidence not counted). */
+void acc_coverage_fold(const struct acc_resid *r, size_t n, const int *fold, int f, size_t min_rows,
+		       size_t *within, size_t *rows);
+/* fold[i] = the number of r[i]'s family, numbered as first seen; returns
+ * how many families. */
+int acc_family_folds(const struct acc_resid *r, size_t n, int *fold);
 void acc_table_release(struct acc_table *t);
 /* data/accuracy.json: deterministic (classes by name, %.9g numbers). */
 void acc_table_json(FILE *f, const struct acc_table *t);

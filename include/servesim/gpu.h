@@ -78,5 +78,10 @@ int gpu_find(const struct gpu_db *db, const char *name, const struct gpu_spec **
  * "NVIDIA A100-SXM4-80GB"): the first of its words (split at blanks and
  * '-') that is a GPU id or alias; NULL when none is. */
 const struct gpu_spec *gpu_from_device_name(const struct gpu_db *db, const char *device);
+/* gpu_find, then the name as benchmark result files write GPUs (H200,
+ * RTXPRO6000, h100_sxm) with '-' for each '_'; the error is gpu_find's for
+ * the name as given. */
+int gpu_find_result_name(const struct gpu_db *db, const char *name, const struct gpu_spec **out,
+			 struct err *e);
 
 #endif

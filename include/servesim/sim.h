@@ -30,6 +30,7 @@ enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_OUTSTANDING };
 /* One request's row of the per-request CSV (sim_requests_csv_header), as
  * numbers: what sim_cfg.on_request gets. */
 struct sim_req_row {
+	int64_t id;              /* the request's id (arrival order from 0; sim_submit's) */
 	int64_t arrival_ns;
 	bool completed;          /* status "completed" (else rejected, the times 0) */
 	double queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms; /* itl_ms 0 when it has none */
@@ -95,6 +96,16 @@ struct sim_cfg {
 	void (*on_request)(void *ctx, const struct sim_req_row *row);
 	void *on_request_ctx;
 	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */
+	/* live use (servesim serve): no workload is generated; requests
+	 * arrive by sim_submit and time moves by sim_advance.  on_chunk, if
+	 * set, is called with each chunk of output tokens as it reaches the
+	 * client: the request's id, the engine-side time (the client-side API
+	 * terms are the caller's to add), the chunk's tokens and whether it is
+	 * the last.  Live runs walk every running request at every step
+	 * (no_lazy_decoders, no_segments: set by sim_new) and collect gaps. */
+	bool live;
+	void (*on_chunk)(void *ctx, int64_t id, int64_t t_ns, int64_t tokens, bool last);
+	void *on_chunk_ctx;
 	struct spec_cfg spec;                 /* speculative decoding (spec.k 0: off) */
 	/* P/D disaggregation: pd.prefill prefill workers (replicas 0 ..
 	 * pd.prefill-1) run each prompt and its first token, then hand the KV
@@ -199,6 +210,12 @@ void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_
 /* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
  * same terms (NAN also for a completed request of one output token). */
 void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
+/* vLLM's goodput: *good = the completed requests within every limit
+ * (lim_ms: TTFT, TPOT, E2E; NAN: no limit; a one-token request has TPOT
+ * 0, as vLLM counts it), *per_s = their number per second from the first
+ * arrival to the last completion (0 for an empty run).  SS_EUSAGE when the
+ * run kept no per-request values (sim_per_request). */
+int sim_goodput(struct sim *s, const double lim_ms[3], size_t *good, double *per_s, struct err *e);
 /* Keep each completion's engine-side times (24 bytes a record, until they
  * are folded past LOGHIST_EXACT_MAX), for sim_reprice_api; before the
  * first sim_step. */
@@ -215,7 +232,25 @@ bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms);
  * as it completes or is rejected): spec and pd add the speculative-decoding
  * and P/D columns, as cfg.spec.k > 0 and cfg.pd.prefill > 0 do to the rows. */
 void sim_requests_csv_header(FILE *f, bool spec, bool pd);
-/* Running and waiting counts summed over replicas (tests). */
+/* Running and waiting counts summed over replicas (tests, serve's metrics). */
 void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
+/* The share of KV blocks in use, over every replica (0..1). */
+double sim_kv_usage(const struct sim *s);
+
+/* --- live use (cfg.live) --- */
+
+/* Time of the next event (INT64_MAX when nothing is pending). */
+int64_t sim_next_event_ns(const struct sim *s);
+/* Process every event up to t_ns, then move the clock to t_ns (never
+ * back: a t_ns before now only processes what is due; INT64_MAX runs every
+ * pending event and leaves the clock at the last).  0 or <0. */
+int sim_advance(struct sim *s, int64_t t_ns, struct err *e);
+/* A request of prompt_tokens and output_tokens arrives now: its id in *id
+ * (arrival order).  Returns 1 when it was admitted, 0 when it was rejected
+ * at once (*why: longer than max_model_len, or more KV than the cache
+ * holds; cfg.on_request has seen it), <0 on error (SS_EUSAGE: not a live
+ * simulation, or a count out of range). */
+int sim_submit(struct sim *s, int64_t prompt_tokens, int64_t output_tokens, int64_t *id,
+	       enum reject_reason *why, struct err *e);
 
 #endif

@@ -14,7 +14,8 @@ text is printed from src/eval/accuracy.c):
   #include "servesim/X.h"   ->  #include "D/X.h"
   include/servesim/X.h      ->  src/D/X.h
   servesim/X.h              ->  D/X.h
-and -Iinclude is dropped from the compile lines (Makefile, scripts/mfu).
+and the compile lines (Makefile, scripts/mfu) lose -Iinclude, or, where
+include/ keeps the public servesim.h, name -Isrc beside it.
 
 Re-runnable: on a tree where the headers have moved already (a branch that
 merged main after this ran there), it only rewrites the references still
@@ -112,6 +113,9 @@ def main():
     files = [p for p in tracked()
              if (p.startswith(REWRITE_UNDER) or p in REWRITE_FILES) and p.endswith(TEXT_EXT)
              and not p.startswith(OLD + '/')]
+    # -Iinclude stays while include/ holds a header of its own (the public
+    # servesim.h); it goes when the moved ones were all there was
+    public = any(p.endswith('.h') and not p.startswith(OLD + '/') for p in tracked('include'))
     changed = 0
     for p in files:
         try:
@@ -119,10 +123,13 @@ def main():
         except (UnicodeDecodeError, FileNotFoundError):
             continue
         new = ref.sub(sub, text)
-        if p == 'Makefile':
+        if p == 'Makefile' and not public:
             new = re.sub(r'-Iinclude (?=-Isrc)', '', new)
         elif p.startswith('scripts/') and p.endswith('.py') and p != 'scripts/dev/private_headers.py':
-            new = new.replace("'-Iinclude', '-Isrc', ", "'-Isrc', ").replace("'-Iinclude'", "'-Isrc'")
+            if public:  # include/ keeps servesim.h: both folders
+                new = re.sub(r"'-Iinclude'(?!, '-Isrc')", "'-Iinclude', '-Isrc'", new)
+            else:
+                new = new.replace("'-Iinclude', '-Isrc', ", "'-Isrc', ").replace("'-Iinclude'", "'-Isrc'")
         if new != text:
             changed += 1
             print('rewrite %s' % p)

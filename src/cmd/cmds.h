@@ -17,5 +17,6 @@ int cmd_capacity(int argc, char **argv, struct err *e);
 int cmd_sweep(int argc, char **argv, struct err *e);
 int cmd_search(int argc, char **argv, struct err *e);
 int cmd_report(int argc, char **argv, struct err *e);
+int cmd_serve(int argc, char **argv, struct err *e);
 
 #endif

@@ -4,7 +4,6 @@
  * each tier-0 correction, `--synthetic` runs the cost-model experiments,
  * `--report` writes markdown with gnuplot plots. */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,19 +152,8 @@ static int resolve(struct cli_env *env, struct experiment *x, struct model_cfg *
 	if ((rc = cli_load_model(env, x->model, NULL, m, e)) < 0)
 		for (k = 1; k < nc && rc < 0; k++)
 			rc = cli_load_model(env, cand[k], NULL, m, &e2);
-	if (rc == 0 && (rc = cli_find_gpu(env, x->gpu, g, e)) < 0) {
-		/* result files write GPUs as vendors do (H200, RTXPRO6000,
-		 * h100_sxm): retry lower case with '-' for '_' */
-		char low[48];
-		size_t k2;
-		for (k2 = 0; x->gpu[k2] && k2 + 1 < sizeof(low); k2++)
-			low[k2] = x->gpu[k2] == '_' ? '-' : (char)tolower((unsigned char)x->gpu[k2]);
-		low[k2] = '\0';
-		if (cli_find_gpu(env, low, g, &e2) == 0)
-			rc = 0;
-		else
-			*gpu_failed = true;
-	}
+	if (rc == 0 && ((rc = cli_load_gpus(env, e)) < 0 || (rc = gpu_find_result_name(&env->gpus, x->gpu, g, e)) < 0))
+		*gpu_failed = true;
 	if (rc == 0) {
 		snprintf(x->model, sizeof(x->model), "%s", m->id);
 		snprintf(x->gpu, sizeof(x->gpu), "%s", (*g)->id);

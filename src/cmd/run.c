@@ -385,38 +385,10 @@ static int run_sim(struct sim *s, bool always, double t0, struct err *e)
 	return rc;
 }
 
-/* vLLM's goodput: completed requests within every --goodput limit (a
- * one-token request has TPOT 0, as vLLM counts it) per s of the run. */
-static void run_goodput(const struct run_opts *o, struct sim *s, const double *ttft,
-			const double *e2e, size_t n, struct out_run *rep)
-{
-	double *itl = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	struct metric_set all;
-	size_t i;
-
-	rep->goodput_ttft_ms = o->goodput[0];
-	rep->goodput_tpot_ms = o->goodput[1];
-	rep->goodput_e2el_ms = o->goodput[2];
-	sim_per_request_itl(s, itl, n);
-	sim_summary(s, -1, &all);
-	for (i = 0; i < n; i++) {
-		double tpot = isnan(itl[i]) ? 0 : itl[i];
-		if (isnan(ttft[i]) || isnan(e2e[i]) || ttft[i] > o->goodput[0] || tpot > o->goodput[1] ||
-		    e2e[i] > o->goodput[2])
-			continue; /* NAN limits compare false: no limit */
-		rep->good++;
-	}
-	rep->request_goodput = all.last_done_s > all.first_arrival_s
-				       ? (double)rep->good / (all.last_done_s - all.first_arrival_s) : 0;
-	free(itl);
-}
-
 /* The status, and vLLM's goodput when --goodput gave limits. */
 static int run_status(const struct run_opts *o, const struct wl_spec *wl, struct sim *s,
 		      struct out_run *rep, struct err *e)
 {
-	size_t n = (size_t)sim_totals(s)->arrived;
-	double *ttft, *e2e;
 	int rc;
 
 	if ((rc = out_status_sim(wl, s, &rep->status, e)) < 0)
@@ -424,17 +396,12 @@ static int run_status(const struct run_opts *o, const struct wl_spec *wl, struct
 	rep->request_goodput = NAN;
 	if (isnan(o->goodput[0]) && isnan(o->goodput[1]) && isnan(o->goodput[2]))
 		return 0;
-	ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	sim_per_request(s, ttft, e2e, n);
-	if (n > 0 && sim_totals(s)->completed > LOGHIST_EXACT_MAX && isnan(ttft[0]))
-		rc = err_set(e, SS_EUSAGE, "--goodput needs per-request values: past %u completed requests give --exact-percentiles",
-			     (unsigned)LOGHIST_EXACT_MAX);
-	else
-		run_goodput(o, s, ttft, e2e, n, rep);
-	free(ttft);
-	free(e2e);
-	return rc;
+	if ((rc = sim_goodput(s, o->goodput, &rep->good, &rep->request_goodput, e)) < 0)
+		return rc;
+	rep->goodput_ttft_ms = o->goodput[0];
+	rep->goodput_tpot_ms = o->goodput[1];
+	rep->goodput_e2el_ms = o->goodput[2];
+	return 0;
 }
 
 /* What the output module needs to describe the run (pointing into its

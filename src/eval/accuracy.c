@@ -33,6 +33,10 @@ static const char *const metric_labels[ACC_METRIC__N] = {"TTFT mean", "ITL mean"
 #define ACC_COVERAGE_TEXT \
 	"rows split in two halves by a hash of their source and name; bands built from one half, the " \
 	"share of the other half's errors within their class's p90 band counted, both ways"
+#define ACC_FAMILY_TEXT \
+	"leave one model family out (the model id up to its first '-'): bands built from the other " \
+	"families' rows, the share of the family's errors within their class's p90 band counted, " \
+	"family by family; rows whose class has no rows left are not counted"
 
 const char *acc_kind_name(enum acc_kind k)
 {
@@ -201,6 +205,11 @@ int acc_resid_from_eval(const struct json *doc, const char *source, const char *
 		h = fnv1a(fnv1a(h, "\n"), str_or(row, "benchmark", ""));
 		h = fnv1a(fnv1a(h, "\n"), stage);
 		x->half = (int)(h >> 63);
+		{
+			const char *model = str_or(row, "model", "");
+			size_t len = strcspn(model, "-");
+			snprintf(x->family, sizeof(x->family), "%.*s", (int)len, model);
+		}
 		(*n)++;
 	}
 	return 0;
@@ -319,41 +328,95 @@ void acc_lookup(const struct acc_table *t, const struct acc_class *c, enum acc_m
 	snprintf(a->cls, sizeof(a->cls), "%s", en->cls);
 }
 
+void acc_coverage_fold(const struct acc_resid *r, size_t n, const int *fold, int f, size_t min_rows,
+		       size_t *within, size_t *rows)
+{
+	struct acc_resid *rest = xmalloc(xmul(n ? n : 1, sizeof(*rest)));
+	struct acc_table b;
+	size_t i, m;
+	int k;
+
+	for (i = m = 0; i < n; i++)
+		if (fold[i] != f)
+			rest[m++] = r[i];
+	acc_build(rest, m, min_rows, &b);
+	for (i = 0; i < n; i++) {
+		if (fold[i] != f)
+			continue;
+		for (k = 0; k < ACC_METRIC__N; k++) {
+			struct acc_answer a;
+			if (isnan(r[i].err[k]))
+				continue;
+			acc_lookup(&b, &r[i].cls, (enum acc_metric)k, &a);
+			if (!a.evidence)
+				continue;
+			rows[k]++;
+			within[k] += r[i].err[k] <= a.p90;
+		}
+	}
+	acc_table_release(&b);
+	free(rest);
+}
+
+int acc_family_folds(const struct acc_resid *r, size_t n, int *fold)
+{
+	size_t i, j;
+	int nfam = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && strcmp(r[j].family, r[i].family) != 0; j++)
+			;
+		fold[i] = j < i ? fold[j] : nfam++;
+	}
+	return nfam;
+}
+
 void acc_coverage(const struct acc_resid *r, size_t n, size_t min_rows, struct acc_table *t)
 {
-	struct acc_resid *half = xmalloc(xmul(n ? n : 1, sizeof(*half)));
-	size_t within[ACC_METRIC__N] = {0}, i, m;
-	int h, k;
+	int *fold = xmalloc(xmul(n ? n : 1, sizeof(*fold)));
+	size_t within[ACC_METRIC__N] = {0}, fwithin[ACC_METRIC__N] = {0}, i;
+	int k, f, nfam;
 
 	memset(t->coverage_rows, 0, sizeof(t->coverage_rows));
-	for (h = 0; h < 2; h++) {
-		struct acc_table b;
-		for (i = m = 0; i < n; i++)
-			if (r[i].half == h)
-				half[m++] = r[i];
-		acc_build(half, m, min_rows, &b);
-		for (i = 0; i < n; i++) {
-			if (r[i].half == h)
-				continue;
-			for (k = 0; k < ACC_METRIC__N; k++) {
-				struct acc_answer a;
-				if (isnan(r[i].err[k]))
-					continue;
-				acc_lookup(&b, &r[i].cls, (enum acc_metric)k, &a);
-				if (!a.evidence)
-					continue;
-				t->coverage_rows[k]++;
-				within[k] += r[i].err[k] <= a.p90;
-			}
-		}
-		acc_table_release(&b);
-	}
-	for (k = 0; k < ACC_METRIC__N; k++)
+	memset(t->family_coverage_rows, 0, sizeof(t->family_coverage_rows));
+	for (i = 0; i < n; i++) /* bands from one half, checked on the other */
+		fold[i] = r[i].half;
+	for (f = 0; f < 2; f++)
+		acc_coverage_fold(r, n, fold, f, min_rows, within, t->coverage_rows);
+	nfam = acc_family_folds(r, n, fold);
+	t->families = nfam >= 2 ? (size_t)nfam : 0;
+	for (f = 0; t->families && f < nfam; f++)
+		acc_coverage_fold(r, n, fold, f, min_rows, fwithin, t->family_coverage_rows);
+	for (k = 0; k < ACC_METRIC__N; k++) {
 		t->coverage[k] = t->coverage_rows[k] ? (double)within[k] / (double)t->coverage_rows[k] : NAN;
-	free(half);
+		t->family_coverage[k] = t->family_coverage_rows[k]
+						? (double)fwithin[k] / (double)t->family_coverage_rows[k]
+						: NAN;
+	}
+	free(fold);
 }
 
 /* --- the file ------------------------------------------------------------- */
+
+/* A coverage block: its method, (families > 0) how many families, and per
+ * metric the share within the p90 band (null when NAN) and the rows. */
+static void coverage_json(struct jw *w, const char *key, const char *method, size_t families, const double *cov,
+			  const size_t *rows)
+{
+	int k;
+
+	jw_obj(w, key);
+	jw_str(w, "method", method);
+	if (families)
+		jw_int(w, "families", (int64_t)families);
+	for (k = 0; k < ACC_METRIC__N; k++) {
+		jw_obj(w, metric_keys[k]);
+		jw_num(w, "within_p90", cov[k]);
+		jw_int(w, "rows", (int64_t)rows[k]);
+		jw_end_obj(w);
+	}
+	jw_end_obj(w);
+}
 
 void acc_table_json(FILE *f, const struct acc_table *t)
 {
@@ -379,15 +442,10 @@ void acc_table_json(FILE *f, const struct acc_table *t)
 		jw_end_obj(&w);
 	}
 	jw_end_arr(&w);
-	jw_obj(&w, "coverage");
-	jw_str(&w, "method", ACC_COVERAGE_TEXT);
-	for (k = 0; k < ACC_METRIC__N; k++) {
-		jw_obj(&w, metric_keys[k]);
-		jw_num(&w, "within_p90", t->coverage[k]); /* null when NAN */
-		jw_int(&w, "rows", (int64_t)t->coverage_rows[k]);
-		jw_end_obj(&w);
-	}
-	jw_end_obj(&w);
+	coverage_json(&w, "coverage", ACC_COVERAGE_TEXT, 0, t->coverage, t->coverage_rows);
+	if (t->families)
+		coverage_json(&w, "coverage_family_out", ACC_FAMILY_TEXT, t->families, t->family_coverage,
+			      t->family_coverage_rows);
 	jw_obj(&w, "classes");
 	for (i = 0; i < t->n; i++) {
 		const struct acc_entry *en = &t->e[i];
@@ -472,40 +530,50 @@ static int read_classes(const struct json *cl, const char *path, struct acc_tabl
 	return 0;
 }
 
-static int read_coverage(const struct json *cv, const char *path, struct acc_table *t, struct err *e)
+/* A coverage block (coverage_json's) named key into cov and rows;
+ * families (NULL: none expected) its family count. */
+static int read_coverage(const struct json *cv, const char *path, const char *key, double *cov, size_t *rows,
+			 size_t *families, struct err *e)
 {
 	static const char *const keys[] = {"method", "ttft_mean_ms", "itl_mean_ms", "e2e_mean_ms",
 					   "throughput_rps", NULL};
+	static const char *const fkeys[] = {"method", "families", "ttft_mean_ms", "itl_mean_ms", "e2e_mean_ms",
+					    "throughput_rps", NULL};
 	static const char *const mkeys[] = {"within_p90", "rows", NULL};
 	char ctx[800];
 	const char *s;
+	int64_t v;
 	int rc, k;
 
-	snprintf(ctx, sizeof(ctx), "%s: coverage", path);
+	snprintf(ctx, sizeof(ctx), "%s: %s", path, key);
 	if (!cv || json_type_of(cv) != JSON_OBJECT)
 		return err_set(e, SS_EDATA, "%s: must be an object", ctx);
-	if ((rc = json_check_keys(cv, keys, ctx, e)) < 0 || (rc = json_req_str(cv, "method", ctx, &s, e)) < 0)
+	if ((rc = json_check_keys(cv, families ? fkeys : keys, ctx, e)) < 0 ||
+	    (rc = json_req_str(cv, "method", ctx, &s, e)) < 0)
 		return rc;
+	if (families) {
+		if ((rc = json_req_int(cv, "families", ctx, 2, 1 << 20, &v, e)) < 0)
+			return rc;
+		*families = (size_t)v;
+	}
 	for (k = 0; k < ACC_METRIC__N; k++) {
 		const struct json *m = json_get(cv, metric_keys[k]), *w;
 		char mctx[900];
-		int64_t rows;
 		snprintf(mctx, sizeof(mctx), "%s.%s", ctx, metric_keys[k]);
 		if (!m || json_type_of(m) != JSON_OBJECT)
 			return err_set(e, SS_EDATA, "%s: must be an object", mctx);
 		if ((rc = json_check_keys(m, mkeys, mctx, e)) < 0 ||
-		    (rc = json_req_int(m, "rows", mctx, 0, INT64_C(1) << 40, &rows, e)) < 0)
+		    (rc = json_req_int(m, "rows", mctx, 0, INT64_C(1) << 40, &v, e)) < 0)
 			return rc;
-		t->coverage_rows[k] = (size_t)rows;
-		t->coverage[k] = NAN;
+		rows[k] = (size_t)v;
+		cov[k] = NAN;
 		w = json_get(m, "within_p90");
-		if (w && json_type_of(w) == JSON_NULL && rows == 0)
+		if (w && json_type_of(w) == JSON_NULL && v == 0)
 			continue;
-		if ((rc = json_req_num(m, "within_p90", mctx, &t->coverage[k], e)) < 0)
+		if ((rc = json_req_num(m, "within_p90", mctx, &cov[k], e)) < 0)
 			return rc;
-		if (!(t->coverage[k] >= 0 && t->coverage[k] <= 1))
-			return err_set(e, SS_EDATA, "%s: 'within_p90' must be a share in [0, 1], got %g", mctx,
-				       t->coverage[k]);
+		if (!(cov[k] >= 0 && cov[k] <= 1))
+			return err_set(e, SS_EDATA, "%s: 'within_p90' must be a share in [0, 1], got %g", mctx, cov[k]);
 	}
 	return 0;
 }
@@ -538,7 +606,7 @@ static int read_sources(const struct json *src, const char *path, struct acc_tab
 int acc_table_load(const char *path, struct acc_table *t, struct err *e)
 {
 	static const char *const keys[] = {"what", "residuals", "held_out", "load", "min_rows", "rows",
-					   "sources", "coverage", "classes", NULL};
+					   "sources", "coverage", "coverage_family_out", "classes", NULL};
 	struct json *doc = NULL;
 	const char *s;
 	int64_t v;
@@ -564,7 +632,11 @@ int acc_table_load(const char *path, struct acc_table *t, struct err *e)
 		goto out;
 	t->nrows = (size_t)v;
 	if ((rc = read_sources(json_get(doc, "sources"), path, t, e)) < 0 ||
-	    (rc = read_coverage(json_get(doc, "coverage"), path, t, e)) < 0 ||
+	    (rc = read_coverage(json_get(doc, "coverage"), path, "coverage", t->coverage, t->coverage_rows, NULL,
+				e)) < 0 ||
+	    (json_get(doc, "coverage_family_out") && /* optional: absent with fewer than two families */
+	     (rc = read_coverage(json_get(doc, "coverage_family_out"), path, "coverage_family_out",
+				 t->family_coverage, t->family_coverage_rows, &t->families, e)) < 0) ||
 	    (rc = read_classes(json_get(doc, "classes"), path, t, e)) < 0)
 		goto out;
 out:

@@ -1,5 +1,6 @@
 /* gpu.c - data/gpus.json reader and lookups. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +322,21 @@ int gpu_find(const struct gpu_db *db, const char *name, const struct gpu_spec **
 					db->gpus[i].id);
 	return err_set(e, SS_EUSAGE, "unknown gpu '%s' (known: %s; 'servesim gpus' lists aliases)",
 		       name, list);
+}
+
+int gpu_find_result_name(const struct gpu_db *db, const char *name, const struct gpu_spec **out,
+			 struct err *e)
+{
+	char low[48];
+	size_t k;
+	int rc = gpu_find(db, name, out, e);
+
+	if (rc == 0)
+		return 0;
+	for (k = 0; name[k] && k + 1 < sizeof(low); k++)
+		low[k] = name[k] == '_' ? '-' : (char)tolower((unsigned char)name[k]);
+	low[k] = '\0';
+	return gpu_find(db, low, out, NULL) == 0 ? 0 : rc;
 }
 
 const struct gpu_spec *gpu_from_device_name(const struct gpu_db *db, const char *device)

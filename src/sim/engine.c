@@ -30,7 +30,7 @@ static void csv_row(struct sim *s, const struct req *r, const char *status, doub
 		    double itl_ms, double tpot_ms, double e2e_ms, double queue_ms)
 {
 	if (s->cfg.on_request) {
-		struct sim_req_row row = {r->arrival_ns, strcmp(status, "completed") == 0, queue_ms,
+		struct sim_req_row row = {r->id, r->arrival_ns, strcmp(status, "completed") == 0, queue_ms,
 					  ttft_ms, itl_ms, tpot_ms, e2e_ms};
 		s->cfg.on_request(s->cfg.on_request_ctx, &row);
 	}
@@ -210,7 +210,9 @@ static void reject_arrival(struct sim *s, const struct wl_req *w, int64_t id, en
 		0, 0);
 }
 
-static void admit(struct sim *s, const struct wl_req *w)
+/* The arrival w: queued on a replica (-1), or rejected at once (the
+ * reason). */
+static int admit(struct sim *s, const struct wl_req *w)
 {
 	int64_t id = (int64_t)s->tot.arrived++;
 	struct replica *rp;
@@ -221,12 +223,12 @@ static void admit(struct sim *s, const struct wl_req *w)
 	/* vLLM answers 400 when prompt + max_tokens exceeds max_model_len */
 	if (w->prompt_tokens + w->output_tokens > s->cfg.max_model_len) {
 		reject_arrival(s, w, id, REJ_TOO_LONG);
-		return;
+		return REJ_TOO_LONG;
 	}
 	if (blocks_for(s, w->prompt_tokens + w->output_tokens) > s->cfg.total_kv_blocks ||
 	    (s->cfg.pd.prefill > 0 && blocks_for(s, w->prompt_tokens + 1) > s->cfg.pd.prefill_kv_blocks)) {
 		reject_arrival(s, w, id, REJ_KV_CAPACITY);
-		return;
+		return REJ_KV_CAPACITY;
 	}
 	/* P/D: prompts go to the prefill pool */
 	ri = s->cfg.pd.prefill > 0 ? pick_replica(s, 0, s->cfg.pd.prefill) : pick_replica(s, 0, s->nrep);
@@ -238,6 +240,7 @@ static void admit(struct sim *s, const struct wl_req *w)
 		rp->kick_pending = true;
 		evq_push(&s->q, s->now, EV_KICK, ri);
 	}
+	return -1;
 }
 
 static void handoff_req(struct sim *s, struct req *r)
@@ -272,6 +275,8 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	r->done = false;
 	r->first_ns = s->now;
 	r->tok_ns = s->now; /* the first token's client time: its next gap's start */
+	if (s->cfg.on_chunk) /* live use: the first token reaches the client now */
+		s->cfg.on_chunk(s->cfg.on_chunk_ctx, r->id, s->now, 1, false);
 	ri = pick_replica(s, s->cfg.pd.prefill, s->nrep);
 	r->replica = ri;
 	rp = &s->reps[ri];
@@ -383,6 +388,12 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 			       INT32_MAX / 4, (long long)cfg->pd.prefill_kv_blocks);
 	s = xcalloc(1, sizeof(*s));
 	s->cfg = *cfg;
+	if (cfg->live) {
+		/* every request walked at every step: each chunk is seen */
+		s->cfg.no_lazy_decoders = true;
+		s->cfg.no_segments = true;
+		s->cfg.no_pooled_gaps = false;
+	}
 	s->cost = cost;
 	s->wl = wl;
 	s->env = &engine_env;
@@ -409,12 +420,17 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->chunk_prefix = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
 	}
 	evq_init(&s->q, 64);
+	pcg32_seed(&s->spec_rng, wl->seed, 11);
+	if (cfg->live) { /* arrivals come from sim_submit */
+		s->nstages = 1;
+		*out = s;
+		return 0;
+	}
 	if ((rc = wl_gen_new(wl, &s->gen, e)) < 0) {
 		sim_free(s);
 		return rc;
 	}
 	s->closed = wl_gen_closed_loop(s->gen);
-	pcg32_seed(&s->spec_rng, wl->seed, 11);
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
 		/* each client's first request; a workload of fewer requests
@@ -577,6 +593,64 @@ void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting)
 		*running += s->reps[i].nrun;
 		*waiting += s->reps[i].wlen;
 	}
+}
+
+double sim_kv_usage(const struct sim *s)
+{
+	double used = 0, total = 0;
+	int i;
+
+	for (i = 0; i < s->nrep; i++) {
+		used += (double)kvc_used(&s->reps[i].kv);
+		total += (double)s->reps[i].kv.total;
+	}
+	return total > 0 ? used / total : 0;
+}
+
+/* --- live use --- */
+
+int64_t sim_next_event_ns(const struct sim *s)
+{
+	int64_t t = evq_size(&s->q) > 0 ? evq_top_ns(&s->q) : INT64_MAX;
+
+	return s->has_next && s->next.arrival_ns < t ? s->next.arrival_ns : t;
+}
+
+int sim_advance(struct sim *s, int64_t t_ns, struct err *e)
+{
+	int64_t t;
+	int rc;
+
+	while ((t = sim_next_event_ns(s)) != INT64_MAX && t <= t_ns)
+		if ((rc = sim_step(s, e)) < 0)
+			return rc;
+	if (t_ns > s->now && t_ns != INT64_MAX)
+		s->now = t_ns;
+	return 0;
+}
+
+int sim_submit(struct sim *s, int64_t prompt_tokens, int64_t output_tokens, int64_t *id,
+	       enum reject_reason *why, struct err *e)
+{
+	struct wl_req w;
+	int rc;
+
+	if (!s->cfg.live)
+		return err_set(e, SS_EUSAGE, "sim_submit: not a live simulation");
+	if (prompt_tokens < 1 || output_tokens < 1 || prompt_tokens > (1 << 24) || output_tokens > (1 << 24))
+		return err_set(e, SS_EUSAGE, "sim_submit: prompt and output tokens must be 1 to 2^24, got %lld and %lld",
+			       (long long)prompt_tokens, (long long)output_tokens);
+	memset(&w, 0, sizeof(w));
+	w.arrival_ns = s->now;
+	w.prompt_tokens = prompt_tokens;
+	w.output_tokens = output_tokens;
+	w.prefix_group = -1;
+	w.content_id = -(int64_t)(s->tot.arrived + 1); /* unique: no prefix shared */
+	*id = (int64_t)s->tot.arrived;
+	if ((rc = admit(s, &w)) < 0)
+		return 1;
+	*why = (enum reject_reason)rc;
+	return 0;
 }
 
 static size_t gather(const struct sim *s, const float *src, int stage, float *dst)

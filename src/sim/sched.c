@@ -564,6 +564,9 @@ static SCHED_STEP_INLINE void gaps_deliver(struct sim *s, struct replica *rp, in
 		double x;
 		if (r->id != g->id)
 			continue;
+		if (s->cfg.on_chunk && g->k > 0) /* live use (sim.h) */
+			s->cfg.on_chunk(s->cfg.on_chunk_ctx, r->id, t, g->k,
+					g->kind == GAP_LAST || (g->kind == GAP_NONE && r->generated >= r->output));
 		if (g->kind != GAP_NONE) {
 			x = (double)(t - r->tok_ns) * 1e-6 + stream * (double)g->k +
 			    (g->kind == GAP_LAST ? tail : 0);

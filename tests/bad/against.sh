@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # only show as a sanitizer report.
 asan() { make -j2 BUILD=build-asan BIN=build-asan/servesim \
 	EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	LDLIBS="-lcjson -lyaml -lgsl -lgslcblas -lz -lm -fsanitize=address,undefined" build-asan/servesim; }
+	LDLIBS="-lcjson -lyaml -lgsl -lgslcblas -lz -lmicrohttpd -lm -pthread -fsanitize=address,undefined" build-asan/servesim; }
 echo "against: building this checkout (build-asan/servesim)"
 asan > "$tmp/build-new.log" 2>&1 || { tail -20 "$tmp/build-new.log"; exit 1; }
 mkdir -p "$tmp/old" && git archive "$old" | tar -x -C "$tmp/old" || exit 1

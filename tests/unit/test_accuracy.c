@@ -159,6 +159,28 @@ static void test_coverage(void)
 	CHECK(t.coverage_rows[ACC_TTFT] == 40, "coverage: 40 rows checked");
 	CHECK_REL(t.coverage[ACC_TTFT], 35.0 / 40.0, 1e-12, "coverage: 35 of 40 within the other half's p90");
 	CHECK(isnan(t.coverage[ACC_ITL]) && t.coverage_rows[ACC_ITL] == 0, "coverage without rows: NAN, 0");
+	CHECK(t.families == 0, "one model family: no family-out check");
+	acc_table_release(&t);
+
+	/* family-out: family "a" (errors 0.01 .. 0.20) and "b" (0.21 .. 0.40)
+	 * in one class, "c" alone in another.  Without a, b's p90 is 0.381
+	 * and all 20 of a's rows lie within; without b, a's p90 is 0.181 and
+	 * none of b's do; c's class has no rows left: not counted.  20 of 40 */
+	n = 0;
+	for (i = 1; i <= 40; i++) {
+		r[n] = row("vllm", ACC_DENSE, "hopper", ACC_LOADED, 0.01 * i, NAN, i % 2);
+		snprintf(r[n++].family, sizeof(r[0].family), "%s", i <= 20 ? "a" : "b");
+	}
+	for (i = 0; i < 12; i++) {
+		r[n] = row("sglang", ACC_MOE, "blackwell", ACC_LIGHT, 5.0, NAN, i % 2);
+		snprintf(r[n++].family, sizeof(r[0].family), "c");
+	}
+	acc_build(r, n, 10, &t);
+	acc_coverage(r, n, 10, &t);
+	CHECK(t.families == 3, "three families (got %zu)", t.families);
+	CHECK(t.family_coverage_rows[ACC_TTFT] == 40, "family-out: 40 rows with evidence (got %zu)",
+	      t.family_coverage_rows[ACC_TTFT]);
+	CHECK_REL(t.family_coverage[ACC_TTFT], 0.5, 1e-12, "family-out: 20 of 40 within the other families' p90");
 	acc_table_release(&t);
 }
 
@@ -181,6 +203,11 @@ static void test_roundtrip(void)
 	acc_build(r, n, 10, &t);
 	acc_coverage(r, n, 10, &t);
 	snprintf(t.residuals, sizeof(t.residuals), "test rows");
+	t.families = 3; /* as the family-out check writes it */
+	for (k = 0; k < ACC_METRIC__N; k++) {
+		t.family_coverage[k] = k == ACC_THROUGHPUT ? NAN : 0.25 * k;
+		t.family_coverage_rows[k] = k == ACC_THROUGHPUT ? 0 : (size_t)(10 + k);
+	}
 	t.nsource = 1;
 	snprintf(t.source[0], sizeof(t.source[0]), "tests");
 	t.source_rows[0] = n;
@@ -189,6 +216,9 @@ static void test_roundtrip(void)
 	CHECK(acc_table_load(path, &u, &e) == 0, "written file reads back (%s)", e.msg);
 	CHECK(u.n == t.n && u.min_rows == 10 && u.nrows == n && !u.held_out && strcmp(u.residuals, "test rows") == 0,
 	      "header fields read back");
+	CHECK(u.families == 3 && u.family_coverage_rows[ACC_E2E] == 12 && u.family_coverage[ACC_E2E] == 0.5 &&
+		      isnan(u.family_coverage[ACC_THROUGHPUT]) && u.family_coverage_rows[ACC_THROUGHPUT] == 0,
+	      "family-out coverage reads back");
 	acc_class_parse("vllm", "dense", "hopper", "light", "test", &c, &e);
 	for (k = 0; k < ACC_METRIC__N; k++) {
 		acc_lookup(&t, &c, (enum acc_metric)k, &a);

@@ -488,11 +488,16 @@ static void test_summary(void)
 	struct search_summary s;
 	struct price pr[2] = {{"H100-SXM", 3.0, ""}, {"a100", 1.25, ""}};
 	struct prices t = {"p.json", "", pr, 2};
-	const struct gpu_spec *h100, *a100;
+	const struct gpu_spec *h100, *a100, *g;
 	struct err e;
 	size_t i;
 
 	CHECK(gpu_find(&db, "h100", &h100, &e) == 0 && gpu_find(&db, "a100", &a100, &e) == 0, "GPUs");
+	/* GPUs as result files write them (eval's experiments, silicon rows) */
+	CHECK(gpu_find(&db, "H100_80GB", &g, &e) < 0 && gpu_find_result_name(&db, "H100_80GB", &g, &e) == 0 &&
+	      g == h100, "result name H100_80GB is %s", g->id);
+	CHECK(gpu_find_result_name(&db, "h900_sxm", &g, &e) == -SS_EUSAGE, "h900_sxm unknown");
+	CHECK_STR_CONTAINS(e.msg, "unknown gpu 'h900_sxm'", "the name as given");
 	budget[0] = (struct search_gpu){h100, 8, 0};
 	budget[1] = (struct search_gpu){a100, 8, 0};
 	CHECK(search_price_budget(&t, &db, budget, 2, &e) == 0 && budget[0].usd_per_gpu_hour == 3.0 &&

@@ -1581,6 +1581,148 @@ static void test_on_request(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* --- live use (sim_submit, sim_advance, on_chunk) --- */
+
+struct live_seen {
+	struct rows_seen rows;
+	int64_t tokens[400], chunks[400], lasts[400], first_ns[400], last_ns[400];
+	bool out_of_order;
+};
+
+static void live_row(void *ctx, const struct sim_req_row *row)
+{
+	keep_row(&((struct live_seen *)ctx)->rows, row);
+}
+
+static void live_chunk(void *ctx, int64_t id, int64_t t_ns, int64_t tokens, bool last)
+{
+	struct live_seen *k = ctx;
+
+	if (id < 0 || id >= 400)
+		return;
+	if (k->chunks[id] == 0)
+		k->first_ns[id] = t_ns;
+	else if (t_ns < k->last_ns[id] || k->lasts[id])
+		k->out_of_order = true; /* a chunk before the previous one, or after the last */
+	k->last_ns[id] = t_ns;
+	k->chunks[id]++;
+	k->tokens[id] += tokens;
+	k->lasts[id] += last;
+}
+
+/* The workload w run whole (sim_run) and fed request by request to a live
+ * simulation at the same arrival times: the same rows (id, arrival, every
+ * latency), and the chunks add up: each completed request's tokens, one
+ * last chunk, the first chunk at its TTFT and the last at its E2E less the
+ * client-side terms. */
+static void live_compare(const char *what, struct sim_cfg *sc, const struct cost_model *c,
+			 const struct wl_spec *w)
+{
+	struct rows_seen *a = calloc(1, sizeof(*a));
+	struct live_seen *b = calloc(1, sizeof(*b));
+	int64_t out[400] = {0};
+	struct sim_cfg lc = *sc;
+	struct sim *s = NULL;
+	struct wl_gen *g = NULL;
+	struct wl_req q;
+	struct err e;
+	size_t i, rows_differ = 0, chunks_differ = 0;
+	const struct overheads *ov = &c->cfg.ov;
+	int rc;
+
+	sc->on_request = keep_row;
+	sc->on_request_ctx = a;
+	rc = sim_new(sc, c, w, &s, &e);
+	if (rc == 0)
+		rc = sim_run(s, &e);
+	sim_free(s);
+	s = NULL;
+	lc.live = true;
+	lc.on_request = live_row;
+	lc.on_request_ctx = b;
+	lc.on_chunk = live_chunk;
+	lc.on_chunk_ctx = b;
+	if (rc == 0 && (rc = sim_new(&lc, c, w, &s, &e)) == 0 && (rc = wl_gen_new(w, &g, &e)) == 0)
+		while ((rc = wl_gen_next(g, 0, &q, &e)) > 0) {
+			int64_t id;
+			enum reject_reason why;
+			if ((rc = sim_advance(s, q.arrival_ns, &e)) < 0 ||
+			    (rc = sim_submit(s, q.prompt_tokens, q.output_tokens, &id, &why, &e)) < 0)
+				break;
+			if (id < 400)
+				out[id] = q.output_tokens;
+		}
+	if (rc == 0)
+		rc = sim_advance(s, INT64_MAX, &e);
+	if (rc < 0)
+		printf("# %s: %s\n", what, e.msg);
+	for (i = 0; i < a->n && i < b->rows.n && i < 400; i++) {
+		const struct sim_req_row *x = &a->r[i], *y = &b->rows.r[i];
+		int64_t id = y->id;
+		if (x->id != y->id || x->arrival_ns != y->arrival_ns || x->completed != y->completed ||
+		    x->ttft_ms != y->ttft_ms || x->itl_ms != y->itl_ms || x->e2e_ms != y->e2e_ms ||
+		    x->queue_ms != y->queue_ms)
+			rows_differ++;
+		if (y->completed &&
+		    (b->tokens[id] != out[id] || b->lasts[id] != 1 ||
+		     fabs((double)(b->first_ns[id] - y->arrival_ns) * 1e-6 + ov->api_ttft_ms - y->ttft_ms) > 1e-3 ||
+		     fabs((double)(b->last_ns[id] - y->arrival_ns) * 1e-6 + ov->api_ttft_ms + ov->api_e2e_ms +
+			  ov->stream_token_us * 1e-3 * (double)out[id] - y->e2e_ms) > 1e-3))
+			chunks_differ++;
+	}
+	CHECK(rc == 0 && a->n == b->rows.n && a->n > 0 && rows_differ == 0,
+	      "%s: live run (sim_submit at each arrival) gives the whole run's %zu rows (%zu differ)", what, a->n,
+	      rows_differ);
+	CHECK(chunks_differ == 0 && !b->out_of_order,
+	      "%s: each completed request's chunks add up to its output, one last, at its TTFT and E2E (%zu differ)",
+	      what, chunks_differ);
+	wl_gen_free(g);
+	sim_free(s);
+	free(a);
+	free(b);
+}
+
+static void test_live(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim *s = NULL;
+	struct err e;
+	int64_t id = -1;
+	enum reject_reason why = REJ__COUNT;
+
+	make_cost(&c, m, 2048, 64, 0);
+	poisson_spec(&w, 20, 300, 10, 600, 7);
+	base_cfg(&sc, 2048, 64, 200); /* tight: rejections and preemptions too */
+	live_compare("live vLLM, tight cache", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 2000);
+	sc.policy = policy_of("sglang");
+	live_compare("live SGLang", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 2000);
+	sc.spec.k = 2;
+	sc.spec.nrates = 1;
+	sc.spec.rate[0] = 0.8;
+	live_compare("live speculative decoding (chunks of several tokens)", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 2000);
+	pd_cfg(&sc, 1, &c, 1000, 2048, 1e5);
+	sc.dp = 1;
+	live_compare("live P/D (the first token when the KV lands)", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 2000);
+	sc.live = true;
+	CHECK(sim_new(&sc, &c, &w, &s, &e) == 0 && sim_submit(s, 8000, 500, &id, &why, &e) == 0 &&
+	      why == REJ_TOO_LONG && id == 0 && sim_next_event_ns(s) == INT64_MAX,
+	      "live: prompt + output past max_model_len rejected at once, nothing queued");
+	CHECK(sim_submit(s, 0, 5, &id, &why, &e) < 0 && e.code == SS_EUSAGE, "live: 0 prompt tokens refused");
+	sim_free(s);
+	s = NULL;
+	sc.live = false;
+	CHECK(sim_new(&sc, &c, &w, &s, &e) == 0 && sim_submit(s, 10, 5, &id, &why, &e) < 0,
+	      "sim_submit refused on a simulation that is not live");
+	sim_free(s);
+	cost_release(&c);
+}
+
 static void test_segments(const struct model_cfg *m)
 {
 	struct cost_model c, cpp, cmoe;
@@ -1829,6 +1971,7 @@ int main(void)
 	test_segments(&m);
 	test_lazy_decoders(&m);
 	test_on_request(&m);
+	test_live(&m);
 	test_reprice_api(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);

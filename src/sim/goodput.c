@@ -1,0 +1,40 @@
+/* goodput.c - vLLM's goodput over a finished simulation (sim.h:
+ * sim_goodput), as its benchmark_serving --goodput counts it. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "servesim/alloc.h"
+#include "servesim/loghist.h"
+#include "servesim/sim.h"
+
+int sim_goodput(struct sim *s, const double lim_ms[3], size_t *good, double *per_s, struct err *e)
+{
+	size_t n = (size_t)sim_totals(s)->arrived, i;
+	double *ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	double *e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	double *itl = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	struct metric_set all;
+	int rc = 0;
+
+	sim_per_request(s, ttft, e2e, n);
+	if (n > 0 && sim_totals(s)->completed > LOGHIST_EXACT_MAX && isnan(ttft[0])) {
+		rc = err_set(e, SS_EUSAGE, "--goodput needs per-request values: past %u completed requests give --exact-percentiles",
+			     (unsigned)LOGHIST_EXACT_MAX);
+		goto out;
+	}
+	sim_per_request_itl(s, itl, n);
+	sim_summary(s, -1, &all);
+	*good = 0;
+	for (i = 0; i < n; i++) {
+		double tpot = isnan(itl[i]) ? 0 : itl[i];
+		if (isnan(ttft[i]) || isnan(e2e[i]) || ttft[i] > lim_ms[0] || tpot > lim_ms[1] || e2e[i] > lim_ms[2])
+			continue; /* NAN limits compare false: no limit */
+		(*good)++;
+	}
+	*per_s = all.last_done_s > all.first_arrival_s ? (double)*good / (all.last_done_s - all.first_arrival_s) : 0;
+out:
+	free(ttft);
+	free(e2e);
+	free(itl);
+	return rc;
+}
