@@ -111,8 +111,10 @@ struct sim_cfg {
 	 * pd.prefill-1) run each prompt and its first token, then hand the KV
 	 * to one of the dp decode workers (the replicas after them): the
 	 * transfer takes alpha_s + prompt x kv_bytes_per_token / link_bw and
-	 * the decode worker admits the request when it lands (its first token
-	 * reaches the client then).  pd.prefill 0: aggregated serving.
+	 * the decode worker admits the request when it lands.  Its first
+	 * token reaches the client at the hand-off, or, first_on_decode (vLLM,
+	 * SGLang), with the decode worker's first step for it, so that the wait
+	 * for a decode slot is TTFT.  pd.prefill 0: aggregated serving.
 	 * Attention-DP workers (lockstep): each prefill worker is
 	 * pd.prefill_group consecutive replicas and each decode worker
 	 * pd.decode_group, stepping together as the dp ranks of one engine
@@ -123,6 +125,7 @@ struct sim_cfg {
 		const struct cost_model *prefill_cost;
 		int64_t prefill_kv_blocks, prefill_max_num_seqs, prefill_max_num_batched_tokens;
 		double kv_bytes_per_token, link_bw, alpha_s;
+		bool first_on_decode;
 	} pd;
 };
 

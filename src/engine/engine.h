@@ -90,6 +90,10 @@ struct engine_type {
 	size_t nhost;
 	/* P/D: each request's fixed hand-off beyond the KV's link time, s */
 	double pd_handoff_s;
+	/* P/D: the client's first token comes from the decode worker, with its
+	 * first step for the request (the wait for a decode slot is TTFT);
+	 * false: from the prefill worker, at the hand-off (sim_pd) */
+	bool pd_first_on_decode;
 	/* its kernel collections and the terms fitted on its kernels */
 	const struct cost_engine *cost;
 	/* its scheduler (sim/core.h: how each step's batch is picked and whom

@@ -768,14 +768,18 @@ const struct engine_type engine_sglang = {
 	.max_running = sglang_max_running,
 	.host = sglang_host,
 	.nhost = sizeof(sglang_host) / sizeof(sglang_host[0]),
-	/* P/D hand-off: 229 ms, the median of measured - predicted TTFT over 22
+	/* P/D hand-off: 210 ms (229 until the first token waited for the decode
+	 * worker, 2026-11-28), the median of measured - predicted TTFT over 22
 	 * disaggregated DeepSeek-R1 rows (SGLang 0.5.5-0.5.8, B200/GB200/GB300)
 	 * at concurrency <= 16: the frontend's hand-off between the prefill and
 	 * the decode worker (Dynamo), SGLang's bootstrap handshake and its
 	 * Mooncake/NIXL transfer set-up, and the decode worker polling for the
 	 * transfer (eval/silicon/HARNESS.md, "Disaggregated rows: the
 	 * hand-off") */
-	.pd_handoff_s = 0.229,
+	.pd_handoff_s = 0.210,
+	/* the decode server streams the prefill's token once it admits the
+	 * request (its prebuilt batch), then its own */
+	.pd_first_on_decode = true,
 	.cost = &sglang_cost,
 	.policy = &sglang_policy,
 	.sched_words = sglang_sched_words,

@@ -415,7 +415,8 @@ const struct engine_type engine_vllm = {
 	.nhost = sizeof(vllm_host) / sizeof(vllm_host[0]),
 	.kv_auto = vllm_kv_auto,
 	.start_refused = vllm_start_refused,
-	/* P/D hand-off: 267 ms, the median of measured - predicted TTFT over 6
+	/* P/D hand-off: 245 ms (267 until the first token waited for the decode
+	 * worker, 2026-11-28), the median of measured - predicted TTFT over 6
 	 * disaggregated Kimi-K2.5 rows (vLLM 0.18, GB200) at concurrency <= 16,
 	 * where the prefill pool has no queue to speak of: the frontend's hand-off
 	 * between the prefill and the decode worker (Dynamo), vLLM's
@@ -423,7 +424,11 @@ const struct engine_type engine_vllm = {
 	 * prefill returns their ids) and the decode worker polling for the
 	 * transfer's completion (eval/silicon/HARNESS.md, "Disaggregated rows:
 	 * the hand-off"; scenario_prepare) */
-	.pd_handoff_s = 0.267,
+	.pd_handoff_s = 0.245,
+	/* the prefill request's token is discarded (the proxy sends the
+	 * decode worker the prompt; its KV connector leaves the last prompt
+	 * token to recompute, which makes the first token) */
+	.pd_first_on_decode = true,
 	.cost = &vllm_cost,
 	.policy = &vllm_policy,
 	.sched_words = vllm_sched_words,

@@ -159,12 +159,15 @@ static void run_header(FILE *f, const struct out_run *c)
 		       pw, dw, pw, pw > 1 ? "s" : "", pp->tp * pp->pp * pp->dp, c->cfg.sc->gpu->id, pp->tp,
 		       pp->pp, pp->ep, pdp, dw, dw > 1 ? "s" : "", dp->tp * dp->pp * dp->dp, dp->tp, dp->pp,
 		       dp->ep, ddp);
-		fprintf(f, "kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill %s (%s), + %.3g ms per request (%s); decode admits a request when its KV lands, which is when its first token reaches the client\n",
+		fprintf(f, "kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill %s (%s), + %.3g ms per request (%s); decode admits a request when its KV lands; %s\n",
 		       c->simcfg->pd.kv_bytes_per_token / 1e3, c->pd_nvlink ? "NVLink (both pools in one NVLink domain)" : "the inter-node link",
 		       c->simcfg->pd.link_bw / 1e9, pp->dp > 1 ? "rank" : "worker", "all its GPUs at 0.7 of the link",
 		       c->simcfg->pd.alpha_s * 1e3,
 		       c->cfg.sc->pd_handoff_given ? "--kv-handoff-ms"
-						   : "the engine's hand-off: frontend, transfer set-up, decode polling; fitted on measured P/D runs");
+						   : "the engine's hand-off: frontend, transfer set-up, decode polling; fitted on measured P/D runs",
+		       c->simcfg->pd.first_on_decode ?
+			       "the first token reaches the client with the decode worker's first step for it (a wait for a decode slot is TTFT)" :
+			       "the first token reaches the client at the hand-off");
 		fprintf(f, "prefill kv %lld blocks (%lld tokens) per prefill %s, from memory\n",
 		       (long long)c->simcfg->pd.prefill_kv_blocks,
 		       (long long)(c->simcfg->pd.prefill_kv_blocks * c->simcfg->block_size),
@@ -385,6 +388,7 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_int(&w, "prefill_total_kv_blocks", sc->pd.prefill_kv_blocks);
 		jw_num(&w, "kv_link_bytes_per_s", sc->pd.link_bw);
 		jw_num(&w, "kv_handoff_ms", sc->pd.alpha_s * 1e3);
+		jw_str(&w, "first_token", sc->pd.first_on_decode ? "decode_worker" : "handoff");
 		jw_end_obj(&w);
 	}
 	jw_obj(&w, "summary");

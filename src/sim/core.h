@@ -38,6 +38,10 @@ struct req {
 	int64_t tok_ns;
 	int32_t ngaps;
 	bool transferred;  /* P/D: its prompt's KV arrived from a prefill worker */
+	/* P/D, pd.first_on_decode: its first token waits for the decode
+	 * worker's first step for it (pd_first), then came with its second
+	 * (pd_merged: one chunk fewer) */
+	bool pd_first, pd_merged;
 	int64_t xfer_ns;   /* P/D: KV transfer time */
 	int32_t nshare;  /* leading blocks whose content others can share */
 	int32_t nnamed;  /* blocks[0, nnamed) are named; the rest of the nblocks anonymous */

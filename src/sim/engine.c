@@ -156,9 +156,14 @@ static void record(struct sim *s, const struct req *r)
 	ag->out_tok += (double)r->output;
 	ag->wait_ms += queue;
 	ag->run_ms += (double)(r->last_ns - r->sched_ns) * 1e-6;
-	if (r->output > 1) { /* speculative decoding: explicit requests count their chunks */
-		ag->gap_ms += e2e - ttft;
-		ag->gaps += s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1);
+	{
+		/* speculative decoding: explicit requests count their chunks;
+		 * P/D's first token may come with the second (pd_merged) */
+		double ng = s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1 - r->pd_merged);
+		if (ng > 0) {
+			ag->gap_ms += e2e - ttft;
+			ag->gaps += ng;
+		}
 	}
 	csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
 }
@@ -273,6 +278,7 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	s->xfer_free[s->nxfer_free++] = slot;
 	r->transferred = true;
 	r->done = false;
+	r->pd_first = s->cfg.pd.first_on_decode;
 	r->first_ns = s->now;
 	r->tok_ns = s->now; /* the first token's client time: its next gap's start */
 	if (s->cfg.on_chunk) /* live use: the first token reaches the client now */

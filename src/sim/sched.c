@@ -1602,9 +1602,12 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			rp->done[ndone++] = r;
 			continue;
 		}
-		gap_push(rp, r, gen0 == 0 ? GAP_NONE : r->generated >= r->output ? GAP_LAST : GAP_MID,
+		gap_push(rp, r, gen0 == 0 || r->pd_first ? GAP_NONE : r->generated >= r->output ? GAP_LAST : GAP_MID,
 			 r->generated - gen0);
-		if (r->generated == 1) {
+		if (r->generated == 1 || r->pd_first) {
+			/* (P/D: the prefill's token comes with this one) */
+			r->pd_merged = r->pd_first;
+			r->pd_first = false;
 			r->first_ns = s->now;
 			r->first_pending = true;
 			pend_push(rp, r);

@@ -1124,6 +1124,69 @@ static void test_pd(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* P/D: where the client's first token comes from (issue 26, mechanism 4).
+ * Two requests, prefilled together, land together at one decode worker
+ * that runs one at a time (max_num_seqs 1), 4 decode steps each.  vLLM and
+ * SGLang (pd.first_on_decode): the first token comes with the decode
+ * worker's first step for the request, so request 1's wait for the slot is
+ * TTFT, not ITL: its ITL is no more than request 0's, its TTFT later by
+ * request 0's steps.  TensorRT-LLM: the first token at the hand-off, both
+ * TTFTs equal and the wait in request 1's gaps.  (Before, every engine
+ * took the hand-off.) */
+static void pd_two_waiting(const struct model_cfg *m, bool first_on_decode, double ttft[2], double itl[2], int *steps)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	const char *row;
+	int i;
+
+	make_cost(&c, m, 8192, 64, 0);
+	base_cfg(&sc, 8192, 1, 1000);
+	pd_cfg(&sc, 1, &c, 500, 8192, 1e6);
+	sc.pd.first_on_decode = first_on_decode;
+	trace_spec(&w, "0,1000,5,-1\n0,1000,5,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
+	      "P/D, one decode slot, first token %s: both complete", first_on_decode ? "on decode" : "at hand-off");
+	for (*steps = 0, row = log; (row = strstr(row, " r1: ")) != NULL; row++)
+		(*steps)++;
+	for (row = csv, i = 0; row && *row && i < 2; i++) {
+		int id = -1;
+		double a, b;
+		if (sscanf(row, "%d,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf,%lf", &id, &a, &b) == 3 && id >= 0 &&
+		    id < 2) {
+			ttft[id] = a;
+			itl[id] = b;
+		}
+		row = strchr(row, '\n');
+		row = row ? row + 1 : NULL;
+	}
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
+static void test_pd_first_token(const struct model_cfg *m)
+{
+	double ttft[2] = {0, 0}, itl[2] = {0, 0};
+	int steps = 0;
+
+	pd_two_waiting(m, true, ttft, itl, &steps);
+	CHECK(steps == 8, "4 decode steps for each request's 4 tokens after the prefill's: %d steps", steps);
+	CHECK(itl[0] > 0 && itl[1] <= itl[0] * 1.01,
+	      "first token on decode: request 1's ITL %.3f ms is no more than request 0's %.3f, the wait not in it",
+	      itl[1], itl[0]);
+	CHECK(ttft[1] > ttft[0] + 3 * itl[0], "first token on decode: request 1's TTFT %.3f ms holds the wait "
+	      "behind request 0 (TTFT %.3f, ITL %.3f)", ttft[1], ttft[0], itl[0]);
+	pd_two_waiting(m, false, ttft, itl, &steps);
+	CHECK(steps == 8 && ttft[1] == ttft[0] && itl[1] > 1.5 * itl[0],
+	      "first token at the hand-off (TensorRT-LLM): equal TTFTs %.3f / %.3f ms, the wait in request 1's ITL "
+	      "%.3f against %.3f", ttft[0], ttft[1], itl[1], itl[0]);
+}
+
 /* Pipeline parallelism, vLLM V1 style: with PP 2 and a 64-token budget,
  * request 0's prefill fills the first batch; request 1's enters the
  * pipeline when the first stage frees, half the first batch's time later,
@@ -1964,6 +2027,7 @@ int main(void)
 	test_spec(&m);
 	test_spec_defaults();
 	test_pd(&m);
+	test_pd_first_token(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
 	test_pooled_itl_hand(&m);
