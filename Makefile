@@ -126,8 +126,8 @@ FUZZERS   += fuzz_mfupack
 MFU_CSV   = $(wildcard data/mfu/*/*/*.csv.gz)
 MFU_PACKS = $(BUILD)/mfupack.stamp
 MFU_PACK_SRC = src/hw/mfupack.c src/hw/mfupack.h src/hw/mfu.c src/hw/axis.h src/hw/moetab.c src/base/csv.c src/base/bytepack.c \
-	src/base/decnum.c src/base/gzread.c include/servesim/mfu.h include/servesim/moetab.h \
-	include/servesim/gpu.h include/servesim/csv.h include/servesim/decnum.h tools/mfupack.c
+	src/base/decnum.c src/base/gzread.c src/hw/mfu.h src/hw/moetab.h \
+	src/hw/gpu.h src/base/csv.h src/base/decnum.h tools/mfupack.c
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
@@ -196,7 +196,7 @@ mpi:
 check-mpi: $(BIN) mpi
 	@sh tests/mpi/run.sh ./$(BIN) build-mpi/servesim
 
-# data/accuracy.json (include/servesim/accuracy.h): `servesim eval` over all
+# data/accuracy.json (src/eval/accuracy.h): `servesim eval` over all
 # shipped ground truth, then the bands of each class from its per-row
 # residuals and the split check of them (printed).  Run by hand (about 70 s on
 # two cores) when the cost model or the engine terms change; the file is

@@ -3,9 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "servesim.h"
 #include "cmd/cmds.h"
-#include "servesim/afile.h"
-#include "servesim/version.h"
 
 static const char main_usage[] =
 	"usage: servesim COMMAND [options]   (servesim help COMMAND, or COMMAND --help, for details)\n"

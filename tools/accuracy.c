@@ -1,6 +1,6 @@
 /* accuracy.c - build step of `make accuracy`: data/accuracy.json from the
  * per-row residuals of `servesim eval --format json` runs over the shipped
- * ground truth (include/servesim/accuracy.h), and the split check of the
+ * ground truth (src/eval/accuracy.h), and the split check of the
  * bands on stdout.
  *
  * usage: accuracy --residuals TEXT [--held-out] OUT SOURCE=EVAL_JSON...
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/accuracy.h"
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
+#include "eval/accuracy.h"
+#include "base/afile.h"
+#include "base/alloc.h"
 
 static int usage(void)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/cost.h"
+#include "cost/cost.h"
 #include "toolenv.h"
 
 int main(int argc, char **argv)

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "engine/registry.h"
-#include "servesim/cost.h"
-#include "servesim/gpu.h"
-#include "servesim/mfu.h"
-#include "servesim/moetab.h"
+#include "cost/cost.h"
+#include "hw/gpu.h"
+#include "hw/mfu.h"
+#include "hw/moetab.h"
 #include "toolenv.h"
 
 static double attn_flops(bool prefill, double h, double hd, double b, double len)

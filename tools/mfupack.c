@@ -3,7 +3,7 @@
  * CSV table, data/gpus.json or the library changes. */
 #include <stdio.h>
 
-#include "servesim/err.h"
+#include "base/err.h"
 #include "hw/mfupack.h"
 
 int main(int argc, char **argv)

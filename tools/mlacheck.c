@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/cost.h"
+#include "cost/cost.h"
 #include "toolenv.h"
 
 /* One MLA context module per (batch, isl): see the header. */

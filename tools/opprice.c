@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "engine/registry.h"
-#include "servesim/cost.h"
-#include "servesim/opgraph.h"
+#include "cost/cost.h"
+#include "model/opgraph.h"
 
 static void tok_ops(const struct cost_model *c, const struct opgraph *gr, double m)
 {

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "engine/registry.h"
-#include "servesim/gpu.h"
-#include "servesim/mfu.h"
+#include "hw/gpu.h"
+#include "hw/mfu.h"
 #include "toolenv.h"
 
 static double capped_pairs(double s, double w)

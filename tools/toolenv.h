@@ -7,7 +7,7 @@
 #define SERVESIM_TOOLENV_H
 #include <stddef.h>
 
-#include "servesim/cost.h"
+#include "cost/cost.h"
 
 /* DATA_DIR/gpus.json loaded into db and gpu found in it: 0, or -1 after
  * "TOOL: message" on stderr. */

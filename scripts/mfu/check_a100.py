@@ -140,7 +140,7 @@ def main():
     build = args[0] if args and not args[0].endswith('.csv') else 'build'
     att = next((a for a in args if a.endswith('.csv')), None)
     tool = os.path.join(tempfile.mkdtemp(), 'opprice')
-    subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', 'tools/opprice.c', os.path.join(build, 'libservesim.a'),
+    subprocess.run(['cc', '-std=c11', '-O2', '-Iinclude', '-Isrc', 'tools/opprice.c', os.path.join(build, 'libservesim.a'),
                     '-o', tool, '-lcjson', '-lyaml', '-lgsl', '-lgslcblas', '-lz', '-lm', '-pthread'], check=True)
     band_table(layer_ops(tool))
     allreduce(tool)

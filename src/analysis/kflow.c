@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/json.h"
-#include "servesim/kflow.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "analysis/kflow.h"
 
 /* --- input --- */
 

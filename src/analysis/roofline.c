@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "servesim/opgraph.h"
-#include "servesim/roofline.h"
+#include "model/opgraph.h"
+#include "analysis/roofline.h"
 
 /* Defaults, with where they come from:
  *   b_sat 128: a Hopper GEMM tile is 128 rows (CUTLASS / cuBLAS 128x128 and

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/csv.h"
-#include "servesim/json.h"
-#include "servesim/trace.h"
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "base/json.h"
+#include "analysis/trace.h"
 
 const char *tr_cat_name(enum tr_cat c)
 {

@@ -13,10 +13,10 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/paths.h"
-#include "servesim/sbuf.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "base/paths.h"
+#include "base/sbuf.h"
 
 /* Temporary files to remove when a terminating signal arrives.  A signal
  * handler can reach nothing but static storage, so this table is the one

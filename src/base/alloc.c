@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
+#include "base/alloc.h"
 
 static void oom(size_t n)
 {

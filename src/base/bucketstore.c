@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/bucketstore.h"
+#include "base/alloc.h"
+#include "base/bucketstore.h"
 
 void bucket_store_cover(struct bucket_store *s, int64_t i)
 {

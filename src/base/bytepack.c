@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/bytepack.h"
+#include "base/alloc.h"
+#include "base/bytepack.h"
 
 void bytes_put(struct sbuf *sb, const void *p, size_t n)
 {

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/csv.h"
-#include "servesim/decnum.h"
-#include "servesim/gzread.h"
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "base/decnum.h"
+#include "base/gzread.h"
 
 struct csv {
 	struct gzr *g;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/decnum.h"
+#include "base/decnum.h"
 
 /* 10^0 .. 10^22: the powers of ten a double holds exactly (5^22 < 2^53). */
 static const double pow10_exact[23] = {

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/dmemo.h"
+#include "base/alloc.h"
+#include "base/dmemo.h"
 
 void dmemo_init(struct dmemo *m, int bits)
 {

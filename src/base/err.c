@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/err.h"
+#include "base/err.h"
 
 void err_clear(struct err *e)
 {

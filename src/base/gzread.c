@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
 
 struct gzr {
 	gzFile f;

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
-#include "servesim/json.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
+#include "base/json.h"
 
 #define J(x) ((const cJSON *)(x))
 #define JSON_MAX_FILE_BYTES ((size_t)1 << 30)

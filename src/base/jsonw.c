@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "servesim/json.h"
+#include "base/json.h"
 
 void jw_init(struct jw *w, FILE *f, bool pretty)
 {

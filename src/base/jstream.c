@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
-#include "servesim/jstream.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
+#include "base/jstream.h"
 
 #define JS_MAX_DEPTH 256
 

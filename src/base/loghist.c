@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/loghist.h"
+#include "base/alloc.h"
+#include "base/loghist.h"
 
 #define LOGHIST_BUCKET_ERR (0.9 * LOGHIST_REL_ERR)
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "servesim/paths.h"
+#include "base/paths.h"
 
 #ifndef SERVESIM_DATADIR
 #define SERVESIM_DATADIR "data"

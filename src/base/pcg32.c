@@ -1,6 +1,6 @@
 /* pcg32.c - PCG-XSH-RR generator; constants from the reference implementation
  * (pcg-random.org, pcg_basic.c), written here from the published algorithm. */
-#include "servesim/pcg32.h"
+#include "base/pcg32.h"
 
 void pcg32_seed(struct pcg32 *r, uint64_t initstate, uint64_t stream)
 {

@@ -3,9 +3,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "servesim/alloc.h"
-#include "servesim/err.h"
-#include "servesim/pfor.h"
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/pfor.h"
 
 struct pfor_state {
 	size_t n, next;

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/sbuf.h"
+#include "base/alloc.h"
+#include "base/sbuf.h"
 
 void sb_init(struct sbuf *sb)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/stats.h"
+#include "base/alloc.h"
+#include "base/stats.h"
 
 /* Order-preserving map of a float to an unsigned key. */
 static uint32_t fkey(float f)

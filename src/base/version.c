@@ -1,5 +1,5 @@
 /* version.c - build identification, filled in by the Makefile. */
-#include "servesim/version.h"
+#include "base/version.h"
 
 #ifndef SERVESIM_GIT
 #define SERVESIM_GIT "unknown"

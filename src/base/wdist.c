@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/stats.h"
-#include "servesim/wdist.h"
+#include "base/alloc.h"
+#include "base/stats.h"
+#include "base/wdist.h"
 
 #define WDIST_SHIFT (52 - WDIST_MANT_BITS)
 

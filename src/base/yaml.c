@@ -9,10 +9,10 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
-#include "servesim/sbuf.h"
-#include "servesim/yaml.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
+#include "base/sbuf.h"
+#include "base/yaml.h"
 
 #define YAML_MAX_DEPTH 64
 #define YAML_MAX_FILE_BYTES ((size_t)1 << 30)

@@ -3,7 +3,7 @@
 #define SERVESIM_FIT_H
 #include <stddef.h>
 
-#include "servesim/err.h"
+#include "base/err.h"
 
 /* Weighted linear least squares: minimise sum w_i (y_i - X_i . c)^2 over the
  * p coefficients c.  X is n x p, row-major.  cov (p x p) may be NULL. */

@@ -8,15 +8,15 @@
 #include <strings.h>
 
 #include "engine/registry.h"
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/calib.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "calib/calib.h"
 #include "calib/fit.h"
-#include "servesim/json.h"
-#include "servesim/pcg32.h"
-#include "servesim/pfor.h"
-#include "servesim/scenario.h"
-#include "servesim/version.h"
+#include "base/json.h"
+#include "base/pcg32.h"
+#include "base/pfor.h"
+#include "engine/scenario.h"
+#include "base/version.h"
 
 void calib_set_release(struct calib_set *s)
 {

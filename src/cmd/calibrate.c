@@ -12,10 +12,10 @@
 #include "cli.h"
 #include "cmds.h"
 #include "engine/registry.h"
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/calib.h"
-#include "servesim/mfucache.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "calib/calib.h"
+#include "hw/mfucache.h"
 
 static const char calibrate_usage[] =
 	"usage: servesim calibrate PATH... [-o FILE] [--in-loop] [--seed S] [--gpu G]\n"

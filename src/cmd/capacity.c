@@ -12,11 +12,11 @@
 #include "cli.h"
 #include "cmds.h"
 #include "scenflags.h"
-#include "servesim/accuracy.h"
-#include "servesim/afile.h"
-#include "servesim/capacity.h"
-#include "servesim/out.h"
-#include "servesim/workload.h"
+#include "eval/accuracy.h"
+#include "base/afile.h"
+#include "plan/capacity.h"
+#include "report/out.h"
+#include "workload/workload.h"
 
 static const char cap_usage[] =
 	"usage: servesim capacity --slo LIST [--goodput-min F] [options]\n"

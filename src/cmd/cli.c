@@ -11,12 +11,12 @@
 
 #include "cli.h"
 #include "engine/registry.h"
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/html.h"
-#include "servesim/eval.h"
-#include "servesim/paths.h"
-#include "servesim/outfmt.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "report/html.h"
+#include "eval/eval.h"
+#include "base/paths.h"
+#include "report/outfmt.h"
 
 void cli_env_init(struct cli_env *env)
 {

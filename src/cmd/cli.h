@@ -9,13 +9,13 @@
 
 #include <getopt.h>
 
-#include "servesim/cost.h"
-#include "servesim/err.h"
-#include "servesim/json.h"
-#include "servesim/eval.h"
-#include "servesim/gpu.h"
-#include "servesim/model.h"
-#include "servesim/opgraph.h"
+#include "cost/cost.h"
+#include "base/err.h"
+#include "base/json.h"
+#include "eval/eval.h"
+#include "hw/gpu.h"
+#include "model/model.h"
+#include "model/opgraph.h"
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_VLLM_BENCH };
 

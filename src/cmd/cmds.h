@@ -2,7 +2,7 @@
  * status with e filled, never exits. */
 #ifndef SERVESIM_CMD_CMDS_H
 #define SERVESIM_CMD_CMDS_H
-#include "servesim/err.h"
+#include "base/err.h"
 
 int cmd_ops(int argc, char **argv, struct err *e);
 int cmd_roofline(int argc, char **argv, struct err *e);

@@ -12,13 +12,13 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/calib.h"
-#include "servesim/eval.h"
-#include "servesim/evalreport.h"
-#include "servesim/synthetic.h"
-#include "servesim/tier2.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "calib/calib.h"
+#include "eval/eval.h"
+#include "report/evalreport.h"
+#include "eval/synthetic.h"
+#include "hw/tier2.h"
 
 #include "eval/ablation.h"
 

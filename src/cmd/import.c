@@ -10,9 +10,9 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/eval.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "eval/eval.h"
 
 static const char import_usage[] =
 	"usage: servesim import PATH -o DIR [--gpu G] [--name NAME] [--source TEXT]\n"

@@ -7,8 +7,8 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "servesim/alloc.h"
-#include "servesim/json.h"
+#include "base/alloc.h"
+#include "base/json.h"
 
 static const char models_usage[] =
 	"usage: servesim models [--format text|json]\n"

@@ -9,10 +9,10 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "servesim/alloc.h"
-#include "servesim/kflow.h"
-#include "servesim/opgraph.h"
-#include "servesim/opsreport.h"
+#include "base/alloc.h"
+#include "analysis/kflow.h"
+#include "model/opgraph.h"
+#include "report/opsreport.h"
 
 static const char ops_usage[] =
 	"usage: servesim ops MODEL [options]\n"

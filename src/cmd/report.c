@@ -7,9 +7,9 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "servesim/afile.h"
-#include "servesim/gzread.h"
-#include "servesim/html.h"
+#include "base/afile.h"
+#include "base/gzread.h"
+#include "report/html.h"
 
 static const char report_usage[] =
 	"usage: servesim report RESULT [-o FILE.html]\n"

@@ -10,10 +10,10 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/roofline.h"
-#include "servesim/roofreport.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "analysis/roofline.h"
+#include "report/roofreport.h"
 
 static const char roofline_usage[] =
 	"usage: servesim roofline MODEL [options]\n"

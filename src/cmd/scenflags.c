@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "engine/registry.h"
-#include "servesim/alloc.h"
-#include "servesim/sglang.h"
+#include "base/alloc.h"
+#include "engine/sglang.h"
 
 void scenflags_defaults(struct scenflags *f)
 {

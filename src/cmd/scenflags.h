@@ -9,11 +9,11 @@
 #include <stdint.h>
 
 #include "cli.h"
-#include "servesim/calib.h"
-#include "servesim/moetab.h"
-#include "servesim/out.h"
-#include "servesim/scenario.h"
-#include "servesim/tier2.h"
+#include "calib/calib.h"
+#include "hw/moetab.h"
+#include "report/out.h"
+#include "engine/scenario.h"
+#include "hw/tier2.h"
 
 enum { SCF = 1100 };
 #define SCENFLAGS_OPTIONS \

@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "scenflags.h"
-#include "servesim/afile.h"
+#include "base/afile.h"
 #include "engine/engine.h"
 #include "serve/serve.h"
 

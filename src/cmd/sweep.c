@@ -13,12 +13,12 @@
 #include "progress.h"
 #include "scenflags.h"
 #include "engine/registry.h"
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/grid.h"
-#include "servesim/parmap.h"
-#include "servesim/sweep.h"
-#include "servesim/workload.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "plan/grid.h"
+#include "plan/parmap.h"
+#include "plan/sweep.h"
+#include "workload/workload.h"
 
 static const char sweep_usage[] =
 	"usage: servesim sweep [list flags] [run flags] [--jobs N] [--format csv|jsonl] [--out FILE]\n"

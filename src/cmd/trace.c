@@ -9,10 +9,10 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "servesim/alloc.h"
-#include "servesim/opgraph.h"
-#include "servesim/trace.h"
-#include "servesim/tracereport.h"
+#include "base/alloc.h"
+#include "model/opgraph.h"
+#include "analysis/trace.h"
+#include "report/tracereport.h"
 
 static const char trace_usage[] =
 	"usage: servesim trace FILE|--profiler-root DIR [--format text|json|summary]\n"

@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "servesim/err.h"
-#include "servesim/workload.h"
+#include "base/err.h"
+#include "workload/workload.h"
 
 enum { WLF = 1200 };
 #define WLFLAGS_OPTIONS \

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/comm.h"
-#include "servesim/csv.h"
+#include "cost/comm.h"
+#include "base/csv.h"
 
 /* Link efficiency of the generic ring and send models, as cost.c has used
  * for NVLink since the first tier-0 model (README H1 notes): 0.7 of the

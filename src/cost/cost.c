@@ -8,11 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "servesim/alloc.h"
-#include "servesim/cost.h"
-#include "servesim/dmemo.h"
-#include "servesim/opgraph.h"
-#include "servesim/paths.h"
+#include "base/alloc.h"
+#include "cost/cost.h"
+#include "base/dmemo.h"
+#include "model/opgraph.h"
+#include "base/paths.h"
 #include "cost/csamod.h"
 #include "cost/dsamod.h"
 

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/csatab.h"
-#include "servesim/mfu.h"
-#include "servesim/mfucache.h"
-#include "servesim/opgraph.h"
+#include "base/alloc.h"
+#include "hw/csatab.h"
+#include "hw/mfu.h"
+#include "hw/mfucache.h"
+#include "model/opgraph.h"
 #include "cost/csamod.h"
 #include "hw/axis.h"
 #include "hw/lgrid.h"

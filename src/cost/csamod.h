@@ -30,8 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "servesim/cost.h"
-#include "servesim/err.h"
+#include "cost/cost.h"
+#include "base/err.h"
 
 struct csa_module;
 struct opgraph;

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/dsatab.h"
-#include "servesim/mfu.h"
-#include "servesim/mfucache.h"
+#include "base/alloc.h"
+#include "hw/dsatab.h"
+#include "hw/mfu.h"
+#include "hw/mfucache.h"
 #include "cost/dsamod.h"
 #include "hw/lgrid.h"
 

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "servesim/memplan.h"
+#include "cost/memplan.h"
 
 /* The part both plans share: per-sequence state, block count and the
  * refusals, once budget, weights, activations and reserve are set. */

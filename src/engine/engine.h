@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "servesim/err.h"
-#include "servesim/gpu.h"
-#include "servesim/cost.h"
-#include "servesim/model.h"
+#include "base/err.h"
+#include "hw/gpu.h"
+#include "cost/cost.h"
+#include "model/model.h"
 
 struct scenario;
 struct scenario_state;

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "engine/engine.h"
-#include "servesim/err.h"
+#include "base/err.h"
 
 /* The engine called name, or NULL.  NULL or "" names the default engine. */
 const struct engine_type *engine_find(const char *name);

@@ -7,7 +7,7 @@
 
 #include "engine/engine.h"
 #include "engine/registry.h"
-#include "servesim/scenario.h"
+#include "engine/scenario.h"
 
 bool scenario_big_gpu(const struct gpu_spec *g)
 {

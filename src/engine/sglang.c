@@ -32,11 +32,11 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "servesim/cost.h"
-#include "servesim/launch.h"
-#include "servesim/memplan.h"
-#include "servesim/scenario.h"
-#include "servesim/sglang.h"
+#include "cost/cost.h"
+#include "engine/launch.h"
+#include "cost/memplan.h"
+#include "engine/scenario.h"
+#include "engine/sglang.h"
 #include "sim/core.h"
 
 int sglang_policy_parse(const char *s, enum sglang_policy *out, struct err *e)

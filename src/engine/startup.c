@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "servesim/scenario.h"
+#include "engine/scenario.h"
 
 /* Append one line to the notes buffer. */
 static void note(char *buf, size_t n, const char *line)

@@ -7,8 +7,8 @@
 
 #include "engine/engine.h"
 #include "engine/vllm.h"
-#include "servesim/cost.h"
-#include "servesim/scenario.h"
+#include "cost/cost.h"
+#include "engine/scenario.h"
 #include "sim/core.h"
 
 /* Admission as TensorRT-LLM's scheduler decides it:

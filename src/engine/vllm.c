@@ -8,9 +8,9 @@
 
 #include "engine/engine.h"
 #include "engine/vllm.h"
-#include "servesim/cost.h"
-#include "servesim/launch.h"
-#include "servesim/scenario.h"
+#include "cost/cost.h"
+#include "engine/launch.h"
+#include "engine/scenario.h"
 #include "sim/core.h"
 
 /* --- the scheduler ---

@@ -3,8 +3,8 @@
 #define SERVESIM_ENGINE_VLLM_H
 #include <stddef.h>
 
-#include "servesim/cost.h"
-#include "servesim/sim.h"
+#include "cost/cost.h"
+#include "sim/sim.h"
 
 struct replica;
 

@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 
-#include "servesim/eval.h"
-#include "servesim/model.h"
+#include "eval/eval.h"
+#include "model/model.h"
 
 #define ABL_NOFF 6 /* H1..H6 */
 

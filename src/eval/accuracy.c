@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 
 #include "engine/engine.h"
-#include "servesim/accuracy.h"
-#include "servesim/alloc.h"
-#include "servesim/stats.h"
+#include "eval/accuracy.h"
+#include "base/alloc.h"
+#include "base/stats.h"
 
 static const char *const kind_names[ACC_KIND__N] = {"dense", "moe", "mla", "dsa", "hybrid"};
 static const char *const load_names[ACC_LOAD__N] = {"light", "loaded", "saturated"};
@@ -24,7 +24,7 @@ static const char *const metric_labels[ACC_METRIC__N] = {"TTFT mean", "ITL mean"
  * it without this header). */
 #define ACC_WHAT \
 	"servesim's expected error per accuracy class (engine/model kind/GPU family/load, " \
-	"include/servesim/accuracy.h): p50 and p90 of |predicted / measured - 1| over the rows of the " \
+	"src/eval/accuracy.h): p50 and p90 of |predicted / measured - 1| over the rows of the " \
 	"shipped ground truth in that class; a star stands for any value of that part"
 #define ACC_LOAD_FMT \
 	"of the simulation: saturated when overloaded or when the requests spend >= %g of their " \

@@ -12,12 +12,12 @@
 
 #include "engine/engine.h"
 #include "engine/registry.h"
-#include "servesim/alloc.h"
-#include "servesim/eval.h"
-#include "servesim/memplan.h"
-#include "servesim/pfor.h"
-#include "servesim/scenario.h"
-#include "servesim/sim.h"
+#include "base/alloc.h"
+#include "eval/eval.h"
+#include "cost/memplan.h"
+#include "base/pfor.h"
+#include "engine/scenario.h"
+#include "sim/sim.h"
 
 static bool overloaded(double completed, double rate, double duration, double ttft_mean)
 {

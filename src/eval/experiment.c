@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "engine/registry.h"
-#include "servesim/eval.h"
+#include "eval/eval.h"
 
 const char *ev_metric_name(enum ev_metric m)
 {
@@ -344,11 +344,11 @@ void experiment_release(struct experiment *x)
 #include <sys/stat.h>
 
 #include "readers/facts.h"
-#include "servesim/afile.h"
-#include "servesim/paths.h"
-#include "servesim/alloc.h"
-#include "servesim/csv.h"
-#include "servesim/yaml.h"
+#include "base/afile.h"
+#include "base/paths.h"
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "base/yaml.h"
 
 static bool file_exists(const char *dir, const char *name, char *out, size_t n)
 {

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/cost.h"
-#include "servesim/synthetic.h"
+#include "cost/cost.h"
+#include "eval/synthetic.h"
 
 #include "engine/registry.h"
 

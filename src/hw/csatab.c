@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/csatab.h"
-#include "servesim/csv.h"
+#include "base/alloc.h"
+#include "hw/csatab.h"
+#include "base/csv.h"
 #include "hw/axis.h"
 #include "hw/modtab.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/csv.h"
-#include "servesim/dsatab.h"
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "hw/dsatab.h"
 #include "hw/axis.h"
 #include "hw/modtab.h"
 

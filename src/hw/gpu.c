@@ -6,9 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gpu.h"
-#include "servesim/json.h"
+#include "base/alloc.h"
+#include "hw/gpu.h"
+#include "base/json.h"
 
 static const char *const dtype_names[DT__COUNT] = {"bf16", "fp16", "fp8", "fp4", "int4"};
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
+#include "base/alloc.h"
 #include "hw/axis.h"
 #include "hw/lgrid.h"
 

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "servesim/alloc.h"
-#include "servesim/csv.h"
-#include "servesim/mfu.h"
-#include "servesim/moetab.h"
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "hw/mfu.h"
+#include "hw/moetab.h"
 #include "hw/axis.h"
 
 /* --- grid construction --- */

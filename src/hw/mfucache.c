@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/mfucache.h"
+#include "base/alloc.h"
+#include "hw/mfucache.h"
 
 struct entry {
 	char gpu[48], engine[16], version[32], data_dir[600];

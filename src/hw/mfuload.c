@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/mfu.h"
-#include "servesim/moetab.h"
-#include "servesim/paths.h"
+#include "base/alloc.h"
+#include "hw/mfu.h"
+#include "hw/moetab.h"
+#include "base/paths.h"
 #include "hw/mfupack.h"
 
 /* "0.24.0", "1.3.0rc20", "1.1.0-dev.2" as one comparable number:

@@ -35,8 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
+#include "base/afile.h"
+#include "base/alloc.h"
 #include "hw/mfupack.h"
 
 #define PACK_MAGIC "SSMFUPK1"

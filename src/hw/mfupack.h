@@ -19,12 +19,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "servesim/err.h"
-#include "servesim/gpu.h"
-#include "servesim/mfu.h"
-#include "servesim/moetab.h"
-#include "servesim/bytepack.h"
-#include "servesim/sbuf.h"
+#include "base/err.h"
+#include "hw/gpu.h"
+#include "hw/mfu.h"
+#include "hw/moetab.h"
+#include "base/bytepack.h"
+#include "base/sbuf.h"
 
 /* Sections of a pack, one per CSV file (MoE: one per routing distribution). */
 enum mfupack_sec {

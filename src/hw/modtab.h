@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/csv.h"
-#include "servesim/err.h"
+#include "base/csv.h"
+#include "base/err.h"
 
 /* Read path's rows through row(ctx, c, idx, e), idx the indexes of the
  * NULL-terminated columns cols (all required): 0, or the first negative

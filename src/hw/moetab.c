@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/csv.h"
-#include "servesim/moetab.h"
-#include "servesim/bytepack.h"
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "hw/moetab.h"
+#include "base/bytepack.h"
 
 struct curve {
 	enum moe_fmt fmt;

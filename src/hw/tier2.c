@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/json.h"
-#include "servesim/paths.h"
-#include "servesim/tier2.h"
+#include "base/json.h"
+#include "base/paths.h"
+#include "hw/tier2.h"
 
 static int eff(const struct json *o, const char *key, const char *ctx, double *out, struct err *e)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "servesim/model.h"
+#include "model/model.h"
 
 static const struct {
 	const char *type;

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/model.h"
+#include "model/model.h"
 
 /* sizes past 2^24 are no published model's and would overflow the
  * operator graph's products */

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/opgraph.h"
+#include "base/alloc.h"
+#include "model/opgraph.h"
 
 /* query tokens per request up to which a step with a cache is priced as
  * decode (see opgraph_build) */

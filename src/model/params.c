@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "servesim/model.h"
+#include "model/model.h"
 
 /* GQA attention weights of one layer with the given head layout. */
 static double gqa_params(const struct model_cfg *m, int64_t heads, int64_t kvh, int64_t hd,

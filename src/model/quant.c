@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "servesim/model.h"
+#include "model/model.h"
 
 const char *model_qfmt_name(enum model_qfmt f)
 {

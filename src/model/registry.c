@@ -7,9 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "servesim/alloc.h"
-#include "servesim/model.h"
-#include "servesim/paths.h"
+#include "base/alloc.h"
+#include "model/model.h"
+#include "base/paths.h"
 
 static int copy_field(char *dst, size_t n, const char *src, const char *ctx, const char *key,
 		      struct err *e)

@@ -9,15 +9,15 @@
  * is good when every one of its metrics is within its threshold) without
  * widening the simulator's API. */
 #define _GNU_SOURCE
-#include "servesim/capacity.h"
+#include "plan/capacity.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/decnum.h"
+#include "base/alloc.h"
+#include "base/decnum.h"
 
 static const char *const metric_names[CAP__NMETRIC] = {"ttft", "itl", "tpot", "e2e", "queue",
 							"itl_pooled"};

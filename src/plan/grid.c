@@ -1,14 +1,14 @@
 /* grid.c - list and range flags parsed into axes; point numbering of their
  * product (mixed radix, last axis fastest, so that a sweep's rows come out
  * grouped by configuration with the rate inside). */
-#include "servesim/grid.h"
+#include "plan/grid.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
+#include "base/alloc.h"
 
 void grid_init(struct grid *g)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/gsweep.h"
-#include "servesim/sim.h"
+#include "plan/gsweep.h"
+#include "sim/sim.h"
 
 const char *gsweep_kind_name(enum gsweep_kind k)
 {

@@ -1,13 +1,13 @@
 /* mpiranks.c - MPI adapter: init, gather of byte buffers to rank 0, a
  * broadcast; without SERVESIM_MPI, a single rank that refuses to run as one
  * of several mpirun processes. */
-#include "servesim/ranks.h"
+#include "plan/ranks.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
+#include "base/alloc.h"
 
 /* Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE in every process it starts;
  * MPICH's and Slurm's launchers set PMI_SIZE. */

@@ -1,6 +1,6 @@
 /* pareto.c - Pareto front (maximise both coordinates; O(n^2), n is the
  * number of deployments); its SVG chart is written by report/searchreport.c. */
-#include "servesim/pareto.h"
+#include "plan/pareto.h"
 
 #include <math.h>
 

@@ -3,14 +3,14 @@
  * each point writes only its own buffer, so no result depends on which
  * thread ran it or when.  Between ranks the results travel as records
  * (index, status, length, bytes) gathered to rank 0 (ranks.h). */
-#include "servesim/parmap.h"
+#include "plan/parmap.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
+#include "base/alloc.h"
 
 struct pm_state {
 	const struct parmap *pm;

@@ -1,13 +1,13 @@
 /* prices.c - the $/GPU-hour table, read strictly (unknown keys, missing or
  * non-positive prices are bad input naming the field). */
-#include "servesim/prices.h"
+#include "plan/prices.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/json.h"
+#include "base/alloc.h"
+#include "base/json.h"
 
 static int from_json(const struct json *root, const char *path, struct prices *t, struct err *e);
 

@@ -2,7 +2,7 @@
  * rank.  The evaluation builds the deployment's scenario from the budget
  * GPU's base scenario (the user's engine, limits and overheads) and runs
  * the same checks `servesim run` does before it simulates. */
-#include "servesim/search.h"
+#include "plan/search.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 
 #include "engine/engine.h"
 #include "engine/registry.h"
-#include "servesim/alloc.h"
-#include "servesim/pareto.h"
-#include "servesim/sweep.h"
+#include "base/alloc.h"
+#include "plan/pareto.h"
+#include "plan/sweep.h"
 
 /* Fewest requests of the coarse capacity search (below that the Poisson
  * noise of a run moves the answer by more than the 5 % it aims at). */

@@ -1,11 +1,11 @@
 /* sweep.c - simulate one point of a sweep (its row is written by
  * report/sweepreport.c). */
-#include "servesim/sweep.h"
+#include "plan/sweep.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "servesim/out.h"
+#include "report/out.h"
 
 int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, struct sweep_result *r,
 		   struct err *e)

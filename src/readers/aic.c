@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
-#include "servesim/measured.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
+#include "readers/measured.h"
 
 /* the published file is 1.1 MB; 64 MB leaves room for larger dumps */
 #define AIC_MAX_BYTES (64u << 20)

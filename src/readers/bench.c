@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
-#include "servesim/json.h"
-#include "servesim/measured.h"
-#include "servesim/workload.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
+#include "base/json.h"
+#include "readers/measured.h"
+#include "workload/workload.h"
 
 #define BENCH_MAX_BYTES (512u << 20)
 

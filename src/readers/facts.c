@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "facts.h"
-#include "servesim/gzread.h"
-#include "servesim/json.h"
-#include "servesim/yaml.h"
+#include "base/gzread.h"
+#include "base/json.h"
+#include "base/yaml.h"
 
 void facts_init(struct engine_facts *f)
 {

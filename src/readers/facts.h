@@ -3,7 +3,7 @@
 #define SERVESIM_CALIB_FACTS_H
 #include <stdint.h>
 
-#include "servesim/err.h"
+#include "base/err.h"
 
 struct engine_facts {
 	char version[32];

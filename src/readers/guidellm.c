@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/jstream.h"
-#include "servesim/measured.h"
-#include "servesim/stats.h"
-#include "servesim/workload.h"
-#include "servesim/yaml.h"
+#include "base/alloc.h"
+#include "base/jstream.h"
+#include "readers/measured.h"
+#include "base/stats.h"
+#include "workload/workload.h"
+#include "base/yaml.h"
 
 void gt_requests_release(struct gt_requests *g)
 {

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/json.h"
-#include "servesim/measured.h"
-#include "servesim/workload.h"
+#include "base/json.h"
+#include "readers/measured.h"
+#include "workload/workload.h"
 
 /* the largest request count a report may state: far above any benchmark,
  * far below where a double stops holding integers (2^53) or an int64 ends */

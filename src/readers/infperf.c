@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/json.h"
-#include "servesim/measured.h"
-#include "servesim/workload.h"
-#include "servesim/yaml.h"
+#include "base/json.h"
+#include "readers/measured.h"
+#include "workload/workload.h"
+#include "base/yaml.h"
 
 static int stat_of(const struct json *lat, const char *metric, const char *ctx, double *mean,
 		   double *p90, struct err *e)

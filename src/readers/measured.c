@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/measured.h"
-#include "servesim/workload.h"
+#include "base/alloc.h"
+#include "readers/measured.h"
+#include "workload/workload.h"
 
 int gt_request_set(struct gt_request *r, const char *ctx, const struct gt_fields *f, double start_s,
 		   double prompt, double output, double ttft_ms, double e2e_ms, struct err *e)

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
-#include "servesim/json.h"
-#include "servesim/measured.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
+#include "base/json.h"
+#include "readers/measured.h"
 
 /* OTLP JSON writes 64-bit integers as decimal strings: the whole string an
  * optional sign and digits, else NAN (strtod alone took "abc" for 0). */

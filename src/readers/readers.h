@@ -1,7 +1,7 @@
 /* readers.h - the formats servesim reads, behind one registry: each format
  * is named, recognised by its content (a file) or by what a folder holds, and
  * read by its own file in src/readers/ into the neutral records of
- * servesim/measured.h (servesim's own experiment.json is eval's).  Every
+ * readers/measured.h (servesim's own experiment.json is eval's).  Every
  * detection goes through here: reader_of_file for a file, reader_of_dir for
  * a folder. */
 #ifndef SERVESIM_READERS_READERS_H

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 
 #include "readers/readers.h"
-#include "servesim/gzread.h"
-#include "servesim/json.h"
-#include "servesim/measured.h"
+#include "base/gzread.h"
+#include "base/json.h"
+#include "readers/measured.h"
 
 /* enough to hold the first line of every format we read but GuideLLM's */
 #define SNIFF_BYTES 65536

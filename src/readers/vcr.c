@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
-#include "servesim/json.h"
-#include "servesim/measured.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
+#include "base/json.h"
+#include "readers/measured.h"
 
 #define VCR_MAX_BYTES (256u << 20)
 

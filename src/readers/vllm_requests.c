@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/gzread.h"
-#include "servesim/json.h"
-#include "servesim/measured.h"
+#include "base/alloc.h"
+#include "base/gzread.h"
+#include "base/json.h"
+#include "readers/measured.h"
 
 /* a few hundred bytes per request: 256 MB is about a million requests */
 #define VR_MAX_BYTES (256u << 20)

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/bdreport.h"
-#include "servesim/json.h"
-#include "servesim/outfmt.h"
-#include "servesim/scenario.h"
+#include "report/bdreport.h"
+#include "base/json.h"
+#include "report/outfmt.h"
+#include "engine/scenario.h"
 
 /* The step's layer kinds in row order, with their layer counts (the most
  * runs of any of their rows) and each component's seconds in the step. */

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "servesim/alloc.h"
-#include "servesim/capacity.h"
-#include "servesim/confreport.h"
-#include "servesim/out.h"
-#include "servesim/version.h"
+#include "base/alloc.h"
+#include "plan/capacity.h"
+#include "report/confreport.h"
+#include "report/out.h"
+#include "base/version.h"
 
 static const char *unit(const struct cap_cfg *c)
 {

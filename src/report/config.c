@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "servesim/calib.h"
-#include "servesim/out.h"
-#include "servesim/version.h"
+#include "calib/calib.h"
+#include "report/out.h"
+#include "base/version.h"
 
 const char *out_dist_desc(const struct wl_dist *d, char *buf, size_t n)
 {

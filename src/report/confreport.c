@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/confreport.h"
+#include "report/confreport.h"
 
 /* An error share as a percentage with two significant figures. */
 static void pct(char *buf, size_t n, double v)

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/afile.h"
-#include "servesim/alloc.h"
-#include "servesim/evalreport.h"
-#include "servesim/out.h"
-#include "servesim/json.h"
-#include "servesim/paths.h"
+#include "base/afile.h"
+#include "base/alloc.h"
+#include "report/evalreport.h"
+#include "report/out.h"
+#include "base/json.h"
+#include "base/paths.h"
 
 #include "eval/ablation.h"
 

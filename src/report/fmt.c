@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "servesim/outfmt.h"
+#include "report/outfmt.h"
 
 void out_fmt_si(char *buf, size_t n, double v, const char *unit)
 {

@@ -4,19 +4,19 @@
  * CSS, inline SVG charts (out_svg_*), tables sortable and filterable by a
  * little inline script, each row's resolved configuration behind it; no
  * external asset. */
-#include "servesim/html.h"
+#include "report/html.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/out.h"
-#include "servesim/pareto.h"
-#include "servesim/sbuf.h"
-#include "servesim/sweep.h"
-#include "servesim/version.h"
+#include "base/alloc.h"
+#include "report/out.h"
+#include "plan/pareto.h"
+#include "base/sbuf.h"
+#include "plan/sweep.h"
+#include "base/version.h"
 
 static const char css[] =
 	"body{font-family:sans-serif;margin:24px;color:#222;max-width:1400px}"

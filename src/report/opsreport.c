@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/json.h"
-#include "servesim/opsreport.h"
-#include "servesim/outfmt.h"
+#include "base/json.h"
+#include "report/opsreport.h"
+#include "report/outfmt.h"
 
 static double share(double part, double whole)
 {

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/afile.h"
-#include "servesim/out.h"
-#include "servesim/alloc.h"
-#include "servesim/memplan.h"
-#include "servesim/opgraph.h"
-#include "servesim/outfmt.h"
-#include "servesim/paths.h"
-#include "servesim/roofreport.h"
+#include "base/afile.h"
+#include "report/out.h"
+#include "base/alloc.h"
+#include "cost/memplan.h"
+#include "model/opgraph.h"
+#include "report/outfmt.h"
+#include "base/paths.h"
+#include "report/roofreport.h"
 
 static void fmt_time(char *b, size_t n, double s)
 {

@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "servesim/comm.h"
-#include "servesim/confreport.h"
-#include "servesim/gsweep.h"
-#include "servesim/model.h"
-#include "servesim/out.h"
-#include "servesim/tier2.h"
-#include "servesim/version.h"
+#include "cost/comm.h"
+#include "report/confreport.h"
+#include "plan/gsweep.h"
+#include "model/model.h"
+#include "report/out.h"
+#include "hw/tier2.h"
+#include "base/version.h"
 
 static double hit_rate(const struct sim_totals *t)
 {

@@ -2,8 +2,8 @@
  * JSON, the long-format CSV, the Pareto chart (pareto.h) and each engine's
  * launch lines (launch.h, engine_type.launch).  plan/search.c computes the outcomes;
  * nothing here simulates. */
-#include "servesim/confreport.h"
-#include "servesim/searchreport.h"
+#include "report/confreport.h"
+#include "report/searchreport.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "servesim/alloc.h"
-#include "servesim/json.h"
-#include "servesim/launch.h"
-#include "servesim/out.h"
-#include "servesim/pareto.h"
-#include "servesim/sweep.h"
-#include "servesim/version.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "engine/launch.h"
+#include "report/out.h"
+#include "plan/pareto.h"
+#include "plan/sweep.h"
+#include "base/version.h"
 
 /* --- the Pareto chart (pareto.h), drawn by the SVG writer (out.h) --- */
 

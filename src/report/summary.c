@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/loghist.h"
-#include "servesim/out.h"
+#include "base/alloc.h"
+#include "base/loghist.h"
+#include "report/out.h"
 
 /* The five latency sets, their names in keys and in the text table. */
 enum { NDIST = 5 };

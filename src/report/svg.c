@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "servesim/out.h"
+#include "report/out.h"
 
 /* panel margins: the plot area is inside them, the legend on the right
  * (wide enough for the longest series name, up to 45 % of the panel) */

@@ -8,11 +8,11 @@
 
 #include "engine/engine.h"
 #include "engine/registry.h"
-#include "servesim/alloc.h"
-#include "servesim/json.h"
-#include "servesim/out.h"
-#include "servesim/sweep.h"
-#include "servesim/version.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "report/out.h"
+#include "plan/sweep.h"
+#include "base/version.h"
 
 int sweep_fmt_parse(const char *s, enum sweep_fmt *f, struct err *e)
 {

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/json.h"
-#include "servesim/outfmt.h"
-#include "servesim/tracereport.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "report/outfmt.h"
+#include "report/tracereport.h"
 
 static void flops_text(char *b, size_t n, double v)
 {

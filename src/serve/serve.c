@@ -28,11 +28,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "servesim/alloc.h"
-#include "servesim/json.h"
-#include "servesim/sbuf.h"
-#include "servesim/sim.h"
-#include "servesim/version.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/sbuf.h"
+#include "sim/sim.h"
+#include "base/version.h"
 
 /* vLLM's histogram buckets (vllm/v1/metrics/loggers.py), seconds */
 static const double ttft_le[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0,

@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "servesim/err.h"
-#include "servesim/scenario.h"
-#include "servesim/workload.h"
+#include "base/err.h"
+#include "engine/scenario.h"
+#include "workload/workload.h"
 
 struct serve_cfg {
 	const char *host;           /* an IPv4 address ("127.0.0.1"; "localhost" is that) */

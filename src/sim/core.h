@@ -15,11 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "servesim/alloc.h"
+#include "base/alloc.h"
 #include "sim/evq.h"
 #include "sim/kvcache.h"
-#include "servesim/sim.h"
-#include "servesim/wdist.h"
+#include "sim/sim.h"
+#include "base/wdist.h"
 #include "stepmemo.h"
 
 

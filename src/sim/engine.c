@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/loghist.h"
+#include "base/alloc.h"
+#include "base/loghist.h"
 #include "core.h"
 
 const char *reject_reason_name(enum reject_reason r)

@@ -1,7 +1,7 @@
 /* evq.c - binary min-heap of events (push and pop: evq.h). */
 #include <stdlib.h>
 
-#include "servesim/alloc.h"
+#include "base/alloc.h"
 #include "sim/evq.h"
 
 void evq_init(struct evq *q, size_t cap)

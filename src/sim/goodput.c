@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "servesim/alloc.h"
-#include "servesim/loghist.h"
-#include "servesim/sim.h"
+#include "base/alloc.h"
+#include "base/loghist.h"
+#include "sim/sim.h"
 
 int sim_goodput(struct sim *s, const double lim_ms[3], size_t *good, double *per_s, struct err *e)
 {

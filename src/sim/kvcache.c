@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
+#include "base/alloc.h"
 #include "sim/kvcache.h"
 
 /* pools of fewer blocks than this get a table at load <= 1/4 (16 MiB of

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/simtime.h"
+#include "base/alloc.h"
+#include "base/simtime.h"
 #include "core.h"
 
 /* The step loop's stages (finish_rank, deliver, plan_step, start_single)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/spec.h"
+#include "sim/spec.h"
 
 const char *spec_method_name(enum spec_method m)
 {

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "servesim/dmemo.h"
+#include "base/dmemo.h"
 
 struct stepmemo {
 	struct dmemo d;           /* made at the first lookup */

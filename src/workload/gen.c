@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/csv.h"
-#include "servesim/pcg32.h"
-#include "servesim/simtime.h"
-#include "servesim/workload.h"
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "base/pcg32.h"
+#include "base/simtime.h"
+#include "workload/workload.h"
 
 /* lengths drawn ahead, GEN_BATCH at a time from each stream (gen_refill) */
 #define GEN_BATCH 64

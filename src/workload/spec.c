@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/alloc.h"
-#include "servesim/workload.h"
-#include "servesim/yaml.h"
+#include "base/alloc.h"
+#include "workload/workload.h"
+#include "base/yaml.h"
 
 static const char *const proc_names[] = {"poisson", "constant", "gamma", "uniform_count",
 					 "poisson_count", "concurrency", "trace"};

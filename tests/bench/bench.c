@@ -14,11 +14,11 @@
 #include <time.h>
 
 #include "engine/registry.h"
-#include "servesim/cost.h"
-#include "servesim/memplan.h"
-#include "servesim/model.h"
-#include "servesim/paths.h"
-#include "servesim/sim.h"
+#include "cost/cost.h"
+#include "cost/memplan.h"
+#include "model/model.h"
+#include "base/paths.h"
+#include "sim/sim.h"
 
 static double now_s(void)
 {

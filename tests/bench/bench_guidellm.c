@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "servesim/measured.h"
+#include "readers/measured.h"
 
 static double now_s(void)
 {

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "servesim/measured.h"
+#include "readers/measured.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "servesim/csv.h"
-#include "servesim/dsatab.h"
+#include "base/csv.h"
+#include "hw/dsatab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/json.h"
+#include "base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/kflow.h"
+#include "analysis/kflow.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/json.h"
-#include "servesim/model.h"
-#include "servesim/opgraph.h"
+#include "base/json.h"
+#include "model/model.h"
+#include "model/opgraph.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "servesim/prices.h"
+#include "plan/prices.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 
 #include "readers/readers.h"
-#include "servesim/json.h"
-#include "servesim/measured.h"
-#include "servesim/workload.h"
+#include "base/json.h"
+#include "readers/measured.h"
+#include "workload/workload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

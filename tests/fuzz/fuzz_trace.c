@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "servesim/trace.h"
+#include "analysis/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

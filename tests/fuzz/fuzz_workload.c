@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "servesim/json.h"
-#include "servesim/workload.h"
-#include "servesim/yaml.h"
+#include "base/json.h"
+#include "workload/workload.h"
+#include "base/yaml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

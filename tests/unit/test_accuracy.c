@@ -12,8 +12,8 @@
 
 #include "check.h"
 #include "engine/registry.h"
-#include "servesim/accuracy.h"
-#include "servesim/paths.h"
+#include "eval/accuracy.h"
+#include "base/paths.h"
 
 static char datadir[1024];
 

@@ -9,16 +9,16 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "servesim/afile.h"
-#include "servesim/csv.h"
-#include "servesim/decnum.h"
-#include "servesim/loghist.h"
-#include "servesim/wdist.h"
-#include "servesim/gzread.h"
-#include "servesim/paths.h"
-#include "servesim/pcg32.h"
-#include "servesim/sbuf.h"
-#include "servesim/stats.h"
+#include "base/afile.h"
+#include "base/csv.h"
+#include "base/decnum.h"
+#include "base/loghist.h"
+#include "base/wdist.h"
+#include "base/gzread.h"
+#include "base/paths.h"
+#include "base/pcg32.h"
+#include "base/sbuf.h"
+#include "base/stats.h"
 
 static void test_pcg32(void)
 {

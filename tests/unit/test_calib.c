@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "check.h"
-#include "servesim/calib.h"
-#include "servesim/eval.h"
+#include "calib/calib.h"
+#include "eval/eval.h"
 #include "calib/fit.h"
 #include "eval/ablation.h"
-#include "servesim/measured.h"
-#include "servesim/paths.h"
-#include "servesim/pcg32.h"
+#include "readers/measured.h"
+#include "base/paths.h"
+#include "base/pcg32.h"
 
 static char fx[1000];
 

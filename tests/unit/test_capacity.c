@@ -7,11 +7,11 @@
 
 #include "check.h"
 #include "engine/registry.h"
-#include "servesim/capacity.h"
-#include "servesim/gpu.h"
-#include "servesim/model.h"
-#include "servesim/paths.h"
-#include "servesim/workload.h"
+#include "plan/capacity.h"
+#include "hw/gpu.h"
+#include "model/model.h"
+#include "base/paths.h"
+#include "workload/workload.h"
 
 static struct model_registry reg;
 static struct gpu_db db;

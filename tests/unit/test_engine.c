@@ -11,12 +11,12 @@
 #include "check.h"
 #include "engine/engine.h"
 #include "engine/registry.h"
-#include "servesim/cost.h"
-#include "servesim/gpu.h"
-#include "servesim/model.h"
-#include "servesim/paths.h"
-#include "servesim/scenario.h"
-#include "servesim/workload.h"
+#include "cost/cost.h"
+#include "hw/gpu.h"
+#include "model/model.h"
+#include "base/paths.h"
+#include "engine/scenario.h"
+#include "workload/workload.h"
 #include "sim/core.h"
 
 static struct model_registry reg;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "servesim/json.h"
-#include "servesim/yaml.h"
+#include "base/json.h"
+#include "base/yaml.h"
 
 static int parse(const char *s, struct json **j, struct err *e)
 {

@@ -11,12 +11,12 @@
 
 #include "check.h"
 #include "engine/registry.h"
-#include "servesim/cost.h"
-#include "servesim/csv.h"
-#include "servesim/stats.h"
-#include "servesim/dsatab.h"
-#include "servesim/moetab.h"
-#include "servesim/paths.h"
+#include "cost/cost.h"
+#include "base/csv.h"
+#include "base/stats.h"
+#include "hw/dsatab.h"
+#include "hw/moetab.h"
+#include "base/paths.h"
 #include "hw/axis.h"
 #include "hw/lgrid.h"
 

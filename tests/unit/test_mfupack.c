@@ -16,8 +16,8 @@
 
 #include "check.h"
 #include "hw/mfupack.h"
-#include "servesim/paths.h"
-#include "servesim/sbuf.h"
+#include "base/paths.h"
+#include "base/sbuf.h"
 
 static bool grid_eq(const struct mfu_grid *a, const struct mfu_grid *b)
 {

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "servesim/json.h"
-#include "servesim/memplan.h"
-#include "servesim/model.h"
-#include "servesim/paths.h"
+#include "base/json.h"
+#include "cost/memplan.h"
+#include "model/model.h"
+#include "base/paths.h"
 
 static struct model_registry reg;
 

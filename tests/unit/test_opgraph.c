@@ -7,10 +7,10 @@
 
 #include "check.h"
 #include "engine/registry.h"
-#include "servesim/cost.h"
-#include "servesim/opgraph.h"
-#include "servesim/paths.h"
-#include "servesim/roofline.h"
+#include "cost/cost.h"
+#include "model/opgraph.h"
+#include "base/paths.h"
+#include "analysis/roofline.h"
 
 static struct model_registry reg;
 static struct model_cfg M;

@@ -10,10 +10,10 @@
 
 #include "check.h"
 #include "cmd/wlflags.h"
-#include "servesim/loghist.h"
-#include "servesim/out.h"
-#include "servesim/paths.h"
-#include "servesim/stats.h"
+#include "base/loghist.h"
+#include "report/out.h"
+#include "base/paths.h"
+#include "base/stats.h"
 
 /* needle in a long output: the check line names the needle only */
 #define HAS(hay, needle, what) CHECK(strstr((hay), (needle)) != NULL, "%s: contains '%s'", (what), (needle))

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "servesim/pcg32.h"
-#include "servesim/workload.h"
+#include "base/pcg32.h"
+#include "workload/workload.h"
 
 static int64_t drain(struct wl_spec *w, int64_t *times, size_t cap, struct wl_req *last)
 {

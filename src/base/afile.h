@@ -1,0 +1,71 @@
+/* afile.h - the one way servesim writes an output file.
+ *
+ * A regular file is written to a temporary file in the target's own folder
+ * (after following symbolic links, so a link stays a link) with the mode the
+ * umask gives a new file, then rename()d over the target: a crash or an error
+ * never leaves a half-written result.  A FIFO or a character device (/dev/null,
+ * /dev/tty) is written directly, as asked, and never replaced.  Temporary
+ * files are removed on every terminating signal a user, a shell, a limit or a
+ * closed pipe sends (HUP, INT, QUIT, TERM, USR1, USR2, ALRM, XCPU, XFSZ, PIPE).
+ * Every write error is reported with the file's name (SS_ERUNTIME).
+ *
+ * The output rule, afile_check_outputs(), runs over every output of a
+ * command at once before any work is done (SS_EUSAGE otherwise):
+ * - no output may be a file servesim reads: an input of the command
+ *   (explicit; a folder stands for the files in it), or anything inside the
+ *   folders it reads without being told (the data folder, workloads/ and
+ *   calibration/ beside it; calibrate may write calibration/tier1/);
+ * - no two outputs may be one file;
+ * - "-", /dev/stdout (and the file or pipe standard output goes to) mean
+ *   standard output: at most one output may take it, and the report the
+ *   command prints there then goes to standard error;
+ * - a file's folder must exist, and the path must not be a folder. */
+#ifndef SERVESIM_AFILE_H
+#define SERVESIM_AFILE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "base/err.h"
+
+struct afile {
+	FILE *f;          /* write here */
+	char *path;       /* final name (links followed) */
+	char *tmp;        /* temporary name, NULL when writing directly */
+	int slot;         /* signal-cleanup slot of tmp, -1 if none */
+};
+
+int afile_open(struct afile *a, const char *path, struct err *e);
+/* Flush, close (checking both) and rename into place. */
+int afile_commit(struct afile *a, struct err *e);
+/* Commit the n files a together, all or none: each is flushed and closed
+ * (checked) before any is renamed into place; on the first error every one
+ * is aborted (a command with two outputs never leaves one of them). */
+int afile_commit_all(struct afile *const *a, size_t n, struct err *e);
+/* Close and remove the temporary file; safe to call after commit. */
+void afile_abort(struct afile *a);
+
+/* One output of a command: the flag naming it (for messages), its path
+ * (NULL: not asked for) and, for an output folder, the NULL-terminated names
+ * of the files written in it (the folder may not exist yet). */
+struct afile_out {
+	const char *flag;
+	const char *path;
+	const char *const *files;
+};
+#define AFILE_CALIBRATION 1u /* outputs may go to calibration/tier1/ (calibrate -o) */
+
+/* The output rule above, for the n outputs of one command.  inputs: nin
+ * paths the command reads (NULL entries skipped).  Two paths are the same
+ * file when they name it after following links (device and inode for
+ * existing files).  When an output takes standard output, fd 1 is pointed
+ * at standard error here and afile_open() of that name writes to the
+ * original standard output. */
+int afile_check_outputs(const struct afile_out *outs, size_t n, const char *const *inputs,
+			size_t nin, unsigned flags, struct err *e);
+/* One path's own part of the rule (folder, inputs), for tests. */
+int afile_check(const char *path, const char *const *inputs, size_t n, struct err *e);
+
+/* Flush a stream and report any write error on it, naming it. */
+int afile_check_stream(FILE *f, const char *name, struct err *e);
+
+#endif

@@ -1,0 +1,144 @@
+/* scenario.h - everything one simulation needs, resolved into a ready sim:
+ * memory plan (KV blocks), tier-0 cost model and engine configuration.  Used
+ * by `servesim run`, `servesim eval` and the calibration fits. */
+#ifndef SERVESIM_SCENARIO_H
+#define SERVESIM_SCENARIO_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cost/cost.h"
+#include "cost/memplan.h"
+#include "engine/sglang.h"
+#include "sim/sim.h"
+
+struct engine_type;
+
+struct scenario {
+	const struct model_cfg *model;
+	const struct gpu_spec *gpu;
+	struct parallel par;
+	enum dtype wdt, kvdt;
+	/* where kvdt came from when a rule chose it and it is not simply the
+	 * weights' dtype (scenario_kv_auto's reason, "experiment kv_dtype"),
+	 * for the run header; "" otherwise */
+	char kvdt_src[120];
+	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size;
+	int64_t long_prefill_token_threshold;
+	int64_t total_kv_blocks;      /* 0: from the memory plan */
+	double gpu_memory_utilization;
+	bool prefix_caching;
+	enum router_kind router;
+	unsigned tier0_off;
+	struct overheads ov;
+	int64_t graph_max;            /* largest CUDA-graph capture size */
+	const struct wl_spec *workload;
+	const struct tier2 *tier2;    /* measured bandwidth per pattern, or NULL */
+	const struct engine_type *engine; /* its rules, scheduler and kernel terms (engine/engine.h) */
+	char engine_version[32];
+	enum moe_dist moe_dist;
+	int moe_format;               /* cost_cfg.moe_format */
+	struct mfu_cache *mfu_cache;  /* shared kernel tables, or NULL */
+	bool moe_wdt_given;           /* routed experts stored as moe_wdt */
+	enum dtype moe_wdt;
+	FILE *requests_out, *step_log;
+	bool check_invariants;
+	bool exact_percentiles;       /* sim_cfg.exact_percentiles */
+	bool no_segments;             /* sim_cfg.no_segments */
+	bool no_pooled_gaps;          /* sim_cfg.no_pooled_gaps */
+	struct spec_cfg spec;         /* speculative decoding (k 0: off) */
+	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
+	/* P/D disaggregation (pd_prefill 0: off): pd_prefill prefill workers
+	 * of layout prefill_par and pd_decode decode workers of layout par
+	 * (dp > 1 in either: attention-DP ranks of an MoE engine); the same
+	 * engine limits on both unless prefill_max_num_seqs /
+	 * prefill_max_num_batched_tokens are set (0: the decode workers').
+	 * pd_handoff_ms: each request's fixed hand-off time on top of the KV's
+	 * link time when pd_handoff_given, else the engine's
+	 * (scenario_pd_handoff_s) */
+	int pd_prefill, pd_decode;
+	struct parallel prefill_par;
+	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
+	double pd_handoff_ms;
+	bool pd_handoff_given;
+	/* SGLang (engine "sglang"): mem_fraction_static sizes the memory plan
+	 * instead of gpu_memory_utilization (0: SGLang's rule, sglang.h);
+	 * max_num_seqs is max_running_requests, from SGLang's rule over the KV
+	 * pool when sglang_mrr_rule; the waiting-queue policy; overlap
+	 * scheduling (on unless disable_overlap) hides the CPU overhead terms
+	 * under the GPU time (cost_cfg.overlap_cpu) */
+	double mem_fraction_static;
+	bool sglang_mrr_rule;
+	enum sglang_policy sglang_policy;
+	bool disable_overlap;
+	bool sglang_mixed_chunk;      /* --enable-mixed-chunk (sim_cfg) */
+	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.max_prefill_tokens) */
+};
+
+struct scenario_state {
+	struct cost_model cost;
+	struct memplan mp;
+	bool kv_from_memory;
+	struct sim_cfg sc;
+	struct sim *sim;
+	struct cost_model draft_cost; /* the draft model's, when one is used */
+	bool has_draft;
+	struct cost_model prefill_cost; /* P/D: the prefill workers' */
+	struct memplan prefill_mp;
+	bool has_prefill;
+	bool pd_nvlink;               /* P/D: both pools in one NVLink domain */
+	/* SGLang: what its mem_fraction_static rule reserved, and the
+	 * fraction and max_running_requests the plan used */
+	struct sglang_mem sg_mem;
+	double mem_fraction_static;
+	int64_t max_running_requests;
+};
+
+/* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens
+ * 8192 and max_num_seqs 1024 on a GPU with >= 70 GiB other than A100, else
+ * 2048 and 256 (vLLM's EngineArgs defaults for the OpenAI API server); block
+ * 16, 0.9 utilisation, prefix caching on, CUDA graphs up to 512,
+ * max_model_len the model's max_position_embeddings (32768 when absent),
+ * default overheads; then engine en's own (engine_type.defaults). */
+void scenario_defaults(struct scenario *sc, const struct engine_type *en, const struct model_cfg *m,
+		       const struct gpu_spec *g, const struct wl_spec *wl);
+/* The KV-cache dtype engine en runs with when none is given, for weights
+ * in wdt (--dtype) on GPU g (may be NULL): fp8 for DeepSeek-V4 (every
+ * engine's only or default format for it), else the engine's rule
+ * (engine_type.kv_auto).  why (n bytes) says which rule chose it, "" when
+ * the result is wdt for no other reason than that (the header has nothing
+ * to add). */
+enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, const struct engine_type *en,
+			    enum dtype wdt, char *why, size_t n);
+/* kv_cache_dtype "auto" as vLLM and SGLang take it: fp8 when the checkpoint
+ * declares an fp8 KV cache (m->q.kv_fp8), else the activation dtype: wdt
+ * when it is bf16 or fp16, else bf16 (an fp8/fp4/int4 checkpoint computes
+ * in bf16); why as scenario_kv_auto's. */
+enum dtype scenario_kv_model(const struct model_cfg *m, enum dtype wdt, char *why, size_t n);
+/* True where vLLM picks its large-GPU defaults; the rule in words. */
+bool scenario_big_gpu(const struct gpu_spec *g);
+const char *scenario_limits_rule(const struct gpu_spec *g);
+/* Attention-DP: an MoE model with dp > 1 (DP ranks share the MoE layers and
+ * step in lockstep); dense models keep DP as replicas behind the router. */
+bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
+int scenario_prepare(const struct scenario *sc, const char *data_dir, struct scenario_state *st,
+		     struct err *e);
+void scenario_release(struct scenario_state *st);
+
+/* Start-up checks that mirror vLLM's and SGLang's, in their wording:
+ * before scenario_prepare, the configuration (weights in a dtype the GPU
+ * has no tensor cores for: fp8 on Ampere becomes a W8A16 note, anything else
+ * is refused; max_model_len above max_position_embeddings; EP other than 1
+ * or TP x DP); after it, the KV capacity (one request of max_model_len must
+ * fit, per DP rank; skipped when the block count was given).  A refusal is
+ * SS_EUSAGE; with allow it becomes a warning line in notes instead.  Notes
+ * (newline-separated, appended) also carry what is modelled differently. */
+int scenario_check_config(const struct scenario *sc, bool allow, char *notes, size_t nnotes,
+			  struct err *e);
+/* Speculative decoding the engines refuse (MTP on a model without MTP
+ * modules), as scenario_check_config; once sc->spec is set. */
+int scenario_check_spec(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e);
+int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
+			    bool allow, char *notes, size_t nnotes, struct err *e);
+
+#endif

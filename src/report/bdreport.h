@@ -1,0 +1,29 @@
+/* bdreport.h - the report of `servesim run --breakdown`: one step's price
+ * component by component (cost.h: cost_step_breakdown), each layer kind's
+ * operators in graph order and a table of layer kind x component, laid out
+ * like design document 004's kernel table so it can be held against a
+ * measured profile row by row. */
+#ifndef SERVESIM_BDREPORT_H
+#define SERVESIM_BDREPORT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cost/cost.h"
+#include "report/out.h"
+
+struct out_breakdown {
+	struct out_config cfg;        /* cfg.sc: model, GPU, layout, dtypes, engine */
+	const struct parallel *par;   /* the priced workers' layout (P/D prefill: theirs) */
+	bool prefill;                 /* the step's phase */
+	int64_t batch;                /* requests over all DP ranks */
+	int64_t local;                /* on one DP rank (the step priced) */
+	int64_t new_tokens, context;  /* per request: new tokens after context cached ones */
+	int64_t max_tokens;           /* the engine's max_num_batched_tokens */
+	const struct cost_breakdown *bd;
+};
+
+void out_breakdown_text(FILE *f, const struct out_breakdown *r);
+void out_breakdown_json(FILE *f, const struct out_breakdown *r);
+
+#endif

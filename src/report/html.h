@@ -1,0 +1,25 @@
+/* html.h - the self-contained HTML page of a servesim result (output
+ * module): `--html FILE` on search, capacity, sweep and eval, and
+ * `servesim report RESULT.json`.  The page is built from the result's JSON
+ * (what --format json writes; sweep's rows as an array), so a saved result
+ * gives the same page: inline CSS and SVG charts, tables sortable and
+ * filterable by an inline script, each row's configuration behind it, no
+ * external asset. */
+#ifndef SERVESIM_HTML_H
+#define SERVESIM_HTML_H
+#include <stdio.h>
+
+#include "base/err.h"
+#include "base/json.h"
+
+/* A saved result: one JSON document (search, capacity, eval --format
+ * json), or sweep's rows as JSONL or CSV (header first), as one array;
+ * free with json_free. */
+int html_result_parse(const char *text, size_t len, const char *source, struct json **out, struct err *e);
+/* "search", "capacity", "sweep", "eval", or NULL when res is none of them. */
+const char *html_kind(const struct json *res);
+/* The page of res to f; source (may be NULL) names where it came from.
+ * SS_EDATA when res is not a servesim result. */
+int html_page(FILE *f, const struct json *res, const char *source, struct err *e);
+
+#endif

@@ -1,0 +1,43 @@
+/* searchreport.h - the writers of `servesim search` (output module): the
+ * ranking as text or JSON, one long-format CSV row per deployment and the
+ * Pareto chart of tokens/s/GPU vs tokens/s/user as SVG.  The caller
+ * (src/cmd/search.c) gathers the outcomes, their order, the front and the
+ * target answer; these only write.  Writers do not check stdio errors. */
+#ifndef SERVESIM_SEARCHREPORT_H
+#define SERVESIM_SEARCHREPORT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "eval/accuracy.h"
+#include "plan/capacity.h"
+#include "plan/prices.h"
+#include "base/sbuf.h"
+#include "plan/search.h"
+#include "workload/workload.h"
+
+struct search_report {
+	const struct model_cfg *model;
+	const char *hf;                 /* the name the launch lines serve */
+	const struct wl_spec *wl;
+	const struct cap_cfg *cc;       /* SLOs, seeds */
+	const struct search_space *sp;  /* engine names (search_deploy.engine indexes them) */
+	const struct search_gpu *budget;
+	size_t nb;
+	const struct search_outcome *r; /* n outcomes in enumeration order */
+	size_t n;
+	const struct search_summary *s; /* their counts, ranking, front, best for the target */
+	const struct prices *prices;    /* NULL: none */
+	double target;                  /* --target-rate (0: none) */
+	int64_t top;                    /* launch lines for this many */
+	const struct acc_confidence *conf; /* per outcome: its stated confidence (accuracy.h) */
+};
+
+void search_report_text(FILE *f, const struct search_report *R);
+void search_report_json(FILE *f, const struct search_report *R);
+/* Header and one row per deployment, enumeration order. */
+void search_report_csv(const struct search_report *R, struct sbuf *o);
+void search_report_svg(const struct search_report *R, struct sbuf *o);
+
+#endif

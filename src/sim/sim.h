@@ -1,0 +1,259 @@
+/* sim.h - discrete-event simulation of LLM serving replicas.
+ *
+ * One replica = one engine (TP x PP GPUs) with its own scheduler and paged KV
+ * cache; --dp replicas share one clock behind a router.  The scheduler is the
+ * engine's (sim_cfg.policy; src/engine/): vLLM v1's, say, schedules running
+ * requests first (a decode gets 1 token, an unfinished prefill its next
+ * chunk), then waiting requests in FCFS order while max_num_seqs and the
+ * max_num_batched_tokens budget allow; KV blocks are allocated as tokens are
+ * scheduled; when allocation fails the most recently admitted running request
+ * is preempted (blocks freed, back to the front of the queue, recomputed
+ * later); no admissions in a step that preempted.  Requests that can never
+ * run are rejected with a reason: arrived = completed + running + waiting +
+ * rejected at every instant. */
+#ifndef SERVESIM_SIM_H
+#define SERVESIM_SIM_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cost/cost.h"
+#include "base/err.h"
+#include "sim/spec.h"
+#include "base/stats.h"
+#include "workload/workload.h"
+
+struct sched_policy;
+
+enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_OUTSTANDING };
+
+/* One request's row of the per-request CSV (sim_requests_csv_header), as
+ * numbers: what sim_cfg.on_request gets. */
+struct sim_req_row {
+	int64_t id;              /* the request's id (arrival order from 0; sim_submit's) */
+	int64_t arrival_ns;
+	bool completed;          /* status "completed" (else rejected, the times 0) */
+	double queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms; /* itl_ms 0 when it has none */
+};
+
+struct sim_cfg {
+	int64_t max_num_batched_tokens;
+	int64_t max_num_seqs;
+	int64_t max_model_len;
+	int64_t block_size;
+	int64_t long_prefill_token_threshold; /* 0 = none */
+	int64_t total_kv_blocks;              /* per replica */
+	bool prefix_caching;
+	/* the scheduler: how each step's batch is picked and waiting
+	 * requests admitted (an engine's: engine_type.policy, src/engine/;
+	 * vLLM v1's walk, SGLang's prefill and decode batches, TensorRT-LLM's
+	 * no-evict admission of whole prompts); required */
+	const struct sched_policy *policy;
+	/* a policy's settings (SGLang's flags; others ignore them): lpm
+	 * orders the waiting queue by the longest cached prefix before
+	 * admitting (stable, so FCFS among equals; fcfs for a round with more
+	 * than SGLANG_LPM_MAX_QUEUE waiting, and without prefix caching);
+	 * mixed_chunk: a prefill batch also decodes one token of every running
+	 * request, whose count comes off the prefill budget
+	 * (--enable-mixed-chunk); max_prefill_tokens (0: none): the prompt
+	 * tokens one prefill batch takes besides max_num_batched_tokens
+	 * (--max-prefill-tokens; past the batch's first request a prompt joins
+	 * only while it is shorter than what is left, and waits whole rather
+	 * than being chunked to fit) */
+	bool lpm, mixed_chunk;
+	int64_t max_prefill_tokens;
+	int dp;
+	/* attention-DP: the dp ranks step together (every step lasts as long
+	 * as the slowest rank's; a rank with nothing to run runs a dummy
+	 * one-token step, as vLLM's DP engines do) and the cost model sees the
+	 * MoE tokens of all ranks (step_desc.moe_tokens); with P/D, the ranks
+	 * of each worker (pd.prefill_group, pd.decode_group) */
+	bool lockstep;
+	enum router_kind router;
+	bool check_invariants;                /* after every event (tests) */
+	/* step segments off (--no-decode-segments): by default a replica's
+	 * consecutive steps are run back to back, each planned and priced as
+	 * alone, for as long as each one's end comes before every other event
+	 * (no arrival, transfer or other replica in between), without a trip
+	 * through the event queue; the output is byte-identical either way */
+	bool no_segments;
+	/* lazy decoders off (tests): by default a request in steady decode
+	 * is advanced by its replica's step count and walked only when a
+	 * block, its completion or a preemption needs it (sched.c); off, every
+	 * running request is walked at every step, as the literal algorithm
+	 * does; the output is byte-identical either way */
+	bool no_lazy_decoders;
+	bool exact_percentiles;               /* keep every value past LOGHIST_EXACT_MAX */
+	/* the caller reads no pooled-ITL distribution (eval, calibrate): the
+	 * gaps are not collected and metric_set.itl_pooled_ms stays empty (n
+	 * 0); itl_pooled_mean_ms and token_gaps are computed as always */
+	bool no_pooled_gaps;
+	size_t exact_max;                     /* that count (0: LOGHIST_EXACT_MAX; tests) */
+	FILE *requests_out;                   /* per-request CSV rows, or NULL */
+	/* called with each requests_out row's values as numbers, whether or
+	 * not the rows are written (the capacity search reads them so), or
+	 * NULL */
+	void (*on_request)(void *ctx, const struct sim_req_row *row);
+	void *on_request_ctx;
+	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */
+	/* live use (servesim serve): no workload is generated; requests
+	 * arrive by sim_submit and time moves by sim_advance.  on_chunk, if
+	 * set, is called with each chunk of output tokens as it reaches the
+	 * client: the request's id, the engine-side time (the client-side API
+	 * terms are the caller's to add), the chunk's tokens and whether it is
+	 * the last.  Live runs walk every running request at every step
+	 * (no_lazy_decoders, no_segments: set by sim_new) and collect gaps. */
+	bool live;
+	void (*on_chunk)(void *ctx, int64_t id, int64_t t_ns, int64_t tokens, bool last);
+	void *on_chunk_ctx;
+	struct spec_cfg spec;                 /* speculative decoding (spec.k 0: off) */
+	/* P/D disaggregation: pd.prefill prefill workers (replicas 0 ..
+	 * pd.prefill-1) run each prompt and its first token, then hand the KV
+	 * to one of the dp decode workers (the replicas after them): the
+	 * transfer takes alpha_s + prompt x kv_bytes_per_token / link_bw and
+	 * the decode worker admits the request when it lands.  Its first
+	 * token reaches the client at the hand-off, or, first_on_decode (vLLM,
+	 * SGLang), with the decode worker's first step for it, so that the wait
+	 * for a decode slot is TTFT.  pd.prefill 0: aggregated serving.
+	 * Attention-DP workers (lockstep): each prefill worker is
+	 * pd.prefill_group consecutive replicas and each decode worker
+	 * pd.decode_group, stepping together as the dp ranks of one engine
+	 * (pd.prefill and dp then count ranks; 0 or 1: one engine a worker). */
+	struct sim_pd {
+		int prefill;
+		int prefill_group, decode_group;
+		const struct cost_model *prefill_cost;
+		int64_t prefill_kv_blocks, prefill_max_num_seqs, prefill_max_num_batched_tokens;
+		double kv_bytes_per_token, link_bw, alpha_s;
+		bool first_on_decode;
+	} pd;
+};
+
+enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
+
+struct metric_set {
+	struct dist_summary ttft_ms, itl_ms, tpot_ms, e2e_ms, queue_ms;
+	size_t completed;
+	double input_tokens, output_tokens;
+	double first_arrival_s, last_done_s;
+	double last_arrival_s;     /* of the completed requests */
+	double throughput_rps, input_tok_s, output_tok_s;
+	/* vLLM's ITL (`vllm bench serve`): every gap between consecutive
+	 * streamed chunks of a request, pooled over all requests.  A chunk is
+	 * what one engine step gives a request: one token, or with
+	 * speculative decoding the accepted drafts and the bonus token
+	 * together (vLLM's client appends one ITL entry per chunk received).
+	 * A gap is the client-side time between the chunks' deliveries; the
+	 * client-side terms of E2E go with the gaps (stream_token_us per token
+	 * of the chunk; api_e2e_ms and the first token's stream_token_us with
+	 * the last gap), so a request's gaps sum to its E2E - TTFT.
+	 * The mean is sum(E2E - TTFT) / sum(chunks - 1) over the completed
+	 * requests (NAN when none has two chunks); itl_pooled_ms holds the
+	 * whole distribution (its mean, summed over the gaps, agrees within
+	 * rounding; reports print itl_pooled_mean_ms), exact while the run has at most
+	 * WDIST_EXACT_MAX distinct gap lengths, else within WDIST_REL_ERR
+	 * (wdist.h, itl_pooled_exact).  Gaps are taken as chunks reach the
+	 * client: a request rejected after it ran (preempted, then too long
+	 * for an empty KV cache) keeps the gaps it had. */
+	double itl_pooled_mean_ms;
+	size_t token_gaps;         /* sum(chunks - 1): sum(output - 1) without speculative decoding */
+	struct dist_summary itl_pooled_ms;
+	bool itl_pooled_exact;
+	/* How loaded the engine was (the load of an accuracy class,
+	 * eval/accuracy.h), from the completed requests' engine-side times:
+	 * running_per_rank, the mean number of requests running (first
+	 * scheduled to last token delivered: up to a step past the step that
+	 * made it) per engine rank (replica, attention-DP rank or P/D worker
+	 * rank) over [first arrival, last completion] (Little's law: their
+	 * summed running time over that span, over the ranks); queue_share,
+	 * the share of their summed arrival-to-last-token time spent waiting
+	 * to be scheduled.  NAN without completions. */
+	double running_per_rank, queue_share;
+};
+
+struct sim_totals {
+	uint64_t arrived, completed, rejected[REJ__COUNT], preemptions, steps;
+	uint64_t prefix_lookup_tokens, prefix_hit_tokens;
+	/* speculative decoding: verification steps of requests, drafts
+	 * offered and accepted in them */
+	uint64_t spec_verify, spec_drafted, spec_accepted;
+	uint64_t pd_transfers;     /* P/D: KV hand-offs, and their summed time */
+	int64_t pd_transfer_ns;
+	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
+	double kv_util_max;
+	int64_t duration_ns;       /* last event time */
+	uint64_t events;
+};
+
+struct sim;
+
+int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const struct wl_spec *wl,
+	    struct sim **out, struct err *e);
+void sim_free(struct sim *s);
+/* Process one event; returns 1 while events remain, 0 when done, <0 on error. */
+int sim_step(struct sim *s, struct err *e);
+int sim_run(struct sim *s, struct err *e);
+const struct sim_totals *sim_totals(const struct sim *s);
+int64_t sim_now_ns(const struct sim *s);
+/* Summaries of completed requests: stage -1 = all.  Exact percentiles up
+ * to LOGHIST_EXACT_MAX completions or with cfg.exact_percentiles; past
+ * it, from log-bucketed histograms within LOGHIST_REL_ERR (loghist.h). */
+void sim_summary(struct sim *s, int stage, struct metric_set *out);
+/* sim_summary without its TPOT and queue-time distributions (left zero;
+ * everything else the same values), computed afresh unless a whole
+ * summary is kept: what eval compares, with two sorts in five fewer. */
+void sim_summary_core(struct sim *s, int stage, struct metric_set *out);
+int sim_nstages(const struct sim *s);
+const char *reject_reason_name(enum reject_reason r);
+/* Per-request client-side TTFT and E2E (ms) by request id (arrival order,
+ * 0 .. n-1); NAN for requests not completed (rejected, still running) and
+ * for all once the run went past LOGHIST_EXACT_MAX completions without
+ * cfg.exact_percentiles. */
+void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n);
+/* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
+ * same terms (NAN also for a completed request of one output token). */
+void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
+/* vLLM's goodput: *good = the completed requests within every limit
+ * (lim_ms: TTFT, TPOT, E2E; NAN: no limit; a one-token request has TPOT
+ * 0, as vLLM counts it), *per_s = their number per second from the first
+ * arrival to the last completion (0 for an empty run).  SS_EUSAGE when the
+ * run kept no per-request values (sim_per_request). */
+int sim_goodput(struct sim *s, const double lim_ms[3], size_t *good, double *per_s, struct err *e);
+/* Keep each completion's engine-side times (24 bytes a record, until they
+ * are folded past LOGHIST_EXACT_MAX), for sim_reprice_api; before the
+ * first sim_step. */
+void sim_keep_client_times(struct sim *s);
+/* The client-side API terms (overheads api_ttft_ms, api_e2e_ms) move no
+ * step: after a run with sim_keep_client_times, its completions' TTFT,
+ * ITL, TPOT and E2E (records, summaries, sim_per_request) become what a
+ * run with these two terms instead would have recorded, bit for bit.
+ * false (nothing changed) when the run kept no times (past
+ * LOGHIST_EXACT_MAX, or without sim_keep_client_times), collects pooled gaps
+ * or wrote per-request CSV rows: those hold the old terms. */
+bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms);
+/* The header line of cfg.requests_out's rows (one per request, written
+ * as it completes or is rejected): spec and pd add the speculative-decoding
+ * and P/D columns, as cfg.spec.k > 0 and cfg.pd.prefill > 0 do to the rows. */
+void sim_requests_csv_header(FILE *f, bool spec, bool pd);
+/* Running and waiting counts summed over replicas (tests, serve's metrics). */
+void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
+/* The share of KV blocks in use, over every replica (0..1). */
+double sim_kv_usage(const struct sim *s);
+
+/* --- live use (cfg.live) --- */
+
+/* Time of the next event (INT64_MAX when nothing is pending). */
+int64_t sim_next_event_ns(const struct sim *s);
+/* Process every event up to t_ns, then move the clock to t_ns (never
+ * back: a t_ns before now only processes what is due; INT64_MAX runs every
+ * pending event and leaves the clock at the last).  0 or <0. */
+int sim_advance(struct sim *s, int64_t t_ns, struct err *e);
+/* A request of prompt_tokens and output_tokens arrives now: its id in *id
+ * (arrival order).  Returns 1 when it was admitted, 0 when it was rejected
+ * at once (*why: longer than max_model_len, or more KV than the cache
+ * holds; cfg.on_request has seen it), <0 on error (SS_EUSAGE: not a live
+ * simulation, or a count out of range). */
+int sim_submit(struct sim *s, int64_t prompt_tokens, int64_t output_tokens, int64_t *id,
+	       enum reject_reason *why, struct err *e);
+
+#endif

@@ -1,0 +1,64 @@
+/* spec.h - speculative decoding and MTP as vLLM V1 runs them: each decode
+ * step of a request verifies its last token plus K draft tokens (a
+ * width-(K+1) forward pass: decode GEMMs, attention and LM head on K+1
+ * positions), accepts a prefix of the drafts and samples one more token, so
+ * a step yields 1..K+1 tokens.  Acceptance: one rate A (draft position i is
+ * accepted with probability A once positions 1..i-1 were: the geometric
+ * model) or one rate per position A1..AK (the same, position i with Ai);
+ * draws from one seeded PCG32 stream (stream 11 of the workload seed) in
+ * the scheduler's order.  Draft cost per step for n requests: mtp and eagle
+ * run K sequential passes of one decoder layer plus the LM head on n tokens
+ * (an MTP module is one DeepSeek-V3 decoder layer; an EAGLE draft head is
+ * one decoder layer), ngram nothing on the GPU (a CPU lookup), a draft
+ * model K decode steps of its own. */
+#ifndef SERVESIM_SPEC_H
+#define SERVESIM_SPEC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cost/cost.h"
+#include "base/err.h"
+#include "base/pcg32.h"
+
+enum spec_method { SPEC_NONE, SPEC_MTP, SPEC_EAGLE, SPEC_NGRAM, SPEC_DRAFT };
+
+#define SPEC_MAX_TOKENS 16
+
+struct spec_cfg {
+	enum spec_method method;
+	int k;                          /* draft tokens per step (0 = off) */
+	int nrates;                     /* 1: geometric; k: one per position */
+	double rate[SPEC_MAX_TOKENS];
+	const struct cost_model *draft; /* SPEC_DRAFT: the draft model's costs */
+	char src[240];                  /* where the rates come from ("" = given) */
+};
+
+/* The measured default acceptance of sp->method for sp->k drafts: the
+ * conditional acceptance of draft position i is a x d^(i-1) (capped at 1),
+ * a and d fitted per method on measured mean acceptance lengths
+ * (data/specdec/, scripts/specdec/fit_acceptance.py); sets rate[0..k-1],
+ * nrates = k and src.  random_prompts: the workload sends a benchmark
+ * client's synthetic prompts, priced with the method's random-prompt curve
+ * (MTP), else its text curve (src says so).
+ * -1 (sp unchanged) for a method without measurements (ngram, a draft
+ * model). */
+int spec_default_rates(struct spec_cfg *sp, bool random_prompts);
+/* Mean acceptance length of sp's rates over its k drafts (tokens a step
+ * yields, the bonus token included). */
+double spec_mean_accepted_len(const struct spec_cfg *sp);
+
+const char *spec_method_name(enum spec_method m);
+/* "mtp", "eagle", "ngram" or "draft:MODEL" (MODEL copied into draft_model). */
+int spec_parse_method(const char *s, enum spec_method *m, char *draft_model, size_t n,
+		      struct err *e);
+/* "A" or "A1,...,AK" with every value in [0, 1]; k must be set first. */
+int spec_parse_rates(const char *s, struct spec_cfg *sp, struct err *e);
+/* Drafts accepted out of k offered (0..k), drawn from r. */
+int spec_accepted(const struct spec_cfg *sp, int k, struct pcg32 *r);
+/* Seconds to draft k tokens for each of n requests attending ctx_sum keys
+ * in all, with c the target model's costs. */
+double spec_draft_s(const struct spec_cfg *sp, const struct cost_model *c, int64_t n,
+		    double ctx_sum);
+
+#endif
