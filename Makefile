@@ -49,6 +49,7 @@ LIB_SRC += src/readers/vcr.c
 LIB_SRC += src/readers/bench.c
 LIB_SRC += src/readers/registry.c
 LIB_SRC += src/readers/guidellm_v2.c
+LIB_SRC += src/readers/measured.c
 LIB_SRC += src/sim/stepmemo.c
 LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c

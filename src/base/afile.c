@@ -3,6 +3,7 @@
  * named.  See afile.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,13 +15,15 @@
 
 #include "base/afile.h"
 #include "base/alloc.h"
+#include "base/paths.h"
 #include "base/sbuf.h"
 
-/* Temporary files to remove when SIGINT or SIGTERM arrives.  A signal handler
- * can reach nothing but static storage, so this table is the one mutable
- * global of the library; it holds fixed buffers (no malloc in the handler)
- * and is only ever written outside the handler.  16 slots: no command keeps
- * more than three outputs open at once. */
+/* Temporary files to remove when a terminating signal arrives.  A signal
+ * handler can reach nothing but static storage, so this table is the one
+ * mutable global of the library (with the standard-output claim below); it
+ * holds fixed buffers (no malloc in the handler) and is only ever written
+ * outside the handler.  16 slots: no command keeps more than three outputs
+ * open at once. */
 #define AFILE_SLOTS 16
 #define AFILE_PATH_MAX 4096
 static char afile_tmp_path[AFILE_SLOTS][AFILE_PATH_MAX];
@@ -38,22 +41,33 @@ static void afile_on_signal(int sig)
 	raise(sig);
 }
 
+/* Every signal whose default action ends the process and that a user, a
+ * shell, a resource limit or a closed pipe sends: a hang-up, ^\, kill's
+ * USR1/USR2, an alarm, the CPU and file-size limits (ulimit -t, -f), a
+ * reader gone, ^C and kill.  (SIGKILL cannot be caught; the crash signals
+ * are programmer errors and keep their core dump.) */
+static const int afile_sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+				 SIGALRM, SIGXCPU, SIGXFSZ, SIGPIPE};
+#define AFILE_NSIGS (sizeof(afile_sigs) / sizeof(afile_sigs[0]))
+
 static void install_handlers(void)
 {
-	static const int sigs[2] = {SIGINT, SIGTERM};
 	struct sigaction sa, old;
-	int i;
+	size_t i;
 
 	if (afile_handlers_set)
 		return;
 	afile_handlers_set = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = afile_on_signal;
+	/* one cleanup at a time: the others wait until it re-raises */
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < 2; i++) {
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+	for (i = 0; i < AFILE_NSIGS; i++)
+		sigaddset(&sa.sa_mask, afile_sigs[i]);
+	for (i = 0; i < AFILE_NSIGS; i++) {
+		if (sigaction(afile_sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
 			continue; /* nohup and friends: keep ignoring */
-		sigaction(sigs[i], &sa, NULL);
+		sigaction(afile_sigs[i], &sa, NULL);
 	}
 }
 
@@ -78,6 +92,18 @@ static void slot_drop(int slot)
 {
 	if (slot >= 0 && slot < AFILE_SLOTS)
 		afile_tmp_used[slot] = 0;
+}
+
+/* Standard output once an output claims it (afile_check_outputs): a
+ * duplicate of the process's fd 1 as it was, fd 1 itself then carrying the
+ * report to standard error; and the name that claimed it.  -1: unclaimed. */
+static int afile_stdout_fd = -1;
+static char afile_stdout_name[AFILE_PATH_MAX];
+
+static bool afile_is_stdout(const char *path)
+{
+	return afile_stdout_fd >= 0 && path &&
+	       (strcmp(path, "-") == 0 || strcmp(path, afile_stdout_name) == 0);
 }
 
 /* The mode a new file gets: 0666 less the umask (which can only be read by
@@ -154,10 +180,23 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	struct stat st;
 	char *real;
 	sigset_t hold, prev;
+	size_t i;
 	int fd, rc;
 
 	memset(a, 0, sizeof(*a));
 	a->slot = -1;
+	if (afile_is_stdout(path)) {
+		/* claimed by afile_check_outputs: the process's standard output
+		 * as it was then (fd 1 now carries the report to stderr) */
+		if ((fd = dup(afile_stdout_fd)) < 0 || !(a->f = fdopen(fd, "w"))) {
+			rc = err_set(e, SS_ERUNTIME, "standard output: cannot open: %s", strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return rc;
+		}
+		a->path = xstrdup("standard output");
+		return 0;
+	}
 	if ((rc = afile_check(path, NULL, 0, e)) < 0)
 		return rc;
 	/* follow links: the temp file goes beside the file that is replaced */
@@ -177,11 +216,11 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	}
 	sb_init(&sb);
 	sb_printf(&sb, "%s.tmpXXXXXX", a->path);
-	/* SIGINT/SIGTERM held off from the file's creation to its registration,
-	 * so a signal in between cannot leave it behind */
+	/* the signals held off from the file's creation to its registration,
+	 * so one in between cannot leave it behind */
 	sigemptyset(&hold);
-	sigaddset(&hold, SIGINT);
-	sigaddset(&hold, SIGTERM);
+	for (i = 0; i < AFILE_NSIGS; i++)
+		sigaddset(&hold, afile_sigs[i]);
 	pthread_sigmask(SIG_BLOCK, &hold, &prev);
 	fd = mkstemp(sb.buf);
 	if (fd >= 0)
@@ -204,7 +243,8 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	return 0;
 }
 
-int afile_commit(struct afile *a, struct err *e)
+/* Flush and close a->f, checking both; on an error a is aborted. */
+static int afile_close_checked(struct afile *a, struct err *e)
 {
 	int bad = 0, errnum = 0;
 
@@ -223,6 +263,12 @@ int afile_commit(struct afile *a, struct err *e)
 		afile_abort(a);
 		return rc;
 	}
+	return 0;
+}
+
+/* Rename a closed a into place. */
+static int afile_rename(struct afile *a, struct err *e)
+{
 	if (a->tmp && rename(a->tmp, a->path) != 0) {
 		int rc = err_set(e, SS_ERUNTIME, "%s: cannot rename into place: %s", a->path,
 				 strerror(errno));
@@ -235,6 +281,28 @@ int afile_commit(struct afile *a, struct err *e)
 	memset(a, 0, sizeof(*a));
 	a->slot = -1;
 	return 0;
+}
+
+int afile_commit(struct afile *a, struct err *e)
+{
+	int rc = afile_close_checked(a, e);
+
+	return rc < 0 ? rc : afile_rename(a, e);
+}
+
+int afile_commit_all(struct afile *const *a, size_t n, struct err *e)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++)
+		rc = afile_close_checked(a[i], e);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = afile_rename(a[i], e);
+	if (rc < 0)
+		for (i = 0; i < n; i++)
+			afile_abort(a[i]);
+	return rc;
 }
 
 void afile_abort(struct afile *a)
@@ -320,25 +388,194 @@ int afile_check(const char *path, const char *const *inputs, size_t n, struct er
 	return rc;
 }
 
-int afile_check_dir(const char *dir, const char *const *names, const char *const *inputs,
-		    size_t n, struct err *e)
+/* --- the output rule (afile_check_outputs) --- */
+
+/* Does path name the process's standard output: "-", or the very file,
+ * pipe or socket fd 1 writes to (/dev/stdout, /proc/self/fd/1, or the file
+ * a shell redirected it to)?  A terminal or /dev/null that fd 1 also goes
+ * to counts only under standard output's own names: both are written in
+ * place, and two writers on them harm nothing. */
+static bool names_stdout(const char *path)
 {
-	struct stat sd;
+	static const char *const own[] = {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"};
+	struct stat sp, so;
+	size_t i;
+
+	if (strcmp(path, "-") == 0)
+		return true;
+	if (fstat(STDOUT_FILENO, &so) != 0 || stat(path, &sp) != 0 || !same_file(&sp, &so))
+		return false;
+	if (!S_ISCHR(so.st_mode))
+		return true;
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strcmp(path, own[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The absolute name of path with every link followed, whether or not the
+ * file exists yet (its folder must); NULL when its folder does not. */
+static char *canonical(const char *path)
+{
+	char *real = resolve_links(path), *p = real ? real : xstrdup(path), *d, *rd, *c;
+	const char *base;
 	struct sbuf sb;
+
+	if ((c = realpath(p, NULL)) != NULL) {
+		free(p);
+		return c;
+	}
+	d = dir_of(p);
+	base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+	rd = realpath(d, NULL);
+	c = NULL;
+	if (rd) {
+		sb_init(&sb);
+		sb_printf(&sb, "%s/%s", strcmp(rd, "/") == 0 ? "" : rd, base);
+		c = sb.buf;
+	}
+	free(rd);
+	free(d);
+	free(p);
+	return c;
+}
+
+static bool inside(const char *path, const char *tree)
+{
+	size_t n = strlen(tree);
+
+	return tree[0] && strncmp(path, tree, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Is the (canonical) path inside a folder servesim reads without being
+ * told: the data folder (models, GPUs, prices, kernel tables), the example
+ * workloads (workloads/default.json is every command's default) or the
+ * calibration files (tier 1 and 2, applied by default)?  flag names the
+ * output in the message. */
+static int check_implicit(const char *flag, const char *path, const char *canon, unsigned flags,
+			  struct err *e)
+{
+	static const char *const trees[3][3] = {
+		{"", "servesim's data folder", "models, GPUs, prices, kernel tables"},
+		{"/../workloads", "the workloads folder", "workloads/default.json is the default workload"},
+		{"/../calibration", "the calibration folder", "tier-1 and tier-2 files applied by default"}};
+	char data[AFILE_PATH_MAX], t[AFILE_PATH_MAX + 32], *real;
+	int i, rc = 0;
+
+	paths_data_dir(data, sizeof(data));
+	for (i = 0; i < 3 && rc == 0; i++) {
+		snprintf(t, sizeof(t), "%s%s", data, trees[i][0]);
+		if (!(real = realpath(t, NULL)))
+			continue;
+		if (inside(canon, real)) {
+			char tier1[AFILE_PATH_MAX + 8];
+			snprintf(tier1, sizeof(tier1), "%s/tier1", real);
+			if (!(i == 2 && (flags & AFILE_CALIBRATION) && inside(canon, tier1)))
+				rc = err_set(e, SS_EUSAGE, "%s %s: is in %s %s (%s), which servesim reads; "
+					     "write the output elsewhere", flag, path, trees[i][1], real,
+					     trees[i][2]);
+		}
+		free(real);
+	}
+	return rc;
+}
+
+/* One output's own checks: not empty, not a folder, its folder there and
+ * writable, not an input, not in a folder servesim reads. */
+static int check_one(const struct afile_out *o, const char *path, const char *const *inputs,
+		     size_t nin, unsigned flags, char **canon, struct err *e)
+{
+	int rc;
+
+	*canon = NULL;
+	if ((rc = afile_check(path, inputs, nin, e)) < 0)
+		return rc;
+	if (!(*canon = canonical(path)))
+		return 0; /* (afile_check found its folder) */
+	return check_implicit(o->flag, path, *canon, flags, e);
+}
+
+/* The outputs checked so far: canonical names (NULL: not yet known) and the
+ * flags naming them. */
+struct seen {
+	char *canon;
+	const char *flag;
+};
+
+static int seen_add(struct seen **v, size_t *n, size_t *cap, const struct afile_out *o,
+		    const char *path, const char *const *inputs, size_t nin, unsigned flags,
+		    struct err *e)
+{
+	XGROW(*v, *cap, *n + 1);
+	(*v)[*n].flag = o->flag;
+	return check_one(o, path, inputs, nin, flags, &(*v)[(*n)++].canon, e);
+}
+
+int afile_check_outputs(const struct afile_out *outs, size_t n, const char *const *inputs,
+			size_t nin, unsigned flags, struct err *e)
+{
+	struct seen *v = NULL;
+	const char *const *f;
+	const char *claim = NULL;
+	struct sbuf sb;
+	size_t i, j, nv = 0, cap = 0;
+	struct stat st;
 	int rc = 0;
 
-	if (!dir || !*dir)
-		return err_set(e, SS_EUSAGE, "empty output folder name");
-	if (stat(dir, &sd) == 0 && !S_ISDIR(sd.st_mode))
-		return err_set(e, SS_EUSAGE, "%s: is not a folder", dir);
-	if (stat(dir, &sd) != 0)
-		return 0; /* created later */
 	sb_init(&sb);
-	for (; *names && rc == 0; names++) {
-		sb_reset(&sb);
-		sb_printf(&sb, "%s/%s", dir, *names);
-		rc = afile_check(sb.buf, inputs, n, e);
+	for (i = 0; i < n && rc == 0; i++) {
+		const struct afile_out *o = &outs[i];
+		char *c;
+		if (!o->path)
+			continue;
+		if (!*o->path) {
+			rc = err_set(e, SS_EUSAGE, "%s: empty file name", o->flag);
+		} else if (!o->files && names_stdout(o->path)) {
+			if (claim)
+				rc = err_set(e, SS_EUSAGE, "%s and %s both name standard output; "
+					     "write one of them to a file", claim, o->flag);
+			else if (fcntl(STDOUT_FILENO, F_GETFD) < 0)
+				rc = err_set(e, SS_EUSAGE, "%s %s: standard output is closed", o->flag, o->path);
+			else if (strlen(o->path) >= AFILE_PATH_MAX)
+				rc = err_set(e, SS_EUSAGE, "%s: name too long", o->flag);
+			else
+				memcpy(afile_stdout_name, o->path, strlen(o->path) + 1);
+			claim = o->flag;
+		} else if (!o->files) {
+			rc = seen_add(&v, &nv, &cap, o, o->path, inputs, nin, flags, e);
+		} else if (stat(o->path, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			rc = err_set(e, SS_EUSAGE, "%s %s: is not a folder", o->flag, o->path);
+		} else {
+			/* a folder receiving the named files (created later
+			 * when it does not exist yet) */
+			if ((c = canonical(o->path)) != NULL)
+				rc = check_implicit(o->flag, o->path, c, flags, e);
+			free(c);
+			for (f = o->files; *f && rc == 0 && stat(o->path, &st) == 0; f++) {
+				sb_reset(&sb);
+				sb_printf(&sb, "%s/%s", o->path, *f);
+				rc = seen_add(&v, &nv, &cap, o, sb.buf, inputs, nin, flags, e);
+			}
+		}
 	}
+	/* two outputs of one command on one file: the second would replace the
+	 * first (a terminal or /dev/null may take both) */
+	for (i = 0; i < nv && rc == 0; i++)
+		for (j = 0; j < i && rc == 0; j++)
+			if (v[i].canon && v[j].canon && strcmp(v[i].canon, v[j].canon) == 0 &&
+			    !(stat(v[i].canon, &st) == 0 && S_ISCHR(st.st_mode)))
+				rc = err_set(e, SS_EUSAGE, "%s and %s name the same file %s; each output needs "
+					     "its own", v[j].flag, v[i].flag, v[i].canon);
+	if (rc == 0 && claim && afile_stdout_fd < 0) {
+		/* the claimed output gets fd 1 as it is; the report, which
+		 * every command prints on fd 1, goes to standard error */
+		fflush(stdout);
+		if ((afile_stdout_fd = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			rc = err_set(e, SS_ERUNTIME, "standard output: cannot redirect: %s", strerror(errno));
+	}
+	for (i = 0; i < nv; i++)
+		free(v[i].canon);
+	free(v);
 	sb_release(&sb);
 	return rc;
 }

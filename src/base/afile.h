@@ -4,13 +4,22 @@
  * (after following symbolic links, so a link stays a link) with the mode the
  * umask gives a new file, then rename()d over the target: a crash or an error
  * never leaves a half-written result.  A FIFO or a character device (/dev/null,
- * /dev/stdout) is written directly, as asked, and never replaced.  Temporary
- * files are removed on SIGINT and SIGTERM.  Every write error is reported with
- * the file's name (SS_ERUNTIME).
+ * /dev/tty) is written directly, as asked, and never replaced.  Temporary
+ * files are removed on every terminating signal a user, a shell, a limit or a
+ * closed pipe sends (HUP, INT, QUIT, TERM, USR1, USR2, ALRM, XCPU, XFSZ, PIPE).
+ * Every write error is reported with the file's name (SS_ERUNTIME).
  *
- * afile_check() validates an output path before any work is done: the folder
- * must exist, the path must not be a folder, and it must not be the same file
- * as an input (SS_EUSAGE). */
+ * The output rule, afile_check_outputs(), runs over every output of a
+ * command at once before any work is done (SS_EUSAGE otherwise):
+ * - no output may be a file servesim reads: an input of the command
+ *   (explicit; a folder stands for the files in it), or anything inside the
+ *   folders it reads without being told (the data folder, workloads/ and
+ *   calibration/ beside it; calibrate may write calibration/tier1/);
+ * - no two outputs may be one file;
+ * - "-", /dev/stdout (and the file or pipe standard output goes to) mean
+ *   standard output: at most one output may take it, and the report the
+ *   command prints there then goes to standard error;
+ * - a file's folder must exist, and the path must not be a folder. */
 #ifndef SERVESIM_AFILE_H
 #define SERVESIM_AFILE_H
 #include <stdbool.h>
@@ -28,18 +37,33 @@ struct afile {
 int afile_open(struct afile *a, const char *path, struct err *e);
 /* Flush, close (checking both) and rename into place. */
 int afile_commit(struct afile *a, struct err *e);
+/* Commit the n files a together, all or none: each is flushed and closed
+ * (checked) before any is renamed into place; on the first error every one
+ * is aborted (a command with two outputs never leaves one of them). */
+int afile_commit_all(struct afile *const *a, size_t n, struct err *e);
 /* Close and remove the temporary file; safe to call after commit. */
 void afile_abort(struct afile *a);
 
-/* Output path checks, to run before any work.  inputs: n paths read by the
- * command (NULL entries skipped); a folder among them stands for the files
- * directly in it.  Two paths are the same file when device and inode agree
- * after following links. */
+/* One output of a command: the flag naming it (for messages), its path
+ * (NULL: not asked for) and, for an output folder, the NULL-terminated names
+ * of the files written in it (the folder may not exist yet). */
+struct afile_out {
+	const char *flag;
+	const char *path;
+	const char *const *files;
+};
+#define AFILE_CALIBRATION 1u /* outputs may go to calibration/tier1/ (calibrate -o) */
+
+/* The output rule above, for the n outputs of one command.  inputs: nin
+ * paths the command reads (NULL entries skipped).  Two paths are the same
+ * file when they name it after following links (device and inode for
+ * existing files).  When an output takes standard output, fd 1 is pointed
+ * at standard error here and afile_open() of that name writes to the
+ * original standard output. */
+int afile_check_outputs(const struct afile_out *outs, size_t n, const char *const *inputs,
+			size_t nin, unsigned flags, struct err *e);
+/* One path's own part of the rule (folder, inputs), for tests. */
 int afile_check(const char *path, const char *const *inputs, size_t n, struct err *e);
-/* The same for an output folder that will receive the named files (NULL-
- * terminated list); the folder may not exist yet. */
-int afile_check_dir(const char *dir, const char *const *names, const char *const *inputs,
-		    size_t n, struct err *e);
 
 /* Flush a stream and report any write error on it, naming it. */
 int afile_check_stream(FILE *f, const char *name, struct err *e);

@@ -1,11 +1,13 @@
 /* gzread.c - zlib adapter.  gzopen reads plain files transparently, so one
  * code path serves .json and .json.gz; gzread < 0 and gzerror are checked so a
  * truncated archive is reported instead of silently yielding a short file. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "base/alloc.h"
@@ -33,7 +35,16 @@ int gzr_open(const char *path, struct gzr **out, struct err *e)
 	/* a folder opens but fails on read: say so, as bad input like a missing file */
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return err_set(e, SS_EDATA, "%s: is a folder, expected a file", path);
-	f = gzopen(path, "rb");
+	/* "-" is standard input, as for the outputs (afile.c); a duplicate,
+	 * so that gzclose leaves fd 0 open */
+	if (strcmp(path, "-") == 0) {
+		int fd = dup(STDIN_FILENO);
+		f = fd < 0 ? NULL : gzdopen(fd, "rb");
+		if (!f && fd >= 0)
+			close(fd);
+	} else {
+		f = gzopen(path, "rb");
+	}
 	if (!f)
 		return err_set(e, SS_EDATA, "%s: cannot open: %s", path,
 			       errno ? strerror(errno) : "out of memory");
@@ -132,6 +143,11 @@ int gzr_getline(struct gzr *g, const char **line, size_t *len, struct err *e)
 		any = 1;
 		nl = memchr(g->buf + g->pos, '\n', g->fill - g->pos);
 		k = nl ? (size_t)(nl - (g->buf + g->pos)) : g->fill - g->pos;
+		/* a line without end (/dev/zero as a trace) is refused at the
+		 * limit, not held until memory runs out */
+		if (n + k > GZR_MAX_LINE)
+			return err_set(e, SS_EDATA, "%s:%zu: a line longer than %zu bytes", g->path,
+				       g->lineno + 1, (size_t)GZR_MAX_LINE);
 		XGROW(g->line, g->line_cap, n + k + 1);
 		memcpy(g->line + n, g->buf + g->pos, k);
 		n += k;
@@ -182,7 +198,15 @@ int gzr_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, s
 		return rc;
 	for (;;) {
 		long r;
-		XGROW(b, cap, n + 65536 + 1);
+		/* the buffer never grows past the limit and one byte to tell it
+		 * crossed (doubling took /dev/zero to 2 GiB for a 1 GiB limit) */
+		if (n + 65536 + 1 > cap) {
+			size_t want = cap * 2 > n + 65536 + 1 ? cap * 2 : n + 65536 + 1;
+			if (want > max_bytes + 2)
+				want = max_bytes + 2;
+			b = xrealloc(b, want);
+			cap = want;
+		}
 		r = gzr_read(g, b + n, cap - n - 1, e);
 		if (r < 0) {
 			rc = (int)r;

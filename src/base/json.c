@@ -275,9 +275,14 @@ int json_parse(const char *text, size_t len, const char *source, struct json **o
 
 int json_parse_file(const char *path, struct json **out, struct err *e)
 {
+	return json_parse_file_max(path, JSON_MAX_FILE_BYTES, out, e);
+}
+
+int json_parse_file_max(const char *path, size_t max_bytes, struct json **out, struct err *e)
+{
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = gzr_read_file(path, JSON_MAX_FILE_BYTES, &buf, &len, e);
+	int rc = gzr_read_file(path, max_bytes, &buf, &len, e);
 
 	if (rc < 0)
 		return rc;
@@ -486,9 +491,12 @@ int json_opt_int(const struct json *obj, const char *key, const char *ctx, int64
 		*present = p;
 	if (rc < 0 || !p)
 		return rc;
-	if (v != floor(v) || v < (double)lo || v > (double)hi) {
+	/* (double)INT64_MAX rounds up to 2^63, which no int64_t holds */
+	if (v != floor(v) || v < (double)lo || v > (double)hi || v >= 0x1p63) {
 		if (v != floor(v))
 			return err_set(e, SS_EDATA, "%s: '%s' must be an integer, got %.10g", ctx, key, v);
+		if (hi == INT64_MAX && v >= (double)lo)
+			return err_set(e, SS_EDATA, "%s: '%s' must be below 2^63, got %.10g", ctx, key, v);
 		if (hi == INT64_MAX)
 			return err_set(e, SS_EDATA, "%s: '%s' must be >= %lld, got %.10g", ctx, key,
 				       (long long)lo, v);

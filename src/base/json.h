@@ -24,8 +24,11 @@ enum json_type {
  * success *out owns the whole tree (free with json_free). */
 int json_parse(const char *text, size_t len, const char *source, struct json **out,
 	       struct err *e);
-/* Read (plain or .gz) file and parse it. */
+/* Read (plain or .gz) file and parse it (files up to 1 GiB). */
 int json_parse_file(const char *path, struct json **out, struct err *e);
+/* json_parse_file for a file that is never large (a model's config.json, a
+ * workload spec): SS_EDATA past max_bytes, read no further. */
+int json_parse_file_max(const char *path, size_t max_bytes, struct json **out, struct err *e);
 void json_free(struct json *root);
 
 enum json_type json_type_of(const struct json *j);

@@ -21,6 +21,22 @@ int paths_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+void paths_dir(const char *path, char *out, size_t n)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/') /* "a/b/" is b in a */
+		len--;
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len == 0)
+		snprintf(out, n, ".");
+	else
+		snprintf(out, n, "%.*s", (int)len, path);
+}
+
 void paths_data_dir(char *out, size_t n)
 {
 	const char *env = getenv("SERVESIM_DATA_DIR");
@@ -96,11 +112,13 @@ int paths_edit_distance(const char *a, const char *b)
 	return row[lb] > 255 ? 255 : row[lb];
 }
 
-int paths_mkdir_p(const char *dir)
+int paths_mkdir_p_made(const char *dir, char *made, size_t nmade)
 {
 	char buf[1024];
 	size_t i, n = strlen(dir);
 
+	if (nmade > 0)
+		made[0] = '\0';
 	if (n == 0 || n >= sizeof(buf))
 		return -1;
 	memcpy(buf, dir, n + 1);
@@ -108,10 +126,35 @@ int paths_mkdir_p(const char *dir)
 		if (buf[i] == '/' || buf[i] == '\0') {
 			char c = buf[i];
 			buf[i] = '\0';
-			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			if (mkdir(buf, 0755) == 0) {
+				if (nmade > 0 && made[0] == '\0')
+					snprintf(made, nmade, "%s", buf);
+			} else if (errno != EEXIST) {
 				return -1;
+			}
 			buf[i] = c;
 		}
 	}
 	return 0;
+}
+
+int paths_mkdir_p(const char *dir)
+{
+	return paths_mkdir_p_made(dir, NULL, 0);
+}
+
+void paths_rmdir_made(const char *dir, const char *made)
+{
+	char buf[1024];
+	size_t n = strlen(made);
+
+	if (n == 0 || snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+		return;
+	/* from dir up, while still below or at made */
+	while (strlen(buf) >= n && rmdir(buf) == 0) {
+		char *slash = strrchr(buf, '/');
+		if (strlen(buf) == n || !slash)
+			break;
+		*slash = '\0';
+	}
 }

@@ -64,3 +64,26 @@ void sb_printf(struct sbuf *sb, const char *fmt, ...)
 	}
 	sb->len += (size_t)n;
 }
+
+/* Words of letters, digits and _@%+=:,./- mean the same to every POSIX
+ * shell bare; anything else ($, ;, spaces, quotes, globs, a leading ~ or #)
+ * goes in single quotes, where only a ' needs care: '\'' closes, adds one
+ * and reopens. */
+void sb_put_shell(struct sbuf *sb, const char *s)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-";
+	const char *p;
+
+	if (s[0] != '\0' && strspn(s, safe) == strlen(s)) {
+		sb_puts(sb, s);
+		return;
+	}
+	sb_putc(sb, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			sb_puts(sb, "'\\''");
+		else
+			sb_putc(sb, *p);
+	}
+	sb_putc(sb, '\'');
+}

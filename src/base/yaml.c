@@ -250,11 +250,11 @@ int yaml_parse_text(const char *buf, size_t len, const char *path, struct json *
 	return rc;
 }
 
-int yaml_parse_file(const char *path, struct json **out, struct err *e)
+static int yaml_parse_file_max(const char *path, size_t max_bytes, struct json **out, struct err *e)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = gzr_read_file(path, YAML_MAX_FILE_BYTES, &buf, &len, e);
+	int rc = gzr_read_file(path, max_bytes, &buf, &len, e);
 
 	if (rc < 0)
 		return rc;
@@ -263,9 +263,14 @@ int yaml_parse_file(const char *path, struct json **out, struct err *e)
 	return rc;
 }
 
-int yaml_or_json_parse_file(const char *path, struct json **out, struct err *e)
+int yaml_parse_file(const char *path, struct json **out, struct err *e)
+{
+	return yaml_parse_file_max(path, YAML_MAX_FILE_BYTES, out, e);
+}
+
+int yaml_or_json_parse_file(const char *path, size_t max_bytes, struct json **out, struct err *e)
 {
 	if (yaml_is_yaml_path(path))
-		return yaml_parse_file(path, out, e);
-	return json_parse_file(path, out, e);
+		return yaml_parse_file_max(path, max_bytes, out, e);
+	return json_parse_file_max(path, max_bytes, out, e);
 }

@@ -16,8 +16,9 @@ int yaml_parse_file(const char *path, struct json **out, struct err *e);
 /* The same over a buffer; path names it in messages. */
 int yaml_parse_text(const char *buf, size_t len, const char *path, struct json **out,
 		    struct err *e);
-/* Parse a .yaml/.yml file with yaml_parse_file, anything else as JSON. */
-int yaml_or_json_parse_file(const char *path, struct json **out, struct err *e);
+/* Parse a .yaml/.yml file with yaml_parse_file, anything else as JSON;
+ * SS_EDATA for a file over max_bytes (read no further). */
+int yaml_or_json_parse_file(const char *path, size_t max_bytes, struct json **out, struct err *e);
 bool yaml_is_yaml_path(const char *path);
 
 #endif

@@ -229,9 +229,9 @@ static int merge_point(const struct calib_ctx *c, const struct calib_set *sets, 
 		calib_set_release(out);
 		if (overloaded > 0)
 			return err_set(e, SS_EDATA,
-				       "calibrate: no measured requests or steady stages to fit on: all %zu stages are overloaded (fewer than 90 %% of their requests completed, or a mean TTFT above 5 s) and teach queue length, not overheads",
+				       "no measured requests or steady stages to fit on: all %zu stages are overloaded (fewer than 90 %% of their requests completed, or a mean TTFT above 5 s) and teach queue length, not overheads",
 				       overloaded);
-		return err_set(e, SS_EDATA, "calibrate: no measured requests or steady stages to fit on");
+		return err_set(e, SS_EDATA, "no measured requests or steady stages to fit on");
 	}
 	return 0;
 }
@@ -331,7 +331,7 @@ static int fit_tpot_masked(const struct calib_set *s, const bool *mask, double *
 		n++;
 	}
 	rc = n >= 3 ? fit_wls(X, y, w, n, 3, c3, NULL, e)
-		    : err_set(e, SS_EDATA, "calibrate: %zu units with more than one output token: too few for the TPOT fit", n);
+		    : err_set(e, SS_EDATA, "%zu units with more than one output token: too few for the TPOT fit", n);
 	free(X);
 	free(y);
 	free(w);

@@ -240,7 +240,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		}
 	}
 	if (optind >= argc)
-		return err_set(e, SS_EUSAGE, "calibrate: give at least one PATH (see 'servesim calibrate --help')");
+		return err_set(e, SS_EUSAGE, "give at least one PATH (see 'servesim calibrate --help')");
 	cli_env_init(&env);
 	memset(&set, 0, sizeof(set));
 	memset(&l, 0, sizeof(l));
@@ -248,11 +248,15 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 		if ((rc = cli_collect_experiments(argv[optind], paths, &npaths, 256, e)) < 0)
 			goto out;
 	if (npaths == 0) {
-		rc = err_set(e, SS_EUSAGE, "calibrate: no experiment under the given paths");
+		rc = err_set(e, SS_EUSAGE, "no experiment under the given paths");
 		goto out;
 	}
-	if (out && (rc = afile_check(out, (const char *const *)paths, npaths, e)) < 0)
-		goto out;
+	{
+		const struct afile_out outs[1] = {{"-o", out, NULL}};
+		if ((rc = afile_check_outputs(outs, 1, (const char *const *)paths, npaths, AFILE_CALIBRATION,
+					      e)) < 0)
+			goto out;
+	}
 	bx = xcalloc(1, sizeof(*bx));
 	if ((rc = cli_settings_base(&cs, gpu, bx, &have_base, e)) < 0)
 		goto out;
@@ -262,7 +266,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	for (pi = 1; pi < l.n && !check; pi++) {
 		if (strcmp(l.m[pi]->id, l.m[0]->id) != 0 || strcmp(l.g[pi]->id, l.g[0]->id) != 0) {
 			rc = err_set(e, SS_EUSAGE,
-				     "calibrate: the runs mix models or GPUs (%s on %s in %s, %s on %s in %s): fit one model and GPU at a time",
+				     "the runs mix models or GPUs (%s on %s in %s, %s on %s in %s): fit one model and GPU at a time",
 				     l.m[0]->id, l.g[0]->id, l.x[0].name, l.m[pi]->id, l.g[pi]->id, l.x[pi].name);
 			goto out;
 		}

@@ -61,7 +61,10 @@ static const char cap_usage2[] =
 	"saturation rate (first seed).  The binding metric is what fails at the lowest\n"
 	"failing probe above the capacity (of the seed with the lowest answer): an SLO,\n"
 	"goodput, or saturation.  An SLO unmet even at the lowest probe (1/64 req/s) is not\n"
-	"an error: max_rate is null and the reason is given (exit 0).\n"
+	"an error: max_rate is null and the reason is given (exit 0).  The probes on either\n"
+	"side of the answer must be long enough to judge: 40 arrivals after the warm-up, over\n"
+	"at least four mean E2Es from the first arrival; else exit 2 names the request count\n"
+	"that would do (--num-requests).\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data\n";
 
 struct cap_opts {
@@ -129,9 +132,12 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 	if (o->cc.nslo == 0)
 		return err_set(e, SS_EUSAGE,
 			       "--slo is required, e.g. --slo ttft_p90_ms=500,itl_mean_ms=30");
-	if (o->cc.concurrency && o->cc.start < 1)
-		return err_set(e, SS_EUSAGE, "--start must be >= 1 client with --concurrency-search, got %g",
-			       o->cc.start);
+	if (o->cc.concurrency && !(o->cc.start >= 1 && o->cc.start <= WL_MAX_CONCURRENCY))
+		return err_set(e, SS_EUSAGE, "--start must be in [1, %d] clients with --concurrency-search, got %g",
+			       WL_MAX_CONCURRENCY, o->cc.start);
+	if (!o->cc.concurrency && !(o->cc.start >= o->cc.min_probe && o->cc.start <= o->cc.max_probe))
+		return err_set(e, SS_EUSAGE, "--start must be in [%.10g, %.10g] req/s, got %g", o->cc.min_probe,
+			       o->cc.max_probe, o->cc.start);
 	if (o->cc.concurrency)
 		o->cc.start = floor(o->cc.start);
 	o->cc.nseeds = (int)o->seeds;
@@ -145,19 +151,32 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A result file written through the output module, atomically. */
-static int write_file(const char *path, void (*fn)(FILE *, const struct cap_cfg *, const struct out_config *,
-						   const struct cap_result *),
-		      const struct cap_cfg *c, const struct out_config *cfg, const struct cap_result *r,
-		      struct err *e)
+/* --curve and --svg, written through the output module, all or none (a
+ * failing --svg left the curve written). */
+static int write_files(const struct cap_opts *o, const struct out_config *cfg, const struct cap_result *r,
+		       struct err *e)
 {
-	struct afile af;
-	int rc;
+	struct afile af[2];
+	struct afile *open[2];
+	size_t n = 0, i;
+	int rc = 0;
 
-	if ((rc = afile_open(&af, path, e)) < 0)
+	if (o->curve && (rc = afile_open(&af[n], o->curve, e)) == 0) {
+		out_cap_curve_csv(af[n].f, &o->cc, cfg, r);
+		open[n] = &af[n];
+		n++;
+	}
+	if (rc == 0 && o->svg && (rc = afile_open(&af[n], o->svg, e)) == 0) {
+		out_cap_svg(af[n].f, &o->cc, cfg, r);
+		open[n] = &af[n];
+		n++;
+	}
+	if (rc < 0) {
+		for (i = 0; i < n; i++)
+			afile_abort(open[i]);
 		return rc;
-	fn(af.f, c, cfg, r);
-	return afile_commit(&af, e);
+	}
+	return afile_commit_all(open, n, e);
 }
 
 int cmd_capacity(int argc, char **argv, struct err *e)
@@ -198,9 +217,9 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		wl.num_requests = 1000;
 	{
 		const char *in[3] = {o.workload, o.sf.config, o.sf.calibration};
-		if ((o.curve && (rc = afile_check(o.curve, in, 3, e)) < 0) ||
-		    (o.svg && (rc = afile_check(o.svg, in, 3, e)) < 0) ||
-		    (o.html && (rc = afile_check(o.html, in, 3, e)) < 0))
+		const struct afile_out outs[3] = {{"--curve", o.curve, NULL}, {"--svg", o.svg, NULL},
+						  {"--html", o.html, NULL}};
+		if ((rc = afile_check_outputs(outs, 3, in, 3, 0, e)) < 0)
 			goto out;
 	}
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
@@ -216,9 +235,7 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		goto out;
 	have_res = true;
 	scenflags_out_config(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &cfg);
-	if (o.curve && (rc = write_file(o.curve, out_cap_curve_csv, &o.cc, &cfg, &res, e)) < 0)
-		goto out;
-	if (o.svg && (rc = write_file(o.svg, out_cap_svg, &o.cc, &cfg, &res, e)) < 0)
+	if ((rc = write_files(&o, &cfg, &res, e)) < 0)
 		goto out;
 	if ((pt = cap_answer_point(&o.cc, &res)) &&
 	    (rc = acc_confidence_at(x.env.data_dir, &sc, pt->running_per_rank, pt->queue_share, false, &conf, e)) < 0)

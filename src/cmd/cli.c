@@ -1,6 +1,7 @@
 /* cli.c - flag parsing and shared registries for the subcommands. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "engine/registry.h"
 #include "base/afile.h"
 #include "base/alloc.h"
 #include "report/html.h"
@@ -91,13 +93,14 @@ int cli_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *
 
 	errno = 0;
 	v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end)
+	if (end == arg || *end)
 		return err_set(e, SS_EUSAGE, "%s must be an integer, got '%s'", flag, arg);
-	if (v < lo || v > hi) {
-		if (lo == 1 && hi == INT64_MAX)
-			return err_set(e, SS_EUSAGE, "%s must be >= 1, got %lld", flag, v);
-		return err_set(e, SS_EUSAGE, "%s must be in [%lld, %lld], got %lld", flag,
-			       (long long)lo, (long long)hi, v);
+	/* an integer past long long (ERANGE) is out of range too: say which */
+	if (errno == ERANGE || v < lo || v > hi) {
+		if (lo == 1 && hi == INT64_MAX && errno != ERANGE)
+			return err_set(e, SS_EUSAGE, "%s must be >= 1, got %s", flag, arg);
+		return err_set(e, SS_EUSAGE, "%s must be in [%lld, %lld], got %s", flag,
+			       (long long)lo, (long long)hi, arg);
 	}
 	*out = v;
 	return 0;
@@ -112,9 +115,14 @@ int cli_double(const char *flag, const char *arg, double lo, bool lo_open, doubl
 	errno = 0;
 	v = strtod(arg, &end);
 	/* decimal only: strtod also reads hex ("0x10"), inf and nan */
-	if (errno || end == arg || *end || !isfinite(v) ||
-	    arg[strspn(arg, " 0123456789.eE+-")] != '\0')
+	if (end == arg || *end || arg[strspn(arg, " 0123456789.eE+-")] != '\0')
 		return err_set(e, SS_EUSAGE, "%s must be a number, got '%s'", flag, arg);
+	/* a number all the same, past what a double holds (ERANGE): the
+	 * bound it crossed */
+	if (errno == ERANGE)
+		return err_set(e, SS_EUSAGE, "%s %s is %s the %s number servesim computes with (%g)", flag, arg,
+			       fabs(v) > 1.0 ? "above" : "below", fabs(v) > 1.0 ? "largest" : "smallest",
+			       fabs(v) > 1.0 ? DBL_MAX : DBL_MIN);
 	if (lo_open ? !(v > lo) : !(v >= lo))
 		return err_set(e, SS_EUSAGE, "%s must be %s %g, got %g", flag, lo_open ? ">" : ">=",
 			       lo, v);
@@ -167,8 +175,11 @@ static int collect(const char *path, char **out, size_t *n, size_t max, int dept
 	size_t nn = 0, cap = 0, i;
 	int rc = 0;
 
+	/* ENOENT said as before; a link loop, a denied folder, ... by its own
+	 * name, not as a missing file */
 	if (stat(path, &sb) != 0)
-		return err_set(e, SS_EDATA, "%s: no such file or folder", path);
+		return err_set(e, SS_EDATA, "%s: %s", path,
+			       errno == ENOENT ? "no such file or folder" : strerror(errno));
 	if (S_ISREG(sb.st_mode) || experiment_detect(path)) {
 		if (*n >= max)
 			return err_set(e, SS_EUSAGE, "more than %zu experiments", max);
@@ -243,7 +254,9 @@ int cli_settings_option(int code, const char *arg, struct cli_settings *s, struc
 	switch (code - CLI_SET) {
 	case 0: s->experiment = arg; return 1;
 	case 1: s->model = arg; return 1;
-	case 7: s->engine_version = arg; return 1;
+	case 7:
+		s->engine_version = arg;
+		return (rc = engine_version_check(arg, e)) < 0 ? rc : 1;
 	default:
 		rc = cli_int(names[code - CLI_SET], arg, code == CLI_SET + 8 ? 0 : 1, INT32_MAX,
 			     dst[code - CLI_SET], e);

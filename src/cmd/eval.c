@@ -276,22 +276,11 @@ static int run_table(struct cli_env *env, const char *path, const struct eval_cl
 			/* a deployment the simulator refuses (does not fit, heads
 			 * not divisible, ...): counted with the first words of why */
 			const char *msg = e2.msg;
-			size_t nl = strlen(x->name), o = 0, k;
+			size_t nl = strlen(x->name);
 			char norm[80];
 			if (strncmp(msg, x->name, nl) == 0 && msg[nl] == ':')
 				msg += nl + 1 + (msg[nl + 1] == ' ');
-			/* one reason per kind of refusal: figures (numbers after a
-			 * space) become N */
-			for (k = 0; msg[k] && o + 1 < sizeof(norm); k++) {
-				if ((k == 0 || msg[k - 1] == ' ') && msg[k] >= '0' && msg[k] <= '9') {
-					norm[o++] = 'N';
-					while (msg[k + 1] && (msg[k + 1] == '.' || (msg[k + 1] >= '0' && msg[k + 1] <= '9')))
-						k++;
-				} else {
-					norm[o++] = msg[k];
-				}
-			}
-			norm[o] = '\0';
+			skip_reason_norm(msg, norm, sizeof(norm));
 			snprintf(why, sizeof(why), "%.30s %.16s: %.70s", m->id, g->id, norm);
 			skip_tally_add(&p->skips, why);
 		}
@@ -499,7 +488,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 	}
 	batch_flush(env, b, p);
 	if (c->where && p->ntables == 0 && p->nfailed == 0)
-		rc = err_set(e, SS_EUSAGE, "eval: --where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
+		rc = err_set(e, SS_EUSAGE, "--where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
 	note_workloads(p);
 	free(b);
 	free(x);
@@ -526,9 +515,9 @@ static int pass_status(const struct out_eval_pass *p, struct err *e)
 	if (p->nfailed > OUT_EVAL_MAX_FAILED)
 		fprintf(stderr, "servesim eval: not evaluated: %zu more inputs\n", p->nfailed - OUT_EVAL_MAX_FAILED);
 	if (p->nfailed == p->ninputs)
-		return err_set(e, p->first_failure.code, "eval: none of the %zu inputs could be evaluated",
+		return err_set(e, p->first_failure.code, "none of the %zu inputs could be evaluated",
 			       p->ninputs);
-	return err_set(e, SS_EPARTIAL, "eval: %zu of %zu inputs not evaluated (named above); the other %zu are reported (exit 4: partial)",
+	return err_set(e, SS_EPARTIAL, "%zu of %zu inputs not evaluated (named above); the other %zu are reported (exit 4: partial)",
 		       p->nfailed, p->ninputs, p->ninputs - p->nfailed);
 }
 
@@ -757,7 +746,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		return rc;
 	}
 	if (optind >= argc) {
-		rc = err_set(e, SS_EUSAGE, "eval: give at least one experiment folder (see 'servesim eval --help')");
+		rc = err_set(e, SS_EUSAGE, "give at least one experiment folder (see 'servesim eval --help')");
 		goto out;
 	}
 	bx = xcalloc(1, sizeof(*bx));
@@ -769,7 +758,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			goto out;
 	if (nf == 0) {
 		rc = err_set(e, SS_EUSAGE,
-			     "eval: no experiment under the given paths (experiment.json, inference-perf, GuideLLM or OTel folders)");
+			     "no experiment under the given paths (experiment.json, inference-perf, GuideLLM or OTel folders)");
 		goto out;
 	}
 	{
@@ -786,9 +775,9 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		for (i = 0; i < nf; i++)
 			in[nin++] = files[i];
 		in[nin++] = c.calibration;
-		if ((c.report && (rc = afile_check(c.report, in, nin, e)) < 0) ||
-		    (c.html && (rc = afile_check(c.html, in, nin, e)) < 0) ||
-		    (c.plots && (rc = afile_check_dir(c.plots, plot_files, in, nin, e)) < 0))
+		const struct afile_out outs[3] = {{"--report", c.report, NULL}, {"--html", c.html, NULL},
+						  {"--plots", c.plots, (const char *const *)plot_files}};
+		if ((rc = afile_check_outputs(outs, 3, in, nin, 0, e)) < 0)
 			goto out;
 	}
 	if (c.report) {

@@ -119,13 +119,14 @@ int cmd_import(int argc, char **argv, struct err *e)
 		}
 	}
 	if (optind != argc - 1)
-		return err_set(e, SS_EUSAGE, "import: give exactly one PATH (see 'servesim import --help')");
+		return err_set(e, SS_EUSAGE, "give exactly one PATH (see 'servesim import --help')");
 	if (!out)
-		return err_set(e, SS_EUSAGE, "import: -o DIR is required");
+		return err_set(e, SS_EUSAGE, "-o DIR is required");
 	{
 		static const char *const written[] = {"experiment.json", "requests.csv", NULL};
 		const char *in[2] = {argv[optind], cs.experiment};
-		if ((rc = afile_check_dir(out, written, in, 2, e)) < 0)
+		const struct afile_out outs[1] = {{"-o", out, written}};
+		if ((rc = afile_check_outputs(outs, 1, in, 2, 0, e)) < 0)
 			return rc;
 	}
 	bx = xcalloc(1, sizeof(*bx));
@@ -136,7 +137,7 @@ int cmd_import(int argc, char **argv, struct err *e)
 		return rc;
 	}
 	if (rc == 0 && where)
-		rc = err_set(e, SS_EUSAGE, "import: --where picks rows of aiconfigurator silicon CSVs; %s is not one",
+		rc = err_set(e, SS_EUSAGE, "--where picks rows of aiconfigurator silicon CSVs; %s is not one",
 			     argv[optind]);
 	if (rc == 0)
 		rc = experiment_load_with(argv[optind], gpu, have_base ? bx : NULL, &x, e);
@@ -152,7 +153,7 @@ int cmd_import(int argc, char **argv, struct err *e)
 	if (wname) {
 		if (strlen(wname) >= sizeof(x.workload_name)) {
 			experiment_release(&x);
-			return err_set(e, SS_EUSAGE, "import: --workload-name is longer than %zu characters",
+			return err_set(e, SS_EUSAGE, "--workload-name is longer than %zu characters",
 				       sizeof(x.workload_name) - 1);
 		}
 		snprintf(x.workload_name, sizeof(x.workload_name), "%s", wname);

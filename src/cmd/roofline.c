@@ -231,9 +231,11 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 	if ((rc = cli_parallel_resolve(&o.pf, m, &o.r.par, e)) < 0)
 		goto out;
 	{
+		static const char *const plot_files[] = {"roofline.dat", "decode_batch.dat", "plots.gp", NULL};
 		const char *in[2] = {o.model, o.config};
-		if ((o.r.out && (rc = afile_check(o.r.out, in, 2, e)) < 0) ||
-		    (o.r.grid && (rc = afile_check(o.r.grid, in, 2, e)) < 0))
+		const struct afile_out outs[3] = {
+			{"-o", o.r.out, NULL}, {"--grid", o.r.grid, NULL}, {"--plots", o.r.plots, plot_files}};
+		if ((rc = afile_check_outputs(outs, 3, in, 2, 0, e)) < 0)
 			goto out;
 	}
 	if (o.r.out) {

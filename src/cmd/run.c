@@ -59,10 +59,9 @@ static const char run_usage[] =
 	"  --long-prefill-token-threshold N (0 = off)\n"
 	"  --total-kv-blocks N       KV blocks per replica, as vLLM logs them (default: from memory)\n"
 	"  --no-prefix-caching\n"
-	"  --allow-invalid           simulate a configuration vLLM/SGLang would refuse to start\n"
-	"                            (KV cache below max_model_len, max_model_len above the\n"
-	"                            model's maximum, a dtype the GPU lacks, EP other than\n"
-	"                            1 or TP x DP), with a warning; refused with exit 2 otherwise\n"
+	"  --allow-invalid           simulate what the engine refuses to start (a KV cache below\n"
+	"                            max_model_len, a length, dtype, block size, token budget,\n"
+	"                            EP or MTP it rejects), with a warning; else exit 2\n"
 	"speculative decoding (vLLM V1 spec decode / MTP):\n"
 	"  --speculative-tokens K    draft tokens verified per step (--num-speculative-tokens)\n"
 	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
@@ -278,23 +277,23 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		rc = 0;
 	}
 	if (optind < argc)
-		return err_set(e, SS_EUSAGE, "run: unexpected argument '%s'", argv[optind]);
+		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
 	if (o->sf.model && o->sf.config)
-		return err_set(e, SS_EUSAGE, "run: give --model or --config, not both");
+		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
 	if ((o->prefill_tp || o->prefill_ep || o->prefill_dp || o->handoff_given) && !o->pd_prefill)
-		return err_set(e, SS_EUSAGE, "run: --prefill-tp, --prefill-ep, --prefill-dp and --kv-handoff-ms need --disaggregate XpYd");
+		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp and --kv-handoff-ms need --disaggregate XpYd");
 	if (o->wf.rate_type == WLF_RT_SWEEP &&
 	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
 		return err_set(e, SS_EUSAGE,
-			       "run: --rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
+			       "--rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
 	if (o->bd_batch && (o->wf.rate_type == WLF_RT_SWEEP || o->requests_out || o->step_log ||
 			    (o->fmt != FMT_TEXT && o->fmt != FMT_JSON)))
 		return err_set(e, SS_EUSAGE,
 			       "--breakdown prices one step instead of simulating: not with --rate-type sweep, --requests-out, --step-log or --format csv/vllm-bench");
 	if ((o->spec_method || o->spec_rates) && !o->spec_k)
 		return err_set(e, SS_EUSAGE,
-			       "run: --speculative-method and --acceptance-rate need --speculative-tokens K");
+			       "--speculative-method and --acceptance-rate need --speculative-tokens K");
 	return 0;
 }
 
@@ -303,14 +302,6 @@ static double wall_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void note_line(char *buf, size_t n, const char *line)
-{
-	size_t len = strlen(buf);
-
-	if (len + 1 < n)
-		snprintf(buf + len, n - len, "%s%s", len ? "\n" : "", line);
 }
 
 /* Speculative decoding and P/D settings onto the scenario. */
@@ -347,11 +338,11 @@ static int run_extras(const struct run_opts *o, struct scenflags_ctx *x, struct 
 		} else if (spec_default_rates(&sc->spec, sc->workload &&
 							       wl_prompt_kind(sc->workload) == WL_PROMPTS_RANDOM) < 0) {
 			/* measured per-position curves exist for mtp and eagle only */
-			return err_set(e, SS_EUSAGE, "run: --speculative-method %s needs --acceptance-rate",
+			return err_set(e, SS_EUSAGE, "--speculative-method %s needs --acceptance-rate",
 				       o->spec_method);
 		}
-		if (sc->spec.method == SPEC_MTP && x->model->mtp_layers == 0)
-			note_line(x->notes, sizeof(x->notes), "the model's config has no MTP module (num_nextn_predict_layers); an MTP layer is priced as one more decoder layer anyway");
+		if ((rc = scenario_check_spec(sc, o->sf.allow_invalid, x->notes, sizeof(x->notes), e)) < 0)
+			return rc;
 		if (sc->spec.method == SPEC_DRAFT) {
 			*draft = xcalloc(1, sizeof(**draft));
 			if ((rc = cli_load_model(&x->env, dname, NULL, *draft, e)) < 0) {
@@ -545,8 +536,9 @@ int cmd_run(int argc, char **argv, struct err *e)
 	{
 		const char *in[5] = {o.wf.workload, o.sf.config, o.sf.tier2, wl.trace[0] ? wl.trace : NULL,
 				     o.sf.calibration};
-		if ((o.requests_out && (rc = afile_check(o.requests_out, in, 5, e)) < 0) ||
-		    (o.step_log && (rc = afile_check(o.step_log, in, 5, e)) < 0))
+		const struct afile_out outs[2] = {{"--requests-out", o.requests_out, NULL},
+						  {"--step-log", o.step_log, NULL}};
+		if ((rc = afile_check_outputs(outs, 2, in, 5, 0, e)) < 0)
 			goto out;
 	}
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
@@ -586,14 +578,16 @@ int cmd_run(int argc, char **argv, struct err *e)
 	}
 	if ((rc = run_sim(st.sim, o.progress, t0, e)) < 0)
 		goto out;
-	if (af_open) {
+	{ /* both or neither */
+		struct afile *outs[2];
+		size_t nout = 0;
+		if (af_open)
+			outs[nout++] = &af;
+		if (slog)
+			outs[nout++] = &slog_af;
 		af_open = false;
-		if ((rc = afile_commit(&af, e)) < 0)
-			goto out;
-	}
-	if (slog) {
 		slog = NULL;
-		if ((rc = afile_commit(&slog_af, e)) < 0)
+		if ((rc = afile_commit_all(outs, nout, e)) < 0)
 			goto out;
 	}
 	fill_report(&o, &x, &sc, &st, &wl, origin, tables, sizeof(tables), &rep);

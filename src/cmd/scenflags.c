@@ -55,7 +55,7 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF + 14: f->tier0_off = arg; break;
 	case SCF + 15: f->tier2 = arg; break;
 	case SCF + 16: rc = engine_lookup(arg, &f->engine, e); break;
-	case SCF + 17: f->engine_version = arg; break;
+	case SCF + 17: rc = engine_version_check(arg, e); f->engine_version = arg; break;
 	case SCF + 18: rc = dtype_parse(arg, &f->moe_dtype, e); f->moe_dtype_given = true; break;
 	case SCF + 19: rc = moe_dist_parse(arg, &f->moe_dist, e); break;
 	case SCF + 20: {

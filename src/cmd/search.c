@@ -20,6 +20,7 @@
 #include "base/alloc.h"
 #include "hw/mfucache.h"
 #include "plan/parmap.h"
+#include "base/paths.h"
 #include "plan/prices.h"
 #include "plan/search.h"
 #include "report/searchreport.h"
@@ -225,10 +226,10 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case O_HTML: o->html = optarg; break;
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
 		case SCF + 2:
-			return err_set(e, SS_EUSAGE, "search: give the GPU budget as --gpus %s:COUNT", optarg);
+			return err_set(e, SS_EUSAGE, "give the GPU budget as --gpus %s:COUNT", optarg);
 		case O_ENGINES: case SCF + 16:
 			if (o->engines_given)
-				return err_set(e, SS_EUSAGE, "search: give the engines once (--engines LIST or --engine E)");
+				return err_set(e, SS_EUSAGE, "give the engines once (--engines LIST or --engine E)");
 			o->engines_given = true;
 			rc = parse_engines(c == O_ENGINES ? "--engines" : "--engine", optarg, &o->sp, e);
 			break;
@@ -272,7 +273,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->sp.dp, &o->sp.ndp, 1, 4096, e); break;
 		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->sp.pp, &o->sp.npp, 1, 4096, e); break;
 		case CLI_PAR + 2: case CLI_PAR + 6: case CLI_PAR + 7:
-			return err_set(e, SS_EUSAGE, "search: EP is searched (off and TP x DP); %s is not an option here",
+			return err_set(e, SS_EUSAGE, "EP is searched (off and TP x DP); %s is not an option here",
 				       argv[optind - 1]);
 		case '?': case ':': return cli_bad_option("search", argv[optind - 1], e);
 		default:
@@ -345,6 +346,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct parmap pm;
 	struct progress pg;
 	struct search_report R;
+	char config_dir[4096];
 	struct acc_table acc;
 	struct acc_confidence *conf = NULL;
 	bool have_acc = false;
@@ -385,9 +387,8 @@ int cmd_search(int argc, char **argv, struct err *e)
 	}
 	{
 		const char *in[3] = {o.workload, o.sf.config, o.prices};
-		if (o.csv && (rc = afile_check(o.csv, in, 3, e)) < 0)
-			goto out;
-		if (o.svg && (rc = afile_check(o.svg, in, 3, e)) < 0)
+		const struct afile_out outs[2] = {{"--csv", o.csv, NULL}, {"--svg", o.svg, NULL}};
+		if ((rc = afile_check_outputs(outs, 2, in, 3, 0, e)) < 0)
 			goto out;
 		if (o.html && (rc = afile_check(o.html, in, 3, e)) < 0)
 			goto out;
@@ -438,7 +439,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 			goto out;
 		}
 	if (wl.process != WL_POISSON && wl.process != WL_CONSTANT && wl.process != WL_GAMMA) {
-		rc = err_set(e, SS_EUSAGE, "search: the workload's arrivals must be poisson, constant or gamma (a rate to search), got %s",
+		rc = err_set(e, SS_EUSAGE, "the workload's arrivals must be poisson, constant or gamma (a rate to search), got %s",
 			     wl_process_name(wl.process));
 		goto out;
 	}
@@ -476,7 +477,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	}
 	search_enumerate(x[0].model, budget, o.ngpu, &o.sp, &dep, &ndep);
 	if (ndep == 0) {
-		rc = err_set(e, SS_EUSAGE, "search: no deployment fits the budget and the lists given");
+		rc = err_set(e, SS_EUSAGE, "no deployment fits the budget and the lists given");
 		goto out;
 	}
 	memset(&ctx, 0, sizeof(ctx));
@@ -523,7 +524,11 @@ int cmd_search(int argc, char **argv, struct err *e)
 		const struct model_entry *me = NULL;
 		if (!o.sf.config && cli_load_registry(&x[0].env, e) == 0)
 			me = registry_find(&x[0].env.reg, x[0].model->id);
-		R.hf = me && me->hf[0] ? me->hf : o.sf.config ? o.sf.config : x[0].model->id;
+		/* a config.json names a checkpoint folder: what vllm serve
+		 * and --model-path take is that folder, not the file */
+		if (o.sf.config)
+			paths_dir(o.sf.config, config_dir, sizeof(config_dir));
+		R.hf = me && me->hf[0] ? me->hf : o.sf.config ? config_dir : x[0].model->id;
 		err_clear(e);
 	}
 	R.wl = &wl;

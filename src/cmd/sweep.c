@@ -376,9 +376,9 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 		goto out;
 	{
 		const char *in[2] = {o.workload, o.sf.config};
-		if ((o.out && (rc = afile_check(o.out, in, 2, e)) < 0) ||
-		    (o.svg && (rc = afile_check(o.svg, in, 2, e)) < 0) ||
-		    (o.html && (rc = afile_check(o.html, in, 2, e)) < 0))
+		const struct afile_out outs[3] = {{"--out", o.out, NULL}, {"--svg", o.svg, NULL},
+						  {"--html", o.html, NULL}};
+		if ((rc = afile_check_outputs(outs, 3, in, 2, 0, e)) < 0)
 			goto out;
 		if (o.svg && !grid_numeric_varies(&o.g)) {
 			rc = err_set(e, SS_EUSAGE,

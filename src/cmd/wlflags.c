@@ -74,7 +74,7 @@ int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e)
 		note_flag(f, "--seed");
 		break;
 	case WLF + 6:
-		rc = cli_int("--concurrency", arg, 1, 1 << 24, &f->concurrency, e);
+		rc = cli_int("--concurrency", arg, 1, WL_MAX_CONCURRENCY, &f->concurrency, e);
 		f->conc_given = true;
 		note_flag(f, "--concurrency");
 		break;
@@ -257,7 +257,7 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 		if (!f->conc_given && !f->rate_given)
 			return err_set(e, SS_EUSAGE, "--rate-type concurrent needs --concurrency N (or --rate N streams)");
 		if (!f->conc_given) {
-			if (f->rate != (double)(int64_t)f->rate || f->rate > (1 << 24))
+			if (f->rate != (double)(int64_t)f->rate || f->rate > WL_MAX_CONCURRENCY)
 				return err_set(e, SS_EUSAGE,
 					       "--rate-type concurrent takes --rate as a whole number of streams, got %g",
 					       f->rate);
@@ -279,5 +279,7 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 	}
 	if (f->dist_given && !f->len_given)
 		return err_set(e, SS_EUSAGE, "--dist shapes flag-defined lengths: give --prompt-tokens and/or --output-tokens");
-	return wl_spec_validate(wl, src, e);
+	if ((rc = wl_spec_validate(wl, src, e)) < 0)
+		return rc;
+	return wl_spec_check_nonempty(wl, f->dur_given ? "--duration" : src, e);
 }

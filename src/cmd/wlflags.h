@@ -36,6 +36,7 @@ enum { WLF = 1200 };
 
 #define WLFLAGS_HELP \
 	"  --workload FILE           workload spec (JSON or YAML; default workloads/default.json)\n" \
+	"                            (- reads a JSON spec from standard input)\n" \
 	"  --rate R --num-requests N --duration S --seed S --concurrency N\n" \
 	"                            override the spec's rate (open loop), request count,\n" \
 	"                            duration, seed, or make it a closed loop of N clients\n" \

@@ -78,6 +78,10 @@ struct engine_type {
 	/* start-up: an expert-parallel layout it refuses, as it words the
 	 * refusal (msg, n bytes); NULL: EP 1 or TP x DP (scenario_check_config) */
 	bool (*ep_refused)(const struct scenario *sc, char *msg, size_t n);
+	/* start-up: the first other setting it refuses to start with (block
+	 * size, batch limits, KV-cache dtype), as it words the refusal (msg, n
+	 * bytes); NULL: none beyond the shared checks */
+	bool (*start_refused)(const struct scenario *sc, char *msg, size_t n);
 	/* its memory plan for one replica of layout rep into st->mp (and what
 	 * it reports of it); NULL: gpu_memory_utilization of the GPU's memory
 	 * (memplan_compute) */

@@ -110,6 +110,25 @@ void engine_names(char *out, size_t n, const char *conj, bool launch_only)
 	}
 }
 
+int engine_version_check(const char *v, struct err *e)
+{
+	const char *p = v;
+
+	/* digits, dotted (up to four parts), then an optional suffix of
+	 * letters, digits, '.', '-' or '+' (1.3.0rc20, 1.1.0-dev.2) */
+	if (!*p || *p < '0' || *p > '9' || strlen(v) >= 32)
+		goto bad;
+	while ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9'))
+		p++;
+	for (; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      *p == '.' || *p == '-' || *p == '+'))
+			goto bad;
+	return 0;
+bad:
+	return err_set(e, SS_EUSAGE, "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got '%.40s'", v);
+}
+
 int engine_lookup(const char *name, const struct engine_type **out, struct err *e)
 {
 	char names[128];

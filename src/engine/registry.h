@@ -12,6 +12,10 @@ const struct engine_type *engine_find(const char *name);
 /* engine_find, SS_EUSAGE "unknown engine 'x' (expected vllm, sglang or
  * trtllm)" when there is none. */
 int engine_lookup(const char *name, const struct engine_type **out, struct err *e);
+/* An engine version as given (--engine-version): digits and dots first
+ * ("abc" or "" picked the oldest or the newest collection without a word);
+ * SS_EUSAGE otherwise. */
+int engine_version_check(const char *v, struct err *e);
 /* en's host terms for version under harness (NULL or "": none said): the
  * first row of en->host for that harness (or for any) whose from is at or
  * below version, comparing major.minor.patch numerically; an empty or

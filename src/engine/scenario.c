@@ -1,5 +1,6 @@
 /* scenario.c - resolve a scenario into cost model, KV capacity and sim, on
  * its engine's rules (engine.h). */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,6 +146,31 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	return 0;
 }
 
+/* A draft model (--speculative-method draft:MODEL) is loaded beside the
+ * target on the same GPUs at the same TP, and its layers' KV shares each
+ * block with the target's: both come out of the KV cache's memory (they
+ * were free, so a draft of DeepSeek-V3 on one H100 kept every block,
+ * issue 30). */
+static int plan_draft(const struct scenario *s, struct scenario_state *st, struct err *e)
+{
+	const struct model_cfg *d = s->draft_model;
+	struct parallel dp = {s->par.tp, 1, 1, 1};
+	struct memplan *mp = &st->mp;
+	double w = model_weight_bytes_per_gpu(d, &dp, dtype_bytes(s->wdt));
+	double kv = model_kv_bytes_per_token_per_gpu(d, &dp, dtype_bytes(s->kvdt)) * (double)s->block_size;
+
+	mp->weight_bytes += w;
+	mp->kv_bytes -= w;
+	mp->block_bytes += kv;
+	mp->blocks = mp->kv_bytes - mp->state_bytes > 0
+			     ? (int64_t)floor((mp->kv_bytes - mp->state_bytes) / mp->block_bytes) : 0;
+	if (mp->blocks < 1)
+		return err_set(e, SS_EUSAGE, "%s with its draft model %s does not fit: the draft's weights take "
+			       "%.1f GB per GPU at TP %d, leaving no memory for the KV cache (raise --tp or pick "
+			       "a smaller draft)", s->model->id, d->id, w / 1e9, s->par.tp);
+	return 0;
+}
+
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
 		     struct err *e)
 {
@@ -168,6 +194,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	else
 		rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->gpu_memory_utilization,
 				     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
+	if (rc == 0 && st->kv_from_memory && s->spec.k > 0 && s->spec.method == SPEC_DRAFT && s->draft_model)
+		rc = plan_draft(s, st, e);
 	if (rc < 0 && st->kv_from_memory)
 		return rc;
 	if (s->sglang_mrr_rule && en->max_running)

@@ -139,6 +139,9 @@ void scenario_release(struct scenario_state *st);
  * (newline-separated, appended) also carry what is modelled differently. */
 int scenario_check_config(const struct scenario *sc, bool allow, char *notes, size_t nnotes,
 			  struct err *e);
+/* Speculative decoding the engines refuse (MTP on a model without MTP
+ * modules), as scenario_check_config; once sc->spec is set. */
+int scenario_check_spec(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e);
 int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
 			    bool allow, char *notes, size_t nnotes, struct err *e);
 

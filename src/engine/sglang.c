@@ -690,8 +690,9 @@ static const struct cost_engine sglang_cost = {
 static void sglang_common(const struct launch_in *in, struct sbuf *o)
 {
 	/* with DP attention --tp counts all the engine's GPUs */
-	sb_printf(o, "python -m sglang.launch_server --model-path %s --tp %d", in->model,
-		  in->moe ? in->par.tp * in->par.dp : in->par.tp);
+	sb_puts(o, "python -m sglang.launch_server --model-path ");
+	sb_put_shell(o, in->model);
+	sb_printf(o, " --tp %d", in->moe ? in->par.tp * in->par.dp : in->par.tp);
 	if (in->par.dp > 1)
 		sb_printf(o, " --dp-size %d%s", in->par.dp, in->moe ? " --enable-dp-attention" : "");
 	if (in->par.ep > 1)
@@ -759,6 +760,18 @@ static const struct engine_host sglang_host[] = {
 	 "vLLM's H2 terms (P/D workers)", 0, false},
 };
 
+/* SGLang's --kv-cache-dtype: auto, bf16, fp8_e5m2, fp8_e4m3, and fp4_e2m1
+ * on the GPUs with fp4 tensor cores (server_args.py); no int4. */
+static bool sglang_start_refused(const struct scenario *sc, char *msg, size_t n)
+{
+	if (sc->kvdt == DT_INT4 || (sc->kvdt == DT_FP4 && !(sc->gpu->peak_flops[DT_FP4] > 0))) {
+		snprintf(msg, n, "kv_cache_dtype %s is not one SGLang takes on %s (auto, bf16, fp8_e5m2, fp8_e4m3; "
+			 "fp4_e2m1 on a GPU with fp4 tensor cores)", dtype_name(sc->kvdt), sc->gpu->id);
+		return true;
+	}
+	return false;
+}
+
 const struct engine_type engine_sglang = {
 	.name = "sglang",
 	.title = "SGLang",
@@ -766,6 +779,7 @@ const struct engine_type engine_sglang = {
 		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS,
 	.defaults = sglang_defaults,
 	.kv_auto = sglang_kv_auto,
+	.start_refused = sglang_start_refused,
 	.plan_memory = sglang_plan_memory,
 	.max_running = sglang_max_running,
 	.host = sglang_host,

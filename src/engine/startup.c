@@ -61,6 +61,9 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
 			return rc;
 	}
+	if (sc->engine->start_refused && sc->engine->start_refused(sc, msg, sizeof(msg)) &&
+	    (rc = refuse(allow, notes, nn, e, msg)) < 0)
+		return rc;
 	/* vLLM ties EP to TP x DP (enable_expert_parallel); SGLang's
 	 * ep_size is 1 or the engine's GPU count; an engine with its own rule
 	 * words it (engine_type.ep_refused) */
@@ -77,18 +80,42 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 	return 0;
 }
 
+int scenario_check_spec(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e)
+{
+	char msg[512];
+
+	/* MTP drafts with the checkpoint's own modules: vLLM and SGLang refuse
+	 * the method on a model without them */
+	if (sc->spec.k > 0 && sc->spec.method == SPEC_MTP && sc->model->mtp_layers == 0) {
+		snprintf(msg, sizeof(msg), "%s's config has no MTP module (num_nextn_predict_layers): the engines "
+			 "refuse MTP speculative decoding on it (an MTP layer would be priced as one more decoder "
+			 "layer)", sc->model->id);
+		return refuse(allow, notes, nn, e, msg);
+	}
+	return 0;
+}
+
 int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
 			    bool allow, char *notes, size_t nn, struct err *e)
 {
 	int64_t bs = st->sc.block_size, need, have = st->sc.total_kv_blocks;
 	char msg[1024];
 
-	/* a KV cache given as a block count comes from a running engine's log */
-	if (!st->kv_from_memory)
-		return 0;
 	need = (st->sc.max_model_len + bs - 1) / bs;
 	if (need <= have)
 		return 0;
+	/* a block count given as a running engine's log prints it: the engine
+	 * started, so it held one request of max_model_len (the help promises
+	 * exit 2 for less; --total-kv-blocks 1 ran every request into a
+	 * rejection, issue 30) */
+	if (!st->kv_from_memory) {
+		snprintf(msg, sizeof(msg),
+			 "--total-kv-blocks %lld holds %lld tokens, less than one request of max_model_len %lld: an engine "
+			 "that started and logged that many blocks holds at least one; give --max-model-len %lld or less, "
+			 "or more blocks", (long long)have, (long long)(have * bs), (long long)st->sc.max_model_len,
+			 (long long)(have * bs));
+		return refuse(allow, notes, nn, e, msg);
+	}
 	/* vLLM's check_enough_kv_cache_memory, per DP rank */
 	snprintf(msg, sizeof(msg),
 		 "To serve at least one request with the model's max seq len (%lld), %.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). Based on the available memory, the estimated maximum model length is %lld. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` (--max-model-len) when initializing the engine",

@@ -134,6 +134,18 @@ static const struct engine_host trtllm_host[] = {
 	 "fitted on the TensorRT-LLM silicon rows", OV_EAGER, false},
 };
 
+/* TensorRT-LLM's KV-cache quantisation: fp8 (and int8), NVFP4 on the GPUs
+ * with fp4 tensor cores (KvCacheConfig dtype); no int4. */
+static bool trtllm_start_refused(const struct scenario *sc, char *msg, size_t n)
+{
+	if (sc->kvdt == DT_INT4 || (sc->kvdt == DT_FP4 && !(sc->gpu->peak_flops[DT_FP4] > 0))) {
+		snprintf(msg, n, "a %s KV cache is not one TensorRT-LLM runs on %s (fp8; nvfp4 on a GPU with fp4 "
+			 "tensor cores)", dtype_name(sc->kvdt), sc->gpu->id);
+		return true;
+	}
+	return false;
+}
+
 const struct engine_type engine_trtllm = {
 	.name = "trtllm",
 	.title = "TensorRT-LLM",
@@ -141,6 +153,7 @@ const struct engine_type engine_trtllm = {
 	.nhost = sizeof(trtllm_host) / sizeof(trtllm_host[0]),
 	.kv_auto = trtllm_kv_auto,
 	.ep_refused = trtllm_ep_refused,
+	.start_refused = trtllm_start_refused,
 	/* P/D hand-off: its disaggregated rows show no gap beyond the KV's link
 	 * time (median measured - predicted TTFT 13 ms on Kimi-K2.5, 27 ms on
 	 * the DeepSeek rows of 0.5.1): the 10 us of a bare transfer */

@@ -71,8 +71,13 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 		budget -= n;
 		r = r->next;
 	}
-	/* the others list is rebuilt from the running list after the step */
+	/* the others list is rebuilt from the running list after the step;
+	 * with PP at once, since the next batch is planned (by schedule_fast,
+	 * reading the list) before this one leaves the pipeline */
 	rp->nothers = 0;
+	if (rp->pp > 1)
+		for (r = rp->run_head; r; r = r->next)
+			sched_others_push(rp, r);
 	if (!preempted)
 		sched_admit(s, rp, budget, INT64_MAX, NULL);
 }
@@ -302,7 +307,9 @@ static const struct cost_engine vllm_cost = {
 
 static void vllm_common(const struct launch_in *in, struct sbuf *o)
 {
-	sb_printf(o, "vllm serve %s --tensor-parallel-size %d", in->model, in->par.tp);
+	sb_puts(o, "vllm serve ");
+	sb_put_shell(o, in->model);
+	sb_printf(o, " --tensor-parallel-size %d", in->par.tp);
 	if (in->par.pp > 1)
 		sb_printf(o, " --pipeline-parallel-size %d", in->par.pp);
 	if (in->par.dp > 1)
@@ -388,12 +395,43 @@ static const struct engine_host vllm_host[] = {
 	 "H2 protocol on the vLLM H100 ground truth", OV_LAYER | OV_API_TTFT, false},
 };
 
+/* vLLM's own argument checks: CacheConfig's block_size (BlockSize: 1, 8,
+ * 16, 32, 64, 128) and cache_dtype (auto, bfloat16, fp8, fp8_e4m3,
+ * fp8_e5m2: no fp4 or int4 KV), SchedulerConfig._verify_args (the token
+ * budget holds at least one token per sequence) (vllm/config/cache.py,
+ * scheduler.py). */
+static bool vllm_start_refused(const struct scenario *sc, char *msg, size_t n)
+{
+	static const int64_t sizes[] = {1, 8, 16, 32, 64, 128};
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] != sc->block_size; i++)
+		;
+	if (i == sizeof(sizes) / sizeof(sizes[0])) {
+		snprintf(msg, n, "block_size %lld is not one vLLM takes (1, 8, 16, 32, 64 or 128)",
+			 (long long)sc->block_size);
+		return true;
+	}
+	if (sc->max_num_batched_tokens < sc->max_num_seqs) {
+		snprintf(msg, n, "max_num_batched_tokens (%lld) must be greater than or equal to max_num_seqs (%lld): "
+			 "vLLM refuses to start", (long long)sc->max_num_batched_tokens, (long long)sc->max_num_seqs);
+		return true;
+	}
+	if (sc->kvdt == DT_FP4 || sc->kvdt == DT_INT4) {
+		snprintf(msg, n, "kv_cache_dtype %s is not one vLLM takes (auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2)",
+			 dtype_name(sc->kvdt));
+		return true;
+	}
+	return false;
+}
+
 const struct engine_type engine_vllm = {
 	.name = "vllm",
 	.title = "vLLM",
 	.host = vllm_host,
 	.nhost = sizeof(vllm_host) / sizeof(vllm_host[0]),
 	.kv_auto = vllm_kv_auto,
+	.start_refused = vllm_start_refused,
 	/* P/D hand-off: 245 ms (267 until the first token waited for the decode
 	 * worker, 2026-11-28), the median of measured - predicted TTFT over 6
 	 * disaggregated Kimi-K2.5 rows (vLLM 0.18, GB200) at concurrency <= 16,

@@ -174,6 +174,11 @@ struct skip_tally {
 void skip_tally_add(struct skip_tally *s, const char *reason);
 /* The most rows eval_experiment appends for x. */
 size_t eval_rows_bound(const struct experiment *x);
+/* msg as a reason rows share (one per kind of refusal), into out (n bytes,
+ * truncated): a figure, a number after a space, becomes N ("weights need N
+ * GB"), but a flag's value stays ("--ep 8 given ... (use --ep 1)"): it is
+ * the setting, and the advice. */
+void skip_reason_norm(const char *msg, char *out, size_t n);
 /* Simulate x and append one row per measured stage to rows (capacity cap). */
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,

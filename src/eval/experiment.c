@@ -47,8 +47,8 @@ static int stat_field(const struct json *st, const char *obj, const char *key, c
 		return rc;
 	if ((rc = json_opt_num(o, key, c2, out, &pres, e)) < 0)
 		return rc;
-	if (pres && !(*out >= 0))
-		return err_set(e, SS_EDATA, "%s: '%s' must be >= 0, got %g", c2, key, *out);
+	if (pres && !(*out >= 0 && *out <= GT_MAX_MS))
+		return err_set(e, SS_EDATA, "%s: '%s' must be in [0, %g] ms, got %g", c2, key, GT_MAX_MS, *out);
 	if (!pres)
 		*out = NAN;
 	return 0;
@@ -206,8 +206,11 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 		    (rc = json_req_num(st, "duration_s", c3, &m->duration_s, e)) < 0 ||
 		    (rc = json_req_int(st, "completed", c3, 0, INT64_MAX, &m->completed, e)) < 0)
 			return rc;
-		if (!(m->duration_s > 0))
-			return err_set(e, SS_EDATA, "%s: 'duration_s' must be > 0, got %g", c3, m->duration_s);
+		if (!(m->duration_s > 0 && m->duration_s <= WL_MAX_TIME_S))
+			return err_set(e, SS_EDATA, "%s: 'duration_s' must be in (0, %g] s, got %g", c3, WL_MAX_TIME_S,
+				       m->duration_s);
+		if (!(m->rate >= 0 && m->rate <= WL_MAX_RATE))
+			return err_set(e, SS_EDATA, "%s: 'rate' must be in [0, %g], got %g", c3, WL_MAX_RATE, m->rate);
 		m->index = (int)idx;
 		if ((rc = stat_field(st, "ttft_ms", "mean", c3, &m->v[EM_TTFT_MEAN], e)) < 0 ||
 		    (rc = stat_field(st, "ttft_ms", "p90", c3, &m->v[EM_TTFT_P90], e)) < 0 ||
@@ -525,7 +528,9 @@ static int load_requests_csv(const char *path, struct gt_requests *g, struct err
 		goto out;
 	sc = csv_column(c, "stage");
 	while ((rc = csv_next(c, e)) > 0) {
+		static const struct gt_fields f = {"arrival_s", "prompt_tokens", "output_tokens", "ttft_ms", "e2e_ms"};
 		double v[5], st = 0;
+		char ctx[1500];
 		struct gt_request *r;
 		int k;
 		for (k = 0; k < 5; k++)
@@ -542,13 +547,12 @@ static int load_requests_csv(const char *path, struct gt_requests *g, struct err
 				     path, csv_lineno(c), WL_MAX_TIME_S, (long long)WL_MAX_TOKENS, GT_MAX_BENCH);
 			goto out;
 		}
+		snprintf(ctx, sizeof(ctx), "%s:%zu", path, csv_lineno(c));
 		XGROW(g->r, g->cap, g->n + 1);
-		r = &g->r[g->n++];
-		r->arrival_s = v[0];
-		r->prompt_tokens = (int64_t)v[1];
-		r->output_tokens = (int64_t)v[2];
-		r->ttft_ms = v[3];
-		r->e2e_ms = v[4];
+		r = &g->r[g->n];
+		if ((rc = gt_request_set(r, ctx, &f, v[0], v[1], v[2], v[3], v[4], e)) < 0)
+			goto out;
+		g->n++;
 		r->stage = (int)st;
 		if ((size_t)st + 1 > g->nb)
 			g->nb = (size_t)st + 1;
@@ -909,16 +913,31 @@ static void write_workload(struct jw *w, const struct wl_spec *s)
 	jw_end_obj(w);
 }
 
+static int experiment_write_in(const struct experiment *x, const char *dir, struct err *e);
+
 int experiment_write(const struct experiment *x, const char *dir, struct err *e)
+{
+	char made[1200];
+	int rc;
+
+	if (paths_mkdir_p_made(dir, made, sizeof(made)) != 0)
+		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder: %s", dir, strerror(errno));
+	/* a failed write (a full disk) leaves no folder it created */
+	if ((rc = experiment_write_in(x, dir, e)) < 0)
+		paths_rmdir_made(dir, made);
+	return rc;
+}
+
+/* experiment.json (and requests.csv) into the folder dir, all or none. */
+static int experiment_write_in(const struct experiment *x, const char *dir, struct err *e)
 {
 	char p[1200];
 	struct afile af, ac;
+	struct afile *both[2] = {&af, &ac};
 	struct jw w;
 	size_t i;
 	int rc;
 
-	if (paths_mkdir_p(dir) != 0)
-		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", dir);
 	snprintf(p, sizeof(p), "%s/experiment.json", dir);
 	if ((rc = afile_open(&af, p, e)) < 0)
 		return rc;
@@ -1032,10 +1051,7 @@ int experiment_write(const struct experiment *x, const char *dir, struct err *e)
 			fprintf(ac.f, "%.6f,%lld,%lld,%.3f,%.3f,%d\n", r->arrival_s, (long long)r->prompt_tokens,
 				(long long)r->output_tokens, r->ttft_ms, r->e2e_ms, r->stage);
 		}
-		if ((rc = afile_commit(&ac, e)) < 0) {
-			afile_abort(&af);
-			return rc;
-		}
+		return afile_commit_all(both, 2, e);
 	}
 	return afile_commit(&af, e);
 }
@@ -1674,6 +1690,29 @@ int exp_table_load(const struct exp_table *t, size_t i, const char *gpu,
 	if (t->fmt == RD_AIC)
 		return aic_row_load(t, i, x, why, n);
 	return bench_run_load(t, i, gpu, base, x, why, n, e);
+}
+
+void skip_reason_norm(const char *msg, char *out, size_t n)
+{
+	size_t k, o = 0, word = 0, prev = 0; /* where this word and the one before start */
+
+	if (n == 0)
+		return;
+	for (k = 0; msg[k] && o + 1 < n; k++) {
+		if (k > 0 && msg[k - 1] == ' ') {
+			prev = word;
+			word = k;
+		}
+		if (word == k && msg[k] >= '0' && msg[k] <= '9' &&
+		    !(prev < k && msg[prev] == '-' && msg[prev + 1] == '-')) {
+			out[o++] = 'N';
+			while (msg[k + 1] == '.' || (msg[k + 1] >= '0' && msg[k + 1] <= '9'))
+				k++;
+		} else {
+			out[o++] = msg[k];
+		}
+	}
+	out[o] = '\0';
 }
 
 void skip_tally_add(struct skip_tally *s, const char *reason)

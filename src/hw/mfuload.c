@@ -22,7 +22,8 @@ static double version_num(const char *v)
 
 	while (*v && i < 3) {
 		if (*v >= '0' && *v <= '9') {
-			part[i] = strtod(v, (char **)&v);
+			/* digits only: strtod would read "1e5" */
+			part[i] = (double)strtol(v, (char **)&v, 10);
 			i++;
 		} else if (*v == '.') {
 			v++;

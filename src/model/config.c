@@ -3,6 +3,7 @@
  * Published configs carry many keys we do not need, so unknown keys are
  * ignored here (unlike our own formats); the keys we do read are typed and
  * range-checked, and a missing required key is an SS_EDATA error naming it. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -613,6 +614,83 @@ static int read_layers(const struct json *c, const char *src, struct model_cfg *
 	return 0;
 }
 
+/* The model's maximum context, read as vLLM reads it (vllm/config/model.py,
+ * _get_and_verify_max_len: the least of the keys present; its
+ * model_max_length, a tokenizer setting that may be 1e30, is left out).
+ * None at all: vLLM assumes 2048 with a warning; servesim refuses rather
+ * than guess (it took 32768 without a word, issue 30). */
+static int context_length(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
+{
+	static const char *const keys[] = {"max_position_embeddings", "n_positions", "max_seq_len",
+					   "seq_length", "max_sequence_length", "max_seq_length", "seq_len"};
+	int64_t v;
+	bool pres;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if ((rc = json_opt_int(c, keys[i], src, 1, INT32_MAX, &v, &pres, e)) < 0)
+			return rc;
+		if (pres && (m->max_positions == 0 || v < m->max_positions))
+			m->max_positions = v;
+	}
+	if (m->max_positions == 0)
+		return err_set(e, SS_EDATA, "%s: no maximum context length: give 'max_position_embeddings' "
+			       "(or n_positions, max_seq_len, seq_length, max_sequence_length, max_seq_length, "
+			       "seq_len, as vLLM reads them)", src);
+	return 0;
+}
+
+/* One rope-scaling object (rope_scaling, rope_parameters or one of the
+ * latter's per-layer-type entries): its factor and the original context
+ * length, when given, positive. */
+static int rope_object(const struct json *o, const char *src, const char *name, struct err *e)
+{
+	static const char *const keys[] = {"factor", "original_max_position_embeddings",
+					   "low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow"};
+	double v;
+	bool pres;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if ((rc = json_opt_num(o, keys[i], src, &v, &pres, e)) < 0)
+			return rc;
+		if (pres && !(v > 0 && isfinite(v)))
+			return err_set(e, SS_EDATA, "%s: '%s.%s' must be a positive number, got %g", src, name,
+				       keys[i], v);
+	}
+	return 0;
+}
+
+/* rope_scaling / rope_parameters (null or an object, per layer type or
+ * not) and sliding_window (null or a window of >= 0 tokens): servesim
+ * prices neither beyond the window, but a config that says "yes", -4 or -5
+ * is not the model it claims to be (issue 30). */
+static int rope_checks(const struct json *c, const char *src, struct err *e)
+{
+	static const char *const objs[] = {"rope_scaling", "rope_parameters"};
+	const struct json *o, *sub;
+	int64_t w;
+	bool pres;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < 2; i++) {
+		o = json_get(c, objs[i]);
+		if (!o || json_type_of(o) == JSON_NULL)
+			continue;
+		if (json_type_of(o) != JSON_OBJECT)
+			return err_set(e, SS_EDATA, "%s: '%s' must be an object or null", src, objs[i]);
+		if ((rc = rope_object(o, src, objs[i], e)) < 0)
+			return rc;
+		for (sub = json_first(o); sub; sub = json_next(sub))
+			if (json_type_of(sub) == JSON_OBJECT && (rc = rope_object(sub, src, objs[i], e)) < 0)
+				return rc;
+	}
+	return json_opt_int(c, "sliding_window", src, 0, INT32_MAX, &w, &pres, e);
+}
+
 /* partial_rotary_factor (top level or in rope_parameters): rotary dims of
  * the full-attention layers' heads (the rope op's width). */
 static int partial_rotary(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
@@ -844,7 +922,8 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 	if (m->n_moe_layers < m->layers && m->intermediate == 0)
 		return err_set(e, SS_EDATA, "%s: missing required key 'intermediate_size'", src);
 	OPT("num_nextn_predict_layers", 0, &m->mtp_layers, &pres);
-	OPT("max_position_embeddings", 1, &m->max_positions, &pres);
+	if ((rc = context_length(c, src, m, e)) < 0 || (rc = rope_checks(c, src, e)) < 0)
+		return rc;
 	if (m->family == FAM_MINIMAX_M2)
 		OPT("num_mtp_modules", 0, &m->mtp_layers, &pres);
 	if (m->family == FAM_QWEN3_5 || m->family == FAM_QWEN3_5_MOE)
@@ -911,7 +990,7 @@ void model_layers_text(const struct model_cfg *m, char *buf, size_t n)
 int model_load_file(const char *path, const char *id, struct model_cfg *m, struct err *e)
 {
 	struct json *root;
-	int rc = json_parse_file(path, &root, e);
+	int rc = json_parse_file_max(path, MODEL_MAX_CONFIG_BYTES, &root, e);
 
 	if (rc < 0)
 		return rc;

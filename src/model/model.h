@@ -11,6 +11,9 @@
 #include "base/json.h"
 
 #define MODEL_MAX_LAYERS 512
+/* A config.json's size (Hugging Face's are a few KiB; /dev/zero as
+ * --config was read to 1 GiB first). */
+#define MODEL_MAX_CONFIG_BYTES ((size_t)16 << 20)
 
 enum model_family {
 	FAM_LLAMA, FAM_MISTRAL, FAM_MIXTRAL, FAM_QWEN2, FAM_QWEN3, FAM_QWEN3_MOE,

@@ -104,6 +104,13 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 
 	if ((rc = json_opt_str(q, "quant_method", src, &qm, e)) < 0)
 		return rc;
+	/* a method servesim does not read would be priced as unquantised
+	 * weights: refused rather than run as bf16 (issue 30) */
+	if (qm && strcmp(qm, "fp8") != 0 && strcmp(qm, "mxfp4") != 0 && strcmp(qm, "compressed-tensors") != 0 &&
+	    strcmp(qm, "modelopt") != 0)
+		return err_set(e, SS_EDATA, "%s: 'quantization_config.quant_method' \"%.40s\" is not one servesim "
+			       "reads (fp8, mxfp4, compressed-tensors, modelopt); drop quantization_config and give "
+			       "--dtype for the weights", src, qm);
 	if (qm) {
 		snprintf(m->quant, sizeof(m->quant), "%s", qm);
 		snprintf(mq->method, sizeof(mq->method), "%s", qm);

@@ -255,6 +255,10 @@ static void scan_finish(struct scan *S, double *served)
 		p->queue_growth = den > 0 ? (m * S->sxy - S->sx * S->sy) / den : 0;
 	}
 	*served = last > t1 ? (double)done_in_window / (last - t1) : NAN;
+	p->span_s = last > first ? last - first : 0;
+	p->window_s = last > t1 ? last - t1 : 0;
+	p->window_arrivals = arr_in_window;
+	p->e2e_mean_s = e2e_mean_s;
 	p->arrival_rate = last > t1 ? (double)arr_in_window / (last - t1) : NAN;
 }
 
@@ -409,6 +413,9 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 			      ? fmin(c->max_probe, (double)S->wl->num_requests) : c->max_probe;
 	int rc;
 
+	/* more clients than requests run the same probe as one per request */
+	if (x > maxp)
+		x = maxp;
 #define OK(pp) (saturation ? !(pp)->saturated : (pp)->pass)
 	if ((rc = probe(S, x, seed, &p, e)) < 0)
 		return rc;
@@ -472,6 +479,48 @@ static const struct cap_point *find(const struct search *S, double x, uint64_t s
 	return NULL;
 }
 
+/* A rate probe that decides an answer must be long enough to judge: its
+ * arrival window (after the warm-up) must hold at least CAP_MIN_WINDOW
+ * arrivals, one request then being at most 2.5 % of them (half the 5 %
+ * saturation margin), and span two mean E2Es, which it does once the
+ * arrivals span four (the warm-up takes two, or half of a shorter span):
+ * below that most departures counted in the window are of requests that
+ * arrived in the warm-up, while the engine filled, and the served rate and
+ * the latencies are the transient's.  (Issue 30: 20 requests were
+ * "saturated even at 1/64 req/s" while served with a 51 ms TTFT, 100 gave
+ * 12.75 req/s where 2000 give 32.75.)  SS_EUSAGE saying how long a probe
+ * would be. */
+#define CAP_MIN_WINDOW 40
+static int judge_probe(const struct search *S, double x, uint64_t seed, struct err *e)
+{
+	const struct cap_point *p;
+	double f;
+	char why[160], more[96];
+
+	if (S->c->concurrency || S->c->allow_short || isnan(x) || !(p = find(S, x, seed)))
+		return 0;
+	if (p->window_arrivals >= CAP_MIN_WINDOW && p->span_s >= 4 * p->e2e_mean_s)
+		return 0;
+	if (p->window_arrivals < CAP_MIN_WINDOW)
+		snprintf(why, sizeof(why), "only %zu of its %zu requests arrive after its warm-up, fewer than %d",
+			 p->window_arrivals, p->arrived, CAP_MIN_WINDOW);
+	else
+		snprintf(why, sizeof(why), "its %zu requests arrive over %.3g s, under four mean E2Es (4 x %.3g s), "
+			 "so it never leaves its warm-up", p->arrived, p->span_s, p->e2e_mean_s);
+	/* the window and the span grow with the request count; 10 % more,
+	 * since the E2E grows a little with a longer run near the knee */
+	f = 1.1 * fmax((double)CAP_MIN_WINDOW / (double)(p->window_arrivals > 0 ? p->window_arrivals : 1),
+		       p->span_s > 0 ? 4 * p->e2e_mean_s / p->span_s : 1);
+	if (S->wl->num_requests > 0) {
+		double n = (double)p->arrived * f, unit = pow(10, floor(log10(n)) - 1);
+		snprintf(more, sizeof(more), "give --num-requests %.0f or more", ceil(n / unit) * unit);
+	} else {
+		snprintf(more, sizeof(more), "give a 'duration_s' of %.3g s or more", S->wl->duration_s * f);
+	}
+	return err_set(e, SS_EUSAGE, "%s: the probe at %g req/s (seed %llu) is too short to judge: %s; %s",
+		       S->wl->source, x, (unsigned long long)seed, why, more);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -500,7 +549,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const 
 	if (c->nseeds < 1 || c->nseeds > CAP_MAX_SEEDS)
 		return err_set(e, SS_EUSAGE, "--seeds must be 1 to %d, got %d", CAP_MAX_SEEDS, c->nseeds);
 	if (c->nslo == 0 && c->goodput_min <= 0)
-		return err_set(e, SS_EUSAGE, "capacity: give --slo (and optionally --goodput-min)");
+		return err_set(e, SS_EUSAGE, "give --slo (and optionally --goodput-min)");
 	if (!c->concurrency && (wl->nstages > 0 || (wl->process != WL_POISSON &&
 						     wl->process != WL_CONSTANT &&
 						     wl->process != WL_GAMMA)))
@@ -516,7 +565,8 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const 
 		 * band member equals that seed's own answer: near the knee the
 		 * pass/fail boundary of one seed is not monotone, and another
 		 * bracket could land on another crossing */
-		if ((rc = bracket_bisect(&S, seed, c->start, 2, false, &lo, &hi, e)) < 0)
+		if ((rc = bracket_bisect(&S, seed, c->start, 2, false, &lo, &hi, e)) < 0 ||
+		    (rc = judge_probe(&S, lo, seed, e)) < 0 || (rc = judge_probe(&S, hi, seed, e)) < 0)
 			goto out;
 		if (isnan(lo)) {
 			const struct cap_point *p = find(&S, hi, seed);

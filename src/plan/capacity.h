@@ -46,6 +46,10 @@ struct cap_cfg {
 	double start;           /* first probe (req/s or clients) */
 	double min_probe;       /* lowest rate probed before giving up */
 	double max_probe;       /* highest rate probed before giving up */
+	/* rate search: a probe that decides the answer must be long enough to
+	 * judge (cap_search), else SS_EUSAGE; true lets a rough search (search's
+	 * coarse pass) run on short probes */
+	bool allow_short;
 };
 
 /* One simulated point. */
@@ -60,6 +64,10 @@ struct cap_point {
 	double goodput;             /* share of arrived requests meeting every SLO */
 	size_t arrived, completed;
 	double queue_growth;        /* s of queue delay per s of arrivals */
+	double span_s;              /* from the first arrival to the last */
+	double window_s;            /* the arrival window after the warm-up */
+	size_t window_arrivals;     /* arrivals in it */
+	double e2e_mean_s;          /* mean E2E of the completed requests */
 	bool pass, saturated;
 	int fail;                   /* index of the most violated SLO, CAP_FAIL_GOODPUT,
 				     * CAP_FAIL_SATURATED, -1 none */

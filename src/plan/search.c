@@ -310,6 +310,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		struct wl_spec wc = *in->wl;
 		coarse.rel_tol = 0.05;
 		coarse.nseeds = 1;
+		coarse.allow_short = true; /* it only finds where to start */
 		wc.num_requests = in->wl->num_requests / 4 > SEARCH_COARSE_MIN ? in->wl->num_requests / 4
 										  : SEARCH_COARSE_MIN;
 		if ((rc = cap_search(&st, &wc, &coarse, &res, e)) < 0)
@@ -319,8 +320,11 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 			fine.start = res.max_rate;
 		cap_result_release(&res);
 	}
-	if ((rc = cap_search(&st, in->wl, &fine, &res, e)) < 0)
+	if ((rc = cap_search(&st, in->wl, &fine, &res, e)) < 0) {
+		err_prefix(e, "%s x%d, %s, tp %d pp %d dp %d ep %d%s", sc.gpu->id, d->gpus, sc.engine->name,
+			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "");
 		goto out;
+	}
 	have_res = true;
 	out->probes += res.ncurve;
 	out->binding = res.binding;

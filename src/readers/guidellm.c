@@ -41,6 +41,7 @@ struct gl_ctx {
 	struct gt_requests *g;
 	const char *path;
 	int saw[4];       /* era votes */
+	struct gt_ids ids; /* request_id of the successful requests */
 };
 
 static int skip_value(struct gl_ctx *c, enum js_tok t, struct err *e)
@@ -107,9 +108,10 @@ static int read_timings(struct gl_ctx *c, double *f, int which, struct err *e)
 static int read_request(struct gl_ctx *c, int bench, struct err *e)
 {
 	double f[F__N], start, ttft = NAN, e2e = NAN, p, o;
-	struct gt_request *r;
+	struct gt_fields names = {"request_start_time", "prompt_tokens", "output_tokens",
+				  "time_to_first_token_ms", "request_latency"};
 	enum js_tok t;
-	char key[64];
+	char key[64], ctx[600], id[256] = "";
 	int rc, i;
 	static const struct {
 		const char *key;
@@ -141,6 +143,17 @@ static int read_request(struct gl_ctx *c, int bench, struct err *e)
 					f[keys[i].field] = js_num(c->js);
 			continue;
 		}
+		if (t == JS_STR && strcmp(key, "request_id") == 0) {
+			snprintf(id, sizeof(id), "%s", js_str(c->js));
+			continue;
+		}
+		/* a time or a count as anything but a number (null: absent) */
+		for (i = 0; t != JS_NULL && i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
+			if (strcmp(key, keys[i].key) == 0)
+				return err_set(e, SS_EDATA, "%s: request %zu of benchmark %d: '%s' must be a number, "
+					       "got %s%.40s%s", c->path, c->g->n, bench, key, t == JS_STR ? "\"" : "",
+					       t == JS_STR ? js_str(c->js) : "an array, an object or a boolean",
+					       t == JS_STR ? "\"" : "");
 		if ((rc = skip_value(c, t, e)) < 0)
 			return rc;
 	}
@@ -154,22 +167,35 @@ static int read_request(struct gl_ctx *c, int bench, struct err *e)
 	else if (!isnan(f[F_T_START]))
 		c->saw[3]++;
 	start = !isnan(f[F_REQ_START]) ? f[F_REQ_START] : !isnan(f[F_START]) ? f[F_START] : f[F_T_START];
-	if (!isnan(f[F_TTFT_MS]))
+	if (isnan(f[F_REQ_START]))
+		names.start = !isnan(f[F_START]) ? "start_time" : "timings.request_start";
+	if (!isnan(f[F_TTFT_MS])) {
 		ttft = f[F_TTFT_MS];
-	else if (!isnan(f[F_FIRST_TOK]))
+	} else if (!isnan(f[F_FIRST_TOK])) {
 		ttft = (f[F_FIRST_TOK] - start) * 1e3;
-	else if (!isnan(f[F_T_FIRST]))
+		names.ttft = "first_token_time - start";
+	} else if (!isnan(f[F_T_FIRST])) {
 		ttft = (f[F_T_FIRST] - start) * 1e3;
-	if (!isnan(f[F_LATENCY]))
+		names.ttft = "timings.first_token_iteration - start";
+	}
+	if (!isnan(f[F_LATENCY])) {
 		e2e = f[F_LATENCY] * 1e3;
-	else if (!isnan(f[F_END]))
+	} else if (!isnan(f[F_END])) {
 		e2e = (f[F_END] - start) * 1e3;
-	else if (!isnan(f[F_REQ_END]))
+		names.e2e = "end_time - start";
+	} else if (!isnan(f[F_REQ_END])) {
 		e2e = (f[F_REQ_END] - start) * 1e3;
-	else if (!isnan(f[F_T_END]))
+		names.e2e = "request_end_time - start";
+	} else if (!isnan(f[F_T_END])) {
 		e2e = (f[F_T_END] - start) * 1e3;
+		names.e2e = "timings.request_end - start";
+	}
 	p = !isnan(f[F_PROMPT]) ? f[F_PROMPT] : f[F_IN_TOTAL];
 	o = !isnan(f[F_OUTPUT]) ? f[F_OUTPUT] : f[F_OUT_TOTAL];
+	if (isnan(f[F_PROMPT]))
+		names.prompt = "input_metrics.total_tokens";
+	if (isnan(f[F_OUTPUT]))
+		names.output = "output_metrics.total_tokens";
 	if (isnan(start) || !(p >= 1) || !(o >= 1) || isnan(e2e))
 		return err_set(e, SS_EDATA,
 			       "%s: request %zu of benchmark %d lacks a start time, token counts or latency (prompt %g, output %g)",
@@ -182,14 +208,23 @@ static int read_request(struct gl_ctx *c, int bench, struct err *e)
 			       "%s: request %zu of benchmark %d: start %g s, ttft %g ms, latency %g ms must be "
 			       "finite and prompt %g, output %g integers in [1, %lld]",
 			       c->path, c->g->n, bench, start, ttft, e2e, p, o, (long long)WL_MAX_TOKENS);
+	snprintf(ctx, sizeof(ctx), "%s: request %zu of benchmark %d", c->path, c->g->n, bench);
 	XGROW(c->g->r, c->g->cap, c->g->n + 1);
-	r = &c->g->r[c->g->n++];
-	r->arrival_s = start;
-	r->prompt_tokens = (int64_t)p;
-	r->output_tokens = (int64_t)o;
-	r->ttft_ms = ttft;
-	r->e2e_ms = e2e;
-	r->stage = bench;
+	if ((rc = gt_request_set(&c->g->r[c->g->n], ctx, &names, start, p, o, ttft, e2e, e)) < 0)
+		return rc;
+	c->g->r[c->g->n].stage = bench;
+	if (id[0])
+		gt_ids_add(&c->ids, id, c->g->n);
+	c->g->n++;
+	return 0;
+}
+
+/* A strategy's rate: requests/s or streams, 0 when it has none. */
+static int check_rate(const struct gl_ctx *c, int idx, const struct gt_bench *b, struct err *e)
+{
+	if (!(b->rate >= 0 && b->rate <= WL_MAX_RATE))
+		return err_set(e, SS_EDATA, "%s: benchmark %d: the %s strategy's 'rate' must be in [0, %g], got %g",
+			       c->path, idx, b->strategy[0] ? b->strategy : "(unnamed)", WL_MAX_RATE, b->rate);
 	return 0;
 }
 
@@ -334,6 +369,8 @@ static int read_benchmark(struct gl_ctx *c, struct err *e)
 	}
 	if (rc < 0)
 		return rc;
+	if (!nested && (rc = check_rate(c, idx, &b, e)) < 0)
+		return rc;
 	if (!nested)
 		c->g->b[idx] = b;
 	return 0;
@@ -371,18 +408,17 @@ static int read_all(struct gl_ctx *c, struct err *e)
 		return err_set(e, SS_EDATA, "%s: no successful requests in any benchmark", c->path);
 	snprintf(g->era, sizeof(g->era), "%s",
 		 c->saw[0] ? "0.1" : c->saw[2] ? "0.4-0.6" : c->saw[1] ? "0.2-0.3" : "0.7+");
+	if ((rc = gt_ids_check(&c->ids, c->path, "request_id", "request", e)) < 0)
+		return rc;
 	/* relative times; per-benchmark spans */
-	g->t0 = INFINITY;
-	for (i = 0; i < g->n; i++)
-		if (g->r[i].arrival_s < g->t0)
-			g->t0 = g->r[i].arrival_s;
+	if ((rc = gt_requests_relative(g, c->path, "request_start_time", e)) < 0)
+		return rc;
 	for (k = 0; k < g->nb; k++) {
 		g->b[k].start_s = INFINITY;
 		g->b[k].end_s = -INFINITY;
 	}
 	for (i = 0; i < g->n; i++) {
 		struct gt_bench *b = &g->b[g->r[i].stage];
-		g->r[i].arrival_s -= g->t0;
 		if (g->r[i].arrival_s < b->start_s)
 			b->start_s = g->r[i].arrival_s;
 		if (g->r[i].arrival_s + g->r[i].e2e_ms * 1e-3 > b->end_s)
@@ -402,6 +438,7 @@ static int cmp_arrival(const void *a, const void *b)
 static int finish(struct gl_ctx *c, int rc)
 {
 	js_close(c->js);
+	gt_ids_release(&c->ids);
 	if (rc < 0) {
 		gt_requests_release(c->g);
 		return rc;

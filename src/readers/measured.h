@@ -89,9 +89,39 @@ struct gt_settings {
 	int64_t max_num_seqs, max_num_batched_tokens, max_model_len, block_size;
 };
 
-/* Sort by arrival, make arrivals relative, one benchmark over all requests. */
-void gt_requests_finish(struct gt_requests *g, const char *strategy, double rate, const char *era,
-			bool server_side);
+/* Every reader fills its records through gt_request_set (src/readers/measured.c),
+ * which checks each value before converting it: start (an absolute time, s)
+ * in [0, GT_MAX_START_S]; prompt and output token counts integers in [1,
+ * WL_MAX_TOKENS]; E2E in [0, GT_MAX_MS] ms; TTFT (NAN: absent) in [0, E2E].
+ * f names the reader's fields, ctx the record ("FILE:LINE"); SS_EDATA
+ * naming both, the value and the range. */
+#define GT_MAX_START_S 1e11 /* s: the Unix epoch reaches it in the year 5138 */
+#define GT_MAX_MS 1e12      /* 31.7 years, the longest latency taken as measured */
+struct gt_fields {
+	const char *start, *prompt, *output, *ttft, *e2e;
+};
+int gt_request_set(struct gt_request *r, const char *ctx, const struct gt_fields *f, double start_s,
+		   double prompt, double output, double ttft_ms, double e2e_ms, struct err *e);
+/* Arrivals relative to the first (g->t0): SS_EDATA naming the field start
+ * when they span more than a simulation may (WL_MAX_TIME_S). */
+int gt_requests_relative(struct gt_requests *g, const char *name, const char *start, struct err *e);
+/* gt_requests_relative, then sort by arrival, one benchmark over all. */
+int gt_requests_finish(struct gt_requests *g, const char *name, const char *start, const char *strategy,
+		       double rate, const char *era, bool server_side, struct err *e);
+
+/* Request ids of a file, each to be counted once: gt_ids_check sorts them
+ * and fails (SS_EDATA) naming two records (rec_name N) that share one. */
+struct gt_id {
+	char *id;
+	size_t rec;
+};
+struct gt_ids {
+	struct gt_id *v;
+	size_t n, cap;
+};
+void gt_ids_add(struct gt_ids *ids, const char *id, size_t rec);
+int gt_ids_check(struct gt_ids *ids, const char *name, const char *key, const char *rec_name, struct err *e);
+void gt_ids_release(struct gt_ids *ids);
 /* vLLM engine request stats, one object per line (src/readers/vllm_requests.c);
  * engine-side TTFT and E2E. */
 int vllm_requests_read(const char *path, struct gt_requests *g, struct err *e);

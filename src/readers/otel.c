@@ -11,33 +11,61 @@
 #include "base/json.h"
 #include "readers/measured.h"
 
+/* OTLP JSON writes 64-bit integers as decimal strings: the whole string an
+ * optional sign and digits, else NAN (strtod alone took "abc" for 0). */
+static double int_text(const char *t)
+{
+	const char *d = t + (*t == '-' || *t == '+');
+	char *end;
+	double v;
+
+	if (!*d || strspn(d, "0123456789") != strlen(d))
+		return NAN;
+	v = strtod(t, &end);
+	return *end ? NAN : v;
+}
+
+/* A number, or an integer as OTLP writes it; NAN otherwise. */
+static double num_of(const struct json *x)
+{
+	if (x && json_type_of(x) == JSON_NUMBER)
+		return json_number(x);
+	if (x && json_type_of(x) == JSON_STRING)
+		return int_text(json_string(x));
+	return NAN;
+}
+
 static double attr_value(const struct json *v)
 {
 	const struct json *x;
 
 	if ((x = json_get(v, "doubleValue")) && json_type_of(x) == JSON_NUMBER)
 		return json_number(x);
-	if ((x = json_get(v, "intValue"))) {
-		if (json_type_of(x) == JSON_NUMBER)
-			return json_number(x);
-		if (json_type_of(x) == JSON_STRING)
-			return strtod(json_string(x), NULL);
-	}
-	return NAN;
+	return num_of(json_get(v, "intValue"));
 }
 
 static int read_span(const struct json *sp, const char *path, size_t line, struct gt_requests *g,
-		     struct err *e)
+		     struct gt_ids *ids, struct err *e)
 {
+	static const struct gt_fields f = {"startTimeUnixNano", "gen_ai.usage.prompt_tokens",
+					   "gen_ai.usage.completion_tokens",
+					   "gen_ai.latency.time_to_first_token", "gen_ai.latency.e2e"};
 	const struct json *name = json_get(sp, "name"), *st = json_get(sp, "startTimeUnixNano"), *attrs, *a;
+	const struct json *id = json_get(sp, "spanId");
 	double start, ttft = NAN, e2e = NAN, p = NAN, o = NAN;
-	struct gt_request *r;
+	char ctx[600];
+	int rc;
 
 	if (!name || json_type_of(name) != JSON_STRING || strcmp(json_string(name), "llm_request") != 0)
 		return 0;
 	if (!st || (json_type_of(st) != JSON_STRING && json_type_of(st) != JSON_NUMBER))
 		return err_set(e, SS_EDATA, "%s:%zu: llm_request span without 'startTimeUnixNano'", path, line);
-	start = (json_type_of(st) == JSON_STRING ? strtod(json_string(st), NULL) : json_number(st)) * 1e-9;
+	start = num_of(st) * 1e-9;
+	if (isnan(start))
+		return err_set(e, SS_EDATA, "%s:%zu: 'startTimeUnixNano' must be an integer count of ns, got %s%.40s%s",
+			       path, line, json_type_of(st) == JSON_STRING ? "\"" : "",
+			       json_type_of(st) == JSON_STRING ? json_string(st) : "NaN",
+			       json_type_of(st) == JSON_STRING ? "\"" : "");
 	attrs = json_get(sp, "attributes");
 	for (a = json_first(attrs); a; a = json_next(a)) {
 		const char *k = json_string(json_get(a, "key"));
@@ -57,28 +85,22 @@ static int read_span(const struct json *sp, const char *path, size_t line, struc
 		return err_set(e, SS_EDATA,
 			       "%s:%zu: llm_request span lacks gen_ai.usage.prompt_tokens / completion_tokens or gen_ai.latency.e2e",
 			       path, line);
+	snprintf(ctx, sizeof(ctx), "%s:%zu", path, line);
 	XGROW(g->r, g->cap, g->n + 1);
-	r = &g->r[g->n++];
-	r->arrival_s = start;
-	r->prompt_tokens = (int64_t)p;
-	r->output_tokens = (int64_t)o;
-	r->ttft_ms = ttft;
-	r->e2e_ms = e2e;
-	r->stage = 0;
+	if ((rc = gt_request_set(&g->r[g->n], ctx, &f, start, p, o, ttft, e2e, e)) < 0)
+		return rc;
+	g->n++;
+	if (id && json_type_of(id) == JSON_STRING)
+		gt_ids_add(ids, json_string(id), line);
 	return 0;
-}
-
-static int cmp_arrival(const void *a, const void *b)
-{
-	const struct gt_request *x = a, *y = b;
-	return x->arrival_s < y->arrival_s ? -1 : x->arrival_s > y->arrival_s;
 }
 
 int otel_read(const char *path, struct gt_requests *g, struct err *e)
 {
+	struct gt_ids ids = {NULL, 0, 0};
 	struct gzr *z;
 	const char *line;
-	size_t len, i;
+	size_t len;
 	int rc;
 
 	memset(g, 0, sizeof(*g));
@@ -96,7 +118,7 @@ int otel_read(const char *path, struct gt_requests *g, struct err *e)
 		for (rs = json_first(json_get(doc, "resourceSpans")); rs && rc == 0; rs = json_next(rs))
 			for (ss = json_first(json_get(rs, "scopeSpans")); ss && rc == 0; ss = json_next(ss))
 				for (sp = json_first(json_get(ss, "spans")); sp && rc == 0; sp = json_next(sp))
-					rc = read_span(sp, path, gzr_lineno(z), g, e);
+					rc = read_span(sp, path, gzr_lineno(z), g, &ids, e);
 		json_free(doc);
 		if (rc < 0)
 			break;
@@ -104,20 +126,14 @@ int otel_read(const char *path, struct gt_requests *g, struct err *e)
 	gzr_close(z);
 	if (rc == 0 && g->n == 0)
 		rc = err_set(e, SS_EDATA, "%s: no llm_request spans", path);
+	if (rc == 0)
+		rc = gt_ids_check(&ids, path, "spanId", "line", e);
+	gt_ids_release(&ids);
+	if (rc == 0)
+		rc = gt_requests_finish(g, path, "startTimeUnixNano", "replay", 0, "otel", true, e);
 	if (rc < 0) {
 		gt_requests_release(g);
 		return rc;
 	}
-	qsort(g->r, g->n, sizeof(*g->r), cmp_arrival);
-	g->t0 = g->r[0].arrival_s;
-	for (i = 0; i < g->n; i++)
-		g->r[i].arrival_s -= g->t0;
-	g->nb = 1;
-	snprintf(g->b[0].strategy, sizeof(g->b[0].strategy), "replay");
-	g->b[0].completed = (int64_t)g->n;
-	g->b[0].start_s = 0;
-	g->b[0].end_s = g->r[g->n - 1].arrival_s + g->r[g->n - 1].e2e_ms * 1e-3;
-	snprintf(g->era, sizeof(g->era), "otel");
-	g->server_side = true;
 	return 0;
 }

@@ -45,9 +45,11 @@ static int read_meta(const struct json *m, const char *ctx, struct gt_settings *
 static int read_request(const struct json *o, const char *ctx, struct gt_requests *g,
 			struct err *e)
 {
+	static const struct gt_fields f = {"arrival_ms", "prompt_tokens", "output_tokens", "ttft_ms",
+					   "ttft_ms + sum(itl_ms)"};
 	const struct json *itl = json_get(o, "itl_ms"), *v;
-	double p, out, ttft, arr, sum = 0;
-	struct gt_request *r;
+	double p, out, ttft, arr, sum = 0, cached;
+	bool pres;
 	int rc;
 
 	if ((rc = json_req_num(o, "prompt_tokens", ctx, &p, e)) < 0 ||
@@ -67,14 +69,16 @@ static int read_request(const struct json *o, const char *ctx, struct gt_request
 			return err_set(e, SS_EDATA, "%s: 'itl_ms' must hold numbers >= 0", ctx);
 		sum += json_number(v);
 	}
+	/* the prefix-cache hits the engine reported: part of the prompt */
+	if ((rc = json_opt_num(o, "cached_tokens", ctx, &cached, &pres, e)) < 0)
+		return rc;
+	if (pres && (!(cached >= 0 && cached <= p) || cached != floor(cached)))
+		return err_set(e, SS_EDATA, "%s: 'cached_tokens' must be an integer in [0, prompt_tokens = %g], got %g",
+			       ctx, p, cached);
 	XGROW(g->r, g->cap, g->n + 1);
-	r = &g->r[g->n++];
-	memset(r, 0, sizeof(*r));
-	r->arrival_s = arr * 1e-3;
-	r->prompt_tokens = (int64_t)p;
-	r->output_tokens = (int64_t)out;
-	r->ttft_ms = ttft;
-	r->e2e_ms = ttft + sum;
+	if ((rc = gt_request_set(&g->r[g->n], ctx, &f, arr * 1e-3, p, out, ttft, ttft + sum, e)) < 0)
+		return rc;
+	g->n++;
 	return 0;
 }
 
@@ -113,11 +117,12 @@ int vcr_read_mem(const char *buf, size_t len, const char *name, struct gt_reques
 	}
 	if (rc == 0 && g->n == 0)
 		rc = err_set(e, SS_EDATA, "%s: no requests in the trace", name);
+	if (rc == 0)
+		rc = gt_requests_finish(g, name, "arrival_ms", "replay", 0, "vcr", true, e);
 	if (rc < 0) {
 		gt_requests_release(g);
 		return rc;
 	}
-	gt_requests_finish(g, "replay", 0, "vcr", true);
 	return 0;
 }
 

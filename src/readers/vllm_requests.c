@@ -19,37 +19,6 @@
 /* a few hundred bytes per request: 256 MB is about a million requests */
 #define VR_MAX_BYTES (256u << 20)
 
-static int cmp_arrival(const void *a, const void *b)
-{
-	const struct gt_request *x = a, *y = b;
-	return x->arrival_s < y->arrival_s ? -1 : x->arrival_s > y->arrival_s;
-}
-
-/* Relative arrivals, one benchmark spanning every request, sorted. */
-void gt_requests_finish(struct gt_requests *g, const char *strategy, double rate, const char *era,
-			bool server_side)
-{
-	size_t i;
-
-	qsort(g->r, g->n, sizeof(*g->r), cmp_arrival);
-	g->t0 = g->r[0].arrival_s;
-	for (i = 0; i < g->n; i++)
-		g->r[i].arrival_s -= g->t0;
-	g->nb = 1;
-	snprintf(g->b[0].strategy, sizeof(g->b[0].strategy), "%s", strategy);
-	g->b[0].rate = rate;
-	g->b[0].completed = (int64_t)g->n;
-	g->b[0].start_s = 0;
-	g->b[0].end_s = 0;
-	for (i = 0; i < g->n; i++) {
-		double end = g->r[i].arrival_s + (isnan(g->r[i].e2e_ms) ? 0 : g->r[i].e2e_ms * 1e-3);
-		if (end > g->b[0].end_s)
-			g->b[0].end_s = end;
-	}
-	snprintf(g->era, sizeof(g->era), "%s", era);
-	g->server_side = server_side;
-}
-
 static int num_field(const struct json *o, const char *key, const char *ctx, double *out,
 		     struct err *e)
 {
@@ -66,6 +35,7 @@ int vllm_requests_read_mem(const char *buf, size_t len, const char *name, struct
 			   struct err *e)
 {
 	const char *p = buf, *end = buf + len;
+	struct gt_ids ids = {NULL, 0, 0};
 	size_t line = 0;
 	int rc = 0;
 
@@ -75,9 +45,11 @@ int vllm_requests_read_mem(const char *buf, size_t len, const char *name, struct
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		const char *s = p;
 		char ctx[600];
+		static const struct gt_fields f = {"queued_ts", "input_toks", "output_toks",
+						   "first_token_ts - queued_ts", "last_token_ts - queued_ts"};
+		const struct json *id;
 		struct json *o;
 		double in, out, q, ft, lt;
-		struct gt_request *r;
 		p = nl ? nl + 1 : end;
 		line++;
 		while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
@@ -101,23 +73,29 @@ int vllm_requests_read_mem(const char *buf, size_t len, const char *name, struct
 		}
 		if (rc == 0) {
 			XGROW(g->r, g->cap, g->n + 1);
-			r = &g->r[g->n++];
-			memset(r, 0, sizeof(*r));
-			r->arrival_s = q;
-			r->prompt_tokens = (int64_t)in;
-			r->output_tokens = (int64_t)out;
-			r->ttft_ms = (ft - q) * 1e3;
-			r->e2e_ms = (lt - q) * 1e3;
+			if ((rc = gt_request_set(&g->r[g->n], ctx, &f, q, in, out, (ft - q) * 1e3, (lt - q) * 1e3,
+						 e)) == 0)
+				g->n++;
+		}
+		if (rc == 0 && (id = json_get(o, "request_id")) != NULL) {
+			if (json_type_of(id) != JSON_STRING)
+				rc = err_set(e, SS_EDATA, "%s: 'request_id' must be a string", ctx);
+			else
+				gt_ids_add(&ids, json_string(id), line);
 		}
 		json_free(o);
 	}
 	if (rc == 0 && g->n == 0)
 		rc = err_set(e, SS_EDATA, "%s: no requests", name);
+	if (rc == 0)
+		rc = gt_ids_check(&ids, name, "request_id", "line", e);
+	gt_ids_release(&ids);
+	if (rc == 0)
+		rc = gt_requests_finish(g, name, "queued_ts", "replay", 0, "vllm-engine", true, e);
 	if (rc < 0) {
 		gt_requests_release(g);
 		return rc;
 	}
-	gt_requests_finish(g, "replay", 0, "vllm-engine", true);
 	return 0;
 }
 

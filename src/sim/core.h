@@ -421,6 +421,13 @@ static inline void sched_push(struct replica *rp, struct req *r, int64_t n)
 	rp->sched[rp->nsched++] = r;
 }
 
+/* r joins the explicit running requests (rp->others), in running order. */
+static inline void sched_others_push(struct replica *rp, struct req *r)
+{
+	XGROW(rp->others, rp->others_cap, rp->nothers + 1);
+	rp->others[rp->nothers++] = r;
+}
+
 /* The blocks of r that get their content hash as they fill: [0, this)
  * (sched.c's hashing rules: the shareable part, and for a preempted owner
  * those keyed by content that others hold too). */

@@ -300,7 +300,7 @@ static int next_closed(struct sim *s, int64_t t_ns, struct err *e)
 
 	if (rc > 0)
 		admit(s, &w);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 /* A completed request reached its client at t_ns: record it, release it
@@ -308,9 +308,12 @@ static int next_closed(struct sim *s, int64_t t_ns, struct err *e)
  * false), let its client send the next request. */
 static int complete_req(struct sim *s, struct req *r, int64_t t_ns, bool next, struct err *e)
 {
+	int rc;
+
 	record(s, r);
 	sched_req_put(s, r);
-	return next && s->closed ? next_closed(s, t_ns, e) : 0;
+	rc = next && s->closed ? next_closed(s, t_ns, e) : 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* What the scheduler may ask of the engine (core.h). */
@@ -346,6 +349,29 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 			       (unsigned long long)s->tot.arrived, (unsigned long long)s->tot.completed,
 			       (unsigned long long)live, (unsigned long long)rej);
 	return 0;
+}
+
+/* The queue is empty and no arrival is left: every request that arrived
+ * has completed or been rejected.  One still running or waiting would be
+ * lost from every count (a scheduler that stopped with work queued), so
+ * the run fails rather than report without it. */
+static int check_drained(const struct sim *s, struct err *e)
+{
+	uint64_t rej = 0, running, waiting;
+	int k;
+
+	for (k = 0; k < REJ__COUNT; k++)
+		rej += s->tot.rejected[k];
+	if (s->tot.arrived == s->tot.completed + rej)
+		return 0;
+	sim_queue_counts(s, &running, &waiting);
+	return err_set(e, SS_ERUNTIME,
+		       "internal error: the simulation stopped at %.6f s with %llu of %llu requests neither "
+		       "completed nor rejected (%llu running, %llu waiting)",
+		       (double)s->now * 1e-9,
+		       (unsigned long long)(s->tot.arrived - s->tot.completed - rej),
+		       (unsigned long long)s->tot.arrived, (unsigned long long)running,
+		       (unsigned long long)waiting);
 }
 
 /* --- lifecycle --- */
@@ -413,7 +439,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->closed = wl_gen_closed_loop(s->gen);
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
-		for (k = 0; k < wl_gen_concurrency(s->gen); k++)
+		/* each client's first request; a workload of fewer requests
+		 * than clients ends the loop early */
+		for (k = 0, rc = 1; k < wl_gen_concurrency(s->gen) && rc > 0; k++)
 			if ((rc = next_closed(s, 0, e)) < 0) {
 				sim_free(s);
 				return rc;
@@ -497,7 +525,7 @@ int sim_step(struct sim *s, struct err *e)
 		ev.kind = EV_ARRIVAL;
 		ev.replica = -1;
 	} else if (!evq_pop(&s->q, &ev)) {
-		return 0;
+		return check_drained(s, e);
 	}
 	s->now = ev.t_ns;
 	s->tot.events++;
@@ -533,7 +561,9 @@ int sim_step(struct sim *s, struct err *e)
 	s->tot.duration_ns = s->now;
 	if (s->cfg.check_invariants && (rc = check_invariants(s, prev, e)) < 0)
 		return rc;
-	return evq_size(&s->q) > 0 || s->has_next ? 1 : 0;
+	if (evq_size(&s->q) > 0 || s->has_next)
+		return 1;
+	return (rc = check_drained(s, e)) < 0 ? rc : 0;
 }
 
 int sim_run(struct sim *s, struct err *e)

@@ -438,11 +438,6 @@ static void run_remove(struct replica *rp, struct req *r)
 	r->ne_blocks = 0;
 }
 
-static void others_push(struct replica *rp, struct req *r)
-{
-	XGROW(rp->others, rp->others_cap, rp->nothers + 1);
-	rp->others[rp->nothers++] = r;
-}
 
 /* --- decoders --- */
 
@@ -1023,7 +1018,7 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (r->sched_ns < 0)
 			r->sched_ns = s->now;
 		run_append(rp, r);
-		others_push(rp, r);
+		sched_others_push(rp, r);
 		sched_push(rp, r, t.n);
 		budget -= t.n;
 		if (rem_input < INT64_MAX)
@@ -1655,7 +1650,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		if (!sg || rp->lazy)
 			for (r = rp->run_head; r; r = r->next)
 				if (!r->dec && !r->done)
-					others_push(rp, r);
+					sched_others_push(rp, r);
 	} else {
 		for (i = j = 0; i < rp->nothers; i++)
 			if (!rp->others[i]->dec && !rp->others[i]->done)

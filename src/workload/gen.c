@@ -480,16 +480,22 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 	if (s->num_requests > 0 && g->issued >= s->num_requests)
 		return 0;
 	memset(out, 0, sizeof(*out));
-	if (s->process == WL_TRACE && s->records) {
-		if ((size_t)g->issued >= s->nrecords)
-			return 0;
-		*out = s->records[g->issued++];
-		return 1;
-	}
 	if (s->process == WL_TRACE) {
-		rc = trace_next(g, out, e);
-		if (rc > 0)
-			g->issued++;
+		if (s->records) {
+			if ((size_t)g->issued >= s->nrecords)
+				return 0;
+			*out = s->records[g->issued];
+			rc = 1;
+		} else if ((rc = trace_next(g, out, e)) <= 0) {
+			return rc;
+		}
+		/* a trace is read as it is replayed: its length is known only
+		 * here, and the ceiling holds for it as for any workload */
+		if (g->issued >= max_requests(s))
+			return err_set(e, SS_EUSAGE, "%s: the trace holds more requests than the limit of %lld; "
+				       "replay fewer with 'num_requests' or --num-requests, or raise the limit "
+				       "with --max-requests", s->source, (long long)max_requests(s));
+		g->issued++;
 		return rc;
 	}
 	if (s->process == WL_CONCURRENCY) {
@@ -524,4 +530,20 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 	out->stage = wl_stage_of(s, out->arrival_ns);
 	g->issued++;
 	return 1;
+}
+
+int wl_spec_check_nonempty(const struct wl_spec *s, const char *src, struct err *e)
+{
+	struct wl_gen *g;
+	struct wl_req r;
+	int rc = wl_gen_new(s, &g, e);
+
+	if (rc < 0)
+		return rc;
+	rc = wl_gen_next(g, 0, &r, e);
+	wl_gen_free(g);
+	if (rc == 0)
+		rc = err_set(e, SS_EUSAGE, "%s: no request arrives within the %g s the workload lasts; "
+			     "lengthen its duration or give a number of requests", src, s->duration_s);
+	return rc < 0 ? rc : 0;
 }

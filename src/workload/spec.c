@@ -184,7 +184,7 @@ static int parse_arrival(const struct json *o, const char *src, struct wl_spec *
 	if (pres && !(s->cv >= WL_MIN_CV && s->cv <= WL_MAX_CV))
 		return err_set(e, SS_EDATA, "%s: 'cv' must be in [%g, %g], got %g", ctx, WL_MIN_CV,
 			       WL_MAX_CV, s->cv);
-	if ((rc = json_opt_int(o, "concurrency", ctx, 1, 1 << 24, &s->concurrency, &pres, e)) < 0)
+	if ((rc = json_opt_int(o, "concurrency", ctx, 1, WL_MAX_CONCURRENCY, &s->concurrency, &pres, e)) < 0)
 		return rc;
 	if (s->process == WL_CONCURRENCY && !pres)
 		return err_set(e, SS_EDATA, "%s: process concurrency needs 'concurrency'", ctx);
@@ -478,7 +478,7 @@ int wl_spec_check_size(const struct wl_spec *s, const char *src, struct err *e)
 int wl_spec_load(const char *path, struct wl_spec *s, struct err *e)
 {
 	struct json *root;
-	int rc = yaml_or_json_parse_file(path, &root, e);
+	int rc = yaml_or_json_parse_file(path, WL_MAX_SPEC_BYTES, &root, e);
 
 	if (rc < 0) {
 		wl_spec_defaults(s);

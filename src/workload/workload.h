@@ -42,6 +42,7 @@ struct wl_dist {
  * - token counts: 1 .. 2^24, the largest --max-model-len servesim accepts;
  * - times: at most 1e9 s (31.7 years; int64 nanoseconds hold 292 years);
  * - rates: 1e-6 .. 1e9 requests/s (one request in 11.6 days .. one per ns);
+ * - closed-loop clients: 1 .. 2^24;
  * - gamma cv: 1e-3 .. 1e2, i.e. shape k = 1/cv^2 in [1e-4, 1e6], where the
  *   Marsaglia-Tsang sampler and U^(1/k) stay within a double;
  * - requests a workload may generate: WL_DEFAULT_MAX_REQUESTS unless
@@ -53,11 +54,15 @@ struct wl_dist {
  *   generator fails (SS_EUSAGE) when it would issue one past the limit. */
 #define WL_MAX_TOKENS ((int64_t)1 << 24)
 #define WL_MAX_TIME_S 1e9
+/* A spec file's size (an empirical distribution of a million values fits
+ * many times over; /dev/zero as --workload read 1 GiB first). */
+#define WL_MAX_SPEC_BYTES ((size_t)64 << 20)
 #define WL_MIN_RATE 1e-6
 #define WL_MAX_RATE 1e9
 #define WL_MIN_CV 1e-3
 #define WL_MAX_CV 1e2
 #define WL_DEFAULT_MAX_REQUESTS ((int64_t)20000000)
+#define WL_MAX_CONCURRENCY (1 << 24) /* clients of a closed loop */
 
 struct wl_stage {
 	double rate;           /* requests/s (or concurrency for closed loop stages) */
@@ -144,6 +149,10 @@ void wl_gen_free(struct wl_gen *g);
  * loop: the request a client issues at now_ns.  Returns 1, 0 when the
  * workload is exhausted, or a negative status (trace errors). */
 int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err *e);
+/* SS_EUSAGE naming src when s brings no request at all (a duration
+ * shorter than the first arrival: --duration 1e-300 ran nothing and said
+ * ok); its first request drawn on a generator of its own. */
+int wl_spec_check_nonempty(const struct wl_spec *s, const char *src, struct err *e);
 bool wl_gen_closed_loop(const struct wl_gen *g);
 int64_t wl_gen_concurrency(const struct wl_gen *g);
 /* Stage index of a time (closed loop stages and reporting). */

@@ -154,6 +154,55 @@ w ascend-hdr/kernel_details.csv 'Step Id,Device_id,Model ID,Task ID,Stream ID,Na
 cp ascend-hdr/kernel_details.csv ascend-hdr.csv
 w kineto-neg.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": -5, "tid": 7}]}'
 w kineto-nan.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": 5, "tid": 1e300, "args": {"correlation": 1e300}}]}'
+# measured requests (issue 30): GuideLLM, OTel spans, vLLM engine stats, vcr
+glr() { mkdir -p "$1"; printf '{"metadata": {"version": 1, "guidellm_version": "0.6.0"}, "benchmarks": [{"type_": "generative_benchmark", "config": {"strategy": {"type_": "constant", "rate": %s}}, "requests": {"successful": [%s, %s], "errored": [], "incomplete": [], "total": 2}}]}\n' "$2" "$3" "$4" > "$1/guidellm-results.json"; }
+R1='{"request_id": "a", "request_start_time": 3000.0, "request_latency": 1.0, "prompt_tokens": 500, "output_tokens": 41, "time_to_first_token_ms": 100.0}'
+req() { printf '{"request_id": "%s", "request_start_time": %s, "request_latency": %s, "prompt_tokens": 900, "output_tokens": 81, "time_to_first_token_ms": %s}' "$@"; }
+glr glr-start-1e10 2.5 "$R1" "$(req b 1e10 2.0 400)"
+glr glr-start-neg 2.5 "$R1" "$(req b -1e10 2.0 400)"
+glr glr-start-m5 2.5 "$R1" "$(req b -5 2.0 400)"
+glr glr-start-abc 2.5 "$R1" "$(req b '"abc"' 2.0 400)"
+glr glr-ttft-huge 2.5 "$R1" "$(req b 3000.4 2.0 1e300)"
+glr glr-ttft-neg 2.5 "$R1" "$(req b 3000.4 2.0 -5)"
+glr glr-e2e-neg 2.5 "$R1" "$(req b 3000.4 -2.0 400)"
+glr glr-ttft-above 2.5 "$R1" "$(req b 3000.4 2.0 4000)"
+glr glr-dup-id 2.5 "$R1" "$(req a 3000.4 2.0 400)"
+glr glr-rate-neg -5 "$R1" "$(req b 3000.4 2.0 400)"
+span() { printf '{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"llm_request","spanId":"%s","startTimeUnixNano":%s,"attributes":[{"key":"gen_ai.latency.time_to_first_token","value":{"doubleValue":%s}},{"key":"gen_ai.latency.e2e","value":{"doubleValue":%s}},{"key":"gen_ai.usage.prompt_tokens","value":{"intValue":%s}},{"key":"gen_ai.usage.completion_tokens","value":{"intValue":"50"}}]}]}]}]}\n' "$@"; }
+S1=$(span a '"1700000000000000000"' 0.1 1.0 '"500"')
+printf '%s\n' "$S1" "$(span b '"99999999999999999999"' 0.2 1.5 '"600"')" > otel-start-huge.json
+printf '%s\n' "$S1" "$(span b '"1700000000500000000"' 0.2 1.5 '"99999999999999999999"')" > otel-prompt-huge.json
+printf '%s\n' "$S1" "$(span b '"abc"' 0.2 1.5 '"600"')" > otel-start-abc.json
+printf '%s\n' "$S1" "$(span a '"1700000000500000000"' 0.2 1.5 '"600"')" > otel-dup-span.json
+printf '%s\n' "$S1" "$(span b '"1700000000500000000"' 2.2 1.5 '"600"')" > otel-ttft-above.json
+ve() { mkdir -p "$1"; cp "$root/tests/golden/fixtures/readers/vllm-engine/vllm_meta.json" "$1/"; printf '%s\n' "$2" "$3" > "$1/vllm_requests.jsonl"; }
+V1='{"request_id": "a", "input_toks": 100, "output_toks": 10, "queued_ts": 1000.0, "first_token_ts": 1000.1, "last_token_ts": 1001.0}'
+ve ve-queued-late "$V1" '{"request_id": "b", "input_toks": 100, "output_toks": 10, "queued_ts": 10000001000.0, "first_token_ts": 10000001000.1, "last_token_ts": 10000001001.0}'
+ve ve-dup-id "$V1" '{"request_id": "a", "input_toks": 100, "output_toks": 10, "queued_ts": 1001.0, "first_token_ts": 1001.1, "last_token_ts": 1002.0}'
+vc() { { echo '{"meta": {"model": "meta-llama/Llama-3.1-8B-Instruct", "gpu": "H100", "tp": 1}}'; printf '%s\n' "$2" '{"prompt_tokens": 100, "output_tokens": 3, "ttft_ms": 10, "itl_ms": [1, 2], "arrival_ms": 5}'; } > "$1.jsonl"; }
+vc vcr-ttft-huge '{"prompt_tokens": 100, "cached_tokens": 0, "output_tokens": 3, "ttft_ms": 1e300, "itl_ms": [1, 2], "arrival_ms": 0}'
+vc vcr-cached-above '{"prompt_tokens": 100, "cached_tokens": 200, "output_tokens": 3, "ttft_ms": 10, "itl_ms": [1, 2], "arrival_ms": 0}'
+x_exp xr-ttft-above '' '2s/^\([^,]*,[^,]*,[^,]*\),\([^,]*\),\([^,]*\)/\1,\3,\2/'
+# HF config fields (issue 30): a Llama config with one field changed
+hf() { sed "s|\"rope_theta\": 500000.0,|$2|" "$root/data/models/llama-3.1-8b-instruct.json" > "$1.json"; }
+hf hf-rope-yes '"rope_theta": 500000.0, "rope_scaling": "yes",'
+hf hf-rope-factor-neg '"rope_theta": 500000.0, "rope_scaling": {"factor": -4, "rope_type": "linear"},'
+hf hf-window-neg '"rope_theta": 500000.0, "sliding_window": -5,'
+hf hf-quant-foo '"rope_theta": 500000.0, "quantization_config": {"quant_method": "foo"},'
+hf hf-rope-ok '"rope_theta": 500000.0, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"}, "sliding_window": null,'
+sed '/max_position_embeddings/d' "$root/data/models/llama-3.1-8b-instruct.json" > hf-no-max-pos.json
+sed 's/"max_position_embeddings": 131072/"max_position_embeddings": 9223372036854775807/' "$root/data/models/llama-3.1-8b-instruct.json" > hf-max-pos-2e63.json
+w tz.json '{"arrival": {"process": "trace", "file": "/dev/zero"}}'
+# a checkpoint folder whose name a shell would run (issue 30, defect 12)
+mkdir -p 'sp ace;$(touch PWNED)' && cp "$root/data/models/llama-3.1-8b-instruct.json" 'sp ace;$(touch PWNED)/config.json'
+# a servesim tree of its own (SERVESIM_DATA_DIR=$PWD/mini/data): the files
+# a case may try to overwrite are copies, the rest links to the real ones
+mkdir -p mini/data/models mini/calibration/tier1 mini/workloads
+for f in "$root"/data/*; do case ${f##*/} in models|gpus.json|prices.json) ;; *) ln -s "$f" mini/data/ ;; esac; done
+cp "$root/data/gpus.json" "$root/data/prices.json" mini/data/
+for f in "$root"/data/models/*; do case ${f##*/} in index.json|llama-3.1-8b-instruct.json) cp "$f" mini/data/models/ ;; *) ln -s "$f" mini/data/models/ ;; esac; done
+cp "$root/workloads/default.json" mini/workloads/
+cp "$root"/calibration/tier1/*.json mini/calibration/tier1/
 snap() { { find . -printf '%p %y %m %l\n'; find . -type f -exec cksum {} +; } | LC_ALL=C sort; }
 snap > "$work/before"
 
@@ -319,6 +368,105 @@ t trace-ascend-header-only 3 "ascend-hdr" '$SS trace ascend-hdr'
 t trace-ascend-csv-header-only 3 "ascend-hdr.csv" '$SS trace ascend-hdr.csv'
 t trace-kineto-huge-ids 0 "" '$SS trace kineto-nan.json > /dev/null'
 t trace-kineto-negative-dur 3 "(kernel 'k'): 'dur' must be >= 0" '$SS trace kineto-neg.json'
+# 10. issue 30: every request accounted for in every mode
+t pp2-loses-no-request 0 '' '$SS run --pp 2 --num-requests 10 --rate 200 --total-kv-blocks 300 --max-model-len 4096 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 10, completed 10, rejected 0"'
+t pp4-loses-no-request 0 '' '$SS run --pp 4 --num-requests 3000 --rate 200 --total-kv-blocks 300 --max-model-len 4096 --prompt-tokens 2000 --output-tokens 500 | grep -q "arrived 3000, completed 3000, rejected 0"'
+t trace-past-max-requests 2 "tw.json: the trace holds more requests than the limit of 1" '$SS run --workload tw.json --max-requests 1 --requests-out o.csv'
+t capacity-20-requests 2 "is too short to judge: only 16 of its 20 requests arrive after its warm-up" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 20'
+t capacity-40-requests 2 "give --num-requests" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 40'
+t capacity-100-requests 2 "under four mean E2Es" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 100 --curve c.csv'
+t search-40-requests 2 "h100-sxm x1, vllm, tp 1 pp 1 dp 1 ep 1: workloads/default.json: the probe at" '$SS search --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=1000 --num-requests 40'
+t capacity-concurrency-start-1e11 2 "--start must be in [1, 16777216] clients" '$SS capacity --concurrency-search --start 1e11 --slo ttft_p90_ms=1000 --num-requests 50'
+t capacity-rate-start-1e11 2 "--start must be in [0.015625, 1048576] req/s, got 1e+11" '$SS capacity --start 1e11 --slo ttft_p90_ms=1000'
+t capacity-concurrency-start-above-requests 0 "" '$SS capacity --concurrency-search --start 16777216 --slo ttft_p90_ms=1000 --num-requests 50 | grep -q "max conc   50 clients"'
+# measured values: every time, count and latency checked, named by file, field and record
+GL='--model llama-3.1-8b --gpu h100'
+t guidellm-start-1e10 3 "the requests' 'request_start_time' span 1e+10 s" "\$SS eval glr-start-1e10 $GL"
+t guidellm-start-negative 3 "request 1 of benchmark 0: 'request_start_time' must be a time in [0, 1e+11] s, got -1e+10" "\$SS eval glr-start-neg $GL"
+t guidellm-start-minus-5 3 "'request_start_time' must be a time in [0, 1e+11] s, got -5" "\$SS import glr-start-m5 $GL -o out"
+t guidellm-start-string 3 "'request_start_time' must be a number, got \"abc\"" "\$SS eval glr-start-abc $GL"
+t guidellm-ttft-1e300 3 "'time_to_first_token_ms' must be in [0, 1e+12] ms, got 1e+300 ms" "\$SS eval glr-ttft-huge $GL"
+t guidellm-ttft-negative 3 "'time_to_first_token_ms' must be in [0, 1e+12] ms, got -5 ms" "\$SS calibrate glr-ttft-neg $GL"
+t guidellm-e2e-negative 3 "'request_latency' must be in [0, 1e+12] ms, got -2000 ms" "\$SS eval glr-e2e-neg $GL"
+t guidellm-ttft-above-e2e 3 "'time_to_first_token_ms' must be at most 'request_latency' (2000 ms), got 4000 ms" "\$SS eval glr-ttft-above $GL"
+t guidellm-duplicate-id 3 "requests 0 and 1 have the same 'request_id' \"a\"" "\$SS eval glr-dup-id $GL"
+t guidellm-rate-negative 3 "the constant strategy's 'rate' must be in [0, 1e+09], got -5" "\$SS eval glr-rate-neg $GL"
+t otel-start-1e20-ns 3 "otel-start-huge.json: the requests' 'startTimeUnixNano' span 9.83e+10 s" "\$SS eval otel-start-huge.json $GL"
+t otel-prompt-1e20 3 "otel-prompt-huge.json:2: 'gen_ai.usage.prompt_tokens' must be an integer in [1, 16777216], got 1e+20" "\$SS eval otel-prompt-huge.json $GL"
+t otel-start-string 3 "otel-start-abc.json:2: 'startTimeUnixNano' must be an integer count of ns, got \"abc\"" "\$SS eval otel-start-abc.json $GL"
+t otel-duplicate-span 3 "lines 1 and 2 have the same 'spanId' \"a\"" "\$SS import otel-dup-span.json $GL -o out"
+t otel-ttft-above-e2e 3 "'gen_ai.latency.time_to_first_token' must be at most 'gen_ai.latency.e2e' (1500 ms), got 2200 ms" "\$SS eval otel-ttft-above.json $GL"
+t engine-stats-queued-late 3 "the requests' 'queued_ts' span 1e+10 s" '$SS eval ve-queued-late --gpu h100'
+t engine-stats-duplicate-id 3 "lines 1 and 2 have the same 'request_id' \"a\"" '$SS eval ve-dup-id --gpu h100'
+t vcr-ttft-1e300 3 "vcr-ttft-huge.jsonl:2: 'ttft_ms' must be in [0, 1e+12] ms, got 1e+300 ms" '$SS eval vcr-ttft-huge.jsonl'
+t vcr-import-ttft-1e300 3 "'ttft_ms' must be in [0, 1e+12] ms" '$SS import vcr-ttft-huge.jsonl -o out'
+t vcr-cached-above-prompt 3 "'cached_tokens' must be an integer in [0, prompt_tokens = 100], got 200" '$SS eval vcr-cached-above.jsonl'
+t exp-requests-ttft-above-e2e 3 "xr-ttft-above/requests.csv:2: 'ttft_ms' must be at most 'e2e_ms'" '$SS eval xr-ttft-above'
+# configurations the engines refuse to start: exit 2 (--allow-invalid simulates them)
+t total-kv-blocks-1 2 "--total-kv-blocks 1 holds 16 tokens, less than one request of max_model_len 131072" '$SS run --num-requests 5 --total-kv-blocks 1'
+t total-kv-blocks-1-allowed 0 "" '$SS run --num-requests 5 --total-kv-blocks 1 --allow-invalid | grep -q "invalid configuration simulated (--allow-invalid): --total-kv-blocks 1"'
+t draft-weights-count 2 "with its draft model deepseek-v3 does not fit: the draft's weights take" '$SS run --num-requests 5 --speculative-tokens 2 --speculative-method draft:deepseek-v3 --acceptance-rate 0.8'
+t draft-weights-take-blocks 0 "" '$SS run --num-requests 5 --model llama-3.1-70b --tp 4 --speculative-tokens 2 --speculative-method draft:llama-3.1-8b --acceptance-rate 0.8 | grep -q "36.60 GiB weights"'
+t mtp-without-modules 2 "llama-3.1-8b's config has no MTP module" '$SS run --num-requests 5 --speculative-tokens 1'
+t kv-dtype-fp4-vllm 2 "kv_cache_dtype fp4 is not one vLLM takes" '$SS run --num-requests 5 --kv-dtype fp4'
+t kv-dtype-int4-sglang 2 "kv_cache_dtype int4 is not one SGLang takes" '$SS run --num-requests 5 --engine sglang --kv-dtype int4'
+t max-num-batched-tokens-below-seqs 2 "max_num_batched_tokens (1) must be greater than or equal to max_num_seqs (1024)" '$SS run --num-requests 5 --max-num-batched-tokens 1'
+t block-size-7 2 "block_size 7 is not one vLLM takes (1, 8, 16, 32, 64 or 128)" '$SS run --num-requests 5 --block-size 7'
+t engine-version-abc 2 "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got 'abc'" '$SS run --num-requests 5 --engine-version abc'
+t engine-version-empty 2 "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got ''" "\$SS run --num-requests 5 --engine-version ''"
+t engine-version-eval-abc 2 "got 'abc'" '$SS eval gl-ok --engine-version abc'
+# messages
+t flag-rate-denormal 2 "--rate 4.9e-324 is below the smallest number servesim computes with (2.22507e-308)" '$SS run --rate 4.9e-324'
+t flag-rate-overflow 2 "--rate 1e999 is above the largest number servesim computes with (1.79769e+308)" '$SS run --rate 1e999'
+t flag-int-past-long 2 "--tp must be in [1, 4096], got 99999999999999999999" '$SS run --tp 99999999999999999999'
+t duration-brings-no-request 2 "--duration: no request arrives within the 1e-300 s the workload lasts" '$SS run --duration 1e-300'
+t workload-from-stdin 0 "" '$SS run --workload - --format json < w.json | grep -q "\"arrived\": 20"'
+t eval-link-loop 3 "loop: Too many levels of symbolic links" 'ln -s loop loop && $SS eval loop; r=$?; rm loop; exit $r'
+t curve-svg-fails-no-curve 1 "/dev/full: write error" 'ln -s /dev/full full && $SS capacity --slo ttft_p90_ms=1000 --curve c.csv --svg full > /dev/null; r=$?; rm full; exit $r'
+t run-step-log-fails-no-requests 1 "/dev/full: write error" 'ln -s /dev/full full && $SS run --workload w.json --requests-out r.csv --step-log full > /dev/null; r=$?; rm full; exit $r'
+t import-full-disk-no-folder 1 "write error" '(trap "" XFSZ; ulimit -f 1; exec $SS import exp -o new/exp)'
+t config-dev-zero-bounded 3 "/dev/zero: larger than the 16777216-byte limit" '$SS run --config /dev/zero'
+t workload-dev-zero-bounded 3 "/dev/zero: larger than the 67108864-byte limit" '$SS run --workload /dev/zero'
+t trace-dev-zero-bounded 3 "/dev/zero:1: a line longer than 67108864 bytes" '$SS run --workload tz.json'
+t message-no-doubled-command 2 "servesim run: --speculative-method ngram needs --acceptance-rate" '$SS run --speculative-tokens 2 --speculative-method ngram'
+# HF config fields: checked, never run as something else
+t hf-rope-scaling-string 3 "hf-rope-yes.json: 'rope_scaling' must be an object or null" '$SS run --config hf-rope-yes.json --num-requests 5'
+t hf-rope-factor-negative 3 "'rope_scaling.factor' must be a positive number, got -4" '$SS run --config hf-rope-factor-neg.json --num-requests 5'
+t hf-sliding-window-negative 3 "'sliding_window' must be in [0, 2147483647], got -5" '$SS run --config hf-window-neg.json --num-requests 5'
+t hf-quant-method-unknown 3 "'quantization_config.quant_method' \"foo\" is not one servesim reads" '$SS run --config hf-quant-foo.json --num-requests 5'
+t hf-no-max-position-embeddings 3 "hf-no-max-pos.json: no maximum context length" '$SS run --config hf-no-max-pos.json --num-requests 5'
+t hf-max-position-2e63 3 "'max_position_embeddings' must be in [1, 2147483647], got 9.223372037e+18" '$SS run --config hf-max-pos-2e63.json --num-requests 5'
+t hf-rope-scaling-good 0 "" '$SS run --config hf-rope-ok.json --num-requests 5 > /dev/null'
+# launch lines: pasted into a shell, they run the engine on the checkpoint
+# folder, whatever its name, and nothing else (vllm and python stand in)
+D='d='"'sp ace;\$(touch PWNED)'"
+t launch-line-vllm-quoted 0 "" "$D"'; l=$($SS search --config "$d/config.json" --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=500 | grep -o "vllm serve.*" | head -1); vllm() { [ "$1" = serve ] && [ "$2" = "$d" ]; }; eval "$l" && [ ! -e PWNED ]'
+t launch-line-sglang-quoted 0 "" "$D"'; l=$($SS search --config "$d/config.json" --gpus h100:1 --engines sglang --no-pd --slo ttft_p90_ms=500 --format json | grep -o "python -m sglang.launch_server[^\\]*" | head -1); python() { [ "$3" = --model-path ] && [ "$4" = "$d" ]; }; eval "$l" && [ ! -e PWNED ]'
+# outputs: never a file servesim reads, even unasked; never two on one file;
+# standard output by name; temp files gone on every terminating signal
+M='SERVESIM_DATA_DIR=$PWD/mini/data'
+t out-requests-is-gpus-json 2 "is in servesim's data folder" "$M \$SS run --num-requests 5 --requests-out mini/data/gpus.json"
+t out-requests-is-model-json 2 "is in servesim's data folder" "$M \$SS run --num-requests 5 --requests-out mini/data/models/llama-3.1-8b-instruct.json"
+t out-requests-is-model-index 2 "is in servesim's data folder" "$M \$SS run --num-requests 5 --requests-out mini/data/models/index.json"
+t out-search-csv-is-prices 2 "--csv mini/data/prices.json: is in servesim's data folder" "$M \$SS search --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=500 --csv mini/data/prices.json"
+t out-step-log-is-default-workload 2 "is in the workloads folder" "$M \$SS run --num-requests 5 --step-log mini/workloads/default.json"
+t out-curve-is-calibration 2 "is in the calibration folder" "$M \$SS capacity --slo ttft_p90_ms=500 --curve mini/calibration/tier1/h100-vllm-0.11.0-codellama-34b.json"
+t out-data-via-link 2 "is in servesim's data folder" "ln -s mini/data/gpus.json g.json && $M \$SS run --num-requests 5 --requests-out g.json; r=\$?; rm g.json; exit \$r"
+t out-requests-is-step-log 2 "--requests-out and --step-log name the same file" '$SS run --workload w.json --requests-out x.csv --step-log x.csv'
+t out-curve-is-svg 2 "--curve and --svg name the same file" '$SS capacity --slo ttft_p90_ms=500 --curve x.csv --svg ./x.csv'
+t out-search-csv-is-svg 2 "--csv and --svg name the same file" '$SS search --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=500 --csv y.csv --svg y.csv'
+t out-two-on-stdout 2 "--requests-out and --step-log both name standard output" '$SS run --workload w.json --requests-out - --step-log /dev/stdout'
+t out-requests-dev-stdout-file 0 "" '$SS run --workload w.json --requests-out /dev/stdout > o.txt 2> e.txt && [ "$(wc -l < o.txt)" = 21 ] && grep -q "^  TTFT" e.txt && rm o.txt e.txt'
+t out-requests-dev-stdout-pipe 0 "" '$SS run --workload w.json --requests-out /dev/stdout 2> /dev/null | wc -l | grep -qx 21'
+t out-requests-dash 0 "" '$SS run --workload w.json --requests-out - --format json 2> e.txt | head -1 | grep -q ^id, && grep -q "\"arrived\": 20" e.txt && rm e.txt'
+t out-curve-dev-stdout 0 "" '$SS capacity --slo ttft_p90_ms=1000 --curve /dev/stdout > c.txt 2> e.txt && head -1 c.txt | grep -q ^servesim_version && grep -q "max rate" e.txt && rm c.txt e.txt'
+t out-sweep-dev-stdout 0 "" '$SS sweep --rate 5,10 --num-requests 50 --out /dev/stdout 2> /dev/null | wc -l | grep -qx 3'
+sig() { # sig NAME SIGNAL EXIT: the signal mid-run leaves no temp file
+	t "out-$1-no-temp" "$3" '' "\$SS run --rate 200 --num-requests 20000000 --requests-out big.csv --step-log big.log > /dev/null 2>&1 & p=\$!; i=0; while ! ls | grep -q big.log.tmp && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done; ls | grep -q big.csv.tmp || exit 9; kill -$2 \$p; wait \$p"
+}
+sig sighup HUP 129; sig sigusr1 USR1 138; sig sigusr2 USR2 140; sig sigalrm ALRM 142; sig sigxcpu XCPU 152; sig sigpipe PIPE 141
+t out-sigquit-no-temp 124 '' 'ulimit -c 0; timeout -s QUIT 1.5 $SS run --rate 200 --num-requests 20000000 --requests-out big.csv --step-log big.log > /dev/null 2>&1'
+t out-file-size-limit-no-temp 153 '' '(ulimit -f 200; exec $SS run --rate 200 --num-requests 200000 --requests-out big.csv --step-log big.log > /dev/null 2>&1)'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

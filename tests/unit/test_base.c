@@ -191,6 +191,38 @@ static void test_afile(void)
 		err_clear(&e);
 		CHECK(afile_check(sub, NULL, 0, &e) == -SS_EUSAGE && strstr(e.msg, "does not exist"),
 		      "missing folder refused: %s", e.msg);
+		/* issue 30: the output rule over all outputs at once */
+		{
+			char data[1024], gj[1100], x2[300];
+			struct afile_out two[2] = {{"--a", in, NULL}, {"--b", in, NULL}};
+			struct afile_out d1[1] = {{"--c", gj, NULL}};
+			err_clear(&e);
+			CHECK(afile_check_outputs(two, 2, NULL, 0, 0, &e) == -SS_EUSAGE &&
+				      strstr(e.msg, "--a and --b name the same file"),
+			      "two outputs on one file refused: %s", e.msg);
+			snprintf(x2, sizeof(x2), "%s/../%s/out.json", dir, strrchr(dir, '/') + 1);
+			two[1].path = x2;
+			err_clear(&e);
+			CHECK(afile_check_outputs(two, 2, NULL, 0, 0, &e) == -SS_EUSAGE,
+			      "... under another spelling too: %s", e.msg);
+			two[1].path = ln;
+			err_clear(&e);
+			CHECK(afile_check_outputs(two, 2, NULL, 0, 0, &e) == -SS_EUSAGE,
+			      "... or through a link: %s", e.msg);
+			two[1].path = NULL;
+			CHECK(afile_check_outputs(two, 2, NULL, 0, 0, &e) == 0, "one output alone is fine");
+			paths_data_dir(data, sizeof(data));
+			snprintf(gj, sizeof(gj), "%s/gpus.json", data);
+			err_clear(&e);
+			CHECK(afile_check_outputs(d1, 1, NULL, 0, 0, &e) == -SS_EUSAGE &&
+				      strstr(e.msg, "servesim's data folder"),
+			      "data/gpus.json refused: %s", e.msg);
+			snprintf(gj, sizeof(gj), "%s/../calibration/tier1/new.json", data);
+			err_clear(&e);
+			CHECK(afile_check_outputs(d1, 1, NULL, 0, 0, &e) == -SS_EUSAGE &&
+				      afile_check_outputs(d1, 1, NULL, 0, AFILE_CALIBRATION, &e) == 0,
+			      "calibration/tier1 only for calibrate: %s", e.msg);
+		}
 		/* writing through the link keeps the link and replaces its target */
 		CHECK(afile_open(&a, ln, &e) == 0, "afile_open through a link");
 		fputs("{}\n", a.f);

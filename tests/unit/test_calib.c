@@ -244,6 +244,20 @@ static void test_workload_label(void)
 	CHECK(strcmp(b, "prompt ~200 out ~64") == 0, "synthetic label (%s)", b);
 }
 
+/* Reasons rows share: figures become N, a flag's value and advice stay. */
+static void test_skip_reason(void)
+{
+	char b[80];
+
+	skip_reason_norm("--ep 8 given but llama-3.1-8b is a dense model (use --ep 1)", b, sizeof(b));
+	CHECK(strcmp(b, "--ep 8 given but llama-3.1-8b is a dense model (use --ep 1)") == 0,
+	      "a flag's value and the advice stay (%s)", b);
+	skip_reason_norm("weights need 141.1 GB per GPU but h100-sxm offers 85.5 GB x 0.90", b, sizeof(b));
+	CHECK(strcmp(b, "weights need N GB per GPU but h100-sxm offers N GB x N") == 0, "figures become N (%s)", b);
+	skip_reason_norm("3 heads not divisible by --tp 2", b, 8);
+	CHECK(strcmp(b, "N heads") == 0, "truncated to the buffer (%s)", b);
+}
+
 /* 002's ablation (eval/ablation.h): each H pass switches off its own
  * correction alone, keeping the rest of the options; the InferSim pass runs
  * tier 0 in full with its step and TTFT terms forced and no per-layer or
@@ -291,6 +305,7 @@ int main(void)
 	test_nls();
 	test_tier1_kat();
 	test_workload_label();
+	test_skip_reason();
 	test_ablation_design();
 	return check_done();
 }

@@ -322,7 +322,7 @@ static int v4_text(const char *ratios, struct model_cfg *m, struct err *e)
 		 " \"moe_intermediate_size\": 64, \"n_shared_experts\": 1, \"q_lora_rank\": 64,"
 		 " \"o_lora_rank\": 32, \"o_groups\": 2, \"qk_rope_head_dim\": 64, \"sliding_window\": 16,"
 		 " \"index_n_heads\": 4, \"index_head_dim\": 32, \"index_topk\": 8,"
-		 " \"num_nextn_predict_layers\": 1, \"compress_ratios\": %s}", ratios);
+		 " \"num_nextn_predict_layers\": 1, \"max_position_embeddings\": 4096, \"compress_ratios\": %s}", ratios);
 	return from_text(buf, m, e);
 }
 
