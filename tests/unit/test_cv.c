@@ -109,10 +109,13 @@ static void test_refit(void)
 		}
 	}
 	CHECK(res->in.rows == NROWS, "all rows %zu", res->in.rows);
+	CHECK(res->n == NROWS && res->held_pass, "each row's held-out pass");
+	cv_result_release(res);
 	/* rows that disagree between passes are refused */
 	snprintf(rows[3][2].experiment, sizeof(rows[3][2].experiment), "other");
 	CHECK(eval_cv(p, CV_NSCALES, CV_FAMILY, res, &e) == -SS_ERUNTIME, "misaligned passes refused");
 	CHECK_STR_CONTAINS(e.msg, "row 2 is other", "misalignment named");
+	cv_result_release(res);
 	free(res);
 }
 
