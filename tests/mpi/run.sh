@@ -26,7 +26,7 @@ check "sweep mpirun -np 2 = --jobs 1" same "$out/sw1.csv" "$out/swm.csv"
 $MPIRUN "$mbin" $SW --format jsonl --jobs 2 > "$out/swm.jsonl" 2>/dev/null
 check "sweep jsonl mpirun -np 2 --jobs 2 = --jobs 1" same "$out/sw1.jsonl" "$out/swm.jsonl"
 
-SE="search --model llama-3.1-8b --gpus h100:2 --slo ttft_p90_ms=500,itl_mean_ms=30 --num-requests 300 --target-rate 50"
+SE="search --model llama-3.1-8b --gpus h100:2 --slo ttft_p90_ms=500,itl_mean_ms=30 --num-requests 1000 --target-rate 50"
 "$bin" $SE --jobs 1 --csv "$out/se1.csv" > "$out/se1.txt" 2>/dev/null
 "$bin" $SE --jobs 2 --csv "$out/se2.csv" > "$out/se2.txt" 2>/dev/null
 $MPIRUN "$mbin" $SE --jobs 1 --csv "$out/sem.csv" > "$out/sem.txt" 2>/dev/null
