@@ -2,6 +2,7 @@
  * are ours are explained where they are made. */
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,51 +57,49 @@ void cost_default_overheads(struct overheads *ov)
 	ov->delivery_steps = 1.0;
 }
 
+/* Each host term and its OV_* bit: apply and scale walk the one list. */
+static const struct {
+	unsigned bit;
+	size_t off;
+} ov_terms[] = {
+	{OV_STEP, offsetof(struct overheads, step_us)},
+	{OV_LAYER, offsetof(struct overheads, layer_us)},
+	{OV_REQ, offsetof(struct overheads, req_us)},
+	{OV_API_TTFT, offsetof(struct overheads, api_ttft_ms)},
+	{OV_STREAM, offsetof(struct overheads, stream_token_us)},
+	{OV_DELIVERY, offsetof(struct overheads, delivery_steps)},
+	{OV_PREFILL_TOK, offsetof(struct overheads, prefill_token_us)},
+	{OV_API_E2E, offsetof(struct overheads, api_e2e_ms)},
+	{OV_EAGER, offsetof(struct overheads, eager_op_us)},
+};
+
+static double *ov_term(struct overheads *ov, size_t k)
+{
+	return (double *)(void *)((char *)ov + ov_terms[k].off);
+}
+
+static double ov_term_of(const struct overheads *ov, size_t k)
+{
+	return *(const double *)(const void *)((const char *)ov + ov_terms[k].off);
+}
+
 void cost_overheads_apply(struct overheads *base, const struct overheads *over)
 {
-	unsigned g = over->given;
+	size_t k;
 
-	if (g & OV_STEP)
-		base->step_us = over->step_us;
-	if (g & OV_LAYER)
-		base->layer_us = over->layer_us;
-	if (g & OV_REQ)
-		base->req_us = over->req_us;
-	if (g & OV_API_TTFT)
-		base->api_ttft_ms = over->api_ttft_ms;
-	if (g & OV_STREAM)
-		base->stream_token_us = over->stream_token_us;
-	if (g & OV_DELIVERY)
-		base->delivery_steps = over->delivery_steps;
-	if (g & OV_PREFILL_TOK)
-		base->prefill_token_us = over->prefill_token_us;
-	if (g & OV_API_E2E)
-		base->api_e2e_ms = over->api_e2e_ms;
-	if (g & OV_EAGER)
-		base->eager_op_us = over->eager_op_us;
-	base->given |= g;
+	for (k = 0; k < sizeof(ov_terms) / sizeof(ov_terms[0]); k++)
+		if (over->given & ov_terms[k].bit)
+			*ov_term(base, k) = ov_term_of(over, k);
+	base->given |= over->given;
 }
 
 void cost_overheads_scale(struct overheads *ov, unsigned terms, double k)
 {
-	if (terms & OV_STEP)
-		ov->step_us *= k;
-	if (terms & OV_LAYER)
-		ov->layer_us *= k;
-	if (terms & OV_REQ)
-		ov->req_us *= k;
-	if (terms & OV_API_TTFT)
-		ov->api_ttft_ms *= k;
-	if (terms & OV_STREAM)
-		ov->stream_token_us *= k;
-	if (terms & OV_DELIVERY)
-		ov->delivery_steps *= k;
-	if (terms & OV_PREFILL_TOK)
-		ov->prefill_token_us *= k;
-	if (terms & OV_API_E2E)
-		ov->api_e2e_ms *= k;
-	if (terms & OV_EAGER)
-		ov->eager_op_us *= k;
+	size_t i;
+
+	for (i = 0; i < sizeof(ov_terms) / sizeof(ov_terms[0]); i++)
+		if (terms & ov_terms[i].bit)
+			*ov_term(ov, i) *= k;
 }
 
 static double roofline_bw(const struct cost_model *c, double flops, double peak, double mfu,

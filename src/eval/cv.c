@@ -78,23 +78,10 @@ static double ape_of(const struct cv_pass *p, size_t i, enum ev_metric k)
 	return r->overloaded ? NAN : r->ape[k];
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, size_t n)
-{
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof(double), cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Medians over the rows i with sel[i], each taken from pass pick[i]. */
+/* Medians over the rows i with sel[i], each taken from pass pick[i] (pick
+ * NULL: all from pass one). */
 static struct cv_stat stat_of(const struct cv_pass *passes, const unsigned char *sel, const int *pick,
-			      size_t n, double *tmp_t, double *tmp_i)
+			      int one, size_t n, double *tmp_t, double *tmp_i)
 {
 	struct cv_stat s = {NAN, NAN, 0};
 	size_t i, nt = 0, ni = 0;
@@ -104,13 +91,13 @@ static struct cv_stat stat_of(const struct cv_pass *passes, const unsigned char 
 		if (!sel[i])
 			continue;
 		s.rows++;
-		if (!isnan(a = ape_of(&passes[pick[i]], i, EM_TTFT_MEAN)))
+		if (!isnan(a = ape_of(&passes[pick ? pick[i] : one], i, EM_TTFT_MEAN)))
 			tmp_t[nt++] = a;
-		if (!isnan(a = ape_of(&passes[pick[i]], i, EM_ITL_MEAN)))
+		if (!isnan(a = ape_of(&passes[pick ? pick[i] : one], i, EM_ITL_MEAN)))
 			tmp_i[ni++] = a;
 	}
-	s.ttft = median_of(tmp_t, nt);
-	s.itl = median_of(tmp_i, ni);
+	s.ttft = eval_median(tmp_t, nt);
+	s.itl = eval_median(tmp_i, ni);
 	return s;
 }
 
@@ -131,7 +118,7 @@ int eval_cv(const struct cv_pass *passes, size_t np, enum cv_by by, struct cv_re
 {
 	size_t n = np ? passes[0].n : 0, i, p, g;
 	int *gid = xcalloc(n ? n : 1, sizeof(int)), *kid = xcalloc(n ? n : 1, sizeof(int));
-	int *pick = xcalloc(n ? n : 1, sizeof(int)), *base = xcalloc(n ? n : 1, sizeof(int));
+	int *base = xcalloc(n ? n : 1, sizeof(int));
 	unsigned char *sel = xcalloc(n ? n : 1, 1);
 	double *tt = xmalloc(xmul(n ? n : 1, sizeof(double))), *ti = xmalloc(xmul(n ? n : 1, sizeof(double)));
 	struct fit_key keys[CV_MAX_FITS];
@@ -192,8 +179,6 @@ int eval_cv(const struct cv_pass *passes, size_t np, enum cv_by by, struct cv_re
 	}
 	/* every row's held-out prediction: the pass its fit key's refit on the
 	 * other groups chose */
-	for (i = 0; i < n; i++)
-		pick[i] = ip1;
 	for (g = 0; g < out->ng; g++) {
 		struct cv_group *G = &out->g[g];
 		for (k = 0; k < nk; k++) {
@@ -208,12 +193,8 @@ int eval_cv(const struct cv_pass *passes, size_t np, enum cv_by by, struct cv_re
 			if (in_g == 0)
 				continue;
 			for (p = 0; train && p < np; p++) {
-				struct cv_stat s;
+				struct cv_stat s = stat_of(passes, sel, NULL, (int)p, n, tt, ti);
 				double obj;
-				size_t j;
-				for (j = 0; j < n; j++)
-					pick[j] = (int)p;
-				s = stat_of(passes, sel, pick, n, tt, ti);
 				if (isnan(s.itl) && isnan(s.ttft))
 					continue;
 				obj = (isnan(s.itl) ? 0 : s.itl) + 0.5 * (isnan(s.ttft) ? 0 : s.ttft);
@@ -232,26 +213,23 @@ int eval_cv(const struct cv_pass *passes, size_t np, enum cv_by by, struct cv_re
 			}
 		}
 	}
-	/* base[] now holds each row's held-out pass; pick[] the shipped one */
-	for (i = 0; i < n; i++)
-		pick[i] = ip1;
+	/* base[] now holds each row's held-out pass */
 	for (g = 0; g < out->ng; g++) {
 		for (i = 0; i < n; i++)
 			sel[i] = gid[i] == (int)g;
-		out->g[g].in = stat_of(passes, sel, pick, n, tt, ti);
-		out->g[g].out = stat_of(passes, sel, base, n, tt, ti);
+		out->g[g].in = stat_of(passes, sel, NULL, ip1, n, tt, ti);
+		out->g[g].out = stat_of(passes, sel, base, 0, n, tt, ti);
 	}
 	for (i = 0; i < n; i++)
 		sel[i] = 1;
-	out->in = stat_of(passes, sel, pick, n, tt, ti);
-	out->out = stat_of(passes, sel, base, n, tt, ti);
+	out->in = stat_of(passes, sel, NULL, ip1, n, tt, ti);
+	out->out = stat_of(passes, sel, base, 0, n, tt, ti);
 	out->held_pass = base;
 	out->n = n;
 	base = NULL;
 done:
 	free(gid);
 	free(kid);
-	free(pick);
 	free(base);
 	free(sel);
 	free(tt);

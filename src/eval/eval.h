@@ -201,6 +201,8 @@ struct eval_job {
  * room for all of them (every experiment's simulation is a function of its
  * inputs: the same rows whatever the threads). */
 void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *data_dir);
+/* The median of v[0, n) (sorted in place); NAN when n is 0. */
+double eval_median(double *v, size_t n);
 /* Median and mean APE of metric k over the rows (overloaded or not), of
  * one model and/or workload when those are not NULL. */
 void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, bool overloaded,

@@ -414,6 +414,14 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+double eval_median(double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(double), cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, bool over,
 		    const char *model, const char *workload, double *median, double *mean,
 		    size_t *count)
@@ -431,10 +439,9 @@ void eval_ape_stats(const struct eval_row *rows, size_t n, enum ev_metric k, boo
 		v[c++] = rows[i].ape[k];
 		s += rows[i].ape[k];
 	}
-	qsort(v, c, sizeof(double), cmp_d);
 	*count = c;
 	*mean = c ? s / (double)c : NAN;
-	*median = c == 0 ? NAN : (c % 2 ? v[c / 2] : (v[c / 2 - 1] + v[c / 2]) / 2);
+	*median = eval_median(v, c);
 	free(v);
 }
 
