@@ -42,7 +42,7 @@ first_row() {
 
 # --- search --------------------------------------------------------------
 "$bin" search --model llama-3.1-8b --gpus h100:2 --engine vllm --slo ttft_p90_ms=500,itl_mean_ms=20 \
-	--num-requests 100 --format json --html "$out/search.html" >"$work/search.json" 2>/dev/null
+	--num-requests 1000 --format json --html "$out/search.html" >"$work/search.json" 2>/dev/null
 check $? "search --html wrote the page"
 n=$(jq '.ranking | length' "$work/search.json")
 render "file://$out/search.html" >"$work/search.dom"
