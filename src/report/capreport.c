@@ -47,8 +47,8 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	       dtype_name(sc->wdt), sc->engine->name, (long long)sc->max_num_seqs,
 	       (long long)sc->max_num_batched_tokens);
 	if (sc->replicas > 1)
-		fprintf(f, "replicas   %d copies of it behind a %s router, %d GPUs in all\n", sc->replicas,
-			router_name(sc->router), scenario_gpus(sc));
+		fprintf(f, "replicas   %d copies of it behind a %s router, %d GPUs in all; each probe runs %d x the workload's requests\n",
+			sc->replicas, router_name(sc->router), scenario_gpus(sc), sc->replicas);
 	fprintf(f, "workload   %s (%s, %lld requests), ", wl->source,
 	       c->concurrency ? "closed loop" : wl_process_name(wl->process), (long long)wl->num_requests);
 	if (c->nseeds > 1)
