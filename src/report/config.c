@@ -170,7 +170,7 @@ void out_config_json(struct jw *w, const struct out_config *c)
 static const char *const cfg_cols =
 	"servesim_version,model,gpu,tp,pp,dp,ep,dtype,kv_dtype,engine,kernel_tables,"
 	"max_num_batched_tokens,max_num_seqs,max_model_len,block_size,long_prefill_token_threshold,"
-	"gpu_memory_utilization,total_kv_blocks,prefix_caching,router,tier0_off,"
+	"gpu_memory_utilization,total_kv_blocks,prefix_caching,router,replicas,tier0_off,"
 	"overhead_step_us,overhead_layer_us,overhead_request_us,api_ttft_ms,stream_token_us,delivery_steps,"
 	"calibration,tier2,workload,process,rate,concurrency,num_requests,duration_s,"
 	"prompt_tokens,output_tokens,seed";
@@ -221,6 +221,7 @@ void out_config_csv_row(FILE *f, const struct out_config *c)
 		(long long)sc->long_prefill_token_threshold, sc->gpu_memory_utilization,
 		(long long)c->total_kv_blocks, sc->prefix_caching ? "true" : "false",
 		out_router_key(sc->router));
+	fprintf(f, ",%d", sc->replicas > 1 ? sc->replicas : 1);
 	csv_str(f, c->tier0_off);
 	fprintf(f, ",%g,%g,%g,%g,%g,%g", ov->step_us, ov->layer_us, ov->req_us, ov->api_ttft_ms,
 		ov->stream_token_us, ov->delivery_steps);

@@ -96,6 +96,7 @@ void sweep_row_scenario(struct sweep_row *r, const struct scenario *sc, const st
 	sweep_row_int(r, "ep", sc->par.ep);
 	sweep_row_int(r, "pd_prefill", sc->pd_prefill);
 	sweep_row_int(r, "pd_decode", sc->pd_decode);
+	sweep_row_int(r, "replicas", sc->replicas > 1 ? sc->replicas : 1);
 	sweep_row_str(r, "dtype", dtype_name(sc->wdt));
 	sweep_row_str(r, "kv_dtype", dtype_name(sc->kvdt));
 	sweep_row_int(r, "max_num_seqs", sc->max_num_seqs);
