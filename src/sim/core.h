@@ -19,6 +19,7 @@
 #include "sim/evq.h"
 #include "sim/kvcache.h"
 #include "sim/sim.h"
+#include "base/loghist.h"
 #include "base/wdist.h"
 #include "stepmemo.h"
 
@@ -52,6 +53,7 @@ struct req {
 	uint64_t *chain;
 	int32_t nchain, chain_cap;
 	int stage, replica;
+	int32_t turn;    /* sessions: its turn (wl_req.turn; 0: none) */
 	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
@@ -85,6 +87,7 @@ struct wq_ent {
 	struct req *r;
 	int64_t id, arrival_ns, prompt, output, prefix_tokens, prefix_group, content_id;
 	int stage;
+	int32_t turn;
 };
 
 struct fin_entry {
@@ -288,6 +291,19 @@ struct sim {
 	 * the records are folded into histograms */
 	int64_t *raw_first, *raw_last, *raw_out;
 	bool keep_raw;
+	/* sessions: the turns released and not arrived yet, by event slot
+	 * (EV_TURN), and the free slots; the completed turns' figures by turn
+	 * index (SIM_TURN_ROWS rows, the last for it and every later turn;
+	 * NULL before the first) */
+	struct wl_req *later;
+	size_t nlater, later_cap;
+	int32_t *later_free;
+	size_t nlater_free, later_free_cap;
+	struct turn_agg {
+		struct loghist ttft;
+		uint64_t completed;
+		double prompt, hit;
+	} *turns;
 };
 
 /* What the scheduler asks of the engine, through the table engine.c

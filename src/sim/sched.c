@@ -188,6 +188,7 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 	q->prefix_group = w->prefix_group;
 	q->content_id = w->content_id;
 	q->stage = w->stage;
+	q->turn = w->turn;
 }
 
 static void wq_push_front(struct replica *rp, struct req *r)
@@ -216,6 +217,7 @@ static struct req *wq_front(struct sim *s, struct replica *rp)
 	r->prefix_group = q->prefix_group;
 	r->content_id = q->content_id;
 	r->stage = q->stage;
+	r->turn = q->turn;
 	r->replica = (int)(rp - s->reps);
 	r->sched_ns = -1;
 	/* full blocks inside a repeated prompt, or else inside a group prefix */
