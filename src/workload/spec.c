@@ -68,6 +68,10 @@ void wl_spec_release(struct wl_spec *s)
 	wl_dist_free(&s->sess.turns);
 	wl_dist_free(&s->sess.think_ms);
 	wl_dist_free(&s->sess.tool);
+	free(s->own_records);
+	free(s->own_keys);
+	s->own_records = NULL;
+	s->own_keys = NULL;
 }
 
 /* What a distribution counts: its values' range (lo .. hi, in its own

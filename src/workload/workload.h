@@ -94,6 +94,12 @@ struct wl_spec {
 	 * requests in arrival order; not owned */
 	const struct wl_req *records;
 	size_t nrecords;
+	/* tokens per block of the records' keys (wl_req.keys; Mooncake: 512) */
+	int64_t key_tokens;
+	/* what a reader built for the spec (records, their keys), freed by
+	 * wl_spec_release; NULL when the records are someone else's */
+	struct wl_req *own_records;
+	int64_t *own_keys;
 	int64_t max_requests;  /* 0: WL_DEFAULT_MAX_REQUESTS */
 	/* the benchmark client that drives the load ("" = none said): its
 	 * request settings cost the engine per-step and per-request host time
@@ -138,6 +144,12 @@ struct wl_req {
 	 * covers its prompt and output (the whole of it is the session's
 	 * content, which later turns carry) */
 	int32_t turn;
+	/* the content of its prompt by blocks of wl_spec.key_tokens tokens
+	 * (a Mooncake trace's hash_ids): keys[j] names block j's content and
+	 * everything before it, so requests whose keys agree up to j share
+	 * those blocks' KV; NULL (nkeys 0): none.  Not owned (the spec's). */
+	const int64_t *keys;
+	int32_t nkeys;
 };
 
 /* The canonical name of a benchmark harness (its aliases: genai-perf ->

@@ -22,6 +22,7 @@
 #include "sim/sim.h"
 #include "base/decnum.h"
 #include "hw/tier2.h"
+#include "readers/mooncake.h"
 
 static struct model_registry reg;
 static struct gpu_db db;
@@ -2099,6 +2100,56 @@ static void test_sessions(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* A Mooncake trace worked by hand: 16-token blocks, 512-token keyed
+ * blocks, each request alone on the engine (1 s apart). */
+static void test_mooncake(const struct model_cfg *m)
+{
+	static const char trace[] =
+		"{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 10, \"hash_ids\": [1, 2]}\n"
+		"{\"timestamp\": 1000, \"input_length\": 1536, \"output_length\": 10, \"hash_ids\": [1, 2, 3]}\n"
+		"{\"timestamp\": 2000, \"input_length\": 1024, \"output_length\": 10, \"hash_ids\": [1, 4]}\n"
+		"{\"timestamp\": 3000, \"input_length\": 600, \"output_length\": 10, \"hash_ids\": [5, 6]}\n";
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct err e;
+	char path[128], *log = NULL, *csv = NULL;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/servesim-test-trace-%d-mc.jsonl", (int)getpid());
+	f = fopen(path, "w");
+	fputs(trace, f);
+	fclose(f);
+	wl_spec_defaults(&w);
+	rc = mooncake_read(path, &w, &e);
+	CHECK(rc == 0 && w.nrecords == 4 && w.key_tokens == 512 && w.records[1].nkeys == 3 &&
+	      w.records[1].keys[2] == 3 && w.records[3].arrival_ns == 3000000000LL,
+	      "4 requests read, ids as block keys, ms as arrivals: %s", rc ? e.msg : "");
+	make_cost(&c, m, 2048, 16, 0);
+	base_cfg(&sc, 2048, 16, 400);
+	/* request 2 finds request 1's two keyed blocks (1024 tokens, 64 of
+	 * ours), request 3 its first (512); request 4 shares nothing */
+	CHECK(rc == 0 && run(&sc, &c, &w, &log, &csv, &t) == 0 && t.arrived == 4 && t.completed == 4,
+	      "the trace replays: 4 arrived, 4 completed");
+	CHECK(t.prefix_lookup_tokens == 1024 + 1536 + 1024 + 600 && t.prefix_hit_tokens == 1024 + 512,
+	      "hits on shared hash ids: %llu of %llu tokens (want 1536 of 4184)",
+	      (unsigned long long)t.prefix_hit_tokens, (unsigned long long)t.prefix_lookup_tokens);
+	free(log);
+	free(csv);
+	/* a bad line names file, line and field */
+	f = fopen(path, "w");
+	fputs("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 10, \"hash_ids\": [1, 2]}\n", f);
+	fclose(f);
+	rc = mooncake_read(path, &w, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, ":1: 'hash_ids' must be an array of at most 1 ids"),
+	      "too many hash ids refused: %s", e.msg);
+	wl_spec_release(&w);
+	cost_release(&c);
+	remove(path);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -2145,6 +2196,7 @@ int main(void)
 	test_live(&m);
 	test_reprice_api(&m);
 	test_sessions(&m);
+	test_mooncake(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
