@@ -21,6 +21,16 @@ void scenflags_defaults(struct scenflags *f)
 	cost_default_overheads(&f->ov);
 }
 
+/* A number in (0, hi] (unit after hi in the message). */
+static int positive_upto(const char *flag, const char *arg, double hi, const char *unit, double *out, struct err *e)
+{
+	int rc = cli_double(flag, arg, 0, true, out, e);
+
+	if (rc == 0 && *out > hi)
+		rc = err_set(e, SS_EUSAGE, "%s must be in (0, %.15g]%s, got %g", flag, hi, unit, *out);
+	return rc;
+}
+
 int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e)
 {
 	int rc = 0;
@@ -79,27 +89,15 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 		break;
 	}
 	case SCF + 26: f->no_overlap = true; break;
-	case SCF + 27:
-		rc = cli_double("--kv-offloading-size", arg, 0, true, &f->kv_off_gib, e);
-		if (rc == 0 && f->kv_off_gib > 1048576)
-			rc = err_set(e, SS_EUSAGE, "--kv-offloading-size must be in (0, 1048576] GiB, got %g", f->kv_off_gib);
-		break;
+	case SCF + 27: rc = positive_upto("--kv-offloading-size", arg, 1048576, " GiB", &f->kv_off_gib, e); break;
 	case SCF + 28:
 		if (strcmp(arg, "native") != 0 && strcmp(arg, "lmcache") != 0)
 			rc = err_set(e, SS_EUSAGE, "--kv-offloading-backend must be native or lmcache, got '%s'", arg);
 		f->kv_off_backend = arg;
 		break;
 	case SCF + 29: f->hicache = true; break;
-	case SCF + 30:
-		rc = cli_double("--hicache-ratio", arg, 0, true, &f->hicache_ratio, e);
-		if (rc == 0 && f->hicache_ratio > 1000)
-			rc = err_set(e, SS_EUSAGE, "--hicache-ratio must be in (0, 1000], got %g", f->hicache_ratio);
-		break;
-	case SCF + 31:
-		rc = cli_double("--hicache-size", arg, 0, true, &f->hicache_gb, e);
-		if (rc == 0 && f->hicache_gb > 1048576)
-			rc = err_set(e, SS_EUSAGE, "--hicache-size must be in (0, 1048576] GB, got %g", f->hicache_gb);
-		break;
+	case SCF + 30: rc = positive_upto("--hicache-ratio", arg, 1000, "", &f->hicache_ratio, e); break;
+	case SCF + 31: rc = positive_upto("--hicache-size", arg, 1048576, " GB", &f->hicache_gb, e); break;
 	default:
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;
