@@ -18,6 +18,7 @@
 
 #include "base/alloc.h"
 #include "base/decnum.h"
+#include "base/loghist.h"
 
 static const char *const metric_names[CAP__NMETRIC] = {"ttft", "itl", "tpot", "e2e", "queue",
 							"itl_pooled"};
@@ -178,7 +179,65 @@ struct scan {
 	double *all, *arr, *e2e;
 	double first, last;
 	double sx, sy, sxx, sxy;
+	/* early stop (cap_cfg.early_stop; 0 requests: off): stop turns true
+	 * once the failure is decided; nreq bounds every count of the run */
+	bool stop;
+	size_t nreq, bad;
+	size_t over[CAP_MAX_SLOS], need[CAP_MAX_SLOS]; /* percentiles */
+	double sum[CAP_MAX_SLOS];                       /* means */
 };
+
+static const double stat_p[CAP__NSTAT] = {0, 0.50, 0.90, 0.95, 0.99}; /* stats_summarise's */
+
+/* Arm the early stop for a run of at most nreq completions.  A percentile
+ * p over the n <= nreq completed values, sorted x[0..n-1], is at least
+ * x[floor(p (n - 1))] (linear interpolation between order statistics,
+ * stats_percentile_sorted); it is over the limit once that many of the
+ * largest are, k >= n - floor(p (n - 1)), which grows with n: k >=
+ * nreq - floor(p (nreq - 1)) decides it for any n.  A mean over n <= nreq
+ * values >= 0 is at least their sum so far over nreq. */
+static void scan_arm(struct scan *S, size_t nreq)
+{
+	const struct cap_cfg *c = S->c;
+	size_t i;
+
+	S->nreq = nreq;
+	for (i = 0; i < c->nslo; i++)
+		if (c->slo[i].stat != CAP_MEAN)
+			S->need[i] = nreq - (size_t)(stat_p[c->slo[i].stat] * (double)(nreq - 1));
+}
+
+/* After a completed row of values v (the metrics as sim_summary holds
+ * them: floats), is an SLO's failure decided?  The pooled ITL is a
+ * whole-run statistic: never. */
+static void scan_decide(struct scan *S, const double *v)
+{
+	const struct cap_cfg *c = S->c;
+	size_t i;
+
+	for (i = 0; i < c->nslo; i++) {
+		const struct cap_slo *o = &c->slo[i];
+		if (o->metric == CAP_ITL_POOLED)
+			continue;
+		if (o->stat == CAP_MEAN) {
+			S->sum[i] += v[o->metric];
+			/* (1e-9: summation order; the summary sorts first) */
+			if (S->sum[i] / (double)S->nreq > o->limit_ms * (1 + 1e-9))
+				S->stop = true;
+		} else if (v[o->metric] > o->limit_ms && ++S->over[i] >= S->need[i]) {
+			S->stop = true;
+		}
+	}
+}
+
+/* A request that is not good (rejected, or over a limit): goodput = good /
+ * arrived <= 1 - bad / arrived <= 1 - bad / nreq. */
+static void scan_bad(struct scan *S)
+{
+	S->bad++;
+	if (S->c->goodput_min > 0 && (double)(S->nreq - S->bad) / (double)S->nreq < S->c->goodput_min)
+		S->stop = true;
+}
 
 static void scan_row(void *ctx, const struct sim_req_row *row)
 {
@@ -199,6 +258,22 @@ static void scan_row(void *ctx, const struct sim_req_row *row)
 	if (a > S->last)
 		S->last = a;
 	S->n++;
+	if (S->nreq) {
+		double f[CAP__NMETRIC];
+		if (S->n > S->nreq)
+			BUG("capacity probe: more requests than the workload's");
+		if (!row->completed) {
+			scan_bad(S);
+		} else {
+			f[CAP_QUEUE] = (float)row->queue_ms;
+			f[CAP_TTFT] = (float)row->ttft_ms;
+			f[CAP_ITL] = (float)row->itl_ms;
+			f[CAP_TPOT] = (float)row->tpot_ms;
+			f[CAP_E2E] = (float)row->e2e_ms;
+			f[CAP_ITL_POOLED] = NAN;
+			scan_decide(S, f);
+		}
+	}
 	if (!row->completed)
 		return;
 	v[CAP_QUEUE] = decnum_round(row->queue_ms, 4);
@@ -211,6 +286,8 @@ static void scan_row(void *ctx, const struct sim_req_row *row)
 		if (c->slo[i].metric != CAP_ITL_POOLED && v[c->slo[i].metric] > c->slo[i].limit_ms)
 			ok = false;
 	S->good += ok;
+	if (S->nreq && !ok)
+		scan_bad(S);
 	S->sx += a;
 	S->sy += v[CAP_QUEUE] * 1e-3;
 	S->sxx += a * a;
@@ -272,8 +349,9 @@ static bool slo_uses(const struct cap_cfg *c, int metric)
 	return false;
 }
 
-int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
-	      double x, uint64_t seed, struct cap_point *out, struct err *e)
+/* cap_probe, stopped early (cap_cfg.early_stop) when early is set. */
+static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
+		     double x, uint64_t seed, bool early, struct cap_point *out, struct err *e)
 {
 	struct wl_spec w = *wl;
 	struct sim_cfg sc = st->sc;
@@ -304,6 +382,11 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	sc.on_request = scan_row;
 	sc.on_request_ctx = &S;
 	sc.step_log = NULL;
+	/* exact only while the summary's percentiles are (sim.h) */
+	if (early && !c->concurrency && w.num_requests > 0 && (uint64_t)w.num_requests <= LOGHIST_EXACT_MAX) {
+		scan_arm(&S, (size_t)w.num_requests);
+		sc.stop = &S.stop;
+	}
 	/* a probe reads the summary only through its SLOs (cap_slo_value), its
 	 * throughput and completions: the pooled gaps are not collected, and
 	 * the TPOT and queue-time distributions not summarised, unless an SLO
@@ -311,6 +394,11 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	sc.no_pooled_gaps = !slo_uses(c, CAP_ITL_POOLED);
 	if ((rc = sim_new(&sc, &st->cost, &w, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
 		goto out;
+	if (S.stop) {
+		out->cut = true;
+		out->fail = -1; /* (which SLO fails most is the full run's to say) */
+		goto out;
+	}
 	if (slo_uses(c, CAP_TPOT) || slo_uses(c, CAP_QUEUE))
 		sim_summary(s, -1, &m);
 	else
@@ -321,6 +409,11 @@ int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const s
 	out->served = c->concurrency || isnan(served) ? m.throughput_rps : served;
 	out->running_per_rank = m.running_per_rank;
 	out->queue_share = m.queue_share;
+	out->output_tokens = m.output_tokens;
+	out->ttft_p90_ms = m.ttft_ms.p90;
+	out->e2e_p90_ms = m.e2e_ms.p90;
+	out->itl_mean_ms = m.itl_ms.mean;
+	out->itl_n = m.itl_ms.n;
 	out->pass = m.completed > 0;
 	for (i = 0; i < c->nslo; i++) {
 		double r;
@@ -360,32 +453,47 @@ out:
 	return rc;
 }
 
+int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
+	      double x, uint64_t seed, struct cap_point *out, struct err *e)
+{
+	return probe_run(st, wl, c, x, seed, false, out, e);
+}
+
 struct search {
 	const struct scenario_state *st;
 	const struct wl_spec *wl;
 	const struct cap_cfg *c;
 	struct cap_point *pts;
-	size_t n, cap;
+	size_t n, cap, nsim;
 };
 
-static int probe(struct search *S, double x, uint64_t seed, const struct cap_point **out,
+/* The probe at (x, seed), simulated unless it was; full: a probe cut short
+ * (cap_cfg.early_stop) is run again in full. */
+static int probe(struct search *S, double x, uint64_t seed, bool full, const struct cap_point **out,
 		 struct err *e)
 {
+	struct cap_point *p = NULL;
 	size_t i;
 	int rc;
 
-	for (i = 0; i < S->n; i++)
-		if (S->pts[i].seed == seed && S->pts[i].offered == x) {
-			*out = &S->pts[i];
-			return 0;
-		}
-	if (S->n == S->cap) {
-		S->cap = S->cap ? S->cap * 2 : 64;
-		S->pts = xreallocarray(S->pts, S->cap, sizeof(*S->pts));
+	for (i = 0; i < S->n && !p; i++)
+		if (S->pts[i].seed == seed && S->pts[i].offered == x)
+			p = &S->pts[i];
+	if (p && !(full && p->cut)) {
+		*out = p;
+		return 0;
 	}
-	if ((rc = cap_probe(S->st, S->wl, S->c, x, seed, &S->pts[S->n], e)) < 0)
+	if (!p) {
+		if (S->n == S->cap) {
+			S->cap = S->cap ? S->cap * 2 : 64;
+			S->pts = xreallocarray(S->pts, S->cap, sizeof(*S->pts));
+		}
+		p = &S->pts[S->n++];
+	}
+	S->nsim++;
+	if ((rc = probe_run(S->st, S->wl, S->c, x, seed, S->c->early_stop && !full, p, e)) < 0)
 		return rc;
-	*out = &S->pts[S->n++];
+	*out = p;
 	return 0;
 }
 
@@ -417,7 +525,7 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 	if (x > maxp)
 		x = maxp;
 #define OK(pp) (saturation ? !(pp)->saturated : (pp)->pass)
-	if ((rc = probe(S, x, seed, &p, e)) < 0)
+	if ((rc = probe(S, x, seed, saturation, &p, e)) < 0)
 		return rc;
 	if (OK(p)) {
 		lo = x;
@@ -427,7 +535,7 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 				x = maxp;
 			if (x > maxp)
 				break;
-			if ((rc = probe(S, x, seed, &p, e)) < 0)
+			if ((rc = probe(S, x, seed, saturation, &p, e)) < 0)
 				return rc;
 			if (!OK(p)) {
 				hi = x;
@@ -441,7 +549,7 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 			x = c->concurrency ? floor(x / factor) : x / factor;
 			if (x < minp)
 				break;
-			if ((rc = probe(S, x, seed, &p, e)) < 0)
+			if ((rc = probe(S, x, seed, saturation, &p, e)) < 0)
 				return rc;
 			if (OK(p)) {
 				lo = x;
@@ -455,7 +563,7 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 			double mid = midpoint(c, lo, hi);
 			if (mid <= lo || mid >= hi)
 				break;
-			if ((rc = probe(S, mid, seed, &p, e)) < 0)
+			if ((rc = probe(S, mid, seed, saturation, &p, e)) < 0)
 				return rc;
 			if (OK(p))
 				lo = mid;
@@ -464,6 +572,9 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 		}
 	}
 #undef OK
+	/* the failing end is read further (binding, reason, length check) */
+	if (!isnan(hi) && (rc = probe(S, hi, seed, true, &p, e)) < 0)
+		return rc;
 	*lo_out = lo;
 	*hi_out = hi;
 	return 0;
@@ -538,7 +649,7 @@ static int cmp_point(const void *a, const void *b)
 int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
 	       struct cap_result *res, struct err *e)
 {
-	struct search S = {st, wl, c, NULL, 0, 0};
+	struct search S = {st, wl, c, NULL, 0, 0, 0};
 	double sorted[CAP_MAX_SEEDS], worst = INFINITY;
 	int k, rc = 0;
 
@@ -616,7 +727,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const 
 		snprintf(res->reason, sizeof(res->reason), "every SLO met up to the highest probed %s %g%s",
 			 c->concurrency ? "concurrency" : "rate", sorted[c->nseeds - 1],
 			 c->concurrency ? " (one client per request)" : " req/s");
-	if (!c->concurrency) {
+	if (!c->concurrency && !c->no_saturation) {
 		/* saturation on the first seed, started from its capacity */
 		double lo, hi;
 		if ((rc = bracket_bisect(&S, c->seed, res->per_seed[0], 2, true, &lo, &hi, e)) < 0)
@@ -630,6 +741,7 @@ done:
 	qsort(S.pts, S.n, sizeof(*S.pts), cmp_point);
 	res->curve = S.pts;
 	res->ncurve = S.n;
+	res->nsim = S.nsim;
 	return 0;
 out:
 	free(S.pts);

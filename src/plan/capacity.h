@@ -50,6 +50,17 @@ struct cap_cfg {
 	 * judge (cap_search), else SS_EUSAGE; true lets a rough search (search's
 	 * coarse pass) run on short probes */
 	bool allow_short;
+	/* rate search with num_requests (search.c): a failing probe stops as
+	 * soon as its failure is decided by the requests completed so far
+	 * (more over a percentile's limit than the rest could outvote, a
+	 * mean's sum or the bad requests past what the rest could make
+	 * good), so that the decision is the full run's; such a probe keeps
+	 * pass = false only (cap_point.cut) and is run again in full where
+	 * more of it is read: the answer's failing end (binding, reason,
+	 * length check) and the saturation search */
+	bool early_stop;
+	/* the caller reads no saturation_rate: its search is skipped (NAN) */
+	bool no_saturation;
 };
 
 /* One simulated point. */
@@ -72,6 +83,11 @@ struct cap_point {
 	int fail;                   /* index of the most violated SLO, CAP_FAIL_GOODPUT,
 				     * CAP_FAIL_SATURATED, -1 none */
 	double running_per_rank, queue_share; /* the run's load terms (metric_set) */
+	/* the run's figures at this point (metric_set), what a search reports
+	 * at its answer without running it again */
+	double output_tokens, ttft_p90_ms, e2e_p90_ms, itl_mean_ms;
+	size_t itl_n;
+	bool cut;                   /* cap_cfg.early_stop stopped it: only pass (false) holds */
 };
 /* fail / binding codes beyond the SLO indices */
 #define CAP_FAIL_GOODPUT(c) ((int)(c)->nslo)
@@ -88,6 +104,7 @@ struct cap_result {
 	char reason[256];
 	struct cap_point *curve;    /* every probe, sorted by seed then offered */
 	size_t ncurve;
+	size_t nsim;                /* simulations run: the probes, and cut ones run again */
 };
 
 void cap_cfg_defaults(struct cap_cfg *c);

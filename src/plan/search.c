@@ -237,7 +237,9 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	struct scenario_state st;
 	struct cap_result res;
 	struct sweep_result at;
+	const struct cap_point *op;
 	struct wl_spec w;
+	size_t i;
 	struct cap_cfg fine;
 	char notes[2048] = "";
 	bool prepared = false, have_res = false;
@@ -305,17 +307,22 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	 * the whole workload starts there instead of at 1 req/s, which skips
 	 * the long low-rate runs of the doubling probe */
 	fine = *in->cc;
+	/* failing probes stop once decided; the saturation search only for a
+	 * caller that reads it */
+	fine.early_stop = true;
+	fine.no_saturation = !in->want_saturation;
 	if (in->wl->num_requests >= 2 * SEARCH_COARSE_MIN) {
-		struct cap_cfg coarse = *in->cc;
+		struct cap_cfg coarse = fine;
 		struct wl_spec wc = *in->wl;
 		coarse.rel_tol = 0.05;
 		coarse.nseeds = 1;
 		coarse.allow_short = true; /* it only finds where to start */
+		coarse.no_saturation = true; /* nor what saturates */
 		wc.num_requests = in->wl->num_requests / 4 > SEARCH_COARSE_MIN ? in->wl->num_requests / 4
 										  : SEARCH_COARSE_MIN;
 		if ((rc = cap_search(&st, &wc, &coarse, &res, e)) < 0)
 			goto out;
-		out->probes += res.ncurve;
+		out->probes += res.nsim;
 		if (res.found && !res.unbounded)
 			fine.start = res.max_rate;
 		cap_result_release(&res);
@@ -326,7 +333,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		goto out;
 	}
 	have_res = true;
-	out->probes += res.ncurve;
+	out->probes += res.nsim;
 	out->binding = res.binding;
 	cap_binding_name(in->cc, res.binding, out->binding_name, sizeof(out->binding_name));
 	if (!res.found) {
@@ -337,13 +344,30 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	out->status = SEARCH_OK;
 	out->max_rate = res.max_rate;
 	out->saturation_rate = res.saturation_rate;
-	/* the operating point: one run at the capacity, first seed */
-	w = *in->wl;
-	w.rate = res.max_rate;
-	w.seed = in->cc->seed;
-	if ((rc = sweep_simulate(&st, &w, &at, e)) < 0)
-		goto out;
-	out->probes++;
+	/* the operating point: the run at the capacity, first seed; the probe
+	 * there when the search made it (one seed: always), the same run */
+	op = NULL;
+	for (i = 0; i < res.ncurve && !op; i++)
+		if (res.curve[i].seed == in->cc->seed && res.curve[i].offered == res.max_rate && !res.curve[i].cut)
+			op = &res.curve[i];
+	if (op) {
+		memset(&at, 0, sizeof(at));
+		at.completed = op->completed;
+		at.m.output_tokens = op->output_tokens;
+		at.m.ttft_ms.p90 = op->ttft_p90_ms;
+		at.m.e2e_ms.p90 = op->e2e_p90_ms;
+		at.m.itl_ms.mean = op->itl_mean_ms;
+		at.m.itl_ms.n = op->itl_n;
+		at.m.running_per_rank = op->running_per_rank;
+		at.m.queue_share = op->queue_share;
+	} else {
+		w = *in->wl;
+		w.rate = res.max_rate;
+		w.seed = in->cc->seed;
+		if ((rc = sweep_simulate(&st, &w, &at, e)) < 0)
+			goto out;
+		out->probes++;
+	}
 	if (at.completed > 0) {
 		double out_per_req = at.m.output_tokens / (double)at.completed;
 		out->out_tok_s = res.max_rate * out_per_req;

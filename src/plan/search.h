@@ -112,6 +112,9 @@ struct search_in {
 	const struct cap_cfg *cc;
 	bool kv_follows_dtype;          /* no --kv-dtype: the engine's default for each dtype (scenario_kv_auto) */
 	bool allow_invalid;
+	/* the caller reads search_outcome.saturation_rate (JSON, CSV, HTML);
+	 * false: it is left NAN and its search not run */
+	bool want_saturation;
 };
 
 /* Prune or run one deployment.  Pruning is a result, not an error; a

@@ -582,7 +582,8 @@ int sim_run(struct sim *s, struct err *e)
 	int rc;
 
 	while ((rc = sim_step(s, e)) > 0)
-		;
+		if (s->cfg.stop && *s->cfg.stop)
+			return 0;
 	return rc;
 }
 

@@ -95,6 +95,11 @@ struct sim_cfg {
 	 * NULL */
 	void (*on_request)(void *ctx, const struct sim_req_row *row);
 	void *on_request_ctx;
+	/* or NULL; once *stop is true (on_request sets it when the rows seen
+	 * already decide what the caller wants: a failing capacity probe)
+	 * sim_run returns 0 after the event in progress, the run cut short:
+	 * its summaries and totals cover only the events run */
+	const bool *stop;
 	FILE *step_log;                       /* one line per step (tests, --step-log), or NULL */
 	/* live use (servesim serve): no workload is generated; requests
 	 * arrive by sim_submit and time moves by sim_advance.  on_chunk, if

@@ -231,6 +231,67 @@ static void test_unmet(const struct scenario_state *st, const struct wl_spec *wl
 	cap_result_release(&r);
 }
 
+static bool same_num(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+/* cap_cfg.early_stop: failing probes cut short, the same decisions and
+ * answer as the whole runs (every probe's pass, the bracket's binding, the
+ * saturation rate), for percentile, mean and goodput SLOs and several
+ * seeds; some probe is cut, so the test would see a cut that decided
+ * wrongly. */
+static void test_early_stop(const struct scenario_state *st, const struct wl_spec *wl)
+{
+	static const char *const slos[] = {"ttft_p90_ms=80,itl_mean_ms=9", "e2e_p99_ms=9000",
+					   "itl_p50_ms=8,tpot_mean_ms=10", "ttft_p95_ms=60"};
+	size_t k, i, j, ncut = 0;
+	struct err e;
+
+	for (k = 0; k < sizeof(slos) / sizeof(slos[0]) + 1; k++) {
+		struct cap_cfg c, ce;
+		struct cap_result r, q;
+		bool same = true;
+		cap_cfg_defaults(&c);
+		c.seed = 7;
+		c.nseeds = k == 0 ? 2 : 1;
+		c.allow_short = true;
+		if (k == sizeof(slos) / sizeof(slos[0])) {
+			CHECK(cap_slo_parse("ttft_p99_ms=100000", &c, &e) == 0, "slo");
+			c.goodput_min = 0.97;
+			CHECK(cap_slo_parse("ttft_p50_ms=200", &c, &e) == 0, "slo");
+		} else {
+			CHECK(cap_slo_parse(slos[k], &c, &e) == 0, "slo %s", slos[k]);
+		}
+		ce = c;
+		ce.early_stop = true;
+		if (cap_search(st, wl, &c, &r, &e) < 0 || cap_search(st, wl, &ce, &q, &e) < 0) {
+			CHECK(0, "searches: %s", e.msg);
+			continue;
+		}
+		CHECK(r.found == q.found && same_num(r.max_rate, q.max_rate) && r.binding == q.binding &&
+			      same_num(r.band_lo, q.band_lo) && same_num(r.band_hi, q.band_hi) &&
+			      same_num(r.saturation_rate, q.saturation_rate) && strcmp(r.reason, q.reason) == 0,
+		      "case %zu: early stop %.4f binding %d saturation %.4f = whole runs %.4f, %d, %.4f", k,
+		      q.max_rate, q.binding, q.saturation_rate, r.max_rate, r.binding, r.saturation_rate);
+		CHECK(r.ncurve == q.ncurve && q.nsim >= q.ncurve, "case %zu: the same %zu probes (%zu)", k,
+		      r.ncurve, q.ncurve);
+		for (i = 0; i < q.ncurve; i++) {
+			const struct cap_point *a = &q.curve[i], *b = NULL;
+			for (j = 0; j < r.ncurve; j++)
+				if (r.curve[j].seed == a->seed && r.curve[j].offered == a->offered)
+					b = &r.curve[j];
+			if (!b || a->pass != b->pass || (a->cut && b->pass))
+				same = false;
+			ncut += a->cut;
+		}
+		CHECK(same, "case %zu: every probe decided as its whole run", k);
+		cap_result_release(&r);
+		cap_result_release(&q);
+	}
+	CHECK(ncut > 0, "some probes cut short (%zu)", ncut);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -254,6 +315,7 @@ int main(void)
 		test_band(&st, &wl);
 		test_pooled_slo(&st, &wl);
 		test_unmet(&st, &wl);
+		test_early_stop(&st, &wl);
 		scenario_release(&st);
 	} else {
 		CHECK(0, "scenario set-up");
