@@ -38,7 +38,11 @@ static const char run_usage[] =
 	CLI_PARALLEL_HELP
 	"                            (dense models: --dp runs N replicas behind the router)\n"
 	"  --pp N                    pipeline stages (--pipeline-parallel-size, --pp-size)\n"
-	"  --router rr|lo            DP router: round-robin or least-outstanding (default lo)\n"
+	"  --replicas N              N independent copies of the whole deployment (TP x PP x DP\n"
+	"                            x EP, both P/D pools) behind the router (default 1)\n"
+	"  --router R                round-robin, least-loaded (default) or kv-aware (llm-d's\n"
+	"                            prefix-cache + load scorers): picks a replica, then a DP\n"
+	"                            rank in it (aliases rr, lo, least-outstanding, kv)\n"
 	"  --dtype bf16|fp8|fp4|int4 weights and GEMMs (default bf16; fp4 needs a Blackwell GPU;\n"
 	"                            int4 = weight-only W4A16)\n"
 	"  --moe-dtype D             routed experts' weights when they differ from --dtype\n"
@@ -67,6 +71,9 @@ static const char run_usage[] =
 	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
 	"  --acceptance-rate A | A1,...,AK  per-position acceptance (one rate: geometric;\n"
 	"                            default mtp/eagle: measured curves, data/specdec)\n"
+	;
+/* (split: ISO C caps a string literal at 4095 characters) */
+static const char run_usage2[] =
 	"P/D disaggregation:\n"
 	"  --disaggregate XpYd       X prefill workers hand each prompt's KV to Y decode\n"
 	"                            workers (each worker one engine of --tp/--pp/--dp/--ep;\n"
@@ -76,9 +83,7 @@ static const char run_usage[] =
 	"  --kv-handoff-ms X         each request's fixed hand-off time besides the KV's\n"
 	"                            link time (default by engine: vllm 267, sglang 229,\n"
 	"                            trtllm 0.01; fitted on measured P/D runs)\n"
-	"workload:\n";
-/* (split: ISO C caps a string literal at 4095 characters) */
-static const char run_usage2[] =
+	"workload:\n"
 	WLFLAGS_HELP
 	"  --max-requests N          allow a workload of more than N requests (default 20000000)\n"
 	"model:\n"

@@ -435,6 +435,10 @@ t offload-radix-off 2 "--enable-hierarchical-cache needs prefix caching" '$SS ru
 # messages
 t flag-rate-denormal 2 "--rate 4.9e-324 is below the smallest number servesim computes with (2.22507e-308)" '$SS run --rate 4.9e-324'
 t flag-rate-overflow 2 "--rate 1e999 is above the largest number servesim computes with (1.79769e+308)" '$SS run --rate 1e999'
+t replicas-zero 2 "--replicas must be in [1, 1024], got 0" '$SS run --workload w.json --replicas 0'
+t replicas-frac 2 "--replicas must be an integer, got '1.5'" '$SS run --workload w.json --replicas 1.5'
+t replicas-huge-capacity 2 "--replicas must be in [1, 1024], got 2000" '$SS capacity --slo ttft_p90_ms=500 --replicas 2000'
+t router-unknown 2 "--router must be round-robin, least-loaded or kv-aware (or rr, lo, least-outstanding, kv), got 'random'" '$SS run --workload w.json --router random'
 t flag-int-past-long 2 "--tp must be in [1, 4096], got 99999999999999999999" '$SS run --tp 99999999999999999999'
 t duration-brings-no-request 2 "--duration: no request arrives within the 1e-300 s the workload lasts" '$SS run --duration 1e-300'
 t workload-from-stdin 0 "" '$SS run --workload - --format json < w.json | grep -q "\"arrived\": 20"'
