@@ -293,10 +293,9 @@ static int64_t sg_cached_blocks(const struct sim *s, const struct replica *rp,
 		tmp.prefix_tokens = q->prefix_tokens;
 		tmp.prefix_group = q->prefix_group;
 		tmp.content_id = q->content_id;
-		if (tmp.content_id >= 0)
-			tmp.nshare = (int32_t)(tmp.prompt / s->cfg.block_size);
-		else if (tmp.prefix_group >= 0)
-			tmp.nshare = (int32_t)(tmp.prefix_tokens / s->cfg.block_size);
+		tmp.keys = q->keys;
+		tmp.nkeys = q->nkeys;
+		tmp.nshare = req_nshare(s, &tmp);
 		r = &tmp;
 	}
 	maxb = (req_num_tokens(r) - 1) / s->cfg.block_size;

@@ -188,6 +188,9 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 	q->prefix_group = w->prefix_group;
 	q->content_id = w->content_id;
 	q->stage = w->stage;
+	q->turn = w->turn;
+	q->keys = w->keys;
+	q->nkeys = w->nkeys;
 }
 
 static void wq_push_front(struct replica *rp, struct req *r)
@@ -216,13 +219,12 @@ static struct req *wq_front(struct sim *s, struct replica *rp)
 	r->prefix_group = q->prefix_group;
 	r->content_id = q->content_id;
 	r->stage = q->stage;
+	r->turn = q->turn;
+	r->keys = q->keys;
+	r->nkeys = q->nkeys;
 	r->replica = (int)(rp - s->reps);
 	r->sched_ns = -1;
-	/* full blocks inside a repeated prompt, or else inside a group prefix */
-	if (r->content_id >= 0)
-		r->nshare = (int32_t)(r->prompt / s->cfg.block_size);
-	else if (r->prefix_group >= 0)
-		r->nshare = (int32_t)(r->prefix_tokens / s->cfg.block_size);
+	r->nshare = req_nshare(s, r);
 	return r;
 }
 
@@ -247,12 +249,27 @@ static uint64_t mix64(uint64_t x)
 
 /* Hash of block b of r given the previous block's hash: the chain makes a
  * block's key depend on everything before it, as vLLM's block hashes do. */
+/* The key of block b of a request with keyed blocks (wl_req.keys): its
+ * last token's keyed block's, inside the prompt and the keys; its own
+ * beyond (a block straddling two keyed blocks takes the second's key, so
+ * it is shared only with requests that agree on both). */
+static uint64_t keyed_block_key(const struct sim *s, const struct req *r, int64_t b)
+{
+	int64_t last = (b + 1) * s->cfg.block_size - 1, j = last / s->wl->key_tokens;
+
+	if (last < r->prompt && j < r->nkeys)
+		return mix64(0x4b00000000000000ULL ^ (uint64_t)r->keys[j]);
+	return mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
+}
+
 uint64_t sched_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev)
 {
 	int64_t end = (b + 1) * s->cfg.block_size;
 	uint64_t key;
 
-	if (end <= r->prefix_tokens && r->prefix_group >= 0)
+	if (r->keys)
+		key = keyed_block_key(s, r, b);
+	else if (end <= r->prefix_tokens && r->prefix_group >= 0)
 		key = mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group);
 	else if (end <= r->prompt)
 		key = mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id);
@@ -271,8 +288,8 @@ static struct chain_memo *chain_memo_slot(const struct sim *s, const struct req 
 	struct replica *rp = &s->reps[r->replica];
 	uint64_t h;
 
-	if (r->nshare <= 0 || r->nshare > SCHED_CHAIN_MEMO_MAX)
-		return NULL;
+	if (r->nshare <= 0 || r->nshare > SCHED_CHAIN_MEMO_MAX || r->keys)
+		return NULL; /* (keyed blocks: a chain per request) */
 	if (!rp->cmemo)
 		rp->cmemo = xcalloc(SCHED_CHAIN_MEMO, sizeof(*rp->cmemo));
 	h = mix64((uint64_t)r->content_id * 0x9e3779b97f4a7c15ULL ^ (uint64_t)r->prefix_group * 31u ^
@@ -343,7 +360,9 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 			int64_t end = (i + 1) * bs;
 			int rg = end <= pt ? 0 : end <= pr ? 1 : 2;
 			uint64_t h;
-			if (rg != region) {
+			if (r->keys) {
+				key = keyed_block_key(s, r, i);
+			} else if (rg != region) {
 				region = rg;
 				key = rg == 0	? mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group)
 				      : rg == 1 ? mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id)

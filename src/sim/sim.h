@@ -301,6 +301,22 @@ void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting)
 /* The share of KV blocks in use, over every replica (0..1). */
 double sim_kv_usage(const struct sim *s);
 
+/* Sessions (wl_spec.sess): the completed requests' figures by turn index,
+ * rows 1 .. SIM_TURN_ROWS, the last holding that turn and every later one
+ * (rows with no completion are skipped).  TTFT client side, its
+ * percentiles within LOGHIST_REL_ERR (loghist.h); prefix_hit_rate: cached
+ * prompt tokens over prompt tokens at first admission. */
+#define SIM_TURN_ROWS 32
+struct sim_turn_stats {
+	int turn;
+	bool and_later;            /* the last row: turns >= turn */
+	size_t completed;
+	double prompt_tokens_mean, prefix_hit_rate;
+	struct dist_summary ttft_ms;
+};
+/* Rows into out (at most max); how many. */
+size_t sim_turn_stats(const struct sim *s, struct sim_turn_stats *out, size_t max);
+
 /* --- live use (cfg.live) --- */
 
 /* Time of the next event (INT64_MAX when nothing is pending). */
