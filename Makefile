@@ -139,7 +139,7 @@ UNIT_OBJ = $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.o)
 # deletes after linking; kept, a second `make check` relinks nothing.
 .SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tools/accuracy.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
-.PHONY: all demo check check-run check-asan check-docs docs-regen check-browser unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
+.PHONY: soak all demo check check-run check-asan check-docs docs-regen check-browser unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
 .PHONY: mpi check-mpi
 
 all: $(BIN) $(MFU_PACKS)
@@ -173,8 +173,21 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 # The package check runs first (a fresh machine needs the libraries).
 check: deps
 	@$(MAKE) --no-print-directory check-run
-check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS) $(BUILD)/tests/serve_client
-	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
+check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS) $(BUILD)/tests/serve_client $(BUILD)/tests/property
+	@PROP_CASES=$(PROP_CASES) PROP_SEED=$(PROP_SEED) sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
+
+# The property test (tests/prop/prop.c, issue 30): random valid configurations
+# across the modes, each run twice; make check draws PROP_CASES of them,
+# make soak many more (SOAK_CASES, a seed from the clock unless PROP_SEED).
+PROP_CASES = 40
+PROP_SEED = 1
+SOAK_CASES = 2000
+$(BUILD)/tests/property: $(BUILD)/tests/prop/prop.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+soak: $(BIN) $(BUILD)/tests/property
+	@seed=$${PROP_SEED_SOAK:-$$(date +%s)}; echo "soak: $(SOAK_CASES) configurations, seed $$seed"; \
+		./$(BUILD)/tests/property ./$(BIN) $(SOAK_CASES) $$seed | grep -v '^ok '
 
 # the streaming client of `servesim serve`'s test (tests/serve/run.sh)
 $(BUILD)/tests/serve_client: tests/serve/client.c
