@@ -119,6 +119,7 @@ FUZZERS   += fuzz_bench
 FUZZERS   += fuzz_requests
 FUZZERS   += fuzz_prices
 FUZZERS   += fuzz_mfupack
+FUZZERS   += fuzz_sim
 
 # Compact kernel tables (src/hw/mfupack.h): written next to the CSV tables
 # by the build step tools/mfupack.c whenever a table, gpus.json or the code
@@ -260,6 +261,11 @@ check-browser: $(BIN) $(MFU_PACKS)
 # The library is compiled once (instrumented, fuzzer-no-link) and linked into
 # every harness.
 FUZZ_SAN    = address,undefined -fno-sanitize-recover=all
+# fuzz_sim simulates a deployment per input (a few to a few hundred ms under
+# ASan): its own run count.  Its KV block arrays are reserved, not touched
+# (sim/kvcache.c): a one-token-page pool of tens of millions of blocks passes
+# libFuzzer's malloc limit without using the memory, hence its own limit.
+FUZZ_SIM_RUNS = 300
 FUZZ_CFLAGS = -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -DSERVESIM_DATADIR='"$(CURDIR)/data"'
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/obj/%.o)
 build-fuzz/obj/%.o: %.c
@@ -275,8 +281,10 @@ build-fuzz/%: tests/fuzz/%.c build-fuzz/libservesim.a
 fuzz: $(FUZZERS:%=build-fuzz/%)
 	@for f in $(FUZZERS); do \
 		mkdir -p build-fuzz/corpus-$$f build-fuzz/artifacts; \
-		echo "fuzz: $$f ($(FUZZ_RUNS) runs)"; \
-		UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/$$f -runs=$(FUZZ_RUNS) -max_len=4096 \
+		echo "fuzz: $$f ($$( [ $$f = fuzz_sim ] && echo $(FUZZ_SIM_RUNS) || echo $(FUZZ_RUNS)) runs)"; \
+		runs=$(FUZZ_RUNS); extra=""; \
+		if [ $$f = fuzz_sim ]; then runs=$(FUZZ_SIM_RUNS); extra="-malloc_limit_mb=8192 -max_len=256"; fi; \
+		UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/$$f -runs=$$runs -max_len=4096 $$extra \
 			-print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/$$f- \
 			build-fuzz/corpus-$$f tests/fuzz/corpus/$$f \
 			> build-fuzz/$$f.log 2>&1; rc=$$?; \
