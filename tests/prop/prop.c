@@ -2,7 +2,8 @@
  *
  * Draws random valid configurations across the simulator's modes (dense and
  * MoE/MLA models; vLLM, SGLang and TensorRT-LLM admission; TP, PP, DP,
- * attention-DP + EP, P/D, speculative decoding, closed loops, traces,
+ * attention-DP + EP, P/D, replicas behind each router, speculative
+ * decoding, closed loops, traces,
  * shared prefixes, several GPUs), runs each through `servesim run --format
  * json` twice and checks:
  *   - the command ends with a documented status (0, or 2/3 refusing the
@@ -105,6 +106,10 @@ static void draw(char *cmd, size_t n, const char *trace)
 		return;
 	default:
 		break;
+	}
+	if (pick(4) == 0) { /* replicas of the whole deployment behind a router */
+		static const char *const routers[] = {"round-robin", "least-loaded", "kv-aware"};
+		add(cmd, n, " --replicas %d --router %s", 2 + pick(2), CHOOSE(routers));
 	}
 	if (pick(3) == 0)
 		add(cmd, n, " --concurrency %lld", (long long)(1 + pick(64)));
