@@ -3,7 +3,7 @@
  * Draws random valid configurations across the simulator's modes (dense and
  * MoE/MLA models; vLLM, SGLang and TensorRT-LLM admission; TP, PP, DP,
  * attention-DP + EP, P/D, replicas behind each router, speculative
- * decoding, closed loops, traces,
+ * decoding, closed loops, traces, multi-turn sessions with KV offload,
  * shared prefixes, several GPUs), runs each through `servesim run --format
  * json` twice and checks:
  *   - the command ends with a documented status (0, or 2/3 refusing the
@@ -66,7 +66,7 @@ static void draw(char *cmd, size_t n, const char *trace)
 	bool is_moe = pick(2) == 1;
 	const char *model = is_moe ? CHOOSE(moe) : CHOOSE(dense);
 	int tp = tps[pick(4)], mode = pick(8);
-	const char *gpu = CHOOSE(gpus);
+	const char *gpu = CHOOSE(gpus), *engine = CHOOSE(engines);
 
 	if (strcmp(model, "deepseek-v3") == 0) { /* 671 B: eight H200 or B200 */
 		tp = 8;
@@ -76,7 +76,7 @@ static void draw(char *cmd, size_t n, const char *trace)
 	cmd[0] = 0;
 	add(cmd, n, " --model %s", model);
 	add(cmd, n, " --gpu %s", gpu);
-	add(cmd, n, " --engine %s", CHOOSE(engines));
+	add(cmd, n, " --engine %s", engine);
 	add(cmd, n, " --tp %lld", (long long)(tp));
 	add(cmd, n, " --num-requests %lld", (long long)(40 + pick(160)));
 	add(cmd, n, " --seed %lld", (long long)(pick(1000)));
@@ -103,6 +103,15 @@ static void draw(char *cmd, size_t n, const char *trace)
 		break;
 	case 4: /* a trace (bursts, long prompts, shared prefix groups) */
 		add(cmd, n, " --workload %s", trace);
+		return;
+	case 5: /* multi-turn sessions (workloads/sessions.json, from the
+		 * repository root), their context carried over, with a host KV
+		 * tier below the GPU's as the engine offloads it */
+		add(cmd, n, " --workload workloads/sessions.json");
+		if (strcmp(engine, "vllm") == 0 && pick(2))
+			add(cmd, n, " --kv-offloading-size %d", 1 + pick(64));
+		else if (strcmp(engine, "sglang") == 0 && pick(2))
+			add(cmd, n, " --enable-hierarchical-cache");
 		return;
 	default:
 		break;
