@@ -34,7 +34,8 @@ static const char search_usage[] =
 	"dtype, max_num_seqs, max_num_batched_tokens, MTP, P/D splits XpYd), prune those the\n"
 	"memory plan or the start-up checks refuse, find each one's SLO capacity (as servesim\n"
 	"capacity: the highest sustainable Poisson rate meeting every SLO, bisection to 1 %),\n"
-	"and rank them by output tokens/s per GPU at that rate.  Reports how many were\n"
+	"and rank them by output tokens/s per GPU at that rate (--rank energy: by joules\n"
+	"per output token).  Reports how many were\n"
 	"enumerated, pruned (and why) and simulated, the Pareto front of tokens/s/GPU vs\n"
 	"tokens/s/user (1000 / mean ITL), $/M output tokens from a price table, the GPUs a\n"
 	"target rate needs and the launch line (vllm serve or python -m\n"
@@ -68,6 +69,9 @@ static const char search_usage[] =
 	"report:\n"
 	"  --prices FILE             $/GPU-hour table (default data/prices.json)\n"
 	"  --target-rate X           the fewest GPUs serving X req/s under the SLO\n"
+	"  --rank throughput|energy  order: output tokens/s per GPU (default), or joules per\n"
+	"                            output token at max_rate, fewest first (docs/energy.md;\n"
+	"                            GPUs without a power figure last)\n"
 	"  --top N                   launch lines for the N best (default 3)\n"
 	"  --format text|json        (default text)\n"
 	"  --csv FILE                every deployment, one row each (long format)\n"
@@ -92,6 +96,7 @@ struct search_opts {
 	int64_t nreq, seed, seeds, jobs, top;
 	bool seed_given;
 	double target;
+	enum search_rank_by rank_by;
 	enum out_format fmt;
 };
 
@@ -178,7 +183,7 @@ static int parse_engines(const char *flag, const char *arg, struct search_space 
 static int parse_search(int argc, char **argv, struct search_opts *o, struct err *e)
 {
 	enum { O_SLO = 256, O_GOOD, O_SEEDS, O_SEED, O_WL, O_NREQ, O_FMT, O_GPUS, O_NOPD, O_PDMAX,
-	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC, O_HTML };
+	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC, O_HTML, O_RANK };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
@@ -189,7 +194,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		{"prices", required_argument, 0, O_PRICES}, {"target-rate", required_argument, 0, O_TARGET},
 		{"top", required_argument, 0, O_TOP}, {"csv", required_argument, 0, O_CSV},
 		{"svg", required_argument, 0, O_SVG}, {"jobs", required_argument, 0, O_JOBS},
-		{"html", required_argument, 0, O_HTML},
+		{"html", required_argument, 0, O_HTML}, {"rank", required_argument, 0, O_RANK},
 		{"engines", required_argument, 0, O_ENGINES},
 		{"speculative-tokens", required_argument, 0, O_SPEC},
 		{"num-speculative-tokens", required_argument, 0, O_SPEC},
@@ -226,6 +231,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case O_CSV: o->csv = optarg; break;
 		case O_SVG: o->svg = optarg; break;
 		case O_HTML: o->html = optarg; break;
+		case O_RANK: rc = search_rank_parse(optarg, &o->rank_by, e); break;
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
 		case SCF + 2:
 			return err_set(e, SS_EUSAGE, "give the GPU budget as --gpus %s:COUNT", optarg);
@@ -525,7 +531,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 			BUG("search: result record of the wrong size");
 		memcpy(&res[i], bufs[i].buf, sizeof(res[i]));
 	}
-	search_summarize(res, ndep, budget, o.target, &S);
+	search_summarize(res, ndep, budget, o.target, o.rank_by, &S);
 	summarized = true;
 	R.s = &S;
 	R.cc = &o.cc;

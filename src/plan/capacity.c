@@ -410,6 +410,7 @@ static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, 
 	out->running_per_rank = m.running_per_rank;
 	out->queue_share = m.queue_share;
 	out->output_tokens = m.output_tokens;
+	out->energy_j_per_output_token = m.energy_j_per_output_token;
 	out->ttft_p90_ms = m.ttft_ms.p90;
 	out->e2e_p90_ms = m.e2e_ms.p90;
 	out->itl_mean_ms = m.itl_ms.mean;

@@ -87,6 +87,7 @@ struct cap_point {
 	 * at its answer without running it again */
 	double output_tokens, ttft_p90_ms, e2e_p90_ms, itl_mean_ms;
 	size_t itl_n;
+	double energy_j_per_output_token; /* NAN: no power figure (hw/power.h) */
 	bool cut;                   /* cap_cfg.early_stop stopped it: only pass (false) holds */
 };
 /* fail / binding codes beyond the SLO indices */

@@ -101,6 +101,10 @@ struct search_outcome {
 	double out_tok_s, tok_s_gpu, tok_s_user, ttft_p90_ms, itl_mean_ms, e2e_p90_ms;
 	double running_per_rank, queue_share; /* its load terms (metric_set): its accuracy class */
 	double usd_per_mtok;            /* NAN without a price */
+	/* energy at max_rate (sim.h metric_set, hw/power.h): joules per output
+	 * token and output tokens/s per watt of the instance's GPUs; NAN
+	 * without a power figure for the GPU */
+	double j_per_tok, tok_s_per_w;
 };
 
 struct search_in {
@@ -122,9 +126,15 @@ struct search_in {
 int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
 		    struct search_outcome *out, struct err *e);
 
-/* Indices of the outcomes: OK ones by tokens/s/GPU (ties: fewer GPUs,
- * then enumeration order), then the others in enumeration order. */
-void search_rank(const struct search_outcome *o, size_t n, size_t *order);
+/* What search ranks by: output tokens/s per GPU (most first), or joules
+ * per output token (fewest first; those without an energy figure after
+ * the others, by tokens/s per GPU). */
+enum search_rank_by { SEARCH_RANK_THROUGHPUT, SEARCH_RANK_ENERGY };
+/* Parse "throughput" or "energy" (SS_EUSAGE naming --rank otherwise). */
+int search_rank_parse(const char *s, enum search_rank_by *by, struct err *e);
+/* Indices of the outcomes: OK ones by `by` (ties: tokens/s/GPU, fewer
+ * GPUs, then enumeration order), then the others in enumeration order. */
+void search_rank(const struct search_outcome *o, size_t n, enum search_rank_by by, size_t *order);
 /* GPUs needed for a target rate: replicas of the instance. */
 int64_t search_gpus_for_rate(const struct search_outcome *o, double target_rps);
 
@@ -139,6 +149,7 @@ struct search_summary {
 	size_t pruned_by[SEARCH_PRUNE__COUNT];
 	size_t runs;                    /* simulations, all deployments */
 	size_t *order;                  /* search_rank's; heap-owned */
+	enum search_rank_by rank_by;    /* what order ranks by */
 	bool *front;                    /* per outcome: on the Pareto front of tokens/s per user
 					 * against tokens/s per GPU (OK ones); heap-owned */
 	int best_target;                /* with a target rate: the outcome serving it on the
@@ -146,7 +157,7 @@ struct search_summary {
 };
 /* target_rps 0: none.  Release with search_summary_release. */
 void search_summarize(const struct search_outcome *r, size_t n, const struct search_gpu *budget,
-		      double target_rps, struct search_summary *s);
+		      double target_rps, enum search_rank_by by, struct search_summary *s);
 void search_summary_release(struct search_summary *s);
 
 #endif

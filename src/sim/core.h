@@ -19,6 +19,7 @@
 #include "sim/evq.h"
 #include "sim/kvcache.h"
 #include "sim/sim.h"
+#include "hw/power.h"
 #include "base/wdist.h"
 #include "stepmemo.h"
 
@@ -140,6 +141,10 @@ struct replica {
 	 * with the same batch share one price */
 	struct stepmemo moe_prices;
 	struct stepmemo *moe_memo;
+	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
+	 * of its cost model): the energy of its steps (account_step) */
+	struct power_model power;
+	double gpus;
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
 	/* may its steady decoders be lazy (the policy's lazy, no speculative

@@ -758,6 +758,25 @@ void sim_summary_core(struct sim *s, int stage, struct metric_set *o)
 }
 
 /* all false: the TPOT and queue-time distributions are left zero. */
+/* o's energy figures (sim.h metric_set), from its span and the steps'. */
+static void summary_energy(const struct sim *s, int stage, struct metric_set *o)
+{
+	double idle_w = 0, gpus = 0, span = o->last_done_s - o->first_arrival_s;
+	int i;
+
+	o->energy_j = o->avg_power_w_per_gpu = o->energy_j_per_output_token = NAN;
+	if ((stage >= 0 && s->nstages > 1) || o->completed == 0 || !(span > 0) || isnan(s->tot.energy_dyn_j))
+		return;
+	for (i = 0; i < s->nrep; i++) {
+		idle_w += s->reps[i].power.idle_w * s->reps[i].gpus;
+		gpus += s->reps[i].gpus;
+	}
+	o->energy_j = idle_w * span + s->tot.energy_dyn_j;
+	o->avg_power_w_per_gpu = o->energy_j / span / gpus;
+	if (o->output_tokens > 0)
+		o->energy_j_per_output_token = o->energy_j / o->output_tokens;
+}
+
 static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o)
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
@@ -822,6 +841,7 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 		o->input_tok_s = o->input_tokens / span;
 		o->output_tok_s = o->output_tokens / span;
 	}
+	summary_energy(s, stage, o);
 }
 
 void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n)

@@ -1200,12 +1200,18 @@ static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *r
 	return t;
 }
 
-/* Statistics and step log of a step of t seconds on replica ri. */
-static inline void account_step(struct sim *s, int ri, double t)
+/* Statistics, energy and step log of step d of t seconds on replica ri. */
+static inline void account_step(struct sim *s, int ri, double t, const struct step_desc *d)
 {
 	struct replica *rp = &s->reps[ri];
 	double used;
 
+	if (rp->power.board_w > 0) {
+		double f, b;
+		cost_step_work(rp->cost, d, &f, &b);
+		s->tot.energy_dyn_j += rp->gpus * power_step_j(&rp->power, t, f, rp->cost->peak, b,
+							       rp->cost->g->hbm_bw);
+	}
 	if (s->cfg.step_log)
 		step_log_line(s, rp, ri, t);
 	used = (double)kvc_used(&rp->kv) / (double)rp->kv.total;
@@ -1302,7 +1308,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 		rp->moe_memo = rp->cost == s->reps[lo].cost ? &s->reps[lo].moe_prices : &rp->moe_prices;
 		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
 		if (rp->active)
-			account_step(s, i, t);
+			account_step(s, i, t, &rp->desc);
 		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
 		if (t > tmax)
 			tmax = t;
@@ -1341,7 +1347,7 @@ static void pp_start(struct sim *s, int ri)
 			break;
 		}
 	t = rank_cost(s, rp, &d);
-	account_step(s, ri, t);
+	account_step(s, ri, t, &d);
 	b->used = true;
 	XGROW(b->reqs, b->cap, rp->nsched);
 	for (i = 0; i < rp->nsched; i++) {
@@ -1369,11 +1375,12 @@ void sched_stage_free(struct sim *s, int ri)
 
 /* Replica ri runs a step of t seconds, host_s of them launching it
  * (start_single, decode_steps): accounted, its duration set. */
-static SCHED_STEP_INLINE void step_started(struct sim *s, int ri, double t, double host_s)
+static SCHED_STEP_INLINE void step_started(struct sim *s, int ri, double t, double host_s,
+					    const struct step_desc *d)
 {
 	struct replica *rp = &s->reps[ri];
 
-	account_step(s, ri, t);
+	account_step(s, ri, t, d);
 	rp->busy = true;
 	rp->step_dur_ns = simtime_round(t * 1e9);
 	rp->step_host_s = host_s;
@@ -1392,7 +1399,7 @@ static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg)
 		return false;
 	}
 	t = rank_cost(s, rp, &d);
-	step_started(s, ri, t, d.nchunks > 0 ? rp->cost->eager_s : 0);
+	step_started(s, ri, t, d.nchunks > 0 ? rp->cost->eager_s : 0, &d);
 	return true;
 }
 
@@ -1740,7 +1747,7 @@ static int decode_steps(struct sim *s, int ri)
 		/* plan_step's description, rank_cost, account_step, start_single */
 		desc_start(rp, &d);
 		describe_decoders(rp, &d);
-		step_started(s, ri, rank_cost(s, rp, &d), 0);
+		step_started(s, ri, rank_cost(s, rp, &d), 0, &d);
 		t_end = s->now + rp->step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {
 			evq_push(&s->q, t_end, EV_STEP_END, ri);
@@ -1868,6 +1875,10 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	stepmemo_init(&rp->moe_prices);
 	rp->moe_memo = &rp->moe_prices;
 	rp->prices.off = rp->moe_prices.off = s->cfg.no_step_memo;
+	power_model_of(rp->cost->g, &rp->power);
+	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
+	if (rp->power.board_w <= 0)
+		s->tot.energy_dyn_j = NAN;
 	if (s->cfg.policy->replica_init)
 		s->cfg.policy->replica_init(s, rp);
 }

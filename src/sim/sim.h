@@ -179,6 +179,12 @@ struct metric_set {
 	 * the share of their summed arrival-to-last-token time spent waiting
 	 * to be scheduled.  NAN without completions. */
 	double running_per_rank, queue_share;
+	/* Energy (hw/power.h) over [first arrival, last completion]: the GPUs'
+	 * idle draw over the span plus what the steps drew above it (all of
+	 * the run's steps); joules, the mean power per GPU and joules per output
+	 * token.  NAN without a power figure for the GPU, without completions,
+	 * and for one stage of several (energy is not split by stage). */
+	double energy_j, avg_power_w_per_gpu, energy_j_per_output_token;
 };
 
 struct sim_totals {
@@ -190,6 +196,9 @@ struct sim_totals {
 	uint64_t pd_transfers;     /* P/D: KV hand-offs, and their summed time */
 	int64_t pd_transfer_ns;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
+	/* joules the GPUs drew above idle in the steps (hw/power.h); NAN when
+	 * a replica's GPU has no power figure */
+	double energy_dyn_j;
 	double kv_util_max;
 	int64_t duration_ns;       /* last event time */
 	uint64_t events;

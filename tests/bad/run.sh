@@ -376,6 +376,7 @@ t capacity-20-requests 2 "is too short to judge: only 16 of its 20 requests arri
 t capacity-40-requests 2 "give --num-requests" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 40'
 t capacity-100-requests 2 "under four mean E2Es" '$SS capacity --slo ttft_p90_ms=1000 --num-requests 100 --curve c.csv'
 t search-40-requests 2 "h100-sxm x1, vllm, tp 1 pp 1 dp 1 ep 1: workloads/default.json: the probe at" '$SS search --gpus h100:1 --engines vllm --no-pd --slo ttft_p90_ms=1000 --num-requests 40'
+t search-rank-unknown 2 "--rank: expected throughput or energy, got 'watts'" '$SS search --gpus h100:1 --slo ttft_p90_ms=1000 --rank watts'
 t capacity-concurrency-start-1e11 2 "--start must be in [1, 16777216] clients" '$SS capacity --concurrency-search --start 1e11 --slo ttft_p90_ms=1000 --num-requests 50'
 t capacity-rate-start-1e11 2 "--start must be in [0.015625, 1048576] req/s, got 1e+11" '$SS capacity --start 1e11 --slo ttft_p90_ms=1000'
 t capacity-concurrency-start-above-requests 0 "" '$SS capacity --concurrency-search --start 16777216 --slo ttft_p90_ms=1000 --num-requests 50 | grep -q "max conc   50 clients"'

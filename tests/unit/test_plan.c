@@ -524,7 +524,7 @@ static void test_summary(void)
 	/* 2: pruned; 3: no rate */
 	r[2].status = SEARCH_PRUNED, r[2].prune = SEARCH_PRUNE_KV, r[2].probes = 0;
 	r[3].status = SEARCH_NO_RATE;
-	search_summarize(r, 4, budget, 25, &s);
+	search_summarize(r, 4, budget, 25, SEARCH_RANK_THROUGHPUT, &s);
 	CHECK(s.nok == 2 && s.npruned == 1 && s.nnorate == 1 && s.pruned_by[SEARCH_PRUNE_KV] == 1 && s.runs == 15,
 	      "counts: %zu ok, %zu pruned, %zu no rate, %zu runs", s.nok, s.npruned, s.nnorate, s.runs);
 	CHECK(s.order[0] == 0 && s.order[1] == 1, "ranked by tokens/s/GPU");
@@ -532,12 +532,28 @@ static void test_summary(void)
 	CHECK(s.best_target == 1, "25 req/s: 6 GPUs either way, the A100s cheaper (best %d)", s.best_target);
 	search_summary_release(&s);
 	r[1].max_rate = 8; /* now 8 A100s against 6 H100s */
-	search_summarize(r, 4, budget, 25, &s);
+	search_summarize(r, 4, budget, 25, SEARCH_RANK_THROUGHPUT, &s);
 	CHECK(s.best_target == 0, "fewer GPUs first, whatever they cost (best %d)", s.best_target);
 	search_summary_release(&s);
-	search_summarize(r, 4, budget, 0, &s);
+	search_summarize(r, 4, budget, 0, SEARCH_RANK_THROUGHPUT, &s);
 	CHECK(s.best_target == -1, "no target: none");
 	search_summary_release(&s);
+	/* by energy: fewest joules per output token first, whatever the
+	 * throughput; one without an energy figure after those with one */
+	r[0].j_per_tok = 0.30, r[1].j_per_tok = 0.20;
+	search_summarize(r, 4, budget, 0, SEARCH_RANK_ENERGY, &s);
+	CHECK(s.order[0] == 1 && s.order[1] == 0, "ranked by J/token: 0.20 before 0.30");
+	search_summary_release(&s);
+	r[1].j_per_tok = NAN;
+	search_summarize(r, 4, budget, 0, SEARCH_RANK_ENERGY, &s);
+	CHECK(s.order[0] == 0 && s.order[1] == 1, "no energy figure: after those with one");
+	search_summary_release(&s);
+	{
+		enum search_rank_by by;
+		CHECK(search_rank_parse("energy", &by, &e) == 0 && by == SEARCH_RANK_ENERGY, "--rank energy");
+		CHECK(search_rank_parse("watts", &by, &e) == -SS_EUSAGE, "--rank watts refused");
+		CHECK_STR_CONTAINS(e.msg, "--rank: expected throughput or energy, got 'watts'", "message");
+	}
 }
 
 int main(void)

@@ -2028,6 +2028,51 @@ static void test_kv_auto(const struct model_cfg *m)
 	free(glm);
 }
 
+/* Energy (hw/power.h, sim.h metric_set): on one H100 (700 W board, 80.5 W
+ * idle) the run's energy is the idle draw over its span plus what the steps
+ * drew above it, so the mean power lies between idle and board power; the
+ * steps' part is what account_step summed (sim_totals); per output token it
+ * falls as the load rises (weights read once per step serve more tokens). */
+static void test_energy(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct metric_set lo, hi;
+	char *l = NULL, *cs = NULL;
+	double span;
+
+	if (make_cost(&c, m, 2048, 256, 0) < 0)
+		return;
+	base_cfg(&sc, 2048, 256, 20000);
+	poisson_spec(&w, 1, 200, 100, 300, 3);
+	run(&sc, &c, &w, &l, &cs, &t);
+	free(l);
+	free(cs);
+	lo = run_sum;
+	span = lo.last_done_s - lo.first_arrival_s;
+	CHECK(lo.completed == 200 && t.energy_dyn_j > 0, "light load: 200 completed, steps drew %.1f J above idle",
+	      t.energy_dyn_j);
+	CHECK_REL(lo.energy_j, 80.5 * span + t.energy_dyn_j, 1e-12, "energy = idle x span + the steps' part");
+	CHECK_REL(lo.avg_power_w_per_gpu, lo.energy_j / span, 1e-12, "mean power per GPU over the span");
+	CHECK_REL(lo.energy_j_per_output_token, lo.energy_j / lo.output_tokens, 1e-12, "joules per output token");
+	CHECK(lo.avg_power_w_per_gpu > 80.5 && lo.avg_power_w_per_gpu < 700, "light load: %.0f W between idle and board",
+	      lo.avg_power_w_per_gpu);
+	poisson_spec(&w, 40, 2000, 100, 300, 3);
+	run(&sc, &c, &w, &l, &cs, &t);
+	free(l);
+	free(cs);
+	hi = run_sum;
+	CHECK(hi.avg_power_w_per_gpu > lo.avg_power_w_per_gpu && hi.avg_power_w_per_gpu < 700,
+	      "loaded: more power per GPU (%.0f W > %.0f W), below the board's", hi.avg_power_w_per_gpu,
+	      lo.avg_power_w_per_gpu);
+	CHECK(hi.energy_j_per_output_token < 0.5 * lo.energy_j_per_output_token,
+	      "loaded: under half the joules per output token (%.3f against %.3f)", hi.energy_j_per_output_token,
+	      lo.energy_j_per_output_token);
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -2046,6 +2091,7 @@ int main(void)
 	test_kvcache_grow();
 	test_kv_auto(&m);
 	test_chunking(&m);
+	test_energy(&m);
 	test_max_seqs_and_decode_first(&m);
 	test_sglang(&m);
 	test_sglang_lpm(&m);
