@@ -101,6 +101,7 @@ LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
 LIB_SRC += src/eval/ablation.c
+LIB_SRC += src/eval/table.c
 LIB_SRC += src/sim/goodput.c
 LIB_SRC += src/report/confreport.c
 
