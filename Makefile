@@ -292,6 +292,7 @@ bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)
 	@./$(BUILD)/bench longctx 2000
 	@./$(BUILD)/bench_guidellm 75000
 	@sh tests/bench/wall.sh ./$(BIN)
+	@sh tests/bench/jobs.sh ./$(BIN)
 
 # GPU micro-benchmarks for tier 2 (calibration/bench/README.md); needs nvcc.
 NVCC ?= nvcc
