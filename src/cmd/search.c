@@ -49,6 +49,9 @@ static const char search_usage[] =
 	"                            PP across full nodes; DP powers of two with TP x DP within\n"
 	"                            the budget: replicas behind the router for a dense model,\n"
 	"                            attention DP for MoE; EP off and TP x DP for MoE)\n"
+	"  --replicas LIST           copies of each deployment behind the router, within the\n"
+	"                            budget (default 1, and for an MoE model 2, 4, ... of its\n"
+	"                            layouts without attention DP)\n"
 	"  --dtype LIST              weight dtypes (default bf16, and fp8 where the GPU has it);\n"
 	"                            the KV cache: the engine's default for each (run --kv-dtype)\n"
 	"                            unless --kv-dtype is given\n"
@@ -277,6 +280,9 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 				o->sp.mns[k] = m[k];
 			break;
 		}
+		case SCF + 27:
+			rc = parse_ints("--replicas", optarg, o->sp.replicas, &o->sp.nreplicas, 1, SIM_MAX_REPLICAS, e);
+			break;
 		case CLI_PAR: rc = parse_ints("--tp", optarg, o->sp.tp, &o->sp.ntp, 1, 4096, e); break;
 		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->sp.dp, &o->sp.ndp, 1, 4096, e); break;
 		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->sp.pp, &o->sp.npp, 1, 4096, e); break;
@@ -347,7 +353,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct search_outcome *res = NULL;
 	struct mfu_cache *cache = NULL;
 	struct sbuf *bufs = NULL;
-	size_t ndep = 0, i;
+	size_t ndep = 0, nres = 0, i;
 	bool joined = false, have_prices = false, summarized = false;
 	struct search_summary S;
 	struct search_ctx ctx;
@@ -531,7 +537,8 @@ int cmd_search(int argc, char **argv, struct err *e)
 			BUG("search: result record of the wrong size");
 		memcpy(&res[i], bufs[i].buf, sizeof(res[i]));
 	}
-	search_summarize(res, ndep, budget, o.target, o.rank_by, &S);
+	nres = search_drop_pruned_copies(res, ndep, &o.sp);
+	search_summarize(res, nres, budget, o.target, o.rank_by, &S);
 	summarized = true;
 	R.s = &S;
 	R.cc = &o.cc;
@@ -554,13 +561,13 @@ int cmd_search(int argc, char **argv, struct err *e)
 	R.budget = budget;
 	R.nb = o.ngpu;
 	R.r = res;
-	R.n = ndep;
+	R.n = nres;
 	R.prices = have_prices ? &prices : NULL;
 	/* each ranked deployment's confidence: its class at its operating point */
 	if ((rc = acc_table_find(x[0].env.data_dir, &acc, &have_acc, e)) < 0)
 		goto out;
-	conf = xcalloc(ndep, sizeof(*conf));
-	for (i = 0; i < ndep; i++) {
+	conf = xcalloc(nres, sizeof(*conf));
+	for (i = 0; i < nres; i++) {
 		struct acc_class cls;
 		acc_class_of(o.sp.engine[res[i].d.engine]->name, res[i].d.pd_prefill > 0, x[0].model,
 			     budget[res[i].d.gpu].gpu, res[i].running_per_rank, res[i].queue_share, false, &cls);
@@ -596,7 +603,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 		search_report_json(stdout, &R);
 	else
 		search_report_text(stdout, &R);
-	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", ndep, S.runs,
+	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", nres, S.runs,
 		wall_s() - t0);
 	rc = 0;
 out:

@@ -99,6 +99,31 @@ static void push_tail(struct search_deploy **out, size_t *n, size_t *cap, struct
 			}
 }
 
+/* d (its gpus set: one copy's) as each replica count of sp within C GPUs
+ * (search_space.replicas; `more`: the default's further counts apply). */
+static void push_replicas(struct search_deploy **out, size_t *n, size_t *cap, struct search_deploy d,
+			  const struct tail_axes *t, const struct search_space *sp, int C, bool more)
+{
+	int one = d.gpus, r;
+	size_t i;
+
+	for (i = 0; i < sp->nreplicas; i++)
+		if ((int64_t)sp->replicas[i] * one <= C) {
+			d.replicas = sp->replicas[i];
+			d.gpus = d.replicas * one;
+			push_tail(out, n, cap, d, t);
+		}
+	if (sp->nreplicas)
+		return;
+	d.replicas = 1;
+	push_tail(out, n, cap, d, t);
+	for (r = 2; more && (int64_t)r * one <= C; r *= 2) {
+		d.replicas = r;
+		d.gpus = r * one;
+		push_tail(out, n, cap, d, t);
+	}
+}
+
 void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
 		      const struct search_space *sp, struct search_deploy **out,
 		      size_t *n)
@@ -194,7 +219,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 							d.par = (struct parallel){.tp = tp, .pp = pp, .dp = dp, .ep = ie ? tp * dp : 1};
 							d.wdt = dts[iw];
 							d.gpus = tp * pp * dp;
-							push_tail(out, n, &cap, d, &t);
+							push_replicas(out, n, &cap, d, &t, sp, C, moe && dp == 1);
 						}
 		/* P/D: X prefill and Y decode workers of TP t each (EP over the
 		 * worker's GPUs for an MoE model) */
@@ -216,7 +241,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 						d.pd_prefill = x;
 						d.pd_decode = w - x;
 						d.gpus = w * tp;
-						push_tail(out, n, &cap, d, &t);
+						push_replicas(out, n, &cap, d, &t, sp, C, false);
 					}
 	}
 }
@@ -252,6 +277,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	out->binding = -1;
 	sc.par = d->par;
 	sc.wdt = d->wdt;
+	sc.replicas = d->replicas > 1 ? d->replicas : 1;
 	if (in->kv_follows_dtype) /* the engine's default for these weights */
 		sc.kvdt = scenario_kv_auto(sc.model, sc.gpu, sc.engine, d->wdt, sc.kvdt_src, sizeof(sc.kvdt_src));
 	if (d->max_num_seqs > 0) {
@@ -328,8 +354,9 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		cap_result_release(&res);
 	}
 	if ((rc = cap_search(&st, in->wl, &fine, &res, e)) < 0) {
-		err_prefix(e, "%s x%d, %s, tp %d pp %d dp %d ep %d%s", sc.gpu->id, d->gpus, sc.engine->name,
-			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "");
+		err_prefix(e, "%s x%d, %s, tp %d pp %d dp %d ep %d%s%s", sc.gpu->id, d->gpus, sc.engine->name,
+			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "",
+			   sc.replicas > 1 ? ", replicas" : "");
 		goto out;
 	}
 	have_res = true;
@@ -365,6 +392,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		w = *in->wl;
 		w.rate = res.max_rate;
 		w.seed = in->cc->seed;
+		w.num_requests = cap_probe_requests(&st, w.num_requests); /* as the probes ran it */
 		if ((rc = sweep_simulate(&st, &w, &at, e)) < 0)
 			goto out;
 		out->probes++;
@@ -395,6 +423,16 @@ out:
 	if (prepared)
 		scenario_release(&st);
 	return rc;
+}
+
+size_t search_drop_pruned_copies(struct search_outcome *o, size_t n, const struct search_space *sp)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (sp->nreplicas || o[i].d.replicas <= 1 || o[i].status != SEARCH_PRUNED)
+			o[k++] = o[i];
+	return k;
 }
 
 int search_rank_parse(const char *s, enum search_rank_by *by, struct err *e)

@@ -76,13 +76,18 @@ void pareto_svg(const struct pareto_chart *c, struct sbuf *o)
 
 /* --- the search report --- */
 
+/* "tp8 pp1 dp1 ep8", "1p2d tp8 ep", a count of replicas before: "2x ..." */
 static void layout(const struct search_outcome *r, char *buf, size_t n)
 {
+	char rep[16] = "";
+
+	if (r->d.replicas > 1)
+		snprintf(rep, sizeof(rep), "%dx ", r->d.replicas);
 	if (r->d.pd_prefill)
-		snprintf(buf, n, "%dp%dd tp%d%s", r->d.pd_prefill, r->d.pd_decode, r->d.par.tp,
+		snprintf(buf, n, "%s%dp%dd tp%d%s", rep, r->d.pd_prefill, r->d.pd_decode, r->d.par.tp,
 			 r->d.par.ep > 1 ? " ep" : "");
 	else
-		snprintf(buf, n, "tp%d pp%d dp%d ep%d", r->d.par.tp, r->d.par.pp, r->d.par.dp, r->d.par.ep);
+		snprintf(buf, n, "%stp%d pp%d dp%d ep%d", rep, r->d.par.tp, r->d.par.pp, r->d.par.dp, r->d.par.ep);
 }
 
 /* "mtp1" or "-". */
@@ -146,6 +151,8 @@ static void launch_lines(const struct search_report *R, const struct search_outc
 	in.pd_prefill = r->d.pd_prefill;
 	in.pd_decode = r->d.pd_decode;
 	in.moe = R->model->n_experts > 0;
+	if (r->d.replicas > 1)
+		sb_printf(o, "# %d replicas behind a router, each:\n", r->d.replicas);
 	R->sp->engine[r->d.engine]->launch(&in, o);
 }
 
@@ -372,6 +379,7 @@ void search_report_json(FILE *f, const struct search_report *R)
 		jw_int(&w, "ep", r->d.par.ep);
 		jw_int(&w, "pd_prefill", r->d.pd_prefill);
 		jw_int(&w, "pd_decode", r->d.pd_decode);
+		jw_int(&w, "replicas", r->d.replicas > 1 ? r->d.replicas : 1);
 		jw_str(&w, "dtype", dtype_name(r->d.wdt));
 		jw_str(&w, "weights", weights(R->model, r));
 		jw_str(&w, "kv_dtype", dtype_name(r->kvdt));
@@ -434,6 +442,7 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_int(row, "ep", r->d.par.ep);
 		sweep_row_int(row, "pd_prefill", r->d.pd_prefill);
 		sweep_row_int(row, "pd_decode", r->d.pd_decode);
+		sweep_row_int(row, "replicas", r->d.replicas > 1 ? r->d.replicas : 1);
 		sweep_row_str(row, "dtype", dtype_name(r->d.wdt));
 		sweep_row_str(row, "weights", weights(R->model, r));
 		sweep_row_str(row, "kv_dtype", dtype_name(r->kvdt));

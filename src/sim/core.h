@@ -253,7 +253,16 @@ struct sim {
 	struct wl_req next;
 	uint64_t next_seq;
 	bool has_next, closed;
+	/* routing (engine.c): ranks per replica (pd.prefill + dp); the
+	 * round-robin counters, of the replicas and, [replicas], of the ranks
+	 * inside each; the kv-aware router's tie draws (stream 12) and the
+	 * arrival's content chain it looks up (grown to the longest) */
+	int per, nreplicas;
 	uint64_t rr;
+	uint64_t *rr_in;
+	struct pcg32 route_rng;
+	uint64_t *route_chain;
+	size_t route_chain_cap;
 	int32_t max_blocks_per_req;
 	/* log2(block_size) + 1 when block_size is a power of two, else 0
 	 * (set by sched_replica_init): block arithmetic by shifts and masks */

@@ -1230,13 +1230,13 @@ static int64_t step_tokens(const struct step_desc *d)
 	return n;
 }
 
-/* The attention-DP ranks that step together with replica ri, [*lo, *hi):
- * every replica when aggregated; with P/D, the ranks of ri's worker
- * (pd.prefill_group ranks per prefill worker, pd.decode_group per decode
- * worker).  A group of one steps alone. */
+/* The attention-DP ranks that step together with rank ri, [*lo, *hi):
+ * every rank of its replica (sim_cfg.replicas) when aggregated; with P/D,
+ * the ranks of ri's worker (pd.prefill_group ranks per prefill worker,
+ * pd.decode_group per decode worker).  A group of one steps alone. */
 static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
 {
-	int g;
+	int g, base = ri - ri % s->per, j = ri - base;
 
 	if (!s->cfg.lockstep) {
 		*lo = ri;
@@ -1244,16 +1244,16 @@ static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
 		return;
 	}
 	if (s->cfg.pd.prefill <= 0) {
-		*lo = 0;
-		*hi = s->nrep;
+		*lo = base;
+		*hi = base + s->per;
 		return;
 	}
-	if (ri < s->cfg.pd.prefill) {
+	if (j < s->cfg.pd.prefill) {
 		g = s->cfg.pd.prefill_group > 1 ? s->cfg.pd.prefill_group : 1;
-		*lo = ri - ri % g;
+		*lo = base + j - j % g;
 	} else {
 		g = s->cfg.pd.decode_group > 1 ? s->cfg.pd.decode_group : 1;
-		*lo = s->cfg.pd.prefill + (ri - s->cfg.pd.prefill) / g * g;
+		*lo = base + s->cfg.pd.prefill + (j - s->cfg.pd.prefill) / g * g;
 	}
 	*hi = *lo + g;
 }
