@@ -46,6 +46,7 @@ LIB_SRC = \
 LIB_SRC += src/readers/aic.c
 LIB_SRC += src/readers/vllm_requests.c
 LIB_SRC += src/readers/vcr.c
+LIB_SRC += src/readers/mooncake.c
 LIB_SRC += src/readers/bench.c
 LIB_SRC += src/readers/registry.c
 LIB_SRC += src/readers/guidellm_v2.c

@@ -31,24 +31,6 @@ static struct calib_unit *push(struct calib_set *s)
 	return &s->u[s->n++];
 }
 
-/* Mean of a length distribution (the unclipped mean for normal and
- * lognormal: what the spec states). */
-static double dist_mean(const struct wl_dist *d)
-{
-	double sum = 0;
-	size_t i;
-
-	switch (d->kind) {
-	case WL_UNIFORM: return (d->a + d->b) / 2;
-	case WL_EMPIRICAL:
-		for (i = 0; i < d->nvalues; i++)
-			sum += d->values[i];
-		return d->nvalues ? sum / (double)d->nvalues : 0;
-	case WL_FIXED: case WL_NORMAL: case WL_LOGNORMAL: break;
-	}
-	return d->a;
-}
-
 /* Experiment x at overheads ov: its simulation, run (st released on
  * failure); keep: the run keeps its completions' times (sim_reprice_api). */
 static int simulate_one(const struct experiment *x, const struct model_cfg *m,
@@ -139,8 +121,8 @@ static void units_of(const struct experiment *x, struct sim *sim, int group_base
 				u->prompt = (double)(x->wl.sp_system + x->wl.sp_question);
 				u->output = (double)x->wl.sp_output;
 			} else { /* a benchmark run's or report's mean lengths */
-				u->prompt = dist_mean(&x->wl.prompt) + (double)x->wl.prefix_tokens;
-				u->output = dist_mean(&x->wl.output);
+				u->prompt = wl_dist_mean(&x->wl.prompt) + (double)x->wl.prefix_tokens;
+				u->output = wl_dist_mean(&x->wl.output);
 			}
 			u->ttft_meas = ms->v[EM_TTFT_MEAN];
 			u->e2e_meas = ms->v[EM_E2E_MEAN];

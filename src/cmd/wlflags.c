@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "readers/mooncake.h"
+#include "readers/readers.h"
 
 void wlflags_defaults(struct wlflags *f)
 {
@@ -171,7 +173,10 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 
 	origin[0] = '\0';
 	if (f->workload) {
-		if ((rc = wl_spec_load(f->workload, wl, e)) < 0)
+		/* (standard input is read once: a spec) */
+		const struct reader *r = strcmp(f->workload, "-") ? reader_of_file(f->workload, NULL, 0) : NULL;
+		if ((rc = r && r->id == RD_MOONCAKE ? mooncake_read(f->workload, wl, e)
+						    : wl_spec_load(f->workload, wl, e)) < 0)
 			return rc;
 	} else if (replace) {
 		wl_spec_defaults(wl);

@@ -770,6 +770,11 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 		} else {
 			/* a bare results file: its content says which reader */
 			r = reader_of_file(path, keys, sizeof(keys));
+			if (r && r->id == RD_MOONCAKE)
+				return err_set(e, SS_EUSAGE,
+					       "%s: a Mooncake trace records arrivals, lengths and shared prefix blocks but "
+					       "no latencies, so there is nothing to compare with; replay it with "
+					       "`servesim run --workload %s` (simulated figures only)", path, path);
 			if (!r || !(r->id == RD_GUIDELLM || r->id == RD_OTEL || r->id == RD_VLLM_REQUESTS ||
 				    r->id == RD_VCR))
 				return err_set(e, SS_EDATA,

@@ -21,6 +21,7 @@ enum reader_id {
 	RD_VLLM_BENCH,      /* vLLM bench serve results */
 	RD_SGLANG_BENCH,    /* SGLang bench_serving results */
 	RD_AIC,             /* aiconfigurator silicon CSV */
+	RD_MOONCAKE,        /* Mooncake traces (a workload: no latencies) */
 	RD__COUNT
 };
 

@@ -29,6 +29,8 @@ static const struct reader readers[RD__COUNT] = {
 	[RD_SGLANG_BENCH] = {RD_SGLANG_BENCH, "SGLang bench_serving results",
 			     "the file, with --model M --gpu G (or --experiment DIR)", true},
 	[RD_AIC] = {RD_AIC, "aiconfigurator silicon CSV", "the file or its folder, with --where to pick rows", true},
+	[RD_MOONCAKE] = {RD_MOONCAKE, "Mooncake trace", "the file, as run --workload FILE (a workload: no latencies)",
+			 false},
 };
 
 const struct reader *reader_get(enum reader_id id)
@@ -49,6 +51,8 @@ static const struct reader *of_first_line(const struct json *o)
 {
 	if (json_get(o, "resourceSpans"))
 		return &readers[RD_OTEL];
+	if (json_get(o, "hash_ids") && json_get(o, "input_length") && json_get(o, "timestamp"))
+		return &readers[RD_MOONCAKE];
 	if (json_get(o, "meta") || (json_get(o, "ttft_ms") && json_get(o, "itl_ms")))
 		return &readers[RD_VCR];
 	if (json_get(o, "queued_ts") && json_get(o, "first_token_ts"))

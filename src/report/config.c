@@ -114,6 +114,14 @@ static void workload_json(struct jw *w, const struct out_config *c)
 	} else {
 		jw_null(w, "shared_prefix");
 	}
+	if (wl->sess.count > 0) {
+		jw_obj(w, "sessions");
+		jw_int(w, "count", wl->sess.count);
+		dist_json(w, "turns", &wl->sess.turns);
+		dist_json(w, "think_time_ms", &wl->sess.think_ms);
+		dist_json(w, "tool_tokens", &wl->sess.tool);
+		jw_end_obj(w);
+	}
 	jstr_or_null(w, "trace", wl->trace);
 	jw_int(w, "seed", (int64_t)wl->seed);
 	if (wl->harness[0])

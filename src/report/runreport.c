@@ -20,6 +20,17 @@ static double hit_rate(const struct sim_totals *t)
 	return t->prefix_lookup_tokens ? (double)t->prefix_hit_tokens / (double)t->prefix_lookup_tokens : 0;
 }
 
+/* KV offload: the share of prompt tokens looked up that were GPU hits,
+ * host hits and misses (first admissions). */
+static void tier_rates(const struct sim_totals *t, double *gpu, double *host, double *miss)
+{
+	double n = (double)t->prefix_lookup_tokens;
+
+	*host = n > 0 ? (double)t->host_hit_tokens / n : NAN;
+	*gpu = n > 0 ? (double)(t->prefix_hit_tokens - t->host_hit_tokens) / n : NAN;
+	*miss = n > 0 ? 1 - (double)t->prefix_hit_tokens / n : NAN;
+}
+
 static uint64_t rejected_total(const struct sim_totals *t)
 {
 	uint64_t n = 0;
@@ -31,6 +42,50 @@ static uint64_t rejected_total(const struct sim_totals *t)
 
 /* Attention-DP + EP header: the ranks, where the experts live, and the
  * weights one GPU holds (routed experts apart from the replicated rest). */
+/* Sessions: one row per turn index (sim_turn_stats). */
+static void print_turns(FILE *f, struct sim *s)
+{
+	struct sim_turn_stats t[SIM_TURN_ROWS];
+	size_t i, n = sim_turn_stats(s, t, SIM_TURN_ROWS);
+
+	if (n == 0)
+		return;
+	fprintf(f, "\nturns      by turn of the sessions: prompt = context carried + new tokens; cached = its tokens found in the prefix cache; TTFT client side\n");
+	fprintf(f, "  %-6s %9s %11s %8s %10s %10s %10s\n", "turn", "completed", "prompt mean", "cached", "TTFT mean",
+		"TTFT p50", "TTFT p90");
+	for (i = 0; i < n; i++) {
+		char turn[16];
+		snprintf(turn, sizeof(turn), "%d%s", t[i].turn, t[i].and_later ? "+" : "");
+		fprintf(f, "  %-6s %9zu %11.1f %7.1f%% %10.2f %10.2f %10.2f\n", turn, t[i].completed,
+			t[i].prompt_tokens_mean, 100 * t[i].prefix_hit_rate, t[i].ttft_ms.mean, t[i].ttft_ms.p50,
+			t[i].ttft_ms.p90);
+	}
+}
+
+static void turns_json(struct jw *w, struct sim *s)
+{
+	struct sim_turn_stats t[SIM_TURN_ROWS];
+	size_t i, n = sim_turn_stats(s, t, SIM_TURN_ROWS);
+
+	if (n == 0)
+		return;
+	jw_arr(w, "turns");
+	for (i = 0; i < n; i++) {
+		jw_obj(w, NULL);
+		jw_int(w, "turn", t[i].turn);
+		jw_bool(w, "and_later", t[i].and_later);
+		jw_int(w, "completed", (int64_t)t[i].completed);
+		jw_num(w, "prompt_tokens_mean", t[i].prompt_tokens_mean);
+		jw_num(w, "prefix_hit_rate", t[i].prefix_hit_rate);
+		jw_num(w, "ttft_mean_ms", t[i].ttft_ms.mean);
+		jw_num(w, "ttft_p50_ms", t[i].ttft_ms.p50);
+		jw_num(w, "ttft_p90_ms", t[i].ttft_ms.p90);
+		jw_num(w, "ttft_p99_ms", t[i].ttft_ms.p99);
+		jw_end_obj(w);
+	}
+	jw_end_arr(w);
+}
+
 static void print_dp_attention(FILE *f, const struct out_run *c)
 {
 	const struct parallel *p = &c->cfg.sc->par;
@@ -231,11 +286,13 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "kv cache   %lld blocks (%lld tokens) per %s, from --total-kv-blocks\n",
 		       (long long)c->simcfg->total_kv_blocks, (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size),
 		       c->simcfg->lockstep ? "DP rank" : "replica");
+	if (c->offload_words && c->offload_words[0])
+		fprintf(f, "kv offload %s\n", c->offload_words);
 	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
 	if (c->cfg.wl->process == WL_CONCURRENCY)
 		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
 	else if (c->cfg.wl->nstages == 0 && c->cfg.wl->process != WL_TRACE)
-		fprintf(f, " %g req/s", c->cfg.wl->rate);
+		fprintf(f, " %g %s/s", c->cfg.wl->rate, c->cfg.wl->sess.count ? "sessions" : "req");
 	if (c->cfg.wl->nstages)
 		fprintf(f, ", %zu stages", c->cfg.wl->nstages);
 	if (c->cfg.wl->sp_groups)
@@ -247,6 +304,14 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, ", prompt %s%s, output %s", out_dist_desc(&c->cfg.wl->prompt, b1, sizeof(b1)),
 		       c->cfg.wl->prefix_tokens ? " + shared prefix" : "",
 		       out_dist_desc(&c->cfg.wl->output, b2, sizeof(b2)));
+	if (c->cfg.wl->sess.count > 0) {
+		char b3[96], b4[96];
+		const struct wl_sessions *ss = &c->cfg.wl->sess;
+		fprintf(f, ", %lld sessions of %s turns, think %s ms", (long long)ss->count,
+			out_dist_desc(&ss->turns, b1, sizeof(b1)), out_dist_desc(&ss->think_ms, b3, sizeof(b3)));
+		if (ss->tool.kind != WL_FIXED || ss->tool.a > 0)
+			fprintf(f, ", tool output %s tokens", out_dist_desc(&ss->tool, b4, sizeof(b4)));
+	}
 	if (c->cfg.wl->num_requests > 0)
 		fprintf(f, ", %lld requests", (long long)c->cfg.wl->num_requests);
 	if (c->cfg.wl->duration_s > 0)
@@ -342,6 +407,7 @@ void out_run_text(FILE *f, const struct out_run *c)
 	if (!isnan(c->request_goodput))
 		fprintf(f, "  goodput    %.2f req/s: %zu of %llu requests meet every --goodput limit (vLLM's goodput)\n",
 			c->request_goodput, c->good, (unsigned long long)t->arrived);
+	print_turns(f, s);
 	if (c->conf) {
 		fputc('\n', f);
 		out_confidence_text(f, c->conf, NULL);
@@ -363,6 +429,13 @@ void out_run_text(FILE *f, const struct out_run *c)
 	       (unsigned long long)t->steps, 100 * hit_rate(t),
 	       t->steps ? 100 * t->kv_util_sum_steps / (double)t->steps : 0, 100 * t->kv_util_max,
 	       (double)t->duration_ns * 1e-9);
+	if (c->simcfg->offload.host_blocks > 0) {
+		double g, h, m;
+		tier_rates(t, &g, &h, &m);
+		fprintf(f, "kv tiers   prompt tokens: GPU hits %.1f%%, host hits %.1f%%, misses %.1f%%; %llu blocks loaded from the host, %llu written to it; the transfers lengthened steps by %.3f s\n",
+			100 * g, 100 * h, 100 * m, (unsigned long long)t->host_loaded_blocks,
+			(unsigned long long)t->host_stored_blocks, t->offload_exposed_s);
+	}
 }
 
 static void jnum(struct jw *w, const char *k, double v)
@@ -416,6 +489,20 @@ void out_run_json(FILE *f, const struct out_run *c)
 	jw_num(&w, "duration_s", (double)t->duration_ns * 1e-9);
 	jw_int(&w, "steps", (int64_t)t->steps);
 	jnum(&w, "prefix_cache_hit_rate", t->prefix_lookup_tokens ? hit_rate(t) : NAN);
+	if (sc->offload.host_blocks > 0) {
+		double g, h, m;
+		tier_rates(t, &g, &h, &m);
+		jw_obj(&w, "kv_tiers");
+		jw_int(&w, "host_blocks", sc->offload.host_blocks);
+		jnum(&w, "gpu_hit_rate", g);
+		jnum(&w, "host_hit_rate", h);
+		jnum(&w, "miss_rate", m);
+		jw_int(&w, "host_loaded_blocks", (int64_t)t->host_loaded_blocks);
+		jw_int(&w, "host_stored_blocks", (int64_t)t->host_stored_blocks);
+		jw_num(&w, "transfer_exposed_s", t->offload_exposed_s);
+		jw_num(&w, "block_transfer_s", sc->offload.block_s);
+		jw_end_obj(&w);
+	}
 	jnum(&w, "kv_util_mean", t->steps ? t->kv_util_sum_steps / (double)t->steps : NAN);
 	jnum(&w, "kv_util_max", t->steps ? t->kv_util_max : NAN);
 	jnum(&w, "offered_rps", c->status.offered_rps);
@@ -455,6 +542,7 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_int(&w, "accepted_tokens", (int64_t)t->spec_accepted);
 		jw_end_obj(&w);
 	}
+	turns_json(&w, s);
 	jw_end_obj(&w);
 	jw_arr(&w, "stages");
 	for (st = 0; st < ns; st++) {

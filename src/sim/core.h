@@ -19,6 +19,7 @@
 #include "sim/evq.h"
 #include "sim/kvcache.h"
 #include "sim/sim.h"
+#include "base/loghist.h"
 #include "hw/power.h"
 #include "base/wdist.h"
 #include "stepmemo.h"
@@ -53,6 +54,9 @@ struct req {
 	uint64_t *chain;
 	int32_t nchain, chain_cap;
 	int stage, replica;
+	int32_t turn;    /* sessions: its turn (wl_req.turn; 0: none) */
+	const int64_t *keys; /* its prompt's block contents (wl_req.keys) */
+	int32_t nkeys;
 	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
@@ -86,6 +90,9 @@ struct wq_ent {
 	struct req *r;
 	int64_t id, arrival_ns, prompt, output, prefix_tokens, prefix_group, content_id;
 	int stage;
+	int32_t turn;
+	const int64_t *keys;
+	int32_t nkeys;
 };
 
 struct fin_entry {
@@ -101,6 +108,12 @@ struct fin_entry {
 
 struct replica {
 	struct kvc kv;
+	/* KV offload (sim_cfg.offload): the host tier below kv (kv.lower),
+	 * the blocks loaded from it for the step being planned, and
+	 * host.stored when the last step was priced */
+	struct kvc host;
+	int64_t host_loads;
+	uint64_t host_stored_seen;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
 	int64_t ne_reserved;               /* sum of the running ne_blocks */
@@ -308,6 +321,19 @@ struct sim {
 	 * the records are folded into histograms */
 	int64_t *raw_first, *raw_last, *raw_out;
 	bool keep_raw;
+	/* sessions: the turns released and not arrived yet, by event slot
+	 * (EV_TURN), and the free slots; the completed turns' figures by turn
+	 * index (SIM_TURN_ROWS rows, the last for it and every later turn;
+	 * NULL before the first) */
+	struct wl_req *later;
+	size_t nlater, later_cap;
+	int32_t *later_free;
+	size_t nlater_free, later_free_cap;
+	struct turn_agg {
+		struct loghist ttft;
+		uint64_t completed;
+		double prompt, hit;
+	} *turns;
 };
 
 /* What the scheduler asks of the engine, through the table engine.c
@@ -484,6 +510,22 @@ static inline int32_t named_take(const struct sim *s, const struct req *r, int32
 	 * only for a preempted request) */
 	k = r->preempts > 0 ? (int32_t)(hashed_end(s, r) - r->nblocks) : r->nshare - r->nblocks;
 	return k < 0 ? 0 : k > n ? n : k;
+}
+
+/* The leading full blocks of r whose content others can share: inside a
+ * repeated prompt, inside its keyed blocks (wl_req.keys), or else inside
+ * its group prefix. */
+static inline int32_t req_nshare(const struct sim *s, const struct req *r)
+{
+	if (r->content_id >= 0)
+		return (int32_t)(r->prompt / s->cfg.block_size);
+	if (r->keys) {
+		int64_t k = (int64_t)r->nkeys * s->wl->key_tokens;
+		return (int32_t)((k < r->prompt ? k : r->prompt) / s->cfg.block_size);
+	}
+	if (r->prefix_group >= 0)
+		return (int32_t)(r->prefix_tokens / s->cfg.block_size);
+	return 0;
 }
 
 /* Can another request ever hold the same content as block b of r?  Only

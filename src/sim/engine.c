@@ -100,6 +100,44 @@ static void client_times(const struct sim *s, const struct overheads *ov, int64_
 	*e2e = (double)last_ns * 1e-6 + api + stream * 1e-3 * (double)output + (h2 ? ov->api_e2e_ms : 0);
 }
 
+/* A completed session turn's figures, in its turn's row. */
+static void turn_record(struct sim *s, const struct req *r, double ttft_ms)
+{
+	struct turn_agg *ta;
+	int k;
+
+	if (!s->turns) {
+		s->turns = xcalloc(SIM_TURN_ROWS, sizeof(*s->turns));
+		for (k = 0; k < SIM_TURN_ROWS; k++)
+			loghist_init(&s->turns[k].ttft);
+	}
+	ta = &s->turns[(r->turn < SIM_TURN_ROWS ? r->turn : SIM_TURN_ROWS) - 1];
+	loghist_add(&ta->ttft, ttft_ms);
+	ta->completed++;
+	ta->prompt += (double)r->prompt;
+	ta->hit += (double)r->prefix_hit_tokens;
+}
+
+size_t sim_turn_stats(const struct sim *s, struct sim_turn_stats *out, size_t max)
+{
+	size_t n = 0;
+	int k;
+
+	for (k = 0; s->turns && k < SIM_TURN_ROWS && n < max; k++) {
+		const struct turn_agg *ta = &s->turns[k];
+		if (ta->completed == 0)
+			continue;
+		out[n].turn = k + 1;
+		out[n].and_later = k + 1 == SIM_TURN_ROWS;
+		out[n].completed = (size_t)ta->completed;
+		out[n].prompt_tokens_mean = ta->prompt / (double)ta->completed;
+		out[n].prefix_hit_rate = ta->prompt > 0 ? ta->hit / ta->prompt : 0;
+		loghist_summarise(&ta->ttft, &out[n].ttft_ms);
+		n++;
+	}
+	return n;
+}
+
 static void record(struct sim *s, const struct req *r)
 {
 	/* (the decode pool's overheads: its cost model is s->cost) */
@@ -165,6 +203,8 @@ static void record(struct sim *s, const struct req *r)
 			ag->gaps += ng;
 		}
 	}
+	if (r->turn > 0)
+		turn_record(s, r, ttft);
 	csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
 }
 
@@ -404,18 +444,21 @@ static int admit(struct sim *s, const struct wl_req *w)
 	return -1;
 }
 
+/* An event slot: a freed one, else the next of the n in use (the caller
+ * grows its array to n). */
+static int32_t slot_take(const int32_t *free_slots, size_t *nfree, size_t *n)
+{
+	return *nfree > 0 ? free_slots[--*nfree] : (int32_t)(*n)++;
+}
+
 static void handoff_req(struct sim *s, struct req *r)
 {
 	int32_t slot;
 
 	r->xfer_ns = (int64_t)llround((s->cfg.pd.alpha_s + (double)r->prompt *
 				       s->cfg.pd.kv_bytes_per_token / s->cfg.pd.link_bw) * 1e9);
-	if (s->nxfer_free > 0) {
-		slot = s->xfer_free[--s->nxfer_free];
-	} else {
-		XGROW(s->xfer, s->xfer_cap, s->nxfer + 1);
-		slot = (int32_t)s->nxfer++;
-	}
+	slot = slot_take(s->xfer_free, &s->nxfer_free, &s->nxfer);
+	XGROW(s->xfer, s->xfer_cap, s->nxfer);
 	s->xfer[slot] = r;
 	s->tot.pd_transfers++;
 	s->tot.pd_transfer_ns += r->xfer_ns;
@@ -467,11 +510,50 @@ static int next_closed(struct sim *s, int64_t t_ns, struct err *e)
 /* A completed request reached its client at t_ns: record it, release it
  * and, in a closed loop (unless an earlier error stopped it: `next`
  * false), let its client send the next request. */
+/* A session's turn r completed at t_ns: its next turn, if any, is
+ * released to arrive a think time later (an EV_TURN). */
+static void release_turn(struct sim *s, const struct req *r, int64_t t_ns)
+{
+	struct wl_req done, w;
+	int32_t slot;
+
+	memset(&done, 0, sizeof(done));
+	done.prompt_tokens = r->prompt;
+	done.output_tokens = r->output;
+	done.prefix_group = r->prefix_group;
+	done.turn = r->turn;
+	if (wl_gen_next_turn(s->gen, &done, t_ns, &w) <= 0)
+		return;
+	if (w.arrival_ns <= s->now) {
+		/* due already (the delivery time lies within the step just
+		 * ended): it arrives now, stamped with its own time, as a
+		 * closed-loop client's next request does */
+		admit(s, &w);
+		return;
+	}
+	slot = slot_take(s->later_free, &s->nlater_free, &s->nlater);
+	XGROW(s->later, s->later_cap, s->nlater);
+	s->later[slot] = w;
+	evq_push(&s->q, w.arrival_ns, EV_TURN, slot);
+}
+
+/* The turn in slot arrives now. */
+static void turn_arrive(struct sim *s, int32_t slot)
+{
+	struct wl_req w = s->later[slot];
+
+	XGROW(s->later_free, s->later_free_cap, s->nlater_free + 1);
+	s->later_free[s->nlater_free++] = slot;
+	admit(s, &w);
+}
+
 static int complete_req(struct sim *s, struct req *r, int64_t t_ns, bool next, struct err *e)
 {
 	int rc;
 
 	record(s, r);
+	if (r->turn > 0 && s->gen && next)
+		release_turn(s, r, t_ns);
 	sched_req_put(s, r);
 	rc = next && s->closed ? next_closed(s, t_ns, e) : 0;
 	return rc < 0 ? rc : 0;
@@ -499,6 +581,8 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 		live += s->reps[i].nrun + s->reps[i].wlen;
 		if (!kvc_check(&s->reps[i].kv, why, sizeof(why)))
 			return err_set(e, SS_ERUNTIME, "invariant: replica %d KV cache: %s", i, why);
+		if (s->reps[i].host.total > 0 && !kvc_check(&s->reps[i].host, why, sizeof(why)))
+			return err_set(e, SS_ERUNTIME, "invariant: replica %d host KV tier: %s", i, why);
 		if (!sched_check(s, i, why, sizeof(why)))
 			return err_set(e, SS_ERUNTIME, "invariant: replica %d running list: %s", i, why);
 	}
@@ -557,6 +641,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->pd.prefill > 0 && (cfg->pd.prefill_kv_blocks < 1 || cfg->pd.prefill_kv_blocks > INT32_MAX / 4))
 		return err_set(e, SS_EUSAGE, "the prefill workers' KV cache needs 1 to %d blocks, got %lld",
 			       INT32_MAX / 4, (long long)cfg->pd.prefill_kv_blocks);
+	if (cfg->offload.host_blocks < 0 || cfg->offload.host_blocks > INT32_MAX / 4)
+		return err_set(e, SS_EUSAGE, "the host KV tier needs 0 to %d blocks, got %lld", INT32_MAX / 4,
+			       (long long)cfg->offload.host_blocks);
 	s = xcalloc(1, sizeof(*s));
 	s->cfg = *cfg;
 	if (cfg->live) {
@@ -587,6 +674,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->mns = pre ? cfg->pd.prefill_max_num_seqs : cfg->max_num_seqs;
 		kvc_init(&rp->kv, (int32_t)(pre ? cfg->pd.prefill_kv_blocks : cfg->total_kv_blocks),
 			 cfg->prefix_caching);
+		if (cfg->offload.host_blocks > 0 && cfg->prefix_caching) {
+			kvc_init(&rp->host, (int32_t)cfg->offload.host_blocks, true);
+			rp->kv.lower = &rp->host;
+		}
 		rp->pp = rp->cost->p.pp > 1 ? rp->cost->p.pp : 1;
 		sched_replica_init(s, rp);
 		if (rp->pp > 1)
@@ -639,6 +730,8 @@ void sim_free(struct sim *s)
 	for (k = 0; k < s->nrep; k++) {
 		struct replica *rp = &s->reps[k];
 		kvc_release(&rp->kv);
+		if (rp->host.total > 0)
+			kvc_release(&rp->host);
 		sched_replica_release(s, rp);
 		free(rp->chunk_len);
 		free(rp->chunk_prefix);
@@ -671,6 +764,12 @@ void sim_free(struct sim *s)
 	free(s->raw_first);
 	free(s->raw_last);
 	free(s->raw_out);
+	free(s->later);
+	free(s->later_free);
+	if (s->turns)
+		for (k = 0; k < SIM_TURN_ROWS; k++)
+			loghist_release(&s->turns[k].ttft);
+	free(s->turns);
 	free(s->sum);
 	free(s->sum_ok);
 	for (i = 0; i < 256; i++)
@@ -722,6 +821,9 @@ int sim_step(struct sim *s, struct err *e)
 		break;
 	case EV_STAGE_FREE:
 		sched_stage_free(s, ev.replica);
+		break;
+	case EV_TURN:
+		turn_arrive(s, ev.replica);
 		break;
 	case EV_KICK:
 		s->reps[ev.replica].kick_pending = false;

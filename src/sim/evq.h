@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ev_kind { EV_ARRIVAL, EV_STEP_END, EV_KICK, EV_KV_ARRIVE, EV_STAGE_FREE };
+/* EV_TURN: a session's next turn arrives (replica: its slot in sim.later) */
+enum ev_kind { EV_ARRIVAL, EV_STEP_END, EV_KICK, EV_KV_ARRIVE, EV_STAGE_FREE, EV_TURN };
 
 struct event {
 	int64_t t_ns;

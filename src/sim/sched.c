@@ -188,6 +188,9 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 	q->prefix_group = w->prefix_group;
 	q->content_id = w->content_id;
 	q->stage = w->stage;
+	q->turn = w->turn;
+	q->keys = w->keys;
+	q->nkeys = w->nkeys;
 }
 
 static void wq_push_front(struct replica *rp, struct req *r)
@@ -216,13 +219,12 @@ static struct req *wq_front(struct sim *s, struct replica *rp)
 	r->prefix_group = q->prefix_group;
 	r->content_id = q->content_id;
 	r->stage = q->stage;
+	r->turn = q->turn;
+	r->keys = q->keys;
+	r->nkeys = q->nkeys;
 	r->replica = (int)(rp - s->reps);
 	r->sched_ns = -1;
-	/* full blocks inside a repeated prompt, or else inside a group prefix */
-	if (r->content_id >= 0)
-		r->nshare = (int32_t)(r->prompt / s->cfg.block_size);
-	else if (r->prefix_group >= 0)
-		r->nshare = (int32_t)(r->prefix_tokens / s->cfg.block_size);
+	r->nshare = req_nshare(s, r);
 	return r;
 }
 
@@ -247,12 +249,27 @@ static uint64_t mix64(uint64_t x)
 
 /* Hash of block b of r given the previous block's hash: the chain makes a
  * block's key depend on everything before it, as vLLM's block hashes do. */
+/* The key of block b of a request with keyed blocks (wl_req.keys): its
+ * last token's keyed block's, inside the prompt and the keys; its own
+ * beyond (a block straddling two keyed blocks takes the second's key, so
+ * it is shared only with requests that agree on both). */
+static uint64_t keyed_block_key(const struct sim *s, const struct req *r, int64_t b)
+{
+	int64_t last = (b + 1) * s->cfg.block_size - 1, j = last / s->wl->key_tokens;
+
+	if (last < r->prompt && j < r->nkeys)
+		return mix64(0x4b00000000000000ULL ^ (uint64_t)r->keys[j]);
+	return mix64(0x4f00000000000000ULL ^ (uint64_t)r->id);
+}
+
 uint64_t sched_block_hash(const struct sim *s, const struct req *r, int64_t b, uint64_t prev)
 {
 	int64_t end = (b + 1) * s->cfg.block_size;
 	uint64_t key;
 
-	if (end <= r->prefix_tokens && r->prefix_group >= 0)
+	if (r->keys)
+		key = keyed_block_key(s, r, b);
+	else if (end <= r->prefix_tokens && r->prefix_group >= 0)
 		key = mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group);
 	else if (end <= r->prompt)
 		key = mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id);
@@ -271,8 +288,8 @@ static struct chain_memo *chain_memo_slot(const struct sim *s, const struct req 
 	struct replica *rp = &s->reps[r->replica];
 	uint64_t h;
 
-	if (r->nshare <= 0 || r->nshare > SCHED_CHAIN_MEMO_MAX)
-		return NULL;
+	if (r->nshare <= 0 || r->nshare > SCHED_CHAIN_MEMO_MAX || r->keys)
+		return NULL; /* (keyed blocks: a chain per request) */
 	if (!rp->cmemo)
 		rp->cmemo = xcalloc(SCHED_CHAIN_MEMO, sizeof(*rp->cmemo));
 	h = mix64((uint64_t)r->content_id * 0x9e3779b97f4a7c15ULL ^ (uint64_t)r->prefix_group * 31u ^
@@ -343,7 +360,9 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 			int64_t end = (i + 1) * bs;
 			int rg = end <= pt ? 0 : end <= pr ? 1 : 2;
 			uint64_t h;
-			if (rg != region) {
+			if (r->keys) {
+				key = keyed_block_key(s, r, i);
+			} else if (rg != region) {
 				region = rg;
 				key = rg == 0	? mix64(0x4700000000000000ULL ^ (uint64_t)r->prefix_group)
 				      : rg == 1 ? mix64(0x4300000000000000ULL ^ (uint64_t)r->content_id)
@@ -950,6 +969,36 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 	return n;
 }
 
+/* KV offload: how many blocks after r's `hits` GPU hits the host tier
+ * holds, consecutively (as far as the GPU lookup may reach: the shareable
+ * part, or for a preempted request every block it hashed).  A block that
+ * is back in the GPU after a miss before it is not looked for there: the
+ * host's run ends at the first block it lacks. */
+static int32_t host_lookup(const struct sim *s, struct replica *rp, struct req *r, int32_t hits)
+{
+	int64_t maxb = full_blocks(s, req_num_tokens(r) - 1), b;
+
+	if (r->preempts == 0 && maxb > r->nshare)
+		maxb = r->nshare;
+	for (b = hits; b < maxb; b++)
+		if (kvc_lookup(&rp->host, chain_at(s, r, b)) < 0)
+			break;
+	return (int32_t)(b - hits);
+}
+
+/* KV offload: r was admitted with n blocks from the host tier after its
+ * `hits` GPU hits: they become the host's newest (its tail block first,
+ * so that the host, like the GPU, evicts a prefix from its end) and are
+ * loaded in the step being planned. */
+static void host_take(const struct sim *s, struct replica *rp, struct req *r, int32_t hits, int32_t n)
+{
+	int32_t b;
+
+	for (b = hits + n - 1; b >= hits; b--)
+		kvc_touch(&rp->host, kvc_lookup(&rp->host, chain_at(s, r, b)));
+	rp->host_loads += n;
+}
+
 /* Waiting requests in queue order while max_num_seqs, the budget and
  * rem_input allow, each as the policy's admit judges it (core.h). */
 bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_input, void *ctx)
@@ -962,7 +1011,7 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		struct admit_try t;
 		enum admit_verdict v;
-		int32_t grow = 0;
+		int32_t grow = 0, host = 0;
 		uint64_t last;
 		r->blocks = array_get(s, rp, r);
 		if (r->transferred) { /* P/D: the prompt's KV came with it */
@@ -972,7 +1021,11 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 			first = false;
 		} else {
 			t.hits = prefix_lookup(s, rp, r, &t.evictable, &last);
-			r->computed = (int64_t)t.hits * s->cfg.block_size;
+			/* the host tier's hits count as computed: the policy
+			 * sizes the blocks they are loaded into with the chunk's */
+			if (rp->host.total > 0 && (r->preempts > 0 || block_shareable(r, 0)))
+				host = host_lookup(s, rp, r, t.hits);
+			r->computed = (int64_t)(t.hits + host) * s->cfg.block_size;
 		}
 		t.n = chunk_of(s, r, budget);
 		t.rem_input = rem_input;
@@ -1008,12 +1061,16 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		}
 		r->nblocks = r->nhashed = r->nnamed = t.hits;
 		r->last_hash = last;
+		if (host > 0)
+			host_take(s, rp, r, t.hits, host);
 		sched_grow_blocks(s, rp, r, grow);
 		if (first) {
 			r->prefix_hit_tokens = r->computed;
 			s->tot.prefix_lookup_tokens += (uint64_t)r->prompt;
 			s->tot.prefix_hit_tokens += (uint64_t)r->computed;
+			s->tot.host_hit_tokens += (uint64_t)host * (uint64_t)s->cfg.block_size;
 		}
+		s->tot.host_loaded_blocks += (uint64_t)host;
 		wq_pop_front(rp);
 		if (r->sched_ns < 0)
 			r->sched_ns = s->now;
@@ -1177,9 +1234,39 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	return true;
 }
 
+/* KV offload: a step of t seconds of compute with the host tier's
+ * transfers since the last step priced (the loads its admissions took,
+ * the blocks the GPU's evictions wrote), met as sim_cfg.offload.overlap
+ * says (sim.h); the transfers' totals. */
+static double offload_step_s(struct sim *s, struct replica *rp, double t)
+{
+	const struct sim_offload *o = &s->cfg.offload;
+	double load = (double)rp->host_loads * o->block_s, u;
+	uint64_t stored = rp->host.stored - rp->host_stored_seen;
+
+	rp->host_stored_seen = rp->host.stored;
+	rp->host_loads = 0;
+	s->tot.host_stored_blocks += stored;
+	switch (o->overlap) {
+	case OFFLOAD_ASYNC:
+		u = t > load ? t : load;
+		break;
+	case OFFLOAD_LAYERWISE:
+		u = (t > load ? t : load) + (t < load ? t : load) / (o->layers > 0 ? o->layers : 1);
+		break;
+	case OFFLOAD_SYNC:
+	default:
+		u = t + load + (double)stored * o->block_s;
+		break;
+	}
+	s->tot.offload_exposed_s += u - t;
+	return u;
+}
+
 /* Price replica ri's planned step: the forward pass plus the drafting that
- * follows it with speculative decoding. */
-static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *rp, const struct step_desc *d)
+ * follows it with speculative decoding, and the host tier's transfers
+ * with KV offload. */
+static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, const struct step_desc *d)
 {
 	double t;
 
@@ -1197,6 +1284,8 @@ static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *r
 
 	if (rp->spec_n > 0)
 		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
+	if (rp->host.total > 0)
+		t = offload_step_s(s, rp, t);
 	return t;
 }
 

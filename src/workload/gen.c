@@ -1,7 +1,9 @@
 /* gen.c - lazy request generation in arrival order.
  *
  * PCG32 streams: 1 arrivals, 2 prompt lengths, 3 output lengths, 4 prompt
- * shuffling.  Sorted uniform points of a stage (inference-perf's constant
+ * shuffling; sessions: 5 turns per session, 6 think times, 7 tool-output
+ * tokens, 8 and 9 the later turns' new user tokens and output lengths (in
+ * the order the turns are released, which the simulation fixes).  Sorted uniform points of a stage (inference-perf's constant
  * load, a Poisson process conditioned on its count) are produced one at a
  * time by the sequential order-statistics method: the next of the k points
  * left in [x, 1) is x + (1 - x)(1 - U^(1/k)). */
@@ -36,6 +38,13 @@ struct wl_gen {
 	struct csv *trace;
 	int tcol[4];
 	double last_trace_s;
+	/* sessions: prepared distributions, streams, each started session's
+	 * turns, and the later turns released so far */
+	struct wl_dist turns, think, tool;
+	struct pcg32 r_turns, r_think, r_tool, r_uprompt, r_uout;
+	int32_t *sess_turns;
+	size_t sess_cap;
+	int64_t nlater;
 };
 
 static double unif(struct pcg32 *r)
@@ -273,6 +282,19 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 	pcg32_seed(&g->r_prompt, s->seed, 2);
 	pcg32_seed(&g->r_out, s->seed, 3);
 	pcg32_seed(&g->r_shuf, s->seed, 4);
+	if (s->sess.count > 0) {
+		g->turns = s->sess.turns;
+		g->think = s->sess.think_ms;
+		g->tool = s->sess.tool;
+		wl_dist_prepare(&g->turns);
+		wl_dist_prepare(&g->think);
+		wl_dist_prepare(&g->tool);
+		pcg32_seed(&g->r_turns, s->seed, 5);
+		pcg32_seed(&g->r_think, s->seed, 6);
+		pcg32_seed(&g->r_tool, s->seed, 7);
+		pcg32_seed(&g->r_uprompt, s->seed, 8);
+		pcg32_seed(&g->r_uout, s->seed, 9);
+	}
 	if (s->sp_groups > 0) {
 		int64_t n = s->sp_groups * s->sp_prompts, i;
 		g->perm = xmalloc(xmul((size_t)n, sizeof(int64_t)));
@@ -306,6 +328,7 @@ void wl_gen_free(struct wl_gen *g)
 	if (!g)
 		return;
 	free(g->perm);
+	free(g->sess_turns);
 	csv_close(g->trace);
 	free(g);
 }
@@ -428,6 +451,36 @@ static void fill_lengths(struct wl_gen *g, struct wl_req *r)
 		r->prefix_group = 0;
 		r->prefix_tokens = s->prefix_tokens;
 	}
+	if (s->sess.count > 0) { /* a session's first turn */
+		XGROW(g->sess_turns, g->sess_cap, (size_t)g->issued + 1);
+		g->sess_turns[g->issued] = (int32_t)wl_dist_sample(&g->turns, &g->r_turns);
+		r->turn = 1;
+		r->prefix_group = WL_SESSION_GROUP0 + g->issued;
+		r->prefix_tokens = r->prompt_tokens + r->output_tokens;
+	}
+}
+
+int wl_gen_next_turn(struct wl_gen *g, const struct wl_req *r, int64_t done_ns, struct wl_req *out)
+{
+	int64_t sid = r->prefix_group - WL_SESSION_GROUP0, ctx = r->prompt_tokens + r->output_tokens;
+	int64_t think_ms, add;
+
+	if (r->turn < 1 || sid < 0 || sid >= g->s->sess.count || r->turn >= g->sess_turns[sid])
+		return 0;
+	think_ms = wl_dist_sample(&g->think, &g->r_think);
+	add = wl_dist_sample(&g->tool, &g->r_tool) + wl_dist_sample(&g->prompt, &g->r_uprompt);
+	memset(out, 0, sizeof(*out));
+	out->arrival_ns = done_ns + think_ms * 1000000;
+	/* past WL_MAX_TOKENS the engine refuses it as too long (the session
+	 * ends there) */
+	out->prompt_tokens = ctx + add < WL_MAX_TOKENS ? ctx + add : WL_MAX_TOKENS;
+	out->output_tokens = wl_dist_sample(&g->output, &g->r_uout);
+	out->prefix_group = r->prefix_group;
+	out->prefix_tokens = out->prompt_tokens + out->output_tokens;
+	out->content_id = -(g->s->sess.count + ++g->nlater);
+	out->turn = r->turn + 1;
+	out->stage = wl_stage_of(g->s, out->arrival_ns);
+	return 1;
 }
 
 static int trace_next(struct wl_gen *g, struct wl_req *r, struct err *e)
@@ -477,7 +530,8 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 	double t;
 	int rc;
 
-	if (s->num_requests > 0 && g->issued >= s->num_requests)
+	if ((s->num_requests > 0 && g->issued >= s->num_requests) ||
+	    (s->sess.count > 0 && g->issued >= s->sess.count))
 		return 0;
 	memset(out, 0, sizeof(*out));
 	if (s->process == WL_TRACE) {

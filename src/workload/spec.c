@@ -43,6 +43,19 @@ void wl_spec_defaults(struct wl_spec *s)
 	s->output = s->prompt;
 	s->output.a = 128;
 	s->num_requests = 100;
+	s->sess.turns = s->prompt;
+	s->sess.turns.a = 1;
+	s->sess.turns.max = WL_MAX_TURNS;
+	s->sess.think_ms.kind = s->sess.tool.kind = WL_FIXED;
+	s->sess.think_ms.max = WL_MAX_THINK_MS;
+	s->sess.tool.max = WL_MAX_TOKENS;
+}
+
+static void wl_dist_free(struct wl_dist *d)
+{
+	free(d->values);
+	free(d->cdf);
+	d->values = d->cdf = NULL;
 }
 
 void wl_spec_release(struct wl_spec *s)
@@ -52,10 +65,50 @@ void wl_spec_release(struct wl_spec *s)
 	free(s->output.values);
 	free(s->output.cdf);
 	s->prompt.values = s->prompt.cdf = s->output.values = s->output.cdf = NULL;
+	wl_dist_free(&s->sess.turns);
+	wl_dist_free(&s->sess.think_ms);
+	wl_dist_free(&s->sess.tool);
+	free(s->own_records);
+	free(s->own_keys);
+	s->own_records = NULL;
+	s->own_keys = NULL;
 }
+
+/* What a distribution counts: its values' range (lo .. hi, in its own
+ * units) and the factor from the JSON's units to them (1: integers given
+ * as they are, token counts; 1000: seconds given, milliseconds kept). */
+struct dist_rule {
+	int64_t lo, hi;
+	double scale;
+};
+
+static const struct dist_rule tokens_rule = {1, WL_MAX_TOKENS, 1};
+
+/* An integer of the distribution's units from a JSON number (rule r);
+ * false when out of range or, for integer units, fractional. */
+static bool dist_value(const struct dist_rule *r, double x, int64_t *out)
+{
+	double v = x * r->scale;
+
+	if (r->scale == 1 && x != floor(x))
+		return false;
+	if (!(v >= (double)r->lo - 0.5 && v <= (double)r->hi + 0.5))
+		return false;
+	*out = (int64_t)llround(v);
+	return *out >= r->lo && *out <= r->hi;
+}
+
+static int parse_dist_rule(const struct json *o, const char *src, const char *key,
+			   const struct dist_rule *u, struct wl_dist *d, struct err *e);
 
 static int parse_dist(const struct json *o, const char *src, const char *key, struct wl_dist *d,
 		      struct err *e)
+{
+	return parse_dist_rule(o, src, key, &tokens_rule, d, e);
+}
+
+static int parse_dist_rule(const struct json *o, const char *src, const char *key,
+			   const struct dist_rule *u, struct wl_dist *d, struct err *e)
 {
 	static const char *const keys[] = {"dist", "value", "min", "max", "mean", "stdev", "values",
 					   "weights", NULL};
@@ -68,14 +121,18 @@ static int parse_dist(const struct json *o, const char *src, const char *key, st
 	snprintf(ctx, sizeof(ctx), "%s: %s", src, key);
 	if (json_type_of(o) == JSON_NUMBER) { /* shorthand: a fixed length */
 		double x = json_number(o);
-		if (!(x >= 1 && x <= (double)WL_MAX_TOKENS) || x != floor(x))
-			return err_set(e, SS_EDATA, "%s: must be an integer in [1, %lld], got %g", ctx,
-				       (long long)WL_MAX_TOKENS, x);
+		if (!dist_value(u, x, &v)) {
+			if (u->scale == 1)
+				return err_set(e, SS_EDATA, "%s: must be an integer in [%lld, %lld], got %g", ctx,
+					       (long long)u->lo, (long long)u->hi, x);
+			return err_set(e, SS_EDATA, "%s: must be in [%.10g, %.10g], got %g", ctx,
+				       (double)u->lo / u->scale, (double)u->hi / u->scale, x);
+		}
 		memset(d, 0, sizeof(*d));
 		d->kind = WL_FIXED;
-		d->a = x;
-		d->min = 1;
-		d->max = WL_MAX_TOKENS;
+		d->a = (double)v;
+		d->min = u->lo;
+		d->max = u->hi;
 		return 0;
 	}
 	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
@@ -83,18 +140,41 @@ static int parse_dist(const struct json *o, const char *src, const char *key, st
 	if ((rc = json_req_str(o, "dist", ctx, &kind, e)) < 0)
 		return rc;
 	memset(d, 0, sizeof(*d));
-	d->min = 1;
-	d->max = WL_MAX_TOKENS;
-	if ((rc = json_opt_int(o, "min", ctx, 1, WL_MAX_TOKENS, &d->min, &p1, e)) < 0 ||
-	    (rc = json_opt_int(o, "max", ctx, 1, WL_MAX_TOKENS, &d->max, &p2, e)) < 0)
-		return rc;
+	d->min = u->lo;
+	d->max = u->hi;
+	if (u->scale == 1) {
+		if ((rc = json_opt_int(o, "min", ctx, u->lo, u->hi, &d->min, &p1, e)) < 0 ||
+		    (rc = json_opt_int(o, "max", ctx, u->lo, u->hi, &d->max, &p2, e)) < 0)
+			return rc;
+	} else {
+		static const char *const mk[2] = {"min", "max"};
+		int64_t *mv[2] = {&d->min, &d->max};
+		bool *mp[2] = {&p1, &p2};
+		for (int k = 0; k < 2; k++) {
+			double x;
+			if ((rc = json_opt_num(o, mk[k], ctx, &x, mp[k], e)) < 0)
+				return rc;
+			if (*mp[k] && !dist_value(u, x, mv[k]))
+				return err_set(e, SS_EDATA, "%s: '%s' must be in [%.10g, %.10g], got %g", ctx, mk[k],
+					       (double)u->lo / u->scale, (double)u->hi / u->scale, x);
+		}
+	}
 	if (d->max < d->min)
 		return err_set(e, SS_EDATA, "%s: 'max' (%lld) must be >= 'min' (%lld)", ctx,
 			       (long long)d->max, (long long)d->min);
 	if (strcmp(kind, "fixed") == 0) {
 		d->kind = WL_FIXED;
-		if ((rc = json_req_int(o, "value", ctx, 1, WL_MAX_TOKENS, &v, e)) < 0)
-			return rc;
+		if (u->scale == 1) {
+			if ((rc = json_req_int(o, "value", ctx, u->lo, u->hi, &v, e)) < 0)
+				return rc;
+		} else {
+			double x;
+			if ((rc = json_req_num(o, "value", ctx, &x, e)) < 0)
+				return rc;
+			if (!dist_value(u, x, &v))
+				return err_set(e, SS_EDATA, "%s: 'value' must be in [%.10g, %.10g], got %g", ctx,
+					       (double)u->lo / u->scale, (double)u->hi / u->scale, x);
+		}
 		d->a = (double)v;
 	} else if (strcmp(kind, "uniform") == 0) {
 		d->kind = WL_UNIFORM;
@@ -108,12 +188,14 @@ static int parse_dist(const struct json *o, const char *src, const char *key, st
 			return rc;
 		if ((rc = json_req_num(o, "stdev", ctx, &d->b, e)) < 0)
 			return rc;
-		if (!(d->a > 0 && d->a <= (double)WL_MAX_TOKENS))
-			return err_set(e, SS_EDATA, "%s: 'mean' must be in (0, %lld], got %g", ctx,
-				       (long long)WL_MAX_TOKENS, d->a);
-		if (!(d->b >= 0 && d->b <= (double)WL_MAX_TOKENS))
-			return err_set(e, SS_EDATA, "%s: 'stdev' must be in [0, %lld], got %g", ctx,
-				       (long long)WL_MAX_TOKENS, d->b);
+		if (!(d->a > 0 && d->a * u->scale <= (double)u->hi))
+			return err_set(e, SS_EDATA, "%s: 'mean' must be in (0, %.10g], got %g", ctx,
+				       (double)u->hi / u->scale, d->a);
+		if (!(d->b >= 0 && d->b * u->scale <= (double)u->hi))
+			return err_set(e, SS_EDATA, "%s: 'stdev' must be in [0, %.10g], got %g", ctx,
+				       (double)u->hi / u->scale, d->b);
+		d->a *= u->scale;
+		d->b *= u->scale;
 	} else if (strcmp(kind, "empirical") == 0) {
 		const struct json *vs = json_get(o, "values"), *ws = json_get(o, "weights"), *x;
 		size_t n, i = 0;
@@ -128,14 +210,17 @@ static int parse_dist(const struct json *o, const char *src, const char *key, st
 		d->nvalues = n;
 		for (x = json_first(vs); x; x = json_next(x), i++) {
 			double val = json_number(x), w = ws ? json_number(json_at(ws, i)) : 1.0;
-			if (json_type_of(x) != JSON_NUMBER || !(val >= 1 && val <= (double)WL_MAX_TOKENS) ||
-			    val != floor(val))
-				return err_set(e, SS_EDATA, "%s: 'values[%zu]' must be an integer in [1, %lld], got %g",
-					       ctx, i, (long long)WL_MAX_TOKENS, val);
+			if (json_type_of(x) != JSON_NUMBER || !dist_value(u, val, &v)) {
+				if (u->scale == 1)
+					return err_set(e, SS_EDATA, "%s: 'values[%zu]' must be an integer in [%lld, %lld], got %g",
+						       ctx, i, (long long)u->lo, (long long)u->hi, val);
+				return err_set(e, SS_EDATA, "%s: 'values[%zu]' must be in [%.10g, %.10g], got %g", ctx, i,
+					       (double)u->lo / u->scale, (double)u->hi / u->scale, val);
+			}
 			if (!(w >= 0 && w <= 1e300))
 				return err_set(e, SS_EDATA, "%s: 'weights[%zu]' must be a finite number >= 0, got %g",
 					       ctx, i, w);
-			d->values[i] = val;
+			d->values[i] = (double)v;
 			tot += w;
 			d->cdf[i] = tot;
 		}
@@ -224,6 +309,37 @@ static int parse_shared_prefix(const struct json *o, const char *src, struct wl_
 	return 0;
 }
 
+/* "sessions": {"count": N, "turns": T, "think_time_s": S, "tool_tokens": K},
+ * each of turns, think_time_s and tool_tokens a number or a distribution
+ * in the syntax of prompt_tokens (think_time_s in seconds). */
+static int parse_sessions(const struct json *o, const char *src, struct wl_spec *s, struct err *e)
+{
+	static const char *const keys[] = {"count", "turns", "think_time_s", "tool_tokens", NULL};
+	static const struct dist_rule turns_rule = {1, WL_MAX_TURNS, 1};
+	static const struct dist_rule think_rule = {0, WL_MAX_THINK_MS, 1000};
+	static const struct dist_rule tool_rule = {0, WL_MAX_TOKENS, 1};
+	char ctx[700];
+	const struct json *x;
+	int rc;
+
+	snprintf(ctx, sizeof(ctx), "%s: sessions", src);
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	if ((rc = json_req_int(o, "count", ctx, 1, WL_MAX_SESSIONS, &s->sess.count, e)) < 0)
+		return rc;
+	if (!(x = json_get(o, "turns")))
+		return err_set(e, SS_EDATA, "%s: missing required key 'turns'", ctx);
+	if ((rc = parse_dist_rule(x, ctx, "turns", &turns_rule, &s->sess.turns, e)) < 0)
+		return rc;
+	if ((x = json_get(o, "think_time_s")) &&
+	    (rc = parse_dist_rule(x, ctx, "think_time_s", &think_rule, &s->sess.think_ms, e)) < 0)
+		return rc;
+	if ((x = json_get(o, "tool_tokens")) &&
+	    (rc = parse_dist_rule(x, ctx, "tool_tokens", &tool_rule, &s->sess.tool, e)) < 0)
+		return rc;
+	return 0;
+}
+
 /* The benchmark clients servesim knows, canonical name first then its
  * aliases.  aiperf is genai-perf's successor with the same flags: the
  * harness of aiconfigurator's silicon rows (eval/silicon/HARNESS.md). */
@@ -291,7 +407,7 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 {
 	static const char *const keys[] = {"seed", "arrival", "stages", "num_requests", "duration_s",
 		"prompt_tokens", "output_tokens", "prefix_tokens", "shared_prefix", "name",
-		"description", "harness", "prompt_kind", NULL};
+		"description", "harness", "prompt_kind", "sessions", NULL};
 	const struct json *o;
 	int64_t seed = 42;
 	bool pres;
@@ -351,6 +467,12 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 	o = json_get(root, "shared_prefix");
 	if (o && (rc = parse_shared_prefix(o, src, s, e)) < 0)
 		return rc;
+	o = json_get(root, "sessions");
+	if (o && (rc = parse_sessions(o, src, s, e)) < 0)
+		return rc;
+	if (o && json_get(root, "num_requests"))
+		return err_set(e, SS_EDATA, "%s: 'num_requests' and 'sessions' exclude each other: "
+			       "'sessions.count' says how many sessions start", src);
 	o = json_get(root, "prompt_tokens");
 	if (o && (rc = parse_dist(o, src, "prompt_tokens", &s->prompt, e)) < 0)
 		return rc;
@@ -397,6 +519,51 @@ static int check_dist(const struct wl_dist *d, const char *src, const char *name
 	return 0;
 }
 
+static int check_sessions(const struct wl_spec *s, const char *src, struct err *e)
+{
+	const struct wl_sessions *ss = &s->sess;
+
+	if (s->process == WL_CONCURRENCY || s->process == WL_TRACE)
+		return err_set(e, SS_EUSAGE, "%s: 'sessions' need an open-loop arrival process (the one "
+			       "that starts sessions), got %s", src, wl_process_name(s->process));
+	if (s->sp_groups > 0 || s->prefix_tokens > 0)
+		return err_set(e, SS_EUSAGE, "%s: 'sessions' carry their own context; give no "
+			       "'shared_prefix' or 'prefix_tokens' with them", src);
+	if (s->num_requests > 0)
+		return err_set(e, SS_EUSAGE, "%s: 'num_requests' and 'sessions' exclude each other: "
+			       "'sessions.count' says how many sessions start", src);
+	if (ss->count > WL_MAX_SESSIONS)
+		return err_set(e, SS_EUSAGE, "%s: 'sessions.count' must be in [1, %lld], got %lld", src,
+			       (long long)WL_MAX_SESSIONS, (long long)ss->count);
+	if (ss->turns.min < 1 || ss->turns.max > WL_MAX_TURNS || ss->turns.max < ss->turns.min ||
+	    !(ss->turns.a >= 0 && ss->turns.a <= WL_MAX_TURNS))
+		return err_set(e, SS_EUSAGE, "%s: 'sessions.turns' must lie in [1, %d], got %g (%lld..%lld)",
+			       src, WL_MAX_TURNS, ss->turns.a, (long long)ss->turns.min, (long long)ss->turns.max);
+	if (ss->think_ms.min < 0 || ss->think_ms.max > WL_MAX_THINK_MS || ss->think_ms.max < ss->think_ms.min)
+		return err_set(e, SS_EUSAGE, "%s: 'sessions.think_time_s' must lie in [0, %g] s", src,
+			       (double)WL_MAX_THINK_MS * 1e-3);
+	if (ss->tool.min < 0 || ss->tool.max > WL_MAX_TOKENS || ss->tool.max < ss->tool.min)
+		return err_set(e, SS_EUSAGE, "%s: 'sessions.tool_tokens' must lie in [0, %lld]", src,
+			       (long long)WL_MAX_TOKENS);
+	return 0;
+}
+
+double wl_dist_mean(const struct wl_dist *d)
+{
+	double sum = 0;
+	size_t i;
+
+	switch (d->kind) {
+	case WL_UNIFORM: return (d->a + d->b) / 2;
+	case WL_EMPIRICAL:
+		for (i = 0; i < d->nvalues; i++)
+			sum += d->values[i];
+		return d->nvalues ? sum / (double)d->nvalues : 0;
+	case WL_FIXED: case WL_NORMAL: case WL_LOGNORMAL: break;
+	}
+	return d->a;
+}
+
 double wl_spec_expected_requests(const struct wl_spec *s)
 {
 	double n = 0;
@@ -404,6 +571,8 @@ double wl_spec_expected_requests(const struct wl_spec *s)
 
 	if (s->process == WL_TRACE || s->process == WL_CONCURRENCY)
 		return s->num_requests > 0 ? (double)s->num_requests : -1;
+	if (s->sess.count > 0) /* every session's turns (within its arrivals' span) */
+		return (double)s->sess.count * wl_dist_mean(&s->sess.turns);
 	if (s->nstages)
 		for (i = 0; i < s->nstages; i++)
 			n += s->stages[i].rate * s->stages[i].duration_s;
@@ -451,7 +620,9 @@ int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
 	if (s->prefix_tokens < 0 || s->prefix_tokens > WL_MAX_TOKENS)
 		return err_set(e, SS_EUSAGE, "%s: 'prefix_tokens' must be in [0, %lld], got %lld", src,
 			       (long long)WL_MAX_TOKENS, (long long)s->prefix_tokens);
-	if (s->num_requests == 0 && s->duration_s == 0 && s->nstages == 0)
+	if (s->sess.count > 0 && (rc = check_sessions(s, src, e)) < 0)
+		return rc;
+	if (s->num_requests == 0 && s->duration_s == 0 && s->nstages == 0 && s->sess.count == 0)
 		return err_set(e, SS_EUSAGE,
 			       "%s: give 'num_requests', 'duration_s' or 'stages' (the workload needs an end)", src);
 	if ((s->process == WL_UNIFORM_COUNT || s->process == WL_POISSON_COUNT) && s->nstages == 0 &&

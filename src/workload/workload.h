@@ -94,6 +94,12 @@ struct wl_spec {
 	 * requests in arrival order; not owned */
 	const struct wl_req *records;
 	size_t nrecords;
+	/* tokens per block of the records' keys (wl_req.keys; Mooncake: 512) */
+	int64_t key_tokens;
+	/* what a reader built for the spec (records, their keys), freed by
+	 * wl_spec_release; NULL when the records are someone else's */
+	struct wl_req *own_records;
+	int64_t *own_keys;
 	int64_t max_requests;  /* 0: WL_DEFAULT_MAX_REQUESTS */
 	/* the benchmark client that drives the load ("" = none said): its
 	 * request settings cost the engine per-step and per-request host time
@@ -104,7 +110,27 @@ struct wl_spec {
 	 * speculative decoding accepts drafts at a rate that depends on the
 	 * text (data/specdec/README.md) */
 	enum wl_prompt_kind prompt_kind;
+	/* multi-turn sessions (sess.count > 0): the arrival process starts
+	 * sessions; each turn after the first arrives a think time after the
+	 * previous turn's last token reached its client, its prompt being the
+	 * session's context so far (every earlier prompt and output) plus
+	 * tool-output and new user tokens (a prompt_tokens draw) */
+	struct wl_sessions {
+		int64_t count;          /* sessions started (0: no sessions) */
+		struct wl_dist turns;   /* turns per session, 1 .. WL_MAX_TURNS */
+		struct wl_dist think_ms; /* think time, milliseconds (0 .. WL_MAX_THINK_MS) */
+		struct wl_dist tool;    /* tool-output tokens before each later turn (0 ..) */
+	} sess;
 };
+
+/* Sessions: the most turns one session may have, the longest think time
+ * (ms, one hour), the most sessions one workload may start, and the first
+ * prefix group of the sessions' groups (session i's requests carry group
+ * WL_SESSION_GROUP0 + i: above any group a spec or trace names). */
+#define WL_MAX_TURNS 1024
+#define WL_MAX_THINK_MS ((int64_t)3600000)
+#define WL_MAX_SESSIONS ((int64_t)1 << 24)
+#define WL_SESSION_GROUP0 ((int64_t)1 << 40)
 
 struct wl_req {
 	int64_t arrival_ns;
@@ -113,6 +139,17 @@ struct wl_req {
 	int64_t prefix_group;    /* -1: none */
 	int64_t content_id;      /* identical prompts share it; unique otherwise */
 	int stage;
+	/* sessions: its turn (1, 2, ...; 0: not a session's request); its
+	 * session is prefix_group - WL_SESSION_GROUP0, and prefix_tokens
+	 * covers its prompt and output (the whole of it is the session's
+	 * content, which later turns carry) */
+	int32_t turn;
+	/* the content of its prompt by blocks of wl_spec.key_tokens tokens
+	 * (a Mooncake trace's hash_ids): keys[j] names block j's content and
+	 * everything before it, so requests whose keys agree up to j share
+	 * those blocks' KV; NULL (nkeys 0): none.  Not owned (the spec's). */
+	const int64_t *keys;
+	int32_t nkeys;
 };
 
 /* The canonical name of a benchmark harness (its aliases: genai-perf ->
@@ -154,9 +191,17 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
  * ok); its first request drawn on a generator of its own. */
 int wl_spec_check_nonempty(const struct wl_spec *s, const char *src, struct err *e);
 bool wl_gen_closed_loop(const struct wl_gen *g);
+/* Sessions: the turn after r (a session's request) whose last token
+ * reached its client at done_ns: 1 with it in *out (arrival a think time
+ * later), 0 when r was the session's last turn. */
+int wl_gen_next_turn(struct wl_gen *g, const struct wl_req *r, int64_t done_ns, struct wl_req *out);
 int64_t wl_gen_concurrency(const struct wl_gen *g);
 /* Stage index of a time (closed loop stages and reporting). */
 int wl_stage_of(const struct wl_spec *s, int64_t t_ns);
+/* The mean a distribution states: fixed, uniform's midpoint, normal's and
+ * lognormal's unclipped mean, the mean of an empirical one's values
+ * (unweighted). */
+double wl_dist_mean(const struct wl_dist *d);
 /* Sample a length distribution (exposed for tests). */
 struct pcg32;
 int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r);

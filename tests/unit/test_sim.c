@@ -22,6 +22,7 @@
 #include "sim/sim.h"
 #include "base/decnum.h"
 #include "hw/tier2.h"
+#include "readers/mooncake.h"
 
 static struct model_registry reg;
 static struct gpu_db db;
@@ -786,6 +787,50 @@ static void test_kvcache(void)
 		      "a new registration is counted (%s)", why);
 		kvc_release(&k);
 	}
+}
+
+/* KV offload: a GPU pool of 3 blocks over a host tier of 2.  Blocks the
+ * GPU evicts are written to the host (new content counted in `stored`,
+ * content it holds already only made its newest), anonymous ones as a
+ * batch that takes room; the host evicts its oldest when full. */
+static void test_kvcache_host(void)
+{
+	struct kvc g, h;
+	char why[200];
+	int32_t a, b, c;
+
+	kvc_init(&g, 3, true);
+	kvc_init(&h, 2, true);
+	g.lower = &h;
+	a = kvc_alloc_named(&g);
+	b = kvc_alloc_named(&g);
+	c = kvc_alloc_named(&g);
+	kvc_register(&g, a, 21);
+	kvc_register(&g, b, 22);
+	kvc_register(&g, c, 23);
+	kvc_put(&g, a);
+	kvc_put(&g, b);
+	kvc_put(&g, c); /* LRU: 21, 22, 23 */
+	kvc_alloc_anon(&g, 1); /* evicts 21: written to the host */
+	CHECK(kvc_lookup(&g, 21) == -1 && kvc_lookup(&h, 21) >= 0 && h.stored == 1,
+	      "a block the GPU evicts is written to the host");
+	kvc_alloc_anon(&g, 1); /* 22 too */
+	CHECK(kvc_lookup(&h, 22) >= 0 && h.stored == 2 && kvc_check(&h, why, sizeof(why)),
+	      "the host holds both (%s)", why);
+	kvc_touch(&h, kvc_lookup(&h, 21)); /* a hit on 21: 22 is now the host's oldest */
+	kvc_put_anon(&g, 2, 0); /* the GPU's LRU: 23, then a batch of 2 */
+	kvc_alloc_named(&g); /* evicts 23: the host is full, 22 goes */
+	CHECK(kvc_lookup(&h, 23) >= 0 && kvc_lookup(&h, 22) == -1 && kvc_lookup(&h, 21) >= 0 && h.stored == 3,
+	      "the host evicts its least recently used block (22, not the touched 21)");
+	kvc_alloc_anon(&g, 2); /* evicts the anonymous batch of 2: it fills the host */
+	CHECK(kvc_lookup(&h, 21) == -1 && kvc_lookup(&h, 23) == -1 && h.stored == 5 && h.nevict == 2,
+	      "an anonymous batch takes the host's room (nothing can look it up)");
+	CHECK(kvc_check(&g, why, sizeof(why)) && kvc_check(&h, why, sizeof(why)), "both tiers consistent (%s)", why);
+	kvc_spill(&h, 99);
+	kvc_spill(&h, 99);
+	CHECK(h.stored == 6, "content the host holds is not written twice");
+	kvc_release(&g);
+	kvc_release(&h);
 }
 
 static void test_memplan(void)
@@ -2196,6 +2241,163 @@ static void test_replicas(const struct model_cfg *m)
 	      "an unknown router refused naming the flag and the names: %s", e.msg);
 }
 
+/* One session on an idle engine, worked by hand: 500-token prompts, 100
+ * output tokens, 1 s think time, 16-token blocks. */
+static void session_spec(struct wl_spec *w, int64_t turns)
+{
+	wl_spec_defaults(w);
+	w->process = WL_CONSTANT;
+	w->rate = 1;
+	w->num_requests = 0;
+	w->sess.count = 1;
+	w->sess.turns.a = (double)turns;
+	w->sess.think_ms.a = 1000;
+	w->prompt.a = 500;
+	w->output.a = 100;
+}
+
+/* TTFT (ms, client side) of one request of `prompt` tokens alone. */
+static double lone_ttft(const struct model_cfg *m, int64_t prompt)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL, row[64];
+
+	make_cost(&c, m, 2048, 16, 0);
+	base_cfg(&sc, 2048, 16, 400);
+	snprintf(row, sizeof(row), "0.0,%lld,100,\n", (long long)prompt);
+	trace_spec(&w, row);
+	run(&sc, &c, &w, &log, &csv, &t);
+	free(log);
+	free(csv);
+	cost_release(&c);
+	return run_sum.ttft_ms.mean;
+}
+
+static void test_sessions(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct sim_turn_stats ts[SIM_TURN_ROWS];
+	struct sim *s = NULL;
+	struct err e;
+	char *log = NULL, *csv = NULL, l1[256], l2[256];
+	double a0, a1, e2e0, ttft1, ttft2, t508, t1100;
+	size_t n = 0;
+
+	/* turn 1: 500 prompt tokens, 100 out; its KV holds 599 tokens (the
+	 * last output token is never computed): 37 full blocks (592 tokens),
+	 * registered under the session's content.  Turn 2: 600 carried + 500
+	 * new = 1100 tokens, of which the 37 blocks hit: 592 cached tokens */
+	make_cost(&c, m, 2048, 16, 0);
+	base_cfg(&sc, 2048, 16, 400);
+	session_spec(&w, 2);
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "session run");
+	CHECK(t.arrived == 2 && t.completed == 2, "one session of 2 turns: 2 requests (got %llu)",
+	      (unsigned long long)t.arrived);
+	CHECK(t.prefix_lookup_tokens == 500 + 1100, "turn 2's prompt carries turn 1's 600 tokens: lookups %llu",
+	      (unsigned long long)t.prefix_lookup_tokens);
+	CHECK(t.prefix_hit_tokens == 592, "turn 2 hits turn 1's 37 full blocks: %llu tokens",
+	      (unsigned long long)t.prefix_hit_tokens);
+	line_n(csv, 0, l1, sizeof(l1));
+	line_n(csv, 1, l2, sizeof(l2));
+	/* id,replica,stage,arrival_s,prompt,output,cached,preempt,status,queue,ttft,itl,tpot,e2e */
+	CHECK(sscanf(l1, "%*d,%*d,%*d,%lf,%*d,%*d,%*d,%*d,completed,%*f,%lf,%*f,%*f,%lf", &a0, &ttft1, &e2e0) == 3 &&
+	      sscanf(l2, "%*d,%*d,%*d,%lf,1100,100,592,%*d,completed,%*f,%lf", &a1, &ttft2) == 2,
+	      "the turns' rows: '%s' / '%s'", l1, l2);
+	CHECK(a1 - a0 > 1.0 && a1 - a0 < 1.0 + e2e0 * 1e-3,
+	      "turn 2 arrives 1 s after turn 1 ended: %.6f s after it began (E2E %.3f ms)", a1 - a0, e2e0);
+	/* the cached 592 tokens are not computed again: turn 2 costs less than
+	 * 1100 fresh tokens and more than the 508 it computes alone (its
+	 * attention reads the 592 cached ones) */
+	t508 = lone_ttft(m, 508);
+	t1100 = lone_ttft(m, 1100);
+	CHECK(ttft2 < t1100 && ttft2 > t508, "turn 2 TTFT %.3f ms lies between 508 fresh tokens' %.3f and 1100's %.3f",
+	      ttft2, t508, t1100);
+	free(log);
+	free(csv);
+	/* per-turn figures (run() left its closed streams in sc) */
+	sc.step_log = sc.requests_out = NULL;
+	if (sim_new(&sc, &c, &w, &s, &e) == 0 && sim_run(s, &e) == 0)
+		n = sim_turn_stats(s, ts, SIM_TURN_ROWS);
+	CHECK(n == 2 && ts[0].turn == 1 && ts[1].turn == 2 && ts[1].completed == 1 &&
+	      fabs(ts[1].prefix_hit_rate - 592.0 / 1100) < 1e-12 && ts[0].prefix_hit_rate == 0,
+	      "turn rows: %zu, turn 2 hit rate %.4f (592/1100)", n, n > 1 ? ts[1].prefix_hit_rate : -1);
+	CHECK(n == 2 && fabs(ts[1].ttft_ms.mean - ttft2) < 1e-3 * ttft2, "turn 2's TTFT row %.4f ms = its request's %.4f",
+	      n == 2 ? ts[1].ttft_ms.mean : -1, ttft2);
+	sim_free(s);
+	/* prefix caching off: no hits, turn 2 computes all 1100 tokens */
+	sc.prefix_caching = false;
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.prefix_hit_tokens == 0, "caching off: no hits");
+	free(log);
+	free(csv);
+	sc.prefix_caching = true;
+	/* a turn too long for max_model_len is rejected and ends its session:
+	 * turns of 600, 1200, 1800 tokens with room for 1200 */
+	sc.max_model_len = 1200;
+	session_spec(&w, 5);
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.arrived == 3 && t.completed == 2 &&
+	      t.rejected[REJ_TOO_LONG] == 1, "turn 3 too long: rejected, no turn 4 (%llu arrived)",
+	      (unsigned long long)t.arrived);
+	free(log);
+	free(csv);
+	cost_release(&c);
+}
+
+/* A Mooncake trace worked by hand: 16-token blocks, 512-token keyed
+ * blocks, each request alone on the engine (1 s apart). */
+static void test_mooncake(const struct model_cfg *m)
+{
+	static const char trace[] =
+		"{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 10, \"hash_ids\": [1, 2]}\n"
+		"{\"timestamp\": 1000, \"input_length\": 1536, \"output_length\": 10, \"hash_ids\": [1, 2, 3]}\n"
+		"{\"timestamp\": 2000, \"input_length\": 1024, \"output_length\": 10, \"hash_ids\": [1, 4]}\n"
+		"{\"timestamp\": 3000, \"input_length\": 600, \"output_length\": 10, \"hash_ids\": [5, 6]}\n";
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct err e;
+	char path[128], *log = NULL, *csv = NULL;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/servesim-test-trace-%d-mc.jsonl", (int)getpid());
+	f = fopen(path, "w");
+	fputs(trace, f);
+	fclose(f);
+	wl_spec_defaults(&w);
+	rc = mooncake_read(path, &w, &e);
+	CHECK(rc == 0 && w.nrecords == 4 && w.key_tokens == 512 && w.records[1].nkeys == 3 &&
+	      w.records[1].keys[2] == 3 && w.records[3].arrival_ns == 3000000000LL,
+	      "4 requests read, ids as block keys, ms as arrivals: %s", rc ? e.msg : "");
+	make_cost(&c, m, 2048, 16, 0);
+	base_cfg(&sc, 2048, 16, 400);
+	/* request 2 finds request 1's two keyed blocks (1024 tokens, 64 of
+	 * ours), request 3 its first (512); request 4 shares nothing */
+	CHECK(rc == 0 && run(&sc, &c, &w, &log, &csv, &t) == 0 && t.arrived == 4 && t.completed == 4,
+	      "the trace replays: 4 arrived, 4 completed");
+	CHECK(t.prefix_lookup_tokens == 1024 + 1536 + 1024 + 600 && t.prefix_hit_tokens == 1024 + 512,
+	      "hits on shared hash ids: %llu of %llu tokens (want 1536 of 4184)",
+	      (unsigned long long)t.prefix_hit_tokens, (unsigned long long)t.prefix_lookup_tokens);
+	free(log);
+	free(csv);
+	/* a bad line names file, line and field */
+	f = fopen(path, "w");
+	fputs("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 10, \"hash_ids\": [1, 2]}\n", f);
+	fclose(f);
+	rc = mooncake_read(path, &w, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, ":1: 'hash_ids' must be an array of at most 1 ids"),
+	      "too many hash ids refused: %s", e.msg);
+	wl_spec_release(&w);
+	cost_release(&c);
+	remove(path);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -2211,6 +2413,7 @@ int main(void)
 	}
 	load_model("llama-2-7b", &m);
 	test_kvcache();
+	test_kvcache_host();
 	test_kvcache_grow();
 	test_kv_auto(&m);
 	test_chunking(&m);
@@ -2244,6 +2447,8 @@ int main(void)
 	test_live(&m);
 	test_reprice_api(&m);
 	test_replicas(&m);
+	test_sessions(&m);
+	test_mooncake(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");

@@ -238,5 +238,37 @@ int main(void)
 		if (g)
 			wl_gen_free(g);
 	}
+	{
+		/* sessions: think time in seconds kept in ms; the turns after the
+		 * first carry the context and arrive a think time after the last
+		 * one ended */
+		struct wl_gen *g;
+		struct wl_req r0, r1, r2;
+		int k = parse("{\"arrival\": {\"process\": \"constant\", \"rate\": 2}, \"prompt_tokens\": 300, "
+			      "\"output_tokens\": 50, \"sessions\": {\"count\": 3, \"turns\": 2, \"think_time_s\": 2.5, "
+			      "\"tool_tokens\": 40}}", &w, &e);
+		CHECK(k == 0 && w.sess.count == 3 && w.sess.think_ms.a == 2500 && w.sess.tool.a == 40 &&
+		      w.sess.turns.a == 2, "sessions parsed (think 2.5 s = 2500 ms): %s", k ? e.msg : "");
+		k = wl_gen_new(&w, &g, &e);
+		n = 0;
+		while (k == 0 && wl_gen_next(g, 0, &r0, &e) > 0)
+			n++;
+		CHECK(n == 3 && r0.turn == 1 && r0.prefix_group == WL_SESSION_GROUP0 + 2 && r0.prefix_tokens == 350 &&
+		      r0.arrival_ns == 1000000000LL, "3 sessions start, each a first turn of its own group");
+		CHECK(k == 0 && wl_gen_next_turn(g, &r0, 7000000000LL, &r1) == 1 && r1.turn == 2 &&
+		      r1.prompt_tokens == 350 + 40 + 300 && r1.output_tokens == 50 && r1.prefix_group == r0.prefix_group &&
+		      r1.prefix_tokens == 740 && r1.arrival_ns == 9500000000LL,
+		      "turn 2: 350 carried + 40 tool + 300 new tokens, 2.5 s after turn 1 ended (%lld tokens at %lld ns)",
+		      (long long)r1.prompt_tokens, (long long)r1.arrival_ns);
+		CHECK(k == 0 && wl_gen_next_turn(g, &r1, 12000000000LL, &r2) == 0, "the session ends after 2 turns");
+		if (k == 0)
+			wl_gen_free(g);
+		wl_spec_release(&w);
+		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 2}, \"sessions\": {\"count\": 3, "
+			  "\"turns\": 2, \"think_time_s\": {\"dist\": \"uniform\", \"min\": 0.5, \"max\": 1.5}}}", &w, &e);
+		CHECK(k == 0 && w.sess.think_ms.kind == WL_UNIFORM && w.sess.think_ms.min == 500 &&
+		      w.sess.think_ms.max == 1500, "think time uniform in [0.5, 1.5] s = [500, 1500] ms");
+		wl_spec_release(&w);
+	}
 	return check_done();
 }
