@@ -102,6 +102,7 @@ LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
 LIB_SRC += src/eval/ablation.c
+LIB_SRC += src/eval/table.c
 LIB_SRC += src/sim/goodput.c
 LIB_SRC += src/report/confreport.c
 
@@ -313,6 +314,7 @@ bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)
 	@./$(BUILD)/bench longctx 2000
 	@./$(BUILD)/bench_guidellm 75000
 	@sh tests/bench/wall.sh ./$(BIN)
+	@sh tests/bench/jobs.sh ./$(BIN)
 
 # GPU micro-benchmarks for tier 2 (calibration/bench/README.md); needs nvcc.
 NVCC ?= nvcc
