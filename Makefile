@@ -30,7 +30,7 @@ LIB_SRC = \
 	src/base/afile.c src/base/csv.c src/base/json.c src/base/jstream.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
 	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
 	src/model/quant.c \
-	src/hw/gpu.c src/hw/mfu.c src/hw/tier2.c \
+	src/hw/gpu.c src/hw/power.c src/hw/mfu.c src/hw/tier2.c \
 	src/hw/moetab.c src/hw/mfucache.c \
 	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \

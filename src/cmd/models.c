@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "base/alloc.h"
 #include "base/json.h"
+#include "hw/power.h"
 
 static const char models_usage[] =
 	"usage: servesim models [--format text|json]\n"
@@ -22,7 +23,9 @@ static const char gpus_usage[] =
 	"\n"
 	"Lists the GPUs in data/gpus.json: id, aliases, dense peak TFLOP/s per dtype,\n"
 	"HBM capacity (GB) and bandwidth (TB/s), default bandwidth efficiency,\n"
-	"interconnect GB/s and SM count.  Sources: data/PROVENANCE.md.\n";
+	"interconnect GB/s, SM count, board power and idle power (W; - where no\n"
+	"figure is published: such GPUs report no energy, docs/energy.md).\n"
+	"Sources: data/PROVENANCE.md.\n";
 
 static int parse_list(int argc, char **argv, const char *cmd, const char *usage,
 		      enum out_format *fmt, struct err *e)
@@ -146,13 +149,15 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 		jw_init(&w, stdout, true);
 		jw_arr(&w, NULL);
 	} else {
-		printf("%-14s %8s %8s %8s %6s %7s %6s %6s %5s  %s\n", "id", "bf16", "fp8", "fp4",
-		       "HBM GB", "TB/s", "bw_eff", "link", "SMs", "aliases");
+		printf("%-14s %8s %8s %8s %6s %7s %6s %6s %5s %6s %6s  %s\n", "id", "bf16", "fp8", "fp4",
+		       "HBM GB", "TB/s", "bw_eff", "link", "SMs", "W", "idle W", "aliases");
 	}
 	for (i = 0; i < env.gpus.n; i++) {
 		const struct gpu_spec *g = &env.gpus.gpus[i];
-		char al[200] = "", f8[16], f4[16];
+		char al[200] = "", f8[16], f4[16], pw[16] = "-", iw[16] = "-";
 		size_t off = 0;
+		struct power_model pm;
+		bool have_power = power_model_of(g, &pm);
 		for (k = 0; k < g->naliases; k++)
 			off += (size_t)snprintf(al + off, sizeof(al) - off, "%s%s", k ? "," : "",
 						g->aliases[k]);
@@ -174,6 +179,13 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 			jw_num(&w, "bw_eff", g->bw_eff);
 			jw_num(&w, "link_gb_per_s", g->link_bw / 1e9);
 			jw_int(&w, "sm_count", g->sm_count);
+			if (have_power) {
+				jw_num(&w, "board_power_w", pm.board_w);
+				jw_num(&w, "idle_power_w", pm.idle_w);
+			} else {
+				jw_null(&w, "board_power_w");
+				jw_null(&w, "idle_power_w");
+			}
 			jw_end_obj(&w);
 			continue;
 		}
@@ -181,9 +193,13 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 			 g->peak_flops[DT_FP8] / 1e12);
 		snprintf(f4, sizeof(f4), g->peak_flops[DT_FP4] > 0 ? "%.1f" : "-",
 			 g->peak_flops[DT_FP4] / 1e12);
-		printf("%-14s %8.1f %8s %8s %6.0f %7.3f %6.2f %6.0f %5d  %s\n", g->id,
+		if (have_power) {
+			snprintf(pw, sizeof(pw), "%.0f", pm.board_w);
+			snprintf(iw, sizeof(iw), "%.1f", pm.idle_w);
+		}
+		printf("%-14s %8.1f %8s %8s %6.0f %7.3f %6.2f %6.0f %5d %6s %6s  %s\n", g->id,
 		       g->peak_flops[DT_BF16] / 1e12, f8, f4, g->hbm_bytes / 1e9, g->hbm_bw / 1e12,
-		       g->bw_eff, g->link_bw / 1e9, g->sm_count, al);
+		       g->bw_eff, g->link_bw / 1e9, g->sm_count, pw, iw, al);
 	}
 	if (fmt == FMT_JSON) {
 		jw_end_arr(&w);

@@ -38,7 +38,11 @@ static const char run_usage[] =
 	CLI_PARALLEL_HELP
 	"                            (dense models: --dp runs N replicas behind the router)\n"
 	"  --pp N                    pipeline stages (--pipeline-parallel-size, --pp-size)\n"
-	"  --router rr|lo            DP router: round-robin or least-outstanding (default lo)\n"
+	"  --replicas N              N independent copies of the whole deployment (TP x PP x DP\n"
+	"                            x EP, both P/D pools) behind the router (default 1)\n"
+	"  --router R                round-robin, least-loaded (default) or kv-aware (llm-d's\n"
+	"                            prefix-cache + load scorers): picks a replica, then a DP\n"
+	"                            rank in it (aliases rr, lo, least-outstanding, kv)\n"
 	"  --dtype bf16|fp8|fp4|int4 weights and GEMMs (default bf16; fp4 needs a Blackwell GPU;\n"
 	"                            int4 = weight-only W4A16)\n"
 	"  --moe-dtype D             routed experts' weights when they differ from --dtype\n"
@@ -67,6 +71,9 @@ static const char run_usage[] =
 	"  --speculative-method mtp|eagle|ngram|draft:MODEL  (default mtp)\n"
 	"  --acceptance-rate A | A1,...,AK  per-position acceptance (one rate: geometric;\n"
 	"                            default mtp/eagle: measured curves, data/specdec)\n"
+	;
+/* (split: ISO C caps a string literal at 4095 characters) */
+static const char run_usage2[] =
 	"P/D disaggregation:\n"
 	"  --disaggregate XpYd       X prefill workers hand each prompt's KV to Y decode\n"
 	"                            workers (each worker one engine of --tp/--pp/--dp/--ep;\n"
@@ -76,9 +83,7 @@ static const char run_usage[] =
 	"  --kv-handoff-ms X         each request's fixed hand-off time besides the KV's\n"
 	"                            link time (default by engine: vllm 267, sglang 229,\n"
 	"                            trtllm 0.01; fitted on measured P/D runs)\n"
-	"workload:\n";
-/* (split: ISO C caps a string literal at 4095 characters) */
-static const char run_usage2[] =
+	"workload:\n"
 	WLFLAGS_HELP
 	"  --max-requests N          allow a workload of more than N requests (default 20000000)\n"
 	"model:\n"
@@ -93,6 +98,8 @@ static const char run_usage2[] =
 	"                            for the GPU and engine version, unless overhead flags are\n"
 	"                            given); a file marked rejected is not applied (a warning\n"
 	"                            says so) unless --force-calibration\n"
+	;
+static const char run_usage3[] =
 	"output:\n"
 	"  --format F                text (default), json, csv (configuration columns on every\n"
 	"                            row) or vllm-bench (vLLM's benchmark result keys)\n"
@@ -231,7 +238,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(run_usage, stdout); fputs(run_usage2, stdout); return 1;
+		case 'h': fputs(run_usage, stdout); fputs(run_usage2, stdout); fputs(run_usage3, stdout); return 1;
 		case O_FMT:
 			if (strcmp(optarg, "vllm-bench") == 0)
 				o->fmt = FMT_VLLM_BENCH;

@@ -15,6 +15,7 @@ void scenflags_defaults(struct scenflags *f)
 	f->gpu = "h100";
 	f->par = (struct parallel){1, 1, 1, 1};
 	f->router = ROUTER_LEAST_OUTSTANDING;
+	f->replicas = 1;
 	f->dtype = f->kvdtype = DT_BF16;
 	f->block = 16;
 	f->util = 0.9;
@@ -29,14 +30,7 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF: f->model = arg; break;
 	case SCF + 1: f->config = arg; break;
 	case SCF + 2: f->gpu = arg; break;
-	case SCF + 3:
-		if (strcmp(arg, "rr") == 0 || strcmp(arg, "round-robin") == 0)
-			f->router = ROUTER_ROUND_ROBIN;
-		else if (strcmp(arg, "lo") == 0 || strcmp(arg, "least-outstanding") == 0)
-			f->router = ROUTER_LEAST_OUTSTANDING;
-		else
-			rc = err_set(e, SS_EUSAGE, "--router must be rr or lo, got '%s'", arg);
-		break;
+	case SCF + 3: rc = router_parse("--router", arg, &f->router, e); break;
 	case SCF + 4: rc = dtype_parse(arg, &f->dtype, e); break;
 	case SCF + 5: rc = dtype_parse(arg, &f->kvdtype, e); f->kv_given = true; break;
 	case SCF + 6: rc = cli_int("--max-num-batched-tokens", arg, 1, 1 << 20, &f->mbt, e); break;
@@ -79,6 +73,7 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 		break;
 	}
 	case SCF + 26: f->no_overlap = true; break;
+	case SCF + 27: rc = cli_int("--replicas", arg, 1, SIM_MAX_REPLICAS, &f->replicas, e); break;
 	default:
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;
@@ -184,6 +179,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	sc->gpu_memory_utilization = f->util;
 	sc->prefix_caching = !f->no_prefix;
 	sc->router = f->router;
+	sc->replicas = (int)f->replicas;
 	sc->ov = f->ov;
 	/* --kv-dtype, else the engine's default for these weights */
 	sc->kvdt = f->kv_given ? f->kvdtype

@@ -45,6 +45,7 @@ enum { SCF = 1100 };
 	{"mem-fraction-static", required_argument, 0, SCF + 24}, \
 	{"schedule-policy", required_argument, 0, SCF + 25}, \
 	{"disable-overlap-schedule", no_argument, 0, SCF + 26}, \
+	{"replicas", required_argument, 0, SCF + 27}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
 #define SCENFLAGS_HELP \
@@ -52,7 +53,9 @@ enum { SCF = 1100 };
 	"  --model M | --config PATH  registry id or HF name (default llama-3.1-8b) or config.json\n" \
 	"  --gpu G                   GPU (default h100)\n" \
 	"  --tp N --dp N --ep N --pp N  parallel layout (vLLM and SGLang spellings accepted)\n" \
-	"  --router rr|lo            DP router (default lo)\n" \
+	"  --replicas N              N independent copies of the whole deployment (default 1)\n" \
+	"  --router R                round-robin, least-loaded (default) or kv-aware: picks a\n" \
+	"                            replica, then a DP rank in it (aliases rr, lo, kv)\n" \
 	"  --dtype D --kv-dtype D --moe-dtype D --moe-format F --moe-distribution D\n" \
 	"  --engine vllm|sglang|trtllm --engine-version V\n" \
 	"  --max-num-batched-tokens N --max-num-seqs N --max-model-len N --block-size N\n" \
@@ -78,6 +81,7 @@ struct scenflags {
 	struct parallel par;
 	struct cli_par_flags pf;
 	enum router_kind router;
+	int64_t replicas;          /* --replicas (1) */
 	enum dtype dtype, kvdtype, moe_dtype;
 	const char *calibration;   /* FILE, "none", or NULL (the default) */
 	bool kv_given, moe_dtype_given, no_prefix, allow_invalid, block_given, ov_given;

@@ -34,7 +34,8 @@ static const char search_usage[] =
 	"dtype, max_num_seqs, max_num_batched_tokens, MTP, P/D splits XpYd), prune those the\n"
 	"memory plan or the start-up checks refuse, find each one's SLO capacity (as servesim\n"
 	"capacity: the highest sustainable Poisson rate meeting every SLO, bisection to 1 %),\n"
-	"and rank them by output tokens/s per GPU at that rate.  Reports how many were\n"
+	"and rank them by output tokens/s per GPU at that rate (--rank energy: by joules\n"
+	"per output token).  Reports how many were\n"
 	"enumerated, pruned (and why) and simulated, the Pareto front of tokens/s/GPU vs\n"
 	"tokens/s/user (1000 / mean ITL), $/M output tokens from a price table, the GPUs a\n"
 	"target rate needs and the launch line (vllm serve or python -m\n"
@@ -48,6 +49,9 @@ static const char search_usage[] =
 	"                            PP across full nodes; DP powers of two with TP x DP within\n"
 	"                            the budget: replicas behind the router for a dense model,\n"
 	"                            attention DP for MoE; EP off and TP x DP for MoE)\n"
+	"  --replicas LIST           copies of each deployment behind the router, within the\n"
+	"                            budget (default 1, and for an MoE model 2, 4, ... of its\n"
+	"                            layouts without attention DP)\n"
 	"  --dtype LIST              weight dtypes (default bf16, and fp8 where the GPU has it);\n"
 	"                            the KV cache: the engine's default for each (run --kv-dtype)\n"
 	"                            unless --kv-dtype is given\n"
@@ -68,6 +72,9 @@ static const char search_usage[] =
 	"report:\n"
 	"  --prices FILE             $/GPU-hour table (default data/prices.json)\n"
 	"  --target-rate X           the fewest GPUs serving X req/s under the SLO\n"
+	"  --rank throughput|energy  order: output tokens/s per GPU (default), or joules per\n"
+	"                            output token at max_rate, fewest first (docs/energy.md;\n"
+	"                            GPUs without a power figure last)\n"
 	"  --top N                   launch lines for the N best (default 3)\n"
 	"  --format text|json        (default text)\n"
 	"  --csv FILE                every deployment, one row each (long format)\n"
@@ -92,6 +99,7 @@ struct search_opts {
 	int64_t nreq, seed, seeds, jobs, top;
 	bool seed_given;
 	double target;
+	enum search_rank_by rank_by;
 	enum out_format fmt;
 };
 
@@ -178,7 +186,7 @@ static int parse_engines(const char *flag, const char *arg, struct search_space 
 static int parse_search(int argc, char **argv, struct search_opts *o, struct err *e)
 {
 	enum { O_SLO = 256, O_GOOD, O_SEEDS, O_SEED, O_WL, O_NREQ, O_FMT, O_GPUS, O_NOPD, O_PDMAX,
-	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC, O_HTML };
+	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC, O_HTML, O_RANK };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
@@ -189,7 +197,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		{"prices", required_argument, 0, O_PRICES}, {"target-rate", required_argument, 0, O_TARGET},
 		{"top", required_argument, 0, O_TOP}, {"csv", required_argument, 0, O_CSV},
 		{"svg", required_argument, 0, O_SVG}, {"jobs", required_argument, 0, O_JOBS},
-		{"html", required_argument, 0, O_HTML},
+		{"html", required_argument, 0, O_HTML}, {"rank", required_argument, 0, O_RANK},
 		{"engines", required_argument, 0, O_ENGINES},
 		{"speculative-tokens", required_argument, 0, O_SPEC},
 		{"num-speculative-tokens", required_argument, 0, O_SPEC},
@@ -226,6 +234,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case O_CSV: o->csv = optarg; break;
 		case O_SVG: o->svg = optarg; break;
 		case O_HTML: o->html = optarg; break;
+		case O_RANK: rc = search_rank_parse(optarg, &o->rank_by, e); break;
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
 		case SCF + 2:
 			return err_set(e, SS_EUSAGE, "give the GPU budget as --gpus %s:COUNT", optarg);
@@ -271,6 +280,9 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 				o->sp.mns[k] = m[k];
 			break;
 		}
+		case SCF + 27:
+			rc = parse_ints("--replicas", optarg, o->sp.replicas, &o->sp.nreplicas, 1, SIM_MAX_REPLICAS, e);
+			break;
 		case CLI_PAR: rc = parse_ints("--tp", optarg, o->sp.tp, &o->sp.ntp, 1, 4096, e); break;
 		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->sp.dp, &o->sp.ndp, 1, 4096, e); break;
 		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->sp.pp, &o->sp.npp, 1, 4096, e); break;
@@ -341,7 +353,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct search_outcome *res = NULL;
 	struct mfu_cache *cache = NULL;
 	struct sbuf *bufs = NULL;
-	size_t ndep = 0, i;
+	size_t ndep = 0, nres = 0, i;
 	bool joined = false, have_prices = false, summarized = false;
 	struct search_summary S;
 	struct search_ctx ctx;
@@ -525,7 +537,8 @@ int cmd_search(int argc, char **argv, struct err *e)
 			BUG("search: result record of the wrong size");
 		memcpy(&res[i], bufs[i].buf, sizeof(res[i]));
 	}
-	search_summarize(res, ndep, budget, o.target, &S);
+	nres = search_drop_pruned_copies(res, ndep, &o.sp);
+	search_summarize(res, nres, budget, o.target, o.rank_by, &S);
 	summarized = true;
 	R.s = &S;
 	R.cc = &o.cc;
@@ -548,13 +561,13 @@ int cmd_search(int argc, char **argv, struct err *e)
 	R.budget = budget;
 	R.nb = o.ngpu;
 	R.r = res;
-	R.n = ndep;
+	R.n = nres;
 	R.prices = have_prices ? &prices : NULL;
 	/* each ranked deployment's confidence: its class at its operating point */
 	if ((rc = acc_table_find(x[0].env.data_dir, &acc, &have_acc, e)) < 0)
 		goto out;
-	conf = xcalloc(ndep, sizeof(*conf));
-	for (i = 0; i < ndep; i++) {
+	conf = xcalloc(nres, sizeof(*conf));
+	for (i = 0; i < nres; i++) {
 		struct acc_class cls;
 		acc_class_of(o.sp.engine[res[i].d.engine]->name, res[i].d.pd_prefill > 0, x[0].model,
 			     budget[res[i].d.gpu].gpu, res[i].running_per_rank, res[i].queue_share, false, &cls);
@@ -590,7 +603,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 		search_report_json(stdout, &R);
 	else
 		search_report_text(stdout, &R);
-	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", ndep, S.runs,
+	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", nres, S.runs,
 		wall_s() - t0);
 	rc = 0;
 out:

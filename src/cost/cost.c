@@ -2258,12 +2258,10 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 	       moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
 }
 
-/* H4 off: one roofline over the whole step's FLOPs and bytes. */
-static double aggregate(const struct cost_model *c, const struct step_desc *s)
+int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes)
 {
 	int64_t tokens = s->ndecode, i;
-	double f, b, L = (double)c->m->layers, pairs = s->decode_ctx_sum, kvb = 0;
-	double mfu;
+	double L = (double)c->m->layers, pairs = s->decode_ctx_sum, kvb = 0;
 
 	for (i = 0; i < s->nchunks; i++) {
 		tokens += s->chunk_len[i];
@@ -2271,13 +2269,25 @@ static double aggregate(const struct cost_model *c, const struct step_desc *s)
 		kvb += (double)(s->chunk_len[i] + s->chunk_prefix[i]);
 	}
 	kvb += s->decode_ctx_sum;
+	*flops = *bytes = 0;
 	if (tokens <= 0)
 		return 0;
 	i = tokens > c->max_m ? c->max_m : tokens;
 	tok_need(c, i);
-	f = c->tok_flops[i] * (double)tokens / (double)i +
-	    L * 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
-	b = c->tok_bytes[i] + L * kvb * c->kv_tok_layer_bytes;
+	*flops = c->tok_flops[i] * (double)tokens / (double)i +
+		 L * 2.0 * pairs * c->heads * (double)(c->head_dim_qk + c->head_dim_v);
+	*bytes = c->tok_bytes[i] + L * kvb * c->kv_tok_layer_bytes;
+	return tokens;
+}
+
+/* H4 off: one roofline over the whole step's FLOPs and bytes. */
+static double aggregate(const struct cost_model *c, const struct step_desc *s)
+{
+	double f, b, mfu;
+	int64_t tokens = cost_step_work(c, s, &f, &b);
+
+	if (tokens <= 0)
+		return 0;
 	mfu = mfu_gemm(c->tabs, c->cfg.wdt, (double)tokens, (double)c->m->hidden,
 		       (double)c->m->hidden);
 	return roofline(c, f, c->peak, mfu, b) + head_part(c, s->nlogits);

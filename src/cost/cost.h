@@ -265,6 +265,13 @@ void cost_release(struct cost_model *c);
  * parts at its own batch, the routed experts and EP all-to-all at
  * s->moe_tokens; the lockstep step costs the maximum over the ranks. */
 double cost_step_s(const struct cost_model *c, const struct step_desc *s);
+/* The work of one step on one GPU of a stage: *flops (GEMMs and the
+ * other operators at the step's tokens, attention over its query-key
+ * pairs) and *bytes (weights read, activations, the KV read and written),
+ * as the H4-off roofline counts them; returns the step's tokens (0: no
+ * work).  With attention-DP the routed experts priced at moe_tokens are
+ * not in it.  What the power model (hw/power.h) drives GPU activity from. */
+int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes);
 /* Padded batch a CUDA graph would run for n decode tokens (n if none fits). */
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n);
 /* Components, exposed for tests and reports. */

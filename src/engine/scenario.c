@@ -249,6 +249,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;
+	st->sc.replicas = s->replicas;
 	st->sc.check_invariants = s->check_invariants;
 	st->sc.exact_percentiles = s->exact_percentiles;
 	st->sc.no_segments = s->no_segments;
@@ -291,4 +292,18 @@ void scenario_release(struct scenario_state *st)
 		cost_release(&st->prefill_cost);
 	cost_release(&st->cost);
 	memset(st, 0, sizeof(*st));
+}
+
+int scenario_gpus_per_replica(const struct scenario *sc)
+{
+	const struct parallel *p = &sc->par, *q = &sc->prefill_par;
+
+	if (sc->pd_prefill > 0)
+		return sc->pd_prefill * q->tp * q->pp * q->dp + sc->pd_decode * p->tp * p->pp * p->dp;
+	return p->tp * p->pp * p->dp;
+}
+
+int scenario_gpus(const struct scenario *sc)
+{
+	return scenario_gpus_per_replica(sc) * (sc->replicas > 1 ? sc->replicas : 1);
 }

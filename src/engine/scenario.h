@@ -28,6 +28,9 @@ struct scenario {
 	int64_t total_kv_blocks;      /* 0: from the memory plan */
 	double gpu_memory_utilization;
 	bool prefix_caching;
+	/* independent copies of the whole layout below (TP x PP x DP x EP,
+	 * P/D pools included) behind the router (0 or 1: one; sim_cfg.replicas) */
+	int replicas;
 	enum router_kind router;
 	unsigned tier0_off;
 	struct overheads ov;
@@ -128,6 +131,9 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
 int scenario_prepare(const struct scenario *sc, const char *data_dir, struct scenario_state *st,
 		     struct err *e);
 void scenario_release(struct scenario_state *st);
+/* GPUs of one replica (both pools with P/D), and of all replicas. */
+int scenario_gpus_per_replica(const struct scenario *sc);
+int scenario_gpus(const struct scenario *sc);
 
 /* Start-up checks that mirror vLLM's and SGLang's, in their wording:
  * before scenario_prepare, the configuration (weights in a dtype the GPU

@@ -87,7 +87,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
 		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
 		"nvlink_domain", "internode_gbit", "compute_eff_scale", "measured", "gemm_tflops_sustained",
-		"family", NULL};
+		"family", "board_power_w", "idle_power_w", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -198,6 +198,22 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 			return err_set(e, SS_EDATA, "%s: 'gemm_tflops_sustained' must be in (0, tflops.bf16 = %g], got %g",
 				       ctx, g->peak_flops[DT_BF16] / 1e12, v);
 		g->gemm_max_flops = pres ? v * 1e12 : 0;
+	}
+	{
+		bool pres = false, ipres = false;
+		double idle = 0;
+		if ((rc = json_opt_num(o, "board_power_w", ctx, &v, &pres, e)) < 0 ||
+		    (rc = json_opt_num(o, "idle_power_w", ctx, &idle, &ipres, e)) < 0)
+			return rc;
+		if (pres && !(v >= 50 && v <= 5000))
+			return err_set(e, SS_EDATA, "%s: 'board_power_w' must be in [50, 5000] W, got %g", ctx, v);
+		if (ipres && !pres)
+			return err_set(e, SS_EDATA, "%s: 'idle_power_w' needs 'board_power_w'", ctx);
+		if (ipres && !(idle > 0 && idle < v))
+			return err_set(e, SS_EDATA, "%s: 'idle_power_w' must be in (0, board_power_w = %g) W, got %g",
+				       ctx, v, idle);
+		g->board_power_w = pres ? v : 0;
+		g->idle_power_w = ipres ? idle : 0;
 	}
 	if ((rc = json_req_num(o, "bw_eff", ctx, &v, e)) < 0)
 		return rc;

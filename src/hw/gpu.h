@@ -54,6 +54,10 @@ struct gpu_spec {
 	char measured[48];
 	double meas_peak[DT__COUNT];
 	double meas_hbm_bw;
+	/* board power limit (TDP/TGP/TBP) and idle draw, W (gpus.json
+	 * board_power_w, idle_power_w; 0 = no published figure): the power
+	 * model's (hw/power.h) */
+	double board_power_w, idle_power_w;
 };
 
 struct gpu_db {

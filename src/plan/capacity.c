@@ -410,6 +410,7 @@ static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, 
 	out->running_per_rank = m.running_per_rank;
 	out->queue_share = m.queue_share;
 	out->output_tokens = m.output_tokens;
+	out->energy_j_per_output_token = m.energy_j_per_output_token;
 	out->ttft_p90_ms = m.ttft_ms.p90;
 	out->e2e_p90_ms = m.e2e_ms.p90;
 	out->itl_mean_ms = m.itl_ms.mean;
@@ -623,7 +624,9 @@ static int judge_probe(const struct search *S, double x, uint64_t seed, struct e
 	f = 1.1 * fmax((double)CAP_MIN_WINDOW / (double)(p->window_arrivals > 0 ? p->window_arrivals : 1),
 		       p->span_s > 0 ? 4 * p->e2e_mean_s / p->span_s : 1);
 	if (S->wl->num_requests > 0) {
-		double n = (double)p->arrived * f, unit = pow(10, floor(log10(n)) - 1);
+		/* the workload's count: cap_probe_requests multiplies it */
+		double n = (double)p->arrived * f / (double)(S->st->sc.replicas > 1 ? S->st->sc.replicas : 1);
+		double unit = pow(10, floor(log10(n)) - 1);
 		snprintf(more, sizeof(more), "give --num-requests %.0f or more", ceil(n / unit) * unit);
 	} else {
 		snprintf(more, sizeof(more), "give a 'duration_s' of %.3g s or more", S->wl->duration_s * f);
@@ -646,13 +649,23 @@ static int cmp_point(const void *a, const void *b)
 	return (x->offered > y->offered) - (x->offered < y->offered);
 }
 
-int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
+int64_t cap_probe_requests(const struct scenario_state *st, int64_t n)
+{
+	int64_t r = st->sc.replicas > 1 ? st->sc.replicas : 1;
+
+	return n > INT64_MAX / r ? INT64_MAX : n * r;
+}
+
+int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, const struct cap_cfg *c,
 	       struct cap_result *res, struct err *e)
 {
+	struct wl_spec wr = *wl_in;
+	const struct wl_spec *wl = &wr;
 	struct search S = {st, wl, c, NULL, 0, 0, 0};
 	double sorted[CAP_MAX_SEEDS], worst = INFINITY;
 	int k, rc = 0;
 
+	wr.num_requests = cap_probe_requests(st, wr.num_requests);
 	memset(res, 0, sizeof(*res));
 	res->binding = -1;
 	res->saturation_rate = NAN;

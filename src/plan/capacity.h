@@ -87,6 +87,7 @@ struct cap_point {
 	 * at its answer without running it again */
 	double output_tokens, ttft_p90_ms, e2e_p90_ms, itl_mean_ms;
 	size_t itl_n;
+	double energy_j_per_output_token; /* NAN: no power figure (hw/power.h) */
 	bool cut;                   /* cap_cfg.early_stop stopped it: only pass (false) holds */
 };
 /* fail / binding codes beyond the SLO indices */
@@ -124,9 +125,16 @@ double cap_slo_value(const struct cap_slo *s, const struct metric_set *m);
  * st->sim is not used) with wl at one rate (or concurrency) and seed. */
 int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
 	      double x, uint64_t seed, struct cap_point *out, struct err *e);
+/* The requests a probe of a workload of n requests runs on st: n x the
+ * replicas (sim_cfg.replicas), so that each replica sees as many as one
+ * copy would (a probe's length decides what it can judge: a shorter one
+ * reads a lower capacity). */
+int64_t cap_probe_requests(const struct scenario_state *st, int64_t n);
 /* The whole search.  wl must be an open-loop rate process (poisson,
  * constant, gamma) without stages for a rate search; any spec with lengths
- * for a concurrency search.  res->curve is heap-owned: cap_result_release. */
+ * for a concurrency search; with replicas its probes run
+ * cap_probe_requests of its requests.  res->curve is heap-owned:
+ * cap_result_release. */
 int cap_search(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
 	       struct cap_result *res, struct err *e);
 void cap_result_release(struct cap_result *res);

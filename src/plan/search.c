@@ -99,6 +99,31 @@ static void push_tail(struct search_deploy **out, size_t *n, size_t *cap, struct
 			}
 }
 
+/* d (its gpus set: one copy's) as each replica count of sp within C GPUs
+ * (search_space.replicas; `more`: the default's further counts apply). */
+static void push_replicas(struct search_deploy **out, size_t *n, size_t *cap, struct search_deploy d,
+			  const struct tail_axes *t, const struct search_space *sp, int C, bool more)
+{
+	int one = d.gpus, r;
+	size_t i;
+
+	for (i = 0; i < sp->nreplicas; i++)
+		if ((int64_t)sp->replicas[i] * one <= C) {
+			d.replicas = sp->replicas[i];
+			d.gpus = d.replicas * one;
+			push_tail(out, n, cap, d, t);
+		}
+	if (sp->nreplicas)
+		return;
+	d.replicas = 1;
+	push_tail(out, n, cap, d, t);
+	for (r = 2; more && (int64_t)r * one <= C; r *= 2) {
+		d.replicas = r;
+		d.gpus = r * one;
+		push_tail(out, n, cap, d, t);
+	}
+}
+
 void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
 		      const struct search_space *sp, struct search_deploy **out,
 		      size_t *n)
@@ -194,7 +219,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 							d.par = (struct parallel){.tp = tp, .pp = pp, .dp = dp, .ep = ie ? tp * dp : 1};
 							d.wdt = dts[iw];
 							d.gpus = tp * pp * dp;
-							push_tail(out, n, &cap, d, &t);
+							push_replicas(out, n, &cap, d, &t, sp, C, moe && dp == 1);
 						}
 		/* P/D: X prefill and Y decode workers of TP t each (EP over the
 		 * worker's GPUs for an MoE model) */
@@ -216,7 +241,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 						d.pd_prefill = x;
 						d.pd_decode = w - x;
 						d.gpus = w * tp;
-						push_tail(out, n, &cap, d, &t);
+						push_replicas(out, n, &cap, d, &t, sp, C, false);
 					}
 	}
 }
@@ -248,10 +273,11 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	memset(out, 0, sizeof(*out));
 	out->d = *d;
 	out->max_rate = out->saturation_rate = NAN;
-	out->usd_per_mtok = NAN;
+	out->usd_per_mtok = out->j_per_tok = out->tok_s_per_w = NAN;
 	out->binding = -1;
 	sc.par = d->par;
 	sc.wdt = d->wdt;
+	sc.replicas = d->replicas > 1 ? d->replicas : 1;
 	if (in->kv_follows_dtype) /* the engine's default for these weights */
 		sc.kvdt = scenario_kv_auto(sc.model, sc.gpu, sc.engine, d->wdt, sc.kvdt_src, sizeof(sc.kvdt_src));
 	if (d->max_num_seqs > 0) {
@@ -328,8 +354,9 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		cap_result_release(&res);
 	}
 	if ((rc = cap_search(&st, in->wl, &fine, &res, e)) < 0) {
-		err_prefix(e, "%s x%d, %s, tp %d pp %d dp %d ep %d%s", sc.gpu->id, d->gpus, sc.engine->name,
-			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "");
+		err_prefix(e, "%s x%d, %s, tp %d pp %d dp %d ep %d%s%s", sc.gpu->id, d->gpus, sc.engine->name,
+			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "",
+			   sc.replicas > 1 ? ", replicas" : "");
 		goto out;
 	}
 	have_res = true;
@@ -360,10 +387,12 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		at.m.itl_ms.n = op->itl_n;
 		at.m.running_per_rank = op->running_per_rank;
 		at.m.queue_share = op->queue_share;
+		at.m.energy_j_per_output_token = op->energy_j_per_output_token;
 	} else {
 		w = *in->wl;
 		w.rate = res.max_rate;
 		w.seed = in->cc->seed;
+		w.num_requests = cap_probe_requests(&st, w.num_requests); /* as the probes ran it */
 		if ((rc = sweep_simulate(&st, &w, &at, e)) < 0)
 			goto out;
 		out->probes++;
@@ -380,6 +409,10 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		out->queue_share = at.m.queue_share;
 		if (isfinite(usd_per_gpu_hour) && out->out_tok_s > 0)
 			out->usd_per_mtok = usd_per_gpu_hour * d->gpus / (out->out_tok_s * 3600) * 1e6;
+		/* tokens/s per watt = tokens per joule, over the same run */
+		out->j_per_tok = at.m.energy_j_per_output_token;
+		if (out->j_per_tok > 0)
+			out->tok_s_per_w = 1.0 / out->j_per_tok;
 	} else {
 		out->tok_s_user = out->ttft_p90_ms = out->itl_mean_ms = out->e2e_p90_ms = NAN;
 		out->running_per_rank = out->queue_share = NAN;
@@ -392,7 +425,40 @@ out:
 	return rc;
 }
 
-void search_rank(const struct search_outcome *o, size_t n, size_t *order)
+size_t search_drop_pruned_copies(struct search_outcome *o, size_t n, const struct search_space *sp)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (sp->nreplicas || o[i].d.replicas <= 1 || o[i].status != SEARCH_PRUNED)
+			o[k++] = o[i];
+	return k;
+}
+
+int search_rank_parse(const char *s, enum search_rank_by *by, struct err *e)
+{
+	if (strcmp(s, "throughput") == 0)
+		*by = SEARCH_RANK_THROUGHPUT;
+	else if (strcmp(s, "energy") == 0)
+		*by = SEARCH_RANK_ENERGY;
+	else
+		return err_set(e, SS_EUSAGE, "--rank: expected throughput or energy, got '%s'", s);
+	return 0;
+}
+
+/* Does x rank before y by energy (both OK)?  -1 / 1, 0: a tie. */
+static int energy_cmp(const struct search_outcome *x, const struct search_outcome *y)
+{
+	bool xe = !isnan(x->j_per_tok), ye = !isnan(y->j_per_tok);
+
+	if (xe != ye)
+		return xe ? -1 : 1;
+	if (xe && x->j_per_tok != y->j_per_tok)
+		return x->j_per_tok < y->j_per_tok ? -1 : 1;
+	return 0;
+}
+
+void search_rank(const struct search_outcome *o, size_t n, enum search_rank_by by, size_t *order)
 {
 	size_t i, j;
 
@@ -404,8 +470,11 @@ void search_rank(const struct search_outcome *o, size_t n, size_t *order)
 		for (j = i; j > 0; j--) {
 			const struct search_outcome *x = &o[v], *y = &o[order[j - 1]];
 			bool xo = x->status == SEARCH_OK, yo = y->status == SEARCH_OK, before;
+			int ec = xo && yo && by == SEARCH_RANK_ENERGY ? energy_cmp(x, y) : 0;
 			if (xo != yo)
 				before = xo;
+			else if (ec != 0)
+				before = ec < 0;
 			else if (xo && x->tok_s_gpu != y->tok_s_gpu)
 				before = x->tok_s_gpu > y->tok_s_gpu;
 			else if (xo && x->d.gpus != y->d.gpus)
@@ -448,7 +517,7 @@ int search_price_budget(const struct prices *p, const struct gpu_db *db, struct 
 }
 
 void search_summarize(const struct search_outcome *r, size_t n, const struct search_gpu *budget,
-		      double target_rps, struct search_summary *s)
+		      double target_rps, enum search_rank_by by, struct search_summary *s)
 {
 	double *px = xcalloc(n ? n : 1, sizeof(double)), *py = xcalloc(n ? n : 1, sizeof(double));
 	size_t i;
@@ -464,7 +533,8 @@ void search_summarize(const struct search_outcome *r, size_t n, const struct sea
 			s->pruned_by[r[i].prune]++;
 		s->runs += r[i].probes;
 	}
-	search_rank(r, n, s->order);
+	search_rank(r, n, by, s->order);
+	s->rank_by = by;
 	for (i = 0; i < n; i++) {
 		px[i] = r[i].status == SEARCH_OK ? r[i].tok_s_user : NAN;
 		py[i] = r[i].status == SEARCH_OK ? r[i].tok_s_gpu : NAN;

@@ -5,7 +5,7 @@
  * its SLO capacity (capacity.h), then ranked by output tokens/s per GPU.
  *
  * An instance is one deployment (TP x PP x DP GPUs, or the X + Y workers of
- * a P/D split).  For a dense model DP > 1 is replicas behind the router (one
+ * a P/D split), or replicas of one behind the router (scenario.replicas).  For a dense model DP > 1 is replicas behind the router (one
  * pool); for an MoE model it is attention DP over shared MoE layers (EP off
  * or EP = TP x DP), a different engine.  The budget and --target-rate count
  * further copies of an instance. */
@@ -47,6 +47,12 @@ struct search_space {
 	int spec_k[SEARCH_MAX_LIST];    /* MTP draft tokens, 0 off; none given: 0 and
 					 * SEARCH_MTP_TOKENS for a model with MTP modules */
 	size_t nspec;
+	/* replicas of each deployment (--replicas LIST, each within the
+	 * budget); none given: 1, and for an MoE model also 2, 4, ... up to
+	 * the budget for its aggregated layouts without DP (DP of an MoE
+	 * model is attention DP; DP of a dense model is replicas already) */
+	int replicas[SEARCH_MAX_LIST];
+	size_t nreplicas;
 	bool pd;                        /* also P/D splits */
 	int pd_max_workers;             /* X + Y at most this */
 };
@@ -68,11 +74,13 @@ struct search_deploy {
 	int64_t max_num_batched_tokens; /* 0: the engine's default */
 	int spec_k;                     /* MTP draft tokens, 0: off */
 	int pd_prefill, pd_decode;      /* 0: aggregated */
-	int gpus;                       /* GPUs of one instance */
+	int replicas;                   /* copies behind the router (1) */
+	int gpus;                       /* GPUs of one instance, every replica's */
 };
 
 /* Every candidate, in a fixed order (GPU, engine, P/D last, dtype, TP, PP,
- * DP, EP, max_num_seqs, max_num_batched_tokens, MTP).  *out heap-owned. */
+ * DP, EP, replicas, max_num_seqs, max_num_batched_tokens, MTP).  *out
+ * heap-owned. */
 void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
 		      const struct search_space *sp, struct search_deploy **out, size_t *n);
 
@@ -101,6 +109,10 @@ struct search_outcome {
 	double out_tok_s, tok_s_gpu, tok_s_user, ttft_p90_ms, itl_mean_ms, e2e_p90_ms;
 	double running_per_rank, queue_share; /* its load terms (metric_set): its accuracy class */
 	double usd_per_mtok;            /* NAN without a price */
+	/* energy at max_rate (sim.h metric_set, hw/power.h): joules per output
+	 * token and output tokens/s per watt of the instance's GPUs; NAN
+	 * without a power figure for the GPU */
+	double j_per_tok, tok_s_per_w;
 };
 
 struct search_in {
@@ -122,9 +134,20 @@ struct search_in {
 int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
 		    struct search_outcome *out, struct err *e);
 
-/* Indices of the outcomes: OK ones by tokens/s/GPU (ties: fewer GPUs,
- * then enumeration order), then the others in enumeration order. */
-void search_rank(const struct search_outcome *o, size_t n, size_t *order);
+/* Without a --replicas list, replicas of a deployment whose single copy
+ * does not start are pruned for the same reason (each replica passes the
+ * same checks), which the single copy's outcome already says: those
+ * outcomes are dropped (the rest keep their order); the count left. */
+size_t search_drop_pruned_copies(struct search_outcome *o, size_t n, const struct search_space *sp);
+/* What search ranks by: output tokens/s per GPU (most first), or joules
+ * per output token (fewest first; those without an energy figure after
+ * the others, by tokens/s per GPU). */
+enum search_rank_by { SEARCH_RANK_THROUGHPUT, SEARCH_RANK_ENERGY };
+/* Parse "throughput" or "energy" (SS_EUSAGE naming --rank otherwise). */
+int search_rank_parse(const char *s, enum search_rank_by *by, struct err *e);
+/* Indices of the outcomes: OK ones by `by` (ties: tokens/s/GPU, fewer
+ * GPUs, then enumeration order), then the others in enumeration order. */
+void search_rank(const struct search_outcome *o, size_t n, enum search_rank_by by, size_t *order);
 /* GPUs needed for a target rate: replicas of the instance. */
 int64_t search_gpus_for_rate(const struct search_outcome *o, double target_rps);
 
@@ -139,6 +162,7 @@ struct search_summary {
 	size_t pruned_by[SEARCH_PRUNE__COUNT];
 	size_t runs;                    /* simulations, all deployments */
 	size_t *order;                  /* search_rank's; heap-owned */
+	enum search_rank_by rank_by;    /* what order ranks by */
 	bool *front;                    /* per outcome: on the Pareto front of tokens/s per user
 					 * against tokens/s per GPU (OK ones); heap-owned */
 	int best_target;                /* with a target rate: the outcome serving it on the
@@ -146,7 +170,7 @@ struct search_summary {
 };
 /* target_rps 0: none.  Release with search_summary_release. */
 void search_summarize(const struct search_outcome *r, size_t n, const struct search_gpu *budget,
-		      double target_rps, struct search_summary *s);
+		      double target_rps, enum search_rank_by by, struct search_summary *s);
 void search_summary_release(struct search_summary *s);
 
 #endif

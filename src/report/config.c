@@ -9,6 +9,11 @@
 #include "report/out.h"
 #include "base/version.h"
 
+const char *out_router_key(enum router_kind k)
+{
+	return k == ROUTER_ROUND_ROBIN ? "rr" : k == ROUTER_LEAST_OUTSTANDING ? "lo" : "kv-aware";
+}
+
 const char *out_dist_desc(const struct wl_dist *d, char *buf, size_t n)
 {
 	switch (d->kind) {
@@ -161,7 +166,9 @@ void out_config_json(struct jw *w, const struct out_config *c)
 		jw_str(w, "schedule_policy", c->sglang_lpm ? "lpm" : "fcfs");
 		jw_bool(w, "overlap_schedule", c->overlap_schedule);
 	}
-	jw_str(w, "router", sc->router == ROUTER_ROUND_ROBIN ? "rr" : "lo");
+	jw_str(w, "router", out_router_key(sc->router));
+	if (sc->replicas > 1) /* (absent: one) */
+		jw_int(w, "replicas", sc->replicas);
 	jstr_or_null(w, "tier0_off", c->tier0_off);
 	calib_overheads_json(w, ov);
 	jstr_or_null(w, "calibration", c->calibration);
@@ -223,7 +230,7 @@ void out_config_csv_row(FILE *f, const struct out_config *c)
 		(long long)sc->max_num_seqs, (long long)sc->max_model_len, (long long)sc->block_size,
 		(long long)sc->long_prefill_token_threshold, sc->gpu_memory_utilization,
 		(long long)c->total_kv_blocks, sc->prefix_caching ? "true" : "false",
-		sc->router == ROUTER_ROUND_ROBIN ? "rr" : "lo");
+		out_router_key(sc->router));
 	csv_str(f, c->tier0_off);
 	fprintf(f, ",%g,%g,%g,%g,%g,%g", ov->step_us, ov->layer_us, ov->req_us, ov->api_ttft_ms,
 		ov->stream_token_us, ov->delivery_steps);

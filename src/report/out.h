@@ -132,6 +132,9 @@ void out_config_csv_header(FILE *f);
 void out_config_csv_row(FILE *f, const struct out_config *c);
 /* One line describing a length distribution: "lognormal(mean 600, sd 300)". */
 const char *out_dist_desc(const struct wl_dist *d, char *buf, size_t n);
+/* A router as result files name it: "rr", "lo" (the first spellings,
+ * kept), "kv-aware". */
+const char *out_router_key(enum router_kind k);
 
 /* --- the report of `servesim run` ----------------------------------------- */
 

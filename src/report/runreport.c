@@ -174,6 +174,12 @@ static void print_sglang_defaults(FILE *f, const struct out_run *c)
 			dtype_name(c->cfg.sc->kvdt));
 }
 
+/* The router of a dense model's DP replicas, as the header names it. */
+static const char *dp_router_words(enum router_kind k)
+{
+	return k == ROUTER_ROUND_ROBIN ? ", round-robin router" : k == ROUTER_LEAST_OUTSTANDING ? ", least-outstanding router" : ", kv-aware router";
+}
+
 static void run_header(FILE *f, const struct out_run *c)
 {
 	/* an engine whose limits follow its own rules (SGLang's) prints each
@@ -189,6 +195,9 @@ static void run_header(FILE *f, const struct out_run *c)
 	if (c->cfg.sc->kvdt_src[0])
 		fprintf(f, " (KV cache from %s)", c->cfg.sc->kvdt_src);
 	fprintf(f, "\n");
+	if (c->cfg.sc->replicas > 1)
+		fprintf(f, "replicas   %d replicas, %s router (%d GPUs in all), each a copy of:\n", c->cfg.sc->replicas,
+			router_name(c->cfg.sc->router), scenario_gpus(c->cfg.sc));
 	if (c->simcfg->pd.prefill > 0) {
 		/* workers, each pd.*_group attention-DP ranks (sim.h) */
 		const struct parallel *pp = c->prefill_par, *dp = &c->cfg.sc->par;
@@ -218,10 +227,17 @@ static void run_header(FILE *f, const struct out_run *c)
 		       pp->dp > 1 ? "DP rank" : "worker");
 	} else if (c->simcfg->lockstep)
 		print_dp_attention(f, c);
+	else if (c->cfg.sc->replicas > 1 && c->cfg.sc->par.dp == 1)
+		fprintf(f, "hardware   %d x %s (TP %d, PP %d)\n", c->cfg.sc->par.tp * c->cfg.sc->par.pp, c->cfg.sc->gpu->id,
+			c->cfg.sc->par.tp, c->cfg.sc->par.pp);
+	else if (c->cfg.sc->replicas > 1)
+		fprintf(f, "hardware   %d DP engines x %d %s (TP %d, PP %d)%s across them\n", c->cfg.sc->par.dp,
+		       c->cfg.sc->par.tp * c->cfg.sc->par.pp, c->cfg.sc->gpu->id, c->cfg.sc->par.tp, c->cfg.sc->par.pp,
+		       dp_router_words(c->cfg.sc->router));
 	else
 		fprintf(f, "hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", c->cfg.sc->par.dp, c->cfg.sc->par.dp > 1 ? "s" : "",
 		       c->cfg.sc->par.tp * c->cfg.sc->par.pp, c->cfg.sc->gpu->id, c->cfg.sc->par.tp, c->cfg.sc->par.pp,
-		       c->cfg.sc->par.dp > 1 ? (c->cfg.sc->router == ROUTER_ROUND_ROBIN ? ", round-robin router" : ", least-outstanding router") : "");
+		       c->cfg.sc->par.dp > 1 ? dp_router_words(c->cfg.sc->router) : "");
 	if (c->simcfg->lockstep || c->cost->place.nodes > 1)
 		print_placement(f, c);
 	{

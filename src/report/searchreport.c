@@ -76,13 +76,18 @@ void pareto_svg(const struct pareto_chart *c, struct sbuf *o)
 
 /* --- the search report --- */
 
+/* "tp8 pp1 dp1 ep8", "1p2d tp8 ep", a count of replicas before: "2x ..." */
 static void layout(const struct search_outcome *r, char *buf, size_t n)
 {
+	char rep[16] = "";
+
+	if (r->d.replicas > 1)
+		snprintf(rep, sizeof(rep), "%dx ", r->d.replicas);
 	if (r->d.pd_prefill)
-		snprintf(buf, n, "%dp%dd tp%d%s", r->d.pd_prefill, r->d.pd_decode, r->d.par.tp,
+		snprintf(buf, n, "%s%dp%dd tp%d%s", rep, r->d.pd_prefill, r->d.pd_decode, r->d.par.tp,
 			 r->d.par.ep > 1 ? " ep" : "");
 	else
-		snprintf(buf, n, "tp%d pp%d dp%d ep%d", r->d.par.tp, r->d.par.pp, r->d.par.dp, r->d.par.ep);
+		snprintf(buf, n, "%stp%d pp%d dp%d ep%d", rep, r->d.par.tp, r->d.par.pp, r->d.par.dp, r->d.par.ep);
 }
 
 /* "mtp1" or "-". */
@@ -146,6 +151,8 @@ static void launch_lines(const struct search_report *R, const struct search_outc
 	in.pd_prefill = r->d.pd_prefill;
 	in.pd_decode = r->d.pd_decode;
 	in.moe = R->model->n_experts > 0;
+	if (r->d.replicas > 1)
+		sb_printf(o, "# %d replicas behind a router, each:\n", r->d.replicas);
 	R->sp->engine[r->d.engine]->launch(&in, o);
 }
 
@@ -162,7 +169,7 @@ static void fmt_num(char *buf, size_t n, int prec, bool g, double v)
 
 void search_report_text(FILE *f, const struct search_report *R)
 {
-	char slos[512], lay[64], c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], dt[32], sp[16];
+	char slos[512], lay[64], c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], c7[32], dt[32], sp[16];
 	size_t i, k, shown;
 	struct sbuf sb;
 
@@ -192,7 +199,9 @@ void search_report_text(FILE *f, const struct search_report *R)
 	if (R->s->nok == 0) {
 		fprintf(f, "no deployment meets the SLO\n");
 	} else {
-		fprintf(f, "rank  gpu        gpus  engine  layout            w/kv       mns    mnbt  spec   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  binding\n");
+		if (R->s->rank_by == SEARCH_RANK_ENERGY)
+			fprintf(f, "ranked by joules per output token at max_rate, fewest first (--rank energy)\n");
+		fprintf(f, "rank  gpu        gpus  engine  layout            w/kv       mns    mnbt  spec   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  tok/s/W  binding\n");
 		for (k = 0; k < R->s->nok; k++) {
 			const struct search_outcome *r = &R->r[R->s->order[k]];
 			layout(r, lay, sizeof(lay));
@@ -202,16 +211,18 @@ void search_report_text(FILE *f, const struct search_report *R)
 			fmt_num(c4, sizeof(c4), 0, false, r->ttft_p90_ms);
 			fmt_num(c5, sizeof(c5), 1, false, r->itl_mean_ms);
 			fmt_num(c6, sizeof(c6), 3, false, r->usd_per_mtok);
+			fmt_num(c7, sizeof(c7), 2, false, r->tok_s_per_w);
 			wkv(R->model, r, dt, sizeof(dt));
 			spec_text(r, sp, sizeof(sp));
-			fprintf(f, "%3zu%s  %-9s %5d  %-6s  %-16s  %-9s %5lld %7lld  %-4s %9s %10s %11s %9s %9s %7s  %s\n", k + 1,
+			fprintf(f, "%3zu%s  %-9s %5d  %-6s  %-16s  %-9s %5lld %7lld  %-4s %9s %10s %11s %9s %9s %7s %8s  %s\n", k + 1,
 			       R->s->front[R->s->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r),
 			       lay, dt, (long long)r->max_num_seqs, (long long)r->max_num_batched_tokens, sp, c1, c2, c3,
-			       c4, c5, c6, r->binding_name);
+			       c4, c5, c6, c7, r->binding_name);
 		}
 		fprintf(f, "(* on the Pareto front of tokens/s/GPU vs tokens/s/user; max_rate in req/s per instance; "
 		       "mnbt: max_num_batched_tokens, SGLang's chunked_prefill_size; spec: MTP draft tokens; "
-		       "$/Mtok per million output tokens)\n");
+		       "$/Mtok per million output tokens; tok/s/W output tokens/s per watt of the GPUs at max_rate, "
+		       "docs/energy.md)\n");
 		if (R->conf)
 			out_confidence_text(f, &R->conf[R->s->order[0]], "of rank 1 at its max_rate, ");
 	}
@@ -345,6 +356,7 @@ void search_report_json(FILE *f, const struct search_report *R)
 		jw_null(&w, "target");
 	}
 	sb_init(&sb);
+	jw_str(&w, "ranked_by", R->s->rank_by == SEARCH_RANK_ENERGY ? "energy_j_per_output_token" : "tok_s_per_gpu");
 	jw_arr(&w, "ranking");
 	for (k = 0; k < R->n; k++) {
 		const struct search_outcome *r = &R->r[R->s->order[k]];
@@ -367,6 +379,7 @@ void search_report_json(FILE *f, const struct search_report *R)
 		jw_int(&w, "ep", r->d.par.ep);
 		jw_int(&w, "pd_prefill", r->d.pd_prefill);
 		jw_int(&w, "pd_decode", r->d.pd_decode);
+		jw_int(&w, "replicas", r->d.replicas > 1 ? r->d.replicas : 1);
 		jw_str(&w, "dtype", dtype_name(r->d.wdt));
 		jw_str(&w, "weights", weights(R->model, r));
 		jw_str(&w, "kv_dtype", dtype_name(r->kvdt));
@@ -385,6 +398,8 @@ void search_report_json(FILE *f, const struct search_report *R)
 		jnum(&w, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
 		jnum(&w, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
 		jnum(&w, "usd_per_m_output_tokens", r->usd_per_mtok);
+		jnum(&w, "energy_j_per_output_token", r->status == SEARCH_OK ? r->j_per_tok : NAN);
+		jnum(&w, "output_tok_s_per_w", r->status == SEARCH_OK ? r->tok_s_per_w : NAN);
 		jw_bool(&w, "pareto", R->s->front[R->s->order[k]]);
 		if (r->status == SEARCH_OK && R->conf) {
 			jw_obj(&w, "summary");
@@ -427,6 +442,7 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_int(row, "ep", r->d.par.ep);
 		sweep_row_int(row, "pd_prefill", r->d.pd_prefill);
 		sweep_row_int(row, "pd_decode", r->d.pd_decode);
+		sweep_row_int(row, "replicas", r->d.replicas > 1 ? r->d.replicas : 1);
 		sweep_row_str(row, "dtype", dtype_name(r->d.wdt));
 		sweep_row_str(row, "weights", weights(R->model, r));
 		sweep_row_str(row, "kv_dtype", dtype_name(r->kvdt));
@@ -462,6 +478,8 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_num(row, "ttft_p90_ms", r->status == SEARCH_OK ? r->ttft_p90_ms : NAN);
 		sweep_row_num(row, "itl_mean_ms", r->status == SEARCH_OK ? r->itl_mean_ms : NAN);
 		sweep_row_num(row, "usd_per_m_output_tokens", r->usd_per_mtok);
+		sweep_row_num(row, "energy_j_per_output_token", r->status == SEARCH_OK ? r->j_per_tok : NAN);
+		sweep_row_num(row, "output_tok_s_per_w", r->status == SEARCH_OK ? r->tok_s_per_w : NAN);
 		sweep_row_int(row, "pareto", R->s->front[i]);
 		sweep_row_int(row, "simulations", (int64_t)r->probes);
 		if (i == 0)

@@ -276,6 +276,9 @@ void out_metrics_text(FILE *f, const struct metric_set *m)
 	else
 		fprintf(f, "  throughput %.2f req/s, %.0f input tok/s, %.0f output tok/s, %.0f total tok/s\n",
 			m->throughput_rps, m->input_tok_s, m->output_tok_s, total_tok_s(m));
+	if (!isnan(m->energy_j))
+		fprintf(f, "  energy %.4g J per output token, %.0f W per GPU on average (%.4g kJ; model: docs/energy.md)\n",
+			m->energy_j_per_output_token, m->avg_power_w_per_gpu, m->energy_j * 1e-3);
 }
 
 /* --- JSON --- */
@@ -312,6 +315,9 @@ void out_metrics_json(struct jw *w, const struct metric_set *m)
 	}
 	jw_int(w, "token_gaps", (int64_t)m->token_gaps);
 	jw_bool(w, "itl_pooled_exact", m->itl_pooled_exact);
+	jnum(w, "energy_j", m->energy_j);
+	jnum(w, "avg_power_w_per_gpu", m->avg_power_w_per_gpu);
+	jnum(w, "energy_j_per_output_token", m->energy_j_per_output_token);
 }
 
 /* --- CSV --- */

@@ -106,7 +106,7 @@ void sweep_row_scenario(struct sweep_row *r, const struct scenario *sc, const st
 	sweep_row_int(r, "total_kv_blocks_given", sc->total_kv_blocks);
 	sweep_row_num(r, "gpu_memory_utilization", sc->gpu_memory_utilization);
 	sweep_row_int(r, "prefix_caching", sc->prefix_caching);
-	sweep_row_str(r, "router", sc->router == ROUTER_ROUND_ROBIN ? "rr" : "lo");
+	sweep_row_str(r, "router", out_router_key(sc->router));
 	sweep_row_int(r, "tier0_off_mask", (int64_t)sc->tier0_off);
 	sweep_row_int(r, "tier2", sc->tier2 != NULL);
 	sweep_row_num(r, "overhead_step_us", sc->ov.step_us);

@@ -20,6 +20,7 @@
 #include "sim/kvcache.h"
 #include "sim/sim.h"
 #include "base/loghist.h"
+#include "hw/power.h"
 #include "base/wdist.h"
 #include "stepmemo.h"
 
@@ -141,6 +142,10 @@ struct replica {
 	double spec_ctx;                   /* their contexts, summed */
 	int64_t step_dur_ns;
 	struct stepmemo prices;            /* its decode-only steps' prices */
+	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
+	 * of its cost model): the energy of its steps (account_step) */
+	struct power_model power;
+	double gpus;
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
 	/* may its steady decoders be lazy (the policy's lazy, no speculative
@@ -249,7 +254,16 @@ struct sim {
 	struct wl_req next;
 	uint64_t next_seq;
 	bool has_next, closed;
+	/* routing (engine.c): ranks per replica (pd.prefill + dp); the
+	 * round-robin counters, of the replicas and, [replicas], of the ranks
+	 * inside each; the kv-aware router's tie draws (stream 12) and the
+	 * arrival's content chain it looks up (grown to the longest) */
+	int per, nreplicas;
 	uint64_t rr;
+	uint64_t *rr_in;
+	struct pcg32 route_rng;
+	uint64_t *route_chain;
+	size_t route_chain_cap;
 	int32_t max_blocks_per_req;
 	/* log2(block_size) + 1 when block_size is a power of two, else 0
 	 * (set by sched_replica_init): block arithmetic by shifts and masks */

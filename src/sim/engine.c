@@ -211,24 +211,185 @@ static void record(struct sim *s, const struct req *r)
 
 /* --- admission and routing --- */
 
-/* A replica of [lo, hi) by the router. */
-static int pick_replica(struct sim *s, int lo, int hi)
+const char *router_name(enum router_kind k)
 {
-	int i, best = lo;
-	size_t bl = SIZE_MAX;
+	switch (k) {
+	case ROUTER_ROUND_ROBIN: return "round-robin";
+	case ROUTER_LEAST_OUTSTANDING: return "least-loaded";
+	case ROUTER_KV_AWARE: return "kv-aware";
+	}
+	return "?";
+}
 
-	if (hi - lo == 1)
-		return lo;
-	if (s->cfg.router == ROUTER_ROUND_ROBIN)
-		return lo + (int)(s->rr++ % (uint64_t)(hi - lo));
-	for (i = lo; i < hi; i++) {
-		size_t l = s->reps[i].nrun + s->reps[i].wlen;
-		if (l < bl) {
-			bl = l;
+int router_parse(const char *flag, const char *arg, enum router_kind *out, struct err *e)
+{
+	static const struct {
+		const char *name;
+		enum router_kind k;
+	} names[] = {{"round-robin", ROUTER_ROUND_ROBIN}, {"rr", ROUTER_ROUND_ROBIN},
+		     {"least-loaded", ROUTER_LEAST_OUTSTANDING}, {"lo", ROUTER_LEAST_OUTSTANDING},
+		     {"least-outstanding", ROUTER_LEAST_OUTSTANDING}, {"kv-aware", ROUTER_KV_AWARE},
+		     {"kv", ROUTER_KV_AWARE}};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(arg, names[i].name) == 0) {
+			*out = names[i].k;
+			return 0;
+		}
+	return err_set(e, SS_EUSAGE,
+		       "%s must be round-robin, least-loaded or kv-aware (or rr, lo, least-outstanding, kv), got '%s'",
+		       flag, arg);
+}
+
+/* A bare record of arrival w, request id (what its arrival says). */
+static void req_of_arrival(struct req *r, const struct wl_req *w, int64_t id)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = id;
+	r->arrival_ns = w->arrival_ns;
+	r->prompt = w->prompt_tokens;
+	r->output = w->output_tokens;
+	r->prefix_tokens = w->prefix_tokens;
+	r->prefix_group = w->prefix_group;
+	r->content_id = w->content_id;
+	r->stage = w->stage;
+}
+
+/* The kv-aware router's weights: llm-d's precise prefix-cache routing
+ * profile (llm-d guides/precise-prefix-cache-aware, gaie-kv-events/values.yaml,
+ * llm-d-inference-scheduler v0.7; https://llm-d.ai/docs/dev/guides/precise-prefix-cache-routing):
+ * precise-prefix-cache-scorer 3 (the share of the prompt's blocks resident
+ * in the endpoint's KV cache, from the engines' KV events: here read
+ * straight from the cache), kv-cache-utilization-scorer 2 (1 - the share
+ * of KV blocks in use) and queue-scorer 2 (waiting requests, min-max
+ * normalised over the candidates: the shortest queue 1, the longest 0, all
+ * 1 when equal), then max-score-picker (the highest sum; equal sums drawn
+ * at random, as its shuffle before a stable sort does). */
+#define ROUTE_W_PREFIX 3.0
+#define ROUTE_W_KV 2.0
+#define ROUTE_W_QUEUE 2.0
+
+/* The content chain of arrival w (request id) a router looks up: the
+ * hashes of the blocks others can hold (its group prefix or repeated
+ * prompt, at most what a prefix hit may cover: all but the last token), as
+ * the scheduler computes them (sched_block_hash); their count. */
+static int32_t route_chain(struct sim *s, const struct wl_req *w, int64_t id)
+{
+	int64_t bs = s->cfg.block_size, maxb = full_blocks(s, w->prompt_tokens - 1), n, b;
+	uint64_t prev = 0;
+	struct req r;
+
+	n = w->content_id >= 0 ? w->prompt_tokens / bs : w->prefix_group >= 0 ? w->prefix_tokens / bs : 0;
+	if (n > maxb)
+		n = maxb;
+	if (n <= 0 || !s->cfg.prefix_caching)
+		return 0;
+	req_of_arrival(&r, w, id);
+	XGROW(s->route_chain, s->route_chain_cap, (size_t)n);
+	for (b = 0; b < n; b++)
+		prev = s->route_chain[b] = sched_block_hash(s, &r, b, prev);
+	return (int32_t)n;
+}
+
+/* Candidate i of a routing choice: ranks [lo + i x stride, + width). */
+struct route_cands {
+	int n, lo, stride, width;
+	const uint64_t *chain;   /* the arrival's content chain (kv-aware), nchain blocks */
+	int32_t nchain, nfull;   /* nfull: the prompt's full blocks */
+};
+
+/* kv-aware: candidate i's score (weights above); its ranks' waiting
+ * queues summed, their KV use pooled, their longest cached prefix. */
+static double route_score(const struct sim *s, const struct route_cands *c, int i, size_t qmin, size_t qmax)
+{
+	double used = 0, total = 0, q = 1;
+	size_t wait = 0;
+	int32_t hits = 0;
+	int k, r0 = c->lo + i * c->stride;
+
+	for (k = r0; k < r0 + c->width; k++) {
+		const struct replica *rp = &s->reps[k];
+		wait += rp->wlen;
+		used += (double)kvc_used(&rp->kv);
+		total += (double)rp->kv.total;
+		if (c->nchain > hits) {
+			int32_t h = kvc_cached_prefix(&rp->kv, c->chain, c->nchain);
+			if (h > hits)
+				hits = h;
+		}
+	}
+	if (qmax > qmin)
+		q = (double)(qmax - wait) / (double)(qmax - qmin);
+	return ROUTE_W_PREFIX * (c->nfull > 0 ? (double)hits / (double)c->nfull : 0) +
+	       ROUTE_W_KV * (total > 0 ? 1 - used / total : 0) + ROUTE_W_QUEUE * q;
+}
+
+/* The candidate the router picks (ctr: its round-robin counter). */
+static int route(struct sim *s, const struct route_cands *c, uint64_t *ctr)
+{
+	int i, k, best = 0;
+	size_t bl = SIZE_MAX, qmin = SIZE_MAX, qmax = 0;
+	double bs = -1;
+	uint32_t ties = 0;
+
+	if (c->n == 1)
+		return 0;
+	switch (s->cfg.router) {
+	case ROUTER_ROUND_ROBIN:
+		return (int)((*ctr)++ % (uint64_t)c->n);
+	case ROUTER_LEAST_OUTSTANDING:
+		for (i = 0; i < c->n; i++) {
+			size_t l = 0;
+			for (k = c->lo + i * c->stride; k < c->lo + i * c->stride + c->width; k++)
+				l += s->reps[k].nrun + s->reps[k].wlen;
+			if (l < bl) {
+				bl = l;
+				best = i;
+			}
+		}
+		return best;
+	case ROUTER_KV_AWARE:
+		break;
+	}
+	for (i = 0; i < c->n; i++) {
+		size_t wait = 0;
+		for (k = c->lo + i * c->stride; k < c->lo + i * c->stride + c->width; k++)
+			wait += s->reps[k].wlen;
+		qmin = wait < qmin ? wait : qmin;
+		qmax = wait > qmax ? wait : qmax;
+	}
+	for (i = 0; i < c->n; i++) {
+		double sc = route_score(s, c, i, qmin, qmax);
+		if (sc > bs) {
+			bs = sc;
 			best = i;
+			ties = 1;
+		} else if (sc == bs && pcg32_bounded(&s->route_rng, ++ties) == 0) {
+			best = i; /* each of the equal best kept with chance 1/ties */
 		}
 	}
 	return best;
+}
+
+/* The engine rank arrival w (request id) is queued on: a replica by the
+ * router, then one of its ranks (with P/D, one of its prefill workers). */
+static int route_arrival(struct sim *s, const struct wl_req *w, int64_t id)
+{
+	int pre = s->cfg.pd.prefill, k = 0;
+	struct route_cands c = {s->nreplicas, 0, s->per, pre > 0 ? pre : s->per, NULL, 0, 0};
+
+	if (s->cfg.router == ROUTER_KV_AWARE) {
+		c.nchain = route_chain(s, w, id);
+		c.chain = s->route_chain;
+		c.nfull = (int32_t)full_blocks(s, w->prompt_tokens);
+	}
+	if (c.n > 1)
+		k = route(s, &c, &s->rr);
+	c.n = c.width;
+	c.lo = k * s->per;
+	c.stride = c.width = 1;
+	return c.lo + route(s, &c, &s->rr_in[k]);
 }
 
 static void reject_req(struct sim *s, struct req *r, enum reject_reason why)
@@ -244,12 +405,7 @@ static void reject_arrival(struct sim *s, const struct wl_req *w, int64_t id, en
 {
 	struct req r;
 
-	memset(&r, 0, sizeof(r));
-	r.id = id;
-	r.arrival_ns = w->arrival_ns;
-	r.prompt = w->prompt_tokens;
-	r.output = w->output_tokens;
-	r.stage = w->stage;
+	req_of_arrival(&r, w, id);
 	s->tot.rejected[why]++;
 	csv_row(s, &r, why == REJ_TOO_LONG ? "rejected:too_long" : "rejected:kv_capacity", 0, 0, 0,
 		0, 0);
@@ -275,8 +431,8 @@ static int admit(struct sim *s, const struct wl_req *w)
 		reject_arrival(s, w, id, REJ_KV_CAPACITY);
 		return REJ_KV_CAPACITY;
 	}
-	/* P/D: prompts go to the prefill pool */
-	ri = s->cfg.pd.prefill > 0 ? pick_replica(s, 0, s->cfg.pd.prefill) : pick_replica(s, 0, s->nrep);
+	/* P/D: prompts go to a prefill worker */
+	ri = route_arrival(s, w, id);
 	rp = &s->reps[ri];
 	sched_arrive(rp, w, id);
 	/* an idle engine starts its next step after every event of this
@@ -326,7 +482,12 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	r->tok_ns = s->now; /* the first token's client time: its next gap's start */
 	if (s->cfg.on_chunk) /* live use: the first token reaches the client now */
 		s->cfg.on_chunk(s->cfg.on_chunk_ctx, r->id, s->now, 1, false);
-	ri = pick_replica(s, s->cfg.pd.prefill, s->nrep);
+	{
+		/* a decode worker of the request's replica */
+		int k = r->replica / s->per;
+		struct route_cands c = {s->cfg.dp, k * s->per + s->cfg.pd.prefill, 1, 1, NULL, 0, 0};
+		ri = c.lo + route(s, &c, &s->rr_in[k]);
+	}
 	r->replica = ri;
 	rp = &s->reps[ri];
 	sched_enqueue(rp, r);
@@ -471,6 +632,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->total_kv_blocks > INT32_MAX / 4)
 		return err_set(e, SS_EUSAGE, "--total-kv-blocks %lld is too large",
 			       (long long)cfg->total_kv_blocks);
+	if (cfg->replicas < 0 || cfg->replicas > SIM_MAX_REPLICAS ||
+	    (int64_t)(cfg->replicas > 1 ? cfg->replicas : 1) * (cfg->pd.prefill + cfg->dp) > SIM_MAX_RANKS)
+		return err_set(e, SS_EUSAGE, "replicas must be 1 to %d and ranks in all at most %d, got %d replicas of %d ranks",
+			       SIM_MAX_REPLICAS, SIM_MAX_RANKS, cfg->replicas, cfg->pd.prefill + cfg->dp);
 	if (cfg->pd.prefill > 0 && (cfg->pd.prefill_kv_blocks < 1 || cfg->pd.prefill_kv_blocks > INT32_MAX / 4))
 		return err_set(e, SS_EUSAGE, "the prefill workers' KV cache needs 1 to %d blocks, got %lld",
 			       INT32_MAX / 4, (long long)cfg->pd.prefill_kv_blocks);
@@ -488,12 +653,16 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->gapd = xmalloc(xmul(256, sizeof(*s->gapd)));
 	for (k = 0; k < 256; k++)
 		wdist_init(&s->gapd[k]);
-	s->nrep = cfg->pd.prefill + cfg->dp;
+	s->per = cfg->pd.prefill + cfg->dp;
+	s->nreplicas = cfg->replicas > 1 ? cfg->replicas : 1;
+	s->nrep = s->per * s->nreplicas;
+	s->rr_in = xcalloc((size_t)s->nreplicas, sizeof(*s->rr_in));
+	pcg32_seed(&s->route_rng, wl->seed, 12);
 	s->max_blocks_per_req = blocks_for(s, cfg->max_model_len) + 1;
 	s->reps = xcalloc((size_t)s->nrep, sizeof(*s->reps));
 	for (i = 0; i < s->nrep; i++) {
 		struct replica *rp = &s->reps[i];
-		bool pre = i < cfg->pd.prefill;
+		bool pre = i % s->per < cfg->pd.prefill;
 		rp->prefill_only = pre;
 		rp->cost = pre ? cfg->pd.prefill_cost : cost;
 		rp->mbt = pre ? cfg->pd.prefill_max_num_batched_tokens : cfg->max_num_batched_tokens;
@@ -560,6 +729,8 @@ void sim_free(struct sim *s)
 		free(rp->pipe);
 	}
 	free(s->reps);
+	free(s->rr_in);
+	free(s->route_chain);
 	for (i = 0; i < s->nxfer; i++)
 		if (s->xfer[i]) {
 			free(s->xfer[i]->blocks);
@@ -849,6 +1020,25 @@ void sim_summary_core(struct sim *s, int stage, struct metric_set *o)
 }
 
 /* all false: the TPOT and queue-time distributions are left zero. */
+/* o's energy figures (sim.h metric_set), from its span and the steps'. */
+static void summary_energy(const struct sim *s, int stage, struct metric_set *o)
+{
+	double idle_w = 0, gpus = 0, span = o->last_done_s - o->first_arrival_s;
+	int i;
+
+	o->energy_j = o->avg_power_w_per_gpu = o->energy_j_per_output_token = NAN;
+	if ((stage >= 0 && s->nstages > 1) || o->completed == 0 || !(span > 0) || isnan(s->tot.energy_dyn_j))
+		return;
+	for (i = 0; i < s->nrep; i++) {
+		idle_w += s->reps[i].power.idle_w * s->reps[i].gpus;
+		gpus += s->reps[i].gpus;
+	}
+	o->energy_j = idle_w * span + s->tot.energy_dyn_j;
+	o->avg_power_w_per_gpu = o->energy_j / span / gpus;
+	if (o->output_tokens > 0)
+		o->energy_j_per_output_token = o->energy_j / o->output_tokens;
+}
+
 static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o)
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
@@ -913,6 +1103,7 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 		o->input_tok_s = o->input_tokens / span;
 		o->output_tok_s = o->output_tokens / span;
 	}
+	summary_energy(s, stage, o);
 }
 
 void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n)

@@ -477,3 +477,14 @@ bool kvc_check(const struct kvc *c, char *why, int n)
 	}
 	return true;
 }
+
+int32_t kvc_cached_prefix(const struct kvc *c, const uint64_t *h, int32_t n)
+{
+	int32_t i;
+
+	if (!c->caching)
+		return 0;
+	for (i = 0; i < n && kvc_lookup(c, h[i]) >= 0; i++)
+		;
+	return i;
+}

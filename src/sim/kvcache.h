@@ -146,6 +146,10 @@ static inline void kvc_prefetch(const struct kvc *c, uint64_t h)
 	(void)h;
 #endif
 }
+/* How many leading blocks of a content chain h[0, n) the cache holds (the
+ * longest cached prefix, in blocks): lookups only, no reference taken and
+ * no LRU position moved (a router's look at a replica's cache, engine.c). */
+int32_t kvc_cached_prefix(const struct kvc *c, const uint64_t *h, int32_t n);
 static inline int32_t kvc_ref(const struct kvc *c, int32_t b) { return c->blk[b].ref; }
 /* Does block b (a name handed out) hold content h, that is, would
  * kvc_lookup(c, h) return b?  A block's hash is set exactly while the

@@ -1217,12 +1217,18 @@ static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *r
 	return t;
 }
 
-/* Statistics and step log of a step of t seconds on replica ri. */
-static inline void account_step(struct sim *s, int ri, double t)
+/* Statistics, energy and step log of step d of t seconds on replica ri. */
+static inline void account_step(struct sim *s, int ri, double t, const struct step_desc *d)
 {
 	struct replica *rp = &s->reps[ri];
 	double used;
 
+	if (rp->power.board_w > 0) {
+		double f, b;
+		cost_step_work(rp->cost, d, &f, &b);
+		s->tot.energy_dyn_j += rp->gpus * power_step_j(&rp->power, t, f, rp->cost->peak, b,
+							       rp->cost->g->hbm_bw);
+	}
 	if (s->cfg.step_log)
 		step_log_line(s, rp, ri, t);
 	used = (double)kvc_used(&rp->kv) / (double)rp->kv.total;
@@ -1241,13 +1247,13 @@ static int64_t step_tokens(const struct step_desc *d)
 	return n;
 }
 
-/* The attention-DP ranks that step together with replica ri, [*lo, *hi):
- * every replica when aggregated; with P/D, the ranks of ri's worker
- * (pd.prefill_group ranks per prefill worker, pd.decode_group per decode
- * worker).  A group of one steps alone. */
+/* The attention-DP ranks that step together with rank ri, [*lo, *hi):
+ * every rank of its replica (sim_cfg.replicas) when aggregated; with P/D,
+ * the ranks of ri's worker (pd.prefill_group ranks per prefill worker,
+ * pd.decode_group per decode worker).  A group of one steps alone. */
 static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
 {
-	int g;
+	int g, base = ri - ri % s->per, j = ri - base;
 
 	if (!s->cfg.lockstep) {
 		*lo = ri;
@@ -1255,16 +1261,16 @@ static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
 		return;
 	}
 	if (s->cfg.pd.prefill <= 0) {
-		*lo = 0;
-		*hi = s->nrep;
+		*lo = base;
+		*hi = base + s->per;
 		return;
 	}
-	if (ri < s->cfg.pd.prefill) {
+	if (j < s->cfg.pd.prefill) {
 		g = s->cfg.pd.prefill_group > 1 ? s->cfg.pd.prefill_group : 1;
-		*lo = ri - ri % g;
+		*lo = base + j - j % g;
 	} else {
 		g = s->cfg.pd.decode_group > 1 ? s->cfg.pd.decode_group : 1;
-		*lo = s->cfg.pd.prefill + (ri - s->cfg.pd.prefill) / g * g;
+		*lo = base + s->cfg.pd.prefill + (j - s->cfg.pd.prefill) / g * g;
 	}
 	*hi = *lo + g;
 }
@@ -1318,7 +1324,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 		rp->desc.moe_tokens = moe;
 		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
 		if (rp->active)
-			account_step(s, i, t);
+			account_step(s, i, t, &rp->desc);
 		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
 		if (t > tmax)
 			tmax = t;
@@ -1357,7 +1363,7 @@ static void pp_start(struct sim *s, int ri)
 			break;
 		}
 	t = rank_cost(s, rp, &d);
-	account_step(s, ri, t);
+	account_step(s, ri, t, &d);
 	b->used = true;
 	XGROW(b->reqs, b->cap, rp->nsched);
 	for (i = 0; i < rp->nsched; i++) {
@@ -1385,11 +1391,12 @@ void sched_stage_free(struct sim *s, int ri)
 
 /* Replica ri runs a step of t seconds, host_s of them launching it
  * (start_single, decode_steps): accounted, its duration set. */
-static SCHED_STEP_INLINE void step_started(struct sim *s, int ri, double t, double host_s)
+static SCHED_STEP_INLINE void step_started(struct sim *s, int ri, double t, double host_s,
+					    const struct step_desc *d)
 {
 	struct replica *rp = &s->reps[ri];
 
-	account_step(s, ri, t);
+	account_step(s, ri, t, d);
 	rp->busy = true;
 	rp->step_dur_ns = simtime_round(t * 1e9);
 	rp->step_host_s = host_s;
@@ -1408,7 +1415,7 @@ static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg)
 		return false;
 	}
 	t = rank_cost(s, rp, &d);
-	step_started(s, ri, t, d.nchunks > 0 ? rp->cost->eager_s : 0);
+	step_started(s, ri, t, d.nchunks > 0 ? rp->cost->eager_s : 0, &d);
 	return true;
 }
 
@@ -1756,7 +1763,7 @@ static int decode_steps(struct sim *s, int ri)
 		/* plan_step's description, rank_cost, account_step, start_single */
 		desc_start(rp, &d);
 		describe_decoders(rp, &d);
-		step_started(s, ri, rank_cost(s, rp, &d), 0);
+		step_started(s, ri, rank_cost(s, rp, &d), 0, &d);
 		t_end = s->now + rp->step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {
 			evq_push(&s->q, t_end, EV_STEP_END, ri);
@@ -1881,6 +1888,10 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
 	stepmemo_init(&rp->prices);
+	power_model_of(rp->cost->g, &rp->power);
+	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
+	if (rp->power.board_w <= 0)
+		s->tot.energy_dyn_j = NAN;
 	if (s->cfg.policy->replica_init)
 		s->cfg.policy->replica_init(s, rp);
 }

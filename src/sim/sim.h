@@ -25,7 +25,18 @@
 
 struct sched_policy;
 
-enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_OUTSTANDING };
+/* How an arrival finds its engine: round-robin, least-loaded (fewest
+ * running + waiting requests, the lowest index among equals) or kv-aware
+ * (llm-d's precise prefix-cache scorer with its load scorers: engine.c,
+ * route_score).  Every router works at two levels: it picks a replica
+ * (sim_cfg.replicas), then an engine rank inside it. */
+enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_OUTSTANDING, ROUTER_KV_AWARE };
+
+/* A router's canonical name ("round-robin", "least-loaded", "kv-aware"),
+ * and the parse of a name or alias (rr, lo, least-outstanding, kv): 0, or
+ * SS_EUSAGE naming `flag` and the names expected. */
+const char *router_name(enum router_kind k);
+int router_parse(const char *flag, const char *arg, enum router_kind *out, struct err *e);
 
 /* One request's row of the per-request CSV (sim_requests_csv_header), as
  * numbers: what sim_cfg.on_request gets. */
@@ -35,6 +46,10 @@ struct sim_req_row {
 	bool completed;          /* status "completed" (else rejected, the times 0) */
 	double queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms; /* itl_ms 0 when it has none */
 };
+
+/* The most replicas (sim_cfg.replicas), and engine ranks in all. */
+#define SIM_MAX_REPLICAS 1024
+#define SIM_MAX_RANKS 65536
 
 struct sim_cfg {
 	int64_t max_num_batched_tokens;
@@ -63,6 +78,11 @@ struct sim_cfg {
 	bool lpm, mixed_chunk;
 	int64_t max_prefill_tokens;
 	int dp;
+	/* independent copies of the whole layout (pd.prefill + dp engine
+	 * ranks each, stepping and caching on their own), all on one clock
+	 * behind the router; 0 or 1: one.  Replica k holds ranks [k x per,
+	 * (k + 1) x per), per = pd.prefill + dp, its prefill workers first */
+	int replicas;
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy
 	 * one-token step, as vLLM's DP engines do) and the cost model sees the
@@ -174,6 +194,12 @@ struct metric_set {
 	 * the share of their summed arrival-to-last-token time spent waiting
 	 * to be scheduled.  NAN without completions. */
 	double running_per_rank, queue_share;
+	/* Energy (hw/power.h) over [first arrival, last completion]: the GPUs'
+	 * idle draw over the span plus what the steps drew above it (all of
+	 * the run's steps); joules, the mean power per GPU and joules per output
+	 * token.  NAN without a power figure for the GPU, without completions,
+	 * and for one stage of several (energy is not split by stage). */
+	double energy_j, avg_power_w_per_gpu, energy_j_per_output_token;
 };
 
 struct sim_totals {
@@ -185,6 +211,9 @@ struct sim_totals {
 	uint64_t pd_transfers;     /* P/D: KV hand-offs, and their summed time */
 	int64_t pd_transfer_ns;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
+	/* joules the GPUs drew above idle in the steps (hw/power.h); NAN when
+	 * a replica's GPU has no power figure */
+	double energy_dyn_j;
 	double kv_util_max;
 	int64_t duration_ns;       /* last event time */
 	uint64_t events;

@@ -19,6 +19,7 @@
 #include "base/paths.h"
 #include "hw/axis.h"
 #include "hw/lgrid.h"
+#include "hw/power.h"
 
 static struct model_registry reg;
 static struct gpu_db db;
@@ -1910,6 +1911,50 @@ static void test_breakdown(void)
 	CHECK(bad == 0 && n == 7 * 3 * 2 * 3, "breakdown rows sum to the step's price (%d of %d steps off)", bad, n);
 }
 
+/* The power model (hw/power.h), by hand: an H100 SXM (700 W, idle 0.115 x
+ * 700 = 80.5 W) running a 10 ms step at half its bf16 peak and half its HBM
+ * bandwidth is busy 0.5 + 0.44 x 0.5 = 0.72 of the step, so it draws
+ * (700 - 80.5) x 0.72 x 0.01 = 4.4604 J above idle; a step doing more than
+ * the GPU can is capped at the board power; the H200 has its own measured
+ * idle (80.3 W); a GPU without a board figure has no model; gpus.json
+ * values out of range are refused naming the key. */
+static void test_power(void)
+{
+	const struct gpu_spec *h100 = gpu("h100"), *h200 = gpu("h200"), *h203 = gpu("h20-3e");
+	struct power_model pm;
+	struct gpu_db d;
+	struct err e;
+	char path[] = "/tmp/servesim_power_XXXXXX";
+	double peak, bw;
+
+	if (!h100 || !h200 || !h203) {
+		CHECK(0, "gpus h100, h200, h20-3e");
+		return;
+	}
+	peak = h100->peak_flops[DT_BF16];
+	bw = h100->hbm_bw;
+	CHECK(power_model_of(h100, &pm), "h100 has a board power figure");
+	CHECK_REL(pm.board_w, 700, 1e-12, "h100 board 700 W");
+	CHECK_REL(pm.idle_w, 80.5, 1e-12, "h100 idle 0.115 x 700 W");
+	CHECK_REL(power_step_j(&pm, 0.01, 0.5 * peak * 0.01, peak, 0.5 * bw * 0.01, bw), 4.4604, 1e-9,
+		  "half compute, half HBM: 4.4604 J above idle");
+	CHECK_REL(power_step_j(&pm, 0.01, 2 * peak * 0.01, peak, bw * 0.01, bw), 6.195, 1e-9,
+		  "capped at the board power: (700 - 80.5) x 0.01 J");
+	CHECK(power_step_j(&pm, 0, 1, peak, 1, bw) == 0, "an empty step draws nothing above idle");
+	CHECK(power_model_of(h200, &pm) && pm.idle_w == 80.3, "h200 idle measured: 80.3 W");
+	CHECK(!power_model_of(h203, &pm) && pm.board_w == 0, "h20-3e: no board figure, no model");
+	if (!temp_text(path, "{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
+			     "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
+			     "\"board_power_w\": 700, \"idle_power_w\": 700}]}\n")) {
+		CHECK(0, "temp file");
+		return;
+	}
+	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "idle power at the board power refused");
+	CHECK_STR_CONTAINS(e.msg, "'idle_power_w' must be in (0, board_power_w = 700) W, got 700",
+			   "message names the key, the bound and the value");
+	remove(path);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -1959,6 +2004,7 @@ int main(void)
 	test_gemm_ceiling(&m);
 	test_sliding_window();
 	test_measured_gemm(&m);
+	test_power();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();

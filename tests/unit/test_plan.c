@@ -266,7 +266,7 @@ static void test_enumerate(void)
 	struct search_space sp;
 	struct search_gpu b[1];
 	struct search_deploy *d;
-	size_t n, i, npd = 0, ndp = 0;
+	size_t n, i, k, npd = 0, ndp = 0;
 	bool ok = true;
 	struct err e;
 
@@ -330,25 +330,35 @@ static void test_enumerate(void)
 	search_enumerate(moe, b, 1, &sp, &d, &n);
 	/* MoE on 16, no P/D: (TP, DP) with TP x DP <= 16 and TP <= 8: TP1 DP
 	 * 1..16 (5), TP2 1..8 (4), TP4 1..4 (3), TP8 1..2 (2), + TP8 PP2 (1)
-	 * = 15; EP off or TP x DP (not for 1 GPU): 29; one dtype: the
-	 * checkpoint is block fp8 throughout, so --dtype fp8 would load the same
-	 * weights and list every deployment twice */
-	CHECK(n == 29, "DeepSeek-V3 on 16 H200 without P/D: 29 deployments, bf16 only (%zu)", n);
+	 * = 15; EP off or TP x DP (not for 1 GPU): 29; and replicas of the
+	 * layouts without DP within 16 GPUs: TP1 x 2, 4, 8, 16 (4), TP2 EP
+	 * off/2 x 2, 4, 8 (6), TP4 x 2 EPs x 2, 4 (4), TP8 PP1 x 2 EPs x 2
+	 * (2): 45; one dtype: the checkpoint is block fp8 throughout, so
+	 * --dtype fp8 would load the same weights and list every deployment
+	 * twice */
+	CHECK(n == 45, "DeepSeek-V3 on 16 H200 without P/D: 45 deployments (16 of them replicas), bf16 only (%zu)", n);
+	ok = true;
+	for (i = 0, k = 0; i < n; i++) {
+		ok = ok && (d[i].replicas == 1 || (d[i].par.dp == 1 && d[i].pd_prefill == 0 && i > 0 &&
+						  d[i - 1].par.tp == d[i].par.tp && d[i - 1].par.ep == d[i].par.ep));
+		k += d[i].replicas > 1;
+	}
+	CHECK(ok && k == 16, "replicas only of MoE layouts without attention DP, each after its single copy (%zu)", k);
 	ok = true;
 	for (i = 0; i < n; i++)
 		ok = ok && d[i].wdt == DT_BF16;
 	CHECK(ok, "an fp8 checkpoint: no separate fp8 deployments");
 	ok = true;
 	for (i = 0; i < n; i++)
-		ok = ok && d[i].gpus == d[i].par.tp * d[i].par.pp * d[i].par.dp && d[i].gpus <= 16 &&
+		ok = ok && d[i].gpus == d[i].replicas * d[i].par.tp * d[i].par.pp * d[i].par.dp && d[i].gpus <= 16 &&
 		     (d[i].par.ep == 1 || d[i].par.ep == d[i].par.tp * d[i].par.dp) &&
 		     (d[i].par.pp == 1 || d[i].par.tp == 8);
-	CHECK(ok, "MoE: GPUs = TP x PP x DP <= 16, EP off or TP x DP, PP only at TP 8");
+	CHECK(ok, "MoE: GPUs = replicas x TP x PP x DP <= 16, EP off or TP x DP, PP only at TP 8");
 	free(d);
 	/* DeepSeek-V3 has an MTP module: MTP off and on by default */
 	sp.nspec = 0;
 	search_enumerate(moe, b, 1, &sp, &d, &n);
-	CHECK(n == 58 && d[0].spec_k == 0 && d[1].spec_k == SEARCH_MTP_TOKENS,
+	CHECK(n == 90 && d[0].spec_k == 0 && d[1].spec_k == SEARCH_MTP_TOKENS,
 	      "MTP off and K = %d for a model with num_nextn_predict_layers (%zu)", SEARCH_MTP_TOKENS, n);
 	free(d);
 	sp.nspec = 1;
@@ -362,9 +372,21 @@ static void test_enumerate(void)
 	sp.ndtype = 1;
 	sp.dtype[0] = DT_FP8;
 	search_enumerate(moe, b, 1, &sp, &d, &n);
-	/* TP 8: PP 1, 2; EP off, 8 (PP 1) or 8 (PP 2); x 2 max_num_seqs */
-	CHECK(n == 8 && d[0].max_num_seqs == 64 && d[1].max_num_seqs == 256 && d[0].wdt == DT_FP8,
+	/* TP 8: PP 1 (one copy or 2 replicas), PP 2; EP off, 8; x 2
+	 * max_num_seqs */
+	CHECK(n == 12 && d[0].max_num_seqs == 64 && d[1].max_num_seqs == 256 && d[0].wdt == DT_FP8,
 	      "lists narrow the space: TP 8, fp8, max_num_seqs 64,256 (%zu)", n);
+	free(d);
+	/* --replicas LIST: those counts only, within the budget */
+	sp.nmns = 1;
+	sp.mns[0] = 0;
+	sp.nreplicas = 2;
+	sp.replicas[0] = 1;
+	sp.replicas[1] = 4;
+	search_enumerate(moe, b, 1, &sp, &d, &n);
+	CHECK(n == 4 && d[0].replicas == 1 && d[0].gpus == 8 && d[1].replicas == 1 && d[2].replicas == 1 &&
+		      d[2].par.pp == 2 && d[3].replicas == 1,
+	      "--replicas 1,4 on 16 GPUs: 4 x 8 GPUs does not fit, one copy of each (%zu)", n);
 	free(d);
 	free(dense);
 	free(moe);
@@ -467,12 +489,48 @@ static void test_evaluate(void)
 	CHECK(o2.max_rate > 1.15 * o.max_rate && o2.max_rate < 2.4 * o.max_rate, "DP 2: %.4g req/s vs %.4g",
 	      o2.max_rate, o.max_rate);
 	CHECK_REL(o2.tok_s_gpu, o2.out_tok_s / 2, 1e-12, "tokens/s/GPU over both replicas' GPUs");
+	/* --replicas 2 of TP 1 (the same engines as DP 2 of a dense model),
+	 * probed with twice the requests (cap_probe_requests), so each replica
+	 * sees the 1,000 one copy does: about twice one copy's capacity, at
+	 * least 2 x (1 - 5 %) (the 1 % bisections and the runs' noise), at most
+	 * 2 x (1 + 15 %): the least-loaded router hands each replica arrivals
+	 * smoother than Poisson, which lowers the TTFT p90 at a given rate
+	 * (300 requests are too few to judge either) */
+	wl.num_requests = 1000;
 	d.par.dp = 1;
+	d.gpus = 1;
+	{
+		struct search_outcome one, two;
+		int rc = search_evaluate(&in, &d, 3.0, &one, &e);
+		d.replicas = 2;
+		d.gpus = 2;
+		if (rc == 0)
+			rc = search_evaluate(&in, &d, 3.0, &two, &e);
+		CHECK(rc == 0 && one.status == SEARCH_OK && two.status == SEARCH_OK, "8B one copy and 2 replicas ranked (%s)",
+		      rc < 0 ? e.msg : "");
+		CHECK(two.max_rate >= 1.9 * one.max_rate && two.max_rate <= 2.3 * one.max_rate,
+		      "2 replicas: about twice one copy's capacity (%.4g vs %.4g req/s)", two.max_rate, one.max_rate);
+		CHECK_REL(two.tok_s_gpu, two.out_tok_s / 2, 1e-12, "tokens/s/GPU over both replicas' GPUs");
+	}
+	wl.num_requests = 300;
+	d.replicas = 1;
 	d.gpus = 1;
 	scenario_defaults(&base[0], engine_default(), big, g, &wl);
 	CHECK(search_evaluate(&in, &d, NAN, &o, &e) == 0 && o.status == SEARCH_PRUNED, "70B bf16 on 1 GPU pruned");
 	CHECK_STR_CONTAINS(o.reason, "does not fit", "reason");
 	CHECK(o.prune == SEARCH_PRUNE_WEIGHTS, "pruned for the weights (%s)", search_prune_name(o.prune));
+	{
+		/* its replicas are pruned alike: dropped without a --replicas list */
+		struct search_outcome r[3] = {o, o, o2};
+		struct search_space sp;
+		search_space_defaults(&sp);
+		r[1].d.replicas = 2;
+		CHECK(search_drop_pruned_copies(r, 3, &sp) == 2 && r[1].status == SEARCH_OK,
+		      "pruned replicas of a pruned copy dropped, the rest kept in order");
+		sp.nreplicas = 1;
+		sp.replicas[0] = 2;
+		CHECK(search_drop_pruned_copies(r, 2, &sp) == 2, "kept when --replicas lists them");
+	}
 	free(m);
 	free(big);
 }
@@ -524,7 +582,7 @@ static void test_summary(void)
 	/* 2: pruned; 3: no rate */
 	r[2].status = SEARCH_PRUNED, r[2].prune = SEARCH_PRUNE_KV, r[2].probes = 0;
 	r[3].status = SEARCH_NO_RATE;
-	search_summarize(r, 4, budget, 25, &s);
+	search_summarize(r, 4, budget, 25, SEARCH_RANK_THROUGHPUT, &s);
 	CHECK(s.nok == 2 && s.npruned == 1 && s.nnorate == 1 && s.pruned_by[SEARCH_PRUNE_KV] == 1 && s.runs == 15,
 	      "counts: %zu ok, %zu pruned, %zu no rate, %zu runs", s.nok, s.npruned, s.nnorate, s.runs);
 	CHECK(s.order[0] == 0 && s.order[1] == 1, "ranked by tokens/s/GPU");
@@ -532,12 +590,28 @@ static void test_summary(void)
 	CHECK(s.best_target == 1, "25 req/s: 6 GPUs either way, the A100s cheaper (best %d)", s.best_target);
 	search_summary_release(&s);
 	r[1].max_rate = 8; /* now 8 A100s against 6 H100s */
-	search_summarize(r, 4, budget, 25, &s);
+	search_summarize(r, 4, budget, 25, SEARCH_RANK_THROUGHPUT, &s);
 	CHECK(s.best_target == 0, "fewer GPUs first, whatever they cost (best %d)", s.best_target);
 	search_summary_release(&s);
-	search_summarize(r, 4, budget, 0, &s);
+	search_summarize(r, 4, budget, 0, SEARCH_RANK_THROUGHPUT, &s);
 	CHECK(s.best_target == -1, "no target: none");
 	search_summary_release(&s);
+	/* by energy: fewest joules per output token first, whatever the
+	 * throughput; one without an energy figure after those with one */
+	r[0].j_per_tok = 0.30, r[1].j_per_tok = 0.20;
+	search_summarize(r, 4, budget, 0, SEARCH_RANK_ENERGY, &s);
+	CHECK(s.order[0] == 1 && s.order[1] == 0, "ranked by J/token: 0.20 before 0.30");
+	search_summary_release(&s);
+	r[1].j_per_tok = NAN;
+	search_summarize(r, 4, budget, 0, SEARCH_RANK_ENERGY, &s);
+	CHECK(s.order[0] == 0 && s.order[1] == 1, "no energy figure: after those with one");
+	search_summary_release(&s);
+	{
+		enum search_rank_by by;
+		CHECK(search_rank_parse("energy", &by, &e) == 0 && by == SEARCH_RANK_ENERGY, "--rank energy");
+		CHECK(search_rank_parse("watts", &by, &e) == -SS_EUSAGE, "--rank watts refused");
+		CHECK_STR_CONTAINS(e.msg, "--rank: expected throughput or energy, got 'watts'", "message");
+	}
 }
 
 int main(void)

@@ -350,6 +350,23 @@ static void test_sglang(const struct model_cfg *m)
  * back, so 4 of each group's 5 find the 62 full prefix blocks (992 tokens)
  * cached, 8 x 992 = 7936 hit tokens; fcfs takes them in arrival order,
  * where the groups interleave and evict each other. */
+/* Inference-perf's shared-prefix generator alone on w: n requests of
+ * `process` at `rate`, `groups` x `prompts` prompts of a `system`-token
+ * group prefix and a `question`-token question, `output` tokens out. */
+static void sp_spec(struct wl_spec *w, enum wl_process process, double rate, int64_t n, int64_t groups,
+		    int64_t prompts, int64_t system, int64_t question, int64_t output)
+{
+	wl_spec_defaults(w);
+	w->process = process;
+	w->rate = rate;
+	w->num_requests = n;
+	w->sp_groups = groups;
+	w->sp_prompts = prompts;
+	w->sp_system = system;
+	w->sp_question = question;
+	w->sp_output = output;
+}
+
 static uint64_t lpm_hits(const struct model_cfg *m, bool lpm)
 {
 	struct cost_model c;
@@ -362,15 +379,7 @@ static uint64_t lpm_hits(const struct model_cfg *m, bool lpm)
 	base_cfg(&sc, 8192, 1, 70);
 	sc.policy = policy_of("sglang");
 	sc.lpm = lpm;
-	wl_spec_defaults(&w);
-	w.process = WL_CONSTANT;
-	w.rate = 100000;
-	w.num_requests = 10;
-	w.sp_groups = 2;
-	w.sp_prompts = 5;
-	w.sp_system = 1000;
-	w.sp_question = 10;
-	w.sp_output = 2;
+	sp_spec(&w, WL_CONSTANT, 100000, 10, 2, 5, 1000, 10, 2);
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 10, "sglang %s run",
 	      lpm ? "lpm" : "fcfs");
 	free(log);
@@ -1993,6 +2002,165 @@ static void test_kv_auto(const struct model_cfg *m)
 	free(glm);
 }
 
+/* Energy (hw/power.h, sim.h metric_set): on one H100 (700 W board, 80.5 W
+ * idle) the run's energy is the idle draw over its span plus what the steps
+ * drew above it, so the mean power lies between idle and board power; the
+ * steps' part is what account_step summed (sim_totals); per output token it
+ * falls as the load rises (weights read once per step serve more tokens). */
+static void test_energy(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct metric_set lo, hi;
+	char *l = NULL, *cs = NULL;
+	double span;
+
+	if (make_cost(&c, m, 2048, 256, 0) < 0)
+		return;
+	base_cfg(&sc, 2048, 256, 20000);
+	poisson_spec(&w, 1, 200, 100, 300, 3);
+	run(&sc, &c, &w, &l, &cs, &t);
+	free(l);
+	free(cs);
+	lo = run_sum;
+	span = lo.last_done_s - lo.first_arrival_s;
+	CHECK(lo.completed == 200 && t.energy_dyn_j > 0, "light load: 200 completed, steps drew %.1f J above idle",
+	      t.energy_dyn_j);
+	CHECK_REL(lo.energy_j, 80.5 * span + t.energy_dyn_j, 1e-12, "energy = idle x span + the steps' part");
+	CHECK_REL(lo.avg_power_w_per_gpu, lo.energy_j / span, 1e-12, "mean power per GPU over the span");
+	CHECK_REL(lo.energy_j_per_output_token, lo.energy_j / lo.output_tokens, 1e-12, "joules per output token");
+	CHECK(lo.avg_power_w_per_gpu > 80.5 && lo.avg_power_w_per_gpu < 700, "light load: %.0f W between idle and board",
+	      lo.avg_power_w_per_gpu);
+	poisson_spec(&w, 40, 2000, 100, 300, 3);
+	run(&sc, &c, &w, &l, &cs, &t);
+	free(l);
+	free(cs);
+	hi = run_sum;
+	CHECK(hi.avg_power_w_per_gpu > lo.avg_power_w_per_gpu && hi.avg_power_w_per_gpu < 700,
+	      "loaded: more power per GPU (%.0f W > %.0f W), below the board's", hi.avg_power_w_per_gpu,
+	      lo.avg_power_w_per_gpu);
+	CHECK(hi.energy_j_per_output_token < 0.5 * lo.energy_j_per_output_token,
+	      "loaded: under half the joules per output token (%.3f against %.3f)", hi.energy_j_per_output_token,
+	      lo.energy_j_per_output_token);
+	cost_release(&c);
+}
+
+/* Replicas behind the router (sim_cfg.replicas).  A burst of 2,000
+ * requests at t = 0 (prompts normal(300, 100), outputs uniform 100..300)
+ * on llama-2-7b, 400 KV blocks a replica: one replica drains it at its
+ * saturated rate; two replicas, each sent half by the least-loaded router,
+ * drain it in half the time, so the throughput over [first arrival, last
+ * completion] doubles up to the last requests' tail (the hand-checked
+ * tolerance: 2 x (1 +- 5 %)). */
+static double burst_tok_s(const struct model_cfg *m, int replicas, enum router_kind router)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+
+	make_cost(&c, m, 2048, 256, 0);
+	base_cfg(&sc, 2048, 256, 400);
+	sc.replicas = replicas;
+	sc.router = router;
+	poisson_spec(&w, 1e7, 2000, 100, 300, 7);
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2000,
+	      "%d replica%s (%s router): every request completes, invariants checked", replicas,
+	      replicas > 1 ? "s" : "", router_name(router));
+	free(log);
+	free(csv);
+	cost_release(&c);
+	return run_sum.output_tok_s;
+}
+
+/* Inference-perf's shared prefix on 4 replicas of 600 KV blocks: 24
+ * groups of 4 prompts, a 1,024-token system prompt (64 blocks), 64-token
+ * questions, 16-token outputs, 1,200 requests at 40 req/s.  One replica
+ * holds about six groups' prompts (6 x (64 + 4 x 4) = 480 blocks and the
+ * running requests'); round-robin sends every group to every replica,
+ * where they evict each other's prefixes; kv-aware sends a group back
+ * where its prefix is cached.  What kv-aware can reach, by hand: every
+ * request after its group's first hits its group prefix at least, 1,024
+ * of its 1,087 lookup tokens: (1,200 - 24) / 1,200 x 1,024 / 1,087 =
+ * 0.923; at most every request but its group's first hits all it looks up
+ * (1,176 / 1,200 = 0.98); the repeated prompts land in between. */
+static double shared_hit_rate(const struct model_cfg *m, enum router_kind router, struct metric_set *sum)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+
+	make_cost(&c, m, 2048, 256, 0);
+	base_cfg(&sc, 2048, 256, 600);
+	sc.replicas = 4;
+	sc.router = router;
+	sp_spec(&w, WL_POISSON, 40, 1200, 24, 4, 1024, 64, 16);
+	w.seed = 3;
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 1200, "shared prefix on 4 replicas, %s router",
+	      router_name(router));
+	*sum = run_sum;
+	free(log);
+	free(csv);
+	cost_release(&c);
+	return t.prefix_lookup_tokens ? (double)t.prefix_hit_tokens / (double)t.prefix_lookup_tokens : 0;
+}
+
+static void test_replicas(const struct model_cfg *m)
+{
+	double one = burst_tok_s(m, 1, ROUTER_LEAST_OUTSTANDING), two = burst_tok_s(m, 2, ROUTER_LEAST_OUTSTANDING);
+	double rr, kv;
+	struct metric_set srr, skv;
+	struct sim_cfg sc;
+	struct cost_model c;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	struct err e;
+	enum router_kind k;
+
+	CHECK_REL(two / one, 2.0, 0.05, "two replicas serve twice one replica's saturated output tok/s");
+	CHECK_REL(burst_tok_s(m, 2, ROUTER_ROUND_ROBIN) / one, 2.0, 0.05, "and so with round-robin");
+	rr = shared_hit_rate(m, ROUTER_ROUND_ROBIN, &srr);
+	kv = shared_hit_rate(m, ROUTER_KV_AWARE, &skv);
+	CHECK(kv >= 0.923 - 0.01 && kv <= 0.98, "kv-aware: hit rate %.3f between the hand-computed 0.923 and 0.98", kv);
+	CHECK(kv > rr + 0.2, "kv-aware raises the prefix-cache hit rate over round-robin (%.3f > %.3f + 0.2)", kv, rr);
+	CHECK(skv.ttft_ms.mean < srr.ttft_ms.mean, "and lowers mean TTFT (%.2f < %.2f ms)", skv.ttft_ms.mean,
+	      srr.ttft_ms.mean);
+	/* attention-DP replicas: each replica's ranks step together, the
+	 * replicas apart.  Two replicas of 2 lockstep ranks, round-robin: the
+	 * requests at t = 0 and t = 0.0001 go to replicas 0 and 1 (ranks 0 and
+	 * 2); no rank of replica 1 runs in replica 0's first step */
+	make_cost(&c, m, 2048, 64, 0);
+	base_cfg(&sc, 2048, 64, 1000);
+	sc.dp = 2;
+	sc.lockstep = true;
+	sc.replicas = 2;
+	trace_spec(&w, "0,200,3,-1\n0.0001,200,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "2 replicas of 2 lockstep ranks complete both");
+	CHECK(strstr(log, " r0: 0+200") != NULL && strstr(log, " r2: 1+200") != NULL && strstr(log, " r1:") == NULL &&
+		      strstr(log, " r3:") == NULL,
+	      "request 0 on replica 0's rank 0, request 1 on replica 1's rank 2 (ranks 1 and 3 only run dummy steps)");
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+	base_cfg(&sc, 2048, 64, 1000);
+	sc.replicas = SIM_MAX_REPLICAS + 1;
+	poisson_spec(&w, 1, 1, 100, 100, 1);
+	CHECK(sim_new(&sc, &c, &w, NULL, &e) == -SS_EUSAGE, "too many replicas refused: %s", e.msg);
+	CHECK(router_parse("--router", "kv", &k, &e) == 0 && k == ROUTER_KV_AWARE &&
+		      router_parse("--router", "least-outstanding", &k, &e) == 0 && k == ROUTER_LEAST_OUTSTANDING,
+	      "router aliases kv and least-outstanding");
+	CHECK(router_parse("--router", "random", &k, &e) == -SS_EUSAGE && strstr(e.msg, "--router") &&
+		      strstr(e.msg, "kv-aware"),
+	      "an unknown router refused naming the flag and the names: %s", e.msg);
+}
+
 /* One session on an idle engine, worked by hand: 500-token prompts, 100
  * output tokens, 1 s think time, 16-token blocks. */
 static void session_spec(struct wl_spec *w, int64_t turns)
@@ -2168,6 +2336,7 @@ int main(void)
 	test_kvcache_grow();
 	test_kv_auto(&m);
 	test_chunking(&m);
+	test_energy(&m);
 	test_max_seqs_and_decode_first(&m);
 	test_sglang(&m);
 	test_sglang_lpm(&m);
@@ -2195,6 +2364,7 @@ int main(void)
 	test_on_request(&m);
 	test_live(&m);
 	test_reprice_api(&m);
+	test_replicas(&m);
 	test_sessions(&m);
 	test_mooncake(&m);
 	registry_release(&reg);
