@@ -99,6 +99,7 @@ static const char run_usage2[] =
 	"                            given); a file marked rejected is not applied (a warning\n"
 	"                            says so) unless --force-calibration\n"
 	;
+/* (then SCENFLAGS_OFFLOAD_HELP) */
 static const char run_usage3[] =
 	"output:\n"
 	"  --format F                text (default), json, csv (configuration columns on every\n"
@@ -238,7 +239,12 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(run_usage, stdout); fputs(run_usage2, stdout); fputs(run_usage3, stdout); return 1;
+		case 'h':
+			fputs(run_usage, stdout);
+			fputs(run_usage2, stdout);
+			fputs(SCENFLAGS_OFFLOAD_HELP, stdout);
+			fputs(run_usage3, stdout);
+			return 1;
 		case O_FMT:
 			if (strcmp(optarg, "vllm-bench") == 0)
 				o->fmt = FMT_VLLM_BENCH;
@@ -435,6 +441,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->sg_policy_given = o->sf.sg_policy != NULL;
 	rep->kv_dtype_given = o->sf.kv_given;
 	rep->sg_mem = &st->sg_mem;
+	rep->offload_words = st->offload_words;
 	rep->sim = st->sim;
 }
 

@@ -22,6 +22,16 @@ void scenflags_defaults(struct scenflags *f)
 	cost_default_overheads(&f->ov);
 }
 
+/* A number in (0, hi] (unit after hi in the message). */
+static int positive_upto(const char *flag, const char *arg, double hi, const char *unit, double *out, struct err *e)
+{
+	int rc = cli_double(flag, arg, 0, true, out, e);
+
+	if (rc == 0 && *out > hi)
+		rc = err_set(e, SS_EUSAGE, "%s must be in (0, %.15g]%s, got %g", flag, hi, unit, *out);
+	return rc;
+}
+
 int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e)
 {
 	int rc = 0;
@@ -74,6 +84,15 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	}
 	case SCF + 26: f->no_overlap = true; break;
 	case SCF + 27: rc = cli_int("--replicas", arg, 1, SIM_MAX_REPLICAS, &f->replicas, e); break;
+	case SCF + 32: rc = positive_upto("--kv-offloading-size", arg, 1048576, " GiB", &f->kv_off_gib, e); break;
+	case SCF + 33:
+		if (strcmp(arg, "native") != 0 && strcmp(arg, "lmcache") != 0)
+			rc = err_set(e, SS_EUSAGE, "--kv-offloading-backend must be native or lmcache, got '%s'", arg);
+		f->kv_off_backend = arg;
+		break;
+	case SCF + 34: f->hicache = true; break;
+	case SCF + 35: rc = positive_upto("--hicache-ratio", arg, 1000, "", &f->hicache_ratio, e); break;
+	case SCF + 36: rc = positive_upto("--hicache-size", arg, 1048576, " GB", &f->hicache_gb, e); break;
 	default:
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;
@@ -137,6 +156,27 @@ static int apply_calibration(const struct scenflags *f, struct scenflags_ctx *x,
 	return 0;
 }
 
+/* KV offload's flags: each engine's own, complete, with prefix caching. */
+static int check_offload(const struct scenflags *f, const struct engine_type *en, struct err *e)
+{
+	bool vl = f->kv_off_gib > 0 || f->kv_off_backend, hc = f->hicache || f->hicache_ratio > 0 || f->hicache_gb > 0;
+
+	int rc;
+
+	if ((rc = engine_check_offload(en, vl, hc, e)) < 0)
+		return rc;
+	if (f->kv_off_backend && !(f->kv_off_gib > 0))
+		return err_set(e, SS_EUSAGE, "--kv-offloading-backend needs --kv-offloading-size GiB (the size turns vLLM's KV offloading on)");
+	if ((f->hicache_ratio > 0 || f->hicache_gb > 0) && !f->hicache)
+		return err_set(e, SS_EUSAGE, "%s needs --enable-hierarchical-cache",
+			       f->hicache_ratio > 0 ? "--hicache-ratio" : "--hicache-size");
+	if ((vl || hc) && f->no_prefix)
+		return err_set(e, SS_EUSAGE, "%s needs prefix caching: servesim's host tier holds the blocks the GPU prefix cache evicts (drop %s)",
+			       vl ? "--kv-offloading-size" : "--enable-hierarchical-cache",
+			       vl ? "--no-prefix-caching" : "--disable-radix-cache");
+	return 0;
+}
+
 int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
 		    struct scenario *sc, struct err *e)
 {
@@ -151,6 +191,8 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 					     (f->sg_policy ? ENGINE_KNOB_SCHEDULE_POLICY : 0) |
 					     (f->no_overlap ? ENGINE_KNOB_NO_OVERLAP : 0),
 				     f->util_given, e)) < 0)
+		return rc;
+	if ((rc = check_offload(f, en, e)) < 0)
 		return rc;
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
@@ -189,6 +231,12 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	if (f->sg_policy && (rc = sglang_policy_parse(f->sg_policy, &sc->sglang_policy, e)) < 0)
 		return rc;
 	sc->disable_overlap = f->no_overlap;
+	sc->kv_offloading_gib = f->kv_off_gib;
+	sc->kv_offloading_backend = f->kv_off_backend && strcmp(f->kv_off_backend, "lmcache") == 0
+					    ? KV_OFFLOAD_LMCACHE : KV_OFFLOAD_NATIVE;
+	sc->hicache = f->hicache;
+	sc->hicache_ratio = f->hicache_ratio > 0 ? f->hicache_ratio : 2.0;
+	sc->hicache_gb = f->hicache_gb;
 	snprintf(sc->engine_version, sizeof(sc->engine_version), "%s",
 		 f->engine_version ? f->engine_version : "");
 	sc->moe_dist = f->moe_dist;

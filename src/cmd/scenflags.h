@@ -46,6 +46,11 @@ enum { SCF = 1100 };
 	{"schedule-policy", required_argument, 0, SCF + 25}, \
 	{"disable-overlap-schedule", no_argument, 0, SCF + 26}, \
 	{"replicas", required_argument, 0, SCF + 27}, \
+	{"kv-offloading-size", required_argument, 0, SCF + 32}, \
+	{"kv-offloading-backend", required_argument, 0, SCF + 33}, \
+	{"enable-hierarchical-cache", no_argument, 0, SCF + 34}, \
+	{"hicache-ratio", required_argument, 0, SCF + 35}, \
+	{"hicache-size", required_argument, 0, SCF + 36}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
 #define SCENFLAGS_HELP \
@@ -73,7 +78,18 @@ enum { SCF = 1100 };
 	"  --schedule-policy fcfs|lpm  waiting-queue order (default fcfs)\n" \
 	"  --disable-overlap-schedule  the CPU overhead terms add to each step (default:\n" \
 	"                            overlapped with the GPU's previous batch)\n" \
-	"  --page-size N (1)  --context-length N  --disable-radix-cache\n"
+	"  --page-size N (1)  --context-length N  --disable-radix-cache\n" \
+	SCENFLAGS_OFFLOAD_HELP
+
+/* (run's help prints this too) */
+#define SCENFLAGS_OFFLOAD_HELP \
+	"KV offload to host memory (docs/engines.md, \"KV offload\"):\n" \
+	"  --kv-offloading-size GiB  vLLM: a host KV tier of GiB over the TP ranks (LRU; blocks\n" \
+	"                            the GPU prefix cache evicts go there, prefix hits load back)\n" \
+	"  --kv-offloading-backend native|lmcache  vLLM's OffloadingConnector (loads beside the\n" \
+	"                            step, default) or LMCache's (synchronous load and store)\n" \
+	"  --enable-hierarchical-cache  SGLang HiCache: a host tier of --hicache-ratio R x the\n" \
+	"                            device pool (default 2) or --hicache-size GB per GPU\n"
 
 struct scenflags {
 	const char *model, *config, *gpu, *tier0_off, *tier2, *engine_version;
@@ -92,6 +108,10 @@ struct scenflags {
 	double mem_frac;
 	const char *sg_policy;
 	bool no_overlap, util_given;
+	/* KV offload (0 / NULL / false: off): vLLM's and SGLang's flags */
+	double kv_off_gib, hicache_ratio, hicache_gb;
+	const char *kv_off_backend;
+	bool hicache;
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;

@@ -45,8 +45,10 @@ static const char serve_usage[] =
 	"  --default-max-tokens N    output tokens of a request that names none (default 256)\n"
 	"  --chars-per-token X       characters per prompt token of a text (default 4)\n"
 	"  --max-body-bytes N        largest request body (default 16 MiB)\n"
-	"  --requests-out FILE.csv   one row per request as `run` writes them (atomically, at exit)\n"
-	SCENFLAGS_HELP
+	"  --requests-out FILE.csv   one row per request as `run` writes them (atomically, at exit)\n";
+/* (after SCENFLAGS_HELP: one string of both passes what C99 compilers
+ * must take) */
+static const char serve_usage_end[] =
 	"\n"
 	"It runs until SIGINT or SIGTERM.  A client that disconnects leaves its request to\n"
 	"complete in the simulated engine (vLLM would abort it).\n";
@@ -83,7 +85,11 @@ static int parse_serve(int argc, char **argv, struct serve_opts *o, struct err *
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(serve_usage, stdout); return 1;
+		case 'h':
+			fputs(serve_usage, stdout);
+			fputs(SCENFLAGS_HELP, stdout);
+			fputs(serve_usage_end, stdout);
+			return 1;
 		case O_HOST: o->host = optarg; break;
 		case O_PORT: rc = cli_int("--port", optarg, 0, 65535, &o->port, e); break;
 		case O_SPEED: rc = cli_double("--speed", optarg, 1e-3, false, &o->speed, e); break;

@@ -22,6 +22,7 @@ struct scenario;
 struct scenario_state;
 struct sched_policy;
 struct sim_cfg;
+struct sim_offload;
 struct cost_engine;
 struct launch_in;
 struct sbuf;
@@ -37,6 +38,11 @@ enum engine_knob {
 	/* max_num_batched_tokens and max_num_seqs may be left to its rules
 	 * (experiment.json may omit them) */
 	ENGINE_KNOB_RULE_LIMITS = 1 << 5,
+	/* KV offload to host memory in vLLM's flags (--kv-offloading-size,
+	 * --kv-offloading-backend) or SGLang's (--enable-hierarchical-cache,
+	 * --hicache-ratio, --hicache-size): engine_check_offload */
+	ENGINE_KNOB_KV_OFFLOAD = 1 << 6,
+	ENGINE_KNOB_HICACHE = 1 << 7,
 };
 
 /* An engine's host-side terms from one version on: the CPU work of a step
@@ -109,6 +115,13 @@ struct engine_type {
 	/* the command lines that start a deployment on it (search's launch
 	 * lines); NULL: servesim writes none */
 	void (*launch)(const struct launch_in *in, struct sbuf *out);
+	/* KV offload to host memory, when sc asks for it (scenario.h's
+	 * offload settings in its flags' terms): the host tier, sized by
+	 * scenario_offload_tier, and how its transfers meet the step (o), with
+	 * its words on them for the run header (n bytes); NULL: it offloads
+	 * nothing (its flags are refused before) */
+	int (*offload)(const struct scenario *sc, const struct scenario_state *st, struct sim_offload *o,
+		       char *words, size_t n, struct err *e);
 };
 
 #endif

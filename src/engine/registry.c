@@ -190,3 +190,33 @@ int engine_check_knobs(const struct engine_type *en, unsigned given, bool util_g
 			       en->name, knob_flags[0].flag);
 	return 0;
 }
+
+/* The KV offload flags of each kind, as errors name them. */
+static const char *offload_flags(unsigned knob)
+{
+	return knob == ENGINE_KNOB_KV_OFFLOAD ? "--kv-offloading-size and --kv-offloading-backend"
+					      : "--enable-hierarchical-cache, --hicache-ratio and --hicache-size";
+}
+
+int engine_check_offload(const struct engine_type *en, bool vllm_flags, bool hicache_flags, struct err *e)
+{
+	unsigned given = (vllm_flags ? ENGINE_KNOB_KV_OFFLOAD : 0) | (hicache_flags ? ENGINE_KNOB_HICACHE : 0);
+	unsigned bad = given & ~en->knobs;
+	const struct engine_type *owner;
+	char own[160] = "";
+
+	if (vllm_flags && hicache_flags)
+		return err_set(e, SS_EUSAGE, "%s are vLLM's, %s SGLang's: give one engine's", offload_flags(ENGINE_KNOB_KV_OFFLOAD),
+			       offload_flags(ENGINE_KNOB_HICACHE));
+	if (!bad)
+		return 0;
+	bad = bad & ENGINE_KNOB_KV_OFFLOAD ? ENGINE_KNOB_KV_OFFLOAD : ENGINE_KNOB_HICACHE;
+	if (en->knobs & (ENGINE_KNOB_KV_OFFLOAD | ENGINE_KNOB_HICACHE))
+		snprintf(own, sizeof(own), " (%s offloads with %s)", en->title,
+			 offload_flags(en->knobs & ENGINE_KNOB_KV_OFFLOAD ? ENGINE_KNOB_KV_OFFLOAD : ENGINE_KNOB_HICACHE));
+	else
+		snprintf(own, sizeof(own), " (servesim models no KV offload for %s)", en->title);
+	owner = engine_owner(bad);
+	return err_set(e, SS_EUSAGE, "%s are %s's: give --engine %s%s", offload_flags(bad), owner ? owner->title : "another engine",
+		       owner ? owner->name : "", own);
+}

@@ -42,5 +42,11 @@ void engine_names(char *out, size_t n, const char *conj, bool launch_only);
  * engine that takes them when en does not, or when en sizes its memory
  * with its own flag and --gpu-memory-utilization was given (util_given). */
 int engine_check_knobs(const struct engine_type *en, unsigned given, bool util_given, struct err *e);
+/* KV offload's flags for engine en: vllm_flags (--kv-offloading-size or
+ * --kv-offloading-backend) and hicache_flags (--enable-hierarchical-cache,
+ * --hicache-ratio, --hicache-size) given; SS_EUSAGE naming the flags, the
+ * engine that takes them and en's own way to offload, when en takes
+ * neither kind given or both were given. */
+int engine_check_offload(const struct engine_type *en, bool vllm_flags, bool hicache_flags, struct err *e);
 
 #endif

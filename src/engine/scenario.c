@@ -171,6 +171,39 @@ static int plan_draft(const struct scenario *s, struct scenario_state *st, struc
 	return 0;
 }
 
+bool scenario_offload_on(const struct scenario *sc)
+{
+	return sc->kv_offloading_gib > 0 || sc->hicache;
+}
+
+int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, double blocks, const char *flag,
+			  struct sim_offload *o, double *block_bytes, struct err *e)
+{
+	struct parallel rep = sc->par;
+	double bb;
+
+	if (!scenario_dp_attention(sc->model, &sc->par))
+		rep.dp = 1;
+	bb = model_kv_bytes_per_token_per_gpu(sc->model, &rep, dtype_bytes(sc->kvdt)) * (double)sc->block_size;
+	if (blocks > 0)
+		host_bytes_per_gpu = blocks * bb;
+	else
+		blocks = bb > 0 ? floor(host_bytes_per_gpu / bb) : 0;
+	if (blocks < 1)
+		return err_set(e, SS_EUSAGE, "%s: %.3g GB per GPU holds no KV block of %.3g MB (%lld token%s of %s)", flag,
+			       host_bytes_per_gpu / 1e9, bb / 1e6, (long long)sc->block_size, sc->block_size > 1 ? "s" : "",
+			       sc->model->id);
+	if (blocks > INT32_MAX / 4)
+		return err_set(e, SS_EUSAGE, "%s: %.3g GB per GPU is %.3g KV blocks, more than the %d servesim holds",
+			       flag, host_bytes_per_gpu / 1e9, blocks, INT32_MAX / 4);
+	memset(o, 0, sizeof(*o));
+	o->host_blocks = (int64_t)blocks;
+	o->block_s = bb / (sc->gpu->host_link_bw * SCENARIO_HOST_LINK_EFF);
+	o->layers = (int)((sc->model->layers + sc->par.pp - 1) / sc->par.pp);
+	*block_bytes = bb;
+	return 0;
+}
+
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
 		     struct err *e)
 {
@@ -258,6 +291,13 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.step_log = s->step_log;
 	st->sc.spec = s->spec;
 	if (s->pd_prefill > 0 && (rc = prepare_pd(s, &cc, data_dir, st, e)) < 0) {
+		cost_release(&st->cost);
+		return rc;
+	}
+	if (scenario_offload_on(s) && en->offload &&
+	    (rc = en->offload(s, st, &st->sc.offload, st->offload_words, sizeof(st->offload_words), e)) < 0) {
+		if (st->has_prefill)
+			cost_release(&st->prefill_cost);
 		cost_release(&st->cost);
 		return rc;
 	}

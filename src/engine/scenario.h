@@ -80,6 +80,17 @@ struct scenario {
 	bool disable_overlap;
 	bool sglang_mixed_chunk;      /* --enable-mixed-chunk (sim_cfg) */
 	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.max_prefill_tokens) */
+	/* KV offload to host memory (sim_cfg.offload; engine_type.offload).
+	 * vLLM: kv_offloading_gib > 0 (--kv-offloading-size, GiB over the TP
+	 * ranks of an engine) with kv_offloading_backend (native: its
+	 * OffloadingConnector; lmcache: LMCache's connector).  SGLang: hicache
+	 * (--enable-hierarchical-cache) with hicache_ratio (host pool / device
+	 * pool, 2 by default) or hicache_gb > 0 (--hicache-size, GB per rank,
+	 * over the ratio). */
+	double kv_offloading_gib;
+	enum kv_offload_backend { KV_OFFLOAD_NATIVE, KV_OFFLOAD_LMCACHE } kv_offloading_backend;
+	bool hicache;
+	double hicache_ratio, hicache_gb;
 };
 
 struct scenario_state {
@@ -99,6 +110,8 @@ struct scenario_state {
 	struct sglang_mem sg_mem;
 	double mem_fraction_static;
 	int64_t max_running_requests;
+	/* KV offload: the engine's words on its host tier ("" when off) */
+	char offload_words[640];
 };
 
 /* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens
@@ -130,6 +143,21 @@ const char *scenario_limits_rule(const struct gpu_spec *g);
 bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
 int scenario_prepare(const struct scenario *sc, const char *data_dir, struct scenario_state *st,
 		     struct err *e);
+/* The achieved share of a host link's bandwidth for KV blocks: 50 GB/s
+ * one way of PCIe 5.0 x16's 64 on an H100 with 2 MB blocks (vLLM's KV
+ * offloading blog, 2026-01-08: cudaMemcpyAsync, one direction at a time). */
+#define SCENARIO_HOST_LINK_EFF (50.0 / 64.0)
+/* KV offload: a host tier of host_bytes_per_gpu on each GPU of an engine
+ * (each GPU keeps its own shard of a block there), or of `blocks` blocks
+ * when that is > 0, into o: its blocks, the
+ * seconds a block takes each way over the GPU's host link at
+ * SCENARIO_HOST_LINK_EFF, the layers of a pipeline stage; SS_EUSAGE naming
+ * `flag` when it holds no block or too many.  Per-GPU block bytes into
+ * *block_bytes. */
+int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, double blocks, const char *flag,
+			  struct sim_offload *o, double *block_bytes, struct err *e);
+/* Is KV offload asked for (either engine's flags)? */
+bool scenario_offload_on(const struct scenario *sc);
 void scenario_release(struct scenario_state *st);
 /* GPUs of one replica (both pools with P/D), and of all replicas. */
 int scenario_gpus_per_replica(const struct scenario *sc);

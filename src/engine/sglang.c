@@ -771,11 +771,51 @@ static bool sglang_start_refused(const struct scenario *sc, char *msg, size_t n)
 	return false;
 }
 
+/* --- KV offload: HiCache ---
+ *
+ * --enable-hierarchical-cache with --hicache-ratio R (host pool = R x the
+ * device pool, 2 by default) or --hicache-size GB (per rank, over the
+ * ratio): SGLang's HostKVCache sizes the pool so (host_size x 1e9 / bytes
+ * per token, else device pool x ratio, in pages; mem_cache/
+ * memory_pool_host.py), and wants it larger than the device pool (older
+ * releases assert it, newer ones warn).  HiCache (docs.sglang.io,
+ * advanced_features/hicache_design): GPU memory L1, host L2; a radix-tree
+ * prefix that misses L1 and hits L2 is loaded back layer by layer
+ * (load_to_device_per_layer: a layer's forward waits for its own KV only),
+ * so the load overlaps the compute of the layers before: the step lasts
+ * max(compute, loads) + min(compute, loads) / layers.  Writes to the host
+ * (write_through, the default of recent releases: backup_from_device_all_layer
+ * on its own stream) are hidden.  servesim writes a page to the host when
+ * the GPU evicts it (write-through also keeps copies of pages still on the
+ * GPU: see vllm.c). */
+static int sglang_offload(const struct scenario *sc, const struct scenario_state *st, struct sim_offload *o,
+			  char *words, size_t n, struct err *e)
+{
+	int64_t dev = st->sc.total_kv_blocks;
+	double bb, ratio;
+	int rc;
+
+	if ((rc = sc->hicache_gb > 0 ? scenario_offload_tier(sc, sc->hicache_gb * 1e9, 0, "--hicache-size", o, &bb, e)
+				     : scenario_offload_tier(sc, 0, floor((double)dev * sc->hicache_ratio),
+							     "--hicache-ratio", o, &bb, e)) < 0)
+		return rc;
+	o->overlap = OFFLOAD_LAYERWISE;
+	ratio = (double)o->host_blocks / (double)dev;
+	snprintf(words, n,
+		 "SGLang HiCache (--enable-hierarchical-cache, %s): %lld pages of %lld token%s (%.3g MB per GPU) in host memory per engine, %.2f x the device pool%s, LRU, fed by the GPU radix cache's evictions; a page moves in %.3g us each way over %s (%g GB/s one way x %.2f achieved); load-back layer by layer under the compute (the step lasts max(compute, loads) + min(compute, loads) / %d layers), write-through hidden",
+		 sc->hicache_gb > 0 ? "--hicache-size" : "--hicache-ratio", (long long)o->host_blocks,
+		 (long long)sc->block_size, sc->block_size > 1 ? "s" : "", bb / 1e6, ratio,
+		 ratio <= 1 ? " (not larger than the device pool: SGLang warns, older releases refuse to start)" : "",
+		 o->block_s * 1e6, sc->gpu->host_link, sc->gpu->host_link_bw / 1e9, SCENARIO_HOST_LINK_EFF, o->layers);
+	return 0;
+}
+
 const struct engine_type engine_sglang = {
 	.name = "sglang",
 	.title = "SGLang",
 	.knobs = ENGINE_KNOB_MEM_FRACTION | ENGINE_KNOB_SCHEDULE_POLICY | ENGINE_KNOB_NO_OVERLAP |
-		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS,
+		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS |
+		 ENGINE_KNOB_HICACHE,
 	.defaults = sglang_defaults,
 	.kv_auto = sglang_kv_auto,
 	.start_refused = sglang_start_refused,
@@ -799,4 +839,5 @@ const struct engine_type engine_sglang = {
 	.policy = &sglang_policy,
 	.sched_words = sglang_sched_words,
 	.launch = sglang_launch,
+	.offload = sglang_offload,
 };

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/sim.h"
+
 #include "engine/engine.h"
 #include "engine/vllm.h"
 #include "cost/cost.h"
@@ -425,9 +427,61 @@ static bool vllm_start_refused(const struct scenario *sc, char *msg, size_t n)
 	return false;
 }
 
+/* --- KV offload ---
+ *
+ * --kv-offloading-size GiB (all TP ranks of an engine together, as vLLM's
+ * CacheConfig documents it: each GPU holds its share) with
+ * --kv-offloading-backend native (default) or lmcache.
+ *
+ * native: vLLM's OffloadingConnector with its CPU backend (vLLM >= 0.11;
+ * docs.vllm.ai features/kv_offloading_usage; vLLM blog 2026-01-08, "Inside
+ * vLLM's New KV Offloading Connector"): completed GPU blocks are copied to
+ * pinned host memory by cudaMemcpyAsync on their own stream (LRU there),
+ * and a prefix that misses on the GPU but hits on the CPU is loaded back
+ * asynchronously (the request waits in WAITING_FOR_REMOTE_KVS while other
+ * requests keep stepping).  Assumed here: stores cost no step time (the
+ * blog: "miss TTFT almost unaffected"), and a load runs beside the step
+ * that admits the request, which lasts at least as long as the load
+ * (vLLM schedules the request's compute a step after the load lands, and
+ * does not hold the others for it: servesim's step may be longer, that
+ * request's TTFT shorter, by up to a step).
+ *
+ * lmcache: LMCache's vLLM connector (LMCacheConnectorV1) with its local CPU
+ * backend, non-layerwise (its default): start_load_kv retrieves the hit
+ * tokens before the forward and wait_for_save stores after it, both
+ * synchronously on the worker, so both add to the step.
+ *
+ * Both: servesim writes a block to the host tier when the GPU prefix cache
+ * evicts it (the engines write every block as it completes, so the host
+ * also holds copies of blocks still on the GPU: a host of H blocks holds
+ * here what theirs would hold with H + the GPU pool). */
+static int vllm_offload(const struct scenario *sc, const struct scenario_state *st, struct sim_offload *o,
+			char *words, size_t n, struct err *e)
+{
+	int gpus = sc->par.tp * sc->par.pp;
+	bool lm = sc->kv_offloading_backend == KV_OFFLOAD_LMCACHE;
+	double bb;
+	int rc;
+
+	(void)st;
+	if ((rc = scenario_offload_tier(sc, sc->kv_offloading_gib * 1073741824.0 / gpus, 0, "--kv-offloading-size", o,
+					&bb, e)) < 0)
+		return rc;
+	o->overlap = lm ? OFFLOAD_SYNC : OFFLOAD_ASYNC;
+	snprintf(words, n,
+		 "%s (--kv-offloading-backend %s), --kv-offloading-size %g GiB over %d GPU%s: %lld blocks of %.3g MB per GPU in host memory per engine, LRU, fed by the GPU prefix cache's evictions; a block moves in %.0f us each way over %s (%g GB/s one way x %.2f achieved); %s",
+		 lm ? "LMCache's connector" : "vLLM's OffloadingConnector", lm ? "lmcache" : "native",
+		 sc->kv_offloading_gib, gpus, gpus > 1 ? "s" : "", (long long)o->host_blocks, bb / 1e6, o->block_s * 1e6,
+		 sc->gpu->host_link, sc->gpu->host_link_bw / 1e9, SCENARIO_HOST_LINK_EFF,
+		 lm ? "loads before the forward and stores after it hold the step (LMCache's synchronous retrieve and store)"
+		    : "loads run beside the step on their own stream (the step lasts at least as long), stores are hidden (asynchronous DMA)");
+	return 0;
+}
+
 const struct engine_type engine_vllm = {
 	.name = "vllm",
 	.title = "vLLM",
+	.knobs = ENGINE_KNOB_KV_OFFLOAD,
 	.host = vllm_host,
 	.nhost = sizeof(vllm_host) / sizeof(vllm_host[0]),
 	.kv_auto = vllm_kv_auto,
@@ -450,4 +504,5 @@ const struct engine_type engine_vllm = {
 	.policy = &vllm_policy,
 	.sched_words = vllm_sched_words,
 	.launch = vllm_launch,
+	.offload = vllm_offload,
 };

@@ -53,6 +53,10 @@ int dtype_parse(const char *s, enum dtype *out, struct err *e)
  * compute ports per 8-GPU node), i.e. 50 GB/s per GPU. */
 #define GPU_DEFAULT_PER_NODE 8
 #define GPU_DEFAULT_INTERNODE_GBIT 400.0
+/* the host link when gpus.json names none: PCIe 5.0 x16, 32 GT/s x 16
+ * lanes = 64 GB/s each way (PCI-SIG PCIe 5.0 base specification) */
+#define GPU_DEFAULT_HOST_LINK "PCIe 5.0 x16"
+#define GPU_DEFAULT_HOST_LINK_GBPS 64.0
 
 static int parse_nodes(const struct json *o, const char *ctx, struct gpu_spec *g, struct err *e)
 {
@@ -78,6 +82,22 @@ static int parse_nodes(const struct json *o, const char *ctx, struct gpu_spec *g
 	if (!(gbit > 0))
 		return err_set(e, SS_EDATA, "%s: 'internode_gbit' must be > 0, got %g", ctx, gbit);
 	g->internode_bw = gbit * 1e9 / 8.0;
+	/* the link to host memory (KV offload): its name and GB/s one way */
+	{
+		const char *hl = GPU_DEFAULT_HOST_LINK;
+		double gbps = GPU_DEFAULT_HOST_LINK_GBPS;
+		if ((rc = json_opt_str(o, "host_link", ctx, &hl, e)) < 0)
+			return rc;
+		if (!hl[0] || strlen(hl) >= sizeof(g->host_link))
+			return err_set(e, SS_EDATA, "%s: 'host_link' must be a short name (\"PCIe 5.0 x16\"), got '%s'",
+				       ctx, hl);
+		snprintf(g->host_link, sizeof(g->host_link), "%s", hl);
+		if ((rc = json_opt_num(o, "host_link_gbps", ctx, &gbps, &pres, e)) < 0)
+			return rc;
+		if (!(gbps > 0 && gbps < 1e5))
+			return err_set(e, SS_EDATA, "%s: 'host_link_gbps' must be in (0, 1e5) GB/s, got %g", ctx, gbps);
+		g->host_link_bw = gbps * 1e9;
+	}
 	return 0;
 }
 
@@ -87,7 +107,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
 		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
 		"nvlink_domain", "internode_gbit", "compute_eff_scale", "measured", "gemm_tflops_sustained",
-		"family", "board_power_w", "idle_power_w", NULL};
+		"family", "board_power_w", "idle_power_w", "host_link", "host_link_gbps", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;

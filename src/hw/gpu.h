@@ -30,6 +30,12 @@ struct gpu_spec {
 	 * domain joins (72 on GB200/GB300 NVL72), inter-node bytes/s per GPU */
 	int gpus_per_node, nvlink_domain;
 	double internode_bw;
+	/* the GPU's link to host memory, which KV offload moves blocks over
+	 * (gpus.json host_link, host_link_gbps; default PCIe 5.0 x16, 64 GB/s):
+	 * its name and bytes/s one way, per GPU (a link two GPUs share counts
+	 * half) */
+	char host_link[32];
+	double host_link_bw;
 	int sm_count;
 	char tables[32];              /* data/mfu/<tables>/ or "" */
 	char tables_of[48];           /* id of the GPU whose tables these are ("" = its own) */

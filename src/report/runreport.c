@@ -20,6 +20,17 @@ static double hit_rate(const struct sim_totals *t)
 	return t->prefix_lookup_tokens ? (double)t->prefix_hit_tokens / (double)t->prefix_lookup_tokens : 0;
 }
 
+/* KV offload: the share of prompt tokens looked up that were GPU hits,
+ * host hits and misses (first admissions). */
+static void tier_rates(const struct sim_totals *t, double *gpu, double *host, double *miss)
+{
+	double n = (double)t->prefix_lookup_tokens;
+
+	*host = n > 0 ? (double)t->host_hit_tokens / n : NAN;
+	*gpu = n > 0 ? (double)(t->prefix_hit_tokens - t->host_hit_tokens) / n : NAN;
+	*miss = n > 0 ? 1 - (double)t->prefix_hit_tokens / n : NAN;
+}
+
 static uint64_t rejected_total(const struct sim_totals *t)
 {
 	uint64_t n = 0;
@@ -275,6 +286,8 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "kv cache   %lld blocks (%lld tokens) per %s, from --total-kv-blocks\n",
 		       (long long)c->simcfg->total_kv_blocks, (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size),
 		       c->simcfg->lockstep ? "DP rank" : "replica");
+	if (c->offload_words && c->offload_words[0])
+		fprintf(f, "kv offload %s\n", c->offload_words);
 	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
 	if (c->cfg.wl->process == WL_CONCURRENCY)
 		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
@@ -416,6 +429,13 @@ void out_run_text(FILE *f, const struct out_run *c)
 	       (unsigned long long)t->steps, 100 * hit_rate(t),
 	       t->steps ? 100 * t->kv_util_sum_steps / (double)t->steps : 0, 100 * t->kv_util_max,
 	       (double)t->duration_ns * 1e-9);
+	if (c->simcfg->offload.host_blocks > 0) {
+		double g, h, m;
+		tier_rates(t, &g, &h, &m);
+		fprintf(f, "kv tiers   prompt tokens: GPU hits %.1f%%, host hits %.1f%%, misses %.1f%%; %llu blocks loaded from the host, %llu written to it; the transfers lengthened steps by %.3f s\n",
+			100 * g, 100 * h, 100 * m, (unsigned long long)t->host_loaded_blocks,
+			(unsigned long long)t->host_stored_blocks, t->offload_exposed_s);
+	}
 }
 
 static void jnum(struct jw *w, const char *k, double v)
@@ -469,6 +489,20 @@ void out_run_json(FILE *f, const struct out_run *c)
 	jw_num(&w, "duration_s", (double)t->duration_ns * 1e-9);
 	jw_int(&w, "steps", (int64_t)t->steps);
 	jnum(&w, "prefix_cache_hit_rate", t->prefix_lookup_tokens ? hit_rate(t) : NAN);
+	if (sc->offload.host_blocks > 0) {
+		double g, h, m;
+		tier_rates(t, &g, &h, &m);
+		jw_obj(&w, "kv_tiers");
+		jw_int(&w, "host_blocks", sc->offload.host_blocks);
+		jnum(&w, "gpu_hit_rate", g);
+		jnum(&w, "host_hit_rate", h);
+		jnum(&w, "miss_rate", m);
+		jw_int(&w, "host_loaded_blocks", (int64_t)t->host_loaded_blocks);
+		jw_int(&w, "host_stored_blocks", (int64_t)t->host_stored_blocks);
+		jw_num(&w, "transfer_exposed_s", t->offload_exposed_s);
+		jw_num(&w, "block_transfer_s", sc->offload.block_s);
+		jw_end_obj(&w);
+	}
 	jnum(&w, "kv_util_mean", t->steps ? t->kv_util_sum_steps / (double)t->steps : NAN);
 	jnum(&w, "kv_util_max", t->steps ? t->kv_util_max : NAN);
 	jnum(&w, "offered_rps", c->status.offered_rps);

@@ -108,6 +108,12 @@ struct fin_entry {
 
 struct replica {
 	struct kvc kv;
+	/* KV offload (sim_cfg.offload): the host tier below kv (kv.lower),
+	 * the blocks loaded from it for the step being planned, and
+	 * host.stored when the last step was priced */
+	struct kvc host;
+	int64_t host_loads;
+	uint64_t host_stored_seen;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
 	int64_t ne_reserved;               /* sum of the running ne_blocks */

@@ -581,6 +581,8 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 		live += s->reps[i].nrun + s->reps[i].wlen;
 		if (!kvc_check(&s->reps[i].kv, why, sizeof(why)))
 			return err_set(e, SS_ERUNTIME, "invariant: replica %d KV cache: %s", i, why);
+		if (s->reps[i].host.total > 0 && !kvc_check(&s->reps[i].host, why, sizeof(why)))
+			return err_set(e, SS_ERUNTIME, "invariant: replica %d host KV tier: %s", i, why);
 		if (!sched_check(s, i, why, sizeof(why)))
 			return err_set(e, SS_ERUNTIME, "invariant: replica %d running list: %s", i, why);
 	}
@@ -639,6 +641,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->pd.prefill > 0 && (cfg->pd.prefill_kv_blocks < 1 || cfg->pd.prefill_kv_blocks > INT32_MAX / 4))
 		return err_set(e, SS_EUSAGE, "the prefill workers' KV cache needs 1 to %d blocks, got %lld",
 			       INT32_MAX / 4, (long long)cfg->pd.prefill_kv_blocks);
+	if (cfg->offload.host_blocks < 0 || cfg->offload.host_blocks > INT32_MAX / 4)
+		return err_set(e, SS_EUSAGE, "the host KV tier needs 0 to %d blocks, got %lld", INT32_MAX / 4,
+			       (long long)cfg->offload.host_blocks);
 	s = xcalloc(1, sizeof(*s));
 	s->cfg = *cfg;
 	if (cfg->live) {
@@ -669,6 +674,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->mns = pre ? cfg->pd.prefill_max_num_seqs : cfg->max_num_seqs;
 		kvc_init(&rp->kv, (int32_t)(pre ? cfg->pd.prefill_kv_blocks : cfg->total_kv_blocks),
 			 cfg->prefix_caching);
+		if (cfg->offload.host_blocks > 0 && cfg->prefix_caching) {
+			kvc_init(&rp->host, (int32_t)cfg->offload.host_blocks, true);
+			rp->kv.lower = &rp->host;
+		}
 		rp->pp = rp->cost->p.pp > 1 ? rp->cost->p.pp : 1;
 		sched_replica_init(s, rp);
 		if (rp->pp > 1)
@@ -721,6 +730,8 @@ void sim_free(struct sim *s)
 	for (k = 0; k < s->nrep; k++) {
 		struct replica *rp = &s->reps[k];
 		kvc_release(&rp->kv);
+		if (rp->host.total > 0)
+			kvc_release(&rp->host);
 		sched_replica_release(s, rp);
 		free(rp->chunk_len);
 		free(rp->chunk_prefix);

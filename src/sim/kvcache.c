@@ -182,6 +182,8 @@ static int32_t evict(struct kvc *c, int32_t n)
 			uint32_t *left = &c->batch[x - c->total];
 			int32_t m = (int32_t)*left < n - done ? (int32_t)*left : n - done;
 			*left -= (uint32_t)m;
+			if (c->lower)
+				kvc_spill_anon(c->lower, m);
 			if (*left == 0) {
 				lru_unlink(c, x);
 				c->batch_free[c->nbatch_free++] = x - c->total;
@@ -191,6 +193,8 @@ static int32_t evict(struct kvc *c, int32_t n)
 		}
 		k = &c->blk[x];
 		lru_unlink(c, x);
+		if (c->lower)
+			kvc_spill(c->lower, k->hash);
 		table_del(c, k->hash);
 		k->hash = 0;
 		if (c->nwatched > 0 && c->watch[x] >= 0) {
@@ -402,6 +406,41 @@ void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
 	c->nevict += full;
 }
 
+/* The lower tier's blocks are never held: each sits on the LRU list
+ * (reference 0) from its write until it is evicted, so a write or a touch
+ * is a reference taken and dropped (the block goes to the list's end). */
+void kvc_spill(struct kvc *c, uint64_t h)
+{
+	int32_t b;
+
+	if (c->total <= 0)
+		return;
+	if ((b = kvc_lookup(c, h)) >= 0) {
+		kvc_touch(c, b);
+		return;
+	}
+	b = alloc_named(c);
+	kvc_register(c, b, h);
+	put_one(c, b);
+	c->stored++;
+}
+
+void kvc_spill_anon(struct kvc *c, int32_t n)
+{
+	if (n > c->total)
+		n = c->total;
+	if (n <= 0)
+		return;
+	kvc_alloc_anon(c, n);
+	kvc_put_anon(c, n, 0);
+	c->stored += (uint64_t)n;
+}
+
+void kvc_touch(struct kvc *c, int32_t b)
+{
+	kvc_acquire(c, b);
+	put_one(c, b);
+}
 
 bool kvc_check(const struct kvc *c, char *why, int n)
 {

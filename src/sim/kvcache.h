@@ -81,6 +81,15 @@ struct kvc {
 	int32_t watch_cut;    /* INT32_MAX: none since the watcher reset it */
 	bool watch_touched;
 	uint64_t registered;
+	/* The tier below (KV offload: the host's pool, itself a kvc whose
+	 * blocks are never held), or NULL: a cached block evicted here is
+	 * written there (kvc_spill; anonymous ones as a batch, kvc_spill_anon),
+	 * so a later lookup that misses here may find it there.  `stored`
+	 * counts the blocks written into this cache as a lower tier (new
+	 * content only: a block it holds already is only moved to the end of
+	 * its LRU order). */
+	struct kvc *lower;
+	uint64_t stored;
 };
 
 void kvc_init(struct kvc *c, int32_t blocks, bool prefix_caching);
@@ -94,6 +103,14 @@ static inline int32_t kvc_used(const struct kvc *c) { return c->total - c->nfree
 int32_t kvc_alloc_named(struct kvc *c);
 /* Evict the n oldest cached blocks (kvc_alloc_anon's slow path). */
 void kvc_evict_n(struct kvc *c, int32_t n);
+/* Write content h into the lower tier c (as the newest block; its
+ * oldest is evicted when it is full), or mark it newest when c holds it. */
+void kvc_spill(struct kvc *c, uint64_t h);
+/* n anonymous blocks into the lower tier c (content nobody looks up,
+ * which still takes its room). */
+void kvc_spill_anon(struct kvc *c, int32_t n);
+/* Mark block b (cached, unreferenced) of a lower tier as its newest. */
+void kvc_touch(struct kvc *c, int32_t b);
 /* n anonymous blocks.  Inline: with every block cached (a steady load),
  * each allocation evicts, usually part of the batch at the LRU head, which
  * is taken here without the call. */
@@ -111,6 +128,8 @@ static inline void kvc_alloc_anon(struct kvc *c, int32_t n)
 		c->batch[x - c->total] -= (uint32_t)n;
 		c->nevict -= n;
 		c->evictions += (uint64_t)n;
+		if (c->lower)
+			kvc_spill_anon(c->lower, n);
 		return;
 	}
 	kvc_evict_n(c, n);

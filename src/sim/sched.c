@@ -969,6 +969,36 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 	return n;
 }
 
+/* KV offload: how many blocks after r's `hits` GPU hits the host tier
+ * holds, consecutively (as far as the GPU lookup may reach: the shareable
+ * part, or for a preempted request every block it hashed).  A block that
+ * is back in the GPU after a miss before it is not looked for there: the
+ * host's run ends at the first block it lacks. */
+static int32_t host_lookup(const struct sim *s, struct replica *rp, struct req *r, int32_t hits)
+{
+	int64_t maxb = full_blocks(s, req_num_tokens(r) - 1), b;
+
+	if (r->preempts == 0 && maxb > r->nshare)
+		maxb = r->nshare;
+	for (b = hits; b < maxb; b++)
+		if (kvc_lookup(&rp->host, chain_at(s, r, b)) < 0)
+			break;
+	return (int32_t)(b - hits);
+}
+
+/* KV offload: r was admitted with n blocks from the host tier after its
+ * `hits` GPU hits: they become the host's newest (its tail block first,
+ * so that the host, like the GPU, evicts a prefix from its end) and are
+ * loaded in the step being planned. */
+static void host_take(const struct sim *s, struct replica *rp, struct req *r, int32_t hits, int32_t n)
+{
+	int32_t b;
+
+	for (b = hits + n - 1; b >= hits; b--)
+		kvc_touch(&rp->host, kvc_lookup(&rp->host, chain_at(s, r, b)));
+	rp->host_loads += n;
+}
+
 /* Waiting requests in queue order while max_num_seqs, the budget and
  * rem_input allow, each as the policy's admit judges it (core.h). */
 bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_input, void *ctx)
@@ -981,7 +1011,7 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		struct admit_try t;
 		enum admit_verdict v;
-		int32_t grow = 0;
+		int32_t grow = 0, host = 0;
 		uint64_t last;
 		r->blocks = array_get(s, rp, r);
 		if (r->transferred) { /* P/D: the prompt's KV came with it */
@@ -991,7 +1021,11 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 			first = false;
 		} else {
 			t.hits = prefix_lookup(s, rp, r, &t.evictable, &last);
-			r->computed = (int64_t)t.hits * s->cfg.block_size;
+			/* the host tier's hits count as computed: the policy
+			 * sizes the blocks they are loaded into with the chunk's */
+			if (rp->host.total > 0 && (r->preempts > 0 || block_shareable(r, 0)))
+				host = host_lookup(s, rp, r, t.hits);
+			r->computed = (int64_t)(t.hits + host) * s->cfg.block_size;
 		}
 		t.n = chunk_of(s, r, budget);
 		t.rem_input = rem_input;
@@ -1027,12 +1061,16 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		}
 		r->nblocks = r->nhashed = r->nnamed = t.hits;
 		r->last_hash = last;
+		if (host > 0)
+			host_take(s, rp, r, t.hits, host);
 		sched_grow_blocks(s, rp, r, grow);
 		if (first) {
 			r->prefix_hit_tokens = r->computed;
 			s->tot.prefix_lookup_tokens += (uint64_t)r->prompt;
 			s->tot.prefix_hit_tokens += (uint64_t)r->computed;
+			s->tot.host_hit_tokens += (uint64_t)host * (uint64_t)s->cfg.block_size;
 		}
+		s->tot.host_loaded_blocks += (uint64_t)host;
 		wq_pop_front(rp);
 		if (r->sched_ns < 0)
 			r->sched_ns = s->now;
@@ -1196,9 +1234,39 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	return true;
 }
 
+/* KV offload: a step of t seconds of compute with the host tier's
+ * transfers since the last step priced (the loads its admissions took,
+ * the blocks the GPU's evictions wrote), met as sim_cfg.offload.overlap
+ * says (sim.h); the transfers' totals. */
+static double offload_step_s(struct sim *s, struct replica *rp, double t)
+{
+	const struct sim_offload *o = &s->cfg.offload;
+	double load = (double)rp->host_loads * o->block_s, u;
+	uint64_t stored = rp->host.stored - rp->host_stored_seen;
+
+	rp->host_stored_seen = rp->host.stored;
+	rp->host_loads = 0;
+	s->tot.host_stored_blocks += stored;
+	switch (o->overlap) {
+	case OFFLOAD_ASYNC:
+		u = t > load ? t : load;
+		break;
+	case OFFLOAD_LAYERWISE:
+		u = (t > load ? t : load) + (t < load ? t : load) / (o->layers > 0 ? o->layers : 1);
+		break;
+	case OFFLOAD_SYNC:
+	default:
+		u = t + load + (double)stored * o->block_s;
+		break;
+	}
+	s->tot.offload_exposed_s += u - t;
+	return u;
+}
+
 /* Price replica ri's planned step: the forward pass plus the drafting that
- * follows it with speculative decoding. */
-static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *rp, const struct step_desc *d)
+ * follows it with speculative decoding, and the host tier's transfers
+ * with KV offload. */
+static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, const struct step_desc *d)
 {
 	double t;
 
@@ -1214,6 +1282,8 @@ static SCHED_STEP_INLINE double rank_cost(const struct sim *s, struct replica *r
 
 	if (rp->spec_n > 0)
 		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
+	if (rp->host.total > 0)
+		t = offload_step_s(s, rp, t);
 	return t;
 }
 

@@ -152,6 +152,27 @@ struct sim_cfg {
 		double kv_bytes_per_token, link_bw, alpha_s;
 		bool first_on_decode;
 	} pd;
+	/* KV offload (host_blocks 0: off): each replica's prefix cache has a
+	 * host tier of host_blocks blocks below it (kvcache.h, kvc.lower): a
+	 * cached block evicted from the GPU is written there (LRU there too),
+	 * and an admission whose prefix lookup stops in the GPU goes on in the
+	 * host, whose consecutive hits are loaded back into GPU blocks instead
+	 * of being computed.  A block moves in block_s seconds each way (its
+	 * bytes on one GPU over that GPU's host link; the GPUs of an engine
+	 * move their shards at once).  How the transfers meet the step
+	 * (overlap): OFFLOAD_ASYNC, the loads run beside the step's compute
+	 * and the stores are hidden (a step lasts max(compute, loads));
+	 * OFFLOAD_LAYERWISE, a layer's load overlaps the previous layer's
+	 * compute, stores hidden (max(compute, loads) + min(compute, loads) /
+	 * layers); OFFLOAD_SYNC, loads before the forward and stores after it,
+	 * both on the step (compute + loads + stores).  The engines' reasons
+	 * are in src/engine/ (engine_type.offload). */
+	struct sim_offload {
+		int64_t host_blocks;
+		double block_s;
+		enum offload_overlap { OFFLOAD_ASYNC, OFFLOAD_LAYERWISE, OFFLOAD_SYNC } overlap;
+		int layers;
+	} offload;
 };
 
 enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
@@ -210,6 +231,12 @@ struct sim_totals {
 	uint64_t spec_verify, spec_drafted, spec_accepted;
 	uint64_t pd_transfers;     /* P/D: KV hand-offs, and their summed time */
 	int64_t pd_transfer_ns;
+	/* KV offload (sim_cfg.offload): prompt tokens found in the host tier
+	 * on first admission (prefix_hit_tokens counts them too), blocks
+	 * loaded from it and written to it, and the seconds the transfers
+	 * added to steps, summed over replicas */
+	uint64_t host_hit_tokens, host_loaded_blocks, host_stored_blocks;
+	double offload_exposed_s;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
 	/* joules the GPUs drew above idle in the steps (hw/power.h); NAN when
 	 * a replica's GPU has no power figure */

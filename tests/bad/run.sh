@@ -463,6 +463,22 @@ t block-size-7 2 "block_size 7 is not one vLLM takes (1, 8, 16, 32, 64 or 128)" 
 t engine-version-abc 2 "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got 'abc'" '$SS run --num-requests 5 --engine-version abc'
 t engine-version-empty 2 "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got ''" "\$SS run --num-requests 5 --engine-version ''"
 t engine-version-eval-abc 2 "got 'abc'" '$SS eval gl-ok --engine-version abc'
+# KV offload (issue 28): each bad value refused with its flag named
+t offload-size-zero 2 "--kv-offloading-size must be > 0, got 0" '$SS run --workload w.json --kv-offloading-size 0'
+t offload-size-negative 2 "--kv-offloading-size must be > 0, got -3" '$SS run --workload w.json --kv-offloading-size -3'
+t offload-size-huge 2 "--kv-offloading-size must be in (0, 1048576] GiB, got 1e+09" '$SS run --workload w.json --kv-offloading-size 1e9'
+t offload-size-no-block 2 "--kv-offloading-size: 1.07e-05 GB per GPU holds no KV block" '$SS run --workload w.json --kv-offloading-size 0.00001'
+t offload-backend-bad 2 "--kv-offloading-backend must be native or lmcache, got 'disk'" '$SS run --workload w.json --kv-offloading-size 4 --kv-offloading-backend disk'
+t offload-backend-alone 2 "--kv-offloading-backend needs --kv-offloading-size" '$SS run --workload w.json --kv-offloading-backend lmcache'
+t offload-no-prefix-caching 2 "--kv-offloading-size needs prefix caching" '$SS run --workload w.json --kv-offloading-size 4 --no-prefix-caching'
+t offload-vllm-flags-on-sglang 2 "--kv-offloading-size and --kv-offloading-backend are vLLM's: give --engine vllm" '$SS run --workload w.json --engine sglang --kv-offloading-size 4'
+t offload-hicache-on-vllm 2 "are SGLang's: give --engine sglang" '$SS run --workload w.json --enable-hierarchical-cache'
+t offload-hicache-on-trtllm 2 "servesim models no KV offload for TensorRT-LLM" '$SS run --workload w.json --engine trtllm --enable-hierarchical-cache'
+t offload-hicache-ratio-alone 2 "--hicache-ratio needs --enable-hierarchical-cache" '$SS run --workload w.json --engine sglang --hicache-ratio 3'
+t offload-hicache-ratio-zero 2 "--hicache-ratio must be > 0, got 0" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --hicache-ratio 0'
+t offload-hicache-ratio-nan 2 "--hicache-ratio must be a number, got 'nan'" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --hicache-ratio nan'
+t offload-hicache-size-no-block 2 "--hicache-size: 1e-06 GB per GPU holds no KV block" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --hicache-size 1e-6'
+t offload-radix-off 2 "--enable-hierarchical-cache needs prefix caching" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --disable-radix-cache'
 # messages
 t flag-rate-denormal 2 "--rate 4.9e-324 is below the smallest number servesim computes with (2.22507e-308)" '$SS run --rate 4.9e-324'
 t flag-rate-overflow 2 "--rate 1e999 is above the largest number servesim computes with (1.79769e+308)" '$SS run --rate 1e999'

@@ -789,6 +789,50 @@ static void test_kvcache(void)
 	}
 }
 
+/* KV offload: a GPU pool of 3 blocks over a host tier of 2.  Blocks the
+ * GPU evicts are written to the host (new content counted in `stored`,
+ * content it holds already only made its newest), anonymous ones as a
+ * batch that takes room; the host evicts its oldest when full. */
+static void test_kvcache_host(void)
+{
+	struct kvc g, h;
+	char why[200];
+	int32_t a, b, c;
+
+	kvc_init(&g, 3, true);
+	kvc_init(&h, 2, true);
+	g.lower = &h;
+	a = kvc_alloc_named(&g);
+	b = kvc_alloc_named(&g);
+	c = kvc_alloc_named(&g);
+	kvc_register(&g, a, 21);
+	kvc_register(&g, b, 22);
+	kvc_register(&g, c, 23);
+	kvc_put(&g, a);
+	kvc_put(&g, b);
+	kvc_put(&g, c); /* LRU: 21, 22, 23 */
+	kvc_alloc_anon(&g, 1); /* evicts 21: written to the host */
+	CHECK(kvc_lookup(&g, 21) == -1 && kvc_lookup(&h, 21) >= 0 && h.stored == 1,
+	      "a block the GPU evicts is written to the host");
+	kvc_alloc_anon(&g, 1); /* 22 too */
+	CHECK(kvc_lookup(&h, 22) >= 0 && h.stored == 2 && kvc_check(&h, why, sizeof(why)),
+	      "the host holds both (%s)", why);
+	kvc_touch(&h, kvc_lookup(&h, 21)); /* a hit on 21: 22 is now the host's oldest */
+	kvc_put_anon(&g, 2, 0); /* the GPU's LRU: 23, then a batch of 2 */
+	kvc_alloc_named(&g); /* evicts 23: the host is full, 22 goes */
+	CHECK(kvc_lookup(&h, 23) >= 0 && kvc_lookup(&h, 22) == -1 && kvc_lookup(&h, 21) >= 0 && h.stored == 3,
+	      "the host evicts its least recently used block (22, not the touched 21)");
+	kvc_alloc_anon(&g, 2); /* evicts the anonymous batch of 2: it fills the host */
+	CHECK(kvc_lookup(&h, 21) == -1 && kvc_lookup(&h, 23) == -1 && h.stored == 5 && h.nevict == 2,
+	      "an anonymous batch takes the host's room (nothing can look it up)");
+	CHECK(kvc_check(&g, why, sizeof(why)) && kvc_check(&h, why, sizeof(why)), "both tiers consistent (%s)", why);
+	kvc_spill(&h, 99);
+	kvc_spill(&h, 99);
+	CHECK(h.stored == 6, "content the host holds is not written twice");
+	kvc_release(&g);
+	kvc_release(&h);
+}
+
 static void test_memplan(void)
 {
 	/* vLLM 0.11 logs (eval ground truth): CodeLlama-34B TP1 on H100 */
@@ -2333,6 +2377,7 @@ int main(void)
 	}
 	load_model("llama-2-7b", &m);
 	test_kvcache();
+	test_kvcache_host();
 	test_kvcache_grow();
 	test_kv_auto(&m);
 	test_chunking(&m);
