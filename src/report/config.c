@@ -22,6 +22,7 @@ const char *out_dist_desc(const struct wl_dist *d, char *buf, size_t n)
 	case WL_NORMAL: snprintf(buf, n, "normal(%g, %g)", d->a, d->b); break;
 	case WL_LOGNORMAL: snprintf(buf, n, "lognormal(mean %g, sd %g)", d->a, d->b); break;
 	case WL_EMPIRICAL: snprintf(buf, n, "empirical(%zu values)", d->nvalues); break;
+	case WL_DATASET: snprintf(buf, n, "dataset %s (mean %.0f)", d->dataset, d->a); break;
 	}
 	return buf;
 }
@@ -54,6 +55,7 @@ static void dist_json(struct jw *w, const char *key, const struct wl_dist *d)
 	case WL_NORMAL:
 	case WL_LOGNORMAL: jw_num(w, "mean", d->a); jw_num(w, "std", d->b); break;
 	case WL_EMPIRICAL: jw_int(w, "values", (int64_t)d->nvalues); break;
+	case WL_DATASET: jw_str(w, "dataset", d->dataset); jw_num(w, "mean", d->a); jw_num(w, "rho", d->rho); break;
 	}
 	jw_int(w, "clip_min", d->min);
 	jw_int(w, "clip_max", d->max);

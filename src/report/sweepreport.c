@@ -76,7 +76,7 @@ static void row_dist(struct sweep_row *r, const char *pfx, const struct wl_dist 
 	snprintf(k, sizeof(k), "%s_a", pfx);
 	sweep_row_num(r, k, d->kind == WL_EMPIRICAL ? NAN : d->a);
 	snprintf(k, sizeof(k), "%s_b", pfx);
-	sweep_row_num(r, k, d->kind == WL_EMPIRICAL || d->kind == WL_FIXED ? NAN : d->b);
+	sweep_row_num(r, k, d->kind == WL_EMPIRICAL || d->kind == WL_FIXED || d->kind == WL_DATASET ? NAN : d->b);
 	snprintf(k, sizeof(k), "%s_min", pfx);
 	sweep_row_int(r, k, d->min);
 	snprintf(k, sizeof(k), "%s_max", pfx);

@@ -45,6 +45,7 @@ struct wl_gen {
 	int32_t *sess_turns;
 	size_t sess_cap;
 	int64_t nlater;
+	bool joint;           /* prompt and output of one dataset: drawn together */
 };
 
 static double unif(struct pcg32 *r)
@@ -170,6 +171,20 @@ void wl_dist_prepare(struct wl_dist *d)
 	}
 }
 
+/* The length at probability u of a dataset's quantile table: log-linear
+ * between the quantiles around it. */
+static double dataset_at(const struct wl_dist *d, double u)
+{
+	size_t i = 1;
+	double t;
+
+	while (i + 1 < d->nvalues && u > d->cdf[i])
+		i++;
+	t = (u - d->cdf[i - 1]) / (d->cdf[i] - d->cdf[i - 1]);
+	t = t < 0 ? 0 : t > 1 ? 1 : t;
+	return floor(exp(log(d->values[i - 1]) + t * (log(d->values[i]) - log(d->values[i - 1]))) + 0.5);
+}
+
 /* wl_dist_sample's clip of a drawn value. */
 static int64_t dist_clip(const struct wl_dist *d, double x)
 {
@@ -200,6 +215,9 @@ int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 	case WL_LOGNORMAL:
 		x = lognormal_round(d->ln_mu, d->ln_sigma, r);
 		break; /* (dist_sample_n draws many at once) */
+	case WL_DATASET:
+		x = dataset_at(d, pcg32_double(r));
+		break;
 	case WL_EMPIRICAL: {
 		double u = pcg32_double(r);
 		for (i = 0; i + 1 < d->nvalues && u >= d->cdf[i]; i++)
@@ -209,6 +227,17 @@ int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r)
 	}
 	}
 	return dist_clip(d, x);
+}
+
+void wl_dataset_pair(const struct wl_dist *p, const struct wl_dist *o, struct pcg32 *r_p, struct pcg32 *r_o,
+		     int64_t *prompt, int64_t *output)
+{
+	/* the Gaussian copula: normal scores of correlation rho, each through
+	 * its marginal's quantile table */
+	double z1 = std_normal(r_p), z2 = p->rho * z1 + sqrt(1 - p->rho * p->rho) * std_normal(r_o);
+
+	*prompt = dist_clip(p, dataset_at(p, 0.5 * erfc(-z1 / M_SQRT2)));
+	*output = dist_clip(o, dataset_at(o, 0.5 * erfc(-z2 / M_SQRT2)));
 }
 
 /* n wl_dist_sample draws in a row into out (n <= GEN_BATCH). */
@@ -278,6 +307,8 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 	g->output = s->output;
 	wl_dist_prepare(&g->prompt);
 	wl_dist_prepare(&g->output);
+	g->joint = g->prompt.kind == WL_DATASET && g->output.kind == WL_DATASET &&
+		   strcmp(g->prompt.dataset, g->output.dataset) == 0;
 	pcg32_seed(&g->r_arr, s->seed, 1);
 	pcg32_seed(&g->r_prompt, s->seed, 2);
 	pcg32_seed(&g->r_out, s->seed, 3);
@@ -440,8 +471,13 @@ static void fill_lengths(struct wl_gen *g, struct wl_req *r)
 			n = (int)(s->num_requests - g->issued);
 		if (n < 1)
 			n = 1;
-		dist_sample_n(&g->prompt, &g->r_prompt, g->bp, n);
-		dist_sample_n(&g->output, &g->r_out, g->bo, n);
+		if (g->joint) {
+			for (int i = 0; i < n; i++)
+				wl_dataset_pair(&g->prompt, &g->output, &g->r_prompt, &g->r_out, &g->bp[i], &g->bo[i]);
+		} else {
+			dist_sample_n(&g->prompt, &g->r_prompt, g->bp, n);
+			dist_sample_n(&g->output, &g->r_out, g->bo, n);
+		}
 		g->bpos = 0;
 		g->blen = n;
 	}

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "workload/workload.h"
+#include "base/paths.h"
 #include "base/yaml.h"
 
 static const char *const proc_names[] = {"poisson", "constant", "gamma", "uniform_count",
@@ -20,6 +21,7 @@ const char *wl_dist_kind_name(enum wl_dist_kind k)
 	case WL_NORMAL: return "normal";
 	case WL_LOGNORMAL: return "lognormal";
 	case WL_EMPIRICAL: return "empirical";
+	case WL_DATASET: return "dataset";
 	}
 	return "?";
 }
@@ -101,6 +103,111 @@ static bool dist_value(const struct dist_rule *r, double x, int64_t *out)
 static int parse_dist_rule(const struct json *o, const char *src, const char *key,
 			   const struct dist_rule *u, struct wl_dist *d, struct err *e);
 
+#define WL_DATASETS_MAX_BYTES ((size_t)1 << 20)
+
+/* data/datasets.json, parsed (the caller frees it). */
+static int datasets_load(struct json **root, char *path, size_t n, struct err *e)
+{
+	char dir[1024];
+
+	paths_data_dir(dir, sizeof(dir));
+	snprintf(path, n, "%s/datasets.json", dir);
+	return json_parse_file_max(path, WL_DATASETS_MAX_BYTES, root, e);
+}
+
+static void datasets_names(const struct json *all, char *out, size_t n)
+{
+	const struct json *m;
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (m = json_first(all); m && off < n; m = json_next(m))
+		off += (size_t)snprintf(out + off, n - off, "%s%s", off ? ", " : "", json_key(m));
+}
+
+int wl_datasets_list(char *out, size_t n, struct err *e)
+{
+	struct json *root;
+	char path[1100];
+	int rc = datasets_load(&root, path, sizeof(path), e);
+
+	if (rc < 0)
+		return rc;
+	datasets_names(json_get(root, "datasets"), out, n);
+	json_free(root);
+	return 0;
+}
+
+/* {"dataset": NAME[, "min": A, "max": B]}: key's marginal of dataset NAME
+ * (its quantile table and copula correlation) from data/datasets.json. */
+static int parse_dataset(const struct json *o, const char *ctx, const char *key, struct wl_dist *d,
+			 struct err *e)
+{
+	static const char *const keys[] = {"dataset", "min", "max", NULL};
+	const struct json *all, *ds, *probs, *q, *x, *y;
+	struct json *root = NULL;
+	const char *name = NULL;
+	char path[1100], names[400];
+	double prev_p = -1, prev_v = 1, rho;
+	size_t n, i;
+	int rc;
+
+	if (strcmp(key, "prompt_tokens") != 0 && strcmp(key, "output_tokens") != 0)
+		return err_set(e, SS_EDATA, "%s: a 'dataset' gives prompt_tokens and output_tokens only", ctx);
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0 || (rc = json_req_str(o, "dataset", ctx, &name, e)) < 0)
+		return rc;
+	memset(d, 0, sizeof(*d));
+	d->min = 1;
+	d->max = WL_MAX_TOKENS;
+	if ((rc = json_opt_int(o, "min", ctx, 1, WL_MAX_TOKENS, &d->min, NULL, e)) < 0 ||
+	    (rc = json_opt_int(o, "max", ctx, 1, WL_MAX_TOKENS, &d->max, NULL, e)) < 0)
+		return rc;
+	if (d->max < d->min)
+		return err_set(e, SS_EDATA, "%s: 'max' (%lld) must be >= 'min' (%lld)", ctx, (long long)d->max,
+			       (long long)d->min);
+	if ((rc = datasets_load(&root, path, sizeof(path), e)) < 0)
+		return rc;
+	all = json_get(root, "datasets");
+	probs = json_get(root, "probs");
+	if (!(ds = json_get(all, name))) {
+		datasets_names(all, names, sizeof(names));
+		rc = err_set(e, SS_EDATA, "%s: 'dataset' must be one of %s (%s), got '%.40s'", ctx, names, path, name);
+		goto out;
+	}
+	q = json_get(json_get(ds, key), "quantiles");
+	x = json_get(json_get(ds, key), "mean");
+	y = json_get(ds, "rho");
+	n = q ? json_size(q) : 0;
+	rho = y ? json_number(y) : NAN;
+	if (!probs || n < 2 || json_size(probs) != n || !x || !(rho >= -1 && rho <= 1)) {
+		rc = err_set(e, SS_EDATA, "%s: datasets.%s.%s: expected 'quantiles' at each of 'probs', 'mean' and "
+			     "'rho' in [-1, 1]", path, name, key);
+		goto out;
+	}
+	d->kind = WL_DATASET;
+	d->values = xcalloc(n, sizeof(double));
+	d->cdf = xcalloc(n, sizeof(double));
+	d->nvalues = n;
+	d->a = json_number(x);
+	d->rho = rho;
+	snprintf(d->dataset, sizeof(d->dataset), "%s", name);
+	for (i = 0; i < n; i++) {
+		double p = json_number(json_at(probs, i)), v = json_number(json_at(q, i));
+		if (!(p > prev_p && p >= 0 && p <= 1) || !(v >= prev_v && v <= (double)WL_MAX_TOKENS) ||
+		    (i == 0 && p != 0) || (i + 1 == n && p != 1)) {
+			rc = err_set(e, SS_EDATA, "%s: datasets.%s.%s: 'probs' must rise from 0 to 1 and the quantiles "
+				     "from 1 to %lld, got %g at %g", path, name, key, (long long)WL_MAX_TOKENS, v, p);
+			goto out;
+		}
+		d->cdf[i] = prev_p = p;
+		d->values[i] = prev_v = v;
+	}
+	rc = 0;
+out:
+	json_free(root);
+	return rc;
+}
+
 static int parse_dist(const struct json *o, const char *src, const char *key, struct wl_dist *d,
 		      struct err *e)
 {
@@ -135,6 +242,9 @@ static int parse_dist_rule(const struct json *o, const char *src, const char *ke
 		d->max = u->hi;
 		return 0;
 	}
+	if (json_type_of(o) == JSON_OBJECT && json_get(o, "dataset"))
+		return u == &tokens_rule ? parse_dataset(o, ctx, key, d, e)
+					 : err_set(e, SS_EDATA, "%s: a 'dataset' gives token lengths only", ctx);
 	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
 		return rc;
 	if ((rc = json_req_str(o, "dist", ctx, &kind, e)) < 0)
@@ -559,7 +669,7 @@ double wl_dist_mean(const struct wl_dist *d)
 		for (i = 0; i < d->nvalues; i++)
 			sum += d->values[i];
 		return d->nvalues ? sum / (double)d->nvalues : 0;
-	case WL_FIXED: case WL_NORMAL: case WL_LOGNORMAL: break;
+	case WL_FIXED: case WL_NORMAL: case WL_LOGNORMAL: case WL_DATASET: break;
 	}
 	return d->a;
 }

@@ -24,7 +24,11 @@ enum wl_process {
 	WL_TRACE           /* replay a CSV: arrival_s,prompt_tokens,output_tokens[,prefix_group] */
 };
 
-enum wl_dist_kind { WL_FIXED, WL_UNIFORM, WL_NORMAL, WL_LOGNORMAL, WL_EMPIRICAL };
+/* WL_DATASET: lengths shaped like a public dataset's (data/datasets.json):
+ * quantile table values[] at probabilities cdf[], log-linear between them;
+ * a prompt and an output of the same dataset are drawn jointly, through a
+ * Gaussian copula of correlation rho. */
+enum wl_dist_kind { WL_FIXED, WL_UNIFORM, WL_NORMAL, WL_LOGNORMAL, WL_EMPIRICAL, WL_DATASET };
 
 struct wl_dist {
 	enum wl_dist_kind kind;
@@ -33,6 +37,8 @@ struct wl_dist {
 	double *values, *cdf;  /* empirical */
 	size_t nvalues;
 	double ln_mu, ln_sigma; /* lognormal: parameters of the underlying normal (wl_dist_prepare) */
+	char dataset[32];      /* WL_DATASET: its name (a = the dataset's mean) */
+	double rho;            /* WL_DATASET: the copula correlation of its prompts and outputs */
 };
 
 #define WL_MAX_STAGES 64
@@ -202,11 +208,18 @@ int wl_stage_of(const struct wl_spec *s, int64_t t_ns);
  * lognormal's unclipped mean, the mean of an empirical one's values
  * (unweighted). */
 double wl_dist_mean(const struct wl_dist *d);
+/* The datasets data/datasets.json describes, in words ("a, b, c"). */
+int wl_datasets_list(char *out, size_t n, struct err *e);
 /* Sample a length distribution (exposed for tests). */
 struct pcg32;
 int64_t wl_dist_sample(const struct wl_dist *d, struct pcg32 *r);
 /* Derive the lognormal's underlying normal from mean and stdev (called by
  * the generator; tests that build a wl_dist by hand call it too). */
 void wl_dist_prepare(struct wl_dist *d);
+/* A prompt and an output length drawn jointly from two WL_DATASET
+ * distributions of one dataset (the prompt's stream r_p, the output's
+ * r_o), as the generator draws them. */
+void wl_dataset_pair(const struct wl_dist *p, const struct wl_dist *o, struct pcg32 *r_p, struct pcg32 *r_o,
+		     int64_t *prompt, int64_t *output);
 
 #endif

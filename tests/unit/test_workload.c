@@ -28,6 +28,12 @@ static int64_t drain(struct wl_spec *w, int64_t *times, size_t cap, struct wl_re
 	return n;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 static int parse(const char *txt, struct wl_spec *w, struct err *e)
 {
 	struct json *j;
@@ -107,7 +113,7 @@ int main(void)
 	CHECK_REL((double)t[n - 1] * 1e-9 / (double)n, 0.1, 0.08, "gamma mean gap");
 	/* lengths */
 	{
-		struct wl_dist d = {WL_NORMAL, 100, 50, 60, 130, NULL, NULL, 0, 0, 0};
+		struct wl_dist d = {WL_NORMAL, 100, 50, 60, 130, NULL, NULL, 0, 0, 0, "", 0};
 		struct pcg32 r;
 		int64_t lo = 1000, hi = 0, x;
 		pcg32_seed(&r, 1, 2);
@@ -268,6 +274,68 @@ int main(void)
 			  "\"turns\": 2, \"think_time_s\": {\"dist\": \"uniform\", \"min\": 0.5, \"max\": 1.5}}}", &w, &e);
 		CHECK(k == 0 && w.sess.think_ms.kind == WL_UNIFORM && w.sess.think_ms.min == 500 &&
 		      w.sess.think_ms.max == 1500, "think time uniform in [0.5, 1.5] s = [500, 1500] ms");
+		wl_spec_release(&w);
+	}
+	{
+		/* dataset-shaped lengths: 20000 draws against the figures of the
+		 * files they were fitted to (data/datasets.json; sharegpt: prompt
+		 * mean 2340.03, median 1730, output mean 438.71, median 415) */
+		static int64_t pp[20000], oo[20000];
+		struct wl_gen *g;
+		struct wl_req r;
+		double sp = 0, so = 0, lp = 0, lo = 0, cov = 0, vp = 0, vo = 0;
+		int k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 20000, "
+			      "\"prompt_tokens\": {\"dataset\": \"sharegpt\"}, \"output_tokens\": {\"dataset\": \"sharegpt\"}}",
+			      &w, &e);
+		CHECK(k == 0 && w.prompt.kind == WL_DATASET && w.prompt.a == 2340.03 && w.output.a == 438.71,
+		      "dataset sharegpt parsed: %s", k ? e.msg : "");
+		n = 0;
+		if (k == 0 && wl_gen_new(&w, &g, &e) == 0) {
+			while (n < 20000 && wl_gen_next(g, 0, &r, &e) > 0) {
+				pp[n] = r.prompt_tokens;
+				oo[n++] = r.output_tokens;
+				sp += (double)r.prompt_tokens;
+				so += (double)r.output_tokens;
+			}
+			wl_gen_free(g);
+		}
+		CHECK(n == 20000 && fabs(sp / 20000 / 2340.03 - 1) < 0.03 && fabs(so / 20000 / 438.71 - 1) < 0.03,
+		      "sharegpt sample means %.1f, %.1f within 3 %% of 2340.03, 438.71", sp / 20000, so / 20000);
+		qsort(pp, 20000, sizeof(int64_t), cmp_i64);
+		qsort(oo, 20000, sizeof(int64_t), cmp_i64);
+		CHECK(fabs((double)pp[10000] / 1730 - 1) < 0.03 && fabs((double)oo[10000] / 415 - 1) < 0.03,
+		      "sharegpt sample medians %lld, %lld within 3 %% of 1730, 415", (long long)pp[10000],
+		      (long long)oo[10000]);
+		wl_spec_release(&w);
+		/* arXiv summarisation: longer articles get shorter abstracts in
+		 * the file (copula rho -0.2069): the draws' log lengths follow */
+		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 20000, "
+			  "\"prompt_tokens\": {\"dataset\": \"arxiv-summarization\"}, "
+			  "\"output_tokens\": {\"dataset\": \"arxiv-summarization\"}}", &w, &e);
+		n = 0;
+		if (k == 0 && wl_gen_new(&w, &g, &e) == 0) {
+			while (n < 20000 && wl_gen_next(g, 0, &r, &e) > 0) {
+				pp[n] = r.prompt_tokens;
+				oo[n++] = r.output_tokens;
+				lp += log((double)r.prompt_tokens);
+				lo += log((double)r.output_tokens);
+			}
+			wl_gen_free(g);
+		}
+		for (i = 0; i < n; i++) {
+			double a = log((double)pp[i]) - lp / (double)n, b = log((double)oo[i]) - lo / (double)n;
+			cov += a * b;
+			vp += a * a;
+			vo += b * b;
+		}
+		CHECK(n == 20000 && cov / sqrt(vp * vo) < -0.1 && cov / sqrt(vp * vo) > -0.3,
+		      "arxiv-summarization: correlation of log lengths %.3f, negative as the copula's -0.2069",
+		      n ? cov / sqrt(vp * vo) : 0);
+		wl_spec_release(&w);
+		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 5, "
+			  "\"prompt_tokens\": {\"dataset\": \"sharegtp\"}}", &w, &e);
+		CHECK(k < 0 && strstr(e.msg, "w.json: prompt_tokens: 'dataset' must be one of sharegpt,") &&
+		      strstr(e.msg, "got 'sharegtp'"), "an unknown dataset is refused, naming the known: %s", e.msg);
 		wl_spec_release(&w);
 	}
 	return check_done();
