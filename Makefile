@@ -102,6 +102,7 @@ LIB_SRC += src/hw/lgrid.c
 LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
 LIB_SRC += src/eval/ablation.c
+LIB_SRC += src/eval/table.c
 LIB_SRC += src/sim/goodput.c
 LIB_SRC += src/report/confreport.c
 
@@ -120,6 +121,7 @@ FUZZERS   += fuzz_bench
 FUZZERS   += fuzz_requests
 FUZZERS   += fuzz_prices
 FUZZERS   += fuzz_mfupack
+FUZZERS   += fuzz_sim
 
 # Compact kernel tables (src/hw/mfupack.h): written next to the CSV tables
 # by the build step tools/mfupack.c whenever a table, gpus.json or the code
@@ -140,7 +142,7 @@ UNIT_OBJ = $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.o)
 # deletes after linking; kept, a second `make check` relinks nothing.
 .SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tools/accuracy.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
-.PHONY: all demo check check-run check-asan check-docs docs-regen check-browser unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
+.PHONY: soak all demo check check-run check-asan check-docs docs-regen check-browser unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
 .PHONY: mpi check-mpi
 
 all: $(BIN) $(MFU_PACKS)
@@ -174,8 +176,21 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
 # The package check runs first (a fresh machine needs the libraries).
 check: deps
 	@$(MAKE) --no-print-directory check-run
-check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS) $(BUILD)/tests/serve_client
-	@sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
+check-run: $(BIN) $(UNIT_BIN) $(MFU_PACKS) $(BUILD)/tests/serve_client $(BUILD)/tests/property
+	@PROP_CASES=$(PROP_CASES) PROP_SEED=$(PROP_SEED) sh tests/run_tests.sh "$(BUILD)/tests" "$(BIN)" $(UNIT_TESTS)
+
+# The property test (tests/prop/prop.c, issue 30): random valid configurations
+# across the modes, each run twice; make check draws PROP_CASES of them,
+# make soak many more (SOAK_CASES, a seed from the clock unless PROP_SEED).
+PROP_CASES = 40
+PROP_SEED = 1
+SOAK_CASES = 2000
+$(BUILD)/tests/property: $(BUILD)/tests/prop/prop.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
+soak: $(BIN) $(BUILD)/tests/property
+	@seed=$${PROP_SEED_SOAK:-$$(date +%s)}; echo "soak: $(SOAK_CASES) configurations, seed $$seed"; \
+		./$(BUILD)/tests/property ./$(BIN) $(SOAK_CASES) $$seed | grep -v '^ok '
 
 # the streaming client of `servesim serve`'s test (tests/serve/run.sh)
 $(BUILD)/tests/serve_client: tests/serve/client.c
@@ -248,6 +263,11 @@ check-browser: $(BIN) $(MFU_PACKS)
 # The library is compiled once (instrumented, fuzzer-no-link) and linked into
 # every harness.
 FUZZ_SAN    = address,undefined -fno-sanitize-recover=all
+# fuzz_sim simulates a deployment per input (a few to a few hundred ms under
+# ASan): its own run count.  Its KV block arrays are reserved, not touched
+# (sim/kvcache.c): a one-token-page pool of tens of millions of blocks passes
+# libFuzzer's malloc limit without using the memory, hence its own limit.
+FUZZ_SIM_RUNS = 300
 FUZZ_CFLAGS = -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -DSERVESIM_DATADIR='"$(CURDIR)/data"'
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/obj/%.o)
 build-fuzz/obj/%.o: %.c
@@ -263,8 +283,10 @@ build-fuzz/%: tests/fuzz/%.c build-fuzz/libservesim.a
 fuzz: $(FUZZERS:%=build-fuzz/%)
 	@for f in $(FUZZERS); do \
 		mkdir -p build-fuzz/corpus-$$f build-fuzz/artifacts; \
-		echo "fuzz: $$f ($(FUZZ_RUNS) runs)"; \
-		UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/$$f -runs=$(FUZZ_RUNS) -max_len=4096 \
+		echo "fuzz: $$f ($$( [ $$f = fuzz_sim ] && echo $(FUZZ_SIM_RUNS) || echo $(FUZZ_RUNS)) runs)"; \
+		runs=$(FUZZ_RUNS); extra=""; \
+		if [ $$f = fuzz_sim ]; then runs=$(FUZZ_SIM_RUNS); extra="-malloc_limit_mb=8192 -max_len=256"; fi; \
+		UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/$$f -runs=$$runs -max_len=4096 $$extra \
 			-print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/$$f- \
 			build-fuzz/corpus-$$f tests/fuzz/corpus/$$f \
 			> build-fuzz/$$f.log 2>&1; rc=$$?; \
@@ -292,6 +314,7 @@ bench: $(BUILD)/bench $(BUILD)/bench_guidellm $(BIN) $(MFU_PACKS)
 	@./$(BUILD)/bench longctx 2000
 	@./$(BUILD)/bench_guidellm 75000
 	@sh tests/bench/wall.sh ./$(BIN)
+	@sh tests/bench/jobs.sh ./$(BIN)
 
 # GPU micro-benchmarks for tier 2 (calibration/bench/README.md); needs nvcc.
 NVCC ?= nvcc

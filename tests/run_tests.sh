@@ -38,6 +38,12 @@ suite golden tests/golden/run.sh "$bin"
 suite "bad input" tests/bad/run.sh "$bin"
 suite "docs examples" tests/docs/run.sh "$bin"
 suite serve tests/serve/run.sh "$bin" "$dir/serve_client"
+# the property test: PROP_CASES random configurations (tests/prop/prop.c)
+abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+out=$("$dir/property" "$abs" "${PROP_CASES:-40}" "${PROP_SEED:-1}" 2>&1); rc=$?
+printf '%s\n' "$out" | grep -v '^ok ' | sed '$d'
+tally "$out" $rc
+echo "property: $p passed, $f failed"
 [ -n "$failed_suites" ] && echo "failing unit suites:$failed_suites"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -19,6 +19,7 @@
 #include "eval/eval.h"
 #include "report/evalreport.h"
 #include "eval/synthetic.h"
+#include "eval/table.h"
 #include "hw/tier2.h"
 
 #include "eval/ablation.h"
@@ -224,70 +225,58 @@ static void pass_room(struct out_eval_pass *p, size_t n)
 	p->rows = xrealloc(p->rows, xmul(p->cap, sizeof(*p->rows)));
 }
 
-/* Tier 1 for x, then simulate and append its rows. */
-static int eval_loaded(struct cli_env *env, const struct eval_cli *c, const struct eval_opts *eo,
-		       const char *calibration, struct out_eval_pass *p, struct experiment *x,
-		       const struct model_cfg *m, const struct gpu_spec *g, struct err *e)
-{
-	struct eval_opts xo;
-	int rc = prepare_loaded(env, c, eo, calibration, p, x, m, g, stderr, &xo, e);
+/* A silicon table's row, loaded (eval/table.h's prepare): its model and
+ * GPU, then its tier-1 terms, in row order; refusals counted by reason. */
+struct table_ctx {
+	struct cli_env *env;
+	const struct eval_cli *c;
+	const struct eval_opts *eo;
+	const char *calibration;
+	struct out_eval_pass *p;
+};
 
-	if (rc == 0) {
-		pass_room(p, eval_rows_bound(x));
-		rc = eval_experiment(x, m, g, &xo, env->data_dir, p->rows, p->cap, &p->nrows, e);
+static int table_prepare(void *vctx, struct experiment *x, struct model_cfg *m, const struct gpu_spec **g,
+			 struct eval_opts *o, char *why, size_t n)
+{
+	const struct table_ctx *t = vctx;
+	struct err e2;
+	bool gf;
+
+	if (resolve(t->env, x, m, g, &gf, &e2) < 0) {
+		snprintf(why, n, "%s %.90s unknown to servesim", gf ? "GPU" : "model", gf ? x->gpu : x->model);
+		return 0;
 	}
-	return rc;
+	if (prepare_loaded(t->env, t->c, t->eo, t->calibration, t->p, x, m, *g, stderr, o, &e2) < 0) {
+		eval_table_why(x, m, *g, &e2, why, n);
+		return 0;
+	}
+	return 1;
 }
 
-/* Every row of an aiconfigurator silicon table that --where keeps; rows
- * servesim cannot run are counted by reason in p->skips, never dropped
- * silently. */
+/* Every row of an aiconfigurator silicon table that --where keeps, on
+ * threads (eval_table_run); rows servesim cannot run are counted by
+ * reason in p->skips, never dropped silently. */
 static int run_table(struct cli_env *env, const char *path, const struct eval_cli *c,
-		     const struct eval_opts *eo, const char *calibration, struct out_eval_pass *p,
-		     struct experiment *x, struct model_cfg *m, struct err *e)
+		     const struct eval_opts *eo, const char *calibration, int threads, struct out_eval_pass *p,
+		     struct err *e)
 {
-	struct exp_table t;
-	size_t i;
+	struct table_ctx tc = {env, c, eo, calibration, p};
+	struct eval_table_in in = {path, c->where, c->gpu, c->base, env->data_dir, threads, table_prepare, &tc};
+	struct eval_table_res r;
 	int rc;
 
-	if ((rc = exp_table_open(path, c->where, &t, e)) < 0)
+	if ((rc = eval_table_run(&in, &p->skips, &r, e)) < 0)
 		return rc;
-	p->table_rows += t.n;
-	p->table_total += t.total;
-	for (i = 0; i < t.n && rc == 0; i++) {
-		const struct gpu_spec *g;
-		char why[120];
-		struct err e2;
-		bool gf;
-		if ((rc = exp_table_load(&t, i, c->gpu, c->base, x, why, sizeof(why), e)) < 0)
-			break;
-		if (rc == 0) {
-			skip_tally_add(&p->skips, why);
-			continue;
-		}
-		rc = 0;
-		if (resolve(env, x, m, &g, &gf, &e2) < 0) {
-			snprintf(why, sizeof(why), "%s %.90s unknown to servesim", gf ? "GPU" : "model",
-				 gf ? x->gpu : x->model);
-			skip_tally_add(&p->skips, why);
-		} else if (eval_loaded(env, c, eo, calibration, p, x, m, g, &e2) == 0) {
-			p->table_sim++;
-		} else {
-			/* a deployment the simulator refuses (does not fit, heads
-			 * not divisible, ...): counted with the first words of why */
-			const char *msg = e2.msg;
-			size_t nl = strlen(x->name);
-			char norm[80];
-			if (strncmp(msg, x->name, nl) == 0 && msg[nl] == ':')
-				msg += nl + 1 + (msg[nl + 1] == ' ');
-			skip_reason_norm(msg, norm, sizeof(norm));
-			snprintf(why, sizeof(why), "%.30s %.16s: %.70s", m->id, g->id, norm);
-			skip_tally_add(&p->skips, why);
-		}
-		experiment_release(x);
+	p->table_rows += r.kept;
+	p->table_total += r.total;
+	p->table_sim += r.simulated;
+	if (r.nrows) {
+		pass_room(p, r.nrows);
+		memcpy(p->rows + p->nrows, r.rows, r.nrows * sizeof(*r.rows));
+		p->nrows += r.nrows;
 	}
-	exp_table_release(&t);
-	return rc;
+	free(r.rows);
+	return 0;
 }
 
 static const char *base_name_of(const char *path)
@@ -408,8 +397,6 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 		    const struct eval_opts *eo, const char *calibration, struct out_eval_pass *p,
 		    struct err *e)
 {
-	struct experiment *x = xcalloc(1, sizeof(*x));
-	struct model_cfg *m = xcalloc(1, sizeof(*m));
 	struct batch *b = xcalloc(1, sizeof(*b));
 	long ncpu = c->jobs > 0 ? c->jobs : sysconf(_SC_NPROCESSORS_ONLN);
 	char tf[1200];
@@ -438,7 +425,7 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 			skips = p->skips;
 			p->ntables++;
 			err_clear(&te);
-			if (run_table(env, files[i], c, eo, calibration, p, x, m, &te) < 0) {
+			if (run_table(env, files[i], c, eo, calibration, b->threads, p, &te) < 0) {
 				p->ntables--;
 				p->nrows = nrows;
 				p->table_rows = rows;
@@ -491,8 +478,6 @@ static int run_pass(struct cli_env *env, char **files, size_t nf, const struct e
 		rc = err_set(e, SS_EUSAGE, "--where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
 	note_workloads(p);
 	free(b);
-	free(x);
-	free(m);
 	return rc;
 }
 

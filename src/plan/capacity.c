@@ -382,8 +382,10 @@ static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, 
 	sc.on_request = scan_row;
 	sc.on_request_ctx = &S;
 	sc.step_log = NULL;
-	/* exact only while the summary's percentiles are (sim.h) */
-	if (early && !c->concurrency && w.num_requests > 0 && (uint64_t)w.num_requests <= LOGHIST_EXACT_MAX) {
+	/* exact only while the summary's percentiles are (sim.h), and with
+	 * num_requests bounding the requests (sessions add turns) */
+	if (early && !c->concurrency && w.num_requests > 0 && w.sess.count == 0 &&
+	    (uint64_t)w.num_requests <= LOGHIST_EXACT_MAX) {
 		scan_arm(&S, (size_t)w.num_requests);
 		sc.stop = &S.stop;
 	}

@@ -148,6 +148,12 @@ struct replica {
 	double spec_ctx;                   /* their contexts, summed */
 	int64_t step_dur_ns;
 	struct stepmemo prices;            /* its decode-only steps' prices */
+	/* attention DP: the decode-only steps' prices with the group's MoE
+	 * tokens, kept in the memo of the group's first rank (moe_memo, set
+	 * at each group step) for every rank of the same cost model: ranks
+	 * with the same batch share one price */
+	struct stepmemo moe_prices;
+	struct stepmemo *moe_memo;
 	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
 	 * of its cost model): the energy of its steps (account_step) */
 	struct power_model power;

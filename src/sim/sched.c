@@ -1270,11 +1270,13 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 {
 	double t;
 
-	if (d->nchunks == 0 && d->moe_tokens == 0) { /* decode only: it may repeat one priced before */
+	if (d->nchunks == 0) { /* decode only: it may repeat one priced before */
 		struct dmemo_ent *slot;
-		if (!stepmemo_get(&rp->prices, d->ndecode, d->nlogits, d->decode_ctx_sum, &t, &slot)) {
+		struct stepmemo *m = d->moe_tokens == 0 ? &rp->prices : rp->moe_memo;
+		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits, d->moe_tokens);
+		if (!stepmemo_get(m, k0, d->ndecode, d->decode_ctx_sum, &t, &slot)) {
 			t = cost_step_s(rp->cost, d);
-			stepmemo_put(slot, d->ndecode, d->nlogits, d->decode_ctx_sum, t);
+			stepmemo_put(slot, k0, d->decode_ctx_sum, t);
 		}
 	} else {
 		t = cost_step_s(rp->cost, d);
@@ -1392,6 +1394,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 			}
 		}
 		rp->desc.moe_tokens = moe;
+		rp->moe_memo = rp->cost == s->reps[lo].cost ? &s->reps[lo].moe_prices : &rp->moe_prices;
 		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
@@ -1958,6 +1961,9 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
 	stepmemo_init(&rp->prices);
+	stepmemo_init(&rp->moe_prices);
+	rp->moe_memo = &rp->moe_prices;
+	rp->prices.off = rp->moe_prices.off = s->cfg.no_step_memo;
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
 	if (rp->power.board_w <= 0)
@@ -2016,6 +2022,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 	free(rp->pend);
 	free(rp->gapq);
 	stepmemo_release(&rp->prices);
+	stepmemo_release(&rp->moe_prices);
 	if (s->cfg.policy->replica_release)
 		s->cfg.policy->replica_release(rp);
 }

@@ -103,6 +103,11 @@ struct sim_cfg {
 	 * running request is walked at every step, as the literal algorithm
 	 * does; the output is byte-identical either way */
 	bool no_lazy_decoders;
+	/* step-price memos off (tests): by default a decode-only step that
+	 * repeats one priced before (its counts, summed contexts and, with
+	 * attention DP, the group's MoE tokens) takes the kept price
+	 * (stepmemo.h); off, every step is priced; byte-identical either way */
+	bool no_step_memo;
 	bool exact_percentiles;               /* keep every value past LOGHIST_EXACT_MAX */
 	/* the caller reads no pooled-ITL distribution (eval, calibrate): the
 	 * gaps are not collected and metric_set.itl_pooled_ms stays empty (n

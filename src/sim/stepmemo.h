@@ -38,22 +38,37 @@ void stepmemo_release(struct stepmemo *m);
  * few lookups hit; false when it is off. */
 bool stepmemo_check(struct stepmemo *m);
 
-/* A decode-only step's price: true and *price_s when it is kept, else
- * false and *slot where stepmemo_put keeps it (NULL: the memo is off, or
- * the step is not one it keeps). */
-static inline bool stepmemo_get(struct stepmemo *m, int64_t ndecode, int64_t nlogits, double ctx_sum,
+/* The key word of a decode-only step's counts, 0 when the step is not one
+ * a memo keeps: 1 <= ndecode, 0 <= nlogits, both below 2^31 (moe_tokens
+ * 0); with attention DP's MoE tokens (moe_tokens > 0: a memo of its own,
+ * the packing differs) ndecode and nlogits below 2^21, moe_tokens below
+ * 2^22.  Never 0 otherwise (ndecode >= 1). */
+static inline uint64_t stepmemo_key(int64_t ndecode, int64_t nlogits, int64_t moe_tokens)
+{
+	if (moe_tokens == 0)
+		return (uint64_t)ndecode - 1 >= INT32_MAX || (uint64_t)nlogits > INT32_MAX
+			       ? 0 : (uint64_t)ndecode | (uint64_t)nlogits << 32;
+	if ((uint64_t)ndecode - 1 >= (1u << 21) - 1 || (uint64_t)nlogits >= 1u << 21 ||
+	    (uint64_t)moe_tokens >= 1u << 22)
+		return 0;
+	return (uint64_t)ndecode | (uint64_t)nlogits << 21 | (uint64_t)moe_tokens << 42;
+}
+
+/* A decode-only step's price by its key word k0 (stepmemo_key; 0: not
+ * kept), ndecode and summed contexts: true and *price_s when it is kept,
+ * else false and *slot where stepmemo_put keeps it (NULL: the memo is
+ * off, or the step is not one it keeps). */
+static inline bool stepmemo_get(struct stepmemo *m, uint64_t k0, int64_t ndecode, double ctx_sum,
 				double *price_s, struct dmemo_ent **slot)
 {
 	struct dmemo_ent *x;
-	uint64_t k0, k1;
+	uint64_t k1;
 
 	*slot = NULL;
-	/* kept: 1 <= ndecode, 0 <= nlogits, both below 2^31 */
-	if (m->off || (uint64_t)ndecode - 1 >= INT32_MAX || (uint64_t)nlogits > INT32_MAX)
+	if (m->off || k0 == 0)
 		return false;
 	if (m->lookups++ == m->check_at && !stepmemo_check(m))
 		return false;
-	k0 = (uint64_t)ndecode | (uint64_t)nlogits << 32; /* never 0 */
 	memcpy(&k1, &ctx_sum, sizeof(k1));
 	if (m->lanes && ctx_sum >= 0 && ctx_sum < 0x1p53 && (double)(uint64_t)ctx_sum == ctx_sum) {
 		/* the same decoders a step later: summed contexts ndecode more.
@@ -86,15 +101,14 @@ static inline bool stepmemo_get(struct stepmemo *m, int64_t ndecode, int64_t nlo
 }
 
 /* Keep the price of the step that stepmemo_get did not find, at its slot. */
-static inline void stepmemo_put(struct dmemo_ent *slot, int64_t ndecode, int64_t nlogits, double ctx_sum,
-				double price_s)
+static inline void stepmemo_put(struct dmemo_ent *slot, uint64_t k0, double ctx_sum, double price_s)
 {
 	uint64_t k1;
 
 	if (!slot)
 		return;
 	memcpy(&k1, &ctx_sum, sizeof(k1));
-	dmemo_keep(slot, (uint64_t)ndecode | (uint64_t)nlogits << 32, k1, price_s);
+	dmemo_keep(slot, k0, k1, price_s);
 }
 
 #endif

@@ -1566,6 +1566,42 @@ static void lazy_compare(const char *what, struct sim_cfg *sc, const struct cost
 	same_both_ways(what, "lazy decoders", sc, &sc->no_lazy_decoders, true, c, w);
 }
 
+/* Step-price memos (sim.h, no_step_memo): a repeated decode-only step
+ * takes its kept price, bit for bit the price it would be given again:
+ * fixed lengths (steps repeat), attention-DP lockstep (the MoE tokens in
+ * the key, one memo for the group's ranks), DP replicas and one engine. */
+static void test_step_memo(void)
+{
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel dpa = {1, 1, 4, 4}, one = {1, 1, 1, 1};
+	struct model_cfg moe;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct err e;
+	int k;
+
+	poisson_spec(&w, 6, 400, 64, 64, 3);
+	w.prompt.kind = WL_FIXED;
+	w.prompt.a = 512;
+	w.output.kind = WL_FIXED;
+	w.output.a = 64;
+	bf16_cost_cfg(&cc, 2048, 64);
+	load_model("mixtral-8x7b", &moe);
+	for (k = 0; k < 3; k++) {
+		if (cost_init(&c, &moe, gpu("h100"), k == 2 ? &one : &dpa, &cc, datadir, &e) < 0) {
+			CHECK(0, "MoE cost model: %s", e.msg);
+			continue;
+		}
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.dp = k == 2 ? 1 : 4;
+		sc.lockstep = k != 1;
+		same_both_ways(k == 0 ? "attention-DP 4 lockstep" : k == 1 ? "DP 4 replicas" : "one MoE engine",
+			       "step memos", &sc, &sc.no_step_memo, false, &c, &w);
+		cost_release(&c);
+	}
+}
+
 static void test_lazy_decoders(const struct model_cfg *m)
 {
 	struct cost_model c, cmoe;
@@ -2406,6 +2442,7 @@ int main(void)
 	test_pooled_itl_replay(&m);
 	test_segments(&m);
 	test_lazy_decoders(&m);
+	test_step_memo();
 	test_on_request(&m);
 	test_live(&m);
 	test_reprice_api(&m);
