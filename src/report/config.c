@@ -166,6 +166,16 @@ void out_config_json(struct jw *w, const struct out_config *c)
 		jw_str(w, "schedule_policy", c->sglang_lpm ? "lpm" : "fcfs");
 		jw_bool(w, "overlap_schedule", c->overlap_schedule);
 	}
+	if (sc->kv_offloading_gib > 0) { /* KV offload: the flags as given */
+		jw_num(w, "kv_offloading_size_gib", sc->kv_offloading_gib);
+		jw_str(w, "kv_offloading_backend", sc->kv_offloading_backend == KV_OFFLOAD_LMCACHE ? "lmcache" : "native");
+	} else if (sc->hicache) {
+		jw_bool(w, "enable_hierarchical_cache", true);
+		if (sc->hicache_gb > 0)
+			jw_num(w, "hicache_size_gb", sc->hicache_gb);
+		else
+			jw_num(w, "hicache_ratio", sc->hicache_ratio);
+	}
 	jw_str(w, "router", out_router_key(sc->router));
 	if (sc->replicas > 1) /* (absent: one) */
 		jw_int(w, "replicas", sc->replicas);
