@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "scenflags.h"
+#include "scenopts.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
 #include "plan/capacity.h"
@@ -200,16 +200,8 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	memset(&x, 0, sizeof(x));
 	catalog_init(&x.env);
 	wl_spec_defaults(&wl);
-	if (o.workload) {
-		if ((rc = wl_spec_load(o.workload, &wl, e)) < 0)
-			goto out;
-	} else {
-		char path[1200];
-		snprintf(path, sizeof(path), "%s/../workloads/default.json", x.env.data_dir);
-		if ((rc = wl_spec_load(path, &wl, e)) < 0)
-			goto out;
-		snprintf(wl.source, sizeof(wl.source), "workloads/default.json");
-	}
+	if ((rc = catalog_load_workload(&x.env, o.workload, &wl, e)) < 0)
+		goto out;
 	if (o.nreq)
 		wl.num_requests = o.nreq;
 	o.cc.seed = o.seed_given ? (uint64_t)o.seed : wl.seed;

@@ -17,6 +17,7 @@
 #include "hw/gpu.h"
 #include "model/model.h"
 #include "model/opgraph.h"
+#include "engine/scenflags.h"
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_VLLM_BENCH };
 
@@ -90,7 +91,7 @@ int cli_settings_base(const struct cli_settings *s, const char *gpu, struct expe
  * CLI_PP_OPTIONS) and the pass shape of ops and trace (--batch-size
  * --seq-len --context-len).  cli_shape_option parses one (1 handled, 0 not
  * ours, <0 error; sh may be NULL when only the layout options are offered);
- * cli_parallel_resolve applies the defaults once every flag is read. */
+ * par_flags_resolve applies the defaults once every flag is read. */
 enum { CLI_PAR = 960 };
 #define CLI_PARALLEL_OPTIONS \
 	{"tp", required_argument, 0, CLI_PAR}, \
@@ -124,20 +125,8 @@ enum { CLI_PAR = 960 };
 	"                            are accepted.  For an MoE model DP ranks run attention\n" \
 	"                            on their own batches and share the MoE layers; without\n" \
 	"                            EP the experts are TP-sharded over the TP x DP GPUs\n"
-/* What the flags said beyond the numbers in struct parallel. */
-struct cli_par_flags {
-	bool ep_given, enable_ep, dp_attention;
-};
 int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct parallel *p,
-		     struct cli_par_flags *f, struct err *e);
-/* Apply the engines' defaults once all flags are read: EP off unless --ep
- * or --enable-expert-parallel (vLLM's enable_expert_parallel=False and
- * SGLang's ep_size=1 defaults); --enable-expert-parallel gives EP = TP x DP;
- * --enable-dp-attention turns SGLang's --tp-size (all GPUs) into attention
- * TP = tp / dp.  SS_EUSAGE when they do not combine. */
-int cli_parallel_resolve(const struct cli_par_flags *f, const struct model_cfg *m,
-			 struct parallel *p, struct err *e);
-
+		     struct par_flags *f, struct err *e);
 /* Experiments (folders `servesim eval` reads) at or under path, sorted,
  * appended to out (heap strings) up to max. */
 int cli_collect_experiments(const char *path, char **out, size_t *n, size_t max, struct err *e);

@@ -71,7 +71,7 @@ struct ops_opts {
 	const char *model, *config, *gpu;
 	struct pass_shape shape;
 	struct parallel par;
-	struct cli_par_flags pf;
+	struct par_flags pf;
 	enum dtype dtype;
 	double measured_ms;
 	enum out_format fmt;
@@ -258,7 +258,7 @@ int cmd_ops(int argc, char **argv, struct err *e)
 			     dtype_name(o.dtype));
 		goto out;
 	}
-	if ((rc = cli_parallel_resolve(&o.pf, m, &o.par, e)) < 0)
+	if ((rc = par_flags_resolve(&o.pf, m, &o.par, e)) < 0)
 		goto out;
 	if ((rc = opgraph_build(m, &one, &o.shape, o.dtype, o.dtype, &gm, e)) < 0)
 		goto out;

@@ -83,7 +83,7 @@ struct rl_opts {
 	struct out_roof_opts r;  /* what the report needs */
 	const char *model, *config, *gpu;
 	bool kv_given;
-	struct cli_par_flags pf;
+	struct par_flags pf;
 };
 
 static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
@@ -228,7 +228,7 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", gs[0]->id, dtype_name(o.r.dtype));
 		goto out;
 	}
-	if ((rc = cli_parallel_resolve(&o.pf, m, &o.r.par, e)) < 0)
+	if ((rc = par_flags_resolve(&o.pf, m, &o.r.par, e)) < 0)
 		goto out;
 	{
 		static const char *const plot_files[] = {"roofline.dat", "decode_batch.dat", "plots.gp", NULL};

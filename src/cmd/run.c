@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "scenflags.h"
+#include "scenopts.h"
 #include "wlflags.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
@@ -132,12 +132,8 @@ struct run_opts {
 	const char *requests_out, *step_log;
 	bool progress, check_inv, exact;
 	bool no_segments;           /* --no-decode-segments (tests: step by step) */
-	int64_t spec_k;
-	const char *spec_method, *spec_rates;
-	int pd_prefill, pd_decode;
-	int64_t prefill_tp, prefill_ep, prefill_dp, max_requests;
-	double handoff_ms;
-	bool handoff_given;
+	struct scenflags_run ex;    /* P/D and speculative decoding */
+	int64_t max_requests;
 	enum out_format fmt;
 	double goodput[3];  /* --goodput ttft, tpot, e2el limits in ms (NAN: none) */
 	/* --breakdown: the step priced (batch 0: none) */
@@ -257,24 +253,24 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_EXACT: o->exact = true; break;
 		case O_NOSEG: o->no_segments = true; break;
 		case O_SLOG: o->step_log = optarg; break;
-		case O_SPK: rc = cli_int("--speculative-tokens", optarg, 1, SPEC_MAX_TOKENS, &o->spec_k, e); break;
-		case O_SPM: o->spec_method = optarg; break;
-		case O_SPA: o->spec_rates = optarg; break;
+		case O_SPK: rc = cli_int("--speculative-tokens", optarg, 1, SPEC_MAX_TOKENS, &o->ex.spec_k, e); break;
+		case O_SPM: o->ex.spec_method = optarg; break;
+		case O_SPA: o->ex.spec_rates = optarg; break;
 		case O_PD: {
 			char tail;
-			if (sscanf(optarg, "%dp%dd%c", &o->pd_prefill, &o->pd_decode, &tail) != 2 ||
-			    o->pd_prefill < 1 || o->pd_decode < 1 || o->pd_prefill > 1024 || o->pd_decode > 1024)
+			if (sscanf(optarg, "%dp%dd%c", &o->ex.pd_prefill, &o->ex.pd_decode, &tail) != 2 ||
+			    o->ex.pd_prefill < 1 || o->ex.pd_decode < 1 || o->ex.pd_prefill > 1024 || o->ex.pd_decode > 1024)
 				rc = err_set(e, SS_EUSAGE,
 					     "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), got '%s'",
 					     optarg);
 			break;
 		}
-		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->prefill_tp, e); break;
-		case O_PEP: rc = cli_int("--prefill-ep", optarg, 1, 4096, &o->prefill_ep, e); break;
-		case O_PDP: rc = cli_int("--prefill-dp", optarg, 1, 4096, &o->prefill_dp, e); break;
+		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->ex.prefill_tp, e); break;
+		case O_PEP: rc = cli_int("--prefill-ep", optarg, 1, 4096, &o->ex.prefill_ep, e); break;
+		case O_PDP: rc = cli_int("--prefill-dp", optarg, 1, 4096, &o->ex.prefill_dp, e); break;
 		case O_PHO:
-			rc = cli_double("--kv-handoff-ms", optarg, 0, false, &o->handoff_ms, e);
-			o->handoff_given = true;
+			rc = cli_double("--kv-handoff-ms", optarg, 0, false, &o->ex.handoff_ms, e);
+			o->ex.handoff_given = true;
 			break;
 		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
 		case O_GOOD: rc = parse_goodput(optarg, o->goodput, e); break;
@@ -293,7 +289,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
 	if (o->sf.model && o->sf.config)
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
-	if ((o->prefill_tp || o->prefill_ep || o->prefill_dp || o->handoff_given) && !o->pd_prefill)
+	if ((o->ex.prefill_tp || o->ex.prefill_ep || o->ex.prefill_dp || o->ex.handoff_given) && !o->ex.pd_prefill)
 		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp and --kv-handoff-ms need --disaggregate XpYd");
 	if (o->wf.rate_type == WLF_RT_SWEEP &&
 	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
@@ -304,7 +300,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 			    (o->fmt != FMT_TEXT && o->fmt != FMT_JSON)))
 		return err_set(e, SS_EUSAGE,
 			       "--breakdown prices one step instead of simulating: not with --rate-type sweep, --requests-out, --step-log or --format csv/vllm-bench");
-	if ((o->spec_method || o->spec_rates) && !o->spec_k)
+	if ((o->ex.spec_method || o->ex.spec_rates) && !o->ex.spec_k)
 		return err_set(e, SS_EUSAGE,
 			       "--speculative-method and --acceptance-rate need --speculative-tokens K");
 	return 0;
@@ -315,57 +311,6 @@ static double wall_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Speculative decoding and P/D settings onto the scenario. */
-static int run_extras(const struct run_opts *o, struct scenflags_ctx *x, struct scenario *sc,
-		      struct model_cfg **draft, struct err *e)
-{
-	int rc;
-
-	if (o->pd_prefill > 0) {
-		sc->pd_prefill = o->pd_prefill;
-		sc->pd_decode = o->pd_decode;
-		sc->prefill_par = sc->par;
-		if (o->prefill_tp)
-			sc->prefill_par.tp = (int)o->prefill_tp;
-		if (o->prefill_dp)
-			sc->prefill_par.dp = (int)o->prefill_dp;
-		sc->pd_handoff_ms = o->handoff_ms;
-		sc->pd_handoff_given = o->handoff_given;
-		if (o->prefill_ep)
-			sc->prefill_par.ep = (int)o->prefill_ep;
-		else if (sc->par.ep > 1) /* EP over the worker's GPUs */
-			sc->prefill_par.ep = sc->prefill_par.tp * sc->prefill_par.dp;
-	}
-	if (o->spec_k > 0) {
-		char dname[128] = "";
-		sc->spec.k = (int)o->spec_k;
-		sc->spec.method = SPEC_MTP;
-		if (o->spec_method &&
-		    (rc = spec_parse_method(o->spec_method, &sc->spec.method, dname, sizeof(dname), e)) < 0)
-			return rc;
-		if (o->spec_rates) {
-			if ((rc = spec_parse_rates(o->spec_rates, &sc->spec, e)) < 0)
-				return rc;
-		} else if (spec_default_rates(&sc->spec, sc->workload &&
-							       wl_prompt_kind(sc->workload) == WL_PROMPTS_RANDOM) < 0) {
-			/* measured per-position curves exist for mtp and eagle only */
-			return err_set(e, SS_EUSAGE, "--speculative-method %s needs --acceptance-rate",
-				       o->spec_method);
-		}
-		if ((rc = scenario_check_spec(sc, o->sf.allow_invalid, x->notes, sizeof(x->notes), e)) < 0)
-			return rc;
-		if (sc->spec.method == SPEC_DRAFT) {
-			*draft = xcalloc(1, sizeof(**draft));
-			if ((rc = catalog_load_model(&x->env, dname, NULL, *draft, e)) < 0) {
-				err_prefix(e, "--speculative-method draft:%s", dname);
-				return rc;
-			}
-			sc->draft_model = *draft;
-		}
-	}
-	return 0;
 }
 
 /* Step the simulation; a progress line on a terminal once the run has
@@ -433,7 +378,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->prefill_par = &sc->prefill_par;
 	rep->pd_nvlink = st->pd_nvlink;
 	rep->notes = x->notes;
-	rep->spec_method = o->spec_method;
+	rep->spec_method = o->ex.spec_method;
 	rep->mbt_given = o->sf.mbt != 0;
 	rep->mns_given = o->sf.mns != 0;
 	rep->mml_given = o->sf.mml != 0;
@@ -451,32 +396,14 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 static int run_breakdown(const struct run_opts *o, const struct scenflags_ctx *x, const struct scenario *sc,
 			 const struct scenario_state *st, const struct wl_spec *wl, struct err *e)
 {
-	const struct cost_model *c = o->bd_prefill && st->has_prefill ? &st->prefill_cost : &st->cost;
-	int64_t local = (o->bd_batch + c->p.dp - 1) / c->p.dp, i;
-	int64_t *len = NULL, *pre = NULL;
-	struct step_desc d;
+	const struct cost_model *c;
 	struct cost_breakdown bd;
 	struct out_breakdown r;
 	char tables[64];
+	int64_t local;
 	int rc;
 
-	memset(&d, 0, sizeof(d));
-	d.nlogits = local;
-	if (o->bd_prefill) {
-		len = xcalloc((size_t)local, sizeof(*len));
-		pre = xcalloc((size_t)local, sizeof(*pre));
-		for (i = 0; i < local; i++) {
-			len[i] = o->bd_len;
-			pre[i] = o->bd_ctx;
-		}
-		d.nchunks = local;
-		d.chunk_len = len;
-		d.chunk_prefix = pre;
-	} else {
-		d.ndecode = local;
-		d.decode_ctx_sum = (double)local * (double)(o->bd_ctx + 1); /* the cached keys and its own */
-	}
-	if ((rc = cost_step_breakdown(c, &d, &bd, e)) == 0) {
+	if ((rc = scenflags_breakdown(st, o->bd_prefill, o->bd_batch, o->bd_len, o->bd_ctx, &c, &local, &bd, e)) == 0) {
 		memset(&r, 0, sizeof(r));
 		scenflags_out_config(&o->sf, x, sc, st, wl, tables, sizeof(tables), &r.cfg);
 		r.par = &c->p;
@@ -493,8 +420,6 @@ static int run_breakdown(const struct run_opts *o, const struct scenflags_ctx *x
 			out_breakdown_text(stdout, &r);
 	}
 	cost_breakdown_release(&bd);
-	free(len);
-	free(pre);
 	return rc;
 }
 
@@ -544,7 +469,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	catalog_init(&x.env);
 	wl_spec_defaults(&wl);
 	memset(&af, 0, sizeof(af));
-	if ((rc = wlflags_build(&o.wf, x.env.data_dir, &wl, origin, sizeof(origin), e)) < 0)
+	if ((rc = wlflags_build(&o.wf, &x.env, &wl, origin, sizeof(origin), e)) < 0)
 		goto out;
 	wl.max_requests = o.max_requests;
 	{
@@ -560,13 +485,13 @@ int cmd_run(int argc, char **argv, struct err *e)
 	sc.check_invariants = o.check_inv;
 	sc.exact_percentiles = o.exact;
 	sc.no_segments = o.no_segments;
-	if ((rc = run_extras(&o, &x, &sc, &draft, e)) < 0)
+	if ((rc = scenflags_run_build(&o.ex, o.sf.allow_invalid, &x, &sc, &draft, e)) < 0)
 		goto out;
 	if (o.requests_out) {
 		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
 			goto out;
 		af_open = true;
-		sim_requests_csv_header(af.f, o.spec_k > 0, o.pd_prefill > 0);
+		sim_requests_csv_header(af.f, o.ex.spec_k > 0, o.ex.pd_prefill > 0);
 		sc.requests_out = af.f;
 	}
 	if (o.step_log) {

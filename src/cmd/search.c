@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "progress.h"
-#include "scenflags.h"
+#include "scenopts.h"
 #include "engine/registry.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
@@ -24,6 +24,7 @@
 #include "base/paths.h"
 #include "plan/prices.h"
 #include "plan/search.h"
+#include "plan/searchrun.h"
 #include "report/searchreport.h"
 #include "workload/workload.h"
 
@@ -88,18 +89,9 @@ static const char search_usage[] =
 	"\n";
 
 struct search_opts {
-	struct scenflags sf;
-	struct cap_cfg cc;
-	struct search_space sp;
-	char gpu_names[8][48];
-	int gpu_count[8];
-	size_t ngpu;
-	bool engines_given;
-	const char *workload, *prices, *csv, *svg, *html;
-	int64_t nreq, seed, seeds, jobs, top;
-	bool seed_given;
-	double target;
-	enum search_rank_by rank_by;
+	struct search_req q;       /* what to search */
+	const char *csv, *svg, *html;
+	int64_t top;
 	enum out_format fmt;
 };
 
@@ -110,11 +102,11 @@ static int parse_gpus(const char *arg, struct search_opts *o, struct err *e)
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(e, SS_EUSAGE, "--gpus: list too long");
 	snprintf(buf, sizeof(buf), "%s", arg);
-	o->ngpu = 0;
+	o->q.ngpu = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':'), *end;
 		long n;
-		if (o->ngpu == 8)
+		if (o->q.ngpu == SEARCH_MAX_BUDGET)
 			return err_set(e, SS_EUSAGE, "--gpus: at most 8 GPU types");
 		if (!colon || colon == tok)
 			return err_set(e, SS_EUSAGE, "--gpus: '%s' must be GPU:COUNT, e.g. h100:8", tok);
@@ -123,10 +115,10 @@ static int parse_gpus(const char *arg, struct search_opts *o, struct err *e)
 		if (end == colon + 1 || *end || n < 1 || n > 4096)
 			return err_set(e, SS_EUSAGE, "--gpus: count of %s must be 1 to 4096, got '%s'", tok,
 				       colon + 1);
-		snprintf(o->gpu_names[o->ngpu], sizeof(o->gpu_names[0]), "%s", tok);
-		o->gpu_count[o->ngpu++] = (int)n;
+		snprintf(o->q.gpu_names[o->q.ngpu], sizeof(o->q.gpu_names[0]), "%s", tok);
+		o->q.gpu_count[o->q.ngpu++] = (int)n;
 	}
-	if (o->ngpu == 0)
+	if (o->q.ngpu == 0)
 		return err_set(e, SS_EUSAGE, "--gpus: empty list, expected e.g. h100:8,h200:16");
 	return 0;
 }
@@ -211,87 +203,87 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		rc = 0;
 		switch (c) {
 		case 'h': fputs(search_usage, stdout); fputs(SCENFLAGS_HELP, stdout); return 1;
-		case O_SLO: rc = cap_slo_parse(optarg, &o->cc, e); break;
+		case O_SLO: rc = cap_slo_parse(optarg, &o->q.cc, e); break;
 		case O_GOOD:
-			rc = cli_double("--goodput-min", optarg, 0, true, &o->cc.goodput_min, e);
-			if (rc == 0 && o->cc.goodput_min > 1)
-				rc = err_set(e, SS_EUSAGE, "--goodput-min must be in (0, 1], got %g", o->cc.goodput_min);
+			rc = cli_double("--goodput-min", optarg, 0, true, &o->q.cc.goodput_min, e);
+			if (rc == 0 && o->q.cc.goodput_min > 1)
+				rc = err_set(e, SS_EUSAGE, "--goodput-min must be in (0, 1], got %g", o->q.cc.goodput_min);
 			break;
-		case O_SEEDS: rc = cli_int("--seeds", optarg, 1, CAP_MAX_SEEDS, &o->seeds, e); break;
-		case O_SEED: rc = cli_int("--seed", optarg, 0, INT64_MAX, &o->seed, e); o->seed_given = true; break;
-		case O_WL: o->workload = optarg; break;
-		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); break;
+		case O_SEEDS: rc = cli_int("--seeds", optarg, 1, CAP_MAX_SEEDS, &o->q.seeds, e); break;
+		case O_SEED: rc = cli_int("--seed", optarg, 0, INT64_MAX, &o->q.seed, e); o->q.seed_given = true; break;
+		case O_WL: o->q.workload = optarg; break;
+		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->q.nreq, e); break;
 		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
 		case O_GPUS: rc = parse_gpus(optarg, o, e); break;
-		case O_NOPD: o->sp.pd = false; break;
+		case O_NOPD: o->q.sp.pd = false; break;
 		case O_PDMAX:
 			rc = cli_int("--pd-max-workers", optarg, 2, 64, &v, e);
-			o->sp.pd_max_workers = (int)v;
+			o->q.sp.pd_max_workers = (int)v;
 			break;
-		case O_PRICES: o->prices = optarg; break;
-		case O_TARGET: rc = cli_double("--target-rate", optarg, 0, true, &o->target, e); break;
+		case O_PRICES: o->q.prices = optarg; break;
+		case O_TARGET: rc = cli_double("--target-rate", optarg, 0, true, &o->q.target, e); break;
 		case O_TOP: rc = cli_int("--top", optarg, 0, 100, &o->top, e); break;
 		case O_CSV: o->csv = optarg; break;
 		case O_SVG: o->svg = optarg; break;
 		case O_HTML: o->html = optarg; break;
-		case O_RANK: rc = search_rank_parse(optarg, &o->rank_by, e); break;
-		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
+		case O_RANK: rc = search_rank_parse(optarg, &o->q.rank_by, e); break;
+		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->q.jobs, e); break;
 		case SCF + 2:
 			return err_set(e, SS_EUSAGE, "give the GPU budget as --gpus %s:COUNT", optarg);
 		case O_ENGINES: case SCF + 16:
-			if (o->engines_given)
+			if (o->q.engines_given)
 				return err_set(e, SS_EUSAGE, "give the engines once (--engines LIST or --engine E)");
-			o->engines_given = true;
-			rc = parse_engines(c == O_ENGINES ? "--engines" : "--engine", optarg, &o->sp, e);
+			o->q.engines_given = true;
+			rc = parse_engines(c == O_ENGINES ? "--engines" : "--engine", optarg, &o->q.sp, e);
 			break;
 		case O_SPEC: {
 			int k[SEARCH_MAX_LIST];
 			size_t j;
-			rc = parse_ints("--speculative-tokens", optarg, k, &o->sp.nspec, 0, SPEC_MAX_TOKENS, e);
-			for (j = 0; rc == 0 && j < o->sp.nspec; j++)
-				o->sp.spec_k[j] = k[j];
+			rc = parse_ints("--speculative-tokens", optarg, k, &o->q.sp.nspec, 0, SPEC_MAX_TOKENS, e);
+			for (j = 0; rc == 0 && j < o->q.sp.nspec; j++)
+				o->q.sp.spec_k[j] = k[j];
 			break;
 		}
 		case SCF + 6: {
 			int m[SEARCH_MAX_LIST];
 			size_t k;
-			rc = parse_ints("--max-num-batched-tokens", optarg, m, &o->sp.nmnbt, 1, 1 << 20, e);
-			for (k = 0; rc == 0 && k < o->sp.nmnbt; k++)
-				o->sp.mnbt[k] = m[k];
+			rc = parse_ints("--max-num-batched-tokens", optarg, m, &o->q.sp.nmnbt, 1, 1 << 20, e);
+			for (k = 0; rc == 0 && k < o->q.sp.nmnbt; k++)
+				o->q.sp.mnbt[k] = m[k];
 			break;
 		}
 		case SCF + 4: {
 			char buf[128], *save = NULL, *tok;
 			snprintf(buf, sizeof(buf), "%s", optarg);
-			o->sp.ndtype = 0;
+			o->q.sp.ndtype = 0;
 			for (tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-				if (o->sp.ndtype == SEARCH_MAX_LIST)
+				if (o->q.sp.ndtype == SEARCH_MAX_LIST)
 					rc = err_set(e, SS_EUSAGE, "--dtype: at most %d values", SEARCH_MAX_LIST);
 				else
-					rc = dtype_parse(tok, &o->sp.dtype[o->sp.ndtype++], e);
+					rc = dtype_parse(tok, &o->q.sp.dtype[o->q.sp.ndtype++], e);
 			}
 			break;
 		}
 		case SCF + 7: {
 			int m[SEARCH_MAX_LIST];
 			size_t k;
-			rc = parse_ints("--max-num-seqs", optarg, m, &o->sp.nmns, 1, 1 << 16, e);
-			for (k = 0; rc == 0 && k < o->sp.nmns; k++)
-				o->sp.mns[k] = m[k];
+			rc = parse_ints("--max-num-seqs", optarg, m, &o->q.sp.nmns, 1, 1 << 16, e);
+			for (k = 0; rc == 0 && k < o->q.sp.nmns; k++)
+				o->q.sp.mns[k] = m[k];
 			break;
 		}
 		case SCF + 27:
-			rc = parse_ints("--replicas", optarg, o->sp.replicas, &o->sp.nreplicas, 1, SIM_MAX_REPLICAS, e);
+			rc = parse_ints("--replicas", optarg, o->q.sp.replicas, &o->q.sp.nreplicas, 1, SIM_MAX_REPLICAS, e);
 			break;
-		case CLI_PAR: rc = parse_ints("--tp", optarg, o->sp.tp, &o->sp.ntp, 1, 4096, e); break;
-		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->sp.dp, &o->sp.ndp, 1, 4096, e); break;
-		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->sp.pp, &o->sp.npp, 1, 4096, e); break;
+		case CLI_PAR: rc = parse_ints("--tp", optarg, o->q.sp.tp, &o->q.sp.ntp, 1, 4096, e); break;
+		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->q.sp.dp, &o->q.sp.ndp, 1, 4096, e); break;
+		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->q.sp.pp, &o->q.sp.npp, 1, 4096, e); break;
 		case CLI_PAR + 2: case CLI_PAR + 6: case CLI_PAR + 7:
 			return err_set(e, SS_EUSAGE, "EP is searched (off and TP x DP); %s is not an option here",
 				       argv[optind - 1]);
 		case '?': case ':': return cli_bad_option("search", argv[optind - 1], e);
 		default:
-			if ((rc = scenflags_option(c, optarg, &o->sf, e)) == 0)
+			if ((rc = scenflags_option(c, optarg, &o->q.sf, e)) == 0)
 				return cli_bad_option("search", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -299,27 +291,10 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 	}
 	if (optind < argc)
 		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
-	if (o->cc.nslo == 0)
+	if (o->q.cc.nslo == 0)
 		return err_set(e, SS_EUSAGE, "--slo is required, e.g. --slo ttft_p90_ms=1000,itl_mean_ms=50");
-	o->cc.nseeds = (int)o->seeds;
+	o->q.cc.nseeds = (int)o->q.seeds;
 	return 0;
-}
-
-struct search_ctx {
-	struct search_in in;
-	const struct search_deploy *d;
-	const struct search_gpu *budget;
-};
-
-static int search_point(void *vctx, size_t i, struct sbuf *out, struct err *e)
-{
-	const struct search_ctx *c = vctx;
-	struct search_outcome r;
-	int rc = search_evaluate(&c->in, &c->d[i], c->budget[c->d[i].gpu].usd_per_gpu_hour, &r, e);
-
-	if (rc == 0)
-		sb_put(out, (const char *)&r, sizeof(r));
-	return rc;
 }
 
 static int write_file(const char *path, const struct sbuf *b, struct err *e)
@@ -344,29 +319,12 @@ int cmd_search(int argc, char **argv, struct err *e)
 {
 	struct search_opts o;
 	struct ranks rk;
-	struct wl_spec wl;
-	struct scenflags_ctx x[8 * SEARCH_MAX_ENGINES];
-	struct scenario base[8 * SEARCH_MAX_ENGINES];
-	struct search_gpu budget[8];
-	struct prices prices;
-	struct search_deploy *dep = NULL;
-	struct search_outcome *res = NULL;
-	struct mfu_cache *cache = NULL;
-	struct sbuf *bufs = NULL;
-	size_t ndep = 0, nres = 0, i;
-	bool joined = false, have_prices = false, summarized = false;
-	struct search_summary S;
-	struct search_ctx ctx;
-	struct parmap pm;
+	struct search_run *r = xcalloc(1, sizeof(*r));
 	struct progress pg;
 	struct search_report R;
-	char config_dir[4096];
-	struct acc_table acc;
-	struct acc_confidence *conf = NULL;
-	bool have_acc = false;
+	bool joined = false, ran = false;
 	double t0 = wall_s();
 	int rc;
-	size_t nx = 0;
 
 	/* Each probe allocates its KV cache (per-block arrays for every block
 	 * of the pool, of which a probe touches a part) and frees it when
@@ -388,20 +346,17 @@ int cmd_search(int argc, char **argv, struct err *e)
 	mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 	memset(&o, 0, sizeof(o));
-	scenflags_defaults(&o.sf);
-	cap_cfg_defaults(&o.cc);
-	search_space_defaults(&o.sp);
-	o.seeds = 1;
-	o.jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-	if (o.jobs > PARMAP_MAX_JOBS)
-		o.jobs = PARMAP_MAX_JOBS;
+	scenflags_defaults(&o.q.sf);
+	cap_cfg_defaults(&o.q.cc);
+	search_space_defaults(&o.q.sp);
+	o.q.seeds = 1;
+	o.q.jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	if (o.q.jobs > PARMAP_MAX_JOBS)
+		o.q.jobs = PARMAP_MAX_JOBS;
 	o.top = 3;
-	snprintf(o.gpu_names[0], sizeof(o.gpu_names[0]), "h100");
-	o.gpu_count[0] = 8;
-	o.ngpu = 1;
-	wl_spec_defaults(&wl);
-	memset(&prices, 0, sizeof(prices));
-	memset(&acc, 0, sizeof(acc));
+	snprintf(o.q.gpu_names[0], sizeof(o.q.gpu_names[0]), "h100");
+	o.q.gpu_count[0] = 8;
+	o.q.ngpu = 1;
 	if ((rc = ranks_init(&rk, &argc, &argv, e)) < 0)
 		goto out;
 	joined = true;
@@ -410,170 +365,35 @@ int cmd_search(int argc, char **argv, struct err *e)
 		goto out;
 	}
 	{
-		const char *in[3] = {o.workload, o.sf.config, o.prices};
+		const char *in[3] = {o.q.workload, o.q.sf.config, o.q.prices};
 		const struct afile_out outs[2] = {{"--csv", o.csv, NULL}, {"--svg", o.svg, NULL}};
 		if ((rc = afile_check_outputs(outs, 2, in, 3, 0, e)) < 0)
 			goto out;
 		if (o.html && (rc = afile_check(o.html, in, 3, e)) < 0)
 			goto out;
 	}
-	/* the workload and one base scenario per budget GPU and engine */
-	for (i = 0; i < o.ngpu * o.sp.nengine; i++) {
-		struct scenflags f = o.sf;
-		size_t gi = i / o.sp.nengine;
-		memset(&x[i], 0, sizeof(x[i]));
-		catalog_init(&x[i].env);
-		nx++;
-		if (i == 0) {
-			if (o.workload) {
-				if ((rc = wl_spec_load(o.workload, &wl, e)) < 0)
-					goto out;
-			} else {
-				char path[1200];
-				snprintf(path, sizeof(path), "%s/../workloads/default.json", x[0].env.data_dir);
-				if ((rc = wl_spec_load(path, &wl, e)) < 0)
-					goto out;
-				snprintf(wl.source, sizeof(wl.source), "workloads/default.json");
-			}
-			if (o.nreq)
-				wl.num_requests = o.nreq;
-			o.cc.seed = o.seed_given ? (uint64_t)o.seed : wl.seed;
-		}
-		f.gpu = o.gpu_names[gi];
-		f.engine = o.sp.engine[i % o.sp.nengine];
-		f.allow_invalid = true; /* the deployments are checked one by one */
-		if ((rc = scenflags_build(&f, &wl, &x[i], &base[i], e)) < 0)
-			goto out;
-		x[i].notes[0] = '\0';
-		if (i % o.sp.nengine)
-			continue;
-		budget[gi].gpu = x[i].gpu;
-		budget[gi].count = o.gpu_count[gi];
-		for (size_t j = 0; j < gi; j++)
-			if (budget[j].gpu == budget[gi].gpu || strcmp(budget[j].gpu->id, budget[gi].gpu->id) == 0) {
-				rc = err_set(e, SS_EUSAGE, "--gpus: %s given twice", budget[gi].gpu->id);
-				goto out;
-			}
-	}
-	for (i = 0; i < o.sp.nspec; i++)
-		if (o.sp.spec_k[i] > 0 && x[0].model->mtp_layers == 0) {
-			rc = err_set(e, SS_EUSAGE,
-				     "--speculative-tokens %d: %s has no MTP module (num_nextn_predict_layers), search offers MTP only",
-				     o.sp.spec_k[i], x[0].model->id);
-			goto out;
-		}
-	if (wl.process != WL_POISSON && wl.process != WL_CONSTANT && wl.process != WL_GAMMA) {
-		rc = err_set(e, SS_EUSAGE, "the workload's arrivals must be poisson, constant or gamma (a rate to search), got %s",
-			     wl_process_name(wl.process));
-		goto out;
-	}
-	{
-		char path[1200];
-		const char *pp = o.prices;
-		if (!pp) {
-			snprintf(path, sizeof(path), "%s/prices.json", x[0].env.data_dir);
-			pp = path;
-		}
-		if ((rc = prices_load(pp, &prices, e)) < 0)
-			goto out;
-		have_prices = true;
-		if (!o.prices)
-			snprintf(prices.path, sizeof(prices.path), "data/prices.json");
-		if ((rc = catalog_load_gpus(&x[0].env, e)) < 0 ||
-		    (rc = search_price_budget(&prices, &x[0].env.gpus, budget, o.ngpu, e)) < 0)
-			goto out;
-	}
-	/* the kernel tables of each budget GPU, parsed once and shared read-only
-	 * by every deployment's cost model (filled here, before the threads:
-	 * mfucache.h) */
-	cache = mfu_cache_new();
-	for (i = 0; i < o.ngpu * o.sp.nengine; i++) {
-		const struct mfu_tables *t;
-		if (base[i].tier2 && base[i].tier2->tables[0])
-			continue;
-		const struct cost_engine *ce = base[i].engine->cost;
-		if ((rc = mfu_cache_get(cache, x[0].env.data_dir, base[i].gpu, ce->name, ce->fallback,
-					base[i].engine_version,
-					(base[i].tier0_off & COST_H6) != 0, x[0].model->n_experts > 0,
-					base[i].moe_dist, &t, e)) < 0)
-			goto out;
-		base[i].mfu_cache = cache;
-	}
-	search_enumerate(x[0].model, budget, o.ngpu, &o.sp, &dep, &ndep);
-	if (ndep == 0) {
-		rc = err_set(e, SS_EUSAGE, "no deployment fits the budget and the lists given");
-		goto out;
-	}
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.in.base = base;
-	ctx.in.nengine = o.sp.nengine;
-	ctx.in.data_dir = x[0].env.data_dir;
-	ctx.in.wl = &wl;
-	ctx.in.cc = &o.cc;
-	ctx.in.kv_follows_dtype = !o.sf.kv_given;
-	ctx.in.allow_invalid = o.sf.allow_invalid;
-	ctx.in.want_saturation = o.fmt == FMT_JSON || o.csv || o.html;
-	ctx.d = dep;
-	ctx.budget = budget;
-	bufs = xcalloc(ndep, sizeof(*bufs));
-	for (i = 0; i < ndep; i++)
-		sb_init(&bufs[i]);
+	o.q.want_saturation = o.fmt == FMT_JSON || o.csv || o.html;
 	progress_init(&pg, "search", "deployments", rk.rank == 0);
-	memset(&pm, 0, sizeof(pm));
-	pm.n = ndep;
-	pm.jobs = (int)o.jobs;
-	pm.run = search_point;
-	pm.ctx = &ctx;
-	pm.progress = progress_update;
-	pm.pctx = &pg;
-	rc = parmap_run(&pm, &rk, bufs, e);
+	rc = search_run(&o.q, &rk, progress_update, &pg, r, e);
+	ran = true;
 	progress_done(&pg);
 	if (rc < 0 || rk.rank != 0)
 		goto out;
-	res = xcalloc(ndep, sizeof(*res));
 	memset(&R, 0, sizeof(R));
-	for (i = 0; i < ndep; i++) {
-		if (bufs[i].len != sizeof(res[i]))
-			BUG("search: result record of the wrong size");
-		memcpy(&res[i], bufs[i].buf, sizeof(res[i]));
-	}
-	nres = search_drop_pruned_copies(res, ndep, &o.sp);
-	search_summarize(res, nres, budget, o.target, o.rank_by, &S);
-	summarized = true;
-	R.s = &S;
-	R.cc = &o.cc;
-	R.sp = &o.sp;
-	R.target = o.target;
+	R.s = &r->S;
+	R.cc = &o.q.cc;
+	R.sp = &o.q.sp;
+	R.target = o.q.target;
 	R.top = o.top;
-	R.model = x[0].model;
-	{
-		const struct model_entry *me = NULL;
-		if (!o.sf.config && catalog_load_registry(&x[0].env, e) == 0)
-			me = registry_find(&x[0].env.reg, x[0].model->id);
-		/* a config.json names a checkpoint folder: what vllm serve
-		 * and --model-path take is that folder, not the file */
-		if (o.sf.config)
-			paths_dir(o.sf.config, config_dir, sizeof(config_dir));
-		R.hf = me && me->hf[0] ? me->hf : o.sf.config ? config_dir : x[0].model->id;
-		err_clear(e);
-	}
-	R.wl = &wl;
-	R.budget = budget;
-	R.nb = o.ngpu;
-	R.r = res;
-	R.n = nres;
-	R.prices = have_prices ? &prices : NULL;
-	/* each ranked deployment's confidence: its class at its operating point */
-	if ((rc = acc_table_find(x[0].env.data_dir, &acc, &have_acc, e)) < 0)
-		goto out;
-	conf = xcalloc(nres, sizeof(*conf));
-	for (i = 0; i < nres; i++) {
-		struct acc_class cls;
-		acc_class_of(o.sp.engine[res[i].d.engine]->name, res[i].d.pd_prefill > 0, x[0].model,
-			     budget[res[i].d.gpu].gpu, res[i].running_per_rank, res[i].queue_share, false, &cls);
-		acc_confidence_of(have_acc ? &acc : NULL, &cls, &conf[i]);
-	}
-	R.conf = conf;
+	R.model = r->x[0].model;
+	R.hf = r->hf;
+	R.wl = &r->wl;
+	R.budget = r->budget;
+	R.nb = o.q.ngpu;
+	R.r = r->res;
+	R.n = r->nres;
+	R.prices = r->have_prices ? &r->prices : NULL;
+	R.conf = r->conf;
 	if (o.csv) {
 		struct sbuf b;
 		sb_init(&b);
@@ -603,26 +423,13 @@ int cmd_search(int argc, char **argv, struct err *e)
 		search_report_json(stdout, &R);
 	else
 		search_report_text(stdout, &R);
-	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", nres, S.runs,
+	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", r->nres, r->S.runs,
 		wall_s() - t0);
 	rc = 0;
 out:
-	if (bufs)
-		for (i = 0; i < ndep; i++)
-			sb_release(&bufs[i]);
-	free(bufs);
-	free(res);
-	if (summarized)
-		search_summary_release(&S);
-	free(conf);
-	acc_table_release(&acc);
-	free(dep);
-	mfu_cache_free(cache);
-	if (have_prices)
-		prices_release(&prices);
-	wl_spec_release(&wl);
-	for (i = 0; i < nx; i++)
-		scenflags_ctx_release(&x[i]);
+	if (ran)
+		search_run_release(r);
+	free(r);
 	if (joined) {
 		if (rk.rank != 0)
 			rc = 0;

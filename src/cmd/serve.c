@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "scenflags.h"
+#include "scenopts.h"
 #include "base/afile.h"
 #include "engine/engine.h"
 #include "serve/serve.h"

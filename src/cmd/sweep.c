@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "progress.h"
-#include "scenflags.h"
+#include "scenopts.h"
 #include "engine/registry.h"
 #include "base/afile.h"
 #include "base/alloc.h"
@@ -60,16 +60,10 @@ static const char sweep_usage[] =
 	"\n";
 
 struct sweep_opts {
-	struct scenflags sf;
-	struct grid g;
+	struct sweep_plan p;       /* settings, grid and row format */
 	const char *workload, *out, *svg, *html;
 	int64_t nreq, jobs;
-	enum sweep_fmt fmt;
 };
-
-/* Axis names in the order points vary (last fastest). */
-static const char *const axis_order[] = {"gpu", "engine", "dtype", "tp", "pp", "dp", "ep", "max_num_seqs",
-					 "max_num_batched_tokens", "rate", "concurrency", "seed"};
 
 static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *e)
 {
@@ -90,36 +84,36 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		rc = 0;
 		switch (c) {
 		case 'h': fputs(sweep_usage, stdout); fputs(SCENFLAGS_HELP, stdout); return 1;
-		case O_RATE: rc = grid_add_numbers(&o->g, "rate", "--rate", optarg, false, 1e-9, 1e9, e); break;
-		case O_SEED: rc = grid_add_numbers(&o->g, "seed", "--seed", optarg, true, 0, 9007199254740992.0, e); break;
+		case O_RATE: rc = grid_add_numbers(&o->p.g, "rate", "--rate", optarg, false, 1e-9, 1e9, e); break;
+		case O_SEED: rc = grid_add_numbers(&o->p.g, "seed", "--seed", optarg, true, 0, 9007199254740992.0, e); break;
 		case O_CONC:
-			rc = grid_add_numbers(&o->g, "concurrency", "--concurrency", optarg, true, 1, 1 << 20, e);
+			rc = grid_add_numbers(&o->p.g, "concurrency", "--concurrency", optarg, true, 1, 1 << 20, e);
 			break;
 		case O_WL: o->workload = optarg; break;
 		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); break;
 		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
-		case O_FMT: rc = sweep_fmt_parse(optarg, &o->fmt, e); break;
+		case O_FMT: rc = sweep_fmt_parse(optarg, &o->p.fmt, e); break;
 		case O_OUT: o->out = optarg; break;
 		case O_SVG: o->svg = optarg; break;
 		case O_HTML: o->html = optarg; break;
-		case SCF + 2: rc = grid_add_words(&o->g, "gpu", "--gpu", optarg, e); break;
-		case SCF + 4: rc = grid_add_words(&o->g, "dtype", "--dtype", optarg, e); break;
-		case SCF + 16: rc = grid_add_words(&o->g, "engine", "--engine", optarg, e); break;
+		case SCF + 2: rc = grid_add_words(&o->p.g, "gpu", "--gpu", optarg, e); break;
+		case SCF + 4: rc = grid_add_words(&o->p.g, "dtype", "--dtype", optarg, e); break;
+		case SCF + 16: rc = grid_add_words(&o->p.g, "engine", "--engine", optarg, e); break;
 		case SCF + 6:
-			rc = grid_add_numbers(&o->g, "max_num_batched_tokens", "--max-num-batched-tokens", optarg,
+			rc = grid_add_numbers(&o->p.g, "max_num_batched_tokens", "--max-num-batched-tokens", optarg,
 					      true, 1, 1 << 20, e);
 			break;
-		case SCF + 7: rc = grid_add_numbers(&o->g, "max_num_seqs", "--max-num-seqs", optarg, true, 1, 1 << 16, e); break;
-		case CLI_PAR: rc = grid_add_numbers(&o->g, "tp", "--tp", optarg, true, 1, 4096, e); break;
-		case CLI_PAR + 1: rc = grid_add_numbers(&o->g, "dp", "--dp", optarg, true, 1, 4096, e); break;
+		case SCF + 7: rc = grid_add_numbers(&o->p.g, "max_num_seqs", "--max-num-seqs", optarg, true, 1, 1 << 16, e); break;
+		case CLI_PAR: rc = grid_add_numbers(&o->p.g, "tp", "--tp", optarg, true, 1, 4096, e); break;
+		case CLI_PAR + 1: rc = grid_add_numbers(&o->p.g, "dp", "--dp", optarg, true, 1, 4096, e); break;
 		case CLI_PAR + 2:
-			rc = grid_add_numbers(&o->g, "ep", "--ep", optarg, true, 1, 4096, e);
-			o->sf.pf.ep_given = true;
+			rc = grid_add_numbers(&o->p.g, "ep", "--ep", optarg, true, 1, 4096, e);
+			o->p.sf.pf.ep_given = true;
 			break;
-		case CLI_PAR + 8: rc = grid_add_numbers(&o->g, "pp", "--pp", optarg, true, 1, 4096, e); break;
+		case CLI_PAR + 8: rc = grid_add_numbers(&o->p.g, "pp", "--pp", optarg, true, 1, 4096, e); break;
 		case '?': case ':': return cli_bad_option("sweep", argv[optind - 1], e);
 		default:
-			if ((rc = scenflags_option(c, optarg, &o->sf, e)) == 0)
+			if ((rc = scenflags_option(c, optarg, &o->p.sf, e)) == 0)
 				return cli_bad_option("sweep", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -127,15 +121,15 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 	}
 	if (optind < argc)
 		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
-	if (grid_find(&o->g, "rate") && grid_find(&o->g, "concurrency"))
+	if (grid_find(&o->p.g, "rate") && grid_find(&o->p.g, "concurrency"))
 		return err_set(e, SS_EUSAGE, "give --rate (open loop) or --concurrency (closed loop), not both");
 	{
-		const struct grid_axis *x = grid_find(&o->g, "engine");
+		const struct grid_axis *x = grid_find(&o->p.g, "engine");
 		const struct engine_type *en;
 		for (size_t i = 0; x && i < x->n; i++)
 			if ((rc = engine_lookup(x->str[i], &en, e)) < 0)
 				return rc;
-		x = grid_find(&o->g, "dtype");
+		x = grid_find(&o->p.g, "dtype");
 		for (size_t i = 0; x && i < x->n; i++) {
 			enum dtype d;
 			if ((rc = dtype_parse(x->str[i], &d, e)) < 0)
@@ -143,155 +137,6 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		}
 	}
 	return 0;
-}
-
-/* The axes in axis_order (a stable grid whatever the flags' order). */
-static void order_axes(struct grid *g)
-{
-	struct grid sorted;
-	size_t k, a;
-
-	grid_init(&sorted);
-	for (k = 0; k < sizeof(axis_order) / sizeof(axis_order[0]); k++)
-		for (a = 0; a < g->nax; a++)
-			if (strcmp(g->ax[a].name, axis_order[k]) == 0)
-				sorted.ax[sorted.nax++] = g->ax[a];
-	*g = sorted;
-}
-
-struct sweep_ctx {
-	const struct sweep_opts *o;
-	const struct wl_spec *wl;
-};
-
-/* The point's flags and workload. */
-static int apply_point(const struct sweep_opts *o, size_t i, struct scenflags *f, struct wl_spec *wl,
-		       struct err *e)
-{
-	size_t idx[GRID_MAX_AXES], a;
-	int rc;
-
-	grid_point(&o->g, i, idx);
-	for (a = 0; a < o->g.nax; a++) {
-		const struct grid_axis *x = &o->g.ax[a];
-		const char *n = x->name;
-		double v = x->text ? 0 : x->num[idx[a]];
-
-		if (strcmp(n, "gpu") == 0)
-			f->gpu = x->str[idx[a]];
-		else if (strcmp(n, "engine") == 0)
-			f->engine = engine_find(x->str[idx[a]]);
-		else if (strcmp(n, "dtype") == 0 && (rc = dtype_parse(x->str[idx[a]], &f->dtype, e)) < 0)
-			return rc;
-		else if (strcmp(n, "tp") == 0)
-			f->par.tp = (int)v;
-		else if (strcmp(n, "pp") == 0)
-			f->par.pp = (int)v;
-		else if (strcmp(n, "dp") == 0)
-			f->par.dp = (int)v;
-		else if (strcmp(n, "ep") == 0)
-			f->par.ep = (int)v;
-		else if (strcmp(n, "max_num_seqs") == 0)
-			f->mns = (int64_t)v;
-		else if (strcmp(n, "max_num_batched_tokens") == 0)
-			f->mbt = (int64_t)v;
-		else if (strcmp(n, "rate") == 0)
-			wl->rate = v;
-		else if (strcmp(n, "concurrency") == 0) {
-			wl->process = WL_CONCURRENCY;
-			wl->concurrency = (int64_t)v;
-		}
-		else if (strcmp(n, "seed") == 0)
-			wl->seed = (uint64_t)v;
-	}
-	return 0;
-}
-
-static int sweep_point(void *vctx, size_t i, struct sbuf *out, struct err *e)
-{
-	const struct sweep_ctx *c = vctx;
-	struct scenflags f = c->o->sf;
-	struct wl_spec wl = *c->wl;
-	struct scenflags_ctx x;
-	struct scenario sc;
-	struct scenario_state st;
-	struct sweep_result res;
-	struct sweep_row *row = xcalloc(1, sizeof(*row));
-	bool prepared = false;
-	int rc;
-
-	memset(&x, 0, sizeof(x));
-	memset(&sc, 0, sizeof(sc));
-	catalog_init(&x.env);
-	if ((rc = apply_point(c->o, i, &f, &wl, e)) < 0)
-		goto out;
-	rc = scenflags_build(&f, &wl, &x, &sc, e);
-	if (rc < 0 && !sc.model)
-		goto out; /* flags that do not combine: the whole sweep's error */
-	if (rc == 0 && (rc = scenario_prepare(&sc, x.env.data_dir, &st, e)) == 0) {
-		prepared = true;
-		rc = scenario_check_capacity(&sc, &st, f.allow_invalid, x.notes, sizeof(x.notes), e);
-	}
-	sweep_row_init(row);
-	sweep_row_scenario(row, &sc, &wl);
-	memset(&res, 0, sizeof(res));
-	if (rc < 0) {
-		/* a configuration servesim refuses is a result of the sweep */
-		snprintf(res.status, sizeof(res.status), "refused: %.180s", e->msg);
-		res.offered_rps = NAN;
-		err_clear(e);
-	} else if ((rc = sweep_simulate(&st, &wl, &res, e)) < 0) {
-		goto out;
-	}
-	sweep_row_result(row, &res);
-	sweep_row_render(row, c->o->fmt, out);
-	rc = 0;
-out:
-	if (prepared)
-		scenario_release(&st);
-	scenflags_ctx_release(&x);
-	free(row);
-	return rc;
-}
-
-/* The spec, or workloads/default.json (the chat workload) as capacity. */
-static int load_workload(const char *path, struct wl_spec *wl, struct err *e)
-{
-	struct catalog env;
-	char def[1200];
-	int rc;
-
-	if (path)
-		return wl_spec_load(path, wl, e);
-	catalog_init(&env);
-	snprintf(def, sizeof(def), "%s/../workloads/default.json", env.data_dir);
-	catalog_release(&env);
-	if ((rc = wl_spec_load(def, wl, e)) < 0)
-		return rc;
-	snprintf(wl->source, sizeof(wl->source), "workloads/default.json");
-	return 0;
-}
-
-/* Unknown model or GPU names fail the sweep before any point runs. */
-static int check_names(const struct scenflags *f, const struct grid_axis *gpus, struct err *e)
-{
-	struct catalog env;
-	struct model_cfg *m = xcalloc(1, sizeof(*m));
-	const struct gpu_spec *g;
-	size_t i;
-	int rc;
-
-	catalog_init(&env);
-	rc = catalog_load_model(&env, f->model || f->config ? f->model : "llama-3.1-8b", f->config, m, e);
-	if (rc == 0 && f->model && f->config)
-		rc = err_set(e, SS_EUSAGE, "give --model or --config, not both");
-	for (i = 0; rc == 0 && gpus && i < gpus->n; i++)
-		rc = catalog_find_gpu(&env, gpus->str[i], &g, e);
-	if (rc == 0 && !gpus)
-		rc = catalog_find_gpu(&env, f->gpu, &g, e);
-	catalog_release(&env);
-	free(m);
-	return rc;
 }
 
 /* Whole text to FILE (temp + rename) or standard output. */
@@ -310,17 +155,6 @@ static int write_text(const char *path, const char *buf, size_t len, struct err 
 	return afile_commit(&af, e);
 }
 
-/* Does any numeric list flag have two or more values (what --svg needs)? */
-static bool grid_numeric_varies(const struct grid *g)
-{
-	size_t a;
-
-	for (a = 0; a < g->nax; a++)
-		if (!g->ax[a].text && g->ax[a].n > 1)
-			return true;
-	return false;
-}
-
 /* The charts of the rows to o->svg (sweep.h out_sweep_svg) and their page
  * to o->html (html.h), each atomically. */
 static int write_charts(const struct sweep_opts *o, const struct sbuf *rows, size_t n, struct err *e)
@@ -331,10 +165,10 @@ static int write_charts(const struct sweep_opts *o, const struct sbuf *rows, siz
 	char title[200];
 	int rc;
 
-	if ((rc = sweep_rows_json(rows, n, o->fmt, &js, e)) < 0)
+	if ((rc = sweep_rows_json(rows, n, o->p.fmt, &js, e)) < 0)
 		return rc;
 	snprintf(title, sizeof(title), "sweep: %zu points of %s", n,
-		 o->sf.model ? o->sf.model : o->sf.config ? o->sf.config : "llama-3.1-8b");
+		 o->p.sf.model ? o->p.sf.model : o->p.sf.config ? o->p.sf.config : "llama-3.1-8b");
 	if (o->svg && (rc = sweep_chart_axis(js, &xkey, e)) == 0 && (rc = afile_open(&af, o->svg, e)) == 0) {
 		out_sweep_svg(af.f, js, xkey, title);
 		rc = afile_commit(&af, e);
@@ -350,7 +184,7 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	struct sweep_opts o;
 	struct ranks rk;
 	struct wl_spec wl;
-	struct sweep_ctx ctx;
+	struct catalog cat;
 	struct parmap pm;
 	struct sbuf *rows = NULL, all;
 	struct progress pg;
@@ -359,8 +193,8 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	int rc;
 
 	memset(&o, 0, sizeof(o));
-	scenflags_defaults(&o.sf);
-	grid_init(&o.g);
+	scenflags_defaults(&o.p.sf);
+	grid_init(&o.p.g);
 	o.jobs = 1;
 	sb_init(&all);
 	wl_spec_defaults(&wl);
@@ -371,35 +205,30 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 		rc = rc > 0 ? 0 : rc;
 		goto out;
 	}
-	order_axes(&o.g);
-	if ((rc = grid_size(&o.g, &n, e)) < 0)
+	if ((rc = sweep_plan_size(&o.p, &n, e)) < 0)
 		goto out;
 	{
-		const char *in[2] = {o.workload, o.sf.config};
+		const char *in[2] = {o.workload, o.p.sf.config};
 		const struct afile_out outs[3] = {{"--out", o.out, NULL}, {"--svg", o.svg, NULL},
 						  {"--html", o.html, NULL}};
 		if ((rc = afile_check_outputs(outs, 3, in, 2, 0, e)) < 0)
 			goto out;
-		if (o.svg && !grid_numeric_varies(&o.g)) {
+		if (o.svg && !grid_numeric_varies(&o.p.g)) {
 			rc = err_set(e, SS_EUSAGE,
 				     "--svg charts each metric against a swept numeric axis: give one with two or more values (--rate 5:30:5, --tp 1,2,4, --max-num-seqs ...)");
 			goto out;
 		}
 	}
-	if ((rc = load_workload(o.workload, &wl, e)) < 0)
+	catalog_init(&cat);
+	rc = catalog_load_workload(&cat, o.workload, &wl, e);
+	catalog_release(&cat);
+	if (rc < 0)
 		goto out;
 	if (o.nreq)
 		wl.num_requests = o.nreq;
-	if (grid_find(&o.g, "rate") && wl.process != WL_POISSON && wl.process != WL_CONSTANT &&
-	    wl.process != WL_GAMMA) {
-		rc = err_set(e, SS_EUSAGE, "--rate: the workload's arrivals are %s, not a rate (poisson, constant or gamma)",
-			     wl_process_name(wl.process));
+	o.p.wl = &wl;
+	if ((rc = sweep_plan_check(&o.p, e)) < 0)
 		goto out;
-	}
-	if ((rc = check_names(&o.sf, grid_find(&o.g, "gpu"), e)) < 0)
-		goto out;
-	ctx.o = &o;
-	ctx.wl = &wl;
 	rows = xcalloc(n, sizeof(*rows));
 	for (i = 0; i < n; i++)
 		sb_init(&rows[i]);
@@ -407,8 +236,8 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	memset(&pm, 0, sizeof(pm));
 	pm.n = n;
 	pm.jobs = (int)o.jobs;
-	pm.run = sweep_point;
-	pm.ctx = &ctx;
+	pm.run = sweep_plan_point;
+	pm.ctx = &o.p;
 	pm.progress = progress_update;
 	pm.pctx = &pg;
 	rc = parmap_run(&pm, &rk, rows, e);
@@ -418,7 +247,7 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	{
 		struct sweep_row *tmpl = xcalloc(1, sizeof(*tmpl));
 		sweep_row_template(tmpl);
-		sweep_row_header(tmpl, o.fmt, &all);
+		sweep_row_header(tmpl, o.p.fmt, &all);
 		free(tmpl);
 	}
 	for (i = 0; i < n; i++)
@@ -433,7 +262,7 @@ out:
 	free(rows);
 	sb_release(&all);
 	wl_spec_release(&wl);
-	grid_release(&o.g);
+	grid_release(&o.p.g);
 	if (joined) {
 		/* only rank 0 reports; the others end quietly */
 		if (rk.rank != 0)

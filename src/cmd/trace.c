@@ -77,7 +77,7 @@ struct tr_opts {
 	bool gpu_given;
 	int fmt; /* 0 text, 1 json, 2 summary */
 	struct tr_compare cmp;   /* shape, par, dt, train: the flags' */
-	struct cli_par_flags pf;
+	struct par_flags pf;
 	bool shape_given, par_given, dtype_given, phase_given;
 };
 
@@ -184,7 +184,7 @@ static int summary_and_compare(const struct tr_opts *o, const struct trace *t, s
 		goto out;
 	m = xcalloc(1, sizeof(*m));
 	if ((rc = catalog_load_model(&env, o->compare, NULL, m, e)) < 0 ||
-	    (o->par_given && (rc = cli_parallel_resolve(&o->pf, m, &c.par, e)) < 0))
+	    (o->par_given && (rc = par_flags_resolve(&o->pf, m, &c.par, e)) < 0))
 		goto out;
 	/* again over the resolved layout: the trace's batch per GPU times its DP */
 	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, &c);

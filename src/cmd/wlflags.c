@@ -164,7 +164,7 @@ static void drop_stages(struct wl_spec *wl)
 		wl->duration_s = total;
 }
 
-int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec *wl, char *origin,
+int wlflags_build(const struct wlflags *f, const struct catalog *cat, struct wl_spec *wl, char *origin,
 		  size_t norigin, struct err *e)
 {
 	const char *src;
@@ -184,12 +184,8 @@ int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec 
 		wl->rate = 10;
 		wl->num_requests = 1000;
 		snprintf(origin, norigin, "flags (%s) replace workloads/default.json", f->given);
-	} else {
-		char path[1200];
-		snprintf(path, sizeof(path), "%s/../workloads/default.json", data_dir);
-		if ((rc = wl_spec_load(path, wl, e)) < 0)
-			return rc;
-		snprintf(wl->source, sizeof(wl->source), "workloads/default.json");
+	} else if ((rc = catalog_load_workload(cat, NULL, wl, e)) < 0) {
+		return rc;
 	}
 	src = f->workload ? f->workload : wl->source;
 	if (!replace && f->given[0])

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "deploy/catalog.h"
 #include "workload/workload.h"
 
 enum { WLF = 1200 };
@@ -71,10 +72,10 @@ struct wlflags {
 void wlflags_defaults(struct wlflags *f);
 /* 1 handled, 0 not ours, <0 error. */
 int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e);
-/* Load the spec (data_dir/../workloads/default.json without --workload),
+/* Load the spec (the catalog's default workload without --workload),
  * apply the flags and validate; origin (>= 200 bytes) says where the
  * workload came from: "" when nothing was overridden. */
-int wlflags_build(const struct wlflags *f, const char *data_dir, struct wl_spec *wl, char *origin,
+int wlflags_build(const struct wlflags *f, const struct catalog *cat, struct wl_spec *wl, char *origin,
 		  size_t norigin, struct err *e);
 
 #endif

@@ -71,3 +71,17 @@ int catalog_find_gpu(struct catalog *c, const char *name, const struct gpu_spec 
 		return rc;
 	return gpu_find(&c->gpus, name, g, e);
 }
+
+int catalog_load_workload(const struct catalog *c, const char *path, struct wl_spec *wl, struct err *e)
+{
+	char def[1200];
+	int rc;
+
+	if (path)
+		return wl_spec_load(path, wl, e);
+	snprintf(def, sizeof(def), "%s/../workloads/default.json", c->data_dir);
+	if ((rc = wl_spec_load(def, wl, e)) < 0)
+		return rc;
+	snprintf(wl->source, sizeof(wl->source), "workloads/default.json");
+	return 0;
+}

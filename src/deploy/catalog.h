@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "hw/gpu.h"
 #include "model/model.h"
+#include "workload/workload.h"
 
 struct catalog {
 	char data_dir[1024];
@@ -27,5 +28,8 @@ int catalog_load_model(struct catalog *c, const char *name, const char *config_p
 		       struct model_cfg *m, struct err *e);
 /* A GPU by id or alias (gpu_find). */
 int catalog_find_gpu(struct catalog *c, const char *name, const struct gpu_spec **g, struct err *e);
+/* The workload spec at path, or (path NULL) the shipped default,
+ * workloads/default.json (chat), recorded under that name. */
+int catalog_load_workload(const struct catalog *c, const char *path, struct wl_spec *wl, struct err *e);
 
 #endif

@@ -220,3 +220,14 @@ void grid_point(const struct grid *g, size_t i, size_t *idx)
 		i /= g->ax[a].n;
 	}
 }
+
+/* Does any numeric list flag have two or more values (what --svg needs)? */
+bool grid_numeric_varies(const struct grid *g)
+{
+	size_t a;
+
+	for (a = 0; a < g->nax; a++)
+		if (!g->ax[a].text && g->ax[a].n > 1)
+			return true;
+	return false;
+}

@@ -42,4 +42,7 @@ int grid_size(const struct grid *g, size_t *n, struct err *e);
 /* Index of each axis' value at point i (idx has nax entries). */
 void grid_point(const struct grid *g, size_t i, size_t *idx);
 
+/* Whether a numeric axis has two or more values (what a chart needs). */
+bool grid_numeric_varies(const struct grid *g);
+
 #endif

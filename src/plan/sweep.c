@@ -1,9 +1,14 @@
-/* sweep.c - simulate one point of a sweep (its row is written by
- * report/sweepreport.c). */
+/* sweep.c - a sweep's grid of points over a run configuration, each point
+ * simulated and its row rendered (report/sweepreport.c writes rows). */
 #include "plan/sweep.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/alloc.h"
+#include "engine/registry.h"
 
 #include "report/out.h"
 
@@ -40,4 +45,151 @@ int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, st
 out:
 	sim_free(s);
 	return rc;
+}
+
+/* Axis names in the order points vary (last fastest). */
+static const char *const axis_order[] = {"gpu", "engine", "dtype", "tp", "pp", "dp", "ep", "max_num_seqs",
+					 "max_num_batched_tokens", "rate", "concurrency", "seed"};
+
+/* The axes in axis_order (a stable grid whatever the flags' order). */
+static void order_axes(struct grid *g)
+{
+	struct grid sorted;
+	size_t k, a;
+
+	grid_init(&sorted);
+	for (k = 0; k < sizeof(axis_order) / sizeof(axis_order[0]); k++)
+		for (a = 0; a < g->nax; a++)
+			if (strcmp(g->ax[a].name, axis_order[k]) == 0)
+				sorted.ax[sorted.nax++] = g->ax[a];
+	*g = sorted;
+}
+
+/* The point's flags and workload. */
+static int apply_point(const struct sweep_plan *o, size_t i, struct scenflags *f, struct wl_spec *wl,
+		       struct err *e)
+{
+	size_t idx[GRID_MAX_AXES], a;
+	int rc;
+
+	grid_point(&o->g, i, idx);
+	for (a = 0; a < o->g.nax; a++) {
+		const struct grid_axis *x = &o->g.ax[a];
+		const char *n = x->name;
+		double v = x->text ? 0 : x->num[idx[a]];
+
+		if (strcmp(n, "gpu") == 0)
+			f->gpu = x->str[idx[a]];
+		else if (strcmp(n, "engine") == 0)
+			f->engine = engine_find(x->str[idx[a]]);
+		else if (strcmp(n, "dtype") == 0 && (rc = dtype_parse(x->str[idx[a]], &f->dtype, e)) < 0)
+			return rc;
+		else if (strcmp(n, "tp") == 0)
+			f->par.tp = (int)v;
+		else if (strcmp(n, "pp") == 0)
+			f->par.pp = (int)v;
+		else if (strcmp(n, "dp") == 0)
+			f->par.dp = (int)v;
+		else if (strcmp(n, "ep") == 0)
+			f->par.ep = (int)v;
+		else if (strcmp(n, "max_num_seqs") == 0)
+			f->mns = (int64_t)v;
+		else if (strcmp(n, "max_num_batched_tokens") == 0)
+			f->mbt = (int64_t)v;
+		else if (strcmp(n, "rate") == 0)
+			wl->rate = v;
+		else if (strcmp(n, "concurrency") == 0) {
+			wl->process = WL_CONCURRENCY;
+			wl->concurrency = (int64_t)v;
+		}
+		else if (strcmp(n, "seed") == 0)
+			wl->seed = (uint64_t)v;
+	}
+	return 0;
+}
+
+int sweep_plan_point(void *vplan, size_t i, struct sbuf *out, struct err *e)
+{
+	const struct sweep_plan *p = vplan;
+	struct scenflags f = p->sf;
+	struct wl_spec wl = *p->wl;
+	struct scenflags_ctx x;
+	struct scenario sc;
+	struct scenario_state st;
+	struct sweep_result res;
+	struct sweep_row *row = xcalloc(1, sizeof(*row));
+	bool prepared = false;
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	memset(&sc, 0, sizeof(sc));
+	catalog_init(&x.env);
+	if ((rc = apply_point(p, i, &f, &wl, e)) < 0)
+		goto out;
+	rc = scenflags_build(&f, &wl, &x, &sc, e);
+	if (rc < 0 && !sc.model)
+		goto out; /* flags that do not combine: the whole sweep's error */
+	if (rc == 0 && (rc = scenario_prepare(&sc, x.env.data_dir, &st, e)) == 0) {
+		prepared = true;
+		rc = scenario_check_capacity(&sc, &st, f.allow_invalid, x.notes, sizeof(x.notes), e);
+	}
+	sweep_row_init(row);
+	sweep_row_scenario(row, &sc, &wl);
+	memset(&res, 0, sizeof(res));
+	if (rc < 0) {
+		/* a configuration servesim refuses is a result of the sweep */
+		snprintf(res.status, sizeof(res.status), "refused: %.180s", e->msg);
+		res.offered_rps = NAN;
+		err_clear(e);
+	} else if ((rc = sweep_simulate(&st, &wl, &res, e)) < 0) {
+		goto out;
+	}
+	sweep_row_result(row, &res);
+	sweep_row_render(row, p->fmt, out);
+	rc = 0;
+out:
+	if (prepared)
+		scenario_release(&st);
+	scenflags_ctx_release(&x);
+	free(row);
+	return rc;
+}
+
+/* Unknown model or GPU names fail the sweep before any point runs. */
+static int check_names(const struct scenflags *f, const struct grid_axis *gpus, struct err *e)
+{
+	struct catalog env;
+	struct model_cfg *m = xcalloc(1, sizeof(*m));
+	const struct gpu_spec *g;
+	size_t i;
+	int rc;
+
+	catalog_init(&env);
+	rc = catalog_load_model(&env, f->model || f->config ? f->model : "llama-3.1-8b", f->config, m, e);
+	if (rc == 0 && f->model && f->config)
+		rc = err_set(e, SS_EUSAGE, "give --model or --config, not both");
+	for (i = 0; rc == 0 && gpus && i < gpus->n; i++)
+		rc = catalog_find_gpu(&env, gpus->str[i], &g, e);
+	if (rc == 0 && !gpus)
+		rc = catalog_find_gpu(&env, f->gpu, &g, e);
+	catalog_release(&env);
+	free(m);
+	return rc;
+}
+
+int sweep_plan_size(struct sweep_plan *p, size_t *n, struct err *e)
+{
+	order_axes(&p->g);
+	return grid_size(&p->g, n, e);
+}
+
+int sweep_plan_check(const struct sweep_plan *p, struct err *e)
+{
+	const struct wl_spec *wl = p->wl;
+
+	if (grid_find(&p->g, "rate") && wl->process != WL_POISSON && wl->process != WL_CONSTANT &&
+	    wl->process != WL_GAMMA)
+		return err_set(e, SS_EUSAGE, "--rate: the workload's arrivals are %s, not a rate (poisson, constant or gamma)",
+			       wl_process_name(wl->process));
+	return check_names(&p->sf, grid_find(&p->g, "gpu"), e);
 }

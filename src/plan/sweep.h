@@ -15,6 +15,8 @@
 #include "base/json.h"
 #include "base/sbuf.h"
 #include "engine/scenario.h"
+#include "engine/scenflags.h"
+#include "plan/grid.h"
 #include "sim/sim.h"
 #include "workload/workload.h"
 
@@ -77,5 +79,27 @@ int sweep_chart_axis(const struct json *rows, const char **xkey, struct err *e);
  * tokens/s, served req/s) against xkey, one series per combination of the
  * other varying axes; a refused or empty point leaves a gap. */
 void out_sweep_svg(FILE *out, const struct json *rows, const char *xkey, const char *title);
+
+/* A sweep: the settings of every point (sf), the axes whose values vary
+ * over the points (g: gpu, engine, dtype, tp, pp, dp, ep, max_num_seqs,
+ * max_num_batched_tokens, rate, concurrency, seed), the workload and the
+ * format of the rows. */
+struct sweep_plan {
+	struct scenflags sf;
+	struct grid g;
+	enum sweep_fmt fmt;
+	const struct wl_spec *wl;
+};
+/* The axes put in their order (points vary the last fastest, whatever the
+ * flags' order) and the number of points (grid_size's errors). */
+int sweep_plan_size(struct sweep_plan *p, size_t *n, struct err *e);
+/* Before any point runs: a rate axis needs a workload with a rate, and
+ * unknown model or GPU names fail the sweep (SS_EUSAGE / the catalog's). */
+int sweep_plan_check(const struct sweep_plan *p, struct err *e);
+/* Point i (plan/parmap.h's run: vplan is the plan): its settings built and
+ * simulated, its row rendered into out; a configuration servesim refuses
+ * is a row ("refused: why"); <0 only for settings that do not combine at
+ * all (the whole sweep's error). */
+int sweep_plan_point(void *vplan, size_t i, struct sbuf *out, struct err *e);
 
 #endif

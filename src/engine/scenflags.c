@@ -1,9 +1,12 @@
-/* scenflags.c - run's model / hardware / engine / cost flags turned into a
- * struct scenario, for commands that simulate one scenario many times. */
-#include "scenflags.h"
-
+/* scenflags.c - the model / hardware / engine / cost settings the commands'
+ * flags give (cmd/scenopts.h parses them) turned into a struct scenario:
+ * model and GPU from the catalog, the engine's defaults, the parallel layout
+ * in vLLM's and SGLang's spellings, tier-2 and tier-1 files, the checks. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "engine/scenflags.h"
 
 #include "engine/registry.h"
 #include "base/alloc.h"
@@ -20,87 +23,6 @@ void scenflags_defaults(struct scenflags *f)
 	f->block = 16;
 	f->util = 0.9;
 	cost_default_overheads(&f->ov);
-}
-
-/* A number in (0, hi] (unit after hi in the message). */
-static int positive_upto(const char *flag, const char *arg, double hi, const char *unit, double *out, struct err *e)
-{
-	int rc = cli_double(flag, arg, 0, true, out, e);
-
-	if (rc == 0 && *out > hi)
-		rc = err_set(e, SS_EUSAGE, "%s must be in (0, %.15g]%s, got %g", flag, hi, unit, *out);
-	return rc;
-}
-
-int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e)
-{
-	int rc = 0;
-
-	switch (code) {
-	case SCF: f->model = arg; break;
-	case SCF + 1: f->config = arg; break;
-	case SCF + 2: f->gpu = arg; break;
-	case SCF + 3: rc = router_parse("--router", arg, &f->router, e); break;
-	case SCF + 4: rc = dtype_parse(arg, &f->dtype, e); break;
-	case SCF + 5: rc = dtype_parse(arg, &f->kvdtype, e); f->kv_given = true; break;
-	case SCF + 6: rc = cli_int("--max-num-batched-tokens", arg, 1, 1 << 20, &f->mbt, e); break;
-	case SCF + 7: rc = cli_int("--max-num-seqs", arg, 1, 1 << 16, &f->mns, e); break;
-	case SCF + 8: rc = cli_int("--max-model-len", arg, 1, 1 << 24, &f->mml, e); break;
-	case SCF + 9: rc = cli_int("--block-size", arg, 1, 1024, &f->block, e); f->block_given = true; break;
-	case SCF + 10:
-		rc = cli_double("--gpu-memory-utilization", arg, 0, true, &f->util, e);
-		if (rc == 0 && f->util > 1)
-			rc = err_set(e, SS_EUSAGE, "--gpu-memory-utilization must be in (0, 1], got %g", f->util);
-		f->util_given = true;
-		break;
-	case SCF + 11: rc = cli_int("--long-prefill-token-threshold", arg, 0, 1 << 24, &f->lpt, e); break;
-	case SCF + 12: rc = cli_int("--total-kv-blocks", arg, 1, 1 << 28, &f->kv_blocks, e); break;
-	case SCF + 13: f->no_prefix = true; break;
-	case SCF + 14: f->tier0_off = arg; break;
-	case SCF + 15: f->tier2 = arg; break;
-	case SCF + 16: rc = engine_lookup(arg, &f->engine, e); break;
-	case SCF + 17: rc = engine_version_check(arg, e); f->engine_version = arg; break;
-	case SCF + 18: rc = dtype_parse(arg, &f->moe_dtype, e); f->moe_dtype_given = true; break;
-	case SCF + 19: rc = moe_dist_parse(arg, &f->moe_dist, e); break;
-	case SCF + 20: {
-		enum moe_fmt mf;
-		if ((rc = moe_fmt_parse(arg, &mf, e)) == 0)
-			f->moe_format = (int)mf + 1;
-		break;
-	}
-	case SCF + 21: f->allow_invalid = true; break;
-	case SCF + 22: f->calibration = arg; break;
-	case SCF + 23: f->force_calibration = true; break;
-	case SCF + 24:
-		rc = cli_double("--mem-fraction-static", arg, 0, true, &f->mem_frac, e);
-		if (rc == 0 && f->mem_frac > 1)
-			rc = err_set(e, SS_EUSAGE, "--mem-fraction-static must be in (0, 1], got %g", f->mem_frac);
-		break;
-	case SCF + 25: {
-		enum sglang_policy pol;
-		rc = sglang_policy_parse(arg, &pol, e);
-		f->sg_policy = arg;
-		break;
-	}
-	case SCF + 26: f->no_overlap = true; break;
-	case SCF + 27: rc = cli_int("--replicas", arg, 1, SIM_MAX_REPLICAS, &f->replicas, e); break;
-	case SCF + 32: rc = positive_upto("--kv-offloading-size", arg, 1048576, " GiB", &f->kv_off_gib, e); break;
-	case SCF + 33:
-		if (strcmp(arg, "native") != 0 && strcmp(arg, "lmcache") != 0)
-			rc = err_set(e, SS_EUSAGE, "--kv-offloading-backend must be native or lmcache, got '%s'", arg);
-		f->kv_off_backend = arg;
-		break;
-	case SCF + 34: f->hicache = true; break;
-	case SCF + 35: rc = positive_upto("--hicache-ratio", arg, 1000, "", &f->hicache_ratio, e); break;
-	case SCF + 36: rc = positive_upto("--hicache-size", arg, 1048576, " GB", &f->hicache_gb, e); break;
-	default:
-		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
-			return rc;
-		if ((rc = cli_overhead_option(code, arg, &f->ov, e)) > 0)
-			f->ov_given = true;
-		return rc;
-	}
-	return rc < 0 ? rc : 1;
 }
 
 static void note(struct scenflags_ctx *x, const char *line)
@@ -201,7 +123,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 		return rc;
 	if ((rc = catalog_find_gpu(&x->env, f->gpu, &x->gpu, e)) < 0)
 		return rc;
-	if ((rc = cli_parallel_resolve(&f->pf, x->model, &f->par, e)) < 0)
+	if ((rc = par_flags_resolve(&f->pf, x->model, &f->par, e)) < 0)
 		return rc;
 	scenario_defaults(sc, en, x->model, x->gpu, wl);
 	sc->par = f->par;
@@ -263,25 +185,87 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	return scenario_check_config(sc, f->allow_invalid, x->notes, sizeof(x->notes), e);
 }
 
-void scenflags_out_config(const struct scenflags *f, const struct scenflags_ctx *x,
-			  const struct scenario *sc, const struct scenario_state *st,
-			  const struct wl_spec *wl, char *tables, size_t ntables, struct out_config *cfg)
+int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struct scenflags_ctx *x,
+			struct scenario *sc, struct model_cfg **draft, struct err *e)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(tables, ntables, "%s%s%s", st->cost.tabs->engine, st->cost.tabs->engine[0] ? " " : "",
-		 st->cost.tabs->version);
-	cfg->sc = sc;
-	cfg->wl = wl;
-	cfg->total_kv_blocks = st->sc.total_kv_blocks;
-	cfg->kv_from_memory = st->kv_from_memory;
-	cfg->kernel_tables = tables;
-	cfg->tier0_off = f->tier0_off;
-	cfg->calibration = x->calib_applied ? x->calib.path : NULL;
-	cfg->tier2 = sc->tier2 ? sc->tier2->path : NULL;
-	cfg->mem_fraction_static = st->mem_fraction_static;
-	cfg->max_running_requests = st->sc.max_num_seqs;
-	cfg->sglang_lpm = st->sc.lpm;
-	cfg->overlap_schedule = st->cost.cfg.overlap_cpu;
+	int rc;
+
+	if (o->pd_prefill > 0) {
+		sc->pd_prefill = o->pd_prefill;
+		sc->pd_decode = o->pd_decode;
+		sc->prefill_par = sc->par;
+		if (o->prefill_tp)
+			sc->prefill_par.tp = (int)o->prefill_tp;
+		if (o->prefill_dp)
+			sc->prefill_par.dp = (int)o->prefill_dp;
+		sc->pd_handoff_ms = o->handoff_ms;
+		sc->pd_handoff_given = o->handoff_given;
+		if (o->prefill_ep)
+			sc->prefill_par.ep = (int)o->prefill_ep;
+		else if (sc->par.ep > 1) /* EP over the worker's GPUs */
+			sc->prefill_par.ep = sc->prefill_par.tp * sc->prefill_par.dp;
+	}
+	if (o->spec_k > 0) {
+		char dname[128] = "";
+		sc->spec.k = (int)o->spec_k;
+		sc->spec.method = SPEC_MTP;
+		if (o->spec_method &&
+		    (rc = spec_parse_method(o->spec_method, &sc->spec.method, dname, sizeof(dname), e)) < 0)
+			return rc;
+		if (o->spec_rates) {
+			if ((rc = spec_parse_rates(o->spec_rates, &sc->spec, e)) < 0)
+				return rc;
+		} else if (spec_default_rates(&sc->spec, sc->workload &&
+							       wl_prompt_kind(sc->workload) == WL_PROMPTS_RANDOM) < 0) {
+			/* measured per-position curves exist for mtp and eagle only */
+			return err_set(e, SS_EUSAGE, "--speculative-method %s needs --acceptance-rate",
+				       o->spec_method);
+		}
+		if ((rc = scenario_check_spec(sc, allow_invalid, x->notes, sizeof(x->notes), e)) < 0)
+			return rc;
+		if (sc->spec.method == SPEC_DRAFT) {
+			*draft = xcalloc(1, sizeof(**draft));
+			if ((rc = catalog_load_model(&x->env, dname, NULL, *draft, e)) < 0) {
+				err_prefix(e, "--speculative-method draft:%s", dname);
+				return rc;
+			}
+			sc->draft_model = *draft;
+		}
+	}
+	return 0;
+}
+
+int scenflags_breakdown(const struct scenario_state *st, bool prefill, int64_t batch, int64_t len, int64_t ctx,
+			const struct cost_model **cm, int64_t *nlocal, struct cost_breakdown *bd, struct err *e)
+{
+	const struct cost_model *c = prefill && st->has_prefill ? &st->prefill_cost : &st->cost;
+	int64_t local = (batch + c->p.dp - 1) / c->p.dp, i;
+	int64_t *lens = NULL, *pre = NULL;
+	struct step_desc d;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	d.nlogits = local;
+	if (prefill) {
+		lens = xcalloc((size_t)local, sizeof(*lens));
+		pre = xcalloc((size_t)local, sizeof(*pre));
+		for (i = 0; i < local; i++) {
+			lens[i] = len;
+			pre[i] = ctx;
+		}
+		d.nchunks = local;
+		d.chunk_len = lens;
+		d.chunk_prefix = pre;
+	} else {
+		d.ndecode = local;
+		d.decode_ctx_sum = (double)local * (double)(ctx + 1); /* the cached keys and its own */
+	}
+	rc = cost_step_breakdown(c, &d, bd, e);
+	*cm = c;
+	*nlocal = local;
+	free(lens);
+	free(pre);
+	return rc;
 }
 
 void scenflags_ctx_release(struct scenflags_ctx *x)
@@ -289,4 +273,32 @@ void scenflags_ctx_release(struct scenflags_ctx *x)
 	free(x->model);
 	x->model = NULL;
 	catalog_release(&x->env);
+}
+
+int par_flags_resolve(const struct par_flags *f, const struct model_cfg *m,
+		      struct parallel *p, struct err *e)
+{
+	if (f->dp_attention) {
+		/* SGLang: tp_size is the engine's GPU count, dp_size splits it */
+		if (p->dp < 2)
+			return err_set(e, SS_EUSAGE,
+				       "--enable-dp-attention needs --dp-size > 1 (got %d)", p->dp);
+		if (p->tp % p->dp != 0)
+			return err_set(e, SS_EUSAGE,
+				       "--enable-dp-attention: --tp-size %d must be a multiple of --dp-size %d",
+				       p->tp, p->dp);
+		p->tp /= p->dp;
+	}
+	if (f->enable_ep) {
+		if (f->ep_given && p->ep != p->tp * p->dp)
+			return err_set(e, SS_EUSAGE,
+				       "--enable-expert-parallel sets EP = TP x DP = %d, but --ep %d was given",
+				       p->tp * p->dp, p->ep);
+		p->ep = p->tp * p->dp;
+	} else if (!f->ep_given) {
+		p->ep = 1;
+	}
+	if (p->ep > 1 && m && m->n_experts == 0 && f->enable_ep && !f->ep_given)
+		p->ep = 1; /* vLLM ignores the flag on a dense model */
+	return 0;
 }

@@ -1,19 +1,14 @@
-/* scenflags.h - the model / hardware / engine / cost flags of `servesim
- * run`, as one option table, one parser and one builder of a struct
- * scenario, for commands that simulate a scenario many times (capacity).
- * Same names, defaults and messages as run's.  Speculative decoding and P/D
- * disaggregation are not offered here (yet). */
-#ifndef SERVESIM_CMD_SCENFLAGS_H
-#define SERVESIM_CMD_SCENFLAGS_H
+/* scenopts.h - the option table, help and parser of the model / hardware /
+ * engine / cost flags (engine/scenflags.h) shared by run, capacity, search,
+ * sweep and serve: same names, defaults and messages everywhere. */
+#ifndef SERVESIM_CMD_SCENOPTS_H
+#define SERVESIM_CMD_SCENOPTS_H
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "cli.h"
-#include "calib/calib.h"
-#include "hw/moetab.h"
+#include "engine/scenflags.h"
 #include "report/out.h"
-#include "engine/scenario.h"
-#include "hw/tier2.h"
 
 enum { SCF = 1100 };
 #define SCENFLAGS_OPTIONS \
@@ -91,59 +86,12 @@ enum { SCF = 1100 };
 	"  --enable-hierarchical-cache  SGLang HiCache: a host tier of --hicache-ratio R x the\n" \
 	"                            device pool (default 2) or --hicache-size GB per GPU\n"
 
-struct scenflags {
-	const char *model, *config, *gpu, *tier0_off, *tier2, *engine_version;
-	const struct engine_type *engine;  /* NULL: the default engine */
-	struct parallel par;
-	struct cli_par_flags pf;
-	enum router_kind router;
-	int64_t replicas;          /* --replicas (1) */
-	enum dtype dtype, kvdtype, moe_dtype;
-	const char *calibration;   /* FILE, "none", or NULL (the default) */
-	bool kv_given, moe_dtype_given, no_prefix, allow_invalid, block_given, ov_given;
-	bool force_calibration;
-	int64_t mbt, mns, mml, block, lpt, kv_blocks;
-	double util;
-	/* SGLang's settings (0 / NULL: its rules) */
-	double mem_frac;
-	const char *sg_policy;
-	bool no_overlap, util_given;
-	/* KV offload (0 / NULL / false: off): vLLM's and SGLang's flags */
-	double kv_off_gib, hicache_ratio, hicache_gb;
-	const char *kv_off_backend;
-	bool hicache;
-	enum moe_dist moe_dist;
-	int moe_format;
-	struct overheads ov;
-};
-
-/* Loaded and resolved pieces a scenario points into (owned here). */
-struct scenflags_ctx {
-	struct catalog env;
-	struct model_cfg *model;
-	const struct gpu_spec *gpu;
-	struct tier2 t2;
-	struct calib_file calib;   /* applied when calib_applied */
-	bool calib_applied;
-	char notes[4096];
-};
-
-void scenflags_defaults(struct scenflags *f);
 /* 1 handled, 0 not ours, <0 error. */
 int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e);
-/* Load model and GPU, resolve the layout, fill sc (workload wl; SGLang's
- * own defaults with --engine sglang), apply the tier-1 calibration
- * (--calibration FILE, none, or the matching accepted file when no overhead
- * flag was given; a file marked rejected is not applied unless force, and
- * a note says so) and check the configuration as run does (notes collect
- * the warnings). */
-int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
-		    struct scenario *sc, struct err *e);
 /* The resolved configuration for the output module (cfg points into f,
  * x, sc, st, wl and tables, which must outlive it). */
 void scenflags_out_config(const struct scenflags *f, const struct scenflags_ctx *x,
 			  const struct scenario *sc, const struct scenario_state *st,
 			  const struct wl_spec *wl, char *tables, size_t ntables, struct out_config *cfg);
-void scenflags_ctx_release(struct scenflags_ctx *x);
 
 #endif

@@ -1,0 +1,102 @@
+/* scenflags.h - the model / hardware / engine / cost settings of `servesim
+ * run` and the commands that simulate a scenario many times (capacity,
+ * search, sweep, serve), as their flags give them (cmd/scenopts.h holds the
+ * option table and the parser), and the one builder of a struct scenario
+ * from them.  Speculative decoding and P/D disaggregation are run's own. */
+#ifndef SERVESIM_ENGINE_SCENFLAGS_H
+#define SERVESIM_ENGINE_SCENFLAGS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "deploy/catalog.h"
+#include "hw/moetab.h"
+#include "hw/tier2.h"
+#include "engine/scenario.h"
+#include "readers/tier1file.h"
+
+/* What the parallel flags said beyond the numbers in struct parallel. */
+struct par_flags {
+	bool ep_given, enable_ep, dp_attention;
+};
+/* Apply the engines' defaults once all flags are read: EP off unless --ep
+ * or --enable-expert-parallel (vLLM's enable_expert_parallel=False and
+ * SGLang's ep_size=1 defaults); --enable-expert-parallel gives EP = TP x DP;
+ * --enable-dp-attention turns SGLang's --tp-size (all GPUs) into attention
+ * TP = tp / dp.  SS_EUSAGE when they do not combine. */
+int par_flags_resolve(const struct par_flags *f, const struct model_cfg *m, struct parallel *p,
+		      struct err *e);
+
+struct scenflags {
+	const char *model, *config, *gpu, *tier0_off, *tier2, *engine_version;
+	const struct engine_type *engine;  /* NULL: the default engine */
+	struct parallel par;
+	struct par_flags pf;
+	enum router_kind router;
+	int64_t replicas;          /* --replicas (1) */
+	enum dtype dtype, kvdtype, moe_dtype;
+	const char *calibration;   /* FILE, "none", or NULL (the default) */
+	bool kv_given, moe_dtype_given, no_prefix, allow_invalid, block_given, ov_given;
+	bool force_calibration;
+	int64_t mbt, mns, mml, block, lpt, kv_blocks;
+	double util;
+	/* SGLang's settings (0 / NULL: its rules) */
+	double mem_frac;
+	const char *sg_policy;
+	bool no_overlap, util_given;
+	/* KV offload (0 / NULL / false: off): vLLM's and SGLang's flags */
+	double kv_off_gib, hicache_ratio, hicache_gb;
+	const char *kv_off_backend;
+	bool hicache;
+	enum moe_dist moe_dist;
+	int moe_format;
+	struct overheads ov;
+};
+
+/* Loaded and resolved pieces a scenario points into (owned here). */
+struct scenflags_ctx {
+	struct catalog env;
+	struct model_cfg *model;
+	const struct gpu_spec *gpu;
+	struct tier2 t2;
+	struct calib_file calib;   /* applied when calib_applied */
+	bool calib_applied;
+	char notes[4096];
+};
+
+void scenflags_defaults(struct scenflags *f);
+/* Load model and GPU, resolve the layout, fill sc (workload wl; SGLang's
+ * own defaults with --engine sglang), apply the tier-1 calibration
+ * (--calibration FILE, none, or the matching accepted file when no overhead
+ * flag was given; a file marked rejected is not applied unless force, and
+ * a note says so) and check the configuration as run does (notes collect
+ * the warnings). */
+int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
+		    struct scenario *sc, struct err *e);
+/* run's own settings: P/D disaggregation (pd_prefill prefill and pd_decode
+ * decode workers; the prefill workers' layout is the decode one's with
+ * prefill_tp / prefill_dp / prefill_ep in place where given, EP over the
+ * worker's GPUs when the decode side has EP) and speculative decoding
+ * (spec_k tokens; method and per-position acceptance rates, else MTP at
+ * the measured rates; a draft model is loaded into *draft). */
+struct scenflags_run {
+	int pd_prefill, pd_decode;
+	int64_t prefill_tp, prefill_ep, prefill_dp;
+	double handoff_ms;
+	bool handoff_given;
+	int64_t spec_k;
+	const char *spec_method, *spec_rates;
+};
+/* They onto sc (built by scenflags_build); *draft (heap, the caller frees
+ * it) is set for a draft model; the checks' notes go to x->notes. */
+int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struct scenflags_ctx *x,
+			struct scenario *sc, struct model_cfg **draft, struct err *e);
+/* run --breakdown: one step priced component by component on the prepared
+ * cost model (P/D: a prefill step on the prefill workers'): batch requests
+ * over all DP ranks (*nlocal on one), each decoding one token after ctx
+ * cached tokens, or (prefill) a prompt of len new tokens after ctx cached;
+ * *cm the cost model that priced it.  bd: cost_breakdown_release. */
+int scenflags_breakdown(const struct scenario_state *st, bool prefill, int64_t batch, int64_t len, int64_t ctx,
+			const struct cost_model **cm, int64_t *nlocal, struct cost_breakdown *bd, struct err *e);
+void scenflags_ctx_release(struct scenflags_ctx *x);
+
+#endif

@@ -1,0 +1,80 @@
+/* searchrun.h - `servesim search` as one library call: the deployments of
+ * a model on a GPU budget (plan/search.h enumerates and evaluates one),
+ * each at its SLO capacity, summarised and ranked, with the name launch
+ * lines serve and each outcome's confidence (eval/accuracy.h). */
+#ifndef SERVESIM_PLAN_SEARCHRUN_H
+#define SERVESIM_PLAN_SEARCHRUN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/sbuf.h"
+#include "engine/scenflags.h"
+#include "eval/accuracy.h"
+#include "hw/mfucache.h"
+#include "plan/capacity.h"
+#include "plan/parmap.h"
+#include "plan/prices.h"
+#include "plan/ranks.h"
+#include "plan/search.h"
+#include "workload/workload.h"
+
+#define SEARCH_MAX_BUDGET 8
+
+/* What to search. */
+struct search_req {
+	struct scenflags sf;                 /* the model and settings of every deployment */
+	struct cap_cfg cc;                   /* SLOs, seeds (cc.seed set from seed or the workload's) */
+	struct search_space sp;              /* engines, layouts, P/D, speculative decoding */
+	char gpu_names[SEARCH_MAX_BUDGET][48];
+	int gpu_count[SEARCH_MAX_BUDGET];
+	size_t ngpu;
+	bool engines_given;
+	const char *workload, *prices;       /* NULL: workloads/default.json, data/prices.json */
+	int64_t nreq, seed, seeds, jobs;     /* nreq 0: the workload's; jobs: threads per rank */
+	bool seed_given;
+	double target;                       /* --target-rate (0: none) */
+	enum search_rank_by rank_by;
+	bool want_saturation;                /* outcomes' saturation_rate is read (JSON, CSV, HTML) */
+};
+
+/* The point callback's context: what every deployment shares. */
+struct search_ctx {
+	struct search_in in;
+	const struct search_deploy *d;
+	const struct search_gpu *budget;
+};
+
+/* What a search found (owned; search_run_release). */
+struct search_run {
+	struct scenflags_ctx x[SEARCH_MAX_BUDGET * SEARCH_MAX_ENGINES];
+	struct scenario base[SEARCH_MAX_BUDGET * SEARCH_MAX_ENGINES];
+	size_t nx;
+	struct search_gpu budget[SEARCH_MAX_BUDGET];
+	struct wl_spec wl;
+	struct prices prices;
+	bool have_prices;
+	struct mfu_cache *cache;
+	struct search_deploy *dep;
+	size_t ndep;
+	struct sbuf *bufs;
+	struct search_ctx ctx;
+	struct search_outcome *res;          /* nres outcomes, enumeration order (rank 0 only) */
+	size_t nres;
+	struct search_summary S;
+	bool summarized;
+	const char *hf;                      /* the name launch lines serve */
+	char config_dir[4096];
+	struct acc_table acc;
+	bool have_acc;
+	struct acc_confidence *conf;         /* per outcome */
+};
+
+/* Run the search over rk's ranks (progress: parmap.h's, may be NULL).  On a rank other than 0 the outcomes stay empty (rc 0).
+ * Errors: bad names or lists (SS_EUSAGE), unreadable data files. */
+int search_run(struct search_req *q, struct ranks *rk, void (*progress)(void *pctx, size_t done, size_t mine),
+	       void *pctx, struct search_run *r, struct err *e);
+void search_run_release(struct search_run *r);
+
+#endif
