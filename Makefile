@@ -107,6 +107,8 @@ LIB_SRC += src/eval/accuracy.c
 LIB_SRC += src/eval/ablation.c
 LIB_SRC += src/eval/table.c
 LIB_SRC += src/eval/pass.c
+LIB_SRC += src/calib/study.c
+LIB_SRC += src/report/calibreport.c
 LIB_SRC += src/sim/goodput.c
 LIB_SRC += src/report/confreport.c
 

@@ -799,3 +799,52 @@ void kflow_result_release(struct kf_result *r)
 	r->rows = NULL;
 	r->ops = NULL;
 }
+
+/* the layer kind a kernel flow measured: layer_id, or layer_kind */
+static int pick_kind(const struct model_cfg *m, const char *arg, const char *layer_kind,
+		     const struct kernel_flow *kf, const struct opgraph *gg,
+		     const struct layer_kind **out, struct err *e)
+{
+	const char *want;
+	char kname[24];
+	size_t i;
+
+	if (kf->layer_id >= 0) {
+		if (kf->layer_id >= m->layers)
+			return err_set(e, SS_EDATA, "%s: metadata.layer_id %lld is past the model's %lld layers",
+				       arg[0] == '@' ? arg + 1 : "--kernel-flow",
+				       (long long)kf->layer_id, (long long)m->layers);
+		opgraph_layer_kind_name(m, kf->layer_id, kname, sizeof(kname));
+		want = kname;
+	} else {
+		want = layer_kind ? layer_kind : m->n_moe_layers > 0 ? "moe" : "dense";
+	}
+	for (i = 0; i < gg->nkinds; i++)
+		if (strcmp(gg->kinds[i].name, want) == 0) {
+			*out = &gg->kinds[i];
+			return 0;
+		}
+	return err_set(e, SS_EUSAGE, "%s has no '%s' layers (--layer-kind dense|moe)", m->id, want);
+}
+
+int kflow_load_layer(const char *arg, bool per_pass_ms, const char *layer_kind, const struct model_cfg *m,
+		     const struct gpu_spec *g, enum dtype dt, const struct opgraph *gg, struct kernel_flow *kf,
+		     struct kf_result *r, const struct layer_kind **lk, struct err *e)
+{
+	int rc = per_pass_ms ? kflow_parse_ms(arg, kf, e) : kflow_parse(arg, kf, e);
+
+	if (rc < 0)
+		return rc;
+	if (per_pass_ms) { /* forward-pass totals -> one layer */
+		size_t i;
+		for (i = 0; i < kf->ncat; i++)
+			kf->cat[i].dur_us /= (double)m->layers;
+		kf->total_dur_us /= (double)m->layers;
+	}
+	if ((rc = pick_kind(m, arg, layer_kind, kf, gg, lk, e)) < 0 ||
+	    (rc = kflow_map(kf, *lk, g->peak_flops[DT_BF16], g->peak_flops[DT_FP8], g->peak_flops[dt], r, e)) < 0) {
+		kflow_release(kf);
+		return rc;
+	}
+	return 0;
+}

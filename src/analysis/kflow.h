@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "hw/gpu.h"
 #include "model/opgraph.h"
 
 struct kf_kernel {
@@ -108,5 +109,14 @@ struct kf_result {
 int kflow_map(const struct kernel_flow *kf, const struct layer_kind *lk, double peak,
 	      double peak_fp8, double layer_peak, struct kf_result *r, struct err *e);
 void kflow_result_release(struct kf_result *r);
+
+/* ops --kernel-flow / --kernel-detail / --kernel-ms: the measured kernels
+ * of arg parsed (per_pass_ms: forward-pass totals by category, divided
+ * over the layers) and mapped onto the layer kind of gg they measured (the
+ * flow's layer_id, else layer_kind, else moe or dense): *lk, priced at g's
+ * peaks (dt: the layer's).  kf and r hold the result (released on error). */
+int kflow_load_layer(const char *arg, bool per_pass_ms, const char *layer_kind, const struct model_cfg *m,
+		     const struct gpu_spec *g, enum dtype dt, const struct opgraph *gg, struct kernel_flow *kf,
+		     struct kf_result *r, const struct layer_kind **lk, struct err *e);
 
 #endif

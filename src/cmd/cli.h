@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "base/json.h"
 #include "eval/eval.h"
+#include "eval/pass.h"
 #include "hw/gpu.h"
 #include "model/model.h"
 #include "model/opgraph.h"
@@ -70,14 +71,7 @@ enum { CLI_SET = 920 };
 	"  [--max-model-len N] [--total-kv-blocks N] [--engine-version V]\n" \
 	"  [--prefix-tokens N]  ... or give them (defaults 8192, 256, 4096, KV from\n" \
 	"                    memory, unknown, 0); with --experiment they override DIR's\n"
-struct cli_settings {
-	const char *experiment, *model, *engine_version;
-	int64_t tp, mbt, mns, mml, kv, prefix; /* 0: not given */
-};
-int cli_settings_option(int code, const char *arg, struct cli_settings *s, struct err *e);
-/* The base experiment the settings describe; *have false when none given. */
-int cli_settings_base(const struct cli_settings *s, const char *gpu, struct experiment *base,
-		      bool *have, struct err *e);
+int cli_settings_option(int code, const char *arg, struct exp_settings *s, struct err *e);
 
 /* getopt entries for the parallel layout, one parser and one set of
  * defaults for run, ops, roofline and trace (codes CLI_PAR..):
@@ -127,9 +121,6 @@ enum { CLI_PAR = 960 };
 	"                            EP the experts are TP-sharded over the TP x DP GPUs\n"
 int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct parallel *p,
 		     struct par_flags *f, struct err *e);
-/* Experiments (folders `servesim eval` reads) at or under path, sorted,
- * appended to out (heap strings) up to max. */
-int cli_collect_experiments(const char *path, char **out, size_t *n, size_t max, struct err *e);
 /* The HTML page (html.h) of a result, written to path atomically: from a
  * parsed tree, or (--html) from the JSON a command writes to the stream
  * cli_html_open gives, which cli_html_close parses. */

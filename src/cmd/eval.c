@@ -160,7 +160,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		{"jobs", required_argument, 0, O_JOBS},
 		{"cv", required_argument, 0, O_CV},
 		{"help", no_argument, 0, 'h'}, CLI_SETTINGS_OPTIONS_NO_MODEL, {0, 0, 0, 0}};
-	struct cli_settings cs = {0};
+	struct exp_settings cs = {0};
 	struct experiment *bx = NULL;
 	bool have_base = false;
 	struct eval_cli c;
@@ -245,11 +245,11 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		goto out;
 	}
 	bx = xcalloc(1, sizeof(*bx));
-	if ((rc = cli_settings_base(&cs, c.gpu, bx, &have_base, e)) < 0)
+	if ((rc = exp_settings_base(&cs, c.gpu, bx, &have_base, e)) < 0)
 		goto out;
 	c.base = have_base ? bx : NULL;
 	for (; optind < argc; optind++)
-		if ((rc = cli_collect_experiments(argv[optind], files, &nf, MAX_EXP, e)) < 0)
+		if ((rc = eval_collect(argv[optind], files, &nf, MAX_EXP, e)) < 0)
 			goto out;
 	if (nf == 0) {
 		rc = err_set(e, SS_EUSAGE,

@@ -92,7 +92,7 @@ int cmd_import(int argc, char **argv, struct err *e)
 		{"workload-name", required_argument, 0, 'w'}, {"help", no_argument, 0, 'h'},
 		{"where", required_argument, 0, 'W'},
 		CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
-	struct cli_settings cs = {0};
+	struct exp_settings cs = {0};
 	struct experiment *bx;
 	bool have_base;
 	const char *out = NULL, *gpu = "h100", *name = NULL, *source = NULL, *wname = NULL, *where = NULL;
@@ -130,7 +130,7 @@ int cmd_import(int argc, char **argv, struct err *e)
 			return rc;
 	}
 	bx = xcalloc(1, sizeof(*bx));
-	rc = cli_settings_base(&cs, gpu, bx, &have_base, e);
+	rc = exp_settings_base(&cs, gpu, bx, &have_base, e);
 	if (rc == 0 && exp_table_detect(argv[optind], tf, sizeof(tf))) {
 		rc = import_table(argv[optind], where, gpu, have_base ? bx : NULL, out, e);
 		free(bx);

@@ -162,56 +162,18 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 	return 0;
 }
 
-/* the layer kind a kernel flow measured: layer_id, or --layer-kind */
-static int pick_kind(const struct model_cfg *m, const struct ops_opts *o,
-		     const struct kernel_flow *kf, const struct opgraph *gg,
-		     const struct layer_kind **out, struct err *e)
-{
-	const char *want;
-	char kname[24];
-	size_t i;
-
-	if (kf->layer_id >= 0) {
-		if (kf->layer_id >= m->layers)
-			return err_set(e, SS_EDATA, "%s: metadata.layer_id %lld is past the model's %lld layers",
-				       o->karg[0] == '@' ? o->karg + 1 : "--kernel-flow",
-				       (long long)kf->layer_id, (long long)m->layers);
-		opgraph_layer_kind_name(m, kf->layer_id, kname, sizeof(kname));
-		want = kname;
-	} else {
-		want = o->layer_kind ? o->layer_kind : m->n_moe_layers > 0 ? "moe" : "dense";
-	}
-	for (i = 0; i < gg->nkinds; i++)
-		if (strcmp(gg->kinds[i].name, want) == 0) {
-			*out = &gg->kinds[i];
-			return 0;
-		}
-	return err_set(e, SS_EUSAGE, "%s has no '%s' layers (--layer-kind dense|moe)", m->id, want);
-}
-
 /* parse and map the kernel input (nothing printed yet: bad input leaves no
  * partial output) */
 static int kernel_prepare(const struct model_cfg *m, const struct ops_opts *o,
 			  const struct gpu_spec *g, const struct opgraph *gg, struct kernel_flow *kf,
 			  struct kf_result *r, struct out_ops_kernels *k, struct err *e)
 {
-	int rc = o->kmode == KM_MS ? kflow_parse_ms(o->karg, kf, e) : kflow_parse(o->karg, kf, e);
+	int rc;
 
-	if (rc < 0)
-		return rc;
-	if (o->kmode == KM_MS) { /* forward-pass totals -> one layer */
-		size_t i;
-		for (i = 0; i < kf->ncat; i++)
-			kf->cat[i].dur_us /= (double)m->layers;
-		kf->total_dur_us /= (double)m->layers;
-	}
 	memset(k, 0, sizeof(*k));
-	if ((rc = pick_kind(m, o, kf, gg, &k->lk, e)) < 0 ||
-	    (rc = kflow_map(kf, k->lk, g->peak_flops[DT_BF16], g->peak_flops[DT_FP8],
-			    g->peak_flops[o->dtype], r, e)) < 0) {
-		kflow_release(kf);
+	if ((rc = kflow_load_layer(o->karg, o->kmode == KM_MS, o->layer_kind, m, g, o->dtype, gg, kf, r, &k->lk,
+				   e)) < 0)
 		return rc;
-	}
 	k->kf = kf;
 	k->r = r;
 	k->peak = g->peak_flops[DT_BF16];

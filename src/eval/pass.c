@@ -3,10 +3,14 @@
  * a time on threads, and taken back in order, so that rows, warnings and
  * failures are the same for any number of threads. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "readers/tier1file.h"
@@ -454,5 +458,127 @@ int eval_seed_spread(const struct eval_inputs *in, const struct eval_opts *eo, c
 				       &mean[s][k], &cnt);
 		free(q.rows);
 	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect(const char *path, char **out, size_t *n, size_t max, int depth, struct err *e)
+{
+	char f[1200];
+	struct stat sb;
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t nn = 0, cap = 0, i;
+	int rc = 0;
+
+	/* ENOENT said as before; a link loop, a denied folder, ... by its own
+	 * name, not as a missing file */
+	if (stat(path, &sb) != 0)
+		return err_set(e, SS_EDATA, "%s: %s", path,
+			       errno == ENOENT ? "no such file or folder" : strerror(errno));
+	if (S_ISREG(sb.st_mode) || experiment_detect(path)) {
+		if (*n >= max)
+			return err_set(e, SS_EUSAGE, "more than %zu experiments", max);
+		out[(*n)++] = xstrdup(path);
+		return 0;
+	}
+	if (depth > 6)
+		return 0;
+	if (!(d = opendir(path))) {
+		/* a folder that cannot be read is an input that fails with the
+		 * reason (eval counts it and goes on), never silently left out */
+		if (*n >= max)
+			return err_set(e, SS_EUSAGE, "more than %zu experiments", max);
+		out[(*n)++] = xstrdup(path);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		XGROW(names, cap, nn + 1);
+		names[nn++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
+	for (i = 0; i < nn; i++) {
+		snprintf(f, sizeof(f), "%s/%s", path, names[i]);
+		if (rc == 0 && stat(f, &sb) == 0 && S_ISDIR(sb.st_mode))
+			rc = collect(f, out, n, max, depth + 1, e);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+int eval_collect(const char *path, char **out, size_t *n, size_t max, struct err *e)
+{
+	return collect(path, out, n, max, 0, e);
+}
+
+int exp_settings_base(const struct exp_settings *s, const char *gpu, struct experiment *base, bool *have,
+		      struct err *e)
+{
+	int rc;
+
+	memset(base, 0, sizeof(*base));
+	*have = false;
+	if (!s->experiment && !s->model) {
+		if (s->tp || s->mbt || s->mns || s->mml || s->kv || s->engine_version || s->prefix)
+			return err_set(e, SS_EUSAGE,
+				       "--tp and the engine limits describe bare results files: give --model M or --experiment DIR with them");
+		return 0;
+	}
+	if (s->experiment) {
+		/* its settings only: the measurements go */
+		struct experiment *t = xcalloc(1, sizeof(*t));
+		if ((rc = experiment_load_any(s->experiment, gpu, t, e)) < 0) {
+			free(t);
+			err_prefix(e, "--experiment");
+			return rc;
+		}
+		*base = *t;
+		memset(&base->meas, 0, sizeof(base->meas));
+		base->replay = NULL;
+		base->nstages = 0;
+		wl_spec_defaults(&base->wl);
+		base->wl.prefix_tokens = t->wl.prefix_tokens;
+		experiment_release(t);
+		free(t);
+	} else {
+		wl_spec_defaults(&base->wl);
+		snprintf(base->gpu, sizeof(base->gpu), "%s", gpu);
+		snprintf(base->engine_version, sizeof(base->engine_version), "unknown");
+		base->tp = base->pp = base->dp = base->ep = 1;
+		base->dtype = DT_BF16;
+		base->max_num_batched_tokens = 8192;
+		base->max_num_seqs = 256;
+		base->max_model_len = 4096;
+		base->block_size = 16;
+		base->gpu_memory_utilization = 0.9;
+		base->prefix_caching = true;
+	}
+	if (s->model)
+		snprintf(base->model, sizeof(base->model), "%s", s->model);
+	if (s->engine_version)
+		snprintf(base->engine_version, sizeof(base->engine_version), "%s", s->engine_version);
+	if (s->tp)
+		base->tp = (int)s->tp;
+	if (s->mbt)
+		base->max_num_batched_tokens = s->mbt;
+	if (s->mns)
+		base->max_num_seqs = s->mns;
+	if (s->mml)
+		base->max_model_len = s->mml;
+	if (s->kv)
+		base->total_kv_blocks = s->kv;
+	if (s->prefix)
+		base->wl.prefix_tokens = s->prefix;
+	*have = true;
 	return 0;
 }

@@ -84,4 +84,23 @@ bool eval_pass_any(const struct eval_pass *p);
 int eval_seed_spread(const struct eval_inputs *in, const struct eval_opts *eo, const char *calibration,
 		     int seeds, double (*med)[EM__COUNT], double (*mean)[EM__COUNT], struct err *e);
 
+/* Inputs (experiment folders eval reads, results files) at or under path,
+ * sorted, appended to out (heap strings) up to max (SS_EUSAGE past it); a
+ * folder that cannot be read is an input (it fails with its reason). */
+int eval_collect(const char *path, char **out, size_t *n, size_t max, struct err *e);
+
+/* Settings for results that do not record them (a bare GuideLLM results or
+ * OTel spans file, a results folder without exp-config.yaml): another
+ * experiment's (experiment), or a model with the layout and engine limits
+ * (0 / NULL: not given; the rest default to 8192, 256, 4096 tokens, KV from
+ * memory, version unknown, no shared prefix). */
+struct exp_settings {
+	const char *experiment, *model, *engine_version;
+	int64_t tp, mbt, mns, mml, kv, prefix;
+};
+/* The base experiment they describe; *have false when none was given
+ * (SS_EUSAGE when limits come without a model or experiment). */
+int exp_settings_base(const struct exp_settings *s, const char *gpu, struct experiment *base, bool *have,
+		      struct err *e);
+
 #endif
