@@ -1,0 +1,325 @@
+/* moe.c - the routed-experts kernel family: the experts' format and the
+ * measured grouped-GEMM curve chosen at cost_init (own GPU's, the engine's
+ * collection, a later one that measures the format, or a sibling format's;
+ * fp8 fallback paths skipped), the engine's wide-EP curves, and the price
+ * of one MoE call for a number of tokens (cost_moe_s). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/paths.h"
+#include "cost/cost.h"
+#include "cost/kern.h"
+
+/* DeepEP's mode at tokens_per_rank.  SGLang's wide EP (deepep_mode auto)
+ * runs every decode batch in low-latency mode, its buffers sized for the
+ * largest decode batch (max_running_requests per rank), and prefill in
+ * normal mode: with its decode kernel measured (wideep_pick[0]) a step of at
+ * most max(128, max_seqs) tokens per rank is a decode step; otherwise
+ * comm_a2a_mode_for's 128 tokens (DeepEP's low-latency default). */
+enum comm_a2a_mode cost_ep_mode(const struct cost_model *c, double tokens_per_rank)
+{
+	double cap = (double)c->cfg.max_seqs > 128 ? (double)c->cfg.max_seqs : 128;
+
+	if (c->wideep_pick[0].curve)
+		return tokens_per_rank <= cap ? COMM_A2A_LOW_LATENCY : COMM_A2A_NORMAL;
+	return comm_a2a_mode_for(tokens_per_rank);
+}
+
+/* A MoE curve measured on the GPU itself (gpu_spec.measured: InferSim's
+ * DeepGEMM grouped GEMMs) is preferred to a borrowed curve that is nearer
+ * by up to this shape distance (moetab.c's units: 0.3 ~ a 35 % size
+ * difference, the margin moetab_pick gives the sibling fp8 format). */
+#define MOE_OWN_MARGIN 0.3
+
+static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m)
+{
+	switch (dt) {
+	case DT_FP8:
+		/* published fp8 MoE checkpoints (DeepSeek-V3/R1, Qwen3-*-FP8,
+		 * MiniMax) store 128x128 block scales; a bf16 checkpoint
+		 * quantised by the engine gets per-tensor scales */
+		return m->q.experts == Q_FP8_BLOCK ? MOE_FP8_BLOCK : MOE_FP8;
+	case DT_FP4: return m->q.experts == Q_MXFP4 ? MOE_MXFP4 : MOE_FP4;
+	case DT_INT4: return m->q.experts == Q_MXFP4 ? MOE_MXFP4 : MOE_INT4;
+	default: return MOE_BF16;
+	}
+}
+
+/* The dtype the experts run in when --moe-format names their format. */
+static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
+{
+	switch (f) {
+	case MOE_FP8: case MOE_FP8_BLOCK: return DT_FP8;
+	case MOE_FP4: case MOE_MXFP4: return g->peak_flops[DT_FP4] > 0 ? DT_FP4 : DT_INT4;
+	case MOE_INT4: return DT_INT4;
+	default: return DT_BF16;
+	}
+}
+
+/* The engine's wide-EP kernels (cost.h wideep_pick; cost_engine.wideep):
+ * the GPU's own measurements (data/mfu/wideep/<wideep>/<gpu id>-{decode,
+ * prefill}.csv.gz; SGLang's, derived by scripts/mfu/derive_wideep.mjs from
+ * aiconfigurator's SGLang 0.5.10 DeepEP collections; tokens = all EP
+ * ranks' tokens).  Only fp8_block was
+ * collected: another format takes that curve's efficiency on its own
+ * roofline (the run header says "derived"). */
+/* A wide-EP curve is used unless the fused tables hold a shape nearer by
+ * more than this (moetab.c's log distance): 0.7 covers one factor of 2 in
+ * EP (ln 2 = 0.693), so DeepSeek-V3 at an EP the wide-EP collection skipped
+ * (EP 8 on B200/GB200, between its EP 4 and 16) keeps it, while smaller
+ * models (Qwen3-235B-A22B 1.41, Qwen3-30B-A3B 2.31 from DeepSeek's curve)
+ * keep the fused tables: from DeepSeek's curve Qwen3-30B-A3B's SGLang DP+EP
+ * row (golden eval_aic_vllm_sglang) came out 6 % slower. */
+#define WIDEEP_MARGIN 0.7
+
+int cost_moe_wideep_load(struct cost_model *c, const char *data_dir, struct err *e)
+{
+	static const char *const phase[2] = {"decode", "prefill"};
+	const struct gpu_spec *g = c->g;
+	struct gpu_spec own;
+	char path[1100];
+	int rc, k;
+
+	if (c->m->n_experts <= 0 || c->p.dp <= 1 || c->p.ep <= 1 || !c->cfg.engine->wideep)
+		return 0;
+	own = *g; /* measured on this GPU itself */
+	memcpy(own.table_peak, g->peak_flops, sizeof(own.table_peak));
+	own.table_hbm_bw = g->hbm_bw;
+	for (k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/mfu/wideep/%s/%s-%s.csv.gz", data_dir, c->cfg.engine->wideep,
+			 g->id, phase[k]);
+		if (!paths_exists(path))
+			continue;
+		if ((rc = moetab_load(path, &own, &c->wideep_tab[k], e)) < 0)
+			return rc;
+		moetab_pick(c->wideep_tab[k], c->moe_fmt, &c->moe_shape, c->cfg.moe_dist, &c->wideep_pick[k]);
+		if (!c->wideep_pick[k].curve)
+			moetab_pick(c->wideep_tab[k], MOE_FP8_BLOCK, &c->moe_shape, c->cfg.moe_dist,
+				    &c->wideep_pick[k]);
+		/* only DeepSeek-V3's shape was collected: a model the fused
+		 * tables measured nearer keeps them (Qwen3-30B-A3B on H100 came
+		 * out 6 % slower on its SGLang DP+EP row from DeepSeek's curve) */
+		if (c->wideep_pick[k].curve && c->moe_pick.curve &&
+		    c->wideep_pick[k].distance > c->moe_pick.distance + WIDEEP_MARGIN)
+			memset(&c->wideep_pick[k], 0, sizeof(c->wideep_pick[k]));
+	}
+	return 0;
+}
+
+/* One measured MoE curve's time for tokens, its experts in weight dtype wdt.
+ * The curve's efficiency is relative to the roofline moetab normalised it
+ * with (moe_fmt_rates of its format), so a curve of the experts' own width
+ * is priced on that roofline: an exact shape gives its measured latency
+ * back.  Until 2026-11-27 the target dtype's peak was used, and MXFP4
+ * curves (normalised at the bf16 peak: W4A16 math) were priced at the fp4
+ * peak on Blackwell: gpt-oss-120b's experts on B200 (TensorRT-LLM 1.3, tp1
+ * ep1, 8,192 tokens) came out 457 us against the measured 1,045 us, an
+ * exact shape, wherever the kernel is compute-bound (>= ~3k tokens).  A
+ * curve of another width (SGLang's wide-EP fp8_block curve for NVFP4
+ * experts) is priced on the target's own roofline (derived, as the run
+ * header says).  Wherever the roofline is not the curve's own (another
+ * shape, width or GPU) the curve's fixed latency is kept as measured and
+ * only the rest scales (moetab_time_s). */
+static double moe_pick_s(const struct cost_model *c, const struct moe_pick *pick, enum dtype wdt,
+			 double tokens)
+{
+	enum dtype cdt = dtype_compute(wdt);
+	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
+	double bpp = dtype_bytes(wdt), cpk, cbpp, t, cap;
+
+	moe_fmt_rates(pick->fmt, c->g->peak_flops, &cpk, &cbpp);
+	if (cbpp == bpp)
+		pk = cpk;
+	t = moetab_time_s(pick, &c->moe_shape, tokens, pk, bpp, c->g->hbm_bw);
+	cap = moetab_bound_s(pick, tokens, pk, bpp, c->g->hbm_bw);
+	return cap < t ? cap : t;
+}
+
+/* The alternatives of an fp8 pick from table mt, at a shape no farther
+ * than the pick's: [0] the same experts' bf16 kernel, [1] for per-tensor
+ * fp8 the block-scaled one (curve NULL: none). */
+#define MOE_PROBE_LOG2 13 /* moe_fallback_measured's token counts: 1 .. 8192 */
+
+static void moe_pick_alts(const struct cost_model *c, const struct moetab *mt, const struct moe_pick *pick,
+			  struct moe_pick alt[2])
+{
+	int k;
+
+	memset(alt, 0, 2 * sizeof(alt[0]));
+	moetab_pick(mt, MOE_BF16, &c->moe_shape, c->cfg.moe_dist, &alt[0]);
+	if (c->moe_fmt == MOE_FP8)
+		moetab_pick(mt, MOE_FP8_BLOCK, &c->moe_shape, c->cfg.moe_dist, &alt[1]);
+	for (k = 0; k < 2; k++)
+		if (alt[k].curve && (alt[k].curve == pick->curve || alt[k].distance > pick->distance + 1e-9 ||
+				     alt[k].fmt != (k ? MOE_FP8_BLOCK : MOE_BF16)))
+			memset(&alt[k], 0, sizeof(alt[k]));
+}
+
+/* Whether an fp8 curve measured a fallback path rather than the engine's
+ * fp8 kernel: slower than the same table's bf16 kernel of the same shape
+ * at most of the token counts 1..8192 (powers of two).  Every collection
+ * we hold times fp8 experts at 0.6-0.9x bf16 (median over the shapes both
+ * measure), except vLLM 0.24's per-tensor fp8 rows on H100 and H200:
+ * 2.2x and 2.9x, FlashInfer's ModelOpt path (README "fp8"). */
+static bool moe_fallback_measured(const struct cost_model *c, const struct moe_pick *pick,
+				  const struct moe_pick *bf16)
+{
+	int i, slower = 0;
+
+	if (!pick->curve || !bf16->curve)
+		return false;
+	for (i = 0; i <= MOE_PROBE_LOG2; i++) {
+		double tok = ldexp(1.0, i);
+		if (moe_pick_s(c, pick, c->moe_wdt, tok) > moe_pick_s(c, bf16, DT_BF16, tok))
+			slower++;
+	}
+	return 2 * slower > MOE_PROBE_LOG2 + 1;
+}
+
+/* The pick's table measured a fallback path for this format
+ * (moe_fallback_measured): take the format from the next collection in
+ * the fallback order (same engine by version distance first) whose curve
+ * of this shape, no farther than the pick, is not itself a fallback;
+ * vLLM 0.24's per-tensor fp8 experts on H100/H200 come from vLLM 0.14.0's
+ * Triton fp8 kernel (what `--quantization fp8` on a bf16 checkpoint runs).
+ * The later collection's own bf16 curve only vets it (its fp8 must not be a
+ * fallback either).  Without one, the experts are priced as the bf16 kernel, and the header
+ * says so (moe_as_bf16). */
+static void moe_skip_fallback(struct cost_model *c)
+{
+	size_t k;
+
+	c->moe_fallback_of = c->moe_more + 1;
+	for (k = c->moe_more; k < c->tabs->nmoe_more; k++) {
+		const struct moetab *mt = c->tabs->moe_more[k];
+		struct moe_pick p, alt[2];
+		if (!mt)
+			continue;
+		moetab_pick(mt, c->moe_fmt, &c->moe_shape, c->cfg.moe_dist, &p);
+		if (!p.curve || p.distance > c->moe_pick.distance + 1e-9)
+			continue;
+		moe_pick_alts(c, mt, &p, alt);
+		if (moe_fallback_measured(c, &p, &alt[0]))
+			continue;
+		/* the alternatives stay those of the engine version's own
+		 * table: fp8 no slower than that version's bf16 kernel */
+		c->moe_pick = p;
+		c->moe_more = k + 1;
+		return;
+	}
+	c->moe_as_bf16 = true;
+}
+
+double cost_moe_s(const struct cost_model *c, double tokens)
+{
+	enum dtype cdt = dtype_compute(c->moe_wdt);
+	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
+	double bpp = dtype_bytes(c->moe_wdt);
+
+	if (tokens <= 0)
+		return 0;
+	if (c->wideep_pick[0].curve || c->wideep_pick[1].curve) {
+		const struct moe_pick *w =
+			&c->wideep_pick[cost_ep_mode(c, tokens / (double)c->p.dp) == COMM_A2A_LOW_LATENCY ? 0 : 1];
+		if (w->curve)
+			return moe_pick_s(c, w, c->moe_wdt, tokens);
+	}
+	if (c->moe_pick.curve) {
+		double t = moe_pick_s(c, &c->moe_pick, c->moe_wdt, tokens), a;
+		/* fp8 experts never slower than the same shape's bf16 kernel,
+		 * per-tensor fp8 never slower than the block-scaled one: an
+		 * engine whose measured fp8 backend loses picks another (as
+		 * for the fp8 GEMMs, README "fp8") */
+		if (c->moe_alt[0].curve && (a = moe_pick_s(c, &c->moe_alt[0], DT_BF16, tokens)) < t)
+			t = a;
+		if (c->moe_alt[1].curve && (a = moe_pick_s(c, &c->moe_alt[1], c->moe_wdt, tokens)) < t)
+			t = a;
+		return t;
+	}
+	/* no table: the kernel's roofline at the default GEMM utilisation and
+	 * the weight-streaming bandwidth, plus one launch */
+	return moe_roofline_s(&c->moe_shape, tokens, pk * MFU_DEFAULT_GEMM, bpp, c->bw_weights) +
+	       COST_LAUNCH_S;
+}
+
+/* The routed experts' shape, format and measured curves (cost_init, for
+ * an MoE model): see each choice below. */
+void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
+{
+	const struct model_cfg *m = c->m;
+	const struct parallel *p = &c->p;
+	const struct gpu_spec *g = c->g;
+	size_t k;
+
+	/* the experts are split EP ways and TP-sharded over the rest of the
+	 * TP x DP GPUs that share the MoE layers (attention-DP).  A latent
+	 * MoE (Kimi-K3, Nemotron-3-Super) runs its routed experts at the
+	 * latent width, as the tables measure them (vLLM 0.24's Kimi-K3
+	 * rows are 3584 x 3072): until 2026-11-27 the model's hidden size
+	 * was used, so Kimi-K3 on H200 took its own curve at twice the
+	 * width (135 us at one token against the measured 68 us) */
+	bool ep = p->ep > 1;
+	double mtp = (double)(p->tp * p->dp) / (ep ? p->ep : 1);
+	double mh = (double)(m->moe_latent > 0 ? m->moe_latent : m->hidden);
+	c->moe_shape = (struct moe_shape){mh, (double)m->moe_intermediate,
+					  (double)m->top_k, (double)m->n_experts,
+					  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
+	if (cfg->moe_format > 0) {
+		c->moe_fmt = (enum moe_fmt)(cfg->moe_format - 1);
+		c->moe_wdt = moe_fmt_dtype(c->moe_fmt, g);
+		if (c->moe_wdt == DT_INT4) /* 4-bit experts without fp4 tensor cores: W4A16 */
+			c->moe_fmt = MOE_INT4;
+	} else {
+		c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
+	}
+	moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+	/* a collection without this format's rows (vLLM 0.14.0 has no
+	 * MXFP4 experts): the next one in the fallback order that
+	 * measures it (mfu_tables.moe_more), before any roofline */
+	for (k = 0; !c->moe_pick.curve && c->tabs->moe && k < c->tabs->nmoe_more; k++) {
+		moetab_pick(c->tabs->moe_more[k], c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+		if (c->moe_pick.curve)
+			c->moe_more = k + 1;
+	}
+	/* a collection with only the sibling format (nvfp4 for mxfp4, or
+	 * fp8_block for fp8) runs other kernels: a later collection that
+	 * measures the format itself wins (vLLM 0.19.0 on B200 keeps no
+	 * MXFP4 rows, scripts/mfu/derive.py MOE_NOT_DISPATCHED, so gpt-oss
+	 * on vLLM 0.15-0.19 takes 0.24.0's MXFP4 curves, not its NVFP4) */
+	if (c->moe_pick.curve && c->moe_pick.fmt != c->moe_fmt)
+		for (k = 0; k < c->tabs->nmoe_more; k++) {
+			struct moe_pick alt;
+			char same[40];
+			/* of the same engine only: another engine's kernels
+			 * for the format are no nearer to what this one runs */
+			snprintf(same, sizeof(same), "/%.20s-", c->tabs->engine);
+			if (!strstr(c->tabs->moe_more_src[k], same))
+				continue;
+			moetab_pick(c->tabs->moe_more[k], c->moe_fmt, &c->moe_shape, cfg->moe_dist, &alt);
+			if (alt.curve && alt.fmt == c->moe_fmt) {
+				c->moe_pick = alt;
+				c->moe_more = k + 1;
+				break;
+			}
+		}
+	if (c->tabs->moe_own) {
+		/* the GPU's own measured curves win unless a borrowed one is
+		 * a much nearer shape (MOE_OWN_MARGIN) */
+		struct moe_pick own;
+		moetab_pick(c->tabs->moe_own, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &own);
+		if (own.curve && (!c->moe_pick.curve ||
+				  own.distance <= c->moe_pick.distance + MOE_OWN_MARGIN)) {
+			c->moe_pick = own;
+			c->moe_own = true;
+			c->moe_more = 0;
+		}
+	}
+	if (c->moe_pick.curve && (c->moe_fmt == MOE_FP8 || c->moe_fmt == MOE_FP8_BLOCK)) {
+		const struct moetab *mt = c->moe_own ? c->tabs->moe_own
+				       : c->moe_more ? c->tabs->moe_more[c->moe_more - 1] : c->tabs->moe;
+		moe_pick_alts(c, mt, &c->moe_pick, c->moe_alt);
+		if (!c->moe_own && moe_fallback_measured(c, &c->moe_pick, &c->moe_alt[0]))
+			moe_skip_fallback(c);
+	}
+}
