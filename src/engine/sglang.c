@@ -826,7 +826,7 @@ static int sglang_offload(const struct scenario *sc, const struct scenario_state
  * run before the batch (without --enable-lora-overlap-loading). */
 static int sglang_lora(const struct scenario *sc, struct sim_lora *o, char *words, size_t n, struct err *e)
 {
-	char host[48] = "unset (every adapter stays loaded)";
+	char host[64] = "unset (every adapter loaded at start-up and kept)";
 
 	memset(o, 0, sizeof(*o));
 	o->max_loras = sc->lora_max > 0 ? (int)sc->lora_max : 8;

@@ -125,8 +125,10 @@ static void activate(struct sim *s, struct replica *rp, int32_t id)
 			}
 		}
 		L->ncpu++;
-		L->pending_s += L->disk_s;
-		s->tot.lora_disk_loads++;
+		if (cpu_cap > 0) { /* 0: every adapter was loaded at start-up */
+			L->pending_s += L->disk_s;
+			s->tot.lora_disk_loads++;
+		}
 	}
 	L->cpu_t[id] = ++L->stamp;
 	if (L->ngpu >= s->cfg.lora.max_loras) {

@@ -185,7 +185,7 @@ struct sim_cfg {
 	 * skipped and the next one tried, and stays at the head of the queue
 	 * (vLLM's and SGLang's schedulers).  Each replica holds max_loras
 	 * adapters in GPU slots and cpu_slots in host memory (0: every
-	 * adapter), both LRU: a request admitted with an adapter not in a GPU
+	 * adapter, loaded there at start-up: no disk reads), both LRU: a request admitted with an adapter not in a GPU
 	 * slot has it copied there from host memory (its bytes on one GPU at
 	 * host_link_eff of the GPU's host link), and first read from disk
 	 * (the whole adapter at disk_bw) when host memory lacks it too; the
