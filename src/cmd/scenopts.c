@@ -78,6 +78,12 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF + 34: f->hicache = true; break;
 	case SCF + 35: rc = positive_upto("--hicache-ratio", arg, 1000, "", &f->hicache_ratio, e); break;
 	case SCF + 36: rc = positive_upto("--hicache-size", arg, 1048576, " GB", &f->hicache_gb, e); break;
+	case SCF + 37: f->lora = true; break;
+	case SCF + 38: rc = cli_int("--max-loras", arg, 1, 4096, &f->lora_max_vl, e); break;
+	case SCF + 39: rc = cli_int("--max-lora-rank", arg, 1, 4096, &f->lora_rank, e); break;
+	case SCF + 40: rc = cli_int("--max-cpu-loras", arg, 1, WL_MAX_ADAPTERS, &f->lora_host_vl, e); break;
+	case SCF + 41: rc = cli_int("--max-loras-per-batch", arg, 1, 4096, &f->lora_max_sg, e); break;
+	case SCF + 42: rc = cli_int("--max-loaded-loras", arg, 1, WL_MAX_ADAPTERS, &f->lora_host_sg, e); break;
 	default:
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;

@@ -47,6 +47,11 @@ struct scenflags {
 	double kv_off_gib, hicache_ratio, hicache_gb;
 	const char *kv_off_backend;
 	bool hicache;
+	/* LoRA (lora false: off; 0: the engine's defaults): the limits in
+	 * vLLM's flags (max-loras, max-cpu-loras) or SGLang's
+	 * (max-loras-per-batch, max-loaded-loras) */
+	bool lora;
+	int64_t lora_max_vl, lora_host_vl, lora_max_sg, lora_host_sg, lora_rank;
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;
