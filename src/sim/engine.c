@@ -525,6 +525,7 @@ static void release_turn(struct sim *s, const struct req *r, int64_t t_ns)
 	done.output_tokens = r->output;
 	done.prefix_group = r->prefix_group;
 	done.turn = r->turn;
+	done.lora = r->lora;
 	if (wl_gen_next_turn(s->gen, &done, t_ns, &w) <= 0)
 		return;
 	if (w.arrival_ns <= s->now) {
@@ -649,6 +650,11 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->offload.host_blocks < 0 || cfg->offload.host_blocks > INT32_MAX / 4)
 		return err_set(e, SS_EUSAGE, "the host KV tier needs 0 to %d blocks, got %lld", INT32_MAX / 4,
 			       (long long)cfg->offload.host_blocks);
+	if (cfg->lora.max_loras < 0 || (cfg->lora.max_loras > 0 &&
+					(cfg->lora.rank < 1 || cfg->lora.cpu_slots < 0 || !(cfg->lora.dtype_bytes > 0))))
+		return err_set(e, SS_EUSAGE, "LoRA needs max_loras >= 0, and with it a rank >= 1, host slots >= 0 "
+			       "and a dtype size > 0, got %d, %d, %lld, %g", cfg->lora.max_loras, cfg->lora.rank,
+			       (long long)cfg->lora.cpu_slots, cfg->lora.dtype_bytes);
 	s = xcalloc(1, sizeof(*s));
 	s->cfg = *cfg;
 	if (cfg->live) {
