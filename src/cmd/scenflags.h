@@ -51,6 +51,9 @@ enum { SCF = 1100 };
 	{"enable-hierarchical-cache", no_argument, 0, SCF + 34}, \
 	{"hicache-ratio", required_argument, 0, SCF + 35}, \
 	{"hicache-size", required_argument, 0, SCF + 36}, \
+	{"scheduler-recv-interval", required_argument, 0, SCF + 37}, \
+	{"enable-mixed-chunk", no_argument, 0, SCF + 38}, \
+	{"max-prefill-tokens", required_argument, 0, SCF + 39}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
 #define SCENFLAGS_HELP \
@@ -70,7 +73,7 @@ enum { SCF = 1100 };
 	"                            for the GPU and engine version, unless overhead flags are given);\n" \
 	"                            a file marked rejected is not applied without --force-calibration\n" \
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n" \
-	"  --api-ttft-ms X --stream-token-us X --delivery-steps X --eager-op-us X\n" \
+	"  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n" \
 	"engine (--engine sglang: SGLang's scheduler and its defaults, docs/engines.md):\n" \
 	"  --chunked-prefill-size N  prefill tokens per step (SGLang's rule by GPU memory)\n" \
 	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n" \
@@ -79,6 +82,11 @@ enum { SCF = 1100 };
 	"  --disable-overlap-schedule  the CPU overhead terms add to each step (default:\n" \
 	"                            overlapped with the GPU's previous batch)\n" \
 	"  --page-size N (1)  --context-length N  --disable-radix-cache\n" \
+	"  --max-prefill-tokens N    prompt tokens one prefill batch takes (past its first\n" \
+	"                            request a prompt joins only while it fits; default: no cap)\n" \
+	"  --enable-mixed-chunk      prefill batches carry the running decoders' tokens\n" \
+	"  --scheduler-recv-interval N  while it runs, the scheduler polls for new requests\n" \
+	"                            every N decode batches or after any other batch (default 1)\n" \
 	SCENFLAGS_OFFLOAD_HELP
 
 /* (run's help prints this too) */
@@ -107,7 +115,8 @@ struct scenflags {
 	/* SGLang's settings (0 / NULL: its rules) */
 	double mem_frac;
 	const char *sg_policy;
-	bool no_overlap, util_given;
+	bool no_overlap, util_given, mixed_chunk;
+	int64_t recv_interval, max_prefill;
 	/* KV offload (0 / NULL / false: off): vLLM's and SGLang's flags */
 	double kv_off_gib, hicache_ratio, hicache_gb;
 	const char *kv_off_backend;

@@ -71,6 +71,7 @@ static const struct {
 	{OV_PREFILL_TOK, offsetof(struct overheads, prefill_token_us)},
 	{OV_API_E2E, offsetof(struct overheads, api_e2e_ms)},
 	{OV_EAGER, offsetof(struct overheads, eager_op_us)},
+	{OV_API_PROMPT, offsetof(struct overheads, api_prompt_us)},
 };
 
 static double *ov_term(struct overheads *ov, size_t k)

@@ -33,8 +33,8 @@ enum engine_knob {
 	ENGINE_KNOB_MEM_FRACTION = 1 << 0,    /* --mem-fraction-static sizes its memory */
 	ENGINE_KNOB_SCHEDULE_POLICY = 1 << 1, /* --schedule-policy fcfs|lpm */
 	ENGINE_KNOB_NO_OVERLAP = 1 << 2,      /* --disable-overlap-schedule */
-	ENGINE_KNOB_MAX_PREFILL = 1 << 3,     /* max_prefill_tokens (experiment.json) */
-	ENGINE_KNOB_MIXED_CHUNK = 1 << 4,     /* enable_mixed_chunk (experiment.json) */
+	ENGINE_KNOB_MAX_PREFILL = 1 << 3,     /* --max-prefill-tokens */
+	ENGINE_KNOB_MIXED_CHUNK = 1 << 4,     /* --enable-mixed-chunk */
 	/* max_num_batched_tokens and max_num_seqs may be left to its rules
 	 * (experiment.json may omit them) */
 	ENGINE_KNOB_RULE_LIMITS = 1 << 5,
@@ -43,6 +43,7 @@ enum engine_knob {
 	 * --hicache-ratio, --hicache-size): engine_check_offload */
 	ENGINE_KNOB_KV_OFFLOAD = 1 << 6,
 	ENGINE_KNOB_HICACHE = 1 << 7,
+	ENGINE_KNOB_RECV_INTERVAL = 1 << 8,   /* --scheduler-recv-interval N */
 };
 
 /* An engine's host-side terms from one version on: the CPU work of a step
@@ -54,7 +55,9 @@ enum engine_knob {
  * file) replace them field by field (cost_overheads_apply). */
 struct engine_host {
 	const char *from;      /* the row holds from this version on; "" = any */
-	const char *harness;   /* under this benchmark client only (wl_spec.harness); NULL = any */
+	/* under these benchmark clients only (wl_spec.harness names, comma
+	 * separated); NULL = any */
+	const char *harness;
 	struct overheads ov;
 	bool overlap;          /* the step's CPU work overlaps the GPU (cost_cfg.overlap_cpu) */
 	const char *src;       /* what the terms were fitted on, for the run header */

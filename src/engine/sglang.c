@@ -400,6 +400,18 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 	struct req *r;
 	size_t i;
 
+	if (rp->recv_gate) {
+		/* SchedulerRecvSkipper: the last batch adds 1 when it was a
+		 * decode batch, else the threshold; the scheduler polls the
+		 * tokenizer once the count reaches --scheduler-recv-interval,
+		 * and at once when it has nothing running or waiting (its idle
+		 * loop) */
+		rp->recv_ct += rp->dec_run ? 1 : s->cfg.recv_interval;
+		if (rp->ninbox > 0 && (rp->recv_ct >= s->cfg.recv_interval || (rp->nrun == 0 && rp->wlen == 0)))
+			sched_receive(rp);
+		else if (rp->recv_ct >= s->cfg.recv_interval)
+			rp->recv_ct = 0;
+	}
 	rp->dec_run = false;
 	if (!lazy) {
 		rp->fallback = true;
@@ -609,6 +621,16 @@ static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out,
 		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs, (long long)c->max_model_len,
 		 (long long)c->block_size, c->prefix_caching ? "on" : "off", c->lpm ? "lpm" : "fcfs",
 		 overlap ? "on" : "off");
+	/* the settings off by default, named only when given */
+	if (c->max_prefill_tokens > 0 && strlen(out) + 64 < n)
+		snprintf(out + strlen(out), n - strlen(out), "; max_prefill_tokens %lld (a prompt joins a batch past its first only while it fits)",
+			 (long long)c->max_prefill_tokens);
+	if (c->mixed_chunk && strlen(out) + 64 < n)
+		snprintf(out + strlen(out), n - strlen(out), "; mixed chunks (prefill batches carry the running decoders)");
+	if (c->recv_interval > 1 && strlen(out) + 64 < n)
+		snprintf(out + strlen(out), n - strlen(out),
+			 "; scheduler_recv_interval %d (while it runs, new requests are polled every %d decode batches or after any other batch)",
+			 c->recv_interval, c->recv_interval);
 }
 
 /* --- the engine type --- */
@@ -753,8 +775,10 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
  * the GPU's batch (overlap) and move no median; the API term fitted there
  * (9 -> 29 ms) moves TTFT by < 1 point and is not taken. */
 static const struct engine_host sglang_host[] = {
-	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 100.0}, true,
-	 "eager prefill batches fitted on the SGLang silicon rows", OV_EAGER, true},
+	{"", NULL,
+	 {.layer_us = 5.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0, .delivery_steps = 1.0, .eager_op_us = 100.0},
+	 true, "eager prefill batches fitted on the SGLang silicon rows",
+	 OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
 	 "vLLM's H2 terms (P/D workers)", 0, false},
 };
@@ -814,7 +838,7 @@ const struct engine_type engine_sglang = {
 	.name = "sglang",
 	.title = "SGLang",
 	.knobs = ENGINE_KNOB_MEM_FRACTION | ENGINE_KNOB_SCHEDULE_POLICY | ENGINE_KNOB_NO_OVERLAP |
-		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS |
+		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS | ENGINE_KNOB_RECV_INTERVAL |
 		 ENGINE_KNOB_HICACHE,
 	.defaults = sglang_defaults,
 	.kv_auto = sglang_kv_auto,

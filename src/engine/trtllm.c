@@ -130,8 +130,9 @@ static const struct cost_engine trtllm_cost = {
  * swept on all 1,283 TensorRT-LLM agg rows (0-150 us; 70-80 us best on
  * the median TTFT APE). */
 static const struct engine_host trtllm_host[] = {
-	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 75.0}, false,
-	 "fitted on the TensorRT-LLM silicon rows", OV_EAGER, false},
+	{"", NULL,
+	 {.layer_us = 5.0, .api_ttft_ms = 29.0, .api_prompt_us = 2.0, .delivery_steps = 1.0, .eager_op_us = 75.0},
+	 false, "fitted on the TensorRT-LLM silicon rows", OV_EAGER | OV_API_TTFT | OV_API_PROMPT, false},
 };
 
 /* TensorRT-LLM's KV-cache quantisation: fp8 (and int8), NVFP4 on the GPUs
