@@ -340,6 +340,14 @@ struct sim {
 		uint64_t completed;
 		double prompt, hit;
 	} *turns;
+	/* the sustainability test's data (sim.h sim_flow_kind; flow.c): each
+	 * arrival's time (s) by request id (narr of cap_arr) while kept, then the
+	 * per-stage sketches (WL_MAX_STAGES of them; NULL before); flow_off:
+	 * nothing to judge, nothing kept */
+	double *arr_s;
+	size_t narr, cap_arr;
+	struct sim_flow *flow;
+	bool flow_off;
 };
 
 /* What the scheduler asks of the engine, through the table engine.c
@@ -589,6 +597,16 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id);
 /* The inbox's arrivals (sim_cfg.recv_interval) to the back of the waiting
  * queue, in arrival order. */
 void sched_receive(struct replica *rp);
+/* The sustainability test's data (flow.c): an arrival (every admission,
+ * in id order), a completion's client-side TTFT and E2E (ms; before the
+ * record is kept), the switch from arrival times to sketches (before the
+ * records are folded), nothing more to keep (turns arriving after
+ * completions), and the release. */
+void flow_arrive(struct sim *s, const struct wl_req *w);
+void flow_complete(struct sim *s, const struct req *r, double ttft_ms, double e2e_ms);
+void flow_fold(struct sim *s);
+void flow_stop(struct sim *s);
+
 /* Request records: from a slab pool (sched_req_put returns one). */
 void sched_req_put(struct sim *s, struct req *r);
 

@@ -63,6 +63,7 @@ static void fold_records(struct sim *s)
 	size_t i, k;
 
 	if (!s->hist) {
+		flow_fold(s); /* (from the records about to go) */
 		s->hist = xmalloc(xmul(256 * 5, sizeof(struct loghist)));
 		for (i = 0; i < 256 * 5; i++)
 			loghist_init(&s->hist[i]);
@@ -153,6 +154,7 @@ static void record(struct sim *s, const struct req *r)
 	client_times(s, ov, r->first_ns - r->arrival_ns, r->last_ns - r->arrival_ns, r->output, r->prompt, &ttft,
 		     &e2e);
 	itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
+	flow_complete(s, r, ttft, e2e);
 	if (i == s->cap_rec) {
 		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
 		if (s->keep_raw && !s->hist) {
@@ -423,6 +425,7 @@ static int admit(struct sim *s, const struct wl_req *w)
 	struct replica *rp;
 	int ri;
 
+	flow_arrive(s, w);
 	if (w->stage + 1 > s->nstages)
 		s->nstages = w->stage + 1;
 	/* vLLM answers 400 when prompt + max_tokens exceeds max_model_len */
@@ -532,6 +535,7 @@ static void release_turn(struct sim *s, const struct req *r, int64_t t_ns)
 		/* due already (the delivery time lies within the step just
 		 * ended): it arrives now, stamped with its own time, as a
 		 * closed-loop client's next request does */
+		flow_stop(s); /* arrivals that follow completions: not judged */
 		admit(s, &w);
 		return;
 	}
@@ -548,6 +552,7 @@ static void turn_arrive(struct sim *s, int32_t slot)
 
 	XGROW(s->later_free, s->later_free_cap, s->nlater_free + 1);
 	s->later_free[s->nlater_free++] = slot;
+	flow_stop(s); /* arrivals that follow completions: not judged */
 	admit(s, &w);
 }
 
@@ -691,6 +696,8 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	}
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
+	/* no sustainability test for live use, closed loops and traces */
+	s->flow_off = cfg->live || wl->process == WL_TRACE || wl->process == WL_CONCURRENCY;
 	if (cfg->live) { /* arrivals come from sim_submit */
 		s->nstages = 1;
 		*out = s;
@@ -701,6 +708,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		return rc;
 	}
 	s->closed = wl_gen_closed_loop(s->gen);
+	s->flow_off = s->flow_off || s->closed;
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
 		/* each client's first request; a workload of fewer requests
@@ -765,6 +773,7 @@ void sim_free(struct sim *s)
 	free(s->queue);
 	free(s->stage);
 	free(s->rec_id);
+	flow_stop(s);
 	free(s->raw_first);
 	free(s->raw_last);
 	free(s->raw_out);
@@ -1121,21 +1130,40 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 	summary_energy(s, stage, o);
 }
 
-void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n)
+/* sim_per_request into doubles (td, ed) or floats (tf, ef). */
+static void per_request(const struct sim *s, double *td, double *ed, float *tf, float *ef, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		ttft_ms[i] = e2e_ms[i] = NAN;
+		if (td)
+			td[i] = ed[i] = NAN;
+		else
+			tf[i] = ef[i] = NAN;
 	if (s->hist)
 		return; /* not kept past LOGHIST_EXACT_MAX (sim.h) */
 	for (i = 0; i < s->nrec; i++) {
 		int32_t id = s->rec_id[i];
-		if (id >= 0 && (size_t)id < n) {
-			ttft_ms[id] = s->ttft[i];
-			e2e_ms[id] = s->e2e[i];
+		if (id < 0 || (size_t)id >= n)
+			continue;
+		if (td) {
+			td[id] = s->ttft[i];
+			ed[id] = s->e2e[i];
+		} else {
+			tf[id] = s->ttft[i];
+			ef[id] = s->e2e[i];
 		}
 	}
+}
+
+void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n)
+{
+	per_request(s, ttft_ms, e2e_ms, NULL, NULL, n);
+}
+
+void sim_per_request_f(const struct sim *s, float *ttft_ms, float *e2e_ms, size_t n)
+{
+	per_request(s, NULL, NULL, ttft_ms, e2e_ms, n);
 }
 
 void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n)
@@ -1165,8 +1193,8 @@ bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
 
 	/* the pooled gaps and the CSV rows (or whoever read them) hold the
 	 * old terms */
-	if (!s->raw_first || s->hist || !s->cfg.no_pooled_gaps || s->cfg.requests_out || s->cfg.on_request ||
-	    ov.api_prompt_us > 0) /* (no prompt lengths kept) */
+	if (!s->raw_first || s->hist || s->flow || !s->cfg.no_pooled_gaps || s->cfg.requests_out ||
+	    s->cfg.on_request || ov.api_prompt_us > 0) /* (no prompt lengths kept) */
 		return false;
 	ov.api_ttft_ms = api_ttft_ms;
 	ov.api_e2e_ms = api_e2e_ms;
