@@ -116,6 +116,8 @@ static void draw(char *cmd, size_t n, const char *trace)
 	default:
 		break;
 	}
+	if (strcmp(engine, "sglang") == 0 && pick(3) == 0) /* SGLang's own scheduling knobs */
+		add(cmd, n, " --scheduler-recv-interval %d%s", 2 + pick(40), pick(3) == 0 ? " --enable-mixed-chunk" : "");
 	if (pick(4) == 0) { /* replicas of the whole deployment behind a router */
 		static const char *const routers[] = {"round-robin", "least-loaded", "kv-aware"};
 		add(cmd, n, " --replicas %d --router %s", 2 + pick(2), CHOOSE(routers));
