@@ -22,6 +22,8 @@
 #include "base/loghist.h"
 #include "hw/power.h"
 #include "base/wdist.h"
+
+struct cost_lora;
 #include "stepmemo.h"
 
 
@@ -57,6 +59,7 @@ struct req {
 	int32_t turn;    /* sessions: its turn (wl_req.turn; 0: none) */
 	const int64_t *keys; /* its prompt's block contents (wl_req.keys) */
 	int32_t nkeys;
+	int32_t lora;    /* its LoRA adapter (wl_req.lora; 0: the base model) */
 	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
@@ -93,6 +96,7 @@ struct wq_ent {
 	int32_t turn;
 	const int64_t *keys;
 	int32_t nkeys;
+	int32_t lora;
 };
 
 struct fin_entry {
@@ -114,6 +118,23 @@ struct replica {
 	struct kvc host;
 	int64_t host_loads;
 	uint64_t host_stored_seen;
+	/* LoRA (sim_cfg.lora; sim/lora.c): running requests per adapter id
+	 * (run[0 .. cap)), the distinct adapters they hold (as the limit
+	 * counts them) and those other than the base model, each adapter's last use while in a GPU slot / in host
+	 * memory (0: not there) and the counts there, the load seconds of the
+	 * step being planned, whether its admissions skipped a request for the
+	 * limit, the targeted projections of its layout and the seconds one
+	 * adapter takes host -> GPU and disk -> host */
+	struct lora_rep {
+		int32_t *run;
+		int64_t *gpu_t, *cpu_t;
+		size_t cap;
+		int32_t distinct, adapters, ngpu;
+		int64_t ncpu, stamp;
+		double pending_s, gpu_s, disk_s;
+		bool limited;
+		struct cost_lora *proj;
+	} lora;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
 	int64_t ne_reserved;               /* sum of the running ne_blocks */
@@ -130,6 +151,7 @@ struct replica {
 	struct req **others;               /* running requests that are not decoders */
 	size_t nothers, others_cap;
 	int64_t *chunk_len, *chunk_prefix;
+	size_t chunk_cap;                  /* their room (>= 1) */
 	/* free block-id arrays by size class (sched.c array_get: class c
 	 * holds 16 << c ids, the last max_blocks_per_req) */
 	int32_t **arrays[SCHED_ARRAY_CLASSES];
@@ -153,13 +175,11 @@ struct replica {
 	int64_t spec_n;                    /* decoding requests that draft after the step */
 	double spec_ctx;                   /* their contexts, summed */
 	int64_t step_dur_ns;
-	struct stepmemo prices;            /* its decode-only steps' prices */
-	/* attention DP: the decode-only steps' prices with the group's MoE
-	 * tokens, kept in the memo of the group's first rank (moe_memo, set
-	 * at each group step) for every rank of the same cost model: ranks
-	 * with the same batch share one price */
-	struct stepmemo moe_prices;
-	struct stepmemo *moe_memo;
+	/* its decode-only steps' prices, and with attention DP those with
+	 * the group's MoE tokens: its pool's memos (struct sim's memo), one
+	 * per cost model, so that ranks and replicas with the same batch
+	 * share one price and the memory does not grow with them */
+	struct stepmemo *prices, *moe_memo;
 	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
 	 * of its cost model): the energy of its steps (account_step) */
 	struct power_model power;
@@ -286,6 +306,9 @@ struct sim {
 	/* log2(block_size) + 1 when block_size is a power of two, else 0
 	 * (set by sched_replica_init): block arithmetic by shifts and masks */
 	int bs_log2p1;
+	/* decode-only step prices (stepmemo.h) per cost model: [1] the P/D
+	 * prefill workers', [0] every other rank's; [.][1] with MoE tokens */
+	struct stepmemo memo[2][2];
 	float *ttft, *itl, *tpot, *e2e, *queue;
 	uint8_t *stage;
 	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */
@@ -573,6 +596,21 @@ void sched_preempt(struct sim *s, struct replica *rp, struct req *r);
  * its first chunk scheduled, its blocks grown.  ctx goes to admit (its
  * state for the round).  True when it stopped for want of KV. */
 bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_input, void *ctx);
+
+/* --- LoRA (sim/lora.c; sim_cfg.lora) --- */
+
+/* Set up and release replica rp's adapter state (after its cost model). */
+void lora_replica_init(struct sim *s, struct replica *rp);
+void lora_replica_release(struct replica *rp);
+/* May a request of adapter id join rp's batch under the limit? */
+bool lora_fits(const struct sim *s, const struct replica *rp, int32_t id);
+/* A request of adapter id starts / stops running on rp: the first one
+ * brings the adapter into a GPU slot (its load onto the step planned). */
+void lora_run_add(struct sim *s, struct replica *rp, int32_t id);
+void lora_run_drop(struct sim *s, struct replica *rp, int32_t id);
+/* A step of t seconds of d's tokens with rp's LoRA kernels and the loads
+ * its admissions took. */
+double lora_step_s(struct sim *s, struct replica *rp, const struct step_desc *d, double t);
 
 /* --- what engine.c calls (sched.c) --- */
 

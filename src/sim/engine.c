@@ -529,6 +529,7 @@ static void release_turn(struct sim *s, const struct req *r, int64_t t_ns)
 	done.output_tokens = r->output;
 	done.prefix_group = r->prefix_group;
 	done.turn = r->turn;
+	done.lora = r->lora;
 	if (wl_gen_next_turn(s->gen, &done, t_ns, &w) <= 0)
 		return;
 	if (w.arrival_ns <= s->now) {
@@ -653,6 +654,11 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->offload.host_blocks < 0 || cfg->offload.host_blocks > INT32_MAX / 4)
 		return err_set(e, SS_EUSAGE, "the host KV tier needs 0 to %d blocks, got %lld", INT32_MAX / 4,
 			       (long long)cfg->offload.host_blocks);
+	if (cfg->lora.max_loras < 0 || (cfg->lora.max_loras > 0 &&
+					(cfg->lora.rank < 1 || cfg->lora.cpu_slots < 0 || !(cfg->lora.dtype_bytes > 0))))
+		return err_set(e, SS_EUSAGE, "LoRA needs max_loras >= 0, and with it a rank >= 1, host slots >= 0 "
+			       "and a dtype size > 0, got %d, %d, %lld, %g", cfg->lora.max_loras, cfg->lora.rank,
+			       (long long)cfg->lora.cpu_slots, cfg->lora.dtype_bytes);
 	s = xcalloc(1, sizeof(*s));
 	s->cfg = *cfg;
 	if (cfg->live) {
@@ -667,6 +673,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->gapd = xmalloc(xmul(256, sizeof(*s->gapd)));
 	for (k = 0; k < 256; k++)
 		wdist_init(&s->gapd[k]);
+	for (i = 0; i < 4; i++) {
+		stepmemo_init(&s->memo[i / 2][i % 2]);
+		s->memo[i / 2][i % 2].off = cfg->no_step_memo;
+	}
 	s->per = cfg->pd.prefill + cfg->dp;
 	s->nreplicas = cfg->replicas > 1 ? cfg->replicas : 1;
 	s->nrep = s->per * s->nreplicas;
@@ -691,8 +701,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		sched_replica_init(s, rp);
 		if (rp->pp > 1)
 			rp->pipe = xcalloc((size_t)rp->pp, sizeof(*rp->pipe));
-		rp->chunk_len = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
-		rp->chunk_prefix = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
+		/* (grown to the most chunks a step has: sched.c plan_step) */
+		rp->chunk_cap = 8;
+		rp->chunk_len = xcalloc(rp->chunk_cap, sizeof(int64_t));
+		rp->chunk_prefix = xcalloc(rp->chunk_cap, sizeof(int64_t));
 	}
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
@@ -752,6 +764,8 @@ void sim_free(struct sim *s)
 		free(rp->pipe);
 	}
 	free(s->reps);
+	for (k = 0; k < 4; k++)
+		stepmemo_release(&s->memo[k / 2][k % 2]);
 	free(s->rr_in);
 	free(s->route_chain);
 	for (i = 0; i < s->nxfer; i++)

@@ -198,6 +198,7 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 	q->turn = w->turn;
 	q->keys = w->keys;
 	q->nkeys = w->nkeys;
+	q->lora = w->lora;
 }
 
 void sched_receive(struct replica *rp)
@@ -239,6 +240,7 @@ static struct req *wq_front(struct sim *s, struct replica *rp)
 	r->turn = q->turn;
 	r->keys = q->keys;
 	r->nkeys = q->nkeys;
+	r->lora = q->lora;
 	r->replica = (int)(rp - s->reps);
 	r->sched_ns = -1;
 	r->nshare = req_nshare(s, r);
@@ -804,6 +806,8 @@ void sched_preempt(struct sim *s, struct replica *rp, struct req *r)
 		fprintf(s->cfg.step_log, "preempt %lld at t=%.6f\n", (long long)r->id,
 			(double)s->now * 1e-9);
 	run_remove(rp, r);
+	if (s->cfg.lora.max_loras > 0)
+		lora_run_drop(s, rp, r->lora);
 	publish_private(s, rp, r);
 	free_blocks(s, rp, r);
 	r->computed = 0;
@@ -1016,15 +1020,49 @@ static void host_take(const struct sim *s, struct replica *rp, struct req *r, in
 	rp->host_loads += n;
 }
 
+/* LoRA: the adapter of waiting entry q. */
+static int32_t wq_lora(const struct wq_ent *q)
+{
+	return q->r ? q->r->lora : q->lora;
+}
+
+/* LoRA: the first waiting request whose adapter fits the step's limit
+ * moved to the head of the queue, those before it skipped (they keep
+ * their order behind it, as the engines' skipped requests go back to the
+ * front); false when none fits. */
+static bool lora_head(struct sim *s, struct replica *rp)
+{
+	size_t mask = rp->wcap - 1, j;
+	struct wq_ent moved;
+
+	if (lora_fits(s, rp, wq_lora(&rp->wq[rp->whead]))) 
+		return true;
+	rp->lora.limited = true;
+	for (j = 1; j < rp->wlen; j++)
+		if (lora_fits(s, rp, wq_lora(&rp->wq[(rp->whead + j) & mask])))
+			break;
+	if (j == rp->wlen)
+		return false;
+	moved = rp->wq[(rp->whead + j) & mask];
+	for (; j > 0; j--)
+		rp->wq[(rp->whead + j) & mask] = rp->wq[(rp->whead + j - 1) & mask];
+	rp->wq[rp->whead] = moved;
+	return true;
+}
+
 /* Waiting requests in queue order while max_num_seqs, the budget and
- * rem_input allow, each as the policy's admit judges it (core.h). */
+ * rem_input allow, each as the policy's admit judges it (core.h); with
+ * LoRA, those whose adapter the step cannot batch skipped. */
 bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_input, void *ctx)
 {
 	enum admit_verdict (*admit)(struct sim *, struct replica *, struct req *, const struct admit_try *,
 				    int32_t *) = s->cfg.policy->admit;
 
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0 && rem_input > 0) {
-		struct req *r = wq_front(s, rp);
+		struct req *r;
+		if (s->cfg.lora.max_loras > 0 && !lora_head(s, rp))
+			break;
+		r = wq_front(s, rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		struct admit_try t;
 		enum admit_verdict v;
@@ -1092,6 +1130,8 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (r->sched_ns < 0)
 			r->sched_ns = s->now;
 		run_append(rp, r);
+		if (s->cfg.lora.max_loras > 0)
+			lora_run_add(s, rp, r->lora);
 		sched_others_push(rp, r);
 		sched_push(rp, r, t.n);
 		budget -= t.n;
@@ -1214,6 +1254,11 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	s->cfg.policy->schedule(s, rp);
 	if (rp->nsched == 0 && rp->ndec == 0)
 		return false;
+	if (rp->nsched > rp->chunk_cap) { /* a chunk per scheduled request at most */
+		rp->chunk_cap = rp->nsched > 2 * rp->chunk_cap ? rp->nsched : 2 * rp->chunk_cap;
+		rp->chunk_len = xreallocarray(rp->chunk_len, rp->chunk_cap, sizeof(int64_t));
+		rp->chunk_prefix = xreallocarray(rp->chunk_prefix, rp->chunk_cap, sizeof(int64_t));
+	}
 	desc_start(rp, d);
 	for (i = 0; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
@@ -1289,7 +1334,7 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 
 	if (d->nchunks == 0) { /* decode only: it may repeat one priced before */
 		struct dmemo_ent *slot;
-		struct stepmemo *m = d->moe_tokens == 0 ? &rp->prices : rp->moe_memo;
+		struct stepmemo *m = d->moe_tokens == 0 ? rp->prices : rp->moe_memo;
 		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits, d->moe_tokens);
 		if (!stepmemo_get(m, k0, d->ndecode, d->decode_ctx_sum, &t, &slot)) {
 			t = cost_step_s(rp->cost, d);
@@ -1303,6 +1348,8 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
 	if (rp->host.total > 0)
 		t = offload_step_s(s, rp, t);
+	if (s->cfg.lora.max_loras > 0)
+		t = lora_step_s(s, rp, d, t);
 	return t;
 }
 
@@ -1411,7 +1458,6 @@ static bool group_start(struct sim *s, int lo, int hi)
 			}
 		}
 		rp->desc.moe_tokens = moe;
-		rp->moe_memo = rp->cost == s->reps[lo].cost ? &s->reps[lo].moe_prices : &rp->moe_prices;
 		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
@@ -1789,6 +1835,8 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	for (i = 0; i < ndone; i++) {
 		r = rp->done[i];
 		run_remove(rp, r);
+		if (s->cfg.lora.max_loras > 0)
+			lora_run_drop(s, rp, r->lora);
 		free_blocks(s, rp, r); /* the engine is done with it; the client not yet */
 		if (rp->prefill_only && r->generated < r->output) {
 			s->env->handoff(s, r);
@@ -1978,14 +2026,14 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->dec_run = rp->pend_dec = true; /* a split-batch policy sets dec_run each step */
 	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
-	stepmemo_init(&rp->prices);
-	stepmemo_init(&rp->moe_prices);
-	rp->moe_memo = &rp->moe_prices;
-	rp->prices.off = rp->moe_prices.off = s->cfg.no_step_memo;
+	rp->prices = &s->memo[rp->prefill_only][0];
+	rp->moe_memo = &s->memo[rp->prefill_only][1];
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
 	if (rp->power.board_w <= 0)
 		s->tot.energy_dyn_j = NAN;
+	if (s->cfg.lora.max_loras > 0)
+		lora_replica_init(s, rp);
 	if (s->cfg.policy->replica_init)
 		s->cfg.policy->replica_init(s, rp);
 }
@@ -2007,6 +2055,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 			free(w->chain);
 		}
 	}
+	lora_replica_release(rp);
 	free(rp->memo_blk);
 	free(rp->memo_e0);
 	if (rp->cmemo)
@@ -2040,8 +2089,6 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 	free(rp->done);
 	free(rp->pend);
 	free(rp->gapq);
-	stepmemo_release(&rp->prices);
-	stepmemo_release(&rp->moe_prices);
 	if (s->cfg.policy->replica_release)
 		s->cfg.policy->replica_release(rp);
 }

@@ -186,6 +186,26 @@ struct sim_cfg {
 		enum offload_overlap { OFFLOAD_ASYNC, OFFLOAD_LAYERWISE, OFFLOAD_SYNC } overlap;
 		int layers;
 	} offload;
+	/* LoRA (max_loras 0: off; sim/lora.c): a request runs with its
+	 * adapter (wl_req.lora; 0: the base model).  A step batches at most
+	 * max_loras distinct adapters (the base model one of them when
+	 * base_counts): a waiting request whose adapter would exceed it is
+	 * skipped and the next one tried, and stays at the head of the queue
+	 * (vLLM's and SGLang's schedulers).  Each replica holds max_loras
+	 * adapters in GPU slots and cpu_slots in host memory (0: every
+	 * adapter, loaded there at start-up: no disk reads), both LRU: a request admitted with an adapter not in a GPU
+	 * slot has it copied there from host memory (its bytes on one GPU at
+	 * host_link_eff of the GPU's host link), and first read from disk
+	 * (the whole adapter at disk_bw) when host memory lacks it too; the
+	 * loads hold the step that admits it.  Every adapter has rank `rank`;
+	 * the LoRA kernels add cost_lora_step_s at each step's tokens and
+	 * its running adapters (cost/lora.h). */
+	struct sim_lora {
+		int max_loras, rank;
+		bool base_counts;
+		int64_t cpu_slots;
+		double host_link_eff, disk_bw, dtype_bytes;
+	} lora;
 };
 
 enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
@@ -250,6 +270,12 @@ struct sim_totals {
 	 * added to steps, summed over replicas */
 	uint64_t host_hit_tokens, host_loaded_blocks, host_stored_blocks;
 	double offload_exposed_s;
+	/* LoRA (sim_cfg.lora): adapters copied into GPU slots, of them those
+	 * first read from disk, steps in which a waiting request was skipped
+	 * for the adapter limit, and the seconds the loads and the LoRA
+	 * kernels added to steps, summed over replicas */
+	uint64_t lora_gpu_loads, lora_disk_loads, lora_limited_steps;
+	double lora_load_s, lora_kernel_s;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
 	/* joules the GPUs drew above idle in the steps (hw/power.h); NAN when
 	 * a replica's GPU has no power figure */
