@@ -677,6 +677,11 @@ static const struct cost_csa_fit sglang_csa_fits[2][2] = {
 static const struct cost_engine sglang_cost = {
 	.name = "sglang",
 	.fallback = "vllm",
+	/* SGLang's ROCm build calls AMD's AITER kernels (its "aiter"
+	 * attention backend, AITER fused-MoE and block-scale GEMM: ROCm blog
+	 * "Supercharge DeepSeek-R1 Inference on AMD Instinct MI300X",
+	 * 2025-03-21; SGLang docs, attention_backend.md, "AITER (ROCm)") */
+	.rocm = "aiter",
 	/* Gated DeltaNet on SGLang 0.5.14's measured GDN kernels (as vLLM's:
 	 * scripts/mfu/fit_gdn.py, H100/H200/B200) */
 	.lin = {25.91e-6, 1.253e-6, 1.580e-11, 0.3054, 22.83, 6.20e-6, 0.8104},

@@ -257,6 +257,11 @@ const struct cost_csa_fit vllm_csa_fits[2][2] = {
 /* vLLM's terms in the cost model. */
 static const struct cost_engine vllm_cost = {
 	.name = "vllm",
+	/* vLLM's ROCm build calls AMD's AITER kernels (VLLM_ROCM_USE_AITER=1
+	 * selects ROCM_AITER_FA / ROCM_AITER_MLA attention and AITER GEMM and
+	 * fused-MoE: vLLM blog "Beyond Porting: How vLLM Orchestrates
+	 * High-Performance Inference on AMD ROCm", 2026-02-27) */
+	.rocm = "aiter",
 	/* Gated DeltaNet, fitted by scripts/mfu/fit_gdn.py on aiconfigurator's
 	 * measured GDN kernels of vLLM 0.24 (conv + chunked delta rule for a
 	 * prefill, conv update + recurrent kernel for a decode step, H100/H200/
