@@ -10,7 +10,7 @@ usage: python3 scripts/mfu/derive_amd.py AMD_DIR H100_MOE OUT_DIR
              ratios only, as derive_infersim.py takes them)
   OUT_DIR  = data/mfu
 Writes OUT_DIR/{mi300x,mi355x}/aiter-e404860/{gemm,moe}.csv.gz and
-OUT_DIR/mi300x/aiter-e404860/mla_decode.csv.gz.
+OUT_DIR/mi300x/aiter-e404860/{mla_decode,allreduce}.csv.gz.
 
 What the sources are: every row of aiter's tuned tables is the winning kernel
 of an autotuning sweep for one shape, timed on the part (gfx942 with 304 CUs =
@@ -45,6 +45,14 @@ MoE (dtype,hidden,inter,topk,experts,moe_tp,moe_ep,distribution,tokens,latency_u
   balanced latency ratio of the H100's SGLang fp8_block kernels at the same
   rows per expert (derive_infersim.py's imbalance_ratios), the routing's
   effect, not an NVIDIA efficiency.
+All-reduce (mi300x only): mk1-project/quickreduce (MIT) README at commit
+  910e892250b6a1769e0ea771a680d30f9cebf471, "All-Reduce Latency across
+  {2,4,8}xMI300X" (ROCm 6.2, RCCL 2.20.5, 8xMI300X on TensorWave), fp16
+  messages of 32 KB to 64 MB: the faster of RCCL and QR-FP16 (uncompressed
+  two-shot) per size, as an engine's custom all-reduce takes small messages
+  and RCCL the large; the compressed codecs (FP8, Q8, Q6, Q4) are opt-in
+  (vLLM VLLM_ROCM_QUICK_REDUCE_QUANTIZATION, default NONE) and left out.
+  message_elems = bytes / 2.
 MLA decode (mi300x only): the AITER MLA decode kernel's measured latency on
   MI300X from AMD's ROCm AI developer hub tutorial "MLA decoding kernel of the
   AITER library" (github.com/ROCm/gpuaidev commit 2d217d5f, notebook
@@ -66,6 +74,17 @@ INFX = '910aa890188e1c20193f629bc1ecdb26e10cbff2'
 COLL = 'aiter-' + AITER[:7]
 GPU = {'MI300X|MI325X': 'mi300x', 'MI350X|MI355X': 'mi355x'}
 ERR_MAX = 0.05
+QR = '910e892250b6a1769e0ea771a680d30f9cebf471'
+# (GPUs, size in KiB): (RCCL us, QR-FP16 us), quickreduce README tables
+AR_SIZES_KIB = [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
+AR_US = {
+    2: [(17.15, 8.47), (17.52, 8.98), (18.31, 10.31), (20.73, 12.70), (25.97, 18.31), (37.22, 28.78),
+        (59.14, 49.83), (105.1, 95.29), (195.2, 191.13), (376.3, 377.52), (739.0, 737.50), (1464.3, 1463.51)],
+    4: [(18.17, 10.59), (18.23, 11.02), (29.42, 11.95), (29.98, 12.90), (32.27, 15.60), (39.40, 21.92),
+        (48.87, 35.60), (70.61, 66.23), (115.7, 132.53), (205.4, 239.45), (388.6, 444.78), (761.2, 831.42)],
+    8: [(16.22, 14.81), (20.00, 15.41), (22.56, 16.15), (18.01, 16.36), (24.19, 17.26), (26.39, 20.01),
+        (34.05, 27.90), (52.13, 46.84), (83.12, 90.34), (148.4, 147.05), (240.4, 257.34), (426.0, 463.72)],
+}
 MLA_ROWS = [(1024, 680.0), (2048, 810.0), (4096, 1050.0), (6144, 1180.0), (8192, 1430.0)]
 
 
@@ -173,7 +192,7 @@ def main(d, lender, out):
                'where experts/topk say so), moe_tp = moe_ep = 1',
                'balanced rows measured (random routing); power-law rows = balanced x the power-law/balanced '
                'latency ratio of aiconfigurator SGLang 0.5.14 H100 fp8_block MoE kernels (see derive_amd.py)'])
-        n_mla = 0
+        n_mla = n_ar = 0
         if gpu == 'mi300x':
             mla = [(128, 1, MLA_DECODE_DIM, 'bf16', 128, kv, '%.6g' % us) for kv, us in MLA_ROWS]
             write(os.path.join(od, 'mla_decode.csv.gz'),
@@ -184,7 +203,16 @@ def main(d, lender, out):
                    'MLA generation attention (absorbed), batch 128, 128 query heads, bf16 latent KV; head_dim 544 '
                    'is the FLOPs-equivalent dimension (see derive.py)'])
             n_mla = len(mla)
-        print(gpu, COLL, 'gemm', len(data), 'moe', len(mdata), 'mla_decode', n_mla)
+            ar = [(n, kib * 1024 // 2, '%.6g' % min(pair)) for n in sorted(AR_US)
+                  for kib, pair in zip(AR_SIZES_KIB, AR_US[n])]
+            write(os.path.join(od, 'allreduce.csv.gz'), ['num_gpus', 'message_elems', 'latency_us'], ar,
+                  ['source: mk1-project/quickreduce %s (MIT), README "All-Reduce Latency across {2,4,8}xMI300X" '
+                   '(ROCm 6.2, RCCL 2.20.5)' % QR,
+                   'derived by scripts/mfu/derive_amd.py; latency in microseconds, one call on one GPU',
+                   'the faster of RCCL and QuickReduce FP16 (uncompressed) per size; message_elems counts fp16 '
+                   'elements (2 bytes each)'])
+            n_ar = len(ar)
+        print(gpu, COLL, 'gemm', len(data), 'moe', len(mdata), 'mla_decode', n_mla, 'allreduce', n_ar)
 
 
 if __name__ == '__main__':

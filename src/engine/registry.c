@@ -220,3 +220,9 @@ int engine_check_offload(const struct engine_type *en, bool vllm_flags, bool hic
 	return err_set(e, SS_EUSAGE, "%s are %s's: give --engine %s%s", offload_flags(bad), owner ? owner->title : "another engine",
 		       owner ? owner->name : "", own);
 }
+
+const char *engine_rocm_fp8(const struct gpu_spec *g)
+{
+	return strcmp(g->family, "cdna3") == 0 ? "e4m3fnuz (gfx942; e4m3fn checkpoints converted at load, same bytes)"
+					       : "OCP e4m3fn";
+}

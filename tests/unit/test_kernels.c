@@ -1982,8 +1982,11 @@ static void test_amd(void)
 		      engines[i], c.src[COST_SRC_GEMM]);
 		CHECK(strstr(c.src[COST_SRC_MOE], "mfu/mi300x/aiter-e404860/moe") != NULL, "MI300X %s: aiter fused MoE (%s)",
 		      engines[i], c.src[COST_SRC_MOE]);
-		CHECK(strstr(c.src[COST_SRC_ALLREDUCE], "no public AMD timings") != NULL,
-		      "MI300X %s: the all-reduce fallback is labelled (%s)", engines[i], c.src[COST_SRC_ALLREDUCE]);
+		CHECK(strstr(c.src[COST_SRC_ALLREDUCE], "mfu/mi300x/aiter-e404860/allreduce") != NULL,
+		      "MI300X %s: measured all-reduce (%s)", engines[i], c.src[COST_SRC_ALLREDUCE]);
+		CHECK(strstr(c.src[COST_SRC_ATTN_PREFILL], "no public AMD timings") != NULL,
+		      "MI300X %s: the prefill attention fallback is labelled (%s)", engines[i],
+		      c.src[COST_SRC_ATTN_PREFILL]);
 		CHECK(c.tabs->warning[0] == '\0', "MI300X %s: no 'no tables' warning ('%s')", engines[i],
 		      c.tabs->warning);
 		cost_release(&c);
@@ -1997,6 +2000,8 @@ static void test_amd(void)
 	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1}, DT_FP4, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "fp4 mfu/mi355x/aiter-e404860/gemm", "MI355X: MXFP4 GEMM");
 		CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "fp4 7168x256", "MI355X: DeepSeek's MXFP4 experts");
+		CHECK_STR_CONTAINS(c.src[COST_SRC_ALLREDUCE], "ring model over the GPU link (fallback: no public AMD timings",
+				   "MI355X: the all-reduce fallback is labelled");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init mi355x: %s", e.msg);
@@ -2026,6 +2031,17 @@ static void test_amd(void)
 			double got = 2.0 * m * n * k / (mfu_gemm(&t, DT_FP4, m, n, k) * g->peak_flops[DT_FP4]) * 1e6;
 			CHECK(fabs(got / lat - 1) < 1e-9, "exact aiter row: %.4f us back, measured %.4f us", got, lat);
 			mfu_release(&t);
+		}
+	}
+	{
+		/* QuickReduce README, 8 x MI300X, 1 MiB fp16: RCCL 26.39 us, QR-FP16
+		 * 20.01 us; the table keeps the faster */
+		struct mfu_tables t;
+		if (mfu_load(&t, datadir, gpu("mi300x"), "aiter", NULL, NULL, &e) == 0) {
+			CHECK_REL(mfu_allreduce_s(&t, 8, 524288.0) * 1e6, 20.01, 1e-9, "MI300X all-reduce, 8 GPUs, 1 MiB");
+			mfu_release(&t);
+		} else {
+			CHECK(0, "mfu_load mi300x: %s", e.msg);
 		}
 	}
 	{
