@@ -37,7 +37,7 @@ LIB_SRC = \
 	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
-	src/engine/scenario.c src/engine/startup.c \
+	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c \
 	src/workload/spec.c src/workload/gen.c \
 	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c src/eval/cv.c \
@@ -51,6 +51,7 @@ LIB_SRC += src/readers/bench.c
 LIB_SRC += src/readers/registry.c
 LIB_SRC += src/readers/guidellm_v2.c
 LIB_SRC += src/readers/measured.c
+LIB_SRC += src/readers/tier1file.c
 LIB_SRC += src/sim/stepmemo.c
 LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c
@@ -103,6 +104,7 @@ LIB_SRC += src/hw/modtab.c
 LIB_SRC += src/eval/accuracy.c
 LIB_SRC += src/eval/ablation.c
 LIB_SRC += src/eval/table.c
+LIB_SRC += src/eval/pass.c
 LIB_SRC += src/sim/goodput.c
 LIB_SRC += src/report/confreport.c
 

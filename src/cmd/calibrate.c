@@ -91,15 +91,15 @@ static void loaded_grow(struct loaded *l, size_t *cap)
 }
 
 /* The model and GPU of the run just loaded into l->x[l->n]. */
-static int loaded_add(struct cli_env *env, const char *path, struct loaded *l, struct err *e)
+static int loaded_add(struct catalog *env, const char *path, struct loaded *l, struct err *e)
 {
 	size_t i = l->n++;
 	int rc;
 
 	if (l->x[i].warning[0])
 		fprintf(stderr, "servesim calibrate: warning: %s\n", l->x[i].warning);
-	if ((rc = cli_load_model(env, l->x[i].model, NULL, &l->mbuf[i], e)) < 0 ||
-	    (rc = cli_find_gpu(env, l->x[i].gpu, &l->g[i], e)) < 0) {
+	if ((rc = catalog_load_model(env, l->x[i].model, NULL, &l->mbuf[i], e)) < 0 ||
+	    (rc = catalog_find_gpu(env, l->x[i].gpu, &l->g[i], e)) < 0) {
 		err_prefix(e, "%s", path);
 		return -SS_EDATA;
 	}
@@ -109,7 +109,7 @@ static int loaded_add(struct cli_env *env, const char *path, struct loaded *l, s
 /* A serving benchmark's results file: one run per calibration unit (its
  * TTFT and E2E means at its mean lengths).  A silicon CSV is refused: its
  * rows mix models, GPUs and engines. */
-static int load_table(struct cli_env *env, const char *path, const char *gpu,
+static int load_table(struct catalog *env, const char *path, const char *gpu,
 		      const struct experiment *base, struct loaded *l, size_t *cap, struct err *e)
 {
 	struct exp_table t;
@@ -137,7 +137,7 @@ static int load_table(struct cli_env *env, const char *path, const char *gpu,
 	return rc < 0 ? rc : 0;
 }
 
-static int load_all(struct cli_env *env, char **paths, int np, const char *gpu,
+static int load_all(struct catalog *env, char **paths, int np, const char *gpu,
 		    const struct experiment *base, struct loaded *l, struct err *e)
 {
 	size_t cap = 0;
@@ -202,7 +202,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	bool in_loop = false;
 	int64_t seed = 42;
 	int64_t jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-	struct cli_env env;
+	struct catalog env;
 	struct loaded l;
 	struct calib_ctx cc;
 	struct mfu_cache *cache = NULL;
@@ -241,7 +241,7 @@ int cmd_calibrate(int argc, char **argv, struct err *e)
 	}
 	if (optind >= argc)
 		return err_set(e, SS_EUSAGE, "give at least one PATH (see 'servesim calibrate --help')");
-	cli_env_init(&env);
+	catalog_init(&env);
 	memset(&set, 0, sizeof(set));
 	memset(&l, 0, sizeof(l));
 	for (; optind < argc; optind++)
@@ -413,6 +413,6 @@ out:
 	loaded_release(&l);
 	free(bx);
 	mfu_cache_free(cache);
-	cli_env_release(&env);
+	catalog_release(&env);
 	return rc;
 }

@@ -198,7 +198,7 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	memset(&x, 0, sizeof(x));
-	cli_env_init(&x.env);
+	catalog_init(&x.env);
 	wl_spec_defaults(&wl);
 	if (o.workload) {
 		if ((rc = wl_spec_load(o.workload, &wl, e)) < 0)

@@ -15,75 +15,7 @@
 #include "base/alloc.h"
 #include "report/html.h"
 #include "eval/eval.h"
-#include "base/paths.h"
 #include "report/outfmt.h"
-
-void cli_env_init(struct cli_env *env)
-{
-	memset(env, 0, sizeof(*env));
-	paths_data_dir(env->data_dir, sizeof(env->data_dir));
-}
-
-void cli_env_release(struct cli_env *env)
-{
-	if (env->reg_loaded)
-		registry_release(&env->reg);
-	if (env->gpus_loaded)
-		gpu_db_release(&env->gpus);
-	env->reg_loaded = env->gpus_loaded = false;
-}
-
-int cli_load_registry(struct cli_env *env, struct err *e)
-{
-	char dir[1100];
-	int rc;
-
-	if (env->reg_loaded)
-		return 0;
-	snprintf(dir, sizeof(dir), "%s/models", env->data_dir);
-	if ((rc = registry_load(&env->reg, dir, e)) < 0)
-		return rc;
-	env->reg_loaded = true;
-	return 0;
-}
-
-int cli_load_gpus(struct cli_env *env, struct err *e)
-{
-	char path[1100];
-	int rc;
-
-	if (env->gpus_loaded)
-		return 0;
-	snprintf(path, sizeof(path), "%s/gpus.json", env->data_dir);
-	if ((rc = gpu_db_load(&env->gpus, path, e)) < 0)
-		return rc;
-	env->gpus_loaded = true;
-	return 0;
-}
-
-int cli_load_model(struct cli_env *env, const char *name, const char *config_path,
-		   struct model_cfg *m, struct err *e)
-{
-	int rc;
-
-	if (config_path)
-		return model_load_file(config_path, NULL, m, e);
-	if (!name)
-		return err_set(e, SS_EUSAGE, "a model is required: give MODEL or --config PATH");
-	if ((rc = cli_load_registry(env, e)) < 0)
-		return rc;
-	return registry_load_model(&env->reg, name, m, e);
-}
-
-int cli_find_gpu(struct cli_env *env, const char *name, const struct gpu_spec **g,
-		 struct err *e)
-{
-	int rc = cli_load_gpus(env, e);
-
-	if (rc < 0)
-		return rc;
-	return gpu_find(&env->gpus, name, g, e);
-}
 
 int cli_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *out,
 	    struct err *e)

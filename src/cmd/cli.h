@@ -10,6 +10,7 @@
 #include <getopt.h>
 
 #include "cost/cost.h"
+#include "deploy/catalog.h"
 #include "base/err.h"
 #include "base/json.h"
 #include "eval/eval.h"
@@ -18,23 +19,6 @@
 #include "model/opgraph.h"
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_VLLM_BENCH };
-
-struct cli_env {
-	char data_dir[1024];
-	struct model_registry reg;
-	struct gpu_db gpus;
-	bool reg_loaded, gpus_loaded;
-};
-
-void cli_env_init(struct cli_env *env);
-void cli_env_release(struct cli_env *env);
-/* Model from --config PATH when given, else by registry name. */
-int cli_load_model(struct cli_env *env, const char *name, const char *config_path,
-		   struct model_cfg *m, struct err *e);
-int cli_find_gpu(struct cli_env *env, const char *name, const struct gpu_spec **g,
-		 struct err *e);
-int cli_load_registry(struct cli_env *env, struct err *e);
-int cli_load_gpus(struct cli_env *env, struct err *e);
 
 /* "--flag" values: integer >= lo, positive double, format names. */
 int cli_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *out,

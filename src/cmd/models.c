@@ -58,7 +58,7 @@ static int parse_list(int argc, char **argv, const char *cmd, const char *usage,
 
 int cmd_models(int argc, char **argv, struct err *e)
 {
-	struct cli_env env;
+	struct catalog env;
 	enum out_format fmt;
 	struct jw w;
 	size_t i;
@@ -67,9 +67,9 @@ int cmd_models(int argc, char **argv, struct err *e)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
-	cli_env_init(&env);
-	if ((rc = cli_load_registry(&env, e)) < 0) {
-		cli_env_release(&env);
+	catalog_init(&env);
+	if ((rc = catalog_load_registry(&env, e)) < 0) {
+		catalog_release(&env);
 		return rc;
 	}
 	m = xcalloc(1, sizeof(*m));
@@ -130,7 +130,7 @@ int cmd_models(int argc, char **argv, struct err *e)
 		jw_finish(&w);
 	}
 	free(m);
-	cli_env_release(&env);
+	catalog_release(&env);
 	return 0;
 }
 
@@ -164,7 +164,7 @@ static void gpus_tables_label(const struct gpu_spec *g, char *out, size_t cap)
 
 int cmd_gpus(int argc, char **argv, struct err *e)
 {
-	struct cli_env env;
+	struct catalog env;
 	enum out_format fmt;
 	struct jw w;
 	size_t i;
@@ -172,9 +172,9 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
-	cli_env_init(&env);
-	if ((rc = cli_load_gpus(&env, e)) < 0) {
-		cli_env_release(&env);
+	catalog_init(&env);
+	if ((rc = catalog_load_gpus(&env, e)) < 0) {
+		catalog_release(&env);
 		return rc;
 	}
 	if (fmt == FMT_JSON) {
@@ -252,6 +252,6 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 		jw_end_arr(&w);
 		jw_finish(&w);
 	}
-	cli_env_release(&env);
+	catalog_release(&env);
 	return 0;
 }

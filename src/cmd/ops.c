@@ -225,7 +225,7 @@ static int kernel_prepare(const struct model_cfg *m, const struct ops_opts *o,
 int cmd_ops(int argc, char **argv, struct err *e)
 {
 	struct ops_opts o;
-	struct cli_env env;
+	struct catalog env;
 	struct model_cfg *m = NULL;
 	const struct gpu_spec *g;
 	struct opgraph gm, gg;
@@ -245,13 +245,13 @@ int cmd_ops(int argc, char **argv, struct err *e)
 			largv[1] = NULL;
 		return o.list == 'm' ? cmd_models(n, largv, e) : cmd_gpus(n, largv, e);
 	}
-	cli_env_init(&env);
+	catalog_init(&env);
 	memset(&gm, 0, sizeof(gm));
 	memset(&gg, 0, sizeof(gg));
 	m = xcalloc(1, sizeof(*m));
-	if ((rc = cli_load_model(&env, o.model, o.config, m, e)) < 0)
+	if ((rc = catalog_load_model(&env, o.model, o.config, m, e)) < 0)
 		goto out;
-	if ((rc = cli_find_gpu(&env, o.gpu, &g, e)) < 0)
+	if ((rc = catalog_find_gpu(&env, o.gpu, &g, e)) < 0)
 		goto out;
 	if (g->peak_flops[o.dtype] <= 0) {
 		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", g->id,
@@ -303,6 +303,6 @@ out:
 	opgraph_release(&gm);
 	opgraph_release(&gg);
 	free(m);
-	cli_env_release(&env);
+	catalog_release(&env);
 	return rc;
 }

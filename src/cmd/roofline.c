@@ -196,7 +196,7 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 int cmd_roofline(int argc, char **argv, struct err *e)
 {
 	struct rl_opts o;
-	struct cli_env env;
+	struct catalog env;
 	struct model_cfg *m;
 	const struct gpu_spec *gs[8];
 	size_t ng = 0;
@@ -206,10 +206,10 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
-	cli_env_init(&env);
+	catalog_init(&env);
 	m = xcalloc(1, sizeof(*m));
 	memset(&af, 0, sizeof(af));
-	if ((rc = cli_load_model(&env, o.model, o.config, m, e)) < 0)
+	if ((rc = catalog_load_model(&env, o.model, o.config, m, e)) < 0)
 		goto out;
 	snprintf(list, sizeof(list), "%s", o.gpu);
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -217,7 +217,7 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 			rc = err_set(e, SS_EUSAGE, "--gpu: at most %zu GPUs", sizeof(gs) / sizeof(gs[0]));
 			goto out;
 		}
-		if ((rc = cli_find_gpu(&env, tok, &gs[ng++], e)) < 0)
+		if ((rc = catalog_find_gpu(&env, tok, &gs[ng++], e)) < 0)
 			goto out;
 	}
 	if (ng == 0) {
@@ -265,6 +265,6 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 	}
 out:
 	free(m);
-	cli_env_release(&env);
+	catalog_release(&env);
 	return rc;
 }

@@ -358,7 +358,7 @@ static int run_extras(const struct run_opts *o, struct scenflags_ctx *x, struct 
 			return rc;
 		if (sc->spec.method == SPEC_DRAFT) {
 			*draft = xcalloc(1, sizeof(**draft));
-			if ((rc = cli_load_model(&x->env, dname, NULL, *draft, e)) < 0) {
+			if ((rc = catalog_load_model(&x->env, dname, NULL, *draft, e)) < 0) {
 				err_prefix(e, "--speculative-method draft:%s", dname);
 				return rc;
 			}
@@ -541,7 +541,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	memset(&x, 0, sizeof(x));
-	cli_env_init(&x.env);
+	catalog_init(&x.env);
 	wl_spec_defaults(&wl);
 	memset(&af, 0, sizeof(af));
 	if ((rc = wlflags_build(&o.wf, x.env.data_dir, &wl, origin, sizeof(origin), e)) < 0)

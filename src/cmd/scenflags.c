@@ -197,9 +197,9 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
 	x->model = xcalloc(1, sizeof(*x->model));
-	if ((rc = cli_load_model(&x->env, f->model, f->config, x->model, e)) < 0)
+	if ((rc = catalog_load_model(&x->env, f->model, f->config, x->model, e)) < 0)
 		return rc;
-	if ((rc = cli_find_gpu(&x->env, f->gpu, &x->gpu, e)) < 0)
+	if ((rc = catalog_find_gpu(&x->env, f->gpu, &x->gpu, e)) < 0)
 		return rc;
 	if ((rc = cli_parallel_resolve(&f->pf, x->model, &f->par, e)) < 0)
 		return rc;
@@ -288,5 +288,5 @@ void scenflags_ctx_release(struct scenflags_ctx *x)
 {
 	free(x->model);
 	x->model = NULL;
-	cli_env_release(&x->env);
+	catalog_release(&x->env);
 }

@@ -119,7 +119,7 @@ struct scenflags {
 
 /* Loaded and resolved pieces a scenario points into (owned here). */
 struct scenflags_ctx {
-	struct cli_env env;
+	struct catalog env;
 	struct model_cfg *model;
 	const struct gpu_spec *gpu;
 	struct tier2 t2;

@@ -422,7 +422,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 		struct scenflags f = o.sf;
 		size_t gi = i / o.sp.nengine;
 		memset(&x[i], 0, sizeof(x[i]));
-		cli_env_init(&x[i].env);
+		catalog_init(&x[i].env);
 		nx++;
 		if (i == 0) {
 			if (o.workload) {
@@ -479,7 +479,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 		have_prices = true;
 		if (!o.prices)
 			snprintf(prices.path, sizeof(prices.path), "data/prices.json");
-		if ((rc = cli_load_gpus(&x[0].env, e)) < 0 ||
+		if ((rc = catalog_load_gpus(&x[0].env, e)) < 0 ||
 		    (rc = search_price_budget(&prices, &x[0].env.gpus, budget, o.ngpu, e)) < 0)
 			goto out;
 	}
@@ -548,7 +548,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	R.model = x[0].model;
 	{
 		const struct model_entry *me = NULL;
-		if (!o.sf.config && cli_load_registry(&x[0].env, e) == 0)
+		if (!o.sf.config && catalog_load_registry(&x[0].env, e) == 0)
 			me = registry_find(&x[0].env.reg, x[0].model->id);
 		/* a config.json names a checkpoint folder: what vllm serve
 		 * and --model-path take is that folder, not the file */

@@ -153,7 +153,7 @@ int cmd_serve(int argc, char **argv, struct err *e)
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	memset(&x, 0, sizeof(x));
-	cli_env_init(&x.env);
+	catalog_init(&x.env);
 	wl_spec_defaults(&wl);
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
 		goto out;

@@ -222,7 +222,7 @@ static int sweep_point(void *vctx, size_t i, struct sbuf *out, struct err *e)
 
 	memset(&x, 0, sizeof(x));
 	memset(&sc, 0, sizeof(sc));
-	cli_env_init(&x.env);
+	catalog_init(&x.env);
 	if ((rc = apply_point(c->o, i, &f, &wl, e)) < 0)
 		goto out;
 	rc = scenflags_build(&f, &wl, &x, &sc, e);
@@ -257,15 +257,15 @@ out:
 /* The spec, or workloads/default.json (the chat workload) as capacity. */
 static int load_workload(const char *path, struct wl_spec *wl, struct err *e)
 {
-	struct cli_env env;
+	struct catalog env;
 	char def[1200];
 	int rc;
 
 	if (path)
 		return wl_spec_load(path, wl, e);
-	cli_env_init(&env);
+	catalog_init(&env);
 	snprintf(def, sizeof(def), "%s/../workloads/default.json", env.data_dir);
-	cli_env_release(&env);
+	catalog_release(&env);
 	if ((rc = wl_spec_load(def, wl, e)) < 0)
 		return rc;
 	snprintf(wl->source, sizeof(wl->source), "workloads/default.json");
@@ -275,21 +275,21 @@ static int load_workload(const char *path, struct wl_spec *wl, struct err *e)
 /* Unknown model or GPU names fail the sweep before any point runs. */
 static int check_names(const struct scenflags *f, const struct grid_axis *gpus, struct err *e)
 {
-	struct cli_env env;
+	struct catalog env;
 	struct model_cfg *m = xcalloc(1, sizeof(*m));
 	const struct gpu_spec *g;
 	size_t i;
 	int rc;
 
-	cli_env_init(&env);
-	rc = cli_load_model(&env, f->model || f->config ? f->model : "llama-3.1-8b", f->config, m, e);
+	catalog_init(&env);
+	rc = catalog_load_model(&env, f->model || f->config ? f->model : "llama-3.1-8b", f->config, m, e);
 	if (rc == 0 && f->model && f->config)
 		rc = err_set(e, SS_EUSAGE, "give --model or --config, not both");
 	for (i = 0; rc == 0 && gpus && i < gpus->n; i++)
-		rc = cli_find_gpu(&env, gpus->str[i], &g, e);
+		rc = catalog_find_gpu(&env, gpus->str[i], &g, e);
 	if (rc == 0 && !gpus)
-		rc = cli_find_gpu(&env, f->gpu, &g, e);
-	cli_env_release(&env);
+		rc = catalog_find_gpu(&env, f->gpu, &g, e);
+	catalog_release(&env);
 	free(m);
 	return rc;
 }

@@ -167,23 +167,23 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 /* The one-line summary against the GPU's peak, then --compare's table. */
 static int summary_and_compare(const struct tr_opts *o, const struct trace *t, struct err *e)
 {
-	struct cli_env env;
+	struct catalog env;
 	struct model_cfg *m = NULL;
 	const struct gpu_spec *g = NULL;
 	struct tr_compare c = o->cmp;
 	int rc = 0;
 
-	cli_env_init(&env);
-	if (!o->gpu_given && t->device[0] && (rc = cli_load_gpus(&env, e)) == 0)
+	catalog_init(&env);
+	if (!o->gpu_given && t->device[0] && (rc = catalog_load_gpus(&env, e)) == 0)
 		g = gpu_from_device_name(&env.gpus, t->device);
-	if (!g && (rc = cli_find_gpu(&env, o->gpu, &g, e)) < 0)
+	if (!g && (rc = catalog_find_gpu(&env, o->gpu, &g, e)) < 0)
 		goto out;
 	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, &c);
 	out_trace_one_line(stdout, t, g, c.dt);
 	if (!o->compare)
 		goto out;
 	m = xcalloc(1, sizeof(*m));
-	if ((rc = cli_load_model(&env, o->compare, NULL, m, e)) < 0 ||
+	if ((rc = catalog_load_model(&env, o->compare, NULL, m, e)) < 0 ||
 	    (o->par_given && (rc = cli_parallel_resolve(&o->pf, m, &c.par, e)) < 0))
 		goto out;
 	/* again over the resolved layout: the trace's batch per GPU times its DP */
@@ -191,7 +191,7 @@ static int summary_and_compare(const struct tr_opts *o, const struct trace *t, s
 	rc = out_trace_compare(stdout, t, m, g, &c, e);
 out:
 	free(m);
-	cli_env_release(&env);
+	catalog_release(&env);
 	return rc;
 }
 

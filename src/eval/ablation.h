@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "eval/eval.h"
+#include "eval/pass.h"
 #include "model/model.h"
 
 #define ABL_NOFF 6 /* H1..H6 */
@@ -31,5 +32,17 @@ void abl_design(const struct eval_opts *base, struct abl_design *d);
 /* Whether m shares each KV head among several query heads (GQA or MQA):
  * 002's H3 criterion compares the gain on such models with the others'. */
 bool abl_model_gqa(const struct model_cfg *m);
+
+/* The study: the full pass, one pass with each correction off and the
+ * InferSim pass, all without tier-1 terms; gqa[k] for models[k] of full
+ * (abl_model_gqa: 1, 0, or -1 for a model the catalog cannot load).  When
+ * no input of the full pass was evaluated the others are not run
+ * (eval_pass_any).  abl_run_release frees the passes. */
+struct abl_run {
+	struct eval_pass full, off[ABL_NOFF], infersim;
+	int gqa[EVAL_MAX_MODELS];
+};
+int abl_run(const struct eval_inputs *in, const struct eval_opts *base, struct abl_run *r, struct err *e);
+void abl_run_release(struct abl_run *r);
 
 #endif

@@ -236,3 +236,48 @@ done:
 	free(ti);
 	return rc;
 }
+
+int cv_run(const struct eval_inputs *in, const struct eval_opts *eo, const char *calibration, enum cv_by by,
+	   struct cv_run *run, struct err *e)
+{
+	struct cv_pass cp[CV_NSCALES];
+	int k, rc;
+
+	memset(run, 0, sizeof(*run));
+	for (k = 0; k < CV_NSCALES; k++) {
+		struct eval_opts o = *eo;
+		o.host_scaled = true;
+		o.host_scale = cv_scales[k];
+		if ((rc = eval_pass_run(in, &o, calibration, &run->pass[k], e)) < 0)
+			return rc;
+		cp[k] = (struct cv_pass){cv_scales[k], run->pass[k].rows, run->pass[k].nrows};
+		/* every pass fails the same inputs: none evaluated, nothing to refit */
+		if (k == 0 && !eval_pass_any(&run->pass[0]))
+			return 0;
+	}
+	if ((rc = eval_cv(cp, CV_NSCALES, by, &run->r, e)) < 0)
+		return rc;
+	run->done = true;
+	return 0;
+}
+
+void cv_run_held(const struct cv_run *run, struct eval_pass *held)
+{
+	const struct cv_result *r = &run->r;
+	size_t i;
+
+	*held = run->pass[0];
+	held->rows = xmalloc(xmul(r->n ? r->n : 1, sizeof(*held->rows)));
+	held->cap = r->n;
+	for (i = 0; i < r->n; i++)
+		held->rows[i] = run->pass[r->held_pass[i]].rows[i];
+}
+
+void cv_run_release(struct cv_run *run)
+{
+	int k;
+
+	for (k = 0; k < CV_NSCALES; k++)
+		eval_pass_release(&run->pass[k]);
+	cv_result_release(&run->r);
+}

@@ -20,6 +20,7 @@
 
 #include "base/err.h"
 #include "eval/eval.h"
+#include "eval/pass.h"
 
 enum cv_by { CV_FAMILY, CV_GPU, CV_ENGINE };
 
@@ -79,5 +80,20 @@ void cv_result_release(struct cv_result *r);
  * they differ).  Rows past CV_MAX_GROUPS groups are pooled in "all" only. */
 int eval_cv(const struct cv_pass *passes, size_t np, enum cv_by by, struct cv_result *out,
 	    struct err *e);
+
+/* The study (`eval --cv`): the pass at every scale of cv_scales, then
+ * eval_cv over them; done false (rc 0) when no input of the first pass was
+ * evaluated (its failures are in pass[0]).  cv_run_release frees it. */
+struct cv_run {
+	struct eval_pass pass[CV_NSCALES];
+	struct cv_result r;
+	bool done;
+};
+int cv_run(const struct eval_inputs *in, const struct eval_opts *eo, const char *calibration, enum cv_by by,
+	   struct cv_run *run, struct err *e);
+/* The shipped pass (pass[0]) with each row's held-out prediction in its
+ * place (held->rows allocated; eval_pass_release). */
+void cv_run_held(const struct cv_run *run, struct eval_pass *held);
+void cv_run_release(struct cv_run *run);
 
 #endif

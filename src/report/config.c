@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "calib/calib.h"
+#include "readers/tier1file.h"
 #include "report/out.h"
 #include "base/version.h"
 

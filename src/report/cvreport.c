@@ -72,7 +72,7 @@ static void json_stat(struct jw *w, const char *key, const struct cv_stat *s)
 	jw_end_obj(w);
 }
 
-void out_cv_json(FILE *f, const struct cv_result *r, const struct out_eval_pass *held, unsigned tier0_off)
+void out_cv_json(FILE *f, const struct cv_result *r, const struct eval_pass *held, unsigned tier0_off)
 {
 	struct jw w;
 	size_t g;

@@ -25,7 +25,7 @@ static int cmp_dbl(const void *a, const void *b)
 }
 
 /* Median and mean APE of metric k over the steady rows of one model and GPU. */
-static size_t group_ape(const struct out_eval_pass *p, const char *model, const char *gpu, int k,
+static size_t group_ape(const struct eval_pass *p, const char *model, const char *gpu, int k,
 			double *med, double *mean)
 {
 	double *v = xmalloc(xmul(p->nrows ? p->nrows : 1, sizeof(double))), sum = 0;
@@ -47,7 +47,7 @@ static size_t group_ape(const struct out_eval_pass *p, const char *model, const 
 }
 
 /* Distinct (model, GPU) pairs in row order; returns how many (<= max). */
-static size_t group_pairs(const struct out_eval_pass *p, size_t (*idx)[1], size_t max)
+static size_t group_pairs(const struct eval_pass *p, size_t (*idx)[1], size_t max)
 {
 	size_t i, j, n = 0;
 
@@ -64,7 +64,7 @@ static size_t group_pairs(const struct out_eval_pass *p, size_t (*idx)[1], size_
 
 #define MAX_GROUPS 64
 
-static void print_tables_text(FILE *f, const struct out_eval_pass *p)
+static void print_tables_text(FILE *f, const struct eval_pass *p)
 {
 	static const int ks[3] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN};
 	size_t idx[MAX_GROUPS][1], ng, i;
@@ -101,7 +101,7 @@ static void print_tables_text(FILE *f, const struct out_eval_pass *p)
 	}
 }
 
-static void json_tables(struct jw *w, const struct out_eval_pass *p)
+static void json_tables(struct jw *w, const struct eval_pass *p)
 {
 	static const int ks[3] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN};
 	size_t idx[MAX_GROUPS][1], ng, i;
@@ -155,7 +155,7 @@ static void row_name(char *b, size_t n, const struct eval_row *r)
 	snprintf(b, n, "%s%s%s", r->experiment, r->label[0] ? " " : "", r->label);
 }
 
-static void summary_line(FILE *f, const struct out_eval_pass *p, bool over, const char *model,
+static void summary_line(FILE *f, const struct eval_pass *p, bool over, const char *model,
 			 const char *workload, const char *label, bool md)
 {
 	size_t c;
@@ -185,7 +185,7 @@ static const char *metric_title(int k)
 
 /* per-request APE (002 compares per request): each benchmark with
  * per-request data, mean and standard deviation over its requests */
-static void print_per_request(FILE *f, const struct out_eval_pass *p, bool md)
+static void print_per_request(FILE *f, const struct eval_pass *p, bool md)
 {
 	static const char *const nm[EV_REQ__N] = {"TTFT", "TPOT", "E2E"};
 	char name[200];
@@ -232,7 +232,7 @@ static void print_per_request(FILE *f, const struct out_eval_pass *p, bool md)
 		fprintf(f, "\n");
 }
 
-void out_eval_text(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
+void out_eval_text(FILE *f, const struct eval_pass *p, unsigned tier0_off)
 {
 	char b[64], name[200];
 	size_t i;
@@ -277,15 +277,15 @@ void out_eval_text(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 		print_tables_text(f, p);
 	if (p->nfailed) {
 		fprintf(f, "\nnot evaluated: %zu of %zu inputs\n", p->nfailed, p->ninputs);
-		for (i = 0; i < p->nfailed && i < OUT_EVAL_MAX_FAILED; i++)
+		for (i = 0; i < p->nfailed && i < EVAL_MAX_FAILED; i++)
 			fprintf(f, "  %s\n", p->failed[i]);
-		if (p->nfailed > OUT_EVAL_MAX_FAILED)
-			fprintf(f, "  ... and %zu more\n", p->nfailed - OUT_EVAL_MAX_FAILED);
+		if (p->nfailed > EVAL_MAX_FAILED)
+			fprintf(f, "  ... and %zu more\n", p->nfailed - EVAL_MAX_FAILED);
 	}
 }
 
 /* {metric: {median_ape, mean_ape, rows}} over steady rows of one group */
-static void json_summary(struct jw *w, const struct out_eval_pass *p, const char *model,
+static void json_summary(struct jw *w, const struct eval_pass *p, const char *model,
 			 const char *workload)
 {
 	int k;
@@ -303,7 +303,7 @@ static void json_summary(struct jw *w, const struct out_eval_pass *p, const char
 	}
 }
 
-void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
+void out_eval_json(FILE *f, const struct eval_pass *p, unsigned tier0_off)
 {
 	struct jw w;
 
@@ -314,7 +314,7 @@ void out_eval_json(FILE *f, const struct out_eval_pass *p, unsigned tier0_off)
 	jw_finish(&w);
 }
 
-void out_eval_json_members(struct jw *w, const struct out_eval_pass *p, unsigned tier0_off)
+void out_eval_json_members(struct jw *w, const struct eval_pass *p, unsigned tier0_off)
 {
 	size_t i;
 	int k;
@@ -400,7 +400,7 @@ void out_eval_json_members(struct jw *w, const struct out_eval_pass *p, unsigned
 		jw_int(w, "inputs", (int64_t)p->ninputs);
 		jw_int(w, "inputs_not_evaluated", (int64_t)p->nfailed);
 		jw_arr(w, "not_evaluated");
-		for (i = 0; i < p->nfailed && i < OUT_EVAL_MAX_FAILED; i++)
+		for (i = 0; i < p->nfailed && i < EVAL_MAX_FAILED; i++)
 			jw_str(w, NULL, p->failed[i]);
 		jw_end_arr(w);
 	}
@@ -422,7 +422,7 @@ static void csv_put(FILE *f, const char *v)
 	fputc('"', f);
 }
 
-void out_eval_csv(FILE *f, const struct out_eval_pass *p)
+void out_eval_csv(FILE *f, const struct eval_pass *p)
 {
 	size_t i;
 	int k;
@@ -451,7 +451,7 @@ void out_eval_csv(FILE *f, const struct out_eval_pass *p)
 
 /* MAPE (mean APE) of metric k over the steady rows of model (NULL: all)
  * whose workload is one of wl (NULL: all) */
-static double mape(const struct out_eval_pass *p, int k, const char *model, const char *const *wl)
+static double mape(const struct eval_pass *p, int k, const char *model, const char *const *wl)
 {
 	double s = 0;
 	size_t i, n = 0;
@@ -472,7 +472,7 @@ static double mape(const struct out_eval_pass *p, int k, const char *model, cons
 }
 
 /* mean over benchmarks of the per-request E2E APE variance */
-static double req_var(const struct out_eval_pass *p)
+static double req_var(const struct eval_pass *p)
 {
 	double s = 0;
 	size_t i, n = 0;
@@ -500,8 +500,8 @@ static void verdict(FILE *f, FILE *md, const char *h, const char *criterion, boo
  * 002's ground truth (14 GuideLLM experiments, 4 families) is not ours
  * (README: inference-perf and GuideLLM runs of Llama-2-7B and CodeLlama-34B);
  * codegen stands for 002's codesweep, general + roleplay for its chatsweep. */
-void out_eval_criteria(FILE *f, FILE *md, const struct out_eval_pass *full, const struct out_eval_pass *offs,
-		       const struct out_eval_pass *ms, const int *gqa)
+void out_eval_criteria(FILE *f, FILE *md, const struct eval_pass *full, const struct eval_pass *offs,
+		       const struct eval_pass *ms, const int *gqa)
 {
 	static const char *const chat[] = {"general", "roleplay", NULL}, *const code[] = {"codegen", NULL};
 	static const char *const hn[6] = {"H1", "H2", "H3", "H4", "H5", "H6"};
@@ -511,7 +511,7 @@ void out_eval_criteria(FILE *f, FILE *md, const struct out_eval_pass *full, cons
 	double gq = 0, gm = 0;
 	int k, h, ngq = 0, nmh = 0;
 
-	for (k = 0; k < full->nmodels && k < OUT_EVAL_MAX_MODELS; k++) {
+	for (k = 0; k < full->nmodels && k < EVAL_MAX_MODELS; k++) {
 		any_gqa |= gqa[k] == 1;
 		any_mha |= gqa[k] == 0;
 	}
@@ -543,7 +543,7 @@ void out_eval_criteria(FILE *f, FILE *md, const struct out_eval_pass *full, cons
 		 100 * t, 100 * t2);
 	verdict(f, md, "H2'", "(what replaced it) the same criterion", t >= 0.03 && t2 <= 0.01, fig);
 	/* H3 */
-	for (k = 0; k < full->nmodels && k < OUT_EVAL_MAX_MODELS; k++) {
+	for (k = 0; k < full->nmodels && k < EVAL_MAX_MODELS; k++) {
 		double d = mape(&offs[2], EM_E2E_MEAN, full->models[k], NULL) - mape(full, EM_E2E_MEAN, full->models[k], NULL);
 		if (isnan(d))
 			continue;
@@ -595,7 +595,7 @@ void out_eval_criteria(FILE *f, FILE *md, const struct out_eval_pass *full, cons
 			       100 * d[2], trip ? "trips: off for this model kind under 002's gate" : "passes");
 			if (md)
 				fprintf(md, "| %s | %s (%s) | %+.1f | %+.1f | %+.1f | %s |\n", hn[h], full->models[k],
-					k < OUT_EVAL_MAX_MODELS && gqa[k] == 1 ? "GQA" : "multi-head", 100 * d[0], 100 * d[1], 100 * d[2],
+					k < EVAL_MAX_MODELS && gqa[k] == 1 ? "GQA" : "multi-head", 100 * d[0], 100 * d[1], 100 * d[2],
 					trip ? "**trips**" : "passes");
 		}
 	if (md)
@@ -604,7 +604,7 @@ void out_eval_criteria(FILE *f, FILE *md, const struct out_eval_pass *full, cons
 
 /* --- ablation --- */
 
-void out_eval_ablation(FILE *f, FILE *md, const struct out_eval_pass *full, const struct out_eval_pass *offs)
+void out_eval_ablation(FILE *f, FILE *md, const struct eval_pass *full, const struct eval_pass *offs)
 {
 	static const char *const names[6] = {"H1 bandwidth term", "H2 overheads", "H3 fused shapes",
 		"H4 per-component pricing", "H5 additive mixed batches", "H6 interpolated tables"};
@@ -638,7 +638,7 @@ void out_eval_ablation(FILE *f, FILE *md, const struct out_eval_pass *full, cons
 		fprintf(md, "\n");
 	}
 	for (h = 0; h < 6; h++) {
-		const struct out_eval_pass *off = &offs[h];
+		const struct eval_pass *off = &offs[h];
 		fprintf(f, "%-28s", names[h]);
 		if (md)
 			fprintf(md, "| %s off |", names[h]);
@@ -666,7 +666,7 @@ static const char *base_dir_name(const char *dir)
 
 /* Measured against predicted (out_svg_pred_meas), or (mk < 0) the APE of
  * each steady row, to path. */
-static int eval_svg(const struct out_eval_pass *p, const char *path, int mk, struct err *e)
+static int eval_svg(const struct eval_pass *p, const char *path, int mk, struct err *e)
 {
 	static const int apes[3] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN};
 	size_t n = p->nrows ? p->nrows : 1, i, ns = 0, no = 0, nr = 0;
@@ -718,7 +718,7 @@ static int eval_svg(const struct out_eval_pass *p, const char *path, int mk, str
 	return rc;
 }
 
-int out_eval_plots(const struct out_eval_pass *p, const char *dir, FILE *md, struct err *e)
+int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct err *e)
 {
 	char path[1200];
 	struct afile af;
@@ -789,7 +789,7 @@ int out_eval_plots(const struct out_eval_pass *p, const char *dir, FILE *md, str
 	return 0;
 }
 
-void out_eval_md_rows(FILE *md, const struct out_eval_pass *p, unsigned tier0_off)
+void out_eval_md_rows(FILE *md, const struct eval_pass *p, unsigned tier0_off)
 {
 	char b[64], name[200];
 	size_t i;

@@ -1,0 +1,31 @@
+/* catalog.h - what a deployment is chosen from: the shipped model registry
+ * and GPU database under the data folder, each loaded once, on first use. */
+#ifndef SERVESIM_DEPLOY_CATALOG_H
+#define SERVESIM_DEPLOY_CATALOG_H
+#include <stdbool.h>
+
+#include "base/err.h"
+#include "hw/gpu.h"
+#include "model/model.h"
+
+struct catalog {
+	char data_dir[1024];
+	struct model_registry reg;
+	struct gpu_db gpus;
+	bool reg_loaded, gpus_loaded;
+};
+
+/* The data folder (paths_data_dir); nothing loaded yet. */
+void catalog_init(struct catalog *c);
+void catalog_release(struct catalog *c);
+/* data/models (registry_load) and data/gpus.json (gpu_db_load), once. */
+int catalog_load_registry(struct catalog *c, struct err *e);
+int catalog_load_gpus(struct catalog *c, struct err *e);
+/* A model from config_path (an HF config.json) when given, else by
+ * registry name or alias; SS_EUSAGE when neither is given. */
+int catalog_load_model(struct catalog *c, const char *name, const char *config_path,
+		       struct model_cfg *m, struct err *e);
+/* A GPU by id or alias (gpu_find). */
+int catalog_find_gpu(struct catalog *c, const char *name, const struct gpu_spec **g, struct err *e);
+
+#endif
