@@ -32,10 +32,10 @@ LIB_SRC = \
 	src/model/quant.c \
 	src/hw/gpu.c src/hw/power.c src/hw/mfu.c src/hw/tier2.c \
 	src/hw/moetab.c src/hw/mfucache.c \
-	src/cost/cost.c src/cost/memplan.c src/base/stats.c \
+	src/cost/cost.c src/cost/memplan.c src/cost/lora.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
 	src/sim/spec.c \
-	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c \
+	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/lora.c \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c \
 	src/workload/spec.c src/workload/gen.c \
@@ -60,6 +60,8 @@ LIB_SRC += src/cmd/capacity.c
 LIB_SRC += src/base/decnum.c
 LIB_SRC += src/base/loghist.c
 LIB_SRC += src/base/bucketstore.c
+LIB_SRC += src/base/tline.c
+LIB_SRC += src/sim/flow.c
 LIB_SRC += src/base/pfor.c
 LIB_SRC += src/base/wdist.c
 LIB_SRC += src/plan/mpiranks.c

@@ -93,6 +93,12 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF + 34: f->hicache = true; break;
 	case SCF + 35: rc = positive_upto("--hicache-ratio", arg, 1000, "", &f->hicache_ratio, e); break;
 	case SCF + 36: rc = positive_upto("--hicache-size", arg, 1048576, " GB", &f->hicache_gb, e); break;
+	case SCF + 37: f->lora = true; break;
+	case SCF + 38: rc = cli_int("--max-loras", arg, 1, 4096, &f->lora_max_vl, e); break;
+	case SCF + 39: rc = cli_int("--max-lora-rank", arg, 1, 4096, &f->lora_rank, e); break;
+	case SCF + 40: rc = cli_int("--max-cpu-loras", arg, 1, WL_MAX_ADAPTERS, &f->lora_host_vl, e); break;
+	case SCF + 41: rc = cli_int("--max-loras-per-batch", arg, 1, 4096, &f->lora_max_sg, e); break;
+	case SCF + 42: rc = cli_int("--max-loaded-loras", arg, 1, WL_MAX_ADAPTERS, &f->lora_host_sg, e); break;
 	default:
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;
@@ -177,6 +183,24 @@ static int check_offload(const struct scenflags *f, const struct engine_type *en
 	return 0;
 }
 
+/* LoRA's flags: the engine's own, with --enable-lora; a workload naming
+ * adapters needs it. */
+static int check_lora(const struct scenflags *f, const struct engine_type *en, const struct wl_spec *wl,
+		      struct err *e)
+{
+	int rc;
+
+	if ((rc = engine_check_lora(en, f->lora, f->lora_max_vl > 0 || f->lora_host_vl > 0,
+				    f->lora_max_sg > 0 || f->lora_host_sg > 0, e)) < 0)
+		return rc;
+	if (f->lora_rank > 0 && !f->lora)
+		return err_set(e, SS_EUSAGE, "--max-lora-rank needs --enable-lora");
+	if (wl && wl->lora.adapters > 0 && !f->lora)
+		return err_set(e, SS_EUSAGE, "the workload's requests name %lld LoRA adapter%s ('lora'): give --enable-lora",
+			       (long long)wl->lora.adapters, wl->lora.adapters > 1 ? "s" : "");
+	return 0;
+}
+
 int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
 		    struct scenario *sc, struct err *e)
 {
@@ -192,7 +216,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 					     (f->no_overlap ? ENGINE_KNOB_NO_OVERLAP : 0),
 				     f->util_given, e)) < 0)
 		return rc;
-	if ((rc = check_offload(f, en, e)) < 0)
+	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0)
 		return rc;
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
@@ -237,6 +261,10 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	sc->hicache = f->hicache;
 	sc->hicache_ratio = f->hicache_ratio > 0 ? f->hicache_ratio : 2.0;
 	sc->hicache_gb = f->hicache_gb;
+	sc->lora = f->lora;
+	sc->lora_max = f->lora_max_vl > 0 ? f->lora_max_vl : f->lora_max_sg;
+	sc->lora_host = f->lora_host_vl > 0 ? f->lora_host_vl : f->lora_host_sg;
+	sc->lora_rank = f->lora_rank;
 	snprintf(sc->engine_version, sizeof(sc->engine_version), "%s",
 		 f->engine_version ? f->engine_version : "");
 	sc->moe_dist = f->moe_dist;

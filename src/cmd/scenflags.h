@@ -51,6 +51,12 @@ enum { SCF = 1100 };
 	{"enable-hierarchical-cache", no_argument, 0, SCF + 34}, \
 	{"hicache-ratio", required_argument, 0, SCF + 35}, \
 	{"hicache-size", required_argument, 0, SCF + 36}, \
+	{"enable-lora", no_argument, 0, SCF + 37}, \
+	{"max-loras", required_argument, 0, SCF + 38}, \
+	{"max-lora-rank", required_argument, 0, SCF + 39}, \
+	{"max-cpu-loras", required_argument, 0, SCF + 40}, \
+	{"max-loras-per-batch", required_argument, 0, SCF + 41}, \
+	{"max-loaded-loras", required_argument, 0, SCF + 42}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
 #define SCENFLAGS_HELP \
@@ -89,7 +95,13 @@ enum { SCF = 1100 };
 	"  --kv-offloading-backend native|lmcache  vLLM's OffloadingConnector (loads beside the\n" \
 	"                            step, default) or LMCache's (synchronous load and store)\n" \
 	"  --enable-hierarchical-cache  SGLang HiCache: a host tier of --hicache-ratio R x the\n" \
-	"                            device pool (default 2) or --hicache-size GB per GPU\n"
+	"                            device pool (default 2) or --hicache-size GB per GPU\n" \
+	"LoRA adapters (docs/engines.md, \"LoRA\"; the workload's 'lora' block names them):\n" \
+	"  --enable-lora             serve adapters: at most --max-loras N per step (vLLM,\n" \
+	"                            default 1) or --max-loras-per-batch N (SGLang, default 8,\n" \
+	"                            the base model one of them), of --max-lora-rank R (16);\n" \
+	"                            --max-cpu-loras M (vLLM, default N) / --max-loaded-loras M\n" \
+	"                            (SGLang, default all) adapters in host memory\n"
 
 struct scenflags {
 	const char *model, *config, *gpu, *tier0_off, *tier2, *engine_version;
@@ -112,6 +124,11 @@ struct scenflags {
 	double kv_off_gib, hicache_ratio, hicache_gb;
 	const char *kv_off_backend;
 	bool hicache;
+	/* LoRA (lora false: off; 0: the engine's defaults): the limits in
+	 * vLLM's flags (max-loras, max-cpu-loras) or SGLang's
+	 * (max-loras-per-batch, max-loaded-loras) */
+	bool lora;
+	int64_t lora_max_vl, lora_host_vl, lora_max_sg, lora_host_sg, lora_rank;
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;

@@ -73,3 +73,15 @@ int memplan_compute_static(const struct model_cfg *m, const struct gpu_spec *g,
 	return plan_finish(m, g, p, kvdt, mem_fraction_static, block_size, max_seqs,
 			   "--mem-fraction-static", o, e);
 }
+
+int memplan_take(struct memplan *o, double bytes, const char *what, struct err *e)
+{
+	o->lora_bytes += bytes;
+	o->kv_bytes -= bytes;
+	o->blocks = o->kv_bytes - o->state_bytes > 0
+			    ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes) : 0;
+	if (o->blocks < 1)
+		return err_set(e, SS_EUSAGE, "no memory left for the KV cache once %s take %.2f GB per GPU (%.2f GB were left)",
+			       what, bytes / 1e9, (o->kv_bytes + bytes) / 1e9);
+	return 0;
+}

@@ -39,6 +39,7 @@ struct memplan {
 	double state_bytes;      /* of kv_bytes, reserved for state_seqs sequences; blocks
 				    take the rest */
 	int64_t state_seqs;      /* sequences whose state is reserved (max_num_seqs when 0 bytes) */
+	double lora_bytes;       /* LoRA adapter slots, taken from kv_bytes (memplan_take) */
 };
 
 /* Share of the KV memory that per-sequence state may take at most (our choice). */
@@ -48,6 +49,11 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
 		    const struct parallel *p, enum dtype wdt, enum dtype kvdt,
 		    double gpu_mem_util, int64_t block_size, int64_t max_batched_tokens,
 		    int64_t max_seqs, struct memplan *out, struct err *e);
+
+/* The engine allocates `bytes` per GPU before it sizes its KV cache (LoRA
+ * adapter slots): they come off kv_bytes and the blocks are counted again;
+ * SS_EUSAGE naming `what` when no block is left. */
+int memplan_take(struct memplan *out, double bytes, const char *what, struct err *e);
 
 /* SGLang's plan: the static pool (weights + KV) is mem x
  * mem_fraction_static; activations and CUDA graphs live in the rest (SGLang's

@@ -23,6 +23,7 @@ struct scenario_state;
 struct sched_policy;
 struct sim_cfg;
 struct sim_offload;
+struct sim_lora;
 struct cost_engine;
 struct launch_in;
 struct sbuf;
@@ -43,6 +44,11 @@ enum engine_knob {
 	 * --hicache-ratio, --hicache-size): engine_check_offload */
 	ENGINE_KNOB_KV_OFFLOAD = 1 << 6,
 	ENGINE_KNOB_HICACHE = 1 << 7,
+	/* LoRA adapters (--enable-lora, --max-lora-rank) with vLLM's limits
+	 * (--max-loras, --max-cpu-loras) or SGLang's (--max-loras-per-batch,
+	 * --max-loaded-loras): engine_check_lora */
+	ENGINE_KNOB_LORA_VLLM = 1 << 8,
+	ENGINE_KNOB_LORA_SGLANG = 1 << 9,
 };
 
 /* An engine's host-side terms from one version on: the CPU work of a step
@@ -126,6 +132,13 @@ struct engine_type {
 	 * nothing (its flags are refused before) */
 	int (*offload)(const struct scenario *sc, const struct scenario_state *st, struct sim_offload *o,
 		       char *words, size_t n, struct err *e);
+	/* LoRA, when sc->lora: its limits with its defaults for those sc
+	 * leaves at 0 and its start-up checks on them (SS_EUSAGE in its
+	 * words), into o (max_loras, rank, cpu_slots, base_counts; the
+	 * transfer terms are scenario_prepare's), and the settings in its
+	 * flags' words for the run header (n bytes); NULL: no LoRA (its
+	 * flags are refused before) */
+	int (*lora)(const struct scenario *sc, struct sim_lora *o, char *words, size_t n, struct err *e);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

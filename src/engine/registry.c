@@ -226,3 +226,26 @@ const char *engine_rocm_fp8(const struct gpu_spec *g)
 	return strcmp(g->family, "cdna3") == 0 ? "e4m3fnuz (gfx942; e4m3fn checkpoints converted at load, same bytes)"
 					       : "OCP e4m3fn";
 }
+
+int engine_check_lora(const struct engine_type *en, bool lora, bool vllm_flags, bool sglang_flags, struct err *e)
+{
+	static const char vl[] = "--max-loras and --max-cpu-loras", sg[] = "--max-loras-per-batch and --max-loaded-loras";
+	unsigned given = (vllm_flags ? ENGINE_KNOB_LORA_VLLM : 0) | (sglang_flags ? ENGINE_KNOB_LORA_SGLANG : 0);
+	unsigned bad = given & ~en->knobs;
+	const struct engine_type *owner;
+
+	if ((lora || given) && !(en->knobs & (ENGINE_KNOB_LORA_VLLM | ENGINE_KNOB_LORA_SGLANG)))
+		return err_set(e, SS_EUSAGE, "--enable-lora: servesim models no LoRA serving for %s (give --engine vllm or sglang)",
+			       en->title);
+	if (bad) {
+		bad = bad & ENGINE_KNOB_LORA_VLLM ? ENGINE_KNOB_LORA_VLLM : ENGINE_KNOB_LORA_SGLANG;
+		owner = engine_owner(bad);
+		return err_set(e, SS_EUSAGE, "%s are %s's: give --engine %s (%s limits LoRA with %s)",
+			       bad == ENGINE_KNOB_LORA_VLLM ? vl : sg, owner ? owner->title : "another engine",
+			       owner ? owner->name : "", en->title,
+			       en->knobs & ENGINE_KNOB_LORA_VLLM ? vl : sg);
+	}
+	if (given && !lora)
+		return err_set(e, SS_EUSAGE, "%s need --enable-lora", given & ENGINE_KNOB_LORA_VLLM ? vl : sg);
+	return 0;
+}

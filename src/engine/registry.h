@@ -48,5 +48,11 @@ int engine_check_knobs(const struct engine_type *en, unsigned given, bool util_g
  * engine that takes them and en's own way to offload, when en takes
  * neither kind given or both were given. */
 int engine_check_offload(const struct engine_type *en, bool vllm_flags, bool hicache_flags, struct err *e);
+/* LoRA's flags for engine en: lora (--enable-lora or --max-lora-rank),
+ * vllm_flags (--max-loras, --max-cpu-loras), sglang_flags
+ * (--max-loras-per-batch, --max-loaded-loras) given; SS_EUSAGE naming the
+ * flags and the engine that takes them when en takes none or the other
+ * engine's, or when a limit comes without --enable-lora. */
+int engine_check_lora(const struct engine_type *en, bool lora, bool vllm_flags, bool sglang_flags, struct err *e);
 
 #endif

@@ -8,6 +8,7 @@
 #include "engine/engine.h"
 #include "engine/registry.h"
 #include "engine/scenario.h"
+#include "cost/lora.h"
 
 bool scenario_big_gpu(const struct gpu_spec *g)
 {
@@ -97,6 +98,52 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
  * model (dp > 1), priced and planned as `run` does an aggregated one:
  * dp ranks of one engine stepping together (sim_cfg.lockstep); dense
  * workers are one engine each (their dp would be more workers). */
+/* LoRA: the GPU slots of sc's engine (o->max_loras adapters of rank
+ * o->rank) come off the KV memory of plan mp, for layout p (the engine
+ * allocates them with the model, before it sizes its KV cache); their bytes
+ * per GPU into *bytes when not NULL. */
+static int lora_take(const struct scenario *sc, const struct parallel *p, const struct sim_lora *o,
+		     struct memplan *mp, double *bytes, struct err *e)
+{
+	struct cost_lora l;
+	double b;
+	int rc;
+
+	if ((rc = cost_lora_init(sc->model, p, &l, e)) < 0)
+		return rc;
+	b = l.params_gpu_per_rank * o->rank * SCENARIO_LORA_DTYPE_BYTES * o->max_loras;
+	if (bytes)
+		*bytes = b;
+	return memplan_take(mp, b, "the LoRA adapter slots", e);
+}
+
+/* LoRA: the run header's words (n bytes): the engine's settings (set),
+ * an adapter's size and load times on layout p, what its slots took from
+ * the KV cache (bytes per GPU, 0: the block count was given) and the
+ * kernels' pricing. */
+static int lora_words(const struct scenario *sc, const struct parallel *p, const struct sim_lora *o, const char *set,
+		      double bytes, char *out, size_t n, struct err *e)
+{
+	struct cost_lora l;
+	double gpu_b, all_b, link = sc->gpu->host_link_bw * SCENARIO_HOST_LINK_EFF;
+	char slots[160] = "";
+	int rc;
+
+	if ((rc = cost_lora_init(sc->model, p, &l, e)) < 0)
+		return rc;
+	gpu_b = l.params_gpu_per_rank * o->rank * SCENARIO_LORA_DTYPE_BYTES;
+	all_b = l.params_all_per_rank * o->rank * SCENARIO_LORA_DTYPE_BYTES;
+	if (bytes > 0)
+		snprintf(slots, sizeof(slots), "; its %d GPU slot%s take %.3g GB per GPU from the KV cache", o->max_loras,
+			 o->max_loras > 1 ? "s" : "", bytes / 1e9);
+	snprintf(out, n,
+		 "%s; every adapter of rank %d on the %zu projection shapes of each layer (attention and dense FFN; experts, LM head not targeted), %.3g MB per GPU in bf16, %.3g MB in all%s; a copy into a GPU slot %.3g ms over %s (%g GB/s one way x %.2f achieved), a read from disk %.3g ms (%g GB/s, assumed), both before the step that needs it; kernels: a shrink and an expand GEMM per projection, segmented by adapter (every adapter's weights read once), on the GEMM tables, no other per-adapter cost (assumed)",
+		 set, o->rank, l.nproj, gpu_b / 1e6, all_b / 1e6, slots, link > 0 ? gpu_b / link * 1e3 : 0,
+		 sc->gpu->host_link, sc->gpu->host_link_bw / 1e9, SCENARIO_HOST_LINK_EFF, all_b / SCENARIO_LORA_DISK_BW * 1e3,
+		 SCENARIO_LORA_DISK_BW / 1e9);
+	return 0;
+}
+
 static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		      struct scenario_state *st, struct err *e)
 {
@@ -119,6 +166,10 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	}
 	if ((rc = memplan_compute(s->model, s->gpu, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
 				  s->block_size, mbt, mns, &st->prefill_mp, e)) < 0) {
+		err_prefix(e, "prefill workers");
+		return rc;
+	}
+	if (s->lora && (rc = lora_take(s, pp, &st->sc.lora, &st->prefill_mp, NULL, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
@@ -210,11 +261,19 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	struct parallel rep = s->par;
 	struct cost_cfg cc;
 	const struct engine_type *en = s->engine;
+	struct sim_lora lora;
+	char lora_set[400] = "";
+	double lora_bytes = 0;
 	int64_t mns;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
+	memset(&lora, 0, sizeof(lora));
 	if ((rc = model_check_parallel(s->model, &s->par, e)) < 0)
+		return rc;
+	if (s->lora && !en->lora)
+		return err_set(e, SS_EUSAGE, "--enable-lora: servesim models no LoRA serving for %s", en->title);
+	if (s->lora && (rc = en->lora(s, &lora, lora_set, sizeof(lora_set), e)) < 0)
 		return rc;
 	/* dense DP: independent replicas; attention-DP: the memory plan of
 	 * one rank, whose expert share depends on dp (and ep) */
@@ -229,6 +288,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 				     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
 	if (rc == 0 && st->kv_from_memory && s->spec.k > 0 && s->spec.method == SPEC_DRAFT && s->draft_model)
 		rc = plan_draft(s, st, e);
+	if (rc == 0 && st->kv_from_memory && s->lora)
+		rc = lora_take(s, &rep, &lora, &st->mp, &lora_bytes, e);
 	if (rc < 0 && st->kv_from_memory)
 		return rc;
 	if (s->sglang_mrr_rule && en->max_running)
@@ -290,6 +351,16 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.requests_out = s->requests_out;
 	st->sc.step_log = s->step_log;
 	st->sc.spec = s->spec;
+	if (s->lora) {
+		lora.host_link_eff = SCENARIO_HOST_LINK_EFF;
+		lora.disk_bw = SCENARIO_LORA_DISK_BW;
+		lora.dtype_bytes = SCENARIO_LORA_DTYPE_BYTES;
+		st->sc.lora = lora;
+		if ((rc = lora_words(s, &rep, &lora, lora_set, lora_bytes, st->lora_words, sizeof(st->lora_words), e)) < 0) {
+			cost_release(&st->cost);
+			return rc;
+		}
+	}
 	if (s->pd_prefill > 0 && (rc = prepare_pd(s, &cc, data_dir, st, e)) < 0) {
 		cost_release(&st->cost);
 		return rc;

@@ -91,6 +91,13 @@ struct scenario {
 	enum kv_offload_backend { KV_OFFLOAD_NATIVE, KV_OFFLOAD_LMCACHE } kv_offloading_backend;
 	bool hicache;
 	double hicache_ratio, hicache_gb;
+	/* LoRA (sim_cfg.lora; engine_type.lora), lora on (--enable-lora):
+	 * lora_max adapters per step (vLLM --max-loras, SGLang
+	 * --max-loras-per-batch), lora_rank (--max-lora-rank), lora_host
+	 * adapters in host memory (vLLM --max-cpu-loras, SGLang
+	 * --max-loaded-loras); 0: the engine's default */
+	bool lora;
+	int64_t lora_max, lora_rank, lora_host;
 };
 
 struct scenario_state {
@@ -112,6 +119,8 @@ struct scenario_state {
 	int64_t max_running_requests;
 	/* KV offload: the engine's words on its host tier ("" when off) */
 	char offload_words[640];
+	/* LoRA: what the run header says of it ("" when off) */
+	char lora_words[900];
 };
 
 /* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens
@@ -156,6 +165,16 @@ int scenario_prepare(const struct scenario *sc, const char *data_dir, struct sce
  * *block_bytes. */
 int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, double blocks, const char *flag,
 			  struct sim_offload *o, double *block_bytes, struct err *e);
+/* LoRA: the achieved share of the host link for an adapter's copy into a
+ * GPU slot (as KV blocks', SCENARIO_HOST_LINK_EFF), and the disk read
+ * bandwidth of an adapter file not in host memory: 2 GB/s, an assumption
+ * (an NVMe drive's sequential read is 3 to 7 GB/s; safetensors parsing and
+ * the engines' Python-side setup take their share; no published
+ * per-adapter load time at hand). */
+#define SCENARIO_LORA_DISK_BW 2e9
+/* LoRA weights' bytes per parameter: bf16 (the engines' lora dtype "auto":
+ * the model's activation dtype) */
+#define SCENARIO_LORA_DTYPE_BYTES 2.0
 /* Is KV offload asked for (either engine's flags)? */
 bool scenario_offload_on(const struct scenario *sc);
 void scenario_release(struct scenario_state *st);

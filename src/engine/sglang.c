@@ -826,12 +826,46 @@ static int sglang_offload(const struct scenario *sc, const struct scenario_state
 	return 0;
 }
 
+/* --- LoRA ---
+ *
+ * --enable-lora with --max-loras-per-batch N (adapters in one running
+ * batch, the base model counting as one, and the slots of the GPU memory
+ * pool: default 8), --max-lora-rank R (SGLang infers it from --lora-paths;
+ * servesim's adapters have no files: 16, vLLM's default) and
+ * --max-loaded-loras M (adapters in host memory, >= max_loras_per_batch;
+ * default: every adapter stays loaded) (docs.sglang.io, advanced_features/
+ * lora).  The scheduler skips a waiting request whose adapter would take
+ * the running set past max_loras_per_batch (get_new_batch_prefill,
+ * validate_lora_batch); the memory pool (lora/mem_pool.py) holds
+ * max_loras_per_batch buffers of rank R, allocated before the KV pool is
+ * sized, and evicts LRU (--lora-eviction-policy lru, the default); loads
+ * run before the batch (without --enable-lora-overlap-loading). */
+static int sglang_lora(const struct scenario *sc, struct sim_lora *o, char *words, size_t n, struct err *e)
+{
+	char host[64] = "unset (every adapter loaded at start-up and kept)";
+
+	memset(o, 0, sizeof(*o));
+	o->max_loras = sc->lora_max > 0 ? (int)sc->lora_max : 8;
+	o->rank = sc->lora_rank > 0 ? (int)sc->lora_rank : 16;
+	o->cpu_slots = sc->lora_host;
+	o->base_counts = true;
+	if (o->cpu_slots > 0 && o->cpu_slots < o->max_loras)
+		return err_set(e, SS_EUSAGE, "--max-loaded-loras (%lld) must be >= --max-loras-per-batch (%d), as SGLang requires",
+			       (long long)o->cpu_slots, o->max_loras);
+	if (o->cpu_slots > 0)
+		snprintf(host, sizeof(host), "%lld", (long long)o->cpu_slots);
+	snprintf(words, n, "SGLang --max-loras-per-batch %d%s, --max-lora-rank %d%s, --max-loaded-loras %s; the base model takes a slot",
+		 o->max_loras, sc->lora_max > 0 ? "" : " (default)", o->rank,
+		 sc->lora_rank > 0 ? "" : " (servesim's default: SGLang infers it from --lora-paths)", host);
+	return 0;
+}
+
 const struct engine_type engine_sglang = {
 	.name = "sglang",
 	.title = "SGLang",
 	.knobs = ENGINE_KNOB_MEM_FRACTION | ENGINE_KNOB_SCHEDULE_POLICY | ENGINE_KNOB_NO_OVERLAP |
 		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS |
-		 ENGINE_KNOB_HICACHE,
+		 ENGINE_KNOB_HICACHE | ENGINE_KNOB_LORA_SGLANG,
 	.defaults = sglang_defaults,
 	.kv_auto = sglang_kv_auto,
 	.start_refused = sglang_start_refused,
@@ -857,4 +891,5 @@ const struct engine_type engine_sglang = {
 	.rocm_words = sglang_rocm_words,
 	.launch = sglang_launch,
 	.offload = sglang_offload,
+	.lora = sglang_lora,
 };

@@ -496,10 +496,48 @@ static void vllm_rocm_words(const struct gpu_spec *g, char *out, size_t n)
 		 "fp8 %s", engine_rocm_fp8(g));
 }
 
+/* --- LoRA ---
+ *
+ * --enable-lora with --max-loras N (adapters in one batch, and the GPU
+ * slots holding them: default 1), --max-lora-rank R (default 16, one of
+ * 1, 8, 16, 32, 64, 128, 256, 320, 512) and --max-cpu-loras M (adapters
+ * kept in host memory, >= max_loras; default max_loras): vLLM's LoRAConfig
+ * (vllm/config/lora.py; docs.vllm.ai, engine arguments, LoRA).  The
+ * scheduler skips a waiting request whose adapter would make max_loras + 1
+ * in the batch (v1 Scheduler.schedule); the worker's LRU caches load a
+ * missing adapter from disk into host memory and copy it into a GPU slot
+ * before the forward (LRUCacheWorkerLoRAManager), and the slots of rank R
+ * for every LoRA-capable layer are allocated with the model, before the KV
+ * cache is sized.  The base model takes no slot. */
+static const int vllm_lora_ranks[] = {1, 8, 16, 32, 64, 128, 256, 320, 512};
+
+static int vllm_lora(const struct scenario *sc, struct sim_lora *o, char *words, size_t n, struct err *e)
+{
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->max_loras = sc->lora_max > 0 ? (int)sc->lora_max : 1;
+	o->rank = sc->lora_rank > 0 ? (int)sc->lora_rank : 16;
+	o->cpu_slots = sc->lora_host > 0 ? sc->lora_host : o->max_loras;
+	for (i = 0; i < sizeof(vllm_lora_ranks) / sizeof(vllm_lora_ranks[0]); i++)
+		if (vllm_lora_ranks[i] == o->rank)
+			break;
+	if (i == sizeof(vllm_lora_ranks) / sizeof(vllm_lora_ranks[0]))
+		return err_set(e, SS_EUSAGE, "--max-lora-rank must be one of 1, 8, 16, 32, 64, 128, 256, 320, 512 (vLLM's choices), got %d",
+			       o->rank);
+	if (o->cpu_slots < o->max_loras)
+		return err_set(e, SS_EUSAGE, "--max-cpu-loras (%lld) must be >= --max-loras (%d), as vLLM requires",
+			       (long long)o->cpu_slots, o->max_loras);
+	snprintf(words, n, "vLLM --max-loras %d%s, --max-lora-rank %d%s, --max-cpu-loras %lld%s; the base model takes no slot",
+		 o->max_loras, sc->lora_max > 0 ? "" : " (default)", o->rank, sc->lora_rank > 0 ? "" : " (default)",
+		 (long long)o->cpu_slots, sc->lora_host > 0 ? "" : " (default: max_loras)");
+	return 0;
+}
+
 const struct engine_type engine_vllm = {
 	.name = "vllm",
 	.title = "vLLM",
-	.knobs = ENGINE_KNOB_KV_OFFLOAD,
+	.knobs = ENGINE_KNOB_KV_OFFLOAD | ENGINE_KNOB_LORA_VLLM,
 	.host = vllm_host,
 	.nhost = sizeof(vllm_host) / sizeof(vllm_host[0]),
 	.kv_auto = vllm_kv_auto,
@@ -524,4 +562,5 @@ const struct engine_type engine_vllm = {
 	.rocm_words = vllm_rocm_words,
 	.launch = vllm_launch,
 	.offload = vllm_offload,
+	.lora = vllm_lora,
 };

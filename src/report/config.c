@@ -176,6 +176,12 @@ void out_config_json(struct jw *w, const struct out_config *c)
 		else
 			jw_num(w, "hicache_ratio", sc->hicache_ratio);
 	}
+	if (sc->lora) { /* LoRA: the flags as given (0: the engine's default; the run's lora block resolves them) */
+		jw_bool(w, "enable_lora", true);
+		jw_int(w, "lora_max_loras", sc->lora_max);
+		jw_int(w, "lora_max_lora_rank", sc->lora_rank);
+		jw_int(w, "lora_host_slots", sc->lora_host);
+	}
 	jw_str(w, "router", out_router_key(sc->router));
 	if (sc->replicas > 1) /* (absent: one) */
 		jw_int(w, "replicas", sc->replicas);

@@ -52,18 +52,22 @@ struct out_status {
  * after a warm-up below 0.95 x the arrivals in it, or queueing -- here
  * TTFT -- growing by more than 0.05 s per s of arrivals).  Per request by
  * arrival order: arrival_s, and ttft_ms and e2e_ms (NAN: not completed);
- * arrival_s NULL (closed loop, trace, or values not kept past
- * LOGHIST_EXACT_MAX) or fewer than 100 completions leave ok / no
+ * arrival_s NULL (closed loop, trace, session turns) or fewer than 100
+ * completions leave ok / no
  * completions only; arrivals lasting less than four mean E2Es (no steady
  * window after the warm-up) are judged on the queue growth alone.  Staged
  * workloads are judged stage by stage; the first overloaded stage is
  * reported. */
 void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, const double *arrival_s,
-		     const double *ttft_ms, const double *e2e_ms, size_t n, struct out_status *st);
-/* The same for a finished simulation of wl: per-request values from the
- * sim, arrival times drawn again from wl's generator (an open-loop
- * workload's arrivals do not depend on the simulation; ids are arrival
- * order).  Errors only from the generator. */
+		     const float *ttft_ms, const float *e2e_ms, size_t n, struct out_status *st);
+/* The same from a stage-by-stage sketch of a run (sim.h sim_flow: past
+ * the per-request values), its counts in the windows within a tline's
+ * boundary buckets. */
+void out_status_eval_sketch(const struct wl_spec *wl, const struct metric_set *all, const struct sim *s,
+			    struct out_status *st);
+/* The same for a finished simulation of wl, by what it kept (sim.h
+ * sim_flow_kind): its arrival times and per-request values, its sketch,
+ * or nothing to judge.  Returns 0 (e unused). */
 int out_status_sim(const struct wl_spec *wl, struct sim *s, struct out_status *st, struct err *e);
 /* "ok", "overloaded (offered 10 req/s, served 6.99 req/s, queue grew 41.2 s)",
  * "no completions". */
@@ -152,6 +156,7 @@ struct out_run {
 	bool kv_dtype_given;            /* SGLang: else --kv-cache-dtype auto */
 	const struct sglang_mem *sg_mem; /* SGLang: its memory rule's terms */
 	const char *offload_words;      /* KV offload: the engine's words on its host tier, or NULL / "" */
+	const char *lora_words;         /* LoRA: the engine's settings and servesim's terms, or NULL / "" */
 	/* vLLM's --goodput: per-request limits (ms; NAN: none) and the result */
 	double goodput_ttft_ms, goodput_tpot_ms, goodput_e2el_ms;
 	size_t good;                    /* requests meeting every limit */

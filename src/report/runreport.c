@@ -196,7 +196,7 @@ static void run_header(FILE *f, const struct out_run *c)
 	/* an engine whose limits follow its own rules (SGLang's) prints each
 	 * rule it applied */
 	bool rules = (c->cfg.sc->engine->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
-	char b1[64], b2[64];
+	char b1[64], b2[64], lora_mem[48] = "";
 
 	fprintf(f, "model      %s (%s), %s weights, %s KV cache", c->cfg.sc->model->id, c->cfg.sc->model->source,
 	       dtype_name(c->cost->cfg.wdt), dtype_name(c->cfg.sc->kvdt));
@@ -269,18 +269,20 @@ static void run_header(FILE *f, const struct out_run *c)
 		       !c->mbt_given || !c->mns_given ? scenario_limits_rule(c->cfg.sc->gpu) : "",
 		       c->mml_given ? "" : (!c->mbt_given || !c->mns_given ? "; max_model_len: the model's max_position_embeddings"
 							: "max_model_len: the model's max_position_embeddings"));
+	if (c->mp->lora_bytes > 0) /* LoRA: its adapter slots (memplan_take) */
+		snprintf(lora_mem, sizeof(lora_mem), " - %.2f GiB LoRA slots", c->mp->lora_bytes / 1073741824.0);
 	if (c->cfg.kv_from_memory && (c->cfg.sc->engine->knobs & ENGINE_KNOB_MEM_FRACTION))
-		fprintf(f, "kv cache   %lld tokens (pages of %lld) per %s, from memory: %.2f GiB x mem_fraction_static %.3f - %.2f GiB weights = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
+		fprintf(f, "kv cache   %lld tokens (pages of %lld) per %s, from memory: %.2f GiB x mem_fraction_static %.3f - %.2f GiB weights%s = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
 		       (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size), (long long)c->simcfg->block_size,
 		       c->simcfg->lockstep ? "DP rank" : "replica", c->mp->mem_bytes / 1073741824.0,
-		       c->cfg.mem_fraction_static, c->mp->weight_bytes / 1073741824.0,
+		       c->cfg.mem_fraction_static, c->mp->weight_bytes / 1073741824.0, lora_mem,
 		       c->mp->kv_bytes / 1073741824.0);
 	else if (c->cfg.kv_from_memory)
-		fprintf(f, "kv cache   %lld blocks (%lld tokens) per %s, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve = %.2f GiB\n",
+		fprintf(f, "kv cache   %lld blocks (%lld tokens) per %s, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve%s = %.2f GiB\n",
 		       (long long)c->simcfg->total_kv_blocks, (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size),
 		       c->simcfg->lockstep ? "DP rank" : "replica",
 		       c->mp->mem_bytes / 1073741824.0, c->cfg.sc->gpu_memory_utilization, c->mp->weight_bytes / 1073741824.0,
-		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0,
+		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0, lora_mem,
 		       c->mp->kv_bytes / 1073741824.0);
 	if (c->cfg.kv_from_memory && c->mp->state_bytes > 0)
 		fprintf(f, "           of which %.2f GiB per-sequence state (window KV, recurrent state: %.1f MiB each) for %lld sequences\n",
@@ -292,6 +294,8 @@ static void run_header(FILE *f, const struct out_run *c)
 		       c->simcfg->lockstep ? "DP rank" : "replica");
 	if (c->offload_words && c->offload_words[0])
 		fprintf(f, "kv offload %s\n", c->offload_words);
+	if (c->lora_words && c->lora_words[0])
+		fprintf(f, "lora       %s\n", c->lora_words);
 	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
 	if (c->cfg.wl->process == WL_CONCURRENCY)
 		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
@@ -440,6 +444,10 @@ void out_run_text(FILE *f, const struct out_run *c)
 			100 * g, 100 * h, 100 * m, (unsigned long long)t->host_loaded_blocks,
 			(unsigned long long)t->host_stored_blocks, t->offload_exposed_s);
 	}
+	if (c->simcfg->lora.max_loras > 0)
+		fprintf(f, "lora       %llu adapter loads into GPU slots (%llu read from disk first), %llu steps adapter-limited (a waiting request skipped); loads lengthened steps by %.3f s, the LoRA kernels by %.3f s\n",
+			(unsigned long long)t->lora_gpu_loads, (unsigned long long)t->lora_disk_loads,
+			(unsigned long long)t->lora_limited_steps, t->lora_load_s, t->lora_kernel_s);
 }
 
 static void jnum(struct jw *w, const char *k, double v)
@@ -505,6 +513,18 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_int(&w, "host_stored_blocks", (int64_t)t->host_stored_blocks);
 		jw_num(&w, "transfer_exposed_s", t->offload_exposed_s);
 		jw_num(&w, "block_transfer_s", sc->offload.block_s);
+		jw_end_obj(&w);
+	}
+	if (sc->lora.max_loras > 0) {
+		jw_obj(&w, "lora");
+		jw_int(&w, "max_loras", sc->lora.max_loras);
+		jw_int(&w, "max_lora_rank", sc->lora.rank);
+		jw_int(&w, "host_slots", sc->lora.cpu_slots);
+		jw_int(&w, "gpu_loads", (int64_t)t->lora_gpu_loads);
+		jw_int(&w, "disk_loads", (int64_t)t->lora_disk_loads);
+		jw_int(&w, "adapter_limited_steps", (int64_t)t->lora_limited_steps);
+		jw_num(&w, "load_s", t->lora_load_s);
+		jw_num(&w, "kernel_s", t->lora_kernel_s);
 		jw_end_obj(&w);
 	}
 	jnum(&w, "kv_util_mean", t->steps ? t->kv_util_sum_steps / (double)t->steps : NAN);

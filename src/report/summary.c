@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/loghist.h"
+#include "base/tline.h"
 #include "report/out.h"
 
 /* The five latency sets, their names in keys and in the text table. */
@@ -80,71 +81,108 @@ static double offered_rate(const struct wl_spec *wl)
 	return t > 0 ? n / t : NAN;
 }
 
-/* The sustainability test on requests lo .. hi-1 (arrival order); true
- * when judged, with *over set when they overloaded the engine. */
-static bool judge(const double *arrival_s, const double *ttft_ms, const double *e2e_ms, size_t lo,
-		  size_t hi, struct out_status *r, bool *over)
-{
-	double first = INFINITY, last = -INFINITY, e2e_mean = 0, t1, a0, a1, sx = 0, sy = 0, sxx = 0,
-	       sxy = 0, den, slope, served, arrived;
-	size_t i, m = 0, done_in = 0, arr_in = 0;
+/* One stage's sustainability test: its arrivals' span [first, last] and
+ * sums over its m completions (E2E and the least-squares terms of TTFT
+ * on arrival, seconds), then the window they set (t1, a0, a1). */
+struct judged {
+	double first, last, m, e2e_mean, sx, sy, sxx, sxy;
+	double t1, a0, a1;
+};
 
-	*over = false;
-	for (i = lo; i < hi; i++) {
-		first = fmin(first, arrival_s[i]);
-		last = fmax(last, arrival_s[i]);
-		if (isnan(ttft_ms[i]) || isnan(e2e_ms[i]))
-			continue;
-		m++;
-		e2e_mean += e2e_ms[i] * 1e-3;
-		sx += arrival_s[i];
-		sy += ttft_ms[i] * 1e-3;
-		sxx += arrival_s[i] * arrival_s[i];
-		sxy += arrival_s[i] * ttft_ms[i] * 1e-3;
-	}
+/* The window of j's sums; false when there are too few completions to
+ * judge (or no span). */
+static bool window(struct judged *j)
+{
 	/* fewer completions than OUT_MIN_JUDGED give rates too noisy to judge */
-	if (m < OUT_MIN_JUDGED || !(last > first))
+	if (j->m < OUT_MIN_JUDGED || !(j->last > j->first))
 		return false;
-	e2e_mean /= (double)m;
+	j->e2e_mean /= j->m;
 	/* the window of plan/capacity.c: after a warm-up of a quarter of the
 	 * arrivals' span, or two mean E2Es when longer (at most half) */
-	t1 = first + fmax(0.25 * (last - first), fmin(0.5 * (last - first), 2 * e2e_mean));
+	j->t1 = j->first + fmax(0.25 * (j->last - j->first), fmin(0.5 * (j->last - j->first), 2 * j->e2e_mean));
 	/* departures in [t1, last] answer the arrivals about one E2E earlier:
 	 * the arrival rate is taken over that window */
-	a0 = fmax(first, t1 - e2e_mean);
-	a1 = last - e2e_mean;
-	for (i = lo; i < hi; i++) {
-		if (arrival_s[i] >= a0 && arrival_s[i] <= a1)
-			arr_in++;
-		if (!isnan(e2e_ms[i]) && arrival_s[i] + e2e_ms[i] * 1e-3 >= t1 &&
-		    arrival_s[i] + e2e_ms[i] * 1e-3 <= last)
-			done_in++;
-	}
-	den = (double)m * sxx - sx * sx;
-	slope = den > 0 ? ((double)m * sxy - sx * sy) / den : 0;
-	served = (double)done_in / (last - t1);
-	arrived = a1 > a0 ? (double)arr_in / (a1 - a0) : NAN;
-	r->queue_growth_s = slope * (last - first);
+	j->a0 = fmax(j->first, j->t1 - j->e2e_mean);
+	j->a1 = j->last - j->e2e_mean;
+	return true;
+}
+
+/* The verdict on j with arr_in arrivals in [a0, a1] and done_in
+ * completions in [t1, last]: *over set when they overloaded the engine. */
+static void verdict(const struct judged *j, double arr_in, double done_in, struct out_status *r, bool *over)
+{
+	double den, slope, served, arrived;
+
+	*over = false;
+	den = j->m * j->sxx - j->sx * j->sx;
+	slope = den > 0 ? (j->m * j->sxy - j->sx * j->sy) / den : 0;
+	served = done_in / (j->last - j->t1);
+	arrived = j->a1 > j->a0 ? arr_in / (j->a1 - j->a0) : NAN;
+	r->queue_growth_s = slope * (j->last - j->first);
 	if (slope > OUT_QUEUE_GROWTH_MAX)
 		*over = true;
 	/* the served-rate test needs a warm-up that covers an E2E (arrivals
 	 * lasting four mean E2Es): in a shorter run the pipeline has not
 	 * filled when the window opens */
-	if (last - first >= 4 * e2e_mean && !isnan(arrived)) {
+	if (j->last - j->first >= 4 * j->e2e_mean && !isnan(arrived)) {
 		r->served_rps = served;
 		r->offered_rps = arrived;
 		if (served < OUT_SERVED_MIN * arrived)
 			*over = true;
 	}
+}
+
+/* The test on requests lo .. hi-1 (arrival order); true when judged. */
+static bool judge(const double *arrival_s, const float *ttft_ms, const float *e2e_ms, size_t lo,
+		  size_t hi, struct out_status *r, bool *over)
+{
+	struct judged j = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	size_t i, m = 0, done_in = 0, arr_in = 0;
+
+	for (i = lo; i < hi; i++) {
+		j.first = fmin(j.first, arrival_s[i]);
+		j.last = fmax(j.last, arrival_s[i]);
+		if (isnan(ttft_ms[i]) || isnan(e2e_ms[i]))
+			continue;
+		m++;
+		j.e2e_mean += e2e_ms[i] * 1e-3;
+		j.sx += arrival_s[i];
+		j.sy += ttft_ms[i] * 1e-3;
+		j.sxx += arrival_s[i] * arrival_s[i];
+		j.sxy += arrival_s[i] * ttft_ms[i] * 1e-3;
+	}
+	j.m = (double)m;
+	if (!window(&j))
+		return false;
+	for (i = lo; i < hi; i++) {
+		if (arrival_s[i] >= j.a0 && arrival_s[i] <= j.a1)
+			arr_in++;
+		if (!isnan(e2e_ms[i]) && arrival_s[i] + e2e_ms[i] * 1e-3 >= j.t1 &&
+		    arrival_s[i] + e2e_ms[i] * 1e-3 <= j.last)
+			done_in++;
+	}
+	verdict(&j, (double)arr_in, (double)done_in, r, over);
 	return true;
 }
 
-void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, const double *arrival_s,
-		     const double *ttft_ms, const double *e2e_ms, size_t n, struct out_status *st)
+/* The test on a stage's sketch (sim.h sim_flow): the counts in the
+ * windows from its tlines, within their boundary buckets. */
+static bool judge_sketch(const struct sim_flow *f, struct out_status *r, bool *over)
 {
-	size_t k, lo = 0, hi, nst = wl->nstages ? wl->nstages : 1;
-	double end = 0;
+	struct judged j = {f->first_s, f->last_s, (double)f->completed, f->e2e_s, f->sx, f->sy, f->sxx, f->sxy,
+			   0, 0, 0};
 
+	if (!window(&j))
+		return false;
+	/* (the sums' x is measured from the first arrival: the slope is the
+	 * same) */
+	verdict(&j, tline_count(&f->arr, j.a0, j.a1), tline_count(&f->done, j.t1, j.last), r, over);
+	return true;
+}
+
+/* The status every test starts from: no completions, or ok. */
+static bool status_start(const struct wl_spec *wl, const struct metric_set *all, struct out_status *st)
+{
 	memset(st, 0, sizeof(*st));
 	st->offered_rps = offered_rate(wl);
 	st->served_rps = rate_or_nan(all, all->throughput_rps);
@@ -152,10 +190,30 @@ void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, con
 	st->stage = -1;
 	if (all->completed == 0) {
 		st->kind = OUT_NO_COMPLETIONS;
-		return;
+		return false;
 	}
 	st->kind = OUT_OK;
-	if (isnan(st->offered_rps) || !arrival_s || n < 2)
+	return !isnan(st->offered_rps);
+}
+
+/* Stage k's result r (judged, overloaded or not) into st; true when the
+ * stages after it need no test. */
+static bool status_stage(const struct wl_spec *wl, size_t k, struct out_status *r, bool over,
+			 struct out_status *st)
+{
+	r->stage = wl->nstages ? (int)k : -1;
+	r->kind = over ? OUT_OVERLOADED : OUT_OK;
+	*st = *r;
+	return over;
+}
+
+void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, const double *arrival_s,
+		     const float *ttft_ms, const float *e2e_ms, size_t n, struct out_status *st)
+{
+	size_t k, lo = 0, hi, nst = wl->nstages ? wl->nstages : 1;
+	double end = 0;
+
+	if (!status_start(wl, all, st) || !arrival_s || n < 2)
 		return;
 	/* stages are judged one by one (their rates differ); the first
 	 * overloaded one is reported, else the last judged */
@@ -165,47 +223,55 @@ void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, con
 		end += wl->nstages ? wl->stages[k].duration_s : INFINITY;
 		for (hi = lo; hi < n && arrival_s[hi] < end; hi++)
 			;
-		if (!judge(arrival_s, ttft_ms, e2e_ms, lo, hi, &r, &over))
-			continue;
-		r.stage = wl->nstages ? (int)k : -1;
-		r.kind = over ? OUT_OVERLOADED : OUT_OK;
-		*st = r;
-		if (over)
+		if (judge(arrival_s, ttft_ms, e2e_ms, lo, hi, &r, &over) && status_stage(wl, k, &r, over, st))
+			return;
+	}
+}
+
+void out_status_eval_sketch(const struct wl_spec *wl, const struct metric_set *all, const struct sim *s,
+			    struct out_status *st)
+{
+	size_t k, nst = wl->nstages ? wl->nstages : 1;
+
+	if (!status_start(wl, all, st))
+		return;
+	for (k = 0; k < nst; k++) {
+		const struct sim_flow *f = sim_flow(s, (int)k);
+		struct out_status r = *st;
+		bool over;
+		if (f && judge_sketch(f, &r, &over) && status_stage(wl, k, &r, over, st))
 			return;
 	}
 }
 
 int out_status_sim(const struct wl_spec *wl, struct sim *s, struct out_status *st, struct err *e)
 {
-	size_t n = (size_t)sim_totals(s)->arrived, i = 0;
-	double *arr = NULL, *ttft = xmalloc(xmul(n ? n : 1, sizeof(double)));
-	double *e2e = xmalloc(xmul(n ? n : 1, sizeof(double)));
+	size_t n = (size_t)sim_totals(s)->arrived, narr;
+	const double *arr = sim_arrivals(s, &narr);
+	float *ttft, *e2e;
 	struct metric_set all;
-	struct wl_gen *g = NULL;
-	struct wl_req r;
-	int rc = 0;
 
+	(void)e;
 	sim_summary(s, -1, &all);
-	sim_per_request(s, ttft, e2e, n);
-	/* NAN first TTFT with completions: values not kept (LOGHIST_EXACT_MAX) */
-	if (wl->process != WL_CONCURRENCY && wl->process != WL_TRACE && n > 0 &&
-	    !(all.completed > 0 && isnan(ttft[0]) && all.completed > LOGHIST_EXACT_MAX)) {
-		arr = xmalloc(xmul(n, sizeof(double)));
-		if ((rc = wl_gen_new(wl, &g, e)) < 0)
-			goto out;
-		while (i < n && (rc = wl_gen_next(g, 0, &r, e)) > 0)
-			arr[i++] = (double)r.arrival_ns * 1e-9;
-		if (rc < 0)
-			goto out;
-		rc = 0;
+	switch (sim_flow_kind(s)) {
+	case SIM_FLOW_SKETCH:
+		out_status_eval_sketch(wl, &all, s, st);
+		return 0;
+	case SIM_FLOW_NONE:
+		out_status_eval(wl, &all, NULL, NULL, NULL, n, st);
+		return 0;
+	case SIM_FLOW_EXACT:
+		break;
 	}
-	out_status_eval(wl, &all, arr && i == n ? arr : NULL, ttft, e2e, n, st);
-out:
-	wl_gen_free(g);
-	free(arr);
+	if (narr != n) /* (every arrival is kept under SIM_FLOW_EXACT) */
+		arr = NULL;
+	ttft = xmalloc(xmul(n ? n : 1, sizeof(float)));
+	e2e = xmalloc(xmul(n ? n : 1, sizeof(float)));
+	sim_per_request_f(s, ttft, e2e, n);
+	out_status_eval(wl, &all, arr, ttft, e2e, n, st);
 	free(ttft);
 	free(e2e);
-	return rc;
+	return 0;
 }
 
 const char *out_status_name(enum out_status_kind k)

@@ -22,6 +22,8 @@
 #include "base/loghist.h"
 #include "hw/power.h"
 #include "base/wdist.h"
+
+struct cost_lora;
 #include "stepmemo.h"
 
 
@@ -57,6 +59,7 @@ struct req {
 	int32_t turn;    /* sessions: its turn (wl_req.turn; 0: none) */
 	const int64_t *keys; /* its prompt's block contents (wl_req.keys) */
 	int32_t nkeys;
+	int32_t lora;    /* its LoRA adapter (wl_req.lora; 0: the base model) */
 	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
@@ -93,6 +96,7 @@ struct wq_ent {
 	int32_t turn;
 	const int64_t *keys;
 	int32_t nkeys;
+	int32_t lora;
 };
 
 struct fin_entry {
@@ -114,6 +118,23 @@ struct replica {
 	struct kvc host;
 	int64_t host_loads;
 	uint64_t host_stored_seen;
+	/* LoRA (sim_cfg.lora; sim/lora.c): running requests per adapter id
+	 * (run[0 .. cap)), the distinct adapters they hold (as the limit
+	 * counts them) and those other than the base model, each adapter's last use while in a GPU slot / in host
+	 * memory (0: not there) and the counts there, the load seconds of the
+	 * step being planned, whether its admissions skipped a request for the
+	 * limit, the targeted projections of its layout and the seconds one
+	 * adapter takes host -> GPU and disk -> host */
+	struct lora_rep {
+		int32_t *run;
+		int64_t *gpu_t, *cpu_t;
+		size_t cap;
+		int32_t distinct, adapters, ngpu;
+		int64_t ncpu, stamp;
+		double pending_s, gpu_s, disk_s;
+		bool limited;
+		struct cost_lora *proj;
+	} lora;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
 	int64_t ne_reserved;               /* sum of the running ne_blocks */
@@ -334,6 +355,14 @@ struct sim {
 		uint64_t completed;
 		double prompt, hit;
 	} *turns;
+	/* the sustainability test's data (sim.h sim_flow_kind; flow.c): each
+	 * arrival's time (s) by request id (narr of cap_arr) while kept, then the
+	 * per-stage sketches (WL_MAX_STAGES of them; NULL before); flow_off:
+	 * nothing to judge, nothing kept */
+	double *arr_s;
+	size_t narr, cap_arr;
+	struct sim_flow *flow;
+	bool flow_off;
 };
 
 /* What the scheduler asks of the engine, through the table engine.c
@@ -560,6 +589,21 @@ void sched_preempt(struct sim *s, struct replica *rp, struct req *r);
  * state for the round).  True when it stopped for want of KV. */
 bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_input, void *ctx);
 
+/* --- LoRA (sim/lora.c; sim_cfg.lora) --- */
+
+/* Set up and release replica rp's adapter state (after its cost model). */
+void lora_replica_init(struct sim *s, struct replica *rp);
+void lora_replica_release(struct replica *rp);
+/* May a request of adapter id join rp's batch under the limit? */
+bool lora_fits(const struct sim *s, const struct replica *rp, int32_t id);
+/* A request of adapter id starts / stops running on rp: the first one
+ * brings the adapter into a GPU slot (its load onto the step planned). */
+void lora_run_add(struct sim *s, struct replica *rp, int32_t id);
+void lora_run_drop(struct sim *s, struct replica *rp, int32_t id);
+/* A step of t seconds of d's tokens with rp's LoRA kernels and the loads
+ * its admissions took. */
+double lora_step_s(struct sim *s, struct replica *rp, const struct step_desc *d, double t);
+
 /* --- what engine.c calls (sched.c) --- */
 
 void sched_start_step(struct sim *s, int ri);
@@ -580,6 +624,16 @@ void sched_enqueue(struct replica *rp, struct req *r);
 /* Queue a new arrival, request id `id`, at the back of rp's waiting queue;
  * its record is made when it reaches the head. */
 void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id);
+/* The sustainability test's data (flow.c): an arrival (every admission,
+ * in id order), a completion's client-side TTFT and E2E (ms; before the
+ * record is kept), the switch from arrival times to sketches (before the
+ * records are folded), nothing more to keep (turns arriving after
+ * completions), and the release. */
+void flow_arrive(struct sim *s, const struct wl_req *w);
+void flow_complete(struct sim *s, const struct req *r, double ttft_ms, double e2e_ms);
+void flow_fold(struct sim *s);
+void flow_stop(struct sim *s);
+
 /* Request records: from a slab pool (sched_req_put returns one). */
 void sched_req_put(struct sim *s, struct req *r);
 

@@ -63,6 +63,7 @@ static void fold_records(struct sim *s)
 	size_t i, k;
 
 	if (!s->hist) {
+		flow_fold(s); /* (from the records about to go) */
 		s->hist = xmalloc(xmul(256 * 5, sizeof(struct loghist)));
 		for (i = 0; i < 256 * 5; i++)
 			loghist_init(&s->hist[i]);
@@ -149,6 +150,7 @@ static void record(struct sim *s, const struct req *r)
 
 	client_times(s, ov, r->first_ns - r->arrival_ns, r->last_ns - r->arrival_ns, r->output, &ttft, &e2e);
 	itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
+	flow_complete(s, r, ttft, e2e);
 	if (i == s->cap_rec) {
 		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
 		if (s->keep_raw && !s->hist) {
@@ -419,6 +421,7 @@ static int admit(struct sim *s, const struct wl_req *w)
 	struct replica *rp;
 	int ri;
 
+	flow_arrive(s, w);
 	if (w->stage + 1 > s->nstages)
 		s->nstages = w->stage + 1;
 	/* vLLM answers 400 when prompt + max_tokens exceeds max_model_len */
@@ -522,12 +525,14 @@ static void release_turn(struct sim *s, const struct req *r, int64_t t_ns)
 	done.output_tokens = r->output;
 	done.prefix_group = r->prefix_group;
 	done.turn = r->turn;
+	done.lora = r->lora;
 	if (wl_gen_next_turn(s->gen, &done, t_ns, &w) <= 0)
 		return;
 	if (w.arrival_ns <= s->now) {
 		/* due already (the delivery time lies within the step just
 		 * ended): it arrives now, stamped with its own time, as a
 		 * closed-loop client's next request does */
+		flow_stop(s); /* arrivals that follow completions: not judged */
 		admit(s, &w);
 		return;
 	}
@@ -544,6 +549,7 @@ static void turn_arrive(struct sim *s, int32_t slot)
 
 	XGROW(s->later_free, s->later_free_cap, s->nlater_free + 1);
 	s->later_free[s->nlater_free++] = slot;
+	flow_stop(s); /* arrivals that follow completions: not judged */
 	admit(s, &w);
 }
 
@@ -644,6 +650,11 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->offload.host_blocks < 0 || cfg->offload.host_blocks > INT32_MAX / 4)
 		return err_set(e, SS_EUSAGE, "the host KV tier needs 0 to %d blocks, got %lld", INT32_MAX / 4,
 			       (long long)cfg->offload.host_blocks);
+	if (cfg->lora.max_loras < 0 || (cfg->lora.max_loras > 0 &&
+					(cfg->lora.rank < 1 || cfg->lora.cpu_slots < 0 || !(cfg->lora.dtype_bytes > 0))))
+		return err_set(e, SS_EUSAGE, "LoRA needs max_loras >= 0, and with it a rank >= 1, host slots >= 0 "
+			       "and a dtype size > 0, got %d, %d, %lld, %g", cfg->lora.max_loras, cfg->lora.rank,
+			       (long long)cfg->lora.cpu_slots, cfg->lora.dtype_bytes);
 	s = xcalloc(1, sizeof(*s));
 	s->cfg = *cfg;
 	if (cfg->live) {
@@ -687,6 +698,8 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	}
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
+	/* no sustainability test for live use, closed loops and traces */
+	s->flow_off = cfg->live || wl->process == WL_TRACE || wl->process == WL_CONCURRENCY;
 	if (cfg->live) { /* arrivals come from sim_submit */
 		s->nstages = 1;
 		*out = s;
@@ -697,6 +710,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		return rc;
 	}
 	s->closed = wl_gen_closed_loop(s->gen);
+	s->flow_off = s->flow_off || s->closed;
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {
 		/* each client's first request; a workload of fewer requests
@@ -761,6 +775,7 @@ void sim_free(struct sim *s)
 	free(s->queue);
 	free(s->stage);
 	free(s->rec_id);
+	flow_stop(s);
 	free(s->raw_first);
 	free(s->raw_last);
 	free(s->raw_out);
@@ -1117,21 +1132,40 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 	summary_energy(s, stage, o);
 }
 
-void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n)
+/* sim_per_request into doubles (td, ed) or floats (tf, ef). */
+static void per_request(const struct sim *s, double *td, double *ed, float *tf, float *ef, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		ttft_ms[i] = e2e_ms[i] = NAN;
+		if (td)
+			td[i] = ed[i] = NAN;
+		else
+			tf[i] = ef[i] = NAN;
 	if (s->hist)
 		return; /* not kept past LOGHIST_EXACT_MAX (sim.h) */
 	for (i = 0; i < s->nrec; i++) {
 		int32_t id = s->rec_id[i];
-		if (id >= 0 && (size_t)id < n) {
-			ttft_ms[id] = s->ttft[i];
-			e2e_ms[id] = s->e2e[i];
+		if (id < 0 || (size_t)id >= n)
+			continue;
+		if (td) {
+			td[id] = s->ttft[i];
+			ed[id] = s->e2e[i];
+		} else {
+			tf[id] = s->ttft[i];
+			ef[id] = s->e2e[i];
 		}
 	}
+}
+
+void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n)
+{
+	per_request(s, ttft_ms, e2e_ms, NULL, NULL, n);
+}
+
+void sim_per_request_f(const struct sim *s, float *ttft_ms, float *e2e_ms, size_t n)
+{
+	per_request(s, NULL, NULL, ttft_ms, e2e_ms, n);
 }
 
 void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n)
@@ -1161,7 +1195,8 @@ bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
 
 	/* the pooled gaps and the CSV rows (or whoever read them) hold the
 	 * old terms */
-	if (!s->raw_first || s->hist || !s->cfg.no_pooled_gaps || s->cfg.requests_out || s->cfg.on_request)
+	if (!s->raw_first || s->hist || s->flow || !s->cfg.no_pooled_gaps || s->cfg.requests_out ||
+	    s->cfg.on_request)
 		return false;
 	ov.api_ttft_ms = api_ttft_ms;
 	ov.api_e2e_ms = api_e2e_ms;

@@ -191,6 +191,7 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 	q->turn = w->turn;
 	q->keys = w->keys;
 	q->nkeys = w->nkeys;
+	q->lora = w->lora;
 }
 
 static void wq_push_front(struct replica *rp, struct req *r)
@@ -222,6 +223,7 @@ static struct req *wq_front(struct sim *s, struct replica *rp)
 	r->turn = q->turn;
 	r->keys = q->keys;
 	r->nkeys = q->nkeys;
+	r->lora = q->lora;
 	r->replica = (int)(rp - s->reps);
 	r->sched_ns = -1;
 	r->nshare = req_nshare(s, r);
@@ -787,6 +789,8 @@ void sched_preempt(struct sim *s, struct replica *rp, struct req *r)
 		fprintf(s->cfg.step_log, "preempt %lld at t=%.6f\n", (long long)r->id,
 			(double)s->now * 1e-9);
 	run_remove(rp, r);
+	if (s->cfg.lora.max_loras > 0)
+		lora_run_drop(s, rp, r->lora);
 	publish_private(s, rp, r);
 	free_blocks(s, rp, r);
 	r->computed = 0;
@@ -999,15 +1003,49 @@ static void host_take(const struct sim *s, struct replica *rp, struct req *r, in
 	rp->host_loads += n;
 }
 
+/* LoRA: the adapter of waiting entry q. */
+static int32_t wq_lora(const struct wq_ent *q)
+{
+	return q->r ? q->r->lora : q->lora;
+}
+
+/* LoRA: the first waiting request whose adapter fits the step's limit
+ * moved to the head of the queue, those before it skipped (they keep
+ * their order behind it, as the engines' skipped requests go back to the
+ * front); false when none fits. */
+static bool lora_head(struct sim *s, struct replica *rp)
+{
+	size_t mask = rp->wcap - 1, j;
+	struct wq_ent moved;
+
+	if (lora_fits(s, rp, wq_lora(&rp->wq[rp->whead]))) 
+		return true;
+	rp->lora.limited = true;
+	for (j = 1; j < rp->wlen; j++)
+		if (lora_fits(s, rp, wq_lora(&rp->wq[(rp->whead + j) & mask])))
+			break;
+	if (j == rp->wlen)
+		return false;
+	moved = rp->wq[(rp->whead + j) & mask];
+	for (; j > 0; j--)
+		rp->wq[(rp->whead + j) & mask] = rp->wq[(rp->whead + j - 1) & mask];
+	rp->wq[rp->whead] = moved;
+	return true;
+}
+
 /* Waiting requests in queue order while max_num_seqs, the budget and
- * rem_input allow, each as the policy's admit judges it (core.h). */
+ * rem_input allow, each as the policy's admit judges it (core.h); with
+ * LoRA, those whose adapter the step cannot batch skipped. */
 bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_input, void *ctx)
 {
 	enum admit_verdict (*admit)(struct sim *, struct replica *, struct req *, const struct admit_try *,
 				    int32_t *) = s->cfg.policy->admit;
 
 	while (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && budget > 0 && rem_input > 0) {
-		struct req *r = wq_front(s, rp);
+		struct req *r;
+		if (s->cfg.lora.max_loras > 0 && !lora_head(s, rp))
+			break;
+		r = wq_front(s, rp);
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		struct admit_try t;
 		enum admit_verdict v;
@@ -1075,6 +1113,8 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (r->sched_ns < 0)
 			r->sched_ns = s->now;
 		run_append(rp, r);
+		if (s->cfg.lora.max_loras > 0)
+			lora_run_add(s, rp, r->lora);
 		sched_others_push(rp, r);
 		sched_push(rp, r, t.n);
 		budget -= t.n;
@@ -1286,6 +1326,8 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
 	if (rp->host.total > 0)
 		t = offload_step_s(s, rp, t);
+	if (s->cfg.lora.max_loras > 0)
+		t = lora_step_s(s, rp, d, t);
 	return t;
 }
 
@@ -1772,6 +1814,8 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	for (i = 0; i < ndone; i++) {
 		r = rp->done[i];
 		run_remove(rp, r);
+		if (s->cfg.lora.max_loras > 0)
+			lora_run_drop(s, rp, r->lora);
 		free_blocks(s, rp, r); /* the engine is done with it; the client not yet */
 		if (rp->prefill_only && r->generated < r->output) {
 			s->env->handoff(s, r);
@@ -1968,6 +2012,8 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
 	if (rp->power.board_w <= 0)
 		s->tot.energy_dyn_j = NAN;
+	if (s->cfg.lora.max_loras > 0)
+		lora_replica_init(s, rp);
 	if (s->cfg.policy->replica_init)
 		s->cfg.policy->replica_init(s, rp);
 }
@@ -1989,6 +2035,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 			free(w->chain);
 		}
 	}
+	lora_replica_release(rp);
 	free(rp->memo_blk);
 	free(rp->memo_e0);
 	if (rp->cmemo)

@@ -20,7 +20,9 @@
 #include "cost/cost.h"
 #include "base/err.h"
 #include "sim/spec.h"
+#include "base/loghist.h"
 #include "base/stats.h"
+#include "base/tline.h"
 #include "workload/workload.h"
 
 struct sched_policy;
@@ -178,6 +180,26 @@ struct sim_cfg {
 		enum offload_overlap { OFFLOAD_ASYNC, OFFLOAD_LAYERWISE, OFFLOAD_SYNC } overlap;
 		int layers;
 	} offload;
+	/* LoRA (max_loras 0: off; sim/lora.c): a request runs with its
+	 * adapter (wl_req.lora; 0: the base model).  A step batches at most
+	 * max_loras distinct adapters (the base model one of them when
+	 * base_counts): a waiting request whose adapter would exceed it is
+	 * skipped and the next one tried, and stays at the head of the queue
+	 * (vLLM's and SGLang's schedulers).  Each replica holds max_loras
+	 * adapters in GPU slots and cpu_slots in host memory (0: every
+	 * adapter, loaded there at start-up: no disk reads), both LRU: a request admitted with an adapter not in a GPU
+	 * slot has it copied there from host memory (its bytes on one GPU at
+	 * host_link_eff of the GPU's host link), and first read from disk
+	 * (the whole adapter at disk_bw) when host memory lacks it too; the
+	 * loads hold the step that admits it.  Every adapter has rank `rank`;
+	 * the LoRA kernels add cost_lora_step_s at each step's tokens and
+	 * its running adapters (cost/lora.h). */
+	struct sim_lora {
+		int max_loras, rank;
+		bool base_counts;
+		int64_t cpu_slots;
+		double host_link_eff, disk_bw, dtype_bytes;
+	} lora;
 };
 
 enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
@@ -242,6 +264,12 @@ struct sim_totals {
 	 * added to steps, summed over replicas */
 	uint64_t host_hit_tokens, host_loaded_blocks, host_stored_blocks;
 	double offload_exposed_s;
+	/* LoRA (sim_cfg.lora): adapters copied into GPU slots, of them those
+	 * first read from disk, steps in which a waiting request was skipped
+	 * for the adapter limit, and the seconds the loads and the LoRA
+	 * kernels added to steps, summed over replicas */
+	uint64_t lora_gpu_loads, lora_disk_loads, lora_limited_steps;
+	double lora_load_s, lora_kernel_s;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
 	/* joules the GPUs drew above idle in the steps (hw/power.h); NAN when
 	 * a replica's GPU has no power figure */
@@ -276,6 +304,8 @@ const char *reject_reason_name(enum reject_reason r);
  * for all once the run went past LOGHIST_EXACT_MAX completions without
  * cfg.exact_percentiles. */
 void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n);
+/* The same in floats (the values are kept as floats: the same numbers). */
+void sim_per_request_f(const struct sim *s, float *ttft_ms, float *e2e_ms, size_t n);
 /* Per-request ITL, (E2E - TTFT)/(output - 1) in ms, by request id, on the
  * same terms (NAN also for a completed request of one output token). */
 void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
@@ -294,9 +324,39 @@ void sim_keep_client_times(struct sim *s);
  * ITL, TPOT and E2E (records, summaries, sim_per_request) become what a
  * run with these two terms instead would have recorded, bit for bit.
  * false (nothing changed) when the run kept no times (past
- * LOGHIST_EXACT_MAX, or without sim_keep_client_times), collects pooled gaps
+ * LOGHIST_EXACT_MAX, or without sim_keep_client_times) or went past
+ * SIM_FLOW_KEEP_MAX arrivals (its sketch holds the old terms), collects pooled gaps
  * or wrote per-request CSV rows: those hold the old terms. */
 bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms);
+/* What a run's sustainability test (report/summary.c: out_status_sim)
+ * reads of it.  SIM_FLOW_EXACT: every arrival's time by request id
+ * (sim_arrivals) beside the kept per-request values (sim_per_request),
+ * 8 bytes a request while the records are kept (LOGHIST_EXACT_MAX
+ * completions, or cfg.exact_percentiles) and at most SIM_FLOW_KEEP_MAX
+ * arrivals.  SIM_FLOW_SKETCH, past them: per stage, its arrivals' count and
+ * span, sums over its completions and the arrival and completion times on
+ * two tlines (tline.h), in memory that does not grow with the requests.
+ * SIM_FLOW_NONE: nothing to judge (live use, a closed loop, a trace, or
+ * session turns arriving after completions). */
+enum sim_flow_kind { SIM_FLOW_NONE, SIM_FLOW_EXACT, SIM_FLOW_SKETCH };
+#define SIM_FLOW_KEEP_MAX (4 * (size_t)LOGHIST_EXACT_MAX)
+struct sim_flow {
+	uint64_t arrived, completed;
+	double first_s, last_s;      /* the stage's first and last arrival */
+	/* over its completions, in completion order: E2E (s), and for the
+	 * least-squares slope of TTFT on arrival, x = arrival - first (s) and
+	 * y = TTFT (s) */
+	double e2e_s, sx, sy, sxx, sxy;
+	/* arrivals, and completions (arrival + E2E), in seconds */
+	struct tline arr, done;
+};
+enum sim_flow_kind sim_flow_kind(const struct sim *s);
+/* SIM_FLOW_EXACT: every arrival's time (seconds) by request id, *n of
+ * them (the run's arrivals); NULL and 0 under another kind.  The sim's. */
+const double *sim_arrivals(const struct sim *s, size_t *n);
+/* SIM_FLOW_SKETCH: stage's (0 .. WL_MAX_STAGES-1) figures, NULL when it
+ * had no arrival (and under another kind). */
+const struct sim_flow *sim_flow(const struct sim *s, int stage);
 /* The header line of cfg.requests_out's rows (one per request, written
  * as it completes or is rejected): spec and pd add the speculative-decoding
  * and P/D columns, as cfg.spec.k > 0 and cfg.pd.prefill > 0 do to the rows. */

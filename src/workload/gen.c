@@ -3,7 +3,8 @@
  * PCG32 streams: 1 arrivals, 2 prompt lengths, 3 output lengths, 4 prompt
  * shuffling; sessions: 5 turns per session, 6 think times, 7 tool-output
  * tokens, 8 and 9 the later turns' new user tokens and output lengths (in
- * the order the turns are released, which the simulation fixes).  Sorted uniform points of a stage (inference-perf's constant
+ * the order the turns are released, which the simulation fixes); 13 LoRA
+ * adapters (wl_lora).  Sorted uniform points of a stage (inference-perf's constant
  * load, a Poisson process conditioned on its count) are produced one at a
  * time by the sequential order-statistics method: the next of the k points
  * left in [x, 1) is x + (1 - x)(1 - U^(1/k)). */
@@ -36,7 +37,7 @@ struct wl_gen {
 	bool win_open;
 	int64_t *perm;        /* shared_prefix: shuffled prompt order */
 	struct csv *trace;
-	int tcol[4];
+	int tcol[5];
 	double last_trace_s;
 	/* sessions: prepared distributions, streams, each started session's
 	 * turns, and the later turns released so far */
@@ -46,6 +47,9 @@ struct wl_gen {
 	size_t sess_cap;
 	int64_t nlater;
 	bool joint;           /* prompt and output of one dataset: drawn together */
+	/* LoRA: the adapters' cumulative popularity (Zipf; NULL: uniform) */
+	struct pcg32 r_lora;
+	double *lora_cdf;
 };
 
 static double unif(struct pcg32 *r)
@@ -326,6 +330,18 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 		pcg32_seed(&g->r_uprompt, s->seed, 8);
 		pcg32_seed(&g->r_uout, s->seed, 9);
 	}
+	if (s->lora.adapters > 0) {
+		pcg32_seed(&g->r_lora, s->seed, 13);
+		if (s->lora.zipf_s > 0) {
+			double sum = 0;
+			int64_t k;
+			g->lora_cdf = xmalloc(xmul((size_t)s->lora.adapters, sizeof(double)));
+			for (k = 0; k < s->lora.adapters; k++)
+				g->lora_cdf[k] = sum += pow((double)(k + 1), -s->lora.zipf_s);
+			for (k = 0; k < s->lora.adapters; k++)
+				g->lora_cdf[k] /= sum;
+		}
+	}
 	if (s->sp_groups > 0) {
 		int64_t n = s->sp_groups * s->sp_prompts, i;
 		g->perm = xmalloc(xmul((size_t)n, sizeof(int64_t)));
@@ -349,6 +365,7 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 			return rc;
 		}
 		g->tcol[3] = csv_column(g->trace, "prefix_group");
+		g->tcol[4] = csv_column(g->trace, "adapter");
 	}
 	*out = g;
 	return 0;
@@ -358,6 +375,7 @@ void wl_gen_free(struct wl_gen *g)
 {
 	if (!g)
 		return;
+	free(g->lora_cdf);
 	free(g->perm);
 	free(g->sess_turns);
 	csv_close(g->trace);
@@ -515,13 +533,34 @@ int wl_gen_next_turn(struct wl_gen *g, const struct wl_req *r, int64_t done_ns, 
 	out->prefix_tokens = out->prompt_tokens + out->output_tokens;
 	out->content_id = -(g->s->sess.count + ++g->nlater);
 	out->turn = r->turn + 1;
+	out->lora = r->lora;
 	out->stage = wl_stage_of(g->s, out->arrival_ns);
 	return 1;
 }
 
+/* A request's LoRA adapter by popularity rank (1 .. adapters). */
+static int32_t lora_draw(struct wl_gen *g)
+{
+	int64_t k = g->s->lora.adapters, lo = 0, hi;
+	double u;
+
+	if (!g->lora_cdf)
+		return (int32_t)(1 + pcg32_bounded(&g->r_lora, (uint32_t)k));
+	u = unif(&g->r_lora);
+	hi = k - 1;
+	while (lo < hi) { /* the first rank whose cumulative share exceeds u */
+		int64_t mid = lo + (hi - lo) / 2;
+		if (g->lora_cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return (int32_t)(lo + 1);
+}
+
 static int trace_next(struct wl_gen *g, struct wl_req *r, struct err *e)
 {
-	double a, p, o, grp = -1;
+	double a, p, o, grp = -1, ad = 0;
 	int rc = csv_next(g->trace, e);
 
 	if (rc <= 0)
@@ -544,6 +583,14 @@ static int trace_next(struct wl_gen *g, struct wl_req *r, struct err *e)
 	if (!(grp >= -1 && grp <= (double)INT32_MAX) || grp != floor(grp))
 		return err_set(e, SS_EDATA, "%s:%zu: 'prefix_group' must be an integer in [0, %d], got %g",
 			       csv_path(g->trace), csv_lineno(g->trace), INT32_MAX, grp);
+	if (g->tcol[4] >= 0 && csv_field(g->trace, g->tcol[4])[0] &&
+	    (rc = csv_num(g->trace, g->tcol[4], &ad, e)) < 0)
+		return rc;
+	if (!(ad >= 0 && ad <= (double)WL_MAX_ADAPTERS) || ad != floor(ad))
+		return err_set(e, SS_EDATA,
+			       "%s:%zu: 'adapter' must be an integer in [0, %lld] (0: the base model), got %g",
+			       csv_path(g->trace), csv_lineno(g->trace), (long long)WL_MAX_ADAPTERS, ad);
+	r->lora = (int32_t)ad;
 	g->last_trace_s = a;
 	r->arrival_ns = (int64_t)llround(a * 1e9);
 	r->prompt_tokens = (int64_t)p;
@@ -579,6 +626,9 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 		} else if ((rc = trace_next(g, out, e)) <= 0) {
 			return rc;
 		}
+		/* a trace's adapter column says which; else the spec draws */
+		if (s->lora.adapters > 0 && (s->records || g->tcol[4] < 0))
+			out->lora = lora_draw(g);
 		/* a trace is read as it is replayed: its length is known only
 		 * here, and the ceiling holds for it as for any workload */
 		if (g->issued >= max_requests(s))
@@ -617,6 +667,8 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 		out->arrival_ns = simtime_round(t * 1e9);
 	}
 	fill_lengths(g, out);
+	if (s->lora.adapters > 0)
+		out->lora = lora_draw(g);
 	out->stage = wl_stage_of(s, out->arrival_ns);
 	g->issued++;
 	return 1;

@@ -450,6 +450,37 @@ static int parse_sessions(const struct json *o, const char *src, struct wl_spec 
 	return 0;
 }
 
+/* "lora": {"adapters": K, "distribution": "zipf:S" | "uniform"} (default
+ * uniform); S in (0, 100]. */
+static int parse_lora(const struct json *o, const char *src, struct wl_spec *s, struct err *e)
+{
+	static const char *const keys[] = {"adapters", "distribution", NULL};
+	const char *d = NULL;
+	char ctx[700];
+	int rc;
+
+	snprintf(ctx, sizeof(ctx), "%s: lora", src);
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	if ((rc = json_req_int(o, "adapters", ctx, 1, WL_MAX_ADAPTERS, &s->lora.adapters, e)) < 0)
+		return rc;
+	if ((rc = json_opt_str(o, "distribution", ctx, &d, e)) < 0)
+		return rc;
+	s->lora.zipf_s = 0;
+	if (!d || strcmp(d, "uniform") == 0)
+		return 0;
+	if (strncmp(d, "zipf:", 5) == 0) {
+		char *end;
+		double z = strtod(d + 5, &end);
+		if (end != d + 5 && *end == '\0' && z > 0 && z <= 100) {
+			s->lora.zipf_s = z;
+			return 0;
+		}
+	}
+	return err_set(e, SS_EDATA, "%s: 'distribution' must be uniform or zipf:S with S in (0, 100], got '%.40s'",
+		       ctx, d);
+}
+
 /* The benchmark clients servesim knows, canonical name first then its
  * aliases.  aiperf is genai-perf's successor with the same flags: the
  * harness of aiconfigurator's silicon rows (eval/silicon/HARNESS.md). */
@@ -517,7 +548,7 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 {
 	static const char *const keys[] = {"seed", "arrival", "stages", "num_requests", "duration_s",
 		"prompt_tokens", "output_tokens", "prefix_tokens", "shared_prefix", "name",
-		"description", "harness", "prompt_kind", "sessions", NULL};
+		"description", "harness", "prompt_kind", "sessions", "lora", NULL};
 	const struct json *o;
 	int64_t seed = 42;
 	bool pres;
@@ -583,6 +614,9 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 	if (o && json_get(root, "num_requests"))
 		return err_set(e, SS_EDATA, "%s: 'num_requests' and 'sessions' exclude each other: "
 			       "'sessions.count' says how many sessions start", src);
+	o = json_get(root, "lora");
+	if (o && (rc = parse_lora(o, src, s, e)) < 0)
+		return rc;
 	o = json_get(root, "prompt_tokens");
 	if (o && (rc = parse_dist(o, src, "prompt_tokens", &s->prompt, e)) < 0)
 		return rc;

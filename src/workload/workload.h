@@ -127,7 +127,21 @@ struct wl_spec {
 		struct wl_dist think_ms; /* think time, milliseconds (0 .. WL_MAX_THINK_MS) */
 		struct wl_dist tool;    /* tool-output tokens before each later turn (0 ..) */
 	} sess;
+	/* LoRA (adapters > 0): every request names one of `adapters` LoRA
+	 * adapters (wl_req.lora 1 .. adapters), drawn from stream 13 by
+	 * popularity rank: Zipf of exponent zipf_s (P(k) ~ k^-s), or uniform
+	 * when zipf_s is 0; a session's later turns keep its first turn's.  A
+	 * trace names them in its optional 'adapter' column instead (0 or
+	 * empty: the base model). */
+	struct wl_lora {
+		int64_t adapters;
+		double zipf_s;
+	} lora;
 };
+
+/* The most LoRA adapters a workload may name (wl_lora.adapters, a trace's
+ * adapter column). */
+#define WL_MAX_ADAPTERS ((int64_t)1 << 20)
 
 /* Sessions: the most turns one session may have, the longest think time
  * (ms, one hour), the most sessions one workload may start, and the first
@@ -156,6 +170,9 @@ struct wl_req {
 	 * those blocks' KV; NULL (nkeys 0): none.  Not owned (the spec's). */
 	const int64_t *keys;
 	int32_t nkeys;
+	/* LoRA: the adapter it runs with (1 .. WL_MAX_ADAPTERS; 0: the base
+	 * model) */
+	int32_t lora;
 };
 
 /* The canonical name of a benchmark harness (its aliases: genai-perf ->

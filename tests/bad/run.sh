@@ -33,6 +33,11 @@ trace_wl tr-out-zero '0,100,0'
 printf '\357\273\277arrival_s,prompt_tokens,output_tokens\n0,100,10\n' > tr-bom.csv
 w tr-bom.json '{"arrival": {"process": "trace", "file": "tr-bom.csv"}, "num_requests": 1}'
 spec() { w "$1.json" "$2"; }
+w wl-lora0.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20, "lora": {"adapters": 0}}'
+w wl-lora-bad.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20, "lora": {"adapters": 4, "distribution": "pareto"}}'
+w wl-lora.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20, "lora": {"adapters": 8, "distribution": "zipf:1.1"}}'
+trace_wl tr-adapter-frac '0,100,10,1.5' ,adapter
+trace_wl tr-adapter-neg '0,100,10,-2' ,adapter
 spec rate-1e999 '{"arrival": {"process": "poisson", "rate": 1e999}, "num_requests": 5}'
 spec rate-tiny '{"arrival": {"process": "poisson", "rate": 1e-300}, "num_requests": 5}'
 spec rate-inf '{"arrival": {"process": "poisson", "rate": Infinity}, "num_requests": 5}'
@@ -479,6 +484,21 @@ t offload-hicache-ratio-zero 2 "--hicache-ratio must be > 0, got 0" '$SS run --w
 t offload-hicache-ratio-nan 2 "--hicache-ratio must be a number, got 'nan'" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --hicache-ratio nan'
 t offload-hicache-size-no-block 2 "--hicache-size: 1e-06 GB per GPU holds no KV block" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --hicache-size 1e-6'
 t offload-radix-off 2 "--enable-hierarchical-cache needs prefix caching" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --disable-radix-cache'
+# LoRA (issue 28): each bad value refused with its flag or key named
+t lora-max-zero 2 "--max-loras must be in [1, 4096], got 0" '$SS run --workload wl-lora.json --enable-lora --max-loras 0'
+t lora-rank-odd 2 "--max-lora-rank must be one of 1, 8, 16, 32, 64, 128, 256, 320, 512 (vLLM's choices), got 12" '$SS run --workload wl-lora.json --enable-lora --max-lora-rank 12'
+t lora-cpu-below-max 2 "--max-cpu-loras (2) must be >= --max-loras (4)" '$SS run --workload wl-lora.json --enable-lora --max-loras 4 --max-cpu-loras 2'
+t lora-loaded-below-batch 2 "--max-loaded-loras (2) must be >= --max-loras-per-batch (8)" '$SS run --workload wl-lora.json --engine sglang --enable-lora --max-loaded-loras 2'
+t lora-max-alone 2 "--max-loras and --max-cpu-loras need --enable-lora" '$SS run --workload w.json --max-loras 2'
+t lora-rank-alone 2 "--max-lora-rank needs --enable-lora" '$SS run --workload w.json --max-lora-rank 8'
+t lora-workload-needs-flag 2 "the workload's requests name 8 LoRA adapters ('lora'): give --enable-lora" '$SS run --workload wl-lora.json'
+t lora-sglang-flag-on-vllm 2 "--max-loras-per-batch and --max-loaded-loras are SGLang's: give --engine sglang" '$SS run --workload wl-lora.json --enable-lora --max-loras-per-batch 4'
+t lora-vllm-flag-on-sglang 2 "--max-loras and --max-cpu-loras are vLLM's: give --engine vllm" '$SS run --workload wl-lora.json --engine sglang --enable-lora --max-loras 4'
+t lora-on-trtllm 2 "servesim models no LoRA serving for TensorRT-LLM" '$SS run --workload wl-lora.json --engine trtllm --enable-lora'
+t lora-adapters-zero 3 "'adapters' must be" '$SS run --workload wl-lora0.json --enable-lora'
+t lora-distribution-bad 3 "lora: 'distribution' must be uniform or zipf:S with S in (0, 100], got 'pareto'" '$SS run --workload wl-lora-bad.json --enable-lora'
+t lora-trace-adapter-frac 3 "tr-adapter-frac.csv:2: 'adapter' must be an integer in [0, 1048576] (0: the base model), got 1.5" '$SS run --workload tr-adapter-frac.json --enable-lora'
+t lora-trace-adapter-neg 3 "'adapter' must be an integer in [0, 1048576] (0: the base model), got -2" '$SS run --workload tr-adapter-neg.json --enable-lora'
 # messages
 t flag-rate-denormal 2 "--rate 4.9e-324 is below the smallest number servesim computes with (2.22507e-308)" '$SS run --rate 4.9e-324'
 t flag-rate-overflow 2 "--rate 1e999 is above the largest number servesim computes with (1.79769e+308)" '$SS run --rate 1e999'

@@ -1,6 +1,7 @@
 /* test_base.c - PCG32 known answers, string buffer, gz reader, atomic writes,
  * edit distance. */
 #include <dirent.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "base/csv.h"
 #include "base/decnum.h"
 #include "base/loghist.h"
+#include "base/tline.h"
 #include "base/wdist.h"
 #include "base/gzread.h"
 #include "base/paths.h"
@@ -692,6 +694,36 @@ static void test_loghist(void)
 	free(x);
 }
 
+/* tline: 100,000 times 0.01 s apart from 5 s (a span of 1000 s, so the
+ * buckets widen 18 times from 1 us to 2^18 us), counted in windows: whole
+ * buckets exactly, a window within its two boundary buckets' counts. */
+static void test_tline(void)
+{
+	struct tline t;
+	double w, c, bucket;
+	int i;
+
+	tline_init(&t, 5, 1e-6);
+	for (i = 0; i < 100000; i++)
+		tline_add(&t, 5 + 0.01 * i);
+	tline_add(&t, NAN);
+	w = t.width;
+	bucket = w / 0.01; /* times a bucket holds */
+	CHECK(t.n == 100000 && w == 0x1p18 * 1e-6, "n %llu, width %.9g s after widening",
+	      (unsigned long long)t.n, w);
+	c = tline_count(&t, 5, 5 + 100 * w);
+	CHECK(fabs(c - 100 * bucket) <= 1, "100 whole buckets: %.1f of %.1f times", c, 100 * bucket);
+	c = tline_count(&t, 255.005, 755.005); /* 50,001 times in [255.005, 755.005] */
+	CHECK(fabs(c - 50001) <= 2 * bucket, "[255.005, 755.005]: %.1f of 50001 times (within %.0f)", c,
+	      2 * bucket);
+	CHECK(tline_count(&t, 0, 1e9) == 100000 && tline_count(&t, 6, 5) == 0 &&
+		      tline_count(&t, 2000, 3000) == 0,
+	      "every time in a window over all; none in an empty or later window");
+	c = tline_count(&t, 500, 500);
+	CHECK(c == 0, "a window of no width: %g", c);
+	tline_release(&t);
+}
+
 int main(void)
 {
 	test_pcg32();
@@ -705,6 +737,7 @@ int main(void)
 	test_loghist();
 	test_wdist();
 	test_wdist_radix();
+	test_tline();
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
 	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");

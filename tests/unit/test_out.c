@@ -54,7 +54,7 @@ static void test_std(void)
 /* n requests at rate lam (regular arrivals), each served in e2e seconds
  * when the engine keeps up; with a service rate mu < lam the k-th waits
  * for the backlog. */
-static void fill(size_t n, double lam, double mu, double e2e, double *arr, double *ttft, double *e2es)
+static void fill(size_t n, double lam, double mu, double e2e, double *arr, float *ttft, float *e2es)
 {
 	size_t k;
 	double done = 0;
@@ -63,15 +63,16 @@ static void fill(size_t n, double lam, double mu, double e2e, double *arr, doubl
 		double a = (double)k / lam, start = fmax(a, done);
 		done = start + 1.0 / mu;
 		arr[k] = a;
-		ttft[k] = (start - a) * 1e3 + 30;
-		e2es[k] = (start - a + e2e) * 1e3;
+		ttft[k] = (float)((start - a) * 1e3 + 30);
+		e2es[k] = (float)((start - a + e2e) * 1e3);
 	}
 }
 
 static void test_status(void)
 {
 	enum { N = 2000 };
-	static double arr[N], ttft[N], e2e[N];
+	static double arr[N];
+	static float ttft[N], e2e[N];
 	struct wl_spec wl;
 	struct metric_set all;
 	struct out_status st;

@@ -23,6 +23,7 @@
 #include "base/decnum.h"
 #include "hw/tier2.h"
 #include "readers/mooncake.h"
+#include "report/out.h"
 
 static struct model_registry reg;
 static struct gpu_db db;
@@ -1332,6 +1333,73 @@ static void test_hist_percentiles(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* rel(a, b): |a - b| / |b| (0 when both are 0, NAN-safe: 1 when one is) */
+static double rel_diff(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b) ? 0 : 1;
+	return a == b ? 0 : fabs(a - b) / fabs(b);
+}
+
+/* Past the kept records the run's status comes from per-stage sketches
+ * (sim.h sim_flow): the same verdict and stage as the exact test, its
+ * rates within the tlines' boundary buckets, its queue growth from the
+ * same sums (exact_max lowered to 700 here). */
+static void test_status_sketch(const struct model_cfg *m)
+{
+	static const struct {
+		const char *what;
+		double rate, rate2; /* rate2: a second stage (0: none) */
+	} cases[] = {{"served", 20, 0}, {"overloaded", 150, 0}, {"overloaded in stage 1", 10, 150}};
+	struct cost_model c;
+	struct sim_cfg sc;
+	size_t k;
+
+	make_cost(&c, m, 512, 64, 0);
+	base_cfg(&sc, 512, 64, 4000);
+	sc.check_invariants = false;
+	sc.exact_max = 700;
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct out_status ex, sk;
+		struct sim *s1 = NULL, *s2 = NULL;
+		struct wl_spec w;
+		struct err e;
+		int ok = 1;
+		char l1[200], l2[200];
+		poisson_spec(&w, cases[k].rate, cases[k].rate2 > 0 ? 0 : 20000, 10, 200, 3);
+		if (cases[k].rate2 > 0) {
+			w.nstages = 2;
+			w.stages[0].rate = cases[k].rate;
+			w.stages[0].duration_s = 1000;
+			w.stages[1].rate = cases[k].rate2;
+			w.stages[1].duration_s = 100;
+		}
+		sc.exact_percentiles = true;
+		ok &= sim_new(&sc, &c, &w, &s1, &e) == 0 && sim_run(s1, &e) == 0;
+		sc.exact_percentiles = false;
+		ok &= sim_new(&sc, &c, &w, &s2, &e) == 0 && sim_run(s2, &e) == 0;
+		CHECK(ok && sim_flow_kind(s1) == SIM_FLOW_EXACT && sim_flow_kind(s2) == SIM_FLOW_SKETCH,
+		      "%s: exact and sketched runs finish", cases[k].what);
+		if (ok && out_status_sim(&w, s1, &ex, &e) == 0 && out_status_sim(&w, s2, &sk, &e) == 0) {
+			out_status_line(&ex, l1, sizeof(l1));
+			out_status_line(&sk, l2, sizeof(l2));
+			CHECK(ex.kind == sk.kind && ex.stage == sk.stage && !isnan(sk.offered_rps) &&
+				      rel_diff(sk.offered_rps, ex.offered_rps) < 2e-3 &&
+				      rel_diff(sk.served_rps, ex.served_rps) < 2e-3 &&
+				      rel_diff(sk.queue_growth_s, ex.queue_growth_s) < 1e-6,
+			      "%s, %llu requests: sketched '%s' (offered %.9g, served %.9g req/s, queue %.9g s), "
+			      "exact '%s' (%.9g, %.9g req/s, %.9g s)",
+			      cases[k].what, (unsigned long long)sim_totals(s2)->arrived, l2, sk.offered_rps,
+			      sk.served_rps, sk.queue_growth_s, l1, ex.offered_rps, ex.served_rps, ex.queue_growth_s);
+			CHECK(ex.kind == (k == 0 ? OUT_OK : OUT_OVERLOADED) && ex.stage == (k == 2 ? 1 : -1),
+			      "%s: the exact test says so", cases[k].what);
+		}
+		sim_free(s1);
+		sim_free(s2);
+	}
+	cost_release(&c);
+}
+
 /* The pooled token gaps hold together: one gap per chunk after a
  * request's first (token_gaps), and they sum to sum(E2E - TTFT). */
 static void pooled_consistent(const char *what, const struct metric_set *m)
@@ -2438,6 +2506,7 @@ int main(void)
 	test_pd_first_token(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
+	test_status_sketch(&m);
 	test_pooled_itl_hand(&m);
 	test_pooled_itl_replay(&m);
 	test_segments(&m);

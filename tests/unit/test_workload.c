@@ -338,5 +338,50 @@ int main(void)
 		      strstr(e.msg, "got 'sharegtp'"), "an unknown dataset is refused, naming the known: %s", e.msg);
 		wl_spec_release(&w);
 	}
+	{
+		/* LoRA adapters: zipf:1.1 over 16 gives adapter k a share of
+		 * k^-1.1 / sum_{j<=16} j^-1.1: 0.3301 for the first, 0.1540 for
+		 * the second; uniform 1/16 each */
+		struct wl_gen *g;
+		struct wl_req r;
+		int64_t cnt[18] = {0}, nd = 0, k;
+		bool in = true;
+		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 200000, "
+			  "\"lora\": {\"adapters\": 16, \"distribution\": \"zipf:1.1\"}}", &w, &e);
+		if (k == 0 && wl_gen_new(&w, &g, &e) == 0) {
+			while (wl_gen_next(g, 0, &r, &e) > 0) {
+				in &= r.lora >= 1 && r.lora <= 16;
+				cnt[r.lora >= 0 && r.lora <= 17 ? r.lora : 17]++;
+				nd++;
+			}
+			wl_gen_free(g);
+		}
+		CHECK(nd == 200000 && in && fabs((double)cnt[1] / 200000 - 0.3301) < 0.005 &&
+			      fabs((double)cnt[2] / 200000 - 0.1540) < 0.004,
+		      "lora zipf:1.1 over 16 adapters: shares %.4f, %.4f (hand: 0.3301, 0.1540)", (double)cnt[1] / 200000,
+		      (double)cnt[2] / 200000);
+		wl_spec_release(&w);
+		memset(cnt, 0, sizeof(cnt));
+		nd = 0;
+		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 200000, "
+			  "\"lora\": {\"adapters\": 16}}", &w, &e);
+		if (k == 0 && wl_gen_new(&w, &g, &e) == 0) {
+			while (wl_gen_next(g, 0, &r, &e) > 0) {
+				cnt[r.lora >= 0 && r.lora <= 17 ? r.lora : 17]++;
+				nd++;
+			}
+			wl_gen_free(g);
+		}
+		CHECK(nd == 200000 && cnt[0] == 0 && cnt[17] == 0 && fabs((double)cnt[1] / 200000 - 0.0625) < 0.002 &&
+			      fabs((double)cnt[16] / 200000 - 0.0625) < 0.002,
+		      "lora uniform over 16 adapters: shares %.4f, %.4f (hand: 0.0625)", (double)cnt[1] / 200000,
+		      (double)cnt[16] / 200000);
+		wl_spec_release(&w);
+		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 5, "
+			  "\"lora\": {\"adapters\": 4, \"distribution\": \"zipf:0\"}}", &w, &e);
+		CHECK(k < 0 && strstr(e.msg, "w.json: lora: 'distribution' must be uniform or zipf:S with S in (0, 100], got 'zipf:0'"),
+		      "a zipf exponent of 0 is refused: %s", e.msg);
+		wl_spec_release(&w);
+	}
 	return check_done();
 }
