@@ -2344,6 +2344,55 @@ static double lone_ttft(const struct model_cfg *m, int64_t prompt)
 	return run_sum.ttft_ms.mean;
 }
 
+/* Sessions behind the router: 40 sessions of 3 turns (160-token prompts,
+ * 32-token outputs, 1 s think time) starting 4 a second (Poisson: with
+ * evenly spaced starts round-robin's alternation locks onto the sessions'
+ * rhythm), on 2 replicas
+ * of 2,000 blocks (nothing evicted).  A turn's KV holds its prompt and
+ * output but the last token: turn 1 leaves 191 tokens, 11 full blocks
+ * (176 tokens); turn 2 (192 carried + 160 = 352 tokens) leaves 383, 23
+ * blocks (368); turn 3 is 544 tokens.  Sent back where its context is,
+ * a session hits 176 + 368 of its 1,056 prompt tokens: 0.5152.  Sent
+ * round-robin, a turn lands on the replica of the turn before about half
+ * the time, and turn 3 finds turn 1's 11 blocks where turn 2 went
+ * elsewhere: about (176 / 2 + 368 / 2 + 176 / 4) / 1,056 = 0.299. */
+static double session_hit_rate(const struct model_cfg *m, enum router_kind router)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+
+	make_cost(&c, m, 2048, 64, 0);
+	base_cfg(&sc, 2048, 64, 2000);
+	sc.replicas = 2;
+	sc.router = router;
+	session_spec(&w, 3);
+	w.process = WL_POISSON;
+	w.seed = 5;
+	w.rate = 4;
+	w.sess.count = 40;
+	w.prompt.a = 160;
+	w.output.a = 32;
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 120,
+	      "40 sessions of 3 turns on 2 replicas, %s router: 120 requests complete", router_name(router));
+	free(log);
+	free(csv);
+	cost_release(&c);
+	return t.prefix_lookup_tokens ? (double)t.prefix_hit_tokens / (double)t.prefix_lookup_tokens : 0;
+}
+
+static void test_session_routing(const struct model_cfg *m)
+{
+	double kv = session_hit_rate(m, ROUTER_KV_AWARE), rr = session_hit_rate(m, ROUTER_ROUND_ROBIN);
+
+	CHECK(kv > 0.5152 - 0.02 && kv < 0.5152 + 1e-9,
+	      "sessions, kv-aware: hit rate %.4f (hand: 0.5152, every later turn where its context is)", kv);
+	CHECK(rr > 0.2 && rr < 0.4 && kv > rr + 0.15,
+	      "sessions: kv-aware raises the hit rate over round-robin, %.4f against %.4f (hand: about 0.299)", kv, rr);
+}
+
 static void test_sessions(const struct model_cfg *m)
 {
 	struct cost_model c;
@@ -2517,6 +2566,7 @@ int main(void)
 	test_reprice_api(&m);
 	test_replicas(&m);
 	test_sessions(&m);
+	test_session_routing(&m);
 	test_mooncake(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
