@@ -145,6 +145,7 @@ struct replica {
 	struct req **others;               /* running requests that are not decoders */
 	size_t nothers, others_cap;
 	int64_t *chunk_len, *chunk_prefix;
+	size_t chunk_cap;                  /* their room (>= 1) */
 	/* free block-id arrays by size class (sched.c array_get: class c
 	 * holds 16 << c ids, the last max_blocks_per_req) */
 	int32_t **arrays[SCHED_ARRAY_CLASSES];
@@ -168,13 +169,11 @@ struct replica {
 	int64_t spec_n;                    /* decoding requests that draft after the step */
 	double spec_ctx;                   /* their contexts, summed */
 	int64_t step_dur_ns;
-	struct stepmemo prices;            /* its decode-only steps' prices */
-	/* attention DP: the decode-only steps' prices with the group's MoE
-	 * tokens, kept in the memo of the group's first rank (moe_memo, set
-	 * at each group step) for every rank of the same cost model: ranks
-	 * with the same batch share one price */
-	struct stepmemo moe_prices;
-	struct stepmemo *moe_memo;
+	/* its decode-only steps' prices, and with attention DP those with
+	 * the group's MoE tokens: its pool's memos (struct sim's memo), one
+	 * per cost model, so that ranks and replicas with the same batch
+	 * share one price and the memory does not grow with them */
+	struct stepmemo *prices, *moe_memo;
 	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
 	 * of its cost model): the energy of its steps (account_step) */
 	struct power_model power;
@@ -301,6 +300,9 @@ struct sim {
 	/* log2(block_size) + 1 when block_size is a power of two, else 0
 	 * (set by sched_replica_init): block arithmetic by shifts and masks */
 	int bs_log2p1;
+	/* decode-only step prices (stepmemo.h) per cost model: [1] the P/D
+	 * prefill workers', [0] every other rank's; [.][1] with MoE tokens */
+	struct stepmemo memo[2][2];
 	float *ttft, *itl, *tpot, *e2e, *queue;
 	uint8_t *stage;
 	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */

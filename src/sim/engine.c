@@ -669,6 +669,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->gapd = xmalloc(xmul(256, sizeof(*s->gapd)));
 	for (k = 0; k < 256; k++)
 		wdist_init(&s->gapd[k]);
+	for (i = 0; i < 4; i++) {
+		stepmemo_init(&s->memo[i / 2][i % 2]);
+		s->memo[i / 2][i % 2].off = cfg->no_step_memo;
+	}
 	s->per = cfg->pd.prefill + cfg->dp;
 	s->nreplicas = cfg->replicas > 1 ? cfg->replicas : 1;
 	s->nrep = s->per * s->nreplicas;
@@ -693,8 +697,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		sched_replica_init(s, rp);
 		if (rp->pp > 1)
 			rp->pipe = xcalloc((size_t)rp->pp, sizeof(*rp->pipe));
-		rp->chunk_len = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
-		rp->chunk_prefix = xcalloc((size_t)rp->mns + 1, sizeof(int64_t));
+		/* (grown to the most chunks a step has: sched.c plan_step) */
+		rp->chunk_cap = 8;
+		rp->chunk_len = xcalloc(rp->chunk_cap, sizeof(int64_t));
+		rp->chunk_prefix = xcalloc(rp->chunk_cap, sizeof(int64_t));
 	}
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
@@ -754,6 +760,8 @@ void sim_free(struct sim *s)
 		free(rp->pipe);
 	}
 	free(s->reps);
+	for (k = 0; k < 4; k++)
+		stepmemo_release(&s->memo[k / 2][k % 2]);
 	free(s->rr_in);
 	free(s->route_chain);
 	for (i = 0; i < s->nxfer; i++)

@@ -1,5 +1,6 @@
-/* kvcache.c - block pool with a prefix cache (see kvcache.h).  All storage
- * is allocated at init and every operation is O(1): the table is a
+/* kvcache.c - block pool with a prefix cache (see kvcache.h).  Storage
+ * grows by doubling with the blocks a run reaches (amortised O(1)) and
+ * every operation is O(1): the table is a
  * linear-probe hash at load <= 1/2 with backward-shift deletion; the LRU order
  * of free cached blocks is a doubly linked list (a block taken back by a
  * prefix hit is unlinked, so eviction walks live entries only: with shared
@@ -16,7 +17,12 @@
 #define KVC_SPARSE_MAX (1 << 18)
 
 /* The table's first size (slots); it doubles up to tcap_max. */
-#define KVC_TABLE_START 1024u
+#define KVC_TABLE_START 64u
+
+/* The first size of the per-name and per-batch arrays (kvc_init); they
+ * double as names and batch slots are first handed out, up to the pool's
+ * size. */
+#define KVC_NAMES_START 256
 
 /* The load the table may reach before it doubles: a quarter of its slots
  * (half for a pool past KVC_SPARSE_MAX blocks), as kvc_init sizes the
@@ -27,6 +33,33 @@ static void set_tgrow(struct kvc *c)
 
 	c->tgrow = cap >= c->tcap_max ? INT32_MAX
 				      : (int32_t)(c->total < KVC_SPARSE_MAX ? cap / 4 : cap / 2);
+}
+
+/* The next capacity of an array by name or batch slot: twice, within
+ * the pool (at least 1). */
+static int32_t next_cap(const struct kvc *c, int32_t cap)
+{
+	int32_t n = cap ? (cap > c->total / 2 ? c->total : 2 * cap) : KVC_NAMES_START;
+
+	return n < c->total ? n : c->total > 0 ? c->total : 1;
+}
+
+/* Room for the next name (names, blk, watch). */
+static void grow_names(struct kvc *c)
+{
+	c->cap = next_cap(c, c->cap);
+	c->names = xreallocarray(c->names, (size_t)c->cap, sizeof(int32_t));
+	c->blk = xreallocarray(c->blk, (size_t)c->cap, sizeof(struct kvb));
+	c->watch = xreallocarray(c->watch, (size_t)c->cap, sizeof(int32_t));
+}
+
+/* Room for the next batch slot (batch, batch_free, blink). */
+static void grow_batches(struct kvc *c)
+{
+	c->bcap = next_cap(c, c->bcap);
+	c->batch = xreallocarray(c->batch, (size_t)c->bcap, sizeof(uint32_t));
+	c->batch_free = xreallocarray(c->batch_free, (size_t)c->bcap, sizeof(int32_t));
+	c->blink = xreallocarray(c->blink, (size_t)c->bcap, sizeof(struct kvc_link));
 }
 
 void kvc_table_grow(struct kvc *c)
@@ -56,25 +89,26 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	c->caching = caching;
 	c->nfree = blocks;
 	/* names are handed out 0, 1, 2, ... as first needed, and a name's
-	 * watch slot is set then: a pool of millions of blocks (SGLang's
-	 * one-token pages on a large GPU) costs no memory for the blocks a run
-	 * never reaches (the arrays below are calloc'd, untouched pages stay
-	 * unmapped) */
-	c->names = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
-	c->nnames = 0;
-	c->fresh = 0;
-	/* records 0 .. total-1 are the blocks, total + i batch i's LRU node
-	 * (only its link is used): node x's link is blk[x].l whatever x is.
+	 * watch slot is set then: the arrays by name (names, blk, watch) and
+	 * by batch slot (batch, batch_free, blink) grow as they are first
+	 * handed out (name_take, kvc_put_anon), so that a pool of millions of
+	 * blocks (SGLang's one-token pages on a large GPU), or a thousand
+	 * replicas' pools, cost memory for the blocks a run reaches only.
 	 * Not cleared: a block's record is set when its name is first handed
 	 * out (name_take's callers), a node's link when it joins the list, and
 	 * only those are read (a cleared array of a few hundred KiB per
 	 * simulation was 0.6 % of `eval`'s instructions) */
-	c->blk = xmalloc(xmul((size_t)blocks * 2 + 1, sizeof(struct kvb)));
-	/* nodes: blocks, then batches (each live batch holds at least one of
-	 * the blocks, so there are never more than `blocks` of them) */
+	c->nnames = 0;
+	c->fresh = 0;
+	c->cap = 0;
+	grow_names(c);
+	/* LRU nodes: blocks 0 .. total-1, linked through blk[x].l, then
+	 * batches, total + i linked through blink[i] (each live batch holds at
+	 * least one of the blocks, so there are never more than `blocks` of
+	 * them) */
 	c->lru_head = c->lru_tail = -1;
-	c->batch = xmalloc(xmul((size_t)blocks + 1, sizeof(uint32_t)));
-	c->batch_free = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
+	c->bcap = 0;
+	grow_batches(c);
 	/* load <= 1/4 (probes, and deletion's backward shifts, mostly end at
 	 * the first slot: -5.5 % instructions, -12 % CPU time on the
 	 * preemption-heavy Llama-2-7B reasoning experiment of
@@ -88,7 +122,6 @@ void kvc_init(struct kvc *c, int32_t blocks, bool caching)
 	c->tab = xcalloc(cap, sizeof(*c->tab));
 	c->tmask = cap - 1;
 	set_tgrow(c);
-	c->watch = xmalloc(xmul((size_t)blocks + 1, sizeof(int32_t)));
 	c->watch_cut = INT32_MAX;
 }
 
@@ -98,6 +131,7 @@ void kvc_release(struct kvc *c)
 	free(c->blk);
 	free(c->batch);
 	free(c->batch_free);
+	free(c->blink);
 	free(c->tab);
 	free(c->watch);
 	memset(c, 0, sizeof(*c));
@@ -135,10 +169,10 @@ static void table_del(struct kvc *c, uint64_t h)
 	}
 }
 
-/* LRU node x: a block's (in its record) or a batch's (record total + i). */
+/* LRU node x: a block's (in its record) or batch x - total's. */
 static inline struct kvc_link *lnk(const struct kvc *c, int32_t x)
 {
-	return &c->blk[x].l;
+	return x < c->total ? &c->blk[x].l : &c->blink[x - c->total];
 }
 
 static inline void lru_append(struct kvc *c, int32_t x)
@@ -219,6 +253,8 @@ static int32_t name_take(struct kvc *c)
 	if (c->nnames > 0)
 		return c->names[--c->nnames];
 	b = c->fresh++;
+	if (b >= c->cap)
+		grow_names(c);
 	c->watch[b] = -1;
 	return b;
 }
@@ -400,6 +436,8 @@ void kvc_put_anon(struct kvc *c, int32_t full, int32_t partial)
 	}
 	{
 		int32_t slot = c->nbatch_free > 0 ? c->batch_free[--c->nbatch_free] : c->batch_fresh++;
+		if (slot >= c->bcap)
+			grow_batches(c);
 		c->batch[slot] = (uint32_t)full;
 		lru_append(c, c->total + slot);
 	}

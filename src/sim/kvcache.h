@@ -39,18 +39,19 @@ struct kvc {
 	int32_t nevict;       /* free but cached (named + anonymous), evictable */
 	int32_t anon_used;    /* anonymous blocks held by requests */
 	int32_t *names;       /* names returned, reused first (a stack) */
+	int32_t cap, bcap;    /* names and batch slots the arrays hold (kvc_init) */
 	int32_t nnames;
 	int32_t fresh;        /* names never handed out: fresh .. total-1, in order */
 	struct kvb *blk;
 	/* LRU order of the evictable cached blocks, oldest first: a doubly
 	 * linked list of nodes 0 .. total-1 (named blocks with reference 0
 	 * and content) and total + i (batch i of a request's freed anonymous
-	 * blocks, batch[i] of them left), node x linked through blk[x].l
-	 * (blk holds 2 total + 1 records, the batches' only for their link);
-	 * a block taken back by a prefix hit leaves it, so eviction never
+	 * blocks, batch[i] of them left), linked through blk[x].l and
+	 * blink[x - total]; a block taken back by a prefix hit leaves it, so eviction never
 	 * meets a stale entry */
 	int32_t lru_head, lru_tail;
 	uint32_t *batch;
+	struct kvc_link *blink; /* the batches' LRU links */
 	int32_t *batch_free;  /* batch slots returned (a stack) */
 	int32_t nbatch_free, batch_fresh; /* slots never used: batch_fresh .. total-1 */
 	/* open-addressing table hash -> named block; a slot's key and value

@@ -1237,6 +1237,11 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	s->cfg.policy->schedule(s, rp);
 	if (rp->nsched == 0 && rp->ndec == 0)
 		return false;
+	if (rp->nsched > rp->chunk_cap) { /* a chunk per scheduled request at most */
+		rp->chunk_cap = rp->nsched > 2 * rp->chunk_cap ? rp->nsched : 2 * rp->chunk_cap;
+		rp->chunk_len = xreallocarray(rp->chunk_len, rp->chunk_cap, sizeof(int64_t));
+		rp->chunk_prefix = xreallocarray(rp->chunk_prefix, rp->chunk_cap, sizeof(int64_t));
+	}
 	desc_start(rp, d);
 	for (i = 0; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
@@ -1312,7 +1317,7 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 
 	if (d->nchunks == 0) { /* decode only: it may repeat one priced before */
 		struct dmemo_ent *slot;
-		struct stepmemo *m = d->moe_tokens == 0 ? &rp->prices : rp->moe_memo;
+		struct stepmemo *m = d->moe_tokens == 0 ? rp->prices : rp->moe_memo;
 		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits, d->moe_tokens);
 		if (!stepmemo_get(m, k0, d->ndecode, d->decode_ctx_sum, &t, &slot)) {
 			t = cost_step_s(rp->cost, d);
@@ -1436,7 +1441,6 @@ static bool group_start(struct sim *s, int lo, int hi)
 			}
 		}
 		rp->desc.moe_tokens = moe;
-		rp->moe_memo = rp->cost == s->reps[lo].cost ? &s->reps[lo].moe_prices : &rp->moe_prices;
 		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
@@ -2004,10 +2008,8 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->dec_run = rp->pend_dec = true; /* a split-batch policy sets dec_run each step */
 	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
-	stepmemo_init(&rp->prices);
-	stepmemo_init(&rp->moe_prices);
-	rp->moe_memo = &rp->moe_prices;
-	rp->prices.off = rp->moe_prices.off = s->cfg.no_step_memo;
+	rp->prices = &s->memo[rp->prefill_only][0];
+	rp->moe_memo = &s->memo[rp->prefill_only][1];
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
 	if (rp->power.board_w <= 0)
@@ -2068,8 +2070,6 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 	free(rp->done);
 	free(rp->pend);
 	free(rp->gapq);
-	stepmemo_release(&rp->prices);
-	stepmemo_release(&rp->moe_prices);
 	if (s->cfg.policy->replica_release)
 		s->cfg.policy->replica_release(rp);
 }

@@ -14,8 +14,10 @@
  * Where steps rarely repeat (lengths drawn from a distribution) the memo
  * switches itself off after a trial, so such a run pays only for the trial.
  *
- * One memo per replica and simulation: the cost model must not change
- * while a memo is in use (tests change overheads between runs).
+ * One memo per cost model and simulation, shared by the ranks and replicas
+ * pricing with it (a price depends on the step and the model only): the
+ * cost model must not change while a memo is in use (tests change
+ * overheads between runs).
  * Library-internal: sched.c is its only user. */
 #ifndef SERVESIM_SIM_STEPMEMO_H
 #define SERVESIM_SIM_STEPMEMO_H
