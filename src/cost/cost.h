@@ -93,6 +93,11 @@ struct cost_engine {
 	 * and the engine whose collections a GPU without its own lends first
 	 * (NULL: any, newest first) */
 	const char *name, *fallback;
+	/* its kernel collections on an AMD GPU (gpu_spec.vendor "amd"): the
+	 * prefix of the kernel library its ROCm build calls ("aiter":
+	 * data/mfu/<gpu>/aiter-<commit>/), or NULL where it has no ROCm build
+	 * (engine_type.start_refused says so) */
+	const char *rocm;
 	struct cost_lin_terms lin;           /* GDN kernels (scripts/mfu/fit_gdn.py) */
 	/* MLA module against the sum of its parts, fitted on the Hopper
 	 * tables (h100_sxm, h200_sxm) only: per MLA layer of a step with
@@ -106,6 +111,10 @@ struct cost_engine {
 	/* DeepSeek-V4's parts model, [prefill][CSA, HCA and window-only] */
 	const struct cost_csa_fit (*csa)[2];
 };
+
+/* The collection prefix ce's kernels are looked up under on g: its ROCm
+ * kernel library on an AMD GPU, else its own name. */
+const char *cost_engine_tables(const struct cost_engine *ce, const struct gpu_spec *g);
 
 struct cost_cfg {
 	enum dtype wdt, kvdt;

@@ -118,6 +118,10 @@ struct engine_type {
 	 * it admits; sim_cfg.policy) and the run header's sentence on it */
 	const struct sched_policy *policy;
 	void (*sched_words)(const struct sim_cfg *cfg, bool overlap, char *out, size_t n);
+	/* its ROCm build on an AMD GPU g (gpu_spec.vendor "amd"), for the run
+	 * header: the kernels it calls and the defaults that differ from its
+	 * CUDA build (n bytes); NULL: it has no ROCm build */
+	void (*rocm_words)(const struct gpu_spec *g, char *out, size_t n);
 	/* the command lines that start a deployment on it (search's launch
 	 * lines); NULL: servesim writes none */
 	void (*launch)(const struct launch_in *in, struct sbuf *out);
@@ -136,5 +140,11 @@ struct engine_type {
 	 * flags are refused before) */
 	int (*lora)(const struct scenario *sc, struct sim_lora *o, char *words, size_t n, struct err *e);
 };
+
+/* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:
+ * e4m3fnuz on CDNA3 (gfx942: MI300X, MI325X; checkpoints in e4m3fn are
+ * converted at load, same bytes), OCP e4m3fn on CDNA4 (gfx950: MI355X).
+ * vLLM: RocmPlatform.fp8_dtype (vllm/platforms/rocm.py, "gfx94" -> fnuz). */
+const char *engine_rocm_fp8(const struct gpu_spec *g);
 
 #endif

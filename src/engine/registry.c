@@ -221,6 +221,12 @@ int engine_check_offload(const struct engine_type *en, bool vllm_flags, bool hic
 		       owner ? owner->name : "", own);
 }
 
+const char *engine_rocm_fp8(const struct gpu_spec *g)
+{
+	return strcmp(g->family, "cdna3") == 0 ? "e4m3fnuz (gfx942; e4m3fn checkpoints converted at load, same bytes)"
+					       : "OCP e4m3fn";
+}
+
 int engine_check_lora(const struct engine_type *en, bool lora, bool vllm_flags, bool sglang_flags, struct err *e)
 {
 	static const char vl[] = "--max-loras and --max-cpu-loras", sg[] = "--max-loras-per-batch and --max-loaded-loras";

@@ -602,6 +602,17 @@ static const struct sched_policy sglang_policy = {
 	.replica_release = sglang_replica_release,
 };
 
+/* SGLang's ROCm build: the aiter attention backend (SGLang docs,
+ * attention_backend.md, "AITER (ROCm)"; page size 1 as on CUDA), AITER
+ * fused MoE and block-scale fp8 GEMM (ROCm blog "Supercharge DeepSeek-R1
+ * Inference on AMD Instinct MI300X", 2025-03-21); its memory and limit
+ * rules are the CUDA build's. */
+static void sglang_rocm_words(const struct gpu_spec *g, char *out, size_t n)
+{
+	snprintf(out, n, "SGLang's ROCm build: --attention-backend aiter, AITER fused MoE and block-scale GEMM, page size, "
+		 "memory and limit rules as on CUDA; fp8 %s", engine_rocm_fp8(g));
+}
+
 static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
 {
 	snprintf(out, n,
@@ -677,6 +688,11 @@ static const struct cost_csa_fit sglang_csa_fits[2][2] = {
 static const struct cost_engine sglang_cost = {
 	.name = "sglang",
 	.fallback = "vllm",
+	/* SGLang's ROCm build calls AMD's AITER kernels (its "aiter"
+	 * attention backend, AITER fused-MoE and block-scale GEMM: ROCm blog
+	 * "Supercharge DeepSeek-R1 Inference on AMD Instinct MI300X",
+	 * 2025-03-21; SGLang docs, attention_backend.md, "AITER (ROCm)") */
+	.rocm = "aiter",
 	/* Gated DeltaNet on SGLang 0.5.14's measured GDN kernels (as vLLM's:
 	 * scripts/mfu/fit_gdn.py, H100/H200/B200) */
 	.lin = {25.91e-6, 1.253e-6, 1.580e-11, 0.3054, 22.83, 6.20e-6, 0.8104},
@@ -872,6 +888,7 @@ const struct engine_type engine_sglang = {
 	.cost = &sglang_cost,
 	.policy = &sglang_policy,
 	.sched_words = sglang_sched_words,
+	.rocm_words = sglang_rocm_words,
 	.launch = sglang_launch,
 	.offload = sglang_offload,
 	.lora = sglang_lora,

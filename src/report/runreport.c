@@ -256,6 +256,10 @@ static void run_header(FILE *f, const struct out_run *c)
 		char words[1024];
 		c->cfg.sc->engine->sched_words(c->simcfg, c->cost->cfg.overlap_cpu, words, sizeof(words));
 		fprintf(f, "engine     %s\n", words);
+		if (c->cfg.sc->engine->rocm_words && strcmp(c->cfg.sc->gpu->vendor, "amd") == 0) {
+			c->cfg.sc->engine->rocm_words(c->cfg.sc->gpu, words, sizeof(words));
+			fprintf(f, "rocm       %s\n", words);
+		}
 	}
 	if (rules)
 		print_sglang_defaults(f, c);
