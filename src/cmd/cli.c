@@ -92,16 +92,16 @@ void fmt_count(char *buf, size_t n, double v)
 
 int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct err *e)
 {
-	static const char *const names[7] = {"--overhead-step-us", "--overhead-layer-us",
+	static const char *const names[8] = {"--overhead-step-us", "--overhead-layer-us",
 		"--overhead-request-us", "--api-ttft-ms", "--stream-token-us", "--delivery-steps",
-		"--eager-op-us"};
-	static const unsigned bit[7] = {OV_STEP, OV_LAYER, OV_REQ, OV_API_TTFT, OV_STREAM, OV_DELIVERY,
-					OV_EAGER};
-	double *dst[7] = {&ov->step_us, &ov->layer_us, &ov->req_us, &ov->api_ttft_ms,
-			  &ov->stream_token_us, &ov->delivery_steps, &ov->eager_op_us};
+		"--eager-op-us", "--api-prompt-us"};
+	static const unsigned bit[8] = {OV_STEP, OV_LAYER, OV_REQ, OV_API_TTFT, OV_STREAM, OV_DELIVERY,
+					OV_EAGER, OV_API_PROMPT};
+	double *dst[8] = {&ov->step_us, &ov->layer_us, &ov->req_us, &ov->api_ttft_ms,
+			  &ov->stream_token_us, &ov->delivery_steps, &ov->eager_op_us, &ov->api_prompt_us};
 	int rc;
 
-	if (code < CLI_OV || code > CLI_OV + 6)
+	if (code < CLI_OV || code > CLI_OV + 7)
 		return 0;
 	rc = cli_double(names[code - CLI_OV], arg, 0, false, dst[code - CLI_OV], e);
 	if (rc < 0)

@@ -42,7 +42,8 @@ enum { CLI_OV = 900 };
 	{"api-ttft-ms", required_argument, 0, CLI_OV + 3}, \
 	{"stream-token-us", required_argument, 0, CLI_OV + 4}, \
 	{"delivery-steps", required_argument, 0, CLI_OV + 5}, \
-	{"eager-op-us", required_argument, 0, CLI_OV + 6}
+	{"eager-op-us", required_argument, 0, CLI_OV + 6}, \
+	{"api-prompt-us", required_argument, 0, CLI_OV + 7}
 int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct err *e);
 
 /* Settings for results that do not record them (a bare GuideLLM results or

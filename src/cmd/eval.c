@@ -52,7 +52,7 @@ static const char eval_usage2[] =
 	"                          (closest version); none when the flags below are given\n"
 	"  --tier0-off LIST        switch tier-0 corrections off (H1..H6)\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
-	"  --api-ttft-ms X --stream-token-us X --delivery-steps X --eager-op-us X\n"
+	"  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n"
 	"                          override the engine's host terms (each engine's\n"
 	"                          own by version otherwise: docs/engines.md)\n"
 	"  --ablate                switch each of H1..H6 off in turn (tier 0, no\n"

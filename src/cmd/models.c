@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "base/alloc.h"
 #include "base/json.h"
+#include "hw/mfu.h"
 #include "hw/power.h"
 
 static const char models_usage[] =
@@ -24,7 +25,10 @@ static const char gpus_usage[] =
 	"Lists the GPUs in data/gpus.json: id, aliases, dense peak TFLOP/s per dtype,\n"
 	"HBM capacity (GB) and bandwidth (TB/s), default bandwidth efficiency,\n"
 	"interconnect GB/s, SM count, board power and idle power (W; - where no\n"
-	"figure is published: such GPUs report no energy, docs/energy.md).\n"
+	"figure is published: such GPUs report no energy, docs/energy.md) and the\n"
+	"measured kernel tables that price it: the data/mfu/ folder (a lender's, named\n"
+	"after it, where the GPU borrows another's; + the GPU's own measurements), -\n"
+	"where none (defaults); JSON lists each folder's collections (docs/hardware.md).\n"
 	"Sources: data/PROVENANCE.md.\n";
 
 static int parse_list(int argc, char **argv, const char *cmd, const char *usage,
@@ -130,6 +134,34 @@ int cmd_models(int argc, char **argv, struct err *e)
 	return 0;
 }
 
+/* key: "mfu/<folder>", or null for "" */
+static void jw_mfu_dir(struct jw *w, const char *key, const char *folder)
+{
+	char dir[64];
+
+	if (!folder[0]) {
+		jw_null(w, key);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "mfu/%s", folder);
+	jw_str(w, key, dir);
+}
+
+/* The text listing's tables column: "h200_sxm", "b200_sxm (b200's)",
+ * "h20 + h100_sxm (h100-sxm's)", or "-" without tables. */
+static void gpus_tables_label(const struct gpu_spec *g, char *out, size_t cap)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	if (g->measured[0])
+		off += (size_t)snprintf(out, cap, "%s%s", g->measured, g->tables[0] ? " + " : "");
+	if (g->tables[0] && off < cap)
+		snprintf(out + off, cap - off, g->tables_of[0] ? "%s (%s's)" : "%s", g->tables, g->tables_of);
+	if (!out[0])
+		snprintf(out, cap, "-");
+}
+
 int cmd_gpus(int argc, char **argv, struct err *e)
 {
 	struct catalog env;
@@ -149,12 +181,12 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 		jw_init(&w, stdout, true);
 		jw_arr(&w, NULL);
 	} else {
-		printf("%-14s %8s %8s %8s %6s %7s %6s %6s %5s %6s %6s  %s\n", "id", "bf16", "fp8", "fp4",
-		       "HBM GB", "TB/s", "bw_eff", "link", "SMs", "W", "idle W", "aliases");
+		printf("%-14s %8s %8s %8s %6s %7s %6s %6s %5s %6s %6s  %-29s %s\n", "id", "bf16", "fp8",
+		       "fp4", "HBM GB", "TB/s", "bw_eff", "link", "SMs", "W", "idle W", "tables", "aliases");
 	}
 	for (i = 0; i < env.gpus.n; i++) {
 		const struct gpu_spec *g = &env.gpus.gpus[i];
-		char al[200] = "", f8[16], f4[16], pw[16] = "-", iw[16] = "-";
+		char al[200] = "", f8[16], f4[16], pw[16] = "-", iw[16] = "-", tb[160];
 		size_t off = 0;
 		struct power_model pm;
 		bool have_power = power_model_of(g, &pm);
@@ -162,6 +194,8 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 			off += (size_t)snprintf(al + off, sizeof(al) - off, "%s%s", k ? "," : "",
 						g->aliases[k]);
 		if (fmt == FMT_JSON) {
+			char names[32][64];
+			size_t nc = mfu_collections(env.data_dir, g->tables, names, 32), j;
 			jw_obj(&w, NULL);
 			jw_str(&w, "id", g->id);
 			jw_str(&w, "name", g->name);
@@ -186,6 +220,18 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 				jw_null(&w, "board_power_w");
 				jw_null(&w, "idle_power_w");
 			}
+			jw_obj(&w, "tables");
+			jw_mfu_dir(&w, "dir", g->tables);
+			if (g->tables_of[0])
+				jw_str(&w, "of", g->tables_of);
+			else
+				jw_null(&w, "of");
+			jw_arr(&w, "collections");
+			for (j = 0; j < nc; j++)
+				jw_str(&w, NULL, names[j]);
+			jw_end_arr(&w);
+			jw_mfu_dir(&w, "measured", g->measured);
+			jw_end_obj(&w);
 			jw_end_obj(&w);
 			continue;
 		}
@@ -197,9 +243,10 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 			snprintf(pw, sizeof(pw), "%.0f", pm.board_w);
 			snprintf(iw, sizeof(iw), "%.1f", pm.idle_w);
 		}
-		printf("%-14s %8.1f %8s %8s %6.0f %7.3f %6.2f %6.0f %5d %6s %6s  %s\n", g->id,
+		gpus_tables_label(g, tb, sizeof(tb));
+		printf("%-14s %8.1f %8s %8s %6.0f %7.3f %6.2f %6.0f %5d %6s %6s  %-29s %s\n", g->id,
 		       g->peak_flops[DT_BF16] / 1e12, f8, f4, g->hbm_bytes / 1e9, g->hbm_bw / 1e12,
-		       g->bw_eff, g->link_bw / 1e9, g->sm_count, pw, iw, al);
+		       g->bw_eff, g->link_bw / 1e9, g->sm_count, pw, iw, tb, al);
 	}
 	if (fmt == FMT_JSON) {
 		jw_end_arr(&w);

@@ -84,6 +84,11 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF + 40: rc = cli_int("--max-cpu-loras", arg, 1, WL_MAX_ADAPTERS, &f->lora_host_vl, e); break;
 	case SCF + 41: rc = cli_int("--max-loras-per-batch", arg, 1, 4096, &f->lora_max_sg, e); break;
 	case SCF + 42: rc = cli_int("--max-loaded-loras", arg, 1, WL_MAX_ADAPTERS, &f->lora_host_sg, e); break;
+	case SCF + 43:
+		rc = cli_int("--scheduler-recv-interval", arg, 1, SIM_MAX_RECV_INTERVAL, &f->recv_interval, e);
+		break;
+	case SCF + 44: f->mixed_chunk = true; break;
+	case SCF + 45: rc = cli_int("--max-prefill-tokens", arg, 1, 1 << 24, &f->max_prefill, e); break;
 	default:
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;

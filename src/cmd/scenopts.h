@@ -52,6 +52,9 @@ enum { SCF = 1100 };
 	{"max-cpu-loras", required_argument, 0, SCF + 40}, \
 	{"max-loras-per-batch", required_argument, 0, SCF + 41}, \
 	{"max-loaded-loras", required_argument, 0, SCF + 42}, \
+	{"scheduler-recv-interval", required_argument, 0, SCF + 43}, \
+	{"enable-mixed-chunk", no_argument, 0, SCF + 44}, \
+	{"max-prefill-tokens", required_argument, 0, SCF + 45}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
 #define SCENFLAGS_HELP \
@@ -71,7 +74,7 @@ enum { SCF = 1100 };
 	"                            for the GPU and engine version, unless overhead flags are given);\n" \
 	"                            a file marked rejected is not applied without --force-calibration\n" \
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n" \
-	"  --api-ttft-ms X --stream-token-us X --delivery-steps X --eager-op-us X\n" \
+	"  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n" \
 	"engine (--engine sglang: SGLang's scheduler and its defaults, docs/engines.md):\n" \
 	"  --chunked-prefill-size N  prefill tokens per step (SGLang's rule by GPU memory)\n" \
 	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n" \
@@ -80,6 +83,11 @@ enum { SCF = 1100 };
 	"  --disable-overlap-schedule  the CPU overhead terms add to each step (default:\n" \
 	"                            overlapped with the GPU's previous batch)\n" \
 	"  --page-size N (1)  --context-length N  --disable-radix-cache\n" \
+	"  --max-prefill-tokens N    prompt tokens one prefill batch takes (past its first\n" \
+	"                            request a prompt joins only while it fits; default: no cap)\n" \
+	"  --enable-mixed-chunk      prefill batches carry the running decoders' tokens\n" \
+	"  --scheduler-recv-interval N  while it runs, the scheduler polls for new requests\n" \
+	"                            every N decode batches or after any other batch (default 1)\n" \
 	SCENFLAGS_OFFLOAD_HELP
 
 /* (run's help prints this too) */

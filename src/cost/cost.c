@@ -72,6 +72,7 @@ static const struct {
 	{OV_PREFILL_TOK, offsetof(struct overheads, prefill_token_us)},
 	{OV_API_E2E, offsetof(struct overheads, api_e2e_ms)},
 	{OV_EAGER, offsetof(struct overheads, eager_op_us)},
+	{OV_API_PROMPT, offsetof(struct overheads, api_prompt_us)},
 };
 
 static double *ov_term(struct overheads *ov, size_t k)
@@ -262,6 +263,11 @@ static bool per_step_attention_op(const struct op *o)
 	return o->kind == OPK_ATTN || strcmp(o->name, "kv_b_proj") == 0 ||
 	       strcmp(o->name, "q_absorb_uk") == 0 || strcmp(o->name, "out_absorb_uv") == 0 ||
 	       strcmp(o->name, "indexer_topk") == 0;
+}
+
+const char *cost_engine_tables(const struct cost_engine *ce, const struct gpu_spec *g)
+{
+	return ce->rocm && strcmp(g->vendor, "amd") == 0 ? ce->rocm : ce->name;
 }
 
 const char *cost_src_name(enum cost_src s)
@@ -655,6 +661,26 @@ static void csa_sources(struct cost_model *c)
 }
 
 /* Fill c->src: which table (and version) or fallback prices each component. */
+
+/* AMD GPUs: no public measured attention or all-reduce timings were found
+ * (issue 29; docs/hardware.md), so a part priced by the roofline or the
+ * ring model says that it is a fallback. */
+static void amd_fallback_note(struct cost_model *c)
+{
+	static const enum cost_src parts[] = {COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_ALLREDUCE};
+	size_t i, n;
+
+	if (strcmp(c->g->vendor, "amd") != 0)
+		return;
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char *s = c->src[parts[i]];
+		if (strncmp(s, "roofline", 8) != 0 && strncmp(s, "ring model", 10) != 0)
+			continue;
+		n = strlen(s);
+		snprintf(s + n, sizeof(c->src[0]) - n, " (fallback: no public AMD timings, docs/hardware.md)");
+	}
+}
+
 static void describe_sources(struct cost_model *c)
 {
 	const struct mfu_tables *t = c->tabs;
@@ -687,11 +713,11 @@ static void describe_sources(struct cost_model *c)
 		part_note(c, po, note, sizeof(note));
 		snprintf(c->src[COST_SRC_ATTN_PREFILL], sizeof(c->src[0]), "%s%s%s%s",
 			 ps[0] ? ps : "roofline, default MFU 0.45", pa, ps[0] ? note : "",
-			 mla && pp == MFU_P_ATTN_PREFILL ? "; MLA on the nearest dense table" : "");
+			 mla && pp == MFU_P_ATTN_PREFILL && ps[0] ? "; MLA on the nearest dense table" : "");
 		part_note(c, dn, note, sizeof(note));
 		snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s%s",
 			 ds[0] ? ds : "roofline, default MFU 0.30", da, ds[0] ? note : "",
-			 mla && dp == MFU_P_ATTN_DECODE ? "; MLA on the nearest dense table" : "");
+			 mla && dp == MFU_P_ATTN_DECODE && ds[0] ? "; MLA on the nearest dense table" : "");
 		if (c->mla_module_s > 0) {
 			size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
 			snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
@@ -776,6 +802,7 @@ static void describe_sources(struct cost_model *c)
 		snprintf(c->src[COST_SRC_ALLREDUCE], sizeof(c->src[0]), "%s",
 			 t->src[MFU_P_ALLREDUCE][0] && c->p.tp <= 8 ? t->src[MFU_P_ALLREDUCE]
 								      : "ring model over the GPU link");
+	amd_fallback_note(c);
 }
 
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n)
@@ -924,7 +951,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	 * 4-bit at the bf16 rate (cost_gemm_s's no-table path) */
 	if (cfg->cache && !(cfg->tier2 && cfg->tier2->tables[0])) {
 		const struct mfu_tables *t;
-		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cfg->engine->name, cfg->engine->fallback,
+		if ((rc = mfu_cache_get(cfg->cache, data_dir, g, cost_engine_tables(cfg->engine, g), cfg->engine->fallback,
 					cfg->engine_version,
 					(cfg->off & COST_H6) != 0, m->n_experts > 0, cfg->moe_dist, &t,
 					e)) < 0)
@@ -934,7 +961,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		if (cfg->tier2 && cfg->tier2->tables[0])
 			rc = mfu_load_dir(&c->own_tabs, cfg->tier2->tables, g, e);
 		else
-			rc = mfu_load(&c->own_tabs, data_dir, g, cfg->engine->name, cfg->engine->fallback,
+			rc = mfu_load(&c->own_tabs, data_dir, g, cost_engine_tables(cfg->engine, g), cfg->engine->fallback,
 				      cfg->engine_version, e);
 		if (rc < 0)
 			return rc;

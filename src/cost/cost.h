@@ -44,6 +44,8 @@ struct overheads {
 				 * fraction (0..1) of the next step after its end */
 	double prefill_token_us;/* per prefill token in a step (tier 1) */
 	double api_e2e_ms;      /* client-side: after the last token (tier 1) */
+	double api_prompt_us;   /* client-side: per prompt token before the first token (the
+				 * API server's tokenisation; 0: none) */
 	double eager_op_us;     /* a step holding prefill chunks runs eagerly (CUDA graphs
 				 * only for decode-only batches): at least this host time
 				 * per operator of the pass (0: every step replays a graph) */
@@ -54,7 +56,7 @@ struct overheads {
 enum {
 	OV_STEP = 1u << 0, OV_LAYER = 1u << 1, OV_REQ = 1u << 2, OV_API_TTFT = 1u << 3,
 	OV_STREAM = 1u << 4, OV_DELIVERY = 1u << 5, OV_PREFILL_TOK = 1u << 6, OV_API_E2E = 1u << 7,
-	OV_EAGER = 1u << 8,
+	OV_EAGER = 1u << 8, OV_API_PROMPT = 1u << 9,
 	OV_TIER1 = OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT | OV_STREAM | OV_DELIVERY | OV_PREFILL_TOK |
 		   OV_API_E2E, /* the terms a calibration file holds */
 };
@@ -93,6 +95,11 @@ struct cost_engine {
 	 * and the engine whose collections a GPU without its own lends first
 	 * (NULL: any, newest first) */
 	const char *name, *fallback;
+	/* its kernel collections on an AMD GPU (gpu_spec.vendor "amd"): the
+	 * prefix of the kernel library its ROCm build calls ("aiter":
+	 * data/mfu/<gpu>/aiter-<commit>/), or NULL where it has no ROCm build
+	 * (engine_type.start_refused says so) */
+	const char *rocm;
 	struct cost_lin_terms lin;           /* GDN kernels (scripts/mfu/fit_gdn.py) */
 	/* MLA module against the sum of its parts, fitted on the Hopper
 	 * tables (h100_sxm, h200_sxm) only: per MLA layer of a step with
@@ -106,6 +113,10 @@ struct cost_engine {
 	/* DeepSeek-V4's parts model, [prefill][CSA, HCA and window-only] */
 	const struct cost_csa_fit (*csa)[2];
 };
+
+/* The collection prefix ce's kernels are looked up under on g: its ROCm
+ * kernel library on an AMD GPU, else its own name. */
+const char *cost_engine_tables(const struct cost_engine *ce, const struct gpu_spec *g);
 
 struct cost_cfg {
 	enum dtype wdt, kvdt;

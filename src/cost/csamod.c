@@ -446,7 +446,7 @@ int csa_module_init(const struct cost_model *c, const struct opgraph *gr, const 
 	for (k = 0; k < 2; k++)
 		for (x = 0; x < 3; x++)
 			d->fit[k][x] = &c->cfg.engine->csa[k == 1][x == K_CSA ? 0 : 1];
-	if (!mfu_find_file(data_dir, g, c->cfg.engine->name, c->cfg.engine->fallback, c->cfg.engine_version,
+	if (!mfu_find_file(data_dir, g, cost_engine_tables(c->cfg.engine, g), c->cfg.engine->fallback, c->cfg.engine_version,
 			   "dsv4_module.csv.gz", path,
 			   sizeof(path), d->src, sizeof(d->src))) {
 		*out = d;

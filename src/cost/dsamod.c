@@ -207,7 +207,7 @@ int dsa_module_init(const struct cost_model *c, dsa_parts_fn parts, const char *
 	if (m->attn != ATTN_MLA || m->index_topk <= 0 || c->g->measured[0])
 		return 0;
 	d = xcalloc(1, sizeof(*d));
-	if (!mfu_find_file(data_dir, c->g, c->cfg.engine->name, c->cfg.engine->fallback, c->cfg.engine_version,
+	if (!mfu_find_file(data_dir, c->g, cost_engine_tables(c->cfg.engine, c->g), c->cfg.engine->fallback, c->cfg.engine_version,
 			   "dsa_module.csv.gz", path,
 			   sizeof(path), d->src, sizeof(d->src))) {
 		free(d);

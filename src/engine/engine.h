@@ -34,8 +34,8 @@ enum engine_knob {
 	ENGINE_KNOB_MEM_FRACTION = 1 << 0,    /* --mem-fraction-static sizes its memory */
 	ENGINE_KNOB_SCHEDULE_POLICY = 1 << 1, /* --schedule-policy fcfs|lpm */
 	ENGINE_KNOB_NO_OVERLAP = 1 << 2,      /* --disable-overlap-schedule */
-	ENGINE_KNOB_MAX_PREFILL = 1 << 3,     /* max_prefill_tokens (experiment.json) */
-	ENGINE_KNOB_MIXED_CHUNK = 1 << 4,     /* enable_mixed_chunk (experiment.json) */
+	ENGINE_KNOB_MAX_PREFILL = 1 << 3,     /* --max-prefill-tokens */
+	ENGINE_KNOB_MIXED_CHUNK = 1 << 4,     /* --enable-mixed-chunk */
 	/* max_num_batched_tokens and max_num_seqs may be left to its rules
 	 * (experiment.json may omit them) */
 	ENGINE_KNOB_RULE_LIMITS = 1 << 5,
@@ -49,6 +49,7 @@ enum engine_knob {
 	 * --max-loaded-loras): engine_check_lora */
 	ENGINE_KNOB_LORA_VLLM = 1 << 8,
 	ENGINE_KNOB_LORA_SGLANG = 1 << 9,
+	ENGINE_KNOB_RECV_INTERVAL = 1 << 10,   /* --scheduler-recv-interval N */
 };
 
 /* An engine's host-side terms from one version on: the CPU work of a step
@@ -60,7 +61,9 @@ enum engine_knob {
  * file) replace them field by field (cost_overheads_apply). */
 struct engine_host {
 	const char *from;      /* the row holds from this version on; "" = any */
-	const char *harness;   /* under this benchmark client only (wl_spec.harness); NULL = any */
+	/* under these benchmark clients only (wl_spec.harness names, comma
+	 * separated); NULL = any */
+	const char *harness;
 	struct overheads ov;
 	bool overlap;          /* the step's CPU work overlaps the GPU (cost_cfg.overlap_cpu) */
 	const char *src;       /* what the terms were fitted on, for the run header */
@@ -118,6 +121,10 @@ struct engine_type {
 	 * it admits; sim_cfg.policy) and the run header's sentence on it */
 	const struct sched_policy *policy;
 	void (*sched_words)(const struct sim_cfg *cfg, bool overlap, char *out, size_t n);
+	/* its ROCm build on an AMD GPU g (gpu_spec.vendor "amd"), for the run
+	 * header: the kernels it calls and the defaults that differ from its
+	 * CUDA build (n bytes); NULL: it has no ROCm build */
+	void (*rocm_words)(const struct gpu_spec *g, char *out, size_t n);
 	/* the command lines that start a deployment on it (search's launch
 	 * lines); NULL: servesim writes none */
 	void (*launch)(const struct launch_in *in, struct sbuf *out);
@@ -136,5 +143,11 @@ struct engine_type {
 	 * flags are refused before) */
 	int (*lora)(const struct scenario *sc, struct sim_lora *o, char *words, size_t n, struct err *e);
 };
+
+/* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:
+ * e4m3fnuz on CDNA3 (gfx942: MI300X, MI325X; checkpoints in e4m3fn are
+ * converted at load, same bytes), OCP e4m3fn on CDNA4 (gfx950: MI355X).
+ * vLLM: RocmPlatform.fp8_dtype (vllm/platforms/rocm.py, "gfx94" -> fnuz). */
+const char *engine_rocm_fp8(const struct gpu_spec *g);
 
 #endif

@@ -40,6 +40,20 @@ static double version_value(const char *v)
 	return part[0] * 1e6 + part[1] * 1e3 + part[2];
 }
 
+/* Is name one of list's comma-separated names? */
+static bool harness_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (n > 0 && (p = strstr(p, name)) != NULL) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
 const struct engine_host *engine_host_for(const struct engine_type *en, const char *version, bool pd,
 					  const char *harness)
 {
@@ -49,7 +63,7 @@ const struct engine_host *engine_host_for(const struct engine_type *en, const ch
 
 	for (i = 0; i < en->nhost; i++) {
 		const struct engine_host *h = &en->host[i];
-		if (h->harness && (!harness || strcmp(h->harness, harness) != 0))
+		if (h->harness && (!harness || !harness_listed(h->harness, harness)))
 			continue;
 		if (pd && h->agg_only)
 			continue;
@@ -157,26 +171,31 @@ static const struct {
 	{ENGINE_KNOB_MEM_FRACTION, "--mem-fraction-static"},
 	{ENGINE_KNOB_SCHEDULE_POLICY, "--schedule-policy"},
 	{ENGINE_KNOB_NO_OVERLAP, "--disable-overlap-schedule"},
+	{ENGINE_KNOB_MAX_PREFILL, "--max-prefill-tokens"},
+	{ENGINE_KNOB_MIXED_CHUNK, "--enable-mixed-chunk"},
+	{ENGINE_KNOB_RECV_INTERVAL, "--scheduler-recv-interval"},
 };
 
 #define NKNOB_FLAGS (sizeof(knob_flags) / sizeof(knob_flags[0]))
 
 int engine_check_knobs(const struct engine_type *en, unsigned given, bool util_given, struct err *e)
 {
-	const struct engine_type *owner;
+	const struct engine_type *owner = NULL;
+	unsigned refused = given & ~en->knobs;
 	char flags[256];
 	size_t i, k = 0, nf = 0, len = 0;
 
+	/* the flags given that the engine does not take, in words */
 	for (i = 0; i < NKNOB_FLAGS; i++)
-		if (given & knob_flags[i].knob & ~en->knobs)
-			break;
-	if (i < NKNOB_FLAGS && (owner = engine_owner(knob_flags[i].knob)) != NULL) {
-		/* every flag of the engine that takes it, in words */
-		for (i = 0; i < NKNOB_FLAGS; i++)
-			nf += (owner->knobs & knob_flags[i].knob) != 0;
+		if (refused & knob_flags[i].knob) {
+			nf++;
+			if (!owner)
+				owner = engine_owner(knob_flags[i].knob);
+		}
+	if (owner) {
 		flags[0] = '\0';
 		for (i = 0; i < NKNOB_FLAGS; i++) {
-			if (!(owner->knobs & knob_flags[i].knob))
+			if (!(refused & knob_flags[i].knob))
 				continue;
 			len += (size_t)snprintf(flags + len, sizeof(flags) - len, "%s%s",
 						k == 0 ? "" : k + 1 < nf ? ", " : " and ", knob_flags[i].flag);
@@ -219,6 +238,12 @@ int engine_check_offload(const struct engine_type *en, bool vllm_flags, bool hic
 	owner = engine_owner(bad);
 	return err_set(e, SS_EUSAGE, "%s are %s's: give --engine %s%s", offload_flags(bad), owner ? owner->title : "another engine",
 		       owner ? owner->name : "", own);
+}
+
+const char *engine_rocm_fp8(const struct gpu_spec *g)
+{
+	return strcmp(g->family, "cdna3") == 0 ? "e4m3fnuz (gfx942; e4m3fn checkpoints converted at load, same bytes)"
+					       : "OCP e4m3fn";
 }
 
 int engine_check_lora(const struct engine_type *en, bool lora, bool vllm_flags, bool sglang_flags, struct err *e)

@@ -340,6 +340,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.lpm = (en->knobs & ENGINE_KNOB_SCHEDULE_POLICY) && s->sglang_policy == SGLANG_LPM;
 	st->sc.mixed_chunk = (en->knobs & ENGINE_KNOB_MIXED_CHUNK) && s->sglang_mixed_chunk;
 	st->sc.max_prefill_tokens = (en->knobs & ENGINE_KNOB_MAX_PREFILL) ? s->max_prefill_tokens : 0;
+	st->sc.recv_interval = (en->knobs & ENGINE_KNOB_RECV_INTERVAL) ? s->sglang_recv_interval : 0;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

@@ -129,7 +129,10 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	if ((rc = engine_check_knobs(en,
 				     (f->mem_frac > 0 ? ENGINE_KNOB_MEM_FRACTION : 0) |
 					     (f->sg_policy ? ENGINE_KNOB_SCHEDULE_POLICY : 0) |
-					     (f->no_overlap ? ENGINE_KNOB_NO_OVERLAP : 0),
+					     (f->no_overlap ? ENGINE_KNOB_NO_OVERLAP : 0) |
+					     (f->max_prefill ? ENGINE_KNOB_MAX_PREFILL : 0) |
+					     (f->mixed_chunk ? ENGINE_KNOB_MIXED_CHUNK : 0) |
+					     (f->recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
 				     f->util_given, e)) < 0)
 		return rc;
 	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0)
@@ -171,6 +174,9 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	if (f->sg_policy && (rc = sglang_policy_parse(f->sg_policy, &sc->sglang_policy, e)) < 0)
 		return rc;
 	sc->disable_overlap = f->no_overlap;
+	sc->max_prefill_tokens = f->max_prefill;
+	sc->sglang_mixed_chunk = f->mixed_chunk;
+	sc->sglang_recv_interval = (int)f->recv_interval;
 	sc->kv_offloading_gib = f->kv_off_gib;
 	sc->kv_offloading_backend = f->kv_off_backend && strcmp(f->kv_off_backend, "lmcache") == 0
 					    ? KV_OFFLOAD_LMCACHE : KV_OFFLOAD_NATIVE;

@@ -42,7 +42,8 @@ struct scenflags {
 	/* SGLang's settings (0 / NULL: its rules) */
 	double mem_frac;
 	const char *sg_policy;
-	bool no_overlap, util_given;
+	bool no_overlap, util_given, mixed_chunk;
+	int64_t recv_interval, max_prefill;
 	/* KV offload (0 / NULL / false: off): vLLM's and SGLang's flags */
 	double kv_off_gib, hicache_ratio, hicache_gb;
 	const char *kv_off_backend;

@@ -400,6 +400,18 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 	struct req *r;
 	size_t i;
 
+	if (rp->recv_gate) {
+		/* SchedulerRecvSkipper: the last batch adds 1 when it was a
+		 * decode batch, else the threshold; the scheduler polls the
+		 * tokenizer once the count reaches --scheduler-recv-interval,
+		 * and at once when it has nothing running or waiting (its idle
+		 * loop) */
+		rp->recv_ct += rp->dec_run ? 1 : s->cfg.recv_interval;
+		if (rp->ninbox > 0 && (rp->recv_ct >= s->cfg.recv_interval || (rp->nrun == 0 && rp->wlen == 0)))
+			sched_receive(rp);
+		else if (rp->recv_ct >= s->cfg.recv_interval)
+			rp->recv_ct = 0;
+	}
 	rp->dec_run = false;
 	if (!lazy) {
 		rp->fallback = true;
@@ -602,6 +614,17 @@ static const struct sched_policy sglang_policy = {
 	.replica_release = sglang_replica_release,
 };
 
+/* SGLang's ROCm build: the aiter attention backend (SGLang docs,
+ * attention_backend.md, "AITER (ROCm)"; page size 1 as on CUDA), AITER
+ * fused MoE and block-scale fp8 GEMM (ROCm blog "Supercharge DeepSeek-R1
+ * Inference on AMD Instinct MI300X", 2025-03-21); its memory and limit
+ * rules are the CUDA build's. */
+static void sglang_rocm_words(const struct gpu_spec *g, char *out, size_t n)
+{
+	snprintf(out, n, "SGLang's ROCm build: --attention-backend aiter, AITER fused MoE and block-scale GEMM, page size, "
+		 "memory and limit rules as on CUDA; fp8 %s", engine_rocm_fp8(g));
+}
+
 static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
 {
 	snprintf(out, n,
@@ -609,6 +632,16 @@ static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out,
 		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs, (long long)c->max_model_len,
 		 (long long)c->block_size, c->prefix_caching ? "on" : "off", c->lpm ? "lpm" : "fcfs",
 		 overlap ? "on" : "off");
+	/* the settings off by default, named only when given */
+	if (c->max_prefill_tokens > 0 && strlen(out) + 64 < n)
+		snprintf(out + strlen(out), n - strlen(out), "; max_prefill_tokens %lld (a prompt joins a batch past its first only while it fits)",
+			 (long long)c->max_prefill_tokens);
+	if (c->mixed_chunk && strlen(out) + 64 < n)
+		snprintf(out + strlen(out), n - strlen(out), "; mixed chunks (prefill batches carry the running decoders)");
+	if (c->recv_interval > 1 && strlen(out) + 64 < n)
+		snprintf(out + strlen(out), n - strlen(out),
+			 "; scheduler_recv_interval %d (while it runs, new requests are polled every %d decode batches or after any other batch)",
+			 c->recv_interval, c->recv_interval);
 }
 
 /* --- the engine type --- */
@@ -677,6 +710,11 @@ static const struct cost_csa_fit sglang_csa_fits[2][2] = {
 static const struct cost_engine sglang_cost = {
 	.name = "sglang",
 	.fallback = "vllm",
+	/* SGLang's ROCm build calls AMD's AITER kernels (its "aiter"
+	 * attention backend, AITER fused-MoE and block-scale GEMM: ROCm blog
+	 * "Supercharge DeepSeek-R1 Inference on AMD Instinct MI300X",
+	 * 2025-03-21; SGLang docs, attention_backend.md, "AITER (ROCm)") */
+	.rocm = "aiter",
 	/* Gated DeltaNet on SGLang 0.5.14's measured GDN kernels (as vLLM's:
 	 * scripts/mfu/fit_gdn.py, H100/H200/B200) */
 	.lin = {25.91e-6, 1.253e-6, 1.580e-11, 0.3054, 22.83, 6.20e-6, 0.8104},
@@ -753,8 +791,10 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
  * the GPU's batch (overlap) and move no median; the API term fitted there
  * (9 -> 29 ms) moves TTFT by < 1 point and is not taken. */
 static const struct engine_host sglang_host[] = {
-	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 100.0}, true,
-	 "eager prefill batches fitted on the SGLang silicon rows", OV_EAGER, true},
+	{"", NULL,
+	 {.layer_us = 5.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0, .delivery_steps = 1.0, .eager_op_us = 100.0},
+	 true, "eager prefill batches fitted on the SGLang silicon rows",
+	 OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
 	 "vLLM's H2 terms (P/D workers)", 0, false},
 };
@@ -848,7 +888,7 @@ const struct engine_type engine_sglang = {
 	.name = "sglang",
 	.title = "SGLang",
 	.knobs = ENGINE_KNOB_MEM_FRACTION | ENGINE_KNOB_SCHEDULE_POLICY | ENGINE_KNOB_NO_OVERLAP |
-		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS |
+		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS | ENGINE_KNOB_RECV_INTERVAL |
 		 ENGINE_KNOB_HICACHE | ENGINE_KNOB_LORA_SGLANG,
 	.defaults = sglang_defaults,
 	.kv_auto = sglang_kv_auto,
@@ -872,6 +912,7 @@ const struct engine_type engine_sglang = {
 	.cost = &sglang_cost,
 	.policy = &sglang_policy,
 	.sched_words = sglang_sched_words,
+	.rocm_words = sglang_rocm_words,
 	.launch = sglang_launch,
 	.offload = sglang_offload,
 	.lora = sglang_lora,

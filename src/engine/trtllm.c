@@ -4,6 +4,7 @@
  * the weights' dtype, eager steps whenever a prefill runs, and its fitted
  * kernel terms. */
 #include <stdio.h>
+#include <string.h>
 
 #include "engine/engine.h"
 #include "engine/vllm.h"
@@ -130,14 +131,20 @@ static const struct cost_engine trtllm_cost = {
  * swept on all 1,283 TensorRT-LLM agg rows (0-150 us; 70-80 us best on
  * the median TTFT APE). */
 static const struct engine_host trtllm_host[] = {
-	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 75.0}, false,
-	 "fitted on the TensorRT-LLM silicon rows", OV_EAGER, false},
+	{"", NULL,
+	 {.layer_us = 5.0, .api_ttft_ms = 29.0, .api_prompt_us = 2.0, .delivery_steps = 1.0, .eager_op_us = 75.0},
+	 false, "fitted on the TensorRT-LLM silicon rows", OV_EAGER | OV_API_TTFT | OV_API_PROMPT, false},
 };
 
 /* TensorRT-LLM's KV-cache quantisation: fp8 (and int8), NVFP4 on the GPUs
  * with fp4 tensor cores (KvCacheConfig dtype); no int4. */
 static bool trtllm_start_refused(const struct scenario *sc, char *msg, size_t n)
 {
+	if (strcmp(sc->gpu->vendor, "nvidia") != 0) {
+		snprintf(msg, n, "TensorRT-LLM runs on NVIDIA GPUs only (CUDA): %s is %s GPU (--engine vllm or sglang "
+			 "run there)", sc->gpu->id, strcmp(sc->gpu->vendor, "amd") == 0 ? "an AMD" : "a Huawei");
+		return true;
+	}
 	if (sc->kvdt == DT_INT4 || (sc->kvdt == DT_FP4 && !(sc->gpu->peak_flops[DT_FP4] > 0))) {
 		snprintf(msg, n, "a %s KV cache is not one TensorRT-LLM runs on %s (fp8; nvfp4 on a GPU with fp4 "
 			 "tensor cores)", dtype_name(sc->kvdt), sc->gpu->id);

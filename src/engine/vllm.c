@@ -257,6 +257,11 @@ const struct cost_csa_fit vllm_csa_fits[2][2] = {
 /* vLLM's terms in the cost model. */
 static const struct cost_engine vllm_cost = {
 	.name = "vllm",
+	/* vLLM's ROCm build calls AMD's AITER kernels (VLLM_ROCM_USE_AITER=1
+	 * selects ROCM_AITER_FA / ROCM_AITER_MLA attention and AITER GEMM and
+	 * fused-MoE: vLLM blog "Beyond Porting: How vLLM Orchestrates
+	 * High-Performance Inference on AMD ROCm", 2026-02-27) */
+	.rocm = "aiter",
 	/* Gated DeltaNet, fitted by scripts/mfu/fit_gdn.py on aiconfigurator's
 	 * measured GDN kernels of vLLM 0.24 (conv + chunked delta rule for a
 	 * prefill, conv update + recurrent kernel for a decode step, H100/H200/
@@ -391,8 +396,11 @@ static const struct engine_host vllm_host[] = {
 	 * min_tokens, constant-rate clients) shows none of it: applied there
 	 * the TTFT median goes 3.1 -> 8.8 % (Llama-2-7B at 20 req/s saturates),
 	 * so the terms hold for this harness only. */
-	{"", "aiperf", {.step_us = 600.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 0.0, .delivery_steps = 1.0},
-	 false, "fitted on the vLLM silicon rows (aiperf)", OV_STEP | OV_REQ, true},
+	{"", "aiperf,vllm-bench",
+	 {.step_us = 600.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 10.0, .api_prompt_us = 12.0,
+	  .delivery_steps = 1.0},
+	 false, "fitted on the vLLM silicon rows (aiperf)", OV_STEP | OV_REQ | OV_API_TTFT | OV_API_PROMPT,
+	 true},
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, false,
 	 "H2 protocol on the vLLM H100 ground truth", OV_LAYER | OV_API_TTFT, false},
 };
@@ -478,6 +486,19 @@ static int vllm_offload(const struct scenario *sc, const struct scenario_state *
 	return 0;
 }
 
+/* vLLM's ROCm build (vllm/platforms/rocm.py at 001eda31; vLLM blog "Beyond
+ * Porting", 2026-02-27): with VLLM_ROCM_USE_AITER=1 the attention backend is
+ * ROCM_AITER_MLA for MLA models and ROCM_AITER_FA for the others, MoE and fp8
+ * GEMMs are AITER's; the block size stays 16 (the blog's DeepSeek-R1 runs
+ * use 16: AITER MLA runs alike at any block size) and the scheduler's
+ * defaults are the CUDA build's; custom all-reduce on gfx94x/gfx95x. */
+static void vllm_rocm_words(const struct gpu_spec *g, char *out, size_t n)
+{
+	snprintf(out, n, "vLLM's ROCm build with VLLM_ROCM_USE_AITER=1: AITER kernels (ROCM_AITER_MLA or ROCM_AITER_FA "
+		 "attention, fused MoE, fp8 GEMM), block size 16 and scheduler defaults as on CUDA, custom all-reduce; "
+		 "fp8 %s", engine_rocm_fp8(g));
+}
+
 /* --- LoRA ---
  *
  * --enable-lora with --max-loras N (adapters in one batch, and the GPU
@@ -541,6 +562,7 @@ const struct engine_type engine_vllm = {
 	.cost = &vllm_cost,
 	.policy = &vllm_policy,
 	.sched_words = vllm_sched_words,
+	.rocm_words = vllm_rocm_words,
 	.launch = vllm_launch,
 	.offload = vllm_offload,
 	.lora = vllm_lora,

@@ -63,6 +63,9 @@ struct experiment {
 	 * (resolved by experiment_scenario) */
 	int64_t max_prefill_tokens;
 	bool mixed_chunk;          /* SGLang's --enable-mixed-chunk */
+	int recv_interval;         /* SGLang's --scheduler-recv-interval (0: 1) */
+	double mem_fraction_static; /* SGLang's --mem-fraction-static (0: its rule) */
+	bool kv_engine_auto;       /* silicon rows: the engine's default KV dtype, not the row's precision */
 	/* P/D disaggregation (pd_prefill 0: aggregated): pd_prefill prefill
 	 * workers of prefill_tp x prefill_ep (prefill_dp attention-DP ranks,
 	 * 0 or 1: one engine) with their own max_num_seqs and token budget per

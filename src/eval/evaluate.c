@@ -48,7 +48,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	if (x->kv_dtype_given) {
 		sc->kvdt = x->kv_dtype;
 		snprintf(sc->kvdt_src, sizeof(sc->kvdt_src), "the experiment's kv_dtype");
-	} else if (strcmp(x->format, "aic-silicon") == 0) {
+	} else if (strcmp(x->format, "aic-silicon") == 0 && !x->kv_engine_auto) {
 		/* aiconfigurator's silicon rows: the deployment's KV dtype came
 		 * from aiconfigurator's own config, which the CSV does not record;
 		 * they keep the row's precision (eval/silicon/HARNESS.md) */
@@ -70,6 +70,9 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	 * the others): SGLang's --max-prefill-tokens and --enable-mixed-chunk */
 	sc->max_prefill_tokens = x->max_prefill_tokens;
 	sc->sglang_mixed_chunk = x->mixed_chunk;
+	sc->sglang_recv_interval = x->recv_interval;
+	if (x->mem_fraction_static > 0)
+		sc->mem_fraction_static = x->mem_fraction_static;
 	if (x->pd_prefill > 0) {
 		sc->pd_prefill = x->pd_prefill;
 		sc->pd_decode = x->pd_decode;

@@ -58,7 +58,8 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 {
 	static const char *const keys[] = {"name", "version", "max_num_batched_tokens", "max_num_seqs",
 		"max_model_len", "block_size", "gpu_memory_utilization", "total_kv_blocks",
-		"enable_prefix_caching", "max_prefill_tokens", "enable_mixed_chunk", NULL};
+		"enable_prefix_caching", "max_prefill_tokens", "enable_mixed_chunk", "scheduler_recv_interval",
+		"mem_fraction_static", NULL};
 	const struct engine_type *en;
 	char c2[800], names[128];
 	bool pres, rules;
@@ -80,9 +81,11 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	 * absent = 0, experiment_scenario), with its own settings
 	 * (--max-prefill-tokens, --enable-mixed-chunk) */
 	rules = (en->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
-	if (!(en->knobs & ENGINE_KNOB_MAX_PREFILL) && (json_get(o, "max_prefill_tokens") || json_get(o, "enable_mixed_chunk"))) {
+	if (!(en->knobs & ENGINE_KNOB_MAX_PREFILL) && (json_get(o, "max_prefill_tokens") || json_get(o, "enable_mixed_chunk") ||
+						      json_get(o, "scheduler_recv_interval"))) {
 		const struct engine_type *owner = engine_owner(ENGINE_KNOB_MAX_PREFILL);
-		return err_set(e, SS_EDATA, "%s: 'max_prefill_tokens' and 'enable_mixed_chunk' are %s's: give \"name\": \"%s\"",
+		return err_set(e, SS_EDATA,
+			       "%s: 'max_prefill_tokens', 'enable_mixed_chunk' and 'scheduler_recv_interval' are %s's: give \"name\": \"%s\"",
 			       c2, owner->title, owner->name);
 	}
 	if (rules) {
@@ -97,6 +100,24 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	if ((en->knobs & ENGINE_KNOB_MIXED_CHUNK) &&
 	    (rc = json_opt_bool(o, "enable_mixed_chunk", c2, &x->mixed_chunk, e)) < 0)
 		return rc;
+	if (en->knobs & ENGINE_KNOB_MEM_FRACTION) {
+		double mf = 0;
+		if ((rc = json_opt_num(o, "mem_fraction_static", c2, &mf, &pres, e)) < 0)
+			return rc;
+		if (pres && !(mf > 0 && mf <= 1))
+			return err_set(e, SS_EDATA, "%s: 'mem_fraction_static' must be in (0, 1], got %g", c2, mf);
+		x->mem_fraction_static = mf;
+	} else if (json_get(o, "mem_fraction_static")) {
+		const struct engine_type *owner = engine_owner(ENGINE_KNOB_MEM_FRACTION);
+		return err_set(e, SS_EDATA, "%s: 'mem_fraction_static' is %s's: give \"name\": \"%s\"", c2, owner->title,
+			       owner->name);
+	}
+	if (en->knobs & ENGINE_KNOB_RECV_INTERVAL) {
+		int64_t ri = 0;
+		if ((rc = json_opt_int(o, "scheduler_recv_interval", c2, 1, SIM_MAX_RECV_INTERVAL, &ri, &pres, e)) < 0)
+			return rc;
+		x->recv_interval = (int)ri;
+	}
 	if (rules) {
 		if ((rc = json_opt_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, &pres, e)) < 0)
 			return rc;
@@ -881,6 +902,21 @@ static void write_stat(struct jw *w, const char *key, double mean, double p90)
 	jw_end_obj(w);
 }
 
+/* A closed loop's length: a number when fixed, else its uniform range
+ * (the only other shape exp_table_load gives) */
+static void write_length(struct jw *w, const char *key, const struct wl_dist *d)
+{
+	if (d->kind != WL_UNIFORM) {
+		jw_int(w, key, (int64_t)d->a);
+		return;
+	}
+	jw_obj(w, key);
+	jw_str(w, "dist", "uniform");
+	jw_int(w, "min", (int64_t)d->a);
+	jw_int(w, "max", (int64_t)d->b);
+	jw_end_obj(w);
+}
+
 static void write_workload(struct jw *w, const struct wl_spec *s)
 {
 	size_t i;
@@ -961,6 +997,9 @@ static int experiment_write_in(const struct experiment *x, const char *dir, stru
 	jw_str(&w, "dtype", dtype_name(x->dtype));
 	if (x->kv_dtype_given)
 		jw_str(&w, "kv_dtype", dtype_name(x->kv_dtype));
+	else if (strcmp(x->format, "aic-silicon") == 0 && !x->kv_engine_auto &&
+		 (x->dtype == DT_BF16 || x->dtype == DT_FP16 || x->dtype == DT_FP8))
+		jw_str(&w, "kv_dtype", dtype_name(x->dtype)); /* eval's rule for silicon rows, written out */
 	if (x->precision[0])
 		jw_str(&w, "precision", x->precision);
 	jw_obj(&w, "engine");
@@ -972,6 +1011,10 @@ static int experiment_write_in(const struct experiment *x, const char *dir, stru
 		jw_int(&w, "max_prefill_tokens", x->max_prefill_tokens);
 	if (x->mixed_chunk)
 		jw_bool(&w, "enable_mixed_chunk", true);
+	if (x->recv_interval > 1)
+		jw_int(&w, "scheduler_recv_interval", x->recv_interval);
+	if (x->mem_fraction_static > 0)
+		jw_num(&w, "mem_fraction_static", x->mem_fraction_static);
 	if (x->max_num_seqs > 0) /* SGLang: 0 = its max_running_requests rule */
 		jw_int(&w, "max_num_seqs", x->max_num_seqs);
 	jw_int(&w, "max_model_len", x->max_model_len);
@@ -989,8 +1032,10 @@ static int experiment_write_in(const struct experiment *x, const char *dir, stru
 		jw_int(&w, "concurrency", x->wl.concurrency);
 		jw_end_obj(&w);
 		jw_int(&w, "num_requests", x->wl.num_requests);
-		jw_int(&w, "prompt_tokens", (int64_t)x->wl.prompt.a);
-		jw_int(&w, "output_tokens", (int64_t)x->wl.output.a);
+		if (x->wl.harness[0])
+			jw_str(&w, "harness", x->wl.harness);
+		write_length(&w, "prompt_tokens", &x->wl.prompt);
+		write_length(&w, "output_tokens", &x->wl.output);
 		jw_end_obj(&w);
 		jw_obj(&w, "measured");
 		jw_str(&w, "kind", "closed");
@@ -1217,6 +1262,8 @@ static enum dtype aic_dtype(const struct aic_row *r)
  * to clear (random prompts: no prefix hits), so only the measured phase is
  * simulated: 10 C requests from t = 0, all measured. */
 #define AIC_WARMUP_PER_CLIENT 0
+/* InferenceX's --random-range-ratio (inferencex_row) */
+#define AIC_IX_RANGE_RATIO 0.8
 #define AIC_MEASURED_PER_CLIENT 10
 /* aiconfigurator's benchmark generator (rule=benchmark) writes each
  * backend's engine limits from the deployment's max_batch_size and the
@@ -1441,6 +1488,68 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 	return 1;
 }
 
+/* A row InferenceX measured (aic_row.harness; eval/silicon/HARNESS.md, "Two
+ * harnesses"): its client and the launch settings of its recipes where they
+ * differ from the generator's rules above.  The client is InferenceX's copy
+ * of vLLM's benchmark_serving (benchmarks/benchmark_lib.sh,
+ * run_benchmark_serving): random prompts whose input and output lengths are
+ * drawn uniformly from [floor(0.8 L), L] (--random-range-ratio 0.8, the
+ * workflows' default; utils/bench_serving/benchmark_serving.py
+ * sample_random_requests), 10 C prompts at --max-concurrency C with
+ * --request-rate inf, after 2 C warm-up requests it waits for.  The
+ * recipes (benchmarks/single_node/fixed_seq_len/<model>_<precision>_<gpu>.sh,
+ * SemiAnalysisAI/InferenceX @ 843c6254f; the rows were measured in March and
+ * April 2026 with the scripts of then, which may differ in details):
+ * - SGLang: no --enable-mixed-chunk; DeepSeek-R1 on H200 (dsr1_fp8_h200.sh)
+ *   with --chunked-prefill-size and --max-prefill-tokens 32768 and the
+ *   default KV dtype (auto: bf16); on B200 / B300 (dsr1_{fp8,fp4}_b{200,300}.sh)
+ *   an fp8 KV cache and --scheduler-recv-interval 30 at C >= 16 on TP 8 (fp8)
+ *   or any TP (fp4), else 10, 1 with attention DP; fp8: chunked prefill and
+ *   max prefill 32768 and --mem-fraction-static 0.82 on TP 8, 8192 and 0.95
+ *   on TP 4; fp4: chunked prefill 16384 (32768 with attention DP),
+ *   --mem-fraction-static 0.85.  H200: --mem-fraction-static 0.82.
+ * - vLLM: gpt-oss (gptoss_fp4_*.sh) and MiniMax-M2.5 on H100
+ *   (minimaxm2.5_fp8_h100.sh) with the default KV dtype; MiniMax-M2.5
+ *   elsewhere with --kv-cache-dtype fp8 (the row's precision, as the
+ *   generator's rows).
+ * - TensorRT-LLM: kv_cache_config dtype fp8 (the row's precision). */
+static void inferencex_row(const struct aic_row *r, int be, struct experiment *x)
+{
+	bool deepseek = strncasecmp(r->model, "deepseek-ai/", 12) == 0, fp4 = strcmp(r->precision, "fp4") == 0;
+
+	snprintf(x->wl.harness, sizeof(x->wl.harness), "vllm-bench");
+	x->wl.prompt.kind = x->wl.output.kind = WL_UNIFORM;
+	x->wl.prompt.a = floor(AIC_IX_RANGE_RATIO * (double)r->isl);
+	x->wl.prompt.b = (double)r->isl;
+	x->wl.output.a = floor(AIC_IX_RANGE_RATIO * (double)r->osl);
+	x->wl.output.b = (double)r->osl;
+	if (be == AIC_SGLANG && strcmp(r->mode, "agg") == 0) {
+		x->mixed_chunk = false;
+		x->max_prefill_tokens = 0;
+		if (deepseek && strcmp(r->system, "h200_sxm") == 0) {
+			x->max_num_batched_tokens = x->max_prefill_tokens = 32768;
+			x->mem_fraction_static = 0.82;
+			x->kv_engine_auto = true;
+		} else if (deepseek && (strcmp(r->system, "b200_sxm") == 0 || strcmp(r->system, "b300_sxm") == 0)) {
+			if (r->attn_dp > 1)
+				x->recv_interval = 1;
+			else
+				x->recv_interval = r->concurrency >= 16 && (fp4 || r->tp >= 8) ? 30 : 10;
+			if (fp4) {
+				x->max_num_batched_tokens = r->attn_dp > 1 ? 32768 : 16384;
+				x->mem_fraction_static = 0.85;
+			} else {
+				x->max_num_batched_tokens = x->max_prefill_tokens = r->tp >= 8 ? 32768 : 8192;
+				x->mem_fraction_static = r->tp >= 8 ? 0.82 : 0.95;
+			}
+		}
+	} else if (be == AIC_VLLM) {
+		if (strncasecmp(r->model, "openai/gpt-oss", 14) == 0 ||
+		    (strncasecmp(r->model, "MiniMaxAI/", 10) == 0 && strcmp(r->system, "h100_sxm") == 0))
+			x->kv_engine_auto = true;
+	}
+}
+
 static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *x, char *why,
 			size_t n)
 {
@@ -1497,6 +1606,8 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	x->wl.prompt.a = (double)r->isl;
 	x->wl.output.a = (double)r->osl;
 	snprintf(x->wl.harness, sizeof(x->wl.harness), "aiperf"); /* genai-perf / aiperf (HARNESS.md) */
+	if (r->harness == AIC_HARNESS_INFERENCEX)
+		inferencex_row(r, be, x);
 	snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
 	snprintf(x->workload_name, sizeof(x->workload_name), "%lld/%lld", (long long)r->isl,
 		 (long long)r->osl);
@@ -1509,8 +1620,10 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 		ms->v[k] = NAN;
 	ms->v[EM_TTFT_MEAN] = r->ttft_ms;
 	ms->v[EM_ITL_MEAN] = r->tpot_ms;
-	/* fixed output length: mean E2E = mean TTFT + (osl - 1) mean TPOT exactly */
-	ms->v[EM_E2E_MEAN] = r->ttft_ms + (double)(r->osl - 1) * r->tpot_ms;
+	/* mean E2E = mean TTFT + (mean output - 1) x mean TPOT: exact at a
+	 * fixed output length; with InferenceX's uniform lengths up to the
+	 * covariance of a request's length and its TPOT */
+	ms->v[EM_E2E_MEAN] = r->ttft_ms + (dist_nominal(&x->wl.output) - 1) * r->tpot_ms;
 	ms->itl_reported_ms = r->tpot_ms;
 	x->nstages = 1;
 	return 1;

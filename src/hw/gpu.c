@@ -107,7 +107,7 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
 		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
 		"nvlink_domain", "internode_gbit", "compute_eff_scale", "measured", "gemm_tflops_sustained",
-		"family", "board_power_w", "idle_power_w", "host_link", "host_link_gbps", NULL};
+		"family", "board_power_w", "idle_power_w", "host_link", "host_link_gbps", "vendor", NULL};
 	static const char *const dkeys[] = {"bf16", "fp16", "fp8", "fp4", NULL};
 	char ctx[600];
 	const char *s;
@@ -150,6 +150,12 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 		return err_set(e, SS_EDATA, "%s: 'family' must be a short lower-case name (hopper, blackwell, ampere, ada, other), got '%s'",
 			       ctx, s);
 	snprintf(g->family, sizeof(g->family), "%s", s);
+	s = "nvidia";
+	if ((rc = json_opt_str(o, "vendor", ctx, &s, e)) < 0)
+		return rc;
+	if (strcmp(s, "nvidia") != 0 && strcmp(s, "amd") != 0 && strcmp(s, "huawei") != 0)
+		return err_set(e, SS_EDATA, "%s: 'vendor' must be nvidia, amd or huawei, got '%s'", ctx, s);
+	snprintf(g->vendor, sizeof(g->vendor), "%s", s);
 	al = json_get(o, "aliases");
 	if (al) {
 		const struct json *a;

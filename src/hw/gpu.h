@@ -17,6 +17,10 @@ struct gpu_spec {
 	 * blackwell, ampere, ada, other; the GPU part of an accuracy class
 	 * (eval/accuracy.h) */
 	char family[16];
+	/* who makes it (gpus.json "vendor", default "nvidia"): "amd" GPUs run
+	 * the engines' ROCm builds and their kernel library
+	 * (cost_engine.rocm, engine/) */
+	char vendor[16];
 	char aliases[4][48];
 	int naliases;
 	double peak_flops[DT__COUNT]; /* dense FLOP/s (SI); 0 where the dtype is unsupported */

@@ -149,6 +149,10 @@ int mfu_find_file(const char *data_dir, const struct gpu_spec *g, const char *en
 		  const char *fallback, const char *version, const char *file, char *path, size_t path_cap, char *src,
 		  size_t src_cap);
 void mfu_release(struct mfu_tables *t);
+/* The kernel collections under data_dir/mfu/<tables>/ (folders named
+ * <engine>-<version>; packs and files skipped), sorted by name, at most cap
+ * of them, into names; the count found. */
+size_t mfu_collections(const char *data_dir, const char *tables, char (*names)[64], size_t cap);
 /* The same from an explicit folder (tier-2 measured tables). */
 int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g, struct err *e);
 

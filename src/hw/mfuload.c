@@ -353,6 +353,29 @@ int mfu_find_file(const char *data_dir, const struct gpu_spec *g, const char *en
 	return 0;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+size_t mfu_collections(const char *data_dir, const char *tables, char (*names)[64], size_t cap)
+{
+	struct coll cs[32];
+	char base[700];
+	size_t n, i;
+
+	if (!tables[0])
+		return 0;
+	FMT(base, "%.640s/mfu/%.31s", data_dir, tables);
+	n = list_collections(base, "", NULL, NULL, cs, sizeof(cs) / sizeof(cs[0]));
+	if (n > cap)
+		n = cap;
+	for (i = 0; i < n; i++)
+		memcpy(names[i], cs[i].name, sizeof(names[i]));
+	qsort(names, n, sizeof(names[0]), cmp_name);
+	return n;
+}
+
 int mfu_load(struct mfu_tables *t, const char *data_dir, const struct gpu_spec *g,
 	     const char *engine, const char *fallback, const char *version, struct err *e)
 {

@@ -181,6 +181,36 @@ static int parse_where(const char *where, const char *hdr_names[], size_t nh, st
 	return 0;
 }
 
+/* The benchmark client behind a row, from the first field of its
+ * silicon_data_source (eval/silicon/HARNESS.md, "Two harnesses").  The
+ * published file joins two collections: the rows of aiconfigurator's own gap
+ * analysis (`source_file=.../aic-auto-gap-analysis/...`), measured with its
+ * genai-perf / aiperf harness at fixed ISL / OSL, and dumps of InferenceX's
+ * results database (`db-dump/...`, `source_file=2026-03-25.csv`,
+ * `source_file=2026-04-06.csv`): every one of their 2,719 rows has one of
+ * InferenceX's three ISL / OSL pairs (1024/1024, 1024/8192, 8192/1024), and
+ * their images (vllm/vllm-openai:v0.19.0-cu130, lmsysorg/sglang:v0.5.9-cu130)
+ * are the ones InferenceX's configs name; none of the 529 gap-analysis rows
+ * has one of those pairs.  InferenceX drives every engine with its copy of
+ * vLLM's benchmark_serving (SemiAnalysisAI/InferenceX
+ * benchmarks/benchmark_lib.sh, run_benchmark_serving: --dataset-name random
+ * --random-range-ratio 0.8, --num-prompts 10 C, --max-concurrency C,
+ * --num-warmups 2 C, --ignore-eos). */
+static enum aic_harness row_harness(const char *src)
+{
+	static const char *const inferencex[] = {"db-dump/", "source_file=2026-03-25.csv;",
+						 "source_file=2026-04-06.csv;"};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(inferencex) / sizeof(inferencex[0]); i++) {
+		n = strlen(inferencex[i]);
+		if (strncmp(src, inferencex[i], n) == 0 ||
+		    (inferencex[i][n - 1] == ';' && strncmp(src, inferencex[i], n - 1) == 0 && !src[n - 1]))
+			return AIC_HARNESS_INFERENCEX;
+	}
+	return AIC_HARNESS_AIPERF;
+}
+
 static bool row_matches(const struct line_fields *lf, const struct cond *cs, size_t nc)
 {
 	size_t i;
@@ -346,6 +376,11 @@ static int read_row(const struct line_fields *lf, const int *col, const char *na
 	r->line = line;
 	r->ttft_ms = v[C_TTFT];
 	r->tpot_ms = v[C_TPOT];
+	{
+		char src[512];
+		field_copy(lf, col[C_SOURCE], src, sizeof(src));
+		r->harness = row_harness(src);
+	}
 	if (strcmp(r->mode, "disagg") == 0)
 		return read_disagg(lf, col, v, name, line, r, e);
 	if (strcmp(r->mode, "agg") != 0)

@@ -170,6 +170,9 @@ struct aic_row {
 				silicon_data_source, else batch x attention DP */
 	int workers;         /* agg workers: concurrency / (batch x attention DP) */
 	int tp, pp, attn_dp, moe_tp, moe_ep; /* empty or 0 in the file = 1 */
+	/* the benchmark client that measured it, from its source (aic.c,
+	 * row_harness; eval/silicon/HARNESS.md, "Two harnesses") */
+	enum aic_harness { AIC_HARNESS_AIPERF, AIC_HARNESS_INFERENCEX } harness;
 	bool relaid;         /* layout recorded x moe_ep (agg) or decode EP copied from
 				the prefill pool's (disagg), read as the real one (aic.c) */
 	/* disagg rows: each pool's per-worker batch_size and num_workers (0:

@@ -256,6 +256,10 @@ static void run_header(FILE *f, const struct out_run *c)
 		char words[1024];
 		c->cfg.sc->engine->sched_words(c->simcfg, c->cost->cfg.overlap_cpu, words, sizeof(words));
 		fprintf(f, "engine     %s\n", words);
+		if (c->cfg.sc->engine->rocm_words && strcmp(c->cfg.sc->gpu->vendor, "amd") == 0) {
+			c->cfg.sc->engine->rocm_words(c->cfg.sc->gpu, words, sizeof(words));
+			fprintf(f, "rocm       %s\n", words);
+		}
 	}
 	if (rules)
 		print_sglang_defaults(f, c);
@@ -351,11 +355,14 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "tier 2     %s: bandwidth efficiency weights %.2f, paged KV %.2f, mixed %.2f\n",
 		       c->cost->cfg.tier2->path, c->cost->cfg.tier2->bw_eff_weights,
 		       c->cost->cfg.tier2->bw_eff_kv, c->cost->cfg.tier2->bw_eff_mixed);
-	fprintf(f, "tier 0     kernel tables %s%s%s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms\n",
+	fprintf(f, "tier 0     kernel tables %s%s%s; corrections off: %s; overheads %g us/step + %g us/layer + %g us/request; client TTFT +%g ms",
 	       c->cost->tabs->engine[0] ? c->cost->tabs->engine : c->cost->tabs->dir[0] ? c->cost->tabs->dir : "none (defaults)",
 	       c->cost->tabs->engine[0] ? " " : "", c->cost->tabs->version,
 	       c->cfg.tier0_off && *c->cfg.tier0_off ? c->cfg.tier0_off : "none", c->cost->cfg.ov.step_us,
 	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
+	if (c->cost->cfg.ov.api_prompt_us > 0)
+		fprintf(f, " + %g us/prompt token", c->cost->cfg.ov.api_prompt_us);
+	fputc('\n', f);
 	{
 		int k;
 		for (k = 0; k < COST_SRC__COUNT; k++)

@@ -140,6 +140,12 @@ struct replica {
 	int64_t ne_reserved;               /* sum of the running ne_blocks */
 	struct wq_ent *wq;                 /* waiting: ring-buffer deque */
 	size_t whead, wlen, wcap;
+	/* sim_cfg.recv_interval > 1: arrivals the scheduler has not polled
+	 * yet (in arrival order), and the poll counter (sglang.c) */
+	struct wq_ent *inbox;
+	size_t ninbox, inbox_cap;
+	int64_t recv_ct;
+	bool recv_gate;                    /* recv_interval > 1 */
 	struct req **sched;                /* explicit requests scheduled this step */
 	size_t nsched, sched_cap;
 	struct req **others;               /* running requests that are not decoders */
@@ -626,6 +632,9 @@ void sched_enqueue(struct replica *rp, struct req *r);
 /* Queue a new arrival, request id `id`, at the back of rp's waiting queue;
  * its record is made when it reaches the head. */
 void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id);
+/* The inbox's arrivals (sim_cfg.recv_interval) to the back of the waiting
+ * queue, in arrival order. */
+void sched_receive(struct replica *rp);
 /* The sustainability test's data (flow.c): an arrival (every admission,
  * in id order), a completion's client-side TTFT and E2E (ms; before the
  * record is kept), the switch from arrival times to sketches (before the

@@ -92,10 +92,13 @@ static void fold_records(struct sim *s)
 /* A completion's client-side TTFT and E2E (ms) from its first and last
  * token's engine times after its arrival (record, sim_reprice_api). */
 static void client_times(const struct sim *s, const struct overheads *ov, int64_t first_ns,
-			 int64_t last_ns, int64_t output, double *ttft, double *e2e)
+			 int64_t last_ns, int64_t output, int64_t prompt, double *ttft, double *e2e)
 {
 	bool h2 = !(s->cost->cfg.off & COST_H2);
 	double api = h2 ? ov->api_ttft_ms : 0, stream = h2 ? ov->stream_token_us : 0;
+
+	if (h2 && ov->api_prompt_us > 0)
+		api += ov->api_prompt_us * 1e-3 * (double)prompt;
 
 	*ttft = (double)first_ns * 1e-6 + api;
 	*e2e = (double)last_ns * 1e-6 + api + stream * 1e-3 * (double)output + (h2 ? ov->api_e2e_ms : 0);
@@ -148,7 +151,8 @@ static void record(struct sim *s, const struct req *r)
 	size_t i = s->nrec;
 	struct stage_agg *ag;
 
-	client_times(s, ov, r->first_ns - r->arrival_ns, r->last_ns - r->arrival_ns, r->output, &ttft, &e2e);
+	client_times(s, ov, r->first_ns - r->arrival_ns, r->last_ns - r->arrival_ns, r->output, r->prompt, &ttft,
+		     &e2e);
 	itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
 	flow_complete(s, r, ttft, e2e);
 	if (i == s->cap_rec) {
@@ -312,7 +316,7 @@ static double route_score(const struct sim *s, const struct route_cands *c, int 
 
 	for (k = r0; k < r0 + c->width; k++) {
 		const struct replica *rp = &s->reps[k];
-		wait += rp->wlen;
+		wait += rp->wlen + rp->ninbox;
 		used += (double)kvc_used(&rp->kv);
 		total += (double)rp->kv.total;
 		if (c->nchain > hits) {
@@ -344,7 +348,7 @@ static int route(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 		for (i = 0; i < c->n; i++) {
 			size_t l = 0;
 			for (k = c->lo + i * c->stride; k < c->lo + i * c->stride + c->width; k++)
-				l += s->reps[k].nrun + s->reps[k].wlen;
+				l += s->reps[k].nrun + s->reps[k].wlen + s->reps[k].ninbox;
 			if (l < bl) {
 				bl = l;
 				best = i;
@@ -357,7 +361,7 @@ static int route(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 	for (i = 0; i < c->n; i++) {
 		size_t wait = 0;
 		for (k = c->lo + i * c->stride; k < c->lo + i * c->stride + c->width; k++)
-			wait += s->reps[k].wlen;
+			wait += s->reps[k].wlen + s->reps[k].ninbox;
 		qmin = wait < qmin ? wait : qmin;
 		qmax = wait > qmax ? wait : qmax;
 	}
@@ -584,7 +588,7 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 	for (i = 0; i < (int)s->nxfer; i++)
 		live += s->xfer[i] != NULL;
 	for (i = 0; i < s->nrep; i++) {
-		live += s->reps[i].nrun + s->reps[i].wlen;
+		live += s->reps[i].nrun + s->reps[i].wlen + s->reps[i].ninbox;
 		if (!kvc_check(&s->reps[i].kv, why, sizeof(why)))
 			return err_set(e, SS_ERUNTIME, "invariant: replica %d KV cache: %s", i, why);
 		if (s->reps[i].host.total > 0 && !kvc_check(&s->reps[i].host, why, sizeof(why)))
@@ -894,7 +898,7 @@ void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting)
 	*running = *waiting = 0;
 	for (i = 0; i < s->nrep; i++) {
 		*running += s->reps[i].nrun;
-		*waiting += s->reps[i].wlen;
+		*waiting += s->reps[i].wlen + s->reps[i].ninbox;
 	}
 }
 
@@ -1204,7 +1208,7 @@ bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
 	/* the pooled gaps and the CSV rows (or whoever read them) hold the
 	 * old terms */
 	if (!s->raw_first || s->hist || s->flow || !s->cfg.no_pooled_gaps || s->cfg.requests_out ||
-	    s->cfg.on_request)
+	    s->cfg.on_request || ov.api_prompt_us > 0) /* (no prompt lengths kept) */
 		return false;
 	ov.api_ttft_ms = api_ttft_ms;
 	ov.api_e2e_ms = api_e2e_ms;
@@ -1214,7 +1218,7 @@ bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
 	for (i = 0; i < s->nrec; i++) {
 		int64_t out = s->raw_out[i];
 		double ttft, e2e, itl;
-		client_times(s, &ov, s->raw_first[i], s->raw_last[i], out, &ttft, &e2e);
+		client_times(s, &ov, s->raw_first[i], s->raw_last[i], out, 0, &ttft, &e2e);
 		itl = out > 1 ? (e2e - ttft) / (double)(out - 1) : NAN;
 		s->ttft[i] = (float)ttft;
 		s->itl[i] = (float)itl;

@@ -177,7 +177,14 @@ void sched_enqueue(struct replica *rp, struct req *r)
 
 void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 {
-	struct wq_ent *q = wq_push_back(rp);
+	struct wq_ent *q;
+
+	if (rp->recv_gate && rp->busy) { /* not polled until the scheduler's next receive */
+		XGROW(rp->inbox, rp->inbox_cap, rp->ninbox + 1);
+		q = &rp->inbox[rp->ninbox++];
+	} else {
+		q = wq_push_back(rp);
+	}
 
 	q->r = NULL;
 	q->id = id;
@@ -192,6 +199,16 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 	q->keys = w->keys;
 	q->nkeys = w->nkeys;
 	q->lora = w->lora;
+}
+
+void sched_receive(struct replica *rp)
+{
+	size_t i;
+
+	for (i = 0; i < rp->ninbox; i++)
+		*wq_push_back(rp) = rp->inbox[i];
+	rp->ninbox = 0;
+	rp->recv_ct = 0;
 }
 
 static void wq_push_front(struct replica *rp, struct req *r)
@@ -2001,6 +2018,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 			k++;
 		s->bs_log2p1 = k + 1;
 	}
+	rp->recv_gate = s->cfg.recv_interval > 1;
 	rp->cls_head = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_head));
 	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));
@@ -2048,6 +2066,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 		}
 	free(rp->cmemo);
 	free(rp->wq);
+	free(rp->inbox);
 	for (c = 0; c < SCHED_ARRAY_CLASSES; c++) {
 		for (i = 0; i < rp->narrays[c]; i++)
 			free(rp->arrays[c][i]);

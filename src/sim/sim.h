@@ -79,6 +79,12 @@ struct sim_cfg {
 	 * than being chunked to fit) */
 	bool lpm, mixed_chunk;
 	int64_t max_prefill_tokens;
+	/* SGLang's --scheduler-recv-interval N (0 or 1: every step): while a
+	 * replica runs steps, arrivals wait in its inbox until the scheduler
+	 * next polls the tokenizer, every N decode batches or after any other
+	 * batch (SchedulerRecvSkipper); an idle replica polls at once */
+	int recv_interval;
+#define SIM_MAX_RECV_INTERVAL 100000
 	int dp;
 	/* independent copies of the whole layout (pd.prefill + dp engine
 	 * ranks each, stepping and caching on their own), all on one clock

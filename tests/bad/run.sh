@@ -483,6 +483,11 @@ t offload-hicache-ratio-alone 2 "--hicache-ratio needs --enable-hierarchical-cac
 t offload-hicache-ratio-zero 2 "--hicache-ratio must be > 0, got 0" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --hicache-ratio 0'
 t offload-hicache-ratio-nan 2 "--hicache-ratio must be a number, got 'nan'" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --hicache-ratio nan'
 t offload-hicache-size-no-block 2 "--hicache-size: 1e-06 GB per GPU holds no KV block" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --hicache-size 1e-6'
+t recv-interval-on-vllm 2 "--scheduler-recv-interval is SGLang's: give --engine sglang" '$SS run --workload w.json --scheduler-recv-interval 10'
+t recv-interval-zero 2 "--scheduler-recv-interval must be in [1, 100000], got 0" '$SS run --workload w.json --engine sglang --scheduler-recv-interval 0'
+t recv-interval-frac 2 "--scheduler-recv-interval must be an integer, got '2.5'" '$SS run --workload w.json --engine sglang --scheduler-recv-interval 2.5'
+t max-prefill-on-trtllm 2 "--max-prefill-tokens is SGLang's: give --engine sglang" '$SS run --workload w.json --engine trtllm --max-prefill-tokens 4096'
+t mixed-chunk-on-vllm 2 "--enable-mixed-chunk is SGLang's: give --engine sglang" '$SS run --workload w.json --enable-mixed-chunk'
 t offload-radix-off 2 "--enable-hierarchical-cache needs prefix caching" '$SS run --workload w.json --engine sglang --enable-hierarchical-cache --disable-radix-cache'
 # LoRA (issue 28): each bad value refused with its flag or key named
 t lora-max-zero 2 "--max-loras must be in [1, 4096], got 0" '$SS run --workload wl-lora.json --enable-lora --max-loras 0'

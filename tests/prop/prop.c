@@ -2,7 +2,7 @@
  *
  * Draws random valid configurations across the simulator's modes (dense and
  * MoE/MLA models; vLLM, SGLang and TensorRT-LLM admission; TP, PP, DP,
- * attention-DP + EP, P/D, replicas behind each router, speculative
+ * attention-DP + EP, P/D, replicas behind each router, LoRA adapters, speculative
  * decoding, closed loops, traces, multi-turn sessions with KV offload,
  * shared prefixes, several GPUs), runs each through `servesim run --format
  * json` twice and checks:
@@ -113,9 +113,19 @@ static void draw(char *cmd, size_t n, const char *trace)
 		else if (strcmp(engine, "sglang") == 0 && pick(2))
 			add(cmd, n, " --enable-hierarchical-cache");
 		return;
+	case 6: /* LoRA adapters (workloads/lora.json: 16 by Zipf popularity)
+		 * under each engine's limits (TensorRT-LLM refuses them) */
+		add(cmd, n, " --workload workloads/lora.json --enable-lora");
+		if (strcmp(engine, "sglang") == 0)
+			add(cmd, n, " --max-loras-per-batch %d", 1 + pick(8));
+		else
+			add(cmd, n, " --max-loras %d --max-lora-rank %d", 1 + pick(8), pick(2) ? 8 : 64);
+		break;
 	default:
 		break;
 	}
+	if (strcmp(engine, "sglang") == 0 && pick(3) == 0) /* SGLang's own scheduling knobs */
+		add(cmd, n, " --scheduler-recv-interval %d%s", 2 + pick(40), pick(3) == 0 ? " --enable-mixed-chunk" : "");
 	if (pick(4) == 0) { /* replicas of the whole deployment behind a router */
 		static const char *const routers[] = {"round-robin", "least-loaded", "kv-aware"};
 		add(cmd, n, " --replicas %d --router %s", 2 + pick(2), CHOOSE(routers));

@@ -45,8 +45,10 @@ static void test_registry(void)
 	CHECK(strcmp(names, "vllm and sglang") == 0, "engines with launch lines: %s", names);
 	CHECK(engine_owner(ENGINE_KNOB_MEM_FRACTION) == engine_find("sglang"), "SGLang takes --mem-fraction-static");
 	CHECK(engine_check_knobs(engine_find("vllm"), ENGINE_KNOB_SCHEDULE_POLICY, false, &e) < 0 &&
-		      strcmp(e.msg, "--mem-fraction-static, --schedule-policy and --disable-overlap-schedule are "
-				    "SGLang's: give --engine sglang") == 0,
+		      strcmp(e.msg, "--schedule-policy is SGLang's: give --engine sglang") == 0,
+	      "an SGLang flag on vLLM is refused: %s", e.msg);
+	CHECK(engine_check_knobs(engine_find("trtllm"), ENGINE_KNOB_RECV_INTERVAL | ENGINE_KNOB_MIXED_CHUNK, false, &e) < 0 &&
+		      strcmp(e.msg, "--enable-mixed-chunk and --scheduler-recv-interval are SGLang's: give --engine sglang") == 0,
 	      "an SGLang flag on vLLM is refused: %s", e.msg);
 	CHECK(engine_check_knobs(engine_find("sglang"), 0, true, &e) < 0 &&
 		      strstr(e.msg, "sizes its memory with --mem-fraction-static") != NULL,
@@ -185,8 +187,12 @@ static void test_host_terms(void)
 	cost_overheads_apply(&ov, &given);
 	CHECK(ov.step_us == 600 && ov.req_us == 12.5 && ov.given == OV_REQ, "a given term replaces the row's only");
 	vllm = engine_host_for(engine_find("vllm"), "0.12.0", false, "aiperf");
-	CHECK(vllm && vllm->harness && strcmp(vllm->harness, "aiperf") == 0 && vllm->ov.req_us > 0,
+	CHECK(vllm && vllm->harness && strcmp(vllm->harness, "aiperf,vllm-bench") == 0 && vllm->ov.req_us > 0,
 	      "vLLM's aiperf row: per-request host time");
+	CHECK(engine_host_for(engine_find("vllm"), "0.12.0", false, "vllm-bench") == vllm &&
+		      engine_host_for(engine_find("vllm"), "0.12.0", false, "vllm") != vllm &&
+		      engine_host_for(engine_find("vllm"), "0.12.0", false, "bench") != vllm,
+	      "a harness list matches whole names only");
 	vllm = engine_host_for(engine_find("vllm"), "0.12.0", false, "guidellm");
 	CHECK(vllm && !vllm->harness && vllm->ov.req_us == 0 && vllm->ov.step_us == 0,
 	      "vLLM under GuideLLM: the H2 terms");

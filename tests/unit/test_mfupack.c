@@ -377,7 +377,7 @@ out:
  * (with and without a table of its own), shapes on and off the grid. */
 static void test_gemm_col(const char *datadir, const struct gpu_db *db)
 {
-	static const char *const gpus[] = {"h100-sxm", "b200", "h20", "mi300x"};
+	static const char *const gpus[] = {"h100-sxm", "b200", "h20", "mi355x", "ascend-a3"};
 	static const double nk[][2] = {{4096, 4096}, {6144, 4096}, {14336, 4096}, {1536, 7168},
 				       {57344, 8192}, {3, 5}, {1e6, 1e6}};
 	size_t gi, i, j, bad = 0, n = 0;

@@ -236,8 +236,9 @@ static void test_chunking(const struct model_cfg *m)
 /* One SGLang run of a trace (budget: its chunk and the step budget, blocks
  * of 16 tokens, mixed chunks and --max-prefill-tokens as given): the step
  * log in *log (the caller frees it), 0 when the run succeeded. */
-static int sglang_run(const struct model_cfg *m, int64_t budget, int64_t blocks, bool mixed,
-		      int64_t max_prefill, const char *trace, char **log, struct sim_totals *t)
+static int sglang_run_recv(const struct model_cfg *m, int64_t budget, int64_t blocks, bool mixed,
+			   int64_t max_prefill, int recv_interval, const char *trace, char **log,
+			   struct sim_totals *t)
 {
 	struct cost_model c;
 	struct sim_cfg sc;
@@ -250,12 +251,74 @@ static int sglang_run(const struct model_cfg *m, int64_t budget, int64_t blocks,
 	sc.policy = policy_of("sglang");
 	sc.mixed_chunk = mixed;
 	sc.max_prefill_tokens = max_prefill;
+	sc.recv_interval = recv_interval;
 	trace_spec(&w, trace);
 	*log = NULL;
 	rc = run(&sc, &c, &w, log, &csv, t);
 	free(csv);
 	cost_release(&c);
 	return rc;
+}
+
+static int sglang_run(const struct model_cfg *m, int64_t budget, int64_t blocks, bool mixed,
+		      int64_t max_prefill, const char *trace, char **log, struct sim_totals *t)
+{
+	return sglang_run_recv(m, budget, blocks, mixed, max_prefill, 0, trace, log, t);
+}
+
+/* The step (0-based line of the step log) whose batch holds text, -1 if none. */
+static int step_holding(const char *log, const char *text)
+{
+	const char *p = strstr(log, text), *q;
+	int k = 0;
+
+	if (!p)
+		return -1;
+	for (q = log; q < p; q++)
+		k += *q == '\n';
+	return k;
+}
+
+/* --scheduler-recv-interval 4 (SchedulerRecvSkipper): two prompts at t = 0
+ * reach an idle engine and are prefilled in step 0; the count then starts
+ * at the threshold (an extend batch weighs 4), so step 1 polls (nobody
+ * there) and resets it; decode batches weigh 1, so the next polls come
+ * before steps 5, 9, 13...  A third prompt arriving while step 2 runs is
+ * prefilled in step 3 without the interval, in step 5 with it, and its
+ * TTFT grows by the two decode steps it waited. */
+static void test_sglang_recv_interval(const struct model_cfg *m)
+{
+	static const char trace[] = "0.0,100,60,\n0.0,100,60,\n%.6f,50,5,\n";
+	struct sim_totals t0, t4;
+	char *log = NULL, tr[128];
+	double step_s, ttft0;
+	int k0, k4;
+
+	/* the decode step's length from a first run (one prompt) */
+	CHECK(sglang_run(m, 8192, 1000, false, 0, "0.0,100,60,\n0.0,100,60,\n", &log, &t0) == 0, "sglang run");
+	{
+		const char *l1 = strstr(log, "step 1 t="), *l2 = strstr(log, "step 2 t=");
+		double a = l1 ? atof(l1 + 9) : 0, b = l2 ? atof(l2 + 9) : 0;
+		step_s = b - a;
+		snprintf(tr, sizeof(tr), trace, b + step_s / 2); /* in the middle of step 2 */
+	}
+	free(log);
+	CHECK(step_s > 0, "decode step length %g s", step_s);
+	CHECK(sglang_run(m, 8192, 1000, false, 0, tr, &log, &t0) == 0, "run without the interval");
+	k0 = step_holding(log, " 2+50 ");
+	ttft0 = run_sum.ttft_ms.mean;
+	free(log);
+	CHECK(sglang_run_recv(m, 8192, 1000, false, 0, 4, tr, &log, &t4) == 0, "run with --scheduler-recv-interval 4");
+	k4 = step_holding(log, " 2+50 ");
+	free(log);
+	CHECK(k0 == 3, "without the interval the late prompt is prefilled in step 3 (%d)", k0);
+	CHECK(k4 == 5, "with interval 4 it waits for the poll before step 5 (%d)", k4);
+	CHECK(t4.completed == 3 && t0.completed == 3, "all complete (%llu, %llu)", (unsigned long long)t0.completed,
+	      (unsigned long long)t4.completed);
+	/* its TTFT: two more decode steps, over three requests' mean */
+	CHECK(run_sum.ttft_ms.mean > ttft0 + 0.5 * step_s * 1e3 / 3 && run_sum.ttft_ms.mean < ttft0 + 3.5 * step_s * 1e3 / 3,
+	      "mean TTFT %.3f ms, without the interval %.3f ms (decode step %.3f ms)", run_sum.ttft_ms.mean, ttft0,
+	      step_s * 1e3);
 }
 
 static void test_sglang(const struct model_cfg *m)
@@ -2537,6 +2600,7 @@ int main(void)
 	test_energy(&m);
 	test_max_seqs_and_decode_first(&m);
 	test_sglang(&m);
+	test_sglang_recv_interval(&m);
 	test_sglang_lpm(&m);
 	test_sglang_defaults();
 	test_overlap(&m);

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Derive servesim's AMD Instinct kernel tables from the measured ROCm/aiter
+and InferenceX tuning tables.
+
+usage: python3 scripts/mfu/derive_amd.py AMD_DIR H100_MOE OUT_DIR
+  AMD_DIR  = ../shared/data/mfu/amd (aiter_tuned_gemm.csv.gz,
+             aiter_tuned_fused_moe.csv.gz, inferencex_kimik3_bf16_gemm_gfx950.csv.gz;
+             commits and licences in its PROVENANCE.md)
+  H100_MOE = data/mfu/h100_sxm/sglang-0.5.14/moe.csv.gz (the routing-imbalance
+             ratios only, as derive_infersim.py takes them)
+  OUT_DIR  = data/mfu
+Writes OUT_DIR/{mi300x,mi355x}/aiter-e404860/{gemm,moe}.csv.gz and
+OUT_DIR/mi300x/aiter-e404860/{mla_decode,allreduce}.csv.gz.
+
+What the sources are: every row of aiter's tuned tables is the winning kernel
+of an autotuning sweep for one shape, timed on the part (gfx942 with 304 CUs =
+MI300X/MI325X, one die; gfx950 with 256 CUs = MI350X/MI355X).  Both ROCm
+engines (vLLM and SGLang) dispatch these kernels (aiter is the kernel library
+both call on Instinct GPUs), so one collection serves both.
+
+GEMM (dtype,m,n,k,latency_us):
+  bf16      aiter bf16 tables + InferenceX's gfx950 Kimi-K3 bf16 table (MI355X;
+            MI300X has no unbatched bf16 rows: it keeps the default MFU)
+  fp8       aiter a8w8 block-scale (1x128 / 128x128, DeepSeek-style) and
+            per-token fp8 tables (e4m3fnuz on MI300X), the faster per shape as
+            derive.py does for the NVIDIA fp8 / fp8_block rows; int8 rows left out
+  fp4       aiter a4w4 MXFP4 (1x32 e8m0 scales), MI355X only
+  Rows with err_ratio > 0.05 (the winner failed the tuner's accuracy check)
+  and batched GEMMs are left out; m is kept on derive.GEMM_M (the grid the
+  NVIDIA tables use), n, k >= 128; the fastest row per key.
+MoE (dtype,hidden,inter,topk,experts,moe_tp,moe_ep,distribution,tokens,latency_us):
+  aiter fused-MoE us_total (both stages).  A tuned row is one GPU's MoE call
+  as the tuner ran it: `expert` experts of width `inter_dim`, top-`topk`
+  routing, so it is written as that shape (moe_tp = moe_ep = 1): servesim's
+  lookup compares per-GPU width, local and global expert counts, and a TP- or
+  EP-sharded target takes the nearest such curve by efficiency.  Rows tuned
+  with the shared expert fused in (257 experts, top-9 for DeepSeek) keep those
+  counts.  Formats: bf16 x bf16 -> bf16; fp8 x fp8 per_1x128 -> fp8_block,
+  per_Token/per_Tensor -> fp8; fp4 x fp4 (MXFP4, per_1x32) -> fp4 (both
+  operands fp4 on the fp4 peak, as NVFP4); bf16 x fp4 -> mxfp4 (weight-only);
+  bf16 x int4 -> int4.  fp8 x fp4 and MXFP8 rows have no servesim format and
+  are left out, as are Gelu and SiTUv2 activations (the models servesim knows
+  use SiLU/SwiGLU).  aiter's tuner routes random scores (about balanced):
+  those rows are 'balanced'; power-law rows are balanced x the power-law /
+  balanced latency ratio of the H100's SGLang fp8_block kernels at the same
+  rows per expert (derive_infersim.py's imbalance_ratios), the routing's
+  effect, not an NVIDIA efficiency.
+All-reduce (mi300x only): mk1-project/quickreduce (MIT) README at commit
+  910e892250b6a1769e0ea771a680d30f9cebf471, "All-Reduce Latency across
+  {2,4,8}xMI300X" (ROCm 6.2, RCCL 2.20.5, 8xMI300X on TensorWave), fp16
+  messages of 32 KB to 64 MB: the faster of RCCL and QR-FP16 (uncompressed
+  two-shot) per size, as an engine's custom all-reduce takes small messages
+  and RCCL the large; the compressed codecs (FP8, Q8, Q6, Q4) are opt-in
+  (vLLM VLLM_ROCM_QUICK_REDUCE_QUANTIZATION, default NONE) and left out.
+  message_elems = bytes / 2.
+MLA decode (mi300x only): the AITER MLA decode kernel's measured latency on
+  MI300X from AMD's ROCm AI developer hub tutorial "MLA decoding kernel of the
+  AITER library" (github.com/ROCm/gpuaidev commit 2d217d5f, notebook
+  docs/notebooks/gpu_dev_optimize/aiter_mla_decode_kernel.ipynb, figure
+  docs/notebooks/assets/aiter-performance-comparison.png): batch 128, 128
+  query heads, bf16 latent KV (576) , context 1024-8192: 0.68, 0.81, 1.05,
+  1.18, 1.43 ms, read off the figure's bar labels.  Written as derive.py writes
+  MLA decode rows (head_dim MFU_MLA_DECODE_DIM, kv_heads 1).
+"""
+import csv, gzip, math, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aic import write  # noqa: E402
+from derive import GEMM_M, MLA_DECODE_DIM  # noqa: E402
+from derive_infersim import imbalance_ratios, ratio_at  # noqa: E402
+
+AITER = 'e4048607a535ace3a2b51ded31b1c8c2d45c0879'
+INFX = '910aa890188e1c20193f629bc1ecdb26e10cbff2'
+COLL = 'aiter-' + AITER[:7]
+GPU = {'MI300X|MI325X': 'mi300x', 'MI350X|MI355X': 'mi355x'}
+ERR_MAX = 0.05
+QR = '910e892250b6a1769e0ea771a680d30f9cebf471'
+# (GPUs, size in KiB): (RCCL us, QR-FP16 us), quickreduce README tables
+AR_SIZES_KIB = [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
+AR_US = {
+    2: [(17.15, 8.47), (17.52, 8.98), (18.31, 10.31), (20.73, 12.70), (25.97, 18.31), (37.22, 28.78),
+        (59.14, 49.83), (105.1, 95.29), (195.2, 191.13), (376.3, 377.52), (739.0, 737.50), (1464.3, 1463.51)],
+    4: [(18.17, 10.59), (18.23, 11.02), (29.42, 11.95), (29.98, 12.90), (32.27, 15.60), (39.40, 21.92),
+        (48.87, 35.60), (70.61, 66.23), (115.7, 132.53), (205.4, 239.45), (388.6, 444.78), (761.2, 831.42)],
+    8: [(16.22, 14.81), (20.00, 15.41), (22.56, 16.15), (18.01, 16.36), (24.19, 17.26), (26.39, 20.01),
+        (34.05, 27.90), (52.13, 46.84), (83.12, 90.34), (148.4, 147.05), (240.4, 257.34), (426.0, 463.72)],
+}
+MLA_ROWS = [(1024, 680.0), (2048, 810.0), (4096, 1050.0), (6144, 1180.0), (8192, 1430.0)]
+
+
+def rows(path):
+    with gzip.open(path, 'rt') as f:
+        yield from csv.DictReader(f)
+
+
+def gemm_dtype(r):
+    s = r['scheme']
+    if r.get('B'):
+        return None  # batched GEMM
+    if s.startswith('bf16'):
+        return 'bf16'
+    if s.startswith('a4w4_blockscale'):
+        return 'fp4'
+    if s.startswith('a8w8') and r.get('q_dtype_w') != 'int8':
+        return 'fp8'
+    return None
+
+
+def keep(best, gpu, dt, r):
+    m, n, k, us = int(r['M']), int(r['N']), int(r['K']), float(r['us'])
+    err = float(r['err_ratio'] or 0)
+    if m not in GEMM_M or n < 128 or k < 128 or not us > 0 or err > ERR_MAX:
+        return
+    key = (dt, m, n, k)
+    t = best.setdefault(gpu, {})
+    if key not in t or us < t[key]:
+        t[key] = us
+
+
+def gemm_tables(d):
+    best = {}
+    for r in rows(os.path.join(d, 'aiter_tuned_gemm.csv.gz')):
+        gpu, dt = GPU.get(r['gpu']), gemm_dtype(r)
+        if gpu and dt:
+            keep(best, gpu, dt, r)
+    for r in rows(os.path.join(d, 'inferencex_kimik3_bf16_gemm_gfx950.csv.gz')):
+        if r['gpu'] in GPU and r['dtype'] == 'bfloat16':
+            keep(best, GPU[r['gpu']], 'bf16', r)
+    return best
+
+
+def moe_format(r):
+    a, w, q = r['q_dtype_a'], r['q_dtype_w'], r['q_type']
+    if r['act_type'] not in ('Silu', 'Swiglu'):
+        return None
+    if a == 'bfloat16' and w == 'bfloat16':
+        return 'bf16'
+    if a.startswith('float8') and w.startswith('float8'):
+        return {'per_1x128': 'fp8_block', 'per_Token': 'fp8', 'per_Tensor': 'fp8'}.get(q)
+    if a.startswith('float4') and w.startswith('float4'):
+        return 'fp4'
+    if a == 'bfloat16' and w.startswith('float4'):
+        return 'mxfp4'
+    if a == 'bfloat16' and w == 'int4':
+        return 'int4'
+    return None
+
+
+def moe_tables(d, lender):
+    ratios = imbalance_ratios(lender)
+    best = {}
+    for r in rows(os.path.join(d, 'aiter_tuned_fused_moe.csv.gz')):
+        gpu, fmt = GPU.get(r['gpu']), moe_format(r)
+        if not gpu or not fmt:
+            continue
+        h, i, ex, k, tok = (int(r[c]) for c in ('model_dim', 'inter_dim', 'expert', 'topk', 'token'))
+        us = float(r['us_total'])
+        if not (us > 0 and tok > 0 and 0 < k <= ex):
+            continue
+        x = math.log2(tok * k / ex)
+        for dist in ('balanced', 'power_law_1.01', 'power_law_1.2'):
+            lat = us if dist == 'balanced' else us * max(1.0, ratio_at(ratios, dist, 1, x))
+            key = (fmt, h, i, k, ex, 1, 1, dist, tok)
+            t = best.setdefault(gpu, {})
+            t[key] = min(t.get(key, lat), lat)
+    return best
+
+
+def note(what):
+    return ['source: ROCm/aiter %s (MIT) %s; see data/mfu/mi300x/PROVENANCE.md' % (AITER, what),
+            'derived by scripts/mfu/derive_amd.py; latency in microseconds, one call on one GPU']
+
+
+def main(d, lender, out):
+    g = gemm_tables(d)
+    m = moe_tables(d, lender)
+    for gpu in sorted(GPU.values()):
+        od = os.path.join(out, gpu, COLL)
+        os.makedirs(od, exist_ok=True)
+        data = [k + ('%.6g' % v,) for k, v in sorted(g.get(gpu, {}).items())]
+        write(os.path.join(od, 'gemm.csv.gz'), ['dtype', 'm', 'n', 'k', 'latency_us'], data,
+              note('aiter/configs/**/*tuned_gemm*.csv') +
+              (['and SemiAnalysisAI/InferenceX %s (Apache-2.0) kimik3_bf16_tuned_gemm.csv (bf16, gfx950)' % INFX]
+               if gpu == 'mi355x' else []) +
+              ['tuned winners; fp8 = the faster of a8w8 block-scale and per-token per shape; fp4 = a4w4 MXFP4'])
+        mdata = [k + ('%.6g' % v,) for k, v in sorted(m.get(gpu, {}).items())]
+        write(os.path.join(od, 'moe.csv.gz'),
+              ['dtype', 'hidden', 'inter', 'topk', 'experts', 'moe_tp', 'moe_ep', 'distribution', 'tokens',
+               'latency_us'], mdata,
+              note('aiter/configs/**/*tuned_*fmoe*.csv') +
+              ['fused MoE us_total as tuned: experts, inter and topk as the tuner ran them (shared expert fused '
+               'where experts/topk say so), moe_tp = moe_ep = 1',
+               'balanced rows measured (random routing); power-law rows = balanced x the power-law/balanced '
+               'latency ratio of aiconfigurator SGLang 0.5.14 H100 fp8_block MoE kernels (see derive_amd.py)'])
+        n_mla = n_ar = 0
+        if gpu == 'mi300x':
+            mla = [(128, 1, MLA_DECODE_DIM, 'bf16', 128, kv, '%.6g' % us) for kv, us in MLA_ROWS]
+            write(os.path.join(od, 'mla_decode.csv.gz'),
+                  ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'kv_len', 'latency_us'], mla,
+                  ['source: ROCm/gpuaidev 2d217d5f59c230d2260f3d6c4ad5580e04a34aef, '
+                   'docs/notebooks/assets/aiter-performance-comparison.png (AITER MLA decode on MI300X, bar labels)',
+                   'derived by scripts/mfu/derive_amd.py; latency in microseconds, one call on one GPU',
+                   'MLA generation attention (absorbed), batch 128, 128 query heads, bf16 latent KV; head_dim 544 '
+                   'is the FLOPs-equivalent dimension (see derive.py)'])
+            n_mla = len(mla)
+            ar = [(n, kib * 1024 // 2, '%.6g' % min(pair)) for n in sorted(AR_US)
+                  for kib, pair in zip(AR_SIZES_KIB, AR_US[n])]
+            write(os.path.join(od, 'allreduce.csv.gz'), ['num_gpus', 'message_elems', 'latency_us'], ar,
+                  ['source: mk1-project/quickreduce %s (MIT), README "All-Reduce Latency across {2,4,8}xMI300X" '
+                   '(ROCm 6.2, RCCL 2.20.5)' % QR,
+                   'derived by scripts/mfu/derive_amd.py; latency in microseconds, one call on one GPU',
+                   'the faster of RCCL and QuickReduce FP16 (uncompressed) per size; message_elems counts fp16 '
+                   'elements (2 bytes each)'])
+            n_ar = len(ar)
+        print(gpu, COLL, 'gemm', len(data), 'moe', len(mdata), 'mla_decode', n_mla, 'allreduce', n_ar)
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])
