@@ -121,7 +121,7 @@ struct scenario_state {
 	/* KV offload: the engine's words on its host tier ("" when off) */
 	char offload_words[640];
 	/* LoRA: what the run header says of it ("" when off) */
-	char lora_words[900];
+	char lora_words[1200];
 };
 
 /* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens
