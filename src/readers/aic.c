@@ -198,16 +198,14 @@ static int parse_where(const char *where, const char *hdr_names[], size_t nh, st
  * --num-warmups 2 C, --ignore-eos). */
 static enum aic_harness row_harness(const char *src)
 {
-	static const char *const inferencex[] = {"db-dump/", "source_file=2026-03-25.csv;",
-						 "source_file=2026-04-06.csv;"};
-	size_t i, n;
+	static const char *const files[] = {"source_file=2026-03-25.csv", "source_file=2026-04-06.csv"};
+	size_t i, len = strcspn(src, ";"); /* the source's first field */
 
-	for (i = 0; i < sizeof(inferencex) / sizeof(inferencex[0]); i++) {
-		n = strlen(inferencex[i]);
-		if (strncmp(src, inferencex[i], n) == 0 ||
-		    (inferencex[i][n - 1] == ';' && strncmp(src, inferencex[i], n - 1) == 0 && !src[n - 1]))
+	if (strncmp(src, "db-dump/", 8) == 0)
+		return AIC_HARNESS_INFERENCEX;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (strlen(files[i]) == len && strncmp(src, files[i], len) == 0)
 			return AIC_HARNESS_INFERENCEX;
-	}
 	return AIC_HARNESS_AIPERF;
 }
 
