@@ -12,6 +12,7 @@
 #include "base/alloc.h"
 #include "analysis/kflow.h"
 #include "model/opgraph.h"
+#include "workload/workload.h"
 #include "report/opsreport.h"
 
 static const char ops_usage[] =
@@ -35,6 +36,11 @@ static const char ops_usage[] =
 	"  --gpu G              GPU for peak FLOPs (default h100)\n"
 	"  --dtype bf16|fp8     weight / GEMM dtype (default bf16); KV cache the same\n"
 	"  --all-logits         LM head on every token, not only each sequence's last\n"
+	"  --image WxH          each request of the batch sends one image of W x H pixels:\n"
+	"                       the vision encoder's operators (vit_embed, vit_block,\n"
+	"                       vit_merger) follow the language model's, encoding the\n"
+	"                       batch's images in one call; --seq-len counts the prompt's\n"
+	"                       tokens, its image tokens included\n"
 	"  --measured-ms X      measured forward time: adds theoretical minimum time,\n"
 	"                       MFU overall and per layer, and each op's FLOPs share\n"
 	"  --kernel-flow JSON|@FILE\n"
@@ -78,19 +84,21 @@ struct ops_opts {
 	/* kernel-level MFU: one of --kernel-flow / --kernel-detail / --kernel-ms */
 	enum { KM_NONE, KM_FLOW, KM_DETAIL, KM_MS } kmode;
 	const char *karg, *layer_kind;
+	int64_t img_w, img_h;   /* --image (0: none) */
 	char list;  /* --list-models ('m') / --list-gpus ('g'): 000's flags */
 };
 
 static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 {
 	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_ALL,
-	       O_MEAS, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LKIND, O_LMODELS, O_LGPUS };
+	       O_MEAS, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LKIND, O_LMODELS, O_LGPUS, O_IMAGE };
 	static const struct option lo[] = {
 		{"config", required_argument, 0, O_CONFIG},
 		CLI_SHAPE_OPTIONS,
 		{"gpu", required_argument, 0, O_GPU},
 		{"dtype", required_argument, 0, O_DTYPE},
 		{"all-logits", no_argument, 0, O_ALL},
+		{"image", required_argument, 0, O_IMAGE},
 		{"measured-ms", required_argument, 0, O_MEAS},
 		{"kernel-flow", required_argument, 0, O_KFLOW},
 		{"kernel-detail", required_argument, 0, O_KDETAIL},
@@ -121,6 +129,17 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 		case O_GPU: o->gpu = optarg; break;
 		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
 		case O_ALL: o->shape.all_logits = true; break;
+		case O_IMAGE: {
+			long long w = 0, h = 0;
+			char tail = 0;
+			if (sscanf(optarg, "%lldx%lld%c", &w, &h, &tail) != 2 || w < 1 || h < 1 ||
+			    w > WL_MAX_IMAGE_SIDE || h > WL_MAX_IMAGE_SIDE)
+				return err_set(e, SS_EUSAGE, "--image must be WxH in pixels, 1 to %lld a side, got '%s'",
+					       (long long)WL_MAX_IMAGE_SIDE, optarg);
+			o->img_w = w;
+			o->img_h = h;
+			break;
+		}
 		case O_MEAS: rc = cli_double("--measured-ms", optarg, 0, true, &o->measured_ms, e); break;
 		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
 		case O_KFLOW:
@@ -194,6 +213,7 @@ int cmd_ops(int argc, char **argv, struct err *e)
 	struct parallel one = {1, 1, 1, 1};
 	struct param_counts pc;
 	struct out_ops rep;
+	char rule[400], images[600];
 	int rc = parse_ops(argc, argv, &o, e);
 
 	if (rc != 0)
@@ -226,7 +246,25 @@ int cmd_ops(int argc, char **argv, struct err *e)
 		goto out;
 	if ((rc = opgraph_build(m, &o.par, &o.shape, o.dtype, o.dtype, &gg, e)) < 0)
 		goto out;
+	if (o.img_w > 0) {
+		struct opgraph vm, vg;
+		int64_t patches, tokens;
+		if ((rc = model_image_tokens(m, o.img_w, o.img_h, "--image", &patches, &tokens, rule, sizeof(rule), e)) < 0)
+			goto out;
+		if ((rc = opgraph_vision(m, &one, o.shape.batch, patches, &vm, e)) < 0)
+			goto out;
+		if ((rc = opgraph_vision(m, &o.par, o.shape.batch, patches, &vg, e)) < 0) {
+			opgraph_release(&vm);
+			goto out;
+		}
+		opgraph_append(&gm, &vm);
+		opgraph_append(&gg, &vg);
+		snprintf(images, sizeof(images), "%lld x %lldx%lld, %lld tokens each (%s); the encoder in bf16 (TP %d)",
+			 (long long)o.shape.batch, (long long)o.img_w, (long long)o.img_h, (long long)tokens, rule,
+			 o.par.tp);
+	}
 	model_params(m, &pc);
+	rep.images = o.img_w > 0 ? images : NULL;
 	rep.m = m;
 	rep.g = g;
 	rep.gm = &gm;

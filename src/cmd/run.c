@@ -78,6 +78,9 @@ static const char run_usage2[] =
 	"  --disaggregate XpYd       X prefill workers hand each prompt's KV to Y decode\n"
 	"                            workers (each worker one engine of --tp/--pp/--dp/--ep;\n"
 	"                            --dp > 1: an MoE engine of dp attention-DP ranks)\n"
+	"  --disaggregate XeYpZd | Xe1pd  X encoder workers (one GPU each) encode the\n"
+	"                            workload's images and hand the embeddings to the\n"
+	"                            prefill workers, or to the aggregated engine (E/P/D)\n"
 	"  --prefill-tp N --prefill-ep N --prefill-dp N  the prefill workers' layout\n"
 	"                            (default: the same)\n"
 	"  --kv-handoff-ms X         each request's fixed hand-off time besides the KV's\n"
@@ -257,12 +260,31 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_SPM: o->ex.spec_method = optarg; break;
 		case O_SPA: o->ex.spec_rates = optarg; break;
 		case O_PD: {
-			char tail;
-			if (sscanf(optarg, "%dp%dd%c", &o->ex.pd_prefill, &o->ex.pd_decode, &tail) != 2 ||
-			    o->ex.pd_prefill < 1 || o->ex.pd_decode < 1 || o->ex.pd_prefill > 1024 || o->ex.pd_decode > 1024)
+			char tail, *end;
+			int np = 0, nd = 0;
+			long ne = 0;
+			const char *pd = optarg;
+			/* E/P/D: XeYpZd, or Xe1pd (encoders ahead of the aggregated engine) */
+			if (strchr(optarg, 'e')) {
+				ne = strtol(optarg, &end, 10);
+				if (end == optarg || *end != 'e' || ne < 1 || ne > 1024)
+					ne = -1;
+				else
+					pd = end + 1;
+			}
+			if (ne > 0 && strcmp(pd, "1pd") == 0) {
+				o->ex.epd_encoders = (int)ne;
+				break;
+			}
+			if (ne < 0 || sscanf(pd, "%dp%dd%c", &np, &nd, &tail) != 2 || np < 1 || nd < 1 || np > 1024 ||
+			    nd > 1024)
 				rc = err_set(e, SS_EUSAGE,
-					     "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), got '%s'",
+					     "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), "
+					     "XeYpZd or Xe1pd (X encoder workers ahead of them or of the aggregated engine), got '%s'",
 					     optarg);
+			o->ex.epd_encoders = (int)ne;
+			o->ex.pd_prefill = np;
+			o->ex.pd_decode = nd;
 			break;
 		}
 		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->ex.prefill_tp, e); break;
@@ -389,6 +411,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->offload_words = st->offload_words;
 	rep->lora_words = st->lora_words;
 	rep->mm_words = st->mm_words;
+	rep->epd_words = st->epd_words;
 	rep->sim = st->sim;
 }
 

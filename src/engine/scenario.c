@@ -276,11 +276,50 @@ static int mm_setup(const struct scenario *s, struct scenario_state *st, const s
 		return 0;
 	snprintf(st->mm_words, sizeof(st->mm_words),
 		 "%lld tokens per %lldx%lld image (%s); vision encoder %lld blocks of %lld, %.3f ms per image "
-		 "alone on the prefill GPUs (TP %d, bf16), run in the step that admits its request; encoder budget "
-		 "and cache %lld tokens a replica (vLLM: max(max_num_batched_tokens, one image)), repeat_fraction %g",
+		 "alone on the prefill GPUs (TP %d, bf16), %s; encoder budget and cache %lld tokens a %s (vLLM: "
+		 "max(max_num_batched_tokens, one image)), repeat_fraction %g",
 		 (long long)tokens, (long long)im->width, (long long)im->height, rule, (long long)s->model->vis.depth,
 		 (long long)s->model->vis.hidden, cost_vision_s(cost, 1, patches) * 1e3, cost->p.tp,
-		 (long long)(mbt > tokens ? mbt : tokens), im->repeat);
+		 s->epd_encoders > 0 ? "but run on the encoder workers (E/P/D)" : "run in the step that admits its request",
+		 (long long)(mbt > tokens ? mbt : tokens), s->epd_encoders > 0 ? "worker" : "replica", im->repeat);
+	return 0;
+}
+
+/* E/P/D: the encoder workers (one GPU each, the model's encoder at TP 1
+ * as vLLM's encoder instance runs it) and the embeddings' hand-off: the
+ * image tokens x out_hidden x (1 + deepstack levels) bf16 values, over
+ * NVLink when every GPU of the copy is in one NVLink domain, else the
+ * inter-node link, at the P/D transfers' 0.7. */
+static int prepare_epd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
+		       struct scenario_state *st, struct err *e)
+{
+	struct parallel one = {1, 1, 1, 1};
+	const struct model_vision *v = &s->model->vis;
+	int all = scenario_gpus_per_replica(s);
+	bool nvl = all <= s->gpu->nvlink_domain;
+	int rc;
+
+	if (!s->workload || !s->workload->images.on)
+		return err_set(e, SS_EUSAGE, "--disaggregate %de...: an encoder pool needs a workload that sends "
+			       "images ('images')", s->epd_encoders);
+	if ((rc = cost_init(&st->enc_cost, s->model, s->gpu, &one, cc, data_dir, e)) < 0) {
+		err_prefix(e, "encoder workers");
+		return rc;
+	}
+	st->has_enc = true;
+	st->sc.epd.encoders = s->epd_encoders;
+	st->sc.epd.cost = &st->enc_cost;
+	st->sc.epd.link_bw = (nvl ? s->gpu->link_bw : s->gpu->internode_bw) * 0.7;
+	st->sc.epd.alpha_s = SCENARIO_EC_HANDOFF_S;
+	st->sc.epd.emb_bytes_per_token = (double)v->out_hidden * (double)(1 + (v->deepstack > 0 ? v->deepstack : 0)) * 2.0;
+	snprintf(st->epd_words, sizeof(st->epd_words),
+		 "%d encoder worker%s of 1 GPU per copy (vLLM --ec-transfer-config ec_producer): %.3f ms per image "
+		 "alone; embeddings %.0f B per image token to the %s workers over %s at %.0f GB/s + %.0f ms hand-off "
+		 "(assumed)",
+		 s->epd_encoders, s->epd_encoders > 1 ? "s" : "",
+		 cost_vision_s(&st->enc_cost, 1, st->sc.mm.patches) * 1e3, st->sc.epd.emb_bytes_per_token,
+		 s->pd_prefill > 0 ? "prefill" : "aggregated", nvl ? "NVLink" : "the inter-node link",
+		 st->sc.epd.link_bw / 1e9, SCENARIO_EC_HANDOFF_S * 1e3);
 	return 0;
 }
 
@@ -399,8 +438,16 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	}
 	if (s->workload && s->workload->images.on)
 		mm_setup(s, st, st->has_prefill ? &st->prefill_cost : &st->cost, e);
+	if (s->epd_encoders > 0 && (rc = prepare_epd(s, &cc, data_dir, st, e)) < 0) {
+		if (st->has_prefill)
+			cost_release(&st->prefill_cost);
+		cost_release(&st->cost);
+		return rc;
+	}
 	if (scenario_offload_on(s) && en->offload &&
 	    (rc = en->offload(s, st, &st->sc.offload, st->offload_words, sizeof(st->offload_words), e)) < 0) {
+		if (st->has_enc)
+			cost_release(&st->enc_cost);
 		if (st->has_prefill)
 			cost_release(&st->prefill_cost);
 		cost_release(&st->cost);
@@ -411,6 +458,10 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		struct parallel dp = {s->par.tp, 1, 1, 1};
 		if ((rc = cost_init(&st->draft_cost, s->draft_model, s->gpu, &dp, &cc, data_dir, e)) < 0) {
 			err_prefix(e, "draft model");
+			if (st->has_enc)
+				cost_release(&st->enc_cost);
+			if (st->has_prefill)
+				cost_release(&st->prefill_cost);
 			cost_release(&st->cost);
 			return rc;
 		}
@@ -418,6 +469,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		st->sc.spec.draft = &st->draft_cost;
 	}
 	if ((rc = sim_new(&st->sc, &st->cost, s->workload, &st->sim, e)) < 0) {
+		if (st->has_enc)
+			cost_release(&st->enc_cost);
 		if (st->has_draft)
 			cost_release(&st->draft_cost);
 		if (st->has_prefill)
@@ -431,6 +484,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 void scenario_release(struct scenario_state *st)
 {
 	sim_free(st->sim);
+	if (st->has_enc)
+		cost_release(&st->enc_cost);
 	if (st->has_draft)
 		cost_release(&st->draft_cost);
 	if (st->has_prefill)
@@ -444,8 +499,8 @@ int scenario_gpus_per_replica(const struct scenario *sc)
 	const struct parallel *p = &sc->par, *q = &sc->prefill_par;
 
 	if (sc->pd_prefill > 0)
-		return sc->pd_prefill * q->tp * q->pp * q->dp + sc->pd_decode * p->tp * p->pp * p->dp;
-	return p->tp * p->pp * p->dp;
+		return sc->epd_encoders + sc->pd_prefill * q->tp * q->pp * q->dp + sc->pd_decode * p->tp * p->pp * p->dp;
+	return sc->epd_encoders + p->tp * p->pp * p->dp;
 }
 
 int scenario_gpus(const struct scenario *sc)

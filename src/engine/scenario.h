@@ -99,6 +99,10 @@ struct scenario {
 	 * --max-loaded-loras); 0: the engine's default */
 	bool lora;
 	int64_t lora_max, lora_rank, lora_host;
+	/* E/P/D (sim_cfg.epd): epd_encoders encoder workers of one GPU each
+	 * ahead of the prefill (or aggregated) workers of each copy; 0: the
+	 * engines encode their own images */
+	int epd_encoders;
 };
 
 struct scenario_state {
@@ -125,7 +129,18 @@ struct scenario_state {
 	/* images: the token rule, the encoder's time and its cache ("" when
 	 * the workload sends none) */
 	char mm_words[1000];
+	/* E/P/D: the encoder workers' cost model (one GPU), and the header's
+	 * words on the pool */
+	struct cost_model enc_cost;
+	bool has_enc;
+	char epd_words[600];
 };
+/* E/P/D: each request's fixed hand-off from the encoder pool to a
+ * language-model worker besides the embeddings' link time: the proxy's
+ * second request (vLLM's disagg_epd_proxy sends to the encoder, waits, then
+ * to the prefill instance).  1 ms, an assumption: no published measurement
+ * at hand. */
+#define SCENARIO_EC_HANDOFF_S 1e-3
 
 /* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens
  * 8192 and max_num_seqs 1024 on a GPU with >= 70 GiB other than A100, else

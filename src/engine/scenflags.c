@@ -233,6 +233,7 @@ int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struc
 		else if (sc->par.ep > 1) /* EP over the worker's GPUs */
 			sc->prefill_par.ep = sc->prefill_par.tp * sc->prefill_par.dp;
 	}
+	sc->epd_encoders = o->epd_encoders;
 	if (o->spec_k > 0) {
 		char dname[128] = "";
 		sc->spec.k = (int)o->spec_k;

@@ -86,6 +86,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
  * the measured rates; a draft model is loaded into *draft). */
 struct scenflags_run {
 	int pd_prefill, pd_decode;
+	int epd_encoders;       /* E/P/D: encoder workers (--disaggregate XeYpZd, Xe1pd), 0: none */
 	int64_t prefill_tp, prefill_ep, prefill_dp;
 	double handoff_ms;
 	bool handoff_given;

@@ -934,6 +934,17 @@ int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t 
 	return 0;
 }
 
+void opgraph_append(struct opgraph *dst, struct opgraph *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->nkinds && dst->nkinds < OPGRAPH_MAX_KINDS; i++)
+		dst->kinds[dst->nkinds++] = src->kinds[i];
+	for (; i < src->nkinds; i++)
+		free(src->kinds[i].ops);
+	memset(src, 0, sizeof(*src));
+}
+
 void opgraph_release(struct opgraph *g)
 {
 	size_t i;

@@ -87,6 +87,9 @@ void opgraph_release(struct opgraph *g);
  * bf16.  SS_EUSAGE when m has no encoder or a count is < 1. */
 int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t images, int64_t patches,
 		   struct opgraph *g, struct err *e);
+/* Move src's layer kinds after dst's (ops report the encoder beside the
+ * language model's pass); src is left empty. */
+void opgraph_append(struct opgraph *dst, struct opgraph *src);
 /* FLOPs of one kind (one instance) and of the whole pass (count-weighted). */
 double layer_kind_flops(const struct layer_kind *lk);
 double layer_kind_flops_cat(const struct layer_kind *lk, enum op_cat c);

@@ -72,6 +72,8 @@ void out_ops_text(FILE *f, const struct out_ops *o)
 	       gg->decode ? "decode" : "prefill", (long long)o->shape->batch,
 	       (long long)o->shape->seq_len, o->shape->seq_len > 1 ? "s" : "",
 	       (long long)o->shape->context_len, (long long)gg->tokens, gg->attn_pairs);
+	if (o->images)
+		fprintf(f, "images     %s\n", o->images);
 	for (i = 0; !o->kernel_mode && i < gg->nkinds; i++) {
 		const struct layer_kind *lk = &gg->kinds[i];
 		double lf = layer_kind_flops(lk);
@@ -182,6 +184,8 @@ static void json_summary(struct jw *w, const struct out_ops *o)
 	jw_int(w, "context_len", o->shape->context_len);
 	jw_int(w, "tokens_per_gpu", gg->tokens);
 	jw_num(w, "attention_pairs_per_layer_per_gpu", gg->attn_pairs);
+	if (o->images)
+		jw_str(w, "images", o->images);
 	jw_end_obj(w);
 	jw_num(w, "total_flops", opgraph_total_flops(gm));
 	jw_num(w, "total_flops_per_gpu", opgraph_total_flops(gg));

@@ -24,6 +24,8 @@ struct out_ops {
 	enum dtype dtype;
 	double measured_ms;              /* measured forward time; 0: none */
 	bool kernel_mode;                /* kernel-level MFU follows: no per-layer template */
+	const char *images;              /* --image: the images and their rule (the encoder's
+					    kinds follow the pass's in gm, gg), or NULL */
 };
 
 /* The kernel-level MFU of one layer (nothing owned). */

@@ -298,6 +298,8 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "lora       %s\n", c->lora_words);
 	if (c->mm_words && c->mm_words[0])
 		fprintf(f, "images     %s\n", c->mm_words);
+	if (c->epd_words && c->epd_words[0])
+		fprintf(f, "encoders   %s\n", c->epd_words);
 	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
 	if (c->cfg.wl->process == WL_CONCURRENCY)
 		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
@@ -461,9 +463,14 @@ void out_run_text(FILE *f, const struct out_run *c)
 			(unsigned long long)t->lora_gpu_loads, (unsigned long long)t->lora_disk_loads,
 			(unsigned long long)t->lora_limited_steps, t->lora_load_s, t->lora_kernel_s);
 	if (c->simcfg->mm.image_tokens > 0)
-		fprintf(f, "images     %llu images admitted: %llu encoded, %llu found in the encoder cache; the encoder lengthened steps by %.3f s\n",
+		fprintf(f, "images     %llu images admitted: %llu encoded, %llu found in the encoder cache; the encoder %s %.3f s\n",
 			(unsigned long long)t->mm_images, (unsigned long long)t->mm_encoded,
-			(unsigned long long)t->mm_cache_hits, t->mm_encoder_s);
+			(unsigned long long)t->mm_cache_hits,
+			c->simcfg->epd.encoders > 0 ? "workers were busy for" : "lengthened steps by", t->mm_encoder_s);
+	if (c->simcfg->epd.encoders > 0)
+		fprintf(f, "encoders   %llu embedding hand-offs, %.3f ms each on average (link and hand-off)\n",
+			(unsigned long long)t->epd_transfers,
+			t->epd_transfers ? (double)t->epd_transfer_ns * 1e-6 / (double)t->epd_transfers : 0.0);
 }
 
 static void jnum(struct jw *w, const char *k, double v)
@@ -551,6 +558,11 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_int(&w, "encoded", (int64_t)t->mm_encoded);
 		jw_int(&w, "encoder_cache_hits", (int64_t)t->mm_cache_hits);
 		jw_num(&w, "encoder_s", t->mm_encoder_s);
+		if (sc->epd.encoders > 0) {
+			jw_int(&w, "encoder_workers", sc->epd.encoders);
+			jw_int(&w, "embedding_handoffs", (int64_t)t->epd_transfers);
+			jw_num(&w, "embedding_handoff_s", (double)t->epd_transfer_ns * 1e-9);
+		}
 		jw_end_obj(&w);
 	}
 	jnum(&w, "kv_util_mean", t->steps ? t->kv_util_sum_steps / (double)t->steps : NAN);

@@ -320,6 +320,7 @@ struct sim {
 	 * inside each; the kv-aware router's tie draws (stream 12) and the
 	 * arrival's content chain it looks up (grown to the longest) */
 	int per, nreplicas;
+	struct epd *epd;   /* E/P/D: the encoder pools (sim/epd.c), or NULL */
 	uint64_t rr;
 	uint64_t *rr_in;
 	struct pcg32 route_rng;
@@ -637,6 +638,19 @@ double lora_step_s(struct sim *s, struct replica *rp, const struct step_desc *d,
 
 /* --- images (sim/mm.c; sim_cfg.mm) --- */
 
+/* An encoder cache and budget for an engine of max_num_batched_tokens mbt
+ * (a replica's, an encoder worker's); released with mm_cache_release. */
+void mm_cache_init(struct mm_rep *M, int64_t mbt, int64_t image_tokens);
+void mm_cache_release(struct mm_rep *M);
+/* Images of a request the cache lacks (one repeated in it counted once). */
+int32_t mm_misses(const struct mm_rep *M, int32_t images, int64_t image_id, uint64_t image_new);
+/* A request's images looked up and the missing ones cached (LRU), counted
+ * in the totals: how many must be encoded. */
+int32_t mm_take(struct sim *s, struct mm_rep *M, int32_t images, int64_t image_id, uint64_t image_new);
+/* Seconds c's encoder takes for `images` images in one call (memoised in
+ * M), added to the totals. */
+double mm_encode_s(struct sim *s, struct mm_rep *M, const struct cost_model *c, int32_t images);
+
 void mm_replica_init(struct sim *s, struct replica *rp);
 void mm_replica_release(struct replica *rp);
 /* May r's images not in rp's encoder cache be encoded in the step being
@@ -647,6 +661,22 @@ bool mm_fits(const struct sim *s, const struct replica *rp, const struct req *r)
 void mm_admit(struct sim *s, struct replica *rp, struct req *r);
 /* A step of t seconds with the encoder's time for the images it encodes. */
 double mm_step_s(struct sim *s, struct replica *rp, double t);
+
+/* --- E/P/D (sim/epd.c; sim_cfg.epd) --- */
+
+/* The encoder pools of every deployment copy (after the replicas). */
+void epd_init(struct sim *s);
+void epd_release(struct sim *s);
+/* Arrival w (request id, routed to replica ri, its image tokens in its
+ * prompt) queued at its copy's encoder pool. */
+void epd_arrive(struct sim *s, const struct wl_req *w, int64_t id, int ri);
+/* EV_ENC_DONE of encoder worker `worker`: its batch's embeddings leave. */
+void epd_encoded(struct sim *s, int worker);
+/* EV_EMB_ARRIVE of slot: the request that landed, for the caller to queue
+ * on replica *ri. */
+void epd_landed(struct sim *s, int32_t slot, struct wl_req *w, int64_t *id, int *ri);
+/* Requests in the encoder pools (queued, encoding, in transfer). */
+uint64_t epd_live(const struct sim *s);
 
 /* --- what engine.c calls (sched.c) --- */
 

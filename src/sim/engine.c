@@ -417,12 +417,25 @@ static void reject_arrival(struct sim *s, const struct wl_req *w, int64_t id, en
 		0, 0);
 }
 
+/* Arrival w (request id) queued on replica ri. */
+static void queue_on(struct sim *s, int ri, const struct wl_req *w, int64_t id)
+{
+	struct replica *rp = &s->reps[ri];
+
+	sched_arrive(rp, w, id);
+	/* an idle engine starts its next step after every event of this
+	 * instant, so requests arriving together are scheduled together */
+	if (!rp->busy && !rp->kick_pending) {
+		rp->kick_pending = true;
+		evq_push(&s->q, s->now, EV_KICK, ri);
+	}
+}
+
 /* The arrival w: queued on a replica (-1), or rejected at once (the
  * reason). */
 static int admit(struct sim *s, const struct wl_req *w)
 {
 	int64_t id = (int64_t)s->tot.arrived++;
-	struct replica *rp;
 	struct wl_req wi;
 	int ri;
 
@@ -452,15 +465,23 @@ static int admit(struct sim *s, const struct wl_req *w)
 	}
 	/* P/D: prompts go to a prefill worker */
 	ri = route_arrival(s, w, id);
-	rp = &s->reps[ri];
-	sched_arrive(rp, w, id);
-	/* an idle engine starts its next step after every event of this
-	 * instant, so requests arriving together are scheduled together */
-	if (!rp->busy && !rp->kick_pending) {
-		rp->kick_pending = true;
-		evq_push(&s->q, s->now, EV_KICK, ri);
+	if (s->epd && w->images > 0) { /* E/P/D: its images go to an encoder first */
+		epd_arrive(s, w, id, ri);
+		return -1;
 	}
+	queue_on(s, ri, w, id);
 	return -1;
+}
+
+/* E/P/D: the embeddings of the request in slot landed: it is queued. */
+static void emb_arrive(struct sim *s, int32_t slot)
+{
+	struct wl_req w;
+	int64_t id;
+	int ri;
+
+	epd_landed(s, slot, &w, &id, &ri);
+	queue_on(s, ri, &w, id);
 }
 
 /* An event slot: a freed one, else the next of the n in use (the caller
@@ -599,6 +620,7 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 		return err_set(e, SS_ERUNTIME, "invariant: event heap order broken");
 	for (i = 0; i < (int)s->nxfer; i++)
 		live += s->xfer[i] != NULL;
+	live += epd_live(s);
 	for (i = 0; i < s->nrep; i++) {
 		live += s->reps[i].nrun + s->reps[i].wlen + s->reps[i].ninbox;
 		if (!kvc_check(&s->reps[i].kv, why, sizeof(why)))
@@ -666,6 +688,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->offload.host_blocks < 0 || cfg->offload.host_blocks > INT32_MAX / 4)
 		return err_set(e, SS_EUSAGE, "the host KV tier needs 0 to %d blocks, got %lld", INT32_MAX / 4,
 			       (long long)cfg->offload.host_blocks);
+	if (cfg->epd.encoders < 0 || (cfg->epd.encoders > 0 && (cfg->mm.image_tokens < 1 || !cfg->epd.cost ||
+								  !(cfg->epd.link_bw > 0) || !(cfg->epd.alpha_s >= 0))))
+		return err_set(e, SS_EUSAGE, "an encoder pool needs images, its cost model, a link and a hand-off >= 0");
 	if (cfg->mm.image_tokens < 0 || (cfg->mm.image_tokens > 0 && cfg->mm.patches < 1))
 		return err_set(e, SS_EUSAGE, "images need image_tokens >= 0, and with it patches >= 1, got %lld, %lld",
 			       (long long)cfg->mm.image_tokens, (long long)cfg->mm.patches);
@@ -721,6 +746,8 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->chunk_len = xcalloc(rp->chunk_cap, sizeof(int64_t));
 		rp->chunk_prefix = xcalloc(rp->chunk_cap, sizeof(int64_t));
 	}
+	if (cfg->epd.encoders > 0)
+		epd_init(s);
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
 	/* no sustainability test for live use, closed loops and traces */
@@ -766,6 +793,7 @@ void sim_free(struct sim *s)
 
 	if (!s)
 		return;
+	epd_release(s);
 	for (k = 0; k < s->nrep; k++) {
 		struct replica *rp = &s->reps[k];
 		kvc_release(&rp->kv);
@@ -866,6 +894,12 @@ int sim_step(struct sim *s, struct err *e)
 		break;
 	case EV_TURN:
 		turn_arrive(s, ev.replica);
+		break;
+	case EV_ENC_DONE:
+		epd_encoded(s, ev.replica);
+		break;
+	case EV_EMB_ARRIVE:
+		emb_arrive(s, ev.replica);
 		break;
 	case EV_KICK:
 		s->reps[ev.replica].kick_pending = false;

@@ -7,7 +7,10 @@
 #include <stdint.h>
 
 /* EV_TURN: a session's next turn arrives (replica: its slot in sim.later) */
-enum ev_kind { EV_ARRIVAL, EV_STEP_END, EV_KICK, EV_KV_ARRIVE, EV_STAGE_FREE, EV_TURN };
+/* EV_ENC_DONE: an encoder worker finished its batch (replica: the worker);
+ * EV_EMB_ARRIVE: a request's image embeddings landed (replica: its slot);
+ * both E/P/D (sim/epd.c) */
+enum ev_kind { EV_ARRIVAL, EV_STEP_END, EV_KICK, EV_KV_ARRIVE, EV_STAGE_FREE, EV_TURN, EV_ENC_DONE, EV_EMB_ARRIVE };
 
 struct event {
 	int64_t t_ns;

@@ -24,18 +24,16 @@
 #include "cost/vision.h"
 #include "core.h"
 
-void mm_replica_init(struct sim *s, struct replica *rp)
+void mm_cache_init(struct mm_rep *M, int64_t mbt, int64_t image_tokens)
 {
-	const struct sim_mm *c = &s->cfg.mm;
-	struct mm_rep *M = &rp->mm;
 	int64_t per;
 	size_t i;
 
 	memset(M, 0, sizeof(*M));
 	/* the compute budget and the cache: max(max_num_batched_tokens, the
 	 * image's tokens) each, in whole images */
-	M->budget = rp->mbt > c->image_tokens ? rp->mbt : c->image_tokens;
-	per = M->budget / c->image_tokens;
+	M->budget = mbt > image_tokens ? mbt : image_tokens;
+	per = M->budget / image_tokens;
 	M->cap = (size_t)per;
 	M->ids = xcalloc(M->cap, sizeof(int64_t));
 	M->used = xcalloc(M->cap, sizeof(int64_t));
@@ -47,12 +45,22 @@ void mm_replica_init(struct sim *s, struct replica *rp)
 		M->enc_s[i] = NAN;
 }
 
+void mm_cache_release(struct mm_rep *M)
+{
+	free(M->ids);
+	free(M->used);
+	free(M->enc_s);
+	memset(M, 0, sizeof(*M));
+}
+
+void mm_replica_init(struct sim *s, struct replica *rp)
+{
+	mm_cache_init(&rp->mm, rp->mbt, s->cfg.mm.image_tokens);
+}
+
 void mm_replica_release(struct replica *rp)
 {
-	free(rp->mm.ids);
-	free(rp->mm.used);
-	free(rp->mm.enc_s);
-	memset(&rp->mm, 0, sizeof(rp->mm));
+	mm_cache_release(&rp->mm);
 }
 
 /* The slot of image id in the cache, -1 when absent. */
@@ -66,15 +74,14 @@ static ptrdiff_t cache_find(const struct mm_rep *M, int64_t id)
 	return -1;
 }
 
-/* r's images the cache lacks (an image repeated within r counted once). */
-static int32_t misses(const struct replica *rp, const struct req *r)
+int32_t mm_misses(const struct mm_rep *M, int32_t images, int64_t image_id, uint64_t image_new)
 {
 	int32_t k, n = 0;
 	int64_t prev = -1;
 
-	for (k = 0; k < r->images; k++) {
-		int64_t id = wl_image_id(r->image_id, r->image_new, k);
-		if (id != prev && cache_find(&rp->mm, id) < 0)
+	for (k = 0; k < images; k++) {
+		int64_t id = wl_image_id(image_id, image_new, k);
+		if (id != prev && cache_find(M, id) < 0)
 			n++;
 		prev = id;
 	}
@@ -84,16 +91,16 @@ static int32_t misses(const struct replica *rp, const struct req *r)
 bool mm_fits(const struct sim *s, const struct replica *rp, const struct req *r)
 {
 	return rp->mm.pending == 0 ||
-	       (int64_t)(rp->mm.pending + misses(rp, r)) * s->cfg.mm.image_tokens <= rp->mm.budget;
+	       (int64_t)(rp->mm.pending + mm_misses(&rp->mm, r->images, r->image_id, r->image_new)) *
+			       s->cfg.mm.image_tokens <= rp->mm.budget;
 }
 
-void mm_admit(struct sim *s, struct replica *rp, struct req *r)
+int32_t mm_take(struct sim *s, struct mm_rep *M, int32_t images, int64_t image_id, uint64_t image_new)
 {
-	struct mm_rep *M = &rp->mm;
-	int32_t k;
+	int32_t k, n = 0;
 
-	for (k = 0; k < r->images; k++) {
-		int64_t id = wl_image_id(r->image_id, r->image_new, k);
+	for (k = 0; k < images; k++) {
+		int64_t id = wl_image_id(image_id, image_new, k);
 		ptrdiff_t at = cache_find(M, id);
 		size_t i, lru;
 		s->tot.mm_images++;
@@ -111,26 +118,38 @@ void mm_admit(struct sim *s, struct replica *rp, struct req *r)
 		}
 		M->ids[lru] = id;
 		M->used[lru] = ++M->clock;
-		M->pending++;
+		n++;
 		s->tot.mm_encoded++;
 	}
+	return n;
+}
+
+void mm_admit(struct sim *s, struct replica *rp, struct req *r)
+{
+	rp->mm.pending += mm_take(s, &rp->mm, r->images, r->image_id, r->image_new);
 	r->mm_done = true;
 }
 
-double mm_step_s(struct sim *s, struct replica *rp, double t)
+double mm_encode_s(struct sim *s, struct mm_rep *M, const struct cost_model *c, int32_t images)
 {
-	struct mm_rep *M = &rp->mm;
-	size_t n = (size_t)M->pending;
+	size_t n = (size_t)images;
 	double u;
 
 	if (n <= M->enc_n) {
 		if (isnan(M->enc_s[n]))
-			M->enc_s[n] = cost_vision_s(rp->cost, (int64_t)n, s->cfg.mm.patches);
+			M->enc_s[n] = cost_vision_s(c, (int64_t)n, s->cfg.mm.patches);
 		u = M->enc_s[n];
 	} else {
-		u = cost_vision_s(rp->cost, (int64_t)n, s->cfg.mm.patches);
+		u = cost_vision_s(c, (int64_t)n, s->cfg.mm.patches);
 	}
-	M->pending = 0;
 	s->tot.mm_encoder_s += u;
+	return u;
+}
+
+double mm_step_s(struct sim *s, struct replica *rp, double t)
+{
+	double u = mm_encode_s(s, &rp->mm, rp->cost, rp->mm.pending);
+
+	rp->mm.pending = 0;
 	return t + u;
 }

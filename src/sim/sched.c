@@ -1070,7 +1070,8 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (s->cfg.lora.max_loras > 0 && !lora_head(s, rp))
 			break;
 		r = wq_front(s, rp);
-		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0 && !mm_fits(s, rp, r))
+		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0 &&
+		    s->cfg.epd.encoders == 0 && !mm_fits(s, rp, r))
 			break; /* its images wait for the next step's encoder budget */
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		struct admit_try t;
@@ -1141,7 +1142,8 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		run_append(rp, r);
 		if (s->cfg.lora.max_loras > 0)
 			lora_run_add(s, rp, r->lora);
-		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0)
+		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0 &&
+		    s->cfg.epd.encoders == 0)
 			mm_admit(s, rp, r);
 		sched_others_push(rp, r);
 		sched_push(rp, r, t.n);
@@ -2047,7 +2049,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 		s->tot.energy_dyn_j = NAN;
 	if (s->cfg.lora.max_loras > 0)
 		lora_replica_init(s, rp);
-	if (s->cfg.mm.image_tokens > 0)
+	if (s->cfg.mm.image_tokens > 0 && s->cfg.epd.encoders == 0)
 		mm_replica_init(s, rp);
 	if (s->cfg.policy->replica_init)
 		s->cfg.policy->replica_init(s, rp);

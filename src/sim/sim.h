@@ -222,6 +222,21 @@ struct sim_cfg {
 	struct sim_mm {
 		int64_t image_tokens, patches;
 	} mm;
+	/* E/P/D (encoders 0: off; sim/epd.c): each deployment copy has
+	 * `encoders` encoder workers (one GPU each, priced on cost) ahead of
+	 * its prefill (or aggregated) workers.  A request with images is
+	 * routed when it arrives and queued there first (FIFO); a free worker
+	 * encodes the queued requests' images whose tokens fit its budget
+	 * (max(max_num_batched_tokens, one image), at least one request) in
+	 * one call, skipping those its own encoder cache holds; each request's
+	 * embeddings then move to its replica in alpha_s + its image tokens x
+	 * emb_bytes_per_token / link_bw, where it is queued with its images
+	 * encoded (the language-model workers encode nothing). */
+	struct sim_epd {
+		int encoders;
+		const struct cost_model *cost;
+		double link_bw, alpha_s, emb_bytes_per_token;
+	} epd;
 };
 
 enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
@@ -297,6 +312,10 @@ struct sim_totals {
 	 * and the seconds the encoder added to steps, summed over replicas */
 	uint64_t mm_images, mm_encoded, mm_cache_hits;
 	double mm_encoder_s;
+	/* E/P/D: embedding hand-offs to the language-model workers, and their
+	 * summed time */
+	uint64_t epd_transfers;
+	int64_t epd_transfer_ns;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
 	/* joules the GPUs drew above idle in the steps (hw/power.h); NAN when
 	 * a replica's GPU has no power figure */

@@ -585,6 +585,75 @@ static void test_images(void)
 	free(m);
 }
 
+/* E/P/D (issue 28 item 6): one encoder worker ahead of the aggregated
+ * engine (--disaggregate 1e1pd) on Qwen3-VL / H200.  A lone request with one
+ * 1024x768 image: its image is encoded on the encoder worker (TP 1, the
+ * same 7.438 ms as the aggregated TP-1 engine's), its embeddings (768 tokens
+ * x 2048 x (1 + 3 deepstack levels) x 2 B = 12,582,912 B) move over NVLink
+ * at 0.7 of the GPU's link in 1 ms + bytes / link, and the engine then
+ * prefills 1024 tokens without encoding: its TTFT is the text request's
+ * plus the encoder's and the hand-off's time. */
+static void test_epd(void)
+{
+	struct model_cfg *m = malloc(sizeof(*m));
+	const struct gpu_spec *g = NULL;
+	struct wl_req rec[1];
+	struct scenario sc;
+	struct scenario_state st;
+	struct wl_spec wl;
+	struct err e;
+	double ttft[1], e2e[1], text[1], enc, link, bytes = 768.0 * 2048 * 4 * 2, xfer;
+	struct sim_totals t, tt;
+	int32_t im0[1] = {0};
+	int64_t one[1] = {0};
+
+	if (!m || registry_load_model(&reg, "qwen3-vl-30b-a3b", m, &e) < 0 || gpu_find(&db, "h200", &g, &e) < 0) {
+		CHECK(0, "epd: load");
+		free(m);
+		return;
+	}
+	if (!image_run(m, g, 1, 1024, one, im0, false, text, &tt, &enc)) {
+		free(m);
+		return;
+	}
+	memset(&wl, 0, sizeof(wl));
+	memset(rec, 0, sizeof(rec));
+	rec[0].prompt_tokens = 256;
+	rec[0].output_tokens = 16;
+	rec[0].prefix_group = -1;
+	rec[0].content_id = -1;
+	rec[0].images = 1;
+	rec[0].image_new = 1;
+	snprintf(wl.source, sizeof(wl.source), "test");
+	wl.process = WL_TRACE;
+	wl.records = rec;
+	wl.nrecords = 1;
+	wl.images.on = true;
+	wl.images.width = 1024;
+	wl.images.height = 768;
+	scenario_defaults(&sc, engine_default(), m, g, &wl);
+	sc.check_invariants = true;
+	sc.epd_encoders = 1;
+	if (scenario_prepare(&sc, datadir, &st, &e) < 0 || sim_run(st.sim, &e) < 0) {
+		CHECK(0, "epd: %s", e.msg);
+		free(m);
+		return;
+	}
+	t = *sim_totals(st.sim);
+	sim_per_request(st.sim, ttft, e2e, 1);
+	link = g->link_bw * 0.7;
+	xfer = 1e-3 + bytes / link;
+	CHECK(st.sc.epd.emb_bytes_per_token * 768 == bytes && t.epd_transfers == 1 && t.mm_encoded == 1 &&
+		      fabs(t.mm_encoder_s - enc) < 1e-12,
+	      "epd: the image is encoded once on the encoder worker (%.3f ms) and its 12,582,912 B handed off once",
+	      t.mm_encoder_s * 1e3);
+	CHECK(fabs((ttft[0] - text[0]) - (enc + xfer) * 1e3) < 1e-5,
+	      "epd: TTFT %.4f ms = the text request's %.4f + encoder %.4f + hand-off %.4f ms (1 ms + 12.58 MB at %.0f GB/s)",
+	      ttft[0], text[0], enc * 1e3, xfer * 1e3, link / 1e9);
+	scenario_release(&st);
+	free(m);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -603,6 +672,7 @@ int main(void)
 	test_offload();
 	test_lora();
 	test_images();
+	test_epd();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
