@@ -636,7 +636,7 @@ static struct wl_spec wl;
  * sequences and 2048 tokens a step, 4000 KV blocks of 16 tokens. */
 static int as_setup(void)
 {
-	struct model_cfg m;
+	static struct model_cfg m; /* the cost model keeps a pointer to it */
 	struct cost_cfg cc;
 	struct parallel p = {1, 1, 1, 1};
 	const struct gpu_spec *g;
@@ -778,6 +778,28 @@ static void test_as_utilization(void)
 	autoscale_result_release(&r2);
 }
 
+/* Stages instead of a curve: 4 req/s, 50 req/s, 4 req/s, 200 s each. */
+static void test_as_stages(void)
+{
+	struct autoscale_cfg c;
+	struct autoscale_result r;
+	struct sim_totals t;
+	struct wl_spec keep = wl;
+
+	wl.ncurve = 0;
+	wl.nstages = 3;
+	wl.stages[0] = (struct wl_stage){4, 200};
+	wl.stages[1] = (struct wl_stage){50, 200};
+	wl.stages[2] = (struct wl_stage){4, 200};
+	base_as(&c);
+	CHECK(replay(&c, &r, &t) == 0 && t.arrived == t.completed && serving_at(&r, 150) == 1 &&
+		      serving_at(&r, 390) >= 2 && r.pts[r.npts - 1].replicas == 1,
+	      "stages: 1 replica at 150 s, %d at 390 s (the 50 req/s stage), %d at the end; all %llu completed",
+	      serving_at(&r, 390), r.npts ? r.pts[r.npts - 1].replicas : -1, (unsigned long long)t.completed);
+	autoscale_result_release(&r);
+	wl = keep;
+}
+
 static void test_as_slo(void)
 {
 	struct autoscale_cfg c;
@@ -854,6 +876,7 @@ int main(void)
 	CHECK(as_setup() == 0, "autoscaling: Llama-2-7B on H100 replicas set up");
 	if (check_failed == 0) {
 		test_as_utilization();
+		test_as_stages();
 		test_as_slo();
 		test_as_refused();
 		cost_release(&cm);
