@@ -458,6 +458,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->sg_mem = &st->sg_mem;
 	rep->offload_words = st->offload_words;
 	rep->lora_words = st->lora_words;
+	rep->mm_words = st->mm_words;
 	rep->sim = st->sim;
 }
 
