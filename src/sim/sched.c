@@ -1359,7 +1359,7 @@ static inline void account_step(struct sim *s, int ri, double t, const struct st
 	struct replica *rp = &s->reps[ri];
 	double used;
 
-	if (rp->power.board_w > 0) {
+	if (rp->metered) {
 		double f, b;
 		cost_step_work(rp->cost, d, &f, &b);
 		s->tot.energy_dyn_j += rp->gpus * power_step_j(&rp->power, t, f, rp->cost->peak, b,
@@ -2030,7 +2030,8 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->moe_memo = &s->memo[rp->prefill_only][1];
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
-	if (rp->power.board_w <= 0)
+	rp->metered = rp->power.board_w > 0 && !s->cfg.no_energy;
+	if (!rp->metered)
 		s->tot.energy_dyn_j = NAN;
 	if (s->cfg.lora.max_loras > 0)
 		lora_replica_init(s, rp);
