@@ -44,6 +44,7 @@ LIB_SRC = \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
 LIB_SRC += src/readers/aic.c
+LIB_SRC += src/readers/aicpools.c
 LIB_SRC += src/readers/vllm_requests.c
 LIB_SRC += src/readers/vcr.c
 LIB_SRC += src/readers/mooncake.c
