@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Derive the P/D pool sizes of the silicon CSV's InferenceX disagg rows.
+"""Derive the P/D pool sizes of the silicon CSV's InferenceX disagg rows, and
+which InferenceX aggregated rows ran multi-token prediction.
 
 The two InferenceX sources of eval/silicon/silicon_trtllm_and_disagg.csv.gz
 (`source_file=2026-03-25.csv`, `source_file=2026-04-06.csv`) leave the pools'
@@ -23,7 +24,17 @@ model and system): where both exist the derived pools must agree with the
 recorded ones (workers, attention-DP sizes, decode EP), else the row is
 dropped and counted.  The latencies are used for nothing else.
 
-usage: inferencex_pools.py INFERENCEX_GIT_DIR SILICON_CSV.gz OUT.csv
+Aggregated rows: the single-node entries name MTP by a separate entry
+(`dsr1-fp4-b200-trt-mtp`) whose image may differ from the plain one's; a row is
+marked MTP when every entry matching its model, precision, GPU, framework,
+image tag (the row's backend_version), ISL/OSL, tp and concurrency (within the
+entry's conc-start..conc-end) on its measurement day is an MTP entry.  The
+draft count is the entry's launch script's (benchmarks/single_node/ or, before
+it moved, benchmarks/, at that commit): TensorRT-LLM's dsr1_*_trt_mtp.sh set 3 drafts, 1 with attention DP;
+SGLang's dsr1_*_mtp.sh set --speculative-num-steps (EAGLE top-1: that many
+drafts).  Only MTP rows are written for agg (mode=agg, pool columns 0).
+
+usage: inferencex_pools.py INFERENCEX_GIT_DIR SILICON_CSV.gz [SILICON_CSV.gz...] OUT.csv
 (INFERENCEX_GIT_DIR: a clone of SemiAnalysisAI/InferenceX with its history.)
 """
 import csv, gzip, re, subprocess, sys
@@ -104,11 +115,89 @@ def candidates(cfg, row, conc):
                             d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0)
 
 
+AGG_FRAMEWORK = {"trtllm": "trt", "sglang": "sglang", "vllm": "vllm"}
+
+
+def agg_candidates(cfg, row, conc):
+    for key, v in cfg.items():
+        if not isinstance(v, dict) or v.get("disagg") or v.get("multinode"):
+            continue
+        if v.get("model-prefix") != PREFIX.get(row["model_path"]) or v.get("precision") != row["precision"]:
+            continue
+        if v.get("framework") != AGG_FRAMEWORK[row["backend"]]:
+            continue
+        if str(v.get("runner", "")).split("-")[0] != GPU.get(row["system"]):
+            continue
+        tag = str(v.get("image", "")).rsplit(":", 1)[-1]
+        ver = row["backend_version"]
+        if not ver or not (tag in (ver, "v" + ver) or tag.startswith((ver + "-", "v" + ver + "-"))):
+            continue
+        for s in v.get("seq-len-configs") or []:
+            if s.get("isl") != int(row["isl"]) or s.get("osl") != int(row["osl"]):
+                continue
+            for e in s.get("search-space") or []:
+                if not (e.get("conc-start", 0) <= conc <= e.get("conc-end", 0)) or e.get("tp") != int(row["tp_size"]):
+                    continue
+                spec = str(e.get("spec-decoding") or ("mtp" if key.endswith("-mtp") else "none")).lower()
+                yield key, ("mtp" if spec == "mtp" else "none", bool(e.get("dp-attn")))
+
+
+def agg_drafts(repo, commit, key, backend, dp_attn):
+    """Draft tokens the entry's launch script sets (0: not found)."""
+    name = key.replace("-sglang", "").replace("-", "_") + ".sh"
+    text = None
+    for folder in ("benchmarks/single_node/", "benchmarks/"):
+        try:
+            text = git(repo, "show", "%s:%s%s" % (commit, folder, name))
+            break
+        except subprocess.CalledProcessError:
+            continue
+    if text is None:
+        return 0
+    if backend == "trtllm":
+        v = [int(x) for x in re.findall(r"^\s*MTP=(\d+)", text, re.M)]
+        return (min(v) if dp_attn else max(v)) if v else 0
+    m = re.search(r"^\s*SPECULATIVE_NUM_STEPS=(\d+)", text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def agg_rows(repo, hist, rows, counts):
+    out = []
+    for row in rows:
+        if row["mode"] != "agg" or PREFIX.get(row["model_path"]) is None:
+            continue
+        f = source_fields(row["silicon_data_source"])
+        if "silicon_concurrency" not in f or "measured" not in f:
+            continue
+        conc, day = int(f["silicon_concurrency"]), f["measured"][:10]
+        found = None
+        for date, commit, cfg in hist:
+            if date > day:
+                break
+            c = list(agg_candidates(cfg, row, conc))
+            if c:
+                found = (commit, c)
+        if not found:
+            continue
+        commit, c = found
+        specs = set(v for _, v in c)
+        if len(specs) != 1 or next(iter(specs))[0] != "mtp":
+            continue
+        k = agg_drafts(repo, commit, c[0][0], row["backend"], c[0][1][1])
+        counts["agg mtp"] += 1
+        out.append([row["id"], "agg", 0, 0, 0, 0, 0, 0, "mtp", k,
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])])
+    return out
+
+
 def main():
-    repo, silicon, out_path = sys.argv[1:4]
+    repo, out_path = sys.argv[1], sys.argv[-1]
     hist = history(repo)
-    rows = list(csv.DictReader(gzip.open(silicon, "rt")))
-    counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0}
+    rows = []
+    for silicon in sys.argv[2:-1]:
+        rows += list(csv.DictReader(gzip.open(silicon, "rt")))
+    counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
+              "agg mtp": 0}
     out = []
     twins = {}
     for row in rows:
@@ -145,16 +234,16 @@ def main():
                 continue
             counts["twin agrees"] += 1
         counts["kept"] += 1
-        out.append([row["id"]] + list(v) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])])
+        out.append([row["id"], "disagg"] + list(v) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])])
     with open(out_path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["id", "prefill_num_workers", "decode_num_workers", "prefill_attention_dp_size",
+        w.writerow(["id", "mode", "prefill_num_workers", "decode_num_workers", "prefill_attention_dp_size",
                     "decode_attention_dp_size", "decode_moe_ep_size", "decode_batch_size", "speculative",
                     "mtp_tokens", "config"])
-        w.writerows(out)
+        w.writerows(out + agg_rows(repo, hist, rows, counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous; of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
-                     "pools, %(twin disagrees)d more disagreed and were dropped\n" % counts)
+                     "pools, %(twin disagrees)d more disagreed and were dropped; %(agg mtp)d agg rows ran MTP\n" % counts)
 
 
 if __name__ == "__main__":

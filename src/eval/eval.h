@@ -153,7 +153,7 @@ struct exp_table {
 	 * aic_row.file indexes them) */
 	char files[EXP_TABLE_FILES][700];
 	unsigned nfiles;
-	size_t pools_derived;  /* disagg rows whose pools came from the folder's
+	size_t pools_derived;  /* rows whose pools or MTP came from the folder's
 				  inferencex_pools.csv (EXP_POOLS_FILE) */
 };
 /* Beside a folder's silicon CSVs: the pool sizes of rows that leave them

@@ -1625,6 +1625,17 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 		 * spreads C / dp over the replicas) and the backend's generated
 		 * token budget */
 		aic_limits(r, be, x);
+		if (r->spec_tokens < 0) {
+			snprintf(why, n, "agg row with multi-token prediction of unrecorded depth");
+			return 0;
+		}
+		/* InferenceX's MTP runs (aic_pools_apply): the drafts ride in
+		 * every decode step, and TensorRT-LLM's max_num_tokens holds
+		 * them ((MTP + 1) x max_batch_size + ISL + slack:
+		 * dsr1_*_trt_mtp.sh) */
+		x->spec_tokens = r->spec_tokens;
+		if (x->spec_tokens > 0 && be == AIC_TRTLLM)
+			x->max_num_batched_tokens += (int64_t)x->spec_tokens * x->max_num_seqs;
 	}
 	x->dtype = aic_dtype(r);
 	x->kind = EXP_CLOSED;

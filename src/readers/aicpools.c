@@ -9,7 +9,9 @@
  * One line per row id: both pools' worker counts, attention-DP sizes (1:
  * attention TP over the pool's recorded tp_size GPUs; else = that tp_size),
  * the decode pool's EP and per-rank batch limit (0: not named), and whether
- * multi-token prediction ran with how many draft tokens (0: not named). */
+ * multi-token prediction ran with how many draft tokens (0: not named).  An
+ * aggregated row's line (mode agg, pool columns 0) says only that it ran
+ * MTP: InferenceX names MTP runs by their own configuration entry. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 
 struct pools_line {
 	char id[160];
+	bool agg;  /* an aggregated row's line: only its speculative setting */
 	int pw, dw, padp, dadp, dep;
 	int64_t dbatch;
 	int spec; /* -1: MTP of unnamed depth; else draft tokens (0: none) */
@@ -47,9 +50,9 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 	static const char *const names[] = {"id", "prefill_num_workers", "decode_num_workers",
 					    "prefill_attention_dp_size", "decode_attention_dp_size",
 					    "decode_moe_ep_size", "decode_batch_size", "speculative",
-					    "mtp_tokens", NULL};
+					    "mtp_tokens", "mode", NULL};
 	static const double hi[] = {0, 4096, 4096, 4096, 4096, 4096, 1 << 24, 0, 16};
-	int idx[9], rc, k;
+	int idx[10], rc, k;
 	size_t cap = 0;
 	struct csv *c;
 
@@ -62,13 +65,21 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 	while ((rc = csv_next(c, e)) == 1) {
 		struct pools_line l;
 		double v[9];
-		const char *spec = csv_field(c, idx[7]);
+		const char *spec = csv_field(c, idx[7]), *mode = csv_field(c, idx[9]);
 		memset(&l, 0, sizeof(l));
 		snprintf(l.id, sizeof(l.id), "%s", csv_field(c, idx[0]));
+		if (strcmp(mode, "agg") != 0 && strcmp(mode, "disagg") != 0) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: column 'mode' must be agg or disagg, got \"%.40s\"", path,
+				     csv_lineno(c), mode);
+			goto done;
+		}
+		l.agg = strcmp(mode, "agg") == 0;
+		/* an agg line's pool columns are 0; a disagg line's >= 1 */
 		for (k = 1; k < 9; k++) {
 			if (k == 7)
 				continue;
-			if ((rc = whole(c, idx[k], k == 6 || k == 8 ? 0 : 1, hi[k], names[k], &v[k], e)) < 0)
+			if ((rc = whole(c, idx[k], l.agg ? 0 : k == 6 || k == 8 ? 0 : 1, l.agg && k < 7 ? 0 : hi[k],
+					names[k], &v[k], e)) < 0)
 				goto done;
 		}
 		if (strcmp(spec, "none") != 0 && strcmp(spec, "mtp") != 0) {
@@ -126,11 +137,18 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 		struct aic_row *r = &t->r[i];
 		const struct pools_line *l;
 		struct aic_pool pre, dec;
-		if (strcmp(r->mode, "disagg") != 0 || r->pre.workers > 0 || r->dec.workers > 0)
+		bool disagg = strcmp(r->mode, "disagg") == 0;
+		if (disagg ? r->pre.workers > 0 || r->dec.workers > 0 : strcmp(r->mode, "agg") != 0)
 			continue;
 		snprintf(key.id, sizeof(key.id), "%s", r->id);
-		if (!(l = bsearch(&key, ls, n, sizeof(*ls), cmp_line)))
+		if (!(l = bsearch(&key, ls, n, sizeof(*ls), cmp_line)) || l->agg == disagg)
 			continue;
+		if (l->agg) {
+			r->spec_tokens = l->spec;
+			r->pools_derived = true;
+			(*applied)++;
+			continue;
+		}
 		pre = r->pre;
 		dec = r->dec;
 		if (!relay(&pre, l->padp, pre.moe_ep) || !relay(&dec, l->dadp, l->dep))

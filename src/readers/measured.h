@@ -184,7 +184,7 @@ struct aic_row {
 	/* multi-token prediction's draft tokens: 0 none or not recorded, -1
 	 * MTP of unnamed depth (aic_pools_apply) */
 	int spec_tokens;
-	bool pools_derived;  /* pools from eval/silicon/inferencex_pools.csv, not the row */
+	bool pools_derived;  /* pools or MTP from eval/silicon/inferencex_pools.csv, not the row */
 	double ttft_ms, tpot_ms;             /* measured means */
 	size_t line;
 	unsigned file;       /* index of its file in a folder of tables (exp_table.files) */

@@ -75,7 +75,7 @@ static void print_tables_text(FILE *f, const struct eval_pass *p)
 		fprintf(f, "\ntable rows (silicon CSV rows, benchmark runs): %zu of %zu kept by --where; %zu simulated, %zu skipped\n",
 		       p->table_rows, p->table_total, p->table_sim, p->table_rows - p->table_sim);
 		if (p->table_pools)
-			fprintf(f, "  %zu disagg rows without recorded pools read with the pools of InferenceX's launch configuration (%s)\n",
+			fprintf(f, "  %zu rows read with InferenceX's launch configuration (%s: disagg pools the row leaves blank, MTP)\n",
 				p->table_pools, EXP_POOLS_FILE);
 	} else
 		fprintf(f, "\nskipped %zu experiments\n", p->skips.total);
