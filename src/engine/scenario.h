@@ -122,6 +122,9 @@ struct scenario_state {
 	char offload_words[640];
 	/* LoRA: what the run header says of it ("" when off) */
 	char lora_words[1200];
+	/* images: the token rule, the encoder's time and its cache ("" when
+	 * the workload sends none) */
+	char mm_words[1000];
 };
 
 /* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens

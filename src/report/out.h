@@ -157,6 +157,7 @@ struct out_run {
 	const struct sglang_mem *sg_mem; /* SGLang: its memory rule's terms */
 	const char *offload_words;      /* KV offload: the engine's words on its host tier, or NULL / "" */
 	const char *lora_words;         /* LoRA: the engine's settings and servesim's terms, or NULL / "" */
+	const char *mm_words;           /* images: the token rule and the encoder, or NULL / "" */
 	/* vLLM's --goodput: per-request limits (ms; NAN: none) and the result */
 	double goodput_ttft_ms, goodput_tpot_ms, goodput_e2el_ms;
 	size_t good;                    /* requests meeting every limit */
@@ -164,6 +165,9 @@ struct out_run {
 	struct sim *sim;                /* finished */
 	struct out_status status;
 	const struct acc_confidence *conf; /* the run's stated confidence (accuracy.h), or NULL */
+	/* --autoscale (NULL: a fixed pool): the policy and its replay */
+	const struct autoscale_cfg *as_cfg;
+	const struct autoscale_result *as;
 };
 /* Header, status and results (per stage when there are stages). */
 void out_run_text(FILE *f, const struct out_run *c);
@@ -179,6 +183,20 @@ struct gsweep_point;
 void out_gsweep_text(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
 void out_gsweep_json(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
 void out_gsweep_csv(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
+
+/* --- autoscaling (plan/autoscale.h) --------------------------------------- */
+
+struct autoscale_cfg;
+struct autoscale_result;
+/* The run's autoscaling lines (text report), its summary keys (gpu_hours,
+ * slo_attainment, cost, ...) and its top-level "autoscale" array of
+ * {time_s, replicas, provisioned} with "autoscale_intervals" (JSON). */
+void out_autoscale_text(FILE *f, const struct autoscale_cfg *c, const struct autoscale_result *r);
+void out_autoscale_summary_json(struct jw *w, const struct autoscale_cfg *c, const struct autoscale_result *r);
+void out_autoscale_json(struct jw *w, const struct autoscale_cfg *c, const struct autoscale_result *r);
+/* Serving and provisioned replicas over time above the p90 TTFT per
+ * interval (the TTFT SLO as a line). */
+void out_autoscale_svg(FILE *f, const struct autoscale_cfg *c, const struct autoscale_result *r);
 
 /* --- the report of `servesim capacity` ------------------------------------ */
 

@@ -12,6 +12,7 @@
 #include "plan/gsweep.h"
 #include "model/model.h"
 #include "report/out.h"
+#include "plan/autoscale.h"
 #include "hw/tier2.h"
 #include "base/version.h"
 
@@ -206,7 +207,11 @@ static void run_header(FILE *f, const struct out_run *c)
 	if (c->cfg.sc->kvdt_src[0])
 		fprintf(f, " (KV cache from %s)", c->cfg.sc->kvdt_src);
 	fprintf(f, "\n");
-	if (c->cfg.sc->replicas > 1)
+	if (c->as_cfg)
+		fprintf(f, "replicas   autoscaled, %d to %d replicas (policy %s), %s router, each a copy of:\n",
+			c->as_cfg->min, c->as_cfg->max, autoscale_policy_name(c->as_cfg->policy),
+			router_name(c->cfg.sc->router));
+	else if (c->cfg.sc->replicas > 1)
 		fprintf(f, "replicas   %d replicas, %s router (%d GPUs in all), each a copy of:\n", c->cfg.sc->replicas,
 			router_name(c->cfg.sc->router), scenario_gpus(c->cfg.sc));
 	if (c->simcfg->pd.prefill > 0) {
@@ -296,13 +301,25 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "kv offload %s\n", c->offload_words);
 	if (c->lora_words && c->lora_words[0])
 		fprintf(f, "lora       %s\n", c->lora_words);
+	if (c->mm_words && c->mm_words[0])
+		fprintf(f, "images     %s\n", c->mm_words);
 	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
 	if (c->cfg.wl->process == WL_CONCURRENCY)
 		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
-	else if (c->cfg.wl->nstages == 0 && c->cfg.wl->process != WL_TRACE)
+	else if (c->cfg.wl->nstages == 0 && c->cfg.wl->ncurve == 0 && c->cfg.wl->process != WL_TRACE)
 		fprintf(f, " %g %s/s", c->cfg.wl->rate, c->cfg.wl->sess.count ? "sessions" : "req");
 	if (c->cfg.wl->nstages)
 		fprintf(f, ", %zu stages", c->cfg.wl->nstages);
+	if (c->cfg.wl->ncurve) {
+		const struct wl_spec *w = c->cfg.wl;
+		double lo = w->curve_rate[0], hi = lo;
+		for (size_t i = 1; i < w->ncurve; i++) {
+			lo = fmin(lo, w->curve_rate[i]);
+			hi = fmax(hi, w->curve_rate[i]);
+		}
+		fprintf(f, " on a rate curve of %zu points, %g to %g req/s over %g s", w->ncurve, lo, hi,
+			w->curve_t[w->ncurve - 1]);
+	}
 	if (c->cfg.wl->sp_groups)
 		fprintf(f, ", shared prefix %lld groups x %lld prompts (%lld + %lld tokens), output %lld",
 		       (long long)c->cfg.wl->sp_groups, (long long)c->cfg.wl->sp_prompts,
@@ -319,6 +336,13 @@ static void run_header(FILE *f, const struct out_run *c)
 			out_dist_desc(&ss->turns, b1, sizeof(b1)), out_dist_desc(&ss->think_ms, b3, sizeof(b3)));
 		if (ss->tool.kind != WL_FIXED || ss->tool.a > 0)
 			fprintf(f, ", tool output %s tokens", out_dist_desc(&ss->tool, b4, sizeof(b4)));
+	}
+	if (c->cfg.wl->images.on) {
+		const struct wl_images *im = &c->cfg.wl->images;
+		fprintf(f, ", images %s of %lldx%lld per request", out_dist_desc(&im->count, b1, sizeof(b1)),
+			(long long)im->width, (long long)im->height);
+		if (im->repeat > 0)
+			fprintf(f, " (%g repeat the one before)", im->repeat);
 	}
 	if (c->cfg.wl->num_requests > 0)
 		fprintf(f, ", %lld requests", (long long)c->cfg.wl->num_requests);
@@ -451,6 +475,12 @@ void out_run_text(FILE *f, const struct out_run *c)
 		fprintf(f, "lora       %llu adapter loads into GPU slots (%llu read from disk first), %llu steps adapter-limited (a waiting request skipped); loads lengthened steps by %.3f s, the LoRA kernels by %.3f s\n",
 			(unsigned long long)t->lora_gpu_loads, (unsigned long long)t->lora_disk_loads,
 			(unsigned long long)t->lora_limited_steps, t->lora_load_s, t->lora_kernel_s);
+	if (c->simcfg->mm.image_tokens > 0)
+		fprintf(f, "images     %llu images admitted: %llu encoded, %llu found in the encoder cache; the encoder lengthened steps by %.3f s\n",
+			(unsigned long long)t->mm_images, (unsigned long long)t->mm_encoded,
+			(unsigned long long)t->mm_cache_hits, t->mm_encoder_s);
+	if (c->as)
+		out_autoscale_text(f, c->as_cfg, c->as);
 }
 
 static void jnum(struct jw *w, const char *k, double v)
@@ -530,6 +560,16 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_num(&w, "kernel_s", t->lora_kernel_s);
 		jw_end_obj(&w);
 	}
+	if (sc->mm.image_tokens > 0) {
+		jw_obj(&w, "images");
+		jw_int(&w, "tokens_per_image", sc->mm.image_tokens);
+		jw_int(&w, "patches_per_image", sc->mm.patches);
+		jw_int(&w, "admitted", (int64_t)t->mm_images);
+		jw_int(&w, "encoded", (int64_t)t->mm_encoded);
+		jw_int(&w, "encoder_cache_hits", (int64_t)t->mm_cache_hits);
+		jw_num(&w, "encoder_s", t->mm_encoder_s);
+		jw_end_obj(&w);
+	}
 	jnum(&w, "kv_util_mean", t->steps ? t->kv_util_sum_steps / (double)t->steps : NAN);
 	jnum(&w, "kv_util_max", t->steps ? t->kv_util_max : NAN);
 	jnum(&w, "offered_rps", c->status.offered_rps);
@@ -570,7 +610,11 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_end_obj(&w);
 	}
 	turns_json(&w, s);
+	if (c->as)
+		out_autoscale_summary_json(&w, c->as_cfg, c->as);
 	jw_end_obj(&w);
+	if (c->as)
+		out_autoscale_json(&w, c->as_cfg, c->as);
 	jw_arr(&w, "stages");
 	for (st = 0; st < ns; st++) {
 		struct metric_set m;

@@ -42,6 +42,8 @@ struct wl_dist {
 };
 
 #define WL_MAX_STAGES 64
+/* The most points of a rate curve (wl_spec.curve_t). */
+#define WL_MAX_CURVE 256
 
 /* Ranges every spec is checked against (spec.c), so that no count or time
  * overflows when it becomes an integer:
@@ -90,6 +92,14 @@ struct wl_spec {
 	double duration_s;     /* 0 = no limit besides num_requests */
 	struct wl_stage stages[WL_MAX_STAGES];
 	size_t nstages;
+	/* a rate curve instead of stages (ncurve >= 2; poisson, gamma and
+	 * constant arrivals): the rate goes linearly from curve_rate[i] at
+	 * curve_t[i] s to curve_rate[i+1] at curve_t[i+1] (curve_t[0] = 0,
+	 * increasing); the workload ends with the curve (or duration_s).  The
+	 * process runs at rate 1 in operational time u = the integral of the
+	 * rate, and an arrival at u comes at the t whose integral is u */
+	double curve_t[WL_MAX_CURVE], curve_rate[WL_MAX_CURVE];
+	size_t ncurve;
 	struct wl_dist prompt, output;
 	int64_t prefix_tokens; /* GuideLLM: shared by every request */
 	/* inference-perf shared_prefix generator (groups > 0 when used) */
@@ -137,7 +147,25 @@ struct wl_spec {
 		int64_t adapters;
 		double zipf_s;
 	} lora;
+	/* images (on): every request sends count images (a draw from stream
+	 * 14; a trace's optional 'images' column instead) of width x height
+	 * pixels, placed after its shared prefix; each image is, with
+	 * probability repeat (stream 15), the image sent just before it (a hot
+	 * image many users ask about: the engines' encoder cache may hold it),
+	 * else a new one.  The model's processor rule turns each into prompt
+	 * tokens (model_image_tokens); a session's later turns send none. */
+	struct wl_images {
+		bool on;
+		struct wl_dist count;
+		int64_t width, height;
+		double repeat;
+	} images;
 };
+
+/* The most images one request may send, and the largest image side in
+ * pixels. */
+#define WL_MAX_IMAGES 64
+#define WL_MAX_IMAGE_SIDE ((int64_t)1 << 16)
 
 /* The most LoRA adapters a workload may name (wl_lora.adapters, a trace's
  * adapter column). */
@@ -173,7 +201,17 @@ struct wl_req {
 	/* LoRA: the adapter it runs with (1 .. WL_MAX_ADAPTERS; 0: the base
 	 * model) */
 	int32_t lora;
+	/* images it sends (0 .. WL_MAX_IMAGES; wl_images): image 0 is image
+	 * number image_id of the workload, image k > 0 the one before it when
+	 * bit k of image_new is clear (a repeat), else the next new one
+	 * (wl_image_id) */
+	int32_t images;
+	int64_t image_id;
+	uint64_t image_new;
 };
+
+/* The workload's number of image k of a request (k < images). */
+int64_t wl_image_id(int64_t image_id, uint64_t image_new, int32_t k);
 
 /* The canonical name of a benchmark harness (its aliases: genai-perf ->
  * aiperf, "vllm bench serve" -> vllm-bench, ...), NULL when unknown; the
@@ -219,6 +257,8 @@ bool wl_gen_closed_loop(const struct wl_gen *g);
  * later), 0 when r was the session's last turn. */
 int wl_gen_next_turn(struct wl_gen *g, const struct wl_req *r, int64_t done_ns, struct wl_req *out);
 int64_t wl_gen_concurrency(const struct wl_gen *g);
+/* The rate curve's integral from 0 to t_s (requests expected by then). */
+double wl_curve_integral(const struct wl_spec *s, double t_s);
 /* Stage index of a time (closed loop stages and reporting). */
 int wl_stage_of(const struct wl_spec *s, int64_t t_ns);
 /* The mean a distribution states: fixed, uniform's midpoint, normal's and
