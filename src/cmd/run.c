@@ -388,6 +388,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->sg_mem = &st->sg_mem;
 	rep->offload_words = st->offload_words;
 	rep->lora_words = st->lora_words;
+	rep->eplb_words = st->eplb_words;
 	rep->sim = st->sim;
 }
 

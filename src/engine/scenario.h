@@ -99,6 +99,15 @@ struct scenario {
 	 * --max-loaded-loras); 0: the engine's default */
 	bool lora;
 	int64_t lora_max, lora_rank, lora_host;
+	/* EPLB (--enable-eplb; cost_cfg.eplb): eplb_redundant redundant
+	 * experts over the EP ranks, rebalanced every eplb_interval engine
+	 * steps (0: the engine's, engine_type.eplb_interval); eplb_async:
+	 * vLLM's use_async, the weight move beside the steps (not priced);
+	 * eplb_set: the settings in the engine's flags, for the run header */
+	bool eplb, eplb_async;
+	int eplb_redundant;
+	int64_t eplb_interval;
+	char eplb_set[200];
 };
 
 struct scenario_state {
@@ -122,6 +131,8 @@ struct scenario_state {
 	char offload_words[640];
 	/* LoRA: what the run header says of it ("" when off) */
 	char lora_words[1200];
+	/* EPLB: what the run header says of it ("" when off) */
+	char eplb_words[1400];
 };
 
 /* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens

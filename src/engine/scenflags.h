@@ -56,6 +56,12 @@ struct scenflags {
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;
+	/* EPLB (eplb false: off): vLLM's --eplb-config JSON and its older
+	 * --num-redundant-experts, SGLang's --ep-num-redundant-experts and
+	 * --eplb-rebalance-num-iterations (-1: not given) */
+	bool eplb;
+	const char *eplb_config;
+	int64_t eplb_nre_vl, eplb_nre_sg, eplb_iters;
 };
 
 /* Loaded and resolved pieces a scenario points into (owned here). */

@@ -157,6 +157,7 @@ struct out_run {
 	const struct sglang_mem *sg_mem; /* SGLang: its memory rule's terms */
 	const char *offload_words;      /* KV offload: the engine's words on its host tier, or NULL / "" */
 	const char *lora_words;         /* LoRA: the engine's settings and servesim's terms, or NULL / "" */
+	const char *eplb_words;         /* EPLB: the engine's settings and servesim's terms, or NULL / "" */
 	/* vLLM's --goodput: per-request limits (ms; NAN: none) and the result */
 	double goodput_ttft_ms, goodput_tpot_ms, goodput_e2el_ms;
 	size_t good;                    /* requests meeting every limit */

@@ -196,7 +196,7 @@ static void run_header(FILE *f, const struct out_run *c)
 	/* an engine whose limits follow its own rules (SGLang's) prints each
 	 * rule it applied */
 	bool rules = (c->cfg.sc->engine->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
-	char b1[64], b2[64], lora_mem[48] = "";
+	char b1[64], b2[64], lora_mem[96] = "";
 
 	fprintf(f, "model      %s (%s), %s weights, %s KV cache", c->cfg.sc->model->id, c->cfg.sc->model->source,
 	       dtype_name(c->cost->cfg.wdt), dtype_name(c->cfg.sc->kvdt));
@@ -271,6 +271,11 @@ static void run_header(FILE *f, const struct out_run *c)
 							: "max_model_len: the model's max_position_embeddings"));
 	if (c->mp->lora_bytes > 0) /* LoRA: its adapter slots (memplan_take) */
 		snprintf(lora_mem, sizeof(lora_mem), " - %.2f GiB LoRA slots", c->mp->lora_bytes / 1073741824.0);
+	if (c->mp->eplb_bytes > 0) { /* EPLB: its redundant experts (memplan_take_experts) */
+		size_t l = strlen(lora_mem);
+		snprintf(lora_mem + l, sizeof(lora_mem) - l, " - %.2f GiB redundant experts",
+			 c->mp->eplb_bytes / 1073741824.0);
+	}
 	if (c->cfg.kv_from_memory && (c->cfg.sc->engine->knobs & ENGINE_KNOB_MEM_FRACTION))
 		fprintf(f, "kv cache   %lld tokens (pages of %lld) per %s, from memory: %.2f GiB x mem_fraction_static %.3f - %.2f GiB weights%s = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
 		       (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size), (long long)c->simcfg->block_size,
@@ -296,6 +301,8 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "kv offload %s\n", c->offload_words);
 	if (c->lora_words && c->lora_words[0])
 		fprintf(f, "lora       %s\n", c->lora_words);
+	if (c->eplb_words && c->eplb_words[0])
+		fprintf(f, "eplb       %s\n", c->eplb_words);
 	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
 	if (c->cfg.wl->process == WL_CONCURRENCY)
 		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
