@@ -24,7 +24,7 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	switch (code) {
 	case SCF: f->model = arg; break;
 	case SCF + 1: f->config = arg; break;
-	case SCF + 2: f->gpu = arg; break;
+	case SCF + 2: f->gpu = arg; f->gpu_given = true; break;
 	case SCF + 3: rc = router_parse("--router", arg, &f->router, e); break;
 	case SCF + 4: rc = dtype_parse(arg, &f->dtype, e); break;
 	case SCF + 5: rc = dtype_parse(arg, &f->kvdtype, e); f->kv_given = true; break;

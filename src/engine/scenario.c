@@ -198,10 +198,18 @@ static void eplb_words(const struct scenario *sc, const struct cost_model *c, co
 		 move);
 }
 
+double scenario_pd_net_bw(const struct scenario *sc)
+{
+	double d = sc->gpu->internode_bw, p = sc->prefill_gpu ? sc->prefill_gpu->internode_bw : d;
+
+	return p < d ? p : d;
+}
+
 static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		      struct scenario_state *st, struct err *e)
 {
 	const struct parallel *pp = &s->prefill_par;
+	const struct gpu_spec *pg = s->prefill_gpu ? s->prefill_gpu : s->gpu;
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
 	int all = s->pd_prefill * pgpus * pp->dp + s->pd_decode * dgpus * s->par.dp;
 	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->max_num_seqs;
@@ -218,7 +226,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
-	if ((rc = memplan_compute(s->model, s->gpu, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
+	if ((rc = memplan_compute(s->model, pg, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
 				  s->block_size, mbt, mns, &st->prefill_mp, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
@@ -235,10 +243,13 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	pcc = *cc;
 	pcc.max_tokens = mbt;
 	pcc.max_seqs = mns;
-	if ((rc = cost_init(&st->prefill_cost, s->model, s->gpu, pp, &pcc, data_dir, e)) < 0)
+	if (s->prefill_gpu) /* the tier-2 file measured the decode workers' GPU */
+		pcc.tier2 = NULL;
+	if ((rc = cost_init(&st->prefill_cost, s->model, pg, pp, &pcc, data_dir, e)) < 0)
 		return rc;
 	st->has_prefill = true;
-	st->pd_nvlink = all <= s->gpu->nvlink_domain;
+	/* two GPU types share no NVLink domain */
+	st->pd_nvlink = !s->prefill_gpu && all <= s->gpu->nvlink_domain;
 	st->sc.dp = s->pd_decode * s->par.dp;
 	st->sc.lockstep = s->par.dp > 1 || pp->dp > 1;
 	st->sc.pd.prefill = s->pd_prefill * pp->dp;
@@ -249,7 +260,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	st->sc.pd.prefill_max_num_seqs = mns;
 	st->sc.pd.prefill_max_num_batched_tokens = mbt;
 	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
-	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : s->gpu->internode_bw) * pgpus * 0.7;
+	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : scenario_pd_net_bw(s)) * pgpus * 0.7;
 	st->sc.pd.alpha_s = s->pd_handoff_given ? s->pd_handoff_ms * 1e-3 : s->engine->pd_handoff_s;
 	st->sc.pd.first_on_decode = s->engine->pd_first_on_decode;
 	return 0;

@@ -60,11 +60,14 @@ struct scenario {
 	 * (dp > 1 in either: attention-DP ranks of an MoE engine); the same
 	 * engine limits on both unless prefill_max_num_seqs /
 	 * prefill_max_num_batched_tokens are set (0: the decode workers').
+	 * Mixed GPU types (prefill_gpu): each pool on its own GPU's tables and
+	 * memory, the KV over the slower side's inter-node link.
 	 * pd_handoff_ms: each request's fixed hand-off time on top of the KV's
 	 * link time when pd_handoff_given, else the engine's
 	 * (scenario_pd_handoff_s) */
 	int pd_prefill, pd_decode;
 	struct parallel prefill_par;
+	const struct gpu_spec *prefill_gpu; /* the prefill workers' GPU when not gpu's type (NULL: gpu) */
 	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
 	double pd_handoff_ms;
 	bool pd_handoff_given;
@@ -188,6 +191,9 @@ int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, 
  * the model's activation dtype) */
 #define SCENARIO_LORA_DTYPE_BYTES 2.0
 /* Is KV offload asked for (either engine's flags)? */
+/* P/D: the inter-node link the KV crosses, per GPU: the slower of the two
+ * pools' GPUs (one type: its own). */
+double scenario_pd_net_bw(const struct scenario *sc);
 bool scenario_offload_on(const struct scenario *sc);
 void scenario_release(struct scenario_state *st);
 /* GPUs of one replica (both pools with P/D), and of all replicas. */
@@ -207,6 +213,10 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 /* Speculative decoding the engines refuse (MTP on a model without MTP
  * modules), as scenario_check_config; once sc->spec is set. */
 int scenario_check_spec(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e);
+/* P/D on two GPU types the engines refuse (weights in a dtype the prefill
+ * workers' GPU has no tensor cores for), as scenario_check_config; once
+ * sc->prefill_gpu is set. */
+int scenario_check_pd(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e);
 int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
 			    bool allow, char *notes, size_t nnotes, struct err *e);
 

@@ -315,6 +315,17 @@ int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struc
 			sc->prefill_par.ep = (int)o->prefill_ep;
 		else if (sc->par.ep > 1) /* EP over the worker's GPUs */
 			sc->prefill_par.ep = sc->prefill_par.tp * sc->prefill_par.dp;
+		if (o->prefill_gpu) {
+			const struct gpu_spec *g;
+			if ((rc = catalog_find_gpu(&x->env, o->prefill_gpu, &g, e)) < 0) {
+				err_prefix(e, "--prefill-gpu");
+				return rc;
+			}
+			if (g != sc->gpu && strcmp(g->id, sc->gpu->id) != 0)
+				sc->prefill_gpu = g;
+		}
+		if ((rc = scenario_check_pd(sc, allow_invalid, x->notes, sizeof(x->notes), e)) < 0)
+			return rc;
 	}
 	if (o->spec_k > 0) {
 		char dname[128] = "";

@@ -99,6 +99,28 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 	return 0;
 }
 
+int scenario_check_pd(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e)
+{
+	const struct gpu_spec *pg = sc->prefill_gpu;
+	char msg[512];
+
+	/* P/D on two GPU types: the prefill workers' GPU takes the weights
+	 * too (scenario_check_config checked the decode workers') */
+	if (pg && sc->pd_prefill > 0 && pg->peak_flops[sc->wdt] <= 0 && sc->wdt == DT_FP8) {
+		/* as scenario_check_config words it for one GPU type */
+		snprintf(msg, sizeof(msg),
+			 "the prefill workers' %s has no fp8 tensor cores: vLLM runs fp8 weights as W8A16 (Marlin), so their GEMMs are priced at the bf16 peak with fp8 weight bytes (weight-only quantisation)",
+			 pg->id);
+		note(notes, nn, msg);
+	} else if (pg && sc->pd_prefill > 0 && pg->peak_flops[sc->wdt] <= 0) {
+		snprintf(msg, sizeof(msg),
+			 "%s weights need tensor cores the prefill workers' %s does not have (no %s peak in data/gpus.json): the engines refuse to load such a checkpoint there",
+			 dtype_name(sc->wdt), pg->id, dtype_name(sc->wdt));
+		return refuse(allow, notes, nn, e, msg);
+	}
+	return 0;
+}
+
 int scenario_check_spec(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e)
 {
 	char msg[512];

@@ -148,6 +148,7 @@ struct out_run {
 	const struct sim_cfg *simcfg;   /* resolved engine settings */
 	const struct memplan *mp;
 	const struct parallel *prefill_par; /* P/D: the prefill workers' layout */
+	const struct cost_model *prefill_cost; /* P/D: the prefill workers' cost model (NULL: none) */
 	bool pd_nvlink;
 	const char *notes;              /* warnings, newline-separated */
 	const char *spec_method;        /* as given (draft:MODEL), or NULL */
