@@ -28,14 +28,14 @@ endif
 LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
 	src/base/afile.c src/base/csv.c src/base/json.c src/base/jstream.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
-	src/model/config.c src/model/params.c src/model/registry.c src/model/opgraph.c \
+	src/model/config.c src/model/vision.c src/model/params.c src/model/registry.c src/model/opgraph.c \
 	src/model/quant.c \
 	src/hw/gpu.c src/hw/power.c src/hw/mfu.c src/hw/tier2.c \
 	src/hw/moetab.c src/hw/mfucache.c \
-	src/cost/cost.c src/cost/gemm.c src/cost/moe.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/base/stats.c \
+	src/cost/cost.c src/cost/gemm.c src/cost/moe.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
 	src/sim/spec.c \
-	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/lora.c \
+	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/lora.c src/sim/mm.c \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c \
 	src/workload/spec.c src/workload/gen.c \

@@ -403,6 +403,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->offload_words = st->offload_words;
 	rep->lora_words = st->lora_words;
 	rep->eplb_words = st->eplb_words;
+	rep->mm_words = st->mm_words;
 	rep->sim = st->sim;
 }
 

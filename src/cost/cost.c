@@ -165,13 +165,7 @@ static double op_at(const struct cost_model *c, const struct op *o, const struct
 		break;
 	case OPK_COMM:
 		if (strncmp(o->name, "allreduce", 9) == 0) {
-			double elems = m * (double)md->hidden;
-			if (c->place.tp_cross) /* a TP group over several nodes */
-				t = comm_allreduce_cross_s(&c->place, c->p.tp, elems * 2.0);
-			else
-				t = mfu_allreduce_s(c->tabs, c->p.tp, elems);
-			if (t < 0) /* ring model over the GPU's link */
-				t = 10e-6 + 2.0 * (c->p.tp - 1) / c->p.tp * elems * 2.0 / (c->g->link_bw * 0.7);
+			t = cost_allreduce_s(c, m * (double)md->hidden);
 		} else if (c->p.ep > 1 && (c->dp_attn || c->place.ep_cross)) {
 			/* wide EP over DP ranks or nodes runs DeepEP (comm.c);
 			 * act_bytes holds the (ep-1)/ep share leaving the GPU */
@@ -188,6 +182,19 @@ static double op_at(const struct cost_model *c, const struct op *o, const struct
 	}
 	*flops += f;
 	*bytes += b;
+	return t;
+}
+
+double cost_allreduce_s(const struct cost_model *c, double elems)
+{
+	double t;
+
+	if (c->place.tp_cross) /* a TP group over several nodes */
+		t = comm_allreduce_cross_s(&c->place, c->p.tp, elems * 2.0);
+	else
+		t = mfu_allreduce_s(c->tabs, c->p.tp, elems);
+	if (t < 0) /* ring model over the GPU's link */
+		t = 10e-6 + 2.0 * (c->p.tp - 1) / c->p.tp * elems * 2.0 / (c->g->link_bw * 0.7);
 	return t;
 }
 
@@ -1327,6 +1334,16 @@ static double gqa_prefill_s(const struct cost_model *c, const struct attn_group 
 	double bytes = keys * g->kv_tok + 2.0 * len * g->heads * g->dqk * 2.0;
 
 	return prefill_call_s(c, n, pairs, flops, bytes, fp, win, log_wlen);
+}
+
+double cost_attn_vision_s(const struct cost_model *c, int64_t n, int64_t len, int64_t heads, int64_t head_dim)
+{
+	/* q, k and v of every patch in bf16, each image's keys read once */
+	struct attn_group g = {(double)heads, (double)head_dim, (double)head_dim,
+			       2.0 * (double)heads * (double)head_dim * 2.0};
+	double pairs = (double)n * (double)len * (double)len;
+
+	return gqa_prefill_s(c, &g, (double)n, pairs, (double)n * (double)len, (double)n * (double)len, NULL, 0.0);
 }
 
 /* GQA decode of one layer: n requests attending ctx_sum keys in all.  win

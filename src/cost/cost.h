@@ -317,6 +317,17 @@ double cost_attn_prefill_s(const struct cost_model *c, int64_t len, int64_t pref
 double cost_attn_prefill_step_s(const struct cost_model *c, int64_t n, const int64_t *len,
 				const int64_t *prefix);
 double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum);
+/* One bidirectional attention call over n sequences of len tokens each
+ * (every query sees every key of its own sequence: len^2 pairs a
+ * sequence), heads x head_dim on this GPU, nothing cached: an image
+ * encoder's.  Priced on the prefill table at the causal length with as
+ * many pairs (the language model's attention kernel and head layout: the
+ * engines run the ViT's through the same FlashAttention varlen call), one
+ * call for all n.  Seconds. */
+double cost_attn_vision_s(const struct cost_model *c, int64_t n, int64_t len, int64_t heads, int64_t head_dim);
+/* One all-reduce of elems bf16 elements over the model's TP group (the
+ * measured collective table, else a ring over the GPU's link), seconds. */
+double cost_allreduce_s(const struct cost_model *c, double elems);
 /* One linear-attention layer (GDN-style recurrent state): a prefill chunk of
  * `tokens` over `seqs` sequences, or a decode step of `seqs` sequences
  * (decode = true); 0-safe for models without linear layers. */

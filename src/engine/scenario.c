@@ -9,6 +9,7 @@
 #include "engine/registry.h"
 #include "engine/scenario.h"
 #include "cost/lora.h"
+#include "cost/vision.h"
 
 bool scenario_big_gpu(const struct gpu_spec *g)
 {
@@ -324,6 +325,34 @@ int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, 
 	return 0;
 }
 
+/* Images (the workload's 'images'): the tokens and patches of one image by
+ * the model's rule into st->sc.mm, and the header's words once the cost
+ * model can price the encoder (cost NULL: the rule only). */
+static int mm_setup(const struct scenario *s, struct scenario_state *st, const struct cost_model *cost,
+		    struct err *e)
+{
+	const struct wl_images *im = &s->workload->images;
+	char rule[400];
+	int64_t patches, tokens, mbt = s->max_num_batched_tokens;
+	int rc;
+
+	if ((rc = model_image_tokens(s->model, im->width, im->height, "workload 'images.resolution'", &patches, &tokens,
+				     rule, sizeof(rule), e)) < 0)
+		return rc;
+	st->sc.mm.image_tokens = tokens;
+	st->sc.mm.patches = patches;
+	if (!cost)
+		return 0;
+	snprintf(st->mm_words, sizeof(st->mm_words),
+		 "%lld tokens per %lldx%lld image (%s); vision encoder %lld blocks of %lld, %.3f ms per image "
+		 "alone on the prefill GPUs (TP %d, bf16), run in the step that admits its request; encoder budget "
+		 "and cache %lld tokens a replica (vLLM: max(max_num_batched_tokens, one image)), repeat_fraction %g",
+		 (long long)tokens, (long long)im->width, (long long)im->height, rule, (long long)s->model->vis.depth,
+		 (long long)s->model->vis.hidden, cost_vision_s(cost, 1, patches) * 1e3, cost->p.tp,
+		 (long long)(mbt > tokens ? mbt : tokens), im->repeat);
+	return 0;
+}
+
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
 		     struct err *e)
 {
@@ -343,6 +372,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	if (s->lora && !en->lora)
 		return err_set(e, SS_EUSAGE, "--enable-lora: servesim models no LoRA serving for %s", en->title);
 	if (s->lora && (rc = en->lora(s, &lora, lora_set, sizeof(lora_set), e)) < 0)
+		return rc;
+	if (s->workload && s->workload->images.on && (rc = mm_setup(s, st, NULL, e)) < 0)
 		return rc;
 	/* dense DP: independent replicas; attention-DP: the memory plan of
 	 * one rank, whose expert share depends on dp (and ep) */
@@ -442,6 +473,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		cost_release(&st->cost);
 		return rc;
 	}
+	if (s->workload && s->workload->images.on)
+		mm_setup(s, st, st->has_prefill ? &st->prefill_cost : &st->cost, e);
 	if (scenario_offload_on(s) && en->offload &&
 	    (rc = en->offload(s, st, &st->sc.offload, st->offload_words, sizeof(st->offload_words), e)) < 0) {
 		if (st->has_prefill)

@@ -136,6 +136,9 @@ struct scenario_state {
 	char lora_words[1200];
 	/* EPLB: what the run header says of it ("" when off) */
 	char eplb_words[1400];
+	/* images: the token rule, the encoder's time and its cache ("" when
+	 * the workload sends none) */
+	char mm_words[1000];
 };
 
 /* The defaults every engine starts from, vLLM v1's: max_num_batched_tokens

@@ -719,49 +719,6 @@ static int partial_rotary(const struct json *c, const char *src, struct model_cf
 	return 0;
 }
 
-/* Qwen-VL vision encoder weights (Qwen3-VL, Qwen3.5: 'vision_config' with
- * depth, hidden_size, intermediate_size, patch sizes, out_hidden_size): ViT
- * blocks (two LayerNorms, qkv and proj with bias, a GELU MLP with bias), the
- * Conv3d patch embedding, learned position embeddings, the patch merger and
- * one merger per deepstack index (HF Qwen3VLVisionModel).  Other vision
- * configs are not counted (their encoders are 0.4-1.8 B). */
-static int vision_params(const struct json *root, const char *src, struct model_cfg *m,
-			 struct err *e)
-{
-	const struct json *v = json_get(root, "vision_config"), *ds;
-	int64_t depth = 0, hid = 0, inter = 0, patch = 0, tpatch = 1, inch = 3, out = 0, merge = 2;
-	int64_t npos = 0;
-	double blk, mh, merger;
-	bool pres;
-	int rc;
-	const struct json *c = v;
-
-	if (!v || json_type_of(v) != JSON_OBJECT || !json_get(v, "depth") ||
-	    !json_get(v, "out_hidden_size"))
-		return 0;
-	REQ("depth", 1, &depth);
-	REQ("hidden_size", 1, &hid);
-	REQ("intermediate_size", 1, &inter);
-	REQ("patch_size", 1, &patch);
-	REQ("out_hidden_size", 1, &out);
-	OPT("temporal_patch_size", 1, &tpatch, &pres);
-	OPT("in_channels", 1, &inch, &pres);
-	OPT("spatial_merge_size", 1, &merge, &pres);
-	OPT("num_position_embeddings", 0, &npos, &pres);
-	blk = 4.0 * (double)hid + (double)hid * (double)(3 * hid) + 3.0 * (double)hid +
-	      (double)hid * (double)hid + (double)hid + 2.0 * (double)hid * (double)inter +
-	      (double)inter + (double)hid;
-	mh = (double)hid * (double)(merge * merge);
-	merger = mh * mh + mh + mh * (double)out + (double)out;
-	m->vision_params = (double)depth * blk +
-			   (double)(inch * tpatch * patch * patch) * (double)hid + (double)hid +
-			   (double)npos * (double)hid + 2.0 * (double)hid + merger;
-	ds = json_get(v, "deepstack_visual_indexes");
-	if (ds && json_type_of(ds) == JSON_ARRAY)
-		m->vision_params += (double)json_size(ds) * (2.0 * mh + merger);
-	return 0;
-}
-
 static int read_mla(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
 {
 	bool pres;
@@ -935,8 +892,12 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 		return rc;
 	if (m->family == FAM_DEEPSEEK_V4 && (rc = expert_dtype(c, src, m, e)) < 0)
 		return rc;
-	if (c != root && (rc = vision_params(root, src, m, e)) < 0)
+	/* the image encoder; its weights are counted (memory only) for
+	 * Qwen-VL's layout, Gemma 4's left out as before */
+	if (c != root && (rc = model_vision_read(root, src, m, e)) < 0)
 		return rc;
+	if (m->vis.kind == VIS_QWEN)
+		m->vision_params = model_vision_params(&m->vis);
 	return 0;
 }
 

@@ -70,6 +70,27 @@ struct model_quant {
 	char kv_fp8[40];
 };
 
+/* The image encoder of a vision-language model (model/vision.c):
+ * how an image becomes tokens and the ViT that encodes it.
+ * VIS_QWEN (Qwen2/2.5/3-VL, Qwen3.5): dynamic resolution, the image resized
+ * to multiples of patch x merge within [min_pixels, max_pixels]
+ * (smart_resize), one token per merge x merge patches.  VIS_FIXED (Gemma
+ * 4): every image fixed_tokens soft tokens, pooled from pool x pool patches
+ * each.  The encoder: depth blocks of width hidden (heads heads, an MLP of
+ * width inter with mlp_mats matrices), a patch embedding of in_ch x tpatch
+ * x patch^2 values per patch, and mergers (1 + deepstack) projecting
+ * merge^2 x hidden to out_hidden; attention over each image's own patches
+ * (full, bidirectional). */
+enum model_vis_kind { VIS_NONE, VIS_QWEN, VIS_FIXED };
+struct model_vision {
+	enum model_vis_kind kind;
+	int64_t depth, hidden, heads, inter, mlp_mats, patch, tpatch, in_ch, merge, out_hidden;
+	int64_t deepstack;          /* extra mergers on intermediate layers (Qwen3-VL; -1: no list) */
+	int64_t npos;               /* learned position embeddings (num_position_embeddings) */
+	int64_t min_pixels, max_pixels; /* VIS_QWEN: the processor's size bounds */
+	int64_t fixed_tokens, pool; /* VIS_FIXED */
+};
+
 struct model_cfg {
 	char id[96];            /* registry id or file stem */
 	char source[512];       /* file it was loaded from */
@@ -150,6 +171,7 @@ struct model_cfg {
 				   and a latent->hidden projection (Nemotron-H), 0 when none */
 	double vision_params;   /* Qwen-VL vision encoder weights (memory only), 0 when text-only
 				   or another encoder layout */
+	struct model_vision vis; /* the image encoder (kind VIS_NONE: text-only) */
 	/* --- DeepSeek-V4 (attn ATTN_CSA; 0 elsewhere) ---
 	 * compress[i]: layer i's KV compression ratio (compress_ratios: 0 the
 	 * sliding window only, 4 CSA, 128 HCA); o_groups x o_lora_rank: the
@@ -189,6 +211,20 @@ int model_from_json(const struct json *root, const char *source, struct model_cf
 		    struct err *e);
 /* Load a config.json (plain or .gz); id is stored as given. */
 int model_load_file(const char *path, const char *id, struct model_cfg *m, struct err *e);
+
+/* Image tokens by m's published rule for one image of width w and height
+ * h pixels: *patches the encoder runs over (grid_t x grid_h x grid_w for
+ * Qwen), *tokens the image adds to the prompt; rule (n bytes, may be NULL)
+ * the rule in words with the resized grid.  SS_EUSAGE naming `what` when m
+ * takes no images or the size is refused (Qwen's processor: aspect ratio
+ * over 200). */
+int model_image_tokens(const struct model_cfg *m, int64_t w, int64_t h, const char *what, int64_t *patches,
+		       int64_t *tokens, char *rule, size_t n, struct err *e);
+/* Read the image encoder of a VL config (root: the whole config.json) into
+ * m->vis; nothing when it has none servesim knows. */
+int model_vision_read(const struct json *root, const char *src, struct model_cfg *m, struct err *e);
+/* The encoder's weights (parameters), 0 for VIS_NONE. */
+double model_vision_params(const struct model_vision *v);
 
 /* --- registry --- */
 struct model_entry {

@@ -855,6 +855,85 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 	return 0;
 }
 
+int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t images, int64_t patches,
+		   struct opgraph *g, struct err *e)
+{
+	const struct model_vision *v = &m->vis;
+	struct ctx c;
+	struct layer_kind *lk;
+	struct op *o;
+	int64_t T, M, h, nh, hd, tp = p->tp, mh, inter;
+	size_t i;
+
+	memset(g, 0, sizeof(*g));
+	if (v->kind == VIS_NONE)
+		return err_set(e, SS_EUSAGE, "%s has no image encoder", m->id);
+	if (images < 1 || patches < 1)
+		return err_set(e, SS_EUSAGE, "the image encoder needs >= 1 image of >= 1 patch, got %lld of %lld",
+			       (long long)images, (long long)patches);
+	memset(&c, 0, sizeof(c));
+	c.m = m;
+	c.p = p;
+	c.wb = ACT_BYTES; /* the encoder's weights stay in bf16 */
+	c.tp = tp;
+	h = v->hidden;
+	nh = v->heads / tp > 0 ? v->heads / tp : 1;
+	hd = h / v->heads;
+	inter = v->inter / tp > 0 ? v->inter / tp : 1;
+	T = images * patches;
+	M = v->kind == VIS_FIXED ? T / (v->pool * v->pool) : T / (v->merge * v->merge);
+	mh = h * v->merge * v->merge;
+	g->local_batch = images;
+	g->tokens = T;
+	g->attn_pairs = (double)images * (double)patches * (double)patches;
+
+	lk = &g->kinds[g->nkinds++];
+	snprintf(lk->name, sizeof(lk->name), "vit_embed");
+	lk->count = 1;
+	gemm(&c, lk, "patch_embed", OPC_EMBED, T, h, v->in_ch * v->tpatch * v->patch * v->patch, 1);
+	elem(lk, "pos_embed", OPC_EMBED, T, h, 1, 2, 1);
+
+	lk = &g->kinds[g->nkinds++];
+	snprintf(lk->name, sizeof(lk->name), "vit_block");
+	lk->count = v->depth;
+	elem(lk, "norm1", OPC_NORM, T, h, 4, 1, 1);
+	gemm(&c, lk, "vit_qkv", OPC_ATTENTION, T, 3 * nh * hd, h, 1);
+	elem(lk, "vit_rope", OPC_ATTENTION, T, 2 * nh * hd, 3, 1, 1);
+	o = attn_core(lk, "attn_vision", g->attn_pairs, (double)nh, (double)hd, (double)hd, 0, 0);
+	o->act_bytes = (double)T * (double)(4 * nh * hd) * ACT_BYTES;
+	snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T, (long long)nh,
+		 (long long)hd);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T, (long long)(nh * hd));
+	gemm(&c, lk, "vit_proj", OPC_ATTENTION, T, h, nh * hd, 1);
+	allreduce(&c, lk, "allreduce_vit_attn", T, h);
+	elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
+	elem(lk, "norm2", OPC_NORM, T, h, 4, 1, 1);
+	gemm(&c, lk, "vit_fc1", OPC_FFN, T, (v->mlp_mats == 3 ? 2 : 1) * inter, h, 1);
+	elem(lk, "vit_act", OPC_FFN, T, inter, 5, v->mlp_mats == 3 ? 2 : 1, 1);
+	gemm(&c, lk, "vit_fc2", OPC_FFN, T, h, inter, 1);
+	allreduce(&c, lk, "allreduce_vit_mlp", T, h);
+	elem(lk, "residual_mlp", OPC_RESIDUAL, T, h, 1, 2, 1);
+
+	lk = &g->kinds[g->nkinds++];
+	snprintf(lk->name, sizeof(lk->name), "vit_merger");
+	lk->count = 1 + (v->deepstack > 0 ? v->deepstack : 0);
+	if (v->kind == VIS_FIXED) {
+		elem(lk, "pool", OPC_OTHER, T, h, 1, 1, 0);
+		gemm(&c, lk, "mm_projector", OPC_OTHER, M, v->out_hidden, h, 1);
+	} else {
+		int64_t mt = mh / tp > 0 ? mh / tp : 1;
+		elem(lk, "merger_norm", OPC_NORM, T, h, 4, 1, 1);
+		gemm(&c, lk, "merger_fc1", OPC_OTHER, M, mt, mh, 1);
+		elem(lk, "merger_act", OPC_OTHER, M, mt, 5, 1, 1);
+		gemm(&c, lk, "merger_fc2", OPC_OTHER, M, v->out_hidden, mt, 1);
+		allreduce(&c, lk, "allreduce_merger", M, v->out_hidden);
+	}
+	for (i = 0; i < g->nkinds; i++)
+		for (size_t k = 0; k < g->kinds[i].nops; k++)
+			g->kinds[i].ops[k].low_precision = false;
+	return 0;
+}
+
 void opgraph_release(struct opgraph *g)
 {
 	size_t i;

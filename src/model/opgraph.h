@@ -77,6 +77,16 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 		  const struct pass_shape *s, enum dtype wdt, enum dtype kvdt,
 		  struct opgraph *g, struct err *e);
 void opgraph_release(struct opgraph *g);
+/* The image encoder of m (m->vis, not VIS_NONE) encoding `images` images
+ * of `patches` patches each in one call, per GPU of TP p->tp (vLLM shards
+ * the ViT as the language model: qkv and fc1 column-parallel, proj and fc2
+ * row-parallel, an all-reduce after each): kinds "vit_embed" (the patch
+ * embedding), "vit_block" (depth of them; attention over each image's own
+ * patches, bidirectional) and "vit_merger" (1 + deepstack: merge x merge
+ * patches to one token of the text width; Gemma 4 pools and projects).  In
+ * bf16.  SS_EUSAGE when m has no encoder or a count is < 1. */
+int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t images, int64_t patches,
+		   struct opgraph *g, struct err *e);
 /* FLOPs of one kind (one instance) and of the whole pass (count-weighted). */
 double layer_kind_flops(const struct layer_kind *lk);
 double layer_kind_flops_cat(const struct layer_kind *lk, enum op_cat c);

@@ -159,6 +159,7 @@ struct out_run {
 	const char *offload_words;      /* KV offload: the engine's words on its host tier, or NULL / "" */
 	const char *lora_words;         /* LoRA: the engine's settings and servesim's terms, or NULL / "" */
 	const char *eplb_words;         /* EPLB: the engine's settings and servesim's terms, or NULL / "" */
+	const char *mm_words;           /* images: the token rule and the encoder, or NULL / "" */
 	/* vLLM's --goodput: per-request limits (ms; NAN: none) and the result */
 	double goodput_ttft_ms, goodput_tpot_ms, goodput_e2el_ms;
 	size_t good;                    /* requests meeting every limit */

@@ -320,6 +320,8 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "lora       %s\n", c->lora_words);
 	if (c->eplb_words && c->eplb_words[0])
 		fprintf(f, "eplb       %s\n", c->eplb_words);
+	if (c->mm_words && c->mm_words[0])
+		fprintf(f, "images     %s\n", c->mm_words);
 	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
 	if (c->cfg.wl->process == WL_CONCURRENCY)
 		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
@@ -343,6 +345,13 @@ static void run_header(FILE *f, const struct out_run *c)
 			out_dist_desc(&ss->turns, b1, sizeof(b1)), out_dist_desc(&ss->think_ms, b3, sizeof(b3)));
 		if (ss->tool.kind != WL_FIXED || ss->tool.a > 0)
 			fprintf(f, ", tool output %s tokens", out_dist_desc(&ss->tool, b4, sizeof(b4)));
+	}
+	if (c->cfg.wl->images.on) {
+		const struct wl_images *im = &c->cfg.wl->images;
+		fprintf(f, ", images %s of %lldx%lld per request", out_dist_desc(&im->count, b1, sizeof(b1)),
+			(long long)im->width, (long long)im->height);
+		if (im->repeat > 0)
+			fprintf(f, " (%g repeat the one before)", im->repeat);
 	}
 	if (c->cfg.wl->num_requests > 0)
 		fprintf(f, ", %lld requests", (long long)c->cfg.wl->num_requests);
@@ -475,6 +484,10 @@ void out_run_text(FILE *f, const struct out_run *c)
 		fprintf(f, "lora       %llu adapter loads into GPU slots (%llu read from disk first), %llu steps adapter-limited (a waiting request skipped); loads lengthened steps by %.3f s, the LoRA kernels by %.3f s\n",
 			(unsigned long long)t->lora_gpu_loads, (unsigned long long)t->lora_disk_loads,
 			(unsigned long long)t->lora_limited_steps, t->lora_load_s, t->lora_kernel_s);
+	if (c->simcfg->mm.image_tokens > 0)
+		fprintf(f, "images     %llu images admitted: %llu encoded, %llu found in the encoder cache; the encoder lengthened steps by %.3f s\n",
+			(unsigned long long)t->mm_images, (unsigned long long)t->mm_encoded,
+			(unsigned long long)t->mm_cache_hits, t->mm_encoder_s);
 }
 
 static void jnum(struct jw *w, const char *k, double v)
@@ -554,6 +567,16 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_int(&w, "adapter_limited_steps", (int64_t)t->lora_limited_steps);
 		jw_num(&w, "load_s", t->lora_load_s);
 		jw_num(&w, "kernel_s", t->lora_kernel_s);
+		jw_end_obj(&w);
+	}
+	if (sc->mm.image_tokens > 0) {
+		jw_obj(&w, "images");
+		jw_int(&w, "tokens_per_image", sc->mm.image_tokens);
+		jw_int(&w, "patches_per_image", sc->mm.patches);
+		jw_int(&w, "admitted", (int64_t)t->mm_images);
+		jw_int(&w, "encoded", (int64_t)t->mm_encoded);
+		jw_int(&w, "encoder_cache_hits", (int64_t)t->mm_cache_hits);
+		jw_num(&w, "encoder_s", t->mm_encoder_s);
 		jw_end_obj(&w);
 	}
 	jnum(&w, "kv_util_mean", t->steps ? t->kv_util_sum_steps / (double)t->steps : NAN);

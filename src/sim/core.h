@@ -60,6 +60,13 @@ struct req {
 	const int64_t *keys; /* its prompt's block contents (wl_req.keys) */
 	int32_t nkeys;
 	int32_t lora;    /* its LoRA adapter (wl_req.lora; 0: the base model) */
+	/* images (wl_req.images, image_id, image_new), and whether they were
+	 * looked up in the encoder cache and encoded (sim/mm.c) since it was
+	 * last admitted */
+	int32_t images;
+	bool mm_done;
+	int64_t image_id;
+	uint64_t image_new;
 	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
@@ -97,6 +104,9 @@ struct wq_ent {
 	const int64_t *keys;
 	int32_t nkeys;
 	int32_t lora;
+	int32_t images;
+	int64_t image_id;
+	uint64_t image_new;
 };
 
 struct fin_entry {
@@ -135,6 +145,19 @@ struct replica {
 		bool limited;
 		struct cost_lora *proj;
 	} lora;
+	/* images (sim_cfg.mm; sim/mm.c): the encoder cache (the image
+	 * numbers it holds, each with its last use, at most cap), the encoder
+	 * budget of a step (tokens), the images the step being planned
+	 * encodes, and the encoder's seconds for n images in one call
+	 * (enc_s[n], n <= enc_n; NAN until priced) */
+	struct mm_rep {
+		int64_t *ids, *used;
+		size_t n, cap;
+		int64_t clock, budget;
+		int32_t pending;
+		double *enc_s;
+		size_t enc_n;
+	} mm;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
 	int64_t ne_reserved;               /* sum of the running ne_blocks */
@@ -611,6 +634,19 @@ void lora_run_drop(struct sim *s, struct replica *rp, int32_t id);
 /* A step of t seconds of d's tokens with rp's LoRA kernels and the loads
  * its admissions took. */
 double lora_step_s(struct sim *s, struct replica *rp, const struct step_desc *d, double t);
+
+/* --- images (sim/mm.c; sim_cfg.mm) --- */
+
+void mm_replica_init(struct sim *s, struct replica *rp);
+void mm_replica_release(struct replica *rp);
+/* May r's images not in rp's encoder cache be encoded in the step being
+ * planned (within the encoder budget; always when it encodes none yet)? */
+bool mm_fits(const struct sim *s, const struct replica *rp, const struct req *r);
+/* r is admitted: its images looked up in the encoder cache, the ones it
+ * lacks encoded in the step being planned (and cached). */
+void mm_admit(struct sim *s, struct replica *rp, struct req *r);
+/* A step of t seconds with the encoder's time for the images it encodes. */
+double mm_step_s(struct sim *s, struct replica *rp, double t);
 
 /* --- what engine.c calls (sched.c) --- */
 

@@ -423,7 +423,19 @@ static int admit(struct sim *s, const struct wl_req *w)
 {
 	int64_t id = (int64_t)s->tot.arrived++;
 	struct replica *rp;
+	struct wl_req wi;
 	int ri;
+
+	if (w->images > 0 && s->cfg.mm.image_tokens > 0) {
+		/* its images' tokens join its prompt after the shared prefix (a
+		 * session's first turn: inside the context later turns carry) */
+		int64_t add = (int64_t)w->images * s->cfg.mm.image_tokens;
+		wi = *w;
+		wi.prompt_tokens += add;
+		if (wi.turn > 0)
+			wi.prefix_tokens += add;
+		w = &wi;
+	}
 
 	flow_arrive(s, w);
 	if (w->stage + 1 > s->nstages)
@@ -654,6 +666,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	if (cfg->offload.host_blocks < 0 || cfg->offload.host_blocks > INT32_MAX / 4)
 		return err_set(e, SS_EUSAGE, "the host KV tier needs 0 to %d blocks, got %lld", INT32_MAX / 4,
 			       (long long)cfg->offload.host_blocks);
+	if (cfg->mm.image_tokens < 0 || (cfg->mm.image_tokens > 0 && cfg->mm.patches < 1))
+		return err_set(e, SS_EUSAGE, "images need image_tokens >= 0, and with it patches >= 1, got %lld, %lld",
+			       (long long)cfg->mm.image_tokens, (long long)cfg->mm.patches);
 	if (cfg->lora.max_loras < 0 || (cfg->lora.max_loras > 0 &&
 					(cfg->lora.rank < 1 || cfg->lora.cpu_slots < 0 || !(cfg->lora.dtype_bytes > 0))))
 		return err_set(e, SS_EUSAGE, "LoRA needs max_loras >= 0, and with it a rank >= 1, host slots >= 0 "

@@ -199,6 +199,9 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 	q->keys = w->keys;
 	q->nkeys = w->nkeys;
 	q->lora = w->lora;
+	q->images = w->images;
+	q->image_id = w->image_id;
+	q->image_new = w->image_new;
 }
 
 void sched_receive(struct replica *rp)
@@ -241,6 +244,9 @@ static struct req *wq_front(struct sim *s, struct replica *rp)
 	r->keys = q->keys;
 	r->nkeys = q->nkeys;
 	r->lora = q->lora;
+	r->images = q->images;
+	r->image_id = q->image_id;
+	r->image_new = q->image_new;
 	r->replica = (int)(rp - s->reps);
 	r->sched_ns = -1;
 	r->nshare = req_nshare(s, r);
@@ -812,6 +818,7 @@ void sched_preempt(struct sim *s, struct replica *rp, struct req *r)
 	free_blocks(s, rp, r);
 	r->computed = 0;
 	r->transferred = false; /* its KV is gone: recomputed here */
+	r->mm_done = false;     /* its images' embeddings freed with it (vLLM) */
 	r->preempts++;
 	s->tot.preemptions++;
 	wq_push_front(rp, r);
@@ -1063,6 +1070,8 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (s->cfg.lora.max_loras > 0 && !lora_head(s, rp))
 			break;
 		r = wq_front(s, rp);
+		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0 && !mm_fits(s, rp, r))
+			break; /* its images wait for the next step's encoder budget */
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		struct admit_try t;
 		enum admit_verdict v;
@@ -1132,6 +1141,8 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		run_append(rp, r);
 		if (s->cfg.lora.max_loras > 0)
 			lora_run_add(s, rp, r->lora);
+		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0)
+			mm_admit(s, rp, r);
 		sched_others_push(rp, r);
 		sched_push(rp, r, t.n);
 		budget -= t.n;
@@ -1350,6 +1361,8 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 		t = offload_step_s(s, rp, t);
 	if (s->cfg.lora.max_loras > 0)
 		t = lora_step_s(s, rp, d, t);
+	if (rp->mm.pending > 0)
+		t = mm_step_s(s, rp, t);
 	return t;
 }
 
@@ -2034,6 +2047,8 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 		s->tot.energy_dyn_j = NAN;
 	if (s->cfg.lora.max_loras > 0)
 		lora_replica_init(s, rp);
+	if (s->cfg.mm.image_tokens > 0)
+		mm_replica_init(s, rp);
 	if (s->cfg.policy->replica_init)
 		s->cfg.policy->replica_init(s, rp);
 }
@@ -2056,6 +2071,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 		}
 	}
 	lora_replica_release(rp);
+	mm_replica_release(rp);
 	free(rp->memo_blk);
 	free(rp->memo_e0);
 	if (rp->cmemo)

@@ -206,6 +206,22 @@ struct sim_cfg {
 		int64_t cpu_slots;
 		double host_link_eff, disk_bw, dtype_bytes;
 	} lora;
+	/* Images (image_tokens 0: off; sim/mm.c): each image of a request
+	 * (wl_req.images) adds image_tokens to its prompt, after its shared
+	 * prefix, and is encoded by the model's image encoder (patches
+	 * patches, cost/vision.h) in the step that admits the request, before
+	 * the language model's forward (vLLM's and SGLang's schedulers run a
+	 * request's encoder inputs in the step whose prefill chunk first
+	 * covers them; its images start its own tokens).  A step encodes at
+	 * most max(max_num_batched_tokens, image_tokens) image tokens (vLLM's
+	 * encoder compute budget, its engine's own limit on a P/D worker; a
+	 * request whose images would pass it waits for the next step, unless
+	 * the step encodes nothing yet).  Each replica keeps an encoder cache
+	 * of as many tokens (vLLM's encoder_cache_size; LRU by image): an image
+	 * it still holds (the same image number) is not encoded again. */
+	struct sim_mm {
+		int64_t image_tokens, patches;
+	} mm;
 };
 
 enum reject_reason { REJ_TOO_LONG, REJ_KV_CAPACITY, REJ__COUNT };
@@ -276,6 +292,11 @@ struct sim_totals {
 	 * kernels added to steps, summed over replicas */
 	uint64_t lora_gpu_loads, lora_disk_loads, lora_limited_steps;
 	double lora_load_s, lora_kernel_s;
+	/* images (sim_cfg.mm): images admitted (with each admission after a
+	 * preemption), of them those encoded and those the encoder cache held,
+	 * and the seconds the encoder added to steps, summed over replicas */
+	uint64_t mm_images, mm_encoded, mm_cache_hits;
+	double mm_encoder_s;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
 	/* joules the GPUs drew above idle in the steps (hw/power.h); NAN when
 	 * a replica's GPU has no power figure */

@@ -4,7 +4,7 @@
  * shuffling; sessions: 5 turns per session, 6 think times, 7 tool-output
  * tokens, 8 and 9 the later turns' new user tokens and output lengths (in
  * the order the turns are released, which the simulation fixes); 13 LoRA
- * adapters (wl_lora).  Sorted uniform points of a stage (inference-perf's constant
+ * adapters (wl_lora); 14 image counts, 15 image repeats (wl_images).  Sorted uniform points of a stage (inference-perf's constant
  * load, a Poisson process conditioned on its count) are produced one at a
  * time by the sequential order-statistics method: the next of the k points
  * left in [x, 1) is x + (1 - x)(1 - U^(1/k)). */
@@ -37,7 +37,7 @@ struct wl_gen {
 	bool win_open;
 	int64_t *perm;        /* shared_prefix: shuffled prompt order */
 	struct csv *trace;
-	int tcol[5];
+	int tcol[6];
 	double last_trace_s;
 	/* sessions: prepared distributions, streams, each started session's
 	 * turns, and the later turns released so far */
@@ -50,6 +50,10 @@ struct wl_gen {
 	/* LoRA: the adapters' cumulative popularity (Zipf; NULL: uniform) */
 	struct pcg32 r_lora;
 	double *lora_cdf;
+	/* images: the prepared count, streams, the next new image's number */
+	struct wl_dist img_count;
+	struct pcg32 r_img, r_imgrep;
+	int64_t next_image;
 };
 
 static double unif(struct pcg32 *r)
@@ -342,6 +346,12 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 				g->lora_cdf[k] /= sum;
 		}
 	}
+	if (s->images.on) {
+		g->img_count = s->images.count;
+		wl_dist_prepare(&g->img_count);
+		pcg32_seed(&g->r_img, s->seed, 14);
+		pcg32_seed(&g->r_imgrep, s->seed, 15);
+	}
 	if (s->sp_groups > 0) {
 		int64_t n = s->sp_groups * s->sp_prompts, i;
 		g->perm = xmalloc(xmul((size_t)n, sizeof(int64_t)));
@@ -366,6 +376,7 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 		}
 		g->tcol[3] = csv_column(g->trace, "prefix_group");
 		g->tcol[4] = csv_column(g->trace, "adapter");
+		g->tcol[5] = csv_column(g->trace, "images");
 	}
 	*out = g;
 	return 0;
@@ -538,6 +549,35 @@ int wl_gen_next_turn(struct wl_gen *g, const struct wl_req *r, int64_t done_ns, 
 	return 1;
 }
 
+int64_t wl_image_id(int64_t image_id, uint64_t image_new, int32_t k)
+{
+	int32_t j;
+
+	for (j = 1; j <= k; j++)
+		image_id += (int64_t)((image_new >> j) & 1);
+	return image_id;
+}
+
+/* The images of request r, n of them: each new, or with probability
+ * repeat the one sent before it (the newest image). */
+static void image_draw(struct wl_gen *g, struct wl_req *r, int64_t n)
+{
+	double rep = g->s->images.repeat;
+	int64_t k;
+
+	r->images = (int32_t)n;
+	r->image_new = 0;
+	for (k = 0; k < n; k++) {
+		bool again = rep > 0 && unif(&g->r_imgrep) < rep && g->next_image > 0;
+		if (!again) {
+			r->image_new |= (uint64_t)1 << k;
+			g->next_image++;
+		}
+		if (k == 0)
+			r->image_id = g->next_image - 1;
+	}
+}
+
 /* A request's LoRA adapter by popularity rank (1 .. adapters). */
 static int32_t lora_draw(struct wl_gen *g)
 {
@@ -591,6 +631,16 @@ static int trace_next(struct wl_gen *g, struct wl_req *r, struct err *e)
 			       "%s:%zu: 'adapter' must be an integer in [0, %lld] (0: the base model), got %g",
 			       csv_path(g->trace), csv_lineno(g->trace), (long long)WL_MAX_ADAPTERS, ad);
 	r->lora = (int32_t)ad;
+	if (g->s->images.on && g->tcol[5] >= 0 && csv_field(g->trace, g->tcol[5])[0]) {
+		double im;
+		if ((rc = csv_num(g->trace, g->tcol[5], &im, e)) < 0)
+			return rc;
+		if (!(im >= 0 && im <= WL_MAX_IMAGES) || im != floor(im))
+			return err_set(e, SS_EDATA, "%s:%zu: 'images' must be an integer in [0, %d], got %g",
+				       csv_path(g->trace), csv_lineno(g->trace), WL_MAX_IMAGES, im);
+		image_draw(g, r, (int64_t)im);
+		r->images = -1 - r->images; /* drawn: wl_gen_next keeps it */
+	}
 	g->last_trace_s = a;
 	r->arrival_ns = (int64_t)llround(a * 1e9);
 	r->prompt_tokens = (int64_t)p;
@@ -629,6 +679,12 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 		/* a trace's adapter column says which; else the spec draws */
 		if (s->lora.adapters > 0 && (s->records || g->tcol[4] < 0))
 			out->lora = lora_draw(g);
+		/* a trace's images column or the records say how many; else
+		 * the spec draws */
+		if (out->images < 0)
+			out->images = -1 - out->images;
+		else if (s->images.on && out->images == 0)
+			image_draw(g, out, wl_dist_sample(&g->img_count, &g->r_img));
 		/* a trace is read as it is replayed: its length is known only
 		 * here, and the ceiling holds for it as for any workload */
 		if (g->issued >= max_requests(s))
@@ -669,6 +725,8 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 	fill_lengths(g, out);
 	if (s->lora.adapters > 0)
 		out->lora = lora_draw(g);
+	if (s->images.on)
+		image_draw(g, out, wl_dist_sample(&g->img_count, &g->r_img));
 	out->stage = wl_stage_of(s, out->arrival_ns);
 	g->issued++;
 	return 1;

@@ -481,6 +481,48 @@ static int parse_lora(const struct json *o, const char *src, struct wl_spec *s, 
 		       ctx, d);
 }
 
+/* "images": {"count": N or a distribution (default 1), "resolution": [W, H],
+ * "repeat_fraction": F (default 0)}. */
+static int parse_images(const struct json *o, const char *src, struct wl_spec *s, struct err *e)
+{
+	static const char *const keys[] = {"count", "resolution", "repeat_fraction", NULL};
+	static const struct dist_rule count_rule = {0, WL_MAX_IMAGES, 1};
+	const struct json *x, *r;
+	char ctx[700];
+	bool pres;
+	int rc;
+
+	snprintf(ctx, sizeof(ctx), "%s: images", src);
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	s->images.on = true;
+	memset(&s->images.count, 0, sizeof(s->images.count));
+	s->images.count.kind = WL_FIXED;
+	s->images.count.a = 1;
+	s->images.count.max = WL_MAX_IMAGES;
+	if ((x = json_get(o, "count")) &&
+	    (rc = parse_dist_rule(x, ctx, "count", &count_rule, &s->images.count, e)) < 0)
+		return rc;
+	r = json_get(o, "resolution");
+	if (!r)
+		return err_set(e, SS_EDATA, "%s: missing required key 'resolution' ([width, height] in pixels)", ctx);
+	if (json_type_of(r) != JSON_ARRAY || json_size(r) != 2 || json_type_of(json_at(r, 0)) != JSON_NUMBER ||
+	    json_type_of(json_at(r, 1)) != JSON_NUMBER)
+		return err_set(e, SS_EDATA, "%s: 'resolution' must be [width, height] in pixels", ctx);
+	for (int k = 0; k < 2; k++) {
+		double v = json_number(json_at(r, (size_t)k));
+		if (!(v >= 1 && v <= (double)WL_MAX_IMAGE_SIDE) || v != floor(v))
+			return err_set(e, SS_EDATA, "%s: 'resolution'[%d] (%s) must be an integer in [1, %lld] pixels, got %g",
+				       ctx, k, k ? "height" : "width", (long long)WL_MAX_IMAGE_SIDE, v);
+		*(k ? &s->images.height : &s->images.width) = (int64_t)v;
+	}
+	if ((rc = json_opt_num(o, "repeat_fraction", ctx, &s->images.repeat, &pres, e)) < 0)
+		return rc;
+	if (pres && !(s->images.repeat >= 0 && s->images.repeat <= 1))
+		return err_set(e, SS_EDATA, "%s: 'repeat_fraction' must be in [0, 1], got %g", ctx, s->images.repeat);
+	return 0;
+}
+
 /* The benchmark clients servesim knows, canonical name first then its
  * aliases.  aiperf is genai-perf's successor with the same flags: the
  * harness of aiconfigurator's silicon rows (eval/silicon/HARNESS.md). */
@@ -548,7 +590,7 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 {
 	static const char *const keys[] = {"seed", "arrival", "stages", "num_requests", "duration_s",
 		"prompt_tokens", "output_tokens", "prefix_tokens", "shared_prefix", "name",
-		"description", "harness", "prompt_kind", "sessions", "lora", NULL};
+		"description", "harness", "prompt_kind", "sessions", "lora", "images", NULL};
 	const struct json *o;
 	int64_t seed = 42;
 	bool pres;
@@ -616,6 +658,9 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 			       "'sessions.count' says how many sessions start", src);
 	o = json_get(root, "lora");
 	if (o && (rc = parse_lora(o, src, s, e)) < 0)
+		return rc;
+	o = json_get(root, "images");
+	if (o && (rc = parse_images(o, src, s, e)) < 0)
 		return rc;
 	o = json_get(root, "prompt_tokens");
 	if (o && (rc = parse_dist(o, src, "prompt_tokens", &s->prompt, e)) < 0)
@@ -766,6 +811,15 @@ int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
 			       (long long)WL_MAX_TOKENS, (long long)s->prefix_tokens);
 	if (s->sess.count > 0 && (rc = check_sessions(s, src, e)) < 0)
 		return rc;
+	if (s->images.on &&
+	    (s->images.width < 1 || s->images.width > WL_MAX_IMAGE_SIDE || s->images.height < 1 ||
+	     s->images.height > WL_MAX_IMAGE_SIDE || !(s->images.repeat >= 0 && s->images.repeat <= 1) ||
+	     s->images.count.min < 0 || s->images.count.max > WL_MAX_IMAGES))
+		return err_set(e, SS_EUSAGE, "%s: 'images' needs a resolution of 1..%lld pixels a side, a "
+			       "repeat_fraction in [0, 1] and a count in [0, %d], got %lldx%lld, %g, %lld..%lld", src,
+			       (long long)WL_MAX_IMAGE_SIDE, WL_MAX_IMAGES, (long long)s->images.width,
+			       (long long)s->images.height, s->images.repeat, (long long)s->images.count.min,
+			       (long long)s->images.count.max);
 	if (s->num_requests == 0 && s->duration_s == 0 && s->nstages == 0 && s->sess.count == 0)
 		return err_set(e, SS_EUSAGE,
 			       "%s: give 'num_requests', 'duration_s' or 'stages' (the workload needs an end)", src);

@@ -137,7 +137,25 @@ struct wl_spec {
 		int64_t adapters;
 		double zipf_s;
 	} lora;
+	/* images (on): every request sends count images (a draw from stream
+	 * 14; a trace's optional 'images' column instead) of width x height
+	 * pixels, placed after its shared prefix; each image is, with
+	 * probability repeat (stream 15), the image sent just before it (a hot
+	 * image many users ask about: the engines' encoder cache may hold it),
+	 * else a new one.  The model's processor rule turns each into prompt
+	 * tokens (model_image_tokens); a session's later turns send none. */
+	struct wl_images {
+		bool on;
+		struct wl_dist count;
+		int64_t width, height;
+		double repeat;
+	} images;
 };
+
+/* The most images one request may send, and the largest image side in
+ * pixels. */
+#define WL_MAX_IMAGES 64
+#define WL_MAX_IMAGE_SIDE ((int64_t)1 << 16)
 
 /* The most LoRA adapters a workload may name (wl_lora.adapters, a trace's
  * adapter column). */
@@ -173,7 +191,17 @@ struct wl_req {
 	/* LoRA: the adapter it runs with (1 .. WL_MAX_ADAPTERS; 0: the base
 	 * model) */
 	int32_t lora;
+	/* images it sends (0 .. WL_MAX_IMAGES; wl_images): image 0 is image
+	 * number image_id of the workload, image k > 0 the one before it when
+	 * bit k of image_new is clear (a repeat), else the next new one
+	 * (wl_image_id) */
+	int32_t images;
+	int64_t image_id;
+	uint64_t image_new;
 };
+
+/* The workload's number of image k of a request (k < images). */
+int64_t wl_image_id(int64_t image_id, uint64_t image_new, int32_t k);
 
 /* The canonical name of a benchmark harness (its aliases: genai-perf ->
  * aiperf, "vllm bench serve" -> vllm-bench, ...), NULL when unknown; the

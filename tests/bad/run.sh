@@ -36,6 +36,16 @@ spec() { w "$1.json" "$2"; }
 w wl-lora0.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20, "lora": {"adapters": 0}}'
 w wl-lora-bad.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20, "lora": {"adapters": 4, "distribution": "pareto"}}'
 w wl-lora.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20, "lora": {"adapters": 8, "distribution": "zipf:1.1"}}'
+img() { w "$1.json" "{\"arrival\": {\"process\": \"poisson\", \"rate\": 20}, \"num_requests\": 20, \"images\": $2}"; }
+img wl-img '{"count": 1, "resolution": [1024, 768]}'
+img wl-img-nores '{"count": 1}'
+img wl-img-neg '{"resolution": [-5, 768]}'
+img wl-img-frac '{"resolution": [1024.5, 768]}'
+img wl-img-three '{"resolution": [1024, 768, 3]}'
+img wl-img-rep '{"resolution": [1024, 768], "repeat_fraction": 1.5}'
+img wl-img-count '{"count": 65, "resolution": [1024, 768]}'
+img wl-img-key '{"resolution": [1024, 768], "size": 3}'
+img wl-img-thin '{"resolution": [4000, 10]}'
 trace_wl tr-adapter-frac '0,100,10,1.5' ,adapter
 trace_wl tr-adapter-neg '0,100,10,-2' ,adapter
 spec rate-1e999 '{"arrival": {"process": "poisson", "rate": 1e999}, "num_requests": 5}'
@@ -500,6 +510,16 @@ t lora-workload-needs-flag 2 "the workload's requests name 8 LoRA adapters ('lor
 t lora-sglang-flag-on-vllm 2 "--max-loras-per-batch and --max-loaded-loras are SGLang's: give --engine sglang" '$SS run --workload wl-lora.json --enable-lora --max-loras-per-batch 4'
 t lora-vllm-flag-on-sglang 2 "--max-loras and --max-cpu-loras are vLLM's: give --engine vllm" '$SS run --workload wl-lora.json --engine sglang --enable-lora --max-loras 4'
 t lora-on-trtllm 2 "servesim models no LoRA serving for TensorRT-LLM" '$SS run --workload wl-lora.json --engine trtllm --enable-lora'
+# images (issue 28 item 6): each bad value refused with its key named
+t img-no-resolution 3 "images: missing required key 'resolution' ([width, height] in pixels)" '$SS run --workload wl-img-nores.json --model qwen3-vl-30b-a3b --gpu h200'
+t img-negative 3 "images: 'resolution'[0] (width) must be an integer in [1, 65536] pixels, got -5" '$SS run --workload wl-img-neg.json --model qwen3-vl-30b-a3b --gpu h200'
+t img-fraction 3 "'resolution'[0] (width) must be an integer in [1, 65536] pixels, got 1024.5" '$SS run --workload wl-img-frac.json --model qwen3-vl-30b-a3b --gpu h200'
+t img-three 3 "images: 'resolution' must be [width, height] in pixels" '$SS run --workload wl-img-three.json --model qwen3-vl-30b-a3b --gpu h200'
+t img-repeat 3 "images: 'repeat_fraction' must be in [0, 1], got 1.5" '$SS run --workload wl-img-rep.json --model qwen3-vl-30b-a3b --gpu h200'
+t img-count 3 "images: count: must be an integer in [0, 64], got 65" '$SS run --workload wl-img-count.json --model qwen3-vl-30b-a3b --gpu h200'
+t img-unknown-key 3 "size" '$SS run --workload wl-img-key.json --model qwen3-vl-30b-a3b --gpu h200'
+t img-text-model 2 "workload 'images.resolution': llama-3.1-8b takes no images" '$SS run --workload wl-img.json --model llama-3.1-8b'
+t img-aspect 2 "4000x10 has an aspect ratio over 200" '$SS run --workload wl-img-thin.json --model qwen3-vl-30b-a3b --gpu h200'
 t lora-adapters-zero 3 "'adapters' must be" '$SS run --workload wl-lora0.json --enable-lora'
 t lora-distribution-bad 3 "lora: 'distribution' must be uniform or zipf:S with S in (0, 100], got 'pareto'" '$SS run --workload wl-lora-bad.json --enable-lora'
 t lora-trace-adapter-frac 3 "tr-adapter-frac.csv:2: 'adapter' must be an integer in [0, 1048576] (0: the base model), got 1.5" '$SS run --workload tr-adapter-frac.json --enable-lora'

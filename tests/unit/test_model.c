@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "cost/memplan.h"
 #include "model/model.h"
+#include "model/opgraph.h"
 #include "base/paths.h"
 
 static struct model_registry reg;
@@ -327,6 +328,63 @@ static int v4_text(const char *ratios, struct model_cfg *m, struct err *e)
 }
 
 /* DeepSeek-V4: config, weights, KV and memory plan, by hand. */
+/* Image tokens by the published rules (model/vision.c) and the image
+ * encoder's operators (opgraph_vision), against hand computations. */
+static void test_vision(void)
+{
+	struct model_cfg *m = malloc(sizeof(*m));
+	struct parallel p1 = {1, 1, 1, 1};
+	struct opgraph g;
+	struct err e;
+	int64_t pt, tok;
+	double T = 3072, M = 768, h = 1152, hand;
+
+	CHECK(load("qwen3-vl-30b-a3b", m) == 0 && m->vis.kind == VIS_QWEN && m->vis.depth == 27 &&
+		      m->vis.patch == 16 && m->vis.merge == 2 && m->vis.deepstack == 3,
+	      "qwen3-vl: vision_config read (27 blocks, patch 16, merge 2, 3 deepstack mergers)");
+	/* 400 x 300: 400/32 = 12.5 rounds half to even to 12 (384 px), 300/32
+	 * = 9.375 to 9 (288 px): 24 x 18 = 432 patches, 108 tokens */
+	CHECK(model_image_tokens(m, 400, 300, "t", &pt, &tok, NULL, 0, &e) == 0 && pt == 432 && tok == 108,
+	      "qwen3-vl: 400x300 -> 384x288, %lld patches, %lld tokens (hand: 432, 108)", (long long)pt, (long long)tok);
+	CHECK(model_image_tokens(m, 1024, 768, "t", &pt, &tok, NULL, 0, &e) == 0 && pt == 3072 && tok == 768,
+	      "qwen3-vl: 1024x768 stays, %lld patches, %lld tokens (hand: 3072, 768)", (long long)pt, (long long)tok);
+	/* 10 x 10 is below min_pixels 65536: beta = sqrt(65536 / 100) = 25.6,
+	 * ceil(256 / 32) x 32 = 256 a side: 16 x 16 patches, 64 tokens */
+	CHECK(model_image_tokens(m, 10, 10, "t", &pt, &tok, NULL, 0, &e) == 0 && pt == 256 && tok == 64,
+	      "qwen3-vl: 10x10 grows to 256x256, %lld tokens (hand: 64)", (long long)tok);
+	/* 8192 x 8192 is above max_pixels 16777216: beta = 2, 4096 a side:
+	 * 256 x 256 patches, 16384 tokens */
+	CHECK(model_image_tokens(m, 8192, 8192, "t", &pt, &tok, NULL, 0, &e) == 0 && pt == 65536 && tok == 16384,
+	      "qwen3-vl: 8192x8192 shrinks to 4096x4096, %lld tokens (hand: 16384)", (long long)tok);
+	err_clear(&e);
+	CHECK(model_image_tokens(m, 2010, 10, "t", &pt, &tok, NULL, 0, &e) == -SS_EUSAGE && strstr(e.msg, "over 200"),
+	      "qwen3-vl: aspect ratio 201 refused: %s", e.msg);
+	/* the encoder of one 1024x768 image at TP 1: per block 2T(3h^2 + h^2 +
+	 * 2 h 4304) GEMM FLOPs and 2 T^2 x 16 heads x (72 + 72) attention; the
+	 * patch embedding 2T x 1536 x h; four mergers (1 + 3 deepstack) of
+	 * 2M(4h x 4h + 4h x 2048) */
+	CHECK(opgraph_vision(m, &p1, 1, 3072, &g, &e) == 0, "qwen3-vl: encoder graph builds");
+	hand = 27 * (2 * T * (4 * h * h + 2 * h * 4304) + 2 * T * T * 16 * 144) + 2 * T * 1536 * h +
+	       4 * 2 * M * (4 * h * 4 * h + 4 * h * 2048);
+	{
+		double f = 0;
+		for (size_t i = 0; i < g.nkinds; i++)
+			for (size_t k = 0; k < g.kinds[i].nops; k++)
+				if (g.kinds[i].ops[k].kind == OPK_GEMM || g.kinds[i].ops[k].kind == OPK_ATTN)
+					f += (double)g.kinds[i].count * g.kinds[i].ops[k].flops;
+		CHECK_REL(f, hand, 1e-12, "qwen3-vl: encoder GEMM + attention FLOPs of one 1024x768 image");
+	}
+	opgraph_release(&g);
+	CHECK(load("gemma-4-26b-a4b", m) == 0 && m->vis.kind == VIS_FIXED &&
+		      model_image_tokens(m, 1024, 768, "t", &pt, &tok, NULL, 0, &e) == 0 && tok == 280 && pt == 2520,
+	      "gemma-4: 280 soft tokens per image, from 2520 patches pooled 3x3");
+	err_clear(&e);
+	CHECK(load("qwen3-32b", m) == 0 && model_image_tokens(m, 64, 64, "t", &pt, &tok, NULL, 0, &e) == -SS_EUSAGE &&
+		      strstr(e.msg, "takes no images"),
+	      "text-only model refuses images: %s", e.msg);
+	free(m);
+}
+
 static void test_deepseek_v4(void)
 {
 	struct model_cfg *m = malloc(sizeof(*m));
@@ -483,6 +541,8 @@ int main(void)
 	CHECK(load("minimax-m2.5", m) == 0 && m->n_experts == 256 && m->rope_dim == 64,
 	      "minimax_m2: 256 experts, partial rotary 64");
 	CHECK(load("deepseek-v2-lite", m) == 0 && m->q_lora_rank == 0, "deepseek-v2-lite: no q LoRA");
+
+	test_vision();
 
 	/* errors */
 	err_clear(&e);

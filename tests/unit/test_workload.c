@@ -339,6 +339,37 @@ int main(void)
 		wl_spec_release(&w);
 	}
 	{
+		/* images: a count uniform over 0..2 (mean 1) and repeat_fraction
+		 * 0.25: a quarter of the images (all but the very first may
+		 * repeat) are the image sent just before them, the rest new,
+		 * numbered in order */
+		struct wl_gen *g;
+		struct wl_req r;
+		int64_t nreq = 0, imgs = 0, rep = 0, prev = -1, bad = 0, k;
+		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 100000, "
+			  "\"images\": {\"count\": {\"dist\": \"uniform\", \"min\": 0, \"max\": 2}, "
+			  "\"resolution\": [640, 480], \"repeat_fraction\": 0.25}}", &w, &e);
+		if (k == 0 && wl_gen_new(&w, &g, &e) == 0) {
+			while (wl_gen_next(g, 0, &r, &e) > 0) {
+				for (int32_t j = 0; j < r.images; j++) {
+					int64_t id = wl_image_id(r.image_id, r.image_new, j);
+					bool is_new = (r.image_new >> j) & 1;
+					bad += is_new ? id != prev + 1 : id != prev;
+					rep += !is_new;
+					prev = id;
+				}
+				imgs += r.images;
+				nreq++;
+			}
+			wl_gen_free(g);
+		}
+		CHECK(k == 0 && nreq == 100000 && w.images.width == 640 && w.images.height == 480 && bad == 0 &&
+			      fabs((double)imgs / (double)nreq - 1.0) < 0.01 && fabs((double)rep / (double)imgs - 0.25) < 0.005,
+		      "images: %.4f per request (hand: 1), %.4f of them repeats (hand: 0.25), numbered in order",
+		      (double)imgs / (double)(nreq ? nreq : 1), (double)rep / (double)(imgs ? imgs : 1));
+		wl_spec_release(&w);
+	}
+	{
 		/* LoRA adapters: zipf:1.1 over 16 gives adapter k a share of
 		 * k^-1.1 / sum_{j<=16} j^-1.1: 0.3301 for the first, 0.1540 for
 		 * the second; uniform 1/16 each */
