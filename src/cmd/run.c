@@ -17,7 +17,9 @@
 #include "base/afile.h"
 #include "base/alloc.h"
 #include "report/bdreport.h"
+#include "plan/autoscale.h"
 #include "plan/gsweep.h"
+#include "plan/prices.h"
 #include "base/loghist.h"
 #include "report/out.h"
 #include "engine/scenario.h"
@@ -104,6 +106,19 @@ static const char run_usage2[] =
 	;
 /* (then SCENFLAGS_OFFLOAD_HELP) */
 static const char run_usage3[] =
+	"autoscaling (docs/autoscale.md):\n"
+	"  --autoscale MIN:MAX       the pool's serving replicas follow a policy between MIN and\n"
+	"                            MAX (instead of --replicas; not with --disaggregate)\n"
+	"  --autoscale-policy P      utilization (default: Kubernetes HPA's rule on KV / batch\n"
+	"                            slots) or slo (Dynamo's SLA planner; needs --slo-*)\n"
+	"  --autoscale-target F      utilization: target use of KV / batch slots (0.7)\n"
+	"  --autoscale-interval-s S  a decision every S seconds (60)\n"
+	"  --autoscale-storage-gb-s X  weights load at X GB/s on a scale-up (2)\n"
+	"  --autoscale-warmup-s S    warm-up after loading, before serving (30)\n"
+	"  --autoscale-grace-s S     scale down to the highest recommendation of the last S s (300)\n"
+	"  --slo-ttft-ms X --slo-itl-ms X  per-request SLOs: summary.slo_attainment, the slo policy\n"
+	"  --prices FILE             $/GPU-hour table (default data/prices.json)\n"
+	"  --svg FILE                chart of serving replicas and p90 TTFT per interval\n"
 	"output:\n"
 	"  --format F                text (default), json, csv (configuration columns on every\n"
 	"                            row) or vllm-bench (vLLM's benchmark result keys)\n"
@@ -143,7 +158,23 @@ struct run_opts {
 	/* --breakdown: the step priced (batch 0: none) */
 	bool bd_prefill;
 	int64_t bd_batch, bd_len, bd_ctx;
+	/* --autoscale (as.max 0: none), its storage bandwidth (GB/s), --prices, --svg */
+	struct autoscale_cfg as;
+	double storage_gb_s;
+	const char *prices, *svg;
 };
+
+/* --autoscale MIN:MAX. */
+static int parse_autoscale(const char *arg, struct autoscale_cfg *c, struct err *e)
+{
+	char tail;
+
+	if (sscanf(arg, "%d:%d%c", &c->min, &c->max, &tail) != 2 || c->min < 1 || c->max < c->min ||
+	    c->max > SIM_MAX_REPLICAS)
+		return err_set(e, SS_EUSAGE, "--autoscale must be MIN:MAX replicas with 1 <= MIN <= MAX <= %d, got '%s'",
+			       SIM_MAX_REPLICAS, arg);
+	return 0;
+}
 
 /* --breakdown decode:B:C or prefill:B:L[:P]. */
 static int parse_breakdown(const char *arg, struct run_opts *o, struct err *e)
@@ -207,7 +238,8 @@ static int parse_goodput(const char *arg, double lim[3], struct err *e)
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_FMT = 256, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP, O_PDP, O_PHO,
-	       O_MAXREQ, O_EXACT, O_GOOD, O_NOSEG, O_BD, O_PGPU, O_DGPU };
+	       O_MAXREQ, O_EXACT, O_GOOD, O_NOSEG, O_BD, O_AS, O_ASP, O_AST, O_ASI, O_ASB, O_ASW, O_ASG, O_SLOT,
+	       O_SLOI, O_PRICES, O_SVG, O_PGPU, O_DGPU };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS, WLFLAGS_OPTIONS,
 		{"format", required_argument, 0, O_FMT},
@@ -230,11 +262,29 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"max-requests", required_argument, 0, O_MAXREQ},
 		{"goodput", required_argument, 0, O_GOOD},
 		{"breakdown", required_argument, 0, O_BD},
+		{"autoscale", required_argument, 0, O_AS},
+		{"autoscale-policy", required_argument, 0, O_ASP},
+		{"autoscale-target", required_argument, 0, O_AST},
+		{"autoscale-interval-s", required_argument, 0, O_ASI},
+		{"autoscale-storage-gb-s", required_argument, 0, O_ASB},
+		{"autoscale-warmup-s", required_argument, 0, O_ASW},
+		{"autoscale-grace-s", required_argument, 0, O_ASG},
+		{"slo-ttft-ms", required_argument, 0, O_SLOT},
+		{"slo-itl-ms", required_argument, 0, O_SLOI},
+		{"prices", required_argument, 0, O_PRICES},
+		{"svg", required_argument, 0, O_SVG},
 		{0, 0, 0, 0}};
+	bool as_flag = false;
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->goodput[0] = o->goodput[1] = o->goodput[2] = NAN;
+	o->as.target = AS_DEFAULT_TARGET;
+	o->as.interval_s = AS_DEFAULT_INTERVAL_S;
+	o->as.warmup_s = AS_DEFAULT_WARMUP_S;
+	o->as.grace_s = AS_DEFAULT_GRACE_S;
+	o->as.slo_ttft_ms = o->as.slo_itl_ms = NAN;
+	o->storage_gb_s = AS_DEFAULT_STORAGE_GB_S;
 	scenflags_defaults(&o->sf);
 	wlflags_defaults(&o->wf);
 	optind = 1;
@@ -283,6 +333,17 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
 		case O_GOOD: rc = parse_goodput(optarg, o->goodput, e); break;
 		case O_BD: rc = parse_breakdown(optarg, o, e); break;
+		case O_AS: rc = parse_autoscale(optarg, &o->as, e); break;
+		case O_ASP: rc = autoscale_policy_parse(optarg, &o->as.policy, e); as_flag = true; break;
+		case O_AST: rc = cli_double("--autoscale-target", optarg, 0, true, &o->as.target, e); as_flag = true; break;
+		case O_ASI: rc = cli_double("--autoscale-interval-s", optarg, 0, true, &o->as.interval_s, e); as_flag = true; break;
+		case O_ASB: rc = cli_double("--autoscale-storage-gb-s", optarg, 0, true, &o->storage_gb_s, e); as_flag = true; break;
+		case O_ASW: rc = cli_double("--autoscale-warmup-s", optarg, 0, false, &o->as.warmup_s, e); as_flag = true; break;
+		case O_ASG: rc = cli_double("--autoscale-grace-s", optarg, 0, false, &o->as.grace_s, e); as_flag = true; break;
+		case O_SLOT: rc = cli_double("--slo-ttft-ms", optarg, 0, true, &o->as.slo_ttft_ms, e); as_flag = true; break;
+		case O_SLOI: rc = cli_double("--slo-itl-ms", optarg, 0, true, &o->as.slo_itl_ms, e); as_flag = true; break;
+		case O_PRICES: o->prices = optarg; as_flag = true; break;
+		case O_SVG: o->svg = optarg; as_flag = true; break;
 		case '?': case ':': return cli_bad_option("run", argv[optind - 1], e);
 		default:
 			if ((rc = wlflags_option(c, optarg, &o->wf, e)) == 0 &&
@@ -313,6 +374,15 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 			    (o->fmt != FMT_TEXT && o->fmt != FMT_JSON)))
 		return err_set(e, SS_EUSAGE,
 			       "--breakdown prices one step instead of simulating: not with --rate-type sweep, --requests-out, --step-log or --format csv/vllm-bench");
+	if (as_flag && !o->as.max)
+		return err_set(e, SS_EUSAGE, "--autoscale-*, --slo-ttft-ms, --slo-itl-ms, --prices and --svg need "
+			       "--autoscale MIN:MAX");
+	if (o->as.max && (o->sf.replicas != 1 || o->ex.pd_prefill || o->bd_batch || o->wf.rate_type == WLF_RT_SWEEP ||
+			  o->fmt == FMT_CSV || o->fmt == FMT_VLLM_BENCH))
+		return err_set(e, SS_EUSAGE, "--autoscale MIN:MAX sets the replicas: not with --replicas, "
+			       "--disaggregate, --breakdown, --rate-type sweep or --format csv/vllm-bench");
+	if (o->as.policy == AS_SLO && isnan(o->as.slo_ttft_ms) && isnan(o->as.slo_itl_ms))
+		return err_set(e, SS_EUSAGE, "--autoscale-policy slo needs an SLO: --slo-ttft-ms and/or --slo-itl-ms");
 	if ((o->ex.spec_method || o->ex.spec_rates) && !o->ex.spec_k)
 		return err_set(e, SS_EUSAGE,
 			       "--speculative-method and --acceptance-rate need --speculative-tokens K");
@@ -463,6 +533,33 @@ static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, c
 	return rc;
 }
 
+/* --autoscale: what the policy needs of the prepared deployment: its GPUs
+ * per replica, the weights' load time (their bytes on every GPU of a
+ * replica over the storage bandwidth), the step prices and limits of one
+ * replica, and the GPU's price (--prices or data/prices.json). */
+static int autoscale_prepare(struct run_opts *o, struct scenflags_ctx *x, const struct scenario *sc,
+			     const struct scenario_state *st, struct err *e)
+{
+	struct autoscale_cfg *c = &o->as;
+	struct prices pr;
+	char path[1200];
+	int rc;
+
+	c->gpus_per_replica = scenario_gpus_per_replica(sc);
+	c->load_s = st->mp.weight_bytes * c->gpus_per_replica / (o->storage_gb_s * 1e9);
+	c->cost = &st->cost;
+	c->max_num_batched_tokens = st->sc.max_num_batched_tokens;
+	c->max_num_seqs = st->sc.max_num_seqs;
+	c->kv_tokens = st->sc.total_kv_blocks * st->sc.block_size;
+	snprintf(path, sizeof(path), "%s/prices.json", x->env.data_dir);
+	if ((rc = prices_load(o->prices ? o->prices : path, &pr, e)) < 0)
+		return rc;
+	if ((rc = catalog_load_gpus(&x->env, e)) == 0)
+		rc = prices_find(&pr, &x->env.gpus, sc->gpu->id, &c->usd_per_gpu_hour, e);
+	prices_release(&pr);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv, struct err *e)
 {
 	struct run_opts o;
@@ -478,11 +575,13 @@ int cmd_run(int argc, char **argv, struct err *e)
 	struct model_cfg *draft = NULL;
 	struct out_run rep;
 	struct acc_confidence conf;
+	struct autoscale_result asr;
 	int rc = parse_run(argc, argv, &o, e);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	memset(&x, 0, sizeof(x));
+	memset(&asr, 0, sizeof(asr));
 	catalog_init(&x.env);
 	wl_spec_defaults(&wl);
 	memset(&af, 0, sizeof(af));
@@ -492,13 +591,15 @@ int cmd_run(int argc, char **argv, struct err *e)
 	{
 		const char *in[5] = {o.wf.workload, o.sf.config, o.sf.tier2, wl.trace[0] ? wl.trace : NULL,
 				     o.sf.calibration};
-		const struct afile_out outs[2] = {{"--requests-out", o.requests_out, NULL},
-						  {"--step-log", o.step_log, NULL}};
-		if ((rc = afile_check_outputs(outs, 2, in, 5, 0, e)) < 0)
+		const struct afile_out outs[3] = {{"--requests-out", o.requests_out, NULL},
+						  {"--step-log", o.step_log, NULL}, {"--svg", o.svg, NULL}};
+		if ((rc = afile_check_outputs(outs, 3, in, 5, 0, e)) < 0)
 			goto out;
 	}
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
 		goto out;
+	if (o.as.max)
+		sc.replicas = o.as.max;
 	sc.check_invariants = o.check_inv;
 	sc.exact_percentiles = o.exact;
 	sc.no_segments = o.no_segments;
@@ -532,8 +633,20 @@ int cmd_run(int argc, char **argv, struct err *e)
 		rc = run_gsweep(&o, &x, &sc, &st, &wl, origin, e);
 		goto out;
 	}
-	if ((rc = run_sim(st.sim, o.progress, t0, e)) < 0)
+	if (o.as.max) {
+		if ((rc = autoscale_prepare(&o, &x, &sc, &st, e)) < 0 || (rc = autoscale_run(st.sim, &o.as, &asr, e)) < 0)
+			goto out;
+	} else if ((rc = run_sim(st.sim, o.progress, t0, e)) < 0) {
 		goto out;
+	}
+	if (o.svg) {
+		struct afile svg_af;
+		if ((rc = afile_open(&svg_af, o.svg, e)) < 0)
+			goto out;
+		out_autoscale_svg(svg_af.f, &o.as, &asr);
+		if ((rc = afile_commit(&svg_af, e)) < 0)
+			goto out;
+	}
 	{ /* both or neither */
 		struct afile *outs[2];
 		size_t nout = 0;
@@ -552,6 +665,10 @@ int cmd_run(int argc, char **argv, struct err *e)
 	if ((rc = acc_confidence_sim(x.env.data_dir, &sc, st.sim, rep.status.kind == OUT_OVERLOADED, &conf, e)) < 0)
 		goto out;
 	rep.conf = &conf;
+	if (o.as.max) {
+		rep.as_cfg = &o.as;
+		rep.as = &asr;
+	}
 	switch (o.fmt) {
 	case FMT_JSON: out_run_json(stdout, &rep); break;
 	case FMT_CSV: out_run_csv(stdout, &rep); break;
@@ -570,6 +687,7 @@ out:
 	if (slog)
 		afile_abort(&slog_af);
 	wl_spec_release(&wl);
+	autoscale_result_release(&asr);
 	free(draft);
 	scenflags_ctx_release(&x);
 	return rc;

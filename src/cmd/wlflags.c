@@ -148,18 +148,18 @@ static int set_len(const struct wlflags *f, const char *flag, double mean, doubl
 	return 0;
 }
 
-/* Stages dropped by a single-rate flag keep their total time as the
- * workload's end when nothing else ends it. */
+/* Stages or a rate curve dropped by a single-rate flag keep their total
+ * time as the workload's end when nothing else ends it. */
 static void drop_stages(struct wl_spec *wl)
 {
-	double total = 0;
+	double total = wl->ncurve ? wl->curve_t[wl->ncurve - 1] : 0;
 	size_t i;
 
-	if (wl->nstages == 0)
+	if (wl->nstages == 0 && wl->ncurve == 0)
 		return;
 	for (i = 0; i < wl->nstages; i++)
 		total += wl->stages[i].duration_s;
-	wl->nstages = 0;
+	wl->nstages = wl->ncurve = 0;
 	if (wl->num_requests == 0 && wl->duration_s == 0)
 		wl->duration_s = total;
 }

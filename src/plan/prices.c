@@ -2,12 +2,14 @@
  * non-positive prices are bad input naming the field). */
 #include "plan/prices.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "hw/gpu.h"
 
 static int from_json(const struct json *root, const char *path, struct prices *t, struct err *e);
 
@@ -106,4 +108,21 @@ void prices_release(struct prices *t)
 	free(t->p);
 	t->p = NULL;
 	t->n = 0;
+}
+
+int prices_find(const struct prices *t, const struct gpu_db *db, const char *gpu_id, double *usd, struct err *e)
+{
+	size_t k;
+
+	*usd = NAN;
+	for (k = 0; k < t->n; k++) {
+		const struct gpu_spec *g;
+		struct err pe;
+		err_clear(&pe);
+		if (gpu_find(db, t->p[k].gpu, &g, &pe) < 0)
+			return err_set(e, SS_EDATA, "%s: gpus.%s: not a GPU of data/gpus.json", t->path, t->p[k].gpu);
+		if (strcmp(g->id, gpu_id) == 0)
+			*usd = t->p[k].usd_per_gpu_hour;
+	}
+	return 0;
 }

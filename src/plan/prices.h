@@ -26,5 +26,10 @@ int prices_load(const char *path, struct prices *t, struct err *e);
 /* The same from len bytes of text; source names it in messages. */
 int prices_parse(const char *text, size_t len, const char *source, struct prices *t, struct err *e);
 void prices_release(struct prices *t);
+/* The price of GPU gpu_id (data/gpus.json's id) in t, whose keys are
+ * resolved through db: *usd, NAN when t has none; SS_EDATA for a key that
+ * names no GPU. */
+struct gpu_db;
+int prices_find(const struct prices *t, const struct gpu_db *db, const char *gpu_id, double *usd, struct err *e);
 
 #endif

@@ -499,20 +499,12 @@ int64_t search_gpus_for_rate(const struct search_outcome *o, double target_rps)
 int search_price_budget(const struct prices *p, const struct gpu_db *db, struct search_gpu *budget, size_t nb,
 			struct err *e)
 {
-	size_t i, k;
+	size_t i;
+	int rc;
 
 	for (i = 0; i < nb; i++)
-		budget[i].usd_per_gpu_hour = NAN;
-	for (k = 0; k < p->n; k++) {
-		const struct gpu_spec *g;
-		struct err pe;
-		err_clear(&pe);
-		if (gpu_find(db, p->p[k].gpu, &g, &pe) < 0)
-			return err_set(e, SS_EDATA, "%s: gpus.%s: not a GPU of data/gpus.json", p->path, p->p[k].gpu);
-		for (i = 0; i < nb; i++)
-			if (strcmp(g->id, budget[i].gpu->id) == 0)
-				budget[i].usd_per_gpu_hour = p->p[k].usd_per_gpu_hour;
-	}
+		if ((rc = prices_find(p, db, budget[i].gpu->id, &budget[i].usd_per_gpu_hour, e)) < 0)
+			return rc;
 	return 0;
 }
 

@@ -42,7 +42,7 @@ static bool has_lengths(const struct wl_spec *wl)
 
 static bool open_rate(const struct wl_spec *wl)
 {
-	return wl->process != WL_CONCURRENCY && wl->process != WL_TRACE && wl->nstages == 0;
+	return wl->process != WL_CONCURRENCY && wl->process != WL_TRACE && wl->nstages == 0 && wl->ncurve == 0;
 }
 
 static void dist_json(struct jw *w, const char *key, const struct wl_dist *d)
@@ -97,6 +97,16 @@ static void workload_json(struct jw *w, const struct out_config *c)
 		jw_end_obj(w);
 	}
 	jw_end_arr(w);
+	if (wl->ncurve) {
+		jw_arr(w, "rate_curve");
+		for (i = 0; i < wl->ncurve; i++) {
+			jw_arr(w, NULL);
+			jw_num(w, NULL, wl->curve_t[i]);
+			jw_num(w, NULL, wl->curve_rate[i]);
+			jw_end_arr(w);
+		}
+		jw_end_arr(w);
+	}
 	if (has_lengths(wl)) {
 		dist_json(w, "prompt_tokens", &wl->prompt);
 		dist_json(w, "output_tokens", &wl->output);

@@ -167,6 +167,9 @@ struct out_run {
 	struct sim *sim;                /* finished */
 	struct out_status status;
 	const struct acc_confidence *conf; /* the run's stated confidence (accuracy.h), or NULL */
+	/* --autoscale (NULL: a fixed pool): the policy and its replay */
+	const struct autoscale_cfg *as_cfg;
+	const struct autoscale_result *as;
 };
 /* Header, status and results (per stage when there are stages). */
 void out_run_text(FILE *f, const struct out_run *c);
@@ -182,6 +185,20 @@ struct gsweep_point;
 void out_gsweep_text(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
 void out_gsweep_json(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
 void out_gsweep_csv(FILE *f, const struct out_run *c, const struct gsweep_point *p, int k);
+
+/* --- autoscaling (plan/autoscale.h) --------------------------------------- */
+
+struct autoscale_cfg;
+struct autoscale_result;
+/* The run's autoscaling lines (text report), its summary keys (gpu_hours,
+ * slo_attainment, cost, ...) and its top-level "autoscale" array of
+ * {time_s, replicas, provisioned} with "autoscale_intervals" (JSON). */
+void out_autoscale_text(FILE *f, const struct autoscale_cfg *c, const struct autoscale_result *r);
+void out_autoscale_summary_json(struct jw *w, const struct autoscale_cfg *c, const struct autoscale_result *r);
+void out_autoscale_json(struct jw *w, const struct autoscale_cfg *c, const struct autoscale_result *r);
+/* Serving and provisioned replicas over time above the p90 TTFT per
+ * interval (the TTFT SLO as a line). */
+void out_autoscale_svg(FILE *f, const struct autoscale_cfg *c, const struct autoscale_result *r);
 
 /* --- the report of `servesim capacity` ------------------------------------ */
 

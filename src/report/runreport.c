@@ -12,6 +12,7 @@
 #include "plan/gsweep.h"
 #include "model/model.h"
 #include "report/out.h"
+#include "plan/autoscale.h"
 #include "hw/tier2.h"
 #include "base/version.h"
 
@@ -206,7 +207,11 @@ static void run_header(FILE *f, const struct out_run *c)
 	if (c->cfg.sc->kvdt_src[0])
 		fprintf(f, " (KV cache from %s)", c->cfg.sc->kvdt_src);
 	fprintf(f, "\n");
-	if (c->cfg.sc->replicas > 1)
+	if (c->as_cfg)
+		fprintf(f, "replicas   autoscaled, %d to %d replicas (policy %s), %s router, each a copy of:\n",
+			c->as_cfg->min, c->as_cfg->max, autoscale_policy_name(c->as_cfg->policy),
+			router_name(c->cfg.sc->router));
+	else if (c->cfg.sc->replicas > 1)
 		fprintf(f, "replicas   %d replicas, %s router (%d GPUs in all), each a copy of:\n", c->cfg.sc->replicas,
 			router_name(c->cfg.sc->router), scenario_gpus(c->cfg.sc));
 	if (c->simcfg->pd.prefill > 0) {
@@ -325,10 +330,20 @@ static void run_header(FILE *f, const struct out_run *c)
 	fprintf(f, "workload   %s: %s", c->cfg.wl->source, wl_process_name(c->cfg.wl->process));
 	if (c->cfg.wl->process == WL_CONCURRENCY)
 		fprintf(f, " x %lld clients", (long long)c->cfg.wl->concurrency);
-	else if (c->cfg.wl->nstages == 0 && c->cfg.wl->process != WL_TRACE)
+	else if (c->cfg.wl->nstages == 0 && c->cfg.wl->ncurve == 0 && c->cfg.wl->process != WL_TRACE)
 		fprintf(f, " %g %s/s", c->cfg.wl->rate, c->cfg.wl->sess.count ? "sessions" : "req");
 	if (c->cfg.wl->nstages)
 		fprintf(f, ", %zu stages", c->cfg.wl->nstages);
+	if (c->cfg.wl->ncurve) {
+		const struct wl_spec *w = c->cfg.wl;
+		double lo = w->curve_rate[0], hi = lo;
+		for (size_t i = 1; i < w->ncurve; i++) {
+			lo = fmin(lo, w->curve_rate[i]);
+			hi = fmax(hi, w->curve_rate[i]);
+		}
+		fprintf(f, " on a rate curve of %zu points, %g to %g req/s over %g s", w->ncurve, lo, hi,
+			w->curve_t[w->ncurve - 1]);
+	}
 	if (c->cfg.wl->sp_groups)
 		fprintf(f, ", shared prefix %lld groups x %lld prompts (%lld + %lld tokens), output %lld",
 		       (long long)c->cfg.wl->sp_groups, (long long)c->cfg.wl->sp_prompts,
@@ -488,6 +503,8 @@ void out_run_text(FILE *f, const struct out_run *c)
 		fprintf(f, "images     %llu images admitted: %llu encoded, %llu found in the encoder cache; the encoder lengthened steps by %.3f s\n",
 			(unsigned long long)t->mm_images, (unsigned long long)t->mm_encoded,
 			(unsigned long long)t->mm_cache_hits, t->mm_encoder_s);
+	if (c->as)
+		out_autoscale_text(f, c->as_cfg, c->as);
 }
 
 static void jnum(struct jw *w, const char *k, double v)
@@ -619,7 +636,11 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_end_obj(&w);
 	}
 	turns_json(&w, s);
+	if (c->as)
+		out_autoscale_summary_json(&w, c->as_cfg, c->as);
 	jw_end_obj(&w);
+	if (c->as)
+		out_autoscale_json(&w, c->as_cfg, c->as);
 	jw_arr(&w, "stages");
 	for (st = 0; st < ns; st++) {
 		struct metric_set m;

@@ -72,6 +72,12 @@ static double offered_rate(const struct wl_spec *wl)
 
 	if (wl->process == WL_CONCURRENCY || wl->process == WL_TRACE)
 		return NAN;
+	if (wl->ncurve) { /* the mean over the curve (or duration_s) */
+		t = wl->curve_t[wl->ncurve - 1];
+		if (wl->duration_s > 0 && wl->duration_s < t)
+			t = wl->duration_s;
+		return wl_curve_integral(wl, t) / t;
+	}
 	if (wl->nstages == 0)
 		return wl->rate;
 	for (i = 0; i < wl->nstages; i++) {

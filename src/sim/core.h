@@ -320,6 +320,13 @@ struct sim {
 	 * inside each; the kv-aware router's tie draws (stream 12) and the
 	 * arrival's content chain it looks up (grown to the longest) */
 	int per, nreplicas;
+	/* autoscaling (sim_set_routable): arrivals go to the nroute replicas
+	 * route_ix lists (NULL: to every one, nroute = nreplicas) */
+	int nroute;
+	int *route_ix;
+	/* the share of the pool's GPU time its GPUs were held (autoscaling;
+	 * 0: all of it): what the idle draw of the energy summary counts */
+	double provisioned_share;
 	uint64_t rr;
 	uint64_t *rr_in;
 	struct pcg32 route_rng;

@@ -4,6 +4,7 @@
  * Hot-loop discipline: requests come from a slab free list, block-id arrays
  * from a per-replica pool, per-step arrays grow to the run's high-water mark
  * and are reused; nothing is allocated per step after that. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static void csv_row(struct sim *s, const struct req *r, const char *status, doub
 {
 	if (s->cfg.on_request) {
 		struct sim_req_row row = {r->id, r->arrival_ns, strcmp(status, "completed") == 0, queue_ms,
-					  ttft_ms, itl_ms, tpot_ms, e2e_ms};
+					  ttft_ms, itl_ms, tpot_ms, e2e_ms, r->prompt, r->output};
 		s->cfg.on_request(s->cfg.on_request_ctx, &row);
 	}
 	if (!s->cfg.requests_out)
@@ -303,7 +304,14 @@ struct route_cands {
 	int n, lo, stride, width;
 	const uint64_t *chain;   /* the arrival's content chain (kv-aware), nchain blocks */
 	int32_t nchain, nfull;   /* nfull: the prompt's full blocks */
+	const int *map;          /* candidate i is block map[i] (autoscaling: sim_set_routable), or NULL: i */
 };
+
+/* The first rank of candidate i. */
+static inline int cand_lo(const struct route_cands *c, int i)
+{
+	return c->lo + (c->map ? c->map[i] : i) * c->stride;
+}
 
 /* kv-aware: candidate i's score (weights above); its ranks' waiting
  * queues summed, their KV use pooled, their longest cached prefix. */
@@ -312,7 +320,7 @@ static double route_score(const struct sim *s, const struct route_cands *c, int 
 	double used = 0, total = 0, q = 1;
 	size_t wait = 0;
 	int32_t hits = 0;
-	int k, r0 = c->lo + i * c->stride;
+	int k, r0 = cand_lo(c, i);
 
 	for (k = r0; k < r0 + c->width; k++) {
 		const struct replica *rp = &s->reps[k];
@@ -347,7 +355,7 @@ static int route(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 	case ROUTER_LEAST_OUTSTANDING:
 		for (i = 0; i < c->n; i++) {
 			size_t l = 0;
-			for (k = c->lo + i * c->stride; k < c->lo + i * c->stride + c->width; k++)
+			for (k = cand_lo(c, i); k < cand_lo(c, i) + c->width; k++)
 				l += s->reps[k].nrun + s->reps[k].wlen + s->reps[k].ninbox;
 			if (l < bl) {
 				bl = l;
@@ -360,7 +368,7 @@ static int route(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 	}
 	for (i = 0; i < c->n; i++) {
 		size_t wait = 0;
-		for (k = c->lo + i * c->stride; k < c->lo + i * c->stride + c->width; k++)
+		for (k = cand_lo(c, i); k < cand_lo(c, i) + c->width; k++)
 			wait += s->reps[k].wlen + s->reps[k].ninbox;
 		qmin = wait < qmin ? wait : qmin;
 		qmax = wait > qmax ? wait : qmax;
@@ -383,7 +391,7 @@ static int route(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 static int route_arrival(struct sim *s, const struct wl_req *w, int64_t id)
 {
 	int pre = s->cfg.pd.prefill, k = 0;
-	struct route_cands c = {s->nreplicas, 0, s->per, pre > 0 ? pre : s->per, NULL, 0, 0};
+	struct route_cands c = {s->nroute, 0, s->per, pre > 0 ? pre : s->per, NULL, 0, 0, s->route_ix};
 
 	if (s->cfg.router == ROUTER_KV_AWARE) {
 		c.nchain = route_chain(s, w, id);
@@ -392,6 +400,9 @@ static int route_arrival(struct sim *s, const struct wl_req *w, int64_t id)
 	}
 	if (c.n > 1)
 		k = route(s, &c, &s->rr);
+	if (c.map)
+		k = c.map[k];
+	c.map = NULL;
 	c.n = c.width;
 	c.lo = k * s->per;
 	c.stride = c.width = 1;
@@ -504,7 +515,7 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	{
 		/* a decode worker of the request's replica */
 		int k = r->replica / s->per;
-		struct route_cands c = {s->cfg.dp, k * s->per + s->cfg.pd.prefill, 1, 1, NULL, 0, 0};
+		struct route_cands c = {s->cfg.dp, k * s->per + s->cfg.pd.prefill, 1, 1, NULL, 0, 0, NULL};
 		ri = c.lo + route(s, &c, &s->rr_in[k]);
 	}
 	r->replica = ri;
@@ -695,6 +706,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->per = cfg->pd.prefill + cfg->dp;
 	s->nreplicas = cfg->replicas > 1 ? cfg->replicas : 1;
 	s->nrep = s->per * s->nreplicas;
+	s->nroute = s->nreplicas;
 	s->rr_in = xcalloc((size_t)s->nreplicas, sizeof(*s->rr_in));
 	pcg32_seed(&s->route_rng, wl->seed, 12);
 	s->max_blocks_per_req = blocks_for(s, cfg->max_model_len) + 1;
@@ -723,8 +735,9 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	}
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
-	/* no sustainability test for live use, closed loops and traces */
-	s->flow_off = cfg->live || wl->process == WL_TRACE || wl->process == WL_CONCURRENCY;
+	/* no sustainability test for live use, closed loops, traces and rate
+	 * curves (its windows assume one rate) */
+	s->flow_off = cfg->live || wl->process == WL_TRACE || wl->process == WL_CONCURRENCY || wl->ncurve > 0;
 	if (cfg->live) { /* arrivals come from sim_submit */
 		s->nstages = 1;
 		*out = s;
@@ -782,6 +795,7 @@ void sim_free(struct sim *s)
 	for (k = 0; k < 4; k++)
 		stepmemo_release(&s->memo[k / 2][k % 2]);
 	free(s->rr_in);
+	free(s->route_ix);
 	free(s->route_chain);
 	for (i = 0; i < s->nxfer; i++)
 		if (s->xfer[i]) {
@@ -927,6 +941,58 @@ double sim_kv_usage(const struct sim *s)
 		total += (double)s->reps[i].kv.total;
 	}
 	return total > 0 ? used / total : 0;
+}
+
+void sim_set_routable(struct sim *s, const int *ix, int n)
+{
+	int i;
+
+	if (n <= 0 || !ix) {
+		free(s->route_ix);
+		s->route_ix = NULL;
+		s->nroute = s->nreplicas;
+		return;
+	}
+	assert(n <= s->nreplicas);
+	if (!s->route_ix)
+		s->route_ix = xcalloc((size_t)s->nreplicas, sizeof(*s->route_ix));
+	for (i = 0; i < n; i++) {
+		assert(ix[i] >= 0 && ix[i] < s->nreplicas);
+		s->route_ix[i] = ix[i];
+	}
+	s->nroute = n;
+}
+
+int sim_nreplicas(const struct sim *s)
+{
+	return s->nreplicas;
+}
+
+void sim_replica_load(const struct sim *s, int replica, struct sim_replica_load *out)
+{
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	for (k = replica * s->per; k < (replica + 1) * s->per; k++) {
+		const struct replica *rp = &s->reps[k];
+		out->running += rp->nrun;
+		out->waiting += rp->wlen + rp->ninbox;
+		out->kv_used += (double)kvc_used(&rp->kv);
+		out->kv_total += (double)rp->kv.total;
+		out->max_seqs += rp->mns;
+	}
+}
+
+void sim_set_provisioned_share(struct sim *s, double share)
+{
+	s->provisioned_share = share;
+	s->sum_events = s->tot.events + 1; /* summaries computed before are stale */
+}
+
+void sim_on_request(struct sim *s, void (*fn)(void *ctx, const struct sim_req_row *row), void *ctx)
+{
+	s->cfg.on_request = fn;
+	s->cfg.on_request_ctx = ctx;
 }
 
 /* --- live use --- */
@@ -1085,6 +1151,10 @@ static void summary_energy(const struct sim *s, int stage, struct metric_set *o)
 	for (i = 0; i < s->nrep; i++) {
 		idle_w += s->reps[i].power.idle_w * s->reps[i].gpus;
 		gpus += s->reps[i].gpus;
+	}
+	if (s->provisioned_share > 0) { /* autoscaling: the GPUs held part of the time */
+		idle_w *= s->provisioned_share;
+		gpus *= s->provisioned_share;
 	}
 	o->energy_j = idle_w * span + s->tot.energy_dyn_j;
 	o->avg_power_w_per_gpu = o->energy_j / span / gpus;

@@ -47,6 +47,7 @@ struct sim_req_row {
 	int64_t arrival_ns;
 	bool completed;          /* status "completed" (else rejected, the times 0) */
 	double queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms; /* itl_ms 0 when it has none */
+	int64_t prompt_tokens, output_tokens;
 };
 
 /* The most replicas (sim_cfg.replicas), and engine ranks in all. */
@@ -392,6 +393,28 @@ void sim_requests_csv_header(FILE *f, bool spec, bool pd);
 void sim_queue_counts(const struct sim *s, uint64_t *running, uint64_t *waiting);
 /* The share of KV blocks in use, over every replica (0..1). */
 double sim_kv_usage(const struct sim *s);
+
+/* --- autoscaling (plan/autoscale.h) --- */
+
+/* Arrivals go to the n replicas ix lists (ascending indices below
+ * cfg.replicas) from now on; the others take none but run what they hold
+ * to the end.  n 0 (or ix NULL): every replica again. */
+void sim_set_routable(struct sim *s, const int *ix, int n);
+/* Replicas in the pool (cfg.replicas, at least 1). */
+int sim_nreplicas(const struct sim *s);
+/* What replica i holds now, summed over its engine ranks: requests running
+ * and waiting, KV blocks in use and in all, its max_num_seqs. */
+struct sim_replica_load {
+	uint64_t running, waiting;
+	double kv_used, kv_total;
+	int64_t max_seqs;
+};
+void sim_replica_load(const struct sim *s, int replica, struct sim_replica_load *out);
+/* The share (0, 1] of the pool's GPU time its GPUs were held: the energy
+ * summary's idle draw and power per GPU count that share of the GPUs. */
+void sim_set_provisioned_share(struct sim *s, double share);
+/* Set cfg.on_request after sim_new (before the first sim_step). */
+void sim_on_request(struct sim *s, void (*fn)(void *ctx, const struct sim_req_row *row), void *ctx);
 
 /* Sessions (wl_spec.sess): the completed requests' figures by turn index,
  * rows 1 .. SIM_TURN_ROWS, the last holding that turn and every later one

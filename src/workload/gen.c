@@ -35,6 +35,10 @@ struct wl_gen {
 	int64_t left;
 	double pos, win_start, win_len;
 	bool win_open;
+	/* rate curve: operational time of the last arrival, and the segment
+	 * it lies in with the integral up to that segment's start */
+	double u, seg_u0;
+	size_t seg;
 	int64_t *perm;        /* shared_prefix: shuffled prompt order */
 	struct csv *trace;
 	int tcol[6];
@@ -403,11 +407,83 @@ int64_t wl_gen_concurrency(const struct wl_gen *g)
 	return g->s->concurrency;
 }
 
+/* Segment i of the curve: its start, length, rates at both ends, area. */
+static double curve_seg(const struct wl_spec *s, size_t i, double *t0, double *dt, double *r0, double *r1)
+{
+	*t0 = s->curve_t[i];
+	*dt = s->curve_t[i + 1] - *t0;
+	*r0 = s->curve_rate[i];
+	*r1 = s->curve_rate[i + 1];
+	return (*r0 + *r1) / 2 * *dt;
+}
+
+double wl_curve_integral(const struct wl_spec *s, double t_s)
+{
+	double acc = 0, t0, dt, r0, r1;
+	size_t i;
+
+	for (i = 0; i + 1 < s->ncurve; i++) {
+		double area = curve_seg(s, i, &t0, &dt, &r0, &r1), x;
+		if (t_s >= t0 + dt) {
+			acc += area;
+			continue;
+		}
+		x = t_s > t0 ? t_s - t0 : 0;
+		return acc + r0 * x + (r1 - r0) / dt * x * x / 2;
+	}
+	return acc;
+}
+
+/* The next arrival on the rate curve: the process's next point u in
+ * operational time (rate 1), mapped back through the curve's integral,
+ * whose inverse on a segment starting at rate r0 with slope a is the root
+ * x of r0 x + a x^2 / 2 = rem, taken as 2 rem / (r0 + sqrt(r0^2 + 2 a rem))
+ * (no cancellation, and right for a = 0 and for r0 = 0).  false past the
+ * curve's end or duration_s. */
+static bool curve_arrival(struct wl_gen *g, double *t)
+{
+	const struct wl_spec *s = g->s;
+	double t0, dt, r0, r1, area, rem, disc, x;
+
+	switch (s->process) {
+	case WL_GAMMA: {
+		double k = 1.0 / (s->cv * s->cv);
+		g->u += gamma_draw(&g->r_arr, k) / k;
+		break;
+	}
+	case WL_CONSTANT:
+		g->u = (double)g->left++;
+		break;
+	default: /* poisson */
+		g->u -= log(unif(&g->r_arr));
+		break;
+	}
+	for (;;) {
+		if (g->seg + 1 >= s->ncurve)
+			return false;
+		area = curve_seg(s, g->seg, &t0, &dt, &r0, &r1);
+		if (g->u < g->seg_u0 + area)
+			break;
+		g->seg_u0 += area;
+		g->seg++;
+	}
+	rem = g->u - g->seg_u0;
+	disc = r0 * r0 + 2 * (r1 - r0) / dt * rem;
+	x = rem > 0 ? 2 * rem / (r0 + sqrt(disc > 0 ? disc : 0)) : 0;
+	*t = t0 + (x < dt ? x : dt);
+	if (s->duration_s > 0 && *t >= s->duration_s)
+		return false;
+	g->t = *t;
+	return true;
+}
+
 /* Next arrival time in seconds for the open-loop processes; false at end. */
 static bool next_arrival(struct wl_gen *g, double *t)
 {
 	const struct wl_spec *s = g->s;
 
+	if (s->ncurve)
+		return curve_arrival(g, t);
 	for (;;) {
 		double rate = stage_rate(g), end = stage_end(g), x;
 		switch (s->process) {

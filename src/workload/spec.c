@@ -585,12 +585,62 @@ enum wl_prompt_kind wl_prompt_kind(const struct wl_spec *s)
 	return WL_PROMPTS_CHAT;
 }
 
+/* "rate_curve": [[t_s, rate], ...] (checked with the rest of the spec by
+ * check_curve). */
+static int parse_curve(const struct json *o, const char *src, struct wl_spec *s, struct err *e)
+{
+	const struct json *p;
+	size_t i = 0;
+
+	if (json_type_of(o) != JSON_ARRAY || json_size(o) < 2 || json_size(o) > WL_MAX_CURVE)
+		return err_set(e, SS_EDATA, "%s: 'rate_curve' must be an array of 2..%d [t_s, rate] points", src,
+			       WL_MAX_CURVE);
+	for (p = json_first(o); p; p = json_next(p), i++) {
+		if (json_type_of(p) != JSON_ARRAY || json_size(p) != 2 ||
+		    json_type_of(json_at(p, 0)) != JSON_NUMBER || json_type_of(json_at(p, 1)) != JSON_NUMBER)
+			return err_set(e, SS_EDATA, "%s: rate_curve[%zu] must be a pair [t_s, rate] of numbers", src, i);
+		s->curve_t[i] = json_number(json_at(p, 0));
+		s->curve_rate[i] = json_number(json_at(p, 1));
+	}
+	s->ncurve = i;
+	return 0;
+}
+
+/* A rate curve: 2.. points from t = 0 on, times increasing up to
+ * WL_MAX_TIME_S, rates in [0, WL_MAX_RATE] with some above 0, not with
+ * stages, an arrival process with a rate. */
+static int check_curve(const struct wl_spec *s, const char *src, struct err *e)
+{
+	size_t i;
+
+	if (s->nstages)
+		return err_set(e, SS_EUSAGE, "%s: 'rate_curve' and 'stages' exclude each other", src);
+	if (s->process != WL_POISSON && s->process != WL_GAMMA && s->process != WL_CONSTANT)
+		return err_set(e, SS_EUSAGE, "%s: 'rate_curve' needs poisson, gamma or constant arrivals, got %s", src,
+			       wl_process_name(s->process));
+	if (s->ncurve < 2 || s->ncurve > WL_MAX_CURVE || s->curve_t[0] != 0)
+		return err_set(e, SS_EUSAGE, "%s: 'rate_curve' needs 2..%d points, the first at t_s 0, got %zu from %g s",
+			       src, WL_MAX_CURVE, s->ncurve, s->ncurve ? s->curve_t[0] : 0.0);
+	for (i = 0; i < s->ncurve; i++) {
+		if (!(s->curve_rate[i] >= 0 && s->curve_rate[i] <= WL_MAX_RATE))
+			return err_set(e, SS_EUSAGE, "%s: rate_curve[%zu]: rate must be in [0, %g] requests/s, got %g",
+				       src, i, WL_MAX_RATE, s->curve_rate[i]);
+		if (i > 0 && !(s->curve_t[i] > s->curve_t[i - 1] && s->curve_t[i] <= WL_MAX_TIME_S))
+			return err_set(e, SS_EUSAGE, "%s: rate_curve[%zu]: t_s must be above the previous point's "
+				       "(%g) and at most %g s, got %g", src, i, s->curve_t[i - 1], WL_MAX_TIME_S,
+				       s->curve_t[i]);
+	}
+	if (!(wl_curve_integral(s, s->curve_t[s->ncurve - 1]) > 0))
+		return err_set(e, SS_EUSAGE, "%s: 'rate_curve' is 0 everywhere: no request would arrive", src);
+	return 0;
+}
+
 int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *s,
 		      struct err *e)
 {
 	static const char *const keys[] = {"seed", "arrival", "stages", "num_requests", "duration_s",
 		"prompt_tokens", "output_tokens", "prefix_tokens", "shared_prefix", "name",
-		"description", "harness", "prompt_kind", "sessions", "lora", "images", NULL};
+		"description", "harness", "prompt_kind", "sessions", "lora", "images", "rate_curve", NULL};
 	const struct json *o;
 	int64_t seed = 42;
 	bool pres;
@@ -647,6 +697,9 @@ int wl_spec_from_json(const struct json *root, const char *src, struct wl_spec *
 		}
 		s->nstages = i;
 	}
+	o = json_get(root, "rate_curve");
+	if (o && (rc = parse_curve(o, src, s, e)) < 0)
+		return rc;
 	o = json_get(root, "shared_prefix");
 	if (o && (rc = parse_shared_prefix(o, src, s, e)) < 0)
 		return rc;
@@ -762,7 +815,9 @@ double wl_spec_expected_requests(const struct wl_spec *s)
 		return s->num_requests > 0 ? (double)s->num_requests : -1;
 	if (s->sess.count > 0) /* every session's turns (within its arrivals' span) */
 		return (double)s->sess.count * wl_dist_mean(&s->sess.turns);
-	if (s->nstages)
+	if (s->ncurve)
+		n = wl_curve_integral(s, s->duration_s > 0 ? s->duration_s : INFINITY);
+	else if (s->nstages)
 		for (i = 0; i < s->nstages; i++)
 			n += s->stages[i].rate * s->stages[i].duration_s;
 	else if (s->duration_s > 0)
@@ -786,7 +841,9 @@ int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
 	if ((rc = check_dist(&s->prompt, src, "prompt_tokens", e)) < 0 ||
 	    (rc = check_dist(&s->output, src, "output_tokens", e)) < 0)
 		return rc;
-	if (open && s->nstages == 0 && !(s->rate >= WL_MIN_RATE && s->rate <= WL_MAX_RATE))
+	if (s->ncurve && (rc = check_curve(s, src, e)) < 0)
+		return rc;
+	if (open && s->nstages == 0 && s->ncurve == 0 && !(s->rate >= WL_MIN_RATE && s->rate <= WL_MAX_RATE))
 		return err_set(e, SS_EUSAGE, "%s: 'arrival.rate' must be in [%g, %g] requests/s, got %g",
 			       src, WL_MIN_RATE, WL_MAX_RATE, s->rate);
 	if (s->process == WL_GAMMA && !(s->cv >= WL_MIN_CV && s->cv <= WL_MAX_CV))
@@ -820,14 +877,15 @@ int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
 			       (long long)WL_MAX_IMAGE_SIDE, WL_MAX_IMAGES, (long long)s->images.width,
 			       (long long)s->images.height, s->images.repeat, (long long)s->images.count.min,
 			       (long long)s->images.count.max);
-	if (s->num_requests == 0 && s->duration_s == 0 && s->nstages == 0 && s->sess.count == 0)
+	if (s->num_requests == 0 && s->duration_s == 0 && s->nstages == 0 && s->ncurve == 0 && s->sess.count == 0)
 		return err_set(e, SS_EUSAGE,
-			       "%s: give 'num_requests', 'duration_s' or 'stages' (the workload needs an end)", src);
+			       "%s: give 'num_requests', 'duration_s', 'stages' or 'rate_curve' (the workload needs an end)",
+			       src);
 	if ((s->process == WL_UNIFORM_COUNT || s->process == WL_POISSON_COUNT) && s->nstages == 0 &&
 	    s->duration_s == 0)
 		return err_set(e, SS_EUSAGE, "%s: process %s needs 'stages' or 'duration_s'", src,
 			       wl_process_name(s->process));
-	if (open && s->nstages == 0 && !(s->rate > 0))
+	if (open && s->nstages == 0 && s->ncurve == 0 && !(s->rate > 0))
 		return err_set(e, SS_EUSAGE, "%s: 'arrival.rate' must be > 0, got %g", src, s->rate);
 	return 0;
 }

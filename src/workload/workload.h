@@ -42,6 +42,8 @@ struct wl_dist {
 };
 
 #define WL_MAX_STAGES 64
+/* The most points of a rate curve (wl_spec.curve_t). */
+#define WL_MAX_CURVE 256
 
 /* Ranges every spec is checked against (spec.c), so that no count or time
  * overflows when it becomes an integer:
@@ -90,6 +92,14 @@ struct wl_spec {
 	double duration_s;     /* 0 = no limit besides num_requests */
 	struct wl_stage stages[WL_MAX_STAGES];
 	size_t nstages;
+	/* a rate curve instead of stages (ncurve >= 2; poisson, gamma and
+	 * constant arrivals): the rate goes linearly from curve_rate[i] at
+	 * curve_t[i] s to curve_rate[i+1] at curve_t[i+1] (curve_t[0] = 0,
+	 * increasing); the workload ends with the curve (or duration_s).  The
+	 * process runs at rate 1 in operational time u = the integral of the
+	 * rate, and an arrival at u comes at the t whose integral is u */
+	double curve_t[WL_MAX_CURVE], curve_rate[WL_MAX_CURVE];
+	size_t ncurve;
 	struct wl_dist prompt, output;
 	int64_t prefix_tokens; /* GuideLLM: shared by every request */
 	/* inference-perf shared_prefix generator (groups > 0 when used) */
@@ -247,6 +257,8 @@ bool wl_gen_closed_loop(const struct wl_gen *g);
  * later), 0 when r was the session's last turn. */
 int wl_gen_next_turn(struct wl_gen *g, const struct wl_req *r, int64_t done_ns, struct wl_req *out);
 int64_t wl_gen_concurrency(const struct wl_gen *g);
+/* The rate curve's integral from 0 to t_s (requests expected by then). */
+double wl_curve_integral(const struct wl_spec *s, double t_s);
 /* Stage index of a time (closed loop stages and reporting). */
 int wl_stage_of(const struct wl_spec *s, int64_t t_ns);
 /* The mean a distribution states: fixed, uniform's midpoint, normal's and

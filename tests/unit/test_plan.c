@@ -12,7 +12,9 @@
 #include "check.h"
 #include "engine/registry.h"
 #include "base/alloc.h"
+#include "cost/cost.h"
 #include "hw/gpu.h"
+#include "plan/autoscale.h"
 #include "plan/grid.h"
 #include "engine/launch.h"
 #include "model/model.h"
@@ -22,6 +24,7 @@
 #include "plan/prices.h"
 #include "plan/search.h"
 #include "plan/sweep.h"
+#include "sim/sim.h"
 #include "workload/workload.h"
 
 static struct model_registry reg;
@@ -188,6 +191,12 @@ static void test_prices(void)
 	for (i = 0; i < t.n; i++)
 		CHECK(t.p[i].usd_per_gpu_hour > 0 && t.p[i].source[0], "%s: $%.2f with a source", t.p[i].gpu,
 		      t.p[i].usd_per_gpu_hour);
+	{
+		double usd = 0;
+		CHECK(prices_find(&t, &db, "h100-sxm", &usd, &e) == 0 && usd == 3.00 &&
+			      prices_find(&t, &db, "h800", &usd, &e) == 0 && isnan(usd),
+		      "prices_find: h100-sxm $3.00 (by id), none for h800");
+	}
 	prices_release(&t);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (write_tmp(bad[i].text, path, sizeof(path)) < 0) {
@@ -626,6 +635,235 @@ static void test_summary(void)
 	}
 }
 
+/* --- autoscaling replay (plan/autoscale.c): replicas rise with the load
+ * and fall after it, the scale-up delay, GPU-hours below the fixed pool's,
+ * no request lost while replicas drain, the SLO attainment, determinism
+ * and the refused configurations --- */
+
+static struct cost_model cm;
+static struct sim_cfg scfg;
+static struct wl_spec wl;
+
+/* Llama-2-7B bf16 on one H100 per replica, 4 replicas at most, 64
+ * sequences and 2048 tokens a step, 4000 KV blocks of 16 tokens. */
+static int as_setup(void)
+{
+	static struct model_cfg m; /* the cost model keeps a pointer to it */
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 1, 1};
+	const struct gpu_spec *g;
+	struct err e;
+
+	if (registry_load_model(&reg, "llama-2-7b", &m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0)
+		goto fail;
+	memset(&cc, 0, sizeof(cc));
+	cc.wdt = cc.kvdt = DT_BF16;
+	cost_default_overheads(&cc.ov);
+	cc.engine = engine_default()->cost;
+	cc.max_tokens = 2048;
+	cc.max_seqs = 64;
+	cc.graph_max = 512;
+	if (cost_init(&cm, &m, g, &p, &cc, datadir, &e) < 0)
+		goto fail;
+	memset(&scfg, 0, sizeof(scfg));
+	scfg.max_num_batched_tokens = 2048;
+	scfg.max_num_seqs = 64;
+	scfg.max_model_len = 8192;
+	scfg.block_size = 16;
+	scfg.total_kv_blocks = 4000;
+	scfg.prefix_caching = true;
+	scfg.dp = 1;
+	scfg.replicas = 4;
+	scfg.check_invariants = true; /* arrived = completed + in flight + rejected after every event */
+	scfg.policy = engine_default()->policy;
+	scfg.router = ROUTER_LEAST_OUTSTANDING;
+	/* Poisson arrivals from 2 req/s up to 60 over 200 s, held 200 s, down
+	 * to 2 over 200 s */
+	wl_spec_defaults(&wl);
+	wl.num_requests = 0;
+	wl.ncurve = 4;
+	wl.curve_t[1] = 200;
+	wl.curve_t[2] = 400;
+	wl.curve_t[3] = 600;
+	wl.curve_rate[0] = wl.curve_rate[3] = 2;
+	wl.curve_rate[1] = wl.curve_rate[2] = 60;
+	wl.prompt.kind = WL_NORMAL;
+	wl.prompt.a = 400;
+	wl.prompt.b = 100;
+	wl.output.kind = WL_UNIFORM;
+	wl.output.a = 100;
+	wl.output.b = 300;
+	return 0;
+fail:
+	printf("# setup: %s\n", e.msg);
+	return -1;
+}
+
+static void base_as(struct autoscale_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->min = 1;
+	c->max = 4;
+	c->policy = AS_UTILIZATION;
+	c->target = 0.7;
+	c->interval_s = 20;
+	c->load_s = 10;
+	c->warmup_s = 20;
+	c->grace_s = 60;
+	c->slo_ttft_ms = c->slo_itl_ms = NAN;
+	c->gpus_per_replica = 1;
+	c->usd_per_gpu_hour = 3;
+	c->cost = &cm;
+	c->max_num_batched_tokens = scfg.max_num_batched_tokens;
+	c->max_num_seqs = scfg.max_num_seqs;
+	c->kv_tokens = scfg.total_kv_blocks * scfg.block_size;
+}
+
+/* One replay; its totals in *tot.  <0 on failure (printed). */
+static int replay(const struct autoscale_cfg *c, struct autoscale_result *r, struct sim_totals *tot)
+{
+	struct sim *s;
+	struct err e;
+	int rc = sim_new(&scfg, &cm, &wl, &s, &e);
+
+	memset(r, 0, sizeof(*r));
+	if (rc == 0 && (rc = autoscale_run(s, c, r, &e)) == 0)
+		*tot = *sim_totals(s);
+	if (rc < 0)
+		printf("# replay: %s\n", e.msg);
+	sim_free(s);
+	return rc;
+}
+
+/* The serving replicas at time t. */
+static int serving_at(const struct autoscale_result *r, double t)
+{
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < r->npts && r->pts[i].time_s <= t; i++)
+		n = r->pts[i].replicas;
+	return n;
+}
+
+static void test_as_utilization(void)
+{
+	struct autoscale_cfg c;
+	struct autoscale_result r, r2;
+	struct sim_totals t, t2;
+	bool delay_ok, same;
+	size_t i, k;
+
+	base_as(&c);
+	CHECK(replay(&c, &r, &t) == 0, "utilization replay runs");
+	CHECK(t.arrived > 10000 && t.arrived == t.completed + t.rejected[REJ_TOO_LONG] + t.rejected[REJ_KV_CAPACITY],
+	      "every one of %llu requests completed or rejected (%llu completed) while replicas drained",
+	      (unsigned long long)t.arrived, (unsigned long long)t.completed);
+	CHECK(serving_at(&r, 10) == 1 && r.peak == 4 && serving_at(&r, 390) >= 3,
+	      "replicas rise with the load: 1 at 10 s, %d at 390 s, peak %d", serving_at(&r, 390), r.peak);
+	CHECK(r.npts > 0 && r.pts[r.npts - 1].replicas == 1 && r.pts[r.npts - 1].provisioned == 1 &&
+		      r.scale_downs >= 3,
+	      "and fall after it: %d serving, %d provisioned at the end, %llu removed",
+	      r.npts ? r.pts[r.npts - 1].replicas : -1, r.npts ? r.pts[r.npts - 1].provisioned : -1,
+	      (unsigned long long)r.scale_downs);
+	CHECK(r.gpu_hours < 0.8 * r.gpu_hours_fixed && r.gpu_hours > r.duration_s / 3600,
+	      "GPU-hours %.4f below the fixed 4-replica pool's %.4f, above one replica's %.4f", r.gpu_hours,
+	      r.gpu_hours_fixed, r.duration_s / 3600);
+	CHECK_REL(r.cost_usd, 3 * r.gpu_hours, 1e-12, "cost = GPU-hours x price");
+	CHECK(isnan(r.slo_attainment), "no SLO given: attainment NAN");
+	/* the first scale-up (from stopped replicas) is decided at an interval's
+	 * end and serves load_s + warmup_s later; provisioned rises first */
+	for (i = 0; i < r.npts && r.pts[i].provisioned == 1; i++)
+		;
+	for (k = 0; k < r.npts && r.pts[k].replicas == 1; k++)
+		;
+	delay_ok = i < r.npts && k < r.npts && fmod(r.pts[i].time_s, 20) == 0 &&
+		   fabs(r.pts[k].time_s - r.pts[i].time_s - 30) < 1e-9;
+	CHECK(delay_ok, "the first scale-up, decided at %.0f s, serves at %.0f s: 10 s loading + 20 s warm-up later",
+	      i < r.npts ? r.pts[i].time_s : -1.0, k < r.npts ? r.pts[k].time_s : -1.0);
+	CHECK(replay(&c, &r2, &t2) == 0, "second replay runs");
+	same = r.npts == r2.npts && t.completed == t2.completed && r.gpu_hours == r2.gpu_hours;
+	for (i = 0; same && i < r.npts; i++)
+		same = r.pts[i].time_s == r2.pts[i].time_s && r.pts[i].replicas == r2.pts[i].replicas;
+	CHECK(same, "the same replay twice: the same replicas over time and GPU-hours");
+	autoscale_result_release(&r);
+	autoscale_result_release(&r2);
+}
+
+/* Stages instead of a curve: 4 req/s, 50 req/s, 4 req/s, 200 s each. */
+static void test_as_stages(void)
+{
+	struct autoscale_cfg c;
+	struct autoscale_result r;
+	struct sim_totals t;
+	struct wl_spec keep = wl;
+
+	wl.ncurve = 0;
+	wl.nstages = 3;
+	wl.stages[0] = (struct wl_stage){4, 200};
+	wl.stages[1] = (struct wl_stage){50, 200};
+	wl.stages[2] = (struct wl_stage){4, 200};
+	base_as(&c);
+	CHECK(replay(&c, &r, &t) == 0 && t.arrived == t.completed && serving_at(&r, 150) == 1 &&
+		      serving_at(&r, 390) >= 2 && r.pts[r.npts - 1].replicas == 1,
+	      "stages: 1 replica at 150 s, %d at 390 s (the 50 req/s stage), %d at the end; all %llu completed",
+	      serving_at(&r, 390), r.npts ? r.pts[r.npts - 1].replicas : -1, (unsigned long long)t.completed);
+	autoscale_result_release(&r);
+	wl = keep;
+}
+
+static void test_as_slo(void)
+{
+	struct autoscale_cfg c;
+	struct autoscale_result r;
+	struct sim_totals t;
+
+	base_as(&c);
+	c.policy = AS_SLO;
+	c.slo_ttft_ms = 1000;
+	c.slo_itl_ms = 40;
+	CHECK(replay(&c, &r, &t) == 0, "slo replay runs");
+	CHECK(r.peak >= 2 && r.pts[r.npts - 1].replicas < r.peak && r.gpu_hours < r.gpu_hours_fixed,
+	      "slo: replicas rise to %d and fall to %d; %.4f GPU-hours (fixed %.4f)", r.peak,
+	      r.pts[r.npts - 1].replicas, r.gpu_hours, r.gpu_hours_fixed);
+	CHECK(r.slo_attainment >= 0.9 && r.slo_attainment <= 1 && r.slo_met <= t.completed,
+	      "slo: %.3f of requests met TTFT <= 1 s and ITL <= 40 ms", r.slo_attainment);
+	autoscale_result_release(&r);
+	/* the fixed minimum: one replica all along is what min = max = 1 gives */
+	base_as(&c);
+	c.max = 1;
+	c.slo_ttft_ms = 1e9;
+	CHECK(replay(&c, &r, &t) == 0 && r.npts == 1 && r.scale_ups == 0 &&
+		      fabs(r.gpu_hours - r.duration_s / 3600) < 1e-12 && r.slo_attainment == 1,
+	      "1:1 is a fixed replica: %.4f GPU-hours over %.1f s, attainment %.3f of a limit nobody misses",
+	      r.gpu_hours, r.duration_s, r.slo_attainment);
+	autoscale_result_release(&r);
+}
+
+static void test_as_refused(void)
+{
+	struct autoscale_cfg c;
+	struct autoscale_result r;
+	struct sim *s;
+	struct err e;
+
+	base_as(&c);
+	c.max = 5;
+	CHECK(sim_new(&scfg, &cm, &wl, &s, &e) == 0 && autoscale_run(s, &c, &r, &e) == -SS_EUSAGE &&
+		      strstr(e.msg, "MAX <= 4"),
+	      "more replicas than the simulation holds refused: %s", e.msg);
+	sim_free(s);
+	base_as(&c);
+	c.policy = AS_SLO;
+	CHECK(sim_new(&scfg, &cm, &wl, &s, &e) == 0 && autoscale_run(s, &c, &r, &e) == -SS_EUSAGE &&
+		      strstr(e.msg, "needs an SLO"),
+	      "slo policy without an SLO refused: %s", e.msg);
+	sim_free(s);
+	CHECK(autoscale_policy_parse("util", &c.policy, &e) == 0 && c.policy == AS_UTILIZATION &&
+		      autoscale_policy_parse("hpa", &c.policy, &e) == -SS_EUSAGE,
+	      "policy names: %s", e.msg);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -647,6 +885,14 @@ int main(void)
 	test_rows();
 	test_evaluate();
 	test_summary();
+	CHECK(as_setup() == 0, "autoscaling: Llama-2-7B on H100 replicas set up");
+	if (check_failed == 0) {
+		test_as_utilization();
+		test_as_stages();
+		test_as_slo();
+		test_as_refused();
+		cost_release(&cm);
+	}
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();

@@ -414,5 +414,58 @@ int main(void)
 		      "a zipf exponent of 0 is refused: %s", e.msg);
 		wl_spec_release(&w);
 	}
+	/* rate curve: a constant process on a ramp from 0 to 2 req/s over 10 s
+	 * has integral t^2/10, so arrival k comes at sqrt(10 k) s while k < 10 */
+	wl_spec_defaults(&w);
+	w.process = WL_CONSTANT;
+	w.num_requests = 0;
+	w.ncurve = 2;
+	w.curve_t[0] = 0;
+	w.curve_rate[0] = 0;
+	w.curve_t[1] = 10;
+	w.curve_rate[1] = 2;
+	CHECK(wl_spec_validate(&w, "w", &e) == 0, "rate curve alone is a valid spec (%s)", e.msg);
+	n = drain(&w, t, 40000, &last);
+	CHECK(n == 10 && t[0] == 0 && llabs(t[1] - 3162277660LL) <= 1 && llabs(t[4] - 6324555320LL) <= 1 && llabs(t[9] - 9486832981LL) <= 1,
+	      "curve, constant: %lld arrivals at sqrt(10 k) s (t4 %lld ns, t9 %lld ns)", (long long)n, (long long)t[4],
+	      (long long)t[9]);
+	CHECK_REL(wl_spec_expected_requests(&w), 10, 1e-12, "curve: expected requests = its integral");
+	/* poisson on a triangle 0 -> 20 -> 0 req/s over 200 s: 2000 expected,
+	 * 250 of them in [0, 50] s (integral of 0.2 t) */
+	wl_spec_defaults(&w);
+	w.num_requests = 0;
+	w.ncurve = 3;
+	w.curve_t[1] = 100;
+	w.curve_rate[1] = 20;
+	w.curve_t[2] = 200;
+	w.curve_rate[2] = 0;
+	n = drain(&w, t, 40000, &last);
+	{
+		int64_t early = 0;
+		mono = 1;
+		for (i = 0; i < n; i++) {
+			early += t[i] < 50000000000LL;
+			mono &= i == 0 || t[i] >= t[i - 1];
+		}
+		CHECK(n > 2000 - 180 && n < 2000 + 180 && early > 250 - 64 && early < 250 + 64 && mono &&
+			      t[n - 1] < 200000000000LL,
+		      "curve, poisson: %lld arrivals (2000 +- 4 sd), %lld in the first 50 s (250 +- 4 sd), in order, "
+		      "within 200 s", (long long)n, (long long)early);
+	}
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\"}, \"rate_curve\": [[0, 1], [60, 3]]}", &w, &e) == 0 &&
+		      w.ncurve == 2 && w.curve_rate[1] == 3,
+	      "rate_curve parses (%s)", e.msg);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\"}, \"rate_curve\": [[5, 1], [60, 3]]}", &w, &e) < 0 &&
+		      strstr(e.msg, "the first at t_s 0"),
+	      "rate_curve must start at 0: %s", e.msg);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\"}, \"rate_curve\": [[0, 1], [60, 3], [60, 2]]}", &w, &e) < 0 &&
+		      strstr(e.msg, "rate_curve[2]: t_s must be above"),
+	      "rate_curve times must increase: %s", e.msg);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\"}, \"stages\": [{\"rate\": 1, \"duration_s\": 5}], "
+		    "\"rate_curve\": [[0, 1], [60, 3]]}", &w, &e) < 0 && strstr(e.msg, "exclude each other"),
+	      "rate_curve and stages exclude each other: %s", e.msg);
+	CHECK(parse("{\"arrival\": {\"process\": \"poisson\"}, \"rate_curve\": [[0, 0], [60, 0]]}", &w, &e) < 0 &&
+		      strstr(e.msg, "0 everywhere"),
+	      "rate_curve of zeros is refused: %s", e.msg);
 	return check_done();
 }
