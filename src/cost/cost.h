@@ -298,6 +298,11 @@ void cost_release(struct cost_model *c);
  * parts at its own batch, the routed experts and EP all-to-all at
  * s->moe_tokens; the lockstep step costs the maximum over the ranks. */
 double cost_step_s(const struct cost_model *c, const struct step_desc *s);
+/* cost_step_s of s and, in *t2, of the same step with nl2 sampled
+ * sequences (nlogits): the same bits as two cost_step_s calls, the parts
+ * that do not depend on the sampled sequences (attention, GEMMs, MoE)
+ * priced once (speculative decoding's draft layer and LM head). */
+double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, int64_t nl2, double *t2);
 /* The work of one step on one GPU of a stage: *flops (GEMMs and the
  * other operators at the step's tokens, attention over its query-key
  * pairs) and *bytes (weights read, activations, the KV read and written),

@@ -456,6 +456,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.exact_percentiles = s->exact_percentiles;
 	st->sc.no_segments = s->no_segments;
 	st->sc.no_pooled_gaps = s->no_pooled_gaps;
+	st->sc.no_energy = s->no_energy;
 	st->sc.requests_out = s->requests_out;
 	st->sc.step_log = s->step_log;
 	st->sc.spec = s->spec;

@@ -53,6 +53,7 @@ struct scenario {
 	bool exact_percentiles;       /* sim_cfg.exact_percentiles */
 	bool no_segments;             /* sim_cfg.no_segments */
 	bool no_pooled_gaps;          /* sim_cfg.no_pooled_gaps */
+	bool no_energy;               /* sim_cfg.no_energy */
 	struct spec_cfg spec;         /* speculative decoding (k 0: off) */
 	const struct model_cfg *draft_model; /* spec.method SPEC_DRAFT */
 	/* P/D disaggregation (pd_prefill 0: off): pd_prefill prefill workers

@@ -1600,6 +1600,18 @@ static void test_mla_module(void)
 			CHECK(0, "cost_init %s %s %s: %s", cases[i].model, cases[i].gpu, cases[i].engine, e.msg);
 			continue;
 		}
+		{
+			/* the step priced with and without its sampled
+			 * sequences at once: the bits of two prices */
+			struct step_desc d0 = dec, d1 = dec;
+			double t0, t1, p1, p0;
+			d0.nlogits = 0;
+			t0 = cost_step_s(&c, &d0);
+			t1 = cost_step_s(&c, &d1);
+			p0 = cost_step_pair_s(&c, &d0, d1.nlogits, &p1);
+			CHECK(p0 == t0 && p1 == t1, "%s %s %s: cost_step_pair_s %.17g, %.17g = cost_step_s %.17g, %.17g",
+			      cases[i].model, cases[i].gpu, cases[i].engine, p0, p1, t0, t1);
+		}
 		CHECK(fabs(c.mla_module_s - cases[i].want) < 1e-12, "%s %s %s %s KV: MLA module term %.1f us (expected %.1f)",
 		      cases[i].model, cases[i].gpu, cases[i].engine, dtype_name(c.cfg.kvdt), c.mla_module_s * 1e6,
 		      cases[i].want * 1e6);
