@@ -938,6 +938,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	      struct err *e)
 {
 	struct pass_shape one = {1, 1, 0, false};
+	const struct cost_cfg *given = cfg; /* as the caller gave it (EPLB's balanced model) */
 	struct opgraph gr;
 	int64_t i;
 	size_t k, j;
@@ -1141,6 +1142,10 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			 nops, cfg->ov.eager_op_us, c->eager_s * 1e3,
 			 (cfg->ov.given & OV_EAGER) || !cfg->host_src ? "given" : cfg->host_src);
 	}
+	/* EPLB: only where experts are spread over EP ranks (the start-up
+	 * checks refuse it elsewhere) */
+	if (cfg->eplb && m->n_experts > 0 && p->ep > 1)
+		cost_eplb_init(c, given);
 	/* DSA: the engine's measured module over the parts (dsamod.h); the
 	 * layers that reuse an earlier layer's top-k run an MLA block without
 	 * the indexer and take the engine's plain MLA module terms where no
@@ -1163,6 +1168,7 @@ void cost_release(struct cost_model *c)
 
 	dsa_module_free(c->dsa);
 	csa_module_free(c->csa);
+	free(c->eplb);
 
 	mfu_release(&c->own_tabs);
 	moetab_free(c->wideep_tab[0]);
@@ -1870,8 +1876,12 @@ static double moe_part(const struct cost_model *c, int64_t g)
 	return moe_at(c, g);
 }
 
-/* Sum of the components, without overheads. */
-static double components(const struct cost_model *c, const struct step_desc *s)
+/* Sum of the components, without overheads; with t2, also the sum for
+ * the same step with nl2 sampled sequences (s->nlogits otherwise): the
+ * same operations on the same values, the step's other parts computed
+ * once (cost_step_pair_s). */
+static inline double components_x(const struct cost_model *c, const struct step_desc *s, int64_t nl2,
+				  double *t2)
 {
 	int64_t tokens = s->ndecode, i, mtok;
 	double attn = 0, L = (double)c->m->layers, send = 0;
@@ -1900,8 +1910,20 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
 		send = (double)(c->p.pp - 1) *
 		       comm_send_s(&c->place, (double)tokens * (double)c->m->hidden * 2.0);
-	return tok_part(c, mtok) + L * attn + head_part(c, s->nlogits) + send +
-	       moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
+	{
+		/* ((((tok + L attn) + head) + send) + moe), as written in one
+		 * expression */
+		double a = tok_part(c, mtok) + L * attn, h = head_part(c, s->nlogits);
+		double moe = moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
+		if (t2)
+			*t2 = a + head_part(c, nl2) + send + moe;
+		return a + h + send + moe;
+	}
+}
+
+static double components(const struct cost_model *c, const struct step_desc *s)
+{
+	return components_x(c, s, 0, NULL);
 }
 
 int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes)
@@ -1988,6 +2010,29 @@ static void dec_fill(const struct cost_model *c, int64_t n)
 	z->dec_done[n] = 1;
 }
 
+/* cost_step_s's host part: a step of t seconds of components with its
+ * overheads (its requests and prefill tokens, not its sampled sequences). */
+static double step_host(const struct cost_model *c, const struct step_desc *s, double t)
+{
+	int64_t pre = 0, i;
+	double ov, cpu;
+
+	for (i = 0; i < s->nchunks; i++)
+		pre += s->chunk_len[i];
+	ov = cost_overhead_s(c, s->ndecode + s->nchunks, pre);
+	/* an eager step: the GPU waits for the host's launches (the
+	 * overlap scheduler hides the host's other work, not these) */
+	if (s->nchunks > 0 && t < c->eager_s)
+		t = c->eager_s;
+	if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
+		return t + ov;
+	/* overlap scheduling: the CPU part hides under the GPU part */
+	cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)(s->ndecode + s->nchunks)) * 1e-6;
+	cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
+	t += ov - cpu;
+	return t > cpu ? t : cpu;
+}
+
 double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 {
 	double t;
@@ -2024,24 +2069,24 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 	} else {
 		t = components(c, s);
 	}
-	{
-		int64_t pre = 0, i;
-		double ov, cpu;
-		for (i = 0; i < s->nchunks; i++)
-			pre += s->chunk_len[i];
-		ov = cost_overhead_s(c, s->ndecode + s->nchunks, pre);
-		/* an eager step: the GPU waits for the host's launches (the
-		 * overlap scheduler hides the host's other work, not these) */
-		if (s->nchunks > 0 && t < c->eager_s)
-			t = c->eager_s;
-		if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
-			return t + ov;
-		/* overlap scheduling: the CPU part hides under the GPU part */
-		cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)(s->ndecode + s->nchunks)) * 1e-6;
-		cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
-		t += ov - cpu;
-		return t > cpu ? t : cpu;
+	return step_host(c, s, t);
+}
+
+double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, int64_t nl2, double *t2)
+{
+	struct step_desc d2;
+	double t;
+
+	if (c->lazy->plain || (c->cfg.off & (COST_H4 | COST_H5))) {
+		/* (paths of their own: priced one after the other) */
+		d2 = *s;
+		d2.nlogits = nl2;
+		*t2 = cost_step_s(c, &d2);
+		return cost_step_s(c, s);
 	}
+	t = components_x(c, s, nl2, t2);
+	*t2 = step_host(c, s, *t2);
+	return step_host(c, s, t);
 }
 
 /* --- a step's price, component by component (cost.h: cost_step_breakdown) --- */

@@ -92,6 +92,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->block_size = x->block_size;
 	sc->total_kv_blocks = x->total_kv_blocks;
 	sc->no_pooled_gaps = true; /* eval and calibrate compare no pooled ITL */
+	sc->no_energy = true;      /* nor energy */
 	sc->gpu_memory_utilization = x->gpu_memory_utilization;
 	sc->prefix_caching = x->prefix_caching;
 	sc->tier0_off = o->tier0_off;

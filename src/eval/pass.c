@@ -59,21 +59,63 @@ static void note_workloads(struct eval_pass *p)
 	}
 }
 
-/* Model and GPU of x from the registries; rows use the registry ids.  A
- * name the registry does not know is retried as the base checkpoint of a
- * quantised variant (aic_model_candidates: -FP8 / -NVFP4 suffix, nvidia/
- * prefix, organisation dropped); the first error is the one reported. */
+/* What a silicon table's rows loaded before (the same few models, GPUs
+ * and engine versions recur in thousands of rows): the models by the name
+ * a row gives and the tier-1 file calib_find chose by GPU and version.
+ * Only what loaded without error is kept. */
+#define LOAD_MEMO_MAX 32
+
+struct load_memo {
+	size_t nm, nc;
+	struct {
+		char name[sizeof(((struct experiment *)0)->model)];
+		struct model_cfg m;
+	} *models;
+	struct {
+		char gpu[sizeof(((struct gpu_spec *)0)->id)], version[sizeof(((struct experiment *)0)->engine_version)];
+		bool found;
+		struct calib_file cf;
+	} *calibs;
+};
+
+static void load_memo_release(struct load_memo *lm)
+{
+	free(lm->models);
+	free(lm->calibs);
+	memset(lm, 0, sizeof(*lm));
+}
+
+/* Model and GPU of x from the registries (the model from lm when it holds
+ * the name; lm may be NULL); rows use the registry ids.  A name the
+ * registry does not know is retried as the base checkpoint of a quantised
+ * variant (aic_model_candidates: -FP8 / -NVFP4 suffix, nvidia/ prefix,
+ * organisation dropped); the first error is the one reported. */
 static int resolve(struct catalog *cat, struct experiment *x, struct model_cfg *m,
-		   const struct gpu_spec **g, bool *gpu_failed, struct err *e)
+		   const struct gpu_spec **g, bool *gpu_failed, struct load_memo *lm, struct err *e)
 {
 	char cand[3][128];
-	int nc = aic_model_candidates(x->model, cand), k, rc;
+	int nc, k, rc = -1;
+	size_t i;
 	struct err e2;
 
 	*gpu_failed = false;
-	if ((rc = catalog_load_model(cat, x->model, NULL, m, e)) < 0)
-		for (k = 1; k < nc && rc < 0; k++)
-			rc = catalog_load_model(cat, cand[k], NULL, m, &e2);
+	for (i = 0; lm && i < lm->nm && rc < 0; i++)
+		if (strcmp(lm->models[i].name, x->model) == 0) {
+			*m = lm->models[i].m;
+			rc = 0;
+		}
+	if (rc < 0) {
+		nc = aic_model_candidates(x->model, cand);
+		if ((rc = catalog_load_model(cat, x->model, NULL, m, e)) < 0)
+			for (k = 1; k < nc && rc < 0; k++)
+				rc = catalog_load_model(cat, cand[k], NULL, m, &e2);
+		if (rc == 0 && lm && lm->nm < LOAD_MEMO_MAX) {
+			if (!lm->models)
+				lm->models = xcalloc(LOAD_MEMO_MAX, sizeof(*lm->models));
+			snprintf(lm->models[lm->nm].name, sizeof(lm->models[0].name), "%s", x->model);
+			lm->models[lm->nm++].m = *m;
+		}
+	}
 	if (rc == 0 && ((rc = catalog_load_gpus(cat, e)) < 0 || (rc = gpu_find_result_name(&cat->gpus, x->gpu, g, e)) < 0))
 		*gpu_failed = true;
 	if (rc == 0) {
@@ -83,12 +125,41 @@ static int resolve(struct catalog *cat, struct experiment *x, struct model_cfg *
 	return rc;
 }
 
-/* Tier 1 for x (--calibration FILE, none, or the matching accepted file):
- * the options it runs with in *xo; warnings to diag. */
+/* calib_find through lm (NULL: straight). */
+static int find_tier1(struct load_memo *lm, const char *dir, const char *gpu, const char *version,
+		      struct calib_file *cf, bool *found, struct err *e)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; lm && i < lm->nc; i++)
+		if (strcmp(lm->calibs[i].gpu, gpu) == 0 && strcmp(lm->calibs[i].version, version) == 0) {
+			*found = lm->calibs[i].found;
+			if (*found)
+				*cf = lm->calibs[i].cf;
+			return 0;
+		}
+	rc = calib_find(dir, gpu, version, cf, found, e);
+	if (rc == 0 && lm && lm->nc < LOAD_MEMO_MAX) {
+		if (!lm->calibs)
+			lm->calibs = xcalloc(LOAD_MEMO_MAX, sizeof(*lm->calibs));
+		snprintf(lm->calibs[lm->nc].gpu, sizeof(lm->calibs[0].gpu), "%s", gpu);
+		snprintf(lm->calibs[lm->nc].version, sizeof(lm->calibs[0].version), "%s", version);
+		lm->calibs[lm->nc].found = *found;
+		if (*found)
+			lm->calibs[lm->nc].cf = *cf;
+		lm->nc++;
+	}
+	return rc;
+}
+
+/* Tier 1 for x (--calibration FILE, none, or the matching accepted file,
+ * found through lm, which may be NULL): the options it runs with in *xo;
+ * warnings to diag. */
 static int prepare_loaded(const struct eval_inputs *c, const struct eval_opts *eo,
 			  const char *calibration, struct eval_pass *p, struct experiment *x,
 			  const struct model_cfg *m, const struct gpu_spec *g, FILE *diag,
-			  struct eval_opts *xo, struct err *e)
+			  struct load_memo *lm, struct eval_opts *xo, struct err *e)
 {
 	struct calib_file cf;
 	bool found = false;
@@ -119,7 +190,7 @@ static int prepare_loaded(const struct eval_inputs *c, const struct eval_opts *e
 		}
 	} else if (!c->terms_given && !eo->tier0_off) {
 		snprintf(dir, sizeof(dir), "%s/../calibration/tier1", c->cat->data_dir);
-		rc = calib_find(dir, g->id, x->engine_version, &cf, &found, e);
+		rc = find_tier1(lm, dir, g->id, x->engine_version, &cf, &found, e);
 	}
 	if (rc == 0 && found) {
 		xo->ov = cf.ov;
@@ -145,20 +216,21 @@ struct table_ctx {
 	const struct eval_opts *eo;
 	const char *calibration;
 	struct eval_pass *p;
+	struct load_memo lm;
 };
 
 static int table_prepare(void *vctx, struct experiment *x, struct model_cfg *m, const struct gpu_spec **g,
 			 struct eval_opts *o, char *why, size_t n)
 {
-	const struct table_ctx *t = vctx;
+	struct table_ctx *t = vctx;
 	struct err e2;
 	bool gf;
 
-	if (resolve(t->c->cat, x, m, g, &gf, &e2) < 0) {
+	if (resolve(t->c->cat, x, m, g, &gf, &t->lm, &e2) < 0) {
 		snprintf(why, n, "%s %.90s unknown to servesim", gf ? "GPU" : "model", gf ? x->gpu : x->model);
 		return 0;
 	}
-	if (prepare_loaded(t->c, t->eo, t->calibration, t->p, x, m, *g, t->c->diag, o, &e2) < 0) {
+	if (prepare_loaded(t->c, t->eo, t->calibration, t->p, x, m, *g, t->c->diag, &t->lm, o, &e2) < 0) {
 		eval_table_why(x, m, *g, &e2, why, n);
 		return 0;
 	}
@@ -171,12 +243,14 @@ static int table_prepare(void *vctx, struct experiment *x, struct model_cfg *m, 
 static int run_table(const char *path, const struct eval_inputs *c, const struct eval_opts *eo,
 		     const char *calibration, int threads, struct eval_pass *p, struct err *e)
 {
-	struct table_ctx tc = {c, eo, calibration, p};
+	struct table_ctx tc = {c, eo, calibration, p, {0}};
 	struct eval_table_in in = {path, c->where, c->gpu, c->base, c->cat->data_dir, threads, table_prepare, &tc};
 	struct eval_table_res r;
 	int rc;
 
-	if ((rc = eval_table_run(&in, &p->skips, &r, e)) < 0)
+	rc = eval_table_run(&in, &p->skips, &r, e);
+	load_memo_release(&tc.lm);
+	if (rc < 0)
 		return rc;
 	p->table_rows += r.kept;
 	p->table_total += r.total;
@@ -359,7 +433,7 @@ int eval_pass_run(const struct eval_inputs *c, const struct eval_opts *eo, const
 		q->loaded = true;
 		if (q->x->warning[0])
 			fprintf(q->df, "servesim eval: warning: %s\n", q->x->warning);
-		if ((q->rc = resolve(c->cat, q->x, q->m, &g, &gf, &q->e)) < 0 && q->x->skippable) {
+		if ((q->rc = resolve(c->cat, q->x, q->m, &g, &gf, NULL, &q->e)) < 0 && q->x->skippable) {
 			/* results that name their model / GPU (engine request
 			 * stats, vcr traces): counted, the others still run */
 			char why[200];
@@ -379,7 +453,7 @@ int eval_pass_run(const struct eval_inputs *c, const struct eval_opts *eo, const
 			q->e.code = SS_EDATA;
 			continue;
 		}
-		if ((q->rc = prepare_loaded(c, eo, calibration, p, q->x, q->m, g, q->df, &q->job.o,
+		if ((q->rc = prepare_loaded(c, eo, calibration, p, q->x, q->m, g, q->df, NULL, &q->job.o,
 					    &q->e)) < 0)
 			continue;
 		q->job.x = q->x;

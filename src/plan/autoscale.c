@@ -471,6 +471,12 @@ int autoscale_run(struct sim *s, const struct autoscale_cfg *c, struct autoscale
 		}
 		integrate(&sc, t_ctl);
 		ready_due(&sc, t_ctl);
+		if (t_ctl == next_dec && r->niv >= AS_MAX_INTERVALS) {
+			rc = err_set(e, SS_EUSAGE, "--autoscale-interval-s %g makes more than %d decisions by %.6g s of "
+				     "simulated time; take a longer interval", c->interval_s, AS_MAX_INTERVALS,
+				     (double)t_ctl * 1e-9);
+			goto out;
+		}
 		if (t_ctl == next_dec) {
 			decide(&sc, t_ctl, true);
 			next_dec += iv_ns;

@@ -35,6 +35,10 @@ const char *autoscale_policy_name(enum autoscale_policy p);
 #define AS_DEFAULT_STORAGE_GB_S 2.0
 #define AS_DEFAULT_WARMUP_S 30.0
 #define AS_DEFAULT_GRACE_S 300.0
+/* The most decisions one replay makes (an interval of 1 ms over a day
+ * would make 86 million): past it the replay fails (SS_EUSAGE) rather than
+ * run for hours and hold their rows. */
+#define AS_MAX_INTERVALS 1000000
 
 struct autoscale_cfg {
 	int min, max;                   /* replicas: 1 <= min <= max <= sim_nreplicas */

@@ -394,6 +394,7 @@ static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, 
 	 * the TPOT and queue-time distributions not summarised, unless an SLO
 	 * names them (the run itself is the same either way) */
 	sc.no_pooled_gaps = !slo_uses(c, CAP_ITL_POOLED);
+	sc.no_energy = !c->energy;
 	if ((rc = sim_new(&sc, &st->cost, &w, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
 		goto out;
 	if (S.stop) {

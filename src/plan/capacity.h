@@ -61,6 +61,10 @@ struct cap_cfg {
 	bool early_stop;
 	/* the caller reads no saturation_rate: its search is skipped (NAN) */
 	bool no_saturation;
+	/* the caller reads cap_point.energy_j_per_output_token (search's
+	 * operating point): the probes meter their steps' energy; otherwise
+	 * they do not (sim_cfg.no_energy) and it is NAN */
+	bool energy;
 };
 
 /* One simulated point. */
@@ -87,7 +91,7 @@ struct cap_point {
 	 * at its answer without running it again */
 	double output_tokens, ttft_p90_ms, e2e_p90_ms, itl_mean_ms;
 	size_t itl_n;
-	double energy_j_per_output_token; /* NAN: no power figure (hw/power.h) */
+	double energy_j_per_output_token; /* NAN: no power figure (hw/power.h), or cap_cfg.energy off */
 	bool cut;                   /* cap_cfg.early_stop stopped it: only pass (false) holds */
 };
 /* fail / binding codes beyond the SLO indices */

@@ -337,6 +337,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	 * caller that reads it */
 	fine.early_stop = true;
 	fine.no_saturation = !in->want_saturation;
+	fine.energy = true; /* the operating point's J/token and tok/s/W, from its probe */
 	if (in->wl->num_requests >= 2 * SEARCH_COARSE_MIN) {
 		struct cap_cfg coarse = fine;
 		struct wl_spec wc = *in->wl;
@@ -344,6 +345,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		coarse.nseeds = 1;
 		coarse.allow_short = true; /* it only finds where to start */
 		coarse.no_saturation = true; /* nor what saturates */
+		coarse.energy = false;       /* nor its energy */
 		wc.num_requests = in->wl->num_requests / 4 > SEARCH_COARSE_MIN ? in->wl->num_requests / 4
 										  : SEARCH_COARSE_MIN;
 		if ((rc = cap_search(&st, &wc, &coarse, &res, e)) < 0)

@@ -204,9 +204,11 @@ struct replica {
 	 * share one price and the memory does not grow with them */
 	struct stepmemo *prices, *moe_memo;
 	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
-	 * of its cost model): the energy of its steps (account_step) */
+	 * of its cost model): the energy of its steps (account_step), metered
+	 * when it has a figure and the caller reads it (sim_cfg.no_energy) */
 	struct power_model power;
 	double gpus;
+	bool metered;
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
 	/* may its steady decoders be lazy (the policy's lazy, no speculative

@@ -1372,7 +1372,7 @@ static inline void account_step(struct sim *s, int ri, double t, const struct st
 	struct replica *rp = &s->reps[ri];
 	double used;
 
-	if (rp->power.board_w > 0) {
+	if (rp->metered) {
 		double f, b;
 		cost_step_work(rp->cost, d, &f, &b);
 		s->tot.energy_dyn_j += rp->gpus * power_step_j(&rp->power, t, f, rp->cost->peak, b,
@@ -1889,6 +1889,18 @@ static SCHED_STEP_INLINE bool decode_steps_apply(const struct sim *s, const stru
 	       s->cfg.spec.k == 0;
 }
 
+/* Whether replica rp's next step (count g1) may be one of decode_steps':
+ * no decoder completes at it and the class crossing a block boundary finds
+ * its blocks. */
+static SCHED_STEP_INLINE bool decode_step_clear(const struct sim *s, const struct replica *rp, int64_t g1)
+{
+	int32_t cls = cls_of(s, -g1);
+	const struct fin_bucket *b = rp->ring ? &rp->ring[g1 & (SCHED_FIN_RING - 1)] : NULL;
+
+	return !((b && b->n > 0) || (rp->nheap > 0 && rp->heap[0].fin_G <= g1) ||
+		 rp->cls_count[cls] > kvc_available(&rp->kv));
+}
+
 static int decode_steps(struct sim *s, int ri)
 {
 	struct replica *rp = &s->reps[ri];
@@ -1896,10 +1908,8 @@ static int decode_steps(struct sim *s, int ri)
 	for (;;) {
 		int64_t g1 = rp->G + 1, t, t_end;
 		int32_t cls = cls_of(s, -g1);
-		struct fin_bucket *b = rp->ring ? &rp->ring[g1 & (SCHED_FIN_RING - 1)] : NULL;
 		struct step_desc d;
-		if ((b && b->n > 0) || (rp->nheap > 0 && rp->heap[0].fin_G <= g1) ||
-		    rp->cls_count[cls] > kvc_available(&rp->kv))
+		if (!decode_step_clear(s, rp, g1))
 			return 0;
 		/* finish_rank: the previous step's tokens (as deliver: their
 		 * time only for the pooled gaps), then this one's */
@@ -1918,6 +1928,65 @@ static int decode_steps(struct sim *s, int ri)
 		t_end = s->now + rp->step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {
 			evq_push(&s->q, t_end, EV_STEP_END, ri);
+			return 1;
+		}
+	}
+}
+
+/* decode_steps for an attention-DP group [lo, hi) stepping together
+ * (lock_group): while every rank holds decoders alone (decode_steps_apply
+ * for each) and none of them completes or misses a block at the next step,
+ * finish_rank's work for each rank in turn, then group_start's (each rank's
+ * plan, the MoE tokens of all, each rank priced and accounted in rank
+ * order, the slowest rank's time for all), as decode_steps reduces them
+ * for one rank.  Returns 1 when the last step's end was queued, 0 when a
+ * step has ended now and the general path takes it. */
+static int group_decode_steps(struct sim *s, int lo, int hi)
+{
+	int i;
+
+	for (i = lo; i < hi; i++)
+		if (!decode_steps_apply(s, &s->reps[i]))
+			return 0;
+	for (;;) {
+		int64_t moe = 0, t_end;
+		double tmax = 0;
+		for (i = lo; i < hi; i++)
+			if (!decode_step_clear(s, &s->reps[i], s->reps[i].G + 1))
+				return 0;
+		for (i = lo; i < hi; i++) { /* finish_rank */
+			struct replica *rp = &s->reps[i];
+			if (!rp->no_gaps)
+				gaps_deliver(s, rp, delivery_time(s, rp), false);
+			step_pending(s, rp, true);
+			decoders_stepped(rp);
+			register_filled(s, rp, cls_of(s, -rp->G));
+		}
+		for (i = lo; i < hi; i++) { /* group_start: the plans */
+			struct replica *rp = &s->reps[i];
+			take_crossing(s, rp, cls_of(s, -rp->G)); /* the policy's (decode_segments) */
+			desc_start(rp, &rp->desc);
+			describe_decoders(rp, &rp->desc);
+			rp->active = true;
+			moe += rp->desc.ndecode;
+		}
+		for (i = lo; i < hi; i++) { /* their prices */
+			struct replica *rp = &s->reps[i];
+			double t;
+			rp->desc.moe_tokens = moe;
+			t = rank_cost(s, rp, &rp->desc);
+			account_step(s, i, t, &rp->desc);
+			rp->step_host_s = 0;
+			if (t > tmax)
+				tmax = t;
+		}
+		for (i = lo; i < hi; i++) {
+			s->reps[i].busy = true;
+			s->reps[i].step_dur_ns = simtime_round(tmax * 1e9);
+		}
+		t_end = s->now + s->reps[lo].step_dur_ns;
+		if (!segment_goes_on(s, t_end)) {
+			evq_push(&s->q, t_end, EV_STEP_END, lo);
 			return 1;
 		}
 	}
@@ -1970,6 +2039,8 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 	}
 	for (;;) {
 		int64_t t_end;
+		if (!sg && group_decode_steps(s, lo, hi))
+			return 0;
 		for (i = lo; i < hi; i++)
 			if ((rc = finish_rank(s, i, e, sg)) < 0)
 				return rc;
@@ -2043,7 +2114,8 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->moe_memo = &s->memo[rp->prefill_only][1];
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
-	if (rp->power.board_w <= 0)
+	rp->metered = rp->power.board_w > 0 && !s->cfg.no_energy;
+	if (!rp->metered)
 		s->tot.energy_dyn_j = NAN;
 	if (s->cfg.lora.max_loras > 0)
 		lora_replica_init(s, rp);

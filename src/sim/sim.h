@@ -122,6 +122,10 @@ struct sim_cfg {
 	 * gaps are not collected and metric_set.itl_pooled_ms stays empty (n
 	 * 0); itl_pooled_mean_ms and token_gaps are computed as always */
 	bool no_pooled_gaps;
+	/* the caller reads no energy figure (eval, calibrate): the steps'
+	 * FLOPs, bytes and power are not computed and metric_set's energy
+	 * figures stay NAN, as for a GPU without a power figure */
+	bool no_energy;
 	size_t exact_max;                     /* that count (0: LOGHIST_EXACT_MAX; tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */
 	/* called with each requests_out row's values as numbers, whether or

@@ -167,10 +167,12 @@ double spec_draft_s(const struct spec_cfg *sp, const struct cost_model *c, int64
 		return sp->k * cost_step_s(sp->draft, &d);
 	case SPEC_MTP:
 	case SPEC_EAGLE:
-		/* one decoder layer's share of a decode step, plus the LM head */
-		body = cost_step_s(c, &d) - cost_overhead_s(c, n, 0);
-		d.nlogits = n;
-		head = cost_step_s(c, &d) - cost_overhead_s(c, n, 0) - body;
+		/* one decoder layer's share of a decode step, plus the LM head
+		 * (the step without and with its n sampled sequences, priced
+		 * together) */
+		body = cost_step_pair_s(c, &d, n, &head);
+		body -= cost_overhead_s(c, n, 0);
+		head = head - cost_overhead_s(c, n, 0) - body;
 		layer = body / (double)c->m->layers;
 		if (!(c->cfg.off & COST_H2)) /* its own per-layer launch term */
 			layer += c->cfg.ov.layer_us * 1e-6;

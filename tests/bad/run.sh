@@ -342,6 +342,7 @@ t autoscale-huge 2 "--autoscale must be MIN:MAX" '$SS run --workload w.json --au
 t autoscale-interval-zero 2 "--autoscale-interval-s" '$SS run --workload w.json --autoscale 1:2 --autoscale-interval-s 0'
 t autoscale-target-above-1 2 "--autoscale-target must be in (0, 1], got 1.5" '$SS run --workload w.json --autoscale 1:2 --autoscale-target 1.5'
 t autoscale-warmup-inf 2 "must be >= 0 and finite" '$SS run --workload w.json --autoscale 1:2 --autoscale-warmup-s 1e300'
+t autoscale-interval-tiny 2 "makes more than 1000000 decisions" '$SS run --workload w.json --autoscale 1:2 --autoscale-interval-s 1e-9'
 t autoscale-svg-dir 2 "folder /nonexistent-dir does not exist" '$SS run --workload w.json --autoscale 1:2 --svg /nonexistent-dir/a.svg'
 t spec-shared-prefix-2e12 3 "num_groups x num_prompts_per_group must be <= 16777216" '$SS run --workload sp-huge.json'
 t spec-prefix-negative 3 "'prefix_tokens' must be in [0, 16777216], got -1024" '$SS run --workload prefix-neg.json'

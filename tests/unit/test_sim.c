@@ -2016,6 +2016,7 @@ static void test_segments(const struct model_cfg *m)
 	struct sim_cfg sc;
 	struct wl_spec w;
 	struct err e;
+	int k;
 
 	make_cost(&c, m, 2048, 64, 0);
 	poisson_spec(&w, 8, 300, 10, 300, 5);
@@ -2091,6 +2092,21 @@ static void test_segments(const struct model_cfg *m)
 		sc.dp = 2;
 		sc.lockstep = true;
 		seg_compare("attention-DP lockstep", &sc, &cmoe, &w);
+		/* every rank decoding for long runs (the group's decode
+		 * segments), then under a cache too small (crossings that
+		 * miss their blocks, preemptions) */
+		w.process = WL_CONCURRENCY;
+		w.concurrency = 24;
+		w.num_requests = 240;
+		for (k = 0; k < 2; k++) {
+			base_cfg(&sc, k ? 512 : 2048, 64, k ? 90 : 4000);
+			sc.dp = 2;
+			sc.lockstep = true;
+			seg_compare(k ? "attention-DP lockstep, closed loop, preemptions" : "attention-DP lockstep, closed loop",
+				    &sc, &cmoe, &w);
+		}
+		w.process = WL_POISSON;
+		w.num_requests = 300;
 		/* P/D: 2 prefill ranks of one worker, 2 decode workers of 2 ranks */
 		base_cfg(&sc, 2048, 64, 4000);
 		sc.dp = 4;
