@@ -32,7 +32,7 @@ LIB_SRC = \
 	src/model/quant.c \
 	src/hw/gpu.c src/hw/power.c src/hw/mfu.c src/hw/tier2.c \
 	src/hw/moetab.c src/hw/mfucache.c \
-	src/cost/cost.c src/cost/gemm.c src/cost/moe.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \
+	src/cost/cost.c src/cost/gemm.c src/cost/moe.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
 	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/lora.c src/sim/mm.c src/sim/epd.c \
@@ -44,6 +44,7 @@ LIB_SRC = \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
 LIB_SRC += src/readers/aic.c
+LIB_SRC += src/readers/aicpools.c
 LIB_SRC += src/readers/vllm_requests.c
 LIB_SRC += src/readers/vcr.c
 LIB_SRC += src/readers/mooncake.c

@@ -85,6 +85,9 @@ static const char run_usage2[] =
 	"                            prefill workers, or to the aggregated engine (E/P/D)\n"
 	"  --prefill-tp N --prefill-ep N --prefill-dp N  the prefill workers' layout\n"
 	"                            (default: the same)\n"
+	"  --prefill-gpu G --decode-gpu G  each pool's GPU type (default --gpu for both;\n"
+	"                            --decode-gpu is --gpu): own kernel tables and memory, the\n"
+	"                            KV over the slower GPU's inter-node link\n"
 	"  --kv-handoff-ms X         each request's fixed hand-off time besides the KV's\n"
 	"                            link time (default by engine: vllm 267, sglang 229,\n"
 	"                            trtllm 0.01; fitted on measured P/D runs)\n"
@@ -151,6 +154,7 @@ struct run_opts {
 	bool progress, check_inv, exact;
 	bool no_segments;           /* --no-decode-segments (tests: step by step) */
 	struct scenflags_run ex;    /* P/D and speculative decoding */
+	const char *decode_gpu;     /* --decode-gpu (P/D: --gpu's other name) */
 	int64_t max_requests;
 	enum out_format fmt;
 	double goodput[3];  /* --goodput ttft, tpot, e2el limits in ms (NAN: none) */
@@ -238,7 +242,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
 	enum { O_FMT = 256, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP, O_PDP, O_PHO,
 	       O_MAXREQ, O_EXACT, O_GOOD, O_NOSEG, O_BD, O_AS, O_ASP, O_AST, O_ASI, O_ASB, O_ASW, O_ASG, O_SLOT,
-	       O_SLOI, O_PRICES, O_SVG };
+	       O_SLOI, O_PRICES, O_SVG, O_PGPU, O_DGPU };
 	static const struct option lo[] = {
 		SCENFLAGS_OPTIONS, WLFLAGS_OPTIONS,
 		{"format", required_argument, 0, O_FMT},
@@ -256,6 +260,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"prefill-ep", required_argument, 0, O_PEP},
 		{"prefill-dp", required_argument, 0, O_PDP},
 		{"kv-handoff-ms", required_argument, 0, O_PHO},
+		{"prefill-gpu", required_argument, 0, O_PGPU},
+		{"decode-gpu", required_argument, 0, O_DGPU},
 		{"max-requests", required_argument, 0, O_MAXREQ},
 		{"goodput", required_argument, 0, O_GOOD},
 		{"breakdown", required_argument, 0, O_BD},
@@ -344,6 +350,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 			rc = cli_double("--kv-handoff-ms", optarg, 0, false, &o->ex.handoff_ms, e);
 			o->ex.handoff_given = true;
 			break;
+		case O_PGPU: o->ex.prefill_gpu = optarg; break;
+		case O_DGPU: o->decode_gpu = optarg; break;
 		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
 		case O_GOOD: rc = parse_goodput(optarg, o->goodput, e); break;
 		case O_BD: rc = parse_breakdown(optarg, o, e); break;
@@ -372,8 +380,13 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
 	if (o->sf.model && o->sf.config)
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
-	if ((o->ex.prefill_tp || o->ex.prefill_ep || o->ex.prefill_dp || o->ex.handoff_given) && !o->ex.pd_prefill)
-		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp and --kv-handoff-ms need --disaggregate XpYd");
+	if ((o->ex.prefill_tp || o->ex.prefill_ep || o->ex.prefill_dp || o->ex.handoff_given || o->ex.prefill_gpu ||
+	     o->decode_gpu) && !o->ex.pd_prefill)
+		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp, --prefill-gpu, --decode-gpu and --kv-handoff-ms need --disaggregate XpYd");
+	if (o->decode_gpu && o->sf.gpu_given)
+		return err_set(e, SS_EUSAGE, "--decode-gpu names the decode workers' GPU, as --gpu does: give one of them");
+	if (o->decode_gpu) /* the decode workers' GPU is the deployment's (--gpu) */
+		o->sf.gpu = o->decode_gpu;
 	if (o->wf.rate_type == WLF_RT_SWEEP &&
 	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
@@ -468,6 +481,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->simcfg = &st->sc;
 	rep->mp = &st->mp;
 	rep->prefill_par = &sc->prefill_par;
+	rep->prefill_cost = st->has_prefill ? &st->prefill_cost : NULL;
 	rep->pd_nvlink = st->pd_nvlink;
 	rep->notes = x->notes;
 	rep->spec_method = o->ex.spec_method;
@@ -480,6 +494,7 @@ static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
 	rep->sg_mem = &st->sg_mem;
 	rep->offload_words = st->offload_words;
 	rep->lora_words = st->lora_words;
+	rep->eplb_words = st->eplb_words;
 	rep->mm_words = st->mm_words;
 	rep->epd_words = st->epd_words;
 	rep->sim = st->sim;

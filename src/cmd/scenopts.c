@@ -24,7 +24,7 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	switch (code) {
 	case SCF: f->model = arg; break;
 	case SCF + 1: f->config = arg; break;
-	case SCF + 2: f->gpu = arg; break;
+	case SCF + 2: f->gpu = arg; f->gpu_given = true; break;
 	case SCF + 3: rc = router_parse("--router", arg, &f->router, e); break;
 	case SCF + 4: rc = dtype_parse(arg, &f->dtype, e); break;
 	case SCF + 5: rc = dtype_parse(arg, &f->kvdtype, e); f->kv_given = true; break;
@@ -89,6 +89,13 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 		break;
 	case SCF + 44: f->mixed_chunk = true; break;
 	case SCF + 45: rc = cli_int("--max-prefill-tokens", arg, 1, 1 << 24, &f->max_prefill, e); break;
+	case SCF + 46: f->eplb = true; break;
+	case SCF + 47: f->eplb_config = arg; break;
+	case SCF + 48: rc = cli_int("--num-redundant-experts", arg, 0, 1 << 16, &f->eplb_nre_vl, e); break;
+	case SCF + 49: rc = cli_int("--ep-num-redundant-experts", arg, 0, 1 << 16, &f->eplb_nre_sg, e); break;
+	case SCF + 50:
+		rc = cli_int("--eplb-rebalance-num-iterations", arg, 1, INT64_C(1) << 40, &f->eplb_iters, e);
+		break;
 	default:
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;

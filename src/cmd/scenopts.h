@@ -55,6 +55,11 @@ enum { SCF = 1100 };
 	{"scheduler-recv-interval", required_argument, 0, SCF + 43}, \
 	{"enable-mixed-chunk", no_argument, 0, SCF + 44}, \
 	{"max-prefill-tokens", required_argument, 0, SCF + 45}, \
+	{"enable-eplb", no_argument, 0, SCF + 46}, \
+	{"eplb-config", required_argument, 0, SCF + 47}, \
+	{"num-redundant-experts", required_argument, 0, SCF + 48}, \
+	{"ep-num-redundant-experts", required_argument, 0, SCF + 49}, \
+	{"eplb-rebalance-num-iterations", required_argument, 0, SCF + 50}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
 #define SCENFLAGS_HELP \
@@ -90,7 +95,7 @@ enum { SCF = 1100 };
 	"                            every N decode batches or after any other batch (default 1)\n" \
 	SCENFLAGS_OFFLOAD_HELP
 
-/* (run's help prints this too) */
+/* (run's help prints this too: KV offload, LoRA, EPLB) */
 #define SCENFLAGS_OFFLOAD_HELP \
 	"KV offload to host memory (docs/engines.md, \"KV offload\"):\n" \
 	"  --kv-offloading-size GiB  vLLM: a host KV tier of GiB over the TP ranks (LRU; blocks\n" \
@@ -104,7 +109,13 @@ enum { SCF = 1100 };
 	"                            default 1) or --max-loras-per-batch N (SGLang, default 8,\n" \
 	"                            the base model one of them), of --max-lora-rank R (16);\n" \
 	"                            --max-cpu-loras M (vLLM, default N) / --max-loaded-loras M\n" \
-	"                            (SGLang, default all) adapters in host memory\n"
+	"                            (SGLang, default all) adapters in host memory\n" \
+	"expert-parallel load balancing (EP > 1; docs/engines.md, \"EPLB\"):\n" \
+	"  --enable-eplb             redundant experts placed by DeepSeek's EPLB: vLLM's\n" \
+	"                            --eplb-config JSON (num_redundant_experts, step_interval 3000,\n" \
+	"                            use_async) or --num-redundant-experts N; SGLang's\n" \
+	"                            --ep-num-redundant-experts N, --eplb-rebalance-num-iterations N\n" \
+	"                            (1000)\n"
 
 /* 1 handled, 0 not ours, <0 error. */
 int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e);

@@ -394,6 +394,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	R.n = r->nres;
 	R.prices = r->have_prices ? &r->prices : NULL;
 	R.conf = r->conf;
+	R.eplb = r->base[0].eplb ? &r->base[0] : NULL;
 	if (o.csv) {
 		struct sbuf b;
 		sb_init(&b);

@@ -6,10 +6,8 @@
 #include "cost/comm.h"
 #include "base/csv.h"
 
-/* Link efficiency of the generic ring and send models, as cost.c has used
- * for NVLink since the first tier-0 model (README H1 notes): 0.7 of the
- * per-GPU figure, 10 us per collective. */
-#define COMM_LINK_EFF 0.7
+/* 10 us per collective of the generic ring and send models (their link
+ * efficiency: COMM_LINK_EFF, comm.h). */
 #define COMM_ALPHA_S 10e-6
 /* DeepEP's inter-node figures were measured with one 400 Gb/s ConnectX-7
  * per GPU (DeepEP README): bandwidths scale with the GPU's NIC. */

@@ -21,6 +21,11 @@
 #include "hw/gpu.h"
 #include "model/model.h"
 
+/* Link efficiency of the generic ring and send models, as cost.c has used
+ * for NVLink since the first tier-0 model (README H1 notes): 0.7 of the
+ * per-GPU figure. */
+#define COMM_LINK_EFF 0.7
+
 struct comm_place {
 	int gpus;             /* tp x pp x dp */
 	int domain;           /* NVLink domain size used */

@@ -938,6 +938,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	      struct err *e)
 {
 	struct pass_shape one = {1, 1, 0, false};
+	const struct cost_cfg *given = cfg; /* as the caller gave it (EPLB's balanced model) */
 	struct opgraph gr;
 	int64_t i;
 	size_t k, j;
@@ -1141,6 +1142,10 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 			 nops, cfg->ov.eager_op_us, c->eager_s * 1e3,
 			 (cfg->ov.given & OV_EAGER) || !cfg->host_src ? "given" : cfg->host_src);
 	}
+	/* EPLB: only where experts are spread over EP ranks (the start-up
+	 * checks refuse it elsewhere) */
+	if (cfg->eplb && m->n_experts > 0 && p->ep > 1)
+		cost_eplb_init(c, given);
 	/* DSA: the engine's measured module over the parts (dsamod.h); the
 	 * layers that reuse an earlier layer's top-k run an MLA block without
 	 * the indexer and take the engine's plain MLA module terms where no
@@ -1163,6 +1168,7 @@ void cost_release(struct cost_model *c)
 
 	dsa_module_free(c->dsa);
 	csa_module_free(c->csa);
+	free(c->eplb);
 
 	mfu_release(&c->own_tabs);
 	moetab_free(c->wideep_tab[0]);

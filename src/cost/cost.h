@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "cost/comm.h"
+#include "cost/eplb.h"
 #include "base/err.h"
 #include "hw/gpu.h"
 #include "hw/mfu.h"
@@ -141,6 +142,14 @@ struct cost_cfg {
 	/* where the engine's host terms (ov's ungiven fields) come from, for
 	 * the run header; NULL: nowhere said */
 	const char *host_src;
+	/* EPLB (cost/eplb.h; eplb false: off): eplb_redundant redundant
+	 * experts over the EP ranks, the placement recomputed every
+	 * eplb_interval engine steps (vLLM's step_interval, SGLang's
+	 * eplb_rebalance_num_iterations); eplb_async: the rebalance's weight
+	 * move runs beside the steps (vLLM's use_async), not on them */
+	bool eplb, eplb_async;
+	int eplb_redundant;
+	int64_t eplb_interval;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -156,6 +165,17 @@ const char *cost_src_name(enum cost_src s);
 
 struct dsa_module;
 struct csa_module;
+
+/* EPLB's terms on one deployment (cost_cfg.eplb; cost_moe_s): the hot
+ * rank's load by tokens and the rebalance's weight move. */
+struct cost_eplb {
+	struct eplb_curve curve;
+	double bytes_gpu;    /* the redundant experts' weights on one GPU */
+	double link_bw;      /* the EP group's slowest link, bytes/s per GPU */
+	double move_s;       /* one rebalance: bytes_gpu received over it at COMM_LINK_EFF */
+	double layer_s;      /* move_s over eplb_interval steps x the stage's MoE layers */
+	int moe_layers;      /* MoE layers of the stage */
+};
 
 struct cost_model {
 	const struct model_cfg *m;
@@ -252,6 +272,8 @@ struct cost_model {
 	double eager_s;
 	/* the engine's linear-attention (GDN) kernel terms (cost.c), chosen once */
 	const struct cost_lin_terms *lin;
+	/* EPLB (cfg.eplb with EP > 1 on an MoE model), or NULL */
+	struct cost_eplb *eplb;
 };
 
 struct step_desc {
@@ -318,7 +340,9 @@ double cost_linear_attn_s(const struct cost_model *c, double tokens, double seqs
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens);
 /* The routed experts of one MoE layer on one GPU as one fused kernel, for
  * `tokens` tokens entering the layer on that GPU (all DP ranks' tokens with
- * expert parallelism). */
+ * expert parallelism); with EPLB the measured curve at tokens x
+ * eplb_curve_scale (the hottest rank's rows under EPLB, eplb.h) plus the
+ * rebalance's amortised weight move (cost_eplb.layer_s). */
 double cost_moe_s(const struct cost_model *c, double tokens);
 /* The token-linear part of a step of m tokens (GEMMs, norms, collectives;
  * linear in m past max_m), seconds. */

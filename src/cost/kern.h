@@ -34,6 +34,11 @@ void cost_gemm_col(const struct cost_model *c, enum dtype dt, double n, double k
 void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg);
 /* The engine's wide-EP curves (cost_engine.wideep), when it runs DP+EP. */
 int cost_moe_wideep_load(struct cost_model *c, const char *data_dir, struct err *e);
+/* EPLB's terms (cost_cfg.eplb, EP > 1): the hot rank's load curve and the
+ * rebalance's move of the redundant experts, stored at given->wdt (the
+ * weights' dtype as the caller gave it, as the memory plan counts them);
+ * c->place set. */
+void cost_eplb_init(struct cost_model *c, const struct cost_cfg *given);
 /* DeepEP's all-to-all mode at tokens_per_rank. */
 enum comm_a2a_mode cost_ep_mode(const struct cost_model *c, double tokens_per_rank);
 

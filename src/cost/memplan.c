@@ -74,9 +74,10 @@ int memplan_compute_static(const struct model_cfg *m, const struct gpu_spec *g,
 			   "--mem-fraction-static", o, e);
 }
 
-int memplan_take(struct memplan *o, double bytes, const char *what, struct err *e)
+/* bytes off kv_bytes, counted in *into; the blocks counted again. */
+static int take(struct memplan *o, double bytes, double *into, const char *what, struct err *e)
 {
-	o->lora_bytes += bytes;
+	*into += bytes;
 	o->kv_bytes -= bytes;
 	o->blocks = o->kv_bytes - o->state_bytes > 0
 			    ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes) : 0;
@@ -84,4 +85,14 @@ int memplan_take(struct memplan *o, double bytes, const char *what, struct err *
 		return err_set(e, SS_EUSAGE, "no memory left for the KV cache once %s take %.2f GB per GPU (%.2f GB were left)",
 			       what, bytes / 1e9, (o->kv_bytes + bytes) / 1e9);
 	return 0;
+}
+
+int memplan_take(struct memplan *o, double bytes, const char *what, struct err *e)
+{
+	return take(o, bytes, &o->lora_bytes, what, e);
+}
+
+int memplan_take_experts(struct memplan *o, double bytes, struct err *e)
+{
+	return take(o, bytes, &o->eplb_bytes, "EPLB's redundant experts", e);
 }

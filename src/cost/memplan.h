@@ -40,6 +40,7 @@ struct memplan {
 				    take the rest */
 	int64_t state_seqs;      /* sequences whose state is reserved (max_num_seqs when 0 bytes) */
 	double lora_bytes;       /* LoRA adapter slots, taken from kv_bytes (memplan_take) */
+	double eplb_bytes;       /* EPLB's redundant experts, taken from kv_bytes (memplan_take_experts) */
 };
 
 /* Share of the KV memory that per-sequence state may take at most (our choice). */
@@ -54,6 +55,9 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
  * adapter slots): they come off kv_bytes and the blocks are counted again;
  * SS_EUSAGE naming `what` when no block is left. */
 int memplan_take(struct memplan *out, double bytes, const char *what, struct err *e);
+
+/* memplan_take for EPLB's redundant experts (counted in eplb_bytes). */
+int memplan_take_experts(struct memplan *out, double bytes, struct err *e);
 
 /* SGLang's plan: the static pool (weights + KV) is mem x
  * mem_fraction_static; activations and CUDA graphs live in the rest (SGLang's

@@ -5,8 +5,10 @@
  * of one MoE call for a number of tokens (cost_moe_s). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/paths.h"
 #include "cost/cost.h"
 #include "cost/kern.h"
@@ -211,7 +213,9 @@ static void moe_skip_fallback(struct cost_model *c)
 	c->moe_as_bf16 = true;
 }
 
-double cost_moe_s(const struct cost_model *c, double tokens)
+/* The routed experts' kernel on the tables' routing (cost_cfg.moe_dist)
+ * at tokens, DeepEP's mode that of mode_tokens. */
+static double moe_dist_s(const struct cost_model *c, double tokens, double mode_tokens)
 {
 	enum dtype cdt = dtype_compute(c->moe_wdt);
 	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
@@ -221,7 +225,7 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 		return 0;
 	if (c->wideep_pick[0].curve || c->wideep_pick[1].curve) {
 		const struct moe_pick *w =
-			&c->wideep_pick[cost_ep_mode(c, tokens / (double)c->p.dp) == COMM_A2A_LOW_LATENCY ? 0 : 1];
+			&c->wideep_pick[cost_ep_mode(c, mode_tokens / (double)c->p.dp) == COMM_A2A_LOW_LATENCY ? 0 : 1];
 		if (w->curve)
 			return moe_pick_s(c, w, c->moe_wdt, tokens);
 	}
@@ -241,6 +245,33 @@ double cost_moe_s(const struct cost_model *c, double tokens)
 	 * the weight-streaming bandwidth, plus one launch */
 	return moe_roofline_s(&c->moe_shape, tokens, pk * MFU_DEFAULT_GEMM, bpp, c->bw_weights) +
 	       COST_LAUNCH_S;
+}
+
+double cost_moe_s(const struct cost_model *c, double tokens)
+{
+	const struct cost_eplb *x = c->eplb;
+
+	if (!x || tokens <= 0)
+		return moe_dist_s(c, tokens, tokens);
+	/* the hottest rank's rows under EPLB, priced where the tables'
+	 * hottest rank carries them (eplb.h); DeepEP's mode stays the step's */
+	return moe_dist_s(c, tokens * eplb_curve_scale(&x->curve, tokens), tokens) + x->layer_s;
+}
+
+void cost_eplb_init(struct cost_model *c, const struct cost_cfg *given)
+{
+	const struct model_cfg *m = c->m;
+	struct cost_eplb *x = xcalloc(1, sizeof(*x));
+	int64_t interval = c->cfg.eplb_interval > 0 ? c->cfg.eplb_interval : 1;
+
+	c->eplb = x;
+	eplb_curve_init(&x->curve, c->cfg.moe_dist, (int)m->n_experts, (int)m->top_k, c->p.ep,
+			c->cfg.eplb_redundant);
+	x->bytes_gpu = eplb_redundant_bytes(m, &c->p, given->wdt, c->cfg.eplb_redundant);
+	x->link_bw = c->place.ep_cross ? c->place.net_bw : c->place.nvlink_bw;
+	x->move_s = x->link_bw > 0 ? x->bytes_gpu / (x->link_bw * COMM_LINK_EFF) : 0;
+	x->moe_layers = (int)((m->n_moe_layers + c->p.pp - 1) / c->p.pp);
+	x->layer_s = x->moe_layers > 0 && !c->cfg.eplb_async ? x->move_s / ((double)interval * x->moe_layers) : 0;
 }
 
 /* The routed experts' shape, format and measured curves (cost_init, for

@@ -50,6 +50,11 @@ enum engine_knob {
 	ENGINE_KNOB_LORA_VLLM = 1 << 8,
 	ENGINE_KNOB_LORA_SGLANG = 1 << 9,
 	ENGINE_KNOB_RECV_INTERVAL = 1 << 10,   /* --scheduler-recv-interval N */
+	/* EPLB (--enable-eplb) with vLLM's settings (--eplb-config JSON, the
+	 * older --num-redundant-experts) or SGLang's
+	 * (--ep-num-redundant-experts, --eplb-rebalance-num-iterations) */
+	ENGINE_KNOB_EPLB_VLLM = 1 << 11,
+	ENGINE_KNOB_EPLB_SGLANG = 1 << 12,
 };
 
 /* An engine's host-side terms from one version on: the CPU work of a step
@@ -115,6 +120,9 @@ struct engine_type {
 	 * first step for the request (the wait for a decode slot is TTFT);
 	 * false: from the prefill worker, at the hand-off (sim_pd) */
 	bool pd_first_on_decode;
+	/* EPLB: engine steps between two rebalances when none is given (0: it
+	 * has no EPLB servesim models) */
+	int64_t eplb_interval;
 	/* its kernel collections and the terms fitted on its kernels */
 	const struct cost_engine *cost;
 	/* its scheduler (sim/core.h: how each step's batch is picked and whom

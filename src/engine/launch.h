@@ -21,6 +21,11 @@ struct launch_in {
 	int spec_k;                 /* MTP draft tokens (0: off) */
 	int pd_prefill, pd_decode;  /* 0: aggregated */
 	bool moe;                   /* DP is attention DP (else replicas) */
+	/* EPLB on the deployments with EP > 1 (eplb_redundant redundant
+	 * experts, eplb_interval steps between rebalances, 0: the engine's) */
+	bool eplb;
+	int eplb_redundant;
+	int64_t eplb_interval;
 };
 
 /* An engine's launch lines (engine_type.launch, src/engine/<name>.c): one

@@ -246,25 +246,51 @@ const char *engine_rocm_fp8(const struct gpu_spec *g)
 					       : "OCP e4m3fn";
 }
 
-int engine_check_lora(const struct engine_type *en, bool lora, bool vllm_flags, bool sglang_flags, struct err *e)
+/* A feature switched on by one flag (enable) whose settings each engine
+ * spells its own way: vLLM's (vl, knob vk) or SGLang's (sg, knob sk). */
+struct flag_pair {
+	const char *enable, *feature, *verb, *vl, *sg, *need_why;
+	unsigned vk, sk;
+};
+
+static int check_pair(const struct engine_type *en, const struct flag_pair *fp, bool on, bool vllm_flags,
+		      bool sglang_flags, struct err *e)
 {
-	static const char vl[] = "--max-loras and --max-cpu-loras", sg[] = "--max-loras-per-batch and --max-loaded-loras";
-	unsigned given = (vllm_flags ? ENGINE_KNOB_LORA_VLLM : 0) | (sglang_flags ? ENGINE_KNOB_LORA_SGLANG : 0);
+	unsigned given = (vllm_flags ? fp->vk : 0) | (sglang_flags ? fp->sk : 0);
 	unsigned bad = given & ~en->knobs;
 	const struct engine_type *owner;
 
-	if ((lora || given) && !(en->knobs & (ENGINE_KNOB_LORA_VLLM | ENGINE_KNOB_LORA_SGLANG)))
-		return err_set(e, SS_EUSAGE, "--enable-lora: servesim models no LoRA serving for %s (give --engine vllm or sglang)",
-			       en->title);
+	if ((on || given) && !(en->knobs & (fp->vk | fp->sk)))
+		return err_set(e, SS_EUSAGE, "%s: servesim models no %s for %s (give --engine vllm or sglang)", fp->enable,
+			       fp->feature, en->title);
 	if (bad) {
-		bad = bad & ENGINE_KNOB_LORA_VLLM ? ENGINE_KNOB_LORA_VLLM : ENGINE_KNOB_LORA_SGLANG;
+		bad = bad & fp->vk ? fp->vk : fp->sk;
 		owner = engine_owner(bad);
-		return err_set(e, SS_EUSAGE, "%s are %s's: give --engine %s (%s limits LoRA with %s)",
-			       bad == ENGINE_KNOB_LORA_VLLM ? vl : sg, owner ? owner->title : "another engine",
-			       owner ? owner->name : "", en->title,
-			       en->knobs & ENGINE_KNOB_LORA_VLLM ? vl : sg);
+		return err_set(e, SS_EUSAGE, "%s are %s's: give --engine %s (%s %s with %s)",
+			       bad == fp->vk ? fp->vl : fp->sg, owner ? owner->title : "another engine",
+			       owner ? owner->name : "", en->title, fp->verb,
+			       en->knobs & fp->vk ? fp->vl : fp->sg);
 	}
-	if (given && !lora)
-		return err_set(e, SS_EUSAGE, "%s need --enable-lora", given & ENGINE_KNOB_LORA_VLLM ? vl : sg);
+	if (given && !on)
+		return err_set(e, SS_EUSAGE, "%s need %s%s", given & fp->vk ? fp->vl : fp->sg, fp->enable, fp->need_why);
 	return 0;
+}
+
+int engine_check_lora(const struct engine_type *en, bool lora, bool vllm_flags, bool sglang_flags, struct err *e)
+{
+	static const struct flag_pair fp = {
+		"--enable-lora", "LoRA serving", "limits LoRA", "--max-loras and --max-cpu-loras",
+		"--max-loras-per-batch and --max-loaded-loras", "", ENGINE_KNOB_LORA_VLLM, ENGINE_KNOB_LORA_SGLANG};
+
+	return check_pair(en, &fp, lora, vllm_flags, sglang_flags, e);
+}
+
+int engine_check_eplb(const struct engine_type *en, bool eplb, bool vllm_flags, bool sglang_flags, struct err *e)
+{
+	static const struct flag_pair fp = {
+		"--enable-eplb", "EPLB", "sets EPLB", "--eplb-config and --num-redundant-experts",
+		"--ep-num-redundant-experts and --eplb-rebalance-num-iterations",
+		" (the engine refuses redundant experts without EPLB)", ENGINE_KNOB_EPLB_VLLM, ENGINE_KNOB_EPLB_SGLANG};
+
+	return check_pair(en, &fp, eplb, vllm_flags, sglang_flags, e);
 }

@@ -54,5 +54,9 @@ int engine_check_offload(const struct engine_type *en, bool vllm_flags, bool hic
  * flags and the engine that takes them when en takes none or the other
  * engine's, or when a limit comes without --enable-lora. */
 int engine_check_lora(const struct engine_type *en, bool lora, bool vllm_flags, bool sglang_flags, struct err *e);
+/* EPLB's flags for engine en, as engine_check_lora: eplb (--enable-eplb),
+ * vllm_flags (--eplb-config, --num-redundant-experts), sglang_flags
+ * (--ep-num-redundant-experts, --eplb-rebalance-num-iterations). */
+int engine_check_eplb(const struct engine_type *en, bool eplb, bool vllm_flags, bool sglang_flags, struct err *e);
 
 #endif

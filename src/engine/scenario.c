@@ -145,10 +145,72 @@ static int lora_words(const struct scenario *sc, const struct parallel *p, const
 	return 0;
 }
 
+/* EPLB: layout p runs it (an MoE model with EP > 1; the start-up checks
+ * refuse --enable-eplb elsewhere). */
+static bool eplb_on(const struct scenario *sc, const struct parallel *p)
+{
+	return sc->eplb && sc->model->n_experts > 0 && p->ep > 1;
+}
+
+/* EPLB: the redundant experts' weights come off plan mp's KV memory, as
+ * the engines load them with the model, before the KV cache is sized. */
+static int eplb_take(const struct scenario *sc, const struct parallel *p, struct memplan *mp, struct err *e)
+{
+	if (!eplb_on(sc, p) || sc->eplb_redundant == 0)
+		return 0;
+	return memplan_take_experts(mp, eplb_redundant_bytes(sc->model, p, sc->wdt, sc->eplb_redundant), e);
+}
+
+/* EPLB: the run header's words (n bytes) on cost model c's terms, its
+ * memory from mp (NULL: the block count was given). */
+static void eplb_words(const struct scenario *sc, const struct cost_model *c, const struct memplan *mp, char *out,
+		       size_t n)
+{
+	const struct cost_eplb *x = c->eplb;
+	int phys = (int)sc->model->n_experts + sc->eplb_redundant;
+	double hs[2], he[2], tok[2] = {256, 8192};
+	char mem[160], move[300];
+	int k;
+
+	if (!x) {
+		out[0] = '\0';
+		return;
+	}
+	for (k = 0; k < 2; k++)
+		eplb_curve_loads(&x->curve, tok[k], &hs[k], &he[k]);
+	if (mp)
+		snprintf(mem, sizeof(mem), "%.3g GB per GPU from the KV cache", mp->eplb_bytes / 1e9);
+	else
+		snprintf(mem, sizeof(mem), "%.3g GB per GPU (the block count was given)", x->bytes_gpu / 1e9);
+	if (sc->eplb_async)
+		snprintf(move, sizeof(move), "a rebalance moves %.3g GB per GPU beside the steps (use_async: not priced)",
+			 x->bytes_gpu / 1e9);
+	else
+		snprintf(move, sizeof(move),
+			 "a rebalance moves %.3g GB per GPU over %s (%.0f GB/s x %.2f): %.3g ms every %lld steps, %.3g us per step amortised over its MoE layers",
+			 x->bytes_gpu / 1e9, c->place.ep_cross ? "the inter-node link" : "NVLink", x->link_bw / 1e9,
+			 COMM_LINK_EFF, x->move_s * 1e3, (long long)c->cfg.eplb_interval,
+			 x->layer_s * x->moe_layers * 1e6);
+	snprintf(out, n,
+		 "%s; %d physical experts, %d per GPU over EP %d; redundant weights %s; hottest EP rank over the mean at %.0f / %.0f tokens: %.2f / %.2f placed in expert order, %.2f / %.2f with EPLB (DeepSeek's eplb.py, global policy, on the %s popularity of the tables); %s; %s",
+		 sc->eplb_set, phys, (phys + c->p.ep - 1) / c->p.ep, c->p.ep, mem, tok[0], tok[1], hs[0], hs[1], he[0], he[1],
+		 moe_dist_name(c->cfg.moe_dist),
+		 "the routed experts priced as the measured curve at tokens x EPLB's over expert order's load (the rows the tables' hottest rank carries there)",
+		 move);
+}
+
+double scenario_pd_net_bw(const struct scenario *sc)
+{
+	double d = sc->gpu->internode_bw, p = sc->prefill_gpu ? sc->prefill_gpu->internode_bw : d;
+
+	return p < d ? p : d;
+}
+
 static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		      struct scenario_state *st, struct err *e)
 {
 	const struct parallel *pp = &s->prefill_par;
+	const struct gpu_spec *pg = s->prefill_gpu ? s->prefill_gpu : s->gpu;
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
 	int all = s->pd_prefill * pgpus * pp->dp + s->pd_decode * dgpus * s->par.dp;
 	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->max_num_seqs;
@@ -165,7 +227,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
-	if ((rc = memplan_compute(s->model, s->gpu, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
+	if ((rc = memplan_compute(s->model, pg, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
 				  s->block_size, mbt, mns, &st->prefill_mp, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
@@ -174,14 +236,21 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
+	if ((rc = eplb_take(s, pp, &st->prefill_mp, e)) < 0) {
+		err_prefix(e, "prefill workers");
+		return rc;
+	}
 	/* the prefill pool's own limits size its cost model's step shapes */
 	pcc = *cc;
 	pcc.max_tokens = mbt;
 	pcc.max_seqs = mns;
-	if ((rc = cost_init(&st->prefill_cost, s->model, s->gpu, pp, &pcc, data_dir, e)) < 0)
+	if (s->prefill_gpu) /* the tier-2 file measured the decode workers' GPU */
+		pcc.tier2 = NULL;
+	if ((rc = cost_init(&st->prefill_cost, s->model, pg, pp, &pcc, data_dir, e)) < 0)
 		return rc;
 	st->has_prefill = true;
-	st->pd_nvlink = all <= s->gpu->nvlink_domain;
+	/* two GPU types share no NVLink domain */
+	st->pd_nvlink = !s->prefill_gpu && all <= s->gpu->nvlink_domain;
 	st->sc.dp = s->pd_decode * s->par.dp;
 	st->sc.lockstep = s->par.dp > 1 || pp->dp > 1;
 	st->sc.pd.prefill = s->pd_prefill * pp->dp;
@@ -192,7 +261,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	st->sc.pd.prefill_max_num_seqs = mns;
 	st->sc.pd.prefill_max_num_batched_tokens = mbt;
 	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
-	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : s->gpu->internode_bw) * pgpus * 0.7;
+	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : scenario_pd_net_bw(s)) * pgpus * 0.7;
 	st->sc.pd.alpha_s = s->pd_handoff_given ? s->pd_handoff_ms * 1e-3 : s->engine->pd_handoff_s;
 	st->sc.pd.first_on_decode = s->engine->pd_first_on_decode;
 	return 0;
@@ -360,6 +429,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		rc = plan_draft(s, st, e);
 	if (rc == 0 && st->kv_from_memory && s->lora)
 		rc = lora_take(s, &rep, &lora, &st->mp, &lora_bytes, e);
+	if (rc == 0 && st->kv_from_memory)
+		rc = eplb_take(s, &rep, &st->mp, e);
 	if (rc < 0 && st->kv_from_memory)
 		return rc;
 	if (s->sglang_mrr_rule && en->max_running)
@@ -396,8 +467,13 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.cache = s->mfu_cache;
 	cc.moe_wdt_given = s->moe_wdt_given;
 	cc.moe_wdt = s->moe_wdt;
+	cc.eplb = s->eplb;
+	cc.eplb_redundant = s->eplb_redundant;
+	cc.eplb_async = s->eplb_async;
+	cc.eplb_interval = s->eplb_interval > 0 ? s->eplb_interval : en->eplb_interval;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
+	eplb_words(s, &st->cost, st->kv_from_memory ? &st->mp : NULL, st->eplb_words, sizeof(st->eplb_words));
 	st->sc.max_num_batched_tokens = s->max_num_batched_tokens;
 	st->sc.max_num_seqs = mns;
 	st->sc.max_model_len = s->max_model_len;

@@ -61,11 +61,14 @@ struct scenario {
 	 * (dp > 1 in either: attention-DP ranks of an MoE engine); the same
 	 * engine limits on both unless prefill_max_num_seqs /
 	 * prefill_max_num_batched_tokens are set (0: the decode workers').
+	 * Mixed GPU types (prefill_gpu): each pool on its own GPU's tables and
+	 * memory, the KV over the slower side's inter-node link.
 	 * pd_handoff_ms: each request's fixed hand-off time on top of the KV's
 	 * link time when pd_handoff_given, else the engine's
 	 * (scenario_pd_handoff_s) */
 	int pd_prefill, pd_decode;
 	struct parallel prefill_par;
+	const struct gpu_spec *prefill_gpu; /* the prefill workers' GPU when not gpu's type (NULL: gpu) */
 	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
 	double pd_handoff_ms;
 	bool pd_handoff_given;
@@ -104,6 +107,15 @@ struct scenario {
 	 * ahead of the prefill (or aggregated) workers of each copy; 0: the
 	 * engines encode their own images */
 	int epd_encoders;
+	/* EPLB (--enable-eplb; cost_cfg.eplb): eplb_redundant redundant
+	 * experts over the EP ranks, rebalanced every eplb_interval engine
+	 * steps (0: the engine's, engine_type.eplb_interval); eplb_async:
+	 * vLLM's use_async, the weight move beside the steps (not priced);
+	 * eplb_set: the settings in the engine's flags, for the run header */
+	bool eplb, eplb_async;
+	int eplb_redundant;
+	int64_t eplb_interval;
+	char eplb_set[200];
 };
 
 struct scenario_state {
@@ -127,6 +139,8 @@ struct scenario_state {
 	char offload_words[640];
 	/* LoRA: what the run header says of it ("" when off) */
 	char lora_words[1200];
+	/* EPLB: what the run header says of it ("" when off) */
+	char eplb_words[1400];
 	/* images: the token rule, the encoder's time and its cache ("" when
 	 * the workload sends none) */
 	char mm_words[1000];
@@ -196,6 +210,9 @@ int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, 
  * the model's activation dtype) */
 #define SCENARIO_LORA_DTYPE_BYTES 2.0
 /* Is KV offload asked for (either engine's flags)? */
+/* P/D: the inter-node link the KV crosses, per GPU: the slower of the two
+ * pools' GPUs (one type: its own). */
+double scenario_pd_net_bw(const struct scenario *sc);
 bool scenario_offload_on(const struct scenario *sc);
 void scenario_release(struct scenario_state *st);
 /* GPUs of one replica (both pools with P/D), and of all replicas. */
@@ -215,6 +232,10 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 /* Speculative decoding the engines refuse (MTP on a model without MTP
  * modules), as scenario_check_config; once sc->spec is set. */
 int scenario_check_spec(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e);
+/* P/D on two GPU types the engines refuse (weights in a dtype the prefill
+ * workers' GPU has no tensor cores for), as scenario_check_config; once
+ * sc->prefill_gpu is set. */
+int scenario_check_pd(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e);
 int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
 			    bool allow, char *notes, size_t nnotes, struct err *e);
 

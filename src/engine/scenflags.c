@@ -10,6 +10,7 @@
 
 #include "engine/registry.h"
 #include "base/alloc.h"
+#include "base/json.h"
 #include "engine/sglang.h"
 
 void scenflags_defaults(struct scenflags *f)
@@ -23,6 +24,7 @@ void scenflags_defaults(struct scenflags *f)
 	f->block = 16;
 	f->util = 0.9;
 	cost_default_overheads(&f->ov);
+	f->eplb_nre_vl = f->eplb_nre_sg = f->eplb_iters = -1;
 }
 
 static void note(struct scenflags_ctx *x, const char *line)
@@ -117,6 +119,83 @@ static int check_lora(const struct scenflags *f, const struct engine_type *en, c
 	return 0;
 }
 
+/* vLLM's --eplb-config: EPLBConfig's fields (vllm/config/parallel.py),
+ * unknown keys refused as its config classes refuse them. */
+static int parse_eplb_config(const char *text, int64_t *redundant, bool *red_given, int64_t *interval, bool *async,
+			     struct err *e)
+{
+	static const char *const keys[] = {"window_size", "step_interval", "num_redundant_experts",
+					   "log_balancedness", "log_balancedness_interval", "use_async", "policy",
+					   NULL};
+	static const char ctx[] = "--eplb-config";
+	struct json *j;
+	const char *policy = NULL;
+	int64_t window = 1000, log_every = 1;
+	bool logb = false, present;
+	int rc;
+
+	if ((rc = json_parse(text, strlen(text), ctx, &j, e)) < 0) {
+		e->code = SS_EUSAGE;
+		return -SS_EUSAGE;
+	}
+	if (json_type_of(j) != JSON_OBJECT) {
+		rc = err_set(e, SS_EUSAGE, "--eplb-config must be a JSON object, got '%s'", text);
+		goto out;
+	}
+	if ((rc = json_check_keys(j, keys, ctx, e)) < 0 ||
+	    (rc = json_opt_int(j, "window_size", ctx, 1, INT64_C(1) << 40, &window, &present, e)) < 0 ||
+	    (rc = json_opt_int(j, "step_interval", ctx, 1, INT64_C(1) << 40, interval, &present, e)) < 0 ||
+	    (rc = json_opt_int(j, "num_redundant_experts", ctx, 0, 1 << 16, redundant, red_given, e)) < 0 ||
+	    (rc = json_opt_bool(j, "log_balancedness", ctx, &logb, e)) < 0 ||
+	    (rc = json_opt_int(j, "log_balancedness_interval", ctx, 1, INT64_C(1) << 40, &log_every, &present, e)) < 0 ||
+	    (rc = json_opt_bool(j, "use_async", ctx, async, e)) < 0 ||
+	    (rc = json_opt_str(j, "policy", ctx, &policy, e)) < 0)
+		goto out;
+	if (policy && strcmp(policy, "default") != 0)
+		rc = err_set(e, SS_EUSAGE, "--eplb-config: 'policy' must be \"default\", got \"%s\"", policy);
+out:
+	json_free(j);
+	if (rc < 0) { /* a flag's value: a usage error, whatever the JSON reader calls it */
+		e->code = SS_EUSAGE;
+		rc = -SS_EUSAGE;
+	}
+	return rc;
+}
+
+/* EPLB's settings onto sc in the engine's terms (check_eplb passed). */
+static int resolve_eplb(const struct scenflags *f, struct scenario *sc, struct err *e)
+{
+	int64_t red = 0, interval = 0;
+	bool red_given = false;
+	int rc;
+
+	if (!f->eplb)
+		return 0;
+	sc->eplb = true;
+	if (f->eplb_config &&
+	    (rc = parse_eplb_config(f->eplb_config, &red, &red_given, &interval, &sc->eplb_async, e)) < 0)
+		return rc;
+	/* vLLM's deprecated --num-redundant-experts overrides eplb_config's */
+	if (f->eplb_nre_vl >= 0 || f->eplb_nre_sg >= 0) {
+		red = f->eplb_nre_vl >= 0 ? f->eplb_nre_vl : f->eplb_nre_sg;
+		red_given = true;
+	}
+	if (f->eplb_iters >= 0)
+		interval = f->eplb_iters;
+	sc->eplb_redundant = (int)red;
+	sc->eplb_interval = interval;
+	if (sc->engine->knobs & ENGINE_KNOB_EPLB_VLLM)
+		snprintf(sc->eplb_set, sizeof(sc->eplb_set), "vLLM --enable-eplb: num_redundant_experts %lld%s, step_interval %lld%s%s",
+			 (long long)red, red_given ? "" : " (default)",
+			 (long long)(interval ? interval : sc->engine->eplb_interval), interval ? "" : " (default)",
+			 sc->eplb_async ? ", use_async" : "");
+	else
+		snprintf(sc->eplb_set, sizeof(sc->eplb_set), "SGLang --enable-eplb: ep_num_redundant_experts %lld%s, eplb_rebalance_num_iterations %lld%s",
+			 (long long)red, red_given ? "" : " (default)",
+			 (long long)(interval ? interval : sc->engine->eplb_interval), interval ? "" : " (default)");
+	return 0;
+}
+
 int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenflags_ctx *x,
 		    struct scenario *sc, struct err *e)
 {
@@ -135,7 +214,9 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 					     (f->recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
 				     f->util_given, e)) < 0)
 		return rc;
-	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0)
+	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0 ||
+	    (rc = engine_check_eplb(en, f->eplb, f->eplb_config || f->eplb_nre_vl >= 0,
+				    f->eplb_nre_sg >= 0 || f->eplb_iters >= 0, e)) < 0)
 		return rc;
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
@@ -193,6 +274,8 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	sc->moe_format = f->moe_format;
 	sc->moe_wdt_given = f->moe_dtype_given;
 	sc->moe_wdt = f->moe_dtype;
+	if ((rc = resolve_eplb(f, sc, e)) < 0)
+		return rc;
 	if ((rc = cost_parse_off(f->tier0_off, &sc->tier0_off, e)) < 0)
 		return rc;
 	if (f->tier2 && strcmp(f->tier2, "none") != 0) {
@@ -232,6 +315,17 @@ int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struc
 			sc->prefill_par.ep = (int)o->prefill_ep;
 		else if (sc->par.ep > 1) /* EP over the worker's GPUs */
 			sc->prefill_par.ep = sc->prefill_par.tp * sc->prefill_par.dp;
+		if (o->prefill_gpu) {
+			const struct gpu_spec *g;
+			if ((rc = catalog_find_gpu(&x->env, o->prefill_gpu, &g, e)) < 0) {
+				err_prefix(e, "--prefill-gpu");
+				return rc;
+			}
+			if (g != sc->gpu && strcmp(g->id, sc->gpu->id) != 0)
+				sc->prefill_gpu = g;
+		}
+		if ((rc = scenario_check_pd(sc, allow_invalid, x->notes, sizeof(x->notes), e)) < 0)
+			return rc;
 	}
 	sc->epd_encoders = o->epd_encoders;
 	if (o->spec_k > 0) {

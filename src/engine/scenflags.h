@@ -28,6 +28,7 @@ int par_flags_resolve(const struct par_flags *f, const struct model_cfg *m, stru
 
 struct scenflags {
 	const char *model, *config, *gpu, *tier0_off, *tier2, *engine_version;
+	bool gpu_given;            /* --gpu was given (run's --decode-gpu names it too) */
 	const struct engine_type *engine;  /* NULL: the default engine */
 	struct parallel par;
 	struct par_flags pf;
@@ -56,6 +57,12 @@ struct scenflags {
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;
+	/* EPLB (eplb false: off): vLLM's --eplb-config JSON and its older
+	 * --num-redundant-experts, SGLang's --ep-num-redundant-experts and
+	 * --eplb-rebalance-num-iterations (-1: not given) */
+	bool eplb;
+	const char *eplb_config;
+	int64_t eplb_nre_vl, eplb_nre_sg, eplb_iters;
 };
 
 /* Loaded and resolved pieces a scenario points into (owned here). */
@@ -81,12 +88,13 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 /* run's own settings: P/D disaggregation (pd_prefill prefill and pd_decode
  * decode workers; the prefill workers' layout is the decode one's with
  * prefill_tp / prefill_dp / prefill_ep in place where given, EP over the
- * worker's GPUs when the decode side has EP) and speculative decoding
+ * worker's GPUs when the decode side has EP; prefill_gpu their GPU type) and speculative decoding
  * (spec_k tokens; method and per-position acceptance rates, else MTP at
  * the measured rates; a draft model is loaded into *draft). */
 struct scenflags_run {
 	int pd_prefill, pd_decode;
 	int epd_encoders;       /* E/P/D: encoder workers (--disaggregate XeYpZd, Xe1pd), 0: none */
+	const char *prefill_gpu;   /* the prefill workers' GPU (NULL: --gpu's) */
 	int64_t prefill_tp, prefill_ep, prefill_dp;
 	double handoff_ms;
 	bool handoff_given;

@@ -734,6 +734,11 @@ static void sglang_common(const struct launch_in *in, struct sbuf *o)
 		sb_printf(o, " --dp-size %d%s", in->par.dp, in->moe ? " --enable-dp-attention" : "");
 	if (in->par.ep > 1)
 		sb_printf(o, " --ep-size %d", in->par.ep);
+	if (in->eplb) {
+		sb_printf(o, " --enable-eplb --ep-num-redundant-experts %d", in->eplb_redundant);
+		if (in->eplb_interval > 0)
+			sb_printf(o, " --eplb-rebalance-num-iterations %lld", (long long)in->eplb_interval);
+	}
 	if (in->par.pp > 1)
 		sb_printf(o, " --pp-size %d", in->par.pp);
 	if (launch_online_fp8(in))
@@ -889,7 +894,7 @@ const struct engine_type engine_sglang = {
 	.title = "SGLang",
 	.knobs = ENGINE_KNOB_MEM_FRACTION | ENGINE_KNOB_SCHEDULE_POLICY | ENGINE_KNOB_NO_OVERLAP |
 		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS | ENGINE_KNOB_RECV_INTERVAL |
-		 ENGINE_KNOB_HICACHE | ENGINE_KNOB_LORA_SGLANG,
+		 ENGINE_KNOB_HICACHE | ENGINE_KNOB_LORA_SGLANG | ENGINE_KNOB_EPLB_SGLANG,
 	.defaults = sglang_defaults,
 	.kv_auto = sglang_kv_auto,
 	.start_refused = sglang_start_refused,
@@ -909,6 +914,8 @@ const struct engine_type engine_sglang = {
 	/* the decode server streams the prefill's token once it admits the
 	 * request (its prebuilt batch), then its own */
 	.pd_first_on_decode = true,
+	/* ServerArgs.eplb_rebalance_num_iterations' default (sglang/srt/server_args.py) */
+	.eplb_interval = 1000,
 	.cost = &sglang_cost,
 	.policy = &sglang_policy,
 	.sched_words = sglang_sched_words,

@@ -64,6 +64,25 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 	if (sc->engine->start_refused && sc->engine->start_refused(sc, msg, sizeof(msg)) &&
 	    (rc = refuse(allow, notes, nn, e, msg)) < 0)
 		return rc;
+	/* EPLB places experts over EP ranks: without EP there is nothing to
+	 * balance (vLLM: "enable_expert_parallel must be True to use EPLB"),
+	 * and DeepSeek's packing puts the same number of physical experts on
+	 * every rank */
+	if (sc->eplb && m->n_experts == 0)
+		return err_set(e, SS_EUSAGE, "--enable-eplb: %s has no routed experts to balance", m->id);
+	if (sc->eplb && p->ep <= 1) {
+		snprintf(msg, sizeof(msg),
+			 "--enable-eplb needs expert parallelism, but EP is 1 (give --enable-expert-parallel for vLLM, --ep-size N for SGLang; vLLM refuses: enable_expert_parallel must be True to use EPLB)");
+		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
+			return rc;
+	} else if (sc->eplb && (m->n_experts + sc->eplb_redundant) % p->ep != 0) {
+		snprintf(msg, sizeof(msg),
+			 "--enable-eplb: %lld experts + %d redundant = %lld physical experts do not divide over EP %d (EPLB puts the same number on every rank): give a redundant count that makes the sum a multiple of %d",
+			 (long long)m->n_experts, sc->eplb_redundant, (long long)(m->n_experts + sc->eplb_redundant),
+			 p->ep, p->ep);
+		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
+			return rc;
+	}
 	/* vLLM ties EP to TP x DP (enable_expert_parallel); SGLang's
 	 * ep_size is 1 or the engine's GPU count; an engine with its own rule
 	 * words it (engine_type.ep_refused) */
@@ -76,6 +95,28 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 			 p->ep, p->tp, p->dp, p->tp * p->dp);
 		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
 			return rc;
+	}
+	return 0;
+}
+
+int scenario_check_pd(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e)
+{
+	const struct gpu_spec *pg = sc->prefill_gpu;
+	char msg[512];
+
+	/* P/D on two GPU types: the prefill workers' GPU takes the weights
+	 * too (scenario_check_config checked the decode workers') */
+	if (pg && sc->pd_prefill > 0 && pg->peak_flops[sc->wdt] <= 0 && sc->wdt == DT_FP8) {
+		/* as scenario_check_config words it for one GPU type */
+		snprintf(msg, sizeof(msg),
+			 "the prefill workers' %s has no fp8 tensor cores: vLLM runs fp8 weights as W8A16 (Marlin), so their GEMMs are priced at the bf16 peak with fp8 weight bytes (weight-only quantisation)",
+			 pg->id);
+		note(notes, nn, msg);
+	} else if (pg && sc->pd_prefill > 0 && pg->peak_flops[sc->wdt] <= 0) {
+		snprintf(msg, sizeof(msg),
+			 "%s weights need tensor cores the prefill workers' %s does not have (no %s peak in data/gpus.json): the engines refuse to load such a checkpoint there",
+			 dtype_name(sc->wdt), pg->id, dtype_name(sc->wdt));
+		return refuse(allow, notes, nn, e, msg);
 	}
 	return 0;
 }

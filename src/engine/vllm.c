@@ -323,6 +323,13 @@ static void vllm_common(const struct launch_in *in, struct sbuf *o)
 		sb_printf(o, " --data-parallel-size %d", in->par.dp);
 	if (in->par.ep > 1)
 		sb_puts(o, " --enable-expert-parallel");
+	if (in->eplb) {
+		sb_puts(o, " --enable-eplb --eplb-config ");
+		sb_printf(o, "'{\"num_redundant_experts\":%d", in->eplb_redundant);
+		if (in->eplb_interval > 0)
+			sb_printf(o, ",\"step_interval\":%lld", (long long)in->eplb_interval);
+		sb_puts(o, "}'");
+	}
 	if (launch_online_fp8(in))
 		sb_puts(o, " --quantization fp8");
 	else if (in->wdt != DT_FP8 && in->wdt != DT_BF16)
@@ -540,7 +547,7 @@ static int vllm_lora(const struct scenario *sc, struct sim_lora *o, char *words,
 const struct engine_type engine_vllm = {
 	.name = "vllm",
 	.title = "vLLM",
-	.knobs = ENGINE_KNOB_KV_OFFLOAD | ENGINE_KNOB_LORA_VLLM,
+	.knobs = ENGINE_KNOB_KV_OFFLOAD | ENGINE_KNOB_LORA_VLLM | ENGINE_KNOB_EPLB_VLLM,
 	.host = vllm_host,
 	.nhost = sizeof(vllm_host) / sizeof(vllm_host[0]),
 	.kv_auto = vllm_kv_auto,
@@ -559,6 +566,8 @@ const struct engine_type engine_vllm = {
 	 * decode worker the prompt; its KV connector leaves the last prompt
 	 * token to recompute, which makes the first token) */
 	.pd_first_on_decode = true,
+	/* EPLBConfig.step_interval's default (vllm/config/parallel.py) */
+	.eplb_interval = 3000,
 	.cost = &vllm_cost,
 	.policy = &vllm_policy,
 	.sched_words = vllm_sched_words,

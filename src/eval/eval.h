@@ -66,6 +66,7 @@ struct experiment {
 	int recv_interval;         /* SGLang's --scheduler-recv-interval (0: 1) */
 	double mem_fraction_static; /* SGLang's --mem-fraction-static (0: its rule) */
 	bool kv_engine_auto;       /* silicon rows: the engine's default KV dtype, not the row's precision */
+	int spec_tokens;           /* multi-token prediction's draft tokens per step (0: off) */
 	/* P/D disaggregation (pd_prefill 0: aggregated): pd_prefill prefill
 	 * workers of prefill_tp x prefill_ep (prefill_dp attention-DP ranks,
 	 * 0 or 1: one engine) with their own max_num_seqs and token budget per
@@ -152,7 +153,12 @@ struct exp_table {
 	 * aic_row.file indexes them) */
 	char files[EXP_TABLE_FILES][700];
 	unsigned nfiles;
+	size_t pools_derived;  /* rows whose pools or MTP came from the folder's
+				  inferencex_pools.csv (EXP_POOLS_FILE) */
 };
+/* Beside a folder's silicon CSVs: the pool sizes of rows that leave them
+ * blank, by row id (readers: aic_pools_apply; eval/silicon/HARNESS.md) */
+#define EXP_POOLS_FILE "inferencex_pools.csv"
 /* Whether path is such a file, or a folder holding a silicon CSV; the
  * file's path (a folder's first silicon CSV by name) in file. */
 bool exp_table_detect(const char *path, char *file, size_t n);

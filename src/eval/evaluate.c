@@ -81,6 +81,13 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->prefill_max_num_seqs = x->prefill_max_num_seqs;
 		sc->prefill_max_num_batched_tokens = x->prefill_max_num_batched_tokens;
 	}
+	if (x->spec_tokens > 0) {
+		/* multi-token prediction (silicon P/D rows, aic_pools_apply): the
+		 * measured acceptance curve for the workload's prompts */
+		sc->spec.k = x->spec_tokens;
+		sc->spec.method = SPEC_MTP;
+		(void)spec_default_rates(&sc->spec, wl_prompt_kind(&x->wl) == WL_PROMPTS_RANDOM);
+	}
 	sc->max_model_len = x->max_model_len;
 	sc->block_size = x->block_size;
 	sc->total_kv_blocks = x->total_kv_blocks;
@@ -464,7 +471,11 @@ void experiment_config_text(const struct experiment *x, char *buf, size_t n)
 		snprintf(mbt, sizeof(mbt), "%lld", (long long)x->max_num_batched_tokens);
 	if (x->max_num_seqs > 0)
 		snprintf(mns, sizeof(mns), "%lld", (long long)x->max_num_seqs);
-	snprintf(buf, n, "%s %s, %s, %s%s%s, mnbt %s, mns %s", x->engine[0] ? x->engine : "vllm",
+	char mtp[24] = "";
+
+	if (x->spec_tokens > 0)
+		snprintf(mtp, sizeof(mtp), ", mtp %d", x->spec_tokens);
+	snprintf(buf, n, "%s %s, %s, %s%s%s, mnbt %s, mns %s%s", x->engine[0] ? x->engine : "vllm",
 		 x->engine_version[0] ? x->engine_version : "-", lay, dtype_name(x->dtype),
-		 x->kv_dtype_given ? " / KV " : "", x->kv_dtype_given ? dtype_name(x->kv_dtype) : "", mbt, mns);
+		 x->kv_dtype_given ? " / KV " : "", x->kv_dtype_given ? dtype_name(x->kv_dtype) : "", mbt, mns, mtp);
 }

@@ -1171,6 +1171,24 @@ bool exp_table_detect(const char *path, char *file, size_t n)
 	return true;
 }
 
+/* The pools file beside the table's silicon CSVs, when there is one. */
+static int apply_pools(struct exp_table *t, struct err *e)
+{
+	char pools[760];
+	const char *slash = strrchr(t->files[0], '/');
+	int rc;
+
+	if (slash)
+		snprintf(pools, sizeof(pools), "%.*s/%s", (int)(slash - t->files[0]), t->files[0], EXP_POOLS_FILE);
+	else
+		snprintf(pools, sizeof(pools), "%s", EXP_POOLS_FILE);
+	if (access(pools, F_OK) != 0)
+		return 0;
+	if ((rc = aic_pools_apply(&t->aic, pools, &t->pools_derived, e)) < 0)
+		aic_table_release(&t->aic);
+	return rc;
+}
+
 int exp_table_open(const char *path, const char *where, struct exp_table *t, struct err *e)
 {
 	struct stat sb;
@@ -1213,7 +1231,7 @@ int exp_table_open(const char *path, const char *where, struct exp_table *t, str
 		}
 		t->n = t->aic.n;
 		t->total = t->aic.total;
-		return 0;
+		return apply_pools(t, e);
 	}
 	if (where)
 		return err_set(e, SS_EUSAGE, "%s: --where filters aiconfigurator silicon CSVs, not %s", path,
@@ -1587,6 +1605,19 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 		aic_limits(r, be, x);
 		if (!aic_pd_layout(r, be, x, why, n))
 			return 0;
+		if (r->spec_tokens < 0) {
+			snprintf(why, n, "disagg row with multi-token prediction of unrecorded depth");
+			return 0;
+		}
+		/* with multi-token prediction a decode step carries each
+		 * request's draft tokens too: the decode pool's token budget is
+		 * batch x (1 + draft tokens), as the recipes size
+		 * max_num_tokens (InferenceX's ..._batchB_eplb0_mtpK.yaml) */
+		x->spec_tokens = r->spec_tokens;
+		if (x->spec_tokens > 0 && be != AIC_SGLANG) {
+			int64_t tok = x->max_num_seqs * (1 + x->spec_tokens);
+			x->max_num_batched_tokens = be == AIC_TRTLLM ? (tok + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK : tok;
+		}
 	} else {
 		if (!aic_layout(r, be, x, why, n))
 			return 0;
@@ -1594,6 +1625,17 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 		 * spreads C / dp over the replicas) and the backend's generated
 		 * token budget */
 		aic_limits(r, be, x);
+		if (r->spec_tokens < 0) {
+			snprintf(why, n, "agg row with multi-token prediction of unrecorded depth");
+			return 0;
+		}
+		/* InferenceX's MTP runs (aic_pools_apply): the drafts ride in
+		 * every decode step, and TensorRT-LLM's max_num_tokens holds
+		 * them ((MTP + 1) x max_batch_size + ISL + slack:
+		 * dsr1_*_trt_mtp.sh) */
+		x->spec_tokens = r->spec_tokens;
+		if (x->spec_tokens > 0 && be == AIC_TRTLLM)
+			x->max_num_batched_tokens += (int64_t)x->spec_tokens * x->max_num_seqs;
 	}
 	x->dtype = aic_dtype(r);
 	x->kind = EXP_CLOSED;

@@ -255,6 +255,7 @@ static int run_table(const char *path, const struct eval_inputs *c, const struct
 	p->table_rows += r.kept;
 	p->table_total += r.total;
 	p->table_sim += r.simulated;
+	p->table_pools += r.pools_derived;
 	if (r.nrows) {
 		pass_room(p, r.nrows);
 		memcpy(p->rows + p->nrows, r.rows, r.nrows * sizeof(*r.rows));

@@ -35,6 +35,7 @@ struct eval_pass {
 	/* aiconfigurator silicon tables */
 	int ntables;
 	size_t table_rows, table_total, table_sim;
+	size_t table_pools;     /* rows whose P/D pools or MTP came from EXP_POOLS_FILE */
 	struct skip_tally skips;
 	/* inputs that could not be evaluated (a malformed file, an unknown
 	 * model, a refused layout, ...): counted, the first ones listed as

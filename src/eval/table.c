@@ -85,6 +85,7 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 		return rc;
 	res->kept = t.n;
 	res->total = t.total;
+	res->pools_derived = t.pools_derived;
 	sl = xcalloc(chunk, sizeof(*sl));
 	jobs = xcalloc(chunk, sizeof(*jobs));
 	for (i = 0; i < t.n; i++) {

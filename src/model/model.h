@@ -292,6 +292,9 @@ int64_t model_dense_ffn_layers(const struct model_cfg *m);
  * Embedding, LM head, routers and norms take the requested width. */
 double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p,
 				  double weight_bytes_per_param);
+/* Of those, the routed experts' bytes on one GPU (its EP share of the
+ * heaviest stage's MoE layers, at the narrower of wb and the stored format). */
+double model_expert_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p, double wb);
 /* KV-cache bytes per token of the layers whose cache grows with the
  * sequence: full-attention layers only (sliding-window and chunked layers
  * hold at most their window, linear layers a fixed state: see

@@ -271,6 +271,17 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	return per_layer * layers_stage + (head + pc.vision / tp) * wb;
 }
 
+double model_expert_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p, double wb)
+{
+	struct param_counts pc;
+
+	model_params(m, &pc);
+	/* as model_weight_bytes_per_gpu spreads them: evenly over the layers,
+	 * the heaviest stage holding ceil(L / pp) */
+	return pc.experts / (p->ep > 1 ? p->ep : 1) / moe_tp(m, p) * part_bytes(m->q.experts, m->q.group_size, wb) /
+	       (double)m->layers * ceil((double)m->layers / p->pp);
+}
+
 /* KV elements per token of one full (or chunked) attention layer, with
  * kv_heads KV heads. */
 static double full_kv_elems(const struct model_cfg *m, double kvh)

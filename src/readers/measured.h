@@ -181,6 +181,10 @@ struct aic_row {
 		int64_t batch;
 		int workers, tp, pp, attn_dp, moe_tp, moe_ep;
 	} pre, dec;
+	/* multi-token prediction's draft tokens: 0 none or not recorded, -1
+	 * MTP of unnamed depth (aic_pools_apply) */
+	int spec_tokens;
+	bool pools_derived;  /* pools or MTP from eval/silicon/inferencex_pools.csv, not the row */
 	double ttft_ms, tpot_ms;             /* measured means */
 	size_t line;
 	unsigned file;       /* index of its file in a folder of tables (exp_table.files) */
@@ -199,6 +203,10 @@ int aic_read(const char *path, const char *where, struct aic_table *t, struct er
 int aic_read_mem(const char *buf, size_t len, const char *name, const char *where,
 		 struct aic_table *t, struct err *e);
 void aic_table_release(struct aic_table *t);
+/* Fill the blank pools of t's disagg rows from a pools file (aicpools.c:
+ * eval/silicon/inferencex_pools.csv's columns) by row id; *applied counts
+ * the rows filled.  SS_EDATA naming file, line and column on a bad line. */
+int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, struct err *e);
 /* Whether the file's header is a silicon CSV's. */
 bool aic_is_table(const char *path);
 /* The silicon CSVs (plain or .gz) of folder dir, in name order: at most cap

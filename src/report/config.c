@@ -192,6 +192,13 @@ void out_config_json(struct jw *w, const struct out_config *c)
 		jw_int(w, "lora_max_lora_rank", sc->lora_rank);
 		jw_int(w, "lora_host_slots", sc->lora_host);
 	}
+	if (sc->eplb) { /* EPLB: the settings (interval 0: the engine's default) */
+		jw_bool(w, "enable_eplb", true);
+		jw_int(w, "eplb_num_redundant_experts", sc->eplb_redundant);
+		jw_int(w, "eplb_rebalance_interval", sc->eplb_interval > 0 ? sc->eplb_interval : sc->engine->eplb_interval);
+		if (sc->eplb_async)
+			jw_bool(w, "eplb_use_async", true);
+	}
 	jw_str(w, "router", out_router_key(sc->router));
 	if (sc->replicas > 1) /* (absent: one) */
 		jw_int(w, "replicas", sc->replicas);

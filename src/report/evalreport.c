@@ -71,10 +71,13 @@ static void print_tables_text(FILE *f, const struct eval_pass *p)
 	char name[200];
 	int k;
 
-	if (p->ntables)
+	if (p->ntables) {
 		fprintf(f, "\ntable rows (silicon CSV rows, benchmark runs): %zu of %zu kept by --where; %zu simulated, %zu skipped\n",
 		       p->table_rows, p->table_total, p->table_sim, p->table_rows - p->table_sim);
-	else
+		if (p->table_pools)
+			fprintf(f, "  %zu rows read with InferenceX's launch configuration (%s: disagg pools the row leaves blank, MTP)\n",
+				p->table_pools, EXP_POOLS_FILE);
+	} else
 		fprintf(f, "\nskipped %zu experiments\n", p->skips.total);
 	for (i = 0; i < p->skips.n; i++)
 		fprintf(f, "  skipped %5zu  %s\n", p->skips.count[i], p->skips.reason[i]);
@@ -112,6 +115,7 @@ static void json_tables(struct jw *w, const struct eval_pass *p)
 	jw_int(w, "rows_total", (int64_t)p->table_total);
 	jw_int(w, "rows_kept", (int64_t)p->table_rows);
 	jw_int(w, "rows_simulated", (int64_t)p->table_sim);
+	jw_int(w, "rows_pools_derived", (int64_t)p->table_pools);
 	jw_int(w, "skipped_total", (int64_t)p->skips.total);
 	jw_obj(w, "skipped");
 	for (i = 0; i < p->skips.n; i++)

@@ -148,6 +148,7 @@ struct out_run {
 	const struct sim_cfg *simcfg;   /* resolved engine settings */
 	const struct memplan *mp;
 	const struct parallel *prefill_par; /* P/D: the prefill workers' layout */
+	const struct cost_model *prefill_cost; /* P/D: the prefill workers' cost model (NULL: none) */
 	bool pd_nvlink;
 	const char *notes;              /* warnings, newline-separated */
 	const char *spec_method;        /* as given (draft:MODEL), or NULL */
@@ -157,6 +158,7 @@ struct out_run {
 	const struct sglang_mem *sg_mem; /* SGLang: its memory rule's terms */
 	const char *offload_words;      /* KV offload: the engine's words on its host tier, or NULL / "" */
 	const char *lora_words;         /* LoRA: the engine's settings and servesim's terms, or NULL / "" */
+	const char *eplb_words;         /* EPLB: the engine's settings and servesim's terms, or NULL / "" */
 	const char *mm_words;           /* images: the token rule and the encoder, or NULL / "" */
 	const char *epd_words;          /* E/P/D: the encoder pool, or NULL / "" */
 	/* vLLM's --goodput: per-request limits (ms; NAN: none) and the result */

@@ -197,7 +197,7 @@ static void run_header(FILE *f, const struct out_run *c)
 	/* an engine whose limits follow its own rules (SGLang's) prints each
 	 * rule it applied */
 	bool rules = (c->cfg.sc->engine->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
-	char b1[64], b2[64], lora_mem[48] = "";
+	char b1[64], b2[64], lora_mem[96] = "";
 
 	fprintf(f, "model      %s (%s), %s weights, %s KV cache", c->cfg.sc->model->id, c->cfg.sc->model->source,
 	       dtype_name(c->cost->cfg.wdt), dtype_name(c->cfg.sc->kvdt));
@@ -224,12 +224,22 @@ static void run_header(FILE *f, const struct out_run *c)
 			snprintf(pdp, sizeof(pdp), ", attention DP %d in lockstep", pp->dp);
 		if (dp->dp > 1)
 			snprintf(ddp, sizeof(ddp), ", attention DP %d in lockstep", dp->dp);
-		fprintf(f, "hardware   P/D %dp%dd: %d prefill worker%s x %d %s (TP %d, PP %d, EP %d%s) + %d decode worker%s x %d (TP %d, PP %d, EP %d%s)\n",
-		       pw, dw, pw, pw > 1 ? "s" : "", pp->tp * pp->pp * pp->dp, c->cfg.sc->gpu->id, pp->tp,
-		       pp->pp, pp->ep, pdp, dw, dw > 1 ? "s" : "", dp->tp * dp->pp * dp->dp, dp->tp, dp->pp,
+		const struct gpu_spec *pg = c->cfg.sc->prefill_gpu, *g = c->cfg.sc->gpu;
+		char dgpu[80] = "", link[240];
+		if (pg) { /* mixed GPU types: each pool's named */
+			snprintf(dgpu, sizeof(dgpu), " %s", g->id);
+			snprintf(link, sizeof(link), "the slower inter-node link of the two GPUs (%s %.0f, %s %.0f GB/s per GPU)",
+				 pg->id, pg->internode_bw / 1e9, g->id, g->internode_bw / 1e9);
+		} else {
+			snprintf(link, sizeof(link), "%s",
+				 c->pd_nvlink ? "NVLink (both pools in one NVLink domain)" : "the inter-node link");
+		}
+		fprintf(f, "hardware   P/D %dp%dd: %d prefill worker%s x %d %s (TP %d, PP %d, EP %d%s) + %d decode worker%s x %d%s (TP %d, PP %d, EP %d%s)\n",
+		       pw, dw, pw, pw > 1 ? "s" : "", pp->tp * pp->pp * pp->dp, pg ? pg->id : g->id, pp->tp,
+		       pp->pp, pp->ep, pdp, dw, dw > 1 ? "s" : "", dp->tp * dp->pp * dp->dp, dgpu, dp->tp, dp->pp,
 		       dp->ep, ddp);
 		fprintf(f, "kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill %s (%s), + %.3g ms per request (%s); decode admits a request when its KV lands; %s\n",
-		       c->simcfg->pd.kv_bytes_per_token / 1e3, c->pd_nvlink ? "NVLink (both pools in one NVLink domain)" : "the inter-node link",
+		       c->simcfg->pd.kv_bytes_per_token / 1e3, link,
 		       c->simcfg->pd.link_bw / 1e9, pp->dp > 1 ? "rank" : "worker", "all its GPUs at 0.7 of the link",
 		       c->simcfg->pd.alpha_s * 1e3,
 		       c->cfg.sc->pd_handoff_given ? "--kv-handoff-ms"
@@ -241,6 +251,13 @@ static void run_header(FILE *f, const struct out_run *c)
 		       (long long)c->simcfg->pd.prefill_kv_blocks,
 		       (long long)(c->simcfg->pd.prefill_kv_blocks * c->simcfg->block_size),
 		       pp->dp > 1 ? "DP rank" : "worker");
+		if (pg && c->prefill_cost) { /* the prefill pool's own tables */
+			const struct cost_model *pc = c->prefill_cost;
+			fprintf(f, "prefill    %s kernel tables %s%s%s: GEMMs %s; routed experts %s\n", pg->id,
+			       pc->tabs->engine[0] ? pc->tabs->engine : "none (defaults)", pc->tabs->engine[0] ? " " : "",
+			       pc->tabs->version, pc->src[COST_SRC_GEMM][0] ? pc->src[COST_SRC_GEMM] : "-",
+			       pc->src[COST_SRC_MOE][0] ? pc->src[COST_SRC_MOE] : "none (a dense model)");
+		}
 	} else if (c->simcfg->lockstep)
 		print_dp_attention(f, c);
 	else if (c->cfg.sc->replicas > 1 && c->cfg.sc->par.dp == 1)
@@ -276,6 +293,11 @@ static void run_header(FILE *f, const struct out_run *c)
 							: "max_model_len: the model's max_position_embeddings"));
 	if (c->mp->lora_bytes > 0) /* LoRA: its adapter slots (memplan_take) */
 		snprintf(lora_mem, sizeof(lora_mem), " - %.2f GiB LoRA slots", c->mp->lora_bytes / 1073741824.0);
+	if (c->mp->eplb_bytes > 0) { /* EPLB: its redundant experts (memplan_take_experts) */
+		size_t l = strlen(lora_mem);
+		snprintf(lora_mem + l, sizeof(lora_mem) - l, " - %.2f GiB redundant experts",
+			 c->mp->eplb_bytes / 1073741824.0);
+	}
 	if (c->cfg.kv_from_memory && (c->cfg.sc->engine->knobs & ENGINE_KNOB_MEM_FRACTION))
 		fprintf(f, "kv cache   %lld tokens (pages of %lld) per %s, from memory: %.2f GiB x mem_fraction_static %.3f - %.2f GiB weights%s = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
 		       (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size), (long long)c->simcfg->block_size,
@@ -301,6 +323,8 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "kv offload %s\n", c->offload_words);
 	if (c->lora_words && c->lora_words[0])
 		fprintf(f, "lora       %s\n", c->lora_words);
+	if (c->eplb_words && c->eplb_words[0])
+		fprintf(f, "eplb       %s\n", c->eplb_words);
 	if (c->mm_words && c->mm_words[0])
 		fprintf(f, "images     %s\n", c->mm_words);
 	if (c->epd_words && c->epd_words[0])
@@ -520,6 +544,8 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_obj(&w, "disaggregation");
 		jw_int(&w, "prefill_workers", sc->pd.prefill / (c->prefill_par->dp > 1 ? c->prefill_par->dp : 1));
 		jw_int(&w, "decode_workers", sc->dp / (c->cfg.sc->par.dp > 1 ? c->cfg.sc->par.dp : 1));
+		if (c->cfg.sc->prefill_gpu) /* mixed GPU types (absent: --gpu's) */
+			jw_str(&w, "prefill_gpu", c->cfg.sc->prefill_gpu->id);
 		jw_int(&w, "prefill_tp", c->prefill_par->tp);
 		jw_int(&w, "prefill_ep", c->prefill_par->ep);
 		if (c->prefill_par->dp > 1 || c->cfg.sc->par.dp > 1) { /* attention-DP workers */

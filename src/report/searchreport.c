@@ -151,6 +151,11 @@ static void launch_lines(const struct search_report *R, const struct search_outc
 	in.pd_prefill = r->d.pd_prefill;
 	in.pd_decode = r->d.pd_decode;
 	in.moe = R->model->n_experts > 0;
+	if (R->eplb && r->d.par.ep > 1) {
+		in.eplb = true;
+		in.eplb_redundant = R->eplb->eplb_redundant;
+		in.eplb_interval = R->eplb->eplb_interval;
+	}
 	if (r->d.replicas > 1)
 		sb_printf(o, "# %d replicas behind a router, each:\n", r->d.replicas);
 	R->sp->engine[r->d.engine]->launch(&in, o);

@@ -32,6 +32,8 @@ struct search_report {
 	double target;                  /* --target-rate (0: none) */
 	int64_t top;                    /* launch lines for this many */
 	const struct acc_confidence *conf; /* per outcome: its stated confidence (accuracy.h) */
+	/* --enable-eplb, for the launch lines (the settings as resolved) */
+	const struct scenario *eplb;    /* NULL: off */
 };
 
 void search_report_text(FILE *f, const struct search_report *R);

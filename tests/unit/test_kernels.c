@@ -34,25 +34,35 @@ static const struct gpu_spec *gpu(const char *id)
 	return g;
 }
 
-static int make_cost(struct cost_model *c, const struct model_cfg *m, const char *g,
-		     struct parallel p, enum dtype dt, const char *engine, const char *ver,
-		     struct err *e)
+/* The cost configuration make_cost uses (engine's host terms, small limits). */
+static int test_cfg(enum dtype dt, const char *engine, const char *ver, struct cost_cfg *cc, struct err *e)
 {
 	const struct engine_type *en;
-	struct cost_cfg cc;
 	int rc;
 
 	if ((rc = engine_lookup(engine, &en, e)) < 0)
 		return rc;
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = dt;
-	cc.kvdt = dt == DT_BF16 ? DT_BF16 : DT_FP8;
-	engine_host_terms(engine, ver, NULL, &cc.ov); /* its host terms, as a scenario takes them */
-	cc.max_tokens = 512;
-	cc.max_seqs = 64;
-	cc.graph_max = 0;
-	cc.engine = en->cost;
-	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", ver ? ver : "");
+	memset(cc, 0, sizeof(*cc));
+	cc->wdt = dt;
+	cc->kvdt = dt == DT_BF16 ? DT_BF16 : DT_FP8;
+	engine_host_terms(engine, ver, NULL, &cc->ov); /* its host terms, as a scenario takes them */
+	cc->max_tokens = 512;
+	cc->max_seqs = 64;
+	cc->graph_max = 0;
+	cc->engine = en->cost;
+	snprintf(cc->engine_version, sizeof(cc->engine_version), "%s", ver ? ver : "");
+	return 0;
+}
+
+static int make_cost(struct cost_model *c, const struct model_cfg *m, const char *g,
+		     struct parallel p, enum dtype dt, const char *engine, const char *ver,
+		     struct err *e)
+{
+	struct cost_cfg cc;
+	int rc;
+
+	if ((rc = test_cfg(dt, engine, ver, &cc, e)) < 0)
+		return rc;
 	return cost_init(c, m, gpu(g), &p, &cc, datadir, e);
 }
 
@@ -2064,6 +2074,92 @@ static void test_amd(void)
 	}
 }
 
+/* EPLB (cost/eplb.h): a hand-computed placement; on DeepSeek-V3 at EP 64
+ * the hottest rank's load never rises with the redundant experts and falls
+ * below expert order's, their memory rises, and the MoE layer gets
+ * faster. */
+static void test_eplb(void)
+{
+	/* 4 experts of loads 1, 2, 3, 10 over 2 ranks.  No redundant expert:
+	 * 10 | 3, 2 onto the lighter rank, 1 onto the other: 11 / 8 = 1.375.
+	 * Two: 10 gets both (10/2 = 5 > 3, then 10/3 > 3), six copies of 3
+	 * slots: 3.33 | 3.33, 3.33 onto rank 0 (tie), 3 and 2 onto rank 1 (6.33
+	 * < 6.67), 1 onto rank 0: max(7.67, 8.33) / 8 = 1.0417; plus the
+	 * routing noise Phi^-1(1.625 / 2.25) / sqrt(16 / 2) = 0.5894 / 2.8284 =
+	 * 0.2084.  Expert order: at least (10 + 1 x 6 / 3) / 8 = 1.5 (the
+	 * normal approximation, 1 + 0.5894 x sqrt(2 x 12.5 x 2 / 3) / 8 = 1.30,
+	 * falls below it). */
+	double pop[4] = {1, 2, 3, 10}, hs, he, prev = INFINITY, prev_b = -1, t_off = 0;
+	struct model_cfg m;
+	struct parallel p = {1, 1, 64, 64};
+	struct err e;
+	int n;
+
+	eplb_hot_loads(pop, 4, 2, 2, &hs, &he);
+	CHECK_REL(hs, 1.5, 1e-9, "expert order, 4 experts on 2 ranks");
+	CHECK_REL(he, 1.041667 + 0.20839, 1e-3, "EPLB with 2 redundant experts");
+	/* no redundant expert: 1.375 + 0.2084 = 1.583, more than expert
+	 * order's 1.5, which EPLB never does worse than */
+	eplb_hot_loads(pop, 4, 2, 0, &hs, &he);
+	CHECK_REL(he, 1.5, 1e-9, "EPLB without redundant experts: capped at expert order's");
+	{
+		/* the tables' power law: tokens x top-k rows in all, none above
+		 * the tokens, rising with the quantile */
+		double q[256], sum = 0;
+		int i, ok = 1;
+		eplb_popularity(1.01, 8192, 8, 256, q);
+		for (i = 0; i < 256; i++) {
+			sum += q[i];
+			ok &= q[i] <= 8192 && (i == 0 || q[i] >= q[i - 1]);
+		}
+		CHECK_REL(sum, 8192.0 * 8, 1e-9, "popularity: 8192 tokens x top-8 rows");
+		CHECK(ok, "popularity: rising, none above 8192 tokens (hottest %.0f)", q[255]);
+	}
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3: %s", e.msg);
+		return;
+	}
+	for (n = 0; n <= 256; n += 64) {
+		struct eplb_curve cv;
+		struct cost_model c;
+		struct cost_cfg cc;
+		double b = eplb_redundant_bytes(&m, &p, DT_FP8, n), t;
+		eplb_curve_init(&cv, MOE_POWER_LAW_101, 256, 8, 64, n);
+		eplb_curve_loads(&cv, 8192, &hs, &he);
+		CHECK(he <= prev && he < hs, "EP 64, %d redundant: hottest rank %.3f of the mean (expert order %.3f)", n,
+		      he, hs);
+		CHECK(b > prev_b, "EP 64, %d redundant: %.3f GB per GPU", n, b / 1e9);
+		prev = he;
+		prev_b = b;
+		if (test_cfg(DT_FP8, "sglang", NULL, &cc, &e) < 0) {
+			CHECK(0, "cost config: %s", e.msg);
+			return;
+		}
+		cc.eplb = true;
+		cc.eplb_redundant = n;
+		cc.eplb_interval = 1000;
+		if (cost_init(&c, &m, gpu("h200"), &p, &cc, datadir, &e) < 0) {
+			CHECK(0, "cost_init with EPLB: %s", e.msg);
+			return;
+		}
+		t = cost_moe_s(&c, 8192);
+		if (n == 0) {
+			struct cost_model off;
+			cc.eplb = false;
+			if (cost_init(&off, &m, gpu("h200"), &p, &cc, datadir, &e) < 0) {
+				CHECK(0, "cost_init: %s", e.msg);
+				cost_release(&c);
+				return;
+			}
+			t_off = cost_moe_s(&off, 8192);
+			cost_release(&off);
+		}
+		CHECK(t < t_off, "EP 64, %d redundant: the MoE layer at 8192 tokens %.1f us, %.1f without EPLB", n,
+		      t * 1e6, t_off * 1e6);
+		cost_release(&c);
+	}
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -2088,6 +2184,7 @@ int main(void)
 	test_moe_tables();
 	test_moe_step();
 	test_moe_fallback();
+	test_eplb();
 	test_wideep();
 	test_moe_fp8_not_slower();
 	test_moe_fp8_fallback();

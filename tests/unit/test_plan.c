@@ -213,7 +213,7 @@ static void test_prices(void)
 static void test_launch(void)
 {
 	struct launch_in in = {"deepseek-ai/DeepSeek-V3", "fp8", {.tp = 4, .pp = 1, .dp = 2, .ep = 8},
-			       DT_FP8, DT_FP8, 256, 0, 0, 0, 0, true};
+			       DT_FP8, DT_FP8, 256, 0, 0, 0, 0, true, false, 0, 0};
 	struct sbuf sb;
 
 	sb_init(&sb);
@@ -240,9 +240,21 @@ static void test_launch(void)
 	CHECK(strstr(sb.buf, " --chunked-prefill-size 2048 --speculative-algorithm EAGLE --speculative-num-steps 1 "
 			     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 2\n") != NULL,
 	      "SGLang MTP and chunked-prefill-size: %s", sb.buf);
+	/* EPLB in each engine's spelling (interval 0: the engine's default, left out) */
+	in.eplb = true;
+	in.eplb_redundant = 32;
+	sb_reset(&sb);
+	engine_find("vllm")->launch(&in, &sb);
+	CHECK(strstr(sb.buf, " --enable-expert-parallel --enable-eplb --eplb-config '{\"num_redundant_experts\":32}'") !=
+		      NULL, "vLLM EPLB: %s", sb.buf);
+	in.eplb_interval = 500;
+	sb_reset(&sb);
+	engine_find("sglang")->launch(&in, &sb);
+	CHECK(strstr(sb.buf, " --ep-size 8 --enable-eplb --ep-num-redundant-experts 32 "
+			     "--eplb-rebalance-num-iterations 500") != NULL, "SGLang EPLB: %s", sb.buf);
 	/* dense replicas: --data-parallel-size / --dp-size, no DP attention */
 	in = (struct launch_in){"meta-llama/Llama-3.1-8B-Instruct", "", {.tp = 1, .pp = 1, .dp = 4, .ep = 1},
-				DT_BF16, DT_BF16, 1024, 8192, 0, 0, 0, false};
+				DT_BF16, DT_BF16, 1024, 8192, 0, 0, 0, false, false, 0, 0};
 	sb_reset(&sb);
 	engine_find("vllm")->launch(&in, &sb);
 	CHECK(strcmp(sb.buf, "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1 "
@@ -254,7 +266,7 @@ static void test_launch(void)
 			     "--dp-size 4 --max-running-requests 1024 --chunked-prefill-size 8192\n") == 0,
 	      "SGLang dense DP replicas: %s", sb.buf);
 	in = (struct launch_in){"meta-llama/Llama-3.1-70B-Instruct", "", {.tp = 2, .pp = 1, .dp = 1, .ep = 1},
-				DT_FP8, DT_BF16, 1024, 0, 0, 1, 2, false};
+				DT_FP8, DT_BF16, 1024, 0, 0, 1, 2, false, false, 0, 0};
 	sb_reset(&sb);
 	engine_find("vllm")->launch(&in, &sb);
 	CHECK(strstr(sb.buf, "--quantization fp8") && strstr(sb.buf, "NixlConnector") &&

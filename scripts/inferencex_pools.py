@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Derive the P/D pool sizes of the silicon CSV's InferenceX disagg rows, and
+which InferenceX aggregated rows ran multi-token prediction.
+
+The two InferenceX sources of eval/silicon/silicon_trtllm_and_disagg.csv.gz
+(`source_file=2026-03-25.csv`, `source_file=2026-04-06.csv`) leave the pools'
+worker and batch counts blank and copy the prefill pool's EP into the decode
+pool's (eval/silicon/HARNESS.md, "Disaggregated rows").  InferenceX launched
+each of those runs from an entry of its master configuration
+(.github/configs/nvidia-master.yaml): per model, precision, GPU, framework and
+ISL/OSL, search-space entries naming the concurrencies they ran and each
+pool's num-worker, tp, ep and dp-attn, whether multi-token prediction was on,
+and (TensorRT-LLM) the recipe file, whose name carries the decode batch and
+the MTP depth (ctx1_gen5_tep8_batch32_eplb0_mtp3).
+
+For each blank-count row this takes the configuration as it stood on the day
+the row was measured (the latest commit of the file on or before that day
+holding an entry that matches the row's model, precision, GPU, framework,
+ISL/OSL, concurrency and the recorded prefill tp/ep and decode tp) and keeps
+the row only when every matching entry there gives the same pools and
+speculative setting.  306 of the blank-count rows repeat a measurement that
+`db-dump/` records with its pools (identical TTFT and TPOT, same backend,
+model and system): where both exist the derived pools must agree with the
+recorded ones (workers, attention-DP sizes, decode EP), else the row is
+dropped and counted.  The latencies are used for nothing else.
+
+Aggregated rows: the single-node entries name MTP by a separate entry
+(`dsr1-fp4-b200-trt-mtp`) whose image may differ from the plain one's; a row is
+marked MTP when every entry matching its model, precision, GPU, framework,
+image tag (the row's backend_version), ISL/OSL, tp and concurrency (within the
+entry's conc-start..conc-end) on its measurement day is an MTP entry.  The
+draft count is the entry's launch script's (benchmarks/single_node/ or, before
+it moved, benchmarks/, at that commit): TensorRT-LLM's dsr1_*_trt_mtp.sh set 3 drafts, 1 with attention DP;
+SGLang's dsr1_*_mtp.sh set --speculative-num-steps (EAGLE top-1: that many
+drafts).  Only MTP rows are written for agg (mode=agg, pool columns 0).
+
+usage: inferencex_pools.py INFERENCEX_GIT_DIR SILICON_CSV.gz [SILICON_CSV.gz...] OUT.csv
+(INFERENCEX_GIT_DIR: a clone of SemiAnalysisAI/InferenceX with its history.)
+"""
+import csv, gzip, re, subprocess, sys
+
+import yaml
+
+CFG = ".github/configs/nvidia-master.yaml"
+GPU = {"b200_sxm": "b200", "b300_sxm": "b300", "h200_sxm": "h200", "h100_sxm": "h100",
+       "gb200": "gb200", "gb300": "gb300"}
+FRAMEWORK = {"trtllm": "dynamo-trt", "sglang": "dynamo-sglang", "vllm": "dynamo-vllm"}
+PREFIX = {"deepseek-ai/DeepSeek-R1": "dsr1", "openai/gpt-oss-120b": "gptoss",
+          "moonshotai/Kimi-K2.5": "kimik2.5", "zhipuai/GLM-5": "glm5"}
+BLANK_SOURCES = ("source_file=2026-03-25.csv", "source_file=2026-04-06.csv")
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "--git-dir", repo] + list(args), check=True,
+                          capture_output=True, text=True).stdout
+
+
+def history(repo):
+    """(iso date, commit, parsed config) of every commit touching CFG, oldest first."""
+    out = []
+    for line in git(repo, "log", "--format=%cI %H", "--until=2026-04-30", "--", CFG).splitlines():
+        date, commit = line.split()
+        try:
+            out.append((date[:10], commit, yaml.safe_load(git(repo, "show", commit + ":" + CFG))))
+        except (subprocess.CalledProcessError, yaml.YAMLError):
+            continue
+    out.reverse()
+    return out
+
+
+def source_fields(src):
+    return dict(p.strip().split("=", 1) for p in src.split(";") if "=" in p)
+
+
+def recipe(entry):
+    """Decode batch and MTP depth from a TensorRT-LLM recipe name (0: not named)."""
+    text = " ".join(str(s) for side in ("prefill", "decode")
+                    for s in entry[side].get("additional-settings") or [])
+    b = re.search(r"_batch(\d+)_", text)
+    m = re.search(r"_mtp(\d+)[_.]", text)
+    return (int(b.group(1)) if b else 0), (int(m.group(1)) if m else 0)
+
+
+def twin_key(row):
+    # db-dump names DeepSeek-R1 runs DeepSeek-V3 (same architecture)
+    return (row["backend"], row["system"], row["isl"], row["osl"],
+            round(float(row["silicon_ttft_ms"]), 6), round(float(row["silicon_tpot_ms"]), 6))
+
+
+def candidates(cfg, row, conc):
+    for key, v in cfg.items():
+        if not isinstance(v, dict) or not v.get("disagg"):
+            continue
+        if v.get("model-prefix") != PREFIX.get(row["model_path"]) or v.get("precision") != row["precision"]:
+            continue
+        if not str(v.get("framework", "")).startswith(FRAMEWORK[row["backend"]]):
+            continue
+        if str(v.get("runner", "")).split("-")[0] != GPU.get(row["system"]):
+            continue
+        for s in v.get("seq-len-configs") or []:
+            if s.get("isl") != int(row["isl"]) or s.get("osl") != int(row["osl"]):
+                continue
+            for e in s.get("search-space") or []:
+                p, d = e["prefill"], e["decode"]
+                if conc not in (e.get("conc-list") or []):
+                    continue
+                if p["tp"] != int(row["prefill_tp_size"]) or p["ep"] != int(row["prefill_moe_ep_size"]):
+                    continue
+                if d["tp"] != int(row["decode_tp_size"]):
+                    continue
+                spec = str(e.get("spec-decoding") or "none").lower()
+                batch, mtp = recipe(e)
+                yield key, (p["num-worker"], d["num-worker"],
+                            p["tp"] if p.get("dp-attn") else 1, d["tp"] if d.get("dp-attn") else 1,
+                            d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0)
+
+
+AGG_FRAMEWORK = {"trtllm": "trt", "sglang": "sglang", "vllm": "vllm"}
+
+
+def agg_candidates(cfg, row, conc):
+    for key, v in cfg.items():
+        if not isinstance(v, dict) or v.get("disagg") or v.get("multinode"):
+            continue
+        if v.get("model-prefix") != PREFIX.get(row["model_path"]) or v.get("precision") != row["precision"]:
+            continue
+        if v.get("framework") != AGG_FRAMEWORK[row["backend"]]:
+            continue
+        if str(v.get("runner", "")).split("-")[0] != GPU.get(row["system"]):
+            continue
+        tag = str(v.get("image", "")).rsplit(":", 1)[-1]
+        ver = row["backend_version"]
+        if not ver or not (tag in (ver, "v" + ver) or tag.startswith((ver + "-", "v" + ver + "-"))):
+            continue
+        for s in v.get("seq-len-configs") or []:
+            if s.get("isl") != int(row["isl"]) or s.get("osl") != int(row["osl"]):
+                continue
+            for e in s.get("search-space") or []:
+                if not (e.get("conc-start", 0) <= conc <= e.get("conc-end", 0)) or e.get("tp") != int(row["tp_size"]):
+                    continue
+                spec = str(e.get("spec-decoding") or ("mtp" if key.endswith("-mtp") else "none")).lower()
+                yield key, ("mtp" if spec == "mtp" else "none", bool(e.get("dp-attn")))
+
+
+def agg_drafts(repo, commit, key, backend, dp_attn):
+    """Draft tokens the entry's launch script sets (0: not found)."""
+    name = key.replace("-sglang", "").replace("-", "_") + ".sh"
+    text = None
+    for folder in ("benchmarks/single_node/", "benchmarks/"):
+        try:
+            text = git(repo, "show", "%s:%s%s" % (commit, folder, name))
+            break
+        except subprocess.CalledProcessError:
+            continue
+    if text is None:
+        return 0
+    if backend == "trtllm":
+        v = [int(x) for x in re.findall(r"^\s*MTP=(\d+)", text, re.M)]
+        return (min(v) if dp_attn else max(v)) if v else 0
+    m = re.search(r"^\s*SPECULATIVE_NUM_STEPS=(\d+)", text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def agg_rows(repo, hist, rows, counts):
+    out = []
+    for row in rows:
+        if row["mode"] != "agg" or PREFIX.get(row["model_path"]) is None:
+            continue
+        f = source_fields(row["silicon_data_source"])
+        if "silicon_concurrency" not in f or "measured" not in f:
+            continue
+        conc, day = int(f["silicon_concurrency"]), f["measured"][:10]
+        found = None
+        for date, commit, cfg in hist:
+            if date > day:
+                break
+            c = list(agg_candidates(cfg, row, conc))
+            if c:
+                found = (commit, c)
+        if not found:
+            continue
+        commit, c = found
+        specs = set(v for _, v in c)
+        if len(specs) != 1 or next(iter(specs))[0] != "mtp":
+            continue
+        k = agg_drafts(repo, commit, c[0][0], row["backend"], c[0][1][1])
+        counts["agg mtp"] += 1
+        out.append([row["id"], "agg", 0, 0, 0, 0, 0, 0, "mtp", k,
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])])
+    return out
+
+
+def main():
+    repo, out_path = sys.argv[1], sys.argv[-1]
+    hist = history(repo)
+    rows = []
+    for silicon in sys.argv[2:-1]:
+        rows += list(csv.DictReader(gzip.open(silicon, "rt")))
+    counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
+              "agg mtp": 0}
+    out = []
+    twins = {}
+    for row in rows:
+        if row["mode"] == "disagg" and row["prefill_num_workers"]:
+            twins[twin_key(row)] = row
+    for row in rows:
+        if row["mode"] != "disagg" or row["prefill_num_workers"] or not row["silicon_data_source"].startswith(BLANK_SOURCES):
+            continue
+        counts["rows"] += 1
+        f = source_fields(row["silicon_data_source"])
+        conc, day = int(f["silicon_concurrency"]), f["measured"][:10]
+        found = None
+        for date, commit, cfg in hist:
+            if date > day:
+                break
+            c = list(candidates(cfg, row, conc))
+            if c:
+                found = (commit, c)
+        if not found:
+            counts["no entry"] += 1
+            continue
+        commit, c = found
+        if len(set(v for _, v in c)) != 1:
+            counts["ambiguous"] += 1
+            continue
+        v = c[0][1]
+        t = twins.get(twin_key(row))
+        if t:
+            one = lambda x: int(float(x or 1)) or 1
+            if (v[0], v[1], v[2], v[3], v[4]) != (one(t["prefill_num_workers"]), one(t["decode_num_workers"]),
+                                                  one(t["prefill_attention_dp_size"]),
+                                                  one(t["decode_attention_dp_size"]), one(t["decode_moe_ep_size"])):
+                counts["twin disagrees"] += 1
+                continue
+            counts["twin agrees"] += 1
+        counts["kept"] += 1
+        out.append([row["id"], "disagg"] + list(v) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])])
+    with open(out_path, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["id", "mode", "prefill_num_workers", "decode_num_workers", "prefill_attention_dp_size",
+                    "decode_attention_dp_size", "decode_moe_ep_size", "decode_batch_size", "speculative",
+                    "mtp_tokens", "config"])
+        w.writerows(out + agg_rows(repo, hist, rows, counts))
+    sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
+                     "%(ambiguous)d ambiguous; of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
+                     "pools, %(twin disagrees)d more disagreed and were dropped; %(agg mtp)d agg rows ran MTP\n" % counts)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+/* aicpools.c - the pool sizes of the silicon CSV's InferenceX disagg rows,
+ * derived from InferenceX's launch configuration (eval/silicon/
+ * inferencex_pools.csv, written by scripts/inferencex_pools.py; its
+ * PROVENANCE and eval/silicon/HARNESS.md, "Disaggregated rows").
+ *
+ * The two InferenceX sources leave the pools' worker and batch counts blank
+ * and copy the prefill pool's EP into the decode pool's; InferenceX's master
+ * configuration, as it stood the day each row was measured, names them.
+ * One line per row id: both pools' worker counts, attention-DP sizes (1:
+ * attention TP over the pool's recorded tp_size GPUs; else = that tp_size),
+ * the decode pool's EP and per-rank batch limit (0: not named), and whether
+ * multi-token prediction ran with how many draft tokens (0: not named).  An
+ * aggregated row's line (mode agg, pool columns 0) says only that it ran
+ * MTP: InferenceX names MTP runs by their own configuration entry. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "readers/measured.h"
+
+struct pools_line {
+	char id[160];
+	bool agg;  /* an aggregated row's line: only its speculative setting */
+	int pw, dw, padp, dadp, dep;
+	int64_t dbatch;
+	int spec; /* -1: MTP of unnamed depth; else draft tokens (0: none) */
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct pools_line *)a)->id, ((const struct pools_line *)b)->id);
+}
+
+static int whole(const struct csv *c, int col, double lo, double hi, const char *name, double *out,
+		 struct err *e)
+{
+	int rc = csv_num(c, col, out, e);
+	if (rc < 0)
+		return rc;
+	if (!(*out >= lo && *out <= hi) || *out != (double)(long long)*out)
+		return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be an integer in [%g, %g], got %g",
+			       csv_path(c), csv_lineno(c), name, lo, hi, *out);
+	return 0;
+}
+
+static int read_lines(const char *path, struct pools_line **out, size_t *n, struct err *e)
+{
+	static const char *const names[] = {"id", "prefill_num_workers", "decode_num_workers",
+					    "prefill_attention_dp_size", "decode_attention_dp_size",
+					    "decode_moe_ep_size", "decode_batch_size", "speculative",
+					    "mtp_tokens", "mode", NULL};
+	static const double hi[] = {0, 4096, 4096, 4096, 4096, 4096, 1 << 24, 0, 16};
+	int idx[10], rc, k;
+	size_t cap = 0;
+	struct csv *c;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = csv_open(path, &c, e)) < 0)
+		return rc;
+	if ((rc = csv_require(c, names, idx, e)) < 0)
+		goto done;
+	while ((rc = csv_next(c, e)) == 1) {
+		struct pools_line l;
+		double v[9];
+		const char *spec = csv_field(c, idx[7]), *mode = csv_field(c, idx[9]);
+		memset(&l, 0, sizeof(l));
+		snprintf(l.id, sizeof(l.id), "%s", csv_field(c, idx[0]));
+		if (strcmp(mode, "agg") != 0 && strcmp(mode, "disagg") != 0) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: column 'mode' must be agg or disagg, got \"%.40s\"", path,
+				     csv_lineno(c), mode);
+			goto done;
+		}
+		l.agg = strcmp(mode, "agg") == 0;
+		/* an agg line's pool columns are 0; a disagg line's >= 1 */
+		for (k = 1; k < 9; k++) {
+			if (k == 7)
+				continue;
+			if ((rc = whole(c, idx[k], l.agg ? 0 : k == 6 || k == 8 ? 0 : 1, l.agg && k < 7 ? 0 : hi[k],
+					names[k], &v[k], e)) < 0)
+				goto done;
+		}
+		if (strcmp(spec, "none") != 0 && strcmp(spec, "mtp") != 0) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: column 'speculative' must be none or mtp, got \"%.40s\"",
+				     path, csv_lineno(c), spec);
+			goto done;
+		}
+		l.pw = (int)v[1];
+		l.dw = (int)v[2];
+		l.padp = (int)v[3];
+		l.dadp = (int)v[4];
+		l.dep = (int)v[5];
+		l.dbatch = (int64_t)v[6];
+		l.spec = strcmp(spec, "mtp") == 0 ? (v[8] > 0 ? (int)v[8] : -1) : 0;
+		XGROW(*out, cap, *n + 1);
+		(*out)[(*n)++] = l;
+	}
+done:
+	csv_close(c);
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return rc;
+	}
+	qsort(*out, *n, sizeof(**out), cmp_line);
+	return 0;
+}
+
+/* A pool's recorded tp_size GPUs as attention DP adp (1: attention TP) with
+ * expert parallelism ep over them; false when they do not divide. */
+static bool relay(struct aic_pool *p, int adp, int ep)
+{
+	int gpus = p->tp * p->attn_dp;
+
+	if (gpus % adp != 0 || gpus % ep != 0)
+		return false;
+	p->attn_dp = adp;
+	p->tp = gpus / adp;
+	p->moe_ep = ep;
+	p->moe_tp = gpus / ep;
+	return true;
+}
+
+int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, struct err *e)
+{
+	struct pools_line *ls, key;
+	size_t n, i;
+	int rc;
+
+	*applied = 0;
+	if ((rc = read_lines(path, &ls, &n, e)) < 0)
+		return rc;
+	for (i = 0; i < t->n; i++) {
+		struct aic_row *r = &t->r[i];
+		const struct pools_line *l;
+		struct aic_pool pre, dec;
+		bool disagg = strcmp(r->mode, "disagg") == 0;
+		if (disagg ? r->pre.workers > 0 || r->dec.workers > 0 : strcmp(r->mode, "agg") != 0)
+			continue;
+		snprintf(key.id, sizeof(key.id), "%s", r->id);
+		if (!(l = bsearch(&key, ls, n, sizeof(*ls), cmp_line)) || l->agg == disagg)
+			continue;
+		if (l->agg) {
+			r->spec_tokens = l->spec;
+			r->pools_derived = true;
+			(*applied)++;
+			continue;
+		}
+		pre = r->pre;
+		dec = r->dec;
+		if (!relay(&pre, l->padp, pre.moe_ep) || !relay(&dec, l->dadp, l->dep))
+			continue; /* a layout the recorded GPUs cannot hold: left unknown */
+		pre.workers = l->pw;
+		dec.workers = l->dw;
+		if (l->dbatch > 0)
+			dec.batch = l->dbatch;
+		r->pre = pre;
+		r->dec = dec;
+		r->spec_tokens = l->spec;
+		r->pools_derived = true;
+		(*applied)++;
+	}
+	free(ls);
+	return 0;
+}
