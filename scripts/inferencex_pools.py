@@ -115,6 +115,20 @@ def candidates(cfg, row, conc):
                             d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0)
 
 
+def on_the_day(hist, row, fields, match):
+    """(commit, matching entries) of the configuration as it stood on the row's
+    measurement day: the latest commit on or before it with a match; None."""
+    conc, day = int(fields["silicon_concurrency"]), fields["measured"][:10]
+    found = None
+    for date, commit, cfg in hist:
+        if date > day:
+            break
+        c = list(match(cfg, row, conc))
+        if c:
+            found = (commit, c)
+    return found
+
+
 AGG_FRAMEWORK = {"trtllm": "trt", "sglang": "sglang", "vllm": "vllm"}
 
 
@@ -169,14 +183,7 @@ def agg_rows(repo, hist, rows, counts):
         f = source_fields(row["silicon_data_source"])
         if "silicon_concurrency" not in f or "measured" not in f:
             continue
-        conc, day = int(f["silicon_concurrency"]), f["measured"][:10]
-        found = None
-        for date, commit, cfg in hist:
-            if date > day:
-                break
-            c = list(agg_candidates(cfg, row, conc))
-            if c:
-                found = (commit, c)
+        found = on_the_day(hist, row, f, agg_candidates)
         if not found:
             continue
         commit, c = found
@@ -208,14 +215,7 @@ def main():
             continue
         counts["rows"] += 1
         f = source_fields(row["silicon_data_source"])
-        conc, day = int(f["silicon_concurrency"]), f["measured"][:10]
-        found = None
-        for date, commit, cfg in hist:
-            if date > day:
-                break
-            c = list(candidates(cfg, row, conc))
-            if c:
-                found = (commit, c)
+        found = on_the_day(hist, row, f, candidates)
         if not found:
             counts["no entry"] += 1
             continue
