@@ -1174,15 +1174,12 @@ bool exp_table_detect(const char *path, char *file, size_t n)
 /* The pools file beside the table's silicon CSVs, when there is one. */
 static int apply_pools(struct exp_table *t, struct err *e)
 {
-	char pools[760];
-	const char *slash = strrchr(t->files[0], '/');
+	char dir[700], pools[760];
 	int rc;
 
-	if (slash)
-		snprintf(pools, sizeof(pools), "%.*s/%s", (int)(slash - t->files[0]), t->files[0], EXP_POOLS_FILE);
-	else
-		snprintf(pools, sizeof(pools), "%s", EXP_POOLS_FILE);
-	if (access(pools, F_OK) != 0)
+	paths_dir(t->files[0], dir, sizeof(dir));
+	snprintf(pools, sizeof(pools), "%s/%s", dir, EXP_POOLS_FILE);
+	if (!paths_exists(pools))
 		return 0;
 	if ((rc = aic_pools_apply(&t->aic, pools, &t->pools_derived, e)) < 0)
 		aic_table_release(&t->aic);
