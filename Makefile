@@ -100,6 +100,7 @@ LIB_SRC += src/report/roofreport.c
 LIB_SRC += src/report/evalreport.c
 LIB_SRC += src/report/cvreport.c
 LIB_SRC += src/report/html.c
+LIB_SRC += src/report/listreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 LIB_SRC += src/model/csa.c
