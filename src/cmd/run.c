@@ -386,19 +386,19 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE, "--decode-gpu names the decode workers' GPU, as --gpu does: give one of them");
 	if (o->decode_gpu) /* the decode workers' GPU is the deployment's (--gpu) */
 		o->sf.gpu = o->decode_gpu;
-	if (o->wf.rate_type == WLF_RT_SWEEP &&
+	if (o->wf.ov.rate_type == WL_RT_SWEEP &&
 	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
 		return err_set(e, SS_EUSAGE,
 			       "--rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
-	if (o->bd_batch && (o->wf.rate_type == WLF_RT_SWEEP || o->requests_out || o->step_log ||
+	if (o->bd_batch && (o->wf.ov.rate_type == WL_RT_SWEEP || o->requests_out || o->step_log ||
 			    (o->fmt != FMT_TEXT && o->fmt != FMT_JSON)))
 		return err_set(e, SS_EUSAGE,
 			       "--breakdown prices one step instead of simulating: not with --rate-type sweep, --requests-out, --step-log or --format csv/vllm-bench");
 	if (as_flag && !o->as.max)
 		return err_set(e, SS_EUSAGE, "--autoscale-*, --slo-ttft-ms, --slo-itl-ms, --prices and --svg need "
 			       "--autoscale MIN:MAX");
-	if (o->as.max && (o->sf.replicas != 1 || o->ex.pd_prefill || o->bd_batch || o->wf.rate_type == WLF_RT_SWEEP ||
+	if (o->as.max && (o->sf.replicas != 1 || o->ex.pd_prefill || o->bd_batch || o->wf.ov.rate_type == WL_RT_SWEEP ||
 			  o->fmt == FMT_CSV || o->fmt == FMT_VLLM_BENCH))
 		return err_set(e, SS_EUSAGE, "--autoscale MIN:MAX sets the replicas: not with --replicas, "
 			       "--disaggregate, --breakdown, --rate-type sweep or --format csv/vllm-bench");
@@ -497,7 +497,7 @@ static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, c
 		      const struct scenario_state *st, const struct wl_spec *wl, const char *origin,
 		      struct err *e)
 {
-	int k = o->wf.rate_given ? (int)o->wf.rate : 10, rc;
+	int k = o->wf.ov.rate_given ? (int)o->wf.ov.rate : 10, rc;
 	struct gsweep_point *p = xcalloc((size_t)k, sizeof(*p));
 	struct out_run rep;
 	char tables[64];
@@ -584,7 +584,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 		rc = run_breakdown(&o, &x, &sc, &st, &wl, e);
 		goto out;
 	}
-	if (o.wf.rate_type == WLF_RT_SWEEP) {
+	if (o.wf.ov.rate_type == WL_RT_SWEEP) {
 		rc = run_gsweep(&o, &x, &sc, &st, &wl, origin, e);
 		goto out;
 	}
