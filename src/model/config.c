@@ -892,12 +892,10 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 		return rc;
 	if (m->family == FAM_DEEPSEEK_V4 && (rc = expert_dtype(c, src, m, e)) < 0)
 		return rc;
-	/* the image encoder; its weights are counted (memory only) for
-	 * Qwen-VL's layout, Gemma 4's left out as before */
+	/* the image encoder; its weights count in the memory plan */
 	if (c != root && (rc = model_vision_read(root, src, m, e)) < 0)
 		return rc;
-	if (m->vis.kind == VIS_QWEN)
-		m->vision_params = model_vision_params(&m->vis);
+	m->vision_params = model_vision_params(&m->vis);
 	return 0;
 }
 

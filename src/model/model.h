@@ -89,6 +89,12 @@ struct model_vision {
 	int64_t npos;               /* learned position embeddings (num_position_embeddings) */
 	int64_t min_pixels, max_pixels; /* VIS_QWEN: the processor's size bounds */
 	int64_t fixed_tokens, pool; /* VIS_FIXED */
+	/* VIS_FIXED (Gemma 4): head width, K/V heads (num_key_value_heads) and
+	 * whether the pooled output is standardised (a bias and a scale of
+	 * hidden each); npos is then the 2 x position_embedding_size rows of
+	 * the x and y position tables */
+	int64_t head_dim, kv_heads;
+	bool standardize;
 };
 
 struct model_cfg {
@@ -169,8 +175,7 @@ struct model_cfg {
 	bool shared_gate;       /* sigmoid gate hidden->1 on the shared expert (Qwen3-Next) */
 	int64_t moe_latent;     /* latent MoE: experts run at this width between a hidden->latent
 				   and a latent->hidden projection (Nemotron-H), 0 when none */
-	double vision_params;   /* Qwen-VL vision encoder weights (memory only), 0 when text-only
-				   or another encoder layout */
+	double vision_params;   /* the vision encoder's weights (memory only), 0 when text-only */
 	struct model_vision vis; /* the image encoder (kind VIS_NONE: text-only) */
 	/* --- DeepSeek-V4 (attn ATTN_CSA; 0 elsewhere) ---
 	 * compress[i]: layer i's KV compression ratio (compress_ratios: 0 the

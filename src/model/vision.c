@@ -25,9 +25,15 @@
  * Gemma 4: every image becomes vision_soft_tokens_per_image soft tokens
  * (280 for gemma-4-26B-A4B; vision_config default_output_length), each the
  * average of pooling_kernel_size^2 patches (3 x 3), then projected to the
- * text width (the multimodal embedder).  The encoder's MLP is taken as
- * Gemma's gated GeGLU (3 matrices): an assumption, the config does not
- * say. */
+ * text width (the multimodal embedder).  The encoder's layers are
+ * transformers' Gemma4VisionEncoderLayer (models/gemma4/modeling_gemma4.py):
+ * q, k, v, o without biases (num_key_value_heads x head_dim wide K and V),
+ * per-head RMSNorm scales on q and k (v's has none), four RMSNorms of the
+ * width and a gated MLP of 3 matrices (gate, up, down); the patch embedder
+ * a bias-free 3 x patch^2 -> hidden projection and learned x and y position
+ * tables of position_embedding_size rows each; with "standardize" a bias
+ * and a scale of the width; the multimodal embedder one bias-free hidden ->
+ * text-width projection after a norm without weights. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +117,14 @@ static int read_gemma(const struct json *root, const struct json *v, const char 
 		return err_set(e, SS_EDATA,
 			       "%s: vision_config 'hidden_size' (%lld) must be a multiple of 'num_attention_heads' (%lld)",
 			       src, (long long)x->hidden, (long long)x->heads);
+	x->head_dim = x->hidden / x->heads;
+	x->kv_heads = x->heads;
+	if ((rc = vis_int(v, "head_dim", src, 1, false, &x->head_dim, e)) < 0 ||
+	    (rc = vis_int(v, "num_key_value_heads", src, 1, false, &x->kv_heads, e)) < 0 ||
+	    (rc = vis_int(v, "position_embedding_size", src, 0, false, &x->npos, e)) < 0 ||
+	    (rc = json_opt_bool(v, "standardize", src, &x->standardize, e)) < 0)
+		return rc;
+	x->npos *= 2;
 	x->mlp_mats = 3;
 	x->out_hidden = text_hidden;
 	x->kind = VIS_FIXED;
@@ -137,20 +151,24 @@ int model_vision_read(const struct json *root, const char *src, struct model_cfg
 /* Qwen-VL: the ViT blocks (two LayerNorms, qkv and proj with bias, an MLP
  * with bias), the Conv3d patch embedding, learned position embeddings,
  * the patch merger and one merger per deepstack index (HF
- * Qwen3VLVisionModel).  Gemma 4's: the blocks alike and the embedder's one
- * projection to the text width. */
+ * Qwen3VLVisionModel).  Gemma 4: the layout at the top of this file. */
 double model_vision_params(const struct model_vision *x)
 {
 	double hid = (double)x->hidden, inter = (double)x->inter, blk, mh, merger, p;
 
 	if (x->kind == VIS_NONE)
 		return 0;
+	if (x->kind == VIS_FIXED) {
+		double q = (double)(x->heads * x->head_dim), kv = (double)(x->kv_heads * x->head_dim);
+		blk = hid * (q + 2.0 * kv) + q * hid + 2.0 * (double)x->head_dim + 4.0 * hid +
+		      (double)x->mlp_mats * hid * inter;
+		return (double)x->depth * blk + (double)(x->in_ch * x->patch * x->patch) * hid + (double)x->npos * hid +
+		       (x->standardize ? 2.0 * hid : 0) + hid * (double)x->out_hidden;
+	}
 	blk = 4.0 * hid + hid * (double)(3 * x->hidden) + 3.0 * hid + hid * hid + hid +
 	      (double)x->mlp_mats * hid * inter + inter + hid;
 	mh = hid * (double)(x->merge * x->merge);
 	merger = mh * mh + mh + mh * (double)x->out_hidden + (double)x->out_hidden;
-	if (x->kind == VIS_FIXED)
-		merger = hid * (double)x->out_hidden;
 	p = (double)x->depth * blk + (double)(x->in_ch * x->tpatch * x->patch * x->patch) * hid + hid +
 	    (double)x->npos * hid + 2.0 * hid + merger;
 	if (x->deepstack >= 0)

@@ -134,6 +134,35 @@ static void test_recent_families(void)
 		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 2.0), 2.0 * (pc.total + pc.vision), 1e-12,
 			  "vision encoder in the weight bytes, not in the total");
 	}
+	/* Gemma 4 26B-A4B vision encoder (memory only; transformers'
+	 * Gemma4VisionModel and Gemma4MultimodalEmbedder): 27 layers of q, k,
+	 * v, o 1152 x 1152 without bias, q and k norms of 72, four norms of
+	 * 1152, gate/up/down 1152 x 4304; patch projection 3 x 16 x 16 -> 1152;
+	 * x and y position tables 2 x 10240 x 1152; standardisation 2 x 1152;
+	 * the embedder 1152 -> 2816: 27 x 20187792 + 884736 + 23592960 + 2304 +
+	 * 3244032 = 572794416 (the ~550 M encoder Google's model card names) */
+	if (load("gemma-4-26b-a4b", m) == 0) {
+		struct parallel p1 = {1, 1, 1, 1};
+		struct gpu_spec g;
+		struct memplan with, without;
+		double want = 572794416.0, wb;
+		memset(&g, 0, sizeof(g));
+		snprintf(g.id, sizeof(g.id), "test141");
+		g.mem_bytes = g.hbm_bytes = 141e9;
+		model_params(m, &pc);
+		CHECK_REL(pc.vision, want, 1e-12, "gemma-4-26b-a4b vision encoder by hand");
+		wb = model_weight_bytes_per_gpu(m, &p1, 2.0);
+		err_clear(&e);
+		CHECK(memplan_compute(m, &g, &p1, DT_BF16, DT_BF16, 0.9, 16, 8192, 256, &with, &e) == 0,
+		      "gemma-4-26b-a4b memplan (%s)", e.msg);
+		m->vision_params = 0;
+		CHECK_REL(wb - model_weight_bytes_per_gpu(m, &p1, 2.0), 1145588832.0, 1e-12,
+			  "gemma-4-26b-a4b: the encoder's 1145588832 B (bf16) are in the weight bytes");
+		CHECK(memplan_compute(m, &g, &p1, DT_BF16, DT_BF16, 0.9, 16, 8192, 256, &without, &e) == 0 &&
+		      fabs(without.kv_bytes - with.kv_bytes - 1145588832.0) < 1.0 && with.blocks < without.blocks,
+		      "gemma-4-26b-a4b: the KV cache is 1145588832 B smaller with the encoder (%lld blocks, %lld "
+		      "without)", (long long)with.blocks, (long long)without.blocks);
+	}
 	/* no published family is refused any more: DeepSeek-V4 was the last */
 	for (i = 0; i < sizeof(refused_ids) / sizeof(refused_ids[0]); i++) {
 		err_clear(&e);
