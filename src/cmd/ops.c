@@ -248,12 +248,14 @@ int cmd_ops(int argc, char **argv, struct err *e)
 		goto out;
 	if (o.img_w > 0) {
 		struct opgraph vm, vg;
+		struct vis_windows win;
 		int64_t patches, tokens;
 		if ((rc = model_image_tokens(m, o.img_w, o.img_h, "--image", &patches, &tokens, rule, sizeof(rule), e)) < 0)
 			goto out;
-		if ((rc = opgraph_vision(m, &one, o.shape.batch, patches, &vm, e)) < 0)
+		model_image_windows(m, o.img_w, o.img_h, &win);
+		if ((rc = opgraph_vision(m, &one, o.shape.batch, patches, &win, &vm, e)) < 0)
 			goto out;
-		if ((rc = opgraph_vision(m, &o.par, o.shape.batch, patches, &vg, e)) < 0) {
+		if ((rc = opgraph_vision(m, &o.par, o.shape.batch, patches, &win, &vg, e)) < 0) {
 			opgraph_release(&vm);
 			goto out;
 		}
