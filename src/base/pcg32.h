@@ -25,6 +25,11 @@ static inline uint32_t pcg32_next(struct pcg32 *r)
 	rot = (uint32_t)(old >> 59u);
 	return (xorshifted >> rot) | (xorshifted << ((-rot) & 31u));
 }
+/* Step past one output without computing it. */
+static inline void pcg32_skip(struct pcg32 *r)
+{
+	r->state = r->state * 6364136223846793005ULL + r->inc;
+}
 /* Uniform integer in [0, bound) without modulo bias; bound > 0. */
 uint32_t pcg32_bounded(struct pcg32 *r, uint32_t bound);
 /* Uniform double in [0, 1) with 53 random bits. */

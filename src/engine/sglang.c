@@ -165,6 +165,11 @@ struct sg_state {
 	 * admission stopped for KV or max_running_requests; no new prefill is
 	 * tried until fewer requests run (one finished or was retracted) */
 	size_t full_at;
+	/* without lazy decoders (and when they fall back): the running
+	 * requests mid-prefill and the decoders, in running order, as the
+	 * step's one walk of the running list found them (collect_running) */
+	struct req **pre, **dec;
+	size_t npre, ndec, pre_cap, dec_cap;
 };
 
 static struct sg_state *sg_of(const struct replica *rp)
@@ -390,12 +395,49 @@ static bool sg_decode_fast(struct sim *s, struct replica *rp)
  * decoder's progress from G, and a decode batch whose blocks are all there
  * is sg_decode_fast's; one that must retract makes every decoder explicit
  * and takes the literal walk. */
+/* The running requests not in a pipeline batch (PP), in running order:
+ * those mid-prefill in st->pre, the decoders in st->dec. */
+static void collect_running(const struct replica *rp, struct sg_state *st)
+{
+	struct req *r;
+
+	st->npre = st->ndec = 0;
+	for (r = rp->run_head; r; r = r->next) {
+		if (r->inflight)
+			continue;
+		if (decoding(r)) {
+			XGROW(st->dec, st->dec_cap, st->ndec + 1);
+			st->dec[st->ndec++] = r;
+		} else {
+			XGROW(st->pre, st->pre_cap, st->npre + 1);
+			st->pre[st->npre++] = r;
+		}
+	}
+}
+
+/* A running request mid-prefill takes its next chunk within *budget:
+ * false when its blocks do not fit (the prefill stops there). */
+static bool sg_prefill_chunk(struct sim *s, struct replica *rp, struct req *r, int64_t *budget,
+			     int64_t *rem_input)
+{
+	int64_t n = chunk_of(s, r, *budget);
+
+	if (!sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+		return false;
+	sched_push(rp, r, n);
+	*budget -= n;
+	if (*rem_input < INT64_MAX)
+		*rem_input -= n;
+	return true;
+}
+
 static void sglang_schedule(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt;
 	int64_t rem_input = s->cfg.max_prefill_tokens > 0 ? s->cfg.max_prefill_tokens : INT64_MAX;
 	int32_t pend = 0;
 	struct sg_res res = {.known = true}; /* nobody to admit: none */
+	struct sg_state *st = sg_of(rp);
 	bool retracted = false, lazy = rp->lazy;
 	struct req *r;
 	size_t i;
@@ -417,32 +459,33 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		rp->fallback = true;
 		rp->nothers = 0;
 	}
-	if (s->cfg.mixed_chunk) {
-		/* --enable-mixed-chunk: a prefill batch also carries one token of
-		 * every running decoder, taken from both prompt-token budgets
-		 * (PrefillAdder's mixed_with_decode_tokens) */
-		for (r = rp->run_head; r; r = r->next)
-			if (!r->inflight && decoding(r)) {
-				budget--;
-				if (rem_input < INT64_MAX)
-					rem_input--;
-			}
-	}
-	/* 1. prefill: requests mid-prefill first (explicit: `others`, or
-	 * the running list), then admissions */
-	i = 0;
-	for (r = lazy ? (rp->nothers > 0 ? rp->others[0] : NULL) : rp->run_head; r && budget > 0;
-	     r = lazy ? (++i < rp->nothers ? rp->others[i] : NULL) : r->next) {
-		int64_t n;
-		if (r->inflight || decoding(r))
-			continue;
-		n = chunk_of(s, r, budget);
-		if (!sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
-			break;
-		sched_push(rp, r, n);
-		budget -= n;
-		if (rem_input < INT64_MAX)
-			rem_input -= n;
+	/* 1. prefill: requests mid-prefill first, then admissions.  With lazy
+	 * decoders the explicit ones (`others`, in running order); without,
+	 * one walk of the running list finds the requests mid-prefill and the
+	 * decoders (st->pre, st->dec, in running order) for every later walk
+	 * of this step */
+	if (!lazy) {
+		collect_running(rp, st);
+		if (s->cfg.mixed_chunk) {
+			/* --enable-mixed-chunk (never lazy: sglang_lazy): a
+			 * prefill batch also carries one token of every running
+			 * decoder, taken from both prompt-token budgets
+			 * (PrefillAdder's mixed_with_decode_tokens) */
+			budget -= (int64_t)st->ndec;
+			if (rem_input < INT64_MAX)
+				rem_input -= (int64_t)st->ndec;
+		}
+		for (i = 0; i < st->npre && budget > 0; i++)
+			if (!sg_prefill_chunk(s, rp, st->pre[i], &budget, &rem_input))
+				break;
+	} else {
+		for (i = 0; i < rp->nothers && budget > 0; i++) {
+			r = rp->others[i];
+			if (r->inflight || decoding(r))
+				continue;
+			if (!sg_prefill_chunk(s, rp, r, &budget, &rem_input))
+				break;
+		}
 	}
 	if (sg_of(rp)->full_at > 0 && rp->nrun < sg_of(rp)->full_at)
 		sg_of(rp)->full_at = 0; /* the running batch shrank */
@@ -467,9 +510,10 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		/* mixed chunk: the running decoders join the prefill batch (those
 		 * whose next token finds no KV block wait for a decode batch) */
 		if (s->cfg.mixed_chunk)
-			for (r = rp->run_head; r; r = r->next) {
+			for (i = 0; i < st->ndec; i++) {
 				int64_t n;
-				if (r->inflight || r->scheduled || !decoding(r))
+				r = st->dec[i];
+				if (r->scheduled)
 					continue;
 				n = chunk_of(s, r, INT64_MAX);
 				if (sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
@@ -487,21 +531,23 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 			if (r->dec)
 				sched_dec_leave(s, rp, r);
 		rp->fallback = true;
+		collect_running(rp, st);
 	}
-	/* 2. decode every running request.  The anonymous blocks decoders take
-	 * (with one-token pages, one each a step) are counted as they go and
-	 * allocated in one kvc_alloc_anon call before any other cache change
-	 * (a named take, a retraction) and at the end: free blocks first, then
-	 * the oldest cached, as one by one, so the cache ends the same */
-	for (r = rp->run_head; r;) {
-		struct req *next = r->next;
+	/* 2. decode every running request (st->dec: a request admitted this
+	 * step would be scheduled; one retracted below is no longer decoding:
+	 * skipped, as out of the running list).  The anonymous blocks
+	 * decoders take (with one-token pages, one each a step) are counted
+	 * as they go and allocated in one kvc_alloc_anon call before any other
+	 * cache change (a named take, a retraction) and at the end: free
+	 * blocks first, then the oldest cached, as one by one, so the cache
+	 * ends the same */
+	for (i = 0; i < st->ndec; i++) {
 		int64_t n;
 		int32_t need;
 		bool self = false;
-		if (r->inflight || !decoding(r)) {
-			r = next;
+		r = st->dec[i];
+		if (!decoding(r))
 			continue;
-		}
 		/* a decoder's chunk is its one token (chunk_of's answer) unless
 		 * drafts ride along */
 		n = s->cfg.spec.k > 0 ? chunk_of(s, r, INT64_MAX) : 1;
@@ -512,7 +558,6 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 				r->nblocks += need;
 			}
 			sched_push(rp, r, n);
-			r = next;
 			continue;
 		}
 		if (pend > 0) {
@@ -527,7 +572,6 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 				self = true;
 				break;
 			}
-			next = victim == next ? next->next : next;
 			sched_preempt(s, rp, victim);
 			retracted = true;
 			if (victim == r) {
@@ -537,7 +581,6 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		}
 		if (!self)
 			sched_push(rp, r, n);
-		r = next;
 	}
 	if (pend > 0)
 		kvc_alloc_anon(&rp->kv, pend);
@@ -600,6 +643,12 @@ static void sglang_replica_init(struct sim *s, struct replica *rp)
 
 static void sglang_replica_release(struct replica *rp)
 {
+	struct sg_state *st = rp->pstate;
+
+	if (st) {
+		free(st->pre);
+		free(st->dec);
+	}
 	free(rp->pstate);
 	rp->pstate = NULL;
 }

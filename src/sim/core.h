@@ -379,6 +379,7 @@ struct sim {
 	 * chunk after a request's first: sim.h's itl_pooled_ms */
 	struct wdist *gapd;
 	struct pcg32 spec_rng;             /* acceptance draws (stream 11) */
+	struct spec_draws spec_draws;      /* cfg.spec's acceptance as thresholds */
 	struct req **xfer;                 /* P/D: requests in transfer, by event slot */
 	size_t nxfer, xfer_cap;
 	int32_t *xfer_free;                /* free slots */

@@ -1876,7 +1876,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		}
 		if (r->step_tokens > 1 && dec) {
 			/* verification: the drafts' accepted prefix and a bonus token */
-			int k = (int)r->step_tokens - 1, a = spec_accepted(&s->cfg.spec, k, &s->spec_rng);
+			int k = (int)r->step_tokens - 1, a = spec_accepted(&s->spec_draws, k, &s->spec_rng);
 			s->tot.spec_verify++;
 			s->tot.spec_drafted += (uint64_t)k;
 			s->tot.spec_accepted += (uint64_t)a;

@@ -132,19 +132,20 @@ double spec_mean_accepted_len(const struct spec_cfg *sp)
 	return al;
 }
 
-int spec_accepted(const struct spec_cfg *sp, int k, struct pcg32 *r)
+void spec_draws_init(const struct spec_cfg *sp, struct spec_draws *dr)
 {
 	int a;
 
-	for (a = 0; a < k; a++) {
+	for (a = 0; a < SPEC_MAX_TOKENS; a++) {
 		double p = sp->rate[sp->nrates > 1 ? a : 0];
 		/* p = 1 and p = 0 take no draw: exact for the limit tests */
 		if (p >= 1)
-			continue;
-		if (p <= 0 || pcg32_double(r) >= p)
-			break;
+			dr->thr[a] = SPEC_DRAW_SURE;
+		else if (p > 0)
+			dr->thr[a] = (uint64_t)ceil(p * 0x1p53); /* 1 .. 2^53 - 1 */
+		else
+			dr->thr[a] = 0;
 	}
-	return a;
 }
 
 double spec_draft_s(const struct spec_cfg *sp, const struct cost_model *c, int64_t n,

@@ -54,8 +54,50 @@ int spec_parse_method(const char *s, enum spec_method *m, char *draft_model, siz
 		      struct err *e);
 /* "A" or "A1,...,AK" with every value in [0, 1]; k must be set first. */
 int spec_parse_rates(const char *s, struct spec_cfg *sp, struct err *e);
-/* Drafts accepted out of k offered (0..k), drawn from r. */
-int spec_accepted(const struct spec_cfg *sp, int k, struct pcg32 *r);
+/* The acceptance test of each draft position as an integer threshold
+ * (spec_draws_init): position a is accepted when the 53 bits of
+ * pcg32_double's draw, read as an integer X, are below thr[a].  The same
+ * test as pcg32_double(r) < p, bit for bit: X * 2^-53 is exact, so it is
+ * below p exactly when X < ceil(p * 2^53).  thr 0: p <= 0, rejected
+ * without a draw; SPEC_DRAW_SURE: p >= 1, accepted without one.
+ * Why: the draws are per verifying request and step (a fifth of the
+ * instructions of an MTP row of the silicon eval); the high 27 bits decide
+ * all but one draw in 2^27, so the low output's mixing and the conversion
+ * to double are skipped. */
+#define SPEC_DRAW_SURE UINT64_MAX
+struct spec_draws {
+	uint64_t thr[SPEC_MAX_TOKENS];
+};
+void spec_draws_init(const struct spec_cfg *sp, struct spec_draws *dr);
+
+/* Drafts accepted out of k offered (0..k <= SPEC_MAX_TOKENS), drawn from r:
+ * position a in turn, while accepted, with probability sp->rate[a] (one
+ * rate: rate[0]) as spec_draws_init made dr of sp. */
+static inline int spec_accepted(const struct spec_draws *dr, int k, struct pcg32 *r)
+{
+	int a;
+
+	for (a = 0; a < k; a++) {
+		uint64_t t = dr->thr[a], hi, th;
+		if (t == SPEC_DRAW_SURE)
+			continue;
+		if (t == 0)
+			break;
+		/* pcg32_double's high 27 bits, then its low 26 only when the
+		 * high ones tie with the threshold's */
+		hi = pcg32_next(r) >> 5;
+		th = t >> 26;
+		if (hi != th) {
+			pcg32_skip(r);
+			if (hi > th)
+				break;
+			continue;
+		}
+		if ((uint64_t)(pcg32_next(r) >> 6) >= (t & ((1u << 26) - 1)))
+			break;
+	}
+	return a;
+}
 /* Seconds to draft k tokens for each of n requests attending ctx_sum keys
  * in all, with c the target model's costs. */
 double spec_draft_s(const struct spec_cfg *sp, const struct cost_model *c, int64_t n,

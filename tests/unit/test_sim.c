@@ -1175,6 +1175,52 @@ static void test_spec(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* The acceptance draws as integer thresholds (spec_draws): the same
+ * answers and the same stream position as the reference test,
+ * pcg32_double(r) < p draft by draft, over 200,000 calls of 1-4 drafts at
+ * rates round, odd, at the ends of (0, 1) and at 0 and 1. */
+static int spec_accepted_ref(const struct spec_cfg *sp, int k, struct pcg32 *r)
+{
+	int a;
+
+	for (a = 0; a < k; a++) {
+		double p = sp->rate[sp->nrates > 1 ? a : 0];
+		if (p >= 1)
+			continue;
+		if (p <= 0 || pcg32_double(r) >= p)
+			break;
+	}
+	return a;
+}
+
+static void test_spec_draws(void)
+{
+	static const double rates[][4] = {
+		{0.5, 0.5, 0.5, 0.5},          {0.7002, 0.41, 0.3, 0.2874}, {0x1p-60, 1 - 0x1p-53, 0.123456789, 0.999},
+		{1, 0.85, 0, 0.5},             {0.95, 1, 1, 0.01},          {0x1p-27, 0x1p-26 + 0x1p-53, 0.75, 0x1.8p-1},
+	};
+	struct spec_cfg sp;
+	struct spec_draws dr;
+	struct pcg32 a, b;
+	size_t i, j, bad = 0, n = 0;
+
+	memset(&sp, 0, sizeof(sp));
+	pcg32_seed(&a, 42, 11);
+	b = a;
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		sp.k = 4;
+		sp.nrates = i == 0 ? 1 : 4;
+		memcpy(sp.rate, rates[i], sizeof(rates[i]));
+		spec_draws_init(&sp, &dr);
+		for (j = 0; j < 200000 / (sizeof(rates) / sizeof(rates[0])); j++, n++) {
+			int k = 1 + (int)(j % 4);
+			if (spec_accepted(&dr, k, &a) != spec_accepted_ref(&sp, k, &b) || a.state != b.state)
+				bad++;
+		}
+	}
+	CHECK(bad == 0, "acceptance thresholds: %zu of %zu calls differ from pcg32_double(r) < p", bad, n);
+}
+
 /* Default acceptance (issue 26): the measured per-position curves.  Text
  * prompts: MTP's fitted curve gives AL 1.84 at one draft and 3.01 at three
  * (measured 2.49-3.39; the former flat 0.85 gave 3.18); random-token
@@ -2796,6 +2842,7 @@ int main(void)
 	test_dp_attention();
 	test_comm();
 	test_spec(&m);
+	test_spec_draws();
 	test_spec_defaults();
 	test_pd(&m);
 	test_pd_first_token(&m);
