@@ -15,7 +15,7 @@
 #include "base/afile.h"
 #include "base/alloc.h"
 #include "eval/cv.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "report/evalreport.h"
 #include "eval/synthetic.h"
 #include "hw/tier2.h"

@@ -303,7 +303,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct search_opts o;
 	struct ranks rk;
 	struct search_run *r = xcalloc(1, sizeof(*r));
-	struct progress pg;
+	struct progress_bar pg;
 	struct search_report R;
 	bool joined = false, ran = false;
 	double t0 = cli_wall_s();

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "eval/pass.h"
 
 /* Rows, APE summaries (all, per model, per workload, overloaded),
