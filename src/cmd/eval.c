@@ -260,11 +260,15 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	{
 		char names[8][64];
 		const char *plot_files[12];
-		const char *paths[MAX_EXP + 2];
+		const char *paths[2 * MAX_EXP + 1];
+		char pools[MAX_EXP][760];
 		size_t nin = 0;
 		out_eval_plot_files(names, plot_files);
-		for (i = 0; i < nf; i++)
+		for (i = 0; i < nf; i++) {
 			paths[nin++] = files[i];
+			if (exp_table_pools(files[i], pools[i], sizeof(pools[i])))
+				paths[nin++] = pools[i]; /* read beside a silicon table */
+		}
 		paths[nin++] = c.calibration;
 		const struct afile_out outs[3] = {{"--report", c.report, NULL}, {"--html", c.html, NULL},
 						  {"--plots", c.plots, (const char *const *)plot_files}};
