@@ -32,13 +32,13 @@ LIB_SRC = \
 	src/model/quant.c \
 	src/hw/gpu.c src/hw/power.c src/hw/mfu.c src/hw/tier2.c \
 	src/hw/moetab.c src/hw/mfucache.c \
-	src/cost/cost.c src/cost/gemm.c src/cost/moe.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \
+	src/cost/cost.c src/cost/engterms.c src/cost/gemm.c src/cost/moe.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
 	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/lora.c src/sim/mm.c src/sim/epd.c \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c \
-	src/workload/spec.c src/workload/gen.c src/workload/overrides.c \
+	src/workload/spec.c src/workload/gen.c src/workload/curve.c src/workload/overrides.c \
 	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c src/eval/cv.c \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \

@@ -15,7 +15,7 @@
 #include "calib/calib.h"
 #include "engine/scenario.h"
 #include "eval/accuracy.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "hw/gpu.h"
 #include "model/model.h"
 #include "plan/capacity.h"

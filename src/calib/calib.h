@@ -21,7 +21,7 @@
 
 #include "cost/cost.h"
 #include "base/err.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "readers/tier1file.h"
 
 #define CALIB_STALE_MAPE 0.30

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "engine/registry.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 
 int cli_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *out,
 	    struct err *e)

@@ -13,7 +13,7 @@
 #include "deploy/catalog.h"
 #include "base/err.h"
 #include "base/json.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "eval/pass.h"
 #include "hw/gpu.h"
 #include "model/model.h"

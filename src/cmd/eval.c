@@ -15,7 +15,7 @@
 #include "base/afile.h"
 #include "base/alloc.h"
 #include "eval/cv.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "report/evalreport.h"
 #include "eval/synthetic.h"
 #include "hw/tier2.h"
@@ -258,17 +258,12 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		goto out;
 	}
 	{
-		static const int shown[4] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90};
-		char dat[4][64], svg[4][64];
-		const char *plot_files[12] = {"ape.dat", "ape.svg", "plots.gp", dat[0], dat[1], dat[2], dat[3],
-					      svg[0], svg[1], svg[2], svg[3], NULL};
+		char names[8][64];
+		const char *plot_files[12];
 		const char *paths[2 * MAX_EXP + 1];
 		char pools[MAX_EXP][760];
 		size_t nin = 0;
-		for (i = 0; i < 4; i++) {
-			snprintf(dat[i], sizeof(dat[i]), "%s.dat", ev_metric_name((enum ev_metric)shown[i]));
-			snprintf(svg[i], sizeof(svg[i]), "%s.svg", ev_metric_name((enum ev_metric)shown[i]));
-		}
+		out_eval_plot_files(names, plot_files);
 		for (i = 0; i < nf; i++) {
 			paths[nin++] = files[i];
 			if (exp_table_pools(files[i], pools[i], sizeof(pools[i])))

@@ -13,7 +13,7 @@
 #include "cmds.h"
 #include "base/afile.h"
 #include "base/alloc.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 
 static const char import_usage[] =
 	"usage: servesim import PATH -o DIR [--gpu G] [--name NAME] [--source TEXT]\n"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-void progress_init(struct progress *p, const char *what, const char *unit, bool on)
+void progress_init(struct progress_bar *p, const char *what, const char *unit, bool on)
 {
 	p->what = what;
 	p->unit = unit;
@@ -16,7 +16,7 @@ void progress_init(struct progress *p, const char *what, const char *unit, bool 
 
 void progress_update(void *pctx, size_t done, size_t n)
 {
-	struct progress *p = pctx;
+	struct progress_bar *p = pctx;
 	char bar[41];
 	int pct, k, fill;
 
@@ -35,7 +35,7 @@ void progress_update(void *pctx, size_t done, size_t n)
 	p->drawn = true;
 }
 
-void progress_done(struct progress *p)
+void progress_done(struct progress_bar *p)
 {
 	if (p->on && p->drawn)
 		fprintf(stderr, "\r%*s\r", 78, "");

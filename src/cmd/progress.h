@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct progress {
+struct progress_bar {
 	const char *what, *unit;
 	bool on;
 	bool drawn;
@@ -13,10 +13,10 @@ struct progress {
 };
 
 /* on: this process may draw (rank 0); the terminal test is added here. */
-void progress_init(struct progress *p, const char *what, const char *unit, bool on);
-/* parmap's callback (pctx = struct progress *): done of n. */
+void progress_init(struct progress_bar *p, const char *what, const char *unit, bool on);
+/* parmap's callback (pctx = struct progress_bar *): done of n. */
 void progress_update(void *pctx, size_t done, size_t n);
 /* Clear the line. */
-void progress_done(struct progress *p);
+void progress_done(struct progress_bar *p);
 
 #endif

@@ -440,25 +440,6 @@ static int run_sim(struct sim *s, bool always, double t0, struct err *e)
 	return rc;
 }
 
-/* The status, and vLLM's goodput when --goodput gave limits. */
-static int run_status(const struct run_opts *o, const struct wl_spec *wl, struct sim *s,
-		      struct out_run *rep, struct err *e)
-{
-	int rc;
-
-	if ((rc = out_status_sim(wl, s, &rep->status, e)) < 0)
-		return rc;
-	rep->request_goodput = NAN;
-	if (isnan(o->goodput[0]) && isnan(o->goodput[1]) && isnan(o->goodput[2]))
-		return 0;
-	if ((rc = sim_goodput(s, o->goodput, &rep->good, &rep->request_goodput, e)) < 0)
-		return rc;
-	rep->goodput_ttft_ms = o->goodput[0];
-	rep->goodput_tpot_ms = o->goodput[1];
-	rep->goodput_e2el_ms = o->goodput[2];
-	return 0;
-}
-
 /* --breakdown: one step of the requested shape priced component by
  * component on the prepared cost model (P/D: a prefill step on the prefill
  * workers'), instead of a simulation. */
@@ -473,16 +454,8 @@ static int run_breakdown(const struct run_opts *o, const struct scenflags_ctx *x
 	int rc;
 
 	if ((rc = scenflags_breakdown(st, o->bd_prefill, o->bd_batch, o->bd_len, o->bd_ctx, &c, &local, &bd, e)) == 0) {
-		memset(&r, 0, sizeof(r));
+		out_breakdown_of(c, o->bd_prefill, o->bd_batch, local, o->bd_len, o->bd_ctx, &bd, &r);
 		out_config_of(&o->sf, x, sc, st, wl, tables, sizeof(tables), &r.cfg);
-		r.par = &c->p;
-		r.prefill = o->bd_prefill;
-		r.batch = o->bd_batch;
-		r.local = local;
-		r.new_tokens = o->bd_len;
-		r.context = o->bd_ctx;
-		r.max_tokens = c->cfg.max_tokens;
-		r.bd = &bd;
 		if (o->fmt == FMT_JSON)
 			out_breakdown_json(stdout, &r);
 		else
@@ -615,7 +588,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 			goto out;
 	}
 	out_run_of(&o.sf, o.ex.spec_method, &x, &sc, &st, &wl, origin, tables, sizeof(tables), &rep);
-	if ((rc = run_status(&o, &wl, st.sim, &rep, e)) < 0)
+	if ((rc = out_run_status(&rep, &wl, st.sim, o.goodput, e)) < 0)
 		goto out;
 	if ((rc = acc_confidence_sim(x.env.data_dir, &sc, st.sim, rep.status.kind == OUT_OVERLOADED, &conf, e)) < 0)
 		goto out;

@@ -303,7 +303,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct search_opts o;
 	struct ranks rk;
 	struct search_run *r = xcalloc(1, sizeof(*r));
-	struct progress pg;
+	struct progress_bar pg;
 	struct search_report R;
 	bool joined = false, ran = false;
 	double t0 = cli_wall_s();
@@ -362,22 +362,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	progress_done(&pg);
 	if (rc < 0 || rk.rank != 0)
 		goto out;
-	memset(&R, 0, sizeof(R));
-	R.s = &r->S;
-	R.cc = &o.q.cc;
-	R.sp = &o.q.sp;
-	R.target = o.q.target;
-	R.top = o.top;
-	R.model = r->x[0].model;
-	R.hf = r->hf;
-	R.wl = &r->wl;
-	R.budget = r->budget;
-	R.nb = o.q.ngpu;
-	R.r = r->res;
-	R.n = r->nres;
-	R.prices = r->have_prices ? &r->prices : NULL;
-	R.conf = r->conf;
-	R.eplb = r->base[0].eplb ? &r->base[0] : NULL;
+	search_report_of(r, &o.q, o.top, &R);
 	if (o.csv) {
 		struct sbuf b;
 		sb_init(&b);

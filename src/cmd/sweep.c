@@ -172,7 +172,7 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	struct catalog cat;
 	struct parmap pm;
 	struct sbuf *rows = NULL, all;
-	struct progress pg;
+	struct progress_bar pg;
 	size_t n = 0, i;
 	bool joined = false;
 	int rc;

@@ -272,11 +272,6 @@ static bool per_step_attention_op(const struct op *o)
 	       strcmp(o->name, "indexer_topk") == 0;
 }
 
-const char *cost_engine_tables(const struct cost_engine *ce, const struct gpu_spec *g)
-{
-	return ce->rocm && strcmp(g->vendor, "amd") == 0 ? ce->rocm : ce->name;
-}
-
 const char *cost_src_name(enum cost_src s)
 {
 	static const char *const n[COST_SRC__COUNT] = {"GEMMs", "prefill attention",
@@ -933,11 +928,26 @@ static inline void seq_need(const struct cost_model *c, int64_t i)
 		seq_fill(c, i);
 }
 
+/* What the measured attention modules take of c (engterms.h). */
+static const struct cost_mod_in *mod_in(const struct cost_model *c, struct cost_mod_in *in)
+{
+	*in = (struct cost_mod_in){c->m, c->g, c->heads, c->cfg.wdt, c->cfg.kvdt, c->peak, c->attn_peak,
+				   c->cfg.engine, c->cfg.engine_version, c->cfg.cache};
+	return in;
+}
+
+/* cost_dsa_parts_s as dsamod.h's callback (ctx: the cost model). */
+static double dsa_parts(const void *ctx, bool prefill, bool own, double batch, double len)
+{
+	return cost_dsa_parts_s(ctx, prefill, own, batch, len);
+}
+
 int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
 	      const struct parallel *p, const struct cost_cfg *cfg, const char *data_dir,
 	      struct err *e)
 {
 	struct pass_shape one = {1, 1, 0, false};
+	struct cost_mod_in mi;
 	const struct cost_cfg *given = cfg; /* as the caller gave it (EPLB's balanced model) */
 	struct opgraph gr;
 	int64_t i;
@@ -1088,7 +1098,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	}
 	/* DeepSeek-V4: the attention blocks from the engine's measured blocks
 	 * (csamod.h), priced per step, not per token */
-	if (m->attn == ATTN_CSA && (rc = csa_module_init(c, &gr, data_dir, &c->csa, e)) < 0) {
+	if (m->attn == ATTN_CSA && (rc = csa_module_init(mod_in(c, &mi), &gr, data_dir, &c->csa, e)) < 0) {
 		cost_release(c);
 		return rc;
 	}
@@ -1153,7 +1163,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	if (m->attn == ATTN_MLA && m->index_topk > 0) {
 		c->dsa_shared_dec_s = mla_module_engine_s(g, cfg);
 		c->dsa_shared_tok_s = mla_ctx_engine_s(g, cfg, c->heads);
-		if ((rc = dsa_module_init(c, cost_dsa_parts_s, data_dir, &c->dsa, e)) < 0) {
+		if ((rc = dsa_module_init(mod_in(c, &mi), dsa_parts, c, data_dir, &c->dsa, e)) < 0) {
 			cost_release(c);
 			return rc;
 		}

@@ -44,7 +44,7 @@ struct csa_module {
 	/* the GPU's peaks and bandwidth, and those of the table's GPU */
 	double peak_lp, peak16, bw, t_peak_lp, t_peak16, t_bw;
 	bool borrowed;
-	const struct cost_csa_fit *fit[2][3]; /* [prefill][mixer]: the engine's parts model (cost.h) */
+	const struct cost_csa_fit *fit[2][3]; /* [prefill][mixer]: the engine's parts model (engterms.h) */
 	struct lgrid dec[K__N];
 	double dec_kmax[K__N];     /* the largest measured keys of the decode grid */
 	struct gset pre[K__N];
@@ -411,7 +411,7 @@ static void token_parts(struct csa_module *d, const struct model_cfg *m, const s
 	}
 }
 
-int csa_module_init(const struct cost_model *c, const struct opgraph *gr, const char *data_dir,
+int csa_module_init(const struct cost_mod_in *c, const struct opgraph *gr, const char *data_dir,
 		    struct csa_module **out, struct err *e)
 {
 	const struct model_cfg *m = c->m;
@@ -433,27 +433,27 @@ int csa_module_init(const struct cost_model *c, const struct opgraph *gr, const 
 	d->ih = (double)m->index_heads;
 	d->ihd = (double)m->index_head_dim;
 	d->topk = (double)m->index_topk;
-	d->ent = model_csa_entry_bytes(m, dtype_bytes(c->cfg.kvdt));
-	d->ient = model_csa_index_entry_bytes(m, dtype_bytes(c->cfg.kvdt));
+	d->ent = model_csa_entry_bytes(m, dtype_bytes(c->kvdt));
+	d->ient = model_csa_index_entry_bytes(m, dtype_bytes(c->kvdt));
 	d->peak_lp = c->peak;
 	d->peak16 = c->attn_peak;
 	d->bw = g->hbm_bw;
-	d->t_peak_lp = g->table_peak[c->cfg.wdt] > 0 ? g->table_peak[c->cfg.wdt] : d->peak_lp;
+	d->t_peak_lp = g->table_peak[c->wdt] > 0 ? g->table_peak[c->wdt] : d->peak_lp;
 	d->t_peak16 = g->table_peak[DT_BF16] > 0 ? g->table_peak[DT_BF16] : d->peak16;
 	d->t_bw = g->table_hbm_bw > 0 ? g->table_hbm_bw : d->bw;
 	d->borrowed = g->tables_of[0] != '\0';
 	token_parts(d, m, gr);
 	for (k = 0; k < 2; k++)
 		for (x = 0; x < 3; x++)
-			d->fit[k][x] = &c->cfg.engine->csa[k == 1][x == K_CSA ? 0 : 1];
-	if (!mfu_find_file(data_dir, g, cost_engine_tables(c->cfg.engine, g), c->cfg.engine->fallback, c->cfg.engine_version,
+			d->fit[k][x] = &c->engine->csa[k == 1][x == K_CSA ? 0 : 1];
+	if (!mfu_find_file(data_dir, g, cost_engine_tables(c->engine, g), c->engine->fallback, c->engine_version,
 			   "dsv4_module.csv.gz", path,
 			   sizeof(path), d->src, sizeof(d->src))) {
 		*out = d;
 		return 0;
 	}
-	if (c->cfg.cache)
-		rc = mfu_cache_csatab(c->cfg.cache, path, &t, e);
+	if (c->cache)
+		rc = mfu_cache_csatab(c->cache, path, &t, e);
 	else
 		rc = csatab_load(path, &own, e), t = own;
 	if (rc < 0) {

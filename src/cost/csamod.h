@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cost/cost.h"
+#include "cost/engterms.h"
 #include "base/err.h"
 
 struct csa_module;
@@ -52,11 +52,11 @@ struct csa_parts {
 	double f_lp, f_hp, f_attn, bytes;
 };
 
-/* Build the module for c (a DeepSeek-V4 model; c otherwise complete, gr its
- * one-token operator graph): 0 with *out set (NULL for other models);
+/* Build the module for c (a DeepSeek-V4 model; gr its one-token operator
+ * graph): 0 with *out set (NULL for other models);
  * without a table on c's GPU the blocks are priced by the fitted parts model
  * (csa_module_has_table false); <0 on a bad table. */
-int csa_module_init(const struct cost_model *c, const struct opgraph *gr, const char *data_dir,
+int csa_module_init(const struct cost_mod_in *c, const struct opgraph *gr, const char *data_dir,
 		    struct csa_module **out, struct err *e);
 bool csa_module_has_table(const struct csa_module *d);
 /* The parts of one layer of mixer mix at n requests of isl new tokens after

@@ -153,7 +153,7 @@ void dsa_module_free(struct dsa_module *d)
  * with noise (vLLM 0.24, H200, DeepSeek-V3.2, 16 heads, fp8 KV: one
  * 128-token prompt 1578 us, two 1476 us), which would otherwise make a
  * step's chunks cheaper than one of them. */
-static void build(const struct cost_model *c, dsa_parts_fn parts, struct egrid *g, enum dsa_phase ph,
+static void build(dsa_parts_fn parts, const void *ctx, struct egrid *g, enum dsa_phase ph,
 		  double dfloor, double *host_us)
 {
 	bool prefill = ph == DSA_PREFILL || ph == DSA_PREFILL_SHARED;
@@ -175,7 +175,7 @@ static void build(const struct cost_model *c, dsa_parts_fn parts, struct egrid *
 	for (i = 0; i < nb; i++)
 		for (j = 0; j < nl; j++) {
 			has[i * nl + j] = !isnan(g->src.us[i * nl + j]);
-			pus[i * nl + j] = parts(c, prefill, own, g->src.batch[i], g->src.len[j]) * 1e6;
+			pus[i * nl + j] = parts(ctx, prefill, own, g->src.batch[i], g->src.len[j]) * 1e6;
 		}
 	if (prefill) {
 		lgrid_monotone(g->src.us, nb, nl, has);
@@ -191,7 +191,7 @@ static void build(const struct cost_model *c, dsa_parts_fn parts, struct egrid *
 	e->ok = true;
 }
 
-int dsa_module_init(const struct cost_model *c, dsa_parts_fn parts, const char *data_dir,
+int dsa_module_init(const struct cost_mod_in *c, dsa_parts_fn parts, const void *ctx, const char *data_dir,
 		    struct dsa_module **out, struct err *e)
 {
 	const struct model_cfg *m = c->m;
@@ -199,7 +199,7 @@ int dsa_module_init(const struct cost_model *c, dsa_parts_fn parts, const char *
 	const struct dsatab *t;
 	struct dsatab *own = NULL;
 	struct dsa_module *d;
-	enum dtype gemm = dtype_compute(c->cfg.wdt) == DT_FP8 ? DT_FP8 : DT_BF16;
+	enum dtype gemm = dtype_compute(c->wdt) == DT_FP8 ? DT_FP8 : DT_BF16;
 	double dfloor[2] = {NAN, NAN}; /* decode, decode_shared: batch-1 floor, us */
 	int rc, i;
 
@@ -207,14 +207,14 @@ int dsa_module_init(const struct cost_model *c, dsa_parts_fn parts, const char *
 	if (m->attn != ATTN_MLA || m->index_topk <= 0 || c->g->measured[0])
 		return 0;
 	d = xcalloc(1, sizeof(*d));
-	if (!mfu_find_file(data_dir, c->g, cost_engine_tables(c->cfg.engine, c->g), c->cfg.engine->fallback, c->cfg.engine_version,
+	if (!mfu_find_file(data_dir, c->g, cost_engine_tables(c->engine, c->g), c->engine->fallback, c->engine_version,
 			   "dsa_module.csv.gz", path,
 			   sizeof(path), d->src, sizeof(d->src))) {
 		free(d);
 		return 0;
 	}
-	if (c->cfg.cache)
-		rc = mfu_cache_dsatab(c->cfg.cache, path, &t, e);
+	if (c->cache)
+		rc = mfu_cache_dsatab(c->cache, path, &t, e);
 	else
 		rc = dsatab_load(path, &own, e), t = own;
 	if (rc < 0) {
@@ -224,13 +224,13 @@ int dsa_module_init(const struct cost_model *c, dsa_parts_fn parts, const char *
 	d->heads = (double)c->heads;
 	for (i = 0; i < DSA_PHASE__COUNT; i++) {
 		struct egrid *g = &d->g[i];
-		if (dsatab_grid(t, (enum dsa_phase)i, (int)m->hidden, d->heads, c->cfg.kvdt, gemm, &g->src) != 0)
+		if (dsatab_grid(t, (enum dsa_phase)i, (int)m->hidden, d->heads, c->kvdt, gemm, &g->src) != 0)
 			continue;
 		/* a decode phase comes before its prefill phase: its batch-1
 		 * floor, the same module's GPU time under a graph */
 		if ((i == DSA_DECODE || i == DSA_DECODE_SHARED) && strstr(d->src, "/vllm-"))
 			dfloor[i == DSA_DECODE_SHARED] = row_floor(&g->src, 0);
-		build(c, parts, g, (enum dsa_phase)i,
+		build(parts, ctx, g, (enum dsa_phase)i,
 		      i == DSA_PREFILL_SHARED && !isnan(dfloor[1]) ? dfloor[1] : dfloor[0], &d->host_us[i]);
 		free(g->src.batch);
 		free(g->src.len);

@@ -25,22 +25,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cost/cost.h"
+#include "cost/engterms.h"
 #include "base/err.h"
 
 struct dsa_module;
 
 /* The price of one DSA layer's parts at a table point (cost.c's
  * cost_dsa_parts_s, handed down so that this module never calls up into the
- * cost model): prefill or decode, a layer running its own indexer or not,
- * batch requests of len tokens (prefill) or keys (decode), seconds. */
-typedef double (*dsa_parts_fn)(const struct cost_model *c, bool prefill, bool own, double batch, double len);
+ * cost model; ctx is the cost model, opaque here): prefill or decode, a
+ * layer running its own indexer or not, batch requests of len tokens
+ * (prefill) or keys (decode), seconds. */
+typedef double (*dsa_parts_fn)(const void *ctx, bool prefill, bool own, double batch, double len);
 
-/* Build the term for c (a DSA model; c otherwise complete), the excess of
- * each measured point over parts(c, ...): 0 with *out set, or with *out
+/* Build the term for c (a DSA model), the excess of each measured point
+ * over parts(ctx, ...) (ctx: the otherwise complete cost model): 0 with
+ * *out set, or with *out
  * NULL when the engine has no module table on c's GPU (or the GPU carries
  * InferSim measurements of its own: g->measured); <0 on a bad table. */
-int dsa_module_init(const struct cost_model *c, dsa_parts_fn parts, const char *data_dir,
+int dsa_module_init(const struct cost_mod_in *c, dsa_parts_fn parts, const void *ctx, const char *data_dir,
 		    struct dsa_module **out, struct err *e);
 void dsa_module_free(struct dsa_module *d);
 /* Excess of one layer, seconds: n decode requests attending `keys` keys

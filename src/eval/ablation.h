@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "eval/pass.h"
 #include "model/model.h"
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "eval/pass.h"
 
 enum cv_by { CV_FAMILY, CV_GPU, CV_ENGINE };

@@ -13,7 +13,7 @@
 #include "engine/engine.h"
 #include "engine/registry.h"
 #include "base/alloc.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "cost/memplan.h"
 #include "base/pfor.h"
 #include "engine/scenario.h"

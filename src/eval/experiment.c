@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "engine/registry.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 
 const char *ev_metric_name(enum ev_metric m)
 {

@@ -13,7 +13,7 @@
 
 #include "base/err.h"
 #include "deploy/catalog.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 
 /* models a pass tells apart (models[], the criteria's gqa[]) */
 #define EVAL_MAX_MODELS 16

@@ -8,7 +8,7 @@
 #define SERVESIM_EVAL_TABLE_H
 #include <stddef.h>
 
-#include "eval/eval.h"
+#include "eval/experiment.h"
 
 struct eval_table_in {
 	const char *path, *where;       /* exp_table_open's */

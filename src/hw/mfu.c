@@ -205,7 +205,7 @@ static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size
 	grid_fill_holes(g, total);
 }
 
-static void grid_release(struct mfu_grid *g)
+static void mfu_grid_release(struct mfu_grid *g)
 {
 	size_t d;
 
@@ -267,7 +267,7 @@ static double nearest_cell(const struct mfu_grid *g, const double *pos)
 }
 
 /* Axis d of g bracketed at x: lo, w and the fractional index pos. */
-static void grid_axis(const struct mfu_grid *g, size_t d, double x, size_t *lo, double *w,
+static void mfu_grid_axis(const struct mfu_grid *g, size_t d, double x, size_t *lo, double *w,
 		      double *pos)
 {
 	axis_bracket(g->axis[d], g->len[d], x, lo, w);
@@ -285,7 +285,7 @@ double mfu_grid_eval(const struct mfu_grid *g, const double *x, bool nearest)
 	double w[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
 
 	for (d = 0; d < g->dims; d++)
-		grid_axis(g, d, x[d], &lo[d], &w[d], &pos[d]);
+		mfu_grid_axis(g, d, x[d], &lo[d], &w[d], &pos[d]);
 	return grid_eval_at(g, lo, w, pos, nearest);
 }
 
@@ -576,7 +576,7 @@ out:
 	for (i = 0; i < ncfg; i++) {
 		free(pts[i]);
 		if (cfg)
-			grid_release(&cfg[i].g);
+			mfu_grid_release(&cfg[i].g);
 	}
 	free(pts);
 	free(npts);
@@ -645,19 +645,19 @@ void mfu_release(struct mfu_tables *t)
 	int d;
 
 	for (d = 0; d < DT__COUNT; d++)
-		grid_release(&t->gemm[d]);
+		mfu_grid_release(&t->gemm[d]);
 	for (i = 0; i < t->nprefill; i++)
-		grid_release(&t->prefill[i].g);
+		mfu_grid_release(&t->prefill[i].g);
 	for (i = 0; i < t->ndecode; i++)
-		grid_release(&t->decode[i].g);
+		mfu_grid_release(&t->decode[i].g);
 	for (i = 0; i < t->nmla_prefill; i++)
-		grid_release(&t->mla_prefill[i].g);
+		mfu_grid_release(&t->mla_prefill[i].g);
 	for (i = 0; i < t->nmla_decode; i++)
-		grid_release(&t->mla_decode[i].g);
+		mfu_grid_release(&t->mla_decode[i].g);
 	for (i = 0; i < t->nprefill_win; i++)
-		grid_release(&t->prefill_win[i].g);
+		mfu_grid_release(&t->prefill_win[i].g);
 	for (i = 0; i < t->ndecode_win; i++)
-		grid_release(&t->decode_win[i].g);
+		mfu_grid_release(&t->decode_win[i].g);
 	free(t->prefill_win);
 	free(t->decode_win);
 	free(t->prefill);
@@ -715,8 +715,8 @@ void mfu_gemm_col_init(const struct mfu_tables *t, enum dtype dt, double n, doub
 	if (!t->have_gemm[dt] || t->gemm[dt].dims != 3)
 		return; /* mfu_gemm's default, or its general path */
 	col->g = &t->gemm[dt];
-	grid_axis(col->g, 1, log(n), &col->lo[1], &col->w[1], &col->pos[1]);
-	grid_axis(col->g, 2, log(k), &col->lo[2], &col->w[2], &col->pos[2]);
+	mfu_grid_axis(col->g, 1, log(n), &col->lo[1], &col->w[1], &col->pos[1]);
+	mfu_grid_axis(col->g, 2, log(k), &col->lo[2], &col->w[2], &col->pos[2]);
 }
 
 double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
@@ -726,7 +726,7 @@ double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
 
 	if (!col->g)
 		return mfu_gemm(col->t, col->dt, m, col->n, col->k);
-	grid_axis(col->g, 0, log(m), &lo[0], &w[0], &pos[0]);
+	mfu_grid_axis(col->g, 0, log(m), &lo[0], &w[0], &pos[0]);
 	lo[1] = col->lo[1];
 	lo[2] = col->lo[2];
 	w[1] = col->w[1];

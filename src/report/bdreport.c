@@ -176,3 +176,17 @@ void out_breakdown_json(FILE *f, const struct out_breakdown *r)
 	jw_end_obj(&w);
 	jw_finish(&w);
 }
+
+void out_breakdown_of(const struct cost_model *c, bool prefill, int64_t batch, int64_t local, int64_t new_tokens,
+		      int64_t context, const struct cost_breakdown *bd, struct out_breakdown *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->par = &c->p;
+	r->prefill = prefill;
+	r->batch = batch;
+	r->local = local;
+	r->new_tokens = new_tokens;
+	r->context = context;
+	r->max_tokens = c->cfg.max_tokens;
+	r->bd = bd;
+}

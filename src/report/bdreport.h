@@ -23,6 +23,11 @@ struct out_breakdown {
 	const struct cost_breakdown *bd;
 };
 
+/* The report of a step priced on cost model c: prefill or decode, batch
+ * requests over all DP ranks (local on the rank priced) of new_tokens after
+ * context each; r->cfg is left empty for the caller (out_config_of). */
+void out_breakdown_of(const struct cost_model *c, bool prefill, int64_t batch, int64_t local, int64_t new_tokens,
+		      int64_t context, const struct cost_breakdown *bd, struct out_breakdown *r);
 void out_breakdown_text(FILE *f, const struct out_breakdown *r);
 void out_breakdown_json(FILE *f, const struct out_breakdown *r);
 

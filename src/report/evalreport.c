@@ -722,6 +722,25 @@ static int eval_svg(const struct eval_pass *p, const char *path, int mk, struct 
 	return rc;
 }
 
+/* the metrics out_eval_plots charts */
+static const int shown[4] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90};
+
+void out_eval_plot_files(char buf[8][64], const char *files[12])
+{
+	size_t i, n = 0;
+
+	files[n++] = "ape.dat";
+	files[n++] = "ape.svg";
+	files[n++] = "plots.gp";
+	for (i = 0; i < 4; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s.dat", ev_metric_name((enum ev_metric)shown[i]));
+		snprintf(buf[4 + i], sizeof(buf[4 + i]), "%s.svg", ev_metric_name((enum ev_metric)shown[i]));
+	}
+	for (i = 0; i < 8; i++)
+		files[n++] = buf[i];
+	files[n] = NULL;
+}
+
 int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct err *e)
 {
 	char path[1200];
@@ -730,7 +749,6 @@ int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct 
 	int rc;
 	size_t i;
 	int k;
-	static const int shown[4] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN, EM_E2E_P90};
 
 	if (paths_mkdir_p(dir) != 0)
 		return err_set(e, SS_ERUNTIME, "%s: cannot create the plots folder", dir);

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "eval/pass.h"
 
 /* Rows, APE summaries (all, per model, per workload, overloaded),
@@ -30,6 +30,10 @@ void out_eval_md_rows(FILE *md, const struct eval_pass *p, unsigned tier0_off);
  * file written atomically; md gets the image links or what to run.
  * Errors: dir cannot be made, a file cannot be written (SS_ERUNTIME). */
 int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct err *e);
+/* The names of the files out_eval_plots writes in its folder, into files
+ * (NULL-terminated; the per-metric names kept in buf), for the output
+ * rule (afile_check_outputs). */
+void out_eval_plot_files(char buf[8][64], const char *files[12]);
 /* The ablation table (md: under the report's section heading): median APE with each of H1..H6 off (offs[0..5],
  * tier 0, no calibration) against full tier 0 (full); md may be NULL. */
 void out_eval_ablation(FILE *f, FILE *md, const struct eval_pass *full, const struct eval_pass *offs);

@@ -187,6 +187,10 @@ struct out_run {
 void out_run_of(const struct scenflags *f, const char *spec_method, const struct scenflags_ctx *x,
 		const struct scenario *sc, const struct scenario_state *st, const struct wl_spec *wl,
 		const char *origin, char *tables, size_t ntables, struct out_run *rep);
+/* rep's status (out_status_sim) and, where goodput_ms gives limits (ttft,
+ * tpot, e2el; NAN: none), vLLM's goodput of the finished simulation s. */
+int out_run_status(struct out_run *rep, const struct wl_spec *wl, struct sim *s, const double goodput_ms[3],
+		   struct err *e);
 /* Header, status and results (per stage when there are stages). */
 void out_run_text(FILE *f, const struct out_run *c);
 /* servesim_version, status, config, summary{...}, stages[...]. */

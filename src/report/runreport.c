@@ -826,3 +826,21 @@ void out_run_of(const struct scenflags *f, const char *spec_method, const struct
 	rep->epd_words = st->epd_words;
 	rep->sim = st->sim;
 }
+
+int out_run_status(struct out_run *rep, const struct wl_spec *wl, struct sim *s, const double goodput_ms[3],
+		   struct err *e)
+{
+	int rc;
+
+	if ((rc = out_status_sim(wl, s, &rep->status, e)) < 0)
+		return rc;
+	rep->request_goodput = NAN;
+	if (isnan(goodput_ms[0]) && isnan(goodput_ms[1]) && isnan(goodput_ms[2]))
+		return 0;
+	if ((rc = sim_goodput(s, goodput_ms, &rep->good, &rep->request_goodput, e)) < 0)
+		return rc;
+	rep->goodput_ttft_ms = goodput_ms[0];
+	rep->goodput_tpot_ms = goodput_ms[1];
+	rep->goodput_e2el_ms = goodput_ms[2];
+	return 0;
+}

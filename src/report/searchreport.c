@@ -4,6 +4,7 @@
  * nothing here simulates. */
 #include "report/confreport.h"
 #include "report/searchreport.h"
+#include "plan/searchrun.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -527,4 +528,24 @@ void search_report_svg(const struct search_report *R, struct sbuf *o)
 	free(lab);
 	free(x);
 	free(y);
+}
+
+void search_report_of(const struct search_run *r, const struct search_req *q, int64_t top, struct search_report *R)
+{
+	memset(R, 0, sizeof(*R));
+	R->s = &r->S;
+	R->cc = &q->cc;
+	R->sp = &q->sp;
+	R->target = q->target;
+	R->top = top;
+	R->model = r->x[0].model;
+	R->hf = r->hf;
+	R->wl = &r->wl;
+	R->budget = r->budget;
+	R->nb = q->ngpu;
+	R->r = r->res;
+	R->n = r->nres;
+	R->prices = r->have_prices ? &r->prices : NULL;
+	R->conf = r->conf;
+	R->eplb = r->base[0].eplb ? &r->base[0] : NULL;
 }

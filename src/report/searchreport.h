@@ -36,6 +36,11 @@ struct search_report {
 	const struct scenario *eplb;    /* NULL: off */
 };
 
+/* The report of a finished search r (rank 0) of q, with launch lines for
+ * the top best (pointing into r and q, which must outlive it). */
+struct search_run;
+struct search_req;
+void search_report_of(const struct search_run *r, const struct search_req *q, int64_t top, struct search_report *R);
 void search_report_text(FILE *f, const struct search_report *R);
 void search_report_json(FILE *f, const struct search_report *R);
 /* Header and one row per deployment, enumeration order. */

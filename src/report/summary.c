@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/loghist.h"
 #include "base/tline.h"
+#include "workload/curve.h"
 #include "report/out.h"
 
 /* The five latency sets, their names in keys and in the text table. */

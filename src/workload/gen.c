@@ -16,6 +16,7 @@
 #include "base/csv.h"
 #include "base/pcg32.h"
 #include "base/simtime.h"
+#include "workload/curve.h"
 #include "workload/workload.h"
 
 /* lengths drawn ahead, GEN_BATCH at a time from each stream (gen_refill) */
@@ -407,43 +408,13 @@ int64_t wl_gen_concurrency(const struct wl_gen *g)
 	return g->s->concurrency;
 }
 
-/* Segment i of the curve: its start, length, rates at both ends, area. */
-static double curve_seg(const struct wl_spec *s, size_t i, double *t0, double *dt, double *r0, double *r1)
-{
-	*t0 = s->curve_t[i];
-	*dt = s->curve_t[i + 1] - *t0;
-	*r0 = s->curve_rate[i];
-	*r1 = s->curve_rate[i + 1];
-	return (*r0 + *r1) / 2 * *dt;
-}
-
-double wl_curve_integral(const struct wl_spec *s, double t_s)
-{
-	double acc = 0, t0, dt, r0, r1;
-	size_t i;
-
-	for (i = 0; i + 1 < s->ncurve; i++) {
-		double area = curve_seg(s, i, &t0, &dt, &r0, &r1), x;
-		if (t_s >= t0 + dt) {
-			acc += area;
-			continue;
-		}
-		x = t_s > t0 ? t_s - t0 : 0;
-		return acc + r0 * x + (r1 - r0) / dt * x * x / 2;
-	}
-	return acc;
-}
-
 /* The next arrival on the rate curve: the process's next point u in
- * operational time (rate 1), mapped back through the curve's integral,
- * whose inverse on a segment starting at rate r0 with slope a is the root
- * x of r0 x + a x^2 / 2 = rem, taken as 2 rem / (r0 + sqrt(r0^2 + 2 a rem))
- * (no cancellation, and right for a = 0 and for r0 = 0).  false past the
- * curve's end or duration_s. */
+ * operational time (rate 1), mapped back through the curve's integral
+ * (curve.h).  false past the curve's end or duration_s. */
 static bool curve_arrival(struct wl_gen *g, double *t)
 {
 	const struct wl_spec *s = g->s;
-	double t0, dt, r0, r1, area, rem, disc, x;
+	double t0, dt, r0, r1, area;
 
 	switch (s->process) {
 	case WL_GAMMA: {
@@ -461,16 +432,13 @@ static bool curve_arrival(struct wl_gen *g, double *t)
 	for (;;) {
 		if (g->seg + 1 >= s->ncurve)
 			return false;
-		area = curve_seg(s, g->seg, &t0, &dt, &r0, &r1);
+		area = wl_curve_seg(s, g->seg, &t0, &dt, &r0, &r1);
 		if (g->u < g->seg_u0 + area)
 			break;
 		g->seg_u0 += area;
 		g->seg++;
 	}
-	rem = g->u - g->seg_u0;
-	disc = r0 * r0 + 2 * (r1 - r0) / dt * rem;
-	x = rem > 0 ? 2 * rem / (r0 + sqrt(disc > 0 ? disc : 0)) : 0;
-	*t = t0 + (x < dt ? x : dt);
+	*t = t0 + wl_curve_seg_time(r0, r1, dt, g->u - g->seg_u0);
 	if (s->duration_s > 0 && *t >= s->duration_s)
 		return false;
 	g->t = *t;
@@ -728,11 +696,6 @@ static int trace_next(struct wl_gen *g, struct wl_req *r, struct err *e)
 	return 1;
 }
 
-static int64_t max_requests(const struct wl_spec *s)
-{
-	return s->max_requests > 0 ? s->max_requests : WL_DEFAULT_MAX_REQUESTS;
-}
-
 int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err *e)
 {
 	const struct wl_spec *s = g->s;
@@ -763,10 +726,10 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 			image_draw(g, out, wl_dist_sample(&g->img_count, &g->r_img));
 		/* a trace is read as it is replayed: its length is known only
 		 * here, and the ceiling holds for it as for any workload */
-		if (g->issued >= max_requests(s))
+		if (g->issued >= wl_spec_max_requests(s))
 			return err_set(e, SS_EUSAGE, "%s: the trace holds more requests than the limit of %lld; "
 				       "replay fewer with 'num_requests' or --num-requests, or raise the limit "
-				       "with --max-requests", s->source, (long long)max_requests(s));
+				       "with --max-requests", s->source, (long long)wl_spec_max_requests(s));
 		g->issued++;
 		return rc;
 	}
@@ -782,7 +745,7 @@ int wl_gen_next(struct wl_gen *g, int64_t now_ns, struct wl_req *out, struct err
 		/* only the duration ends this loop, and how many requests fit in
 		 * it depends on how fast the engine serves them: the request
 		 * ceiling is enforced as they are issued */
-		if (s->num_requests == 0 && g->issued >= max_requests(s))
+		if (s->num_requests == 0 && g->issued >= wl_spec_max_requests(s))
 			return err_set(e, SS_EUSAGE, "%s: the closed loop of %lld clients has issued %lld "
 				       "requests by %.6g s of its %g s, the limit; give 'num_requests', "
 				       "fewer clients or a shorter duration, or raise the limit with "

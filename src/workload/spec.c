@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "workload/curve.h"
 #include "workload/workload.h"
 #include "base/paths.h"
 #include "base/yaml.h"
@@ -890,9 +891,14 @@ int wl_spec_validate(const struct wl_spec *s, const char *src, struct err *e)
 	return 0;
 }
 
+int64_t wl_spec_max_requests(const struct wl_spec *s)
+{
+	return s->max_requests > 0 ? s->max_requests : WL_DEFAULT_MAX_REQUESTS;
+}
+
 int wl_spec_check_size(const struct wl_spec *s, const char *src, struct err *e)
 {
-	int64_t max = s->max_requests > 0 ? s->max_requests : WL_DEFAULT_MAX_REQUESTS;
+	int64_t max = wl_spec_max_requests(s);
 	double n = wl_spec_expected_requests(s);
 
 	if (n > (double)max)

@@ -239,6 +239,9 @@ double wl_spec_expected_requests(const struct wl_spec *s);
 /* SS_EUSAGE when the spec would generate more than its max_requests
  * (checked by wl_gen_new before anything is allocated). */
 int wl_spec_check_size(const struct wl_spec *s, const char *src, struct err *e);
+/* The most requests s may generate: its max_requests, else
+ * WL_DEFAULT_MAX_REQUESTS. */
+int64_t wl_spec_max_requests(const struct wl_spec *s);
 
 struct wl_gen;
 int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e);
@@ -257,8 +260,6 @@ bool wl_gen_closed_loop(const struct wl_gen *g);
  * later), 0 when r was the session's last turn. */
 int wl_gen_next_turn(struct wl_gen *g, const struct wl_req *r, int64_t done_ns, struct wl_req *out);
 int64_t wl_gen_concurrency(const struct wl_gen *g);
-/* The rate curve's integral from 0 to t_s (requests expected by then). */
-double wl_curve_integral(const struct wl_spec *s, double t_s);
 /* Stage index of a time (closed loop stages and reporting). */
 int wl_stage_of(const struct wl_spec *s, int64_t t_ns);
 /* The mean a distribution states: fixed, uniform's midpoint, normal's and

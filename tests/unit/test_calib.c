@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "calib/calib.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "calib/fit.h"
 #include "eval/ablation.h"
 #include "readers/measured.h"

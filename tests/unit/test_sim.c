@@ -12,7 +12,7 @@
 #include "base/loghist.h"
 #include "cost/comm.h"
 #include "cost/cost.h"
-#include "eval/eval.h"
+#include "eval/experiment.h"
 #include "sim/kvcache.h"
 #include "cost/memplan.h"
 #include "model/opgraph.h"

@@ -1,8 +1,8 @@
-/* eval.h - ground-truth experiments in servesim's format
+/* experiment.h - ground-truth experiments in servesim's format
  * (eval/ground_truth/<suite>/<name>/experiment.json, see README) and their
  * evaluation: simulate, compare per stage, APE per metric. */
-#ifndef SERVESIM_EVAL_H
-#define SERVESIM_EVAL_H
+#ifndef SERVESIM_EVAL_EXPERIMENT_H
+#define SERVESIM_EVAL_EXPERIMENT_H
 #include <stdbool.h>
 #include <stdint.h>
 
