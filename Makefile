@@ -38,7 +38,7 @@ LIB_SRC = \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/lora.c src/sim/mm.c src/sim/epd.c \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c \
-	src/workload/spec.c src/workload/gen.c \
+	src/workload/spec.c src/workload/gen.c src/workload/overrides.c \
 	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c src/eval/cv.c \
 	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
@@ -100,6 +100,7 @@ LIB_SRC += src/report/roofreport.c
 LIB_SRC += src/report/evalreport.c
 LIB_SRC += src/report/cvreport.c
 LIB_SRC += src/report/html.c
+LIB_SRC += src/report/listreport.c
 LIB_SRC += src/plan/gsweep.c
 LIB_SRC += src/cmd/wlflags.c
 LIB_SRC += src/model/csa.c

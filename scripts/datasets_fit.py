@@ -4,9 +4,13 @@ length distributions as quantile tables of the per-request token counts, and
 the Gaussian-copula correlation that joins them (the correlation of the
 normal scores of their ranks), from public per-request length files.
 
-usage: datasets_fit.py OUT.json NAME=CSV:PROMPT_COL:OUTPUT_COL ...
-(the sources' provenance is in SOURCES below; a NAME not there is refused)."""
-import csv, json, math, statistics, sys
+usage: datasets_fit.py OUT.json NAME=FILE:PROMPT_COL:OUTPUT_COL ...
+FILE is a CSV with a header, or JSON lines (.jsonl, .jsonl.gz) whose keys
+PROMPT_COL and OUTPUT_COL hold the counts. An OUT.json that exists keeps the
+datasets not named here (so one source can be refitted without the others'
+files). The sources' provenance is in SOURCES below; a NAME not there is
+refused."""
+import csv, gzip, json, math, os, statistics, sys
 from statistics import NormalDist
 
 PROBS = [0, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.975, 0.99, 1]
@@ -39,6 +43,14 @@ SOURCES = {
                   "data/processed_traces/splitwise_code.csv (from Azure/AzurePublicDataset AzureLLMInferenceTrace_code)",
         "tokenizer": "the service's (GPT-4 class)",
         "filter": "none",
+    },
+    "mooncake-conversation": {
+        "title": "Mooncake (Kimi) conversation trace, FAST '25: long-context chat requests (prompt = the whole context)",
+        "source": "kvcache-ai/Mooncake (Apache-2.0), file last changed in commit "
+                  "3cca71daccf2a7afb8fe3f0295358f70e3a69fdb, FAST25-release/traces/conversation_trace.jsonl, "
+                  "its first 5,000 of 12,031 lines (input_length, output_length)",
+        "tokenizer": "Kimi's (the service's)",
+        "filter": "none (the first 5,000 requests in arrival order)",
     },
 }
 
@@ -73,14 +85,25 @@ def marginal(xs):
             "quantiles": [round(quantile(s, p), 2) for p in PROBS]}
 
 
+def rows(path):
+    """The file's records as dicts: CSV rows, or one JSON object per line."""
+    if path.endswith(".jsonl") or path.endswith(".jsonl.gz"):
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+            for line in f:
+                if line.strip():
+                    yield json.loads(line)
+    else:
+        with open(path) as f:
+            yield from csv.DictReader(f)
+
+
 def fit(path, pcol, ocol):
     P, O = [], []
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            p, o = int(float(row[pcol])), int(float(row[ocol]))
-            if p >= 1 and o >= 1:
-                P.append(p)
-                O.append(o)
+    for row in rows(path):
+        p, o = int(float(row[pcol])), int(float(row[ocol]))
+        if p >= 1 and o >= 1:
+            P.append(p)
+            O.append(o)
     zp, zo = normal_scores(P), normal_scores(O)
     rho = sum(a * b for a, b in zip(zp, zo)) / math.sqrt(sum(a * a for a in zp) * sum(b * b for b in zo))
     return len(P), marginal(P), marginal(O), rho
@@ -88,6 +111,12 @@ def fit(path, pcol, ocol):
 
 def main():
     out = {"probs": PROBS, "datasets": {}}
+    if os.path.exists(sys.argv[1]):
+        with open(sys.argv[1]) as f:
+            old = json.load(f)
+        if old.get("probs") != PROBS:
+            sys.exit("%s: its probs differ from this script's; refit every dataset into a new file" % sys.argv[1])
+        out["datasets"] = old["datasets"]
     for arg in sys.argv[2:]:
         name, spec = arg.split("=", 1)
         path, pcol, ocol = spec.split(":")

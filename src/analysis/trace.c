@@ -1008,3 +1008,21 @@ void trace_compare_settings(const struct trace *t, bool shape_given, bool par_gi
 	if (c->train) /* forward layers: the attention scopes of the forward pass */
 		c->layers = sh->fwd_attn_scopes > 0 ? sh->fwd_attn_scopes : (t->nlayers + 1) / 2;
 }
+
+bool trace_full_window_default(const char *compare_model, const struct pass_shape *shape)
+{
+	return compare_model && !strncmp(compare_model, "glm-5", 5) && shape->seq_len > 1 && shape->context_len == 0;
+}
+
+int trace_gpu(const struct trace *t, const char *gpu, bool gpu_given, struct catalog *cat,
+	      const struct gpu_spec **g, struct err *e)
+{
+	*g = NULL;
+	if (gpu_given)
+		return catalog_find_gpu(cat, gpu, g, e);
+	if (t->device[0] && catalog_load_gpus(cat, e) == 0)
+		*g = gpu_from_device_name(&cat->gpus, t->device);
+	if (*g)
+		return 0;
+	return catalog_find_gpu(cat, strcmp(t->format, "ascend") == 0 ? "ascend-a3" : gpu, g, e);
+}

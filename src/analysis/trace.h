@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "deploy/catalog.h"
 #include "model/opgraph.h"
 
 enum tr_cat { TRC_EMBED, TRC_NORM, TRC_ATTN, TRC_ROUTER, TRC_MOE_FFN, TRC_COMM, TRC_OTHER, TRC__COUNT };
@@ -127,6 +128,17 @@ struct tr_compare {
  * the *_given say) from trace t; phase_given: train was given (--phase). */
 void trace_compare_settings(const struct trace *t, bool shape_given, bool par_given, bool dt_given,
 			    bool phase_given, struct tr_compare *c);
+
+/* 003's window rule when none is asked for: a GLM-5.x prefill
+ * (compare_model, the model compared against, NULL: none; shape: the
+ * compared shape) uses the whole capture, anything else the anchors'
+ * window. */
+bool trace_full_window_default(const char *compare_model, const struct pass_shape *shape);
+/* The GPU a trace is judged on: gpu when gpu_given, else the one its device
+ * name says when gpus.json knows it, else gpu (ascend-a3 for an Ascend
+ * trace). */
+int trace_gpu(const struct trace *t, const char *gpu, bool gpu_given, struct catalog *cat,
+	      const struct gpu_spec **g, struct err *e);
 
 /* 2*m*n*k of a matmul-family operator from its recorded input dims. */
 double tr_matmul_flops(const char *op, const long long (*dims)[8], const int *ndim, int ninputs);

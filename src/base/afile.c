@@ -283,6 +283,17 @@ static int afile_rename(struct afile *a, struct err *e)
 	return 0;
 }
 
+int afile_write(const char *path, const void *buf, size_t len, struct err *e)
+{
+	struct afile af;
+	int rc;
+
+	if ((rc = afile_open(&af, path, e)) < 0)
+		return rc;
+	fwrite(buf, 1, len, af.f);
+	return afile_commit(&af, e);
+}
+
 int afile_commit(struct afile *a, struct err *e)
 {
 	int rc = afile_close_checked(a, e);

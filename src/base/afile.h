@@ -43,6 +43,8 @@ int afile_commit(struct afile *a, struct err *e);
 int afile_commit_all(struct afile *const *a, size_t n, struct err *e);
 /* Close and remove the temporary file; safe to call after commit. */
 void afile_abort(struct afile *a);
+/* len bytes of buf as the whole of path (open, write, commit). */
+int afile_write(const char *path, const void *buf, size_t len, struct err *e);
 
 /* One output of a command: the flag naming it (for messages), its path
  * (NULL: not asked for) and, for an output folder, the NULL-terminated names

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "report/html.h"
 #include "cmds.h"
 #include "scenopts.h"
 #include "eval/accuracy.h"
@@ -144,13 +145,6 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 	return 0;
 }
 
-static double wall_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* --curve and --svg, written through the output module, all or none (a
  * failing --svg left the curve written). */
 static int write_files(const struct cap_opts *o, const struct out_config *cfg, const struct cap_result *r,
@@ -192,7 +186,7 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	struct out_config cfg;
 	char tables[64];
 	bool prepared = false, have_res = false;
-	double t0 = wall_s();
+	double t0 = cli_wall_s();
 	int rc = parse_cap(argc, argv, &o, e);
 
 	if (rc != 0)
@@ -226,7 +220,7 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	if ((rc = cap_search(&st, &wl, &o.cc, &res, e)) < 0)
 		goto out;
 	have_res = true;
-	scenflags_out_config(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &cfg);
+	out_config_of(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &cfg);
 	if ((rc = write_files(&o, &cfg, &res, e)) < 0)
 		goto out;
 	if ((pt = cap_answer_point(&o.cc, &res)) &&
@@ -234,16 +228,16 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		goto out;
 	if (o.html) {
 		/* the page is built from the JSON result, as `servesim report` builds it */
-		struct cli_html h;
-		out_cap_json(cli_html_open(&h), &o.cc, &cfg, &res, pt ? &conf : NULL);
-		if ((rc = cli_html_close(&h, o.html, e)) < 0)
+		struct html_capture h;
+		out_cap_json(html_capture_open(&h), &o.cc, &cfg, &res, pt ? &conf : NULL);
+		if ((rc = html_capture_close(&h, o.html, e)) < 0)
 			goto out;
 	}
 	if (o.fmt == FMT_JSON)
 		out_cap_json(stdout, &o.cc, &cfg, &res, pt ? &conf : NULL);
 	else
 		out_cap_text(stdout, &o.cc, &cfg, &res, pt ? &conf : NULL, x.notes);
-	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", res.ncurve, wall_s() - t0);
+	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", res.ncurve, cli_wall_s() - t0);
 	rc = 0;
 out:
 	if (have_res)

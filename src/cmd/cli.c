@@ -5,15 +5,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 
 #include "cli.h"
 #include "engine/registry.h"
-#include "base/afile.h"
-#include "base/alloc.h"
-#include "report/html.h"
 #include "eval/eval.h"
-#include "report/outfmt.h"
 
 int cli_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *out,
 	    struct err *e)
@@ -74,20 +71,18 @@ int cli_format(const char *arg, bool allow_csv, enum out_format *out, struct err
 	return 0;
 }
 
+double cli_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int cli_bad_option(const char *cmd, const char *arg, struct err *e)
 {
 	return err_set(e, SS_EUSAGE, "unknown option or missing value: '%s' (see 'servesim %s --help')",
 		       arg ? arg : "?", cmd);
-}
-
-void fmt_si(char *buf, size_t n, double v, const char *unit)
-{
-	out_fmt_si(buf, n, v, unit);
-}
-
-void fmt_count(char *buf, size_t n, double v)
-{
-	out_fmt_count(buf, n, v);
 }
 
 int cli_overhead_option(int code, const char *arg, struct overheads *ov, struct err *e)
@@ -152,41 +147,4 @@ int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct pa
 	default: return 0;
 	}
 	return rc < 0 ? rc : 1;
-}
-
-int cli_write_html_tree(const char *path, const struct json *res, const char *source, struct err *e)
-{
-	struct afile af;
-	int rc;
-
-	if ((rc = afile_open(&af, path, e)) < 0)
-		return rc;
-	if ((rc = html_page(af.f, res, source, e)) < 0) {
-		afile_abort(&af);
-		return rc;
-	}
-	return afile_commit(&af, e);
-}
-
-FILE *cli_html_open(struct cli_html *h)
-{
-	h->buf = NULL;
-	h->len = 0;
-	if (!(h->f = open_memstream(&h->buf, &h->len)))
-		BUG("open_memstream");
-	return h->f;
-}
-
-int cli_html_close(struct cli_html *h, const char *path, struct err *e)
-{
-	struct json *res;
-	int rc;
-
-	fclose(h->f);
-	if ((rc = json_parse(h->buf, h->len, "result", &res, e)) == 0) {
-		rc = cli_write_html_tree(path, res, NULL, e);
-		json_free(res);
-	}
-	free(h->buf);
-	return rc;
 }

@@ -28,6 +28,9 @@ int cli_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *
 int cli_double(const char *flag, const char *arg, double lo, bool lo_open, double *out,
 	       struct err *e);
 int cli_format(const char *arg, bool allow_csv, enum out_format *out, struct err *e);
+/* Seconds on the monotonic clock, for the wall times commands report on
+ * stderr (never in results). */
+double cli_wall_s(void);
 /* Report an unknown option or a missing value (getopt's optopt/argv). */
 int cli_bad_option(const char *cmd, const char *arg, struct err *e);
 
@@ -122,21 +125,4 @@ enum { CLI_PAR = 960 };
 	"                            EP the experts are TP-sharded over the TP x DP GPUs\n"
 int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct parallel *p,
 		     struct par_flags *f, struct err *e);
-/* The HTML page (html.h) of a result, written to path atomically: from a
- * parsed tree, or (--html) from the JSON a command writes to the stream
- * cli_html_open gives, which cli_html_close parses. */
-int cli_write_html_tree(const char *path, const struct json *res, const char *source, struct err *e);
-struct cli_html {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-FILE *cli_html_open(struct cli_html *h);
-int cli_html_close(struct cli_html *h, const char *path, struct err *e);
-
-/* Human formatting with SI prefixes: "12.3 G" + unit. */
-void fmt_si(char *buf, size_t n, double v, const char *unit);
-/* "6.74 B" style parameter counts. */
-void fmt_count(char *buf, size_t n, double v);
-
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report/html.h"
 #include "cmds.h"
 #include "base/afile.h"
 #include "base/alloc.h"
@@ -297,9 +298,9 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			goto status;
 		if (c.html) {
 			/* the page is built from the JSON result, as `servesim report` builds it */
-			struct cli_html h;
-			out_eval_json(cli_html_open(&h), &p, c.eo.tier0_off);
-			if ((rc = cli_html_close(&h, c.html, e)) < 0)
+			struct html_capture h;
+			out_eval_json(html_capture_open(&h), &p, c.eo.tier0_off);
+			if ((rc = html_capture_close(&h, c.html, e)) < 0)
 				goto out;
 		}
 		if (c.fmt == FMT_JSON)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "eval/table.h"
 #include "cmds.h"
 #include "base/afile.h"
 #include "base/alloc.h"
@@ -35,51 +36,21 @@ static const char import_usage[] =
 	"\n"
 	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
 
-/* One folder per experiment of a table, named after the row or run;
- * skipped rows counted by reason. */
+/* One folder per experiment of a table (exp_table_import), then what was
+ * imported and what was skipped, by reason. */
 static int import_table(const char *path, const char *where, const char *gpu,
 			const struct experiment *base, const char *out, struct err *e)
 {
-	struct experiment *x = xcalloc(1, sizeof(*x));
 	struct skip_tally *sk = xcalloc(1, sizeof(*sk));
-	struct exp_table t;
-	char dir[1400], why[120];
-	size_t i, done = 0;
-	int rc;
+	const char *title = NULL;
+	size_t done, total, i;
+	int rc = exp_table_import(path, where, gpu, base, out, sk, &done, &total, &title, e);
 
-	if ((rc = exp_table_open(path, where, &t, e)) < 0)
-		goto out;
-	for (i = 0; i < t.n && rc == 0; i++) {
-		char *c;
-		if ((rc = exp_table_load(&t, i, gpu, base, x, why, sizeof(why), e)) < 0)
-			break;
-		if (rc == 0) {
-			skip_tally_add(sk, why);
-			continue;
-		}
-		if (x->pd_prefill > 0) { /* experiment.json has no P/D fields yet */
-			skip_tally_add(sk, "mode disagg (import writes aggregated experiments; eval replays P/D rows)");
-			experiment_release(x);
-			rc = 0;
-			continue;
-		}
-		snprintf(dir, sizeof(dir), "%s/%s", out, x->name);
-		for (c = dir + strlen(out) + 1; *c; c++)
-			if (*c == '/' || *c == '#')
-				*c = '_';
-		rc = experiment_write(x, dir, e);
-		experiment_release(x);
-		done += rc == 0;
-	}
 	if (rc == 0) {
-		printf("imported %zu of %zu %s rows into %s (%s)\n", done, t.total, reader_get(t.fmt)->title, out,
-		       where ? where : "all rows");
+		printf("imported %zu of %zu %s rows into %s (%s)\n", done, total, title, out, where ? where : "all rows");
 		for (i = 0; i < sk->n; i++)
 			printf("  skipped %5zu  %s\n", sk->count[i], sk->reason[i]);
 	}
-	exp_table_release(&t);
-out:
-	free(x);
 	free(sk);
 	return rc;
 }

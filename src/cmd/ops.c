@@ -187,19 +187,12 @@ static int kernel_prepare(const struct model_cfg *m, const struct ops_opts *o,
 			  const struct gpu_spec *g, const struct opgraph *gg, struct kernel_flow *kf,
 			  struct kf_result *r, struct out_ops_kernels *k, struct err *e)
 {
+	const struct layer_kind *lk;
 	int rc;
 
-	memset(k, 0, sizeof(*k));
-	if ((rc = kflow_load_layer(o->karg, o->kmode == KM_MS, o->layer_kind, m, g, o->dtype, gg, kf, r, &k->lk,
-				   e)) < 0)
+	if ((rc = kflow_load_layer(o->karg, o->kmode == KM_MS, o->layer_kind, m, g, o->dtype, gg, kf, r, &lk, e)) < 0)
 		return rc;
-	k->kf = kf;
-	k->r = r;
-	k->peak = g->peak_flops[DT_BF16];
-	k->layer_peak = g->peak_flops[o->dtype];
-	k->peak_fp8 = g->peak_flops[DT_FP8] > 0 ? g->peak_flops[DT_FP8] : k->peak;
-	k->dtype = dtype_name(o->dtype);
-	k->per_kernel = o->kmode == KM_FLOW;
+	out_ops_kernels_of(kf, lk, r, g, o->dtype, o->kmode == KM_FLOW, k);
 	return 0;
 }
 
@@ -247,18 +240,12 @@ int cmd_ops(int argc, char **argv, struct err *e)
 	if ((rc = opgraph_build(m, &o.par, &o.shape, o.dtype, o.dtype, &gg, e)) < 0)
 		goto out;
 	if (o.img_w > 0) {
-		struct opgraph vm, vg;
-		int64_t patches, tokens;
-		if ((rc = model_image_tokens(m, o.img_w, o.img_h, "--image", &patches, &tokens, rule, sizeof(rule), e)) < 0)
+		int64_t tokens;
+		if ((rc = opgraph_append_images(m, &one, o.shape.batch, o.img_w, o.img_h, "--image", &gm, &tokens, rule,
+						 sizeof(rule), e)) < 0 ||
+		    (rc = opgraph_append_images(m, &o.par, o.shape.batch, o.img_w, o.img_h, "--image", &gg, &tokens,
+						 rule, sizeof(rule), e)) < 0)
 			goto out;
-		if ((rc = opgraph_vision(m, &one, o.shape.batch, patches, &vm, e)) < 0)
-			goto out;
-		if ((rc = opgraph_vision(m, &o.par, o.shape.batch, patches, &vg, e)) < 0) {
-			opgraph_release(&vm);
-			goto out;
-		}
-		opgraph_append(&gm, &vm);
-		opgraph_append(&gg, &vg);
 		snprintf(images, sizeof(images), "%lld x %lldx%lld, %lld tokens each (%s); the encoder in bf16 (TP %d)",
 			 (long long)o.shape.batch, (long long)o.img_w, (long long)o.img_h, (long long)tokens, rule,
 			 o.par.tp);

@@ -54,7 +54,7 @@ int cmd_report(int argc, char **argv, struct err *e)
 		return rc;
 	if ((rc = html_result_parse(buf, len, in, &res, e)) == 0) {
 		if (out)
-			rc = cli_write_html_tree(out, res, in, e);
+			rc = html_write(out, res, in, e);
 		else
 			rc = html_page(stdout, res, in, e);
 	}

@@ -19,7 +19,6 @@
 #include "report/bdreport.h"
 #include "plan/autoscale.h"
 #include "plan/gsweep.h"
-#include "plan/prices.h"
 #include "base/loghist.h"
 #include "report/out.h"
 #include "engine/scenario.h"
@@ -387,19 +386,19 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE, "--decode-gpu names the decode workers' GPU, as --gpu does: give one of them");
 	if (o->decode_gpu) /* the decode workers' GPU is the deployment's (--gpu) */
 		o->sf.gpu = o->decode_gpu;
-	if (o->wf.rate_type == WLF_RT_SWEEP &&
+	if (o->wf.ov.rate_type == WL_RT_SWEEP &&
 	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
 		return err_set(e, SS_EUSAGE,
 			       "--rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
-	if (o->bd_batch && (o->wf.rate_type == WLF_RT_SWEEP || o->requests_out || o->step_log ||
+	if (o->bd_batch && (o->wf.ov.rate_type == WL_RT_SWEEP || o->requests_out || o->step_log ||
 			    (o->fmt != FMT_TEXT && o->fmt != FMT_JSON)))
 		return err_set(e, SS_EUSAGE,
 			       "--breakdown prices one step instead of simulating: not with --rate-type sweep, --requests-out, --step-log or --format csv/vllm-bench");
 	if (as_flag && !o->as.max)
 		return err_set(e, SS_EUSAGE, "--autoscale-*, --slo-ttft-ms, --slo-itl-ms, --prices and --svg need "
 			       "--autoscale MIN:MAX");
-	if (o->as.max && (o->sf.replicas != 1 || o->ex.pd_prefill || o->bd_batch || o->wf.rate_type == WLF_RT_SWEEP ||
+	if (o->as.max && (o->sf.replicas != 1 || o->ex.pd_prefill || o->bd_batch || o->wf.ov.rate_type == WL_RT_SWEEP ||
 			  o->fmt == FMT_CSV || o->fmt == FMT_VLLM_BENCH))
 		return err_set(e, SS_EUSAGE, "--autoscale MIN:MAX sets the replicas: not with --replicas, "
 			       "--disaggregate, --breakdown, --rate-type sweep or --format csv/vllm-bench");
@@ -409,13 +408,6 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE,
 			       "--speculative-method and --acceptance-rate need --speculative-tokens K");
 	return 0;
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Step the simulation; a progress line on a terminal once the run has
@@ -432,7 +424,7 @@ static int run_sim(struct sim *s, bool always, double t0, struct err *e)
 		if (rc <= 0)
 			break;
 		if ((always || tty) && (sim_totals(s)->events & 0xffff) == 0) {
-			double now = wall_s();
+			double now = cli_wall_s();
 			if (now >= next_prog) {
 				const struct sim_totals *t = sim_totals(s);
 				fprintf(stderr, "%ssimulated %.1f s, %llu arrived, %llu completed%s",
@@ -443,7 +435,7 @@ static int run_sim(struct sim *s, bool always, double t0, struct err *e)
 			}
 		}
 	}
-	if (tty && wall_s() > t0 + 1.0)
+	if (tty && cli_wall_s() > t0 + 1.0)
 		fputc('\n', stderr);
 	return rc;
 }
@@ -467,39 +459,6 @@ static int run_status(const struct run_opts *o, const struct wl_spec *wl, struct
 	return 0;
 }
 
-/* What the output module needs to describe the run (pointing into its
- * arguments, which outlive it). */
-static void fill_report(const struct run_opts *o, const struct scenflags_ctx *x,
-			const struct scenario *sc, const struct scenario_state *st,
-			const struct wl_spec *wl, const char *origin, char *tables, size_t ntables,
-			struct out_run *rep)
-{
-	memset(rep, 0, sizeof(*rep));
-	scenflags_out_config(&o->sf, x, sc, st, wl, tables, ntables, &rep->cfg);
-	rep->cfg.workload_origin = origin;
-	rep->cost = &st->cost;
-	rep->simcfg = &st->sc;
-	rep->mp = &st->mp;
-	rep->prefill_par = &sc->prefill_par;
-	rep->prefill_cost = st->has_prefill ? &st->prefill_cost : NULL;
-	rep->pd_nvlink = st->pd_nvlink;
-	rep->notes = x->notes;
-	rep->spec_method = o->ex.spec_method;
-	rep->mbt_given = o->sf.mbt != 0;
-	rep->mns_given = o->sf.mns != 0;
-	rep->mml_given = o->sf.mml != 0;
-	rep->mem_frac_given = o->sf.mem_frac > 0;
-	rep->sg_policy_given = o->sf.sg_policy != NULL;
-	rep->kv_dtype_given = o->sf.kv_given;
-	rep->sg_mem = &st->sg_mem;
-	rep->offload_words = st->offload_words;
-	rep->lora_words = st->lora_words;
-	rep->eplb_words = st->eplb_words;
-	rep->mm_words = st->mm_words;
-	rep->epd_words = st->epd_words;
-	rep->sim = st->sim;
-}
-
 /* --breakdown: one step of the requested shape priced component by
  * component on the prepared cost model (P/D: a prefill step on the prefill
  * workers'), instead of a simulation. */
@@ -515,7 +474,7 @@ static int run_breakdown(const struct run_opts *o, const struct scenflags_ctx *x
 
 	if ((rc = scenflags_breakdown(st, o->bd_prefill, o->bd_batch, o->bd_len, o->bd_ctx, &c, &local, &bd, e)) == 0) {
 		memset(&r, 0, sizeof(r));
-		scenflags_out_config(&o->sf, x, sc, st, wl, tables, sizeof(tables), &r.cfg);
+		out_config_of(&o->sf, x, sc, st, wl, tables, sizeof(tables), &r.cfg);
 		r.par = &c->p;
 		r.prefill = o->bd_prefill;
 		r.batch = o->bd_batch;
@@ -538,13 +497,13 @@ static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, c
 		      const struct scenario_state *st, const struct wl_spec *wl, const char *origin,
 		      struct err *e)
 {
-	int k = o->wf.rate_given ? (int)o->wf.rate : 10, rc;
+	int k = o->wf.ov.rate_given ? (int)o->wf.ov.rate : 10, rc;
 	struct gsweep_point *p = xcalloc((size_t)k, sizeof(*p));
 	struct out_run rep;
 	char tables[64];
 
 	if ((rc = gsweep_run(st, wl, k, p, e)) == 0) {
-		fill_report(o, x, sc, st, wl, origin, tables, sizeof(tables), &rep);
+		out_run_of(&o->sf, o->ex.spec_method, x, sc, st, wl, origin, tables, sizeof(tables), &rep);
 		if (o->fmt == FMT_JSON)
 			out_gsweep_json(stdout, &rep, p, k);
 		else if (o->fmt == FMT_CSV)
@@ -553,33 +512,6 @@ static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, c
 			out_gsweep_text(stdout, &rep, p, k);
 	}
 	free(p);
-	return rc;
-}
-
-/* --autoscale: what the policy needs of the prepared deployment: its GPUs
- * per replica, the weights' load time (their bytes on every GPU of a
- * replica over the storage bandwidth), the step prices and limits of one
- * replica, and the GPU's price (--prices or data/prices.json). */
-static int autoscale_prepare(struct run_opts *o, struct scenflags_ctx *x, const struct scenario *sc,
-			     const struct scenario_state *st, struct err *e)
-{
-	struct autoscale_cfg *c = &o->as;
-	struct prices pr;
-	char path[1200];
-	int rc;
-
-	c->gpus_per_replica = scenario_gpus_per_replica(sc);
-	c->load_s = st->mp.weight_bytes * c->gpus_per_replica / (o->storage_gb_s * 1e9);
-	c->cost = &st->cost;
-	c->max_num_batched_tokens = st->sc.max_num_batched_tokens;
-	c->max_num_seqs = st->sc.max_num_seqs;
-	c->kv_tokens = st->sc.total_kv_blocks * st->sc.block_size;
-	snprintf(path, sizeof(path), "%s/prices.json", x->env.data_dir);
-	if ((rc = prices_load(o->prices ? o->prices : path, &pr, e)) < 0)
-		return rc;
-	if ((rc = catalog_load_gpus(&x->env, e)) == 0)
-		rc = prices_find(&pr, &x->env.gpus, sc->gpu->id, &c->usd_per_gpu_hour, e);
-	prices_release(&pr);
 	return rc;
 }
 
@@ -593,7 +525,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	struct afile af, slog_af;
 	bool af_open = false, prepared = false;
 	FILE *slog = NULL;
-	double t0 = wall_s();
+	double t0 = cli_wall_s();
 	char origin[400], tables[64];
 	struct model_cfg *draft = NULL;
 	struct out_run rep;
@@ -652,12 +584,12 @@ int cmd_run(int argc, char **argv, struct err *e)
 		rc = run_breakdown(&o, &x, &sc, &st, &wl, e);
 		goto out;
 	}
-	if (o.wf.rate_type == WLF_RT_SWEEP) {
+	if (o.wf.ov.rate_type == WL_RT_SWEEP) {
 		rc = run_gsweep(&o, &x, &sc, &st, &wl, origin, e);
 		goto out;
 	}
 	if (o.as.max) {
-		if ((rc = autoscale_prepare(&o, &x, &sc, &st, e)) < 0 || (rc = autoscale_run(st.sim, &o.as, &asr, e)) < 0)
+		if ((rc = autoscale_prepare(&o.as, &sc, &st, o.storage_gb_s, o.prices, &x.env, e)) < 0 || (rc = autoscale_run(st.sim, &o.as, &asr, e)) < 0)
 			goto out;
 	} else if ((rc = run_sim(st.sim, o.progress, t0, e)) < 0) {
 		goto out;
@@ -682,7 +614,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_commit_all(outs, nout, e)) < 0)
 			goto out;
 	}
-	fill_report(&o, &x, &sc, &st, &wl, origin, tables, sizeof(tables), &rep);
+	out_run_of(&o.sf, o.ex.spec_method, &x, &sc, &st, &wl, origin, tables, sizeof(tables), &rep);
 	if ((rc = run_status(&o, &wl, st.sim, &rep, e)) < 0)
 		goto out;
 	if ((rc = acc_confidence_sim(x.env.data_dir, &sc, st.sim, rep.status.kind == OUT_OVERLOADED, &conf, e)) < 0)
@@ -700,7 +632,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	}
 	if (o.progress || o.fmt == FMT_TEXT)
 		fprintf(stderr, "servesim run: %llu requests simulated in %.3f s wall\n",
-			(unsigned long long)sim_totals(st.sim)->arrived, wall_s() - t0);
+			(unsigned long long)sim_totals(st.sim)->arrived, cli_wall_s() - t0);
 	rc = 0;
 out:
 	if (af_open)

@@ -105,24 +105,3 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	}
 	return rc < 0 ? rc : 1;
 }
-
-void scenflags_out_config(const struct scenflags *f, const struct scenflags_ctx *x,
-			  const struct scenario *sc, const struct scenario_state *st,
-			  const struct wl_spec *wl, char *tables, size_t ntables, struct out_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(tables, ntables, "%s%s%s", st->cost.tabs->engine, st->cost.tabs->engine[0] ? " " : "",
-		 st->cost.tabs->version);
-	cfg->sc = sc;
-	cfg->wl = wl;
-	cfg->total_kv_blocks = st->sc.total_kv_blocks;
-	cfg->kv_from_memory = st->kv_from_memory;
-	cfg->kernel_tables = tables;
-	cfg->tier0_off = f->tier0_off;
-	cfg->calibration = x->calib_applied ? x->calib.path : NULL;
-	cfg->tier2 = sc->tier2 ? sc->tier2->path : NULL;
-	cfg->mem_fraction_static = st->mem_fraction_static;
-	cfg->max_running_requests = st->sc.max_num_seqs;
-	cfg->sglang_lpm = st->sc.lpm;
-	cfg->overlap_schedule = st->cost.cfg.overlap_cpu;
-}

@@ -119,10 +119,4 @@ enum { SCF = 1100 };
 
 /* 1 handled, 0 not ours, <0 error. */
 int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e);
-/* The resolved configuration for the output module (cfg points into f,
- * x, sc, st, wl and tables, which must outlive it). */
-void scenflags_out_config(const struct scenflags *f, const struct scenflags_ctx *x,
-			  const struct scenario *sc, const struct scenario_state *st,
-			  const struct wl_spec *wl, char *tables, size_t ntables, struct out_config *cfg);
-
 #endif

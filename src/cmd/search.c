@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report/html.h"
 #include "cmds.h"
 #include "progress.h"
 #include "scenopts.h"
@@ -297,24 +298,6 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 	return 0;
 }
 
-static int write_file(const char *path, const struct sbuf *b, struct err *e)
-{
-	struct afile af;
-	int rc;
-
-	if ((rc = afile_open(&af, path, e)) < 0)
-		return rc;
-	fwrite(b->buf ? b->buf : "", 1, b->len, af.f);
-	return afile_commit(&af, e);
-}
-
-static double wall_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int cmd_search(int argc, char **argv, struct err *e)
 {
 	struct search_opts o;
@@ -323,7 +306,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct progress pg;
 	struct search_report R;
 	bool joined = false, ran = false;
-	double t0 = wall_s();
+	double t0 = cli_wall_s();
 	int rc;
 
 	/* Each probe allocates its KV cache (per-block arrays for every block
@@ -399,7 +382,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 		struct sbuf b;
 		sb_init(&b);
 		search_report_csv(&R, &b);
-		rc = write_file(o.csv, &b, e);
+		rc = afile_write(o.csv, b.buf ? b.buf : "", b.len, e);
 		sb_release(&b);
 		if (rc < 0)
 			goto out;
@@ -408,16 +391,16 @@ int cmd_search(int argc, char **argv, struct err *e)
 		struct sbuf b;
 		sb_init(&b);
 		search_report_svg(&R, &b);
-		rc = write_file(o.svg, &b, e);
+		rc = afile_write(o.svg, b.buf ? b.buf : "", b.len, e);
 		sb_release(&b);
 		if (rc < 0)
 			goto out;
 	}
 	if (o.html) {
 		/* the page is built from the JSON result, as `servesim report` builds it */
-		struct cli_html h;
-		search_report_json(cli_html_open(&h), &R);
-		if ((rc = cli_html_close(&h, o.html, e)) < 0)
+		struct html_capture h;
+		search_report_json(html_capture_open(&h), &R);
+		if ((rc = html_capture_close(&h, o.html, e)) < 0)
 			goto out;
 	}
 	if (o.fmt == FMT_JSON)
@@ -425,7 +408,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	else
 		search_report_text(stdout, &R);
 	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", r->nres, r->S.runs,
-		wall_s() - t0);
+		cli_wall_s() - t0);
 	rc = 0;
 out:
 	if (ran)

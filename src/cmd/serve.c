@@ -50,8 +50,10 @@ static const char serve_usage[] =
  * must take) */
 static const char serve_usage_end[] =
 	"\n"
-	"It runs until SIGINT or SIGTERM.  A client that disconnects leaves its request to\n"
-	"complete in the simulated engine (vLLM would abort it).\n";
+	"It runs until SIGINT or SIGTERM.  A client that disconnects aborts its request, as\n"
+	"vLLM does: it leaves the batch at the end of the step in progress, its KV blocks\n"
+	"freed, and is counted as finished_reason=\"abort\" in /metrics and as an 'aborted'\n"
+	"row (with the tokens it got) in --requests-out.\n";
 
 struct serve_opts {
 	struct scenflags sf;

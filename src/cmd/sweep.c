@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report/html.h"
 #include "cmds.h"
 #include "progress.h"
 #include "scenopts.h"
@@ -139,22 +140,6 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 	return 0;
 }
 
-/* Whole text to FILE (temp + rename) or standard output. */
-static int write_text(const char *path, const char *buf, size_t len, struct err *e)
-{
-	struct afile af;
-	int rc;
-
-	if (!path) {
-		fwrite(buf, 1, len, stdout);
-		return 0;
-	}
-	if ((rc = afile_open(&af, path, e)) < 0)
-		return rc;
-	fwrite(buf, 1, len, af.f);
-	return afile_commit(&af, e);
-}
-
 /* The charts of the rows to o->svg (sweep.h out_sweep_svg) and their page
  * to o->html (html.h), each atomically. */
 static int write_charts(const struct sweep_opts *o, const struct sbuf *rows, size_t n, struct err *e)
@@ -174,7 +159,7 @@ static int write_charts(const struct sweep_opts *o, const struct sbuf *rows, siz
 		rc = afile_commit(&af, e);
 	}
 	if (rc == 0 && o->html)
-		rc = cli_write_html_tree(o->html, js, NULL, e);
+		rc = html_write(o->html, js, NULL, e);
 	json_free(js);
 	return rc;
 }
@@ -252,7 +237,10 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	}
 	for (i = 0; i < n; i++)
 		sb_put(&all, rows[i].buf, rows[i].len);
-	rc = write_text(o.out, all.buf, all.len, e);
+	if (o.out)
+		rc = afile_write(o.out, all.buf, all.len, e);
+	else
+		fwrite(all.buf, 1, all.len, stdout);
 	if (rc == 0 && (o.svg || o.html))
 		rc = write_charts(&o, rows, n, e);
 out:

@@ -174,9 +174,7 @@ static int summary_and_compare(const struct tr_opts *o, const struct trace *t, s
 	int rc = 0;
 
 	catalog_init(&env);
-	if (!o->gpu_given && t->device[0] && (rc = catalog_load_gpus(&env, e)) == 0)
-		g = gpu_from_device_name(&env.gpus, t->device);
-	if (!g && (rc = catalog_find_gpu(&env, o->gpu, &g, e)) < 0)
+	if ((rc = trace_gpu(t, o->gpu, o->gpu_given, &env, &g, e)) < 0)
 		goto out;
 	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, &c);
 	out_trace_one_line(stdout, t, g, c.dt);
@@ -216,14 +214,9 @@ int cmd_trace(int argc, char **argv, struct err *e)
 	ro.anchor = o.anchor;
 	ro.fwd = o.fwd;
 	ro.anchors_per_pass = o.per_pass;
-	/* 003: GLM-5.1 prefill uses the whole capture, not the anchor window */
-	ro.full_window = o.window >= 0 ? o.window == 1
-				       : o.compare && !strncmp(o.compare, "glm-5", 5) &&
-					 o.cmp.shape.seq_len > 1 && o.cmp.shape.context_len == 0;
+	ro.full_window = o.window >= 0 ? o.window == 1 : trace_full_window_default(o.compare, &o.cmp.shape);
 	if ((rc = trace_read(o.file, &ro, &t, e)) < 0)
 		return rc;
-	if (!o.gpu_given && !strcmp(t.format, "ascend"))
-		o.gpu = "ascend-a3";
 	if (o.fmt == 1) {
 		out_trace_json(stdout, &t);
 	} else {

@@ -23,6 +23,7 @@
 
 #include "base/err.h"
 #include "deploy/catalog.h"
+#include "workload/overrides.h"
 #include "workload/workload.h"
 
 enum { WLF = 1200 };
@@ -54,19 +55,10 @@ enum { WLF = 1200 };
 	"  --prompt-kind chat|random what the prompts are: speculative decoding's acceptance\n" \
 	"                            (default: random under aiperf, vllm-bench, sglang-bench)\n"
 
-enum wlf_rate_type { WLF_RT_NONE, WLF_RT_SYNC, WLF_RT_THROUGHPUT, WLF_RT_CONCURRENT,
-		     WLF_RT_CONSTANT, WLF_RT_POISSON, WLF_RT_SWEEP };
-
 struct wlflags {
 	const char *workload;
-	double rate, duration_s, p_mean, p_std, o_mean, o_std;
-	int64_t nreq, seed, concurrency;
-	bool rate_given, nreq_given, seed_given, conc_given, dur_given, len_given, dist_given;
-	enum wl_dist_kind dist;
-	enum wlf_rate_type rate_type;
+	struct wl_overrides ov;
 	char given[160];   /* the flags given, in order, for the header */
-	const char *harness; /* canonical name, or NULL */
-	enum wl_prompt_kind prompt_kind; /* WL_PROMPTS_UNSET: the spec's */
 };
 
 void wlflags_defaults(struct wlflags *f);

@@ -1,9 +1,11 @@
 /* catalog.c - the shipped model registry and GPU database, loaded lazily:
  * a command that needs only GPUs never parses the model index. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "deploy/catalog.h"
+#include "base/alloc.h"
 #include "base/paths.h"
 
 void catalog_init(struct catalog *c)
@@ -83,5 +85,40 @@ int catalog_load_workload(const struct catalog *c, const char *path, struct wl_s
 	if ((rc = wl_spec_load(def, wl, e)) < 0)
 		return rc;
 	snprintf(wl->source, sizeof(wl->source), "workloads/default.json");
+	return 0;
+}
+
+int catalog_model_rows(struct catalog *c, struct catalog_model_row **rows, size_t *n, struct err *e)
+{
+	struct model_cfg *m;
+	struct catalog_model_row *r;
+	size_t i;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	if ((rc = catalog_load_registry(c, e)) < 0)
+		return rc;
+	m = xcalloc(1, sizeof(*m));
+	r = xcalloc(c->reg.n ? c->reg.n : 1, sizeof(*r));
+	for (i = 0; i < c->reg.n; i++) {
+		char path[1400];
+		struct err le;
+
+		err_clear(&le);
+		r[i].me = &c->reg.entries[i];
+		snprintf(path, sizeof(path), "%s/%s", c->reg.dir, r[i].me->file);
+		r[i].ok = model_load_file(path, r[i].me->id, m, &le) == 0;
+		if (r[i].ok) {
+			model_params(m, &r[i].pc);
+			snprintf(r[i].model_type, sizeof(r[i].model_type), "%s", m->model_type);
+			r[i].layers = m->layers;
+		} else {
+			snprintf(r[i].error, sizeof(r[i].error), "%s", le.msg);
+		}
+	}
+	free(m);
+	*rows = r;
+	*n = c->reg.n;
 	return 0;
 }

@@ -3,6 +3,8 @@
 #ifndef SERVESIM_DEPLOY_CATALOG_H
 #define SERVESIM_DEPLOY_CATALOG_H
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "hw/gpu.h"
@@ -31,5 +33,20 @@ int catalog_find_gpu(struct catalog *c, const char *name, const struct gpu_spec 
 /* The workload spec at path, or (path NULL) the shipped default,
  * workloads/default.json (chat), recorded under that name. */
 int catalog_load_workload(const struct catalog *c, const char *path, struct wl_spec *wl, struct err *e);
+
+/* One registry entry as `servesim models` lists it: its configuration
+ * loaded and its parameters counted, or why it could not be (ok false: an
+ * architecture servesim does not support, the message in error). */
+struct catalog_model_row {
+	const struct model_entry *me;  /* into c->reg */
+	bool ok;
+	char model_type[48];
+	int64_t layers;
+	struct param_counts pc;
+	char error[1024];
+};
+/* Every registry entry in index order (the registry loaded first); *rows
+ * is the caller's to free(). */
+int catalog_model_rows(struct catalog *c, struct catalog_model_row **rows, size_t *n, struct err *e);
 
 #endif

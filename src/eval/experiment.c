@@ -1553,6 +1553,16 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 	bool deepseek = strncasecmp(r->model, "deepseek-ai/", 12) == 0, fp4 = strcmp(r->precision, "fp4") == 0;
 
 	snprintf(x->wl.harness, sizeof(x->wl.harness), "vllm-bench");
+	/* Its MTP runs wrap each random prompt in the model's chat template
+	 * (--use-chat-template: on every single-node MTP script, a blocking
+	 * review rule since InferenceX PR 647, "without this arg, MTP
+	 * acceptance rates are artificially high for DeepSeek with MTP"; on
+	 * every run of srt-slurm's sa-bench, the P/D client, NVIDIA/srt-slurm
+	 * @ a968ea23 src/srtctl/benchmarks/scripts/sa-bench/bench.sh).  The
+	 * model answers a chat turn in text, so its drafts are accepted as on
+	 * text prompts: the text curve, not the random-token one. */
+	if (x->spec_tokens > 0)
+		x->wl.prompt_kind = WL_PROMPTS_CHAT;
 	x->wl.prompt.kind = x->wl.output.kind = WL_UNIFORM;
 	x->wl.prompt.a = floor(AIC_IX_RANGE_RATIO * (double)r->isl);
 	x->wl.prompt.b = (double)r->isl;

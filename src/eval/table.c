@@ -8,6 +8,7 @@
  * 17 s on one core of two.) */
 #include "eval/table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,5 +122,48 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 	free(sl);
 	free(jobs);
 	exp_table_release(&t);
+	return rc;
+}
+
+int exp_table_import(const char *path, const char *where, const char *gpu, const struct experiment *base,
+		     const char *out, struct skip_tally *skips, size_t *done, size_t *total, const char **title,
+		     struct err *e)
+{
+	struct experiment *x = xcalloc(1, sizeof(*x));
+	struct exp_table t;
+	char dir[1400], why[120];
+	size_t i;
+	int rc;
+
+	*done = *total = 0;
+	if ((rc = exp_table_open(path, where, &t, e)) < 0)
+		goto out;
+	for (i = 0; i < t.n && rc == 0; i++) {
+		char *c;
+		if ((rc = exp_table_load(&t, i, gpu, base, x, why, sizeof(why), e)) < 0)
+			break;
+		if (rc == 0) {
+			skip_tally_add(skips, why);
+			continue;
+		}
+		if (x->pd_prefill > 0) { /* experiment.json has no P/D fields yet */
+			skip_tally_add(skips, "mode disagg (import writes aggregated experiments; eval replays P/D rows)");
+			experiment_release(x);
+			rc = 0;
+			continue;
+		}
+		snprintf(dir, sizeof(dir), "%s/%s", out, x->name);
+		for (c = dir + strlen(out) + 1; *c; c++)
+			if (*c == '/' || *c == '#')
+				*c = '_';
+		rc = experiment_write(x, dir, e);
+		experiment_release(x);
+		*done += rc == 0;
+	}
+	*total = t.total;
+	*title = reader_get(t.fmt)->title;
+	exp_table_release(&t);
+out:
+	free(x);
 	return rc;
 }

@@ -39,6 +39,15 @@ struct eval_table_res {
 int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, struct eval_table_res *res,
 		   struct err *e);
 
+/* `servesim import` of a table: each kept row written as an experiment
+ * folder under out named after the row ('/' and '#' as '_'); rows servesim
+ * cannot express, and P/D rows (experiment.json has no P/D fields yet),
+ * counted in skips.  *done: folders written; *total: rows in the table;
+ * *title: the table's format (readers.h). */
+int exp_table_import(const char *path, const char *where, const char *gpu, const struct experiment *base,
+		     const char *out, struct skip_tally *skips, size_t *done, size_t *total, const char **title,
+		     struct err *e);
+
 /* The reason a row the simulator (or its set-up) refused is counted
  * under: model, GPU and the message without the row's name, its figures
  * as N (skip_reason_norm). */

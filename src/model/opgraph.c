@@ -945,6 +945,21 @@ void opgraph_append(struct opgraph *dst, struct opgraph *src)
 	memset(src, 0, sizeof(*src));
 }
 
+int opgraph_append_images(const struct model_cfg *m, const struct parallel *p, int64_t images, int64_t w,
+			  int64_t h, const char *what, struct opgraph *g, int64_t *tokens, char *rule, size_t n,
+			  struct err *e)
+{
+	struct opgraph v;
+	int64_t patches;
+	int rc;
+
+	if ((rc = model_image_tokens(m, w, h, what, &patches, tokens, rule, n, e)) < 0 ||
+	    (rc = opgraph_vision(m, p, images, patches, &v, e)) < 0)
+		return rc;
+	opgraph_append(g, &v);
+	return 0;
+}
+
 void opgraph_release(struct opgraph *g)
 {
 	size_t i;

@@ -90,6 +90,12 @@ int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t 
 /* Move src's layer kinds after dst's (ops report the encoder beside the
  * language model's pass); src is left empty. */
 void opgraph_append(struct opgraph *dst, struct opgraph *src);
+/* The encoder of `images` images of w x h pixels (model_image_tokens;
+ * what names them in messages) over p, appended to g: *tokens each image's
+ * tokens, rule (n bytes) the rule that counted them. */
+int opgraph_append_images(const struct model_cfg *m, const struct parallel *p, int64_t images, int64_t w,
+			  int64_t h, const char *what, struct opgraph *g, int64_t *tokens, char *rule, size_t n,
+			  struct err *e);
 /* FLOPs of one kind (one instance) and of the whole pass (count-weighted). */
 double layer_kind_flops(const struct layer_kind *lk);
 double layer_kind_flops_cat(const struct layer_kind *lk, enum op_cat c);

@@ -3,6 +3,7 @@
  * should serve; replicas start (after loading and warm-up), drain and stop
  * as sim_set_routable lets the router see them. */
 #include <math.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "base/alloc.h"
 #include "base/stats.h"
 #include "cost/cost.h"
+#include "plan/prices.h"
 #include "sim/sim.h"
 
 int autoscale_policy_parse(const char *arg, enum autoscale_policy *out, struct err *e)
@@ -511,6 +513,28 @@ out:
 	free(sc.ix);
 	free(sc.ttft);
 	free(sc.itl);
+	return rc;
+}
+
+int autoscale_prepare(struct autoscale_cfg *c, const struct scenario *sc, const struct scenario_state *st,
+		      double storage_gb_s, const char *prices_path, struct catalog *cat, struct err *e)
+{
+	struct prices pr;
+	char path[1200];
+	int rc;
+
+	c->gpus_per_replica = scenario_gpus_per_replica(sc);
+	c->load_s = st->mp.weight_bytes * c->gpus_per_replica / (storage_gb_s * 1e9);
+	c->cost = &st->cost;
+	c->max_num_batched_tokens = st->sc.max_num_batched_tokens;
+	c->max_num_seqs = st->sc.max_num_seqs;
+	c->kv_tokens = st->sc.total_kv_blocks * st->sc.block_size;
+	snprintf(path, sizeof(path), "%s/prices.json", cat->data_dir);
+	if ((rc = prices_load(prices_path ? prices_path : path, &pr, e)) < 0)
+		return rc;
+	if ((rc = catalog_load_gpus(cat, e)) == 0)
+		rc = prices_find(&pr, &cat->gpus, sc->gpu->id, &c->usd_per_gpu_hour, e);
+	prices_release(&pr);
 	return rc;
 }
 

@@ -16,6 +16,8 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "deploy/catalog.h"
+#include "engine/scenario.h"
 
 struct sim;
 struct cost_model;
@@ -93,6 +95,13 @@ struct autoscale_result {
  * release (autoscale_result_release).  <0 on a simulation error or a bad
  * configuration (SS_EUSAGE naming it). */
 int autoscale_run(struct sim *s, const struct autoscale_cfg *cfg, struct autoscale_result *r, struct err *e);
+/* What the policy needs of a prepared deployment, into c: its GPUs per
+ * replica, the weights' load time on a scale-up (their bytes on every GPU of
+ * a replica over storage_gb_s GB/s), one replica's step prices and limits,
+ * and the GPU's price from the table at prices_path (NULL: the catalog's
+ * data/prices.json). */
+int autoscale_prepare(struct autoscale_cfg *c, const struct scenario *sc, const struct scenario_state *st,
+		      double storage_gb_s, const char *prices_path, struct catalog *cat, struct err *e);
 void autoscale_result_release(struct autoscale_result *r);
 
 #endif

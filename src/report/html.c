@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/afile.h"
 #include "base/alloc.h"
 #include "report/out.h"
 #include "plan/pareto.h"
@@ -641,5 +642,42 @@ int html_result_parse(const char *text, size_t len, const char *source, struct j
 	for (i = 0; i < n; i++)
 		sb_release(&lines[i]);
 	free(lines);
+	return rc;
+}
+
+int html_write(const char *path, const struct json *res, const char *source, struct err *e)
+{
+	struct afile af;
+	int rc;
+
+	if ((rc = afile_open(&af, path, e)) < 0)
+		return rc;
+	if ((rc = html_page(af.f, res, source, e)) < 0) {
+		afile_abort(&af);
+		return rc;
+	}
+	return afile_commit(&af, e);
+}
+
+FILE *html_capture_open(struct html_capture *h)
+{
+	h->buf = NULL;
+	h->len = 0;
+	if (!(h->f = open_memstream(&h->buf, &h->len)))
+		BUG("open_memstream");
+	return h->f;
+}
+
+int html_capture_close(struct html_capture *h, const char *path, struct err *e)
+{
+	struct json *res;
+	int rc;
+
+	fclose(h->f);
+	if ((rc = json_parse(h->buf, h->len, "result", &res, e)) == 0) {
+		rc = html_write(path, res, NULL, e);
+		json_free(res);
+	}
+	free(h->buf);
 	return rc;
 }

@@ -525,3 +525,17 @@ void out_ops_kernel_json(FILE *f, const struct out_ops *o, const struct out_ops_
 	jw_end_obj(&w);
 	jw_finish(&w);
 }
+
+void out_ops_kernels_of(const struct kernel_flow *kf, const struct layer_kind *lk, const struct kf_result *r,
+			const struct gpu_spec *g, enum dtype dtype, bool per_kernel, struct out_ops_kernels *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->kf = kf;
+	k->lk = lk;
+	k->r = r;
+	k->peak = g->peak_flops[DT_BF16];
+	k->layer_peak = g->peak_flops[dtype];
+	k->peak_fp8 = g->peak_flops[DT_FP8] > 0 ? g->peak_flops[DT_FP8] : k->peak;
+	k->dtype = dtype_name(dtype);
+	k->per_kernel = per_kernel;
+}

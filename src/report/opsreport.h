@@ -38,6 +38,10 @@ struct out_ops_kernels {
 	bool per_kernel;                 /* one row per kernel (--kernel-flow); else per operator */
 };
 
+/* k for the kernels measured on GPU g at dtype (pointing into the
+ * arguments, which must outlive it). */
+void out_ops_kernels_of(const struct kernel_flow *kf, const struct layer_kind *lk, const struct kf_result *r,
+			const struct gpu_spec *g, enum dtype dtype, bool per_kernel, struct out_ops_kernels *k);
 /* Model, serving, shape, each layer kind's operators, totals; with
  * measured_ms the theoretical minimum and MFU overall and per layer. */
 void out_ops_text(FILE *f, const struct out_ops *o);

@@ -21,6 +21,7 @@
 
 #include "base/json.h"
 #include "engine/scenario.h"
+#include "engine/scenflags.h"
 #include "sim/sim.h"
 #include "workload/workload.h"
 
@@ -130,6 +131,12 @@ struct out_config {
 };
 /* "config": {...} into the open object of w (servesim_version, model,
  * layout, engine, cost, calibration, workload{...}). */
+/* The resolved configuration of a prepared scenario, as its flags gave it
+ * (cfg points into f, x, sc, st, wl and tables, which must outlive it;
+ * tables, ntables >= 64 bytes, receives the kernel tables' name). */
+void out_config_of(const struct scenflags *f, const struct scenflags_ctx *x, const struct scenario *sc,
+		   const struct scenario_state *st, const struct wl_spec *wl, char *tables, size_t ntables,
+		   struct out_config *cfg);
 void out_config_json(struct jw *w, const struct out_config *c);
 /* The configuration as CSV columns (names; one row's cells). */
 void out_config_csv_header(FILE *f);
@@ -172,6 +179,14 @@ struct out_run {
 	const struct autoscale_cfg *as_cfg;
 	const struct autoscale_result *as;
 };
+/* A simulated run's report as its flags (f, the speculative method as
+ * given or NULL) gave it: the configuration (out_config_of, workload from
+ * origin) and what was prepared and simulated (pointing into the
+ * arguments, which must outlive it); status, goodput, confidence and
+ * autoscaling are the caller's to fill. */
+void out_run_of(const struct scenflags *f, const char *spec_method, const struct scenflags_ctx *x,
+		const struct scenario *sc, const struct scenario_state *st, const struct wl_spec *wl,
+		const char *origin, char *tables, size_t ntables, struct out_run *rep);
 /* Header, status and results (per stage when there are stages). */
 void out_run_text(FILE *f, const struct out_run *c);
 /* servesim_version, status, config, summary{...}, stages[...]. */

@@ -796,3 +796,33 @@ void out_gsweep_csv(FILE *f, const struct out_run *c, const struct gsweep_point 
 		fputc('\n', f);
 	}
 }
+
+void out_run_of(const struct scenflags *f, const char *spec_method, const struct scenflags_ctx *x,
+		const struct scenario *sc, const struct scenario_state *st, const struct wl_spec *wl,
+		const char *origin, char *tables, size_t ntables, struct out_run *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	out_config_of(f, x, sc, st, wl, tables, ntables, &rep->cfg);
+	rep->cfg.workload_origin = origin;
+	rep->cost = &st->cost;
+	rep->simcfg = &st->sc;
+	rep->mp = &st->mp;
+	rep->prefill_par = &sc->prefill_par;
+	rep->prefill_cost = st->has_prefill ? &st->prefill_cost : NULL;
+	rep->pd_nvlink = st->pd_nvlink;
+	rep->notes = x->notes;
+	rep->spec_method = spec_method;
+	rep->mbt_given = f->mbt != 0;
+	rep->mns_given = f->mns != 0;
+	rep->mml_given = f->mml != 0;
+	rep->mem_frac_given = f->mem_frac > 0;
+	rep->sg_policy_given = f->sg_policy != NULL;
+	rep->kv_dtype_given = f->kv_given;
+	rep->sg_mem = &st->sg_mem;
+	rep->offload_words = st->offload_words;
+	rep->lora_words = st->lora_words;
+	rep->eplb_words = st->eplb_words;
+	rep->mm_words = st->mm_words;
+	rep->epd_words = st->epd_words;
+	rep->sim = st->sim;
+}

@@ -10,15 +10,18 @@
  * which plus the client-side API terms (as `run` adds them to TTFT and E2E),
  * less the time spent reading and parsing the request (part of what those
  * terms stand for), is the chunk's send time; the connection's thread
- * sleeps until then and writes it.  A request is freed when both the simulation (completion or
- * rejection) and the connection (response sent, or the client gone) are
- * done with it; a client that goes away leaves its request to run to
- * completion in the simulated engine. */
+ * sleeps until then and writes it.  A request is freed when both the simulation (completion,
+ * rejection or abort) and the connection (response sent, or the client gone) are
+ * done with it.  A client that goes away aborts its request, as vLLM's
+ * server does: the connection's thread looks at its socket while it waits
+ * (every CLIENT_POLL_NS) and hands the request to sim_abort, which frees
+ * it from the engine at the end of the step in progress. */
 #define _GNU_SOURCE
 #include "serve/serve.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sys/socket.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -60,6 +63,10 @@ static void hist_add(struct hist *h, double v)
 	h->sum += v;
 }
 
+/* How often a waiting connection's thread looks for its client's hang-up
+ * (wall ns). */
+#define CLIENT_POLL_NS 20000000LL
+
 struct chunk {
 	int64_t at_ns;  /* send time, wall ns since the start */
 	int64_t tokens;
@@ -89,6 +96,8 @@ struct live {
 	bool in_conn;              /* the connection still holds it */
 	bool failed;               /* rejected after it ran */
 	bool role_sent, finished;  /* (stream) the first delta, the end written */
+	bool aborted;              /* its client went away before the end: sim_abort */
+	int fd;                    /* its connection's socket (-1: unknown) */
 	struct sbuf out;           /* bytes of the stream not yet written */
 	size_t out_off;
 };
@@ -108,7 +117,7 @@ struct server {
 	int64_t api_ttft_ns, api_e2e_ns, stream_token_ns;
 	int64_t created;
 	/* metrics */
-	uint64_t prompt_tokens, generation_tokens, success, rejected, running_http;
+	uint64_t prompt_tokens, generation_tokens, success, rejected, aborted, running_http;
 	struct hist ttft, itl, e2e, queue;
 };
 
@@ -208,11 +217,13 @@ static void on_request(void *ctx, const struct sim_req_row *row)
 
 	if (row->completed)
 		hist_add(&sv->queue, row->queue_ms * 1e-3);
+	else if (row->aborted)
+		sv->aborted++;
 	else
 		sv->rejected++;
 	if (!r)
 		return;
-	if (!row->completed)
+	if (!row->completed && !row->aborted)
 		r->failed = true;
 	live_release(sv, r, false);
 	pthread_cond_broadcast(&sv->conn_cv);
@@ -229,6 +240,47 @@ static int catch_up(struct server *sv)
 		return -1;
 	}
 	return 0;
+}
+
+/* Has the client of socket fd gone away (an orderly close or a reset)?
+ * A peek: the bytes of a next request stay for libmicrohttpd. */
+static bool client_gone(int fd)
+{
+	char c;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* r's client went away before its end: the simulated engine aborts it
+ * (under the lock). */
+static void client_abort(struct server *sv, struct live *r)
+{
+	if (r->aborted || !r->in_sim || sv->failed)
+		return;
+	r->aborted = true;
+	if (catch_up(sv) < 0 || sim_abort(sv->sim, r->id, &sv->err) < 0) {
+		sv->failed = true;
+		pthread_cond_broadcast(&sv->conn_cv);
+	}
+}
+
+/* Wait on the connections' condition until wall time `until` at most,
+ * looking at r's socket every CLIENT_POLL_NS: false when its client has
+ * gone away (r aborted). */
+static bool conn_wait(struct server *sv, struct live *r, int64_t until)
+{
+	int64_t poll_at = wall_ns(sv) + CLIENT_POLL_NS;
+
+	wait_until(sv, &sv->conn_cv, until < poll_at ? until : poll_at);
+	if (client_gone(r->fd)) {
+		client_abort(sv, r);
+		return false;
+	}
+	return true;
 }
 
 static void *engine_main(void *arg)
@@ -592,7 +644,10 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 			}
 			continue;
 		}
-		wait_until(sv, &sv->conn_cv, r->next < r->nch ? r->ch[r->next].at_ns : INT64_MAX);
+		if (!conn_wait(sv, r, r->next < r->nch ? r->ch[r->next].at_ns : INT64_MAX)) {
+			n = MHD_CONTENT_READER_END_WITH_ERROR;
+			break;
+		}
 	}
 	pthread_mutex_unlock(&sv->mu);
 	return n;
@@ -606,6 +661,8 @@ static void stream_free(void *cls)
 
 	pthread_mutex_lock(&sv->mu);
 	sv->running_http--;
+	if (!r->finished) /* the client went away (a write failed) */
+		client_abort(sv, r);
 	live_release(sv, r, true);
 	pthread_mutex_unlock(&sv->mu);
 }
@@ -646,6 +703,10 @@ static enum MHD_Result generate(struct server *sv, struct MHD_Connection *c, con
 	r->prompt = a.prompt;
 	r->max_tokens = a.max_tokens;
 	r->created = sv->created;
+	{
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		r->fd = ci ? ci->connect_fd : -1;
+	}
 	sb_init(&r->out);
 	pthread_mutex_lock(&sv->mu);
 	if (catch_up(sv) < 0 || sv->stopping) {
@@ -698,8 +759,11 @@ static enum MHD_Result generate(struct server *sv, struct MHD_Connection *c, con
 	/* the whole answer when the last chunk's time has come */
 	while (!sv->stopping && !sv->failed && !r->failed &&
 	       !(r->nch > 0 && r->ch[r->nch - 1].last && r->ch[r->nch - 1].at_ns <= wall_ns(sv)))
-		wait_until(sv, &sv->conn_cv,
-			   r->nch > 0 && r->ch[r->nch - 1].last ? r->ch[r->nch - 1].at_ns : INT64_MAX);
+		if (!conn_wait(sv, r, r->nch > 0 && r->ch[r->nch - 1].last ? r->ch[r->nch - 1].at_ns : INT64_MAX)) {
+			live_release(sv, r, true);
+			pthread_mutex_unlock(&sv->mu);
+			return MHD_NO; /* nobody to answer */
+		}
 	if (sv->stopping || sv->failed || r->failed) {
 		bool failed = r->failed;
 		live_release(sv, r, true);
@@ -802,9 +866,14 @@ static enum MHD_Result metrics(struct server *sv, struct MHD_Connection *c)
 	prom_head(f, "vllm:generation_tokens_total", "counter", "Number of generation tokens processed.");
 	fprintf(f, "vllm:generation_tokens_total{model_name=\"%s\"} %llu\n", model,
 		(unsigned long long)sv->generation_tokens);
+	/* one series per finish reason, as vLLM's (a request always runs to
+	 * max_tokens here: none stops; an aborted one's client went away) */
 	prom_head(f, "vllm:request_success_total", "counter", "Count of successfully processed requests.");
+	fprintf(f, "vllm:request_success_total{finished_reason=\"stop\",model_name=\"%s\"} 0\n", model);
 	fprintf(f, "vllm:request_success_total{finished_reason=\"length\",model_name=\"%s\"} %llu\n", model,
 		(unsigned long long)sv->success);
+	fprintf(f, "vllm:request_success_total{finished_reason=\"abort\",model_name=\"%s\"} %llu\n", model,
+		(unsigned long long)sv->aborted);
 	prom_hist(f, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", &sv->ttft,
 		  model);
 	prom_hist(f, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", &sv->itl,

@@ -70,6 +70,10 @@ struct req {
 	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
+	/* live use (sim_abort): its client went away while it ran or was in
+	 * transfer; it leaves at its engine's next step end (engine.c
+	 * kv_arrive for a transfer) unless that step finishes it */
+	bool aborting;
 	uint8_t aclass;  /* its block-id array's size class + 1 (sched.c array_class), 0 before */
 	uint64_t rseq;   /* position in running order (admission sequence) */
 	/* running list, in admission order (vLLM's `running`) */
@@ -182,6 +186,7 @@ struct replica {
 	uint64_t **chains;                 /* free hash-chain arrays (sched.c, chain_grow) */
 	size_t nchains, chains_cap;
 	bool busy, kick_pending, fallback;
+	int32_t naborting;                 /* its running requests marked aborting */
 	bool active;                       /* lockstep: has a real step (else dummy) */
 	const struct cost_model *cost;     /* its pool's cost model */
 	int64_t mbt, mns;                  /* its pool's engine limits */
@@ -419,6 +424,9 @@ struct sched_env {
 	/* P/D: r finished its prefill on a prefill worker; its KV travels to
 	 * the decode pool (an EV_KV_ARRIVE after the transfer time) */
 	void (*handoff)(struct sim *s, struct req *r);
+	/* live use: r's client went away; r holds no blocks and is in no
+	 * list: count it, report it, release it */
+	void (*abort)(struct sim *s, struct req *r);
 };
 
 /* --- the scheduling policy --- */
@@ -719,6 +727,11 @@ void flow_arrive(struct sim *s, const struct wl_req *w);
 void flow_complete(struct sim *s, const struct req *r, double ttft_ms, double e2e_ms);
 void flow_fold(struct sim *s);
 void flow_stop(struct sim *s);
+
+/* Live use (sim_abort): request id leaves replica ri's waiting queue or
+ * inbox at once (1), or, running there, is marked to leave at the end of
+ * the replica's step in progress (2); 0 when ri does not hold it. */
+int sched_abort(struct sim *s, int ri, int64_t id);
 
 /* Request records: from a slab pool (sched_req_put returns one). */
 void sched_req_put(struct sim *s, struct req *r);

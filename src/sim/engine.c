@@ -31,7 +31,8 @@ static void csv_row(struct sim *s, const struct req *r, const char *status, doub
 		    double itl_ms, double tpot_ms, double e2e_ms, double queue_ms)
 {
 	if (s->cfg.on_request) {
-		struct sim_req_row row = {r->id, r->arrival_ns, strcmp(status, "completed") == 0, queue_ms,
+		struct sim_req_row row = {r->id, r->arrival_ns, strcmp(status, "completed") == 0,
+					  strcmp(status, "aborted") == 0, queue_ms,
 					  ttft_ms, itl_ms, tpot_ms, e2e_ms, r->prompt, r->output};
 		s->cfg.on_request(s->cfg.on_request_ctx, &row);
 	}
@@ -417,6 +418,16 @@ static void reject_req(struct sim *s, struct req *r, enum reject_reason why)
 	sched_req_put(s, r);
 }
 
+/* Live use: r's client went away (sim_abort); reported with the tokens
+ * it generated as its output. */
+static void abort_req(struct sim *s, struct req *r)
+{
+	s->tot.aborted++;
+	r->output = r->generated;
+	csv_row(s, r, "aborted", 0, 0, 0, 0, 0);
+	sched_req_put(s, r);
+}
+
 /* An arrival that can never run, rejected before it has a record. */
 static void reject_arrival(struct sim *s, const struct wl_req *w, int64_t id, enum reject_reason why)
 {
@@ -526,6 +537,13 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	s->xfer[slot] = NULL;
 	XGROW(s->xfer_free, s->xfer_free_cap, s->nxfer_free + 1);
 	s->xfer_free[s->nxfer_free++] = slot;
+	if (r->aborting) { /* its client went away during the transfer */
+		free(r->chain);
+		r->chain = NULL;
+		r->nchain = r->chain_cap = 0;
+		abort_req(s, r);
+		return;
+	}
 	r->transferred = true;
 	r->done = false;
 	r->pd_first = s->cfg.pd.first_on_decode;
@@ -614,7 +632,7 @@ static int complete_req(struct sim *s, struct req *r, int64_t t_ns, bool next, s
 }
 
 /* What the scheduler may ask of the engine (core.h). */
-static const struct sched_env engine_env = {reject_req, complete_req, handoff_req};
+static const struct sched_env engine_env = {reject_req, complete_req, handoff_req, abort_req};
 
 /* --- invariants (test builds) --- */
 
@@ -643,11 +661,11 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 	}
 	for (k = 0; k < REJ__COUNT; k++)
 		rej += s->tot.rejected[k];
-	if (s->tot.arrived != s->tot.completed + live + rej)
+	if (s->tot.arrived != s->tot.completed + live + rej + s->tot.aborted)
 		return err_set(e, SS_ERUNTIME,
-			       "invariant: arrived %llu != completed %llu + running/waiting %llu + rejected %llu",
+			       "invariant: arrived %llu != completed %llu + running/waiting %llu + rejected %llu + aborted %llu",
 			       (unsigned long long)s->tot.arrived, (unsigned long long)s->tot.completed,
-			       (unsigned long long)live, (unsigned long long)rej);
+			       (unsigned long long)live, (unsigned long long)rej, (unsigned long long)s->tot.aborted);
 	return 0;
 }
 
@@ -657,19 +675,20 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
  * the run fails rather than report without it. */
 static int check_drained(const struct sim *s, struct err *e)
 {
-	uint64_t rej = 0, running, waiting;
+	uint64_t gone = 0, running, waiting;
 	int k;
 
 	for (k = 0; k < REJ__COUNT; k++)
-		rej += s->tot.rejected[k];
-	if (s->tot.arrived == s->tot.completed + rej)
+		gone += s->tot.rejected[k];
+	gone += s->tot.aborted;
+	if (s->tot.arrived == s->tot.completed + gone)
 		return 0;
 	sim_queue_counts(s, &running, &waiting);
 	return err_set(e, SS_ERUNTIME,
 		       "internal error: the simulation stopped at %.6f s with %llu of %llu requests neither "
 		       "completed nor rejected (%llu running, %llu waiting)",
 		       (double)s->now * 1e-9,
-		       (unsigned long long)(s->tot.arrived - s->tot.completed - rej),
+		       (unsigned long long)(s->tot.arrived - s->tot.completed - gone),
 		       (unsigned long long)s->tot.arrived, (unsigned long long)running,
 		       (unsigned long long)waiting);
 }
@@ -1072,6 +1091,25 @@ int sim_submit(struct sim *s, int64_t prompt_tokens, int64_t output_tokens, int6
 	if ((rc = admit(s, &w)) < 0)
 		return 1;
 	*why = (enum reject_reason)rc;
+	return 0;
+}
+
+int sim_abort(struct sim *s, int64_t id, struct err *e)
+{
+	size_t i;
+	int ri, rc;
+
+	if (!s->cfg.live)
+		return err_set(e, SS_EUSAGE, "sim_abort: not a live simulation");
+	/* (live use submits no images: the E/P/D encoder pools hold none) */
+	for (i = 0; i < s->nxfer; i++)
+		if (s->xfer[i] && s->xfer[i]->id == id) {
+			s->xfer[i]->aborting = true; /* kv_arrive */
+			return 2;
+		}
+	for (ri = 0; ri < s->nrep; ri++)
+		if ((rc = sched_abort(s, ri, id)) > 0)
+			return rc;
 	return 0;
 }
 

@@ -223,15 +223,11 @@ static void wq_push_front(struct replica *rp, struct req *r)
 	rp->wlen++;
 }
 
-/* The head of the waiting queue, its record made if it had none. */
-static struct req *wq_front(struct sim *s, struct replica *rp)
+/* A record for waiting entry q of rp (one without a record). */
+static struct req *req_of_ent(struct sim *s, const struct replica *rp, const struct wq_ent *q)
 {
-	struct wq_ent *q = &rp->wq[rp->whead];
-	struct req *r;
+	struct req *r = req_get(s);
 
-	if (q->r)
-		return q->r;
-	r = q->r = req_get(s);
 	r->id = q->id;
 	r->arrival_ns = q->arrival_ns;
 	r->prompt = q->prompt;
@@ -251,6 +247,16 @@ static struct req *wq_front(struct sim *s, struct replica *rp)
 	r->sched_ns = -1;
 	r->nshare = req_nshare(s, r);
 	return r;
+}
+
+/* The head of the waiting queue, its record made if it had none. */
+static struct req *wq_front(struct sim *s, struct replica *rp)
+{
+	struct wq_ent *q = &rp->wq[rp->whead];
+
+	if (!q->r)
+		q->r = req_of_ent(s, rp, q);
+	return q->r;
 }
 
 static void wq_pop_front(struct replica *rp)
@@ -1721,6 +1727,118 @@ static SCHED_STEP_INLINE size_t fin_due(struct sim *s, struct replica *rp, const
 	return ndone;
 }
 
+/* --- aborts (live use: sim_abort) --- */
+
+/* Running request r leaves rp's running list, its adapter slot and its KV
+ * blocks (a completion's, a hand-off's or an abort's). */
+static void leave_running(struct sim *s, struct replica *rp, struct req *r)
+{
+	run_remove(rp, r);
+	if (s->cfg.lora.max_loras > 0)
+		lora_run_drop(s, rp, r->lora);
+	free_blocks(s, rp, r);
+}
+
+/* r, out of rp's lists and blocks, is aborted: nothing of it reaches the
+ * client any more (its first token pending, the chunks of its last step). */
+static void abort_release(struct sim *s, struct replica *rp, struct req *r)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < rp->npend; i++)
+		if (rp->pend[i] != r)
+			rp->pend[j++] = rp->pend[i];
+	rp->npend = j;
+	for (i = 0; i < rp->ngapq; i++)
+		if (rp->gapq[i].r == r)
+			rp->gapq[i].id = -1; /* skipped (gaps_deliver: ids are >= 0) */
+	if (r->aborting) {
+		r->aborting = false;
+		rp->naborting--;
+	}
+	chain_drop(s, rp, r);
+	s->env->abort(s, r);
+}
+
+/* The requests of rp marked aborting join the step's completions (ndone
+ * of them in rp->done; the new count is returned), as vLLM handles aborts
+ * after the step's outputs: one the step finished completes, one in
+ * another pipeline batch (PP) waits for that batch's end. */
+static size_t abort_due(struct replica *rp, size_t ndone)
+{
+	int32_t left = rp->naborting;
+	struct req *r;
+
+	for (r = rp->run_head; r && left > 0; r = r->next) {
+		if (!r->aborting)
+			continue;
+		left--;
+		if (r->inflight)
+			continue;
+		if (r->done) {
+			/* finished by the step: it completes (a P/D prefill
+			 * worker's hand-off is aborted instead) */
+			if (!(rp->prefill_only && r->generated < r->output)) {
+				r->aborting = false;
+				rp->naborting--;
+			}
+			continue;
+		}
+		r->done = true;
+		XGROW(rp->done, rp->done_cap, ndone + 1);
+		rp->done[ndone++] = r;
+	}
+	return ndone;
+}
+
+int sched_abort(struct sim *s, int ri, int64_t id)
+{
+	struct replica *rp = &s->reps[ri];
+	struct req *r;
+	size_t i, mask = rp->wcap - 1;
+
+	for (i = 0; i < rp->wlen; i++) {
+		struct wq_ent *q = &rp->wq[(rp->whead + i) & mask];
+		if ((q->r ? q->r->id : q->id) != id)
+			continue;
+		r = q->r ? q->r : req_of_ent(s, rp, q);
+		for (; i + 1 < rp->wlen; i++)
+			rp->wq[(rp->whead + i) & mask] = rp->wq[(rp->whead + i + 1) & mask];
+		rp->wlen--;
+		if (rp->memo_r == r)
+			memo_drop(rp);
+		free_blocks(s, rp, r); /* (a waiting request holds none) */
+		abort_release(s, rp, r);
+		return 1;
+	}
+	for (i = 0; i < rp->ninbox; i++) {
+		if (rp->inbox[i].id != id)
+			continue;
+		r = req_of_ent(s, rp, &rp->inbox[i]);
+		memmove(&rp->inbox[i], &rp->inbox[i + 1], (rp->ninbox - i - 1) * sizeof(*rp->inbox));
+		rp->ninbox--;
+		abort_release(s, rp, r);
+		return 1;
+	}
+	for (r = rp->run_head; r; r = r->next) {
+		if (r->id != id)
+			continue;
+		if (r->dec) /* (live use keeps every request explicit) */
+			sched_dec_leave(s, rp, r);
+		if (rp->busy || rp->npipe > 0) {
+			if (!r->aborting) {
+				r->aborting = true;
+				rp->naborting++;
+			}
+			return 2;
+		}
+		leave_running(s, rp, r); /* no step holds it */
+		abort_release(s, rp, r);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmp_rseq(const void *a, const void *b)
 {
 	const struct req *x = *(struct req *const *)a, *y = *(struct req *const *)b;
@@ -1820,6 +1938,8 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	}
 	if (rp->ndec == 0)
 		rp->dec_max_rseq = 0;
+	if (rp->naborting > 0)
+		ndone = abort_due(rp, ndone);
 	/* the others: explicit running requests, in running order (a
 	 * split-batch scheduler reads them only with lazy decoders) */
 	if (rp->fallback) {
@@ -1849,10 +1969,11 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	}
 	for (i = 0; i < ndone; i++) {
 		r = rp->done[i];
-		run_remove(rp, r);
-		if (s->cfg.lora.max_loras > 0)
-			lora_run_drop(s, rp, r->lora);
-		free_blocks(s, rp, r); /* the engine is done with it; the client not yet */
+		leave_running(s, rp, r); /* the engine is done with it; the client not yet */
+		if (r->aborting) {
+			abort_release(s, rp, r);
+			continue;
+		}
 		if (rp->prefill_only && r->generated < r->output) {
 			s->env->handoff(s, r);
 			continue;

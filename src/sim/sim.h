@@ -10,7 +10,7 @@
  * is preempted (blocks freed, back to the front of the queue, recomputed
  * later); no admissions in a step that preempted.  Requests that can never
  * run are rejected with a reason: arrived = completed + running + waiting +
- * rejected at every instant. */
+ * rejected (+ aborted, in live use) at every instant. */
 #ifndef SERVESIM_SIM_H
 #define SERVESIM_SIM_H
 #include <stdbool.h>
@@ -45,7 +45,9 @@ int router_parse(const char *flag, const char *arg, enum router_kind *out, struc
 struct sim_req_row {
 	int64_t id;              /* the request's id (arrival order from 0; sim_submit's) */
 	int64_t arrival_ns;
-	bool completed;          /* status "completed" (else rejected, the times 0) */
+	bool completed;          /* status "completed" (else rejected or aborted, the times 0) */
+	bool aborted;            /* status "aborted" (live use: sim_abort); output_tokens
+				  * then holds the tokens it generated before it left */
 	double queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms; /* itl_ms 0 when it has none */
 	int64_t prompt_tokens, output_tokens;
 };
@@ -294,6 +296,7 @@ struct metric_set {
 
 struct sim_totals {
 	uint64_t arrived, completed, rejected[REJ__COUNT], preemptions, steps;
+	uint64_t aborted;          /* live use: requests whose client went away (sim_abort) */
 	uint64_t prefix_lookup_tokens, prefix_hit_tokens;
 	/* speculative decoding: verification steps of requests, drafts
 	 * offered and accepted in them */
@@ -470,5 +473,18 @@ int sim_advance(struct sim *s, int64_t t_ns, struct err *e);
  * simulation, or a count out of range). */
 int sim_submit(struct sim *s, int64_t prompt_tokens, int64_t output_tokens, int64_t *id,
 	       enum reject_reason *why, struct err *e);
+/* Request id's client went away, as vLLM's abort_request: a waiting
+ * request (queued, or preempted) leaves at once; a running one leaves at
+ * the end of its engine's step in progress (vLLM handles aborts between
+ * steps), unless that step finishes it (it then completes), its KV blocks
+ * freed and that step's tokens never delivered; one in a P/D transfer
+ * leaves when its KV lands.  It is counted in sim_totals.aborted and
+ * reported (cfg.on_request, the CSV rows) with status "aborted" and the
+ * tokens it generated as its output: arrived = completed + running +
+ * waiting + rejected + aborted holds throughout.  Returns 1 when it left
+ * now, 2 when it leaves at that step end, 0 when the simulation no longer
+ * holds it (completed, rejected, aborted, or no such id), <0 on error
+ * (SS_EUSAGE: not a live simulation). */
+int sim_abort(struct sim *s, int64_t id, struct err *e);
 
 #endif

@@ -160,6 +160,16 @@ for cmd in $cmds; do
 		fail=$((fail + 1)); echo "FAIL docs page $page: missing, or no '\$ ./servesim $cmd --help' example"
 	fi
 done
+# The README is a front door: the two set-up commands first, 300 lines at most.
+readme_lines=$(wc -l <"$root/README.md")
+if [ "$readme_lines" -le 300 ] &&
+   sed -n '1,/^```$/d; /^```$/q; p' "$root/README.md" | awk '{ print $1, $2 }' | paste -sd, - |
+	grep -qx 'make demo,make check'; then
+	pass=$((pass + 1)); echo "ok   docs README.md: $readme_lines lines, make demo and make check first"
+else
+	fail=$((fail + 1))
+	echo "FAIL docs README.md: $readme_lines lines (at most 300) or its first block is not 'make demo', 'make check'"
+fi
 # Relative links point at files that exist.
 for md in "$@"; do
 	d=$(dirname "$md")

@@ -2,12 +2,15 @@
 # tests/serve/run.sh - `servesim serve` against real clients: the project's
 # streaming client (tests/serve/client.c) sends a plan of requests at their
 # times while curl streams chat completions, takes a whole answer and drops
-# a stream halfway; then bad requests (malformed JSON and fields, an
+# a long stream after 0.4 s (the server aborts it, as vLLM does: one "aborted"
+# row with the tokens it got, counted in /metrics); then bad requests (malformed JSON and fields, an
 # oversize prompt, a body too large, unknown routes, a second server on the
 # same port); then the measured TTFT and ITL are
 # compared with `servesim run` on the same workload (the arrivals and
-# lengths the server saw, from its --requests-out), which they must match
-# within 5 %.  The server must stop cleanly on SIGTERM (under ASan: no
+# lengths the server saw, from its --requests-out, the aborted request with
+# the tokens it got), which they must match within 5 %; the server's own
+# TTFTs (engine side) must be run's, which they are not if the aborted
+# request went on decoding in the server.  The server must stop cleanly on SIGTERM (under ASan: no
 # leak, no error).
 # usage: run.sh SERVESIM_BIN CLIENT_BIN
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -64,7 +67,7 @@ done
 curl -s --max-time 60 "$u/v1/completions" -d "{\"model\":\"$model\",\"prompt\":\"$(printf '%0400d' 0)\",\"max_tokens\":12}" \
 	>"$w/whole.json" &
 curls="$curls $!"
-curl -sN --max-time 0.4 "$u/v1/completions" -d "{\"model\":\"$model\",\"prompt\":\"drop me\",\"max_tokens\":60,\"stream\":true}" \
+curl -sN --max-time 0.4 "$u/v1/completions" -d "{\"model\":\"$model\",\"prompt\":\"drop me\",\"max_tokens\":2000,\"stream\":true}" \
 	>"$w/dropped.out" 2>/dev/null &
 curls="$curls $!"
 wait $cpid; crc=$?
@@ -101,6 +104,8 @@ grep -q '^vllm:request_success_total{finished_reason="length",model_name="meta-l
 	grep -q '^vllm:time_to_first_token_seconds_bucket{le="+Inf"' "$w/metrics.txt" &&
 	grep -q '^vllm:num_requests_running{' "$w/metrics.txt"
 check $? "GET /metrics: vLLM's names, requests counted"
+grep -q '^vllm:request_success_total{finished_reason="abort",model_name="meta-llama/Llama-3.1-8B-Instruct"} 1$' "$w/metrics.txt"
+check $? "GET /metrics: the dropped stream counted as aborted (finished_reason=\"abort\")"
 
 [ $crc = 0 ]; check $? "client: 16 concurrent streams, every token and [DONE] received"
 for i in 1 2 3; do
@@ -110,18 +115,23 @@ for i in 1 2 3; do
 done
 jq -e '.choices[0].finish_reason == "length" and .usage.completion_tokens == 12 and .usage.prompt_tokens == 100' "$w/whole.json" >/dev/null
 check $? "whole completion: 12 tokens, a 400-character prompt read as 100 tokens"
-[ "$(grep -c '^data: ' "$w/dropped.out")" -lt 60 ]; check $? "a stream dropped halfway by its client"
+[ "$(grep -c '^data: ' "$w/dropped.out")" -lt 2000 ]; check $? "a stream dropped by its client"
 
 kill -TERM $pid; wait $pid; src=$?; pid=
 [ $src = 0 ] && grep -q 'servesim serve: stopped' "$w/server.err"
 check $? "SIGTERM: stopped cleanly (exit $src)"
 ! grep -E 'ERROR: |runtime error|LeakSanitizer' "$w/server.err"; check $? "no sanitizer report from the server"
 
-# the same workload through `servesim run`
-awk -F, 'NR > 1 && $9 == "completed" { print $4 "," $5 "," $6 }' "$w/requests.csv" | sort -t, -k1,1n >"$w/trace.body"
+# the dropped stream: one row, aborted with the tokens it got (fewer than asked)
+awk -F, '$9 == "aborted" { n++; ok = $6 > 0 && $6 < 2000 } END { exit !(n == 1 && ok) }' "$w/requests.csv"
+check $? "the dropped stream aborted in the engine: one 'aborted' row, $(awk -F, '$9 == "aborted" { print $6 }' "$w/requests.csv" | head -n 1) of 2000 tokens"
+
+# the same workload through `servesim run` (the aborted request with the tokens it got)
+awk -F, 'NR > 1 && ($9 == "completed" || ($9 == "aborted" && $6 > 0)) { print $4 "," $5 "," $6 }' "$w/requests.csv" | \
+	sort -t, -k1,1n >"$w/trace.body"
 { echo "arrival_s,prompt_tokens,output_tokens"; cat "$w/trace.body"; } >"$w/trace.csv"
 printf '{"arrival": {"process": "trace", "file": "%s"}}\n' "$w/trace.csv" >"$w/trace.json"
-[ "$(wc -l <"$w/trace.body")" -ge 20 ]; check $? "the server's rows: $(wc -l <"$w/trace.body") completed requests"
+[ "$(wc -l <"$w/trace.body")" -ge 20 ]; check $? "the server's rows: $(wc -l <"$w/trace.body") requests to replay (completed, aborted)"
 "$bin" run --workload "$w/trace.json" --requests-out "$w/run.csv" >/dev/null 2>&1
 check $? "servesim run on the same arrivals and lengths"
 # client rows (by prompt length) against run's, in simulated ms
@@ -139,5 +149,17 @@ awk -F, -v speed=$speed '
 rc=$?
 cat "$w/compare.txt"
 [ $rc = 0 ]; check $? "measured TTFT and ITL within 5 % of run's"
+# the server's engine-side TTFT of each completed request against run's (same arrival and prompt)
+awk -F, '
+	FNR == 1 { next }
+	FILENAME == ARGV[1] { if ($9 == "completed") t[$4 "," $5] = $11; next }
+	$9 == "completed" && (($4 "," $5) in t) { n++; d = ($11 - t[$4 "," $5]) / t[$4 "," $5]; if (d < 0) d = -d; if (d > m) m = d }
+	END {
+		printf "server TTFT against run: %d requests, largest difference %.4f %%\n", n, 100 * m
+		exit !(n >= 20 && m < 0.001)
+	}' "$w/run.csv" "$w/requests.csv" >"$w/ttft.txt"
+rc=$?
+cat "$w/ttft.txt"
+[ $rc = 0 ]; check $? "the server's TTFTs are run's without the aborted request's remaining decode"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

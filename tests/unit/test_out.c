@@ -266,7 +266,7 @@ static void test_wlflags(void)
 	wl_spec_release(&wl);
 
 	wlflags_defaults(&f);
-	CHECK(wlflags_option(WLF + 8, "sweep", &f, &e) == 1 && f.rate_type == WLF_RT_SWEEP, "--rate-type sweep");
+	CHECK(wlflags_option(WLF + 8, "sweep", &f, &e) == 1 && f.ov.rate_type == WL_RT_SWEEP, "--rate-type sweep");
 	wlflags_option(WLF + 1, "2.5", &f, &e);
 	CHECK(wlflags_build(&f, &cat, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE,
 	      "sweep: --rate counts benchmarks");

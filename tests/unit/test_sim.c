@@ -1966,6 +1966,141 @@ static void live_compare(const char *what, struct sim_cfg *sc, const struct cost
 	free(b);
 }
 
+/* A live feed of w (sc made live, rows and chunks into k): before request
+ * j is submitted, request j - ABORT_LAG is aborted when abort[j - ABORT_LAG]
+ * is set (sim_abort's answers counted in ans[0..2]); out[j] > 0 replaces
+ * request j's output length.  The totals in *t.  0 or <0. */
+#define ABORT_LAG 3
+static int live_feed(const struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
+		     struct live_seen *k, const bool *abort, const int64_t *out, int ans[3], struct sim_totals *t,
+		     struct err *e)
+{
+	struct sim_cfg lc = *sc;
+	struct sim *s = NULL;
+	struct wl_gen *g = NULL;
+	struct wl_req q;
+	int64_t j = 0, id;
+	enum reject_reason why;
+	int rc;
+
+	lc.live = true;
+	lc.on_request = live_row;
+	lc.on_request_ctx = k;
+	lc.on_chunk = live_chunk;
+	lc.on_chunk_ctx = k;
+	if ((rc = sim_new(&lc, c, w, &s, e)) == 0 && (rc = wl_gen_new(w, &g, e)) == 0)
+		while ((rc = wl_gen_next(g, 0, &q, e)) > 0) {
+			if ((rc = sim_advance(s, q.arrival_ns, e)) < 0)
+				break;
+			if (j >= ABORT_LAG && j - ABORT_LAG < 400 && abort[j - ABORT_LAG]) {
+				if ((rc = sim_abort(s, j - ABORT_LAG, e)) < 0)
+					break;
+				ans[rc]++;
+			}
+			if ((rc = sim_submit(s, q.prompt_tokens, j < 400 && out[j] > 0 ? out[j] : q.output_tokens, &id,
+					     &why, e)) < 0)
+				break;
+			j++;
+		}
+	if (rc == 0)
+		rc = sim_advance(s, INT64_MAX, e);
+	if (rc == 0)
+		*t = *sim_totals(s);
+	wl_gen_free(g);
+	sim_free(s);
+	return rc;
+}
+
+/* Client disconnects (sim_abort).  Run A: every fifth request aborted
+ * ABORT_LAG arrivals after its own (waiting, prefilling or decoding by
+ * then), the invariants checked after every event (base_cfg): each abort
+ * that found its request is reported once as aborted, with fewer tokens
+ * than asked, arrived = completed + rejected + aborted at the end, no
+ * chunk of it marked last.  Run B, where exact: each aborted request that
+ * had generated tokens submitted with that many and left to complete, the
+ * others aborted as in A: every request A did not abort has A's row, bit
+ * for bit (an abort frees what a completion at that step would; exact for
+ * a scheduler that does not read output lengths, as vLLM's).  Returns
+ * how many aborts found their request waiting (it left at once). */
+static int live_abort_compare(const char *what, const struct sim_cfg *sc, const struct cost_model *c,
+			       const struct wl_spec *w, bool exact)
+{
+	struct live_seen *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	bool abort_a[400] = {false}, abort_b[400] = {false}, aborted[400] = {false};
+	int64_t none[400] = {0}, out_b[400] = {0}, asked[400] = {0};
+	const struct sim_req_row *row_a[400] = {NULL}, *row_b[400] = {NULL};
+	int ans_a[3] = {0}, ans_b[3] = {0};
+	struct sim_totals ta, tb;
+	struct err e;
+	size_t i, nab = 0, bad = 0, differ = 0, same = 0;
+	int rc;
+
+	for (i = 0; i < 400; i++)
+		abort_a[i] = i % 5 == 0;
+	rc = live_feed(sc, c, w, a, abort_a, none, ans_a, &ta, &e);
+	if (rc < 0)
+		printf("# %s: %s\n", what, e.msg);
+	{
+		/* the lengths asked: a run that aborts nothing */
+		struct live_seen *z = calloc(1, sizeof(*z));
+		bool no[400] = {false};
+		int az[3] = {0};
+		struct sim_totals tz;
+		if (live_feed(sc, c, w, z, no, none, az, &tz, &e) == 0)
+			for (i = 0; i < z->rows.n && i < 400; i++)
+				if (z->rows.r[i].id >= 0 && z->rows.r[i].id < 400)
+					asked[z->rows.r[i].id] = z->rows.r[i].output_tokens;
+		free(z);
+	}
+	for (i = 0; i < a->rows.n && i < 400; i++) {
+		const struct sim_req_row *r = &a->rows.r[i];
+		if (r->id < 0 || r->id >= 400)
+			continue;
+		row_a[r->id] = r;
+		if (!r->aborted)
+			continue;
+		nab++;
+		aborted[r->id] = true;
+		if (!abort_a[r->id] || r->completed || r->output_tokens >= asked[r->id] || a->lasts[r->id] != 0 ||
+		    a->tokens[r->id] > r->output_tokens)
+			bad++;
+		if (r->output_tokens > 0)
+			out_b[r->id] = r->output_tokens;
+		else
+			abort_b[r->id] = true;
+	}
+	CHECK(rc == 0 && ans_a[2] > 0 && nab == (size_t)(ans_a[1] + ans_a[2]) && ta.aborted == nab &&
+	      bad == 0 && ta.arrived == ta.completed + ta.rejected[REJ_TOO_LONG] + ta.rejected[REJ_KV_CAPACITY] + ta.aborted,
+	      "%s: %zu aborts reported once each (%d at once, %d at a step end, %d already done), with fewer tokens "
+	      "than asked and no last chunk (%zu not), arrived %llu = completed %llu + rejected + aborted %llu",
+	      what, nab, ans_a[1], ans_a[2], ans_a[0], bad, (unsigned long long)ta.arrived,
+	      (unsigned long long)ta.completed, (unsigned long long)ta.aborted);
+	if (exact) {
+		rc = live_feed(sc, c, w, b, abort_b, out_b, ans_b, &tb, &e);
+		if (rc < 0)
+			printf("# %s: %s\n", what, e.msg);
+		for (i = 0; i < b->rows.n && i < 400; i++)
+			if (b->rows.r[i].id >= 0 && b->rows.r[i].id < 400)
+				row_b[b->rows.r[i].id] = &b->rows.r[i];
+		for (i = 0; i < 400; i++) {
+			const struct sim_req_row *x = row_a[i], *y = row_b[i];
+			if (!x || aborted[i])
+				continue;
+			if (!y || x->completed != y->completed || x->ttft_ms != y->ttft_ms || x->itl_ms != y->itl_ms ||
+			    x->e2e_ms != y->e2e_ms || x->queue_ms != y->queue_ms)
+				differ++;
+			else
+				same++;
+		}
+		CHECK(rc == 0 && differ == 0 && same > 0,
+		      "%s: the others' rows (%zu) as in a run where each aborted request asked for the tokens it got "
+		      "(%zu differ)", what, same, differ);
+	}
+	free(a);
+	free(b);
+	return ans_a[1];
+}
+
 static void test_live(const struct model_cfg *m)
 {
 	struct cost_model c;
@@ -1975,6 +2110,7 @@ static void test_live(const struct model_cfg *m)
 	struct err e;
 	int64_t id = -1;
 	enum reject_reason why = REJ__COUNT;
+	int now = 0;
 
 	make_cost(&c, m, 2048, 64, 0);
 	poisson_spec(&w, 20, 300, 10, 600, 7);
@@ -1992,6 +2128,36 @@ static void test_live(const struct model_cfg *m)
 	pd_cfg(&sc, 1, &c, 1000, 2048, 1e5);
 	sc.dp = 1;
 	live_compare("live P/D (the first token when the KV lands)", &sc, &c, &w);
+	base_cfg(&sc, 2048, 64, 200);
+	now += live_abort_compare("abort, vLLM, tight cache", &sc, &c, &w, true);
+	base_cfg(&sc, 2048, 64, 2000);
+	now += live_abort_compare("abort, vLLM", &sc, &c, &w, true);
+	base_cfg(&sc, 512, 64, 600);
+	now += live_abort_compare("abort, vLLM, preemptions", &sc, &c, &w, true);
+	base_cfg(&sc, 2048, 64, 2000);
+	pd_cfg(&sc, 1, &c, 1000, 2048, 1e5);
+	now += live_abort_compare("abort, vLLM P/D", &sc, &c, &w, true);
+	base_cfg(&sc, 2048, 64, 300);
+	sc.policy = policy_of("sglang");
+	now += live_abort_compare("abort, SGLang (reads output lengths: conservation only)", &sc, &c, &w, false);
+	base_cfg(&sc, 2048, 64, 300);
+	sc.recv_interval = 4;
+	sc.policy = policy_of("sglang");
+	now += live_abort_compare("abort, SGLang with an inbox", &sc, &c, &w, false);
+	{
+		struct cost_model cpp;
+		struct cost_cfg cc;
+		struct parallel pp2 = {1, 2, 1, 1};
+		bf16_cost_cfg(&cc, 2048, 64);
+		if (cost_init(&cpp, m, gpu("h100"), &pp2, &cc, datadir, &e) == 0) {
+			base_cfg(&sc, 2048, 64, 2000);
+			now += live_abort_compare("abort, vLLM PP 2 (batches in flight)", &sc, &cpp, &w, true);
+			cost_release(&cpp);
+		} else {
+			CHECK(0, "PP 2 cost model: %s", e.msg);
+		}
+	}
+	CHECK(now > 0, "abort: %d aborts found their request waiting and removed it at once", now);
 	base_cfg(&sc, 2048, 64, 2000);
 	sc.live = true;
 	CHECK(sim_new(&sc, &c, &w, &s, &e) == 0 && sim_submit(s, 8000, 500, &id, &why, &e) == 0 &&
