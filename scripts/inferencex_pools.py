@@ -34,8 +34,18 @@ it moved, benchmarks/, at that commit): TensorRT-LLM's dsr1_*_trt_mtp.sh set 3 d
 SGLang's dsr1_*_mtp.sh set --speculative-num-steps (EAGLE top-1: that many
 drafts).  Only MTP rows are written for agg (mode=agg, pool columns 0).
 
-usage: inferencex_pools.py INFERENCEX_GIT_DIR SILICON_CSV.gz [SILICON_CSV.gz...] OUT.csv
-(INFERENCEX_GIT_DIR: a clone of SemiAnalysisAI/InferenceX with its history.)
+TensorRT-LLM P/D rows also get their prefill workers' limits: the entry's
+recipe (CONFIG_FILE=recipes/trtllm/...) is srt-slurm's, whose
+backend.trtllm_config.prefill gives max_batch_size and max_num_tokens (e.g. 8
+and 10240 for ctx1_gen1_dep8_batch512_eplb0_mtp0.yaml); the recipe is read as
+it stood on the row's measurement day in NVIDIA/srt-slurm's history (which
+holds the sa-submission recipes InferenceX's comments link), else its earliest
+version, and written only when every matching entry's recipe agrees (0: not
+known).
+
+usage: inferencex_pools.py INFERENCEX_GIT_DIR SRT_SLURM_GIT_DIR SILICON_CSV.gz [SILICON_CSV.gz...] OUT.csv
+(INFERENCEX_GIT_DIR: a clone of SemiAnalysisAI/InferenceX with its history;
+SRT_SLURM_GIT_DIR: a clone of NVIDIA/srt-slurm with its history.)
 """
 import csv, gzip, re, subprocess, sys
 
@@ -81,6 +91,44 @@ def recipe(entry):
     return (int(b.group(1)) if b else 0), (int(m.group(1)) if m else 0)
 
 
+def recipe_path(entry):
+    """The srt-slurm recipe an entry launches (CONFIG_FILE=...), or None."""
+    for side in ("prefill", "decode"):
+        for s in entry[side].get("additional-settings") or []:
+            m = re.match(r"CONFIG_FILE=(\S+\.yaml)", str(s))
+            if m:
+                return m.group(1)
+    return None
+
+
+_limits = {}
+
+
+def prefill_limits(srt, path, day):
+    """(max_batch_size, max_num_tokens) of a TensorRT-LLM recipe's prefill
+    workers as the file stood on day (else its earliest version); (0, 0) when
+    unknown."""
+    if path is None or srt is None:
+        return (0, 0)
+    if (path, day) in _limits:
+        return _limits[(path, day)]
+    res = (0, 0)
+    log = [l.split() for l in git(srt, "log", "--all", "--format=%cI %H", "--", path).splitlines()]
+    if log:
+        before = [c for d, c in log if d[:10] <= day]
+        commit = before[0] if before else log[-1][1]
+        try:
+            doc = yaml.safe_load(git(srt, "show", commit + ":" + path)) or {}
+            pre = ((doc.get("backend") or {}).get("trtllm_config") or {}).get("prefill") or {}
+            b, t = pre.get("max_batch_size"), pre.get("max_num_tokens")
+            if isinstance(b, int) and isinstance(t, int) and b > 0 and t > 0:
+                res = (b, t)
+        except (subprocess.CalledProcessError, yaml.YAMLError, AttributeError):
+            pass
+    _limits[(path, day)] = res
+    return res
+
+
 def twin_key(row):
     # db-dump names DeepSeek-R1 runs DeepSeek-V3 (same architecture)
     return (row["backend"], row["system"], row["isl"], row["osl"],
@@ -112,7 +160,8 @@ def candidates(cfg, row, conc):
                 batch, mtp = recipe(e)
                 yield key, (p["num-worker"], d["num-worker"],
                             p["tp"] if p.get("dp-attn") else 1, d["tp"] if d.get("dp-attn") else 1,
-                            d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0)
+                            d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0), \
+                    recipe_path(e) if row["backend"] == "trtllm" else None
 
 
 def on_the_day(hist, row, fields, match):
@@ -193,18 +242,18 @@ def agg_rows(repo, hist, rows, counts):
         k = agg_drafts(repo, commit, c[0][0], row["backend"], c[0][1][1])
         counts["agg mtp"] += 1
         out.append([row["id"], "agg", 0, 0, 0, 0, 0, 0, "mtp", k,
-                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])])
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0])
     return out
 
 
 def main():
-    repo, out_path = sys.argv[1], sys.argv[-1]
+    repo, srt, out_path = sys.argv[1], sys.argv[2], sys.argv[-1]
     hist = history(repo)
     rows = []
-    for silicon in sys.argv[2:-1]:
+    for silicon in sys.argv[3:-1]:
         rows += list(csv.DictReader(gzip.open(silicon, "rt")))
     counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
-              "agg mtp": 0}
+              "agg mtp": 0, "prefill limits": 0}
     out = []
     twins = {}
     for row in rows:
@@ -220,10 +269,13 @@ def main():
             counts["no entry"] += 1
             continue
         commit, c = found
-        if len(set(v for _, v in c)) != 1:
+        if len(set(v for _, v, _ in c)) != 1:
             counts["ambiguous"] += 1
             continue
         v = c[0][1]
+        lim = set(prefill_limits(srt, path, f["measured"][:10]) for _, _, path in c)
+        lim = lim.pop() if len(lim) == 1 else (0, 0)
+        counts["prefill limits"] += lim != (0, 0)
         t = twins.get(twin_key(row))
         if t:
             one = lambda x: int(float(x or 1)) or 1
@@ -234,16 +286,18 @@ def main():
                 continue
             counts["twin agrees"] += 1
         counts["kept"] += 1
-        out.append([row["id"], "disagg"] + list(v) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])])
+        out.append([row["id"], "disagg"] + list(v) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])]
+                   + list(lim))
     with open(out_path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["id", "mode", "prefill_num_workers", "decode_num_workers", "prefill_attention_dp_size",
                     "decode_attention_dp_size", "decode_moe_ep_size", "decode_batch_size", "speculative",
-                    "mtp_tokens", "config"])
+                    "mtp_tokens", "config", "prefill_batch_size", "prefill_max_num_tokens"])
         w.writerows(out + agg_rows(repo, hist, rows, counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous; of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
-                     "pools, %(twin disagrees)d more disagreed and were dropped; %(agg mtp)d agg rows ran MTP\n" % counts)
+                     "pools, %(twin disagrees)d more disagreed and were dropped; %(prefill limits)d kept rows with "
+                     "their prefill limits from the recipe; %(agg mtp)d agg rows ran MTP\n" % counts)
 
 
 if __name__ == "__main__":

@@ -1461,7 +1461,8 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
  * rows").
  * Per-pool limits from the generator's rules: prefill max_batch_size =
  * prefill_batch_size (else 1) and max_num_tokens = ISL + 1500
- * (TensorRT-LLM: rounded up to 32-token blocks), decode max_batch_size =
+ * (TensorRT-LLM: rounded up to 32-token blocks; an InferenceX row's own
+ * recipe values where its pools line gives them), decode max_batch_size =
  * decode_batch_size per rank (else C / (decode workers x attention DP))
  * and max_num_tokens = that
  * batch (TensorRT-LLM: rounded up to 32); SGLang: --max-running-requests =
@@ -1504,7 +1505,11 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 	switch (be) {
 	case AIC_TRTLLM:
 		x->max_num_batched_tokens = (dbatch + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
-		x->prefill_max_num_batched_tokens = (r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
+		/* the recipe's own prefill limit where known (InferenceX's
+		 * srt-slurm recipes: aic_pools_apply), else the generator's */
+		x->prefill_max_num_batched_tokens =
+			p->max_tokens > 0 ? p->max_tokens
+					  : (r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
 		break;
 	case AIC_VLLM:
 		x->max_num_batched_tokens = dbatch;

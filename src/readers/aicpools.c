@@ -11,7 +11,10 @@
  * the decode pool's EP and per-rank batch limit (0: not named), and whether
  * multi-token prediction ran with how many draft tokens (0: not named).  An
  * aggregated row's line (mode agg, pool columns 0) says only that it ran
- * MTP: InferenceX names MTP runs by their own configuration entry. */
+ * MTP: InferenceX names MTP runs by their own configuration entry.  Two
+ * optional columns give a TensorRT-LLM row's prefill workers' limits from
+ * its srt-slurm recipe: prefill_batch_size (max_batch_size per rank) and
+ * prefill_max_num_tokens (0 or absent: not known). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,7 @@ struct pools_line {
 	bool agg;  /* an aggregated row's line: only its speculative setting */
 	int pw, dw, padp, dadp, dep;
 	int64_t dbatch;
+	int64_t pbatch, ptokens; /* prefill max_batch_size, max_num_tokens (0: not known) */
 	int spec; /* -1: MTP of unnamed depth; else draft tokens (0: none) */
 };
 
@@ -52,7 +56,7 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 					    "decode_moe_ep_size", "decode_batch_size", "speculative",
 					    "mtp_tokens", "mode", NULL};
 	static const double hi[] = {0, 4096, 4096, 4096, 4096, 4096, 1 << 24, 0, 16};
-	int idx[10], rc, k;
+	int idx[10], rc, k, pb, pt;
 	size_t cap = 0;
 	struct csv *c;
 
@@ -62,6 +66,8 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		return rc;
 	if ((rc = csv_require(c, names, idx, e)) < 0)
 		goto done;
+	pb = csv_column(c, "prefill_batch_size"); /* optional: -1 when absent */
+	pt = csv_column(c, "prefill_max_num_tokens");
 	while ((rc = csv_next(c, e)) == 1) {
 		struct pools_line l;
 		double v[9];
@@ -94,6 +100,16 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		l.dep = (int)v[5];
 		l.dbatch = (int64_t)v[6];
 		l.spec = strcmp(spec, "mtp") == 0 ? (v[8] > 0 ? (int)v[8] : -1) : 0;
+		if (pb >= 0 && csv_field(c, pb)[0]) {
+			if ((rc = whole(c, pb, 0, 1 << 20, "prefill_batch_size", &v[0], e)) < 0)
+				goto done;
+			l.pbatch = (int64_t)v[0];
+		}
+		if (pt >= 0 && csv_field(c, pt)[0]) {
+			if ((rc = whole(c, pt, 0, 1 << 24, "prefill_max_num_tokens", &v[0], e)) < 0)
+				goto done;
+			l.ptokens = (int64_t)v[0];
+		}
 		XGROW(*out, cap, *n + 1);
 		(*out)[(*n)++] = l;
 	}
@@ -157,6 +173,10 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 		dec.workers = l->dw;
 		if (l->dbatch > 0)
 			dec.batch = l->dbatch;
+		if (l->pbatch > 0 && l->ptokens > 0) {
+			pre.batch = l->pbatch;
+			pre.max_tokens = l->ptokens;
+		}
 		r->pre = pre;
 		r->dec = dec;
 		r->spec_tokens = l->spec;

@@ -179,6 +179,7 @@ struct aic_row {
 	 * not recorded) and layout (empty or 0 sizes = 1) */
 	struct aic_pool {
 		int64_t batch;
+		int64_t max_tokens; /* per-step token budget (0: not recorded) */
 		int workers, tp, pp, attn_dp, moe_tp, moe_ep;
 	} pre, dec;
 	/* multi-token prediction's draft tokens: 0 none or not recorded, -1
