@@ -262,14 +262,18 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		char dat[4][64], svg[4][64];
 		const char *plot_files[12] = {"ape.dat", "ape.svg", "plots.gp", dat[0], dat[1], dat[2], dat[3],
 					      svg[0], svg[1], svg[2], svg[3], NULL};
-		const char *paths[MAX_EXP + 2];
+		const char *paths[2 * MAX_EXP + 1];
+		char pools[MAX_EXP][760];
 		size_t nin = 0;
 		for (i = 0; i < 4; i++) {
 			snprintf(dat[i], sizeof(dat[i]), "%s.dat", ev_metric_name((enum ev_metric)shown[i]));
 			snprintf(svg[i], sizeof(svg[i]), "%s.svg", ev_metric_name((enum ev_metric)shown[i]));
 		}
-		for (i = 0; i < nf; i++)
+		for (i = 0; i < nf; i++) {
 			paths[nin++] = files[i];
+			if (exp_table_pools(files[i], pools[i], sizeof(pools[i])))
+				paths[nin++] = pools[i]; /* read beside a silicon table */
+		}
 		paths[nin++] = c.calibration;
 		const struct afile_out outs[3] = {{"--report", c.report, NULL}, {"--html", c.html, NULL},
 						  {"--plots", c.plots, (const char *const *)plot_files}};

@@ -1336,14 +1336,20 @@ static double gqa_prefill_s(const struct cost_model *c, const struct attn_group 
 	return prefill_call_s(c, n, pairs, flops, bytes, fp, win, log_wlen);
 }
 
-double cost_attn_vision_s(const struct cost_model *c, int64_t n, int64_t len, int64_t heads, int64_t head_dim)
+double cost_attn_vision_pairs_s(const struct cost_model *c, double n, double tokens, double pairs, int64_t heads,
+				int64_t head_dim)
 {
-	/* q, k and v of every patch in bf16, each image's keys read once */
+	/* q, k and v of every patch in bf16, each sequence's keys read once */
 	struct attn_group g = {(double)heads, (double)head_dim, (double)head_dim,
 			       2.0 * (double)heads * (double)head_dim * 2.0};
-	double pairs = (double)n * (double)len * (double)len;
 
-	return gqa_prefill_s(c, &g, (double)n, pairs, (double)n * (double)len, (double)n * (double)len, NULL, 0.0);
+	return gqa_prefill_s(c, &g, n, pairs, tokens, tokens, NULL, 0.0);
+}
+
+double cost_attn_vision_s(const struct cost_model *c, int64_t n, int64_t len, int64_t heads, int64_t head_dim)
+{
+	return cost_attn_vision_pairs_s(c, (double)n, (double)n * (double)len, (double)n * (double)len * (double)len,
+					heads, head_dim);
 }
 
 /* GQA decode of one layer: n requests attending ctx_sum keys in all.  win

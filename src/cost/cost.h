@@ -330,6 +330,10 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
  * engines run the ViT's through the same FlashAttention varlen call), one
  * call for all n.  Seconds. */
 double cost_attn_vision_s(const struct cost_model *c, int64_t n, int64_t len, int64_t heads, int64_t head_dim);
+/* The same call over n sequences of unequal lengths: tokens in all, pairs
+ * query-key pairs in all (a windowed encoder block's windows). */
+double cost_attn_vision_pairs_s(const struct cost_model *c, double n, double tokens, double pairs, int64_t heads,
+				int64_t head_dim);
 /* One all-reduce of elems bf16 elements over the model's TP group (the
  * measured collective table, else a ring over the GPU's link), seconds. */
 double cost_allreduce_s(const struct cost_model *c, double elems);

@@ -341,6 +341,7 @@ static int mm_setup(const struct scenario *s, struct scenario_state *st, const s
 		return rc;
 	st->sc.mm.image_tokens = tokens;
 	st->sc.mm.patches = patches;
+	model_image_windows(s->model, im->width, im->height, &st->sc.mm.win);
 	if (!cost)
 		return 0;
 	snprintf(st->mm_words, sizeof(st->mm_words),
@@ -348,7 +349,7 @@ static int mm_setup(const struct scenario *s, struct scenario_state *st, const s
 		 "alone on the prefill GPUs (TP %d, bf16), %s; encoder budget and cache %lld tokens a %s (vLLM: "
 		 "max(max_num_batched_tokens, one image)), repeat_fraction %g",
 		 (long long)tokens, (long long)im->width, (long long)im->height, rule, (long long)s->model->vis.depth,
-		 (long long)s->model->vis.hidden, cost_vision_s(cost, 1, patches) * 1e3, cost->p.tp,
+		 (long long)s->model->vis.hidden, cost_vision_s(cost, 1, patches, &st->sc.mm.win) * 1e3, cost->p.tp,
 		 s->epd_encoders > 0 ? "but run on the encoder workers (E/P/D)" : "run in the step that admits its request",
 		 (long long)(mbt > tokens ? mbt : tokens), s->epd_encoders > 0 ? "worker" : "replica", im->repeat);
 	return 0;
@@ -386,7 +387,7 @@ static int prepare_epd(const struct scenario *s, const struct cost_cfg *cc, cons
 		 "alone; embeddings %.0f B per image token to the %s workers over %s at %.0f GB/s + %.0f ms hand-off "
 		 "(assumed)",
 		 s->epd_encoders, s->epd_encoders > 1 ? "s" : "",
-		 cost_vision_s(&st->enc_cost, 1, st->sc.mm.patches) * 1e3, st->sc.epd.emb_bytes_per_token,
+		 cost_vision_s(&st->enc_cost, 1, st->sc.mm.patches, &st->sc.mm.win) * 1e3, st->sc.epd.emb_bytes_per_token,
 		 s->pd_prefill > 0 ? "prefill" : "aggregated", nvl ? "NVLink" : "the inter-node link",
 		 st->sc.epd.link_bw / 1e9, SCENARIO_EC_HANDOFF_S * 1e3);
 	return 0;

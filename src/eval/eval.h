@@ -162,6 +162,10 @@ struct exp_table {
 /* Whether path is such a file, or a folder holding a silicon CSV; the
  * file's path (a folder's first silicon CSV by name) in file. */
 bool exp_table_detect(const char *path, char *file, size_t n);
+/* The pools file a table at path reads (EXP_POOLS_FILE beside its silicon
+ * CSVs) in out: true when there is one.  An input outputs may not
+ * overwrite, as the table itself. */
+bool exp_table_pools(const char *path, char *out, size_t n);
 /* Read the table at path (file or folder), keeping rows matching where
  * (NULL, or "col=v,col!=v", comma = and; silicon CSVs only). */
 int exp_table_open(const char *path, const char *where, struct exp_table *t, struct err *e);

@@ -1171,15 +1171,30 @@ bool exp_table_detect(const char *path, char *file, size_t n)
 	return true;
 }
 
+/* EXP_POOLS_FILE beside the silicon CSV file, when there is one. */
+static bool pools_beside(const char *file, char *out, size_t n)
+{
+	char dir[700];
+
+	paths_dir(file, dir, sizeof(dir));
+	snprintf(out, n, "%s/%s", dir, EXP_POOLS_FILE);
+	return paths_exists(out);
+}
+
+bool exp_table_pools(const char *path, char *out, size_t n)
+{
+	char file[700];
+
+	return exp_table_detect(path, file, sizeof(file)) && pools_beside(file, out, n);
+}
+
 /* The pools file beside the table's silicon CSVs, when there is one. */
 static int apply_pools(struct exp_table *t, struct err *e)
 {
-	char dir[700], pools[760];
+	char pools[760];
 	int rc;
 
-	paths_dir(t->files[0], dir, sizeof(dir));
-	snprintf(pools, sizeof(pools), "%s/%s", dir, EXP_POOLS_FILE);
-	if (!paths_exists(pools))
+	if (!pools_beside(t->files[0], pools, sizeof(pools)))
 		return 0;
 	if ((rc = aic_pools_apply(&t->aic, pools, &t->pools_derived, e)) < 0)
 		aic_table_release(&t->aic);
@@ -1533,6 +1548,16 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 	bool deepseek = strncasecmp(r->model, "deepseek-ai/", 12) == 0, fp4 = strcmp(r->precision, "fp4") == 0;
 
 	snprintf(x->wl.harness, sizeof(x->wl.harness), "vllm-bench");
+	/* Its MTP runs wrap each random prompt in the model's chat template
+	 * (--use-chat-template: on every single-node MTP script, a blocking
+	 * review rule since InferenceX PR 647, "without this arg, MTP
+	 * acceptance rates are artificially high for DeepSeek with MTP"; on
+	 * every run of srt-slurm's sa-bench, the P/D client, NVIDIA/srt-slurm
+	 * @ a968ea23 src/srtctl/benchmarks/scripts/sa-bench/bench.sh).  The
+	 * model answers a chat turn in text, so its drafts are accepted as on
+	 * text prompts: the text curve, not the random-token one. */
+	if (x->spec_tokens > 0)
+		x->wl.prompt_kind = WL_PROMPTS_CHAT;
 	x->wl.prompt.kind = x->wl.output.kind = WL_UNIFORM;
 	x->wl.prompt.a = floor(AIC_IX_RANGE_RATIO * (double)r->isl);
 	x->wl.prompt.b = (double)r->isl;
@@ -1563,6 +1588,29 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 		    (strncasecmp(r->model, "MiniMaxAI/", 10) == 0 && strcmp(r->system, "h100_sxm") == 0))
 			x->kv_engine_auto = true;
 	}
+}
+
+/* A row that ran multi-token prediction (aic_pools_apply): its draft depth,
+ * and the token budget that makes room for the drafts, which ride in every
+ * decode step.  P/D decode pools: batch x (1 + drafts), as the recipes size
+ * max_num_tokens (InferenceX's ..._batchB_eplb0_mtpK.yaml; TensorRT-LLM's
+ * rounded up to its block).  Aggregated TensorRT-LLM: the drafts on top of
+ * the generator's budget ((MTP + 1) x max_batch_size + ISL + slack:
+ * dsr1_*_trt_mtp.sh).  SGLang sizes its budget apart from the drafts. */
+static void mtp_budget(const struct aic_row *r, int be, bool disagg, struct experiment *x)
+{
+	int64_t tok;
+
+	x->spec_tokens = r->spec_tokens;
+	if (x->spec_tokens <= 0 || be == AIC_SGLANG)
+		return;
+	if (!disagg) {
+		if (be == AIC_TRTLLM)
+			x->max_num_batched_tokens += (int64_t)x->spec_tokens * x->max_num_seqs;
+		return;
+	}
+	tok = x->max_num_seqs * (1 + x->spec_tokens);
+	x->max_num_batched_tokens = be == AIC_TRTLLM ? (tok + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK : tok;
 }
 
 static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *x, char *why,
@@ -1606,15 +1654,7 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 			snprintf(why, n, "disagg row with multi-token prediction of unrecorded depth");
 			return 0;
 		}
-		/* with multi-token prediction a decode step carries each
-		 * request's draft tokens too: the decode pool's token budget is
-		 * batch x (1 + draft tokens), as the recipes size
-		 * max_num_tokens (InferenceX's ..._batchB_eplb0_mtpK.yaml) */
-		x->spec_tokens = r->spec_tokens;
-		if (x->spec_tokens > 0 && be != AIC_SGLANG) {
-			int64_t tok = x->max_num_seqs * (1 + x->spec_tokens);
-			x->max_num_batched_tokens = be == AIC_TRTLLM ? (tok + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK : tok;
-		}
+		mtp_budget(r, be, true, x);
 	} else {
 		if (!aic_layout(r, be, x, why, n))
 			return 0;
@@ -1626,13 +1666,7 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 			snprintf(why, n, "agg row with multi-token prediction of unrecorded depth");
 			return 0;
 		}
-		/* InferenceX's MTP runs (aic_pools_apply): the drafts ride in
-		 * every decode step, and TensorRT-LLM's max_num_tokens holds
-		 * them ((MTP + 1) x max_batch_size + ISL + slack:
-		 * dsr1_*_trt_mtp.sh) */
-		x->spec_tokens = r->spec_tokens;
-		if (x->spec_tokens > 0 && be == AIC_TRTLLM)
-			x->max_num_batched_tokens += (int64_t)x->spec_tokens * x->max_num_seqs;
+		mtp_budget(r, be, false, x);
 	}
 	x->dtype = aic_dtype(r);
 	x->kind = EXP_CLOSED;

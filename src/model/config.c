@@ -24,7 +24,9 @@ static const struct {
 	{"gpt_oss", FAM_GPT_OSS},       {"qwen3_next", FAM_QWEN3_NEXT},
 	{"qwen3_5_text", FAM_QWEN3_5},  {"qwen3_5", FAM_QWEN3_5},
 	{"qwen3_5_moe_text", FAM_QWEN3_5_MOE}, {"qwen3_5_moe", FAM_QWEN3_5_MOE},
-	/* Qwen3-VL's language model is Qwen3-MoE's, inside a VL wrapper */
+	/* Qwen2.5-VL's language model is Qwen2's, Qwen3-VL's Qwen3-MoE's, inside
+	 * a VL wrapper */
+	{"qwen2_5_vl_text", FAM_QWEN2}, {"qwen2_5_vl", FAM_QWEN2},
 	{"qwen3_vl_moe_text", FAM_QWEN3_MOE}, {"qwen3_vl_moe", FAM_QWEN3_MOE},
 	{"mimo_v2_flash", FAM_MIMO_V2}, {"gemma4_text", FAM_GEMMA4},
 	{"step3p7", FAM_STEP3P7},       {"nemotron_h", FAM_NEMOTRON_H},
@@ -53,7 +55,7 @@ const char *model_family_name(enum model_family f)
 
 const char *model_supported_types(void)
 {
-	return "llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_vl_moe, llama4_text, "
+	return "llama, mistral, mixtral, qwen2, qwen2_5_vl, qwen3, qwen3_moe, qwen3_vl_moe, llama4_text, "
 	       "deepseek_v2, deepseek_v3, kimi_k2, deepseek_v32, glm_moe_dsa, minimax_m2, gpt_oss, "
 	       "qwen3_next, qwen3_5, qwen3_5_moe, mimo_v2_flash, gemma4_text, step3p7, nemotron_h, "
 	       "kimi_linear, deepseek_v4";
@@ -892,12 +894,10 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 		return rc;
 	if (m->family == FAM_DEEPSEEK_V4 && (rc = expert_dtype(c, src, m, e)) < 0)
 		return rc;
-	/* the image encoder; its weights are counted (memory only) for
-	 * Qwen-VL's layout, Gemma 4's left out as before */
+	/* the image encoder; its weights count in the memory plan */
 	if (c != root && (rc = model_vision_read(root, src, m, e)) < 0)
 		return rc;
-	if (m->vis.kind == VIS_QWEN)
-		m->vision_params = model_vision_params(&m->vis);
+	m->vision_params = model_vision_params(&m->vis);
 	return 0;
 }
 

@@ -89,6 +89,28 @@ struct model_vision {
 	int64_t npos;               /* learned position embeddings (num_position_embeddings) */
 	int64_t min_pixels, max_pixels; /* VIS_QWEN: the processor's size bounds */
 	int64_t fixed_tokens, pool; /* VIS_FIXED */
+	/* VIS_FIXED (Gemma 4): head width, K/V heads (num_key_value_heads) and
+	 * whether the pooled output is standardised (a bias and a scale of
+	 * hidden each); npos is then the 2 x position_embedding_size rows of
+	 * the x and y position tables */
+	int64_t head_dim, kv_heads;
+	bool standardize;
+	/* Qwen2.5-VL (window_size in its vision_config): every block but the
+	 * full_blocks of fullatt_block_indexes attends within windows of
+	 * window x window pixels; its layout has RMSNorms, a gated MLP with
+	 * biases, no learned position embeddings and a bias-free patch conv
+	 * (rmsnorm).  window 0: every block attends over the whole image. */
+	int64_t window, full_blocks;
+	bool rmsnorm;
+};
+
+/* The attention windows of one image in the encoder's windowed blocks:
+ * n classes (0: no windowed blocks) of count[i] windows of len[i] patches
+ * each (full windows, the last column's, the last row's, the corner). */
+#define VIS_WINDOW_CLASSES 4
+struct vis_windows {
+	int n;
+	int64_t count[VIS_WINDOW_CLASSES], len[VIS_WINDOW_CLASSES];
 };
 
 struct model_cfg {
@@ -169,8 +191,7 @@ struct model_cfg {
 	bool shared_gate;       /* sigmoid gate hidden->1 on the shared expert (Qwen3-Next) */
 	int64_t moe_latent;     /* latent MoE: experts run at this width between a hidden->latent
 				   and a latent->hidden projection (Nemotron-H), 0 when none */
-	double vision_params;   /* Qwen-VL vision encoder weights (memory only), 0 when text-only
-				   or another encoder layout */
+	double vision_params;   /* the vision encoder's weights (memory only), 0 when text-only */
 	struct model_vision vis; /* the image encoder (kind VIS_NONE: text-only) */
 	/* --- DeepSeek-V4 (attn ATTN_CSA; 0 elsewhere) ---
 	 * compress[i]: layer i's KV compression ratio (compress_ratios: 0 the
@@ -220,6 +241,12 @@ int model_load_file(const char *path, const char *id, struct model_cfg *m, struc
  * over 200). */
 int model_image_tokens(const struct model_cfg *m, int64_t w, int64_t h, const char *what, int64_t *patches,
 		       int64_t *tokens, char *rule, size_t n, struct err *e);
+/* The windows one w x h image's patches fall into in m's windowed encoder
+ * blocks (Qwen2.5-VL's get_window_index: the merged grid cut into
+ * window / patch / merge squares from the top left, the last row and
+ * column short); out->n 0 when m has none.  w and h as model_image_tokens
+ * accepted them. */
+void model_image_windows(const struct model_cfg *m, int64_t w, int64_t h, struct vis_windows *out);
 /* Read the image encoder of a VL config (root: the whole config.json) into
  * m->vis; nothing when it has none servesim knows. */
 int model_vision_read(const struct json *root, const char *src, struct model_cfg *m, struct err *e);

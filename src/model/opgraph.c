@@ -855,14 +855,45 @@ int opgraph_build(const struct model_cfg *m, const struct parallel *p,
 	return 0;
 }
 
+/* One kind of `count` ViT blocks over T patches whose attention has
+ * `pairs` query-key pairs (every image's own patches, or its windows). */
+static void vit_blocks(struct ctx *c, struct opgraph *g, const char *name, int64_t count, int64_t T, double pairs)
+{
+	const struct model_vision *v = &c->m->vis;
+	int64_t h = v->hidden, nh = v->heads / c->tp > 0 ? v->heads / c->tp : 1, hd = h / v->heads;
+	int64_t inter = v->inter / c->tp > 0 ? v->inter / c->tp : 1;
+	struct layer_kind *lk = &g->kinds[g->nkinds++];
+	struct op *o;
+
+	snprintf(lk->name, sizeof(lk->name), "%s", name);
+	lk->count = count;
+	elem(lk, "norm1", OPC_NORM, T, h, 4, 1, 1);
+	gemm(c, lk, "vit_qkv", OPC_ATTENTION, T, 3 * nh * hd, h, 1);
+	elem(lk, "vit_rope", OPC_ATTENTION, T, 2 * nh * hd, 3, 1, 1);
+	o = attn_core(lk, "attn_vision", pairs, (double)nh, (double)hd, (double)hd, 0, 0);
+	o->act_bytes = (double)T * (double)(4 * nh * hd) * ACT_BYTES;
+	snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T, (long long)nh,
+		 (long long)hd);
+	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T, (long long)(nh * hd));
+	gemm(c, lk, "vit_proj", OPC_ATTENTION, T, h, nh * hd, 1);
+	allreduce(c, lk, "allreduce_vit_attn", T, h);
+	elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
+	elem(lk, "norm2", OPC_NORM, T, h, 4, 1, 1);
+	gemm(c, lk, "vit_fc1", OPC_FFN, T, (v->mlp_mats == 3 ? 2 : 1) * inter, h, 1);
+	elem(lk, "vit_act", OPC_FFN, T, inter, 5, v->mlp_mats == 3 ? 2 : 1, 1);
+	gemm(c, lk, "vit_fc2", OPC_FFN, T, h, inter, 1);
+	allreduce(c, lk, "allreduce_vit_mlp", T, h);
+	elem(lk, "residual_mlp", OPC_RESIDUAL, T, h, 1, 2, 1);
+}
+
 int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t images, int64_t patches,
-		   struct opgraph *g, struct err *e)
+		   const struct vis_windows *win, struct opgraph *g, struct err *e)
 {
 	const struct model_vision *v = &m->vis;
 	struct ctx c;
 	struct layer_kind *lk;
-	struct op *o;
-	int64_t T, M, h, nh, hd, tp = p->tp, mh, inter;
+	int64_t T, M, h, tp = p->tp, mh, full = v->depth;
+	double wpairs = 0;
 	size_t i;
 
 	memset(g, 0, sizeof(*g));
@@ -877,9 +908,6 @@ int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t 
 	c.wb = ACT_BYTES; /* the encoder's weights stay in bf16 */
 	c.tp = tp;
 	h = v->hidden;
-	nh = v->heads / tp > 0 ? v->heads / tp : 1;
-	hd = h / v->heads;
-	inter = v->inter / tp > 0 ? v->inter / tp : 1;
 	T = images * patches;
 	M = v->kind == VIS_FIXED ? T / (v->pool * v->pool) : T / (v->merge * v->merge);
 	mh = h * v->merge * v->merge;
@@ -893,26 +921,15 @@ int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t 
 	gemm(&c, lk, "patch_embed", OPC_EMBED, T, h, v->in_ch * v->tpatch * v->patch * v->patch, 1);
 	elem(lk, "pos_embed", OPC_EMBED, T, h, 1, 2, 1);
 
-	lk = &g->kinds[g->nkinds++];
-	snprintf(lk->name, sizeof(lk->name), "vit_block");
-	lk->count = v->depth;
-	elem(lk, "norm1", OPC_NORM, T, h, 4, 1, 1);
-	gemm(&c, lk, "vit_qkv", OPC_ATTENTION, T, 3 * nh * hd, h, 1);
-	elem(lk, "vit_rope", OPC_ATTENTION, T, 2 * nh * hd, 3, 1, 1);
-	o = attn_core(lk, "attn_vision", g->attn_pairs, (double)nh, (double)hd, (double)hd, 0, 0);
-	o->act_bytes = (double)T * (double)(4 * nh * hd) * ACT_BYTES;
-	snprintf(o->shape_in, sizeof(o->shape_in), "q[%lld,%lld,%lld]", (long long)T, (long long)nh,
-		 (long long)hd);
-	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)T, (long long)(nh * hd));
-	gemm(&c, lk, "vit_proj", OPC_ATTENTION, T, h, nh * hd, 1);
-	allreduce(&c, lk, "allreduce_vit_attn", T, h);
-	elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
-	elem(lk, "norm2", OPC_NORM, T, h, 4, 1, 1);
-	gemm(&c, lk, "vit_fc1", OPC_FFN, T, (v->mlp_mats == 3 ? 2 : 1) * inter, h, 1);
-	elem(lk, "vit_act", OPC_FFN, T, inter, 5, v->mlp_mats == 3 ? 2 : 1, 1);
-	gemm(&c, lk, "vit_fc2", OPC_FFN, T, h, inter, 1);
-	allreduce(&c, lk, "allreduce_vit_mlp", T, h);
-	elem(lk, "residual_mlp", OPC_RESIDUAL, T, h, 1, 2, 1);
+	if (win && win->n > 0) {
+		for (int k = 0; k < win->n; k++)
+			wpairs += (double)images * (double)win->count[k] * (double)win->len[k] * (double)win->len[k];
+		full = v->full_blocks;
+	}
+	if (full > 0)
+		vit_blocks(&c, g, "vit_block", full, T, g->attn_pairs);
+	if (full < v->depth)
+		vit_blocks(&c, g, "vit_block_window", v->depth - full, T, wpairs);
 
 	lk = &g->kinds[g->nkinds++];
 	snprintf(lk->name, sizeof(lk->name), "vit_merger");
@@ -950,11 +967,14 @@ int opgraph_append_images(const struct model_cfg *m, const struct parallel *p, i
 			  struct err *e)
 {
 	struct opgraph v;
+	struct vis_windows win;
 	int64_t patches;
 	int rc;
 
-	if ((rc = model_image_tokens(m, w, h, what, &patches, tokens, rule, n, e)) < 0 ||
-	    (rc = opgraph_vision(m, p, images, patches, &v, e)) < 0)
+	if ((rc = model_image_tokens(m, w, h, what, &patches, tokens, rule, n, e)) < 0)
+		return rc;
+	model_image_windows(m, w, h, &win);
+	if ((rc = opgraph_vision(m, p, images, patches, &win, &v, e)) < 0)
 		return rc;
 	opgraph_append(g, &v);
 	return 0;

@@ -84,9 +84,12 @@ void opgraph_release(struct opgraph *g);
  * embedding), "vit_block" (depth of them; attention over each image's own
  * patches, bidirectional) and "vit_merger" (1 + deepstack: merge x merge
  * patches to one token of the text width; Gemma 4 pools and projects).  In
- * bf16.  SS_EUSAGE when m has no encoder or a count is < 1. */
+ * bf16.  With win (model_image_windows of the images; NULL or n 0: none) the
+ * blocks outside fullatt_block_indexes are kind "vit_block_window", their
+ * attention within each window (Qwen2.5-VL), and "vit_block" counts the
+ * full-attention ones.  SS_EUSAGE when m has no encoder or a count is < 1. */
 int opgraph_vision(const struct model_cfg *m, const struct parallel *p, int64_t images, int64_t patches,
-		   struct opgraph *g, struct err *e);
+		   const struct vis_windows *win, struct opgraph *g, struct err *e);
 /* Move src's layer kinds after dst's (ops report the encoder beside the
  * language model's pass); src is left empty. */
 void opgraph_append(struct opgraph *dst, struct opgraph *src);

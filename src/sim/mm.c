@@ -137,10 +137,10 @@ double mm_encode_s(struct sim *s, struct mm_rep *M, const struct cost_model *c, 
 
 	if (n <= M->enc_n) {
 		if (isnan(M->enc_s[n]))
-			M->enc_s[n] = cost_vision_s(c, (int64_t)n, s->cfg.mm.patches);
+			M->enc_s[n] = cost_vision_s(c, (int64_t)n, s->cfg.mm.patches, &s->cfg.mm.win);
 		u = M->enc_s[n];
 	} else {
-		u = cost_vision_s(c, (int64_t)n, s->cfg.mm.patches);
+		u = cost_vision_s(c, (int64_t)n, s->cfg.mm.patches, &s->cfg.mm.win);
 	}
 	s->tot.mm_encoder_s += u;
 	return u;

@@ -228,6 +228,7 @@ struct sim_cfg {
 	 * it still holds (the same image number) is not encoded again. */
 	struct sim_mm {
 		int64_t image_tokens, patches;
+		struct vis_windows win; /* Qwen2.5-VL's windowed blocks (n 0: none) */
 	} mm;
 	/* E/P/D (encoders 0: off; sim/epd.c): each deployment copy has
 	 * `encoders` encoder workers (one GPU each, priced on cost) ahead of

@@ -114,6 +114,7 @@ num_requests: 3'
 w y-inf.yaml 'arrival: {process: poisson, rate: .inf}
 num_requests: 3'
 # a servesim experiment (20 requests of a real GuideLLM run, see eval/ground_truth)
+mkdir -p aicp && cp "$root/tests/golden/fixtures/readers/aic-pools/"* aicp/
 mkdir -p exp && cp "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/experiment.json" exp/ &&
 	head -21 "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/requests.csv" > exp/requests.csv
 x_exp() { mkdir -p "$1"; sed "$2" exp/experiment.json > "$1/experiment.json"; sed "$3" exp/requests.csv > "$1/requests.csv"; }
@@ -281,6 +282,7 @@ t out-step-log-no-folder 2 'does not exist' '$SS run --workload w.json --step-lo
 t out-calibrate-into-input 2 'input folder exp' '$SS calibrate exp -o exp/experiment.json'
 t out-import-into-input 2 'input folder exp' '$SS import exp -o exp'
 t out-eval-report-into-input 2 'input folder exp' '$SS eval exp --report exp/requests.csv'
+t out-eval-report-is-pools 2 'is the input aicp/inferencex_pools.csv' '$SS eval aicp/silicon.csv --report aicp/inferencex_pools.csv'
 t out-roofline-folder 2 'is a folder' '$SS roofline llama-2-7b -o emptydir'
 t out-roofline-grid-no-folder 2 'does not exist' '$SS roofline llama-2-7b --grid nodir/g.csv'
 # 2. write errors are failures naming the file (exit 1).  Devices are reached

@@ -134,6 +134,35 @@ static void test_recent_families(void)
 		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 2.0), 2.0 * (pc.total + pc.vision), 1e-12,
 			  "vision encoder in the weight bytes, not in the total");
 	}
+	/* Gemma 4 26B-A4B vision encoder (memory only; transformers'
+	 * Gemma4VisionModel and Gemma4MultimodalEmbedder): 27 layers of q, k,
+	 * v, o 1152 x 1152 without bias, q and k norms of 72, four norms of
+	 * 1152, gate/up/down 1152 x 4304; patch projection 3 x 16 x 16 -> 1152;
+	 * x and y position tables 2 x 10240 x 1152; standardisation 2 x 1152;
+	 * the embedder 1152 -> 2816: 27 x 20187792 + 884736 + 23592960 + 2304 +
+	 * 3244032 = 572794416 (the ~550 M encoder Google's model card names) */
+	if (load("gemma-4-26b-a4b", m) == 0) {
+		struct parallel p1 = {1, 1, 1, 1};
+		struct gpu_spec g;
+		struct memplan with, without;
+		double want = 572794416.0, wb;
+		memset(&g, 0, sizeof(g));
+		snprintf(g.id, sizeof(g.id), "test141");
+		g.mem_bytes = g.hbm_bytes = 141e9;
+		model_params(m, &pc);
+		CHECK_REL(pc.vision, want, 1e-12, "gemma-4-26b-a4b vision encoder by hand");
+		wb = model_weight_bytes_per_gpu(m, &p1, 2.0);
+		err_clear(&e);
+		CHECK(memplan_compute(m, &g, &p1, DT_BF16, DT_BF16, 0.9, 16, 8192, 256, &with, &e) == 0,
+		      "gemma-4-26b-a4b memplan (%s)", e.msg);
+		m->vision_params = 0;
+		CHECK_REL(wb - model_weight_bytes_per_gpu(m, &p1, 2.0), 1145588832.0, 1e-12,
+			  "gemma-4-26b-a4b: the encoder's 1145588832 B (bf16) are in the weight bytes");
+		CHECK(memplan_compute(m, &g, &p1, DT_BF16, DT_BF16, 0.9, 16, 8192, 256, &without, &e) == 0 &&
+		      fabs(without.kv_bytes - with.kv_bytes - 1145588832.0) < 1.0 && with.blocks < without.blocks,
+		      "gemma-4-26b-a4b: the KV cache is 1145588832 B smaller with the encoder (%lld blocks, %lld "
+		      "without)", (long long)with.blocks, (long long)without.blocks);
+	}
 	/* no published family is refused any more: DeepSeek-V4 was the last */
 	for (i = 0; i < sizeof(refused_ids) / sizeof(refused_ids[0]); i++) {
 		err_clear(&e);
@@ -363,7 +392,7 @@ static void test_vision(void)
 	 * 2 h 4304) GEMM FLOPs and 2 T^2 x 16 heads x (72 + 72) attention; the
 	 * patch embedding 2T x 1536 x h; four mergers (1 + 3 deepstack) of
 	 * 2M(4h x 4h + 4h x 2048) */
-	CHECK(opgraph_vision(m, &p1, 1, 3072, &g, &e) == 0, "qwen3-vl: encoder graph builds");
+	CHECK(opgraph_vision(m, &p1, 1, 3072, NULL, &g, &e) == 0, "qwen3-vl: encoder graph builds");
 	hand = 27 * (2 * T * (4 * h * h + 2 * h * 4304) + 2 * T * T * 16 * 144) + 2 * T * 1536 * h +
 	       4 * 2 * M * (4 * h * 4 * h + 4 * h * 2048);
 	{
@@ -375,6 +404,47 @@ static void test_vision(void)
 		CHECK_REL(f, hand, 1e-12, "qwen3-vl: encoder GEMM + attention FLOPs of one 1024x768 image");
 	}
 	opgraph_release(&g);
+	/* Qwen2.5-VL-7B: windows of 112 px (4 x 4 merged tokens, 8 x 8 patches)
+	 * in all but the 4 blocks of fullatt_block_indexes.  1024 x 768 resizes
+	 * to multiples of 28 px: 768 / 28 = 27.43 -> 27 (756 px), 1024 / 28 =
+	 * 36.57 -> 37 (1036 px), 54 x 74 = 3996 patches, 999 tokens.  Its 27 x 37
+	 * merged grid in windows of 4: 6 x 9 full windows of 64 patches, 6 of
+	 * 4 x 1 merged tokens (16 patches) down the last column, 9 of 3 x 4 (48)
+	 * along the last row and a corner of 3 x 1 (12): 70 windows, 243,600
+	 * query-key pairs where full attention has 3996^2 = 15,968,016.  Its
+	 * encoder by hand (RMSNorms, qkv and proj with biases, gate/up/down with
+	 * biases; the bias-free Conv3d 3 x 2 x 14 x 14; the merger's RMSNorm and
+	 * 5120 -> 5120 -> 3584 with biases): 32 x 19,702,200 + 1,505,280 + 1280
+	 * + 44,573,184 = 676,550,144, the 675 M ViT of the Qwen2.5-VL report */
+	CHECK(load("qwen2.5-vl-7b", m) == 0 && m->vis.kind == VIS_QWEN && m->vis.depth == 32 && m->vis.window == 112 &&
+		      m->vis.full_blocks == 4 && m->vis.mlp_mats == 3 && m->vis.rmsnorm && m->family == FAM_QWEN2,
+	      "qwen2.5-vl: vision_config read (32 blocks, windows of 112 px, 4 full-attention blocks, gated MLP)");
+	CHECK(model_image_tokens(m, 1024, 768, "t", &pt, &tok, NULL, 0, &e) == 0 && pt == 3996 && tok == 999,
+	      "qwen2.5-vl: 1024x768 -> 1036x756, %lld patches, %lld tokens (hand: 3996, 999)", (long long)pt,
+	      (long long)tok);
+	{
+		struct vis_windows w;
+		struct param_counts pv;
+		double fl = 0, wp = 54.0 * 64 * 64 + 6.0 * 16 * 16 + 9.0 * 48 * 48 + 12.0 * 12;
+		model_image_windows(m, 1024, 768, &w);
+		CHECK(w.n == 4 && w.count[0] == 54 && w.len[0] == 64 && w.count[1] == 6 && w.len[1] == 16 &&
+			      w.count[2] == 9 && w.len[2] == 48 && w.count[3] == 1 && w.len[3] == 12,
+		      "qwen2.5-vl: 1024x768 in 54 windows of 64 patches, 6 of 16, 9 of 48 and 1 of 12");
+		CHECK(opgraph_vision(m, &p1, 1, 3996, &w, &g, &e) == 0 && g.nkinds == 4 &&
+			      strcmp(g.kinds[1].name, "vit_block") == 0 && g.kinds[1].count == 4 &&
+			      strcmp(g.kinds[2].name, "vit_block_window") == 0 && g.kinds[2].count == 28,
+		      "qwen2.5-vl: 4 full-attention blocks and 28 windowed ones");
+		for (size_t i = 0; i < g.nkinds; i++)
+			for (size_t k = 0; k < g.kinds[i].nops; k++)
+				if (g.kinds[i].ops[k].kind == OPK_ATTN)
+					fl += (double)g.kinds[i].count * g.kinds[i].ops[k].flops;
+		/* 16 heads x (80 + 80): 2 x pairs x 16 x 160 FLOPs a block */
+		CHECK_REL(fl, 4 * 2 * 3996.0 * 3996 * 16 * 160 + 28 * 2 * wp * 16 * 160, 1e-12,
+			  "qwen2.5-vl: attention FLOPs of one image, 243600 pairs in the windowed blocks");
+		opgraph_release(&g);
+		model_params(m, &pv);
+		CHECK_REL(pv.vision, 676550144.0, 1e-12, "qwen2.5-vl: vision encoder weights by hand");
+	}
 	CHECK(load("gemma-4-26b-a4b", m) == 0 && m->vis.kind == VIS_FIXED &&
 		      model_image_tokens(m, 1024, 768, "t", &pt, &tok, NULL, 0, &e) == 0 && tok == 280 && pt == 2520,
 	      "gemma-4: 280 soft tokens per image, from 2520 patches pooled 3x3");
