@@ -294,6 +294,46 @@ int afile_write(const char *path, const void *buf, size_t len, struct err *e)
 	return afile_commit(&af, e);
 }
 
+void afile_set_init(struct afile_set *g)
+{
+	g->n = 0;
+}
+
+void afile_set_abort(struct afile_set *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		afile_abort(g->open[i]);
+	g->n = 0;
+}
+
+int afile_set_open(struct afile_set *g, const char *path, FILE **f, struct err *e)
+{
+	int rc;
+
+	*f = NULL;
+	if (!path)
+		return 0;
+	if (g->n == AFILE_SET_MAX)
+		BUG("afile_set_open: more files than AFILE_SET_MAX");
+	if ((rc = afile_open(&g->af[g->n], path, e)) < 0) {
+		afile_set_abort(g);
+		return rc;
+	}
+	g->open[g->n] = &g->af[g->n];
+	*f = g->af[g->n++].f;
+	return 0;
+}
+
+int afile_set_commit(struct afile_set *g, struct err *e)
+{
+	int rc = afile_commit_all(g->open, g->n, e);
+
+	g->n = 0;
+	return rc;
+}
+
 int afile_commit(struct afile *a, struct err *e)
 {
 	int rc = afile_close_checked(a, e);

@@ -46,6 +46,24 @@ void afile_abort(struct afile *a);
 /* len bytes of buf as the whole of path (open, write, commit). */
 int afile_write(const char *path, const void *buf, size_t len, struct err *e);
 
+/* A command's output files, written all or nothing (as run's --requests-out
+ * and --step-log): each opened when it is asked for, then committed
+ * together (afile_commit_all), or, on any error, every one aborted: a
+ * failing output never leaves the others written. */
+#define AFILE_SET_MAX 4
+struct afile_set {
+	struct afile af[AFILE_SET_MAX];
+	struct afile *open[AFILE_SET_MAX];
+	size_t n;
+};
+void afile_set_init(struct afile_set *g);
+/* Open path into the set, *f its stream; path NULL (not asked for): *f
+ * NULL.  On an error every file of the set is aborted. */
+int afile_set_open(struct afile_set *g, const char *path, FILE **f, struct err *e);
+int afile_set_commit(struct afile_set *g, struct err *e);
+/* Abort what is open (nothing after a commit). */
+void afile_set_abort(struct afile_set *g);
+
 /* One output of a command: the flag naming it (for messages), its path
  * (NULL: not asked for) and, for an output folder, the NULL-terminated names
  * of the files written in it (the folder may not exist yet). */

@@ -145,32 +145,36 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 	return 0;
 }
 
-/* --curve and --svg, written through the output module, all or none (a
- * failing --svg left the curve written). */
+/* --curve, --svg and --html, written through the output module, all or
+ * none (a failing --svg left the curve written; the page came after). */
 static int write_files(const struct cap_opts *o, const struct out_config *cfg, const struct cap_result *r,
-		       struct err *e)
+		       const struct acc_confidence *conf, struct err *e)
 {
-	struct afile af[2];
-	struct afile *open[2];
-	size_t n = 0, i;
-	int rc = 0;
+	struct afile_set g;
+	struct html_capture h;
+	FILE *f;
+	int rc;
 
-	if (o->curve && (rc = afile_open(&af[n], o->curve, e)) == 0) {
-		out_cap_curve_csv(af[n].f, &o->cc, cfg, r);
-		open[n] = &af[n];
-		n++;
-	}
-	if (rc == 0 && o->svg && (rc = afile_open(&af[n], o->svg, e)) == 0) {
-		out_cap_svg(af[n].f, &o->cc, cfg, r);
-		open[n] = &af[n];
-		n++;
-	}
-	if (rc < 0) {
-		for (i = 0; i < n; i++)
-			afile_abort(open[i]);
+	afile_set_init(&g);
+	if ((rc = afile_set_open(&g, o->curve, &f, e)) < 0)
 		return rc;
+	if (f)
+		out_cap_curve_csv(f, &o->cc, cfg, r);
+	if ((rc = afile_set_open(&g, o->svg, &f, e)) < 0)
+		return rc;
+	if (f)
+		out_cap_svg(f, &o->cc, cfg, r);
+	if ((rc = afile_set_open(&g, o->html, &f, e)) < 0)
+		return rc;
+	if (f) {
+		/* the page is built from the JSON result, as `servesim report` builds it */
+		out_cap_json(html_capture_open(&h), &o->cc, cfg, r, conf);
+		if ((rc = html_capture_page(&h, f, e)) < 0) {
+			afile_set_abort(&g);
+			return rc;
+		}
 	}
-	return afile_commit_all(open, n, e);
+	return afile_set_commit(&g, e);
 }
 
 int cmd_capacity(int argc, char **argv, struct err *e)
@@ -221,18 +225,11 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		goto out;
 	have_res = true;
 	out_config_of(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &cfg);
-	if ((rc = write_files(&o, &cfg, &res, e)) < 0)
-		goto out;
 	if ((pt = cap_answer_point(&o.cc, &res)) &&
 	    (rc = acc_confidence_at(x.env.data_dir, &sc, pt->running_per_rank, pt->queue_share, false, &conf, e)) < 0)
 		goto out;
-	if (o.html) {
-		/* the page is built from the JSON result, as `servesim report` builds it */
-		struct html_capture h;
-		out_cap_json(html_capture_open(&h), &o.cc, &cfg, &res, pt ? &conf : NULL);
-		if ((rc = html_capture_close(&h, o.html, e)) < 0)
-			goto out;
-	}
+	if ((rc = write_files(&o, &cfg, &res, pt ? &conf : NULL, e)) < 0)
+		goto out;
 	if (o.fmt == FMT_JSON)
 		out_cap_json(stdout, &o.cc, &cfg, &res, pt ? &conf : NULL);
 	else

@@ -169,7 +169,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	struct catalog env;
 	struct eval_pass p;
 	struct eval_inputs in;
-	struct afile af;
+	struct afile_set outf; /* --report and --html, all or none */
 	FILE *md = NULL;
 	char *files[MAX_EXP];
 	size_t nf = 0, i;
@@ -177,6 +177,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 
 	memset(&c, 0, sizeof(c));
 	memset(&p, 0, sizeof(p));
+	afile_set_init(&outf);
 	cost_default_overheads(&c.eo.ov);
 	c.gpu = "h100";
 	c.model = "llama-3.1-8b";
@@ -230,7 +231,6 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			return rc;
 	}
 	catalog_init(&env);
-	memset(&af, 0, sizeof(af));
 	if (c.synthetic) {
 		struct model_cfg m;
 		const struct gpu_spec *g;
@@ -275,11 +275,8 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		if ((rc = afile_check_outputs(outs, 3, paths, nin, 0, e)) < 0)
 			goto out;
 	}
-	if (c.report) {
-		if ((rc = afile_open(&af, c.report, e)) < 0)
-			goto out;
-		md = af.f;
-	}
+	if ((rc = afile_set_open(&outf, c.report, &md, e)) < 0)
+		goto out;
 	c.eo.cache = mfu_cache_new(); /* each GPU's tables parsed once for all experiments */
 	in = (struct eval_inputs){&env, files, nf, c.gpu, c.base, c.where, c.jobs, c.ov_flags, 0, stderr};
 	if (c.ablate) {
@@ -294,8 +291,11 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		if (c.html) {
 			/* the page is built from the JSON result, as `servesim report` builds it */
 			struct html_capture h;
+			FILE *hf;
+			if ((rc = afile_set_open(&outf, c.html, &hf, e)) < 0)
+				goto out;
 			out_eval_json(html_capture_open(&h), &p, c.eo.tier0_off);
-			if ((rc = html_capture_close(&h, c.html, e)) < 0)
+			if ((rc = html_capture_page(&h, hf, e)) < 0)
 				goto out;
 		}
 		if (c.fmt == FMT_JSON)
@@ -317,16 +317,13 @@ int cmd_eval(int argc, char **argv, struct err *e)
 					     (const double (*)[EM__COUNT])mean);
 		}
 	}
-	if (rc == 0 && md) {
-		md = NULL;
-		rc = afile_commit(&af, e);
-	}
+	if (rc == 0)
+		rc = afile_set_commit(&outf, e);
 status:
 	if (rc == 0)
 		rc = eval_pass_status(&p, stderr, e);
 out:
-	if (md)
-		afile_abort(&af);
+	afile_set_abort(&outf); /* (nothing left after a commit) */
 	for (i = 0; i < nf; i++)
 		free(files[i]);
 	free(p.rows);

@@ -298,6 +298,46 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 	return 0;
 }
 
+/* --csv, --svg and --html, all or none. */
+static int write_files(const struct search_opts *o, const struct search_report *R, struct err *e)
+{
+	struct afile_set g;
+	struct html_capture h;
+	struct sbuf b;
+	FILE *f;
+	int rc;
+
+	afile_set_init(&g);
+	sb_init(&b);
+	if ((rc = afile_set_open(&g, o->csv, &f, e)) < 0)
+		goto out;
+	if (f) {
+		search_report_csv(R, &b);
+		fwrite(b.buf ? b.buf : "", 1, b.len, f);
+		sb_reset(&b);
+	}
+	if ((rc = afile_set_open(&g, o->svg, &f, e)) < 0)
+		goto out;
+	if (f) {
+		search_report_svg(R, &b);
+		fwrite(b.buf ? b.buf : "", 1, b.len, f);
+	}
+	if ((rc = afile_set_open(&g, o->html, &f, e)) < 0)
+		goto out;
+	if (f) {
+		/* the page is built from the JSON result, as `servesim report` builds it */
+		search_report_json(html_capture_open(&h), R);
+		if ((rc = html_capture_page(&h, f, e)) < 0) {
+			afile_set_abort(&g);
+			goto out;
+		}
+	}
+	rc = afile_set_commit(&g, e);
+out:
+	sb_release(&b);
+	return rc;
+}
+
 int cmd_search(int argc, char **argv, struct err *e)
 {
 	struct search_opts o;
@@ -363,31 +403,8 @@ int cmd_search(int argc, char **argv, struct err *e)
 	if (rc < 0 || rk.rank != 0)
 		goto out;
 	search_report_of(r, &o.q, o.top, &R);
-	if (o.csv) {
-		struct sbuf b;
-		sb_init(&b);
-		search_report_csv(&R, &b);
-		rc = afile_write(o.csv, b.buf ? b.buf : "", b.len, e);
-		sb_release(&b);
-		if (rc < 0)
-			goto out;
-	}
-	if (o.svg) {
-		struct sbuf b;
-		sb_init(&b);
-		search_report_svg(&R, &b);
-		rc = afile_write(o.svg, b.buf ? b.buf : "", b.len, e);
-		sb_release(&b);
-		if (rc < 0)
-			goto out;
-	}
-	if (o.html) {
-		/* the page is built from the JSON result, as `servesim report` builds it */
-		struct html_capture h;
-		search_report_json(html_capture_open(&h), &R);
-		if ((rc = html_capture_close(&h, o.html, e)) < 0)
-			goto out;
-	}
+	if ((rc = write_files(&o, &R, e)) < 0)
+		goto out;
 	if (o.fmt == FMT_JSON)
 		search_report_json(stdout, &R);
 	else

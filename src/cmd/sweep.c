@@ -140,26 +140,45 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 	return 0;
 }
 
-/* The charts of the rows to o->svg (sweep.h out_sweep_svg) and their page
- * to o->html (html.h), each atomically. */
-static int write_charts(const struct sweep_opts *o, const struct sbuf *rows, size_t n, struct err *e)
+/* The rows to o->out (else standard output, after the files), their
+ * charts to o->svg (sweep.h out_sweep_svg) and their page to o->html
+ * (html.h): the files all or none. */
+static int write_outputs(const struct sweep_opts *o, const struct sbuf *rows, size_t n, const struct sbuf *all,
+			 struct err *e)
 {
-	struct json *js;
-	struct afile af;
+	struct afile_set g;
+	struct json *js = NULL;
 	const char *xkey;
 	char title[200];
+	FILE *f;
 	int rc;
 
-	if ((rc = sweep_rows_json(rows, n, o->p.fmt, &js, e)) < 0)
+	afile_set_init(&g);
+	if ((rc = afile_set_open(&g, o->out, &f, e)) < 0)
 		return rc;
-	snprintf(title, sizeof(title), "sweep: %zu points of %s", n,
-		 o->p.sf.model ? o->p.sf.model : o->p.sf.config ? o->p.sf.config : "llama-3.1-8b");
-	if (o->svg && (rc = sweep_chart_axis(js, &xkey, e)) == 0 && (rc = afile_open(&af, o->svg, e)) == 0) {
-		out_sweep_svg(af.f, js, xkey, title);
-		rc = afile_commit(&af, e);
+	if (f)
+		fwrite(all->buf ? all->buf : "", 1, all->len, f);
+	if ((o->svg || o->html) && (rc = sweep_rows_json(rows, n, o->p.fmt, &js, e)) < 0)
+		goto fail;
+	if (o->svg && (rc = sweep_chart_axis(js, &xkey, e)) < 0)
+		goto fail;
+	if ((rc = afile_set_open(&g, o->svg, &f, e)) < 0)
+		goto out;
+	if (f) {
+		snprintf(title, sizeof(title), "sweep: %zu points of %s", n,
+			 o->p.sf.model ? o->p.sf.model : o->p.sf.config ? o->p.sf.config : "llama-3.1-8b");
+		out_sweep_svg(f, js, xkey, title);
 	}
-	if (rc == 0 && o->html)
-		rc = html_write(o->html, js, NULL, e);
+	if ((rc = afile_set_open(&g, o->html, &f, e)) < 0)
+		goto out;
+	if (f && (rc = html_page(f, js, NULL, e)) < 0)
+		goto fail;
+	if ((rc = afile_set_commit(&g, e)) == 0 && !o->out)
+		fwrite(all->buf ? all->buf : "", 1, all->len, stdout);
+	goto out;
+fail:
+	afile_set_abort(&g);
+out:
 	json_free(js);
 	return rc;
 }
@@ -237,12 +256,7 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	}
 	for (i = 0; i < n; i++)
 		sb_put(&all, rows[i].buf, rows[i].len);
-	if (o.out)
-		rc = afile_write(o.out, all.buf, all.len, e);
-	else
-		fwrite(all.buf, 1, all.len, stdout);
-	if (rc == 0 && (o.svg || o.html))
-		rc = write_charts(&o, rows, n, e);
+	rc = write_outputs(&o, rows, n, &all, e);
 out:
 	if (rows)
 		for (i = 0; i < n; i++)

@@ -14,6 +14,7 @@
 #include "base/afile.h"
 #include "base/alloc.h"
 #include "report/out.h"
+#include "plan/autoscale.h"
 #include "plan/pareto.h"
 #include "base/sbuf.h"
 #include "plan/sweep.h"
@@ -149,8 +150,9 @@ static void tail(FILE *f)
 	fprintf(f, "<script>\n%s</script>\n</body></html>\n", script);
 }
 
-/* A key / value table of an object's scalar members (nested ones as JSON). */
-static void kv_table(FILE *f, const struct json *o, const char *const *skip)
+/* A key / value table of an object's members (nested ones as JSON), but
+ * those named in skip and those hide says so of (either may be NULL). */
+static void kv_table(FILE *f, const struct json *o, const char *const *skip, bool (*hide)(const char *key))
 {
 	const struct json *m;
 	char b[600];
@@ -161,7 +163,7 @@ static void kv_table(FILE *f, const struct json *o, const char *const *skip)
 		bool sk = false;
 		for (k = 0; skip && skip[k]; k++)
 			sk |= strcmp(skip[k], json_key(m)) == 0;
-		if (sk)
+		if (sk || (hide && hide(json_key(m))))
 			continue;
 		fputs("<tr><th>", f);
 		out_svg_esc(f, json_key(m));
@@ -267,10 +269,10 @@ static void page_search(FILE *f, const struct json *res)
 	char title[200];
 
 	fputs("<h2>Search</h2>\n", f);
-	kv_table(f, json_get(res, "config"), NULL);
+	kv_table(f, json_get(res, "config"), NULL, NULL);
 	{
 		static const char *const skip[] = {"config", "ranking", "servesim_version", NULL};
-		kv_table(f, res, skip);
+		kv_table(f, res, skip, NULL);
 	}
 	for (r = json_first(rk); r; r = json_next(r), i++) {
 		const struct json *p = json_get(r, "pareto");
@@ -322,7 +324,7 @@ static void page_capacity(FILE *f, const struct json *res)
 	fputs("<h2>Capacity</h2>\n", f);
 	{
 		static const char *const skip[] = {"config", "curve", NULL};
-		kv_table(f, res, skip);
+		kv_table(f, res, skip, NULL);
 	}
 	/* the first seed's probes: each SLO metric over its limit (clipped at
 	 * 2), goodput, served / offered */
@@ -365,7 +367,7 @@ static void page_capacity(FILE *f, const struct json *res)
 	fputs("<figure id=\"chart-capacity\">", f);
 	out_svg_plot(f, &pl);
 	fputs("</figure>\n<h2>Resolved configuration</h2>\n", f);
-	kv_table(f, json_get(res, "config"), NULL);
+	kv_table(f, json_get(res, "config"), NULL, NULL);
 	fputs("<h2>Probes</h2>\n", f);
 	cols[nc++] = (struct col){"seed", "seed"};
 	cols[nc++] = (struct col){xk, xk};
@@ -503,7 +505,7 @@ static void page_eval(FILE *f, const struct json *res)
 	{
 		static const char *const skip[] = {"rows", "by_model", "by_workload", "tables", "summary", NULL};
 		const struct json *m;
-		kv_table(f, res, skip);
+		kv_table(f, res, skip, NULL);
 		fputs("<h2>Summary over the steady rows</h2>\n<table class=\"summary\"><thead><tr><th>metric</th>"
 		      "<th>median APE</th><th>mean APE</th><th>rows</th></tr></thead><tbody>\n", f);
 		for (m = json_first(json_get(res, "summary")); m; m = json_next(m)) {
@@ -550,6 +552,151 @@ static void page_eval(FILE *f, const struct json *res)
 	data_table(f, "rows", rows, cols, sizeof(cols) / sizeof(cols[0]), "rows");
 }
 
+/* --- run --- */
+
+/* The distributions of a run's summary (and of each stage): the key's
+ * prefix and the row's heading; their statistics. */
+static const struct col run_dists[] = {
+	{"ttft", "TTFT"}, {"itl", "ITL (per request)"}, {"tpot", "TPOT"}, {"e2e", "E2E"}, {"queue", "queue"},
+	{"itl_pooled", "ITL pooled (vLLM's)"}};
+static const char *const run_stats[] = {"mean", "std", "p50", "p90", "p95", "p99", "max"};
+#define RUN_NSTATS (sizeof(run_stats) / sizeof(run_stats[0]))
+
+/* Is key one of the percentile table's cells (DIST_STAT_ms)? */
+static bool run_dist_key(const char *key)
+{
+	size_t i, k, n;
+
+	for (i = 0; i < sizeof(run_dists) / sizeof(run_dists[0]); i++) {
+		n = strlen(run_dists[i].key);
+		if (strncmp(key, run_dists[i].key, n) != 0 || key[n] != '_')
+			continue;
+		for (k = 0; k < RUN_NSTATS; k++) {
+			size_t m = strlen(run_stats[k]);
+			if (strncmp(key + n + 1, run_stats[k], m) == 0 && strcmp(key + n + 1 + m, "_ms") == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The percentile table of a summary: one row a distribution it holds, its
+ * statistics in ms (each cell's key in data-key). */
+static void run_percentiles(FILE *f, const struct json *sum)
+{
+	char key[64], b[64];
+	size_t i, k;
+
+	fputs("<table class=\"kv\" id=\"percentiles\">\n<thead><tr><th>ms</th>", f);
+	for (k = 0; k < RUN_NSTATS; k++)
+		fprintf(f, "<th>%s</th>", run_stats[k]);
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (i = 0; i < sizeof(run_dists) / sizeof(run_dists[0]); i++) {
+		snprintf(key, sizeof(key), "%s_mean_ms", run_dists[i].key);
+		if (!json_get(sum, key))
+			continue;
+		fprintf(f, "<tr data-metric=\"%s\"><th>%s</th>", run_dists[i].key, run_dists[i].head);
+		for (k = 0; k < RUN_NSTATS; k++) {
+			snprintf(key, sizeof(key), "%s_%s_ms", run_dists[i].key, run_stats[k]);
+			value_text(json_get(sum, key), b, sizeof(b));
+			fprintf(f, "<td class=\"n\" data-key=\"%s\">%s</td>", key, b);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+static int int_of(const struct json *o, const char *key)
+{
+	double v = num(o, key);
+	return isfinite(v) && fabs(v) < 1e9 ? (int)v : 0;
+}
+
+/* An autoscaling run's chart (the one run --svg draws) and intervals,
+ * from its JSON. */
+static void run_autoscale(FILE *f, const struct json *res)
+{
+	static const struct col cols[] = {
+		{"start_s", "start s"}, {"end_s", "end s"}, {"arrivals", "arrivals"}, {"completed", "completed"},
+		{"ttft_p90_ms", "TTFT p90 ms"}, {"itl_mean_ms", "ITL mean ms"}, {"utilization", "use"},
+		{"desired", "replicas asked"}};
+	const struct json *pts = json_get(res, "autoscale"), *ivs = json_get(res, "autoscale_intervals"), *p;
+	struct autoscale_cfg c;
+	struct autoscale_result r;
+	size_t i = 0;
+
+	memset(&c, 0, sizeof(c));
+	memset(&r, 0, sizeof(r));
+	c.max = int_of(res, "autoscale_config.max_replicas");
+	c.slo_ttft_ms = num(res, "summary.slo_ttft_ms");
+	r.duration_s = num(res, "summary.duration_s");
+	r.npts = json_size(pts);
+	r.pts = xcalloc(r.npts + 1, sizeof(*r.pts));
+	for (p = json_first(pts); p; p = json_next(p), i++)
+		r.pts[i] = (struct autoscale_point){num(p, "time_s"), int_of(p, "replicas"), int_of(p, "provisioned")};
+	r.niv = json_size(ivs);
+	r.iv = xcalloc(r.niv + 1, sizeof(*r.iv));
+	for (i = 0, p = json_first(ivs); p; p = json_next(p), i++) {
+		r.iv[i].start_s = num(p, "start_s");
+		r.iv[i].end_s = num(p, "end_s");
+		r.iv[i].ttft_p90_ms = num(p, "ttft_p90_ms");
+	}
+	fputs("<h2>Autoscaling</h2>\n", f);
+	kv_table(f, json_get(res, "autoscale_config"), NULL, NULL);
+	fputs("<figure id=\"chart-autoscale\">", f);
+	out_autoscale_svg(f, &c, &r);
+	fputs("</figure>\n<h2>Intervals</h2>\n<p class=\"meta\">Click a row for every figure of the interval.</p>\n", f);
+	data_table(f, "rows", ivs, cols, sizeof(cols) / sizeof(cols[0]), "intervals");
+	free(r.pts);
+	free(r.iv);
+}
+
+static void page_run(FILE *f, const struct json *res)
+{
+	static const struct col cols[] = {
+		{"index", "stage"}, {"completed", "completed"}, {"throughput_rps", "req/s"},
+		{"output_tokens_per_s", "output tok/s"}, {"ttft_mean_ms", "TTFT mean ms"},
+		{"ttft_p90_ms", "TTFT p90 ms"}, {"itl_mean_ms", "ITL mean ms"}, {"e2e_p90_ms", "E2E p90 ms"}};
+	const struct json *sum = json_get(res, "summary"), *stages = json_get(res, "stages");
+
+	static const char *const head_keys[] = {
+		"arrived", "completed", "rejected", "throughput_rps", "output_tokens_per_s", "duration_s", "gpu_hours",
+		"cost_usd", "slo_attainment", "peak_replicas", NULL};
+	const struct json *m;
+	size_t k;
+	char b[64];
+
+	fputs("<h2>Run</h2>\n<p id=\"status\">", f);
+	out_svg_esc(f, str(res, "status_line", str(res, "status", "")));
+	fputs("</p>\n<table class=\"kv\" id=\"headline\">\n", f);
+	for (k = 0; head_keys[k]; k++)
+		if ((m = json_get(sum, head_keys[k]))) {
+			value_text(m, b, sizeof(b));
+			fprintf(f, "<tr><th>%s</th><td class=\"n\" data-key=\"%s\">", head_keys[k], head_keys[k]);
+			out_svg_esc(f, b);
+			fputs("</td></tr>\n", f);
+		}
+	fputs("</table>\n<h2>Latency</h2>\n", f);
+	run_percentiles(f, sum);
+	fputs("<p class=\"meta\">Client side. ITL: ", f);
+	out_svg_esc(f, str(sum, "itl_definition", "-"));
+	fputs("; TPOT: ", f);
+	out_svg_esc(f, str(sum, "tpot_definition", "-"));
+	fputs("; ITL pooled: ", f);
+	out_svg_esc(f, str(sum, "itl_pooled_definition", "-"));
+	fputs(".</p>\n", f);
+	if (json_get(res, "autoscale_intervals"))
+		run_autoscale(f, res);
+	if (json_size(stages) > 1) {
+		fputs("<h2>Stages</h2>\n", f);
+		data_table(f, "stages", stages, cols, sizeof(cols) / sizeof(cols[0]), "stages");
+	}
+	fputs("<h2>Summary</h2>\n", f);
+	kv_table(f, sum, NULL, run_dist_key);
+	fputs("<h2>Resolved configuration</h2>\n", f);
+	kv_table(f, json_get(res, "config"), NULL, NULL);
+}
+
 const char *html_kind(const struct json *res)
 {
 	if (json_type_of(res) == JSON_ARRAY)
@@ -562,6 +709,8 @@ const char *html_kind(const struct json *res)
 		return "capacity";
 	if (json_get(res, "rows") && json_get(res, "summary"))
 		return "eval";
+	if (json_get(res, "summary") && json_get(res, "status_line") && json_get(res, "config"))
+		return "run";
 	return NULL;
 }
 
@@ -572,7 +721,7 @@ int html_page(FILE *f, const struct json *res, const char *source, struct err *e
 
 	if (!k)
 		return err_set(e, SS_EDATA,
-			       "%s: not a servesim result (expected the JSON of search, capacity or eval --format json, or sweep's JSONL rows)",
+			       "%s: not a servesim result (expected the JSON of run, search, capacity or eval --format json, or sweep's JSONL rows)",
 			       source ? source : "result");
 	if (strcmp(k, "capacity") == 0 && !json_get(res, "curve"))
 		return err_set(e, SS_EDATA, "%s: a capacity result without its 'curve' (written by an older servesim): rerun capacity --format json",
@@ -584,6 +733,9 @@ int html_page(FILE *f, const struct json *res, const char *source, struct err *e
 			 str(res, "config.gpu", "?"));
 	else if (strcmp(k, "sweep") == 0)
 		snprintf(title, sizeof(title), "servesim sweep: %s", str(json_first(res), "model", "?"));
+	else if (strcmp(k, "run") == 0)
+		snprintf(title, sizeof(title), "servesim run: %s on %s", str(res, "config.model", "?"),
+			 str(res, "config.gpu", "?"));
 	else
 		snprintf(title, sizeof(title), "servesim eval: %zu rows", json_size(json_get(res, "rows")));
 	head(f, title, source);
@@ -593,6 +745,8 @@ int html_page(FILE *f, const struct json *res, const char *source, struct err *e
 		page_capacity(f, res);
 	else if (strcmp(k, "sweep") == 0)
 		page_sweep(f, res);
+	else if (strcmp(k, "run") == 0)
+		page_run(f, res);
 	else
 		page_eval(f, res);
 	tail(f);
@@ -622,7 +776,7 @@ int html_result_parse(const char *text, size_t len, const char *source, struct j
 		return -pe.code;
 	} else {
 		return err_set(e, SS_EDATA,
-			       "%s: not a servesim result (expected the JSON of search, capacity or eval --format json, or sweep's rows as JSONL or CSV)",
+			       "%s: not a servesim result (expected the JSON of run, search, capacity or eval --format json, or sweep's rows as JSONL or CSV)",
 			       source);
 	}
 	lines = NULL;
@@ -668,14 +822,14 @@ FILE *html_capture_open(struct html_capture *h)
 	return h->f;
 }
 
-int html_capture_close(struct html_capture *h, const char *path, struct err *e)
+int html_capture_page(struct html_capture *h, FILE *f, struct err *e)
 {
 	struct json *res;
 	int rc;
 
 	fclose(h->f);
 	if ((rc = json_parse(h->buf, h->len, "result", &res, e)) == 0) {
-		rc = html_write(path, res, NULL, e);
+		rc = html_page(f, res, NULL, e);
 		json_free(res);
 	}
 	free(h->buf);

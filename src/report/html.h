@@ -24,14 +24,15 @@ int html_page(FILE *f, const struct json *res, const char *source, struct err *e
 /* The page of res written to path atomically (afile.h). */
 int html_write(const char *path, const struct json *res, const char *source, struct err *e);
 /* --html FILE: a command writes its JSON result to the stream
- * html_capture_open gives; html_capture_close parses it and writes its page
- * to path (html_write), then frees the capture. */
+ * html_capture_open gives; html_capture_page parses it and writes its page
+ * to f (an output the command commits with its others: afile_set), then
+ * frees the capture. */
 struct html_capture {
 	char *buf;
 	size_t len;
 	FILE *f;
 };
 FILE *html_capture_open(struct html_capture *h);
-int html_capture_close(struct html_capture *h, const char *path, struct err *e);
+int html_capture_page(struct html_capture *h, FILE *f, struct err *e);
 
 #endif

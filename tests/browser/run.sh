@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/browser/run.sh - the HTML pages of `search --html` and `eval --html`
+# tests/browser/run.sh - the HTML pages of `search --html`, `eval --html` and
+# `servesim report` of a run (an autoscaling one, and one of two stages)
 # rendered in headless Chromium: the inline script ran (body data-ready),
 # every row and chart is in the DOM, sorting and filtering from the URL
 # (#sort=COLUMN:desc&filter=WORDS) give the order and the count the JSON
@@ -77,8 +78,33 @@ grep -q "data-shown=\"$k\"" "$work/eval-f.dom"; check $? "eval: #filter=codellam
 worst=$(jq -r '[.rows[] | select(.metrics.ttft_mean_ms.ape != null)] | max_by(.metrics.ttft_mean_ms.ape) | .experiment' "$work/eval.json")
 render "file://$out/eval.html#sort=metrics.ttft_mean_ms.ape:desc" | first_row >"$work/eval.first"
 grep -q "^$worst|" "$work/eval.first"; check $? "eval: #sort=TTFT APE desc puts $worst first"
+# --- run (an autoscaling run's JSON, through `servesim report`) ------------
+"$bin" run --workload workloads/autoscale-day.json --max-num-seqs 128 --autoscale 1:6 --autoscale-policy slo \
+	--autoscale-interval-s 30 --autoscale-grace-s 120 --slo-ttft-ms 500 --slo-itl-ms 30 --format json \
+	>"$work/run.json" 2>/dev/null && "$bin" report "$work/run.json" -o "$out/run.html"
+check $? "report of a run's JSON wrote the page"
+n=$(jq '.autoscale_intervals | length' "$work/run.json")
+render "file://$out/run.html" >"$work/run.dom"
+grep -q '<body data-ready="1"' "$work/run.dom"; check $? "run: the inline script ran"
+[ "$(grep -o '<tr class="row"' "$work/run.dom" | wc -l)" = "$n" ]; check $? "run: $n autoscaling intervals"
+grep -q '<figure id="chart-autoscale"><svg' "$work/run.dom"; check $? "run: the autoscaling chart inline"
+p90=$(printf '%.6g' "$(jq '.summary.ttft_p90_ms' "$work/run.json")")
+grep -q "data-key=\"ttft_p90_ms\">$p90<" "$work/run.dom"; check $? "run: TTFT p90 $p90 ms in the percentile table"
+gh=$(printf '%.6g' "$(jq '.summary.gpu_hours' "$work/run.json")")
+grep -q "data-key=\"gpu_hours\">$gh<" "$work/run.dom"; check $? "run: $gh GPU-hours in the headline"
+worst=$(jq -r '[.autoscale_intervals[] | select(.ttft_p90_ms != null)] | max_by(.ttft_p90_ms) | .start_s' "$work/run.json")
+render "file://$out/run.html#sort=ttft_p90_ms:desc" | first_row >"$work/run.first"
+grep -q "^$(printf '%.6g' "$worst")|" "$work/run.first"; check $? "run: #sort=ttft_p90_ms:desc puts the interval from $worst s first"
+# a run without autoscaling: its stages, no autoscaling chart
+"$bin" run --workload workloads/shared-prefix.json --format json >"$work/run2.json" 2>/dev/null &&
+	"$bin" report "$work/run2.json" -o "$out/run-stages.html"
+check $? "report of a two-stage run's JSON wrote the page"
+render "file://$out/run-stages.html" >"$work/run2.dom"
+grep -q '<body data-ready="1"' "$work/run2.dom" && [ "$(grep -o '<tr class="row"' "$work/run2.dom" | wc -l)" = 2 ] &&
+	! grep -q 'chart-autoscale' "$work/run2.dom"
+check $? "run: two stage rows, no autoscaling chart"
 # --- self-contained, and the artefacts -------------------------------------
-for p in search eval; do
+for p in search eval run run-stages; do
 	! grep -Eq '(src|href)="(https?:)?//' "$out/$p.html"; check $? "$p: no external asset"
 	shot "$out/$p.html" "$out/$p.png"
 	[ -s "$out/$p.png" ]; check $? "$p: screenshot $out/$p.png"
