@@ -49,6 +49,22 @@ static int whole(const struct csv *c, int col, double lo, double hi, const char 
 	return 0;
 }
 
+/* An optional column (col < 0: absent) as an integer in [0, hi]; an empty
+ * field or an absent column leaves *out 0. */
+static int optional_whole(const struct csv *c, int col, double hi, const char *name, int64_t *out,
+			  struct err *e)
+{
+	double v;
+	int rc;
+
+	if (col < 0 || !csv_field(c, col)[0])
+		return 0;
+	if ((rc = whole(c, col, 0, hi, name, &v, e)) < 0)
+		return rc;
+	*out = (int64_t)v;
+	return 0;
+}
+
 static int read_lines(const char *path, struct pools_line **out, size_t *n, struct err *e)
 {
 	static const char *const names[] = {"id", "prefill_num_workers", "decode_num_workers",
@@ -100,16 +116,9 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		l.dep = (int)v[5];
 		l.dbatch = (int64_t)v[6];
 		l.spec = strcmp(spec, "mtp") == 0 ? (v[8] > 0 ? (int)v[8] : -1) : 0;
-		if (pb >= 0 && csv_field(c, pb)[0]) {
-			if ((rc = whole(c, pb, 0, 1 << 20, "prefill_batch_size", &v[0], e)) < 0)
-				goto done;
-			l.pbatch = (int64_t)v[0];
-		}
-		if (pt >= 0 && csv_field(c, pt)[0]) {
-			if ((rc = whole(c, pt, 0, 1 << 24, "prefill_max_num_tokens", &v[0], e)) < 0)
-				goto done;
-			l.ptokens = (int64_t)v[0];
-		}
+		if ((rc = optional_whole(c, pb, 1 << 20, "prefill_batch_size", &l.pbatch, e)) < 0 ||
+		    (rc = optional_whole(c, pt, 1 << 24, "prefill_max_num_tokens", &l.ptokens, e)) < 0)
+			goto done;
 		XGROW(*out, cap, *n + 1);
 		(*out)[(*n)++] = l;
 	}
