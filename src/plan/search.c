@@ -351,11 +351,11 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	if (in->kv_follows_dtype) /* the engine's default for these weights */
 		sc.kvdt = scenario_kv_auto(sc.model, sc.gpu, sc.engine, d->wdt, sc.kvdt_src, sizeof(sc.kvdt_src));
 	if (d->max_num_seqs > 0) {
-		sc.max_num_seqs = d->max_num_seqs;
+		sc.k.max_num_seqs = d->max_num_seqs;
 		sc.sglang_mrr_rule = false;
 	}
 	if (d->max_num_batched_tokens > 0)
-		sc.max_num_batched_tokens = d->max_num_batched_tokens;
+		sc.k.max_num_batched_tokens = d->max_num_batched_tokens;
 	if (d->spec_k > 0) {
 		/* MTP at the acceptance `run` takes by default: the measured
 		 * per-position curve (spec_default_rates), for the workload's
@@ -376,8 +376,8 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		if (search_mixed(d))
 			sc.prefill_gpu = in->base[(size_t)d->pgpu * in->nengine + (size_t)d->engine].gpu;
 	}
-	out->max_num_seqs = sc.max_num_seqs;
-	out->max_num_batched_tokens = sc.max_num_batched_tokens;
+	out->max_num_seqs = sc.k.max_num_seqs;
+	out->max_num_batched_tokens = sc.k.max_num_batched_tokens;
 	out->kvdt = sc.kvdt;
 	rc = scenario_check_config(&sc, in->allow_invalid, notes, sizeof(notes), e);
 	if (rc == 0)
