@@ -9,8 +9,8 @@ usage: python3 scripts/mfu/derive_amd.py AMD_DIR H100_MOE OUT_DIR
   H100_MOE = data/mfu/h100_sxm/sglang-0.5.14/moe.csv.gz (the routing-imbalance
              ratios only, as derive_infersim.py takes them)
   OUT_DIR  = data/mfu
-Writes OUT_DIR/{mi300x,mi355x}/aiter-e404860/{gemm,moe}.csv.gz and
-OUT_DIR/mi300x/aiter-e404860/{mla_decode,allreduce}.csv.gz.
+Writes OUT_DIR/{mi300x,mi355x}/aiter-e404860/{gemm,moe,allreduce}.csv.gz and
+OUT_DIR/mi300x/aiter-e404860/mla_decode.csv.gz.
 
 What the sources are: every row of aiter's tuned tables is the winning kernel
 of an autotuning sweep for one shape, timed on the part (gfx942 with 304 CUs =
@@ -53,6 +53,14 @@ All-reduce (mi300x only): mk1-project/quickreduce (MIT) README at commit
   and RCCL the large; the compressed codecs (FP8, Q8, Q6, Q4) are opt-in
   (vLLM VLLM_ROCM_QUICK_REDUCE_QUANTIZATION, default NONE) and left out.
   message_elems = bytes / 2.
+All-reduce (mi355x, derived): no public MI355X all-reduce timing was found.
+  MI355X boards are the same fully connected xGMI mesh (7 links per GPU, one
+  to each peer) running the same collectives (RCCL, the engines' custom
+  all-reduce), with 76.8 GB/s links instead of 64: each MI300X row's time
+  above its group size's floor (its smallest message, the latency part) is
+  scaled by 64/76.8, the floor kept.  The ring model this replaces priced
+  MI300X's own 64 MB all-reduce over 8 GPUs at 197 us against the measured
+  426 us, and its 1 MB one at 13 us against the measured 20 us.
 MLA decode (mi300x only): the AITER MLA decode kernel's measured latency on
   MI300X from AMD's ROCm AI developer hub tutorial "MLA decoding kernel of the
   AITER library" (github.com/ROCm/gpuaidev commit 2d217d5f, notebook
@@ -85,6 +93,8 @@ AR_US = {
     8: [(16.22, 14.81), (20.00, 15.41), (22.56, 16.15), (18.01, 16.36), (24.19, 17.26), (26.39, 20.01),
         (34.05, 27.90), (52.13, 46.84), (83.12, 90.34), (148.4, 147.05), (240.4, 257.34), (426.0, 463.72)],
 }
+# GB/s per xGMI link each way (docs/hardware.md, data/PROVENANCE.md gpus.json)
+LINK_GBPS = {'mi300x': 64.0, 'mi355x': 76.8}
 MLA_ROWS = [(1024, 680.0), (2048, 810.0), (4096, 1050.0), (6144, 1180.0), (8192, 1430.0)]
 
 
@@ -166,6 +176,18 @@ def moe_tables(d, lender):
     return best
 
 
+def allreduce_rows(scale):
+    """(num_gpus, message_elems, latency_us) rows: MI300X's measured times
+    (the faster of RCCL and QR-FP16 per size), the part above each group
+    size's floor multiplied by scale (1: as measured)."""
+    out = []
+    for n in sorted(AR_US):
+        us = [min(pair) for pair in AR_US[n]]
+        floor = min(us)
+        out += [(n, kib * 1024 // 2, '%.6g' % (floor + (u - floor) * scale)) for kib, u in zip(AR_SIZES_KIB, us)]
+    return out
+
+
 def note(what):
     return ['source: ROCm/aiter %s (MIT) %s; see data/mfu/mi300x/PROVENANCE.md' % (AITER, what),
             'derived by scripts/mfu/derive_amd.py; latency in microseconds, one call on one GPU']
@@ -192,7 +214,20 @@ def main(d, lender, out):
                'where experts/topk say so), moe_tp = moe_ep = 1',
                'balanced rows measured (random routing); power-law rows = balanced x the power-law/balanced '
                'latency ratio of aiconfigurator SGLang 0.5.14 H100 fp8_block MoE kernels (see derive_amd.py)'])
-        n_mla = n_ar = 0
+        n_mla = 0
+        ar_src = ['source: mk1-project/quickreduce %s (MIT), README "All-Reduce Latency across {2,4,8}xMI300X" '
+                  '(ROCm 6.2, RCCL 2.20.5)' % QR,
+                  'derived by scripts/mfu/derive_amd.py; latency in microseconds, one call on one GPU',
+                  'the faster of RCCL and QuickReduce FP16 (uncompressed) per size; message_elems counts fp16 '
+                  'elements (2 bytes each)']
+        if gpu != 'mi300x':
+            ar_src.append('not measured on %s: the MI300X rows carried to its %.1f GB/s xGMI links (same '
+                          'full mesh and collectives): the time above each group size\'s floor (its smallest '
+                          'message) x %.4g, the floor kept' % (gpu, LINK_GBPS[gpu],
+                                                               LINK_GBPS['mi300x'] / LINK_GBPS[gpu]))
+        ar = allreduce_rows(LINK_GBPS['mi300x'] / LINK_GBPS[gpu])
+        write(os.path.join(od, 'allreduce.csv.gz'), ['num_gpus', 'message_elems', 'latency_us'], ar, ar_src)
+        n_ar = len(ar)
         if gpu == 'mi300x':
             mla = [(128, 1, MLA_DECODE_DIM, 'bf16', 128, kv, '%.6g' % us) for kv, us in MLA_ROWS]
             write(os.path.join(od, 'mla_decode.csv.gz'),
@@ -203,15 +238,6 @@ def main(d, lender, out):
                    'MLA generation attention (absorbed), batch 128, 128 query heads, bf16 latent KV; head_dim 544 '
                    'is the FLOPs-equivalent dimension (see derive.py)'])
             n_mla = len(mla)
-            ar = [(n, kib * 1024 // 2, '%.6g' % min(pair)) for n in sorted(AR_US)
-                  for kib, pair in zip(AR_SIZES_KIB, AR_US[n])]
-            write(os.path.join(od, 'allreduce.csv.gz'), ['num_gpus', 'message_elems', 'latency_us'], ar,
-                  ['source: mk1-project/quickreduce %s (MIT), README "All-Reduce Latency across {2,4,8}xMI300X" '
-                   '(ROCm 6.2, RCCL 2.20.5)' % QR,
-                   'derived by scripts/mfu/derive_amd.py; latency in microseconds, one call on one GPU',
-                   'the faster of RCCL and QuickReduce FP16 (uncompressed) per size; message_elems counts fp16 '
-                   'elements (2 bytes each)'])
-            n_ar = len(ar)
         print(gpu, COLL, 'gemm', len(data), 'moe', len(mdata), 'mla_decode', n_mla, 'allreduce', n_ar)
 
 

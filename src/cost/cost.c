@@ -667,6 +667,8 @@ static void csa_sources(struct cost_model *c)
 /* AMD GPUs: no public measured attention or all-reduce timings were found
  * (issue 29; docs/hardware.md), so a part priced by the roofline or the
  * ring model says that it is a fallback. */
+#define AMD_AR_MEASURED "mi300x"
+
 static void amd_fallback_note(struct cost_model *c)
 {
 	static const enum cost_src parts[] = {COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_ALLREDUCE};
@@ -680,6 +682,14 @@ static void amd_fallback_note(struct cost_model *c)
 			continue;
 		n = strlen(s);
 		snprintf(s + n, sizeof(c->src[0]) - n, " (fallback: no public AMD timings, docs/hardware.md)");
+	}
+	/* the one measured AMD all-reduce table is MI300X's: another GPU's
+	 * (MI355X) is derived from it (scripts/mfu/derive_amd.py) */
+	if (c->src[COST_SRC_ALLREDUCE][0] == 'm' && !strstr(c->src[COST_SRC_ALLREDUCE], "/" AMD_AR_MEASURED "/")) {
+		n = strlen(c->src[COST_SRC_ALLREDUCE]);
+		snprintf(c->src[COST_SRC_ALLREDUCE] + n, sizeof(c->src[0]) - n,
+			 " (derived: %s's measured all-reduce carried to this GPU's xGMI links, docs/hardware.md)",
+			 AMD_AR_MEASURED);
 	}
 }
 
@@ -773,6 +783,12 @@ static void describe_sources(struct cost_model *c)
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
 				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
+		if (c->moe_unseen_s > 0) {
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 "; + %.1f us of moe_sorting per call, which aiter's tuned times leave out (measured on MI350X, ROCm/FlyDSL PR 540)",
+				 c->moe_unseen_s * 1e6);
+		}
 		for (k = 0; k < 2; k++) {
 			const struct moe_pick *w = &c->wideep_pick[k];
 			size_t n = strlen(c->src[COST_SRC_MOE]);

@@ -192,6 +192,10 @@ struct cost_model {
 	 * bf16 kernel does (cost.c moe_skip_fallback) */
 	size_t moe_fallback_of;
 	bool moe_as_bf16;
+	/* seconds per MoE call of a kernel the table's times leave out:
+	 * aiter's moe_sorting (COST_AITER_MOE_SORT_S) for a curve from
+	 * AMD's tuned tables; 0 otherwise */
+	double moe_unseen_s;
 	/* SGLang attention-DP + EP (wide EP, --moe-a2a-backend deepep): the
 	 * routed experts of a decode step (at most max(128, max_seqs) tokens
 	 * per rank: DeepEP's low-latency mode) run as DeepGEMM's masked grouped

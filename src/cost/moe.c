@@ -28,6 +28,21 @@ enum comm_a2a_mode cost_ep_mode(const struct cost_model *c, double tokens_per_ra
 	return comm_a2a_mode_for(tokens_per_rank);
 }
 
+/* aiter's fused MoE runs moe_sorting (token ids grouped by expert, one
+ * kernel) before its two GEMM stages each MoE layer, and its tuner times
+ * the stages only (ROCm/aiter csrc/ck_gemm_moe_2stages_codegen: the
+ * tuned "us" is us1 + us2, the sorted ids made before timing), so the
+ * AMD tables (data/mfu/<gpu>/aiter-*, us_total) leave the sort out; the
+ * NVIDIA collections time the engines' whole fused-experts call, sort
+ * included.  Measured: ROCm/FlyDSL PR 540 (2026-05-18), CK and OPUS
+ * moe_sorting for DeepSeek-R1 (257 experts, top-9) on MI350X (gfx950),
+ * graph replay: 13.5-13.9 us at 1-256 tokens (13.5 the median); for
+ * prefill-sized token counts the same figure (10.1-23.5 us at 512 tokens,
+ * a few microseconds beside a prefill MoE call of milliseconds).  MI300X
+ * (gfx942) has no published figure: the one-CU sort kernel is latency-
+ * bound, so gfx950's is taken. */
+#define COST_AITER_MOE_SORT_S 13.5e-6
+
 /* A MoE curve measured on the GPU itself (gpu_spec.measured: InferSim's
  * DeepGEMM grouped GEMMs) is preferred to a borrowed curve that is nearer
  * by up to this shape distance (moetab.c's units: 0.3 ~ a 35 % size
@@ -231,6 +246,7 @@ static double moe_dist_s(const struct cost_model *c, double tokens, double mode_
 	}
 	if (c->moe_pick.curve) {
 		double t = moe_pick_s(c, &c->moe_pick, c->moe_wdt, tokens), a;
+		double unseen = c->moe_unseen_s;
 		/* fp8 experts never slower than the same shape's bf16 kernel,
 		 * per-tensor fp8 never slower than the block-scaled one: an
 		 * engine whose measured fp8 backend loses picks another (as
@@ -239,7 +255,7 @@ static double moe_dist_s(const struct cost_model *c, double tokens, double mode_
 			t = a;
 		if (c->moe_alt[1].curve && (a = moe_pick_s(c, &c->moe_alt[1], c->moe_wdt, tokens)) < t)
 			t = a;
-		return t;
+		return t + unseen;
 	}
 	/* no table: the kernel's roofline at the default GEMM utilisation and
 	 * the weight-streaming bandwidth, plus one launch */
@@ -353,4 +369,8 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 		if (!c->moe_own && moe_fallback_measured(c, &c->moe_pick, &c->moe_alt[0]))
 			moe_skip_fallback(c);
 	}
+	/* a curve from AMD's tuned tables: the sort they leave out */
+	if (c->moe_pick.curve && !c->moe_own &&
+	    strstr(c->moe_more ? c->tabs->moe_more_src[c->moe_more - 1] : c->tabs->src[MFU_P_MOE], "/aiter-"))
+		c->moe_unseen_s = COST_AITER_MOE_SORT_S;
 }

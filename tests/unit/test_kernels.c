@@ -2011,7 +2011,18 @@ static void test_amd(void)
 		      c.src[COST_SRC_ATTN_PREFILL]);
 		CHECK(c.tabs->warning[0] == '\0', "MI300X %s: no 'no tables' warning ('%s')", engines[i],
 		      c.tabs->warning);
+		/* aiter's tuned MoE times leave moe_sorting out: 13.5 us a call
+		 * (ROCm/FlyDSL PR 540), said in the header */
+		CHECK(c.moe_unseen_s == 13.5e-6 && strstr(c.src[COST_SRC_MOE], "13.5 us of moe_sorting"),
+		      "MI300X %s: + 13.5 us moe_sorting per MoE call (%g s)", engines[i], c.moe_unseen_s);
 		cost_release(&c);
+	}
+	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) == 0) {
+		CHECK(c.moe_unseen_s == 0 && !strstr(c.src[COST_SRC_MOE], "moe_sorting"),
+		      "H200: the NVIDIA tables time the whole fused-experts call, no sort added");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init h200: %s", e.msg);
 	}
 	if (make_cost(&c, &ds, "mi325x", (struct parallel){8, 1, 1, 1}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "mfu/mi300x/aiter-e404860/gemm", "MI325X: the MI300X's tables");
@@ -2022,8 +2033,13 @@ static void test_amd(void)
 	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1}, DT_FP4, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "fp4 mfu/mi355x/aiter-e404860/gemm", "MI355X: MXFP4 GEMM");
 		CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "fp4 7168x256", "MI355X: DeepSeek's MXFP4 experts");
-		CHECK_STR_CONTAINS(c.src[COST_SRC_ALLREDUCE], "ring model over the GPU link (fallback: no public AMD timings",
-				   "MI355X: the all-reduce fallback is labelled");
+		CHECK_STR_CONTAINS(c.src[COST_SRC_ALLREDUCE],
+				   "mfu/mi355x/aiter-e404860/allreduce (derived: mi300x's measured all-reduce",
+				   "MI355X: the all-reduce derived from MI300X's is labelled");
+		/* QuickReduce's 8 x MI300X rows: 1 MiB fp16 20.01 us, the floor
+		 * (32 KiB) 14.81 us; on MI355X's 76.8 GB/s links 14.81 + (20.01 -
+		 * 14.81) x 64 / 76.8 = 19.1433 us */
+		CHECK_REL(cost_allreduce_s(&c, 524288.0) * 1e6, 19.1433, 1e-5, "MI355X all-reduce, 8 GPUs, 1 MiB");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init mi355x: %s", e.msg);

@@ -280,6 +280,16 @@ static void test_launch(void)
 	sb_release(&sb);
 }
 
+/* The default space narrowed to the layouts: one engine at its default
+ * prefill chunk. */
+static void space_layouts(struct search_space *sp)
+{
+	search_space_defaults(sp);
+	sp->nengine = 1;
+	sp->nmnbt = 1;
+	sp->mnbt[0] = 0;
+}
+
 /* Two GPU types: each type's deployments, then the mixed P/D splits. */
 static void test_enumerate_mixed(const struct model_cfg *dense)
 {
@@ -295,10 +305,7 @@ static void test_enumerate_mixed(const struct model_cfg *dense)
 		CHECK(0, "set-up: %s", e.msg);
 		return;
 	}
-	search_space_defaults(&sp);
-	sp.nengine = 1;
-	sp.nmnbt = 1;
-	sp.mnbt[0] = 0;
+	space_layouts(&sp);
 	sp.ntp = 1;
 	sp.tp[0] = 4;
 	sp.ndtype = 1;
@@ -360,10 +367,7 @@ static void test_enumerate(void)
 		return;
 	}
 	/* one engine, its default prefill chunk, no MTP: the layouts alone */
-	search_space_defaults(&sp);
-	sp.nengine = 1;
-	sp.nmnbt = 1;
-	sp.mnbt[0] = 0;
+	space_layouts(&sp);
 	b[0] = (struct search_gpu){h100, 8, 3};
 	search_enumerate(dense, b, 1, &sp, &d, &n);
 	/* dense on 8: dtype {bf16, fp8} x (TP, DP) with TP x DP <= 8: TP 1
@@ -400,10 +404,7 @@ static void test_enumerate(void)
 		      d[2].max_num_batched_tokens == 16384,
 	      "--max-num-batched-tokens 2048,8192,16384: 46 x 2 x 3 in that order (%zu)", n);
 	free(d);
-	search_space_defaults(&sp);
-	sp.nengine = 1;
-	sp.nmnbt = 1;
-	sp.mnbt[0] = 0;
+	space_layouts(&sp);
 	sp.nspec = 1;
 	sp.spec_k[0] = 0;
 	sp.pd = false;
