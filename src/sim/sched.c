@@ -1432,6 +1432,29 @@ static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
 	*hi = *lo + g;
 }
 
+/* The price of rank rp's dummy step (group_start: rp->desc, whose only
+ * variable is the group's MoE tokens): kept by them, since an idle rank's
+ * step repeats within a group step and across steps (cost_step_s is a pure
+ * function of the cost model and the step). */
+static double idle_cost(struct sim *s, const struct replica *rp)
+{
+	struct dmemo *m = &s->idle_memo[rp->prefill_only];
+	uint64_t k0 = (uint64_t)rp->desc.moe_tokens;
+	struct dmemo_ent *x;
+	double t;
+
+	if (s->cfg.no_step_memo || k0 == 0)
+		return cost_step_s(rp->cost, &rp->desc);
+	if (!m->e)
+		dmemo_init(m, 10);
+	x = dmemo_slot(m, k0, 0);
+	if (dmemo_holds(x, k0, 0))
+		return x->v;
+	t = cost_step_s(rp->cost, &rp->desc);
+	dmemo_keep(x, k0, 0, t);
+	return t;
+}
+
 /* Attention-DP: every rank of the group [lo, hi) plans its step; the MoE
  * layers see the tokens of all its ranks, a rank with nothing to run runs
  * a one-token dummy step (vLLM's DP engines execute dummy batches so the
@@ -1479,7 +1502,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 			}
 		}
 		rp->desc.moe_tokens = moe;
-		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
+		t = rp->active ? rank_cost(s, rp, &rp->desc) : idle_cost(s, rp);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
 		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
