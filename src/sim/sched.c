@@ -1876,6 +1876,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	size_t i, j, ndone = 0;
 	int32_t cls;
 	int rc;
+	bool joined = false; /* a request of rp->others became a decoder */
 	/* its decoders made a token (SGLang: unless it was a prefill batch) */
 	const bool stepped = !sg || rp->dec_run;
 
@@ -1940,6 +1941,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			 * split batches a request joins after a decode batch, so
 			 * that its last token is the decoders' */
 			dec_join(s, rp, r);
+			joined = true;
 		}
 	}
 	cls = cls_of(s, -rp->G);
@@ -1971,7 +1973,9 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			for (r = rp->run_head; r; r = r->next)
 				if (!r->dec && !r->done)
 					sched_others_push(rp, r);
-	} else {
+	} else if (ndone > 0 || joined) {
+		/* (a request leaves the list only as a decoder or done, and
+		 * only here: dec_join and the completions above) */
 		for (i = j = 0; i < rp->nothers; i++)
 			if (!rp->others[i]->dec && !rp->others[i]->done)
 				rp->others[j++] = rp->others[i];
