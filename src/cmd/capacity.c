@@ -80,7 +80,7 @@ struct cap_opts {
 static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 {
 	enum { O_SLO = 256, O_GOOD, O_CONC, O_SEEDS, O_SEED, O_START, O_WL, O_NREQ, O_FMT, O_CURVE, O_SVG, O_HTML };
-	static const struct option lo[] = {
+	static const struct option own[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
 		{"concurrency-search", no_argument, 0, O_CONC},
@@ -90,17 +90,19 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 		{"format", required_argument, 0, O_FMT}, {"curve", required_argument, 0, O_CURVE},
 		{"svg", required_argument, 0, O_SVG}, {"html", required_argument, 0, O_HTML},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	struct option lo[CLI_MAX_OPTIONS];
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	scenflags_defaults(&o->sf);
 	cap_cfg_defaults(&o->cc);
 	o->seeds = 1;
+	cli_options(own, &deploy_table, lo, CLI_MAX_OPTIONS);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'h': fputs(cap_usage, stdout); fputs(SCENFLAGS_HELP, stdout); fputs("\n", stdout);
+		case 'h': fputs(cap_usage, stdout); scenopts_help(stdout); fputs("\n", stdout);
 			fputs(cap_usage2, stdout); return 1;
 		case O_SLO: rc = cap_slo_parse(optarg, &o->cc, e); break;
 		case O_GOOD:
@@ -221,6 +223,11 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		goto out;
 	if (x.notes[0] && o.fmt != FMT_TEXT)
 		fprintf(stderr, "servesim capacity: %s\n", x.notes);
+	/* the simulation scenario_prepare built is `run`'s; every probe makes
+	 * its own, and this one (every rank's pools and queues) would stay
+	 * resident beside theirs (as search.c frees it) */
+	sim_free(st.sim);
+	st.sim = NULL;
 	if ((rc = cap_search(&st, &wl, &o.cc, &res, e)) < 0)
 		goto out;
 	have_res = true;

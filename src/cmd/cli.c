@@ -1,5 +1,6 @@
 /* cli.c - flag parsing and shared registries for the subcommands. */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -9,52 +10,20 @@
 
 
 #include "cli.h"
+#include "base/argval.h"
 #include "engine/registry.h"
 #include "eval/experiment.h"
 
 int cli_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *out,
 	    struct err *e)
 {
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(arg, &end, 10);
-	if (end == arg || *end)
-		return err_set(e, SS_EUSAGE, "%s must be an integer, got '%s'", flag, arg);
-	/* an integer past long long (ERANGE) is out of range too: say which */
-	if (errno == ERANGE || v < lo || v > hi) {
-		if (lo == 1 && hi == INT64_MAX && errno != ERANGE)
-			return err_set(e, SS_EUSAGE, "%s must be >= 1, got %s", flag, arg);
-		return err_set(e, SS_EUSAGE, "%s must be in [%lld, %lld], got %s", flag,
-			       (long long)lo, (long long)hi, arg);
-	}
-	*out = v;
-	return 0;
+	return argval_int(flag, arg, lo, hi, out, e);
 }
 
 int cli_double(const char *flag, const char *arg, double lo, bool lo_open, double *out,
 	       struct err *e)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	/* decimal only: strtod also reads hex ("0x10"), inf and nan */
-	if (end == arg || *end || arg[strspn(arg, " 0123456789.eE+-")] != '\0')
-		return err_set(e, SS_EUSAGE, "%s must be a number, got '%s'", flag, arg);
-	/* a number all the same, past what a double holds (ERANGE): the
-	 * bound it crossed */
-	if (errno == ERANGE)
-		return err_set(e, SS_EUSAGE, "%s %s is %s the %s number servesim computes with (%g)", flag, arg,
-			       fabs(v) > 1.0 ? "above" : "below", fabs(v) > 1.0 ? "largest" : "smallest",
-			       fabs(v) > 1.0 ? DBL_MAX : DBL_MIN);
-	if (lo_open ? !(v > lo) : !(v >= lo))
-		return err_set(e, SS_EUSAGE, "%s must be %s %g, got %g", flag, lo_open ? ">" : ">=",
-			       lo, v);
-	*out = v;
-	return 0;
+	return argval_num(flag, arg, lo, lo_open, out, e);
 }
 
 int cli_format(const char *arg, bool allow_csv, enum out_format *out, struct err *e)
@@ -147,4 +116,56 @@ int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct pa
 	default: return 0;
 	}
 	return rc < 0 ? rc : 1;
+}
+
+void cli_options(const struct option *own, const struct deploy_table *t, struct option *out, size_t cap)
+{
+	size_t n = 0, i, k;
+
+	for (; own[n].name; n++) {
+		assert(n + 1 < cap);
+		out[n] = own[n];
+	}
+	for (i = 0; i < t->n; i++)
+		for (k = 0; k < DEPLOY_SPELLINGS && t->row[i].flag[k]; k++) {
+			assert(n + 1 < cap);
+			out[n++] = (struct option){t->row[i].flag[k] + 2,
+						   t->row[i].type == DEPLOY_OFF ? no_argument : required_argument, 0,
+						   CLI_DEPLOY + (int)(i * DEPLOY_SPELLINGS + k)};
+		}
+	out[n] = (struct option){0, 0, 0, 0};
+}
+
+int cli_deploy_row(const struct deploy_table *t, int code)
+{
+	if (code < CLI_DEPLOY || code >= CLI_DEPLOY + (int)(t->n * DEPLOY_SPELLINGS))
+		return -1;
+	return (code - CLI_DEPLOY) / DEPLOY_SPELLINGS;
+}
+
+const char *cli_deploy_flag(const struct deploy_table *t, int code)
+{
+	int row = cli_deploy_row(t, code);
+
+	return row < 0 ? NULL : t->row[row].flag[(code - CLI_DEPLOY) % DEPLOY_SPELLINGS];
+}
+
+int cli_deploy_option(const struct deploy_table *t, int code, const char *arg, void *base, struct err *e)
+{
+	int row = cli_deploy_row(t, code), rc;
+
+	if (row < 0)
+		return 0;
+	rc = deploy_parse(t, (size_t)row, cli_deploy_flag(t, code), arg, base, e);
+	return rc < 0 ? rc : 1;
+}
+
+void cli_help_fields(const struct deploy_table *t, FILE *f)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	deploy_help(t, &sb);
+	fputs(sb.buf, f);
+	sb_release(&sb);
 }

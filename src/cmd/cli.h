@@ -19,6 +19,7 @@
 #include "model/model.h"
 #include "model/opgraph.h"
 #include "engine/scenflags.h"
+#include "deploy/fields.h"
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_VLLM_BENCH };
 
@@ -125,4 +126,18 @@ enum { CLI_PAR = 960 };
 	"                            EP the experts are TP-sharded over the TP x DP GPUs\n"
 int cli_shape_option(int code, const char *arg, struct pass_shape *sh, struct parallel *p,
 		     struct par_flags *f, struct err *e);
+
+/* The deployment field table's flags (deploy/fields.h) as getopt entries:
+ * code CLI_DEPLOY + row x DEPLOY_SPELLINGS + spelling.  cli_options
+ * copies own (ending in {0}) into out (cap entries) and appends one entry
+ * per spelling of every row of t, {0}-ended; cli_deploy_row gives a code's
+ * row (-1: not a table flag) and cli_deploy_option parses one into base
+ * (1 handled, 0 not a table flag, <0 error naming the flag as spelled). */
+enum { CLI_DEPLOY = 2000, CLI_MAX_OPTIONS = 320 };
+void cli_options(const struct option *own, const struct deploy_table *t, struct option *out, size_t cap);
+int cli_deploy_row(const struct deploy_table *t, int code);
+const char *cli_deploy_flag(const struct deploy_table *t, int code);
+int cli_deploy_option(const struct deploy_table *t, int code, const char *arg, void *base, struct err *e);
+/* The rows' --help lines (deploy_help) to f. */
+void cli_help_fields(const struct deploy_table *t, FILE *f);
 #endif

@@ -56,14 +56,9 @@ static const char run_usage[] =
 	"  --engine-version V        the collected version nearest V (default: the newest)\n"
 	"  --moe-distribution D      expert routing imbalance of the MoE tables: power_law_1.01\n"
 	"                            (default), balanced or power_law_1.2\n"
-	"engine (vLLM v1 defaults):\n"
-	"  --max-num-batched-tokens N --max-num-seqs N  (8192 and 1024 on a GPU with\n"
-	"                            >= 70 GiB other than A100, else 2048 and 256)\n"
-	"  --max-model-len N (the model's max_position_embeddings)\n"
-	"  --block-size N (16)  --gpu-memory-utilization F (0.9)\n"
-	"  --long-prefill-token-threshold N (0 = off)\n"
-	"  --total-kv-blocks N       KV blocks per replica, as vLLM logs them (default: from memory)\n"
-	"  --no-prefix-caching\n"
+	"engine (vLLM v1 defaults; SGLang's spellings taken too):\n";
+/* (then the deployment field table's lines, cli_help_fields) */
+static const char run_usage1[] =
 	"  --allow-invalid           simulate what the engine refuses to start (a KV cache below\n"
 	"                            max_model_len, a length, dtype, block size, token budget,\n"
 	"                            EP or MTP it rejects), with a warning; else exit 2\n"
@@ -242,7 +237,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	enum { O_FMT = 256, O_ROUT, O_PROG, O_CHECK, O_SLOG, O_SPK, O_SPM, O_SPA, O_PD, O_PTP, O_PEP, O_PDP, O_PHO,
 	       O_MAXREQ, O_EXACT, O_GOOD, O_NOSEG, O_BD, O_AS, O_ASP, O_AST, O_ASI, O_ASB, O_ASW, O_ASG, O_SLOT,
 	       O_SLOI, O_PRICES, O_SVG, O_PGPU, O_DGPU };
-	static const struct option lo[] = {
+	static const struct option own[] = {
 		SCENFLAGS_OPTIONS, WLFLAGS_OPTIONS,
 		{"format", required_argument, 0, O_FMT},
 		{"requests-out", required_argument, 0, O_ROUT}, {"progress", no_argument, 0, O_PROG},
@@ -276,6 +271,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		{"prices", required_argument, 0, O_PRICES},
 		{"svg", required_argument, 0, O_SVG},
 		{0, 0, 0, 0}};
+	struct option lo[CLI_MAX_OPTIONS];
 	bool as_flag = false;
 	int c, rc = 0;
 
@@ -289,12 +285,15 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	o->storage_gb_s = AS_DEFAULT_STORAGE_GB_S;
 	scenflags_defaults(&o->sf);
 	wlflags_defaults(&o->wf);
+	cli_options(own, &deploy_table, lo, CLI_MAX_OPTIONS);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(run_usage, stdout);
+			cli_help_fields(&deploy_table, stdout);
+			fputs(run_usage1, stdout);
 			fputs(run_usage2, stdout);
 			fputs(SCENFLAGS_OFFLOAD_HELP, stdout);
 			fputs(run_usage3, stdout);

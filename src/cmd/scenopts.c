@@ -28,19 +28,6 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF + 3: rc = router_parse("--router", arg, &f->router, e); break;
 	case SCF + 4: rc = dtype_parse(arg, &f->dtype, e); break;
 	case SCF + 5: rc = dtype_parse(arg, &f->kvdtype, e); f->kv_given = true; break;
-	case SCF + 6: rc = cli_int("--max-num-batched-tokens", arg, 1, 1 << 20, &f->mbt, e); break;
-	case SCF + 7: rc = cli_int("--max-num-seqs", arg, 1, 1 << 16, &f->mns, e); break;
-	case SCF + 8: rc = cli_int("--max-model-len", arg, 1, 1 << 24, &f->mml, e); break;
-	case SCF + 9: rc = cli_int("--block-size", arg, 1, 1024, &f->block, e); f->block_given = true; break;
-	case SCF + 10:
-		rc = cli_double("--gpu-memory-utilization", arg, 0, true, &f->util, e);
-		if (rc == 0 && f->util > 1)
-			rc = err_set(e, SS_EUSAGE, "--gpu-memory-utilization must be in (0, 1], got %g", f->util);
-		f->util_given = true;
-		break;
-	case SCF + 11: rc = cli_int("--long-prefill-token-threshold", arg, 0, 1 << 24, &f->lpt, e); break;
-	case SCF + 12: rc = cli_int("--total-kv-blocks", arg, 1, 1 << 28, &f->kv_blocks, e); break;
-	case SCF + 13: f->no_prefix = true; break;
 	case SCF + 14: f->tier0_off = arg; break;
 	case SCF + 15: f->tier2 = arg; break;
 	case SCF + 16: rc = engine_lookup(arg, &f->engine, e); break;
@@ -97,6 +84,8 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 		rc = cli_int("--eplb-rebalance-num-iterations", arg, 1, INT64_C(1) << 40, &f->eplb_iters, e);
 		break;
 	default:
+		if ((rc = cli_deploy_option(&deploy_table, code, arg, &f->k, e)) != 0)
+			return rc;
 		if ((rc = cli_shape_option(code, arg, NULL, &f->par, &f->pf, e)) != 0)
 			return rc;
 		if ((rc = cli_overhead_option(code, arg, &f->ov, e)) > 0)
@@ -104,4 +93,42 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 		return rc;
 	}
 	return rc < 0 ? rc : 1;
+}
+
+static const char help_model[] =
+	"model and hardware (as servesim run):\n"
+	"  --model M | --config PATH  registry id or HF name (default llama-3.1-8b) or config.json\n"
+	"  --gpu G                   GPU (default h100)\n"
+	"  --tp N --dp N --ep N --pp N  parallel layout (vLLM and SGLang spellings accepted)\n"
+	"  --replicas N              N independent copies of the whole deployment (default 1)\n"
+	"  --router R                round-robin, least-loaded (default) or kv-aware: picks a\n"
+	"                            replica, then a DP rank in it (aliases rr, lo, kv)\n"
+	"  --dtype D --kv-dtype D --moe-dtype D --moe-format F --moe-distribution D\n"
+	"  --engine vllm|sglang|trtllm --engine-version V\n"
+	"  --allow-invalid --tier0-off LIST --tier2 FILE|none\n"
+	"  --calibration FILE|none   tier-1 file (default: the accepted one in calibration/tier1/\n"
+	"                            for the GPU and engine version, unless overhead flags are given);\n"
+	"                            a file marked rejected is not applied without --force-calibration\n"
+	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
+	"  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n"
+	"engine (vLLM v1 defaults; SGLang's spellings taken too):\n";
+
+static const char help_sglang[] =
+	"SGLang's own (--engine sglang: its scheduler and its defaults, docs/engines.md):\n"
+	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n"
+	"  --schedule-policy fcfs|lpm  waiting-queue order (default fcfs)\n"
+	"  --disable-overlap-schedule  the CPU overhead terms add to each step (default:\n"
+	"                            overlapped with the GPU's previous batch)\n"
+	"  --max-prefill-tokens N    prompt tokens one prefill batch takes (past its first\n"
+	"                            request a prompt joins only while it fits; default: no cap)\n"
+	"  --enable-mixed-chunk      prefill batches carry the running decoders' tokens\n"
+	"  --scheduler-recv-interval N  while it runs, the scheduler polls for new requests\n"
+	"                            every N decode batches or after any other batch (default 1)\n"
+	SCENFLAGS_OFFLOAD_HELP;
+
+void scenopts_help(FILE *f)
+{
+	fputs(help_model, f);
+	cli_help_fields(&deploy_table, f);
+	fputs(help_sglang, f);
 }

@@ -5,6 +5,7 @@
 #define SERVESIM_CMD_SCENOPTS_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "engine/scenflags.h"
@@ -15,14 +16,6 @@ enum { SCF = 1100 };
 	{"model", required_argument, 0, SCF}, {"config", required_argument, 0, SCF + 1}, \
 	{"gpu", required_argument, 0, SCF + 2}, {"router", required_argument, 0, SCF + 3}, \
 	{"dtype", required_argument, 0, SCF + 4}, {"kv-dtype", required_argument, 0, SCF + 5}, \
-	{"max-num-batched-tokens", required_argument, 0, SCF + 6}, \
-	{"max-num-seqs", required_argument, 0, SCF + 7}, \
-	{"max-model-len", required_argument, 0, SCF + 8}, \
-	{"block-size", required_argument, 0, SCF + 9}, \
-	{"gpu-memory-utilization", required_argument, 0, SCF + 10}, \
-	{"long-prefill-token-threshold", required_argument, 0, SCF + 11}, \
-	{"total-kv-blocks", required_argument, 0, SCF + 12}, \
-	{"no-prefix-caching", no_argument, 0, SCF + 13}, \
 	{"tier0-off", required_argument, 0, SCF + 14}, {"tier2", required_argument, 0, SCF + 15}, \
 	{"engine", required_argument, 0, SCF + 16}, \
 	{"engine-version", required_argument, 0, SCF + 17}, \
@@ -32,11 +25,6 @@ enum { SCF = 1100 };
 	{"allow-invalid", no_argument, 0, SCF + 21}, \
 	{"calibration", required_argument, 0, SCF + 22}, \
 	{"force-calibration", no_argument, 0, SCF + 23}, \
-	{"chunked-prefill-size", required_argument, 0, SCF + 6}, \
-	{"max-running-requests", required_argument, 0, SCF + 7}, \
-	{"context-length", required_argument, 0, SCF + 8}, \
-	{"page-size", required_argument, 0, SCF + 9}, \
-	{"disable-radix-cache", no_argument, 0, SCF + 13}, \
 	{"mem-fraction-static", required_argument, 0, SCF + 24}, \
 	{"schedule-policy", required_argument, 0, SCF + 25}, \
 	{"disable-overlap-schedule", no_argument, 0, SCF + 26}, \
@@ -62,38 +50,10 @@ enum { SCF = 1100 };
 	{"eplb-rebalance-num-iterations", required_argument, 0, SCF + 50}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
-#define SCENFLAGS_HELP \
-	"model and hardware (as servesim run):\n" \
-	"  --model M | --config PATH  registry id or HF name (default llama-3.1-8b) or config.json\n" \
-	"  --gpu G                   GPU (default h100)\n" \
-	"  --tp N --dp N --ep N --pp N  parallel layout (vLLM and SGLang spellings accepted)\n" \
-	"  --replicas N              N independent copies of the whole deployment (default 1)\n" \
-	"  --router R                round-robin, least-loaded (default) or kv-aware: picks a\n" \
-	"                            replica, then a DP rank in it (aliases rr, lo, kv)\n" \
-	"  --dtype D --kv-dtype D --moe-dtype D --moe-format F --moe-distribution D\n" \
-	"  --engine vllm|sglang|trtllm --engine-version V\n" \
-	"  --max-num-batched-tokens N --max-num-seqs N --max-model-len N --block-size N\n" \
-	"  --gpu-memory-utilization F --long-prefill-token-threshold N --total-kv-blocks N\n" \
-	"  --no-prefix-caching --allow-invalid --tier0-off LIST --tier2 FILE|none\n" \
-	"  --calibration FILE|none   tier-1 file (default: the accepted one in calibration/tier1/\n" \
-	"                            for the GPU and engine version, unless overhead flags are given);\n" \
-	"                            a file marked rejected is not applied without --force-calibration\n" \
-	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n" \
-	"  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n" \
-	"engine (--engine sglang: SGLang's scheduler and its defaults, docs/engines.md):\n" \
-	"  --chunked-prefill-size N  prefill tokens per step (SGLang's rule by GPU memory)\n" \
-	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n" \
-	"  --max-running-requests N  (SGLang's rule from the KV pool; --max-num-seqs alike)\n" \
-	"  --schedule-policy fcfs|lpm  waiting-queue order (default fcfs)\n" \
-	"  --disable-overlap-schedule  the CPU overhead terms add to each step (default:\n" \
-	"                            overlapped with the GPU's previous batch)\n" \
-	"  --page-size N (1)  --context-length N  --disable-radix-cache\n" \
-	"  --max-prefill-tokens N    prompt tokens one prefill batch takes (past its first\n" \
-	"                            request a prompt joins only while it fits; default: no cap)\n" \
-	"  --enable-mixed-chunk      prefill batches carry the running decoders' tokens\n" \
-	"  --scheduler-recv-interval N  while it runs, the scheduler polls for new requests\n" \
-	"                            every N decode batches or after any other batch (default 1)\n" \
-	SCENFLAGS_OFFLOAD_HELP
+/* The flags' --help (capacity, search, sweep, serve): the model and
+ * hardware flags, the deployment field table's lines, SGLang's own flags
+ * and SCENFLAGS_OFFLOAD_HELP. */
+void scenopts_help(FILE *f);
 
 /* (run's help prints this too: KV offload, LoRA, EPLB) */
 #define SCENFLAGS_OFFLOAD_HELP \

@@ -45,7 +45,10 @@ static const char search_usage[] =
 	"\n"
 	"budget and space:\n"
 	"  --gpus LIST               GPU:COUNT items, the most GPUs one instance may use\n"
-	"                            (default h100:8), e.g. h100:8,h200:16\n"
+	"                            (default h100:8), e.g. h100:8,h200:16; several types:\n"
+	"                            each type's deployments, and P/D splits with the\n"
+	"                            prefill workers on one type, the decode workers on\n"
+	"                            another (as run --prefill-gpu), ranked together\n"
 	"  --engines LIST            vllm,sglang (default both; --engine E: that one)\n"
 	"  --tp LIST --pp LIST --dp LIST   layouts to try (default: TP 1,2,4,8 within a node;\n"
 	"                            PP across full nodes; DP powers of two with TP x DP within\n"
@@ -63,7 +66,7 @@ static const char search_usage[] =
 	"  --speculative-tokens LIST MTP draft tokens, 0 = off (default 0,1 for a model with MTP\n"
 	"                            modules, e.g. DeepSeek-V3; measured curve as servesim run)\n"
 	"  --no-pd                   no P/D splits (default: XpYd with X + Y <= 4, workers of\n"
-	"                            the same TP)\n"
+	"                            the same TP; mixed types within each type's count)\n"
 	"  --pd-max-workers N        X + Y at most N\n"
 	"SLO (as servesim capacity):\n"
 	"  --slo LIST                e.g. ttft_p90_ms=1000,itl_mean_ms=50\n"
@@ -176,11 +179,27 @@ static int parse_engines(const char *flag, const char *arg, struct search_space 
 	return 0;
 }
 
+/* --max-num-batched-tokens LIST, --max-num-seqs LIST (either engine's
+ * spelling): the search's lists of those engine limits, in the deployment
+ * field table's range. */
+static int search_list(const struct deploy_table *t, size_t row, const char *flag, const char *arg,
+		       struct search_space *sp, struct err *e)
+{
+	bool mbt = row == DEPLOY_MAX_NUM_BATCHED_TOKENS;
+	int m[SEARCH_MAX_LIST];
+	size_t k, *n = mbt ? &sp->nmnbt : &sp->nmns;
+	int rc = parse_ints(flag, arg, m, n, (int64_t)t->row[row].lo, (int64_t)t->row[row].hi, e);
+
+	for (k = 0; rc == 0 && k < *n; k++)
+		(mbt ? sp->mnbt : sp->mns)[k] = m[k];
+	return rc;
+}
+
 static int parse_search(int argc, char **argv, struct search_opts *o, struct err *e)
 {
 	enum { O_SLO = 256, O_GOOD, O_SEEDS, O_SEED, O_WL, O_NREQ, O_FMT, O_GPUS, O_NOPD, O_PDMAX,
 	       O_PRICES, O_TARGET, O_TOP, O_CSV, O_SVG, O_JOBS, O_ENGINES, O_SPEC, O_HTML, O_RANK };
-	static const struct option lo[] = {
+	static const struct option own[] = {
 		SCENFLAGS_OPTIONS,
 		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
 		{"seeds", required_argument, 0, O_SEEDS}, {"seed", required_argument, 0, O_SEED},
@@ -195,15 +214,17 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		{"speculative-tokens", required_argument, 0, O_SPEC},
 		{"num-speculative-tokens", required_argument, 0, O_SPEC},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	int c, rc;
+	struct option lo[CLI_MAX_OPTIONS];
+	int c, rc, row;
 	int64_t v;
 
+	cli_options(own, &deploy_table, lo, CLI_MAX_OPTIONS);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		rc = 0;
 		switch (c) {
-		case 'h': fputs(search_usage, stdout); fputs(SCENFLAGS_HELP, stdout); return 1;
+		case 'h': fputs(search_usage, stdout); scenopts_help(stdout); return 1;
 		case O_SLO: rc = cap_slo_parse(optarg, &o->q.cc, e); break;
 		case O_GOOD:
 			rc = cli_double("--goodput-min", optarg, 0, true, &o->q.cc.goodput_min, e);
@@ -245,14 +266,6 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 				o->q.sp.spec_k[j] = k[j];
 			break;
 		}
-		case SCF + 6: {
-			int m[SEARCH_MAX_LIST];
-			size_t k;
-			rc = parse_ints("--max-num-batched-tokens", optarg, m, &o->q.sp.nmnbt, 1, 1 << 20, e);
-			for (k = 0; rc == 0 && k < o->q.sp.nmnbt; k++)
-				o->q.sp.mnbt[k] = m[k];
-			break;
-		}
 		case SCF + 4: {
 			char buf[128], *save = NULL, *tok;
 			snprintf(buf, sizeof(buf), "%s", optarg);
@@ -263,14 +276,6 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 				else
 					rc = dtype_parse(tok, &o->q.sp.dtype[o->q.sp.ndtype++], e);
 			}
-			break;
-		}
-		case SCF + 7: {
-			int m[SEARCH_MAX_LIST];
-			size_t k;
-			rc = parse_ints("--max-num-seqs", optarg, m, &o->q.sp.nmns, 1, 1 << 16, e);
-			for (k = 0; rc == 0 && k < o->q.sp.nmns; k++)
-				o->q.sp.mns[k] = m[k];
 			break;
 		}
 		case SCF + 27:
@@ -284,7 +289,11 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 				       argv[optind - 1]);
 		case '?': case ':': return cli_bad_option("search", argv[optind - 1], e);
 		default:
-			if ((rc = scenflags_option(c, optarg, &o->q.sf, e)) == 0)
+			if ((row = cli_deploy_row(&deploy_table, c)) == DEPLOY_MAX_NUM_BATCHED_TOKENS ||
+			    row == DEPLOY_MAX_NUM_SEQS)
+				rc = search_list(&deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), optarg,
+						 &o->q.sp, e);
+			else if ((rc = scenflags_option(c, optarg, &o->q.sf, e)) == 0)
 				return cli_bad_option("search", argv[optind - 1], e);
 		}
 		if (rc < 0)

@@ -65,7 +65,7 @@ struct serve_opts {
 static int parse_serve(int argc, char **argv, struct serve_opts *o, struct err *e)
 {
 	enum { O_HOST = 256, O_PORT, O_SPEED, O_NAME, O_MAXTOK, O_CPT, O_BODY, O_REQ };
-	static const struct option lo[] = {
+	static const struct option own[] = {
 		SCENFLAGS_OPTIONS,
 		{"host", required_argument, 0, O_HOST}, {"port", required_argument, 0, O_PORT},
 		{"speed", required_argument, 0, O_SPEED}, {"served-model-name", required_argument, 0, O_NAME},
@@ -73,6 +73,7 @@ static int parse_serve(int argc, char **argv, struct serve_opts *o, struct err *
 		{"chars-per-token", required_argument, 0, O_CPT},
 		{"max-body-bytes", required_argument, 0, O_BODY}, {"requests-out", required_argument, 0, O_REQ},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	struct option lo[CLI_MAX_OPTIONS];
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -83,13 +84,14 @@ static int parse_serve(int argc, char **argv, struct serve_opts *o, struct err *
 	o->max_tokens = 256;
 	o->max_body = 16 << 20;
 	o->cpt = 4;
+	cli_options(own, &deploy_table, lo, CLI_MAX_OPTIONS);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(serve_usage, stdout);
-			fputs(SCENFLAGS_HELP, stdout);
+			scenopts_help(stdout);
 			fputs(serve_usage_end, stdout);
 			return 1;
 		case O_HOST: o->host = optarg; break;

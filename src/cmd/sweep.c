@@ -32,8 +32,9 @@ static const char sweep_usage[] =
 	"\n"
 	"list flags (each a comma list of values or START:STOP:STEP ranges, inclusive):\n"
 	"  --gpu LIST --engine LIST --dtype LIST --tp LIST --pp LIST --dp LIST --ep LIST\n"
-	"  --max-num-seqs LIST --max-num-batched-tokens LIST --rate LIST --concurrency LIST\n"
-	"  --seed LIST\n"
+	"  every engine flag below that takes a value (--max-num-seqs LIST\n"
+	"  --max-num-batched-tokens LIST --max-model-len LIST --block-size LIST ...)\n"
+	"  --rate LIST --concurrency LIST --seed LIST\n"
 	"  e.g. --tp 1,2,4 --max-num-seqs 64,256,1024 --rate 10:40:2\n"
 	"workload:\n"
 	"  --workload FILE           spec (default workloads/default.json, chat); --rate and\n"
@@ -69,7 +70,7 @@ struct sweep_opts {
 static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *e)
 {
 	enum { O_RATE = 256, O_SEED, O_WL, O_NREQ, O_JOBS, O_FMT, O_OUT, O_CONC, O_SVG, O_HTML };
-	static const struct option lo[] = {
+	static const struct option own[] = {
 		SCENFLAGS_OPTIONS,
 		{"rate", required_argument, 0, O_RATE}, {"seed", required_argument, 0, O_SEED},
 		{"workload", required_argument, 0, O_WL}, {"num-requests", required_argument, 0, O_NREQ},
@@ -77,14 +78,16 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		{"out", required_argument, 0, O_OUT}, {"concurrency", required_argument, 0, O_CONC},
 		{"svg", required_argument, 0, O_SVG}, {"html", required_argument, 0, O_HTML},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	int c, rc;
+	struct option lo[CLI_MAX_OPTIONS];
+	int c, rc, row;
 
+	cli_options(own, &deploy_table, lo, CLI_MAX_OPTIONS);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		rc = 0;
 		switch (c) {
-		case 'h': fputs(sweep_usage, stdout); fputs(SCENFLAGS_HELP, stdout); return 1;
+		case 'h': fputs(sweep_usage, stdout); scenopts_help(stdout); return 1;
 		case O_RATE: rc = grid_add_numbers(&o->p.g, "rate", "--rate", optarg, false, 1e-9, 1e9, e); break;
 		case O_SEED: rc = grid_add_numbers(&o->p.g, "seed", "--seed", optarg, true, 0, 9007199254740992.0, e); break;
 		case O_CONC:
@@ -100,11 +103,6 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		case SCF + 2: rc = grid_add_words(&o->p.g, "gpu", "--gpu", optarg, e); break;
 		case SCF + 4: rc = grid_add_words(&o->p.g, "dtype", "--dtype", optarg, e); break;
 		case SCF + 16: rc = grid_add_words(&o->p.g, "engine", "--engine", optarg, e); break;
-		case SCF + 6:
-			rc = grid_add_numbers(&o->p.g, "max_num_batched_tokens", "--max-num-batched-tokens", optarg,
-					      true, 1, 1 << 20, e);
-			break;
-		case SCF + 7: rc = grid_add_numbers(&o->p.g, "max_num_seqs", "--max-num-seqs", optarg, true, 1, 1 << 16, e); break;
 		case CLI_PAR: rc = grid_add_numbers(&o->p.g, "tp", "--tp", optarg, true, 1, 4096, e); break;
 		case CLI_PAR + 1: rc = grid_add_numbers(&o->p.g, "dp", "--dp", optarg, true, 1, 4096, e); break;
 		case CLI_PAR + 2:
@@ -114,7 +112,10 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 		case CLI_PAR + 8: rc = grid_add_numbers(&o->p.g, "pp", "--pp", optarg, true, 1, 4096, e); break;
 		case '?': case ':': return cli_bad_option("sweep", argv[optind - 1], e);
 		default:
-			if ((rc = scenflags_option(c, optarg, &o->p.sf, e)) == 0)
+			if ((row = cli_deploy_row(&deploy_table, c)) >= 0 && deploy_table.row[row].axis)
+				rc = sweep_axis_add(&o->p.g, &deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c),
+						    optarg, e);
+			else if ((rc = scenflags_option(c, optarg, &o->p.sf, e)) == 0)
 				return cli_bad_option("sweep", argv[optind - 1], e);
 		}
 		if (rc < 0)

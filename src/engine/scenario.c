@@ -33,13 +33,11 @@ void scenario_defaults(struct scenario *sc, const struct engine_type *en, const 
 	sc->gpu = g;
 	sc->par = (struct parallel){1, 1, 1, 1};
 	sc->wdt = sc->kvdt = DT_BF16;
-	sc->max_num_batched_tokens = scenario_big_gpu(g) ? 8192 : 2048;
-	sc->max_num_seqs = scenario_big_gpu(g) ? 1024 : 256;
+	deploy_defaults(&deploy_table, &sc->k); /* the table's, then the rules' */
+	sc->k.max_num_batched_tokens = scenario_big_gpu(g) ? 8192 : 2048;
+	sc->k.max_num_seqs = scenario_big_gpu(g) ? 1024 : 256;
 	/* vLLM derives max_model_len from the config's maximum */
-	sc->max_model_len = m && m->max_positions > 0 ? m->max_positions : 32768;
-	sc->block_size = 16;
-	sc->gpu_memory_utilization = 0.9;
-	sc->prefix_caching = true;
+	sc->k.max_model_len = m && m->max_positions > 0 ? m->max_positions : 32768;
 	sc->router = ROUTER_LEAST_OUTSTANDING;
 	cost_default_overheads(&sc->ov);
 	sc->graph_max = 512;
@@ -213,9 +211,9 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	const struct gpu_spec *pg = s->prefill_gpu ? s->prefill_gpu : s->gpu;
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
 	int all = s->pd_prefill * pgpus * pp->dp + s->pd_decode * dgpus * s->par.dp;
-	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->max_num_seqs;
+	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->k.max_num_seqs;
 	int64_t mbt = s->prefill_max_num_batched_tokens > 0 ? s->prefill_max_num_batched_tokens
-							     : s->max_num_batched_tokens;
+							     : s->k.max_num_batched_tokens;
 	struct cost_cfg pcc;
 	int rc;
 
@@ -227,8 +225,8 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
-	if ((rc = memplan_compute(s->model, pg, pp, s->wdt, s->kvdt, s->gpu_memory_utilization,
-				  s->block_size, mbt, mns, &st->prefill_mp, e)) < 0) {
+	if ((rc = memplan_compute(s->model, pg, pp, s->wdt, s->kvdt, s->k.gpu_memory_utilization,
+				  s->k.block_size, mbt, mns, &st->prefill_mp, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
@@ -278,7 +276,7 @@ static int plan_draft(const struct scenario *s, struct scenario_state *st, struc
 	struct parallel dp = {s->par.tp, 1, 1, 1};
 	struct memplan *mp = &st->mp;
 	double w = model_weight_bytes_per_gpu(d, &dp, dtype_bytes(s->wdt));
-	double kv = model_kv_bytes_per_token_per_gpu(d, &dp, dtype_bytes(s->kvdt)) * (double)s->block_size;
+	double kv = model_kv_bytes_per_token_per_gpu(d, &dp, dtype_bytes(s->kvdt)) * (double)s->k.block_size;
 
 	mp->weight_bytes += w;
 	mp->kv_bytes -= w;
@@ -305,14 +303,14 @@ int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, 
 
 	if (!scenario_dp_attention(sc->model, &sc->par))
 		rep.dp = 1;
-	bb = model_kv_bytes_per_token_per_gpu(sc->model, &rep, dtype_bytes(sc->kvdt)) * (double)sc->block_size;
+	bb = model_kv_bytes_per_token_per_gpu(sc->model, &rep, dtype_bytes(sc->kvdt)) * (double)sc->k.block_size;
 	if (blocks > 0)
 		host_bytes_per_gpu = blocks * bb;
 	else
 		blocks = bb > 0 ? floor(host_bytes_per_gpu / bb) : 0;
 	if (blocks < 1)
 		return err_set(e, SS_EUSAGE, "%s: %.3g GB per GPU holds no KV block of %.3g MB (%lld token%s of %s)", flag,
-			       host_bytes_per_gpu / 1e9, bb / 1e6, (long long)sc->block_size, sc->block_size > 1 ? "s" : "",
+			       host_bytes_per_gpu / 1e9, bb / 1e6, (long long)sc->k.block_size, sc->k.block_size > 1 ? "s" : "",
 			       sc->model->id);
 	if (blocks > INT32_MAX / 4)
 		return err_set(e, SS_EUSAGE, "%s: %.3g GB per GPU is %.3g KV blocks, more than the %d servesim holds",
@@ -333,7 +331,7 @@ static int mm_setup(const struct scenario *s, struct scenario_state *st, const s
 {
 	const struct wl_images *im = &s->workload->images;
 	char rule[400];
-	int64_t patches, tokens, mbt = s->max_num_batched_tokens;
+	int64_t patches, tokens, mbt = s->k.max_num_batched_tokens;
 	int rc;
 
 	if ((rc = model_image_tokens(s->model, im->width, im->height, "workload 'images.resolution'", &patches, &tokens,
@@ -419,13 +417,13 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	 * one rank, whose expert share depends on dp (and ep) */
 	if (!scenario_dp_attention(s->model, &s->par))
 		rep.dp = 1;
-	st->kv_from_memory = s->total_kv_blocks == 0;
-	mns = s->max_num_seqs;
+	st->kv_from_memory = s->k.total_kv_blocks == 0;
+	mns = s->k.max_num_seqs;
 	if (en->plan_memory)
 		rc = en->plan_memory(s, &rep, st, e);
 	else
-		rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->gpu_memory_utilization,
-				     s->block_size, s->max_num_batched_tokens, s->max_num_seqs, &st->mp, e);
+		rc = memplan_compute(s->model, s->gpu, &rep, s->wdt, s->kvdt, s->k.gpu_memory_utilization,
+				     s->k.block_size, s->k.max_num_batched_tokens, s->k.max_num_seqs, &st->mp, e);
 	if (rc == 0 && st->kv_from_memory && s->spec.k > 0 && s->spec.method == SPEC_DRAFT && s->draft_model)
 		rc = plan_draft(s, st, e);
 	if (rc == 0 && st->kv_from_memory && s->lora)
@@ -457,7 +455,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		cost_overheads_apply(&cc.ov, &s->ov);
 		cc.overlap_cpu = h && h->overlap && !s->disable_overlap;
 	}
-	cc.max_tokens = s->max_num_batched_tokens;
+	cc.max_tokens = s->k.max_num_batched_tokens;
 	cc.max_seqs = mns;
 	cc.graph_max = s->graph_max;
 	cc.tier2 = s->tier2;
@@ -475,13 +473,13 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	eplb_words(s, &st->cost, st->kv_from_memory ? &st->mp : NULL, st->eplb_words, sizeof(st->eplb_words));
-	st->sc.max_num_batched_tokens = s->max_num_batched_tokens;
+	st->sc.max_num_batched_tokens = s->k.max_num_batched_tokens;
 	st->sc.max_num_seqs = mns;
-	st->sc.max_model_len = s->max_model_len;
-	st->sc.block_size = s->block_size;
-	st->sc.long_prefill_token_threshold = s->long_prefill_token_threshold;
-	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks;
-	st->sc.prefix_caching = s->prefix_caching;
+	st->sc.max_model_len = s->k.max_model_len;
+	st->sc.block_size = s->k.block_size;
+	st->sc.long_prefill_token_threshold = s->k.long_prefill_token_threshold;
+	st->sc.total_kv_blocks = st->kv_from_memory ? st->mp.blocks : s->k.total_kv_blocks;
+	st->sc.prefix_caching = s->k.prefix_caching;
 	st->sc.policy = en->policy;
 	/* the settings only the engines that take them can be given */
 	st->sc.lpm = (en->knobs & ENGINE_KNOB_SCHEDULE_POLICY) && s->sglang_policy == SGLANG_LPM;

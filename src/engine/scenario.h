@@ -9,6 +9,7 @@
 
 #include "cost/cost.h"
 #include "cost/memplan.h"
+#include "deploy/fields.h"
 #include "engine/sglang.h"
 #include "sim/sim.h"
 
@@ -23,11 +24,10 @@ struct scenario {
 	 * weights' dtype (scenario_kv_auto's reason, "experiment kv_dtype"),
 	 * for the run header; "" otherwise */
 	char kvdt_src[120];
-	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size;
-	int64_t long_prefill_token_threshold;
-	int64_t total_kv_blocks;      /* 0: from the memory plan */
-	double gpu_memory_utilization;
-	bool prefix_caching;
+	/* max_num_batched_tokens, max_num_seqs, max_model_len, block_size,
+	 * gpu_memory_utilization, total_kv_blocks (0: from the memory plan),
+	 * prefix caching, ...: the field table's knobs, resolved */
+	struct deploy_knobs k;
 	/* independent copies of the whole layout below (TP x PP x DP x EP,
 	 * P/D pools included) behind the router (0 or 1: one; sim_cfg.replicas) */
 	int replicas;

@@ -21,8 +21,7 @@ void scenflags_defaults(struct scenflags *f)
 	f->router = ROUTER_LEAST_OUTSTANDING;
 	f->replicas = 1;
 	f->dtype = f->kvdtype = DT_BF16;
-	f->block = 16;
-	f->util = 0.9;
+	deploy_defaults(&deploy_table, &f->k);
 	cost_default_overheads(&f->ov);
 	f->eplb_nre_vl = f->eplb_nre_sg = f->eplb_iters = -1;
 }
@@ -94,7 +93,7 @@ static int check_offload(const struct scenflags *f, const struct engine_type *en
 	if ((f->hicache_ratio > 0 || f->hicache_gb > 0) && !f->hicache)
 		return err_set(e, SS_EUSAGE, "%s needs --enable-hierarchical-cache",
 			       f->hicache_ratio > 0 ? "--hicache-ratio" : "--hicache-size");
-	if ((vl || hc) && f->no_prefix)
+	if ((vl || hc) && !f->k.prefix_caching)
 		return err_set(e, SS_EUSAGE, "%s needs prefix caching: servesim's host tier holds the blocks the GPU prefix cache evicts (drop %s)",
 			       vl ? "--kv-offloading-size" : "--enable-hierarchical-cache",
 			       vl ? "--no-prefix-caching" : "--disable-radix-cache");
@@ -212,7 +211,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 					     (f->max_prefill ? ENGINE_KNOB_MAX_PREFILL : 0) |
 					     (f->mixed_chunk ? ENGINE_KNOB_MIXED_CHUNK : 0) |
 					     (f->recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
-				     f->util_given, e)) < 0)
+				     deploy_given(&f->k, DEPLOY_GPU_MEMORY_UTILIZATION), e)) < 0)
 		return rc;
 	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0 ||
 	    (rc = engine_check_eplb(en, f->eplb, f->eplb_config || f->eplb_nre_vl >= 0,
@@ -230,20 +229,9 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	scenario_defaults(sc, en, x->model, x->gpu, wl);
 	sc->par = f->par;
 	sc->wdt = f->dtype;
-	if (f->mbt)
-		sc->max_num_batched_tokens = f->mbt;
-	if (f->mns) {
-		sc->max_num_seqs = f->mns;
+	deploy_overlay(&deploy_table, &sc->k, &f->k);
+	if (deploy_given(&f->k, DEPLOY_MAX_NUM_SEQS))
 		sc->sglang_mrr_rule = false;
-	}
-	if (f->mml)
-		sc->max_model_len = f->mml;
-	if (f->block_given)
-		sc->block_size = f->block;
-	sc->long_prefill_token_threshold = f->lpt;
-	sc->total_kv_blocks = f->kv_blocks;
-	sc->gpu_memory_utilization = f->util;
-	sc->prefix_caching = !f->no_prefix;
 	sc->router = f->router;
 	sc->replicas = (int)f->replicas;
 	sc->ov = f->ov;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "deploy/catalog.h"
+#include "deploy/fields.h"
 #include "hw/moetab.h"
 #include "hw/tier2.h"
 #include "engine/scenario.h"
@@ -36,14 +37,13 @@ struct scenflags {
 	int64_t replicas;          /* --replicas (1) */
 	enum dtype dtype, kvdtype, moe_dtype;
 	const char *calibration;   /* FILE, "none", or NULL (the default) */
-	bool kv_given, moe_dtype_given, no_prefix, allow_invalid, block_given, ov_given;
+	bool kv_given, moe_dtype_given, allow_invalid, ov_given;
 	bool force_calibration;
-	int64_t mbt, mns, mml, block, lpt, kv_blocks;
-	double util;
+	struct deploy_knobs k;     /* the table's knobs (deploy/fields.h) as flags set them */
 	/* SGLang's settings (0 / NULL: its rules) */
 	double mem_frac;
 	const char *sg_policy;
-	bool no_overlap, util_given, mixed_chunk;
+	bool no_overlap, mixed_chunk;
 	int64_t recv_interval, max_prefill;
 	/* KV offload (0 / NULL / false: off): vLLM's and SGLang's flags */
 	double kv_off_gib, hicache_ratio, hicache_gb;

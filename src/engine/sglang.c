@@ -700,8 +700,8 @@ static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out,
  * over the KV pool. */
 static void sglang_defaults(struct scenario *sc)
 {
-	sc->max_num_batched_tokens = sglang_chunk_default(sc->gpu);
-	sc->block_size = 1;
+	sc->k.max_num_batched_tokens = sglang_chunk_default(sc->gpu);
+	sc->k.block_size = 1;
 	sc->sglang_mrr_rule = true;
 }
 
@@ -729,10 +729,10 @@ static int sglang_plan_memory(const struct scenario *s, const struct parallel *r
 	bool dpa = scenario_dp_attention(s->model, &s->par);
 
 	sglang_mem_fraction(s->gpu, s->par.tp * (dpa ? s->par.dp : 1), s->par.pp, s->par.dp, dpa,
-			    s->max_num_batched_tokens, s->model->attn == ATTN_MLA, &st->sg_mem);
+			    s->k.max_num_batched_tokens, s->model->attn == ATTN_MLA, &st->sg_mem);
 	st->mem_fraction_static = s->mem_fraction_static > 0 ? s->mem_fraction_static : st->sg_mem.fraction;
 	return memplan_compute_static(s->model, s->gpu, rep, s->wdt, s->kvdt, st->mem_fraction_static,
-				      s->block_size, s->sglang_mrr_rule ? 4096 : s->max_num_seqs, &st->mp, e);
+				      s->k.block_size, s->sglang_mrr_rule ? 4096 : s->k.max_num_seqs, &st->mp, e);
 }
 
 /* max_running_requests by its rule over the KV pool, no more than the
@@ -740,7 +740,7 @@ static int sglang_plan_memory(const struct scenario *s, const struct parallel *r
 static int64_t sglang_max_running(const struct scenario *s, const struct scenario_state *st)
 {
 	int64_t mns = sglang_max_running_requests(
-		(st->kv_from_memory ? st->mp.blocks : s->total_kv_blocks) * s->block_size, s->max_model_len);
+		(st->kv_from_memory ? st->mp.blocks : s->k.total_kv_blocks) * s->k.block_size, s->k.max_model_len);
 
 	if (st->kv_from_memory && st->mp.state_bytes_per_seq > 0 && mns > st->mp.state_seqs)
 		mns = st->mp.state_seqs;
@@ -898,7 +898,7 @@ static int sglang_offload(const struct scenario *sc, const struct scenario_state
 	snprintf(words, n,
 		 "SGLang HiCache (--enable-hierarchical-cache, %s): %lld pages of %lld token%s (%.3g MB per GPU) in host memory per engine, %.2f x the device pool%s, LRU, fed by the GPU radix cache's evictions; a page moves in %.3g us each way over %s (%g GB/s one way x %.2f achieved); load-back layer by layer under the compute (the step lasts max(compute, loads) + min(compute, loads) / %d layers), write-through hidden",
 		 sc->hicache_gb > 0 ? "--hicache-size" : "--hicache-ratio", (long long)o->host_blocks,
-		 (long long)sc->block_size, sc->block_size > 1 ? "s" : "", bb / 1e6, ratio,
+		 (long long)sc->k.block_size, sc->k.block_size > 1 ? "s" : "", bb / 1e6, ratio,
 		 ratio <= 1 ? " (not larger than the device pool: SGLang warns, older releases refuse to start)" : "",
 		 o->block_s * 1e6, sc->gpu->host_link, sc->gpu->host_link_bw / 1e9, SCENARIO_HOST_LINK_EFF, o->layers);
 	return 0;

@@ -54,10 +54,10 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 		}
 	}
 	/* vLLM: max_model_len may not exceed the derived maximum */
-	if (m->max_positions > 0 && sc->max_model_len > m->max_positions) {
+	if (m->max_positions > 0 && sc->k.max_model_len > m->max_positions) {
 		snprintf(msg, sizeof(msg),
 			 "User-specified max_model_len (%lld) is greater than the derived max_model_len (max_position_embeddings=%lld in %s's config.json); vLLM refuses unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (rope scaling is not read from the config)",
-			 (long long)sc->max_model_len, (long long)m->max_positions, m->id);
+			 (long long)sc->k.max_model_len, (long long)m->max_positions, m->id);
 		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
 			return rc;
 	}

@@ -422,16 +422,16 @@ static bool vllm_start_refused(const struct scenario *sc, char *msg, size_t n)
 	static const int64_t sizes[] = {1, 8, 16, 32, 64, 128};
 	size_t i;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] != sc->block_size; i++)
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && sizes[i] != sc->k.block_size; i++)
 		;
 	if (i == sizeof(sizes) / sizeof(sizes[0])) {
 		snprintf(msg, n, "block_size %lld is not one vLLM takes (1, 8, 16, 32, 64 or 128)",
-			 (long long)sc->block_size);
+			 (long long)sc->k.block_size);
 		return true;
 	}
-	if (sc->max_num_batched_tokens < sc->max_num_seqs) {
+	if (sc->k.max_num_batched_tokens < sc->k.max_num_seqs) {
 		snprintf(msg, n, "max_num_batched_tokens (%lld) must be greater than or equal to max_num_seqs (%lld): "
-			 "vLLM refuses to start", (long long)sc->max_num_batched_tokens, (long long)sc->max_num_seqs);
+			 "vLLM refuses to start", (long long)sc->k.max_num_batched_tokens, (long long)sc->k.max_num_seqs);
 		return true;
 	}
 	if (sc->kvdt == DT_FP4 || sc->kvdt == DT_INT4) {

@@ -61,9 +61,9 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	 * where it does not (SGLang: chunked_prefill_size by GPU memory,
 	 * max_running_requests from the KV pool) */
 	if (x->max_num_batched_tokens > 0)
-		sc->max_num_batched_tokens = x->max_num_batched_tokens;
+		sc->k.max_num_batched_tokens = x->max_num_batched_tokens;
 	if (x->max_num_seqs > 0) {
-		sc->max_num_seqs = x->max_num_seqs;
+		sc->k.max_num_seqs = x->max_num_seqs;
 		sc->sglang_mrr_rule = false;
 	}
 	/* settings only some engines take (experiment_load refuses them for
@@ -88,13 +88,13 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->spec.method = SPEC_MTP;
 		(void)spec_default_rates(&sc->spec, wl_prompt_kind(&x->wl) == WL_PROMPTS_RANDOM);
 	}
-	sc->max_model_len = x->max_model_len;
-	sc->block_size = x->block_size;
-	sc->total_kv_blocks = x->total_kv_blocks;
+	sc->k.max_model_len = x->max_model_len;
+	sc->k.block_size = x->block_size;
+	sc->k.total_kv_blocks = x->total_kv_blocks;
 	sc->no_pooled_gaps = true; /* eval and calibrate compare no pooled ITL */
 	sc->no_energy = true;      /* nor energy */
-	sc->gpu_memory_utilization = x->gpu_memory_utilization;
-	sc->prefix_caching = x->prefix_caching;
+	sc->k.gpu_memory_utilization = x->gpu_memory_utilization;
+	sc->k.prefix_caching = x->prefix_caching;
 	sc->tier0_off = o->tier0_off;
 	sc->ov = o->ov;
 	sc->host_scaled = o->host_scaled;

@@ -124,6 +124,72 @@ static void push_replicas(struct search_deploy **out, size_t *n, size_t *cap, st
 	}
 }
 
+/* TP sizes to try: the list given, else powers of two up to hi. */
+static size_t tp_list(const struct search_space *sp, int hi, int *tps)
+{
+	if (sp->ntp) {
+		memcpy(tps, sp->tp, sp->ntp * sizeof(int));
+		return sp->ntp;
+	}
+	return pow2(tps, hi);
+}
+
+/* Weight dtypes to try: the list given, else bf16 and fp8 where the GPUs
+ * (g, and the prefill workers' pg) all have fp8 tensor cores and the
+ * model's weights narrow to it. */
+static size_t dtype_list(const struct search_space *sp, const struct model_cfg *m, const struct gpu_spec *g,
+			 const struct gpu_spec *pg, enum dtype *dts)
+{
+	size_t n = 0;
+
+	if (sp->ndtype) {
+		memcpy(dts, sp->dtype, sp->ndtype * sizeof(*dts));
+		return sp->ndtype;
+	}
+	dts[n++] = DT_BF16;
+	if (g->peak_flops[DT_FP8] > 0 && pg->peak_flops[DT_FP8] > 0 && model_fp8_narrows(m))
+		dts[n++] = DT_FP8;
+	return n;
+}
+
+/* P/D: X prefill workers on budget GPU pb (at most Cp GPUs) and Y decode
+ * workers on db (Cd) of TP t each (EP over the worker's GPUs for an MoE
+ * model), X + Y <= pd_max_workers.  One GPU type (pb == db): the X + Y
+ * workers share its count. */
+static void push_pd(struct search_deploy **out, size_t *n, size_t *cap, const struct search_space *sp,
+		    const struct tail_axes *t, bool moe, int eng, int pb, int db, int Cp, int Cd, const int *tps,
+		    size_t ntp, const enum dtype *dts, size_t ndt)
+{
+	size_t iw, it;
+
+	for (iw = 0; iw < ndt; iw++)
+		for (it = 0; it < ntp; it++)
+			for (int w = 2; w <= sp->pd_max_workers; w++)
+				for (int x = 1; x < w; x++) {
+					struct search_deploy d;
+					int tp = tps[it], C = Cd;
+					memset(&d, 0, sizeof(d));
+					if (pb == db && (int64_t)w * tp > C)
+						continue;
+					if (pb != db) {
+						/* copies within both counts */
+						int rp = Cp / (x * tp), rd = Cd / ((w - x) * tp);
+						if (rp < 1 || rd < 1)
+							continue;
+						C = (rp < rd ? rp : rd) * w * tp;
+					}
+					d.gpu = db;
+					d.pgpu = pb;
+					d.engine = eng;
+					d.par = (struct parallel){.tp = tp, .pp = 1, .dp = 1, .ep = moe ? tp : 1};
+					d.wdt = dts[iw];
+					d.pd_prefill = x;
+					d.pd_decode = w - x;
+					d.gpus = w * tp;
+					push_replicas(out, n, cap, d, t, sp, C, false);
+				}
+}
+
 void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
 		      const struct search_space *sp, struct search_deploy **out,
 		      size_t *n)
@@ -169,12 +235,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 			t.nmnbt = 1;
 			t.mnbt[0] = 0;
 		}
-		if (sp->ntp) {
-			ntp = sp->ntp;
-			memcpy(tps, sp->tp, ntp * sizeof(int));
-		} else {
-			ntp = pow2(tps, C < node ? C : node);
-		}
+		ntp = tp_list(sp, C < node ? C : node, tps);
 		if (sp->npp) {
 			npp = sp->npp;
 			memcpy(pps, sp->pp, npp * sizeof(int));
@@ -187,15 +248,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 		} else {
 			ndp = pow2(dps, C);
 		}
-		if (sp->ndtype) {
-			ndt = sp->ndtype;
-			memcpy(dts, sp->dtype, ndt * sizeof(*dts));
-		} else {
-			ndt = 0;
-			dts[ndt++] = DT_BF16;
-			if (g->peak_flops[DT_FP8] > 0 && model_fp8_narrows(m))
-				dts[ndt++] = DT_FP8;
-		}
+		ndt = dtype_list(sp, m, g, g, dts);
 		for (iw = 0; iw < ndt; iw++)
 			for (it = 0; it < ntp; it++)
 				for (ip = 0; ip < npp; ip++)
@@ -214,7 +267,7 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 								continue;
 							if (ie == 1 && tp * dp == 1)
 								continue;
-							d.gpu = (int)b;
+							d.gpu = d.pgpu = (int)b;
 							d.engine = (int)eng;
 							d.par = (struct parallel){.tp = tp, .pp = pp, .dp = dp, .ep = ie ? tp * dp : 1};
 							d.wdt = dts[iw];
@@ -225,25 +278,42 @@ void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget
 		 * worker's GPUs for an MoE model) */
 		if (!sp->pd)
 			continue;
-		for (iw = 0; iw < ndt; iw++)
-			for (it = 0; it < ntp; it++)
-				for (int w = 2; w <= sp->pd_max_workers; w++)
-					for (int x = 1; x < w; x++) {
-						struct search_deploy d;
-						int tp = tps[it];
-						memset(&d, 0, sizeof(d));
-						if ((int64_t)w * tp > C)
-							continue;
-						d.gpu = (int)b;
-						d.engine = (int)eng;
-						d.par = (struct parallel){.tp = tp, .pp = 1, .dp = 1, .ep = moe ? tp : 1};
-						d.wdt = dts[iw];
-						d.pd_prefill = x;
-						d.pd_decode = w - x;
-						d.gpus = w * tp;
-						push_replicas(out, n, &cap, d, &t, sp, C, false);
-					}
+		push_pd(out, n, &cap, sp, &t, moe, (int)eng, (int)b, (int)b, C, C, tps, ntp, dts, ndt);
 	}
+	/* mixed P/D: prefill on budget GPU pb, decode on db, TP within both
+	 * types' nodes and counts, the weight dtypes both run */
+	if (!sp->pd)
+		return;
+	for (size_t db = 0; db < nb; db++)
+		for (size_t pb = 0; pb < nb; pb++)
+			for (eng = 0; eng < sp->nengine; eng++) {
+				const struct gpu_spec *gd = budget[db].gpu, *gp = budget[pb].gpu;
+				int Cd = budget[db].count, Cp = budget[pb].count, tps[SEARCH_MAX_LIST];
+				int nd = gd->gpus_per_node > 0 ? gd->gpus_per_node : 8;
+				int np = gp->gpus_per_node > 0 ? gp->gpus_per_node : 8;
+				int lim = Cd < Cp ? Cd : Cp;
+				enum dtype dts[SEARCH_MAX_LIST];
+				size_t ntp, ndt;
+
+				if (pb == db)
+					continue;
+				lim = lim < nd ? lim : nd;
+				ntp = tp_list(sp, lim < np ? lim : np, tps);
+				ndt = dtype_list(sp, m, gd, gp, dts);
+				push_pd(out, n, &cap, sp, &t, moe, (int)eng, (int)pb, (int)db, Cp, Cd, tps, ntp, dts, ndt);
+			}
+}
+
+double search_usd_per_gpu_hour(const struct search_gpu *budget, const struct search_deploy *d)
+{
+	int pg;
+
+	if (!search_mixed(d))
+		return budget[d->gpu].usd_per_gpu_hour;
+	/* one copy's prefill GPUs at their price, the rest at the decode GPU's */
+	pg = d->pd_prefill * d->par.tp * d->par.pp * d->par.dp;
+	pg *= d->replicas > 1 ? d->replicas : 1;
+	return (budget[d->pgpu].usd_per_gpu_hour * pg + budget[d->gpu].usd_per_gpu_hour * (d->gpus - pg)) / d->gpus;
 }
 
 /* vLLM's start-up messages run to several sentences: keep the first. */
@@ -281,11 +351,11 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	if (in->kv_follows_dtype) /* the engine's default for these weights */
 		sc.kvdt = scenario_kv_auto(sc.model, sc.gpu, sc.engine, d->wdt, sc.kvdt_src, sizeof(sc.kvdt_src));
 	if (d->max_num_seqs > 0) {
-		sc.max_num_seqs = d->max_num_seqs;
+		sc.k.max_num_seqs = d->max_num_seqs;
 		sc.sglang_mrr_rule = false;
 	}
 	if (d->max_num_batched_tokens > 0)
-		sc.max_num_batched_tokens = d->max_num_batched_tokens;
+		sc.k.max_num_batched_tokens = d->max_num_batched_tokens;
 	if (d->spec_k > 0) {
 		/* MTP at the acceptance `run` takes by default: the measured
 		 * per-position curve (spec_default_rates), for the workload's
@@ -300,11 +370,18 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		sc.pd_prefill = d->pd_prefill;
 		sc.pd_decode = d->pd_decode;
 		sc.prefill_par = d->par;
+		/* the prefill workers on another budget GPU: its type's tables
+		 * and memory, as run --prefill-gpu (the tables are the cache's
+		 * already: each budget GPU's base scenario loaded them) */
+		if (search_mixed(d))
+			sc.prefill_gpu = in->base[(size_t)d->pgpu * in->nengine + (size_t)d->engine].gpu;
 	}
-	out->max_num_seqs = sc.max_num_seqs;
-	out->max_num_batched_tokens = sc.max_num_batched_tokens;
+	out->max_num_seqs = sc.k.max_num_seqs;
+	out->max_num_batched_tokens = sc.k.max_num_batched_tokens;
 	out->kvdt = sc.kvdt;
 	rc = scenario_check_config(&sc, in->allow_invalid, notes, sizeof(notes), e);
+	if (rc == 0)
+		rc = scenario_check_pd(&sc, in->allow_invalid, notes, sizeof(notes), e);
 	if (rc == 0 && (rc = scenario_prepare(&sc, in->data_dir, &st, e)) == 0) {
 		prepared = true;
 		rc = scenario_check_capacity(&sc, &st, in->allow_invalid, notes, sizeof(notes), e);
@@ -356,7 +433,8 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		cap_result_release(&res);
 	}
 	if ((rc = cap_search(&st, in->wl, &fine, &res, e)) < 0) {
-		err_prefix(e, "%s x%d, %s, tp %d pp %d dp %d ep %d%s%s", sc.gpu->id, d->gpus, sc.engine->name,
+		err_prefix(e, "%s%s%s x%d, %s, tp %d pp %d dp %d ep %d%s%s", sc.prefill_gpu ? sc.prefill_gpu->id : "",
+			   sc.prefill_gpu ? "/" : "", sc.gpu->id, d->gpus, sc.engine->name,
 			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "",
 			   sc.replicas > 1 ? ", replicas" : "");
 		goto out;
@@ -543,7 +621,7 @@ void search_summarize(const struct search_outcome *r, size_t n, const struct sea
 		for (i = 0; i < s->nok; i++) {
 			const struct search_outcome *o = &r[s->order[i]];
 			int64_t g = search_gpus_for_rate(o, target_rps);
-			double cost = g * budget[o->d.gpu].usd_per_gpu_hour;
+			double cost = g * search_usd_per_gpu_hour(budget, &o->d);
 			if (best < 0 || g < best || (g == best && cost < best_cost)) {
 				best = g;
 				best_cost = cost;

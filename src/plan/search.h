@@ -66,7 +66,9 @@ struct search_gpu {
 };
 
 struct search_deploy {
-	int gpu;                        /* index into the budget */
+	int gpu;                        /* index into the budget (a P/D split's decode workers) */
+	int pgpu;                       /* the prefill workers' GPU, an index into the budget:
+					 * gpu's but for a mixed P/D split (search_mixed) */
 	int engine;                     /* index into search_space.engine */
 	struct parallel par;
 	enum dtype wdt;
@@ -79,10 +81,23 @@ struct search_deploy {
 };
 
 /* Every candidate, in a fixed order (GPU, engine, P/D last, dtype, TP, PP,
- * DP, EP, replicas, max_num_seqs, max_num_batched_tokens, MTP).  *out
- * heap-owned. */
+ * DP, EP, replicas, max_num_seqs, max_num_batched_tokens, MTP), then with
+ * several GPU types in the budget the mixed P/D splits: X prefill workers
+ * on one type and Y decode workers on another (each pair of types, both
+ * ways, by decode GPU then prefill GPU; the same TP on both sides, X x TP
+ * and Y x TP within each type's count).  *out heap-owned. */
 void search_enumerate(const struct model_cfg *m, const struct search_gpu *budget, size_t nb,
 		      const struct search_space *sp, struct search_deploy **out, size_t *n);
+
+/* Prefill and decode workers on two GPU types? */
+static inline bool search_mixed(const struct search_deploy *d)
+{
+	return d->pd_prefill > 0 && d->pgpu != d->gpu;
+}
+
+/* d's price per GPU-hour averaged over its GPUs (each side at its type's
+ * price; NAN when either has none). */
+double search_usd_per_gpu_hour(const struct search_gpu *budget, const struct search_deploy *d);
 
 enum search_status { SEARCH_OK, SEARCH_PRUNED, SEARCH_NO_RATE };
 /* Why a deployment was pruned, from the start-up message. */
@@ -129,8 +144,9 @@ struct search_in {
 	bool want_saturation;
 };
 
-/* Prune or run one deployment.  Pruning is a result, not an error; a
- * negative status is a runtime failure. */
+/* Prune or run one deployment (usd_per_gpu_hour: search_usd_per_gpu_hour's).
+ * Pruning is a result, not an error; a negative status is a runtime
+ * failure. */
 int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
 		    struct search_outcome *out, struct err *e);
 

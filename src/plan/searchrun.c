@@ -16,7 +16,7 @@ static int search_point(void *vctx, size_t i, struct sbuf *out, struct err *e)
 {
 	const struct search_ctx *c = vctx;
 	struct search_outcome r;
-	int rc = search_evaluate(&c->in, &c->d[i], c->budget[c->d[i].gpu].usd_per_gpu_hour, &r, e);
+	int rc = search_evaluate(&c->in, &c->d[i], search_usd_per_gpu_hour(c->budget, &c->d[i]), &r, e);
 
 	if (rc == 0)
 		sb_put(out, (const char *)&r, sizeof(r));

@@ -47,22 +47,66 @@ out:
 	return rc;
 }
 
-/* Axis names in the order points vary (last fastest). */
-static const char *const axis_order[] = {"gpu", "engine", "dtype", "tp", "pp", "dp", "ep", "max_num_seqs",
-					 "max_num_batched_tokens", "rate", "concurrency", "seed"};
+/* Axis names in the order points vary (last fastest); the deployment
+ * field table's axes (deploy/fields.h, by their axis place) go after ep. */
+static const char *const axes_before[] = {"gpu", "engine", "dtype", "tp", "pp", "dp", "ep"};
+static const char *const axes_after[] = {"rate", "concurrency", "seed"};
 
-/* The axes in axis_order (a stable grid whatever the flags' order). */
+static void take_axis(struct grid *sorted, const struct grid *g, const char *name)
+{
+	size_t a;
+
+	for (a = 0; a < g->nax; a++)
+		if (strcmp(g->ax[a].name, name) == 0)
+			sorted->ax[sorted->nax++] = g->ax[a];
+}
+
+/* The axes in that order (a stable grid whatever the flags' order). */
 static void order_axes(struct grid *g)
 {
 	struct grid sorted;
-	size_t k, a;
+	size_t k;
+	int place;
 
 	grid_init(&sorted);
-	for (k = 0; k < sizeof(axis_order) / sizeof(axis_order[0]); k++)
-		for (a = 0; a < g->nax; a++)
-			if (strcmp(g->ax[a].name, axis_order[k]) == 0)
-				sorted.ax[sorted.nax++] = g->ax[a];
+	for (k = 0; k < sizeof(axes_before) / sizeof(axes_before[0]); k++)
+		take_axis(&sorted, g, axes_before[k]);
+	for (place = 1; place <= DEPLOY_MAX_FIELDS; place++)
+		for (k = 0; k < deploy_table.n; k++)
+			if (deploy_table.row[k].axis == place)
+				take_axis(&sorted, g, deploy_table.row[k].name);
+	for (k = 0; k < sizeof(axes_after) / sizeof(axes_after[0]); k++)
+		take_axis(&sorted, g, axes_after[k]);
 	*g = sorted;
+}
+
+int sweep_axis_add(struct grid *g, const struct deploy_table *t, size_t row, const char *flag, const char *arg,
+		   struct err *e)
+{
+	const struct deploy_field *f = &t->row[row];
+	const struct grid_axis *x;
+	size_t k;
+	int rc;
+
+	if ((rc = grid_add_numbers(g, f->name, flag, arg, f->type == DEPLOY_INT, f->lo, f->hi, e)) < 0)
+		return rc;
+	x = &g->ax[g->nax - 1];
+	for (k = 0; f->lo_open && k < x->n; k++)
+		if (!(x->num[k] > f->lo))
+			return err_set(e, SS_EUSAGE, "%s: %g out of range, expected above %g, up to %g", flag, x->num[k],
+				       f->lo, f->hi);
+	return 0;
+}
+
+void sweep_point_fields(const struct grid *g, size_t i, const struct deploy_table *t, void *base)
+{
+	size_t idx[GRID_MAX_AXES], a;
+	int row;
+
+	grid_point(g, i, idx);
+	for (a = 0; a < g->nax; a++)
+		if (!g->ax[a].text && (row = deploy_find(t, g->ax[a].name)) >= 0)
+			deploy_set(t, (size_t)row, g->ax[a].num[idx[a]], base);
 }
 
 /* The point's flags and workload. */
@@ -73,6 +117,7 @@ static int apply_point(const struct sweep_plan *o, size_t i, struct scenflags *f
 	int rc;
 
 	grid_point(&o->g, i, idx);
+	sweep_point_fields(&o->g, i, &deploy_table, &f->k);
 	for (a = 0; a < o->g.nax; a++) {
 		const struct grid_axis *x = &o->g.ax[a];
 		const char *n = x->name;
@@ -92,10 +137,6 @@ static int apply_point(const struct sweep_plan *o, size_t i, struct scenflags *f
 			f->par.dp = (int)v;
 		else if (strcmp(n, "ep") == 0)
 			f->par.ep = (int)v;
-		else if (strcmp(n, "max_num_seqs") == 0)
-			f->mns = (int64_t)v;
-		else if (strcmp(n, "max_num_batched_tokens") == 0)
-			f->mbt = (int64_t)v;
 		else if (strcmp(n, "rate") == 0)
 			wl->rate = v;
 		else if (strcmp(n, "concurrency") == 0) {

@@ -100,6 +100,13 @@ int sweep_plan_check(const struct sweep_plan *p, struct err *e);
  * simulated, its row rendered into out; a configuration servesim refuses
  * is a row ("refused: why"); <0 only for settings that do not combine at
  * all (the whole sweep's error). */
+/* A sweep axis of row row of the deployment field table t: the list or
+ * range flag (as spelled) in the row's range, named by the row. */
+int sweep_axis_add(struct grid *g, const struct deploy_table *t, size_t row, const char *flag, const char *arg,
+		   struct err *e);
+/* Every axis of g naming a row of t set to point i's value on base (the
+ * knobs, deploy_set). */
+void sweep_point_fields(const struct grid *g, size_t i, const struct deploy_table *t, void *base);
 int sweep_plan_point(void *vplan, size_t i, struct sbuf *out, struct err *e);
 
 #endif

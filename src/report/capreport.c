@@ -44,8 +44,8 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	cap_binding_name(c, r->binding, b, sizeof(b));
 	fprintf(f, "capacity   %s on %s, tp %d pp %d dp %d ep %d, %s, engine %s, max_num_seqs %lld, max_num_batched_tokens %lld\n",
 	       sc->model->id, sc->gpu->id, sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep,
-	       dtype_name(sc->wdt), sc->engine->name, (long long)sc->max_num_seqs,
-	       (long long)sc->max_num_batched_tokens);
+	       dtype_name(sc->wdt), sc->engine->name, (long long)sc->k.max_num_seqs,
+	       (long long)sc->k.max_num_batched_tokens);
 	if (sc->replicas > 1)
 		fprintf(f, "replicas   %d copies of it behind a %s router, %d GPUs in all; each probe runs %d x the workload's requests\n",
 			sc->replicas, router_name(sc->router), scenario_gpus(sc), sc->replicas);

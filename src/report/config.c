@@ -7,7 +7,9 @@
 #include "engine/engine.h"
 #include "readers/tier1file.h"
 #include "report/out.h"
+#include "base/sbuf.h"
 #include "base/version.h"
+#include "deploy/fields.h"
 
 const char *out_router_key(enum router_kind k)
 {
@@ -143,10 +145,30 @@ static void workload_json(struct jw *w, const struct out_config *c)
 	jw_end_obj(w);
 }
 
+/* The table's knobs as resolved: total_kv_blocks the memory plan's when
+ * it sized the cache. */
+static struct deploy_knobs resolved_knobs(const struct out_config *c)
+{
+	struct deploy_knobs k = c->sc->k;
+
+	k.total_kv_blocks = c->total_kv_blocks;
+	return k;
+}
+
+/* (after total_kv_blocks: where it came from) */
+static void kv_source_json(struct jw *w, size_t row, const void *ctx)
+{
+	const struct out_config *c = ctx;
+
+	if (row == DEPLOY_TOTAL_KV_BLOCKS)
+		jw_str(w, "kv_blocks_source", c->kv_from_memory ? "memory" : "flag");
+}
+
 void out_config_json(struct jw *w, const struct out_config *c)
 {
 	const struct scenario *sc = c->sc;
 	const struct overheads *ov = &sc->ov;
+	struct deploy_knobs resolved;
 
 	jw_obj(w, "config");
 	jw_str(w, "servesim_version", SERVESIM_VERSION);
@@ -160,15 +182,8 @@ void out_config_json(struct jw *w, const struct out_config *c)
 	jw_str(w, "kv_dtype", dtype_name(sc->kvdt));
 	jw_str(w, "engine", sc->engine->name);
 	jstr_or_null(w, "kernel_tables", c->kernel_tables);
-	jw_int(w, "max_num_batched_tokens", sc->max_num_batched_tokens);
-	jw_int(w, "max_num_seqs", sc->max_num_seqs);
-	jw_int(w, "max_model_len", sc->max_model_len);
-	jw_int(w, "block_size", sc->block_size);
-	jw_int(w, "long_prefill_token_threshold", sc->long_prefill_token_threshold);
-	jw_num(w, "gpu_memory_utilization", sc->gpu_memory_utilization);
-	jw_int(w, "total_kv_blocks", c->total_kv_blocks);
-	jw_str(w, "kv_blocks_source", c->kv_from_memory ? "memory" : "flag");
-	jw_bool(w, "prefix_caching", sc->prefix_caching);
+	resolved = resolved_knobs(c);
+	deploy_json(&deploy_table, &resolved, w, kv_source_json, c);
 	if (sc->engine->knobs & ENGINE_KNOB_MEM_FRACTION) { /* SGLang's resolved rules */
 		if (c->kv_from_memory)
 			jw_num(w, "mem_fraction_static", c->mem_fraction_static);
@@ -210,17 +225,22 @@ void out_config_json(struct jw *w, const struct out_config *c)
 	jw_end_obj(w);
 }
 
-static const char *const cfg_cols =
-	"servesim_version,model,gpu,tp,pp,dp,ep,dtype,kv_dtype,engine,kernel_tables,"
-	"max_num_batched_tokens,max_num_seqs,max_model_len,block_size,long_prefill_token_threshold,"
-	"gpu_memory_utilization,total_kv_blocks,prefix_caching,router,replicas,tier0_off,"
+/* (the deployment field table's names between kernel_tables and router) */
+static const char *const cfg_cols_head = "servesim_version,model,gpu,tp,pp,dp,ep,dtype,kv_dtype,engine,kernel_tables";
+static const char *const cfg_cols_tail =
+	",router,replicas,tier0_off,"
 	"overhead_step_us,overhead_layer_us,overhead_request_us,api_ttft_ms,stream_token_us,delivery_steps,"
 	"calibration,tier2,workload,process,rate,concurrency,num_requests,duration_s,"
 	"prompt_tokens,output_tokens,seed";
 
 void out_config_csv_header(FILE *f)
 {
-	fputs(cfg_cols, f);
+	struct sbuf names;
+
+	sb_init(&names);
+	deploy_csv_names(&deploy_table, &names);
+	fprintf(f, "%s%s%s", cfg_cols_head, names.buf, cfg_cols_tail);
+	sb_release(&names);
 }
 
 /* a CSV cell: quoted when it holds a comma, a quote or a line break */
@@ -249,6 +269,8 @@ void out_config_csv_row(FILE *f, const struct out_config *c)
 	const struct scenario *sc = c->sc;
 	const struct wl_spec *wl = c->wl;
 	const struct overheads *ov = &sc->ov;
+	struct deploy_knobs resolved;
+	struct sbuf knobs;
 	char b[96];
 
 	fputs(SERVESIM_VERSION, f);
@@ -259,11 +281,11 @@ void out_config_csv_row(FILE *f, const struct out_config *c)
 	csv_str(f, dtype_name(sc->kvdt));
 	csv_str(f, sc->engine->name);
 	csv_str(f, c->kernel_tables);
-	fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%g,%lld,%s,%s", (long long)sc->max_num_batched_tokens,
-		(long long)sc->max_num_seqs, (long long)sc->max_model_len, (long long)sc->block_size,
-		(long long)sc->long_prefill_token_threshold, sc->gpu_memory_utilization,
-		(long long)c->total_kv_blocks, sc->prefix_caching ? "true" : "false",
-		out_router_key(sc->router));
+	resolved = resolved_knobs(c);
+	sb_init(&knobs);
+	deploy_csv_values(&deploy_table, &resolved, &knobs);
+	fprintf(f, "%s,%s", knobs.buf, out_router_key(sc->router));
+	sb_release(&knobs);
 	fprintf(f, ",%d", sc->replicas > 1 ? sc->replicas : 1);
 	csv_str(f, c->tier0_off);
 	fprintf(f, ",%g,%g,%g,%g,%g,%g", ov->step_us, ov->layer_us, ov->req_us, ov->api_ttft_ms,

@@ -251,7 +251,8 @@ static const char *str(const struct json *o, const char *key, const char *dflt)
 static void page_search(FILE *f, const struct json *res)
 {
 	static const struct col cols[] = {
-		{"rank", "rank"}, {"pareto", "Pareto"}, {"gpu", "GPU"}, {"gpus", "GPUs"}, {"engine", "engine"},
+		{"rank", "rank"}, {"pareto", "Pareto"}, {"gpu", "GPU"}, {"prefill_gpu", "prefill GPU"}, {"gpus", "GPUs"},
+		{"engine", "engine"},
 		{"tp", "tp"}, {"pp", "pp"}, {"dp", "dp"}, {"ep", "ep"}, {"pd_prefill", "P"}, {"pd_decode", "D"},
 		{"weights", "weights"}, {"kv_dtype", "KV"}, {"max_num_seqs", "max_num_seqs"},
 		{"max_num_batched_tokens", "max_num_batched_tokens"}, {"speculative_tokens", "MTP"},

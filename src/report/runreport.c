@@ -308,7 +308,7 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, "kv cache   %lld blocks (%lld tokens) per %s, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve%s = %.2f GiB\n",
 		       (long long)c->simcfg->total_kv_blocks, (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size),
 		       c->simcfg->lockstep ? "DP rank" : "replica",
-		       c->mp->mem_bytes / 1073741824.0, c->cfg.sc->gpu_memory_utilization, c->mp->weight_bytes / 1073741824.0,
+		       c->mp->mem_bytes / 1073741824.0, c->cfg.sc->k.gpu_memory_utilization, c->mp->weight_bytes / 1073741824.0,
 		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0, lora_mem,
 		       c->mp->kv_bytes / 1073741824.0);
 	if (c->cfg.kv_from_memory && c->mp->state_bytes > 0)
@@ -812,9 +812,9 @@ void out_run_of(const struct scenflags *f, const char *spec_method, const struct
 	rep->pd_nvlink = st->pd_nvlink;
 	rep->notes = x->notes;
 	rep->spec_method = spec_method;
-	rep->mbt_given = f->mbt != 0;
-	rep->mns_given = f->mns != 0;
-	rep->mml_given = f->mml != 0;
+	rep->mbt_given = deploy_given(&f->k, DEPLOY_MAX_NUM_BATCHED_TOKENS);
+	rep->mns_given = deploy_given(&f->k, DEPLOY_MAX_NUM_SEQS);
+	rep->mml_given = deploy_given(&f->k, DEPLOY_MAX_MODEL_LEN);
 	rep->mem_frac_given = f->mem_frac > 0;
 	rep->sg_policy_given = f->sg_policy != NULL;
 	rep->kv_dtype_given = f->kv_given;

@@ -135,6 +135,21 @@ static const char *engine_of(const struct search_report *R, const struct search_
 	return R->sp->engine[r->d.engine]->name;
 }
 
+/* The GPU type, "prefill's/decode's" for a mixed P/D split. */
+static void gpu_text(const struct search_report *R, const struct search_outcome *r, char *buf, size_t n)
+{
+	if (search_mixed(&r->d))
+		snprintf(buf, n, "%s/%s", R->budget[r->d.pgpu].gpu->id, R->budget[r->d.gpu].gpu->id);
+	else
+		snprintf(buf, n, "%s", R->budget[r->d.gpu].gpu->id);
+}
+
+/* The prefill workers' GPU type: a P/D split's, null when aggregated. */
+static const char *prefill_gpu_of(const struct search_report *R, const struct search_outcome *r)
+{
+	return r->d.pd_prefill > 0 ? R->budget[r->d.pgpu].gpu->id : NULL;
+}
+
 /* The launch lines of r's engine. */
 static void launch_lines(const struct search_report *R, const struct search_outcome *r, struct sbuf *o)
 {
@@ -159,6 +174,9 @@ static void launch_lines(const struct search_report *R, const struct search_outc
 	}
 	if (r->d.replicas > 1)
 		sb_printf(o, "# %d replicas behind a router, each:\n", r->d.replicas);
+	if (search_mixed(&r->d))
+		sb_printf(o, "# prefill instances on %s, decode instances on %s (the KV over the network)\n",
+			  R->budget[r->d.pgpu].gpu->id, R->budget[r->d.gpu].gpu->id);
 	R->sp->engine[r->d.engine]->launch(&in, o);
 }
 
@@ -175,8 +193,10 @@ static void fmt_num(char *buf, size_t n, int prec, bool g, double v)
 
 void search_report_text(FILE *f, const struct search_report *R)
 {
-	char slos[512], lay[64], c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], c7[32], dt[32], sp[16];
+	char slos[512], lay[64], c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], c7[32], dt[32], sp[16], gt[112];
 	size_t i, k, shown;
+	bool mixed = false;
+	int gw = 9; /* the gpu column: as wide as its widest entry */
 	struct sbuf sb;
 
 	slo_text(R->cc, slos, sizeof(slos));
@@ -207,7 +227,11 @@ void search_report_text(FILE *f, const struct search_report *R)
 	} else {
 		if (R->s->rank_by == SEARCH_RANK_ENERGY)
 			fprintf(f, "ranked by joules per output token at max_rate, fewest first (--rank energy)\n");
-		fprintf(f, "rank  gpu        gpus  engine  layout            w/kv       mns    mnbt  spec   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  tok/s/W  binding\n");
+		for (k = 0; k < R->n; k++) {
+			gpu_text(R, &R->r[k], gt, sizeof(gt));
+			gw = strlen(gt) > (size_t)gw ? (int)strlen(gt) : gw;
+		}
+		fprintf(f, "rank  %-*s  gpus  engine  layout            w/kv       mns    mnbt  spec   max_rate  tok/s/gpu  tok/s/user  ttft_p90  itl_mean  $/Mtok  tok/s/W  binding\n", gw, "gpu");
 		for (k = 0; k < R->s->nok; k++) {
 			const struct search_outcome *r = &R->r[R->s->order[k]];
 			layout(r, lay, sizeof(lay));
@@ -220,15 +244,17 @@ void search_report_text(FILE *f, const struct search_report *R)
 			fmt_num(c7, sizeof(c7), 2, false, r->tok_s_per_w);
 			wkv(R->model, r, dt, sizeof(dt));
 			spec_text(r, sp, sizeof(sp));
-			fprintf(f, "%3zu%s  %-9s %5d  %-6s  %-16s  %-9s %5lld %7lld  %-4s %9s %10s %11s %9s %9s %7s %8s  %s\n", k + 1,
-			       R->s->front[R->s->order[k]] ? "*" : " ", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r),
+			gpu_text(R, r, gt, sizeof(gt));
+			mixed |= search_mixed(&r->d);
+			fprintf(f, "%3zu%s  %-*s %5d  %-6s  %-16s  %-9s %5lld %7lld  %-4s %9s %10s %11s %9s %9s %7s %8s  %s\n", k + 1,
+			       R->s->front[R->s->order[k]] ? "*" : " ", gw, gt, r->d.gpus, engine_of(R, r),
 			       lay, dt, (long long)r->max_num_seqs, (long long)r->max_num_batched_tokens, sp, c1, c2, c3,
 			       c4, c5, c6, c7, r->binding_name);
 		}
 		fprintf(f, "(* on the Pareto front of tokens/s/GPU vs tokens/s/user; max_rate in req/s per instance; "
 		       "mnbt: max_num_batched_tokens, SGLang's chunked_prefill_size; spec: MTP draft tokens; "
 		       "$/Mtok per million output tokens; tok/s/W output tokens/s per watt of the GPUs at max_rate, "
-		       "docs/energy.md)\n");
+		       "docs/energy.md%s)\n", mixed ? "; gpu A/B: the prefill workers' A, the decode workers' B" : "");
 		if (R->conf)
 			out_confidence_text(f, &R->conf[R->s->order[0]], "of rank 1 at its max_rate, ");
 	}
@@ -251,11 +277,13 @@ void search_report_text(FILE *f, const struct search_report *R)
 			int64_t g = search_gpus_for_rate(r, R->target);
 			layout(r, lay, sizeof(lay));
 			wkv(R->model, r, dt, sizeof(dt));
+			double usd = search_usd_per_gpu_hour(R->budget, &r->d);
+			gpu_text(R, r, gt, sizeof(gt));
 			fprintf(f, "target     %g req/s: %lld GPUs at least, %lld x %s %s %s %s (%.4g req/s each)", R->target,
-			       (long long)g, (long long)(g / r->d.gpus), R->budget[r->d.gpu].gpu->id, engine_of(R, r), lay,
+			       (long long)g, (long long)(g / r->d.gpus), gt, engine_of(R, r), lay,
 			       dt, r->max_rate);
-			if (isfinite(R->budget[r->d.gpu].usd_per_gpu_hour))
-				fprintf(f, ", $%.2f/h", R->budget[r->d.gpu].usd_per_gpu_hour * (double)g);
+			if (isfinite(usd))
+				fprintf(f, ", $%.2f/h", usd * (double)g);
 			fprintf(f, "\n");
 		}
 	}
@@ -268,7 +296,8 @@ void search_report_text(FILE *f, const struct search_report *R)
 		layout(r, lay, sizeof(lay));
 		wkv(R->model, r, dt, sizeof(dt));
 		spec_text(r, sp, sizeof(sp));
-		fprintf(f, "  #%zu %s x %d, %s %s %s, mnbt %lld, spec %s\n", k + 1, R->budget[r->d.gpu].gpu->id, r->d.gpus,
+		gpu_text(R, r, gt, sizeof(gt));
+		fprintf(f, "  #%zu %s x %d, %s %s %s, mnbt %lld, spec %s\n", k + 1, gt, r->d.gpus,
 		       engine_of(R, r), lay, dt, (long long)r->max_num_batched_tokens, sp);
 		sb_reset(&sb);
 		launch_lines(R, r, &sb);
@@ -286,7 +315,8 @@ void search_report_text(FILE *f, const struct search_report *R)
 			layout(r, lay, sizeof(lay));
 			wkv(R->model, r, dt, sizeof(dt));
 			spec_text(r, sp, sizeof(sp));
-			fprintf(f, "  %-9s %4d  %-6s  %-16s  %-9s %7lld  %-4s  %s: %s\n", R->budget[r->d.gpu].gpu->id, r->d.gpus,
+			gpu_text(R, r, gt, sizeof(gt));
+			fprintf(f, "  %-*s %4d  %-6s  %-16s  %-9s %7lld  %-4s  %s: %s\n", gw, gt, r->d.gpus,
 			       engine_of(R, r), lay, dt, (long long)r->max_num_batched_tokens, sp,
 			       r->status == SEARCH_PRUNED ? "pruned" : "no rate", r->reason);
 		}
@@ -377,6 +407,10 @@ void search_report_json(FILE *f, const struct search_report *R)
 		else
 			jw_null(&w, "reason");
 		jw_str(&w, "gpu", R->budget[r->d.gpu].gpu->id);
+		if (prefill_gpu_of(R, r))
+			jw_str(&w, "prefill_gpu", prefill_gpu_of(R, r));
+		else
+			jw_null(&w, "prefill_gpu");
 		jw_int(&w, "gpus", r->d.gpus);
 		jw_str(&w, "engine", engine_of(R, r));
 		jw_int(&w, "tp", r->d.par.tp);
@@ -441,6 +475,7 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_str(row, "model", R->model->id);
 		sweep_row_str(row, "engine", engine_of(R, r));
 		sweep_row_str(row, "gpu", R->budget[r->d.gpu].gpu->id);
+		sweep_row_str(row, "prefill_gpu", prefill_gpu_of(R, r) ? prefill_gpu_of(R, r) : "");
 		sweep_row_int(row, "gpus", r->d.gpus);
 		sweep_row_int(row, "tp", r->d.par.tp);
 		sweep_row_int(row, "pp", r->d.par.pp);
@@ -461,7 +496,7 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 		sweep_row_int(row, "seeds", R->cc->nseeds);
 		slo_text(R->cc, slos, sizeof(slos));
 		sweep_row_str(row, "slo", slos);
-		sweep_row_num(row, "usd_per_gpu_hour", R->budget[r->d.gpu].usd_per_gpu_hour);
+		sweep_row_num(row, "usd_per_gpu_hour", search_usd_per_gpu_hour(R->budget, &r->d));
 		sweep_row_str(row, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");
 		sweep_row_str(row, "reason", r->reason);
 		sweep_row_str(row, "pruned_by", r->status == SEARCH_PRUNED ? search_prune_name(r->prune) : "");
@@ -504,12 +539,13 @@ void search_report_svg(const struct search_report *R, struct sbuf *o)
 
 	for (i = 0; i < R->n; i++) {
 		const struct search_outcome *r = &R->r[i];
-		char lay[64];
+		char lay[64], gt[112];
 		x[i] = r->status == SEARCH_OK ? r->tok_s_user : NAN;
 		y[i] = r->status == SEARCH_OK ? r->tok_s_gpu : NAN;
-		lab[i] = xmalloc(128);
+		lab[i] = xmalloc(192);
 		layout(r, lay, sizeof(lay));
-		snprintf(lab[i], 128, "%s x%d %s %s %s/%s%s", R->budget[r->d.gpu].gpu->id, r->d.gpus, engine_of(R, r), lay,
+		gpu_text(R, r, gt, sizeof(gt));
+		snprintf(lab[i], 192, "%s x%d %s %s %s/%s%s", gt, r->d.gpus, engine_of(R, r), lay,
 			 weights(R->model, r), dtype_name(r->kvdt), r->d.spec_k ? " mtp" : "");
 	}
 	snprintf(title, sizeof(title), "%s: output tokens/s/GPU vs tokens/s/user at SLO capacity", R->model->id);

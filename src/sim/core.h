@@ -237,11 +237,13 @@ struct replica {
 	struct fin_entry *heap;
 	size_t nheap, heap_cap;
 	/* completions due within SCHED_FIN_RING steps (sched.c), by step
-	 * count modulo the ring; later ones wait in the heap */
+	 * count modulo the ring (grown to the farthest one queued); later
+	 * ones wait in the heap */
 	struct fin_bucket {
 		struct fin_entry *e;
 		size_t n, cap;
 	} *ring;
+	uint32_t ring_mask;                /* its size - 1 (sched.c ring_grow) */
 	uint64_t next_rseq;
 	uint64_t dec_max_rseq;             /* upper bound of decoders' rseq */
 	/* the prefix hits of the waiting request memo_r, whose admission

@@ -351,7 +351,7 @@ static void load_run(const char *what, enum wl_process proc, double rate, int64_
 	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 1024, .min = 1, .max = 1024};
 	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 128, .min = 1, .max = 128};
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
-	sc.max_num_seqs = mns;
+	sc.k.max_num_seqs = mns;
 	if (scenario_prepare(&sc, datadir, &st, &e) < 0 || sim_run(st.sim, &e) < 0) {
 		CHECK(0, "%s: %s", what, e.msg);
 	} else {

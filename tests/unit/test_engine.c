@@ -63,9 +63,9 @@ static void test_registry(void)
 
 static void toy_defaults(struct scenario *sc)
 {
-	sc->max_num_batched_tokens = 1024; /* its own limits */
-	sc->max_num_seqs = 32;
-	sc->block_size = 32;
+	sc->k.max_num_batched_tokens = 1024; /* its own limits */
+	sc->k.max_num_seqs = 32;
+	sc->k.block_size = 32;
 }
 
 static enum dtype toy_kv_auto(const struct model_cfg *m, const struct gpu_spec *g, enum dtype wdt, char *why,
@@ -232,7 +232,7 @@ static void test_toy_engine(void)
 	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 700, .min = 700, .max = 700};
 	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 40, .min = 40, .max = 40};
 	scenario_defaults(&sc, &toy_engine, m, g, &wl);
-	CHECK(sc.engine == &toy_engine && sc.max_num_batched_tokens == 1024 && sc.block_size == 32,
+	CHECK(sc.engine == &toy_engine && sc.k.max_num_batched_tokens == 1024 && sc.k.block_size == 32,
 	      "toy: its defaults over the common ones");
 	CHECK(scenario_kv_auto(m, g, &toy_engine, DT_BF16, why, sizeof(why)) == DT_FP8 &&
 		      strcmp(why, "the toy engine's fp8 cache") == 0,
@@ -296,7 +296,7 @@ static bool offload_run(const struct model_cfg *m, const struct gpu_spec *g, dou
 	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 8448, .min = 8448, .max = 8448};
 	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 2, .min = 2, .max = 2};
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
-	sc.total_kv_blocks = 2000;
+	sc.k.total_kv_blocks = 2000;
 	sc.kv_offloading_gib = gib;
 	sc.kv_offloading_backend = be;
 	sc.check_invariants = true;

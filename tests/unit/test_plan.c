@@ -280,6 +280,66 @@ static void test_launch(void)
 	sb_release(&sb);
 }
 
+/* Two GPU types: each type's deployments, then the mixed P/D splits. */
+static void test_enumerate_mixed(const struct model_cfg *dense)
+{
+	const struct gpu_spec *h200 = NULL, *b200 = NULL;
+	struct search_space sp;
+	struct search_gpu b[2];
+	struct search_deploy *d;
+	size_t n, i, nmix = 0;
+	bool ok = true;
+	struct err e;
+
+	if (gpu_find(&db, "h200", &h200, &e) < 0 || gpu_find(&db, "b200", &b200, &e) < 0) {
+		CHECK(0, "set-up: %s", e.msg);
+		return;
+	}
+	search_space_defaults(&sp);
+	sp.nengine = 1;
+	sp.nmnbt = 1;
+	sp.mnbt[0] = 0;
+	sp.ntp = 1;
+	sp.tp[0] = 4;
+	sp.ndtype = 1;
+	sp.dtype[0] = DT_FP8;
+	b[0] = (struct search_gpu){h200, 8, 4.0};
+	b[1] = (struct search_gpu){b200, 4, 5.25};
+	search_enumerate(dense, b, 2, &sp, &d, &n);
+	/* TP 4: H200 x 8: DP 1, 2 and 1p1d (3); B200 x 4: DP 1 (1); prefill
+	 * on H200 (X x 4 <= 8), decode on B200 (Y x 4 <= 4): 1p1d, 2p1d;
+	 * prefill on B200 (X = 1), decode on H200 (Y <= 2): 1p1d, 1p2d */
+	CHECK(n == 8, "Llama-3.1-70B TP 4 on 8 H200 + 4 B200: 8 deployments, 4 of them mixed (%zu)", n);
+	for (i = 0; i < n; i++) {
+		bool mixed = search_mixed(&d[i]);
+		nmix += mixed;
+		ok = ok && (mixed ? i >= 4 : i < 4 && d[i].pgpu == d[i].gpu);
+		if (mixed)
+			ok = ok && d[i].pd_prefill * 4 <= b[d[i].pgpu].count && d[i].pd_decode * 4 <= b[d[i].gpu].count &&
+			     d[i].gpus == (d[i].pd_prefill + d[i].pd_decode) * 4;
+	}
+	CHECK(ok && nmix == 4, "mixed splits last, each side within its type's count (%zu)", nmix);
+	/* by decode GPU: B200 prefill / H200 decode first, then the reverse */
+	CHECK(n == 8 && d[4].pgpu == 1 && d[4].gpu == 0 && d[7].pgpu == 0 && d[7].gpu == 1 && d[7].pd_prefill == 2 &&
+		      d[7].pd_decode == 1 && fabs(search_usd_per_gpu_hour(b, &d[7]) - (4.0 * 8 + 5.25 * 4) / 12) < 1e-12 &&
+		      fabs(search_usd_per_gpu_hour(b, &d[4]) - (5.25 * 4 + 4.0 * 4) / 8) < 1e-12 &&
+		      search_usd_per_gpu_hour(b, &d[0]) == 4.0,
+	      "2p1d H200 prefill + B200 decode: $%.4f per GPU-hour, each side at its price",
+	      n == 8 ? search_usd_per_gpu_hour(b, &d[7]) : 0.0);
+	free(d);
+	/* --replicas 1,2: copies of a mixed split within both counts */
+	b[1].count = 8;
+	sp.nreplicas = 2;
+	sp.replicas[0] = 1;
+	sp.replicas[1] = 2;
+	sp.pd_max_workers = 2;
+	search_enumerate(dense, b, 2, &sp, &d, &n);
+	for (i = 0, nmix = 0; i < n; i++)
+		nmix += search_mixed(&d[i]) && d[i].replicas == 2 && d[i].gpus == 16;
+	CHECK(nmix == 2, "1p1d TP 4 mixed both ways, 2 replicas each within 8 + 8 GPUs (%zu)", nmix);
+	free(d);
+}
+
 static void test_enumerate(void)
 {
 	struct model_cfg *dense = xcalloc(1, sizeof(*dense)), *moe = xcalloc(1, sizeof(*moe));
@@ -409,6 +469,7 @@ static void test_enumerate(void)
 		      d[2].par.pp == 2 && d[3].replicas == 1,
 	      "--replicas 1,4 on 16 GPUs: 4 x 8 GPUs does not fit, one copy of each (%zu)", n);
 	free(d);
+	test_enumerate_mixed(dense);
 	free(dense);
 	free(moe);
 }

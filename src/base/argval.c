@@ -1,0 +1,51 @@
+/* argval.c - numbers from flag values (argval.h). */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/argval.h"
+
+int argval_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *out, struct err *e)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (end == arg || *end)
+		return err_set(e, SS_EUSAGE, "%s must be an integer, got '%s'", flag, arg);
+	/* an integer past long long (ERANGE) is out of range too: say which */
+	if (errno == ERANGE || v < lo || v > hi) {
+		if (lo == 1 && hi == INT64_MAX && errno != ERANGE)
+			return err_set(e, SS_EUSAGE, "%s must be >= 1, got %s", flag, arg);
+		return err_set(e, SS_EUSAGE, "%s must be in [%lld, %lld], got %s", flag,
+			       (long long)lo, (long long)hi, arg);
+	}
+	*out = v;
+	return 0;
+}
+
+int argval_num(const char *flag, const char *arg, double lo, bool lo_open, double *out, struct err *e)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	/* decimal only: strtod also reads hex ("0x10"), inf and nan */
+	if (end == arg || *end || arg[strspn(arg, " 0123456789.eE+-")] != '\0')
+		return err_set(e, SS_EUSAGE, "%s must be a number, got '%s'", flag, arg);
+	/* a number all the same, past what a double holds (ERANGE): the
+	 * bound it crossed */
+	if (errno == ERANGE)
+		return err_set(e, SS_EUSAGE, "%s %s is %s the %s number servesim computes with (%g)", flag, arg,
+			       fabs(v) > 1.0 ? "above" : "below", fabs(v) > 1.0 ? "largest" : "smallest",
+			       fabs(v) > 1.0 ? DBL_MAX : DBL_MIN);
+	if (lo_open ? !(v > lo) : !(v >= lo))
+		return err_set(e, SS_EUSAGE, "%s must be %s %g, got %g", flag, lo_open ? ">" : ">=",
+			       lo, v);
+	*out = v;
+	return 0;
+}

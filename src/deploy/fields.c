@@ -1,0 +1,232 @@
+/* fields.c - the deployment field table (fields.h) and what reads it: flag
+ * values with range checks, defaults, sweep values, JSON and CSV members,
+ * --help lines. */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "deploy/fields.h"
+#include "base/argval.h"
+
+#define OFF(m) offsetof(struct deploy_knobs, m)
+
+/* Ranges and defaults: vLLM's EngineArgs (vllm/engine/arg_utils.py) and
+ * SGLang's ServerArgs (sglang/srt/server_args.py) where they fix one; the
+ * rule-given defaults are applied by scenario_defaults and the engines. */
+static const struct deploy_field rows[DEPLOY__COUNT] = {
+	[DEPLOY_MAX_NUM_BATCHED_TOKENS] = {"max_num_batched_tokens", {"--max-num-batched-tokens", "--chunked-prefill-size"},
+		"max_num_batched_tokens", DEPLOY_INT, 1, 1 << 20, false, 0,
+		"8192 on a GPU with >= 70 GiB other than A100, else 2048; SGLang: its rule by GPU memory",
+		"N", "tokens one step schedules, prompt chunks and decodes", 2,
+		OFF(max_num_batched_tokens)},
+	[DEPLOY_MAX_NUM_SEQS] = {"max_num_seqs", {"--max-num-seqs", "--max-running-requests"}, "max_num_seqs",
+		DEPLOY_INT, 1, 1 << 16, false, 0,
+		"1024 on a GPU with >= 70 GiB other than A100, else 256; SGLang: its rule from the KV pool",
+		"N", "requests one step runs", 1, OFF(max_num_seqs)},
+	[DEPLOY_MAX_MODEL_LEN] = {"max_model_len", {"--max-model-len", "--context-length"}, "max_model_len",
+		DEPLOY_INT, 1, 1 << 24, false, 0, "the model's max_position_embeddings",
+		"N", "longest prompt + output a request may have", 3, OFF(max_model_len)},
+	[DEPLOY_BLOCK_SIZE] = {"block_size", {"--block-size", "--page-size"}, "block_size", DEPLOY_INT, 1, 1024,
+		false, 16, "16; SGLang 1", "N", "tokens per KV block", 4, OFF(block_size)},
+	[DEPLOY_LONG_PREFILL_TOKEN_THRESHOLD] = {"long_prefill_token_threshold", {"--long-prefill-token-threshold"},
+		NULL, DEPLOY_INT, 0, 1 << 24, false, 0, "0 = off", "N",
+		"longest chunk one step takes of a long prompt", 5, OFF(long_prefill_token_threshold)},
+	[DEPLOY_GPU_MEMORY_UTILIZATION] = {"gpu_memory_utilization", {"--gpu-memory-utilization"},
+		"gpu_memory_utilization", DEPLOY_NUM, 0, 1, true, 0.9, NULL, "F",
+		"share of GPU memory for weights, activations and the KV cache", 7, OFF(gpu_memory_utilization)},
+	[DEPLOY_TOTAL_KV_BLOCKS] = {"total_kv_blocks", {"--total-kv-blocks"}, "total_kv_blocks", DEPLOY_INT, 1,
+		1 << 28, false, 0, "from the memory plan", "N", "KV blocks per replica, as vLLM logs them", 6,
+		OFF(total_kv_blocks)},
+	[DEPLOY_PREFIX_CACHING] = {"prefix_caching", {"--no-prefix-caching", "--disable-radix-cache"},
+		"enable_prefix_caching", DEPLOY_OFF, 0, 1, false, 1, "on", NULL,
+		"turns automatic prefix caching off", 0, OFF(prefix_caching)},
+};
+
+const struct deploy_table deploy_table = {rows, DEPLOY__COUNT};
+
+static void *at(const struct deploy_field *f, void *base)
+{
+	return (char *)base + f->off;
+}
+
+static const void *cat_(const struct deploy_field *f, const void *base)
+{
+	return (const char *)base + f->off;
+}
+
+void deploy_set(const struct deploy_table *t, size_t i, double v, void *base)
+{
+	const struct deploy_field *f = &t->row[i];
+
+	assert(i < t->n && t->n <= DEPLOY_MAX_FIELDS);
+	switch (f->type) {
+	case DEPLOY_INT: *(int64_t *)at(f, base) = (int64_t)v; break;
+	case DEPLOY_NUM: *(double *)at(f, base) = v; break;
+	case DEPLOY_OFF: *(bool *)at(f, base) = v != 0; break;
+	}
+	((struct deploy_knobs *)base)->given |= UINT64_C(1) << i;
+}
+
+double deploy_get(const struct deploy_table *t, size_t i, const void *base)
+{
+	const struct deploy_field *f = &t->row[i];
+
+	switch (f->type) {
+	case DEPLOY_INT: return (double)*(const int64_t *)cat_(f, base);
+	case DEPLOY_NUM: return *(const double *)cat_(f, base);
+	case DEPLOY_OFF: return *(const bool *)cat_(f, base) ? 1 : 0;
+	}
+	return NAN;
+}
+
+void deploy_defaults(const struct deploy_table *t, void *base)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		deploy_set(t, i, t->row[i].def, base);
+	((struct deploy_knobs *)base)->given = 0;
+}
+
+bool deploy_given(const struct deploy_knobs *k, size_t i)
+{
+	return (k->given >> i) & 1;
+}
+
+int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const char *arg, void *base,
+		 struct err *e)
+{
+	const struct deploy_field *f = &t->row[i];
+	int64_t n;
+	double x;
+	int rc;
+
+	switch (f->type) {
+	case DEPLOY_INT:
+		if ((rc = argval_int(flag, arg, (int64_t)f->lo, (int64_t)f->hi, &n, e)) < 0)
+			return rc;
+		x = (double)n;
+		break;
+	case DEPLOY_NUM:
+		if ((rc = argval_num(flag, arg, f->lo, f->lo_open, &x, e)) < 0)
+			return rc;
+		if (x > f->hi)
+			return err_set(e, SS_EUSAGE, "%s must be in %c%g, %.15g], got %g", flag, f->lo_open ? '(' : '[',
+				       f->lo, f->hi, x);
+		break;
+	default:
+		x = 0; /* the switch turns it off */
+	}
+	deploy_set(t, i, x, base);
+	return 0;
+}
+
+int deploy_find(const struct deploy_table *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->row[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+void deploy_overlay(const struct deploy_table *t, void *dst, const void *src)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (deploy_given(src, i))
+			deploy_set(t, i, deploy_get(t, i, src), dst);
+}
+
+void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
+		 void (*after)(struct jw *w, size_t i, const void *ctx), const void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct deploy_field *f = &t->row[i];
+		switch (f->type) {
+		case DEPLOY_INT: jw_int(w, f->name, *(const int64_t *)cat_(f, base)); break;
+		case DEPLOY_NUM: jw_num(w, f->name, *(const double *)cat_(f, base)); break;
+		case DEPLOY_OFF: jw_bool(w, f->name, *(const bool *)cat_(f, base)); break;
+		}
+		if (after)
+			after(w, i, ctx);
+	}
+}
+
+void deploy_csv_names(const struct deploy_table *t, struct sbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		sb_printf(out, ",%s", t->row[i].name);
+}
+
+void deploy_csv_values(const struct deploy_table *t, const void *base, struct sbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct deploy_field *f = &t->row[i];
+		switch (f->type) {
+		case DEPLOY_INT: sb_printf(out, ",%lld", (long long)*(const int64_t *)cat_(f, base)); break;
+		case DEPLOY_NUM: sb_printf(out, ",%g", *(const double *)cat_(f, base)); break;
+		case DEPLOY_OFF: sb_printf(out, ",%s", *(const bool *)cat_(f, base) ? "true" : "false"); break;
+		}
+	}
+}
+
+/* text into out from column col, wrapped at 88 with later lines from 28 */
+static void wrap(struct sbuf *out, size_t col, const char *text)
+{
+	const char *p = text;
+	bool first = true;
+
+	while (*p) {
+		size_t wl = strcspn(p, " ");
+		if (!first && col + 1 + wl > 88) {
+			sb_printf(out, "\n%28s", "");
+			col = 28;
+		} else if (!first) {
+			sb_putc(out, ' ');
+			col++;
+		}
+		sb_put(out, p, wl);
+		col += wl;
+		first = false;
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	sb_putc(out, '\n');
+}
+
+void deploy_help(const struct deploy_table *t, struct sbuf *out)
+{
+	char text[600];
+	size_t i, s, head;
+
+	for (i = 0; i < t->n; i++) {
+		const struct deploy_field *f = &t->row[i];
+		size_t start = out->len;
+
+		/* every spelling, then the text from column 28 (on a line of
+		 * its own past column 26) */
+		for (s = 0; s < DEPLOY_SPELLINGS && f->flag[s]; s++)
+			sb_printf(out, "%s%s%s%s", s ? " | " : "  ", f->flag[s], f->arg ? " " : "", f->arg ? f->arg : "");
+		head = out->len - start;
+		if (head < 26)
+			sb_printf(out, "%*s", (int)(28 - head), "");
+		else
+			sb_printf(out, "\n%28s", "");
+		if (f->def_doc)
+			snprintf(text, sizeof(text), "%s (default %s)", f->doc, f->def_doc);
+		else
+			snprintf(text, sizeof(text), "%s (default %g)", f->doc, f->def);
+		wrap(out, 28, text);
+	}
+}

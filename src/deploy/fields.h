@@ -1,0 +1,96 @@
+/* fields.h - the deployment field table: each engine knob of a deployment
+ * as one row {name, flag spellings (vLLM's, then SGLang's where it
+ * differs), experiment.json key, type, range, default, doc line}.  The flag
+ * parser and its --help lines (cmd/), the resolved configuration's keys
+ * (report/config.c) and sweep axes (plan/sweep.c) all read the table, so a
+ * new knob is one row in fields.c and one member of struct deploy_knobs. */
+#ifndef SERVESIM_DEPLOY_FIELDS_H
+#define SERVESIM_DEPLOY_FIELDS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/json.h"
+#include "base/sbuf.h"
+
+/* The engine knobs of one deployment: the flags' values before the engine
+ * resolves them (struct scenflags), or the resolved ones (struct
+ * scenario).  given: bit i set when row i of the table was set by a flag
+ * or a sweep axis (deploy_given). */
+struct deploy_knobs {
+	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size;
+	int64_t long_prefill_token_threshold;
+	double gpu_memory_utilization;
+	int64_t total_kv_blocks;      /* 0: from the memory plan */
+	bool prefix_caching;
+	uint64_t given;
+};
+
+/* Rows of the shipped table (deploy_table.row[DEPLOY_X]). */
+enum deploy_id {
+	DEPLOY_MAX_NUM_BATCHED_TOKENS, DEPLOY_MAX_NUM_SEQS, DEPLOY_MAX_MODEL_LEN, DEPLOY_BLOCK_SIZE,
+	DEPLOY_LONG_PREFILL_TOKEN_THRESHOLD, DEPLOY_GPU_MEMORY_UTILIZATION, DEPLOY_TOTAL_KV_BLOCKS,
+	DEPLOY_PREFIX_CACHING, DEPLOY__COUNT
+};
+
+enum deploy_type {
+	DEPLOY_INT,   /* an integer in [lo, hi] */
+	DEPLOY_NUM,   /* a number in [lo, hi], (lo, hi] when lo_open */
+	DEPLOY_OFF    /* a switch: its flag (no value) turns a setting that is on by default off */
+};
+
+#define DEPLOY_SPELLINGS 3   /* flag spellings a row may have */
+#define DEPLOY_MAX_FIELDS 64 /* bits of deploy_knobs.given */
+
+struct deploy_field {
+	const char *name;       /* the resolved configuration's key and the sweep axis */
+	const char *flag[DEPLOY_SPELLINGS]; /* "--x" spellings: vLLM's first, then SGLang's; NULL-ended */
+	const char *exp_key;    /* its key in experiment.json's engine block (NULL: none) */
+	enum deploy_type type;
+	double lo, hi;
+	bool lo_open;
+	double def;             /* the default; 0 where an engine rule gives it (def_doc) */
+	const char *def_doc;    /* the default in words (NULL: def as a number) */
+	const char *arg;        /* the value in --help ("N", "F"; NULL for a switch) */
+	const char *doc;        /* --help text */
+	int axis;               /* 0: not a sweep axis; else the place among the
+				 * deployment axes (1 varies slowest) */
+	size_t off;             /* offset of the value from the knobs (offsetof) */
+};
+
+struct deploy_table {
+	const struct deploy_field *row;
+	size_t n;
+};
+
+/* The shipped rows. */
+extern const struct deploy_table deploy_table;
+
+/* The value of row i lives at base + row.off: base is a struct
+ * deploy_knobs or a struct that starts with one (a test's extra rows). */
+void deploy_defaults(const struct deploy_table *t, void *base);
+bool deploy_given(const struct deploy_knobs *k, size_t i);
+/* Row i from its flag text as spelled (flag, for the message); a switch
+ * takes arg NULL.  Sets the given bit; SS_EUSAGE naming the flag, the
+ * value and the range. */
+int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const char *arg, void *base,
+		 struct err *e);
+/* A number onto row i (a sweep point's value; a switch: v 0 is off), given. */
+void deploy_set(const struct deploy_table *t, size_t i, double v, void *base);
+double deploy_get(const struct deploy_table *t, size_t i, const void *base);
+/* Row i by its name (a sweep axis), or -1. */
+int deploy_find(const struct deploy_table *t, const char *name);
+/* Every given row of src onto dst. */
+void deploy_overlay(const struct deploy_table *t, void *dst, const void *src);
+/* The rows as JSON members of the open object (name: value); after, when
+ * not NULL, runs after each row (the caller's own members beside one). */
+void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
+		 void (*after)(struct jw *w, size_t i, const void *ctx), const void *ctx);
+/* CSV: the names (",name" each) or the values (",value" each). */
+void deploy_csv_names(const struct deploy_table *t, struct sbuf *out);
+void deploy_csv_values(const struct deploy_table *t, const void *base, struct sbuf *out);
+/* The --help lines of the rows (two-column layout, 28 and 88 wide). */
+void deploy_help(const struct deploy_table *t, struct sbuf *out);
+
+#endif

@@ -1,0 +1,202 @@
+/* test_deploy.c - the deployment field table (deploy/fields.h): a knob added
+ * through the table alone (a test-only row after the shipped ones) is a
+ * flag in both spellings with its range and --help line, a key of the
+ * JSON the resolved configuration writes, and a sweep axis; the shipped
+ * rows are consistent (names, spellings, defaults in range). */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cmd/cli.h"
+#include "deploy/fields.h"
+#include "plan/grid.h"
+#include "plan/sweep.h"
+
+/* The knobs a deployment has plus the test's own, after them. */
+struct knobs_plus {
+	struct deploy_knobs k;
+	int64_t draft_window;
+};
+
+static struct deploy_field rows[DEPLOY__COUNT + 1];
+static struct deploy_table table;
+
+/* The shipped rows and one more: the only place the test knob is named. */
+static void table_with_test_row(void)
+{
+	memcpy(rows, deploy_table.row, sizeof(struct deploy_field) * DEPLOY__COUNT);
+	rows[DEPLOY__COUNT] = (struct deploy_field){"draft_window", {"--draft-window", "--speculative-window"},
+		"draft_window", DEPLOY_INT, 1, 64, false, 4, NULL, "N", "draft tokens a test engine looks ahead",
+		8, offsetof(struct knobs_plus, draft_window)};
+	table = (struct deploy_table){rows, DEPLOY__COUNT + 1};
+}
+
+/* argv through getopt with the table's options only; rc of the last
+ * table flag (or of an unknown one: -1). */
+static int parse(int argc, char **argv, struct knobs_plus *kp, struct err *e)
+{
+	static const struct option own[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	struct option lo[CLI_MAX_OPTIONS];
+	int c, rc = 0;
+
+	cli_options(own, &table, lo, CLI_MAX_OPTIONS);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		if ((rc = cli_deploy_option(&table, c, optarg, kp, e)) <= 0)
+			return rc == 0 ? -1 : rc;
+	}
+	return rc;
+}
+
+static void test_flag(void)
+{
+	struct knobs_plus kp;
+	struct err e;
+	char a0[] = "x", a1[] = "--speculative-window", a2[] = "12", a3[] = "--page-size", a4[] = "32",
+	     a5[] = "--no-prefix-caching", b1[] = "--draft-window", b2[] = "65";
+	char *ok[] = {a0, a1, a2, a3, a4, a5, NULL}, *bad[] = {a0, b1, b2, NULL};
+	int rc;
+
+	deploy_defaults(&table, &kp);
+	CHECK(kp.draft_window == 4 && kp.k.block_size == 16 && kp.k.gpu_memory_utilization == 0.9 &&
+		      kp.k.prefix_caching && kp.k.given == 0,
+	      "defaults from the table: draft_window %lld, block_size %lld", (long long)kp.draft_window,
+	      (long long)kp.k.block_size);
+	err_clear(&e);
+	rc = parse(6, ok, &kp, &e);
+	CHECK(rc == 1 && kp.draft_window == 12 && deploy_given(&kp.k, DEPLOY__COUNT) && kp.k.block_size == 32 &&
+		      !kp.k.prefix_caching && !deploy_given(&kp.k, DEPLOY_MAX_NUM_SEQS),
+	      "the test knob as a flag in its second spelling, beside SGLang's spellings of shipped knobs (rc %d: %s)",
+	      rc, e.msg);
+	deploy_defaults(&table, &kp);
+	err_clear(&e);
+	rc = parse(3, bad, &kp, &e);
+	CHECK(rc == -SS_EUSAGE && strcmp(e.msg, "--draft-window must be in [1, 64], got 65") == 0 &&
+		      kp.draft_window == 4,
+	      "its range from the table, the flag as spelled in the message: %s", e.msg);
+}
+
+static void test_help(void)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	deploy_help(&table, &sb);
+	CHECK(strstr(sb.buf, "\n  --draft-window N | --speculative-window N\n") != NULL,
+	      "help: the test knob's line, both spellings");
+	CHECK(strstr(sb.buf, "\n                            draft tokens a test engine looks ahead (default 4)\n") != NULL,
+	      "help: its doc and default");
+	CHECK(strstr(sb.buf, "\n  --block-size N | --page-size N\n") != NULL, "help: a shipped row's line");
+	sb_release(&sb);
+}
+
+static void test_json(void)
+{
+	struct knobs_plus kp;
+	struct jw w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	deploy_defaults(&table, &kp);
+	deploy_set(&table, DEPLOY__COUNT, 9, &kp);
+	jw_init(&w, f, false);
+	jw_obj(&w, NULL);
+	deploy_json(&table, &kp, &w, NULL, NULL);
+	jw_end_obj(&w);
+	fclose(f);
+	CHECK(buf && strstr(buf, "\"draft_window\":9") && strstr(buf, "\"block_size\":16") &&
+		      strstr(buf, "\"prefix_caching\":true"),
+	      "a JSON key of the resolved configuration: %s", buf ? buf : "");
+	free(buf);
+}
+
+static void test_axis(void)
+{
+	struct knobs_plus kp;
+	struct grid g;
+	struct err e;
+	size_t n = 0;
+	int rc;
+
+	grid_init(&g);
+	deploy_defaults(&table, &kp);
+	err_clear(&e);
+	rc = sweep_axis_add(&g, &table, DEPLOY__COUNT, "--draft-window", "2:8:2", &e);
+	if (rc == 0)
+		rc = sweep_axis_add(&g, &table, DEPLOY_GPU_MEMORY_UTILIZATION, "--gpu-memory-utilization", "0.8,0.9", &e);
+	if (rc == 0)
+		rc = grid_size(&g, &n, &e);
+	CHECK(rc == 0 && n == 8 && strcmp(g.ax[0].name, "draft_window") == 0, "a sweep axis by its name: %zu points (%s)",
+	      n, e.msg);
+	sweep_point_fields(&g, 5, &table, &kp); /* draft_window 6, utilization 0.9 */
+	CHECK(kp.draft_window == 6 && kp.k.gpu_memory_utilization == 0.9 && deploy_given(&kp.k, DEPLOY__COUNT),
+	      "a point's values onto the knobs: draft_window %lld, utilization %g", (long long)kp.draft_window,
+	      kp.k.gpu_memory_utilization);
+	grid_release(&g);
+	grid_init(&g);
+	err_clear(&e);
+	rc = sweep_axis_add(&g, &table, DEPLOY__COUNT, "--draft-window", "32,80", &e);
+	CHECK(rc == -SS_EUSAGE && strstr(e.msg, "--draft-window: 80 out of range") != NULL,
+	      "an axis keeps the row's range: %s", e.msg);
+	err_clear(&e);
+	rc = sweep_axis_add(&g, &table, DEPLOY_GPU_MEMORY_UTILIZATION, "--gpu-memory-utilization", "0,0.5", &e);
+	CHECK(rc == -SS_EUSAGE && strstr(e.msg, "0 out of range, expected above 0, up to 1") != NULL,
+	      "an open bound stays open on an axis: %s", e.msg);
+	grid_release(&g);
+}
+
+static void test_overlay(void)
+{
+	struct knobs_plus flags, resolved;
+
+	deploy_defaults(&table, &flags);
+	deploy_defaults(&table, &resolved);
+	resolved.k.max_num_batched_tokens = 2048; /* an engine rule's value */
+	resolved.k.block_size = 1;
+	deploy_set(&table, DEPLOY_BLOCK_SIZE, 64, &flags);
+	deploy_set(&table, DEPLOY__COUNT, 7, &flags);
+	deploy_overlay(&table, &resolved, &flags);
+	CHECK(resolved.k.block_size == 64 && resolved.k.max_num_batched_tokens == 2048 && resolved.draft_window == 7,
+	      "given knobs over the resolved ones, the rest kept");
+}
+
+/* Every shipped row: a name found by deploy_find, "--" spellings not
+ * shared with another row, a fixed default in its range. */
+static void test_shipped(void)
+{
+	size_t i, j, s, t;
+	bool ok = deploy_table.n == DEPLOY__COUNT && DEPLOY__COUNT < DEPLOY_MAX_FIELDS;
+
+	for (i = 0; i < deploy_table.n; i++) {
+		const struct deploy_field *f = &deploy_table.row[i];
+		ok = ok && deploy_find(&deploy_table, f->name) == (int)i && f->doc && f->flag[0];
+		ok = ok && (f->def_doc || (f->lo_open ? f->def > f->lo : f->def >= f->lo && f->def <= f->hi));
+		for (s = 0; s < DEPLOY_SPELLINGS && f->flag[s]; s++) {
+			ok = ok && strncmp(f->flag[s], "--", 2) == 0;
+			for (j = 0; j < deploy_table.n; j++)
+				for (t = 0; t < DEPLOY_SPELLINGS && deploy_table.row[j].flag[t]; t++)
+					ok = ok && ((i == j && s == t) || strcmp(f->flag[s], deploy_table.row[j].flag[t]) != 0);
+		}
+	}
+	CHECK(ok, "the shipped rows: %zu, names and spellings unique, defaults in range", deploy_table.n);
+	CHECK(deploy_find(&deploy_table, "max_num_seqs") == DEPLOY_MAX_NUM_SEQS && deploy_find(&deploy_table, "nope") < 0,
+	      "rows by name");
+}
+
+int main(void)
+{
+	table_with_test_row();
+	test_flag();
+	test_help();
+	test_json();
+	test_axis();
+	test_overlay();
+	test_shipped();
+	return check_done();
+}
