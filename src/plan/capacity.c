@@ -349,45 +349,64 @@ static bool slo_uses(const struct cap_cfg *c, int metric)
 	return false;
 }
 
-/* cap_probe, stopped early (cap_cfg.early_stop) when early is set. */
-static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
-		     double x, uint64_t seed, bool early, struct cap_point *out, struct err *e)
-{
-	struct wl_spec w = *wl;
-	struct sim_cfg sc = st->sc;
-	struct sim *s = NULL;
-	struct metric_set m;
+/* A probe's simulation and what reads its requests, kept together: a
+ * probe stopped early (cap_cfg.early_stop) can go on to its end later
+ * (the sim holds pointers to w and S). */
+struct run {
+	struct wl_spec w;
 	struct scan S;
-	size_t i;
-	double worst = 1, served = NAN;
+	struct sim *s;
+};
+
+static void run_free(struct run *R)
+{
+	if (!R)
+		return;
+	sim_free(R->s);
+	free(R->S.all);
+	free(R->S.arr);
+	free(R->S.e2e);
+	free(R);
+}
+
+/* The probe's simulation at x and seed, made and run; stopped early
+ * (out->cut) when early is set and the failure is decided first.  *run_out
+ * holds it for probe_end or run_resume. */
+static int probe_start(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
+		       double x, uint64_t seed, bool early, struct cap_point *out, struct run **run_out,
+		       struct err *e)
+{
+	struct run *R = xcalloc(1, sizeof(*R));
+	struct sim_cfg sc = st->sc;
 	int rc;
 
+	*run_out = R;
 	memset(out, 0, sizeof(*out));
 	out->seed = seed;
 	out->offered = x;
 	out->fail = -1;
-	w.seed = seed;
+	R->w = *wl;
+	R->w.seed = seed;
 	if (c->concurrency) {
-		w.process = WL_CONCURRENCY;
-		w.concurrency = (int64_t)x;
+		R->w.process = WL_CONCURRENCY;
+		R->w.concurrency = (int64_t)x;
 	} else {
-		w.rate = x;
+		R->w.rate = x;
 	}
-	memset(&S, 0, sizeof(S));
-	S.c = c;
-	S.p = out;
-	S.first = INFINITY;
-	S.last = -INFINITY;
+	R->S.c = c;
+	R->S.p = out;
+	R->S.first = INFINITY;
+	R->S.last = -INFINITY;
 	sc.requests_out = NULL;
 	sc.on_request = scan_row;
-	sc.on_request_ctx = &S;
+	sc.on_request_ctx = &R->S;
 	sc.step_log = NULL;
 	/* exact only while the summary's percentiles are (sim.h), and with
 	 * num_requests bounding the requests (sessions add turns) */
-	if (early && !c->concurrency && w.num_requests > 0 && w.sess.count == 0 &&
-	    (uint64_t)w.num_requests <= LOGHIST_EXACT_MAX) {
-		scan_arm(&S, (size_t)w.num_requests);
-		sc.stop = &S.stop;
+	if (early && !c->concurrency && R->w.num_requests > 0 && R->w.sess.count == 0 &&
+	    (uint64_t)R->w.num_requests <= LOGHIST_EXACT_MAX) {
+		scan_arm(&R->S, (size_t)R->w.num_requests);
+		sc.stop = &R->S.stop;
 	}
 	/* a probe reads the summary only through its SLOs (cap_slo_value), its
 	 * throughput and completions: the pooled gaps are not collected, and
@@ -395,18 +414,36 @@ static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, 
 	 * names them (the run itself is the same either way) */
 	sc.no_pooled_gaps = !slo_uses(c, CAP_ITL_POOLED);
 	sc.no_energy = !c->energy;
-	if ((rc = sim_new(&sc, &st->cost, &w, &s, e)) < 0 || (rc = sim_run(s, e)) < 0)
-		goto out;
-	if (S.stop) {
-		out->cut = true;
-		out->fail = -1; /* (which SLO fails most is the full run's to say) */
-		goto out;
-	}
+	if ((rc = sim_new(&sc, &st->cost, &R->w, &R->s, e)) < 0 || (rc = sim_run(R->s, e)) < 0)
+		return rc;
+	out->cut = R->S.stop;
+	return 0;
+}
+
+/* A probe cut short (probe_start), run on to its end at out (the point it
+ * was cut at, perhaps moved since): the same run as one never cut, since
+ * the early stop only ends the run. */
+static int run_resume(struct run *R, struct cap_point *out, struct err *e)
+{
+	R->S.p = out;
+	R->S.stop = false;
+	R->S.nreq = 0; /* (disarmed: every row is read as an unarmed run reads it) */
+	out->cut = false;
+	return sim_run(R->s, e);
+}
+
+/* The figures of probe R's run, run to its end, at out. */
+static void probe_end(struct run *R, const struct cap_cfg *c, struct cap_point *out)
+{
+	struct metric_set m;
+	size_t i;
+	double worst = 1, served = NAN, x = out->offered;
+
 	if (slo_uses(c, CAP_TPOT) || slo_uses(c, CAP_QUEUE))
-		sim_summary(s, -1, &m);
+		sim_summary(R->s, -1, &m);
 	else
-		sim_summary_core(s, -1, &m);
-	scan_finish(&S, &served);
+		sim_summary_core(R->s, -1, &m);
+	scan_finish(&R->S, &served);
 	/* open loop: departures inside the arrival window (scan_requests);
 	 * closed loop: the run's throughput */
 	out->served = c->concurrency || isnan(served) ? m.throughput_rps : served;
@@ -449,18 +486,37 @@ static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, 
 		out->pass = false;
 		out->fail = CAP_FAIL_SATURATED(c);
 	}
+}
+
+/* cap_probe, stopped early (cap_cfg.early_stop) when early is set; a run
+ * cut short is handed to *keep when keep is given (else freed). */
+static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
+		     double x, uint64_t seed, bool early, struct cap_point *out, struct run **keep,
+		     struct err *e)
+{
+	struct run *R;
+	int rc;
+
+	if ((rc = probe_start(st, wl, c, x, seed, early, out, &R, e)) < 0)
+		goto out;
+	if (out->cut) {
+		out->fail = -1; /* (which SLO fails most is the full run's to say) */
+		if (keep) {
+			*keep = R;
+			R = NULL;
+		}
+		goto out;
+	}
+	probe_end(R, c, out);
 out:
-	sim_free(s);
-	free(S.all);
-	free(S.arr);
-	free(S.e2e);
+	run_free(R);
 	return rc;
 }
 
 int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
 	      double x, uint64_t seed, struct cap_point *out, struct err *e)
 {
-	return probe_run(st, wl, c, x, seed, false, out, e);
+	return probe_run(st, wl, c, x, seed, false, out, NULL, e);
 }
 
 struct search {
@@ -469,14 +525,22 @@ struct search {
 	const struct cap_cfg *c;
 	struct cap_point *pts;
 	size_t n, cap, nsim;
+	/* the newest probe cut short (early_stop) and its point's index: the
+	 * failing end of a bracket is always the newest failing probe, and
+	 * the one run in full at its end goes on from where it stopped
+	 * instead of starting again */
+	struct run *cut;
+	size_t cut_ix;
 };
 
 /* The probe at (x, seed), simulated unless it was; full: a probe cut short
- * (cap_cfg.early_stop) is run again in full. */
+ * (cap_cfg.early_stop) is run in full (on from where it stopped when it is
+ * the newest one cut; counted as a simulation either way). */
 static int probe(struct search *S, double x, uint64_t seed, bool full, const struct cap_point **out,
 		 struct err *e)
 {
 	struct cap_point *p = NULL;
+	struct run *kept = NULL;
 	size_t i;
 	int rc;
 
@@ -487,6 +551,18 @@ static int probe(struct search *S, double x, uint64_t seed, bool full, const str
 		*out = p;
 		return 0;
 	}
+	S->nsim++;
+	if (p && S->cut && S->cut_ix == (size_t)(p - S->pts)) {
+		struct run *R = S->cut;
+		S->cut = NULL;
+		if ((rc = run_resume(R, p, e)) == 0)
+			probe_end(R, S->c, p);
+		run_free(R);
+		if (rc < 0)
+			return rc;
+		*out = p;
+		return 0;
+	}
 	if (!p) {
 		if (S->n == S->cap) {
 			S->cap = S->cap ? S->cap * 2 : 64;
@@ -494,9 +570,13 @@ static int probe(struct search *S, double x, uint64_t seed, bool full, const str
 		}
 		p = &S->pts[S->n++];
 	}
-	S->nsim++;
-	if ((rc = probe_run(S->st, S->wl, S->c, x, seed, S->c->early_stop && !full, p, e)) < 0)
+	if ((rc = probe_run(S->st, S->wl, S->c, x, seed, S->c->early_stop && !full, p, &kept, e)) < 0)
 		return rc;
+	if (kept) {
+		run_free(S->cut);
+		S->cut = kept;
+		S->cut_ix = (size_t)(p - S->pts);
+	}
 	*out = p;
 	return 0;
 }
@@ -664,7 +744,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 {
 	struct wl_spec wr = *wl_in;
 	const struct wl_spec *wl = &wr;
-	struct search S = {st, wl, c, NULL, 0, 0, 0};
+	struct search S = {st, wl, c, NULL, 0, 0, 0, NULL, 0};
 	double sorted[CAP_MAX_SEEDS], worst = INFINITY;
 	int k, rc = 0;
 
@@ -758,8 +838,10 @@ done:
 	res->curve = S.pts;
 	res->ncurve = S.n;
 	res->nsim = S.nsim;
+	run_free(S.cut);
 	return 0;
 out:
+	run_free(S.cut);
 	free(S.pts);
 	return rc;
 }

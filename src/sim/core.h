@@ -353,6 +353,10 @@ struct sim {
 	/* decode-only step prices (stepmemo.h) per cost model: [1] the P/D
 	 * prefill workers', [0] every other rank's; [.][1] with MoE tokens */
 	struct stepmemo memo[2][2];
+	/* attention DP: the price of an idle rank's dummy step by the group's
+	 * MoE tokens (its only variable), per cost model as memo[.] (made at
+	 * first use; sched.c idle_cost) */
+	struct dmemo idle_memo[2];
 	float *ttft, *itl, *tpot, *e2e, *queue;
 	uint8_t *stage;
 	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */

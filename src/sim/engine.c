@@ -842,6 +842,9 @@ void sim_free(struct sim *s)
 	free(s->reps);
 	for (k = 0; k < 4; k++)
 		stepmemo_release(&s->memo[k / 2][k % 2]);
+	for (k = 0; k < 2; k++)
+		if (s->idle_memo[k].e)
+			dmemo_release(&s->idle_memo[k]);
 	free(s->rr_in);
 	free(s->route_ix);
 	free(s->route_chain);

@@ -1474,6 +1474,29 @@ static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
 	*hi = *lo + g;
 }
 
+/* The price of rank rp's dummy step (group_start: rp->desc, whose only
+ * variable is the group's MoE tokens): kept by them, since an idle rank's
+ * step repeats within a group step and across steps (cost_step_s is a pure
+ * function of the cost model and the step). */
+static double idle_cost(struct sim *s, const struct replica *rp)
+{
+	struct dmemo *m = &s->idle_memo[rp->prefill_only];
+	uint64_t k0 = (uint64_t)rp->desc.moe_tokens;
+	struct dmemo_ent *x;
+	double t;
+
+	if (s->cfg.no_step_memo || k0 == 0)
+		return cost_step_s(rp->cost, &rp->desc);
+	if (!m->e)
+		dmemo_init(m, 10);
+	x = dmemo_slot(m, k0, 0);
+	if (dmemo_holds(x, k0, 0))
+		return x->v;
+	t = cost_step_s(rp->cost, &rp->desc);
+	dmemo_keep(x, k0, 0, t);
+	return t;
+}
+
 /* Attention-DP: every rank of the group [lo, hi) plans its step; the MoE
  * layers see the tokens of all its ranks, a rank with nothing to run runs
  * a one-token dummy step (vLLM's DP engines execute dummy batches so the
@@ -1523,7 +1546,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 			}
 		}
 		rp->desc.moe_tokens = moe;
-		t = rp->active ? rank_cost(s, rp, &rp->desc) : cost_step_s(rp->cost, &rp->desc);
+		t = rp->active ? rank_cost(s, rp, &rp->desc) : idle_cost(s, rp);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
 		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
@@ -1897,6 +1920,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	size_t i, j, ndone = 0;
 	int32_t cls;
 	int rc;
+	bool joined = false; /* a request of rp->others became a decoder */
 	/* its decoders made a token (SGLang: unless it was a prefill batch) */
 	const bool stepped = !sg || rp->dec_run;
 
@@ -1967,6 +1991,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			 * split batches a request joins after a decode batch, so
 			 * that its last token is the decoders' */
 			dec_join(s, rp, r);
+			joined = true;
 		}
 	}
 	cls = cls_of(s, -rp->G);
@@ -1998,7 +2023,9 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			for (r = rp->run_head; r; r = r->next)
 				if (!r->dec && !r->done)
 					sched_others_push(rp, r);
-	} else {
+	} else if (ndone > 0 || joined) {
+		/* (a request leaves the list only as a decoder or done, and
+		 * only here: dec_join and the completions above) */
 		for (i = j = 0; i < rp->nothers; i++)
 			if (!rp->others[i]->dec && !rp->others[i]->done)
 				rp->others[j++] = rp->others[i];
