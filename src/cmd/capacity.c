@@ -223,6 +223,11 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		goto out;
 	if (x.notes[0] && o.fmt != FMT_TEXT)
 		fprintf(stderr, "servesim capacity: %s\n", x.notes);
+	/* the simulation scenario_prepare built is `run`'s; every probe makes
+	 * its own, and this one (every rank's pools and queues) would stay
+	 * resident beside theirs (as search.c frees it) */
+	sim_free(st.sim);
+	st.sim = NULL;
 	if ((rc = cap_search(&st, &wl, &o.cc, &res, e)) < 0)
 		goto out;
 	have_res = true;

@@ -22,7 +22,7 @@
 /* The first size of the per-name and per-batch arrays (kvc_init); they
  * double as names and batch slots are first handed out, up to the pool's
  * size. */
-#define KVC_NAMES_START 256
+#define KVC_NAMES_START 16
 
 /* The load the table may reach before it doubles: a quarter of its slots
  * (half for a pool past KVC_SPARSE_MAX blocks), as kvc_init sizes the

@@ -55,6 +55,10 @@
  * buckets (a power of two: 1024 steps covers the chat workloads' outputs)
  * rather than its heap: O(1) each instead of log(decoders) comparisons */
 #define SCHED_FIN_RING 1024
+/* the ring's first size: it doubles to cover the farthest completion
+ * queued, up to SCHED_FIN_RING, so that a rank that sees a few short
+ * requests (DP ranks of a large GPU budget) holds a few buckets only */
+#define SCHED_FIN_RING_START 16
 
 /* --- block-id arrays and the waiting queue --- */
 
@@ -536,17 +540,55 @@ static void heap_pop(struct replica *rp)
  * within SCHED_FIN_RING steps, else in the heap.  The order in which one
  * step's completions are found does not matter: finish_rank sorts them
  * by running order, and their gaps are the same value. */
+/* Double rp's ring until it covers completions d steps ahead (d <
+ * SCHED_FIN_RING).  Every queued entry is due within the old size n of
+ * G, so bucket j's entries go to j or j + n of the new ring, still one
+ * due step per bucket. */
+static void ring_grow(struct replica *rp, int64_t d)
+{
+	size_t n = rp->ring ? (size_t)rp->ring_mask + 1 : 0, j, k, m;
+
+	if (!rp->ring) {
+		for (m = SCHED_FIN_RING_START; (int64_t)m <= d; m *= 2)
+			;
+		rp->ring = xcalloc(m, sizeof(*rp->ring));
+		rp->ring_mask = (uint32_t)(m - 1);
+		return;
+	}
+	while ((int64_t)n <= d) {
+		struct fin_bucket *r = xcalloc(2 * n, sizeof(*r));
+		for (j = 0; j < n; j++) {
+			struct fin_bucket *b = &rp->ring[j], *hi = &r[j + n];
+			for (k = m = 0; k < b->n; k++) {
+				if (b->e[k].fin_G & (int64_t)n) {
+					XGROW(hi->e, hi->cap, hi->n + 1);
+					hi->e[hi->n++] = b->e[k];
+				} else {
+					b->e[m++] = b->e[k];
+				}
+			}
+			b->n = m;
+			r[j] = *b;
+		}
+		free(rp->ring);
+		rp->ring = r;
+		n *= 2;
+		rp->ring_mask = (uint32_t)(n - 1);
+	}
+}
+
 static void fin_push(struct replica *rp, struct fin_entry e)
 {
 	struct fin_bucket *b;
+	int64_t d = e.fin_G - rp->G;
 
-	if (e.fin_G - rp->G >= SCHED_FIN_RING) {
+	if (d >= SCHED_FIN_RING) {
 		heap_push(rp, e);
 		return;
 	}
-	if (!rp->ring)
-		rp->ring = xcalloc(SCHED_FIN_RING, sizeof(*rp->ring));
-	b = &rp->ring[e.fin_G & (SCHED_FIN_RING - 1)];
+	if (!rp->ring || d > rp->ring_mask)
+		ring_grow(rp, d);
+	b = &rp->ring[e.fin_G & rp->ring_mask];
 	XGROW(b->e, b->cap, b->n + 1);
 	b->e[b->n++] = e;
 }
@@ -1445,6 +1487,8 @@ static bool group_start(struct sim *s, int lo, int hi)
 	bool any = false;
 	int i;
 
+	if (s->cfg.policy->group_gate)
+		s->cfg.policy->group_gate(s, lo, hi);
 	for (i = lo; i < hi; i++) {
 		struct replica *rp = &s->reps[i];
 		rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
@@ -1897,6 +1941,12 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			rp->done[ndone++] = r;
 			continue;
 		}
+		if (r->pd_first && s->cfg.pd.first == SIM_PD_FIRST_DECODE_LAUNCH) {
+			/* P/D: the prefill's token left as this step was
+			 * launched; this step's token follows it */
+			r->pd_first = false;
+			r->first_ns = s->now - rp->step_dur_ns;
+		}
 		gap_push(rp, r, gen0 == 0 || r->pd_first ? GAP_NONE : r->generated >= r->output ? GAP_LAST : GAP_MID,
 			 r->generated - gen0);
 		if (r->generated == 1 || r->pd_first) {
@@ -1926,7 +1976,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	 * (every entry there is due now: it was queued less than a ring's
 	 * length of steps ago), then the heap's */
 	if (rp->ring && stepped) {
-		struct fin_bucket *b = &rp->ring[rp->G & (SCHED_FIN_RING - 1)];
+		struct fin_bucket *b = &rp->ring[rp->G & rp->ring_mask];
 		for (i = 0; i < b->n; i++)
 			ndone = fin_due(s, rp, &b->e[i], ndone);
 		b->n = 0;
@@ -2018,7 +2068,7 @@ static SCHED_STEP_INLINE bool decode_steps_apply(const struct sim *s, const stru
 static SCHED_STEP_INLINE bool decode_step_clear(const struct sim *s, const struct replica *rp, int64_t g1)
 {
 	int32_t cls = cls_of(s, -g1);
-	const struct fin_bucket *b = rp->ring ? &rp->ring[g1 & (SCHED_FIN_RING - 1)] : NULL;
+	const struct fin_bucket *b = rp->ring ? &rp->ring[g1 & rp->ring_mask] : NULL;
 
 	return !((b && b->n > 0) || (rp->nheap > 0 && rp->heap[0].fin_G <= g1) ||
 		 rp->cls_count[cls] > kvc_available(&rp->kv));
@@ -2085,6 +2135,8 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 			decoders_stepped(rp);
 			register_filled(s, rp, cls_of(s, -rp->G));
 		}
+		if (s->cfg.policy->group_gate) /* (nobody waits: its counters) */
+			s->cfg.policy->group_gate(s, lo, hi);
 		for (i = lo; i < hi; i++) { /* group_start: the plans */
 			struct replica *rp = &s->reps[i];
 			take_crossing(s, rp, cls_of(s, -rp->G)); /* the policy's (decode_segments) */
@@ -2291,7 +2343,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 	free(rp->cls_lean);
 	free(rp->heap);
 	if (rp->ring)
-		for (i = 0; i < SCHED_FIN_RING; i++)
+		for (i = 0; i <= rp->ring_mask; i++)
 			free(rp->ring[i].e);
 	free(rp->ring);
 	free(rp->others);
