@@ -130,7 +130,8 @@ void cli_options(const struct option *own, const struct deploy_table *t, struct 
 		for (k = 0; k < DEPLOY_SPELLINGS && t->row[i].flag[k]; k++) {
 			assert(n + 1 < cap);
 			out[n++] = (struct option){t->row[i].flag[k] + 2,
-						   t->row[i].type == DEPLOY_OFF ? no_argument : required_argument, 0,
+						   t->row[i].type == DEPLOY_OFF || t->row[i].type == DEPLOY_ON ? no_argument
+												     : required_argument, 0,
 						   CLI_DEPLOY + (int)(i * DEPLOY_SPELLINGS + k)};
 		}
 	out[n] = (struct option){0, 0, 0, 0};
@@ -160,12 +161,12 @@ int cli_deploy_option(const struct deploy_table *t, int code, const char *arg, v
 	return rc < 0 ? rc : 1;
 }
 
-void cli_help_fields(const struct deploy_table *t, FILE *f)
+void cli_help_fields(const struct deploy_table *t, enum deploy_group g, FILE *f)
 {
 	struct sbuf sb;
 
 	sb_init(&sb);
-	deploy_help(t, &sb);
+	deploy_help(t, g, &sb);
 	fputs(sb.buf, f);
 	sb_release(&sb);
 }

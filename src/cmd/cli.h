@@ -138,6 +138,6 @@ void cli_options(const struct option *own, const struct deploy_table *t, struct 
 int cli_deploy_row(const struct deploy_table *t, int code);
 const char *cli_deploy_flag(const struct deploy_table *t, int code);
 int cli_deploy_option(const struct deploy_table *t, int code, const char *arg, void *base, struct err *e);
-/* The rows' --help lines (deploy_help) to f. */
-void cli_help_fields(const struct deploy_table *t, FILE *f);
+/* The --help lines of the rows of group g (deploy_help) to f. */
+void cli_help_fields(const struct deploy_table *t, enum deploy_group g, FILE *f);
 #endif

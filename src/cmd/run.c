@@ -101,7 +101,7 @@ static const char run_usage2[] =
 	"                            given); a file marked rejected is not applied (a warning\n"
 	"                            says so) unless --force-calibration\n"
 	;
-/* (then SCENFLAGS_OFFLOAD_HELP) */
+/* (then scenopts_help_sglang and scenopts_help_offload) */
 static const char run_usage3[] =
 	"autoscaling (docs/autoscale.md):\n"
 	"  --autoscale MIN:MAX       the pool's serving replicas follow a policy between MIN and\n"
@@ -292,10 +292,11 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		switch (c) {
 		case 'h':
 			fputs(run_usage, stdout);
-			cli_help_fields(&deploy_table, stdout);
+			cli_help_fields(&deploy_table, DEPLOY_G_ENGINE, stdout);
 			fputs(run_usage1, stdout);
 			fputs(run_usage2, stdout);
-			fputs(SCENFLAGS_OFFLOAD_HELP, stdout);
+			scenopts_help_sglang(stdout);
+			scenopts_help_offload(stdout);
 			fputs(run_usage3, stdout);
 			return 1;
 		case O_FMT:

@@ -7,16 +7,6 @@
 #include "engine/registry.h"
 #include "engine/sglang.h"
 
-/* A number in (0, hi] (unit after hi in the message). */
-static int positive_upto(const char *flag, const char *arg, double hi, const char *unit, double *out, struct err *e)
-{
-	int rc = cli_double(flag, arg, 0, true, out, e);
-
-	if (rc == 0 && *out > hi)
-		rc = err_set(e, SS_EUSAGE, "%s must be in (0, %.15g]%s, got %g", flag, hi, unit, *out);
-	return rc;
-}
-
 int scenflags_option(int code, const char *arg, struct scenflags *f, struct err *e)
 {
 	int rc = 0;
@@ -43,39 +33,25 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF + 21: f->allow_invalid = true; break;
 	case SCF + 22: f->calibration = arg; break;
 	case SCF + 23: f->force_calibration = true; break;
-	case SCF + 24:
-		rc = cli_double("--mem-fraction-static", arg, 0, true, &f->mem_frac, e);
-		if (rc == 0 && f->mem_frac > 1)
-			rc = err_set(e, SS_EUSAGE, "--mem-fraction-static must be in (0, 1], got %g", f->mem_frac);
-		break;
 	case SCF + 25: {
 		enum sglang_policy pol;
 		rc = sglang_policy_parse(arg, &pol, e);
 		f->sg_policy = arg;
 		break;
 	}
-	case SCF + 26: f->no_overlap = true; break;
 	case SCF + 27: rc = cli_int("--replicas", arg, 1, SIM_MAX_REPLICAS, &f->replicas, e); break;
-	case SCF + 32: rc = positive_upto("--kv-offloading-size", arg, 1048576, " GiB", &f->kv_off_gib, e); break;
 	case SCF + 33:
 		if (strcmp(arg, "native") != 0 && strcmp(arg, "lmcache") != 0)
 			rc = err_set(e, SS_EUSAGE, "--kv-offloading-backend must be native or lmcache, got '%s'", arg);
 		f->kv_off_backend = arg;
 		break;
-	case SCF + 34: f->hicache = true; break;
-	case SCF + 35: rc = positive_upto("--hicache-ratio", arg, 1000, "", &f->hicache_ratio, e); break;
-	case SCF + 36: rc = positive_upto("--hicache-size", arg, 1048576, " GB", &f->hicache_gb, e); break;
-	case SCF + 37: f->lora = true; break;
 	case SCF + 38: rc = cli_int("--max-loras", arg, 1, 4096, &f->lora_max_vl, e); break;
-	case SCF + 39: rc = cli_int("--max-lora-rank", arg, 1, 4096, &f->lora_rank, e); break;
 	case SCF + 40: rc = cli_int("--max-cpu-loras", arg, 1, WL_MAX_ADAPTERS, &f->lora_host_vl, e); break;
 	case SCF + 41: rc = cli_int("--max-loras-per-batch", arg, 1, 4096, &f->lora_max_sg, e); break;
 	case SCF + 42: rc = cli_int("--max-loaded-loras", arg, 1, WL_MAX_ADAPTERS, &f->lora_host_sg, e); break;
 	case SCF + 43:
 		rc = cli_int("--scheduler-recv-interval", arg, 1, SIM_MAX_RECV_INTERVAL, &f->recv_interval, e);
 		break;
-	case SCF + 44: f->mixed_chunk = true; break;
-	case SCF + 45: rc = cli_int("--max-prefill-tokens", arg, 1, 1 << 24, &f->max_prefill, e); break;
 	case SCF + 46: f->eplb = true; break;
 	case SCF + 47: f->eplb_config = arg; break;
 	case SCF + 48: rc = cli_int("--num-redundant-experts", arg, 0, 1 << 16, &f->eplb_nre_vl, e); break;
@@ -113,22 +89,39 @@ static const char help_model[] =
 	"  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n"
 	"engine (vLLM v1 defaults; SGLang's spellings taken too):\n";
 
-static const char help_sglang[] =
-	"SGLang's own (--engine sglang: its scheduler and its defaults, docs/engines.md):\n"
-	"  --mem-fraction-static F   weights + KV pool as a share of GPU memory (SGLang's rule)\n"
-	"  --schedule-policy fcfs|lpm  waiting-queue order (default fcfs)\n"
-	"  --disable-overlap-schedule  the CPU overhead terms add to each step (default:\n"
-	"                            overlapped with the GPU's previous batch)\n"
-	"  --max-prefill-tokens N    prompt tokens one prefill batch takes (past its first\n"
-	"                            request a prompt joins only while it fits; default: no cap)\n"
-	"  --enable-mixed-chunk      prefill batches carry the running decoders' tokens\n"
-	"  --scheduler-recv-interval N  while it runs, the scheduler polls for new requests\n"
-	"                            every N decode batches or after any other batch (default 1)\n"
-	SCENFLAGS_OFFLOAD_HELP;
+void scenopts_help_sglang(FILE *f)
+{
+	fputs("SGLang's own (--engine sglang: its scheduler and its defaults, docs/engines.md):\n"
+	      "  --schedule-policy fcfs|lpm  waiting-queue order (default fcfs)\n", f);
+	cli_help_fields(&deploy_table, DEPLOY_G_SGLANG, f);
+	fputs("  --scheduler-recv-interval N  while it runs, the scheduler polls for new requests\n"
+	      "                            every N decode batches or after any other batch (default 1)\n", f);
+}
+
+void scenopts_help_offload(FILE *f)
+{
+	fputs("KV offload to host memory (docs/engines.md, \"KV offload\"):\n", f);
+	cli_help_fields(&deploy_table, DEPLOY_G_OFFLOAD, f);
+	fputs("  --kv-offloading-backend native|lmcache  vLLM's OffloadingConnector (loads beside the\n"
+	      "                            step, default) or LMCache's (synchronous load and store)\n"
+	      "LoRA adapters (docs/engines.md, \"LoRA\"; the workload's 'lora' block names them):\n", f);
+	cli_help_fields(&deploy_table, DEPLOY_G_LORA, f);
+	fputs("  --max-loras N             adapters per step (vLLM, default 1); SGLang:\n"
+	      "                            --max-loras-per-batch N (default 8, the base model one of them)\n"
+	      "  --max-cpu-loras M         adapters in host memory (vLLM, default N); SGLang:\n"
+	      "                            --max-loaded-loras M (default all)\n"
+	      "expert-parallel load balancing (EP > 1; docs/engines.md, \"EPLB\"):\n"
+	      "  --enable-eplb             redundant experts placed by DeepSeek's EPLB: vLLM's\n"
+	      "                            --eplb-config JSON (num_redundant_experts, step_interval 3000,\n"
+	      "                            use_async) or --num-redundant-experts N; SGLang's\n"
+	      "                            --ep-num-redundant-experts N, --eplb-rebalance-num-iterations N\n"
+	      "                            (1000)\n", f);
+}
 
 void scenopts_help(FILE *f)
 {
 	fputs(help_model, f);
-	cli_help_fields(&deploy_table, f);
-	fputs(help_sglang, f);
+	cli_help_fields(&deploy_table, DEPLOY_G_ENGINE, f);
+	scenopts_help_sglang(f);
+	scenopts_help_offload(f);
 }

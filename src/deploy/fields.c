@@ -19,28 +19,57 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 		"max_num_batched_tokens", DEPLOY_INT, 1, 1 << 20, false, 0,
 		"8192 on a GPU with >= 70 GiB other than A100, else 2048; SGLang: its rule by GPU memory",
 		"N", "tokens one step schedules, prompt chunks and decodes", 2,
-		OFF(max_num_batched_tokens)},
+		OFF(max_num_batched_tokens), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_MAX_NUM_SEQS] = {"max_num_seqs", {"--max-num-seqs", "--max-running-requests"}, "max_num_seqs",
 		DEPLOY_INT, 1, 1 << 16, false, 0,
 		"1024 on a GPU with >= 70 GiB other than A100, else 256; SGLang: its rule from the KV pool",
-		"N", "requests one step runs", 1, OFF(max_num_seqs)},
+		"N", "requests one step runs", 1, OFF(max_num_seqs), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_MAX_MODEL_LEN] = {"max_model_len", {"--max-model-len", "--context-length"}, "max_model_len",
 		DEPLOY_INT, 1, 1 << 24, false, 0, "the model's max_position_embeddings",
-		"N", "longest prompt + output a request may have", 3, OFF(max_model_len)},
+		"N", "longest prompt + output a request may have", 3, OFF(max_model_len), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_BLOCK_SIZE] = {"block_size", {"--block-size", "--page-size"}, "block_size", DEPLOY_INT, 1, 1024,
-		false, 16, "16; SGLang 1", "N", "tokens per KV block", 4, OFF(block_size)},
+		false, 16, "16; SGLang 1", "N", "tokens per KV block", 4, OFF(block_size), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_LONG_PREFILL_TOKEN_THRESHOLD] = {"long_prefill_token_threshold", {"--long-prefill-token-threshold"},
 		NULL, DEPLOY_INT, 0, 1 << 24, false, 0, "0 = off", "N",
-		"longest chunk one step takes of a long prompt", 5, OFF(long_prefill_token_threshold)},
+		"longest chunk one step takes of a long prompt", 5, OFF(long_prefill_token_threshold), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_GPU_MEMORY_UTILIZATION] = {"gpu_memory_utilization", {"--gpu-memory-utilization"},
 		"gpu_memory_utilization", DEPLOY_NUM, 0, 1, true, 0.9, NULL, "F",
-		"share of GPU memory for weights, activations and the KV cache", 7, OFF(gpu_memory_utilization)},
+		"share of GPU memory for weights, activations and the KV cache", 7, OFF(gpu_memory_utilization), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_TOTAL_KV_BLOCKS] = {"total_kv_blocks", {"--total-kv-blocks"}, "total_kv_blocks", DEPLOY_INT, 1,
 		1 << 28, false, 0, "from the memory plan", "N", "KV blocks per replica, as vLLM logs them", 6,
-		OFF(total_kv_blocks)},
+		OFF(total_kv_blocks), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_PREFIX_CACHING] = {"prefix_caching", {"--no-prefix-caching", "--disable-radix-cache"},
 		"enable_prefix_caching", DEPLOY_OFF, 0, 1, false, 1, "on", NULL,
-		"turns automatic prefix caching off", 0, OFF(prefix_caching)},
+		"turns automatic prefix caching off", 0, OFF(prefix_caching), DEPLOY_G_ENGINE, NULL, false},
+	[DEPLOY_MEM_FRACTION_STATIC] = {"mem_fraction_static", {"--mem-fraction-static"}, "mem_fraction_static",
+		DEPLOY_NUM, 0, 1, true, 0, "SGLang's rule", "F", "weights + KV pool as a share of GPU memory", 0,
+		OFF(mem_fraction_static), DEPLOY_G_SGLANG, NULL, true},
+	[DEPLOY_MAX_PREFILL_TOKENS] = {"max_prefill_tokens", {"--max-prefill-tokens"}, "max_prefill_tokens", DEPLOY_INT,
+		1, 1 << 24, false, 0, "no cap", "N",
+		"prompt tokens one prefill batch takes; past its first request a prompt joins only while it fits", 0,
+		OFF(max_prefill_tokens), DEPLOY_G_SGLANG, NULL, true},
+	[DEPLOY_MIXED_CHUNK] = {"enable_mixed_chunk", {"--enable-mixed-chunk"}, "enable_mixed_chunk", DEPLOY_ON, 0, 1,
+		false, 0, "off", NULL, "prefill batches carry the running decoders' tokens", 0, OFF(sglang_mixed_chunk),
+		DEPLOY_G_SGLANG, NULL, true},
+	[DEPLOY_DISABLE_OVERLAP] = {"disable_overlap_schedule", {"--disable-overlap-schedule"}, NULL, DEPLOY_ON, 0, 1,
+		false, 0, "off: overlapped with the GPU's previous batch", NULL,
+		"the CPU overhead terms add to each step", 0, OFF(disable_overlap), DEPLOY_G_SGLANG, NULL, true},
+	[DEPLOY_KV_OFFLOADING_SIZE] = {"kv_offloading_size_gib", {"--kv-offloading-size"}, NULL, DEPLOY_NUM, 0,
+		1048576, true, 0, "off", "GiB",
+		"vLLM: a host KV tier of GiB over the TP ranks (LRU; blocks the GPU prefix cache evicts go there, "
+		"prefix hits load back)", 0, OFF(kv_offloading_gib), DEPLOY_G_OFFLOAD, " GiB", true},
+	[DEPLOY_HICACHE] = {"enable_hierarchical_cache", {"--enable-hierarchical-cache"}, NULL, DEPLOY_ON, 0, 1, false, 0,
+		"off", NULL, "SGLang HiCache: a host KV tier of --hicache-ratio x the device pool or --hicache-size GB "
+		"per GPU", 0, OFF(hicache), DEPLOY_G_OFFLOAD, NULL, true},
+	[DEPLOY_HICACHE_RATIO] = {"hicache_ratio", {"--hicache-ratio"}, NULL, DEPLOY_NUM, 0, 1000, true, 2, NULL, "R",
+		"HiCache's host pool over the device pool", 0, OFF(hicache_ratio), DEPLOY_G_OFFLOAD, NULL, true},
+	[DEPLOY_HICACHE_SIZE] = {"hicache_size_gb", {"--hicache-size"}, NULL, DEPLOY_NUM, 0, 1048576, true, 0,
+		"by the ratio", "GB", "HiCache's host pool per GPU, over the ratio", 0, OFF(hicache_gb), DEPLOY_G_OFFLOAD,
+		" GB", true},
+	[DEPLOY_LORA] = {"enable_lora", {"--enable-lora"}, NULL, DEPLOY_ON, 0, 1, false, 0, "off", NULL,
+		"serve the adapters the workload's requests name", 0, OFF(lora), DEPLOY_G_LORA, NULL, true},
+	[DEPLOY_MAX_LORA_RANK] = {"lora_max_lora_rank", {"--max-lora-rank"}, NULL, DEPLOY_INT, 1, 4096, false, 0, "16",
+		"R", "largest adapter rank", 0, OFF(lora_rank), DEPLOY_G_LORA, NULL, true},
 };
 
 const struct deploy_table deploy_table = {rows, DEPLOY__COUNT};
@@ -63,7 +92,7 @@ void deploy_set(const struct deploy_table *t, size_t i, double v, void *base)
 	switch (f->type) {
 	case DEPLOY_INT: *(int64_t *)at(f, base) = (int64_t)v; break;
 	case DEPLOY_NUM: *(double *)at(f, base) = v; break;
-	case DEPLOY_OFF: *(bool *)at(f, base) = v != 0; break;
+	case DEPLOY_OFF: case DEPLOY_ON: *(bool *)at(f, base) = v != 0; break;
 	}
 	((struct deploy_knobs *)base)->given |= UINT64_C(1) << i;
 }
@@ -75,7 +104,7 @@ double deploy_get(const struct deploy_table *t, size_t i, const void *base)
 	switch (f->type) {
 	case DEPLOY_INT: return (double)*(const int64_t *)cat_(f, base);
 	case DEPLOY_NUM: return *(const double *)cat_(f, base);
-	case DEPLOY_OFF: return *(const bool *)cat_(f, base) ? 1 : 0;
+	case DEPLOY_OFF: case DEPLOY_ON: return *(const bool *)cat_(f, base) ? 1 : 0;
 	}
 	return NAN;
 }
@@ -112,11 +141,11 @@ int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const
 		if ((rc = argval_num(flag, arg, f->lo, f->lo_open, &x, e)) < 0)
 			return rc;
 		if (x > f->hi)
-			return err_set(e, SS_EUSAGE, "%s must be in %c%g, %.15g], got %g", flag, f->lo_open ? '(' : '[',
-				       f->lo, f->hi, x);
+			return err_set(e, SS_EUSAGE, "%s must be in %c%g, %.15g]%s, got %g", flag, f->lo_open ? '(' : '[',
+				       f->lo, f->hi, f->unit ? f->unit : "", x);
 		break;
 	default:
-		x = 0; /* the switch turns it off */
+		x = f->type == DEPLOY_ON; /* the switch turns it on or off */
 	}
 	deploy_set(t, i, x, base);
 	return 0;
@@ -148,10 +177,12 @@ void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
 
 	for (i = 0; i < t->n; i++) {
 		const struct deploy_field *f = &t->row[i];
+		if (f->own_json)
+			continue;
 		switch (f->type) {
 		case DEPLOY_INT: jw_int(w, f->name, *(const int64_t *)cat_(f, base)); break;
 		case DEPLOY_NUM: jw_num(w, f->name, *(const double *)cat_(f, base)); break;
-		case DEPLOY_OFF: jw_bool(w, f->name, *(const bool *)cat_(f, base)); break;
+		case DEPLOY_OFF: case DEPLOY_ON: jw_bool(w, f->name, *(const bool *)cat_(f, base)); break;
 		}
 		if (after)
 			after(w, i, ctx);
@@ -163,7 +194,8 @@ void deploy_csv_names(const struct deploy_table *t, struct sbuf *out)
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		sb_printf(out, ",%s", t->row[i].name);
+		if (!t->row[i].own_json)
+			sb_printf(out, ",%s", t->row[i].name);
 }
 
 void deploy_csv_values(const struct deploy_table *t, const void *base, struct sbuf *out)
@@ -172,10 +204,12 @@ void deploy_csv_values(const struct deploy_table *t, const void *base, struct sb
 
 	for (i = 0; i < t->n; i++) {
 		const struct deploy_field *f = &t->row[i];
+		if (f->own_json)
+			continue;
 		switch (f->type) {
 		case DEPLOY_INT: sb_printf(out, ",%lld", (long long)*(const int64_t *)cat_(f, base)); break;
 		case DEPLOY_NUM: sb_printf(out, ",%g", *(const double *)cat_(f, base)); break;
-		case DEPLOY_OFF: sb_printf(out, ",%s", *(const bool *)cat_(f, base) ? "true" : "false"); break;
+		case DEPLOY_OFF: case DEPLOY_ON: sb_printf(out, ",%s", *(const bool *)cat_(f, base) ? "true" : "false"); break;
 		}
 	}
 }
@@ -205,7 +239,7 @@ static void wrap(struct sbuf *out, size_t col, const char *text)
 	sb_putc(out, '\n');
 }
 
-void deploy_help(const struct deploy_table *t, struct sbuf *out)
+void deploy_help(const struct deploy_table *t, enum deploy_group g, struct sbuf *out)
 {
 	char text[600];
 	size_t i, s, head;
@@ -214,12 +248,14 @@ void deploy_help(const struct deploy_table *t, struct sbuf *out)
 		const struct deploy_field *f = &t->row[i];
 		size_t start = out->len;
 
+		if (f->group != g)
+			continue;
 		/* every spelling, then the text from column 28 (on a line of
-		 * its own past column 26) */
+		 * its own when they take more than 26 columns) */
 		for (s = 0; s < DEPLOY_SPELLINGS && f->flag[s]; s++)
 			sb_printf(out, "%s%s%s%s", s ? " | " : "  ", f->flag[s], f->arg ? " " : "", f->arg ? f->arg : "");
 		head = out->len - start;
-		if (head < 26)
+		if (head <= 26)
 			sb_printf(out, "%*s", (int)(28 - head), "");
 		else
 			sb_printf(out, "\n%28s", "");

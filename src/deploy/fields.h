@@ -24,6 +24,19 @@ struct deploy_knobs {
 	double gpu_memory_utilization;
 	int64_t total_kv_blocks;      /* 0: from the memory plan */
 	bool prefix_caching;
+	/* the knobs one engine takes (engine_check_knobs refuses them for
+	 * the others): SGLang's memory share (0: its rule), prefill cap (0:
+	 * none), mixed chunks and overlap; KV offload to host memory (vLLM's
+	 * size in GiB, 0: off; SGLang's HiCache with its ratio or size in GB);
+	 * LoRA on and its largest rank (0: the engine's) */
+	double mem_fraction_static;
+	int64_t max_prefill_tokens;
+	bool sglang_mixed_chunk, disable_overlap;
+	double kv_offloading_gib;
+	bool hicache;
+	double hicache_ratio, hicache_gb;
+	bool lora;
+	int64_t lora_rank;
 	uint64_t given;
 };
 
@@ -31,13 +44,19 @@ struct deploy_knobs {
 enum deploy_id {
 	DEPLOY_MAX_NUM_BATCHED_TOKENS, DEPLOY_MAX_NUM_SEQS, DEPLOY_MAX_MODEL_LEN, DEPLOY_BLOCK_SIZE,
 	DEPLOY_LONG_PREFILL_TOKEN_THRESHOLD, DEPLOY_GPU_MEMORY_UTILIZATION, DEPLOY_TOTAL_KV_BLOCKS,
-	DEPLOY_PREFIX_CACHING, DEPLOY__COUNT
+	DEPLOY_PREFIX_CACHING, DEPLOY_MEM_FRACTION_STATIC, DEPLOY_MAX_PREFILL_TOKENS, DEPLOY_MIXED_CHUNK,
+	DEPLOY_DISABLE_OVERLAP, DEPLOY_KV_OFFLOADING_SIZE, DEPLOY_HICACHE, DEPLOY_HICACHE_RATIO, DEPLOY_HICACHE_SIZE,
+	DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY__COUNT
 };
+
+/* Where a row's --help line goes (deploy_help prints one group). */
+enum deploy_group { DEPLOY_G_ENGINE, DEPLOY_G_SGLANG, DEPLOY_G_OFFLOAD, DEPLOY_G_LORA };
 
 enum deploy_type {
 	DEPLOY_INT,   /* an integer in [lo, hi] */
 	DEPLOY_NUM,   /* a number in [lo, hi], (lo, hi] when lo_open */
-	DEPLOY_OFF    /* a switch: its flag (no value) turns a setting that is on by default off */
+	DEPLOY_OFF,   /* a switch: its flag (no value) turns a setting that is on by default off */
+	DEPLOY_ON     /* a switch that turns a setting that is off by default on */
 };
 
 #define DEPLOY_SPELLINGS 3   /* flag spellings a row may have */
@@ -57,6 +76,10 @@ struct deploy_field {
 	int axis;               /* 0: not a sweep axis; else the place among the
 				 * deployment axes (1 varies slowest) */
 	size_t off;             /* offset of the value from the knobs (offsetof) */
+	enum deploy_group group;
+	const char *unit;       /* after the range in a message (" GiB"; NULL: none) */
+	bool own_json;          /* the resolved configuration writes it itself, where
+				 * it applies (deploy_json and the CSV skip it) */
 };
 
 struct deploy_table {
@@ -90,7 +113,8 @@ void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
 /* CSV: the names (",name" each) or the values (",value" each). */
 void deploy_csv_names(const struct deploy_table *t, struct sbuf *out);
 void deploy_csv_values(const struct deploy_table *t, const void *base, struct sbuf *out);
-/* The --help lines of the rows (two-column layout, 28 and 88 wide). */
-void deploy_help(const struct deploy_table *t, struct sbuf *out);
+/* The --help lines of the rows of group g (two-column layout, 28 and 88
+ * wide). */
+void deploy_help(const struct deploy_table *t, enum deploy_group g, struct sbuf *out);
 
 #endif

@@ -230,7 +230,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
-	if (s->lora && (rc = lora_take(s, pp, &st->sc.lora, &st->prefill_mp, NULL, e)) < 0) {
+	if (s->k.lora && (rc = lora_take(s, pp, &st->sc.lora, &st->prefill_mp, NULL, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
@@ -292,7 +292,7 @@ static int plan_draft(const struct scenario *s, struct scenario_state *st, struc
 
 bool scenario_offload_on(const struct scenario *sc)
 {
-	return sc->kv_offloading_gib > 0 || sc->hicache;
+	return sc->k.kv_offloading_gib > 0 || sc->k.hicache;
 }
 
 int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, double blocks, const char *flag,
@@ -407,9 +407,9 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	memset(&lora, 0, sizeof(lora));
 	if ((rc = model_check_parallel(s->model, &s->par, e)) < 0)
 		return rc;
-	if (s->lora && !en->lora)
+	if (s->k.lora && !en->lora)
 		return err_set(e, SS_EUSAGE, "--enable-lora: servesim models no LoRA serving for %s", en->title);
-	if (s->lora && (rc = en->lora(s, &lora, lora_set, sizeof(lora_set), e)) < 0)
+	if (s->k.lora && (rc = en->lora(s, &lora, lora_set, sizeof(lora_set), e)) < 0)
 		return rc;
 	if (s->workload && s->workload->images.on && (rc = mm_setup(s, st, NULL, e)) < 0)
 		return rc;
@@ -426,7 +426,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 				     s->k.block_size, s->k.max_num_batched_tokens, s->k.max_num_seqs, &st->mp, e);
 	if (rc == 0 && st->kv_from_memory && s->spec.k > 0 && s->spec.method == SPEC_DRAFT && s->draft_model)
 		rc = plan_draft(s, st, e);
-	if (rc == 0 && st->kv_from_memory && s->lora)
+	if (rc == 0 && st->kv_from_memory && s->k.lora)
 		rc = lora_take(s, &rep, &lora, &st->mp, &lora_bytes, e);
 	if (rc == 0 && st->kv_from_memory)
 		rc = eplb_take(s, &rep, &st->mp, e);
@@ -453,7 +453,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 			cost_default_overheads(&cc.ov);
 		}
 		cost_overheads_apply(&cc.ov, &s->ov);
-		cc.overlap_cpu = h && h->overlap && !s->disable_overlap;
+		cc.overlap_cpu = h && h->overlap && !s->k.disable_overlap;
 	}
 	cc.max_tokens = s->k.max_num_batched_tokens;
 	cc.max_seqs = mns;
@@ -483,8 +483,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.policy = en->policy;
 	/* the settings only the engines that take them can be given */
 	st->sc.lpm = (en->knobs & ENGINE_KNOB_SCHEDULE_POLICY) && s->sglang_policy == SGLANG_LPM;
-	st->sc.mixed_chunk = (en->knobs & ENGINE_KNOB_MIXED_CHUNK) && s->sglang_mixed_chunk;
-	st->sc.max_prefill_tokens = (en->knobs & ENGINE_KNOB_MAX_PREFILL) ? s->max_prefill_tokens : 0;
+	st->sc.mixed_chunk = (en->knobs & ENGINE_KNOB_MIXED_CHUNK) && s->k.sglang_mixed_chunk;
+	st->sc.max_prefill_tokens = (en->knobs & ENGINE_KNOB_MAX_PREFILL) ? s->k.max_prefill_tokens : 0;
 	st->sc.recv_interval = (en->knobs & ENGINE_KNOB_RECV_INTERVAL) ? s->sglang_recv_interval : 0;
 	st->sc.adp_timeout_iters = s->trtllm_adp_timeout_iters;
 	st->sc.adp_batching_wait_iters = s->trtllm_adp_batching_wait_iters;
@@ -500,7 +500,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.requests_out = s->requests_out;
 	st->sc.step_log = s->step_log;
 	st->sc.spec = s->spec;
-	if (s->lora) {
+	if (s->k.lora) {
 		lora.host_link_eff = SCENARIO_HOST_LINK_EFF;
 		lora.disk_bw = SCENARIO_LORA_DISK_BW;
 		lora.dtype_bytes = SCENARIO_LORA_DTYPE_BYTES;

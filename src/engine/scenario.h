@@ -77,35 +77,29 @@ struct scenario {
 	 * max_num_seqs is max_running_requests, from SGLang's rule over the KV
 	 * pool when sglang_mrr_rule; the waiting-queue policy; overlap
 	 * scheduling (on unless disable_overlap) hides the CPU overhead terms
-	 * under the GPU time (cost_cfg.overlap_cpu) */
-	double mem_fraction_static;
+	 * under the GPU time (cost_cfg.overlap_cpu); k.mem_fraction_static,
+	 * k.disable_overlap, k.sglang_mixed_chunk (sim_cfg) and
+	 * k.max_prefill_tokens (sim_cfg.max_prefill_tokens) */
 	bool sglang_mrr_rule;
 	enum sglang_policy sglang_policy;
-	bool disable_overlap;
-	bool sglang_mixed_chunk;      /* --enable-mixed-chunk (sim_cfg) */
-	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.max_prefill_tokens) */
 	int sglang_recv_interval;     /* --scheduler-recv-interval (sim_cfg.recv_interval; 0: 1) */
 	/* TensorRT-LLM's attention_dp_config with enable_balance: timeout_iters
 	 * and batching_wait_iters (sim_cfg.adp_timeout_iters; 0: off) */
 	int64_t trtllm_adp_timeout_iters, trtllm_adp_batching_wait_iters;
-	/* KV offload to host memory (sim_cfg.offload; engine_type.offload).
-	 * vLLM: kv_offloading_gib > 0 (--kv-offloading-size, GiB over the TP
+	/* KV offload to host memory (sim_cfg.offload; engine_type.offload),
+	 * in k.  vLLM: kv_offloading_gib > 0 (--kv-offloading-size, GiB over the TP
 	 * ranks of an engine) with kv_offloading_backend (native: its
 	 * OffloadingConnector; lmcache: LMCache's connector).  SGLang: hicache
 	 * (--enable-hierarchical-cache) with hicache_ratio (host pool / device
 	 * pool, 2 by default) or hicache_gb > 0 (--hicache-size, GB per rank,
 	 * over the ratio). */
-	double kv_offloading_gib;
 	enum kv_offload_backend { KV_OFFLOAD_NATIVE, KV_OFFLOAD_LMCACHE } kv_offloading_backend;
-	bool hicache;
-	double hicache_ratio, hicache_gb;
-	/* LoRA (sim_cfg.lora; engine_type.lora), lora on (--enable-lora):
+	/* LoRA (sim_cfg.lora; engine_type.lora), k.lora on (--enable-lora):
 	 * lora_max adapters per step (vLLM --max-loras, SGLang
-	 * --max-loras-per-batch), lora_rank (--max-lora-rank), lora_host
+	 * --max-loras-per-batch), k.lora_rank (--max-lora-rank), lora_host
 	 * adapters in host memory (vLLM --max-cpu-loras, SGLang
 	 * --max-loaded-loras); 0: the engine's default */
-	bool lora;
-	int64_t lora_max, lora_rank, lora_host;
+	int64_t lora_max, lora_host;
 	/* E/P/D (sim_cfg.epd): epd_encoders encoder workers of one GPU each
 	 * ahead of the prefill (or aggregated) workers of each copy; 0: the
 	 * engines encode their own images */

@@ -82,17 +82,18 @@ static int apply_calibration(const struct scenflags *f, struct scenflags_ctx *x,
 /* KV offload's flags: each engine's own, complete, with prefix caching. */
 static int check_offload(const struct scenflags *f, const struct engine_type *en, struct err *e)
 {
-	bool vl = f->kv_off_gib > 0 || f->kv_off_backend, hc = f->hicache || f->hicache_ratio > 0 || f->hicache_gb > 0;
+	const struct deploy_knobs *k = &f->k;
+	bool ratio = deploy_given(k, DEPLOY_HICACHE_RATIO), size = deploy_given(k, DEPLOY_HICACHE_SIZE);
+	bool vl = k->kv_offloading_gib > 0 || f->kv_off_backend, hc = k->hicache || ratio || size;
 
 	int rc;
 
 	if ((rc = engine_check_offload(en, vl, hc, e)) < 0)
 		return rc;
-	if (f->kv_off_backend && !(f->kv_off_gib > 0))
+	if (f->kv_off_backend && !(k->kv_offloading_gib > 0))
 		return err_set(e, SS_EUSAGE, "--kv-offloading-backend needs --kv-offloading-size GiB (the size turns vLLM's KV offloading on)");
-	if ((f->hicache_ratio > 0 || f->hicache_gb > 0) && !f->hicache)
-		return err_set(e, SS_EUSAGE, "%s needs --enable-hierarchical-cache",
-			       f->hicache_ratio > 0 ? "--hicache-ratio" : "--hicache-size");
+	if ((ratio || size) && !k->hicache)
+		return err_set(e, SS_EUSAGE, "%s needs --enable-hierarchical-cache", ratio ? "--hicache-ratio" : "--hicache-size");
 	if ((vl || hc) && !f->k.prefix_caching)
 		return err_set(e, SS_EUSAGE, "%s needs prefix caching: servesim's host tier holds the blocks the GPU prefix cache evicts (drop %s)",
 			       vl ? "--kv-offloading-size" : "--enable-hierarchical-cache",
@@ -107,12 +108,12 @@ static int check_lora(const struct scenflags *f, const struct engine_type *en, c
 {
 	int rc;
 
-	if ((rc = engine_check_lora(en, f->lora, f->lora_max_vl > 0 || f->lora_host_vl > 0,
+	if ((rc = engine_check_lora(en, f->k.lora, f->lora_max_vl > 0 || f->lora_host_vl > 0,
 				    f->lora_max_sg > 0 || f->lora_host_sg > 0, e)) < 0)
 		return rc;
-	if (f->lora_rank > 0 && !f->lora)
+	if (f->k.lora_rank > 0 && !f->k.lora)
 		return err_set(e, SS_EUSAGE, "--max-lora-rank needs --enable-lora");
-	if (wl && wl->lora.adapters > 0 && !f->lora)
+	if (wl && wl->lora.adapters > 0 && !f->k.lora)
 		return err_set(e, SS_EUSAGE, "the workload's requests name %lld LoRA adapter%s ('lora'): give --enable-lora",
 			       (long long)wl->lora.adapters, wl->lora.adapters > 1 ? "s" : "");
 	return 0;
@@ -205,11 +206,11 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	if (f->model && f->config)
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
 	if ((rc = engine_check_knobs(en,
-				     (f->mem_frac > 0 ? ENGINE_KNOB_MEM_FRACTION : 0) |
+				     (f->k.mem_fraction_static > 0 ? ENGINE_KNOB_MEM_FRACTION : 0) |
 					     (f->sg_policy ? ENGINE_KNOB_SCHEDULE_POLICY : 0) |
-					     (f->no_overlap ? ENGINE_KNOB_NO_OVERLAP : 0) |
-					     (f->max_prefill ? ENGINE_KNOB_MAX_PREFILL : 0) |
-					     (f->mixed_chunk ? ENGINE_KNOB_MIXED_CHUNK : 0) |
+					     (f->k.disable_overlap ? ENGINE_KNOB_NO_OVERLAP : 0) |
+					     (f->k.max_prefill_tokens ? ENGINE_KNOB_MAX_PREFILL : 0) |
+					     (f->k.sglang_mixed_chunk ? ENGINE_KNOB_MIXED_CHUNK : 0) |
 					     (f->recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
 				     deploy_given(&f->k, DEPLOY_GPU_MEMORY_UTILIZATION), e)) < 0)
 		return rc;
@@ -239,23 +240,13 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	sc->kvdt = f->kv_given ? f->kvdtype
 			       : scenario_kv_auto(x->model, x->gpu, sc->engine, f->dtype, sc->kvdt_src, sizeof(sc->kvdt_src));
 	/* the settings only some engines take (refused above for the others) */
-	sc->mem_fraction_static = f->mem_frac;
 	if (f->sg_policy && (rc = sglang_policy_parse(f->sg_policy, &sc->sglang_policy, e)) < 0)
 		return rc;
-	sc->disable_overlap = f->no_overlap;
-	sc->max_prefill_tokens = f->max_prefill;
-	sc->sglang_mixed_chunk = f->mixed_chunk;
 	sc->sglang_recv_interval = (int)f->recv_interval;
-	sc->kv_offloading_gib = f->kv_off_gib;
 	sc->kv_offloading_backend = f->kv_off_backend && strcmp(f->kv_off_backend, "lmcache") == 0
 					    ? KV_OFFLOAD_LMCACHE : KV_OFFLOAD_NATIVE;
-	sc->hicache = f->hicache;
-	sc->hicache_ratio = f->hicache_ratio > 0 ? f->hicache_ratio : 2.0;
-	sc->hicache_gb = f->hicache_gb;
-	sc->lora = f->lora;
 	sc->lora_max = f->lora_max_vl > 0 ? f->lora_max_vl : f->lora_max_sg;
 	sc->lora_host = f->lora_host_vl > 0 ? f->lora_host_vl : f->lora_host_sg;
-	sc->lora_rank = f->lora_rank;
 	snprintf(sc->engine_version, sizeof(sc->engine_version), "%s",
 		 f->engine_version ? f->engine_version : "");
 	sc->moe_dist = f->moe_dist;

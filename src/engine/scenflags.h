@@ -40,20 +40,13 @@ struct scenflags {
 	bool kv_given, moe_dtype_given, allow_invalid, ov_given;
 	bool force_calibration;
 	struct deploy_knobs k;     /* the table's knobs (deploy/fields.h) as flags set them */
-	/* SGLang's settings (0 / NULL: its rules) */
-	double mem_frac;
+	/* SGLang's settings beside k's (0 / NULL: its rules) */
 	const char *sg_policy;
-	bool no_overlap, mixed_chunk;
-	int64_t recv_interval, max_prefill;
-	/* KV offload (0 / NULL / false: off): vLLM's and SGLang's flags */
-	double kv_off_gib, hicache_ratio, hicache_gb;
-	const char *kv_off_backend;
-	bool hicache;
-	/* LoRA (lora false: off; 0: the engine's defaults): the limits in
-	 * vLLM's flags (max-loras, max-cpu-loras) or SGLang's
-	 * (max-loras-per-batch, max-loaded-loras) */
-	bool lora;
-	int64_t lora_max_vl, lora_host_vl, lora_max_sg, lora_host_sg, lora_rank;
+	int64_t recv_interval;
+	const char *kv_off_backend;   /* vLLM's KV offload connector (NULL: native) */
+	/* LoRA's limits (0: the engine's defaults) in vLLM's flags (max-loras,
+	 * max-cpu-loras) or SGLang's (max-loras-per-batch, max-loaded-loras) */
+	int64_t lora_max_vl, lora_host_vl, lora_max_sg, lora_host_sg;
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;

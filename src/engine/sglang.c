@@ -730,7 +730,7 @@ static int sglang_plan_memory(const struct scenario *s, const struct parallel *r
 
 	sglang_mem_fraction(s->gpu, s->par.tp * (dpa ? s->par.dp : 1), s->par.pp, s->par.dp, dpa,
 			    s->k.max_num_batched_tokens, s->model->attn == ATTN_MLA, &st->sg_mem);
-	st->mem_fraction_static = s->mem_fraction_static > 0 ? s->mem_fraction_static : st->sg_mem.fraction;
+	st->mem_fraction_static = s->k.mem_fraction_static > 0 ? s->k.mem_fraction_static : st->sg_mem.fraction;
 	return memplan_compute_static(s->model, s->gpu, rep, s->wdt, s->kvdt, st->mem_fraction_static,
 				      s->k.block_size, s->sglang_mrr_rule ? 4096 : s->k.max_num_seqs, &st->mp, e);
 }
@@ -889,15 +889,15 @@ static int sglang_offload(const struct scenario *sc, const struct scenario_state
 	double bb, ratio;
 	int rc;
 
-	if ((rc = sc->hicache_gb > 0 ? scenario_offload_tier(sc, sc->hicache_gb * 1e9, 0, "--hicache-size", o, &bb, e)
-				     : scenario_offload_tier(sc, 0, floor((double)dev * sc->hicache_ratio),
+	if ((rc = sc->k.hicache_gb > 0 ? scenario_offload_tier(sc, sc->k.hicache_gb * 1e9, 0, "--hicache-size", o, &bb, e)
+				     : scenario_offload_tier(sc, 0, floor((double)dev * sc->k.hicache_ratio),
 							     "--hicache-ratio", o, &bb, e)) < 0)
 		return rc;
 	o->overlap = OFFLOAD_LAYERWISE;
 	ratio = (double)o->host_blocks / (double)dev;
 	snprintf(words, n,
 		 "SGLang HiCache (--enable-hierarchical-cache, %s): %lld pages of %lld token%s (%.3g MB per GPU) in host memory per engine, %.2f x the device pool%s, LRU, fed by the GPU radix cache's evictions; a page moves in %.3g us each way over %s (%g GB/s one way x %.2f achieved); load-back layer by layer under the compute (the step lasts max(compute, loads) + min(compute, loads) / %d layers), write-through hidden",
-		 sc->hicache_gb > 0 ? "--hicache-size" : "--hicache-ratio", (long long)o->host_blocks,
+		 sc->k.hicache_gb > 0 ? "--hicache-size" : "--hicache-ratio", (long long)o->host_blocks,
 		 (long long)sc->k.block_size, sc->k.block_size > 1 ? "s" : "", bb / 1e6, ratio,
 		 ratio <= 1 ? " (not larger than the device pool: SGLang warns, older releases refuse to start)" : "",
 		 o->block_s * 1e6, sc->gpu->host_link, sc->gpu->host_link_bw / 1e9, SCENARIO_HOST_LINK_EFF, o->layers);
@@ -924,7 +924,7 @@ static int sglang_lora(const struct scenario *sc, struct sim_lora *o, char *word
 
 	memset(o, 0, sizeof(*o));
 	o->max_loras = sc->lora_max > 0 ? (int)sc->lora_max : 8;
-	o->rank = sc->lora_rank > 0 ? (int)sc->lora_rank : 16;
+	o->rank = sc->k.lora_rank > 0 ? (int)sc->k.lora_rank : 16;
 	o->cpu_slots = sc->lora_host;
 	o->base_counts = true;
 	if (o->cpu_slots > 0 && o->cpu_slots < o->max_loras)
@@ -934,7 +934,7 @@ static int sglang_lora(const struct scenario *sc, struct sim_lora *o, char *word
 		snprintf(host, sizeof(host), "%lld", (long long)o->cpu_slots);
 	snprintf(words, n, "SGLang --max-loras-per-batch %d%s, --max-lora-rank %d%s, --max-loaded-loras %s; the base model takes a slot",
 		 o->max_loras, sc->lora_max > 0 ? "" : " (default)", o->rank,
-		 sc->lora_rank > 0 ? "" : " (servesim's default: SGLang infers it from --lora-paths)", host);
+		 sc->k.lora_rank > 0 ? "" : " (servesim's default: SGLang infers it from --lora-paths)", host);
 	return 0;
 }
 

@@ -479,14 +479,14 @@ static int vllm_offload(const struct scenario *sc, const struct scenario_state *
 	int rc;
 
 	(void)st;
-	if ((rc = scenario_offload_tier(sc, sc->kv_offloading_gib * 1073741824.0 / gpus, 0, "--kv-offloading-size", o,
+	if ((rc = scenario_offload_tier(sc, sc->k.kv_offloading_gib * 1073741824.0 / gpus, 0, "--kv-offloading-size", o,
 					&bb, e)) < 0)
 		return rc;
 	o->overlap = lm ? OFFLOAD_SYNC : OFFLOAD_ASYNC;
 	snprintf(words, n,
 		 "%s (--kv-offloading-backend %s), --kv-offloading-size %g GiB over %d GPU%s: %lld blocks of %.3g MB per GPU in host memory per engine, LRU, fed by the GPU prefix cache's evictions; a block moves in %.0f us each way over %s (%g GB/s one way x %.2f achieved); %s",
 		 lm ? "LMCache's connector" : "vLLM's OffloadingConnector", lm ? "lmcache" : "native",
-		 sc->kv_offloading_gib, gpus, gpus > 1 ? "s" : "", (long long)o->host_blocks, bb / 1e6, o->block_s * 1e6,
+		 sc->k.kv_offloading_gib, gpus, gpus > 1 ? "s" : "", (long long)o->host_blocks, bb / 1e6, o->block_s * 1e6,
 		 sc->gpu->host_link, sc->gpu->host_link_bw / 1e9, SCENARIO_HOST_LINK_EFF,
 		 lm ? "loads before the forward and stores after it hold the step (LMCache's synchronous retrieve and store)"
 		    : "loads run beside the step on their own stream (the step lasts at least as long), stores are hidden (asynchronous DMA)");
@@ -527,7 +527,7 @@ static int vllm_lora(const struct scenario *sc, struct sim_lora *o, char *words,
 
 	memset(o, 0, sizeof(*o));
 	o->max_loras = sc->lora_max > 0 ? (int)sc->lora_max : 1;
-	o->rank = sc->lora_rank > 0 ? (int)sc->lora_rank : 16;
+	o->rank = sc->k.lora_rank > 0 ? (int)sc->k.lora_rank : 16;
 	o->cpu_slots = sc->lora_host > 0 ? sc->lora_host : o->max_loras;
 	for (i = 0; i < sizeof(vllm_lora_ranks) / sizeof(vllm_lora_ranks[0]); i++)
 		if (vllm_lora_ranks[i] == o->rank)
@@ -539,7 +539,7 @@ static int vllm_lora(const struct scenario *sc, struct sim_lora *o, char *words,
 		return err_set(e, SS_EUSAGE, "--max-cpu-loras (%lld) must be >= --max-loras (%d), as vLLM requires",
 			       (long long)o->cpu_slots, o->max_loras);
 	snprintf(words, n, "vLLM --max-loras %d%s, --max-lora-rank %d%s, --max-cpu-loras %lld%s; the base model takes no slot",
-		 o->max_loras, sc->lora_max > 0 ? "" : " (default)", o->rank, sc->lora_rank > 0 ? "" : " (default)",
+		 o->max_loras, sc->lora_max > 0 ? "" : " (default)", o->rank, sc->k.lora_rank > 0 ? "" : " (default)",
 		 (long long)o->cpu_slots, sc->lora_host > 0 ? "" : " (default: max_loras)");
 	return 0;
 }

@@ -191,20 +191,20 @@ void out_config_json(struct jw *w, const struct out_config *c)
 		jw_str(w, "schedule_policy", c->sglang_lpm ? "lpm" : "fcfs");
 		jw_bool(w, "overlap_schedule", c->overlap_schedule);
 	}
-	if (sc->kv_offloading_gib > 0) { /* KV offload: the flags as given */
-		jw_num(w, "kv_offloading_size_gib", sc->kv_offloading_gib);
+	if (sc->k.kv_offloading_gib > 0) { /* KV offload: the flags as given */
+		jw_num(w, "kv_offloading_size_gib", sc->k.kv_offloading_gib);
 		jw_str(w, "kv_offloading_backend", sc->kv_offloading_backend == KV_OFFLOAD_LMCACHE ? "lmcache" : "native");
-	} else if (sc->hicache) {
+	} else if (sc->k.hicache) {
 		jw_bool(w, "enable_hierarchical_cache", true);
-		if (sc->hicache_gb > 0)
-			jw_num(w, "hicache_size_gb", sc->hicache_gb);
+		if (sc->k.hicache_gb > 0)
+			jw_num(w, "hicache_size_gb", sc->k.hicache_gb);
 		else
-			jw_num(w, "hicache_ratio", sc->hicache_ratio);
+			jw_num(w, "hicache_ratio", sc->k.hicache_ratio);
 	}
-	if (sc->lora) { /* LoRA: the flags as given (0: the engine's default; the run's lora block resolves them) */
+	if (sc->k.lora) { /* LoRA: the flags as given (0: the engine's default; the run's lora block resolves them) */
 		jw_bool(w, "enable_lora", true);
 		jw_int(w, "lora_max_loras", sc->lora_max);
-		jw_int(w, "lora_max_lora_rank", sc->lora_rank);
+		jw_int(w, "lora_max_lora_rank", sc->k.lora_rank);
 		jw_int(w, "lora_host_slots", sc->lora_host);
 	}
 	if (sc->eplb) { /* EPLB: the settings (interval 0: the engine's default) */

@@ -827,7 +827,7 @@ void out_run_of(const struct scenflags *f, const char *spec_method, const struct
 	rep->mbt_given = deploy_given(&f->k, DEPLOY_MAX_NUM_BATCHED_TOKENS);
 	rep->mns_given = deploy_given(&f->k, DEPLOY_MAX_NUM_SEQS);
 	rep->mml_given = deploy_given(&f->k, DEPLOY_MAX_MODEL_LEN);
-	rep->mem_frac_given = f->mem_frac > 0;
+	rep->mem_frac_given = f->k.mem_fraction_static > 0;
 	rep->sg_policy_given = f->sg_policy != NULL;
 	rep->kv_dtype_given = f->kv_given;
 	rep->sg_mem = &st->sg_mem;

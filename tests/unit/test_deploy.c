@@ -31,7 +31,7 @@ static void table_with_test_row(void)
 	memcpy(rows, deploy_table.row, sizeof(struct deploy_field) * DEPLOY__COUNT);
 	rows[DEPLOY__COUNT] = (struct deploy_field){"draft_window", {"--draft-window", "--speculative-window"},
 		"draft_window", DEPLOY_INT, 1, 64, false, 4, NULL, "N", "draft tokens a test engine looks ahead",
-		8, offsetof(struct knobs_plus, draft_window)};
+		8, offsetof(struct knobs_plus, draft_window), DEPLOY_G_ENGINE, NULL, false};
 	table = (struct deploy_table){rows, DEPLOY__COUNT + 1};
 }
 
@@ -81,12 +81,30 @@ static void test_flag(void)
 	      "its range from the table, the flag as spelled in the message: %s", e.msg);
 }
 
+/* Switches that turn a knob on, and a range with its unit. */
+static void test_switch_unit(void)
+{
+	struct knobs_plus kp;
+	struct err e;
+	char a0[] = "x", a1[] = "--enable-lora", a2[] = "--kv-offloading-size", a3[] = "2000000";
+	char *argv[] = {a0, a1, a2, a3, NULL};
+	int rc;
+
+	deploy_defaults(&table, &kp);
+	err_clear(&e);
+	rc = parse(4, argv, &kp, &e);
+	CHECK(rc == -SS_EUSAGE && kp.k.lora && deploy_given(&kp.k, DEPLOY_LORA) &&
+		      strcmp(e.msg, "--kv-offloading-size must be in (0, 1048576] GiB, got 2e+06") == 0,
+	      "--enable-lora on; the range's unit in the message: %s", e.msg);
+	CHECK(kp.k.hicache_ratio == 2 && !deploy_given(&kp.k, DEPLOY_HICACHE_RATIO), "HiCache's ratio defaults to 2");
+}
+
 static void test_help(void)
 {
 	struct sbuf sb;
 
 	sb_init(&sb);
-	deploy_help(&table, &sb);
+	deploy_help(&table, DEPLOY_G_ENGINE, &sb);
 	CHECK(strstr(sb.buf, "\n  --draft-window N | --speculative-window N\n") != NULL,
 	      "help: the test knob's line, both spellings");
 	CHECK(strstr(sb.buf, "\n                            draft tokens a test engine looks ahead (default 4)\n") != NULL,
@@ -193,6 +211,7 @@ int main(void)
 {
 	table_with_test_row();
 	test_flag();
+	test_switch_unit();
 	test_help();
 	test_json();
 	test_axis();

@@ -297,7 +297,7 @@ static bool offload_run(const struct model_cfg *m, const struct gpu_spec *g, dou
 	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 2, .min = 2, .max = 2};
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
 	sc.k.total_kv_blocks = 2000;
-	sc.kv_offloading_gib = gib;
+	sc.k.kv_offloading_gib = gib;
 	sc.kv_offloading_backend = be;
 	sc.check_invariants = true;
 	if (scenario_prepare(&sc, datadir, &st, &e) < 0 || sim_run(st.sim, &e) < 0) {
@@ -404,7 +404,7 @@ static bool lora_run(const struct model_cfg *m, const struct gpu_spec *g, int n,
 	wl.records = rec;
 	wl.nrecords = (size_t)n;
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
-	sc.lora = true;
+	sc.k.lora = true;
 	sc.lora_max = max_loras;
 	sc.check_invariants = true;
 	if (scenario_prepare(&sc, datadir, &st, &e) < 0 || sim_run(st.sim, &e) < 0) {
