@@ -17,6 +17,7 @@
 #include "hw/gpu.h"
 #include "cost/cost.h"
 #include "model/model.h"
+#include "sim/sim.h"
 
 struct scenario;
 struct scenario_state;
@@ -116,10 +117,9 @@ struct engine_type {
 	size_t nhost;
 	/* P/D: each request's fixed hand-off beyond the KV's link time, s */
 	double pd_handoff_s;
-	/* P/D: the client's first token comes from the decode worker, with its
-	 * first step for the request (the wait for a decode slot is TTFT);
-	 * false: from the prefill worker, at the hand-off (sim_pd) */
-	bool pd_first_on_decode;
+	/* P/D: where the client's first token comes from (sim/sim.h,
+	 * enum sim_pd_first; 0: the prefill worker, at the hand-off) */
+	enum sim_pd_first pd_first;
 	/* EPLB: engine steps between two rebalances when none is given (0: it
 	 * has no EPLB servesim models) */
 	int64_t eplb_interval;

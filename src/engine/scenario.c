@@ -261,7 +261,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
 	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : scenario_pd_net_bw(s)) * pgpus * 0.7;
 	st->sc.pd.alpha_s = s->pd_handoff_given ? s->pd_handoff_ms * 1e-3 : s->engine->pd_handoff_s;
-	st->sc.pd.first_on_decode = s->engine->pd_first_on_decode;
+	st->sc.pd.first = s->engine->pd_first;
 	return 0;
 }
 
@@ -486,6 +486,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.mixed_chunk = (en->knobs & ENGINE_KNOB_MIXED_CHUNK) && s->sglang_mixed_chunk;
 	st->sc.max_prefill_tokens = (en->knobs & ENGINE_KNOB_MAX_PREFILL) ? s->max_prefill_tokens : 0;
 	st->sc.recv_interval = (en->knobs & ENGINE_KNOB_RECV_INTERVAL) ? s->sglang_recv_interval : 0;
+	st->sc.adp_timeout_iters = s->trtllm_adp_timeout_iters;
+	st->sc.adp_batching_wait_iters = s->trtllm_adp_batching_wait_iters;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

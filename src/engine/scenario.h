@@ -85,6 +85,9 @@ struct scenario {
 	bool sglang_mixed_chunk;      /* --enable-mixed-chunk (sim_cfg) */
 	int64_t max_prefill_tokens;   /* --max-prefill-tokens (sim_cfg.max_prefill_tokens) */
 	int sglang_recv_interval;     /* --scheduler-recv-interval (sim_cfg.recv_interval; 0: 1) */
+	/* TensorRT-LLM's attention_dp_config with enable_balance: timeout_iters
+	 * and batching_wait_iters (sim_cfg.adp_timeout_iters; 0: off) */
+	int64_t trtllm_adp_timeout_iters, trtllm_adp_batching_wait_iters;
 	/* KV offload to host memory (sim_cfg.offload; engine_type.offload).
 	 * vLLM: kv_offloading_gib > 0 (--kv-offloading-size, GiB over the TP
 	 * ranks of an engine) with kv_offloading_backend (native: its

@@ -962,7 +962,7 @@ const struct engine_type engine_sglang = {
 	.pd_handoff_s = 0.210,
 	/* the decode server streams the prefill's token once it admits the
 	 * request (its prebuilt batch), then its own */
-	.pd_first_on_decode = true,
+	.pd_first = SIM_PD_FIRST_DECODE_STEP,
 	/* ServerArgs.eplb_rebalance_num_iterations' default (sglang/srt/server_args.py) */
 	.eplb_interval = 1000,
 	.cost = &sglang_cost,

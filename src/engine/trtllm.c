@@ -30,6 +30,8 @@ static enum admit_verdict trtllm_admit(struct sim *s, struct replica *rp, struct
 {
 	int32_t need;
 
+	if (rp->adp_hold && !r->transferred)
+		return ADMIT_WAIT; /* the attention-DP balance holds new contexts (trtllm_group_gate) */
 	if (rp->nsched > 0 && t->n < req_num_tokens(r) - r->computed)
 		return ADMIT_WAIT; /* whole or wait */
 	need = blocks_for(s, r->computed + t->n) - t->hits;
@@ -40,11 +42,56 @@ static enum admit_verdict trtllm_admit(struct sim *s, struct replica *rp, struct
 	return ADMIT_GO;
 }
 
+/* TensorRT-LLM's attention-DP context balance (attention_dp_config
+ * enable_balance; sim_cfg.adp_timeout_iters > 0), before each step of the
+ * group's ranks [lo, hi) (tensorrt_llm PyExecutor._balance_adp_requests):
+ * if every rank has a free batch slot and a new context request, the
+ * counter of steps waited restarts, and when every rank is also generating
+ * the contexts wait batching_wait_iters steps more to go together;
+ * otherwise the contexts are held and the counter advances, until it
+ * reaches timeout_iters or some rank has no generation work (a rank with
+ * no request at all runs the engine's dummy generation request,
+ * _pad_attention_dp_dummy_request), when they go and it restarts.  The
+ * counter runs in steps without contexts too. */
+static void trtllm_group_gate(struct sim *s, int lo, int hi)
+{
+	struct replica *g = &s->reps[lo];
+	bool slots = true, ctx = true, gen = true, hold = false;
+	int i;
+
+	if (s->cfg.adp_timeout_iters <= 0 || hi - lo < 2)
+		return;
+	for (i = lo; i < hi; i++) {
+		const struct replica *rp = &s->reps[i];
+		slots &= (int64_t)rp->nrun < rp->mns;
+		ctx &= rp->wlen > 0;
+		gen &= rp->nrun > 0 || rp->wlen == 0;
+	}
+	if (slots && ctx) {
+		g->adp_wait = 0;
+		if (gen) {
+			if (g->adp_batch < s->cfg.adp_batching_wait_iters) {
+				g->adp_batch++;
+				hold = true;
+			} else {
+				g->adp_batch = 0;
+			}
+		}
+	} else if (++g->adp_wait >= s->cfg.adp_timeout_iters || !gen) {
+		g->adp_wait = 0;
+	} else {
+		hold = true;
+	}
+	for (i = lo; i < hi; i++)
+		s->reps[i].adp_hold = hold;
+}
+
 /* vLLM v1's step loop with TensorRT-LLM's admission. */
 static const struct sched_policy trtllm_policy = {
 	.schedule = vllm_schedule,
 	.admit = trtllm_admit,
 	.decode_segments = true,
+	.group_gate = trtllm_group_gate,
 };
 
 static void trtllm_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
@@ -161,10 +208,24 @@ const struct engine_type engine_trtllm = {
 	.kv_auto = trtllm_kv_auto,
 	.ep_refused = trtllm_ep_refused,
 	.start_refused = trtllm_start_refused,
-	/* P/D hand-off: its disaggregated rows show no gap beyond the KV's link
-	 * time (median measured - predicted TTFT 13 ms on Kimi-K2.5, 27 ms on
-	 * the DeepSeek rows of 0.5.1): the 10 us of a bare transfer */
-	.pd_handoff_s = 10e-6,
+	/* P/D hand-off: 29 ms, the median measured - predicted TTFT without it
+	 * on the disaggregated rows that record their pools, at concurrency
+	 * <= 16 (the prefill pool has no queue to speak of), the first token
+	 * as below: 29.3 ms over the 25 rows without a cold start (11 more
+	 * measure 0.9-38 s, which no queue explains), 29 ms over the 6
+	 * Kimi-K2.5 rows alone (eval/silicon/HARNESS.md, "The hand-off").
+	 * Dynamo's frontend takes the prefill worker's response and sends the
+	 * decode request; the decode worker then pulls the KV.  (10 us before,
+	 * with the first token at the hand-off.) */
+	.pd_handoff_s = 0.029,
+	/* the first token reaches the client from the decode worker: behind
+	 * Dynamo's frontend the decode worker streams every token (ai-dynamo
+	 * docs/design_docs/disagg_serving.md), and TensorRT-LLM's executor
+	 * returns a generation-only request's first token (the context
+	 * worker's, in its disaggregated params) when the request's KV has
+	 * landed and a step that holds it is launched (PyExecutor
+	 * _handle_first_token_response, called before _forward_step) */
+	.pd_first = SIM_PD_FIRST_DECODE_LAUNCH,
 	.cost = &trtllm_cost,
 	.policy = &trtllm_policy,
 	.sched_words = trtllm_sched_words,

@@ -565,7 +565,7 @@ const struct engine_type engine_vllm = {
 	/* the prefill request's token is discarded (the proxy sends the
 	 * decode worker the prompt; its KV connector leaves the last prompt
 	 * token to recompute, which makes the first token) */
-	.pd_first_on_decode = true,
+	.pd_first = SIM_PD_FIRST_DECODE_STEP,
 	/* EPLBConfig.step_interval's default (vllm/config/parallel.py) */
 	.eplb_interval = 3000,
 	.cost = &vllm_cost,

@@ -71,6 +71,8 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->max_prefill_tokens = x->max_prefill_tokens;
 	sc->sglang_mixed_chunk = x->mixed_chunk;
 	sc->sglang_recv_interval = x->recv_interval;
+	sc->trtllm_adp_timeout_iters = x->adp_timeout_iters;
+	sc->trtllm_adp_batching_wait_iters = x->adp_batching_wait_iters;
 	if (x->mem_fraction_static > 0)
 		sc->mem_fraction_static = x->mem_fraction_static;
 	if (x->pd_prefill > 0) {

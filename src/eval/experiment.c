@@ -1547,7 +1547,12 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
  *   (minimaxm2.5_fp8_h100.sh) with the default KV dtype; MiniMax-M2.5
  *   elsewhere with --kv-cache-dtype fp8 (the row's precision, as the
  *   generator's rows).
- * - TensorRT-LLM: kv_cache_config dtype fp8 (the row's precision). */
+ * - TensorRT-LLM: kv_cache_config dtype fp8 (the row's precision); with
+ *   attention DP, attention_dp_config enable_balance: DeepSeek-R1
+ *   (dsr1_{fp4,fp8}_{b200,h200}_trt[_mtp].sh, since 2025-09-18, before
+ *   every row) timeout_iters 60 and batching_wait_iters 0, gpt-oss-120b on
+ *   B200 (gptoss_fp4_b200_trt.sh, since 2025-11-03) TensorRT-LLM's defaults
+ *   (AttentionDpConfig: 50 and 10). */
 static void inferencex_row(const struct aic_row *r, int be, struct experiment *x)
 {
 	bool deepseek = strncasecmp(r->model, "deepseek-ai/", 12) == 0, fp4 = strcmp(r->precision, "fp4") == 0;
@@ -1587,6 +1592,14 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 				x->max_num_batched_tokens = x->max_prefill_tokens = r->tp >= 8 ? 32768 : 8192;
 				x->mem_fraction_static = r->tp >= 8 ? 0.82 : 0.95;
 			}
+		}
+	} else if (be == AIC_TRTLLM && strcmp(r->mode, "agg") == 0 && r->attn_dp > 1) {
+		if (deepseek) {
+			x->adp_timeout_iters = 60;
+			x->adp_batching_wait_iters = 0;
+		} else if (strncasecmp(r->model, "openai/gpt-oss", 14) == 0 && strcmp(r->system, "b200_sxm") == 0) {
+			x->adp_timeout_iters = 50;
+			x->adp_batching_wait_iters = 10;
 		}
 	} else if (be == AIC_VLLM) {
 		if (strncasecmp(r->model, "openai/gpt-oss", 14) == 0 ||

@@ -64,6 +64,9 @@ struct experiment {
 	int64_t max_prefill_tokens;
 	bool mixed_chunk;          /* SGLang's --enable-mixed-chunk */
 	int recv_interval;         /* SGLang's --scheduler-recv-interval (0: 1) */
+	/* TensorRT-LLM's attention_dp_config enable_balance: timeout_iters,
+	 * batching_wait_iters (0: not enabled) */
+	int64_t adp_timeout_iters, adp_batching_wait_iters;
 	double mem_fraction_static; /* SGLang's --mem-fraction-static (0: its rule) */
 	bool kv_engine_auto;       /* silicon rows: the engine's default KV dtype, not the row's precision */
 	int spec_tokens;           /* multi-token prediction's draft tokens per step (0: off) */

@@ -187,6 +187,20 @@ static void print_sglang_defaults(FILE *f, const struct out_run *c)
 }
 
 /* The router of a dense model's DP replicas, as the header names it. */
+/* The run header's words for where a P/D request's first token comes from. */
+static const char *pd_first_words(enum sim_pd_first f)
+{
+	switch (f) {
+	case SIM_PD_FIRST_DECODE_STEP:
+		return "the first token reaches the client with the decode worker's first step for it (a wait for a decode slot is TTFT)";
+	case SIM_PD_FIRST_DECODE_LAUNCH:
+		return "the first token reaches the client as the decode worker launches its first step for it (a wait for a decode slot is TTFT)";
+	case SIM_PD_FIRST_HANDOFF:
+		break;
+	}
+	return "the first token reaches the client at the hand-off";
+}
+
 static const char *dp_router_words(enum router_kind k)
 {
 	return k == ROUTER_ROUND_ROBIN ? ", round-robin router" : k == ROUTER_LEAST_OUTSTANDING ? ", least-outstanding router" : ", kv-aware router";
@@ -244,9 +258,7 @@ static void run_header(FILE *f, const struct out_run *c)
 		       c->simcfg->pd.alpha_s * 1e3,
 		       c->cfg.sc->pd_handoff_given ? "--kv-handoff-ms"
 						   : "the engine's hand-off: frontend, transfer set-up, decode polling; fitted on measured P/D runs",
-		       c->simcfg->pd.first_on_decode ?
-			       "the first token reaches the client with the decode worker's first step for it (a wait for a decode slot is TTFT)" :
-			       "the first token reaches the client at the hand-off");
+		       pd_first_words(c->simcfg->pd.first));
 		fprintf(f, "prefill kv %lld blocks (%lld tokens) per prefill %s, from memory\n",
 		       (long long)c->simcfg->pd.prefill_kv_blocks,
 		       (long long)(c->simcfg->pd.prefill_kv_blocks * c->simcfg->block_size),
@@ -555,7 +567,7 @@ void out_run_json(FILE *f, const struct out_run *c)
 		jw_int(&w, "prefill_total_kv_blocks", sc->pd.prefill_kv_blocks);
 		jw_num(&w, "kv_link_bytes_per_s", sc->pd.link_bw);
 		jw_num(&w, "kv_handoff_ms", sc->pd.alpha_s * 1e3);
-		jw_str(&w, "first_token", sc->pd.first_on_decode ? "decode_worker" : "handoff");
+		jw_str(&w, "first_token", sc->pd.first == SIM_PD_FIRST_HANDOFF ? "handoff" : "decode_worker");
 		jw_end_obj(&w);
 	}
 	jw_obj(&w, "summary");

@@ -42,9 +42,9 @@ struct req {
 	int64_t tok_ns;
 	int32_t ngaps;
 	bool transferred;  /* P/D: its prompt's KV arrived from a prefill worker */
-	/* P/D, pd.first_on_decode: its first token waits for the decode
-	 * worker's first step for it (pd_first), then came with its second
-	 * (pd_merged: one chunk fewer) */
+	/* P/D, pd.first not at the hand-off: its first token waits for the
+	 * decode worker's first step for it (pd_first); SIM_PD_FIRST_DECODE_STEP:
+	 * it came with its second (pd_merged: one chunk fewer) */
 	bool pd_first, pd_merged;
 	int64_t xfer_ns;   /* P/D: KV transfer time */
 	int32_t nshare;  /* leading blocks whose content others can share */
@@ -173,6 +173,10 @@ struct replica {
 	size_t ninbox, inbox_cap;
 	int64_t recv_ct;
 	bool recv_gate;                    /* recv_interval > 1 */
+	/* the policy's group_gate: new context requests held this step, and
+	 * (on the group's first rank) its counters of steps held */
+	bool adp_hold;
+	int64_t adp_wait, adp_batch;
 	struct req **sched;                /* explicit requests scheduled this step */
 	size_t nsched, sched_cap;
 	struct req **others;               /* running requests that are not decoders */
@@ -480,6 +484,10 @@ struct sched_policy {
 	 * speculative decoding, PP and no_lazy_decoders keep every request
 	 * explicit whatever the policy) */
 	bool (*lazy)(const struct sim_cfg *cfg);
+	/* before each step of an attention-DP group [lo, hi) that steps in
+	 * lockstep: may its ranks admit new requests (rp->adp_hold; NULL:
+	 * always) */
+	void (*group_gate)(struct sim *s, int lo, int hi);
 	/* its per-replica state (rp->pstate), set up and released (NULL: none) */
 	void (*replica_init)(struct sim *s, struct replica *rp);
 	void (*replica_release)(struct replica *rp);

@@ -546,7 +546,7 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	}
 	r->transferred = true;
 	r->done = false;
-	r->pd_first = s->cfg.pd.first_on_decode;
+	r->pd_first = s->cfg.pd.first != SIM_PD_FIRST_HANDOFF;
 	r->first_ns = s->now;
 	r->tok_ns = s->now; /* the first token's client time: its next gap's start */
 	if (s->cfg.on_chunk) /* live use: the first token reaches the client now */

@@ -1538,6 +1538,8 @@ static bool group_start(struct sim *s, int lo, int hi)
 	bool any = false;
 	int i;
 
+	if (s->cfg.policy->group_gate)
+		s->cfg.policy->group_gate(s, lo, hi);
 	for (i = lo; i < hi; i++) {
 		struct replica *rp = &s->reps[i];
 		rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
@@ -1990,6 +1992,12 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			rp->done[ndone++] = r;
 			continue;
 		}
+		if (r->pd_first && s->cfg.pd.first == SIM_PD_FIRST_DECODE_LAUNCH) {
+			/* P/D: the prefill's token left as this step was
+			 * launched; this step's token follows it */
+			r->pd_first = false;
+			r->first_ns = s->now - rp->step_dur_ns;
+		}
 		gap_push(rp, r, gen0 == 0 || r->pd_first ? GAP_NONE : r->generated >= r->output ? GAP_LAST : GAP_MID,
 			 r->generated - gen0);
 		if (r->generated == 1 || r->pd_first) {
@@ -2178,6 +2186,8 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 			decoders_stepped(rp);
 			register_filled(s, rp, cls_of(s, -rp->G));
 		}
+		if (s->cfg.policy->group_gate) /* (nobody waits: its counters) */
+			s->cfg.policy->group_gate(s, lo, hi);
 		for (i = lo; i < hi; i++) { /* group_start: the plans */
 			struct replica *rp = &s->reps[i];
 			take_crossing(s, rp, cls_of(s, -rp->G)); /* the policy's (decode_segments) */

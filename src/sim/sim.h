@@ -17,6 +17,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Where a P/D request's first token reaches the client.  After the decode
+ * worker took it, a wait for a decode slot is TTFT:
+ * - SIM_PD_FIRST_HANDOFF: from the prefill worker, at the hand-off;
+ * - SIM_PD_FIRST_DECODE_STEP: with the decode worker's first step for it,
+ *   in one chunk with the token that step makes (vLLM, SGLang);
+ * - SIM_PD_FIRST_DECODE_LAUNCH: as the decode worker launches its first step
+ *   for it, the token that step makes following at its end (TensorRT-LLM). */
+enum sim_pd_first { SIM_PD_FIRST_HANDOFF, SIM_PD_FIRST_DECODE_STEP, SIM_PD_FIRST_DECODE_LAUNCH };
+
 #include "cost/cost.h"
 #include "base/err.h"
 #include "sim/spec.h"
@@ -88,6 +97,14 @@ struct sim_cfg {
 	 * batch (SchedulerRecvSkipper); an idle replica polls at once */
 	int recv_interval;
 #define SIM_MAX_RECV_INTERVAL 100000
+	/* TensorRT-LLM's attention-DP context balance (attention_dp_config
+	 * enable_balance, timeout_iters, batching_wait_iters; adp_timeout_iters
+	 * 0: off): a lockstep group holds its new context requests back while
+	 * not every rank has one, up to adp_timeout_iters steps, unless some
+	 * rank has no generation work; when every rank has one and every rank
+	 * is generating, it batches them for adp_batching_wait_iters more steps
+	 * (the engine's rule: src/engine/trtllm.c) */
+	int64_t adp_timeout_iters, adp_batching_wait_iters;
 	int dp;
 	/* independent copies of the whole layout (pd.prefill + dp engine
 	 * ranks each, stepping and caching on their own), all on one clock
@@ -157,9 +174,7 @@ struct sim_cfg {
 	 * to one of the dp decode workers (the replicas after them): the
 	 * transfer takes alpha_s + prompt x kv_bytes_per_token / link_bw and
 	 * the decode worker admits the request when it lands.  Its first
-	 * token reaches the client at the hand-off, or, first_on_decode (vLLM,
-	 * SGLang), with the decode worker's first step for it, so that the wait
-	 * for a decode slot is TTFT.  pd.prefill 0: aggregated serving.
+	 * token reaches the client as pd.first says (enum sim_pd_first).  pd.prefill 0: aggregated serving.
 	 * Attention-DP workers (lockstep): each prefill worker is
 	 * pd.prefill_group consecutive replicas and each decode worker
 	 * pd.decode_group, stepping together as the dp ranks of one engine
@@ -170,7 +185,7 @@ struct sim_cfg {
 		const struct cost_model *prefill_cost;
 		int64_t prefill_kv_blocks, prefill_max_num_seqs, prefill_max_num_batched_tokens;
 		double kv_bytes_per_token, link_bw, alpha_s;
-		bool first_on_decode;
+		enum sim_pd_first first;
 	} pd;
 	/* KV offload (host_blocks 0: off): each replica's prefix cache has a
 	 * host tier of host_blocks blocks below it (kvcache.h, kvc.lower): a

@@ -1291,13 +1291,14 @@ static void test_pd(const struct model_cfg *m)
 /* P/D: where the client's first token comes from (issue 26, mechanism 4).
  * Two requests, prefilled together, land together at one decode worker
  * that runs one at a time (max_num_seqs 1), 4 decode steps each.  vLLM and
- * SGLang (pd.first_on_decode): the first token comes with the decode
+ * SGLang (SIM_PD_FIRST_DECODE_STEP): the first token comes with the decode
  * worker's first step for the request, so request 1's wait for the slot is
  * TTFT, not ITL: its ITL is no more than request 0's, its TTFT later by
- * request 0's steps.  TensorRT-LLM: the first token at the hand-off, both
- * TTFTs equal and the wait in request 1's gaps.  (Before, every engine
- * took the hand-off.) */
-static void pd_two_waiting(const struct model_cfg *m, bool first_on_decode, double ttft[2], double itl[2], int *steps)
+ * request 0's steps.  TensorRT-LLM (SIM_PD_FIRST_DECODE_LAUNCH): the same
+ * wait, but the first token leaves as that step is launched, a step before
+ * the other rule's.  At the hand-off (SIM_PD_FIRST_HANDOFF): both TTFTs
+ * equal and the wait in request 1's gaps. */
+static void pd_two_waiting(const struct model_cfg *m, enum sim_pd_first first, double ttft[2], double itl[2], int *steps)
 {
 	struct cost_model c;
 	struct sim_cfg sc;
@@ -1310,10 +1311,10 @@ static void pd_two_waiting(const struct model_cfg *m, bool first_on_decode, doub
 	make_cost(&c, m, 8192, 64, 0);
 	base_cfg(&sc, 8192, 1, 1000);
 	pd_cfg(&sc, 1, &c, 500, 8192, 1e6);
-	sc.pd.first_on_decode = first_on_decode;
+	sc.pd.first = first;
 	trace_spec(&w, "0,1000,5,-1\n0,1000,5,-1\n");
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
-	      "P/D, one decode slot, first token %s: both complete", first_on_decode ? "on decode" : "at hand-off");
+	      "P/D, one decode slot, first token rule %d: both complete", (int)first);
 	for (*steps = 0, row = log; (row = strstr(row, " r1: ")) != NULL; row++)
 		(*steps)++;
 	for (row = csv, i = 0; row && *row && i < 2; i++) {
@@ -1335,20 +1336,84 @@ static void pd_two_waiting(const struct model_cfg *m, bool first_on_decode, doub
 
 static void test_pd_first_token(const struct model_cfg *m)
 {
-	double ttft[2] = {0, 0}, itl[2] = {0, 0};
+	double ttft[2] = {0, 0}, itl[2] = {0, 0}, ttft_step[2], itl_step[2];
 	int steps = 0;
 
-	pd_two_waiting(m, true, ttft, itl, &steps);
+	pd_two_waiting(m, SIM_PD_FIRST_DECODE_STEP, ttft, itl, &steps);
 	CHECK(steps == 8, "4 decode steps for each request's 4 tokens after the prefill's: %d steps", steps);
 	CHECK(itl[0] > 0 && itl[1] <= itl[0] * 1.01,
 	      "first token on decode: request 1's ITL %.3f ms is no more than request 0's %.3f, the wait not in it",
 	      itl[1], itl[0]);
 	CHECK(ttft[1] > ttft[0] + 3 * itl[0], "first token on decode: request 1's TTFT %.3f ms holds the wait "
 	      "behind request 0 (TTFT %.3f, ITL %.3f)", ttft[1], ttft[0], itl[0]);
-	pd_two_waiting(m, false, ttft, itl, &steps);
+	memcpy(ttft_step, ttft, sizeof(ttft));
+	memcpy(itl_step, itl, sizeof(itl));
+	pd_two_waiting(m, SIM_PD_FIRST_DECODE_LAUNCH, ttft, itl, &steps);
+	CHECK(steps == 8 && itl[0] > 0 && itl[1] <= itl[0] * 1.01 && ttft[1] > ttft[0] + 3 * itl[0],
+	      "first token at the decode step's launch: the wait in request 1's TTFT %.3f ms (request 0 %.3f), not "
+	      "its ITL %.3f (request 0 %.3f)", ttft[1], ttft[0], itl[1], itl[0]);
+	CHECK(ttft[0] < ttft_step[0] - 0.5 * itl_step[0] && ttft[1] < ttft_step[1] - 0.5 * itl_step[0],
+	      "first token at the launch, a decode step before the step's end: TTFT %.3f / %.3f ms against %.3f / "
+	      "%.3f", ttft[0], ttft[1], ttft_step[0], ttft_step[1]);
+	pd_two_waiting(m, SIM_PD_FIRST_HANDOFF, ttft, itl, &steps);
 	CHECK(steps == 8 && ttft[1] == ttft[0] && itl[1] > 1.5 * itl[0],
-	      "first token at the hand-off (TensorRT-LLM): equal TTFTs %.3f / %.3f ms, the wait in request 1's ITL "
-	      "%.3f against %.3f", ttft[0], ttft[1], itl[1], itl[0]);
+	      "first token at the hand-off: equal TTFTs %.3f / %.3f ms, the wait in request 1's ITL %.3f against %.3f",
+	      ttft[0], ttft[1], itl[1], itl[0]);
+}
+
+/* TensorRT-LLM's attention-DP context balance (trtllm_group_gate): two
+ * ranks stepping together, each generating (requests 0 and 1, 60 tokens);
+ * request 2 arrives alone at 5 ms.  The log line (one per rank and step)
+ * where its prefill runs: with `timeout` 0 (off) the next step takes it;
+ * with the balance on, the group holds it while the other rank has no
+ * context, until the counter of held steps reaches `timeout`.  `pair`: a
+ * fourth request arrives with it, one for each rank, and both go at once. */
+static int adp_prefill_line(const struct model_cfg *m, int64_t timeout, bool pair)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	const char *row, *hit;
+	int line = -1, n;
+
+	make_cost(&c, m, 2048, 64, 0);
+	base_cfg(&sc, 2048, 64, 1000);
+	sc.dp = 2;
+	sc.lockstep = true;
+	sc.policy = policy_of("trtllm");
+	sc.adp_timeout_iters = timeout;
+	trace_spec(&w, pair ? "0,200,60,-1\n0,200,60,-1\n0.005,200,3,-1\n0.005,200,3,-1\n"
+			    : "0,200,60,-1\n0,200,60,-1\n0.005,200,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == (pair ? 4 : 3),
+	      "attention-DP balance %lld%s: every request completes", (long long)timeout, pair ? ", a pair" : "");
+	hit = log ? strstr(log, " 2+200 ") : NULL;
+	for (row = log, n = 0; hit && row && row < hit; n++) {
+		row = strchr(row, '\n');
+		row = row ? row + 1 : NULL;
+		if (row && row > hit)
+			break;
+		line = n;
+	}
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+	return hit ? line + 1 : -1;
+}
+
+static void test_trtllm_adp_balance(const struct model_cfg *m)
+{
+	int off = adp_prefill_line(m, 0, false), on = adp_prefill_line(m, 20, false);
+	int pair_off = adp_prefill_line(m, 0, true), pair_on = adp_prefill_line(m, 20, true);
+
+	CHECK(off > 0 && on > off + 2 * 5,
+	      "a lone context waits for the balance's timeout: its prefill on log line %d, not %d (2 lines a step)",
+	      on, off);
+	CHECK(on <= off + 2 * 21, "and no longer than the 20 steps of the timeout: line %d against %d", on, off);
+	CHECK(pair_off > 0 && pair_on == pair_off,
+	      "a context on every rank goes at once: line %d with the balance, %d without", pair_on, pair_off);
 }
 
 /* Pipeline parallelism, vLLM V1 style: with PP 2 and a 64-token budget,
@@ -2846,6 +2911,7 @@ int main(void)
 	test_spec_defaults();
 	test_pd(&m);
 	test_pd_first_token(&m);
+	test_trtllm_adp_balance(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
 	test_status_sketch(&m);
