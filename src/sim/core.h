@@ -256,7 +256,8 @@ struct replica {
 	 * changed (sched.c, prefix_lookup) */
 	struct req *memo_r;
 	int32_t memo_h, memo_hw;           /* hits; positions watched */
-	int32_t *memo_blk, *memo_e0;
+	int32_t *memo_blk, *memo_e0;       /* [memo_cap], [memo_cap + 1] */
+	int64_t memo_cap;
 	uint64_t memo_reg;                 /* kv.registered when taken */
 	/* the shareable part of recent requests' block-hash chains, by
 	 * content (sched.c, chain_grow): a repeated prompt is hashed once;
@@ -267,7 +268,9 @@ struct replica {
 		uint64_t *chain;           /* [n]: blocks [0, n) */
 		int32_t *hint;             /* [n] */
 		int32_t n, cap;
-	} *cmemo;                          /* [SCHED_CHAIN_MEMO] or NULL */
+	} *cmemo;                          /* [cmemo_mask + 1] or NULL */
+	uint32_t cmemo_mask;               /* slots - 1 (sched.c cmemo_grow) */
+	uint32_t cmemo_used;               /* slots holding a chain */
 	int64_t cmemo_blocks;              /* capacity of their chains, in all */
 	struct req **done;                 /* completions of the step being finished */
 	size_t done_cap;

@@ -44,6 +44,10 @@
  * (inference-perf's shared_prefix) had a third of them colliding in 256
  * slots, each collision a whole prompt hashed again; in 4096 about 2 %. */
 #define SCHED_CHAIN_MEMO 4096
+/* the memo's first size (slots): it doubles while more than half of its
+ * slots hold a chain, up to SCHED_CHAIN_MEMO, so that a rank that sees a
+ * few prompts holds a few slots (4096 of them were 160 KB a rank) */
+#define SCHED_CHAIN_MEMO_START 16
 #define SCHED_CHAIN_MEMO_MAX 2048
 #define SCHED_CHAIN_MEMO_BUDGET (512 * 1024)
 /* a request's kept chain is an array of the longest a request can need,
@@ -318,18 +322,51 @@ uint64_t sched_block_hash(const struct sim *s, const struct req *r, int64_t b, u
  * prefix_group, prefix_tokens) alone (block_hash: inside the shareable part
  * a block's key is its group's or its prompt's): the memo slot that may
  * hold them for r, or NULL when r has no shareable part or too long a one. */
+static uint64_t cmemo_hash(int64_t content_id, int64_t prefix_group, int64_t prefix_tokens)
+{
+	return mix64((uint64_t)content_id * 0x9e3779b97f4a7c15ULL ^ (uint64_t)prefix_group * 31u ^
+		     (uint64_t)prefix_tokens);
+}
+
+/* Double rp's chain memo.  The memo only saves hashing (a slot's chain
+ * is checked against the request's content before use, its hints against
+ * the cache), so a chain whose new slot is taken is dropped. */
+static void cmemo_grow(struct replica *rp)
+{
+	size_t n = (size_t)rp->cmemo_mask + 1, i;
+	struct chain_memo *t = xcalloc(2 * n, sizeof(*t));
+
+	rp->cmemo_used = 0;
+	for (i = 0; i < n; i++) {
+		struct chain_memo *c = &rp->cmemo[i], *d;
+		if (c->cap == 0)
+			continue;
+		d = &t[cmemo_hash(c->content_id, c->prefix_group, c->prefix_tokens) & (2 * n - 1)];
+		if (d->cap == 0) {
+			*d = *c;
+			rp->cmemo_used += d->n > 0;
+		} else {
+			rp->cmemo_blocks -= c->cap;
+			free(c->chain);
+			free(c->hint);
+		}
+	}
+	free(rp->cmemo);
+	rp->cmemo = t;
+	rp->cmemo_mask = (uint32_t)(2 * n - 1);
+}
+
 static struct chain_memo *chain_memo_slot(const struct sim *s, const struct req *r)
 {
 	struct replica *rp = &s->reps[r->replica];
-	uint64_t h;
 
 	if (r->nshare <= 0 || r->nshare > SCHED_CHAIN_MEMO_MAX || r->keys)
 		return NULL; /* (keyed blocks: a chain per request) */
-	if (!rp->cmemo)
-		rp->cmemo = xcalloc(SCHED_CHAIN_MEMO, sizeof(*rp->cmemo));
-	h = mix64((uint64_t)r->content_id * 0x9e3779b97f4a7c15ULL ^ (uint64_t)r->prefix_group * 31u ^
-		  (uint64_t)r->prefix_tokens);
-	return &rp->cmemo[h & (SCHED_CHAIN_MEMO - 1)];
+	if (!rp->cmemo) {
+		rp->cmemo = xcalloc(SCHED_CHAIN_MEMO_START, sizeof(*rp->cmemo));
+		rp->cmemo_mask = SCHED_CHAIN_MEMO_START - 1;
+	}
+	return &rp->cmemo[cmemo_hash(r->content_id, r->prefix_group, r->prefix_tokens) & rp->cmemo_mask];
 }
 
 /* The memo slot holding r's shareable part, or NULL. */
@@ -352,7 +389,15 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 	int64_t bs = s->cfg.block_size;
 	uint64_t key = 0;
 	int region = -1;
-	struct chain_memo *cm = r->nchain == 0 ? chain_memo_slot(s, r) : NULL;
+	struct chain_memo *cm;
+
+	if (r->nchain == 0) {
+		struct replica *rp = &s->reps[r->replica];
+		/* (only here: no other slot is held while it moves them) */
+		if (rp->cmemo && 2 * rp->cmemo_used > rp->cmemo_mask + 1 && rp->cmemo_mask + 1 < SCHED_CHAIN_MEMO)
+			cmemo_grow(rp);
+	}
+	cm = r->nchain == 0 ? chain_memo_slot(s, r) : NULL;
 
 	if (cm && cm->n > 0 && cm->content_id == r->content_id && cm->prefix_group == r->prefix_group &&
 	    cm->prefix_tokens == r->prefix_tokens) {
@@ -421,6 +466,7 @@ static void chain_grow(const struct sim *s, struct req *r, int64_t b)
 		}
 	}
 	if (cm) {
+		s->reps[r->replica].cmemo_used += cm->n == 0;
 		memcpy(cm->chain, r->chain, (size_t)r->nshare * sizeof(uint64_t));
 		memset(cm->hint, 0xff, (size_t)r->nshare * sizeof(int32_t)); /* -1: none yet */
 		cm->n = r->nshare;
@@ -986,6 +1032,15 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 	*last = 0;
 	if (!s->cfg.prefix_caching || (r->preempts == 0 && !block_shareable(r, 0)))
 		return 0;
+	if (!rp->memo_blk || rp->memo_cap < maxb) {
+		/* grown to the longest lookup yet (sized for the longest
+		 * request, they were 64 KB a rank at 128 Ki tokens of context) */
+		int64_t cap = rp->memo_cap * 2 > maxb ? rp->memo_cap * 2 : maxb;
+		cap = cap < 16 ? 16 : cap > s->max_blocks_per_req ? s->max_blocks_per_req : cap;
+		rp->memo_blk = xreallocarray(rp->memo_blk, (size_t)cap, sizeof(int32_t));
+		rp->memo_e0 = xreallocarray(rp->memo_e0, (size_t)cap + 1, sizeof(int32_t));
+		rp->memo_cap = cap;
+	}
 	st = memo_valid(s, rp, r, maxb);
 	if (st == MEMO_PREFIX)
 		memo_extend(s, rp, r, maxb);
@@ -997,10 +1052,6 @@ static int32_t prefix_lookup(struct sim *s, struct replica *rp, struct req *r, i
 	}
 	if (rp->memo_r)
 		memo_drop(rp);
-	if (!rp->memo_blk) {
-		rp->memo_blk = xmalloc(xmul((size_t)s->max_blocks_per_req, sizeof(int32_t)));
-		rp->memo_e0 = xmalloc(xmul((size_t)s->max_blocks_per_req + 1, sizeof(int32_t)));
-	}
 	/* the table misses the caches: start SCHED_LOOKAHEAD lookups early
 	 * (hashing up to that many blocks past the first miss, which the
 	 * kept chain would compute later anyway) */
@@ -2349,7 +2400,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 	free(rp->memo_blk);
 	free(rp->memo_e0);
 	if (rp->cmemo)
-		for (i = 0; i < SCHED_CHAIN_MEMO; i++)
+		for (i = 0; i <= rp->cmemo_mask; i++)
 		{
 			free(rp->cmemo[i].chain);
 			free(rp->cmemo[i].hint);
