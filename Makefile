@@ -276,11 +276,9 @@ check-browser: $(BIN) $(MFU_PACKS)
 # The library is compiled once (instrumented, fuzzer-no-link) and linked into
 # every harness.
 FUZZ_SAN    = address,undefined -fno-sanitize-recover=all
-# fuzz_sim simulates a deployment per input (a few to a few hundred ms under
-# ASan): its own run count.  Its KV block arrays are reserved, not touched
-# (sim/kvcache.c): a one-token-page pool of tens of millions of blocks passes
-# libFuzzer's malloc limit without using the memory, hence its own limit.
-FUZZ_SIM_RUNS = 300
+# fuzz_sim simulates a deployment per input (a few ms under ASan, its
+# start-ups kept across inputs): its own run count and malloc limit.
+FUZZ_SIM_RUNS = 2000
 FUZZ_CFLAGS = -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -DSERVESIM_DATADIR='"$(CURDIR)/data"'
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/obj/%.o)
 build-fuzz/obj/%.o: %.c

@@ -28,7 +28,9 @@ while :; do
 		[ "$left" -le 30 ] && { echo "$(date -u +%T) deadline" >> $log; exit 0; }
 		n=$((target - done_runs)); [ "$n" -gt "$chunk" ] && n=$chunk
 		mkdir -p build-fuzz/corpus-$f
-		UBSAN_OPTIONS=print_stacktrace=1 nice -n 19 ./build-fuzz/$f -runs=$n -max_len=4096 \
+		len=4096 extra=""
+		[ $f = fuzz_sim ] && len=256 extra=-malloc_limit_mb=8192 # as make fuzz
+		UBSAN_OPTIONS=print_stacktrace=1 nice -n 19 ./build-fuzz/$f -runs=$n -max_len=$len $extra \
 			-timeout=60 -max_total_time=$left -print_final_stats=1 \
 			-artifact_prefix=build-fuzz/artifacts/$f- \
 			build-fuzz/corpus-$f tests/fuzz/corpus/$f > build-fuzz/$f.log 2>&1
