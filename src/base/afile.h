@@ -50,7 +50,7 @@ int afile_write(const char *path, const void *buf, size_t len, struct err *e);
  * and --step-log): each opened when it is asked for, then committed
  * together (afile_commit_all), or, on any error, every one aborted: a
  * failing output never leaves the others written. */
-#define AFILE_SET_MAX 4
+#define AFILE_SET_MAX 16 /* eval: --report, --html and --plots' 11 files */
 struct afile_set {
 	struct afile af[AFILE_SET_MAX];
 	struct afile *open[AFILE_SET_MAX];

@@ -4,6 +4,7 @@
  * each tier-0 correction, `--synthetic` runs the cost-model experiments,
  * `--report` writes markdown with gnuplot plots. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "cmds.h"
 #include "base/afile.h"
 #include "base/alloc.h"
+#include "base/paths.h"
 #include "eval/cv.h"
 #include "eval/experiment.h"
 #include "report/evalreport.h"
@@ -169,7 +171,8 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	struct catalog env;
 	struct eval_pass p;
 	struct eval_inputs in;
-	struct afile_set outf; /* --report and --html, all or none */
+	struct afile_set outf; /* --report, --html and --plots' files, all or none */
+	char made[1200] = "";  /* the first folder --plots created */
 	FILE *md = NULL;
 	char *files[MAX_EXP];
 	size_t nf = 0, i;
@@ -306,7 +309,12 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			out_eval_text(stdout, &p, c.eo.tier0_off);
 		if (md) {
 			out_eval_md_rows(md, &p, c.eo.tier0_off);
-			if (c.plots && (rc = out_eval_plots(&p, c.plots, md, e)) < 0)
+			if (c.plots && paths_mkdir_p_made(c.plots, made, sizeof(made)) != 0) {
+				rc = err_set(e, SS_ERUNTIME, "%s: cannot create the plots folder: %s", c.plots,
+					     strerror(errno));
+				goto out;
+			}
+			if (c.plots && (rc = out_eval_plots(&p, c.plots, md, &outf, e)) < 0)
 				goto out;
 		}
 		if (c.seeds > 1 && c.fmt == FMT_TEXT) {
@@ -324,6 +332,8 @@ status:
 		rc = eval_pass_status(&p, stderr, e);
 out:
 	afile_set_abort(&outf); /* (nothing left after a commit) */
+	if (rc < 0 && made[0]) /* nor a plots folder it made */
+		paths_rmdir_made(c.plots, made);
 	for (i = 0; i < nf; i++)
 		free(files[i]);
 	free(p.rows);

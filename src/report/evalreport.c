@@ -670,7 +670,7 @@ static const char *base_dir_name(const char *dir)
 
 /* Measured against predicted (out_svg_pred_meas), or (mk < 0) the APE of
  * each steady row, to path. */
-static int eval_svg(const struct eval_pass *p, const char *path, int mk, struct err *e)
+static int eval_svg(const struct eval_pass *p, struct afile_set *set, const char *path, int mk, struct err *e)
 {
 	static const int apes[3] = {EM_TTFT_MEAN, EM_ITL_MEAN, EM_E2E_MEAN};
 	size_t n = p->nrows ? p->nrows : 1, i, ns = 0, no = 0, nr = 0;
@@ -680,7 +680,7 @@ static int eval_svg(const struct eval_pass *p, const char *path, int mk, struct 
 	struct out_svg_series ser[3];
 	struct out_svg_plot pl;
 	char title[160];
-	struct afile af;
+	FILE *f;
 	int rc, k;
 
 	for (i = 0; i < p->nrows; i++) {
@@ -699,7 +699,7 @@ static int eval_svg(const struct eval_pass *p, const char *path, int mk, struct 
 			y[(*c)++] = r->pred[mk];
 		}
 	}
-	if ((rc = afile_open(&af, path, e)) == 0) {
+	if ((rc = afile_set_open(set, path, &f, e)) == 0) {
 		if (mk < 0) {
 			for (k = 0; k < 3; k++)
 				ser[k] = (struct out_svg_series){metric_title(apes[k]), sx, ry + k * n, nr, OUT_SVG_LINES,
@@ -707,12 +707,11 @@ static int eval_svg(const struct eval_pass *p, const char *path, int mk, struct 
 			pl = (struct out_svg_plot){.title = "APE per steady-state row", .xlabel = "row",
 						   .ylabel = "APE %", .series = ser, .nseries = 3, .width = 560,
 						   .height = 460};
-			out_svg_plot(af.f, &pl);
+			out_svg_plot(f, &pl);
 		} else {
 			snprintf(title, sizeof(title), "%s: predicted vs measured", metric_title(mk));
-			out_svg_pred_meas(af.f, title, sx, sy, ns, ox, oy, no, 560, 460);
+			out_svg_pred_meas(f, title, sx, sy, ns, ox, oy, no, 560, 460);
 		}
-		rc = afile_commit(&af, e);
 	}
 	free(sx);
 	free(sy);
@@ -741,53 +740,44 @@ void out_eval_plot_files(char buf[8][64], const char *files[12])
 	files[n] = NULL;
 }
 
-int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct err *e)
+int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct afile_set *set,
+		   struct err *e)
 {
 	char path[1200];
-	struct afile af;
 	FILE *f;
 	int rc;
 	size_t i;
 	int k;
 
-	if (paths_mkdir_p(dir) != 0)
-		return err_set(e, SS_ERUNTIME, "%s: cannot create the plots folder", dir);
 	for (k = 0; k < 4; k++) {
 		int mk = shown[k];
 		snprintf(path, sizeof(path), "%s/%s.dat", dir, ev_metric_name((enum ev_metric)mk));
-		if ((rc = afile_open(&af, path, e)) < 0)
+		if ((rc = afile_set_open(set, path, &f, e)) < 0)
 			return rc;
-		f = af.f;
 		fprintf(f, "# measured predicted overloaded experiment\n");
 		for (i = 0; i < p->nrows; i++)
 			if (!isnan(p->rows[i].meas[mk]) && !isnan(p->rows[i].pred[mk]))
 				fprintf(f, "%.6g %.6g %d %s\n", p->rows[i].meas[mk], p->rows[i].pred[mk],
 					p->rows[i].overloaded, p->rows[i].experiment);
-		if ((rc = afile_commit(&af, e)) < 0)
-			return rc;
 		snprintf(path, sizeof(path), "%s/%s.svg", dir, ev_metric_name((enum ev_metric)mk));
-		if ((rc = eval_svg(p, path, mk, e)) < 0)
+		if ((rc = eval_svg(p, set, path, mk, e)) < 0)
 			return rc;
 	}
 	snprintf(path, sizeof(path), "%s/ape.dat", dir);
-	if ((rc = afile_open(&af, path, e)) < 0)
+	if ((rc = afile_set_open(set, path, &f, e)) < 0)
 		return rc;
-	f = af.f;
 	fprintf(f, "# row ttft_ape itl_ape e2e_ape\n");
 	for (i = 0; i < p->nrows; i++)
 		if (!p->rows[i].overloaded)
 			fprintf(f, "%zu %.6g %.6g %.6g\n", i, 100 * p->rows[i].ape[EM_TTFT_MEAN],
 				100 * p->rows[i].ape[EM_ITL_MEAN], 100 * p->rows[i].ape[EM_E2E_MEAN]);
-	if ((rc = afile_commit(&af, e)) < 0)
-		return rc;
 	snprintf(path, sizeof(path), "%s/ape.svg", dir);
-	if ((rc = eval_svg(p, path, -1, e)) < 0)
+	if ((rc = eval_svg(p, set, path, -1, e)) < 0)
 		return rc;
 	/* optional: the same charts restyled by gnuplot, as gnuplot-*.svg */
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);
-	if ((rc = afile_open(&af, path, e)) < 0)
+	if ((rc = afile_set_open(set, path, &f, e)) < 0)
 		return rc;
-	f = af.f;
 	fprintf(f, "# optional: gnuplot plots.gp redraws the charts as gnuplot-*.svg\n"
 		   "set terminal svg size 520,460 font 'sans,11'\nset logscale xy\nset key top left\n"
 		   "set grid\nset xlabel 'measured'\nset ylabel 'predicted'\n");
@@ -802,8 +792,6 @@ int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct 
 		   "set xlabel 'row'\nset ylabel 'APE %%'\nset style data histograms\n"
 		   "set style fill solid 0.8\nset boxwidth 0.9\n"
 		   "plot 'ape.dat' using 2 title 'TTFT mean', '' using 3 title 'ITL mean', '' using 4 title 'E2E mean'\n");
-	if ((rc = afile_commit(&af, e)) < 0)
-		return rc;
 	for (k = 0; k < 4; k++)
 		fprintf(md, "![%s](%s/%s.svg) ", metric_title(shown[k]), base_dir_name(dir),
 			ev_metric_name((enum ev_metric)shown[k]));

@@ -571,6 +571,7 @@ t curve-svg-fails-no-curve 1 "/dev/full: write error" 'ln -s /dev/full full && $
 t html-fails-capacity-no-curve 1 "/dev/full: write error" 'ln -s /dev/full full && $SS capacity --slo ttft_p90_ms=1000 --curve c.csv --html full > /dev/null; r=$?; rm full; exit $r'
 t html-fails-search-no-csv 1 "/dev/full: write error" 'ln -s /dev/full full && $SS search --model llama-3.1-8b --gpus h100:1 --engine vllm --slo ttft_p90_ms=1000 --num-requests 1000 --csv s.csv --html full > /dev/null; r=$?; rm full; exit $r'
 t html-fails-sweep-no-out 1 "/dev/full: write error" 'ln -s /dev/full full && $SS sweep --rate 5,10 --num-requests 50 --out o.jsonl --html full > /dev/null; r=$?; rm full; exit $r'
+t report-fails-eval-no-plots 1 "/dev/full: write error" 'ln -s /dev/full full && $SS eval exp --report full --plots pl > /dev/null; r=$?; rm full; exit $r'
 t report-fails-eval-no-html 1 "/dev/full: write error" 'ln -s /dev/full full && $SS eval exp --report full --html p.html > /dev/null; r=$?; rm full; exit $r'
 t run-step-log-fails-no-requests 1 "/dev/full: write error" 'ln -s /dev/full full && $SS run --workload w.json --requests-out r.csv --step-log full > /dev/null; r=$?; rm full; exit $r'
 t import-full-disk-no-folder 1 "write error" '(trap "" XFSZ; ulimit -f 1; exec $SS import exp -o new/exp)'
