@@ -30,8 +30,6 @@ static enum admit_verdict trtllm_admit(struct sim *s, struct replica *rp, struct
 {
 	int32_t need;
 
-	if (rp->adp_hold && !r->transferred)
-		return ADMIT_WAIT; /* the attention-DP balance holds new contexts (trtllm_group_gate) */
 	if (rp->nsched > 0 && t->n < req_num_tokens(r) - r->computed)
 		return ADMIT_WAIT; /* whole or wait */
 	need = blocks_for(s, r->computed + t->n) - t->hits;

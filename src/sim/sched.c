@@ -1169,6 +1169,8 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (s->cfg.lora.max_loras > 0 && !lora_head(s, rp))
 			break;
 		r = wq_front(s, rp);
+		if (rp->adp_hold && !r->transferred)
+			break; /* the policy's group_gate holds new contexts this step */
 		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0 &&
 		    s->cfg.epd.encoders == 0 && !mm_fits(s, rp, r))
 			break; /* its images wait for the next step's encoder budget */
