@@ -337,30 +337,91 @@ int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struc
 	return 0;
 }
 
-int scenflags_breakdown(const struct scenario_state *st, bool prefill, int64_t batch, int64_t len, int64_t ctx,
-			const struct cost_model **cm, int64_t *nlocal, struct cost_breakdown *bd, struct err *e)
+int scenflags_run_parse_pd(const char *arg, struct scenflags_run *o, struct err *e)
 {
-	const struct cost_model *c = prefill && st->has_prefill ? &st->prefill_cost : &st->cost;
-	int64_t local = (batch + c->p.dp - 1) / c->p.dp, i;
+	char tail, *end;
+	int np = 0, nd = 0;
+	long ne = 0;
+	const char *pd = arg;
+
+	/* E/P/D: XeYpZd, or Xe1pd (encoders ahead of the aggregated engine) */
+	if (strchr(arg, 'e')) {
+		ne = strtol(arg, &end, 10);
+		if (end == arg || *end != 'e' || ne < 1 || ne > 1024)
+			ne = -1;
+		else
+			pd = end + 1;
+	}
+	if (ne > 0 && strcmp(pd, "1pd") == 0) {
+		o->epd_encoders = (int)ne;
+		return 0;
+	}
+	if (ne < 0 || sscanf(pd, "%dp%dd%c", &np, &nd, &tail) != 2 || np < 1 || nd < 1 || np > 1024 || nd > 1024)
+		return err_set(e, SS_EUSAGE,
+			       "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), "
+			       "XeYpZd or Xe1pd (X encoder workers ahead of them or of the aggregated engine), got '%s'",
+			       arg);
+	o->epd_encoders = (int)ne;
+	o->pd_prefill = np;
+	o->pd_decode = nd;
+	return 0;
+}
+
+int scenflags_breakdown_parse(const char *arg, struct bd_step *o, struct err *e)
+{
+	long long b = 0, x = 0, y = 0;
+	char tail;
+	int n;
+
+	if (strncmp(arg, "decode:", 7) == 0) {
+		n = sscanf(arg + 7, "%lld:%lld%c", &b, &x, &tail);
+		if (n == 2 && b >= 1 && b <= 1 << 20 && x >= 0 && x <= 1 << 24) {
+			o->batch = b;
+			o->len = 1;
+			o->ctx = x;
+			return 0;
+		}
+	} else if (strncmp(arg, "prefill:", 8) == 0) {
+		n = sscanf(arg + 8, "%lld:%lld:%lld%c", &b, &x, &y, &tail);
+		if ((n == 2 || n == 3) && b >= 1 && b <= 1 << 20 && x >= 1 && x <= 1 << 24 && y >= 0 &&
+		    y <= 1 << 24) {
+			o->prefill = true;
+			o->batch = b;
+			o->len = x;
+			o->ctx = n == 3 ? y : 0;
+			return 0;
+		}
+	}
+	return err_set(e, SS_EUSAGE,
+		       "--breakdown must be decode:BATCH:CONTEXT or prefill:BATCH:LEN[:PREFIX] (BATCH 1..1048576, "
+		       "LEN 1.. and CONTEXT, PREFIX 0..16777216 tokens), got '%s'",
+		       arg);
+}
+
+int scenflags_breakdown(const struct scenario_state *st, const struct bd_step *b, const struct cost_model **cm,
+			int64_t *nlocal, struct cost_breakdown *bd, struct err *e)
+{
+	const struct cost_model *c = b->prefill && st->has_prefill ? &st->prefill_cost : &st->cost;
+	int64_t local = (b->batch + c->p.dp - 1) / c->p.dp, i;
 	int64_t *lens = NULL, *pre = NULL;
 	struct step_desc d;
 	int rc;
 
 	memset(&d, 0, sizeof(d));
 	d.nlogits = local;
-	if (prefill) {
+	if (b->prefill) {
 		lens = xcalloc((size_t)local, sizeof(*lens));
 		pre = xcalloc((size_t)local, sizeof(*pre));
 		for (i = 0; i < local; i++) {
-			lens[i] = len;
-			pre[i] = ctx;
+			lens[i] = b->len;
+			pre[i] = b->ctx;
 		}
 		d.nchunks = local;
 		d.chunk_len = lens;
 		d.chunk_prefix = pre;
 	} else {
 		d.ndecode = local;
-		d.decode_ctx_sum = (double)local * (double)(ctx + 1); /* the cached keys and its own */
+		d.decode_ctx_sum = (double)local * (double)(b->ctx + 1); /* the cached keys and its own */
 	}
 	rc = cost_step_breakdown(c, &d, bd, e);
 	*cm = c;

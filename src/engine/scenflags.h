@@ -98,13 +98,24 @@ struct scenflags_run {
  * it) is set for a draft model; the checks' notes go to x->notes. */
 int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struct scenflags_ctx *x,
 			struct scenario *sc, struct model_cfg **draft, struct err *e);
-/* run --breakdown: one step priced component by component on the prepared
- * cost model (P/D: a prefill step on the prefill workers'): batch requests
- * over all DP ranks (*nlocal on one), each decoding one token after ctx
- * cached tokens, or (prefill) a prompt of len new tokens after ctx cached;
- * *cm the cost model that priced it.  bd: cost_breakdown_release. */
-int scenflags_breakdown(const struct scenario_state *st, bool prefill, int64_t batch, int64_t len, int64_t ctx,
-			const struct cost_model **cm, int64_t *nlocal, struct cost_breakdown *bd, struct err *e);
+/* run --disaggregate XpYd, XeYpZd or Xe1pd into o's pd_prefill, pd_decode
+ * and epd_encoders (1 to 1024 each); SS_EUSAGE. */
+int scenflags_run_parse_pd(const char *arg, struct scenflags_run *o, struct err *e);
+/* run --breakdown's step: batch requests (0: none) over all DP ranks, each
+ * decoding one token after ctx cached tokens, or (prefill) a prompt of len
+ * new tokens after ctx cached. */
+struct bd_step {
+	bool prefill;
+	int64_t batch, len, ctx;
+};
+/* "decode:BATCH:CONTEXT" or "prefill:BATCH:LEN[:PREFIX]"; SS_EUSAGE. */
+int scenflags_breakdown_parse(const char *arg, struct bd_step *b, struct err *e);
+/* run --breakdown: step b priced component by component on the prepared
+ * cost model (P/D: a prefill step on the prefill workers'), *nlocal of its
+ * requests on one DP rank; *cm the cost model that priced it.  bd:
+ * cost_breakdown_release. */
+int scenflags_breakdown(const struct scenario_state *st, const struct bd_step *b, const struct cost_model **cm,
+			int64_t *nlocal, struct cost_breakdown *bd, struct err *e);
 void scenflags_ctx_release(struct scenflags_ctx *x);
 
 #endif
