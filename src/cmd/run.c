@@ -39,8 +39,9 @@ static const char run_usage[] =
 	CLI_PARALLEL_HELP
 	"                            (dense models: --dp runs N replicas behind the router)\n"
 	"  --pp N                    pipeline stages (--pipeline-parallel-size, --pp-size)\n"
-	"  --replicas N              N independent copies of the whole deployment (TP x PP x DP\n"
-	"                            x EP, both P/D pools) behind the router (default 1)\n"
+	;
+/* (then the pool's lines of the deployment field table) */
+static const char run_usage0[] =
 	"  --router R                round-robin, least-loaded (default) or kv-aware (llm-d's\n"
 	"                            prefix-cache + load scorers): picks a replica, then a DP\n"
 	"                            rank in it (aliases rr, lo, least-outstanding, kv)\n"
@@ -215,6 +216,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		switch (c) {
 		case 'h':
 			fputs(run_usage, stdout);
+			cli_help_fields(&deploy_table, DEPLOY_G_POOL, stdout);
+			fputs(run_usage0, stdout);
 			cli_help_fields(&deploy_table, DEPLOY_G_ENGINE, stdout);
 			fputs(run_usage1, stdout);
 			fputs(run_usage2, stdout);
@@ -294,7 +297,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	if (as_flag && !o->as.max)
 		return err_set(e, SS_EUSAGE, "--autoscale-*, --slo-ttft-ms, --slo-itl-ms, --prices and --svg need "
 			       "--autoscale MIN:MAX");
-	if (o->as.max && (o->sf.replicas != 1 || o->ex.pd_prefill || o->bd.batch || o->wf.ov.rate_type == WL_RT_SWEEP ||
+	if (o->as.max && (o->sf.k.replicas != 1 || o->ex.pd_prefill || o->bd.batch || o->wf.ov.rate_type == WL_RT_SWEEP ||
 			  o->fmt == FMT_CSV || o->fmt == FMT_VLLM_BENCH))
 		return err_set(e, SS_EUSAGE, "--autoscale MIN:MAX sets the replicas: not with --replicas, "
 			       "--disaggregate, --breakdown, --rate-type sweep or --format csv/vllm-bench");

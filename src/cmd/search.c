@@ -278,9 +278,6 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 			}
 			break;
 		}
-		case SCF + 27:
-			rc = parse_ints("--replicas", optarg, o->q.sp.replicas, &o->q.sp.nreplicas, 1, SIM_MAX_REPLICAS, e);
-			break;
 		case CLI_PAR: rc = parse_ints("--tp", optarg, o->q.sp.tp, &o->q.sp.ntp, 1, 4096, e); break;
 		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->q.sp.dp, &o->q.sp.ndp, 1, 4096, e); break;
 		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->q.sp.pp, &o->q.sp.npp, 1, 4096, e); break;
@@ -289,8 +286,10 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 				       argv[optind - 1]);
 		case '?': case ':': return cli_bad_option("search", argv[optind - 1], e);
 		default:
-			if ((row = cli_deploy_row(&deploy_table, c)) == DEPLOY_MAX_NUM_BATCHED_TOKENS ||
-			    row == DEPLOY_MAX_NUM_SEQS)
+			if ((row = cli_deploy_row(&deploy_table, c)) == DEPLOY_REPLICAS)
+				rc = parse_ints("--replicas", optarg, o->q.sp.replicas, &o->q.sp.nreplicas, 1,
+						SIM_MAX_REPLICAS, e);
+			else if (row == DEPLOY_MAX_NUM_BATCHED_TOKENS || row == DEPLOY_MAX_NUM_SEQS)
 				rc = search_list(&deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), optarg,
 						 &o->q.sp, e);
 			else if ((rc = scenflags_option(c, optarg, &o->q.sf, e)) == 0)

@@ -37,6 +37,20 @@ struct deploy_knobs {
 	double hicache_ratio, hicache_gb;
 	bool lora;
 	int64_t lora_rank;
+	/* copies of the whole deployment behind the router; SGLang's
+	 * waiting-queue order (NULL: fcfs) and receive interval (0: 1);
+	 * vLLM's KV offload connector (NULL: native); LoRA's limits in vLLM's
+	 * flags and SGLang's (0: the engine's); EPLB on, vLLM's --eplb-config
+	 * JSON (NULL: none), the redundant experts in vLLM's older flag and
+	 * SGLang's, SGLang's rebalance interval (-1: not given) */
+	int64_t replicas;
+	const char *schedule_policy;
+	int64_t recv_interval;
+	const char *kv_offloading_backend;
+	int64_t max_loras, max_cpu_loras, max_loras_per_batch, max_loaded_loras;
+	bool eplb;
+	const char *eplb_config;
+	int64_t num_redundant_experts, ep_num_redundant_experts, eplb_iterations;
 	uint64_t given;
 };
 
@@ -46,19 +60,29 @@ enum deploy_id {
 	DEPLOY_LONG_PREFILL_TOKEN_THRESHOLD, DEPLOY_GPU_MEMORY_UTILIZATION, DEPLOY_TOTAL_KV_BLOCKS,
 	DEPLOY_PREFIX_CACHING, DEPLOY_MEM_FRACTION_STATIC, DEPLOY_MAX_PREFILL_TOKENS, DEPLOY_MIXED_CHUNK,
 	DEPLOY_DISABLE_OVERLAP, DEPLOY_KV_OFFLOADING_SIZE, DEPLOY_HICACHE, DEPLOY_HICACHE_RATIO, DEPLOY_HICACHE_SIZE,
-	DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY__COUNT
+	DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY_REPLICAS, DEPLOY_SCHEDULE_POLICY, DEPLOY_RECV_INTERVAL,
+	DEPLOY_KV_OFFLOADING_BACKEND, DEPLOY_MAX_LORAS, DEPLOY_MAX_LORAS_PER_BATCH, DEPLOY_MAX_CPU_LORAS,
+	DEPLOY_MAX_LOADED_LORAS, DEPLOY_EPLB, DEPLOY_EPLB_CONFIG, DEPLOY_NUM_REDUNDANT_EXPERTS,
+	DEPLOY_EP_NUM_REDUNDANT_EXPERTS, DEPLOY_EPLB_ITERATIONS, DEPLOY__COUNT
 };
 
 /* Where a row's --help line goes (deploy_help prints one group). */
-enum deploy_group { DEPLOY_G_ENGINE, DEPLOY_G_SGLANG, DEPLOY_G_OFFLOAD, DEPLOY_G_LORA };
+enum deploy_group { DEPLOY_G_ENGINE, DEPLOY_G_SGLANG, DEPLOY_G_OFFLOAD, DEPLOY_G_LORA, DEPLOY_G_POOL, DEPLOY_G_EPLB };
 
 enum deploy_type {
 	DEPLOY_INT,   /* an integer in [lo, hi] */
 	DEPLOY_NUM,   /* a number in [lo, hi], (lo, hi] when lo_open */
 	DEPLOY_OFF,   /* a switch: its flag (no value) turns a setting that is on by default off */
-	DEPLOY_ON     /* a switch that turns a setting that is off by default on */
+	DEPLOY_ON,    /* a switch that turns a setting that is off by default on */
+	DEPLOY_STR    /* a string (const char *, NULL by default), one of choices when given */
 };
 
+/* Upper ends of ranges the simulation fixes (sim.h SIM_MAX_REPLICAS,
+ * SIM_MAX_RECV_INTERVAL, workload.h WL_MAX_ADAPTERS; scenflags.c checks
+ * they agree). */
+#define DEPLOY_MAX_REPLICAS 1024
+#define DEPLOY_MAX_RECV_INTERVAL 100000
+#define DEPLOY_MAX_ADAPTERS 1048576
 #define DEPLOY_SPELLINGS 3   /* flag spellings a row may have */
 #define DEPLOY_MAX_FIELDS 64 /* bits of deploy_knobs.given */
 
@@ -80,6 +104,7 @@ struct deploy_field {
 	const char *unit;       /* after the range in a message (" GiB"; NULL: none) */
 	bool own_json;          /* the resolved configuration writes it itself, where
 				 * it applies (deploy_json and the CSV skip it) */
+	const char *choices;    /* DEPLOY_STR: the values taken, "a|b" (NULL: any) */
 };
 
 struct deploy_table {
@@ -99,7 +124,8 @@ bool deploy_given(const struct deploy_knobs *k, size_t i);
  * value and the range. */
 int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const char *arg, void *base,
 		 struct err *e);
-/* A number onto row i (a sweep point's value; a switch: v 0 is off), given. */
+/* A number onto row i (a sweep point's value; a switch: v 0 is off), given;
+ * not for a DEPLOY_STR row. */
 void deploy_set(const struct deploy_table *t, size_t i, double v, void *base);
 double deploy_get(const struct deploy_table *t, size_t i, const void *base);
 /* Row i by its name (a sweep axis), or -1. */

@@ -13,17 +13,20 @@
 #include "base/json.h"
 #include "engine/sglang.h"
 
+/* the table's ranges are the simulation's limits */
+_Static_assert(DEPLOY_MAX_REPLICAS == SIM_MAX_REPLICAS && DEPLOY_MAX_RECV_INTERVAL == SIM_MAX_RECV_INTERVAL &&
+		       DEPLOY_MAX_ADAPTERS == WL_MAX_ADAPTERS,
+	       "deploy/fields.h limits");
+
 void scenflags_defaults(struct scenflags *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->gpu = "h100";
 	f->par = (struct parallel){1, 1, 1, 1};
 	f->router = ROUTER_LEAST_OUTSTANDING;
-	f->replicas = 1;
 	f->dtype = f->kvdtype = DT_BF16;
 	deploy_defaults(&deploy_table, &f->k);
 	cost_default_overheads(&f->ov);
-	f->eplb_nre_vl = f->eplb_nre_sg = f->eplb_iters = -1;
 }
 
 static void note(struct scenflags_ctx *x, const char *line)
@@ -84,13 +87,13 @@ static int check_offload(const struct scenflags *f, const struct engine_type *en
 {
 	const struct deploy_knobs *k = &f->k;
 	bool ratio = deploy_given(k, DEPLOY_HICACHE_RATIO), size = deploy_given(k, DEPLOY_HICACHE_SIZE);
-	bool vl = k->kv_offloading_gib > 0 || f->kv_off_backend, hc = k->hicache || ratio || size;
+	bool vl = k->kv_offloading_gib > 0 || f->k.kv_offloading_backend, hc = k->hicache || ratio || size;
 
 	int rc;
 
 	if ((rc = engine_check_offload(en, vl, hc, e)) < 0)
 		return rc;
-	if (f->kv_off_backend && !(k->kv_offloading_gib > 0))
+	if (f->k.kv_offloading_backend && !(k->kv_offloading_gib > 0))
 		return err_set(e, SS_EUSAGE, "--kv-offloading-backend needs --kv-offloading-size GiB (the size turns vLLM's KV offloading on)");
 	if ((ratio || size) && !k->hicache)
 		return err_set(e, SS_EUSAGE, "%s needs --enable-hierarchical-cache", ratio ? "--hicache-ratio" : "--hicache-size");
@@ -108,8 +111,8 @@ static int check_lora(const struct scenflags *f, const struct engine_type *en, c
 {
 	int rc;
 
-	if ((rc = engine_check_lora(en, f->k.lora, f->lora_max_vl > 0 || f->lora_host_vl > 0,
-				    f->lora_max_sg > 0 || f->lora_host_sg > 0, e)) < 0)
+	if ((rc = engine_check_lora(en, f->k.lora, f->k.max_loras > 0 || f->k.max_cpu_loras > 0,
+				    f->k.max_loras_per_batch > 0 || f->k.max_loaded_loras > 0, e)) < 0)
 		return rc;
 	if (f->k.lora_rank > 0 && !f->k.lora)
 		return err_set(e, SS_EUSAGE, "--max-lora-rank needs --enable-lora");
@@ -169,19 +172,19 @@ static int resolve_eplb(const struct scenflags *f, struct scenario *sc, struct e
 	bool red_given = false;
 	int rc;
 
-	if (!f->eplb)
+	if (!f->k.eplb)
 		return 0;
 	sc->eplb = true;
-	if (f->eplb_config &&
-	    (rc = parse_eplb_config(f->eplb_config, &red, &red_given, &interval, &sc->eplb_async, e)) < 0)
+	if (f->k.eplb_config &&
+	    (rc = parse_eplb_config(f->k.eplb_config, &red, &red_given, &interval, &sc->eplb_async, e)) < 0)
 		return rc;
 	/* vLLM's deprecated --num-redundant-experts overrides eplb_config's */
-	if (f->eplb_nre_vl >= 0 || f->eplb_nre_sg >= 0) {
-		red = f->eplb_nre_vl >= 0 ? f->eplb_nre_vl : f->eplb_nre_sg;
+	if (f->k.num_redundant_experts >= 0 || f->k.ep_num_redundant_experts >= 0) {
+		red = f->k.num_redundant_experts >= 0 ? f->k.num_redundant_experts : f->k.ep_num_redundant_experts;
 		red_given = true;
 	}
-	if (f->eplb_iters >= 0)
-		interval = f->eplb_iters;
+	if (f->k.eplb_iterations >= 0)
+		interval = f->k.eplb_iterations;
 	sc->eplb_redundant = (int)red;
 	sc->eplb_interval = interval;
 	if (sc->engine->knobs & ENGINE_KNOB_EPLB_VLLM)
@@ -207,16 +210,16 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
 	if ((rc = engine_check_knobs(en,
 				     (f->k.mem_fraction_static > 0 ? ENGINE_KNOB_MEM_FRACTION : 0) |
-					     (f->sg_policy ? ENGINE_KNOB_SCHEDULE_POLICY : 0) |
+					     (f->k.schedule_policy ? ENGINE_KNOB_SCHEDULE_POLICY : 0) |
 					     (f->k.disable_overlap ? ENGINE_KNOB_NO_OVERLAP : 0) |
 					     (f->k.max_prefill_tokens ? ENGINE_KNOB_MAX_PREFILL : 0) |
 					     (f->k.sglang_mixed_chunk ? ENGINE_KNOB_MIXED_CHUNK : 0) |
-					     (f->recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
+					     (f->k.recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
 				     deploy_given(&f->k, DEPLOY_GPU_MEMORY_UTILIZATION), e)) < 0)
 		return rc;
 	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0 ||
-	    (rc = engine_check_eplb(en, f->eplb, f->eplb_config || f->eplb_nre_vl >= 0,
-				    f->eplb_nre_sg >= 0 || f->eplb_iters >= 0, e)) < 0)
+	    (rc = engine_check_eplb(en, f->k.eplb, f->k.eplb_config || f->k.num_redundant_experts >= 0,
+				    f->k.ep_num_redundant_experts >= 0 || f->k.eplb_iterations >= 0, e)) < 0)
 		return rc;
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
@@ -234,19 +237,19 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	if (deploy_given(&f->k, DEPLOY_MAX_NUM_SEQS))
 		sc->sglang_mrr_rule = false;
 	sc->router = f->router;
-	sc->replicas = (int)f->replicas;
+	sc->replicas = (int)f->k.replicas;
 	sc->ov = f->ov;
 	/* --kv-dtype, else the engine's default for these weights */
 	sc->kvdt = f->kv_given ? f->kvdtype
 			       : scenario_kv_auto(x->model, x->gpu, sc->engine, f->dtype, sc->kvdt_src, sizeof(sc->kvdt_src));
 	/* the settings only some engines take (refused above for the others) */
-	if (f->sg_policy && (rc = sglang_policy_parse(f->sg_policy, &sc->sglang_policy, e)) < 0)
+	if (f->k.schedule_policy && (rc = sglang_policy_parse(f->k.schedule_policy, &sc->sglang_policy, e)) < 0)
 		return rc;
-	sc->sglang_recv_interval = (int)f->recv_interval;
-	sc->kv_offloading_backend = f->kv_off_backend && strcmp(f->kv_off_backend, "lmcache") == 0
+	sc->sglang_recv_interval = (int)f->k.recv_interval;
+	sc->kv_offloading_backend = f->k.kv_offloading_backend && strcmp(f->k.kv_offloading_backend, "lmcache") == 0
 					    ? KV_OFFLOAD_LMCACHE : KV_OFFLOAD_NATIVE;
-	sc->lora_max = f->lora_max_vl > 0 ? f->lora_max_vl : f->lora_max_sg;
-	sc->lora_host = f->lora_host_vl > 0 ? f->lora_host_vl : f->lora_host_sg;
+	sc->lora_max = f->k.max_loras > 0 ? f->k.max_loras : f->k.max_loras_per_batch;
+	sc->lora_host = f->k.max_cpu_loras > 0 ? f->k.max_cpu_loras : f->k.max_loaded_loras;
 	snprintf(sc->engine_version, sizeof(sc->engine_version), "%s",
 		 f->engine_version ? f->engine_version : "");
 	sc->moe_dist = f->moe_dist;

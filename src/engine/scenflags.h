@@ -34,28 +34,14 @@ struct scenflags {
 	struct parallel par;
 	struct par_flags pf;
 	enum router_kind router;
-	int64_t replicas;          /* --replicas (1) */
 	enum dtype dtype, kvdtype, moe_dtype;
 	const char *calibration;   /* FILE, "none", or NULL (the default) */
 	bool kv_given, moe_dtype_given, allow_invalid, ov_given;
 	bool force_calibration;
 	struct deploy_knobs k;     /* the table's knobs (deploy/fields.h) as flags set them */
-	/* SGLang's settings beside k's (0 / NULL: its rules) */
-	const char *sg_policy;
-	int64_t recv_interval;
-	const char *kv_off_backend;   /* vLLM's KV offload connector (NULL: native) */
-	/* LoRA's limits (0: the engine's defaults) in vLLM's flags (max-loras,
-	 * max-cpu-loras) or SGLang's (max-loras-per-batch, max-loaded-loras) */
-	int64_t lora_max_vl, lora_host_vl, lora_max_sg, lora_host_sg;
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;
-	/* EPLB (eplb false: off): vLLM's --eplb-config JSON and its older
-	 * --num-redundant-experts, SGLang's --ep-num-redundant-experts and
-	 * --eplb-rebalance-num-iterations (-1: not given) */
-	bool eplb;
-	const char *eplb_config;
-	int64_t eplb_nre_vl, eplb_nre_sg, eplb_iters;
 };
 
 /* Loaded and resolved pieces a scenario points into (owned here). */

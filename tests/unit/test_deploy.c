@@ -31,7 +31,7 @@ static void table_with_test_row(void)
 	memcpy(rows, deploy_table.row, sizeof(struct deploy_field) * DEPLOY__COUNT);
 	rows[DEPLOY__COUNT] = (struct deploy_field){"draft_window", {"--draft-window", "--speculative-window"},
 		"draft_window", DEPLOY_INT, 1, 64, false, 4, NULL, "N", "draft tokens a test engine looks ahead",
-		8, offsetof(struct knobs_plus, draft_window), DEPLOY_G_ENGINE, NULL, false};
+		8, offsetof(struct knobs_plus, draft_window), DEPLOY_G_ENGINE, NULL, false, NULL};
 	table = (struct deploy_table){rows, DEPLOY__COUNT + 1};
 }
 
@@ -97,6 +97,37 @@ static void test_switch_unit(void)
 		      strcmp(e.msg, "--kv-offloading-size must be in (0, 1048576] GiB, got 2e+06") == 0,
 	      "--enable-lora on; the range's unit in the message: %s", e.msg);
 	CHECK(kp.k.hicache_ratio == 2 && !deploy_given(&kp.k, DEPLOY_HICACHE_RATIO), "HiCache's ratio defaults to 2");
+}
+
+/* A string knob: one of its choices, the choices named when it is not,
+ * and overlaid as the numbers are. */
+static void test_string(void)
+{
+	struct knobs_plus kp, resolved;
+	struct err e;
+	char a0[] = "x", a1[] = "--schedule-policy", a2[] = "lpm", b2[] = "random", c1[] = "--kv-offloading-backend",
+	     c2[] = "disk";
+	char *ok[] = {a0, a1, a2, NULL}, *bad[] = {a0, a1, b2, NULL}, *bad2[] = {a0, c1, c2, NULL};
+	int rc;
+
+	deploy_defaults(&table, &kp);
+	deploy_defaults(&table, &resolved);
+	CHECK(kp.k.schedule_policy == NULL && kp.k.replicas == 1 && kp.k.num_redundant_experts == -1,
+	      "string knobs default to none; replicas 1; a not-given count -1");
+	err_clear(&e);
+	rc = parse(3, ok, &kp, &e);
+	deploy_overlay(&table, &resolved, &kp);
+	CHECK(rc == 1 && kp.k.schedule_policy == a2 && deploy_given(&kp.k, DEPLOY_SCHEDULE_POLICY) &&
+		      resolved.k.schedule_policy == a2 && deploy_given(&resolved.k, DEPLOY_SCHEDULE_POLICY),
+	      "a string flag taken and overlaid (rc %d: %s)", rc, e.msg);
+	err_clear(&e);
+	rc = parse(3, bad, &kp, &e);
+	CHECK(rc == -SS_EUSAGE && strcmp(e.msg, "--schedule-policy must be fcfs or lpm, got 'random'") == 0,
+	      "its choices in the message: %s", e.msg);
+	err_clear(&e);
+	rc = parse(3, bad2, &kp, &e);
+	CHECK(rc == -SS_EUSAGE && strcmp(e.msg, "--kv-offloading-backend must be native or lmcache, got 'disk'") == 0,
+	      "%s", e.msg);
 }
 
 static void test_help(void)
@@ -212,6 +243,7 @@ int main(void)
 	table_with_test_row();
 	test_flag();
 	test_switch_unit();
+	test_string();
 	test_help();
 	test_json();
 	test_axis();
