@@ -75,7 +75,7 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 		OFF(replicas), DEPLOY_G_POOL, NULL, true},
 	[DEPLOY_SCHEDULE_POLICY] = {"schedule_policy", {"--schedule-policy"}, NULL, DEPLOY_STR, 0, 0, false, 0, "fcfs",
 		"fcfs|lpm", "waiting-queue order", 0, OFF(schedule_policy), DEPLOY_G_SGLANG, NULL, true, "fcfs|lpm"},
-	[DEPLOY_RECV_INTERVAL] = {"scheduler_recv_interval", {"--scheduler-recv-interval"}, NULL, DEPLOY_INT, 1,
+	[DEPLOY_RECV_INTERVAL] = {"scheduler_recv_interval", {"--scheduler-recv-interval"}, "scheduler_recv_interval", DEPLOY_INT, 1,
 		DEPLOY_MAX_RECV_INTERVAL, false, 0, "1", "N",
 		"while it runs, the scheduler polls for new requests every N decode batches or after any other batch", 0,
 		OFF(recv_interval), DEPLOY_G_SGLANG, NULL, true},
@@ -111,6 +111,65 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 };
 
 const struct deploy_table deploy_table = {rows, DEPLOY__COUNT};
+
+int deploy_exp_read(const struct deploy_table *t, const struct json *o, const char *ctx, void *base,
+		    struct err *e)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < t->n && rc == 0; i++) {
+		const struct deploy_field *f = &t->row[i];
+		bool pres = false, b = false;
+		int64_t n = 0;
+		double x = 0;
+
+		if (!f->exp_key || !json_get(o, f->exp_key))
+			continue;
+		switch (f->type) {
+		case DEPLOY_INT:
+			if ((rc = json_opt_int(o, f->exp_key, ctx, (int64_t)f->lo, (int64_t)f->hi, &n, &pres, e)) == 0)
+				deploy_set(t, i, (double)n, base);
+			break;
+		case DEPLOY_NUM:
+			if ((rc = json_opt_num(o, f->exp_key, ctx, &x, &pres, e)) < 0)
+				break;
+			if (!(f->lo_open ? x > f->lo : x >= f->lo) || !(x <= f->hi))
+				return err_set(e, SS_EDATA, "%s: '%s' must be in %c%g, %g]%s, got %g", ctx, f->exp_key,
+					       f->lo_open ? '(' : '[', f->lo, f->hi, f->unit ? f->unit : "", x);
+			deploy_set(t, i, x, base);
+			break;
+		case DEPLOY_OFF: case DEPLOY_ON:
+			if ((rc = json_opt_bool(o, f->exp_key, ctx, &b, e)) == 0)
+				deploy_set(t, i, b, base);
+			break;
+		case DEPLOY_STR:
+			assert(!"a string knob has no experiment.json key");
+			break;
+		}
+	}
+	return rc;
+}
+
+void deploy_exp_json(const struct deploy_table *t, const void *base, struct jw *w)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct deploy_field *f = &t->row[i];
+		double v;
+
+		if (!f->exp_key)
+			continue;
+		v = deploy_get(t, i, base);
+		if (f->type == DEPLOY_INT && v > 0)
+			jw_int(w, f->exp_key, (int64_t)v);
+		else if (f->type == DEPLOY_NUM && v > 0)
+			jw_num(w, f->exp_key, v);
+		else if (f->type == DEPLOY_OFF || (f->type == DEPLOY_ON && v != 0))
+			jw_bool(w, f->exp_key, v != 0);
+	}
+}
 
 static void *at(const struct deploy_field *f, void *base)
 {

@@ -54,16 +54,18 @@ struct deploy_knobs {
 	uint64_t given;
 };
 
-/* Rows of the shipped table (deploy_table.row[DEPLOY_X]). */
+/* Rows of the shipped table (deploy_table.row[DEPLOY_X]), in the order
+ * --help lists a group's rows, the resolved configuration writes its
+ * members and experiment.json's engine block its keys. */
 enum deploy_id {
-	DEPLOY_MAX_NUM_BATCHED_TOKENS, DEPLOY_MAX_NUM_SEQS, DEPLOY_MAX_MODEL_LEN, DEPLOY_BLOCK_SIZE,
+	DEPLOY_MAX_NUM_BATCHED_TOKENS, DEPLOY_SCHEDULE_POLICY, DEPLOY_MAX_PREFILL_TOKENS, DEPLOY_MIXED_CHUNK,
+	DEPLOY_RECV_INTERVAL, DEPLOY_MEM_FRACTION_STATIC, DEPLOY_MAX_NUM_SEQS, DEPLOY_MAX_MODEL_LEN, DEPLOY_BLOCK_SIZE,
 	DEPLOY_LONG_PREFILL_TOKEN_THRESHOLD, DEPLOY_GPU_MEMORY_UTILIZATION, DEPLOY_TOTAL_KV_BLOCKS,
-	DEPLOY_PREFIX_CACHING, DEPLOY_MEM_FRACTION_STATIC, DEPLOY_MAX_PREFILL_TOKENS, DEPLOY_MIXED_CHUNK,
-	DEPLOY_DISABLE_OVERLAP, DEPLOY_KV_OFFLOADING_SIZE, DEPLOY_HICACHE, DEPLOY_HICACHE_RATIO, DEPLOY_HICACHE_SIZE,
-	DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY_REPLICAS, DEPLOY_SCHEDULE_POLICY, DEPLOY_RECV_INTERVAL,
-	DEPLOY_KV_OFFLOADING_BACKEND, DEPLOY_MAX_LORAS, DEPLOY_MAX_LORAS_PER_BATCH, DEPLOY_MAX_CPU_LORAS,
-	DEPLOY_MAX_LOADED_LORAS, DEPLOY_EPLB, DEPLOY_EPLB_CONFIG, DEPLOY_NUM_REDUNDANT_EXPERTS,
-	DEPLOY_EP_NUM_REDUNDANT_EXPERTS, DEPLOY_EPLB_ITERATIONS, DEPLOY__COUNT
+	DEPLOY_PREFIX_CACHING, DEPLOY_DISABLE_OVERLAP, DEPLOY_KV_OFFLOADING_SIZE, DEPLOY_HICACHE, DEPLOY_HICACHE_RATIO,
+	DEPLOY_HICACHE_SIZE, DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY_REPLICAS, DEPLOY_KV_OFFLOADING_BACKEND,
+	DEPLOY_MAX_LORAS, DEPLOY_MAX_LORAS_PER_BATCH, DEPLOY_MAX_CPU_LORAS, DEPLOY_MAX_LOADED_LORAS, DEPLOY_EPLB,
+	DEPLOY_EPLB_CONFIG, DEPLOY_NUM_REDUNDANT_EXPERTS, DEPLOY_EP_NUM_REDUNDANT_EXPERTS, DEPLOY_EPLB_ITERATIONS,
+	DEPLOY__COUNT
 };
 
 /* Where a row's --help line goes (deploy_help prints one group). */
@@ -89,7 +91,8 @@ enum deploy_type {
 struct deploy_field {
 	const char *name;       /* the resolved configuration's key and the sweep axis */
 	const char *flag[DEPLOY_SPELLINGS]; /* "--x" spellings: vLLM's first, then SGLang's; NULL-ended */
-	const char *exp_key;    /* its key in experiment.json's engine block (NULL: none) */
+	const char *exp_key;    /* its key in experiment.json's engine block (NULL: none;
+				 * deploy_exp_read, deploy_exp_json) */
 	enum deploy_type type;
 	double lo, hi;
 	bool lo_open;
@@ -136,6 +139,15 @@ void deploy_overlay(const struct deploy_table *t, void *dst, const void *src);
  * not NULL, runs after each row (the caller's own members beside one). */
 void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
 		 void (*after)(struct jw *w, size_t i, const void *ctx), const void *ctx);
+/* experiment.json's engine block: every row with an exp_key that o holds,
+ * in the row's range (SS_EDATA naming ctx, the key, the value and the
+ * range), onto base (deploy_set: given); other rows are left. */
+int deploy_exp_read(const struct deploy_table *t, const struct json *o, const char *ctx, void *base,
+		    struct err *e);
+/* Those keys as members of the open object: numbers above 0 (0 stands
+ * for the engine's rule or none), a switch that is off by default when on,
+ * one that is on by default always. */
+void deploy_exp_json(const struct deploy_table *t, const void *base, struct jw *w);
 /* CSV: the names (",name" each) or the values (",value" each). */
 void deploy_csv_names(const struct deploy_table *t, struct sbuf *out);
 void deploy_csv_values(const struct deploy_table *t, const void *base, struct sbuf *out);

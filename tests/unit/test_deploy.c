@@ -1,7 +1,8 @@
 /* test_deploy.c - the deployment field table (deploy/fields.h): a knob added
  * through the table alone (a test-only row after the shipped ones) is a
  * flag in both spellings with its range and --help line, a key of the
- * JSON the resolved configuration writes, and a sweep axis; the shipped
+ * JSON the resolved configuration writes, a key of experiment.json's engine
+ * block (read and written), and a sweep axis; the shipped
  * rows are consistent (names, spellings, defaults in range). */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -165,6 +166,53 @@ static void test_json(void)
 	free(buf);
 }
 
+/* experiment.json's engine block goes through the table (experiment.c
+ * calls deploy_exp_read and deploy_exp_json): the test knob is read from
+ * its key in its range and written back, beside shipped keys. */
+static void test_experiment(void)
+{
+	static const char text[] = "{\"max_num_batched_tokens\": 4096, \"draft_window\": 12, "
+				   "\"enable_prefix_caching\": false}";
+	static const char bad[] = "{\"draft_window\": 65}";
+	struct knobs_plus kp;
+	struct json *o = NULL;
+	struct jw w;
+	struct err e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	deploy_defaults(&table, &kp);
+	err_clear(&e);
+	rc = json_parse(text, strlen(text), "experiment.json", &o, &e);
+	if (rc == 0)
+		rc = deploy_exp_read(&table, o, "experiment.json: engine", &kp, &e);
+	json_free(o);
+	CHECK(rc == 0 && kp.draft_window == 12 && deploy_given(&kp.k, DEPLOY__COUNT) &&
+		      kp.k.max_num_batched_tokens == 4096 && !kp.k.prefix_caching && kp.k.block_size == 16,
+	      "the test knob read from its experiment.json key (rc %d: %s)", rc, e.msg);
+	f = open_memstream(&buf, &len);
+	jw_init(&w, f, false);
+	jw_obj(&w, NULL);
+	deploy_exp_json(&table, &kp, &w);
+	jw_end_obj(&w);
+	fclose(f);
+	CHECK(buf && strstr(buf, "\"draft_window\":12") && strstr(buf, "\"max_num_batched_tokens\":4096") &&
+		      strstr(buf, "\"enable_prefix_caching\":false") && strstr(buf, "\"block_size\":16") &&
+		      !strstr(buf, "\"max_num_seqs\""),
+	      "and written back with the shipped keys (0: left to the engine's rule): %s", buf ? buf : "");
+	free(buf);
+	o = NULL;
+	err_clear(&e);
+	rc = json_parse(bad, strlen(bad), "experiment.json", &o, &e);
+	if (rc == 0)
+		rc = deploy_exp_read(&table, o, "experiment.json: engine", &kp, &e);
+	json_free(o);
+	CHECK(rc == -SS_EDATA && strcmp(e.msg, "experiment.json: engine: 'draft_window' must be in [1, 64], got 65") == 0,
+	      "in the row's range: %s", e.msg);
+}
+
 static void test_axis(void)
 {
 	struct knobs_plus kp;
@@ -246,6 +294,7 @@ int main(void)
 	test_string();
 	test_help();
 	test_json();
+	test_experiment();
 	test_axis();
 	test_overlay();
 	test_shipped();
