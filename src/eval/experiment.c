@@ -570,13 +570,9 @@ static void bench_spans(struct gt_requests *g)
 	}
 }
 
-/* model, GPU, parallelism and engine settings of base, for results that do
- * not record them */
-static void copy_settings(const struct experiment *base, const char *path, struct experiment *x)
+/* parallelism, dtypes and the engine limits of base */
+static void copy_layout(const struct experiment *base, struct experiment *x)
 {
-	snprintf(x->model, sizeof(x->model), "%s", base->model);
-	snprintf(x->gpu, sizeof(x->gpu), "%s", base->gpu);
-	snprintf(x->engine_version, sizeof(x->engine_version), "%s", base->engine_version);
 	x->tp = base->tp;
 	x->pp = base->pp;
 	x->dp = base->dp;
@@ -591,6 +587,16 @@ static void copy_settings(const struct experiment *base, const char *path, struc
 	x->k.total_kv_blocks = base->k.total_kv_blocks;
 	x->k.gpu_memory_utilization = base->k.gpu_memory_utilization;
 	x->k.prefix_caching = base->k.prefix_caching;
+}
+
+/* model, GPU, parallelism and engine settings of base, for results that do
+ * not record them */
+static void copy_settings(const struct experiment *base, const char *path, struct experiment *x)
+{
+	snprintf(x->model, sizeof(x->model), "%s", base->model);
+	snprintf(x->gpu, sizeof(x->gpu), "%s", base->gpu);
+	snprintf(x->engine_version, sizeof(x->engine_version), "%s", base->engine_version);
+	copy_layout(base, x);
 	snprintf(x->name, sizeof(x->name), "%s", base_name(path));
 	snprintf(x->source, sizeof(x->source), "%s", path);
 }
@@ -1676,20 +1682,7 @@ static void apply_settings(struct experiment *x, const struct gt_settings *s,
 			   const struct experiment *base, const char *gpu, int64_t longest)
 {
 	if (base) {
-		x->tp = base->tp;
-		x->pp = base->pp;
-		x->dp = base->dp;
-		x->ep = base->ep;
-		x->dtype = base->dtype;
-		x->kv_dtype_given = base->kv_dtype_given;
-		x->kv_dtype = base->kv_dtype;
-		x->k.max_num_batched_tokens = base->k.max_num_batched_tokens;
-		x->k.max_num_seqs = base->k.max_num_seqs;
-		x->k.max_model_len = base->k.max_model_len;
-		x->k.block_size = base->k.block_size;
-		x->k.total_kv_blocks = base->k.total_kv_blocks;
-		x->k.gpu_memory_utilization = base->k.gpu_memory_utilization;
-		x->k.prefix_caching = base->k.prefix_caching;
+		copy_layout(base, x);
 		snprintf(x->engine_version, sizeof(x->engine_version), "%s", base->engine_version);
 	} else {
 		x->tp = x->pp = x->dp = x->ep = 1;
