@@ -3,7 +3,6 @@
  * binding metric, the saturation rate and the probed curve. */
 #define _GNU_SOURCE
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,16 +134,8 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 	if (o->cc.nslo == 0)
 		return err_set(e, SS_EUSAGE,
 			       "--slo is required, e.g. --slo ttft_p90_ms=500,itl_mean_ms=30");
-	if (o->cc.concurrency && !(o->cc.start >= 1 && o->cc.start <= WL_MAX_CONCURRENCY))
-		return err_set(e, SS_EUSAGE, "--start must be in [1, %d] clients with --concurrency-search, got %g",
-			       WL_MAX_CONCURRENCY, o->cc.start);
-	if (!o->cc.concurrency && !(o->cc.start >= o->cc.min_probe && o->cc.start <= o->cc.max_probe))
-		return err_set(e, SS_EUSAGE, "--start must be in [%.10g, %.10g] req/s, got %g", o->cc.min_probe,
-			       o->cc.max_probe, o->cc.start);
-	if (o->cc.concurrency)
-		o->cc.start = floor(o->cc.start);
 	o->cc.nseeds = (int)o->seeds;
-	return 0;
+	return cap_cfg_check_start(&o->cc, e);
 }
 
 /* --curve, --svg and --html, written through the output module, all or

@@ -39,8 +39,9 @@ static const char run_usage[] =
 	CLI_PARALLEL_HELP
 	"                            (dense models: --dp runs N replicas behind the router)\n"
 	"  --pp N                    pipeline stages (--pipeline-parallel-size, --pp-size)\n"
-	"  --replicas N              N independent copies of the whole deployment (TP x PP x DP\n"
-	"                            x EP, both P/D pools) behind the router (default 1)\n"
+	;
+/* (then the pool's lines of the deployment field table) */
+static const char run_usage0[] =
 	"  --router R                round-robin, least-loaded (default) or kv-aware (llm-d's\n"
 	"                            prefix-cache + load scorers): picks a replica, then a DP\n"
 	"                            rank in it (aliases rr, lo, least-outstanding, kv)\n"
@@ -152,85 +153,12 @@ struct run_opts {
 	int64_t max_requests;
 	enum out_format fmt;
 	double goodput[3];  /* --goodput ttft, tpot, e2el limits in ms (NAN: none) */
-	/* --breakdown: the step priced (batch 0: none) */
-	bool bd_prefill;
-	int64_t bd_batch, bd_len, bd_ctx;
+	struct bd_step bd;           /* --breakdown: the step priced (batch 0: none) */
 	/* --autoscale (as.max 0: none), its storage bandwidth (GB/s), --prices, --svg */
 	struct autoscale_cfg as;
 	double storage_gb_s;
 	const char *prices, *svg;
 };
-
-/* --autoscale MIN:MAX. */
-static int parse_autoscale(const char *arg, struct autoscale_cfg *c, struct err *e)
-{
-	char tail;
-
-	if (sscanf(arg, "%d:%d%c", &c->min, &c->max, &tail) != 2 || c->min < 1 || c->max < c->min ||
-	    c->max > SIM_MAX_REPLICAS)
-		return err_set(e, SS_EUSAGE, "--autoscale must be MIN:MAX replicas with 1 <= MIN <= MAX <= %d, got '%s'",
-			       SIM_MAX_REPLICAS, arg);
-	return 0;
-}
-
-/* --breakdown decode:B:C or prefill:B:L[:P]. */
-static int parse_breakdown(const char *arg, struct run_opts *o, struct err *e)
-{
-	long long b = 0, x = 0, y = 0;
-	char tail;
-	int n;
-
-	if (strncmp(arg, "decode:", 7) == 0) {
-		n = sscanf(arg + 7, "%lld:%lld%c", &b, &x, &tail);
-		if (n == 2 && b >= 1 && b <= 1 << 20 && x >= 0 && x <= 1 << 24) {
-			o->bd_batch = b;
-			o->bd_len = 1;
-			o->bd_ctx = x;
-			return 0;
-		}
-	} else if (strncmp(arg, "prefill:", 8) == 0) {
-		n = sscanf(arg + 8, "%lld:%lld:%lld%c", &b, &x, &y, &tail);
-		if ((n == 2 || n == 3) && b >= 1 && b <= 1 << 20 && x >= 1 && x <= 1 << 24 && y >= 0 &&
-		    y <= 1 << 24) {
-			o->bd_prefill = true;
-			o->bd_batch = b;
-			o->bd_len = x;
-			o->bd_ctx = n == 3 ? y : 0;
-			return 0;
-		}
-	}
-	return err_set(e, SS_EUSAGE,
-		       "--breakdown must be decode:BATCH:CONTEXT or prefill:BATCH:LEN[:PREFIX] (BATCH 1..1048576, "
-		       "LEN 1.. and CONTEXT, PREFIX 0..16777216 tokens), got '%s'",
-		       arg);
-}
-
-/* vLLM's --goodput: "ttft:500 tpot:50 e2el:2000" (spaces or commas). */
-static int parse_goodput(const char *arg, double lim[3], struct err *e)
-{
-	static const char *const keys[3] = {"ttft", "tpot", "e2el"};
-	char buf[256], *save = NULL, *t;
-	int k, n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (t = strtok_r(buf, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
-		char *colon = strchr(t, ':'), *end;
-		double v;
-		if (!colon)
-			return err_set(e, SS_EUSAGE, "--goodput: '%s' must be KEY:MS with KEY ttft, tpot or e2el (vLLM's syntax), e.g. --goodput 'ttft:500 tpot:50'", t);
-		*colon = '\0';
-		for (k = 0; k < 3 && strcmp(t, keys[k]) != 0; k++)
-			;
-		if (k == 3)
-			return err_set(e, SS_EUSAGE, "--goodput: unknown metric '%s', expected ttft, tpot or e2el", t);
-		v = strtod(colon + 1, &end);
-		if (end == colon + 1 || *end || !(v > 0) || !isfinite(v))
-			return err_set(e, SS_EUSAGE, "--goodput: %s must be a number of ms > 0, got '%s'", t, colon + 1);
-		lim[k] = v;
-		n++;
-	}
-	return n ? 0 : err_set(e, SS_EUSAGE, "--goodput: empty, expected e.g. 'ttft:500 tpot:50'");
-}
 
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
@@ -277,11 +205,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 
 	memset(o, 0, sizeof(*o));
 	o->goodput[0] = o->goodput[1] = o->goodput[2] = NAN;
-	o->as.target = AS_DEFAULT_TARGET;
-	o->as.interval_s = AS_DEFAULT_INTERVAL_S;
-	o->as.warmup_s = AS_DEFAULT_WARMUP_S;
-	o->as.grace_s = AS_DEFAULT_GRACE_S;
-	o->as.slo_ttft_ms = o->as.slo_itl_ms = NAN;
+	autoscale_cfg_defaults(&o->as);
 	o->storage_gb_s = AS_DEFAULT_STORAGE_GB_S;
 	scenflags_defaults(&o->sf);
 	wlflags_defaults(&o->wf);
@@ -292,6 +216,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		switch (c) {
 		case 'h':
 			fputs(run_usage, stdout);
+			cli_help_fields(&deploy_table, DEPLOY_G_POOL, stdout);
+			fputs(run_usage0, stdout);
 			cli_help_fields(&deploy_table, DEPLOY_G_ENGINE, stdout);
 			fputs(run_usage1, stdout);
 			fputs(run_usage2, stdout);
@@ -314,34 +240,7 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_SPK: rc = cli_int("--speculative-tokens", optarg, 1, SPEC_MAX_TOKENS, &o->ex.spec_k, e); break;
 		case O_SPM: o->ex.spec_method = optarg; break;
 		case O_SPA: o->ex.spec_rates = optarg; break;
-		case O_PD: {
-			char tail, *end;
-			int np = 0, nd = 0;
-			long ne = 0;
-			const char *pd = optarg;
-			/* E/P/D: XeYpZd, or Xe1pd (encoders ahead of the aggregated engine) */
-			if (strchr(optarg, 'e')) {
-				ne = strtol(optarg, &end, 10);
-				if (end == optarg || *end != 'e' || ne < 1 || ne > 1024)
-					ne = -1;
-				else
-					pd = end + 1;
-			}
-			if (ne > 0 && strcmp(pd, "1pd") == 0) {
-				o->ex.epd_encoders = (int)ne;
-				break;
-			}
-			if (ne < 0 || sscanf(pd, "%dp%dd%c", &np, &nd, &tail) != 2 || np < 1 || nd < 1 || np > 1024 ||
-			    nd > 1024)
-				rc = err_set(e, SS_EUSAGE,
-					     "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), "
-					     "XeYpZd or Xe1pd (X encoder workers ahead of them or of the aggregated engine), got '%s'",
-					     optarg);
-			o->ex.epd_encoders = (int)ne;
-			o->ex.pd_prefill = np;
-			o->ex.pd_decode = nd;
-			break;
-		}
+		case O_PD: rc = scenflags_run_parse_pd(optarg, &o->ex, e); break;
 		case O_PTP: rc = cli_int("--prefill-tp", optarg, 1, 4096, &o->ex.prefill_tp, e); break;
 		case O_PEP: rc = cli_int("--prefill-ep", optarg, 1, 4096, &o->ex.prefill_ep, e); break;
 		case O_PDP: rc = cli_int("--prefill-dp", optarg, 1, 4096, &o->ex.prefill_dp, e); break;
@@ -352,9 +251,9 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		case O_PGPU: o->ex.prefill_gpu = optarg; break;
 		case O_DGPU: o->decode_gpu = optarg; break;
 		case O_MAXREQ: rc = cli_int("--max-requests", optarg, 1, INT64_MAX, &o->max_requests, e); break;
-		case O_GOOD: rc = parse_goodput(optarg, o->goodput, e); break;
-		case O_BD: rc = parse_breakdown(optarg, o, e); break;
-		case O_AS: rc = parse_autoscale(optarg, &o->as, e); break;
+		case O_GOOD: rc = sim_goodput_parse(optarg, o->goodput, e); break;
+		case O_BD: rc = scenflags_breakdown_parse(optarg, &o->bd, e); break;
+		case O_AS: rc = autoscale_range_parse(optarg, &o->as, e); break;
 		case O_ASP: rc = autoscale_policy_parse(optarg, &o->as.policy, e); as_flag = true; break;
 		case O_AST: rc = cli_double("--autoscale-target", optarg, 0, true, &o->as.target, e); as_flag = true; break;
 		case O_ASI: rc = cli_double("--autoscale-interval-s", optarg, 0, true, &o->as.interval_s, e); as_flag = true; break;
@@ -391,14 +290,14 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
 		return err_set(e, SS_EUSAGE,
 			       "--rate-type sweep reports one row per benchmark: --requests-out, --step-log, --goodput and --format vllm-bench apply to one run");
-	if (o->bd_batch && (o->wf.ov.rate_type == WL_RT_SWEEP || o->requests_out || o->step_log ||
+	if (o->bd.batch && (o->wf.ov.rate_type == WL_RT_SWEEP || o->requests_out || o->step_log ||
 			    (o->fmt != FMT_TEXT && o->fmt != FMT_JSON)))
 		return err_set(e, SS_EUSAGE,
 			       "--breakdown prices one step instead of simulating: not with --rate-type sweep, --requests-out, --step-log or --format csv/vllm-bench");
 	if (as_flag && !o->as.max)
 		return err_set(e, SS_EUSAGE, "--autoscale-*, --slo-ttft-ms, --slo-itl-ms, --prices and --svg need "
 			       "--autoscale MIN:MAX");
-	if (o->as.max && (o->sf.replicas != 1 || o->ex.pd_prefill || o->bd_batch || o->wf.ov.rate_type == WL_RT_SWEEP ||
+	if (o->as.max && (o->sf.k.replicas != 1 || o->ex.pd_prefill || o->bd.batch || o->wf.ov.rate_type == WL_RT_SWEEP ||
 			  o->fmt == FMT_CSV || o->fmt == FMT_VLLM_BENCH))
 		return err_set(e, SS_EUSAGE, "--autoscale MIN:MAX sets the replicas: not with --replicas, "
 			       "--disaggregate, --breakdown, --rate-type sweep or --format csv/vllm-bench");
@@ -453,8 +352,8 @@ static int run_breakdown(const struct run_opts *o, const struct scenflags_ctx *x
 	int64_t local;
 	int rc;
 
-	if ((rc = scenflags_breakdown(st, o->bd_prefill, o->bd_batch, o->bd_len, o->bd_ctx, &c, &local, &bd, e)) == 0) {
-		out_breakdown_of(c, o->bd_prefill, o->bd_batch, local, o->bd_len, o->bd_ctx, &bd, &r);
+	if ((rc = scenflags_breakdown(st, &o->bd, &c, &local, &bd, e)) == 0) {
+		out_breakdown_of(c, o->bd.prefill, o->bd.batch, local, o->bd.len, o->bd.ctx, &bd, &r);
 		out_config_of(&o->sf, x, sc, st, wl, tables, sizeof(tables), &r.cfg);
 		if (o->fmt == FMT_JSON)
 			out_breakdown_json(stdout, &r);
@@ -553,7 +452,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 		goto out;
 	if (x.notes[0] && o.fmt != FMT_TEXT)
 		fprintf(stderr, "servesim run: %s\n", x.notes);
-	if (o.bd_batch) {
+	if (o.bd.batch) {
 		rc = run_breakdown(&o, &x, &sc, &st, &wl, e);
 		goto out;
 	}

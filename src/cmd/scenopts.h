@@ -25,19 +25,6 @@ enum { SCF = 1100 };
 	{"allow-invalid", no_argument, 0, SCF + 21}, \
 	{"calibration", required_argument, 0, SCF + 22}, \
 	{"force-calibration", no_argument, 0, SCF + 23}, \
-	{"schedule-policy", required_argument, 0, SCF + 25}, \
-	{"replicas", required_argument, 0, SCF + 27}, \
-	{"kv-offloading-backend", required_argument, 0, SCF + 33}, \
-	{"max-loras", required_argument, 0, SCF + 38}, \
-	{"max-cpu-loras", required_argument, 0, SCF + 40}, \
-	{"max-loras-per-batch", required_argument, 0, SCF + 41}, \
-	{"max-loaded-loras", required_argument, 0, SCF + 42}, \
-	{"scheduler-recv-interval", required_argument, 0, SCF + 43}, \
-	{"enable-eplb", no_argument, 0, SCF + 46}, \
-	{"eplb-config", required_argument, 0, SCF + 47}, \
-	{"num-redundant-experts", required_argument, 0, SCF + 48}, \
-	{"ep-num-redundant-experts", required_argument, 0, SCF + 49}, \
-	{"eplb-rebalance-num-iterations", required_argument, 0, SCF + 50}, \
 	CLI_PARALLEL_OPTIONS, CLI_PP_OPTIONS, CLI_OVERHEAD_OPTIONS
 
 /* The flags' --help (capacity, search, sweep, serve): the model and

@@ -4,19 +4,16 @@
  * target rate needs and launch lines; on threads and MPI ranks. */
 #define _GNU_SOURCE
 #include <getopt.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "report/html.h"
 #include "cmds.h"
 #include "progress.h"
 #include "scenopts.h"
-#include "engine/registry.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
 #include "base/alloc.h"
@@ -99,102 +96,6 @@ struct search_opts {
 	enum out_format fmt;
 };
 
-static int parse_gpus(const char *arg, struct search_opts *o, struct err *e)
-{
-	char buf[512], *save = NULL, *tok;
-
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "--gpus: list too long");
-	snprintf(buf, sizeof(buf), "%s", arg);
-	o->q.ngpu = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':'), *end;
-		long n;
-		if (o->q.ngpu == SEARCH_MAX_BUDGET)
-			return err_set(e, SS_EUSAGE, "--gpus: at most 8 GPU types");
-		if (!colon || colon == tok)
-			return err_set(e, SS_EUSAGE, "--gpus: '%s' must be GPU:COUNT, e.g. h100:8", tok);
-		*colon = '\0';
-		n = strtol(colon + 1, &end, 10);
-		if (end == colon + 1 || *end || n < 1 || n > 4096)
-			return err_set(e, SS_EUSAGE, "--gpus: count of %s must be 1 to 4096, got '%s'", tok,
-				       colon + 1);
-		snprintf(o->q.gpu_names[o->q.ngpu], sizeof(o->q.gpu_names[0]), "%s", tok);
-		o->q.gpu_count[o->q.ngpu++] = (int)n;
-	}
-	if (o->q.ngpu == 0)
-		return err_set(e, SS_EUSAGE, "--gpus: empty list, expected e.g. h100:8,h200:16");
-	return 0;
-}
-
-/* "1,2,4" into ints in [lo, hi]. */
-static int parse_ints(const char *flag, const char *arg, int *v, size_t *n, int64_t lo, int64_t hi,
-		      struct err *e)
-{
-	char buf[256], *save = NULL, *tok;
-
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "%s: list too long", flag);
-	snprintf(buf, sizeof(buf), "%s", arg);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int64_t x;
-		int rc;
-		if (*n == SEARCH_MAX_LIST)
-			return err_set(e, SS_EUSAGE, "%s: at most %d values", flag, SEARCH_MAX_LIST);
-		if ((rc = cli_int(flag, tok, lo, hi, &x, e)) < 0)
-			return rc;
-		v[(*n)++] = (int)x;
-	}
-	if (*n == 0)
-		return err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. %s 1,2,4", flag, flag);
-	return 0;
-}
-
-/* "vllm,sglang": the engines whose launch lines servesim writes. */
-static int parse_engines(const char *flag, const char *arg, struct search_space *sp, struct err *e)
-{
-	char buf[128], names[128], *save = NULL, *tok;
-	size_t k;
-
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "%s: list too long", flag);
-	snprintf(buf, sizeof(buf), "%s", arg);
-	sp->nengine = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct engine_type *en = engine_find(tok);
-		if (!en || !en->launch) {
-			engine_names(names, sizeof(names), "and", true);
-			return err_set(e, SS_EUSAGE, "%s: search knows the engines %s, got '%s'", flag, names, tok);
-		}
-		for (k = 0; k < sp->nengine; k++)
-			if (sp->engine[k] == en)
-				return err_set(e, SS_EUSAGE, "%s: '%s' given twice", flag, tok);
-		if (sp->nengine == SEARCH_MAX_ENGINES)
-			return err_set(e, SS_EUSAGE, "%s: at most %d engines", flag, SEARCH_MAX_ENGINES);
-		sp->engine[sp->nengine++] = en;
-	}
-	if (sp->nengine == 0)
-		return err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. vllm,sglang", flag);
-	return 0;
-}
-
-/* --max-num-batched-tokens LIST, --max-num-seqs LIST (either engine's
- * spelling): the search's lists of those engine limits, in the deployment
- * field table's range. */
-static int search_list(const struct deploy_table *t, size_t row, const char *flag, const char *arg,
-		       struct search_space *sp, struct err *e)
-{
-	bool mbt = row == DEPLOY_MAX_NUM_BATCHED_TOKENS;
-	int m[SEARCH_MAX_LIST];
-	size_t k, *n = mbt ? &sp->nmnbt : &sp->nmns;
-	int rc = parse_ints(flag, arg, m, n, (int64_t)t->row[row].lo, (int64_t)t->row[row].hi, e);
-
-	for (k = 0; rc == 0 && k < *n; k++)
-		(mbt ? sp->mnbt : sp->mns)[k] = m[k];
-	return rc;
-}
-
 static int parse_search(int argc, char **argv, struct search_opts *o, struct err *e)
 {
 	enum { O_SLO = 256, O_GOOD, O_SEEDS, O_SEED, O_WL, O_NREQ, O_FMT, O_GPUS, O_NOPD, O_PDMAX,
@@ -236,7 +137,7 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 		case O_WL: o->q.workload = optarg; break;
 		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->q.nreq, e); break;
 		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
-		case O_GPUS: rc = parse_gpus(optarg, o, e); break;
+		case O_GPUS: rc = search_parse_gpus(optarg, &o->q, e); break;
 		case O_NOPD: o->q.sp.pd = false; break;
 		case O_PDMAX:
 			rc = cli_int("--pd-max-workers", optarg, 2, 64, &v, e);
@@ -256,42 +157,26 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 			if (o->q.engines_given)
 				return err_set(e, SS_EUSAGE, "give the engines once (--engines LIST or --engine E)");
 			o->q.engines_given = true;
-			rc = parse_engines(c == O_ENGINES ? "--engines" : "--engine", optarg, &o->q.sp, e);
+			rc = search_parse_engines(c == O_ENGINES ? "--engines" : "--engine", optarg, &o->q.sp, e);
 			break;
-		case O_SPEC: {
-			int k[SEARCH_MAX_LIST];
-			size_t j;
-			rc = parse_ints("--speculative-tokens", optarg, k, &o->q.sp.nspec, 0, SPEC_MAX_TOKENS, e);
-			for (j = 0; rc == 0 && j < o->q.sp.nspec; j++)
-				o->q.sp.spec_k[j] = k[j];
+		case O_SPEC:
+			rc = search_parse_ints("--speculative-tokens", optarg, o->q.sp.spec_k, &o->q.sp.nspec, 0,
+					       SPEC_MAX_TOKENS, e);
 			break;
-		}
-		case SCF + 4: {
-			char buf[128], *save = NULL, *tok;
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			o->q.sp.ndtype = 0;
-			for (tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-				if (o->q.sp.ndtype == SEARCH_MAX_LIST)
-					rc = err_set(e, SS_EUSAGE, "--dtype: at most %d values", SEARCH_MAX_LIST);
-				else
-					rc = dtype_parse(tok, &o->q.sp.dtype[o->q.sp.ndtype++], e);
-			}
-			break;
-		}
-		case SCF + 27:
-			rc = parse_ints("--replicas", optarg, o->q.sp.replicas, &o->q.sp.nreplicas, 1, SIM_MAX_REPLICAS, e);
-			break;
-		case CLI_PAR: rc = parse_ints("--tp", optarg, o->q.sp.tp, &o->q.sp.ntp, 1, 4096, e); break;
-		case CLI_PAR + 1: rc = parse_ints("--dp", optarg, o->q.sp.dp, &o->q.sp.ndp, 1, 4096, e); break;
-		case CLI_PAR + 8: rc = parse_ints("--pp", optarg, o->q.sp.pp, &o->q.sp.npp, 1, 4096, e); break;
+		case SCF + 4: rc = search_parse_dtypes(optarg, &o->q.sp, e); break;
+		case CLI_PAR: rc = search_parse_ints("--tp", optarg, o->q.sp.tp, &o->q.sp.ntp, 1, 4096, e); break;
+		case CLI_PAR + 1: rc = search_parse_ints("--dp", optarg, o->q.sp.dp, &o->q.sp.ndp, 1, 4096, e); break;
+		case CLI_PAR + 8: rc = search_parse_ints("--pp", optarg, o->q.sp.pp, &o->q.sp.npp, 1, 4096, e); break;
 		case CLI_PAR + 2: case CLI_PAR + 6: case CLI_PAR + 7:
 			return err_set(e, SS_EUSAGE, "EP is searched (off and TP x DP); %s is not an option here",
 				       argv[optind - 1]);
 		case '?': case ':': return cli_bad_option("search", argv[optind - 1], e);
 		default:
-			if ((row = cli_deploy_row(&deploy_table, c)) == DEPLOY_MAX_NUM_BATCHED_TOKENS ||
-			    row == DEPLOY_MAX_NUM_SEQS)
-				rc = search_list(&deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), optarg,
+			if ((row = cli_deploy_row(&deploy_table, c)) == DEPLOY_REPLICAS)
+				rc = search_parse_ints("--replicas", optarg, o->q.sp.replicas, &o->q.sp.nreplicas, 1,
+						SIM_MAX_REPLICAS, e);
+			else if (row == DEPLOY_MAX_NUM_BATCHED_TOKENS || row == DEPLOY_MAX_NUM_SEQS)
+				rc = search_parse_limits(&deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), optarg,
 						 &o->q.sp, e);
 			else if ((rc = scenflags_option(c, optarg, &o->q.sf, e)) == 0)
 				return cli_bad_option("search", argv[optind - 1], e);
@@ -358,37 +243,10 @@ int cmd_search(int argc, char **argv, struct err *e)
 	double t0 = cli_wall_s();
 	int rc;
 
-	/* Each probe allocates its KV cache (per-block arrays for every block
-	 * of the pool, of which a probe touches a part) and frees it when
-	 * done.  glibc raises its mmap threshold to the size of a freed mapped
-	 * chunk, after which such arrays come from the threads' arenas, fully
-	 * resident and kept between probes.  A fixed threshold of 32 KiB
-	 * (mallopt(3)) maps each one on its own: only the pages a probe writes
-	 * are resident and every probe gives them back.  DeepSeek-V3 on 16
-	 * H200 (README): peak RSS 151 -> 20 MB.  (Requests' block-id arrays,
-	 * once sized for max_model_len and mapped one by one here, are sized
-	 * for the request since: sched.c array_class.)  32 KiB mapped every
-	 * middle-sized array as well (request slabs, per-step and record
-	 * arrays): a third of the README 70B search's CPU went to mmap,
-	 * munmap and the page faults of fresh mappings.  1 MiB keeps those in
-	 * the arenas and maps the pools' per-block arrays, and a 64 MiB trim
-	 * threshold keeps the arenas' tops from being given back and faulted
-	 * in again at every probe: 70B search 0.91 -> 0.52 s CPU (one
-	 * thread), DeepSeek-V3 15.4 -> 11.7 s, peak RSS 35 -> 49 MB. */
-	mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
-	mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+	search_malloc_tuning();
 	memset(&o, 0, sizeof(o));
-	scenflags_defaults(&o.q.sf);
-	cap_cfg_defaults(&o.q.cc);
-	search_space_defaults(&o.q.sp);
-	o.q.seeds = 1;
-	o.q.jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
-	if (o.q.jobs > PARMAP_MAX_JOBS)
-		o.q.jobs = PARMAP_MAX_JOBS;
+	search_req_defaults(&o.q);
 	o.top = 3;
-	snprintf(o.q.gpu_names[0], sizeof(o.q.gpu_names[0]), "h100");
-	o.q.gpu_count[0] = 8;
-	o.q.ngpu = 1;
 	if ((rc = ranks_init(&rk, &argc, &argv, e)) < 0)
 		goto out;
 	joined = true;

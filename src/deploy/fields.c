@@ -70,9 +70,106 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 		"serve the adapters the workload's requests name", 0, OFF(lora), DEPLOY_G_LORA, NULL, true},
 	[DEPLOY_MAX_LORA_RANK] = {"lora_max_lora_rank", {"--max-lora-rank"}, NULL, DEPLOY_INT, 1, 4096, false, 0, "16",
 		"R", "largest adapter rank", 0, OFF(lora_rank), DEPLOY_G_LORA, NULL, true},
+	[DEPLOY_REPLICAS] = {"replicas", {"--replicas"}, NULL, DEPLOY_INT, 1, DEPLOY_MAX_REPLICAS, false, 1, NULL, "N",
+		"independent copies of the whole deployment (TP x PP x DP x EP, both P/D pools) behind the router", 0,
+		OFF(replicas), DEPLOY_G_POOL, NULL, true},
+	[DEPLOY_SCHEDULE_POLICY] = {"schedule_policy", {"--schedule-policy"}, NULL, DEPLOY_STR, 0, 0, false, 0, "fcfs",
+		"fcfs|lpm", "waiting-queue order", 0, OFF(schedule_policy), DEPLOY_G_SGLANG, NULL, true, "fcfs|lpm"},
+	[DEPLOY_RECV_INTERVAL] = {"scheduler_recv_interval", {"--scheduler-recv-interval"}, "scheduler_recv_interval", DEPLOY_INT, 1,
+		DEPLOY_MAX_RECV_INTERVAL, false, 0, "1", "N",
+		"while it runs, the scheduler polls for new requests every N decode batches or after any other batch", 0,
+		OFF(recv_interval), DEPLOY_G_SGLANG, NULL, true},
+	[DEPLOY_KV_OFFLOADING_BACKEND] = {"kv_offloading_backend", {"--kv-offloading-backend"}, NULL, DEPLOY_STR, 0, 0,
+		false, 0, "native", "native|lmcache",
+		"vLLM's OffloadingConnector (loads beside the step) or LMCache's (synchronous load and store)", 0,
+		OFF(kv_offloading_backend), DEPLOY_G_OFFLOAD, NULL, true, "native|lmcache"},
+	[DEPLOY_MAX_LORAS] = {"max_loras", {"--max-loras"}, NULL, DEPLOY_INT, 1, 4096, false, 0, "1", "N",
+		"vLLM: adapters per step", 0, OFF(max_loras), DEPLOY_G_LORA, NULL, true},
+	[DEPLOY_MAX_LORAS_PER_BATCH] = {"max_loras_per_batch", {"--max-loras-per-batch"}, NULL, DEPLOY_INT, 1, 4096,
+		false, 0, "8", "N", "SGLang: adapters per batch, the base model one of them", 0, OFF(max_loras_per_batch),
+		DEPLOY_G_LORA, NULL, true},
+	[DEPLOY_MAX_CPU_LORAS] = {"max_cpu_loras", {"--max-cpu-loras"}, NULL, DEPLOY_INT, 1, DEPLOY_MAX_ADAPTERS, false, 0,
+		"--max-loras", "M", "vLLM: adapters in host memory", 0, OFF(max_cpu_loras), DEPLOY_G_LORA, NULL, true},
+	[DEPLOY_MAX_LOADED_LORAS] = {"max_loaded_loras", {"--max-loaded-loras"}, NULL, DEPLOY_INT, 1, DEPLOY_MAX_ADAPTERS,
+		false, 0, "all", "M", "SGLang: adapters in host memory", 0, OFF(max_loaded_loras), DEPLOY_G_LORA, NULL,
+		true},
+	[DEPLOY_EPLB] = {"enable_eplb", {"--enable-eplb"}, NULL, DEPLOY_ON, 0, 1, false, 0, "off", NULL,
+		"redundant experts placed by DeepSeek's EPLB", 0, OFF(eplb), DEPLOY_G_EPLB, NULL, true},
+	[DEPLOY_EPLB_CONFIG] = {"eplb_config", {"--eplb-config"}, NULL, DEPLOY_STR, 0, 0, false, 0,
+		"num_redundant_experts 0, step_interval 3000", "JSON",
+		"vLLM's EPLBConfig: num_redundant_experts, step_interval, use_async", 0, OFF(eplb_config), DEPLOY_G_EPLB,
+		NULL, true},
+	[DEPLOY_NUM_REDUNDANT_EXPERTS] = {"num_redundant_experts", {"--num-redundant-experts"}, NULL, DEPLOY_INT, 0,
+		1 << 16, false, -1, "0", "N", "vLLM's older flag for num_redundant_experts", 0,
+		OFF(num_redundant_experts), DEPLOY_G_EPLB, NULL, true},
+	[DEPLOY_EP_NUM_REDUNDANT_EXPERTS] = {"ep_num_redundant_experts", {"--ep-num-redundant-experts"}, NULL,
+		DEPLOY_INT, 0, 1 << 16, false, -1, "0", "N", "SGLang: redundant experts", 0, OFF(ep_num_redundant_experts),
+		DEPLOY_G_EPLB, NULL, true},
+	[DEPLOY_EPLB_ITERATIONS] = {"eplb_rebalance_num_iterations", {"--eplb-rebalance-num-iterations"}, NULL,
+		DEPLOY_INT, 1, 1099511627776.0, false, -1, "1000", "N", "SGLang: steps between rebalances", 0,
+		OFF(eplb_iterations), DEPLOY_G_EPLB, NULL, true},
 };
 
 const struct deploy_table deploy_table = {rows, DEPLOY__COUNT};
+
+int deploy_exp_read(const struct deploy_table *t, const struct json *o, const char *ctx, void *base,
+		    struct err *e)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < t->n && rc == 0; i++) {
+		const struct deploy_field *f = &t->row[i];
+		bool pres = false, b = false;
+		int64_t n = 0;
+		double x = 0;
+
+		if (!f->exp_key || !json_get(o, f->exp_key))
+			continue;
+		switch (f->type) {
+		case DEPLOY_INT:
+			if ((rc = json_opt_int(o, f->exp_key, ctx, (int64_t)f->lo, (int64_t)f->hi, &n, &pres, e)) == 0)
+				deploy_set(t, i, (double)n, base);
+			break;
+		case DEPLOY_NUM:
+			if ((rc = json_opt_num(o, f->exp_key, ctx, &x, &pres, e)) < 0)
+				break;
+			if (!(f->lo_open ? x > f->lo : x >= f->lo) || !(x <= f->hi))
+				return err_set(e, SS_EDATA, "%s: '%s' must be in %c%g, %g]%s, got %g", ctx, f->exp_key,
+					       f->lo_open ? '(' : '[', f->lo, f->hi, f->unit ? f->unit : "", x);
+			deploy_set(t, i, x, base);
+			break;
+		case DEPLOY_OFF: case DEPLOY_ON:
+			if ((rc = json_opt_bool(o, f->exp_key, ctx, &b, e)) == 0)
+				deploy_set(t, i, b, base);
+			break;
+		case DEPLOY_STR:
+			assert(!"a string knob has no experiment.json key");
+			break;
+		}
+	}
+	return rc;
+}
+
+void deploy_exp_json(const struct deploy_table *t, const void *base, struct jw *w)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct deploy_field *f = &t->row[i];
+		double v;
+
+		if (!f->exp_key)
+			continue;
+		v = deploy_get(t, i, base);
+		if (f->type == DEPLOY_INT && v > 0)
+			jw_int(w, f->exp_key, (int64_t)v);
+		else if (f->type == DEPLOY_NUM && v > 0)
+			jw_num(w, f->exp_key, v);
+		else if (f->type == DEPLOY_OFF || (f->type == DEPLOY_ON && v != 0))
+			jw_bool(w, f->exp_key, v != 0);
+	}
+}
 
 static void *at(const struct deploy_field *f, void *base)
 {
@@ -93,6 +190,7 @@ void deploy_set(const struct deploy_table *t, size_t i, double v, void *base)
 	case DEPLOY_INT: *(int64_t *)at(f, base) = (int64_t)v; break;
 	case DEPLOY_NUM: *(double *)at(f, base) = v; break;
 	case DEPLOY_OFF: case DEPLOY_ON: *(bool *)at(f, base) = v != 0; break;
+	case DEPLOY_STR: assert(v == 0); *(const char **)at(f, base) = NULL; break;
 	}
 	((struct deploy_knobs *)base)->given |= UINT64_C(1) << i;
 }
@@ -105,6 +203,7 @@ double deploy_get(const struct deploy_table *t, size_t i, const void *base)
 	case DEPLOY_INT: return (double)*(const int64_t *)cat_(f, base);
 	case DEPLOY_NUM: return *(const double *)cat_(f, base);
 	case DEPLOY_OFF: case DEPLOY_ON: return *(const bool *)cat_(f, base) ? 1 : 0;
+	case DEPLOY_STR: break;
 	}
 	return NAN;
 }
@@ -121,6 +220,37 @@ void deploy_defaults(const struct deploy_table *t, void *base)
 bool deploy_given(const struct deploy_knobs *k, size_t i)
 {
 	return (k->given >> i) & 1;
+}
+
+/* arg one of "a|b|c" */
+static bool choice_ok(const char *choices, const char *arg)
+{
+	size_t n = strlen(arg);
+	const char *p;
+
+	for (p = choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+		if (strncmp(p, arg, n) == 0 && (p[n] == '|' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* "FLAG must be a, b or c, got 'ARG'" */
+static int bad_choice(const char *choices, const char *flag, const char *arg, struct err *e)
+{
+	struct sbuf list;
+	const char *p, *bar;
+	int rc;
+
+	sb_init(&list);
+	for (p = choices; p; p = bar ? bar + 1 : NULL) {
+		bar = strchr(p, '|');
+		if (p != choices)
+			sb_printf(&list, "%s", bar ? ", " : " or ");
+		sb_put(&list, p, bar ? (size_t)(bar - p) : strlen(p));
+	}
+	rc = err_set(e, SS_EUSAGE, "%s must be %s, got '%s'", flag, list.buf, arg);
+	sb_release(&list);
+	return rc;
 }
 
 int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const char *arg, void *base,
@@ -144,6 +274,12 @@ int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const
 			return err_set(e, SS_EUSAGE, "%s must be in %c%g, %.15g]%s, got %g", flag, f->lo_open ? '(' : '[',
 				       f->lo, f->hi, f->unit ? f->unit : "", x);
 		break;
+	case DEPLOY_STR:
+		if (f->choices && !choice_ok(f->choices, arg))
+			return bad_choice(f->choices, flag, arg, e);
+		*(const char **)at(f, base) = arg;
+		((struct deploy_knobs *)base)->given |= UINT64_C(1) << i;
+		return 0;
 	default:
 		x = f->type == DEPLOY_ON; /* the switch turns it on or off */
 	}
@@ -165,9 +301,16 @@ void deploy_overlay(const struct deploy_table *t, void *dst, const void *src)
 {
 	size_t i;
 
-	for (i = 0; i < t->n; i++)
-		if (deploy_given(src, i))
+	for (i = 0; i < t->n; i++) {
+		if (!deploy_given(src, i))
+			continue;
+		if (t->row[i].type == DEPLOY_STR) {
+			*(const char **)at(&t->row[i], dst) = *(const char *const *)cat_(&t->row[i], src);
+			((struct deploy_knobs *)dst)->given |= UINT64_C(1) << i;
+		} else {
 			deploy_set(t, i, deploy_get(t, i, src), dst);
+		}
+	}
 }
 
 void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
@@ -183,6 +326,7 @@ void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
 		case DEPLOY_INT: jw_int(w, f->name, *(const int64_t *)cat_(f, base)); break;
 		case DEPLOY_NUM: jw_num(w, f->name, *(const double *)cat_(f, base)); break;
 		case DEPLOY_OFF: case DEPLOY_ON: jw_bool(w, f->name, *(const bool *)cat_(f, base)); break;
+		case DEPLOY_STR: jw_str(w, f->name, *(const char *const *)cat_(f, base)); break;
 		}
 		if (after)
 			after(w, i, ctx);
@@ -210,6 +354,11 @@ void deploy_csv_values(const struct deploy_table *t, const void *base, struct sb
 		case DEPLOY_INT: sb_printf(out, ",%lld", (long long)*(const int64_t *)cat_(f, base)); break;
 		case DEPLOY_NUM: sb_printf(out, ",%g", *(const double *)cat_(f, base)); break;
 		case DEPLOY_OFF: case DEPLOY_ON: sb_printf(out, ",%s", *(const bool *)cat_(f, base) ? "true" : "false"); break;
+		case DEPLOY_STR: {
+			const char *v = *(const char *const *)cat_(f, base);
+			sb_printf(out, ",%s", v ? v : "");
+			break;
+		}
 		}
 	}
 }

@@ -37,35 +37,62 @@ struct deploy_knobs {
 	double hicache_ratio, hicache_gb;
 	bool lora;
 	int64_t lora_rank;
+	/* copies of the whole deployment behind the router; SGLang's
+	 * waiting-queue order (NULL: fcfs) and receive interval (0: 1);
+	 * vLLM's KV offload connector (NULL: native); LoRA's limits in vLLM's
+	 * flags and SGLang's (0: the engine's); EPLB on, vLLM's --eplb-config
+	 * JSON (NULL: none), the redundant experts in vLLM's older flag and
+	 * SGLang's, SGLang's rebalance interval (-1: not given) */
+	int64_t replicas;
+	const char *schedule_policy;
+	int64_t recv_interval;
+	const char *kv_offloading_backend;
+	int64_t max_loras, max_cpu_loras, max_loras_per_batch, max_loaded_loras;
+	bool eplb;
+	const char *eplb_config;
+	int64_t num_redundant_experts, ep_num_redundant_experts, eplb_iterations;
 	uint64_t given;
 };
 
-/* Rows of the shipped table (deploy_table.row[DEPLOY_X]). */
+/* Rows of the shipped table (deploy_table.row[DEPLOY_X]), in the order
+ * --help lists a group's rows, the resolved configuration writes its
+ * members and experiment.json's engine block its keys. */
 enum deploy_id {
-	DEPLOY_MAX_NUM_BATCHED_TOKENS, DEPLOY_MAX_NUM_SEQS, DEPLOY_MAX_MODEL_LEN, DEPLOY_BLOCK_SIZE,
+	DEPLOY_MAX_NUM_BATCHED_TOKENS, DEPLOY_SCHEDULE_POLICY, DEPLOY_MAX_PREFILL_TOKENS, DEPLOY_MIXED_CHUNK,
+	DEPLOY_RECV_INTERVAL, DEPLOY_MEM_FRACTION_STATIC, DEPLOY_MAX_NUM_SEQS, DEPLOY_MAX_MODEL_LEN, DEPLOY_BLOCK_SIZE,
 	DEPLOY_LONG_PREFILL_TOKEN_THRESHOLD, DEPLOY_GPU_MEMORY_UTILIZATION, DEPLOY_TOTAL_KV_BLOCKS,
-	DEPLOY_PREFIX_CACHING, DEPLOY_MEM_FRACTION_STATIC, DEPLOY_MAX_PREFILL_TOKENS, DEPLOY_MIXED_CHUNK,
-	DEPLOY_DISABLE_OVERLAP, DEPLOY_KV_OFFLOADING_SIZE, DEPLOY_HICACHE, DEPLOY_HICACHE_RATIO, DEPLOY_HICACHE_SIZE,
-	DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY__COUNT
+	DEPLOY_PREFIX_CACHING, DEPLOY_DISABLE_OVERLAP, DEPLOY_KV_OFFLOADING_SIZE, DEPLOY_HICACHE, DEPLOY_HICACHE_RATIO,
+	DEPLOY_HICACHE_SIZE, DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY_REPLICAS, DEPLOY_KV_OFFLOADING_BACKEND,
+	DEPLOY_MAX_LORAS, DEPLOY_MAX_LORAS_PER_BATCH, DEPLOY_MAX_CPU_LORAS, DEPLOY_MAX_LOADED_LORAS, DEPLOY_EPLB,
+	DEPLOY_EPLB_CONFIG, DEPLOY_NUM_REDUNDANT_EXPERTS, DEPLOY_EP_NUM_REDUNDANT_EXPERTS, DEPLOY_EPLB_ITERATIONS,
+	DEPLOY__COUNT
 };
 
 /* Where a row's --help line goes (deploy_help prints one group). */
-enum deploy_group { DEPLOY_G_ENGINE, DEPLOY_G_SGLANG, DEPLOY_G_OFFLOAD, DEPLOY_G_LORA };
+enum deploy_group { DEPLOY_G_ENGINE, DEPLOY_G_SGLANG, DEPLOY_G_OFFLOAD, DEPLOY_G_LORA, DEPLOY_G_POOL, DEPLOY_G_EPLB };
 
 enum deploy_type {
 	DEPLOY_INT,   /* an integer in [lo, hi] */
 	DEPLOY_NUM,   /* a number in [lo, hi], (lo, hi] when lo_open */
 	DEPLOY_OFF,   /* a switch: its flag (no value) turns a setting that is on by default off */
-	DEPLOY_ON     /* a switch that turns a setting that is off by default on */
+	DEPLOY_ON,    /* a switch that turns a setting that is off by default on */
+	DEPLOY_STR    /* a string (const char *, NULL by default), one of choices when given */
 };
 
+/* Upper ends of ranges the simulation fixes (sim.h SIM_MAX_REPLICAS,
+ * SIM_MAX_RECV_INTERVAL, workload.h WL_MAX_ADAPTERS; scenflags.c checks
+ * they agree). */
+#define DEPLOY_MAX_REPLICAS 1024
+#define DEPLOY_MAX_RECV_INTERVAL 100000
+#define DEPLOY_MAX_ADAPTERS 1048576
 #define DEPLOY_SPELLINGS 3   /* flag spellings a row may have */
 #define DEPLOY_MAX_FIELDS 64 /* bits of deploy_knobs.given */
 
 struct deploy_field {
 	const char *name;       /* the resolved configuration's key and the sweep axis */
 	const char *flag[DEPLOY_SPELLINGS]; /* "--x" spellings: vLLM's first, then SGLang's; NULL-ended */
-	const char *exp_key;    /* its key in experiment.json's engine block (NULL: none) */
+	const char *exp_key;    /* its key in experiment.json's engine block (NULL: none;
+				 * deploy_exp_read, deploy_exp_json) */
 	enum deploy_type type;
 	double lo, hi;
 	bool lo_open;
@@ -80,6 +107,7 @@ struct deploy_field {
 	const char *unit;       /* after the range in a message (" GiB"; NULL: none) */
 	bool own_json;          /* the resolved configuration writes it itself, where
 				 * it applies (deploy_json and the CSV skip it) */
+	const char *choices;    /* DEPLOY_STR: the values taken, "a|b" (NULL: any) */
 };
 
 struct deploy_table {
@@ -99,7 +127,8 @@ bool deploy_given(const struct deploy_knobs *k, size_t i);
  * value and the range. */
 int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const char *arg, void *base,
 		 struct err *e);
-/* A number onto row i (a sweep point's value; a switch: v 0 is off), given. */
+/* A number onto row i (a sweep point's value; a switch: v 0 is off), given;
+ * not for a DEPLOY_STR row. */
 void deploy_set(const struct deploy_table *t, size_t i, double v, void *base);
 double deploy_get(const struct deploy_table *t, size_t i, const void *base);
 /* Row i by its name (a sweep axis), or -1. */
@@ -110,6 +139,15 @@ void deploy_overlay(const struct deploy_table *t, void *dst, const void *src);
  * not NULL, runs after each row (the caller's own members beside one). */
 void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
 		 void (*after)(struct jw *w, size_t i, const void *ctx), const void *ctx);
+/* experiment.json's engine block: every row with an exp_key that o holds,
+ * in the row's range (SS_EDATA naming ctx, the key, the value and the
+ * range), onto base (deploy_set: given); other rows are left. */
+int deploy_exp_read(const struct deploy_table *t, const struct json *o, const char *ctx, void *base,
+		    struct err *e);
+/* Those keys as members of the open object: numbers above 0 (0 stands
+ * for the engine's rule or none), a switch that is off by default when on,
+ * one that is on by default always. */
+void deploy_exp_json(const struct deploy_table *t, const void *base, struct jw *w);
 /* CSV: the names (",name" each) or the values (",value" each). */
 void deploy_csv_names(const struct deploy_table *t, struct sbuf *out);
 void deploy_csv_values(const struct deploy_table *t, const void *base, struct sbuf *out);

@@ -13,17 +13,20 @@
 #include "base/json.h"
 #include "engine/sglang.h"
 
+/* the table's ranges are the simulation's limits */
+_Static_assert(DEPLOY_MAX_REPLICAS == SIM_MAX_REPLICAS && DEPLOY_MAX_RECV_INTERVAL == SIM_MAX_RECV_INTERVAL &&
+		       DEPLOY_MAX_ADAPTERS == WL_MAX_ADAPTERS,
+	       "deploy/fields.h limits");
+
 void scenflags_defaults(struct scenflags *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->gpu = "h100";
 	f->par = (struct parallel){1, 1, 1, 1};
 	f->router = ROUTER_LEAST_OUTSTANDING;
-	f->replicas = 1;
 	f->dtype = f->kvdtype = DT_BF16;
 	deploy_defaults(&deploy_table, &f->k);
 	cost_default_overheads(&f->ov);
-	f->eplb_nre_vl = f->eplb_nre_sg = f->eplb_iters = -1;
 }
 
 static void note(struct scenflags_ctx *x, const char *line)
@@ -84,13 +87,13 @@ static int check_offload(const struct scenflags *f, const struct engine_type *en
 {
 	const struct deploy_knobs *k = &f->k;
 	bool ratio = deploy_given(k, DEPLOY_HICACHE_RATIO), size = deploy_given(k, DEPLOY_HICACHE_SIZE);
-	bool vl = k->kv_offloading_gib > 0 || f->kv_off_backend, hc = k->hicache || ratio || size;
+	bool vl = k->kv_offloading_gib > 0 || f->k.kv_offloading_backend, hc = k->hicache || ratio || size;
 
 	int rc;
 
 	if ((rc = engine_check_offload(en, vl, hc, e)) < 0)
 		return rc;
-	if (f->kv_off_backend && !(k->kv_offloading_gib > 0))
+	if (f->k.kv_offloading_backend && !(k->kv_offloading_gib > 0))
 		return err_set(e, SS_EUSAGE, "--kv-offloading-backend needs --kv-offloading-size GiB (the size turns vLLM's KV offloading on)");
 	if ((ratio || size) && !k->hicache)
 		return err_set(e, SS_EUSAGE, "%s needs --enable-hierarchical-cache", ratio ? "--hicache-ratio" : "--hicache-size");
@@ -108,8 +111,8 @@ static int check_lora(const struct scenflags *f, const struct engine_type *en, c
 {
 	int rc;
 
-	if ((rc = engine_check_lora(en, f->k.lora, f->lora_max_vl > 0 || f->lora_host_vl > 0,
-				    f->lora_max_sg > 0 || f->lora_host_sg > 0, e)) < 0)
+	if ((rc = engine_check_lora(en, f->k.lora, f->k.max_loras > 0 || f->k.max_cpu_loras > 0,
+				    f->k.max_loras_per_batch > 0 || f->k.max_loaded_loras > 0, e)) < 0)
 		return rc;
 	if (f->k.lora_rank > 0 && !f->k.lora)
 		return err_set(e, SS_EUSAGE, "--max-lora-rank needs --enable-lora");
@@ -169,19 +172,19 @@ static int resolve_eplb(const struct scenflags *f, struct scenario *sc, struct e
 	bool red_given = false;
 	int rc;
 
-	if (!f->eplb)
+	if (!f->k.eplb)
 		return 0;
 	sc->eplb = true;
-	if (f->eplb_config &&
-	    (rc = parse_eplb_config(f->eplb_config, &red, &red_given, &interval, &sc->eplb_async, e)) < 0)
+	if (f->k.eplb_config &&
+	    (rc = parse_eplb_config(f->k.eplb_config, &red, &red_given, &interval, &sc->eplb_async, e)) < 0)
 		return rc;
 	/* vLLM's deprecated --num-redundant-experts overrides eplb_config's */
-	if (f->eplb_nre_vl >= 0 || f->eplb_nre_sg >= 0) {
-		red = f->eplb_nre_vl >= 0 ? f->eplb_nre_vl : f->eplb_nre_sg;
+	if (f->k.num_redundant_experts >= 0 || f->k.ep_num_redundant_experts >= 0) {
+		red = f->k.num_redundant_experts >= 0 ? f->k.num_redundant_experts : f->k.ep_num_redundant_experts;
 		red_given = true;
 	}
-	if (f->eplb_iters >= 0)
-		interval = f->eplb_iters;
+	if (f->k.eplb_iterations >= 0)
+		interval = f->k.eplb_iterations;
 	sc->eplb_redundant = (int)red;
 	sc->eplb_interval = interval;
 	if (sc->engine->knobs & ENGINE_KNOB_EPLB_VLLM)
@@ -207,16 +210,16 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
 	if ((rc = engine_check_knobs(en,
 				     (f->k.mem_fraction_static > 0 ? ENGINE_KNOB_MEM_FRACTION : 0) |
-					     (f->sg_policy ? ENGINE_KNOB_SCHEDULE_POLICY : 0) |
+					     (f->k.schedule_policy ? ENGINE_KNOB_SCHEDULE_POLICY : 0) |
 					     (f->k.disable_overlap ? ENGINE_KNOB_NO_OVERLAP : 0) |
 					     (f->k.max_prefill_tokens ? ENGINE_KNOB_MAX_PREFILL : 0) |
 					     (f->k.sglang_mixed_chunk ? ENGINE_KNOB_MIXED_CHUNK : 0) |
-					     (f->recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
+					     (f->k.recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
 				     deploy_given(&f->k, DEPLOY_GPU_MEMORY_UTILIZATION), e)) < 0)
 		return rc;
 	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0 ||
-	    (rc = engine_check_eplb(en, f->eplb, f->eplb_config || f->eplb_nre_vl >= 0,
-				    f->eplb_nre_sg >= 0 || f->eplb_iters >= 0, e)) < 0)
+	    (rc = engine_check_eplb(en, f->k.eplb, f->k.eplb_config || f->k.num_redundant_experts >= 0,
+				    f->k.ep_num_redundant_experts >= 0 || f->k.eplb_iterations >= 0, e)) < 0)
 		return rc;
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
@@ -234,19 +237,19 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	if (deploy_given(&f->k, DEPLOY_MAX_NUM_SEQS))
 		sc->sglang_mrr_rule = false;
 	sc->router = f->router;
-	sc->replicas = (int)f->replicas;
+	sc->replicas = (int)f->k.replicas;
 	sc->ov = f->ov;
 	/* --kv-dtype, else the engine's default for these weights */
 	sc->kvdt = f->kv_given ? f->kvdtype
 			       : scenario_kv_auto(x->model, x->gpu, sc->engine, f->dtype, sc->kvdt_src, sizeof(sc->kvdt_src));
 	/* the settings only some engines take (refused above for the others) */
-	if (f->sg_policy && (rc = sglang_policy_parse(f->sg_policy, &sc->sglang_policy, e)) < 0)
+	if (f->k.schedule_policy && (rc = sglang_policy_parse(f->k.schedule_policy, &sc->sglang_policy, e)) < 0)
 		return rc;
-	sc->sglang_recv_interval = (int)f->recv_interval;
-	sc->kv_offloading_backend = f->kv_off_backend && strcmp(f->kv_off_backend, "lmcache") == 0
+	sc->sglang_recv_interval = (int)f->k.recv_interval;
+	sc->kv_offloading_backend = f->k.kv_offloading_backend && strcmp(f->k.kv_offloading_backend, "lmcache") == 0
 					    ? KV_OFFLOAD_LMCACHE : KV_OFFLOAD_NATIVE;
-	sc->lora_max = f->lora_max_vl > 0 ? f->lora_max_vl : f->lora_max_sg;
-	sc->lora_host = f->lora_host_vl > 0 ? f->lora_host_vl : f->lora_host_sg;
+	sc->lora_max = f->k.max_loras > 0 ? f->k.max_loras : f->k.max_loras_per_batch;
+	sc->lora_host = f->k.max_cpu_loras > 0 ? f->k.max_cpu_loras : f->k.max_loaded_loras;
 	snprintf(sc->engine_version, sizeof(sc->engine_version), "%s",
 		 f->engine_version ? f->engine_version : "");
 	sc->moe_dist = f->moe_dist;
@@ -337,30 +340,91 @@ int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struc
 	return 0;
 }
 
-int scenflags_breakdown(const struct scenario_state *st, bool prefill, int64_t batch, int64_t len, int64_t ctx,
-			const struct cost_model **cm, int64_t *nlocal, struct cost_breakdown *bd, struct err *e)
+int scenflags_run_parse_pd(const char *arg, struct scenflags_run *o, struct err *e)
 {
-	const struct cost_model *c = prefill && st->has_prefill ? &st->prefill_cost : &st->cost;
-	int64_t local = (batch + c->p.dp - 1) / c->p.dp, i;
+	char tail, *end;
+	int np = 0, nd = 0;
+	long ne = 0;
+	const char *pd = arg;
+
+	/* E/P/D: XeYpZd, or Xe1pd (encoders ahead of the aggregated engine) */
+	if (strchr(arg, 'e')) {
+		ne = strtol(arg, &end, 10);
+		if (end == arg || *end != 'e' || ne < 1 || ne > 1024)
+			ne = -1;
+		else
+			pd = end + 1;
+	}
+	if (ne > 0 && strcmp(pd, "1pd") == 0) {
+		o->epd_encoders = (int)ne;
+		return 0;
+	}
+	if (ne < 0 || sscanf(pd, "%dp%dd%c", &np, &nd, &tail) != 2 || np < 1 || nd < 1 || np > 1024 || nd > 1024)
+		return err_set(e, SS_EUSAGE,
+			       "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), "
+			       "XeYpZd or Xe1pd (X encoder workers ahead of them or of the aggregated engine), got '%s'",
+			       arg);
+	o->epd_encoders = (int)ne;
+	o->pd_prefill = np;
+	o->pd_decode = nd;
+	return 0;
+}
+
+int scenflags_breakdown_parse(const char *arg, struct bd_step *o, struct err *e)
+{
+	long long b = 0, x = 0, y = 0;
+	char tail;
+	int n;
+
+	if (strncmp(arg, "decode:", 7) == 0) {
+		n = sscanf(arg + 7, "%lld:%lld%c", &b, &x, &tail);
+		if (n == 2 && b >= 1 && b <= 1 << 20 && x >= 0 && x <= 1 << 24) {
+			o->batch = b;
+			o->len = 1;
+			o->ctx = x;
+			return 0;
+		}
+	} else if (strncmp(arg, "prefill:", 8) == 0) {
+		n = sscanf(arg + 8, "%lld:%lld:%lld%c", &b, &x, &y, &tail);
+		if ((n == 2 || n == 3) && b >= 1 && b <= 1 << 20 && x >= 1 && x <= 1 << 24 && y >= 0 &&
+		    y <= 1 << 24) {
+			o->prefill = true;
+			o->batch = b;
+			o->len = x;
+			o->ctx = n == 3 ? y : 0;
+			return 0;
+		}
+	}
+	return err_set(e, SS_EUSAGE,
+		       "--breakdown must be decode:BATCH:CONTEXT or prefill:BATCH:LEN[:PREFIX] (BATCH 1..1048576, "
+		       "LEN 1.. and CONTEXT, PREFIX 0..16777216 tokens), got '%s'",
+		       arg);
+}
+
+int scenflags_breakdown(const struct scenario_state *st, const struct bd_step *b, const struct cost_model **cm,
+			int64_t *nlocal, struct cost_breakdown *bd, struct err *e)
+{
+	const struct cost_model *c = b->prefill && st->has_prefill ? &st->prefill_cost : &st->cost;
+	int64_t local = (b->batch + c->p.dp - 1) / c->p.dp, i;
 	int64_t *lens = NULL, *pre = NULL;
 	struct step_desc d;
 	int rc;
 
 	memset(&d, 0, sizeof(d));
 	d.nlogits = local;
-	if (prefill) {
+	if (b->prefill) {
 		lens = xcalloc((size_t)local, sizeof(*lens));
 		pre = xcalloc((size_t)local, sizeof(*pre));
 		for (i = 0; i < local; i++) {
-			lens[i] = len;
-			pre[i] = ctx;
+			lens[i] = b->len;
+			pre[i] = b->ctx;
 		}
 		d.nchunks = local;
 		d.chunk_len = lens;
 		d.chunk_prefix = pre;
 	} else {
 		d.ndecode = local;
-		d.decode_ctx_sum = (double)local * (double)(ctx + 1); /* the cached keys and its own */
+		d.decode_ctx_sum = (double)local * (double)(b->ctx + 1); /* the cached keys and its own */
 	}
 	rc = cost_step_breakdown(c, &d, bd, e);
 	*cm = c;

@@ -34,28 +34,14 @@ struct scenflags {
 	struct parallel par;
 	struct par_flags pf;
 	enum router_kind router;
-	int64_t replicas;          /* --replicas (1) */
 	enum dtype dtype, kvdtype, moe_dtype;
 	const char *calibration;   /* FILE, "none", or NULL (the default) */
 	bool kv_given, moe_dtype_given, allow_invalid, ov_given;
 	bool force_calibration;
 	struct deploy_knobs k;     /* the table's knobs (deploy/fields.h) as flags set them */
-	/* SGLang's settings beside k's (0 / NULL: its rules) */
-	const char *sg_policy;
-	int64_t recv_interval;
-	const char *kv_off_backend;   /* vLLM's KV offload connector (NULL: native) */
-	/* LoRA's limits (0: the engine's defaults) in vLLM's flags (max-loras,
-	 * max-cpu-loras) or SGLang's (max-loras-per-batch, max-loaded-loras) */
-	int64_t lora_max_vl, lora_host_vl, lora_max_sg, lora_host_sg;
 	enum moe_dist moe_dist;
 	int moe_format;
 	struct overheads ov;
-	/* EPLB (eplb false: off): vLLM's --eplb-config JSON and its older
-	 * --num-redundant-experts, SGLang's --ep-num-redundant-experts and
-	 * --eplb-rebalance-num-iterations (-1: not given) */
-	bool eplb;
-	const char *eplb_config;
-	int64_t eplb_nre_vl, eplb_nre_sg, eplb_iters;
 };
 
 /* Loaded and resolved pieces a scenario points into (owned here). */
@@ -98,13 +84,24 @@ struct scenflags_run {
  * it) is set for a draft model; the checks' notes go to x->notes. */
 int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struct scenflags_ctx *x,
 			struct scenario *sc, struct model_cfg **draft, struct err *e);
-/* run --breakdown: one step priced component by component on the prepared
- * cost model (P/D: a prefill step on the prefill workers'): batch requests
- * over all DP ranks (*nlocal on one), each decoding one token after ctx
- * cached tokens, or (prefill) a prompt of len new tokens after ctx cached;
- * *cm the cost model that priced it.  bd: cost_breakdown_release. */
-int scenflags_breakdown(const struct scenario_state *st, bool prefill, int64_t batch, int64_t len, int64_t ctx,
-			const struct cost_model **cm, int64_t *nlocal, struct cost_breakdown *bd, struct err *e);
+/* run --disaggregate XpYd, XeYpZd or Xe1pd into o's pd_prefill, pd_decode
+ * and epd_encoders (1 to 1024 each); SS_EUSAGE. */
+int scenflags_run_parse_pd(const char *arg, struct scenflags_run *o, struct err *e);
+/* run --breakdown's step: batch requests (0: none) over all DP ranks, each
+ * decoding one token after ctx cached tokens, or (prefill) a prompt of len
+ * new tokens after ctx cached. */
+struct bd_step {
+	bool prefill;
+	int64_t batch, len, ctx;
+};
+/* "decode:BATCH:CONTEXT" or "prefill:BATCH:LEN[:PREFIX]"; SS_EUSAGE. */
+int scenflags_breakdown_parse(const char *arg, struct bd_step *b, struct err *e);
+/* run --breakdown: step b priced component by component on the prepared
+ * cost model (P/D: a prefill step on the prefill workers'), *nlocal of its
+ * requests on one DP rank; *cm the cost model that priced it.  bd:
+ * cost_breakdown_release. */
+int scenflags_breakdown(const struct scenario_state *st, const struct bd_step *b, const struct cost_model **cm,
+			int64_t *nlocal, struct cost_breakdown *bd, struct err *e);
 void scenflags_ctx_release(struct scenflags_ctx *x);
 
 #endif

@@ -60,21 +60,21 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	 * them to its rules (ENGINE_KNOB_RULE_LIMITS) keeps its defaults'
 	 * where it does not (SGLang: chunked_prefill_size by GPU memory,
 	 * max_running_requests from the KV pool) */
-	if (x->max_num_batched_tokens > 0)
-		sc->k.max_num_batched_tokens = x->max_num_batched_tokens;
-	if (x->max_num_seqs > 0) {
-		sc->k.max_num_seqs = x->max_num_seqs;
+	if (x->k.max_num_batched_tokens > 0)
+		sc->k.max_num_batched_tokens = x->k.max_num_batched_tokens;
+	if (x->k.max_num_seqs > 0) {
+		sc->k.max_num_seqs = x->k.max_num_seqs;
 		sc->sglang_mrr_rule = false;
 	}
 	/* settings only some engines take (experiment_load refuses them for
 	 * the others): SGLang's --max-prefill-tokens and --enable-mixed-chunk */
-	sc->k.max_prefill_tokens = x->max_prefill_tokens;
-	sc->k.sglang_mixed_chunk = x->mixed_chunk;
-	sc->sglang_recv_interval = x->recv_interval;
+	sc->k.max_prefill_tokens = x->k.max_prefill_tokens;
+	sc->k.sglang_mixed_chunk = x->k.sglang_mixed_chunk;
+	sc->sglang_recv_interval = (int)x->k.recv_interval;
 	sc->trtllm_adp_timeout_iters = x->adp_timeout_iters;
 	sc->trtllm_adp_batching_wait_iters = x->adp_batching_wait_iters;
-	if (x->mem_fraction_static > 0)
-		sc->k.mem_fraction_static = x->mem_fraction_static;
+	if (x->k.mem_fraction_static > 0)
+		sc->k.mem_fraction_static = x->k.mem_fraction_static;
 	if (x->pd_prefill > 0) {
 		sc->pd_prefill = x->pd_prefill;
 		sc->pd_decode = x->pd_decode;
@@ -90,13 +90,13 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->spec.method = SPEC_MTP;
 		(void)spec_default_rates(&sc->spec, wl_prompt_kind(&x->wl) == WL_PROMPTS_RANDOM);
 	}
-	sc->k.max_model_len = x->max_model_len;
-	sc->k.block_size = x->block_size;
-	sc->k.total_kv_blocks = x->total_kv_blocks;
+	sc->k.max_model_len = x->k.max_model_len;
+	sc->k.block_size = x->k.block_size;
+	sc->k.total_kv_blocks = x->k.total_kv_blocks;
 	sc->no_pooled_gaps = true; /* eval and calibrate compare no pooled ITL */
 	sc->no_energy = true;      /* nor energy */
-	sc->k.gpu_memory_utilization = x->gpu_memory_utilization;
-	sc->k.prefix_caching = x->prefix_caching;
+	sc->k.gpu_memory_utilization = x->k.gpu_memory_utilization;
+	sc->k.prefix_caching = x->k.prefix_caching;
 	sc->tier0_off = o->tier0_off;
 	sc->ov = o->ov;
 	sc->host_scaled = o->host_scaled;
@@ -469,10 +469,10 @@ void experiment_config_text(const struct experiment *x, char *buf, size_t n)
 		snprintf(lay, sizeof(lay), "tp %d pp %d dp %d ep %d", x->tp, x->pp, x->dp, x->ep);
 	char mbt[24] = "engine default", mns[24] = "engine default";
 
-	if (x->max_num_batched_tokens > 0)
-		snprintf(mbt, sizeof(mbt), "%lld", (long long)x->max_num_batched_tokens);
-	if (x->max_num_seqs > 0)
-		snprintf(mns, sizeof(mns), "%lld", (long long)x->max_num_seqs);
+	if (x->k.max_num_batched_tokens > 0)
+		snprintf(mbt, sizeof(mbt), "%lld", (long long)x->k.max_num_batched_tokens);
+	if (x->k.max_num_seqs > 0)
+		snprintf(mns, sizeof(mns), "%lld", (long long)x->k.max_num_seqs);
 	char mtp[24] = "";
 
 	if (x->spec_tokens > 0)

@@ -54,17 +54,24 @@ static int stat_field(const struct json *st, const char *obj, const char *key, c
 	return 0;
 }
 
+/* The engine block: name and version, then the deployment field table's
+ * keys (deploy_exp_read) under the engine's rules: the limits an engine
+ * leaves to its rules (SGLang's chunked_prefill_size by GPU,
+ * max_running_requests by KV pool: absent = 0, experiment_scenario) are
+ * optional for it and required of the others, max_model_len of all; an
+ * engine's own settings refused for the others. */
 static int parse_engine(const struct json *o, const char *ctx, struct experiment *x, struct err *e)
 {
-	static const char *const keys[] = {"name", "version", "max_num_batched_tokens", "max_num_seqs",
-		"max_model_len", "block_size", "gpu_memory_utilization", "total_kv_blocks",
-		"enable_prefix_caching", "max_prefill_tokens", "enable_mixed_chunk", "scheduler_recv_interval",
-		"mem_fraction_static", NULL};
+	const char *keys[DEPLOY__COUNT + 3] = {"name", "version"};
 	const struct engine_type *en;
 	char c2[800], names[128];
-	bool pres, rules;
+	size_t nk = 2, i;
 	int rc;
 
+	for (i = 0; i < deploy_table.n; i++)
+		if (deploy_table.row[i].exp_key)
+			keys[nk++] = deploy_table.row[i].exp_key;
+	keys[nk] = NULL;
 	snprintf(c2, sizeof(c2), "%s: engine", ctx);
 	if ((rc = json_check_keys(o, keys, c2, e)) < 0)
 		return rc;
@@ -76,11 +83,6 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 		return err_set(e, SS_EDATA, "%s: 'name' must be an engine servesim knows (%s), got '%s'", c2, names,
 			       x->engine);
 	}
-	/* an engine whose limits may be left to its rules (SGLang's
-	 * chunked_prefill_size by GPU, max_running_requests by KV pool:
-	 * absent = 0, experiment_scenario), with its own settings
-	 * (--max-prefill-tokens, --enable-mixed-chunk) */
-	rules = (en->knobs & ENGINE_KNOB_RULE_LIMITS) != 0;
 	if (!(en->knobs & ENGINE_KNOB_MAX_PREFILL) && (json_get(o, "max_prefill_tokens") || json_get(o, "enable_mixed_chunk") ||
 						      json_get(o, "scheduler_recv_interval"))) {
 		const struct engine_type *owner = engine_owner(ENGINE_KNOB_MAX_PREFILL);
@@ -88,57 +90,19 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 			       "%s: 'max_prefill_tokens', 'enable_mixed_chunk' and 'scheduler_recv_interval' are %s's: give \"name\": \"%s\"",
 			       c2, owner->title, owner->name);
 	}
-	if (rules) {
-		if ((rc = json_opt_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, &pres, e)) < 0)
-			return rc;
-	} else if ((rc = json_req_int(o, "max_num_batched_tokens", c2, 1, 1 << 24, &x->max_num_batched_tokens, e)) < 0) {
-		return rc;
-	}
-	if ((en->knobs & ENGINE_KNOB_MAX_PREFILL) &&
-	    (rc = json_opt_int(o, "max_prefill_tokens", c2, 1, 1 << 24, &x->max_prefill_tokens, &pres, e)) < 0)
-		return rc;
-	if ((en->knobs & ENGINE_KNOB_MIXED_CHUNK) &&
-	    (rc = json_opt_bool(o, "enable_mixed_chunk", c2, &x->mixed_chunk, e)) < 0)
-		return rc;
-	if (en->knobs & ENGINE_KNOB_MEM_FRACTION) {
-		double mf = 0;
-		if ((rc = json_opt_num(o, "mem_fraction_static", c2, &mf, &pres, e)) < 0)
-			return rc;
-		if (pres && !(mf > 0 && mf <= 1))
-			return err_set(e, SS_EDATA, "%s: 'mem_fraction_static' must be in (0, 1], got %g", c2, mf);
-		x->mem_fraction_static = mf;
-	} else if (json_get(o, "mem_fraction_static")) {
+	if (!(en->knobs & ENGINE_KNOB_MEM_FRACTION) && json_get(o, "mem_fraction_static")) {
 		const struct engine_type *owner = engine_owner(ENGINE_KNOB_MEM_FRACTION);
 		return err_set(e, SS_EDATA, "%s: 'mem_fraction_static' is %s's: give \"name\": \"%s\"", c2, owner->title,
 			       owner->name);
 	}
-	if (en->knobs & ENGINE_KNOB_RECV_INTERVAL) {
-		int64_t ri = 0;
-		if ((rc = json_opt_int(o, "scheduler_recv_interval", c2, 1, SIM_MAX_RECV_INTERVAL, &ri, &pres, e)) < 0)
-			return rc;
-		x->recv_interval = (int)ri;
-	}
-	if (rules) {
-		if ((rc = json_opt_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, &pres, e)) < 0)
-			return rc;
-	} else if ((rc = json_req_int(o, "max_num_seqs", c2, 1, 1 << 20, &x->max_num_seqs, e)) < 0) {
-		return rc;
-	}
-	if ((rc = json_req_int(o, "max_model_len", c2, 1, 1 << 24, &x->max_model_len, e)) < 0)
-		return rc;
-	x->block_size = 16;
-	if ((rc = json_opt_int(o, "block_size", c2, 1, 1024, &x->block_size, &pres, e)) < 0)
-		return rc;
-	x->gpu_memory_utilization = 0.9;
-	if ((rc = json_opt_num(o, "gpu_memory_utilization", c2, &x->gpu_memory_utilization, &pres, e)) < 0)
-		return rc;
-	if (!(x->gpu_memory_utilization > 0 && x->gpu_memory_utilization <= 1))
-		return err_set(e, SS_EDATA, "%s: 'gpu_memory_utilization' must be in (0, 1], got %g", c2,
-			       x->gpu_memory_utilization);
-	if ((rc = json_opt_int(o, "total_kv_blocks", c2, 1, 1 << 28, &x->total_kv_blocks, &pres, e)) < 0)
-		return rc;
-	x->prefix_caching = true;
-	return json_opt_bool(o, "enable_prefix_caching", c2, &x->prefix_caching, e);
+	if (!(en->knobs & ENGINE_KNOB_RULE_LIMITS) && !json_get(o, "max_num_batched_tokens"))
+		return err_set(e, SS_EDATA, "%s: missing required key '%s'", c2, "max_num_batched_tokens");
+	if (!(en->knobs & ENGINE_KNOB_RULE_LIMITS) && !json_get(o, "max_num_seqs"))
+		return err_set(e, SS_EDATA, "%s: missing required key '%s'", c2, "max_num_seqs");
+	if (!json_get(o, "max_model_len"))
+		return err_set(e, SS_EDATA, "%s: missing required key '%s'", c2, "max_model_len");
+	deploy_defaults(&deploy_table, &x->k);
+	return deploy_exp_read(&deploy_table, o, c2, &x->k, e);
 }
 
 int experiment_load_requests(struct experiment *x, const char *file, bool server_side,
@@ -420,13 +384,13 @@ static int load_configs(const char *dir, const char *gpu, struct experiment *x, 
 	x->tp = c.tp;
 	x->pp = x->dp = x->ep = 1;
 	x->dtype = DT_BF16;
-	x->max_num_batched_tokens = f.mbt ? f.mbt : c.mbt ? c.mbt : 8192;
-	x->max_num_seqs = f.mns ? f.mns : c.mns ? c.mns : 256;
-	x->max_model_len = f.mml ? f.mml : c.mml ? c.mml : 4096;
-	x->block_size = 16;
-	x->gpu_memory_utilization = 0.9;
-	x->total_kv_blocks = f.kv_blocks;
-	x->prefix_caching = f.prefix_caching != 0; /* vLLM v1 default: on */
+	x->k.max_num_batched_tokens = f.mbt ? f.mbt : c.mbt ? c.mbt : 8192;
+	x->k.max_num_seqs = f.mns ? f.mns : c.mns ? c.mns : 256;
+	x->k.max_model_len = f.mml ? f.mml : c.mml ? c.mml : 4096;
+	x->k.block_size = 16;
+	x->k.gpu_memory_utilization = 0.9;
+	x->k.total_kv_blocks = f.kv_blocks;
+	x->k.prefix_caching = f.prefix_caching != 0; /* vLLM v1 default: on */
 	snprintf(x->engine_version, sizeof(x->engine_version), "%s", f.version[0] ? f.version : "unknown");
 	snprintf(x->name, sizeof(x->name), "%s", base_name(dir));
 	snprintf(x->source, sizeof(x->source), "%s", dir);
@@ -606,13 +570,9 @@ static void bench_spans(struct gt_requests *g)
 	}
 }
 
-/* model, GPU, parallelism and engine settings of base, for results that do
- * not record them */
-static void copy_settings(const struct experiment *base, const char *path, struct experiment *x)
+/* parallelism, dtypes and the engine limits of base */
+static void copy_layout(const struct experiment *base, struct experiment *x)
 {
-	snprintf(x->model, sizeof(x->model), "%s", base->model);
-	snprintf(x->gpu, sizeof(x->gpu), "%s", base->gpu);
-	snprintf(x->engine_version, sizeof(x->engine_version), "%s", base->engine_version);
 	x->tp = base->tp;
 	x->pp = base->pp;
 	x->dp = base->dp;
@@ -620,13 +580,23 @@ static void copy_settings(const struct experiment *base, const char *path, struc
 	x->dtype = base->dtype;
 	x->kv_dtype_given = base->kv_dtype_given;
 	x->kv_dtype = base->kv_dtype;
-	x->max_num_batched_tokens = base->max_num_batched_tokens;
-	x->max_num_seqs = base->max_num_seqs;
-	x->max_model_len = base->max_model_len;
-	x->block_size = base->block_size;
-	x->total_kv_blocks = base->total_kv_blocks;
-	x->gpu_memory_utilization = base->gpu_memory_utilization;
-	x->prefix_caching = base->prefix_caching;
+	x->k.max_num_batched_tokens = base->k.max_num_batched_tokens;
+	x->k.max_num_seqs = base->k.max_num_seqs;
+	x->k.max_model_len = base->k.max_model_len;
+	x->k.block_size = base->k.block_size;
+	x->k.total_kv_blocks = base->k.total_kv_blocks;
+	x->k.gpu_memory_utilization = base->k.gpu_memory_utilization;
+	x->k.prefix_caching = base->k.prefix_caching;
+}
+
+/* model, GPU, parallelism and engine settings of base, for results that do
+ * not record them */
+static void copy_settings(const struct experiment *base, const char *path, struct experiment *x)
+{
+	snprintf(x->model, sizeof(x->model), "%s", base->model);
+	snprintf(x->gpu, sizeof(x->gpu), "%s", base->gpu);
+	snprintf(x->engine_version, sizeof(x->engine_version), "%s", base->engine_version);
+	copy_layout(base, x);
 	snprintf(x->name, sizeof(x->name), "%s", base_name(path));
 	snprintf(x->source, sizeof(x->source), "%s", path);
 }
@@ -701,8 +671,8 @@ static void requests_replay(struct experiment *x, const char *path, const char *
 	for (i = 0; i < x->meas.n; i++)
 		if (x->meas.r[i].prompt_tokens + x->meas.r[i].output_tokens > longest)
 			longest = x->meas.r[i].prompt_tokens + x->meas.r[i].output_tokens;
-	if (x->max_model_len < longest)
-		x->max_model_len = longest;
+	if (x->k.max_model_len < longest)
+		x->k.max_model_len = longest;
 	x->kind = EXP_REQUESTS;
 	snprintf(x->format, sizeof(x->format), "%s", format);
 	snprintf(x->name, sizeof(x->name), "%s", base_name(path));
@@ -1005,24 +975,7 @@ static int experiment_write_in(const struct experiment *x, const char *dir, stru
 	jw_obj(&w, "engine");
 	jw_str(&w, "name", x->engine[0] ? x->engine : engine_default()->name);
 	jw_str(&w, "version", x->engine_version[0] ? x->engine_version : "unknown");
-	if (x->max_num_batched_tokens > 0) /* SGLang: 0 = its default chunk */
-		jw_int(&w, "max_num_batched_tokens", x->max_num_batched_tokens);
-	if (x->max_prefill_tokens > 0)
-		jw_int(&w, "max_prefill_tokens", x->max_prefill_tokens);
-	if (x->mixed_chunk)
-		jw_bool(&w, "enable_mixed_chunk", true);
-	if (x->recv_interval > 1)
-		jw_int(&w, "scheduler_recv_interval", x->recv_interval);
-	if (x->mem_fraction_static > 0)
-		jw_num(&w, "mem_fraction_static", x->mem_fraction_static);
-	if (x->max_num_seqs > 0) /* SGLang: 0 = its max_running_requests rule */
-		jw_int(&w, "max_num_seqs", x->max_num_seqs);
-	jw_int(&w, "max_model_len", x->max_model_len);
-	jw_int(&w, "block_size", x->block_size);
-	jw_num(&w, "gpu_memory_utilization", x->gpu_memory_utilization);
-	if (x->total_kv_blocks)
-		jw_int(&w, "total_kv_blocks", x->total_kv_blocks);
-	jw_bool(&w, "enable_prefix_caching", x->prefix_caching);
+	deploy_exp_json(&deploy_table, &x->k, &w); /* SGLang: its rules' limits (0) left out */
 	jw_end_obj(&w);
 	if (x->kind == EXP_CLOSED) {
 		jw_obj(&w, "workload");
@@ -1427,7 +1380,7 @@ static bool aic_sglang_bare(const struct aic_row *r)
 /* Engine limits per backend (the rules cited above). */
 static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 {
-	x->max_num_seqs = r->batch; /* max_batch_size: batch_size per replica / rank */
+	x->k.max_num_seqs = r->batch; /* max_batch_size: batch_size per replica / rank */
 	switch (be) {
 	case AIC_TRTLLM:
 		/* max_num_tokens = max_batch_size + ISL + 1500 rounded up to whole
@@ -1435,11 +1388,11 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 		 * free_gpu_memory_fraction (0.9), no block reuse; scheduled with
 		 * vLLM's scheduler and GUARANTEED_NO_EVICT admission (engine
 		 * "trtllm": its admission, src/engine/trtllm.c) */
-		x->max_num_batched_tokens = (r->batch + r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
-		x->max_model_len = r->isl + r->osl;
-		x->block_size = AIC_BLOCK;
-		x->gpu_memory_utilization = 0.9;
-		x->prefix_caching = false; /* synthetic random prompts: nothing to share */
+		x->k.max_num_batched_tokens = (r->batch + r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
+		x->k.max_model_len = r->isl + r->osl;
+		x->k.block_size = AIC_BLOCK;
+		x->k.gpu_memory_utilization = 0.9;
+		x->k.prefix_caching = false; /* synthetic random prompts: nothing to share */
 		break;
 	case AIC_VLLM:
 		/* --max-num-seqs max_batch_size, --max-num-batched-tokens
@@ -1448,11 +1401,11 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 		 * --gpu-memory-utilization or --no-enable-prefix-caching is
 		 * written, so vLLM v1's defaults: block 16, 0.9, prefix caching
 		 * on (random prompts share no block) */
-		x->max_num_batched_tokens = r->batch + r->isl + AIC_MNT_SLACK;
-		x->max_model_len = r->isl + r->osl + AIC_MNT_SLACK;
-		x->block_size = AIC_VLLM_BLOCK;
-		x->gpu_memory_utilization = 0.9;
-		x->prefix_caching = true;
+		x->k.max_num_batched_tokens = r->batch + r->isl + AIC_MNT_SLACK;
+		x->k.max_model_len = r->isl + r->osl + AIC_MNT_SLACK;
+		x->k.block_size = AIC_VLLM_BLOCK;
+		x->k.gpu_memory_utilization = 0.9;
+		x->k.prefix_caching = true;
 		break;
 	case AIC_SGLANG:
 		/* --max-running-requests max_batch_size, --max-prefill-tokens
@@ -1465,18 +1418,18 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 		 * experiment_scenario), page 1, mem_fraction_static by its rule,
 		 * radix cache on.  The KV is checked against the longest request
 		 * (ISL + OSL) rather than the model's context length */
-		x->max_num_batched_tokens = 0;
+		x->k.max_num_batched_tokens = 0;
 		if (aic_sglang_bare(r)) {
-			x->max_prefill_tokens = 0;
-			x->mixed_chunk = false;
+			x->k.max_prefill_tokens = 0;
+			x->k.sglang_mixed_chunk = false;
 		} else {
-			x->max_prefill_tokens = r->isl + AIC_MNT_SLACK;
-			x->mixed_chunk = true;
+			x->k.max_prefill_tokens = r->isl + AIC_MNT_SLACK;
+			x->k.sglang_mixed_chunk = true;
 		}
-		x->max_model_len = r->isl + r->osl;
-		x->block_size = AIC_SGLANG_PAGE;
-		x->gpu_memory_utilization = 0.9; /* unused: SGLang sizes by mem_fraction_static */
-		x->prefix_caching = true;
+		x->k.max_model_len = r->isl + r->osl;
+		x->k.block_size = AIC_SGLANG_PAGE;
+		x->k.gpu_memory_utilization = 0.9; /* unused: SGLang sizes by mem_fraction_static */
+		x->k.prefix_caching = true;
 		break;
 	}
 }
@@ -1530,11 +1483,11 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 	/* batch sizes are per attention-DP rank */
 	dbatch = d->batch > 0 ? d->batch
 			      : (r->concurrency + (int64_t)x->pd_decode * x->dp - 1) / ((int64_t)x->pd_decode * x->dp);
-	x->max_num_seqs = dbatch;
+	x->k.max_num_seqs = dbatch;
 	x->prefill_max_num_seqs = p->batch > 0 ? p->batch : 1;
 	switch (be) {
 	case AIC_TRTLLM:
-		x->max_num_batched_tokens = (dbatch + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
+		x->k.max_num_batched_tokens = (dbatch + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
 		/* the recipe's own prefill limit where known (InferenceX's
 		 * srt-slurm recipes: aic_pools_apply), else the generator's */
 		x->prefill_max_num_batched_tokens =
@@ -1542,11 +1495,11 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 					  : (r->isl + AIC_MNT_SLACK + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;
 		break;
 	case AIC_VLLM:
-		x->max_num_batched_tokens = dbatch;
+		x->k.max_num_batched_tokens = dbatch;
 		x->prefill_max_num_batched_tokens = r->isl + AIC_MNT_SLACK;
 		break;
 	case AIC_SGLANG:
-		x->mixed_chunk = false;
+		x->k.sglang_mixed_chunk = false;
 		x->prefill_max_num_batched_tokens = 0; /* the chunk default, as decode's */
 		break;
 	}
@@ -1604,23 +1557,23 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 	x->wl.output.a = floor(AIC_IX_RANGE_RATIO * (double)r->osl);
 	x->wl.output.b = (double)r->osl;
 	if (be == AIC_SGLANG && strcmp(r->mode, "agg") == 0) {
-		x->mixed_chunk = false;
-		x->max_prefill_tokens = 0;
+		x->k.sglang_mixed_chunk = false;
+		x->k.max_prefill_tokens = 0;
 		if (deepseek && strcmp(r->system, "h200_sxm") == 0) {
-			x->max_num_batched_tokens = x->max_prefill_tokens = 32768;
-			x->mem_fraction_static = 0.82;
+			x->k.max_num_batched_tokens = x->k.max_prefill_tokens = 32768;
+			x->k.mem_fraction_static = 0.82;
 			x->kv_engine_auto = true;
 		} else if (deepseek && (strcmp(r->system, "b200_sxm") == 0 || strcmp(r->system, "b300_sxm") == 0)) {
 			if (r->attn_dp > 1)
-				x->recv_interval = 1;
+				x->k.recv_interval = 1;
 			else
-				x->recv_interval = r->concurrency >= 16 && (fp4 || r->tp >= 8) ? 30 : 10;
+				x->k.recv_interval = r->concurrency >= 16 && (fp4 || r->tp >= 8) ? 30 : 10;
 			if (fp4) {
-				x->max_num_batched_tokens = r->attn_dp > 1 ? 32768 : 16384;
-				x->mem_fraction_static = 0.85;
+				x->k.max_num_batched_tokens = r->attn_dp > 1 ? 32768 : 16384;
+				x->k.mem_fraction_static = 0.85;
 			} else {
-				x->max_num_batched_tokens = x->max_prefill_tokens = r->tp >= 8 ? 32768 : 8192;
-				x->mem_fraction_static = r->tp >= 8 ? 0.82 : 0.95;
+				x->k.max_num_batched_tokens = x->k.max_prefill_tokens = r->tp >= 8 ? 32768 : 8192;
+				x->k.mem_fraction_static = r->tp >= 8 ? 0.82 : 0.95;
 			}
 		}
 	} else if (be == AIC_TRTLLM && strcmp(r->mode, "agg") == 0 && r->attn_dp > 1) {
@@ -1654,11 +1607,11 @@ static void mtp_budget(const struct aic_row *r, int be, bool disagg, struct expe
 		return;
 	if (!disagg) {
 		if (be == AIC_TRTLLM)
-			x->max_num_batched_tokens += (int64_t)x->spec_tokens * x->max_num_seqs;
+			x->k.max_num_batched_tokens += (int64_t)x->spec_tokens * x->k.max_num_seqs;
 		return;
 	}
-	tok = x->max_num_seqs * (1 + x->spec_tokens);
-	x->max_num_batched_tokens = be == AIC_TRTLLM ? (tok + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK : tok;
+	tok = x->k.max_num_seqs * (1 + x->spec_tokens);
+	x->k.max_num_batched_tokens = be == AIC_TRTLLM ? (tok + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK : tok;
 }
 
 static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *x, char *why,
@@ -1759,30 +1712,17 @@ static void apply_settings(struct experiment *x, const struct gt_settings *s,
 			   const struct experiment *base, const char *gpu, int64_t longest)
 {
 	if (base) {
-		x->tp = base->tp;
-		x->pp = base->pp;
-		x->dp = base->dp;
-		x->ep = base->ep;
-		x->dtype = base->dtype;
-		x->kv_dtype_given = base->kv_dtype_given;
-		x->kv_dtype = base->kv_dtype;
-		x->max_num_batched_tokens = base->max_num_batched_tokens;
-		x->max_num_seqs = base->max_num_seqs;
-		x->max_model_len = base->max_model_len;
-		x->block_size = base->block_size;
-		x->total_kv_blocks = base->total_kv_blocks;
-		x->gpu_memory_utilization = base->gpu_memory_utilization;
-		x->prefix_caching = base->prefix_caching;
+		copy_layout(base, x);
 		snprintf(x->engine_version, sizeof(x->engine_version), "%s", base->engine_version);
 	} else {
 		x->tp = x->pp = x->dp = x->ep = 1;
 		x->dtype = DT_BF16;
-		x->max_num_batched_tokens = 8192;
-		x->max_num_seqs = 1024;
-		x->max_model_len = 0;
-		x->block_size = 16;
-		x->gpu_memory_utilization = 0.9;
-		x->prefix_caching = true;
+		x->k.max_num_batched_tokens = 8192;
+		x->k.max_num_seqs = 1024;
+		x->k.max_model_len = 0;
+		x->k.block_size = 16;
+		x->k.gpu_memory_utilization = 0.9;
+		x->k.prefix_caching = true;
 		snprintf(x->engine_version, sizeof(x->engine_version), "unknown");
 	}
 	snprintf(x->model, sizeof(x->model), "%s", s->model[0] ? s->model : base ? base->model : "");
@@ -1796,17 +1736,17 @@ static void apply_settings(struct experiment *x, const struct gt_settings *s,
 	if (s->dp)
 		x->dp = s->dp;
 	if (s->max_num_seqs)
-		x->max_num_seqs = s->max_num_seqs;
+		x->k.max_num_seqs = s->max_num_seqs;
 	if (s->max_num_batched_tokens)
-		x->max_num_batched_tokens = s->max_num_batched_tokens;
+		x->k.max_num_batched_tokens = s->max_num_batched_tokens;
 	if (s->max_model_len)
-		x->max_model_len = s->max_model_len;
+		x->k.max_model_len = s->max_model_len;
 	if (s->block_size)
-		x->block_size = s->block_size;
+		x->k.block_size = s->block_size;
 	if (strcmp(s->dtype, "float16") == 0 || strcmp(s->dtype, "half") == 0)
 		x->dtype = DT_FP16;
-	if (x->max_model_len < longest)
-		x->max_model_len = longest;
+	if (x->k.max_model_len < longest)
+		x->k.max_model_len = longest;
 	x->skippable = true;
 }
 

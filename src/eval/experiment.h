@@ -46,9 +46,12 @@ struct experiment {
 	bool kv_dtype_given;
 	enum dtype kv_dtype;
 	char engine_version[32];
-	int64_t max_num_batched_tokens, max_num_seqs, max_model_len, block_size, total_kv_blocks;
-	double gpu_memory_utilization;
-	bool prefix_caching;
+	/* the engine knobs (deploy/fields.h) experiment.json's engine block
+	 * records, by the table's keys: max_num_batched_tokens and max_num_seqs
+	 * 0 for SGLang's rules (resolved by experiment_scenario); SGLang's
+	 * max_prefill_tokens (0: no cap), enable_mixed_chunk,
+	 * scheduler_recv_interval (0: 1) and mem_fraction_static (0: its rule) */
+	struct deploy_knobs k;
 	struct wl_spec wl;
 	struct measured_stage stages[WL_MAX_STAGES];
 	size_t nstages;
@@ -56,18 +59,9 @@ struct experiment {
 	bool skippable;            /* eval skips it (counted) when its model or GPU is unknown */
 	char precision[96];        /* the source's precision strings, as written */
 	int64_t warmup_requests;   /* EXP_CLOSED */
-	/* SGLang (engine "sglang"): --max-prefill-tokens, the prompt tokens
-	 * one prefill batch takes besides chunked_prefill_size (0: no such
-	 * cap; sim_cfg.max_prefill_tokens); max_num_batched_tokens is
-	 * chunked_prefill_size there, 0 = SGLang's default for the GPU
-	 * (resolved by experiment_scenario) */
-	int64_t max_prefill_tokens;
-	bool mixed_chunk;          /* SGLang's --enable-mixed-chunk */
-	int recv_interval;         /* SGLang's --scheduler-recv-interval (0: 1) */
 	/* TensorRT-LLM's attention_dp_config enable_balance: timeout_iters,
 	 * batching_wait_iters (0: not enabled) */
 	int64_t adp_timeout_iters, adp_batching_wait_iters;
-	double mem_fraction_static; /* SGLang's --mem-fraction-static (0: its rule) */
 	bool kv_engine_auto;       /* silicon rows: the engine's default KV dtype, not the row's precision */
 	int spec_tokens;           /* multi-token prediction's draft tokens per step (0: off) */
 	/* P/D disaggregation (pd_prefill 0: aggregated): pd_prefill prefill

@@ -631,12 +631,12 @@ int exp_settings_base(const struct exp_settings *s, const char *gpu, struct expe
 		snprintf(base->engine_version, sizeof(base->engine_version), "unknown");
 		base->tp = base->pp = base->dp = base->ep = 1;
 		base->dtype = DT_BF16;
-		base->max_num_batched_tokens = 8192;
-		base->max_num_seqs = 256;
-		base->max_model_len = 4096;
-		base->block_size = 16;
-		base->gpu_memory_utilization = 0.9;
-		base->prefix_caching = true;
+		base->k.max_num_batched_tokens = 8192;
+		base->k.max_num_seqs = 256;
+		base->k.max_model_len = 4096;
+		base->k.block_size = 16;
+		base->k.gpu_memory_utilization = 0.9;
+		base->k.prefix_caching = true;
 	}
 	if (s->model)
 		snprintf(base->model, sizeof(base->model), "%s", s->model);
@@ -645,13 +645,13 @@ int exp_settings_base(const struct exp_settings *s, const char *gpu, struct expe
 	if (s->tp)
 		base->tp = (int)s->tp;
 	if (s->mbt)
-		base->max_num_batched_tokens = s->mbt;
+		base->k.max_num_batched_tokens = s->mbt;
 	if (s->mns)
-		base->max_num_seqs = s->mns;
+		base->k.max_num_seqs = s->mns;
 	if (s->mml)
-		base->max_model_len = s->mml;
+		base->k.max_model_len = s->mml;
 	if (s->kv)
-		base->total_kv_blocks = s->kv;
+		base->k.total_kv_blocks = s->kv;
 	if (s->prefix)
 		base->wl.prefix_tokens = s->prefix;
 	*have = true;

@@ -28,6 +28,27 @@ int autoscale_policy_parse(const char *arg, enum autoscale_policy *out, struct e
 	return err_set(e, SS_EUSAGE, "--autoscale-policy must be utilization or slo, got '%s'", arg);
 }
 
+int autoscale_range_parse(const char *arg, struct autoscale_cfg *c, struct err *e)
+{
+	char tail;
+
+	if (sscanf(arg, "%d:%d%c", &c->min, &c->max, &tail) != 2 || c->min < 1 || c->max < c->min ||
+	    c->max > SIM_MAX_REPLICAS)
+		return err_set(e, SS_EUSAGE, "--autoscale must be MIN:MAX replicas with 1 <= MIN <= MAX <= %d, got '%s'",
+			       SIM_MAX_REPLICAS, arg);
+	return 0;
+}
+
+void autoscale_cfg_defaults(struct autoscale_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->target = AS_DEFAULT_TARGET;
+	c->interval_s = AS_DEFAULT_INTERVAL_S;
+	c->warmup_s = AS_DEFAULT_WARMUP_S;
+	c->grace_s = AS_DEFAULT_GRACE_S;
+	c->slo_ttft_ms = c->slo_itl_ms = NAN;
+}
+
 const char *autoscale_policy_name(enum autoscale_policy p)
 {
 	return p == AS_SLO ? "slo" : "utilization";

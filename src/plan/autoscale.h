@@ -57,6 +57,12 @@ struct autoscale_cfg {
 	int64_t max_num_batched_tokens, max_num_seqs, kv_tokens;
 };
 
+/* The defaults above (policy utilization, no SLO, max 0: off). */
+void autoscale_cfg_defaults(struct autoscale_cfg *c);
+/* --autoscale MIN:MAX into c->min, c->max (1 <= MIN <= MAX <=
+ * SIM_MAX_REPLICAS); SS_EUSAGE. */
+int autoscale_range_parse(const char *arg, struct autoscale_cfg *c, struct err *e);
+
 /* The serving and provisioned (GPU-holding: serving, loading, draining)
  * replicas from time_s on. */
 struct autoscale_point {

@@ -115,6 +115,19 @@ static int parse_one(const char *item, struct cap_slo *out, struct err *e)
 	return 0;
 }
 
+int cap_cfg_check_start(struct cap_cfg *c, struct err *e)
+{
+	if (c->concurrency && !(c->start >= 1 && c->start <= WL_MAX_CONCURRENCY))
+		return err_set(e, SS_EUSAGE, "--start must be in [1, %d] clients with --concurrency-search, got %g",
+			       WL_MAX_CONCURRENCY, c->start);
+	if (!c->concurrency && !(c->start >= c->min_probe && c->start <= c->max_probe))
+		return err_set(e, SS_EUSAGE, "--start must be in [%.10g, %.10g] req/s, got %g", c->min_probe,
+			       c->max_probe, c->start);
+	if (c->concurrency)
+		c->start = floor(c->start);
+	return 0;
+}
+
 int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e)
 {
 	char buf[1024], *save = NULL, *tok;

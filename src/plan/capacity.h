@@ -113,6 +113,10 @@ struct cap_result {
 };
 
 void cap_cfg_defaults(struct cap_cfg *c);
+/* The first probe (--start) in the search's range: clients in [1,
+ * WL_MAX_CONCURRENCY] (rounded down) with concurrency, else a rate in
+ * [min_probe, max_probe]; SS_EUSAGE. */
+int cap_cfg_check_start(struct cap_cfg *c, struct err *e);
 /* Parse "ttft_p90_ms=500,itl_mean_ms=30" (metrics ttft|itl|tpot|e2e|queue|itl_pooled,
  * statistics mean|p50|p90|p95|p99, limit > 0 in ms), appending to c->slo.
  * SS_EUSAGE naming the bad item and what was expected. */

@@ -39,6 +39,26 @@ struct search_req {
 	bool want_saturation;                /* outcomes' saturation_rate is read (JSON, CSV, HTML) */
 };
 
+/* The defaults: the flags' (scenflags_defaults), the capacity search's
+ * (cap_cfg_defaults), the space's (search_space_defaults), one seed, a
+ * thread per online core, a budget of 8 H100. */
+void search_req_defaults(struct search_req *q);
+/* The search's lists, as --flag gives them (SS_EUSAGE naming flag):
+ * --gpus "GPU:COUNT,..." into q's budget; "1,2,4" into v (*n values in
+ * [lo, hi], at most SEARCH_MAX_LIST); --engines "vllm,sglang" (engines with
+ * a launch line, each once); --dtype "bf16,fp8"; --max-num-batched-tokens
+ * or --max-num-seqs (row of deployment field table t) in the row's range. */
+int search_parse_gpus(const char *arg, struct search_req *q, struct err *e);
+int search_parse_ints(const char *flag, const char *arg, int *v, size_t *n, int64_t lo, int64_t hi,
+		      struct err *e);
+int search_parse_engines(const char *flag, const char *arg, struct search_space *sp, struct err *e);
+int search_parse_dtypes(const char *arg, struct search_space *sp, struct err *e);
+int search_parse_limits(const struct deploy_table *t, size_t row, const char *flag, const char *arg,
+			struct search_space *sp, struct err *e);
+/* glibc's allocator tuned for a search's probes (mallopt; process-wide,
+ * the caller's choice): see searchrun.c. */
+void search_malloc_tuning(void);
+
 /* The point callback's context: what every deployment shares. */
 struct search_ctx {
 	struct search_in in;

@@ -828,7 +828,7 @@ void out_run_of(const struct scenflags *f, const char *spec_method, const struct
 	rep->mns_given = deploy_given(&f->k, DEPLOY_MAX_NUM_SEQS);
 	rep->mml_given = deploy_given(&f->k, DEPLOY_MAX_MODEL_LEN);
 	rep->mem_frac_given = f->k.mem_fraction_static > 0;
-	rep->sg_policy_given = f->sg_policy != NULL;
+	rep->sg_policy_given = f->k.schedule_policy != NULL;
 	rep->kv_dtype_given = f->kv_given;
 	rep->sg_mem = &st->sg_mem;
 	rep->offload_words = st->offload_words;

@@ -1,7 +1,9 @@
 /* goodput.c - vLLM's goodput over a finished simulation (sim.h:
  * sim_goodput), as its benchmark_serving --goodput counts it. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/loghist.h"
@@ -37,4 +39,30 @@ out:
 	free(e2e);
 	free(itl);
 	return rc;
+}
+
+int sim_goodput_parse(const char *arg, double lim[3], struct err *e)
+{
+	static const char *const keys[3] = {"ttft", "tpot", "e2el"};
+	char buf[256], *save = NULL, *t;
+	int k, n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (t = strtok_r(buf, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
+		char *colon = strchr(t, ':'), *end;
+		double v;
+		if (!colon)
+			return err_set(e, SS_EUSAGE, "--goodput: '%s' must be KEY:MS with KEY ttft, tpot or e2el (vLLM's syntax), e.g. --goodput 'ttft:500 tpot:50'", t);
+		*colon = '\0';
+		for (k = 0; k < 3 && strcmp(t, keys[k]) != 0; k++)
+			;
+		if (k == 3)
+			return err_set(e, SS_EUSAGE, "--goodput: unknown metric '%s', expected ttft, tpot or e2el", t);
+		v = strtod(colon + 1, &end);
+		if (end == colon + 1 || *end || !(v > 0) || !isfinite(v))
+			return err_set(e, SS_EUSAGE, "--goodput: %s must be a number of ms > 0, got '%s'", t, colon + 1);
+		lim[k] = v;
+		n++;
+	}
+	return n ? 0 : err_set(e, SS_EUSAGE, "--goodput: empty, expected e.g. 'ttft:500 tpot:50'");
 }

@@ -385,6 +385,10 @@ void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n);
  * arrival to the last completion (0 for an empty run).  SS_EUSAGE when the
  * run kept no per-request values (sim_per_request). */
 int sim_goodput(struct sim *s, const double lim_ms[3], size_t *good, double *per_s, struct err *e);
+/* vLLM's --goodput text, "ttft:500 tpot:50 e2el:2000" (spaces or commas),
+ * into lim_ms (ttft, tpot, e2el; a metric not named is left as it was);
+ * SS_EUSAGE naming the bad item. */
+int sim_goodput_parse(const char *arg, double lim_ms[3], struct err *e);
 /* Keep each completion's engine-side times (24 bytes a record, until they
  * are folded past LOGHIST_EXACT_MAX), for sim_reprice_api; before the
  * first sim_step. */

@@ -1,7 +1,8 @@
 /* test_deploy.c - the deployment field table (deploy/fields.h): a knob added
  * through the table alone (a test-only row after the shipped ones) is a
  * flag in both spellings with its range and --help line, a key of the
- * JSON the resolved configuration writes, and a sweep axis; the shipped
+ * JSON the resolved configuration writes, a key of experiment.json's engine
+ * block (read and written), and a sweep axis; the shipped
  * rows are consistent (names, spellings, defaults in range). */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -31,7 +32,7 @@ static void table_with_test_row(void)
 	memcpy(rows, deploy_table.row, sizeof(struct deploy_field) * DEPLOY__COUNT);
 	rows[DEPLOY__COUNT] = (struct deploy_field){"draft_window", {"--draft-window", "--speculative-window"},
 		"draft_window", DEPLOY_INT, 1, 64, false, 4, NULL, "N", "draft tokens a test engine looks ahead",
-		8, offsetof(struct knobs_plus, draft_window), DEPLOY_G_ENGINE, NULL, false};
+		8, offsetof(struct knobs_plus, draft_window), DEPLOY_G_ENGINE, NULL, false, NULL};
 	table = (struct deploy_table){rows, DEPLOY__COUNT + 1};
 }
 
@@ -99,6 +100,37 @@ static void test_switch_unit(void)
 	CHECK(kp.k.hicache_ratio == 2 && !deploy_given(&kp.k, DEPLOY_HICACHE_RATIO), "HiCache's ratio defaults to 2");
 }
 
+/* A string knob: one of its choices, the choices named when it is not,
+ * and overlaid as the numbers are. */
+static void test_string(void)
+{
+	struct knobs_plus kp, resolved;
+	struct err e;
+	char a0[] = "x", a1[] = "--schedule-policy", a2[] = "lpm", b2[] = "random", c1[] = "--kv-offloading-backend",
+	     c2[] = "disk";
+	char *ok[] = {a0, a1, a2, NULL}, *bad[] = {a0, a1, b2, NULL}, *bad2[] = {a0, c1, c2, NULL};
+	int rc;
+
+	deploy_defaults(&table, &kp);
+	deploy_defaults(&table, &resolved);
+	CHECK(kp.k.schedule_policy == NULL && kp.k.replicas == 1 && kp.k.num_redundant_experts == -1,
+	      "string knobs default to none; replicas 1; a not-given count -1");
+	err_clear(&e);
+	rc = parse(3, ok, &kp, &e);
+	deploy_overlay(&table, &resolved, &kp);
+	CHECK(rc == 1 && kp.k.schedule_policy == a2 && deploy_given(&kp.k, DEPLOY_SCHEDULE_POLICY) &&
+		      resolved.k.schedule_policy == a2 && deploy_given(&resolved.k, DEPLOY_SCHEDULE_POLICY),
+	      "a string flag taken and overlaid (rc %d: %s)", rc, e.msg);
+	err_clear(&e);
+	rc = parse(3, bad, &kp, &e);
+	CHECK(rc == -SS_EUSAGE && strcmp(e.msg, "--schedule-policy must be fcfs or lpm, got 'random'") == 0,
+	      "its choices in the message: %s", e.msg);
+	err_clear(&e);
+	rc = parse(3, bad2, &kp, &e);
+	CHECK(rc == -SS_EUSAGE && strcmp(e.msg, "--kv-offloading-backend must be native or lmcache, got 'disk'") == 0,
+	      "%s", e.msg);
+}
+
 static void test_help(void)
 {
 	struct sbuf sb;
@@ -132,6 +164,53 @@ static void test_json(void)
 		      strstr(buf, "\"prefix_caching\":true"),
 	      "a JSON key of the resolved configuration: %s", buf ? buf : "");
 	free(buf);
+}
+
+/* experiment.json's engine block goes through the table (experiment.c
+ * calls deploy_exp_read and deploy_exp_json): the test knob is read from
+ * its key in its range and written back, beside shipped keys. */
+static void test_experiment(void)
+{
+	static const char text[] = "{\"max_num_batched_tokens\": 4096, \"draft_window\": 12, "
+				   "\"enable_prefix_caching\": false}";
+	static const char bad[] = "{\"draft_window\": 65}";
+	struct knobs_plus kp;
+	struct json *o = NULL;
+	struct jw w;
+	struct err e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	deploy_defaults(&table, &kp);
+	err_clear(&e);
+	rc = json_parse(text, strlen(text), "experiment.json", &o, &e);
+	if (rc == 0)
+		rc = deploy_exp_read(&table, o, "experiment.json: engine", &kp, &e);
+	json_free(o);
+	CHECK(rc == 0 && kp.draft_window == 12 && deploy_given(&kp.k, DEPLOY__COUNT) &&
+		      kp.k.max_num_batched_tokens == 4096 && !kp.k.prefix_caching && kp.k.block_size == 16,
+	      "the test knob read from its experiment.json key (rc %d: %s)", rc, e.msg);
+	f = open_memstream(&buf, &len);
+	jw_init(&w, f, false);
+	jw_obj(&w, NULL);
+	deploy_exp_json(&table, &kp, &w);
+	jw_end_obj(&w);
+	fclose(f);
+	CHECK(buf && strstr(buf, "\"draft_window\":12") && strstr(buf, "\"max_num_batched_tokens\":4096") &&
+		      strstr(buf, "\"enable_prefix_caching\":false") && strstr(buf, "\"block_size\":16") &&
+		      !strstr(buf, "\"max_num_seqs\""),
+	      "and written back with the shipped keys (0: left to the engine's rule): %s", buf ? buf : "");
+	free(buf);
+	o = NULL;
+	err_clear(&e);
+	rc = json_parse(bad, strlen(bad), "experiment.json", &o, &e);
+	if (rc == 0)
+		rc = deploy_exp_read(&table, o, "experiment.json: engine", &kp, &e);
+	json_free(o);
+	CHECK(rc == -SS_EDATA && strcmp(e.msg, "experiment.json: engine: 'draft_window' must be in [1, 64], got 65") == 0,
+	      "in the row's range: %s", e.msg);
 }
 
 static void test_axis(void)
@@ -212,8 +291,10 @@ int main(void)
 	table_with_test_row();
 	test_flag();
 	test_switch_unit();
+	test_string();
 	test_help();
 	test_json();
+	test_experiment();
 	test_axis();
 	test_overlay();
 	test_shipped();
