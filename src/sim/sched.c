@@ -2028,14 +2028,16 @@ static SCHED_STEP_INLINE bool plan_ahead_add(const struct sim *s, struct replica
 	return true;
 }
 
-/* finish_rank's walk over the leading requests of the step that are
- * decoders verifying drafts, where plan_ahead applies, pooled gaps are
+/* finish_rank's walk over the requests of the step from sched[i0] that
+ * are decoders verifying drafts, where plan_ahead applies, pooled gaps are
  * only counted and blocks hold a power of two tokens: its body for them
  * alone (a draw, the accepted tokens, the blocks that filled, a counted
  * gap, then done or its part of the next plan as plan_ahead_add), the
- * acceptance totals added once.  Returns how many it took (finish_rank's
- * walk goes on from there); ndone as there. */
-static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, size_t *ndone, struct plan_ahead *pa)
+ * acceptance totals added once.  Returns where it stopped: the first
+ * other request (finish_rank's walk takes it, then this one goes on); ndone
+ * as there. */
+static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, size_t i0, size_t *ndone,
+					  struct plan_ahead *pa)
 {
 	const int64_t now = s->now, K = s->cfg.spec.k, lpt = s->cfg.long_prefill_token_threshold;
 	const int sh = s->bs_log2p1 - 1;
@@ -2043,7 +2045,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 	uint64_t drafted = 0, accepted = 0;
 	size_t i;
 
-	for (i = 0; i < rp->nsched; i++) {
+	for (i = i0; i < rp->nsched; i++) {
 		struct req *r = rp->sched[i];
 		int64_t q = r->step_tokens, c, g, n;
 		int32_t full, need;
@@ -2090,7 +2092,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 		pa->spec_ctx += c + n;
 		pa->n++;
 	}
-	s->tot.spec_verify += i;
+	s->tot.spec_verify += i - i0;
 	s->tot.spec_drafted += drafted;
 	s->tot.spec_accepted += accepted;
 	return i;
@@ -2110,7 +2112,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	/* the next step's plan of the others, summed as they are walked
 	 * (plan_ahead: every one an explicit decoder, in running order) */
 	struct plan_ahead pa = {0, 0, 0, 0, 0};
-	bool ahead = plan_ahead_applies(s, rp);
+	bool ahead = plan_ahead_applies(s, rp), walk;
 
 	/* the previous step's tokens reach the client now */
 	if ((rc = deliver(s, rp, e, sg)) < 0)
@@ -2119,10 +2121,14 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	if (stepped)
 		decoders_stepped(rp);
 	rp->ngrowers = 0;
-	i = ahead && rp->no_gaps && s->bs_log2p1 > 0 ? spec_walk(s, rp, &ndone, &pa) : 0;
-	for (; i < rp->nsched; i++) {
+	walk = ahead && rp->no_gaps && s->bs_log2p1 > 0;
+	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
 		bool dec;
+		/* the draft verifiers up to the next other request (while
+		 * plan_ahead holds), then that one below */
+		if (walk && ahead && (i = spec_walk(s, rp, i, &ndone, &pa)) >= rp->nsched)
+			break;
 		r = rp->sched[i];
 		gen0 = r->generated;
 		r->scheduled = false;
