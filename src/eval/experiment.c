@@ -247,6 +247,19 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 	return 0;
 }
 
+/* file as an experiment names it: relative to the folder of its
+ * experiment.json unless absolute. */
+static void exp_file_path(const struct experiment *x, const char *file, char *out, size_t n)
+{
+	char dir[700];
+
+	paths_dir(x->path, dir, sizeof(dir));
+	if (file[0] == '/')
+		snprintf(out, n, "%s", file);
+	else
+		snprintf(out, n, "%s/%s", dir, file);
+}
+
 /* "replicas" and "router": copies of the whole layout behind a router, as
  * `run --replicas N --router R` deploys them. */
 static int parse_replicas(const struct json *root, const char *path, struct experiment *x, struct err *e)
@@ -278,7 +291,7 @@ static int load_mooncake(const struct json *o, const struct json *arr, const cha
 {
 	static const char *const tk[] = {"arrival", NULL};
 	static const char *const ak[] = {"process", "file", "requests", "speedup", NULL};
-	char c3[820], dir[700], p[1100];
+	char c3[820], p[1100];
 	const char *file = NULL;
 	int rc;
 
@@ -290,11 +303,7 @@ static int load_mooncake(const struct json *o, const struct json *arr, const cha
 	    (rc = json_opt_num(arr, "speedup", c3, &x->trace_speedup, NULL, e)) < 0)
 		return rc;
 	snprintf(x->trace_file, sizeof(x->trace_file), "%s", file);
-	paths_dir(x->path, dir, sizeof(dir));
-	if (file[0] == '/')
-		snprintf(p, sizeof(p), "%s", file);
-	else
-		snprintf(p, sizeof(p), "%s/%s", dir, file);
+	exp_file_path(x, file, p, sizeof(p));
 	if ((rc = mooncake_read(p, &x->wl, e)) < 0)
 		return rc;
 	return mooncake_slice(&x->wl, x->trace_requests, x->trace_speedup, c3, e);
@@ -410,6 +419,8 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	rc = parse_measured(o, path, x, e);
 out:
 	json_free(root);
+	if (rc < 0)
+		experiment_release(x); /* what a trace or requests file loaded; callers release only loaded ones */
 	return rc;
 }
 
@@ -932,20 +943,10 @@ int experiment_load_requests(struct experiment *x, const char *file, bool server
 int experiment_load_requests(struct experiment *x, const char *file, bool server_side,
 			     int64_t prefix, struct err *e)
 {
-	char p[1400], dir[800];
-	char *slash;
+	char p[1400];
 	int rc;
 
-	snprintf(dir, sizeof(dir), "%s", x->path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
-	if (file[0] == '/')
-		snprintf(p, sizeof(p), "%s", file);
-	else
-		snprintf(p, sizeof(p), "%s/%s", dir, file);
+	exp_file_path(x, file, p, sizeof(p));
 	if ((rc = load_requests_csv(p, &x->meas, e)) < 0)
 		return rc;
 	x->meas.server_side = server_side;
