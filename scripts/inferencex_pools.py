@@ -34,6 +34,13 @@ it moved, benchmarks/, at that commit): TensorRT-LLM's dsr1_*_trt_mtp.sh set 3 d
 SGLang's dsr1_*_mtp.sh set --speculative-num-steps (EAGLE top-1: that many
 drafts).  Only MTP rows are written for agg (mode=agg, pool columns 0).
 
+Where an entry's tp/ep/dp-attn are placeholders (dynamo-sglang on GB200/GB300
+in late 2025: tp 1, dp-attn true and PREFILL_NODES/DECODE_NODES giving the
+layout, see node_gpus), prefill_gpus / decode_gpus give each worker's GPUs
+(nodes x 4 / workers) and the worker runs attention DP and EP over all of
+them (attention-DP and EP columns = the GPUs, prefill_moe_ep_size too); 0 in
+those columns: the row's recorded tp_size and prefill EP stand.
+
 TensorRT-LLM P/D rows also get their prefill workers' limits: the entry's
 recipe (CONFIG_FILE=recipes/trtllm/...) is srt-slurm's, whose
 backend.trtllm_config.prefill gives max_batch_size and max_num_tokens (e.g. 8
@@ -135,6 +142,30 @@ def twin_key(row):
             round(float(row["silicon_ttft_ms"]), 6), round(float(row["silicon_tpot_ms"]), 6))
 
 
+# GPUs per node of the rack-scale runners (GB200/GB300 NVL72 trays)
+NODE_GPUS = {"gb200": 4, "gb300": 4}
+
+
+def node_gpus(entry, side, row):
+    """GPUs per worker of an entry whose tp/ep/dp-attn are placeholders:
+    InferenceX's dynamo-sglang GB200/GB300 entries of late 2025 set tp 1,
+    ep 1 and give the layout as PREFILL_NODES/DECODE_NODES (their comment:
+    "tp, ep, and dp-attn do nothing because they are hardcoded in" the
+    launch script, which runs --tp-size and --dp-size TOTAL_GPUS with
+    --enable-deepep-moe, whose EP SGLang sets to the tp size, i.e. attention
+    DP and EP over every GPU of the worker: the entries' own comments say
+    "DEP4", "DEP8", "DEP48").  0: not such an entry."""
+    s = entry[side]
+    if s.get("tp") != 1 or not s.get("dp-attn") or row["backend"] != "sglang":
+        return 0
+    per = NODE_GPUS.get(GPU.get(row["system"]))
+    for a in s.get("additional-settings") or []:
+        m = re.match(r"%s_NODES=(\d+)$" % side.upper(), str(a))
+        if m and per and (int(m.group(1)) * per) % s["num-worker"] == 0:
+            return int(m.group(1)) * per // s["num-worker"]
+    return 0
+
+
 def candidates(cfg, row, conc):
     for key, v in cfg.items():
         if not isinstance(v, dict) or not v.get("disagg"):
@@ -158,9 +189,11 @@ def candidates(cfg, row, conc):
                     continue
                 spec = str(e.get("spec-decoding") or "none").lower()
                 batch, mtp = recipe(e)
+                pg, dg = node_gpus(e, "prefill", row), node_gpus(e, "decode", row)
                 yield key, (p["num-worker"], d["num-worker"],
-                            p["tp"] if p.get("dp-attn") else 1, d["tp"] if d.get("dp-attn") else 1,
-                            d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0), \
+                            pg or (p["tp"] if p.get("dp-attn") else 1), dg or (d["tp"] if d.get("dp-attn") else 1),
+                            dg or d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0,
+                            pg, dg, pg), \
                     recipe_path(e) if row["backend"] == "trtllm" else None
 
 
@@ -242,7 +275,7 @@ def agg_rows(repo, hist, rows, counts):
         k = agg_drafts(repo, commit, c[0][0], row["backend"], c[0][1][1])
         counts["agg mtp"] += 1
         out.append([row["id"], "agg", 0, 0, 0, 0, 0, 0, "mtp", k,
-                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0])
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0, 0, 0, 0])
     return out
 
 
@@ -279,20 +312,26 @@ def main():
         t = twins.get(twin_key(row))
         if t:
             one = lambda x: int(float(x or 1)) or 1
-            if (v[0], v[1], v[2], v[3], v[4]) != (one(t["prefill_num_workers"]), one(t["decode_num_workers"]),
-                                                  one(t["prefill_attention_dp_size"]),
-                                                  one(t["decode_attention_dp_size"]), one(t["decode_moe_ep_size"])):
+            # a node-named entry's twin records the entry's placeholder EP
+            # (ep 1) although its launch script runs DeepEP, whose EP is
+            # the worker's GPUs (node_gpus): EP is not compared there
+            n = 4 if v[8] or v[9] else 5
+            if (v[0], v[1], v[2], v[3], v[4])[:n] != (one(t["prefill_num_workers"]), one(t["decode_num_workers"]),
+                                                      one(t["prefill_attention_dp_size"]),
+                                                      one(t["decode_attention_dp_size"]),
+                                                      one(t["decode_moe_ep_size"]))[:n]:
                 counts["twin disagrees"] += 1
                 continue
             counts["twin agrees"] += 1
         counts["kept"] += 1
-        out.append([row["id"], "disagg"] + list(v) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])]
-                   + list(lim))
+        out.append([row["id"], "disagg"] + list(v[:8]) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])]
+                   + list(lim) + list(v[8:]))
     with open(out_path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["id", "mode", "prefill_num_workers", "decode_num_workers", "prefill_attention_dp_size",
                     "decode_attention_dp_size", "decode_moe_ep_size", "decode_batch_size", "speculative",
-                    "mtp_tokens", "config", "prefill_batch_size", "prefill_max_num_tokens"])
+                    "mtp_tokens", "config", "prefill_batch_size", "prefill_max_num_tokens", "prefill_gpus",
+                    "decode_gpus", "prefill_moe_ep_size"])
         w.writerows(out + agg_rows(repo, hist, rows, counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous; of the kept, %(twin agrees)d repeat a db-dump row and agree with its "

@@ -148,7 +148,11 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 
 	if (rp->ndec > budget)
 		return false;
-	for (i = 0; i < rp->nothers; i++) {
+	if (rp->ahead_valid) { /* the walk below, summed as the last step ended */
+		tokens += rp->ahead.tokens;
+		need += (int32_t)rp->ahead.need;
+	}
+	for (i = 0; i < rp->nothers && !rp->ahead_valid; i++) {
 		const struct req *o = rp->others[i];
 		int64_t n;
 		if (o->inflight)
@@ -178,9 +182,28 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	if (need > kvc_available(&rp->kv))
 		return false;
 	rp->fallback = false;
+	/* every one of the others scheduled whole, in order: plan_step takes
+	 * their part of the description from the sums too */
+	rp->ahead_used = rp->ahead_valid && tokens <= budget && rp->ahead.n == (int64_t)rp->nothers;
 	sched_take_crossing(s, rp, cls); /* the class crossing a block boundary */
 	budget -= rp->ndec;
-	for (i = 0; i < rp->nothers && budget > 0; i++) {
+	i = 0;
+	if (rp->ahead_used) { /* the walk below with chunk_of's values kept (plan_ahead) */
+		size_t j;
+		XGROW(rp->sched, rp->sched_cap, rp->nothers);
+		for (j = 0; j < rp->ngrowers; j++) { /* the others need none */
+			struct req *o = rp->growers[j];
+			sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + o->step_tokens) - o->nblocks);
+		}
+		for (; i < rp->nothers; i++) {
+			struct req *o = rp->others[i];
+			o->scheduled = true;
+			rp->sched[i] = o;
+		}
+		rp->nsched = rp->nothers;
+		budget -= rp->ahead.tokens;
+	}
+	for (; i < rp->nothers && budget > 0; i++) {
 		struct req *o = rp->others[i];
 		int64_t n;
 		if (o->inflight)
@@ -190,6 +213,9 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		sched_push(rp, o, n);
 		budget -= n;
 	}
+	/* every one of the others in order: sched and others the same list
+	 * (sched_admit appends to both) */
+	rp->sched_others = rp->nsched == rp->nothers;
 	/* nothing left unscheduled in the running list (and, tested here
 	 * rather than in the call, someone waiting: most steps have nobody) */
 	if (i == rp->nothers && rp->wlen > 0)

@@ -14,7 +14,12 @@
  * MTP: InferenceX names MTP runs by their own configuration entry.  Two
  * optional columns give a TensorRT-LLM row's prefill workers' limits from
  * its srt-slurm recipe: prefill_batch_size (max_batch_size per rank) and
- * prefill_max_num_tokens (0 or absent: not known). */
+ * prefill_max_num_tokens (0 or absent: not known).  Three more give a
+ * worker's GPUs where the row's tp_size is a placeholder (InferenceX's
+ * GB200/GB300 dynamo-sglang entries that name nodes, not tp):
+ * prefill_gpus, decode_gpus (replace the recorded tp_size x attention DP)
+ * and prefill_moe_ep_size (replaces the recorded prefill EP); 0 or absent:
+ * the recorded ones stand. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +34,7 @@ struct pools_line {
 	int pw, dw, padp, dadp, dep;
 	int64_t dbatch;
 	int64_t pbatch, ptokens; /* prefill max_batch_size, max_num_tokens (0: not known) */
+	int64_t pgpus, dgpus, pep; /* GPUs per worker, prefill EP (0: the recorded ones) */
 	int spec; /* -1: MTP of unnamed depth; else draft tokens (0: none) */
 };
 
@@ -72,7 +78,7 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 					    "decode_moe_ep_size", "decode_batch_size", "speculative",
 					    "mtp_tokens", "mode", NULL};
 	static const double hi[] = {0, 4096, 4096, 4096, 4096, 4096, 1 << 24, 0, 16};
-	int idx[10], rc, k, pb, pt;
+	int idx[10], rc, k, pb, pt, pg, dg, pe;
 	size_t cap = 0;
 	struct csv *c;
 
@@ -84,6 +90,9 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		goto done;
 	pb = csv_column(c, "prefill_batch_size"); /* optional: -1 when absent */
 	pt = csv_column(c, "prefill_max_num_tokens");
+	pg = csv_column(c, "prefill_gpus");
+	dg = csv_column(c, "decode_gpus");
+	pe = csv_column(c, "prefill_moe_ep_size");
 	while ((rc = csv_next(c, e)) == 1) {
 		struct pools_line l;
 		double v[9];
@@ -117,7 +126,10 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		l.dbatch = (int64_t)v[6];
 		l.spec = strcmp(spec, "mtp") == 0 ? (v[8] > 0 ? (int)v[8] : -1) : 0;
 		if ((rc = optional_whole(c, pb, 1 << 20, "prefill_batch_size", &l.pbatch, e)) < 0 ||
-		    (rc = optional_whole(c, pt, 1 << 24, "prefill_max_num_tokens", &l.ptokens, e)) < 0)
+		    (rc = optional_whole(c, pt, 1 << 24, "prefill_max_num_tokens", &l.ptokens, e)) < 0 ||
+		    (rc = optional_whole(c, pg, 4096, "prefill_gpus", &l.pgpus, e)) < 0 ||
+		    (rc = optional_whole(c, dg, 4096, "decode_gpus", &l.dgpus, e)) < 0 ||
+		    (rc = optional_whole(c, pe, 4096, "prefill_moe_ep_size", &l.pep, e)) < 0)
 			goto done;
 		XGROW(*out, cap, *n + 1);
 		(*out)[(*n)++] = l;
@@ -176,7 +188,15 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 		}
 		pre = r->pre;
 		dec = r->dec;
-		if (!relay(&pre, l->padp, pre.moe_ep) || !relay(&dec, l->dadp, l->dep))
+		if (l->pgpus > 0) {
+			pre.tp = (int)l->pgpus;
+			pre.attn_dp = 1;
+		}
+		if (l->dgpus > 0) {
+			dec.tp = (int)l->dgpus;
+			dec.attn_dp = 1;
+		}
+		if (!relay(&pre, l->padp, l->pep > 0 ? (int)l->pep : pre.moe_ep) || !relay(&dec, l->dadp, l->dep))
 			continue; /* a layout the recorded GPUs cannot hold: left unknown */
 		pre.workers = l->pw;
 		dec.workers = l->dw;

@@ -206,6 +206,22 @@ struct replica {
 	struct step_desc desc;             /* lockstep: this rank's step */
 	int64_t spec_n;                    /* decoding requests that draft after the step */
 	double spec_ctx;                   /* their contexts, summed */
+	/* speculative decoding: the next step's plan of rp->others, summed by
+	 * finish_rank as it walks them (sched.c, plan_ahead), so that the
+	 * policy and plan_step need not walk them again; valid from
+	 * finish_rank to the next plan_step, used (ahead_used) when the
+	 * policy scheduled every one of them in order with its chunk_of */
+	struct plan_ahead {
+		int64_t n;                 /* the others summed, rp->others[0, n) */
+		int64_t tokens, need;      /* chunk_of's tokens, blocks to grow */
+		int64_t ctx, spec_ctx;     /* decode_ctx_sum's and spec_ctx's parts */
+	} ahead;
+	struct req **growers;              /* those of them that grow blocks, in order */
+	size_t ngrowers, growers_cap;
+	bool ahead_valid, ahead_used;
+	/* the policy scheduled every one of the others in running order,
+	 * then its admissions (sched and others the same list) */
+	bool sched_others;
 	int64_t step_dur_ns;
 	/* its decode-only steps' prices, and with attention DP those with
 	 * the group's MoE tokens: its pool's memos (struct sim's memo), one

@@ -1365,7 +1365,9 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	size_t i;
 
 	rp->nsched = 0;
+	rp->ahead_used = rp->sched_others = false;
 	s->cfg.policy->schedule(s, rp);
+	rp->ahead_valid = false;
 	if (rp->nsched == 0 && rp->ndec == 0)
 		return false;
 	if (rp->nsched > rp->chunk_cap) { /* a chunk per scheduled request at most */
@@ -1374,7 +1376,15 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 		rp->chunk_prefix = xreallocarray(rp->chunk_prefix, rp->chunk_cap, sizeof(int64_t));
 	}
 	desc_start(rp, d);
-	for (i = 0; i < rp->nsched; i++) {
+	i = 0;
+	if (rp->ahead_used) { /* the others, every one a decoder (plan_ahead) */
+		rp->spec_n = rp->ahead.n;
+		rp->spec_ctx = (double)rp->ahead.spec_ctx;
+		d->decode_ctx_sum = (double)rp->ahead.ctx;
+		d->ndecode = d->nlogits = rp->ahead.tokens;
+		i = (size_t)rp->ahead.n;
+	}
+	for (; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
 		bool samples = r->computed + r->step_tokens == req_num_tokens(r), dec = decoding(r);
 		if (s->cfg.spec.k > 0 && dec) {
@@ -1965,6 +1975,127 @@ static int cmp_rseq(const void *a, const void *b)
 	return x->rseq < y->rseq ? -1 : x->rseq > y->rseq;
 }
 
+/* --- the next step's plan, summed as a step ends (speculative decoding) ---
+ *
+ * With speculative decoding every running request stays explicit, and a
+ * step of decoders alone walks them four times: finish_rank, the policy's
+ * schedule (schedule_fast: the tokens and blocks the others ask for, then
+ * each one's blocks and place in the step) and plan_step's description.
+ * When every request of the step that ended is still a decoder, in
+ * running order, finish_rank sums what the next plan reads of each one
+ * (chunk_of's tokens, blocks_for's growth, its terms of decode_ctx_sum and
+ * spec_ctx) as it walks them; schedule_fast then takes its sums for its
+ * first walk and, when it schedules all of them, plan_step for their part
+ * of the description.  The sums are integers, exact in int64_t; the
+ * description's doubles are added integers below 2^53 in any order, so
+ * they come out bit for bit the same (test_sim's segment comparisons run
+ * it against no_segments, which keeps every walk). */
+static SCHED_STEP_INLINE bool plan_ahead_applies(const struct sim *s, const struct replica *rp)
+{
+	return s->cfg.spec.k > 0 && s->cfg.policy->decode_segments && !s->cfg.no_segments && rp->sched_others &&
+	       rp->nsched == rp->nothers && rp->ndec == 0 && !rp->lazy && !rp->fallback && rp->pp == 1 &&
+	       !rp->prefill_only && rp->naborting == 0;
+}
+
+static SCHED_STEP_INLINE void grower_push(struct replica *rp, struct req *r)
+{
+	XGROW(rp->growers, rp->growers_cap, rp->ngrowers + 1);
+	rp->growers[rp->ngrowers++] = r;
+}
+
+/* Request r stays running after the step: add its part of the next plan,
+ * its chunk_of kept in step_tokens for the policy (false when it is not a
+ * decoder).  (step_tokens is read only while a request is scheduled, and
+ * sched_push sets it.) */
+static SCHED_STEP_INLINE bool plan_ahead_add(const struct sim *s, struct replica *rp, struct req *r,
+					    struct plan_ahead *pa)
+{
+	int64_t n, need;
+
+	if (!decoding(r))
+		return false;
+	n = chunk_of(s, r, INT64_MAX);
+	r->step_tokens = n;
+	need = blocks_for(s, r->computed + n) - r->nblocks;
+	pa->tokens += n;
+	pa->need += need;
+	if (need > 0)
+		grower_push(rp, r);
+	/* plan_step's terms: q (computed + 1) + q (q - 1) / 2 and computed + q */
+	pa->ctx += n * (r->computed + 1) + n * (n - 1) / 2;
+	pa->spec_ctx += r->computed + n;
+	pa->n++;
+	return true;
+}
+
+/* finish_rank's walk over the leading requests of the step that are
+ * decoders verifying drafts, where plan_ahead applies, pooled gaps are
+ * only counted and blocks hold a power of two tokens: its body for them
+ * alone (a draw, the accepted tokens, the blocks that filled, a counted
+ * gap, then done or its part of the next plan as plan_ahead_add), the
+ * acceptance totals added once.  Returns how many it took (finish_rank's
+ * walk goes on from there); ndone as there. */
+static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, size_t *ndone, struct plan_ahead *pa)
+{
+	const int64_t now = s->now, K = s->cfg.spec.k, lpt = s->cfg.long_prefill_token_threshold;
+	const int sh = s->bs_log2p1 - 1;
+	const int64_t bm = ((int64_t)1 << sh) - 1;
+	uint64_t drafted = 0, accepted = 0;
+	size_t i;
+
+	for (i = 0; i < rp->nsched; i++) {
+		struct req *r = rp->sched[i];
+		int64_t q = r->step_tokens, c, g, n;
+		int32_t full, need;
+		int a;
+		if (q < 2 || r->pd_first || !decoding(r))
+			break;
+		a = spec_accepted(&s->spec_draws, (int)q - 1, &s->spec_rng);
+		drafted += (uint64_t)(q - 1);
+		accepted += (uint64_t)a;
+		r->scheduled = false;
+		r->dsteps++;
+		r->computed = c = r->computed + 1 + a;
+		r->generated = g = r->generated + 1 + a;
+		/* register_full: anonymous blocks are only counted */
+		if (r->nnamed <= r->nhashed) {
+			full = (int32_t)(c >> sh);
+			if (full > r->nblocks)
+				full = r->nblocks;
+			if (r->nhashed < full)
+				r->nhashed = full;
+		} else {
+			register_full(s, rp, r, c);
+		}
+		r->ngaps++; /* gap_push: a middle or last gap, counted */
+		r->last_ns = now;
+		if (g >= r->output) {
+			r->done = true;
+			XGROW(rp->done, rp->done_cap, *ndone + 1);
+			rp->done[(*ndone)++] = r;
+			continue;
+		}
+		/* plan_ahead_add: chunk_of and blocks_for of a decoder */
+		n = r->output - g - 1;
+		n = 1 + (n < K ? n : K);
+		if (lpt > 0 && n > lpt)
+			n = lpt;
+		r->step_tokens = n;
+		need = (int32_t)((c + n + bm) >> sh) - r->nblocks;
+		pa->tokens += n;
+		pa->need += need;
+		if (need > 0)
+			grower_push(rp, r);
+		pa->ctx += n * (c + 1) + (n * (n - 1) >> 1); /* (n >= 1) */
+		pa->spec_ctx += c + n;
+		pa->n++;
+	}
+	s->tot.spec_verify += i;
+	s->tot.spec_drafted += drafted;
+	s->tot.spec_accepted += accepted;
+	return i;
+}
+
 /* End replica ri's step: tokens, completions, block bookkeeping. */
 static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, const bool sg)
 {
@@ -1976,6 +2107,10 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	bool joined = false; /* a request of rp->others became a decoder */
 	/* its decoders made a token (SGLang: unless it was a prefill batch) */
 	const bool stepped = !sg || rp->dec_run;
+	/* the next step's plan of the others, summed as they are walked
+	 * (plan_ahead: every one an explicit decoder, in running order) */
+	struct plan_ahead pa = {0, 0, 0, 0, 0};
+	bool ahead = plan_ahead_applies(s, rp);
 
 	/* the previous step's tokens reach the client now */
 	if ((rc = deliver(s, rp, e, sg)) < 0)
@@ -1983,7 +2118,9 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	step_pending(s, rp, stepped);
 	if (stepped)
 		decoders_stepped(rp);
-	for (i = 0; i < rp->nsched; i++) {
+	rp->ngrowers = 0;
+	i = ahead && rp->no_gaps && s->bs_log2p1 > 0 ? spec_walk(s, rp, &ndone, &pa) : 0;
+	for (; i < rp->nsched; i++) {
 		int64_t gen0;
 		bool dec;
 		r = rp->sched[i];
@@ -2007,8 +2144,10 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			r->computed += r->step_tokens;
 		}
 		register_full(s, rp, r, r->computed);
-		if (r->computed < req_num_tokens(r))
+		if (r->computed < req_num_tokens(r)) {
+			ahead = false;
 			continue; /* a prefill chunk: no token yet */
+		}
 		r->generated++;
 		if (rp->prefill_only && r->generated < r->output) {
 			/* P/D: the prefill worker is done with it; the KV
@@ -2046,7 +2185,11 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 			dec_join(s, rp, r);
 			joined = true;
 		}
+		if (ahead && !r->done)
+			ahead = plan_ahead_add(s, rp, r, &pa);
 	}
+	/* (with ndone: the others below lose the done ones, in order) */
+	ahead = ahead && !joined;
 	cls = cls_of(s, -rp->G);
 	if (stepped)
 		register_filled(s, rp, cls);
@@ -2085,6 +2228,8 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		rp->nothers = j;
 	}
 	rp->nsched = 0;
+	rp->ahead = pa;
+	rp->ahead_valid = ahead;
 	/* completions in running order (record order, closed-loop order) */
 	if (ndone > 16) {
 		qsort(rp->done, ndone, sizeof(*rp->done), cmp_rseq);
@@ -2427,6 +2572,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 			free(rp->ring[i].e);
 	free(rp->ring);
 	free(rp->others);
+	free(rp->growers);
 	free(rp->dk);
 	free(rp->sched);
 	free(rp->done);
