@@ -40,6 +40,11 @@ static double version_value(const char *v)
 	return part[0] * 1e6 + part[1] * 1e3 + part[2];
 }
 
+double engine_version_value(const char *v)
+{
+	return version_value(v);
+}
+
 /* Is name one of list's comma-separated names? */
 static bool harness_listed(const char *list, const char *name)
 {

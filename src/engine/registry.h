@@ -16,6 +16,10 @@ int engine_lookup(const char *name, const struct engine_type **out, struct err *
  * ("abc" or "" picked the oldest or the newest collection without a word);
  * SS_EUSAGE otherwise. */
 int engine_version_check(const char *v, struct err *e);
+/* A version ("0.12.0", "1.2.0rc6.post2") as major x 1e6 + minor x 1e3 +
+ * patch, for ordering; -1 when it does not start with a digit ("",
+ * "unknown", "nightly-..."). */
+double engine_version_value(const char *v);
 /* en's host terms for version under harness (NULL or "": none said): the
  * first row of en->host for that harness (or for any) whose from is at or
  * below version, comparing major.minor.patch numerically; an empty or

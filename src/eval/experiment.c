@@ -1465,6 +1465,31 @@ static int aic_layout(const struct aic_row *r, int be, struct experiment *x, cha
 	return aic_engine_layout(be, r->tp, r->attn_dp, r->moe_tp, r->moe_ep, &x->tp, &x->ep, why, n);
 }
 
+/* Did the generator write neither --max-prefill-tokens nor
+ * --enable-mixed-chunk for this SGLang row?  Its launch arguments come from
+ * a template per SGLang version
+ * (generator/config/backend_templates/sglang/cli_args.<version>.j2).  The
+ * first ones, 0.5.1.post1, 0.5.3.post2 and 0.5.4.post3 (ai-dynamo/
+ * aiconfigurator 95ddf241a, 2025-12-04), emit neither flag: they gained
+ * them on 2026-01-19 (fa895ffb1, as the misspelt --enable-mix-chunk; fixed
+ * the same day, 07a377923), and the benchmark rule that sets them for agg
+ * workers came on 2026-01-30 (71bb3d00e).  The templates of 0.5.6.post2 and
+ * later (c46a56b02, 2026-01-23, onwards) carried both from their first
+ * commit.  aiconfigurator's gap analysis had moved to SGLang 0.5.6.post2
+ * (Dynamo 0.8.0 images) by 2026-01-23 (its silicon_sample.csv, Qwen3-32B on
+ * H100, measured=2026-01-23), so its rows of the older versions ran with
+ * SGLang's defaults for both: no mixed chunks, max_prefill_tokens 16384
+ * (above the default chunk on these GPUs, which binds first).  The rows
+ * themselves agree: Qwen3-32B 0.5.1.post1 on H100 (78 rows), TTFT / ITL
+ * median |err| 71.3 / 23.4 % with mixed chunks, 7.8 / 10.0 % without
+ * (eval/silicon/HARNESS.md, "SGLang rows of the first templates"). */
+static bool aic_sglang_bare(const struct aic_row *r)
+{
+	double v = engine_version_value(r->version);
+
+	return r->harness == AIC_HARNESS_AIPERF && v >= 0 && v < engine_version_value("0.5.6");
+}
+
 /* Engine limits per backend (the rules cited above). */
 static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 {
@@ -1507,8 +1532,13 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 		 * radix cache on.  The KV is checked against the longest request
 		 * (ISL + OSL) rather than the model's context length */
 		x->max_num_batched_tokens = 0;
-		x->max_prefill_tokens = r->isl + AIC_MNT_SLACK;
-		x->mixed_chunk = true;
+		if (aic_sglang_bare(r)) {
+			x->max_prefill_tokens = 0;
+			x->mixed_chunk = false;
+		} else {
+			x->max_prefill_tokens = r->isl + AIC_MNT_SLACK;
+			x->mixed_chunk = true;
+		}
 		x->max_model_len = r->isl + r->osl;
 		x->block_size = AIC_SGLANG_PAGE;
 		x->gpu_memory_utilization = 0.9; /* unused: SGLang sizes by mem_fraction_static */

@@ -14,6 +14,7 @@
 #include "readers/measured.h"
 #include "base/paths.h"
 #include "base/pcg32.h"
+#include "engine/registry.h"
 
 static char fx[1000];
 
@@ -244,6 +245,40 @@ static void test_workload_label(void)
 	CHECK(strcmp(b, "prompt ~200 out ~64") == 0, "synthetic label (%s)", b);
 }
 
+/* SGLang silicon rows: aiconfigurator's generator wrote --max-prefill-tokens
+ * ISL + 1500 and --enable-mixed-chunk only from its 0.5.6.post2 templates on;
+ * rows of the first templates (0.5.1.post1 ...) ran SGLang's defaults
+ * (experiment.c, aic_sglang_bare). */
+static void test_aic_sglang_templates(void)
+{
+	static const char *const id[3] = {"v051", "v056", "novers"};
+	static const bool mixed[3] = {false, true, true};
+	static const int64_t mpt[3] = {0, 2048 + 1500, 2048 + 1500};
+	static struct experiment x;
+	static struct exp_table t;
+	char why[256];
+	struct err e;
+	size_t i;
+
+	CHECK(engine_version_value("0.5.1.post1") < engine_version_value("0.5.6") &&
+	      engine_version_value("0.5.6.post2") >= engine_version_value("0.5.6") &&
+	      engine_version_value("0.5.10.post1") > engine_version_value("0.5.9") && engine_version_value("") < 0,
+	      "engine versions order numerically (0.5.1.post1 < 0.5.6 <= 0.5.6.post2, 0.5.10 > 0.5.9, \"\" unknown)");
+	if (exp_table_open(fixture("aic-sglang-templates.csv"), NULL, &t, &e) < 0) {
+		CHECK(0, "aic-sglang-templates.csv opens: %s", e.msg);
+		return;
+	}
+	CHECK(t.aic.n == 3, "three rows (%zu)", t.aic.n);
+	for (i = 0; i < 3 && i < t.aic.n; i++) {
+		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
+		CHECK(rc == 1 && strstr(x.name, id[i]) && x.mixed_chunk == mixed[i] && x.max_prefill_tokens == mpt[i],
+		      "%s: mixed chunk %d (want %d), max_prefill_tokens %lld (want %lld)", id[i], x.mixed_chunk,
+		      mixed[i], (long long)x.max_prefill_tokens, (long long)mpt[i]);
+		experiment_release(&x);
+	}
+	exp_table_release(&t);
+}
+
 /* Reasons rows share: figures become N, a flag's value and advice stay. */
 static void test_skip_reason(void)
 {
@@ -306,6 +341,7 @@ int main(void)
 	test_tier1_kat();
 	test_workload_label();
 	test_skip_reason();
+	test_aic_sglang_templates();
 	test_ablation_design();
 	return check_done();
 }
