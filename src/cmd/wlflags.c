@@ -113,6 +113,12 @@ int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e)
 		f->ov.dist_given = true;
 		note_flag(f, "--dist");
 		return 1;
+	case WLF + 12:
+		rc = cli_double("--trace-speedup", arg, 0, true, &f->trace_speedup, e);
+		if (rc == 0 && f->trace_speedup > 1e6)
+			return err_set(e, SS_EUSAGE, "--trace-speedup must be in (0, 1e6], got '%s'", arg);
+		note_flag(f, "--trace-speedup");
+		break;
 	default:
 		return 0;
 	}
@@ -130,9 +136,15 @@ int wlflags_build(const struct wlflags *f, const struct catalog *cat, struct wl_
 	if (f->workload) {
 		/* (standard input is read once: a spec) */
 		const struct reader *r = strcmp(f->workload, "-") ? reader_of_file(f->workload, NULL, 0) : NULL;
-		if ((rc = r && r->id == RD_MOONCAKE ? mooncake_read(f->workload, wl, e)
-						    : wl_spec_load(f->workload, wl, e)) < 0)
+		bool mc = r && r->id == RD_MOONCAKE;
+		if (f->trace_speedup > 0 && !mc)
+			return err_set(e, SS_EUSAGE, "--trace-speedup applies to a Mooncake trace given as --workload, "
+				       "not to %s", f->workload);
+		if ((rc = mc ? mooncake_read(f->workload, wl, e) : wl_spec_load(f->workload, wl, e)) < 0 ||
+		    (f->trace_speedup > 0 && (rc = mooncake_slice(wl, 0, f->trace_speedup, "--trace-speedup", e)) < 0))
 			return rc;
+	} else if (f->trace_speedup > 0) {
+		return err_set(e, SS_EUSAGE, "--trace-speedup applies to a Mooncake trace given as --workload");
 	} else if (replace) {
 		wl_overrides_base(wl);
 		snprintf(origin, norigin, "flags (%s) replace workloads/default.json", f->given);

@@ -34,7 +34,8 @@ enum { WLF = 1200 };
 	{"output-tokens", required_argument, 0, WLF + 4}, {"seed", required_argument, 0, WLF + 5}, \
 	{"concurrency", required_argument, 0, WLF + 6}, {"duration", required_argument, 0, WLF + 7}, \
 	{"rate-type", required_argument, 0, WLF + 8}, {"dist", required_argument, 0, WLF + 9}, \
-	{"harness", required_argument, 0, WLF + 10}, {"prompt-kind", required_argument, 0, WLF + 11}
+	{"harness", required_argument, 0, WLF + 10}, {"prompt-kind", required_argument, 0, WLF + 11}, \
+	{"trace-speedup", required_argument, 0, WLF + 12}
 
 #define WLFLAGS_HELP \
 	"  --workload FILE           workload spec (JSON or YAML; default workloads/default.json)\n" \
@@ -53,11 +54,14 @@ enum { WLF = 1200 };
 	"                            vllm-bench, sglang-bench, guidellm, inference-perf): the\n" \
 	"                            engine's host terms measured under it (docs/engines.md)\n" \
 	"  --prompt-kind chat|random what the prompts are: speculative decoding's acceptance\n" \
-	"                            (default: random under aiperf, vllm-bench, sglang-bench)\n"
+	"                            (default: random under aiperf, vllm-bench, sglang-bench)\n" \
+	"  --trace-speedup X         a Mooncake trace's timestamps divided by X, as aiperf and\n" \
+	"                            Dynamo replay one \"4x\" (docs/workloads.md)\n"
 
 struct wlflags {
 	const char *workload;
 	struct wl_overrides ov;
+	double trace_speedup;  /* --trace-speedup (0: not given) */
 	char given[160];   /* the flags given, in order, for the header */
 };
 

@@ -90,6 +90,10 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->spec.method = SPEC_MTP;
 		(void)spec_default_rates(&sc->spec, wl_prompt_kind(&x->wl) == WL_PROMPTS_RANDOM);
 	}
+	if (x->replicas > 1) {
+		sc->replicas = x->replicas;
+		sc->router = x->router;
+	}
 	sc->k.max_model_len = x->k.max_model_len;
 	sc->k.block_size = x->k.block_size;
 	sc->k.total_kv_blocks = x->k.total_kv_blocks;
@@ -369,7 +373,10 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		r->pred[EM_ITL_MEAN] = p.itl_ms.mean;
 		r->pred[EM_E2E_MEAN] = p.e2e_ms.mean;
 		r->pred[EM_E2E_P90] = p.e2e_ms.p90;
-		r->pred[EM_THROUGHPUT] = (double)p.completed / ms->duration_s;
+		/* a trace replay's throughput is the benchmark's: completed over
+		 * first arrival to last completion (aiperf's "Request
+		 * Throughput"), the simulated one likewise */
+		r->pred[EM_THROUGHPUT] = x->trace_file[0] ? p.throughput_rps : (double)p.completed / ms->duration_s;
 		for (k = 0; k < EM__COUNT; k++) {
 			r->meas[k] = ms->v[k];
 			r->ape[k] = isnan(r->meas[k]) || !(r->meas[k] > 0) || p.completed == 0
@@ -467,6 +474,10 @@ void experiment_config_text(const struct experiment *x, char *buf, size_t n)
 			 x->pd_decode, x->prefill_tp, x->prefill_ep, x->tp, x->ep);
 	else
 		snprintf(lay, sizeof(lay), "tp %d pp %d dp %d ep %d", x->tp, x->pp, x->dp, x->ep);
+	if (x->replicas > 1) {
+		size_t l = strlen(lay);
+		snprintf(lay + l, sizeof(lay) - l, " x%d replicas %s", x->replicas, router_name(x->router));
+	}
 	char mbt[24] = "engine default", mns[24] = "engine default";
 
 	if (x->k.max_num_batched_tokens > 0)

@@ -9,6 +9,8 @@
 
 #include "engine/registry.h"
 #include "eval/experiment.h"
+#include "base/paths.h"
+#include "readers/mooncake.h"
 
 const char *ev_metric_name(enum ev_metric m)
 {
@@ -209,10 +211,73 @@ static int parse_measured(const struct json *o, const char *ctx, struct experime
 	return 0;
 }
 
+/* file as an experiment names it: relative to the folder of its
+ * experiment.json unless absolute. */
+static void exp_file_path(const struct experiment *x, const char *file, char *out, size_t n)
+{
+	char dir[700];
+
+	paths_dir(x->path, dir, sizeof(dir));
+	if (file[0] == '/')
+		snprintf(out, n, "%s", file);
+	else
+		snprintf(out, n, "%s/%s", dir, file);
+}
+
+/* "replicas" and "router": copies of the whole layout behind a router, as
+ * `run --replicas N --router R` deploys them. */
+static int parse_replicas(const struct json *root, const char *path, struct experiment *x, struct err *e)
+{
+	const char *router = NULL;
+	char flag[800];
+	int64_t v = 1;
+	int rc;
+
+	if ((rc = json_opt_int(root, "replicas", path, 1, SIM_MAX_REPLICAS, &v, NULL, e)) < 0 ||
+	    (rc = json_opt_str(root, "router", path, &router, e)) < 0)
+		return rc;
+	x->replicas = (int)v;
+	x->router = ROUTER_ROUND_ROBIN;
+	snprintf(flag, sizeof(flag), "%s: 'router'", path);
+	if (router && router_parse(flag, router, &x->router, e) < 0) {
+		char msg[sizeof(e->msg)];
+		snprintf(msg, sizeof(msg), "%s", e->msg); /* a data error, not a usage one */
+		return err_set(e, SS_EDATA, "%s", msg);
+	}
+	return 0;
+}
+
+/* A workload that replays a Mooncake trace (arrival process "mooncake"):
+ * the file, relative to the experiment's folder, its first 'requests'
+ * (0 or absent: all) and the 'speedup' its timestamps were divided by. */
+static int load_mooncake(const struct json *o, const struct json *arr, const char *ctx, struct experiment *x,
+			 struct err *e)
+{
+	static const char *const tk[] = {"arrival", NULL};
+	static const char *const ak[] = {"process", "file", "requests", "speedup", NULL};
+	char c3[820], p[1100];
+	const char *file = NULL;
+	int rc;
+
+	snprintf(c3, sizeof(c3), "%s.arrival", ctx);
+	x->trace_speedup = 1;
+	if ((rc = json_check_keys(o, tk, ctx, e)) < 0 || (rc = json_check_keys(arr, ak, c3, e)) < 0 ||
+	    (rc = json_req_str(arr, "file", c3, &file, e)) < 0 ||
+	    (rc = json_opt_int(arr, "requests", c3, 0, INT64_MAX, &x->trace_requests, NULL, e)) < 0 ||
+	    (rc = json_opt_num(arr, "speedup", c3, &x->trace_speedup, NULL, e)) < 0)
+		return rc;
+	snprintf(x->trace_file, sizeof(x->trace_file), "%s", file);
+	exp_file_path(x, file, p, sizeof(p));
+	if ((rc = mooncake_read(p, &x->wl, e)) < 0)
+		return rc;
+	return mooncake_slice(&x->wl, x->trace_requests, x->trace_speedup, c3, e);
+}
+
 int experiment_load(const char *path, struct experiment *x, struct err *e)
 {
 	static const char *const keys[] = {"name", "source", "model", "gpu", "tp", "pp", "dp", "ep",
-		"dtype", "kv_dtype", "precision", "engine", "workload", "workload_name", "measured", NULL};
+		"dtype", "kv_dtype", "precision", "engine", "workload", "workload_name", "measured", "replicas",
+		"router", NULL};
 	struct json *root = NULL;
 	const struct json *o;
 	const char *dt = "bf16";
@@ -251,6 +316,8 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 		goto out;
 	if (pres)
 		x->ep = (int)v;
+	if ((rc = parse_replicas(root, path, x, e)) < 0)
+		goto out;
 	if ((rc = json_opt_str(root, "dtype", path, &dt, e)) < 0)
 		goto out;
 	if ((rc = dtype_parse(dt, &x->dtype, e)) < 0) {
@@ -285,7 +352,10 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 		const struct json *arr = json_get(o, "arrival");
 		const char *proc = arr ? json_string(json_get(arr, "process")) : NULL;
 		snprintf(c2, sizeof(c2), "%s: workload", path);
-		if (proc && strcmp(proc, "trace") == 0) {
+		if (proc && strcmp(proc, "mooncake") == 0) {
+			if ((rc = load_mooncake(o, arr, c2, x, e)) < 0)
+				goto out;
+		} else if (proc && strcmp(proc, "trace") == 0) {
 			/* per-request experiments replay their measured requests */
 			static const char *const tk[] = {"seed", "arrival", "prefix_tokens", NULL};
 			static const char *const ak[] = {"process", "file", NULL};
@@ -313,6 +383,8 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	rc = parse_measured(o, path, x, e);
 out:
 	json_free(root);
+	if (rc < 0)
+		experiment_release(x); /* what a trace or requests file loaded; callers release only loaded ones */
 	return rc;
 }
 
@@ -765,7 +837,9 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
 				return err_set(e, SS_EUSAGE,
 					       "%s: a Mooncake trace records arrivals, lengths and shared prefix blocks but "
 					       "no latencies, so there is nothing to compare with; replay it with "
-					       "`servesim run --workload %s` (simulated figures only)", path, path);
+					       "`servesim run --workload %s` (simulated figures only), or compare a "
+					       "benchmark that replayed it through an experiment.json whose workload "
+					       "names it (docs/workloads.md)", path, path);
 			if (!r || !(r->id == RD_GUIDELLM || r->id == RD_OTEL || r->id == RD_VLLM_REQUESTS ||
 				    r->id == RD_VCR))
 				return err_set(e, SS_EDATA,
@@ -839,20 +913,10 @@ int experiment_load_requests(struct experiment *x, const char *file, bool server
 int experiment_load_requests(struct experiment *x, const char *file, bool server_side,
 			     int64_t prefix, struct err *e)
 {
-	char p[1400], dir[800];
-	char *slash;
+	char p[1400];
 	int rc;
 
-	snprintf(dir, sizeof(dir), "%s", x->path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
-	if (file[0] == '/')
-		snprintf(p, sizeof(p), "%s", file);
-	else
-		snprintf(p, sizeof(p), "%s/%s", dir, file);
+	exp_file_path(x, file, p, sizeof(p));
 	if ((rc = load_requests_csv(p, &x->meas, e)) < 0)
 		return rc;
 	x->meas.server_side = server_side;
@@ -1085,6 +1149,8 @@ void experiment_workload(const struct experiment *x, char *buf, size_t n)
 
 	if (x->workload_name[0]) {
 		snprintf(buf, n, "%s", x->workload_name);
+	} else if (x->trace_file[0]) {
+		snprintf(buf, n, "mooncake %zu req x%g", w->nrecords, x->trace_speedup);
 	} else if (x->kind == EXP_REQUESTS && x->meas.n > 0) {
 		double pt = 0, ot = 0;
 		size_t i;

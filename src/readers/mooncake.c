@@ -122,3 +122,20 @@ int mooncake_read(const char *path, struct wl_spec *wl, struct err *e)
 	snprintf(wl->trace, sizeof(wl->trace), "%s", path);
 	return 0;
 }
+
+int mooncake_slice(struct wl_spec *wl, int64_t requests, double speedup, const char *ctx, struct err *e)
+{
+	size_t i;
+
+	if (requests < 0 || (size_t)requests > wl->nrecords)
+		return err_set(e, SS_EDATA, "%s: 'requests' must be in [0, %zu] (the trace's requests), got %lld", ctx,
+			       wl->nrecords, (long long)requests);
+	if (!(speedup > 0 && speedup <= 1e6))
+		return err_set(e, SS_EDATA, "%s: 'speedup' must be in (0, 1e6], got %g", ctx, speedup);
+	if (requests > 0)
+		wl->nrecords = (size_t)requests;
+	if (speedup != 1)
+		for (i = 0; i < wl->nrecords; i++)
+			wl->own_records[i].arrival_ns = (int64_t)llround((double)wl->own_records[i].arrival_ns / speedup);
+	return 0;
+}

@@ -14,4 +14,10 @@
  * for a bad line; wl untouched on error. */
 int mooncake_read(const char *path, struct wl_spec *wl, struct err *e);
 
+/* The slice a benchmark replays of a trace read by mooncake_read: its first
+ * requests (0: all; at most wl->nrecords, else SS_EDATA naming ctx and the
+ * trace's count) with every arrival divided by speedup (> 0; aiperf's and
+ * Dynamo's "4x" replays: timestamp / 4), ctx naming the fields for errors. */
+int mooncake_slice(struct wl_spec *wl, int64_t requests, double speedup, const char *ctx, struct err *e);
+
 #endif

@@ -81,6 +81,15 @@ spec cl-stages '{"arrival": {"process": "concurrency", "concurrency": 2}, "stage
 spec cl-short '{"arrival": {"process": "concurrency", "concurrency": 4}, "duration_s": 1, "prompt_tokens": 10, "output_tokens": 2}'
 spec conc-zero '{"arrival": {"process": "concurrency", "concurrency": 0}, "duration_s": 5}'
 w mc-ok.jsonl '{"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1, 2]}'
+mcx() { w "$1/experiment.json" "{\"name\": \"$1\", \"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", \"tp\": 1, $2
+ \"engine\": {\"name\": \"vllm\", \"max_num_batched_tokens\": 2048, \"max_num_seqs\": 64, \"max_model_len\": 4096},
+ \"workload\": {\"arrival\": {\"process\": \"mooncake\", \"file\": \"../mc-ok.jsonl\"$3}},
+ \"measured\": {\"kind\": \"stages\", \"stages\": [{\"index\": 0, \"rate\": 1, \"duration_s\": 1, \"completed\": 1}]}}"; }
+mcx mcx-requests '' ', "requests": 2'
+mcx mcx-speedup '' ', "speedup": -4'
+mcx mcx-router '"replicas": 2, "router": "random",' ''
+mcx mcx-replicas '"replicas": 0,' ''
+mcx mcx-key '' ', "rate": 3'
 w mc-ts-back.jsonl '{"timestamp": 5, "input_length": 600, "output_length": 10, "hash_ids": [1, 2]}
 {"timestamp": 4, "input_length": 600, "output_length": 10, "hash_ids": [1, 2]}'
 w mc-ids-many.jsonl '{"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1, 2, 3]}'
@@ -376,6 +385,13 @@ t mooncake-input-1e30 3 "mc-in-huge.jsonl:1: 'input_length' must be in [1, 16777
 t mooncake-unknown-key 3 "extra" '$SS run --workload mc-key.jsonl'
 t mooncake-truncated 3 "mc-trunc.jsonl:2" '$SS run --workload mc-trunc.jsonl'
 t mooncake-eval-no-latencies 2 "a Mooncake trace records arrivals, lengths and shared prefix blocks but no latencies" '$SS eval mc-ok.jsonl'
+t mooncake-exp-requests 3 "mcx-requests/experiment.json: workload.arrival: 'requests' must be in [0, 1] (the trace's requests), got 2" '$SS eval mcx-requests'
+t mooncake-exp-speedup 3 "'speedup' must be in (0, 1e6], got -4" '$SS eval mcx-speedup'
+t mooncake-exp-router 3 "experiment.json: 'router' must be round-robin, least-loaded or kv-aware" '$SS eval mcx-router'
+t mooncake-exp-replicas 3 "'replicas' must be" '$SS eval mcx-replicas'
+t mooncake-exp-unknown-key 3 "rate" '$SS eval mcx-key'
+t mooncake-run-speedup-not-trace 2 '--trace-speedup applies to a Mooncake trace given as --workload, not to w.json' '$SS run --workload w.json --trace-speedup 2'
+t mooncake-run-speedup-huge 2 "--trace-speedup must be in (0, 1e6], got '1e9'" '$SS run --workload mc-ok.jsonl --trace-speedup 1e9'
 t mooncake-requests-out-is-trace 2 'is the input mc-ok.jsonl' '$SS run --workload mc-ok.jsonl --requests-out mc-ok.jsonl'
 t dataset-unknown 3 "prompt_tokens: 'dataset' must be one of sharegpt, arxiv-summarization, azure-conv-2023, azure-code-2023" '$SS run --workload ds-unknown.json'
 t dataset-for-turns 3 "sessions: turns: a 'dataset' gives token lengths only" '$SS run --workload ds-turns.json'

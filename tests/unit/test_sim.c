@@ -2859,6 +2859,16 @@ static void test_mooncake(const struct model_cfg *m)
 	      (unsigned long long)t.prefix_hit_tokens, (unsigned long long)t.prefix_lookup_tokens);
 	free(log);
 	free(csv);
+	/* the slice a benchmark replays: the first 3 requests at 4x
+	 * (timestamps / 4: 0, 250, 500 ms), the rest not replayed */
+	rc = mooncake_slice(&w, 3, 4.0, "t", &e);
+	CHECK(rc == 0 && w.nrecords == 3 && w.records[1].arrival_ns == 250000000LL &&
+	      w.records[2].arrival_ns == 500000000LL && w.records[2].keys[1] == 4,
+	      "first 3 requests at 4x: arrivals 0, 250, 500 ms, keys kept: %s", rc ? e.msg : "");
+	CHECK(mooncake_slice(&w, 4, 1, "t", &e) == -SS_EDATA && strstr(e.msg, "'requests' must be in [0, 3]"),
+	      "more requests than the slice holds refused: %s", e.msg);
+	CHECK(mooncake_slice(&w, 0, 0, "t", &e) == -SS_EDATA && strstr(e.msg, "'speedup' must be in (0, 1e6], got 0"),
+	      "speedup 0 refused: %s", e.msg);
 	/* a bad line names file, line and field */
 	f = fopen(path, "w");
 	fputs("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 10, \"hash_ids\": [1, 2]}\n", f);
