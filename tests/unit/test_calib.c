@@ -271,9 +271,9 @@ static void test_aic_sglang_templates(void)
 	CHECK(t.aic.n == 3, "three rows (%zu)", t.aic.n);
 	for (i = 0; i < 3 && i < t.aic.n; i++) {
 		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
-		CHECK(rc == 1 && strstr(x.name, id[i]) && x.mixed_chunk == mixed[i] && x.max_prefill_tokens == mpt[i],
-		      "%s: mixed chunk %d (want %d), max_prefill_tokens %lld (want %lld)", id[i], x.mixed_chunk,
-		      mixed[i], (long long)x.max_prefill_tokens, (long long)mpt[i]);
+		CHECK(rc == 1 && strstr(x.name, id[i]) && x.k.sglang_mixed_chunk == mixed[i] && x.k.max_prefill_tokens == mpt[i],
+		      "%s: mixed chunk %d (want %d), max_prefill_tokens %lld (want %lld)", id[i], x.k.sglang_mixed_chunk,
+		      mixed[i], (long long)x.k.max_prefill_tokens, (long long)mpt[i]);
 		experiment_release(&x);
 	}
 	exp_table_release(&t);
