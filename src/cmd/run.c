@@ -42,9 +42,6 @@ static const char run_usage[] =
 	;
 /* (then the pool's lines of the deployment field table) */
 static const char run_usage0[] =
-	"  --router R                round-robin, least-loaded (default) or kv-aware (llm-d's\n"
-	"                            prefix-cache + load scorers): picks a replica, then a DP\n"
-	"                            rank in it (aliases rr, lo, least-outstanding, kv)\n"
 	"  --dtype bf16|fp8|fp4|int4 weights and GEMMs (default bf16; fp4 needs a Blackwell GPU;\n"
 	"                            int4 = weight-only W4A16)\n"
 	"  --moe-dtype D             routed experts' weights when they differ from --dtype\n"

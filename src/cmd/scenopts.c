@@ -14,7 +14,6 @@ int scenflags_option(int code, const char *arg, struct scenflags *f, struct err 
 	case SCF: f->model = arg; break;
 	case SCF + 1: f->config = arg; break;
 	case SCF + 2: f->gpu = arg; f->gpu_given = true; break;
-	case SCF + 3: rc = router_parse("--router", arg, &f->router, e); break;
 	case SCF + 4: rc = dtype_parse(arg, &f->dtype, e); break;
 	case SCF + 5: rc = dtype_parse(arg, &f->kvdtype, e); f->kv_given = true; break;
 	case SCF + 14: f->tier0_off = arg; break;
@@ -52,8 +51,6 @@ static const char help_model[] =
 	/* (then the pool's lines of the deployment field table) */
 	;
 static const char help_model2[] =
-	"  --router R                round-robin, least-loaded (default) or kv-aware: picks a\n"
-	"                            replica, then a DP rank in it (aliases rr, lo, kv)\n"
 	"  --dtype D --kv-dtype D --moe-dtype D --moe-format F --moe-distribution D\n"
 	"  --engine vllm|sglang|trtllm --engine-version V\n"
 	"  --allow-invalid --tier0-off LIST --tier2 FILE|none\n"

@@ -14,7 +14,7 @@
 enum { SCF = 1100 };
 #define SCENFLAGS_OPTIONS \
 	{"model", required_argument, 0, SCF}, {"config", required_argument, 0, SCF + 1}, \
-	{"gpu", required_argument, 0, SCF + 2}, {"router", required_argument, 0, SCF + 3}, \
+	{"gpu", required_argument, 0, SCF + 2}, \
 	{"dtype", required_argument, 0, SCF + 4}, {"kv-dtype", required_argument, 0, SCF + 5}, \
 	{"tier0-off", required_argument, 0, SCF + 14}, {"tier2", required_argument, 0, SCF + 15}, \
 	{"engine", required_argument, 0, SCF + 16}, \

@@ -70,9 +70,16 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 		"serve the adapters the workload's requests name", 0, OFF(lora), DEPLOY_G_LORA, NULL, true},
 	[DEPLOY_MAX_LORA_RANK] = {"lora_max_lora_rank", {"--max-lora-rank"}, NULL, DEPLOY_INT, 1, 4096, false, 0, "16",
 		"R", "largest adapter rank", 0, OFF(lora_rank), DEPLOY_G_LORA, NULL, true},
-	[DEPLOY_REPLICAS] = {"replicas", {"--replicas"}, NULL, DEPLOY_INT, 1, DEPLOY_MAX_REPLICAS, false, 1, NULL, "N",
+	[DEPLOY_REPLICAS] = {"replicas", {"--replicas"}, "replicas", DEPLOY_INT, 1, DEPLOY_MAX_REPLICAS, false, 1, NULL, "N",
 		"independent copies of the whole deployment (TP x PP x DP x EP, both P/D pools) behind the router", 0,
-		OFF(replicas), DEPLOY_G_POOL, NULL, true},
+		OFF(replicas), DEPLOY_G_POOL, NULL, true, NULL, NULL, true},
+	/* the spellings sim/engine.c's router_kind_of maps (test_deploy checks
+	 * they agree); the default is the caller's (router_kind_of): run's
+	 * least-loaded, an experiment's round-robin (docs/formats.md) */
+	[DEPLOY_ROUTER] = {"router", {"--router"}, "router", DEPLOY_STR, 0, 0, false, 0, "least-loaded", "R",
+		"picks a replica, then a DP rank in it: round-robin, least-loaded or kv-aware (llm-d's prefix-cache + "
+		"load scorers); aliases rr, lo, least-outstanding, kv", 0, OFF(router), DEPLOY_G_POOL, NULL, true,
+		"round-robin|least-loaded|kv-aware", "rr|lo|least-outstanding|kv", true},
 	[DEPLOY_SCHEDULE_POLICY] = {"schedule_policy", {"--schedule-policy"}, NULL, DEPLOY_STR, 0, 0, false, 0, "fcfs",
 		"fcfs|lpm", "waiting-queue order", 0, OFF(schedule_policy), DEPLOY_G_SGLANG, NULL, true, "fcfs|lpm"},
 	[DEPLOY_RECV_INTERVAL] = {"scheduler_recv_interval", {"--scheduler-recv-interval"}, "scheduler_recv_interval", DEPLOY_INT, 1,
@@ -112,7 +119,48 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 
 const struct deploy_table deploy_table = {rows, DEPLOY__COUNT};
 
-int deploy_exp_read(const struct deploy_table *t, const struct json *o, const char *ctx, void *base,
+/* arg one of "a|b|c" */
+static bool choice_ok(const char *choices, const char *arg)
+{
+	size_t n = strlen(arg);
+	const char *p;
+
+	for (p = choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+		if (strncmp(p, arg, n) == 0 && (p[n] == '|' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* "FLAG must be a, b or c (or x, y), got 'ARG'": f's choices, then its
+ * aliases */
+static int bad_choice(const struct deploy_field *f, int code, const char *flag, const char *arg, struct err *e)
+{
+	struct sbuf list;
+	const char *p, *bar;
+	int rc;
+
+	sb_init(&list);
+	for (p = f->choices; p; p = bar ? bar + 1 : NULL) {
+		bar = strchr(p, '|');
+		if (p != f->choices)
+			sb_printf(&list, "%s", bar ? ", " : " or ");
+		sb_put(&list, p, bar ? (size_t)(bar - p) : strlen(p));
+	}
+	for (p = f->aliases; p; p = bar ? bar + 1 : NULL) {
+		bar = strchr(p, '|');
+		sb_printf(&list, "%s", p == f->aliases ? " (or " : ", ");
+		sb_put(&list, p, bar ? (size_t)(bar - p) : strlen(p));
+		if (!bar)
+			sb_putc(&list, ')');
+	}
+	rc = err_set(e, code, "%s must be %s, got '%s'", flag, list.buf, arg);
+	sb_release(&list);
+	return rc;
+}
+
+/* the rows with an exp_key at experiment.json's top level (top) or in its
+ * engine block, from o */
+static int exp_read(const struct deploy_table *t, const struct json *o, const char *ctx, bool top, void *base,
 		    struct err *e)
 {
 	size_t i;
@@ -121,10 +169,12 @@ int deploy_exp_read(const struct deploy_table *t, const struct json *o, const ch
 	for (i = 0; i < t->n && rc == 0; i++) {
 		const struct deploy_field *f = &t->row[i];
 		bool pres = false, b = false;
+		const char *str = NULL;
+		char flag[900];
 		int64_t n = 0;
 		double x = 0;
 
-		if (!f->exp_key || !json_get(o, f->exp_key))
+		if (!f->exp_key || f->exp_top != top || !json_get(o, f->exp_key))
 			continue;
 		switch (f->type) {
 		case DEPLOY_INT:
@@ -144,11 +194,30 @@ int deploy_exp_read(const struct deploy_table *t, const struct json *o, const ch
 				deploy_set(t, i, b, base);
 			break;
 		case DEPLOY_STR:
-			assert(!"a string knob has no experiment.json key");
+			if ((rc = json_opt_str(o, f->exp_key, ctx, &str, e)) < 0)
+				break;
+			snprintf(flag, sizeof(flag), "%s: '%s'", ctx, f->exp_key);
+			if (f->choices && !choice_ok(f->choices, str) && !(f->aliases && choice_ok(f->aliases, str)))
+				return bad_choice(f, SS_EDATA, flag, str, e);
+			/* (the string lives as long as the parsed JSON) */
+			*(const char **)((char *)base + f->off) = str;
+			((struct deploy_knobs *)base)->given |= UINT64_C(1) << i;
 			break;
 		}
 	}
 	return rc;
+}
+
+int deploy_exp_read(const struct deploy_table *t, const struct json *o, const char *ctx, void *base,
+		    struct err *e)
+{
+	return exp_read(t, o, ctx, false, base, e);
+}
+
+int deploy_exp_read_top(const struct deploy_table *t, const struct json *root, const char *ctx, void *base,
+			struct err *e)
+{
+	return exp_read(t, root, ctx, true, base, e);
 }
 
 void deploy_exp_json(const struct deploy_table *t, const void *base, struct jw *w)
@@ -159,7 +228,7 @@ void deploy_exp_json(const struct deploy_table *t, const void *base, struct jw *
 		const struct deploy_field *f = &t->row[i];
 		double v;
 
-		if (!f->exp_key)
+		if (!f->exp_key || f->exp_top)
 			continue;
 		v = deploy_get(t, i, base);
 		if (f->type == DEPLOY_INT && v > 0)
@@ -222,37 +291,6 @@ bool deploy_given(const struct deploy_knobs *k, size_t i)
 	return (k->given >> i) & 1;
 }
 
-/* arg one of "a|b|c" */
-static bool choice_ok(const char *choices, const char *arg)
-{
-	size_t n = strlen(arg);
-	const char *p;
-
-	for (p = choices; p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
-		if (strncmp(p, arg, n) == 0 && (p[n] == '|' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
-/* "FLAG must be a, b or c, got 'ARG'" */
-static int bad_choice(const char *choices, const char *flag, const char *arg, struct err *e)
-{
-	struct sbuf list;
-	const char *p, *bar;
-	int rc;
-
-	sb_init(&list);
-	for (p = choices; p; p = bar ? bar + 1 : NULL) {
-		bar = strchr(p, '|');
-		if (p != choices)
-			sb_printf(&list, "%s", bar ? ", " : " or ");
-		sb_put(&list, p, bar ? (size_t)(bar - p) : strlen(p));
-	}
-	rc = err_set(e, SS_EUSAGE, "%s must be %s, got '%s'", flag, list.buf, arg);
-	sb_release(&list);
-	return rc;
-}
-
 int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const char *arg, void *base,
 		 struct err *e)
 {
@@ -275,8 +313,8 @@ int deploy_parse(const struct deploy_table *t, size_t i, const char *flag, const
 				       f->lo, f->hi, f->unit ? f->unit : "", x);
 		break;
 	case DEPLOY_STR:
-		if (f->choices && !choice_ok(f->choices, arg))
-			return bad_choice(f->choices, flag, arg, e);
+		if (f->choices && !choice_ok(f->choices, arg) && !(f->aliases && choice_ok(f->aliases, arg)))
+			return bad_choice(f, SS_EUSAGE, flag, arg, e);
 		*(const char **)at(f, base) = arg;
 		((struct deploy_knobs *)base)->given |= UINT64_C(1) << i;
 		return 0;

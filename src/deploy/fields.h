@@ -37,13 +37,15 @@ struct deploy_knobs {
 	double hicache_ratio, hicache_gb;
 	bool lora;
 	int64_t lora_rank;
-	/* copies of the whole deployment behind the router; SGLang's
+	/* copies of the whole deployment behind the router and the router's
+	 * name as given (NULL: the caller's default, router_kind_of); SGLang's
 	 * waiting-queue order (NULL: fcfs) and receive interval (0: 1);
 	 * vLLM's KV offload connector (NULL: native); LoRA's limits in vLLM's
 	 * flags and SGLang's (0: the engine's); EPLB on, vLLM's --eplb-config
 	 * JSON (NULL: none), the redundant experts in vLLM's older flag and
 	 * SGLang's, SGLang's rebalance interval (-1: not given) */
 	int64_t replicas;
+	const char *router;
 	const char *schedule_policy;
 	int64_t recv_interval;
 	const char *kv_offloading_backend;
@@ -62,7 +64,7 @@ enum deploy_id {
 	DEPLOY_RECV_INTERVAL, DEPLOY_MEM_FRACTION_STATIC, DEPLOY_MAX_NUM_SEQS, DEPLOY_MAX_MODEL_LEN, DEPLOY_BLOCK_SIZE,
 	DEPLOY_LONG_PREFILL_TOKEN_THRESHOLD, DEPLOY_GPU_MEMORY_UTILIZATION, DEPLOY_TOTAL_KV_BLOCKS,
 	DEPLOY_PREFIX_CACHING, DEPLOY_DISABLE_OVERLAP, DEPLOY_KV_OFFLOADING_SIZE, DEPLOY_HICACHE, DEPLOY_HICACHE_RATIO,
-	DEPLOY_HICACHE_SIZE, DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY_REPLICAS, DEPLOY_KV_OFFLOADING_BACKEND,
+	DEPLOY_HICACHE_SIZE, DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY_REPLICAS, DEPLOY_ROUTER, DEPLOY_KV_OFFLOADING_BACKEND,
 	DEPLOY_MAX_LORAS, DEPLOY_MAX_LORAS_PER_BATCH, DEPLOY_MAX_CPU_LORAS, DEPLOY_MAX_LOADED_LORAS, DEPLOY_EPLB,
 	DEPLOY_EPLB_CONFIG, DEPLOY_NUM_REDUNDANT_EXPERTS, DEPLOY_EP_NUM_REDUNDANT_EXPERTS, DEPLOY_EPLB_ITERATIONS,
 	DEPLOY__COUNT
@@ -91,8 +93,9 @@ enum deploy_type {
 struct deploy_field {
 	const char *name;       /* the resolved configuration's key and the sweep axis */
 	const char *flag[DEPLOY_SPELLINGS]; /* "--x" spellings: vLLM's first, then SGLang's; NULL-ended */
-	const char *exp_key;    /* its key in experiment.json's engine block (NULL: none;
-				 * deploy_exp_read, deploy_exp_json) */
+	const char *exp_key;    /* its key in experiment.json's engine block, or at its
+				 * top level when exp_top (NULL: none; deploy_exp_read,
+				 * deploy_exp_json) */
 	enum deploy_type type;
 	double lo, hi;
 	bool lo_open;
@@ -108,6 +111,10 @@ struct deploy_field {
 	bool own_json;          /* the resolved configuration writes it itself, where
 				 * it applies (deploy_json and the CSV skip it) */
 	const char *choices;    /* DEPLOY_STR: the values taken, "a|b" (NULL: any) */
+	const char *aliases;    /* DEPLOY_STR: other spellings of them taken too, "x|y"
+				 * (named after the choices in a message; NULL: none) */
+	bool exp_top;           /* exp_key sits at experiment.json's top level, not in
+				 * its engine block (deploy_exp_read_top) */
 };
 
 struct deploy_table {
@@ -139,14 +146,19 @@ void deploy_overlay(const struct deploy_table *t, void *dst, const void *src);
  * not NULL, runs after each row (the caller's own members beside one). */
 void deploy_json(const struct deploy_table *t, const void *base, struct jw *w,
 		 void (*after)(struct jw *w, size_t i, const void *ctx), const void *ctx);
-/* experiment.json's engine block: every row with an exp_key that o holds,
- * in the row's range (SS_EDATA naming ctx, the key, the value and the
- * range), onto base (deploy_set: given); other rows are left. */
+/* experiment.json's engine block: every row with an exp_key (not exp_top)
+ * that o holds, in the row's range or one of its choices (SS_EDATA naming
+ * ctx, the key, the value and the range), onto base (given); other rows
+ * are left. */
 int deploy_exp_read(const struct deploy_table *t, const struct json *o, const char *ctx, void *base,
 		    struct err *e);
-/* Those keys as members of the open object: numbers above 0 (0 stands
- * for the engine's rule or none), a switch that is off by default when on,
- * one that is on by default always. */
+/* The same for the exp_top rows, from experiment.json's top level root.
+ * A string row's value points into the JSON: copy it before freeing that. */
+int deploy_exp_read_top(const struct deploy_table *t, const struct json *root, const char *ctx, void *base,
+			struct err *e);
+/* The engine block's keys (not exp_top) as members of the open object:
+ * numbers above 0 (0 stands for the engine's rule or none), a switch that
+ * is off by default when on, one that is on by default always. */
 void deploy_exp_json(const struct deploy_table *t, const void *base, struct jw *w);
 /* CSV: the names (",name" each) or the values (",value" each). */
 void deploy_csv_names(const struct deploy_table *t, struct sbuf *out);

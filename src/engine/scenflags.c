@@ -23,7 +23,6 @@ void scenflags_defaults(struct scenflags *f)
 	memset(f, 0, sizeof(*f));
 	f->gpu = "h100";
 	f->par = (struct parallel){1, 1, 1, 1};
-	f->router = ROUTER_LEAST_OUTSTANDING;
 	f->dtype = f->kvdtype = DT_BF16;
 	deploy_defaults(&deploy_table, &f->k);
 	cost_default_overheads(&f->ov);
@@ -236,7 +235,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	deploy_overlay(&deploy_table, &sc->k, &f->k);
 	if (deploy_given(&f->k, DEPLOY_MAX_NUM_SEQS))
 		sc->sglang_mrr_rule = false;
-	sc->router = f->router;
+	sc->router = router_kind_of(f->k.router, ROUTER_LEAST_OUTSTANDING); /* run's default */
 	sc->replicas = (int)f->k.replicas;
 	sc->ov = f->ov;
 	/* --kv-dtype, else the engine's default for these weights */

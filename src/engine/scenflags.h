@@ -33,7 +33,6 @@ struct scenflags {
 	const struct engine_type *engine;  /* NULL: the default engine */
 	struct parallel par;
 	struct par_flags pf;
-	enum router_kind router;
 	enum dtype dtype, kvdtype, moe_dtype;
 	const char *calibration;   /* FILE, "none", or NULL (the default) */
 	bool kv_given, moe_dtype_given, allow_invalid, ov_given;

@@ -90,9 +90,9 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->spec.method = SPEC_MTP;
 		(void)spec_default_rates(&sc->spec, wl_prompt_kind(&x->wl) == WL_PROMPTS_RANDOM);
 	}
-	if (x->replicas > 1) {
-		sc->replicas = x->replicas;
-		sc->router = x->router;
+	if (x->k.replicas > 1) {
+		sc->replicas = (int)x->k.replicas;
+		sc->router = router_kind_of(x->k.router, ROUTER_ROUND_ROBIN); /* an experiment's default, docs/formats.md */
 	}
 	sc->k.max_model_len = x->k.max_model_len;
 	sc->k.block_size = x->k.block_size;
@@ -474,9 +474,10 @@ void experiment_config_text(const struct experiment *x, char *buf, size_t n)
 			 x->pd_decode, x->prefill_tp, x->prefill_ep, x->tp, x->ep);
 	else
 		snprintf(lay, sizeof(lay), "tp %d pp %d dp %d ep %d", x->tp, x->pp, x->dp, x->ep);
-	if (x->replicas > 1) {
+	if (x->k.replicas > 1) {
 		size_t l = strlen(lay);
-		snprintf(lay + l, sizeof(lay) - l, " x%d replicas %s", x->replicas, router_name(x->router));
+		snprintf(lay + l, sizeof(lay) - l, " x%d replicas %s", (int)x->k.replicas,
+			 router_name(router_kind_of(x->k.router, ROUTER_ROUND_ROBIN)));
 	}
 	char mbt[24] = "engine default", mns[24] = "engine default";
 

@@ -71,7 +71,7 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	int rc;
 
 	for (i = 0; i < deploy_table.n; i++)
-		if (deploy_table.row[i].exp_key)
+		if (deploy_table.row[i].exp_key && !deploy_table.row[i].exp_top)
 			keys[nk++] = deploy_table.row[i].exp_key;
 	keys[nk] = NULL;
 	snprintf(c2, sizeof(c2), "%s: engine", ctx);
@@ -103,8 +103,7 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 		return err_set(e, SS_EDATA, "%s: missing required key '%s'", c2, "max_num_seqs");
 	if (!json_get(o, "max_model_len"))
 		return err_set(e, SS_EDATA, "%s: missing required key '%s'", c2, "max_model_len");
-	deploy_defaults(&deploy_table, &x->k);
-	return deploy_exp_read(&deploy_table, o, c2, &x->k, e);
+	return deploy_exp_read(&deploy_table, o, c2, &x->k, e); /* (onto experiment_load's defaults) */
 }
 
 int experiment_load_requests(struct experiment *x, const char *file, bool server_side,
@@ -224,29 +223,6 @@ static void exp_file_path(const struct experiment *x, const char *file, char *ou
 		snprintf(out, n, "%s/%s", dir, file);
 }
 
-/* "replicas" and "router": copies of the whole layout behind a router, as
- * `run --replicas N --router R` deploys them. */
-static int parse_replicas(const struct json *root, const char *path, struct experiment *x, struct err *e)
-{
-	const char *router = NULL;
-	char flag[800];
-	int64_t v = 1;
-	int rc;
-
-	if ((rc = json_opt_int(root, "replicas", path, 1, SIM_MAX_REPLICAS, &v, NULL, e)) < 0 ||
-	    (rc = json_opt_str(root, "router", path, &router, e)) < 0)
-		return rc;
-	x->replicas = (int)v;
-	x->router = ROUTER_ROUND_ROBIN;
-	snprintf(flag, sizeof(flag), "%s: 'router'", path);
-	if (router && router_parse(flag, router, &x->router, e) < 0) {
-		char msg[sizeof(e->msg)];
-		snprintf(msg, sizeof(msg), "%s", e->msg); /* a data error, not a usage one */
-		return err_set(e, SS_EDATA, "%s", msg);
-	}
-	return 0;
-}
-
 /* A workload that replays a Mooncake trace (arrival process "mooncake"):
  * the file, relative to the experiment's folder, its first 'requests'
  * (0 or absent: all) and the 'speedup' its timestamps were divided by. */
@@ -275,9 +251,11 @@ static int load_mooncake(const struct json *o, const struct json *arr, const cha
 
 int experiment_load(const char *path, struct experiment *x, struct err *e)
 {
-	static const char *const keys[] = {"name", "source", "model", "gpu", "tp", "pp", "dp", "ep",
-		"dtype", "kv_dtype", "precision", "engine", "workload", "workload_name", "measured", "replicas",
-		"router", NULL};
+	/* (then the deployment field table's top-level keys: replicas, router) */
+	static const char *const own[] = {"name", "source", "model", "gpu", "tp", "pp", "dp", "ep",
+		"dtype", "kv_dtype", "precision", "engine", "workload", "workload_name", "measured"};
+	const char *keys[sizeof(own) / sizeof(own[0]) + DEPLOY__COUNT + 1];
+	size_t nk = 0, i;
 	struct json *root = NULL;
 	const struct json *o;
 	const char *dt = "bf16";
@@ -287,6 +265,13 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 
 	memset(x, 0, sizeof(*x));
 	wl_spec_defaults(&x->wl);
+	deploy_defaults(&deploy_table, &x->k);
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		keys[nk++] = own[i];
+	for (i = 0; i < deploy_table.n; i++)
+		if (deploy_table.row[i].exp_key && deploy_table.row[i].exp_top)
+			keys[nk++] = deploy_table.row[i].exp_key;
+	keys[nk] = NULL;
 	snprintf(x->path, sizeof(x->path), "%s", path);
 	snprintf(x->format, sizeof(x->format), "servesim");
 	if ((rc = json_parse_file(path, &root, e)) < 0)
@@ -316,8 +301,12 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 		goto out;
 	if (pres)
 		x->ep = (int)v;
-	if ((rc = parse_replicas(root, path, x, e)) < 0)
+	/* replicas and router: copies of the whole layout behind a router, as
+	 * `run --replicas N --router R` deploys them */
+	if ((rc = deploy_exp_read_top(&deploy_table, root, path, &x->k, e)) < 0)
 		goto out;
+	if (x->k.router) /* (its canonical name: the JSON's string goes with root) */
+		x->k.router = router_name(router_kind_of(x->k.router, ROUTER_ROUND_ROBIN));
 	if ((rc = json_opt_str(root, "dtype", path, &dt, e)) < 0)
 		goto out;
 	if ((rc = dtype_parse(dt, &x->dtype, e)) < 0) {

@@ -73,10 +73,6 @@ struct experiment {
 	int pd_prefill, pd_decode, prefill_tp, prefill_ep, prefill_dp;
 	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
 	char warning[400];         /* set when a side file was missing and a default applied */
-	/* replicas of the whole layout behind the router ("replicas",
-	 * "router"; 0 or 1: one engine, scenario.replicas) */
-	int replicas;
-	enum router_kind router;
 	/* a Mooncake trace workload (arrival process "mooncake"): its file as
 	 * written, the requests replayed (0: all) and the speed-up of its
 	 * timestamps (mooncake_slice); trace_file "" otherwise */

@@ -229,7 +229,7 @@ const char *router_name(enum router_kind k)
 	return "?";
 }
 
-int router_parse(const char *flag, const char *arg, enum router_kind *out, struct err *e)
+enum router_kind router_kind_of(const char *name, enum router_kind none)
 {
 	static const struct {
 		const char *name;
@@ -240,14 +240,13 @@ int router_parse(const char *flag, const char *arg, enum router_kind *out, struc
 		     {"kv", ROUTER_KV_AWARE}};
 	size_t i;
 
+	if (!name)
+		return none;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(arg, names[i].name) == 0) {
-			*out = names[i].k;
-			return 0;
-		}
-	return err_set(e, SS_EUSAGE,
-		       "%s must be round-robin, least-loaded or kv-aware (or rr, lo, least-outstanding, kv), got '%s'",
-		       flag, arg);
+		if (strcmp(name, names[i].name) == 0)
+			return names[i].k;
+	assert(!"a router name the field table did not take");
+	return none;
 }
 
 /* A bare record of arrival w, request id (what its arrival says). */

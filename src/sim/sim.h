@@ -44,10 +44,11 @@ struct sched_policy;
 enum router_kind { ROUTER_ROUND_ROBIN, ROUTER_LEAST_OUTSTANDING, ROUTER_KV_AWARE };
 
 /* A router's canonical name ("round-robin", "least-loaded", "kv-aware"),
- * and the parse of a name or alias (rr, lo, least-outstanding, kv): 0, or
- * SS_EUSAGE naming `flag` and the names expected. */
+ * and the router a name or alias (rr, lo, least-outstanding, kv) the
+ * deployment field table took names (deploy/fields.c's router row checks
+ * the spelling; NULL: none, the caller's default). */
 const char *router_name(enum router_kind k);
-int router_parse(const char *flag, const char *arg, enum router_kind *out, struct err *e);
+enum router_kind router_kind_of(const char *name, enum router_kind none);
 
 /* One request's row of the per-request CSV (sim_requests_csv_header), as
  * numbers: what sim_cfg.on_request gets. */

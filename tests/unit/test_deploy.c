@@ -16,6 +16,7 @@
 #include "deploy/fields.h"
 #include "plan/grid.h"
 #include "plan/sweep.h"
+#include "sim/sim.h"
 
 /* The knobs a deployment has plus the test's own, after them. */
 struct knobs_plus {
@@ -32,7 +33,7 @@ static void table_with_test_row(void)
 	memcpy(rows, deploy_table.row, sizeof(struct deploy_field) * DEPLOY__COUNT);
 	rows[DEPLOY__COUNT] = (struct deploy_field){"draft_window", {"--draft-window", "--speculative-window"},
 		"draft_window", DEPLOY_INT, 1, 64, false, 4, NULL, "N", "draft tokens a test engine looks ahead",
-		8, offsetof(struct knobs_plus, draft_window), DEPLOY_G_ENGINE, NULL, false, NULL};
+		8, offsetof(struct knobs_plus, draft_window), DEPLOY_G_ENGINE, NULL, false, NULL, NULL, false};
 	table = (struct deploy_table){rows, DEPLOY__COUNT + 1};
 }
 
@@ -129,6 +130,72 @@ static void test_string(void)
 	rc = parse(3, bad2, &kp, &e);
 	CHECK(rc == -SS_EUSAGE && strcmp(e.msg, "--kv-offloading-backend must be native or lmcache, got 'disk'") == 0,
 	      "%s", e.msg);
+}
+
+/* replicas and the router are rows too (one home for them, not a copy in
+ * struct experiment): the router's name as a flag, with its aliases, and
+ * both read from experiment.json's top level, not its engine block; each
+ * spelling the row takes names a router (sim's router_kind_of). */
+static void test_router(void)
+{
+	static const char text[] = "{\"replicas\": 4, \"router\": \"kv\", \"engine\": {}}";
+	static const char bad[] = "{\"router\": \"random\"}";
+	const struct deploy_field *f = &deploy_table.row[DEPLOY_ROUTER];
+	struct knobs_plus kp;
+	struct json *o = NULL;
+	struct err e;
+	char a0[] = "x", a1[] = "--router", a2[] = "rr", b2[] = "random", name[32];
+	char *ok[] = {a0, a1, a2, NULL}, *badv[] = {a0, a1, b2, NULL};
+	const char *p, *bar;
+	bool all = true;
+	int rc;
+
+	deploy_defaults(&table, &kp);
+	CHECK(kp.k.router == NULL && router_kind_of(kp.k.router, ROUTER_LEAST_OUTSTANDING) == ROUTER_LEAST_OUTSTANDING,
+	      "no router given: the caller's default");
+	err_clear(&e);
+	rc = parse(3, ok, &kp, &e);
+	CHECK(rc == 1 && kp.k.router == a2 && deploy_given(&kp.k, DEPLOY_ROUTER) &&
+		      router_kind_of(kp.k.router, ROUTER_LEAST_OUTSTANDING) == ROUTER_ROUND_ROBIN,
+	      "--router rr: round-robin (rc %d: %s)", rc, e.msg);
+	err_clear(&e);
+	rc = parse(3, badv, &kp, &e);
+	CHECK(rc == -SS_EUSAGE && strcmp(e.msg, "--router must be round-robin, least-loaded or kv-aware (or rr, lo, "
+						 "least-outstanding, kv), got 'random'") == 0,
+	      "the choices, then the aliases in the message: %s", e.msg);
+	deploy_defaults(&table, &kp);
+	err_clear(&e);
+	rc = json_parse(text, strlen(text), "experiment.json", &o, &e);
+	if (rc == 0)
+		rc = deploy_exp_read(&table, o, "experiment.json: engine", &kp, &e);
+	CHECK(rc == 0 && kp.k.replicas == 1 && kp.k.router == NULL, "not engine-block keys (rc %d: %s)", rc, e.msg);
+	if (rc == 0)
+		rc = deploy_exp_read_top(&table, o, "experiment.json", &kp, &e);
+	CHECK(rc == 0 && kp.k.replicas == 4 && deploy_given(&kp.k, DEPLOY_REPLICAS) &&
+		      router_kind_of(kp.k.router, ROUTER_ROUND_ROBIN) == ROUTER_KV_AWARE,
+	      "replicas 4, router kv from the top level (rc %d: %s)", rc, e.msg);
+	json_free(o);
+	o = NULL;
+	err_clear(&e);
+	rc = json_parse(bad, strlen(bad), "experiment.json", &o, &e);
+	if (rc == 0)
+		rc = deploy_exp_read_top(&table, o, "experiment.json", &kp, &e);
+	json_free(o);
+	CHECK(rc == -SS_EDATA && strcmp(e.msg, "experiment.json: 'router' must be round-robin, least-loaded or kv-aware "
+						 "(or rr, lo, least-outstanding, kv), got 'random'") == 0,
+	      "a data error in experiment.json: %s", e.msg);
+	for (p = f->choices; p; p = bar ? bar + 1 : NULL) {
+		bar = strchr(p, '|');
+		snprintf(name, sizeof(name), "%.*s", (int)(bar ? bar - p : (long)strlen(p)), p);
+		all = all && strcmp(router_name(router_kind_of(name, ROUTER_KV_AWARE)), name) == 0 &&
+		      router_kind_of(name, ROUTER_KV_AWARE) == router_kind_of(name, ROUTER_ROUND_ROBIN);
+	}
+	for (p = f->aliases; p; p = bar ? bar + 1 : NULL) {
+		bar = strchr(p, '|');
+		snprintf(name, sizeof(name), "%.*s", (int)(bar ? bar - p : (long)strlen(p)), p);
+		all = all && router_kind_of(name, ROUTER_KV_AWARE) == router_kind_of(name, ROUTER_ROUND_ROBIN);
+	}
+	CHECK(all, "each choice names its router, each alias a router");
 }
 
 static void test_help(void)
@@ -292,6 +359,7 @@ int main(void)
 	test_flag();
 	test_switch_unit();
 	test_string();
+	test_router();
 	test_help();
 	test_json();
 	test_experiment();
