@@ -445,11 +445,12 @@ static int load_configs(const char *dir, const char *gpu, struct experiment *x, 
 	x->tp = c.tp;
 	x->pp = x->dp = x->ep = 1;
 	x->dtype = DT_BF16;
-	x->k.max_num_batched_tokens = f.mbt ? f.mbt : c.mbt ? c.mbt : 8192;
-	x->k.max_num_seqs = f.mns ? f.mns : c.mns ? c.mns : 256;
-	x->k.max_model_len = f.mml ? f.mml : c.mml ? c.mml : 4096;
-	x->k.block_size = 16;
-	x->k.gpu_memory_utilization = 0.9;
+	/* what the facts and exp-config.yaml give, else the bare files'
+	 * documented defaults (exp_settings_base: max_num_seqs 256,
+	 * max_model_len 4096) */
+	experiment_default_knobs(&x->k, f.mns ? f.mns : c.mns ? c.mns : 256, f.mml ? f.mml : c.mml ? c.mml : 4096);
+	if (f.mbt || c.mbt)
+		x->k.max_num_batched_tokens = f.mbt ? f.mbt : c.mbt;
 	x->k.total_kv_blocks = f.kv_blocks;
 	x->k.prefix_caching = f.prefix_caching != 0; /* vLLM v1 default: on */
 	snprintf(x->engine_version, sizeof(x->engine_version), "%s", f.version[0] ? f.version : "unknown");
@@ -1758,11 +1759,21 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	return 1;
 }
 
+void experiment_default_knobs(struct deploy_knobs *k, int64_t max_num_seqs, int64_t max_model_len)
+{
+	deploy_defaults(&deploy_table, k);
+	k->max_num_batched_tokens = 8192; /* vLLM's per-GPU rule on a >= 70 GiB GPU other than A100 (issue 10) */
+	k->max_num_seqs = max_num_seqs;
+	k->max_model_len = max_model_len;
+}
+
 /* Engine settings of results that record only some: what the file says,
- * else base's (--experiment / --model flags), else vLLM's defaults for a
- * >= 70 GiB GPU other than A100 (max_num_seqs 1024, max_num_batched_tokens
- * 8192: vLLM's per-GPU default rule, issue 10; block 16,
- * gpu_memory_utilization 0.9 and prefix caching on: vLLM v1 EngineArgs). */
+ * else base's (--experiment / --model flags), else the defaults of
+ * experiment_default_knobs with vLLM's max_num_seqs for a >= 70 GiB GPU
+ * other than A100 (1024: vLLM's per-GPU default rule, issue 10) and
+ * max_model_len from the longest request (0, raised below): these results
+ * come from vLLM servers launched with its defaults, unlike the bare files
+ * of exp_settings_base whose flags document 256 and 4096. */
 static void apply_settings(struct experiment *x, const struct gt_settings *s,
 			   const struct experiment *base, const char *gpu, int64_t longest)
 {
@@ -1772,12 +1783,7 @@ static void apply_settings(struct experiment *x, const struct gt_settings *s,
 	} else {
 		x->tp = x->pp = x->dp = x->ep = 1;
 		x->dtype = DT_BF16;
-		x->k.max_num_batched_tokens = 8192;
-		x->k.max_num_seqs = 1024;
-		x->k.max_model_len = 0;
-		x->k.block_size = 16;
-		x->k.gpu_memory_utilization = 0.9;
-		x->k.prefix_caching = true;
+		experiment_default_knobs(&x->k, 1024, 0);
 		snprintf(x->engine_version, sizeof(x->engine_version), "unknown");
 	}
 	snprintf(x->model, sizeof(x->model), "%s", s->model[0] ? s->model : base ? base->model : "");

@@ -140,6 +140,12 @@ int experiment_load_with(const char *path, const char *gpu, const struct experim
  * for per-request data), atomically. */
 int experiment_write(const struct experiment *x, const char *dir, struct err *e);
 void experiment_release(struct experiment *x);
+/* The engine knobs of a result that records none: the deployment field
+ * table's defaults (block_size 16, gpu_memory_utilization 0.9, prefix
+ * caching on: vLLM v1's EngineArgs), max_num_batched_tokens 8192 and the
+ * request limits the caller gives (its own defaults differ on purpose:
+ * see experiment.c's apply_settings and pass.c's exp_settings_base). */
+void experiment_default_knobs(struct deploy_knobs *k, int64_t max_num_seqs, int64_t max_model_len);
 
 /* A file holding many experiments: aiconfigurator's silicon CSV (one
  * closed-loop experiment per row, see src/readers/aic.c) or a serving

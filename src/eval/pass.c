@@ -631,12 +631,12 @@ int exp_settings_base(const struct exp_settings *s, const char *gpu, struct expe
 		snprintf(base->engine_version, sizeof(base->engine_version), "unknown");
 		base->tp = base->pp = base->dp = base->ep = 1;
 		base->dtype = DT_BF16;
-		base->k.max_num_batched_tokens = 8192;
-		base->k.max_num_seqs = 256;
-		base->k.max_model_len = 4096;
-		base->k.block_size = 16;
-		base->k.gpu_memory_utilization = 0.9;
-		base->k.prefix_caching = true;
+		/* max_num_seqs 256 and max_model_len 4096: the defaults the
+		 * --max-num-seqs and --max-model-len flags document for bare
+		 * results files (CLI_SETTINGS_HELP, docs/commands/eval.md), kept
+		 * apart from the 1024 and longest-request ones experiment.c's
+		 * apply_settings takes when no --model or --experiment is given */
+		experiment_default_knobs(&base->k, 256, 4096);
 	}
 	if (s->model)
 		snprintf(base->model, sizeof(base->model), "%s", s->model);

@@ -11,6 +11,8 @@
 #include "eval/experiment.h"
 #include "calib/fit.h"
 #include "eval/ablation.h"
+#include "eval/pass.h"
+#include "deploy/fields.h"
 #include "readers/measured.h"
 #include "base/paths.h"
 #include "base/pcg32.h"
@@ -328,6 +330,36 @@ static void test_ablation_design(void)
 	CHECK(!abl_model_gqa(&m), "ablation: 48 / 48 is multi-head");
 }
 
+/* The knobs of bare results files (--model M, no limits given) are the
+ * deployment field table's defaults (block 16, gpu_memory_utilization 0.9,
+ * prefix caching on, replicas 1, ...) with the documented limits 8192, 256,
+ * 4096 (CLI_SETTINGS_HELP): one home for the shared defaults. */
+static void test_bare_defaults(void)
+{
+	struct exp_settings s = {0};
+	struct experiment *b = calloc(1, sizeof(*b));
+	struct deploy_knobs def;
+	struct err e;
+	bool have = false, same = true;
+	size_t i;
+	int rc;
+
+	s.model = "llama-3.1-8b";
+	err_clear(&e);
+	rc = exp_settings_base(&s, "h100", b, &have, &e);
+	deploy_defaults(&deploy_table, &def);
+	for (i = 0; i < deploy_table.n; i++)
+		if (i != DEPLOY_MAX_NUM_BATCHED_TOKENS && i != DEPLOY_MAX_NUM_SEQS && i != DEPLOY_MAX_MODEL_LEN &&
+		    deploy_table.row[i].type != DEPLOY_STR)
+			same = same && deploy_get(&deploy_table, i, &b->k) == deploy_get(&deploy_table, i, &def);
+	CHECK(rc == 0 && have && same && b->k.block_size == 16 && b->k.gpu_memory_utilization == 0.9 &&
+		      b->k.prefix_caching && b->k.replicas == 1,
+	      "bare results: every other knob at the field table's default (rc %d: %s)", rc, e.msg);
+	CHECK(b->k.max_num_batched_tokens == 8192 && b->k.max_num_seqs == 256 && b->k.max_model_len == 4096,
+	      "bare results: the documented limits 8192, 256, 4096");
+	free(b);
+}
+
 int main(void)
 {
 	char data[1024];
@@ -343,5 +375,6 @@ int main(void)
 	test_skip_reason();
 	test_aic_sglang_templates();
 	test_ablation_design();
+	test_bare_defaults();
 	return check_done();
 }
