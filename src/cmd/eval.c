@@ -233,17 +233,11 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		if (rc < 0)
 			return rc;
 	}
-	catalog_init(&env);
 	if (c.synthetic) {
-		struct model_cfg m;
-		const struct gpu_spec *g;
 		struct synth_result sr;
-		if ((rc = catalog_load_model(&env, c.model, NULL, &m, e)) == 0 &&
-		    (rc = catalog_find_gpu(&env, c.gpu, &g, e)) == 0)
-			rc = synth_run(c.synthetic, &m, g, env.data_dir, stdout, &sr, e);
-		catalog_release(&env);
-		return rc;
+		return synth_run_named(c.synthetic, c.model, c.gpu, stdout, &sr, e);
 	}
+	catalog_init(&env);
 	if (optind >= argc) {
 		rc = err_set(e, SS_EUSAGE, "give at least one experiment folder (see 'servesim eval --help')");
 		goto out;

@@ -13,6 +13,7 @@
 
 #include "cost/cost.h"
 #include "eval/synthetic.h"
+#include "deploy/catalog.h"
 
 #include "engine/registry.h"
 
@@ -219,4 +220,19 @@ int synth_run(const char *which, const struct model_cfg *m, const struct gpu_spe
 	if (strcmp(which, "h6") == 0 || strcmp(which, "H6") == 0)
 		return h6(m, g, data_dir, out, r, e);
 	return err_set(e, SS_EUSAGE, "--synthetic must be h4, h5 or h6, got '%s'", which);
+}
+
+int synth_run_named(const char *which, const char *model, const char *gpu, FILE *out, struct synth_result *r,
+		    struct err *e)
+{
+	struct catalog env;
+	struct model_cfg m;
+	const struct gpu_spec *g;
+	int rc;
+
+	catalog_init(&env);
+	if ((rc = catalog_load_model(&env, model, NULL, &m, e)) == 0 && (rc = catalog_find_gpu(&env, gpu, &g, e)) == 0)
+		rc = synth_run(which, &m, g, env.data_dir, out, r, e);
+	catalog_release(&env);
+	return rc;
 }

@@ -21,4 +21,9 @@ struct synth_result {
 int synth_run(const char *which, const struct model_cfg *m, const struct gpu_spec *g,
 	      const char *data_dir, FILE *out, struct synth_result *r, struct err *e);
 
+/* The same on a model and a GPU named as the catalog names them
+ * (registry id, HF name or config path; GPU id or alias): eval --synthetic. */
+int synth_run_named(const char *which, const char *model, const char *gpu, FILE *out, struct synth_result *r,
+		    struct err *e);
+
 #endif
