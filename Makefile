@@ -41,7 +41,7 @@ LIB_SRC = \
 	src/workload/spec.c src/workload/gen.c src/workload/curve.c src/workload/overrides.c \
 	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c src/eval/cv.c \
-	src/analysis/kflow.c src/analysis/roofline.c src/analysis/trace.c \
+	src/analysis/kflow.c src/analysis/opsview.c src/analysis/roofline.c src/analysis/trace.c \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
 LIB_SRC += src/readers/aic.c
 LIB_SRC += src/readers/aicpools.c

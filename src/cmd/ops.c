@@ -11,6 +11,7 @@
 #include "cmds.h"
 #include "base/alloc.h"
 #include "analysis/kflow.h"
+#include "analysis/opsview.h"
 #include "model/opgraph.h"
 #include "workload/workload.h"
 #include "report/opsreport.h"
@@ -74,17 +75,12 @@ static const char ops_usage[] =
 	"exit codes: 0 ok, 2 usage error (bad flag, unknown model), 3 bad input data\n";
 
 struct ops_opts {
-	const char *model, *config, *gpu;
-	struct pass_shape shape;
-	struct parallel par;
-	struct par_flags pf;
-	enum dtype dtype;
+	struct ops_req q;   /* model, GPU, shape, layout, dtype, --image */
 	double measured_ms;
 	enum out_format fmt;
 	/* kernel-level MFU: one of --kernel-flow / --kernel-detail / --kernel-ms */
 	enum { KM_NONE, KM_FLOW, KM_DETAIL, KM_MS } kmode;
 	const char *karg, *layer_kind;
-	int64_t img_w, img_h;   /* --image (0: none) */
 	char list;  /* --list-models ('m') / --list-gpus ('g'): 000's flags */
 };
 
@@ -112,11 +108,11 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
-	o->gpu = "h100";
-	o->shape.batch = 1;
-	o->shape.seq_len = 1;
-	o->par = (struct parallel){8, 1, 1, 8};
-	o->dtype = DT_BF16;
+	o->q.gpu = "h100";
+	o->q.shape.batch = 1;
+	o->q.shape.seq_len = 1;
+	o->q.par = (struct parallel){8, 1, 1, 8};
+	o->q.dtype = DT_BF16;
 	o->measured_ms = -1;
 	optind = 1;
 	opterr = 0;
@@ -125,10 +121,10 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 		case 'h':
 			fputs(ops_usage, stdout);
 			return 1;
-		case O_CONFIG: o->config = optarg; break;
-		case O_GPU: o->gpu = optarg; break;
-		case O_DTYPE: rc = dtype_parse(optarg, &o->dtype, e); break;
-		case O_ALL: o->shape.all_logits = true; break;
+		case O_CONFIG: o->q.config = optarg; break;
+		case O_GPU: o->q.gpu = optarg; break;
+		case O_DTYPE: rc = dtype_parse(optarg, &o->q.dtype, e); break;
+		case O_ALL: o->q.shape.all_logits = true; break;
 		case O_IMAGE: {
 			long long w = 0, h = 0;
 			char tail = 0;
@@ -136,8 +132,8 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 			    w > WL_MAX_IMAGE_SIDE || h > WL_MAX_IMAGE_SIDE)
 				return err_set(e, SS_EUSAGE, "--image must be WxH in pixels, 1 to %lld a side, got '%s'",
 					       (long long)WL_MAX_IMAGE_SIDE, optarg);
-			o->img_w = w;
-			o->img_h = h;
+			o->q.img_w = w;
+			o->q.img_h = h;
 			break;
 		}
 		case O_MEAS: rc = cli_double("--measured-ms", optarg, 0, true, &o->measured_ms, e); break;
@@ -155,7 +151,7 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 		case O_LMODELS: o->list = 'm'; break;
 		case O_LGPUS: o->list = 'g'; break;
 		default:
-			if ((rc = cli_shape_option(c, optarg, &o->shape, &o->par, &o->pf, e)) == 0)
+			if ((rc = cli_shape_option(c, optarg, &o->q.shape, &o->q.par, &o->q.pf, e)) == 0)
 				return cli_bad_option("ops", argv[optind - 1], e);
 		}
 		if (rc < 0)
@@ -164,20 +160,20 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 	if (o->list)
 		return 0;
 	if (optind < argc)
-		o->model = argv[optind++];
+		o->q.model = argv[optind++];
 	if (optind < argc)
 		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
-	if (o->model && o->config)
+	if (o->q.model && o->q.config)
 		return err_set(e, SS_EUSAGE, "give MODEL or --config PATH, not both");
-	if (!o->model && !o->config)
+	if (!o->q.model && !o->q.config)
 		return err_set(e, SS_EUSAGE, "a model is required (see 'servesim ops --help')");
 	if (o->kmode != KM_NONE && o->measured_ms > 0)
 		return err_set(e, SS_EUSAGE, "--measured-ms and the kernel modes exclude each other");
 	if (o->layer_kind && o->kmode != KM_MS)
 		return err_set(e, SS_EUSAGE, "--layer-kind goes with --kernel-ms");
-	if (o->dtype != DT_BF16 && o->dtype != DT_FP8)
+	if (o->q.dtype != DT_BF16 && o->q.dtype != DT_FP8)
 		return err_set(e, SS_EUSAGE, "--dtype must be bf16 or fp8 for ops, got '%s'",
-			       dtype_name(o->dtype));
+			       dtype_name(o->q.dtype));
 	return 0;
 }
 
@@ -190,23 +186,17 @@ static int kernel_prepare(const struct model_cfg *m, const struct ops_opts *o,
 	const struct layer_kind *lk;
 	int rc;
 
-	if ((rc = kflow_load_layer(o->karg, o->kmode == KM_MS, o->layer_kind, m, g, o->dtype, gg, kf, r, &lk, e)) < 0)
+	if ((rc = kflow_load_layer(o->karg, o->kmode == KM_MS, o->layer_kind, m, g, o->q.dtype, gg, kf, r, &lk, e)) < 0)
 		return rc;
-	out_ops_kernels_of(kf, lk, r, g, o->dtype, o->kmode == KM_FLOW, k);
+	out_ops_kernels_of(kf, lk, r, g, o->q.dtype, o->kmode == KM_FLOW, k);
 	return 0;
 }
 
 int cmd_ops(int argc, char **argv, struct err *e)
 {
 	struct ops_opts o;
-	struct catalog env;
-	struct model_cfg *m = NULL;
-	const struct gpu_spec *g;
-	struct opgraph gm, gg;
-	struct parallel one = {1, 1, 1, 1};
-	struct param_counts pc;
+	struct ops_view v;
 	struct out_ops rep;
-	char rule[400], images[600];
 	int rc = parse_ops(argc, argv, &o, e);
 
 	if (rc != 0)
@@ -220,53 +210,24 @@ int cmd_ops(int argc, char **argv, struct err *e)
 			largv[1] = NULL;
 		return o.list == 'm' ? cmd_models(n, largv, e) : cmd_gpus(n, largv, e);
 	}
-	catalog_init(&env);
-	memset(&gm, 0, sizeof(gm));
-	memset(&gg, 0, sizeof(gg));
-	m = xcalloc(1, sizeof(*m));
-	if ((rc = catalog_load_model(&env, o.model, o.config, m, e)) < 0)
+	if ((rc = ops_view_build(&o.q, &v, e)) < 0)
 		goto out;
-	if ((rc = catalog_find_gpu(&env, o.gpu, &g, e)) < 0)
-		goto out;
-	if (g->peak_flops[o.dtype] <= 0) {
-		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", g->id,
-			     dtype_name(o.dtype));
-		goto out;
-	}
-	if ((rc = par_flags_resolve(&o.pf, m, &o.par, e)) < 0)
-		goto out;
-	if ((rc = opgraph_build(m, &one, &o.shape, o.dtype, o.dtype, &gm, e)) < 0)
-		goto out;
-	if ((rc = opgraph_build(m, &o.par, &o.shape, o.dtype, o.dtype, &gg, e)) < 0)
-		goto out;
-	if (o.img_w > 0) {
-		int64_t tokens;
-		if ((rc = opgraph_append_images(m, &one, o.shape.batch, o.img_w, o.img_h, "--image", &gm, &tokens, rule,
-						 sizeof(rule), e)) < 0 ||
-		    (rc = opgraph_append_images(m, &o.par, o.shape.batch, o.img_w, o.img_h, "--image", &gg, &tokens,
-						 rule, sizeof(rule), e)) < 0)
-			goto out;
-		snprintf(images, sizeof(images), "%lld x %lldx%lld, %lld tokens each (%s); the encoder in bf16 (TP %d)",
-			 (long long)o.shape.batch, (long long)o.img_w, (long long)o.img_h, (long long)tokens, rule,
-			 o.par.tp);
-	}
-	model_params(m, &pc);
-	rep.images = o.img_w > 0 ? images : NULL;
-	rep.m = m;
-	rep.g = g;
-	rep.gm = &gm;
-	rep.gg = &gg;
-	rep.pc = &pc;
-	rep.shape = &o.shape;
-	rep.par = &o.par;
-	rep.dtype = o.dtype;
+	rep.images = v.images[0] ? v.images : NULL;
+	rep.m = v.m;
+	rep.g = v.g;
+	rep.gm = &v.gm;
+	rep.gg = &v.gg;
+	rep.pc = &v.pc;
+	rep.shape = &o.q.shape;
+	rep.par = &o.q.par;
+	rep.dtype = o.q.dtype;
 	rep.measured_ms = o.measured_ms;
 	rep.kernel_mode = o.kmode != KM_NONE;
 	if (o.kmode != KM_NONE) {
 		struct kernel_flow kf;
 		struct kf_result r;
 		struct out_ops_kernels k;
-		if ((rc = kernel_prepare(m, &o, g, &gg, &kf, &r, &k, e)) < 0)
+		if ((rc = kernel_prepare(v.m, &o, v.g, &v.gg, &kf, &r, &k, e)) < 0)
 			goto out;
 		out_ops_warnings(stderr, kf.warn);
 		out_ops_warnings(stderr, r.warn);
@@ -274,7 +235,7 @@ int cmd_ops(int argc, char **argv, struct err *e)
 			out_ops_kernel_json(stdout, &rep, &k);
 		} else {
 			out_ops_text(stdout, &rep);
-			out_ops_kernel_text(stdout, &k, m->layers);
+			out_ops_kernel_text(stdout, &k, v.m->layers);
 		}
 		kflow_result_release(&r);
 		kflow_release(&kf);
@@ -287,9 +248,6 @@ int cmd_ops(int argc, char **argv, struct err *e)
 		out_ops_text(stdout, &rep);
 	rc = 0;
 out:
-	opgraph_release(&gm);
-	opgraph_release(&gg);
-	free(m);
-	catalog_release(&env);
+	ops_view_release(&v);
 	return rc;
 }
