@@ -56,6 +56,7 @@ LIB_SRC += src/readers/tier1file.c
 LIB_SRC += src/sim/stepmemo.c
 LIB_SRC += src/base/dmemo.c
 LIB_SRC += src/plan/capacity.c
+LIB_SRC += src/plan/caprun.c
 LIB_SRC += src/engine/scenflags.c
 LIB_SRC += src/cmd/scenopts.c
 LIB_SRC += src/cmd/capacity.c

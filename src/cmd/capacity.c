@@ -14,7 +14,7 @@
 #include "scenopts.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
-#include "plan/capacity.h"
+#include "plan/caprun.h"
 #include "report/out.h"
 #include "workload/workload.h"
 
@@ -173,73 +173,36 @@ static int write_files(const struct cap_opts *o, const struct out_config *cfg, c
 int cmd_capacity(int argc, char **argv, struct err *e)
 {
 	struct cap_opts o;
-	struct scenflags_ctx x;
-	struct wl_spec wl;
-	struct scenario sc;
-	struct scenario_state st;
-	struct cap_result res;
-	const struct cap_point *pt;
-	struct acc_confidence conf;
+	struct cap_job j;
 	struct out_config cfg;
 	char tables[64];
-	bool prepared = false, have_res = false;
 	double t0 = cli_wall_s();
 	int rc = parse_cap(argc, argv, &o, e);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
-	memset(&x, 0, sizeof(x));
-	catalog_init(&x.env);
-	wl_spec_defaults(&wl);
-	if ((rc = catalog_load_workload(&x.env, o.workload, &wl, e)) < 0)
-		goto out;
-	if (o.nreq)
-		wl.num_requests = o.nreq;
-	o.cc.seed = o.seed_given ? (uint64_t)o.seed : wl.seed;
-	if (o.cc.concurrency && wl.num_requests == 0)
-		wl.num_requests = 1000;
 	{
 		const char *in[3] = {o.workload, o.sf.config, o.sf.calibration};
 		const struct afile_out outs[3] = {{"--curve", o.curve, NULL}, {"--svg", o.svg, NULL},
 						  {"--html", o.html, NULL}};
 		if ((rc = afile_check_outputs(outs, 3, in, 3, 0, e)) < 0)
-			goto out;
+			return rc;
 	}
-	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
+	rc = cap_job_run(&o.sf, o.workload, o.nreq, o.seed_given, o.seed, &o.cc, &j, e);
+	if (j.checked && j.x.notes[0] && o.fmt != FMT_TEXT)
+		fprintf(stderr, "servesim capacity: %s\n", j.x.notes);
+	if (rc < 0)
 		goto out;
-	if ((rc = scenario_prepare(&sc, x.env.data_dir, &st, e)) < 0)
-		goto out;
-	prepared = true;
-	if ((rc = scenario_check_capacity(&sc, &st, o.sf.allow_invalid, x.notes, sizeof(x.notes), e)) < 0)
-		goto out;
-	if (x.notes[0] && o.fmt != FMT_TEXT)
-		fprintf(stderr, "servesim capacity: %s\n", x.notes);
-	/* the simulation scenario_prepare built is `run`'s; every probe makes
-	 * its own, and this one (every rank's pools and queues) would stay
-	 * resident beside theirs (as search.c frees it) */
-	sim_free(st.sim);
-	st.sim = NULL;
-	if ((rc = cap_search(&st, &wl, &o.cc, &res, e)) < 0)
-		goto out;
-	have_res = true;
-	out_config_of(&o.sf, &x, &sc, &st, &wl, tables, sizeof(tables), &cfg);
-	if ((pt = cap_answer_point(&o.cc, &res)) &&
-	    (rc = acc_confidence_at(x.env.data_dir, &sc, pt->running_per_rank, pt->queue_share, false, &conf, e)) < 0)
-		goto out;
-	if ((rc = write_files(&o, &cfg, &res, pt ? &conf : NULL, e)) < 0)
+	out_config_of(&o.sf, &j.x, &j.sc, &j.st, &j.wl, tables, sizeof(tables), &cfg);
+	if ((rc = write_files(&o, &cfg, &j.res, j.pt ? &j.conf : NULL, e)) < 0)
 		goto out;
 	if (o.fmt == FMT_JSON)
-		out_cap_json(stdout, &o.cc, &cfg, &res, pt ? &conf : NULL);
+		out_cap_json(stdout, &o.cc, &cfg, &j.res, j.pt ? &j.conf : NULL);
 	else
-		out_cap_text(stdout, &o.cc, &cfg, &res, pt ? &conf : NULL, x.notes);
-	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", res.ncurve, cli_wall_s() - t0);
+		out_cap_text(stdout, &o.cc, &cfg, &j.res, j.pt ? &j.conf : NULL, j.x.notes);
+	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", j.res.ncurve, cli_wall_s() - t0);
 	rc = 0;
 out:
-	if (have_res)
-		cap_result_release(&res);
-	if (prepared)
-		scenario_release(&st);
-	wl_spec_release(&wl);
-	scenflags_ctx_release(&x);
+	cap_job_release(&j);
 	return rc;
 }
