@@ -18,6 +18,7 @@
 #include "base/alloc.h"
 #include "report/bdreport.h"
 #include "plan/autoscale.h"
+#include "plan/runjob.h"
 #include "plan/gsweep.h"
 #include "base/loghist.h"
 #include "report/out.h"
@@ -141,7 +142,7 @@ static const char run_usage3[] =
 
 struct run_opts {
 	struct scenflags sf;
-	struct wlflags wf;
+	struct wl_source wf;
 	const char *requests_out, *step_log;
 	bool progress, check_inv, exact;
 	bool no_segments;           /* --no-decode-segments (tests: step by step) */
@@ -387,16 +388,10 @@ static int run_gsweep(const struct run_opts *o, const struct scenflags_ctx *x, c
 int cmd_run(int argc, char **argv, struct err *e)
 {
 	struct run_opts o;
-	struct scenflags_ctx x;
-	struct wl_spec wl;
-	struct scenario sc;
-	struct scenario_state st;
-	struct afile af, slog_af;
-	bool af_open = false, prepared = false;
-	FILE *slog = NULL;
+	struct run_spec spec;
+	struct run_job j;
 	double t0 = cli_wall_s();
-	char origin[400], tables[64];
-	struct model_cfg *draft = NULL;
+	char tables[64];
 	struct out_run rep;
 	struct acc_confidence conf;
 	struct autoscale_result asr;
@@ -404,63 +399,27 @@ int cmd_run(int argc, char **argv, struct err *e)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
-	memset(&x, 0, sizeof(x));
 	memset(&asr, 0, sizeof(asr));
-	catalog_init(&x.env);
-	wl_spec_defaults(&wl);
-	memset(&af, 0, sizeof(af));
-	if ((rc = wlflags_build(&o.wf, &x.env, &wl, origin, sizeof(origin), e)) < 0)
+	spec = (struct run_spec){&o.sf, &o.wf, &o.ex, o.max_requests, o.requests_out, o.step_log, o.svg,
+				 o.check_inv, o.exact, o.no_segments, o.as.max};
+	rc = run_job_prepare(&spec, &j, e);
+	if (j.checked && j.x.notes[0] && o.fmt != FMT_TEXT)
+		fprintf(stderr, "servesim run: %s\n", j.x.notes);
+	if (rc < 0)
 		goto out;
-	wl.max_requests = o.max_requests;
-	{
-		const char *in[5] = {o.wf.workload, o.sf.config, o.sf.tier2, wl.trace[0] ? wl.trace : NULL,
-				     o.sf.calibration};
-		const struct afile_out outs[3] = {{"--requests-out", o.requests_out, NULL},
-						  {"--step-log", o.step_log, NULL}, {"--svg", o.svg, NULL}};
-		if ((rc = afile_check_outputs(outs, 3, in, 5, 0, e)) < 0)
-			goto out;
-	}
-	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
-		goto out;
-	if (o.as.max)
-		sc.replicas = o.as.max;
-	sc.check_invariants = o.check_inv;
-	sc.exact_percentiles = o.exact;
-	sc.no_segments = o.no_segments;
-	if ((rc = scenflags_run_build(&o.ex, o.sf.allow_invalid, &x, &sc, &draft, e)) < 0)
-		goto out;
-	if (o.requests_out) {
-		if ((rc = afile_open(&af, o.requests_out, e)) < 0)
-			goto out;
-		af_open = true;
-		sim_requests_csv_header(af.f, o.ex.spec_k > 0, o.ex.pd_prefill > 0);
-		sc.requests_out = af.f;
-	}
-	if (o.step_log) {
-		if ((rc = afile_open(&slog_af, o.step_log, e)) < 0)
-			goto out;
-		slog = slog_af.f;
-		sc.step_log = slog;
-	}
-	if ((rc = scenario_prepare(&sc, x.env.data_dir, &st, e)) < 0)
-		goto out;
-	prepared = true;
-	if ((rc = scenario_check_capacity(&sc, &st, o.sf.allow_invalid, x.notes, sizeof(x.notes), e)) < 0)
-		goto out;
-	if (x.notes[0] && o.fmt != FMT_TEXT)
-		fprintf(stderr, "servesim run: %s\n", x.notes);
 	if (o.bd.batch) {
-		rc = run_breakdown(&o, &x, &sc, &st, &wl, e);
+		rc = run_breakdown(&o, &j.x, &j.sc, &j.st, &j.wl, e);
 		goto out;
 	}
 	if (o.wf.ov.rate_type == WL_RT_SWEEP) {
-		rc = run_gsweep(&o, &x, &sc, &st, &wl, origin, e);
+		rc = run_gsweep(&o, &j.x, &j.sc, &j.st, &j.wl, j.origin, e);
 		goto out;
 	}
 	if (o.as.max) {
-		if ((rc = autoscale_prepare(&o.as, &sc, &st, o.storage_gb_s, o.prices, &x.env, e)) < 0 || (rc = autoscale_run(st.sim, &o.as, &asr, e)) < 0)
+		if ((rc = autoscale_prepare(&o.as, &j.sc, &j.st, o.storage_gb_s, o.prices, &j.x.env, e)) < 0 ||
+		    (rc = autoscale_run(j.st.sim, &o.as, &asr, e)) < 0)
 			goto out;
-	} else if ((rc = run_sim(st.sim, o.progress, t0, e)) < 0) {
+	} else if ((rc = run_sim(j.st.sim, o.progress, t0, e)) < 0) {
 		goto out;
 	}
 	if (o.svg) {
@@ -471,22 +430,12 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = afile_commit(&svg_af, e)) < 0)
 			goto out;
 	}
-	{ /* both or neither */
-		struct afile *outs[2];
-		size_t nout = 0;
-		if (af_open)
-			outs[nout++] = &af;
-		if (slog)
-			outs[nout++] = &slog_af;
-		af_open = false;
-		slog = NULL;
-		if ((rc = afile_commit_all(outs, nout, e)) < 0)
-			goto out;
-	}
-	out_run_of(&o.sf, o.ex.spec_method, &x, &sc, &st, &wl, origin, tables, sizeof(tables), &rep);
-	if ((rc = out_run_status(&rep, &wl, st.sim, o.goodput, e)) < 0)
+	if ((rc = run_job_commit(&j, e)) < 0)
 		goto out;
-	if ((rc = acc_confidence_sim(x.env.data_dir, &sc, st.sim, rep.status.kind == OUT_OVERLOADED, &conf, e)) < 0)
+	out_run_of(&o.sf, o.ex.spec_method, &j.x, &j.sc, &j.st, &j.wl, j.origin, tables, sizeof(tables), &rep);
+	if ((rc = out_run_status(&rep, &j.wl, j.st.sim, o.goodput, e)) < 0)
+		goto out;
+	if ((rc = acc_confidence_sim(j.x.env.data_dir, &j.sc, j.st.sim, rep.status.kind == OUT_OVERLOADED, &conf, e)) < 0)
 		goto out;
 	rep.conf = &conf;
 	if (o.as.max) {
@@ -501,18 +450,10 @@ int cmd_run(int argc, char **argv, struct err *e)
 	}
 	if (o.progress || o.fmt == FMT_TEXT)
 		fprintf(stderr, "servesim run: %llu requests simulated in %.3f s wall\n",
-			(unsigned long long)sim_totals(st.sim)->arrived, cli_wall_s() - t0);
+			(unsigned long long)sim_totals(j.st.sim)->arrived, cli_wall_s() - t0);
 	rc = 0;
 out:
-	if (af_open)
-		afile_abort(&af);
-	if (prepared)
-		scenario_release(&st);
-	if (slog)
-		afile_abort(&slog_af);
-	wl_spec_release(&wl);
+	run_job_release(&j);
 	autoscale_result_release(&asr);
-	free(draft);
-	scenflags_ctx_release(&x);
 	return rc;
 }

@@ -1,5 +1,5 @@
-/* wlflags.c - run's workload flags applied to a workload spec: a file's
- * fields overridden, GuideLLM's rate types, flag-defined lengths. */
+/* wlflags.c - run's workload flags parsed into a struct wl_source
+ * (plan/wlsource.h builds the workload from it). */
 #define _GNU_SOURCE
 #include "wlflags.h"
 
@@ -8,15 +8,13 @@
 #include <string.h>
 
 #include "cli.h"
-#include "readers/mooncake.h"
-#include "readers/readers.h"
 
-void wlflags_defaults(struct wlflags *f)
+void wlflags_defaults(struct wl_source *f)
 {
 	memset(f, 0, sizeof(*f));
 }
 
-static void note_flag(struct wlflags *f, const char *flag)
+static void note_flag(struct wl_source *f, const char *flag)
 {
 	size_t len = strlen(f->given), fl = strlen(flag);
 	const char *p;
@@ -43,7 +41,7 @@ static int parse_len(const char *flag, const char *arg, double *mean, double *st
 	return cli_double(flag, buf, 1, false, mean, e);
 }
 
-int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e)
+int wlflags_option(int code, const char *arg, struct wl_source *f, struct err *e)
 {
 	int rc = 0;
 
@@ -123,36 +121,4 @@ int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e)
 		return 0;
 	}
 	return rc < 0 ? rc : 1;
-}
-
-int wlflags_build(const struct wlflags *f, const struct catalog *cat, struct wl_spec *wl, char *origin,
-		  size_t norigin, struct err *e)
-{
-	const char *src;
-	bool replace = !f->workload && f->ov.len_given;
-	int rc;
-
-	origin[0] = '\0';
-	if (f->workload) {
-		/* (standard input is read once: a spec) */
-		const struct reader *r = strcmp(f->workload, "-") ? reader_of_file(f->workload, NULL, 0) : NULL;
-		bool mc = r && r->id == RD_MOONCAKE;
-		if (f->trace_speedup > 0 && !mc)
-			return err_set(e, SS_EUSAGE, "--trace-speedup applies to a Mooncake trace given as --workload, "
-				       "not to %s", f->workload);
-		if ((rc = mc ? mooncake_read(f->workload, wl, e) : wl_spec_load(f->workload, wl, e)) < 0 ||
-		    (f->trace_speedup > 0 && (rc = mooncake_slice(wl, 0, f->trace_speedup, "--trace-speedup", e)) < 0))
-			return rc;
-	} else if (f->trace_speedup > 0) {
-		return err_set(e, SS_EUSAGE, "--trace-speedup applies to a Mooncake trace given as --workload");
-	} else if (replace) {
-		wl_overrides_base(wl);
-		snprintf(origin, norigin, "flags (%s) replace workloads/default.json", f->given);
-	} else if ((rc = catalog_load_workload(cat, NULL, wl, e)) < 0) {
-		return rc;
-	}
-	src = f->workload ? f->workload : wl->source;
-	if (!replace && f->given[0])
-		snprintf(origin, norigin, "%s overridden by %s", src, f->given);
-	return wl_overrides_apply(&f->ov, src, f->ov.dur_given ? "--duration" : src, wl, e);
 }

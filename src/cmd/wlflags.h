@@ -14,17 +14,15 @@
  *                              with a STD, fixed without)
  * Without --workload, length flags replace the default workload by a
  * flag-defined one (Poisson 10 req/s, 1000 requests, 512/128 tokens unless
- * given); the other flags only override its fields.  wlflags_origin says
- * which, for the header. */
+ * given); the other flags only override its fields (wl_source_build
+ * builds it and says which, for the header). */
 #ifndef SERVESIM_CMD_WLFLAGS_H
 #define SERVESIM_CMD_WLFLAGS_H
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "base/err.h"
-#include "deploy/catalog.h"
-#include "workload/overrides.h"
-#include "workload/workload.h"
+#include "plan/wlsource.h"
 
 enum { WLF = 1200 };
 #define WLFLAGS_OPTIONS \
@@ -58,20 +56,8 @@ enum { WLF = 1200 };
 	"  --trace-speedup X         a Mooncake trace's timestamps divided by X, as aiperf and\n" \
 	"                            Dynamo replay one \"4x\" (docs/workloads.md)\n"
 
-struct wlflags {
-	const char *workload;
-	struct wl_overrides ov;
-	double trace_speedup;  /* --trace-speedup (0: not given) */
-	char given[160];   /* the flags given, in order, for the header */
-};
-
-void wlflags_defaults(struct wlflags *f);
+void wlflags_defaults(struct wl_source *f);
 /* 1 handled, 0 not ours, <0 error. */
-int wlflags_option(int code, const char *arg, struct wlflags *f, struct err *e);
-/* Load the spec (the catalog's default workload without --workload),
- * apply the flags and validate; origin (>= 200 bytes) says where the
- * workload came from: "" when nothing was overridden. */
-int wlflags_build(const struct wlflags *f, const struct catalog *cat, struct wl_spec *wl, char *origin,
-		  size_t norigin, struct err *e);
+int wlflags_option(int code, const char *arg, struct wl_source *f, struct err *e);
 
 #endif

@@ -226,7 +226,7 @@ static void test_svg_log(void)
 static void test_wlflags(void)
 {
 	struct catalog cat;
-	struct wlflags f;
+	struct wl_source f;
 	struct wl_spec wl;
 	struct err e;
 	char origin[400];
@@ -234,7 +234,7 @@ static void test_wlflags(void)
 	catalog_init(&cat);
 	wlflags_defaults(&f);
 	CHECK(wlflags_option(WLF + 1, "30", &f, &e) == 1, "--rate 30");
-	CHECK(wlflags_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0, "default workload");
+	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0, "default workload");
 	CHECK(wl.rate == 30 && wl.prompt.kind == WL_LOGNORMAL && wl.num_requests == 2000,
 	      "--rate overrides the default chat workload's rate, lengths kept");
 	CHECK_STR_CONTAINS(origin, "overridden by --rate", "origin");
@@ -243,7 +243,7 @@ static void test_wlflags(void)
 	wlflags_defaults(&f);
 	wlflags_option(WLF + 8, "synchronous", &f, &e);
 	wlflags_option(WLF + 2, "20", &f, &e);
-	CHECK(wlflags_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0 &&
+	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0 &&
 		      wl.process == WL_CONCURRENCY && wl.concurrency == 1 && wl.num_requests == 20,
 	      "--rate-type synchronous: one client");
 	wl_spec_release(&wl);
@@ -251,7 +251,7 @@ static void test_wlflags(void)
 	wlflags_defaults(&f);
 	wlflags_option(WLF + 3, "600:300", &f, &e);
 	wlflags_option(WLF + 9, "lognormal", &f, &e);
-	CHECK(wlflags_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0 &&
+	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0 &&
 		      wl.prompt.kind == WL_LOGNORMAL && wl.prompt.a == 600 && wl.prompt.b == 300 &&
 		      wl.output.kind == WL_FIXED && wl.rate == 10 && wl.num_requests == 1000,
 	      "length flags replace the default workload (lognormal prompt)");
@@ -261,14 +261,14 @@ static void test_wlflags(void)
 	wlflags_defaults(&f);
 	wlflags_option(WLF + 3, "600", &f, &e);
 	wlflags_option(WLF + 9, "lognormal", &f, &e);
-	CHECK(wlflags_build(&f, &cat, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE, "lognormal without STD");
+	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE, "lognormal without STD");
 	CHECK_STR_CONTAINS(e.msg, "needs MEAN:STD", "message");
 	wl_spec_release(&wl);
 
 	wlflags_defaults(&f);
 	CHECK(wlflags_option(WLF + 8, "sweep", &f, &e) == 1 && f.ov.rate_type == WL_RT_SWEEP, "--rate-type sweep");
 	wlflags_option(WLF + 1, "2.5", &f, &e);
-	CHECK(wlflags_build(&f, &cat, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE,
+	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE,
 	      "sweep: --rate counts benchmarks");
 	CHECK_STR_CONTAINS(e.msg, "number of benchmarks", "message");
 	wl_spec_release(&wl);
