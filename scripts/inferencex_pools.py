@@ -41,6 +41,16 @@ layout, see node_gpus), prefill_gpus / decode_gpus give each worker's GPUs
 them (attention-DP and EP columns = the GPUs, prefill_moe_ep_size too); 0 in
 those columns: the row's recorded tp_size and prefill EP stand.
 
+SGLang DeepSeek-R1 P/D rows on GB200/GB300 also get the redundant expert
+slots each pool launched with (see redundant_experts): the dynamo-sglang
+entries run dynamo's slurm_jobs scripts (components/backends/sglang/
+slurm_jobs/scripts/gb200-fp8.sh, gb200-fp4.sh) and, later, srt-slurm's
+recipes (recipes/gb200-fp8/*, recipes/gb200-fp4/*), all of which set
+--ep-num-redundant-experts 32 on the decode workers, and on the prefill
+workers for fp8 (fp4 prefill: none); 256 + 32 = 288 slots is what lets EP
+24 and 48 run ("We have 288 (256 + 32 redundant) => 288/48 = 6",
+gb200-fp4.sh @ 44884ef2).  No --enable-eplb: a fixed placement.
+
 TensorRT-LLM P/D rows also get their prefill workers' limits: the entry's
 recipe (CONFIG_FILE=recipes/trtllm/...) is srt-slurm's, whose
 backend.trtllm_config.prefill gives max_batch_size and max_num_tokens (e.g. 8
@@ -166,6 +176,16 @@ def node_gpus(entry, side, row):
     return 0
 
 
+def redundant_experts(row):
+    """(prefill, decode) redundant expert slots of a row's launch line: SGLang
+    DeepSeek-R1 on GB200/GB300 through dynamo-sglang (module docstring);
+    else (0, 0)."""
+    if row["backend"] != "sglang" or GPU.get(row["system"]) not in NODE_GPUS or \
+            PREFIX.get(row["model_path"]) != "dsr1":
+        return 0, 0
+    return (32 if row["precision"] == "fp8" else 0), 32
+
+
 def candidates(cfg, row, conc):
     for key, v in cfg.items():
         if not isinstance(v, dict) or not v.get("disagg"):
@@ -275,7 +295,7 @@ def agg_rows(repo, hist, rows, counts):
         k = agg_drafts(repo, commit, c[0][0], row["backend"], c[0][1][1])
         counts["agg mtp"] += 1
         out.append([row["id"], "agg", 0, 0, 0, 0, 0, 0, "mtp", k,
-                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0, 0, 0, 0])
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0, 0, 0, 0, 0, 0])
     return out
 
 
@@ -325,13 +345,14 @@ def main():
             counts["twin agrees"] += 1
         counts["kept"] += 1
         out.append([row["id"], "disagg"] + list(v[:8]) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])]
-                   + list(lim) + list(v[8:]))
+                   + list(lim) + list(v[8:]) + list(redundant_experts(row)))
     with open(out_path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["id", "mode", "prefill_num_workers", "decode_num_workers", "prefill_attention_dp_size",
                     "decode_attention_dp_size", "decode_moe_ep_size", "decode_batch_size", "speculative",
                     "mtp_tokens", "config", "prefill_batch_size", "prefill_max_num_tokens", "prefill_gpus",
-                    "decode_gpus", "prefill_moe_ep_size"])
+                    "decode_gpus", "prefill_moe_ep_size", "prefill_redundant_experts",
+                    "decode_redundant_experts"])
         w.writerows(out + agg_rows(repo, hist, rows, counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous; of the kept, %(twin agrees)d repeat a db-dump row and agree with its "

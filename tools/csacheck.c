@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 		mix = strcmp(kind, "csa") == 0 ? LM_CSA : strcmp(kind, "hca") == 0 ? LM_HCA : LM_SLIDING;
 		if (!(x = tool_models_find(&tm, h))) {
 			struct cost_cfg cc;
-			struct parallel p = {1, 1, 1, 1};
+			struct parallel p = {1, 1, 1, 1, 0};
 
 			if (tm.n == TOOL_MAX_HEADS || tm.base.heads % h != 0) {
 				fprintf(stderr, "csacheck: %d heads per GPU: not a TP split of %lld heads\n", h,

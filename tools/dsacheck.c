@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 			continue;
 		if (!(x = tool_models_find(&tm, h))) {
 			struct cost_cfg cc;
-			struct parallel p = {1, 1, 1, 1};
+			struct parallel p = {1, 1, 1, 1, 0};
 
 			if (tm.n == TOOL_MAX_HEADS) {
 				fprintf(stderr, "dsacheck: more than %d head counts\n", TOOL_MAX_HEADS);

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (ti = 0; ti < sizeof(tps) / sizeof(tps[0]); ti++) {
 		struct cost_cfg cc;
-		struct parallel p = {tps[ti], 1, 1, 1};
+		struct parallel p = {tps[ti], 1, 1, 1, 0};
 		struct cost_model c;
 		double h = 128.0 / tps[ti];
 		int b, kv;

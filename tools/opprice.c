@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	struct model_cfg m;
 	const struct gpu_spec *g;
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 1, 1, 0};
 	struct pass_shape one = {1, 1, 0, false};
 	struct cost_model c;
 	struct opgraph gr;

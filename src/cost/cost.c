@@ -126,11 +126,12 @@ static double op_at(const struct cost_model *c, const struct op *o, const struct
 			 * activation and down together): priced once, here */
 			bool ep = c->p.ep > 1;
 			double tin = ep ? m * c->p.dp : m;
+			/* physical expert slots (redundant copies included) */
+			double slots = (double)md->n_experts + (ep ? c->p.ep_redundant : 0);
 			t = cost_moe_s(c, tin);
 			f = 2.0 * 3.0 * tin * (double)md->top_k * c->moe_shape.hidden *
 			    (double)c->moe_shape.inter / c->moe_shape.tp / c->moe_shape.ep;
-			b = moe_expected_experts((double)md->n_experts / c->moe_shape.ep,
-						 (double)md->n_experts, tin * (double)md->top_k) *
+			b = moe_expected_experts(slots / c->moe_shape.ep, slots, tin * (double)md->top_k) *
 			    3.0 * c->moe_shape.hidden * c->moe_shape.inter / c->moe_shape.tp *
 			    dtype_bytes(c->moe_wdt);
 		} else if (strcmp(o->name, "experts_down") == 0) {

@@ -31,7 +31,7 @@ void scenario_defaults(struct scenario *sc, const struct engine_type *en, const 
 	sc->engine = en;
 	sc->model = m;
 	sc->gpu = g;
-	sc->par = (struct parallel){1, 1, 1, 1};
+	sc->par = (struct parallel){1, 1, 1, 1, 0};
 	sc->wdt = sc->kvdt = DT_BF16;
 	deploy_defaults(&deploy_table, &sc->k); /* the table's, then the rules' */
 	sc->k.max_num_batched_tokens = scenario_big_gpu(g) ? 8192 : 2048;
@@ -143,20 +143,14 @@ static int lora_words(const struct scenario *sc, const struct parallel *p, const
 	return 0;
 }
 
-/* EPLB: layout p runs it (an MoE model with EP > 1; the start-up checks
- * refuse --enable-eplb elsewhere). */
-static bool eplb_on(const struct scenario *sc, const struct parallel *p)
-{
-	return sc->eplb && sc->model->n_experts > 0 && p->ep > 1;
-}
-
-/* EPLB: the redundant experts' weights come off plan mp's KV memory, as
- * the engines load them with the model, before the KV cache is sized. */
+/* Redundant experts of layout p (parallel.ep_redundant: EPLB's, or
+ * SGLang's fixed placement): their weights come off plan mp's KV memory,
+ * as the engines load them with the model, before the KV cache is sized. */
 static int eplb_take(const struct scenario *sc, const struct parallel *p, struct memplan *mp, struct err *e)
 {
-	if (!eplb_on(sc, p) || sc->eplb_redundant == 0)
+	if (sc->model->n_experts == 0 || p->ep <= 1 || p->ep_redundant <= 0)
 		return 0;
-	return memplan_take_experts(mp, eplb_redundant_bytes(sc->model, p, sc->wdt, sc->eplb_redundant), e);
+	return memplan_take_experts(mp, eplb_redundant_bytes(sc->model, p, sc->wdt, p->ep_redundant), e);
 }
 
 /* EPLB: the run header's words (n bytes) on cost model c's terms, its
@@ -273,7 +267,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 static int plan_draft(const struct scenario *s, struct scenario_state *st, struct err *e)
 {
 	const struct model_cfg *d = s->draft_model;
-	struct parallel dp = {s->par.tp, 1, 1, 1};
+	struct parallel dp = {s->par.tp, 1, 1, 1, 0};
 	struct memplan *mp = &st->mp;
 	double w = model_weight_bytes_per_gpu(d, &dp, dtype_bytes(s->wdt));
 	double kv = model_kv_bytes_per_token_per_gpu(d, &dp, dtype_bytes(s->kvdt)) * (double)s->k.block_size;
@@ -361,7 +355,7 @@ static int mm_setup(const struct scenario *s, struct scenario_state *st, const s
 static int prepare_epd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		       struct scenario_state *st, struct err *e)
 {
-	struct parallel one = {1, 1, 1, 1};
+	struct parallel one = {1, 1, 1, 1, 0};
 	const struct model_vision *v = &s->model->vis;
 	int all = scenario_gpus_per_replica(s);
 	bool nvl = all <= s->gpu->nvlink_domain;
@@ -533,7 +527,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	}
 	if (s->spec.k > 0 && s->spec.method == SPEC_DRAFT) {
 		/* the draft model runs on the same GPUs at the same TP */
-		struct parallel dp = {s->par.tp, 1, 1, 1};
+		struct parallel dp = {s->par.tp, 1, 1, 1, 0};
 		if ((rc = cost_init(&st->draft_cost, s->draft_model, s->gpu, &dp, &cc, data_dir, e)) < 0) {
 			err_prefix(e, "draft model");
 			if (st->has_enc)

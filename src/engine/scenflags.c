@@ -22,7 +22,7 @@ void scenflags_defaults(struct scenflags *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->gpu = "h100";
-	f->par = (struct parallel){1, 1, 1, 1};
+	f->par = (struct parallel){1, 1, 1, 1, 0};
 	f->dtype = f->kvdtype = DT_BF16;
 	deploy_defaults(&deploy_table, &f->k);
 	cost_default_overheads(&f->ov);
@@ -185,6 +185,7 @@ static int resolve_eplb(const struct scenflags *f, struct scenario *sc, struct e
 	if (f->k.eplb_iterations >= 0)
 		interval = f->k.eplb_iterations;
 	sc->eplb_redundant = (int)red;
+	sc->par.ep_redundant = (int)red; /* the layout's physical experts */
 	sc->eplb_interval = interval;
 	if (sc->engine->knobs & ENGINE_KNOB_EPLB_VLLM)
 		snprintf(sc->eplb_set, sizeof(sc->eplb_set), "vLLM --enable-eplb: num_redundant_experts %lld%s, step_interval %lld%s%s",

@@ -82,6 +82,12 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 			 p->ep, p->ep);
 		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
 			return rc;
+	} else if (!sc->eplb && p->ep > 1 && p->ep_redundant > 0 && (m->n_experts + p->ep_redundant) % p->ep != 0) {
+		snprintf(msg, sizeof(msg),
+			 "--ep-num-redundant-experts: %lld experts + %d redundant = %lld physical experts do not divide over EP %d (the same number sits on every rank)",
+			 (long long)m->n_experts, p->ep_redundant, (long long)(m->n_experts + p->ep_redundant), p->ep);
+		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
+			return rc;
 	}
 	/* vLLM ties EP to TP x DP (enable_expert_parallel); SGLang's
 	 * ep_size is 1 or the engine's GPU count; an engine with its own rule

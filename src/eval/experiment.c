@@ -1541,6 +1541,8 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 			      : (r->concurrency + (int64_t)x->pd_decode * x->dp - 1) / ((int64_t)x->pd_decode * x->dp);
 	x->k.max_num_seqs = dbatch;
 	x->prefill_max_num_seqs = p->batch > 0 ? p->batch : 1;
+	x->ep_redundant = x->ep > 1 ? d->redundant : 0;
+	x->prefill_ep_redundant = x->prefill_ep > 1 ? p->redundant : 0;
 	switch (be) {
 	case AIC_TRTLLM:
 		x->k.max_num_batched_tokens = (dbatch + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;

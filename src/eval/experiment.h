@@ -72,6 +72,10 @@ struct experiment {
 	 * (import writes aggregated ones) */
 	int pd_prefill, pd_decode, prefill_tp, prefill_ep, prefill_dp;
 	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
+	/* redundant expert slots of the decode (or only) and the prefill
+	 * layout as launched (parallel.ep_redundant; 0: none); silicon rows
+	 * only (aic_pools_apply) */
+	int ep_redundant, prefill_ep_redundant;
 	char warning[400];         /* set when a side file was missing and a default applied */
 	/* a Mooncake trace workload (arrival process "mooncake"): its file as
 	 * written, the requests replayed (0: all) and the speed-up of its

@@ -280,6 +280,11 @@ int registry_load_model(const struct model_registry *r, const char *name,
 /* --- parallelism and accounting --- */
 struct parallel {
 	int tp, pp, dp, ep;
+	/* redundant experts: physical expert slots beyond the model's routed
+	 * experts, spread over the EP ranks with the rest (EPLB's
+	 * num_redundant_experts, or SGLang's --ep-num-redundant-experts with a
+	 * fixed placement); 0: none.  E + ep_redundant must divide by ep. */
+	int ep_redundant;
 };
 
 struct param_counts {

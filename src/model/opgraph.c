@@ -559,12 +559,15 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 	bool a2a = ep && p->dp > 1;
 	/* without EP the experts are TP-sharded over tp x dp (vLLM) */
 	int64_t mtp = (p->tp * p->dp) / (ep ? p->ep : 1);
-	int64_t e_local = ep ? E / p->ep : E;
+	/* physical expert slots: the routed experts and any redundant copies
+	 * (parallel.ep_redundant), each assignment served by one of them */
+	int64_t Ep = ep ? E + p->ep_redundant : E;
+	int64_t e_local = ep ? Ep / p->ep : E;
 	int64_t w = m->moe_intermediate / mtp;
 	/* tokens whose experts live here: all DP ranks' tokens */
 	double tokens_in = (double)(c->T * p->dp);
-	double assign = tokens_in * (double)k * (double)e_local / (double)E;
-	double touched = moe_expected_experts((double)e_local, (double)E, tokens_in * (double)k);
+	double assign = tokens_in * (double)k * (double)e_local / (double)Ep;
+	double touched = moe_expected_experts((double)e_local, (double)Ep, tokens_in * (double)k);
 	double avg_m;
 	struct op *o;
 

@@ -204,7 +204,15 @@ int model_check_parallel(const struct model_cfg *m, const struct parallel *p, st
 		if (m->n_experts == 0)
 			return err_set(e, SS_EUSAGE, "--ep %d given but %s is a dense model (use --ep 1)",
 				       p->ep, m->id);
-		if (m->n_experts % p->ep != 0)
+		/* redundant copies may make up the difference (EPLB's own check
+		 * of routed + redundant over EP is a start-up check) */
+		if (m->n_experts % p->ep != 0 && p->ep_redundant > 0 &&
+		    (m->n_experts + p->ep_redundant) % p->ep != 0)
+			return err_set(e, SS_EUSAGE,
+				       "--ep %d must divide the physical experts of %s: %lld routed + %d redundant = %lld",
+				       p->ep, m->id, (long long)m->n_experts, p->ep_redundant,
+				       (long long)(m->n_experts + p->ep_redundant));
+		if (m->n_experts % p->ep != 0 && p->ep_redundant <= 0)
 			return err_set(e, SS_EUSAGE, "--ep %d must divide the number of experts (%lld) of %s",
 				       p->ep, (long long)m->n_experts, m->id);
 		if ((p->tp * p->dp) % p->ep != 0)

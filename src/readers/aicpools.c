@@ -19,7 +19,10 @@
  * GB200/GB300 dynamo-sglang entries that name nodes, not tp):
  * prefill_gpus, decode_gpus (replace the recorded tp_size x attention DP)
  * and prefill_moe_ep_size (replaces the recorded prefill EP); 0 or absent:
- * the recorded ones stand. */
+ * the recorded ones stand.  Two more give the redundant expert slots each
+ * pool's launch line sets (SGLang's --ep-num-redundant-experts in the
+ * dynamo-sglang GB200/GB300 scripts and recipes): prefill_redundant_experts,
+ * decode_redundant_experts (0 or absent: none). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,7 @@ struct pools_line {
 	int64_t dbatch;
 	int64_t pbatch, ptokens; /* prefill max_batch_size, max_num_tokens (0: not known) */
 	int64_t pgpus, dgpus, pep; /* GPUs per worker, prefill EP (0: the recorded ones) */
+	int64_t pred, dred;        /* redundant expert slots per pool (0: none) */
 	int spec; /* -1: MTP of unnamed depth; else draft tokens (0: none) */
 };
 
@@ -78,7 +82,7 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 					    "decode_moe_ep_size", "decode_batch_size", "speculative",
 					    "mtp_tokens", "mode", NULL};
 	static const double hi[] = {0, 4096, 4096, 4096, 4096, 4096, 1 << 24, 0, 16};
-	int idx[10], rc, k, pb, pt, pg, dg, pe;
+	int idx[10], rc, k, pb, pt, pg, dg, pe, pr, dr;
 	size_t cap = 0;
 	struct csv *c;
 
@@ -93,6 +97,8 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 	pg = csv_column(c, "prefill_gpus");
 	dg = csv_column(c, "decode_gpus");
 	pe = csv_column(c, "prefill_moe_ep_size");
+	pr = csv_column(c, "prefill_redundant_experts");
+	dr = csv_column(c, "decode_redundant_experts");
 	while ((rc = csv_next(c, e)) == 1) {
 		struct pools_line l;
 		double v[9];
@@ -129,7 +135,9 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		    (rc = optional_whole(c, pt, 1 << 24, "prefill_max_num_tokens", &l.ptokens, e)) < 0 ||
 		    (rc = optional_whole(c, pg, 4096, "prefill_gpus", &l.pgpus, e)) < 0 ||
 		    (rc = optional_whole(c, dg, 4096, "decode_gpus", &l.dgpus, e)) < 0 ||
-		    (rc = optional_whole(c, pe, 4096, "prefill_moe_ep_size", &l.pep, e)) < 0)
+		    (rc = optional_whole(c, pe, 4096, "prefill_moe_ep_size", &l.pep, e)) < 0 ||
+		    (rc = optional_whole(c, pr, 4096, "prefill_redundant_experts", &l.pred, e)) < 0 ||
+		    (rc = optional_whole(c, dr, 4096, "decode_redundant_experts", &l.dred, e)) < 0)
 			goto done;
 		XGROW(*out, cap, *n + 1);
 		(*out)[(*n)++] = l;
@@ -200,6 +208,8 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 			continue; /* a layout the recorded GPUs cannot hold: left unknown */
 		pre.workers = l->pw;
 		dec.workers = l->dw;
+		pre.redundant = (int)l->pred;
+		dec.redundant = (int)l->dred;
 		if (l->dbatch > 0)
 			dec.batch = l->dbatch;
 		if (l->pbatch > 0 && l->ptokens > 0) {

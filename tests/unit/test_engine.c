@@ -438,7 +438,7 @@ static void test_lora(void)
 	struct cost_lora l;
 	double ta_t[16], ta_e[16], tb_t[16], tb_e[16], tc_t[16], tc_e[16];
 	double ma = 0, mb = 0, mc = 0, span_c, load = 83886080.0 / 2e9 + 83886080.0 / 50e9;
-	struct parallel one = {1, 1, 1, 1};
+	struct parallel one = {1, 1, 1, 1, 0};
 	struct err e;
 	int i;
 

@@ -84,7 +84,7 @@ static void test_fp8_not_slower(const struct model_cfg *m)
 			struct err e;
 			int slower = 0, n = 0;
 			double worst = 0;
-			if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1}, DT_FP8, engines[ei],
+			if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1, 0}, DT_FP8, engines[ei],
 				      NULL, &e) < 0) {
 				CHECK(0, "cost_init %s %s: %s", gpus[gi], engines[ei], e.msg);
 				continue;
@@ -122,12 +122,12 @@ static void test_fp4_tuned(const struct model_cfg *m)
 	struct err e;
 	size_t i, j, k;
 
-	if (make_cost(&t, m, "b200", (struct parallel){1, 1, 1, 1}, DT_FP4, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&t, m, "b200", (struct parallel){1, 1, 1, 1, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init b200 trtllm: %s", e.msg);
 		return;
 	}
 	for (k = 0; k < 2; k++) {
-		if (make_cost(&o, m, "b200", (struct parallel){1, 1, 1, 1}, DT_FP4, others[k], NULL, &e) < 0) {
+		if (make_cost(&o, m, "b200", (struct parallel){1, 1, 1, 1, 0}, DT_FP4, others[k], NULL, &e) < 0) {
 			CHECK(0, "cost_init b200 %s: %s", others[k], e.msg);
 			continue;
 		}
@@ -158,28 +158,28 @@ static void test_collections(const struct model_cfg *m)
 	struct cost_model c;
 	struct err e;
 
-	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.15.1", &e) == 0) {
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.15.1", &e) == 0) {
 		CHECK(strcmp(c.tabs->version, "0.14.0") == 0, "vllm 0.15.1 -> nearest collection 0.14.0 (got %s)",
 		      c.tabs->version);
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vllm-0.14.0/gemm", "bf16 GEMMs from 0.14.0");
 		cost_release(&c);
 	}
-	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_FP8, "vllm", "0.14.0", &e) == 0) {
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_FP8, "vllm", "0.14.0", &e) == 0) {
 		/* 0.14.0's static-scale fp8 GEMMs were refused at derive time */
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vllm-0.24.0/gemm", "fp8 GEMMs of 0.14 filled from 0.24.0");
 		cost_release(&c);
 	}
-	if (make_cost(&c, m, "h200", (struct parallel){1, 1, 1, 1}, DT_BF16, "trtllm", NULL, &e) == 0) {
+	if (make_cost(&c, m, "h200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "trtllm", NULL, &e) == 0) {
 		CHECK(strcmp(c.tabs->engine, "trtllm") == 0, "trtllm collection chosen (got %s)", c.tabs->engine);
 		cost_release(&c);
 	}
-	if (make_cost(&c, m, "a100", (struct parallel){1, 1, 1, 1}, DT_BF16, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.tabs->warning, "no sglang kernel tables", "a100 has no SGLang tables: warned");
 		cost_release(&c);
 	}
-	CHECK(make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "tgi", NULL, &e) < 0 && e.code == SS_EUSAGE,
+	CHECK(make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "tgi", NULL, &e) < 0 && e.code == SS_EUSAGE,
 	      "unknown engine refused: %s", e.msg);
-	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_FP4, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_FP4, "vllm", NULL, &e) == 0) {
 		/* (the start-up checks refuse it; --allow-invalid prices it) */
 		double t4 = cost_gemm_s(&c, DT_FP4, 1, 14336, 4096, 1);
 		double tb = cost_gemm_s(&c, DT_BF16, 1, 14336, 4096, 1);
@@ -188,10 +188,10 @@ static void test_collections(const struct model_cfg *m)
 		cost_release(&c);
 	}
 	/* borrowed tables: gb200 uses b200's MFU at its own (higher) peaks */
-	if (make_cost(&c, m, "gb200", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, m, "gb200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 		struct cost_model b;
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "b200's roofline efficiency on gb200", "gb200 says its tables are b200's");
-		if (make_cost(&b, m, "b200", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+		if (make_cost(&b, m, "b200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 			double tg = cost_gemm_s(&c, DT_BF16, 8192, 8192, 8192, 1);
 			double tb = cost_gemm_s(&b, DT_BF16, 8192, 8192, 8192, 1);
 			/* compute-bound: time scales with the peak, 2250 / 2500 */
@@ -205,8 +205,8 @@ static void test_collections(const struct model_cfg *m)
 	 * whose tables it borrows, and computes a prefill GEMM 4.7-6.7x slower */
 	{
 		struct cost_model h20, h100;
-		if (make_cost(&h20, m, "h20", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0 &&
-		    make_cost(&h100, m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+		if (make_cost(&h20, m, "h20", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0 &&
+		    make_cost(&h100, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 			double d20 = cost_gemm_s(&h20, DT_BF16, 1, 4096, 4096, 1);
 			double d100 = cost_gemm_s(&h100, DT_BF16, 1, 4096, 4096, 1);
 			double p20 = cost_gemm_s(&h20, DT_BF16, 8192, 4096, 4096, 1);
@@ -378,7 +378,7 @@ static void test_wideep(void)
 		CHECK(0, "load: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32}, DT_FP8, "sglang", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -390,16 +390,16 @@ static void test_wideep(void)
 	CHECK(fabs(cost_moe_s(&c, 8192) - 590.744e-6) < 1e-6, "prefill MoE at 8192 tokens: %.2f us",
 	      cost_moe_s(&c, 8192) * 1e6);
 	cost_release(&c);
-	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32}, DT_FP8, "trtllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32, 0}, DT_FP8, "trtllm", NULL, &e) == 0) {
 		CHECK(c.wideep_pick[0].curve == NULL && c.wideep_pick[1].curve == NULL,
 		      "TensorRT-LLM keeps its fused tables");
 		cost_release(&c);
 	}
-	if (make_cost(&c, &m, "gb200", (struct parallel){8, 1, 1, 8}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "gb200", (struct parallel){8, 1, 1, 8, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK(c.wideep_pick[0].curve == NULL, "no attention DP: no wide-EP kernel");
 		cost_release(&c);
 	}
-	if (make_cost(&c, &q, "h100", (struct parallel){1, 1, 2, 2}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &q, "h100", (struct parallel){1, 1, 2, 2, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK(c.wideep_pick[0].curve == NULL && c.wideep_pick[1].curve == NULL,
 		      "Qwen3-30B-A3B (far from DeepSeek's shape) keeps the fused tables");
 		cost_release(&c);
@@ -416,7 +416,7 @@ static void test_moe_step(void)
 		CHECK(0, "load deepseek-v3: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -427,7 +427,7 @@ static void test_moe_step(void)
 	}
 	cost_release(&c);
 	/* no table (a GPU without tables): the roofline plus one launch */
-	if (make_cost(&c, &m, "ascend-a3", (struct parallel){8, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "ascend-a3", (struct parallel){8, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init on a GPU without tables: %s", e.msg);
 	} else {
 		double t1 = cost_moe_s(&c, 1);
@@ -453,11 +453,11 @@ static void test_moe_fallback(void)
 		CHECK(0, "load gpt-oss-120b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&a, &m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.10.2", &e) < 0) {
+	if (make_cost(&a, &m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.10.2", &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
-	if (make_cost(&b, &m, "h100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.24.0", &e) < 0) {
+	if (make_cost(&b, &m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.24.0", &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		cost_release(&a);
 		return;
@@ -472,7 +472,7 @@ static void test_moe_fallback(void)
 	      "fallback prices the experts as 0.24.0 does: %.2f us at 4 tokens", cost_moe_s(&a, 4) * 1e6);
 	cost_release(&a);
 	cost_release(&b);
-	if (make_cost(&a, &m, "a100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", "0.11.0", &e) == 0) {
+	if (make_cost(&a, &m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.11.0", &e) == 0) {
 		CHECK(!a.moe_pick.curve && a.moe_more == 0, "A100: no collection measures mxfp4 experts");
 		CHECK_STR_CONTAINS(a.src[COST_SRC_MOE], "roofline (no mxfp4 MoE table)", "A100: roofline named");
 		cost_release(&a);
@@ -503,7 +503,7 @@ static void test_moe_exact_mxfp4(void)
 		CHECK(0, "load gpt-oss-120b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "b200", (struct parallel){1, 1, 1, 1}, DT_FP4, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){1, 1, 1, 1, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -541,7 +541,7 @@ static void test_moe_dispatched_path(void)
 		CHECK(0, "load gpt-oss-120b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "b200", (struct parallel){2, 1, 1, 1}, DT_FP4, "vllm", "0.15.1", &e) < 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){2, 1, 1, 1, 0}, DT_FP4, "vllm", "0.15.1", &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -572,7 +572,7 @@ static void test_moe_fp8_not_slower(void)
 		for (gi = 0; gi < 3; gi++)
 			for (ei = 0; ei < 3; ei++) {
 				struct cost_model f8, b16;
-				struct parallel p = {tps[mi], 1, 1, 1};
+				struct parallel p = {tps[mi], 1, 1, 1, 0};
 				int slower = 0;
 				double worst = 1;
 				if (make_cost(&f8, &m, gpus[gi], p, DT_FP8, engines[ei], NULL, &e) < 0) {
@@ -622,8 +622,8 @@ static void test_moe_fp8_fallback(void)
 		CHECK(0, "load qwen3-235b-a22b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&f8, &m, "h100", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", "0.24.0", &e) < 0 ||
-	    make_cost(&b16, &m, "h100", (struct parallel){8, 1, 1, 1}, DT_BF16, "vllm", "0.24.0", &e) < 0) {
+	if (make_cost(&f8, &m, "h100", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", "0.24.0", &e) < 0 ||
+	    make_cost(&b16, &m, "h100", (struct parallel){8, 1, 1, 1, 0}, DT_BF16, "vllm", "0.24.0", &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -656,7 +656,7 @@ static void test_moe_fp8_fallback(void)
 	CHECK(symlink(target, path) == 0, "link the communication tables");
 	memcpy(saved, datadir, sizeof(saved));
 	snprintf(datadir, sizeof(datadir), "%s", tmp);
-	if (make_cost(&f8, &m, "h100", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", "0.24.0", &e) == 0) {
+	if (make_cost(&f8, &m, "h100", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", "0.24.0", &e) == 0) {
 		CHECK(f8.moe_as_bf16, "one collection: no faster fp8 kernel anywhere");
 		CHECK_STR_CONTAINS(f8.src[COST_SRC_MOE], "; priced as the faster of its bf16 curve: these fp8 rows run slower than bf16 (a fallback path)",
 				   "header says the experts are priced as bf16");
@@ -690,7 +690,7 @@ static void test_eager_steps(void)
 		CHECK(0, "load deepseek-v3: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1}, DT_FP4, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -706,7 +706,7 @@ static void test_eager_steps(void)
 	      "512-token prefill step at the floor: %.3f ms", t_pf * 1e3);
 	CHECK(t_dec < 0.1 * c.eager_s, "decode-only step (CUDA graph) not floored: %.3f ms", t_dec * 1e3);
 	cost_release(&c);
-	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1}, DT_FP4, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1, 0}, DT_FP4, "vllm", NULL, &e) == 0) {
 		CHECK(c.eager_s == 0 && !c.src[COST_SRC_EAGER][0], "vLLM: no eager floor");
 		cost_release(&c);
 	}
@@ -718,7 +718,7 @@ static void test_eager_steps(void)
 	cc.max_seqs = 64;
 	cc.off = COST_H2;
 	cc.engine = engine_find("trtllm")->cost;
-	if (cost_init(&c, &m, gpu("b200"), &(struct parallel){4, 1, 1, 1}, &cc, datadir, &e) == 0) {
+	if (cost_init(&c, &m, gpu("b200"), &(struct parallel){4, 1, 1, 1, 0}, &cc, datadir, &e) == 0) {
 		CHECK(c.eager_s == 0 && cost_step_s(&c, &pf) < 0.5 * 1452 * 75e-6,
 		      "H2 off: no eager floor (512-token step %.3f ms)", cost_step_s(&c, &pf) * 1e3);
 		cost_release(&c);
@@ -734,7 +734,7 @@ static void test_cache(const struct model_cfg *m)
 	struct mfu_cache *mc = mfu_cache_new();
 	struct cost_model a, b, h6;
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 1, 1, 0};
 	struct err e;
 
 	memset(&cc, 0, sizeof(cc));
@@ -772,7 +772,7 @@ static void test_int4(const struct model_cfg *m)
 	CHECK(dtype_parse("int4", &d, &e) == 0 && d == DT_INT4, "int4 parses");
 	CHECK(dtype_bytes(DT_INT4) == 0.5 && dtype_compute(DT_INT4) == DT_BF16,
 	      "int4 = 0.5 B/param, bf16 math (W4A16)");
-	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1}, DT_INT4, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_INT4, "vllm", NULL, &e) == 0) {
 		/* memory-bound decode GEMM: int4 moves a quarter of bf16's weight bytes */
 		double ti = cost_gemm_s(&c, DT_INT4, 1, 14336, 4096, 1);
 		double tb = cost_gemm_s(&c, DT_BF16, 1, 14336, 4096, 1);
@@ -792,7 +792,7 @@ static void test_linear_attention(void)
 	struct model_cfg q;
 	struct cost_model cv, cs;
 	struct err e;
-	struct parallel p = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 1, 1, 0};
 	double pre, dec, pre_s;
 
 	if (registry_load_model(&reg, "qwen3.5-35b-a3b", &q, &e) < 0) {
@@ -848,7 +848,7 @@ static void test_kda_attention(void)
 	struct model_cfg k;
 	struct cost_model c;
 	struct err e;
-	struct parallel p = {8, 1, 1, 1};
+	struct parallel p = {8, 1, 1, 1, 0};
 	double pre, dec, prev = 0;
 	size_t i;
 
@@ -890,7 +890,7 @@ static void test_mamba2(void)
 	struct model_cfg n;
 	struct cost_model c;
 	struct err e;
-	struct parallel p = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 1, 1, 0};
 	double pre, pre2, dec;
 
 	if (registry_load_model(&reg, "nemotron-3-super", &n, &e) < 0) {
@@ -921,7 +921,7 @@ static void test_borrowed_compute(const struct model_cfg *m)
 {
 	struct cost_model c;
 	struct err e;
-	struct parallel p = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 1, 1, 0};
 	double t, mfu;
 
 	if (make_cost(&c, m, "h20", p, DT_FP8, "vllm", NULL, &e) < 0) {
@@ -986,7 +986,7 @@ static void test_own_tables(const struct model_cfg *m)
 	struct cost_model c, c3;
 	struct model_cfg q;
 	struct err e;
-	struct parallel p = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 1, 1, 0};
 	double t, t3;
 
 	if (make_cost(&c, m, "h20", p, DT_BF16, "vllm", NULL, &e) < 0) {
@@ -1066,7 +1066,7 @@ static void test_dsa(void)
 		CHECK(0, "load deepseek-v3.2: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h800", (struct parallel){1, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h800", (struct parallel){1, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init h800 deepseek-v3.2: %s", e.msg);
 		return;
 	}
@@ -1114,7 +1114,7 @@ static void test_dsa_module(void)
 		CHECK(0, "load deepseek-v3.2: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init h200 deepseek-v3.2: %s", e.msg);
 		return;
 	}
@@ -1156,7 +1156,7 @@ static void test_dsa_module(void)
 			CHECK(0, "load %s: %s", hdr[i].model, e.msg);
 			continue;
 		}
-		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){hdr[i].tp, 1, 1, 1}, DT_FP8, hdr[i].engine, NULL,
+		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){hdr[i].tp, 1, 1, 1, 0}, DT_FP8, hdr[i].engine, NULL,
 			      &e) < 0) {
 			CHECK(0, "cost_init %s %s %s: %s", hdr[i].model, hdr[i].gpu, hdr[i].engine, e.msg);
 			continue;
@@ -1212,8 +1212,8 @@ static void test_dsa_host_floor(void)
 		CHECK(0, "load deepseek models: %s", e.msg);
 		return;
 	}
-	if (make_cost(&a, &v3, "b200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0 ||
-	    make_cost(&b, &v32, "b200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+	if (make_cost(&a, &v3, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0 ||
+	    make_cost(&b, &v32, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init b200: %s", e.msg);
 		return;
 	}
@@ -1230,7 +1230,7 @@ static void test_dsa_host_floor(void)
 		  "one 8192-token prompt (GPU-bound) = measured module (us)");
 	cost_release(&a);
 	cost_release(&b);
-	if (make_cost(&b, &v32, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&b, &v32, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init h200 trtllm: %s", e.msg);
 		return;
 	}
@@ -1269,7 +1269,7 @@ static void test_dsv4(void)
 		CHECK(0, "load deepseek-v4-flash: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init h200 deepseek-v4-flash: %s", e.msg);
 		return;
 	}
@@ -1300,7 +1300,7 @@ static void test_dsv4(void)
 	CHECK(cost_step_s(&c, &dec) > t, "a decode step costs its blocks and more (%.3f ms)", cost_step_s(&c, &dec) * 1e3);
 	cost_release(&c);
 	for (i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
-		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){8, 1, 1, 1}, DT_FP8, hdr[i].engine, NULL, &e) < 0) {
+		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){8, 1, 1, 1, 0}, DT_FP8, hdr[i].engine, NULL, &e) < 0) {
 			CHECK(0, "cost_init deepseek-v4-flash %s %s: %s", hdr[i].gpu, hdr[i].engine, e.msg);
 			continue;
 		}
@@ -1315,10 +1315,10 @@ static void test_dsv4(void)
 	/* GB200 borrows B200's blocks: the measured latency x the parts
 	 * model's ratio, below B200's for a compute-heavy prefill (2.5 PF
 	 * against 2.25) */
-	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
 		struct cost_model gb;
 		double b200 = cost_csa_block_s(&c, LM_CSA, true, 8, 4096, 0);
-		if (make_cost(&gb, &m, "gb200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) == 0) {
+		if (make_cost(&gb, &m, "gb200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
 			double v = cost_csa_block_s(&gb, LM_CSA, true, 8, 4096, 0);
 			CHECK(v < b200 && v > 0.85 * b200, "gb200 prefill %.1f us from b200's %.1f us", v * 1e6, b200 * 1e6);
 			cost_release(&gb);
@@ -1465,7 +1465,7 @@ static void test_prefill_batch(void)
 		struct model_cfg m;
 		struct cost_model c;
 		struct err e;
-		struct parallel p = {cases[ci].tp, 1, 1, 1};
+		struct parallel p = {cases[ci].tp, 1, 1, 1, 0};
 		if (registry_load_model(&reg, cases[ci].model, &m, &e) < 0) {
 			CHECK(0, "load %s: %s", cases[ci].model, e.msg);
 			continue;
@@ -1519,7 +1519,7 @@ static void test_moe_cap(void)
 		CHECK(0, "load qwen3-235b-a22b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init b200 qwen3-235b-a22b: %s", e.msg);
 		return;
 	}
@@ -1564,7 +1564,7 @@ static void test_gemm_ceiling(const struct model_cfg *m)
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		const struct gpu_spec *g = gpu(ids[i]);
-		if (!g || make_cost(&c, m, ids[i], (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+		if (!g || make_cost(&c, m, ids[i], (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 			CHECK(0, "%s: %s", ids[i], g ? e.msg : "no gpu");
 			continue;
 		}
@@ -1641,7 +1641,7 @@ static void test_mla_module(void)
 			CHECK(0, "load %s: %s", cases[i].model, e.msg);
 			continue;
 		}
-		if (make_cost(&c, &m, cases[i].gpu, (struct parallel){8, 1, 1, 1}, cases[i].dt, cases[i].engine, NULL,
+		if (make_cost(&c, &m, cases[i].gpu, (struct parallel){8, 1, 1, 1, 0}, cases[i].dt, cases[i].engine, NULL,
 			      &e) < 0) {
 			CHECK(0, "cost_init %s %s %s: %s", cases[i].model, cases[i].gpu, cases[i].engine, e.msg);
 			continue;
@@ -1747,7 +1747,7 @@ static void test_sliding_window(void)
 	full.n_mixer[LM_FULL] = full.layers;
 	for (gi = 0; gi < 2; gi++)
 		for (ei = 0; ei < 3; ei++) {
-			struct parallel p = {1, 1, 1, 1};
+			struct parallel p = {1, 1, 1, 1, 0};
 			if (make_cost(&c, &m, gpus[gi][0], p, DT_BF16, engines[ei][0], NULL, &e) < 0 ||
 			    make_cost(&cf, &full, gpus[gi][0], p, DT_BF16, engines[ei][0], NULL, &e) < 0) {
 				CHECK(0, "cost_init: %s", e.msg);
@@ -1785,7 +1785,7 @@ static void test_sliding_window(void)
 	for (i = 0; i < 36; i++) {
 		double s;
 		w.window.size = (int64_t)(90 * pow(1.15, (double)i));
-		if (make_cost(&c, &w, "h200", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+		if (make_cost(&c, &w, "h200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 			CHECK(0, "cost_init: %s", e.msg);
 			return;
 		}
@@ -1796,7 +1796,7 @@ static void test_sliding_window(void)
 		cost_release(&c);
 	}
 	CHECK(worst < 0.1, "no step in the window: largest change between windows 1.15x apart %.3f", worst);
-	if (make_cost(&c, &m, "a100", (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_WINDOW], "no windowed kernel tables",
 				   "A100 (vLLM 0.14.0 only): the dense rule, said in the header");
 		cost_release(&c);
@@ -1879,7 +1879,7 @@ static void test_measured_gemm(const struct model_cfg *m)
 	for (gi = 0; gi < 2; gi++) {
 		struct cost_model c;
 		struct err e;
-		if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1}, DT_BF16, "vllm", NULL, &e) < 0) {
+		if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 			CHECK(0, "cost_init %s: %s", gpus[gi], e.msg);
 			continue;
 		}
@@ -1922,7 +1922,7 @@ static void test_breakdown(void)
 	static const char *const models[] = {"llama-3.1-8b", "deepseek-v3", "deepseek-v3.2", "gpt-oss-120b",
 					     "llama-4-scout", "qwen3-next-80b-a3b", "deepseek-v4-flash"};
 	static const char *const engines[] = {"vllm", "sglang", "trtllm"};
-	static const struct parallel pars[] = {{2, 1, 1, 1}, {2, 1, 4, 8}};
+	static const struct parallel pars[] = {{2, 1, 1, 1, 0}, {2, 1, 4, 8, 0}};
 	int64_t len[3] = {300, 600, 64}, pre[3] = {100, 0, 2000};
 	size_t mi, ei, pi, si;
 	int bad = 0, n = 0;
@@ -2042,7 +2042,7 @@ static void test_amd(void)
 		return;
 	}
 	for (i = 0; i < 2; i++) {
-		if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1}, DT_FP8, engines[i], NULL, &e) < 0) {
+		if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, engines[i], NULL, &e) < 0) {
 			CHECK(0, "cost_init mi300x %s: %s", engines[i], e.msg);
 			continue;
 		}
@@ -2063,20 +2063,20 @@ static void test_amd(void)
 		      "MI300X %s: + 13.5 us moe_sorting per MoE call (%g s)", engines[i], c.moe_unseen_s);
 		cost_release(&c);
 	}
-	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1}, DT_FP8, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
 		CHECK(c.moe_unseen_s == 0 && !strstr(c.src[COST_SRC_MOE], "moe_sorting"),
 		      "H200: the NVIDIA tables time the whole fused-experts call, no sort added");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init h200: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "mi325x", (struct parallel){8, 1, 1, 1}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi325x", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "mfu/mi300x/aiter-e404860/gemm", "MI325X: the MI300X's tables");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init mi325x: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1}, DT_FP4, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "fp4 mfu/mi355x/aiter-e404860/gemm", "MI355X: MXFP4 GEMM");
 		CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "fp4 7168x256", "MI355X: DeepSeek's MXFP4 experts");
 		CHECK_STR_CONTAINS(c.src[COST_SRC_ALLREDUCE],
@@ -2153,7 +2153,7 @@ static void test_eplb(void)
 	 * falls below it). */
 	double pop[4] = {1, 2, 3, 10}, hs, he, prev = INFINITY, prev_b = -1, t_off = 0;
 	struct model_cfg m;
-	struct parallel p = {1, 1, 64, 64};
+	struct parallel p = {1, 1, 64, 64, 0};
 	struct err e;
 	int n;
 

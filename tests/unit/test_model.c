@@ -128,7 +128,7 @@ static void test_recent_families(void)
 		double blk = 4 * h + h * 3 * h + 3 * h + h * h + h + 2 * h * I + I + h;
 		double merger = mh * mh + mh + mh * 2048 + 2048;
 		double want = 27 * blk + 3 * 2 * 16 * 16 * h + h + 2304 * h + 2 * h + merger + 3 * (2 * mh + merger);
-		struct parallel p1 = {1, 1, 1, 1};
+		struct parallel p1 = {1, 1, 1, 1, 0};
 		model_params(m, &pc);
 		CHECK_REL(pc.vision, want, 1e-12, "qwen3-vl vision encoder by hand");
 		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 2.0), 2.0 * (pc.total + pc.vision), 1e-12,
@@ -142,7 +142,7 @@ static void test_recent_families(void)
 	 * the embedder 1152 -> 2816: 27 x 20187792 + 884736 + 23592960 + 2304 +
 	 * 3244032 = 572794416 (the ~550 M encoder Google's model card names) */
 	if (load("gemma-4-26b-a4b", m) == 0) {
-		struct parallel p1 = {1, 1, 1, 1};
+		struct parallel p1 = {1, 1, 1, 1, 0};
 		struct gpu_spec g;
 		struct memplan with, without;
 		double want = 572794416.0, wb;
@@ -201,7 +201,7 @@ static void test_recent_families(void)
 	{
 		/* experts 0.5 B + one bf16 scale per 32 = 0.5625 B/param; the rest
 		 * bf16.  8 x H200 at TP8 EP8: 69.4 GiB per GPU, fits 141 GB x 0.9 */
-		struct parallel p8 = {8, 1, 1, 8};
+		struct parallel p8 = {8, 1, 1, 8, 0};
 		double w = model_weight_bytes_per_gpu(m, &p8, 2.0);
 		model_params(m, &pc);
 		CHECK_REL(w, (pc.experts * 0.5625 + (pc.total - pc.experts) * 2.0) / 8.0, 0.005,
@@ -254,7 +254,7 @@ static void test_recent_families(void)
 	CHECK_REL(model_state_bytes_per_seq(m, 2.0), 36.0 * (32.0 * 128 * 128 * 2 + 3.0 * 8192 * 2), 1e-12,
 		  "qwen3-next state/sequence");
 	{
-		struct parallel p4 = {4, 1, 1, 1};
+		struct parallel p4 = {4, 1, 1, 1, 0};
 		CHECK_REL(model_state_bytes_per_seq_per_gpu(m, &p4, 2.0),
 			  36.0 * (8.0 * 128 * 128 * 2 + 3.0 * 2048 * 2), 1e-12, "qwen3-next state/sequence at TP4");
 	}
@@ -263,7 +263,7 @@ static void test_recent_families(void)
 		 * KV; the per-sequence state of 256 sequences is reserved first */
 		struct gpu_spec g;
 		struct memplan mp;
-		struct parallel p4 = {4, 1, 1, 1};
+		struct parallel p4 = {4, 1, 1, 1, 0};
 		double st = 36.0 * (8.0 * 128 * 128 * 2 + 3.0 * 2048 * 2);
 		memset(&g, 0, sizeof(g));
 		snprintf(g.id, sizeof(g.id), "test80");
@@ -362,7 +362,7 @@ static int v4_text(const char *ratios, struct model_cfg *m, struct err *e)
 static void test_vision(void)
 {
 	struct model_cfg *m = malloc(sizeof(*m));
-	struct parallel p1 = {1, 1, 1, 1};
+	struct parallel p1 = {1, 1, 1, 1, 0};
 	struct opgraph g;
 	struct err e;
 	int64_t pt, tok;
@@ -460,7 +460,7 @@ static void test_deepseek_v4(void)
 	struct model_cfg *m = malloc(sizeof(*m));
 	struct param_counts pc;
 	struct err e;
-	struct parallel p8 = {8, 1, 1, 1}, p16 = {16, 1, 1, 1};
+	struct parallel p8 = {8, 1, 1, 1, 0}, p16 = {16, 1, 1, 1, 0};
 	double h = 4096, ql = 1024, hd = 512, rep, csa_kv, state;
 	int rc;
 
@@ -536,13 +536,36 @@ static void test_deepseek_v4(void)
 	free(m);
 }
 
+/* Redundant expert slots (parallel.ep_redundant) make the physical experts
+ * E + R: EP must divide those (SGLang's 256 + 32 = 288 over EP 48), not E. */
+static void test_redundant_experts(void)
+{
+	struct model_cfg *m = malloc(sizeof(*m));
+	struct parallel p48 = {1, 1, 48, 48, 0}, p48r = {1, 1, 48, 48, 32}, p40r = {1, 1, 40, 40, 32},
+			p8r = {1, 1, 8, 8, 32};
+	struct err e;
+
+	CHECK(load("deepseek-r1", m) == 0, "deepseek-r1 loads");
+	err_clear(&e);
+	CHECK(model_check_parallel(m, &p48, &e) == -SS_EUSAGE && strstr(e.msg, "must divide the number of experts (256)"),
+	      "EP 48 without redundant experts refused: %s", e.msg);
+	err_clear(&e);
+	CHECK(model_check_parallel(m, &p48r, &e) == 0, "EP 48 with 32 redundant: 288 / 48 = 6 (%s)", e.msg);
+	err_clear(&e);
+	CHECK(model_check_parallel(m, &p40r, &e) == -SS_EUSAGE && strstr(e.msg, "256 routed + 32 redundant = 288"),
+	      "EP 40 with 32 redundant refused: %s", e.msg);
+	err_clear(&e);
+	CHECK(model_check_parallel(m, &p8r, &e) == 0, "EP 8 with 32 redundant: 288 / 8 (%s)", e.msg);
+	free(m);
+}
+
 int main(void)
 {
 	char dir[1200], data[1024];
 	struct err e;
 	struct model_cfg *m = malloc(sizeof(*m));
 	struct param_counts pc;
-	struct parallel p1 = {1, 1, 1, 1}, p4 = {4, 1, 1, 1};
+	struct parallel p1 = {1, 1, 1, 1, 0}, p4 = {4, 1, 1, 1, 0};
 	int rc;
 
 	paths_data_dir(data, sizeof(data));
@@ -638,7 +661,7 @@ int main(void)
 		       " \"intermediate_size\": 8}", m, &e);
 	CHECK(rc == -SS_EDATA && strstr(e.msg, "multiple of"), "heads/kv heads mismatch: %s", e.msg);
 	{
-		struct parallel bad = {3, 1, 1, 1};
+		struct parallel bad = {3, 1, 1, 1, 0};
 		load("llama-2-7b", m);
 		err_clear(&e);
 		CHECK(model_check_parallel(m, &bad, &e) == -SS_EUSAGE && strstr(e.msg, "--tp 3"),
@@ -646,6 +669,7 @@ int main(void)
 	}
 	test_recent_families();
 	test_deepseek_v4();
+	test_redundant_experts();
 	registry_release(&reg);
 	free(m);
 	return check_done();

@@ -61,7 +61,7 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, int64_t mb
 		     unsigned off)
 {
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 1, 1, 0};
 	struct err e;
 	int rc;
 
@@ -902,7 +902,7 @@ static void test_memplan(void)
 	/* vLLM 0.11 logs (eval ground truth): CodeLlama-34B TP1 on H100 */
 	struct model_cfg m;
 	struct memplan mp;
-	struct parallel p = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 1, 1, 0};
 	struct err e;
 
 	load_model("codellama-34b", &m);
@@ -967,7 +967,7 @@ static void test_cost_kat(const struct model_cfg *m)
 	{
 		struct cost_model c2;
 		struct cost_cfg cc;
-		struct parallel p = {1, 1, 1, 1};
+		struct parallel p = {1, 1, 1, 1, 0};
 		struct tier2 t2;
 		char path[1200];
 		struct err e2;
@@ -1002,7 +1002,7 @@ static void test_dp_attention(void)
 	struct model_cfg m;
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 2, 2}, one = {1, 1, 1, 1};
+	struct parallel p = {1, 1, 2, 2, 0}, one = {1, 1, 1, 1, 0};
 	struct step_desc d;
 	struct sim_cfg sc;
 	struct wl_spec w;
@@ -1105,11 +1105,11 @@ static void test_comm(void)
 	      "h200 defaults: 8 per node, NVLink domain 8, 400 Gb/s = 50 GB/s inter-node");
 	CHECK(gb->nvlink_domain == 72 && gb->gpus_per_node == 4, "gb200: NVL72 domain over 4-GPU trays");
 	CHECK(comm_table_load(datadir, &t, &e) == 0 && t.n >= 20, "deepep table loads (%d rows)", t.n);
-	p = (struct parallel){8, 1, 2, 16};
+	p = (struct parallel){8, 1, 2, 16, 0};
 	comm_place(h, &p, &pl);
 	CHECK(pl.nodes == 2 && !pl.tp_cross && pl.ep_cross && pl.ep_domains == 2,
 	      "TP 8 x DP 2 x EP 16: 2 nodes, TP inside one, EP across 2 domains");
-	p = (struct parallel){8, 1, 1, 8};
+	p = (struct parallel){8, 1, 1, 8, 0};
 	comm_place(h, &p, &one);
 	CHECK(one.nodes == 1 && !one.ep_cross, "TP 8 EP 8: one node");
 	a_one = comm_a2a_s(&t, h, &one, COMM_A2A_LOW_LATENCY, false, 8, pay);
@@ -1118,9 +1118,9 @@ static void test_comm(void)
 	      a_two * 1e6, a_one * 1e6);
 	/* low-latency fit for h200 (data/comm/deepep.csv): 10.56 us + bytes / 301.2 GB/s */
 	CHECK_REL(a_one, 10.56e-6 + pay / 301.2e9, 1e-9, "one-node LL dispatch from the h200 fit");
-	comm_place(gb, &(struct parallel){4, 1, 4, 16}, &pl);
+	comm_place(gb, &(struct parallel){4, 1, 4, 16, 0}, &pl);
 	CHECK(pl.nodes == 4 && !pl.ep_cross, "gb200: EP 16 over 4 trays stays in the NVL72 domain");
-	p = (struct parallel){8, 2, 1, 1};
+	p = (struct parallel){8, 2, 1, 1, 0};
 	comm_place(h, &p, &pl);
 	CHECK(pl.pp_cross && comm_send_s(&pl, 1e6) > comm_send_s(&one, 1e6),
 	      "PP 2 x TP 8: the stage boundary crosses nodes and the send is slower");
@@ -1424,7 +1424,7 @@ static void test_pp(const struct model_cfg *m)
 {
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {1, 2, 1, 1};
+	struct parallel p = {1, 2, 1, 1, 0};
 	struct sim_cfg sc;
 	struct wl_spec w;
 	struct sim_totals t;
@@ -1816,7 +1816,7 @@ static void test_step_memo(void)
 {
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel dpa = {1, 1, 4, 4}, one = {1, 1, 1, 1};
+	struct parallel dpa = {1, 1, 4, 4, 0}, one = {1, 1, 1, 1, 0};
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w;
@@ -1848,7 +1848,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 {
 	struct cost_model c, cmoe;
 	struct cost_cfg cc;
-	struct parallel dpa = {1, 1, 2, 2};
+	struct parallel dpa = {1, 1, 2, 2, 0};
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w;
@@ -2258,7 +2258,7 @@ static void test_live(const struct model_cfg *m)
 	{
 		struct cost_model cpp;
 		struct cost_cfg cc;
-		struct parallel pp2 = {1, 2, 1, 1};
+		struct parallel pp2 = {1, 2, 1, 1, 0};
 		bf16_cost_cfg(&cc, 2048, 64);
 		if (cost_init(&cpp, m, gpu("h100"), &pp2, &cc, datadir, &e) == 0) {
 			base_cfg(&sc, 2048, 64, 2000);
@@ -2288,7 +2288,7 @@ static void test_segments(const struct model_cfg *m)
 {
 	struct cost_model c, cpp, cmoe;
 	struct cost_cfg cc;
-	struct parallel pp2 = {1, 2, 1, 1}, dpa = {1, 1, 2, 2};
+	struct parallel pp2 = {1, 2, 1, 1, 0}, dpa = {1, 1, 2, 2, 0};
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w;
