@@ -119,6 +119,7 @@ LIB_SRC += src/eval/pass.c
 LIB_SRC += src/calib/study.c
 LIB_SRC += src/report/calibreport.c
 LIB_SRC += src/sim/goodput.c
+LIB_SRC += src/sim/status.c
 LIB_SRC += src/report/confreport.c
 
 UNIT_TESTS = test_base test_json test_model test_opgraph test_sim test_workload test_calib \

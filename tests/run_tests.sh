@@ -1,6 +1,7 @@
 #!/bin/sh
 # Run every unit test program, the golden CLI cases, the bad-input corpus
-# (tests/bad/run.sh), the README/docs examples (tests/docs/run.sh) and
+# (tests/bad/run.sh), the include layers (tests/layers.sh), the README/docs
+# examples (tests/docs/run.sh) and
 # `servesim serve` against live clients (tests/serve/run.sh); print one summary.
 # usage: run_tests.sh TESTBIN_DIR SERVESIM_BIN test_a test_b ...
 dir=$1; bin=$2; shift 2
@@ -35,6 +36,7 @@ suite() {
 	echo "$label: $p passed, $f failed"
 }
 suite golden tests/golden/run.sh "$bin"
+suite layers tests/layers.sh
 suite "bad input" tests/bad/run.sh "$bin"
 suite "docs examples" tests/docs/run.sh "$bin"
 suite serve tests/serve/run.sh "$bin" "$dir/serve_client"

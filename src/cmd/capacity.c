@@ -189,7 +189,7 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 			return rc;
 	}
 	rc = cap_job_run(&o.sf, o.workload, o.nreq, o.seed_given, o.seed, &o.cc, &j, e);
-	if (j.checked && j.x.notes[0] && o.fmt != FMT_TEXT)
+	if (j.prepared && j.x.notes[0] && o.fmt != FMT_TEXT)
 		fprintf(stderr, "servesim capacity: %s\n", j.x.notes);
 	if (rc < 0)
 		goto out;

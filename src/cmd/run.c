@@ -403,7 +403,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	spec = (struct run_spec){&o.sf, &o.wf, &o.ex, o.max_requests, o.requests_out, o.step_log, o.svg,
 				 o.check_inv, o.exact, o.no_segments, o.as.max};
 	rc = run_job_prepare(&spec, &j, e);
-	if (j.checked && j.x.notes[0] && o.fmt != FMT_TEXT)
+	if (j.prepared && j.x.notes[0] && o.fmt != FMT_TEXT)
 		fprintf(stderr, "servesim run: %s\n", j.x.notes);
 	if (rc < 0)
 		goto out;
@@ -435,7 +435,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	out_run_of(&o.sf, o.ex.spec_method, &j.x, &j.sc, &j.st, &j.wl, j.origin, tables, sizeof(tables), &rep);
 	if ((rc = out_run_status(&rep, &j.wl, j.st.sim, o.goodput, e)) < 0)
 		goto out;
-	if ((rc = acc_confidence_sim(j.x.env.data_dir, &j.sc, j.st.sim, rep.status.kind == OUT_OVERLOADED, &conf, e)) < 0)
+	if ((rc = acc_confidence_sim(j.x.env.data_dir, &j.sc, j.st.sim, rep.status.kind == RUN_OVERLOADED, &conf, e)) < 0)
 		goto out;
 	rep.conf = &conf;
 	if (o.as.max) {

@@ -161,11 +161,9 @@ int cmd_serve(int argc, char **argv, struct err *e)
 	wl_spec_defaults(&wl);
 	if ((rc = scenflags_build(&o.sf, &wl, &x, &sc, e)) < 0)
 		goto out;
-	if ((rc = scenario_prepare(&sc, x.env.data_dir, &st, e)) < 0)
+	if ((rc = scenario_start(&sc, x.env.data_dir, o.sf.allow_invalid, x.notes, sizeof(x.notes), &st, e)) < 0)
 		goto out;
 	prepared = true;
-	if ((rc = scenario_check_capacity(&sc, &st, o.sf.allow_invalid, x.notes, sizeof(x.notes), e)) < 0)
-		goto out;
 	if (x.notes[0])
 		fprintf(stderr, "servesim serve: %s\n", x.notes);
 	memset(&cfg, 0, sizeof(cfg));

@@ -232,6 +232,7 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	if (o.nreq)
 		wl.num_requests = o.nreq;
 	o.p.wl = &wl;
+	o.p.row = sweep_point_row; /* (report/sweepreport.c) */
 	if ((rc = sweep_plan_check(&o.p, e)) < 0)
 		goto out;
 	rows = xcalloc(n, sizeof(*rows));

@@ -235,5 +235,10 @@ int scenario_check_spec(const struct scenario *sc, bool allow, char *notes, size
 int scenario_check_pd(const struct scenario *sc, bool allow, char *notes, size_t nn, struct err *e);
 int scenario_check_capacity(const struct scenario *sc, const struct scenario_state *st,
 			    bool allow, char *notes, size_t nnotes, struct err *e);
+/* scenario_prepare, then scenario_check_capacity: what every run does
+ * before it simulates.  st holds a prepared state (scenario_release) only
+ * on 0: a refused check releases it again. */
+int scenario_start(const struct scenario *sc, const char *data_dir, bool allow, char *notes, size_t nnotes,
+		   struct scenario_state *st, struct err *e);
 
 #endif

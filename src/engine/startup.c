@@ -171,3 +171,15 @@ int scenario_check_capacity(const struct scenario *sc, const struct scenario_sta
 	(void)sc;
 	return refuse(allow, notes, nn, e, msg);
 }
+
+int scenario_start(const struct scenario *sc, const char *data_dir, bool allow, char *notes, size_t nnotes,
+		   struct scenario_state *st, struct err *e)
+{
+	int rc;
+
+	if ((rc = scenario_prepare(sc, data_dir, st, e)) < 0)
+		return rc;
+	if ((rc = scenario_check_capacity(sc, st, allow, notes, nnotes, e)) < 0)
+		scenario_release(st);
+	return rc;
+}

@@ -22,12 +22,10 @@ int cap_job_run(struct scenflags *sf, const char *workload, int64_t nreq, bool s
 		j->wl.num_requests = 1000;
 	if ((rc = scenflags_build(sf, &j->wl, &j->x, &j->sc, e)) < 0)
 		return rc;
-	if ((rc = scenario_prepare(&j->sc, j->x.env.data_dir, &j->st, e)) < 0)
+	if ((rc = scenario_start(&j->sc, j->x.env.data_dir, sf->allow_invalid, j->x.notes, sizeof(j->x.notes), &j->st,
+				 e)) < 0)
 		return rc;
 	j->prepared = true;
-	if ((rc = scenario_check_capacity(&j->sc, &j->st, sf->allow_invalid, j->x.notes, sizeof(j->x.notes), e)) < 0)
-		return rc;
-	j->checked = true;
 	/* the simulation scenario_prepare built is `run`'s; every probe makes
 	 * its own, and this one (every rank's pools and queues) would stay
 	 * resident beside theirs (as search.c frees it) */

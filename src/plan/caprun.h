@@ -19,11 +19,11 @@ struct cap_job {
 	struct wl_spec wl;
 	struct scenario sc;
 	struct scenario_state st;
-	bool checked;                 /* the deployment passed its start-up checks (notes apply) */
 	struct cap_result res;
 	const struct cap_point *pt;   /* the answer's point (NULL: none) */
 	struct acc_confidence conf;   /* its accuracy band, where pt */
-	bool prepared, have_res;
+	bool prepared;                /* prepared, the start-up checks passed (the notes apply) */
+	bool have_res;
 };
 
 /* Load workload (NULL: the catalog's default), take nreq requests when

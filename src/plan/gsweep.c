@@ -33,7 +33,7 @@ static int bench(const struct scenario_state *st, struct gsweep_point *p, struct
 	p->rejected = 0;
 	for (k = 0; k < REJ__COUNT; k++)
 		p->rejected += (size_t)sim_totals(s)->rejected[k];
-	rc = out_status_sim(&p->wl, s, &p->status, e);
+	rc = run_status_sim(&p->wl, s, &p->status, e);
 out:
 	sim_free(s);
 	return rc;

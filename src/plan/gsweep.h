@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "report/out.h"
+#include "sim/status.h"
 #include "engine/scenario.h"
 #include "workload/workload.h"
 
@@ -22,7 +22,7 @@ struct gsweep_point {
 	struct wl_spec wl;        /* the workload this benchmark ran (no owned memory: a copy of
 				   * the base spec with the process changed) */
 	struct metric_set m;
-	struct out_status status;
+	struct run_status status;
 	size_t arrived, rejected;
 };
 

@@ -47,12 +47,10 @@ int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e)
 		j->steps_open = true;
 		j->sc.step_log = j->steps.f;
 	}
-	if ((rc = scenario_prepare(&j->sc, j->x.env.data_dir, &j->st, e)) < 0)
+	if ((rc = scenario_start(&j->sc, j->x.env.data_dir, sf->allow_invalid, j->x.notes, sizeof(j->x.notes), &j->st,
+				 e)) < 0)
 		return rc;
 	j->prepared = true;
-	if ((rc = scenario_check_capacity(&j->sc, &j->st, sf->allow_invalid, j->x.notes, sizeof(j->x.notes), e)) < 0)
-		return rc;
-	j->checked = true;
 	return 0;
 }
 

@@ -35,8 +35,8 @@ struct run_job {
 	struct scenario_state st;
 	struct model_cfg *draft;        /* speculative decoding's draft model, or NULL */
 	struct afile requests, steps;
-	bool requests_open, steps_open, prepared;
-	bool checked;                   /* the start-up checks passed (the notes apply) */
+	bool requests_open, steps_open;
+	bool prepared;                  /* prepared, the start-up checks passed (the notes apply) */
 };
 
 int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e);

@@ -382,10 +382,8 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	rc = scenario_check_config(&sc, in->allow_invalid, notes, sizeof(notes), e);
 	if (rc == 0)
 		rc = scenario_check_pd(&sc, in->allow_invalid, notes, sizeof(notes), e);
-	if (rc == 0 && (rc = scenario_prepare(&sc, in->data_dir, &st, e)) == 0) {
+	if (rc == 0 && (rc = scenario_start(&sc, in->data_dir, in->allow_invalid, notes, sizeof(notes), &st, e)) == 0)
 		prepared = true;
-		rc = scenario_check_capacity(&sc, &st, in->allow_invalid, notes, sizeof(notes), e);
-	}
 	if (rc < 0) {
 		/* refused at start-up: the deployment does not exist */
 		out->status = SEARCH_PRUNED;

@@ -10,7 +10,7 @@
 #include "base/alloc.h"
 #include "engine/registry.h"
 
-#include "report/out.h"
+#include "sim/status.h"
 
 int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, struct sweep_result *r,
 		   struct err *e)
@@ -18,7 +18,7 @@ int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, st
 	struct sim_cfg sc = st->sc;
 	struct sim *s = NULL;
 	const struct sim_totals *t;
-	struct out_status os;
+	struct run_status os;
 	size_t k;
 	int rc;
 
@@ -36,12 +36,12 @@ int sweep_simulate(const struct scenario_state *st, const struct wl_spec *wl, st
 	r->preemptions = t->preemptions;
 	r->duration_s = (double)t->duration_ns * 1e-9;
 	/* the status `run` prints (report/summary.c): one sustainability test */
-	if ((rc = out_status_sim(wl, s, &os, e)) < 0)
+	if ((rc = run_status_sim(wl, s, &os, e)) < 0)
 		goto out;
 	r->offered_rps = wl->process == WL_POISSON || wl->process == WL_CONSTANT || wl->process == WL_GAMMA
 				 ? wl->rate : NAN;
 	r->served_rps = os.served_rps;
-	out_status_line(&os, r->status, sizeof(r->status));
+	run_status_line(&os, r->status, sizeof(r->status));
 out:
 	sim_free(s);
 	return rc;
@@ -158,7 +158,6 @@ int sweep_plan_point(void *vplan, size_t i, struct sbuf *out, struct err *e)
 	struct scenario sc;
 	struct scenario_state st;
 	struct sweep_result res;
-	struct sweep_row *row = xcalloc(1, sizeof(*row));
 	bool prepared = false;
 	int rc;
 
@@ -170,12 +169,8 @@ int sweep_plan_point(void *vplan, size_t i, struct sbuf *out, struct err *e)
 	rc = scenflags_build(&f, &wl, &x, &sc, e);
 	if (rc < 0 && !sc.model)
 		goto out; /* flags that do not combine: the whole sweep's error */
-	if (rc == 0 && (rc = scenario_prepare(&sc, x.env.data_dir, &st, e)) == 0) {
+	if (rc == 0 && (rc = scenario_start(&sc, x.env.data_dir, f.allow_invalid, x.notes, sizeof(x.notes), &st, e)) == 0)
 		prepared = true;
-		rc = scenario_check_capacity(&sc, &st, f.allow_invalid, x.notes, sizeof(x.notes), e);
-	}
-	sweep_row_init(row);
-	sweep_row_scenario(row, &sc, &wl);
 	memset(&res, 0, sizeof(res));
 	if (rc < 0) {
 		/* a configuration servesim refuses is a result of the sweep */
@@ -185,14 +180,12 @@ int sweep_plan_point(void *vplan, size_t i, struct sbuf *out, struct err *e)
 	} else if ((rc = sweep_simulate(&st, &wl, &res, e)) < 0) {
 		goto out;
 	}
-	sweep_row_result(row, &res);
-	sweep_row_render(row, p->fmt, out);
+	p->row(&sc, &wl, &res, p->fmt, out);
 	rc = 0;
 out:
 	if (prepared)
 		scenario_release(&st);
 	scenflags_ctx_release(&x);
-	free(row);
 	return rc;
 }
 

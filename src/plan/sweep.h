@@ -25,8 +25,8 @@ struct sweep_result {
 	uint64_t arrived, completed, rejected, preemptions;
 	double offered_rps;         /* the workload's rate (NAN: closed loop or trace) */
 	double duration_s;
-	double served_rps;          /* out_status.served_rps: departures per s in the judged window */
-	char status[192];           /* `run`'s status line (out_status_line): "ok", "overloaded
+	double served_rps;          /* run_status.served_rps: departures per s in the judged window */
+	char status[192];           /* `run`'s status line (run_status_line): "ok", "overloaded
 				     * (offered X req/s, served Y req/s, queue grew Z s)", "no completions" */
 };
 
@@ -67,6 +67,10 @@ void sweep_row_template(struct sweep_row *r);
 void sweep_row_header(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *out);
 /* One line. */
 void sweep_row_render(const struct sweep_row *r, enum sweep_fmt f, struct sbuf *out);
+/* A point's line: its resolved scenario and workload, then its result, as
+ * f (what cmd/sweep.c hands the plan as its row function). */
+void sweep_point_row(const struct scenario *sc, const struct wl_spec *wl, const struct sweep_result *res,
+		     enum sweep_fmt f, struct sbuf *out);
 
 /* The rows (rows[i]: point i rendered as f) as one JSON array of objects
  * (CSV fields typed: empty null, a number, else a string); free with
@@ -89,6 +93,10 @@ struct sweep_plan {
 	struct grid g;
 	enum sweep_fmt fmt;
 	const struct wl_spec *wl;
+	/* renders a point's row as fmt (the caller's: the plan formats
+	 * nothing itself; sweep_point_row) */
+	void (*row)(const struct scenario *sc, const struct wl_spec *wl, const struct sweep_result *res,
+		    enum sweep_fmt f, struct sbuf *out);
 };
 /* The axes put in their order (points vary the last fastest, whatever the
  * flags' order) and the number of points (grid_size's errors). */

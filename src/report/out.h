@@ -23,6 +23,7 @@
 #include "engine/scenario.h"
 #include "engine/scenflags.h"
 #include "sim/sim.h"
+#include "sim/status.h"
 #include "workload/workload.h"
 
 struct acc_confidence; /* accuracy.h */
@@ -32,48 +33,6 @@ struct acc_confidence; /* accuracy.h */
 	"vLLM bench serve's ITL: every gap between consecutive streamed chunks of a request, pooled over " \
 	"all completed requests (a chunk is one engine step's tokens: one token, or with speculative " \
 	"decoding the accepted drafts and the bonus token); mean = sum(e2e - ttft) / sum(chunks - 1)"
-
-/* --- status ------------------------------------------------------------ */
-
-enum out_status_kind { OUT_OK, OUT_OVERLOADED, OUT_NO_COMPLETIONS };
-
-struct out_status {
-	enum out_status_kind kind;
-	double offered_rps;     /* arrivals per s in the judged window (the workload's mean
-				 * open-loop rate when not judged; NAN: closed loop, trace) */
-	double served_rps;      /* departures per s in that window (when not judged:
-				 * completed / (last completion - first arrival)) */
-	double queue_growth_s;  /* least-squares growth of TTFT over the arrivals' span, s
-				 * (NAN: not judged) */
-	int stage;              /* the stage judged (staged workloads; -1: the whole run) */
-};
-
-/* Classify a run.  Overloaded: an open-loop run that fails the
- * sustainability test of plan/capacity.c (departures in the arrival window
- * after a warm-up below 0.95 x the arrivals in it, or queueing -- here
- * TTFT -- growing by more than 0.05 s per s of arrivals).  Per request by
- * arrival order: arrival_s, and ttft_ms and e2e_ms (NAN: not completed);
- * arrival_s NULL (closed loop, trace, session turns) or fewer than 100
- * completions leave ok / no
- * completions only; arrivals lasting less than four mean E2Es (no steady
- * window after the warm-up) are judged on the queue growth alone.  Staged
- * workloads are judged stage by stage; the first overloaded stage is
- * reported. */
-void out_status_eval(const struct wl_spec *wl, const struct metric_set *all, const double *arrival_s,
-		     const float *ttft_ms, const float *e2e_ms, size_t n, struct out_status *st);
-/* The same from a stage-by-stage sketch of a run (sim.h sim_flow: past
- * the per-request values), its counts in the windows within a tline's
- * boundary buckets. */
-void out_status_eval_sketch(const struct wl_spec *wl, const struct metric_set *all, const struct sim *s,
-			    struct out_status *st);
-/* The same for a finished simulation of wl, by what it kept (sim.h
- * sim_flow_kind): its arrival times and per-request values, its sketch,
- * or nothing to judge.  Returns 0 (e unused). */
-int out_status_sim(const struct wl_spec *wl, struct sim *s, struct out_status *st, struct err *e);
-/* "ok", "overloaded (offered 10 req/s, served 6.99 req/s, queue grew 41.2 s)",
- * "no completions". */
-void out_status_line(const struct out_status *st, char *buf, size_t n);
-const char *out_status_name(enum out_status_kind k);
 
 /* --- metric summaries ---------------------------------------------------- */
 
@@ -108,7 +67,7 @@ struct out_config;
 /* The whole document; servesim's own members (status, status_line,
  * config when cfg is not NULL) under "servesim". */
 void out_vllm_bench(FILE *f, const struct out_bench_info *bi, const struct metric_set *m,
-		    const struct out_status *st, const struct out_config *cfg);
+		    const struct run_status *st, const struct out_config *cfg);
 
 /* --- configuration ------------------------------------------------------- */
 
@@ -173,7 +132,7 @@ struct out_run {
 	size_t good;                    /* requests meeting every limit */
 	double request_goodput;         /* good / duration; NAN: no --goodput */
 	struct sim *sim;                /* finished */
-	struct out_status status;
+	struct run_status status;
 	const struct acc_confidence *conf; /* the run's stated confidence (accuracy.h), or NULL */
 	/* --autoscale (NULL: a fixed pool): the policy and its replay */
 	const struct autoscale_cfg *as_cfg;
@@ -187,7 +146,7 @@ struct out_run {
 void out_run_of(const struct scenflags *f, const char *spec_method, const struct scenflags_ctx *x,
 		const struct scenario *sc, const struct scenario_state *st, const struct wl_spec *wl,
 		const char *origin, char *tables, size_t ntables, struct out_run *rep);
-/* rep's status (out_status_sim) and, where goodput_ms gives limits (ttft,
+/* rep's status (run_status_sim) and, where goodput_ms gives limits (ttft,
  * tpot, e2el; NAN: none), vLLM's goodput of the finished simulation s. */
 int out_run_status(struct out_run *rep, const struct wl_spec *wl, struct sim *s, const double goodput_ms[3],
 		   struct err *e);

@@ -451,7 +451,7 @@ void out_run_text(FILE *f, const struct out_run *c)
 
 	run_header(f, c);
 	sim_summary(s, -1, &all);
-	out_status_line(&c->status, line, sizeof(line));
+	run_status_line(&c->status, line, sizeof(line));
 	fprintf(f, "status     %s\n", line);
 	fprintf(f, "\nresults (client side; ITL = (E2E - TTFT)/(output - 1), vLLM's TPOT; TPOT = E2E/output, GuideLLM >= 0.4)\n");
 	if (ns > 1) {
@@ -548,8 +548,8 @@ void out_run_json(FILE *f, const struct out_run *c)
 	jw_init(&w, f, true);
 	jw_obj(&w, NULL);
 	jw_str(&w, "servesim_version", SERVESIM_VERSION);
-	jw_str(&w, "status", out_status_name(c->status.kind));
-	out_status_line(&c->status, line, sizeof(line));
+	jw_str(&w, "status", run_status_name(c->status.kind));
+	run_status_line(&c->status, line, sizeof(line));
 	jw_str(&w, "status_line", line);
 	out_config_json(&w, &c->cfg);
 	if (sc->pd.prefill > 0) {
@@ -699,7 +699,7 @@ void out_run_csv(FILE *f, const struct out_run *c)
 		sim_summary(c->sim, all ? -1 : st, &m);
 		out_config_csv_row(f, &c->cfg);
 		if (all)
-			fprintf(f, ",all,%s,", out_status_name(c->status.kind));
+			fprintf(f, ",all,%s,", run_status_name(c->status.kind));
 		else
 			fprintf(f, ",%d,,", st);
 		out_metrics_csv_row(f, &m);
@@ -741,7 +741,7 @@ void out_gsweep_text(FILE *f, const struct out_run *c, const struct gsweep_point
 		"out tok/s", "TTFT mean", "TTFT p99", "ITL mean", "E2E mean", "status");
 	for (i = 0; i < k; i++) {
 		const struct metric_set *m = &p[i].m;
-		out_status_line(&p[i].status, line, sizeof(line));
+		run_status_line(&p[i].status, line, sizeof(line));
 		fprintf(f, "  %-11s", gsweep_kind_name(p[i].kind));
 		if (p[i].kind == GSWEEP_CONSTANT)
 			fprintf(f, " %8.3f", p[i].wl.rate);
@@ -778,8 +778,8 @@ void out_gsweep_json(FILE *f, const struct out_run *c, const struct gsweep_point
 			jw_null(&w, "concurrency");
 		else
 			jw_int(&w, "concurrency", p[i].wl.concurrency);
-		jw_str(&w, "status", out_status_name(p[i].status.kind));
-		out_status_line(&p[i].status, line, sizeof(line));
+		jw_str(&w, "status", run_status_name(p[i].status.kind));
+		run_status_line(&p[i].status, line, sizeof(line));
 		jw_str(&w, "status_line", line);
 		jw_int(&w, "arrived", (int64_t)p[i].arrived);
 		jw_int(&w, "rejected", (int64_t)p[i].rejected);
@@ -803,7 +803,7 @@ void out_gsweep_csv(FILE *f, const struct out_run *c, const struct gsweep_point 
 	for (i = 0; i < k; i++) {
 		pc.wl = &p[i].wl; /* the configuration columns describe this benchmark */
 		out_config_csv_row(f, &pc);
-		fprintf(f, ",%s,%s,", gsweep_kind_name(p[i].kind), out_status_name(p[i].status.kind));
+		fprintf(f, ",%s,%s,", gsweep_kind_name(p[i].kind), run_status_name(p[i].status.kind));
 		out_metrics_csv_row(f, &p[i].m);
 		fputc('\n', f);
 	}
@@ -844,7 +844,7 @@ int out_run_status(struct out_run *rep, const struct wl_spec *wl, struct sim *s,
 {
 	int rc;
 
-	if ((rc = out_status_sim(wl, s, &rep->status, e)) < 0)
+	if ((rc = run_status_sim(wl, s, &rep->status, e)) < 0)
 		return rc;
 	rep->request_goodput = NAN;
 	if (isnan(goodput_ms[0]) && isnan(goodput_ms[1]) && isnan(goodput_ms[2]))

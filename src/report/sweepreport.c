@@ -483,3 +483,15 @@ void out_sweep_svg(FILE *out, const struct json *rows, const char *xkey, const c
 	free(cnt);
 	free(ser);
 }
+
+void sweep_point_row(const struct scenario *sc, const struct wl_spec *wl, const struct sweep_result *res,
+		     enum sweep_fmt f, struct sbuf *out)
+{
+	struct sweep_row *row = xcalloc(1, sizeof(*row));
+
+	sweep_row_init(row);
+	sweep_row_scenario(row, sc, wl);
+	sweep_row_result(row, res);
+	sweep_row_render(row, f, out);
+	free(row);
+}

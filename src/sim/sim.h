@@ -403,7 +403,7 @@ void sim_keep_client_times(struct sim *s);
  * SIM_FLOW_KEEP_MAX arrivals (its sketch holds the old terms), collects pooled gaps
  * or wrote per-request CSV rows: those hold the old terms. */
 bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms);
-/* What a run's sustainability test (report/summary.c: out_status_sim)
+/* What a run's sustainability test (report/summary.c: run_status_sim)
  * reads of it.  SIM_FLOW_EXACT: every arrival's time by request id
  * (sim_arrivals) beside the kept per-request values (sim_per_request),
  * 8 bytes a request while the records are kept (LOGHIST_EXACT_MAX

@@ -74,7 +74,7 @@ static void test_status(void)
 	static float ttft[N], e2e[N];
 	struct wl_spec wl;
 	struct metric_set all;
-	struct out_status st;
+	struct run_status st;
 	char line[200];
 
 	wl_spec_defaults(&wl);
@@ -86,35 +86,35 @@ static void test_status(void)
 	all.last_done_s = 110;
 	all.throughput_rps = 18;
 	fill(N, 20, 30, 3, arr, ttft, e2e);
-	out_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
-	out_status_line(&st, line, sizeof(line));
-	CHECK(st.kind == OUT_OK, "served 30 req/s, offered 20: %s", line);
+	run_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
+	run_status_line(&st, line, sizeof(line));
+	CHECK(st.kind == RUN_OK, "served 30 req/s, offered 20: %s", line);
 	fill(N, 20, 15, 3, arr, ttft, e2e);
-	out_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
-	out_status_line(&st, line, sizeof(line));
-	CHECK(st.kind == OUT_OVERLOADED, "served 15 req/s, offered 20: %s", line);
+	run_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
+	run_status_line(&st, line, sizeof(line));
+	CHECK(st.kind == RUN_OVERLOADED, "served 15 req/s, offered 20: %s", line);
 	HAS(line, "overloaded (offered ", "status line");
 	HAS(line, "queue grew", "status line names the growth");
 	CHECK(st.served_rps < 16 && st.served_rps > 14, "served rate in the window %.3f", st.served_rps);
 	CHECK(st.queue_growth_s > 10, "queue grew %.1f s", st.queue_growth_s);
 	fill(50, 20, 15, 3, arr, ttft, e2e);
-	out_status_eval(&wl, &all, arr, ttft, e2e, 50, &st);
-	CHECK(st.kind == OUT_OK, "50 requests are too few to judge");
+	run_status_eval(&wl, &all, arr, ttft, e2e, 50, &st);
+	CHECK(st.kind == RUN_OK, "50 requests are too few to judge");
 	all.completed = 0;
-	out_status_eval(&wl, &all, NULL, NULL, NULL, 0, &st);
-	out_status_line(&st, line, sizeof(line));
-	CHECK(st.kind == OUT_NO_COMPLETIONS && strcmp(line, "no completions") == 0, "%s", line);
+	run_status_eval(&wl, &all, NULL, NULL, NULL, 0, &st);
+	run_status_line(&st, line, sizeof(line));
+	CHECK(st.kind == RUN_NO_COMPLETIONS && strcmp(line, "no completions") == 0, "%s", line);
 	wl.process = WL_CONCURRENCY;
 	all.completed = N;
 	fill(N, 20, 15, 3, arr, ttft, e2e);
-	out_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
-	CHECK(st.kind == OUT_OK, "a closed loop is not judged on an offered rate");
+	run_status_eval(&wl, &all, arr, ttft, e2e, N, &st);
+	CHECK(st.kind == RUN_OK, "a closed loop is not judged on an offered rate");
 }
 
 static void test_formats(void)
 {
 	struct metric_set m;
-	struct out_status st;
+	struct run_status st;
 	struct out_bench_info bi;
 	struct jw w;
 	char *buf = NULL;

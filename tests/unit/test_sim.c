@@ -1534,7 +1534,7 @@ static void test_status_sketch(const struct model_cfg *m)
 	sc.check_invariants = false;
 	sc.exact_max = 700;
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		struct out_status ex, sk;
+		struct run_status ex, sk;
 		struct sim *s1 = NULL, *s2 = NULL;
 		struct wl_spec w;
 		struct err e;
@@ -1554,9 +1554,9 @@ static void test_status_sketch(const struct model_cfg *m)
 		ok &= sim_new(&sc, &c, &w, &s2, &e) == 0 && sim_run(s2, &e) == 0;
 		CHECK(ok && sim_flow_kind(s1) == SIM_FLOW_EXACT && sim_flow_kind(s2) == SIM_FLOW_SKETCH,
 		      "%s: exact and sketched runs finish", cases[k].what);
-		if (ok && out_status_sim(&w, s1, &ex, &e) == 0 && out_status_sim(&w, s2, &sk, &e) == 0) {
-			out_status_line(&ex, l1, sizeof(l1));
-			out_status_line(&sk, l2, sizeof(l2));
+		if (ok && run_status_sim(&w, s1, &ex, &e) == 0 && run_status_sim(&w, s2, &sk, &e) == 0) {
+			run_status_line(&ex, l1, sizeof(l1));
+			run_status_line(&sk, l2, sizeof(l2));
 			CHECK(ex.kind == sk.kind && ex.stage == sk.stage && !isnan(sk.offered_rps) &&
 				      rel_diff(sk.offered_rps, ex.offered_rps) < 2e-3 &&
 				      rel_diff(sk.served_rps, ex.served_rps) < 2e-3 &&
@@ -1565,7 +1565,7 @@ static void test_status_sketch(const struct model_cfg *m)
 			      "exact '%s' (%.9g, %.9g req/s, %.9g s)",
 			      cases[k].what, (unsigned long long)sim_totals(s2)->arrived, l2, sk.offered_rps,
 			      sk.served_rps, sk.queue_growth_s, l1, ex.offered_rps, ex.served_rps, ex.queue_growth_s);
-			CHECK(ex.kind == (k == 0 ? OUT_OK : OUT_OVERLOADED) && ex.stage == (k == 2 ? 1 : -1),
+			CHECK(ex.kind == (k == 0 ? RUN_OK : RUN_OVERLOADED) && ex.stage == (k == 2 ? 1 : -1),
 			      "%s: the exact test says so", cases[k].what);
 		}
 		sim_free(s1);
