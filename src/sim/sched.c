@@ -2003,6 +2003,25 @@ static SCHED_STEP_INLINE void grower_push(struct replica *rp, struct req *r)
 	rp->growers[rp->ngrowers++] = r;
 }
 
+/* Request r, a decoder staying running, takes n tokens at the next step
+ * and needs `need` more blocks for them: its part of the next plan, its
+ * chunk_of kept in step_tokens for the policy (plan_ahead_add and
+ * spec_walk's copy of it). */
+static SCHED_STEP_INLINE void plan_ahead_sum(struct replica *rp, struct req *r, int64_t n, int64_t need,
+					    struct plan_ahead *pa)
+{
+	r->step_tokens = n;
+	pa->tokens += n;
+	pa->need += need;
+	if (need > 0)
+		grower_push(rp, r);
+	/* plan_step's terms: q (computed + 1) + q (q - 1) / 2 and computed +
+	 * q (q (q - 1) >= 0 for any integer q: the shift is the division) */
+	pa->ctx += n * (r->computed + 1) + (n * (n - 1) >> 1);
+	pa->spec_ctx += r->computed + n;
+	pa->n++;
+}
+
 /* Request r stays running after the step: add its part of the next plan,
  * its chunk_of kept in step_tokens for the policy (false when it is not a
  * decoder).  (step_tokens is read only while a request is scheduled, and
@@ -2015,16 +2034,8 @@ static SCHED_STEP_INLINE bool plan_ahead_add(const struct sim *s, struct replica
 	if (!decoding(r))
 		return false;
 	n = chunk_of(s, r, INT64_MAX);
-	r->step_tokens = n;
 	need = blocks_for(s, r->computed + n) - r->nblocks;
-	pa->tokens += n;
-	pa->need += need;
-	if (need > 0)
-		grower_push(rp, r);
-	/* plan_step's terms: q (computed + 1) + q (q - 1) / 2 and computed + q */
-	pa->ctx += n * (r->computed + 1) + n * (n - 1) / 2;
-	pa->spec_ctx += r->computed + n;
-	pa->n++;
+	plan_ahead_sum(rp, r, n, need, pa);
 	return true;
 }
 
@@ -2048,7 +2059,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 	for (i = i0; i < rp->nsched; i++) {
 		struct req *r = rp->sched[i];
 		int64_t q = r->step_tokens, c, g, n;
-		int32_t full, need;
+		int32_t full;
 		int a;
 		if (q < 2 || r->pd_first || !decoding(r))
 			break;
@@ -2082,15 +2093,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 		n = 1 + (n < K ? n : K);
 		if (lpt > 0 && n > lpt)
 			n = lpt;
-		r->step_tokens = n;
-		need = (int32_t)((c + n + bm) >> sh) - r->nblocks;
-		pa->tokens += n;
-		pa->need += need;
-		if (need > 0)
-			grower_push(rp, r);
-		pa->ctx += n * (c + 1) + (n * (n - 1) >> 1); /* (n >= 1) */
-		pa->spec_ctx += c + n;
-		pa->n++;
+		plan_ahead_sum(rp, r, n, (int32_t)((c + n + bm) >> sh) - r->nblocks, pa);
 	}
 	s->tot.spec_verify += i - i0;
 	s->tot.spec_drafted += drafted;
