@@ -1909,12 +1909,11 @@ static double moe_part(const struct cost_model *c, int64_t g)
 	return moe_at(c, g);
 }
 
-/* Sum of the components, without overheads; with t2, also the sum for
- * the same step with nl2 sampled sequences (s->nlogits otherwise): the
- * same operations on the same values, the step's other parts computed
- * once (cost_step_pair_s). */
-static inline double components_x(const struct cost_model *c, const struct step_desc *s, int64_t nl2,
-				  double *t2)
+/* The sum of the components but the shared MoE part (components_x's
+ * ((tok + L attn) + head) + send), *mtok the tokens the GEMMs run; with
+ * t2, also the sum for nl2 sampled sequences. */
+static inline double components_local_x(const struct cost_model *c, const struct step_desc *s, int64_t nl2,
+					double *t2, int64_t *mtok_out)
 {
 	int64_t tokens = s->ndecode, i, mtok;
 	double attn = 0, L = (double)c->m->layers, send = 0;
@@ -1943,15 +1942,36 @@ static inline double components_x(const struct cost_model *c, const struct step_
 	if (c->p.pp > 1) /* activations handed between stages, no micro-batch overlap */
 		send = (double)(c->p.pp - 1) *
 		       comm_send_s(&c->place, (double)tokens * (double)c->m->hidden * 2.0);
+	*mtok_out = mtok;
 	{
-		/* ((((tok + L attn) + head) + send) + moe), as written in one
-		 * expression */
+		/* (((tok + L attn) + head) + send), then components_x's
+		 * + moe: the one expression it was written as */
 		double a = tok_part(c, mtok) + L * attn, h = head_part(c, s->nlogits);
-		double moe = moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
 		if (t2)
-			*t2 = a + head_part(c, nl2) + send + moe;
-		return a + h + send + moe;
+			*t2 = a + head_part(c, nl2) + send;
+		return a + h + send;
 	}
+}
+
+/* Shared MoE part of a step of mtok tokens (components_x's). */
+static inline double moe_of(const struct cost_model *c, const struct step_desc *s, int64_t mtok)
+{
+	return moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
+}
+
+/* Sum of the components, without overheads; with t2, also the sum for
+ * the same step with nl2 sampled sequences (s->nlogits otherwise): the
+ * same operations on the same values, the step's other parts computed
+ * once (cost_step_pair_s). */
+static inline double components_x(const struct cost_model *c, const struct step_desc *s, int64_t nl2,
+				  double *t2)
+{
+	int64_t mtok;
+	double l2, l = components_local_x(c, s, nl2, t2 ? &l2 : NULL, &mtok), moe = moe_of(c, s, mtok);
+
+	if (t2)
+		*t2 = l2 + moe;
+	return l + moe;
 }
 
 static double components(const struct cost_model *c, const struct step_desc *s)
@@ -2103,6 +2123,26 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 		t = components(c, s);
 	}
 	return step_host(c, s, t);
+}
+
+bool cost_step_splits(const struct cost_model *c, const struct step_desc *s)
+{
+	/* cost_step_s's path through components() for a step of moe_tokens:
+	 * neither the plain decode path nor H4's aggregate (H5 takes mixed
+	 * steps only) */
+	return s->nchunks == 0 && s->moe_tokens > 0 && !c->lazy->plain && !(c->cfg.off & COST_H4);
+}
+
+double cost_step_local_s(const struct cost_model *c, const struct step_desc *s)
+{
+	int64_t mtok;
+
+	return components_local_x(c, s, 0, NULL, &mtok);
+}
+
+double cost_step_join_s(const struct cost_model *c, const struct step_desc *s, double local_s)
+{
+	return step_host(c, s, local_s + moe_part(c, s->moe_tokens));
 }
 
 double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, int64_t nl2, double *t2)

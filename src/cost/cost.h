@@ -254,6 +254,17 @@ void cost_release(struct cost_model *c);
  * parts at its own batch, the routed experts and EP all-to-all at
  * s->moe_tokens; the lockstep step costs the maximum over the ranks. */
 double cost_step_s(const struct cost_model *c, const struct step_desc *s);
+/* An attention-DP rank's decode-only step (cost_step_splits: no prefill
+ * chunk, moe_tokens > 0, priced through its components) in two parts, so
+ * that the first can be kept by the rank's own requests: what depends on
+ * them alone (cost_step_local_s: attention, GEMMs, LM head, PP sends) and
+ * the step's price from it and the group's MoE tokens (cost_step_join_s:
+ * the shared MoE layers added, then the overheads).
+ * cost_step_join_s(c, s, cost_step_local_s(c, s)) is cost_step_s(c, s) bit
+ * for bit: the same operations on the same values, in the same order. */
+bool cost_step_splits(const struct cost_model *c, const struct step_desc *s);
+double cost_step_local_s(const struct cost_model *c, const struct step_desc *s);
+double cost_step_join_s(const struct cost_model *c, const struct step_desc *s, double local_s);
 /* cost_step_s of s and, in *t2, of the same step with nl2 sampled
  * sequences (nlogits): the same bits as two cost_step_s calls, the parts
  * that do not depend on the sampled sequences (attention, GEMMs, MoE)

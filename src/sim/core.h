@@ -223,8 +223,9 @@ struct replica {
 	 * then its admissions (sched and others the same list) */
 	bool sched_others;
 	int64_t step_dur_ns;
-	/* its decode-only steps' prices, and with attention DP those with
-	 * the group's MoE tokens: its pool's memos (struct sim's memo), one
+	/* its decode-only steps' prices, and with attention DP their parts
+	 * without the group's MoE layers (cost_step_local_s): its pool's
+	 * memos (struct sim's memo), one
 	 * per cost model, so that ranks and replicas with the same batch
 	 * share one price and the memory does not grow with them */
 	struct stepmemo *prices, *moe_memo;

@@ -1456,14 +1456,26 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 {
 	double t;
 
-	if (d->nchunks == 0) { /* decode only: it may repeat one priced before */
+	if (d->nchunks == 0 && d->moe_tokens == 0) { /* decode only: it may repeat one priced before */
 		struct dmemo_ent *slot;
-		struct stepmemo *m = d->moe_tokens == 0 ? rp->prices : rp->moe_memo;
-		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits, d->moe_tokens);
-		if (!stepmemo_get(m, k0, d->ndecode, d->decode_ctx_sum, &t, &slot)) {
+		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits);
+		if (!stepmemo_get(rp->prices, k0, d->ndecode, d->decode_ctx_sum, &t, &slot)) {
 			t = cost_step_s(rp->cost, d);
 			stepmemo_put(slot, k0, d->decode_ctx_sum, t);
 		}
+	} else if (cost_step_splits(rp->cost, d)) {
+		/* an attention-DP rank's decode step: its own part may repeat
+		 * one priced before (whatever the group's MoE tokens: the
+		 * part kept does not depend on them), the MoE layers are a
+		 * table lookup */
+		struct dmemo_ent *slot;
+		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits);
+		double l;
+		if (!stepmemo_get(rp->moe_memo, k0, d->ndecode, d->decode_ctx_sum, &l, &slot)) {
+			l = cost_step_local_s(rp->cost, d);
+			stepmemo_put(slot, k0, d->decode_ctx_sum, l);
+		}
+		t = cost_step_join_s(rp->cost, d, l);
 	} else {
 		t = cost_step_s(rp->cost, d);
 	}
@@ -1580,6 +1592,12 @@ static bool group_start(struct sim *s, int lo, int hi)
 		rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
 		any |= rp->active;
 		moe += rp->active ? step_tokens(&rp->desc) : 1;
+		/* a decode step's own part (rank_cost) has its key before the
+		 * group's MoE tokens are known: its slot is fetched while the
+		 * other ranks plan */
+		if (rp->active && rp->desc.nchunks == 0)
+			stepmemo_prefetch(rp->moe_memo, stepmemo_key(rp->desc.ndecode, rp->desc.nlogits),
+					  rp->desc.ndecode, rp->desc.decode_ctx_sum);
 	}
 	if (!any) {
 		for (i = lo; i < hi; i++)

@@ -1808,10 +1808,81 @@ static void lazy_compare(const char *what, struct sim_cfg *sc, const struct cost
 	same_both_ways(what, "lazy decoders", sc, &sc->no_lazy_decoders, true, c, w);
 }
 
+/* An attention-DP rank's decode step priced in two parts (cost.h,
+ * cost_step_local_s and cost_step_join_s, what sched.c's memo keeps and
+ * what it adds) is cost_step_s bit for bit: MLA (DeepSeek-V3) and GQA
+ * (Mixtral) models, PP 1 and 2, sampled sequences below and at the
+ * decoders, the group's MoE tokens inside and past the MoE table, with and
+ * without overlap scheduling; steps with a prefill chunk, without MoE
+ * tokens or under H4 are not split. */
+static void test_step_split(void)
+{
+	static const char *const models[2] = {"deepseek-v3", "mixtral-8x7b"};
+	struct parallel par[2] = {{1, 1, 4, 4, 0}, {1, 2, 4, 4, 0}};
+	static const int64_t nd[] = {1, 3, 17, 64}, moe[] = {4, 37, 1000, 300001};
+	struct model_cfg m;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct step_desc d;
+	struct err e;
+	int64_t len = 300, pre = 0;
+	size_t im, ip, i, j, k, n = 0, same = 0;
+
+	for (im = 0; im < 2; im++) {
+		load_model(models[im], &m);
+		for (ip = 0; ip < 4; ip++) {
+			bf16_cost_cfg(&cc, 2048, 64);
+			cc.overlap_cpu = ip >= 2;
+			if (cost_init(&c, &m, gpu("h200"), &par[ip % 2], &cc, datadir, &e) < 0) {
+				CHECK(0, "%s attention-DP cost model: %s", models[im], e.msg);
+				continue;
+			}
+			for (i = 0; i < sizeof(nd) / sizeof(nd[0]); i++)
+				for (j = 0; j < sizeof(moe) / sizeof(moe[0]); j++)
+					for (k = 0; k < 2; k++) {
+						double t, l;
+						memset(&d, 0, sizeof(d));
+						d.ndecode = nd[i];
+						d.nlogits = k ? nd[i] : (nd[i] + 1) / 2;
+						d.decode_ctx_sum = 1234.0 * (double)nd[i] + 17;
+						d.moe_tokens = moe[j] + nd[i];
+						n++;
+						if (!cost_step_splits(&c, &d))
+							continue;
+						t = cost_step_s(&c, &d);
+						l = cost_step_local_s(&c, &d);
+						same += memcmp(&t, &(double){cost_step_join_s(&c, &d, l)}, sizeof(t)) == 0;
+					}
+			memset(&d, 0, sizeof(d));
+			d.ndecode = 3;
+			d.nlogits = 3;
+			d.decode_ctx_sum = 999;
+			if (ip == 0) {
+				bool no_moe = !cost_step_splits(&c, &d), chunk, h4;
+				d.moe_tokens = 8;
+				d.nchunks = 1;
+				d.chunk_len = &len;
+				d.chunk_prefix = &pre;
+				chunk = !cost_step_splits(&c, &d);
+				d.nchunks = 0;
+				c.cfg.off |= COST_H4;
+				h4 = !cost_step_splits(&c, &d);
+				CHECK(no_moe && chunk && h4,
+				      "%s: a step without MoE tokens, with a prefill chunk or under H4 is not split",
+				      models[im]);
+			}
+			cost_release(&c);
+		}
+	}
+	CHECK(n == 2 * 4 * 32 && same == n, "attention-DP decode steps priced in two parts: %zu of %zu bit for bit",
+	      same, n);
+}
+
 /* Step-price memos (sim.h, no_step_memo): a repeated decode-only step
  * takes its kept price, bit for bit the price it would be given again:
- * fixed lengths (steps repeat), attention-DP lockstep (the MoE tokens in
- * the key, one memo for the group's ranks), DP replicas and one engine. */
+ * fixed lengths (steps repeat), attention-DP lockstep (each rank's own
+ * part kept, whatever the group's MoE tokens: one memo for the group's
+ * ranks), DP replicas and one engine. */
 static void test_step_memo(void)
 {
 	struct cost_model c;
@@ -1829,17 +1900,18 @@ static void test_step_memo(void)
 	w.output.kind = WL_FIXED;
 	w.output.a = 64;
 	bf16_cost_cfg(&cc, 2048, 64);
-	load_model("mixtral-8x7b", &moe);
-	for (k = 0; k < 3; k++) {
-		if (cost_init(&c, &moe, gpu("h100"), k == 2 ? &one : &dpa, &cc, datadir, &e) < 0) {
+	for (k = 0; k < 4; k++) {
+		/* (k 3: an MLA model's attention-DP group) */
+		load_model(k == 3 ? "deepseek-v3" : "mixtral-8x7b", &moe);
+		if (cost_init(&c, &moe, gpu(k == 3 ? "h200" : "h100"), k == 2 ? &one : &dpa, &cc, datadir, &e) < 0) {
 			CHECK(0, "MoE cost model: %s", e.msg);
 			continue;
 		}
 		base_cfg(&sc, 2048, 64, 4000);
 		sc.dp = k == 2 ? 1 : 4;
 		sc.lockstep = k != 1;
-		same_both_ways(k == 0 ? "attention-DP 4 lockstep" : k == 1 ? "DP 4 replicas" : "one MoE engine",
-			       "step memos", &sc, &sc.no_step_memo, false, &c, &w);
+		same_both_ways(k == 0 ? "attention-DP 4 lockstep" : k == 1 ? "DP 4 replicas" : k == 2 ? "one MoE engine"
+			       : "MLA attention-DP 4 lockstep", "step memos", &sc, &sc.no_step_memo, false, &c, &w);
 		cost_release(&c);
 	}
 }
@@ -2927,6 +2999,7 @@ int main(void)
 	test_pooled_itl_replay(&m);
 	test_segments(&m);
 	test_lazy_decoders(&m);
+	test_step_split();
 	test_step_memo();
 	test_on_request(&m);
 	test_live(&m);
