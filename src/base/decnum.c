@@ -77,20 +77,41 @@ static double round_by_text(double x, int digits)
 	return strtod(buf, NULL);
 }
 
+static const uint64_t pow10_u64[10] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+					 1000000000};
+
 double decnum_round(double x, int digits)
 {
 	const uint64_t max_exact = (uint64_t)1 << 53;
 	double mag = fabs(x);
 	uint64_t m, bits, p10 = 1;
 	u128 p, q, r, half;
-	int e, i;
+	int e;
 
 	if (digits < 0 || digits > 9 || !isfinite(x) || mag >= (double)max_exact)
 		return round_by_text(x, digits);
-	for (i = 0; i < digits; i++)
-		p10 *= 10;
+	p10 = pow10_u64[digits];
 	if (mag == 0)
 		return x; /* "0.0000" or "-0.0000": the same signed zero */
+	/* Most values are not on a decimal tie: y = mag x 10^digits rounded
+	 * once (p10 is exact) to the nearest double.  Below 2^52 every
+	 * half-integer k + 1/2 is a double, and rounding to nearest is
+	 * monotone and keeps doubles: when y is on none, the exact product P
+	 * lies strictly between the same two half-integers as y, so it rounds
+	 * to the integer nearest y (exact), and that integer's division by
+	 * 10^digits is the slow path's own last step.  (y on one: P may be
+	 * a tie or just off one, which the slow path tells apart.) */
+	{
+		double y = mag * (double)p10, f, frac, qd;
+		if (y < 0x1p52) {
+			f = (double)(int64_t)y; /* floor: y >= 0 */
+			frac = y - f;           /* exact */
+			if (frac != 0.5) {
+				qd = frac > 0.5 ? f + 1 : f;
+				return x < 0 ? -(qd / (double)p10) : qd / (double)p10;
+			}
+		}
+	}
 	/* mag = m 2^e exactly, m < 2^53, from the IEEE fields (a subnormal's
 	 * exponent is that of the smallest normal) */
 	memcpy(&bits, &mag, sizeof(bits));

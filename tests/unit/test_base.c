@@ -304,7 +304,8 @@ static void decnum_one(const char *s, size_t *fast, size_t *slow, size_t *bad)
 
 /* decnum_round against printf then strtod, the text it replaces: random
  * magnitudes, simulator-like times, values just off a tie and exact binary
- * ties (ties to even), negatives, and every finite bit pattern at random. */
+ * ties (ties to even), values a few ulps off a tie, negatives, and every
+ * finite bit pattern at random. */
 static void test_decnum_round(void)
 {
 	static const double edge[] = {0.0, -0.0, 0.03125, 0.25, 2.5, 0.125, 1e-9, 4.9e-324, 1e15, 9.007199254740993e15,
@@ -329,12 +330,17 @@ static void test_decnum_round(void)
 		st ^= st >> 7;
 		st ^= st << 17;
 		d = (int)(st % 10);
-		switch (i % 6) {
+		switch (i % 7) {
 		case 0: x = (double)(st >> 11) * 0x1p-53 * pow(10, (int)(st % 12) - 3); break;
 		case 1: x = (double)(int64_t)(st >> 20) * 1e-9; d = 6; break;
 		case 2: x = ((double)(st % 100000) + 0.5) / pow(10, d); break;
 		case 3: x = ldexp((double)(st % 1000001), -(int)(st % 30)); break;
 		case 4: memcpy(&x, &st, sizeof(x)); break;
+		case 5: /* a few ulps off a decimal tie, at any magnitude (the
+			 * fast path's margin; decnum.c) */
+			x = ((double)(st >> 24) + 0.5) / pow(10, d);
+			x = ldexp(x, 0) + (double)((int)(st % 9) - 4) * x * 0x1p-53;
+			break;
 		default: x = -(double)(st >> 11) * 0x1p-53 * pow(10, (int)(st % 8)); break;
 		}
 		if (!isfinite(x))
