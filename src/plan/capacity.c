@@ -386,8 +386,8 @@ static void run_free(struct run *R)
  * (out->cut) when early is set and the failure is decided first.  *run_out
  * holds it for probe_end or run_resume. */
 static int probe_start(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
-		       double x, uint64_t seed, bool early, struct cap_point *out, struct run **run_out,
-		       struct err *e)
+		       double x, uint64_t seed, bool early, struct sim_memo *memo, struct cap_point *out,
+		       struct run **run_out, struct err *e)
 {
 	struct run *R = xcalloc(1, sizeof(*R));
 	struct sim_cfg sc = st->sc;
@@ -427,6 +427,7 @@ static int probe_start(const struct scenario_state *st, const struct wl_spec *wl
 	 * names them (the run itself is the same either way) */
 	sc.no_pooled_gaps = !slo_uses(c, CAP_ITL_POOLED);
 	sc.no_energy = !c->energy;
+	sc.memo = memo;
 	if ((rc = sim_new(&sc, &st->cost, &R->w, &R->s, e)) < 0 || (rc = sim_run(R->s, e)) < 0)
 		return rc;
 	out->cut = R->S.stop;
@@ -501,16 +502,17 @@ static void probe_end(struct run *R, const struct cap_cfg *c, struct cap_point *
 	}
 }
 
-/* cap_probe, stopped early (cap_cfg.early_stop) when early is set; a run
- * cut short is handed to *keep when keep is given (else freed). */
+/* cap_probe, stopped early (cap_cfg.early_stop) when early is set, with
+ * the step-price memos memo (NULL: its own); a run cut short is handed to
+ * *keep when keep is given (else freed). */
 static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
-		     double x, uint64_t seed, bool early, struct cap_point *out, struct run **keep,
-		     struct err *e)
+		     double x, uint64_t seed, bool early, struct sim_memo *memo, struct cap_point *out,
+		     struct run **keep, struct err *e)
 {
 	struct run *R;
 	int rc;
 
-	if ((rc = probe_start(st, wl, c, x, seed, early, out, &R, e)) < 0)
+	if ((rc = probe_start(st, wl, c, x, seed, early, memo, out, &R, e)) < 0)
 		goto out;
 	if (out->cut) {
 		out->fail = -1; /* (which SLO fails most is the full run's to say) */
@@ -529,7 +531,7 @@ out:
 int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
 	      double x, uint64_t seed, struct cap_point *out, struct err *e)
 {
-	return probe_run(st, wl, c, x, seed, false, out, NULL, e);
+	return probe_run(st, wl, c, x, seed, false, NULL, out, NULL, e);
 }
 
 struct search {
@@ -544,6 +546,10 @@ struct search {
 	 * instead of starting again */
 	struct run *cut;
 	size_t cut_ix;
+	/* the probes' step-price memos, kept from probe to probe: the same
+	 * requests at another rate run many of the same steps (a request
+	 * alone at low rates), priced once */
+	struct sim_memo *memo;
 };
 
 /* The probe at (x, seed), simulated unless it was; full: a probe cut short
@@ -583,7 +589,7 @@ static int probe(struct search *S, double x, uint64_t seed, bool full, const str
 		}
 		p = &S->pts[S->n++];
 	}
-	if ((rc = probe_run(S->st, S->wl, S->c, x, seed, S->c->early_stop && !full, p, &kept, e)) < 0)
+	if ((rc = probe_run(S->st, S->wl, S->c, x, seed, S->c->early_stop && !full, S->memo, p, &kept, e)) < 0)
 		return rc;
 	if (kept) {
 		run_free(S->cut);
@@ -757,7 +763,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 {
 	struct wl_spec wr = *wl_in;
 	const struct wl_spec *wl = &wr;
-	struct search S = {st, wl, c, NULL, 0, 0, 0, NULL, 0};
+	struct search S = {st, wl, c, NULL, 0, 0, 0, NULL, 0, NULL};
 	double sorted[CAP_MAX_SEEDS], worst = INFINITY;
 	int k, rc = 0;
 
@@ -778,6 +784,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 			       wl->source, wl_process_name(wl->process), wl->nstages ? " with stages" : "");
 	if (wl->num_requests == 0 && wl->duration_s <= 0)
 		return err_set(e, SS_EUSAGE, "%s: the workload needs num_requests or duration", wl->source);
+	S.memo = c->memo ? c->memo : sim_memo_new();
 	for (k = 0; k < c->nseeds; k++) {
 		uint64_t seed = c->seed + (uint64_t)k;
 		double lo, hi;
@@ -852,9 +859,13 @@ done:
 	res->ncurve = S.n;
 	res->nsim = S.nsim;
 	run_free(S.cut);
+	if (!c->memo)
+		sim_memo_free(S.memo);
 	return 0;
 out:
 	run_free(S.cut);
+	if (!c->memo)
+		sim_memo_free(S.memo);
 	free(S.pts);
 	return rc;
 }

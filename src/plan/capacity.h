@@ -65,6 +65,10 @@ struct cap_cfg {
 	 * operating point): the probes meter their steps' energy; otherwise
 	 * they do not (sim_cfg.no_energy) and it is NAN */
 	bool energy;
+	/* the step-price memos the probes share (sim.h sim_memo): NULL, the
+	 * search makes its own; a caller's lets searches over the same
+	 * prepared scenario share them (search's coarse and fine passes) */
+	struct sim_memo *memo;
 };
 
 /* One simulated point. */

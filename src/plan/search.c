@@ -336,6 +336,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	struct wl_spec w;
 	size_t i;
 	struct cap_cfg fine;
+	struct sim_memo *memo = NULL;
 	char notes[2048] = "";
 	bool prepared = false, have_res = false;
 	int rc;
@@ -413,6 +414,10 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	fine.early_stop = true;
 	fine.no_saturation = !in->want_saturation;
 	fine.energy = true; /* the operating point's J/token and tok/s/W, from its probe */
+	/* both passes' probes price with one set of memos: the coarse pass's
+	 * requests are the first of the fine pass's */
+	memo = sim_memo_new();
+	fine.memo = memo;
 	if (in->wl->num_requests >= 2 * SEARCH_COARSE_MIN) {
 		struct cap_cfg coarse = fine;
 		struct wl_spec wc = *in->wl;
@@ -496,6 +501,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		out->running_per_rank = out->queue_share = NAN;
 	}
 out:
+	sim_memo_free(memo);
 	if (have_res)
 		cap_result_release(&res);
 	if (prepared)

@@ -329,6 +329,18 @@ struct replica {
 	size_t ngapq, gapq_cap;
 };
 
+/* Step-price memos (sim.h sim_memo): per cost model, [1] the P/D
+ * prefill workers', [0] every other rank's. */
+struct sim_memo {
+	/* decode-only step prices (stepmemo.h); [.][1] an attention-DP
+	 * rank's part without the MoE layers (sched.c rank_cost) */
+	struct stepmemo step[2][2];
+	/* attention DP: the price of an idle rank's dummy step by the group's
+	 * MoE tokens (its only variable; made at first use, sched.c
+	 * idle_cost) */
+	struct dmemo idle[2];
+};
+
 struct sim {
 	struct sim_cfg cfg;
 	const struct sched_env *env;
@@ -370,13 +382,8 @@ struct sim {
 	/* log2(block_size) + 1 when block_size is a power of two, else 0
 	 * (set by sched_replica_init): block arithmetic by shifts and masks */
 	int bs_log2p1;
-	/* decode-only step prices (stepmemo.h) per cost model: [1] the P/D
-	 * prefill workers', [0] every other rank's; [.][1] with MoE tokens */
-	struct stepmemo memo[2][2];
-	/* attention DP: the price of an idle rank's dummy step by the group's
-	 * MoE tokens (its only variable), per cost model as memo[.] (made at
-	 * first use; sched.c idle_cost) */
-	struct dmemo idle_memo[2];
+	/* its step-price memos: own_memo, or the caller's (sim_cfg.memo) */
+	struct sim_memo *memo, own_memo;
 	float *ttft, *itl, *tpot, *e2e, *queue;
 	uint8_t *stage;
 	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */

@@ -742,9 +742,14 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->gapd = xmalloc(xmul(256, sizeof(*s->gapd)));
 	for (k = 0; k < 256; k++)
 		wdist_init(&s->gapd[k]);
-	for (i = 0; i < 4; i++) {
-		stepmemo_init(&s->memo[i / 2][i % 2]);
-		s->memo[i / 2][i % 2].off = cfg->no_step_memo;
+	if (cfg->memo && !cfg->no_step_memo) {
+		s->memo = cfg->memo;
+	} else {
+		s->memo = &s->own_memo;
+		for (i = 0; i < 4; i++) {
+			stepmemo_init(&s->memo->step[i / 2][i % 2]);
+			s->memo->step[i / 2][i % 2].off = cfg->no_step_memo;
+		}
 	}
 	s->per = cfg->pd.prefill + cfg->dp;
 	s->nreplicas = cfg->replicas > 1 ? cfg->replicas : 1;
@@ -818,6 +823,35 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	return 0;
 }
 
+static void sim_memo_release(struct sim_memo *m)
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		stepmemo_release(&m->step[k / 2][k % 2]);
+	for (k = 0; k < 2; k++)
+		if (m->idle[k].e)
+			dmemo_release(&m->idle[k]);
+}
+
+struct sim_memo *sim_memo_new(void)
+{
+	struct sim_memo *m = xcalloc(1, sizeof(*m));
+	int k;
+
+	for (k = 0; k < 4; k++)
+		stepmemo_init(&m->step[k / 2][k % 2]);
+	return m;
+}
+
+void sim_memo_free(struct sim_memo *m)
+{
+	if (!m)
+		return;
+	sim_memo_release(m);
+	free(m);
+}
+
 void sim_free(struct sim *s)
 {
 	size_t i, j;
@@ -839,11 +873,7 @@ void sim_free(struct sim *s)
 		free(rp->pipe);
 	}
 	free(s->reps);
-	for (k = 0; k < 4; k++)
-		stepmemo_release(&s->memo[k / 2][k % 2]);
-	for (k = 0; k < 2; k++)
-		if (s->idle_memo[k].e)
-			dmemo_release(&s->idle_memo[k]);
+	sim_memo_release(&s->own_memo);
 	free(s->rr_in);
 	free(s->route_ix);
 	free(s->route_chain);

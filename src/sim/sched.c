@@ -1555,7 +1555,7 @@ static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
  * function of the cost model and the step). */
 static double idle_cost(struct sim *s, const struct replica *rp)
 {
-	struct dmemo *m = &s->idle_memo[rp->prefill_only];
+	struct dmemo *m = &s->memo->idle[rp->prefill_only];
 	uint64_t k0 = (uint64_t)rp->desc.moe_tokens;
 	struct dmemo_ent *x;
 	double t;
@@ -2537,8 +2537,8 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->dec_run = rp->pend_dec = true; /* a split-batch policy sets dec_run each step */
 	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
-	rp->prices = &s->memo[rp->prefill_only][0];
-	rp->moe_memo = &s->memo[rp->prefill_only][1];
+	rp->prices = &s->memo->step[rp->prefill_only][0];
+	rp->moe_memo = &s->memo->step[rp->prefill_only][1];
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
 	rp->metered = rp->power.board_w > 0 && !s->cfg.no_energy;

@@ -137,6 +137,9 @@ struct sim_cfg {
 	 * attention DP, the group's MoE tokens) takes the kept price
 	 * (stepmemo.h); off, every step is priced; byte-identical either way */
 	bool no_step_memo;
+	/* step-price memos kept across simulations (sim_memo_new): NULL, the
+	 * simulation's own (see sim_memo) */
+	struct sim_memo *memo;
 	bool exact_percentiles;               /* keep every value past LOGHIST_EXACT_MAX */
 	/* the caller reads no pooled-ITL distribution (eval, calibrate): the
 	 * gaps are not collected and metric_set.itl_pooled_ms stays empty (n
@@ -351,6 +354,17 @@ struct sim_totals {
 };
 
 struct sim;
+
+/* Step-price memos that outlive a simulation (stepmemo.h): a simulation
+ * given a set (sim_cfg.memo) takes the prices the ones before it kept,
+ * bit for bit what it would compute, and keeps its own for the ones
+ * after; a capacity search's probes (the same requests at other rates,
+ * the same steps at low load) share one.  Every simulation given a set
+ * must price with the same cost models (sim_new's and the P/D prefill
+ * workers'), one at a time (a set is not for two threads at once), with
+ * no_step_memo off (with it, a simulation uses none).  Heap-owned. */
+struct sim_memo *sim_memo_new(void);
+void sim_memo_free(struct sim_memo *m);
 
 int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const struct wl_spec *wl,
 	    struct sim **out, struct err *e);

@@ -20,6 +20,7 @@
 #include "engine/scenario.h"
 #include "engine/sglang.h"
 #include "sim/sim.h"
+#include "sim/core.h" /* (struct sim_memo's counts) */
 #include "base/decnum.h"
 #include "hw/tier2.h"
 #include "readers/mooncake.h"
@@ -1916,6 +1917,68 @@ static void test_step_memo(void)
 	}
 }
 
+/* Step-price memos kept across simulations (sim.h, sim_memo): a run given
+ * the set an earlier run at another rate filled takes its prices (hits on
+ * its first steps, which its own memo cannot have) and gives the same
+ * bytes as the run with its own; a dense engine and an attention-DP
+ * lockstep group (the MoE memo and the idle ranks' memo). */
+static void test_memo_across_runs(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel dpa = {1, 1, 4, 4, 0};
+	struct model_cfg moe;
+	struct sim_cfg sc;
+	struct wl_spec w1, w2;
+	struct sim_totals t0, t1, t2;
+	struct sim_memo *mm;
+	struct err e;
+	char *l0 = NULL, *c0 = NULL, *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
+	int k;
+
+	bf16_cost_cfg(&cc, 2048, 64);
+	load_model("mixtral-8x7b", &moe);
+	for (k = 0; k < 2; k++) {
+		struct stepmemo *sm;
+		uint64_t hits0;
+		if (k == 0)
+			make_cost(&c, m, 2048, 64, 0);
+		else if (cost_init(&c, &moe, gpu("h100"), &dpa, &cc, datadir, &e) < 0) {
+			CHECK(0, "MoE cost model: %s", e.msg);
+			continue;
+		}
+		/* the same requests (seed, lengths) at 3 and 6 req/s */
+		poisson_spec(&w1, 3, 300, 64, 64, 3);
+		poisson_spec(&w2, 6, 300, 64, 64, 3);
+		w1.prompt.kind = w2.prompt.kind = WL_FIXED;
+		w1.prompt.a = w2.prompt.a = 512;
+		w1.output.kind = w2.output.kind = WL_FIXED;
+		w1.output.a = w2.output.a = 64;
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.dp = k ? 4 : 1;
+		sc.lockstep = k == 1;
+		mm = sim_memo_new();
+		sm = &mm->step[0][k];
+		sc.memo = NULL;
+		run(&sc, &c, &w2, &l0, &c0, &t0);
+		sc.memo = mm;
+		run(&sc, &c, &w1, &l1, &c1, &t1);
+		hits0 = sm->hits;
+		run(&sc, &c, &w2, &l2, &c2, &t2);
+		CHECK(t0.completed == 300 && strcmp(l0, l2) == 0 && strcmp(c0, c2) == 0 &&
+			      memcmp(&t0, &t2, sizeof(t0)) == 0 && sm->lookups > 0 && sm->hits > hits0,
+		      "%s: a run given another rate's memos gives its own memos' bytes (%llu of %llu lookups hit "
+		      "over both runs)", k ? "attention-DP 4 lockstep" : "one engine",
+		      (unsigned long long)sm->hits, (unsigned long long)sm->lookups);
+		sim_memo_free(mm);
+		free(l0); free(c0); free(l1); free(c1); free(l2); free(c2);
+		l0 = c0 = l1 = c1 = l2 = c2 = NULL;
+		wl_spec_release(&w1);
+		wl_spec_release(&w2);
+		cost_release(&c);
+	}
+}
+
 static void test_lazy_decoders(const struct model_cfg *m)
 {
 	struct cost_model c, cmoe;
@@ -2999,6 +3062,7 @@ int main(void)
 	test_pooled_itl_replay(&m);
 	test_segments(&m);
 	test_lazy_decoders(&m);
+	test_memo_across_runs(&m);
 	test_step_split();
 	test_step_memo();
 	test_on_request(&m);
