@@ -58,7 +58,12 @@ and 10240 for ctx1_gen1_dep8_batch512_eplb0_mtp0.yaml); the recipe is read as
 it stood on the row's measurement day in NVIDIA/srt-slurm's history (which
 holds the sa-submission recipes InferenceX's comments link), else its earliest
 version, and written only when every matching entry's recipe agrees (0: not
-known).
+known).  The GB200 dynamo-trt entries of December 2025 name no recipe but set
+the launch script's variables: PREFILL_MAX_BATCH_SIZE / PREFILL_MAX_NUM_TOKENS
+give the prefill limits, DECODE_MAX_BATCH_SIZE the decode batch and
+DECODE_MTP_SIZE the MTP depth.  Where an MTP entry names no depth, its recipe's
+decode workers do: TensorRT-LLM's speculative_config.num_nextn_predict_layers,
+SGLang's speculative-num-steps (EAGLE top-1; recipe_mtp).
 
 usage: inferencex_pools.py INFERENCEX_GIT_DIR SRT_SLURM_GIT_DIR SILICON_CSV.gz [SILICON_CSV.gz...] OUT.csv
 (INFERENCEX_GIT_DIR: a clone of SemiAnalysisAI/InferenceX with its history;
@@ -99,12 +104,20 @@ def source_fields(src):
     return dict(p.strip().split("=", 1) for p in src.split(";") if "=" in p)
 
 
-def recipe(entry):
-    """Decode batch and MTP depth from a TensorRT-LLM recipe name (0: not named)."""
-    text = " ".join(str(s) for side in ("prefill", "decode")
+def settings(entry):
+    """An entry's additional settings (recipe file, launch variables) as one text."""
+    return " ".join(str(s) for side in ("prefill", "decode")
                     for s in entry[side].get("additional-settings") or [])
-    b = re.search(r"_batch(\d+)_", text)
-    m = re.search(r"_mtp(\d+)[_.]", text)
+
+
+def recipe(entry):
+    """Decode batch and MTP depth from a TensorRT-LLM recipe name, or from the
+    launch script's DECODE_MAX_BATCH_SIZE / DECODE_MTP_SIZE settings (the
+    GB200 dynamo-trt entries of December 2025, which name no recipe); 0: not
+    named."""
+    text = settings(entry)
+    b = re.search(r"_batch(\d+)_", text) or re.search(r"DECODE_MAX_BATCH_SIZE=(\d+)", text)
+    m = re.search(r"_mtp(\d+)[_.]", text) or re.search(r"DECODE_MTP_SIZE=(\d+)", text)
     return (int(b.group(1)) if b else 0), (int(m.group(1)) if m else 0)
 
 
@@ -118,32 +131,58 @@ def recipe_path(entry):
     return None
 
 
-_limits = {}
+_docs = {}
 
 
-def prefill_limits(srt, path, day):
-    """(max_batch_size, max_num_tokens) of a TensorRT-LLM recipe's prefill
-    workers as the file stood on day (else its earliest version); (0, 0) when
-    unknown."""
+def recipe_doc(srt, path, day):
+    """An srt-slurm recipe as the file stood on day (else its earliest
+    version), parsed; {} when unknown."""
     if path is None or srt is None:
-        return (0, 0)
-    if (path, day) in _limits:
-        return _limits[(path, day)]
-    res = (0, 0)
+        return {}
+    if (path, day) in _docs:
+        return _docs[(path, day)]
+    doc = {}
     log = [l.split() for l in git(srt, "log", "--all", "--format=%cI %H", "--", path).splitlines()]
     if log:
         before = [c for d, c in log if d[:10] <= day]
         commit = before[0] if before else log[-1][1]
         try:
             doc = yaml.safe_load(git(srt, "show", commit + ":" + path)) or {}
-            pre = ((doc.get("backend") or {}).get("trtllm_config") or {}).get("prefill") or {}
-            b, t = pre.get("max_batch_size"), pre.get("max_num_tokens")
-            if isinstance(b, int) and isinstance(t, int) and b > 0 and t > 0:
-                res = (b, t)
-        except (subprocess.CalledProcessError, yaml.YAMLError, AttributeError):
-            pass
-    _limits[(path, day)] = res
-    return res
+        except (subprocess.CalledProcessError, yaml.YAMLError):
+            doc = {}
+    _docs[(path, day)] = doc if isinstance(doc, dict) else {}
+    return _docs[(path, day)]
+
+
+def prefill_limits(srt, entry, day):
+    """(max_batch_size, max_num_tokens) of an entry's TensorRT-LLM prefill
+    workers: its launch variables PREFILL_MAX_BATCH_SIZE / PREFILL_MAX_NUM_TOKENS
+    where it sets both, else its recipe's as the file stood on day (else its
+    earliest version); (0, 0) when unknown."""
+    text = settings(entry)
+    b, t = re.search(r"PREFILL_MAX_BATCH_SIZE=(\d+)", text), re.search(r"PREFILL_MAX_NUM_TOKENS=(\d+)", text)
+    if b and t and int(b.group(1)) > 0 and int(t.group(1)) > 0:
+        return (int(b.group(1)), int(t.group(1)))
+    path = recipe_path(entry)
+    pre = ((recipe_doc(srt, path, day).get("backend") or {}).get("trtllm_config") or {}).get("prefill") or {}
+    b, t = pre.get("max_batch_size"), pre.get("max_num_tokens")
+    if isinstance(b, int) and isinstance(t, int) and b > 0 and t > 0:
+        return (b, t)
+    return (0, 0)
+
+
+def recipe_mtp(srt, entry, day):
+    """Draft tokens of a recipe's decode workers (0: not found): TensorRT-LLM's
+    speculative_config.num_nextn_predict_layers, SGLang's EAGLE top-1
+    speculative-num-steps (that many drafts, as the agg launch scripts)."""
+    back = recipe_doc(srt, recipe_path(entry), day).get("backend") or {}
+    trt = ((back.get("trtllm_config") or {}).get("decode") or {}).get("speculative_config") or {}
+    sgl = (back.get("sglang_config") or {}).get("decode") or {}
+    for v in (trt.get("num_nextn_predict_layers"),
+              sgl.get("speculative-num-steps") if sgl.get("speculative-eagle-topk", 1) == 1 else None):
+        if isinstance(v, int) and v > 0:
+            return v
+    return 0
 
 
 def twin_key(row):
@@ -214,7 +253,7 @@ def candidates(cfg, row, conc):
                             pg or (p["tp"] if p.get("dp-attn") else 1), dg or (d["tp"] if d.get("dp-attn") else 1),
                             dg or d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0,
                             pg, dg, pg), \
-                    recipe_path(e) if row["backend"] == "trtllm" else None
+                    e
 
 
 def on_the_day(hist, row, fields, match):
@@ -306,7 +345,7 @@ def main():
     for silicon in sys.argv[3:-1]:
         rows += list(csv.DictReader(gzip.open(silicon, "rt")))
     counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
-              "agg mtp": 0, "prefill limits": 0}
+              "agg mtp": 0, "prefill limits": 0, "mtp from recipe": 0}
     out = []
     twins = {}
     for row in rows:
@@ -326,9 +365,15 @@ def main():
             counts["ambiguous"] += 1
             continue
         v = c[0][1]
-        lim = set(prefill_limits(srt, path, f["measured"][:10]) for _, _, path in c)
+        lim = set(prefill_limits(srt, e, f["measured"][:10]) for _, _, e in c)
         lim = lim.pop() if len(lim) == 1 else (0, 0)
         counts["prefill limits"] += lim != (0, 0)
+        if v[6] == "mtp" and not v[7]:
+            # the depth the entry's name does not give: its recipe's
+            depth = set(recipe_mtp(srt, e, f["measured"][:10]) for _, _, e in c)
+            if len(depth) == 1 and min(depth) > 0:
+                v = v[:7] + (depth.pop(),) + v[8:]
+                counts["mtp from recipe"] += 1
         t = twins.get(twin_key(row))
         if t:
             one = lambda x: int(float(x or 1)) or 1
@@ -357,7 +402,7 @@ def main():
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous; of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
                      "pools, %(twin disagrees)d more disagreed and were dropped; %(prefill limits)d kept rows with "
-                     "their prefill limits from the recipe; %(agg mtp)d agg rows ran MTP\n" % counts)
+                     "their prefill limits from the recipe, %(mtp from recipe)d their MTP depth; %(agg mtp)d agg rows ran MTP\n" % counts)
 
 
 if __name__ == "__main__":
