@@ -849,7 +849,7 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
  * eval/silicon/HARNESS.md, "SGLang's CPU time per step") where it shows:
  * - under speculative decoding, where SGLang turns its overlap scheduler
  *   off (engine_sglang.spec_no_overlap): the 26 InferenceX DeepSeek-R1 MTP
- *   rows, median |ITL err| 46.5 -> 30.1 %;
+ *   rows, median |ITL err| 45.0 -> 30.1 %;
  * - under aiconfigurator's aiperf client (the 154 gap-analysis rows:
  *   Qwen3-32B 0.5.1 on H100, Llama-3.1-8B and Qwen3-235B 0.5.6 on H200),
  *   where the time adds to the GPU's batch as if nothing overlapped it:
