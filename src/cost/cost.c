@@ -104,6 +104,17 @@ void cost_overheads_scale(struct overheads *ov, unsigned terms, double k)
 			*ov_term(ov, i) *= k;
 }
 
+bool cost_overheads_same(const struct overheads *a, const struct overheads *b, unsigned terms)
+{
+	struct overheads x = *a, y = *b;
+	size_t i;
+
+	for (i = 0; i < sizeof(ov_terms) / sizeof(ov_terms[0]); i++)
+		if ((terms & ov_terms[i].bit) && *ov_term(&x, i) != *ov_term(&y, i))
+			return false;
+	return true;
+}
+
 static double roofline(const struct cost_model *c, double flops, double peak, double mfu,
 		       double bytes)
 {

@@ -70,6 +70,8 @@ void cost_default_overheads(struct overheads *ov);
 void cost_overheads_apply(struct overheads *base, const struct overheads *over);
 /* The terms named by OV_* bits `terms` times k (eval --cv's refits). */
 void cost_overheads_scale(struct overheads *ov, unsigned terms, double k);
+/* Whether a and b hold the same values of the terms named by `terms`. */
+bool cost_overheads_same(const struct overheads *a, const struct overheads *b, unsigned terms);
 
 struct cost_cfg {
 	enum dtype wdt, kvdt;

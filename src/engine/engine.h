@@ -120,6 +120,9 @@ struct engine_type {
 	/* P/D: where the client's first token comes from (sim/sim.h,
 	 * enum sim_pd_first; 0: the prefill worker, at the hand-off) */
 	enum sim_pd_first pd_first;
+	/* its overlap scheduler is off under speculative decoding (the host
+	 * terms' CPU part no longer hides under the GPU's batch) */
+	bool spec_no_overlap;
 	/* EPLB: engine steps between two rebalances when none is given (0: it
 	 * has no EPLB servesim models) */
 	int64_t eplb_interval;

@@ -79,6 +79,16 @@ const struct engine_host *engine_host_for(const struct engine_type *en, const ch
 	return last;
 }
 
+const struct engine_host *engine_host_fit(const struct engine_type *en, const struct engine_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < en->nhost && &en->host[i] != h; i++)
+		if (en->host[i].fit == h->fit && cost_overheads_same(&en->host[i].ov, &h->ov, h->fit))
+			return &en->host[i];
+	return h;
+}
+
 void engine_host_terms(const char *name, const char *version, const char *harness, struct overheads *ov)
 {
 	const struct engine_type *en = engine_find(name);

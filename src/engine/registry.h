@@ -26,6 +26,11 @@ double engine_version_value(const char *v);
  * unparsable version takes the first row for the harness. */
 const struct engine_host *engine_host_for(const struct engine_type *en, const char *version, bool pd,
 					  const char *harness);
+/* The row of en->host whose fit h shares: the first with the same fitted
+ * terms (engine_host.fit) at the same values (h itself when none before
+ * it), so rows that differ elsewhere (a harness row that does not overlap
+ * the CPU terms) count as one fit for eval --cv. */
+const struct engine_host *engine_host_fit(const struct engine_type *en, const struct engine_host *h);
 /* The host terms of engine `name` (NULL or "": the default engine) at
  * version into ov, nothing given; cost_default_overheads' for an engine
  * servesim does not know. */

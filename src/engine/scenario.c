@@ -447,7 +447,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 			cost_default_overheads(&cc.ov);
 		}
 		cost_overheads_apply(&cc.ov, &s->ov);
-		cc.overlap_cpu = h && h->overlap && !s->k.disable_overlap;
+		cc.overlap_cpu = h && h->overlap && !s->k.disable_overlap && !(en->spec_no_overlap && s->spec.k > 0);
 	}
 	cc.max_tokens = s->k.max_num_batched_tokens;
 	cc.max_seqs = mns;

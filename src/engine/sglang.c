@@ -680,7 +680,7 @@ static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out,
 		 "SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps, and once it stops for KV or max_running_requests only decode batches run until a request finishes",
 		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs, (long long)c->max_model_len,
 		 (long long)c->block_size, c->prefix_caching ? "on" : "off", c->lpm ? "lpm" : "fcfs",
-		 overlap ? "on" : "off");
+		 overlap ? "on" : c->spec.k > 0 ? "off (SGLang turns it off under speculative decoding unless SGLANG_ENABLE_SPEC_V2 is set)" : "off");
 	/* the settings off by default, named only when given */
 	if (c->max_prefill_tokens > 0 && strlen(out) + 64 < n)
 		snprintf(out + strlen(out), n - strlen(out), "; max_prefill_tokens %lld (a prompt joins a batch past its first only while it fits)",
@@ -841,14 +841,37 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
  * 15.4 %, 100: 44.5 / 16.0 %, 125: 57.2 / 14.9 % on all rows; without the
  * floor 68.9 / 17.2 %): DeepSeek-R1/V3 on B200 at ISL 1024 get a first
  * token 90-100 ms above the kernels' prefill at 4 clients (measured 183-209
- * ms against 83-113).  Its per-step and per-request CPU terms hide under
- * the GPU's batch (overlap) and move no median; the API term fitted there
- * (9 -> 29 ms) moves TTFT by < 1 point and is not taken. */
+ * ms against 83-113).
+ *
+ * The step's CPU work: 1 ms per step + 30 us per running request, fitted
+ * (2026-11-29, grid step 500-2000 us x request 10-40 us, objective median
+ * |ITL err| + 0.5 x median |TTFT err| over the 496 SGLang agg silicon rows;
+ * eval/silicon/HARNESS.md, "SGLang's CPU time per step") where it shows:
+ * - under speculative decoding, where SGLang turns its overlap scheduler
+ *   off (engine_sglang.spec_no_overlap): the 26 InferenceX DeepSeek-R1 MTP
+ *   rows, median |ITL err| 45.0 -> 30.1 %;
+ * - under aiconfigurator's aiperf client (the 154 gap-analysis rows:
+ *   Qwen3-32B 0.5.1 on H100, Llama-3.1-8B and Qwen3-235B 0.5.6 on H200),
+ *   where the time adds to the GPU's batch as if nothing overlapped it:
+ *   median |ITL err| 14.1 -> 6.7 % (signed -10.9 -> +3.3 %).  That client
+ *   sends min_tokens = max_tokens = OSL, which makes SGLang run its
+ *   min-new-tokens penalizer on every step (sampling/penaltylib,
+ *   BatchedMinNewTokensPenalizer: required while any request sets
+ *   min_new_tokens); that this is the cost, and why the overlap does not
+ *   hide it, is a hypothesis these rows cannot test (as vLLM's aiperf row).
+ * Elsewhere (InferenceX's vllm-bench client, no min_tokens, overlap on) the
+ * same time hides under the GPU's batch and moves no median. */
 static const struct engine_host sglang_host[] = {
+	{"", "aiperf",
+	 {.step_us = 1000.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0,
+	  .delivery_steps = 1.0, .eager_op_us = 100.0},
+	 false, "fitted on the SGLang silicon rows; aiperf: CPU not hidden",
+	 OV_STEP | OV_REQ | OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
 	{"", NULL,
-	 {.layer_us = 5.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0, .delivery_steps = 1.0, .eager_op_us = 100.0},
-	 true, "eager prefill batches fitted on the SGLang silicon rows",
-	 OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
+	 {.step_us = 1000.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0,
+	  .delivery_steps = 1.0, .eager_op_us = 100.0},
+	 true, "eager floor and CPU terms fitted on the SGLang silicon rows",
+	 OV_STEP | OV_REQ | OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
 	 "vLLM's H2 terms (P/D workers)", 0, false},
 };
@@ -963,6 +986,10 @@ const struct engine_type engine_sglang = {
 	/* the decode server streams the prefill's token once it admits the
 	 * request (its prebuilt batch), then its own */
 	.pd_first = SIM_PD_FIRST_DECODE_STEP,
+	/* ServerArgs._handle_speculative_decoding (python/sglang/srt/
+	 * server_args.py, 0.5.x): EAGLE / MTP sets disable_overlap_schedule
+	 * unless SGLANG_ENABLE_SPEC_V2 is in the environment */
+	.spec_no_overlap = true,
 	/* ServerArgs.eplb_rebalance_num_iterations' default (sglang/srt/server_args.py) */
 	.eplb_interval = 1000,
 	.cost = &sglang_cost,

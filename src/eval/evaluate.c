@@ -309,15 +309,16 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 	return 0;
 }
 
-/* The engine host row whose fitted terms priced sc (eval_row.host_row): -1
- * when it has none or the given terms replace all it fitted. */
+/* The engine host row whose fitted terms priced sc (eval_row.host_row; the
+ * first of the rows sharing its fit, engine_host_fit): -1 when it has none
+ * or the given terms replace all it fitted. */
 static void rows_fit_group(const struct scenario *sc, struct eval_row *rows, size_t n)
 {
 	const struct engine_host *h =
 		sc->engine ? engine_host_for(sc->engine, sc->engine_version, sc->pd_prefill > 0,
 					     sc->workload ? sc->workload->harness : NULL)
 			   : NULL;
-	int row = h && (h->fit & ~sc->ov.given) ? (int)(h - sc->engine->host) : -1;
+	int row = h && (h->fit & ~sc->ov.given) ? (int)(engine_host_fit(sc->engine, h) - sc->engine->host) : -1;
 	size_t i;
 
 	for (i = 0; i < n; i++) {

@@ -199,6 +199,17 @@ static void test_host_terms(void)
 	      "vLLM under GuideLLM: the H2 terms");
 	CHECK(engine_host_for(engine_find("sglang"), "0.5.9", false, NULL)->ov.eager_op_us > 0,
 	      "SGLang: eager prefill batches");
+	{
+		/* SGLang's aiperf row differs from its general row by not
+		 * overlapping the CPU terms: one fit for eval --cv */
+		const struct engine_type *sg = engine_find("sglang");
+		const struct engine_host *a = engine_host_for(sg, "0.5.9", false, "aiperf"),
+					 *b = engine_host_for(sg, "0.5.9", false, "vllm-bench");
+		CHECK(a != b && !a->overlap && b->overlap && engine_host_fit(sg, a) == engine_host_fit(sg, b) &&
+			      engine_host_fit(engine_find("vllm"), engine_host_for(engine_find("vllm"), "0.12.0", false, NULL)) ==
+				      engine_host_for(engine_find("vllm"), "0.12.0", false, NULL),
+		      "rows sharing their fitted terms count as one fit (eval --cv)");
+	}
 	/* terms fitted on aggregated runs only: a P/D worker takes the next row
 	 * (measured on the 269 P/D silicon rows: with them, TTFT / ITL medians
 	 * 42.9 / 13.3 -> 47.7 / 15.2 %) */
@@ -206,6 +217,62 @@ static void test_host_terms(void)
 	      "SGLang P/D workers: no eager floor fitted on aggregated runs");
 	vllm = engine_host_for(engine_find("vllm"), "0.12.0", true, "aiperf");
 	CHECK(vllm && !vllm->harness && vllm->ov.req_us == 0, "vLLM P/D under aiperf: the general row");
+}
+
+/* SGLang's overlap scheduler is off under EAGLE / MTP unless
+ * SGLANG_ENABLE_SPEC_V2 is set (ServerArgs._handle_speculative_decoding):
+ * the same deployment hides its host terms' CPU part under the GPU's batch
+ * without drafts and adds it with them. */
+static void test_sglang_spec_overlap(void)
+{
+	struct model_cfg *m = calloc(1, sizeof(*m));
+	const struct gpu_spec *g = NULL;
+	struct scenario sc;
+	struct scenario_state st;
+	struct wl_spec wl;
+	struct err e;
+	bool plain = false, spec = true;
+	double cpu = 0;
+	int pass;
+
+	if (!m || registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+		CHECK(0, "sglang spec overlap: load");
+		free(m);
+		return;
+	}
+	memset(&wl, 0, sizeof(wl));
+	snprintf(wl.source, sizeof(wl.source), "test");
+	wl.seed = 3;
+	wl.process = WL_CONSTANT;
+	wl.rate = 10;
+	wl.num_requests = 4;
+	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 512, .min = 512, .max = 512};
+	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 16, .min = 16, .max = 16};
+	for (pass = 0; pass < 2; pass++) {
+		scenario_defaults(&sc, engine_find("sglang"), m, g, &wl);
+		if (pass == 1) {
+			sc.spec.method = SPEC_EAGLE;
+			sc.spec.k = 2;
+			sc.spec.nrates = 1;
+			sc.spec.rate[0] = 0.7;
+		}
+		if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
+			CHECK(0, "sglang spec overlap: prepare: %s", e.msg);
+			free(m);
+			return;
+		}
+		if (pass == 0) {
+			plain = st.cost.cfg.overlap_cpu;
+			cpu = st.cost.cfg.ov.step_us;
+		} else {
+			spec = st.cost.cfg.overlap_cpu;
+		}
+		scenario_release(&st);
+	}
+	CHECK(plain && !spec && cpu > 0,
+	      "SGLang: overlap scheduling on without drafts, off with EAGLE drafts (its %.0f us of CPU per step then shows)",
+	      cpu);
+	free(m);
 }
 
 static void test_toy_engine(void)
@@ -714,6 +781,7 @@ int main(void)
 	test_registry();
 	test_host_terms();
 	test_toy_engine();
+	test_sglang_spec_overlap();
 	test_offload();
 	test_lora();
 	test_images();
