@@ -482,6 +482,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.recv_interval = (en->knobs & ENGINE_KNOB_RECV_INTERVAL) ? s->sglang_recv_interval : 0;
 	st->sc.adp_timeout_iters = s->trtllm_adp_timeout_iters;
 	st->sc.adp_batching_wait_iters = s->trtllm_adp_batching_wait_iters;
+	st->sc.batch_wait_iters = s->trtllm_batch_wait_iters;
+	st->sc.batch_wait_tokens = s->trtllm_batch_wait_ratio * (double)s->k.max_num_batched_tokens;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

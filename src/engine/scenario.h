@@ -86,6 +86,10 @@ struct scenario {
 	/* TensorRT-LLM's attention_dp_config with enable_balance: timeout_iters
 	 * and batching_wait_iters (sim_cfg.adp_timeout_iters; 0: off) */
 	int64_t trtllm_adp_timeout_iters, trtllm_adp_batching_wait_iters;
+	/* TensorRT-LLM's batch_wait_timeout_iters and batch_wait_max_tokens_ratio
+	 * (sim_cfg.batch_wait_iters, batch_wait_tokens; 0: off) */
+	int64_t trtllm_batch_wait_iters;
+	double trtllm_batch_wait_ratio;
 	/* KV offload to host memory (sim_cfg.offload; engine_type.offload),
 	 * in k.  vLLM: kv_offloading_gib > 0 (--kv-offloading-size, GiB over the TP
 	 * ranks of an engine) with kv_offloading_backend (native: its

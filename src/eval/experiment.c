@@ -1564,6 +1564,55 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 	return 1;
 }
 
+/* InferenceX's TensorRT-LLM recipes (SemiAnalysisAI/InferenceX) set the
+ * token budget and batch waiting themselves, not by aiconfigurator's rule:
+ * - Llama-3.1-70B (benchmarks/70b_{fp4,fp8}_b200_trt_slurm.sh,
+ *   70b_fp8_h200_trt_slurm.sh, 1b563c858 of 2025-09-18 to 24ea7def4 of
+ *   2025-10-30; every row measured 2025-10-29): --max_num_tokens 16384, and
+ *   at 1024/1024 below TP 8 batch_wait_timeout_iters 20 with
+ *   batch_wait_max_tokens_ratio 0.9 ("will improve the performance, by
+ *   default they are all zeros");
+ * - gpt-oss (gptoss_fp4_{b200,h200}_trt*.sh, 2025-09 on): MAX_NUM_TOKENS
+ *   20000;
+ * - DeepSeek-R1 (dsr1_{fp4,fp8}_{b200,h200}_trt.sh): round64(CONC + ISL +
+ *   64), at least 8192 from 64af5a771 (2026-01-21); the MTP scripts
+ *   (..._trt_mtp.sh) round64((MTP + 1) x max_batch_size + ISL + 64), no
+ *   floor; dsr1_fp8_b200_trt.sh at 1024/1024 from 64 clients
+ *   (DELAY_BATCHING, ec7bafaae of 2026-01-29) batch_wait_timeout_iters 40
+ *   with ratio 0.8 (TensorRT-LLM does not wait with attention DP).
+ * The row's measured= day picks the recipe of the day. */
+static void ix_trtllm_limits(const struct aic_row *r, bool deepseek, struct experiment *x)
+{
+	bool llama70 = strcasecmp(r->model, "meta-llama/Llama-3.1-70B") == 0;
+
+	if (llama70) {
+		x->k.max_num_batched_tokens = 16384;
+		if (r->isl == 1024 && r->osl == 1024 && r->tp < 8) {
+			x->batch_wait_iters = 20;
+			x->batch_wait_ratio = 0.9;
+		}
+	} else if (strncasecmp(r->model, "openai/gpt-oss", 14) == 0) {
+		x->k.max_num_batched_tokens = 20000;
+	} else if (deepseek) {
+		int64_t tok;
+		if (x->spec_tokens > 0) {
+			tok = (x->spec_tokens + 1) * x->k.max_num_seqs + r->isl + 64;
+		} else {
+			tok = r->concurrency + r->isl + 64;
+		}
+		tok = (tok + 63) / 64 * 64;
+		if (x->spec_tokens == 0 && r->measured[0] && strcmp(r->measured, "2026-01-21") >= 0 && tok < 8192)
+			tok = 8192;
+		x->k.max_num_batched_tokens = tok;
+		if (x->spec_tokens == 0 && r->attn_dp <= 1 && strcmp(r->precision, "fp8") == 0 &&
+		    strcmp(r->system, "b200_sxm") == 0 && r->isl == 1024 && r->osl == 1024 && r->concurrency >= 64 &&
+		    r->measured[0] && strcmp(r->measured, "2026-01-29") >= 0) {
+			x->batch_wait_iters = 40;
+			x->batch_wait_ratio = 0.8;
+		}
+	}
+}
+
 /* A row InferenceX measured (aic_row.harness; eval/silicon/HARNESS.md, "Two
  * harnesses"): its client and the launch settings of its recipes where they
  * differ from the generator's rules above.  The client is InferenceX's copy
@@ -1593,7 +1642,8 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
  *   (dsr1_{fp4,fp8}_{b200,h200}_trt[_mtp].sh, since 2025-09-18, before
  *   every row) timeout_iters 60 and batching_wait_iters 0, gpt-oss-120b on
  *   B200 (gptoss_fp4_b200_trt.sh, since 2025-11-03) TensorRT-LLM's defaults
- *   (AttentionDpConfig: 50 and 10). */
+ *   (AttentionDpConfig: 50 and 10); the recipes' token budget and batch
+ *   waiting (ix_trtllm_limits). */
 static void inferencex_row(const struct aic_row *r, int be, struct experiment *x)
 {
 	bool deepseek = strncasecmp(r->model, "deepseek-ai/", 12) == 0, fp4 = strcmp(r->precision, "fp4") == 0;
@@ -1634,14 +1684,16 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 				x->k.mem_fraction_static = r->tp >= 8 ? 0.82 : 0.95;
 			}
 		}
-	} else if (be == AIC_TRTLLM && strcmp(r->mode, "agg") == 0 && r->attn_dp > 1) {
-		if (deepseek) {
+	} else if (be == AIC_TRTLLM && strcmp(r->mode, "agg") == 0) {
+		if (r->attn_dp > 1 && deepseek) {
 			x->adp_timeout_iters = 60;
 			x->adp_batching_wait_iters = 0;
-		} else if (strncasecmp(r->model, "openai/gpt-oss", 14) == 0 && strcmp(r->system, "b200_sxm") == 0) {
+		} else if (r->attn_dp > 1 && strncasecmp(r->model, "openai/gpt-oss", 14) == 0 &&
+			   strcmp(r->system, "b200_sxm") == 0) {
 			x->adp_timeout_iters = 50;
 			x->adp_batching_wait_iters = 10;
 		}
+		ix_trtllm_limits(r, deepseek, x);
 	} else if (be == AIC_VLLM) {
 		if (strncasecmp(r->model, "openai/gpt-oss", 14) == 0 ||
 		    (strncasecmp(r->model, "MiniMaxAI/", 10) == 0 && strcmp(r->system, "h100_sxm") == 0))

@@ -62,6 +62,10 @@ struct experiment {
 	/* TensorRT-LLM's attention_dp_config enable_balance: timeout_iters,
 	 * batching_wait_iters (0: not enabled) */
 	int64_t adp_timeout_iters, adp_batching_wait_iters;
+	/* TensorRT-LLM's batch_wait_timeout_iters, batch_wait_max_tokens_ratio
+	 * (0: not set) */
+	int64_t batch_wait_iters;
+	double batch_wait_ratio;
 	bool kv_engine_auto;       /* silicon rows: the engine's default KV dtype, not the row's precision */
 	int spec_tokens;           /* multi-token prediction's draft tokens per step (0: off) */
 	/* P/D disaggregation (pd_prefill 0: aggregated): pd_prefill prefill

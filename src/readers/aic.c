@@ -196,6 +196,24 @@ static int parse_where(const char *where, const char *hdr_names[], size_t nh, st
  * benchmarks/benchmark_lib.sh, run_benchmark_serving: --dataset-name random
  * --random-range-ratio 0.8, --num-prompts 10 C, --max-concurrency C,
  * --num-warmups 2 C, --ignore-eos). */
+/* silicon_data_source's "measured=YYYY-MM-DD..." as "YYYY-MM-DD" in out (n
+ * >= 11), "" when absent or not a date. */
+static void row_measured(const char *src, char *out, size_t n)
+{
+	const char *m = strstr(src, "measured=");
+	size_t i;
+
+	out[0] = '\0';
+	if (!m || n < 11)
+		return;
+	m += 9;
+	for (i = 0; i < 10; i++)
+		if (!(i == 4 || i == 7 ? m[i] == '-' : m[i] >= '0' && m[i] <= '9'))
+			return;
+	memcpy(out, m, 10);
+	out[10] = '\0';
+}
+
 static enum aic_harness row_harness(const char *src)
 {
 	static const char *const files[] = {"source_file=2026-03-25.csv", "source_file=2026-04-06.csv"};
@@ -378,6 +396,7 @@ static int read_row(const struct line_fields *lf, const int *col, const char *na
 		char src[512];
 		field_copy(lf, col[C_SOURCE], src, sizeof(src));
 		r->harness = row_harness(src);
+		row_measured(src, r->measured, sizeof(r->measured));
 	}
 	if (strcmp(r->mode, "disagg") == 0)
 		return read_disagg(lf, col, v, name, line, r, e);

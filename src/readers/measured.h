@@ -173,6 +173,9 @@ struct aic_row {
 	/* the benchmark client that measured it, from its source (aic.c,
 	 * row_harness; eval/silicon/HARNESS.md, "Two harnesses") */
 	enum aic_harness { AIC_HARNESS_AIPERF, AIC_HARNESS_INFERENCEX } harness;
+	/* the day it was measured, "YYYY-MM-DD" from silicon_data_source's
+	 * measured= ("" when not recorded): which launch recipe of the day ran */
+	char measured[11];
 	bool relaid;         /* layout recorded x moe_ep (agg) or decode EP copied from
 				the prefill pool's (disagg), read as the real one (aic.c) */
 	/* disagg rows: each pool's per-worker batch_size and num_workers (0:

@@ -177,6 +177,7 @@ struct replica {
 	 * (on the group's first rank) its counters of steps held */
 	bool adp_hold;
 	int64_t adp_wait, adp_batch;
+	int64_t bw_count; /* sim_cfg.batch_wait_iters: steps that held contexts */
 	struct req **sched;                /* explicit requests scheduled this step */
 	size_t nsched, sched_cap;
 	struct req **others;               /* running requests that are not decoders */

@@ -106,6 +106,14 @@ struct sim_cfg {
 	 * is generating, it batches them for adp_batching_wait_iters more steps
 	 * (the engine's rule: src/engine/trtllm.c) */
 	int64_t adp_timeout_iters, adp_batching_wait_iters;
+	/* TensorRT-LLM's batch waiting (batch_wait_timeout_iters,
+	 * batch_wait_max_tokens_ratio x max_num_tokens; both 0: off), without
+	 * attention DP: while generation requests run, new context requests
+	 * wait until the step's context and generation tokens reach
+	 * batch_wait_tokens or batch_wait_iters steps have held them (the
+	 * engine's rule: src/engine/trtllm.c) */
+	int64_t batch_wait_iters;
+	double batch_wait_tokens;
 	int dp;
 	/* independent copies of the whole layout (pd.prefill + dp engine
 	 * ranks each, stepping and caching on their own), all on one clock

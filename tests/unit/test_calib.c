@@ -281,6 +281,40 @@ static void test_aic_sglang_templates(void)
 	exp_table_release(&t);
 }
 
+/* InferenceX's TensorRT-LLM launch recipes (ix_trtllm_limits): the
+ * scripts' max_num_tokens (Llama-3.1-70B 16384, gpt-oss 20000, DeepSeek-R1
+ * round64(C + ISL + 64) with a floor of 8192 from 2026-01-21) and batch
+ * waiting (Llama-3.1-70B 1k/1k below TP 8: 20 iterations, 0.9; DeepSeek-R1
+ * fp8 B200 1k/1k from 64 clients, from 2026-01-29: 40, 0.8). */
+static void test_aic_trtllm_recipes(void)
+{
+	static const char *const id[5] = {"llama70_b200_1k1k", "llama70_b200_1k8k", "dsr1_b200_1k1k_c64_tp8_jan14",
+					  "dsr1_b200_1k1k_c64_tp8_feb03", "gptoss_b200"};
+	static const int64_t mbt[5] = {16384, 16384, 1152, 8192, 20000}, iters[5] = {20, 0, 0, 40, 0};
+	static const double ratio[5] = {0.9, 0, 0, 0.8, 0};
+	static struct experiment x;
+	static struct exp_table t;
+	char why[256];
+	struct err e;
+	size_t i;
+
+	if (exp_table_open(fixture("aic-trtllm-recipes.csv"), NULL, &t, &e) < 0) {
+		CHECK(0, "aic-trtllm-recipes.csv opens: %s", e.msg);
+		return;
+	}
+	CHECK(t.aic.n == 5, "five rows (%zu)", t.aic.n);
+	for (i = 0; i < 5 && i < t.aic.n; i++) {
+		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
+		CHECK(rc == 1 && strstr(x.name, id[i]) && x.k.max_num_batched_tokens == mbt[i] &&
+			      x.batch_wait_iters == iters[i] && x.batch_wait_ratio == ratio[i],
+		      "%s: max_num_tokens %lld (want %lld), batch wait %lld / %g (want %lld / %g)", id[i],
+		      (long long)x.k.max_num_batched_tokens, (long long)mbt[i], (long long)x.batch_wait_iters,
+		      x.batch_wait_ratio, (long long)iters[i], ratio[i]);
+		experiment_release(&x);
+	}
+	exp_table_release(&t);
+}
+
 /* Reasons rows share: figures become N, a flag's value and advice stay. */
 static void test_skip_reason(void)
 {
@@ -374,6 +408,7 @@ int main(void)
 	test_workload_label();
 	test_skip_reason();
 	test_aic_sglang_templates();
+	test_aic_trtllm_recipes();
 	test_ablation_design();
 	test_bare_defaults();
 	return check_done();

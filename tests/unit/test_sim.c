@@ -1417,6 +1417,56 @@ static void test_trtllm_adp_balance(const struct model_cfg *m)
 	      "a context on every rank goes at once: line %d with the balance, %d without", pair_on, pair_off);
 }
 
+/* TensorRT-LLM's batch waiting (trtllm_batch_wait): one engine generating
+ * request 0 (60 tokens); request 1 (200-token prompt) arrives alone at 5 ms.
+ * The step-log line (one per step) where its prefill runs: with `iters` 0
+ * (off) the next step takes it; with batch_wait_timeout_iters `iters` and a
+ * token threshold above the step's 201 tokens the engine holds it `iters`
+ * steps; with a threshold it reaches (`tokens` <= 201) it goes at once. */
+static int bw_prefill_line(const struct model_cfg *m, int64_t iters, double tokens)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL;
+	const char *row, *hit;
+	int line = -1, n;
+
+	make_cost(&c, m, 2048, 64, 0);
+	base_cfg(&sc, 2048, 64, 1000);
+	sc.policy = policy_of("trtllm");
+	sc.batch_wait_iters = iters;
+	sc.batch_wait_tokens = tokens;
+	trace_spec(&w, "0,200,60,-1\n0.005,200,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2,
+	      "batch waiting %lld / %.0f tokens: every request completes", (long long)iters, tokens);
+	hit = log ? strstr(log, " 1+200 ") : NULL;
+	for (row = log, n = 0; hit && row && row < hit; n++) {
+		row = strchr(row, '\n');
+		row = row ? row + 1 : NULL;
+		if (row && row > hit)
+			break;
+		line = n;
+	}
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+	return hit ? line + 1 : -1;
+}
+
+static void test_trtllm_batch_wait(const struct model_cfg *m)
+{
+	int off = bw_prefill_line(m, 0, 0), on = bw_prefill_line(m, 8, 1e9), full = bw_prefill_line(m, 8, 150);
+
+	CHECK(off > 0 && on == off + 8,
+	      "a context beside generation waits batch_wait_timeout_iters 8 steps: its prefill on log line %d, "
+	      "not %d", on, off);
+	CHECK(full == off, "and goes at once when the step's tokens reach the threshold: line %d against %d", full,
+	      off);
+}
+
 /* Pipeline parallelism, vLLM V1 style: with PP 2 and a 64-token budget,
  * request 0's prefill fills the first batch; request 1's enters the
  * pipeline when the first stage frees, half the first batch's time later,
@@ -3055,6 +3105,7 @@ int main(void)
 	test_pd(&m);
 	test_pd_first_token(&m);
 	test_trtllm_adp_balance(&m);
+	test_trtllm_batch_wait(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
 	test_status_sketch(&m);
