@@ -347,6 +347,9 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	out->usd_per_mtok = out->j_per_tok = out->tok_s_per_w = NAN;
 	out->binding = -1;
 	sc.par = d->par;
+	/* EPLB's redundant experts are the layout's (resolve_eplb sets them
+	 * on the base); a candidate's layout keeps them where it has EP */
+	sc.par.ep_redundant = sc.eplb && sc.par.ep > 1 ? sc.eplb_redundant : 0;
 	sc.wdt = d->wdt;
 	sc.replicas = d->replicas > 1 ? d->replicas : 1;
 	if (in->kv_follows_dtype) /* the engine's default for these weights */
@@ -370,7 +373,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	if (d->pd_prefill > 0) {
 		sc.pd_prefill = d->pd_prefill;
 		sc.pd_decode = d->pd_decode;
-		sc.prefill_par = d->par;
+		sc.prefill_par = sc.par; /* the same layout, EPLB slots included */
 		/* the prefill workers on another budget GPU: its type's tables
 		 * and memory, as run --prefill-gpu (the tables are the cache's
 		 * already: each budget GPU's base scenario loaded them) */
