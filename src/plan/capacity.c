@@ -611,10 +611,12 @@ static bool narrow_enough(const struct cap_cfg *c, double lo, double hi)
 }
 
 /* One seed: bracket from start by factor, then bisect on pred (SLO pass, or
- * not saturated).  *lo NAN: fails at the lowest probe; *hi NAN: holds at
- * the highest. */
+ * not saturated).  known_hi (NAN: none): a rate above start already known to
+ * fail pred, the bracket's upper end when start holds (no rate between them
+ * is then probed twice over).  *lo NAN: fails at the lowest probe; *hi NAN:
+ * holds at the highest. */
 static int bracket_bisect(struct search *S, uint64_t seed, double start, double factor,
-			  bool saturation, double *lo_out, double *hi_out, struct err *e)
+			  bool saturation, double known_hi, double *lo_out, double *hi_out, struct err *e)
 {
 	const struct cap_cfg *c = S->c;
 	const struct cap_point *p;
@@ -630,7 +632,10 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 #define OK(pp) (saturation ? !(pp)->saturated : (pp)->pass)
 	if ((rc = probe(S, x, seed, saturation, &p, e)) < 0)
 		return rc;
-	if (OK(p)) {
+	if (OK(p) && known_hi > x) {
+		lo = x;
+		hi = known_hi;
+	} else if (OK(p)) {
 		lo = x;
 		for (;;) {
 			x = c->concurrency ? ceil(x * factor) : x * factor;
@@ -681,6 +686,21 @@ static int bracket_bisect(struct search *S, uint64_t seed, double start, double 
 	*lo_out = lo;
 	*hi_out = hi;
 	return 0;
+}
+
+/* The lowest rate above x that seed's probes ran in full and found
+ * saturated; NAN when none. */
+static double lowest_saturated_above(const struct search *S, uint64_t seed, double x)
+{
+	double best = NAN;
+	size_t i;
+
+	for (i = 0; i < S->n; i++) {
+		const struct cap_point *p = &S->pts[i];
+		if (p->seed == seed && !p->cut && p->saturated && p->offered > x && !(p->offered >= best))
+			best = p->offered;
+	}
+	return best;
 }
 
 static const struct cap_point *find(const struct search *S, double x, uint64_t seed)
@@ -792,7 +812,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 		 * band member equals that seed's own answer: near the knee the
 		 * pass/fail boundary of one seed is not monotone, and another
 		 * bracket could land on another crossing */
-		if ((rc = bracket_bisect(&S, seed, c->start, 2, false, &lo, &hi, e)) < 0 ||
+		if ((rc = bracket_bisect(&S, seed, c->start, 2, false, NAN, &lo, &hi, e)) < 0 ||
 		    (rc = judge_probe(&S, lo, seed, e)) < 0 || (rc = judge_probe(&S, hi, seed, e)) < 0)
 			goto out;
 		if (isnan(lo)) {
@@ -844,9 +864,14 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 			 c->concurrency ? "concurrency" : "rate", sorted[c->nseeds - 1],
 			 c->concurrency ? " (one client per request)" : " req/s");
 	if (!c->concurrency && !c->no_saturation) {
-		/* saturation on the first seed, started from its capacity */
+		/* saturation on the first seed, started from its capacity and,
+		 * when the capacity search already ran a saturated rate above it,
+		 * bracketed by the lowest such rate: the onset lies between them
+		 * (bisecting from a doubled rate instead probes that span again
+		 * and can answer a rate above one already seen saturated) */
 		double lo, hi;
-		if ((rc = bracket_bisect(&S, c->seed, res->per_seed[0], 2, true, &lo, &hi, e)) < 0)
+		if ((rc = bracket_bisect(&S, c->seed, res->per_seed[0], 2, true,
+					 lowest_saturated_above(&S, c->seed, res->per_seed[0]), &lo, &hi, e)) < 0)
 			goto out;
 		if (!isnan(lo) && !isnan(hi))
 			res->saturation_rate = hi;

@@ -161,7 +161,50 @@ static void test_grid(const struct scenario_state *st, const struct wl_spec *wl)
 	CHECK(r.binding >= 0, "binding metric named (%d)", r.binding);
 	CHECK(!isnan(r.saturation_rate) && r.saturation_rate >= r.max_rate,
 	      "saturation %.3f at or above the capacity", r.saturation_rate);
+	/* the onset is at or below every rate above the capacity that a probe
+	 * already found saturated */
+	for (size_t i = 0; i < r.ncurve; i++) {
+		const struct cap_point *q = &r.curve[i];
+		if (q->seed == c.seed && !q->cut && q->saturated && q->offered > r.max_rate)
+			CHECK(r.saturation_rate <= q->offered, "saturation %.4f at or below the saturated probe %.4f",
+			      r.saturation_rate, q->offered);
+	}
 	cap_result_release(&r);
+}
+
+/* Saturation binding (SLOs too loose to bind): the saturation rate reported
+ * is at or below every rate above the capacity that a probe of the search
+ * already found saturated (it was a doubled-rate bisection that could land
+ * above one), and no rate is probed twice over for it. */
+static void test_saturation_bracket(const struct scenario_state *st, const struct wl_spec *wl)
+{
+	struct cap_cfg c;
+	struct cap_result r;
+	struct err e;
+	struct wl_spec w = *wl;
+	int seen = 0;
+
+	w.num_requests = 800; /* long enough to judge a probe at ~35 req/s */
+	cap_cfg_defaults(&c);
+	CHECK(cap_slo_parse("ttft_p90_ms=1000000,itl_mean_ms=100000", &c, &e) == 0, "slo");
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		c.seed = seed;
+		if (cap_search(st, &w, &c, &r, &e) < 0) {
+			CHECK(0, "search seed %llu: %s", (unsigned long long)seed, e.msg);
+			continue;
+		}
+		for (size_t i = 0; i < r.ncurve; i++) {
+			const struct cap_point *q = &r.curve[i];
+			if (q->seed == seed && !q->cut && q->saturated && q->offered > r.max_rate) {
+				seen++;
+				CHECK(r.saturation_rate <= q->offered,
+				      "seed %llu: saturation %.4f at or below the saturated probe %.4f",
+				      (unsigned long long)seed, r.saturation_rate, q->offered);
+			}
+		}
+		cap_result_release(&r);
+	}
+	CHECK(seen > 0, "saturated probes above the capacity (%d)", seen);
 }
 
 /* The pooled ITL as an SLO: a whole-run percentile of every chunk gap, so it
@@ -312,6 +355,7 @@ int main(void)
 	if (setup(&m, &wl, &sc, &st) == 0) {
 		test_goodput(&st, &wl);
 		test_grid(&st, &wl);
+		test_saturation_bracket(&st, &wl);
 		test_band(&st, &wl);
 		test_pooled_slo(&st, &wl);
 		test_unmet(&st, &wl);
