@@ -123,6 +123,10 @@ struct engine_type {
 	/* its overlap scheduler is off under speculative decoding (the host
 	 * terms' CPU part no longer hides under the GPU's batch) */
 	bool spec_no_overlap;
+	/* a cold server (scenario.cold_start: the client sent no warm-up):
+	 * the one-time stall of its first prefill step right after another
+	 * (sim_cfg.cold_start_s), s; 0: none known */
+	double cold_start_s;
 	/* EPLB: engine steps between two rebalances when none is given (0: it
 	 * has no EPLB servesim models) */
 	int64_t eplb_interval;

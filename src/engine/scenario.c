@@ -484,6 +484,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.adp_batching_wait_iters = s->trtllm_adp_batching_wait_iters;
 	st->sc.batch_wait_iters = s->trtllm_batch_wait_iters;
 	st->sc.batch_wait_tokens = s->trtllm_batch_wait_ratio * (double)s->k.max_num_batched_tokens;
+	st->sc.cold_start_s = s->cold_start ? en->cold_start_s : 0;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = s->router;

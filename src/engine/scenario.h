@@ -90,6 +90,9 @@ struct scenario {
 	 * (sim_cfg.batch_wait_iters, batch_wait_tokens; 0: off) */
 	int64_t trtllm_batch_wait_iters;
 	double trtllm_batch_wait_ratio;
+	/* the benchmark client sent no warm-up requests, so the server starts
+	 * cold (sim_cfg.cold_prefix_s from engine_type.cold_prefix_s) */
+	bool cold_start;
 	/* KV offload to host memory (sim_cfg.offload; engine_type.offload),
 	 * in k.  vLLM: kv_offloading_gib > 0 (--kv-offloading-size, GiB over the TP
 	 * ranks of an engine) with kv_offloading_backend (native: its

@@ -1644,11 +1644,42 @@ static void ix_trtllm_limits(const struct aic_row *r, bool deepseek, struct expe
  *   B200 (gptoss_fp4_b200_trt.sh, since 2025-11-03) TensorRT-LLM's defaults
  *   (AttentionDpConfig: 50 and 10); the recipes' token budget and batch
  *   waiting (ix_trtllm_limits). */
+/* InferenceX's client (kimbochen/bench_serving, then its copy in
+ * utils/bench_serving) sent no warm-up requests until d053ae24e
+ * (SemiAnalysisAI/InferenceX, 2026-01-21, "adding warmup": --num-warmups
+ * 2 C from then on), and from 15b7c00b0 (2025-10-06, "removing persistent
+ * cache from b200") the B200 runner mounts no FlashInfer JIT cache
+ * (FLASHINFER_WORKSPACE_BASE): an aggregated row measured before the
+ * warm-up came in starts from a cold server (experiment.cold_start), its
+ * first measured requests paying what the server does on first use.  (Its
+ * P/D rows ran srt-slurm's own client, not this one.) */
+#define IX_WARMUP_FROM "2026-01-21"
+
+/* The prompts per client of a run before the warm-up came in: the B200
+ * runner (runners/launch_b200-nvd.sh, later launch_b200-dgxc.sh, until
+ * d053ae24e) sent 20 C at OSL 8192 and 50 C otherwise for the models
+ * "deepseek-ai/DeepSeek-R1-0528" (the fp8 SGLang configs) and
+ * "nvidia/DeepSeek-R1-0528-FP4" (the fp4 SGLang configs until 17d5e204f,
+ * 2025-11-03, which moved them to "nvidia/DeepSeek-R1-0528-FP4-V2"), 10 C
+ * for every other model.  Only SGLang's rows are read this way: the
+ * TensorRT-LLM configs named other checkpoints and ran other runners. */
+static int64_t ix_cold_prompts(const struct aic_row *r, int be, bool deepseek, bool fp4)
+{
+	if (be != AIC_SGLANG || !deepseek || strcmp(r->system, "b200_sxm") != 0 ||
+	    (fp4 && strcmp(r->measured, "2025-11-03") >= 0))
+		return AIC_MEASURED_PER_CLIENT;
+	return r->osl >= 8192 ? 20 : 50;
+}
+
 static void inferencex_row(const struct aic_row *r, int be, struct experiment *x)
 {
 	bool deepseek = strncasecmp(r->model, "deepseek-ai/", 12) == 0, fp4 = strcmp(r->precision, "fp4") == 0;
 
 	snprintf(x->wl.harness, sizeof(x->wl.harness), "vllm-bench");
+	if (strcmp(r->mode, "agg") == 0 && r->measured[0] && strcmp(r->measured, IX_WARMUP_FROM) < 0) {
+		x->cold_start = true;
+		x->wl.num_requests = ix_cold_prompts(r, be, deepseek, fp4) * r->concurrency;
+	}
 	/* Its MTP runs wrap each random prompt in the model's chat template
 	 * (--use-chat-template: on every single-node MTP script, a blocking
 	 * review rule since InferenceX PR 647, "without this arg, MTP
@@ -1799,7 +1830,7 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	ms->index = 0;
 	ms->rate = (double)r->concurrency;
 	ms->duration_s = 1;
-	ms->completed = AIC_MEASURED_PER_CLIENT * r->concurrency;
+	ms->completed = x->wl.num_requests - x->warmup_requests;
 	for (k = 0; k < EM__COUNT; k++)
 		ms->v[k] = NAN;
 	ms->v[EM_TTFT_MEAN] = r->ttft_ms;

@@ -66,6 +66,8 @@ struct experiment {
 	 * (0: not set) */
 	int64_t batch_wait_iters;
 	double batch_wait_ratio;
+	/* its client sent no warm-up requests (scenario.cold_start) */
+	bool cold_start;
 	bool kv_engine_auto;       /* silicon rows: the engine's default KV dtype, not the row's precision */
 	int spec_tokens;           /* multi-token prediction's draft tokens per step (0: off) */
 	/* P/D disaggregation (pd_prefill 0: aggregated): pd_prefill prefill

@@ -132,6 +132,9 @@ struct replica {
 	struct kvc host;
 	int64_t host_loads;
 	uint64_t host_stored_seen;
+	/* sim_cfg.cold_start_s: the last step priced held a prefill chunk;
+	 * the one-time stall is behind it */
+	bool cold_last_prefill, cold_paid;
 	/* LoRA (sim_cfg.lora; sim/lora.c): running requests per adapter id
 	 * (run[0 .. cap)), the distinct adapters they hold (as the limit
 	 * counts them) and those other than the base model, each adapter's last use while in a GPU slot / in host

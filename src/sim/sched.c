@@ -1449,6 +1449,19 @@ static double offload_step_s(struct sim *s, struct replica *rp, double t)
 	return u;
 }
 
+/* sim_cfg.cold_start_s: the one-time stall of a cold server's first
+ * prefill step right after another prefill step, else 0. */
+static double cold_start_stall_s(struct sim *s, struct replica *rp, const struct step_desc *d)
+{
+	bool pre = d->nchunks > 0, stall = pre && rp->cold_last_prefill;
+
+	rp->cold_last_prefill = pre;
+	if (!stall)
+		return 0;
+	rp->cold_paid = true;
+	return s->cfg.cold_start_s;
+}
+
 /* Price replica ri's planned step: the forward pass plus the drafting that
  * follows it with speculative decoding, and the host tier's transfers
  * with KV offload. */
@@ -1482,6 +1495,8 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 
 	if (rp->spec_n > 0)
 		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
+	if (s->cfg.cold_start_s > 0 && !rp->cold_paid)
+		t += cold_start_stall_s(s, rp, d);
 	if (rp->host.total > 0)
 		t = offload_step_s(s, rp, t);
 	if (s->cfg.lora.max_loras > 0)

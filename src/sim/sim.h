@@ -98,6 +98,12 @@ struct sim_cfg {
 	 * batch (SchedulerRecvSkipper); an idle replica polls at once */
 	int recv_interval;
 #define SIM_MAX_RECV_INTERVAL 100000
+	/* A cold server (a client that sent no warm-up requests): the first
+	 * prefill step of each replica that directly follows another prefill
+	 * step (no decode step between: a burst of prompts larger than one
+	 * prefill batch, as the first wave of a closed loop) lasts
+	 * cold_start_s longer, once (engine_type.cold_start_s; 0: warm) */
+	double cold_start_s;
 	/* TensorRT-LLM's attention-DP context balance (attention_dp_config
 	 * enable_balance, timeout_iters, batching_wait_iters; adp_timeout_iters
 	 * 0: off): a lockstep group holds its new context requests back while

@@ -315,6 +315,38 @@ static void test_aic_trtllm_recipes(void)
 	exp_table_release(&t);
 }
 
+/* InferenceX rows measured before its client's warm-up (d053ae24e,
+ * 2026-01-21) start from a cold server (experiment.cold_start), with the
+ * B200 runner's prompt counts: 50 C (20 C at OSL 8192) for the fp8
+ * checkpoint and the fp4 one named until 2025-11-03, 10 C otherwise. */
+static void test_aic_sglang_cold(void)
+{
+	static const char *const id[5] = {"dsr1_fp8_1k1k_nov18", "dsr1_fp8_1k8k_nov18", "dsr1_fp4_1k1k_nov10",
+					  "dsr1_fp4_8k1k_nov02", "dsr1_fp8_1k1k_mar25"};
+	static const int64_t nreq[5] = {400, 160, 80, 400, 80};
+	static const bool cold[5] = {true, true, true, true, false};
+	static struct experiment x;
+	static struct exp_table t;
+	char why[256];
+	struct err e;
+	size_t i;
+
+	if (exp_table_open(fixture("aic-sglang-cold.csv"), NULL, &t, &e) < 0) {
+		CHECK(0, "aic-sglang-cold.csv opens: %s", e.msg);
+		return;
+	}
+	CHECK(t.aic.n == 5, "five rows (%zu)", t.aic.n);
+	for (i = 0; i < 5 && i < t.aic.n; i++) {
+		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
+		CHECK(rc == 1 && strstr(x.name, id[i]) && x.cold_start == cold[i] && x.wl.num_requests == nreq[i] &&
+			      x.stages[0].completed == nreq[i],
+		      "%s: cold start %d (want %d), %lld requests, %lld measured (want %lld)", id[i], x.cold_start,
+		      cold[i], (long long)x.wl.num_requests, (long long)x.stages[0].completed, (long long)nreq[i]);
+		experiment_release(&x);
+	}
+	exp_table_release(&t);
+}
+
 /* Reasons rows share: figures become N, a flag's value and advice stay. */
 static void test_skip_reason(void)
 {
@@ -409,6 +441,7 @@ int main(void)
 	test_skip_reason();
 	test_aic_sglang_templates();
 	test_aic_trtllm_recipes();
+	test_aic_sglang_cold();
 	test_ablation_design();
 	test_bare_defaults();
 	return check_done();

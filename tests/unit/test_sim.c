@@ -1467,6 +1467,49 @@ static void test_trtllm_batch_wait(const struct model_cfg *m)
 	      off);
 }
 
+/* A cold server (sim_cfg.cold_start_s): three 64-token prompts at once
+ * with a 64-token budget take three prefill steps in a row; the second,
+ * the first to follow another prefill step, lasts 0.5 s longer, the first
+ * and third as when warm, and nothing else moves. */
+static void cold_steps(const struct model_cfg *m, double cold, double dur[4])
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log = NULL, *csv = NULL, buf[256];
+	int i;
+
+	make_cost(&c, m, 64, 64, 0);
+	base_cfg(&sc, 64, 64, 1000);
+	sc.cold_start_s = cold;
+	trace_spec(&w, "0,64,3,-1\n0,64,3,-1\n0,64,3,-1\n");
+	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 3, "cold-start run completes (%g s)", cold);
+	for (i = 0; i < 4; i++) {
+		dur[i] = -1;
+		if (line_n(log, i, buf, sizeof(buf)))
+			sscanf(buf, "step %*u t=%*f %*[^=]=%lf", &dur[i]);
+	}
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
+static void test_cold_start(const struct model_cfg *m)
+{
+	double warm[4], cold[4];
+
+	cold_steps(m, 0, warm);
+	cold_steps(m, 0.5, cold);
+	CHECK(warm[0] > 0 && fabs(cold[0] - warm[0]) < 1e-9, "cold start: the first prefill step as warm (%.6f, %.6f)",
+	      cold[0], warm[0]);
+	CHECK(warm[1] > 0 && fabs(cold[1] - warm[1] - 0.5) < 1e-6,
+	      "the second prefill step in a row pays 0.5 s once: %.6f against %.6f warm", cold[1], warm[1]);
+	CHECK(warm[2] > 0 && fabs(cold[2] - warm[2]) < 1e-9 && fabs(cold[3] - warm[3]) < 1e-9,
+	      "and the later steps do not: %.6f %.6f against %.6f %.6f", cold[2], cold[3], warm[2], warm[3]);
+}
+
 /* Pipeline parallelism, vLLM V1 style: with PP 2 and a 64-token budget,
  * request 0's prefill fills the first batch; request 1's enters the
  * pipeline when the first stage frees, half the first batch's time later,
@@ -3106,6 +3149,7 @@ int main(void)
 	test_pd_first_token(&m);
 	test_trtllm_adp_balance(&m);
 	test_trtllm_batch_wait(&m);
+	test_cold_start(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
 	test_status_sketch(&m);
