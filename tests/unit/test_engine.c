@@ -217,6 +217,18 @@ static void test_host_terms(void)
 	      "SGLang P/D workers: no eager floor fitted on aggregated runs");
 	vllm = engine_host_for(engine_find("vllm"), "0.12.0", true, "aiperf");
 	CHECK(vllm && !vllm->harness && vllm->ov.req_us == 0, "vLLM P/D under aiperf: the general row");
+	{
+		/* TensorRT-LLM before 1.1: more time per layer (the 1.0.0rc3 rows),
+		 * its own fit; 1.1 on, an unknown version and P/D workers keep 5 us */
+		const struct engine_type *tr = engine_find("trtllm");
+		const struct engine_host *old = engine_host_for(tr, "1.0.0rc3", false, NULL),
+					 *cur = engine_host_for(tr, "1.1.0rc2.post2", false, NULL);
+		CHECK(old && cur && old != cur && old->ov.layer_us == 20 && cur->ov.layer_us == 5 &&
+			      old->ov.api_ttft_ms == cur->ov.api_ttft_ms && old->fit == OV_LAYER,
+		      "TensorRT-LLM 1.0: 20 us per layer, its only fitted term; 1.1: 5 us");
+		CHECK(engine_host_for(tr, "", false, NULL) == cur && engine_host_for(tr, "1.0.0rc3", true, NULL)->ov.layer_us == 5,
+		      "an unknown version: the newest row; a P/D worker of 1.0: the P/D row");
+	}
 }
 
 /* SGLang's overlap scheduler is off under EAGLE / MTP unless
