@@ -1690,6 +1690,15 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 	 * text prompts: the text curve, not the random-token one. */
 	if (x->spec_tokens > 0)
 		x->wl.prompt_kind = WL_PROMPTS_CHAT;
+	/* SGLang DeepSeek-R1 fp4 on B200 ran expert-parallel MoE at EP = TP
+	 * from its first script: dsr1_fp4_b200_docker.sh passed
+	 * --enable-ep-moe (SGLang then sets ep_size = tp_size) until
+	 * d8fe8f73e (2025-11-10), then --ep-size $EP_SIZE with the config's
+	 * ep: 4 and ep: 8 for the TP 4 and TP 8 entries (nvidia-master.yaml,
+	 * the same commit).  The rows measured before the config had the field
+	 * (2025-11-02, 2025-11-10) record moe_ep_size 1. */
+	if (be == AIC_SGLANG && deepseek && fp4 && strcmp(r->system, "b200_sxm") == 0 && x->ep == 1 && x->dp == 1)
+		x->ep = x->tp;
 	x->wl.prompt.kind = x->wl.output.kind = WL_UNIFORM;
 	x->wl.prompt.a = floor(AIC_IX_RANGE_RATIO * (double)r->isl);
 	x->wl.prompt.b = (double)r->isl;

@@ -318,13 +318,15 @@ static void test_aic_trtllm_recipes(void)
 /* InferenceX rows measured before its client's warm-up (d053ae24e,
  * 2026-01-21) start from a cold server (experiment.cold_start), with the
  * B200 runner's prompt counts: 50 C (20 C at OSL 8192) for the fp8
- * checkpoint and the fp4 one named until 2025-11-03, 10 C otherwise. */
+ * checkpoint and the fp4 one named until 2025-11-03, 10 C otherwise; the
+ * SGLang fp4 rows that record EP 1 ran EP = TP (--enable-ep-moe). */
 static void test_aic_sglang_cold(void)
 {
 	static const char *const id[5] = {"dsr1_fp8_1k1k_nov18", "dsr1_fp8_1k8k_nov18", "dsr1_fp4_1k1k_nov10",
 					  "dsr1_fp4_8k1k_nov02", "dsr1_fp8_1k1k_mar25"};
 	static const int64_t nreq[5] = {400, 160, 80, 400, 80};
 	static const bool cold[5] = {true, true, true, true, false};
+	static const int ep[5] = {1, 1, 8, 8, 1};
 	static struct experiment x;
 	static struct exp_table t;
 	char why[256];
@@ -339,9 +341,10 @@ static void test_aic_sglang_cold(void)
 	for (i = 0; i < 5 && i < t.aic.n; i++) {
 		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
 		CHECK(rc == 1 && strstr(x.name, id[i]) && x.cold_start == cold[i] && x.wl.num_requests == nreq[i] &&
-			      x.stages[0].completed == nreq[i],
-		      "%s: cold start %d (want %d), %lld requests, %lld measured (want %lld)", id[i], x.cold_start,
-		      cold[i], (long long)x.wl.num_requests, (long long)x.stages[0].completed, (long long)nreq[i]);
+			      x.stages[0].completed == nreq[i] && x.ep == ep[i],
+		      "%s: cold start %d (want %d), %lld requests, %lld measured (want %lld), EP %d (want %d)", id[i],
+		      x.cold_start, cold[i], (long long)x.wl.num_requests, (long long)x.stages[0].completed,
+		      (long long)nreq[i], x.ep, ep[i]);
 		experiment_release(&x);
 	}
 	exp_table_release(&t);
