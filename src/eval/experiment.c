@@ -1490,6 +1490,39 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 	}
 }
 
+/* The TensorRT-LLM a Dynamo runtime image ships, by Dynamo release, as
+ * aiconfigurator's generator records it (ai-dynamo/aiconfigurator @
+ * 095f58a51c4ca8e61b66ec108d86f223f8d559ce,
+ * src/aiconfigurator/generator/config/backend_version_matrix.yaml).  The
+ * disaggregated TensorRT-LLM rows ran in ai-dynamo/tensorrtllm-runtime
+ * images (aic_row.dynamo_image) and record the image's (Dynamo's) version
+ * as backend_version, or a version of aiconfigurator's own; their kernel
+ * collection is the one nearest the TensorRT-LLM inside (0.8.1.post2 ships
+ * 1.2.0rc6, priced before with 1.3.0rc20's tables).  A patch release
+ * (.postN, -dev.N) takes its base release's entry; a release the matrix
+ * does not name (0.5.1) keeps backend_version. */
+static const struct {
+	const char *dynamo, *trtllm;
+} dynamo_trtllm[] = {
+	{"1.3.0", "1.3.0rc23"},   {"1.2.0", "1.3.0rc14"},     {"1.1.0", "1.3.0rc11"},
+	{"1.0.0", "1.3.0rc5.post1"}, {"0.9.0", "1.3.0rc1"},   {"0.8.1", "1.2.0rc6.post1"},
+	{"0.8.0", "1.2.0rc6.post1"}, {"0.7.1", "1.2.0rc3"},   {"0.7.0", "1.2.0rc2"},
+	{"0.6.1", "1.1.0rc5"},    {"0.6.0", "1.1.0rc5"},
+};
+
+static void dynamo_trtllm_version(const char *dyn, char *out, size_t n)
+{
+	size_t len = strspn(dyn, "0123456789."), i;
+
+	while (len > 0 && dyn[len - 1] == '.') /* "0.8.1.post2": the release is "0.8.1" */
+		len--;
+	for (i = 0; i < sizeof(dynamo_trtllm) / sizeof(dynamo_trtllm[0]); i++)
+		if (strlen(dynamo_trtllm[i].dynamo) == len && strncmp(dyn, dynamo_trtllm[i].dynamo, len) == 0) {
+			snprintf(out, n, "%s", dynamo_trtllm[i].trtllm);
+			return;
+		}
+}
+
 /* A mode=disagg row as a P/D experiment: prefill_num_workers prefill
  * workers and decode_num_workers decode workers, each one engine of its
  * pool's layout (attention-DP ranks included, as for agg rows).  Rows without the worker counts (the two sources that
@@ -1793,6 +1826,8 @@ static int aic_row_load(const struct exp_table *t, size_t i, struct experiment *
 	 * backend_version, its newest when the row records none */
 	snprintf(x->engine, sizeof(x->engine), "%s", aic_backend_names[be]);
 	snprintf(x->engine_version, sizeof(x->engine_version), "%.31s", r->version[0] ? r->version : "unknown");
+	if (be == AIC_TRTLLM && r->dynamo_image[0])
+		dynamo_trtllm_version(r->dynamo_image, x->engine_version, sizeof(x->engine_version));
 	snprintf(x->precision, sizeof(x->precision), "precision=%s gemm=%s moe=%s", r->precision,
 		 r->gemm_quant, r->moe_quant);
 	if (strcmp(r->mode, "disagg") == 0) {

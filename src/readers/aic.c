@@ -214,6 +214,26 @@ static void row_measured(const char *src, char *out, size_t n)
 	out[10] = '\0';
 }
 
+/* The tag of an ai-dynamo/tensorrtllm-runtime image named in
+ * silicon_data_source ("...tensorrtllm-runtime:0.8.1.post2; ..."), "" when
+ * none is named (n >= 1). */
+static void row_dynamo_image(const char *src, char *out, size_t n)
+{
+	static const char key[] = "ai-dynamo/tensorrtllm-runtime:";
+	const char *m = strstr(src, key);
+	size_t len;
+
+	out[0] = '\0';
+	if (!m)
+		return;
+	m += sizeof(key) - 1;
+	len = strcspn(m, "; ");
+	if (len == 0 || len >= n)
+		return;
+	memcpy(out, m, len);
+	out[len] = '\0';
+}
+
 static enum aic_harness row_harness(const char *src)
 {
 	static const char *const files[] = {"source_file=2026-03-25.csv", "source_file=2026-04-06.csv"};
@@ -397,6 +417,7 @@ static int read_row(const struct line_fields *lf, const int *col, const char *na
 		field_copy(lf, col[C_SOURCE], src, sizeof(src));
 		r->harness = row_harness(src);
 		row_measured(src, r->measured, sizeof(r->measured));
+		row_dynamo_image(src, r->dynamo_image, sizeof(r->dynamo_image));
 	}
 	if (strcmp(r->mode, "disagg") == 0)
 		return read_disagg(lf, col, v, name, line, r, e);

@@ -176,6 +176,11 @@ struct aic_row {
 	/* the day it was measured, "YYYY-MM-DD" from silicon_data_source's
 	 * measured= ("" when not recorded): which launch recipe of the day ran */
 	char measured[11];
+	/* the tag V of the image when it was Dynamo's TensorRT-LLM runtime
+	 * (silicon_data_source names ai-dynamo/tensorrtllm-runtime:V), else "":
+	 * Dynamo's release, not TensorRT-LLM's (backend_version repeats it,
+	 * or names something else) */
+	char dynamo_image[24];
 	bool relaid;         /* layout recorded x moe_ep (agg) or decode EP copied from
 				the prefill pool's (disagg), read as the real one (aic.c) */
 	/* disagg rows: each pool's per-worker batch_size and num_workers (0:

@@ -350,6 +350,38 @@ static void test_aic_sglang_cold(void)
 	exp_table_release(&t);
 }
 
+/* TensorRT-LLM rows measured in Dynamo's runtime images record Dynamo's
+ * release (or aiconfigurator's own version) as backend_version; the kernel
+ * collection goes by the TensorRT-LLM the image ships (experiment.c,
+ * dynamo_trtllm_version: aiconfigurator's backend_version_matrix.yaml):
+ * 1.1.0-dev.2 -> 1.3.0rc11, 0.8.1.postN and 0.8.1 -> 1.2.0rc6.post1; 0.5.1
+ * is not in the matrix and keeps its version; an image of TensorRT-LLM's
+ * own (release:1.2.0rc6.post2) keeps it. */
+static void test_aic_dynamo_images(void)
+{
+	static const char *const want[7] = {"1.3.0rc11", "1.2.0rc6.post1", "1.2.0rc6.post1", "1.2.0rc6.post1",
+					    "0.5.1-rc0.pre3", "1.2.0rc6.post1", "1.2.0rc6.post2"};
+	static struct experiment x;
+	static struct exp_table t;
+	char why[256];
+	struct err e;
+	size_t i;
+
+	if (exp_table_open(fixture("aic-dynamo-images.csv"), NULL, &t, &e) < 0) {
+		CHECK(0, "aic-dynamo-images.csv opens: %s", e.msg);
+		return;
+	}
+	CHECK(t.aic.n == 7, "seven rows (%zu)", t.aic.n);
+	for (i = 0; i < 7 && i < t.aic.n; i++) {
+		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
+		CHECK(rc == 1 && strcmp(x.engine_version, want[i]) == 0, "%s (image %s): engine version %s (want %s)%s%s",
+		      t.aic.r[i].id, t.aic.r[i].dynamo_image[0] ? t.aic.r[i].dynamo_image : "not Dynamo's", x.engine_version,
+		      want[i], rc == 1 ? "" : ", not loaded: ", rc == 1 ? "" : why);
+		experiment_release(&x);
+	}
+	exp_table_release(&t);
+}
+
 /* Reasons rows share: figures become N, a flag's value and advice stay. */
 static void test_skip_reason(void)
 {
@@ -445,6 +477,7 @@ int main(void)
 	test_aic_sglang_templates();
 	test_aic_trtllm_recipes();
 	test_aic_sglang_cold();
+	test_aic_dynamo_images();
 	test_ablation_design();
 	test_bare_defaults();
 	return check_done();
