@@ -190,6 +190,12 @@ static void test_host_terms(void)
 	vllm = engine_host_for(engine_find("vllm"), "0.12.0", false, "aiperf");
 	CHECK(vllm && vllm->harness && strcmp(vllm->harness, "aiperf,vllm-bench") == 0 && vllm->ov.req_us > 0,
 	      "vLLM's aiperf row: per-request host time");
+	/* Per layer, not per step: a fixed step term charged 36-layer gpt-oss
+	 * as much as 80-layer Llama-3.1-70B (eval/silicon/HARNESS.md, "vLLM's
+	 * step terms per layer"). */
+	CHECK(vllm && vllm->ov.step_us == 0 && vllm->ov.layer_us > 0 && (vllm->fit & OV_LAYER) &&
+		      !(vllm->fit & OV_STEP),
+	      "vLLM's aiperf row: host time per layer, no per-step term");
 	CHECK(engine_host_for(engine_find("vllm"), "0.12.0", false, "vllm-bench") == vllm &&
 		      engine_host_for(engine_find("vllm"), "0.12.0", false, "vllm") != vllm &&
 		      engine_host_for(engine_find("vllm"), "0.12.0", false, "bench") != vllm,
