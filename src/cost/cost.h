@@ -104,6 +104,13 @@ struct cost_cfg {
 	bool eplb, eplb_async;
 	int eplb_redundant;
 	int64_t eplb_interval;
+	/* vLLM's FlashInfer all-reduce + RMSNorm fusion (compilation-config
+	 * pass_config fuse_allreduce_rms, enable_fi_allreduce_fusion before
+	 * 0.12): a TP all-reduce of at most this many bytes runs FlashInfer's
+	 * trtllm_allreduce_fusion, TensorRT-LLM's all-reduce kernel, and is
+	 * priced from the GPU's TensorRT-LLM all-reduce table; larger ones
+	 * take the engine's own path.  0: off */
+	double ar_fused_bytes;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -138,6 +145,10 @@ struct cost_model {
 	struct cost_cfg cfg;
 	const struct mfu_tables *tabs; /* &own_tabs, or borrowed from cfg.cache */
 	struct mfu_tables own_tabs;
+	/* cfg.ar_fused_bytes > 0: the tables whose all-reduce prices the fused
+	 * all-reduces (&own_ar_tabs, or borrowed from cfg.cache); else NULL */
+	const struct mfu_tables *ar_tabs;
+	struct mfu_tables own_ar_tabs;
 	int64_t max_m;
 	double *tok_s;      /* [max_m + 1]: token-linear part of a step, seconds */
 	double *tok_flops;  /* [max_m + 1]: FLOPs of that part (for H4-off) */

@@ -157,6 +157,11 @@ struct engine_type {
 	 * flags' words for the run header (n bytes); NULL: no LoRA (its
 	 * flags are refused before) */
 	int (*lora)(const struct scenario *sc, struct sim_lora *o, char *words, size_t n, struct err *e);
+	/* the TP all-reduces it fuses with the next RMSNorm by default on sc's
+	 * deployment (cost_cfg.ar_fused_bytes): up to this many bytes, 0 none;
+	 * NULL: it fuses none.  A deployment's own setting
+	 * (scenario.ar_fused_bytes) replaces it */
+	double (*ar_fused_bytes)(const struct scenario *sc);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

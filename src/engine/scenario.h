@@ -120,6 +120,10 @@ struct scenario {
 	int eplb_redundant;
 	int64_t eplb_interval;
 	char eplb_set[200];
+	/* the all-reduce + RMSNorm fusion (cost_cfg.ar_fused_bytes): all-reduces
+	 * of at most this many bytes; 0: the engine's default
+	 * (engine_type.ar_fused_bytes); < 0: none */
+	double ar_fused_bytes;
 };
 
 struct scenario_state {

@@ -76,6 +76,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->trtllm_batch_wait_iters = x->batch_wait_iters;
 	sc->trtllm_batch_wait_ratio = x->batch_wait_ratio;
 	sc->cold_start = x->cold_start;
+	sc->ar_fused_bytes = x->ar_fused_bytes;
 	if (x->k.mem_fraction_static > 0)
 		sc->k.mem_fraction_static = x->k.mem_fraction_static;
 	if (x->pd_prefill > 0) {

@@ -1646,6 +1646,51 @@ static void ix_trtllm_limits(const struct aic_row *r, bool deepseek, struct expe
 	}
 }
 
+/* InferenceX's vLLM launch scripts (SemiAnalysisAI/InferenceX; the script
+ * of the row's measured= day):
+ * - the KV cache: gpt-oss and MiniMax-M2.5 on H100 the default (auto: bf16);
+ *   gpt-oss on B200 from 25506e87c (2025-12-05, "Upgrade vLLM to v0.11.2")
+ *   --kv-cache-dtype fp8; Llama-3.1-70B (70b_{fp4,fp8}_b200_docker.sh,
+ *   70b_fp8_{h100,h200}_slurm.sh @ ac1998a5, the rows of 2025-10-29) fp8,
+ *   the fp4 rows too;
+ * - vLLM's FlashInfer all-reduce + RMSNorm fusion on B200 only:
+ *   Llama-3.1-70B (the same scripts: pass_config enable_fi_allreduce_fusion,
+ *   VLLM_FLASHINFER_ALLREDUCE_FUSION_THRESHOLDS_MB {"2":32,"4":32,"8":8})
+ *   and gpt-oss (gptoss_fp4_b200_docker.sh @ e06929c7 of 2025-11-02: the
+ *   same thresholds; from 25506e87c fuse_allreduce_rms with vLLM's default
+ *   thresholds, on SM100 64 / 32 / 1 MiB at TP 2 / 4 / 8:
+ *   vllm-project/vllm vllm/compilation/passes/fusion/allreduce_rms_fusion.py
+ *   @ 0052812d, FI_ALLREDUCE_FUSION_MAX_SIZE_MB).  The H100 / H200 scripts
+ *   and MiniMax-M2.5's set none: vLLM's default for the version
+ *   (engine_type.ar_fused_bytes; on from 0.16). */
+static void ix_vllm_launch(const struct aic_row *r, struct experiment *x)
+{
+	const double mib = 1024.0 * 1024.0;
+	bool gptoss = strncasecmp(r->model, "openai/gpt-oss", 14) == 0;
+	bool llama70 = strcasecmp(r->model, "meta-llama/Llama-3.1-70B") == 0;
+	bool b200 = strcmp(r->system, "b200_sxm") == 0;
+	bool new_oss = r->measured[0] && strcmp(r->measured, "2025-12-05") >= 0;
+
+	if (gptoss || (strncasecmp(r->model, "MiniMaxAI/", 10) == 0 && strcmp(r->system, "h100_sxm") == 0))
+		x->kv_engine_auto = true;
+	if (llama70 || (gptoss && b200 && new_oss)) {
+		x->kv_dtype_given = true;
+		x->kv_dtype = DT_FP8;
+	}
+	if (!b200 || !(llama70 || gptoss)) {
+		/* a row that records no version runs the engine's newest rules
+		 * (evaluate.c); one measured before vLLM fused by default (PR
+		 * 34299, 2026-02-11) ran unfused */
+		if (!r->version[0] && (!r->measured[0] || strcmp(r->measured, "2026-02-11") < 0))
+			x->ar_fused_bytes = -1;
+		return;
+	}
+	if (gptoss && new_oss)
+		x->ar_fused_bytes = (r->tp <= 2 ? 64.0 : r->tp <= 4 ? 32.0 : 1.0) * mib;
+	else
+		x->ar_fused_bytes = (r->tp <= 4 ? 32.0 : 8.0) * mib;
+}
+
 /* A row InferenceX measured (aic_row.harness; eval/silicon/HARNESS.md, "Two
  * harnesses"): its client and the launch settings of its recipes where they
  * differ from the generator's rules above.  The client is InferenceX's copy
@@ -1767,10 +1812,8 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 			x->adp_batching_wait_iters = 10;
 		}
 		ix_trtllm_limits(r, deepseek, x);
-	} else if (be == AIC_VLLM) {
-		if (strncasecmp(r->model, "openai/gpt-oss", 14) == 0 ||
-		    (strncasecmp(r->model, "MiniMaxAI/", 10) == 0 && strcmp(r->system, "h100_sxm") == 0))
-			x->kv_engine_auto = true;
+	} else if (be == AIC_VLLM && strcmp(r->mode, "agg") == 0) {
+		ix_vllm_launch(r, x);
 	}
 }
 

@@ -69,6 +69,10 @@ struct experiment {
 	/* its client sent no warm-up requests (scenario.cold_start) */
 	bool cold_start;
 	bool kv_engine_auto;       /* silicon rows: the engine's default KV dtype, not the row's precision */
+	/* vLLM's FlashInfer all-reduce fusion up to this many bytes, as the
+	 * launch line sets it (scenario.ar_fused_bytes; 0: the engine's
+	 * default for the version) */
+	double ar_fused_bytes;
 	int spec_tokens;           /* multi-token prediction's draft tokens per step (0: off) */
 	/* P/D disaggregation (pd_prefill 0: aggregated): pd_prefill prefill
 	 * workers of prefill_tp x prefill_ep (prefill_dp attention-DP ranks,

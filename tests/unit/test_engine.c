@@ -784,6 +784,54 @@ static void test_epd(void)
 	free(m);
 }
 
+/* vLLM's all-reduce + RMSNorm fusion by default (engine_type.ar_fused_bytes):
+ * from 0.16 (PR 34299) at TP > 1 on Hopper and B200, not with DP, not on
+ * B300 before 0.19 (PR 37755), not for a version it cannot read. */
+static void test_ar_fusion_default(void)
+{
+	const struct engine_type *en = engine_find("vllm");
+	const struct gpu_spec *h100, *b200, *b300;
+	struct model_cfg *m = calloc(1, sizeof(*m));
+	struct scenario sc;
+	struct wl_spec wl;
+	struct err e;
+	const double mib = 1024.0 * 1024.0;
+
+	if (!m || registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &h100, &e) < 0 ||
+	    gpu_find(&db, "b200", &b200, &e) < 0 || gpu_find(&db, "b300", &b300, &e) < 0) {
+		CHECK(0, "ar fusion: load: %s", e.msg);
+		free(m);
+		return;
+	}
+	memset(&wl, 0, sizeof(wl));
+	scenario_defaults(&sc, en, m, h100, &wl);
+	CHECK(en->ar_fused_bytes != NULL, "vLLM says which all-reduces it fuses");
+	if (!en->ar_fused_bytes) {
+		free(m);
+		return;
+	}
+	sc.par = (struct parallel){4, 1, 1, 1, 0};
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.15.1");
+	CHECK(en->ar_fused_bytes(&sc) == 0, "0.15.1: not by default");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.16.0");
+	CHECK(en->ar_fused_bytes(&sc) == 2.0 * mib, "0.16.0 on H100 at TP 4: up to 2 MiB");
+	sc.par.tp = 1;
+	CHECK(en->ar_fused_bytes(&sc) == 0, "TP 1: nothing to fuse");
+	sc.par = (struct parallel){2, 1, 2, 4, 0};
+	CHECK(en->ar_fused_bytes(&sc) == 0, "with data parallelism: off (PR 34392)");
+	sc.par = (struct parallel){8, 1, 1, 1, 0};
+	sc.gpu = b200;
+	CHECK(en->ar_fused_bytes(&sc) == 1.0 * mib, "B200 at TP 8: up to 1 MiB");
+	sc.gpu = b300;
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.18.0");
+	CHECK(en->ar_fused_bytes(&sc) == 0, "B300 (SM 10.3) before 0.19: off");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.19.0");
+	CHECK(en->ar_fused_bytes(&sc) == 4.0 * mib, "B300 from 0.19 at TP 8: up to 4 MiB");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "nightly-5b8c30d62b754b57");
+	CHECK(en->ar_fused_bytes(&sc) == 0, "a nightly build: no version to read, off");
+	free(m);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -798,6 +846,7 @@ int main(void)
 	}
 	test_registry();
 	test_host_terms();
+	test_ar_fusion_default();
 	test_toy_engine();
 	test_sglang_spec_overlap();
 	test_offload();

@@ -2222,6 +2222,40 @@ static void test_eplb(void)
 	}
 }
 
+/* vLLM's fused all-reduce (cost_cfg.ar_fused_bytes): below the size it
+ * takes TensorRT-LLM's all-reduce table for the GPU, above it vLLM's own.
+ * B200, 8 GPUs (data/mfu/b200_sxm): 131072 elements (256 KiB) vLLM 0.24.0
+ * 25.8032 us, TensorRT-LLM 1.3.0rc20 7.93024 us; 2097152 elements (4 MiB)
+ * vLLM 26.3104 us. */
+static void test_ar_fused(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct err e;
+
+	if (test_cfg(DT_BF16, "vllm", "0.24.0", &cc, &e) < 0) {
+		CHECK(0, "test_cfg: %s", e.msg);
+		return;
+	}
+	if (cost_init(&c, m, gpu("b200"), &(struct parallel){8, 1, 1, 1, 0}, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init: %s", e.msg);
+		return;
+	}
+	CHECK_REL(cost_allreduce_s(&c, 131072.0) * 1e6, 25.8032, 1e-6, "B200 TP 8, 256 KiB unfused: vLLM's table");
+	cost_release(&c);
+	cc.ar_fused_bytes = 1024.0 * 1024.0;
+	if (cost_init(&c, m, gpu("b200"), &(struct parallel){8, 1, 1, 1, 0}, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init fused: %s", e.msg);
+		return;
+	}
+	CHECK_REL(cost_allreduce_s(&c, 131072.0) * 1e6, 7.93024, 1e-6,
+		  "B200 TP 8, 256 KiB fused: TensorRT-LLM's table");
+	CHECK_REL(cost_allreduce_s(&c, 2097152.0) * 1e6, 26.3104, 1e-6,
+		  "B200 TP 8, 4 MiB above the 1 MiB fusion size: vLLM's table");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_ALLREDUCE], "fused with RMSNorm", "the run header says it is fused");
+	cost_release(&c);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -2240,6 +2274,7 @@ int main(void)
 		return 1;
 	}
 	test_fp8_not_slower(&m);
+	test_ar_fused(&m);
 	test_fp4_tuned(&m);
 	test_breakdown();
 	test_mla_module();
