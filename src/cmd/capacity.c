@@ -18,55 +18,6 @@
 #include "report/out.h"
 #include "workload/workload.h"
 
-static const char cap_usage[] =
-	"usage: servesim capacity --slo LIST [--goodput-min F] [options]\n"
-	"\n"
-	"The highest request rate (Poisson arrivals of the workload) that meets every SLO,\n"
-	"or with --concurrency-search the highest closed-loop concurrency.  An exponential\n"
-	"probe (x2 from --start) brackets it, bisection narrows it to 1 %.\n"
-	"With no workload: workloads/default.json (chat) on Llama-3.1-8B, one H100.\n"
-	"\n"
-	"SLO:\n"
-	"  --slo LIST                METRIC_STAT_ms=LIMIT,...  METRIC ttft|itl|tpot|e2e|queue|itl_pooled,\n"
-	"                            STAT mean|p50|p90|p95|p99, e.g. ttft_p90_ms=500,itl_mean_ms=30;\n"
-	"                            itl_pooled: vLLM bench serve's ITL, every gap between streamed\n"
-	"                            chunks pooled over the run (itl: per request, then over requests)\n"
-	"  --goodput-min F           also require this share (0..1] of the arrived requests to\n"
-	"                            meet every threshold (vLLM's goodput, per request)\n"
-	"search:\n"
-	"  --concurrency-search      search clients of a closed loop instead of a rate\n"
-	"  --seeds K                 search once per seed (seed .. seed+K-1): band [low, high]\n"
-	"                            and the median as the answer (default 1)\n"
-	"  --seed S                  first seed (default: the workload's)\n"
-	"  --start X                 first probe, req/s or clients (default 1)\n"
-	"workload:\n"
-	"  --workload FILE           workload spec (JSON); its rate is what the search varies\n"
-	"  --num-requests N          override the spec's request count\n"
-	"output:\n"
-	"  --format text|json        report format (default text)\n"
-	"  --curve FILE.csv          every probe: configuration columns, seed, offered, served,\n"
-	"                            each SLO metric, goodput\n"
-	"  --svg FILE.svg            the probes of the first seed as a plot: each SLO metric as a\n"
-	"                            share of its limit, goodput and served/offered over the\n"
-	"                            offered rate, with the capacity and saturation marked\n"
-	"  --html FILE               one self-contained page: the result, that chart, the\n"
-	"                            resolved configuration and every probe in a sortable table\n"
-	"                            (as `servesim report` makes from --format json)\n"
-	"\n";
-static const char cap_usage2[] =
-	"A rate counts only when it is sustainable: served rate (departures over the arrival\n"
-	"window after a warm-up of 1/4 of it or two mean E2Es) >= 0.95 x the arrival rate\n"
-	"in the same window, and queue delay growing by\n"
-	"at most 0.05 s per second of arrivals; the lowest rate that breaks this is the\n"
-	"saturation rate (first seed).  The binding metric is what fails at the lowest\n"
-	"failing probe above the capacity (of the seed with the lowest answer): an SLO,\n"
-	"goodput, or saturation.  An SLO unmet even at the lowest probe (1/64 req/s) is not\n"
-	"an error: max_rate is null and the reason is given (exit 0).  The probes on either\n"
-	"side of the answer must be long enough to judge: 40 arrivals after the warm-up, over\n"
-	"at least four mean E2Es from the first arrival; else exit 2 names the request count\n"
-	"that would do (--num-requests).\n"
-	"exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data\n";
-
 struct cap_opts {
 	struct scenflags sf;
 	struct cap_cfg cc;
@@ -76,61 +27,92 @@ struct cap_opts {
 	enum out_format fmt;
 };
 
+enum { O_SLO = 1, O_GOOD, O_FMT };
+#define O(m) offsetof(struct cap_opts, m)
+static const struct argtab_row flag_rows[] = {
+	AT_TXT("usage: servesim capacity --slo LIST [--goodput-min F] [options]\n"
+	       "\n"
+	       "The highest request rate (Poisson arrivals of the workload) that meets every SLO,\n"
+	       "or with --concurrency-search the highest closed-loop concurrency.  An exponential\n"
+	       "probe (x2 from --start) brackets it, bisection narrows it to 1 %.\n"
+	       "With no workload: workloads/default.json (chat) on Llama-3.1-8B, one H100.\n"
+	       "\n"
+	       "SLO:\n"),
+	{AT_O("--slo", "LIST", O_SLO, "METRIC_STAT_ms=LIMIT,...  METRIC ttft|itl|tpot|e2e|queue|itl_pooled,\n"
+		"STAT mean|p50|p90|p95|p99, e.g. ttft_p90_ms=500,itl_mean_ms=30;\n"
+		"itl_pooled: vLLM bench serve's ITL, every gap between streamed\n"
+		"chunks pooled over the run (itl: per request, then over requests)")},
+	{AT_O("--goodput-min", "F", O_GOOD, "also require this share (0..1] of the arrived requests to\n"
+		"meet every threshold (vLLM's goodput, per request)")},
+	AT_TXT("search:\n"),
+	{AT_B("--concurrency-search", O(cc.concurrency), "search clients of a closed loop instead of a rate")},
+	{AT_I("--seeds", "K", O(seeds), 1, CAP_MAX_SEEDS, "search once per seed (seed .. seed+K-1): band [low, high]\n"
+		"and the median as the answer (default 1)")},
+	{AT_I("--seed", "S", O(seed), 0, INT64_MAX, "first seed (default: the workload's)"),
+	 .given = ARGTAB_GIVEN(struct cap_opts, seed_given)},
+	{AT_N("--start", "X", O(cc.start), 0, true, "first probe, req/s or clients (default 1)")},
+	AT_TXT("workload:\n"),
+	{AT_S("--workload", "FILE", O(workload), "workload spec (JSON); its rate is what the search varies")},
+	{AT_I("--num-requests", "N", O(nreq), 1, INT64_MAX, "override the spec's request count")},
+	AT_TXT("output:\n"),
+	{AT_O("--format", "text|json", O_FMT, "report format (default text)")},
+	{AT_S("--curve", "FILE.csv", O(curve), "every probe: configuration columns, seed, offered, served,\n"
+		"each SLO metric, goodput")},
+	{AT_S("--svg", "FILE.svg", O(svg), "the probes of the first seed as a plot: each SLO metric as a\n"
+		"share of its limit, goodput and served/offered over the\n"
+		"offered rate, with the capacity and saturation marked")},
+	{AT_S("--html", "FILE", O(html), "one self-contained page: the result, that chart, the\n"
+		"resolved configuration and every probe in a sortable table\n"
+		"(as `servesim report` makes from --format json)")},
+	AT_TXT("\n"),
+	AT_SEC(scenopts_help),
+	AT_TXT("\n"
+	       "A rate counts only when it is sustainable: served rate (departures over the arrival\n"
+	       "window after a warm-up of 1/4 of it or two mean E2Es) >= 0.95 x the arrival rate\n"
+	       "in the same window, and queue delay growing by\n"
+	       "at most 0.05 s per second of arrivals; the lowest rate that breaks this is the\n"
+	       "saturation rate (first seed).  The binding metric is what fails at the lowest\n"
+	       "failing probe above the capacity (of the seed with the lowest answer): an SLO,\n"
+	       "goodput, or saturation.  An SLO unmet even at the lowest probe (1/64 req/s) is not\n"
+	       "an error: max_rate is null and the reason is given (exit 0).  The probes on either\n"
+	       "side of the answer must be long enough to judge: 40 arrivals after the warm-up, over\n"
+	       "at least four mean E2Es from the first arrival; else exit 2 names the request count\n"
+	       "that would do (--num-requests).\n"
+	       "exit codes: 0 ok, 1 runtime error, 2 usage/config error, 3 bad input data\n"),
+};
+static const struct argtab table = ARGTAB(flag_rows, 28);
+
+static int own(void *base, int code, const char *arg, const char *spelled, struct err *e)
+{
+	struct cap_opts *o = base;
+	int rc;
+
+	(void)spelled;
+	switch (code) {
+	case O_SLO: rc = cap_slo_parse(arg, &o->cc, e); break;
+	case O_GOOD:
+		rc = cli_double("--goodput-min", arg, 0, true, &o->cc.goodput_min, e);
+		if (rc == 0 && o->cc.goodput_min > 1)
+			rc = err_set(e, SS_EUSAGE, "--goodput-min must be in (0, 1], got %g", o->cc.goodput_min);
+		break;
+	case O_FMT: rc = cli_format(arg, false, &o->fmt, e); break;
+	default: return scenflags_option(code, arg, &o->sf, e);
+	}
+	return rc < 0 ? rc : 1;
+}
+
 static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 {
-	enum { O_SLO = 256, O_GOOD, O_CONC, O_SEEDS, O_SEED, O_START, O_WL, O_NREQ, O_FMT, O_CURVE, O_SVG, O_HTML };
-	static const struct option own[] = {
-		SCENFLAGS_OPTIONS,
-		{"slo", required_argument, 0, O_SLO}, {"goodput-min", required_argument, 0, O_GOOD},
-		{"concurrency-search", no_argument, 0, O_CONC},
-		{"seeds", required_argument, 0, O_SEEDS}, {"seed", required_argument, 0, O_SEED},
-		{"start", required_argument, 0, O_START}, {"workload", required_argument, 0, O_WL},
-		{"num-requests", required_argument, 0, O_NREQ},
-		{"format", required_argument, 0, O_FMT}, {"curve", required_argument, 0, O_CURVE},
-		{"svg", required_argument, 0, O_SVG}, {"html", required_argument, 0, O_HTML},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	struct option lo[CLI_MAX_OPTIONS];
-	int c, rc = 0;
+	static const struct option shared[] = {SCENFLAGS_OPTIONS, {0, 0, 0, 0}};
+	const struct cli_spec spec = {"capacity", &table, o, shared, true, true, own};
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	scenflags_defaults(&o->sf);
 	cap_cfg_defaults(&o->cc);
 	o->seeds = 1;
-	cli_options(own, &deploy_table, lo, CLI_MAX_OPTIONS);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'h': fputs(cap_usage, stdout); scenopts_help(stdout); fputs("\n", stdout);
-			fputs(cap_usage2, stdout); return 1;
-		case O_SLO: rc = cap_slo_parse(optarg, &o->cc, e); break;
-		case O_GOOD:
-			rc = cli_double("--goodput-min", optarg, 0, true, &o->cc.goodput_min, e);
-			if (rc == 0 && o->cc.goodput_min > 1)
-				rc = err_set(e, SS_EUSAGE, "--goodput-min must be in (0, 1], got %g",
-					     o->cc.goodput_min);
-			break;
-		case O_CONC: o->cc.concurrency = true; break;
-		case O_SEEDS: rc = cli_int("--seeds", optarg, 1, CAP_MAX_SEEDS, &o->seeds, e); break;
-		case O_SEED: rc = cli_int("--seed", optarg, 0, INT64_MAX, &o->seed, e); o->seed_given = true; break;
-		case O_START: rc = cli_double("--start", optarg, 0, true, &o->cc.start, e); break;
-		case O_WL: o->workload = optarg; break;
-		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); break;
-		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
-		case O_CURVE: o->curve = optarg; break;
-		case O_SVG: o->svg = optarg; break;
-		case O_HTML: o->html = optarg; break;
-		case '?': case ':': return cli_bad_option("capacity", argv[optind - 1], e);
-		default:
-			if ((rc = scenflags_option(c, optarg, &o->sf, e)) == 0)
-				return cli_bad_option("capacity", argv[optind - 1], e);
-		}
-		if (rc < 0)
-			return rc;
-		rc = 0;
-	}
-	if (optind < argc)
-		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc;
 	if (o->cc.nslo == 0)
 		return err_set(e, SS_EUSAGE,
 			       "--slo is required, e.g. --slo ttft_p90_ms=500,itl_mean_ms=30");

@@ -170,3 +170,49 @@ void cli_help_fields(const struct deploy_table *t, enum deploy_group g, FILE *f)
 	fputs(sb.buf, f);
 	sb_release(&sb);
 }
+
+int cli_parse(const struct cli_spec *s, int argc, char **argv, struct err *e)
+{
+	static const struct option help[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	struct option lo[CLI_MAX_OPTIONS];
+	char shorts[32] = "h";
+	size_t n = 0;
+	int c, code, rc;
+
+	if (s->shared)
+		for (; s->shared[n].name; n++) {
+			assert(n + 1 < CLI_MAX_OPTIONS);
+			lo[n] = s->shared[n];
+		}
+	argtab_options(s->tab, lo, &n, CLI_MAX_OPTIONS, shorts, sizeof(shorts));
+	assert(n + 1 < CLI_MAX_OPTIONS);
+	lo[n++] = help[0];
+	lo[n] = help[1];
+	if (s->deploy) {
+		struct option all[CLI_MAX_OPTIONS];
+		cli_options(lo, &deploy_table, all, CLI_MAX_OPTIONS);
+		memcpy(lo, all, sizeof(lo));
+	}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		if (c == 'h') {
+			argtab_help(s->tab, stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':')
+			return cli_bad_option(s->cmd, argv[optind - 1], e);
+		code = c;
+		if ((rc = argtab_parse(s->tab, c, optarg, s->base, &code, e)) < 0)
+			return rc;
+		if (rc == 1)
+			continue;
+		if (!s->own || (rc = s->own(s->base, code, optarg, argv[optind - 1], e)) == 0)
+			return cli_bad_option(s->cmd, argv[optind - 1], e);
+		if (rc < 0)
+			return rc;
+	}
+	if (s->no_args && optind < argc)
+		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}

@@ -20,6 +20,7 @@
 #include "model/opgraph.h"
 #include "engine/scenflags.h"
 #include "deploy/fields.h"
+#include "base/argtab.h"
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_VLLM_BENCH };
 
@@ -140,4 +141,22 @@ const char *cli_deploy_flag(const struct deploy_table *t, int code);
 int cli_deploy_option(const struct deploy_table *t, int code, const char *arg, void *base, struct err *e);
 /* The --help lines of the rows of group g (deploy_help) to f. */
 void cli_help_fields(const struct deploy_table *t, enum deploy_group g, FILE *f);
+
+/* One command's flags: its table (argtab.h) into base, then the shared
+ * getopt entries and the deployment table's flags when asked; own gets
+ * the table's AT_OWN codes and every other code (1 handled, 0 not ours:
+ * an unknown option, <0 error; spelled: the flag as given).  --help
+ * prints the table's text. */
+struct cli_spec {
+	const char *cmd;             /* "capacity", for messages */
+	const struct argtab *tab;
+	void *base;
+	const struct option *shared; /* {0}-ended, or NULL */
+	bool deploy;                 /* the deployment field table's flags */
+	bool no_args;                /* no positional argument */
+	int (*own)(void *base, int code, const char *arg, const char *spelled, struct err *e);
+};
+/* 1 after --help, 0 parsed (optind: the first positional argument), <0
+ * error. */
+int cli_parse(const struct cli_spec *s, int argc, char **argv, struct err *e);
 #endif

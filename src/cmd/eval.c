@@ -24,71 +24,6 @@
 
 #include "eval/ablation.h"
 
-static const char eval_usage[] =
-	"usage: servesim eval PATH... [options]\n"
-	"       servesim eval --ablate PATH...\n"
-	"       servesim eval --synthetic h4|h5|h6 [--model M] [--gpu G]\n"
-	"\n"
-	"Runs every ground-truth experiment under the PATHs and prints, per experiment\n"
-	"and stage (or GuideLLM benchmark), measured vs predicted and the APE of TTFT\n"
-	"mean and p90, ITL mean, E2E mean and p90 and throughput; then median and mean\n"
-	"APE per metric, overall, per model and per workload.  Overloaded stages (queue\n"
-	"growing without bound) are flagged with * and summarised apart.  ITL is\n"
-	"compared as (E2E mean - TTFT mean)/(output - 1) because inference-perf <= 0.2\n"
-	"reports about half the true inter-token latency.\n"
-	"\n"
-	"An experiment is a folder holding servesim's experiment.json, an inference-perf\n"
-	"result folder (exp-config.yaml, results/), GuideLLM results\n"
-	"(guidellm-results.json[.gz] with exp-config.yaml, engine-facts.json) or vLLM\n"
-	"OpenTelemetry spans (traces.json[.gz]); per-request data is replayed at its\n"
-	"recorded arrival times and lengths.  An aiconfigurator silicon CSV (or a folder\n"
-	"holding one) is one closed-loop experiment per row (2 C warm-up + 10 C measured\n"
-	"requests at concurrency C, as its genai-perf harness ran); rows servesim cannot\n"
-	"run are counted by reason; a per model x GPU summary follows.  Folders above\n"
-	"them are searched.  A bare results file needs --experiment or --model (below).\n"
-	"\n";
-/* the rest of the help (one literal would pass ISO C's 4095 characters) */
-static const char eval_usage2[] =
-	"options:\n"
-	"  --calibration FILE|none tier-1 file to apply; default: the accepted file in\n"
-	"                          calibration/tier1/ matching the GPU and engine version\n"
-	"                          (closest version); none when the flags below are given\n"
-	"  --tier0-off LIST        switch tier-0 corrections off (H1..H6)\n"
-	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
-	"  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n"
-	"                          override the engine's host terms (each engine's\n"
-	"                          own by version otherwise: docs/engines.md)\n"
-	"  --ablate                switch each of H1..H6 off in turn (tier 0, no\n"
-	"                          calibration) and print the change of median APE\n"
-	"  --synthetic h4|h5|h6    cost-model experiments for H4, H5, H6 (--model,\n"
-	"                          default llama-3.1-8b; --gpu)\n"
-	"  --seeds K               also run K workload seeds (each experiment's seed +\n"
-	"                          0..K-1; design document 002 asks for 3-5) and print the\n"
-	"                          spread of the median and mean APE across them (text)\n"
-	"  --tier2 FILE            tier-2 hardware file (measured bandwidth per pattern)\n"
-	"  --gpu G                 GPU of runs that do not record it (default h100)\n"
-	"  --where COND[,COND...]  rows of aiconfigurator silicon CSVs to run: COL=V or\n"
-	"                          COL!=V on any column, comma = and (e.g.\n"
-	"                          backend=trtllm,mode=agg,system=h200_sxm)\n"
-	"  --cv model|gpu|engine   held-out accuracy: refit each engine's fitted host terms\n"
-	"                          leaving each model family, GPU or engine out in turn\n"
-	"                          and report every group's medians predicted by the\n"
-	"                          others' fit beside the shipped ones (7 passes: slow)\n"
-	"  --jobs N                experiments simulated at once on threads (default: the\n"
-	"                          online cores; the output is the same for any N)\n"
-	"  --format text|json|csv  (default text)\n"
-	"  --report FILE.md        also write a markdown report (atomically)\n"
-	"  --html FILE             the report as one self-contained HTML page (charts,\n"
-	"                          sortable tables; as `servesim report` makes from --format json)\n"
-	"  --plots DIR             with --report: SVG charts (their data and an optional\n"
-	"                          gnuplot script beside them) in DIR\n"
-	CLI_SETTINGS_HELP
-	"\n"
-	"exit codes: 0 ok (every input evaluated), 1 runtime error, 2 usage error,\n"
-	"3 bad input data (the only input, or every input, failed), 4 partial: some\n"
-	"inputs could not be evaluated (each named, counted in the summary), the\n"
-	"others are reported\n";
-
 #define MAX_EXP 256
 
 struct eval_cli {
@@ -102,7 +37,102 @@ struct eval_cli {
 	int jobs;                      /* --jobs: experiments simulated at once (0: the online cores) */
 	bool cv;                       /* --cv: held-out refits (cv.h) grouped by cv_by */
 	enum cv_by cv_by;
+	struct exp_settings cs;        /* --experiment, --model ...: settings for bare results */
+	struct tier2 t2;               /* --tier2 */
 };
+
+enum { O_OFF = 1, O_FMT, O_MODEL, O_T2, O_CV };
+#define O(m) offsetof(struct eval_cli, m)
+static const struct argtab_row flag_rows[] = {
+	AT_TXT("usage: servesim eval PATH... [options]\n"
+	       "       servesim eval --ablate PATH...\n"
+	       "       servesim eval --synthetic h4|h5|h6 [--model M] [--gpu G]\n"
+	       "\n"
+	       "Runs every ground-truth experiment under the PATHs and prints, per experiment\n"
+	       "and stage (or GuideLLM benchmark), measured vs predicted and the APE of TTFT\n"
+	       "mean and p90, ITL mean, E2E mean and p90 and throughput; then median and mean\n"
+	       "APE per metric, overall, per model and per workload.  Overloaded stages (queue\n"
+	       "growing without bound) are flagged with * and summarised apart.  ITL is\n"
+	       "compared as (E2E mean - TTFT mean)/(output - 1) because inference-perf <= 0.2\n"
+	       "reports about half the true inter-token latency.\n"
+	       "\n"
+	       "An experiment is a folder holding servesim's experiment.json, an inference-perf\n"
+	       "result folder (exp-config.yaml, results/), GuideLLM results\n"
+	       "(guidellm-results.json[.gz] with exp-config.yaml, engine-facts.json) or vLLM\n"
+	       "OpenTelemetry spans (traces.json[.gz]); per-request data is replayed at its\n"
+	       "recorded arrival times and lengths.  An aiconfigurator silicon CSV (or a folder\n"
+	       "holding one) is one closed-loop experiment per row (2 C warm-up + 10 C measured\n"
+	       "requests at concurrency C, as its genai-perf harness ran); rows servesim cannot\n"
+	       "run are counted by reason; a per model x GPU summary follows.  Folders above\n"
+	       "them are searched.  A bare results file needs --experiment or --model (below).\n"
+	       "\n"
+	       "options:\n"),
+	{AT_S("--calibration", "FILE|none", O(calibration), "tier-1 file to apply; default: the accepted file in\n"
+	      "calibration/tier1/ matching the GPU and engine version\n"
+	      "(closest version); none when the flags below are given")},
+	{AT_O("--tier0-off", "LIST", O_OFF, "switch tier-0 corrections off (H1..H6)")},
+	AT_TXT("  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
+	       "  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n"
+	       "                          override the engine's host terms (each engine's\n"
+	       "                          own by version otherwise: docs/engines.md)\n"),
+	{AT_B("--ablate", O(ablate), "switch each of H1..H6 off in turn (tier 0, no\n"
+	      "calibration) and print the change of median APE")},
+	{AT_S("--synthetic", "h4|h5|h6", O(synthetic), "cost-model experiments for H4, H5, H6 (--model,\n"
+	      "default llama-3.1-8b; --gpu)")},
+	{AT_I32V("--seeds", "K", O(seeds), 1, 64, "also run K workload seeds (each experiment's seed +\n"
+	      "0..K-1; design document 002 asks for 3-5) and print the\n"
+	      "spread of the median and mean APE across them (text)")},
+	{AT_O("--tier2", "FILE", O_T2, "tier-2 hardware file (measured bandwidth per pattern)")},
+	{AT_S("--gpu", "G", O(gpu), "GPU of runs that do not record it (default h100)")},
+	{AT_S("--where", "COND[,COND...]", O(where), "rows of aiconfigurator silicon CSVs to run: COL=V or\n"
+	      "COL!=V on any column, comma = and (e.g.\n"
+	      "backend=trtllm,mode=agg,system=h200_sxm)")},
+	{AT_O("--cv", "model|gpu|engine", O_CV, "held-out accuracy: refit each engine's fitted host terms\n"
+	      "leaving each model family, GPU or engine out in turn\n"
+	      "and report every group's medians predicted by the\n"
+	      "others' fit beside the shipped ones (7 passes: slow)")},
+	{AT_I32V("--jobs", "N", O(jobs), 1, 1024, "experiments simulated at once on threads (default: the\n"
+	      "online cores; the output is the same for any N)")},
+	{AT_O("--format", "text|json|csv", O_FMT, "(default text)")},
+	{AT_S("--report", "FILE.md", O(report), "also write a markdown report (atomically)")},
+	{AT_S("--html", "FILE", O(html), "the report as one self-contained HTML page (charts,\n"
+	      "sortable tables; as `servesim report` makes from --format json)")},
+	{AT_S("--plots", "DIR", O(plots), "with --report: SVG charts (their data and an optional\n"
+	      "gnuplot script beside them) in DIR")},
+	{AT_O("--model", "M", O_MODEL, NULL)},
+	AT_TXT(CLI_SETTINGS_HELP
+	       "\n"
+	       "exit codes: 0 ok (every input evaluated), 1 runtime error, 2 usage error,\n"
+	       "3 bad input data (the only input, or every input, failed), 4 partial: some\n"
+	       "inputs could not be evaluated (each named, counted in the summary), the\n"
+	       "others are reported\n"),
+};
+static const struct argtab table = ARGTAB(flag_rows, 26);
+
+static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
+{
+	struct eval_cli *o = base;
+	int rc;
+
+	(void)spelled;
+	switch (c) {
+	case O_OFF: rc = cost_parse_off(arg, &o->eo.tier0_off, e); break;
+	case O_FMT: rc = cli_format(arg, true, &o->fmt, e); break;
+	case O_MODEL: o->model = o->cs.model = arg; return 1;
+	case O_CV: o->cv = true; rc = cv_by_parse(arg, &o->cv_by, e); break;
+	case O_T2:
+		if ((rc = tier2_load(arg, &o->t2, e)) == 0)
+			o->eo.tier2 = &o->t2;
+		break;
+	default:
+		if ((rc = cli_settings_option(c, arg, &o->cs, e)) != 0)
+			return rc;
+		if ((rc = cli_overhead_option(c, arg, &o->eo.ov, e)) > 0)
+			o->ov_flags = true;
+		return rc;
+	}
+	return rc < 0 ? rc : 1;
+}
 
 /* --ablate: the passes of 002's ablation (ablation.h), then the reports */
 static int ablate(const struct eval_inputs *in, const struct eval_cli *c, FILE *md, struct eval_pass *status,
@@ -148,26 +178,11 @@ static int cross_validate(const struct eval_inputs *in, const struct eval_cli *c
 
 int cmd_eval(int argc, char **argv, struct err *e)
 {
-	enum { O_OFF = 256, O_FMT, O_GPU, O_CAL, O_ABL, O_SYN, O_MODEL, O_REP, O_PLOTS, O_T2, O_SEEDS, O_HTML,
-	       O_WHERE, O_JOBS, O_CV };
-	static const struct option lo[] = {
-		{"tier0-off", required_argument, 0, O_OFF}, {"format", required_argument, 0, O_FMT},
-		CLI_OVERHEAD_OPTIONS,
-		{"gpu", required_argument, 0, O_GPU}, {"calibration", required_argument, 0, O_CAL},
-		{"ablate", no_argument, 0, O_ABL}, {"synthetic", required_argument, 0, O_SYN},
-		{"model", required_argument, 0, O_MODEL}, {"report", required_argument, 0, O_REP},
-		{"html", required_argument, 0, O_HTML},
-		{"plots", required_argument, 0, O_PLOTS}, {"tier2", required_argument, 0, O_T2},
-		{"seeds", required_argument, 0, O_SEEDS},
-		{"where", required_argument, 0, O_WHERE},
-		{"jobs", required_argument, 0, O_JOBS},
-		{"cv", required_argument, 0, O_CV},
-		{"help", no_argument, 0, 'h'}, CLI_SETTINGS_OPTIONS_NO_MODEL, {0, 0, 0, 0}};
-	struct exp_settings cs = {0};
+	static const struct option shared[] = {CLI_OVERHEAD_OPTIONS, CLI_SETTINGS_OPTIONS_NO_MODEL, {0, 0, 0, 0}};
+	struct eval_cli c;
+	const struct cli_spec spec = {"eval", &table, &c, shared, false, false, own};
 	struct experiment *bx = NULL;
 	bool have_base = false;
-	struct eval_cli c;
-	struct tier2 t2;
 	struct catalog env;
 	struct eval_pass p;
 	struct eval_inputs in;
@@ -176,7 +191,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	FILE *md = NULL;
 	char *files[MAX_EXP];
 	size_t nf = 0, i;
-	int opt, rc = 0;
+	int rc = 0;
 
 	memset(&c, 0, sizeof(c));
 	memset(&p, 0, sizeof(p));
@@ -184,55 +199,8 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	cost_default_overheads(&c.eo.ov);
 	c.gpu = "h100";
 	c.model = "llama-3.1-8b";
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'h': fputs(eval_usage, stdout); fputs(eval_usage2, stdout); return 0;
-		case O_OFF: rc = cost_parse_off(optarg, &c.eo.tier0_off, e); break;
-		case O_FMT: rc = cli_format(optarg, true, &c.fmt, e); break;
-		case O_GPU: c.gpu = optarg; break;
-		case O_CAL: c.calibration = optarg; break;
-		case O_ABL: c.ablate = true; break;
-		case O_SYN: c.synthetic = optarg; break;
-		case O_MODEL: c.model = cs.model = optarg; break;
-		case O_REP: c.report = optarg; break;
-		case O_HTML: c.html = optarg; break;
-		case O_PLOTS: c.plots = optarg; break;
-		case O_SEEDS: {
-			int64_t v;
-			if ((rc = cli_int("--seeds", optarg, 1, 64, &v, e)) == 0)
-				c.seeds = (int)v;
-			break;
-		}
-		case O_WHERE: c.where = optarg; break;
-		case O_CV:
-			c.cv = true;
-			rc = cv_by_parse(optarg, &c.cv_by, e);
-			break;
-		case O_JOBS: {
-			int64_t v;
-			if ((rc = cli_int("--jobs", optarg, 1, 1024, &v, e)) == 0)
-				c.jobs = (int)v;
-			break;
-		}
-		case O_T2:
-			if ((rc = tier2_load(optarg, &t2, e)) == 0)
-				c.eo.tier2 = &t2;
-			break;
-		default:
-			if ((rc = cli_settings_option(opt, optarg, &cs, e)) != 0)
-				break;
-			if ((rc = cli_overhead_option(opt, optarg, &c.eo.ov, e)) == 0)
-				return cli_bad_option("eval", argv[optind - 1], e);
-			if (rc > 0) {
-				c.ov_flags = true;
-				rc = 0;
-			}
-		}
-		if (rc < 0)
-			return rc;
-	}
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc > 0 ? 0 : rc;
 	if (c.synthetic) {
 		struct synth_result sr;
 		return synth_run_named(c.synthetic, c.model, c.gpu, stdout, &sr, e);
@@ -243,7 +211,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 		goto out;
 	}
 	bx = xcalloc(1, sizeof(*bx));
-	if ((rc = exp_settings_base(&cs, c.gpu, bx, &have_base, e)) < 0)
+	if ((rc = exp_settings_base(&c.cs, c.gpu, bx, &have_base, e)) < 0)
 		goto out;
 	c.base = have_base ? bx : NULL;
 	for (; optind < argc; optind++)

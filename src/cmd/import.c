@@ -15,26 +15,47 @@
 #include "base/alloc.h"
 #include "eval/experiment.h"
 
-static const char import_usage[] =
-	"usage: servesim import PATH -o DIR [--gpu G] [--name NAME] [--source TEXT]\n"
-	"                       [--workload-name LABEL] [--where COND,...]\n"
-	"                       [--experiment DIR | --model M ...]\n"
-	"\n"
-	"Converts a ground-truth folder (inference-perf results, GuideLLM results with\n"
-	"exp-config.yaml / engine-facts.json, vLLM OpenTelemetry spans, vLLM engine\n"
-	"request stats, vllm-vcr traces) into servesim's experiment format in DIR\n"
-	"(experiment.json, requests.csv), which `servesim eval` reads.  A file holding\n"
-	"many experiments (aiconfigurator silicon CSV: one per row, --where picks rows;\n"
-	"vLLM bench serve / SGLang bench_serving results: one per run) becomes one\n"
-	"folder per experiment under DIR; rows it cannot express are counted.  --gpu names the GPU when the folder does not say\n"
-	"(default h100); --source records where the data came from (default: PATH);\n"
-	"--workload-name labels the data set (\"codegen\") for eval's per-workload\n"
-	"summary (default: a description of the lengths).\n"
-	"\n"
-	CLI_SETTINGS_HELP
-	"Files are written atomically.\n"
-	"\n"
-	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
+struct import_opts {
+	struct exp_settings cs;
+	const char *out, *gpu, *name, *source, *wname, *where;
+};
+
+#define O(m) offsetof(struct import_opts, m)
+static const struct argtab_row flag_rows[] = {
+	AT_TXT("usage: servesim import PATH -o DIR [--gpu G] [--name NAME] [--source TEXT]\n"
+	       "                       [--workload-name LABEL] [--where COND,...]\n"
+	       "                       [--experiment DIR | --model M ...]\n"
+	       "\n"
+	       "Converts a ground-truth folder (inference-perf results, GuideLLM results with\n"
+	       "exp-config.yaml / engine-facts.json, vLLM OpenTelemetry spans, vLLM engine\n"
+	       "request stats, vllm-vcr traces) into servesim's experiment format in DIR\n"
+	       "(experiment.json, requests.csv), which `servesim eval` reads.  A file holding\n"
+	       "many experiments (aiconfigurator silicon CSV: one per row, --where picks rows;\n"
+	       "vLLM bench serve / SGLang bench_serving results: one per run) becomes one\n"
+	       "folder per experiment under DIR; rows it cannot express are counted.  --gpu names the GPU when the folder does not say\n"
+	       "(default h100); --source records where the data came from (default: PATH);\n"
+	       "--workload-name labels the data set (\"codegen\") for eval's per-workload\n"
+	       "summary (default: a description of the lengths).\n"
+	       "\n"
+	       CLI_SETTINGS_HELP
+	       "Files are written atomically.\n"
+	       "\n"
+	       "exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n"),
+	{AT_S("-o", "DIR", O(out), NULL)},
+	{AT_A("--output")},
+	{AT_S("--gpu", "G", O(gpu), NULL)},
+	{AT_S("--name", "NAME", O(name), NULL)},
+	{AT_S("--source", "TEXT", O(source), NULL)},
+	{AT_S("--workload-name", "LABEL", O(wname), NULL)},
+	{AT_S("--where", "COND", O(where), NULL)},
+};
+static const struct argtab table = ARGTAB(flag_rows, 0);
+
+static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
+{
+	(void)spelled;
+	return cli_settings_option(c, arg, &((struct import_opts *)base)->cs, e);
+}
 
 /* One folder per experiment of a table (exp_table_import), then what was
  * imported and what was skipped, by reason. */
@@ -57,81 +78,60 @@ static int import_table(const char *path, const char *where, const char *gpu,
 
 int cmd_import(int argc, char **argv, struct err *e)
 {
-	static const struct option lo[] = {
-		{"output", required_argument, 0, 'o'}, {"gpu", required_argument, 0, 'g'},
-		{"name", required_argument, 0, 'n'}, {"source", required_argument, 0, 's'},
-		{"workload-name", required_argument, 0, 'w'}, {"help", no_argument, 0, 'h'},
-		{"where", required_argument, 0, 'W'},
-		CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
-	struct exp_settings cs = {0};
+	static const struct option shared[] = {CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
+	struct import_opts o = {.gpu = "h100"};
+	const struct cli_spec spec = {"import", &table, &o, shared, false, false, own};
 	struct experiment *bx;
 	bool have_base;
-	const char *out = NULL, *gpu = "h100", *name = NULL, *source = NULL, *wname = NULL, *where = NULL;
 	char tf[1200];
 	struct experiment x;
-	int c, rc;
+	int rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
-		switch (c) {
-		case 'h': fputs(import_usage, stdout); return 0;
-		case 'o': out = optarg; break;
-		case 'g': gpu = optarg; break;
-		case 'n': name = optarg; break;
-		case 's': source = optarg; break;
-		case 'w': wname = optarg; break;
-		case 'W': where = optarg; break;
-		default:
-			if ((rc = cli_settings_option(c, optarg, &cs, e)) < 0)
-				return rc;
-			if (rc == 0)
-				return cli_bad_option("import", argv[optind - 1], e);
-		}
-	}
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc > 0 ? 0 : rc;
 	if (optind != argc - 1)
 		return err_set(e, SS_EUSAGE, "give exactly one PATH (see 'servesim import --help')");
-	if (!out)
+	if (!o.out)
 		return err_set(e, SS_EUSAGE, "-o DIR is required");
 	{
 		static const char *const written[] = {"experiment.json", "requests.csv", NULL};
-		const char *in[2] = {argv[optind], cs.experiment};
-		const struct afile_out outs[1] = {{"-o", out, written}};
+		const char *in[2] = {argv[optind], o.cs.experiment};
+		const struct afile_out outs[1] = {{"-o", o.out, written}};
 		if ((rc = afile_check_outputs(outs, 1, in, 2, 0, e)) < 0)
 			return rc;
 	}
 	bx = xcalloc(1, sizeof(*bx));
-	rc = exp_settings_base(&cs, gpu, bx, &have_base, e);
+	rc = exp_settings_base(&o.cs, o.gpu, bx, &have_base, e);
 	if (rc == 0 && exp_table_detect(argv[optind], tf, sizeof(tf))) {
-		rc = import_table(argv[optind], where, gpu, have_base ? bx : NULL, out, e);
+		rc = import_table(argv[optind], o.where, o.gpu, have_base ? bx : NULL, o.out, e);
 		free(bx);
 		return rc;
 	}
-	if (rc == 0 && where)
+	if (rc == 0 && o.where)
 		rc = err_set(e, SS_EUSAGE, "--where picks rows of aiconfigurator silicon CSVs; %s is not one",
 			     argv[optind]);
 	if (rc == 0)
-		rc = experiment_load_with(argv[optind], gpu, have_base ? bx : NULL, &x, e);
+		rc = experiment_load_with(argv[optind], o.gpu, have_base ? bx : NULL, &x, e);
 	free(bx);
 	if (rc < 0)
 		return rc;
 	if (x.warning[0])
 		fprintf(stderr, "servesim import: warning: %s\n", x.warning);
-	if (name)
-		snprintf(x.name, sizeof(x.name), "%s", name);
-	if (source)
-		snprintf(x.source, sizeof(x.source), "%s", source);
-	if (wname) {
-		if (strlen(wname) >= sizeof(x.workload_name)) {
+	if (o.name)
+		snprintf(x.name, sizeof(x.name), "%s", o.name);
+	if (o.source)
+		snprintf(x.source, sizeof(x.source), "%s", o.source);
+	if (o.wname) {
+		if (strlen(o.wname) >= sizeof(x.workload_name)) {
 			experiment_release(&x);
 			return err_set(e, SS_EUSAGE, "--workload-name is longer than %zu characters",
 				       sizeof(x.workload_name) - 1);
 		}
-		snprintf(x.workload_name, sizeof(x.workload_name), "%s", wname);
+		snprintf(x.workload_name, sizeof(x.workload_name), "%s", o.wname);
 	}
-	rc = experiment_write(&x, out, e);
+	rc = experiment_write(&x, o.out, e);
 	if (rc == 0)
-		printf("imported %s (%s, %s) into %s: %zu %s\n", x.name, x.format, x.model, out,
+		printf("imported %s (%s, %s) into %s: %zu %s\n", x.name, x.format, x.model, o.out,
 		       x.kind == EXP_REQUESTS ? x.meas.n : x.nstages,
 		       x.kind == EXP_REQUESTS ? "requests" : "stages");
 	experiment_release(&x);

@@ -9,45 +9,48 @@
 #include "cmds.h"
 #include "report/listreport.h"
 
-static const char models_usage[] =
-	"usage: servesim models [--format text|json]\n"
-	"\n"
-	"Lists the models in data/models/index.json: id, HF name, aliases, family,\n"
-	"layers, parameters (total / active per token), and whether servesim supports\n"
-	"the architecture.  Any config.json can also be used with --config PATH.\n";
+static const struct argtab_row models_rows[] = {
+	AT_TXT("usage: servesim models [--format text|json]\n"
+	       "\n"
+	       "Lists the models in data/models/index.json: id, HF name, aliases, family,\n"
+	       "layers, parameters (total / active per token), and whether servesim supports\n"
+	       "the architecture.  Any config.json can also be used with --config PATH.\n"),
+	{AT_O("--format", "F", 1, NULL)},
+};
+static const struct argtab_row gpus_rows[] = {
+	AT_TXT("usage: servesim gpus [--format text|json]\n"
+	       "\n"
+	       "Lists the GPUs in data/gpus.json: id, aliases, dense peak TFLOP/s per dtype,\n"
+	       "HBM capacity (GB) and bandwidth (TB/s), default bandwidth efficiency,\n"
+	       "interconnect GB/s, SM count, board power and idle power (W; - where no\n"
+	       "figure is published: such GPUs report no energy, docs/energy.md) and the\n"
+	       "measured kernel tables that price it: the data/mfu/ folder (a lender's, named\n"
+	       "after it, where the GPU borrows another's; + the GPU's own measurements), -\n"
+	       "where none (defaults); JSON lists each folder's collections (docs/hardware.md).\n"
+	       "Sources: data/PROVENANCE.md.\n"),
+	{AT_O("--format", "F", 1, NULL)},
+};
+static const struct argtab models_table = ARGTAB(models_rows, 0), gpus_table = ARGTAB(gpus_rows, 0);
 
-static const char gpus_usage[] =
-	"usage: servesim gpus [--format text|json]\n"
-	"\n"
-	"Lists the GPUs in data/gpus.json: id, aliases, dense peak TFLOP/s per dtype,\n"
-	"HBM capacity (GB) and bandwidth (TB/s), default bandwidth efficiency,\n"
-	"interconnect GB/s, SM count, board power and idle power (W; - where no\n"
-	"figure is published: such GPUs report no energy, docs/energy.md) and the\n"
-	"measured kernel tables that price it: the data/mfu/ folder (a lender's, named\n"
-	"after it, where the GPU borrows another's; + the GPU's own measurements), -\n"
-	"where none (defaults); JSON lists each folder's collections (docs/hardware.md).\n"
-	"Sources: data/PROVENANCE.md.\n";
-
-static int parse_list(int argc, char **argv, const char *cmd, const char *usage,
-		      enum out_format *fmt, struct err *e)
+static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
 {
-	static const struct option lo[] = {
-		{"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	int c, rc;
+	int rc;
+
+	(void)spelled;
+	if (c != 1)
+		return 0;
+	return (rc = cli_format(arg, false, base, e)) < 0 ? rc : 1;
+}
+
+static int parse_list(int argc, char **argv, const char *cmd, const struct argtab *t, enum out_format *fmt,
+		      struct err *e)
+{
+	const struct cli_spec spec = {cmd, t, fmt, NULL, false, false, own};
+	int rc;
 
 	*fmt = FMT_TEXT;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return 1;
-		}
-		if (c != 'f')
-			return cli_bad_option(cmd, argv[optind - 1], e);
-		if ((rc = cli_format(optarg, false, fmt, e)) < 0)
-			return rc;
-	}
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc;
 	if (optind < argc)
 		return err_set(e, SS_EUSAGE, "%s: unexpected argument '%s'", cmd, argv[optind]);
 	return 0;
@@ -59,7 +62,7 @@ int cmd_models(int argc, char **argv, struct err *e)
 	struct catalog_model_row *rows = NULL;
 	enum out_format fmt;
 	size_t n;
-	int rc = parse_list(argc, argv, "models", models_usage, &fmt, e);
+	int rc = parse_list(argc, argv, "models", &models_table, &fmt, e);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
@@ -79,7 +82,7 @@ int cmd_gpus(int argc, char **argv, struct err *e)
 {
 	struct catalog env;
 	enum out_format fmt;
-	int rc = parse_list(argc, argv, "gpus", gpus_usage, &fmt, e);
+	int rc = parse_list(argc, argv, "gpus", &gpus_table, &fmt, e);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;

@@ -16,64 +16,6 @@
 #include "workload/workload.h"
 #include "report/opsreport.h"
 
-static const char ops_usage[] =
-	"usage: servesim ops MODEL [options]\n"
-	"       servesim ops --config PATH [options]\n"
-	"\n"
-	"Operator sequence of each distinct layer kind for one forward pass, per GPU\n"
-	"after the TP/DP/EP split: shapes, FLOPs, bytes, the attention vs FFN/MoE\n"
-	"FLOPs share, and total FLOPs (model-wide and per GPU).\n"
-	"\n"
-	"options:\n"
-	"  --config PATH        load an HF config.json instead of a registry model\n"
-	"  --batch-size B       requests in the batch (default 1; roofline's --batch)\n"
-	"  --seq-len S          new tokens per request (default 1 = decode; --seq)\n"
-	"  --context-len C      tokens already cached per request (default 0; --kv-len)\n"
-	"  --tp N               tensor parallel degree (default 8)\n"
-	"  --dp N               data (attention) parallel degree (default 1)\n"
-	"  --ep N               expert parallel degree (default 1 as in vLLM and SGLang:\n"
-	"                       experts TP-sharded over tp x dp; --enable-expert-parallel\n"
-	"                       gives tp x dp; the engines' flag names are accepted too)\n"
-	"  --gpu G              GPU for peak FLOPs (default h100)\n"
-	"  --dtype bf16|fp8     weight / GEMM dtype (default bf16); KV cache the same\n"
-	"  --all-logits         LM head on every token, not only each sequence's last\n"
-	"  --image WxH          each request of the batch sends one image of W x H pixels:\n"
-	"                       the vision encoder's operators (vit_embed, vit_block,\n"
-	"                       vit_merger) follow the language model's, encoding the\n"
-	"                       batch's images in one call; --seq-len counts the prompt's\n"
-	"                       tokens, its image tokens included\n"
-	"  --measured-ms X      measured forward time: adds theoretical minimum time,\n"
-	"                       MFU overall and per layer, and each op's FLOPs share\n"
-	"  --kernel-flow JSON|@FILE\n"
-	"                       kernel-level MFU of one measured layer: every kernel row\n"
-	"                       with its operator, FLOPs, theoretical time and MFU (the\n"
-	"                       per-layer template is left out); input {metadata:\n"
-	"                       {layer_id, num_layers, total_dur_us, ...},\n"
-	"                       category_summary, kernels: [{name, category, dur_us,\n"
-	"                       half, ts, input_dims, output_dims}]}\n"
-	"  --kernel-detail JSON|@FILE  the same input, aggregated per operator\n"
-	"  --kernel-ms JSON|@FILE      {\"category\": ms, ...} per forward pass: each\n"
-	"                       category's time / layers spread over one layer's\n"
-	"                       operators by FLOPs share\n"
-	"  --layer-kind dense|moe  layer kind for --kernel-ms (default moe for MoE\n"
-	"                       models); --kernel-flow/--kernel-detail use layer_id\n"
-	"                       Mapping: each kernel gets its own operator, by its shape\n"
-	"                       (fused GEMMs: q_a+kv_a), else in template order; only\n"
-	"                       the rest is spread by FLOPs share.  Direct categories:\n"
-	"                       mla, moe, rmsnorm, rope, activation, moe_gate, topk,\n"
-	"                       paged_mqa, quant, hadamard, mhc; gemm_fp8/gemm_bf16 take\n"
-	"                       the remaining GEMM operators; allreduce, moe_align,\n"
-	"                       moe_sort, mla_metadata, indexer, other and unknown\n"
-	"                       categories stay as overhead (FLOPs/MFU N/A).  moe and\n"
-	"                       gemm_fp8 kernels use the fp8 peak (marked 8), all others\n"
-	"                       the bf16 peak.  Inconsistent input is warned about.\n"
-	"  --list-models, --list-gpus  the registry's models / GPUs (as 'servesim models'\n"
-	"                       / 'servesim gpus'; also 'servesim --list-models')\n"
-	"  --format text|json   output format (default text)\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"exit codes: 0 ok, 2 usage error (bad flag, unknown model), 3 bad input data\n";
-
 struct ops_opts {
 	struct ops_req q;   /* model, GPU, shape, layout, dtype, --image */
 	double measured_ms;
@@ -84,28 +26,108 @@ struct ops_opts {
 	char list;  /* --list-models ('m') / --list-gpus ('g'): 000's flags */
 };
 
+enum { O_DTYPE = 1, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LMODELS, O_LGPUS, O_IMAGE };
+#define O(m) offsetof(struct ops_opts, m)
+static const struct argtab_row flag_rows[] = {
+	AT_TXT("usage: servesim ops MODEL [options]\n"
+	       "       servesim ops --config PATH [options]\n"
+	       "\n"
+	       "Operator sequence of each distinct layer kind for one forward pass, per GPU\n"
+	       "after the TP/DP/EP split: shapes, FLOPs, bytes, the attention vs FFN/MoE\n"
+	       "FLOPs share, and total FLOPs (model-wide and per GPU).\n"
+	       "\n"
+	       "options:\n"),
+	{AT_S("--config", "PATH", O(q.config), "load an HF config.json instead of a registry model")},
+	AT_TXT("  --batch-size B       requests in the batch (default 1; roofline's --batch)\n"
+	       "  --seq-len S          new tokens per request (default 1 = decode; --seq)\n"
+	       "  --context-len C      tokens already cached per request (default 0; --kv-len)\n"
+	       "  --tp N               tensor parallel degree (default 8)\n"
+	       "  --dp N               data (attention) parallel degree (default 1)\n"
+	       "  --ep N               expert parallel degree (default 1 as in vLLM and SGLang:\n"
+	       "                       experts TP-sharded over tp x dp; --enable-expert-parallel\n"
+	       "                       gives tp x dp; the engines' flag names are accepted too)\n"),
+	{AT_S("--gpu", "G", O(q.gpu), "GPU for peak FLOPs (default h100)")},
+	{AT_O("--dtype", "bf16|fp8", O_DTYPE, "weight / GEMM dtype (default bf16); KV cache the same")},
+	{AT_B("--all-logits", O(q.shape.all_logits), "LM head on every token, not only each sequence's last")},
+	{AT_O("--image", "WxH", O_IMAGE, "each request of the batch sends one image of W x H pixels:\n"
+	      "the vision encoder's operators (vit_embed, vit_block,\n"
+	      "vit_merger) follow the language model's, encoding the\n"
+	      "batch's images in one call; --seq-len counts the prompt's\n"
+	      "tokens, its image tokens included")},
+	{AT_N("--measured-ms", "X", O(measured_ms), 0, true, "measured forward time: adds theoretical minimum time,\n"
+	      "MFU overall and per layer, and each op's FLOPs share")},
+	AT_TXT("  --kernel-flow JSON|@FILE\n"
+	       "                       kernel-level MFU of one measured layer: every kernel row\n"
+	       "                       with its operator, FLOPs, theoretical time and MFU (the\n"
+	       "                       per-layer template is left out); input {metadata:\n"
+	       "                       {layer_id, num_layers, total_dur_us, ...},\n"
+	       "                       category_summary, kernels: [{name, category, dur_us,\n"
+	       "                       half, ts, input_dims, output_dims}]}\n"),
+	{AT_O("--kernel-flow", "JSON|@FILE", O_KFLOW, NULL)},
+	{AT_O("--kernel-detail", "JSON|@FILE", O_KDETAIL, " the same input, aggregated per operator")},
+	{AT_O("--kernel-ms", "JSON|@FILE", O_KMS, "     {\"category\": ms, ...} per forward pass: each\n"
+	      "category's time / layers spread over one layer's\n"
+	      "operators by FLOPs share")},
+	{AT_S("--layer-kind", "dense|moe", O(layer_kind), " layer kind for --kernel-ms (default moe for MoE\n"
+	      "models); --kernel-flow/--kernel-detail use layer_id\n"
+	      "Mapping: each kernel gets its own operator, by its shape\n"
+	      "(fused GEMMs: q_a+kv_a), else in template order; only\n"
+	      "the rest is spread by FLOPs share.  Direct categories:\n"
+	      "mla, moe, rmsnorm, rope, activation, moe_gate, topk,\n"
+	      "paged_mqa, quant, hadamard, mhc; gemm_fp8/gemm_bf16 take\n"
+	      "the remaining GEMM operators; allreduce, moe_align,\n"
+	      "moe_sort, mla_metadata, indexer, other and unknown\n"
+	      "categories stay as overhead (FLOPs/MFU N/A).  moe and\n"
+	      "gemm_fp8 kernels use the fp8 peak (marked 8), all others\n"
+	      "the bf16 peak.  Inconsistent input is warned about.")},
+	AT_TXT("  --list-models, --list-gpus  the registry's models / GPUs (as 'servesim models'\n"
+	       "                       / 'servesim gpus'; also 'servesim --list-models')\n"),
+	{AT_O0("--list-models", O_LMODELS, NULL)},
+	{AT_O0("--list-gpus", O_LGPUS, NULL)},
+	{AT_O("--format", "text|json", O_FMT, "output format (default text)")},
+	AT_TXT("  -h, --help           this help\n"
+	       "\n"
+	       "exit codes: 0 ok, 2 usage error (bad flag, unknown model), 3 bad input data\n"),
+};
+static const struct argtab table = ARGTAB(flag_rows, 23);
+
+static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
+{
+	struct ops_opts *o = base;
+	long long w = 0, h = 0;
+	char tail = 0;
+	int rc;
+
+	(void)spelled;
+	switch (c) {
+	case O_DTYPE: rc = dtype_parse(arg, &o->q.dtype, e); break;
+	case O_FMT: rc = cli_format(arg, false, &o->fmt, e); break;
+	case O_IMAGE:
+		if (sscanf(arg, "%lldx%lld%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > WL_MAX_IMAGE_SIDE ||
+		    h > WL_MAX_IMAGE_SIDE)
+			return err_set(e, SS_EUSAGE, "--image must be WxH in pixels, 1 to %lld a side, got '%s'",
+				       (long long)WL_MAX_IMAGE_SIDE, arg);
+		o->q.img_w = w;
+		o->q.img_h = h;
+		return 1;
+	case O_KFLOW: case O_KDETAIL: case O_KMS:
+		if (o->kmode != KM_NONE)
+			return err_set(e, SS_EUSAGE, "give one of --kernel-flow, --kernel-detail, --kernel-ms");
+		o->kmode = c == O_KFLOW ? KM_FLOW : c == O_KDETAIL ? KM_DETAIL : KM_MS;
+		o->karg = arg;
+		return 1;
+	case O_LMODELS: o->list = 'm'; return 1;
+	case O_LGPUS: o->list = 'g'; return 1;
+	default: return cli_shape_option(c, arg, &o->q.shape, &o->q.par, &o->q.pf, e);
+	}
+	return rc < 0 ? rc : 1;
+}
+
 static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 {
-	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_ALL,
-	       O_MEAS, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LKIND, O_LMODELS, O_LGPUS, O_IMAGE };
-	static const struct option lo[] = {
-		{"config", required_argument, 0, O_CONFIG},
-		CLI_SHAPE_OPTIONS,
-		{"gpu", required_argument, 0, O_GPU},
-		{"dtype", required_argument, 0, O_DTYPE},
-		{"all-logits", no_argument, 0, O_ALL},
-		{"image", required_argument, 0, O_IMAGE},
-		{"measured-ms", required_argument, 0, O_MEAS},
-		{"kernel-flow", required_argument, 0, O_KFLOW},
-		{"kernel-detail", required_argument, 0, O_KDETAIL},
-		{"kernel-ms", required_argument, 0, O_KMS},
-		{"layer-kind", required_argument, 0, O_LKIND},
-		{"list-models", no_argument, 0, O_LMODELS},
-		{"list-gpus", no_argument, 0, O_LGPUS},
-		{"format", required_argument, 0, O_FMT},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
-	int c, rc = 0;
+	static const struct option shared[] = {CLI_SHAPE_OPTIONS, {0, 0, 0, 0}};
+	const struct cli_spec spec = {"ops", &table, o, shared, false, false, own};
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->q.gpu = "h100";
@@ -114,49 +136,8 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 	o->q.par = (struct parallel){8, 1, 1, 8, 0};
 	o->q.dtype = DT_BF16;
 	o->measured_ms = -1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(ops_usage, stdout);
-			return 1;
-		case O_CONFIG: o->q.config = optarg; break;
-		case O_GPU: o->q.gpu = optarg; break;
-		case O_DTYPE: rc = dtype_parse(optarg, &o->q.dtype, e); break;
-		case O_ALL: o->q.shape.all_logits = true; break;
-		case O_IMAGE: {
-			long long w = 0, h = 0;
-			char tail = 0;
-			if (sscanf(optarg, "%lldx%lld%c", &w, &h, &tail) != 2 || w < 1 || h < 1 ||
-			    w > WL_MAX_IMAGE_SIDE || h > WL_MAX_IMAGE_SIDE)
-				return err_set(e, SS_EUSAGE, "--image must be WxH in pixels, 1 to %lld a side, got '%s'",
-					       (long long)WL_MAX_IMAGE_SIDE, optarg);
-			o->q.img_w = w;
-			o->q.img_h = h;
-			break;
-		}
-		case O_MEAS: rc = cli_double("--measured-ms", optarg, 0, true, &o->measured_ms, e); break;
-		case O_FMT: rc = cli_format(optarg, false, &o->fmt, e); break;
-		case O_KFLOW:
-		case O_KDETAIL:
-		case O_KMS:
-			if (o->kmode != KM_NONE)
-				return err_set(e, SS_EUSAGE,
-					       "give one of --kernel-flow, --kernel-detail, --kernel-ms");
-			o->kmode = c == O_KFLOW ? KM_FLOW : c == O_KDETAIL ? KM_DETAIL : KM_MS;
-			o->karg = optarg;
-			break;
-		case O_LKIND: o->layer_kind = optarg; break;
-		case O_LMODELS: o->list = 'm'; break;
-		case O_LGPUS: o->list = 'g'; break;
-		default:
-			if ((rc = cli_shape_option(c, optarg, &o->q.shape, &o->q.par, &o->q.pf, e)) == 0)
-				return cli_bad_option("ops", argv[optind - 1], e);
-		}
-		if (rc < 0)
-			return rc;
-	}
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc;
 	if (o->list)
 		return 0;
 	if (optind < argc)

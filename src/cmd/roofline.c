@@ -15,70 +15,6 @@
 #include "analysis/roofline.h"
 #include "report/roofreport.h"
 
-static const char roofline_usage[] =
-	"usage: servesim roofline MODEL [options]\n"
-	"       servesim roofline --config PATH [options]\n"
-	"\n"
-	"Markdown report (stdout, or -o FILE) of what bounds one forward pass of MODEL\n"
-	"on a GPU: FLOPs and HBM bytes (weights, activations, KV) of the operator graph\n"
-	"in efficient execution (flash attention, fused operators, each weight read\n"
-	"once per step), collective bytes, and\n"
-	"  T_comp = FLOPs / (dense peak x utilisation), T_hbm = bytes / (HBM BW x bw_eff),\n"
-	"  T_net = collective bytes / link BW, T_est = max of the three,\n"
-	"arithmetic intensity against the ridge point, the regime per phase, sweeps\n"
-	"(decode over batch and KV length with the critical batch, prefill over\n"
-	"sequence length) and guidance from the dominant term.  Peaks, bandwidth,\n"
-	"bw_eff and link bandwidth come from data/gpus.json (see `servesim gpus`).\n"
-	"\n"
-	"options:\n"
-	"  --config PATH        an HF config.json instead of a registry model\n"
-	"  --gpu G              GPU (default h100)\n"
-	"  --dtype bf16|fp8     weight / GEMM dtype (default bf16)\n"
-	"  --kv-dtype bf16|fp8  KV-cache dtype (default: --dtype)\n"
-	"  --tp N --dp N --ep N parallelism (default 1 each, as in vLLM and SGLang: without\n"
-	"                       EP the experts are TP-sharded over tp x dp;\n"
-	"                       --enable-expert-parallel gives ep = tp x dp; the engines'\n"
-	"                       flag names are accepted too)\n"
-	"  --batch B            requests in the batch, split over DP (default 8; ops's --batch-size)\n"
-	"  --seq S              prompt tokens per request for prefill (default 1024; --seq-len)\n"
-	"  --kv-len L           cached tokens per request for decode (default 1024; --context-len)\n"
-	"  --phase train|prefill|decode|all  phases to report (default all); train =\n"
-	"                       forward + backward of a prefill-shaped batch (3x FLOPs,\n"
-	"                       weights read 3x and gradients written, activations 3x)\n"
-	"  --mode efficient|naive|both  execution model (default efficient): efficient =\n"
-	"                       flash attention, fused elementwise ops, weights read once\n"
-	"                       per step x residency; naive = fp32 S x S scores in HBM,\n"
-	"                       every elementwise op round-trips HBM, weights re-read\n"
-	"                       per --tile rows\n"
-	"  --b-sat N            GEMM rows that fill the tensor cores: eta = min(1, m/N)\n"
-	"                       (default 128, a Hopper GEMM tile height)\n"
-	"  --eta-scalar X       non-tensor FLOP rate / tensor peak for elementwise ops\n"
-	"                       (default 0.068: H100 FP32 67 / bf16 989 TFLOP/s)\n"
-	"  --tile N             naive mode: rows per GEMM tile (default 128)\n"
-	"  --wrf-attn X --wrf-dense X --wrf-moe X\n"
-	"                       efficient mode: weight residency factors (design document\n"
-	"                       001: streamed weight bytes = W / WRF; default 4, 4, 2;\n"
-	"                       never more than the GEMM's rows: one row reads all its\n"
-	"                       weights; naive mode is WRF 1)\n"
-	"  --residency-attn X --residency-dense X --residency-moe X\n"
-	"                       the same as fractions read from HBM each step (1 / WRF;\n"
-	"                       default 0.25, 0.25, 0.5)\n"
-	"  --gpu G[,G2,...]     the report is for the first; the others are compared\n"
-	"  --plots DIR          SVG charts (roofline, decode batch sweep), their data and an\n"
-	"                       optional gnuplot script\n"
-	"  -o FILE              write the report to FILE (atomically)\n"
-	"  --grid FILE.csv      also write a full-factorial decode grid (batch 1, 8,\n"
-	"                       64, 512 x KV length 256, 4096 x KV dtype bf16, fp8)\n"
-	"  --grid-points N      N batches (1..1024) x N KV lengths (256..65536), each\n"
-	"                       geometric, x the 2 KV dtypes: 2 N^2 grid points\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"The report also has a Mermaid diagram of each layer kind and a sensitivity\n"
-	"ranking of knobs (batch, KV length, KV dtype bytes, top-k, hidden size, EP) by\n"
-	"their effect on decode T_est.\n"
-	"\n"
-	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
-
 struct rl_opts {
 	struct out_roof_opts r;  /* what the report needs */
 	const char *model, *config, *gpu;
@@ -86,29 +22,126 @@ struct rl_opts {
 	struct par_flags pf;
 };
 
+enum { O_DTYPE = 1, O_KVDT, O_PHASE, O_MODE, O_WA, O_WD, O_WM };
+#define O(m) offsetof(struct rl_opts, m)
+static const struct argtab_row flag_rows[] = {
+	AT_TXT("usage: servesim roofline MODEL [options]\n"
+	       "       servesim roofline --config PATH [options]\n"
+	       "\n"
+	       "Markdown report (stdout, or -o FILE) of what bounds one forward pass of MODEL\n"
+	       "on a GPU: FLOPs and HBM bytes (weights, activations, KV) of the operator graph\n"
+	       "in efficient execution (flash attention, fused operators, each weight read\n"
+	       "once per step), collective bytes, and\n"
+	       "  T_comp = FLOPs / (dense peak x utilisation), T_hbm = bytes / (HBM BW x bw_eff),\n"
+	       "  T_net = collective bytes / link BW, T_est = max of the three,\n"
+	       "arithmetic intensity against the ridge point, the regime per phase, sweeps\n"
+	       "(decode over batch and KV length with the critical batch, prefill over\n"
+	       "sequence length) and guidance from the dominant term.  Peaks, bandwidth,\n"
+	       "bw_eff and link bandwidth come from data/gpus.json (see `servesim gpus`).\n"
+	       "\n"
+	       "options:\n"),
+	{AT_S("--config", "PATH", O(config), "an HF config.json instead of a registry model")},
+	{AT_S("--gpu", "G", O(gpu), "GPU (default h100)")},
+	{AT_O("--dtype", "bf16|fp8", O_DTYPE, "weight / GEMM dtype (default bf16)")},
+	{AT_O("--kv-dtype", "bf16|fp8", O_KVDT, "KV-cache dtype (default: --dtype)"), .given = ARGTAB_GIVEN(struct rl_opts, kv_given)},
+	AT_TXT("  --tp N --dp N --ep N parallelism (default 1 each, as in vLLM and SGLang: without\n"
+	       "                       EP the experts are TP-sharded over tp x dp;\n"
+	       "                       --enable-expert-parallel gives ep = tp x dp; the engines'\n"
+	       "                       flag names are accepted too)\n"),
+	{AT_I("--batch", "B", O(r.batch), 1, 1 << 20, "requests in the batch, split over DP (default 8; ops's --batch-size)")},
+	{AT_A("--batch-size")},
+	{AT_I("--seq", "S", O(r.seq), 1, 1 << 22, "prompt tokens per request for prefill (default 1024; --seq-len)")},
+	{AT_A("--seq-len")},
+	{AT_I("--kv-len", "L", O(r.kv_len), 0, 1 << 24, "cached tokens per request for decode (default 1024; --context-len)")},
+	{AT_A("--context-len")},
+	{AT_O("--phase", "train|prefill|decode|all", O_PHASE, " phases to report (default all); train =\n"
+	      "forward + backward of a prefill-shaped batch (3x FLOPs,\n"
+	      "weights read 3x and gradients written, activations 3x)")},
+	{AT_O("--mode", "efficient|naive|both", O_MODE, " execution model (default efficient): efficient =\n"
+	      "flash attention, fused elementwise ops, weights read once\n"
+	      "per step x residency; naive = fp32 S x S scores in HBM,\n"
+	      "every elementwise op round-trips HBM, weights re-read\n"
+	      "per --tile rows")},
+	{AT_N("--b-sat", "N", O(r.k.b_sat), 0, true, "GEMM rows that fill the tensor cores: eta = min(1, m/N)\n"
+	      "(default 128, a Hopper GEMM tile height)")},
+	{AT_N("--eta-scalar", "X", O(r.k.eta_scalar), 0, true, "non-tensor FLOP rate / tensor peak for elementwise ops\n"
+	      "(default 0.068: H100 FP32 67 / bf16 989 TFLOP/s)")},
+	{AT_N("--tile", "N", O(r.k.tile), 0, true, "naive mode: rows per GEMM tile (default 128)")},
+	AT_TXT("  --wrf-attn X --wrf-dense X --wrf-moe X\n"
+	       "                       efficient mode: weight residency factors (design document\n"
+	       "                       001: streamed weight bytes = W / WRF; default 4, 4, 2;\n"
+	       "                       never more than the GEMM's rows: one row reads all its\n"
+	       "                       weights; naive mode is WRF 1)\n"
+	       "  --residency-attn X --residency-dense X --residency-moe X\n"
+	       "                       the same as fractions read from HBM each step (1 / WRF;\n"
+	       "                       default 0.25, 0.25, 0.5)\n"),
+	{AT_O("--wrf-attn", "X", O_WA, NULL)},
+	{AT_O("--wrf-dense", "X", O_WD, NULL)},
+	{AT_O("--wrf-moe", "X", O_WM, NULL)},
+	{AT_N("--residency-attn", "X", O(r.k.res_attn), 0, false, NULL)},
+	{AT_N("--residency-dense", "X", O(r.k.res_dense), 0, false, NULL)},
+	{AT_N("--residency-moe", "X", O(r.k.res_moe), 0, false, NULL)},
+	AT_TXT("  --gpu G[,G2,...]     the report is for the first; the others are compared\n"),
+	{AT_S("--plots", "DIR", O(r.plots), "SVG charts (roofline, decode batch sweep), their data and an\n"
+	      "optional gnuplot script")},
+	{AT_S("-o", "FILE", O(r.out), "write the report to FILE (atomically)")},
+	{AT_A("--output")},
+	{AT_S("--grid", "FILE.csv", O(r.grid), "also write a full-factorial decode grid (batch 1, 8,\n"
+	      "64, 512 x KV length 256, 4096 x KV dtype bf16, fp8)")},
+	{AT_I32V("--grid-points", "N", O(r.grid_points), 2, 64, "N batches (1..1024) x N KV lengths (256..65536), each\n"
+	      "geometric, x the 2 KV dtypes: 2 N^2 grid points")},
+	AT_TXT("  -h, --help           this help\n"
+	       "\n"
+	       "The report also has a Mermaid diagram of each layer kind and a sensitivity\n"
+	       "ranking of knobs (batch, KV length, KV dtype bytes, top-k, hidden size, EP) by\n"
+	       "their effect on decode T_est.\n"
+	       "\n"
+	       "exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n"),
+};
+static const struct argtab table = ARGTAB(flag_rows, 23);
+
+static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
+{
+	struct rl_opts *o = base;
+	double w;
+	int rc;
+
+	(void)spelled;
+	switch (c) {
+	case O_WA: case O_WD: case O_WM:
+		if ((rc = cli_double(c == O_WA ? "--wrf-attn" : c == O_WD ? "--wrf-dense" : "--wrf-moe", arg, 1, false,
+				     &w, e)) == 0)
+			*(c == O_WA ? &o->r.k.res_attn : c == O_WD ? &o->r.k.res_dense : &o->r.k.res_moe) = 1 / w;
+		break;
+	case O_MODE:
+		if (strcmp(arg, "efficient") == 0)
+			o->r.mode = 0;
+		else if (strcmp(arg, "naive") == 0)
+			o->r.mode = 1;
+		else if (strcmp(arg, "both") == 0)
+			o->r.mode = 2;
+		else
+			return err_set(e, SS_EUSAGE, "--mode must be efficient, naive or both, got '%s'", arg);
+		return 1;
+	case O_DTYPE: rc = dtype_parse(arg, &o->r.dtype, e); break;
+	case O_KVDT: rc = dtype_parse(arg, &o->r.kvdt, e); break;
+	case O_PHASE:
+		o->r.prefill = strcmp(arg, "prefill") == 0 || strcmp(arg, "all") == 0;
+		o->r.decode = strcmp(arg, "decode") == 0 || strcmp(arg, "all") == 0;
+		o->r.train = strcmp(arg, "train") == 0 || strcmp(arg, "all") == 0;
+		if (!o->r.prefill && !o->r.decode && !o->r.train)
+			return err_set(e, SS_EUSAGE, "--phase must be train, prefill, decode or all, got '%s'", arg);
+		return 1;
+	default: return cli_shape_option(c, arg, NULL, &o->r.par, &o->pf, e);
+	}
+	return rc < 0 ? rc : 1;
+}
+
 static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 {
-	enum { O_CONFIG = 256, O_GPU, O_DTYPE, O_KVDT, O_BATCH, O_SEQ, O_KV,
-	       O_PHASE, O_GRID, O_MODE, O_BSAT, O_ETAS, O_TILE, O_RA, O_RD, O_RM, O_PLOTS,
-	       O_GPTS, O_WA, O_WD, O_WM };
-	static const struct option lo[] = {
-		{"config", required_argument, 0, O_CONFIG}, {"gpu", required_argument, 0, O_GPU},
-		{"dtype", required_argument, 0, O_DTYPE}, {"kv-dtype", required_argument, 0, O_KVDT},
-		CLI_PARALLEL_OPTIONS, {"batch", required_argument, 0, O_BATCH},
-		{"seq", required_argument, 0, O_SEQ}, {"kv-len", required_argument, 0, O_KV},
-		/* ops's names for the same shape */
-		{"batch-size", required_argument, 0, O_BATCH}, {"seq-len", required_argument, 0, O_SEQ},
-		{"context-len", required_argument, 0, O_KV},
-		{"phase", required_argument, 0, O_PHASE}, {"output", required_argument, 0, 'o'},
-		{"grid", required_argument, 0, O_GRID}, {"mode", required_argument, 0, O_MODE},
-		{"b-sat", required_argument, 0, O_BSAT}, {"eta-scalar", required_argument, 0, O_ETAS},
-		{"tile", required_argument, 0, O_TILE}, {"residency-attn", required_argument, 0, O_RA},
-		{"residency-dense", required_argument, 0, O_RD}, {"residency-moe", required_argument, 0, O_RM},
-		{"plots", required_argument, 0, O_PLOTS}, {"grid-points", required_argument, 0, O_GPTS},
-		{"wrf-attn", required_argument, 0, O_WA}, {"wrf-dense", required_argument, 0, O_WD},
-		{"wrf-moe", required_argument, 0, O_WM},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	int c, rc = 0;
+	static const struct option shared[] = {CLI_PARALLEL_OPTIONS, {0, 0, 0, 0}};
+	const struct cli_spec spec = {"roofline", &table, o, shared, false, false, own};
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->gpu = "h100";
@@ -119,67 +152,8 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 	o->r.kv_len = 1024;
 	o->r.prefill = o->r.decode = o->r.train = true;
 	rl_cfg_defaults(&o->r.k);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
-		switch (c) {
-		case 'h': fputs(roofline_usage, stdout); return 1;
-		case 'o': o->r.out = optarg; break;
-		case O_GRID: o->r.grid = optarg; break;
-		case O_PLOTS: o->r.plots = optarg; break;
-		case O_GPTS: {
-			int64_t v;
-			if ((rc = cli_int("--grid-points", optarg, 2, 64, &v, e)) == 0)
-				o->r.grid_points = (int)v;
-			break;
-		}
-		case O_WA:
-		case O_WD:
-		case O_WM: {
-			double w;
-			if ((rc = cli_double(c == O_WA ? "--wrf-attn" : c == O_WD ? "--wrf-dense" : "--wrf-moe",
-					     optarg, 1, false, &w, e)) == 0)
-				*(c == O_WA ? &o->r.k.res_attn : c == O_WD ? &o->r.k.res_dense : &o->r.k.res_moe) = 1 / w;
-			break;
-		}
-		case O_MODE:
-			if (strcmp(optarg, "efficient") == 0)
-				o->r.mode = 0;
-			else if (strcmp(optarg, "naive") == 0)
-				o->r.mode = 1;
-			else if (strcmp(optarg, "both") == 0)
-				o->r.mode = 2;
-			else
-				return err_set(e, SS_EUSAGE, "--mode must be efficient, naive or both, got '%s'", optarg);
-			break;
-		case O_BSAT: rc = cli_double("--b-sat", optarg, 0, true, &o->r.k.b_sat, e); break;
-		case O_ETAS: rc = cli_double("--eta-scalar", optarg, 0, true, &o->r.k.eta_scalar, e); break;
-		case O_TILE: rc = cli_double("--tile", optarg, 0, true, &o->r.k.tile, e); break;
-		case O_RA: rc = cli_double("--residency-attn", optarg, 0, false, &o->r.k.res_attn, e); break;
-		case O_RD: rc = cli_double("--residency-dense", optarg, 0, false, &o->r.k.res_dense, e); break;
-		case O_RM: rc = cli_double("--residency-moe", optarg, 0, false, &o->r.k.res_moe, e); break;
-		case O_CONFIG: o->config = optarg; break;
-		case O_GPU: o->gpu = optarg; break;
-		case O_DTYPE: rc = dtype_parse(optarg, &o->r.dtype, e); break;
-		case O_KVDT: rc = dtype_parse(optarg, &o->r.kvdt, e); o->kv_given = true; break;
-		case O_BATCH: rc = cli_int("--batch", optarg, 1, 1 << 20, &o->r.batch, e); break;
-		case O_SEQ: rc = cli_int("--seq", optarg, 1, 1 << 22, &o->r.seq, e); break;
-		case O_KV: rc = cli_int("--kv-len", optarg, 0, 1 << 24, &o->r.kv_len, e); break;
-		case O_PHASE:
-			o->r.prefill = strcmp(optarg, "prefill") == 0 || strcmp(optarg, "all") == 0;
-			o->r.decode = strcmp(optarg, "decode") == 0 || strcmp(optarg, "all") == 0;
-			o->r.train = strcmp(optarg, "train") == 0 || strcmp(optarg, "all") == 0;
-			if (!o->r.prefill && !o->r.decode && !o->r.train)
-				return err_set(e, SS_EUSAGE,
-					       "--phase must be train, prefill, decode or all, got '%s'", optarg);
-			break;
-		default:
-			if ((rc = cli_shape_option(c, optarg, NULL, &o->r.par, &o->pf, e)) == 0)
-				return cli_bad_option("roofline", argv[optind - 1], e);
-		}
-		if (rc < 0)
-			return rc;
-	}
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc;
 	if (optind < argc)
 		o->model = argv[optind++];
 	if (optind < argc)

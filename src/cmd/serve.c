@@ -15,46 +15,6 @@
 #include "engine/engine.h"
 #include "serve/serve.h"
 
-static const char serve_usage[] =
-	"usage: servesim serve [--host H] [--port N] [--speed X] [model, hardware and engine flags]\n"
-	"\n"
-	"An OpenAI-compatible HTTP endpoint that answers like an inference engine with the\n"
-	"simulated timings, for testing clients, routers, autoscalers, dashboards and benchmark\n"
-	"tools without GPUs.  Each request enters the simulated engine as it arrives; its\n"
-	"output tokens (placeholder words, as many as max_tokens asks) are sent when the\n"
-	"simulation delivers them, at the simulated times (plus the client-side API terms\n"
-	"`run` adds to TTFT and E2E) on a clock running --speed simulated seconds a second.\n"
-	"\n"
-	"routes:\n"
-	"  POST /v1/completions, /v1/chat/completions   with \"stream\": true as server-sent events\n"
-	"                            (\"stream_options\": {\"include_usage\": true} adds the usage)\n"
-	"  GET /v1/models, /health, /metrics (vLLM's Prometheus names)\n"
-	"prompt length: token ids (\"prompt\": [ids], or \"prompt_token_ids\": [ids]) count one\n"
-	"  each; text counts ceil(characters / --chars-per-token); a chat adds 4 tokens a\n"
-	"  message.  Output: max_tokens (max_completion_tokens), else --default-max-tokens,\n"
-	"  every request running to it (as with \"ignore_eos\": true; no stop strings).\n"
-	"  A prompt and max_tokens past max_model_len, bad JSON or fields: 400 with OpenAI's\n"
-	"  {\"error\": {...}}; an unknown model: 404; a body over --max-body-bytes: 413.\n"
-	"\n"
-	"options:\n"
-	"  --host H                  IPv4 address to listen on (default 127.0.0.1)\n"
-	"  --port N                  (default 8000; 0: any free port, printed)\n"
-	"  --speed X                 simulated seconds per second (default 1: real time)\n"
-	"  --served-model-name NAME  the model's name in requests and answers (default its\n"
-	"                            Hugging Face name, as vLLM serves it)\n"
-	"  --default-max-tokens N    output tokens of a request that names none (default 256)\n"
-	"  --chars-per-token X       characters per prompt token of a text (default 4)\n"
-	"  --max-body-bytes N        largest request body (default 16 MiB)\n"
-	"  --requests-out FILE.csv   one row per request as `run` writes them (atomically, at exit)\n";
-/* (after SCENFLAGS_HELP: one string of both passes what C99 compilers
- * must take) */
-static const char serve_usage_end[] =
-	"\n"
-	"It runs until SIGINT or SIGTERM.  A client that disconnects aborts its request, as\n"
-	"vLLM does: it leaves the batch at the end of the step in progress, its KV blocks\n"
-	"freed, and is counted as finished_reason=\"abort\" in /metrics and as an 'aborted'\n"
-	"row (with the tokens it got) in --requests-out.\n";
-
 struct serve_opts {
 	struct scenflags sf;
 	const char *host, *name, *requests_out;
@@ -62,19 +22,58 @@ struct serve_opts {
 	double speed, cpt;
 };
 
+#define O(m) offsetof(struct serve_opts, m)
+static const struct argtab_row flag_rows[] = {
+	AT_TXT("usage: servesim serve [--host H] [--port N] [--speed X] [model, hardware and engine flags]\n"
+	       "\n"
+	       "An OpenAI-compatible HTTP endpoint that answers like an inference engine with the\n"
+	       "simulated timings, for testing clients, routers, autoscalers, dashboards and benchmark\n"
+	       "tools without GPUs.  Each request enters the simulated engine as it arrives; its\n"
+	       "output tokens (placeholder words, as many as max_tokens asks) are sent when the\n"
+	       "simulation delivers them, at the simulated times (plus the client-side API terms\n"
+	       "`run` adds to TTFT and E2E) on a clock running --speed simulated seconds a second.\n"
+	       "\n"
+	       "routes:\n"
+	       "  POST /v1/completions, /v1/chat/completions   with \"stream\": true as server-sent events\n"
+	       "                            (\"stream_options\": {\"include_usage\": true} adds the usage)\n"
+	       "  GET /v1/models, /health, /metrics (vLLM's Prometheus names)\n"
+	       "prompt length: token ids (\"prompt\": [ids], or \"prompt_token_ids\": [ids]) count one\n"
+	       "  each; text counts ceil(characters / --chars-per-token); a chat adds 4 tokens a\n"
+	       "  message.  Output: max_tokens (max_completion_tokens), else --default-max-tokens,\n"
+	       "  every request running to it (as with \"ignore_eos\": true; no stop strings).\n"
+	       "  A prompt and max_tokens past max_model_len, bad JSON or fields: 400 with OpenAI's\n"
+	       "  {\"error\": {...}}; an unknown model: 404; a body over --max-body-bytes: 413.\n"
+	       "\n"
+	       "options:\n"),
+	{AT_S("--host", "H", O(host), "IPv4 address to listen on (default 127.0.0.1)")},
+	{AT_I("--port", "N", O(port), 0, 65535, "(default 8000; 0: any free port, printed)")},
+	{AT_N("--speed", "X", O(speed), 1e-3, false, "simulated seconds per second (default 1: real time)")},
+	{AT_S("--served-model-name", "NAME", O(name), "the model's name in requests and answers (default its\n"
+	      "Hugging Face name, as vLLM serves it)")},
+	{AT_I("--default-max-tokens", "N", O(max_tokens), 1, 1 << 24, "output tokens of a request that names none (default 256)")},
+	{AT_N("--chars-per-token", "X", O(cpt), 1, false, "characters per prompt token of a text (default 4)")},
+	{AT_I("--max-body-bytes", "N", O(max_body), 1024, 1 << 30, "largest request body (default 16 MiB)")},
+	{AT_S("--requests-out", "FILE.csv", O(requests_out), "one row per request as `run` writes them (atomically, at exit)")},
+	AT_SEC(scenopts_help),
+	AT_TXT("\n"
+	       "It runs until SIGINT or SIGTERM.  A client that disconnects aborts its request, as\n"
+	       "vLLM does: it leaves the batch at the end of the step in progress, its KV blocks\n"
+	       "freed, and is counted as finished_reason=\"abort\" in /metrics and as an 'aborted'\n"
+	       "row (with the tokens it got) in --requests-out.\n"),
+};
+static const struct argtab table = ARGTAB(flag_rows, 28);
+
+static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
+{
+	(void)spelled;
+	return scenflags_option(c, arg, &((struct serve_opts *)base)->sf, e);
+}
+
 static int parse_serve(int argc, char **argv, struct serve_opts *o, struct err *e)
 {
-	enum { O_HOST = 256, O_PORT, O_SPEED, O_NAME, O_MAXTOK, O_CPT, O_BODY, O_REQ };
-	static const struct option own[] = {
-		SCENFLAGS_OPTIONS,
-		{"host", required_argument, 0, O_HOST}, {"port", required_argument, 0, O_PORT},
-		{"speed", required_argument, 0, O_SPEED}, {"served-model-name", required_argument, 0, O_NAME},
-		{"default-max-tokens", required_argument, 0, O_MAXTOK},
-		{"chars-per-token", required_argument, 0, O_CPT},
-		{"max-body-bytes", required_argument, 0, O_BODY}, {"requests-out", required_argument, 0, O_REQ},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	struct option lo[CLI_MAX_OPTIONS];
-	int c, rc = 0;
+	static const struct option shared[] = {SCENFLAGS_OPTIONS, {0, 0, 0, 0}};
+	const struct cli_spec spec = {"serve", &table, o, shared, true, true, own};
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	scenflags_defaults(&o->sf);
@@ -84,35 +83,8 @@ static int parse_serve(int argc, char **argv, struct serve_opts *o, struct err *
 	o->max_tokens = 256;
 	o->max_body = 16 << 20;
 	o->cpt = 4;
-	cli_options(own, &deploy_table, lo, CLI_MAX_OPTIONS);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(serve_usage, stdout);
-			scenopts_help(stdout);
-			fputs(serve_usage_end, stdout);
-			return 1;
-		case O_HOST: o->host = optarg; break;
-		case O_PORT: rc = cli_int("--port", optarg, 0, 65535, &o->port, e); break;
-		case O_SPEED: rc = cli_double("--speed", optarg, 1e-3, false, &o->speed, e); break;
-		case O_NAME: o->name = optarg; break;
-		case O_MAXTOK: rc = cli_int("--default-max-tokens", optarg, 1, 1 << 24, &o->max_tokens, e); break;
-		case O_CPT: rc = cli_double("--chars-per-token", optarg, 1, false, &o->cpt, e); break;
-		case O_BODY: rc = cli_int("--max-body-bytes", optarg, 1024, 1 << 30, &o->max_body, e); break;
-		case O_REQ: o->requests_out = optarg; break;
-		case '?': case ':': return cli_bad_option("serve", argv[optind - 1], e);
-		default:
-			if ((rc = scenflags_option(c, optarg, &o->sf, e)) == 0)
-				return cli_bad_option("serve", argv[optind - 1], e);
-			rc = rc > 0 ? 0 : rc;
-		}
-		if (rc < 0)
-			return rc;
-	}
-	if (optind < argc)
-		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc;
 	if (o->speed > 1e6)
 		return err_set(e, SS_EUSAGE, "--speed must be at most 1e6, got %g", o->speed);
 	return 0;

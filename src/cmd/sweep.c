@@ -21,108 +21,99 @@
 #include "plan/sweep.h"
 #include "workload/workload.h"
 
-static const char sweep_usage[] =
-	"usage: servesim sweep [list flags] [run flags] [--jobs N] [--format csv|jsonl] [--out FILE]\n"
-	"                      [--svg FILE] [--html FILE]\n"
-	"\n"
-	"Simulate every point of a grid and write one row per point: every configuration\n"
-	"field and every result a column (long format).  Rows come in grid order (the last\n"
-	"list flag below varies fastest) and are the same bytes for any --jobs and any\n"
-	"number of MPI ranks (mpirun -np K build-mpi/servesim sweep ...).\n"
-	"\n"
-	"list flags (each a comma list of values or START:STOP:STEP ranges, inclusive):\n"
-	"  --gpu LIST --engine LIST --dtype LIST --tp LIST --pp LIST --dp LIST --ep LIST\n"
-	"  every engine flag below that takes a value (--max-num-seqs LIST\n"
-	"  --max-num-batched-tokens LIST --max-model-len LIST --block-size LIST ...)\n"
-	"  --rate LIST --concurrency LIST --seed LIST\n"
-	"  e.g. --tp 1,2,4 --max-num-seqs 64,256,1024 --rate 10:40:2\n"
-	"workload:\n"
-	"  --workload FILE           spec (default workloads/default.json, chat); --rate and\n"
-	"                            --seed replace its rate and seed, --concurrency makes it\n"
-	"                            a closed loop of that many clients\n"
-	"  --num-requests N          replace its request count\n"
-	"parallel:\n"
-	"  --jobs N                  threads (default 1); under mpirun, threads per rank\n"
-	"output:\n"
-	"  --format csv|jsonl        (default csv)\n"
-	"  --out FILE                write there (default standard output)\n"
-	"  --svg FILE                charts of TTFT p90, ITL mean, E2E p90, queueing, output\n"
-	"                            tokens/s and served req/s against the last numeric list\n"
-	"                            flag with two or more values, one line per combination\n"
-	"                            of the other list flags\n"
-	"  --html FILE               one self-contained page: those charts and every point in\n"
-	"                            a sortable, filterable table (as `servesim report` makes\n"
-	"                            from the JSONL rows)\n"
-	"\n"
-	"A point whose configuration servesim refuses (memory plan, start-up checks) is a\n"
-	"row with status 'refused: REASON'; an overloaded run (as `run` judges it) is\n"
-	"'overloaded (offered X req/s, served Y req/s, queue grew Z s)'; none completed:\n"
-	"'no completions' (its latency columns are empty / null).  A progress bar goes to\n"
-	"a terminal's stderr.\n"
-	"\n";
-
 struct sweep_opts {
 	struct sweep_plan p;       /* settings, grid and row format */
 	const char *workload, *out, *svg, *html;
 	int64_t nreq, jobs;
 };
 
+enum { O_RATE = 1, O_SEED, O_FMT, O_CONC };
+#define O(m) offsetof(struct sweep_opts, m)
+static const struct argtab_row flag_rows[] = {
+	AT_TXT("usage: servesim sweep [list flags] [run flags] [--jobs N] [--format csv|jsonl] [--out FILE]\n"
+	       "                      [--svg FILE] [--html FILE]\n"
+	       "\n"
+	       "Simulate every point of a grid and write one row per point: every configuration\n"
+	       "field and every result a column (long format).  Rows come in grid order (the last\n"
+	       "list flag below varies fastest) and are the same bytes for any --jobs and any\n"
+	       "number of MPI ranks (mpirun -np K build-mpi/servesim sweep ...).\n"
+	       "\n"
+	       "list flags (each a comma list of values or START:STOP:STEP ranges, inclusive):\n"
+	       "  --gpu LIST --engine LIST --dtype LIST --tp LIST --pp LIST --dp LIST --ep LIST\n"
+	       "  every engine flag below that takes a value (--max-num-seqs LIST\n"
+	       "  --max-num-batched-tokens LIST --max-model-len LIST --block-size LIST ...)\n"
+	       "  --rate LIST --concurrency LIST --seed LIST\n"
+	       "  e.g. --tp 1,2,4 --max-num-seqs 64,256,1024 --rate 10:40:2\n"
+	       "workload:\n"),
+	{AT_O("--rate", "LIST", O_RATE, NULL)},
+	{AT_O("--seed", "LIST", O_SEED, NULL)},
+	{AT_O("--concurrency", "LIST", O_CONC, NULL)},
+	{AT_S("--workload", "FILE", O(workload), "spec (default workloads/default.json, chat); --rate and\n"
+	      "--seed replace its rate and seed, --concurrency makes it\n"
+	      "a closed loop of that many clients")},
+	{AT_I("--num-requests", "N", O(nreq), 1, INT64_MAX, "replace its request count")},
+	AT_TXT("parallel:\n"),
+	{AT_I("--jobs", "N", O(jobs), 1, PARMAP_MAX_JOBS, "threads (default 1); under mpirun, threads per rank")},
+	AT_TXT("output:\n"),
+	{AT_O("--format", "csv|jsonl", O_FMT, "(default csv)")},
+	{AT_S("--out", "FILE", O(out), "write there (default standard output)")},
+	{AT_S("--svg", "FILE", O(svg), "charts of TTFT p90, ITL mean, E2E p90, queueing, output\n"
+	      "tokens/s and served req/s against the last numeric list\n"
+	      "flag with two or more values, one line per combination\n"
+	      "of the other list flags")},
+	{AT_S("--html", "FILE", O(html), "one self-contained page: those charts and every point in\n"
+	      "a sortable, filterable table (as `servesim report` makes\n"
+	      "from the JSONL rows)")},
+	AT_TXT("\n"
+	       "A point whose configuration servesim refuses (memory plan, start-up checks) is a\n"
+	       "row with status 'refused: REASON'; an overloaded run (as `run` judges it) is\n"
+	       "'overloaded (offered X req/s, served Y req/s, queue grew Z s)'; none completed:\n"
+	       "'no completions' (its latency columns are empty / null).  A progress bar goes to\n"
+	       "a terminal's stderr.\n"
+	       "\n"),
+	AT_SEC(scenopts_help),
+};
+static const struct argtab table = ARGTAB(flag_rows, 28);
+
+static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
+{
+	struct sweep_opts *o = base;
+	struct grid *g = &o->p.g;
+	int rc, row;
+
+	(void)spelled;
+	switch (c) {
+	case O_RATE: rc = grid_add_numbers(g, "rate", "--rate", arg, false, 1e-9, 1e9, e); break;
+	case O_SEED: rc = grid_add_numbers(g, "seed", "--seed", arg, true, 0, 9007199254740992.0, e); break;
+	case O_CONC: rc = grid_add_numbers(g, "concurrency", "--concurrency", arg, true, 1, 1 << 20, e); break;
+	case O_FMT: rc = sweep_fmt_parse(arg, &o->p.fmt, e); break;
+	case SCF + 2: rc = grid_add_words(g, "gpu", "--gpu", arg, e); break;
+	case SCF + 4: rc = grid_add_words(g, "dtype", "--dtype", arg, e); break;
+	case SCF + 16: rc = grid_add_words(g, "engine", "--engine", arg, e); break;
+	case CLI_PAR: rc = grid_add_numbers(g, "tp", "--tp", arg, true, 1, 4096, e); break;
+	case CLI_PAR + 1: rc = grid_add_numbers(g, "dp", "--dp", arg, true, 1, 4096, e); break;
+	case CLI_PAR + 2:
+		rc = grid_add_numbers(g, "ep", "--ep", arg, true, 1, 4096, e);
+		o->p.sf.pf.ep_given = true;
+		break;
+	case CLI_PAR + 8: rc = grid_add_numbers(g, "pp", "--pp", arg, true, 1, 4096, e); break;
+	default:
+		if ((row = cli_deploy_row(&deploy_table, c)) >= 0 && deploy_table.row[row].axis)
+			rc = sweep_axis_add(g, &deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), arg, e);
+		else
+			return scenflags_option(c, arg, &o->p.sf, e);
+	}
+	return rc < 0 ? rc : 1;
+}
+
 static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *e)
 {
-	enum { O_RATE = 256, O_SEED, O_WL, O_NREQ, O_JOBS, O_FMT, O_OUT, O_CONC, O_SVG, O_HTML };
-	static const struct option own[] = {
-		SCENFLAGS_OPTIONS,
-		{"rate", required_argument, 0, O_RATE}, {"seed", required_argument, 0, O_SEED},
-		{"workload", required_argument, 0, O_WL}, {"num-requests", required_argument, 0, O_NREQ},
-		{"jobs", required_argument, 0, O_JOBS}, {"format", required_argument, 0, O_FMT},
-		{"out", required_argument, 0, O_OUT}, {"concurrency", required_argument, 0, O_CONC},
-		{"svg", required_argument, 0, O_SVG}, {"html", required_argument, 0, O_HTML},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	struct option lo[CLI_MAX_OPTIONS];
-	int c, rc, row;
+	static const struct option shared[] = {SCENFLAGS_OPTIONS, {0, 0, 0, 0}};
+	const struct cli_spec spec = {"sweep", &table, o, shared, true, true, own};
+	int rc;
 
-	cli_options(own, &deploy_table, lo, CLI_MAX_OPTIONS);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		rc = 0;
-		switch (c) {
-		case 'h': fputs(sweep_usage, stdout); scenopts_help(stdout); return 1;
-		case O_RATE: rc = grid_add_numbers(&o->p.g, "rate", "--rate", optarg, false, 1e-9, 1e9, e); break;
-		case O_SEED: rc = grid_add_numbers(&o->p.g, "seed", "--seed", optarg, true, 0, 9007199254740992.0, e); break;
-		case O_CONC:
-			rc = grid_add_numbers(&o->p.g, "concurrency", "--concurrency", optarg, true, 1, 1 << 20, e);
-			break;
-		case O_WL: o->workload = optarg; break;
-		case O_NREQ: rc = cli_int("--num-requests", optarg, 1, INT64_MAX, &o->nreq, e); break;
-		case O_JOBS: rc = cli_int("--jobs", optarg, 1, PARMAP_MAX_JOBS, &o->jobs, e); break;
-		case O_FMT: rc = sweep_fmt_parse(optarg, &o->p.fmt, e); break;
-		case O_OUT: o->out = optarg; break;
-		case O_SVG: o->svg = optarg; break;
-		case O_HTML: o->html = optarg; break;
-		case SCF + 2: rc = grid_add_words(&o->p.g, "gpu", "--gpu", optarg, e); break;
-		case SCF + 4: rc = grid_add_words(&o->p.g, "dtype", "--dtype", optarg, e); break;
-		case SCF + 16: rc = grid_add_words(&o->p.g, "engine", "--engine", optarg, e); break;
-		case CLI_PAR: rc = grid_add_numbers(&o->p.g, "tp", "--tp", optarg, true, 1, 4096, e); break;
-		case CLI_PAR + 1: rc = grid_add_numbers(&o->p.g, "dp", "--dp", optarg, true, 1, 4096, e); break;
-		case CLI_PAR + 2:
-			rc = grid_add_numbers(&o->p.g, "ep", "--ep", optarg, true, 1, 4096, e);
-			o->p.sf.pf.ep_given = true;
-			break;
-		case CLI_PAR + 8: rc = grid_add_numbers(&o->p.g, "pp", "--pp", optarg, true, 1, 4096, e); break;
-		case '?': case ':': return cli_bad_option("sweep", argv[optind - 1], e);
-		default:
-			if ((row = cli_deploy_row(&deploy_table, c)) >= 0 && deploy_table.row[row].axis)
-				rc = sweep_axis_add(&o->p.g, &deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c),
-						    optarg, e);
-			else if ((rc = scenflags_option(c, optarg, &o->p.sf, e)) == 0)
-				return cli_bad_option("sweep", argv[optind - 1], e);
-		}
-		if (rc < 0)
-			return rc;
-	}
-	if (optind < argc)
-		return err_set(e, SS_EUSAGE, "unexpected argument '%s'", argv[optind]);
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc;
 	if (grid_find(&o->p.g, "rate") && grid_find(&o->p.g, "concurrency"))
 		return err_set(e, SS_EUSAGE, "give --rate (open loop) or --concurrency (closed loop), not both");
 	{

@@ -14,61 +14,6 @@
 #include "analysis/trace.h"
 #include "report/tracereport.h"
 
-static const char trace_usage[] =
-	"usage: servesim trace FILE|--profiler-root DIR [--format text|json|summary]\n"
-	"                      [--anchor TYPE] [--fwd N] [--anchors-per-pass N]\n"
-	"                      [--window anchors|full]\n"
-	"                      [--compare MODEL [--batch-size B --seq-len S --context-len C]\n"
-	"                       [--tp N] [--dp N] [--ep N] [--dtype bf16|fp8] [--phase forward|train]\n"
-	"                       [--gpu G]]\n"
-	"\n"
-	"Reads a torch-profiler / Kineto Chrome trace (.json or .json.gz) or an Ascend\n"
-	"kernel_details.csv and prints the operator sequence: each CPU operator that\n"
-	"launched GPU kernels (linked by correlation id), its scope (user annotation,\n"
-	"Python function or module), category (embed, norm, attention, router,\n"
-	"moe/ffn, comm, other by scope keywords), layer, recorded input dims, kernel\n"
-	"count and time, and 2*m*n*k FLOPs for mm, bmm, matmul, linear, addmm and\n"
-	"baddbmm (Kineto needs record_shapes=True for shapes).  Kernels replayed from a\n"
-	"CUDA graph have no launching operator and are marked.  Ascend: collective\n"
-	"kernels listed on two streams are counted once; the attention anchors\n"
-	"(FusedInferAttentionScore or SparseFlashAttention, or --anchor TYPE) are\n"
-	"grouped into forward passes and one pass is cut out as design document 003\n"
-	"does: [first anchor start, last anchor end], layers from anchor to anchor\n"
-	"(the embedding, layer 0 before its attention and the last layer's FFN, LM\n"
-	"head and sampling are outside that window).\n"
-	"\n"
-	"  --format text|json|summary  sequence and summary / JSON / summary only\n"
-	"  --profiler-root DIR  find kernel_details.csv under an Ascend profiler output\n"
-	"                       tree (the first by path when several ranks are there)\n"
-	"  --fwd N              the forward pass to cut (\"fwd #N\", 1-based; default 1)\n"
-	"  --anchors-per-pass N group N consecutive anchors per pass (the layer count,\n"
-	"                       003: 64 for Qwen3-32B, 61 for DeepSeek-V3, 80 for GLM-5.1\n"
-	"                       decode); default: a new pass where the gap between two\n"
-	"                       anchors is over 3x the pass's median anchor interval\n"
-	"  --window anchors|full  anchors (default): 003's anchor window; full: from the\n"
-	"                       previous pass's last anchor to the next pass's first (the\n"
-	"                       whole capture for one pass); full is the default with\n"
-	"                       --compare glm-5.x and a prefill shape (003: GLM-5.1\n"
-	"                       prefill is not truncated to its anchors)\n"
-	"  --gpu G              peak for the summary's MFU (default: the trace's device\n"
-	"                       when gpus.json knows it, else h100; ascend-a3 for Ascend\n"
-	"                       files)\n"
-	"  --compare MODEL      line the flow up with servesim's template for the trace's\n"
-	"                       shape (per GPU after the TP/DP/EP split): operator counts\n"
-	"                       and FLOPs per category, categories missing on either side,\n"
-	"                       and with kernel times each category's time share and MFU.\n"
-	"                       The shape is the flags' where given, else the trace's:\n"
-	"                       batch, new tokens and keys from the attention operators'\n"
-	"                       recorded dims, else the trace's name (seqlenN, bsN) and the\n"
-	"                       matmul rows; layout from the name (tpN, epN, dpN) and the\n"
-	"                       world size; fp8 from fp8 kernels; a training step from\n"
-	"                       backward operators or scopes; else batch-1 decode, bf16\n"
-	"  --phase forward|train  a forward pass, or a training step (forward layers and as\n"
-	"                       many backward ones, GEMMs 2x: input and weight gradients);\n"
-	"                       default: what the trace holds\n"
-	"\n"
-	"exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n";
-
 struct tr_opts {
 	const char *file, *anchor, *compare, *gpu, *root;
 	char found[512];
@@ -81,18 +26,114 @@ struct tr_opts {
 	bool shape_given, par_given, dtype_given, phase_given;
 };
 
+enum { O_FMT = 1, O_DTYPE, O_WIN, O_PHASE };
+#define O(m) offsetof(struct tr_opts, m)
+static const struct argtab_row flag_rows[] = {
+	AT_TXT("usage: servesim trace FILE|--profiler-root DIR [--format text|json|summary]\n"
+	       "                      [--anchor TYPE] [--fwd N] [--anchors-per-pass N]\n"
+	       "                      [--window anchors|full]\n"
+	       "                      [--compare MODEL [--batch-size B --seq-len S --context-len C]\n"
+	       "                       [--tp N] [--dp N] [--ep N] [--dtype bf16|fp8] [--phase forward|train]\n"
+	       "                       [--gpu G]]\n"
+	       "\n"
+	       "Reads a torch-profiler / Kineto Chrome trace (.json or .json.gz) or an Ascend\n"
+	       "kernel_details.csv and prints the operator sequence: each CPU operator that\n"
+	       "launched GPU kernels (linked by correlation id), its scope (user annotation,\n"
+	       "Python function or module), category (embed, norm, attention, router,\n"
+	       "moe/ffn, comm, other by scope keywords), layer, recorded input dims, kernel\n"
+	       "count and time, and 2*m*n*k FLOPs for mm, bmm, matmul, linear, addmm and\n"
+	       "baddbmm (Kineto needs record_shapes=True for shapes).  Kernels replayed from a\n"
+	       "CUDA graph have no launching operator and are marked.  Ascend: collective\n"
+	       "kernels listed on two streams are counted once; the attention anchors\n"
+	       "(FusedInferAttentionScore or SparseFlashAttention, or --anchor TYPE) are\n"
+	       "grouped into forward passes and one pass is cut out as design document 003\n"
+	       "does: [first anchor start, last anchor end], layers from anchor to anchor\n"
+	       "(the embedding, layer 0 before its attention and the last layer's FFN, LM\n"
+	       "head and sampling are outside that window).\n"
+	       "\n"),
+	{AT_O("--format", "text|json|summary", O_FMT, " sequence and summary / JSON / summary only")},
+	{AT_S("--profiler-root", "DIR", O(root), "find kernel_details.csv under an Ascend profiler output\n"
+	      "tree (the first by path when several ranks are there)")},
+	{AT_I32V("--fwd", "N", O(fwd), 1, 1 << 24, "the forward pass to cut (\"fwd #N\", 1-based; default 1)")},
+	{AT_I32V("--anchors-per-pass", "N", O(per_pass), 1, 1 << 16, "group N consecutive anchors per pass (the layer count,\n"
+	      "003: 64 for Qwen3-32B, 61 for DeepSeek-V3, 80 for GLM-5.1\n"
+	      "decode); default: a new pass where the gap between two\n"
+	      "anchors is over 3x the pass's median anchor interval")},
+	{AT_O("--window", "anchors|full", O_WIN, " anchors (default): 003's anchor window; full: from the\n"
+	      "previous pass's last anchor to the next pass's first (the\n"
+	      "whole capture for one pass); full is the default with\n"
+	      "--compare glm-5.x and a prefill shape (003: GLM-5.1\n"
+	      "prefill is not truncated to its anchors)")},
+	{AT_S("--gpu", "G", O(gpu), "peak for the summary's MFU (default: the trace's device\n"
+	      "when gpus.json knows it, else h100; ascend-a3 for Ascend\n"
+	      "files)"), .given = ARGTAB_GIVEN(struct tr_opts, gpu_given)},
+	AT_TXT("  --compare MODEL      line the flow up with servesim's template for the trace's\n"
+	       "                       shape (per GPU after the TP/DP/EP split): operator counts\n"
+	       "                       and FLOPs per category, categories missing on either side,\n"
+	       "                       and with kernel times each category's time share and MFU.\n"
+	       "                       The shape is the flags' where given, else the trace's:\n"
+	       "                       batch, new tokens and keys from the attention operators'\n"
+	       "                       recorded dims, else the trace's name (seqlenN, bsN) and the\n"
+	       "                       matmul rows; layout from the name (tpN, epN, dpN) and the\n"
+	       "                       world size; fp8 from fp8 kernels; a training step from\n"
+	       "                       backward operators or scopes; else batch-1 decode, bf16\n"
+	       "  --phase forward|train  a forward pass, or a training step (forward layers and as\n"
+	       "                       many backward ones, GEMMs 2x: input and weight gradients);\n"
+	       "                       default: what the trace holds\n"
+	       "\n"
+	       "exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n"),
+	{AT_S("--compare", "MODEL", O(compare), NULL)},
+	{AT_S("--anchor", "TYPE", O(anchor), NULL)},
+	{AT_O("--dtype", "D", O_DTYPE, NULL), .given = ARGTAB_GIVEN(struct tr_opts, dtype_given)},
+	{AT_O("--phase", "P", O_PHASE, NULL)},
+};
+static const struct argtab table = ARGTAB(flag_rows, 23);
+
+static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
+{
+	struct tr_opts *o = base;
+	int rc;
+
+	(void)spelled;
+	switch (c) {
+	case O_FMT:
+		if (strcmp(arg, "text") == 0)
+			o->fmt = 0;
+		else if (strcmp(arg, "json") == 0)
+			o->fmt = 1;
+		else if (strcmp(arg, "summary") == 0)
+			o->fmt = 2;
+		else
+			return err_set(e, SS_EUSAGE, "--format must be text, json or summary, got '%s'", arg);
+		return 1;
+	case O_DTYPE: rc = dtype_parse(arg, &o->cmp.dt, e); return rc < 0 ? rc : 1;
+	case O_PHASE:
+		if (strcmp(arg, "forward") && strcmp(arg, "train"))
+			return err_set(e, SS_EUSAGE, "--phase must be forward or train, got '%s'", arg);
+		o->cmp.train = !strcmp(arg, "train");
+		o->phase_given = true;
+		return 1;
+	case O_WIN:
+		if (strcmp(arg, "anchors") && strcmp(arg, "full"))
+			return err_set(e, SS_EUSAGE, "--window must be anchors or full, got '%s'", arg);
+		o->window = !strcmp(arg, "full");
+		return 1;
+	default:
+		if ((rc = cli_shape_option(c, arg, &o->cmp.shape, &o->cmp.par, &o->pf, e)) <= 0)
+			return rc;
+		if (c >= CLI_PAR + 3 && c <= CLI_PAR + 5)
+			o->shape_given = true;
+		else
+			o->par_given = true;
+		return 1;
+	}
+}
+
 static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 {
-	enum { O_FMT = 256, O_ANCHOR, O_CMP, O_DTYPE, O_GPU, O_ROOT, O_FWD, O_PER, O_WIN, O_PHASE };
-	static const struct option lo[] = {
-		{"profiler-root", required_argument, 0, O_ROOT}, {"fwd", required_argument, 0, O_FWD},
-		{"anchors-per-pass", required_argument, 0, O_PER},
-		{"window", required_argument, 0, O_WIN},
-		{"format", required_argument, 0, O_FMT}, {"anchor", required_argument, 0, O_ANCHOR},
-		{"compare", required_argument, 0, O_CMP}, CLI_SHAPE_OPTIONS,
-		{"dtype", required_argument, 0, O_DTYPE}, {"phase", required_argument, 0, O_PHASE},
-		{"gpu", required_argument, 0, O_GPU}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	int c, rc = 0;
+	static const struct option shared[] = {CLI_SHAPE_OPTIONS, {0, 0, 0, 0}};
+	const struct cli_spec spec = {"trace", &table, o, shared, false, false, own};
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->cmp.shape = (struct pass_shape){1, 1, 0, false};
@@ -100,64 +141,8 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 	o->cmp.dt = DT_BF16;
 	o->gpu = "h100";
 	o->window = -1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'h': fputs(trace_usage, stdout); return 1;
-		case O_FMT:
-			if (strcmp(optarg, "text") == 0)
-				o->fmt = 0;
-			else if (strcmp(optarg, "json") == 0)
-				o->fmt = 1;
-			else if (strcmp(optarg, "summary") == 0)
-				o->fmt = 2;
-			else
-				return err_set(e, SS_EUSAGE, "--format must be text, json or summary, got '%s'", optarg);
-			break;
-		case O_ANCHOR: o->anchor = optarg; break;
-		case O_CMP: o->compare = optarg; break;
-		case O_DTYPE:
-			rc = dtype_parse(optarg, &o->cmp.dt, e);
-			o->dtype_given = true;
-			break;
-		case O_PHASE:
-			if (strcmp(optarg, "forward") && strcmp(optarg, "train"))
-				return err_set(e, SS_EUSAGE, "--phase must be forward or train, got '%s'", optarg);
-			o->cmp.train = !strcmp(optarg, "train");
-			o->phase_given = true;
-			break;
-		case O_GPU: o->gpu = optarg; o->gpu_given = true; break;
-		case O_ROOT: o->root = optarg; break;
-		case O_FWD: {
-			int64_t v;
-			if ((rc = cli_int("--fwd", optarg, 1, 1 << 24, &v, e)) == 0)
-				o->fwd = (int)v;
-			break;
-		}
-		case O_PER: {
-			int64_t v;
-			if ((rc = cli_int("--anchors-per-pass", optarg, 1, 1 << 16, &v, e)) == 0)
-				o->per_pass = (int)v;
-			break;
-		}
-		case O_WIN:
-			if (!strcmp(optarg, "anchors") || !strcmp(optarg, "full"))
-				o->window = !strcmp(optarg, "full");
-			else
-				return err_set(e, SS_EUSAGE, "--window must be anchors or full, got '%s'", optarg);
-			break;
-		default:
-			if ((rc = cli_shape_option(c, optarg, &o->cmp.shape, &o->cmp.par, &o->pf, e)) == 0)
-				return cli_bad_option("trace", argv[optind - 1], e);
-			if (c >= CLI_PAR + 3 && c <= CLI_PAR + 5)
-				o->shape_given = true;
-			else
-				o->par_given = true;
-		}
-		if (rc < 0)
-			return rc;
-	}
+	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
+		return rc;
 	if (o->root ? optind != argc : optind != argc - 1)
 		return err_set(e, SS_EUSAGE, "give exactly one trace FILE or --profiler-root DIR (see 'servesim trace --help')");
 	o->file = o->root ? NULL : argv[optind];

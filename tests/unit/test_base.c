@@ -1,5 +1,5 @@
 /* test_base.c - PCG32 known answers, string buffer, gz reader, atomic writes,
- * edit distance. */
+ * edit distance, flag tables. */
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "base/afile.h"
+#include "base/argtab.h"
 #include "base/csv.h"
 #include "base/decnum.h"
 #include "base/loghist.h"
@@ -730,8 +731,91 @@ static void test_tline(void)
 	tline_release(&t);
 }
 
+/* argtab: one table gives the getopt entries (an alias keeps its row's
+ * code, a short option its character), the values with the table's
+ * ranges and messages, the given marks and the --help text at the column. */
+struct at_opts {
+	const char *out, *name;
+	int64_t seeds;
+	int jobs;
+	double rate;
+	bool fast, slow, seeds_given;
+};
+
+static void at_section(FILE *f)
+{
+	fputs("[section]\n", f);
+}
+
+static void test_argtab(void)
+{
+	static const struct argtab_row rows[] = {
+		AT_TXT("usage: x [options]\n"),
+		{AT_S("-o", "FILE", offsetof(struct at_opts, out), "write there")},
+		{AT_A("--output")},
+		{AT_I("--seeds", "K", offsetof(struct at_opts, seeds), 1, 64, "seeds, each\nfrom the first"),
+		 .given = ARGTAB_GIVEN(struct at_opts, seeds_given)},
+		{AT_I32V("--jobs", "N", offsetof(struct at_opts, jobs), 1, 8, NULL)},
+		{AT_N("--rate", "X", offsetof(struct at_opts, rate), 0, true, "")},
+		{AT_B("--fast", offsetof(struct at_opts, fast), "on")},
+		{AT_C("--no-slow", offsetof(struct at_opts, slow), NULL)},
+		{AT_S("--a-very-long-flag", "VALUE", offsetof(struct at_opts, name), "past the column")},
+		{AT_O("--own", "V", 42, NULL)},
+		AT_SEC(at_section),
+	};
+	static const struct argtab t = ARGTAB(rows, 16);
+	struct option lo[16];
+	struct at_opts o = {.slow = true};
+	char shorts[8] = "h", *help = NULL;
+	size_t n = 0, len = 0, i;
+	int own = 0, out_code = -1, output_code = -2;
+	struct err e;
+	FILE *f;
+
+	argtab_options(&t, lo, &n, 16, shorts, sizeof(shorts));
+	for (i = 0; i < n; i++) {
+		if (!strcmp(lo[i].name, "output"))
+			output_code = lo[i].val;
+		if (!strcmp(lo[i].name, "fast"))
+			out_code = lo[i].has_arg;
+	}
+	CHECK(n == 8 && lo[n].name == NULL && !strcmp(shorts, "ho:") && output_code == ARGTAB_CODE + 1 &&
+		      out_code == no_argument,
+	      "8 long entries, -o short ('%s'), --output is -o's row, --fast takes no value", shorts);
+	memset(&e, 0, sizeof(e));
+	CHECK(argtab_parse(&t, 'o', "a.txt", &o, &own, &e) == 1 && !strcmp(o.out, "a.txt"), "-o FILE");
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 3, "12", &o, &own, &e) == 1 && o.seeds == 12 && o.seeds_given,
+	      "--seeds 12, given");
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 4, "9", &o, &own, &e) < 0 && e.code == SS_EUSAGE &&
+		      strstr(e.msg, "--jobs must be in [1, 8], got 9") && o.jobs == 0,
+	      "--jobs 9 out of range: '%s'", e.msg);
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 5, "0", &o, &own, &e) < 0 && e.code == SS_EUSAGE && strstr(e.msg, "--rate must be > 0"),
+	      "--rate 0 below an open bound: '%s'", e.msg);
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 5, "2.385", &o, &own, &e) == 1 && o.rate == 2.385, "--rate 2.385");
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 6, NULL, &o, &own, &e) == 1 && o.fast &&
+		      argtab_parse(&t, ARGTAB_CODE + 7, NULL, &o, &own, &e) == 1 && !o.slow,
+	      "a switch on, a switch off");
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 9, "v", &o, &own, &e) == 2 && own == 42, "an own row hands back its code");
+	CHECK(argtab_parse(&t, 1200, "v", &o, &own, &e) == 0 && argtab_parse(&t, 'x', "v", &o, &own, &e) == 0,
+	      "codes not in the table");
+	f = open_memstream(&help, &len);
+	argtab_help(&t, f);
+	fclose(f);
+	CHECK(help && !strcmp(help, "usage: x [options]\n"
+				    "  -o FILE       write there\n"
+				    "  --seeds K     seeds, each\n"
+				    "                from the first\n"
+				    "  --rate X\n"
+				    "  --fast        on\n"
+				    "  --a-very-long-flag VALUE past the column\n"
+				    "[section]\n"),
+	      "help at column 16:\n%s", help ? help : "");
+	free(help);
+}
+
 int main(void)
 {
+	test_argtab();
 	test_pcg32();
 	test_sbuf();
 	test_gzread();
