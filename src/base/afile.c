@@ -334,6 +334,31 @@ int afile_set_commit(struct afile_set *g, struct err *e)
 	return rc;
 }
 
+int afile_set_write(struct afile_set *g, const struct afile_job *j, struct err *e)
+{
+	FILE *f;
+	int rc;
+
+	if ((rc = afile_set_open(g, j->path, &f, e)) < 0 || !f)
+		return rc;
+	if ((rc = j->write(f, j->ctx, e)) < 0)
+		afile_set_abort(g);
+	return rc;
+}
+
+int afile_write_all(const struct afile_job *jobs, size_t n, struct err *e)
+{
+	struct afile_set g;
+	size_t i;
+	int rc;
+
+	afile_set_init(&g);
+	for (i = 0; i < n; i++)
+		if ((rc = afile_set_write(&g, &jobs[i], e)) < 0)
+			return rc;
+	return afile_set_commit(&g, e);
+}
+
 int afile_commit(struct afile *a, struct err *e)
 {
 	int rc = afile_close_checked(a, e);

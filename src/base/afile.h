@@ -63,6 +63,19 @@ int afile_set_open(struct afile_set *g, const char *path, FILE **f, struct err *
 int afile_set_commit(struct afile_set *g, struct err *e);
 /* Abort what is open (nothing after a commit). */
 void afile_set_abort(struct afile_set *g);
+/* One output of a set: write puts its content on f (0, or <0 with e
+ * set); path NULL: not asked for. */
+struct afile_job {
+	const char *path;
+	int (*write)(FILE *f, const void *ctx, struct err *e);
+	const void *ctx;
+};
+/* Open j's path into the set and write it; on an error every file of the
+ * set is aborted. */
+int afile_set_write(struct afile_set *g, const struct afile_job *j, struct err *e);
+/* The n jobs in order, then committed together: every file written or
+ * none (a failing one leaves no other behind). */
+int afile_write_all(const struct afile_job *jobs, size_t n, struct err *e);
 
 /* One output of a command: the flag naming it (for messages), its path
  * (NULL: not asked for) and, for an output folder, the NULL-terminated names

@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "cli.h"
-#include "report/html.h"
 #include "cmds.h"
 #include "scenopts.h"
 #include "eval/accuracy.h"
@@ -120,38 +119,6 @@ static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 	return cap_cfg_check_start(&o->cc, e);
 }
 
-/* --curve, --svg and --html, written through the output module, all or
- * none (a failing --svg left the curve written; the page came after). */
-static int write_files(const struct cap_opts *o, const struct out_config *cfg, const struct cap_result *r,
-		       const struct acc_confidence *conf, struct err *e)
-{
-	struct afile_set g;
-	struct html_capture h;
-	FILE *f;
-	int rc;
-
-	afile_set_init(&g);
-	if ((rc = afile_set_open(&g, o->curve, &f, e)) < 0)
-		return rc;
-	if (f)
-		out_cap_curve_csv(f, &o->cc, cfg, r);
-	if ((rc = afile_set_open(&g, o->svg, &f, e)) < 0)
-		return rc;
-	if (f)
-		out_cap_svg(f, &o->cc, cfg, r);
-	if ((rc = afile_set_open(&g, o->html, &f, e)) < 0)
-		return rc;
-	if (f) {
-		/* the page is built from the JSON result, as `servesim report` builds it */
-		out_cap_json(html_capture_open(&h), &o->cc, cfg, r, conf);
-		if ((rc = html_capture_page(&h, f, e)) < 0) {
-			afile_set_abort(&g);
-			return rc;
-		}
-	}
-	return afile_set_commit(&g, e);
-}
-
 int cmd_capacity(int argc, char **argv, struct err *e)
 {
 	struct cap_opts o;
@@ -176,8 +143,13 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	if (rc < 0)
 		goto out;
 	out_config_of(&o.sf, &j.x, &j.sc, &j.st, &j.wl, tables, sizeof(tables), &cfg);
-	if ((rc = write_files(&o, &cfg, &j.res, j.pt ? &j.conf : NULL, e)) < 0)
-		goto out;
+	{
+		const struct out_cap_files x = {&o.cc, &cfg, &j.res, j.pt ? &j.conf : NULL};
+		const struct afile_job files[3] = {{o.curve, out_cap_curve_file, &x}, {o.svg, out_cap_svg_file, &x},
+						   {o.html, out_cap_html_file, &x}};
+		if ((rc = afile_write_all(files, 3, e)) < 0)
+			goto out;
+	}
 	if (o.fmt == FMT_JSON)
 		out_cap_json(stdout, &o.cc, &cfg, &j.res, j.pt ? &j.conf : NULL);
 	else

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report/html.h"
 #include "cmds.h"
 #include "base/afile.h"
 #include "base/alloc.h"
@@ -253,14 +252,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			goto out;
 		if (!eval_pass_any(&p)) /* nothing to report */
 			goto status;
-		if (c.html) {
-			/* the page is built from the JSON result, as `servesim report` builds it */
-			struct html_capture h;
-			FILE *hf;
-			if ((rc = afile_set_open(&outf, c.html, &hf, e)) < 0)
-				goto out;
-			out_eval_json(html_capture_open(&h), &p, c.eo.tier0_off);
-			if ((rc = html_capture_page(&h, hf, e)) < 0)
+		{
+			const struct out_eval_page x = {&p, c.eo.tier0_off};
+			const struct afile_job page = {c.html, out_eval_html, &x};
+			if ((rc = afile_set_write(&outf, &page, e)) < 0)
 				goto out;
 		}
 		if (c.fmt == FMT_JSON)

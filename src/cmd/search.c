@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "cli.h"
-#include "report/html.h"
 #include "cmds.h"
 #include "progress.h"
 #include "scenopts.h"
@@ -163,46 +162,6 @@ static int parse_search(int argc, char **argv, struct search_opts *o, struct err
 	return 0;
 }
 
-/* --csv, --svg and --html, all or none. */
-static int write_files(const struct search_opts *o, const struct search_report *R, struct err *e)
-{
-	struct afile_set g;
-	struct html_capture h;
-	struct sbuf b;
-	FILE *f;
-	int rc;
-
-	afile_set_init(&g);
-	sb_init(&b);
-	if ((rc = afile_set_open(&g, o->csv, &f, e)) < 0)
-		goto out;
-	if (f) {
-		search_report_csv(R, &b);
-		fwrite(b.buf ? b.buf : "", 1, b.len, f);
-		sb_reset(&b);
-	}
-	if ((rc = afile_set_open(&g, o->svg, &f, e)) < 0)
-		goto out;
-	if (f) {
-		search_report_svg(R, &b);
-		fwrite(b.buf ? b.buf : "", 1, b.len, f);
-	}
-	if ((rc = afile_set_open(&g, o->html, &f, e)) < 0)
-		goto out;
-	if (f) {
-		/* the page is built from the JSON result, as `servesim report` builds it */
-		search_report_json(html_capture_open(&h), R);
-		if ((rc = html_capture_page(&h, f, e)) < 0) {
-			afile_set_abort(&g);
-			goto out;
-		}
-	}
-	rc = afile_set_commit(&g, e);
-out:
-	sb_release(&b);
-	return rc;
-}
-
 int cmd_search(int argc, char **argv, struct err *e)
 {
 	struct search_opts o;
@@ -241,8 +200,12 @@ int cmd_search(int argc, char **argv, struct err *e)
 	if (rc < 0 || rk.rank != 0)
 		goto out;
 	search_report_of(r, &o.q, o.top, &R);
-	if ((rc = write_files(&o, &R, e)) < 0)
-		goto out;
+	{
+		const struct afile_job files[3] = {{o.csv, search_report_csv, &R}, {o.svg, search_report_svg, &R},
+						   {o.html, search_report_html, &R}};
+		if ((rc = afile_write_all(files, 3, e)) < 0)
+			goto out;
+	}
 	if (o.fmt == FMT_JSON)
 		search_report_json(stdout, &R);
 	else

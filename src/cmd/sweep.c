@@ -132,46 +132,57 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 	return 0;
 }
 
+/* The files of --out, --svg (sweep.h out_sweep_svg) and --html (html.h):
+ * afile_job writers of a struct sweep_files. */
+struct sweep_files {
+	const struct sbuf *all;
+	struct json *js;
+	const char *xkey;
+	char title[200];
+};
+
+static int write_rows(FILE *f, const void *ctx, struct err *e)
+{
+	const struct sbuf *all = ((const struct sweep_files *)ctx)->all;
+
+	(void)e;
+	fwrite(all->buf ? all->buf : "", 1, all->len, f);
+	return 0;
+}
+
+static int write_svg(FILE *f, const void *ctx, struct err *e)
+{
+	const struct sweep_files *x = ctx;
+
+	(void)e;
+	out_sweep_svg(f, x->js, x->xkey, x->title);
+	return 0;
+}
+
+static int write_html(FILE *f, const void *ctx, struct err *e)
+{
+	return html_page(f, ((const struct sweep_files *)ctx)->js, NULL, e);
+}
+
 /* The rows to o->out (else standard output, after the files), their
- * charts to o->svg (sweep.h out_sweep_svg) and their page to o->html
- * (html.h): the files all or none. */
+ * charts and their page: the files all or none. */
 static int write_outputs(const struct sweep_opts *o, const struct sbuf *rows, size_t n, const struct sbuf *all,
 			 struct err *e)
 {
-	struct afile_set g;
-	struct json *js = NULL;
-	const char *xkey;
-	char title[200];
-	FILE *f;
+	struct sweep_files x = {all, NULL, NULL, ""};
+	const struct afile_job files[3] = {{o->out, write_rows, &x}, {o->svg, write_svg, &x}, {o->html, write_html, &x}};
 	int rc;
 
-	afile_set_init(&g);
-	if ((rc = afile_set_open(&g, o->out, &f, e)) < 0)
+	if ((o->svg || o->html) && (rc = sweep_rows_json(rows, n, o->p.fmt, &x.js, e)) < 0)
 		return rc;
-	if (f)
-		fwrite(all->buf ? all->buf : "", 1, all->len, f);
-	if ((o->svg || o->html) && (rc = sweep_rows_json(rows, n, o->p.fmt, &js, e)) < 0)
-		goto fail;
-	if (o->svg && (rc = sweep_chart_axis(js, &xkey, e)) < 0)
-		goto fail;
-	if ((rc = afile_set_open(&g, o->svg, &f, e)) < 0)
+	if (o->svg && (rc = sweep_chart_axis(x.js, &x.xkey, e)) < 0)
 		goto out;
-	if (f) {
-		snprintf(title, sizeof(title), "sweep: %zu points of %s", n,
-			 o->p.sf.model ? o->p.sf.model : o->p.sf.config ? o->p.sf.config : "llama-3.1-8b");
-		out_sweep_svg(f, js, xkey, title);
-	}
-	if ((rc = afile_set_open(&g, o->html, &f, e)) < 0)
-		goto out;
-	if (f && (rc = html_page(f, js, NULL, e)) < 0)
-		goto fail;
-	if ((rc = afile_set_commit(&g, e)) == 0 && !o->out)
+	snprintf(x.title, sizeof(x.title), "sweep: %zu points of %s", n,
+		 o->p.sf.model ? o->p.sf.model : o->p.sf.config ? o->p.sf.config : "llama-3.1-8b");
+	if ((rc = afile_write_all(files, 3, e)) == 0 && !o->out)
 		fwrite(all->buf ? all->buf : "", 1, all->len, stdout);
-	goto out;
-fail:
-	afile_set_abort(&g);
 out:
-	json_free(js);
+	json_free(x.js);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "plan/capacity.h"
 #include "report/confreport.h"
 #include "report/out.h"
+#include "report/html.h"
 #include "base/version.h"
 
 static const char *unit(const struct cap_cfg *c)
@@ -305,3 +306,30 @@ void out_cap_svg(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
 	free(y);
 }
 
+
+int out_cap_curve_file(FILE *f, const void *ctx, struct err *e)
+{
+	const struct out_cap_files *x = ctx;
+
+	(void)e;
+	out_cap_curve_csv(f, x->c, x->cfg, x->r);
+	return 0;
+}
+
+int out_cap_svg_file(FILE *f, const void *ctx, struct err *e)
+{
+	const struct out_cap_files *x = ctx;
+
+	(void)e;
+	out_cap_svg(f, x->c, x->cfg, x->r);
+	return 0;
+}
+
+int out_cap_html_file(FILE *f, const void *ctx, struct err *e)
+{
+	const struct out_cap_files *x = ctx;
+	struct html_capture h;
+
+	out_cap_json(html_capture_open(&h), x->c, x->cfg, x->r, x->conf);
+	return html_capture_page(&h, f, e);
+}

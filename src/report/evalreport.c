@@ -13,6 +13,7 @@
 #include "base/alloc.h"
 #include "report/evalreport.h"
 #include "report/out.h"
+#include "report/html.h"
 #include "base/json.h"
 #include "base/paths.h"
 
@@ -892,4 +893,13 @@ void out_eval_seed_spread(FILE *f, FILE *md, int seeds, const double (*med)[EM__
 	}
 	if (md)
 		fprintf(md, "\n");
+}
+
+int out_eval_html(FILE *f, const void *ctx, struct err *e)
+{
+	const struct out_eval_page *x = ctx;
+	struct html_capture h;
+
+	out_eval_json(html_capture_open(&h), x->p, x->tier0_off);
+	return html_capture_page(&h, f, e);
 }

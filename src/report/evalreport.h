@@ -19,6 +19,13 @@
  * corrections switched off (COST_H* bits, for the header). */
 void out_eval_text(FILE *f, const struct eval_pass *p, unsigned tier0_off);
 void out_eval_json(FILE *f, const struct eval_pass *p, unsigned tier0_off);
+/* --html: the page of out_eval_json (as `servesim report` builds it), an
+ * afile_job writer of a struct out_eval_page. */
+struct out_eval_page {
+	const struct eval_pass *p;
+	unsigned tier0_off;
+};
+int out_eval_html(FILE *f, const void *ctx, struct err *e);
 struct jw;
 /* out_eval_json's members, into an object w has open. */
 void out_eval_json_members(struct jw *w, const struct eval_pass *p, unsigned tier0_off);

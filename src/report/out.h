@@ -201,6 +201,18 @@ void out_cap_curve_csv(FILE *f, const struct cap_cfg *c, const struct out_config
  * marked. */
 void out_cap_svg(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
 		 const struct cap_result *r);
+/* The files of --curve, --svg and --html (the page of out_cap_json, as
+ * `servesim report` builds it): afile_job writers, ctx a struct
+ * out_cap_files. */
+struct out_cap_files {
+	const struct cap_cfg *c;
+	const struct out_config *cfg;
+	const struct cap_result *r;
+	const struct acc_confidence *conf;
+};
+int out_cap_curve_file(FILE *f, const void *ctx, struct err *e);
+int out_cap_svg_file(FILE *f, const void *ctx, struct err *e);
+int out_cap_html_file(FILE *f, const void *ctx, struct err *e);
 
 /* --- SVG ----------------------------------------------------------------- */
 

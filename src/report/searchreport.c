@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "engine/launch.h"
 #include "report/out.h"
+#include "report/html.h"
 #include "plan/pareto.h"
 #include "plan/sweep.h"
 #include "base/version.h"
@@ -462,7 +463,7 @@ void search_report_json(FILE *f, const struct search_report *R)
 }
 
 /* Long format: one row per deployment, enumeration order. */
-void search_report_csv(const struct search_report *R, struct sbuf *o)
+static void csv_of(const struct search_report *R, struct sbuf *o)
 {
 	struct sweep_row *row = xcalloc(1, sizeof(*row));
 	size_t i, j;
@@ -530,7 +531,7 @@ void search_report_csv(const struct search_report *R, struct sbuf *o)
 	free(row);
 }
 
-void search_report_svg(const struct search_report *R, struct sbuf *o)
+static void svg_of(const struct search_report *R, struct sbuf *o)
 {
 	double *x = xcalloc(R->n + 1, sizeof(double)), *y = xcalloc(R->n + 1, sizeof(double));
 	char **lab = xcalloc(R->n + 1, sizeof(char *)), title[256];
@@ -584,4 +585,36 @@ void search_report_of(const struct search_run *r, const struct search_req *q, in
 	R->prices = r->have_prices ? &r->prices : NULL;
 	R->conf = r->conf;
 	R->eplb = r->base[0].eplb ? &r->base[0] : NULL;
+}
+
+/* an sbuf's text onto f */
+static int put(FILE *f, const struct search_report *R, void (*of)(const struct search_report *, struct sbuf *))
+{
+	struct sbuf b;
+
+	sb_init(&b);
+	of(R, &b);
+	fwrite(b.buf ? b.buf : "", 1, b.len, f);
+	sb_release(&b);
+	return 0;
+}
+
+int search_report_csv(FILE *f, const void *R, struct err *e)
+{
+	(void)e;
+	return put(f, R, csv_of);
+}
+
+int search_report_svg(FILE *f, const void *R, struct err *e)
+{
+	(void)e;
+	return put(f, R, svg_of);
+}
+
+int search_report_html(FILE *f, const void *R, struct err *e)
+{
+	struct html_capture h;
+
+	search_report_json(html_capture_open(&h), R);
+	return html_capture_page(&h, f, e);
 }

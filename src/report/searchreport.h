@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/err.h"
+
 #include "eval/accuracy.h"
 #include "plan/capacity.h"
 #include "plan/prices.h"
@@ -43,8 +45,12 @@ struct search_req;
 void search_report_of(const struct search_run *r, const struct search_req *q, int64_t top, struct search_report *R);
 void search_report_text(FILE *f, const struct search_report *R);
 void search_report_json(FILE *f, const struct search_report *R);
-/* Header and one row per deployment, enumeration order. */
-void search_report_csv(const struct search_report *R, struct sbuf *o);
-void search_report_svg(const struct search_report *R, struct sbuf *o);
+/* The files of --csv (header and one row per deployment, enumeration
+ * order), --svg (the Pareto chart) and --html (the page of the JSON
+ * result, as `servesim report` builds it): afile_job writers, ctx a
+ * struct search_report. */
+int search_report_csv(FILE *f, const void *R, struct err *e);
+int search_report_svg(FILE *f, const void *R, struct err *e);
+int search_report_html(FILE *f, const void *R, struct err *e);
 
 #endif

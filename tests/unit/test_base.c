@@ -1,5 +1,5 @@
 /* test_base.c - PCG32 known answers, string buffer, gz reader, atomic writes,
- * edit distance, flag tables. */
+ * edit distance, flag tables, files written all or none. */
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -813,8 +813,56 @@ static void test_argtab(void)
 	free(help);
 }
 
+/* afile_write_all: the jobs' files all written, or none when one fails
+ * (a later job's failure removes an earlier one's file). */
+static int aw_text(FILE *f, const void *ctx, struct err *e)
+{
+	(void)e;
+	fputs(ctx, f);
+	return 0;
+}
+
+static int aw_fail(FILE *f, const void *ctx, struct err *e)
+{
+	(void)f;
+	(void)ctx;
+	return err_set(e, SS_EDATA, "writer failed");
+}
+
+static void test_afile_write_all(void)
+{
+	char dir[] = "/tmp/servesim-afw-XXXXXX", a[256], b[256], cmd[300], got[16] = "";
+	struct err e;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(a, sizeof(a), "%s/a.txt", dir);
+	snprintf(b, sizeof(b), "%s/b.txt", dir);
+	{
+		const struct afile_job bad[3] = {{a, aw_text, "one\n"}, {NULL, aw_fail, NULL}, {b, aw_fail, NULL}};
+		err_clear(&e);
+		CHECK(afile_write_all(bad, 3, &e) == -SS_EDATA && !paths_exists(a) && !paths_exists(b),
+		      "a failing job leaves no file of the set: %s", e.msg);
+	}
+	{
+		const struct afile_job good[3] = {{a, aw_text, "one\n"}, {NULL, aw_fail, NULL}, {b, aw_text, "two\n"}};
+		CHECK(afile_write_all(good, 3, &e) == 0 && paths_exists(a) && paths_exists(b),
+		      "every job written; one without a path skipped");
+	}
+	f = fopen(b, "r");
+	CHECK(f && fgets(got, sizeof(got), f) && !strcmp(got, "two\n"), "the second file's content");
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
+	test_afile_write_all();
 	test_argtab();
 	test_pcg32();
 	test_sbuf();
