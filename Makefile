@@ -37,7 +37,7 @@ LIB_SRC = \
 	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/sched.c src/sim/lora.c src/sim/mm.c src/sim/epd.c \
 	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
-	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c src/deploy/fields.c src/base/argval.c src/base/argtab.c \
+	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c src/deploy/fields.c src/deploy/parflags.c src/base/argval.c src/base/argtab.c \
 	src/workload/spec.c src/workload/gen.c src/workload/curve.c src/workload/overrides.c \
 	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \
 	src/eval/experiment.c src/eval/evaluate.c src/eval/synthetic.c src/eval/cv.c \

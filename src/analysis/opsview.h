@@ -8,7 +8,7 @@
 
 #include "base/err.h"
 #include "deploy/catalog.h"
-#include "engine/scenflags.h"
+#include "deploy/parflags.h"
 #include "model/opgraph.h"
 #include "model/model.h"
 

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "report/html.h"
 #include "progress.h"
 #include "scenopts.h"
 #include "eval/accuracy.h"
@@ -202,7 +203,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	search_report_of(r, &o.q, o.top, &R);
 	{
 		const struct afile_job files[3] = {{o.csv, search_report_csv, &R}, {o.svg, search_report_svg, &R},
-						   {o.html, search_report_html, &R}};
+						   {o.html, html_search_file, &R}};
 		if ((rc = afile_write_all(files, 3, e)) < 0)
 			goto out;
 	}

@@ -19,6 +19,7 @@
 #include "plan/grid.h"
 #include "plan/parmap.h"
 #include "plan/sweep.h"
+#include "report/sweepreport.h"
 #include "workload/workload.h"
 
 struct sweep_opts {

@@ -10,22 +10,11 @@
 
 #include "deploy/catalog.h"
 #include "deploy/fields.h"
+#include "deploy/parflags.h"
 #include "hw/moetab.h"
 #include "hw/tier2.h"
 #include "engine/scenario.h"
 #include "readers/tier1file.h"
-
-/* What the parallel flags said beyond the numbers in struct parallel. */
-struct par_flags {
-	bool ep_given, enable_ep, dp_attention;
-};
-/* Apply the engines' defaults once all flags are read: EP off unless --ep
- * or --enable-expert-parallel (vLLM's enable_expert_parallel=False and
- * SGLang's ep_size=1 defaults); --enable-expert-parallel gives EP = TP x DP;
- * --enable-dp-attention turns SGLang's --tp-size (all GPUs) into attention
- * TP = tp / dp.  SS_EUSAGE when they do not combine. */
-int par_flags_resolve(const struct par_flags *f, const struct model_cfg *m, struct parallel *p,
-		      struct err *e);
 
 struct scenflags {
 	const char *model, *config, *gpu, *tier0_off, *tier2, *engine_version;

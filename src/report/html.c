@@ -5,6 +5,7 @@
  * little inline script, each row's resolved configuration behind it; no
  * external asset. */
 #include "report/html.h"
+#include "report/searchreport.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "plan/pareto.h"
 #include "base/sbuf.h"
 #include "plan/sweep.h"
+#include "report/sweepreport.h"
 #include "base/version.h"
 
 static const char css[] =
@@ -835,4 +837,12 @@ int html_capture_page(struct html_capture *h, FILE *f, struct err *e)
 	}
 	free(h->buf);
 	return rc;
+}
+
+int html_search_file(FILE *f, const void *R, struct err *e)
+{
+	struct html_capture h;
+
+	search_report_json(html_capture_open(&h), R);
+	return html_capture_page(&h, f, e);
 }

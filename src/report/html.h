@@ -34,5 +34,8 @@ struct html_capture {
 };
 FILE *html_capture_open(struct html_capture *h);
 int html_capture_page(struct html_capture *h, FILE *f, struct err *e);
+/* search --html: the page of a struct search_report's JSON result, an
+ * afile_job writer. */
+int html_search_file(FILE *f, const void *R, struct err *e);
 
 #endif

@@ -16,9 +16,9 @@
 #include "base/json.h"
 #include "engine/launch.h"
 #include "report/out.h"
-#include "report/html.h"
 #include "plan/pareto.h"
 #include "plan/sweep.h"
+#include "report/sweepreport.h"
 #include "base/version.h"
 
 /* --- the Pareto chart (pareto.h), drawn by the SVG writer (out.h) --- */
@@ -609,12 +609,4 @@ int search_report_svg(FILE *f, const void *R, struct err *e)
 {
 	(void)e;
 	return put(f, R, svg_of);
-}
-
-int search_report_html(FILE *f, const void *R, struct err *e)
-{
-	struct html_capture h;
-
-	search_report_json(html_capture_open(&h), R);
-	return html_capture_page(&h, f, e);
 }

@@ -46,11 +46,9 @@ void search_report_of(const struct search_run *r, const struct search_req *q, in
 void search_report_text(FILE *f, const struct search_report *R);
 void search_report_json(FILE *f, const struct search_report *R);
 /* The files of --csv (header and one row per deployment, enumeration
- * order), --svg (the Pareto chart) and --html (the page of the JSON
- * result, as `servesim report` builds it): afile_job writers, ctx a
- * struct search_report. */
+ * order) and --svg (the Pareto chart): afile_job writers, ctx a struct
+ * search_report (--html: html.h html_search_file). */
 int search_report_csv(FILE *f, const void *R, struct err *e);
 int search_report_svg(FILE *f, const void *R, struct err *e);
-int search_report_html(FILE *f, const void *R, struct err *e);
 
 #endif

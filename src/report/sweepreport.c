@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "report/out.h"
 #include "plan/sweep.h"
+#include "report/sweepreport.h"
 #include "base/version.h"
 
 int sweep_fmt_parse(const char *s, enum sweep_fmt *f, struct err *e)

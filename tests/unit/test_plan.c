@@ -24,6 +24,7 @@
 #include "plan/prices.h"
 #include "plan/search.h"
 #include "plan/sweep.h"
+#include "report/sweepreport.h"
 #include "sim/sim.h"
 #include "workload/workload.h"
 
