@@ -38,7 +38,6 @@ void scenario_defaults(struct scenario *sc, const struct engine_type *en, const 
 	sc->k.max_num_seqs = scenario_big_gpu(g) ? 1024 : 256;
 	/* vLLM derives max_model_len from the config's maximum */
 	sc->k.max_model_len = m && m->max_positions > 0 ? m->max_positions : 32768;
-	sc->router = ROUTER_LEAST_OUTSTANDING;
 	cost_default_overheads(&sc->ov);
 	sc->graph_max = 512;
 	sc->workload = wl;
@@ -159,7 +158,7 @@ static void eplb_words(const struct scenario *sc, const struct cost_model *c, co
 		       size_t n)
 {
 	const struct cost_eplb *x = c->eplb;
-	int phys = (int)sc->model->n_experts + sc->eplb_redundant;
+	int phys = (int)sc->model->n_experts + sc->par.ep_redundant;
 	double hs[2], he[2], tok[2] = {256, 8192};
 	char mem[160], move[300];
 	int k;
@@ -461,7 +460,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.moe_wdt_given = s->moe_wdt_given;
 	cc.moe_wdt = s->moe_wdt;
 	cc.eplb = s->eplb;
-	cc.eplb_redundant = s->eplb_redundant;
+	cc.eplb_redundant = s->par.ep_redundant;
 	cc.eplb_async = s->eplb_async;
 	cc.eplb_interval = s->eplb_interval > 0 ? s->eplb_interval : en->eplb_interval;
 	cc.ar_fused_bytes = s->ar_fused_bytes > 0 ? s->ar_fused_bytes
@@ -489,8 +488,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.cold_start_s = s->cold_start ? en->cold_start_s : 0;
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
-	st->sc.router = s->router;
-	st->sc.replicas = s->replicas;
+	st->sc.router = scenario_router(s);
+	st->sc.replicas = (int)s->k.replicas;
 	st->sc.check_invariants = s->check_invariants;
 	st->sc.exact_percentiles = s->exact_percentiles;
 	st->sc.no_segments = s->no_segments;
@@ -580,7 +579,12 @@ int scenario_gpus_per_replica(const struct scenario *sc)
 	return sc->epd_encoders + p->tp * p->pp * p->dp;
 }
 
+enum router_kind scenario_router(const struct scenario *sc)
+{
+	return router_kind_of(sc->k.router, ROUTER_LEAST_OUTSTANDING);
+}
+
 int scenario_gpus(const struct scenario *sc)
 {
-	return scenario_gpus_per_replica(sc) * (sc->replicas > 1 ? sc->replicas : 1);
+	return scenario_gpus_per_replica(sc) * (sc->k.replicas > 1 ? (int)sc->k.replicas : 1);
 }

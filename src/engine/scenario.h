@@ -27,11 +27,10 @@ struct scenario {
 	/* max_num_batched_tokens, max_num_seqs, max_model_len, block_size,
 	 * gpu_memory_utilization, total_kv_blocks (0: from the memory plan),
 	 * prefix caching, ...: the field table's knobs, resolved */
+	/* k.replicas: independent copies of the whole layout below (TP x PP x
+	 * DP x EP, P/D pools included) behind the router k.router (its name;
+	 * NULL: least-loaded, scenario_router; sim_cfg.replicas, .router) */
 	struct deploy_knobs k;
-	/* independent copies of the whole layout below (TP x PP x DP x EP,
-	 * P/D pools included) behind the router (0 or 1: one; sim_cfg.replicas) */
-	int replicas;
-	enum router_kind router;
 	unsigned tier0_off;
 	struct overheads ov;
 	/* eval --cv: the engine host row's fitted terms (engine_host.fit)
@@ -111,13 +110,13 @@ struct scenario {
 	 * ahead of the prefill (or aggregated) workers of each copy; 0: the
 	 * engines encode their own images */
 	int epd_encoders;
-	/* EPLB (--enable-eplb; cost_cfg.eplb): eplb_redundant redundant
-	 * experts over the EP ranks, rebalanced every eplb_interval engine
-	 * steps (0: the engine's, engine_type.eplb_interval); eplb_async:
-	 * vLLM's use_async, the weight move beside the steps (not priced);
-	 * eplb_set: the settings in the engine's flags, for the run header */
+	/* EPLB (--enable-eplb; cost_cfg.eplb): the layout's redundant experts
+	 * (par.ep_redundant) over the EP ranks, rebalanced every eplb_interval
+	 * engine steps (0: the engine's, engine_type.eplb_interval);
+	 * eplb_async: vLLM's use_async, the weight move beside the steps (not
+	 * priced); eplb_set: the settings in the engine's flags, for the run
+	 * header */
 	bool eplb, eplb_async;
-	int eplb_redundant;
 	int64_t eplb_interval;
 	char eplb_set[200];
 	/* the all-reduce + RMSNorm fusion (cost_cfg.ar_fused_bytes): all-reduces
@@ -223,6 +222,9 @@ int scenario_offload_tier(const struct scenario *sc, double host_bytes_per_gpu, 
 double scenario_pd_net_bw(const struct scenario *sc);
 bool scenario_offload_on(const struct scenario *sc);
 void scenario_release(struct scenario_state *st);
+/* The router's kind: k.router's, least-loaded when none is named (run's
+ * default; an experiment names its own, round-robin). */
+enum router_kind scenario_router(const struct scenario *sc);
 /* GPUs of one replica (both pools with P/D), and of all replicas. */
 int scenario_gpus_per_replica(const struct scenario *sc);
 int scenario_gpus(const struct scenario *sc);

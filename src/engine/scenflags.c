@@ -184,7 +184,6 @@ static int resolve_eplb(const struct scenflags *f, struct scenario *sc, struct e
 	}
 	if (f->k.eplb_iterations >= 0)
 		interval = f->k.eplb_iterations;
-	sc->eplb_redundant = (int)red;
 	sc->par.ep_redundant = (int)red; /* the layout's physical experts */
 	sc->eplb_interval = interval;
 	if (sc->engine->knobs & ENGINE_KNOB_EPLB_VLLM)
@@ -236,8 +235,6 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	deploy_overlay(&deploy_table, &sc->k, &f->k);
 	if (deploy_given(&f->k, DEPLOY_MAX_NUM_SEQS))
 		sc->sglang_mrr_rule = false;
-	sc->router = router_kind_of(f->k.router, ROUTER_LEAST_OUTSTANDING); /* run's default */
-	sc->replicas = (int)f->k.replicas;
 	sc->ov = f->ov;
 	/* --kv-dtype, else the engine's default for these weights */
 	sc->kvdt = f->kv_given ? f->kvdtype

@@ -75,10 +75,10 @@ int scenario_check_config(const struct scenario *sc, bool allow, char *notes, si
 			 "--enable-eplb needs expert parallelism, but EP is 1 (give --enable-expert-parallel for vLLM, --ep-size N for SGLang; vLLM refuses: enable_expert_parallel must be True to use EPLB)");
 		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
 			return rc;
-	} else if (sc->eplb && (m->n_experts + sc->eplb_redundant) % p->ep != 0) {
+	} else if (sc->eplb && (m->n_experts + p->ep_redundant) % p->ep != 0) {
 		snprintf(msg, sizeof(msg),
 			 "--enable-eplb: %lld experts + %d redundant = %lld physical experts do not divide over EP %d (EPLB puts the same number on every rank): give a redundant count that makes the sum a multiple of %d",
-			 (long long)m->n_experts, sc->eplb_redundant, (long long)(m->n_experts + sc->eplb_redundant),
+			 (long long)m->n_experts, p->ep_redundant, (long long)(m->n_experts + p->ep_redundant),
 			 p->ep, p->ep);
 		if ((rc = refuse(allow, notes, nn, e, msg)) < 0)
 			return rc;

@@ -95,8 +95,9 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		(void)spec_default_rates(&sc->spec, wl_prompt_kind(&x->wl) == WL_PROMPTS_RANDOM);
 	}
 	if (x->k.replicas > 1) {
-		sc->replicas = (int)x->k.replicas;
-		sc->router = router_kind_of(x->k.router, ROUTER_ROUND_ROBIN); /* an experiment's default, docs/formats.md */
+		sc->k.replicas = x->k.replicas;
+		/* an experiment's default, docs/formats.md */
+		sc->k.router = router_name(router_kind_of(x->k.router, ROUTER_ROUND_ROBIN));
 	}
 	sc->k.max_model_len = x->k.max_model_len;
 	sc->k.block_size = x->k.block_size;

@@ -28,7 +28,7 @@ int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e)
 	if ((rc = scenflags_build(s->sf, &j->wl, &j->x, &j->sc, e)) < 0)
 		return rc;
 	if (s->autoscale_max)
-		j->sc.replicas = s->autoscale_max;
+		j->sc.k.replicas = s->autoscale_max;
 	j->sc.check_invariants = s->check_invariants;
 	j->sc.exact_percentiles = s->exact_percentiles;
 	j->sc.no_segments = s->no_segments;

@@ -339,19 +339,20 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	struct sim_memo *memo = NULL;
 	char notes[2048] = "";
 	bool prepared = false, have_res = false;
-	int rc;
+	int rc, red;
 
 	memset(out, 0, sizeof(*out));
 	out->d = *d;
 	out->max_rate = out->saturation_rate = NAN;
 	out->usd_per_mtok = out->j_per_tok = out->tok_s_per_w = NAN;
 	out->binding = -1;
-	sc.par = d->par;
 	/* EPLB's redundant experts are the layout's (resolve_eplb sets them
 	 * on the base); a candidate's layout keeps them where it has EP */
-	sc.par.ep_redundant = sc.eplb && sc.par.ep > 1 ? sc.eplb_redundant : 0;
+	red = sc.par.ep_redundant;
+	sc.par = d->par;
+	sc.par.ep_redundant = sc.eplb && sc.par.ep > 1 ? red : 0;
 	sc.wdt = d->wdt;
-	sc.replicas = d->replicas > 1 ? d->replicas : 1;
+	sc.k.replicas = d->replicas > 1 ? d->replicas : 1;
 	if (in->kv_follows_dtype) /* the engine's default for these weights */
 		sc.kvdt = scenario_kv_auto(sc.model, sc.gpu, sc.engine, d->wdt, sc.kvdt_src, sizeof(sc.kvdt_src));
 	if (d->max_num_seqs > 0) {
@@ -442,7 +443,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		err_prefix(e, "%s%s%s x%d, %s, tp %d pp %d dp %d ep %d%s%s", sc.prefill_gpu ? sc.prefill_gpu->id : "",
 			   sc.prefill_gpu ? "/" : "", sc.gpu->id, d->gpus, sc.engine->name,
 			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "",
-			   sc.replicas > 1 ? ", replicas" : "");
+			   sc.k.replicas > 1 ? ", replicas" : "");
 		goto out;
 	}
 	have_res = true;

@@ -47,9 +47,9 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	       sc->model->id, sc->gpu->id, sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep,
 	       dtype_name(sc->wdt), sc->engine->name, (long long)sc->k.max_num_seqs,
 	       (long long)sc->k.max_num_batched_tokens);
-	if (sc->replicas > 1)
+	if (sc->k.replicas > 1)
 		fprintf(f, "replicas   %d copies of it behind a %s router, %d GPUs in all; each probe runs %d x the workload's requests\n",
-			sc->replicas, router_name(sc->router), scenario_gpus(sc), sc->replicas);
+			(int)sc->k.replicas, router_name(scenario_router(sc)), scenario_gpus(sc), (int)sc->k.replicas);
 	fprintf(f, "workload   %s (%s, %lld requests), ", wl->source,
 	       c->concurrency ? "closed loop" : wl_process_name(wl->process), (long long)wl->num_requests);
 	if (c->nseeds > 1)
@@ -282,7 +282,7 @@ void out_cap_svg(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
 	memset(&pl, 0, sizeof(pl));
 	snprintf(title, sizeof(title), "capacity: %s on %s x%d (tp %d pp %d dp %d%s), seed %llu", cfg->sc->model->id,
 		 cfg->sc->gpu->id, scenario_gpus(cfg->sc), cfg->sc->par.tp, cfg->sc->par.pp, cfg->sc->par.dp,
-		 cfg->sc->replicas > 1 ? ", replicas" : "", (unsigned long long)c->seed);
+		 cfg->sc->k.replicas > 1 ? ", replicas" : "", (unsigned long long)c->seed);
 	pl.title = title;
 	pl.xlabel = c->concurrency ? "clients" : "offered rate (req/s)";
 	pl.ylabel = "SLO metric / limit (clipped at 2); goodput; served / offered";

@@ -209,14 +209,14 @@ void out_config_json(struct jw *w, const struct out_config *c)
 	}
 	if (sc->eplb) { /* EPLB: the settings (interval 0: the engine's default) */
 		jw_bool(w, "enable_eplb", true);
-		jw_int(w, "eplb_num_redundant_experts", sc->eplb_redundant);
+		jw_int(w, "eplb_num_redundant_experts", sc->par.ep_redundant);
 		jw_int(w, "eplb_rebalance_interval", sc->eplb_interval > 0 ? sc->eplb_interval : sc->engine->eplb_interval);
 		if (sc->eplb_async)
 			jw_bool(w, "eplb_use_async", true);
 	}
-	jw_str(w, "router", out_router_key(sc->router));
-	if (sc->replicas > 1) /* (absent: one) */
-		jw_int(w, "replicas", sc->replicas);
+	jw_str(w, "router", out_router_key(scenario_router(sc)));
+	if (sc->k.replicas > 1) /* (absent: one) */
+		jw_int(w, "replicas", sc->k.replicas);
 	jstr_or_null(w, "tier0_off", c->tier0_off);
 	calib_overheads_json(w, ov);
 	jstr_or_null(w, "calibration", c->calibration);
@@ -284,9 +284,9 @@ void out_config_csv_row(FILE *f, const struct out_config *c)
 	resolved = resolved_knobs(c);
 	sb_init(&knobs);
 	deploy_csv_values(&deploy_table, &resolved, &knobs);
-	fprintf(f, "%s,%s", knobs.buf, out_router_key(sc->router));
+	fprintf(f, "%s,%s", knobs.buf, out_router_key(scenario_router(sc)));
 	sb_release(&knobs);
-	fprintf(f, ",%d", sc->replicas > 1 ? sc->replicas : 1);
+	fprintf(f, ",%d", sc->k.replicas > 1 ? (int)sc->k.replicas : 1);
 	csv_str(f, c->tier0_off);
 	fprintf(f, ",%g,%g,%g,%g,%g,%g", ov->step_us, ov->layer_us, ov->req_us, ov->api_ttft_ms,
 		ov->stream_token_us, ov->delivery_steps);

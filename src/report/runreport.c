@@ -224,10 +224,10 @@ static void run_header(FILE *f, const struct out_run *c)
 	if (c->as_cfg)
 		fprintf(f, "replicas   autoscaled, %d to %d replicas (policy %s), %s router, each a copy of:\n",
 			c->as_cfg->min, c->as_cfg->max, autoscale_policy_name(c->as_cfg->policy),
-			router_name(c->cfg.sc->router));
-	else if (c->cfg.sc->replicas > 1)
-		fprintf(f, "replicas   %d replicas, %s router (%d GPUs in all), each a copy of:\n", c->cfg.sc->replicas,
-			router_name(c->cfg.sc->router), scenario_gpus(c->cfg.sc));
+			router_name(scenario_router(c->cfg.sc)));
+	else if (c->cfg.sc->k.replicas > 1)
+		fprintf(f, "replicas   %d replicas, %s router (%d GPUs in all), each a copy of:\n", (int)c->cfg.sc->k.replicas,
+			router_name(scenario_router(c->cfg.sc)), scenario_gpus(c->cfg.sc));
 	if (c->simcfg->pd.prefill > 0) {
 		/* workers, each pd.*_group attention-DP ranks (sim.h) */
 		const struct parallel *pp = c->prefill_par, *dp = &c->cfg.sc->par;
@@ -272,17 +272,17 @@ static void run_header(FILE *f, const struct out_run *c)
 		}
 	} else if (c->simcfg->lockstep)
 		print_dp_attention(f, c);
-	else if (c->cfg.sc->replicas > 1 && c->cfg.sc->par.dp == 1)
+	else if (c->cfg.sc->k.replicas > 1 && c->cfg.sc->par.dp == 1)
 		fprintf(f, "hardware   %d x %s (TP %d, PP %d)\n", c->cfg.sc->par.tp * c->cfg.sc->par.pp, c->cfg.sc->gpu->id,
 			c->cfg.sc->par.tp, c->cfg.sc->par.pp);
-	else if (c->cfg.sc->replicas > 1)
+	else if (c->cfg.sc->k.replicas > 1)
 		fprintf(f, "hardware   %d DP engines x %d %s (TP %d, PP %d)%s across them\n", c->cfg.sc->par.dp,
 		       c->cfg.sc->par.tp * c->cfg.sc->par.pp, c->cfg.sc->gpu->id, c->cfg.sc->par.tp, c->cfg.sc->par.pp,
-		       dp_router_words(c->cfg.sc->router));
+		       dp_router_words(scenario_router(c->cfg.sc)));
 	else
 		fprintf(f, "hardware   %d replica%s x %d %s (TP %d, PP %d%s)\n", c->cfg.sc->par.dp, c->cfg.sc->par.dp > 1 ? "s" : "",
 		       c->cfg.sc->par.tp * c->cfg.sc->par.pp, c->cfg.sc->gpu->id, c->cfg.sc->par.tp, c->cfg.sc->par.pp,
-		       c->cfg.sc->par.dp > 1 ? dp_router_words(c->cfg.sc->router) : "");
+		       c->cfg.sc->par.dp > 1 ? dp_router_words(scenario_router(c->cfg.sc)) : "");
 	if (c->simcfg->lockstep || c->cost->place.nodes > 1)
 		print_placement(f, c);
 	{

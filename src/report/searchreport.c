@@ -170,7 +170,7 @@ static void launch_lines(const struct search_report *R, const struct search_outc
 	in.moe = R->model->n_experts > 0;
 	if (R->eplb && r->d.par.ep > 1) {
 		in.eplb = true;
-		in.eplb_redundant = R->eplb->eplb_redundant;
+		in.eplb_redundant = R->eplb->par.ep_redundant;
 		in.eplb_interval = R->eplb->eplb_interval;
 	}
 	if (r->d.replicas > 1)

@@ -97,7 +97,7 @@ void sweep_row_scenario(struct sweep_row *r, const struct scenario *sc, const st
 	sweep_row_int(r, "ep", sc->par.ep);
 	sweep_row_int(r, "pd_prefill", sc->pd_prefill);
 	sweep_row_int(r, "pd_decode", sc->pd_decode);
-	sweep_row_int(r, "replicas", sc->replicas > 1 ? sc->replicas : 1);
+	sweep_row_int(r, "replicas", sc->k.replicas > 1 ? sc->k.replicas : 1);
 	sweep_row_str(r, "dtype", dtype_name(sc->wdt));
 	sweep_row_str(r, "kv_dtype", dtype_name(sc->kvdt));
 	sweep_row_int(r, "max_num_seqs", sc->k.max_num_seqs);
@@ -108,7 +108,7 @@ void sweep_row_scenario(struct sweep_row *r, const struct scenario *sc, const st
 	sweep_row_int(r, "total_kv_blocks_given", sc->k.total_kv_blocks);
 	sweep_row_num(r, "gpu_memory_utilization", sc->k.gpu_memory_utilization);
 	sweep_row_int(r, "prefix_caching", sc->k.prefix_caching);
-	sweep_row_str(r, "router", out_router_key(sc->router));
+	sweep_row_str(r, "router", out_router_key(scenario_router(sc)));
 	sweep_row_int(r, "tier0_off_mask", (int64_t)sc->tier0_off);
 	sweep_row_int(r, "tier2", sc->tier2 != NULL);
 	sweep_row_num(r, "overhead_step_us", sc->ov.step_us);

@@ -832,6 +832,49 @@ static void test_ar_fusion_default(void)
 	free(m);
 }
 
+/* The replicas and the router are the deployment's knobs (k.replicas,
+ * k.router), kept once: no router named is least-loaded (run's default),
+ * a named one is its kind, and the prepared simulation and the GPU count
+ * read them. */
+static void test_replicas_once(void)
+{
+	const struct gpu_spec *g;
+	struct model_cfg *m = calloc(1, sizeof(*m));
+	struct scenario sc;
+	struct scenario_state st;
+	struct wl_spec wl;
+	struct err e;
+
+	if (!m || registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+		CHECK(0, "replicas: load: %s", e.msg);
+		free(m);
+		return;
+	}
+	memset(&wl, 0, sizeof(wl));
+	snprintf(wl.source, sizeof(wl.source), "test");
+	wl.process = WL_CONSTANT;
+	wl.rate = 10;
+	wl.num_requests = 8;
+	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 100, .min = 100, .max = 100};
+	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 10, .min = 10, .max = 10};
+	scenario_defaults(&sc, engine_default(), m, g, &wl);
+	sc.par.tp = 2;
+	CHECK(sc.k.replicas == 1 && scenario_router(&sc) == ROUTER_LEAST_OUTSTANDING && scenario_gpus(&sc) == 2,
+	      "defaults: one copy, least-loaded, 2 GPUs");
+	sc.k.replicas = 3;
+	sc.k.router = "rr";
+	if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
+		CHECK(0, "replicas: prepare: %s", e.msg);
+		free(m);
+		return;
+	}
+	CHECK(st.sc.replicas == 3 && st.sc.router == ROUTER_ROUND_ROBIN && scenario_gpus(&sc) == 6,
+	      "3 copies behind round-robin: the simulation's %d, %s; %d GPUs", st.sc.replicas,
+	      router_name(st.sc.router), scenario_gpus(&sc));
+	scenario_release(&st);
+	free(m);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -854,6 +897,7 @@ int main(void)
 	test_images();
 	test_window_attention();
 	test_epd();
+	test_replicas_once();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
