@@ -202,8 +202,16 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 		    struct scenario *sc, struct err *e)
 {
 	int rc;
-
 	const struct engine_type *en = f->engine ? f->engine : engine_default();
+	/* SGLang's --ep-num-redundant-experts without --enable-eplb: the
+	 * copies placed once over the EP ranks, never rebalanced.  SGLang
+	 * reads the count whether or not EPLB is on: its expert placement
+	 * (python/sglang/srt/eplb/expert_location.py, _init_common: physical
+	 * experts = logical + ep_num_redundant_experts, asserted to divide by
+	 * ep_size) and the MoE layer's weights (layers/moe/ep_moe/layer.py:
+	 * num_experts + ep_num_redundant_experts) */
+	bool fixed = !f->k.eplb && f->k.ep_num_redundant_experts >= 0 && f->k.eplb_iterations < 0 &&
+		     (en->knobs & ENGINE_KNOB_EPLB_SGLANG);
 
 	if (f->model && f->config)
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
@@ -218,7 +226,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 		return rc;
 	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0 ||
 	    (rc = engine_check_eplb(en, f->k.eplb, f->k.eplb_config || f->k.num_redundant_experts >= 0,
-				    f->k.ep_num_redundant_experts >= 0 || f->k.eplb_iterations >= 0, e)) < 0)
+				    (f->k.ep_num_redundant_experts >= 0 && !fixed) || f->k.eplb_iterations >= 0, e)) < 0)
 		return rc;
 	if (!f->model && !f->config)
 		f->model = "llama-3.1-8b";
@@ -255,6 +263,8 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 	sc->moe_wdt = f->moe_dtype;
 	if ((rc = resolve_eplb(f, sc, e)) < 0)
 		return rc;
+	if (fixed)
+		sc->par.ep_redundant = (int)f->k.ep_num_redundant_experts;
 	if ((rc = cost_parse_off(f->tier0_off, &sc->tier0_off, e)) < 0)
 		return rc;
 	if (f->tier2 && strcmp(f->tier2, "none") != 0) {
