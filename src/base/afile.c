@@ -359,6 +359,23 @@ int afile_write_all(const struct afile_job *jobs, size_t n, struct err *e)
 	return afile_set_commit(&g, e);
 }
 
+int afile_print_whole(FILE *out, const struct afile_job *j, struct err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	int rc;
+
+	if (!mf)
+		return err_set(e, SS_ERUNTIME, "out of memory");
+	rc = j->write(mf, j->ctx, e);
+	fclose(mf);
+	if (rc == 0)
+		fwrite(buf, 1, len, out);
+	free(buf);
+	return rc;
+}
+
 int afile_commit(struct afile *a, struct err *e)
 {
 	int rc = afile_close_checked(a, e);

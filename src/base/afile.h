@@ -76,6 +76,9 @@ int afile_set_write(struct afile_set *g, const struct afile_job *j, struct err *
 /* The n jobs in order, then committed together: every file written or
  * none (a failing one leaves no other behind). */
 int afile_write_all(const struct afile_job *jobs, size_t n, struct err *e);
+/* j's content to out (standard output) only when its writer succeeds:
+ * written into memory first, so an error leaves no partial output. */
+int afile_print_whole(FILE *out, const struct afile_job *j, struct err *e);
 
 /* One output of a command: the flag naming it (for messages), its path
  * (NULL: not asked for) and, for an output folder, the NULL-terminated names

@@ -174,30 +174,15 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 	struct model_cfg *m;
 	const struct gpu_spec *gs[8];
 	size_t ng = 0;
-	char list[256], *tok, *save = NULL;
-	struct afile af;
 	int rc = parse(argc, argv, &o, e);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	catalog_init(&env);
 	m = xcalloc(1, sizeof(*m));
-	memset(&af, 0, sizeof(af));
-	if ((rc = catalog_load_model(&env, o.model, o.config, m, e)) < 0)
+	if ((rc = catalog_load_model(&env, o.model, o.config, m, e)) < 0 ||
+	    (rc = catalog_find_gpus(&env, "--gpu", o.gpu, gs, sizeof(gs) / sizeof(gs[0]), &ng, e)) < 0)
 		goto out;
-	snprintf(list, sizeof(list), "%s", o.gpu);
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (ng == sizeof(gs) / sizeof(gs[0])) {
-			rc = err_set(e, SS_EUSAGE, "--gpu: at most %zu GPUs", sizeof(gs) / sizeof(gs[0]));
-			goto out;
-		}
-		if ((rc = catalog_find_gpu(&env, tok, &gs[ng++], e)) < 0)
-			goto out;
-	}
-	if (ng == 0) {
-		rc = err_set(e, SS_EUSAGE, "--gpu: give at least one GPU");
-		goto out;
-	}
 	if (gs[0]->peak_flops[o.r.dtype] <= 0) {
 		rc = err_set(e, SS_EUSAGE, "%s has no %s peak in data/gpus.json", gs[0]->id, dtype_name(o.r.dtype));
 		goto out;
@@ -209,33 +194,14 @@ int cmd_roofline(int argc, char **argv, struct err *e)
 		const char *in[2] = {o.model, o.config};
 		const struct afile_out outs[3] = {
 			{"-o", o.r.out, NULL}, {"--grid", o.r.grid, NULL}, {"--plots", o.r.plots, plot_files}};
+		const struct out_roof_report x = {&o.r, m, gs, ng};
+		const struct afile_job report = {o.r.out, out_roofline_file, &x};
 		if ((rc = afile_check_outputs(outs, 3, in, 2, 0, e)) < 0)
 			goto out;
-	}
-	if (o.r.out) {
-		if ((rc = afile_open(&af, o.r.out, e)) < 0)
-			goto out;
-		if ((rc = out_roofline_report(af.f, &o.r, m, gs, ng, e)) < 0) {
-			afile_abort(&af);
-			goto out;
-		}
-		rc = afile_commit(&af, e);
-		if (rc == 0)
+		if (!o.r.out)
+			rc = afile_print_whole(stdout, &report, e);
+		else if ((rc = afile_write_all(&report, 1, e)) == 0)
 			fprintf(stderr, "servesim roofline: report written to %s\n", o.r.out);
-	} else {
-		/* into memory first: an error leaves no partial report on stdout */
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mf = open_memstream(&buf, &len);
-		if (!mf) {
-			rc = err_set(e, SS_ERUNTIME, "out of memory");
-			goto out;
-		}
-		rc = out_roofline_report(mf, &o.r, m, gs, ng, e);
-		fclose(mf);
-		if (rc == 0)
-			fwrite(buf, 1, len, stdout);
-		free(buf);
 	}
 out:
 	free(m);

@@ -74,6 +74,23 @@ int catalog_find_gpu(struct catalog *c, const char *name, const struct gpu_spec 
 	return gpu_find(&c->gpus, name, g, e);
 }
 
+int catalog_find_gpus(struct catalog *c, const char *flag, const char *list, const struct gpu_spec **gs,
+		      size_t cap, size_t *n, struct err *e)
+{
+	char buf[256], *tok, *save = NULL;
+	int rc;
+
+	*n = 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == cap)
+			return err_set(e, SS_EUSAGE, "%s: at most %zu GPUs", flag, cap);
+		if ((rc = catalog_find_gpu(c, tok, &gs[(*n)++], e)) < 0)
+			return rc;
+	}
+	return *n ? 0 : err_set(e, SS_EUSAGE, "%s: give at least one GPU", flag);
+}
+
 int catalog_load_workload(const struct catalog *c, const char *path, struct wl_spec *wl, struct err *e)
 {
 	char def[1200];

@@ -30,6 +30,11 @@ int catalog_load_model(struct catalog *c, const char *name, const char *config_p
 		       struct model_cfg *m, struct err *e);
 /* A GPU by id or alias (gpu_find). */
 int catalog_find_gpu(struct catalog *c, const char *name, const struct gpu_spec **g, struct err *e);
+/* A comma list of GPU names (the first 255 characters) into gs, *n of
+ * them; SS_EUSAGE naming flag when there are more than cap or none, else
+ * catalog_find_gpu's errors. */
+int catalog_find_gpus(struct catalog *c, const char *flag, const char *list, const struct gpu_spec **gs,
+		      size_t cap, size_t *n, struct err *e);
 /* The workload spec at path, or (path NULL) the shipped default,
  * workloads/default.json (chat), recorded under that name. */
 int catalog_load_workload(const struct catalog *c, const char *path, struct wl_spec *wl, struct err *e);

@@ -803,3 +803,10 @@ int out_roofline_report(FILE *f, const struct out_roof_opts *o, const struct mod
 	return 0;
 }
 
+
+int out_roofline_file(FILE *f, const void *ctx, struct err *e)
+{
+	const struct out_roof_report *x = ctx;
+
+	return out_roofline_report(f, x->o, x->m, x->gs, x->ng, e);
+}

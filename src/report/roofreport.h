@@ -35,5 +35,13 @@ struct out_roof_opts {
  * report (the caller writes to a temporary). */
 int out_roofline_report(FILE *f, const struct out_roof_opts *o, const struct model_cfg *m,
 			const struct gpu_spec *const *gs, size_t ng, struct err *e);
+/* The same as an afile_job writer of a struct out_roof_report. */
+struct out_roof_report {
+	const struct out_roof_opts *o;
+	const struct model_cfg *m;
+	const struct gpu_spec *const *gs;
+	size_t ng;
+};
+int out_roofline_file(FILE *f, const void *ctx, struct err *e);
 
 #endif

@@ -858,6 +858,18 @@ static void test_afile_write_all(void)
 		fclose(f);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "cleanup");
+	{
+		/* afile_print_whole: all of a writer's output, or none */
+		const struct afile_job ok = {NULL, aw_text, "whole\n"}, bad = {NULL, aw_fail, NULL};
+		char *out = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&out, &len);
+		CHECK(m && afile_print_whole(m, &bad, &e) == -SS_EDATA && afile_print_whole(m, &ok, &e) == 0, "print");
+		if (m)
+			fclose(m);
+		CHECK(out && !strcmp(out, "whole\n"), "only the writer that succeeded printed: '%s'", out ? out : "");
+		free(out);
+	}
 }
 
 int main(void)

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "cmd/cli.h"
+#include "deploy/catalog.h"
 #include "deploy/fields.h"
 #include "plan/grid.h"
 #include "plan/sweep.h"
@@ -353,8 +354,33 @@ static void test_shipped(void)
 	      "rows by name");
 }
 
+/* A GPU list (roofline's --gpu G[,G2,...]): each name found, in order;
+ * none, or more than the caller holds, refused naming the flag. */
+static void test_gpu_list(void)
+{
+	struct catalog c;
+	const struct gpu_spec *gs[2];
+	size_t n = 9;
+	struct err e;
+
+	catalog_init(&c);
+	CHECK(catalog_find_gpus(&c, "--gpu", "h100,a100", gs, 2, &n, &e) == 0 && n == 2 &&
+		      !strcmp(gs[0]->id, "h100-sxm") && !strcmp(gs[1]->id, "a100-sxm-80gb"),
+	      "two GPUs in order (%zu: %s, %s)", n, n > 0 ? gs[0]->id : "", n > 1 ? gs[1]->id : "");
+	err_clear(&e);
+	CHECK(catalog_find_gpus(&c, "--gpu", "h100,a100,h200", gs, 2, &n, &e) == -SS_EUSAGE &&
+		      strstr(e.msg, "--gpu: at most 2 GPUs"),
+	      "three for two places: %s", e.msg);
+	err_clear(&e);
+	CHECK(catalog_find_gpus(&c, "--gpu", ",", gs, 2, &n, &e) == -SS_EUSAGE && n == 0 &&
+		      strstr(e.msg, "--gpu: give at least one GPU"),
+	      "none: %s", e.msg);
+	catalog_release(&c);
+}
+
 int main(void)
 {
+	test_gpu_list();
 	table_with_test_row();
 	test_flag();
 	test_switch_unit();
