@@ -29,7 +29,9 @@ static double version_value(const char *v)
 	while (*v && i < 3) {
 		if (*v >= '0' && *v <= '9') {
 			char *end;
-			part[i++] = strtod(v, &end);
+			/* whole numbers: strtod would read "0.12" of "0.12.0" as
+			 * one part and order 0.9 above 0.12 */
+			part[i++] = (double)strtol(v, &end, 10);
 			v = end;
 		} else if (*v == '.') {
 			v++;

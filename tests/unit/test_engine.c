@@ -178,6 +178,11 @@ static void test_host_terms(void)
 	CHECK(engine_host_for(&en, "0.19.0", false, "aiperf") == &rows[0], "0.19 under aiperf: its newest row");
 	CHECK(engine_host_for(&en, "0.12.0", false, "aiperf") == &rows[1], "0.12 under aiperf: the older row");
 	CHECK(engine_host_for(&en, "0.19.0", false, NULL) == &rows[2], "0.19 without a harness: the general row");
+	CHECK(engine_host_for(&en, "0.9.2", false, NULL) == &rows[3] && engine_host_for(&en, "0.14.1", false, NULL) == &rows[2] &&
+		      engine_version_value("0.9.2") < engine_version_value("0.12.0") &&
+		      engine_version_value("1.10.0") > engine_version_value("1.9.0") &&
+		      engine_version_value("1.2.0rc6.post2") == engine_version_value("1.2.0"),
+	      "versions compare part by part as whole numbers (0.9 below 0.12, 1.10 above 1.9)");
 	CHECK(engine_host_for(&en, "0.12.0", false, "guidellm") == &rows[3], "0.12 under another harness: general");
 	CHECK(engine_host_for(&en, "", false, NULL) == &rows[2] && engine_host_for(&en, "nightly-x", false, "aiperf") == &rows[0],
 	      "no version: the first row that holds for the harness");
