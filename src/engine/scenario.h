@@ -90,7 +90,7 @@ struct scenario {
 	int64_t trtllm_batch_wait_iters;
 	double trtllm_batch_wait_ratio;
 	/* the benchmark client sent no warm-up requests, so the server starts
-	 * cold (sim_cfg.cold_prefix_s from engine_type.cold_prefix_s) */
+	 * cold (sim_cfg.cold_start_s from engine_type.cold_start_s) */
 	bool cold_start;
 	/* KV offload to host memory (sim_cfg.offload; engine_type.offload),
 	 * in k.  vLLM: kv_offloading_gib > 0 (--kv-offloading-size, GiB over the TP
