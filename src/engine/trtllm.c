@@ -222,6 +222,9 @@ static const struct cost_engine trtllm_cost = {
  * swept on all 1,283 TensorRT-LLM agg rows (0-150 us; 70-80 us best on
  * the median TTFT APE), 65 us once the InferenceX rows run their recipes'
  * token budgets (below). */
+/* the aggregated rows' terms but the time per layer, one set for both */
+#define TRTLLM_AGG_OV(layer) \
+	{.layer_us = (layer), .api_ttft_ms = 38.0, .api_prompt_us = 2.0, .delivery_steps = 1.0, .eager_op_us = 65.0}
 static const struct engine_host trtllm_host[] = {
 	/* aggregated workers: refitted (65 us, 38 ms) once the InferenceX rows
 	 * run with their recipes' token budget and batch waiting
@@ -230,8 +233,7 @@ static const struct engine_host trtllm_host[] = {
 	 * |ITL| + 0.5 x median |TTFT| (eval/silicon/HARNESS.md, "TensorRT-LLM's
 	 * launch recipes"); the minimum is flat (18.1-18.3 over 55-65 us x
 	 * 29-45 ms) */
-	{"1.1", NULL,
-	 {.layer_us = 5.0, .api_ttft_ms = 38.0, .api_prompt_us = 2.0, .delivery_steps = 1.0, .eager_op_us = 65.0},
+	{"1.1", NULL, TRTLLM_AGG_OV(5.0),
 	 false, "fitted on the TensorRT-LLM silicon rows", OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
 	/* aggregated workers before 1.1: the 479 rows of TensorRT-LLM 1.0.0rc3
 	 * (aiconfigurator's H100 collection: Llama-3.1-8B, Qwen3-32B fp8,
@@ -248,8 +250,7 @@ static const struct engine_host trtllm_host[] = {
 	 * other terms are the row above's; only the per-layer term is this
 	 * row's own fit (what `eval --cv` refits: leaving H100 out leaves
 	 * nothing to fit it on, and the held-out H100 rows run without it). */
-	{"", NULL,
-	 {.layer_us = 20.0, .api_ttft_ms = 38.0, .api_prompt_us = 2.0, .delivery_steps = 1.0, .eager_op_us = 65.0},
+	{"", NULL, TRTLLM_AGG_OV(20.0),
 	 false, "fitted on the TensorRT-LLM silicon rows (before 1.1: per-layer time on the 1.0 rows)",
 	 OV_LAYER, true},
 	/* P/D workers: the terms the P/D hand-off (pd_handoff_s) was fitted
@@ -259,6 +260,7 @@ static const struct engine_host trtllm_host[] = {
 	 false, "fitted on the TensorRT-LLM silicon rows (P/D workers)", OV_EAGER | OV_API_TTFT | OV_API_PROMPT,
 	 false},
 };
+#undef TRTLLM_AGG_OV
 
 /* TensorRT-LLM's KV-cache quantisation: fp8 (and int8), NVFP4 on the GPUs
  * with fp4 tensor cores (KvCacheConfig dtype); no int4. */

@@ -242,6 +242,32 @@ static void test_host_terms(void)
 	}
 }
 
+/* Llama-3.1-8B on one H100 and a constant-rate workload of n requests of
+ * fixed prompt and output lengths: the set-up several tests share.  -1
+ * (the failure checked, m left to the caller) when the data do not load. */
+static int load_8b_h100(struct model_cfg *m, const struct gpu_spec **g, const char *what)
+{
+	struct err e;
+
+	if (!m || registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", g, &e) < 0) {
+		CHECK(0, "%s: load: %s", what, m ? e.msg : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void fixed_workload(struct wl_spec *wl, uint64_t seed, double rate, int64_t n, double prompt, double output)
+{
+	memset(wl, 0, sizeof(*wl));
+	snprintf(wl->source, sizeof(wl->source), "test");
+	wl->seed = seed;
+	wl->process = WL_CONSTANT;
+	wl->rate = rate;
+	wl->num_requests = n;
+	wl->prompt = (struct wl_dist){.kind = WL_FIXED, .a = prompt, .min = prompt, .max = prompt};
+	wl->output = (struct wl_dist){.kind = WL_FIXED, .a = output, .min = output, .max = output};
+}
+
 /* SGLang's overlap scheduler is off under EAGLE / MTP unless
  * SGLANG_ENABLE_SPEC_V2 is set (ServerArgs._handle_speculative_decoding):
  * the same deployment hides its host terms' CPU part under the GPU's batch
@@ -258,19 +284,11 @@ static void test_sglang_spec_overlap(void)
 	double cpu = 0;
 	int pass;
 
-	if (!m || registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
-		CHECK(0, "sglang spec overlap: load");
+	if (load_8b_h100(m, &g, "sglang spec overlap") < 0) {
 		free(m);
 		return;
 	}
-	memset(&wl, 0, sizeof(wl));
-	snprintf(wl.source, sizeof(wl.source), "test");
-	wl.seed = 3;
-	wl.process = WL_CONSTANT;
-	wl.rate = 10;
-	wl.num_requests = 4;
-	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 512, .min = 512, .max = 512};
-	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 16, .min = 16, .max = 16};
+	fixed_workload(&wl, 3, 10, 4, 512, 16);
 	for (pass = 0; pass < 2; pass++) {
 		scenario_defaults(&sc, engine_find("sglang"), m, g, &wl);
 		if (pass == 1) {
@@ -308,19 +326,11 @@ static void test_toy_engine(void)
 	struct err e;
 	char notes[1024] = "", why[128];
 
-	if (registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
-		CHECK(0, "toy: load: %s", e.msg);
+	if (load_8b_h100(m, &g, "toy") < 0) {
 		free(m);
 		return;
 	}
-	memset(&wl, 0, sizeof(wl));
-	snprintf(wl.source, sizeof(wl.source), "test");
-	wl.seed = 3;
-	wl.process = WL_CONSTANT;
-	wl.rate = 1000;
-	wl.num_requests = 60;
-	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 700, .min = 700, .max = 700};
-	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 40, .min = 40, .max = 40};
+	fixed_workload(&wl, 3, 1000, 60, 700, 40);
 	scenario_defaults(&sc, &toy_engine, m, g, &wl);
 	CHECK(sc.engine == &toy_engine && sc.k.max_num_batched_tokens == 1024 && sc.k.block_size == 32,
 	      "toy: its defaults over the common ones");
@@ -850,18 +860,11 @@ static void test_replicas_once(void)
 	struct wl_spec wl;
 	struct err e;
 
-	if (!m || registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
-		CHECK(0, "replicas: load: %s", e.msg);
+	if (load_8b_h100(m, &g, "replicas") < 0) {
 		free(m);
 		return;
 	}
-	memset(&wl, 0, sizeof(wl));
-	snprintf(wl.source, sizeof(wl.source), "test");
-	wl.process = WL_CONSTANT;
-	wl.rate = 10;
-	wl.num_requests = 8;
-	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 100, .min = 100, .max = 100};
-	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 10, .min = 10, .max = 10};
+	fixed_workload(&wl, 0, 10, 8, 100, 10);
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
 	sc.par.tp = 2;
 	CHECK(sc.k.replicas == 1 && scenario_router(&sc) == ROUTER_LEAST_OUTSTANDING && scenario_gpus(&sc) == 2,

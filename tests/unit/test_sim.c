@@ -1362,6 +1362,23 @@ static void test_pd_first_token(const struct model_cfg *m)
 	      ttft[0], ttft[1], itl[1], itl[0]);
 }
 
+/* The 1-based step-log line holding needle (its row count before it),
+ * -1 when no line does. */
+static int log_line_of(const char *log, const char *needle)
+{
+	const char *hit = log ? strstr(log, needle) : NULL, *row;
+	int line = -1, n;
+
+	for (row = log, n = 0; hit && row && row < hit; n++) {
+		row = strchr(row, '\n');
+		row = row ? row + 1 : NULL;
+		if (row && row > hit)
+			break;
+		line = n;
+	}
+	return hit ? line + 1 : -1;
+}
+
 /* TensorRT-LLM's attention-DP context balance (trtllm_group_gate): two
  * ranks stepping together, each generating (requests 0 and 1, 60 tokens);
  * request 2 arrives alone at 5 ms.  The log line (one per rank and step)
@@ -1376,8 +1393,7 @@ static int adp_prefill_line(const struct model_cfg *m, int64_t timeout, bool pai
 	struct wl_spec w;
 	struct sim_totals t;
 	char *log = NULL, *csv = NULL;
-	const char *row, *hit;
-	int line = -1, n;
+	int line;
 
 	make_cost(&c, m, 2048, 64, 0);
 	base_cfg(&sc, 2048, 64, 1000);
@@ -1389,19 +1405,12 @@ static int adp_prefill_line(const struct model_cfg *m, int64_t timeout, bool pai
 			    : "0,200,60,-1\n0,200,60,-1\n0.005,200,3,-1\n");
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == (pair ? 4 : 3),
 	      "attention-DP balance %lld%s: every request completes", (long long)timeout, pair ? ", a pair" : "");
-	hit = log ? strstr(log, " 2+200 ") : NULL;
-	for (row = log, n = 0; hit && row && row < hit; n++) {
-		row = strchr(row, '\n');
-		row = row ? row + 1 : NULL;
-		if (row && row > hit)
-			break;
-		line = n;
-	}
+	line = log_line_of(log, " 2+200 ");
 	free(log);
 	free(csv);
 	wl_spec_release(&w);
 	cost_release(&c);
-	return hit ? line + 1 : -1;
+	return line;
 }
 
 static void test_trtllm_adp_balance(const struct model_cfg *m)
@@ -1430,8 +1439,7 @@ static int bw_prefill_line(const struct model_cfg *m, int64_t iters, double toke
 	struct wl_spec w;
 	struct sim_totals t;
 	char *log = NULL, *csv = NULL;
-	const char *row, *hit;
-	int line = -1, n;
+	int line;
 
 	make_cost(&c, m, 2048, 64, 0);
 	base_cfg(&sc, 2048, 64, 1000);
@@ -1441,19 +1449,12 @@ static int bw_prefill_line(const struct model_cfg *m, int64_t iters, double toke
 	trace_spec(&w, "0,200,60,-1\n0.005,200,3,-1\n");
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2,
 	      "batch waiting %lld / %.0f tokens: every request completes", (long long)iters, tokens);
-	hit = log ? strstr(log, " 1+200 ") : NULL;
-	for (row = log, n = 0; hit && row && row < hit; n++) {
-		row = strchr(row, '\n');
-		row = row ? row + 1 : NULL;
-		if (row && row > hit)
-			break;
-		line = n;
-	}
+	line = log_line_of(log, " 1+200 ");
 	free(log);
 	free(csv);
 	wl_spec_release(&w);
 	cost_release(&c);
-	return hit ? line + 1 : -1;
+	return line;
 }
 
 static void test_trtllm_batch_wait(const struct model_cfg *m)
