@@ -55,24 +55,17 @@ static const struct argtab_row flag_rows[] = {
 	{AT_S("--check", "FILE", O(check), "MAPE of FILE's terms on the PATHs; stale above 30 %")},
 	{AT_I("--jobs", "N", O(jobs), 1, 1024, "simulations run at once on threads (default: the online\n"
 	      "cores); the results are the same bytes for any N")},
-	AT_TXT(CLI_SETTINGS_HELP
-	       "\n"
+	{AT_T(&exp_settings_tab, O(cs))},
+	AT_TXT("\n"
 	       "exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n"),
 };
 static const struct argtab table = ARGTAB(flag_rows, 17);
 
-static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
-{
-	(void)spelled;
-	return cli_settings_option(c, arg, &((struct cal_opts *)base)->cs, e);
-}
-
 int cmd_calibrate(int argc, char **argv, struct err *e)
 {
-	static const struct option shared[] = {CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
 	struct cal_opts o = {.gpu = "h100", .seed = 42,
 			     .jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1};
-	const struct cli_spec spec = {"calibrate", &table, &o, shared, false, false, own};
+	const struct cli_spec spec = {"calibrate", &table, &o, 0, false, NULL};
 	struct experiment *bx = NULL;
 	bool have_base = false, studied = false;
 	struct catalog env;

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "scenopts.h"
+#include "engine/scenopts.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
 #include "plan/caprun.h"
@@ -26,7 +26,6 @@ struct cap_opts {
 	enum out_format fmt;
 };
 
-enum { O_SLO = 1, O_GOOD, O_FMT };
 #define O(m) offsetof(struct cap_opts, m)
 static const struct argtab_row flag_rows[] = {
 	AT_TXT("usage: servesim capacity --slo LIST [--goodput-min F] [options]\n"
@@ -37,11 +36,11 @@ static const struct argtab_row flag_rows[] = {
 	       "With no workload: workloads/default.json (chat) on Llama-3.1-8B, one H100.\n"
 	       "\n"
 	       "SLO:\n"),
-	{AT_O("--slo", "LIST", O_SLO, "METRIC_STAT_ms=LIMIT,...  METRIC ttft|itl|tpot|e2e|queue|itl_pooled,\n"
+	{AT_F("--slo", "LIST", O(cc), cap_slo_arg, "METRIC_STAT_ms=LIMIT,...  METRIC ttft|itl|tpot|e2e|queue|itl_pooled,\n"
 		"STAT mean|p50|p90|p95|p99, e.g. ttft_p90_ms=500,itl_mean_ms=30;\n"
 		"itl_pooled: vLLM bench serve's ITL, every gap between streamed\n"
 		"chunks pooled over the run (itl: per request, then over requests)")},
-	{AT_O("--goodput-min", "F", O_GOOD, "also require this share (0..1] of the arrived requests to\n"
+	{AT_F("--goodput-min", "F", O(cc.goodput_min), cap_goodput_arg, "also require this share (0..1] of the arrived requests to\n"
 		"meet every threshold (vLLM's goodput, per request)")},
 	AT_TXT("search:\n"),
 	{AT_B("--concurrency-search", O(cc.concurrency), "search clients of a closed loop instead of a rate")},
@@ -54,7 +53,7 @@ static const struct argtab_row flag_rows[] = {
 	{AT_S("--workload", "FILE", O(workload), "workload spec (JSON); its rate is what the search varies")},
 	{AT_I("--num-requests", "N", O(nreq), 1, INT64_MAX, "override the spec's request count")},
 	AT_TXT("output:\n"),
-	{AT_O("--format", "text|json", O_FMT, "report format (default text)")},
+	{AT_W("--format", "text|json", O(fmt), "report format (default text)")},
 	{AT_S("--curve", "FILE.csv", O(curve), "every probe: configuration columns, seed, offered, served,\n"
 		"each SLO metric, goodput")},
 	{AT_S("--svg", "FILE.svg", O(svg), "the probes of the first seed as a plot: each SLO metric as a\n"
@@ -64,7 +63,7 @@ static const struct argtab_row flag_rows[] = {
 		"resolved configuration and every probe in a sortable table\n"
 		"(as `servesim report` makes from --format json)")},
 	AT_TXT("\n"),
-	AT_SEC(scenopts_help),
+	{AT_T(&scenflags_tab, O(sf))},
 	AT_TXT("\n"
 	       "A rate counts only when it is sustainable: served rate (departures over the arrival\n"
 	       "window after a warm-up of 1/4 of it or two mean E2Es) >= 0.95 x the arrival rate\n"
@@ -81,29 +80,9 @@ static const struct argtab_row flag_rows[] = {
 };
 static const struct argtab table = ARGTAB(flag_rows, 28);
 
-static int own(void *base, int code, const char *arg, const char *spelled, struct err *e)
-{
-	struct cap_opts *o = base;
-	int rc;
-
-	(void)spelled;
-	switch (code) {
-	case O_SLO: rc = cap_slo_parse(arg, &o->cc, e); break;
-	case O_GOOD:
-		rc = cli_double("--goodput-min", arg, 0, true, &o->cc.goodput_min, e);
-		if (rc == 0 && o->cc.goodput_min > 1)
-			rc = err_set(e, SS_EUSAGE, "--goodput-min must be in (0, 1], got %g", o->cc.goodput_min);
-		break;
-	case O_FMT: rc = cli_format(arg, false, &o->fmt, e); break;
-	default: return scenflags_option(code, arg, &o->sf, e);
-	}
-	return rc < 0 ? rc : 1;
-}
-
 static int parse_cap(int argc, char **argv, struct cap_opts *o, struct err *e)
 {
-	static const struct option shared[] = {SCENFLAGS_OPTIONS, {0, 0, 0, 0}};
-	const struct cli_spec spec = {"capacity", &table, o, shared, true, true, own};
+	const struct cli_spec spec = {"capacity", &table, o, ARGTAB_GIVEN(struct cap_opts, sf.k), true, NULL};
 	int rc;
 
 	memset(o, 0, sizeof(*o));

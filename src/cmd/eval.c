@@ -20,6 +20,7 @@
 #include "report/evalreport.h"
 #include "eval/synthetic.h"
 #include "hw/tier2.h"
+#include "cost/ovflags.h"
 
 #include "eval/ablation.h"
 
@@ -40,7 +41,7 @@ struct eval_cli {
 	struct tier2 t2;               /* --tier2 */
 };
 
-enum { O_OFF = 1, O_FMT, O_MODEL, O_T2, O_CV };
+enum { O_OFF = 1, O_MODEL, O_T2, O_CV };
 #define O(m) offsetof(struct eval_cli, m)
 static const struct argtab_row flag_rows[] = {
 	AT_TXT("usage: servesim eval PATH... [options]\n"
@@ -92,15 +93,16 @@ static const struct argtab_row flag_rows[] = {
 	      "others' fit beside the shipped ones (7 passes: slow)")},
 	{AT_I32V("--jobs", "N", O(jobs), 1, 1024, "experiments simulated at once on threads (default: the\n"
 	      "online cores; the output is the same for any N)")},
-	{AT_O("--format", "text|json|csv", O_FMT, "(default text)")},
+	{AT_W("--format", "text|json|csv", O(fmt), "(default text)")},
 	{AT_S("--report", "FILE.md", O(report), "also write a markdown report (atomically)")},
 	{AT_S("--html", "FILE", O(html), "the report as one self-contained HTML page (charts,\n"
 	      "sortable tables; as `servesim report` makes from --format json)")},
 	{AT_S("--plots", "DIR", O(plots), "with --report: SVG charts (their data and an optional\n"
 	      "gnuplot script beside them) in DIR")},
 	{AT_O("--model", "M", O_MODEL, NULL)},
-	AT_TXT(CLI_SETTINGS_HELP
-	       "\n"
+	{AT_T(&exp_settings_tab, O(cs))},
+	{AT_TQ(&ov_flags_tab, O(eo.ov)), .given = ARGTAB_GIVEN(struct eval_cli, ov_flags)},
+	AT_TXT("\n"
 	       "exit codes: 0 ok (every input evaluated), 1 runtime error, 2 usage error,\n"
 	       "3 bad input data (the only input, or every input, failed), 4 partial: some\n"
 	       "inputs could not be evaluated (each named, counted in the summary), the\n"
@@ -116,19 +118,13 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 	(void)spelled;
 	switch (c) {
 	case O_OFF: rc = cost_parse_off(arg, &o->eo.tier0_off, e); break;
-	case O_FMT: rc = cli_format(arg, true, &o->fmt, e); break;
 	case O_MODEL: o->model = o->cs.model = arg; return 1;
 	case O_CV: o->cv = true; rc = cv_by_parse(arg, &o->cv_by, e); break;
 	case O_T2:
 		if ((rc = tier2_load(arg, &o->t2, e)) == 0)
 			o->eo.tier2 = &o->t2;
 		break;
-	default:
-		if ((rc = cli_settings_option(c, arg, &o->cs, e)) != 0)
-			return rc;
-		if ((rc = cli_overhead_option(c, arg, &o->eo.ov, e)) > 0)
-			o->ov_flags = true;
-		return rc;
+	default: return 0;
 	}
 	return rc < 0 ? rc : 1;
 }
@@ -177,9 +173,8 @@ static int cross_validate(const struct eval_inputs *in, const struct eval_cli *c
 
 int cmd_eval(int argc, char **argv, struct err *e)
 {
-	static const struct option shared[] = {CLI_OVERHEAD_OPTIONS, CLI_SETTINGS_OPTIONS_NO_MODEL, {0, 0, 0, 0}};
 	struct eval_cli c;
-	const struct cli_spec spec = {"eval", &table, &c, shared, false, false, own};
+	const struct cli_spec spec = {"eval", &table, &c, 0, false, own};
 	struct experiment *bx = NULL;
 	bool have_base = false;
 	struct catalog env;

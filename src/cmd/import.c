@@ -36,9 +36,9 @@ static const struct argtab_row flag_rows[] = {
 	       "(default h100); --source records where the data came from (default: PATH);\n"
 	       "--workload-name labels the data set (\"codegen\") for eval's per-workload\n"
 	       "summary (default: a description of the lengths).\n"
-	       "\n"
-	       CLI_SETTINGS_HELP
-	       "Files are written atomically.\n"
+	       "\n"),
+	{AT_T(&exp_settings_tab, O(cs))},
+	AT_TXT("Files are written atomically.\n"
 	       "\n"
 	       "exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n"),
 	{AT_S("-o", "DIR", O(out), NULL)},
@@ -50,12 +50,6 @@ static const struct argtab_row flag_rows[] = {
 	{AT_S("--where", "COND", O(where), NULL)},
 };
 static const struct argtab table = ARGTAB(flag_rows, 0);
-
-static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
-{
-	(void)spelled;
-	return cli_settings_option(c, arg, &((struct import_opts *)base)->cs, e);
-}
 
 /* One folder per experiment of a table (exp_table_import), then what was
  * imported and what was skipped, by reason. */
@@ -78,9 +72,8 @@ static int import_table(const char *path, const char *where, const char *gpu,
 
 int cmd_import(int argc, char **argv, struct err *e)
 {
-	static const struct option shared[] = {CLI_SETTINGS_OPTIONS, {0, 0, 0, 0}};
 	struct import_opts o = {.gpu = "h100"};
-	const struct cli_spec spec = {"import", &table, &o, shared, false, false, own};
+	const struct cli_spec spec = {"import", &table, &o, 0, false, NULL};
 	struct experiment *bx;
 	bool have_base;
 	char tf[1200];

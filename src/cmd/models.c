@@ -15,7 +15,7 @@ static const struct argtab_row models_rows[] = {
 	       "Lists the models in data/models/index.json: id, HF name, aliases, family,\n"
 	       "layers, parameters (total / active per token), and whether servesim supports\n"
 	       "the architecture.  Any config.json can also be used with --config PATH.\n"),
-	{AT_O("--format", "F", 1, NULL)},
+	{AT_W("--format", "text|json", 0, NULL)},
 };
 static const struct argtab_row gpus_rows[] = {
 	AT_TXT("usage: servesim gpus [--format text|json]\n"
@@ -28,24 +28,14 @@ static const struct argtab_row gpus_rows[] = {
 	       "after it, where the GPU borrows another's; + the GPU's own measurements), -\n"
 	       "where none (defaults); JSON lists each folder's collections (docs/hardware.md).\n"
 	       "Sources: data/PROVENANCE.md.\n"),
-	{AT_O("--format", "F", 1, NULL)},
+	{AT_W("--format", "text|json", 0, NULL)},
 };
 static const struct argtab models_table = ARGTAB(models_rows, 0), gpus_table = ARGTAB(gpus_rows, 0);
-
-static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
-{
-	int rc;
-
-	(void)spelled;
-	if (c != 1)
-		return 0;
-	return (rc = cli_format(arg, false, base, e)) < 0 ? rc : 1;
-}
 
 static int parse_list(int argc, char **argv, const char *cmd, const struct argtab *t, enum out_format *fmt,
 		      struct err *e)
 {
-	const struct cli_spec spec = {cmd, t, fmt, NULL, false, false, own};
+	const struct cli_spec spec = {cmd, t, fmt, 0, false, NULL};
 	int rc;
 
 	*fmt = FMT_TEXT;

@@ -26,7 +26,7 @@ struct ops_opts {
 	char list;  /* --list-models ('m') / --list-gpus ('g'): 000's flags */
 };
 
-enum { O_DTYPE = 1, O_FMT, O_KFLOW, O_KDETAIL, O_KMS, O_LMODELS, O_LGPUS, O_IMAGE };
+enum { O_KFLOW = 1, O_KDETAIL, O_KMS, O_LMODELS, O_LGPUS, O_IMAGE };
 #define O(m) offsetof(struct ops_opts, m)
 static const struct argtab_row flag_rows[] = {
 	AT_TXT("usage: servesim ops MODEL [options]\n"
@@ -46,8 +46,10 @@ static const struct argtab_row flag_rows[] = {
 	       "  --ep N               expert parallel degree (default 1 as in vLLM and SGLang:\n"
 	       "                       experts TP-sharded over tp x dp; --enable-expert-parallel\n"
 	       "                       gives tp x dp; the engines' flag names are accepted too)\n"),
+	{PAR_FLAGS_INCLUDE(struct ops_opts, q.par, q.pf)},
+	{AT_TQ(&par_flags_shape_tab, O(q.shape))},
 	{AT_S("--gpu", "G", O(q.gpu), "GPU for peak FLOPs (default h100)")},
-	{AT_O("--dtype", "bf16|fp8", O_DTYPE, "weight / GEMM dtype (default bf16); KV cache the same")},
+	{AT_F("--dtype", "bf16|fp8", O(q.dtype), dtype_arg, "weight / GEMM dtype (default bf16); KV cache the same")},
 	{AT_B("--all-logits", O(q.shape.all_logits), "LM head on every token, not only each sequence's last")},
 	{AT_O("--image", "WxH", O_IMAGE, "each request of the batch sends one image of W x H pixels:\n"
 	      "the vision encoder's operators (vit_embed, vit_block,\n"
@@ -84,7 +86,7 @@ static const struct argtab_row flag_rows[] = {
 	       "                       / 'servesim gpus'; also 'servesim --list-models')\n"),
 	{AT_O0("--list-models", O_LMODELS, NULL)},
 	{AT_O0("--list-gpus", O_LGPUS, NULL)},
-	{AT_O("--format", "text|json", O_FMT, "output format (default text)")},
+	{AT_W("--format", "text|json", O(fmt), "output format (default text)")},
 	AT_TXT("  -h, --help           this help\n"
 	       "\n"
 	       "exit codes: 0 ok, 2 usage error (bad flag, unknown model), 3 bad input data\n"),
@@ -100,8 +102,6 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 
 	(void)spelled;
 	switch (c) {
-	case O_DTYPE: rc = dtype_parse(arg, &o->q.dtype, e); break;
-	case O_FMT: rc = cli_format(arg, false, &o->fmt, e); break;
 	case O_IMAGE:
 		if (sscanf(arg, "%lldx%lld%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > WL_MAX_IMAGE_SIDE ||
 		    h > WL_MAX_IMAGE_SIDE)
@@ -118,15 +118,14 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 		return 1;
 	case O_LMODELS: o->list = 'm'; return 1;
 	case O_LGPUS: o->list = 'g'; return 1;
-	default: return cli_shape_option(c, arg, &o->q.shape, &o->q.par, &o->q.pf, e);
+	default: return 0;
 	}
 	return rc < 0 ? rc : 1;
 }
 
 static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 {
-	static const struct option shared[] = {CLI_SHAPE_OPTIONS, {0, 0, 0, 0}};
-	const struct cli_spec spec = {"ops", &table, o, shared, false, false, own};
+	const struct cli_spec spec = {"ops", &table, o, 0, false, own};
 	int rc;
 
 	memset(o, 0, sizeof(*o));

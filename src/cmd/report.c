@@ -34,7 +34,7 @@ static const struct argtab table = ARGTAB(flag_rows, 0);
 int cmd_report(int argc, char **argv, struct err *e)
 {
 	const char *out = NULL, *in;
-	const struct cli_spec spec = {"report", &table, &out, NULL, false, false, NULL};
+	const struct cli_spec spec = {"report", &table, &out, 0, false, NULL};
 	struct json *res = NULL;
 	char *buf = NULL;
 	size_t len = 0;

@@ -22,7 +22,7 @@ struct rl_opts {
 	struct par_flags pf;
 };
 
-enum { O_DTYPE = 1, O_KVDT, O_PHASE, O_MODE, O_WA, O_WD, O_WM };
+enum { O_PHASE = 1, O_WA, O_WD, O_WM };
 #define O(m) offsetof(struct rl_opts, m)
 static const struct argtab_row flag_rows[] = {
 	AT_TXT("usage: servesim roofline MODEL [options]\n"
@@ -42,12 +42,13 @@ static const struct argtab_row flag_rows[] = {
 	       "options:\n"),
 	{AT_S("--config", "PATH", O(config), "an HF config.json instead of a registry model")},
 	{AT_S("--gpu", "G", O(gpu), "GPU (default h100)")},
-	{AT_O("--dtype", "bf16|fp8", O_DTYPE, "weight / GEMM dtype (default bf16)")},
-	{AT_O("--kv-dtype", "bf16|fp8", O_KVDT, "KV-cache dtype (default: --dtype)"), .given = ARGTAB_GIVEN(struct rl_opts, kv_given)},
+	{AT_F("--dtype", "bf16|fp8", O(r.dtype), dtype_arg, "weight / GEMM dtype (default bf16)")},
+	{AT_F("--kv-dtype", "bf16|fp8", O(r.kvdt), dtype_arg, "KV-cache dtype (default: --dtype)"), .given = ARGTAB_GIVEN(struct rl_opts, kv_given)},
 	AT_TXT("  --tp N --dp N --ep N parallelism (default 1 each, as in vLLM and SGLang: without\n"
 	       "                       EP the experts are TP-sharded over tp x dp;\n"
 	       "                       --enable-expert-parallel gives ep = tp x dp; the engines'\n"
 	       "                       flag names are accepted too)\n"),
+	{PAR_FLAGS_INCLUDE(struct rl_opts, r.par, pf)},
 	{AT_I("--batch", "B", O(r.batch), 1, 1 << 20, "requests in the batch, split over DP (default 8; ops's --batch-size)")},
 	{AT_A("--batch-size")},
 	{AT_I("--seq", "S", O(r.seq), 1, 1 << 22, "prompt tokens per request for prefill (default 1024; --seq-len)")},
@@ -57,7 +58,7 @@ static const struct argtab_row flag_rows[] = {
 	{AT_O("--phase", "train|prefill|decode|all", O_PHASE, " phases to report (default all); train =\n"
 	      "forward + backward of a prefill-shaped batch (3x FLOPs,\n"
 	      "weights read 3x and gradients written, activations 3x)")},
-	{AT_O("--mode", "efficient|naive|both", O_MODE, " execution model (default efficient): efficient =\n"
+	{AT_W("--mode", "efficient|naive|both", O(r.mode), " execution model (default efficient): efficient =\n"
 	      "flash attention, fused elementwise ops, weights read once\n"
 	      "per step x residency; naive = fp32 S x S scores in HBM,\n"
 	      "every elementwise op round-trips HBM, weights re-read\n"
@@ -113,18 +114,6 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 				     &w, e)) == 0)
 			*(c == O_WA ? &o->r.k.res_attn : c == O_WD ? &o->r.k.res_dense : &o->r.k.res_moe) = 1 / w;
 		break;
-	case O_MODE:
-		if (strcmp(arg, "efficient") == 0)
-			o->r.mode = 0;
-		else if (strcmp(arg, "naive") == 0)
-			o->r.mode = 1;
-		else if (strcmp(arg, "both") == 0)
-			o->r.mode = 2;
-		else
-			return err_set(e, SS_EUSAGE, "--mode must be efficient, naive or both, got '%s'", arg);
-		return 1;
-	case O_DTYPE: rc = dtype_parse(arg, &o->r.dtype, e); break;
-	case O_KVDT: rc = dtype_parse(arg, &o->r.kvdt, e); break;
 	case O_PHASE:
 		o->r.prefill = strcmp(arg, "prefill") == 0 || strcmp(arg, "all") == 0;
 		o->r.decode = strcmp(arg, "decode") == 0 || strcmp(arg, "all") == 0;
@@ -132,15 +121,14 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 		if (!o->r.prefill && !o->r.decode && !o->r.train)
 			return err_set(e, SS_EUSAGE, "--phase must be train, prefill, decode or all, got '%s'", arg);
 		return 1;
-	default: return cli_shape_option(c, arg, NULL, &o->r.par, &o->pf, e);
+	default: return 0;
 	}
 	return rc < 0 ? rc : 1;
 }
 
 static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 {
-	static const struct option shared[] = {CLI_PARALLEL_OPTIONS, {0, 0, 0, 0}};
-	const struct cli_spec spec = {"roofline", &table, o, shared, false, false, own};
+	const struct cli_spec spec = {"roofline", &table, o, 0, false, own};
 	int rc;
 
 	memset(o, 0, sizeof(*o));

@@ -11,8 +11,8 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "scenopts.h"
-#include "wlflags.h"
+#include "engine/scenopts.h"
+#include "plan/wlflags.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
 #include "base/alloc.h"
@@ -48,12 +48,12 @@ struct run_opts {
 
 static void help_pool(FILE *f)
 {
-	cli_help_fields(&deploy_table, DEPLOY_G_POOL, f);
+	scenopts_help_group(DEPLOY_G_POOL, f);
 }
 
 static void help_engine(FILE *f)
 {
-	cli_help_fields(&deploy_table, DEPLOY_G_ENGINE, f);
+	scenopts_help_group(DEPLOY_G_ENGINE, f);
 }
 
 enum { O_FMT = 1, O_PD, O_GOOD, O_BD, O_AS, O_ASP };
@@ -70,9 +70,17 @@ static const struct argtab_row flag_rows[] = {
 	       "  --model M                 registry id or HF name (default llama-3.1-8b)\n"
 	       "  --config PATH             an HF config.json instead\n"
 	       "  --gpu G                   GPU (default h100)\n"
-	       CLI_PARALLEL_HELP
+	       "  --tp N --dp N --ep N      tensor, data and expert parallelism (default 1 each);\n"
+	       "                            vLLM's --tensor-parallel-size, --data-parallel-size,\n"
+	       "                            --enable-expert-parallel (EP = TP x DP) and SGLang's\n"
+	       "                            --tp-size, --dp-size, --ep-size, --enable-dp-attention\n"
+	       "                            (--tp-size then counts all GPUs: attention TP = tp/dp)\n"
+	       "                            are accepted.  For an MoE model DP ranks run attention\n"
+	       "                            on their own batches and share the MoE layers; without\n"
+	       "                            EP the experts are TP-sharded over the TP x DP GPUs\n"
 	       "                            (dense models: --dp runs N replicas behind the router)\n"
 	       "  --pp N                    pipeline stages (--pipeline-parallel-size, --pp-size)\n"),
+	{AT_TQ(&scenflags_tab, O(sf))},
 	AT_SEC(help_pool),
 	AT_TXT("  --dtype bf16|fp8|fp4|int4 weights and GEMMs (default bf16; fp4 needs a Blackwell GPU;\n"
 	       "                            int4 = weight-only W4A16)\n"
@@ -118,7 +126,8 @@ static const struct argtab_row flag_rows[] = {
 	{AT_N("--kv-handoff-ms", "X", O(ex.handoff_ms), 0, false, "each request's fixed hand-off time besides the KV's\n"
 	      "link time (default by engine: vllm 267, sglang 229,\n"
 	      "trtllm 0.01; fitted on measured P/D runs)"), .given = ARGTAB_GIVEN(struct run_opts, ex.handoff_given)},
-	AT_TXT("workload:\n" WLFLAGS_HELP),
+	AT_TXT("workload:\n"),
+	{AT_T(&wl_flags_tab, O(wf))},
 	{AT_I("--max-requests", "N", O(max_requests), 1, INT64_MAX, "allow a workload of more than N requests (default 20000000)")},
 	AT_TXT("model:\n"
 	       "  --tier0-off LIST          switch corrections off, e.g. H2 or H1,H4 (ablation)\n"
@@ -198,18 +207,14 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 	case O_BD: rc = scenflags_breakdown_parse(arg, &o->bd, e); break;
 	case O_AS: rc = autoscale_range_parse(arg, &o->as, e); break;
 	case O_ASP: rc = autoscale_policy_parse(arg, &o->as.policy, e); break;
-	default:
-		if ((rc = wlflags_option(c, arg, &o->wf, e)) != 0)
-			return rc;
-		return scenflags_option(c, arg, &o->sf, e);
+	default: return 0;
 	}
 	return rc < 0 ? rc : 1;
 }
 
 static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 {
-	static const struct option shared[] = {SCENFLAGS_OPTIONS, WLFLAGS_OPTIONS, {0, 0, 0, 0}};
-	const struct cli_spec spec = {"run", &table, o, shared, true, true, own};
+	const struct cli_spec spec = {"run", &table, o, ARGTAB_GIVEN(struct run_opts, sf.k), true, own};
 	int rc;
 
 	memset(o, 0, sizeof(*o));
@@ -217,7 +222,6 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	autoscale_cfg_defaults(&o->as);
 	o->storage_gb_s = AS_DEFAULT_STORAGE_GB_S;
 	scenflags_defaults(&o->sf);
-	wlflags_defaults(&o->wf);
 	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
 		return rc;
 	if (o->sf.model && o->sf.config)

@@ -13,7 +13,7 @@
 #include "cmds.h"
 #include "report/html.h"
 #include "progress.h"
-#include "scenopts.h"
+#include "engine/scenopts.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
 #include "base/alloc.h"
@@ -33,7 +33,7 @@ struct search_opts {
 	enum out_format fmt;
 };
 
-enum { O_SLO = 1, O_GOOD, O_FMT, O_GPUS, O_ENGINES, O_SPEC, O_RANK };
+enum { O_GPUS = 1, O_ENGINES, O_SPEC, O_RANK, O_GPU, O_ENGINE, O_DTYPE, O_EP };
 #define O(m) offsetof(struct search_opts, m)
 static const struct argtab_row flag_rows[] = {
 	AT_TXT("usage: servesim search --slo LIST [--gpus GPU:N,...] [options]\n"
@@ -76,9 +76,9 @@ static const struct argtab_row flag_rows[] = {
 	      "the same TP; mixed types within each type's count)")},
 	{AT_I32V("--pd-max-workers", "N", O(q.sp.pd_max_workers), 2, 64, "X + Y at most N")},
 	AT_TXT("SLO (as servesim capacity):\n"),
-	{AT_O("--slo", "LIST", O_SLO, "e.g. ttft_p90_ms=1000,itl_mean_ms=50")},
+	{AT_F("--slo", "LIST", O(q.cc), cap_slo_arg, "e.g. ttft_p90_ms=1000,itl_mean_ms=50")},
 	AT_TXT("  --goodput-min F --seeds K --seed S\n"),
-	{AT_O("--goodput-min", "F", O_GOOD, NULL)},
+	{AT_F("--goodput-min", "F", O(q.cc.goodput_min), cap_goodput_arg, NULL)},
 	{AT_I("--seeds", "K", O(q.seeds), 1, CAP_MAX_SEEDS, NULL)},
 	{AT_I("--seed", "S", O(q.seed), 0, INT64_MAX, NULL), .given = ARGTAB_GIVEN(struct search_opts, q.seed_given)},
 	AT_TXT("workload:\n"),
@@ -91,7 +91,7 @@ static const struct argtab_row flag_rows[] = {
 	      "output token at max_rate, fewest first (docs/energy.md;\n"
 	      "GPUs without a power figure last)")},
 	{AT_I("--top", "N", O(top), 0, 100, "launch lines for the N best (default 3)")},
-	{AT_O("--format", "text|json", O_FMT, "(default text)")},
+	{AT_W("--format", "text|json", O(fmt), "(default text)")},
 	{AT_S("--csv", "FILE", O(csv), "every deployment, one row each (long format)")},
 	{AT_S("--svg", "FILE", O(svg), "the Pareto chart")},
 	{AT_S("--html", "FILE", O(html), "one self-contained page: the Pareto chart and every\n"
@@ -100,8 +100,13 @@ static const struct argtab_row flag_rows[] = {
 	      "from --format json)")},
 	{AT_I("--jobs", "N", O(q.jobs), 1, PARMAP_MAX_JOBS, "threads (default: the machine's cores); under mpirun,\n"
 	      "per rank")},
+	/* the space and the budget in the shared table's spellings */
+	{AT_O("--gpu", "G", O_GPU, NULL)}, {AT_O("--engine", "E", O_ENGINE, NULL)},
+	{AT_O("--dtype", "LIST", O_DTYPE, NULL)},
+	{AT_TQ(&par_flags_list_tab, 0)},
+	{AT_O0("--enable-expert-parallel", O_EP, NULL)}, {AT_O0("--enable-dp-attention", O_EP, NULL)},
 	AT_TXT("\n"),
-	AT_SEC(scenopts_help),
+	{AT_T(&scenflags_tab, O(q.sf))},
 };
 static const struct argtab table = ARGTAB(flag_rows, 28);
 
@@ -111,17 +116,10 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 	int rc, row;
 
 	switch (c) {
-	case O_SLO: rc = cap_slo_parse(arg, &o->q.cc, e); break;
-	case O_GOOD:
-		rc = cli_double("--goodput-min", arg, 0, true, &o->q.cc.goodput_min, e);
-		if (rc == 0 && o->q.cc.goodput_min > 1)
-			rc = err_set(e, SS_EUSAGE, "--goodput-min must be in (0, 1], got %g", o->q.cc.goodput_min);
-		break;
-	case O_FMT: rc = cli_format(arg, false, &o->fmt, e); break;
 	case O_GPUS: rc = search_parse_gpus(arg, &o->q, e); break;
 	case O_RANK: rc = search_rank_parse(arg, &o->q.rank_by, e); break;
-	case SCF + 2: return err_set(e, SS_EUSAGE, "give the GPU budget as --gpus %s:COUNT", arg);
-	case O_ENGINES: case SCF + 16:
+	case O_GPU: return err_set(e, SS_EUSAGE, "give the GPU budget as --gpus %s:COUNT", arg);
+	case O_ENGINES: case O_ENGINE:
 		if (o->q.engines_given)
 			return err_set(e, SS_EUSAGE, "give the engines once (--engines LIST or --engine E)");
 		o->q.engines_given = true;
@@ -130,12 +128,11 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 	case O_SPEC:
 		rc = search_parse_ints("--speculative-tokens", arg, o->q.sp.spec_k, &o->q.sp.nspec, 0, SPEC_MAX_TOKENS, e);
 		break;
-	case SCF + 4: rc = search_parse_dtypes(arg, &o->q.sp, e); break;
-	case CLI_PAR: rc = search_parse_ints("--tp", arg, o->q.sp.tp, &o->q.sp.ntp, 1, 4096, e); break;
-	case CLI_PAR + 1: rc = search_parse_ints("--dp", arg, o->q.sp.dp, &o->q.sp.ndp, 1, 4096, e); break;
-	case CLI_PAR + 8: rc = search_parse_ints("--pp", arg, o->q.sp.pp, &o->q.sp.npp, 1, 4096, e); break;
-	case CLI_PAR + 2: case CLI_PAR + 6: case CLI_PAR + 7:
-		return err_set(e, SS_EUSAGE, "EP is searched (off and TP x DP); %s is not an option here", spelled);
+	case O_DTYPE: rc = search_parse_dtypes(arg, &o->q.sp, e); break;
+	case PAR_LIST_TP: rc = search_parse_ints("--tp", arg, o->q.sp.tp, &o->q.sp.ntp, 1, 4096, e); break;
+	case PAR_LIST_DP: rc = search_parse_ints("--dp", arg, o->q.sp.dp, &o->q.sp.ndp, 1, 4096, e); break;
+	case PAR_LIST_PP: rc = search_parse_ints("--pp", arg, o->q.sp.pp, &o->q.sp.npp, 1, 4096, e); break;
+	case O_EP: case PAR_LIST_EP: return err_set(e, SS_EUSAGE, "EP is searched (off and TP x DP); %s is not an option here", spelled);
 	default:
 		if ((row = cli_deploy_row(&deploy_table, c)) == DEPLOY_REPLICAS)
 			rc = search_parse_ints("--replicas", arg, o->q.sp.replicas, &o->q.sp.nreplicas, 1, SIM_MAX_REPLICAS,
@@ -144,15 +141,14 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 			rc = search_parse_limits(&deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), arg,
 						 &o->q.sp, e);
 		else
-			return scenflags_option(c, arg, &o->q.sf, e);
+			return 0; /* (the table's flags into the knobs) */
 	}
 	return rc < 0 ? rc : 1;
 }
 
 static int parse_search(int argc, char **argv, struct search_opts *o, struct err *e)
 {
-	static const struct option shared[] = {SCENFLAGS_OPTIONS, {0, 0, 0, 0}};
-	const struct cli_spec spec = {"search", &table, o, shared, true, true, own};
+	const struct cli_spec spec = {"search", &table, o, ARGTAB_GIVEN(struct search_opts, q.sf.k), true, own};
 	int rc;
 
 	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "cmds.h"
-#include "scenopts.h"
+#include "engine/scenopts.h"
 #include "base/afile.h"
 #include "engine/engine.h"
 #include "serve/serve.h"
@@ -54,7 +54,7 @@ static const struct argtab_row flag_rows[] = {
 	{AT_N("--chars-per-token", "X", O(cpt), 1, false, "characters per prompt token of a text (default 4)")},
 	{AT_I("--max-body-bytes", "N", O(max_body), 1024, 1 << 30, "largest request body (default 16 MiB)")},
 	{AT_S("--requests-out", "FILE.csv", O(requests_out), "one row per request as `run` writes them (atomically, at exit)")},
-	AT_SEC(scenopts_help),
+	{AT_T(&scenflags_tab, O(sf))},
 	AT_TXT("\n"
 	       "It runs until SIGINT or SIGTERM.  A client that disconnects aborts its request, as\n"
 	       "vLLM does: it leaves the batch at the end of the step in progress, its KV blocks\n"
@@ -63,16 +63,9 @@ static const struct argtab_row flag_rows[] = {
 };
 static const struct argtab table = ARGTAB(flag_rows, 28);
 
-static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
-{
-	(void)spelled;
-	return scenflags_option(c, arg, &((struct serve_opts *)base)->sf, e);
-}
-
 static int parse_serve(int argc, char **argv, struct serve_opts *o, struct err *e)
 {
-	static const struct option shared[] = {SCENFLAGS_OPTIONS, {0, 0, 0, 0}};
-	const struct cli_spec spec = {"serve", &table, o, shared, true, true, own};
+	const struct cli_spec spec = {"serve", &table, o, ARGTAB_GIVEN(struct serve_opts, sf.k), true, NULL};
 	int rc;
 
 	memset(o, 0, sizeof(*o));

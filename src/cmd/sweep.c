@@ -12,7 +12,7 @@
 #include "report/html.h"
 #include "cmds.h"
 #include "progress.h"
-#include "scenopts.h"
+#include "engine/scenopts.h"
 #include "engine/registry.h"
 #include "base/afile.h"
 #include "base/alloc.h"
@@ -28,7 +28,7 @@ struct sweep_opts {
 	int64_t nreq, jobs;
 };
 
-enum { O_RATE = 1, O_SEED, O_FMT, O_CONC };
+enum { O_RATE = 1, O_SEED, O_FMT, O_CONC, O_GPU, O_DTYPE, O_ENGINE };
 #define O(m) offsetof(struct sweep_opts, m)
 static const struct argtab_row flag_rows[] = {
 	AT_TXT("usage: servesim sweep [list flags] [run flags] [--jobs N] [--format csv|jsonl] [--out FILE]\n"
@@ -72,7 +72,11 @@ static const struct argtab_row flag_rows[] = {
 	       "'no completions' (its latency columns are empty / null).  A progress bar goes to\n"
 	       "a terminal's stderr.\n"
 	       "\n"),
-	AT_SEC(scenopts_help),
+	/* list flags of the shared table's spellings */
+	{AT_O("--gpu", "LIST", O_GPU, NULL)}, {AT_O("--dtype", "LIST", O_DTYPE, NULL)},
+	{AT_O("--engine", "LIST", O_ENGINE, NULL)},
+	{AT_TQ(&par_flags_list_tab, 0)},
+	{AT_T(&scenflags_tab, O(p.sf))},
 };
 static const struct argtab table = ARGTAB(flag_rows, 28);
 
@@ -88,29 +92,27 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 	case O_SEED: rc = grid_add_numbers(g, "seed", "--seed", arg, true, 0, 9007199254740992.0, e); break;
 	case O_CONC: rc = grid_add_numbers(g, "concurrency", "--concurrency", arg, true, 1, 1 << 20, e); break;
 	case O_FMT: rc = sweep_fmt_parse(arg, &o->p.fmt, e); break;
-	case SCF + 2: rc = grid_add_words(g, "gpu", "--gpu", arg, e); break;
-	case SCF + 4: rc = grid_add_words(g, "dtype", "--dtype", arg, e); break;
-	case SCF + 16: rc = grid_add_words(g, "engine", "--engine", arg, e); break;
-	case CLI_PAR: rc = grid_add_numbers(g, "tp", "--tp", arg, true, 1, 4096, e); break;
-	case CLI_PAR + 1: rc = grid_add_numbers(g, "dp", "--dp", arg, true, 1, 4096, e); break;
-	case CLI_PAR + 2:
+	case O_GPU: rc = grid_add_words(g, "gpu", "--gpu", arg, e); break;
+	case O_DTYPE: rc = grid_add_words(g, "dtype", "--dtype", arg, e); break;
+	case O_ENGINE: rc = grid_add_words(g, "engine", "--engine", arg, e); break;
+	case PAR_LIST_TP: rc = grid_add_numbers(g, "tp", "--tp", arg, true, 1, 4096, e); break;
+	case PAR_LIST_DP: rc = grid_add_numbers(g, "dp", "--dp", arg, true, 1, 4096, e); break;
+	case PAR_LIST_EP:
 		rc = grid_add_numbers(g, "ep", "--ep", arg, true, 1, 4096, e);
 		o->p.sf.pf.ep_given = true;
 		break;
-	case CLI_PAR + 8: rc = grid_add_numbers(g, "pp", "--pp", arg, true, 1, 4096, e); break;
+	case PAR_LIST_PP: rc = grid_add_numbers(g, "pp", "--pp", arg, true, 1, 4096, e); break;
 	default:
-		if ((row = cli_deploy_row(&deploy_table, c)) >= 0 && deploy_table.row[row].axis)
-			rc = sweep_axis_add(g, &deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), arg, e);
-		else
-			return scenflags_option(c, arg, &o->p.sf, e);
+		if ((row = cli_deploy_row(&deploy_table, c)) < 0 || !deploy_table.row[row].axis)
+			return 0; /* (the table's flags into the knobs) */
+		rc = sweep_axis_add(g, &deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), arg, e);
 	}
 	return rc < 0 ? rc : 1;
 }
 
 static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *e)
 {
-	static const struct option shared[] = {SCENFLAGS_OPTIONS, {0, 0, 0, 0}};
-	const struct cli_spec spec = {"sweep", &table, o, shared, true, true, own};
+	const struct cli_spec spec = {"sweep", &table, o, ARGTAB_GIVEN(struct sweep_opts, p.sf.k), true, own};
 	int rc;
 
 	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)

@@ -26,7 +26,7 @@ struct tr_opts {
 	bool shape_given, par_given, dtype_given, phase_given;
 };
 
-enum { O_FMT = 1, O_DTYPE, O_WIN, O_PHASE };
+enum { O_PHASE = 1 };
 #define O(m) offsetof(struct tr_opts, m)
 static const struct argtab_row flag_rows[] = {
 	AT_TXT("usage: servesim trace FILE|--profiler-root DIR [--format text|json|summary]\n"
@@ -51,7 +51,7 @@ static const struct argtab_row flag_rows[] = {
 	       "(the embedding, layer 0 before its attention and the last layer's FFN, LM\n"
 	       "head and sampling are outside that window).\n"
 	       "\n"),
-	{AT_O("--format", "text|json|summary", O_FMT, " sequence and summary / JSON / summary only")},
+	{AT_W("--format", "text|json|summary", O(fmt), " sequence and summary / JSON / summary only")},
 	{AT_S("--profiler-root", "DIR", O(root), "find kernel_details.csv under an Ascend profiler output\n"
 	      "tree (the first by path when several ranks are there)")},
 	{AT_I32V("--fwd", "N", O(fwd), 1, 1 << 24, "the forward pass to cut (\"fwd #N\", 1-based; default 1)")},
@@ -59,7 +59,7 @@ static const struct argtab_row flag_rows[] = {
 	      "003: 64 for Qwen3-32B, 61 for DeepSeek-V3, 80 for GLM-5.1\n"
 	      "decode); default: a new pass where the gap between two\n"
 	      "anchors is over 3x the pass's median anchor interval")},
-	{AT_O("--window", "anchors|full", O_WIN, " anchors (default): 003's anchor window; full: from the\n"
+	{AT_W("--window", "anchors|full", O(window), " anchors (default): 003's anchor window; full: from the\n"
 	      "previous pass's last anchor to the next pass's first (the\n"
 	      "whole capture for one pass); full is the default with\n"
 	      "--compare glm-5.x and a prefill shape (003: GLM-5.1\n"
@@ -84,55 +84,32 @@ static const struct argtab_row flag_rows[] = {
 	       "exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n"),
 	{AT_S("--compare", "MODEL", O(compare), NULL)},
 	{AT_S("--anchor", "TYPE", O(anchor), NULL)},
-	{AT_O("--dtype", "D", O_DTYPE, NULL), .given = ARGTAB_GIVEN(struct tr_opts, dtype_given)},
+	{AT_F("--dtype", "D", O(cmp.dt), dtype_arg, NULL), .given = ARGTAB_GIVEN(struct tr_opts, dtype_given)},
 	{AT_O("--phase", "P", O_PHASE, NULL)},
+	{PAR_FLAGS_INCLUDE(struct tr_opts, cmp.par, pf), .given = ARGTAB_GIVEN(struct tr_opts, par_given)},
+	{AT_TQ(&par_flags_shape_tab, O(cmp.shape)), .given = ARGTAB_GIVEN(struct tr_opts, shape_given)},
 };
 static const struct argtab table = ARGTAB(flag_rows, 23);
 
 static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
 {
 	struct tr_opts *o = base;
-	int rc;
 
 	(void)spelled;
 	switch (c) {
-	case O_FMT:
-		if (strcmp(arg, "text") == 0)
-			o->fmt = 0;
-		else if (strcmp(arg, "json") == 0)
-			o->fmt = 1;
-		else if (strcmp(arg, "summary") == 0)
-			o->fmt = 2;
-		else
-			return err_set(e, SS_EUSAGE, "--format must be text, json or summary, got '%s'", arg);
-		return 1;
-	case O_DTYPE: rc = dtype_parse(arg, &o->cmp.dt, e); return rc < 0 ? rc : 1;
 	case O_PHASE:
 		if (strcmp(arg, "forward") && strcmp(arg, "train"))
 			return err_set(e, SS_EUSAGE, "--phase must be forward or train, got '%s'", arg);
 		o->cmp.train = !strcmp(arg, "train");
 		o->phase_given = true;
 		return 1;
-	case O_WIN:
-		if (strcmp(arg, "anchors") && strcmp(arg, "full"))
-			return err_set(e, SS_EUSAGE, "--window must be anchors or full, got '%s'", arg);
-		o->window = !strcmp(arg, "full");
-		return 1;
-	default:
-		if ((rc = cli_shape_option(c, arg, &o->cmp.shape, &o->cmp.par, &o->pf, e)) <= 0)
-			return rc;
-		if (c >= CLI_PAR + 3 && c <= CLI_PAR + 5)
-			o->shape_given = true;
-		else
-			o->par_given = true;
-		return 1;
+	default: return 0;
 	}
 }
 
 static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 {
-	static const struct option shared[] = {CLI_SHAPE_OPTIONS, {0, 0, 0, 0}};
-	const struct cli_spec spec = {"trace", &table, o, shared, false, false, own};
+	const struct cli_spec spec = {"trace", &table, o, 0, false, own};
 	int rc;
 
 	memset(o, 0, sizeof(*o));

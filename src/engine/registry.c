@@ -160,6 +160,13 @@ bad:
 	return err_set(e, SS_EUSAGE, "--engine-version must be a version like 0.11.0 or 1.3.0rc20, got '%.40s'", v);
 }
 
+int engine_version_arg(const char *flag, const char *arg, void *dst, struct err *e)
+{
+	(void)flag;
+	*(const char **)dst = arg;
+	return engine_version_check(arg, e);
+}
+
 int engine_lookup(const char *name, const struct engine_type **out, struct err *e)
 {
 	char names[128];

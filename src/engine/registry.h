@@ -16,6 +16,9 @@ int engine_lookup(const char *name, const struct engine_type **out, struct err *
  * ("abc" or "" picked the oldest or the newest collection without a word);
  * SS_EUSAGE otherwise. */
 int engine_version_check(const char *v, struct err *e);
+/* The same as a flag table's parser (argtab.h AT_FUNC): arg checked and
+ * kept in the const char * at dst. */
+int engine_version_arg(const char *flag, const char *arg, void *dst, struct err *e);
 /* A version ("0.12.0", "1.2.0rc6.post2") as major x 1e6 + minor x 1e3 +
  * patch, for ordering; -1 when it does not start with a digit ("",
  * "unknown", "nightly-..."). */

@@ -1,5 +1,5 @@
 /* scenflags.c - the model / hardware / engine / cost settings the commands'
- * flags give (cmd/scenopts.h parses them) turned into a struct scenario:
+ * flags give (engine/scenopts.h parses them) turned into a struct scenario:
  * model and GPU from the catalog, the engine's defaults, the parallel layout
  * in vLLM's and SGLang's spellings, tier-2 and tier-1 files, the checks. */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* scenflags.h - the model / hardware / engine / cost settings of `servesim
  * run` and the commands that simulate a scenario many times (capacity,
- * search, sweep, serve), as their flags give them (cmd/scenopts.h holds the
+ * search, sweep, serve), as their flags give them (engine/scenopts.h holds the
  * option table and the parser), and the one builder of a struct scenario
  * from them.  Speculative decoding and P/D disaggregation are run's own. */
 #ifndef SERVESIM_ENGINE_SCENFLAGS_H

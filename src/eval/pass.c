@@ -14,6 +14,7 @@
 
 #include "base/alloc.h"
 #include "readers/tier1file.h"
+#include "engine/registry.h"
 #include "eval/pass.h"
 #include "eval/table.h"
 
@@ -596,6 +597,28 @@ int eval_collect(const char *path, char **out, size_t *n, size_t max, struct err
 	return collect(path, out, n, max, 0, e);
 }
 
+#define O(m) offsetof(struct exp_settings, m)
+#define LIMIT(flag, m, lo) {AT_I(flag, "N", O(m), lo, INT32_MAX, NULL)}
+static const struct argtab_row settings_rows[] = {
+	AT_TXT("  --experiment DIR  for results that record no model or engine settings (a\n"
+	       "                    bare guidellm-results.json[.gz] or traces.json[.gz], or a\n"
+	       "                    folder without exp-config.yaml): use DIR's settings\n"
+	       "  --model M --tp N [--max-num-batched-tokens N] [--max-num-seqs N]\n"
+	       "  [--max-model-len N] [--total-kv-blocks N] [--engine-version V]\n"
+	       "  [--prefix-tokens N]  ... or give them (defaults 8192, 256, 4096, KV from\n"
+	       "                    memory, unknown, 0); with --experiment they override DIR's\n"),
+	{AT_S("--experiment", "DIR", O(experiment), NULL)},
+	{AT_S("--model", "M", O(model), NULL)},
+	LIMIT("--tp", tp, 1),
+	LIMIT("--max-num-batched-tokens", mbt, 1),
+	LIMIT("--max-num-seqs", mns, 1),
+	LIMIT("--max-model-len", mml, 1),
+	LIMIT("--total-kv-blocks", kv, 1),
+	{AT_F("--engine-version", "V", O(engine_version), engine_version_arg, NULL)},
+	LIMIT("--prefix-tokens", prefix, 0),
+};
+const struct argtab exp_settings_tab = ARGTAB(settings_rows, 0);
+
 int exp_settings_base(const struct exp_settings *s, const char *gpu, struct experiment *base, bool *have,
 		      struct err *e)
 {
@@ -633,7 +656,7 @@ int exp_settings_base(const struct exp_settings *s, const char *gpu, struct expe
 		base->dtype = DT_BF16;
 		/* max_num_seqs 256 and max_model_len 4096: the defaults the
 		 * --max-num-seqs and --max-model-len flags document for bare
-		 * results files (CLI_SETTINGS_HELP, docs/commands/eval.md), kept
+		 * results files (exp_settings_tab's help, docs/commands/eval.md), kept
 		 * apart from the 1024 and longest-request ones experiment.c's
 		 * apply_settings takes when no --model or --experiment is given */
 		experiment_default_knobs(&base->k, 256, 4096);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/argtab.h"
 #include "base/err.h"
 #include "deploy/catalog.h"
 #include "eval/experiment.h"
@@ -101,6 +102,10 @@ struct exp_settings {
 };
 /* The base experiment they describe; *have false when none was given
  * (SS_EUSAGE when limits come without a model or experiment). */
+/* The flags that give them, a shared flag table (argtab.h) of eval,
+ * calibrate and import, its help included: --experiment DIR takes another
+ * experiment's, --model M with --tp and the engine limits gives them. */
+extern const struct argtab exp_settings_tab;
 int exp_settings_base(const struct exp_settings *s, const char *gpu, struct experiment *base, bool *have,
 		      struct err *e);
 

@@ -33,6 +33,12 @@ enum dtype dtype_compute(enum dtype d)
 	return d == DT_INT4 ? DT_BF16 : d;
 }
 
+int dtype_arg(const char *flag, const char *arg, void *dst, struct err *e)
+{
+	(void)flag;
+	return dtype_parse(arg, dst, e);
+}
+
 int dtype_parse(const char *s, enum dtype *out, struct err *e)
 {
 	int i;

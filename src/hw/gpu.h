@@ -82,6 +82,9 @@ double dtype_bytes(enum dtype d);
 enum dtype dtype_compute(enum dtype d);
 /* Parse "bf16", "fp16", "fp8", "fp4", "int4" (SS_EUSAGE otherwise). */
 int dtype_parse(const char *s, enum dtype *out, struct err *e);
+/* The same as a flag table's parser (argtab.h AT_FUNC), into the enum
+ * dtype at dst. */
+int dtype_arg(const char *flag, const char *arg, void *dst, struct err *e);
 
 int gpu_db_load(struct gpu_db *db, const char *path, struct err *e);
 void gpu_db_release(struct gpu_db *db);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/argval.h"
 #include "base/decnum.h"
 #include "base/loghist.h"
 
@@ -126,6 +127,22 @@ int cap_cfg_check_start(struct cap_cfg *c, struct err *e)
 	if (c->concurrency)
 		c->start = floor(c->start);
 	return 0;
+}
+
+int cap_slo_arg(const char *flag, const char *arg, void *dst, struct err *e)
+{
+	(void)flag;
+	return cap_slo_parse(arg, dst, e);
+}
+
+int cap_goodput_arg(const char *flag, const char *arg, void *dst, struct err *e)
+{
+	double *g = dst;
+	int rc = argval_num(flag, arg, 0, true, g, e);
+
+	if (rc == 0 && *g > 1)
+		rc = err_set(e, SS_EUSAGE, "%s must be in (0, 1], got %g", flag, *g);
+	return rc;
 }
 
 int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e)

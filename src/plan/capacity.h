@@ -125,6 +125,11 @@ int cap_cfg_check_start(struct cap_cfg *c, struct err *e);
  * statistics mean|p50|p90|p95|p99, limit > 0 in ms), appending to c->slo.
  * SS_EUSAGE naming the bad item and what was expected. */
 int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e);
+/* The flags of capacity and search as a flag table's parsers (argtab.h
+ * AT_FUNC): --slo LIST (cap_slo_parse into the struct cap_cfg at dst) and
+ * --goodput-min F (the double at dst, in (0, 1]). */
+int cap_slo_arg(const char *flag, const char *arg, void *dst, struct err *e);
+int cap_goodput_arg(const char *flag, const char *arg, void *dst, struct err *e);
 /* "ttft_p90_ms" (buffer of at least 32). */
 void cap_slo_name(const struct cap_slo *s, char *buf, size_t n);
 /* The binding constraint of a result (cap_result.binding): an SLO's name,

@@ -3,7 +3,7 @@
  * speed-up), the catalog's default workload, or, without a file, lengths
  * given alone (a flag-defined workload: Poisson 10 req/s, 1000 requests,
  * 512/128 tokens unless given); the overrides (workload/overrides.h) go
- * over it.  cmd/wlflags.c fills it from run's flags. */
+ * over it.  plan/wlflags.c fills it from run's flags. */
 #ifndef SERVESIM_PLAN_WLSOURCE_H
 #define SERVESIM_PLAN_WLSOURCE_H
 #include <stddef.h>

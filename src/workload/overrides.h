@@ -19,7 +19,8 @@ enum wl_rate_type { WL_RT_NONE, WL_RT_SYNC, WL_RT_THROUGHPUT, WL_RT_CONCURRENT,
 int wl_rate_type_parse(const char *flag, const char *arg, enum wl_rate_type *out, struct err *e);
 
 struct wl_overrides {
-	double rate, duration_s, p_mean, p_std, o_mean, o_std;  /* lengths: mean 0 = not given */
+	double rate, duration_s, p_mean, p_std, o_mean, o_std;  /* lengths: mean 0 = not given; each
+								  * std after its mean (plan/wlflags.c) */
 	int64_t nreq, seed, concurrency;
 	bool rate_given, nreq_given, seed_given, conc_given, dur_given, len_given, dist_given;
 	enum wl_dist_kind dist;

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "base/afile.h"
 #include "base/argtab.h"
+#include "base/argval.h"
 #include "base/csv.h"
 #include "base/decnum.h"
 #include "base/loghist.h"
@@ -813,6 +814,104 @@ static void test_argtab(void)
 	free(help);
 }
 
+/* argtab's shared tables: an AT_TABLE row includes another table (its
+ * values and marks where the row says, codes counted in place, its help
+ * unless quiet), a command's own row of a spelling hides the included one,
+ * AT_FUNC parses through a function, AT_MARK only marks, .bit or-s a bit,
+ * the table's noted hook sees each parsed row and AT_CHOICE picks a word. */
+struct at_inner {
+	int n;
+	double x;
+	unsigned bits;
+};
+struct at_marks {
+	bool m;
+	unsigned bits;
+};
+struct at_outer {
+	const char *name;
+	struct at_inner in;
+	struct at_marks mk;
+	int hidden, noted;
+	bool any;
+};
+
+static int at_twice(const char *flag, const char *arg, void *dst, struct err *e)
+{
+	int64_t v;
+	int rc = argval_int(flag, arg, 0, 10, &v, e);
+
+	*(int *)dst = 2 * (int)v;
+	return rc;
+}
+
+static void at_note(void *base, const struct argtab_row *r)
+{
+	(void)r;
+	((struct at_inner *)base)->bits |= 1u << 8;
+}
+
+static void test_argtab_tables(void)
+{
+	static const struct argtab_row in_rows[] = {
+		AT_TXT("[inner help]\n"),
+		{AT_F("--n", "N", offsetof(struct at_inner, n), at_twice, NULL)},
+		{AT_A("--n-alias")},
+		{AT_N("--x", "X", offsetof(struct at_inner, x), 0, false, NULL), .given = ARGTAB_GIVEN(struct at_marks, bits),
+		 .bit = 4},
+		{AT_M("--mark", NULL), .given = ARGTAB_GIVEN(struct at_marks, m)},
+		{AT_M("--name", NULL)},
+	};
+	static const struct argtab inner = {.row = in_rows, .n = 6, .noted = at_note};
+	static const struct argtab_row out_rows[] = {
+		{AT_O("--name", "S", 7, NULL)},
+		{AT_T(&inner, offsetof(struct at_outer, in)), .marks = ARGTAB_GIVEN(struct at_outer, mk),
+		 .given = ARGTAB_GIVEN(struct at_outer, any)},
+		{AT_TQ(&inner, offsetof(struct at_outer, in))},
+		{AT_B("--last", offsetof(struct at_outer, noted), NULL)},
+		{AT_W("--fmt", "text|json|summary", offsetof(struct at_outer, hidden), NULL)},
+	};
+	static const struct argtab t = ARGTAB(out_rows, 0);
+	struct option lo[16];
+	char shorts[4] = "", *help = NULL;
+	size_t n = 0, len = 0, i;
+	int code[5] = {0}, own = 0;
+	static const char *const names[5] = {"name", "n", "n-alias", "mark", "last"};
+	struct at_outer o;
+	struct err e;
+	FILE *f;
+
+	memset(&o, 0, sizeof(o));
+	memset(&e, 0, sizeof(e));
+	argtab_options(&t, lo, &n, 16, shorts, sizeof(shorts));
+	for (i = 0; i < n; i++)
+		for (size_t k = 0; k < 5; k++)
+			if (!strcmp(lo[i].name, names[k]))
+				code[k] = lo[i].val;
+	CHECK(n == 7 && code[0] == ARGTAB_CODE && code[1] == ARGTAB_CODE + 2 && code[2] == code[1] &&
+		      code[3] == ARGTAB_CODE + 5 && code[4] == ARGTAB_CODE + 13,
+	      "7 entries (--name once, the quiet copy's spellings hidden), codes counted in place");
+	CHECK(argtab_parse(&t, code[0], "a", &o, &own, &e) == 2 && own == 7 && !o.any, "own --name hides the inner one");
+	CHECK(argtab_parse(&t, code[2], "3", &o, &own, &e) == 1 && o.in.n == 6 && o.any && o.in.bits == 1u << 8,
+	      "--n-alias 3 through the function, the including row's mark and the hook");
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 4, "2.385", &o, &own, &e) == 1 && o.in.x == 2.385 && o.mk.bits == 4,
+	      "--x 2.385 or-s its bit");
+	CHECK(argtab_parse(&t, code[3], NULL, &o, &own, &e) == 1 && o.mk.m, "--mark marks at the row's .marks");
+	CHECK(argtab_parse(&t, code[1], "11", &o, &own, &e) < 0 && strstr(e.msg, "--n must be in [0, 10]"),
+	      "the function's message names the flag: '%s'", e.msg);
+	CHECK(argtab_parse(&t, code[4], NULL, &o, &own, &e) == 1 && o.noted, "a row after two tables");
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 14, "summary", &o, &own, &e) == 1 && o.hidden == 2, "--fmt summary: word 2");
+	CHECK(argtab_parse(&t, ARGTAB_CODE + 14, "xml", &o, &own, &e) < 0 &&
+		      !strcmp(e.msg, "--fmt must be text, json or summary, got 'xml'"),
+	      "a word not listed: '%s'", e.msg);
+	f = open_memstream(&help, &len);
+	argtab_help(&t, f);
+	fclose(f);
+	CHECK(help && !strcmp(help, "[inner help]\n"), "the table's help once (the quiet copy's left out): '%s'",
+	      help ? help : "");
+	free(help);
+}
+
 /* afile_write_all: the jobs' files all written, or none when one fails
  * (a later job's failure removes an earlier one's file). */
 static int aw_text(FILE *f, const void *ctx, struct err *e)
@@ -876,6 +975,7 @@ int main(void)
 {
 	test_afile_write_all();
 	test_argtab();
+	test_argtab_tables();
 	test_pcg32();
 	test_sbuf();
 	test_gzread();

@@ -434,7 +434,7 @@ static void test_ablation_design(void)
 /* The knobs of bare results files (--model M, no limits given) are the
  * deployment field table's defaults (block 16, gpu_memory_utilization 0.9,
  * prefix caching on, replicas 1, ...) with the documented limits 8192, 256,
- * 4096 (CLI_SETTINGS_HELP): one home for the shared defaults. */
+ * 4096 (exp_settings_tab's help): one home for the shared defaults. */
 static void test_bare_defaults(void)
 {
 	struct exp_settings s = {0};

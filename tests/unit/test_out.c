@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "cmd/wlflags.h"
+#include "plan/wlflags.h"
 #include "base/loghist.h"
 #include "report/out.h"
 #include "base/stats.h"
@@ -223,6 +223,21 @@ static void test_svg_log(void)
 	free(buf);
 }
 
+/* One workload flag through the table's getopt entry, as run gives it. */
+static int wl_flag(struct wl_source *f, const char *flag, const char *arg, struct err *e)
+{
+	struct option lo[32];
+	char shorts[4] = "";
+	size_t n = 0, i;
+	int own = 0;
+
+	argtab_options(&wl_flags_tab, lo, &n, 32, shorts, sizeof(shorts));
+	for (i = 0; i < n; i++)
+		if (strcmp(lo[i].name, flag + 2) == 0)
+			return argtab_parse(&wl_flags_tab, lo[i].val, arg, f, &own, e);
+	return 0;
+}
+
 static void test_wlflags(void)
 {
 	struct catalog cat;
@@ -232,25 +247,25 @@ static void test_wlflags(void)
 	char origin[400];
 
 	catalog_init(&cat);
-	wlflags_defaults(&f);
-	CHECK(wlflags_option(WLF + 1, "30", &f, &e) == 1, "--rate 30");
+	memset(&f, 0, sizeof(f));
+	CHECK(wl_flag(&f, "--rate", "30", &e) == 1 && !strcmp(f.given, "--rate"), "--rate 30, named");
 	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0, "default workload");
 	CHECK(wl.rate == 30 && wl.prompt.kind == WL_LOGNORMAL && wl.num_requests == 2000,
 	      "--rate overrides the default chat workload's rate, lengths kept");
 	CHECK_STR_CONTAINS(origin, "overridden by --rate", "origin");
 	wl_spec_release(&wl);
 
-	wlflags_defaults(&f);
-	wlflags_option(WLF + 8, "synchronous", &f, &e);
-	wlflags_option(WLF + 2, "20", &f, &e);
+	memset(&f, 0, sizeof(f));
+	wl_flag(&f, "--rate-type", "synchronous", &e);
+	wl_flag(&f, "--num-requests", "20", &e);
 	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0 &&
 		      wl.process == WL_CONCURRENCY && wl.concurrency == 1 && wl.num_requests == 20,
 	      "--rate-type synchronous: one client");
 	wl_spec_release(&wl);
 
-	wlflags_defaults(&f);
-	wlflags_option(WLF + 3, "600:300", &f, &e);
-	wlflags_option(WLF + 9, "lognormal", &f, &e);
+	memset(&f, 0, sizeof(f));
+	wl_flag(&f, "--prompt-tokens", "600:300", &e);
+	wl_flag(&f, "--dist", "lognormal", &e);
 	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0 &&
 		      wl.prompt.kind == WL_LOGNORMAL && wl.prompt.a == 600 && wl.prompt.b == 300 &&
 		      wl.output.kind == WL_FIXED && wl.rate == 10 && wl.num_requests == 1000,
@@ -258,16 +273,16 @@ static void test_wlflags(void)
 	CHECK_STR_CONTAINS(origin, "replace workloads/default.json", "origin says so");
 	wl_spec_release(&wl);
 
-	wlflags_defaults(&f);
-	wlflags_option(WLF + 3, "600", &f, &e);
-	wlflags_option(WLF + 9, "lognormal", &f, &e);
+	memset(&f, 0, sizeof(f));
+	wl_flag(&f, "--prompt-tokens", "600", &e);
+	wl_flag(&f, "--dist", "lognormal", &e);
 	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE, "lognormal without STD");
 	CHECK_STR_CONTAINS(e.msg, "needs MEAN:STD", "message");
 	wl_spec_release(&wl);
 
-	wlflags_defaults(&f);
-	CHECK(wlflags_option(WLF + 8, "sweep", &f, &e) == 1 && f.ov.rate_type == WL_RT_SWEEP, "--rate-type sweep");
-	wlflags_option(WLF + 1, "2.5", &f, &e);
+	memset(&f, 0, sizeof(f));
+	CHECK(wl_flag(&f, "--rate-type", "sweep", &e) == 1 && f.ov.rate_type == WL_RT_SWEEP, "--rate-type sweep");
+	wl_flag(&f, "--rate", "2.5", &e);
 	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE,
 	      "sweep: --rate counts benchmarks");
 	CHECK_STR_CONTAINS(e.msg, "number of benchmarks", "message");
