@@ -437,6 +437,46 @@ static void test_moe_step(void)
 	}
 }
 
+/* TensorRT-LLM 1.2's fp8 kernels (data/mfu/<gpu>/trtllm-1.2.0rc5 keeps its
+ * fp8 GEMM and fp8 MoE rows only, eval/silicon/HARNESS.md "TensorRT-LLM
+ * 1.2's fp8 kernels"): a version nearer 1.2 prices its fp8 GEMMs and fp8
+ * experts from them, its fp4 ones from 1.3.0rc20, and 1.3 keeps its own. */
+static void test_trtllm_12_fp8(void)
+{
+	struct model_cfg m;
+	struct cost_model a, b;
+	struct err e;
+
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3: %s", e.msg);
+		return;
+	}
+	if (make_cost(&a, &m, "b200", (struct parallel){1, 1, 16, 16, 0}, DT_FP8, "trtllm", "1.2.0rc6.post1", &e) < 0) {
+		CHECK(0, "cost_init 1.2: %s", e.msg);
+		return;
+	}
+	if (make_cost(&b, &m, "b200", (struct parallel){1, 1, 16, 16, 0}, DT_FP8, "trtllm", "1.3.0rc20", &e) < 0) {
+		CHECK(0, "cost_init 1.3: %s", e.msg);
+		cost_release(&a);
+		return;
+	}
+	CHECK_STR_CONTAINS(a.src[COST_SRC_GEMM], "trtllm-1.2.0rc5/gemm", "1.2.0rc6 fp8 GEMMs from 1.2.0rc5");
+	CHECK_STR_CONTAINS(a.src[COST_SRC_MOE], "trtllm-1.2.0rc5/moe: measured", "1.2.0rc6 fp8 experts from 1.2.0rc5");
+	CHECK_STR_CONTAINS(b.src[COST_SRC_GEMM], "trtllm-1.3.0rc20/gemm", "1.3.0rc20 keeps its own fp8 GEMMs");
+	/* B200, 7168x2048 top-8/256 at EP 16 (a split both collections
+	 * measure; at EP 8 1.2.0rc5 has only the 6144-wide shape) and 8192
+	 * tokens: 1.2.0rc5's DeepGEMM experts measure 1.55x 1.3.0rc20's */
+	CHECK(cost_moe_s(&a, 8192) > 1.3 * cost_moe_s(&b, 8192), "fp8 experts at 8192 tokens: 1.2 %.0f us, 1.3 %.0f us",
+	      cost_moe_s(&a, 8192) * 1e6, cost_moe_s(&b, 8192) * 1e6);
+	cost_release(&a);
+	cost_release(&b);
+	if (make_cost(&a, &m, "b200", (struct parallel){1, 1, 8, 8, 0}, DT_FP4, "trtllm", "1.2.0rc6.post1", &e) == 0) {
+		CHECK_STR_CONTAINS(a.src[COST_SRC_GEMM], "trtllm-1.3.0rc20/gemm", "1.2.0rc6 fp4 GEMMs from 1.3.0rc20");
+		CHECK_STR_CONTAINS(a.src[COST_SRC_MOE], "trtllm-1.3.0rc20/moe", "1.2.0rc6 fp4 experts from 1.3.0rc20");
+		cost_release(&a);
+	}
+}
+
 /* A collection without the experts' format: gpt-oss's MXFP4 experts at
  * vLLM 0.10.2 pick the vllm-0.14.0 collection, whose MoE table has no mxfp4
  * rows; the experts come from the next collection that measures them
@@ -2281,6 +2321,7 @@ int main(void)
 	test_collections(&m);
 	test_moe_tables();
 	test_moe_step();
+	test_trtllm_12_fp8();
 	test_moe_fallback();
 	test_eplb();
 	test_wideep();
