@@ -164,7 +164,7 @@ static int parse_at(const struct argtab *t, size_t *k, const char *arg, char *ba
 		break;
 	case AT_NUM: rc = argval_num(r->flag, arg, r->num_lo, r->lo_open, (double *)(void *)(base + r->off), e); break;
 	case AT_FUNC: rc = r->fn(r->flag, arg, base + r->off, e); break;
-	case AT_CHOICE: rc = choice(r->flag, r->arg, arg, (int *)(void *)(base + r->off), e); break;
+	case AT_CHOICE: rc = choice(r->flag, r->words, arg, (int *)(void *)(base + r->off), e); break;
 	case AT_OWN:
 	case AT_OWN0:
 		*own = r->code;

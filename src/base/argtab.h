@@ -29,8 +29,8 @@ enum argtab_kind {
 	AT_ALIAS,   /* another spelling of the nearest flag row above (no help) */
 	AT_FUNC,    /* fn parses the argument into base + off */
 	AT_MARK,    /* no argument: only its .given mark is set */
-	AT_CHOICE,  /* int at off: the index of the argument among the words
-		     * of .arg ("text|json|summary") */
+	AT_CHOICE,  /* int at off: the index of the argument among .words
+		     * ("text|json|summary") */
 	AT_TABLE    /* another table's rows in place of this one, their values
 		     * at base + off (a shared option set); a command's own row
 		     * of the same spelling, above it, takes its place */
@@ -61,6 +61,7 @@ struct argtab_row {
 	size_t marks;       /* AT_TABLE: ARGTAB_GIVEN-style offset of where the
 			     * table's .given marks lie (0: with its values) */
 	bool quiet;         /* AT_TABLE: its help is not printed here */
+	const char *words;  /* AT_CHOICE */
 };
 
 #define ARGTAB_GIVEN(type, m) (offsetof(type, m) + 1)
@@ -78,7 +79,8 @@ struct argtab_row {
 #define AT_A(f) .kind = AT_ALIAS, .flag = (f)
 #define AT_F(f, a, o, fun, d) .kind = AT_FUNC, .flag = (f), .arg = (a), .off = (o), .fn = (fun), .doc = (d)
 #define AT_M(f, d) .kind = AT_MARK, .flag = (f), .doc = (d)
-#define AT_W(f, words, o, d) .kind = AT_CHOICE, .flag = (f), .arg = (words), .off = (o), .doc = (d)
+#define AT_WA(f, a, w, o, d) .kind = AT_CHOICE, .flag = (f), .arg = (a), .words = (w), .off = (o), .doc = (d)
+#define AT_W(f, w, o, d) AT_WA(f, w, w, o, d)
 /* A shared table whose values are at o; AT_TQ: its help left out. */
 #define AT_T(t, o) .kind = AT_TABLE, .sub = (t), .off = (o)
 #define AT_TQ(t, o) .kind = AT_TABLE, .sub = (t), .off = (o), .quiet = true

@@ -15,6 +15,7 @@
 #include "base/afile.h"
 #include "plan/caprun.h"
 #include "report/out.h"
+#include "report/progress.h"
 #include "workload/workload.h"
 
 struct cap_opts {
@@ -104,7 +105,7 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 	struct cap_job j;
 	struct out_config cfg;
 	char tables[64];
-	double t0 = cli_wall_s();
+	double t0 = progress_now();
 	int rc = parse_cap(argc, argv, &o, e);
 
 	if (rc != 0)
@@ -133,7 +134,7 @@ int cmd_capacity(int argc, char **argv, struct err *e)
 		out_cap_json(stdout, &o.cc, &cfg, &j.res, j.pt ? &j.conf : NULL);
 	else
 		out_cap_text(stdout, &o.cc, &cfg, &j.res, j.pt ? &j.conf : NULL, j.x.notes);
-	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", j.res.ncurve, cli_wall_s() - t0);
+	fprintf(stderr, "servesim capacity: %zu runs simulated in %.3f s wall\n", j.res.ncurve, progress_now() - t0);
 	rc = 0;
 out:
 	cap_job_release(&j);

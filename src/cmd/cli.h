@@ -24,30 +24,11 @@
 
 enum out_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_VLLM_BENCH };
 
-/* "--flag" values: integer >= lo, positive double, format names. */
-int cli_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *out,
-	    struct err *e);
-int cli_double(const char *flag, const char *arg, double lo, bool lo_open, double *out,
-	       struct err *e);
-int cli_format(const char *arg, bool allow_csv, enum out_format *out, struct err *e);
 
-/* Seconds on the monotonic clock, for the wall times commands report on
- * stderr (never in results). */
-double cli_wall_s(void);
 /* Report an unknown option or a missing value (getopt's optopt/argv). */
 int cli_bad_option(const char *cmd, const char *arg, struct err *e);
 
-/* The deployment field table's flags (deploy/fields.h) as getopt entries:
- * code CLI_DEPLOY + row x DEPLOY_SPELLINGS + spelling.  cli_options
- * copies own (ending in {0}) into out (cap entries) and appends one entry
- * per spelling of every row of t, {0}-ended; cli_deploy_row gives a code's
- * row (-1: not a table flag) and cli_deploy_option parses one into base
- * (1 handled, 0 not a table flag, <0 error naming the flag as spelled). */
-enum { CLI_DEPLOY = 2000, CLI_MAX_OPTIONS = 320 };
-void cli_options(const struct option *own, const struct deploy_table *t, struct option *out, size_t cap);
-int cli_deploy_row(const struct deploy_table *t, int code);
-const char *cli_deploy_flag(const struct deploy_table *t, int code);
-int cli_deploy_option(const struct deploy_table *t, int code, const char *arg, void *base, struct err *e);
+enum { CLI_MAX_OPTIONS = 320 };
 
 /* One command's flags: its table (argtab.h, the shared option sets it
  * includes among its rows) into base, then the deployment table's flags

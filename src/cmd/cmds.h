@@ -2,6 +2,8 @@
  * status with e filled, never exits. */
 #ifndef SERVESIM_CMD_CMDS_H
 #define SERVESIM_CMD_CMDS_H
+#include <stdbool.h>
+
 #include "base/err.h"
 
 int cmd_ops(int argc, char **argv, struct err *e);
@@ -18,5 +20,8 @@ int cmd_sweep(int argc, char **argv, struct err *e);
 int cmd_search(int argc, char **argv, struct err *e);
 int cmd_report(int argc, char **argv, struct err *e);
 int cmd_serve(int argc, char **argv, struct err *e);
+/* What `models` and `gpus` print (also ops --list-models, --list-gpus). */
+int list_models(bool json, struct err *e);
+int list_gpus(bool json, struct err *e);
 
 #endif

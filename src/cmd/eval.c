@@ -4,7 +4,6 @@
  * each tier-0 correction, `--synthetic` runs the cost-model experiments,
  * `--report` writes markdown with gnuplot plots. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,12 +260,7 @@ int cmd_eval(int argc, char **argv, struct err *e)
 			out_eval_text(stdout, &p, c.eo.tier0_off);
 		if (md) {
 			out_eval_md_rows(md, &p, c.eo.tier0_off);
-			if (c.plots && paths_mkdir_p_made(c.plots, made, sizeof(made)) != 0) {
-				rc = err_set(e, SS_ERUNTIME, "%s: cannot create the plots folder: %s", c.plots,
-					     strerror(errno));
-				goto out;
-			}
-			if (c.plots && (rc = out_eval_plots(&p, c.plots, md, &outf, e)) < 0)
+			if (c.plots && (rc = out_eval_plots(&p, c.plots, md, &outf, made, sizeof(made), e)) < 0)
 				goto out;
 		}
 		if (c.seeds > 1 && c.fmt == FMT_TEXT) {

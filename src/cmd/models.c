@@ -46,19 +46,16 @@ static int parse_list(int argc, char **argv, const char *cmd, const struct argta
 	return 0;
 }
 
-int cmd_models(int argc, char **argv, struct err *e)
+int list_models(bool json, struct err *e)
 {
 	struct catalog env;
 	struct catalog_model_row *rows = NULL;
-	enum out_format fmt;
 	size_t n;
-	int rc = parse_list(argc, argv, "models", &models_table, &fmt, e);
+	int rc;
 
-	if (rc != 0)
-		return rc > 0 ? 0 : rc;
 	catalog_init(&env);
 	if ((rc = catalog_model_rows(&env, &rows, &n, e)) == 0) {
-		if (fmt == FMT_JSON)
+		if (json)
 			out_models_json(stdout, rows, n);
 		else
 			out_models_text(stdout, rows, n);
@@ -68,21 +65,34 @@ int cmd_models(int argc, char **argv, struct err *e)
 	return rc;
 }
 
-int cmd_gpus(int argc, char **argv, struct err *e)
+int list_gpus(bool json, struct err *e)
 {
 	struct catalog env;
-	enum out_format fmt;
-	int rc = parse_list(argc, argv, "gpus", &gpus_table, &fmt, e);
+	int rc;
 
-	if (rc != 0)
-		return rc > 0 ? 0 : rc;
 	catalog_init(&env);
 	if ((rc = catalog_load_gpus(&env, e)) == 0) {
-		if (fmt == FMT_JSON)
+		if (json)
 			out_gpus_json(stdout, &env.gpus, env.data_dir);
 		else
 			out_gpus_text(stdout, &env.gpus);
 	}
 	catalog_release(&env);
 	return rc;
+}
+
+int cmd_models(int argc, char **argv, struct err *e)
+{
+	enum out_format fmt;
+	int rc = parse_list(argc, argv, "models", &models_table, &fmt, e);
+
+	return rc != 0 ? (rc > 0 ? 0 : rc) : list_models(fmt == FMT_JSON, e);
+}
+
+int cmd_gpus(int argc, char **argv, struct err *e)
+{
+	enum out_format fmt;
+	int rc = parse_list(argc, argv, "gpus", &gpus_table, &fmt, e);
+
+	return rc != 0 ? (rc > 0 ? 0 : rc) : list_gpus(fmt == FMT_JSON, e);
 }

@@ -181,28 +181,11 @@ int cmd_ops(int argc, char **argv, struct err *e)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
-	if (o.list) {
-		char a0[8], a1[] = "--format", a2[] = "json";
-		char *largv[] = {a0, a1, a2, NULL};
-		int n = o.fmt == FMT_JSON ? 3 : 1;
-		snprintf(a0, sizeof(a0), "%s", o.list == 'm' ? "models" : "gpus");
-		if (n == 1)
-			largv[1] = NULL;
-		return o.list == 'm' ? cmd_models(n, largv, e) : cmd_gpus(n, largv, e);
-	}
+	if (o.list)
+		return o.list == 'm' ? list_models(o.fmt == FMT_JSON, e) : list_gpus(o.fmt == FMT_JSON, e);
 	if ((rc = ops_view_build(&o.q, &v, e)) < 0)
 		goto out;
-	rep.images = v.images[0] ? v.images : NULL;
-	rep.m = v.m;
-	rep.g = v.g;
-	rep.gm = &v.gm;
-	rep.gg = &v.gg;
-	rep.pc = &v.pc;
-	rep.shape = &o.q.shape;
-	rep.par = &o.q.par;
-	rep.dtype = o.q.dtype;
-	rep.measured_ms = o.measured_ms;
-	rep.kernel_mode = o.kmode != KM_NONE;
+	out_ops_of(&v, &o.q, o.measured_ms, o.kmode != KM_NONE, &rep);
 	if (o.kmode != KM_NONE) {
 		struct kernel_flow kf;
 		struct kf_result r;

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "base/afile.h"
 #include "base/alloc.h"
+#include "base/argval.h"
 #include "analysis/roofline.h"
 #include "report/roofreport.h"
 
@@ -110,7 +111,7 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 	(void)spelled;
 	switch (c) {
 	case O_WA: case O_WD: case O_WM:
-		if ((rc = cli_double(c == O_WA ? "--wrf-attn" : c == O_WD ? "--wrf-dense" : "--wrf-moe", arg, 1, false,
+		if ((rc = argval_num(c == O_WA ? "--wrf-attn" : c == O_WD ? "--wrf-dense" : "--wrf-moe", arg, 1, false,
 				     &w, e)) == 0)
 			*(c == O_WA ? &o->r.k.res_attn : c == O_WD ? &o->r.k.res_dense : &o->r.k.res_moe) = 1 / w;
 		break;

@@ -22,6 +22,7 @@
 #include "plan/gsweep.h"
 #include "base/loghist.h"
 #include "report/out.h"
+#include "report/progress.h"
 #include "engine/scenario.h"
 #include "sim/sim.h"
 #include "workload/workload.h"
@@ -56,7 +57,7 @@ static void help_engine(FILE *f)
 	scenopts_help_group(DEPLOY_G_ENGINE, f);
 }
 
-enum { O_FMT = 1, O_PD, O_GOOD, O_BD, O_AS, O_ASP };
+enum { O_PD = 1, O_GOOD, O_BD, O_AS, O_ASP };
 #define O(m) offsetof(struct run_opts, m)
 #define AS_GIVEN .given = ARGTAB_GIVEN(struct run_opts, as_flag)
 static const struct argtab_row flag_rows[] = {
@@ -161,7 +162,7 @@ static const struct argtab_row flag_rows[] = {
 	{AT_S("--prices", "FILE", O(prices), "$/GPU-hour table (default data/prices.json)"), AS_GIVEN},
 	{AT_S("--svg", "FILE", O(svg), "chart of serving replicas and p90 TTFT per interval"), AS_GIVEN},
 	AT_TXT("output:\n"),
-	{AT_O("--format", "F", O_FMT, "text (default), json, csv (configuration columns on every\n"
+	{AT_WA("--format", "F", "text|json|csv|vllm-bench", O(fmt), "text (default), json, csv (configuration columns on every\n"
 	      "row) or vllm-bench (vLLM's benchmark result keys)")},
 	{AT_O("--goodput", "'ttft:MS tpot:MS e2el:MS'", O_GOOD, " vLLM's goodput: requests per s meeting every\n"
 	      "limit given (tpot = (E2E - TTFT)/(output - 1))")},
@@ -196,12 +197,6 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 
 	(void)spelled;
 	switch (c) {
-	case O_FMT:
-		if (strcmp(arg, "vllm-bench") == 0)
-			o->fmt = FMT_VLLM_BENCH;
-		else if ((rc = cli_format(arg, true, &o->fmt, e)) < 0)
-			return err_set(e, SS_EUSAGE, "--format must be text, json, csv or vllm-bench, got '%s'", arg);
-		return 1;
 	case O_PD: rc = scenflags_run_parse_pd(arg, &o->ex, e); break;
 	case O_GOOD: rc = sim_goodput_parse(arg, o->goodput, e); break;
 	case O_BD: rc = scenflags_breakdown_parse(arg, &o->bd, e); break;
@@ -224,15 +219,8 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 	scenflags_defaults(&o->sf);
 	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
 		return rc;
-	if (o->sf.model && o->sf.config)
-		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
-	if ((o->ex.prefill_tp || o->ex.prefill_ep || o->ex.prefill_dp || o->ex.handoff_given || o->ex.prefill_gpu ||
-	     o->decode_gpu) && !o->ex.pd_prefill)
-		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp, --prefill-gpu, --decode-gpu and --kv-handoff-ms need --disaggregate XpYd");
-	if (o->decode_gpu && o->sf.gpu_given)
-		return err_set(e, SS_EUSAGE, "--decode-gpu names the decode workers' GPU, as --gpu does: give one of them");
-	if (o->decode_gpu) /* the decode workers' GPU is the deployment's (--gpu) */
-		o->sf.gpu = o->decode_gpu;
+	if ((rc = scenflags_run_check(&o->sf, &o->ex, o->decode_gpu, e)) < 0)
+		return rc;
 	if (o->wf.ov.rate_type == WL_RT_SWEEP &&
 	    (o->requests_out || o->step_log || o->fmt == FMT_VLLM_BENCH || !isnan(o->goodput[0]) ||
 	     !isnan(o->goodput[1]) || !isnan(o->goodput[2])))
@@ -255,36 +243,6 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE,
 			       "--speculative-method and --acceptance-rate need --speculative-tokens K");
 	return 0;
-}
-
-/* Step the simulation; a progress line on a terminal once the run has
- * taken a second (--progress: always, one line per update when not a
- * terminal). */
-static int run_sim(struct sim *s, bool always, double t0, struct err *e)
-{
-	bool tty = isatty(STDERR_FILENO);
-	double next_prog = t0 + (always ? 0.5 : 1.0);
-	int rc;
-
-	for (;;) {
-		rc = sim_step(s, e);
-		if (rc <= 0)
-			break;
-		if ((always || tty) && (sim_totals(s)->events & 0xffff) == 0) {
-			double now = cli_wall_s();
-			if (now >= next_prog) {
-				const struct sim_totals *t = sim_totals(s);
-				fprintf(stderr, "%ssimulated %.1f s, %llu arrived, %llu completed%s",
-					tty ? "\r" : "", (double)sim_now_ns(s) * 1e-9,
-					(unsigned long long)t->arrived, (unsigned long long)t->completed,
-					tty ? "" : "\n");
-				next_prog = now + 0.5;
-			}
-		}
-	}
-	if (tty && cli_wall_s() > t0 + 1.0)
-		fputc('\n', stderr);
-	return rc;
 }
 
 /* --breakdown: one step of the requested shape priced component by
@@ -340,7 +298,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	struct run_opts o;
 	struct run_spec spec;
 	struct run_job j;
-	double t0 = cli_wall_s();
+	double t0 = progress_now();
 	char tables[64];
 	struct out_run rep;
 	struct acc_confidence conf;
@@ -369,8 +327,13 @@ int cmd_run(int argc, char **argv, struct err *e)
 		if ((rc = autoscale_prepare(&o.as, &j.sc, &j.st, o.storage_gb_s, o.prices, &j.x.env, e)) < 0 ||
 		    (rc = autoscale_run(j.st.sim, &o.as, &asr, e)) < 0)
 			goto out;
-	} else if ((rc = run_sim(j.st.sim, o.progress, t0, e)) < 0) {
-		goto out;
+	} else {
+		struct progress_line pl;
+		progress_line_init(&pl, o.progress, t0);
+		rc = run_job_simulate(&j, progress_line_update, &pl, e);
+		progress_line_done(&pl);
+		if (rc < 0)
+			goto out;
 	}
 	if (o.svg) {
 		struct afile svg_af;
@@ -400,7 +363,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	}
 	if (o.progress || o.fmt == FMT_TEXT)
 		fprintf(stderr, "servesim run: %llu requests simulated in %.3f s wall\n",
-			(unsigned long long)sim_totals(j.st.sim)->arrived, cli_wall_s() - t0);
+			(unsigned long long)sim_totals(j.st.sim)->arrived, progress_now() - t0);
 	rc = 0;
 out:
 	run_job_release(&j);

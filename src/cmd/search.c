@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "report/html.h"
-#include "progress.h"
+#include "report/progress.h"
 #include "engine/scenopts.h"
 #include "eval/accuracy.h"
 #include "base/afile.h"
@@ -134,11 +134,11 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 	case PAR_LIST_PP: rc = search_parse_ints("--pp", arg, o->q.sp.pp, &o->q.sp.npp, 1, 4096, e); break;
 	case O_EP: case PAR_LIST_EP: return err_set(e, SS_EUSAGE, "EP is searched (off and TP x DP); %s is not an option here", spelled);
 	default:
-		if ((row = cli_deploy_row(&deploy_table, c)) == DEPLOY_REPLICAS)
+		if ((row = deploy_option_row(&deploy_table, c)) == DEPLOY_REPLICAS)
 			rc = search_parse_ints("--replicas", arg, o->q.sp.replicas, &o->q.sp.nreplicas, 1, SIM_MAX_REPLICAS,
 					       e);
 		else if (row == DEPLOY_MAX_NUM_BATCHED_TOKENS || row == DEPLOY_MAX_NUM_SEQS)
-			rc = search_parse_limits(&deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), arg,
+			rc = search_parse_limits(&deploy_table, (size_t)row, deploy_option_flag(&deploy_table, c), arg,
 						 &o->q.sp, e);
 		else
 			return 0; /* (the table's flags into the knobs) */
@@ -167,7 +167,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	struct progress_bar pg;
 	struct search_report R;
 	bool joined = false, ran = false;
-	double t0 = cli_wall_s();
+	double t0 = progress_now();
 	int rc;
 
 	search_malloc_tuning();
@@ -208,7 +208,7 @@ int cmd_search(int argc, char **argv, struct err *e)
 	else
 		search_report_text(stdout, &R);
 	fprintf(stderr, "servesim search: %zu deployments, %zu runs simulated in %.2f s wall\n", r->nres, r->S.runs,
-		cli_wall_s() - t0);
+		progress_now() - t0);
 	rc = 0;
 out:
 	if (ran)

@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "report/html.h"
 #include "cmds.h"
-#include "progress.h"
+#include "report/progress.h"
 #include "engine/scenopts.h"
 #include "engine/registry.h"
 #include "base/afile.h"
@@ -103,9 +103,9 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 		break;
 	case PAR_LIST_PP: rc = grid_add_numbers(g, "pp", "--pp", arg, true, 1, 4096, e); break;
 	default:
-		if ((row = cli_deploy_row(&deploy_table, c)) < 0 || !deploy_table.row[row].axis)
+		if ((row = deploy_option_row(&deploy_table, c)) < 0 || !deploy_table.row[row].axis)
 			return 0; /* (the table's flags into the knobs) */
-		rc = sweep_axis_add(g, &deploy_table, (size_t)row, cli_deploy_flag(&deploy_table, c), arg, e);
+		rc = sweep_axis_add(g, &deploy_table, (size_t)row, deploy_option_flag(&deploy_table, c), arg, e);
 	}
 	return rc < 0 ? rc : 1;
 }
@@ -117,76 +117,7 @@ static int parse_sweep(int argc, char **argv, struct sweep_opts *o, struct err *
 
 	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)
 		return rc;
-	if (grid_find(&o->p.g, "rate") && grid_find(&o->p.g, "concurrency"))
-		return err_set(e, SS_EUSAGE, "give --rate (open loop) or --concurrency (closed loop), not both");
-	{
-		const struct grid_axis *x = grid_find(&o->p.g, "engine");
-		const struct engine_type *en;
-		for (size_t i = 0; x && i < x->n; i++)
-			if ((rc = engine_lookup(x->str[i], &en, e)) < 0)
-				return rc;
-		x = grid_find(&o->p.g, "dtype");
-		for (size_t i = 0; x && i < x->n; i++) {
-			enum dtype d;
-			if ((rc = dtype_parse(x->str[i], &d, e)) < 0)
-				return rc;
-		}
-	}
-	return 0;
-}
-
-/* The files of --out, --svg (sweep.h out_sweep_svg) and --html (html.h):
- * afile_job writers of a struct sweep_files. */
-struct sweep_files {
-	const struct sbuf *all;
-	struct json *js;
-	const char *xkey;
-	char title[200];
-};
-
-static int write_rows(FILE *f, const void *ctx, struct err *e)
-{
-	const struct sbuf *all = ((const struct sweep_files *)ctx)->all;
-
-	(void)e;
-	fwrite(all->buf ? all->buf : "", 1, all->len, f);
-	return 0;
-}
-
-static int write_svg(FILE *f, const void *ctx, struct err *e)
-{
-	const struct sweep_files *x = ctx;
-
-	(void)e;
-	out_sweep_svg(f, x->js, x->xkey, x->title);
-	return 0;
-}
-
-static int write_html(FILE *f, const void *ctx, struct err *e)
-{
-	return html_page(f, ((const struct sweep_files *)ctx)->js, NULL, e);
-}
-
-/* The rows to o->out (else standard output, after the files), their
- * charts and their page: the files all or none. */
-static int write_outputs(const struct sweep_opts *o, const struct sbuf *rows, size_t n, const struct sbuf *all,
-			 struct err *e)
-{
-	struct sweep_files x = {all, NULL, NULL, ""};
-	const struct afile_job files[3] = {{o->out, write_rows, &x}, {o->svg, write_svg, &x}, {o->html, write_html, &x}};
-	int rc;
-
-	if ((o->svg || o->html) && (rc = sweep_rows_json(rows, n, o->p.fmt, &x.js, e)) < 0)
-		return rc;
-	if (o->svg && (rc = sweep_chart_axis(x.js, &x.xkey, e)) < 0)
-		goto out;
-	snprintf(x.title, sizeof(x.title), "sweep: %zu points of %s", n,
-		 o->p.sf.model ? o->p.sf.model : o->p.sf.config ? o->p.sf.config : "llama-3.1-8b");
-	if ((rc = afile_write_all(files, 3, e)) == 0 && !o->out)
-		fwrite(all->buf ? all->buf : "", 1, all->len, stdout);
-out:
-	json_free(x.js);
-	return rc;
+	return sweep_plan_axes_check(&o->p, e);
 }
 
 int cmd_sweep(int argc, char **argv, struct err *e)
@@ -195,8 +126,7 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	struct ranks rk;
 	struct wl_spec wl;
 	struct catalog cat;
-	struct parmap pm;
-	struct sbuf *rows = NULL, all;
+	struct sbuf *rows = NULL;
 	struct progress_bar pg;
 	size_t n = 0, i;
 	bool joined = false;
@@ -206,7 +136,6 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	scenflags_defaults(&o.p.sf);
 	grid_init(&o.p.g);
 	o.jobs = 1;
-	sb_init(&all);
 	wl_spec_defaults(&wl);
 	if ((rc = ranks_init(&rk, &argc, &argv, e)) < 0)
 		goto out;
@@ -244,32 +173,17 @@ int cmd_sweep(int argc, char **argv, struct err *e)
 	for (i = 0; i < n; i++)
 		sb_init(&rows[i]);
 	progress_init(&pg, "sweep", "points", rk.rank == 0);
-	memset(&pm, 0, sizeof(pm));
-	pm.n = n;
-	pm.jobs = (int)o.jobs;
-	pm.run = sweep_plan_point;
-	pm.ctx = &o.p;
-	pm.progress = progress_update;
-	pm.pctx = &pg;
-	rc = parmap_run(&pm, &rk, rows, e);
+	rc = sweep_plan_run(&o.p, &rk, (int)o.jobs, n, progress_update, &pg, rows, e);
 	progress_done(&pg);
 	if (rc < 0 || rk.rank != 0)
 		goto out;
-	{
-		struct sweep_row *tmpl = xcalloc(1, sizeof(*tmpl));
-		sweep_row_template(tmpl);
-		sweep_row_header(tmpl, o.p.fmt, &all);
-		free(tmpl);
-	}
-	for (i = 0; i < n; i++)
-		sb_put(&all, rows[i].buf, rows[i].len);
-	rc = write_outputs(&o, rows, n, &all, e);
+	rc = html_sweep_outputs(rows, n, o.p.fmt, o.out, o.svg, o.html, o.p.sf.model ? o.p.sf.model : o.p.sf.config,
+				e);
 out:
 	if (rows)
 		for (i = 0; i < n; i++)
 			sb_release(&rows[i]);
 	free(rows);
-	sb_release(&all);
 	wl_spec_release(&wl);
 	grid_release(&o.p.g);
 	if (joined) {

@@ -453,3 +453,42 @@ void deploy_help(const struct deploy_table *t, enum deploy_group g, struct sbuf 
 		wrap(out, 28, text);
 	}
 }
+
+void deploy_options(const struct deploy_table *t, struct option *out, size_t *n, size_t cap)
+{
+	size_t i, k;
+
+	for (i = 0; i < t->n; i++)
+		for (k = 0; k < DEPLOY_SPELLINGS && t->row[i].flag[k]; k++) {
+			assert(*n + 1 < cap);
+			out[(*n)++] = (struct option){t->row[i].flag[k] + 2,
+						      t->row[i].type == DEPLOY_OFF || t->row[i].type == DEPLOY_ON
+							      ? no_argument : required_argument,
+						      0, DEPLOY_CODE + (int)(i * DEPLOY_SPELLINGS + k)};
+		}
+	out[*n] = (struct option){0, 0, 0, 0};
+}
+
+int deploy_option_row(const struct deploy_table *t, int code)
+{
+	if (code < DEPLOY_CODE || code >= DEPLOY_CODE + (int)(t->n * DEPLOY_SPELLINGS))
+		return -1;
+	return (code - DEPLOY_CODE) / DEPLOY_SPELLINGS;
+}
+
+const char *deploy_option_flag(const struct deploy_table *t, int code)
+{
+	int row = deploy_option_row(t, code);
+
+	return row < 0 ? NULL : t->row[row].flag[(code - DEPLOY_CODE) % DEPLOY_SPELLINGS];
+}
+
+int deploy_option(const struct deploy_table *t, int code, const char *arg, void *base, struct err *e)
+{
+	int row = deploy_option_row(t, code), rc;
+
+	if (row < 0)
+		return 0;
+	rc = deploy_parse(t, (size_t)row, deploy_option_flag(t, code), arg, base, e);
+	return rc < 0 ? rc : 1;
+}

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <getopt.h>
+
 #include "base/err.h"
 #include "base/json.h"
 #include "base/sbuf.h"
@@ -166,5 +168,16 @@ void deploy_csv_values(const struct deploy_table *t, const void *base, struct sb
 /* The --help lines of the rows of group g (two-column layout, 28 and 88
  * wide). */
 void deploy_help(const struct deploy_table *t, enum deploy_group g, struct sbuf *out);
+
+/* The table's flags as getopt entries appended at out[*n] (cap in all,
+ * {0}-ended): code DEPLOY_CODE + row x DEPLOY_SPELLINGS + spelling.
+ * deploy_option_row gives a code's row (-1: not a table flag),
+ * deploy_option_flag its spelling, and deploy_option parses one into base
+ * (1 handled, 0 not a table flag, <0 error naming the flag as spelled). */
+enum { DEPLOY_CODE = 2000 };
+void deploy_options(const struct deploy_table *t, struct option *out, size_t *n, size_t cap);
+int deploy_option_row(const struct deploy_table *t, int code);
+const char *deploy_option_flag(const struct deploy_table *t, int code);
+int deploy_option(const struct deploy_table *t, int code, const char *arg, void *base, struct err *e);
 
 #endif

@@ -347,6 +347,21 @@ int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struc
 	return 0;
 }
 
+int scenflags_run_check(struct scenflags *f, const struct scenflags_run *o, const char *decode_gpu, struct err *e)
+{
+	if (f->model && f->config)
+		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
+	if ((o->prefill_tp || o->prefill_ep || o->prefill_dp || o->handoff_given || o->prefill_gpu || decode_gpu) &&
+	    !o->pd_prefill)
+		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp, --prefill-gpu, --decode-gpu and "
+			       "--kv-handoff-ms need --disaggregate XpYd");
+	if (decode_gpu && f->gpu_given)
+		return err_set(e, SS_EUSAGE, "--decode-gpu names the decode workers' GPU, as --gpu does: give one of them");
+	if (decode_gpu)
+		f->gpu = decode_gpu;
+	return 0;
+}
+
 int scenflags_run_parse_pd(const char *arg, struct scenflags_run *o, struct err *e)
 {
 	char tail, *end;

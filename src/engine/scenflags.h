@@ -68,6 +68,11 @@ struct scenflags_run {
 	int64_t spec_k;
 	const char *spec_method, *spec_rates;
 };
+/* run's deployment flags taken together (before anything is loaded):
+ * --model or --config, not both; the prefill workers' flags need P/D;
+ * decode_gpu (--decode-gpu, the decode workers' GPU: P/D's name for
+ * --gpu) not with --gpu, and set as f->gpu (SS_EUSAGE). */
+int scenflags_run_check(struct scenflags *f, const struct scenflags_run *o, const char *decode_gpu, struct err *e);
 /* They onto sc (built by scenflags_build); *draft (heap, the caller frees
  * it) is set for a draft model; the checks' notes go to x->notes. */
 int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struct scenflags_ctx *x,

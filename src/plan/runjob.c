@@ -54,6 +54,16 @@ int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e)
 	return 0;
 }
 
+int run_job_simulate(struct run_job *j, void (*tick)(void *ctx, const struct sim *s), void *ctx, struct err *e)
+{
+	int rc;
+
+	while ((rc = sim_step(j->st.sim, e)) > 0)
+		if ((sim_totals(j->st.sim)->events & 0xffff) == 0)
+			tick(ctx, j->st.sim);
+	return rc;
+}
+
 int run_job_commit(struct run_job *j, struct err *e)
 {
 	struct afile *outs[2];

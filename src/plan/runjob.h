@@ -40,6 +40,9 @@ struct run_job {
 };
 
 int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e);
+/* Step the simulation to its end, tick(ctx, sim) every 65,536 events
+ * (a progress line). */
+int run_job_simulate(struct run_job *j, void (*tick)(void *ctx, const struct sim *s), void *ctx, struct err *e);
 /* The per-request CSV and the step log, both or neither. */
 int run_job_commit(struct run_job *j, struct err *e);
 void run_job_release(struct run_job *j);

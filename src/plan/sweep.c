@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "engine/registry.h"
+#include "plan/parmap.h"
 
 #include "sim/status.h"
 
@@ -215,6 +216,35 @@ int sweep_plan_size(struct sweep_plan *p, size_t *n, struct err *e)
 {
 	order_axes(&p->g);
 	return grid_size(&p->g, n, e);
+}
+
+int sweep_plan_axes_check(const struct sweep_plan *p, struct err *e)
+{
+	const struct grid_axis *x = grid_find(&p->g, "engine");
+	const struct engine_type *en;
+	enum dtype d;
+	size_t i;
+	int rc;
+
+	if (grid_find(&p->g, "rate") && grid_find(&p->g, "concurrency"))
+		return err_set(e, SS_EUSAGE, "give --rate (open loop) or --concurrency (closed loop), not both");
+	for (i = 0; x && i < x->n; i++)
+		if ((rc = engine_lookup(x->str[i], &en, e)) < 0)
+			return rc;
+	x = grid_find(&p->g, "dtype");
+	for (i = 0; x && i < x->n; i++)
+		if ((rc = dtype_parse(x->str[i], &d, e)) < 0)
+			return rc;
+	return 0;
+}
+
+int sweep_plan_run(struct sweep_plan *p, const struct ranks *rk, int jobs, size_t n,
+		   void (*progress)(void *pctx, size_t done, size_t mine), void *pctx, struct sbuf *rows,
+		   struct err *e)
+{
+	const struct parmap pm = {n, jobs, sweep_plan_point, p, progress, pctx};
+
+	return parmap_run(&pm, rk, rows, e);
 }
 
 int sweep_plan_check(const struct sweep_plan *p, struct err *e)

@@ -54,9 +54,18 @@ struct sweep_plan {
 /* The axes put in their order (points vary the last fastest, whatever the
  * flags' order) and the number of points (grid_size's errors). */
 int sweep_plan_size(struct sweep_plan *p, size_t *n, struct err *e);
+/* The axes as the flags gave them: a rate or a concurrency axis, not both,
+ * and every engine and dtype named known (SS_EUSAGE). */
+int sweep_plan_axes_check(const struct sweep_plan *p, struct err *e);
 /* Before any point runs: a rate axis needs a workload with a rate, and
  * unknown model or GPU names fail the sweep (SS_EUSAGE / the catalog's). */
 int sweep_plan_check(const struct sweep_plan *p, struct err *e);
+/* Every one of the n points (sweep_plan_point) on jobs threads per rank
+ * of rk (parmap.h: rows, progress), rows[i] point i's row on rank 0. */
+struct ranks;
+int sweep_plan_run(struct sweep_plan *p, const struct ranks *rk, int jobs, size_t n,
+		   void (*progress)(void *pctx, size_t done, size_t mine), void *pctx, struct sbuf *rows,
+		   struct err *e);
 /* Point i (plan/parmap.h's run: vplan is the plan): its settings built and
  * simulated, its row rendered into out; a configuration servesim refuses
  * is a row ("refused: why"); <0 only for settings that do not combine at

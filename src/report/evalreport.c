@@ -4,6 +4,7 @@
  * markdown with gnuplot plots; the ablation table, design document 002's
  * criteria and the seed spread. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -741,14 +742,17 @@ void out_eval_plot_files(char buf[8][64], const char *files[12])
 	files[n] = NULL;
 }
 
-int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct afile_set *set,
-		   struct err *e)
+int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct afile_set *set, char *made,
+		   size_t nmade, struct err *e)
 {
 	char path[1200];
 	FILE *f;
 	int rc;
 	size_t i;
 	int k;
+
+	if (paths_mkdir_p_made(dir, made, nmade) != 0)
+		return err_set(e, SS_ERUNTIME, "%s: cannot create the plots folder: %s", dir, strerror(errno));
 
 	for (k = 0; k < 4; k++) {
 		int mk = shown[k];

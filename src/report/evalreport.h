@@ -34,12 +34,14 @@ void out_eval_csv(FILE *f, const struct eval_pass *p);
 /* The markdown report's calibration line, rows, summaries and per-request
  * table (tier0_off: as out_eval_text's). */
 void out_eval_md_rows(FILE *md, const struct eval_pass *p, unsigned tier0_off);
-/* Plot data, a gnuplot script and SVG charts in the folder dir (which
- * exists), each file opened into set, to be committed with the command's
- * other outputs (all or none); md gets the image links.
- * Errors: a file cannot be opened (SS_ERUNTIME; set aborted). */
-int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct afile_set *set,
-		   struct err *e);
+/* Plot data, a gnuplot script and SVG charts in the folder dir (made
+ * with its parents when missing: made[nmade] names the first folder
+ * created, "" none, for paths_rmdir_made when the command fails), each
+ * file opened into set, to be committed with the command's other outputs
+ * (all or none); md gets the image links.
+ * Errors: the folder or a file cannot be made (SS_ERUNTIME; set aborted). */
+int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct afile_set *set, char *made,
+		   size_t nmade, struct err *e);
 /* The names of the files out_eval_plots writes in its folder, into files
  * (NULL-terminated; the per-metric names kept in buf), for the output
  * rule (afile_check_outputs). */

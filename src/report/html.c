@@ -846,3 +846,64 @@ int html_search_file(FILE *f, const void *R, struct err *e)
 	search_report_json(html_capture_open(&h), R);
 	return html_capture_page(&h, f, e);
 }
+
+/* The files of --out, --svg (out_sweep_svg) and --html (html.h):
+ * afile_job writers of a struct sweep_files. */
+struct sweep_files {
+	const struct sbuf *all;
+	struct json *js;
+	const char *xkey;
+	char title[200];
+};
+
+static int write_rows(FILE *f, const void *ctx, struct err *e)
+{
+	const struct sbuf *all = ((const struct sweep_files *)ctx)->all;
+
+	(void)e;
+	fwrite(all->buf ? all->buf : "", 1, all->len, f);
+	return 0;
+}
+
+static int write_svg(FILE *f, const void *ctx, struct err *e)
+{
+	const struct sweep_files *x = ctx;
+
+	(void)e;
+	out_sweep_svg(f, x->js, x->xkey, x->title);
+	return 0;
+}
+
+static int write_html(FILE *f, const void *ctx, struct err *e)
+{
+	return html_page(f, ((const struct sweep_files *)ctx)->js, NULL, e);
+}
+
+int html_sweep_outputs(const struct sbuf *rows, size_t n, enum sweep_fmt f, const char *out, const char *svg,
+		       const char *html, const char *model, struct err *e)
+{
+	struct sbuf all;
+	struct sweep_files x = {&all, NULL, NULL, ""};
+	const struct afile_job files[3] = {{out, write_rows, &x}, {svg, write_svg, &x}, {html, write_html, &x}};
+	struct sweep_row *tmpl = xcalloc(1, sizeof(*tmpl));
+	size_t i;
+	int rc;
+
+	sb_init(&all);
+	sweep_row_template(tmpl);
+	sweep_row_header(tmpl, f, &all);
+	free(tmpl);
+	for (i = 0; i < n; i++)
+		sb_put(&all, rows[i].buf, rows[i].len);
+	if ((svg || html) && (rc = sweep_rows_json(rows, n, f, &x.js, e)) < 0)
+		goto out;
+	if (svg && (rc = sweep_chart_axis(x.js, &x.xkey, e)) < 0)
+		goto out;
+	snprintf(x.title, sizeof(x.title), "sweep: %zu points of %s", n, model ? model : "llama-3.1-8b");
+	if ((rc = afile_write_all(files, 3, e)) == 0 && !out)
+		fwrite(all.buf ? all.buf : "", 1, all.len, stdout);
+out:
+	json_free(x.js);
+	sb_release(&all);
+	return rc;
+}

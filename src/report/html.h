@@ -11,6 +11,8 @@
 
 #include "base/err.h"
 #include "base/json.h"
+#include "base/sbuf.h"
+#include "plan/sweep.h"
 
 /* A saved result: one JSON document (search, capacity, eval --format
  * json), or sweep's rows as JSONL or CSV (header first), as one array;
@@ -37,5 +39,11 @@ int html_capture_page(struct html_capture *h, FILE *f, struct err *e);
 /* search --html: the page of a struct search_report's JSON result, an
  * afile_job writer. */
 int html_search_file(FILE *f, const void *R, struct err *e);
+/* A sweep's outputs: the header and the n rows (format f) to out (NULL:
+ * standard output, after the files), their charts (out_sweep_svg) to svg
+ * and their page to html (NULL: none), the files all or none; model (NULL:
+ * the default) names the sweep in the charts' title. */
+int html_sweep_outputs(const struct sbuf *rows, size_t n, enum sweep_fmt f, const char *out, const char *svg,
+		       const char *html, const char *model, struct err *e);
 
 #endif

@@ -539,3 +539,10 @@ void out_ops_kernels_of(const struct kernel_flow *kf, const struct layer_kind *l
 	k->dtype = dtype_name(dtype);
 	k->per_kernel = per_kernel;
 }
+
+void out_ops_of(const struct ops_view *v, const struct ops_req *q, double measured_ms, bool kernel_mode,
+		struct out_ops *r)
+{
+	*r = (struct out_ops){v->m, v->g, &v->gm, &v->gg, &v->pc, &q->shape, &q->par, q->dtype, measured_ms, kernel_mode,
+			      v->images[0] ? v->images : NULL};
+}

@@ -10,6 +10,7 @@
 
 #include "hw/gpu.h"
 #include "analysis/kflow.h"
+#include "analysis/opsview.h"
 #include "model/model.h"
 #include "model/opgraph.h"
 
@@ -27,6 +28,10 @@ struct out_ops {
 	const char *images;              /* --image: the images and their rule (the encoder's
 					    kinds follow the pass's in gm, gg), or NULL */
 };
+
+/* The report of view v of request q (pointing into both). */
+void out_ops_of(const struct ops_view *v, const struct ops_req *q, double measured_ms, bool kernel_mode,
+		struct out_ops *r);
 
 /* The kernel-level MFU of one layer (nothing owned). */
 struct out_ops_kernels {

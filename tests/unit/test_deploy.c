@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "cmd/cli.h"
+#include "deploy/fields.h"
 #include "deploy/catalog.h"
 #include "deploy/fields.h"
 #include "plan/grid.h"
@@ -42,15 +42,15 @@ static void table_with_test_row(void)
  * table flag (or of an unknown one: -1). */
 static int parse(int argc, char **argv, struct knobs_plus *kp, struct err *e)
 {
-	static const struct option own[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	struct option lo[CLI_MAX_OPTIONS];
+	struct option lo[320] = {{"help", no_argument, 0, 'h'}};
+	size_t n = 1;
 	int c, rc = 0;
 
-	cli_options(own, &table, lo, CLI_MAX_OPTIONS);
+	deploy_options(&table, lo, &n, 320);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if ((rc = cli_deploy_option(&table, c, optarg, kp, e)) <= 0)
+		if ((rc = deploy_option(&table, c, optarg, kp, e)) <= 0)
 			return rc == 0 ? -1 : rc;
 	}
 	return rc;

@@ -22,9 +22,11 @@
 #include "plan/parmap.h"
 #include "base/paths.h"
 #include "plan/prices.h"
+#include "plan/runjob.h"
 #include "plan/search.h"
 #include "plan/sweep.h"
 #include "report/sweepreport.h"
+#include "serve/servejob.h"
 #include "sim/sim.h"
 #include "workload/workload.h"
 
@@ -927,6 +929,84 @@ static void test_as_refused(void)
 	      "policy names: %s", e.msg);
 }
 
+/* What the commands' set-up left src/cmd/ for (issue 27): sweep's axis
+ * rules, run's deployment flags taken together, run_job_simulate's ticks
+ * and serve's deployment with its served name. */
+static void count_tick(void *ctx, const struct sim *s)
+{
+	(void)s;
+	++*(int *)ctx;
+}
+
+static void test_jobs(void)
+{
+	struct sweep_plan p;
+	struct scenflags sf;
+	struct scenflags_run ex;
+	struct wl_source wf;
+	struct run_spec rs;
+	struct run_job j;
+	struct serve_job sj;
+	struct serve_cfg cfg;
+	struct err e;
+	int ticks = 0, rc;
+
+	memset(&p, 0, sizeof(p));
+	grid_init(&p.g);
+	CHECK(grid_add_words(&p.g, "dtype", "--dtype", "fp8,bf16", &e) == 0 && sweep_plan_axes_check(&p, &e) == 0,
+	      "sweep: known dtypes pass");
+	CHECK(grid_add_words(&p.g, "engine", "--engine", "vllm,xx", &e) == 0 && sweep_plan_axes_check(&p, &e) < 0 &&
+		      strstr(e.msg, "unknown engine 'xx'"),
+	      "sweep: an unknown engine fails before any point: '%s'", e.msg);
+	grid_release(&p.g);
+	grid_init(&p.g);
+	grid_add_numbers(&p.g, "rate", "--rate", "1,2", false, 1e-9, 1e9, &e);
+	grid_add_numbers(&p.g, "concurrency", "--concurrency", "3", true, 1, 1 << 20, &e);
+	CHECK(sweep_plan_axes_check(&p, &e) < 0 && strstr(e.msg, "not both"), "sweep: rate and concurrency: '%s'", e.msg);
+	grid_release(&p.g);
+
+	scenflags_defaults(&sf);
+	memset(&ex, 0, sizeof(ex));
+	ex.prefill_tp = 2;
+	CHECK(scenflags_run_check(&sf, &ex, NULL, &e) < 0 && strstr(e.msg, "need --disaggregate"),
+	      "run: a prefill layout without P/D: '%s'", e.msg);
+	ex.pd_prefill = ex.pd_decode = 1;
+	CHECK(scenflags_run_check(&sf, &ex, "h200", &e) == 0 && strcmp(sf.gpu, "h200") == 0,
+	      "run: --decode-gpu is the deployment's GPU");
+	sf.gpu_given = true;
+	CHECK(scenflags_run_check(&sf, &ex, "h200", &e) < 0 && strstr(e.msg, "give one of them"),
+	      "run: --decode-gpu with --gpu: '%s'", e.msg);
+
+	scenflags_defaults(&sf);
+	memset(&ex, 0, sizeof(ex));
+	memset(&wf, 0, sizeof(wf));
+	wf.ov.nreq = 40;
+	wf.ov.nreq_given = true;
+	wf.ov.rate = 4;
+	wf.ov.rate_given = true;
+	rs = (struct run_spec){&sf, &wf, &ex, 0, NULL, NULL, NULL, false, false, false, 0};
+	rc = run_job_prepare(&rs, &j, &e);
+	CHECK(rc == 0, "run job prepared: %s", rc ? e.msg : "");
+	if (rc == 0) {
+		const struct sim_totals *t;
+		rc = run_job_simulate(&j, count_tick, &ticks, &e);
+		t = sim_totals(j.st.sim);
+		CHECK(rc == 0 && t->arrived == 40 && t->completed == 40 && ticks <= (int)(t->events >> 16),
+		      "run job simulated to its end: %llu of 40 completed, %d ticks in %llu events",
+		      (unsigned long long)t->completed, ticks, (unsigned long long)t->events);
+	}
+	run_job_release(&j);
+
+	scenflags_defaults(&sf);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.speed = 2;
+	rc = serve_job_prepare(&sf, &cfg, &sj, &e);
+	CHECK(rc == 0 && cfg.model_name && strcmp(cfg.model_name, "meta-llama/Llama-3.1-8B-Instruct") == 0 &&
+		      strstr(sj.what, "on h100-sxm (TP 1 PP 1 DP 1), engine vllm, 2 x real time"),
+	      "serve: the HF name served, '%s'", sj.what);
+	serve_job_release(&sj);
+}
+
 int main(void)
 {
 	char dir[1200], path[1200];
@@ -948,6 +1028,7 @@ int main(void)
 	test_rows();
 	test_evaluate();
 	test_summary();
+	test_jobs();
 	CHECK(as_setup() == 0, "autoscaling: Llama-2-7B on H100 replicas set up");
 	if (check_failed == 0) {
 		test_as_utilization();
