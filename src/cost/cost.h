@@ -96,13 +96,13 @@ struct cost_cfg {
 	/* where the engine's host terms (ov's ungiven fields) come from, for
 	 * the run header; NULL: nowhere said */
 	const char *host_src;
-	/* EPLB (cost/eplb.h; eplb false: off): eplb_redundant redundant
-	 * experts over the EP ranks, the placement recomputed every
+	/* EPLB (cost/eplb.h; eplb false: off): the layout's redundant
+	 * experts (struct parallel ep_redundant) over the EP ranks, the
+	 * placement recomputed every
 	 * eplb_interval engine steps (vLLM's step_interval, SGLang's
 	 * eplb_rebalance_num_iterations); eplb_async: the rebalance's weight
 	 * move runs beside the steps (vLLM's use_async), not on them */
 	bool eplb, eplb_async;
-	int eplb_redundant;
 	int64_t eplb_interval;
 	/* vLLM's FlashInfer all-reduce + RMSNorm fusion (compilation-config
 	 * pass_config fuse_allreduce_rms, enable_fi_allreduce_fusion before

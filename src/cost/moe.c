@@ -281,9 +281,8 @@ void cost_eplb_init(struct cost_model *c, const struct cost_cfg *given)
 	int64_t interval = c->cfg.eplb_interval > 0 ? c->cfg.eplb_interval : 1;
 
 	c->eplb = x;
-	eplb_curve_init(&x->curve, c->cfg.moe_dist, (int)m->n_experts, (int)m->top_k, c->p.ep,
-			c->cfg.eplb_redundant);
-	x->bytes_gpu = eplb_redundant_bytes(m, &c->p, given->wdt, c->cfg.eplb_redundant);
+	eplb_curve_init(&x->curve, c->cfg.moe_dist, (int)m->n_experts, (int)m->top_k, c->p.ep, c->p.ep_redundant);
+	x->bytes_gpu = eplb_redundant_bytes(m, &c->p, given->wdt, c->p.ep_redundant);
 	x->link_bw = c->place.ep_cross ? c->place.net_bw : c->place.nvlink_bw;
 	x->move_s = x->link_bw > 0 ? x->bytes_gpu / (x->link_bw * COMM_LINK_EFF) : 0;
 	x->moe_layers = (int)((m->n_moe_layers + c->p.pp - 1) / c->p.pp);

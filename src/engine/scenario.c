@@ -460,7 +460,6 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.moe_wdt_given = s->moe_wdt_given;
 	cc.moe_wdt = s->moe_wdt;
 	cc.eplb = s->eplb;
-	cc.eplb_redundant = s->par.ep_redundant;
 	cc.eplb_async = s->eplb_async;
 	cc.eplb_interval = s->eplb_interval > 0 ? s->eplb_interval : en->eplb_interval;
 	cc.ar_fused_bytes = s->ar_fused_bytes > 0 ? s->ar_fused_bytes

@@ -2238,13 +2238,18 @@ static void test_eplb(void)
 			return;
 		}
 		cc.eplb = true;
-		cc.eplb_redundant = n;
 		cc.eplb_interval = 1000;
+		p.ep_redundant = n;
 		if (cost_init(&c, &m, gpu("h200"), &p, &cc, datadir, &e) < 0) {
 			CHECK(0, "cost_init with EPLB: %s", e.msg);
 			return;
 		}
 		t = cost_moe_s(&c, 8192);
+		/* one home for the redundant count: the layout's (cost_cfg kept
+		 * a copy before issue 27's clean-up) */
+		CHECK(c.eplb && c.eplb->bytes_gpu == eplb_redundant_bytes(&m, &p, DT_FP8, n),
+		      "EP 64, %d redundant: the cost model's EPLB moves the layout's redundant experts (%.3f GB)", n,
+		      c.eplb ? c.eplb->bytes_gpu / 1e9 : -1.0);
 		if (n == 0) {
 			struct cost_model off;
 			cc.eplb = false;
