@@ -316,8 +316,42 @@ def agg_drafts(repo, commit, key, backend, dp_attn):
     return int(m.group(1)) if m else 0
 
 
+def agg_point(row, f):
+    return (row["backend"], row["backend_version"], row["model_path"], row["system"], row["precision"],
+            row["isl"], row["osl"], row["tp_size"], row["batch_size"], row["attention_dp_size"],
+            f.get("measured", "")[:10])
+
+
+def plain_runs(rows):
+    """Per aggregated point of the blank-count sources (agg_point: engine,
+    version, model, GPU, precision, ISL/OSL, tp, concurrency, attention DP,
+    day): its distinct measurements ("runs") and which of them db-dump
+    repeats ("db": twin_key).  aiconfigurator's db-dump holds no run of an
+    MTP entry (none of the agg rows marked MTP by their entries alone has a
+    db-dump twin): a point that a plain and an MTP entry both ran, measured
+    twice that day, is the plain run where db-dump repeats it."""
+    db = set(twin_key(r) for r in rows if r["mode"] == "agg" and r["silicon_data_source"].startswith("db-dump/"))
+    out = {}
+    for row in rows:
+        if row["mode"] != "agg" or not row["silicon_data_source"].startswith(BLANK_SOURCES):
+            continue
+        f = source_fields(row["silicon_data_source"])
+        p = out.setdefault(agg_point(row, f), {"runs": set(), "db": set()})
+        p["runs"].add(twin_key(row))
+        if twin_key(row) in db:
+            p["db"].add(twin_key(row))
+    for p in out.values():
+        # exactly one of the two runs repeated by db-dump, else not resolved
+        if len(p["db"]) != 1:
+            p["runs"] = set()
+    return out
+
+
 def agg_rows(repo, hist, rows, counts):
+    """The MTP agg rows (module docstring), and where a plain and an MTP entry
+    both cover a row's point, the run db-dump does not repeat (plain_runs)."""
     out = []
+    plain = plain_runs(rows)
     for row in rows:
         if row["mode"] != "agg" or PREFIX.get(row["model_path"]) is None:
             continue
@@ -329,7 +363,15 @@ def agg_rows(repo, hist, rows, counts):
             continue
         commit, c = found
         specs = set(v for _, v in c)
-        if len(specs) != 1 or next(iter(specs))[0] != "mtp":
+        if len(specs) == 2 and set(s for s, _ in specs) == {"mtp", "none"}:
+            # both entries ran this point: the plain run is the one db-dump
+            # repeats; the other measurement of the point that day is MTP's
+            seen = plain.get(agg_point(row, f))
+            if seen is None or twin_key(row) in seen["db"] or len(seen["runs"]) != 2:
+                continue
+            c = [x for x in c if x[1][0] == "mtp"]
+            counts["agg mtp by twin"] += 1
+        elif len(specs) != 1 or next(iter(specs))[0] != "mtp":
             continue
         k = agg_drafts(repo, commit, c[0][0], row["backend"], c[0][1][1])
         counts["agg mtp"] += 1
@@ -345,7 +387,8 @@ def main():
     for silicon in sys.argv[3:-1]:
         rows += list(csv.DictReader(gzip.open(silicon, "rt")))
     counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
-              "agg mtp": 0, "prefill limits": 0, "mtp from recipe": 0}
+              "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0,
+              "mtp from recipe": 0}
     out = []
     twins = {}
     for row in rows:
@@ -402,7 +445,8 @@ def main():
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous; of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
                      "pools, %(twin disagrees)d more disagreed and were dropped; %(prefill limits)d kept rows with "
-                     "their prefill limits from the recipe, %(mtp from recipe)d their MTP depth; %(agg mtp)d agg rows ran MTP\n" % counts)
+                     "their prefill limits from the recipe, %(mtp from recipe)d their MTP depth; %(agg mtp)d agg rows ran MTP (%(agg mtp by twin)d of them "
+                     "where a plain entry covered the point too, told apart by db-dump)\n" % counts)
 
 
 if __name__ == "__main__":

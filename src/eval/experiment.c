@@ -1797,6 +1797,11 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 			if (fp4) {
 				x->k.max_num_batched_tokens = r->attn_dp > 1 ? 32768 : 16384;
 				x->k.mem_fraction_static = 0.85;
+			} else if (x->spec_tokens > 0) {
+				/* dsr1_fp8_b200_mtp.sh (TP 8 only): chunked
+				 * prefill and max prefill 16384 */
+				x->k.max_num_batched_tokens = x->k.max_prefill_tokens = 16384;
+				x->k.mem_fraction_static = 0.82;
 			} else {
 				x->k.max_num_batched_tokens = x->k.max_prefill_tokens = r->tp >= 8 ? 32768 : 8192;
 				x->k.mem_fraction_static = r->tp >= 8 ? 0.82 : 0.95;

@@ -282,8 +282,10 @@ static void test_sglang_spec_overlap(void)
 	struct err e;
 	bool plain = false, spec = true;
 	double cpu = 0;
+	struct overheads spec_ov;
 	int pass;
 
+	memset(&spec_ov, 0, sizeof(spec_ov));
 	if (load_8b_h100(m, &g, "sglang spec overlap") < 0) {
 		free(m);
 		return;
@@ -307,12 +309,20 @@ static void test_sglang_spec_overlap(void)
 			cpu = st.cost.cfg.ov.step_us;
 		} else {
 			spec = st.cost.cfg.overlap_cpu;
+			spec_ov = st.cost.cfg.ov;
 		}
 		scenario_release(&st);
 	}
 	CHECK(plain && !spec && cpu > 0,
 	      "SGLang: overlap scheduling on without drafts, off with EAGLE drafts (its %.0f us of CPU per step then shows)",
 	      cpu);
+	/* the EAGLE worker's own host time replaces the step's terms */
+	CHECK(spec_ov.step_us == engine_find("sglang")->spec_host.step_us && spec_ov.step_us > cpu &&
+		      spec_ov.req_us == engine_find("sglang")->spec_host.req_us &&
+		      spec_ov.prefill_token_us == engine_find("sglang")->spec_host.prefill_token_us && spec_ov.prefill_token_us > 0,
+	      "SGLang with EAGLE drafts: host %.0f us per step + %.0f us per verified token + %.1f us per prompt token "
+	      "(without drafts %.0f us per step)",
+	      spec_ov.step_us, spec_ov.req_us, spec_ov.prefill_token_us, cpu);
 	free(m);
 }
 
