@@ -233,6 +233,8 @@ struct replica {
 	 * per cost model, so that ranks and replicas with the same batch
 	 * share one price and the memory does not grow with them */
 	struct stepmemo *prices, *moe_memo;
+	/* with speculative decoding: the drafting's prices (sim_memo.draft) */
+	struct stepmemo *drafts;
 	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
 	 * of its cost model): the energy of its steps (account_step), metered
 	 * when it has a figure and the caller reads it (sim_cfg.no_energy) */
@@ -339,6 +341,13 @@ struct sim_memo {
 	/* decode-only step prices (stepmemo.h); [.][1] an attention-DP
 	 * rank's part without the MoE layers (sched.c rank_cost) */
 	struct stepmemo step[2][2];
+	/* speculative decoding: the drafting that follows a step (spec.c
+	 * spec_draft_s, a pure function of the cost model, the spec settings,
+	 * the drafting requests and their summed contexts), by those two, the
+	 * same key as a decode step's: the draft pass cost as much as the
+	 * verification step's own part and missed as often (sched.c
+	 * rank_cost) */
+	struct stepmemo draft[2];
 	/* attention DP: the price of an idle rank's dummy step by the group's
 	 * MoE tokens (its only variable; made at first use, sched.c
 	 * idle_cost) */

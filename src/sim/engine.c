@@ -750,6 +750,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 			stepmemo_init(&s->memo->step[i / 2][i % 2]);
 			s->memo->step[i / 2][i % 2].off = cfg->no_step_memo;
 		}
+		for (i = 0; i < 2; i++) {
+			stepmemo_init(&s->memo->draft[i]);
+			s->memo->draft[i].off = cfg->no_step_memo;
+		}
 	}
 	s->per = cfg->pd.prefill + cfg->dp;
 	s->nreplicas = cfg->replicas > 1 ? cfg->replicas : 1;
@@ -830,6 +834,8 @@ static void sim_memo_release(struct sim_memo *m)
 	for (k = 0; k < 4; k++)
 		stepmemo_release(&m->step[k / 2][k % 2]);
 	for (k = 0; k < 2; k++)
+		stepmemo_release(&m->draft[k]);
+	for (k = 0; k < 2; k++)
 		if (m->idle[k].e)
 			dmemo_release(&m->idle[k]);
 }
@@ -841,6 +847,8 @@ struct sim_memo *sim_memo_new(void)
 
 	for (k = 0; k < 4; k++)
 		stepmemo_init(&m->step[k / 2][k % 2]);
+	for (k = 0; k < 2; k++)
+		stepmemo_init(&m->draft[k]);
 	return m;
 }
 

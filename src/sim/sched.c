@@ -1493,8 +1493,18 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 		t = cost_step_s(rp->cost, d);
 	}
 
-	if (rp->spec_n > 0)
-		t += spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
+	if (rp->spec_n > 0) {
+		/* the drafting: a pure function of its requests and their
+		 * summed contexts, kept as a decode step's price is */
+		struct dmemo_ent *slot;
+		uint64_t k0 = stepmemo_key(rp->spec_n, 0);
+		double dr;
+		if (!stepmemo_get(rp->drafts, k0, rp->spec_n, rp->spec_ctx, &dr, &slot)) {
+			dr = spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
+			stepmemo_put(slot, k0, rp->spec_ctx, dr);
+		}
+		t += dr;
+	}
 	if (s->cfg.cold_start_s > 0 && !rp->cold_paid)
 		t += cold_start_stall_s(s, rp, d);
 	if (rp->host.total > 0)
@@ -2554,6 +2564,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
 	rp->prices = &s->memo->step[rp->prefill_only][0];
 	rp->moe_memo = &s->memo->step[rp->prefill_only][1];
+	rp->drafts = &s->memo->draft[rp->prefill_only];
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
 	rp->metered = rp->power.board_w > 0 && !s->cfg.no_energy;

@@ -2011,6 +2011,70 @@ static void test_step_memo(void)
 	}
 }
 
+/* The drafting's memo (sim_memo.draft): MTP's draft pass priced once per
+ * (drafting requests, summed contexts), bit for bit the price it would be
+ * given again: one engine and an MLA attention-DP 4 lockstep group, each
+ * with its own memos and with memos kept from a run at another rate (whose
+ * drafts must hit). */
+static void test_draft_memo(void)
+{
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel dpa = {1, 1, 4, 4, 0}, one = {8, 1, 1, 1, 0};
+	struct model_cfg ds;
+	struct sim_cfg sc;
+	struct wl_spec w, w2;
+	struct sim_totals t0, t1;
+	struct sim_memo *mm;
+	struct err e;
+	char *l0 = NULL, *c0 = NULL, *l1 = NULL, *c1 = NULL, *lx = NULL, *cx = NULL;
+	int k;
+
+	load_model("deepseek-v3", &ds);
+	bf16_cost_cfg(&cc, 2048, 64);
+	for (k = 0; k < 2; k++) {
+		uint64_t hits0;
+		if (cost_init(&c, &ds, gpu("h200"), k ? &dpa : &one, &cc, datadir, &e) < 0) {
+			CHECK(0, "DeepSeek-V3 cost model: %s", e.msg);
+			continue;
+		}
+		poisson_spec(&w, 6, 300, 64, 64, 3);
+		poisson_spec(&w2, 3, 300, 64, 64, 3);
+		w.prompt.kind = w2.prompt.kind = WL_FIXED;
+		w.prompt.a = w2.prompt.a = 512;
+		w.output.kind = w2.output.kind = WL_FIXED;
+		w.output.a = w2.output.a = 64;
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.dp = k ? 4 : 1;
+		sc.lockstep = k == 1;
+		sc.spec.method = SPEC_MTP;
+		sc.spec.k = 1;
+		sc.spec.nrates = 1;
+		sc.spec.rate[0] = 0.8;
+		same_both_ways(k ? "MTP, MLA attention-DP 4 lockstep" : "MTP, one engine", "step and draft memos", &sc,
+			       &sc.no_step_memo, false, &c, &w);
+		mm = sim_memo_new();
+		sc.memo = NULL;
+		run(&sc, &c, &w, &l0, &c0, &t0);
+		sc.memo = mm;
+		run(&sc, &c, &w2, &lx, &cx, &t1);
+		hits0 = mm->draft[0].hits;
+		run(&sc, &c, &w, &l1, &c1, &t1);
+		CHECK(t0.completed == 300 && t0.spec_verify > 0 && strcmp(l0, l1) == 0 && strcmp(c0, c1) == 0 &&
+			      memcmp(&t0, &t1, sizeof(t0)) == 0 && mm->draft[0].hits > hits0 && hits0 > 0,
+		      "%s: drafts priced from memos kept across runs, the same bytes (%llu of %llu draft lookups hit)",
+		      k ? "MTP, MLA attention-DP 4 lockstep" : "MTP, one engine",
+		      (unsigned long long)mm->draft[0].hits, (unsigned long long)mm->draft[0].lookups);
+		sc.memo = NULL;
+		sim_memo_free(mm);
+		free(l0); free(c0); free(l1); free(c1); free(lx); free(cx);
+		l0 = c0 = l1 = c1 = lx = cx = NULL;
+		wl_spec_release(&w);
+		wl_spec_release(&w2);
+		cost_release(&c);
+	}
+}
+
 /* Step-price memos kept across simulations (sim.h, sim_memo): a run given
  * the set an earlier run at another rate filled takes its prices (hits on
  * its first steps, which its own memo cannot have) and gives the same
@@ -3161,6 +3225,7 @@ int main(void)
 	test_memo_across_runs(&m);
 	test_step_split();
 	test_step_memo();
+	test_draft_memo();
 	test_on_request(&m);
 	test_live(&m);
 	test_reprice_api(&m);
