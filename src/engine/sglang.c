@@ -402,16 +402,16 @@ static void collect_running(const struct replica *rp, struct sg_state *st)
 	struct req *r;
 
 	st->npre = st->ndec = 0;
+	/* (the running count bounds both lists: grown once, not per request) */
+	XGROW(st->dec, st->dec_cap, rp->nrun);
+	XGROW(st->pre, st->pre_cap, rp->nrun);
 	for (r = rp->run_head; r; r = r->next) {
 		if (r->inflight)
 			continue;
-		if (decoding(r)) {
-			XGROW(st->dec, st->dec_cap, st->ndec + 1);
+		if (decoding(r))
 			st->dec[st->ndec++] = r;
-		} else {
-			XGROW(st->pre, st->pre_cap, st->npre + 1);
+		else
 			st->pre[st->npre++] = r;
-		}
 	}
 }
 
