@@ -66,6 +66,30 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, const char
 	return cost_init(c, m, gpu(g), &p, &cc, datadir, e);
 }
 
+/* The same model and layout at two engine versions (a, b): 0, or -1 with
+ * the failure checked and nothing left to release. */
+static int two_versions(const char *model, struct model_cfg *m, const char *g, struct parallel p, enum dtype dt,
+			const char *engine, const char *va, const char *vb, struct cost_model *a,
+			struct cost_model *b)
+{
+	struct err e;
+
+	if (registry_load_model(&reg, model, m, &e) < 0) {
+		CHECK(0, "load %s: %s", model, e.msg);
+		return -1;
+	}
+	if (make_cost(a, m, g, p, dt, engine, va, &e) < 0) {
+		CHECK(0, "cost_init %s %s: %s", engine, va, e.msg);
+		return -1;
+	}
+	if (make_cost(b, m, g, p, dt, engine, vb, &e) < 0) {
+		CHECK(0, "cost_init %s %s: %s", engine, vb, e.msg);
+		cost_release(a);
+		return -1;
+	}
+	return 0;
+}
+
 /* Every GPU with fp8 tensor cores and measured tables: an fp8 GEMM is never
  * slower than bf16 for m >= 64 (issue 9), over model-sized shapes of every
  * engine collection. */
@@ -447,19 +471,9 @@ static void test_trtllm_12_fp8(void)
 	struct cost_model a, b;
 	struct err e;
 
-	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
-		CHECK(0, "load deepseek-v3: %s", e.msg);
+	if (two_versions("deepseek-v3", &m, "b200", (struct parallel){1, 1, 16, 16, 0}, DT_FP8, "trtllm",
+			 "1.2.0rc6.post1", "1.3.0rc20", &a, &b) < 0)
 		return;
-	}
-	if (make_cost(&a, &m, "b200", (struct parallel){1, 1, 16, 16, 0}, DT_FP8, "trtllm", "1.2.0rc6.post1", &e) < 0) {
-		CHECK(0, "cost_init 1.2: %s", e.msg);
-		return;
-	}
-	if (make_cost(&b, &m, "b200", (struct parallel){1, 1, 16, 16, 0}, DT_FP8, "trtllm", "1.3.0rc20", &e) < 0) {
-		CHECK(0, "cost_init 1.3: %s", e.msg);
-		cost_release(&a);
-		return;
-	}
 	CHECK_STR_CONTAINS(a.src[COST_SRC_GEMM], "trtllm-1.2.0rc5/gemm", "1.2.0rc6 fp8 GEMMs from 1.2.0rc5");
 	CHECK_STR_CONTAINS(a.src[COST_SRC_MOE], "trtllm-1.2.0rc5/moe: measured", "1.2.0rc6 fp8 experts from 1.2.0rc5");
 	CHECK_STR_CONTAINS(b.src[COST_SRC_GEMM], "trtllm-1.3.0rc20/gemm", "1.3.0rc20 keeps its own fp8 GEMMs");
@@ -489,19 +503,9 @@ static void test_moe_fallback(void)
 	struct cost_model a, b;
 	struct err e;
 
-	if (registry_load_model(&reg, "gpt-oss-120b", &m, &e) < 0) {
-		CHECK(0, "load gpt-oss-120b: %s", e.msg);
+	if (two_versions("gpt-oss-120b", &m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.10.2",
+			 "0.24.0", &a, &b) < 0)
 		return;
-	}
-	if (make_cost(&a, &m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.10.2", &e) < 0) {
-		CHECK(0, "cost_init: %s", e.msg);
-		return;
-	}
-	if (make_cost(&b, &m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.24.0", &e) < 0) {
-		CHECK(0, "cost_init: %s", e.msg);
-		cost_release(&a);
-		return;
-	}
 	CHECK(a.moe_pick.curve && a.moe_more > 0 && a.moe_pick.fmt == MOE_MXFP4 && a.moe_pick.distance == 0,
 	      "vLLM 0.10.2 gpt-oss MXFP4 experts: measured curve from a later collection (%s)",
 	      a.src[COST_SRC_MOE]);

@@ -159,6 +159,17 @@ static void poisson_spec(struct wl_spec *w, double rate, int64_t n, double lo, d
 	w->seed = seed;
 }
 
+/* Poisson arrivals of fixed 512-token prompts and 64-token outputs (the
+ * memo tests' requests: the same lengths at every rate). */
+static void fixed_spec(struct wl_spec *w, double rate, int64_t n)
+{
+	poisson_spec(w, rate, n, 64, 64, 3);
+	w->prompt.kind = WL_FIXED;
+	w->prompt.a = 512;
+	w->output.kind = WL_FIXED;
+	w->output.a = 64;
+}
+
 /* Run to completion, capturing the step log and per-request CSV. */
 static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
 	       char **log, char **csv, struct sim_totals *tot)
@@ -1989,11 +2000,7 @@ static void test_step_memo(void)
 	struct err e;
 	int k;
 
-	poisson_spec(&w, 6, 400, 64, 64, 3);
-	w.prompt.kind = WL_FIXED;
-	w.prompt.a = 512;
-	w.output.kind = WL_FIXED;
-	w.output.a = 64;
+	fixed_spec(&w, 6, 400);
 	bf16_cost_cfg(&cc, 2048, 64);
 	for (k = 0; k < 4; k++) {
 		/* (k 3: an MLA model's attention-DP group) */
@@ -2038,12 +2045,8 @@ static void test_draft_memo(void)
 			CHECK(0, "DeepSeek-V3 cost model: %s", e.msg);
 			continue;
 		}
-		poisson_spec(&w, 6, 300, 64, 64, 3);
-		poisson_spec(&w2, 3, 300, 64, 64, 3);
-		w.prompt.kind = w2.prompt.kind = WL_FIXED;
-		w.prompt.a = w2.prompt.a = 512;
-		w.output.kind = w2.output.kind = WL_FIXED;
-		w.output.a = w2.output.a = 64;
+		fixed_spec(&w, 6, 300);
+		fixed_spec(&w2, 3, 300);
 		base_cfg(&sc, 2048, 64, 4000);
 		sc.dp = k ? 4 : 1;
 		sc.lockstep = k == 1;
@@ -2106,12 +2109,8 @@ static void test_memo_across_runs(const struct model_cfg *m)
 			continue;
 		}
 		/* the same requests (seed, lengths) at 3 and 6 req/s */
-		poisson_spec(&w1, 3, 300, 64, 64, 3);
-		poisson_spec(&w2, 6, 300, 64, 64, 3);
-		w1.prompt.kind = w2.prompt.kind = WL_FIXED;
-		w1.prompt.a = w2.prompt.a = 512;
-		w1.output.kind = w2.output.kind = WL_FIXED;
-		w1.output.a = w2.output.a = 64;
+		fixed_spec(&w1, 3, 300);
+		fixed_spec(&w2, 6, 300);
 		base_cfg(&sc, 2048, 64, 4000);
 		sc.dp = k ? 4 : 1;
 		sc.lockstep = k == 1;
