@@ -694,6 +694,22 @@ static int check_drained(const struct sim *s, struct err *e)
 
 /* --- lifecycle --- */
 
+/* A memo set's step and drafting memos made empty (off: never kept, the
+ * run's --no-step-memo); the idle ranks' memos are made at first use. */
+static void sim_memo_init(struct sim_memo *m, bool off)
+{
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		stepmemo_init(&m->step[k / 2][k % 2]);
+		m->step[k / 2][k % 2].off = off;
+	}
+	for (k = 0; k < 2; k++) {
+		stepmemo_init(&m->draft[k]);
+		m->draft[k].off = off;
+	}
+}
+
 int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const struct wl_spec *wl,
 	    struct sim **out, struct err *e)
 {
@@ -746,14 +762,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		s->memo = cfg->memo;
 	} else {
 		s->memo = &s->own_memo;
-		for (i = 0; i < 4; i++) {
-			stepmemo_init(&s->memo->step[i / 2][i % 2]);
-			s->memo->step[i / 2][i % 2].off = cfg->no_step_memo;
-		}
-		for (i = 0; i < 2; i++) {
-			stepmemo_init(&s->memo->draft[i]);
-			s->memo->draft[i].off = cfg->no_step_memo;
-		}
+		sim_memo_init(s->memo, cfg->no_step_memo);
 	}
 	s->per = cfg->pd.prefill + cfg->dp;
 	s->nreplicas = cfg->replicas > 1 ? cfg->replicas : 1;
@@ -843,12 +852,8 @@ static void sim_memo_release(struct sim_memo *m)
 struct sim_memo *sim_memo_new(void)
 {
 	struct sim_memo *m = xcalloc(1, sizeof(*m));
-	int k;
 
-	for (k = 0; k < 4; k++)
-		stepmemo_init(&m->step[k / 2][k % 2]);
-	for (k = 0; k < 2; k++)
-		stepmemo_init(&m->draft[k]);
+	sim_memo_init(m, false);
 	return m;
 }
 
