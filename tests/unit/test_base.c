@@ -841,7 +841,8 @@ static int at_twice(const char *flag, const char *arg, void *dst, struct err *e)
 	int64_t v;
 	int rc = argval_int(flag, arg, 0, 10, &v, e);
 
-	*(int *)dst = 2 * (int)v;
+	if (rc == 0)
+		*(int *)dst = 2 * (int)v;
 	return rc;
 }
 
