@@ -202,7 +202,7 @@ struct cost_model {
 	 * slower than its own bf16 kernel (1: tabs->moe, k + 2:
 	 * tabs->moe_more[k]); moe_pick is then from a later collection, or,
 	 * moe_as_bf16, none had a faster one and the experts cost what the
-	 * bf16 kernel does (cost.c moe_skip_fallback) */
+	 * bf16 kernel does (moe.c moe_skip_fallback) */
 	size_t moe_fallback_of;
 	bool moe_as_bf16;
 	/* seconds per MoE call of a kernel the table's times leave out:
@@ -230,7 +230,7 @@ struct cost_model {
 	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds
 			     * (an entry priced on first use, as tok_*) */
 	/* tok_*, head_s, absorb_s and decode_rows are filled entry by entry
-	 * on first use, through a const model (cost.c): one model serves one
+	 * on first use, through a const model (cost.c, memo.h): one model serves one
 	 * thread at a time */
 	struct cost_lazy *lazy;
 	/* an engine that runs a step holding prefill chunks eagerly
@@ -239,7 +239,7 @@ struct cost_model {
 	 * eager_s (the pass's operators x cfg.engine->eager_op_s; 0 with H2
 	 * off) */
 	double eager_s;
-	/* the engine's linear-attention (GDN) kernel terms (cost.c), chosen once */
+	/* the engine's linear-attention (GDN) kernel terms (linattn.c), chosen once */
 	const struct cost_lin_terms *lin;
 	/* EPLB (cfg.eplb with EP > 1 on an MoE model), or NULL */
 	struct cost_eplb *eplb;

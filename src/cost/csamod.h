@@ -24,7 +24,7 @@
  * HCA block with the keys capped at the window: below 128 keys an HCA layer
  * has no compressed entry yet.
  *
- * Library-internal: cost.c is its only caller. */
+ * Library-internal: cost.c (start-up), csa.c and mixer.c are its only callers. */
 #ifndef SERVESIM_CSAMOD_H
 #define SERVESIM_CSAMOD_H
 #include <stdbool.h>

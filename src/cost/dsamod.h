@@ -19,7 +19,7 @@
  * (SGLang's skip-indexer rows, GLM-5.2) those layers take its excess;
  * elsewhere the caller's fallback (the engine's plain MLA module terms).
  *
- * Library-internal: cost.c is its only caller. */
+ * Library-internal: dsa.c is its only caller (cost.c frees it). */
 #ifndef SERVESIM_DSAMOD_H
 #define SERVESIM_DSAMOD_H
 #include <stdbool.h>
@@ -30,7 +30,7 @@
 
 struct dsa_module;
 
-/* The price of one DSA layer's parts at a table point (cost.c's
+/* The price of one DSA layer's parts at a table point (dsa.c's
  * cost_dsa_parts_s, handed down so that this module never calls up into the
  * cost model; ctx is the cost model, opaque here): prefill or decode, a
  * layer running its own indexer or not, batch requests of len tokens

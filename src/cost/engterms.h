@@ -11,7 +11,7 @@
 #include "hw/mfucache.h"
 #include "model/model.h"
 
-/* Linear attention (Gated DeltaNet and the like) in the fitted form cost.c
+/* Linear attention (Gated DeltaNet and the like) in the fitted form linattn.c
  * prices: a prefill of b sequences of s tokens costs launch + per_chunk x
  * ceil(s / 64) + b s E x (sm_s / SM count + tok_bytes / HBM) + b E x
  * seq_bytes / HBM, a decode step gen_launch + the fp32 state read and

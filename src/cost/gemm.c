@@ -2,7 +2,10 @@
  * MFU tables (interpolated in m, the shape's column looked up once),
  * capped at the GPU's sustained 16-bit rate, and a weight format without a
  * table of its own priced from the bf16 kernel less the weight bytes it
- * saves. */
+ * saves; and the run header's GEMM line. */
+#include <stdio.h>
+#include <string.h>
+
 #include "cost/cost.h"
 #include "cost/kern.h"
 
@@ -90,4 +93,24 @@ void cost_gemm_col(const struct cost_model *c, enum dtype dt, double n, double k
 		   struct mfu_gemm_col *col)
 {
 	mfu_gemm_col_init(c->tabs, gemm_table_dt(c, dt), batch > 1 ? n * batch : n, k, col);
+}
+
+void cost_gemm_note(struct cost_model *c)
+{
+	const struct mfu_tables *t = c->tabs;
+	enum dtype gd = dtype_compute(c->cfg.wdt);
+	enum mfu_part gp = gd == DT_FP8 ? MFU_P_GEMM_FP8 : gd == DT_FP4 ? MFU_P_GEMM_FP4 : MFU_P_GEMM_BF16;
+	char note[160] = "";
+
+	cost_part_note(c, t->src_own[gp][0] && strcmp(t->src[gp], t->src_own[gp]) == 0, note, sizeof(note));
+	if (t->src[gp][0])
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s", dtype_name(gd), t->src[gp],
+			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "", note);
+	else if (t->src[MFU_P_GEMM_BF16][0])
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]),
+			 "%s: no %s table, bf16 utilisation %s at the %s peak%s", dtype_name(gd),
+			 dtype_name(gd), t->src[MFU_P_GEMM_BF16], dtype_name(gd), note);
+	else
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "roofline, default MFU %.2f",
+			 MFU_DEFAULT_GEMM);
 }

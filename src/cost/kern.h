@@ -1,11 +1,20 @@
 /* kern.h - the kernel families of the cost model, one file each, as cost.c
  * (the roofline and step pricing) reaches them; private to src/cost/.
- * A family chooses its measured tables at cost_init (FAMILY_init) and
- * prices one call (cost.h: cost_moe_s, cost_gemm_s, ...). */
+ * A family chooses its measured tables at cost_init (cost_FAMILY_init),
+ * prices one call (cost.h: cost_moe_s, cost_gemm_s, ...; here: the layer
+ * pricers the mixers call) and writes its run-header line (cost_FAMILY_note,
+ * into c->src).  The families: gemm.c, attn.c (GQA, sliding window,
+ * chunked), mla.c, dsa.c, csa.c (DeepSeek-V4 blocks), linattn.c (linear
+ * attention), moe.c, allreduce.c; mixer.c sums the attention of a step over
+ * the model's layer groups; ops.c prices one operator of the graph. */
 #ifndef SERVESIM_COST_KERN_H
 #define SERVESIM_COST_KERN_H
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "cost/comm.h"
 #include "cost/cost.h"
+#include "model/opgraph.h"
 
 /* The roofline every family prices on: FLOPs at peak x mfu, or bytes at
  * bw, the longer (H1 off: FLOPs alone).  Inline: it is on the per-step
@@ -20,6 +29,35 @@ static inline double cost_roofline_bw(const struct cost_model *c, double flops, 
 	return tc > tb ? tc : tb;
 }
 
+/* cost_roofline_bw at the activations' bandwidth. */
+static inline double cost_roofline(const struct cost_model *c, double flops, double peak, double mfu, double bytes)
+{
+	return cost_roofline_bw(c, flops, peak, mfu, bytes, c->bw);
+}
+
+/* What the measured attention modules take of c (engterms.h: dsamod.c, csamod.c). */
+static inline const struct cost_mod_in *cost_mod_in_of(const struct cost_model *c, struct cost_mod_in *in)
+{
+	*in = (struct cost_mod_in){c->m, c->g, c->heads, c->cfg.wdt, c->cfg.kvdt, c->peak, c->attn_peak,
+				   c->cfg.engine, c->cfg.engine_version, c->cfg.cache};
+	return in;
+}
+
+/* --- the run header's lines (srcnote.c) --- */
+/* A run-header line, cut at cap like snprintf. */
+void cost_note_line(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The provenance note of a priced component: measured on the GPU itself
+ * (own), or borrowed from the GPU whose tables g uses ("" otherwise). */
+void cost_part_note(const struct cost_model *c, bool own, char *note, size_t cap);
+
+/* --- one operator of the graph (ops.c) --- */
+/* One per-token operator at m step tokens (col: its GEMM's table column,
+ * NULL: looked up), seconds; its FLOPs and bytes added to *flops, *bytes. */
+double cost_op_at(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col, double m,
+		  double *flops, double *bytes);
+/* Whether o is priced once per step with the attention (not per token). */
+bool cost_op_per_step_attention(const struct op *o);
+
 /* --- dense GEMMs (gemm.c) --- */
 /* cost_gemm_s with the shape's table column resolved once (col from
  * cost_gemm_col for the same dt, n, k and batch; NULL: looked up here). */
@@ -28,6 +66,7 @@ double cost_gemm_col_s(const struct cost_model *c, const struct mfu_gemm_col *co
 /* The lookup column of a GEMM that cost_gemm_col_s prices at (dt, n, k, batch). */
 void cost_gemm_col(const struct cost_model *c, enum dtype dt, double n, double k, double batch,
 		   struct mfu_gemm_col *col);
+void cost_gemm_note(struct cost_model *c);
 
 /* --- routed experts (moe.c) --- */
 /* The experts' shape, format and measured curves (an MoE model). */
@@ -41,5 +80,81 @@ int cost_moe_wideep_load(struct cost_model *c, const char *data_dir, struct err 
 void cost_eplb_init(struct cost_model *c, const struct cost_cfg *given);
 /* DeepEP's all-to-all mode at tokens_per_rank. */
 enum comm_a2a_mode cost_ep_mode(const struct cost_model *c, double tokens_per_rank);
+void cost_moe_note(struct cost_model *c);
+
+/* --- all-reduce (allreduce.c) --- */
+/* The tables of vLLM's fused all-reduce (cost_cfg.ar_fused_bytes): c->ar_tabs. */
+int cost_allreduce_init(struct cost_model *c, const char *data_dir, struct err *e);
+void cost_allreduce_note(struct cost_model *c);
+
+/* --- attention kernels: GQA, sliding window, chunked, vision (attn.c) --- */
+/* Head layout of one GQA layer group on one GPU. */
+struct attn_group {
+	double heads, dqk, dv, kv_tok; /* kv_tok: KV bytes per token of one layer */
+};
+/* The full-attention layers' layout (MLA's latent as one KV head). */
+struct attn_group cost_attn_full_group(const struct cost_model *c);
+/* The sliding-window layers' own layout. */
+struct attn_group cost_attn_window_group(const struct cost_model *c);
+/* The attention tables' layouts for the model (dense, MLA, windowed). */
+void cost_attn_init(struct cost_model *c, const struct cost_cfg *cfg);
+/* One prefill attention call over n chunks (see attn.c). */
+double cost_attn_prefill_call_s(const struct cost_model *c, double n, double pairs, double flops, double bytes,
+				double flops_pair, const struct mfu_window *win, double log_wlen);
+/* GQA prefill of one layer: n chunks of len tokens in all, pairs
+ * query-key pairs, keys read from the cache. */
+double cost_gqa_prefill_s(const struct cost_model *c, const struct attn_group *g, double n, double pairs,
+			  double keys, double len, const struct mfu_window *win, double log_wlen);
+/* GQA decode of one layer: n requests attending ctx_sum keys in all. */
+double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
+			 const struct mfu_window *win, double log_len);
+/* The prefill, decode and sliding-window lines. */
+void cost_attn_note(struct cost_model *c);
+
+/* --- a step's prefill chunks, summed (mixer.c) --- */
+/* Their count, new tokens, context (new + cached) tokens and causal
+ * query-key pairs. */
+struct chunk_sums {
+	double n, tok, ctx, pairs;
+};
+
+/* --- MLA (mla.c) --- */
+/* The engine's measured MLA module terms over the parts (c->mla_*). */
+void cost_mla_init(struct cost_model *c, const struct cost_cfg *cfg);
+/* The engine's decode and context module terms on g, whatever the model
+ * (DSA's layers that reuse an earlier top-k take them). */
+double cost_mla_engine_decode_s(const struct gpu_spec *g, const struct cost_cfg *cfg);
+double cost_mla_engine_ctx_s(const struct gpu_spec *g, const struct cost_cfg *cfg, int heads);
+/* One MLA layer (no DSA indexer) for a step's prefill chunks. */
+double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k);
+/* The module terms' part of the attention lines. */
+void cost_mla_note(struct cost_model *c);
+
+/* --- DSA: MLA with the lightning indexer (dsa.c) --- */
+/* The engine's measured DSA module (dsamod.h) and the shared-index terms. */
+int cost_dsa_init(struct cost_model *c, const struct cost_cfg *cfg, const char *data_dir, struct err *e);
+/* One DSA layer for a step's prefill chunks, for n decode requests. */
+double cost_dsa_prefill_s(const struct cost_model *c, const struct chunk_sums *k);
+double cost_dsa_decode_s(const struct cost_model *c, int64_t n, double ctx_sum);
+void cost_dsa_note(struct cost_model *c);
+
+/* --- DeepSeek-V4's attention blocks (csa.c over csamod.h) --- */
+/* Every layer's blocks for n decode requests (prefill false) or n chunks
+ * of tok new tokens after prefix cached ones each on average. */
+double cost_csa_attn_s(const struct cost_model *c, bool prefill, double n, double tok, double prefix);
+void cost_csa_note(struct cost_model *c);
+
+/* --- linear attention (linattn.c) --- */
+/* The terms of the model's kind: KDA's and Mamba2's fits, else the engine's GDN. */
+const struct cost_lin_terms *cost_lin_terms_for(const struct model_cfg *m, const struct cost_engine *en);
+/* Whether the graph's op o is priced inside cost_linear_attn_s. */
+bool cost_lin_conv_in_terms(const struct cost_model *c, const struct op *o);
+void cost_lin_note(struct cost_model *c);
+
+/* --- the attention of a step over the layer groups (mixer.c) --- */
+/* Mean per layer for a step's n >= 1 prefill chunks run as one call per layer. */
+double cost_attn_prefill_n_s(const struct cost_model *c, int64_t n, const int64_t *len, const int64_t *prefix);
+/* One layer of mixer mix for the step's chunks and decodes, seconds. */
+double cost_attn_step_mixer_s(const struct cost_model *c, const struct step_desc *s, int mix);
 
 #endif

@@ -373,3 +373,77 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 	    strstr(c->moe_more ? c->tabs->moe_more_src[c->moe_more - 1] : c->tabs->src[MFU_P_MOE], "/aiter-"))
 		c->moe_unseen_s = COST_AITER_MOE_SORT_S;
 }
+
+void cost_moe_note(struct cost_model *c)
+{
+	const struct mfu_tables *t = c->tabs;
+	char note[160] = "";
+	int k;
+
+	cost_part_note(c, c->moe_own, note, sizeof(note));
+	if (!c->moe_own && c->g->tables_of[0] && c->moe_pick.curve) /* moetab_time_s on another GPU */
+		snprintf(note, sizeof(note), " (%.40s's fixed %.0f us kept, the rest at its roofline efficiency on %.40s)",
+			 c->g->tables_of, c->moe_pick.fixed_s * 1e6, c->g->id);
+	if (c->m->n_experts > 0) {
+		char fixed[48] = "", why[200] = "", alt[240];
+		const char *fmt = moe_fmt_name(c->moe_fmt);
+		const char *alts = c->moe_alt[0].curve && c->moe_alt[1].curve ? "its bf16 and fp8_block curves"
+				   : c->moe_alt[0].curve ? "its bf16 curve"
+				   : c->moe_alt[1].curve ? "its fp8_block curve" : NULL;
+		if (c->moe_pick.distance > 0)
+			snprintf(fixed, sizeof(fixed), ", its fixed %.0f us kept", c->moe_pick.fixed_s * 1e6);
+		if (c->moe_fallback_of > 0 && !c->moe_as_bf16)
+			snprintf(why, sizeof(why), " (%.60s's %s rows of this shape run slower than its bf16 kernel: a fallback path)",
+				 c->moe_fallback_of == 1 ? t->src[MFU_P_MOE] : t->moe_more_src[c->moe_fallback_of - 2], fmt);
+		else if (c->moe_more)
+			snprintf(why, sizeof(why), " (%.60s has no rows of this format)", t->src[MFU_P_MOE]);
+		alt[0] = '\0';
+		if (c->moe_as_bf16)
+			snprintf(alt, sizeof(alt), "; priced as the faster of %s: these %s rows run slower than bf16 (a fallback path) and no other collection measures a faster %s kernel of this shape",
+				 alts, fmt, fmt);
+		else if (alts)
+			snprintf(alt, sizeof(alt), "; no slower than %s", alts);
+		if (c->moe_pick.curve)
+			cost_note_line(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s%s: %s%.100s%s%s%s%s%s%s",
+				 c->moe_own ? t->src_own[MFU_P_MOE]
+				 : c->moe_more ? t->moe_more_src[c->moe_more - 1] : t->src[MFU_P_MOE],
+				 why, c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
+				 c->moe_pick.desc, fixed, c->moe_pick.bound ? ", capped by the measured " : "",
+				 c->moe_pick.bound ? c->moe_pick.bound_desc : "", c->moe_pick.bound ? " of this shape" : "",
+				 alt, note);
+		else
+			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
+				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
+				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
+		if (c->moe_unseen_s > 0) {
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 "; + %.1f us of moe_sorting per call, which aiter's tuned times leave out (measured on MI350X, ROCm/FlyDSL PR 540)",
+				 c->moe_unseen_s * 1e6);
+		}
+		for (k = 0; k < 2; k++) {
+			const struct moe_pick *w = &c->wideep_pick[k];
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			if (!w->curve)
+				continue;
+			if (k == 0)
+				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+					 "; decode steps (<= %lld tokens per rank)",
+					 (long long)(c->cfg.max_seqs > 128 ? c->cfg.max_seqs : 128));
+			else
+				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n, "; prefill steps");
+			n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 ": SGLang DeepEP kernel, mfu/wideep/sglang-0.5.10/%.32s-%s: %s%.80s", c->g->id,
+				 k ? "prefill" : "decode", w->distance == 0 ? "measured " : "nearest shape ", w->desc);
+			n = strlen(c->src[COST_SRC_MOE]);
+			if (w->fmt != c->moe_fmt)
+				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+					 " (derived: its fixed %.0f us kept, the rest on this format's roofline)",
+					 w->fixed_s * 1e6);
+			else if (w->distance > 0)
+				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n, ", its fixed %.0f us kept",
+					 w->fixed_s * 1e6);
+		}
+	}
+}

@@ -12,6 +12,8 @@
 #include "check.h"
 #include "engine/registry.h"
 #include "cost/cost.h"
+#include "cost/kern.h"
+#include "cost/memo.h"
 #include "base/csv.h"
 #include "base/stats.h"
 #include "hw/dsatab.h"
@@ -1475,6 +1477,74 @@ static void test_dsatab_errors(void)
 	remove(path);
 }
 
+/* The kernel families behind kern.h: the layer pricer each family offers
+ * is what the mixers sum, to the bit (GQA decode of a dense model, MLA and
+ * DSA prefill and decode), each family writes its own run-header line, and
+ * a decode row read on first use (memo.h) is the tables' row. */
+static void test_families(void)
+{
+	static const struct {
+		const char *model, *gpu;
+		int tp;
+		enum dtype dt;
+		enum cost_src line;
+	} cases[] = {
+		{"llama-3.1-8b", "h100", 1, DT_BF16, COST_SRC_ATTN_DECODE},
+		{"deepseek-v3", "h200", 8, DT_FP8, COST_SRC_MOE},
+		{"deepseek-v3.2", "h200", 8, DT_FP8, COST_SRC_DSA_DECODE},
+		{"gpt-oss-120b", "h100", 2, DT_BF16, COST_SRC_WINDOW},
+		{"qwen3.5-35b-a3b", "h200", 1, DT_BF16, COST_SRC_LINEAR},
+	};
+	size_t ci;
+
+	for (ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		struct model_cfg m;
+		struct cost_model c;
+		struct err e;
+		struct parallel p = {cases[ci].tp, 1, 1, 1, 0};
+		const char *name = cases[ci].model;
+		double L, nf, ctx = 8.0 * 3001.5;
+		int64_t len = 1234;
+		struct chunk_sums k = {1, 1234, 1234, 0};
+		if (registry_load_model(&reg, name, &m, &e) < 0) {
+			CHECK(0, "load %s: %s", name, e.msg);
+			continue;
+		}
+		if (make_cost(&c, &m, cases[ci].gpu, p, cases[ci].dt, "vllm", NULL, &e) < 0) {
+			CHECK(0, "cost_init %s: %s", name, e.msg);
+			continue;
+		}
+		L = (double)m.layers;
+		nf = (double)m.n_mixer[LM_FULL];
+		k.pairs = attn_causal_pairs(len, 0);
+		CHECK(c.src[COST_SRC_GEMM][0] && c.src[COST_SRC_ATTN_PREFILL][0] && c.src[cases[ci].line][0],
+		      "%s: the GEMM, attention and its own family's lines written", name);
+		if (strcmp(name, "llama-3.1-8b") == 0) {
+			struct attn_group g = cost_attn_full_group(&c);
+			struct mfu_row fresh;
+			double a = cost_attn_decode_s(&c, 8, ctx);
+			double b = nf * cost_gqa_decode_s(&c, &g, 8, ctx, NULL, 0.0) / L;
+			CHECK(a == b, "%s: decode attention = full layers x GQA decode: %.17g == %.17g", name, a, b);
+			mfu_attn_row(c.tabs, c.attn_decode_cfg, false, log(8.0), &fresh);
+			CHECK(mfu_row_eval(cost_decode_row(&c, 8), log(3001.5)) == mfu_row_eval(&fresh, log(3001.5)),
+			      "%s: the decode row read on first use is the tables' row", name);
+			mfu_row_release(&fresh);
+		} else if (strcmp(name, "deepseek-v3") == 0) {
+			double a = cost_attn_prefill_s(&c, len, 0), b = nf * cost_mla_prefill_s(&c, &k) / L;
+			CHECK(a == b && a > 0, "%s: prefill attention = layers x MLA prefill: %.17g == %.17g", name, a, b);
+			CHECK(c.mla_module_s == cost_mla_engine_decode_s(c.g, &c.cfg),
+			      "%s: the MLA decode module term is the engine's on this GPU", name);
+		} else if (strcmp(name, "deepseek-v3.2") == 0) {
+			double a = cost_attn_prefill_s(&c, len, 0), b = nf * cost_dsa_prefill_s(&c, &k) / L;
+			CHECK(a == b && a > 0, "%s: prefill attention = layers x DSA prefill: %.17g == %.17g", name, a, b);
+			a = cost_attn_decode_s(&c, 8, ctx);
+			b = nf * cost_dsa_decode_s(&c, 8, ctx) / L;
+			CHECK(a == b && a > 0, "%s: decode attention = layers x DSA decode: %.17g == %.17g", name, a, b);
+		}
+		cost_release(&c);
+	}
+}
+
 /* A step's prefill chunks are one attention call per layer (issue 9): n
  * equal chunks cost less than n times one chunk and at least one chunk;
  * cost_attn_prefill_step_s of one chunk is cost_attn_prefill_s to the bit.
@@ -2353,6 +2423,7 @@ int main(void)
 	test_dsatab_errors();
 	test_dsv4();
 	test_prefill_batch();
+	test_families();
 	test_moe_cap();
 	test_measured_key();
 	test_gemm_ceiling(&m);

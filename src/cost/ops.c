@@ -1,0 +1,95 @@
+/* ops.c - one operator of the model's graph priced at a number of step
+ * tokens: each GEMM through its kernel family (gemm.c, the routed experts'
+ * fused kernel in moe.c, q/k/v unfused with H3 off), elementwise operators
+ * on the bandwidth, communication on the all-reduce tables or DeepEP's. */
+#include <string.h>
+
+#include "cost/comm.h"
+#include "cost/cost.h"
+#include "cost/kern.h"
+#include "model/opgraph.h"
+
+/* m tokens of the step; the expert GEMMs see m x dp of them on this rank
+ * with EP. */
+double cost_op_at(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
+		  double m, double *flops, double *bytes)
+{
+	const struct model_cfg *md = c->m;
+	double t = 0, f = 0, b = 0;
+	enum dtype dt = o->low_precision ? c->cfg.wdt : DT_BF16;
+
+	switch (o->kind) {
+	case OPK_GEMM:
+		if (strcmp(o->name, "experts_gate_up") == 0) {
+			/* the routed experts run as one fused kernel (gate_up,
+			 * activation and down together): priced once, here */
+			bool ep = c->p.ep > 1;
+			double tin = ep ? m * c->p.dp : m;
+			/* physical expert slots (redundant copies included) */
+			double slots = (double)md->n_experts + (ep ? c->p.ep_redundant : 0);
+			t = cost_moe_s(c, tin);
+			f = 2.0 * 3.0 * tin * (double)md->top_k * c->moe_shape.hidden *
+			    (double)c->moe_shape.inter / c->moe_shape.tp / c->moe_shape.ep;
+			b = moe_expected_experts(slots / c->moe_shape.ep, slots, tin * (double)md->top_k) *
+			    3.0 * c->moe_shape.hidden * c->moe_shape.inter / c->moe_shape.tp *
+			    dtype_bytes(c->moe_wdt);
+		} else if (strcmp(o->name, "experts_down") == 0) {
+			t = 0; /* inside the fused kernel above */
+		} else if ((c->cfg.off & COST_H3) && (strcmp(o->name, "qkv_proj") == 0 ||
+						      strstr(o->name, "gate_up_proj"))) {
+			/* unfused: q, k, v (or gate, up) as separate GEMMs */
+			if (o->name[0] == 'q') {
+				double q = (double)(md->heads / c->p.tp * md->head_dim);
+				double kv = ((double)o->n - q) / 2;
+				t = cost_gemm_s(c, dt, m, q, (double)o->k, 1) +
+				    2 * cost_gemm_s(c, dt, m, kv, (double)o->k, 1);
+			} else {
+				t = 2 * cost_gemm_s(c, dt, m, (double)o->n / 2, (double)o->k, 1);
+			}
+			f = 2.0 * m * (double)o->n * (double)o->k;
+			b = (double)o->n * (double)o->k * dtype_bytes(dt);
+		} else {
+			t = cost_gemm_col_s(c, col, dt, m, (double)o->n, (double)o->k, (double)o->batch);
+			f = 2.0 * m * (double)o->n * (double)o->k * (double)o->batch;
+			b = (double)o->n * (double)o->k * (double)o->batch * dtype_bytes(dt);
+		}
+		break;
+	case OPK_ELEMENTWISE:
+	case OPK_OTHER:
+		if (strcmp(o->name, "experts_act_mul") == 0)
+			break; /* inside the fused MoE kernel */
+		/* built at one token: scale linearly */
+		f = o->flops * m;
+		b = (o->act_bytes + o->weight_bytes) * m;
+		t = b / c->bw;
+		break;
+	case OPK_COMM:
+		if (strncmp(o->name, "allreduce", 9) == 0) {
+			t = cost_allreduce_s(c, m * (double)md->hidden);
+		} else if (c->p.ep > 1 && (c->dp_attn || c->place.ep_cross)) {
+			/* wide EP over DP ranks or nodes runs DeepEP (comm.c);
+			 * act_bytes holds the (ep-1)/ep share leaving the GPU */
+			double share = (double)(c->p.ep - 1) / c->p.ep;
+			t = comm_a2a_s(&c->comm, c->g, &c->place, cost_ep_mode(c, m),
+				       strcmp(o->name, "ep_combine") == 0, c->p.ep,
+				       o->act_bytes * m / share);
+		} else {
+			t = 10e-6 + o->act_bytes * m / (c->g->link_bw * 0.7);
+		}
+		break;
+	case OPK_ATTN:
+		break;
+	}
+	*flops += f;
+	*bytes += b;
+	return t;
+}
+
+/* The attention kernels and the operators priced with them per step
+ * (MLA's kv_b up-projection and absorb BMMs, DSA's top-k). */
+bool cost_op_per_step_attention(const struct op *o)
+{
+	return o->kind == OPK_ATTN || strcmp(o->name, "kv_b_proj") == 0 ||
+	       strcmp(o->name, "q_absorb_uk") == 0 || strcmp(o->name, "out_absorb_uv") == 0 ||
+	       strcmp(o->name, "indexer_topk") == 0;
+}
