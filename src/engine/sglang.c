@@ -281,7 +281,7 @@ static bool sg_res_fits(const struct sim *s, const struct replica *rp, struct sg
 /* SGLang's lpm policy: the leading blocks of a waiting request's tokens the
  * cache holds (as prefix_lookup counts them, without taking them).  A
  * compact arrival (no record yet) is looked at through a stack copy of the
- * fields its record would get. */
+ * fields its record would get (waitq_req_fill). */
 static int64_t sg_cached_blocks(const struct sim *s, const struct replica *rp,
 				const struct wq_ent *q)
 {
@@ -292,15 +292,7 @@ static int64_t sg_cached_blocks(const struct sim *s, const struct replica *rp,
 
 	if (!r) {
 		memset(&tmp, 0, sizeof(tmp));
-		tmp.id = q->id;
-		tmp.prompt = q->prompt;
-		tmp.output = q->output;
-		tmp.prefix_tokens = q->prefix_tokens;
-		tmp.prefix_group = q->prefix_group;
-		tmp.content_id = q->content_id;
-		tmp.keys = q->keys;
-		tmp.nkeys = q->nkeys;
-		tmp.nshare = req_nshare(s, &tmp);
+		waitq_req_fill(s, rp, q, &tmp);
 		r = &tmp;
 	}
 	maxb = (req_num_tokens(r) - 1) / s->cfg.block_size;

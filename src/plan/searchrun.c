@@ -25,7 +25,7 @@
  * are resident and every probe gives them back.  DeepSeek-V3 on 16
  * H200 (README): peak RSS 151 -> 20 MB.  (Requests' block-id arrays,
  * once sized for max_model_len and mapped one by one here, are sized
- * for the request since: sched.c array_class.)  32 KiB mapped every
+ * for the request since: reqpool.c array_class.)  32 KiB mapped every
  * middle-sized array as well (request slabs, per-step and record
  * arrays): a third of the README 70B search's CPU went to mmap,
  * munmap and the page faults of fresh mappings.  1 MiB keeps those in

@@ -3,10 +3,15 @@
  * waiting queue, KV blocks, prefix hits, decoders, admission, preemption)
  * and the policy interface itself (struct sched_policy).
  *
- * engine.c (lifecycle, events, arrivals, metrics) drives sched.c (the step
- * loop and the mechanics) through the sched_* functions and hands it a
- * struct sched_env for what it must ask back; sched.c never names an
- * engine.c function.  A policy (an engine's scheduler: src/engine/vllm.c,
+ * The files around it, one concept each: engine.c (lifecycle, events,
+ * arrivals and completions) with router.c, records.c and summary.c; step.c
+ * (the step loop) with the mechanics it and the policies work with:
+ * reqpool.c (request records, block-id arrays), waitq.c (the waiting
+ * queue), runlist.c (the running list), prefix.c (block hashes, prefix
+ * cache lookups), blocks.c (KV blocks), decoders.c, admit.c (admission) and
+ * abort.c.  engine.c drives the step loop through the sched_* functions and
+ * hands it a struct sched_env for what it must ask back; the step loop never
+ * names an engine.c function.  A policy (an engine's scheduler: src/engine/vllm.c,
  * sglang.c, trtllm.c) is called by the step loop through sim_cfg.policy and
  * calls the mechanics declared here; the simulator names no policy.  Only
  * src/sim/ and the policies include this header. */
@@ -74,7 +79,7 @@ struct req {
 	 * transfer; it leaves at its engine's next step end (engine.c
 	 * kv_arrive for a transfer) unless that step finishes it */
 	bool aborting;
-	uint8_t aclass;  /* its block-id array's size class + 1 (sched.c array_class), 0 before */
+	uint8_t aclass;  /* its block-id array's size class + 1 (reqpool.c array_class), 0 before */
 	uint64_t rseq;   /* position in running order (admission sequence) */
 	/* running list, in admission order (vLLM's `running`) */
 	struct req *prev, *next;
@@ -187,11 +192,11 @@ struct replica {
 	size_t nothers, others_cap;
 	int64_t *chunk_len, *chunk_prefix;
 	size_t chunk_cap;                  /* their room (>= 1) */
-	/* free block-id arrays by size class (sched.c array_get: class c
+	/* free block-id arrays by size class (reqpool.c reqpool_ids_get: class c
 	 * holds 16 << c ids, the last max_blocks_per_req) */
 	int32_t **arrays[SCHED_ARRAY_CLASSES];
 	size_t narrays[SCHED_ARRAY_CLASSES], arrays_cap[SCHED_ARRAY_CLASSES];
-	uint64_t **chains;                 /* free hash-chain arrays (sched.c, chain_grow) */
+	uint64_t **chains;                 /* free hash-chain arrays (prefix.c, prefix_chain_grow) */
 	size_t nchains, chains_cap;
 	bool busy, kick_pending, fallback;
 	int32_t naborting;                 /* its running requests marked aborting */
@@ -211,7 +216,7 @@ struct replica {
 	int64_t spec_n;                    /* decoding requests that draft after the step */
 	double spec_ctx;                   /* their contexts, summed */
 	/* speculative decoding: the next step's plan of rp->others, summed by
-	 * finish_rank as it walks them (sched.c, plan_ahead), so that the
+	 * finish_rank as it walks them (step.c, plan_ahead), so that the
 	 * policy and plan_step need not walk them again; valid from
 	 * finish_rank to the next plan_step, used (ahead_used) when the
 	 * policy scheduled every one of them in order with its chunk_of */
@@ -263,27 +268,27 @@ struct replica {
 	int64_t *cls_lean;                 /* lean decoders per class */
 	struct fin_entry *heap;
 	size_t nheap, heap_cap;
-	/* completions due within SCHED_FIN_RING steps (sched.c), by step
+	/* completions due within SCHED_FIN_RING steps (decoders.c), by step
 	 * count modulo the ring (grown to the farthest one queued); later
 	 * ones wait in the heap */
 	struct fin_bucket {
 		struct fin_entry *e;
 		size_t n, cap;
 	} *ring;
-	uint32_t ring_mask;                /* its size - 1 (sched.c ring_grow) */
+	uint32_t ring_mask;                /* its size - 1 (decoders.c ring_grow) */
 	uint64_t next_rseq;
 	uint64_t dec_max_rseq;             /* upper bound of decoders' rseq */
 	/* the prefix hits of the waiting request memo_r, whose admission
 	 * failed: blocks memo_blk[0, memo_h) (watched in kv), memo_e0[i] of
 	 * the first i of them evictable; valid while kv's watch says nothing
-	 * changed (sched.c, prefix_lookup) */
+	 * changed (prefix.c, prefix_lookup) */
 	struct req *memo_r;
 	int32_t memo_h, memo_hw;           /* hits; positions watched */
 	int32_t *memo_blk, *memo_e0;       /* [memo_cap], [memo_cap + 1] */
 	int64_t memo_cap;
 	uint64_t memo_reg;                 /* kv.registered when taken */
 	/* the shareable part of recent requests' block-hash chains, by
-	 * content (sched.c, chain_grow): a repeated prompt is hashed once;
+	 * content (prefix.c, prefix_chain_grow): a repeated prompt is hashed once;
 	 * hint[b] is the cached block a lookup last found holding block b
 	 * (or -1), checked against its hash before use (prefix_lookup) */
 	struct chain_memo {
@@ -292,7 +297,7 @@ struct replica {
 		int32_t *hint;             /* [n] */
 		int32_t n, cap;
 	} *cmemo;                          /* [cmemo_mask + 1] or NULL */
-	uint32_t cmemo_mask;               /* slots - 1 (sched.c cmemo_grow) */
+	uint32_t cmemo_mask;               /* slots - 1 (prefix.c cmemo_grow) */
 	uint32_t cmemo_used;               /* slots holding a chain */
 	int64_t cmemo_blocks;              /* capacity of their chains, in all */
 	struct req **done;                 /* completions of the step being finished */
@@ -330,7 +335,7 @@ struct replica {
 		struct req *r;
 		int64_t id;                /* r is still that request (records are reused) */
 		int32_t k;                 /* tokens in the chunk */
-		uint8_t kind;              /* enum gap_kind (sched.c) */
+		uint8_t kind;              /* enum gap_kind (below) */
 	} *gapq;
 	size_t ngapq, gapq_cap;
 };
@@ -339,17 +344,17 @@ struct replica {
  * prefill workers', [0] every other rank's. */
 struct sim_memo {
 	/* decode-only step prices (stepmemo.h); [.][1] an attention-DP
-	 * rank's part without the MoE layers (sched.c rank_cost) */
+	 * rank's part without the MoE layers (step.c rank_cost) */
 	struct stepmemo step[2][2];
 	/* speculative decoding: the drafting that follows a step (spec.c
 	 * spec_draft_s, a pure function of the cost model, the spec settings,
 	 * the drafting requests and their summed contexts), by those two, the
 	 * same key as a decode step's: the draft pass cost as much as the
-	 * verification step's own part and missed as often (sched.c
+	 * verification step's own part and missed as often (step.c
 	 * rank_cost) */
 	struct stepmemo draft[2];
 	/* attention DP: the price of an idle rank's dummy step by the group's
-	 * MoE tokens (its only variable; made at first use, sched.c
+	 * MoE tokens (its only variable; made at first use, step.c
 	 * idle_cost) */
 	struct dmemo idle[2];
 };
@@ -534,7 +539,17 @@ struct sched_policy {
 	void (*replica_release)(struct replica *rp);
 };
 
-/* --- the mechanics a policy works with (sched.c) --- */
+/* The step loop's stages and the mechanics' hot helpers (step.c, the
+ * headers beside the mechanics' files) are large and called from a few
+ * places each: written into their callers, a step saves their calls and
+ * register saves (GCC and Clang; elsewhere a plain inline hint). */
+#if defined(__GNUC__)
+#define SCHED_STEP_INLINE inline __attribute__((always_inline))
+#else
+#define SCHED_STEP_INLINE inline
+#endif
+
+/* --- the mechanics a policy works with (blocks.c, prefix.c, decoders.c, admit.c) --- */
 
 /* Full blocks in `tokens` tokens (tokens >= 0): a shift when the block
  * size is a power of two (a division costs tens of cycles; these run for
@@ -608,7 +623,7 @@ static inline void sched_others_push(struct replica *rp, struct req *r)
 }
 
 /* The blocks of r that get their content hash as they fill: [0, this)
- * (sched.c's hashing rules: the shareable part, and for a preempted owner
+ * (prefix.c's hashing rules: the shareable part, and for a preempted owner
  * those keyed by content that others hold too). */
 static inline int64_t hashed_end(const struct sim *s, const struct req *r)
 {
@@ -681,6 +696,10 @@ bool sched_grow_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t
  * kvc_alloc_anon by the caller; sched_take_crossing allocates them too. */
 int32_t sched_crossing_blocks(struct sim *s, struct replica *rp, int32_t cls);
 void sched_take_crossing(struct sim *s, struct replica *rp, int32_t cls);
+/* The fields waiting entry q's record gets (waitq.c), written into r: a
+ * policy looks at a compact arrival (no record yet) through a cleared
+ * stack record so filled. */
+void waitq_req_fill(const struct sim *s, const struct replica *rp, const struct wq_ent *q, struct req *r);
 /* Turn decoder r back into an explicit request at the current step count. */
 void sched_dec_leave(const struct sim *s, struct replica *rp, struct req *r);
 /* Preempt running request r: its blocks freed (its private ones published
@@ -750,7 +769,7 @@ void epd_landed(struct sim *s, int32_t slot, struct wl_req *w, int64_t *id, int 
 /* Requests in the encoder pools (queued, encoding, in transfer). */
 uint64_t epd_live(const struct sim *s);
 
-/* --- what engine.c calls (sched.c) --- */
+/* --- what engine.c calls (step.c, waitq.c, abort.c, reqpool.c) --- */
 
 void sched_start_step(struct sim *s, int ri);
 int sched_finish_step(struct sim *s, int ri, struct err *e);

@@ -1,5 +1,8 @@
-/* engine.c - simulation lifecycle, events, admission and routing, request
- * records and summaries.  The scheduler and the step live in sched.c.
+/* engine.c - the engine loop: simulation lifecycle, events, arrivals
+ * (routed by router.c), hand-offs and completions (kept by records.c), the
+ * invariants of test builds and live use.  The step loop lives in step.c,
+ * the mechanics it works with in their own files, the summaries in
+ * summary.c (core.h).
  *
  * Hot-loop discipline: requests come from a slab free list, block-id arrays
  * from a per-replica pool, per-step arrays grow to the run's high-water mark
@@ -13,406 +16,16 @@
 #include "base/alloc.h"
 #include "base/loghist.h"
 #include "core.h"
+#include "sim/records.h"
+#include "sim/reqpool.h"
+#include "sim/router.h"
 
-const char *reject_reason_name(enum reject_reason r)
-{
-	switch (r) {
-	case REJ_TOO_LONG: return "too_long";
-	case REJ_KV_CAPACITY: return "kv_capacity";
-	default: return "?";
-	}
-}
-
-/* --- requests and pools --- */
-
-/* --- metrics --- */
-
-static void csv_row(struct sim *s, const struct req *r, const char *status, double ttft_ms,
-		    double itl_ms, double tpot_ms, double e2e_ms, double queue_ms)
-{
-	if (s->cfg.on_request) {
-		struct sim_req_row row = {r->id, r->arrival_ns, strcmp(status, "completed") == 0,
-					  strcmp(status, "aborted") == 0, queue_ms,
-					  ttft_ms, itl_ms, tpot_ms, e2e_ms, r->prompt, r->output};
-		s->cfg.on_request(s->cfg.on_request_ctx, &row);
-	}
-	if (!s->cfg.requests_out)
-		return;
-	fprintf(s->cfg.requests_out, "%lld,%d,%d,%.6f,%lld,%lld,%lld,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f",
-		(long long)r->id, r->replica, r->stage, (double)r->arrival_ns * 1e-9,
-		(long long)r->prompt, (long long)r->output, (long long)r->prefix_hit_tokens,
-		r->preempts, status, queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms);
-	if (s->cfg.spec.k > 0) /* output tokens after the first per decode step */
-		fprintf(s->cfg.requests_out, ",%.4f",
-			r->dsteps > 0 ? (double)(r->output - 1) / r->dsteps : 0.0);
-	if (s->cfg.pd.prefill > 0)
-		fprintf(s->cfg.requests_out, ",%.4f", (double)r->xfer_ns * 1e-6);
-	fputc('\n', s->cfg.requests_out);
-}
-
-void sim_requests_csv_header(FILE *f, bool spec, bool pd)
-{
-	fprintf(f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s%s\n",
-		spec ? ",tokens_per_step" : "", pd ? ",kv_transfer_ms" : "");
-}
-
-/* Move the recorded values into the per-stage histograms (allocated on
- * first use) and empty the arrays: memory stays bounded past
- * LOGHIST_EXACT_MAX completions. */
-static void fold_records(struct sim *s)
-{
-	const float *src[5] = {s->ttft, s->itl, s->tpot, s->e2e, s->queue};
-	size_t i, k;
-
-	if (!s->hist) {
-		flow_fold(s); /* (from the records about to go) */
-		s->hist = xmalloc(xmul(256 * 5, sizeof(struct loghist)));
-		for (i = 0; i < 256 * 5; i++)
-			loghist_init(&s->hist[i]);
-	}
-	for (i = 0; i < s->nrec; i++)
-		for (k = 0; k < 5; k++)
-			loghist_add(&s->hist[s->stage[i] * 5 + k], src[k][i]);
-	s->nrec = 0;
-	/* folded: sim_reprice_api has nothing left to recompute */
-	free(s->raw_first);
-	free(s->raw_last);
-	free(s->raw_out);
-	s->raw_first = s->raw_last = s->raw_out = NULL;
-	if (s->cap_rec > 4096) { /* from here on the arrays only buffer 4096 */
-		s->cap_rec = 4096;
-		s->ttft = xreallocarray(s->ttft, 4096, sizeof(float));
-		s->itl = xreallocarray(s->itl, 4096, sizeof(float));
-		s->tpot = xreallocarray(s->tpot, 4096, sizeof(float));
-		s->e2e = xreallocarray(s->e2e, 4096, sizeof(float));
-		s->queue = xreallocarray(s->queue, 4096, sizeof(float));
-		s->stage = xreallocarray(s->stage, 4096, sizeof(uint8_t));
-		s->rec_id = xreallocarray(s->rec_id, 4096, sizeof(int32_t));
-	}
-}
-
-/* A completion's client-side TTFT and E2E (ms) from its first and last
- * token's engine times after its arrival (record, sim_reprice_api). */
-static void client_times(const struct sim *s, const struct overheads *ov, int64_t first_ns,
-			 int64_t last_ns, int64_t output, int64_t prompt, double *ttft, double *e2e)
-{
-	bool h2 = !(s->cost->cfg.off & COST_H2);
-	double api = h2 ? ov->api_ttft_ms : 0, stream = h2 ? ov->stream_token_us : 0;
-
-	if (h2 && ov->api_prompt_us > 0)
-		api += ov->api_prompt_us * 1e-3 * (double)prompt;
-
-	*ttft = (double)first_ns * 1e-6 + api;
-	*e2e = (double)last_ns * 1e-6 + api + stream * 1e-3 * (double)output + (h2 ? ov->api_e2e_ms : 0);
-}
-
-/* A completed session turn's figures, in its turn's row. */
-static void turn_record(struct sim *s, const struct req *r, double ttft_ms)
-{
-	struct turn_agg *ta;
-	int k;
-
-	if (!s->turns) {
-		s->turns = xcalloc(SIM_TURN_ROWS, sizeof(*s->turns));
-		for (k = 0; k < SIM_TURN_ROWS; k++)
-			loghist_init(&s->turns[k].ttft);
-	}
-	ta = &s->turns[(r->turn < SIM_TURN_ROWS ? r->turn : SIM_TURN_ROWS) - 1];
-	loghist_add(&ta->ttft, ttft_ms);
-	ta->completed++;
-	ta->prompt += (double)r->prompt;
-	ta->hit += (double)r->prefix_hit_tokens;
-}
-
-size_t sim_turn_stats(const struct sim *s, struct sim_turn_stats *out, size_t max)
-{
-	size_t n = 0;
-	int k;
-
-	for (k = 0; s->turns && k < SIM_TURN_ROWS && n < max; k++) {
-		const struct turn_agg *ta = &s->turns[k];
-		if (ta->completed == 0)
-			continue;
-		out[n].turn = k + 1;
-		out[n].and_later = k + 1 == SIM_TURN_ROWS;
-		out[n].completed = (size_t)ta->completed;
-		out[n].prompt_tokens_mean = ta->prompt / (double)ta->completed;
-		out[n].prefix_hit_rate = ta->prompt > 0 ? ta->hit / ta->prompt : 0;
-		loghist_summarise(&ta->ttft, &out[n].ttft_ms);
-		n++;
-	}
-	return n;
-}
-
-static void record(struct sim *s, const struct req *r)
-{
-	/* (the decode pool's overheads: its cost model is s->cost) */
-	const struct overheads *ov = &s->cost->cfg.ov;
-	double ttft, e2e, itl;
-	double queue = (double)(r->sched_ns - r->arrival_ns) * 1e-6;
-	size_t i = s->nrec;
-	struct stage_agg *ag;
-
-	client_times(s, ov, r->first_ns - r->arrival_ns, r->last_ns - r->arrival_ns, r->output, r->prompt, &ttft,
-		     &e2e);
-	itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
-	flow_complete(s, r, ttft, e2e);
-	if (i == s->cap_rec) {
-		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
-		if (s->keep_raw && !s->hist) {
-			s->raw_first = xreallocarray(s->raw_first, c, sizeof(int64_t));
-			s->raw_last = xreallocarray(s->raw_last, c, sizeof(int64_t));
-			s->raw_out = xreallocarray(s->raw_out, c, sizeof(int64_t));
-		}
-		s->ttft = xreallocarray(s->ttft, c, sizeof(float));
-		s->itl = xreallocarray(s->itl, c, sizeof(float));
-		s->tpot = xreallocarray(s->tpot, c, sizeof(float));
-		s->e2e = xreallocarray(s->e2e, c, sizeof(float));
-		s->queue = xreallocarray(s->queue, c, sizeof(float));
-		s->stage = xreallocarray(s->stage, c, sizeof(uint8_t));
-		s->rec_id = xreallocarray(s->rec_id, c, sizeof(int32_t));
-		s->cap_rec = c;
-	}
-	if (s->raw_first) {
-		s->raw_first[i] = r->first_ns - r->arrival_ns;
-		s->raw_last[i] = r->last_ns - r->arrival_ns;
-		s->raw_out[i] = r->output;
-	}
-	s->ttft[i] = (float)ttft;
-	s->itl[i] = (float)itl;
-	s->tpot[i] = (float)(e2e / (double)r->output);
-	s->e2e[i] = (float)e2e;
-	s->queue[i] = (float)queue;
-	s->stage[i] = (uint8_t)(r->stage > 255 ? 255 : r->stage);
-	s->rec_id[i] = r->id <= INT32_MAX ? (int32_t)r->id : -1;
-	ag = &s->agg[s->stage[i]];
-	s->nrec++;
-	if (s->hist ? s->nrec == s->cap_rec
-		    : s->nrec > (s->cfg.exact_max ? s->cfg.exact_max : LOGHIST_EXACT_MAX) &&
-			      !s->cfg.exact_percentiles)
-		fold_records(s);
-	if (ag->completed == 0 || r->arrival_ns < ag->first_arr_ns)
-		ag->first_arr_ns = r->arrival_ns;
-	if (ag->completed == 0 || r->arrival_ns > ag->last_arr_ns)
-		ag->last_arr_ns = r->arrival_ns;
-	if (ag->completed == 0 || r->last_ns > ag->last_done_ns)
-		ag->last_done_ns = r->last_ns;
-	ag->completed++;
-	ag->in_tok += (double)r->prompt;
-	ag->out_tok += (double)r->output;
-	ag->wait_ms += queue;
-	ag->run_ms += (double)(r->last_ns - r->sched_ns) * 1e-6;
-	{
-		/* speculative decoding: explicit requests count their chunks;
-		 * P/D's first token may come with the second (pd_merged) */
-		double ng = s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1 - r->pd_merged);
-		if (ng > 0) {
-			ag->gap_ms += e2e - ttft;
-			ag->gaps += ng;
-		}
-	}
-	if (r->turn > 0)
-		turn_record(s, r, ttft);
-	csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
-}
-
-
-/* --- admission and routing --- */
-
-const char *router_name(enum router_kind k)
-{
-	switch (k) {
-	case ROUTER_ROUND_ROBIN: return "round-robin";
-	case ROUTER_LEAST_OUTSTANDING: return "least-loaded";
-	case ROUTER_KV_AWARE: return "kv-aware";
-	}
-	return "?";
-}
-
-enum router_kind router_kind_of(const char *name, enum router_kind none)
-{
-	static const struct {
-		const char *name;
-		enum router_kind k;
-	} names[] = {{"round-robin", ROUTER_ROUND_ROBIN}, {"rr", ROUTER_ROUND_ROBIN},
-		     {"least-loaded", ROUTER_LEAST_OUTSTANDING}, {"lo", ROUTER_LEAST_OUTSTANDING},
-		     {"least-outstanding", ROUTER_LEAST_OUTSTANDING}, {"kv-aware", ROUTER_KV_AWARE},
-		     {"kv", ROUTER_KV_AWARE}};
-	size_t i;
-
-	if (!name)
-		return none;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i].name) == 0)
-			return names[i].k;
-	assert(!"a router name the field table did not take");
-	return none;
-}
-
-/* A bare record of arrival w, request id (what its arrival says). */
-static void req_of_arrival(struct req *r, const struct wl_req *w, int64_t id)
-{
-	memset(r, 0, sizeof(*r));
-	r->id = id;
-	r->arrival_ns = w->arrival_ns;
-	r->prompt = w->prompt_tokens;
-	r->output = w->output_tokens;
-	r->prefix_tokens = w->prefix_tokens;
-	r->prefix_group = w->prefix_group;
-	r->content_id = w->content_id;
-	r->stage = w->stage;
-}
-
-/* The kv-aware router's weights: llm-d's precise prefix-cache routing
- * profile (llm-d guides/precise-prefix-cache-aware, gaie-kv-events/values.yaml,
- * llm-d-inference-scheduler v0.7; https://llm-d.ai/docs/dev/guides/precise-prefix-cache-routing):
- * precise-prefix-cache-scorer 3 (the share of the prompt's blocks resident
- * in the endpoint's KV cache, from the engines' KV events: here read
- * straight from the cache), kv-cache-utilization-scorer 2 (1 - the share
- * of KV blocks in use) and queue-scorer 2 (waiting requests, min-max
- * normalised over the candidates: the shortest queue 1, the longest 0, all
- * 1 when equal), then max-score-picker (the highest sum; equal sums drawn
- * at random, as its shuffle before a stable sort does). */
-#define ROUTE_W_PREFIX 3.0
-#define ROUTE_W_KV 2.0
-#define ROUTE_W_QUEUE 2.0
-
-/* The content chain of arrival w (request id) a router looks up: the
- * hashes of the blocks others can hold (its group prefix or repeated
- * prompt, at most what a prefix hit may cover: all but the last token), as
- * the scheduler computes them (sched_block_hash); their count. */
-static int32_t route_chain(struct sim *s, const struct wl_req *w, int64_t id)
-{
-	int64_t bs = s->cfg.block_size, maxb = full_blocks(s, w->prompt_tokens - 1), n, b;
-	uint64_t prev = 0;
-	struct req r;
-
-	n = w->content_id >= 0 ? w->prompt_tokens / bs : w->prefix_group >= 0 ? w->prefix_tokens / bs : 0;
-	if (n > maxb)
-		n = maxb;
-	if (n <= 0 || !s->cfg.prefix_caching)
-		return 0;
-	req_of_arrival(&r, w, id);
-	XGROW(s->route_chain, s->route_chain_cap, (size_t)n);
-	for (b = 0; b < n; b++)
-		prev = s->route_chain[b] = sched_block_hash(s, &r, b, prev);
-	return (int32_t)n;
-}
-
-/* Candidate i of a routing choice: ranks [lo + i x stride, + width). */
-struct route_cands {
-	int n, lo, stride, width;
-	const uint64_t *chain;   /* the arrival's content chain (kv-aware), nchain blocks */
-	int32_t nchain, nfull;   /* nfull: the prompt's full blocks */
-	const int *map;          /* candidate i is block map[i] (autoscaling: sim_set_routable), or NULL: i */
-};
-
-/* The first rank of candidate i. */
-static inline int cand_lo(const struct route_cands *c, int i)
-{
-	return c->lo + (c->map ? c->map[i] : i) * c->stride;
-}
-
-/* kv-aware: candidate i's score (weights above); its ranks' waiting
- * queues summed, their KV use pooled, their longest cached prefix. */
-static double route_score(const struct sim *s, const struct route_cands *c, int i, size_t qmin, size_t qmax)
-{
-	double used = 0, total = 0, q = 1;
-	size_t wait = 0;
-	int32_t hits = 0;
-	int k, r0 = cand_lo(c, i);
-
-	for (k = r0; k < r0 + c->width; k++) {
-		const struct replica *rp = &s->reps[k];
-		wait += rp->wlen + rp->ninbox;
-		used += (double)kvc_used(&rp->kv);
-		total += (double)rp->kv.total;
-		if (c->nchain > hits) {
-			int32_t h = kvc_cached_prefix(&rp->kv, c->chain, c->nchain);
-			if (h > hits)
-				hits = h;
-		}
-	}
-	if (qmax > qmin)
-		q = (double)(qmax - wait) / (double)(qmax - qmin);
-	return ROUTE_W_PREFIX * (c->nfull > 0 ? (double)hits / (double)c->nfull : 0) +
-	       ROUTE_W_KV * (total > 0 ? 1 - used / total : 0) + ROUTE_W_QUEUE * q;
-}
-
-/* The candidate the router picks (ctr: its round-robin counter). */
-static int route(struct sim *s, const struct route_cands *c, uint64_t *ctr)
-{
-	int i, k, best = 0;
-	size_t bl = SIZE_MAX, qmin = SIZE_MAX, qmax = 0;
-	double bs = -1;
-	uint32_t ties = 0;
-
-	if (c->n == 1)
-		return 0;
-	switch (s->cfg.router) {
-	case ROUTER_ROUND_ROBIN:
-		return (int)((*ctr)++ % (uint64_t)c->n);
-	case ROUTER_LEAST_OUTSTANDING:
-		for (i = 0; i < c->n; i++) {
-			size_t l = 0;
-			for (k = cand_lo(c, i); k < cand_lo(c, i) + c->width; k++)
-				l += s->reps[k].nrun + s->reps[k].wlen + s->reps[k].ninbox;
-			if (l < bl) {
-				bl = l;
-				best = i;
-			}
-		}
-		return best;
-	case ROUTER_KV_AWARE:
-		break;
-	}
-	for (i = 0; i < c->n; i++) {
-		size_t wait = 0;
-		for (k = cand_lo(c, i); k < cand_lo(c, i) + c->width; k++)
-			wait += s->reps[k].wlen + s->reps[k].ninbox;
-		qmin = wait < qmin ? wait : qmin;
-		qmax = wait > qmax ? wait : qmax;
-	}
-	for (i = 0; i < c->n; i++) {
-		double sc = route_score(s, c, i, qmin, qmax);
-		if (sc > bs) {
-			bs = sc;
-			best = i;
-			ties = 1;
-		} else if (sc == bs && pcg32_bounded(&s->route_rng, ++ties) == 0) {
-			best = i; /* each of the equal best kept with chance 1/ties */
-		}
-	}
-	return best;
-}
-
-/* The engine rank arrival w (request id) is queued on: a replica by the
- * router, then one of its ranks (with P/D, one of its prefill workers). */
-static int route_arrival(struct sim *s, const struct wl_req *w, int64_t id)
-{
-	int pre = s->cfg.pd.prefill, k = 0;
-	struct route_cands c = {s->nroute, 0, s->per, pre > 0 ? pre : s->per, NULL, 0, 0, s->route_ix};
-
-	if (s->cfg.router == ROUTER_KV_AWARE) {
-		c.nchain = route_chain(s, w, id);
-		c.chain = s->route_chain;
-		c.nfull = (int32_t)full_blocks(s, w->prompt_tokens);
-	}
-	if (c.n > 1)
-		k = route(s, &c, &s->rr);
-	if (c.map)
-		k = c.map[k];
-	c.map = NULL;
-	c.n = c.width;
-	c.lo = k * s->per;
-	c.stride = c.width = 1;
-	return c.lo + route(s, &c, &s->rr_in[k]);
-}
+/* --- arrivals and completions --- */
 
 static void reject_req(struct sim *s, struct req *r, enum reject_reason why)
 {
 	s->tot.rejected[why]++;
-	csv_row(s, r, why == REJ_TOO_LONG ? "rejected:too_long" : "rejected:kv_capacity", 0, 0, 0,
+	records_csv_row(s, r, why == REJ_TOO_LONG ? "rejected:too_long" : "rejected:kv_capacity", 0, 0, 0,
 		0, 0);
 	sched_req_put(s, r);
 }
@@ -423,7 +36,7 @@ static void abort_req(struct sim *s, struct req *r)
 {
 	s->tot.aborted++;
 	r->output = r->generated;
-	csv_row(s, r, "aborted", 0, 0, 0, 0, 0);
+	records_csv_row(s, r, "aborted", 0, 0, 0, 0, 0);
 	sched_req_put(s, r);
 }
 
@@ -432,9 +45,9 @@ static void reject_arrival(struct sim *s, const struct wl_req *w, int64_t id, en
 {
 	struct req r;
 
-	req_of_arrival(&r, w, id);
+	reqpool_of_arrival(&r, w, id);
 	s->tot.rejected[why]++;
-	csv_row(s, &r, why == REJ_TOO_LONG ? "rejected:too_long" : "rejected:kv_capacity", 0, 0, 0,
+	records_csv_row(s, &r, why == REJ_TOO_LONG ? "rejected:too_long" : "rejected:kv_capacity", 0, 0, 0,
 		0, 0);
 }
 
@@ -485,7 +98,7 @@ static int admit(struct sim *s, const struct wl_req *w)
 		return REJ_KV_CAPACITY;
 	}
 	/* P/D: prompts go to a prefill worker */
-	ri = route_arrival(s, w, id);
+	ri = router_arrival(s, w, id);
 	if (s->epd && w->images > 0) { /* E/P/D: its images go to an encoder first */
 		epd_arrive(s, w, id, ri);
 		return -1;
@@ -554,7 +167,7 @@ static void kv_arrive(struct sim *s, int32_t slot)
 		/* a decode worker of the request's replica */
 		int k = r->replica / s->per;
 		struct route_cands c = {s->cfg.dp, k * s->per + s->cfg.pd.prefill, 1, 1, NULL, 0, 0, NULL};
-		ri = c.lo + route(s, &c, &s->rr_in[k]);
+		ri = c.lo + router_pick(s, &c, &s->rr_in[k]);
 	}
 	r->replica = ri;
 	rp = &s->reps[ri];
@@ -622,7 +235,7 @@ static int complete_req(struct sim *s, struct req *r, int64_t t_ns, bool next, s
 {
 	int rc;
 
-	record(s, r);
+	records_keep(s, r);
 	if (r->turn > 0 && s->gen && next)
 		release_turn(s, r, t_ns);
 	sched_req_put(s, r);
@@ -789,7 +402,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		sched_replica_init(s, rp);
 		if (rp->pp > 1)
 			rp->pipe = xcalloc((size_t)rp->pp, sizeof(*rp->pipe));
-		/* (grown to the most chunks a step has: sched.c plan_step) */
+		/* (grown to the most chunks a step has: step.c plan_step) */
 		rp->chunk_cap = 8;
 		rp->chunk_len = xcalloc(rp->chunk_cap, sizeof(int64_t));
 		rp->chunk_prefix = xcalloc(rp->chunk_cap, sizeof(int64_t));
@@ -1159,278 +772,3 @@ int sim_abort(struct sim *s, int64_t id, struct err *e)
 	return 0;
 }
 
-static size_t gather(const struct sim *s, const float *src, int stage, float *dst)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->nrec; i++)
-		if ((stage < 0 || s->stage[i] == stage) && !isnan(src[i]))
-			dst[n++] = src[i];
-	return n;
-}
-
-/* The five summaries from the histograms of one stage, or all merged. */
-static void summary_hist(const struct sim *s, int stage, struct metric_set *o)
-{
-	struct dist_summary *d[5] = {&o->ttft_ms, &o->itl_ms, &o->tpot_ms, &o->e2e_ms, &o->queue_ms};
-	size_t k, st;
-
-	for (k = 0; k < 5; k++) {
-		struct loghist h;
-		loghist_init(&h);
-		for (st = 0; st < 256; st++)
-			if (stage < 0 || (size_t)stage == st)
-				loghist_merge(&h, &s->hist[st * 5 + k]);
-		loghist_summarise(&h, d[k]);
-		loghist_release(&h);
-	}
-}
-
-static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o);
-
-/* The pooled token gaps of one stage or all (sim.h).  Its mean sums the
- * gaps themselves: within rounding of itl_pooled_mean_ms, which the
- * reports print (the tests hold them together). */
-static void pooled_gaps(const struct sim *s, int stage, struct metric_set *o)
-{
-	struct wdist all;
-	const struct wdist *d = &all;
-	int st;
-
-	if (stage >= 0) {
-		d = &s->gapd[stage > 255 ? 255 : stage];
-	} else {
-		wdist_init(&all);
-		for (st = 0; st < 256; st++)
-			if (s->gapd[st].n > 0)
-				wdist_merge(&all, &s->gapd[st]);
-	}
-	wdist_summarise(d, &o->itl_pooled_ms);
-	o->itl_pooled_exact = wdist_exact(d);
-	if (d == &all)
-		wdist_release(&all);
-}
-
-/* One summary per stage (and overall) per state of the run: the callers
- * print the same stage several times (text, JSON and CSV reports), and
- * with one stage its summary is the overall one (the same values in the
- * same order). */
-void sim_summary(struct sim *s, int stage, struct metric_set *o)
-{
-	size_t k;
-
-	if (stage == 0 && s->nstages == 1)
-		stage = -1;
-	if (stage < -1 || stage >= 255) {
-		summary_compute(s, stage, true, o);
-		return;
-	}
-	k = (size_t)(stage + 1);
-	if (s->sum_events != s->tot.events || k >= s->nsum) {
-		size_t n = k + 1 > (size_t)s->nstages + 1 ? k + 1 : (size_t)s->nstages + 1;
-		if (n > s->nsum) {
-			s->sum = xreallocarray(s->sum, n, sizeof(*s->sum));
-			s->sum_ok = xreallocarray(s->sum_ok, n, sizeof(*s->sum_ok));
-			s->nsum = n;
-		}
-		if (s->sum_events != s->tot.events || s->nsum == n)
-			memset(s->sum_ok, 0, s->nsum * sizeof(*s->sum_ok));
-		s->sum_events = s->tot.events;
-	}
-	if (!s->sum_ok[k]) {
-		summary_compute(s, stage, true, &s->sum[k]);
-		s->sum_ok[k] = true;
-	}
-	*o = s->sum[k];
-}
-
-void sim_summary_core(struct sim *s, int stage, struct metric_set *o)
-{
-	if (stage == 0 && s->nstages == 1)
-		stage = -1;
-	if (stage >= -1 && stage < 255 && s->sum_events == s->tot.events && (size_t)(stage + 1) < s->nsum &&
-	    s->sum_ok[stage + 1]) {
-		*o = s->sum[stage + 1]; /* (a whole one kept already) */
-		return;
-	}
-	summary_compute(s, stage, false, o);
-}
-
-/* all false: the TPOT and queue-time distributions are left zero. */
-/* o's energy figures (sim.h metric_set), from its span and the steps'. */
-static void summary_energy(const struct sim *s, int stage, struct metric_set *o)
-{
-	double idle_w = 0, gpus = 0, span = o->last_done_s - o->first_arrival_s;
-	int i;
-
-	o->energy_j = o->avg_power_w_per_gpu = o->energy_j_per_output_token = NAN;
-	if ((stage >= 0 && s->nstages > 1) || o->completed == 0 || !(span > 0) || isnan(s->tot.energy_dyn_j))
-		return;
-	for (i = 0; i < s->nrep; i++) {
-		idle_w += s->reps[i].power.idle_w * s->reps[i].gpus;
-		gpus += s->reps[i].gpus;
-	}
-	if (s->provisioned_share > 0) { /* autoscaling: the GPUs held part of the time */
-		idle_w *= s->provisioned_share;
-		gpus *= s->provisioned_share;
-	}
-	o->energy_j = idle_w * span + s->tot.energy_dyn_j;
-	o->avg_power_w_per_gpu = o->energy_j / span / gpus;
-	if (o->output_tokens > 0)
-		o->energy_j_per_output_token = o->energy_j / o->output_tokens;
-}
-
-static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o)
-{
-	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
-	size_t i, n;
-	double first = INFINITY, last = 0, gap_ms = 0, gaps = 0, last_arr = 0, wait = 0, run = 0;
-
-	memset(o, 0, sizeof(*o));
-	if (s->hist) {
-		fold_records(s);
-		summary_hist(s, stage, o);
-		free(buf);
-		buf = NULL;
-	}
-	n = buf ? gather(s, s->ttft, stage, buf) : 0;
-	if (buf) {
-		stats_summarise(buf, n, &o->ttft_ms);
-		n = gather(s, s->itl, stage, buf);
-		stats_summarise(buf, n, &o->itl_ms);
-		if (all) {
-			n = gather(s, s->tpot, stage, buf);
-			stats_summarise(buf, n, &o->tpot_ms);
-		}
-		n = gather(s, s->e2e, stage, buf);
-		stats_summarise(buf, n, &o->e2e_ms);
-		if (all) {
-			n = gather(s, s->queue, stage, buf);
-			stats_summarise(buf, n, &o->queue_ms);
-		}
-		free(buf);
-	}
-	for (i = 0; i < 256; i++) {
-		const struct stage_agg *ag = &s->agg[i];
-		if ((stage >= 0 && (size_t)stage != i) || ag->completed == 0)
-			continue;
-		o->completed += (size_t)ag->completed;
-		o->input_tokens += ag->in_tok;
-		o->output_tokens += ag->out_tok;
-		gap_ms += ag->gap_ms;
-		gaps += ag->gaps;
-		wait += ag->wait_ms;
-		run += ag->run_ms;
-		if ((double)ag->first_arr_ns < first)
-			first = (double)ag->first_arr_ns;
-		if ((double)ag->last_arr_ns > last_arr)
-			last_arr = (double)ag->last_arr_ns;
-		if ((double)ag->last_done_ns > last)
-			last = (double)ag->last_done_ns;
-	}
-	o->token_gaps = (size_t)gaps;
-	o->itl_pooled_mean_ms = gaps > 0 ? gap_ms / gaps : NAN;
-	pooled_gaps(s, stage, o);
-	o->running_per_rank = o->queue_share = NAN;
-	if (o->completed > 0 && wait + run > 0)
-		o->queue_share = wait / (wait + run);
-	if (o->completed > 0 && last > first) {
-		double span = (last - first) * 1e-9;
-		o->running_per_rank = run * 1e-3 / span / (double)s->nrep;
-		o->first_arrival_s = first * 1e-9;
-		o->last_done_s = last * 1e-9;
-		o->last_arrival_s = last_arr * 1e-9;
-		o->throughput_rps = (double)o->completed / span;
-		o->input_tok_s = o->input_tokens / span;
-		o->output_tok_s = o->output_tokens / span;
-	}
-	summary_energy(s, stage, o);
-}
-
-/* sim_per_request into doubles (td, ed) or floats (tf, ef). */
-static void per_request(const struct sim *s, double *td, double *ed, float *tf, float *ef, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (td)
-			td[i] = ed[i] = NAN;
-		else
-			tf[i] = ef[i] = NAN;
-	if (s->hist)
-		return; /* not kept past LOGHIST_EXACT_MAX (sim.h) */
-	for (i = 0; i < s->nrec; i++) {
-		int32_t id = s->rec_id[i];
-		if (id < 0 || (size_t)id >= n)
-			continue;
-		if (td) {
-			td[id] = s->ttft[i];
-			ed[id] = s->e2e[i];
-		} else {
-			tf[id] = s->ttft[i];
-			ef[id] = s->e2e[i];
-		}
-	}
-}
-
-void sim_per_request(const struct sim *s, double *ttft_ms, double *e2e_ms, size_t n)
-{
-	per_request(s, ttft_ms, e2e_ms, NULL, NULL, n);
-}
-
-void sim_per_request_f(const struct sim *s, float *ttft_ms, float *e2e_ms, size_t n)
-{
-	per_request(s, NULL, NULL, ttft_ms, e2e_ms, n);
-}
-
-void sim_per_request_itl(const struct sim *s, double *itl_ms, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		itl_ms[i] = NAN;
-	if (s->hist)
-		return;
-	for (i = 0; i < s->nrec; i++) {
-		int32_t id = s->rec_id[i];
-		if (id >= 0 && (size_t)id < n)
-			itl_ms[id] = s->itl[i];
-	}
-}
-
-void sim_keep_client_times(struct sim *s)
-{
-	s->keep_raw = true;
-}
-
-bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
-{
-	struct overheads ov = s->cost->cfg.ov;
-	size_t i;
-
-	/* the pooled gaps and the CSV rows (or whoever read them) hold the
-	 * old terms */
-	if (!s->raw_first || s->hist || s->flow || !s->cfg.no_pooled_gaps || s->cfg.requests_out ||
-	    s->cfg.on_request || ov.api_prompt_us > 0) /* (no prompt lengths kept) */
-		return false;
-	ov.api_ttft_ms = api_ttft_ms;
-	ov.api_e2e_ms = api_e2e_ms;
-	for (i = 0; i < 256; i++)
-		s->agg[i].gap_ms = 0;
-	/* record()'s values, in its order (the gap sums add up the same) */
-	for (i = 0; i < s->nrec; i++) {
-		int64_t out = s->raw_out[i];
-		double ttft, e2e, itl;
-		client_times(s, &ov, s->raw_first[i], s->raw_last[i], out, 0, &ttft, &e2e);
-		itl = out > 1 ? (e2e - ttft) / (double)(out - 1) : NAN;
-		s->ttft[i] = (float)ttft;
-		s->itl[i] = (float)itl;
-		s->tpot[i] = (float)(e2e / (double)out);
-		s->e2e[i] = (float)e2e;
-		if (out > 1)
-			s->agg[s->stage[i]].gap_ms += e2e - ttft;
-	}
-	if (s->nsum)
-		memset(s->sum_ok, 0, s->nsum * sizeof(*s->sum_ok));
-	return true;
-}

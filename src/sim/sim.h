@@ -142,7 +142,7 @@ struct sim_cfg {
 	bool no_segments;
 	/* lazy decoders off (tests): by default a request in steady decode
 	 * is advanced by its replica's step count and walked only when a
-	 * block, its completion or a preemption needs it (sched.c); off, every
+	 * block, its completion or a preemption needs it (step.c); off, every
 	 * running request is walked at every step, as the literal algorithm
 	 * does; the output is byte-identical either way */
 	bool no_lazy_decoders;

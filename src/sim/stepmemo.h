@@ -25,7 +25,7 @@
  * pricing with it (a price depends on the step and the model only): the
  * cost model must not change while a memo is in use (tests change
  * overheads between runs).
- * Library-internal: sched.c is its only user. */
+ * Library-internal: step.c is its only user. */
 #ifndef SERVESIM_SIM_STEPMEMO_H
 #define SERVESIM_SIM_STEPMEMO_H
 #include <stdbool.h>

@@ -21,6 +21,9 @@
 #include "engine/sglang.h"
 #include "sim/sim.h"
 #include "sim/core.h" /* (struct sim_memo's counts) */
+#include "sim/reqpool.h"
+#include "sim/runlist.h"
+#include "sim/waitq.h"
 #include "base/decnum.h"
 #include "hw/tier2.h"
 #include "readers/mooncake.h"
@@ -1560,6 +1563,69 @@ static void test_pp(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* The step mechanics, one file each around core.h: a request record from
+ * the pool comes back cleared and is the next one given after it is put
+ * back (reqpool.c); a block-id array is reused within its size class; the
+ * waiting queue gives its front first (waitq.c); the running list keeps
+ * admission order (runlist.c). */
+static void test_mechanics(const struct model_cfg *m)
+{
+	struct req *a, *b, *x;
+	int32_t *ia, *ib;
+	struct cost_model c;
+	struct replica *rp;
+	struct sim_cfg sc;
+	struct sim *s = NULL;
+	struct wl_spec w;
+	struct err e;
+
+	make_cost(&c, m, 512, 64, 0);
+	base_cfg(&sc, 512, 64, 4000);
+	poisson_spec(&w, 20, 100, 10, 200, 5);
+	if (sim_new(&sc, &c, &w, &s, &e) < 0) {
+		CHECK(0, "mechanics: sim_new: %s", e.msg);
+		cost_release(&c);
+		return;
+	}
+	rp = &s->reps[0];
+	a = reqpool_req_get(s);
+	b = reqpool_req_get(s);
+	a->prompt = 100;
+	a->output = 20;
+	b->prompt = 3000;
+	b->output = 10;
+	ia = reqpool_ids_get(s, rp, a);
+	ib = reqpool_ids_get(s, rp, b);
+	CHECK(a != b && ia != ib && a->aclass > 0 && b->aclass > a->aclass,
+	      "mechanics: two records, their arrays in classes %d < %d", a->aclass, b->aclass);
+	reqpool_ids_put(s, rp, a, ia);
+	sched_req_put(s, a);
+	x = reqpool_req_get(s);
+	CHECK(x == a && x->prompt == 0 && x->aclass == 0, "mechanics: the record put back is given next, cleared");
+	x->prompt = 90;
+	x->output = 25;
+	CHECK(reqpool_ids_get(s, rp, x) == ia, "mechanics: a block-id array reused within its size class");
+	reqpool_ids_put(s, rp, x, ia);
+	reqpool_ids_put(s, rp, b, ib);
+	waitq_push_front(rp, x);
+	waitq_push_front(rp, b);
+	CHECK(rp->wlen == 2 && waitq_front(s, rp) == b, "mechanics: the waiting queue's front is the last pushed in front");
+	waitq_pop_front(rp);
+	CHECK(rp->wlen == 1 && waitq_front(s, rp) == x, "mechanics: then the one behind it");
+	waitq_pop_front(rp);
+	runlist_append(rp, x);
+	runlist_append(rp, b);
+	CHECK(rp->run_head == x && rp->run_tail == b && rp->nrun == 2 && x->rseq < b->rseq,
+	      "mechanics: the running list in admission order");
+	runlist_remove(rp, x);
+	CHECK(rp->run_head == b && rp->run_tail == b && rp->nrun == 1, "mechanics: one removed, the other kept");
+	runlist_remove(rp, b);
+	sched_req_put(s, x);
+	sched_req_put(s, b);
+	sim_free(s);
+	cost_release(&c);
+}
+
 /* Past the exact count the summaries come from histograms within
  * LOGHIST_REL_ERR of the exact ones (exact_max lowered to 700 here). */
 static void test_hist_percentiles(const struct model_cfg *m)
@@ -1894,7 +1960,7 @@ static void same_both_ways(const char *what, const char *mode, struct sim_cfg *s
 
 /* Step segments (sim.h, no_segments): running a replica's steps back to
  * back without the event queue (and steady-decode steps without the
- * general walks: sched.c's decode_steps) gives the same bytes as step by
+ * general walks: step.c's decode_steps) gives the same bytes as step by
  * step, on open and closed loops, prefix caching with shared prefixes, a
  * preemption storm, speculative decoding, PP, DP, attention-DP lockstep,
  * P/D and SGLang. */
@@ -1915,7 +1981,7 @@ static void lazy_compare(const char *what, struct sim_cfg *sc, const struct cost
 }
 
 /* An attention-DP rank's decode step priced in two parts (cost.h,
- * cost_step_local_s and cost_step_join_s, what sched.c's memo keeps and
+ * cost_step_local_s and cost_step_join_s, what step.c's memo keeps and
  * what it adds) is cost_step_s bit for bit: MLA (DeepSeek-V3) and GQA
  * (Mixtral) models, PP 1 and 2, sampled sequences below and at the
  * decoders, the group's MoE tokens inside and past the MoE table, with and
@@ -3216,6 +3282,7 @@ int main(void)
 	test_cold_start(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
+	test_mechanics(&m);
 	test_status_sketch(&m);
 	test_pooled_itl_hand(&m);
 	test_pooled_itl_replay(&m);

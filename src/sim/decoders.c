@@ -1,0 +1,213 @@
+/* decoders.c - decoders, the requests in steady decode that the step loop
+ * does not walk (see step.c): their completions in a ring of step buckets
+ * and a heap, their joining and leaving, and the pooled token gaps delivered
+ * per step. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "core.h"
+#include "sim/decoders.h"
+
+/* steps ahead that a decoder's completion is kept in the replica's ring of
+ * buckets (a power of two: 1024 steps covers the chat workloads' outputs)
+ * rather than its heap: O(1) each instead of log(decoders) comparisons */
+#define SCHED_FIN_RING 1024
+
+/* the ring's first size: it doubles to cover the farthest completion
+ * queued, up to SCHED_FIN_RING, so that a rank that sees a few short
+ * requests (DP ranks of a large GPU budget) holds a few buckets only */
+#define SCHED_FIN_RING_START 16
+
+static bool fin_before(const struct fin_entry *a, const struct fin_entry *b)
+{
+	return a->fin_G < b->fin_G || (a->fin_G == b->fin_G && a->rseq < b->rseq);
+}
+
+static void heap_push(struct replica *rp, struct fin_entry e)
+{
+	size_t i;
+
+	XGROW(rp->heap, rp->heap_cap, rp->nheap + 1);
+	i = rp->nheap++;
+	while (i > 0 && fin_before(&e, &rp->heap[(i - 1) / 2])) {
+		rp->heap[i] = rp->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	rp->heap[i] = e;
+}
+
+void dec_heap_pop(struct replica *rp)
+{
+	struct fin_entry last = rp->heap[--rp->nheap];
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		const struct fin_entry *best = &last;
+		if (l < rp->nheap && fin_before(&rp->heap[l], best)) {
+			m = l;
+			best = &rp->heap[l];
+		}
+		if (l + 1 < rp->nheap && fin_before(&rp->heap[l + 1], best))
+			m = l + 1;
+		if (m == i)
+			break;
+		rp->heap[i] = rp->heap[m];
+		i = m;
+	}
+	if (rp->nheap > 0)
+		rp->heap[i] = last;
+}
+
+/* Queue decoder completion e (fin_G > G): in the ring when it is due
+ * within SCHED_FIN_RING steps, else in the heap.  The order in which one
+ * step's completions are found does not matter: finish_rank sorts them
+ * by running order, and their gaps are the same value. */
+/* Double rp's ring until it covers completions d steps ahead (d <
+ * SCHED_FIN_RING).  Every queued entry is due within the old size n of
+ * G, so bucket j's entries go to j or j + n of the new ring, still one
+ * due step per bucket. */
+static void ring_grow(struct replica *rp, int64_t d)
+{
+	size_t n = rp->ring ? (size_t)rp->ring_mask + 1 : 0, j, k, m;
+
+	if (!rp->ring) {
+		for (m = SCHED_FIN_RING_START; (int64_t)m <= d; m *= 2)
+			;
+		rp->ring = xcalloc(m, sizeof(*rp->ring));
+		rp->ring_mask = (uint32_t)(m - 1);
+		return;
+	}
+	while ((int64_t)n <= d) {
+		struct fin_bucket *r = xcalloc(2 * n, sizeof(*r));
+		for (j = 0; j < n; j++) {
+			struct fin_bucket *b = &rp->ring[j], *hi = &r[j + n];
+			for (k = m = 0; k < b->n; k++) {
+				if (b->e[k].fin_G & (int64_t)n) {
+					XGROW(hi->e, hi->cap, hi->n + 1);
+					hi->e[hi->n++] = b->e[k];
+				} else {
+					b->e[m++] = b->e[k];
+				}
+			}
+			b->n = m;
+			r[j] = *b;
+		}
+		free(rp->ring);
+		rp->ring = r;
+		n *= 2;
+		rp->ring_mask = (uint32_t)(n - 1);
+	}
+}
+
+static void fin_push(struct replica *rp, struct fin_entry e)
+{
+	struct fin_bucket *b;
+	int64_t d = e.fin_G - rp->G;
+
+	if (d >= SCHED_FIN_RING) {
+		heap_push(rp, e);
+		return;
+	}
+	if (!rp->ring || d > rp->ring_mask)
+		ring_grow(rp, d);
+	b = &rp->ring[e.fin_G & rp->ring_mask];
+	XGROW(b->e, b->cap, b->n + 1);
+	b->e[b->n++] = e;
+}
+
+void dec_join(struct sim *s, struct replica *rp, struct req *r)
+{
+	struct fin_entry fe;
+
+	r->dec = true;
+	r->dG0 = rp->G;
+	r->dc0 = r->computed;
+	r->dg0 = r->generated;
+	if (s->cfg.policy->decoder_keys) {
+		XGROW(rp->dk, rp->dk_cap, rp->ndk + 1);
+		r->dk_ix = (int32_t)rp->ndk;
+		rp->dk[rp->ndk].k = r->output - r->dg0 + r->dG0;
+		rp->dk_sum += rp->dk[rp->ndk].k;
+		rp->dk[rp->ndk++].r = r;
+	}
+	r->cls = cls_of(s, r->dc0 - r->dG0);
+	r->cprev = r->cnext = NULL;
+	r->lean = (r->nnamed < r->nblocks || !s->cfg.prefix_caching || !gets_hash(s, r, r->nblocks)) &&
+		  r->nnamed <= r->nhashed && r->nblocks == blocks_for(s, r->computed) &&
+		  r->nhashed == full_blocks(s, r->computed);
+	if (r->lean) {
+		rp->cls_lean[r->cls]++;
+	} else {
+		r->cnext = rp->cls_head[r->cls];
+		if (r->cnext)
+			r->cnext->cprev = r;
+		rp->cls_head[r->cls] = r;
+	}
+	rp->cls_count[r->cls]++;
+	rp->ndec++;
+	rp->dec_stage[dec_stage_ix(r)]++;
+	if (dec_stage_ix(r) >= rp->dec_stage_hi)
+		rp->dec_stage_hi = dec_stage_ix(r) + 1;
+	rp->dec_base_sum += r->dc0 - r->dG0;
+	if (r->rseq > rp->dec_max_rseq || rp->ndec == 1)
+		rp->dec_max_rseq = r->rseq;
+	fe.fin_G = r->dG0 + (r->output - r->dg0);
+	/* back from an explicit spell that scheduled it at every step: its
+	 * entry still holds the right step, so keep it (an overloaded replica
+	 * walks every step and would otherwise push one entry per decoder per
+	 * step) */
+	if (r->heaped && r->heap_fin == fe.fin_G)
+		return;
+	r->epoch++;
+	r->heaped = true;
+	r->heap_fin = fe.fin_G;
+	fe.rseq = r->rseq;
+	fe.epoch = r->epoch;
+	fe.r = r;
+	fin_push(rp, fe);
+}
+
+/* Turn a decoder back into an explicit request at the current step count
+ * (between steps: a lean one holds exactly the blocks of its context). */
+void sched_dec_leave(const struct sim *s, struct replica *rp, struct req *r)
+{
+	int64_t steps = rp->G - r->dG0;
+
+	r->computed = r->dc0 + steps;
+	r->generated = r->dg0 + steps;
+	if (r->lean) {
+		r->nblocks = blocks_for(s, r->computed);
+		r->nhashed = (int32_t)full_blocks(s, r->computed);
+		rp->cls_lean[r->cls]--;
+		r->lean = false;
+	} else {
+		if (r->cprev)
+			r->cprev->cnext = r->cnext;
+		else
+			rp->cls_head[r->cls] = r->cnext;
+		if (r->cnext)
+			r->cnext->cprev = r->cprev;
+		r->cprev = r->cnext = NULL;
+	}
+	rp->cls_count[r->cls]--;
+	rp->ndec--;
+	rp->dec_stage[dec_stage_ix(r)]--;
+	/* its last chunk was counted with the decoders; its delivery time
+	 * is its next gap's start: the pending step's (always with vLLM),
+	 * else (SGLang, a prefill batch since) delivered already, at tok_t */
+	if (r->generated < r->output) {
+		if (rp->pend_dec)
+			dec_gap_push(rp, r, GAP_NONE, 0);
+		else
+			r->tok_ns = rp->tok_t;
+	}
+	rp->dec_base_sum -= r->dc0 - r->dG0;
+	r->dec = false; /* its heap entry is skipped while it is explicit */
+	if (s->cfg.policy->decoder_keys) { /* its dk slot takes the last one */
+		rp->dk_sum -= rp->dk[r->dk_ix].k;
+		rp->dk[r->dk_ix] = rp->dk[--rp->ndk];
+		rp->dk[r->dk_ix].r->dk_ix = r->dk_ix;
+	}
+}

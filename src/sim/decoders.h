@@ -1,0 +1,111 @@
+/* decoders.h - decoders (decoders.c): the pooled token gaps pushed and
+ * delivered inline (every step); private to src/sim/. */
+#ifndef SERVESIM_SIM_DECODERS_H
+#define SERVESIM_SIM_DECODERS_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/alloc.h"
+#include "base/wdist.h"
+#include "sim/core.h"
+
+/* The earliest completion popped; r joins the decoders. */
+void dec_heap_pop(struct replica *rp);
+void dec_join(struct sim *s, struct replica *rp, struct req *r);
+
+/* What a chunk's delivery does: only note its time (a first chunk, or a
+ * decoder turned explicit whose gap its step counted), or also add the
+ * gap since the request's previous chunk (the last one carrying the
+ * client-side terms after the last token). */
+enum gap_kind { GAP_NONE, GAP_MID, GAP_LAST };
+
+static inline int dec_stage_ix(const struct req *r)
+{
+	return r->stage > 255 ? 255 : r->stage;
+}
+
+static SCHED_STEP_INLINE void dec_gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int64_t k)
+{
+	struct gap_ent *g;
+
+	if (rp->no_gaps) { /* sim_cfg.no_pooled_gaps: only counted */
+		r->ngaps += kind != GAP_NONE;
+		return;
+	}
+	XGROW(rp->gapq, rp->gapq_cap, rp->ngapq + 1);
+	g = &rp->gapq[rp->ngapq++];
+	g->r = r;
+	g->id = r->id;
+	g->k = (int32_t)k;
+	g->kind = (uint8_t)kind;
+	if (kind != GAP_NONE)
+		r->ngaps++;
+}
+
+/* The last finished step's chunks reach the client at t: the gaps. */
+static SCHED_STEP_INLINE void dec_gaps_deliver(struct sim *s, struct replica *rp, int64_t t, const bool sg)
+{
+	const struct overheads *ov = &s->cost->cfg.ov; /* as engine.c's record() */
+	bool h2;
+	double stream, tail, v, run_x = 0;
+	uint64_t run_n = 0;
+	size_t i;
+	int st, run_st = 0;
+
+	if (s->cfg.no_pooled_gaps) { /* nobody reads them (sim.h) */
+		rp->ngapq = 0;
+		if (!sg || rp->pend_dec)
+			rp->tok_t = t;
+		return;
+	}
+	h2 = !(s->cost->cfg.off & COST_H2);
+	stream = h2 ? ov->stream_token_us * 1e-3 : 0;
+	tail = h2 ? ov->api_e2e_ms + stream : 0;
+	v = (double)(t - rp->tok_t) * 1e-6 + stream;
+	/* the others (a record reused since, a rejected request's, is
+	 * skipped); runs of one value in one stage are added at once (the
+	 * explicit requests of an SGLang decode batch mostly share the step's
+	 * gap: one add instead of one per request; an exact distribution
+	 * comes out the same, a bucketed one's sum up to rounding, as the
+	 * decoders' weighted adds) */
+	for (i = 0; i < rp->ngapq; i++) {
+		const struct gap_ent *g = &rp->gapq[i];
+		struct req *r = g->r;
+		double x;
+		if (r->id != g->id)
+			continue;
+		if (s->cfg.on_chunk && g->k > 0) /* live use (sim.h) */
+			s->cfg.on_chunk(s->cfg.on_chunk_ctx, r->id, t, g->k,
+					g->kind == GAP_LAST || (g->kind == GAP_NONE && r->generated >= r->output));
+		if (g->kind != GAP_NONE) {
+			x = (double)(t - r->tok_ns) * 1e-6 + stream * (double)g->k +
+			    (g->kind == GAP_LAST ? tail : 0);
+			st = dec_stage_ix(r);
+			if (x == v && st < rp->dec_stage_hi) { /* as the decoders' */
+				rp->lazy_n[st]++;
+			} else if (run_n > 0 && x == run_x && st == run_st) {
+				run_n++;
+			} else {
+				if (run_n > 0)
+					wdist_add(&s->gapd[run_st], run_x, run_n);
+				run_x = x;
+				run_st = st;
+				run_n = 1;
+			}
+		}
+		r->tok_ns = t;
+	}
+	if (run_n > 0)
+		wdist_add(&s->gapd[run_st], run_x, run_n);
+	/* the decoders' one-token chunks */
+	for (st = 0; st < rp->dec_stage_hi; st++)
+		if (rp->lazy_n[st] > 0) {
+			wdist_add(&s->gapd[st], v, (uint64_t)rp->lazy_n[st]);
+			rp->lazy_n[st] = 0;
+		}
+	rp->ngapq = 0;
+	if (!sg || rp->pend_dec)
+		rp->tok_t = t;
+}
+
+#endif

@@ -1,0 +1,210 @@
+/* records.c - request records kept as requests end: the per-request CSV rows,
+ * the latency histograms and per-request arrays, conversation turns, and the
+ * records folded into sketches past the kept count. */
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/loghist.h"
+#include "core.h"
+#include "sim/records.h"
+
+const char *reject_reason_name(enum reject_reason r)
+{
+	switch (r) {
+	case REJ_TOO_LONG: return "too_long";
+	case REJ_KV_CAPACITY: return "kv_capacity";
+	default: return "?";
+	}
+}
+
+void records_csv_row(struct sim *s, const struct req *r, const char *status, double ttft_ms,
+		    double itl_ms, double tpot_ms, double e2e_ms, double queue_ms)
+{
+	if (s->cfg.on_request) {
+		struct sim_req_row row = {r->id, r->arrival_ns, strcmp(status, "completed") == 0,
+					  strcmp(status, "aborted") == 0, queue_ms,
+					  ttft_ms, itl_ms, tpot_ms, e2e_ms, r->prompt, r->output};
+		s->cfg.on_request(s->cfg.on_request_ctx, &row);
+	}
+	if (!s->cfg.requests_out)
+		return;
+	fprintf(s->cfg.requests_out, "%lld,%d,%d,%.6f,%lld,%lld,%lld,%d,%s,%.4f,%.4f,%.4f,%.4f,%.4f",
+		(long long)r->id, r->replica, r->stage, (double)r->arrival_ns * 1e-9,
+		(long long)r->prompt, (long long)r->output, (long long)r->prefix_hit_tokens,
+		r->preempts, status, queue_ms, ttft_ms, itl_ms, tpot_ms, e2e_ms);
+	if (s->cfg.spec.k > 0) /* output tokens after the first per decode step */
+		fprintf(s->cfg.requests_out, ",%.4f",
+			r->dsteps > 0 ? (double)(r->output - 1) / r->dsteps : 0.0);
+	if (s->cfg.pd.prefill > 0)
+		fprintf(s->cfg.requests_out, ",%.4f", (double)r->xfer_ns * 1e-6);
+	fputc('\n', s->cfg.requests_out);
+}
+
+void sim_requests_csv_header(FILE *f, bool spec, bool pd)
+{
+	fprintf(f, "id,replica,stage,arrival_s,prompt_tokens,output_tokens,cached_tokens,preemptions,status,queue_ms,ttft_ms,itl_ms,tpot_ms,e2e_ms%s%s\n",
+		spec ? ",tokens_per_step" : "", pd ? ",kv_transfer_ms" : "");
+}
+
+/* Move the recorded values into the per-stage histograms (allocated on
+ * first use) and empty the arrays: memory stays bounded past
+ * LOGHIST_EXACT_MAX completions. */
+void records_fold(struct sim *s)
+{
+	const float *src[5] = {s->ttft, s->itl, s->tpot, s->e2e, s->queue};
+	size_t i, k;
+
+	if (!s->hist) {
+		flow_fold(s); /* (from the records about to go) */
+		s->hist = xmalloc(xmul(256 * 5, sizeof(struct loghist)));
+		for (i = 0; i < 256 * 5; i++)
+			loghist_init(&s->hist[i]);
+	}
+	for (i = 0; i < s->nrec; i++)
+		for (k = 0; k < 5; k++)
+			loghist_add(&s->hist[s->stage[i] * 5 + k], src[k][i]);
+	s->nrec = 0;
+	/* folded: sim_reprice_api has nothing left to recompute */
+	free(s->raw_first);
+	free(s->raw_last);
+	free(s->raw_out);
+	s->raw_first = s->raw_last = s->raw_out = NULL;
+	if (s->cap_rec > 4096) { /* from here on the arrays only buffer 4096 */
+		s->cap_rec = 4096;
+		s->ttft = xreallocarray(s->ttft, 4096, sizeof(float));
+		s->itl = xreallocarray(s->itl, 4096, sizeof(float));
+		s->tpot = xreallocarray(s->tpot, 4096, sizeof(float));
+		s->e2e = xreallocarray(s->e2e, 4096, sizeof(float));
+		s->queue = xreallocarray(s->queue, 4096, sizeof(float));
+		s->stage = xreallocarray(s->stage, 4096, sizeof(uint8_t));
+		s->rec_id = xreallocarray(s->rec_id, 4096, sizeof(int32_t));
+	}
+}
+
+/* A completion's client-side TTFT and E2E (ms) from its first and last
+ * token's engine times after its arrival (record, sim_reprice_api). */
+void records_client_times(const struct sim *s, const struct overheads *ov, int64_t first_ns,
+			 int64_t last_ns, int64_t output, int64_t prompt, double *ttft, double *e2e)
+{
+	bool h2 = !(s->cost->cfg.off & COST_H2);
+	double api = h2 ? ov->api_ttft_ms : 0, stream = h2 ? ov->stream_token_us : 0;
+
+	if (h2 && ov->api_prompt_us > 0)
+		api += ov->api_prompt_us * 1e-3 * (double)prompt;
+
+	*ttft = (double)first_ns * 1e-6 + api;
+	*e2e = (double)last_ns * 1e-6 + api + stream * 1e-3 * (double)output + (h2 ? ov->api_e2e_ms : 0);
+}
+
+/* A completed session turn's figures, in its turn's row. */
+static void turn_record(struct sim *s, const struct req *r, double ttft_ms)
+{
+	struct turn_agg *ta;
+	int k;
+
+	if (!s->turns) {
+		s->turns = xcalloc(SIM_TURN_ROWS, sizeof(*s->turns));
+		for (k = 0; k < SIM_TURN_ROWS; k++)
+			loghist_init(&s->turns[k].ttft);
+	}
+	ta = &s->turns[(r->turn < SIM_TURN_ROWS ? r->turn : SIM_TURN_ROWS) - 1];
+	loghist_add(&ta->ttft, ttft_ms);
+	ta->completed++;
+	ta->prompt += (double)r->prompt;
+	ta->hit += (double)r->prefix_hit_tokens;
+}
+
+size_t sim_turn_stats(const struct sim *s, struct sim_turn_stats *out, size_t max)
+{
+	size_t n = 0;
+	int k;
+
+	for (k = 0; s->turns && k < SIM_TURN_ROWS && n < max; k++) {
+		const struct turn_agg *ta = &s->turns[k];
+		if (ta->completed == 0)
+			continue;
+		out[n].turn = k + 1;
+		out[n].and_later = k + 1 == SIM_TURN_ROWS;
+		out[n].completed = (size_t)ta->completed;
+		out[n].prompt_tokens_mean = ta->prompt / (double)ta->completed;
+		out[n].prefix_hit_rate = ta->prompt > 0 ? ta->hit / ta->prompt : 0;
+		loghist_summarise(&ta->ttft, &out[n].ttft_ms);
+		n++;
+	}
+	return n;
+}
+
+void records_keep(struct sim *s, const struct req *r)
+{
+	/* (the decode pool's overheads: its cost model is s->cost) */
+	const struct overheads *ov = &s->cost->cfg.ov;
+	double ttft, e2e, itl;
+	double queue = (double)(r->sched_ns - r->arrival_ns) * 1e-6;
+	size_t i = s->nrec;
+	struct stage_agg *ag;
+
+	records_client_times(s, ov, r->first_ns - r->arrival_ns, r->last_ns - r->arrival_ns, r->output, r->prompt, &ttft,
+		     &e2e);
+	itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
+	flow_complete(s, r, ttft, e2e);
+	if (i == s->cap_rec) {
+		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
+		if (s->keep_raw && !s->hist) {
+			s->raw_first = xreallocarray(s->raw_first, c, sizeof(int64_t));
+			s->raw_last = xreallocarray(s->raw_last, c, sizeof(int64_t));
+			s->raw_out = xreallocarray(s->raw_out, c, sizeof(int64_t));
+		}
+		s->ttft = xreallocarray(s->ttft, c, sizeof(float));
+		s->itl = xreallocarray(s->itl, c, sizeof(float));
+		s->tpot = xreallocarray(s->tpot, c, sizeof(float));
+		s->e2e = xreallocarray(s->e2e, c, sizeof(float));
+		s->queue = xreallocarray(s->queue, c, sizeof(float));
+		s->stage = xreallocarray(s->stage, c, sizeof(uint8_t));
+		s->rec_id = xreallocarray(s->rec_id, c, sizeof(int32_t));
+		s->cap_rec = c;
+	}
+	if (s->raw_first) {
+		s->raw_first[i] = r->first_ns - r->arrival_ns;
+		s->raw_last[i] = r->last_ns - r->arrival_ns;
+		s->raw_out[i] = r->output;
+	}
+	s->ttft[i] = (float)ttft;
+	s->itl[i] = (float)itl;
+	s->tpot[i] = (float)(e2e / (double)r->output);
+	s->e2e[i] = (float)e2e;
+	s->queue[i] = (float)queue;
+	s->stage[i] = (uint8_t)(r->stage > 255 ? 255 : r->stage);
+	s->rec_id[i] = r->id <= INT32_MAX ? (int32_t)r->id : -1;
+	ag = &s->agg[s->stage[i]];
+	s->nrec++;
+	if (s->hist ? s->nrec == s->cap_rec
+		    : s->nrec > (s->cfg.exact_max ? s->cfg.exact_max : LOGHIST_EXACT_MAX) &&
+			      !s->cfg.exact_percentiles)
+		records_fold(s);
+	if (ag->completed == 0 || r->arrival_ns < ag->first_arr_ns)
+		ag->first_arr_ns = r->arrival_ns;
+	if (ag->completed == 0 || r->arrival_ns > ag->last_arr_ns)
+		ag->last_arr_ns = r->arrival_ns;
+	if (ag->completed == 0 || r->last_ns > ag->last_done_ns)
+		ag->last_done_ns = r->last_ns;
+	ag->completed++;
+	ag->in_tok += (double)r->prompt;
+	ag->out_tok += (double)r->output;
+	ag->wait_ms += queue;
+	ag->run_ms += (double)(r->last_ns - r->sched_ns) * 1e-6;
+	{
+		/* speculative decoding: explicit requests count their chunks;
+		 * P/D's first token may come with the second (pd_merged) */
+		double ng = s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1 - r->pd_merged);
+		if (ng > 0) {
+			ag->gap_ms += e2e - ttft;
+			ag->gaps += ng;
+		}
+	}
+	if (r->turn > 0)
+		turn_record(s, r, ttft);
+	records_csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
+}

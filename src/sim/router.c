@@ -1,0 +1,180 @@
+/* router.c - routing an arrival to a replica (DP rank or P/D prefill
+ * instance): round robin, least loaded, and the kv-aware router scored as
+ * llm-d's precise prefix-cache profile. */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "core.h"
+#include "sim/reqpool.h"
+#include "sim/router.h"
+
+/* The kv-aware router's weights: llm-d's precise prefix-cache routing
+ * profile (llm-d guides/precise-prefix-cache-aware, gaie-kv-events/values.yaml,
+ * llm-d-inference-scheduler v0.7; https://llm-d.ai/docs/dev/guides/precise-prefix-cache-routing):
+ * precise-prefix-cache-scorer 3 (the share of the prompt's blocks resident
+ * in the endpoint's KV cache, from the engines' KV events: here read
+ * straight from the cache), kv-cache-utilization-scorer 2 (1 - the share
+ * of KV blocks in use) and queue-scorer 2 (waiting requests, min-max
+ * normalised over the candidates: the shortest queue 1, the longest 0, all
+ * 1 when equal), then max-score-picker (the highest sum; equal sums drawn
+ * at random, as its shuffle before a stable sort does). */
+#define ROUTE_W_PREFIX 3.0
+#define ROUTE_W_KV 2.0
+#define ROUTE_W_QUEUE 2.0
+
+const char *router_name(enum router_kind k)
+{
+	switch (k) {
+	case ROUTER_ROUND_ROBIN: return "round-robin";
+	case ROUTER_LEAST_OUTSTANDING: return "least-loaded";
+	case ROUTER_KV_AWARE: return "kv-aware";
+	}
+	return "?";
+}
+
+enum router_kind router_kind_of(const char *name, enum router_kind none)
+{
+	static const struct {
+		const char *name;
+		enum router_kind k;
+	} names[] = {{"round-robin", ROUTER_ROUND_ROBIN}, {"rr", ROUTER_ROUND_ROBIN},
+		     {"least-loaded", ROUTER_LEAST_OUTSTANDING}, {"lo", ROUTER_LEAST_OUTSTANDING},
+		     {"least-outstanding", ROUTER_LEAST_OUTSTANDING}, {"kv-aware", ROUTER_KV_AWARE},
+		     {"kv", ROUTER_KV_AWARE}};
+	size_t i;
+
+	if (!name)
+		return none;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i].name) == 0)
+			return names[i].k;
+	assert(!"a router name the field table did not take");
+	return none;
+}
+
+/* The content chain of arrival w (request id) a router looks up: the
+ * hashes of the blocks others can hold (its group prefix or repeated
+ * prompt, at most what a prefix hit may cover: all but the last token), as
+ * the scheduler computes them (sched_block_hash); their count. */
+static int32_t route_chain(struct sim *s, const struct wl_req *w, int64_t id)
+{
+	int64_t bs = s->cfg.block_size, maxb = full_blocks(s, w->prompt_tokens - 1), n, b;
+	uint64_t prev = 0;
+	struct req r;
+
+	n = w->content_id >= 0 ? w->prompt_tokens / bs : w->prefix_group >= 0 ? w->prefix_tokens / bs : 0;
+	if (n > maxb)
+		n = maxb;
+	if (n <= 0 || !s->cfg.prefix_caching)
+		return 0;
+	reqpool_of_arrival(&r, w, id);
+	XGROW(s->route_chain, s->route_chain_cap, (size_t)n);
+	for (b = 0; b < n; b++)
+		prev = s->route_chain[b] = sched_block_hash(s, &r, b, prev);
+	return (int32_t)n;
+}
+
+/* The first rank of candidate i. */
+static inline int cand_lo(const struct route_cands *c, int i)
+{
+	return c->lo + (c->map ? c->map[i] : i) * c->stride;
+}
+
+/* kv-aware: candidate i's score (weights above); its ranks' waiting
+ * queues summed, their KV use pooled, their longest cached prefix. */
+static double route_score(const struct sim *s, const struct route_cands *c, int i, size_t qmin, size_t qmax)
+{
+	double used = 0, total = 0, q = 1;
+	size_t wait = 0;
+	int32_t hits = 0;
+	int k, r0 = cand_lo(c, i);
+
+	for (k = r0; k < r0 + c->width; k++) {
+		const struct replica *rp = &s->reps[k];
+		wait += rp->wlen + rp->ninbox;
+		used += (double)kvc_used(&rp->kv);
+		total += (double)rp->kv.total;
+		if (c->nchain > hits) {
+			int32_t h = kvc_cached_prefix(&rp->kv, c->chain, c->nchain);
+			if (h > hits)
+				hits = h;
+		}
+	}
+	if (qmax > qmin)
+		q = (double)(qmax - wait) / (double)(qmax - qmin);
+	return ROUTE_W_PREFIX * (c->nfull > 0 ? (double)hits / (double)c->nfull : 0) +
+	       ROUTE_W_KV * (total > 0 ? 1 - used / total : 0) + ROUTE_W_QUEUE * q;
+}
+
+/* The candidate the router picks (ctr: its round-robin counter). */
+int router_pick(struct sim *s, const struct route_cands *c, uint64_t *ctr)
+{
+	int i, k, best = 0;
+	size_t bl = SIZE_MAX, qmin = SIZE_MAX, qmax = 0;
+	double bs = -1;
+	uint32_t ties = 0;
+
+	if (c->n == 1)
+		return 0;
+	switch (s->cfg.router) {
+	case ROUTER_ROUND_ROBIN:
+		return (int)((*ctr)++ % (uint64_t)c->n);
+	case ROUTER_LEAST_OUTSTANDING:
+		for (i = 0; i < c->n; i++) {
+			size_t l = 0;
+			for (k = cand_lo(c, i); k < cand_lo(c, i) + c->width; k++)
+				l += s->reps[k].nrun + s->reps[k].wlen + s->reps[k].ninbox;
+			if (l < bl) {
+				bl = l;
+				best = i;
+			}
+		}
+		return best;
+	case ROUTER_KV_AWARE:
+		break;
+	}
+	for (i = 0; i < c->n; i++) {
+		size_t wait = 0;
+		for (k = cand_lo(c, i); k < cand_lo(c, i) + c->width; k++)
+			wait += s->reps[k].wlen + s->reps[k].ninbox;
+		qmin = wait < qmin ? wait : qmin;
+		qmax = wait > qmax ? wait : qmax;
+	}
+	for (i = 0; i < c->n; i++) {
+		double sc = route_score(s, c, i, qmin, qmax);
+		if (sc > bs) {
+			bs = sc;
+			best = i;
+			ties = 1;
+		} else if (sc == bs && pcg32_bounded(&s->route_rng, ++ties) == 0) {
+			best = i; /* each of the equal best kept with chance 1/ties */
+		}
+	}
+	return best;
+}
+
+/* The engine rank arrival w (request id) is queued on: a replica by the
+ * router, then one of its ranks (with P/D, one of its prefill workers). */
+int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
+{
+	int pre = s->cfg.pd.prefill, k = 0;
+	struct route_cands c = {s->nroute, 0, s->per, pre > 0 ? pre : s->per, NULL, 0, 0, s->route_ix};
+
+	if (s->cfg.router == ROUTER_KV_AWARE) {
+		c.nchain = route_chain(s, w, id);
+		c.chain = s->route_chain;
+		c.nfull = (int32_t)full_blocks(s, w->prompt_tokens);
+	}
+	if (c.n > 1)
+		k = router_pick(s, &c, &s->rr);
+	if (c.map)
+		k = c.map[k];
+	c.map = NULL;
+	c.n = c.width;
+	c.lo = k * s->per;
+	c.stride = c.width = 1;
+	return c.lo + router_pick(s, &c, &s->rr_in[k]);
+}

@@ -1,0 +1,21 @@
+/* router.h - routing arrivals to replicas (router.c); private to src/sim/. */
+#ifndef SERVESIM_SIM_ROUTER_H
+#define SERVESIM_SIM_ROUTER_H
+#include <stdint.h>
+
+#include "sim/core.h"
+
+/* Candidate i of a routing choice: ranks [lo + i x stride, + width). */
+struct route_cands {
+	int n, lo, stride, width;
+	const uint64_t *chain;   /* the arrival's content chain (kv-aware), nchain blocks */
+	int32_t nchain, nfull;   /* nfull: the prompt's full blocks */
+	const int *map;          /* candidate i is block map[i] (autoscaling: sim_set_routable), or NULL: i */
+};
+
+/* The candidate the router picks among c (ctr: its round-robin counter),
+ * and the engine rank arrival w is queued on. */
+int router_pick(struct sim *s, const struct route_cands *c, uint64_t *ctr);
+int router_arrival(struct sim *s, const struct wl_req *w, int64_t id);
+
+#endif

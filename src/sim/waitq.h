@@ -1,0 +1,28 @@
+/* waitq.h - the waiting queue (waitq.c): its head read and popped inline
+ * (every admission try); private to src/sim/. */
+#ifndef SERVESIM_SIM_WAITQ_H
+#define SERVESIM_SIM_WAITQ_H
+#include "sim/core.h"
+
+/* r queued at the front (a preemption's return). */
+void waitq_push_front(struct replica *rp, struct req *r);
+/* The request of an entry, its record made on first sight. */
+struct req *waitq_req_of(struct sim *s, const struct replica *rp, const struct wq_ent *q);
+
+/* The head of the waiting queue, its record made if it had none. */
+static inline struct req *waitq_front(struct sim *s, struct replica *rp)
+{
+	struct wq_ent *q = &rp->wq[rp->whead];
+
+	if (!q->r)
+		q->r = waitq_req_of(s, rp, q);
+	return q->r;
+}
+
+static inline void waitq_pop_front(struct replica *rp)
+{
+	rp->whead = (rp->whead + 1) & (rp->wcap - 1);
+	rp->wlen--;
+}
+
+#endif
