@@ -79,6 +79,10 @@ struct engine_host {
 	/* fitted on aggregated deployments only: a P/D deployment's workers
 	 * take the next row that holds for them */
 	bool agg_only;
+	/* holds under speculative decoding only (the host time of the
+	 * engine's speculative worker); a deployment with drafts takes the
+	 * first such row that holds for it, else the next general one */
+	bool spec;
 };
 
 struct engine_type {
@@ -123,13 +127,6 @@ struct engine_type {
 	/* its overlap scheduler is off under speculative decoding (the host
 	 * terms' CPU part no longer hides under the GPU's batch) */
 	bool spec_no_overlap;
-	/* with spec_no_overlap and speculative decoding on, aggregated: the
-	 * host time of its speculative worker, replacing its engine_host
-	 * row's step_us, req_us (per verified token) and prefill_token_us;
-	 * step_us 0: the row's own terms */
-	struct engine_spec_host {
-		double step_us, req_us, prefill_token_us;
-	} spec_host;
 	/* a cold server (scenario.cold_start: the client sent no warm-up):
 	 * the one-time stall of its first prefill step right after another
 	 * (sim_cfg.cold_start_s), s; 0: none known */

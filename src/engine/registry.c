@@ -61,7 +61,7 @@ static bool harness_listed(const char *list, const char *name)
 	return false;
 }
 
-const struct engine_host *engine_host_for(const struct engine_type *en, const char *version, bool pd,
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version, bool pd, bool spec,
 					  const char *harness)
 {
 	double want = version_value(version);
@@ -72,7 +72,7 @@ const struct engine_host *engine_host_for(const struct engine_type *en, const ch
 		const struct engine_host *h = &en->host[i];
 		if (h->harness && (!harness || !harness_listed(h->harness, harness)))
 			continue;
-		if (pd && h->agg_only)
+		if ((pd && h->agg_only) || (h->spec && !spec))
 			continue;
 		if (want < 0 || !h->from[0] || version_value(h->from) <= want)
 			return h;
@@ -94,7 +94,7 @@ const struct engine_host *engine_host_fit(const struct engine_type *en, const st
 void engine_host_terms(const char *name, const char *version, const char *harness, struct overheads *ov)
 {
 	const struct engine_type *en = engine_find(name);
-	const struct engine_host *h = en ? engine_host_for(en, version, false, harness) : NULL;
+	const struct engine_host *h = en ? engine_host_for(en, version, false, false, harness) : NULL;
 
 	if (h) {
 		*ov = h->ov;

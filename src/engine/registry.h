@@ -26,8 +26,10 @@ double engine_version_value(const char *v);
 /* en's host terms for version under harness (NULL or "": none said): the
  * first row of en->host for that harness (or for any) whose from is at or
  * below version, comparing major.minor.patch numerically; an empty or
- * unparsable version takes the first row for the harness. */
-const struct engine_host *engine_host_for(const struct engine_type *en, const char *version, bool pd,
+ * unparsable version takes the first row for the harness.  pd: a P/D
+ * worker (rows fitted on aggregated runs do not hold); spec: speculative
+ * decoding on (only then do the speculative rows hold). */
+const struct engine_host *engine_host_for(const struct engine_type *en, const char *version, bool pd, bool spec,
 					  const char *harness);
 /* The row of en->host whose fit h shares: the first with the same fitted
  * terms (engine_host.fit) at the same values (h itself when none before

@@ -435,19 +435,11 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	{
 		/* the engine's host terms for its version, under the given ones */
 		const struct engine_host *h =
-			engine_host_for(en, s->engine_version, s->pd_prefill > 0,
+			engine_host_for(en, s->engine_version, s->pd_prefill > 0, s->spec.k > 0,
 					s->workload ? s->workload->harness : NULL);
 		if (h) {
 			cc.ov = h->ov;
 			cc.host_src = h->src;
-			/* its speculative worker's own host time, where its
-			 * overlap scheduler is off under drafts (fitted on
-			 * aggregated runs: P/D workers keep their row's) */
-			if (en->spec_no_overlap && s->spec.k > 0 && en->spec_host.step_us > 0 && s->pd_prefill <= 0) {
-				cc.ov.step_us = en->spec_host.step_us;
-				cc.ov.req_us = en->spec_host.req_us;
-				cc.ov.prefill_token_us = en->spec_host.prefill_token_us;
-			}
 			if (s->host_scaled)
 				cost_overheads_scale(&cc.ov, h->fit, s->host_scale);
 		} else {

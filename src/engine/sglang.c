@@ -854,18 +854,48 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
  * Elsewhere (InferenceX's vllm-bench client, no min_tokens, overlap on) the
  * same time hides under the GPU's batch and moves no median. */
 static const struct engine_host sglang_host[] = {
+	/* Under speculative decoding, aggregated: its EAGLE worker's host time,
+	 * where the overlap is off (spec v1; engine_sglang.spec_no_overlap): 5 ms
+	 * per step + 60 us per verified token + 5 us per prompt token,
+	 * fitted (2026-11-29, grid step 1000-8000 us x token 30-80 us x
+	 * prompt token 0-20 us, objective median |ITL err| + 0.5 x median
+	 * |TTFT err|) on the 43 InferenceX DeepSeek-R1 fp8 B200 rows of
+	 * dsr1_fp8_b200_mtp.sh (2 steps, 3 draft tokens, top-1), the only
+	 * SGLang rows with drafts: their ITL median |err| 27.8 -> 11.2 %.
+	 * What the worker does that servesim's verification + draft pricing
+	 * does not hold (python/sglang/srt/speculative/eagle_worker.py,
+	 * EAGLEWorker.forward_batch_generation): a decode step is three
+	 * forward passes (draft, target verify, draft extend), each prepared
+	 * on the host, with the accepted tokens read back to the host between
+	 * verify and draft extend, and the per-request bookkeeping of every
+	 * accepted token; a prefill runs the target with every position's
+	 * hidden state kept (CaptureHiddenMode.FULL), then the draft model's
+	 * extend over the whole prompt.  At 4 clients the rows' speed-up over
+	 * their plain twins (1.31-1.50x) is what servesim's acceptance and
+	 * draft pricing give (1.39-1.43x); at 64 it falls to 1.10-1.22x
+	 * (servesim's 1.38-1.47x): the time grows with the batch, not the
+	 * acceptance (eval/silicon/HARNESS.md, "SGLang's EAGLE steps").  The
+	 * other terms are the plain rows'; only the three above are this
+	 * row's own fit (what `eval --cv` refits: leaving DeepSeek or B200 out
+	 * leaves no row with drafts to fit them on, and the held-out MTP rows
+	 * run without them). */
+	{"", NULL,
+	 {.step_us = 5000.0, .layer_us = 5.0, .req_us = 60.0, .prefill_token_us = 5.0, .api_ttft_ms = 40.0,
+	  .api_prompt_us = 20.0, .delivery_steps = 1.0, .eager_op_us = 100.0},
+	 false, "fitted on the SGLang silicon rows, EAGLE terms on MTP rows",
+	 OV_STEP | OV_REQ | OV_PREFILL_TOK, true, true},
 	{"", "aiperf",
 	 {.step_us = 1000.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0,
 	  .delivery_steps = 1.0, .eager_op_us = 100.0},
 	 false, "fitted on the SGLang silicon rows; aiperf: CPU not hidden",
-	 OV_STEP | OV_REQ | OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
+	 OV_STEP | OV_REQ | OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true, false},
 	{"", NULL,
 	 {.step_us = 1000.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0,
 	  .delivery_steps = 1.0, .eager_op_us = 100.0},
 	 true, "eager floor and CPU terms fitted on the SGLang silicon rows",
-	 OV_STEP | OV_REQ | OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
+	 OV_STEP | OV_REQ | OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true, false},
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, true,
-	 "vLLM's H2 terms (P/D workers)", 0, false},
+	 "vLLM's H2 terms (P/D workers)", 0, false, false},
 };
 
 /* SGLang's --kv-cache-dtype: auto, bf16, fp8_e5m2, fp8_e4m3, and fp4_e2m1
@@ -982,27 +1012,6 @@ const struct engine_type engine_sglang = {
 	 * server_args.py, 0.5.x): EAGLE / MTP sets disable_overlap_schedule
 	 * unless SGLANG_ENABLE_SPEC_V2 is in the environment */
 	.spec_no_overlap = true,
-	/* Its EAGLE worker's host time, where the overlap is off (spec v1):
-	 * 5 ms per step + 60 us per verified token + 5 us per prompt token,
-	 * fitted (2026-11-29, grid step 1000-8000 us x token 30-80 us x
-	 * prompt token 0-20 us, objective median |ITL err| + 0.5 x median
-	 * |TTFT err|) on the 43 InferenceX DeepSeek-R1 fp8 B200 rows of
-	 * dsr1_fp8_b200_mtp.sh (2 steps, 3 draft tokens, top-1), the only
-	 * SGLang rows with drafts: their ITL median |err| 27.8 -> 11.2 %.
-	 * What the worker does that servesim's verification + draft pricing
-	 * does not hold (python/sglang/srt/speculative/eagle_worker.py,
-	 * EAGLEWorker.forward_batch_generation): a decode step is three
-	 * forward passes (draft, target verify, draft extend), each prepared
-	 * on the host, with the accepted tokens read back to the host between
-	 * verify and draft extend, and the per-request bookkeeping of every
-	 * accepted token; a prefill runs the target with every position's
-	 * hidden state kept (CaptureHiddenMode.FULL), then the draft model's
-	 * extend over the whole prompt.  At 4 clients the rows' speed-up over
-	 * their plain twins (1.31-1.50x) is what servesim's acceptance and
-	 * draft pricing give (1.39-1.43x); at 64 it falls to 1.10-1.22x
-	 * (servesim's 1.38-1.47x): the time grows with the batch, not the
-	 * acceptance (eval/silicon/HARNESS.md, "SGLang's EAGLE steps"). */
-	.spec_host = {.step_us = 5000.0, .req_us = 60.0, .prefill_token_us = 5.0},
 	/* A cold server's one-time stall (sim_cfg.cold_start_s): 90 s, fitted
 	 * (grid 60-120 s in steps of 15, median |TTFT err| of the 102
 	 * InferenceX DeepSeek-R1/V3 B200 rows measured in November 2025, whose

@@ -234,7 +234,7 @@ static const struct engine_host trtllm_host[] = {
 	 * launch recipes"); the minimum is flat (18.1-18.3 over 55-65 us x
 	 * 29-45 ms) */
 	{"1.1", NULL, TRTLLM_AGG_OV(5.0),
-	 false, "fitted on the TensorRT-LLM silicon rows", OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true},
+	 false, "fitted on the TensorRT-LLM silicon rows", OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true, false},
 	/* aggregated workers before 1.1: the 479 rows of TensorRT-LLM 1.0.0rc3
 	 * (aiconfigurator's H100 collection: Llama-3.1-8B, Qwen3-32B fp8,
 	 * Qwen3-235B fp8, TP 1-8) run slower than their kernels by a time per
@@ -252,13 +252,13 @@ static const struct engine_host trtllm_host[] = {
 	 * nothing to fit it on, and the held-out H100 rows run without it). */
 	{"", NULL, TRTLLM_AGG_OV(20.0),
 	 false, "fitted on the TensorRT-LLM silicon rows (before 1.1: per-layer time on the 1.0 rows)",
-	 OV_LAYER, true},
+	 OV_LAYER, true, false},
 	/* P/D workers: the terms the P/D hand-off (pd_handoff_s) was fitted
 	 * with, not refitted on the disaggregated rows */
 	{"", NULL,
 	 {.layer_us = 5.0, .api_ttft_ms = 29.0, .api_prompt_us = 2.0, .delivery_steps = 1.0, .eager_op_us = 75.0},
 	 false, "fitted on the TensorRT-LLM silicon rows (P/D workers)", OV_EAGER | OV_API_TTFT | OV_API_PROMPT,
-	 false},
+	 false, false},
 };
 #undef TRTLLM_AGG_OV
 

@@ -479,9 +479,9 @@ static const struct engine_host vllm_host[] = {
 	{"", "aiperf,vllm-bench",
 	 {.layer_us = 24.0, .req_us = 10.0, .api_ttft_ms = 10.0, .api_prompt_us = 12.0, .delivery_steps = 1.0},
 	 false, "fitted on the vLLM silicon rows (aiperf, vllm-bench)",
-	 OV_LAYER | OV_REQ | OV_API_TTFT | OV_API_PROMPT, true},
+	 OV_LAYER | OV_REQ | OV_API_TTFT | OV_API_PROMPT, true, false},
 	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0}, false,
-	 "H2 protocol on the vLLM H100 ground truth", OV_LAYER | OV_API_TTFT, false},
+	 "H2 protocol on the vLLM H100 ground truth", OV_LAYER | OV_API_TTFT, false, false},
 };
 
 /* vLLM's own argument checks: CacheConfig's block_size (BlockSize: 1, 8,

@@ -320,7 +320,7 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 static void rows_fit_group(const struct scenario *sc, struct eval_row *rows, size_t n)
 {
 	const struct engine_host *h =
-		sc->engine ? engine_host_for(sc->engine, sc->engine_version, sc->pd_prefill > 0,
+		sc->engine ? engine_host_for(sc->engine, sc->engine_version, sc->pd_prefill > 0, sc->spec.k > 0,
 					     sc->workload ? sc->workload->harness : NULL)
 			   : NULL;
 	int row = h && (h->fit & ~sc->ov.given) ? (int)(engine_host_fit(sc->engine, h) - sc->engine->host) : -1;

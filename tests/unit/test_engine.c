@@ -143,7 +143,7 @@ static const struct cost_engine toy_cost = {
 };
 
 static const struct engine_host toy_host[] = {
-	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 20.0}, false, "toy", OV_EAGER, false},
+	{"", NULL, {.layer_us = 5.0, .api_ttft_ms = 9.0, .delivery_steps = 1.0, .eager_op_us = 20.0}, false, "toy", OV_EAGER, false, false},
 };
 
 static const struct engine_type toy_engine = {
@@ -166,25 +166,25 @@ static const struct engine_type toy_engine = {
 static void test_host_terms(void)
 {
 	static const struct engine_host rows[] = {
-		{"0.14.0", "aiperf", {.step_us = 600, .req_us = 30}, false, "new aiperf", 0, false},
-		{"", "aiperf", {.step_us = 500}, false, "old aiperf", 0, false},
-		{"0.14.0", NULL, {.layer_us = 7}, true, "new", 0, false},
-		{"", NULL, {.layer_us = 5}, false, "old", 0, false},
+		{"0.14.0", "aiperf", {.step_us = 600, .req_us = 30}, false, "new aiperf", 0, false, false},
+		{"", "aiperf", {.step_us = 500}, false, "old aiperf", 0, false, false},
+		{"0.14.0", NULL, {.layer_us = 7}, true, "new", 0, false, false},
+		{"", NULL, {.layer_us = 5}, false, "old", 0, false, false},
 	};
 	static const struct engine_type en = {.name = "hosttest", .host = rows, .nhost = 4};
 	struct overheads ov, given;
 	const struct engine_host *vllm;
 
-	CHECK(engine_host_for(&en, "0.19.0", false, "aiperf") == &rows[0], "0.19 under aiperf: its newest row");
-	CHECK(engine_host_for(&en, "0.12.0", false, "aiperf") == &rows[1], "0.12 under aiperf: the older row");
-	CHECK(engine_host_for(&en, "0.19.0", false, NULL) == &rows[2], "0.19 without a harness: the general row");
-	CHECK(engine_host_for(&en, "0.9.2", false, NULL) == &rows[3] && engine_host_for(&en, "0.14.1", false, NULL) == &rows[2] &&
+	CHECK(engine_host_for(&en, "0.19.0", false, false, "aiperf") == &rows[0], "0.19 under aiperf: its newest row");
+	CHECK(engine_host_for(&en, "0.12.0", false, false, "aiperf") == &rows[1], "0.12 under aiperf: the older row");
+	CHECK(engine_host_for(&en, "0.19.0", false, false, NULL) == &rows[2], "0.19 without a harness: the general row");
+	CHECK(engine_host_for(&en, "0.9.2", false, false, NULL) == &rows[3] && engine_host_for(&en, "0.14.1", false, false, NULL) == &rows[2] &&
 		      engine_version_value("0.9.2") < engine_version_value("0.12.0") &&
 		      engine_version_value("1.10.0") > engine_version_value("1.9.0") &&
 		      engine_version_value("1.2.0rc6.post2") == engine_version_value("1.2.0"),
 	      "versions compare part by part as whole numbers (0.9 below 0.12, 1.10 above 1.9)");
-	CHECK(engine_host_for(&en, "0.12.0", false, "guidellm") == &rows[3], "0.12 under another harness: general");
-	CHECK(engine_host_for(&en, "", false, NULL) == &rows[2] && engine_host_for(&en, "nightly-x", false, "aiperf") == &rows[0],
+	CHECK(engine_host_for(&en, "0.12.0", false, false, "guidellm") == &rows[3], "0.12 under another harness: general");
+	CHECK(engine_host_for(&en, "", false, false, NULL) == &rows[2] && engine_host_for(&en, "nightly-x", false, false, "aiperf") == &rows[0],
 	      "no version: the first row that holds for the harness");
 	ov = rows[0].ov;
 	cost_default_overheads(&given);
@@ -192,7 +192,7 @@ static void test_host_terms(void)
 	given.given = OV_REQ;
 	cost_overheads_apply(&ov, &given);
 	CHECK(ov.step_us == 600 && ov.req_us == 12.5 && ov.given == OV_REQ, "a given term replaces the row's only");
-	vllm = engine_host_for(engine_find("vllm"), "0.12.0", false, "aiperf");
+	vllm = engine_host_for(engine_find("vllm"), "0.12.0", false, false, "aiperf");
 	CHECK(vllm && vllm->harness && strcmp(vllm->harness, "aiperf,vllm-bench") == 0 && vllm->ov.req_us > 0,
 	      "vLLM's aiperf row: per-request host time");
 	/* Per layer, not per step: a fixed step term charged 36-layer gpt-oss
@@ -201,43 +201,67 @@ static void test_host_terms(void)
 	CHECK(vllm && vllm->ov.step_us == 0 && vllm->ov.layer_us > 0 && (vllm->fit & OV_LAYER) &&
 		      !(vllm->fit & OV_STEP),
 	      "vLLM's aiperf row: host time per layer, no per-step term");
-	CHECK(engine_host_for(engine_find("vllm"), "0.12.0", false, "vllm-bench") == vllm &&
-		      engine_host_for(engine_find("vllm"), "0.12.0", false, "vllm") != vllm &&
-		      engine_host_for(engine_find("vllm"), "0.12.0", false, "bench") != vllm,
+	CHECK(engine_host_for(engine_find("vllm"), "0.12.0", false, false, "vllm-bench") == vllm &&
+		      engine_host_for(engine_find("vllm"), "0.12.0", false, false, "vllm") != vllm &&
+		      engine_host_for(engine_find("vllm"), "0.12.0", false, false, "bench") != vllm,
 	      "a harness list matches whole names only");
-	vllm = engine_host_for(engine_find("vllm"), "0.12.0", false, "guidellm");
+	vllm = engine_host_for(engine_find("vllm"), "0.12.0", false, false, "guidellm");
 	CHECK(vllm && !vllm->harness && vllm->ov.req_us == 0 && vllm->ov.step_us == 0,
 	      "vLLM under GuideLLM: the H2 terms");
-	CHECK(engine_host_for(engine_find("sglang"), "0.5.9", false, NULL)->ov.eager_op_us > 0,
+	CHECK(engine_host_for(engine_find("sglang"), "0.5.9", false, false, NULL)->ov.eager_op_us > 0,
 	      "SGLang: eager prefill batches");
 	{
 		/* SGLang's aiperf row differs from its general row by not
 		 * overlapping the CPU terms: one fit for eval --cv */
 		const struct engine_type *sg = engine_find("sglang");
-		const struct engine_host *a = engine_host_for(sg, "0.5.9", false, "aiperf"),
-					 *b = engine_host_for(sg, "0.5.9", false, "vllm-bench");
+		const struct engine_host *a = engine_host_for(sg, "0.5.9", false, false, "aiperf"),
+					 *b = engine_host_for(sg, "0.5.9", false, false, "vllm-bench");
 		CHECK(a != b && !a->overlap && b->overlap && engine_host_fit(sg, a) == engine_host_fit(sg, b) &&
-			      engine_host_fit(engine_find("vllm"), engine_host_for(engine_find("vllm"), "0.12.0", false, NULL)) ==
-				      engine_host_for(engine_find("vllm"), "0.12.0", false, NULL),
+			      engine_host_fit(engine_find("vllm"), engine_host_for(engine_find("vllm"), "0.12.0", false, false, NULL)) ==
+				      engine_host_for(engine_find("vllm"), "0.12.0", false, false, NULL),
 		      "rows sharing their fitted terms count as one fit (eval --cv)");
 	}
 	/* terms fitted on aggregated runs only: a P/D worker takes the next row
 	 * (measured on the 269 P/D silicon rows: with them, TTFT / ITL medians
 	 * 42.9 / 13.3 -> 47.7 / 15.2 %) */
-	CHECK(engine_host_for(engine_find("sglang"), "0.5.9", true, NULL)->ov.eager_op_us == 0,
+	CHECK(engine_host_for(engine_find("sglang"), "0.5.9", true, false, NULL)->ov.eager_op_us == 0,
 	      "SGLang P/D workers: no eager floor fitted on aggregated runs");
-	vllm = engine_host_for(engine_find("vllm"), "0.12.0", true, "aiperf");
+	{
+		/* SGLang's EAGLE worker's host time is a row of its own, keyed
+		 * by speculative decoding: eval --cv refits it apart from the
+		 * plain rows' terms, and the run header names it */
+		const struct engine_type *sg = engine_find("sglang");
+		const struct engine_host *sp = engine_host_for(sg, "0.5.9", false, true, NULL),
+					 *plain = engine_host_for(sg, "0.5.9", false, false, NULL),
+					 *sp_aiperf = engine_host_for(sg, "0.5.9", false, true, "aiperf"),
+					 *sp_pd = engine_host_for(sg, "0.5.9", true, true, NULL);
+		CHECK(sp && sp->spec && !sp->overlap && sp->ov.step_us == 5000.0 && sp->ov.req_us == 60.0 &&
+			      sp->ov.prefill_token_us == 5.0 && sp->fit == (OV_STEP | OV_REQ | OV_PREFILL_TOK) && sp == sp_aiperf,
+		      "SGLang with drafts: the EAGLE worker's row (5 ms per step, 60 us per token, 5 us per prompt token, "
+		      "its own fit; the other terms the plain rows')");
+		CHECK(plain && !plain->spec && plain->ov.step_us == 1000.0 && sp->ov.eager_op_us == plain->ov.eager_op_us &&
+			      sp->ov.api_ttft_ms == plain->ov.api_ttft_ms && sp->ov.api_prompt_us == plain->ov.api_prompt_us &&
+			      sp->ov.layer_us == plain->ov.layer_us && engine_host_fit(sg, sp) == sp &&
+			      engine_host_fit(sg, sp) != engine_host_fit(sg, plain) && strstr(sp->src, "MTP"),
+		      "the speculative row is a fit of its own (eval --cv), its source named");
+		CHECK(sp_pd && !sp_pd->spec && sp_pd->ov.eager_op_us == 0,
+		      "SGLang P/D workers with drafts: the P/D row (the EAGLE row was fitted on aggregated runs)");
+		CHECK(engine_host_for(engine_find("vllm"), "0.12.0", false, true, NULL) ==
+			      engine_host_for(engine_find("vllm"), "0.12.0", false, false, NULL),
+		      "an engine without a speculative row: drafts take its general row");
+	}
+	vllm = engine_host_for(engine_find("vllm"), "0.12.0", true, false, "aiperf");
 	CHECK(vllm && !vllm->harness && vllm->ov.req_us == 0, "vLLM P/D under aiperf: the general row");
 	{
 		/* TensorRT-LLM before 1.1: more time per layer (the 1.0.0rc3 rows),
 		 * its own fit; 1.1 on, an unknown version and P/D workers keep 5 us */
 		const struct engine_type *tr = engine_find("trtllm");
-		const struct engine_host *old = engine_host_for(tr, "1.0.0rc3", false, NULL),
-					 *cur = engine_host_for(tr, "1.1.0rc2.post2", false, NULL);
+		const struct engine_host *old = engine_host_for(tr, "1.0.0rc3", false, false, NULL),
+					 *cur = engine_host_for(tr, "1.1.0rc2.post2", false, false, NULL);
 		CHECK(old && cur && old != cur && old->ov.layer_us == 20 && cur->ov.layer_us == 5 &&
 			      old->ov.api_ttft_ms == cur->ov.api_ttft_ms && old->fit == OV_LAYER,
 		      "TensorRT-LLM 1.0: 20 us per layer, its only fitted term; 1.1: 5 us");
-		CHECK(engine_host_for(tr, "", false, NULL) == cur && engine_host_for(tr, "1.0.0rc3", true, NULL)->ov.layer_us == 5,
+		CHECK(engine_host_for(tr, "", false, false, NULL) == cur && engine_host_for(tr, "1.0.0rc3", true, false, NULL)->ov.layer_us == 5,
 		      "an unknown version: the newest row; a P/D worker of 1.0: the P/D row");
 	}
 }
@@ -283,6 +307,7 @@ static void test_sglang_spec_overlap(void)
 	bool plain = false, spec = true;
 	double cpu = 0;
 	struct overheads spec_ov;
+	const char *spec_src = NULL;
 	int pass;
 
 	memset(&spec_ov, 0, sizeof(spec_ov));
@@ -310,16 +335,17 @@ static void test_sglang_spec_overlap(void)
 		} else {
 			spec = st.cost.cfg.overlap_cpu;
 			spec_ov = st.cost.cfg.ov;
+			spec_src = st.cost.cfg.host_src;
 		}
 		scenario_release(&st);
 	}
 	CHECK(plain && !spec && cpu > 0,
 	      "SGLang: overlap scheduling on without drafts, off with EAGLE drafts (its %.0f us of CPU per step then shows)",
 	      cpu);
-	/* the EAGLE worker's own host time replaces the step's terms */
-	CHECK(spec_ov.step_us == engine_find("sglang")->spec_host.step_us && spec_ov.step_us > cpu &&
-		      spec_ov.req_us == engine_find("sglang")->spec_host.req_us &&
-		      spec_ov.prefill_token_us == engine_find("sglang")->spec_host.prefill_token_us && spec_ov.prefill_token_us > 0,
+	/* the EAGLE worker's own host row replaces the step's terms, and the
+	 * header's host-terms source names it */
+	CHECK(spec_ov.step_us == 5000.0 && spec_ov.step_us > cpu && spec_ov.req_us == 60.0 &&
+		      spec_ov.prefill_token_us == 5.0 && spec_src && strstr(spec_src, "MTP"),
 	      "SGLang with EAGLE drafts: host %.0f us per step + %.0f us per verified token + %.1f us per prompt token "
 	      "(without drafts %.0f us per step)",
 	      spec_ov.step_us, spec_ov.req_us, spec_ov.prefill_token_us, cpu);
