@@ -15,6 +15,8 @@ int ops_view_build(struct ops_req *q, struct ops_view *v, struct err *e)
 
 	memset(v, 0, sizeof(*v));
 	catalog_init(&v->env);
+	if (q->dtype != DT_BF16 && q->dtype != DT_FP8)
+		return err_set(e, SS_EUSAGE, "--dtype must be bf16 or fp8 for ops, got '%s'", dtype_name(q->dtype));
 	v->m = xcalloc(1, sizeof(*v->m));
 	if ((rc = catalog_load_model(&v->env, q->model, q->config, v->m, e)) < 0 ||
 	    (rc = catalog_find_gpu(&v->env, q->gpu, &v->g, e)) < 0)

@@ -218,19 +218,10 @@ int cmd_eval(int argc, char **argv, struct err *e)
 	{
 		char names[8][64];
 		const char *plot_files[12];
-		const char *paths[2 * MAX_EXP + 1];
-		char pools[MAX_EXP][760];
-		size_t nin = 0;
 		out_eval_plot_files(names, plot_files);
-		for (i = 0; i < nf; i++) {
-			paths[nin++] = files[i];
-			if (exp_table_pools(files[i], pools[i], sizeof(pools[i])))
-				paths[nin++] = pools[i]; /* read beside a silicon table */
-		}
-		paths[nin++] = c.calibration;
 		const struct afile_out outs[3] = {{"--report", c.report, NULL}, {"--html", c.html, NULL},
 						  {"--plots", c.plots, (const char *const *)plot_files}};
-		if ((rc = afile_check_outputs(outs, 3, paths, nin, 0, e)) < 0)
+		if ((rc = eval_check_outputs(outs, 3, files, nf, c.calibration, e)) < 0)
 			goto out;
 	}
 	if ((rc = afile_set_open(&outf, c.report, &md, e)) < 0)

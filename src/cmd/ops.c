@@ -96,20 +96,13 @@ static const struct argtab table = ARGTAB(flag_rows, 23);
 static int own(void *base, int c, const char *arg, const char *spelled, struct err *e)
 {
 	struct ops_opts *o = base;
-	long long w = 0, h = 0;
-	char tail = 0;
 	int rc;
 
 	(void)spelled;
 	switch (c) {
 	case O_IMAGE:
-		if (sscanf(arg, "%lldx%lld%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > WL_MAX_IMAGE_SIDE ||
-		    h > WL_MAX_IMAGE_SIDE)
-			return err_set(e, SS_EUSAGE, "--image must be WxH in pixels, 1 to %lld a side, got '%s'",
-				       (long long)WL_MAX_IMAGE_SIDE, arg);
-		o->q.img_w = w;
-		o->q.img_h = h;
-		return 1;
+		rc = wl_image_size_parse("--image", arg, &o->q.img_w, &o->q.img_h, e);
+		return rc < 0 ? rc : 1;
 	case O_KFLOW: case O_KDETAIL: case O_KMS:
 		if (o->kmode != KM_NONE)
 			return err_set(e, SS_EUSAGE, "give one of --kernel-flow, --kernel-detail, --kernel-ms");
@@ -120,7 +113,6 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 	case O_LGPUS: o->list = 'g'; return 1;
 	default: return 0;
 	}
-	return rc < 0 ? rc : 1;
 }
 
 static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
@@ -151,24 +143,6 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 		return err_set(e, SS_EUSAGE, "--measured-ms and the kernel modes exclude each other");
 	if (o->layer_kind && o->kmode != KM_MS)
 		return err_set(e, SS_EUSAGE, "--layer-kind goes with --kernel-ms");
-	if (o->q.dtype != DT_BF16 && o->q.dtype != DT_FP8)
-		return err_set(e, SS_EUSAGE, "--dtype must be bf16 or fp8 for ops, got '%s'",
-			       dtype_name(o->q.dtype));
-	return 0;
-}
-
-/* parse and map the kernel input (nothing printed yet: bad input leaves no
- * partial output) */
-static int kernel_prepare(const struct model_cfg *m, const struct ops_opts *o,
-			  const struct gpu_spec *g, const struct opgraph *gg, struct kernel_flow *kf,
-			  struct kf_result *r, struct out_ops_kernels *k, struct err *e)
-{
-	const struct layer_kind *lk;
-	int rc;
-
-	if ((rc = kflow_load_layer(o->karg, o->kmode == KM_MS, o->layer_kind, m, g, o->q.dtype, gg, kf, r, &lk, e)) < 0)
-		return rc;
-	out_ops_kernels_of(kf, lk, r, g, o->q.dtype, o->kmode == KM_FLOW, k);
 	return 0;
 }
 
@@ -190,8 +164,12 @@ int cmd_ops(int argc, char **argv, struct err *e)
 		struct kernel_flow kf;
 		struct kf_result r;
 		struct out_ops_kernels k;
-		if ((rc = kernel_prepare(v.m, &o, v.g, &v.gg, &kf, &r, &k, e)) < 0)
+		const struct layer_kind *lk;
+		/* parse and map the kernel input (nothing printed yet: bad input leaves no partial output) */
+		if ((rc = kflow_load_layer(o.karg, o.kmode == KM_MS, o.layer_kind, v.m, v.g, o.q.dtype, &v.gg, &kf, &r,
+					   &lk, e)) < 0)
 			goto out;
+		out_ops_kernels_of(&kf, lk, &r, v.g, o.q.dtype, o.kmode == KM_FLOW, &k);
 		out_ops_warnings(stderr, kf.warn);
 		out_ops_warnings(stderr, r.warn);
 		if (o.fmt == FMT_JSON) {

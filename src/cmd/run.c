@@ -230,18 +230,12 @@ static int parse_run(int argc, char **argv, struct run_opts *o, struct err *e)
 			    (o->fmt != FMT_TEXT && o->fmt != FMT_JSON)))
 		return err_set(e, SS_EUSAGE,
 			       "--breakdown prices one step instead of simulating: not with --rate-type sweep, --requests-out, --step-log or --format csv/vllm-bench");
-	if (o->as_flag && !o->as.max)
-		return err_set(e, SS_EUSAGE, "--autoscale-*, --slo-ttft-ms, --slo-itl-ms, --prices and --svg need "
-			       "--autoscale MIN:MAX");
+	if ((rc = autoscale_cfg_check(&o->as, o->as_flag, e)) < 0)
+		return rc;
 	if (o->as.max && (o->sf.k.replicas != 1 || o->ex.pd_prefill || o->bd.batch || o->wf.ov.rate_type == WL_RT_SWEEP ||
 			  o->fmt == FMT_CSV || o->fmt == FMT_VLLM_BENCH))
 		return err_set(e, SS_EUSAGE, "--autoscale MIN:MAX sets the replicas: not with --replicas, "
 			       "--disaggregate, --breakdown, --rate-type sweep or --format csv/vllm-bench");
-	if (o->as.policy == AS_SLO && isnan(o->as.slo_ttft_ms) && isnan(o->as.slo_itl_ms))
-		return err_set(e, SS_EUSAGE, "--autoscale-policy slo needs an SLO: --slo-ttft-ms and/or --slo-itl-ms");
-	if ((o->ex.spec_method || o->ex.spec_rates) && !o->ex.spec_k)
-		return err_set(e, SS_EUSAGE,
-			       "--speculative-method and --acceptance-rate need --speculative-tokens K");
 	return 0;
 }
 

@@ -359,6 +359,8 @@ int scenflags_run_check(struct scenflags *f, const struct scenflags_run *o, cons
 		return err_set(e, SS_EUSAGE, "--decode-gpu names the decode workers' GPU, as --gpu does: give one of them");
 	if (decode_gpu)
 		f->gpu = decode_gpu;
+	if ((o->spec_method || o->spec_rates) && !o->spec_k)
+		return err_set(e, SS_EUSAGE, "--speculative-method and --acceptance-rate need --speculative-tokens K");
 	return 0;
 }
 

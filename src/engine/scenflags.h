@@ -71,7 +71,8 @@ struct scenflags_run {
 /* run's deployment flags taken together (before anything is loaded):
  * --model or --config, not both; the prefill workers' flags need P/D;
  * decode_gpu (--decode-gpu, the decode workers' GPU: P/D's name for
- * --gpu) not with --gpu, and set as f->gpu (SS_EUSAGE). */
+ * --gpu) not with --gpu, and set as f->gpu; the speculative method or
+ * acceptance rates need the draft count (SS_EUSAGE). */
 int scenflags_run_check(struct scenflags *f, const struct scenflags_run *o, const char *decode_gpu, struct err *e);
 /* They onto sc (built by scenflags_build); *draft (heap, the caller frees
  * it) is set for a draft model; the checks' notes go to x->notes. */

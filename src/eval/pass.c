@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "base/afile.h"
 #include "base/alloc.h"
 #include "readers/tier1file.h"
 #include "engine/registry.h"
@@ -595,6 +596,26 @@ static int collect(const char *path, char **out, size_t *n, size_t max, int dept
 int eval_collect(const char *path, char **out, size_t *n, size_t max, struct err *e)
 {
 	return collect(path, out, n, max, 0, e);
+}
+
+int eval_check_outputs(const struct afile_out *outs, size_t n, char *const *files, size_t nf,
+		       const char *calibration, struct err *e)
+{
+	const char **paths = xcalloc(2 * nf + 1, sizeof(*paths));
+	char (*pools)[760] = xcalloc(nf ? nf : 1, sizeof(*pools));
+	size_t nin = 0, i;
+	int rc;
+
+	for (i = 0; i < nf; i++) {
+		paths[nin++] = files[i];
+		if (exp_table_pools(files[i], pools[i], sizeof(pools[i])))
+			paths[nin++] = pools[i]; /* read beside a silicon table */
+	}
+	paths[nin++] = calibration;
+	rc = afile_check_outputs(outs, n, paths, nin, 0, e);
+	free(pools);
+	free(paths);
+	return rc;
 }
 
 #define O(m) offsetof(struct exp_settings, m)

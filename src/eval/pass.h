@@ -14,6 +14,7 @@
 #include "base/argtab.h"
 #include "base/err.h"
 #include "deploy/catalog.h"
+#include "base/afile.h"
 #include "eval/experiment.h"
 
 /* models a pass tells apart (models[], the criteria's gqa[]) */
@@ -90,6 +91,12 @@ int eval_seed_spread(const struct eval_inputs *in, const struct eval_opts *eo, c
  * sorted, appended to out (heap strings) up to max (SS_EUSAGE past it); a
  * folder that cannot be read is an input (it fails with its reason). */
 int eval_collect(const char *path, char **out, size_t *n, size_t max, struct err *e);
+
+/* The output rule (afile_check_outputs) for eval's n outputs over what it
+ * reads: the nf collected inputs, the pool-size file beside each silicon
+ * table (exp_table_pools) and the calibration file (NULL: none). */
+int eval_check_outputs(const struct afile_out *outs, size_t n, char *const *files, size_t nf,
+		       const char *calibration, struct err *e);
 
 /* Settings for results that do not record them (a bare GuideLLM results or
  * OTel spans file, a results folder without exp-config.yaml): another

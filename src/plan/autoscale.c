@@ -28,6 +28,16 @@ int autoscale_policy_parse(const char *arg, enum autoscale_policy *out, struct e
 	return err_set(e, SS_EUSAGE, "--autoscale-policy must be utilization or slo, got '%s'", arg);
 }
 
+int autoscale_cfg_check(const struct autoscale_cfg *c, bool flag_given, struct err *e)
+{
+	if (flag_given && !c->max)
+		return err_set(e, SS_EUSAGE, "--autoscale-*, --slo-ttft-ms, --slo-itl-ms, --prices and --svg need "
+			       "--autoscale MIN:MAX");
+	if (c->policy == AS_SLO && isnan(c->slo_ttft_ms) && isnan(c->slo_itl_ms))
+		return err_set(e, SS_EUSAGE, "--autoscale-policy slo needs an SLO: --slo-ttft-ms and/or --slo-itl-ms");
+	return 0;
+}
+
 int autoscale_range_parse(const char *arg, struct autoscale_cfg *c, struct err *e)
 {
 	char tail;

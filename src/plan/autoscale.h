@@ -62,6 +62,10 @@ void autoscale_cfg_defaults(struct autoscale_cfg *c);
 /* --autoscale MIN:MAX into c->min, c->max (1 <= MIN <= MAX <=
  * SIM_MAX_REPLICAS); SS_EUSAGE. */
 int autoscale_range_parse(const char *arg, struct autoscale_cfg *c, struct err *e);
+/* The autoscaling flags taken together: flag_given (one of the policy's
+ * own flags, --slo-*, --prices or --svg) needs --autoscale MIN:MAX; the slo
+ * policy needs an SLO (SS_EUSAGE). */
+int autoscale_cfg_check(const struct autoscale_cfg *c, bool flag_given, struct err *e);
 
 /* The serving and provisioned (GPU-holding: serving, loading, draining)
  * replicas from time_s on. */

@@ -921,3 +921,17 @@ int wl_spec_load(const char *path, struct wl_spec *s, struct err *e)
 	json_free(root);
 	return rc;
 }
+
+int wl_image_size_parse(const char *flag, const char *arg, int64_t *w, int64_t *h, struct err *e)
+{
+	long long x = 0, y = 0;
+	char tail = 0;
+
+	if (sscanf(arg, "%lldx%lld%c", &x, &y, &tail) != 2 || x < 1 || y < 1 || x > WL_MAX_IMAGE_SIDE ||
+	    y > WL_MAX_IMAGE_SIDE)
+		return err_set(e, SS_EUSAGE, "%s must be WxH in pixels, 1 to %lld a side, got '%s'", flag,
+			       (long long)WL_MAX_IMAGE_SIDE, arg);
+	*w = x;
+	*h = y;
+	return 0;
+}

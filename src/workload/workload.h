@@ -167,6 +167,10 @@ struct wl_spec {
 #define WL_MAX_IMAGES 64
 #define WL_MAX_IMAGE_SIDE ((int64_t)1 << 16)
 
+/* flag's value "WxH": an image's width and height in pixels, each 1 to
+ * WL_MAX_IMAGE_SIDE (SS_EUSAGE naming the flag otherwise). */
+int wl_image_size_parse(const char *flag, const char *arg, int64_t *w, int64_t *h, struct err *e);
+
 /* The most LoRA adapters a workload may name (wl_lora.adapters, a trace's
  * adapter column). */
 #define WL_MAX_ADAPTERS ((int64_t)1 << 20)
