@@ -170,6 +170,12 @@ struct sg_state {
 	 * step's one walk of the running list found them (collect_running) */
 	struct req **pre, **dec;
 	size_t npre, ndec, pre_cap, dec_cap;
+	/* the lists above hold every running request, each a decoder, as of
+	 * running-list version dec_ver (replica.run_ver): true only after the
+	 * walk of a replica without lazy decoders or PP found nobody
+	 * mid-prefill (see sg_collect) */
+	bool all_dec;
+	uint64_t dec_ver;
 };
 
 static struct sg_state *sg_of(const struct replica *rp)
@@ -407,6 +413,24 @@ static void collect_running(const struct replica *rp, struct sg_state *st)
 	}
 }
 
+/* collect_running for a replica without lazy decoders, its walk saved
+ * when nothing can have changed since the last one: no request joined or
+ * left the running list (run_ver) and every one was a decoder then.  A
+ * running decoder stays one (a step adds its accepted tokens to computed
+ * and generated alike; only a retraction, a preemption or its completion
+ * ends that, and each takes it off the list), so the lists are what a walk
+ * would find, in the same order.  Not with PP, whose batches in flight a
+ * walk skips.  (With MTP the scheduler walked every running request up to
+ * four times a step; this was one of them, a pointer chase.) */
+static void sg_collect(const struct replica *rp, struct sg_state *st)
+{
+	if (st->all_dec && st->dec_ver == rp->run_ver && rp->pp == 1)
+		return;
+	collect_running(rp, st);
+	st->all_dec = st->npre == 0 && rp->pp == 1;
+	st->dec_ver = rp->run_ver;
+}
+
 /* A running request mid-prefill takes its next chunk within *budget:
  * false when its blocks do not fit (the prefill stops there). */
 static bool sg_prefill_chunk(struct sim *s, struct replica *rp, struct req *r, int64_t *budget,
@@ -457,7 +481,7 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 	 * decoders (st->pre, st->dec, in running order) for every later walk
 	 * of this step */
 	if (!lazy) {
-		collect_running(rp, st);
+		sg_collect(rp, st);
 		if (s->cfg.mixed_chunk) {
 			/* --enable-mixed-chunk (never lazy: sglang_lazy): a
 			 * prefill batch also carries one token of every running
@@ -524,6 +548,7 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 				sched_dec_leave(s, rp, r);
 		rp->fallback = true;
 		collect_running(rp, st);
+		st->all_dec = false;
 	}
 	/* 2. decode every running request (st->dec: a request admitted this
 	 * step would be scheduled; one retracted below is no longer decoding:
@@ -645,6 +670,31 @@ static void sglang_replica_release(struct replica *rp)
 	rp->pstate = NULL;
 }
 
+/* sched_check's test of the state: lists kept as current (sg_collect)
+ * must be what a walk of the running list finds now. */
+static bool sglang_check(const struct sim *s, const struct replica *rp, char *why, size_t n)
+{
+	const struct sg_state *st = sg_of(rp);
+	const struct req *r;
+	size_t i = 0;
+
+	(void)s;
+	if (!st->all_dec || st->dec_ver != rp->run_ver || rp->pp != 1)
+		return true;
+	for (r = rp->run_head; r; r = r->next, i++)
+		if (i >= st->ndec || st->dec[i] != r || !decoding(r) || r->inflight) {
+			snprintf(why, n, "running request %lld: not the kept decoder list's entry %zu (%zu kept)",
+				 (long long)r->id, i, st->ndec);
+			return false;
+		}
+	if (i != st->ndec || st->npre != 0) {
+		snprintf(why, n, "%zu running, the kept lists hold %zu decoders and %zu mid-prefill", i, st->ndec,
+			 st->npre);
+		return false;
+	}
+	return true;
+}
+
 static const struct sched_policy sglang_policy = {
 	.schedule = sglang_schedule,
 	.admit = sglang_admit,
@@ -653,6 +703,7 @@ static const struct sched_policy sglang_policy = {
 	.lazy = sglang_lazy,
 	.replica_init = sglang_replica_init,
 	.replica_release = sglang_replica_release,
+	.check = sglang_check,
 };
 
 /* SGLang's ROCm build: the aiter attention backend (SGLang docs,

@@ -172,6 +172,10 @@ struct replica {
 	} mm;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
+	/* changed (counted up) whenever a request joins or leaves the
+	 * running list: a policy's copy of the list in running order is good
+	 * while it holds the value it was taken at (sglang.c collect_running) */
+	uint64_t run_ver;
 	int64_t ne_reserved;               /* sum of the running ne_blocks */
 	struct wq_ent *wq;                 /* waiting: ring-buffer deque */
 	size_t whead, wlen, wcap;
@@ -537,6 +541,9 @@ struct sched_policy {
 	/* its per-replica state (rp->pstate), set up and released (NULL: none) */
 	void (*replica_init)(struct sim *s, struct replica *rp);
 	void (*replica_release)(struct replica *rp);
+	/* the invariant checker's test of that state (sched_check; NULL:
+	 * none): false and why when it is inconsistent */
+	bool (*check)(const struct sim *s, const struct replica *rp, char *why, size_t n);
 };
 
 /* The step loop's stages and the mechanics' hot helpers (step.c, the

@@ -1170,7 +1170,7 @@ bool sched_check(const struct sim *s, int ri, char *why, size_t n)
 			 (long long)ndec, (long long)rp->ndec, rp->ndk, i, rp->nothers);
 		return false;
 	}
-	return true;
+	return !s->cfg.policy->check || s->cfg.policy->check(s, rp, why, n);
 }
 
 void sched_replica_init(struct sim *s, struct replica *rp)

@@ -1980,6 +1980,56 @@ static void lazy_compare(const char *what, struct sim_cfg *sc, const struct cost
 	same_both_ways(what, "lazy decoders", sc, &sc->no_lazy_decoders, true, c, w);
 }
 
+/* SGLang without lazy decoders (no_lazy_decoders, speculative decoding,
+ * --enable-mixed-chunk) keeps its lists of the running requests from step
+ * to step while nobody joins or leaves and nobody is mid-prefill
+ * (sglang.c sg_collect): the checked run tests after every event that the
+ * kept lists are what a walk of the running list finds (sglang_check), and
+ * gives the bytes of the unchecked run; open loop and one-token pages
+ * with retractions. */
+static void test_sglang_kept_lists(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	int k, tight;
+
+	make_cost(&c, m, 2048, 64, 0);
+	poisson_spec(&w, 8, 300, 10, 300, 5);
+	for (k = 0; k < 3; k++)
+		for (tight = 0; tight < 2; tight++) {
+			char *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
+			struct sim_totals t1, t2;
+			int r1, r2;
+			base_cfg(&sc, 2048, 64, tight ? 60 * 16 : 4000);
+			if (tight)
+				sc.block_size = 1;
+			sc.policy = policy_of("sglang");
+			if (k == 0) {
+				sc.no_lazy_decoders = true;
+			} else if (k == 1) {
+				sc.spec.method = SPEC_MTP;
+				sc.spec.k = 1;
+				sc.spec.nrates = 1;
+				sc.spec.rate[0] = 0.8;
+			} else {
+				sc.mixed_chunk = true;
+			}
+			r1 = run(&sc, &c, &w, &l1, &c1, &t1);
+			sc.check_invariants = false;
+			r2 = run(&sc, &c, &w, &l2, &c2, &t2);
+			CHECK(r1 == 0 && r2 == 0 && t1.completed == 300 && strcmp(l1, l2) == 0 && strcmp(c1, c2) == 0 &&
+				      memcmp(&t1, &t2, sizeof(t1)) == 0 && (!tight || t1.preemptions > 0),
+			      "SGLang %s%s: kept running lists checked at every event, the same bytes (%llu steps, %llu preemptions)",
+			      k == 0 ? "without lazy decoders" : k == 1 ? "MTP" : "mixed chunk",
+			      tight ? ", one-token pages, retractions" : "", (unsigned long long)t1.steps,
+			      (unsigned long long)t1.preemptions);
+			free(l1); free(c1); free(l2); free(c2);
+		}
+	wl_spec_release(&w);
+	cost_release(&c);
+}
+
 /* An attention-DP rank's decode step priced in two parts (cost.h,
  * cost_step_local_s and cost_step_join_s, what step.c's memo keeps and
  * what it adds) is cost_step_s bit for bit: MLA (DeepSeek-V3) and GQA
@@ -3288,6 +3338,7 @@ int main(void)
 	test_pooled_itl_replay(&m);
 	test_segments(&m);
 	test_lazy_decoders(&m);
+	test_sglang_kept_lists(&m);
 	test_memo_across_runs(&m);
 	test_step_split();
 	test_step_memo();
