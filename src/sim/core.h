@@ -244,6 +244,11 @@ struct replica {
 	struct stepmemo *prices, *moe_memo;
 	/* with speculative decoding: the drafting's prices (sim_memo.draft) */
 	struct stepmemo *drafts;
+	/* where its last lookup in the first two went: the same decoders a
+	 * step later take the next slot (stepmemo_get); NULL with
+	 * speculative decoding, whose accepted drafts move a lane by a drawn
+	 * number of slots (the cursor's upkeep cost more than it saved) */
+	struct stepmemo_lane lanes[2], *lane_price, *lane_moe;
 	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
 	 * of its cost model): the energy of its steps (account_step), metered
 	 * when it has a figure and the caller reads it (sim_cfg.no_energy) */

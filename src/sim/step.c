@@ -211,7 +211,7 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 	if (d->nchunks == 0 && d->moe_tokens == 0) { /* decode only: it may repeat one priced before */
 		struct dmemo_ent *slot;
 		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits);
-		if (!stepmemo_get(rp->prices, k0, d->ndecode, d->decode_ctx_sum, &t, &slot)) {
+		if (!stepmemo_get(rp->prices, rp->lane_price, k0, d->ndecode, d->decode_ctx_sum, &t, &slot)) {
 			t = cost_step_s(rp->cost, d);
 			stepmemo_put(slot, k0, d->decode_ctx_sum, t);
 		}
@@ -223,7 +223,7 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 		struct dmemo_ent *slot;
 		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits);
 		double l;
-		if (!stepmemo_get(rp->moe_memo, k0, d->ndecode, d->decode_ctx_sum, &l, &slot)) {
+		if (!stepmemo_get(rp->moe_memo, rp->lane_moe, k0, d->ndecode, d->decode_ctx_sum, &l, &slot)) {
 			l = cost_step_local_s(rp->cost, d);
 			stepmemo_put(slot, k0, d->decode_ctx_sum, l);
 		}
@@ -238,7 +238,7 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 		struct dmemo_ent *slot;
 		uint64_t k0 = stepmemo_key(rp->spec_n, 0);
 		double dr;
-		if (!stepmemo_get(rp->drafts, k0, rp->spec_n, rp->spec_ctx, &dr, &slot)) {
+		if (!stepmemo_get(rp->drafts, NULL, k0, rp->spec_n, rp->spec_ctx, &dr, &slot)) {
 			dr = spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
 			stepmemo_put(slot, k0, rp->spec_ctx, dr);
 		}
@@ -1192,6 +1192,8 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->prices = &s->memo->step[rp->prefill_only][0];
 	rp->moe_memo = &s->memo->step[rp->prefill_only][1];
 	rp->drafts = &s->memo->draft[rp->prefill_only];
+	rp->lane_price = s->cfg.spec.k > 0 ? NULL : &rp->lanes[0];
+	rp->lane_moe = s->cfg.spec.k > 0 ? NULL : &rp->lanes[1];
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
 	rp->metered = rp->power.board_w > 0 && !s->cfg.no_energy;

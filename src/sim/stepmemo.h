@@ -41,6 +41,17 @@ struct stepmemo {
 	uint64_t lookups, hits, check_at;
 };
 
+/* Where a replica's last lookup in a memo's lanes went: its key word,
+ * decoders, summed contexts and slot (zeroed: none).  The same decoders a
+ * step later (the key word and decoders the same, the contexts ndecode
+ * more) take the next slot, found without the run's hash (stepmemo_get). */
+struct stepmemo_lane {
+	const struct dmemo_ent *e; /* the table it is in (NULL: none yet) */
+	uint64_t k0, ix;
+	int64_t ndecode;
+	double ctx_sum;
+};
+
 void stepmemo_init(struct stepmemo *m);
 void stepmemo_release(struct stepmemo *m);
 /* The trial (out of line): make the table, or switch the memo off when too
@@ -56,13 +67,13 @@ static inline uint64_t stepmemo_key(int64_t ndecode, int64_t nlogits)
 		       ? 0 : (uint64_t)ndecode | (uint64_t)nlogits << 32;
 }
 
-/* The slot of a decode-only step (key word k0, ndecode, summed contexts)
- * in m's table, which must be made. */
-static inline struct dmemo_ent *stepmemo_slot(const struct stepmemo *m, uint64_t k0, int64_t ndecode,
-					      double ctx_sum)
+/* stepmemo_slot, *ix its lane index (UINT64_MAX: not in a lane). */
+static inline struct dmemo_ent *stepmemo_slot_ix(const struct stepmemo *m, uint64_t k0, int64_t ndecode,
+						 double ctx_sum, uint64_t *ix)
 {
 	uint64_t k1;
 
+	*ix = UINT64_MAX;
 	if (m->lanes && ctx_sum >= 0 && ctx_sum < 0x1p53 && (double)(uint64_t)ctx_sum == ctx_sum) {
 		/* the same decoders a step later: summed contexts ndecode more.
 		 * Such a run of steps, (ndecode, ctx_sum mod ndecode) fixed and
@@ -80,18 +91,39 @@ static inline struct dmemo_ent *stepmemo_slot(const struct stepmemo *m, uint64_t
 		h ^= h >> 27;
 		h *= 0x94d049bb133111ebULL;
 		h ^= h >> 31;
+		*ix = h + q;
 		return dmemo_slot_at(&m->d, h + q);
 	}
 	memcpy(&k1, &ctx_sum, sizeof(k1));
 	return dmemo_slot(&m->d, k0, k1);
 }
 
+/* The slot of a decode-only step (key word k0, ndecode, summed contexts)
+ * in m's table, which must be made. */
+static inline struct dmemo_ent *stepmemo_slot(const struct stepmemo *m, uint64_t k0, int64_t ndecode,
+					      double ctx_sum)
+{
+	uint64_t ix;
+
+	return stepmemo_slot_ix(m, k0, ndecode, ctx_sum, &ix);
+}
+
 /* A decode-only step's price by its key word k0 (stepmemo_key; 0: not
- * kept), ndecode and summed contexts: true and *price_s when it is kept,
+ * kept), ndecode and summed contexts, looked up from where lane ln's last
+ * lookup went (and ln moved on; NULL: from the key alone, for a caller
+ * whose steps seldom follow each other in a lane, such as speculative
+ * decoding's with their drawn acceptances): true and *price_s when it is kept,
  * else false and *slot where stepmemo_put keeps it (NULL: the memo is
  * off, or the step is not one it keeps). */
-static inline bool stepmemo_get(struct stepmemo *m, uint64_t k0, int64_t ndecode, double ctx_sum,
-				double *price_s, struct dmemo_ent **slot)
+/* (written into the step loop: a call would cost it more than a lane's
+ * next slot saves; GCC and Clang) */
+#if defined(__GNUC__)
+#define STEPMEMO_INLINE inline __attribute__((always_inline))
+#else
+#define STEPMEMO_INLINE inline
+#endif
+static STEPMEMO_INLINE bool stepmemo_get(struct stepmemo *m, struct stepmemo_lane *ln, uint64_t k0, int64_t ndecode,
+				double ctx_sum, double *price_s, struct dmemo_ent **slot)
 {
 	struct dmemo_ent *x;
 	uint64_t k1;
@@ -102,7 +134,25 @@ static inline bool stepmemo_get(struct stepmemo *m, uint64_t k0, int64_t ndecode
 	if (m->lookups++ == m->check_at && !stepmemo_check(m))
 		return false;
 	memcpy(&k1, &ctx_sum, sizeof(k1));
-	x = stepmemo_slot(m, k0, ndecode, ctx_sum);
+	if (!ln) {
+		x = stepmemo_slot(m, k0, ndecode, ctx_sum);
+	} else if (ln->e == m->d.e && ln->k0 == k0 && ln->ndecode == ndecode && ctx_sum < 0x1p53 &&
+	    ctx_sum == ln->ctx_sum + (double)ndecode) {
+		/* the lane's next slot: ctx_sum / ndecode one more, the
+		 * remainder and so the run's start the same (a lane's last
+		 * slot holds only integer sums below 2^53, summed exactly) */
+		x = dmemo_slot_at(&m->d, ++ln->ix);
+		ln->ctx_sum = ctx_sum;
+	} else {
+		uint64_t ix;
+		x = stepmemo_slot_ix(m, k0, ndecode, ctx_sum, &ix);
+		/* (a slot outside the lanes starts none) */
+		ln->e = ix == UINT64_MAX ? NULL : m->d.e;
+		ln->k0 = k0;
+		ln->ndecode = ndecode;
+		ln->ctx_sum = ctx_sum;
+		ln->ix = ix;
+	}
 	if (dmemo_holds(x, k0, k1)) {
 		m->hits++;
 		*price_s = x->v;

@@ -2194,6 +2194,66 @@ static void test_draft_memo(void)
 	}
 }
 
+/* A replica's lane cursor (stepmemo_lane): the slot stepmemo_get reads
+ * from where the lane's last lookup went is the slot stepmemo_slot finds
+ * from the key alone, for runs of the same decoders a step apart, jumps,
+ * changed decoder counts and key words, sums off the lanes (fractional,
+ * past 2^53) and a cursor of another table. */
+static void test_stepmemo_lanes(void)
+{
+	struct stepmemo m, other;
+	struct stepmemo_lane ln, ln2;
+	struct dmemo_ent *slot;
+	double v, ctx = 1000;
+	int64_t n = 7;
+	size_t i, same = 0, next = 0, cases = 0;
+
+	stepmemo_init(&m);
+	stepmemo_init(&other);
+	memset(&ln, 0, sizeof(ln));
+	memset(&ln2, 0, sizeof(ln2));
+	/* the trial: one key looked up again and again (hits), then the lanes */
+	for (i = 0; i < 5000; i++)
+		if (!stepmemo_get(&m, &ln, stepmemo_key(1, 1), 1, 5, &v, &slot))
+			stepmemo_put(slot, stepmemo_key(1, 1), 5, 0.25);
+	CHECK(m.lanes && !m.off, "the memo takes the lanes after its trial");
+	for (i = 0; i < 3000; i++) {
+		uint64_t k0;
+		bool lane_next;
+		double x;
+		if (i % 97 == 0)
+			n = 1 + (int64_t)(i % 13); /* other decoders */
+		if (i % 41 == 0)
+			ctx += 3 * (double)n + 1; /* a jump */
+		else if (i % 293 == 0)
+			ctx = 0x1p53 - 2 * (double)n; /* the lanes' end: past it next */
+		else if (ctx >= 0x1p53)
+			ctx = 1000; /* back */
+		else
+			ctx += (double)n; /* the same decoders a step later */
+		x = i % 53 == 0 ? ctx + 0.5 : ctx; /* off the lanes */
+		k0 = stepmemo_key(n, i % 211 == 0 ? n + 1 : n);
+		lane_next = ln.e == m.d.e && ln.k0 == k0 && ln.ndecode == n && x == ln.ctx_sum + (double)n;
+		cases++;
+		next += lane_next;
+		/* nothing kept there: the slot comes back */
+		same += !stepmemo_get(&m, &ln, k0, n, x, &v, &slot) && slot == stepmemo_slot(&m, k0, n, x);
+	}
+	/* a cursor that last went through another memo's table starts anew */
+	for (i = 0; i < 5000; i++)
+		if (!stepmemo_get(&other, &ln2, stepmemo_key(1, 1), 1, 5, &v, &slot))
+			stepmemo_put(slot, stepmemo_key(1, 1), 5, 0.25);
+	stepmemo_get(&other, &ln2, stepmemo_key(3, 3), 3, 300, &v, &slot);
+	cases++;
+	same += !stepmemo_get(&m, &ln2, stepmemo_key(3, 3), 3, 303, &v, &slot) &&
+		slot == stepmemo_slot(&m, stepmemo_key(3, 3), 3, 303);
+	CHECK(same == cases && next > cases / 2,
+	      "stepmemo lanes: the cursor's slot is the key's (%zu of %zu, %zu from the lane's last slot)", same, cases,
+	      next);
+	stepmemo_release(&m);
+	stepmemo_release(&other);
+}
+
 /* Step-price memos kept across simulations (sim.h, sim_memo): a run given
  * the set an earlier run at another rate filled takes its prices (hits on
  * its first steps, which its own memo cannot have) and gives the same
@@ -3339,6 +3399,7 @@ int main(void)
 	test_segments(&m);
 	test_lazy_decoders(&m);
 	test_sglang_kept_lists(&m);
+	test_stepmemo_lanes();
 	test_memo_across_runs(&m);
 	test_step_split();
 	test_step_memo();
