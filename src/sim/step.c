@@ -786,6 +786,9 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	 * (plan_ahead: every one an explicit decoder, in running order) */
 	struct plan_ahead pa = {0, 0, 0, 0, 0};
 	bool ahead = plan_ahead_applies(s, rp), walk;
+	/* the verifications' totals, added once after the walk (as spec_walk
+	 * adds its own): not three stores to s->tot per verifying request */
+	uint64_t nverify = 0, drafted = 0, accepted = 0;
 
 	/* the previous step's tokens reach the client now */
 	if ((rc = deliver(s, rp, e, sg)) < 0)
@@ -814,9 +817,9 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		if (r->step_tokens > 1 && dec) {
 			/* verification: the drafts' accepted prefix and a bonus token */
 			int k = (int)r->step_tokens - 1, a = spec_accepted(&s->spec_draws, k, &s->spec_rng);
-			s->tot.spec_verify++;
-			s->tot.spec_drafted += (uint64_t)k;
-			s->tot.spec_accepted += (uint64_t)a;
+			nverify++;
+			drafted += (uint64_t)k;
+			accepted += (uint64_t)a;
 			r->computed += 1 + a;
 			r->generated += a;
 		} else {
@@ -867,6 +870,9 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		if (ahead && !r->done)
 			ahead = plan_ahead_add(s, rp, r, &pa);
 	}
+	s->tot.spec_verify += nverify;
+	s->tot.spec_drafted += drafted;
+	s->tot.spec_accepted += accepted;
 	/* (with ndone: the others below lose the done ones, in order) */
 	ahead = ahead && !joined;
 	cls = cls_of(s, -rp->G);
