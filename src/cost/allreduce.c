@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/kern.h"
 
 /* Whose collection times the kernel of vLLM's fused all-reduce

@@ -4,7 +4,7 @@
  * run header's attention lines for them. */
 #include <stdio.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/csamod.h"
 #include "cost/kern.h"
 

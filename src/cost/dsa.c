@@ -4,7 +4,7 @@
  * DSA module over the parts (dsamod.h) where there is one. */
 #include <stdio.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/dsamod.h"
 #include "cost/kern.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/kern.h"
 
 static double gemm_table_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt,

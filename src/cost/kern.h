@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "cost/comm.h"
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "model/opgraph.h"
 
 /* The roofline every family prices on: FLOPs at peak x mfu, or bytes at

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/kern.h"
 
 /* Linear attention (Gated DeltaNet and the like), fitted per engine on

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "model/model.h"
 
 /* The most targeted projection shapes per layer kind, in all. */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "base/dmemo.h"
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "model/opgraph.h"
 
 /* The ops moe_shared_at prices, in graph order: (kind, op), op -1 for a

@@ -4,7 +4,7 @@
  * (attn.c), linear attention (linattn.c) and DeepSeek-V4's blocks (csa.c). */
 #include <math.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/csamod.h"
 #include "cost/kern.h"
 

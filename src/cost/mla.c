@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/kern.h"
 #include "cost/memo.h"
 

@@ -10,7 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/paths.h"
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/kern.h"
 
 /* DeepEP's mode at tokens_per_rank.  SGLang's wide EP (deepep_mode auto)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cost/comm.h"
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/kern.h"
 #include "model/opgraph.h"
 

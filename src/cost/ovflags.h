@@ -4,7 +4,7 @@
 #ifndef SERVESIM_COST_OVFLAGS_H
 #define SERVESIM_COST_OVFLAGS_H
 #include "base/argtab.h"
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 
 extern const struct argtab ov_flags_tab;
 

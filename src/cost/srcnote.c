@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 #include "cost/kern.h"
 
 /* Through vsnprintf because the MoE line's parts can in principle exceed

@@ -5,7 +5,7 @@
 #define SERVESIM_COST_VISION_H
 #include <stdint.h>
 
-#include "cost/cost.h"
+#include "cost/costmodel.h"
 
 /* Seconds the encoder takes on one GPU of c's layout to encode `images`
  * images of `patches` patches each in one call (vLLM and SGLang batch a
