@@ -573,6 +573,7 @@ t epd-two-pd 2 "XeYpZd or Xe1pd (X encoder workers ahead of them or of the aggre
 t epd-no-images 2 "--disaggregate 1e...: an encoder pool needs a workload that sends images ('images')" '$SS run --workload w.json --model qwen3-vl-30b-a3b --gpu h200 --disaggregate 1e1pd'
 t ops-image-bad 2 "--image must be WxH in pixels, 1 to 65536 a side, got '1024'" '$SS ops qwen3-vl-30b-a3b --image 1024'
 t ops-image-text-model 2 "--image: llama-3.1-8b takes no images" '$SS ops llama-3.1-8b --image 640x480'
+t ops-dtype-fp4 2 "--dtype must be bf16 or fp8 for ops, got 'fp4'" '$SS ops llama-3.1-8b --dtype fp4'
 t lora-adapters-zero 3 "'adapters' must be" '$SS run --workload wl-lora0.json --enable-lora'
 t lora-distribution-bad 3 "lora: 'distribution' must be uniform or zipf:S with S in (0, 100], got 'pareto'" '$SS run --workload wl-lora-bad.json --enable-lora'
 t lora-trace-adapter-frac 3 "tr-adapter-frac.csv:2: 'adapter' must be an integer in [0, 1048576] (0: the base model), got 1.5" '$SS run --workload tr-adapter-frac.json --enable-lora'
