@@ -155,9 +155,11 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      = $(BUILD)/libservesim.a
 UNIT_BIN = $(UNIT_TESTS:%=$(BUILD)/tests/%)
 UNIT_OBJ = $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.o)
+# the set-up the unit tests share (tests/unit/fixture.h), linked into each
+UNIT_FIXTURE = $(BUILD)/tests/unit/fixture.o
 # Objects reached only through pattern rules are intermediates that make
 # deletes after linking; kept, a second `make check` relinks nothing.
-.SECONDARY: $(UNIT_OBJ) $(BUILD)/tools/mfupack.o $(BUILD)/tools/accuracy.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
+.SECONDARY: $(UNIT_OBJ) $(UNIT_FIXTURE) $(BUILD)/tools/mfupack.o $(BUILD)/tools/accuracy.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
 .PHONY: soak all demo check check-run check-asan check-docs docs-regen check-browser unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
 .PHONY: mpi check-mpi
@@ -185,7 +187,7 @@ $(MFU_PACKS): $(MFU_PACK_SRC) $(MFU_CSV) data/gpus.json | $(BUILD)/mfupack
 	$(call say,PACK,data/mfu)$(BUILD)/mfupack data $(if $(Q),>/dev/null)
 	@touch $@
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIB)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_FIXTURE) $(LIB)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
@@ -397,5 +399,5 @@ clean:
 	rm -rf build build-asan build-fuzz build-gpu $(BIN)
 	rm -f data/mfu/*/*/compact-*.bin
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d \
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(UNIT_FIXTURE:.o=.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d \
 	$(BUILD)/tools/mfupack.d $(BUILD)/tools/accuracy.d

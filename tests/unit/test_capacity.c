@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "engine/registry.h"
 #include "plan/capacity.h"
 #include "hw/gpu.h"
 #include "model/model.h"
-#include "base/paths.h"
 #include "workload/workload.h"
 
 static struct model_registry reg;
@@ -337,20 +337,13 @@ static void test_early_stop(const struct scenario_state *st, const struct wl_spe
 
 int main(void)
 {
-	char dir[1200], path[1200];
-	struct err e;
 	struct model_cfg m;
 	struct wl_spec wl;
 	struct scenario sc;
 	struct scenario_state st;
 
-	paths_data_dir(datadir, sizeof(datadir));
-	snprintf(dir, sizeof(dir), "%s/models", datadir);
-	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
-	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
-		printf("# %s\n", e.msg);
+	if (fixture_load(datadir, sizeof(datadir), &reg, &db) < 0)
 		return 1;
-	}
 	test_parse();
 	if (setup(&m, &wl, &sc, &st) == 0) {
 		test_goodput(&st, &wl);

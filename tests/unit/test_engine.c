@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "engine/engine.h"
 #include "engine/registry.h"
 #include "cost/cost.h"
 #include "hw/gpu.h"
 #include "model/model.h"
-#include "base/paths.h"
 #include "engine/scenario.h"
 #include "workload/workload.h"
 #include "sim/core.h"
@@ -424,11 +424,7 @@ static bool offload_run(const struct model_cfg *m, const struct gpu_spec *g, dou
 	wl.process = WL_CONSTANT;
 	wl.rate = 1;
 	wl.num_requests = 16;
-	wl.sp_groups = 8;
-	wl.sp_prompts = 1;
-	wl.sp_system = 8192;
-	wl.sp_question = 256;
-	wl.sp_output = 2;
+	fixture_sp(&wl, 8, 1, 8192, 256, 2);
 	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 8448, .min = 8448, .max = 8448};
 	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 2, .min = 2, .max = 2};
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
@@ -921,16 +917,8 @@ static void test_replicas_once(void)
 
 int main(void)
 {
-	char dir[1200], path[1200];
-	struct err e;
-
-	paths_data_dir(datadir, sizeof(datadir));
-	snprintf(dir, sizeof(dir), "%s/models", datadir);
-	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
-	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
-		printf("# %s\n", e.msg);
+	if (fixture_load(datadir, sizeof(datadir), &reg, &db) < 0)
 		return 1;
-	}
 	test_registry();
 	test_host_terms();
 	test_ar_fusion_default();

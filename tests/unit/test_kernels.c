@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "engine/registry.h"
 #include "cost/cost.h"
 #include "cost/kern.h"
@@ -783,12 +784,7 @@ static void test_cache(const struct model_cfg *m)
 	struct parallel p = {1, 1, 1, 1, 0};
 	struct err e;
 
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = cc.kvdt = DT_BF16;
-	cost_default_overheads(&cc.ov);
-	cc.engine = engine_default()->cost;
-	cc.max_tokens = 256;
-	cc.max_seqs = 16;
+	fixture_cost_cfg(&cc, 256, 16, 0);
 	cc.cache = mc;
 	if (cost_init(&a, m, gpu("h100"), &p, &cc, datadir, &e) < 0 ||
 	    cost_init(&b, m, gpu("h100"), &p, &cc, datadir, &e) < 0) {
@@ -2377,17 +2373,11 @@ static void test_ar_fused(const struct model_cfg *m)
 
 int main(void)
 {
-	char dir[1200], path[1200];
 	struct err e;
 	struct model_cfg m;
 
-	paths_data_dir(datadir, sizeof(datadir));
-	snprintf(dir, sizeof(dir), "%s/models", datadir);
-	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
-	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
-		printf("# %s\n", e.msg);
+	if (fixture_load(datadir, sizeof(datadir), &reg, &db) < 0)
 		return 1;
-	}
 	if (registry_load_model(&reg, "llama-3.1-8b", &m, &e) < 0) {
 		printf("# %s\n", e.msg);
 		return 1;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "hw/mfupack.h"
 #include "base/paths.h"
 #include "base/sbuf.h"
@@ -416,16 +417,11 @@ static void test_gemm_col(const char *datadir, const struct gpu_db *db)
 
 int main(void)
 {
-	char datadir[1024], path[1200];
+	char datadir[1024];
 	struct gpu_db db;
-	struct err e;
 
-	paths_data_dir(datadir, sizeof(datadir));
-	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
-	if (gpu_db_load(&db, path, &e) < 0) {
-		printf("# %s\n", e.msg);
+	if (fixture_load(datadir, sizeof(datadir), NULL, &db) < 0)
 		return 1;
-	}
 	test_all(datadir, &db);
 	test_stale(datadir, &db);
 	test_stale_window(datadir, &db);

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "engine/registry.h"
 #include "cost/cost.h"
 #include "model/opgraph.h"
-#include "base/paths.h"
 #include "analysis/roofline.h"
 
 static struct model_registry reg;
@@ -458,12 +458,7 @@ static int cost_for(struct cost_model *c, const struct model_cfg *m, const struc
 	struct err e;
 	int rc;
 
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = cc.kvdt = DT_BF16;
-	cost_default_overheads(&cc.ov);
-	cc.engine = engine_default()->cost;
-	cc.max_tokens = 256;
-	cc.max_seqs = 16;
+	fixture_cost_cfg(&cc, 256, 16, 0);
 	rc = cost_init(c, m, g, &p, &cc, data, &e);
 	if (rc < 0)
 		printf("# cost: %s\n", e.msg);
@@ -598,15 +593,10 @@ static void test_roofline_reuse(const char *data)
 
 int main(void)
 {
-	char dir[1200], data[1024];
-	struct err e;
+	char data[1024];
 
-	paths_data_dir(data, sizeof(data));
-	snprintf(dir, sizeof(dir), "%s/models", data);
-	if (registry_load(&reg, dir, &e) < 0) {
-		printf("# %s\n", e.msg);
+	if (fixture_load(data, sizeof(data), &reg, NULL) < 0)
 		return 1;
-	}
 	test_llama2_prefill();
 	test_gqa_tp_prefix();
 	test_decode_pairs();

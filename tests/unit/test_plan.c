@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "engine/registry.h"
 #include "base/alloc.h"
 #include "cost/cost.h"
@@ -20,7 +21,6 @@
 #include "model/model.h"
 #include "plan/pareto.h"
 #include "plan/parmap.h"
-#include "base/paths.h"
 #include "plan/prices.h"
 #include "plan/runjob.h"
 #include "plan/search.h"
@@ -721,13 +721,7 @@ static int as_setup(void)
 
 	if (registry_load_model(&reg, "llama-2-7b", &m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0)
 		goto fail;
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = cc.kvdt = DT_BF16;
-	cost_default_overheads(&cc.ov);
-	cc.engine = engine_default()->cost;
-	cc.max_tokens = 2048;
-	cc.max_seqs = 64;
-	cc.graph_max = 512;
+	fixture_cost_cfg(&cc, 2048, 64, 512);
 	if (cost_init(&cm, &m, g, &p, &cc, datadir, &e) < 0)
 		goto fail;
 	memset(&scfg, 0, sizeof(scfg));
@@ -1009,16 +1003,8 @@ static void test_jobs(void)
 
 int main(void)
 {
-	char dir[1200], path[1200];
-	struct err e;
-
-	paths_data_dir(datadir, sizeof(datadir));
-	snprintf(dir, sizeof(dir), "%s/models", datadir);
-	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
-	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
-		printf("# %s\n", e.msg);
+	if (fixture_load(datadir, sizeof(datadir), &reg, &db) < 0)
 		return 1;
-	}
 	test_grid();
 	test_parmap();
 	test_pareto();

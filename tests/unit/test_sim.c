@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "engine/registry.h"
 #include "base/loghist.h"
 #include "cost/comm.h"
@@ -16,7 +17,6 @@
 #include "sim/kvcache.h"
 #include "cost/memplan.h"
 #include "model/opgraph.h"
-#include "base/paths.h"
 #include "engine/scenario.h"
 #include "engine/sglang.h"
 #include "sim/sim.h"
@@ -48,19 +48,6 @@ static const struct gpu_spec *gpu(const char *id)
 	return g;
 }
 
-/* A bf16 cost configuration with the default overheads, CUDA graphs up to
- * 512 tokens. */
-static void bf16_cost_cfg(struct cost_cfg *cc, int64_t mbt, int64_t mns)
-{
-	memset(cc, 0, sizeof(*cc));
-	cc->wdt = cc->kvdt = DT_BF16;
-	cost_default_overheads(&cc->ov);
-	cc->engine = engine_default()->cost;
-	cc->max_tokens = mbt;
-	cc->max_seqs = mns;
-	cc->graph_max = 512;
-}
-
 static int make_cost(struct cost_model *c, const struct model_cfg *m, int64_t mbt, int64_t mns,
 		     unsigned off)
 {
@@ -69,7 +56,7 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, int64_t mb
 	struct err e;
 	int rc;
 
-	bf16_cost_cfg(&cc, mbt, mns);
+	fixture_cost_cfg(&cc, mbt, mns, 512);
 	cc.off = off;
 	rc = cost_init(c, m, gpu("h100"), &p, &cc, datadir, &e);
 	if (rc < 0)
@@ -135,18 +122,6 @@ static void trace_spec(struct wl_spec *w, const char *rows)
 static struct metric_set run_sum;
 
 /* Poisson arrivals, prompts normal(300, 100), outputs uniform in [lo, hi]. */
-/* The inference-perf shared-prefix generator on w: 4 groups of 5 prompts, a
- * 200-token system prompt, 100-token questions, 150-token outputs
- * (sp_groups = 0 turns it off again). */
-static void shared_prefixes(struct wl_spec *w)
-{
-	w->sp_groups = 4;
-	w->sp_prompts = 5;
-	w->sp_system = 200;
-	w->sp_question = 100;
-	w->sp_output = 150;
-}
-
 static void poisson_spec(struct wl_spec *w, double rate, int64_t n, double lo, double hi, uint64_t seed)
 {
 	wl_spec_defaults(w);
@@ -429,22 +404,6 @@ static void test_sglang(const struct model_cfg *m)
  * back, so 4 of each group's 5 find the 62 full prefix blocks (992 tokens)
  * cached, 8 x 992 = 7936 hit tokens; fcfs takes them in arrival order,
  * where the groups interleave and evict each other. */
-/* Inference-perf's shared-prefix generator alone on w: n requests of
- * `process` at `rate`, `groups` x `prompts` prompts of a `system`-token
- * group prefix and a `question`-token question, `output` tokens out. */
-static void sp_spec(struct wl_spec *w, enum wl_process process, double rate, int64_t n, int64_t groups,
-		    int64_t prompts, int64_t system, int64_t question, int64_t output)
-{
-	wl_spec_defaults(w);
-	w->process = process;
-	w->rate = rate;
-	w->num_requests = n;
-	w->sp_groups = groups;
-	w->sp_prompts = prompts;
-	w->sp_system = system;
-	w->sp_question = question;
-	w->sp_output = output;
-}
 
 static uint64_t lpm_hits(const struct model_cfg *m, bool lpm)
 {
@@ -458,7 +417,7 @@ static uint64_t lpm_hits(const struct model_cfg *m, bool lpm)
 	base_cfg(&sc, 8192, 1, 70);
 	sc.policy = policy_of("sglang");
 	sc.lpm = lpm;
-	sp_spec(&w, WL_CONSTANT, 100000, 10, 2, 5, 1000, 10, 2);
+	fixture_sp_spec(&w, WL_CONSTANT, 100000, 10, 2, 5, 1000, 10, 2);
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 10, "sglang %s run",
 	      lpm ? "lpm" : "fcfs");
 	free(log);
@@ -674,15 +633,7 @@ static void test_prefix_cache(const struct model_cfg *m)
 
 	make_cost(&c, m, 512, 16, 0);
 	base_cfg(&sc, 512, 16, 200);
-	wl_spec_defaults(&w);
-	w.process = WL_CONSTANT;
-	w.rate = 2;
-	w.num_requests = 5;
-	w.sp_groups = 1;
-	w.sp_prompts = 1;
-	w.sp_system = 100;
-	w.sp_question = 60;
-	w.sp_output = 4;
+	fixture_sp_spec(&w, WL_CONSTANT, 2, 5, 1, 1, 100, 60, 4);
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "prefix run");
 	CHECK(t.prefix_lookup_tokens == 5 * 160, "lookups over 5 prompts");
 	CHECK(t.prefix_hit_tokens == 4 * 144, "hits: 4 requests x 9 blocks x 16 = %llu",
@@ -989,12 +940,7 @@ static void test_cost_kat(const struct model_cfg *m)
 		double base_attn, t2_attn;
 		snprintf(path, sizeof(path), "%.900s/../tests/unit/fixtures/tier2-test.json", datadir);
 		CHECK(tier2_load(path, &t2, &e2) == 0 && t2.bw_eff_kv == 0.5, "tier-2 file loads");
-		memset(&cc, 0, sizeof(cc));
-		cc.wdt = cc.kvdt = DT_BF16;
-		cost_default_overheads(&cc.ov);
-		cc.engine = engine_default()->cost;
-		cc.max_tokens = 8192;
-		cc.max_seqs = 256;
+		fixture_cost_cfg(&cc, 8192, 256, 0);
 		cc.tier2 = &t2;
 		cost_init(&c2, m, gpu("h100"), &p, &cc, datadir, &e2);
 		base_attn = cost_attn_decode_s(&c, 64, 64 * 4096.0);
@@ -1036,7 +982,7 @@ static void test_dp_attention(void)
 		model_params(&m, &pc);
 		CHECK_REL(w1 - w2, pc.experts / 2 * 2, 1e-9, "EP 2 over DP 2: each GPU holds half the experts");
 	}
-	bf16_cost_cfg(&cc, 2048, 64);
+	fixture_cost_cfg(&cc, 2048, 64, 512);
 	CHECK(cost_init(&c, &m, gpu("h100"), &p, &cc, datadir, &e) == 0 && c.dp_attn, "DP 2 MoE cost model is attention-DP");
 	memset(&d, 0, sizeof(d));
 	d.nchunks = 1;
@@ -1541,13 +1487,7 @@ static void test_pp(const struct model_cfg *m)
 	char *log = NULL, *csv = NULL, buf[256];
 	double t0 = -1, d0 = -1, t1 = -1;
 
-	memset(&cc, 0, sizeof(cc));
-	cc.wdt = cc.kvdt = DT_BF16;
-	cost_default_overheads(&cc.ov);
-	cc.engine = engine_default()->cost;
-	cc.max_tokens = 64;
-	cc.max_seqs = 64;
-	cc.graph_max = 512;
+	fixture_cost_cfg(&cc, 64, 64, 512);
 	CHECK(cost_init(&c, m, gpu("h100"), &p, &cc, datadir, &e) == 0, "PP 2 cost model");
 	base_cfg(&sc, 64, 64, 1000);
 	trace_spec(&w, "0,64,3,-1\n0,64,3,-1\n");
@@ -2053,7 +1993,7 @@ static void test_step_split(void)
 	for (im = 0; im < 2; im++) {
 		load_model(models[im], &m);
 		for (ip = 0; ip < 4; ip++) {
-			bf16_cost_cfg(&cc, 2048, 64);
+			fixture_cost_cfg(&cc, 2048, 64, 512);
 			cc.overlap_cpu = ip >= 2;
 			if (cost_init(&c, &m, gpu("h200"), &par[ip % 2], &cc, datadir, &e) < 0) {
 				CHECK(0, "%s attention-DP cost model: %s", models[im], e.msg);
@@ -2117,7 +2057,7 @@ static void test_step_memo(void)
 	int k;
 
 	fixed_spec(&w, 6, 400);
-	bf16_cost_cfg(&cc, 2048, 64);
+	fixture_cost_cfg(&cc, 2048, 64, 512);
 	for (k = 0; k < 4; k++) {
 		/* (k 3: an MLA model's attention-DP group) */
 		load_model(k == 3 ? "deepseek-v3" : "mixtral-8x7b", &moe);
@@ -2154,7 +2094,7 @@ static void test_draft_memo(void)
 	int k;
 
 	load_model("deepseek-v3", &ds);
-	bf16_cost_cfg(&cc, 2048, 64);
+	fixture_cost_cfg(&cc, 2048, 64, 512);
 	for (k = 0; k < 2; k++) {
 		uint64_t hits0;
 		if (cost_init(&c, &ds, gpu("h200"), k ? &dpa : &one, &cc, datadir, &e) < 0) {
@@ -2273,7 +2213,7 @@ static void test_memo_across_runs(const struct model_cfg *m)
 	char *l0 = NULL, *c0 = NULL, *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
 	int k;
 
-	bf16_cost_cfg(&cc, 2048, 64);
+	fixture_cost_cfg(&cc, 2048, 64, 512);
 	load_model("mixtral-8x7b", &moe);
 	for (k = 0; k < 2; k++) {
 		struct stepmemo *sm;
@@ -2351,7 +2291,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		base_cfg(&sc, 2048, 64, 4000);
 		pd_cfg(&sc, 1, &c, 3000, 2048, 1e5);
 		LAZY("P/D 1p1d");
-		shared_prefixes(&w);
+		fixture_sp(&w, 4, 5, 200, 100, 150); /* 4 x 5 prompts, 200 + 100 tokens in, 150 out */
 		base_cfg(&sc, 2048, 64, 120);
 		LAZY("shared prefixes, tight KV");
 		base_cfg(&sc, 2048, 64, 120);
@@ -2370,7 +2310,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		LAZY("max prefill tokens");
 	}
 	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
-	bf16_cost_cfg(&cc, 2048, 64);
+	fixture_cost_cfg(&cc, 2048, 64, 512);
 	load_model("mixtral-8x7b", &moe);
 	if (cost_init(&cmoe, &moe, gpu("h100"), &dpa, &cc, datadir, &e) == 0) {
 		for (sg = 0; sg < 2; sg++) {
@@ -2727,7 +2667,7 @@ static void test_live(const struct model_cfg *m)
 		struct cost_model cpp;
 		struct cost_cfg cc;
 		struct parallel pp2 = {1, 2, 1, 1, 0};
-		bf16_cost_cfg(&cc, 2048, 64);
+		fixture_cost_cfg(&cc, 2048, 64, 512);
 		if (cost_init(&cpp, m, gpu("h100"), &pp2, &cc, datadir, &e) == 0) {
 			base_cfg(&sc, 2048, 64, 2000);
 			now += live_abort_compare("abort, vLLM PP 2 (batches in flight)", &sc, &cpp, &w, true);
@@ -2807,7 +2747,7 @@ static void test_segments(const struct model_cfg *m)
 	pd_cfg(&sc, 1, &c, 3000, 2048, 1e5);
 	seg_compare("P/D 1p1d", &sc, &c, &w);
 	/* shared prefixes (inference-perf generator) under a tight cache */
-	shared_prefixes(&w);
+	fixture_sp(&w, 4, 5, 200, 100, 150); /* 4 x 5 prompts, 200 + 100 tokens in, 150 out */
 	base_cfg(&sc, 2048, 64, 120);
 	seg_compare("shared prefixes, tight KV", &sc, &c, &w);
 	w.sp_groups = 0;
@@ -2822,7 +2762,7 @@ static void test_segments(const struct model_cfg *m)
 	w.process = WL_POISSON;
 	w.num_requests = 300;
 	/* PP 2 */
-	bf16_cost_cfg(&cc, 2048, 64);
+	fixture_cost_cfg(&cc, 2048, 64, 512);
 	if (cost_init(&cpp, m, gpu("h100"), &pp2, &cc, datadir, &e) == 0) {
 		base_cfg(&sc, 2048, 64, 4000);
 		seg_compare("PP 2", &sc, &cpp, &w);
@@ -3071,7 +3011,7 @@ static double shared_hit_rate(const struct model_cfg *m, enum router_kind router
 	base_cfg(&sc, 2048, 256, 600);
 	sc.replicas = 4;
 	sc.router = router;
-	sp_spec(&w, WL_POISSON, 40, 1200, 24, 4, 1024, 64, 16);
+	fixture_sp_spec(&w, WL_POISSON, 40, 1200, 24, 4, 1024, 64, 16);
 	w.seed = 3;
 	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 1200, "shared prefix on 4 replicas, %s router",
 	      router_name(router));
@@ -3349,17 +3289,10 @@ static void test_mooncake(const struct model_cfg *m)
 
 int main(void)
 {
-	char dir[1200], path[1200];
-	struct err e;
 	struct model_cfg m;
 
-	paths_data_dir(datadir, sizeof(datadir));
-	snprintf(dir, sizeof(dir), "%s/models", datadir);
-	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
-	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0) {
-		printf("# %s\n", e.msg);
+	if (fixture_load(datadir, sizeof(datadir), &reg, &db) < 0)
 		return 1;
-	}
 	load_model("llama-2-7b", &m);
 	test_kvcache();
 	test_kvcache_host();

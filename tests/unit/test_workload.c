@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "base/pcg32.h"
 #include "workload/workload.h"
 
@@ -160,15 +161,7 @@ int main(void)
 		}
 	}
 	/* shared_prefix: whole prompts repeat every G x M requests */
-	wl_spec_defaults(&w);
-	w.process = WL_CONSTANT;
-	w.rate = 100;
-	w.num_requests = 40;
-	w.sp_groups = 4;
-	w.sp_prompts = 5;
-	w.sp_system = 100;
-	w.sp_question = 447;
-	w.sp_output = 248;
+	fixture_sp_spec(&w, WL_CONSTANT, 100, 40, 4, 5, 100, 447, 248);
 	{
 		struct wl_gen *g;
 		struct wl_req r[40];
