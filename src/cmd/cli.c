@@ -20,13 +20,33 @@ int cli_bad_option(const char *cmd, const char *arg, struct err *e)
 		       arg ? arg : "?", cmd);
 }
 
+/* getopt_long takes any unambiguous prefix of a long option ("--requests" for
+ * "--requests-out"); servesim takes whole names only, so a shortened name can
+ * never silently land on another flag (an output path among them). */
+static int cli_whole_name(const char *cmd, const struct option *o, char **argv, struct err *e)
+{
+	const char *text = argv[optind - 1];
+	size_t len;
+
+	if (optarg && optarg == text && optind >= 2)
+		text = argv[optind - 2];
+	if (strncmp(text, "--", 2) != 0)
+		return 0;
+	text += 2;
+	len = strcspn(text, "=");
+	if (len == strlen(o->name) && strncmp(text, o->name, len) == 0)
+		return 0;
+	return err_set(e, SS_EUSAGE, "unknown option '--%.*s': did you mean --%s? (options are taken by their "
+		       "whole name; see 'servesim %s --help')", (int)len, text, o->name, cmd);
+}
+
 int cli_parse(const struct cli_spec *s, int argc, char **argv, struct err *e)
 {
 	static const struct option help[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	struct option lo[CLI_MAX_OPTIONS];
 	char shorts[32] = "h";
 	size_t n = 0;
-	int c, code, rc;
+	int c, code, rc, idx;
 
 	argtab_options(s->tab, lo, &n, CLI_MAX_OPTIONS, shorts, sizeof(shorts));
 	assert(n + 1 < CLI_MAX_OPTIONS);
@@ -36,7 +56,9 @@ int cli_parse(const struct cli_spec *s, int argc, char **argv, struct err *e)
 		deploy_options(&deploy_table, lo, &n, CLI_MAX_OPTIONS);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+	while ((idx = -1, c = getopt_long(argc, argv, shorts, lo, &idx)) != -1) {
+		if (idx >= 0 && c != '?' && c != ':' && (rc = cli_whole_name(s->cmd, &lo[idx], argv, e)) < 0)
+			return rc;
 		if (c == 'h') {
 			argtab_help(s->tab, stdout);
 			return 1;

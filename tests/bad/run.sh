@@ -293,6 +293,8 @@ t out-requests-is-trace 2 'is the input t.csv' '$SS run --workload tw.json --req
 t out-requests-via-link 2 'is the input link.json' '$SS run --workload link.json --requests-out w.json'
 t out-requests-is-folder 2 'is a folder' '$SS run --workload w.json --requests-out emptydir'
 t out-requests-no-folder 2 'does not exist' '$SS run --workload w.json --requests-out nodir/r.csv'
+t out-flag-by-prefix 2 "did you mean --requests-out" '$SS run --workload w.json --requests 20'
+t flag-by-prefix-eq 2 "did you mean --num-requests" '$SS run --num-req=5'
 t out-step-log-no-folder 2 'does not exist' '$SS run --workload w.json --step-log nodir/s.log'
 t out-calibrate-into-input 2 'input folder exp' '$SS calibrate exp -o exp/experiment.json'
 t out-import-into-input 2 'input folder exp' '$SS import exp -o exp'
