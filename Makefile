@@ -45,6 +45,7 @@ LIB_SRC = \
 	src/cmd/cli.c src/cmd/ops.c src/cmd/models.c src/cmd/run.c src/cmd/eval.c src/cmd/import.c src/cmd/calibrate.c src/cmd/roofline.c src/cmd/trace.c
 LIB_SRC += src/readers/aic.c
 LIB_SRC += src/readers/aicpools.c
+LIB_SRC += src/readers/aicdup.c
 LIB_SRC += src/readers/vllm_requests.c
 LIB_SRC += src/readers/vcr.c
 LIB_SRC += src/readers/mooncake.c
@@ -132,6 +133,7 @@ UNIT_TESTS += test_accuracy
 UNIT_TESTS += test_engine
 UNIT_TESTS += test_cv
 UNIT_TESTS += test_deploy
+UNIT_TESTS += test_readers
 FUZZERS    = fuzz_json fuzz_model fuzz_workload fuzz_csv fuzz_guidellm fuzz_kflow fuzz_trace
 FUZZERS   += fuzz_aic
 FUZZERS   += fuzz_bench

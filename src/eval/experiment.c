@@ -1250,9 +1250,14 @@ int exp_table_open(const char *path, const char *where, struct exp_table *t, str
 			t->aic.ncols = one.ncols;
 			aic_table_release(&one);
 		}
-		t->n = t->aic.n;
 		t->total = t->aic.total;
-		return apply_pools(t, e);
+		if ((rc = apply_pools(t, e)) < 0)
+			return rc;
+		/* one benchmark run recorded as two or three rows counts once
+		 * (aicdup.c; eval/silicon/HARNESS.md, "Duplicate rows") */
+		t->dups = aic_drop_duplicates(&t->aic);
+		t->n = t->aic.n;
+		return 0;
 	}
 	if (where)
 		return err_set(e, SS_EUSAGE, "%s: --where filters aiconfigurator silicon CSVs, not %s", path,

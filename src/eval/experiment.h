@@ -178,6 +178,9 @@ struct exp_table {
 	unsigned nfiles;
 	size_t pools_derived;  /* rows whose pools or MTP came from the folder's
 				  inferencex_pools.csv (EXP_POOLS_FILE) */
+	/* rows the filter kept that repeat an earlier row's measurement
+	 * (aic_drop_duplicates): dropped, not in n */
+	size_t dups;
 };
 /* Beside a folder's silicon CSVs: the pool sizes of rows that leave them
  * blank, by row id (readers: aic_pools_apply; eval/silicon/HARNESS.md) */

@@ -258,6 +258,7 @@ static int run_table(const char *path, const struct eval_inputs *c, const struct
 	p->table_total += r.total;
 	p->table_sim += r.simulated;
 	p->table_pools += r.pools_derived;
+	p->table_dups += r.dups;
 	if (r.nrows) {
 		pass_room(p, r.nrows);
 		memcpy(p->rows + p->nrows, r.rows, r.nrows * sizeof(*r.rows));
@@ -403,7 +404,7 @@ int eval_pass_run(const struct eval_inputs *c, const struct eval_opts *eo, const
 		if (exp_table_detect(files[i], tf, sizeof(tf))) {
 			/* in order: the experiments before it first; a table that
 			 * fails leaves nothing of itself behind */
-			size_t nrows, rows, total, sim;
+			size_t nrows, rows, total, sim, dups;
 			struct skip_tally skips;
 			struct err te;
 			batch_flush(c, b, p);
@@ -411,6 +412,7 @@ int eval_pass_run(const struct eval_inputs *c, const struct eval_opts *eo, const
 			rows = p->table_rows;
 			total = p->table_total;
 			sim = p->table_sim;
+			dups = p->table_dups;
 			skips = p->skips;
 			p->ntables++;
 			err_clear(&te);
@@ -420,6 +422,7 @@ int eval_pass_run(const struct eval_inputs *c, const struct eval_opts *eo, const
 				p->table_rows = rows;
 				p->table_total = total;
 				p->table_sim = sim;
+				p->table_dups = dups;
 				p->skips = skips;
 				fail_input(p, files[i], &te);
 			}

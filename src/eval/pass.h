@@ -38,6 +38,7 @@ struct eval_pass {
 	int ntables;
 	size_t table_rows, table_total, table_sim;
 	size_t table_pools;     /* rows whose P/D pools or MTP came from EXP_POOLS_FILE */
+	size_t table_dups;      /* kept rows dropped as an earlier row's measurement */
 	struct skip_tally skips;
 	/* inputs that could not be evaluated (a malformed file, an unknown
 	 * model, a refused layout, ...): counted, the first ones listed as

@@ -84,9 +84,10 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 	memset(res, 0, sizeof(*res));
 	if ((rc = exp_table_open(in->path, in->where, &t, e)) < 0)
 		return rc;
-	res->kept = t.n;
+	res->kept = t.n + t.dups;
 	res->total = t.total;
 	res->pools_derived = t.pools_derived;
+	res->dups = t.dups;
 	sl = xcalloc(chunk, sizeof(*sl));
 	jobs = xcalloc(chunk, sizeof(*jobs));
 	for (i = 0; i < t.n; i++) {

@@ -27,6 +27,7 @@ struct eval_table_in {
 struct eval_table_res {
 	size_t kept, total;             /* rows kept by the filter, rows in the table */
 	size_t pools_derived;           /* kept rows whose P/D pools or MTP came from EXP_POOLS_FILE */
+	size_t dups;                    /* kept rows dropped as another row's measurement (exp_table.dups) */
 	size_t simulated;
 	struct eval_row *rows;          /* in row order; heap-owned (free) */
 	size_t nrows;

@@ -75,7 +75,10 @@ static void print_tables_text(FILE *f, const struct eval_pass *p)
 
 	if (p->ntables) {
 		fprintf(f, "\ntable rows (silicon CSV rows, benchmark runs): %zu of %zu kept by --where; %zu simulated, %zu skipped\n",
-		       p->table_rows, p->table_total, p->table_sim, p->table_rows - p->table_sim);
+		       p->table_rows, p->table_total, p->table_sim, p->table_rows - p->table_dups - p->table_sim);
+		if (p->table_dups)
+			fprintf(f, "  %zu row%s dropped as duplicates: the same run as an earlier row (engine, version, GPU, layout, ISL/OSL, concurrency; identical TTFT and TPOT)\n",
+				p->table_dups, p->table_dups > 1 ? "s" : "");
 		if (p->table_pools)
 			fprintf(f, "  %zu rows read with InferenceX's launch configuration (%s: disagg pools the row leaves blank, MTP)\n",
 				p->table_pools, EXP_POOLS_FILE);
@@ -118,6 +121,7 @@ static void json_tables(struct jw *w, const struct eval_pass *p)
 	jw_int(w, "rows_kept", (int64_t)p->table_rows);
 	jw_int(w, "rows_simulated", (int64_t)p->table_sim);
 	jw_int(w, "rows_pools_derived", (int64_t)p->table_pools);
+	jw_int(w, "rows_duplicate", (int64_t)p->table_dups);
 	jw_int(w, "skipped_total", (int64_t)p->skips.total);
 	jw_obj(w, "skipped");
 	for (i = 0; i < p->skips.n; i++)
