@@ -56,7 +56,7 @@ static bool col_required(int c)
 struct cond {
 	int col;
 	bool neq;
-	char value[96];
+	char value[200]; /* as long as a whole term (parse_where), so never cut */
 };
 
 struct line_fields {
