@@ -15,7 +15,7 @@ write_medians(out, system, engine, ver, name, header, acc, notes)
                          latencies (us) written as one row per key with its
                          median, into the collection's kernel folder
 """
-import csv, gzip, io, os, statistics
+import csv, gzip, io, os, statistics, sys
 
 
 def rows(path):
@@ -43,6 +43,16 @@ def write(path, header, data, notes):
         f.write(buf.getvalue().encode())
 
 
+def sparse_main(script, derive):
+    """The command line of a script deriving tables from the sparse_attention
+    collections: `script AIC_ENGINES_DIR OUT_DIR` calls derive(system, engine,
+    ver, folder, OUT_DIR) for each collection."""
+    if len(sys.argv) != 3:
+        sys.exit('usage: %s AIC_ENGINES_DIR OUT_DIR' % script)
+    for system, engine, ver, d in sparse_collections(sys.argv[1]):
+        derive(system, engine, ver, d, sys.argv[2])
+
+
 def sparse_collections(eng):
     for system in sorted(os.listdir(eng)):
         sd = os.path.join(eng, system, 'sparse_attention')
@@ -51,6 +61,22 @@ def sparse_collections(eng):
         for engine in sorted(os.listdir(sd)):
             for ver in sorted(os.listdir(os.path.join(sd, engine))):
                 yield system, engine, ver, os.path.join(sd, engine, ver)
+
+
+def sparse_source(system, engine, ver, files):
+    """The source note of a sparse_attention collection's tables `files`."""
+    return ('source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
+            'systems/%s/sparse_attention/%s/%s/%s' % (system, engine, ver, files))
+
+
+def geometry_of(model, table):
+    """(servesim's model name, hidden size) of the first (prefix, name, hidden)
+    of table whose prefix starts the model's own name, else (None, None)."""
+    m = model.split('/')[-1]
+    for prefix, name, hidden in table:
+        if m.startswith(prefix):
+            return name, hidden
+    return None, None
 
 
 def write_medians(out, system, engine, ver, name, header, acc, notes):

@@ -152,6 +152,33 @@ def gemm_outliers(best):
     return len(data)
 
 
+def fastest_attn(p, col, new_keys, dtype_col, heads, skip=None):
+    """The rows of an attention table from the bf16/fp8-KV rows of p (not
+    those skip(r) names): (heads, kv_heads, head_dim) as heads(r), kv_dtype,
+    batch, the length of column col (+1 for a generation step of new_keys)
+    and the fastest latency in us, sorted."""
+    best = {}
+    for r in rows(p):
+        if skip and skip(r):
+            continue
+        kvd = {'bfloat16': 'bf16', 'fp8': 'fp8', 'float16': 'bf16'}.get(r['kv_cache_dtype'])
+        if not kvd or r.get(dtype_col, 'bfloat16') not in ('bfloat16', 'float16'):
+            continue
+        L = int(r[col]) + (1 if (col == 'step' and new_keys) else 0)
+        key = heads(r) + (kvd, int(r['batch_size']), L)
+        lat = float(r['latency'])
+        if key not in best or lat < best[key]:
+            best[key] = lat
+    return sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
+
+
+def write_attn(od, out_name, col, data, notes):
+    """od/out_name in the attention-table format; col 'isl' (prefill) or 'step'."""
+    write(os.path.join(od, out_name),
+          ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'isl' if col == 'isl' else 'kv_len', 'latency_us'],
+          data, notes)
+
+
 def attn_tables(ctx, gen, new_keys, note, od):
     """Dense MHA/GQA attention, full attention only (window_size 0).
     new_keys: generation 'step' counts cached tokens and one more is new
@@ -161,23 +188,10 @@ def attn_tables(ctx, gen, new_keys, note, od):
                                     (gen, 'attn_decode.csv.gz', 'step', 'generation attention, one new token; kv_len = keys attended')):
         if not p:
             continue
-        best = {}
-        for r in rows(p):
-            if r.get('window_size', '0') not in ('0', ''):
-                continue
-            kvd = {'bfloat16': 'bf16', 'fp8': 'fp8', 'float16': 'bf16'}.get(r['kv_cache_dtype'])
-            if not kvd or r.get('attn_dtype', 'bfloat16') not in ('bfloat16', 'float16'):
-                continue
-            L = int(r[col]) + (1 if (col == 'step' and new_keys) else 0)
-            key = (int(r['num_heads']), int(r['num_key_value_heads']), int(r['head_dim']), kvd,
-                   int(r['batch_size']), L)
-            lat = float(r['latency'])
-            if key not in best or lat < best[key]:
-                best[key] = lat
-        data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
-        write(os.path.join(od, out_name),
-              ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'isl' if col == 'isl' else 'kv_len', 'latency_us'],
-              data, note + ['%s; per-GPU head counts; fastest kernel source per key' % extra])
+        data = fastest_attn(p, col, new_keys, 'attn_dtype',
+                            lambda r: (int(r['num_heads']), int(r['num_key_value_heads']), int(r['head_dim'])),
+                            lambda r: r.get('window_size', '0') not in ('0', ''))
+        write_attn(od, out_name, col, data, note + ['%s; per-GPU head counts; fastest kernel source per key' % extra])
 
 
 def window_tables(ctx, gen, new_keys, note, od):
@@ -309,20 +323,9 @@ def mla_tables(ctx, gen, new_keys, note, od):
                                           'MLA generation attention (absorbed), one new token; kv_len = keys attended')):
         if not p:
             continue
-        best = {}
-        for r in rows(p):
-            kvd = {'bfloat16': 'bf16', 'fp8': 'fp8', 'float16': 'bf16'}.get(r['kv_cache_dtype'])
-            if not kvd or r.get('mla_dtype', 'bfloat16') not in ('bfloat16', 'float16'):
-                continue
-            L = int(r[col]) + (1 if (col == 'step' and new_keys) else 0)
-            key = (int(r['num_heads']), 1, dim, kvd, int(r['batch_size']), L)
-            lat = float(r['latency'])
-            if key not in best or lat < best[key]:
-                best[key] = lat
-        data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
-        write(os.path.join(od, out_name),
-              ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'isl' if col == 'isl' else 'kv_len', 'latency_us'],
-              data, note + ['%s; per-GPU heads; head_dim %d is the FLOPs-equivalent dimension (see derive.py)' % (extra, dim)])
+        data = fastest_attn(p, col, new_keys, 'mla_dtype', lambda r, d=dim: (int(r['num_heads']), 1, d))
+        write_attn(od, out_name, col, data,
+                   note + ['%s; per-GPU heads; head_dim %d is the FLOPs-equivalent dimension (see derive.py)' % (extra, dim)])
 
 
 def mla_decode_plausible(gen, system, engine, eng_root):
@@ -375,43 +378,37 @@ def version_key(v):
     return [int(x) if x.isdigit() else 0 for x in v.replace('rc', '.').split('.')]
 
 
+def op_folders(root):
+    """(system, op, folder) for each root/<system>/<op> folder of an op servesim reads."""
+    for system in sorted(os.listdir(root)):
+        for op in ('gemm', 'attention', 'moe', 'comm', 'mla'):
+            od = os.path.join(root, system, op)
+            if os.path.isdir(od):
+                yield system, op, od
+
+
 def collections_of(aic, eng):
     """(system, engine, version) -> {op: folder} for both exports."""
     out = {}
-    for system in sorted(os.listdir(aic)):
-        sd = os.path.join(aic, system)
-        if not os.path.isdir(sd):
-            continue
-        for op in ('gemm', 'attention', 'moe', 'comm', 'mla'):
-            od = os.path.join(sd, op)
-            if not os.path.isdir(od):
+    for system, op, od in op_folders(aic):
+        for d in os.listdir(od):
+            if op == 'mla' and not find(os.path.join(od, d), 'generation_mla_perf.csv'):
                 continue
-            for d in os.listdir(od):
-                if op == 'mla' and not find(os.path.join(od, d), 'generation_mla_perf.csv'):
-                    continue
-                if d.startswith('vllm-'):
-                    out.setdefault((system, 'vllm', d[5:]), {})[op] = os.path.join(od, d)
-    for system in sorted(os.listdir(eng)):
-        sd = os.path.join(eng, system)
-        if not os.path.isdir(sd):
-            continue
-        for op in ('gemm', 'attention', 'moe', 'comm', 'mla'):
-            od = os.path.join(sd, op)
-            if not os.path.isdir(od):
+            if d.startswith('vllm-'):
+                out.setdefault((system, 'vllm', d[5:]), {})[op] = os.path.join(od, d)
+    for system, op, od in op_folders(eng):
+        for e in os.listdir(od):
+            if e == 'nccl':
                 continue
-            for e in os.listdir(od):
-                if e == 'nccl':
+            for v in os.listdir(os.path.join(od, e)):
+                folder = os.path.join(od, e, v)
+                if op == 'moe' and not find(folder, 'moe_perf.csv'):
                     continue
-                for v in os.listdir(os.path.join(od, e)):
-                    folder = os.path.join(od, e, v)
-                    if op == 'moe' and not find(folder, 'moe_perf.csv'):
-                        continue
-                    if op == 'comm' and not find(folder, 'custom_allreduce_perf.csv'):
-                        continue
-                    if op == 'mla' and not find(folder, 'generation_mla_perf.csv'):
-                        continue
-                    prev = out.setdefault((system, e, v), {}).get(op)
-                    out[(system, e, v)][op] = folder
+                if op == 'comm' and not find(folder, 'custom_allreduce_perf.csv'):
+                    continue
+                if op == 'mla' and not find(folder, 'generation_mla_perf.csv'):
+                    continue
+                out.setdefault((system, e, v), {})[op] = folder
     # a partial re-collection (trtllm 1.3.0rc23 moe on b200) is merged into
     # the big collection of the same engine it refines; keep them apart but
     # drop collections that hold nothing servesim reads.

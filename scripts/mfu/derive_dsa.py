@@ -41,18 +41,16 @@ and TensorRT-LLM's 1-4: DeepSeek-V3.2 at TP >= 32).
 import os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from aic import rows, find, sparse_collections, write_medians  # noqa: E402
+from aic import rows, find, geometry_of, sparse_main, sparse_source, write_medians  # noqa: E402
 
 TOPK = 2048
 
 
 def geometry(model):
-    m = model.split('/')[-1]
-    if m.startswith('DeepSeek-V3.2'):
-        return 'deepseek-v3.2', 7168
-    if m.startswith('GLM-5'):
-        return 'glm-5', 6144
-    return None, None
+    return geometry_of(model, GEOMETRY)
+
+
+GEOMETRY = [('DeepSeek-V3.2', 'deepseek-v3.2', 7168), ('GLM-5', 'glm-5', 6144)]
 
 
 def collect(path, phase, engine, acc):
@@ -81,24 +79,20 @@ def collect(path, phase, engine, acc):
         acc.setdefault((ph, geo, hidden, kv, gemm, h, b, n), []).append(float(r['latency']) * 1000.0)
 
 
-def main(eng, out):
-    for system, engine, ver, d in sparse_collections(eng):
-        gen, ctx = find(d, 'dsa_generation_module_perf.csv'), find(d, 'dsa_context_module_perf.csv')
-        if not gen or not ctx:
-            continue
-        acc = {}
-        collect(gen, 'decode', engine, acc)
-        collect(ctx, 'prefill', engine, acc)
-        write_medians(out, system, engine, ver, 'dsa_module.csv.gz',
-                      ['phase', 'model', 'hidden', 'kv_dtype', 'gemm', 'heads', 'batch', 'len', 'latency_us'], acc,
-                      ['source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
-                       'systems/%s/sparse_attention/%s/%s/dsa_{generation,context}_module_perf' % (system, engine, ver),
-                       'derived by scripts/mfu/derive_dsa.py; latency in microseconds: one DSA attention module '
-                       '(projections, indexer, sparse MLA, o_proj) on one GPU; median of repeated keys',
-                       'decode len = keys attended per request; prefill len = new tokens per prompt, no cached prefix'])
+def derive(system, engine, ver, d, out):
+    gen, ctx = find(d, 'dsa_generation_module_perf.csv'), find(d, 'dsa_context_module_perf.csv')
+    if not gen or not ctx:
+        return
+    acc = {}
+    collect(gen, 'decode', engine, acc)
+    collect(ctx, 'prefill', engine, acc)
+    write_medians(out, system, engine, ver, 'dsa_module.csv.gz',
+                  ['phase', 'model', 'hidden', 'kv_dtype', 'gemm', 'heads', 'batch', 'len', 'latency_us'], acc,
+                  [sparse_source(system, engine, ver, 'dsa_{generation,context}_module_perf'),
+                   'derived by scripts/mfu/derive_dsa.py; latency in microseconds: one DSA attention module '
+                   '(projections, indexer, sparse MLA, o_proj) on one GPU; median of repeated keys',
+                   'decode len = keys attended per request; prefill len = new tokens per prompt, no cached prefix'])
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 3:
-        sys.exit('usage: derive_dsa.py AIC_ENGINES_DIR OUT_DIR')
-    main(sys.argv[1], sys.argv[2])
+    sparse_main('derive_dsa.py', derive)

@@ -42,7 +42,7 @@ without a servesim kernel collection of the same engine and version
 import os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from aic import rows, find, sparse_collections, write_medians  # noqa: E402
+from aic import rows, find, geometry_of, sparse_main, sparse_source, write_medians  # noqa: E402
 
 KINDS = {
     'dsv4_csa_generation_module_perf.csv': 'csa_decode',
@@ -55,12 +55,10 @@ KINDS = {
 
 
 def geometry(model):
-    m = model.split('/')[-1]
-    if m.startswith('DeepSeek-V4-Flash'):
-        return 'flash', 4096
-    if m.startswith('DeepSeek-V4-Pro'):
-        return 'pro', 7168
-    return None, None
+    return geometry_of(model, GEOMETRY)
+
+
+GEOMETRY = [('DeepSeek-V4-Flash', 'flash', 4096), ('DeepSeek-V4-Pro', 'pro', 7168)]
 
 
 def collect(path, kind, acc):
@@ -73,27 +71,23 @@ def collect(path, kind, acc):
                        []).append(float(r['latency']) * 1000.0)
 
 
-def main(eng, out):
-    for system, engine, ver, d in sparse_collections(eng):
-        acc, used = {}, []
-        for name, kind in KINDS.items():
-            p = find(d, name)
-            if p:
-                collect(p, kind, acc)
-                used.append(name.replace('_perf.csv', ''))
-        if not any(k[0].endswith('_decode') for k in acc):
-            continue
-        write_medians(out, system, engine, ver, 'dsv4_module.csv.gz',
-                      ['kind', 'model', 'hidden', 'heads', 'batch', 'isl', 'prefix', 'latency_us'], acc,
-                      ['source: ai-dynamo/aiconfigurator 095f58a51c4ca8e61b66ec108d86f223f8d559ce (Apache-2.0), '
-                       'systems/%s/sparse_attention/%s/%s/{%s}' % (system, engine, ver, ','.join(used)),
-                       'derived by scripts/mfu/derive_dsv4.py; latency in microseconds: one DeepSeek-V4 attention '
-                       'block (projections, compressor, indexer, sparse attention, o_a/o_b) or one kernel on one '
-                       'GPU; fp8_block projections, fp8 KV cache; median of repeated keys',
-                       'isl = new tokens per request (1: decode); prefix = tokens cached before them'])
+def derive(system, engine, ver, d, out):
+    acc, used = {}, []
+    for name, kind in KINDS.items():
+        p = find(d, name)
+        if p:
+            collect(p, kind, acc)
+            used.append(name.replace('_perf.csv', ''))
+    if not any(k[0].endswith('_decode') for k in acc):
+        return
+    write_medians(out, system, engine, ver, 'dsv4_module.csv.gz',
+                  ['kind', 'model', 'hidden', 'heads', 'batch', 'isl', 'prefix', 'latency_us'], acc,
+                  [sparse_source(system, engine, ver, '{%s}' % ','.join(used)),
+                   'derived by scripts/mfu/derive_dsv4.py; latency in microseconds: one DeepSeek-V4 attention '
+                   'block (projections, compressor, indexer, sparse attention, o_a/o_b) or one kernel on one '
+                   'GPU; fp8_block projections, fp8 KV cache; median of repeated keys',
+                   'isl = new tokens per request (1: decode); prefix = tokens cached before them'])
 
 
 if __name__ == '__main__':
-    if len(sys.argv) != 3:
-        sys.exit('usage: derive_dsv4.py AIC_ENGINES_DIR OUT_DIR')
-    main(sys.argv[1], sys.argv[2])
+    sparse_main('derive_dsv4.py', derive)

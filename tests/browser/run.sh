@@ -35,6 +35,24 @@ shot() { # shot PAGE PNG
 		--user-data-dir="$work/profile-shot-$(date +%s%N)" --window-size=1400,2000 \
 		--screenshot="$2" "file://$1" >/dev/null 2>>"$work/chromium.log"
 }
+# page NAME ROWS WHAT: OUT/NAME.html rendered into $work/NAME.dom; checks
+# that its script ran and that it shows ROWS data rows (WHAT)
+page() {
+	render "file://$out/$1.html" >"$work/$1.dom"
+	grep -q '<body data-ready="1"' "$work/$1.dom"; check $? "$1: the inline script ran"
+	[ "$(grep -o '<tr class="row"' "$work/$1.dom" | wc -l)" = "$2" ]; check $? "$1: $2 $3"
+}
+# shown NAME WORDS COUNT MESSAGE: OUT/NAME.html#filter=WORDS shows COUNT rows
+shown() {
+	render "file://$out/$1.html#filter=$2" >"$work/$1-f.dom"
+	grep -q "data-shown=\"$3\"" "$work/$1-f.dom"; check $? "$1: $4"
+}
+# first NAME SORT PATTERN MESSAGE: the first row of OUT/NAME.html#sort=SORT
+# matches PATTERN (grep)
+first() {
+	render "file://$out/$1.html#sort=$2" | first_row >"$work/$1.first"
+	grep -q "$3" "$work/$1.first"; check $? "$1: $4"
+}
 # the cells of the first visible data row in a dumped DOM
 first_row() {
 	tr '\n' ' ' | sed 's/<tr class="row"/\n&/g' | grep '^<tr class="row"' | grep -v 'style="display: none;"' |
@@ -46,55 +64,44 @@ first_row() {
 	--num-requests 1000 --format json --html "$out/search.html" >"$work/search.json" 2>/dev/null
 check $? "search --html wrote the page"
 n=$(jq '.ranking | length' "$work/search.json")
-render "file://$out/search.html" >"$work/search.dom"
-grep -q '<body data-ready="1"' "$work/search.dom"; check $? "search: the inline script ran"
-[ "$(grep -o '<tr class="row"' "$work/search.dom" | wc -l)" = "$n" ]; check $? "search: $n deployment rows"
+page search "$n" "deployment rows"
 grep -q '<figure id="chart-pareto"><svg' "$work/search.dom"; check $? "search: the Pareto chart inline"
 grep -q 'id="rows-count">'"$n"' shown<' "$work/search.dom"; check $? "search: the row count filled in"
 # sorted by tokens/s per user, descending: the first row is the best one
 best=$(jq -r '[.ranking[] | select(.tok_s_per_user != null)] | max_by(.tok_s_per_user) | .tok_s_per_user' "$work/search.json")
-render "file://$out/search.html#sort=tok_s_per_user:desc" | first_row >"$work/search.first"
-grep -q "|$(printf '%.6g' "$best")|" "$work/search.first"; check $? "search: #sort=tok_s_per_user:desc puts $best first"
+first search tok_s_per_user:desc "|$(printf '%.6g' "$best")|" "#sort=tok_s_per_user:desc puts $best first"
 # filtered on "fp8": as many rows as the JSON has with fp8 weights
 k=$(jq '[.ranking[] | select(.weights == "fp8")] | length' "$work/search.json")
-render "file://$out/search.html#filter=fp8" >"$work/search-f.dom"
-grep -q "data-shown=\"$k\"" "$work/search-f.dom"; check $? "search: #filter=fp8 shows its $k rows"
-render "file://$out/search.html#filter=no-such-word" >"$work/search-none.dom"
-grep -q 'data-shown="0"' "$work/search-none.dom"; check $? "search: #filter with no match shows 0 rows"
+shown search fp8 "$k" "#filter=fp8 shows its $k rows"
+shown search no-such-word 0 "#filter with no match shows 0 rows"
 # --- eval ----------------------------------------------------------------
 "$bin" eval eval/ground_truth --format json --html "$out/eval.html" >"$work/eval.json" 2>/dev/null
 check $? "eval --html wrote the page"
 n=$(jq '.rows | length' "$work/eval.json")
-render "file://$out/eval.html" >"$work/eval.dom"
-grep -q '<body data-ready="1"' "$work/eval.dom"; check $? "eval: the inline script ran"
-[ "$(grep -o '<tr class="row"' "$work/eval.dom" | wc -l)" = "$n" ]; check $? "eval: $n rows"
+page eval "$n" rows
 [ "$(grep -o '<figure id="chart-[a-z0-9_]*" [^>]*><svg' "$work/eval.dom" | wc -l)" = 3 ]; check $? "eval: three charts inline"
 g=$(jq -r '[.rows[] | .model + " on " + .gpu] | unique | length' "$work/eval.json")
 [ "$(tr '\n' ' ' < "$work/eval.dom" | sed 's/<table class="grid"/\n&/' | sed -n '2p' | sed 's/<\/table>.*//' | grep -o '<tr><td>' | wc -l)" = "$g" ]
 check $? "eval: the error grid has $g model x GPU rows"
 k=$(jq '[.rows[] | select(.model == "codellama-34b")] | length' "$work/eval.json")
-render "file://$out/eval.html#filter=codellama-34b" >"$work/eval-f.dom"
-grep -q "data-shown=\"$k\"" "$work/eval-f.dom"; check $? "eval: #filter=codellama-34b shows its $k rows"
+shown eval codellama-34b "$k" "#filter=codellama-34b shows its $k rows"
 worst=$(jq -r '[.rows[] | select(.metrics.ttft_mean_ms.ape != null)] | max_by(.metrics.ttft_mean_ms.ape) | .experiment' "$work/eval.json")
-render "file://$out/eval.html#sort=metrics.ttft_mean_ms.ape:desc" | first_row >"$work/eval.first"
-grep -q "^$worst|" "$work/eval.first"; check $? "eval: #sort=TTFT APE desc puts $worst first"
+first eval metrics.ttft_mean_ms.ape:desc "^$worst|" "#sort=TTFT APE desc puts $worst first"
 # --- run (an autoscaling run's JSON, through `servesim report`) ------------
 "$bin" run --workload workloads/autoscale-day.json --max-num-seqs 128 --autoscale 1:6 --autoscale-policy slo \
 	--autoscale-interval-s 30 --autoscale-grace-s 120 --slo-ttft-ms 500 --slo-itl-ms 30 --format json \
 	>"$work/run.json" 2>/dev/null && "$bin" report "$work/run.json" -o "$out/run.html"
 check $? "report of a run's JSON wrote the page"
 n=$(jq '.autoscale_intervals | length' "$work/run.json")
-render "file://$out/run.html" >"$work/run.dom"
-grep -q '<body data-ready="1"' "$work/run.dom"; check $? "run: the inline script ran"
-[ "$(grep -o '<tr class="row"' "$work/run.dom" | wc -l)" = "$n" ]; check $? "run: $n autoscaling intervals"
+page run "$n" "autoscaling intervals"
 grep -q '<figure id="chart-autoscale"><svg' "$work/run.dom"; check $? "run: the autoscaling chart inline"
 p90=$(printf '%.6g' "$(jq '.summary.ttft_p90_ms' "$work/run.json")")
 grep -q "data-key=\"ttft_p90_ms\">$p90<" "$work/run.dom"; check $? "run: TTFT p90 $p90 ms in the percentile table"
 gh=$(printf '%.6g' "$(jq '.summary.gpu_hours' "$work/run.json")")
 grep -q "data-key=\"gpu_hours\">$gh<" "$work/run.dom"; check $? "run: $gh GPU-hours in the headline"
 worst=$(jq -r '[.autoscale_intervals[] | select(.ttft_p90_ms != null)] | max_by(.ttft_p90_ms) | .start_s' "$work/run.json")
-render "file://$out/run.html#sort=ttft_p90_ms:desc" | first_row >"$work/run.first"
-grep -q "^$(printf '%.6g' "$worst")|" "$work/run.first"; check $? "run: #sort=ttft_p90_ms:desc puts the interval from $worst s first"
+first run ttft_p90_ms:desc "^$(printf '%.6g' "$worst")|" \
+	"#sort=ttft_p90_ms:desc puts the interval from $worst s first"
 # a run without autoscaling: its stages, no autoscaling chart
 "$bin" run --workload workloads/shared-prefix.json --format json >"$work/run2.json" 2>/dev/null &&
 	"$bin" report "$work/run2.json" -o "$out/run-stages.html"

@@ -36,6 +36,29 @@ void fixture_cost_cfg(struct cost_cfg *cc, int64_t max_tokens, int64_t max_seqs,
 	cc->graph_max = graph_max;
 }
 
+void fixture_wl(struct wl_spec *w, enum wl_process process, double rate, int64_t n, uint64_t seed)
+{
+	wl_spec_defaults(w);
+	snprintf(w->source, sizeof(w->source), "test");
+	w->seed = seed;
+	w->process = process;
+	w->rate = rate;
+	w->num_requests = n;
+}
+
+void fixture_curve(struct wl_spec *w, size_t npts, const double *t, const double *rate)
+{
+	size_t i;
+
+	wl_spec_defaults(w);
+	w->num_requests = 0;
+	w->ncurve = npts;
+	for (i = 0; i < npts; i++) {
+		w->curve_t[i] = t[i];
+		w->curve_rate[i] = rate[i];
+	}
+}
+
 void fixture_sp(struct wl_spec *w, int64_t groups, int64_t prompts, int64_t system, int64_t question,
 		int64_t output)
 {

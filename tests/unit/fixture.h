@@ -22,6 +22,14 @@ int fixture_load(char *datadir, size_t n, struct model_registry *reg, struct gpu
  * to graph_max tokens (0: none); the rest zero. */
 void fixture_cost_cfg(struct cost_cfg *cc, int64_t max_tokens, int64_t max_seqs, int64_t graph_max);
 
+/* The default workload with source "test": n requests of `process` at
+ * `rate`, drawn with `seed`. */
+void fixture_wl(struct wl_spec *w, enum wl_process process, double rate, int64_t n, uint64_t seed);
+
+/* The default workload arriving on a rate curve alone (num_requests 0) of
+ * npts points: rate[i] req/s at t[i] s (t[0] = 0). */
+void fixture_curve(struct wl_spec *w, size_t npts, const double *t, const double *rate);
+
 /* The shared-prefix generator's five fields on w, the rest untouched:
  * `groups` x `prompts` prompts of a `system`-token group prefix and a
  * `question`-token question, `output` tokens out (groups 0: off). */

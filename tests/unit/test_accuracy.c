@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "engine/registry.h"
 #include "eval/accuracy.h"
-#include "base/paths.h"
 
+static struct model_registry reg;
+static struct gpu_db db;
 static char datadir[1024];
 
 static void test_kinds(void)
@@ -26,24 +28,15 @@ static void test_kinds(void)
 		{"llama-3.1-8b", ACC_DENSE}, {"qwen3-30b-a3b", ACC_MOE}, {"deepseek-v3", ACC_MLA},
 		{"deepseek-v3.2", ACC_DSA}, {"deepseek-v4-flash", ACC_DSA}, {"qwen3-next-80b-a3b", ACC_HYBRID},
 	};
-	struct model_registry reg;
 	struct model_cfg *m = calloc(1, sizeof(*m));
-	char dir[1200];
 	struct err e;
 	size_t i;
 
-	snprintf(dir, sizeof(dir), "%s/models", datadir);
-	if (registry_load(&reg, dir, &e) < 0) {
-		CHECK(0, "registry: %s", e.msg);
-		free(m);
-		return;
-	}
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		int rc = registry_load_model(&reg, want[i].model, m, &e);
 		CHECK(rc == 0 && acc_model_kind(m) == want[i].kind, "%s is %s (got %s)", want[i].model,
 		      acc_kind_name(want[i].kind), rc == 0 ? acc_kind_name(acc_model_kind(m)) : e.msg);
 	}
-	registry_release(&reg);
 	free(m);
 }
 
@@ -321,8 +314,6 @@ static void test_shipped(void)
 static void load_run(const char *what, enum wl_process proc, double rate, int64_t conc, int64_t n, int64_t mns,
 		     double run_lo, double run_hi, double q_lo, double q_hi, enum acc_load want)
 {
-	struct model_registry reg;
-	struct gpu_db db;
 	const struct gpu_spec *g;
 	struct model_cfg *m = calloc(1, sizeof(*m));
 	struct wl_spec wl;
@@ -330,24 +321,15 @@ static void load_run(const char *what, enum wl_process proc, double rate, int64_
 	struct scenario_state st;
 	struct metric_set all;
 	struct acc_class c;
-	char dir[1200], path[1200];
 	struct err e;
 
-	snprintf(dir, sizeof(dir), "%s/models", datadir);
-	snprintf(path, sizeof(path), "%s/gpus.json", datadir);
-	if (registry_load(&reg, dir, &e) < 0 || gpu_db_load(&db, path, &e) < 0 ||
-	    registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+	if (registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
 		CHECK(0, "%s: set-up: %s", what, e.msg);
 		free(m);
 		return;
 	}
-	wl_spec_defaults(&wl);
-	snprintf(wl.source, sizeof(wl.source), "test");
-	wl.seed = 11;
-	wl.process = proc;
-	wl.rate = rate;
+	fixture_wl(&wl, proc, rate, n, 11);
 	wl.concurrency = conc;
-	wl.num_requests = n;
 	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 1024, .min = 1, .max = 1024};
 	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 128, .min = 1, .max = 128};
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
@@ -363,8 +345,6 @@ static void load_run(const char *what, enum wl_process proc, double rate, int64_
 		      acc_load_name(c.load));
 		scenario_release(&st);
 	}
-	gpu_db_release(&db);
-	registry_release(&reg);
 	free(m);
 }
 
@@ -381,7 +361,8 @@ static void test_load_terms(void)
 
 int main(void)
 {
-	paths_data_dir(datadir, sizeof(datadir));
+	if (fixture_load(datadir, sizeof(datadir), &reg, &db) < 0)
+		return 1;
 	test_kinds();
 	test_load();
 	test_load_terms();
@@ -390,5 +371,7 @@ int main(void)
 	test_roundtrip();
 	test_bad_files();
 	test_shipped();
+	gpu_db_release(&db);
+	registry_release(&reg);
 	return check_done();
 }

@@ -247,38 +247,103 @@ static void test_workload_label(void)
 	CHECK(strcmp(b, "prompt ~200 out ~64") == 0, "synthetic label (%s)", b);
 }
 
-/* SGLang silicon rows: aiconfigurator's generator wrote --max-prefill-tokens
- * ISL + 1500 and --enable-mixed-chunk only from its 0.5.6.post2 templates on;
- * rows of the first templates (0.5.1.post1 ...) ran SGLang's defaults
- * (experiment.c, aic_sglang_bare). */
-static void test_aic_sglang_templates(void)
+/* The n rows of aiconfigurator fixture `name`, each loaded as an experiment
+ * and judged by row(t, i, load's status, x, why skipped); first the checks
+ * that the table opens and holds n rows (`count`, in words). */
+static void each_row(const char *name, size_t n, const char *count,
+		     void (*row)(const struct exp_table *t, size_t i, int rc, const struct experiment *x,
+				 const char *why))
 {
-	static const char *const id[3] = {"v051", "v056", "novers"};
-	static const bool mixed[3] = {false, true, true};
-	static const int64_t mpt[3] = {0, 2048 + 1500, 2048 + 1500};
 	static struct experiment x;
 	static struct exp_table t;
 	char why[256];
 	struct err e;
 	size_t i;
 
+	if (exp_table_open(fixture(name), NULL, &t, &e) < 0) {
+		CHECK(0, "%s opens: %s", name, e.msg);
+		return;
+	}
+	CHECK(t.aic.n == n, "%s rows (%zu)", count, t.aic.n);
+	for (i = 0; i < n && i < t.aic.n; i++) {
+		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
+		row(&t, i, rc, &x, why);
+		experiment_release(&x);
+	}
+	exp_table_release(&t);
+}
+
+static void sglang_template_row(const struct exp_table *t, size_t i, int rc, const struct experiment *x,
+				const char *why)
+{
+	static const char *const id[3] = {"v051", "v056", "novers"};
+	static const bool mixed[3] = {false, true, true};
+	static const int64_t mpt[3] = {0, 2048 + 1500, 2048 + 1500};
+
+	(void)t;
+	(void)why;
+	CHECK(rc == 1 && strstr(x->name, id[i]) && x->k.sglang_mixed_chunk == mixed[i] && x->k.max_prefill_tokens == mpt[i],
+	      "%s: mixed chunk %d (want %d), max_prefill_tokens %lld (want %lld)", id[i], x->k.sglang_mixed_chunk,
+	      mixed[i], (long long)x->k.max_prefill_tokens, (long long)mpt[i]);
+}
+
+static void trtllm_recipe_row(const struct exp_table *t, size_t i, int rc, const struct experiment *x,
+			      const char *why)
+{
+	static const char *const id[5] = {"llama70_b200_1k1k", "llama70_b200_1k8k", "dsr1_b200_1k1k_c64_tp8_jan14",
+					  "dsr1_b200_1k1k_c64_tp8_feb03", "gptoss_b200"};
+	static const int64_t mbt[5] = {16384, 16384, 1152, 8192, 20000}, iters[5] = {20, 0, 0, 40, 0};
+	static const double ratio[5] = {0.9, 0, 0, 0.8, 0};
+
+	(void)t;
+	(void)why;
+	CHECK(rc == 1 && strstr(x->name, id[i]) && x->k.max_num_batched_tokens == mbt[i] &&
+		      x->batch_wait_iters == iters[i] && x->batch_wait_ratio == ratio[i],
+	      "%s: max_num_tokens %lld (want %lld), batch wait %lld / %g (want %lld / %g)", id[i],
+	      (long long)x->k.max_num_batched_tokens, (long long)mbt[i], (long long)x->batch_wait_iters,
+	      x->batch_wait_ratio, (long long)iters[i], ratio[i]);
+}
+
+static void sglang_cold_row(const struct exp_table *t, size_t i, int rc, const struct experiment *x,
+			    const char *why)
+{
+	static const char *const id[5] = {"dsr1_fp8_1k1k_nov18", "dsr1_fp8_1k8k_nov18", "dsr1_fp4_1k1k_nov10",
+					  "dsr1_fp4_8k1k_nov02", "dsr1_fp8_1k1k_mar25"};
+	static const int64_t nreq[5] = {400, 160, 80, 400, 80};
+	static const bool cold[5] = {true, true, true, true, false};
+	static const int ep[5] = {1, 1, 8, 8, 1};
+
+	(void)t;
+	(void)why;
+	CHECK(rc == 1 && strstr(x->name, id[i]) && x->cold_start == cold[i] && x->wl.num_requests == nreq[i] &&
+		      x->stages[0].completed == nreq[i] && x->ep == ep[i],
+	      "%s: cold start %d (want %d), %lld requests, %lld measured (want %lld), EP %d (want %d)", id[i],
+	      x->cold_start, cold[i], (long long)x->wl.num_requests, (long long)x->stages[0].completed,
+	      (long long)nreq[i], x->ep, ep[i]);
+}
+
+static void dynamo_image_row(const struct exp_table *t, size_t i, int rc, const struct experiment *x,
+			     const char *why)
+{
+	static const char *const want[7] = {"1.3.0rc11", "1.2.0rc6.post1", "1.2.0rc6.post1", "1.2.0rc6.post1",
+					    "0.5.1-rc0.pre3", "1.2.0rc6.post1", "1.2.0rc6.post2"};
+
+	CHECK(rc == 1 && strcmp(x->engine_version, want[i]) == 0, "%s (image %s): engine version %s (want %s)%s%s",
+	      t->aic.r[i].id, t->aic.r[i].dynamo_image[0] ? t->aic.r[i].dynamo_image : "not Dynamo's", x->engine_version,
+	      want[i], rc == 1 ? "" : ", not loaded: ", rc == 1 ? "" : why);
+}
+
+/* SGLang silicon rows: aiconfigurator's generator wrote --max-prefill-tokens
+ * ISL + 1500 and --enable-mixed-chunk only from its 0.5.6.post2 templates on;
+ * rows of the first templates (0.5.1.post1 ...) ran SGLang's defaults
+ * (experiment.c, aic_sglang_bare). */
+static void test_aic_sglang_templates(void)
+{
 	CHECK(engine_version_value("0.5.1.post1") < engine_version_value("0.5.6") &&
 	      engine_version_value("0.5.6.post2") >= engine_version_value("0.5.6") &&
 	      engine_version_value("0.5.10.post1") > engine_version_value("0.5.9") && engine_version_value("") < 0,
 	      "engine versions order numerically (0.5.1.post1 < 0.5.6 <= 0.5.6.post2, 0.5.10 > 0.5.9, \"\" unknown)");
-	if (exp_table_open(fixture("aic-sglang-templates.csv"), NULL, &t, &e) < 0) {
-		CHECK(0, "aic-sglang-templates.csv opens: %s", e.msg);
-		return;
-	}
-	CHECK(t.aic.n == 3, "three rows (%zu)", t.aic.n);
-	for (i = 0; i < 3 && i < t.aic.n; i++) {
-		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
-		CHECK(rc == 1 && strstr(x.name, id[i]) && x.k.sglang_mixed_chunk == mixed[i] && x.k.max_prefill_tokens == mpt[i],
-		      "%s: mixed chunk %d (want %d), max_prefill_tokens %lld (want %lld)", id[i], x.k.sglang_mixed_chunk,
-		      mixed[i], (long long)x.k.max_prefill_tokens, (long long)mpt[i]);
-		experiment_release(&x);
-	}
-	exp_table_release(&t);
+	each_row("aic-sglang-templates.csv", 3, "three", sglang_template_row);
 }
 
 /* InferenceX's TensorRT-LLM launch recipes (ix_trtllm_limits): the
@@ -288,31 +353,7 @@ static void test_aic_sglang_templates(void)
  * fp8 B200 1k/1k from 64 clients, from 2026-01-29: 40, 0.8). */
 static void test_aic_trtllm_recipes(void)
 {
-	static const char *const id[5] = {"llama70_b200_1k1k", "llama70_b200_1k8k", "dsr1_b200_1k1k_c64_tp8_jan14",
-					  "dsr1_b200_1k1k_c64_tp8_feb03", "gptoss_b200"};
-	static const int64_t mbt[5] = {16384, 16384, 1152, 8192, 20000}, iters[5] = {20, 0, 0, 40, 0};
-	static const double ratio[5] = {0.9, 0, 0, 0.8, 0};
-	static struct experiment x;
-	static struct exp_table t;
-	char why[256];
-	struct err e;
-	size_t i;
-
-	if (exp_table_open(fixture("aic-trtllm-recipes.csv"), NULL, &t, &e) < 0) {
-		CHECK(0, "aic-trtllm-recipes.csv opens: %s", e.msg);
-		return;
-	}
-	CHECK(t.aic.n == 5, "five rows (%zu)", t.aic.n);
-	for (i = 0; i < 5 && i < t.aic.n; i++) {
-		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
-		CHECK(rc == 1 && strstr(x.name, id[i]) && x.k.max_num_batched_tokens == mbt[i] &&
-			      x.batch_wait_iters == iters[i] && x.batch_wait_ratio == ratio[i],
-		      "%s: max_num_tokens %lld (want %lld), batch wait %lld / %g (want %lld / %g)", id[i],
-		      (long long)x.k.max_num_batched_tokens, (long long)mbt[i], (long long)x.batch_wait_iters,
-		      x.batch_wait_ratio, (long long)iters[i], ratio[i]);
-		experiment_release(&x);
-	}
-	exp_table_release(&t);
+	each_row("aic-trtllm-recipes.csv", 5, "five", trtllm_recipe_row);
 }
 
 /* InferenceX rows measured before its client's warm-up (d053ae24e,
@@ -322,32 +363,7 @@ static void test_aic_trtllm_recipes(void)
  * SGLang fp4 rows that record EP 1 ran EP = TP (--enable-ep-moe). */
 static void test_aic_sglang_cold(void)
 {
-	static const char *const id[5] = {"dsr1_fp8_1k1k_nov18", "dsr1_fp8_1k8k_nov18", "dsr1_fp4_1k1k_nov10",
-					  "dsr1_fp4_8k1k_nov02", "dsr1_fp8_1k1k_mar25"};
-	static const int64_t nreq[5] = {400, 160, 80, 400, 80};
-	static const bool cold[5] = {true, true, true, true, false};
-	static const int ep[5] = {1, 1, 8, 8, 1};
-	static struct experiment x;
-	static struct exp_table t;
-	char why[256];
-	struct err e;
-	size_t i;
-
-	if (exp_table_open(fixture("aic-sglang-cold.csv"), NULL, &t, &e) < 0) {
-		CHECK(0, "aic-sglang-cold.csv opens: %s", e.msg);
-		return;
-	}
-	CHECK(t.aic.n == 5, "five rows (%zu)", t.aic.n);
-	for (i = 0; i < 5 && i < t.aic.n; i++) {
-		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
-		CHECK(rc == 1 && strstr(x.name, id[i]) && x.cold_start == cold[i] && x.wl.num_requests == nreq[i] &&
-			      x.stages[0].completed == nreq[i] && x.ep == ep[i],
-		      "%s: cold start %d (want %d), %lld requests, %lld measured (want %lld), EP %d (want %d)", id[i],
-		      x.cold_start, cold[i], (long long)x.wl.num_requests, (long long)x.stages[0].completed,
-		      (long long)nreq[i], x.ep, ep[i]);
-		experiment_release(&x);
-	}
-	exp_table_release(&t);
+	each_row("aic-sglang-cold.csv", 5, "five", sglang_cold_row);
 }
 
 /* TensorRT-LLM rows measured in Dynamo's runtime images record Dynamo's
@@ -359,27 +375,7 @@ static void test_aic_sglang_cold(void)
  * own (release:1.2.0rc6.post2) keeps it. */
 static void test_aic_dynamo_images(void)
 {
-	static const char *const want[7] = {"1.3.0rc11", "1.2.0rc6.post1", "1.2.0rc6.post1", "1.2.0rc6.post1",
-					    "0.5.1-rc0.pre3", "1.2.0rc6.post1", "1.2.0rc6.post2"};
-	static struct experiment x;
-	static struct exp_table t;
-	char why[256];
-	struct err e;
-	size_t i;
-
-	if (exp_table_open(fixture("aic-dynamo-images.csv"), NULL, &t, &e) < 0) {
-		CHECK(0, "aic-dynamo-images.csv opens: %s", e.msg);
-		return;
-	}
-	CHECK(t.aic.n == 7, "seven rows (%zu)", t.aic.n);
-	for (i = 0; i < 7 && i < t.aic.n; i++) {
-		int rc = exp_table_load(&t, i, NULL, NULL, &x, why, sizeof(why), &e);
-		CHECK(rc == 1 && strcmp(x.engine_version, want[i]) == 0, "%s (image %s): engine version %s (want %s)%s%s",
-		      t.aic.r[i].id, t.aic.r[i].dynamo_image[0] ? t.aic.r[i].dynamo_image : "not Dynamo's", x.engine_version,
-		      want[i], rc == 1 ? "" : ", not loaded: ", rc == 1 ? "" : why);
-		experiment_release(&x);
-	}
-	exp_table_release(&t);
+	each_row("aic-dynamo-images.csv", 7, "seven", dynamo_image_row);
 }
 
 /* Reasons rows share: figures become N, a flag's value and advice stay. */

@@ -92,6 +92,15 @@ static int setup(struct model_cfg *m, struct wl_spec *wl, struct scenario *sc,
 	return 0;
 }
 
+/* The default search configuration under the SLOs of `slo` (a check). */
+static void slo_cfg(struct cap_cfg *c, const char *slo)
+{
+	struct err e;
+
+	cap_cfg_defaults(c);
+	CHECK(cap_slo_parse(slo, c, &e) == 0, "slo");
+}
+
 static void test_goodput(const struct scenario_state *st, const struct wl_spec *wl)
 {
 	struct cap_cfg c;
@@ -102,9 +111,8 @@ static void test_goodput(const struct scenario_state *st, const struct wl_spec *
 	double *ttft, *e2e;
 	size_t i, n = (size_t)wl->num_requests, good = 0;
 
-	cap_cfg_defaults(&c);
 	/* limits between the rounded per-request values (4 decimals) */
-	CHECK(cap_slo_parse("ttft_p50_ms=60.00005,e2e_p90_ms=3000.00005", &c, &e) == 0, "slo");
+	slo_cfg(&c, "ttft_p50_ms=60.00005,e2e_p90_ms=3000.00005");
 	CHECK(cap_probe(st, wl, &c, 20, 7, &p, &e) == 0, "probe at 20 req/s");
 	/* count by hand from the simulator's own per-request values */
 	w.rate = 20;
@@ -140,9 +148,8 @@ static void test_grid(const struct scenario_state *st, const struct wl_spec *wl)
 	struct err e;
 	double x, last_pass = 0, first_fail = NAN;
 
-	cap_cfg_defaults(&c);
+	slo_cfg(&c, "ttft_p90_ms=80,itl_mean_ms=9");
 	c.seed = 7;
-	CHECK(cap_slo_parse("ttft_p90_ms=80,itl_mean_ms=9", &c, &e) == 0, "slo");
 	CHECK(cap_search(st, wl, &c, &r, &e) == 0, "search");
 	for (x = 0.25; x <= 60; x += 0.25) {
 		if (cap_probe(st, wl, &c, x, 7, &p, &e) < 0)
@@ -185,8 +192,7 @@ static void test_saturation_bracket(const struct scenario_state *st, const struc
 	int seen = 0;
 
 	w.num_requests = 800; /* long enough to judge a probe at ~35 req/s */
-	cap_cfg_defaults(&c);
-	CHECK(cap_slo_parse("ttft_p90_ms=1000000,itl_mean_ms=100000", &c, &e) == 0, "slo");
+	slo_cfg(&c, "ttft_p90_ms=1000000,itl_mean_ms=100000");
 	for (uint64_t seed = 1; seed <= 4; seed++) {
 		c.seed = seed;
 		if (cap_search(st, &w, &c, &r, &e) < 0) {
@@ -215,14 +221,12 @@ static void test_pooled_slo(const struct scenario_state *st, const struct wl_spe
 	struct cap_point p;
 	struct err e;
 
-	cap_cfg_defaults(&c);
-	CHECK(cap_slo_parse("itl_pooled_p99_ms=1000", &c, &e) == 0, "slo");
+	slo_cfg(&c, "itl_pooled_p99_ms=1000");
 	CHECK(cap_probe(st, wl, &c, 1, 7, &p, &e) == 0, "probe: %s", e.msg);
 	CHECK(isfinite(p.value[0]) && p.value[0] > 0 && p.value[0] < 1000 && p.pass,
 	      "pooled ITL p99 %.3f ms within 1000 ms: pass", p.value[0]);
 	CHECK(p.goodput == 1, "goodput %.3f: every request good", p.goodput);
-	cap_cfg_defaults(&c);
-	CHECK(cap_slo_parse("itl_pooled_p99_ms=0.001", &c, &e) == 0, "slo");
+	slo_cfg(&c, "itl_pooled_p99_ms=0.001");
 	CHECK(cap_probe(st, wl, &c, 1, 7, &p, &e) == 0, "probe: %s", e.msg);
 	CHECK(!p.pass && p.fail == 0, "pooled ITL p99 %.3f ms above 0.001 ms binds (fail %d)", p.value[0],
 	      p.fail);
@@ -237,10 +241,9 @@ static void test_band(const struct scenario_state *st, const struct wl_spec *wl)
 	double lo = INFINITY, hi = -INFINITY;
 	int k;
 
-	cap_cfg_defaults(&c);
+	slo_cfg(&c, "ttft_p90_ms=80,itl_mean_ms=9");
 	c.seed = 7;
 	c.nseeds = 3;
-	CHECK(cap_slo_parse("ttft_p90_ms=80,itl_mean_ms=9", &c, &e) == 0, "slo");
 	CHECK(cap_search(st, wl, &c, &r, &e) == 0 && r.found, "search over 3 seeds");
 	for (k = 0; k < 3; k++) {
 		lo = fmin(lo, r.per_seed[k]);
@@ -266,8 +269,7 @@ static void test_unmet(const struct scenario_state *st, const struct wl_spec *wl
 	struct cap_result r;
 	struct err e;
 
-	cap_cfg_defaults(&c);
-	CHECK(cap_slo_parse("ttft_p90_ms=1", &c, &e) == 0, "slo");
+	slo_cfg(&c, "ttft_p90_ms=1");
 	CHECK(cap_search(st, wl, &c, &r, &e) == 0, "an unmet SLO is not an error");
 	CHECK(!r.found && isnan(r.max_rate) && r.binding == 0, "max_rate NAN, binding ttft_p90_ms");
 	CHECK_STR_CONTAINS(r.reason, "ttft_p90_ms unmet even at the lowest probed rate", "reason");

@@ -137,6 +137,24 @@ static void test_string(void)
  * struct experiment): the router's name as a flag, with its aliases, and
  * both read from experiment.json's top level, not its engine block; each
  * spelling the row takes names a router (sim's router_kind_of). */
+/* experiment.json's text parsed into *o (the one there freed first; the
+ * caller frees the last: kp's strings point into it) and read through the
+ * table into kp: its top level (top) or its engine block; 0 or the error's
+ * status. */
+static int exp_read(const char *text, bool top, struct json **o, struct knobs_plus *kp, struct err *e)
+{
+	int rc;
+
+	json_free(*o);
+	*o = NULL;
+	err_clear(e);
+	rc = json_parse(text, strlen(text), "experiment.json", o, e);
+	if (rc == 0)
+		rc = top ? deploy_exp_read_top(&table, *o, "experiment.json", kp, e)
+			 : deploy_exp_read(&table, *o, "experiment.json: engine", kp, e);
+	return rc;
+}
+
 static void test_router(void)
 {
 	static const char text[] = "{\"replicas\": 4, \"router\": \"kv\", \"engine\": {}}";
@@ -165,23 +183,14 @@ static void test_router(void)
 						 "least-outstanding, kv), got 'random'") == 0,
 	      "the choices, then the aliases in the message: %s", e.msg);
 	deploy_defaults(&table, &kp);
-	err_clear(&e);
-	rc = json_parse(text, strlen(text), "experiment.json", &o, &e);
-	if (rc == 0)
-		rc = deploy_exp_read(&table, o, "experiment.json: engine", &kp, &e);
+	rc = exp_read(text, false, &o, &kp, &e);
 	CHECK(rc == 0 && kp.k.replicas == 1 && kp.k.router == NULL, "not engine-block keys (rc %d: %s)", rc, e.msg);
 	if (rc == 0)
-		rc = deploy_exp_read_top(&table, o, "experiment.json", &kp, &e);
+		rc = exp_read(text, true, &o, &kp, &e);
 	CHECK(rc == 0 && kp.k.replicas == 4 && deploy_given(&kp.k, DEPLOY_REPLICAS) &&
 		      router_kind_of(kp.k.router, ROUTER_ROUND_ROBIN) == ROUTER_KV_AWARE,
 	      "replicas 4, router kv from the top level (rc %d: %s)", rc, e.msg);
-	json_free(o);
-	o = NULL;
-	err_clear(&e);
-	rc = json_parse(bad, strlen(bad), "experiment.json", &o, &e);
-	if (rc == 0)
-		rc = deploy_exp_read_top(&table, o, "experiment.json", &kp, &e);
-	json_free(o);
+	rc = exp_read(bad, true, &o, &kp, &e);
 	CHECK(rc == -SS_EDATA && strcmp(e.msg, "experiment.json: 'router' must be round-robin, least-loaded or kv-aware "
 						 "(or rr, lo, least-outstanding, kv), got 'random'") == 0,
 	      "a data error in experiment.json: %s", e.msg);
@@ -197,6 +206,7 @@ static void test_router(void)
 		all = all && router_kind_of(name, ROUTER_KV_AWARE) == router_kind_of(name, ROUTER_ROUND_ROBIN);
 	}
 	CHECK(all, "each choice names its router, each alias a router");
+	json_free(o);
 }
 
 static void test_help(void)
@@ -252,11 +262,7 @@ static void test_experiment(void)
 	int rc;
 
 	deploy_defaults(&table, &kp);
-	err_clear(&e);
-	rc = json_parse(text, strlen(text), "experiment.json", &o, &e);
-	if (rc == 0)
-		rc = deploy_exp_read(&table, o, "experiment.json: engine", &kp, &e);
-	json_free(o);
+	rc = exp_read(text, false, &o, &kp, &e);
 	CHECK(rc == 0 && kp.draft_window == 12 && deploy_given(&kp.k, DEPLOY__COUNT) &&
 		      kp.k.max_num_batched_tokens == 4096 && !kp.k.prefix_caching && kp.k.block_size == 16,
 	      "the test knob read from its experiment.json key (rc %d: %s)", rc, e.msg);
@@ -271,14 +277,10 @@ static void test_experiment(void)
 		      !strstr(buf, "\"max_num_seqs\""),
 	      "and written back with the shipped keys (0: left to the engine's rule): %s", buf ? buf : "");
 	free(buf);
-	o = NULL;
-	err_clear(&e);
-	rc = json_parse(bad, strlen(bad), "experiment.json", &o, &e);
-	if (rc == 0)
-		rc = deploy_exp_read(&table, o, "experiment.json: engine", &kp, &e);
-	json_free(o);
+	rc = exp_read(bad, false, &o, &kp, &e);
 	CHECK(rc == -SS_EDATA && strcmp(e.msg, "experiment.json: engine: 'draft_window' must be in [1, 64], got 65") == 0,
 	      "in the row's range: %s", e.msg);
+	json_free(o);
 }
 
 static void test_axis(void)

@@ -266,18 +266,25 @@ static void test_host_terms(void)
 	}
 }
 
-/* Llama-3.1-8B on one H100 and a constant-rate workload of n requests of
- * fixed prompt and output lengths: the set-up several tests share.  -1
- * (the failure checked, m left to the caller) when the data do not load. */
-static int load_8b_h100(struct model_cfg *m, const struct gpu_spec **g, const char *what)
+/* Model `model` into m and GPU `gpu` into *g, and Llama-3.1-8B on one
+ * H100 with a constant-rate workload of n requests of fixed prompt and
+ * output lengths: the set-up several tests share.  -1 (the failure checked,
+ * named `what`, m left to the caller) when the data do not load. */
+static int load_on(struct model_cfg *m, const char *model, const char *gpu, const struct gpu_spec **g,
+		   const char *what)
 {
 	struct err e;
 
-	if (!m || registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", g, &e) < 0) {
+	if (!m || registry_load_model(&reg, model, m, &e) < 0 || gpu_find(&db, gpu, g, &e) < 0) {
 		CHECK(0, "%s: load: %s", what, m ? e.msg : "out of memory");
 		return -1;
 	}
 	return 0;
+}
+
+static int load_8b_h100(struct model_cfg *m, const struct gpu_spec **g, const char *what)
+{
+	return load_on(m, "llama-3.1-8b", "h100", g, what);
 }
 
 static void fixed_workload(struct wl_spec *wl, uint64_t seed, double rate, int64_t n, double prompt, double output)
@@ -405,6 +412,47 @@ static void test_toy_engine(void)
 	free(m);
 }
 
+/* A trace workload (source "test") of the n records at rec. */
+static void trace_wl(struct wl_spec *wl, struct wl_req *rec, size_t n)
+{
+	memset(wl, 0, sizeof(*wl));
+	snprintf(wl->source, sizeof(wl->source), "test");
+	wl->process = WL_TRACE;
+	wl->records = rec;
+	wl->nrecords = n;
+}
+
+/* Record i of a trace: prompt + output tokens arriving at arrival_ns, in no
+ * prefix group, its content its own; the rest zero. */
+static void trace_req(struct wl_req *r, int i, int64_t arrival_ns, int64_t prompt, int64_t output)
+{
+	memset(r, 0, sizeof(*r));
+	r->arrival_ns = arrival_ns;
+	r->prompt_tokens = prompt;
+	r->output_tokens = output;
+	r->prefix_group = -1;
+	r->content_id = -(i + 1);
+}
+
+/* Prepare sc into *st (the caller releases it) and run it to the end with
+ * the invariant checks on: the totals into *t, the n requests' client TTFT
+ * and E2E (ms) into ttft[] and e2e[]; false (a failed check named `what`)
+ * when it did not run. */
+static bool run_checked(struct scenario *sc, struct scenario_state *st, const char *what, struct sim_totals *t,
+			double *ttft, double *e2e, size_t n)
+{
+	struct err e;
+
+	sc->check_invariants = true;
+	if (scenario_prepare(sc, datadir, st, &e) < 0 || sim_run(st->sim, &e) < 0) {
+		CHECK(0, "%s: %s", what, e.msg);
+		return false;
+	}
+	*t = *sim_totals(st->sim);
+	sim_per_request(st->sim, ttft, e2e, n);
+	return true;
+}
+
 /* One run of the offload test's workload: per-request TTFT into ttft[16],
  * the totals into *t, a block's transfer time and the client's API TTFT
  * term; false (checked) when it did not run. */
@@ -415,31 +463,18 @@ static bool offload_run(const struct model_cfg *m, const struct gpu_spec *g, dou
 	struct scenario sc;
 	struct scenario_state st;
 	struct wl_spec wl;
-	struct err e;
 	double e2e[16];
 
-	memset(&wl, 0, sizeof(wl));
-	snprintf(wl.source, sizeof(wl.source), "test");
-	wl.seed = 5;
-	wl.process = WL_CONSTANT;
-	wl.rate = 1;
-	wl.num_requests = 16;
+	fixed_workload(&wl, 5, 1, 16, 8448, 2);
 	fixture_sp(&wl, 8, 1, 8192, 256, 2);
-	wl.prompt = (struct wl_dist){.kind = WL_FIXED, .a = 8448, .min = 8448, .max = 8448};
-	wl.output = (struct wl_dist){.kind = WL_FIXED, .a = 2, .min = 2, .max = 2};
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
 	sc.k.total_kv_blocks = 2000;
 	sc.k.kv_offloading_gib = gib;
 	sc.kv_offloading_backend = be;
-	sc.check_invariants = true;
-	if (scenario_prepare(&sc, datadir, &st, &e) < 0 || sim_run(st.sim, &e) < 0) {
-		CHECK(0, "offload: %s", e.msg);
+	if (!run_checked(&sc, &st, "offload", t, ttft, e2e, 16))
 		return false;
-	}
-	*t = *sim_totals(st.sim);
 	*block_s = st.sc.offload.block_s;
 	*api_ms = st.cost.cfg.ov.api_ttft_ms;
-	sim_per_request(st.sim, ttft, e2e, 16);
 	scenario_release(&st);
 	return true;
 }
@@ -464,11 +499,9 @@ static void test_offload(void)
 	struct model_cfg *m = calloc(1, sizeof(*m));
 	struct sim_totals t0, t1, t2;
 	double a[16], b[16], c[16], bs = 0, bs2 = 0, ma = 0, mb = 0, api = 0;
-	struct err e;
 	int i;
 
-	if (registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
-		CHECK(0, "offload: load: %s", e.msg);
+	if (load_8b_h100(m, &g, "offload") < 0) {
 		free(m);
 		return;
 	}
@@ -518,33 +551,18 @@ static bool lora_run(const struct model_cfg *m, const struct gpu_spec *g, int n,
 	struct scenario sc;
 	struct scenario_state st;
 	struct wl_spec wl;
-	struct err e;
 	int i;
 
-	memset(&wl, 0, sizeof(wl));
-	memset(rec, 0, sizeof(rec));
 	for (i = 0; i < n; i++) {
-		rec[i].arrival_ns = 1000 * (int64_t)i;
-		rec[i].prompt_tokens = 256;
-		rec[i].output_tokens = 64;
-		rec[i].prefix_group = -1;
-		rec[i].content_id = -(i + 1);
+		trace_req(&rec[i], i, 1000 * (int64_t)i, 256, 64);
 		rec[i].lora = 1 + i % nad;
 	}
-	snprintf(wl.source, sizeof(wl.source), "test");
-	wl.process = WL_TRACE;
-	wl.records = rec;
-	wl.nrecords = (size_t)n;
+	trace_wl(&wl, rec, (size_t)n);
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
 	sc.k.lora = true;
 	sc.lora_max = max_loras;
-	sc.check_invariants = true;
-	if (scenario_prepare(&sc, datadir, &st, &e) < 0 || sim_run(st.sim, &e) < 0) {
-		CHECK(0, "lora: %s", e.msg);
+	if (!run_checked(&sc, &st, "lora", t, ttft, e2e, (size_t)n))
 		return false;
-	}
-	*t = *sim_totals(st.sim);
-	sim_per_request(st.sim, ttft, e2e, (size_t)n);
 	scenario_release(&st);
 	return true;
 }
@@ -574,8 +592,7 @@ static void test_lora(void)
 	struct err e;
 	int i;
 
-	if (registry_load_model(&reg, "llama-3.1-8b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
-		CHECK(0, "lora: load: %s", e.msg);
+	if (load_8b_h100(m, &g, "lora") < 0) {
 		free(m);
 		return;
 	}
@@ -632,37 +649,22 @@ static bool image_run(const struct model_cfg *m, const struct gpu_spec *g, int n
 	struct scenario sc;
 	struct scenario_state st;
 	struct wl_spec wl;
-	struct err e;
 	double e2e[8];
 	int i;
 
-	memset(&wl, 0, sizeof(wl));
-	memset(rec, 0, sizeof(rec));
 	for (i = 0; i < n; i++) {
-		rec[i].arrival_ns = arrive_ns[i];
-		rec[i].prompt_tokens = prompt;
-		rec[i].output_tokens = 16;
-		rec[i].prefix_group = -1;
-		rec[i].content_id = -(i + 1);
+		trace_req(&rec[i], i, arrive_ns[i], prompt, 16);
 		rec[i].images = images[i];
 		rec[i].image_id = same ? 0 : i;
 		rec[i].image_new = 1;
 	}
-	snprintf(wl.source, sizeof(wl.source), "test");
-	wl.process = WL_TRACE;
-	wl.records = rec;
-	wl.nrecords = (size_t)n;
+	trace_wl(&wl, rec, (size_t)n);
 	wl.images.on = true;
 	wl.images.width = 1024;
 	wl.images.height = 768;
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
-	sc.check_invariants = true;
-	if (scenario_prepare(&sc, datadir, &st, &e) < 0 || sim_run(st.sim, &e) < 0) {
-		CHECK(0, "images: %s", e.msg);
+	if (!run_checked(&sc, &st, "images", t, ttft, e2e, (size_t)n))
 		return false;
-	}
-	*t = *sim_totals(st.sim);
-	sim_per_request(st.sim, ttft, e2e, (size_t)n);
 	*enc_s = cost_vision_s(&st.cost, 1, st.sc.mm.patches, &st.sc.mm.win);
 	CHECK(st.sc.mm.image_tokens == 768 && st.sc.mm.patches == 3072 && strstr(st.mm_words, "768 tokens per 1024x768"),
 	      "images: the header states the rule: %.120s...", st.mm_words);
@@ -683,18 +685,10 @@ static bool image_run(const struct model_cfg *m, const struct gpu_spec *g, int n
 /* A trace of one request at 0 of 256 + 16 tokens and one 1024x768 image. */
 static void lone_image(struct wl_spec *wl, struct wl_req *rec)
 {
-	memset(wl, 0, sizeof(*wl));
-	memset(rec, 0, sizeof(*rec));
-	rec->prompt_tokens = 256;
-	rec->output_tokens = 16;
-	rec->prefix_group = -1;
-	rec->content_id = -1;
+	trace_req(rec, 0, 0, 256, 16);
 	rec->images = 1;
 	rec->image_new = 1;
-	snprintf(wl->source, sizeof(wl->source), "test");
-	wl->process = WL_TRACE;
-	wl->records = rec;
-	wl->nrecords = 1;
+	trace_wl(wl, rec, 1);
 	wl->images.on = true;
 	wl->images.width = 1024;
 	wl->images.height = 768;
@@ -716,8 +710,7 @@ static void test_window_attention(void)
 	struct err e;
 	double tw, tf, aw, af;
 
-	if (!m || registry_load_model(&reg, "qwen2.5-vl-7b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
-		CHECK(0, "window attention: load");
+	if (load_on(m, "qwen2.5-vl-7b", "h100", &g, "window attention") < 0) {
 		free(m);
 		return;
 	}
@@ -747,10 +740,8 @@ static void test_images(void)
 	int64_t one[1] = {0}, two[2] = {0, 1000000000};
 	int32_t im1[1] = {1}, im0[1] = {0}, im2[2] = {1, 1};
 	double a[1], b[1], c[2], d[2], enc, enc2;
-	struct err e;
 
-	if (!m || registry_load_model(&reg, "qwen3-vl-30b-a3b", m, &e) < 0 || gpu_find(&db, "h200", &g, &e) < 0) {
-		CHECK(0, "images: load");
+	if (load_on(m, "qwen3-vl-30b-a3b", "h200", &g, "images") < 0) {
 		free(m);
 		return;
 	}
@@ -792,14 +783,12 @@ static void test_epd(void)
 	struct scenario sc;
 	struct scenario_state st;
 	struct wl_spec wl;
-	struct err e;
 	double ttft[1], e2e[1], text[1], enc, link, bytes = 768.0 * 2048 * 4 * 2, xfer;
 	struct sim_totals t, tt;
 	int32_t im0[1] = {0};
 	int64_t one[1] = {0};
 
-	if (!m || registry_load_model(&reg, "qwen3-vl-30b-a3b", m, &e) < 0 || gpu_find(&db, "h200", &g, &e) < 0) {
-		CHECK(0, "epd: load");
+	if (load_on(m, "qwen3-vl-30b-a3b", "h200", &g, "epd") < 0) {
 		free(m);
 		return;
 	}
@@ -809,15 +798,11 @@ static void test_epd(void)
 	}
 	lone_image(&wl, rec);
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
-	sc.check_invariants = true;
 	sc.epd_encoders = 1;
-	if (scenario_prepare(&sc, datadir, &st, &e) < 0 || sim_run(st.sim, &e) < 0) {
-		CHECK(0, "epd: %s", e.msg);
+	if (!run_checked(&sc, &st, "epd", &t, ttft, e2e, 1)) {
 		free(m);
 		return;
 	}
-	t = *sim_totals(st.sim);
-	sim_per_request(st.sim, ttft, e2e, 1);
 	link = g->link_bw * 0.7;
 	xfer = 1e-3 + bytes / link;
 	CHECK(st.sc.epd.emb_bytes_per_token * 768 == bytes && t.epd_transfers == 1 && t.mm_encoded == 1 &&

@@ -1064,12 +1064,8 @@ static void test_own_tables(const struct model_cfg *m)
 	}
 	{
 		struct cost_cfg cc;
-		memset(&cc, 0, sizeof(cc));
-		cc.wdt = DT_FP8;
-		cc.kvdt = DT_FP8;
-		cost_default_overheads(&cc.ov);
-		cc.max_tokens = 512;
-		cc.max_seqs = 64;
+		fixture_cost_cfg(&cc, 512, 64, 0);
+		cc.wdt = cc.kvdt = DT_FP8;
 		cc.engine = engine_find("vllm")->cost;
 		cc.moe_format = 1 + MOE_FP8_BLOCK;
 		cc.moe_dist = MOE_BALANCED;

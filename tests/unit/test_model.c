@@ -23,6 +23,14 @@ static int load(const char *id, struct model_cfg *m)
 	return rc;
 }
 
+/* A GPU of `bytes` of memory and nothing else, named id. */
+static void fake_gpu(struct gpu_spec *g, const char *id, double bytes)
+{
+	memset(g, 0, sizeof(*g));
+	snprintf(g->id, sizeof(g->id), "%s", id);
+	g->mem_bytes = g->hbm_bytes = bytes;
+}
+
 static int from_text(const char *txt, struct model_cfg *m, struct err *e)
 {
 	struct json *j;
@@ -146,9 +154,7 @@ static void test_recent_families(void)
 		struct gpu_spec g;
 		struct memplan with, without;
 		double want = 572794416.0, wb;
-		memset(&g, 0, sizeof(g));
-		snprintf(g.id, sizeof(g.id), "test141");
-		g.mem_bytes = g.hbm_bytes = 141e9;
+		fake_gpu(&g, "test141", 141e9);
 		model_params(m, &pc);
 		CHECK_REL(pc.vision, want, 1e-12, "gemma-4-26b-a4b vision encoder by hand");
 		wb = model_weight_bytes_per_gpu(m, &p1, 2.0);
@@ -265,9 +271,7 @@ static void test_recent_families(void)
 		struct memplan mp;
 		struct parallel p4 = {4, 1, 1, 1, 0};
 		double st = 36.0 * (8.0 * 128 * 128 * 2 + 3.0 * 2048 * 2);
-		memset(&g, 0, sizeof(g));
-		snprintf(g.id, sizeof(g.id), "test80");
-		g.mem_bytes = g.hbm_bytes = 80e9;
+		fake_gpu(&g, "test80", 80e9);
 		err_clear(&e);
 		CHECK(memplan_compute(m, &g, &p4, DT_BF16, DT_BF16, 0.9, 16, 2048, 256, &mp, &e) == 0,
 		      "qwen3-next memplan (%s)", e.msg);
@@ -499,9 +503,7 @@ static void test_deepseek_v4(void)
 	{
 		struct gpu_spec g;
 		struct memplan mp;
-		memset(&g, 0, sizeof(g));
-		snprintf(g.id, sizeof(g.id), "test141");
-		g.mem_bytes = g.hbm_bytes = 141e9;
+		fake_gpu(&g, "test141", 141e9);
 		err_clear(&e);
 		CHECK(memplan_compute(m, &g, &p8, DT_FP8, DT_FP8, 0.9, 256, 8192, 128, &mp, &e) == 0,
 		      "v4 memplan (%s)", e.msg);

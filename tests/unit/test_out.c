@@ -238,6 +238,15 @@ static int wl_flag(struct wl_source *f, const char *flag, const char *arg, struc
 	return 0;
 }
 
+/* f emptied, then the flags of list (flag, argument, ..., NULL) given in
+ * order. */
+static void wl_flags(struct wl_source *f, const char *const *list, struct err *e)
+{
+	memset(f, 0, sizeof(*f));
+	for (; *list; list += 2)
+		wl_flag(f, list[0], list[1], e);
+}
+
 static void test_wlflags(void)
 {
 	struct catalog cat;
@@ -255,17 +264,13 @@ static void test_wlflags(void)
 	CHECK_STR_CONTAINS(origin, "overridden by --rate", "origin");
 	wl_spec_release(&wl);
 
-	memset(&f, 0, sizeof(f));
-	wl_flag(&f, "--rate-type", "synchronous", &e);
-	wl_flag(&f, "--num-requests", "20", &e);
+	wl_flags(&f, (const char *const[]){"--rate-type", "synchronous", "--num-requests", "20", NULL}, &e);
 	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0 &&
 		      wl.process == WL_CONCURRENCY && wl.concurrency == 1 && wl.num_requests == 20,
 	      "--rate-type synchronous: one client");
 	wl_spec_release(&wl);
 
-	memset(&f, 0, sizeof(f));
-	wl_flag(&f, "--prompt-tokens", "600:300", &e);
-	wl_flag(&f, "--dist", "lognormal", &e);
+	wl_flags(&f, (const char *const[]){"--prompt-tokens", "600:300", "--dist", "lognormal", NULL}, &e);
 	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == 0 &&
 		      wl.prompt.kind == WL_LOGNORMAL && wl.prompt.a == 600 && wl.prompt.b == 300 &&
 		      wl.output.kind == WL_FIXED && wl.rate == 10 && wl.num_requests == 1000,
@@ -273,9 +278,7 @@ static void test_wlflags(void)
 	CHECK_STR_CONTAINS(origin, "replace workloads/default.json", "origin says so");
 	wl_spec_release(&wl);
 
-	memset(&f, 0, sizeof(f));
-	wl_flag(&f, "--prompt-tokens", "600", &e);
-	wl_flag(&f, "--dist", "lognormal", &e);
+	wl_flags(&f, (const char *const[]){"--prompt-tokens", "600", "--dist", "lognormal", NULL}, &e);
 	CHECK(wl_source_build(&f, &cat, &wl, origin, sizeof(origin), &e) == -SS_EUSAGE, "lognormal without STD");
 	CHECK_STR_CONTAINS(e.msg, "needs MEAN:STD", "message");
 	wl_spec_release(&wl);

@@ -213,6 +213,13 @@ static void test_prices(void)
 	}
 }
 
+/* The launch line of engine `name` for in, into sb (emptied first). */
+static void launch(const char *name, const struct launch_in *in, struct sbuf *sb)
+{
+	sb_reset(sb);
+	engine_find(name)->launch(in, sb);
+}
+
 static void test_launch(void)
 {
 	struct launch_in in = {"deepseek-ai/DeepSeek-V3", "fp8", {.tp = 4, .pp = 1, .dp = 2, .ep = 8},
@@ -220,12 +227,11 @@ static void test_launch(void)
 	struct sbuf sb;
 
 	sb_init(&sb);
-	engine_find("vllm")->launch(&in, &sb);
+	launch("vllm", &in, &sb);
 	CHECK(strcmp(sb.buf, "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 4 --data-parallel-size 2 "
 			     "--enable-expert-parallel --kv-cache-dtype fp8 --max-num-seqs 256\n") == 0,
 	      "vLLM, attention DP + EP, fp8 checkpoint: %s", sb.buf);
-	sb_reset(&sb);
-	engine_find("sglang")->launch(&in, &sb);
+	launch("sglang", &in, &sb);
 	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp-size 2 "
 			     "--enable-dp-attention --ep-size 8 --kv-cache-dtype fp8_e4m3 --max-running-requests 256\n") == 0,
 	      "SGLang: --tp counts all GPUs with DP attention: %s", sb.buf);
@@ -233,50 +239,42 @@ static void test_launch(void)
 	 * EAGLE-style MTP flags (K steps, top-k 1, K + 1 draft tokens) */
 	in.spec_k = 1;
 	in.max_num_batched_tokens = 2048;
-	sb_reset(&sb);
-	engine_find("vllm")->launch(&in, &sb);
+	launch("vllm", &in, &sb);
 	CHECK(strstr(sb.buf, " --max-num-batched-tokens 2048 --speculative-config "
 			     "'{\"method\":\"mtp\",\"num_speculative_tokens\":1}'\n") != NULL,
 	      "vLLM MTP and max-num-batched-tokens: %s", sb.buf);
-	sb_reset(&sb);
-	engine_find("sglang")->launch(&in, &sb);
+	launch("sglang", &in, &sb);
 	CHECK(strstr(sb.buf, " --chunked-prefill-size 2048 --speculative-algorithm EAGLE --speculative-num-steps 1 "
 			     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 2\n") != NULL,
 	      "SGLang MTP and chunked-prefill-size: %s", sb.buf);
 	/* EPLB in each engine's spelling (interval 0: the engine's default, left out) */
 	in.eplb = true;
 	in.eplb_redundant = 32;
-	sb_reset(&sb);
-	engine_find("vllm")->launch(&in, &sb);
+	launch("vllm", &in, &sb);
 	CHECK(strstr(sb.buf, " --enable-expert-parallel --enable-eplb --eplb-config '{\"num_redundant_experts\":32}'") !=
 		      NULL, "vLLM EPLB: %s", sb.buf);
 	in.eplb_interval = 500;
-	sb_reset(&sb);
-	engine_find("sglang")->launch(&in, &sb);
+	launch("sglang", &in, &sb);
 	CHECK(strstr(sb.buf, " --ep-size 8 --enable-eplb --ep-num-redundant-experts 32 "
 			     "--eplb-rebalance-num-iterations 500") != NULL, "SGLang EPLB: %s", sb.buf);
 	/* dense replicas: --data-parallel-size / --dp-size, no DP attention */
 	in = (struct launch_in){"meta-llama/Llama-3.1-8B-Instruct", "", {.tp = 1, .pp = 1, .dp = 4, .ep = 1},
 				DT_BF16, DT_BF16, 1024, 8192, 0, 0, 0, false, false, 0, 0};
-	sb_reset(&sb);
-	engine_find("vllm")->launch(&in, &sb);
+	launch("vllm", &in, &sb);
 	CHECK(strcmp(sb.buf, "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1 "
 			     "--data-parallel-size 4 --max-num-seqs 1024 --max-num-batched-tokens 8192\n") == 0,
 	      "vLLM dense DP replicas: %s", sb.buf);
-	sb_reset(&sb);
-	engine_find("sglang")->launch(&in, &sb);
+	launch("sglang", &in, &sb);
 	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp 1 "
 			     "--dp-size 4 --max-running-requests 1024 --chunked-prefill-size 8192\n") == 0,
 	      "SGLang dense DP replicas: %s", sb.buf);
 	in = (struct launch_in){"meta-llama/Llama-3.1-70B-Instruct", "", {.tp = 2, .pp = 1, .dp = 1, .ep = 1},
 				DT_FP8, DT_BF16, 1024, 0, 0, 1, 2, false, false, 0, 0};
-	sb_reset(&sb);
-	engine_find("vllm")->launch(&in, &sb);
+	launch("vllm", &in, &sb);
 	CHECK(strstr(sb.buf, "--quantization fp8") && strstr(sb.buf, "NixlConnector") &&
 		      strstr(sb.buf, "# 2 decode instances:"),
 	      "vLLM P/D: online fp8, a KV connector, 2 decode instances");
-	sb_reset(&sb);
-	engine_find("sglang")->launch(&in, &sb);
+	launch("sglang", &in, &sb);
 	CHECK(strstr(sb.buf, "--disaggregation-mode prefill") && strstr(sb.buf, "--disaggregation-mode decode") &&
 		      strstr(sb.buf, "sglang_router.launch_router --pd-disaggregation"),
 	      "SGLang P/D: prefill and decode servers and the router");
@@ -535,12 +533,7 @@ static void test_evaluate(void)
 		free(big);
 		return;
 	}
-	wl_spec_defaults(&wl);
-	snprintf(wl.source, sizeof(wl.source), "test");
-	wl.seed = 7;
-	wl.process = WL_POISSON;
-	wl.rate = 1;
-	wl.num_requests = 300;
+	fixture_wl(&wl, WL_POISSON, 1, 300, 7);
 	wl.prompt = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 600, .b = 300, .min = 16, .max = 4096};
 	wl.output = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 250, .b = 120, .min = 8, .max = 1024};
 	scenario_defaults(&base[0], engine_default(), m, g, &wl);
@@ -738,14 +731,7 @@ static int as_setup(void)
 	scfg.router = ROUTER_LEAST_OUTSTANDING;
 	/* Poisson arrivals from 2 req/s up to 60 over 200 s, held 200 s, down
 	 * to 2 over 200 s */
-	wl_spec_defaults(&wl);
-	wl.num_requests = 0;
-	wl.ncurve = 4;
-	wl.curve_t[1] = 200;
-	wl.curve_t[2] = 400;
-	wl.curve_t[3] = 600;
-	wl.curve_rate[0] = wl.curve_rate[3] = 2;
-	wl.curve_rate[1] = wl.curve_rate[2] = 60;
+	fixture_curve(&wl, 4, (const double[]){0, 200, 400, 600}, (const double[]){2, 60, 60, 2});
 	wl.prompt.kind = WL_NORMAL;
 	wl.prompt.a = 400;
 	wl.prompt.b = 100;

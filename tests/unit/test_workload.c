@@ -29,6 +29,25 @@ static int64_t drain(struct wl_spec *w, int64_t *times, size_t cap, struct wl_re
 	return n;
 }
 
+/* Up to max requests of w's generator: their prompt and output lengths into
+ * pp[] and oo[]; how many (0 when it does not start). */
+static int64_t draw_lengths(const struct wl_spec *w, int64_t *pp, int64_t *oo, int64_t max)
+{
+	struct wl_gen *g;
+	struct err e;
+	struct wl_req r;
+	int64_t n = 0;
+
+	if (wl_gen_new(w, &g, &e) < 0)
+		return 0;
+	while (n < max && wl_gen_next(g, 0, &r, &e) > 0) {
+		pp[n] = r.prompt_tokens;
+		oo[n++] = r.output_tokens;
+	}
+	wl_gen_free(g);
+	return n;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -274,23 +293,16 @@ int main(void)
 		 * files they were fitted to (data/datasets.json; sharegpt: prompt
 		 * mean 2340.03, median 1730, output mean 438.71, median 415) */
 		static int64_t pp[20000], oo[20000];
-		struct wl_gen *g;
-		struct wl_req r;
 		double sp = 0, so = 0, lp = 0, lo = 0, cov = 0, vp = 0, vo = 0;
 		int k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 20000, "
 			      "\"prompt_tokens\": {\"dataset\": \"sharegpt\"}, \"output_tokens\": {\"dataset\": \"sharegpt\"}}",
 			      &w, &e);
 		CHECK(k == 0 && w.prompt.kind == WL_DATASET && w.prompt.a == 2340.03 && w.output.a == 438.71,
 		      "dataset sharegpt parsed: %s", k ? e.msg : "");
-		n = 0;
-		if (k == 0 && wl_gen_new(&w, &g, &e) == 0) {
-			while (n < 20000 && wl_gen_next(g, 0, &r, &e) > 0) {
-				pp[n] = r.prompt_tokens;
-				oo[n++] = r.output_tokens;
-				sp += (double)r.prompt_tokens;
-				so += (double)r.output_tokens;
-			}
-			wl_gen_free(g);
+		n = k == 0 ? draw_lengths(&w, pp, oo, 20000) : 0;
+		for (i = 0; i < n; i++) {
+			sp += (double)pp[i];
+			so += (double)oo[i];
 		}
 		CHECK(n == 20000 && fabs(sp / 20000 / 2340.03 - 1) < 0.03 && fabs(so / 20000 / 438.71 - 1) < 0.03,
 		      "sharegpt sample means %.1f, %.1f within 3 %% of 2340.03, 438.71", sp / 20000, so / 20000);
@@ -305,15 +317,10 @@ int main(void)
 		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 20000, "
 			  "\"prompt_tokens\": {\"dataset\": \"arxiv-summarization\"}, "
 			  "\"output_tokens\": {\"dataset\": \"arxiv-summarization\"}}", &w, &e);
-		n = 0;
-		if (k == 0 && wl_gen_new(&w, &g, &e) == 0) {
-			while (n < 20000 && wl_gen_next(g, 0, &r, &e) > 0) {
-				pp[n] = r.prompt_tokens;
-				oo[n++] = r.output_tokens;
-				lp += log((double)r.prompt_tokens);
-				lo += log((double)r.output_tokens);
-			}
-			wl_gen_free(g);
+		n = k == 0 ? draw_lengths(&w, pp, oo, 20000) : 0;
+		for (i = 0; i < n; i++) {
+			lp += log((double)pp[i]);
+			lo += log((double)oo[i]);
 		}
 		for (i = 0; i < n; i++) {
 			double a = log((double)pp[i]) - lp / (double)n, b = log((double)oo[i]) - lo / (double)n;
@@ -331,14 +338,7 @@ int main(void)
 		k = parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 10}, \"num_requests\": 20000, "
 			  "\"prompt_tokens\": {\"dataset\": \"mooncake-conversation\"}, "
 			  "\"output_tokens\": {\"dataset\": \"mooncake-conversation\"}}", &w, &e);
-		n = 0;
-		if (k == 0 && wl_gen_new(&w, &g, &e) == 0) {
-			while (n < 20000 && wl_gen_next(g, 0, &r, &e) > 0) {
-				pp[n] = r.prompt_tokens;
-				oo[n++] = r.output_tokens;
-			}
-			wl_gen_free(g);
-		}
+		n = k == 0 ? draw_lengths(&w, pp, oo, 20000) : 0;
 		qsort(pp, n, sizeof(int64_t), cmp_i64);
 		qsort(oo, n, sizeof(int64_t), cmp_i64);
 		CHECK(n == 20000 && fabs((double)pp[10000] / 7748 - 1) < 0.03 && fabs((double)pp[18000] / 28964.8 - 1) < 0.03 &&
@@ -446,13 +446,7 @@ int main(void)
 	CHECK_REL(wl_spec_expected_requests(&w), 10, 1e-12, "curve: expected requests = its integral");
 	/* poisson on a triangle 0 -> 20 -> 0 req/s over 200 s: 2000 expected,
 	 * 250 of them in [0, 50] s (integral of 0.2 t) */
-	wl_spec_defaults(&w);
-	w.num_requests = 0;
-	w.ncurve = 3;
-	w.curve_t[1] = 100;
-	w.curve_rate[1] = 20;
-	w.curve_t[2] = 200;
-	w.curve_rate[2] = 0;
+	fixture_curve(&w, 3, (const double[]){0, 100, 200}, (const double[]){0, 20, 0});
 	n = drain(&w, t, 40000, &last);
 	{
 		int64_t early = 0;
