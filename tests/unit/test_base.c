@@ -358,6 +358,16 @@ static void test_decnum_round(void)
 	CHECK(bad == 0, "decnum_round: %zu values equal to printf then strtod bit for bit (%zu differ)", n, bad);
 }
 
+/* The folder of entry de of folder parent (its path into path[n]) opened,
+ * NULL for a dot entry or one that does not open as a folder. */
+static DIR *subdir(const char *parent, const struct dirent *de, char *path, size_t n)
+{
+	if (de->d_name[0] == '.')
+		return NULL;
+	snprintf(path, n, "%s/%s", parent, de->d_name);
+	return opendir(path);
+}
+
 static void test_decnum(void)
 {
 	static const char *const cases[] = {
@@ -387,17 +397,11 @@ static void test_decnum(void)
 	gd = opendir(base);
 	CHECK(gd != NULL, "decnum: open %s", base);
 	while (gd && (g = readdir(gd)) != NULL) {
-		if (g->d_name[0] == '.')
-			continue;
-		snprintf(dir, sizeof(dir), "%s/%s", base, g->d_name);
-		if (!(cd = opendir(dir)))
+		if (!(cd = subdir(base, g, dir, sizeof(dir))))
 			continue;
 		while ((c = readdir(cd)) != NULL) {
 			char sub[1200];
-			if (c->d_name[0] == '.')
-				continue;
-			snprintf(sub, sizeof(sub), "%s/%s", dir, c->d_name);
-			if (!(fd = opendir(sub)))
+			if (!(fd = subdir(dir, c, sub, sizeof(sub))))
 				continue;
 			while ((f = readdir(fd)) != NULL) {
 				struct csv *cv;
@@ -463,6 +467,22 @@ static double rel(double got, double want)
 	return want == 0 ? fabs(got) : fabs(got - want) / fabs(want);
 }
 
+/* The worst relative error of got's four percentiles against want's. */
+static double worst4(const struct dist_summary *got, const struct dist_summary *want)
+{
+	return fmax(fmax(rel(got->p50, want->p50), rel(got->p90, want->p90)),
+		    fmax(rel(got->p95, want->p95), rel(got->p99, want->p99)));
+}
+
+/* d's summary into *s and the exact one of the n values x into *t (which
+ * sorts x): worst4 of them. */
+static double worst_rel(const struct wdist *d, float *x, size_t n, struct dist_summary *s, struct dist_summary *t)
+{
+	wdist_summarise(d, s);
+	stats_summarise(x, n, t);
+	return worst4(s, t);
+}
+
 static void loghist_vs_exact(const char *what, float *x, size_t n)
 {
 	struct loghist h;
@@ -475,10 +495,7 @@ static void loghist_vs_exact(const char *what, float *x, size_t n)
 		loghist_add(&h, x[i]);
 	loghist_summarise(&h, &b);
 	stats_summarise(x, n, &a);
-	worst = rel(b.p50, a.p50);
-	worst = fmax(worst, rel(b.p90, a.p90));
-	worst = fmax(worst, rel(b.p95, a.p95));
-	worst = fmax(worst, rel(b.p99, a.p99));
+	worst = worst4(&b, &a);
 	CHECK(b.n == a.n && b.max == a.max && rel(b.mean, a.mean) < 1e-9 && worst <= LOGHIST_REL_ERR,
 	      "loghist %s (n %zu): p50 %.6g/%.6g p99 %.6g/%.6g, worst relative error %.2e <= %g",
 	      what, n, b.p50, a.p50, b.p99, a.p99, worst, LOGHIST_REL_ERR);
@@ -601,9 +618,7 @@ static void test_wdist(void)
 		x[i] = (float)(1.0 + 50.0 * pcg32_double(&r));
 		wdist_add(&big, x[i], 1);
 	}
-	wdist_summarise(&big, &s);
-	stats_summarise(x, n, &t);
-	worst = fmax(fmax(rel(s.p50, t.p50), rel(s.p90, t.p90)), fmax(rel(s.p95, t.p95), rel(s.p99, t.p99)));
+	worst = worst_rel(&big, x, n, &s, &t);
 	CHECK(!wdist_exact(&big) && s.n == n && s.max == t.max && rel(s.mean, t.mean) < 1e-9 &&
 		      worst <= WDIST_REL_ERR,
 	      "wdist past %u distinct values: buckets, worst relative error %.2e <= %g", WDIST_EXACT_MAX,
@@ -621,9 +636,7 @@ static void test_wdist(void)
 						    : -(float)(1.0 + u * 1000.0);
 				wdist_add(&b, x[i], 1);
 			}
-			wdist_summarise(&b, &s);
-			stats_summarise(x, n, &t);
-			worst = fmax(fmax(rel(s.p50, t.p50), rel(s.p90, t.p90)), fmax(rel(s.p95, t.p95), rel(s.p99, t.p99)));
+			worst = worst_rel(&b, x, n, &s, &t);
 			CHECK(!wdist_exact(&b) && s.n == n && s.max == t.max && rel(s.mean, t.mean) < 1e-9 &&
 				      worst <= WDIST_REL_ERR,
 			      "wdist buckets, %s: worst relative error %.2e <= %g",

@@ -266,25 +266,26 @@ static void test_host_terms(void)
 	}
 }
 
-/* Model `model` into m and GPU `gpu` into *g, and Llama-3.1-8B on one
- * H100 with a constant-rate workload of n requests of fixed prompt and
- * output lengths: the set-up several tests share.  -1 (the failure checked,
- * named `what`, m left to the caller) when the data do not load. */
-static int load_on(struct model_cfg *m, const char *model, const char *gpu, const struct gpu_spec **g,
-		   const char *what)
+/* Model `model` (on the heap: the caller frees it) and GPU `gpu` into *g:
+ * NULL (the failure checked, named `what`) when the data do not load. */
+static struct model_cfg *load_on(const char *model, const char *gpu, const struct gpu_spec **g, const char *what)
 {
+	struct model_cfg *m = calloc(1, sizeof(*m));
 	struct err e;
 
 	if (!m || registry_load_model(&reg, model, m, &e) < 0 || gpu_find(&db, gpu, g, &e) < 0) {
 		CHECK(0, "%s: load: %s", what, m ? e.msg : "out of memory");
-		return -1;
+		free(m);
+		return NULL;
 	}
-	return 0;
+	return m;
 }
 
-static int load_8b_h100(struct model_cfg *m, const struct gpu_spec **g, const char *what)
+/* Llama-3.1-8B on one H100 and a constant-rate workload of n requests of
+ * fixed prompt and output lengths: the set-up several tests share. */
+static struct model_cfg *load_8b_h100(const struct gpu_spec **g, const char *what)
 {
-	return load_on(m, "llama-3.1-8b", "h100", g, what);
+	return load_on("llama-3.1-8b", "h100", g, what);
 }
 
 static void fixed_workload(struct wl_spec *wl, uint64_t seed, double rate, int64_t n, double prompt, double output)
@@ -305,7 +306,7 @@ static void fixed_workload(struct wl_spec *wl, uint64_t seed, double rate, int64
  * without drafts and adds it with them. */
 static void test_sglang_spec_overlap(void)
 {
-	struct model_cfg *m = calloc(1, sizeof(*m));
+	struct model_cfg *m;
 	const struct gpu_spec *g = NULL;
 	struct scenario sc;
 	struct scenario_state st;
@@ -318,10 +319,9 @@ static void test_sglang_spec_overlap(void)
 	int pass;
 
 	memset(&spec_ov, 0, sizeof(spec_ov));
-	if (load_8b_h100(m, &g, "sglang spec overlap") < 0) {
-		free(m);
+	m = load_8b_h100(&g, "sglang spec overlap");
+	if (!m)
 		return;
-	}
 	fixed_workload(&wl, 3, 10, 4, 512, 16);
 	for (pass = 0; pass < 2; pass++) {
 		scenario_defaults(&sc, engine_find("sglang"), m, g, &wl);
@@ -362,17 +362,16 @@ static void test_sglang_spec_overlap(void)
 static void test_toy_engine(void)
 {
 	const struct gpu_spec *g;
-	struct model_cfg *m = calloc(1, sizeof(*m));
+	struct model_cfg *m;
 	struct scenario sc;
 	struct scenario_state st;
 	struct wl_spec wl;
 	struct err e;
 	char notes[1024] = "", why[128];
 
-	if (load_8b_h100(m, &g, "toy") < 0) {
-		free(m);
+	m = load_8b_h100(&g, "toy");
+	if (!m)
 		return;
-	}
 	fixed_workload(&wl, 3, 1000, 60, 700, 40);
 	scenario_defaults(&sc, &toy_engine, m, g, &wl);
 	CHECK(sc.engine == &toy_engine && sc.k.max_num_batched_tokens == 1024 && sc.k.block_size == 32,
@@ -496,15 +495,14 @@ static bool offload_run(const struct model_cfg *m, const struct gpu_spec *g, dou
 static void test_offload(void)
 {
 	const struct gpu_spec *g;
-	struct model_cfg *m = calloc(1, sizeof(*m));
+	struct model_cfg *m;
 	struct sim_totals t0, t1, t2;
 	double a[16], b[16], c[16], bs = 0, bs2 = 0, ma = 0, mb = 0, api = 0;
 	int i;
 
-	if (load_8b_h100(m, &g, "offload") < 0) {
-		free(m);
+	m = load_8b_h100(&g, "offload");
+	if (!m)
 		return;
-	}
 	if (!offload_run(m, g, 0, KV_OFFLOAD_NATIVE, a, &t0, &bs, &api) ||
 	    !offload_run(m, g, 16, KV_OFFLOAD_NATIVE, b, &t1, &bs, &api) ||
 	    !offload_run(m, g, 16, KV_OFFLOAD_LMCACHE, c, &t2, &bs2, &api)) {
@@ -583,7 +581,7 @@ static bool lora_run(const struct model_cfg *m, const struct gpu_spec *g, int n,
 static void test_lora(void)
 {
 	const struct gpu_spec *g;
-	struct model_cfg *m = calloc(1, sizeof(*m));
+	struct model_cfg *m;
 	struct sim_totals ta, tb, tc;
 	struct cost_lora l;
 	double ta_t[16], ta_e[16], tb_t[16], tb_e[16], tc_t[16], tc_e[16];
@@ -592,10 +590,9 @@ static void test_lora(void)
 	struct err e;
 	int i;
 
-	if (load_8b_h100(m, &g, "lora") < 0) {
-		free(m);
+	m = load_8b_h100(&g, "lora");
+	if (!m)
 		return;
-	}
 	CHECK(cost_lora_init(m, &one, &l, &e) == 0 && l.params_all_per_rank * 16 * 2 == 83886080.0 &&
 		      l.params_gpu_per_rank == l.params_all_per_rank && l.nproj == 4,
 	      "lora: a rank-16 adapter of Llama-3.1-8B is %.0f bytes on 4 projection shapes (hand: 83,886,080)",
@@ -701,7 +698,7 @@ static void lone_image(struct wl_spec *wl, struct wl_req *rec)
  * 70 windows), to rounding; everything else in the blocks is the same. */
 static void test_window_attention(void)
 {
-	struct model_cfg *m = malloc(sizeof(*m));
+	struct model_cfg *m;
 	const struct gpu_spec *g = NULL;
 	struct wl_req rec[1];
 	struct scenario sc;
@@ -710,10 +707,9 @@ static void test_window_attention(void)
 	struct err e;
 	double tw, tf, aw, af;
 
-	if (load_on(m, "qwen2.5-vl-7b", "h100", &g, "window attention") < 0) {
-		free(m);
+	m = load_on("qwen2.5-vl-7b", "h100", &g, "window attention");
+	if (!m)
 		return;
-	}
 	lone_image(&wl, rec);
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
 	if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
@@ -734,17 +730,16 @@ static void test_window_attention(void)
 
 static void test_images(void)
 {
-	struct model_cfg *m = malloc(sizeof(*m));
+	struct model_cfg *m;
 	const struct gpu_spec *g = NULL;
 	struct sim_totals ta, tb, tc, td;
 	int64_t one[1] = {0}, two[2] = {0, 1000000000};
 	int32_t im1[1] = {1}, im0[1] = {0}, im2[2] = {1, 1};
 	double a[1], b[1], c[2], d[2], enc, enc2;
 
-	if (load_on(m, "qwen3-vl-30b-a3b", "h200", &g, "images") < 0) {
-		free(m);
+	m = load_on("qwen3-vl-30b-a3b", "h200", &g, "images");
+	if (!m)
 		return;
-	}
 	if (!image_run(m, g, 1, 256, one, im1, false, a, &ta, &enc) ||
 	    !image_run(m, g, 1, 1024, one, im0, false, b, &tb, &enc2) ||
 	    !image_run(m, g, 2, 256, two, im2, true, c, &tc, &enc2) ||
@@ -777,7 +772,7 @@ static void test_images(void)
  * plus the encoder's and the hand-off's time. */
 static void test_epd(void)
 {
-	struct model_cfg *m = malloc(sizeof(*m));
+	struct model_cfg *m;
 	const struct gpu_spec *g = NULL;
 	struct wl_req rec[1];
 	struct scenario sc;
@@ -788,10 +783,9 @@ static void test_epd(void)
 	int32_t im0[1] = {0};
 	int64_t one[1] = {0};
 
-	if (load_on(m, "qwen3-vl-30b-a3b", "h200", &g, "epd") < 0) {
-		free(m);
+	m = load_on("qwen3-vl-30b-a3b", "h200", &g, "epd");
+	if (!m)
 		return;
-	}
 	if (!image_run(m, g, 1, 1024, one, im0, false, text, &tt, &enc)) {
 		free(m);
 		return;
@@ -871,16 +865,15 @@ static void test_ar_fusion_default(void)
 static void test_replicas_once(void)
 {
 	const struct gpu_spec *g;
-	struct model_cfg *m = calloc(1, sizeof(*m));
+	struct model_cfg *m;
 	struct scenario sc;
 	struct scenario_state st;
 	struct wl_spec wl;
 	struct err e;
 
-	if (load_8b_h100(m, &g, "replicas") < 0) {
-		free(m);
+	m = load_8b_h100(&g, "replicas");
+	if (!m)
 		return;
-	}
 	fixed_workload(&wl, 0, 10, 8, 100, 10);
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
 	sc.par.tp = 2;

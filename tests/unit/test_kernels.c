@@ -1432,6 +1432,28 @@ static bool temp_text(char *path, const char *text)
 	return put_text(path, text);
 }
 
+/* A gpus.json of one GPU "a" (100 TFLOP/s bf16, 80 GB at 3 TB/s) with the
+ * keys `extra` too: refused (the check `what`), the message holding msg
+ * (the check `msg_what`). */
+static void gpu_refused(const char *extra, const char *what, const char *msg, const char *msg_what)
+{
+	char path[] = "/tmp/servesim_gpus_XXXXXX", text[1024];
+	struct gpu_db d;
+	struct err e;
+
+	snprintf(text, sizeof(text),
+		 "{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
+		 "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
+		 "%s}]}\n", extra);
+	if (!temp_text(path, text)) {
+		CHECK(0, "temp file");
+		return;
+	}
+	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "%s", what);
+	CHECK_STR_CONTAINS(e.msg, msg, msg_what);
+	remove(path);
+}
+
 /* A malformed dsa_module table is refused with its file, line and value. */
 static void test_dsatab_errors(void)
 {
@@ -1638,19 +1660,8 @@ static void test_moe_cap(void)
 /* gpus.json "measured" must name a GPU id; the message says which. */
 static void test_measured_key(void)
 {
-	char path[] = "/tmp/servesim_gpus_XXXXXX";
-	struct gpu_db d;
-	struct err e;
-
-	if (!temp_text(path, "{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
-			     "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
-			     "\"measured\": \"nope\"}]}\n")) {
-		CHECK(0, "temp file");
-		return;
-	}
-	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "unknown 'measured' GPU refused");
-	CHECK_STR_CONTAINS(e.msg, "'measured' names 'nope', which is not a GPU id", "message names the key and value");
-	remove(path);
+	gpu_refused("\"measured\": \"nope\"", "unknown 'measured' GPU refused",
+		    "'measured' names 'nope', which is not a GPU id", "message names the key and value");
 }
 
 /* The sustained 16-bit GEMM rate (gpus.json gemm_tflops_sustained, fitted by
@@ -1661,9 +1672,7 @@ static void test_measured_key(void)
 static void test_gemm_ceiling(const struct model_cfg *m)
 {
 	static const char *const ids[] = {"a100", "h100", "h200", "b200"};
-	char path[] = "/tmp/servesim_gpus_XXXXXX";
 	struct cost_model c;
-	struct gpu_db d;
 	struct err e;
 	double t;
 	size_t i;
@@ -1701,16 +1710,9 @@ static void test_gemm_ceiling(const struct model_cfg *m)
 		  gpu("b200")->gemm_max_flops / gpu("b200")->peak_flops[DT_BF16], 1e-12,
 		  "gb200 carries b200's sustained fraction of the peak");
 	CHECK(gpu("h20")->gemm_max_flops == 0, "h20 (compute_eff_scale) carries no ceiling");
-	if (!temp_text(path, "{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
-			     "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
-			     "\"gemm_tflops_sustained\": 123.5}]}\n")) {
-		CHECK(0, "temp file");
-		return;
-	}
-	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "a sustained GEMM rate above the peak refused");
-	CHECK_STR_CONTAINS(e.msg, "'gemm_tflops_sustained' must be in (0, tflops.bf16 = 100], got 123.5",
-			   "message names the key, the bound and the value");
-	remove(path);
+	gpu_refused("\"gemm_tflops_sustained\": 123.5", "a sustained GEMM rate above the peak refused",
+		    "'gemm_tflops_sustained' must be in (0, tflops.bf16 = 100], got 123.5",
+		    "message names the key, the bound and the value");
 }
 
 /* vLLM's MLA decode module term (issue 9): on the Hopper tables, vLLM's
@@ -2098,9 +2100,6 @@ static void test_power(void)
 {
 	const struct gpu_spec *h100 = gpu("h100"), *h200 = gpu("h200"), *h203 = gpu("h20-3e");
 	struct power_model pm;
-	struct gpu_db d;
-	struct err e;
-	char path[] = "/tmp/servesim_power_XXXXXX";
 	double peak, bw;
 
 	if (!h100 || !h200 || !h203) {
@@ -2119,16 +2118,9 @@ static void test_power(void)
 	CHECK(power_step_j(&pm, 0, 1, peak, 1, bw) == 0, "an empty step draws nothing above idle");
 	CHECK(power_model_of(h200, &pm) && pm.idle_w == 80.3, "h200 idle measured: 80.3 W");
 	CHECK(!power_model_of(h203, &pm) && pm.board_w == 0, "h20-3e: no board figure, no model");
-	if (!temp_text(path, "{\"gpus\": [{\"id\": \"a\", \"name\": \"A\", \"tflops\": {\"bf16\": 100}, \"hbm_gb\": 80, "
-			     "\"hbm_tbps\": 3, \"bw_eff\": 0.8, \"link_gbps\": 900, \"sm_count\": 100, \"tables\": \"x\", "
-			     "\"board_power_w\": 700, \"idle_power_w\": 700}]}\n")) {
-		CHECK(0, "temp file");
-		return;
-	}
-	CHECK(gpu_db_load(&d, path, &e) == -SS_EDATA, "idle power at the board power refused");
-	CHECK_STR_CONTAINS(e.msg, "'idle_power_w' must be in (0, board_power_w = 700) W, got 700",
-			   "message names the key, the bound and the value");
-	remove(path);
+	gpu_refused("\"board_power_w\": 700, \"idle_power_w\": 700", "idle power at the board power refused",
+		    "'idle_power_w' must be in (0, board_power_w = 700) W, got 700",
+		    "message names the key, the bound and the value");
 }
 
 /* AMD Instinct GPUs (issue 29): both ROCm engines price from the aiter

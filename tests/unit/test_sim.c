@@ -148,6 +148,16 @@ static void fixed_spec(struct wl_spec *w, double rate, int64_t n)
 	w->output.a = 64;
 }
 
+/* A simulation of sc priced by c over w made into *s (the caller frees it)
+ * and run to the end: 0, or the error's status. */
+static int new_and_run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w, struct sim **s,
+		       struct err *e)
+{
+	int rc = sim_new(sc, c, w, s, e);
+
+	return rc == 0 ? sim_run(*s, e) : rc;
+}
+
 /* Run to completion, capturing the step log and per-request CSV. */
 static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
 	       char **log, char **csv, struct sim_totals *tot)
@@ -160,9 +170,7 @@ static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_s
 
 	sc->step_log = lf;
 	sc->requests_out = cf;
-	rc = sim_new(sc, c, w, &s, &e);
-	if (rc == 0)
-		rc = sim_run(s, &e);
+	rc = new_and_run(sc, c, w, &s, &e);
 	if (rc < 0)
 		printf("# sim: %s\n", e.msg);
 	if (s) {
@@ -173,6 +181,41 @@ static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_s
 	fclose(lf);
 	fclose(cf);
 	return rc;
+}
+
+/* One simulation of a test: its cost model, configuration, workload,
+ * totals, step log and per-request CSV (both written by trun_go). */
+struct trun {
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	char *log, *csv;
+};
+
+/* r's bf16 cost model of m on one H100 and its base_cfg, both at a budget of
+ * mbt tokens and mns sequences, `blocks` KV blocks; the trace rows into its
+ * workload unless NULL (the caller sets r->w). */
+static void trun_init(struct trun *r, const struct model_cfg *m, int64_t mbt, int64_t mns, int64_t blocks,
+		      const char *trace)
+{
+	make_cost(&r->c, m, mbt, mns, 0);
+	base_cfg(&r->sc, mbt, mns, blocks);
+	if (trace)
+		trace_spec(&r->w, trace);
+}
+
+/* Run r to completion (run()): 0, or the error's status. */
+static int trun_go(struct trun *r)
+{
+	return run(&r->sc, &r->c, &r->w, &r->log, &r->csv, &r->t);
+}
+
+static void trun_release(struct trun *r)
+{
+	free(r->log);
+	free(r->csv);
+	cost_release(&r->c);
 }
 
 static int count(const char *hay, const char *needle)
@@ -198,29 +241,38 @@ static const char *line_n(const char *log, int n, char *buf, size_t len)
 	return buf;
 }
 
+/* Step n's line of the step log into buf, its time (its "t=" word) into
+ * t[32]. */
+static const char *step_at(const char *log, int n, char *buf, size_t len, char *t)
+{
+	const char *l = line_n(log, n, buf, len);
+
+	sscanf(l, "step %*u t=%31s", t);
+	return l;
+}
+
+/* Step n's line of the step log (copied into buf) holds text. */
+static bool step_has(const char *log, int n, const char *text, char *buf, size_t len)
+{
+	return strstr(line_n(log, n, buf, len), text) != NULL;
+}
+
 static void test_chunking(const struct model_cfg *m)
 {
 	/* budget 64, one 2000-token prompt, 3 output tokens: 31 chunks of 64 and
 	 * one of 16 (2000 = 31*64 + 16); the last chunk samples token 1, then two
 	 * decode steps: 34 steps in all */
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL, buf[256];
+	struct trun r = {.log = NULL, .csv = NULL};
+	char buf[256];
 
-	make_cost(&c, m, 64, 32, 0);
-	base_cfg(&sc, 64, 32, 1000);
-	trace_spec(&w, "0.0,2000,3,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "chunking run");
-	CHECK(t.steps == 34, "34 steps (%llu)", (unsigned long long)t.steps);
-	CHECK(count(log, " 0+64 ") == 31, "31 chunks of 64 (%d)", count(log, " 0+64 "));
-	CHECK(strstr(line_n(log, 31, buf, sizeof(buf)), " 0+16 ") != NULL, "32nd step is the 16-token tail: %s", buf);
-	CHECK(count(log, " 0+1 ") == 2, "then two decode steps");
-	CHECK(t.completed == 1, "completed");
-	free(log);
-	free(csv);
-	cost_release(&c);
+	trun_init(&r, m, 64, 32, 1000, "0.0,2000,3,\n");
+	CHECK(trun_go(&r) == 0, "chunking run");
+	CHECK(r.t.steps == 34, "34 steps (%llu)", (unsigned long long)r.t.steps);
+	CHECK(count(r.log, " 0+64 ") == 31, "31 chunks of 64 (%d)", count(r.log, " 0+64 "));
+	CHECK(strstr(line_n(r.log, 31, buf, sizeof(buf)), " 0+16 ") != NULL, "32nd step is the 16-token tail: %s", buf);
+	CHECK(count(r.log, " 0+1 ") == 2, "then two decode steps");
+	CHECK(r.t.completed == 1, "completed");
+	trun_release(&r);
 }
 
 /* One SGLang run of a trace (budget: its chunk and the step budget, blocks
@@ -323,12 +375,10 @@ static void test_sglang(const struct model_cfg *m)
 
 	CHECK(sglang_run(m, 8192, 1000, false, 0, "0.0,100,30,\n0.0,100,30,\n0.001,5000,3,\n", &log, &t) == 0,
 	      "sglang run");
-	line_n(log, 0, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+100 1+100 |") != NULL, "sglang step 0: both prefills: %s", buf);
-	line_n(log, 1, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 2+5000 |") != NULL, "sglang step 1: the new prefill first, no decode: %s", buf);
-	line_n(log, 2, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+1 1+1 2+1 |") != NULL, "sglang step 2: decode only: %s", buf);
+	CHECK(step_has(log, 0, ": 0+100 1+100 |", buf, sizeof(buf)), "sglang step 0: both prefills: %s", buf);
+	CHECK(step_has(log, 1, ": 2+5000 |", buf, sizeof(buf)),
+	      "sglang step 1: the new prefill first, no decode: %s", buf);
+	CHECK(step_has(log, 2, ": 0+1 1+1 2+1 |", buf, sizeof(buf)), "sglang step 2: decode only: %s", buf);
 	CHECK(t.completed == 3, "sglang completed 3");
 	free(log);
 	/* --enable-mixed-chunk, budget 5001: step 0 prefills both short
@@ -337,12 +387,11 @@ static void test_sglang(const struct model_cfg *m)
 	 * same with its last prompt token */
 	CHECK(sglang_run(m, 5001, 1000, true, 0, "0.0,100,30,\n0.0,100,30,\n0.001,5000,3,\n", &log, &t) == 0,
 	      "sglang mixed-chunk run");
-	line_n(log, 0, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+100 1+100 |") != NULL, "sglang mixed step 0: both prefills: %s", buf);
-	line_n(log, 1, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+1 1+1 2+4999 |") != NULL, "sglang mixed step 1: decoders join the prefill, budget - 2: %s", buf);
-	line_n(log, 2, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+1 1+1 2+1 |") != NULL, "sglang mixed step 2: the prompt's last token with the decoders: %s", buf);
+	CHECK(step_has(log, 0, ": 0+100 1+100 |", buf, sizeof(buf)), "sglang mixed step 0: both prefills: %s", buf);
+	CHECK(step_has(log, 1, ": 0+1 1+1 2+4999 |", buf, sizeof(buf)),
+	      "sglang mixed step 1: decoders join the prefill, budget - 2: %s", buf);
+	CHECK(step_has(log, 2, ": 0+1 1+1 2+1 |", buf, sizeof(buf)),
+	      "sglang mixed step 2: the prompt's last token with the decoders: %s", buf);
 	CHECK(t.completed == 3, "sglang mixed completed 3");
 	free(log);
 	/* --max-prefill-tokens 2524 under a chunk of 8192 (without the cap,
@@ -354,14 +403,11 @@ static void test_sglang(const struct model_cfg *m)
 	CHECK(sglang_run(m, 8192, 1000, false, 2524,
 			 "0.0,1024,3,\n0.0,1024,3,\n0.0,1024,3,\n0.0,3000,3,\n0.0,100,3,\n", &log, &t) == 0,
 	      "sglang max-prefill run");
-	line_n(log, 0, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+1024 1+1024 |") != NULL,
+	CHECK(step_has(log, 0, ": 0+1024 1+1024 |", buf, sizeof(buf)),
 	      "sglang max-prefill step 0: the first two prompts: %s", buf);
-	line_n(log, 1, buf, sizeof(buf));
-	CHECK(strstr(buf, " 2+1024 |") != NULL && strstr(buf, "wait 2"),
+	CHECK(step_has(log, 1, " 2+1024 |", buf, sizeof(buf)) && strstr(buf, "wait 2"),
 	      "sglang max-prefill step 1: 1024 + 3000 would overrun, 3000 waits whole: %s", buf);
-	line_n(log, 2, buf, sizeof(buf));
-	CHECK(strstr(buf, " 3+3000 |") != NULL && strstr(buf, "wait 1"),
+	CHECK(step_has(log, 2, " 3+3000 |", buf, sizeof(buf)) && strstr(buf, "wait 1"),
 	      "sglang max-prefill step 2: 3000 > 2524 first in its batch runs whole, alone: %s", buf);
 	CHECK(t.completed == 5, "sglang max-prefill completed 5");
 	free(log);
@@ -371,8 +417,7 @@ static void test_sglang(const struct model_cfg *m)
 	 * reserved 62, and waits, although vLLM would admit it (7 blocks) */
 	CHECK(sglang_run(m, 8192, 80, false, 0, "0.0,100,1000,\n0.0,100,1000,\n", &log, &t) == 0,
 	      "sglang reservation run");
-	line_n(log, 0, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+100 |") != NULL && strstr(buf, "wait 1"),
+	CHECK(step_has(log, 0, ": 0+100 |", buf, sizeof(buf)) && strstr(buf, "wait 1"),
 	      "sglang: the future-token reservation keeps the second request waiting: %s", buf);
 	CHECK(t.completed == 2, "sglang: both complete (%zu)", (size_t)t.completed);
 	free(log);
@@ -385,15 +430,14 @@ static void test_sglang(const struct model_cfg *m)
 	 * gave the first token, 1999 decode steps the rest), then B runs */
 	CHECK(sglang_run(m, 8192, 150, false, 0, "0.0,100,2000,\n0.0,100,300,\n", &log, &t) == 0,
 	      "sglang batch_is_full run");
-	line_n(log, 0, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+100 |") != NULL && strstr(buf, "wait 1"), "sglang batch_is_full step 0: A alone: %s", buf);
-	line_n(log, 1, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+1 |") != NULL && strstr(buf, "wait 1"),
+	CHECK(step_has(log, 0, ": 0+100 |", buf, sizeof(buf)) && strstr(buf, "wait 1"),
+	      "sglang batch_is_full step 0: A alone: %s", buf);
+	CHECK(step_has(log, 1, ": 0+1 |", buf, sizeof(buf)) && strstr(buf, "wait 1"),
 	      "sglang batch_is_full step 1: decode, B not admitted although it would fit: %s", buf);
-	line_n(log, 1999, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+1 |") != NULL && strstr(buf, "wait 1"), "sglang batch_is_full step 1999: A's last decode: %s", buf);
-	line_n(log, 2000, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 1+100 |") != NULL, "sglang batch_is_full step 2000: B once A finished: %s", buf);
+	CHECK(step_has(log, 1999, ": 0+1 |", buf, sizeof(buf)) && strstr(buf, "wait 1"),
+	      "sglang batch_is_full step 1999: A's last decode: %s", buf);
+	CHECK(step_has(log, 2000, ": 1+100 |", buf, sizeof(buf)),
+	      "sglang batch_is_full step 2000: B once A finished: %s", buf);
 	CHECK(t.completed == 2, "sglang batch_is_full: both complete (%zu)", (size_t)t.completed);
 	free(log);
 }
@@ -407,23 +451,16 @@ static void test_sglang(const struct model_cfg *m)
 
 static uint64_t lpm_hits(const struct model_cfg *m, bool lpm)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 
-	make_cost(&c, m, 8192, 1, 0);
-	base_cfg(&sc, 8192, 1, 70);
-	sc.policy = policy_of("sglang");
-	sc.lpm = lpm;
-	fixture_sp_spec(&w, WL_CONSTANT, 100000, 10, 2, 5, 1000, 10, 2);
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 10, "sglang %s run",
+	trun_init(&r, m, 8192, 1, 70, NULL);
+	r.sc.policy = policy_of("sglang");
+	r.sc.lpm = lpm;
+	fixture_sp_spec(&r.w, WL_CONSTANT, 100000, 10, 2, 5, 1000, 10, 2);
+	CHECK(trun_go(&r) == 0 && r.t.completed == 10, "sglang %s run",
 	      lpm ? "lpm" : "fcfs");
-	free(log);
-	free(csv);
-	cost_release(&c);
-	return t.prefix_hit_tokens;
+	trun_release(&r);
+	return r.t.prefix_hit_tokens;
 }
 
 static void test_sglang_lpm(const struct model_cfg *m)
@@ -522,36 +559,23 @@ static void test_max_seqs_and_decode_first(const struct model_cfg *m)
 	/* 3 requests at t=0, max_num_seqs 2, budget 100, prompts 40, output 3:
 	 * step 0 admits 0 (40) and 1 (40), not 2 (seq cap); step 1 decodes 0 and
 	 * 1 first; request 2 waits until a slot frees */
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL, buf[256];
+	struct trun r = {.log = NULL, .csv = NULL};
+	char buf[256];
 
-	make_cost(&c, m, 100, 2, 0);
-	base_cfg(&sc, 100, 2, 1000);
-	trace_spec(&w, "0.0,40,3,\n0.0,40,3,\n0.0,40,3,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "max_num_seqs run");
-	line_n(log, 0, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+40 1+40 |") != NULL, "step 0: two admissions, cap 2: %s", buf);
-	line_n(log, 1, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 0+1 1+1 |") != NULL && strstr(buf, "wait 1"), "step 1: decodes first, 1 waiting: %s", buf);
-	line_n(log, 3, buf, sizeof(buf));
-	CHECK(strstr(buf, ": 2+40 |") != NULL, "request 2 admitted when a slot frees: %s", buf);
-	free(log);
-	free(csv);
-	cost_release(&c);
+	trun_init(&r, m, 100, 2, 1000, "0.0,40,3,\n0.0,40,3,\n0.0,40,3,\n");
+	CHECK(trun_go(&r) == 0, "max_num_seqs run");
+	CHECK(step_has(r.log, 0, ": 0+40 1+40 |", buf, sizeof(buf)), "step 0: two admissions, cap 2: %s", buf);
+	CHECK(step_has(r.log, 1, ": 0+1 1+1 |", buf, sizeof(buf)) && strstr(buf, "wait 1"),
+	      "step 1: decodes first, 1 waiting: %s", buf);
+	CHECK(step_has(r.log, 3, ": 2+40 |", buf, sizeof(buf)), "request 2 admitted when a slot frees: %s", buf);
+	trun_release(&r);
 
 	/* decode-first with a token budget: 0 and 1 decoding, 2 arrives; budget
 	 * 10 leaves 8 tokens for its prefill chunk after the two decodes */
-	make_cost(&c, m, 10, 8, 0);
-	base_cfg(&sc, 10, 8, 1000);
-	trace_spec(&w, "0.0,5,50,\n0.0,5,50,\n0.05,30,2,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "decode-first run");
-	CHECK(strstr(log, ": 0+1 1+1 2+8 |") != NULL, "running decodes before the new prefill chunk (2+8)");
-	free(log);
-	free(csv);
-	cost_release(&c);
+	trun_init(&r, m, 10, 8, 1000, "0.0,5,50,\n0.0,5,50,\n0.05,30,2,\n");
+	CHECK(trun_go(&r) == 0, "decode-first run");
+	CHECK(strstr(r.log, ": 0+1 1+1 2+8 |") != NULL, "running decodes before the new prefill chunk (2+8)");
+	trun_release(&r);
 }
 
 static void test_preemption(const struct model_cfg *m)
@@ -559,27 +583,20 @@ static void test_preemption(const struct model_cfg *m)
 	/* 6 blocks of 16 tokens.  Two requests of 32 prompt tokens (2 blocks
 	 * each) and 40 output tokens: they grow until the cache is full, then
 	 * the most recently admitted (request 1) is preempted, request 0 goes on */
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 	const char *first;
 
-	make_cost(&c, m, 256, 8, 0);
-	base_cfg(&sc, 256, 8, 6);
-	sc.prefix_caching = false;
-	trace_spec(&w, "0.0,32,40,\n0.0,32,40,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "preemption run");
-	first = strstr(log, "preempt ");
+	trun_init(&r, m, 256, 8, 6, NULL);
+	r.sc.prefix_caching = false;
+	trace_spec(&r.w, "0.0,32,40,\n0.0,32,40,\n");
+	CHECK(trun_go(&r) == 0, "preemption run");
+	first = strstr(r.log, "preempt ");
 	CHECK(first && strncmp(first, "preempt 1 ", 10) == 0, "the newest request (1) is preempted first");
-	CHECK(t.preemptions >= 1 && t.completed == 2, "both complete after %llu preemption(s)",
-	      (unsigned long long)t.preemptions);
-	CHECK(strstr(csv, "\n1,0,0,0.000000,32,40,0,") != NULL || count(csv, ",completed,") == 2,
+	CHECK(r.t.preemptions >= 1 && r.t.completed == 2, "both complete after %llu preemption(s)",
+	      (unsigned long long)r.t.preemptions);
+	CHECK(strstr(r.csv, "\n1,0,0,0.000000,32,40,0,") != NULL || count(r.csv, ",completed,") == 2,
 	      "per-request rows written");
-	free(log);
-	free(csv);
-	cost_release(&c);
+	trun_release(&r);
 }
 
 /* TensorRT-LLM's GUARANTEED_NO_EVICT (no_evict): the same two requests as
@@ -589,35 +606,28 @@ static void test_preemption(const struct model_cfg *m)
  * needs more than the cache is refused as KV capacity. */
 static void test_no_evict(const struct model_cfg *m)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 	const char *r1;
 	double q1 = -1;
 
-	make_cost(&c, m, 256, 8, 0);
-	base_cfg(&sc, 256, 8, 6);
-	sc.prefix_caching = false;
-	sc.policy = policy_of("trtllm"); /* its no-evict admission (its prompts fit the budget whole) */
-	trace_spec(&w, "0.0,32,40,\n0.0,32,40,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "no-evict run");
-	CHECK(t.preemptions == 0 && t.completed == 2, "both complete, %llu preemptions (want 0)",
-	      (unsigned long long)t.preemptions);
-	CHECK(strstr(log, "run 2 ") == NULL, "never two running at once");
-	r1 = strstr(csv, "\n1,0,0,0.000000,32,40,0,0,completed,");
+	trun_init(&r, m, 256, 8, 6, NULL);
+	r.sc.prefix_caching = false;
+	r.sc.policy = policy_of("trtllm"); /* its no-evict admission (its prompts fit the budget whole) */
+	trace_spec(&r.w, "0.0,32,40,\n0.0,32,40,\n");
+	CHECK(trun_go(&r) == 0, "no-evict run");
+	CHECK(r.t.preemptions == 0 && r.t.completed == 2, "both complete, %llu preemptions (want 0)",
+	      (unsigned long long)r.t.preemptions);
+	CHECK(strstr(r.log, "run 2 ") == NULL, "never two running at once");
+	r1 = strstr(r.csv, "\n1,0,0,0.000000,32,40,0,0,completed,");
 	CHECK(r1 && sscanf(r1 + strlen("\n1,0,0,0.000000,32,40,0,0,completed,"), "%lf", &q1) == 1 && q1 > 0,
 	      "request 1 queued until request 0 finished (queue %.3f ms)", q1);
-	free(log);
-	free(csv);
-	log = csv = NULL;
-	trace_spec(&w, "0.0,32,80,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 0 && t.rejected[REJ_KV_CAPACITY] == 1,
-	      "a lifetime larger than the cache is refused (completed %llu)", (unsigned long long)t.completed);
-	free(log);
-	free(csv);
-	cost_release(&c);
+	free(r.log);
+	free(r.csv);
+	r.log = r.csv = NULL;
+	trace_spec(&r.w, "0.0,32,80,\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 0 && r.t.rejected[REJ_KV_CAPACITY] == 1,
+	      "a lifetime larger than the cache is refused (completed %llu)", (unsigned long long)r.t.completed);
+	trun_release(&r);
 }
 
 static void test_prefix_cache(const struct model_cfg *m)
@@ -625,53 +635,37 @@ static void test_prefix_cache(const struct model_cfg *m)
 	/* shared_prefix with 1 group x 1 prompt: every request has the same
 	 * 100 + 60 = 160-token prompt (10 full blocks); from the second request on,
 	 * the lookup hits all but the last block (at most prompt - 1 tokens) */
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 
-	make_cost(&c, m, 512, 16, 0);
-	base_cfg(&sc, 512, 16, 200);
-	fixture_sp_spec(&w, WL_CONSTANT, 2, 5, 1, 1, 100, 60, 4);
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "prefix run");
-	CHECK(t.prefix_lookup_tokens == 5 * 160, "lookups over 5 prompts");
-	CHECK(t.prefix_hit_tokens == 4 * 144, "hits: 4 requests x 9 blocks x 16 = %llu",
-	      (unsigned long long)t.prefix_hit_tokens);
-	CHECK(strstr(log, " 1+16 ") != NULL, "a hit request computes only its last 16 tokens");
-	free(log);
-	free(csv);
-	cost_release(&c);
+	trun_init(&r, m, 512, 16, 200, NULL);
+	fixture_sp_spec(&r.w, WL_CONSTANT, 2, 5, 1, 1, 100, 60, 4);
+	CHECK(trun_go(&r) == 0, "prefix run");
+	CHECK(r.t.prefix_lookup_tokens == 5 * 160, "lookups over 5 prompts");
+	CHECK(r.t.prefix_hit_tokens == 4 * 144, "hits: 4 requests x 9 blocks x 16 = %llu",
+	      (unsigned long long)r.t.prefix_hit_tokens);
+	CHECK(strstr(r.log, " 1+16 ") != NULL, "a hit request computes only its last 16 tokens");
+	trun_release(&r);
 	/* off: no hits */
-	make_cost(&c, m, 512, 16, 0);
-	sc.prefix_caching = false;
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.prefix_hit_tokens == 0, "no hits with caching off");
-	free(log);
-	free(csv);
-	cost_release(&c);
+	make_cost(&r.c, m, 512, 16, 0);
+	r.sc.prefix_caching = false;
+	CHECK(trun_go(&r) == 0 && r.t.prefix_hit_tokens == 0, "no hits with caching off");
+	trun_release(&r);
 }
 
 static void test_rejections(const struct model_cfg *m)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 
-	make_cost(&c, m, 256, 8, 0);
-	base_cfg(&sc, 256, 8, 10);
-	sc.max_model_len = 300;
+	trun_init(&r, m, 256, 8, 10, NULL);
+	r.sc.max_model_len = 300;
 	/* 200+200 > max_model_len; 150+20 needs 11 blocks > 10 */
-	trace_spec(&w, "0.0,200,200,\n0.1,150,20,\n0.2,20,5,\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "rejection run");
-	CHECK(t.rejected[REJ_TOO_LONG] == 1 && t.rejected[REJ_KV_CAPACITY] == 1 && t.completed == 1,
+	trace_spec(&r.w, "0.0,200,200,\n0.1,150,20,\n0.2,20,5,\n");
+	CHECK(trun_go(&r) == 0, "rejection run");
+	CHECK(r.t.rejected[REJ_TOO_LONG] == 1 && r.t.rejected[REJ_KV_CAPACITY] == 1 && r.t.completed == 1,
 	      "one too long, one beyond KV capacity, one completed");
-	CHECK(strstr(csv, "rejected:too_long") && strstr(csv, "rejected:kv_capacity"),
+	CHECK(strstr(r.csv, "rejected:too_long") && strstr(r.csv, "rejected:kv_capacity"),
 	      "rejections are reported, not dropped");
-	free(log);
-	free(csv);
-	cost_release(&c);
+	trun_release(&r);
 }
 
 static void test_determinism_and_storm(const struct model_cfg *m)
@@ -960,18 +954,15 @@ static void test_cost_kat(const struct model_cfg *m)
  * starts with the next group step, on the same clock as the busy rank). */
 static void test_dp_attention(void)
 {
+	struct trun r = {.log = NULL, .csv = NULL};
 	struct model_cfg m;
-	struct cost_model c;
 	struct cost_cfg cc;
 	struct parallel p = {1, 1, 2, 2, 0}, one = {1, 1, 1, 1, 0};
 	struct step_desc d;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
 	struct err e;
 	int64_t len = 200, pre = 0;
 	double t_own, t_2x, t_8x, w1, w2;
-	char *log = NULL, *csv = NULL, buf[256], t_r0[32] = "", t_r1[32] = "";
+	char buf[256], t_r0[32] = "", t_r1[32] = "";
 	const char *l;
 
 	load_model("mixtral-8x7b", &m);
@@ -983,72 +974,64 @@ static void test_dp_attention(void)
 		CHECK_REL(w1 - w2, pc.experts / 2 * 2, 1e-9, "EP 2 over DP 2: each GPU holds half the experts");
 	}
 	fixture_cost_cfg(&cc, 2048, 64, 512);
-	CHECK(cost_init(&c, &m, gpu("h100"), &p, &cc, datadir, &e) == 0 && c.dp_attn, "DP 2 MoE cost model is attention-DP");
+	CHECK(cost_init(&r.c, &m, gpu("h100"), &p, &cc, datadir, &e) == 0 && r.c.dp_attn, "DP 2 MoE cost model is attention-DP");
 	memset(&d, 0, sizeof(d));
 	d.nchunks = 1;
 	d.chunk_len = &len;
 	d.chunk_prefix = &pre;
 	d.nlogits = 1;
-	t_own = cost_step_s(&c, &d);
+	t_own = cost_step_s(&r.c, &d);
 	d.moe_tokens = 2 * len;
-	t_2x = cost_step_s(&c, &d);
+	t_2x = cost_step_s(&r.c, &d);
 	d.moe_tokens = 8 * len;
-	t_8x = cost_step_s(&c, &d);
+	t_8x = cost_step_s(&r.c, &d);
 	CHECK(t_own == t_2x, "moe_tokens 0 means every rank runs the same tokens (%.6g = %.6g)", t_own, t_2x);
 	CHECK(t_8x > t_2x, "more tokens on the other ranks make the shared MoE part dearer (%.4f > %.4f ms)",
 	      t_8x * 1e3, t_2x * 1e3);
 	/* lockstep: request 0 on rank 0 at t=0, request 1 (least outstanding:
 	 * rank 1) arrives during rank 0's first step */
-	base_cfg(&sc, 2048, 64, 1000);
-	sc.dp = 2;
-	sc.lockstep = true;
-	trace_spec(&w, "0,200,3,-1\n0.0001,200,3,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "lockstep run completes both");
-	l = line_n(log, 1, buf, sizeof(buf));
-	sscanf(l, "step %*u t=%31s", t_r0);
+	base_cfg(&r.sc, 2048, 64, 1000);
+	r.sc.dp = 2;
+	r.sc.lockstep = true;
+	trace_spec(&r.w, "0,200,3,-1\n0.0001,200,3,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2, "lockstep run completes both");
+	l = step_at(r.log, 1, buf, sizeof(buf), t_r0);
 	CHECK(strstr(l, " r0: 0+1 ") != NULL, "then rank 0's first decode: %s", l);
-	l = line_n(log, 2, buf, sizeof(buf));
-	sscanf(l, "step %*u t=%31s", t_r1);
+	l = step_at(r.log, 2, buf, sizeof(buf), t_r1);
 	CHECK(strstr(l, " r1: 1+200 ") != NULL && strcmp(t_r0, t_r1) == 0,
 	      "rank 1's prefill starts with it, in the same group step (t=%s, t=%s)", t_r0, t_r1);
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
+	free(r.log);
+	free(r.csv);
+	wl_spec_release(&r.w);
 	/* P/D with attention-DP workers: one prefill worker of 2 ranks
 	 * (replicas 0-1) and two decode workers of 2 ranks (2-3, 4-5); the
 	 * ranks of a worker step together, the workers apart */
-	base_cfg(&sc, 2048, 64, 1000);
-	sc.dp = 4;
-	sc.lockstep = true;
-	pd_cfg(&sc, 2, &c, 1000, 2048, 1e5);
-	sc.pd.prefill_group = 2;
-	sc.pd.decode_group = 2;
-	trace_spec(&w, "0,200,3,-1\n0,300,3,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
+	base_cfg(&r.sc, 2048, 64, 1000);
+	r.sc.dp = 4;
+	r.sc.lockstep = true;
+	pd_cfg(&r.sc, 2, &r.c, 1000, 2048, 1e5);
+	r.sc.pd.prefill_group = 2;
+	r.sc.pd.decode_group = 2;
+	trace_spec(&r.w, "0,200,3,-1\n0,300,3,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2 && r.t.pd_transfers == 2,
 	      "P/D attention-DP run completes both (invariants checked)");
-	l = line_n(log, 0, buf, sizeof(buf));
-	sscanf(l, "step %*u t=%31s", t_r0);
+	l = step_at(r.log, 0, buf, sizeof(buf), t_r0);
 	CHECK(strstr(l, " r0: 0+200 ") != NULL, "prefill rank 0 takes request 0: %s", l);
-	l = line_n(log, 1, buf, sizeof(buf));
-	sscanf(l, "step %*u t=%31s", t_r1);
+	l = step_at(r.log, 1, buf, sizeof(buf), t_r1);
 	CHECK(strstr(l, " r1: 1+300 ") != NULL && strcmp(t_r0, t_r1) == 0,
 	      "prefill rank 1 takes request 1 in the same group step (t=%s, t=%s)", t_r0, t_r1);
 	/* base_cfg's round-robin router: the decode picks go on from the
 	 * prefill picks' count, to replicas 4 and 5, the second decode worker;
 	 * request 1's KV lands during rank 4's first step and its first decode
 	 * waits for the group's next step, with rank 4's second */
-	l = line_n(log, 3, buf, sizeof(buf));
-	sscanf(l, "step %*u t=%31s", t_r0);
-	l = line_n(log, 4, buf, sizeof(buf));
-	sscanf(l, "step %*u t=%31s", t_r1);
-	CHECK(strstr(log, " r2:") == NULL && strstr(log, " r3:") == NULL &&
-		      strstr(line_n(log, 2, buf, sizeof(buf)), " r4: 0+1 ") &&
-		      strstr(line_n(log, 4, buf, sizeof(buf)), " r5: 1+1 ") && strcmp(t_r0, t_r1) == 0,
+	l = step_at(r.log, 3, buf, sizeof(buf), t_r0);
+	l = step_at(r.log, 4, buf, sizeof(buf), t_r1);
+	CHECK(strstr(r.log, " r2:") == NULL && strstr(r.log, " r3:") == NULL &&
+		      strstr(line_n(r.log, 2, buf, sizeof(buf)), " r4: 0+1 ") &&
+		      strstr(line_n(r.log, 4, buf, sizeof(buf)), " r5: 1+1 ") && strcmp(t_r0, t_r1) == 0,
 	      "both decode on the second decode worker's ranks 4 and 5, in one group step (t=%s, t=%s)", t_r0, t_r1);
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
-	cost_release(&c);
+	wl_spec_release(&r.w);
+	trun_release(&r);
 }
 
 /* Placement and collectives (comm.c): vLLM's rank order over 8-GPU NVLink
@@ -1223,30 +1206,23 @@ static void test_spec_defaults(void)
  * the first token reaches the client when it lands. */
 static void test_pd(const struct model_cfg *m)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 	double ttft = 0;
 	const char *row;
 
-	make_cost(&c, m, 8192, 64, 0);
-	base_cfg(&sc, 8192, 64, 1000);
-	pd_cfg(&sc, 1, &c, 500, 8192, 1e6);
-	trace_spec(&w, "0,1000,5,-1\n0.5,1000,5,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
+	trun_init(&r, m, 8192, 64, 1000, NULL);
+	pd_cfg(&r.sc, 1, &r.c, 500, 8192, 1e6);
+	trace_spec(&r.w, "0,1000,5,-1\n0.5,1000,5,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2 && r.t.pd_transfers == 2,
 	      "P/D run: both requests prefilled, handed over and completed (invariants checked)");
-	CHECK(t.pd_transfer_ns == 2 * 1001000000LL, "transfer 1 ms + 1000 x 1 MB / 1 GB/s = 1.001 s each");
-	row = csv; /* request 0 completes first */
+	CHECK(r.t.pd_transfer_ns == 2 * 1001000000LL, "transfer 1 ms + 1000 x 1 MB / 1 GB/s = 1.001 s each");
+	row = r.csv; /* request 0 completes first */
 	CHECK(sscanf(row, "0,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf", &ttft) == 1 && ttft > 1001.0,
 	      "request 0 decoded on worker 1 with TTFT %.1f ms > the 1001 ms transfer", ttft);
-	CHECK(strstr(log, "r0: 0+1000 ") != NULL && strstr(log, "r1: 0+1 ") != NULL,
+	CHECK(strstr(r.log, "r0: 0+1000 ") != NULL && strstr(r.log, "r1: 0+1 ") != NULL,
 	      "prefill on replica 0, decode on replica 1");
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
-	cost_release(&c);
+	wl_spec_release(&r.w);
+	trun_release(&r);
 }
 
 /* P/D: where the client's first token comes from (issue 26, mechanism 4).
@@ -1261,24 +1237,20 @@ static void test_pd(const struct model_cfg *m)
  * equal and the wait in request 1's gaps. */
 static void pd_two_waiting(const struct model_cfg *m, enum sim_pd_first first, double ttft[2], double itl[2], int *steps)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 	const char *row;
 	int i;
 
-	make_cost(&c, m, 8192, 64, 0);
-	base_cfg(&sc, 8192, 1, 1000);
-	pd_cfg(&sc, 1, &c, 500, 8192, 1e6);
-	sc.pd.first = first;
-	trace_spec(&w, "0,1000,5,-1\n0,1000,5,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2 && t.pd_transfers == 2,
+	make_cost(&r.c, m, 8192, 64, 0);
+	base_cfg(&r.sc, 8192, 1, 1000);
+	pd_cfg(&r.sc, 1, &r.c, 500, 8192, 1e6);
+	r.sc.pd.first = first;
+	trace_spec(&r.w, "0,1000,5,-1\n0,1000,5,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2 && r.t.pd_transfers == 2,
 	      "P/D, one decode slot, first token rule %d: both complete", (int)first);
-	for (*steps = 0, row = log; (row = strstr(row, " r1: ")) != NULL; row++)
+	for (*steps = 0, row = r.log; (row = strstr(row, " r1: ")) != NULL; row++)
 		(*steps)++;
-	for (row = csv, i = 0; row && *row && i < 2; i++) {
+	for (row = r.csv, i = 0; row && *row && i < 2; i++) {
 		int id = -1;
 		double a, b;
 		if (sscanf(row, "%d,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf,%lf", &id, &a, &b) == 3 && id >= 0 &&
@@ -1289,10 +1261,8 @@ static void pd_two_waiting(const struct model_cfg *m, enum sim_pd_first first, d
 		row = strchr(row, '\n');
 		row = row ? row + 1 : NULL;
 	}
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
-	cost_release(&c);
+	wl_spec_release(&r.w);
+	trun_release(&r);
 }
 
 static void test_pd_first_token(const struct model_cfg *m)
@@ -1348,28 +1318,21 @@ static int log_line_of(const char *log, const char *needle)
  * fourth request arrives with it, one for each rank, and both go at once. */
 static int adp_prefill_line(const struct model_cfg *m, int64_t timeout, bool pair)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 	int line;
 
-	make_cost(&c, m, 2048, 64, 0);
-	base_cfg(&sc, 2048, 64, 1000);
-	sc.dp = 2;
-	sc.lockstep = true;
-	sc.policy = policy_of("trtllm");
-	sc.adp_timeout_iters = timeout;
-	trace_spec(&w, pair ? "0,200,60,-1\n0,200,60,-1\n0.005,200,3,-1\n0.005,200,3,-1\n"
+	trun_init(&r, m, 2048, 64, 1000, NULL);
+	r.sc.dp = 2;
+	r.sc.lockstep = true;
+	r.sc.policy = policy_of("trtllm");
+	r.sc.adp_timeout_iters = timeout;
+	trace_spec(&r.w, pair ? "0,200,60,-1\n0,200,60,-1\n0.005,200,3,-1\n0.005,200,3,-1\n"
 			    : "0,200,60,-1\n0,200,60,-1\n0.005,200,3,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == (pair ? 4 : 3),
+	CHECK(trun_go(&r) == 0 && r.t.completed == (pair ? 4 : 3),
 	      "attention-DP balance %lld%s: every request completes", (long long)timeout, pair ? ", a pair" : "");
-	line = log_line_of(log, " 2+200 ");
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
-	cost_release(&c);
+	line = log_line_of(r.log, " 2+200 ");
+	wl_spec_release(&r.w);
+	trun_release(&r);
 	return line;
 }
 
@@ -1394,26 +1357,19 @@ static void test_trtllm_adp_balance(const struct model_cfg *m)
  * steps; with a threshold it reaches (`tokens` <= 201) it goes at once. */
 static int bw_prefill_line(const struct model_cfg *m, int64_t iters, double tokens)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 	int line;
 
-	make_cost(&c, m, 2048, 64, 0);
-	base_cfg(&sc, 2048, 64, 1000);
-	sc.policy = policy_of("trtllm");
-	sc.batch_wait_iters = iters;
-	sc.batch_wait_tokens = tokens;
-	trace_spec(&w, "0,200,60,-1\n0.005,200,3,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2,
+	trun_init(&r, m, 2048, 64, 1000, NULL);
+	r.sc.policy = policy_of("trtllm");
+	r.sc.batch_wait_iters = iters;
+	r.sc.batch_wait_tokens = tokens;
+	trace_spec(&r.w, "0,200,60,-1\n0.005,200,3,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2,
 	      "batch waiting %lld / %.0f tokens: every request completes", (long long)iters, tokens);
-	line = log_line_of(log, " 1+200 ");
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
-	cost_release(&c);
+	line = log_line_of(r.log, " 1+200 ");
+	wl_spec_release(&r.w);
+	trun_release(&r);
 	return line;
 }
 
@@ -1434,27 +1390,21 @@ static void test_trtllm_batch_wait(const struct model_cfg *m)
  * and third as when warm, and nothing else moves. */
 static void cold_steps(const struct model_cfg *m, double cold, double dur[4])
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL, buf[256];
+	struct trun r = {.log = NULL, .csv = NULL};
+	char buf[256];
 	int i;
 
-	make_cost(&c, m, 64, 64, 0);
-	base_cfg(&sc, 64, 64, 1000);
-	sc.cold_start_s = cold;
-	trace_spec(&w, "0,64,3,-1\n0,64,3,-1\n0,64,3,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 3, "cold-start run completes (%g s)", cold);
+	trun_init(&r, m, 64, 64, 1000, NULL);
+	r.sc.cold_start_s = cold;
+	trace_spec(&r.w, "0,64,3,-1\n0,64,3,-1\n0,64,3,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 3, "cold-start run completes (%g s)", cold);
 	for (i = 0; i < 4; i++) {
 		dur[i] = -1;
-		if (line_n(log, i, buf, sizeof(buf)))
+		if (line_n(r.log, i, buf, sizeof(buf)))
 			sscanf(buf, "step %*u t=%*f %*[^=]=%lf", &dur[i]);
 	}
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
-	cost_release(&c);
+	wl_spec_release(&r.w);
+	trun_release(&r);
 }
 
 static void test_cold_start(const struct model_cfg *m)
@@ -1477,30 +1427,25 @@ static void test_cold_start(const struct model_cfg *m)
  * while batch 1 is still in the second stage. */
 static void test_pp(const struct model_cfg *m)
 {
-	struct cost_model c;
+	struct trun r = {.log = NULL, .csv = NULL};
 	struct cost_cfg cc;
 	struct parallel p = {1, 2, 1, 1, 0};
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
 	struct err e;
-	char *log = NULL, *csv = NULL, buf[256];
+	char buf[256];
 	double t0 = -1, d0 = -1, t1 = -1;
 
 	fixture_cost_cfg(&cc, 64, 64, 512);
-	CHECK(cost_init(&c, m, gpu("h100"), &p, &cc, datadir, &e) == 0, "PP 2 cost model");
-	base_cfg(&sc, 64, 64, 1000);
-	trace_spec(&w, "0,64,3,-1\n0,64,3,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "PP run completes both");
-	sscanf(line_n(log, 0, buf, sizeof(buf)), "step %*u t=%lf %*[^=]=%lf", &t0, &d0);
+	CHECK(cost_init(&r.c, m, gpu("h100"), &p, &cc, datadir, &e) == 0, "PP 2 cost model");
+	base_cfg(&r.sc, 64, 64, 1000);
+	trace_spec(&r.w, "0,64,3,-1\n0,64,3,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2, "PP run completes both");
+	sscanf(line_n(r.log, 0, buf, sizeof(buf)), "step %*u t=%lf %*[^=]=%lf", &t0, &d0);
 	CHECK(strstr(buf, "r0: 0+64 ") != NULL, "batch 1: request 0's prompt: %s", buf);
-	sscanf(line_n(log, 1, buf, sizeof(buf)), "step %*u t=%lf", &t1);
+	sscanf(line_n(r.log, 1, buf, sizeof(buf)), "step %*u t=%lf", &t1);
 	CHECK(strstr(buf, " 1+64 ") != NULL && fabs(t1 - (t0 + d0 / 2)) < 2e-6,
 	      "batch 2 (request 1) enters at half batch 1's time: t=%.6f, want %.6f", t1, t0 + d0 / 2);
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
-	cost_release(&c);
+	wl_spec_release(&r.w);
+	trun_release(&r);
 }
 
 /* The step mechanics, one file each around core.h: a request record from
@@ -1588,9 +1533,9 @@ static void test_hist_percentiles(const struct model_cfg *m)
 	poisson_spec(&w, 20, 3000, 10, 200, 5);
 	sc.exact_max = 700;
 	sc.exact_percentiles = true;
-	ok &= sim_new(&sc, &c, &w, &s1, &e) == 0 && sim_run(s1, &e) == 0;
+	ok &= new_and_run(&sc, &c, &w, &s1, &e) == 0;
 	sc.exact_percentiles = false;
-	ok &= sim_new(&sc, &c, &w, &s2, &e) == 0 && sim_run(s2, &e) == 0;
+	ok &= new_and_run(&sc, &c, &w, &s2, &e) == 0;
 	CHECK(ok, "histogram run and exact run finish");
 	if (ok) {
 		sim_summary(s1, -1, &ex);
@@ -1661,9 +1606,9 @@ static void test_status_sketch(const struct model_cfg *m)
 			w.stages[1].duration_s = 100;
 		}
 		sc.exact_percentiles = true;
-		ok &= sim_new(&sc, &c, &w, &s1, &e) == 0 && sim_run(s1, &e) == 0;
+		ok &= new_and_run(&sc, &c, &w, &s1, &e) == 0;
 		sc.exact_percentiles = false;
-		ok &= sim_new(&sc, &c, &w, &s2, &e) == 0 && sim_run(s2, &e) == 0;
+		ok &= new_and_run(&sc, &c, &w, &s2, &e) == 0;
 		CHECK(ok && sim_flow_kind(s1) == SIM_FLOW_EXACT && sim_flow_kind(s2) == SIM_FLOW_SKETCH,
 		      "%s: exact and sketched runs finish", cases[k].what);
 		if (ok && run_status_sim(&w, s1, &ex, &e) == 0 && run_status_sim(&w, s2, &sk, &e) == 0) {
@@ -1759,22 +1704,18 @@ static void pooled_vs(const char *what, const struct metric_set *m, double *g, s
  * are {d3,d3,d4,d4,d5,d5,d6,0}. */
 static void test_pooled_itl_hand(const struct model_cfg *m)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 	double d[16], g[8];
 	size_t nd;
 	int h2;
 
 	for (h2 = 0; h2 < 2; h2++) {
-		make_cost(&c, m, 2048, 64, h2 ? 0 : COST_H2);
-		base_cfg(&sc, 2048, 64, 1000);
-		trace_spec(&w, "0.0,100,4,\n0.0,100,6,\n");
-		CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "pooled ITL run (H2 %s)",
+		make_cost(&r.c, m, 2048, 64, h2 ? 0 : COST_H2);
+		base_cfg(&r.sc, 2048, 64, 1000);
+		trace_spec(&r.w, "0.0,100,4,\n0.0,100,6,\n");
+		CHECK(trun_go(&r) == 0 && r.t.completed == 2, "pooled ITL run (H2 %s)",
 		      h2 ? "on" : "off");
-		nd = log_durs(log, d, 16);
+		nd = log_durs(r.log, d, 16);
 		CHECK(nd == 6, "6 steps (%zu)", nd);
 		if (nd == 6) {
 			/* d[0] is step 1 */
@@ -1785,11 +1726,11 @@ static void test_pooled_itl_hand(const struct model_cfg *m)
 				g[i] = 1e3 * (h2 ? on[i] : off[i]);
 			pooled_vs(h2 ? "2 requests, H2 on" : "2 requests, H2 off", &run_sum, g, 8);
 		}
-		free(log);
-		free(csv);
-		log = csv = NULL;
-		wl_spec_release(&w);
-		cost_release(&c);
+		free(r.log);
+		free(r.csv);
+		r.log = r.csv = NULL;
+		wl_spec_release(&r.w);
+		cost_release(&r.c);
 	}
 }
 
@@ -1799,25 +1740,22 @@ static void test_pooled_itl_hand(const struct model_cfg *m)
  * recomputes from 0.  Chunked prefills, decoders, a preemption storm. */
 static void test_pooled_itl_replay(const struct model_cfg *m)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL, *line, *save = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
+	char *line, *save = NULL;
 	int64_t prompt[400] = {0}, comp[400] = {0}, gen[400] = {0};
 	double last[400], *g = NULL;
 	size_t ng = 0, cap = 0;
 	int mode;
 
 	for (mode = 0; mode < 2; mode++) {
-		make_cost(&c, m, 512, 64, COST_H2);
-		base_cfg(&sc, 512, 64, mode ? 60 : 4000);
-		sc.prefix_caching = false;
-		poisson_spec(&w, 8, 300, 2, 200, 7);
-		CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 300 && (mode == 0 || t.preemptions > 0),
-		      "replay run %d: %llu preemptions", mode, (unsigned long long)t.preemptions);
+		make_cost(&r.c, m, 512, 64, COST_H2);
+		base_cfg(&r.sc, 512, 64, mode ? 60 : 4000);
+		r.sc.prefix_caching = false;
+		poisson_spec(&r.w, 8, 300, 2, 200, 7);
+		CHECK(trun_go(&r) == 0 && r.t.completed == 300 && (mode == 0 || r.t.preemptions > 0),
+		      "replay run %d: %llu preemptions", mode, (unsigned long long)r.t.preemptions);
 		/* id, replica, stage, arrival_s, prompt, ... */
-		for (line = strtok_r(csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (line = strtok_r(r.csv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			long long id, p;
 			if (sscanf(line, "%lld,%*d,%*d,%*f,%lld", &id, &p) == 2 && id >= 0 && id < 400)
 				prompt[id] = p;
@@ -1826,7 +1764,7 @@ static void test_pooled_itl_replay(const struct model_cfg *m)
 		memset(gen, 0, sizeof(gen));
 		ng = 0;
 		save = NULL;
-		for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (line = strtok_r(r.log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			double t0, dur, end;
 			char *p = strstr(line, "dur="), *q;
 			long long id;
@@ -1859,11 +1797,11 @@ static void test_pooled_itl_replay(const struct model_cfg *m)
 			}
 		}
 		pooled_vs(mode ? "replay, preemption storm" : "replay, chunked prefill", &run_sum, g, ng);
-		free(log);
-		free(csv);
-		log = csv = NULL;
-		wl_spec_release(&w);
-		cost_release(&c);
+		free(r.log);
+		free(r.csv);
+		r.log = r.csv = NULL;
+		wl_spec_release(&r.w);
+		cost_release(&r.c);
 	}
 	free(g);
 }
@@ -2074,6 +2012,47 @@ static void test_step_memo(void)
 	}
 }
 
+/* The memo tests' configuration (base_cfg at a budget of 2048 tokens and 64
+ * sequences, 4000 blocks): one engine, or (dp4) an attention-DP 4 lockstep
+ * group; 300 requests of fixed_spec at rate_a into *wa, at rate_b into *wb. */
+static void memo_cfg(struct sim_cfg *sc, bool dp4, struct wl_spec *wa, double rate_a, struct wl_spec *wb,
+		     double rate_b)
+{
+	fixed_spec(wa, rate_a, 300);
+	fixed_spec(wb, rate_b, 300);
+	base_cfg(sc, 2048, 64, 4000);
+	sc->dp = dp4 ? 4 : 1;
+	sc->lockstep = dp4;
+}
+
+/* sc priced by c run over wa without a memo, then with memo mm over wb
+ * (filling it), then with mm again over wa: whether the two runs over wa
+ * gave the same step log, CSV and totals; *before = *counter before the
+ * last run, *t0 = the first run's totals. */
+static bool memo_kept_same(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *wa,
+			   const struct wl_spec *wb, struct sim_memo *mm, const uint64_t *counter, uint64_t *before,
+			   struct sim_totals *t0)
+{
+	char *l[3] = {NULL, NULL, NULL}, *cs[3] = {NULL, NULL, NULL};
+	struct sim_totals t[3];
+	bool same;
+	int i;
+
+	sc->memo = NULL;
+	run(sc, c, wa, &l[0], &cs[0], &t[0]);
+	sc->memo = mm;
+	run(sc, c, wb, &l[1], &cs[1], &t[1]);
+	*before = *counter;
+	run(sc, c, wa, &l[2], &cs[2], &t[2]);
+	same = strcmp(l[0], l[2]) == 0 && strcmp(cs[0], cs[2]) == 0 && memcmp(&t[0], &t[2], sizeof(t[0])) == 0;
+	*t0 = t[0];
+	for (i = 0; i < 3; i++) {
+		free(l[i]);
+		free(cs[i]);
+	}
+	return same;
+}
+
 /* The drafting's memo (sim_memo.draft): MTP's draft pass priced once per
  * (drafting requests, summed contexts), bit for bit the price it would be
  * given again: one engine and an MLA attention-DP 4 lockstep group, each
@@ -2087,10 +2066,10 @@ static void test_draft_memo(void)
 	struct model_cfg ds;
 	struct sim_cfg sc;
 	struct wl_spec w, w2;
-	struct sim_totals t0, t1;
+	struct sim_totals t0;
 	struct sim_memo *mm;
 	struct err e;
-	char *l0 = NULL, *c0 = NULL, *l1 = NULL, *c1 = NULL, *lx = NULL, *cx = NULL;
+	bool same;
 	int k;
 
 	load_model("deepseek-v3", &ds);
@@ -2101,11 +2080,7 @@ static void test_draft_memo(void)
 			CHECK(0, "DeepSeek-V3 cost model: %s", e.msg);
 			continue;
 		}
-		fixed_spec(&w, 6, 300);
-		fixed_spec(&w2, 3, 300);
-		base_cfg(&sc, 2048, 64, 4000);
-		sc.dp = k ? 4 : 1;
-		sc.lockstep = k == 1;
+		memo_cfg(&sc, k == 1, &w, 6, &w2, 3);
 		sc.spec.method = SPEC_MTP;
 		sc.spec.k = 1;
 		sc.spec.nrates = 1;
@@ -2113,21 +2088,13 @@ static void test_draft_memo(void)
 		same_both_ways(k ? "MTP, MLA attention-DP 4 lockstep" : "MTP, one engine", "step and draft memos", &sc,
 			       &sc.no_step_memo, false, &c, &w);
 		mm = sim_memo_new();
-		sc.memo = NULL;
-		run(&sc, &c, &w, &l0, &c0, &t0);
-		sc.memo = mm;
-		run(&sc, &c, &w2, &lx, &cx, &t1);
-		hits0 = mm->draft[0].hits;
-		run(&sc, &c, &w, &l1, &c1, &t1);
-		CHECK(t0.completed == 300 && t0.spec_verify > 0 && strcmp(l0, l1) == 0 && strcmp(c0, c1) == 0 &&
-			      memcmp(&t0, &t1, sizeof(t0)) == 0 && mm->draft[0].hits > hits0 && hits0 > 0,
+		same = memo_kept_same(&sc, &c, &w, &w2, mm, &mm->draft[0].hits, &hits0, &t0);
+		CHECK(t0.completed == 300 && t0.spec_verify > 0 && same && mm->draft[0].hits > hits0 && hits0 > 0,
 		      "%s: drafts priced from memos kept across runs, the same bytes (%llu of %llu draft lookups hit)",
 		      k ? "MTP, MLA attention-DP 4 lockstep" : "MTP, one engine",
 		      (unsigned long long)mm->draft[0].hits, (unsigned long long)mm->draft[0].lookups);
 		sc.memo = NULL;
 		sim_memo_free(mm);
-		free(l0); free(c0); free(l1); free(c1); free(lx); free(cx);
-		l0 = c0 = l1 = c1 = lx = cx = NULL;
 		wl_spec_release(&w);
 		wl_spec_release(&w2);
 		cost_release(&c);
@@ -2207,10 +2174,10 @@ static void test_memo_across_runs(const struct model_cfg *m)
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w1, w2;
-	struct sim_totals t0, t1, t2;
+	struct sim_totals t0;
 	struct sim_memo *mm;
 	struct err e;
-	char *l0 = NULL, *c0 = NULL, *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
+	bool same;
 	int k;
 
 	fixture_cost_cfg(&cc, 2048, 64, 512);
@@ -2225,27 +2192,15 @@ static void test_memo_across_runs(const struct model_cfg *m)
 			continue;
 		}
 		/* the same requests (seed, lengths) at 3 and 6 req/s */
-		fixed_spec(&w1, 3, 300);
-		fixed_spec(&w2, 6, 300);
-		base_cfg(&sc, 2048, 64, 4000);
-		sc.dp = k ? 4 : 1;
-		sc.lockstep = k == 1;
+		memo_cfg(&sc, k == 1, &w1, 3, &w2, 6);
 		mm = sim_memo_new();
 		sm = &mm->step[0][k];
-		sc.memo = NULL;
-		run(&sc, &c, &w2, &l0, &c0, &t0);
-		sc.memo = mm;
-		run(&sc, &c, &w1, &l1, &c1, &t1);
-		hits0 = sm->hits;
-		run(&sc, &c, &w2, &l2, &c2, &t2);
-		CHECK(t0.completed == 300 && strcmp(l0, l2) == 0 && strcmp(c0, c2) == 0 &&
-			      memcmp(&t0, &t2, sizeof(t0)) == 0 && sm->lookups > 0 && sm->hits > hits0,
+		same = memo_kept_same(&sc, &c, &w2, &w1, mm, &sm->hits, &hits0, &t0);
+		CHECK(t0.completed == 300 && same && sm->lookups > 0 && sm->hits > hits0,
 		      "%s: a run given another rate's memos gives its own memos' bytes (%llu of %llu lookups hit "
 		      "over both runs)", k ? "attention-DP 4 lockstep" : "one engine",
 		      (unsigned long long)sm->hits, (unsigned long long)sm->lookups);
 		sim_memo_free(mm);
-		free(l0); free(c0); free(l1); free(c1); free(l2); free(c2);
-		l0 = c0 = l1 = c1 = l2 = c2 = NULL;
 		wl_spec_release(&w1);
 		wl_spec_release(&w2);
 		cost_release(&c);
@@ -2435,9 +2390,7 @@ static void live_compare(const char *what, struct sim_cfg *sc, const struct cost
 
 	sc->on_request = keep_row;
 	sc->on_request_ctx = a;
-	rc = sim_new(sc, c, w, &s, &e);
-	if (rc == 0)
-		rc = sim_run(s, &e);
+	rc = new_and_run(sc, c, w, &s, &e);
 	sim_free(s);
 	s = NULL;
 	lc.live = true;
@@ -2968,23 +2921,16 @@ static void test_energy(const struct model_cfg *m)
  * tolerance: 2 x (1 +- 5 %)). */
 static double burst_tok_s(const struct model_cfg *m, int replicas, enum router_kind router)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 
-	make_cost(&c, m, 2048, 256, 0);
-	base_cfg(&sc, 2048, 256, 400);
-	sc.replicas = replicas;
-	sc.router = router;
-	poisson_spec(&w, 1e7, 2000, 100, 300, 7);
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2000,
+	trun_init(&r, m, 2048, 256, 400, NULL);
+	r.sc.replicas = replicas;
+	r.sc.router = router;
+	poisson_spec(&r.w, 1e7, 2000, 100, 300, 7);
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2000,
 	      "%d replica%s (%s router): every request completes, invariants checked", replicas,
 	      replicas > 1 ? "s" : "", router_name(router));
-	free(log);
-	free(csv);
-	cost_release(&c);
+	trun_release(&r);
 	return run_sum.output_tok_s;
 }
 
@@ -3001,37 +2947,26 @@ static double burst_tok_s(const struct model_cfg *m, int replicas, enum router_k
  * (1,176 / 1,200 = 0.98); the repeated prompts land in between. */
 static double shared_hit_rate(const struct model_cfg *m, enum router_kind router, struct metric_set *sum)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 
-	make_cost(&c, m, 2048, 256, 0);
-	base_cfg(&sc, 2048, 256, 600);
-	sc.replicas = 4;
-	sc.router = router;
-	fixture_sp_spec(&w, WL_POISSON, 40, 1200, 24, 4, 1024, 64, 16);
-	w.seed = 3;
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 1200, "shared prefix on 4 replicas, %s router",
+	trun_init(&r, m, 2048, 256, 600, NULL);
+	r.sc.replicas = 4;
+	r.sc.router = router;
+	fixture_sp_spec(&r.w, WL_POISSON, 40, 1200, 24, 4, 1024, 64, 16);
+	r.w.seed = 3;
+	CHECK(trun_go(&r) == 0 && r.t.completed == 1200, "shared prefix on 4 replicas, %s router",
 	      router_name(router));
 	*sum = run_sum;
-	free(log);
-	free(csv);
-	cost_release(&c);
-	return t.prefix_lookup_tokens ? (double)t.prefix_hit_tokens / (double)t.prefix_lookup_tokens : 0;
+	trun_release(&r);
+	return r.t.prefix_lookup_tokens ? (double)r.t.prefix_hit_tokens / (double)r.t.prefix_lookup_tokens : 0;
 }
 
 static void test_replicas(const struct model_cfg *m)
 {
+	struct trun r = {.log = NULL, .csv = NULL};
 	double one = burst_tok_s(m, 1, ROUTER_LEAST_OUTSTANDING), two = burst_tok_s(m, 2, ROUTER_LEAST_OUTSTANDING);
 	double rr, kv;
 	struct metric_set srr, skv;
-	struct sim_cfg sc;
-	struct cost_model c;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
 	struct err e;
 
 	CHECK_REL(two / one, 2.0, 0.05, "two replicas serve twice one replica's saturated output tok/s");
@@ -3046,24 +2981,21 @@ static void test_replicas(const struct model_cfg *m)
 	 * replicas apart.  Two replicas of 2 lockstep ranks, round-robin: the
 	 * requests at t = 0 and t = 0.0001 go to replicas 0 and 1 (ranks 0 and
 	 * 2); no rank of replica 1 runs in replica 0's first step */
-	make_cost(&c, m, 2048, 64, 0);
-	base_cfg(&sc, 2048, 64, 1000);
-	sc.dp = 2;
-	sc.lockstep = true;
-	sc.replicas = 2;
-	trace_spec(&w, "0,200,3,-1\n0.0001,200,3,-1\n");
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 2, "2 replicas of 2 lockstep ranks complete both");
-	CHECK(strstr(log, " r0: 0+200") != NULL && strstr(log, " r2: 1+200") != NULL && strstr(log, " r1:") == NULL &&
-		      strstr(log, " r3:") == NULL,
+	trun_init(&r, m, 2048, 64, 1000, NULL);
+	r.sc.dp = 2;
+	r.sc.lockstep = true;
+	r.sc.replicas = 2;
+	trace_spec(&r.w, "0,200,3,-1\n0.0001,200,3,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2, "2 replicas of 2 lockstep ranks complete both");
+	CHECK(strstr(r.log, " r0: 0+200") != NULL && strstr(r.log, " r2: 1+200") != NULL && strstr(r.log, " r1:") == NULL &&
+		      strstr(r.log, " r3:") == NULL,
 	      "request 0 on replica 0's rank 0, request 1 on replica 1's rank 2 (ranks 1 and 3 only run dummy steps)");
-	free(log);
-	free(csv);
-	wl_spec_release(&w);
-	cost_release(&c);
-	base_cfg(&sc, 2048, 64, 1000);
-	sc.replicas = SIM_MAX_REPLICAS + 1;
-	poisson_spec(&w, 1, 1, 100, 100, 1);
-	CHECK(sim_new(&sc, &c, &w, NULL, &e) == -SS_EUSAGE, "too many replicas refused: %s", e.msg);
+	wl_spec_release(&r.w);
+	trun_release(&r);
+	base_cfg(&r.sc, 2048, 64, 1000);
+	r.sc.replicas = SIM_MAX_REPLICAS + 1;
+	poisson_spec(&r.w, 1, 1, 100, 100, 1);
+	CHECK(sim_new(&r.sc, &r.c, &r.w, NULL, &e) == -SS_EUSAGE, "too many replicas refused: %s", e.msg);
 	CHECK(router_kind_of("kv", ROUTER_ROUND_ROBIN) == ROUTER_KV_AWARE &&
 		      router_kind_of("least-outstanding", ROUTER_ROUND_ROBIN) == ROUTER_LEAST_OUTSTANDING,
 	      "router aliases kv and least-outstanding");
@@ -3089,20 +3021,14 @@ static void session_spec(struct wl_spec *w, int64_t turns)
 /* TTFT (ms, client side) of one request of `prompt` tokens alone. */
 static double lone_ttft(const struct model_cfg *m, int64_t prompt)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL, row[64];
+	struct trun r = {.log = NULL, .csv = NULL};
+	char row[64];
 
-	make_cost(&c, m, 2048, 16, 0);
-	base_cfg(&sc, 2048, 16, 400);
+	trun_init(&r, m, 2048, 16, 400, NULL);
 	snprintf(row, sizeof(row), "0.0,%lld,100,\n", (long long)prompt);
-	trace_spec(&w, row);
-	run(&sc, &c, &w, &log, &csv, &t);
-	free(log);
-	free(csv);
-	cost_release(&c);
+	trace_spec(&r.w, row);
+	trun_go(&r);
+	trun_release(&r);
 	return run_sum.ttft_ms.mean;
 }
 
@@ -3120,29 +3046,22 @@ static double lone_ttft(const struct model_cfg *m, int64_t prompt)
  * elsewhere: about (176 / 2 + 368 / 2 + 176 / 4) / 1,056 = 0.299. */
 static double session_hit_rate(const struct model_cfg *m, enum router_kind router)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
-	char *log = NULL, *csv = NULL;
+	struct trun r = {.log = NULL, .csv = NULL};
 
-	make_cost(&c, m, 2048, 64, 0);
-	base_cfg(&sc, 2048, 64, 2000);
-	sc.replicas = 2;
-	sc.router = router;
-	session_spec(&w, 3);
-	w.process = WL_POISSON;
-	w.seed = 5;
-	w.rate = 4;
-	w.sess.count = 40;
-	w.prompt.a = 160;
-	w.output.a = 32;
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 120,
+	trun_init(&r, m, 2048, 64, 2000, NULL);
+	r.sc.replicas = 2;
+	r.sc.router = router;
+	session_spec(&r.w, 3);
+	r.w.process = WL_POISSON;
+	r.w.seed = 5;
+	r.w.rate = 4;
+	r.w.sess.count = 40;
+	r.w.prompt.a = 160;
+	r.w.output.a = 32;
+	CHECK(trun_go(&r) == 0 && r.t.completed == 120,
 	      "40 sessions of 3 turns on 2 replicas, %s router: 120 requests complete", router_name(router));
-	free(log);
-	free(csv);
-	cost_release(&c);
-	return t.prefix_lookup_tokens ? (double)t.prefix_hit_tokens / (double)t.prefix_lookup_tokens : 0;
+	trun_release(&r);
+	return r.t.prefix_lookup_tokens ? (double)r.t.prefix_hit_tokens / (double)r.t.prefix_lookup_tokens : 0;
 }
 
 static void test_session_routing(const struct model_cfg *m)
@@ -3157,14 +3076,11 @@ static void test_session_routing(const struct model_cfg *m)
 
 static void test_sessions(const struct model_cfg *m)
 {
-	struct cost_model c;
-	struct sim_cfg sc;
-	struct wl_spec w;
-	struct sim_totals t;
+	struct trun r = {.log = NULL, .csv = NULL};
 	struct sim_turn_stats ts[SIM_TURN_ROWS];
 	struct sim *s = NULL;
 	struct err e;
-	char *log = NULL, *csv = NULL, l1[256], l2[256];
+	char l1[256], l2[256];
 	double a0, a1, e2e0, ttft1, ttft2, t508, t1100;
 	size_t n = 0;
 
@@ -3172,18 +3088,17 @@ static void test_sessions(const struct model_cfg *m)
 	 * last output token is never computed): 37 full blocks (592 tokens),
 	 * registered under the session's content.  Turn 2: 600 carried + 500
 	 * new = 1100 tokens, of which the 37 blocks hit: 592 cached tokens */
-	make_cost(&c, m, 2048, 16, 0);
-	base_cfg(&sc, 2048, 16, 400);
-	session_spec(&w, 2);
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0, "session run");
-	CHECK(t.arrived == 2 && t.completed == 2, "one session of 2 turns: 2 requests (got %llu)",
-	      (unsigned long long)t.arrived);
-	CHECK(t.prefix_lookup_tokens == 500 + 1100, "turn 2's prompt carries turn 1's 600 tokens: lookups %llu",
-	      (unsigned long long)t.prefix_lookup_tokens);
-	CHECK(t.prefix_hit_tokens == 592, "turn 2 hits turn 1's 37 full blocks: %llu tokens",
-	      (unsigned long long)t.prefix_hit_tokens);
-	line_n(csv, 0, l1, sizeof(l1));
-	line_n(csv, 1, l2, sizeof(l2));
+	trun_init(&r, m, 2048, 16, 400, NULL);
+	session_spec(&r.w, 2);
+	CHECK(trun_go(&r) == 0, "session run");
+	CHECK(r.t.arrived == 2 && r.t.completed == 2, "one session of 2 turns: 2 requests (got %llu)",
+	      (unsigned long long)r.t.arrived);
+	CHECK(r.t.prefix_lookup_tokens == 500 + 1100, "turn 2's prompt carries turn 1's 600 tokens: lookups %llu",
+	      (unsigned long long)r.t.prefix_lookup_tokens);
+	CHECK(r.t.prefix_hit_tokens == 592, "turn 2 hits turn 1's 37 full blocks: %llu tokens",
+	      (unsigned long long)r.t.prefix_hit_tokens);
+	line_n(r.csv, 0, l1, sizeof(l1));
+	line_n(r.csv, 1, l2, sizeof(l2));
 	/* id,replica,stage,arrival_s,prompt,output,cached,preempt,status,queue,ttft,itl,tpot,e2e */
 	CHECK(sscanf(l1, "%*d,%*d,%*d,%lf,%*d,%*d,%*d,%*d,completed,%*f,%lf,%*f,%*f,%lf", &a0, &ttft1, &e2e0) == 3 &&
 	      sscanf(l2, "%*d,%*d,%*d,%lf,1100,100,592,%*d,completed,%*f,%lf", &a1, &ttft2) == 2,
@@ -3197,11 +3112,11 @@ static void test_sessions(const struct model_cfg *m)
 	t1100 = lone_ttft(m, 1100);
 	CHECK(ttft2 < t1100 && ttft2 > t508, "turn 2 TTFT %.3f ms lies between 508 fresh tokens' %.3f and 1100's %.3f",
 	      ttft2, t508, t1100);
-	free(log);
-	free(csv);
+	free(r.log);
+	free(r.csv);
 	/* per-turn figures (run() left its closed streams in sc) */
-	sc.step_log = sc.requests_out = NULL;
-	if (sim_new(&sc, &c, &w, &s, &e) == 0 && sim_run(s, &e) == 0)
+	r.sc.step_log = r.sc.requests_out = NULL;
+	if (new_and_run(&r.sc, &r.c, &r.w, &s, &e) == 0)
 		n = sim_turn_stats(s, ts, SIM_TURN_ROWS);
 	CHECK(n == 2 && ts[0].turn == 1 && ts[1].turn == 2 && ts[1].completed == 1 &&
 	      fabs(ts[1].prefix_hit_rate - 592.0 / 1100) < 1e-12 && ts[0].prefix_hit_rate == 0,
@@ -3210,21 +3125,19 @@ static void test_sessions(const struct model_cfg *m)
 	      n == 2 ? ts[1].ttft_ms.mean : -1, ttft2);
 	sim_free(s);
 	/* prefix caching off: no hits, turn 2 computes all 1100 tokens */
-	sc.prefix_caching = false;
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.prefix_hit_tokens == 0, "caching off: no hits");
-	free(log);
-	free(csv);
-	sc.prefix_caching = true;
+	r.sc.prefix_caching = false;
+	CHECK(trun_go(&r) == 0 && r.t.prefix_hit_tokens == 0, "caching off: no hits");
+	free(r.log);
+	free(r.csv);
+	r.sc.prefix_caching = true;
 	/* a turn too long for max_model_len is rejected and ends its session:
 	 * turns of 600, 1200, 1800 tokens with room for 1200 */
-	sc.max_model_len = 1200;
-	session_spec(&w, 5);
-	CHECK(run(&sc, &c, &w, &log, &csv, &t) == 0 && t.arrived == 3 && t.completed == 2 &&
-	      t.rejected[REJ_TOO_LONG] == 1, "turn 3 too long: rejected, no turn 4 (%llu arrived)",
-	      (unsigned long long)t.arrived);
-	free(log);
-	free(csv);
-	cost_release(&c);
+	r.sc.max_model_len = 1200;
+	session_spec(&r.w, 5);
+	CHECK(trun_go(&r) == 0 && r.t.arrived == 3 && r.t.completed == 2 &&
+	      r.t.rejected[REJ_TOO_LONG] == 1, "turn 3 too long: rejected, no turn 4 (%llu arrived)",
+	      (unsigned long long)r.t.arrived);
+	trun_release(&r);
 }
 
 /* A Mooncake trace worked by hand: 16-token blocks, 512-token keyed
