@@ -137,6 +137,16 @@ static void poisson_spec(struct wl_spec *w, double rate, int64_t n, double lo, d
 	w->seed = seed;
 }
 
+/* The open loop the tests comparing two ways of running start from (kept
+ * lists, lazy decoders, segments): m priced on c at a budget of 2048 tokens
+ * and 64 sequences; 300 requests at 8 req/s into w (poisson_spec: outputs
+ * in [10, 300], seed 5). */
+static void open_loop(struct cost_model *c, struct wl_spec *w, const struct model_cfg *m)
+{
+	make_cost(c, m, 2048, 64, 0);
+	poisson_spec(w, 8, 300, 10, 300, 5);
+}
+
 /* Poisson arrivals of fixed 512-token prompts and 64-token outputs (the
  * memo tests' requests: the same lengths at every rate). */
 static void fixed_spec(struct wl_spec *w, double rate, int64_t n)
@@ -734,6 +744,18 @@ static void test_kvcache_grow(void)
 	free(b);
 }
 
+/* Three named blocks of k into *a, *b, *c, registered with the hashes
+ * hash, hash + 1, hash + 2. */
+static void named3(struct kvc *k, uint64_t hash, int32_t *a, int32_t *b, int32_t *c)
+{
+	*a = kvc_alloc_named(k);
+	*b = kvc_alloc_named(k);
+	*c = kvc_alloc_named(k);
+	kvc_register(k, *a, hash);
+	kvc_register(k, *b, hash + 1);
+	kvc_register(k, *c, hash + 2);
+}
+
 static void test_kvcache(void)
 {
 	struct kvc k;
@@ -776,12 +798,7 @@ static void test_kvcache(void)
 		int32_t c0, c1, c2;
 		uint64_t reg0;
 		kvc_init(&k, 4, true);
-		c0 = kvc_alloc_named(&k);
-		c1 = kvc_alloc_named(&k);
-		c2 = kvc_alloc_named(&k);
-		kvc_register(&k, c0, 10);
-		kvc_register(&k, c1, 11);
-		kvc_register(&k, c2, 12);
+		named3(&k, 10, &c0, &c1, &c2);
 		CHECK(k.registered == 3, "three registrations counted");
 		kvc_put(&k, c2);
 		kvc_put(&k, c1);
@@ -826,12 +843,7 @@ static void test_kvcache_host(void)
 	kvc_init(&g, 3, true);
 	kvc_init(&h, 2, true);
 	g.lower = &h;
-	a = kvc_alloc_named(&g);
-	b = kvc_alloc_named(&g);
-	c = kvc_alloc_named(&g);
-	kvc_register(&g, a, 21);
-	kvc_register(&g, b, 22);
-	kvc_register(&g, c, 23);
+	named3(&g, 21, &a, &b, &c);
 	kvc_put(&g, a);
 	kvc_put(&g, b);
 	kvc_put(&g, c); /* LRU: 21, 22, 23 */
@@ -1872,8 +1884,7 @@ static void test_sglang_kept_lists(const struct model_cfg *m)
 	struct wl_spec w;
 	int k, tight;
 
-	make_cost(&c, m, 2048, 64, 0);
-	poisson_spec(&w, 8, 300, 10, 300, 5);
+	open_loop(&c, &w, m);
 	for (k = 0; k < 3; k++)
 		for (tight = 0; tight < 2; tight++) {
 			char *l1 = NULL, *c1 = NULL, *l2 = NULL, *c2 = NULL;
@@ -2207,19 +2218,33 @@ static void test_memo_across_runs(const struct model_cfg *m)
 	}
 }
 
+/* Mixtral-8x7B (into *moe) on H100s at attention-DP 2 x EP 2 into *c, bf16
+ * at a budget of 2048 tokens and 64 sequences, CUDA graphs to 512: 0, or -1
+ * after a failed check named `what`. */
+static int mixtral_dp2(struct model_cfg *moe, struct cost_model *c, const char *what)
+{
+	struct parallel dpa = {1, 1, 2, 2, 0};
+	struct cost_cfg cc;
+	struct err e;
+
+	fixture_cost_cfg(&cc, 2048, 64, 512);
+	load_model("mixtral-8x7b", moe);
+	if (cost_init(c, moe, gpu("h100"), &dpa, &cc, datadir, &e) < 0) {
+		CHECK(0, "%s: %s", what, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static void test_lazy_decoders(const struct model_cfg *m)
 {
 	struct cost_model c, cmoe;
-	struct cost_cfg cc;
-	struct parallel dpa = {1, 1, 2, 2, 0};
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w;
-	struct err e;
 	int sg;
 
-	make_cost(&c, m, 2048, 64, 0);
-	poisson_spec(&w, 8, 300, 10, 300, 5);
+	open_loop(&c, &w, m);
 	for (sg = 0; sg < 2; sg++) {
 		char what[96];
 #define LAZY(name)                                                                              \
@@ -2265,9 +2290,7 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		LAZY("max prefill tokens");
 	}
 	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
-	fixture_cost_cfg(&cc, 2048, 64, 512);
-	load_model("mixtral-8x7b", &moe);
-	if (cost_init(&cmoe, &moe, gpu("h100"), &dpa, &cc, datadir, &e) == 0) {
+	if (mixtral_dp2(&moe, &cmoe, "DP 2 MoE cost model") == 0) {
 		for (sg = 0; sg < 2; sg++) {
 			base_cfg(&sc, 2048, 64, 300);
 			sc.dp = 2;
@@ -2277,8 +2300,6 @@ static void test_lazy_decoders(const struct model_cfg *m)
 				     &sc, &cmoe, &w);
 		}
 		cost_release(&cmoe);
-	} else {
-		CHECK(0, "DP 2 MoE cost model: %s", e.msg);
 	}
 #undef LAZY
 	cost_release(&c);
@@ -2649,15 +2670,14 @@ static void test_segments(const struct model_cfg *m)
 {
 	struct cost_model c, cpp, cmoe;
 	struct cost_cfg cc;
-	struct parallel pp2 = {1, 2, 1, 1, 0}, dpa = {1, 1, 2, 2, 0};
+	struct parallel pp2 = {1, 2, 1, 1, 0};
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w;
 	struct err e;
 	int k;
 
-	make_cost(&c, m, 2048, 64, 0);
-	poisson_spec(&w, 8, 300, 10, 300, 5);
+	open_loop(&c, &w, m);
 	base_cfg(&sc, 2048, 64, 4000);
 	seg_compare("open loop", &sc, &c, &w);
 	base_cfg(&sc, 512, 64, 60);
@@ -2724,8 +2744,7 @@ static void test_segments(const struct model_cfg *m)
 		CHECK(0, "PP 2 cost model: %s", e.msg);
 	}
 	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
-	load_model("mixtral-8x7b", &moe);
-	if (cost_init(&cmoe, &moe, gpu("h100"), &dpa, &cc, datadir, &e) == 0) {
+	if (mixtral_dp2(&moe, &cmoe, "DP 2 MoE cost model") == 0) {
 		base_cfg(&sc, 2048, 64, 4000);
 		sc.dp = 2;
 		sc.lockstep = true;
@@ -2754,8 +2773,6 @@ static void test_segments(const struct model_cfg *m)
 		sc.pd.decode_group = 2;
 		seg_compare("P/D attention-DP workers", &sc, &cmoe, &w);
 		cost_release(&cmoe);
-	} else {
-		CHECK(0, "DP 2 MoE cost model: %s", e.msg);
 	}
 	cost_release(&c);
 }
