@@ -1,7 +1,7 @@
 /* fixture.h - the set-up several unit tests share: the data folder with
  * the model registry and the GPU table loaded from it, a bf16 cost
- * configuration, and the shared-prefix workload of inference-perf's
- * generator. */
+ * configuration, and the workloads they build (a named default one, a rate
+ * curve, inference-perf's shared-prefix generator). */
 #ifndef SERVESIM_TEST_FIXTURE_H
 #define SERVESIM_TEST_FIXTURE_H
 #include <stddef.h>

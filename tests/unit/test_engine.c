@@ -433,15 +433,18 @@ static void trace_req(struct wl_req *r, int i, int64_t arrival_ns, int64_t promp
 	r->content_id = -(i + 1);
 }
 
-/* Prepare sc into *st (the caller releases it) and run it to the end with
- * the invariant checks on: the totals into *t, the n requests' client TTFT
- * and E2E (ms) into ttft[] and e2e[]; false (a failed check named `what`)
- * when it did not run. */
+/* Prepare sc into *st (the caller releases it; NULL: released here) and
+ * run it to the end with the invariant checks on: the totals into *t, the
+ * n requests' client TTFT and E2E (ms) into ttft[] and e2e[]; false (a
+ * failed check named `what`) when it did not run. */
 static bool run_checked(struct scenario *sc, struct scenario_state *st, const char *what, struct sim_totals *t,
 			double *ttft, double *e2e, size_t n)
 {
+	struct scenario_state own;
 	struct err e;
 
+	if (!st)
+		st = &own;
 	sc->check_invariants = true;
 	if (scenario_prepare(sc, datadir, st, &e) < 0 || sim_run(st->sim, &e) < 0) {
 		CHECK(0, "%s: %s", what, e.msg);
@@ -449,6 +452,8 @@ static bool run_checked(struct scenario *sc, struct scenario_state *st, const ch
 	}
 	*t = *sim_totals(st->sim);
 	sim_per_request(st->sim, ttft, e2e, n);
+	if (st == &own)
+		scenario_release(st);
 	return true;
 }
 
@@ -547,7 +552,6 @@ static bool lora_run(const struct model_cfg *m, const struct gpu_spec *g, int n,
 {
 	struct wl_req rec[16];
 	struct scenario sc;
-	struct scenario_state st;
 	struct wl_spec wl;
 	int i;
 
@@ -559,10 +563,7 @@ static bool lora_run(const struct model_cfg *m, const struct gpu_spec *g, int n,
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
 	sc.k.lora = true;
 	sc.lora_max = max_loras;
-	if (!run_checked(&sc, &st, "lora", t, ttft, e2e, (size_t)n))
-		return false;
-	scenario_release(&st);
-	return true;
+	return run_checked(&sc, NULL, "lora", t, ttft, e2e, (size_t)n);
 }
 
 /* LoRA (issue 28 item 3): 16 requests at once, alternating between 2
