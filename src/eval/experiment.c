@@ -9,6 +9,7 @@
 
 #include "engine/registry.h"
 #include "eval/experiment.h"
+#include "base/jfield.h"
 #include "base/paths.h"
 #include "readers/mooncake.h"
 
@@ -17,19 +18,6 @@ const char *ev_metric_name(enum ev_metric m)
 	static const char *n[EM__COUNT] = {"ttft_mean_ms", "ttft_p90_ms", "itl_mean_ms",
 					   "e2e_mean_ms", "e2e_p90_ms", "throughput_rps"};
 	return (unsigned)m < EM__COUNT ? n[m] : "?";
-}
-
-static int copy_str(const struct json *o, const char *key, const char *ctx, char *dst, size_t n,
-		    bool req, struct err *e)
-{
-	const char *s = NULL;
-	int rc = req ? json_req_str(o, key, ctx, &s, e) : json_opt_str(o, key, ctx, &s, e);
-
-	if (rc < 0)
-		return rc;
-	if (s)
-		snprintf(dst, n, "%s", s);
-	return 0;
 }
 
 static int stat_field(const struct json *st, const char *obj, const char *key, const char *ctx,
@@ -77,8 +65,8 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	snprintf(c2, sizeof(c2), "%s: engine", ctx);
 	if ((rc = json_check_keys(o, keys, c2, e)) < 0)
 		return rc;
-	if ((rc = copy_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0 ||
-	    (rc = copy_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0)
+	if ((rc = jf_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0 ||
+	    (rc = jf_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0)
 		return rc;
 	if (!(en = engine_find(x->engine))) {
 		engine_names(names, sizeof(names), "or", false);
@@ -260,7 +248,6 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	const struct json *o;
 	const char *dt = "bf16";
 	int64_t v;
-	bool pres;
 	int rc;
 
 	memset(x, 0, sizeof(*x));
@@ -277,30 +264,22 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	if ((rc = json_parse_file(path, &root, e)) < 0)
 		return rc;
 	if ((rc = json_check_keys(root, keys, path, e)) < 0 ||
-	    (rc = copy_str(root, "name", path, x->name, sizeof(x->name), true, e)) < 0 ||
-	    (rc = copy_str(root, "source", path, x->source, sizeof(x->source), false, e)) < 0 ||
-	    (rc = copy_str(root, "workload_name", path, x->workload_name, sizeof(x->workload_name),
+	    (rc = jf_str(root, "name", path, x->name, sizeof(x->name), true, e)) < 0 ||
+	    (rc = jf_str(root, "source", path, x->source, sizeof(x->source), false, e)) < 0 ||
+	    (rc = jf_str(root, "workload_name", path, x->workload_name, sizeof(x->workload_name),
 			   false, e)) < 0 ||
-	    (rc = copy_str(root, "model", path, x->model, sizeof(x->model), true, e)) < 0 ||
-	    (rc = copy_str(root, "gpu", path, x->gpu, sizeof(x->gpu), true, e)) < 0 ||
-	    (rc = copy_str(root, "precision", path, x->precision, sizeof(x->precision), false, e)) < 0)
+	    (rc = jf_str(root, "model", path, x->model, sizeof(x->model), true, e)) < 0 ||
+	    (rc = jf_str(root, "gpu", path, x->gpu, sizeof(x->gpu), true, e)) < 0 ||
+	    (rc = jf_str(root, "precision", path, x->precision, sizeof(x->precision), false, e)) < 0)
 		goto out;
 	x->tp = x->pp = x->dp = x->ep = 1;
 	if ((rc = json_req_int(root, "tp", path, 1, 4096, &v, e)) < 0)
 		goto out;
 	x->tp = (int)v;
-	if ((rc = json_opt_int(root, "pp", path, 1, 4096, &v, &pres, e)) < 0)
+	if ((rc = jf_int(root, "pp", path, 1, 4096, &x->pp, e)) < 0 ||
+	    (rc = jf_int(root, "dp", path, 1, 4096, &x->dp, e)) < 0 ||
+	    (rc = jf_int(root, "ep", path, 1, 4096, &x->ep, e)) < 0)
 		goto out;
-	if (pres)
-		x->pp = (int)v;
-	if ((rc = json_opt_int(root, "dp", path, 1, 4096, &v, &pres, e)) < 0)
-		goto out;
-	if (pres)
-		x->dp = (int)v;
-	if ((rc = json_opt_int(root, "ep", path, 1, 4096, &v, &pres, e)) < 0)
-		goto out;
-	if (pres)
-		x->ep = (int)v;
 	/* replicas and router: copies of the whole layout behind a router, as
 	 * `run --replicas N --router R` deploys them */
 	if ((rc = deploy_exp_read_top(&deploy_table, root, path, &x->k, e)) < 0)
@@ -324,18 +303,9 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 		}
 		x->kv_dtype_given = true;
 	}
-	o = json_get(root, "engine");
-	if (!o) {
-		rc = err_set(e, SS_EDATA, "%s: missing required key 'engine'", path);
+	if ((rc = jf_req(root, "engine", path, &o, e)) < 0 || (rc = parse_engine(o, path, x, e)) < 0 ||
+	    (rc = jf_req(root, "workload", path, &o, e)) < 0)
 		goto out;
-	}
-	if ((rc = parse_engine(o, path, x, e)) < 0)
-		goto out;
-	o = json_get(root, "workload");
-	if (!o) {
-		rc = err_set(e, SS_EDATA, "%s: missing required key 'workload'", path);
-		goto out;
-	}
 	{
 		char c2[800];
 		const struct json *arr = json_get(o, "arrival");
@@ -364,12 +334,8 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 		}
 		snprintf(x->wl.source, sizeof(x->wl.source), "%s", x->name);
 	}
-	o = json_get(root, "measured");
-	if (!o) {
-		rc = err_set(e, SS_EDATA, "%s: missing required key 'measured'", path);
-		goto out;
-	}
-	rc = parse_measured(o, path, x, e);
+	if ((rc = jf_req(root, "measured", path, &o, e)) == 0)
+		rc = parse_measured(o, path, x, e);
 out:
 	json_free(root);
 	if (rc < 0)

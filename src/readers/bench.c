@@ -22,6 +22,7 @@
 #include "base/alloc.h"
 #include "base/gzread.h"
 #include "base/json.h"
+#include "readers/jsonl.h"
 #include "readers/measured.h"
 #include "workload/workload.h"
 
@@ -262,35 +263,26 @@ static char *python_literals(const char *s, size_t n, size_t *outlen)
 int bench_read_mem(const char *buf, size_t len, const char *name, struct bench_runs *b,
 		   struct err *e)
 {
-	char *copy, *p, *end;
-	size_t line = 0;
+	struct jsonl it;
+	const char *t;
+	char *copy;
+	size_t n;
 	int rc = 0;
 
 	memset(b, 0, sizeof(*b));
 	copy = python_literals(buf, len, &len);
-	p = copy;
-	end = copy + len;
-	while (p < end && rc == 0) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), ctx[600];
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	jsonl_init(&it, copy, len, name);
+	while (rc == 0 && jsonl_next_line(&it, &t, &n)) {
 		struct json *o;
-		char *t = p;
-		p = nl ? nl + 1 : end;
-		line++;
-		while (n && (t[n - 1] == '\r' || t[n - 1] == ' '))
-			n--;
-		if (n == 0)
-			continue;
-		snprintf(ctx, sizeof(ctx), "%s:%zu", name, line);
-		if (line == 1 && (rc = json_parse(copy, len, name, &o, e)) == 0) {
+		if (it.line == 1 && (rc = json_parse(copy, len, name, &o, e)) == 0) {
 			/* one (pretty-printed) JSON document: vLLM */
 			rc = read_run(o, name, b, e);
 			json_free(o);
 			break;
 		}
-		if ((rc = json_parse(t, n, ctx, &o, e)) < 0)
+		if ((rc = json_parse(t, n, it.ctx, &o, e)) < 0)
 			break;
-		rc = read_run(o, ctx, b, e);
+		rc = read_run(o, it.ctx, b, e);
 		json_free(o);
 	}
 	free(copy);

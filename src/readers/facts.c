@@ -11,6 +11,7 @@
 
 #include "facts.h"
 #include "base/gzread.h"
+#include "base/jfield.h"
 #include "base/json.h"
 #include "base/yaml.h"
 
@@ -65,26 +66,13 @@ int facts_read_json(const char *path, struct engine_facts *f, struct err *e)
 		goto out;
 	if (s)
 		snprintf(f->version, sizeof(f->version), "%s", s);
-	if ((rc = json_opt_int(j, "num_gpu_blocks", path, 1, 1 << 28, &v, &pres, e)) < 0)
+	/* (json_opt_int leaves a field it does not find as it was) */
+	if ((rc = json_opt_int(j, "num_gpu_blocks", path, 1, 1 << 28, &f->kv_blocks, NULL, e)) < 0 ||
+	    (rc = json_opt_int(j, "max_num_batched_tokens", path, 1, 1 << 24, &f->mbt, NULL, e)) < 0 ||
+	    (rc = json_opt_int(j, "max_num_seqs", path, 1, 1 << 20, &f->mns, NULL, e)) < 0 ||
+	    (rc = json_opt_int(j, "max_model_len", path, 1, 1 << 24, &f->mml, NULL, e)) < 0 ||
+	    (rc = jf_int(j, "tensor_parallel_size", path, 1, 4096, &f->tp, e)) < 0)
 		goto out;
-	if (pres)
-		f->kv_blocks = v;
-	if ((rc = json_opt_int(j, "max_num_batched_tokens", path, 1, 1 << 24, &v, &pres, e)) < 0)
-		goto out;
-	if (pres)
-		f->mbt = v;
-	if ((rc = json_opt_int(j, "max_num_seqs", path, 1, 1 << 20, &v, &pres, e)) < 0)
-		goto out;
-	if (pres)
-		f->mns = v;
-	if ((rc = json_opt_int(j, "max_model_len", path, 1, 1 << 24, &v, &pres, e)) < 0)
-		goto out;
-	if (pres)
-		f->mml = v;
-	if ((rc = json_opt_int(j, "tensor_parallel_size", path, 1, 4096, &v, &pres, e)) < 0)
-		goto out;
-	if (pres)
-		f->tp = (int)v;
 	if (json_get(j, "enable_prefix_caching")) {
 		b = false;
 		if ((rc = json_opt_bool(j, "enable_prefix_caching", path, &b, e)) < 0)
@@ -175,8 +163,6 @@ int facts_read_exp_config(const char *path, struct exp_config *c, struct err *e)
 		"max_num_batched_tokens", "max_num_seqs", "app", NULL};
 	struct json *j;
 	const char *s = NULL;
-	int64_t v;
-	bool pres;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -190,16 +176,11 @@ int facts_read_exp_config(const char *path, struct exp_config *c, struct err *e)
 	}
 	if ((rc = json_check_keys(j, keys, path, e)) < 0 || (rc = json_opt_str(j, "app", path, &s, e)) < 0)
 		goto out;
-	if ((rc = json_req_str(j, "model", path, &s, e)) < 0)
-		goto out;
-	snprintf(c->model, sizeof(c->model), "%s", s);
-	if ((rc = json_opt_int(j, "tensor_parallelism", path, 1, 4096, &v, &pres, e)) < 0)
-		goto out;
-	if (pres)
-		c->tp = (int)v;
-	if ((rc = json_opt_int(j, "max_model_len", path, 1, 1 << 24, &c->mml, &pres, e)) < 0 ||
-	    (rc = json_opt_int(j, "max_num_batched_tokens", path, 1, 1 << 24, &c->mbt, &pres, e)) < 0 ||
-	    (rc = json_opt_int(j, "max_num_seqs", path, 1, 1 << 20, &c->mns, &pres, e)) < 0)
+	if ((rc = jf_str(j, "model", path, c->model, sizeof(c->model), true, e)) < 0 ||
+	    (rc = jf_int(j, "tensor_parallelism", path, 1, 4096, &c->tp, e)) < 0 ||
+	    (rc = json_opt_int(j, "max_model_len", path, 1, 1 << 24, &c->mml, NULL, e)) < 0 ||
+	    (rc = json_opt_int(j, "max_num_batched_tokens", path, 1, 1 << 24, &c->mbt, NULL, e)) < 0 ||
+	    (rc = json_opt_int(j, "max_num_seqs", path, 1, 1 << 20, &c->mns, NULL, e)) < 0)
 		goto out;
 	rc = 0;
 out:

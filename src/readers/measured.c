@@ -95,6 +95,23 @@ int gt_requests_finish(struct gt_requests *g, const char *name, const char *star
 	return 0;
 }
 
+int gt_replay_finish(struct gt_requests *g, int rc, struct gt_ids *ids, const char *idkey, const char *name,
+		     const char *none, const char *start, const char *era, struct err *e)
+{
+	if (rc == 0 && g->n == 0)
+		rc = err_set(e, SS_EDATA, "%s: %s", name, none);
+	if (ids) {
+		if (rc == 0)
+			rc = gt_ids_check(ids, name, idkey, "line", e);
+		gt_ids_release(ids);
+	}
+	if (rc == 0)
+		rc = gt_requests_finish(g, name, start, "replay", 0, era, true, e);
+	if (rc < 0)
+		gt_requests_release(g);
+	return rc < 0 ? rc : 0;
+}
+
 /* --- request ids --- */
 
 void gt_ids_add(struct gt_ids *ids, const char *id, size_t rec)

@@ -109,6 +109,16 @@ int gt_requests_relative(struct gt_requests *g, const char *name, const char *st
 int gt_requests_finish(struct gt_requests *g, const char *name, const char *start, const char *strategy,
 		       double rate, const char *era, bool server_side, struct err *e);
 
+/* The end of a reader of one request per line (vcr, vLLM engine stats,
+ * OpenTelemetry spans) whose status so far is rc: no request at all is
+ * SS_EDATA "NAME: none"; ids, when given, are checked (two lines sharing an
+ * idkey fail) and released; then gt_requests_finish as one "replay"
+ * benchmark of server-side timings, start naming its clock.  g is released
+ * on failure. */
+struct gt_ids;
+int gt_replay_finish(struct gt_requests *g, int rc, struct gt_ids *ids, const char *idkey, const char *name,
+		     const char *none, const char *start, const char *era, struct err *e);
+
 /* Request ids of a file, each to be counted once: gt_ids_check sorts them
  * and fails (SS_EDATA) naming two records (rec_name N) that share one. */
 struct gt_id {

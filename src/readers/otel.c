@@ -124,16 +124,5 @@ int otel_read(const char *path, struct gt_requests *g, struct err *e)
 			break;
 	}
 	gzr_close(z);
-	if (rc == 0 && g->n == 0)
-		rc = err_set(e, SS_EDATA, "%s: no llm_request spans", path);
-	if (rc == 0)
-		rc = gt_ids_check(&ids, path, "spanId", "line", e);
-	gt_ids_release(&ids);
-	if (rc == 0)
-		rc = gt_requests_finish(g, path, "startTimeUnixNano", "replay", 0, "otel", true, e);
-	if (rc < 0) {
-		gt_requests_release(g);
-		return rc;
-	}
-	return 0;
+	return gt_replay_finish(g, rc, &ids, "spanId", path, "no llm_request spans", "startTimeUnixNano", "otel", e);
 }

@@ -9,79 +9,80 @@
 #include <strings.h>
 
 #include "base/alloc.h"
+#include "base/jfield.h"
 #include "base/json.h"
 #include "readers/tier1file.h"
 
+/* The overhead terms a calibration file holds, in the order it writes
+ * them: the one list its writer and its reader go by. */
+#define OV_TERM(key, field) {key, offsetof(struct overheads, field)}
+static const struct {
+	const char *key;
+	size_t off;
+} ov_terms[] = {OV_TERM("step_us", step_us), OV_TERM("layer_us", layer_us), OV_TERM("request_us", req_us),
+		OV_TERM("prefill_token_us", prefill_token_us), OV_TERM("api_ttft_ms", api_ttft_ms),
+		OV_TERM("api_e2e_ms", api_e2e_ms), OV_TERM("stream_token_us", stream_token_us),
+		OV_TERM("delivery_steps", delivery_steps)};
+#define NOV_TERMS (sizeof(ov_terms) / sizeof(ov_terms[0]))
+
 void calib_overheads_json(struct jw *w, const struct overheads *ov)
 {
+	size_t i;
+
 	jw_obj(w, "overheads");
-	jw_num(w, "step_us", ov->step_us);
-	jw_num(w, "layer_us", ov->layer_us);
-	jw_num(w, "request_us", ov->req_us);
-	jw_num(w, "prefill_token_us", ov->prefill_token_us);
-	jw_num(w, "api_ttft_ms", ov->api_ttft_ms);
-	jw_num(w, "api_e2e_ms", ov->api_e2e_ms);
-	jw_num(w, "stream_token_us", ov->stream_token_us);
-	jw_num(w, "delivery_steps", ov->delivery_steps);
+	for (i = 0; i < NOV_TERMS; i++)
+		jw_num(w, ov_terms[i].key, *(const double *)((const char *)ov + ov_terms[i].off));
 	jw_end_obj(w);
+}
+
+/* "overheads": every term required, no other key */
+static int read_overheads(const struct json *o, const char *path, struct overheads *ov, struct err *e)
+{
+	const char *keys[NOV_TERMS + 1];
+	char ctx[800];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < NOV_TERMS; i++)
+		keys[i] = ov_terms[i].key;
+	keys[NOV_TERMS] = NULL;
+	snprintf(ctx, sizeof(ctx), "%s: overheads", path);
+	if ((rc = json_check_keys(o, keys, ctx, e)) < 0)
+		return rc;
+	for (i = 0; i < NOV_TERMS; i++)
+		if ((rc = json_req_num(o, ov_terms[i].key, ctx, (double *)((char *)ov + ov_terms[i].off), e)) < 0)
+			return rc;
+	ov->given = OV_TIER1; /* the file's terms replace the engine's own */
+	return 0;
 }
 
 int calib_load(const char *path, struct calib_file *f, struct err *e)
 {
-	static const char *const okeys[] = {"step_us", "layer_us", "request_us", "prefill_token_us",
-		"api_ttft_ms", "api_e2e_ms", "stream_token_us", "delivery_steps", NULL};
 	struct json *j;
 	const struct json *o;
-	const char *s = NULL;
-	int64_t tp = 1;
 	bool b = false;
 	int rc;
 
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "%s", path);
+	snprintf(f->method, sizeof(f->method), "wls");
+	snprintf(f->engine_version, sizeof(f->engine_version), "unknown");
+	f->tp = 1;
 	if ((rc = json_parse_file(path, &j, e)) < 0)
 		return rc;
-	if ((rc = json_req_str(j, "model", path, &s, e)) < 0)
+	if ((rc = jf_str(j, "model", path, f->model, sizeof(f->model), true, e)) < 0 ||
+	    (rc = jf_str(j, "gpu", path, f->gpu, sizeof(f->gpu), true, e)) < 0 ||
+	    (rc = jf_str(j, "method", path, f->method, sizeof(f->method), false, e)) < 0 ||
+	    (rc = jf_int(j, "tp", path, 1, 4096, &f->tp, e)) < 0)
 		goto out;
-	snprintf(f->model, sizeof(f->model), "%s", s);
-	if ((rc = json_req_str(j, "gpu", path, &s, e)) < 0)
-		goto out;
-	snprintf(f->gpu, sizeof(f->gpu), "%s", s);
-	s = "wls";
-	if ((rc = json_opt_str(j, "method", path, &s, e)) < 0)
-		goto out;
-	snprintf(f->method, sizeof(f->method), "%s", s);
-	if ((rc = json_opt_int(j, "tp", path, 1, 4096, &tp, NULL, e)) < 0)
-		goto out;
-	f->tp = (int)tp;
 	o = json_get(j, "engine");
-	s = "unknown";
-	if (o && (rc = json_opt_str(o, "version", path, &s, e)) < 0)
+	if (o && (rc = jf_str(o, "version", path, f->engine_version, sizeof(f->engine_version), false, e)) < 0)
 		goto out;
-	snprintf(f->engine_version, sizeof(f->engine_version), "%s", s);
 	if ((rc = json_opt_bool(j, "accepted", path, &b, e)) < 0)
 		goto out;
 	f->accepted = b;
-	o = json_get(j, "overheads");
-	if (!o) {
-		rc = err_set(e, SS_EDATA, "%s: missing required key 'overheads'", path);
+	if ((rc = jf_req(j, "overheads", path, &o, e)) < 0 || (rc = read_overheads(o, path, &f->ov, e)) < 0)
 		goto out;
-	}
-	{
-		char ctx[800];
-		snprintf(ctx, sizeof(ctx), "%s: overheads", path);
-		if ((rc = json_check_keys(o, okeys, ctx, e)) < 0 ||
-		    (rc = json_req_num(o, "step_us", ctx, &f->ov.step_us, e)) < 0 ||
-		    (rc = json_req_num(o, "layer_us", ctx, &f->ov.layer_us, e)) < 0 ||
-		    (rc = json_req_num(o, "request_us", ctx, &f->ov.req_us, e)) < 0 ||
-		    (rc = json_req_num(o, "prefill_token_us", ctx, &f->ov.prefill_token_us, e)) < 0 ||
-		    (rc = json_req_num(o, "api_ttft_ms", ctx, &f->ov.api_ttft_ms, e)) < 0 ||
-		    (rc = json_req_num(o, "api_e2e_ms", ctx, &f->ov.api_e2e_ms, e)) < 0 ||
-		    (rc = json_req_num(o, "stream_token_us", ctx, &f->ov.stream_token_us, e)) < 0 ||
-		    (rc = json_req_num(o, "delivery_steps", ctx, &f->ov.delivery_steps, e)) < 0)
-			goto out;
-		f->ov.given = OV_TIER1; /* the file's terms replace the engine's own */
-	}
 	o = json_get(j, "mape");
 	if (o) {
 		json_opt_num(o, "training_e2e", path, &f->train_e2e, NULL, e);

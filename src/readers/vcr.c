@@ -12,7 +12,9 @@
 
 #include "base/alloc.h"
 #include "base/gzread.h"
+#include "base/jfield.h"
 #include "base/json.h"
+#include "readers/jsonl.h"
 #include "readers/measured.h"
 
 #define VCR_MAX_BYTES (256u << 20)
@@ -20,8 +22,6 @@
 static int read_meta(const struct json *m, const char *ctx, struct gt_settings *s, struct err *e)
 {
 	const struct json *v;
-	int64_t x;
-	bool pres;
 	int rc;
 
 	if (json_type_of(m) != JSON_OBJECT)
@@ -30,14 +30,9 @@ static int read_meta(const struct json *m, const char *ctx, struct gt_settings *
 		snprintf(s->model, sizeof(s->model), "%s", json_string(v));
 	if ((v = json_get(m, "gpu")) && json_type_of(v) == JSON_STRING)
 		snprintf(s->gpu, sizeof(s->gpu), "%s", json_string(v));
-	if ((rc = json_opt_int(m, "tp", ctx, 1, 4096, &x, &pres, e)) < 0)
+	if ((rc = jf_int(m, "tp", ctx, 1, 4096, &s->tp, e)) < 0 ||
+	    (rc = json_opt_int(m, "block_size", ctx, 1, 1024, &s->block_size, NULL, e)) < 0)
 		return rc;
-	if (pres)
-		s->tp = (int)x;
-	if ((rc = json_opt_int(m, "block_size", ctx, 1, 1024, &x, &pres, e)) < 0)
-		return rc;
-	if (pres)
-		s->block_size = x;
 	snprintf(s->engine, sizeof(s->engine), "vllm");
 	return 0;
 }
@@ -85,45 +80,21 @@ static int read_request(const struct json *o, const char *ctx, struct gt_request
 int vcr_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
 		 struct gt_settings *s, struct err *e)
 {
-	const char *p = buf, *end = buf + len;
-	size_t line = 0;
-	int rc = 0;
+	struct jsonl it;
+	struct json *o;
+	int rc;
 
 	memset(g, 0, sizeof(*g));
 	memset(s, 0, sizeof(*s));
-	while (p < end && rc == 0) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		const char *t = p;
-		const struct json *m;
-		char ctx[600];
-		struct json *o;
-		p = nl ? nl + 1 : end;
-		line++;
-		while (n && (t[n - 1] == '\r' || t[n - 1] == ' '))
-			n--;
-		if (n == 0)
-			continue;
-		snprintf(ctx, sizeof(ctx), "%s:%zu", name, line);
-		if ((rc = json_parse(t, n, ctx, &o, e)) < 0)
-			break;
-		if (json_type_of(o) != JSON_OBJECT)
-			rc = err_set(e, SS_EDATA, "%s: expected one JSON object per line", ctx);
-		else if ((m = json_get(o, "meta")) != NULL)
-			rc = read_meta(m, ctx, s, e);
-		else
-			rc = read_request(o, ctx, g, e);
+	jsonl_init(&it, buf, len, name);
+	while ((rc = jsonl_next(&it, &o, e)) > 0) {
+		const struct json *m = json_get(o, "meta");
+		rc = m ? read_meta(m, it.ctx, s, e) : read_request(o, it.ctx, g, e);
 		json_free(o);
+		if (rc < 0)
+			break;
 	}
-	if (rc == 0 && g->n == 0)
-		rc = err_set(e, SS_EDATA, "%s: no requests in the trace", name);
-	if (rc == 0)
-		rc = gt_requests_finish(g, name, "arrival_ms", "replay", 0, "vcr", true, e);
-	if (rc < 0) {
-		gt_requests_release(g);
-		return rc;
-	}
-	return 0;
+	return gt_replay_finish(g, rc, NULL, NULL, name, "no requests in the trace", "arrival_ms", "vcr", e);
 }
 
 int vcr_read(const char *path, struct gt_requests *g, struct gt_settings *s, struct err *e)

@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "base/gzread.h"
 #include "base/json.h"
+#include "readers/jsonl.h"
 #include "readers/measured.h"
 
 /* a few hundred bytes per request: 256 MB is about a million requests */
@@ -34,38 +35,24 @@ static int num_field(const struct json *o, const char *key, const char *ctx, dou
 int vllm_requests_read_mem(const char *buf, size_t len, const char *name, struct gt_requests *g,
 			   struct err *e)
 {
-	const char *p = buf, *end = buf + len;
+	static const struct gt_fields f = {"queued_ts", "input_toks", "output_toks", "first_token_ts - queued_ts",
+					   "last_token_ts - queued_ts"};
 	struct gt_ids ids = {NULL, 0, 0};
-	size_t line = 0;
-	int rc = 0;
+	struct jsonl it;
+	struct json *o;
+	int rc;
 
 	memset(g, 0, sizeof(*g));
-	while (p < end && rc == 0) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		const char *s = p;
-		char ctx[600];
-		static const struct gt_fields f = {"queued_ts", "input_toks", "output_toks",
-						   "first_token_ts - queued_ts", "last_token_ts - queued_ts"};
+	jsonl_init(&it, buf, len, name);
+	while ((rc = jsonl_next(&it, &o, e)) > 0) {
+		const char *ctx = it.ctx;
 		const struct json *id;
-		struct json *o;
 		double in, out, q, ft, lt;
-		p = nl ? nl + 1 : end;
-		line++;
-		while (n && (s[n - 1] == '\r' || s[n - 1] == ' '))
-			n--;
-		if (n == 0)
-			continue;
-		snprintf(ctx, sizeof(ctx), "%s:%zu", name, line);
-		if ((rc = json_parse(s, n, ctx, &o, e)) < 0)
-			break;
-		if (json_type_of(o) != JSON_OBJECT) {
-			rc = err_set(e, SS_EDATA, "%s: expected one JSON object per line", ctx);
-		} else if ((rc = num_field(o, "input_toks", ctx, &in, e)) == 0 &&
-			   (rc = num_field(o, "output_toks", ctx, &out, e)) == 0 &&
-			   (rc = num_field(o, "queued_ts", ctx, &q, e)) == 0 &&
-			   (rc = num_field(o, "first_token_ts", ctx, &ft, e)) == 0 &&
-			   (rc = num_field(o, "last_token_ts", ctx, &lt, e)) == 0) {
+		if ((rc = num_field(o, "input_toks", ctx, &in, e)) == 0 &&
+		    (rc = num_field(o, "output_toks", ctx, &out, e)) == 0 &&
+		    (rc = num_field(o, "queued_ts", ctx, &q, e)) == 0 &&
+		    (rc = num_field(o, "first_token_ts", ctx, &ft, e)) == 0 &&
+		    (rc = num_field(o, "last_token_ts", ctx, &lt, e)) == 0) {
 			if (!(in >= 1 && in < 1e9) || !(out >= 1 && out < 1e9) || !(ft >= q) || !(lt >= ft))
 				rc = err_set(e, SS_EDATA,
 					     "%s: expected input_toks, output_toks >= 1 and queued_ts <= first_token_ts <= last_token_ts (got %g, %g, %g, %g, %g)",
@@ -81,22 +68,13 @@ int vllm_requests_read_mem(const char *buf, size_t len, const char *name, struct
 			if (json_type_of(id) != JSON_STRING)
 				rc = err_set(e, SS_EDATA, "%s: 'request_id' must be a string", ctx);
 			else
-				gt_ids_add(&ids, json_string(id), line);
+				gt_ids_add(&ids, json_string(id), it.line);
 		}
 		json_free(o);
+		if (rc < 0)
+			break;
 	}
-	if (rc == 0 && g->n == 0)
-		rc = err_set(e, SS_EDATA, "%s: no requests", name);
-	if (rc == 0)
-		rc = gt_ids_check(&ids, name, "request_id", "line", e);
-	gt_ids_release(&ids);
-	if (rc == 0)
-		rc = gt_requests_finish(g, name, "queued_ts", "replay", 0, "vllm-engine", true, e);
-	if (rc < 0) {
-		gt_requests_release(g);
-		return rc;
-	}
-	return 0;
+	return gt_replay_finish(g, rc, &ids, "request_id", name, "no requests", "queued_ts", "vllm-engine", e);
 }
 
 int vllm_requests_read(const char *path, struct gt_requests *g, struct err *e)
