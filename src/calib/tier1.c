@@ -290,6 +290,17 @@ static double tpot_of(double e2e, double ttft, double output)
 	return output > 1 ? (e2e - ttft) / (output - 1) : NAN;
 }
 
+/* Unit i's measured and predicted TPOT, true when it counts in a TPOT fit:
+ * in mask (NULL: all), more than one output token, measured TPOT > 0. */
+static bool tpot_unit(const struct calib_set *s, const bool *mask, size_t i, double *tm, double *tp)
+{
+	const struct calib_unit *u = &s->u[i];
+
+	*tm = tpot_of(u->e2e_meas, u->ttft_meas, u->output);
+	*tp = tpot_of(u->e2e_pred, u->ttft_pred, u->output);
+	return (!mask || mask[i]) && *tm > 0 && !isnan(*tp);
+}
+
 /* TPOT residual fit (see calib.h), weighted like the others by 1/meas^2 */
 static int fit_tpot_masked(const struct calib_set *s, const bool *mask, double *c3, struct err *e)
 {
@@ -301,9 +312,8 @@ static int fit_tpot_masked(const struct calib_set *s, const bool *mask, double *
 
 	for (i = 0; i < s->n; i++) {
 		const struct calib_unit *u = &s->u[i];
-		double tm = tpot_of(u->e2e_meas, u->ttft_meas, u->output);
-		double tp = tpot_of(u->e2e_pred, u->ttft_pred, u->output);
-		if ((mask && !mask[i]) || !(tm > 0) || isnan(tp))
+		double tm, tp;
+		if (!tpot_unit(s, mask, i, &tm, &tp))
 			continue;
 		X[n * 3 + 0] = u->output;
 		X[n * 3 + 1] = u->prompt;
@@ -327,9 +337,8 @@ static double tpot_mape(const struct calib_set *s, const double *c3, const bool 
 
 	for (i = 0; i < s->n; i++) {
 		const struct calib_unit *u = &s->u[i];
-		double tm = tpot_of(u->e2e_meas, u->ttft_meas, u->output);
-		double tp = tpot_of(u->e2e_pred, u->ttft_pred, u->output);
-		if ((mask && !mask[i]) || !(tm > 0) || isnan(tp))
+		double tm, tp;
+		if (!tpot_unit(s, mask, i, &tm, &tp))
 			continue;
 		if (c3)
 			tp += c3[0] * u->output + c3[1] * u->prompt + c3[2];
@@ -966,19 +975,25 @@ out:
 
 /* --- files --- */
 
+/* One of the result's (E2E, TTFT) MAPE pairs: "NAME_e2e", "NAME_ttft". */
+static void mape_pair(struct jw *w, const char *name, double e2e, double ttft)
+{
+	char k[48];
+
+	snprintf(k, sizeof(k), "%s_e2e", name);
+	jw_num(w, k, e2e);
+	snprintf(k, sizeof(k), "%s_ttft", name);
+	jw_num(w, k, ttft);
+}
+
 static void write_mape(struct jw *w, const struct tier1_result *r)
 {
 	jw_obj(w, "mape");
-	jw_num(w, "tier0_e2e", r->tier0_e2e);
-	jw_num(w, "tier0_ttft", r->tier0_ttft);
-	jw_num(w, "training_e2e", r->train_e2e);
-	jw_num(w, "training_ttft", r->train_ttft);
-	jw_num(w, "validation_e2e", r->val_e2e);
-	jw_num(w, "validation_ttft", r->val_ttft);
-	jw_num(w, "kfold_e2e", r->kfold_e2e);
-	jw_num(w, "kfold_ttft", r->kfold_ttft);
-	jw_num(w, "applied_e2e", r->applied_e2e);
-	jw_num(w, "applied_ttft", r->applied_ttft);
+	mape_pair(w, "tier0", r->tier0_e2e, r->tier0_ttft);
+	mape_pair(w, "training", r->train_e2e, r->train_ttft);
+	mape_pair(w, "validation", r->val_e2e, r->val_ttft);
+	mape_pair(w, "kfold", r->kfold_e2e, r->kfold_ttft);
+	mape_pair(w, "applied", r->applied_e2e, r->applied_ttft);
 	jw_end_obj(w);
 }
 

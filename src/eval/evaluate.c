@@ -181,6 +181,29 @@ static void per_request(const struct experiment *x, const double *tt, const doub
 	}
 }
 
+/* A row of x, zeroed, naming the experiment, its model, GPU, configuration
+ * and workload: the label and the figures are the caller's. */
+static void row_start(struct eval_row *r, const struct experiment *x)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
+	snprintf(r->model, sizeof(r->model), "%s", x->model);
+	snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
+	experiment_config_text(x, r->config, sizeof(r->config));
+	experiment_workload(x, r->workload, sizeof(r->workload));
+}
+
+/* The predicted figures as the simulation summed them up in p. */
+static void row_pred(struct eval_row *r, const struct metric_set *p)
+{
+	r->pred[EM_TTFT_MEAN] = p->ttft_ms.mean;
+	r->pred[EM_TTFT_P90] = p->ttft_ms.p90;
+	r->pred[EM_ITL_MEAN] = p->itl_ms.mean;
+	r->pred[EM_E2E_MEAN] = p->e2e_ms.mean;
+	r->pred[EM_E2E_P90] = p->e2e_ms.p90;
+	r->pred[EM_THROUGHPUT] = p->throughput_rps;
+}
+
 /* r's accuracy class, its stage simulated as p (r->overloaded set). */
 static void row_class(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
 		      const struct metric_set *p, struct eval_row *r)
@@ -208,12 +231,7 @@ static int compare_requests(const struct experiment *x, const struct model_cfg *
 		struct eval_row *r = &rows[(*nrows)++];
 		struct metric_set p;
 		double span = gb->end_s - gb->start_s;
-		memset(r, 0, sizeof(*r));
-		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
-		snprintf(r->model, sizeof(r->model), "%s", x->model);
-		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
-		experiment_config_text(x, r->config, sizeof(r->config));
-		experiment_workload(x, r->workload, sizeof(r->workload));
+		row_start(r, x);
 		if (gb->rate > 0)
 			snprintf(r->label, sizeof(r->label), "%s@%.3g", gb->strategy, gb->rate);
 		else
@@ -226,12 +244,7 @@ static int compare_requests(const struct experiment *x, const struct model_cfg *
 		r->meas[EM_E2E_MEAN] = gt_stat(&x->meas, (int)b, 1, -1);
 		r->meas[EM_E2E_P90] = gt_stat(&x->meas, (int)b, 1, 0.9);
 		r->meas[EM_THROUGHPUT] = span > 0 ? (double)gb->completed / span : NAN;
-		r->pred[EM_TTFT_MEAN] = p.ttft_ms.mean;
-		r->pred[EM_TTFT_P90] = p.ttft_ms.p90;
-		r->pred[EM_ITL_MEAN] = p.itl_ms.mean;
-		r->pred[EM_E2E_MEAN] = p.e2e_ms.mean;
-		r->pred[EM_E2E_P90] = p.e2e_ms.p90;
-		r->pred[EM_THROUGHPUT] = p.throughput_rps;
+		row_pred(r, &p);
 		for (k = 0; k < EM__COUNT; k++)
 			r->ape[k] = isnan(r->meas[k]) || !(r->meas[k] > 0) || p.completed == 0
 					    ? NAN
@@ -260,12 +273,7 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 	if (*nrows >= cap)
 		return 0;
 	r = &rows[(*nrows)++];
-	memset(r, 0, sizeof(*r));
-	snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
-	snprintf(r->model, sizeof(r->model), "%s", x->model);
-	snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
-	experiment_config_text(x, r->config, sizeof(r->config));
-	experiment_workload(x, r->workload, sizeof(r->workload));
+	row_start(r, x);
 	if (x->wl.process == WL_CONCURRENCY)
 		snprintf(r->label, sizeof(r->label), "c%lld", (long long)x->wl.concurrency);
 	else
@@ -297,12 +305,7 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 			r->pred[EM_E2E_MEAN] = se / (double)cnt;
 		}
 	} else if (p.completed) {
-		r->pred[EM_TTFT_MEAN] = p.ttft_ms.mean;
-		r->pred[EM_TTFT_P90] = p.ttft_ms.p90;
-		r->pred[EM_ITL_MEAN] = p.itl_ms.mean;
-		r->pred[EM_E2E_MEAN] = p.e2e_ms.mean;
-		r->pred[EM_E2E_P90] = p.e2e_ms.p90;
-		r->pred[EM_THROUGHPUT] = p.throughput_rps;
+		row_pred(r, &p);
 	}
 	for (k = 0; k < EM__COUNT; k++)
 		r->ape[k] = isnan(r->meas[k]) || !(r->meas[k] > 0) || isnan(r->pred[k])
@@ -364,21 +367,12 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		if (*nrows >= cap)
 			break;
 		r = &rows[(*nrows)++];
-		memset(r, 0, sizeof(*r));
+		row_start(r, x);
 		for (k = 0; k < EV_REQ__N; k++)
 			r->req_ape_mean[k] = r->req_ape_var[k] = NAN;
-		snprintf(r->experiment, sizeof(r->experiment), "%s", x->name);
-		snprintf(r->model, sizeof(r->model), "%s", x->model);
-		snprintf(r->gpu, sizeof(r->gpu), "%s", x->gpu);
-		experiment_config_text(x, r->config, sizeof(r->config));
-		experiment_workload(x, r->workload, sizeof(r->workload));
 		r->stage = ms->index;
 		sim_summary_core(st.sim, ms->index, &p);
-		r->pred[EM_TTFT_MEAN] = p.ttft_ms.mean;
-		r->pred[EM_TTFT_P90] = p.ttft_ms.p90;
-		r->pred[EM_ITL_MEAN] = p.itl_ms.mean;
-		r->pred[EM_E2E_MEAN] = p.e2e_ms.mean;
-		r->pred[EM_E2E_P90] = p.e2e_ms.p90;
+		row_pred(r, &p);
 		/* a trace replay's throughput is the benchmark's: completed over
 		 * first arrival to last completion (aiperf's "Request
 		 * Throughput"), the simulated one likewise */

@@ -18,7 +18,7 @@ static const char *unit(const struct cap_cfg *c)
 	return c->concurrency ? "clients" : "req/s";
 }
 
-static void slo_list(const struct cap_cfg *c, char *buf, size_t n)
+void out_cap_slo_text(const struct cap_cfg *c, char *buf, size_t n)
 {
 	size_t i, len = 0;
 
@@ -41,7 +41,7 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	char slos[512], b[32];
 	size_t i, j;
 
-	slo_list(c, slos, sizeof(slos));
+	out_cap_slo_text(c, slos, sizeof(slos));
 	cap_binding_name(c, r->binding, b, sizeof(b));
 	fprintf(f, "capacity   %s on %s, tp %d pp %d dp %d ep %d, %s, engine %s, max_num_seqs %lld, max_num_batched_tokens %lld\n",
 	       sc->model->id, sc->gpu->id, sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep,

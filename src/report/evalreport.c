@@ -242,46 +242,94 @@ static void print_per_request(FILE *f, const struct eval_pass *p, bool md)
 		fprintf(f, "\n");
 }
 
-void out_eval_text(FILE *f, const struct eval_pass *p, unsigned tier0_off)
+/* A Markdown table's head: the lead columns and their rule ("| experiment
+ * | stage |", "|---|---:|"), then a right-aligned column per metric, by
+ * title or by key (ev_metric_name). */
+static void md_head(FILE *md, const char *lead, const char *rule, bool titles)
+{
+	int k;
+
+	fprintf(md, "%s", lead);
+	for (k = 0; k < EM__COUNT; k++)
+		fprintf(md, " %s |", titles ? metric_title(k) : ev_metric_name((enum ev_metric)k));
+	fprintf(md, "\n%s", rule);
+	for (k = 0; k < EM__COUNT; k++)
+		fprintf(md, "---:|");
+	fprintf(md, "\n");
+}
+
+/* What priced the rows: the calibration files used, or tier 0. */
+static void calib_head(FILE *f, const struct eval_pass *p, unsigned tier0_off, bool md)
+{
+	int k;
+
+	if (!p->nused) {
+		if (md)
+			fprintf(f, "Tier 0 (no calibration)%s.\n\n", tier0_off ? ", some corrections switched off" : "");
+		else
+			fprintf(f, "tier 0%s; cells: measured/predicted APE\n", tier0_off ? " with corrections switched off" : "");
+		return;
+	}
+	fprintf(f, md ? "Calibration:" : "tier 1: calibration");
+	for (k = 0; k < p->nused; k++)
+		fprintf(f, md ? " `%s`" : " %s", p->used[k]);
+	fprintf(f, md ? "\n\n" : "; cells: measured/predicted APE\n");
+}
+
+/* A line per row: its name, stage (marked when overloaded) and cells. */
+static void row_lines(FILE *f, const struct eval_pass *p, bool md)
 {
 	char b[64], name[200];
 	size_t i;
 	int k;
 
-	if (p->nused) {
-		fprintf(f, "tier 1: calibration");
-		for (k = 0; k < p->nused; k++)
-			fprintf(f, " %s", p->used[k]);
-		fprintf(f, "; cells: measured/predicted APE\n");
-	} else {
-		fprintf(f, "tier 0%s; cells: measured/predicted APE\n",
-		       tier0_off ? " with corrections switched off" : "");
+	for (i = 0; i < p->nrows; i++) {
+		const struct eval_row *r = &p->rows[i];
+		row_name(name, sizeof(name), r);
+		if (md)
+			fprintf(f, "| %s | %d%s |", name, r->stage, r->overloaded ? " *" : "");
+		else
+			fprintf(f, "%-44.44s %2d%s", name, r->stage, r->overloaded ? "*" : " ");
+		for (k = 0; k < EM__COUNT; k++) {
+			fmt_cell(b, sizeof(b), r, k);
+			fprintf(f, md ? " %s |" : " %-24s", b);
+		}
+		fprintf(f, "\n");
 	}
+}
+
+/* The APE summary: all steady rows, per model, per workload, overloaded. */
+static void summary_lines(FILE *f, const struct eval_pass *p, bool md)
+{
+	char name[200];
+	int k;
+
+	summary_line(f, p, false, NULL, NULL, md ? "all steady-state rows" : "all steady-state stages", md);
+	for (k = 0; k < p->nmodels; k++)
+		summary_line(f, p, false, p->models[k], NULL, p->models[k], md);
+	for (k = 0; k < p->nworkloads; k++) {
+		snprintf(name, sizeof(name), "workload %s", p->workloads[k]);
+		summary_line(f, p, false, NULL, p->workloads[k], name, md);
+	}
+	summary_line(f, p, true, NULL, NULL, md ? "overloaded rows" : "overloaded stages (*)", md);
+}
+
+void out_eval_text(FILE *f, const struct eval_pass *p, unsigned tier0_off)
+{
+	size_t i;
+	int k;
+
+	calib_head(f, p, tier0_off, false);
 	fprintf(f, "%-44s %2s ", "experiment", "st");
 	for (k = 0; k < EM__COUNT; k++)
 		fprintf(f, " %-24s", metric_title(k));
 	fprintf(f, "\n");
-	for (i = 0; i < p->nrows; i++) {
-		row_name(name, sizeof(name), &p->rows[i]);
-		fprintf(f, "%-44.44s %2d%s", name, p->rows[i].stage, p->rows[i].overloaded ? "*" : " ");
-		for (k = 0; k < EM__COUNT; k++) {
-			fmt_cell(b, sizeof(b), &p->rows[i], k);
-			fprintf(f, " %-24s", b);
-		}
-		fprintf(f, "\n");
-	}
+	row_lines(f, p, false);
 	fprintf(f, "\n%-37s", "APE (median mean)");
 	for (k = 0; k < EM__COUNT; k++)
 		fprintf(f, " %-16s", ev_metric_name((enum ev_metric)k));
 	fprintf(f, "\n");
-	summary_line(f, p, false, NULL, NULL, "all steady-state stages", false);
-	for (k = 0; k < p->nmodels; k++)
-		summary_line(f, p, false, p->models[k], NULL, p->models[k], false);
-	for (k = 0; k < p->nworkloads; k++) {
-		snprintf(name, sizeof(name), "workload %s", p->workloads[k]);
-		summary_line(f, p, false, NULL, p->workloads[k], name, false);
-	}
-	summary_line(f, p, true, NULL, NULL, "overloaded stages (*)", false);
+	summary_lines(f, p, false);
 	print_per_request(f, p, false);
 	if (p->ntables || p->skips.total)
 		print_tables_text(f, p);
@@ -636,13 +684,8 @@ void out_eval_ablation(FILE *f, FILE *md, const struct eval_pass *full, const st
 		fprintf(f, " %6.1f%%           ", 100 * base[k]);
 	fprintf(f, "\n");
 	if (md) {
-		fprintf(md, "| configuration |");
-		for (k = 0; k < EM__COUNT; k++)
-			fprintf(md, " %s |", ev_metric_name((enum ev_metric)k));
-		fprintf(md, "\n|---|");
-		for (k = 0; k < EM__COUNT; k++)
-			fprintf(md, "---:|");
-		fprintf(md, "\n| full tier 0 |");
+		md_head(md, "| configuration |", "|---|", false);
+		fprintf(md, "| full tier 0 |");
 		for (k = 0; k < EM__COUNT; k++)
 			fprintf(md, " %.1f%% |", 100 * base[k]);
 		fprintf(md, "\n");
@@ -810,50 +853,12 @@ int out_eval_plots(const struct eval_pass *p, const char *dir, FILE *md, struct 
 
 void out_eval_md_rows(FILE *md, const struct eval_pass *p, unsigned tier0_off)
 {
-	char b[64], name[200];
-	size_t i;
-	int k;
-
-	if (p->nused) {
-		fprintf(md, "Calibration:");
-		for (k = 0; k < p->nused; k++)
-			fprintf(md, " `%s`", p->used[k]);
-		fprintf(md, "\n\n");
-	} else {
-		fprintf(md, "Tier 0 (no calibration)%s.\n\n", tier0_off ? ", some corrections switched off" : "");
-	}
-	fprintf(md, "| experiment | stage |");
-	for (k = 0; k < EM__COUNT; k++)
-		fprintf(md, " %s |", metric_title(k));
-	fprintf(md, "\n|---|---:|");
-	for (k = 0; k < EM__COUNT; k++)
-		fprintf(md, "---:|");
-	fprintf(md, "\n");
-	for (i = 0; i < p->nrows; i++) {
-		row_name(name, sizeof(name), &p->rows[i]);
-		fprintf(md, "| %s | %d%s |", name, p->rows[i].stage, p->rows[i].overloaded ? " *" : "");
-		for (k = 0; k < EM__COUNT; k++) {
-			fmt_cell(b, sizeof(b), &p->rows[i], k);
-			fprintf(md, " %s |", b);
-		}
-		fprintf(md, "\n");
-	}
+	calib_head(md, p, tier0_off, true);
+	md_head(md, "| experiment | stage |", "|---|---:|", true);
+	row_lines(md, p, true);
 	fprintf(md, "\nCells: measured / predicted, APE. `*`: overloaded stage, summarised apart.\n\n");
-	fprintf(md, "| APE (median / mean) |");
-	for (k = 0; k < EM__COUNT; k++)
-		fprintf(md, " %s |", ev_metric_name((enum ev_metric)k));
-	fprintf(md, "\n|---|");
-	for (k = 0; k < EM__COUNT; k++)
-		fprintf(md, "---:|");
-	fprintf(md, "\n");
-	summary_line(md, p, false, NULL, NULL, "all steady-state rows", true);
-	for (k = 0; k < p->nmodels; k++)
-		summary_line(md, p, false, p->models[k], NULL, p->models[k], true);
-	for (k = 0; k < p->nworkloads; k++) {
-		snprintf(name, sizeof(name), "workload %s", p->workloads[k]);
-		summary_line(md, p, false, NULL, p->workloads[k], name, true);
-	}
-	summary_line(md, p, true, NULL, NULL, "overloaded rows", true);
+	md_head(md, "| APE (median / mean) |", "|---|", false);
+	summary_lines(md, p, true);
 	fprintf(md, "\n");
 	print_per_request(md, p, true);
 }

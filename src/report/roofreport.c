@@ -138,58 +138,56 @@ static int cmp_knob(const void *a, const void *b)
 	return dx < dy ? 1 : dx > dy ? -1 : 0;
 }
 
+/* k[*n]: decode T_est of c at (batch, kv_len) as a ratio to base's */
+static int add_knob(const struct rl_cfg *c, int64_t batch, int64_t kv_len, const struct rl_point *base,
+		    const char *name, const char *change, struct knob *k, size_t *n, struct err *e)
+{
+	struct rl_point pt;
+	int rc;
+
+	if ((rc = rl_eval(c, batch, 1, kv_len, &pt, e)) < 0)
+		return rc;
+	k[(*n)++] = (struct knob){name, change, pt.t_est / base->t_est, true};
+	return 0;
+}
+
 static int sensitivity(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o, struct err *e)
 {
 	struct model_cfg *m2 = xmalloc(sizeof(*m2));
-	struct rl_point base, pt;
+	struct rl_point base;
 	struct rl_cfg c2;
 	struct knob k[6];
 	size_t n = 0, i;
 	int rc;
 
-	if ((rc = rl_eval(c, o->batch, 1, o->kv_len, &base, e)) < 0)
+	if ((rc = rl_eval(c, o->batch, 1, o->kv_len, &base, e)) < 0 ||
+	    (rc = add_knob(c, o->batch * 2, o->kv_len, &base, "batch", "x2", k, &n, e)) < 0 ||
+	    (rc = add_knob(c, o->batch, o->kv_len * 2 + 1, &base, "KV length", "x2", k, &n, e)) < 0)
 		goto out;
-	k[n] = (struct knob){"batch", "x2", 0, true};
-	if ((rc = rl_eval(c, o->batch * 2, 1, o->kv_len, &pt, e)) < 0)
-		goto out;
-	k[n++].ratio = pt.t_est / base.t_est;
-	k[n] = (struct knob){"KV length", "x2", 0, true};
-	if ((rc = rl_eval(c, o->batch, 1, o->kv_len * 2 + 1, &pt, e)) < 0)
-		goto out;
-	k[n++].ratio = pt.t_est / base.t_est;
 	c2 = *c;
 	c2.kvdt = c->kvdt == DT_FP8 ? DT_BF16 : DT_FP8;
-	k[n] = (struct knob){"KV dtype bytes", c->kvdt == DT_FP8 ? "x2 (fp8 -> bf16)" : "/2 (bf16 -> fp8)",
-			     0, true};
-	if ((rc = rl_eval(&c2, o->batch, 1, o->kv_len, &pt, e)) < 0)
+	if ((rc = add_knob(&c2, o->batch, o->kv_len, &base, "KV dtype bytes",
+			   c->kvdt == DT_FP8 ? "x2 (fp8 -> bf16)" : "/2 (bf16 -> fp8)", k, &n, e)) < 0)
 		goto out;
-	k[n++].ratio = pt.t_est / base.t_est;
-	if (c->m->n_experts > 0 && c->m->top_k * 2 <= c->m->n_experts) {
-		*m2 = *c->m;
-		m2->top_k *= 2;
-		c2 = *c;
-		c2.m = m2;
-		k[n] = (struct knob){"top-k", "x2", 0, true};
-		if ((rc = rl_eval(&c2, o->batch, 1, o->kv_len, &pt, e)) < 0)
-			goto out;
-		k[n++].ratio = pt.t_est / base.t_est;
-	}
+	/* the model's widths, one at a time */
 	*m2 = *c->m;
-	m2->hidden *= 2;
 	c2 = *c;
 	c2.m = m2;
-	k[n] = (struct knob){"hidden size", "x2 (other widths fixed)", 0, true};
-	if ((rc = rl_eval(&c2, o->batch, 1, o->kv_len, &pt, e)) < 0)
+	if (c->m->n_experts > 0 && c->m->top_k * 2 <= c->m->n_experts) {
+		m2->top_k *= 2;
+		if ((rc = add_knob(&c2, o->batch, o->kv_len, &base, "top-k", "x2", k, &n, e)) < 0)
+			goto out;
+		m2->top_k = c->m->top_k;
+	}
+	m2->hidden *= 2;
+	if ((rc = add_knob(&c2, o->batch, o->kv_len, &base, "hidden size", "x2 (other widths fixed)", k, &n, e)) < 0)
 		goto out;
-	k[n++].ratio = pt.t_est / base.t_est;
 	if (c->m->n_experts > 0 && c->p.ep * 2 <= c->p.tp * c->p.dp &&
 	    (c->p.tp * c->p.dp) % (c->p.ep * 2) == 0 && c->m->n_experts % (c->p.ep * 2) == 0) {
 		c2 = *c;
 		c2.p.ep *= 2;
-		k[n] = (struct knob){"EP", "x2", 0, true};
-		if ((rc = rl_eval(&c2, o->batch, 1, o->kv_len, &pt, e)) < 0)
+		if ((rc = add_knob(&c2, o->batch, o->kv_len, &base, "EP", "x2", k, &n, e)) < 0)
 			goto out;
-		k[n++].ratio = pt.t_est / base.t_est;
 	}
 	qsort(k, n, sizeof(k[0]), cmp_knob);
 	fprintf(f, "## Sensitivity (decode B=%lld L=%lld, T_est %.4g ms)\n\n", (long long)o->batch,
@@ -354,15 +352,22 @@ static void rel_path(const char *report, const char *dir, char *out, size_t n)
 		out[strlen(out) - 1] = '\0';
 }
 
+/* dir/name opened to be written atomically (afile_commit). */
+static int plot_open(struct afile *af, const char *dir, const char *name, struct err *e)
+{
+	char p[1200];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return afile_open(af, p, e);
+}
+
 /* One chart to dir/name, atomically. */
 static int svg_file(const char *dir, const char *name, const struct out_svg_plot *pl, struct err *e)
 {
-	char p[1200];
 	struct afile af;
 	int rc;
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if ((rc = afile_open(&af, p, e)) < 0)
+	if ((rc = plot_open(&af, dir, name, e)) < 0)
 		return rc;
 	out_svg_plot(af.f, pl);
 	return afile_commit(&af, e);
@@ -375,7 +380,7 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o,
 {
 	static const int64_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 	enum { NB = sizeof(batches) / sizeof(batches[0]), NC = 61 };
-	char p[1200], rel[1100], title[200], ceiling[160];
+	char rel[1100], title[200], ceiling[160];
 	FILE *d;
 	struct afile af;
 	struct rl_point pt;
@@ -390,8 +395,7 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o,
 
 	if (paths_mkdir_p(o->plots) != 0)
 		return err_set(e, SS_ERUNTIME, "%s: cannot create the folder", o->plots);
-	snprintf(p, sizeof(p), "%s/roofline.dat", o->plots);
-	if ((rc = afile_open(&af, p, e)) < 0)
+	if ((rc = plot_open(&af, o->plots, "roofline.dat", e)) < 0)
 		return rc;
 	d = af.f;
 	fprintf(d, "# phase intensity_flop_per_byte attained_tflops\n");
@@ -410,10 +414,7 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o,
 		py[np] = tf;
 		pl[np++] = ph_name[i];
 	}
-	if ((rc = afile_commit(&af, e)) < 0)
-		return rc;
-	snprintf(p, sizeof(p), "%s/decode_batch.dat", o->plots);
-	if ((rc = afile_open(&af, p, e)) < 0)
+	if ((rc = afile_commit(&af, e)) < 0 || (rc = plot_open(&af, o->plots, "decode_batch.dat", e)) < 0)
 		return rc;
 	d = af.f;
 	fprintf(d, "# batch t_comp_ms t_hbm_ms t_net_ms t_est_ms (decode, L=%lld)\n", (long long)o->kv_len);
@@ -429,10 +430,7 @@ static int plots(FILE *f, const struct rl_cfg *c, const struct out_roof_opts *o,
 		th[i] = pt.t_hbm * 1e3;
 		te[i] = pt.t_est * 1e3;
 	}
-	if ((rc = afile_commit(&af, e)) < 0)
-		return rc;
-	snprintf(p, sizeof(p), "%s/plots.gp", o->plots);
-	if ((rc = afile_open(&af, p, e)) < 0)
+	if ((rc = afile_commit(&af, e)) < 0 || (rc = plot_open(&af, o->plots, "plots.gp", e)) < 0)
 		return rc;
 	d = af.f;
 	fprintf(d, "# optional: gnuplot plots.gp redraws the charts as gnuplot-*.svg\n"

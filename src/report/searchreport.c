@@ -116,21 +116,6 @@ static void wkv(const struct model_cfg *m, const struct search_outcome *r, char 
 	snprintf(buf, n, "%s/%s", weights(m, r), dtype_name(r->kvdt));
 }
 
-static void slo_text(const struct cap_cfg *c, char *buf, size_t n)
-{
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < c->nslo && len + 1 < n; i++) {
-		char nm[32];
-		cap_slo_name(&c->slo[i], nm, sizeof(nm));
-		len += (size_t)snprintf(buf + len, n - len, "%s%s <= %g", i ? ", " : "", nm, c->slo[i].limit_ms);
-	}
-	if (c->goodput_min > 0 && len + 1 < n)
-		snprintf(buf + len, n - len, "%sgoodput >= %g", len ? ", " : "", c->goodput_min);
-}
-
-
 static const char *engine_of(const struct search_report *R, const struct search_outcome *r)
 {
 	return R->sp->engine[r->d.engine]->name;
@@ -200,7 +185,7 @@ void search_report_text(FILE *f, const struct search_report *R)
 	int gw = 9; /* the gpu column: as wide as its widest entry */
 	struct sbuf sb;
 
-	slo_text(R->cc, slos, sizeof(slos));
+	out_cap_slo_text(R->cc, slos, sizeof(slos));
 	fprintf(f, "search     %s, engine%s", R->model->id, R->sp->nengine > 1 ? "s" : "");
 	for (i = 0; i < R->sp->nengine; i++)
 		fprintf(f, "%s %s", i ? "," : "", R->sp->engine[i]->name);
@@ -495,7 +480,7 @@ static void csv_of(const struct search_report *R, struct sbuf *o)
 		sweep_row_int(row, "num_requests", R->wl->num_requests);
 		sweep_row_int(row, "seed", (int64_t)R->cc->seed);
 		sweep_row_int(row, "seeds", R->cc->nseeds);
-		slo_text(R->cc, slos, sizeof(slos));
+		out_cap_slo_text(R->cc, slos, sizeof(slos));
 		sweep_row_str(row, "slo", slos);
 		sweep_row_num(row, "usd_per_gpu_hour", search_usd_per_gpu_hour(R->budget, &r->d));
 		sweep_row_str(row, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");

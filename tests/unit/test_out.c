@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "plan/capacity.h"
 #include "plan/wlflags.h"
 #include "base/loghist.h"
 #include "report/out.h"
@@ -292,9 +293,33 @@ static void test_wlflags(void)
 	wl_spec_release(&wl);
 }
 
+/* capacity's and search's SLO line: one writer for both reports */
+static void test_cap_slo_text(void)
+{
+	struct cap_cfg c;
+	char b[64], small[12];
+
+	memset(&c, 0, sizeof(c));
+	out_cap_slo_text(&c, b, sizeof(b));
+	CHECK(b[0] == '\0', "no SLO: empty line");
+	c.slo[0] = (struct cap_slo){CAP_TTFT, CAP_P90, 500};
+	c.slo[1] = (struct cap_slo){CAP_ITL, CAP_MEAN, 25.5};
+	c.nslo = 2;
+	c.goodput_min = 0.9;
+	out_cap_slo_text(&c, b, sizeof(b));
+	CHECK(strstr(b, " <= 500, ") && strstr(b, " <= 25.5, goodput >= 0.9") && !strchr(b + strlen(b) - 1, ','),
+	      "two SLOs and the goodput floor, comma-separated: '%s'", b);
+	out_cap_slo_text(&c, small, sizeof(small));
+	CHECK(strlen(small) == sizeof(small) - 1, "cut to the buffer: '%s'", small);
+	c.nslo = 0;
+	out_cap_slo_text(&c, b, sizeof(b));
+	CHECK(strcmp(b, "goodput >= 0.9") == 0, "goodput alone, no leading comma: '%s'", b);
+}
+
 int main(void)
 {
 	test_std();
+	test_cap_slo_text();
 	test_status();
 	test_formats();
 	test_svg();
