@@ -38,6 +38,32 @@ static int make(struct cost_model *c, const struct model_cfg *m, const struct gp
 	return cost_init(c, m, g, &p, &cc, dir, e);
 }
 
+/* The cost model as it prices steps (*on) and the same with the correction
+ * `off` switched off (*off_c): each hypothesis compares the two. */
+static int make_pair(struct cost_model *on, struct cost_model *off_c, const struct model_cfg *m,
+		     const struct gpu_spec *g, const char *dir, unsigned off, struct err *e)
+{
+	int rc;
+
+	if ((rc = make(on, m, g, dir, 0, 0, e)) < 0)
+		return rc;
+	if ((rc = make(off_c, m, g, dir, off, 0, e)) < 0)
+		cost_release(on);
+	return rc;
+}
+
+/* A Markdown table's header line and its rule, every column right-aligned. */
+static void table_head(FILE *out, const char *header)
+{
+	const char *c;
+
+	fprintf(out, "%s\n|", header);
+	for (c = header + 1; *c; c++)
+		if (*c == '|')
+			fprintf(out, "---:|");
+	fprintf(out, "\n");
+}
+
 static double decode_s(const struct cost_model *c, int64_t n, double ctx)
 {
 	struct step_desc d;
@@ -74,16 +100,11 @@ static int h4(const struct model_cfg *m, const struct gpu_spec *g, const char *d
 	double L, best = INFINITY, cross = 0, diff_cross = 0, maxd = 0, maxl = 0;
 	int rc;
 
-	if ((rc = make(&on, m, g, dir, 0, 0, e)) < 0)
+	if ((rc = make_pair(&on, &agg, m, g, dir, COST_H4, e)) < 0)
 		return rc;
-	if ((rc = make(&agg, m, g, dir, COST_H4, 0, e)) < 0) {
-		cost_release(&on);
-		return rc;
-	}
 	fprintf(out, "H4: decode batch %lld on %s / %s, KV length 128 to 8192: per-component pricing vs one aggregate roofline\n\n",
 		(long long)B, m->id, g->id);
-	fprintf(out, "| KV length | GEMMs ms | attention ms | per-component ms | aggregate ms | difference |\n");
-	fprintf(out, "|---:|---:|---:|---:|---:|---:|\n");
+	table_head(out, "| KV length | GEMMs ms | attention ms | per-component ms | aggregate ms | difference |");
 	for (L = 128; L <= 8192.5; L *= sqrt(2.0)) {
 		double tc = decode_s(&on, B, L), ta = decode_s(&agg, B, L);
 		double tg = cost_tok_s(&on, B), tat = cost_attn_decode_s(&on, B, (double)B * L) * (double)m->layers;
@@ -119,16 +140,11 @@ static int h5(const struct model_cfg *m, const struct gpu_spec *g, const char *d
 	double prev = NAN, d50 = 0;
 	int rc, i, up = 0, down = 0;
 
-	if ((rc = make(&add, m, g, dir, 0, 0, e)) < 0)
+	if ((rc = make_pair(&add, &avg, m, g, dir, COST_H5, e)) < 0)
 		return rc;
-	if ((rc = make(&avg, m, g, dir, COST_H5, 0, e)) < 0) {
-		cost_release(&add);
-		return rc;
-	}
 	fprintf(out, "H5: a %lld-token step on %s / %s split between one prefill chunk and decodes at context 1024\n\n",
 		(long long)budget, m->id, g->id);
-	fprintf(out, "| prefill share | prefill tokens | decodes | additive ms | 0.75/0.25 average ms | difference |\n");
-	fprintf(out, "|---:|---:|---:|---:|---:|---:|\n");
+	table_head(out, "| prefill share | prefill tokens | decodes | additive ms | 0.75/0.25 average ms | difference |");
 	for (i = 0; i <= 10; i++) {
 		int64_t pre = budget * i / 10, dec = budget - pre;
 		double ta = mixed_s(&add, pre, dec, 1024), tw = mixed_s(&avg, pre, dec, 1024);
@@ -177,12 +193,8 @@ static int h6(const struct model_cfg *m, const struct gpu_spec *g, const char *d
 	int rc, b, k, np = 0, ji, jn, pji, pjn;
 
 	/* no CUDA-graph padding: its steps are real, not lookup artefacts */
-	if ((rc = make(&in, m, g, dir, 0, 0, e)) < 0)
+	if ((rc = make_pair(&in, &nn, m, g, dir, COST_H6, e)) < 0)
 		return rc;
-	if ((rc = make(&nn, m, g, dir, COST_H6, 0, e)) < 0) {
-		cost_release(&in);
-		return rc;
-	}
 	for (b = 1; b <= 256; b++) {
 		di[b - 1] = decode_s(&in, b, 1024);
 		dn[b - 1] = decode_s(&nn, b, 1024);

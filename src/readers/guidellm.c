@@ -65,6 +65,32 @@ static int next_member(struct gl_ctx *c, char *key, size_t n, enum js_tok *t, st
 	return 1;
 }
 
+/* Inside an object: its members skipped up to the next `key` whose value
+ * starts with `want`: 1 with that value next to read, 0 at the object's end. */
+static int seek_member(struct gl_ctx *c, const char *key, enum js_tok want, struct err *e)
+{
+	char k[64];
+	enum js_tok t;
+	int rc;
+
+	while ((rc = next_member(c, k, sizeof(k), &t, e)) > 0) {
+		if (t == want && strcmp(k, key) == 0)
+			return 1;
+		if ((rc = skip_value(c, t, e)) < 0)
+			return rc;
+	}
+	return rc;
+}
+
+/* The next element of the array being read: 1 with its first token in *t,
+ * 0 at the end of the array. */
+static int next_element(struct gl_ctx *c, enum js_tok *t, struct err *e)
+{
+	int rc = js_next(c->js, t, e);
+
+	return rc < 0 ? rc : *t != JS_ARR_END;
+}
+
 /* Read the numeric members of an object we are inside (after JS_OBJ),
  * mapping some keys to fields; nested objects are handled by the caller's
  * map function. */
@@ -103,6 +129,31 @@ static int read_timings(struct gl_ctx *c, double *f, int which, struct err *e)
 		}
 	}
 	return rc;
+}
+
+/* A time point each era records under its own name, newest first: the
+ * first a request has, as ms after its start (names the field), NAN when it
+ * has none. */
+struct gl_time {
+	int field;
+	const char *name;
+};
+static const struct gl_time first_token[] = {{F_FIRST_TOK, "first_token_time - start"},
+					      {F_T_FIRST, "timings.first_token_iteration - start"},
+					      {-1, NULL}};
+static const struct gl_time request_end[] = {{F_END, "end_time - start"},
+					      {F_REQ_END, "request_end_time - start"},
+					      {F_T_END, "timings.request_end - start"},
+					      {-1, NULL}};
+
+static double since_start(const double *f, const struct gl_time *at, double start, const char **name)
+{
+	for (; at->name; at++)
+		if (!isnan(f[at->field])) {
+			*name = at->name;
+			return (f[at->field] - start) * 1e3;
+		}
+	return NAN;
 }
 
 static int read_request(struct gl_ctx *c, int bench, struct err *e)
@@ -169,27 +220,8 @@ static int read_request(struct gl_ctx *c, int bench, struct err *e)
 	start = !isnan(f[F_REQ_START]) ? f[F_REQ_START] : !isnan(f[F_START]) ? f[F_START] : f[F_T_START];
 	if (isnan(f[F_REQ_START]))
 		names.start = !isnan(f[F_START]) ? "start_time" : "timings.request_start";
-	if (!isnan(f[F_TTFT_MS])) {
-		ttft = f[F_TTFT_MS];
-	} else if (!isnan(f[F_FIRST_TOK])) {
-		ttft = (f[F_FIRST_TOK] - start) * 1e3;
-		names.ttft = "first_token_time - start";
-	} else if (!isnan(f[F_T_FIRST])) {
-		ttft = (f[F_T_FIRST] - start) * 1e3;
-		names.ttft = "timings.first_token_iteration - start";
-	}
-	if (!isnan(f[F_LATENCY])) {
-		e2e = f[F_LATENCY] * 1e3;
-	} else if (!isnan(f[F_END])) {
-		e2e = (f[F_END] - start) * 1e3;
-		names.e2e = "end_time - start";
-	} else if (!isnan(f[F_REQ_END])) {
-		e2e = (f[F_REQ_END] - start) * 1e3;
-		names.e2e = "request_end_time - start";
-	} else if (!isnan(f[F_T_END])) {
-		e2e = (f[F_T_END] - start) * 1e3;
-		names.e2e = "timings.request_end - start";
-	}
+	ttft = !isnan(f[F_TTFT_MS]) ? f[F_TTFT_MS] : since_start(f, first_token, start, &names.ttft);
+	e2e = !isnan(f[F_LATENCY]) ? f[F_LATENCY] * 1e3 : since_start(f, request_end, start, &names.e2e);
 	p = !isnan(f[F_PROMPT]) ? f[F_PROMPT] : f[F_IN_TOTAL];
 	o = !isnan(f[F_OUTPUT]) ? f[F_OUTPUT] : f[F_OUT_TOTAL];
 	if (isnan(f[F_PROMPT]))
@@ -235,11 +267,7 @@ static int read_request_array(struct gl_ctx *c, int bench, bool keep, int64_t *c
 	enum js_tok t;
 	int rc;
 
-	for (;;) {
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
-		if (t == JS_ARR_END)
-			return 0;
+	while ((rc = next_element(c, &t, e)) > 0) {
 		(*count)++;
 		if (keep && t == JS_OBJ) {
 			if ((rc = read_request(c, bench, e)) < 0)
@@ -248,6 +276,7 @@ static int read_request_array(struct gl_ctx *c, int bench, bool keep, int64_t *c
 			return rc;
 		}
 	}
+	return rc;
 }
 
 /* {"type_": ..., "rate": ...} strategy descriptions */
@@ -274,18 +303,11 @@ static int read_strategy(struct gl_ctx *c, struct gt_bench *b, struct err *e)
 /* Find "strategy" inside config (0.4+) or args (0.2-0.3). */
 static int read_config(struct gl_ctx *c, struct gt_bench *b, struct err *e)
 {
-	enum js_tok t;
-	char key[64];
 	int rc;
 
-	while ((rc = next_member(c, key, sizeof(key), &t, e)) > 0) {
-		if (t == JS_OBJ && strcmp(key, "strategy") == 0)
-			rc = read_strategy(c, b, e);
-		else
-			rc = skip_value(c, t, e);
-		if (rc < 0)
+	while ((rc = seek_member(c, "strategy", JS_OBJ, e)) > 0)
+		if ((rc = read_strategy(c, b, e)) < 0)
 			return rc;
-	}
 	return rc;
 }
 
@@ -297,16 +319,13 @@ static int read_bench_list(struct gl_ctx *c, struct err *e)
 	enum js_tok t;
 	int rc;
 
-	for (;;) {
-		if ((rc = js_next(c->js, &t, e)) < 0)
-			return rc;
-		if (t == JS_ARR_END)
-			return 0;
+	while ((rc = next_element(c, &t, e)) > 0) {
 		if (t != JS_OBJ)
 			return err_set(e, SS_EDATA, "%s: 'benchmarks' must hold objects", c->path);
 		if ((rc = read_benchmark(c, e)) < 0)
 			return rc;
 	}
+	return rc;
 }
 
 static int read_benchmark(struct gl_ctx *c, struct err *e)
@@ -343,15 +362,8 @@ static int read_benchmark(struct gl_ctx *c, struct err *e)
 			if ((rc = read_request_array(c, idx, false, &b.errored, e)) < 0)
 				return rc;
 		} else if (t == JS_OBJ && strcmp(key, "requests") == 0) {
-			for (;;) {
-				char k2[32];
-				if ((rc = js_next(c->js, &t, e)) < 0)
-					return rc;
-				if (t == JS_OBJ_END)
-					break;
-				snprintf(k2, sizeof(k2), "%s", js_str(c->js));
-				if ((rc = js_next(c->js, &t, e)) < 0)
-					return rc;
+			char k2[32];
+			while ((rc = next_member(c, k2, sizeof(k2), &t, e)) > 0) {
 				if (t == JS_ARR && strcmp(k2, "successful") == 0)
 					rc = read_request_array(c, idx, true, &b.completed, e);
 				else if (t == JS_ARR && strcmp(k2, "errored") == 0)
@@ -363,6 +375,8 @@ static int read_benchmark(struct gl_ctx *c, struct err *e)
 				if (rc < 0)
 					return rc;
 			}
+			if (rc < 0)
+				return rc;
 		} else if ((rc = skip_value(c, t, e)) < 0) {
 			return rc;
 		}
@@ -380,7 +394,6 @@ static int read_all(struct gl_ctx *c, struct err *e)
 {
 	struct gt_requests *g = c->g;
 	enum js_tok t;
-	char key[64];
 	size_t i, k;
 	int rc, found = 0;
 
@@ -388,14 +401,9 @@ static int read_all(struct gl_ctx *c, struct err *e)
 		return rc;
 	if (t != JS_OBJ)
 		return err_set(e, SS_EDATA, "%s: expected a JSON object at the top", c->path);
-	while ((rc = next_member(c, key, sizeof(key), &t, e)) > 0) {
-		if (t == JS_ARR && strcmp(key, "benchmarks") == 0) {
-			found = 1;
-			rc = read_bench_list(c, e);
-		} else {
-			rc = skip_value(c, t, e);
-		}
-		if (rc < 0)
+	while ((rc = seek_member(c, "benchmarks", JS_ARR, e)) > 0) {
+		found = 1;
+		if ((rc = read_bench_list(c, e)) < 0)
 			return rc;
 	}
 	if (rc < 0)
