@@ -35,3 +35,11 @@ int jf_req(const struct json *o, const char *key, const char *ctx, const struct 
 		return err_set(e, SS_EDATA, "%s: missing required key '%s'", ctx, key);
 	return 0;
 }
+
+int jf_mapping(const struct json *j, const char *ctx, const char *what, struct err *e)
+{
+	if (json_type_of(j) != JSON_OBJECT)
+		return err_set(e, SS_EDATA, "%s: expected a mapping of %s, got %s", ctx, what,
+			       json_type_name(json_type_of(j)));
+	return 0;
+}

@@ -22,4 +22,7 @@ int jf_int(const struct json *o, const char *key, const char *ctx, int64_t lo, i
 /* A required member of any type: *out, or SS_EDATA naming key. */
 int jf_req(const struct json *o, const char *key, const char *ctx, const struct json **out,
 	   struct err *e);
+/* A document read from YAML or JSON that must be a mapping: SS_EDATA
+ * "CTX: expected a mapping of WHAT, got TYPE" when it is not. */
+int jf_mapping(const struct json *j, const char *ctx, const char *what, struct err *e);
 #endif

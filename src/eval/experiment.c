@@ -455,12 +455,7 @@ static int profile_prefix_tokens(const char *dir, int64_t *prefix, bool *found, 
 		return 0;
 	if ((rc = yaml_parse_file(p, &j, e)) < 0)
 		return rc;
-	if (json_type_of(j) != JSON_OBJECT) {
-		rc = err_set(e, SS_EDATA, "%s: expected a mapping of GuideLLM options, got %s", p,
-			     json_type_name(json_type_of(j)));
-		goto out;
-	}
-	if ((rc = json_check_keys(j, profile_keys, p, e)) < 0)
+	if ((rc = jf_mapping(j, p, "GuideLLM options", e)) < 0 || (rc = json_check_keys(j, profile_keys, p, e)) < 0)
 		goto out;
 	d = json_get(j, "data");
 	if (d && json_type_of(d) != JSON_OBJECT) {

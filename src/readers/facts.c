@@ -169,14 +169,9 @@ int facts_read_exp_config(const char *path, struct exp_config *c, struct err *e)
 	c->tp = 1;
 	if ((rc = yaml_parse_file(path, &j, e)) < 0)
 		return rc;
-	if (json_type_of(j) != JSON_OBJECT) {
-		rc = err_set(e, SS_EDATA, "%s: expected a mapping of settings, got %s", path,
-			     json_type_name(json_type_of(j)));
-		goto out;
-	}
-	if ((rc = json_check_keys(j, keys, path, e)) < 0 || (rc = json_opt_str(j, "app", path, &s, e)) < 0)
-		goto out;
-	if ((rc = jf_str(j, "model", path, c->model, sizeof(c->model), true, e)) < 0 ||
+	if ((rc = jf_mapping(j, path, "settings", e)) < 0 || (rc = json_check_keys(j, keys, path, e)) < 0 ||
+	    (rc = json_opt_str(j, "app", path, &s, e)) < 0 ||
+	    (rc = jf_str(j, "model", path, c->model, sizeof(c->model), true, e)) < 0 ||
 	    (rc = jf_int(j, "tensor_parallelism", path, 1, 4096, &c->tp, e)) < 0 ||
 	    (rc = json_opt_int(j, "max_model_len", path, 1, 1 << 24, &c->mml, NULL, e)) < 0 ||
 	    (rc = json_opt_int(j, "max_num_batched_tokens", path, 1, 1 << 24, &c->mbt, NULL, e)) < 0 ||

@@ -135,6 +135,9 @@ static void test_jfield(void)
 	      "a null member is there");
 	CHECK(jf_req(j, "y", "t.json", &o, &e) == -SS_EDATA && strcmp(e.msg, "t.json: missing required key 'y'") == 0,
 	      "missing member: %s", e.msg);
+	CHECK(jf_mapping(j, "t.json", "settings", &e) == 0, "an object is a mapping");
+	CHECK(jf_mapping(json_get(j, "x"), "c.yaml", "settings", &e) == -SS_EDATA &&
+	      strcmp(e.msg, "c.yaml: expected a mapping of settings, got a number") == 0, "a number is not: %s", e.msg);
 	json_free(j);
 }
 
