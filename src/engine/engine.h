@@ -124,6 +124,10 @@ struct engine_type {
 	/* P/D: where the client's first token comes from (sim/sim.h,
 	 * enum sim_pd_first; 0: the prefill worker, at the hand-off) */
 	enum sim_pd_first pd_first;
+	/* P/D: an attention-DP prefill worker puts a request on a random rank
+	 * of its own (sim_cfg.pd.prefill_rank_random) rather than the router
+	 * choosing among every prefill rank of the pool */
+	bool pd_prefill_rank_random;
 	/* its overlap scheduler is off under speculative decoding (the host
 	 * terms' CPU part no longer hides under the GPU's batch) */
 	bool spec_no_overlap;

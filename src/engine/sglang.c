@@ -1059,6 +1059,21 @@ const struct engine_type engine_sglang = {
 	/* the decode server streams the prefill's token once it admits the
 	 * request (its prebuilt batch), then its own */
 	.pd_first = SIM_PD_FIRST_DECODE_STEP,
+	/* A P/D prefill server with attention DP sends each request to DP rank
+	 * bootstrap_room % dp_size (python/sglang/srt/managers/
+	 * data_parallel_controller.py: in P/D mode the "round_robin" method
+	 * did this until sgl-project/sglang#16110, "follow_bootstrap_room"
+	 * since, the default for --disaggregation-mode prefill), so that the
+	 * decode server can find the KV's rank from the room alone (#13052);
+	 * the room is a random 63-bit number the router draws per request
+	 * (sglang_router mini_lb.py _generate_bootstrap_room:
+	 * random.randint(0, 2**63 - 1); Dynamo's SGLang handler likewise).
+	 * So a prompt lands on a uniformly random rank of the worker, not the
+	 * least-loaded one: a rank can hold several prompts while another
+	 * idles, and every rank of the worker steps with the busiest
+	 * (eval/silicon/HARNESS.md, "SGLang P/D: the prefill rank of a
+	 * request"). */
+	.pd_prefill_rank_random = true,
 	/* ServerArgs._handle_speculative_decoding (python/sglang/srt/
 	 * server_args.py, 0.5.x): EAGLE / MTP sets disable_overlap_schedule
 	 * unless SGLANG_ENABLE_SPEC_V2 is in the environment */

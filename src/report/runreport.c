@@ -259,10 +259,13 @@ static void run_header(FILE *f, const struct out_run *c)
 		       c->cfg.sc->pd_handoff_given ? "--kv-handoff-ms"
 						   : "the engine's hand-off: frontend, transfer set-up, decode polling; fitted on measured P/D runs",
 		       pd_first_words(c->simcfg->pd.first));
-		fprintf(f, "prefill kv %lld blocks (%lld tokens) per prefill %s, from memory\n",
+		fprintf(f, "prefill kv %lld blocks (%lld tokens) per prefill %s, from memory%s\n",
 		       (long long)c->simcfg->pd.prefill_kv_blocks,
 		       (long long)(c->simcfg->pd.prefill_kv_blocks * c->simcfg->block_size),
-		       pp->dp > 1 ? "DP rank" : "worker");
+		       pp->dp > 1 ? "DP rank" : "worker",
+		       pp->dp > 1 && c->simcfg->pd.prefill_rank_random
+			       ? "; each prompt on a random DP rank of its worker (the engine routes by the request's bootstrap room)"
+			       : "");
 		if (pg && c->prefill_cost) { /* the prefill pool's own tables */
 			const struct cost_model *pc = c->prefill_cost;
 			fprintf(f, "prefill    %s kernel tables %s%s%s: GEMMs %s; routed experts %s\n", pg->id,

@@ -403,6 +403,7 @@ struct sim {
 	uint64_t rr;
 	uint64_t *rr_in;
 	struct pcg32 route_rng;
+	struct pcg32 room_rng;   /* P/D prefill ranks drawn at random (sim_cfg.pd.prefill_rank_random) */
 	uint64_t *route_chain;
 	size_t route_chain_cap;
 	int32_t max_blocks_per_req;

@@ -383,6 +383,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->nroute = s->nreplicas;
 	s->rr_in = xcalloc((size_t)s->nreplicas, sizeof(*s->rr_in));
 	pcg32_seed(&s->route_rng, wl->seed, 12);
+	pcg32_seed(&s->room_rng, wl->seed, 16);
 	s->max_blocks_per_req = blocks_for(s, cfg->max_model_len) + 1;
 	s->reps = xcalloc((size_t)s->nrep, sizeof(*s->reps));
 	for (i = 0; i < s->nrep; i++) {

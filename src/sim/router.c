@@ -156,6 +156,23 @@ int router_pick(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 	return best;
 }
 
+/* P/D prefill ranks drawn at random (sim_cfg.pd.prefill_rank_random): the
+ * router picks one of the workers (groups of g consecutive ranks among the
+ * candidates), the rank within it is a uniform draw from room_rng. */
+static int rank_in_worker(struct sim *s, const struct route_cands *ranks, int g, uint64_t *ctr)
+{
+	struct route_cands c = *ranks;
+	int w;
+
+	if (g <= 1)
+		return c.lo + router_pick(s, &c, ctr);
+	assert(c.n % g == 0 && c.stride == 1 && c.width == 1);
+	c.n /= g;
+	c.stride = c.width = g;
+	w = router_pick(s, &c, ctr);
+	return c.lo + w * g + (int)pcg32_bounded(&s->room_rng, (uint32_t)g);
+}
+
 /* The engine rank arrival w (request id) is queued on: a replica by the
  * router, then one of its ranks (with P/D, one of its prefill workers). */
 int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
@@ -176,5 +193,7 @@ int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
 	c.n = c.width;
 	c.lo = k * s->per;
 	c.stride = c.width = 1;
+	if (pre > 0 && s->cfg.pd.prefill_rank_random)
+		return rank_in_worker(s, &c, s->cfg.pd.prefill_group, &s->rr_in[k]);
 	return c.lo + router_pick(s, &c, &s->rr_in[k]);
 }

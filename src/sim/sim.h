@@ -204,6 +204,12 @@ struct sim_cfg {
 		int64_t prefill_kv_blocks, prefill_max_num_seqs, prefill_max_num_batched_tokens;
 		double kv_bytes_per_token, link_bw, alpha_s;
 		enum sim_pd_first first;
+		/* how a prompt finds its rank inside an attention-DP prefill
+		 * worker (prefill_group above 1): false, the router picks among
+		 * all the pool's prefill ranks; true, the router picks the
+		 * worker and the rank is a uniform draw from its group
+		 * (engine_type.pd_prefill_rank_random: SGLang) */
+		bool prefill_rank_random;
 	} pd;
 	/* KV offload (host_blocks 0: off): each replica's prefix cache has a
 	 * host tier of host_blocks blocks below it (kvcache.h, kvc.lower): a

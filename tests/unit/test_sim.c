@@ -1042,7 +1042,48 @@ static void test_dp_attention(void)
 		      strstr(line_n(r.log, 2, buf, sizeof(buf)), " r4: 0+1 ") &&
 		      strstr(line_n(r.log, 4, buf, sizeof(buf)), " r5: 1+1 ") && strcmp(t_r0, t_r1) == 0,
 	      "both decode on the second decode worker's ranks 4 and 5, in one group step (t=%s, t=%s)", t_r0, t_r1);
+	/* SGLang's P/D prefill ranks (sim_cfg.pd.prefill_rank_random): eight
+	 * prompts at once on one prefill worker of 2 ranks.  The router alone
+	 * alternates them (ids 0, 2, 4, 6 on rank 0); drawn at random, as the
+	 * bootstrap room decides, rank 0 takes another set */
 	wl_spec_release(&r.w);
+	free(r.log);
+	free(r.csv);
+	r.log = r.csv = NULL;
+	{
+		char got[2][64];
+		int rnd;
+		for (rnd = 0; rnd < 2; rnd++) {
+			const char *q;
+			int n, tok;
+			base_cfg(&r.sc, 2048, 64, 1000);
+			r.sc.dp = 2;
+			r.sc.lockstep = true;
+			pd_cfg(&r.sc, 2, &r.c, 1000, 4096, 1e5);
+			r.sc.pd.prefill_group = 2;
+			r.sc.pd.prefill_rank_random = rnd;
+			trace_spec(&r.w, "0,200,3,-1\n0,200,3,-1\n0,200,3,-1\n0,200,3,-1\n"
+					 "0,200,3,-1\n0,200,3,-1\n0,200,3,-1\n0,200,3,-1\n");
+			CHECK(trun_go(&r) == 0 && r.t.completed == 8 && r.t.pd_transfers == 8,
+			      "P/D prefill ranks %s: all eight complete (invariants checked)", rnd ? "drawn" : "routed");
+			/* the prompts (id+200) of rank 0's steps, in order */
+			got[rnd][0] = '\0';
+			for (q = r.log ? strstr(r.log, " r0: ") : NULL; q; q = strstr(q + 1, " r0: ")) {
+				const char *e0 = strchr(q, '|');
+				const char *k;
+				for (k = q + 5; e0 && k < e0; k++)
+					if ((k == q + 5 || k[-1] == ' ') && sscanf(k, "%d+%d", &n, &tok) == 2 && tok == 200)
+						snprintf(got[rnd] + strlen(got[rnd]), sizeof(got[rnd]) - strlen(got[rnd]), "%d ", n);
+			}
+			free(r.log);
+			free(r.csv);
+			r.log = r.csv = NULL;
+			wl_spec_release(&r.w);
+		}
+		CHECK(strcmp(got[0], "0 2 4 6 ") == 0, "routed: rank 0 prefills 0 2 4 6, got %s", got[0]);
+		CHECK(strcmp(got[1], got[0]) != 0 && strlen(got[1]) > 0,
+		      "drawn (seed 42): rank 0 prefills %s, another set than the router's", got[1]);
+	}
 	trun_release(&r);
 }
 
