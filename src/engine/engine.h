@@ -128,6 +128,10 @@ struct engine_type {
 	 * of its own (sim_cfg.pd.prefill_rank_random) rather than the router
 	 * choosing among every prefill rank of the pool */
 	bool pd_prefill_rank_random;
+	/* with attention DP its chunked-prefill budget is the engine's, not a
+	 * rank's: each rank schedules the given (or default) chunk divided by
+	 * the DP size (scenario_rank_chunk) */
+	bool chunk_split_dp;
 	/* its overlap scheduler is off under speculative decoding (the host
 	 * terms' CPU part no longer hides under the GPU's batch) */
 	bool spec_no_overlap;

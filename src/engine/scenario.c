@@ -84,6 +84,13 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
 	return m && m->n_experts > 0 && p->dp > 1;
 }
 
+int64_t scenario_rank_chunk(const struct scenario *s, const struct parallel *p, int64_t chunk)
+{
+	if (!s->engine->chunk_split_dp || chunk <= 0 || !scenario_dp_attention(s->model, p))
+		return chunk;
+	return chunk / p->dp > 0 ? chunk / p->dp : 1;
+}
+
 /* P/D: the prefill pool's memory plan and cost model, and the link the KV
  * takes to the decode pool: NVLink when both pools fit one NVLink domain
  * (GB200 NVL72), else the inter-node link; every GPU of a prefill worker
@@ -205,8 +212,9 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
 	int all = s->pd_prefill * pgpus * pp->dp + s->pd_decode * dgpus * s->par.dp;
 	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->k.max_num_seqs;
-	int64_t mbt = s->prefill_max_num_batched_tokens > 0 ? s->prefill_max_num_batched_tokens
-							     : s->k.max_num_batched_tokens;
+	int64_t chunk = s->prefill_max_num_batched_tokens > 0 ? s->prefill_max_num_batched_tokens
+							       : s->k.max_num_batched_tokens;
+	int64_t mbt = scenario_rank_chunk(s, pp, chunk); /* a rank's */
 	struct cost_cfg pcc;
 	int rc;
 
@@ -219,7 +227,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		return rc;
 	}
 	if ((rc = memplan_compute(s->model, pg, pp, s->wdt, s->kvdt, s->k.gpu_memory_utilization,
-				  s->k.block_size, mbt, mns, &st->prefill_mp, e)) < 0) {
+				  s->k.block_size, chunk, mns, &st->prefill_mp, e)) < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
@@ -449,7 +457,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		cost_overheads_apply(&cc.ov, &s->ov);
 		cc.overlap_cpu = h && h->overlap && !s->k.disable_overlap && !(en->spec_no_overlap && s->spec.k > 0);
 	}
-	cc.max_tokens = s->k.max_num_batched_tokens;
+	cc.max_tokens = scenario_rank_chunk(s, &s->par, s->k.max_num_batched_tokens);
 	cc.max_seqs = mns;
 	cc.graph_max = s->graph_max;
 	cc.tier2 = s->tier2;
@@ -468,7 +476,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	eplb_words(s, &st->cost, st->kv_from_memory ? &st->mp : NULL, st->eplb_words, sizeof(st->eplb_words));
-	st->sc.max_num_batched_tokens = s->k.max_num_batched_tokens;
+	st->sc.max_num_batched_tokens = scenario_rank_chunk(s, &s->par, s->k.max_num_batched_tokens);
 	st->sc.max_num_seqs = mns;
 	st->sc.max_model_len = s->k.max_model_len;
 	st->sc.block_size = s->k.block_size;

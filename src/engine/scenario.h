@@ -191,6 +191,11 @@ const char *scenario_limits_rule(const struct gpu_spec *g);
 /* Attention-DP: an MoE model with dp > 1 (DP ranks share the MoE layers and
  * step in lockstep); dense models keep DP as replicas behind the router. */
 bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
+/* The tokens one rank of layout p budgets per prefill batch when the engine
+ * is given (or defaults to) chunk: chunk / dp for an engine that splits its
+ * chunk over attention-DP ranks (engine_type.chunk_split_dp, SGLang), at
+ * least 1; chunk otherwise (0 stays 0). */
+int64_t scenario_rank_chunk(const struct scenario *sc, const struct parallel *p, int64_t chunk);
 int scenario_prepare(const struct scenario *sc, const char *data_dir, struct scenario_state *st,
 		     struct err *e);
 /* The achieved share of a host link's bandwidth for KV blocks: 50 GB/s

@@ -1074,6 +1074,13 @@ const struct engine_type engine_sglang = {
 	 * (eval/silicon/HARNESS.md, "SGLang P/D: the prefill rank of a
 	 * request"). */
 	.pd_prefill_rank_random = true,
+	/* ServerArgs._handle_data_parallelism (python/sglang/srt/
+	 * server_args.py, the 0.5.x releases): with --enable-dp-attention,
+	 * chunked_prefill_size = chunked_prefill_size // dp_size ("DP attention
+	 * is enabled. The chunked prefill size is adjusted to ..."), applied
+	 * after the memory settings took the undivided value; every DP
+	 * rank's scheduler then budgets that many tokens per prefill batch */
+	.chunk_split_dp = true,
 	/* ServerArgs._handle_speculative_decoding (python/sglang/srt/
 	 * server_args.py, 0.5.x): EAGLE / MTP sets disable_overlap_schedule
 	 * unless SGLANG_ENABLE_SPEC_V2 is in the environment */

@@ -157,9 +157,15 @@ static void print_sglang_defaults(FILE *f, const struct out_run *c)
 {
 	const struct sglang_mem *sm = c->sg_mem;
 
-	if (!c->mbt_given)
-		fprintf(f, "defaults   chunked_prefill_size %lld: SGLang's rule by GPU memory (2048 under 35 GiB, 4096 under 60 GiB, 8192 under 160 GiB, else 16384)\n",
-			(long long)c->simcfg->max_num_batched_tokens);
+	if (!c->mbt_given) {
+		long long all = (long long)c->cfg.sc->k.max_num_batched_tokens;
+		long long rank = (long long)c->simcfg->max_num_batched_tokens;
+		fprintf(f, "defaults   chunked_prefill_size %lld: SGLang's rule by GPU memory (2048 under 35 GiB, 4096 under 60 GiB, 8192 under 160 GiB, else 16384)",
+			all);
+		if (rank != all)
+			fprintf(f, ", divided by the attention-DP size: %lld tokens per rank's prefill batch", rank);
+		fprintf(f, "\n");
+	}
 	if (!c->mem_frac_given && c->cfg.kv_from_memory && sm)
 		fprintf(f, "defaults   mem_fraction_static %.3f: SGLang's rule, (%.0f MiB - %.0f MiB reserved) / %.0f MiB; reserved = 512 + 1.5 x max(chunk %lld, 2048) + 1024 x TP x PP / 8 + CUDA graphs %.0f (decode batch up to %lld, %s)%s\n",
 			sm->fraction, sm->gpu_mib, sm->reserved_mib, sm->gpu_mib, (long long)sm->chunk,

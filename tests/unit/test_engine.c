@@ -863,6 +863,64 @@ static void test_ar_fusion_default(void)
  * k.router), kept once: no router named is least-loaded (run's default),
  * a named one is its kind, and the prepared simulation and the GPU count
  * read them. */
+/* SGLang divides --chunked-prefill-size by the DP size under attention DP
+ * (ServerArgs._handle_data_parallelism): Qwen3-30B-A3B on 4 H100s as
+ * attention DP 4 budgets 16,384 / 4 tokens per rank's prefill batch, in the
+ * simulation and in the cost model's step shapes, and a P/D prefill worker
+ * of DP 2 given 6,000 budgets 3,000; vLLM and a dense SGLang replica keep the
+ * whole chunk. */
+static void test_sglang_chunk_dp(void)
+{
+	struct model_cfg *m = calloc(1, sizeof(*m));
+	const struct gpu_spec *g = NULL;
+	struct scenario sc;
+	struct scenario_state st;
+	struct wl_spec wl;
+	struct err e;
+	int64_t agg = -1, cost_tokens = -1, vllm = -1, pre = -1;
+
+	if (!m || registry_load_model(&reg, "qwen3-30b-a3b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+		CHECK(0, "sglang chunk dp: load: %s", m ? e.msg : "out of memory");
+		free(m);
+		return;
+	}
+	fixed_workload(&wl, 5, 10, 4, 512, 16);
+	scenario_defaults(&sc, engine_find("sglang"), m, g, &wl);
+	sc.par.dp = 4;
+	sc.k.max_num_batched_tokens = 16384;
+	if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
+		CHECK(0, "sglang chunk dp: prepare: %s", e.msg);
+		free(m);
+		return;
+	}
+	agg = st.sc.max_num_batched_tokens;
+	cost_tokens = st.cost.cfg.max_tokens;
+	scenario_release(&st);
+	scenario_defaults(&sc, engine_find("vllm"), m, g, &wl);
+	sc.par.dp = 4;
+	sc.k.max_num_batched_tokens = 16384;
+	if (scenario_prepare(&sc, datadir, &st, &e) == 0) {
+		vllm = st.sc.max_num_batched_tokens;
+		scenario_release(&st);
+	}
+	scenario_defaults(&sc, engine_find("sglang"), m, g, &wl);
+	sc.pd_prefill = 1;
+	sc.pd_decode = 1;
+	sc.prefill_par = sc.par;
+	sc.prefill_par.dp = 2;
+	sc.prefill_max_num_batched_tokens = 6000;
+	if (scenario_prepare(&sc, datadir, &st, &e) == 0) {
+		pre = st.sc.pd.prefill_max_num_batched_tokens;
+		scenario_release(&st);
+	} else {
+		CHECK(0, "sglang chunk dp: P/D prepare: %s", e.msg);
+	}
+	CHECK(agg == 4096 && cost_tokens == 4096 && vllm == 16384 && pre == 3000,
+	      "SGLang attention DP 4: a rank budgets %lld tokens (cost shapes %lld), vLLM %lld; P/D prefill DP 2 of 6000: %lld",
+	      (long long)agg, (long long)cost_tokens, (long long)vllm, (long long)pre);
+	free(m);
+}
+
 static void test_replicas_once(void)
 {
 	const struct gpu_spec *g;
@@ -903,6 +961,7 @@ int main(void)
 	test_ar_fusion_default();
 	test_toy_engine();
 	test_sglang_spec_overlap();
+	test_sglang_chunk_dp();
 	test_offload();
 	test_lora();
 	test_images();
