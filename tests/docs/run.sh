@@ -27,7 +27,7 @@ while :; do case $1 in
 	*) break ;;
 esac; done
 root=$(pwd)
-if [ $# = 0 ]; then set -- README.md docs/*.md docs/*/*.md; fi
+if [ $# = 0 ]; then set -- README.md docs/*.md docs/*/*.md eval/public-amd/README.md; fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/servesim-docs.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 mkdir -p "$work/ex" "$work/run"

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Writes eval/public-amd/<gpu folder>/<engine>/<name>/experiment.json from the table
+below: dstack's published DeepSeek-R1 serving runs on 8x MI300X (held out:
+nothing is fitted to them) and, from the same source, harness and workloads,
+the 8x H200 runs as a same-source control.  Figures only (the means of the
+run's raw CSV); sources and assumptions in eval/public-amd/PROVENANCE.md.
+Run from the repository root: python3 eval/public-amd/make_points.py"""
+import json
+import os
+
+SRC = ("dstackai/benchmarks@7f37e6697725e58dd09b9ef190b62ce19f01d45e "
+       "Deepseek-R1/raw_data/online_results.csv (blog dstack.ai/blog/h200-mi300x-deepskeek-benchmark, 2025-03-18)")
+
+# vLLM V0 (0.7.x): max_num_seqs 256; with chunked prefill off (vLLM disables
+# it for MLA models then, and its default is on only above 32k of context)
+# max_num_batched_tokens = max(max_model_len, 2048) = the serve line's 32768;
+# prefix caching off by default in V0.
+VLLM_V0 = dict(max_num_batched_tokens=32768, max_num_seqs=256, block_size=16,
+               gpu_memory_utilization=0.9, enable_prefix_caching=False,
+               max_model_len=32768)
+# SGLang 0.4.2-0.4.3 server_args: chunked_prefill_size 8192 (any GPU over
+# 25 GB), halved to 4096 with --enable-dp-attention (which also sets
+# dp_size = tp_size); page 1; radix cache on; context = the model's.
+SGL = dict(max_num_batched_tokens=8192, block_size=1, enable_prefix_caching=True,
+           max_model_len=163840)
+SGL_DPA = dict(SGL, max_num_batched_tokens=4096)
+
+# (gpu, engine, version) -> (folder, name tag, tp, dp, engine settings, serve line)
+DEP = {
+    ("mi300x", "vllm"): ("mi300x", "vllm0.7.3-tp8", "0.7.3", 8, 1, VLLM_V0,
+                         "rocm/vllm-dev:vllm-ds3-staging-0217 (vLLM 0.7.3.dev138+g21f6ca217), "
+                         "'vllm serve deepseek-ai/DeepSeek-R1 --tensor-parallel-size 8 --max-model-len 32768', "
+                         "VLLM_FP8_PADDING=0 VLLM_USE_TRITON_FLASH_ATTN=0"),
+    ("mi300x", "sglang"): ("mi300x", "sglang0.4.2-tp8", "0.4.2", 8, 1, SGL,
+                           "rocm/sglang-staging:20250212 (SGLang 0.4.2.post4), "
+                           "'sglang.launch_server --tp 8'"),
+    ("h200", "vllm"): ("h200-same-source", "vllm0.7.4-tp8", "0.7.4", 8, 1,
+                       dict(VLLM_V0, max_num_batched_tokens=163840, max_model_len=163840),
+                       "vLLM nightly 0.7.4.dev181+gf35f8e22, VLLM_ATTENTION_BACKEND=FLASHMLA, "
+                       "'vllm serve deepseek-ai/DeepSeek-R1 --tensor-parallel-size 8' (max_model_len "
+                       "not set: 163840; V0 turns chunked prefill on above 32k but not for MLA then)"),
+    ("h200", "sglang"): ("h200-same-source", "sglang0.4.3-dpattn8", "0.4.3", 1, 8, SGL_DPA,
+                         "lmsysorg/sglang (SGLang 0.4.3.post2), "
+                         "'sglang.launch_server --tp 8 --enable-dp-attention'"),
+}
+
+# gpu, engine, concurrency, output tokens, completed, mean TTFT ms, mean TPOT ms
+# (random dataset, input 3200, range ratio 1: fixed lengths; 500 prompts)
+ROWS = [
+    ("mi300x", "vllm", 128, 800, 500, 22245.64614, 109.0719536),
+    ("mi300x", "vllm", 64, 800, 500, 12233.66578, 77.96798761),
+    ("mi300x", "vllm", 32, 800, 500, 7110.186408, 61.93423014),
+    ("mi300x", "vllm", 16, 800, 500, 4261.061847, 55.57127128),
+    ("mi300x", "vllm", 8, 800, 500, 2231.22975, 50.87484791),
+    ("mi300x", "vllm", 4, 800, 500, 1259.239487, 46.20285759),
+    ("mi300x", "vllm", 128, 1600, 500, 22502.75001, 102.5909757),
+    ("mi300x", "vllm", 128, 3200, 500, 22143.35855, 103.1311934),
+    ("mi300x", "vllm", 128, 6400, 500, 28339.55226, 127.9427978),
+    ("mi300x", "sglang", 4, 800, 500, 1644.592794, 34.93687731),
+    ("mi300x", "sglang", 8, 800, 500, 2462.127757, 38.75499567),
+    ("mi300x", "sglang", 16, 800, 500, 4186.809573, 47.0948801),
+    ("mi300x", "sglang", 32, 800, 500, 7397.84833, 59.62448543),
+    ("mi300x", "sglang", 64, 800, 500, 13925.27274, 84.94547977),
+    ("mi300x", "sglang", 128, 800, 500, 27308.81256, 135.7318958),
+    ("mi300x", "sglang", 128, 1600, 500, 27706.32235, 123.2047534),
+    ("mi300x", "sglang", 128, 3200, 500, 27824.34941, 121.9050897),
+    ("mi300x", "sglang", 128, 6400, 499, 35202.17118, 137.7621777),
+    ("h200", "vllm", 128, 800, 500, 66811.62239, 71.85856239),
+    ("h200", "vllm", 64, 800, 500, 14164.37107, 65.61773396),
+    ("h200", "vllm", 32, 800, 500, 7650.775142, 51.66990612),
+    ("h200", "vllm", 16, 800, 500, 3368.606197, 49.60112449),
+    ("h200", "vllm", 8, 800, 500, 1765.745119, 31.28089729),
+    ("h200", "vllm", 4, 800, 500, 975.6508477, 25.72997376),
+    ("h200", "vllm", 128, 1600, 500, 116121.7992, 73.86396926),
+    ("h200", "vllm", 128, 3200, 500, 250207.2416, 76.04368982),
+    ("h200", "vllm", 128, 6400, 500, 1059605.396, 133.1230548),
+    ("h200", "sglang", 128, 800, 500, 36230.47317, 110.7541571),
+    ("h200", "sglang", 64, 800, 500, 20637.10398, 80.24293781),
+    ("h200", "sglang", 32, 800, 500, 10992.45549, 63.63639162),
+    ("h200", "sglang", 16, 800, 500, 7121.727302, 52.50769014),
+    ("h200", "sglang", 8, 800, 500, 3673.555472, 43.81888046),
+    ("h200", "sglang", 4, 800, 500, 3903.903552, 43.58305979),
+    ("h200", "sglang", 128, 1600, 500, 35417.987, 100.4008092),
+    ("h200", "sglang", 128, 3200, 500, 32593.70738, 96.69052681),
+    ("h200", "sglang", 128, 6400, 500, 31927.771, 99.47912898),
+]
+
+GPU_ID = {"mi300x": "mi300x", "h200": "h200-sxm"}
+
+
+def main():
+    root = os.path.dirname(os.path.abspath(__file__))
+    for gpu, eng, conc, osl, done, ttft, tpot in ROWS:
+        folder, tag, ver, tp, dp, eo, serve = DEP[(gpu, eng)]
+        name = "dsr1-%s-%s-3k%s-c%d" % (gpu, tag, "%gk" % (osl / 1000.0) if osl % 1000 == 0 else "%d" % osl, conc)
+        name = name.replace("3k0.8k", "3k800").replace("3k1.6k", "3k1600")
+        engine = dict(name=eng, version=ver)
+        engine.update(eo)
+        x = {
+            "name": name,
+            "source": "%s; %s on 8x %s; bench_serving.py --dataset-name random --random-input 3200 "
+                      "--random-output %d --random-range-ratio 1 --num-prompts 500 --max-concurrency %d "
+                      "(%d completed)" % (SRC, serve, gpu.upper(), osl, conc, done),
+            "workload_name": "3200/%d c%d" % (osl, conc),
+            "model": "deepseek-r1",
+            "gpu": GPU_ID[gpu],
+            "tp": tp, "pp": 1, "dp": dp, "ep": 1,
+            "dtype": "fp8",
+            "engine": engine,
+            "workload": {
+                "seed": 42,
+                "arrival": {"process": "concurrency", "concurrency": conc},
+                "num_requests": 500,
+                "prompt_tokens": 3200,
+                "output_tokens": osl,
+            },
+            "measured": {
+                "kind": "closed",
+                "warmup_requests": 0,
+                "ttft_ms": {"mean": round(ttft, 2)},
+                "itl_ms": {"mean": round(tpot, 2)},
+            },
+        }
+        d = os.path.join(root, folder, eng, name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "experiment.json"), "w") as f:
+            json.dump(x, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
