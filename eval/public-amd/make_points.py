@@ -85,7 +85,77 @@ ROWS = [
     ("h200", "sglang", 128, 6400, 500, 31927.771, 99.47912898),
 ]
 
-GPU_ID = {"mi300x": "mi300x", "h200": "h200-sxm"}
+GPU_ID = {"mi300x": "mi300x", "h200": "h200-sxm", "mi325x": "mi325x"}
+
+# InferenceX (SemiAnalysisAI/InferenceX): its client is its copy of vLLM's
+# benchmark_serving (benchmarks/benchmark_lib.sh run_benchmark_serving):
+# --random-range-ratio 0.8 (the workflows' default, benchmark-tmpl.yml),
+# 10 C prompts at --max-concurrency C after --num-warmups 2 C; lengths drawn
+# uniformly from [floor(0.8 L), L].  The MI325X recipe
+# (benchmarks/single_node/[fixed_seq_len/]dsr1_fp8_mi325x.sh, unchanged in
+# these flags from 2026-01-22 to 2026-09-10): SGLANG_USE_AITER=1
+# SGLANG_AITER_MLA_PERSIST=1, --tensor-parallel-size 8
+# --mem-fraction-static 0.8 --cuda-graph-max-bs 128 --chunked-prefill-size
+# 131072 --num-continuous-decode-steps 4 --max-prefill-tokens 131072
+# --kv-cache-dtype fp8_e4m3 --attention-backend aiter --disable-radix-cache.
+IX_SGL = dict(max_num_batched_tokens=131072, max_prefill_tokens=131072, block_size=1,
+              enable_prefix_caching=False, mem_fraction_static=0.8, max_model_len=163840)
+IX_SRC = {
+    "0.5.9": ("SemiAnalysisAI/InferenceX issue 890 (2026-03-08), dsr1-fp8-mi325x-sglang, "
+              "image lmsysorg/sglang:v0.5.9-rocm700-mi30x, runs 22811630847 (c4) and 22811631118 (c8)"),
+    "0.5.19": ("SemiAnalysisAI/InferenceX pull request 3318 (2026-09-20), its baseline: the published "
+               "2026-09-10 dsr1-fp8-mi325x-sglang points, image lmsysorg/sglang:v0.5.19-rocm700-mi30x "
+               "(PR 2949's sweep)"),
+}
+# version, isl, osl, concurrency, mean TTFT ms, mean TPOT ms
+IX_ROWS = [
+    ("0.5.9", 1024, 1024, 4, 290.9, 24.03),
+    ("0.5.9", 1024, 1024, 8, 418.1, 26.17),
+    ("0.5.19", 8192, 1024, 4, 1025.49, 18.53),
+    ("0.5.19", 8192, 1024, 8, 1026.66, 21.56),
+    ("0.5.19", 8192, 1024, 16, 1163.49, 26.75),
+    ("0.5.19", 8192, 1024, 32, 1363.26, 39.45),
+    ("0.5.19", 8192, 1024, 64, 1917.85, 66.55),
+]
+
+
+def ix_points(root):
+    for ver, isl, osl, conc, ttft, tpot in IX_ROWS:
+        name = "dsr1-mi325x-sglang%s-tp8-%dk%dk-c%d" % (ver, isl // 1024, osl // 1024, conc)
+        engine = dict(name="sglang", version=ver)
+        engine.update(IX_SGL)
+        x = {
+            "name": name,
+            "source": "%s; DeepSeek-R1-0528 fp8 on 8x MI325X, TP 8 EP 1, random %d/%d, range ratio 0.8, "
+                      "%d prompts at max-concurrency %d after %d warm-up requests" % (
+                          IX_SRC[ver], isl, osl, 10 * conc, conc, 2 * conc),
+            "workload_name": "%d/%d c%d" % (isl, osl, conc),
+            "model": "deepseek-r1",
+            "gpu": "mi325x",
+            "tp": 8, "pp": 1, "dp": 1, "ep": 1,
+            "dtype": "fp8",
+            "kv_dtype": "fp8",
+            "engine": engine,
+            "workload": {
+                "seed": 42,
+                "harness": "vllm-bench",
+                "arrival": {"process": "concurrency", "concurrency": conc},
+                "num_requests": 12 * conc,
+                "prompt_tokens": {"dist": "uniform", "min": int(0.8 * isl), "max": isl},
+                "output_tokens": {"dist": "uniform", "min": int(0.8 * osl), "max": osl},
+            },
+            "measured": {
+                "kind": "closed",
+                "warmup_requests": 2 * conc,
+                "ttft_ms": {"mean": ttft},
+                "itl_ms": {"mean": tpot},
+            },
+        }
+        d = os.path.join(root, "mi325x", "sglang", name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "experiment.json"), "w") as f:
+            json.dump(x, f, indent=1)
+            f.write("\n")
 
 
 def main():
@@ -126,6 +196,7 @@ def main():
         with open(os.path.join(d, "experiment.json"), "w") as f:
             json.dump(x, f, indent=1)
             f.write("\n")
+    ix_points(root)
 
 
 if __name__ == "__main__":
