@@ -88,6 +88,23 @@ void argtab_options(const struct argtab *t, struct option *out, size_t *n, size_
 	options(t, ARGTAB_CODE, out, n, cap, s, slen);
 }
 
+int argtab_whole_name(const struct option *o, char **argv, int ind, const char *arg, struct err *e)
+{
+	const char *text = argv[ind - 1];
+	size_t len;
+
+	if (arg && arg == text && ind >= 2)
+		text = argv[ind - 2];
+	if (strncmp(text, "--", 2) != 0)
+		return 0;
+	text += 2;
+	len = strcspn(text, "=");
+	if (len == strlen(o->name) && strncmp(text, o->name, len) == 0)
+		return 0;
+	return err_set(e, SS_EUSAGE, "unknown option '--%.*s': did you mean --%s? (options are taken by their whole name; "
+		       "see --help)", (int)len, text, o->name);
+}
+
 static void mark(char *at, const struct argtab_row *r)
 {
 	if (r->bit)

@@ -113,6 +113,12 @@ void argtab_options(const struct argtab *t, struct option *out, size_t *n, size_
  * row of t, 2 an AT_OWN row (*own = its code), <0 bad value (SS_EUSAGE
  * naming the flag as the table spells it). */
 int argtab_parse(const struct argtab *t, int c, const char *arg, void *base, int *own, struct err *e);
+/* getopt_long takes any unambiguous prefix of a long option ("--requests"
+ * for "--requests-out"); servesim takes whole names only, so a shortened
+ * name never lands on another flag (an output path among them).  After
+ * getopt_long matched o with optind ind and optarg arg: 0 when argv spelt
+ * o whole, else <0 (SS_EUSAGE naming the option it would have matched). */
+int argtab_whole_name(const struct option *o, char **argv, int ind, const char *arg, struct err *e);
 /* The --help text of every row, in order. */
 void argtab_help(const struct argtab *t, FILE *f);
 

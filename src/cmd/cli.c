@@ -20,26 +20,6 @@ int cli_bad_option(const char *cmd, const char *arg, struct err *e)
 		       arg ? arg : "?", cmd);
 }
 
-/* getopt_long takes any unambiguous prefix of a long option ("--requests" for
- * "--requests-out"); servesim takes whole names only, so a shortened name can
- * never silently land on another flag (an output path among them). */
-static int cli_whole_name(const char *cmd, const struct option *o, char **argv, struct err *e)
-{
-	const char *text = argv[optind - 1];
-	size_t len;
-
-	if (optarg && optarg == text && optind >= 2)
-		text = argv[optind - 2];
-	if (strncmp(text, "--", 2) != 0)
-		return 0;
-	text += 2;
-	len = strcspn(text, "=");
-	if (len == strlen(o->name) && strncmp(text, o->name, len) == 0)
-		return 0;
-	return err_set(e, SS_EUSAGE, "unknown option '--%.*s': did you mean --%s? (options are taken by their "
-		       "whole name; see 'servesim %s --help')", (int)len, text, o->name, cmd);
-}
-
 int cli_parse(const struct cli_spec *s, int argc, char **argv, struct err *e)
 {
 	static const struct option help[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -57,7 +37,7 @@ int cli_parse(const struct cli_spec *s, int argc, char **argv, struct err *e)
 	optind = 1;
 	opterr = 0;
 	while ((idx = -1, c = getopt_long(argc, argv, shorts, lo, &idx)) != -1) {
-		if (idx >= 0 && c != '?' && c != ':' && (rc = cli_whole_name(s->cmd, &lo[idx], argv, e)) < 0)
+		if (idx >= 0 && c != '?' && c != ':' && (rc = argtab_whole_name(&lo[idx], argv, optind, optarg, e)) < 0)
 			return rc;
 		if (c == 'h') {
 			argtab_help(s->tab, stdout);
