@@ -107,4 +107,11 @@ void reqpool_of_arrival(struct req *r, const struct wl_req *w, int64_t id)
 	r->prefix_group = w->prefix_group;
 	r->content_id = w->content_id;
 	r->stage = w->stage;
+	r->turn = w->turn;
+	r->keys = w->keys;
+	r->nkeys = w->nkeys;
+	r->lora = w->lora;
+	r->images = w->images;
+	r->image_id = w->image_id;
+	r->image_new = w->image_new;
 }

@@ -56,21 +56,24 @@ enum router_kind router_kind_of(const char *name, enum router_kind none)
 }
 
 /* The content chain of arrival w (request id) a router looks up: the
- * hashes of the blocks others can hold (its group prefix or repeated
- * prompt, at most what a prefix hit may cover: all but the last token), as
- * the scheduler computes them (sched_block_hash); their count. */
+ * hashes of the blocks others can hold (req_nshare: its repeated prompt,
+ * keyed blocks or group prefix, at most what a prefix hit may cover: all
+ * but the last token), as the scheduler computes them (sched_block_hash);
+ * their count. */
 static int32_t route_chain(struct sim *s, const struct wl_req *w, int64_t id)
 {
-	int64_t bs = s->cfg.block_size, maxb = full_blocks(s, w->prompt_tokens - 1), n, b;
+	int64_t maxb = full_blocks(s, w->prompt_tokens - 1), n, b;
 	uint64_t prev = 0;
 	struct req r;
 
-	n = w->content_id >= 0 ? w->prompt_tokens / bs : w->prefix_group >= 0 ? w->prefix_tokens / bs : 0;
-	if (n > maxb)
-		n = maxb;
-	if (n <= 0 || !s->cfg.prefix_caching)
+	if (!s->cfg.prefix_caching)
 		return 0;
 	reqpool_of_arrival(&r, w, id);
+	n = req_nshare(s, &r);
+	if (n > maxb)
+		n = maxb;
+	if (n <= 0)
+		return 0;
 	XGROW(s->route_chain, s->route_chain_cap, (size_t)n);
 	for (b = 0; b < n; b++)
 		prev = s->route_chain[b] = sched_block_hash(s, &r, b, prev);

@@ -3258,6 +3258,48 @@ static void test_mooncake(const struct model_cfg *m)
 	remove(path);
 }
 
+/* kv-aware routing on a keyed (Mooncake) trace: the router hashes an
+ * arrival's blocks as the scheduler does, keys included, so a request goes
+ * where its keyed blocks are cached.  Two families of 1,024-token prompts
+ * (keys [1, 2] and [7, 8]) alternate, each request alone (1 s apart), on 2
+ * replicas: every request after each family's first hits 63 of its 64
+ * blocks (a hit covers all but the last token), 4 x 1,008 of 6,144 tokens. */
+static void test_mooncake_kv_routing(const struct model_cfg *m)
+{
+	static const char row[] = "{\"timestamp\": %d, \"input_length\": 1024, \"output_length\": 10, "
+				  "\"hash_ids\": [%d, %d]}\n";
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim_totals t;
+	struct err e;
+	char path[128], *log = NULL, *csv = NULL;
+	FILE *f;
+	int i, rc;
+
+	snprintf(path, sizeof(path), "/tmp/servesim-test-trace-%d-mckv.jsonl", (int)getpid());
+	f = fopen(path, "w");
+	for (i = 0; i < 6; i++)
+		fprintf(f, row, 1000 * i, i % 2 ? 7 : 1, i % 2 ? 8 : 2);
+	fclose(f);
+	wl_spec_defaults(&w);
+	rc = mooncake_read(path, &w, &e);
+	make_cost(&c, m, 2048, 16, 0);
+	base_cfg(&sc, 2048, 16, 400);
+	sc.replicas = 2;
+	sc.router = ROUTER_KV_AWARE;
+	CHECK(rc == 0 && run(&sc, &c, &w, &log, &csv, &t) == 0 && t.completed == 6 &&
+		      t.prefix_hit_tokens == 4 * 1008,
+	      "kv-aware on a keyed trace: each request routed to its keys' blocks, %llu of %llu tokens hit "
+	      "(want 4032 of 6144)",
+	      (unsigned long long)t.prefix_hit_tokens, (unsigned long long)t.prefix_lookup_tokens);
+	free(log);
+	free(csv);
+	wl_spec_release(&w);
+	cost_release(&c);
+	remove(path);
+}
+
 int main(void)
 {
 	struct model_cfg m;
@@ -3315,6 +3357,7 @@ int main(void)
 	test_sessions(&m);
 	test_session_routing(&m);
 	test_mooncake(&m);
+	test_mooncake_kv_routing(&m);
 	registry_release(&reg);
 	gpu_db_release(&db);
 	system("rm -f /tmp/servesim-test-trace-*.csv");
