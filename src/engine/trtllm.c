@@ -108,7 +108,7 @@ static bool trtllm_batch_wait(const struct sim *s, struct replica *rp)
 	if (rp->wlen == 0 || rp->nrun == 0 || slots <= 0)
 		return false;
 	for (j = 0; j < rp->wlen && (int64_t)j < slots; j++) {
-		double p = (double)rp->wq[(rp->whead + j) & mask].prompt;
+		double p = (double)rp->wq[(rp->whead + j) & mask].a.prompt_tokens;
 		if (gen + ctx + p > (double)rp->mbt && j > 0)
 			break;
 		ctx += p;

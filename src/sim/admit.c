@@ -218,7 +218,7 @@ static void prefix_host_take(const struct sim *s, struct replica *rp, struct req
 /* LoRA: the adapter of waiting entry q. */
 static int32_t wq_lora(const struct wq_ent *q)
 {
-	return q->r ? q->r->lora : q->lora;
+	return q->r ? q->r->lora : q->a.lora;
 }
 
 /* LoRA: the first waiting request whose adapter fits the step's limit

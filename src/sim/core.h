@@ -103,19 +103,13 @@ struct req {
 };
 
 /* A waiting request: its record (preempted, transferred, or looked at
- * already at the head of the queue), or, r NULL, only what its arrival
- * says: a queued arrival costs 64 bytes, not a whole record. */
+ * already at the head of the queue), or, r NULL, only its arrival (request
+ * id, the workload's record of it): a queued arrival costs 112 bytes, not
+ * a whole record.  An entry with a record leaves id and a as they were. */
 struct wq_ent {
 	struct req *r;
-	int64_t id, arrival_ns, prompt, output, prefix_tokens, prefix_group, content_id;
-	int stage;
-	int32_t turn;
-	const int64_t *keys;
-	int32_t nkeys;
-	int32_t lora;
-	int32_t images;
-	int64_t image_id;
-	uint64_t image_new;
+	int64_t id;
+	struct wl_req a;
 };
 
 struct fin_entry {

@@ -99,19 +99,5 @@ void sched_req_put(struct sim *s, struct req *r)
 void reqpool_of_arrival(struct req *r, const struct wl_req *w, int64_t id)
 {
 	memset(r, 0, sizeof(*r));
-	r->id = id;
-	r->arrival_ns = w->arrival_ns;
-	r->prompt = w->prompt_tokens;
-	r->output = w->output_tokens;
-	r->prefix_tokens = w->prefix_tokens;
-	r->prefix_group = w->prefix_group;
-	r->content_id = w->content_id;
-	r->stage = w->stage;
-	r->turn = w->turn;
-	r->keys = w->keys;
-	r->nkeys = w->nkeys;
-	r->lora = w->lora;
-	r->images = w->images;
-	r->image_id = w->image_id;
-	r->image_new = w->image_new;
+	reqpool_set_arrival(r, w, id);
 }

@@ -52,20 +52,7 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 
 	q->r = NULL;
 	q->id = id;
-	q->arrival_ns = w->arrival_ns;
-	q->prompt = w->prompt_tokens;
-	q->output = w->output_tokens;
-	q->prefix_tokens = w->prefix_tokens;
-	q->prefix_group = w->prefix_group;
-	q->content_id = w->content_id;
-	q->stage = w->stage;
-	q->turn = w->turn;
-	q->keys = w->keys;
-	q->nkeys = w->nkeys;
-	q->lora = w->lora;
-	q->images = w->images;
-	q->image_id = w->image_id;
-	q->image_new = w->image_new;
+	q->a = *w;
 }
 
 void sched_receive(struct replica *rp)
@@ -90,21 +77,7 @@ void waitq_push_front(struct replica *rp, struct req *r)
 /* A record for waiting entry q of rp (one without a record). */
 void waitq_req_fill(const struct sim *s, const struct replica *rp, const struct wq_ent *q, struct req *r)
 {
-	r->id = q->id;
-	r->arrival_ns = q->arrival_ns;
-	r->prompt = q->prompt;
-	r->output = q->output;
-	r->prefix_tokens = q->prefix_tokens;
-	r->prefix_group = q->prefix_group;
-	r->content_id = q->content_id;
-	r->stage = q->stage;
-	r->turn = q->turn;
-	r->keys = q->keys;
-	r->nkeys = q->nkeys;
-	r->lora = q->lora;
-	r->images = q->images;
-	r->image_id = q->image_id;
-	r->image_new = q->image_new;
+	reqpool_set_arrival(r, &q->a, q->id);
 	r->replica = (int)(rp - s->reps);
 	r->sched_ns = -1;
 	r->nshare = req_nshare(s, r);
