@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/heap.h"
 #include "core.h"
 #include "sim/decoders.h"
 
@@ -24,40 +25,18 @@ static bool fin_before(const struct fin_entry *a, const struct fin_entry *b)
 	return a->fin_G < b->fin_G || (a->fin_G == b->fin_G && a->rseq < b->rseq);
 }
 
+HEAP_SIFT_DEFINE(fin, struct fin_entry, fin_before)
+
 static void heap_push(struct replica *rp, struct fin_entry e)
 {
-	size_t i;
-
 	XGROW(rp->heap, rp->heap_cap, rp->nheap + 1);
-	i = rp->nheap++;
-	while (i > 0 && fin_before(&e, &rp->heap[(i - 1) / 2])) {
-		rp->heap[i] = rp->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	rp->heap[i] = e;
+	fin_sift_up(rp->heap, rp->nheap++, e);
 }
 
 void dec_heap_pop(struct replica *rp)
 {
-	struct fin_entry last = rp->heap[--rp->nheap];
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		const struct fin_entry *best = &last;
-		if (l < rp->nheap && fin_before(&rp->heap[l], best)) {
-			m = l;
-			best = &rp->heap[l];
-		}
-		if (l + 1 < rp->nheap && fin_before(&rp->heap[l + 1], best))
-			m = l + 1;
-		if (m == i)
-			break;
-		rp->heap[i] = rp->heap[m];
-		i = m;
-	}
-	if (rp->nheap > 0)
-		rp->heap[i] = last;
+	rp->nheap--;
+	fin_sift_down(rp->heap, rp->nheap);
 }
 
 /* Queue decoder completion e (fin_G > G): in the ring when it is due

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/heap.h"
+
 /* EV_TURN: a session's next turn arrives (replica: its slot in sim.later) */
 /* EV_ENC_DONE: an encoder worker finished its batch (replica: the worker);
  * EV_EMB_ARRIVE: a request's image embeddings landed (replica: its slot);
@@ -37,9 +39,10 @@ static inline int evq_before(const struct event *a, const struct event *b)
 	return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
 }
 
+HEAP_SIFT_DEFINE(evq, struct event, evq_before)
+
 static inline void evq_push(struct evq *q, int64_t t_ns, enum ev_kind kind, int32_t replica)
 {
-	size_t i;
 	struct event ev;
 
 	if (q->n + 1 > q->cap)
@@ -48,43 +51,17 @@ static inline void evq_push(struct evq *q, int64_t t_ns, enum ev_kind kind, int3
 	ev.seq = q->next_seq++;
 	ev.kind = kind;
 	ev.replica = replica;
-	i = q->n++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-		if (!evq_before(&ev, &q->h[p]))
-			break;
-		q->h[i] = q->h[p];
-		i = p;
-	}
-	q->h[i] = ev;
+	evq_sift_up(q->h, q->n++, ev);
 }
 
 /* Pop the earliest event; returns 0 when empty. */
 static inline int evq_pop(struct evq *q, struct event *out)
 {
-	struct event last;
-	size_t i = 0;
-
 	if (q->n == 0)
 		return 0;
 	*out = q->h[0];
-	last = q->h[--q->n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		const struct event *best = &last;
-		if (l < q->n && evq_before(&q->h[l], best)) {
-			m = l;
-			best = &q->h[l];
-		}
-		if (r < q->n && evq_before(&q->h[r], best))
-			m = r;
-		if (m == i)
-			break;
-		q->h[i] = q->h[m];
-		i = m;
-	}
-	if (q->n > 0)
-		q->h[i] = last;
+	q->n--;
+	evq_sift_down(q->h, q->n);
 	return 1;
 }
 static inline size_t evq_size(const struct evq *q) { return q->n; }
