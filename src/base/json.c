@@ -280,13 +280,19 @@ int json_parse_file(const char *path, struct json **out, struct err *e)
 
 int json_parse_file_max(const char *path, size_t max_bytes, struct json **out, struct err *e)
 {
+	return json_parse_file_with(path, max_bytes, json_parse, out, e);
+}
+
+int json_parse_file_with(const char *path, size_t max_bytes, json_text_parser parse, struct json **out,
+			 struct err *e)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	int rc = gzr_read_file(path, max_bytes, &buf, &len, e);
 
 	if (rc < 0)
 		return rc;
-	rc = json_parse(buf, len, path, out, e);
+	rc = parse(buf, len, path, out, e);
 	free(buf);
 	return rc;
 }
@@ -411,6 +417,38 @@ static void describe(const struct json *j, char *buf, size_t n)
 	default:
 		snprintf(buf, n, "%s", json_type_name(json_type_of(j)));
 	}
+}
+
+int json_load_records(const char *path, const char *const *top, bool nonempty, size_t size, json_record_parser parse,
+		      void **items, size_t *n, struct err *e)
+{
+	struct json *root = NULL;
+	const struct json *arr, *o;
+	char *v = NULL;
+	size_t i = 0, len = 0;
+	int rc;
+
+	if ((rc = json_parse_file(path, &root, e)) < 0)
+		return rc;
+	if ((rc = json_check_keys(root, top, path, e)) < 0)
+		goto out;
+	arr = json_get(root, top[0]);
+	if (!arr || json_type_of(arr) != JSON_ARRAY || (nonempty && json_size(arr) == 0)) {
+		rc = err_set(e, SS_EDATA, "%s: '%s' must be a%s array", path, top[0], nonempty ? " non-empty" : "n");
+		goto out;
+	}
+	len = json_size(arr);
+	v = xcalloc(len ? len : 1, size);
+	for (o = json_first(arr); o; o = json_next(o), i++)
+		if ((rc = parse(o, path, i, v + i * size, e)) < 0)
+			goto out;
+	*items = v;
+	*n = len;
+	v = NULL;
+out:
+	free(v);
+	json_free(root);
+	return rc;
 }
 
 int json_check_keys(const struct json *obj, const char *const *allowed, const char *ctx,

@@ -29,6 +29,12 @@ int json_parse_file(const char *path, struct json **out, struct err *e);
 /* json_parse_file for a file that is never large (a model's config.json, a
  * workload spec): SS_EDATA past max_bytes, read no further. */
 int json_parse_file_max(const char *path, size_t max_bytes, struct json **out, struct err *e);
+/* A parser of text into a tree: json_parse, yaml_parse_text (yaml.h). */
+typedef int (*json_text_parser)(const char *text, size_t len, const char *source, struct json **out,
+				struct err *e);
+/* json_parse_file_max with another parser of the file's text. */
+int json_parse_file_with(const char *path, size_t max_bytes, json_text_parser parse, struct json **out,
+			 struct err *e);
 void json_free(struct json *root);
 
 enum json_type json_type_of(const struct json *j);
@@ -59,6 +65,15 @@ void json_dims_text(const struct json *j, char *buf, size_t n);
 /* Every key of obj must appear in the NULL-terminated allowed list. */
 int json_check_keys(const struct json *obj, const char *const *allowed, const char *ctx,
 		    struct err *e);
+/* A catalogue file's record i (o, in file path) parsed into slot. */
+typedef int (*json_record_parser)(const struct json *o, const char *path, size_t i, void *slot, struct err *e);
+/* A catalogue file (data/gpus.json, data/models/index.json): path holds an
+ * object with no keys but top (NULL-terminated), whose first, top[0], is
+ * an array of records (at least one when nonempty); each parsed by parse
+ * into its slot of a zeroed array of records of size bytes.  *items (the
+ * caller frees it) and *n on success; nothing allocated on error. */
+int json_load_records(const char *path, const char *const *top, bool nonempty, size_t size, json_record_parser parse,
+		      void **items, size_t *n, struct err *e);
 /* Required / optional number field.  Optional: *present (may be NULL) says
  * whether it was there; *out is untouched when absent. */
 int json_req_num(const struct json *obj, const char *key, const char *ctx, double *out,

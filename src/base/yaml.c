@@ -10,7 +10,6 @@
 #include <yaml.h>
 
 #include "base/alloc.h"
-#include "base/gzread.h"
 #include "base/sbuf.h"
 #include "base/yaml.h"
 
@@ -250,27 +249,14 @@ int yaml_parse_text(const char *buf, size_t len, const char *path, struct json *
 	return rc;
 }
 
-static int yaml_parse_file_max(const char *path, size_t max_bytes, struct json **out, struct err *e)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	int rc = gzr_read_file(path, max_bytes, &buf, &len, e);
-
-	if (rc < 0)
-		return rc;
-	rc = yaml_parse_text(buf, len, path, out, e);
-	free(buf);
-	return rc;
-}
-
 int yaml_parse_file(const char *path, struct json **out, struct err *e)
 {
-	return yaml_parse_file_max(path, YAML_MAX_FILE_BYTES, out, e);
+	return json_parse_file_with(path, YAML_MAX_FILE_BYTES, yaml_parse_text, out, e);
 }
 
 int yaml_or_json_parse_file(const char *path, size_t max_bytes, struct json **out, struct err *e)
 {
 	if (yaml_is_yaml_path(path))
-		return yaml_parse_file_max(path, max_bytes, out, e);
+		return json_parse_file_with(path, max_bytes, yaml_parse_text, out, e);
 	return json_parse_file_max(path, max_bytes, out, e);
 }

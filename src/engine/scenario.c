@@ -393,6 +393,19 @@ static int prepare_epd(const struct scenario *s, const struct cost_cfg *cc, cons
 	return 0;
 }
 
+/* The cost models st holds released: the deployment's and those of its
+ * prefill, encoder and draft workers it has built (the has_ flags). */
+static void costs_release(struct scenario_state *st)
+{
+	if (st->has_enc)
+		cost_release(&st->enc_cost);
+	if (st->has_draft)
+		cost_release(&st->draft_cost);
+	if (st->has_prefill)
+		cost_release(&st->prefill_cost);
+	cost_release(&st->cost);
+}
+
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
 		     struct err *e)
 {
@@ -512,29 +525,23 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		lora.dtype_bytes = SCENARIO_LORA_DTYPE_BYTES;
 		st->sc.lora = lora;
 		if ((rc = lora_words(s, &rep, &lora, lora_set, lora_bytes, st->lora_words, sizeof(st->lora_words), e)) < 0) {
-			cost_release(&st->cost);
+			costs_release(st);
 			return rc;
 		}
 	}
 	if (s->pd_prefill > 0 && (rc = prepare_pd(s, &cc, data_dir, st, e)) < 0) {
-		cost_release(&st->cost);
+		costs_release(st);
 		return rc;
 	}
 	if (s->workload && s->workload->images.on)
 		mm_setup(s, st, st->has_prefill ? &st->prefill_cost : &st->cost, e);
 	if (s->epd_encoders > 0 && (rc = prepare_epd(s, &cc, data_dir, st, e)) < 0) {
-		if (st->has_prefill)
-			cost_release(&st->prefill_cost);
-		cost_release(&st->cost);
+		costs_release(st);
 		return rc;
 	}
 	if (scenario_offload_on(s) && en->offload &&
 	    (rc = en->offload(s, st, &st->sc.offload, st->offload_words, sizeof(st->offload_words), e)) < 0) {
-		if (st->has_enc)
-			cost_release(&st->enc_cost);
-		if (st->has_prefill)
-			cost_release(&st->prefill_cost);
-		cost_release(&st->cost);
+		costs_release(st);
 		return rc;
 	}
 	if (s->spec.k > 0 && s->spec.method == SPEC_DRAFT) {
@@ -542,24 +549,14 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		struct parallel dp = {s->par.tp, 1, 1, 1, 0};
 		if ((rc = cost_init(&st->draft_cost, s->draft_model, s->gpu, &dp, &cc, data_dir, e)) < 0) {
 			err_prefix(e, "draft model");
-			if (st->has_enc)
-				cost_release(&st->enc_cost);
-			if (st->has_prefill)
-				cost_release(&st->prefill_cost);
-			cost_release(&st->cost);
+			costs_release(st);
 			return rc;
 		}
 		st->has_draft = true;
 		st->sc.spec.draft = &st->draft_cost;
 	}
 	if ((rc = sim_new(&st->sc, &st->cost, s->workload, &st->sim, e)) < 0) {
-		if (st->has_enc)
-			cost_release(&st->enc_cost);
-		if (st->has_draft)
-			cost_release(&st->draft_cost);
-		if (st->has_prefill)
-			cost_release(&st->prefill_cost);
-		cost_release(&st->cost);
+		costs_release(st);
 		return rc;
 	}
 	return 0;
@@ -568,13 +565,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 void scenario_release(struct scenario_state *st)
 {
 	sim_free(st->sim);
-	if (st->has_enc)
-		cost_release(&st->enc_cost);
-	if (st->has_draft)
-		cost_release(&st->draft_cost);
-	if (st->has_prefill)
-		cost_release(&st->prefill_cost);
-	cost_release(&st->cost);
+	costs_release(st);
 	memset(st, 0, sizeof(*st));
 }
 

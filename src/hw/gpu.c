@@ -107,9 +107,9 @@ static int parse_nodes(const struct json *o, const char *ctx, struct gpu_spec *g
 	return 0;
 }
 
-static int parse_gpu(const struct json *o, const char *src, size_t idx, struct gpu_spec *g,
-		     struct err *e)
+static int parse_gpu(const struct json *o, const char *src, size_t idx, void *slot, struct err *e)
 {
+	struct gpu_spec *g = slot;
 	static const char *const keys[] = {"id", "name", "aliases", "tflops", "hbm_gb", "hbm_tbps",
 		"bw_eff", "link_gbps", "sm_count", "tables", "tables_of", "mem_mib", "gpus_per_node",
 		"nvlink_domain", "internode_gbit", "compute_eff_scale", "measured", "gemm_tflops_sustained",
@@ -263,29 +263,12 @@ static int parse_gpu(const struct json *o, const char *src, size_t idx, struct g
 	return parse_nodes(o, ctx, g, e);
 }
 
-int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
+/* What the GPUs of db (read from path) take from the others they name:
+ * borrowed tables, the figures of their own measurements' GPU. */
+static int gpu_db_link(struct gpu_db *db, const char *path, struct err *e)
 {
-	static const char *const top[] = {"gpus", NULL};
-	struct json *root = NULL;
-	const struct json *arr, *o;
-	size_t i = 0;
-	int rc;
+	size_t i;
 
-	memset(db, 0, sizeof(*db));
-	if ((rc = json_parse_file(path, &root, e)) < 0)
-		return rc;
-	if ((rc = json_check_keys(root, top, path, e)) < 0)
-		goto out;
-	arr = json_get(root, "gpus");
-	if (!arr || json_type_of(arr) != JSON_ARRAY || json_size(arr) == 0) {
-		rc = err_set(e, SS_EDATA, "%s: 'gpus' must be a non-empty array", path);
-		goto out;
-	}
-	db->n = json_size(arr);
-	db->gpus = xcalloc(db->n, sizeof(*db->gpus));
-	for (o = json_first(arr); o; o = json_next(o), i++)
-		if ((rc = parse_gpu(o, path, i, &db->gpus[i], e)) < 0)
-			goto out;
 	/* borrowed tables: the lender's folder, and its peaks, against which
 	 * the tables' latencies turn into utilisation (MFU carries over) */
 	for (i = 0; i < db->n; i++) {
@@ -297,9 +280,8 @@ int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
 			if (j != i && strcasecmp(db->gpus[j].id, g->tables_of) == 0 && db->gpus[j].tables[0])
 				break;
 		if (j == db->n) {
-			rc = err_set(e, SS_EDATA, "%s: gpus[%zu] (%s): 'tables_of' names '%s', which is not a GPU with its own tables",
-				     path, i, g->id, g->tables_of);
-			goto out;
+			return err_set(e, SS_EDATA, "%s: gpus[%zu] (%s): 'tables_of' names '%s', which is not a GPU with its own tables",
+				       path, i, g->id, g->tables_of);
 		}
 		memcpy(g->tables, db->gpus[j].tables, sizeof(g->tables));
 		memcpy(g->table_peak, db->gpus[j].peak_flops, sizeof(g->table_peak));
@@ -322,17 +304,26 @@ int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
 			if (strcasecmp(db->gpus[j].id, g->measured) == 0)
 				break;
 		if (j == db->n) {
-			rc = err_set(e, SS_EDATA, "%s: gpus[%zu] (%s): 'measured' names '%s', which is not a GPU id",
-				     path, i, g->id, g->measured);
-			goto out;
+			return err_set(e, SS_EDATA, "%s: gpus[%zu] (%s): 'measured' names '%s', which is not a GPU id",
+				       path, i, g->id, g->measured);
 		}
 		memcpy(g->meas_peak, db->gpus[j].peak_flops, sizeof(g->meas_peak));
 		g->meas_hbm_bw = db->gpus[j].hbm_bw;
 	}
-	rc = 0;
-out:
-	json_free(root);
-	if (rc < 0)
+	return 0;
+}
+
+int gpu_db_load(struct gpu_db *db, const char *path, struct err *e)
+{
+	static const char *const top[] = {"gpus", NULL};
+	void *v;
+	int rc;
+
+	memset(db, 0, sizeof(*db));
+	if ((rc = json_load_records(path, top, true, sizeof(*db->gpus), parse_gpu, &v, &db->n, e)) < 0)
+		return rc;
+	db->gpus = v;
+	if ((rc = gpu_db_link(db, path, e)) < 0)
 		gpu_db_release(db);
 	return rc;
 }

@@ -205,7 +205,7 @@ static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size
 	grid_fill_holes(g, total);
 }
 
-static void mfu_grid_release(struct mfu_grid *g)
+void mfu_grid_release(struct mfu_grid *g)
 {
 	size_t d;
 

@@ -39,6 +39,8 @@ struct mfu_grid {
 
 /* Give g arrays of its own (copies of the mapped ones), before changing it. */
 void mfu_grid_unshare(struct mfu_grid *g);
+/* g's own arrays freed (a mapped grid's left to its pack), g cleared. */
+void mfu_grid_release(struct mfu_grid *g);
 
 struct mfu_attn_cfg {
 	int heads, kv_heads, head_dim;

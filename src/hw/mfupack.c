@@ -103,18 +103,6 @@ static void put_grid(struct sbuf *sb, const struct mfu_grid *g)
 	bytes_put(sb, g->v, grid_total(g) * sizeof(double));
 }
 
-static void free_grid(struct mfu_grid *g)
-{
-	size_t d;
-
-	if (!g->mapped) {
-		for (d = 0; d < 3; d++)
-			free(g->axis[d]);
-		free(g->v);
-	}
-	memset(g, 0, sizeof(*g));
-}
-
 /* n doubles of r: in place (aligned already) or a copy. */
 static double *grid_f64s(struct bytes_rd *r, size_t n, bool mapped)
 {
@@ -304,7 +292,7 @@ int mfupack_parse_gemm(const unsigned char *buf, size_t len, struct mfu_tables *
 			t->have_gemm[d] = true;
 			*got |= 1u << d;
 		} else {
-			free_grid(&g[d]);
+			mfu_grid_release(&g[d]);
 		}
 	}
 	return r.bad || r.p != r.end ? -1 : 0;
@@ -351,7 +339,7 @@ int mfupack_parse_attn(const unsigned char *buf, size_t len, struct mfu_attn_cfg
 	}
 	if (r.bad || r.p != r.end) {
 		for (i = 0; cfg && i < n; i++)
-			free_grid(&cfg[i].g);
+			mfu_grid_release(&cfg[i].g);
 		free(cfg);
 		return -1;
 	}

@@ -20,9 +20,9 @@ static int copy_field(char *dst, size_t n, const char *src, const char *ctx, con
 	return 0;
 }
 
-static int parse_entry(const struct json *o, const char *src, size_t idx, struct model_entry *me,
-		       struct err *e)
+static int parse_entry(const struct json *o, const char *src, size_t idx, void *slot, struct err *e)
 {
+	struct model_entry *me = slot;
 	static const char *const keys[] = {"id", "hf", "file", "aliases", NULL};
 	char ctx[1024];
 	const char *s = NULL;
@@ -64,33 +64,15 @@ int registry_load(struct model_registry *r, const char *dir, struct err *e)
 {
 	static const char *const top_keys[] = {"models", NULL};
 	char path[700];
-	struct json *root = NULL;
-	const struct json *arr, *o;
-	size_t i = 0;
+	void *v;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	snprintf(path, sizeof(path), "%s/index.json", dir);
-	if ((rc = json_parse_file(path, &root, e)) < 0)
-		return rc;
-	if ((rc = json_check_keys(root, top_keys, path, e)) < 0)
-		goto out;
-	arr = json_get(root, "models");
-	if (!arr || json_type_of(arr) != JSON_ARRAY) {
-		rc = err_set(e, SS_EDATA, "%s: 'models' must be an array", path);
-		goto out;
-	}
-	r->n = json_size(arr);
-	r->entries = xcalloc(r->n ? r->n : 1, sizeof(*r->entries));
-	for (o = json_first(arr); o; o = json_next(o), i++)
-		if ((rc = parse_entry(o, path, i, &r->entries[i], e)) < 0)
-			goto out;
-	rc = 0;
-out:
-	json_free(root);
-	if (rc < 0)
-		registry_release(r);
+	rc = json_load_records(path, top_keys, false, sizeof(*r->entries), parse_entry, &v, &r->n, e);
+	if (rc == 0)
+		r->entries = v;
 	return rc;
 }
 

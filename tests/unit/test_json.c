@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "base/json.h"
@@ -13,6 +14,63 @@ static int parse(const char *s, struct json **j, struct err *e)
 {
 	err_clear(e);
 	return json_parse(s, strlen(s), "t.json", j, e);
+}
+
+/* json_load_records' parser in the test: a record is a number >= 0. */
+static int rec_num(const struct json *o, const char *path, size_t i, void *slot, struct err *e)
+{
+	if (json_type_of(o) != JSON_NUMBER || json_number(o) < 0)
+		return err_set(e, SS_EDATA, "%s: xs[%zu] must be a number >= 0", path, i);
+	*(double *)slot = json_number(o);
+	return 0;
+}
+
+/* A catalogue of records read from file path (text) by json_load_records. */
+static int load_records(const char *text, bool nonempty, double **v, size_t *n, struct err *e)
+{
+	static const char *const top[] = {"xs", "note", NULL};
+	char path[128];
+	void *items = NULL;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/servesim-test-json-%d.json", (int)getpid());
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	err_clear(e);
+	*n = 99;
+	rc = json_load_records(path, top, nonempty, sizeof(double), rec_num, &items, n, e);
+	*v = items;
+	remove(path);
+	return rc;
+}
+
+static void test_load_records(void)
+{
+	struct err e;
+	double *v = NULL;
+	size_t n;
+	int rc;
+
+	rc = load_records("{\"xs\": [1.5, 2, 0], \"note\": \"x\"}", true, &v, &n, &e);
+	CHECK(rc == 0 && n == 3 && v[0] == 1.5 && v[1] == 2 && v[2] == 0, "3 records read in order: %s", e.msg);
+	free(v);
+	v = NULL;
+	rc = load_records("{\"xs\": []}", false, &v, &n, &e);
+	CHECK(rc == 0 && n == 0 && v, "an empty array where allowed: 0 records: %s", e.msg);
+	free(v);
+	v = NULL;
+	CHECK(load_records("{\"xs\": []}", true, &v, &n, &e) == -SS_EDATA && !v && n == 99 &&
+		      strstr(e.msg, "json: 'xs' must be a non-empty array"),
+	      "an empty array where one is needed refused: %s", e.msg);
+	CHECK(load_records("{\"xs\": 3}", false, &v, &n, &e) == -SS_EDATA && strstr(e.msg, "'xs' must be an array"),
+	      "not an array refused: %s", e.msg);
+	CHECK(load_records("{\"xs\": [], \"ys\": 1}", false, &v, &n, &e) == -SS_EDATA && strstr(e.msg, "'ys'"),
+	      "a key not in top refused: %s", e.msg);
+	CHECK(load_records("{\"xs\": [1, -2]}", false, &v, &n, &e) == -SS_EDATA && !v && n == 99 &&
+		      strstr(e.msg, "json: xs[1] must be a number >= 0"),
+	      "a record's error passed on, nothing kept: %s", e.msg);
 }
 
 int main(void)
@@ -160,5 +218,6 @@ int main(void)
 		rc = yaml_parse_text(y, strlen(y), "t.yaml", &j, &e);
 		CHECK(rc == -SS_EDATA && strstr(e.msg, "out of the range"), "YAML hex overflow refused: %s", e.msg);
 	}
+	test_load_records();
 	return check_done();
 }
