@@ -480,20 +480,35 @@ int json_check_keys(const struct json *obj, const char *const *allowed, const ch
 	return 0;
 }
 
-int json_opt_num(const struct json *obj, const char *key, const char *ctx, double *out,
-		 bool *present, struct err *e)
+/* obj's key in *out when it is there and not null, NULL otherwise; of
+ * type t, which want names in the message, or an error. */
+static int opt_value(const struct json *obj, const char *key, const char *ctx, enum json_type t, const char *want,
+		     const struct json **out, struct err *e)
 {
 	const struct json *v = json_get(obj, key);
 	char d[80];
 
-	if (present)
-		*present = false;
+	*out = NULL;
 	if (!v || json_type_of(v) == JSON_NULL)
 		return 0;
-	if (json_type_of(v) != JSON_NUMBER) {
+	if (json_type_of(v) != t) {
 		describe(v, d, sizeof(d));
-		return err_set(e, SS_EDATA, "%s: '%s' must be a number, got %s", ctx, key, d);
+		return err_set(e, SS_EDATA, "%s: '%s' must be %s, got %s", ctx, key, want, d);
 	}
+	*out = v;
+	return 0;
+}
+
+int json_opt_num(const struct json *obj, const char *key, const char *ctx, double *out,
+		 bool *present, struct err *e)
+{
+	const struct json *v;
+	int rc = opt_value(obj, key, ctx, JSON_NUMBER, "a number", &v, e);
+
+	if (present)
+		*present = false;
+	if (rc < 0 || !v)
+		return rc;
 	/* NaN and +-Infinity parse (Python writes them) but are no value for a
 	 * field read through the schema helpers */
 	if (!isfinite(json_number(v)))
@@ -561,17 +576,12 @@ int json_req_int(const struct json *obj, const char *key, const char *ctx, int64
 int json_opt_str(const struct json *obj, const char *key, const char *ctx, const char **out,
 		 struct err *e)
 {
-	const struct json *v = json_get(obj, key);
-	char d[80];
+	const struct json *v;
+	int rc = opt_value(obj, key, ctx, JSON_STRING, "a string", &v, e);
 
-	if (!v || json_type_of(v) == JSON_NULL)
-		return 0;
-	if (json_type_of(v) != JSON_STRING) {
-		describe(v, d, sizeof(d));
-		return err_set(e, SS_EDATA, "%s: '%s' must be a string, got %s", ctx, key, d);
-	}
-	*out = json_string(v);
-	return 0;
+	if (v)
+		*out = json_string(v);
+	return rc;
 }
 
 int json_req_str(const struct json *obj, const char *key, const char *ctx, const char **out,
@@ -591,17 +601,12 @@ int json_req_str(const struct json *obj, const char *key, const char *ctx, const
 int json_opt_bool(const struct json *obj, const char *key, const char *ctx, bool *out,
 		  struct err *e)
 {
-	const struct json *v = json_get(obj, key);
-	char d[80];
+	const struct json *v;
+	int rc = opt_value(obj, key, ctx, JSON_BOOL, "true or false", &v, e);
 
-	if (!v || json_type_of(v) == JSON_NULL)
-		return 0;
-	if (json_type_of(v) != JSON_BOOL) {
-		describe(v, d, sizeof(d));
-		return err_set(e, SS_EDATA, "%s: '%s' must be true or false, got %s", ctx, key, d);
-	}
-	*out = json_bool(v);
-	return 0;
+	if (v)
+		*out = json_bool(v);
+	return rc;
 }
 
 void json_write_tree(FILE *out, const struct json *j)
