@@ -9,9 +9,11 @@
 #include "base/wdist.h"
 #include "sim/core.h"
 
-/* The earliest completion popped; r joins the decoders. */
+/* The earliest completion popped. */
 void dec_heap_pop(struct replica *rp);
-void dec_join(struct sim *s, struct replica *rp, struct req *r);
+/* Decoder completion e queued (fin_G > G): in the ring of step buckets
+ * when it is due within SCHED_FIN_RING steps, else in the heap. */
+void dec_fin_push(struct replica *rp, struct fin_entry e);
 
 /* What a chunk's delivery does: only note its time (a first chunk, or a
  * decoder turned explicit whose gap its step counted), or also add the
@@ -22,6 +24,60 @@ enum gap_kind { GAP_NONE, GAP_MID, GAP_LAST };
 static inline int dec_stage_ix(const struct req *r)
 {
 	return r->stage > 255 ? 255 : r->stage;
+}
+
+/* r joins the decoders (inline: once per request, in the step loop's
+ * finish walk, as before the mechanics' split into files). */
+static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct req *r)
+{
+	struct fin_entry fe;
+
+	r->dec = true;
+	r->dG0 = rp->G;
+	r->dc0 = r->computed;
+	r->dg0 = r->generated;
+	if (s->cfg.policy->decoder_keys) {
+		XGROW(rp->dk, rp->dk_cap, rp->ndk + 1);
+		r->dk_ix = (int32_t)rp->ndk;
+		rp->dk[rp->ndk].k = r->output - r->dg0 + r->dG0;
+		rp->dk_sum += rp->dk[rp->ndk].k;
+		rp->dk[rp->ndk++].r = r;
+	}
+	r->cls = cls_of(s, r->dc0 - r->dG0);
+	r->cprev = r->cnext = NULL;
+	r->lean = (r->nnamed < r->nblocks || !s->cfg.prefix_caching || !gets_hash(s, r, r->nblocks)) &&
+		  r->nnamed <= r->nhashed && r->nblocks == blocks_for(s, r->computed) &&
+		  r->nhashed == full_blocks(s, r->computed);
+	if (r->lean) {
+		rp->cls_lean[r->cls]++;
+	} else {
+		r->cnext = rp->cls_head[r->cls];
+		if (r->cnext)
+			r->cnext->cprev = r;
+		rp->cls_head[r->cls] = r;
+	}
+	rp->cls_count[r->cls]++;
+	rp->ndec++;
+	rp->dec_stage[dec_stage_ix(r)]++;
+	if (dec_stage_ix(r) >= rp->dec_stage_hi)
+		rp->dec_stage_hi = dec_stage_ix(r) + 1;
+	rp->dec_base_sum += r->dc0 - r->dG0;
+	if (r->rseq > rp->dec_max_rseq || rp->ndec == 1)
+		rp->dec_max_rseq = r->rseq;
+	fe.fin_G = r->dG0 + (r->output - r->dg0);
+	/* back from an explicit spell that scheduled it at every step: its
+	 * entry still holds the right step, so keep it (an overloaded replica
+	 * walks every step and would otherwise push one entry per decoder per
+	 * step) */
+	if (r->heaped && r->heap_fin == fe.fin_G)
+		return;
+	r->epoch++;
+	r->heaped = true;
+	r->heap_fin = fe.fin_G;
+	fe.rseq = r->rseq;
+	fe.epoch = r->epoch;
+	fe.r = r;
+	dec_fin_push(rp, fe);
 }
 
 static SCHED_STEP_INLINE void dec_gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int64_t k)

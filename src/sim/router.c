@@ -55,12 +55,7 @@ enum router_kind router_kind_of(const char *name, enum router_kind none)
 	return none;
 }
 
-/* The content chain of arrival w (request id) a router looks up: the
- * hashes of the blocks others can hold (req_nshare: its repeated prompt,
- * keyed blocks or group prefix, at most what a prefix hit may cover: all
- * but the last token), as the scheduler computes them (sched_block_hash);
- * their count. */
-static int32_t route_chain(struct sim *s, const struct wl_req *w, int64_t id)
+int32_t router_chain(struct sim *s, const struct wl_req *w, int64_t id)
 {
 	int64_t maxb = full_blocks(s, w->prompt_tokens - 1), n, b;
 	uint64_t prev = 0;
@@ -184,7 +179,7 @@ int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
 	struct route_cands c = {s->nroute, 0, s->per, pre > 0 ? pre : s->per, NULL, 0, 0, s->route_ix};
 
 	if (s->cfg.router == ROUTER_KV_AWARE) {
-		c.nchain = route_chain(s, w, id);
+		c.nchain = router_chain(s, w, id);
 		c.chain = s->route_chain;
 		c.nfull = (int32_t)full_blocks(s, w->prompt_tokens);
 	}
