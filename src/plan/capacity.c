@@ -49,6 +49,21 @@ void cap_slo_name(const struct cap_slo *s, char *buf, size_t n)
 	snprintf(buf, n, "%s_%s_ms", metric_names[s->metric], stat_names[s->stat]);
 }
 
+void cap_slo_text(const struct cap_cfg *c, char *buf, size_t n)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < c->nslo && len + 1 < n; i++) {
+		char nm[32];
+		cap_slo_name(&c->slo[i], nm, sizeof(nm));
+		len += (size_t)snprintf(buf + len, n - len, "%s%s <= %g", i ? ", " : "", nm,
+					c->slo[i].limit_ms);
+	}
+	if (c->goodput_min > 0 && len + 1 < n)
+		snprintf(buf + len, n - len, "%sgoodput >= %g", len ? ", " : "", c->goodput_min);
+}
+
 void cap_binding_name(const struct cap_cfg *c, int b, char *buf, size_t n)
 {
 	if (b >= 0 && b < (int)c->nslo)

@@ -132,6 +132,9 @@ int cap_slo_arg(const char *flag, const char *arg, void *dst, struct err *e);
 int cap_goodput_arg(const char *flag, const char *arg, void *dst, struct err *e);
 /* "ttft_p90_ms" (buffer of at least 32). */
 void cap_slo_name(const struct cap_slo *s, char *buf, size_t n);
+/* The SLOs of c as one line, "ttft_p90_ms <= 500, goodput >= 0.9" (cut to
+ * n): capacity's and search's headers. */
+void cap_slo_text(const struct cap_cfg *c, char *buf, size_t n);
 /* The binding constraint of a result (cap_result.binding): an SLO's name,
  * "goodput", "saturation" or "none". */
 void cap_binding_name(const struct cap_cfg *c, int binding, char *buf, size_t n);

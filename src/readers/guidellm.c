@@ -26,12 +26,6 @@
 #include "workload/workload.h"
 #include "base/yaml.h"
 
-void gt_requests_release(struct gt_requests *g)
-{
-	free(g->r);
-	memset(g, 0, sizeof(*g));
-}
-
 /* Fields a request may carry, NAN until seen. */
 enum { F_REQ_START, F_START, F_END, F_REQ_END, F_FIRST_TOK, F_LATENCY, F_TTFT_MS, F_PROMPT,
        F_OUTPUT, F_T_START, F_T_FIRST, F_T_END, F_IN_TOTAL, F_OUT_TOTAL, F__N };

@@ -12,6 +12,12 @@
 #include "readers/measured.h"
 #include "workload/workload.h"
 
+void gt_requests_release(struct gt_requests *g)
+{
+	free(g->r);
+	memset(g, 0, sizeof(*g));
+}
+
 int gt_request_set(struct gt_request *r, const char *ctx, const struct gt_fields *f, double start_s,
 		   double prompt, double output, double ttft_ms, double e2e_ms, struct err *e)
 {

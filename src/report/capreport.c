@@ -18,21 +18,6 @@ static const char *unit(const struct cap_cfg *c)
 	return c->concurrency ? "clients" : "req/s";
 }
 
-void out_cap_slo_text(const struct cap_cfg *c, char *buf, size_t n)
-{
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < c->nslo && len + 1 < n; i++) {
-		char nm[32];
-		cap_slo_name(&c->slo[i], nm, sizeof(nm));
-		len += (size_t)snprintf(buf + len, n - len, "%s%s <= %g", i ? ", " : "", nm,
-					c->slo[i].limit_ms);
-	}
-	if (c->goodput_min > 0 && len + 1 < n)
-		snprintf(buf + len, n - len, "%sgoodput >= %g", len ? ", " : "", c->goodput_min);
-}
-
 void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,
 		  const struct cap_result *r, const struct acc_confidence *conf, const char *notes)
 {
@@ -41,7 +26,7 @@ void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg
 	char slos[512], b[32];
 	size_t i, j;
 
-	out_cap_slo_text(c, slos, sizeof(slos));
+	cap_slo_text(c, slos, sizeof(slos));
 	cap_binding_name(c, r->binding, b, sizeof(b));
 	fprintf(f, "capacity   %s on %s, tp %d pp %d dp %d ep %d, %s, engine %s, max_num_seqs %lld, max_num_batched_tokens %lld\n",
 	       sc->model->id, sc->gpu->id, sc->par.tp, sc->par.pp, sc->par.dp, sc->par.ep,

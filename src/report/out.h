@@ -183,9 +183,6 @@ void out_autoscale_svg(FILE *f, const struct autoscale_cfg *c, const struct auto
 
 struct cap_cfg;
 struct cap_result;
-/* The SLOs of c as one line, "ttft_p90 <= 500, goodput >= 0.9" (cut to n):
- * capacity's and search's headers. */
-void out_cap_slo_text(const struct cap_cfg *c, char *buf, size_t n);
 /* Header, answer, binding metric, saturation, the confidence at the answer
  * (conf, NULL when nothing was found) and the first seed's probes. */
 void out_cap_text(FILE *f, const struct cap_cfg *c, const struct out_config *cfg,

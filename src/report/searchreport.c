@@ -185,7 +185,7 @@ void search_report_text(FILE *f, const struct search_report *R)
 	int gw = 9; /* the gpu column: as wide as its widest entry */
 	struct sbuf sb;
 
-	out_cap_slo_text(R->cc, slos, sizeof(slos));
+	cap_slo_text(R->cc, slos, sizeof(slos));
 	fprintf(f, "search     %s, engine%s", R->model->id, R->sp->nengine > 1 ? "s" : "");
 	for (i = 0; i < R->sp->nengine; i++)
 		fprintf(f, "%s %s", i ? "," : "", R->sp->engine[i]->name);
@@ -480,7 +480,7 @@ static void csv_of(const struct search_report *R, struct sbuf *o)
 		sweep_row_int(row, "num_requests", R->wl->num_requests);
 		sweep_row_int(row, "seed", (int64_t)R->cc->seed);
 		sweep_row_int(row, "seeds", R->cc->nseeds);
-		out_cap_slo_text(R->cc, slos, sizeof(slos));
+		cap_slo_text(R->cc, slos, sizeof(slos));
 		sweep_row_str(row, "slo", slos);
 		sweep_row_num(row, "usd_per_gpu_hour", search_usd_per_gpu_hour(R->budget, &r->d));
 		sweep_row_str(row, "status", r->status == SEARCH_OK ? "ok" : r->status == SEARCH_PRUNED ? "pruned" : "no rate");

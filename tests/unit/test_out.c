@@ -300,19 +300,19 @@ static void test_cap_slo_text(void)
 	char b[64], small[12];
 
 	memset(&c, 0, sizeof(c));
-	out_cap_slo_text(&c, b, sizeof(b));
+	cap_slo_text(&c, b, sizeof(b));
 	CHECK(b[0] == '\0', "no SLO: empty line");
 	c.slo[0] = (struct cap_slo){CAP_TTFT, CAP_P90, 500};
 	c.slo[1] = (struct cap_slo){CAP_ITL, CAP_MEAN, 25.5};
 	c.nslo = 2;
 	c.goodput_min = 0.9;
-	out_cap_slo_text(&c, b, sizeof(b));
+	cap_slo_text(&c, b, sizeof(b));
 	CHECK(strstr(b, " <= 500, ") && strstr(b, " <= 25.5, goodput >= 0.9") && !strchr(b + strlen(b) - 1, ','),
 	      "two SLOs and the goodput floor, comma-separated: '%s'", b);
-	out_cap_slo_text(&c, small, sizeof(small));
+	cap_slo_text(&c, small, sizeof(small));
 	CHECK(strlen(small) == sizeof(small) - 1, "cut to the buffer: '%s'", small);
 	c.nslo = 0;
-	out_cap_slo_text(&c, b, sizeof(b));
+	cap_slo_text(&c, b, sizeof(b));
 	CHECK(strcmp(b, "goodput >= 0.9") == 0, "goodput alone, no leading comma: '%s'", b);
 }
 
