@@ -55,7 +55,12 @@ enum router_kind router_kind_of(const char *name, enum router_kind none)
 	return none;
 }
 
-int32_t router_chain(struct sim *s, const struct wl_req *w, int64_t id)
+/* The content chain of arrival w (request id) a router looks up, in
+ * s->route_chain: the hashes of the blocks others can hold (req_nshare:
+ * its repeated prompt, keyed blocks or group prefix, at most what a prefix
+ * hit may cover: all but the last token), as the scheduler computes them
+ * (sched_block_hash); their count. */
+static int32_t router_chain(struct sim *s, const struct wl_req *w, int64_t id)
 {
 	int64_t maxb = full_blocks(s, w->prompt_tokens - 1), n, b;
 	uint64_t prev = 0;

@@ -16,13 +16,6 @@ struct route_cands {
 /* The candidate the router picks among c (ctr: its round-robin counter;
  * 0 when c has one). */
 int router_pick(struct sim *s, const struct route_cands *c, uint64_t *ctr);
-/* The content chain of arrival w (request id) a router looks up, in
- * s->route_chain: the hashes of the blocks others can hold (req_nshare:
- * its repeated prompt, keyed blocks or group prefix, at most what a prefix
- * hit may cover: all but the last token), as the scheduler computes them
- * (sched_block_hash); their count. */
-int32_t router_chain(struct sim *s, const struct wl_req *w, int64_t id);
-
 /* The engine rank arrival w (request id) is queued on: a replica by the
  * router, then one of its ranks (with P/D, one of its prefill workers). */
 int router_arrival(struct sim *s, const struct wl_req *w, int64_t id);
