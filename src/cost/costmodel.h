@@ -132,6 +132,11 @@ struct cost_model {
 			      * MLA decode module over servesim's sum of its parts (0: none) */
 	double mla_ctx_tok_s; /* per prefill token per MLA layer: the engine's measured MLA
 			       * context module over servesim's sum of its parts (0: none) */
+	/* MLA decode on AMD where no table measures small batches (mla.c):
+	 * the AITER kernel's measured per-call floor (0: none) and the
+	 * query rows (batch x heads) of the batch-only table it tops up
+	 * (0: the roofline, no table) */
+	double mla_dec_floor_s, mla_dec_ref_rows;
 	/* DSA (DeepSeek-V3.2, GLM-5): the engine's measured DSA module over the
 	 * sum of its parts, per layer (cost/dsamod.h; NULL: none on this GPU),
 	 * and for layers reusing an earlier layer's top-k without a measured

@@ -127,6 +127,11 @@ double cost_mla_engine_decode_s(const struct gpu_spec *g, const struct cost_cfg 
 double cost_mla_engine_ctx_s(const struct gpu_spec *g, const struct cost_cfg *cfg, int heads);
 /* One MLA layer (no DSA indexer) for a step's prefill chunks. */
 double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k);
+/* The per-call floor of one MLA decode layer (no DSA indexer) of n
+ * requests, seconds, added to the table's or the roofline's time where
+ * the GPU's MLA decode table has no small batches (c->mla_dec_*; 0
+ * elsewhere). */
+double cost_mla_decode_floor_s(const struct cost_model *c, int64_t n);
 /* The module terms' part of the attention lines. */
 void cost_mla_note(struct cost_model *c);
 

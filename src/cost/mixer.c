@@ -53,7 +53,7 @@ static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_su
 	if (c->m->attn == ATTN_MLA && c->m->index_topk > 0)
 		return cost_dsa_decode_s(c, n, ctx_sum);
 	g = cost_attn_full_group(c);
-	return cost_gqa_decode_s(c, &g, n, ctx_sum, NULL, 0.0);
+	return cost_gqa_decode_s(c, &g, n, ctx_sum, NULL, 0.0) + cost_mla_decode_floor_s(c, n);
 }
 
 /* One layer of mixer mix for a step's n >= 1 prefill chunks (len[i] tokens

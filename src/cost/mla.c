@@ -4,6 +4,7 @@
  * measured MLA module terms over that sum of parts, and the token-linear
  * operators of one MLA block (for DSA's module fit).  A decode runs the
  * absorbed form: the attention table (attn.c) and the absorb BMMs (cost.c). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,10 +91,73 @@ double cost_mla_block_tok_s(const struct cost_model *c, double m, bool own_index
 	return 0;
 }
 
+/* AITER's MLA decode kernel at a negligible load: its per-call floor
+ * (launch, the split-KV partials and their reduce), which an MLA decode
+ * table measured at batch 128 only (MI300X's, AMD's tutorial figure) or
+ * the roofline (no table) leaves out.  ROCm/aiter PR 2039 (commit
+ * 57ed6a01a234223f527a0dffa371882df1fcd494, 2026-03-09), its table of
+ * mla_decode_fwd's persistent assembly kernel ("ASM"), 128 query heads,
+ * fp8 Q and KV, page size 1, 21 keys: MI300 15.491 us at batch 1 (15.089
+ * at 3, 15.545 at 5, 16.445 at 16, 14.717 at batch 1 x 64 keys); MI355
+ * 12.106 us at batch 1 (13.021 at 3, 12.942 at 5).  MI325X, the MI300X
+ * die (tables "mi300x"), takes MI300's; MI350X/MI355X share gfx950. */
+static const struct aiter_mla_floor {
+	const char *tables;
+	double floor_s;
+	const char *measured;
+} aiter_mla_floors[] = {
+	{"mi300x", 15.491e-6, "MI300"},
+	{"mi355x", 12.106e-6, "MI355"},
+};
+
+static const struct aiter_mla_floor *aiter_mla_floor(const struct gpu_spec *g)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(aiter_mla_floors) / sizeof(aiter_mla_floors[0]); i++)
+		if (strcmp(g->tables, aiter_mla_floors[i].tables) == 0)
+			return &aiter_mla_floors[i];
+	return NULL;
+}
+
+/* The floor applies where the decode of MLA without the DSA indexer runs
+ * on the roofline or on a table with one batch value: its MFU, held
+ * along the batch axis, would make a call of 4 requests cost 4/128 of
+ * the batch-128 row, far under any kernel's launch. */
+static void mla_dec_floor_init(struct cost_model *c)
+{
+	const struct aiter_mla_floor *f = aiter_mla_floor(c->g);
+	const struct mfu_attn_cfg *a = c->attn_decode_cfg;
+
+	c->mla_dec_floor_s = c->mla_dec_ref_rows = 0;
+	if (!f || c->m->attn != ATTN_MLA || c->m->index_topk > 0 || (a && a->g.len[0] >= 2))
+		return;
+	c->mla_dec_floor_s = f->floor_s;
+	c->mla_dec_ref_rows = a ? exp(a->g.axis[0][0]) * (double)a->heads : 0;
+}
+
+/* The table's rows hold floor + work at their batch: a call of n requests
+ * of c->heads heads costs floor + (row - floor) x w, w = its query rows
+ * over the rows' (the MFU lookup gives row x w), so floor x (1 - w) is
+ * added, w capped at 1 (none beyond the rows); on the roofline the whole
+ * floor. */
+double cost_mla_decode_floor_s(const struct cost_model *c, int64_t n)
+{
+	double w;
+
+	if (c->mla_dec_floor_s <= 0 || n <= 0)
+		return 0;
+	if (c->mla_dec_ref_rows <= 0)
+		return c->mla_dec_floor_s;
+	w = (double)n * (double)c->heads / c->mla_dec_ref_rows;
+	return w >= 1 ? 0 : c->mla_dec_floor_s * (1 - w);
+}
+
 void cost_mla_init(struct cost_model *c, const struct cost_cfg *cfg)
 {
 	c->mla_module_s = mla_module_term_s(c->m, c->g, cfg);
 	c->mla_ctx_tok_s = mla_ctx_term_s(c->m, c->g, cfg, c->heads);
+	mla_dec_floor_init(c);
 }
 
 /* MLA without the DSA indexer. */
@@ -117,6 +181,20 @@ double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k
 
 void cost_mla_note(struct cost_model *c)
 {
+	if (c->mla_dec_floor_s > 0) {
+		const struct aiter_mla_floor *f = aiter_mla_floor(c->g);
+		size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
+		if (c->mla_dec_ref_rows > 0)
+			snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
+				 "; rows at batch %.0f only: below them + AITER's measured per-call floor %.1f us x (1 - the "
+				 "call's share of their query rows) (%s, ROCm/aiter PR 2039; docs/hardware.md)",
+				 c->mla_dec_ref_rows / (double)c->attn_decode_cfg->heads, c->mla_dec_floor_s * 1e6,
+				 f->measured);
+		else
+			snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
+				 " + AITER's measured MLA decode floor %.1f us per call (%s, ROCm/aiter PR 2039)",
+				 c->mla_dec_floor_s * 1e6, f->measured);
+	}
 	if (c->mla_module_s > 0) {
 		size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
 		snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,

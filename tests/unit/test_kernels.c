@@ -2234,6 +2234,59 @@ static void test_amd(void)
 	}
 }
 
+/* MLA decode on AMD (issue 29): MI300X's table holds batch-128 rows only,
+ * MI355X has none; a small batch pays AITER's measured per-call floor
+ * (ROCm/aiter PR 2039: MI300 15.491 us, MI355 12.106 us) instead of 4/128
+ * of a batch-128 row, and a measured row still comes back as measured. */
+static void test_amd_mla_floor(void)
+{
+	struct model_cfg ds;
+	struct cost_model c;
+	struct err e;
+
+	if (registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
+		CHECK(0, "load deepseek-r1: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+		/* 4 requests x 16 heads of the rows' 128 x 128: 15.491 x (1 -
+		 * 64 / 16384) = 15.430488 us */
+		CHECK_REL(cost_mla_decode_floor_s(&c, 4) * 1e6, 15.430488, 1e-6, "MI300X TP 8, 4 requests: the floor");
+		CHECK(cost_mla_decode_floor_s(&c, 1024) == 0, "MI300X TP 8, 1024 requests: the rows' own size, no floor");
+		CHECK(cost_attn_decode_s(&c, 4, 4400.0) > 15.430488e-6,
+		      "MI300X, 4 x 1100 keys: above the kernel's floor (%.2f us)", cost_attn_decode_s(&c, 4, 4400) * 1e6);
+		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "rows at batch 128 only: below them + AITER's measured "
+				   "per-call floor 15.5 us", "MI300X: the floor is named in the header");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi300x: %s", e.msg);
+	}
+	if (make_cost(&c, &ds, "mi300x", (struct parallel){1, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+		/* the tutorial's row, 128 heads x batch 128 x 2048 keys, bf16:
+		 * 810 us, measured, no floor on top */
+		CHECK_REL(cost_attn_decode_s(&c, 128, 128.0 * 2048) * 1e6, 810, 1e-6,
+			  "MI300X TP 1, batch 128 x 2048 keys: the measured row");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi300x TP 1: %s", e.msg);
+	}
+	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
+		CHECK_REL(cost_mla_decode_floor_s(&c, 4) * 1e6, 12.106, 1e-9, "MI355X (roofline): the whole floor");
+		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "+ AITER's measured MLA decode floor 12.1 us per call",
+				   "MI355X: the floor is named in the header");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi355x: %s", e.msg);
+	}
+	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+		CHECK(cost_mla_decode_floor_s(&c, 4) == 0 && !strstr(c.src[COST_SRC_ATTN_DECODE], "floor"),
+		      "H200: its measured table has small batches, no floor");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init h200: %s", e.msg);
+	}
+}
+
 /* EPLB (cost/eplb.h): a hand-computed placement; on DeepSeek-V3 at EP 64
  * the hottest rank's load never rises with the redundant experts and falls
  * below expert order's, their memory rises, and the MoE layer gets
@@ -2409,6 +2462,7 @@ int main(void)
 	test_measured_gemm(&m);
 	test_power();
 	test_amd();
+	test_amd_mla_floor();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
