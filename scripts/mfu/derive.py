@@ -149,7 +149,6 @@ def gemm_outliers(best):
             else:
                 suffix_min = min(suffix_min, lat)
     return ['dropped %d outlier rows: latency > 1.3x that of a larger m of the same (n, k)' % dropped]
-    return len(data)
 
 
 def fastest_attn(p, col, new_keys, dtype_col, heads, skip=None):

@@ -717,7 +717,7 @@ static void test_kvcache_grow(void)
 {
 	enum { N = 20000 };
 	struct kvc k;
-	char why[200];
+	char why[200] = "";
 	int32_t *b = malloc(N * sizeof(*b));
 	uint32_t cap0;
 	size_t i, miss = 0;
@@ -759,7 +759,7 @@ static void named3(struct kvc *k, uint64_t hash, int32_t *a, int32_t *b, int32_t
 static void test_kvcache(void)
 {
 	struct kvc k;
-	char why[200];
+	char why[200] = "";
 	int32_t a, b;
 
 	kvc_init(&k, 4, true);
@@ -837,7 +837,7 @@ static void test_kvcache(void)
 static void test_kvcache_host(void)
 {
 	struct kvc g, h;
-	char why[200];
+	char why[200] = "";
 	int32_t a, b, c;
 
 	kvc_init(&g, 3, true);
