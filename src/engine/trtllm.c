@@ -108,12 +108,22 @@ static bool trtllm_batch_wait(const struct sim *s, struct replica *rp)
 	if (rp->wlen == 0 || rp->nrun == 0 || slots <= 0)
 		return false;
 	for (j = 0; j < rp->wlen && (int64_t)j < slots; j++) {
-		double p = (double)rp->wq[(rp->whead + j) & mask].a.prompt_tokens;
+		const struct wq_ent *q = &rp->wq[(rp->whead + j) & mask];
+		double p;
+		/* an entry with a record has no arrival fields (they are
+		 * not kept): a P/D hand-off joins as a generation request,
+		 * a preemption's return has what is left of it to run */
+		if (q->r && q->r->transferred) {
+			gen += 1.0 + (double)s->cfg.spec.k;
+			continue;
+		}
+		p = q->r ? (double)(req_num_tokens(q->r) - q->r->computed) : (double)q->a.prompt_tokens;
 		if (gen + ctx + p > (double)rp->mbt && j > 0)
 			break;
 		ctx += p;
 	}
-	if (rp->bw_count >= s->cfg.batch_wait_iters ||
+	/* no context waiting: nothing to hold (generation never waits) */
+	if (ctx == 0 || rp->bw_count >= s->cfg.batch_wait_iters ||
 	    (s->cfg.batch_wait_tokens > 0 && gen + ctx >= s->cfg.batch_wait_tokens)) {
 		rp->bw_count = 0;
 		return false;

@@ -1426,9 +1426,39 @@ static int bw_prefill_line(const struct model_cfg *m, int64_t iters, double toke
 	return line;
 }
 
+/* The step log of a P/D pair under TensorRT-LLM with batch waiting of
+ * `iters` (threshold out of reach): request 1's hand-off reaches the decode
+ * worker while request 0 generates there. */
+static char *bw_pd_log(const struct model_cfg *m, int64_t iters)
+{
+	struct trun r = {.log = NULL, .csv = NULL};
+	char *log;
+
+	trun_init(&r, m, 2048, 64, 1000, "0,200,60,-1\n0.005,200,3,-1\n");
+	pd_cfg(&r.sc, 1, &r.c, 1000, 2048, 1e5);
+	r.sc.policy = policy_of("trtllm");
+	r.sc.batch_wait_iters = iters;
+	r.sc.batch_wait_tokens = 1e9;
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2, "P/D batch waiting %lld: every request completes",
+	      (long long)iters);
+	log = r.log;
+	r.log = NULL;
+	wl_spec_release(&r.w);
+	trun_release(&r);
+	return log;
+}
+
 static void test_trtllm_batch_wait(const struct model_cfg *m)
 {
 	int off = bw_prefill_line(m, 0, 0), on = bw_prefill_line(m, 8, 1e9), full = bw_prefill_line(m, 8, 150);
+	char *pd_off = bw_pd_log(m, 0), *pd_on = bw_pd_log(m, 8);
+
+	/* a hand-off is a generation request, not a context: the decode
+	 * worker never holds it (its waiting entry has no arrival fields) */
+	CHECK(pd_off && pd_on && strcmp(pd_off, pd_on) == 0,
+	      "P/D: a decode worker does not hold a hand-off for batch waiting (step logs equal)");
+	free(pd_off);
+	free(pd_on);
 
 	CHECK(off > 0 && on == off + 8,
 	      "a context beside generation waits batch_wait_timeout_iters 8 steps: its prefill on log line %d, "
