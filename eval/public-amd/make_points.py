@@ -158,6 +158,75 @@ def ix_points(root):
             f.write("\n")
 
 
+# Qwen3.5-397B-A17B MXFP4 on MI355X under SGLang 0.5.19 (InferenceX
+# qwen3.5-fp4-mi355x-sglang): its recipe
+# (benchmarks/single_node/fixed_seq_len/qwen3.5_fp4_mi355x.sh at 843c6254f,
+# 2026-08-21, unchanged since 2026-07-16): SGLANG_USE_AITER=1
+# SGLANG_USE_AITER_UNIFIED_ATTN=1 AITER_FLYDSL_FORCE=1
+# SGLANG_MAMBA_SSM_DTYPE=bfloat16, --tensor-parallel-size TP
+# --attention-backend aiter --mem-fraction-static 0.8 --disable-radix-cache
+# --enable-aiter-allreduce-fusion --max-running-requests C --page-size 16;
+# chunked prefill and KV cache dtype not set: SGLang's defaults, 16384 on a
+# GPU over 160 GB (written out below) and auto = bf16.  Client as above
+# (range ratio 0.8, 10 C prompts after 2 C warm-ups).
+QW_SGL = dict(max_num_batched_tokens=16384, block_size=16, enable_prefix_caching=False, mem_fraction_static=0.8,
+              max_model_len=262144)
+QW_SRC = ("SemiAnalysisAI/InferenceX pull request 3311 (2026-09-20), its baseline: the published "
+          "2026-09-14 qwen3.5-fp4-mi355x-sglang points, image "
+          "lmsysorg/sglang-rocm:v0.5.19-rocm720-mi35x-20260913")
+# tp, concurrency, mean TTFT ms, mean TPOT ms (8192/1024, EP 1)
+QW_ROWS = [
+    (2, 4, 343.27, 8.42),
+    (2, 8, 513.18, 10.38),
+    (2, 16, 571.66, 14.57),
+    (2, 32, 719.09, 22.38),
+    (2, 64, 1078.54, 33.16),
+    (2, 128, 1773.84, 54.06),
+    (4, 4, 273.61, 7.86),
+    (4, 8, 424.11, 9.11),
+    (4, 16, 490.04, 11.43),
+]
+
+
+def qwen_points(root):
+    isl, osl = 8192, 1024
+    for tp, conc, ttft, tpot in QW_ROWS:
+        name = "qwen3.5-397b-mi355x-sglang0.5.19-tp%d-8k1k-c%d" % (tp, conc)
+        engine = dict(name="sglang", version="0.5.19", max_num_seqs=conc)
+        engine.update(QW_SGL)
+        x = {
+            "name": name,
+            "source": "%s; Qwen3.5-397B-A17B MXFP4 (amd/Qwen3.5-397B-A17B-MXFP4) on %dx MI355X, TP %d EP 1, "
+                      "random %d/%d, range ratio 0.8, %d prompts at max-concurrency %d after %d warm-up "
+                      "requests" % (QW_SRC, tp, tp, isl, osl, 10 * conc, conc, 2 * conc),
+            "workload_name": "%d/%d c%d" % (isl, osl, conc),
+            "model": "qwen3.5-397b-a17b",
+            "gpu": "mi355x",
+            "tp": tp, "pp": 1, "dp": 1, "ep": 1,
+            "dtype": "fp4",
+            "engine": engine,
+            "workload": {
+                "seed": 42,
+                "harness": "vllm-bench",
+                "arrival": {"process": "concurrency", "concurrency": conc},
+                "num_requests": 12 * conc,
+                "prompt_tokens": {"dist": "uniform", "min": int(0.8 * isl), "max": isl},
+                "output_tokens": {"dist": "uniform", "min": int(0.8 * osl), "max": osl},
+            },
+            "measured": {
+                "kind": "closed",
+                "warmup_requests": 2 * conc,
+                "ttft_ms": {"mean": ttft},
+                "itl_ms": {"mean": tpot},
+            },
+        }
+        d = os.path.join(root, "mi355x", "sglang", name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "experiment.json"), "w") as f:
+            json.dump(x, f, indent=1)
+            f.write("\n")
+
+
 def main():
     root = os.path.dirname(os.path.abspath(__file__))
     for gpu, eng, conc, osl, done, ttft, tpot in ROWS:
@@ -197,6 +266,7 @@ def main():
             json.dump(x, f, indent=1)
             f.write("\n")
     ix_points(root)
+    qwen_points(root)
 
 
 if __name__ == "__main__":
