@@ -9,7 +9,7 @@ usage: python3 scripts/mfu/derive_amd.py AMD_DIR H100_MOE OUT_DIR
   H100_MOE = data/mfu/h100_sxm/sglang-0.5.14/moe.csv.gz (the routing-imbalance
              ratios only, as derive_infersim.py takes them)
   OUT_DIR  = data/mfu
-Writes OUT_DIR/{mi300x,mi355x}/aiter-e404860/{gemm,moe,allreduce}.csv.gz and
+Writes OUT_DIR/{mi300x,mi355x}/aiter-e404860/{gemm,moe,allreduce,attn_prefill}.csv.gz and
 OUT_DIR/mi300x/aiter-e404860/mla_decode.csv.gz.
 
 What the sources are: every row of aiter's tuned tables is the winning kernel
@@ -69,6 +69,16 @@ MLA decode (mi300x only): the AITER MLA decode kernel's measured latency on
   query heads, bf16 latent KV (576) , context 1024-8192: 0.68, 0.81, 1.05,
   1.18, 1.43 ms, read off the figure's bar labels.  Written as derive.py writes
   MLA decode rows (head_dim MFU_MLA_DECODE_DIM, kv_heads 1).
+Prefill attention (attn_prefill, both GPUs): ROCm/aiter's own measurement of
+  its assembly flash-attention forward kernels, op_tests/cpp/mha/README.md at
+  the commit above ("the asm kernel performance of the attention forwards",
+  added by aiter PR 1270, commit a83421bee6, 2025-10-31): BF16, BSHD, batch
+  mode, head dim 128, FWD TFLOPS on MI300X and MI355X for batch 1/4/8, 32 or
+  64 query heads over 8 or 4 KV heads, seqlen_q = seqlen_kv = 1k-16k.  The
+  causal rows only (a prefill is causal), as context attention without a
+  cached prefix (derive.py's attn_prefill rows): latency = the benchmark's
+  FLOPs / TFLOPS, its count (op_tests/cpp/mha/benchmark_mha_fwd.cpp)
+  4 x heads x seqlen_q x seqlen_kv x head_dim, halved under a causal mask.
 """
 import csv, gzip, math, os, sys
 
@@ -96,6 +106,71 @@ AR_US = {
 # GB/s per xGMI link each way (docs/hardware.md, data/PROVENANCE.md gpus.json)
 LINK_GBPS = {'mi300x': 64.0, 'mi355x': 76.8}
 MLA_ROWS = [(1024, 680.0), (2048, 810.0), (4096, 1050.0), (6144, 1180.0), (8192, 1430.0)]
+# aiter op_tests/cpp/mha/README.md, causal FWD rows: (batch, q heads, kv heads,
+# seqlen, MI300X TFLOPS, MI355X TFLOPS), head dim 128, BF16
+FA_HDIM = 128
+FA_CAUSAL = [
+    (1, 32, 8, 1024, 130.62, 233.12),
+    (1, 32, 8, 2048, 255.105, 577.28),
+    (1, 32, 8, 4096, 467.805, 949.325),
+    (1, 32, 8, 8192, 522.68, 1247.73),
+    (1, 32, 8, 10240, 440.12, 1200.645),
+    (4, 32, 8, 1024, 334.005, 720.995),
+    (4, 32, 8, 2048, 419.435, 809.835),
+    (4, 32, 8, 4096, 486.73, 1130.115),
+    (4, 32, 8, 8192, 547.09, 1318.92),
+    (4, 32, 8, 10240, 527.705, 1342.995),
+    (8, 32, 8, 1024, 311.385, 623.93),
+    (8, 32, 8, 2048, 412.99, 894.45),
+    (8, 32, 8, 4096, 513.1, 1166.875),
+    (8, 32, 8, 8192, 537.36, 1316.805),
+    (8, 32, 8, 10240, 556.045, 1334.865),
+    (1, 64, 8, 1024, 228.54, 432.565),
+    (1, 64, 8, 2048, 392.425, 936.435),
+    (1, 64, 8, 4096, 474.385, 1046.085),
+    (1, 64, 8, 8192, 518.29, 1300.105),
+    (1, 64, 8, 10240, 510.895, 1338.005),
+    (4, 64, 8, 1024, 326.51, 638.705),
+    (4, 64, 8, 2048, 425.735, 899.845),
+    (4, 64, 8, 4096, 513.79, 1174.92),
+    (4, 64, 8, 8192, 540.515, 1319.225),
+    (4, 64, 8, 10240, 557.475, 1337.965),
+    (8, 64, 8, 1024, 321.865, 626.57),
+    (8, 64, 8, 2048, 452.03, 963.165),
+    (8, 64, 8, 4096, 509.255, 1190.295),
+    (8, 64, 8, 8192, 550.67, 1311.955),
+    (8, 64, 8, 10240, 547.05, 1313.695),
+    (1, 64, 4, 1024, 229.09, 421.615),
+    (1, 64, 4, 2048, 407.525, 949.635),
+    (1, 64, 4, 4096, 476.26, 1058.9),
+    (1, 64, 4, 8192, 519.32, 1318.15),
+    (1, 64, 4, 10240, 515.275, 1348.155),
+    (4, 64, 4, 1024, 314.82, 661.045),
+    (4, 64, 4, 2048, 426.77, 896.095),
+    (4, 64, 4, 4096, 524.585, 1182.87),
+    (4, 64, 4, 8192, 540.935, 1324.275),
+    (4, 64, 4, 10240, 560.63, 1346.46),
+    (8, 64, 4, 1024, 348.76, 663.48),
+    (8, 64, 4, 2048, 461.89, 983.355),
+    (8, 64, 4, 4096, 513.795, 1196.675),
+    (8, 64, 4, 8192, 552.78, 1318.92),
+    (8, 64, 4, 10240, 548.65, 1313.945),
+    (1, 64, 8, 16384, 541.55, 1392.485),
+    (1, 64, 4, 16384, 544.1, 1398.14),
+]
+FA_COL = {'mi300x': 4, 'mi355x': 5}
+
+
+def attn_prefill_rows(gpu):
+    """(heads, kv_heads, head_dim, kv_dtype, batch, isl, latency_us) from the
+    causal FWD TFLOPS: aiter's benchmark counts 4 x heads x s x s x d FLOPs
+    per sequence, halved under a causal mask."""
+    out = []
+    for r in FA_CAUSAL:
+        b, h, kvh, sl = r[:4]
+        flop = 4.0 * b * h * sl * sl * FA_HDIM / 2
+        out.append((h, kvh, FA_HDIM, 'bf16', b, sl, '%.6g' % (flop / (r[FA_COL[gpu]] * 1e12) * 1e6)))
+    return sorted(out)
 
 
 def rows(path):
@@ -238,7 +313,15 @@ def main(d, lender, out):
                    'MLA generation attention (absorbed), batch 128, 128 query heads, bf16 latent KV; head_dim 544 '
                    'is the FLOPs-equivalent dimension (see derive.py)'])
             n_mla = len(mla)
-        print(gpu, COLL, 'gemm', len(data), 'moe', len(mdata), 'mla_decode', n_mla, 'allreduce', n_ar)
+        ap = attn_prefill_rows(gpu)
+        write(os.path.join(od, 'attn_prefill.csv.gz'),
+              ['heads', 'kv_heads', 'head_dim', 'kv_dtype', 'batch', 'isl', 'latency_us'], ap,
+              note('op_tests/cpp/mha/README.md, "the asm kernel performance of the attention forwards" (%s)'
+                   % gpu.upper()) +
+              ['context attention, causal, no cached prefix: aiter\'s assembly flash-attention forward, BF16, '
+               'BSHD, batch mode; latency = its benchmark\'s FLOPs (4 x heads x isl^2 x head_dim / 2) / its TFLOPS'])
+        print(gpu, COLL, 'gemm', len(data), 'moe', len(mdata), 'mla_decode', n_mla, 'allreduce', n_ar,
+              'attn_prefill', len(ap))
 
 
 if __name__ == '__main__':
