@@ -18,6 +18,17 @@
 /* Fewest requests of the coarse capacity search (below that the Poisson
  * noise of a run moves the answer by more than the 5 % it aims at). */
 #define SEARCH_COARSE_MIN 250
+/* The coarse search's first probe, times the search's start (a power of
+ * two of it: its doubling and halving probe rates of the lattice a search
+ * from the start probes).  From 1 req/s its passing probes at 1, 2 and 4
+ * req/s, each request alone in the engine for hundreds of steps, were 13 %
+ * of the README DeepSeek-V3 search's probe CPU and 15 % of the Llama-3.1-70B
+ * one's; started here it reaches the bracket a search from 1 req/s reaches
+ * (the same doubling from 8 up, the same halving from 8 down) whenever the
+ * rates below a power of two that meets the SLOs meet them too: they run at
+ * half its load or less.  Measured: 8 against 4 and 16, the same CPU within
+ * 2 %; 64, as slow as 1 (overloaded probes that are not cut short). */
+#define SEARCH_COARSE_START 8
 
 void search_space_defaults(struct search_space *sp)
 {
@@ -316,6 +327,46 @@ double search_usd_per_gpu_hour(const struct search_gpu *budget, const struct sea
 	return (budget[d->pgpu].usd_per_gpu_hour * pg + budget[d->gpu].usd_per_gpu_hour * (d->gpus - pg)) / d->gpus;
 }
 
+int search_capacity(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *cc,
+		    bool want_saturation, struct cap_result *res, size_t *probes, struct err *e)
+{
+	struct cap_cfg fine = *cc;
+	struct sim_memo *memo;
+	int rc = 0;
+
+	/* failing probes stop once decided; the saturation search only for a
+	 * caller that reads it */
+	fine.early_stop = true;
+	fine.no_saturation = !want_saturation;
+	fine.energy = true; /* the operating point's J/token and tok/s/W, from its probe */
+	/* both passes' probes price with one set of memos: the coarse pass's
+	 * requests are the first of the fine pass's */
+	memo = sim_memo_new();
+	fine.memo = memo;
+	if (wl->num_requests >= 2 * SEARCH_COARSE_MIN) {
+		struct cap_cfg coarse = fine;
+		struct wl_spec wc = *wl;
+		coarse.rel_tol = 0.05;
+		coarse.nseeds = 1;
+		coarse.allow_short = true;   /* it only finds where to start */
+		coarse.no_saturation = true; /* nor what saturates */
+		coarse.energy = false;       /* nor its energy */
+		coarse.start = cc->start * SEARCH_COARSE_START;
+		wc.num_requests = wl->num_requests / 4 > SEARCH_COARSE_MIN ? wl->num_requests / 4 : SEARCH_COARSE_MIN;
+		if ((rc = cap_search(st, &wc, &coarse, res, e)) < 0)
+			goto out;
+		*probes += res->nsim;
+		if (res->found && !res->unbounded)
+			fine.start = res->max_rate;
+		cap_result_release(res);
+	}
+	if ((rc = cap_search(st, wl, &fine, res, e)) == 0)
+		*probes += res->nsim;
+out:
+	sim_memo_free(memo);
+	return rc;
+}
+
 /* vLLM's start-up messages run to several sentences: keep the first. */
 static void first_sentence(char *s)
 {
@@ -335,8 +386,6 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	const struct cap_point *op;
 	struct wl_spec w;
 	size_t i;
-	struct cap_cfg fine;
-	struct sim_memo *memo = NULL;
 	char notes[2048] = "";
 	bool prepared = false, have_res = false;
 	int rc, red;
@@ -408,38 +457,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	 * replica) would stay resident beside theirs */
 	sim_free(st.sim);
 	st.sim = NULL;
-	/* coarse, then fine: a search on a quarter of the requests (at least
-	 * SEARCH_COARSE_MIN) to 5 % finds where the answer lies; the search on
-	 * the whole workload starts there instead of at 1 req/s, which skips
-	 * the long low-rate runs of the doubling probe */
-	fine = *in->cc;
-	/* failing probes stop once decided; the saturation search only for a
-	 * caller that reads it */
-	fine.early_stop = true;
-	fine.no_saturation = !in->want_saturation;
-	fine.energy = true; /* the operating point's J/token and tok/s/W, from its probe */
-	/* both passes' probes price with one set of memos: the coarse pass's
-	 * requests are the first of the fine pass's */
-	memo = sim_memo_new();
-	fine.memo = memo;
-	if (in->wl->num_requests >= 2 * SEARCH_COARSE_MIN) {
-		struct cap_cfg coarse = fine;
-		struct wl_spec wc = *in->wl;
-		coarse.rel_tol = 0.05;
-		coarse.nseeds = 1;
-		coarse.allow_short = true; /* it only finds where to start */
-		coarse.no_saturation = true; /* nor what saturates */
-		coarse.energy = false;       /* nor its energy */
-		wc.num_requests = in->wl->num_requests / 4 > SEARCH_COARSE_MIN ? in->wl->num_requests / 4
-										  : SEARCH_COARSE_MIN;
-		if ((rc = cap_search(&st, &wc, &coarse, &res, e)) < 0)
-			goto out;
-		out->probes += res.nsim;
-		if (res.found && !res.unbounded)
-			fine.start = res.max_rate;
-		cap_result_release(&res);
-	}
-	if ((rc = cap_search(&st, in->wl, &fine, &res, e)) < 0) {
+	if ((rc = search_capacity(&st, in->wl, in->cc, in->want_saturation, &res, &out->probes, e)) < 0) {
 		err_prefix(e, "%s%s%s x%d, %s, tp %d pp %d dp %d ep %d%s%s", sc.prefill_gpu ? sc.prefill_gpu->id : "",
 			   sc.prefill_gpu ? "/" : "", sc.gpu->id, d->gpus, sc.engine->name,
 			   d->par.tp, d->par.pp, d->par.dp, d->par.ep, d->pd_prefill > 0 ? ", P/D" : "",
@@ -447,7 +465,6 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		goto out;
 	}
 	have_res = true;
-	out->probes += res.nsim;
 	out->binding = res.binding;
 	cap_binding_name(in->cc, res.binding, out->binding_name, sizeof(out->binding_name));
 	if (!res.found) {
@@ -505,7 +522,6 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		out->running_per_rank = out->queue_share = NAN;
 	}
 out:
-	sim_memo_free(memo);
 	if (have_res)
 		cap_result_release(&res);
 	if (prepared)

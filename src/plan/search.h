@@ -150,6 +150,16 @@ struct search_in {
 int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
 		    struct search_outcome *out, struct err *e);
 
+/* The capacity search of one prepared deployment as search ranks it: a
+ * coarse pass (a quarter of the requests, at least 250, to 5 %, from 8 x
+ * cc->start; only with 500 requests or more) finds where the fine pass
+ * (cc on the whole workload, failing probes stopped once decided, the
+ * probes' energy metered, the saturation search only with
+ * want_saturation) starts.  The simulations of both are added to *probes;
+ * res as cap_search's (cap_result_release). */
+int search_capacity(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *cc,
+		    bool want_saturation, struct cap_result *res, size_t *probes, struct err *e);
+
 /* Without a --replicas list, replicas of a deployment whose single copy
  * does not start are pruned for the same reason (each replica passes the
  * same checks), which the single copy's outcome already says: those

@@ -9,6 +9,7 @@
 #include "fixture.h"
 #include "engine/registry.h"
 #include "plan/capacity.h"
+#include "plan/search.h"
 #include "hw/gpu.h"
 #include "model/model.h"
 #include "workload/workload.h"
@@ -337,6 +338,56 @@ static void test_early_stop(const struct scenario_state *st, const struct wl_spe
 	CHECK(ncut > 0, "some probes cut short (%zu)", ncut);
 }
 
+/* search_capacity's coarse pass starts at 8 x the start: the same
+ * answer, binding and operating point as the passes search ran before
+ * (coarse from 1 req/s on a quarter of the requests, then the fine pass
+ * from its answer), with fewer simulations (those at 1, 2 and 4 req/s). */
+static void test_search_passes(const struct scenario_state *st, const struct wl_spec *wl)
+{
+	struct cap_cfg c, coarse, fine;
+	struct cap_result r0, r1, r;
+	struct wl_spec w = *wl, wc;
+	const struct cap_point *a, *b;
+	size_t probes = 0;
+	struct err e;
+
+	slo_cfg(&c, "ttft_p90_ms=500,itl_mean_ms=30");
+	c.seed = 7;
+	w.num_requests = 1000;
+	wc = w;
+	wc.num_requests = 250;
+	coarse = c;
+	coarse.rel_tol = 0.05;
+	coarse.allow_short = true;
+	coarse.no_saturation = true;
+	coarse.early_stop = true;
+	if (cap_search(st, &wc, &coarse, &r0, &e) < 0) {
+		CHECK(0, "coarse pass from 1 req/s: %s", e.msg);
+		return;
+	}
+	fine = c;
+	fine.early_stop = true;
+	fine.no_saturation = true;
+	fine.energy = true;
+	fine.start = r0.max_rate;
+	CHECK(r0.found && r0.max_rate > 8, "the coarse answer %.4g req/s lies above 8 req/s", r0.max_rate);
+	if (cap_search(st, &w, &fine, &r1, &e) < 0 || search_capacity(st, &w, &c, false, &r, &probes, &e) < 0) {
+		CHECK(0, "searches: %s", e.msg);
+		cap_result_release(&r0);
+		return;
+	}
+	a = cap_answer_point(&c, &r1);
+	b = cap_answer_point(&c, &r);
+	CHECK(r.found && r.max_rate == r1.max_rate && r.binding == r1.binding && a && b &&
+		      a->ttft_p90_ms == b->ttft_p90_ms && a->itl_mean_ms == b->itl_mean_ms,
+	      "the same answer %.4g req/s (binding %d) as from 1 req/s: %.4g (%d)", r.max_rate, r.binding,
+	      r1.max_rate, r1.binding);
+	CHECK(probes + 3 <= r0.nsim + r1.nsim, "%zu simulations, 3 fewer than %zu + %zu", probes, r0.nsim, r1.nsim);
+	cap_result_release(&r0);
+	cap_result_release(&r1);
+	cap_result_release(&r);
+}
+
 int main(void)
 {
 	struct model_cfg m;
@@ -355,6 +406,7 @@ int main(void)
 		test_pooled_slo(&st, &wl);
 		test_unmet(&st, &wl);
 		test_early_stop(&st, &wl);
+		test_search_passes(&st, &wl);
 		scenario_release(&st);
 	} else {
 		CHECK(0, "scenario set-up");
