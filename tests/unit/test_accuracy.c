@@ -184,7 +184,7 @@ static void test_roundtrip(void)
 	struct acc_class c;
 	struct acc_answer a, b;
 	char path[] = "/tmp/servesim-accuracy-XXXXXX";
-	struct err e;
+	struct err e = {.msg = ""};
 	size_t n = sample(r);
 	int fd = mkstemp(path), k;
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;

@@ -253,7 +253,7 @@ static void test_csv_quotes(void)
 	char p[] = "/tmp/servesim-csv-XXXXXX";
 	int fd = mkstemp(p);
 	struct csv *c;
-	struct err e;
+	struct err e = {.msg = ""};
 	FILE *f;
 
 	if (fd < 0) {

@@ -30,7 +30,7 @@ static const char *fixture(const char *name)
 static void test_guidellm(void)
 {
 	struct gt_requests g;
-	struct err e;
+	struct err e = {.msg = ""};
 
 	CHECK(guidellm_read(fixture("guidellm-v0.1.json"), &g, &e) == 0, "0.1 report parses (%s)", e.msg);
 	CHECK(strcmp(g.era, "0.1") == 0 && g.n == 3 && g.nb == 2, "0.1: era, 3 results, 2 benchmarks (%s %zu %zu)",

@@ -74,7 +74,7 @@ static void test_refit(void)
 	struct eval_row rows[CV_NSCALES][NROWS];
 	struct cv_pass p[CV_NSCALES];
 	struct cv_result *res = calloc(1, sizeof(*res));
-	struct err e;
+	struct err e = {.msg = ""};
 	size_t k, g;
 
 	for (k = 0; k < CV_NSCALES; k++) {
