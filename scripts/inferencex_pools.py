@@ -22,7 +22,12 @@ speculative setting.  306 of the blank-count rows repeat a measurement that
 `db-dump/` records with its pools (identical TTFT and TPOT, same backend,
 model and system): where both exist the derived pools must agree with the
 recorded ones (workers, attention-DP sizes, decode EP), else the row is
-dropped and counted.  The latencies are used for nothing else.
+dropped and counted.  Where a plain and an MTP entry both match (same
+layout and concurrency: the configuration ran the point twice), a row is
+kept as the MTP entry's run when the point holds exactly two measurements
+that day and the other one, not this row, repeats a db-dump run, whose
+recorded pools the plain entry's must match: db-dump holds the plain P/D
+runs (mtp_partner).  The latencies are used for nothing else.
 
 Aggregated rows: the single-node entries name MTP by a separate entry
 (`dsr1-fp4-b200-trt-mtp`) whose image may differ from the plain one's; a row is
@@ -66,6 +71,7 @@ decode workers do: TensorRT-LLM's speculative_config.num_nextn_predict_layers,
 SGLang's speculative-num-steps (EAGLE top-1; recipe_mtp).
 
 usage: inferencex_pools.py INFERENCEX_GIT_DIR SRT_SLURM_GIT_DIR SILICON_CSV.gz [SILICON_CSV.gz...] OUT.csv
+       inferencex_pools.py --test   (checks mtp_partner on made-up rows)
 (INFERENCEX_GIT_DIR: a clone of SemiAnalysisAI/InferenceX with its history;
 SRT_SLURM_GIT_DIR: a clone of NVIDIA/srt-slurm with its history.)
 """
@@ -256,6 +262,56 @@ def candidates(cfg, row, conc):
                     e
 
 
+def disagg_point(row, f):
+    """A disagg run's point: engine, GPU, model, precision, ISL/OSL,
+    concurrency, the recorded prefill tp/ep and decode tp, measurement day."""
+    return (row["backend"], row["system"], row["model_path"], row["precision"], row["isl"], row["osl"],
+            f.get("silicon_concurrency"), row["prefill_tp_size"], row["prefill_moe_ep_size"],
+            row["decode_tp_size"], f.get("measured", "")[:10])
+
+
+def disagg_points(rows):
+    """Per point (disagg_point) of the blank-count sources, its distinct
+    measurements (twin_key)."""
+    out = {}
+    for row in rows:
+        if row["mode"] != "disagg" or row["prefill_num_workers"] or \
+                not row["silicon_data_source"].startswith(BLANK_SOURCES):
+            continue
+        out.setdefault(disagg_point(row, source_fields(row["silicon_data_source"])), set()).add(twin_key(row))
+    return out
+
+
+def mtp_partner(row, f, c, points, dbruns):
+    """The matching entries of an ambiguous disagg row that ran MTP, or None.
+    Where a plain and an MTP entry both cover a point (same layout and
+    concurrency), both ran that day and the point holds two measurements.
+    aiconfigurator's db-dump holds plain P/D runs (of the rows one entry
+    derives, 219 of 463 plain rows repeat a db-dump run, 2 of 260 MTP rows,
+    one run; eval/silicon/HARNESS.md, "MTP runs beside plain ones"): when
+    exactly one of the two
+    repeats a db-dump run, that one is the plain entry's (its pools must
+    agree with db-dump's record) and the other, this row, the MTP entry's.
+    The MTP entries must agree among themselves."""
+    runs = points.get(disagg_point(row, f), set())
+    if len(runs) != 2 or twin_key(row) in dbruns:
+        return None
+    plain = [k for k in runs if k in dbruns]
+    if len(plain) != 1:
+        return None
+    mtp = [x for x in c if x[1][6] == "mtp"]
+    rest = set(x[1] for x in c if x[1][6] != "mtp")
+    if not mtp or len(set(x[1] for x in mtp)) != 1 or len(rest) != 1:
+        return None
+    t, v = dbruns[plain[0]], rest.pop()
+    one = lambda x: int(float(x or 1)) or 1
+    if (v[0], v[1], v[2], v[3], v[4]) != (one(t["prefill_num_workers"]), one(t["decode_num_workers"]),
+                                          one(t["prefill_attention_dp_size"]),
+                                          one(t["decode_attention_dp_size"]), one(t["decode_moe_ep_size"])):
+        return None
+    return mtp
+
+
 def on_the_day(hist, row, fields, match):
     """(commit, matching entries) of the configuration as it stood on the row's
     measurement day: the latest commit on or before it with a match; None."""
@@ -387,13 +443,15 @@ def main():
     for silicon in sys.argv[3:-1]:
         rows += list(csv.DictReader(gzip.open(silicon, "rt")))
     counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
-              "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0,
+              "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0, "mtp by twin": 0,
               "mtp from recipe": 0}
     out = []
     twins = {}
     for row in rows:
         if row["mode"] == "disagg" and row["prefill_num_workers"]:
             twins[twin_key(row)] = row
+    points, dbruns = disagg_points(rows), {k: v for k, v in twins.items()
+                                           if v["silicon_data_source"].startswith("db-dump/")}
     for row in rows:
         if row["mode"] != "disagg" or row["prefill_num_workers"] or not row["silicon_data_source"].startswith(BLANK_SOURCES):
             continue
@@ -405,8 +463,11 @@ def main():
             continue
         commit, c = found
         if len(set(v for _, v, _ in c)) != 1:
-            counts["ambiguous"] += 1
-            continue
+            c = mtp_partner(row, f, c, points, dbruns)
+            if c is None:
+                counts["ambiguous"] += 1
+                continue
+            counts["mtp by twin"] += 1
         v = c[0][1]
         lim = set(prefill_limits(srt, e, f["measured"][:10]) for _, _, e in c)
         lim = lim.pop() if len(lim) == 1 else (0, 0)
@@ -443,11 +504,49 @@ def main():
                     "decode_redundant_experts"])
         w.writerows(out + agg_rows(repo, hist, rows, counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
-                     "%(ambiguous)d ambiguous; of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
+                     "%(ambiguous)d ambiguous (%(mtp by twin)d more kept as the MTP run beside a db-dump plain one); of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
                      "pools, %(twin disagrees)d more disagreed and were dropped; %(prefill limits)d kept rows with "
                      "their prefill limits from the recipe, %(mtp from recipe)d their MTP depth; %(agg mtp)d agg rows ran MTP (%(agg mtp by twin)d of them "
                      "where a plain entry covered the point too, told apart by db-dump)\n" % counts)
 
 
+def selftest():
+    """mtp_partner on made-up rows: one case per way it resolves or refuses."""
+    def row(src, ttft, tpot, workers=""):
+        return {"mode": "disagg", "backend": "trtllm", "system": "b200_sxm", "model_path": "m", "precision": "fp8",
+                "isl": "1024", "osl": "1024", "prefill_tp_size": "8", "prefill_moe_ep_size": "8",
+                "decode_tp_size": "8", "silicon_ttft_ms": ttft, "silicon_tpot_ms": tpot,
+                "silicon_data_source": src + "; silicon_concurrency=10; measured=2026-03-23T00:00:00Z",
+                "prefill_num_workers": workers, "decode_num_workers": workers and "3",
+                "prefill_attention_dp_size": workers and "8", "decode_attention_dp_size": workers and "1",
+                "decode_moe_ep_size": workers and "1"}
+    blank = "source_file=2026-03-25.csv"
+    plain_run, mtp_run, third = row(blank, "300", "6.1"), row(blank, "310", "3.4"), row(blank, "320", "3.5")
+    db = row("db-dump/2026-04-27", "300", "6.1", "1")
+    plain = (1, 3, 8, 1, 1, 0, "none", 0, 0, 0, 0)
+    mtp = (1, 3, 8, 1, 1, 8, "mtp", 3, 0, 0, 0)
+    c = [("a", plain, {}), ("b", mtp, {})]
+    f = source_fields(mtp_run["silicon_data_source"])
+    dbruns = {twin_key(db): db}
+    cases = [
+        ("the run db-dump does not repeat is the MTP one", [plain_run, mtp_run], mtp_run, c, [c[1]]),
+        ("the run db-dump repeats is the plain one", [plain_run, mtp_run], plain_run, c, None),
+        ("three runs at the point", [plain_run, mtp_run, third], mtp_run, c, None),
+        ("MTP entries that disagree", [plain_run, mtp_run], mtp_run,
+         c + [("c", mtp[:5] + (16,) + mtp[6:], {})], None),
+        ("the plain entry's pools against db-dump's", [plain_run, mtp_run], mtp_run,
+         [("a", (2,) + plain[1:], {}), c[1]], None),
+    ]
+    for name, runs, r, cand, want in cases:
+        got = mtp_partner(r, f, cand, disagg_points(runs), dbruns)
+        assert got == want, "%s: got %r, want %r" % (name, got, want)
+    got = mtp_partner(mtp_run, f, c, disagg_points([plain_run, mtp_run]), {})
+    assert got is None, "no db-dump run: got %r" % (got,)
+    print("ok: %d cases" % (len(cases) + 1))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--test"]:
+        selftest()
+    else:
+        main()
