@@ -77,6 +77,7 @@ int sched_abort(struct sim *s, int ri, int64_t id)
 		for (; i + 1 < rp->wlen; i++)
 			rp->wq[(rp->whead + i) & mask] = rp->wq[(rp->whead + i + 1) & mask];
 		rp->wlen--;
+		rank_load_moved(rp);
 		if (rp->memo_r == r)
 			admit_memo_drop(rp);
 		blocks_free(s, rp, r); /* (a waiting request holds none) */
@@ -89,6 +90,7 @@ int sched_abort(struct sim *s, int ri, int64_t id)
 		r = waitq_req_of(s, rp, &rp->inbox[i]);
 		memmove(&rp->inbox[i], &rp->inbox[i + 1], (rp->ninbox - i - 1) * sizeof(*rp->inbox));
 		rp->ninbox--;
+		rank_load_moved(rp);
 		abort_release(s, rp, r);
 		return 1;
 	}

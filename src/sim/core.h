@@ -23,6 +23,7 @@
 #include "base/alloc.h"
 #include "sim/evq.h"
 #include "sim/kvcache.h"
+#include "sim/loadtree.h"
 #include "sim/sim.h"
 #include "base/loghist.h"
 #include "hw/power.h"
@@ -166,6 +167,9 @@ struct replica {
 	} mm;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
+	/* the least-loaded router's mark of this rank (sim.ltree): set when
+	 * nrun, wlen or ninbox moves (rank_load_moved); NULL: no tree */
+	uint64_t *ldirty, lbit;
 	/* changed (counted up) whenever a request joins or leaves the
 	 * running list: a policy's copy of the list in running order is good
 	 * while it holds the value it was taken at (sglang.c collect_running) */
@@ -396,6 +400,9 @@ struct sim {
 	double provisioned_share;
 	uint64_t rr;
 	uint64_t *rr_in;
+	/* the least-loaded router's tree over the ranks (sim/loadtree.h;
+	 * ltree.n 0: none, the router scans) */
+	struct loadtree ltree;
 	struct pcg32 route_rng;
 	struct pcg32 room_rng;   /* P/D prefill ranks drawn at random (sim_cfg.pd.prefill_rank_random) */
 	uint64_t *route_chain;
@@ -555,6 +562,17 @@ struct sched_policy {
 #else
 #define SCHED_STEP_INLINE inline
 #endif
+
+/* Rank rp's load (nrun + wlen + ninbox, what the least-loaded router
+ * compares) moved: its leaf in the router's tree is set at the next choice
+ * (router.c).  Called by every update of the three counts: the running
+ * list (runlist.c), the waiting queue and inbox (waitq.c, waitq.h) and
+ * aborts (abort.c). */
+static inline void rank_load_moved(struct replica *rp)
+{
+	if (rp->ldirty)
+		loadtree_mark(rp->ldirty, rp->lbit);
+}
 
 /* --- the mechanics a policy works with (blocks.c, prefix.c, decoders.c, admit.c) --- */
 

@@ -408,6 +408,13 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->chunk_len = xcalloc(rp->chunk_cap, sizeof(int64_t));
 		rp->chunk_prefix = xcalloc(rp->chunk_cap, sizeof(int64_t));
 	}
+	/* the least-loaded router's choices from a tree over the ranks
+	 * (router.c), whose leaves follow the ranks' loads */
+	if (s->cfg.router == ROUTER_LEAST_OUTSTANDING && s->nrep > 1) {
+		loadtree_init(&s->ltree, s->nrep);
+		for (i = 0; i < s->nrep; i++)
+			loadtree_mark_at(&s->ltree, i, &s->reps[i].ldirty, &s->reps[i].lbit);
+	}
 	if (cfg->epd.encoders > 0)
 		epd_init(s);
 	evq_init(&s->q, 64);
@@ -500,6 +507,8 @@ void sim_free(struct sim *s)
 		free(rp->pipe);
 	}
 	free(s->reps);
+	if (s->ltree.n > 0)
+		loadtree_release(&s->ltree);
 	sim_memo_release(&s->own_memo);
 	free(s->rr_in);
 	free(s->route_ix);

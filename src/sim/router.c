@@ -112,6 +112,20 @@ static double route_score(const struct sim *s, const struct route_cands *c, int 
 	       ROUTE_W_KV * (total > 0 ? 1 - used / total : 0) + ROUTE_W_QUEUE * q;
 }
 
+/* The least-loaded rank of [lo, hi), the first of equal ones (the scan
+ * below, without reading every rank): the tree's leaves of the ranks
+ * whose load moved set first. */
+static int least_loaded_rank(struct sim *s, int lo, int hi)
+{
+	int r;
+
+	while ((r = loadtree_take_marked(&s->ltree)) >= 0) {
+		const struct replica *rp = &s->reps[r];
+		loadtree_set(&s->ltree, r, rp->nrun + rp->wlen + rp->ninbox);
+	}
+	return loadtree_min(&s->ltree, lo, hi);
+}
+
 /* The candidate the router picks (ctr: its round-robin counter). */
 int router_pick(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 {
@@ -126,6 +140,8 @@ int router_pick(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 	case ROUTER_ROUND_ROBIN:
 		return (int)((*ctr)++ % (uint64_t)c->n);
 	case ROUTER_LEAST_OUTSTANDING:
+		if (s->ltree.n > 0 && c->width == 1 && c->stride == 1 && !c->map)
+			return least_loaded_rank(s, c->lo, c->lo + c->n) - c->lo;
 		for (i = 0; i < c->n; i++) {
 			size_t l = 0;
 			for (k = cand_lo(c, i); k < cand_lo(c, i) + c->width; k++)
@@ -183,7 +199,9 @@ int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
 	int pre = s->cfg.pd.prefill, k = 0;
 	struct route_cands c = {s->nroute, 0, s->per, pre > 0 ? pre : s->per, NULL, 0, 0, s->route_ix};
 
-	if (s->cfg.router == ROUTER_KV_AWARE) {
+	/* (the chain only when some choice has more than one candidate:
+	 * router_pick reads it then) */
+	if (s->cfg.router == ROUTER_KV_AWARE && (c.n > 1 || c.width > 1)) {
 		c.nchain = router_chain(s, w, id);
 		c.chain = s->route_chain;
 		c.nfull = (int32_t)full_blocks(s, w->prompt_tokens);

@@ -15,6 +15,7 @@ void runlist_append(struct replica *rp, struct req *r)
 	rp->run_tail = r;
 	r->rseq = rp->next_rseq++;
 	rp->nrun++;
+	rank_load_moved(rp);
 	rp->run_ver++;
 	rp->ne_reserved += r->ne_blocks;
 }
@@ -31,6 +32,7 @@ void runlist_remove(struct replica *rp, struct req *r)
 		rp->run_tail = r->prev;
 	r->prev = r->next = NULL;
 	rp->nrun--;
+	rank_load_moved(rp);
 	rp->run_ver++;
 	rp->ne_reserved -= r->ne_blocks;
 	r->ne_blocks = 0;

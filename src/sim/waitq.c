@@ -31,6 +31,7 @@ static struct wq_ent *waitq_push_back(struct replica *rp)
 		waitq_grow(rp);
 	q = &rp->wq[(rp->whead + rp->wlen) & (rp->wcap - 1)];
 	rp->wlen++;
+	rank_load_moved(rp);
 	return q;
 }
 
@@ -46,6 +47,7 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id)
 	if (rp->recv_gate && rp->busy) { /* not polled until the scheduler's next receive */
 		XGROW(rp->inbox, rp->inbox_cap, rp->ninbox + 1);
 		q = &rp->inbox[rp->ninbox++];
+		rank_load_moved(rp);
 	} else {
 		q = waitq_push_back(rp);
 	}
@@ -62,6 +64,7 @@ void sched_receive(struct replica *rp)
 	for (i = 0; i < rp->ninbox; i++)
 		*waitq_push_back(rp) = rp->inbox[i];
 	rp->ninbox = 0;
+	rank_load_moved(rp);
 	rp->recv_ct = 0;
 }
 
@@ -72,6 +75,7 @@ void waitq_push_front(struct replica *rp, struct req *r)
 	rp->whead = (rp->whead + rp->wcap - 1) & (rp->wcap - 1);
 	rp->wq[rp->whead].r = r;
 	rp->wlen++;
+	rank_load_moved(rp);
 }
 
 /* A record for waiting entry q of rp (one without a record). */

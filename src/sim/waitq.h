@@ -23,6 +23,7 @@ static inline void waitq_pop_front(struct replica *rp)
 {
 	rp->whead = (rp->whead + 1) & (rp->wcap - 1);
 	rp->wlen--;
+	rank_load_moved(rp);
 }
 
 #endif

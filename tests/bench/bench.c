@@ -1,12 +1,14 @@
 /* bench.c - simulator throughput and memory (`make bench`): figures, not
  * pass/fail.  One scenario per process so peak RSS is per scenario.
- *   usage: bench SCENARIO [N [step]]   (chat | 70b | storm | longctx; N
+ *   usage: bench SCENARIO [N [step]]   (chat | dp64 | 70b | storm | longctx; N
  *   requests; `step`: without step segments, as --no-decode-segments)
  * longctx: the long-context overload of issue 13 (Llama-3.1-8B/H100,
  * 32768-token prompts, 1000-token outputs, Poisson 0.5 req/s, vLLM's
  * defaults for an 80 GB GPU: 8192 batched tokens, 1024 sequences, the
  * model's 131072-token context); `servesim run --rate 0.5 --prompt-tokens
- * 32768 --output-tokens 1000 --num-requests N` runs the same. */
+ * 32768 --output-tokens 1000 --num-requests N` runs the same.
+ * dp64: the chat load on each of 64 data-parallel replicas behind the
+ * least-loaded router (issue 31: its cost per request against chat's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,7 @@ int main(int argc, char **argv)
 	const char *model = "llama-3.1-8b";
 	double t0, t1, tokens;
 	int64_t blocks = 0, mbt = 8192, mns = 256, mml = 8192;
+	int dp = 1;
 
 	paths_data_dir(data, sizeof(data));
 	snprintf(dir, sizeof(dir), "%s/models", data);
@@ -69,7 +72,10 @@ int main(int argc, char **argv)
 	w.output.min = 8;
 	w.output.max = 1024;
 	w.rate = 30;
-	if (strcmp(sc_name, "70b") == 0) {
+	if (strcmp(sc_name, "dp64") == 0) {
+		dp = 64;
+		w.rate = 30.0 * dp;
+	} else if (strcmp(sc_name, "70b") == 0) {
 		model = "llama-2-70b";
 		p.tp = 4;
 		w.rate = 12;
@@ -105,7 +111,8 @@ int main(int argc, char **argv)
 	sc.block_size = 16;
 	sc.total_kv_blocks = blocks ? blocks : mp.blocks;
 	sc.prefix_caching = true;
-	sc.dp = 1;
+	sc.dp = dp;
+	sc.router = ROUTER_LEAST_OUTSTANDING; /* (run's default) */
 	sc.policy = engine_default()->policy;
 	sc.no_segments = argc > 3 && strcmp(argv[3], "step") == 0;
 	t0 = now_s();

@@ -1,10 +1,11 @@
 #!/bin/sh
 # jobs.sh BIN - what users wait for (issue 31): the README searches, the
 # silicon eval, the README capacity, 1 M and 10 M chat requests through
-# `run`, each once, with its CPU seconds (user + sys), wall seconds, peak
-# RSS and, where the host's perf exposes them, instructions (else "-": a
-# VM without hardware counters; BENCH_CALLGRIND=1 counts them with
-# valgrind's callgrind instead, about 50x slower).  Figures, not pass/fail;
+# `run` (1 M also on 64 data-parallel replicas, each at chat's rate),
+# each once, with its CPU seconds (user + sys), wall seconds, peak RSS
+# and, where the host's perf exposes them, instructions (else "-": a VM
+# without hardware counters; BENCH_CALLGRIND=1 counts them with valgrind's
+# callgrind instead, about 50x slower).  Figures, not pass/fail;
 # the targets are issue 31's.  Run from the repository root.
 bin=${1:-./servesim}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/servesim-jobs.XXXXXX")
@@ -53,6 +54,9 @@ job "capacity (README)" "target <= 0.05 s CPU" \
 	"$bin" capacity --model llama-3.1-8b --gpu h100 --slo ttft_p90_ms=500,itl_mean_ms=30
 job "run 1 M chat requests" "target >= 3 M req/s wall" \
 	"$bin" run --rate 30 --num-requests 1000000 --prompt-tokens 600:300 --output-tokens 250:120 --dist lognormal
+job "run 1 M chat requests, DP 64" "target <= 1.3 x chat's CPU per request" \
+	"$bin" run --dp 64 --rate 1920 --num-requests 1000000 --prompt-tokens 600:300 --output-tokens 250:120 \
+	--dist lognormal
 job "run 10 M chat requests --format json" "target <= 64 MiB" \
 	"$bin" run --rate 30 --num-requests 10000000 --prompt-tokens 600:300 --output-tokens 250:120 \
 	--dist lognormal --format json

@@ -43,6 +43,8 @@ done <<'EOF'
 --disaggregate 1p1d --rate 15 --num-requests 2000
 --pp 2 --rate 20 --num-requests 2000
 --dp 2 --router rr --rate 40 --num-requests 4000
+--dp 16 --rate 480 --num-requests 16000
+--replicas 12 --rate 360 --num-requests 12000
 --speculative-tokens 3 --speculative-method eagle --rate 10 --num-requests 2000
 --model deepseek-v3 --gpu h200 --dtype fp8 --tp 8 --rate 5 --num-requests 1000
 --model deepseek-v3 --gpu h200 --dtype fp8 --tp-size 8 --dp-size 8 --enable-dp-attention --rate 8 --num-requests 1000

@@ -21,6 +21,7 @@
 #include "engine/sglang.h"
 #include "sim/sim.h"
 #include "sim/core.h" /* (struct sim_memo's counts) */
+#include "sim/loadtree.h"
 #include "sim/reqpool.h"
 #include "sim/runlist.h"
 #include "sim/waitq.h"
@@ -3330,6 +3331,46 @@ static void test_mooncake_kv_routing(const struct model_cfg *m)
 	remove(path);
 }
 
+/* The least-loaded router's tree (sim/loadtree.c) answers as the scan it
+ * replaced: the first rank of least load in a range, over many ties,
+ * ranges that do not align with its nodes and a rank count that is not a
+ * power of two; marks come back once each. */
+static void test_loadtree(void)
+{
+	struct loadtree t;
+	uint64_t load[37] = {0}, *word, bit;
+	struct pcg32 g;
+	int i, k, bad = 0, nq = 0, r, seen = 0;
+
+	pcg32_seed(&g, 7, 1);
+	loadtree_init(&t, 37);
+	CHECK(loadtree_min(&t, 0, 37) == 0 && loadtree_min(&t, 5, 6) == 5 && loadtree_min(&t, 36, 37) == 36,
+	      "loadtree: all loads 0, the first rank of a range wins");
+	for (k = 0; k < 20000; k++) {
+		int lo, hi, want = -1;
+		r = (int)pcg32_bounded(&g, 37);
+		load[r] = pcg32_bounded(&g, 4); /* few values: ties everywhere */
+		loadtree_set(&t, r, load[r]);
+		lo = (int)pcg32_bounded(&g, 37);
+		hi = lo + 1 + (int)pcg32_bounded(&g, (uint32_t)(37 - lo));
+		for (i = lo; i < hi; i++)
+			if (want < 0 || load[i] < load[want])
+				want = i;
+		bad += loadtree_min(&t, lo, hi) != want;
+		nq++;
+	}
+	CHECK(bad == 0, "loadtree: %d of %d random ranges pick the scan's rank", nq - bad, nq);
+	loadtree_mark_at(&t, 3, &word, &bit);
+	loadtree_mark(word, bit);
+	loadtree_mark(word, bit);
+	loadtree_mark_at(&t, 36, &word, &bit);
+	loadtree_mark(word, bit);
+	while ((r = loadtree_take_marked(&t)) >= 0)
+		seen = seen * 100 + r + 1;
+	CHECK(seen == 437, "loadtree: marked ranks 3 and 36 come back once each, in order (got %d)", seen);
+	loadtree_release(&t);
+}
+
 int main(void)
 {
 	struct model_cfg m;
@@ -3384,6 +3425,7 @@ int main(void)
 	test_live(&m);
 	test_reprice_api(&m);
 	test_replicas(&m);
+	test_loadtree();
 	test_sessions(&m);
 	test_session_routing(&m);
 	test_mooncake(&m);

@@ -1,0 +1,97 @@
+/* loadtree.c - the least-loaded router's tournament tree (loadtree.h).
+ *
+ * A least-loaded choice used to sum every candidate rank's running,
+ * waiting and inbox counts at every arrival: 64 replica records read (one
+ * cache miss or more each) for DP 64, a fifth of such a run's
+ * instructions.  The tree keeps each internal node's winner, the lesser
+ * of its children's by (load, rank); a range's least is the least of the
+ * O(log n) nodes that cover it, and since ranks break ties, the order the
+ * nodes are visited in does not matter: the answer is the scan's, the
+ * first of the least loaded. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "sim/loadtree.h"
+
+/* the lesser of ranks a and b by (load, rank); -1 is none */
+static inline int32_t lesser(const struct loadtree *t, int32_t a, int32_t b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	if (t->load[a] != t->load[b])
+		return t->load[a] < t->load[b] ? a : b;
+	return a < b ? a : b;
+}
+
+void loadtree_init(struct loadtree *t, int n)
+{
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->n = n;
+	t->size = 1;
+	while (t->size < n)
+		t->size *= 2;
+	t->win = xmalloc(xmul(2 * (size_t)t->size, sizeof(*t->win)));
+	t->load = xcalloc((size_t)n, sizeof(*t->load));
+	t->nwords = ((size_t)n + 63) / 64;
+	t->dirty = xcalloc(t->nwords, sizeof(*t->dirty));
+	for (i = 0; i < t->size; i++)
+		t->win[t->size + i] = i < n ? i : -1;
+	for (i = t->size - 1; i >= 1; i--)
+		t->win[i] = lesser(t, t->win[2 * i], t->win[2 * i + 1]);
+	t->win[0] = -1;
+}
+
+void loadtree_release(struct loadtree *t)
+{
+	free(t->win);
+	free(t->load);
+	free(t->dirty);
+	memset(t, 0, sizeof(*t));
+}
+
+void loadtree_mark_at(struct loadtree *t, int r, uint64_t **word, uint64_t *bit)
+{
+	*word = &t->dirty[(size_t)r / 64];
+	*bit = (uint64_t)1 << (r % 64);
+}
+
+int loadtree_take_marked(struct loadtree *t)
+{
+	size_t w;
+
+	for (w = 0; w < t->nwords; w++)
+		if (t->dirty[w]) {
+			int b = __builtin_ctzll(t->dirty[w]);
+			t->dirty[w] &= t->dirty[w] - 1;
+			return (int)(w * 64) + b;
+		}
+	return -1;
+}
+
+void loadtree_set(struct loadtree *t, int r, uint64_t load)
+{
+	size_t i = ((size_t)t->size + (size_t)r) / 2;
+
+	t->load[r] = load;
+	for (; i >= 1; i /= 2)
+		t->win[i] = lesser(t, t->win[2 * i], t->win[2 * i + 1]);
+}
+
+int loadtree_min(const struct loadtree *t, int lo, int hi)
+{
+	size_t l = (size_t)t->size + (size_t)lo, h = (size_t)t->size + (size_t)hi;
+	int32_t best = -1;
+
+	for (; l < h; l /= 2, h /= 2) {
+		if (l & 1)
+			best = lesser(t, best, t->win[l++]);
+		if (h & 1)
+			best = lesser(t, best, t->win[--h]);
+	}
+	return best;
+}
