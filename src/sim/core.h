@@ -390,6 +390,10 @@ struct sim {
 	 * inside each; the kv-aware router's tie draws (stream 12) and the
 	 * arrival's content chain it looks up (grown to the longest) */
 	int per, nreplicas;
+	/* enough ranks (SIM_PREFETCH_RANKS) that a rank's records leave the
+	 * cache between two of its steps: what a step end reads is fetched
+	 * ahead (step.c step_end_prefetch) */
+	bool step_prefetch;
 	struct epd *epd;   /* E/P/D: the encoder pools (sim/epd.c), or NULL */
 	/* autoscaling (sim_set_routable): arrivals go to the nroute replicas
 	 * route_ix lists (NULL: to every one, nroute = nreplicas) */
@@ -572,6 +576,16 @@ static inline void rank_load_moved(struct replica *rp)
 {
 	if (rp->ldirty)
 		loadtree_mark(rp->ldirty, rp->lbit);
+}
+
+/* Request record r fetched into the cache, every line of it (a hint
+ * ahead of a step's end: step.c step_end_prefetch). */
+static inline void req_prefetch(const struct req *r)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(*r); k += 64)
+		__builtin_prefetch((const char *)r + k);
 }
 
 /* --- the mechanics a policy works with (blocks.c, prefix.c, decoders.c, admit.c) --- */
@@ -798,6 +812,12 @@ uint64_t epd_live(const struct sim *s);
 
 void sched_start_step(struct sim *s, int ri);
 int sched_finish_step(struct sim *s, int ri, struct err *e);
+/* The event after this one ends replica ri's step: what it reads is
+ * fetched into the cache (a hint; sim.step_prefetch). */
+void sched_step_end_next(const struct sim *s, int ri);
+/* the least ranks for sim.step_prefetch: with fewer, their records stay
+ * in the cache (one replica: chat's 130 running records, 49 KB) */
+#define SIM_PREFETCH_RANKS 8
 /* PP: the first stage of replica ri took its batch and is free again. */
 void sched_stage_free(struct sim *s, int ri);
 /* A replica's scheduler state, once its limits, KV cache, cost model and

@@ -121,7 +121,11 @@ static int least_loaded_rank(struct sim *s, int lo, int hi)
 
 	while ((r = loadtree_take_marked(&s->ltree)) >= 0) {
 		const struct replica *rp = &s->reps[r];
-		loadtree_set(&s->ltree, r, rp->nrun + rp->wlen + rp->ninbox);
+		uint64_t l = rp->nrun + rp->wlen + rp->ninbox;
+		/* (an admission moves a request from waiting to running:
+		 * marked, its load the same) */
+		if (l != s->ltree.load[r])
+			loadtree_set(&s->ltree, r, l);
 	}
 	return loadtree_min(&s->ltree, lo, hi);
 }
