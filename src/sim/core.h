@@ -18,6 +18,7 @@
 #ifndef SERVESIM_SIM_CORE_H
 #define SERVESIM_SIM_CORE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/alloc.h"
@@ -33,28 +34,42 @@ struct cost_lora;
 #include "stepmemo.h"
 
 
+#define REQ_HOT_BYTES 72
+/* A request's record.  Its first REQ_HOT_BYTES are what a step reads and
+ * writes of each running request (finish_rank's and spec_walk's walks, a
+ * scheduler's walk of the others): two cache lines of a record, which the
+ * walks ask for some requests ahead (the records lie scattered over the
+ * slabs: with thousands running, a walk reading four or five lines of
+ * each missed the caches at every record). */
 struct req {
-	int64_t id, arrival_ns, prompt, output, prefix_tokens, prefix_group, content_id;
+	int64_t prompt, output;
 	int64_t computed, generated, step_tokens;  /* valid unless `dec` (see below) */
-	int64_t first_ns, last_ns, sched_ns;
+	int64_t last_ns;
+	int32_t nblocks, nhashed;
+	int32_t nnamed;  /* blocks[0, nnamed) are named; the rest of the nblocks anonymous */
+	int32_t dsteps;  /* decode steps (tokens per step = (output - 1) / dsteps) */
+	int32_t ngaps;   /* the gaps it gave as an explicit request (tok_ns) */
+	/* P/D, pd.first not at the hand-off: its first token waits for the
+	 * decode worker's first step for it (pd_first); SIM_PD_FIRST_DECODE_STEP:
+	 * it came with its second (pd_merged, below: one chunk fewer) */
+	bool pd_first;
+	bool done, scheduled;
+	bool dec; /* a steady decoder (see dG0 below) */
+	/* (what admission, completion and the slower paths read) */
+	int64_t id, arrival_ns, prefix_tokens, prefix_group, content_id;
+	int64_t first_ns, sched_ns;
 	int64_t prefix_hit_tokens;
 	uint64_t last_hash;
-	int32_t nblocks, nhashed, preempts;
+	int32_t preempts;
 	int32_t ne_blocks; /* blocks a policy reserves for it while it runs (TensorRT-LLM's no-evict) */
-	int32_t dsteps;  /* decode steps (tokens per step = (output - 1) / dsteps) */
+	bool pd_merged;    /* (see pd_first) */
 	/* pooled token gaps (sim.h): its last chunk's client time once
 	 * delivered (not kept while a decoder: the replica's tok_t is), and
 	 * the gaps it gave as an explicit request */
 	int64_t tok_ns;
-	int32_t ngaps;
 	bool transferred;  /* P/D: its prompt's KV arrived from a prefill worker */
-	/* P/D, pd.first not at the hand-off: its first token waits for the
-	 * decode worker's first step for it (pd_first); SIM_PD_FIRST_DECODE_STEP:
-	 * it came with its second (pd_merged: one chunk fewer) */
-	bool pd_first, pd_merged;
 	int64_t xfer_ns;   /* P/D: KV transfer time */
 	int32_t nshare;  /* leading blocks whose content others can share */
-	int32_t nnamed;  /* blocks[0, nnamed) are named; the rest of the nblocks anonymous */
 	int32_t *blocks;
 	/* content-chain hashes of blocks [0, nchain), computed once as they
 	 * are first needed and kept across preemptions (vLLM's
@@ -73,7 +88,6 @@ struct req {
 	bool mm_done;
 	int64_t image_id;
 	uint64_t image_new;
-	bool done, scheduled;
 	bool inflight;   /* PP: in a batch still in the pipeline */
 	bool first_pending, done_pending; /* delivery waits for the next step's end */
 	/* live use (sim_abort): its client went away while it ran or was in
@@ -86,8 +100,8 @@ struct req {
 	struct req *prev, *next;
 	/* steady decode ("decoder"): computed = dc0 + (G - dG0), generated =
 	 * dg0 + (G - dG0) at replica step count G; grouped by class
-	 * (dc0 - dG0) mod block_size, the steps at which it needs a block */
-	bool dec;
+	 * (dc0 - dG0) mod block_size, the steps at which it needs a block
+	 * (dec, above) */
 	/* a lean decoder: every block it will take is anonymous and every
 	 * named one it holds is registered, so its blocks are only counted
 	 * (cls_lean) and nblocks/nhashed are derived when it leaves; not on
@@ -102,6 +116,7 @@ struct req {
 	int32_t dk_ix;   /* policy.decoder_keys: its slot in the replica's dk */
 	struct req *next_free;
 };
+_Static_assert(offsetof(struct req, dec) < REQ_HOT_BYTES, "a step's fields of a request in its first two lines");
 
 /* A waiting request: its record (preempted, transferred, or looked at
  * already at the head of the queue), or, r NULL, only its arrival (request
@@ -579,14 +594,28 @@ static inline void rank_load_moved(struct replica *rp)
 }
 
 /* Request record r fetched into the cache, every line of it (a hint
- * ahead of a step's end: step.c step_end_prefetch). */
-static inline void req_prefetch(const struct req *r)
+ * ahead of a step's end: step.c step_end_prefetch; always written into its
+ * caller, as req_prefetch below). */
+static SCHED_STEP_INLINE void req_prefetch_whole(const struct req *r)
 {
 	size_t k;
 
 	for (k = 0; k < sizeof(*r); k += 64)
 		__builtin_prefetch((const char *)r + k);
 }
+
+/* Ask the caches for the fields a step walks of request r (its first
+ * REQ_HOT_BYTES, two lines at most: records are 8-byte aligned), a walk
+ * some requests before it reaches r.  Always written into its caller: a
+ * function that only prefetches has no effect GCC sees, and it drops the
+ * call (a plain static inline one left no prefetch in the binary). */
+static SCHED_STEP_INLINE void req_prefetch(const struct req *r)
+{
+	__builtin_prefetch(r);
+	__builtin_prefetch((const char *)r + 64);
+}
+/* How many requests ahead a walk asks for one (req_prefetch). */
+#define REQ_PREFETCH_AHEAD 8
 
 /* --- the mechanics a policy works with (blocks.c, prefix.c, decoders.c, admit.c) --- */
 

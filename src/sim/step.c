@@ -709,14 +709,6 @@ static SCHED_STEP_INLINE bool plan_ahead_add(const struct sim *s, struct replica
 	return true;
 }
 
-/* spec_walk asks the caches for the request this many places ahead: the
- * running requests' records are scattered over the slabs, and with
- * thousands running (InferenceX's P/D rows at concurrency 8,192 and up) a
- * walk missed the caches at every record (perf: 58 % of such a row's
- * samples on its first load of a record).  The lines it reads of one: the
- * first three and the fifth (struct req's order; 376 bytes). */
-#define SPEC_WALK_AHEAD 8
-
 /* finish_rank's walk over the requests of the step from sched[i0] that
  * are decoders verifying drafts, where plan_ahead applies, pooled gaps are
  * only counted and blocks hold a power of two tokens: its body for them
@@ -739,13 +731,8 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 		int64_t q, c, g, n;
 		int32_t full;
 		int a;
-		if (i + SPEC_WALK_AHEAD < rp->nsched) {
-			const char *f = (const char *)rp->sched[i + SPEC_WALK_AHEAD];
-			__builtin_prefetch(f);
-			__builtin_prefetch(f + 64);
-			__builtin_prefetch(f + 128);
-			__builtin_prefetch(f + 256);
-		}
+		if (i + REQ_PREFETCH_AHEAD < rp->nsched)
+			req_prefetch(rp->sched[i + REQ_PREFETCH_AHEAD]);
 		q = r->step_tokens;
 		if (q < 2 || r->pd_first || !decoding(r))
 			break;
@@ -821,6 +808,8 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		 * plan_ahead holds), then that one below */
 		if (walk && ahead && (i = spec_walk(s, rp, i, &ndone, &pa)) >= rp->nsched)
 			break;
+		if (i + REQ_PREFETCH_AHEAD < rp->nsched)
+			req_prefetch(rp->sched[i + REQ_PREFETCH_AHEAD]);
 		r = rp->sched[i];
 		gen0 = r->generated;
 		r->scheduled = false;
@@ -1012,7 +1001,7 @@ static SCHED_STEP_INLINE void step_end_prefetch(const struct replica *rp)
 	size_t i;
 
 	for (i = 0; i < rp->nsched; i++)
-		req_prefetch(rp->sched[i]);
+		req_prefetch_whole(rp->sched[i]);
 	dec_fin_prefetch(rp);
 }
 
