@@ -119,6 +119,35 @@ IX_ROWS = [
 ]
 
 
+def write_point(d, x):
+    """Point x as d/experiment.json."""
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "experiment.json"), "w") as f:
+        json.dump(x, f, indent=1)
+        f.write("\n")
+
+
+def ix_bench(isl, osl, conc, ttft, tpot):
+    """The workload and measured means of an InferenceX point: its client's random
+    isl/osl at range ratio 0.8, 10 x conc prompts after 2 x conc warm-up ones."""
+    return {
+        "workload": {
+            "seed": 42,
+            "harness": "vllm-bench",
+            "arrival": {"process": "concurrency", "concurrency": conc},
+            "num_requests": 12 * conc,
+            "prompt_tokens": {"dist": "uniform", "min": int(0.8 * isl), "max": isl},
+            "output_tokens": {"dist": "uniform", "min": int(0.8 * osl), "max": osl},
+        },
+        "measured": {
+            "kind": "closed",
+            "warmup_requests": 2 * conc,
+            "ttft_ms": {"mean": ttft},
+            "itl_ms": {"mean": tpot},
+        },
+    }
+
+
 def ix_points(root):
     for ver, isl, osl, conc, ttft, tpot in IX_ROWS:
         name = "dsr1-mi325x-sglang%s-tp8-%dk%dk-c%d" % (ver, isl // 1024, osl // 1024, conc)
@@ -136,26 +165,10 @@ def ix_points(root):
             "dtype": "fp8",
             "kv_dtype": "fp8",
             "engine": engine,
-            "workload": {
-                "seed": 42,
-                "harness": "vllm-bench",
-                "arrival": {"process": "concurrency", "concurrency": conc},
-                "num_requests": 12 * conc,
-                "prompt_tokens": {"dist": "uniform", "min": int(0.8 * isl), "max": isl},
-                "output_tokens": {"dist": "uniform", "min": int(0.8 * osl), "max": osl},
-            },
-            "measured": {
-                "kind": "closed",
-                "warmup_requests": 2 * conc,
-                "ttft_ms": {"mean": ttft},
-                "itl_ms": {"mean": tpot},
-            },
         }
+        x.update(ix_bench(isl, osl, conc, ttft, tpot))
         d = os.path.join(root, "mi325x", "sglang", name)
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "experiment.json"), "w") as f:
-            json.dump(x, f, indent=1)
-            f.write("\n")
+        write_point(d, x)
 
 
 # Qwen3.5-397B-A17B MXFP4 on MI355X under SGLang 0.5.19 (InferenceX
@@ -205,26 +218,10 @@ def qwen_points(root):
             "tp": tp, "pp": 1, "dp": 1, "ep": 1,
             "dtype": "fp4",
             "engine": engine,
-            "workload": {
-                "seed": 42,
-                "harness": "vllm-bench",
-                "arrival": {"process": "concurrency", "concurrency": conc},
-                "num_requests": 12 * conc,
-                "prompt_tokens": {"dist": "uniform", "min": int(0.8 * isl), "max": isl},
-                "output_tokens": {"dist": "uniform", "min": int(0.8 * osl), "max": osl},
-            },
-            "measured": {
-                "kind": "closed",
-                "warmup_requests": 2 * conc,
-                "ttft_ms": {"mean": ttft},
-                "itl_ms": {"mean": tpot},
-            },
         }
+        x.update(ix_bench(isl, osl, conc, ttft, tpot))
         d = os.path.join(root, "mi355x", "sglang", name)
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "experiment.json"), "w") as f:
-            json.dump(x, f, indent=1)
-            f.write("\n")
+        write_point(d, x)
 
 
 def main():
@@ -261,10 +258,7 @@ def main():
             },
         }
         d = os.path.join(root, folder, eng, name)
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "experiment.json"), "w") as f:
-            json.dump(x, f, indent=1)
-            f.write("\n")
+        write_point(d, x)
     ix_points(root)
     qwen_points(root)
 
