@@ -837,7 +837,13 @@ static void sglang_common(const struct launch_in *in, struct sbuf *o)
 		sb_puts(o, " --quantization fp8");
 	if (in->kvdt == DT_FP8)
 		sb_puts(o, " --kv-cache-dtype fp8_e4m3");
-	sb_printf(o, " --max-running-requests %lld", (long long)in->max_num_seqs);
+	/* under DP attention SGLang gives each rank --max-running-requests /
+	 * dp-size (sgl-project/sglang, python/sglang/srt/model_executor/
+	 * model_runner.py, ModelRunner: dp_size is the DP size with
+	 * enable_dp_attention, else 1; "Init max running requests"); the
+	 * simulated limit is a rank's */
+	sb_printf(o, " --max-running-requests %lld",
+		  (long long)in->max_num_seqs * (in->moe && in->par.dp > 1 ? in->par.dp : 1));
 	if (in->max_num_batched_tokens > 0)
 		sb_printf(o, " --chunked-prefill-size %lld", (long long)in->max_num_batched_tokens);
 	if (in->spec_k > 0)

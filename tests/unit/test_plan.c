@@ -233,8 +233,9 @@ static void test_launch(void)
 	      "vLLM, attention DP + EP, fp8 checkpoint: %s", sb.buf);
 	launch("sglang", &in, &sb);
 	CHECK(strcmp(sb.buf, "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp-size 2 "
-			     "--enable-dp-attention --ep-size 8 --kv-cache-dtype fp8_e4m3 --max-running-requests 256\n") == 0,
-	      "SGLang: --tp counts all GPUs with DP attention: %s", sb.buf);
+			     "--enable-dp-attention --ep-size 8 --kv-cache-dtype fp8_e4m3 --max-running-requests 512\n") == 0,
+	      "SGLang: --tp counts all GPUs with DP attention, --max-running-requests all ranks' 256 (SGLang divides "
+	      "it by the DP size): %s", sb.buf);
 	/* MTP and a prefill chunk: vLLM's --speculative-config, SGLang's
 	 * EAGLE-style MTP flags (K steps, top-k 1, K + 1 draft tokens) */
 	in.spec_k = 1;
