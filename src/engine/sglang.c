@@ -818,12 +818,15 @@ static const struct cost_engine sglang_cost = {
 
 static void sglang_common(const struct launch_in *in, struct sbuf *o)
 {
+	/* DP attention: a MoE model's DP ranks share its experts */
+	bool dp_attention = in->moe && in->par.dp > 1;
+
 	/* with DP attention --tp counts all the engine's GPUs */
 	sb_puts(o, "python -m sglang.launch_server --model-path ");
 	sb_put_shell(o, in->model);
 	sb_printf(o, " --tp %d", in->moe ? in->par.tp * in->par.dp : in->par.tp);
 	if (in->par.dp > 1)
-		sb_printf(o, " --dp-size %d%s", in->par.dp, in->moe ? " --enable-dp-attention" : "");
+		sb_printf(o, " --dp-size %d%s", in->par.dp, dp_attention ? " --enable-dp-attention" : "");
 	if (in->par.ep > 1)
 		sb_printf(o, " --ep-size %d", in->par.ep);
 	if (in->eplb) {
@@ -843,7 +846,7 @@ static void sglang_common(const struct launch_in *in, struct sbuf *o)
 	 * enable_dp_attention, else 1; "Init max running requests"); the
 	 * simulated limit is a rank's */
 	sb_printf(o, " --max-running-requests %lld",
-		  (long long)in->max_num_seqs * (in->moe && in->par.dp > 1 ? in->par.dp : 1));
+		  (long long)in->max_num_seqs * (dp_attention ? in->par.dp : 1));
 	if (in->max_num_batched_tokens > 0)
 		sb_printf(o, " --chunked-prefill-size %lld", (long long)in->max_num_batched_tokens);
 	if (in->spec_k > 0)

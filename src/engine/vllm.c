@@ -199,7 +199,7 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 		for (; i < rp->nothers; i++) {
 			struct req *o = rp->others[i];
 			if (i + REQ_PREFETCH_AHEAD < rp->nothers)
-				req_prefetch(rp->others[i + REQ_PREFETCH_AHEAD]);
+				req_prefetch(rp->others[i + REQ_PREFETCH_AHEAD], REQ_HOT_BYTES);
 			o->scheduled = true;
 			rp->sched[i] = o;
 		}

@@ -593,26 +593,19 @@ static inline void rank_load_moved(struct replica *rp)
 		loadtree_mark(rp->ldirty, rp->lbit);
 }
 
-/* Request record r fetched into the cache, every line of it (a hint
- * ahead of a step's end: step.c step_end_prefetch; always written into its
- * caller, as req_prefetch below). */
-static SCHED_STEP_INLINE void req_prefetch_whole(const struct req *r)
+/* Ask the caches for the first `bytes` of request record r, a line (64
+ * bytes) at a time: REQ_HOT_BYTES, the fields a step walks (two lines:
+ * records are 8-byte aligned), a walk some requests before it reaches r;
+ * sizeof(struct req), every line, ahead of a step's end (step.c
+ * step_end_prefetch).  Always written into its caller: a function that
+ * only prefetches has no effect GCC sees, and it drops the call (a plain
+ * static inline one left no prefetch in the binary). */
+static SCHED_STEP_INLINE void req_prefetch(const struct req *r, size_t bytes)
 {
 	size_t k;
 
-	for (k = 0; k < sizeof(*r); k += 64)
+	for (k = 0; k < bytes; k += 64)
 		__builtin_prefetch((const char *)r + k);
-}
-
-/* Ask the caches for the fields a step walks of request r (its first
- * REQ_HOT_BYTES, two lines at most: records are 8-byte aligned), a walk
- * some requests before it reaches r.  Always written into its caller: a
- * function that only prefetches has no effect GCC sees, and it drops the
- * call (a plain static inline one left no prefetch in the binary). */
-static SCHED_STEP_INLINE void req_prefetch(const struct req *r)
-{
-	__builtin_prefetch(r);
-	__builtin_prefetch((const char *)r + 64);
 }
 /* How many requests ahead a walk asks for one (req_prefetch). */
 #define REQ_PREFETCH_AHEAD 8

@@ -38,7 +38,7 @@ static inline void dec_fin_prefetch(const struct replica *rp)
 		__builtin_prefetch(b->e);
 	b = &rp->ring[(uint64_t)(rp->G + 1) & m];
 	for (i = 0; i < b->n; i++)
-		req_prefetch_whole(b->e[i].r);
+		req_prefetch(b->e[i].r, sizeof(struct req));
 }
 
 /* What a chunk's delivery does: only note its time (a first chunk, or a

@@ -732,7 +732,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 		int32_t full;
 		int a;
 		if (i + REQ_PREFETCH_AHEAD < rp->nsched)
-			req_prefetch(rp->sched[i + REQ_PREFETCH_AHEAD]);
+			req_prefetch(rp->sched[i + REQ_PREFETCH_AHEAD], REQ_HOT_BYTES);
 		q = r->step_tokens;
 		if (q < 2 || r->pd_first || !decoding(r))
 			break;
@@ -809,7 +809,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		if (walk && ahead && (i = spec_walk(s, rp, i, &ndone, &pa)) >= rp->nsched)
 			break;
 		if (i + REQ_PREFETCH_AHEAD < rp->nsched)
-			req_prefetch(rp->sched[i + REQ_PREFETCH_AHEAD]);
+			req_prefetch(rp->sched[i + REQ_PREFETCH_AHEAD], REQ_HOT_BYTES);
 		r = rp->sched[i];
 		gen0 = r->generated;
 		r->scheduled = false;
@@ -1001,7 +1001,7 @@ static SCHED_STEP_INLINE void step_end_prefetch(const struct replica *rp)
 	size_t i;
 
 	for (i = 0; i < rp->nsched; i++)
-		req_prefetch_whole(rp->sched[i]);
+		req_prefetch(rp->sched[i], sizeof(struct req));
 	dec_fin_prefetch(rp);
 }
 
