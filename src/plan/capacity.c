@@ -418,8 +418,8 @@ static void run_free(struct run *R)
  * (out->cut) when early is set and the failure is decided first.  *run_out
  * holds it for probe_end or run_resume. */
 static int probe_start(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
-		       double x, uint64_t seed, bool early, struct sim_memo *memo, struct cap_point *out,
-		       struct run **run_out, struct err *e)
+		       double x, uint64_t seed, bool early, struct sim_memo *memo, struct wl_draws *draws,
+		       struct cap_point *out, struct run **run_out, struct err *e)
 {
 	struct run *R = xcalloc(1, sizeof(*R));
 	struct sim_cfg sc = st->sc;
@@ -432,6 +432,7 @@ static int probe_start(const struct scenario_state *st, const struct wl_spec *wl
 	out->fail = -1;
 	R->w = *wl;
 	R->w.seed = seed;
+	R->w.draws = draws;
 	if (c->concurrency) {
 		R->w.process = WL_CONCURRENCY;
 		R->w.concurrency = (int64_t)x;
@@ -538,13 +539,13 @@ static void probe_end(struct run *R, const struct cap_cfg *c, struct cap_point *
  * the step-price memos memo (NULL: its own); a run cut short is handed to
  * *keep when keep is given (else freed). */
 static int probe_run(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
-		     double x, uint64_t seed, bool early, struct sim_memo *memo, struct cap_point *out,
-		     struct run **keep, struct err *e)
+		     double x, uint64_t seed, bool early, struct sim_memo *memo, struct wl_draws *draws,
+		     struct cap_point *out, struct run **keep, struct err *e)
 {
 	struct run *R;
 	int rc;
 
-	if ((rc = probe_start(st, wl, c, x, seed, early, memo, out, &R, e)) < 0)
+	if ((rc = probe_start(st, wl, c, x, seed, early, memo, draws, out, &R, e)) < 0)
 		goto out;
 	if (out->cut) {
 		out->fail = -1; /* (which SLO fails most is the full run's to say) */
@@ -563,7 +564,7 @@ out:
 int cap_probe(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *c,
 	      double x, uint64_t seed, struct cap_point *out, struct err *e)
 {
-	return probe_run(st, wl, c, x, seed, false, NULL, out, NULL, e);
+	return probe_run(st, wl, c, x, seed, false, NULL, NULL, out, NULL, e);
 }
 
 struct search {
@@ -582,6 +583,9 @@ struct search {
 	 * requests at another rate run many of the same steps (a request
 	 * alone at low rates), priced once */
 	struct sim_memo *memo;
+	/* each seed's workload draws (wl_draws), kept from probe to probe:
+	 * the same lengths and unit arrival draws at every rate */
+	struct wl_draws *draws[CAP_MAX_SEEDS];
 };
 
 /* The probe at (x, seed), simulated unless it was; full: a probe cut short
@@ -592,6 +596,7 @@ static int probe(struct search *S, double x, uint64_t seed, bool full, const str
 {
 	struct cap_point *p = NULL;
 	struct run *kept = NULL;
+	uint64_t k;
 	size_t i;
 	int rc;
 
@@ -621,7 +626,11 @@ static int probe(struct search *S, double x, uint64_t seed, bool full, const str
 		}
 		p = &S->pts[S->n++];
 	}
-	if ((rc = probe_run(S->st, S->wl, S->c, x, seed, S->c->early_stop && !full, S->memo, p, &kept, e)) < 0)
+	k = seed - S->c->seed;
+	if (k < CAP_MAX_SEEDS && !S->draws[k])
+		S->draws[k] = wl_draws_new();
+	if ((rc = probe_run(S->st, S->wl, S->c, x, seed, S->c->early_stop && !full, S->memo,
+			    k < CAP_MAX_SEEDS ? S->draws[k] : NULL, p, &kept, e)) < 0)
 		return rc;
 	if (kept) {
 		run_free(S->cut);
@@ -803,6 +812,15 @@ static int cmp_point(const void *a, const void *b)
 	return (x->offered > y->offered) - (x->offered < y->offered);
 }
 
+/* (after the run cut short, whose workload holds them) */
+static void search_free_draws(struct search *S)
+{
+	size_t k;
+
+	for (k = 0; k < CAP_MAX_SEEDS; k++)
+		wl_draws_free(S->draws[k]);
+}
+
 int64_t cap_probe_requests(const struct scenario_state *st, int64_t n)
 {
 	int64_t r = st->sc.replicas > 1 ? st->sc.replicas : 1;
@@ -815,7 +833,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 {
 	struct wl_spec wr = *wl_in;
 	const struct wl_spec *wl = &wr;
-	struct search S = {st, wl, c, NULL, 0, 0, 0, NULL, 0, NULL};
+	struct search S = {st, wl, c, NULL, 0, 0, 0, NULL, 0, NULL, {NULL}};
 	double sorted[CAP_MAX_SEEDS], worst = INFINITY;
 	int k, rc = 0;
 
@@ -916,11 +934,13 @@ done:
 	res->ncurve = S.n;
 	res->nsim = S.nsim;
 	run_free(S.cut);
+	search_free_draws(&S);
 	if (!c->memo)
 		sim_memo_free(S.memo);
 	return 0;
 out:
 	run_free(S.cut);
+	search_free_draws(&S);
 	if (!c->memo)
 		sim_memo_free(S.memo);
 	free(S.pts);

@@ -21,6 +21,34 @@
 
 /* lengths drawn ahead, GEN_BATCH at a time from each stream (gen_refill) */
 #define GEN_BATCH 64
+/* the most requests a wl_draws keeps */
+#define DRAWS_MAX ((size_t)1 << 20)
+
+struct wl_draws {
+	uint64_t seed;
+	bool used;
+	double *arr;                    /* the arrival stream's unit draws */
+	size_t narr, carr;
+	struct pcg32 r_arr;             /* its state after them */
+	int64_t *bp, *bo;               /* prompt and output lengths */
+	size_t nlen, cbp, cbo;
+	struct pcg32 r_prompt, r_out;   /* their streams' state after them */
+};
+
+struct wl_draws *wl_draws_new(void)
+{
+	return xcalloc(1, sizeof(struct wl_draws));
+}
+
+void wl_draws_free(struct wl_draws *d)
+{
+	if (!d)
+		return;
+	free(d->arr);
+	free(d->bp);
+	free(d->bo);
+	free(d);
+}
 
 struct wl_gen {
 	const struct wl_spec *s;
@@ -59,6 +87,10 @@ struct wl_gen {
 	struct wl_dist img_count;
 	struct pcg32 r_img, r_imgrep;
 	int64_t next_image;
+	/* the shared draws (wl_draws; NULL: none) and the indices of the next
+	 * arrival draw and length pair */
+	struct wl_draws *d;
+	size_t narr, nlen;
 };
 
 static double unif(struct pcg32 *r)
@@ -153,6 +185,28 @@ static double gamma_draw(struct pcg32 *r, double k)
 		if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
 			return d * v;
 	}
+}
+
+/* The arrival stream's next unit draw: log U (Poisson) or a gamma variate
+ * of shape k, from the shared draws where they hold it (the stream then
+ * goes on from their state after it). */
+static double arr_unit(struct wl_gen *g, bool gamma, double k)
+{
+	struct wl_draws *d = g->d;
+	double v;
+
+	if (d && g->narr < d->narr)
+		return d->arr[g->narr++];
+	if (d && g->narr == d->narr && d->narr > 0)
+		g->r_arr = d->r_arr;
+	v = gamma ? gamma_draw(&g->r_arr, k) : log(unif(&g->r_arr));
+	if (d && g->narr == d->narr && d->narr < DRAWS_MAX) {
+		XGROW(d->arr, d->carr, d->narr + 1);
+		d->arr[d->narr++] = v;
+		d->r_arr = g->r_arr;
+	}
+	g->narr++;
+	return v;
 }
 
 static int64_t poisson_draw(struct pcg32 *r, double lambda)
@@ -368,6 +422,15 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 			g->perm[j] = t;
 		}
 	}
+	/* the shared draws, for the processes and generators they hold (a
+	 * spec of another seed draws its own) */
+	if (s->draws && !s->nstages && !s->ncurve && s->sp_groups == 0 && s->sess.count == 0 &&
+	    (s->process == WL_POISSON || s->process == WL_GAMMA || s->process == WL_CONSTANT) &&
+	    (!s->draws->used || s->draws->seed == s->seed)) {
+		g->d = s->draws;
+		g->d->used = true;
+		g->d->seed = s->seed;
+	}
 	if (s->process == WL_TRACE && s->records) {
 		*out = g;
 		return 0;
@@ -419,14 +482,14 @@ static bool curve_arrival(struct wl_gen *g, double *t)
 	switch (s->process) {
 	case WL_GAMMA: {
 		double k = 1.0 / (s->cv * s->cv);
-		g->u += gamma_draw(&g->r_arr, k) / k;
+		g->u += arr_unit(g, true, k) / k;
 		break;
 	}
 	case WL_CONSTANT:
 		g->u = (double)g->left++;
 		break;
 	default: /* poisson */
-		g->u -= log(unif(&g->r_arr));
+		g->u -= arr_unit(g, false, 0);
 		break;
 	}
 	for (;;) {
@@ -456,14 +519,13 @@ static bool next_arrival(struct wl_gen *g, double *t)
 		double rate = stage_rate(g), end = stage_end(g), x;
 		switch (s->process) {
 		case WL_POISSON:
-			x = (g->issued == 0 && g->t == 0 ? g->stage_start : g->t) -
-			    log(unif(&g->r_arr)) / rate;
+			x = (g->issued == 0 && g->t == 0 ? g->stage_start : g->t) - arr_unit(g, false, 0) / rate;
 			if (x < g->stage_start)
 				x = g->stage_start;
 			break;
 		case WL_GAMMA: {
 			double k = 1.0 / (s->cv * s->cv);
-			x = (g->t < g->stage_start ? g->stage_start : g->t) + gamma_draw(&g->r_arr, k) / (k * rate);
+			x = (g->t < g->stage_start ? g->stage_start : g->t) + arr_unit(g, true, k) / (k * rate);
 			break;
 		}
 		case WL_CONSTANT:
@@ -520,6 +582,46 @@ static bool next_arrival(struct wl_gen *g, double *t)
 	}
 }
 
+/* The next lengths drawn ahead (fill_lengths) from the shared draws: read
+ * where they hold them, else drawn a whole batch at a time (from their
+ * streams' state after what they hold) and added to them. */
+static void draws_refill(struct wl_gen *g)
+{
+	struct wl_draws *d = g->d;
+	int n = GEN_BATCH, i;
+
+	if (g->nlen < d->nlen) {
+		if ((size_t)n > d->nlen - g->nlen)
+			n = (int)(d->nlen - g->nlen);
+		memcpy(g->bp, d->bp + g->nlen, (size_t)n * sizeof(int64_t));
+		memcpy(g->bo, d->bo + g->nlen, (size_t)n * sizeof(int64_t));
+	} else {
+		if (g->nlen == d->nlen && d->nlen > 0) {
+			g->r_prompt = d->r_prompt;
+			g->r_out = d->r_out;
+		}
+		if (g->joint) {
+			for (i = 0; i < n; i++)
+				wl_dataset_pair(&g->prompt, &g->output, &g->r_prompt, &g->r_out, &g->bp[i], &g->bo[i]);
+		} else {
+			dist_sample_n(&g->prompt, &g->r_prompt, g->bp, n);
+			dist_sample_n(&g->output, &g->r_out, g->bo, n);
+		}
+		if (g->nlen == d->nlen && d->nlen + (size_t)n <= DRAWS_MAX) {
+			XGROW(d->bp, d->cbp, d->nlen + (size_t)n);
+			XGROW(d->bo, d->cbo, d->nlen + (size_t)n);
+			memcpy(d->bp + d->nlen, g->bp, (size_t)n * sizeof(int64_t));
+			memcpy(d->bo + d->nlen, g->bo, (size_t)n * sizeof(int64_t));
+			d->nlen += (size_t)n;
+			d->r_prompt = g->r_prompt;
+			d->r_out = g->r_out;
+		}
+	}
+	g->nlen += (size_t)n;
+	g->bpos = 0;
+	g->blen = n;
+}
+
 static void fill_lengths(struct wl_gen *g, struct wl_req *r)
 {
 	const struct wl_spec *s = g->s;
@@ -536,7 +638,9 @@ static void fill_lengths(struct wl_gen *g, struct wl_req *r)
 		r->content_id = p; /* the whole prompt repeats every n requests */
 		return;
 	}
-	if (g->bpos == g->blen) {
+	if (g->bpos == g->blen && g->d) {
+		draws_refill(g);
+	} else if (g->bpos == g->blen) {
 		/* each stream's draws in its own order: drawing ahead changes
 		 * no value (a draw past the last request is never used) */
 		int n = GEN_BATCH;

@@ -160,6 +160,9 @@ struct wl_spec {
 		int64_t width, height;
 		double repeat;
 	} images;
+	/* draws shared with the generators of other copies of this spec
+	 * (wl_draws_new), not owned; NULL: none */
+	struct wl_draws *draws;
 };
 
 /* The most images one request may send, and the largest image side in
@@ -246,6 +249,21 @@ int wl_spec_check_size(const struct wl_spec *s, const char *src, struct err *e);
 /* The most requests s may generate: its max_requests, else
  * WL_DEFAULT_MAX_REQUESTS. */
 int64_t wl_spec_max_requests(const struct wl_spec *s);
+
+/* The random draws of a spec's generators that do not depend on its rate
+ * or request count, kept by request index and shared by the generators
+ * of copies of one spec that differ in those alone (the probes of a
+ * capacity search, one per seed): the arrival stream's unit draws (Poisson
+ * log U, gamma variates) and the prompt and output lengths.  The first
+ * generator to reach an index draws it and keeps it (with its streams'
+ * state after it), the others read it: the same values bit for bit,
+ * without the logs and exps of drawing them again.  Used by a poisson,
+ * gamma or constant spec without stages, a rate curve, sessions or a
+ * shared_prefix generator (the others draw as usual), for its first 2^20
+ * requests. */
+struct wl_draws;
+struct wl_draws *wl_draws_new(void);
+void wl_draws_free(struct wl_draws *d);
 
 struct wl_gen;
 int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e);

@@ -67,6 +67,113 @@ static int parse(const char *txt, struct wl_spec *w, struct err *e)
 	return rc;
 }
 
+/* wl_draws: generators sharing draws give the requests generators of
+ * their own give, field for field: poisson, gamma and constant arrivals,
+ * lognormal and dataset (joint) lengths, at rates and request counts in
+ * any order (a shorter run first, a longer one extending the draws, one
+ * reading them and drawing past them), and a generator paused while
+ * others extend the draws going on as if alone; another seed's spec draws
+ * its own. */
+static void test_draws(void)
+{
+	static const struct {
+		enum wl_process p;
+		bool dataset;
+	} cases[] = {{WL_POISSON, false}, {WL_GAMMA, false}, {WL_CONSTANT, false}, {WL_POISSON, true}};
+	static const struct {
+		double rate;
+		int64_t n;
+	} runs[] = {{4, 100}, {30, 300}, {2, 700}, {9, 700}, {30, 130}};
+	size_t c, k;
+	struct err e;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct wl_draws *d;
+		struct wl_gen *paused = NULL;
+		struct wl_spec ps, base;
+		if (cases[c].dataset && parse("{\"arrival\": {\"process\": \"poisson\", \"rate\": 1}, \"num_requests\": 10, "
+					      "\"prompt_tokens\": {\"dataset\": \"sharegpt\"}, "
+					      "\"output_tokens\": {\"dataset\": \"sharegpt\"}}", &base, &e) < 0) {
+			CHECK(0, "dataset spec: %s", e.msg);
+			continue;
+		}
+		d = wl_draws_new();
+		int64_t pi = 0;
+		bool same = true;
+		for (k = 0; k <= sizeof(runs) / sizeof(runs[0]); k++) {
+			struct wl_spec a, b;
+			struct wl_gen *ga = NULL, *gb = NULL;
+			struct wl_req ra, rb;
+			/* the last run: another seed with the same draws */
+			bool other = k == sizeof(runs) / sizeof(runs[0]);
+			int64_t i;
+			if (cases[c].dataset) {
+				a = base;
+				a.rate = other ? 5 : runs[k].rate;
+				a.num_requests = other ? 200 : runs[k].n;
+				a.seed = other ? 8 : 7;
+			} else {
+				fixture_wl(&a, cases[c].p, other ? 5 : runs[k].rate, other ? 200 : runs[k].n, other ? 8 : 7);
+				a.cv = 2;
+				a.prompt = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 600, .b = 300, .min = 16, .max = 4096};
+				a.output = (struct wl_dist){.kind = WL_LOGNORMAL, .a = 250, .b = 120, .min = 8, .max = 1024};
+			}
+			b = a;
+			b.draws = d;
+			if (wl_gen_new(&a, &ga, &e) < 0 || wl_gen_new(&b, &gb, &e) < 0) {
+				CHECK(0, "generators: %s", e.msg);
+				wl_gen_free(ga);
+				break;
+			}
+			for (i = 0;; i++) {
+				int na = wl_gen_next(ga, 0, &ra, &e), nb = wl_gen_next(gb, 0, &rb, &e);
+				if (na != nb || memcmp(&ra, &rb, sizeof(ra)) != 0) {
+					same = false;
+					break;
+				}
+				if (na <= 0)
+					break;
+				/* the second run pauses a third generator half way */
+				if (k == 1 && i == 150) {
+					ps = b;
+					if (wl_gen_new(&ps, &paused, &e) < 0)
+						break;
+					for (pi = 0; pi < 150; pi++)
+						wl_gen_next(paused, 0, &ra, &e);
+				}
+			}
+			wl_gen_free(ga);
+			wl_gen_free(gb);
+		}
+		if (paused) {
+			/* on to its end after the later runs drew further */
+			struct wl_spec a = ps;
+			struct wl_gen *ga = NULL;
+			struct wl_req ra, rb;
+			a.draws = NULL;
+			if (wl_gen_new(&a, &ga, &e) == 0) {
+				int64_t i;
+				for (i = 0; i < pi; i++)
+					wl_gen_next(ga, 0, &ra, &e);
+				for (;;) {
+					int na = wl_gen_next(ga, 0, &ra, &e), nb = wl_gen_next(paused, 0, &rb, &e);
+					if (na != nb || memcmp(&ra, &rb, sizeof(ra)) != 0)
+						same = false;
+					if (na <= 0 || nb <= 0)
+						break;
+				}
+				wl_gen_free(ga);
+			}
+			wl_gen_free(paused);
+		}
+		CHECK(same && paused, "%s%s: the same requests with shared draws", wl_process_name(cases[c].p),
+		      cases[c].dataset ? ", dataset lengths" : "");
+		wl_draws_free(d);
+		if (cases[c].dataset)
+			wl_spec_release(&base);
+	}
+}
+
 int main(void)
 {
 	static int64_t t[40000];
@@ -475,5 +582,6 @@ int main(void)
 	CHECK(parse("{\"arrival\": {\"process\": \"poisson\"}, \"rate_curve\": [[0, 0], [60, 0]]}", &w, &e) < 0 &&
 		      strstr(e.msg, "0 everywhere"),
 	      "rate_curve of zeros is refused: %s", e.msg);
+	test_draws();
 	return check_done();
 }
