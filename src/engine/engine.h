@@ -132,6 +132,10 @@ struct engine_type {
 	 * rank's: each rank schedules the given (or default) chunk divided by
 	 * the DP size (scenario_rank_chunk) */
 	bool chunk_split_dp;
+	/* with attention DP its scheduler's conservativeness (the new-token
+	 * ratio's scale, sim_cfg.conservativeness) is this times the given
+	 * one; 0: unchanged */
+	double dp_conservativeness;
 	/* its overlap scheduler is off under speculative decoding (the host
 	 * terms' CPU part no longer hides under the GPU's batch) */
 	bool spec_no_overlap;

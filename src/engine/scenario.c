@@ -84,6 +84,12 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
 	return m && m->n_experts > 0 && p->dp > 1;
 }
 
+double scenario_conservativeness(const struct scenario *s, const struct parallel *p)
+{
+	return s->engine->dp_conservativeness > 0 && scenario_dp_attention(s->model, p) ? s->engine->dp_conservativeness
+											: 1.0;
+}
+
 int64_t scenario_rank_chunk(const struct scenario *s, const struct parallel *p, int64_t chunk)
 {
 	if (!s->engine->chunk_split_dp || chunk <= 0 || !scenario_dp_attention(s->model, p))
@@ -259,6 +265,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	st->sc.pd.prefill_kv_blocks = st->prefill_mp.blocks;
 	st->sc.pd.prefill_max_num_seqs = mns;
 	st->sc.pd.prefill_max_num_batched_tokens = mbt;
+	st->sc.prefill_conservativeness = scenario_conservativeness(s, pp);
 	st->sc.pd.kv_bytes_per_token = model_kv_bytes_per_token(s->model, dtype_bytes(s->kvdt));
 	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : scenario_pd_net_bw(s)) * pgpus * 0.7;
 	st->sc.pd.alpha_s = s->pd_handoff_given ? s->pd_handoff_ms * 1e-3 : s->engine->pd_handoff_s;
@@ -507,6 +514,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.batch_wait_iters = s->trtllm_batch_wait_iters;
 	st->sc.batch_wait_tokens = s->trtllm_batch_wait_ratio * (double)s->k.max_num_batched_tokens;
 	st->sc.cold_start_s = s->cold_start ? en->cold_start_s : 0;
+	st->sc.conservativeness = scenario_conservativeness(s, &s->par);
 	st->sc.dp = s->par.dp;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = scenario_router(s);

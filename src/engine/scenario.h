@@ -196,6 +196,9 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
  * chunk over attention-DP ranks (engine_type.chunk_split_dp, SGLang), at
  * least 1; chunk otherwise (0 stays 0). */
 int64_t scenario_rank_chunk(const struct scenario *sc, const struct parallel *p, int64_t chunk);
+/* The scheduler's conservativeness on the ranks of layout p: the engine's
+ * scale under attention DP (engine_type.dp_conservativeness), else 1. */
+double scenario_conservativeness(const struct scenario *sc, const struct parallel *p);
 int scenario_prepare(const struct scenario *sc, const char *data_dir, struct scenario_state *st,
 		     struct err *e);
 /* The achieved share of a host link's bandwidth for KV blocks: 50 GB/s

@@ -161,6 +161,9 @@ enum dtype sglang_kv_dtype_default(const struct model_cfg *m, const struct gpu_s
 /* Its state per replica. */
 struct sg_state {
 	double ratio;     /* the current new-token ratio */
+	/* its start (and value after a retraction), floor and decay per
+	 * decode batch: SCHED_SG_RATIO_* scaled by the conservativeness */
+	double ratio_init, ratio_min, ratio_decay;
 	/* SGLang's batch_is_full: set (to the running count, > 0) when an
 	 * admission stopped for KV or max_running_requests; no new prefill is
 	 * tried until fewer requests run (one finished or was retracted) */
@@ -186,9 +189,14 @@ static struct sg_state *sg_of(const struct replica *rp)
 /* SGLang's new-token ratio (sglang/srt/environ.py defaults:
  * SGLANG_INIT_NEW_TOKEN_RATIO 0.7, SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
  * SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600, SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
- * 4096; schedule_conservativeness 1) */
+ * 4096).  The scheduler starts it at min(0.7 x schedule_conservativeness,
+ * 1), floors it at min(that x 0.14, 1) and decays it by their difference /
+ * 600 per decode batch (python/sglang/srt/managers/scheduler.py,
+ * Scheduler.__init__, 0.5.x; sglang_replica_init); schedule_conservativeness
+ * is 1 unless given, 0.3 x the given one under attention DP
+ * (engine_sglang.dp_conservativeness). */
 #define SCHED_SG_RATIO_INIT 0.7
-#define SCHED_SG_RATIO_MIN (0.7 * 0.14)
+#define SCHED_SG_RATIO_MIN_FACTOR 0.14
 #define SCHED_SG_DECAY_STEPS 600.0
 #define SCHED_SG_CLIP 4096
 
@@ -603,11 +611,11 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		kvc_alloc_anon(&rp->kv, pend);
 decay:
 	if (retracted)
-		sg_of(rp)->ratio = SCHED_SG_RATIO_INIT;
+		sg_of(rp)->ratio = sg_of(rp)->ratio_init;
 	else if (rp->nsched > 0 || rp->ndec > 0) {
-		sg_of(rp)->ratio -= (SCHED_SG_RATIO_INIT - SCHED_SG_RATIO_MIN) / SCHED_SG_DECAY_STEPS;
-		if (sg_of(rp)->ratio < SCHED_SG_RATIO_MIN)
-			sg_of(rp)->ratio = SCHED_SG_RATIO_MIN;
+		sg_of(rp)->ratio -= sg_of(rp)->ratio_decay;
+		if (sg_of(rp)->ratio < sg_of(rp)->ratio_min)
+			sg_of(rp)->ratio = sg_of(rp)->ratio_min;
 	}
 }
 
@@ -652,9 +660,14 @@ static bool sglang_lazy(const struct sim_cfg *cfg)
 static void sglang_replica_init(struct sim *s, struct replica *rp)
 {
 	struct sg_state *st = xcalloc(1, sizeof(*st));
+	double c = rp->prefill_only ? s->cfg.prefill_conservativeness : s->cfg.conservativeness;
 
-	(void)s;
-	st->ratio = SCHED_SG_RATIO_INIT;
+	if (!(c > 0))
+		c = 1.0;
+	st->ratio_init = fmin(SCHED_SG_RATIO_INIT * c, 1.0);
+	st->ratio_min = fmin(st->ratio_init * SCHED_SG_RATIO_MIN_FACTOR, 1.0);
+	st->ratio_decay = (st->ratio_init - st->ratio_min) / SCHED_SG_DECAY_STEPS;
+	st->ratio = st->ratio_init;
 	rp->pstate = st;
 }
 
@@ -719,11 +732,16 @@ static void sglang_rocm_words(const struct gpu_spec *g, char *out, size_t n)
 
 static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
 {
+	double k = c->conservativeness > 0 ? c->conservativeness : 1.0;
+	double init = fmin(SCHED_SG_RATIO_INIT * k, 1.0);
+
 	snprintf(out, n,
-		 "SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio 0.7, decaying to 0.098 over 600 decode steps, and once it stops for KV or max_running_requests only decode batches run until a request finishes",
+		 "SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio %.3g, decaying to %.3g over 600 decode steps%s, and once it stops for KV or max_running_requests only decode batches run until a request finishes",
 		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs, (long long)c->max_model_len,
 		 (long long)c->block_size, c->prefix_caching ? "on" : "off", c->lpm ? "lpm" : "fcfs",
-		 overlap ? "on" : c->spec.k > 0 ? "off (SGLang turns it off under speculative decoding unless SGLANG_ENABLE_SPEC_V2 is set)" : "off");
+		 overlap ? "on" : c->spec.k > 0 ? "off (SGLang turns it off under speculative decoding unless SGLANG_ENABLE_SPEC_V2 is set)" : "off",
+		 init, fmin(init * SCHED_SG_RATIO_MIN_FACTOR, 1.0),
+		 k != 1.0 ? " (schedule_conservativeness 1 x 0.3: SGLang's scale under attention DP)" : "");
 	/* the settings off by default, named only when given */
 	if (c->max_prefill_tokens > 0 && strlen(out) + 64 < n)
 		snprintf(out + strlen(out), n - strlen(out), "; max_prefill_tokens %lld (a prompt joins a batch past its first only while it fits)",
@@ -1090,6 +1108,11 @@ const struct engine_type engine_sglang = {
 	 * after the memory settings took the undivided value; every DP
 	 * rank's scheduler then budgets that many tokens per prefill batch */
 	.chunk_split_dp = true,
+	/* the same function, the line before: with --enable-dp-attention,
+	 * schedule_conservativeness = schedule_conservativeness x 0.3 (no log
+	 * line), so each DP rank's new-token ratio starts at 0.21 and floors
+	 * at 0.0294 (sglang_replica_init) */
+	.dp_conservativeness = 0.3,
 	/* ServerArgs._handle_speculative_decoding (python/sglang/srt/
 	 * server_args.py, 0.5.x): EAGLE / MTP sets disable_overlap_schedule
 	 * unless SGLANG_ENABLE_SPEC_V2 is in the environment */

@@ -98,6 +98,11 @@ struct sim_cfg {
 	 * batch (SchedulerRecvSkipper); an idle replica polls at once */
 	int recv_interval;
 #define SIM_MAX_RECV_INTERVAL 100000
+	/* SGLang's schedule_conservativeness as its scheduler ends up with it
+	 * on the decode (or aggregated) ranks and on a P/D prefill worker's
+	 * ranks: the new-token ratio's start and floor scale with it
+	 * (engine_type.dp_conservativeness under attention DP); 0: 1 */
+	double conservativeness, prefill_conservativeness;
 	/* A cold server (a client that sent no warm-up requests): the first
 	 * prefill step of each replica that directly follows another prefill
 	 * step (no decode step between: a burst of prompts larger than one

@@ -868,7 +868,9 @@ static void test_ar_fusion_default(void)
  * attention DP 4 budgets 16,384 / 4 tokens per rank's prefill batch, in the
  * simulation and in the cost model's step shapes, and a P/D prefill worker
  * of DP 2 given 6,000 budgets 3,000; vLLM and a dense SGLang replica keep the
- * whole chunk. */
+ * whole chunk.  The same function scales schedule_conservativeness by 0.3:
+ * the ranks' scheduler runs at 0.3 (the P/D prefill worker's too), vLLM's
+ * at 1. */
 static void test_sglang_chunk_dp(void)
 {
 	struct model_cfg *m = calloc(1, sizeof(*m));
@@ -878,6 +880,7 @@ static void test_sglang_chunk_dp(void)
 	struct wl_spec wl;
 	struct err e;
 	int64_t agg = -1, cost_tokens = -1, vllm = -1, pre = -1;
+	double cons = -1, vllm_cons = -1, pre_cons = -1, dec_cons = -1;
 
 	if (!m || registry_load_model(&reg, "qwen3-30b-a3b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
 		CHECK(0, "sglang chunk dp: load: %s", m ? e.msg : "out of memory");
@@ -895,12 +898,14 @@ static void test_sglang_chunk_dp(void)
 	}
 	agg = st.sc.max_num_batched_tokens;
 	cost_tokens = st.cost.cfg.max_tokens;
+	cons = st.sc.conservativeness;
 	scenario_release(&st);
 	scenario_defaults(&sc, engine_find("vllm"), m, g, &wl);
 	sc.par.dp = 4;
 	sc.k.max_num_batched_tokens = 16384;
 	if (scenario_prepare(&sc, datadir, &st, &e) == 0) {
 		vllm = st.sc.max_num_batched_tokens;
+		vllm_cons = st.sc.conservativeness;
 		scenario_release(&st);
 	}
 	scenario_defaults(&sc, engine_find("sglang"), m, g, &wl);
@@ -911,6 +916,8 @@ static void test_sglang_chunk_dp(void)
 	sc.prefill_max_num_batched_tokens = 6000;
 	if (scenario_prepare(&sc, datadir, &st, &e) == 0) {
 		pre = st.sc.pd.prefill_max_num_batched_tokens;
+		pre_cons = st.sc.prefill_conservativeness;
+		dec_cons = st.sc.conservativeness;
 		scenario_release(&st);
 	} else {
 		CHECK(0, "sglang chunk dp: P/D prepare: %s", e.msg);
@@ -918,6 +925,9 @@ static void test_sglang_chunk_dp(void)
 	CHECK(agg == 4096 && cost_tokens == 4096 && vllm == 16384 && pre == 3000,
 	      "SGLang attention DP 4: a rank budgets %lld tokens (cost shapes %lld), vLLM %lld; P/D prefill DP 2 of 6000: %lld",
 	      (long long)agg, (long long)cost_tokens, (long long)vllm, (long long)pre);
+	CHECK(cons == 0.3 && vllm_cons == 1.0 && pre_cons == 0.3 && dec_cons == 1.0,
+	      "schedule_conservativeness: SGLang attention DP 4 %g, vLLM %g; P/D prefill DP 2 %g, decode DP 1 %g", cons,
+	      vllm_cons, pre_cons, dec_cons);
 	free(m);
 }
 

@@ -453,6 +453,36 @@ static void test_sglang(const struct model_cfg *m)
 	free(log);
 }
 
+/* SGLang's schedule_conservativeness (sim_cfg.conservativeness: 0.3 under
+ * attention DP) scales the new-token ratio the running requests' future
+ * tokens are reserved at.  80 blocks of 16; A (100 + 1000 outputs: 69
+ * blocks) runs alone; B (100 + 500: 38 blocks) arrives 50 ms later.  At
+ * conservativeness 1 A's ~990 future tokens reserve 44 blocks at the ratio
+ * ~0.7, 8 + 44 + 38 > 80: B waits, the batch latches full, and B is
+ * prefilled only once A finished (step 1000); at 0.3 the ratio is ~0.21, 14
+ * blocks, 8 + 14 + 38 <= 80: B is admitted at once. */
+static int conserv_b_step(const struct model_cfg *m, double conservativeness)
+{
+	struct trun r = {.log = NULL, .csv = NULL};
+	int k;
+
+	trun_init(&r, m, 8192, 64, 80, "0.0,100,1000,\n0.05,100,500,\n");
+	r.sc.policy = policy_of("sglang");
+	r.sc.conservativeness = conservativeness;
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2, "sglang conservativeness %g run", conservativeness);
+	k = r.log ? step_holding(r.log, " 1+100 ") : -1;
+	trun_release(&r);
+	return k;
+}
+
+static void test_sglang_conservativeness(const struct model_cfg *m)
+{
+	int k1 = conserv_b_step(m, 1.0), k03 = conserv_b_step(m, 0.3);
+
+	CHECK(k1 >= 1000, "conservativeness 1: B prefilled once A finished, step %d", k1);
+	CHECK(k03 > 0 && k03 < 20, "conservativeness 0.3: B admitted on arrival, step %d", k03);
+}
+
 /* SGLang's lpm: 2 groups x 5 prompts of a 1000-token system prompt + 10,
  * all queued at once, one running at a time (max_running_requests 1) and KV
  * for one prompt (70 blocks of 16): lpm runs each group's prompts back to
@@ -3388,6 +3418,7 @@ int main(void)
 	test_sglang(&m);
 	test_sglang_recv_interval(&m);
 	test_sglang_lpm(&m);
+	test_sglang_conservativeness(&m);
 	test_sglang_defaults();
 	test_overlap(&m);
 	test_preemption(&m);
