@@ -22,7 +22,7 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 		OFF(max_num_batched_tokens), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_MAX_NUM_SEQS] = {"max_num_seqs", {"--max-num-seqs", "--max-running-requests"}, "max_num_seqs",
 		DEPLOY_INT, 1, 1 << 16, false, 0,
-		"1024 on a GPU with >= 70 GiB other than A100, else 256; SGLang: its rule from the KV pool",
+		"1024 on a GPU with >= 70 GiB other than A100, else 256; SGLang: its rule from the KV pool; under SGLang's attention DP a given N is the engine's, N / dp a rank's",
 		"N", "requests one step runs", 1, OFF(max_num_seqs), DEPLOY_G_ENGINE, NULL, false},
 	[DEPLOY_MAX_MODEL_LEN] = {"max_model_len", {"--max-model-len", "--context-length"}, "max_model_len",
 		DEPLOY_INT, 1, 1 << 24, false, 0, "the model's max_position_embeddings",

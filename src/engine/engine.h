@@ -132,6 +132,11 @@ struct engine_type {
 	 * rank's: each rank schedules the given (or default) chunk divided by
 	 * the DP size (scenario_rank_chunk) */
 	bool chunk_split_dp;
+	/* with attention DP a given max_num_seqs (SGLang's
+	 * --max-running-requests) is the engine's, not a rank's: each rank
+	 * admits it divided by the DP size (scenario_rank_seqs); a limit by
+	 * the engine's own rule (max_running) stays a rank's */
+	bool seqs_split_dp;
 	/* with attention DP its scheduler's conservativeness (the new-token
 	 * ratio's scale, sim_cfg.conservativeness) is this times the given
 	 * one; 0: unchanged */

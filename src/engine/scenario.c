@@ -97,6 +97,13 @@ int64_t scenario_rank_chunk(const struct scenario *s, const struct parallel *p, 
 	return chunk / p->dp > 0 ? chunk / p->dp : 1;
 }
 
+int64_t scenario_rank_seqs(const struct scenario *s, const struct parallel *p, int64_t mns)
+{
+	if (!s->engine->seqs_split_dp || mns <= 0 || !scenario_dp_attention(s->model, p))
+		return mns;
+	return mns / p->dp > 0 ? mns / p->dp : 1;
+}
+
 /* P/D: the prefill pool's memory plan and cost model, and the link the KV
  * takes to the decode pool: NVLink when both pools fit one NVLink domain
  * (GB200 NVL72), else the inter-node link; every GPU of a prefill worker
@@ -217,7 +224,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	const struct gpu_spec *pg = s->prefill_gpu ? s->prefill_gpu : s->gpu;
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
 	int all = s->pd_prefill * pgpus * pp->dp + s->pd_decode * dgpus * s->par.dp;
-	int64_t mns = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->k.max_num_seqs;
+	int64_t mns = scenario_rank_seqs(s, pp, s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->k.max_num_seqs);
 	int64_t chunk = s->prefill_max_num_batched_tokens > 0 ? s->prefill_max_num_batched_tokens
 							       : s->k.max_num_batched_tokens;
 	int64_t mbt = scenario_rank_chunk(s, pp, chunk); /* a rank's */
@@ -440,7 +447,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	if (!scenario_dp_attention(s->model, &s->par))
 		rep.dp = 1;
 	st->kv_from_memory = s->k.total_kv_blocks == 0;
-	mns = s->k.max_num_seqs;
+	mns = scenario_rank_seqs(s, &s->par, s->k.max_num_seqs); /* a rank's */
 	if (en->plan_memory)
 		rc = en->plan_memory(s, &rep, st, e);
 	else

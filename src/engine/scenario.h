@@ -196,6 +196,10 @@ bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
  * chunk over attention-DP ranks (engine_type.chunk_split_dp, SGLang), at
  * least 1; chunk otherwise (0 stays 0). */
 int64_t scenario_rank_chunk(const struct scenario *sc, const struct parallel *p, int64_t chunk);
+/* A rank's max_num_seqs on layout p: a given limit divided over the
+ * attention-DP ranks (engine_type.seqs_split_dp, SGLang), at least 1; mns
+ * otherwise (0 stays 0). */
+int64_t scenario_rank_seqs(const struct scenario *sc, const struct parallel *p, int64_t mns);
 /* The scheduler's conservativeness on the ranks of layout p: the engine's
  * scale under attention DP (engine_type.dp_conservativeness), else 1. */
 double scenario_conservativeness(const struct scenario *sc, const struct parallel *p);

@@ -736,8 +736,9 @@ static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out,
 	double init = fmin(SCHED_SG_RATIO_INIT * k, 1.0);
 
 	snprintf(out, n,
-		 "SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio %.3g, decaying to %.3g over 600 decode steps%s, and once it stops for KV or max_running_requests only decode batches run until a request finishes",
-		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs, (long long)c->max_model_len,
+		 "SGLang scheduling: chunked_prefill_size %lld, max_running_requests %lld%s, context_length %lld, page size %lld, radix cache %s, schedule policy %s, overlap scheduling %s; prefill and decode in separate steps, new prefills first; admission reserves the running requests' future tokens at the new-token ratio %.3g, decaying to %.3g over 600 decode steps%s, and once it stops for KV or max_running_requests only decode batches run until a request finishes",
+		 (long long)c->max_num_batched_tokens, (long long)c->max_num_seqs,
+		 c->lockstep && c->dp > 1 ? " per DP rank" : "", (long long)c->max_model_len,
 		 (long long)c->block_size, c->prefix_caching ? "on" : "off", c->lpm ? "lpm" : "fcfs",
 		 overlap ? "on" : c->spec.k > 0 ? "off (SGLang turns it off under speculative decoding unless SGLANG_ENABLE_SPEC_V2 is set)" : "off",
 		 init, fmin(init * SCHED_SG_RATIO_MIN_FACTOR, 1.0),
@@ -793,7 +794,8 @@ static int sglang_plan_memory(const struct scenario *s, const struct parallel *r
 			    s->k.max_num_batched_tokens, s->model->attn == ATTN_MLA, &st->sg_mem);
 	st->mem_fraction_static = s->k.mem_fraction_static > 0 ? s->k.mem_fraction_static : st->sg_mem.fraction;
 	return memplan_compute_static(s->model, s->gpu, rep, s->wdt, s->kvdt, st->mem_fraction_static,
-				      s->k.block_size, s->sglang_mrr_rule ? 4096 : s->k.max_num_seqs, &st->mp, e);
+				      s->k.block_size, s->sglang_mrr_rule ? 4096 : scenario_rank_seqs(s, &s->par, s->k.max_num_seqs),
+				      &st->mp, e);
 }
 
 /* max_running_requests by its rule over the KV pool, no more than the
@@ -1113,6 +1115,13 @@ const struct engine_type engine_sglang = {
 	 * line), so each DP rank's new-token ratio starts at 0.21 and floors
 	 * at 0.0294 (sglang_replica_init) */
 	.dp_conservativeness = 0.3,
+	/* TpModelWorker.__init__ (python/sglang/srt/managers/tp_worker.py,
+	 * 0.4.x-0.5.x): max_running_requests = min(--max-running-requests //
+	 * dp_size under --enable-dp-attention, the request pool); later
+	 * releases do the same in the memory pool configurator
+	 * (requested_max_running_requests_per_worker); its own rule
+	 * (max_total_num_tokens // 2) is a rank's already */
+	.seqs_split_dp = true,
 	/* ServerArgs._handle_speculative_decoding (python/sglang/srt/
 	 * server_args.py, 0.5.x): EAGLE / MTP sets disable_overlap_schedule
 	 * unless SGLANG_ENABLE_SPEC_V2 is in the environment */

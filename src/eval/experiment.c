@@ -1449,6 +1449,12 @@ static void aic_limits(const struct aic_row *r, int be, struct experiment *x)
 			x->k.sglang_mixed_chunk = true;
 		}
 		x->k.max_model_len = r->isl + r->osl;
+		/* batch_size is an attention-DP rank's; SGLang's
+		 * --max-running-requests under attention DP (an MoE row's, as
+		 * aic_engine_layout) is the engine's: each rank runs it / dp
+		 * (scenario_rank_seqs) */
+		if (r->attn_dp > 1 && r->moe_tp * r->moe_ep > 1)
+			x->k.max_num_seqs = r->batch * r->attn_dp;
 		x->k.block_size = AIC_SGLANG_PAGE;
 		x->k.gpu_memory_utilization = 0.9; /* unused: SGLang sizes by mem_fraction_static */
 		x->k.prefix_caching = true;
@@ -1558,6 +1564,12 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 	case AIC_SGLANG:
 		x->k.sglang_mixed_chunk = false;
 		x->prefill_max_num_batched_tokens = 0; /* the chunk default, as decode's */
+		/* the batches are a rank's, --max-running-requests the engine's
+		 * under attention DP (SGLang divides it: scenario_rank_seqs) */
+		if (d->attn_dp > 1 && d->moe_tp * d->moe_ep > 1)
+			x->k.max_num_seqs = dbatch * d->attn_dp;
+		if (p->attn_dp > 1 && p->moe_tp * p->moe_ep > 1)
+			x->prefill_max_num_seqs *= p->attn_dp;
 		break;
 	}
 	return 1;

@@ -931,6 +931,74 @@ static void test_sglang_chunk_dp(void)
 	free(m);
 }
 
+/* SGLang's --max-running-requests under attention DP is the engine's:
+ * each rank admits it divided by the DP size (TpModelWorker.__init__,
+ * python/sglang/srt/managers/tp_worker.py); vLLM's max_num_seqs and a
+ * DP-1 SGLang engine's stay as given, SGLang's own rule stays a rank's. */
+static int64_t seqs_dp(struct model_cfg *m, const struct gpu_spec *g, struct wl_spec *wl, const char *engine,
+		       int dp, int64_t given, int prefill_dp, int64_t *pre, int64_t *plan)
+{
+	struct scenario sc;
+	struct scenario_state st;
+	struct err e;
+	int64_t mns = -1;
+
+	scenario_defaults(&sc, engine_find(engine), m, g, wl);
+	sc.par.dp = dp;
+	if (given > 0) {
+		sc.k.max_num_seqs = given;
+		sc.sglang_mrr_rule = false;
+	}
+	if (prefill_dp > 0) {
+		sc.pd_prefill = 1;
+		sc.pd_decode = 1;
+		sc.prefill_par = sc.par;
+		sc.prefill_par.dp = prefill_dp;
+		sc.prefill_max_num_seqs = 16;
+	}
+	if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
+		CHECK(0, "sglang seqs dp: %s dp %d: prepare: %s", engine, dp, e.msg);
+		return -1;
+	}
+	mns = st.sc.max_num_seqs;
+	if (pre)
+		*pre = st.sc.pd.prefill_max_num_seqs;
+	if (plan)
+		*plan = st.max_running_requests;
+	scenario_release(&st);
+	return mns;
+}
+
+static void test_sglang_seqs_dp(void)
+{
+	struct model_cfg *m = calloc(1, sizeof(*m));
+	const struct gpu_spec *g = NULL;
+	struct wl_spec wl;
+	struct err e;
+	int64_t sg4, plan4 = -1, vllm4, sg1, rule4, rule1, pre = -1, dec;
+
+	if (!m || registry_load_model(&reg, "qwen3-30b-a3b", m, &e) < 0 || gpu_find(&db, "h100", &g, &e) < 0) {
+		CHECK(0, "sglang seqs dp: load: %s", m ? e.msg : "out of memory");
+		free(m);
+		return;
+	}
+	fixed_workload(&wl, 5, 10, 4, 512, 16);
+	sg4 = seqs_dp(m, g, &wl, "sglang", 4, 256, 0, NULL, &plan4);
+	vllm4 = seqs_dp(m, g, &wl, "vllm", 4, 256, 0, NULL, NULL);
+	sg1 = seqs_dp(m, g, &wl, "sglang", 1, 256, 0, NULL, NULL);
+	rule4 = seqs_dp(m, g, &wl, "sglang", 4, 0, 0, NULL, NULL);
+	rule1 = seqs_dp(m, g, &wl, "sglang", 1, 0, 0, NULL, NULL);
+	dec = seqs_dp(m, g, &wl, "sglang", 1, 256, 2, &pre, NULL);
+	CHECK(sg4 == 64 && plan4 == 64 && vllm4 == 256 && sg1 == 256,
+	      "--max-running-requests 256: SGLang DP 4 a rank %lld (plan %lld), vLLM DP 4 %lld, SGLang DP 1 %lld",
+	      (long long)sg4, (long long)plan4, (long long)vllm4, (long long)sg1);
+	CHECK(rule4 > 64 && rule1 > 256, "SGLang's rule is a rank's: DP 4 %lld, DP 1 %lld", (long long)rule4,
+	      (long long)rule1);
+	CHECK(pre == 8 && dec == 256, "P/D: prefill DP 2 of 16 a rank %lld, decode DP 1 of 256 %lld", (long long)pre,
+	      (long long)dec);
+	free(m);
+}
+
 static void test_replicas_once(void)
 {
 	const struct gpu_spec *g;
@@ -972,6 +1040,7 @@ int main(void)
 	test_toy_engine();
 	test_sglang_spec_overlap();
 	test_sglang_chunk_dp();
+	test_sglang_seqs_dp();
 	test_offload();
 	test_lora();
 	test_images();
