@@ -298,6 +298,18 @@ struct replica {
 		size_t n, cap;
 	} *ring;
 	uint32_t ring_mask;                /* its size - 1 (decoders.c ring_grow) */
+	/* the buckets' first arrays (decoders.c bucket_push): carved from
+	 * chunks freed with the replica, and those outgrown kept for the next
+	 * new bucket, rather than a malloc and a free each (1,024 buckets a
+	 * rank: 65,536 of each at DP 64) */
+	struct fin_pool {
+		void **chunks;
+		size_t nchunks, chunks_cap;
+		struct fin_entry *next;    /* the last chunk's unused arrays */
+		size_t left;
+		struct fin_entry **spare;  /* outgrown first arrays */
+		size_t nspare, spare_cap;
+	} fin_pool;
 	uint64_t next_rseq;
 	uint64_t dec_max_rseq;             /* upper bound of decoders' rseq */
 	/* the prefix hits of the waiting request memo_r, whose admission

@@ -2,6 +2,7 @@
  * does not walk (see step.c): their completions in a ring of step buckets
  * and a heap, their joining and leaving, and the pooled token gaps delivered
  * per step. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,12 @@
  * requests (DP ranks of a large GPU budget) holds a few buckets only */
 #define SCHED_FIN_RING_START 16
 
+/* entries of a bucket's first array (one 64-byte line of 32-byte
+ * entries: at the chat load a step completes under one decoder, and a
+ * bucket that takes more grows from there), and first arrays a chunk */
+#define FIN_FIRST 2
+#define FIN_CHUNK 64
+
 static bool fin_before(const struct fin_entry *a, const struct fin_entry *b)
 {
 	return a->fin_G < b->fin_G || (a->fin_G == b->fin_G && a->rseq < b->rseq);
@@ -37,6 +44,69 @@ void dec_heap_pop(struct replica *rp)
 {
 	rp->nheap--;
 	fin_sift_down(rp->heap, rp->nheap);
+}
+
+/* A bucket's first array: a spare one, or the next of the last chunk
+ * (chunks aligned to a line, so that an array is one line). */
+static struct fin_entry *first_get(struct fin_pool *p)
+{
+	char *c;
+
+	if (p->nspare > 0)
+		return p->spare[--p->nspare];
+	if (p->left == 0) {
+		c = xmalloc(FIN_CHUNK * FIN_FIRST * sizeof(struct fin_entry) + 64);
+		XGROW(p->chunks, p->chunks_cap, p->nchunks + 1);
+		p->chunks[p->nchunks++] = c;
+		p->next = (struct fin_entry *)(void *)(c + (64 - (uintptr_t)c % 64) % 64);
+		p->left = FIN_CHUNK;
+	}
+	p->left--;
+	p->next += FIN_FIRST;
+	return p->next - FIN_FIRST;
+}
+
+/* e appended to bucket b of rp's ring.  A bucket's array is the pool's
+ * while its cap is FIN_FIRST, its own (malloc'd) once it is larger. */
+static void bucket_push(struct replica *rp, struct fin_bucket *b, struct fin_entry e)
+{
+	struct fin_pool *p = &rp->fin_pool;
+	struct fin_entry *a;
+
+	if (b->n == b->cap) {
+		if (b->cap == 0) {
+			b->e = first_get(p);
+			b->cap = FIN_FIRST;
+		} else if (b->cap == FIN_FIRST) {
+			a = xmalloc(2 * FIN_FIRST * sizeof(*a));
+			memcpy(a, b->e, FIN_FIRST * sizeof(*a));
+			XGROW(p->spare, p->spare_cap, p->nspare + 1);
+			p->spare[p->nspare++] = b->e;
+			b->e = a;
+			b->cap = 2 * FIN_FIRST;
+		} else {
+			XGROW(b->e, b->cap, b->n + 1);
+		}
+	}
+	b->e[b->n++] = e;
+}
+
+void dec_ring_release(struct replica *rp)
+{
+	struct fin_pool *p = &rp->fin_pool;
+	size_t i;
+
+	if (rp->ring)
+		for (i = 0; i <= rp->ring_mask; i++)
+			if (rp->ring[i].cap > FIN_FIRST)
+				free(rp->ring[i].e);
+	free(rp->ring);
+	for (i = 0; i < p->nchunks; i++)
+		free(p->chunks[i]);
+	free(p->chunks);
+	free(p->spare);
+	rp->ring = NULL;
+	memset(p, 0, sizeof(*p));
 }
 
 /* Queue decoder completion e (fin_G > G): in the ring when it is due
@@ -64,8 +134,7 @@ static void ring_grow(struct replica *rp, int64_t d)
 			struct fin_bucket *b = &rp->ring[j], *hi = &r[j + n];
 			for (k = m = 0; k < b->n; k++) {
 				if (b->e[k].fin_G & (int64_t)n) {
-					XGROW(hi->e, hi->cap, hi->n + 1);
-					hi->e[hi->n++] = b->e[k];
+					bucket_push(rp, hi, b->e[k]);
 				} else {
 					b->e[m++] = b->e[k];
 				}
@@ -92,8 +161,7 @@ void dec_fin_push(struct replica *rp, struct fin_entry e)
 	if (!rp->ring || d > rp->ring_mask)
 		ring_grow(rp, d);
 	b = &rp->ring[e.fin_G & rp->ring_mask];
-	XGROW(b->e, b->cap, b->n + 1);
-	b->e[b->n++] = e;
+	bucket_push(rp, b, e);
 }
 
 /* Turn a decoder back into an explicit request at the current step count

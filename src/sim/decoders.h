@@ -14,6 +14,8 @@ void dec_heap_pop(struct replica *rp);
 /* Decoder completion e queued (fin_G > G): in the ring of step buckets
  * when it is due within SCHED_FIN_RING steps, else in the heap. */
 void dec_fin_push(struct replica *rp, struct fin_entry e);
+/* The ring, its buckets and their pool freed (sched_replica_release). */
+void dec_ring_release(struct replica *rp);
 
 /* The completions of replica rp's coming steps, fetched into the cache
  * while other replicas' events run (called as its next step's end is

@@ -1286,10 +1286,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 	free(rp->cls_count);
 	free(rp->cls_lean);
 	free(rp->heap);
-	if (rp->ring)
-		for (i = 0; i <= rp->ring_mask; i++)
-			free(rp->ring[i].e);
-	free(rp->ring);
+	dec_ring_release(rp);
 	free(rp->others);
 	free(rp->growers);
 	free(rp->dk);

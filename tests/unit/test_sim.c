@@ -21,6 +21,7 @@
 #include "engine/sglang.h"
 #include "sim/sim.h"
 #include "sim/core.h" /* (struct sim_memo's counts) */
+#include "sim/decoders.h"
 #include "sim/loadtree.h"
 #include "sim/reqpool.h"
 #include "sim/runlist.h"
@@ -3401,6 +3402,68 @@ static void test_loadtree(void)
 	loadtree_release(&t);
 }
 
+/* A replica's decoder completions (sim/decoders.c): queued in its ring of
+ * step buckets (grown 16 -> 1024 while they come) or its heap, each comes
+ * back at its step exactly once; buckets that take more than their first
+ * array (a line, from the replica's pool) move to their own and give it
+ * back for the next new bucket; the pool takes a chunk per 64 buckets. */
+static void test_fin_ring(void)
+{
+	struct replica *rp = calloc(1, sizeof(*rp));
+	static int64_t due[4096];
+	struct pcg32 g;
+	int64_t k, n = 0, first = 0, bad = 0, got = 0, touched = 0;
+	size_t i;
+
+	pcg32_seed(&g, 11, 3);
+	for (k = 0; k < 3000; k++) {
+		struct fin_entry e = {0};
+		/* short first (the ring grows by doubling), a few per
+		 * step, some steps with many, some past the ring (heap) */
+		int64_t d = 1 + (int64_t)pcg32_bounded(&g, k < 500 ? 40 : k % 97 == 0 ? 1500 : 900);
+		if (k % 50 == 0)
+			d = 7; /* step 7 takes 60 completions */
+		e.fin_G = d;
+		e.rseq = (uint64_t)k;
+		e.r = (struct req *)(uintptr_t)(16 * (k + 1));
+		due[d]++;
+		dec_fin_push(rp, e);
+	}
+	for (rp->G = 1; rp->G < 4096; rp->G++) {
+		int64_t c = 0;
+		struct fin_bucket *b = &rp->ring[rp->G & rp->ring_mask];
+		for (i = 0; i < b->n; i++) {
+			c++;
+			bad += b->e[i].fin_G != rp->G || b->e[i].r != (struct req *)(uintptr_t)(16 * (b->e[i].rseq + 1));
+		}
+		b->n = 0;
+		while (rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
+			bad += rp->heap[0].fin_G != rp->G;
+			dec_heap_pop(rp);
+			c++;
+		}
+		bad += c != due[rp->G];
+		got += c;
+		touched += due[rp->G] > 0 && rp->G < 1024;
+	}
+	for (i = 0; i <= rp->ring_mask; i++) {
+		n += rp->ring[i].cap > 2;
+		first += rp->ring[i].cap == 2;
+	}
+	CHECK(bad == 0 && got == 3000, "fin ring: 3000 completions each back at its step (%lld, %lld wrong)",
+	      (long long)got, (long long)bad);
+	/* every first array handed out is a bucket's or spare, none twice */
+	CHECK(rp->ring_mask == 1023 && n > 0 &&
+		      first + (int64_t)rp->fin_pool.nspare == (int64_t)(rp->fin_pool.nchunks * 64 - rp->fin_pool.left),
+	      "fin ring: 1024 buckets, %lld on arrays of their own, %lld on the pool's, %zu spare", (long long)n,
+	      (long long)first, rp->fin_pool.nspare);
+	CHECK(rp->fin_pool.nchunks * 64 < (size_t)touched + 64, "fin ring: %zu pool chunks for %lld buckets used",
+	      rp->fin_pool.nchunks, (long long)touched);
+	free(rp->heap);
+	dec_ring_release(rp);
+	free(rp);
+}
+
 int main(void)
 {
 	struct model_cfg m;
@@ -3457,6 +3520,7 @@ int main(void)
 	test_reprice_api(&m);
 	test_replicas(&m);
 	test_loadtree();
+	test_fin_ring();
 	test_sessions(&m);
 	test_session_routing(&m);
 	test_mooncake(&m);
