@@ -12,7 +12,10 @@
 struct loadtree {
 	int n;            /* ranks (leaves) */
 	int size;         /* leaves' base: a power of two >= n */
-	int32_t *win;     /* [2 size]: node i's least (load, rank); leaves at size + rank, -1 past n */
+	int rbits;        /* log2(size): a key's rank bits */
+	/* [2 size]: node i's least key, load << rbits | rank (leaves at
+	 * size + rank, UINT64_MAX past n) */
+	uint64_t *win;
 	uint64_t *load;   /* [n] the leaves' loads */
 	uint64_t *dirty;  /* [nwords] ranks whose load moved since their leaf was set */
 	size_t nwords;

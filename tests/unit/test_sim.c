@@ -3381,9 +3381,15 @@ static void test_loadtree(void)
 		int lo, hi, want = -1;
 		r = (int)pcg32_bounded(&g, 37);
 		load[r] = pcg32_bounded(&g, 4); /* few values: ties everywhere */
+		if (k % 7 == 0) /* a load far above the rank's bits */
+			load[r] += (uint64_t)1 << 40;
 		loadtree_set(&t, r, load[r]);
 		lo = (int)pcg32_bounded(&g, 37);
 		hi = lo + 1 + (int)pcg32_bounded(&g, (uint32_t)(37 - lo));
+		if (k % 5 == 0) { /* the whole range (read at the root) */
+			lo = 0;
+			hi = 37;
+		}
 		for (i = lo; i < hi; i++)
 			if (want < 0 || load[i] < load[want])
 				want = i;
