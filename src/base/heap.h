@@ -12,7 +12,12 @@
 /* name_sift_up(h, i, e): e placed in the heap h[0, i] at the hole i (its
  * callers have grown the heap by one there).
  * name_sift_down(h, n): h[n], the old last element, placed in the heap
- * h[0, n) at the hole 0 (its callers took the top and shrank the heap). */
+ * h[0, n) at the hole 0 (its callers took the top and shrank the heap):
+ * the hole goes down to a leaf along the lesser children, one comparison
+ * a level, and the element rises from there (Floyd's bottom-up sift: the
+ * last element is most often a late one, which rises a level or none,
+ * where the top-down sift compared it with both children at every level).
+ * The heap's layout differs from the top-down sift's; its pops do not. */
 #define HEAP_SIFT_DEFINE(name, T, before)                                        \
 	static inline void name##_sift_up(T *h, size_t i, T e)                   \
 	{                                                                        \
@@ -27,24 +32,25 @@
 	}                                                                        \
 	static inline void name##_sift_down(T *h, size_t n)                      \
 	{                                                                        \
-		const T *e = &h[n];                                              \
-		size_t i = 0;                                                    \
-		for (;;) {                                                       \
-			size_t l = 2 * i + 1, m = i;                             \
-			const T *best = e;                                       \
-			if (l < n && before(&h[l], best)) {                      \
-				m = l;                                           \
-				best = &h[l];                                    \
-			}                                                        \
-			if (l + 1 < n && before(&h[l + 1], best))                \
-				m = l + 1;                                       \
-			if (m == i)                                              \
-				break;                                           \
-			h[i] = h[m];                                             \
-			i = m;                                                   \
+		T e;                                                             \
+		size_t i = 0, c;                                                 \
+		if (n == 0)                                                      \
+			return;                                                  \
+		e = h[n];                                                        \
+		while ((c = 2 * i + 1) < n) {                                    \
+			if (c + 1 < n && before(&h[c + 1], &h[c]))               \
+				c++;                                             \
+			h[i] = h[c];                                             \
+			i = c;                                                   \
 		}                                                                \
-		if (n > 0)                                                       \
-			h[i] = *e;                                               \
+		while (i > 0) {                                                  \
+			size_t p = (i - 1) / 2;                                  \
+			if (!before(&e, &h[p]))                                  \
+				break;                                           \
+			h[i] = h[p];                                             \
+			i = p;                                                   \
+		}                                                                \
+		h[i] = e;                                                        \
 	}
 
 #endif

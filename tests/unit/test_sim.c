@@ -22,6 +22,7 @@
 #include "sim/sim.h"
 #include "sim/core.h" /* (struct sim_memo's counts) */
 #include "sim/decoders.h"
+#include "sim/evq.h"
 #include "sim/loadtree.h"
 #include "sim/reqpool.h"
 #include "sim/runlist.h"
@@ -3470,6 +3471,39 @@ static void test_fin_ring(void)
 	free(rp);
 }
 
+/* The event queue (sim/evq.h, base/heap.h's bottom-up sift) pops by
+ * (time, push order) over pushes and pops interleaved, many at equal
+ * times, and keeps its heap order after each. */
+static void test_evq_order(void)
+{
+	struct evq q;
+	struct event ev = {0};
+	struct pcg32 g;
+	int64_t last_t = -1;
+	uint64_t last_seq = 0;
+	int k, bad = 0, heap_bad = 0, pops = 0;
+
+	pcg32_seed(&g, 5, 2);
+	evq_init(&q, 4);
+	for (k = 0; k < 20000; k++) {
+		if (evq_size(&q) == 0 || pcg32_bounded(&g, 5) < 3) {
+			/* never before the last pop: a queue's clock runs forward */
+			int64_t t = (last_t < 0 ? 0 : last_t) + (int64_t)pcg32_bounded(&g, 6);
+			evq_push(&q, t, EV_STEP_END, (int32_t)(k % 64));
+		} else {
+			bad += !evq_pop(&q, &ev);
+			bad += ev.t_ns < last_t || (ev.t_ns == last_t && ev.seq < last_seq);
+			last_t = ev.t_ns;
+			last_seq = ev.seq;
+			pops++;
+		}
+		heap_bad += !evq_check(&q);
+	}
+	CHECK(bad == 0 && heap_bad == 0 && pops > 5000,
+	      "evq: %d pops in (time, push) order (%d out of order, %d heap faults)", pops, bad, heap_bad);
+	evq_release(&q);
+}
+
 int main(void)
 {
 	struct model_cfg m;
@@ -3527,6 +3561,7 @@ int main(void)
 	test_replicas(&m);
 	test_loadtree();
 	test_fin_ring();
+	test_evq_order();
 	test_sessions(&m);
 	test_session_routing(&m);
 	test_mooncake(&m);
