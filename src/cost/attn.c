@@ -205,13 +205,54 @@ double cost_attn_vision_s(const struct cost_model *c, int64_t n, int64_t len, in
 					heads, head_dim);
 }
 
+/* AITER's paged-attention decode at a negligible load: the time under
+ * which a call does not go, where the roofline (no AMD decode table) has
+ * no latency at all.  ROCm/aiter issue 2495 (2026-03-27), paged_attention_v1
+ * on MI355X, Llama-3-8B's layout (32 query heads, 8 KV heads, head dim 128,
+ * page size 16), 4,096 keys: 0.023 ms at batch 1 and at batch 4 (0.044 at
+ * 16, 0.204 at 64); facebookexperimental/triton PR 2040 (2026-07-15), the
+ * aiter column of its gfx950 table (64 / 8 heads, head dim 128, page 64,
+ * bf16 KV): 23.4 us at batch 1 x 1,024 keys.  A call costs the larger of
+ * the floor and its roofline: batch 4 takes batch 1's time in both, so
+ * the floor hides that much work (checked in docs/hardware.md).  gfx950
+ * (tables "mi355x"; MI350X too); no public gfx942 (MI300X, MI325X) figure
+ * was found. */
+static const struct aiter_pa_floor {
+	const char *tables;
+	double floor_s;
+	const char *measured;
+} aiter_pa_floors[] = {
+	{"mi355x", 23.0e-6, "MI355X"},
+};
+
+static const struct aiter_pa_floor *aiter_pa_floor(const struct gpu_spec *g)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(aiter_pa_floors) / sizeof(aiter_pa_floors[0]); i++)
+		if (strcmp(g->tables, aiter_pa_floors[i].tables) == 0)
+			return &aiter_pa_floors[i];
+	return NULL;
+}
+
+/* The floor applies to the GQA decode of a GPU without a decode table
+ * (MLA has its own, mla.c; DeepSeek-V4's blocks are measured whole). */
+static void gqa_dec_floor_init(struct cost_model *c)
+{
+	const struct aiter_pa_floor *f = aiter_pa_floor(c->g);
+
+	c->gqa_dec_floor_s = 0;
+	if (f && c->m->attn != ATTN_MLA && c->m->attn != ATTN_CSA && !c->attn_decode_cfg)
+		c->gqa_dec_floor_s = f->floor_s;
+}
+
 /* GQA decode of one layer: n requests attending ctx_sum keys in all.  win
  * (sliding-window layers; NULL otherwise): times the windowed tables'
  * penalty at n requests of log_len tokens each (their whole context). */
 double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
 			 const struct mfu_window *win, double log_len)
 {
-	double mean = ctx_sum / (double)n, mfu;
+	double mean = ctx_sum / (double)n, mfu, t;
 	double flops = 2.0 * ctx_sum * g->heads * (g->dqk + g->dv), bytes = ctx_sum * g->kv_tok;
 
 	if (n <= c->cfg.max_seqs) {
@@ -223,7 +264,8 @@ double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g,
 					mean < 1 ? 0.0 : log(mean));
 	if (win && win->cfg[0])
 		mfu *= exp(mfu_window_off(c->tabs, win, log((double)n), log_len));
-	return cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+	return t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
 }
 
 void cost_attn_init(struct cost_model *c, const struct cost_cfg *cfg)
@@ -243,6 +285,7 @@ void cost_attn_init(struct cost_model *c, const struct cost_cfg *cfg)
 		if (dc)
 			c->attn_decode_cfg = dc;
 	}
+	gqa_dec_floor_init(c);
 	if (m->n_mixer[LM_SLIDING] > 0 && m->attn != ATTN_CSA) {
 		/* the sliding layers' own layout in the windowed tables
 		 * (DeepSeek-V4's window layers are priced as measured blocks) */
@@ -278,6 +321,12 @@ void cost_attn_note(struct cost_model *c)
 	snprintf(c->src[COST_SRC_ATTN_DECODE], sizeof(c->src[0]), "%s%s%s%s",
 		 ds[0] ? ds : "roofline, default MFU 0.30", da, ds[0] ? note : "",
 		 mla && dp == MFU_P_ATTN_DECODE && ds[0] ? "; MLA on the nearest dense table" : "");
+	if (c->gqa_dec_floor_s > 0) {
+		size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
+		snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
+			 ", at least AITER's measured paged-attention floor %.1f us per call (%s, ROCm/aiter "
+			 "issue 2495; docs/hardware.md)", c->gqa_dec_floor_s * 1e6, aiter_pa_floor(c->g)->measured);
+	}
 	if (c->m->n_mixer[LM_SLIDING] > 0 && c->m->attn != ATTN_CSA) /* V4: its window layers are blocks too */
 		window_note(c, c->src[COST_SRC_WINDOW], sizeof(c->src[0]));
 }

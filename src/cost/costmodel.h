@@ -137,6 +137,10 @@ struct cost_model {
 	 * query rows (batch x heads) of the batch-only table it tops up
 	 * (0: the roofline, no table) */
 	double mla_dec_floor_s, mla_dec_ref_rows;
+	/* GQA (and MHA, MQA) decode on AMD without a decode table (attn.c):
+	 * AITER's measured paged-attention per-call floor, which a call's
+	 * roofline never goes under (0: none) */
+	double gqa_dec_floor_s;
 	/* DSA (DeepSeek-V3.2, GLM-5): the engine's measured DSA module over the
 	 * sum of its parts, per layer (cost/dsamod.h; NULL: none on this GPU),
 	 * and for layers reusing an earlier layer's top-k without a measured

@@ -2306,6 +2306,60 @@ static void test_amd_mla_floor(void)
 	}
 }
 
+/* GQA decode on MI355X (no decode table): a call costs at least AITER's
+ * measured paged-attention floor (ROCm/aiter issue 2495: 23 us at batch 1
+ * and 4 x 4,096 keys, Llama-3-8B's layout); above it the roofline is
+ * unchanged; MI300X (no figure), MLA models and NVIDIA tables take none. */
+static void test_amd_gqa_floor(void)
+{
+	struct model_cfg ll, ds;
+	struct cost_model c;
+	struct err e;
+	double big, roof;
+
+	if (registry_load_model(&reg, "llama-3.1-8b", &ll, &e) < 0 ||
+	    registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
+		CHECK(0, "load models: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &ll, "mi355x", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+		CHECK_REL(cost_attn_decode_s(&c, 1, 4096.0) * 1e6, 23.0, 1e-9, "MI355X, 1 x 4096 keys: the floor");
+		CHECK_REL(cost_attn_decode_s(&c, 4, 4.0 * 4096) * 1e6, 23.0, 1e-9, "MI355X, 4 x 4096 keys: the floor");
+		big = cost_attn_decode_s(&c, 64, 64.0 * 4096);
+		c.gqa_dec_floor_s = 0;
+		roof = cost_attn_decode_s(&c, 64, 64.0 * 4096);
+		CHECK(cost_attn_decode_s(&c, 1, 4096.0) < 10e-6, "MI355X without the floor: the roofline alone (%.2f us)",
+		      cost_attn_decode_s(&c, 1, 4096.0) * 1e6);
+		CHECK(big == roof && big > 100e-6, "MI355X, 64 x 4096 keys: the roofline, above the floor (%.1f us)",
+		      big * 1e6);
+		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "at least AITER's measured paged-attention floor 23.0 us",
+				   "MI355X: the floor is named in the header");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi355x: %s", e.msg);
+	}
+	if (make_cost(&c, &ll, "mi300x", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+		CHECK(c.gqa_dec_floor_s == 0 && cost_attn_decode_s(&c, 1, 4096.0) < 10e-6,
+		      "MI300X: no public figure, no floor");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi300x: %s", e.msg);
+	}
+	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
+		CHECK(c.gqa_dec_floor_s == 0, "MI355X, MLA: the MLA floor only");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi355x MLA: %s", e.msg);
+	}
+	if (make_cost(&c, &ll, "h200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+		CHECK(c.gqa_dec_floor_s == 0 && !strstr(c.src[COST_SRC_ATTN_DECODE], "paged-attention floor"),
+		      "H200: its measured table, no floor");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init h200: %s", e.msg);
+	}
+}
+
 /* EPLB (cost/eplb.h): a hand-computed placement; on DeepSeek-V3 at EP 64
  * the hottest rank's load never rises with the redundant experts and falls
  * below expert order's, their memory rises, and the MoE layer gets
@@ -2482,6 +2536,7 @@ int main(void)
 	test_power();
 	test_amd();
 	test_amd_mla_floor();
+	test_amd_gqa_floor();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
