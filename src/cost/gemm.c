@@ -104,8 +104,11 @@ void cost_gemm_note(struct cost_model *c)
 
 	cost_part_note(c, t->src_own[gp][0] && strcmp(t->src[gp], t->src_own[gp]) == 0, note, sizeof(note));
 	if (t->src[gp][0])
-		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s", dtype_name(gd), t->src[gp],
-			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "", note);
+		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s%s", dtype_name(gd), t->src[gp],
+			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "",
+			 strcmp(c->g->vendor, "amd") == 0 ? "; below a shape's smallest tuned m, that row's time (hw/mfu.c)"
+							  : "",
+			 note);
 	else if (t->src[MFU_P_GEMM_BF16][0])
 		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]),
 			 "%s: no %s table, bf16 utilisation %s at the %s peak%s", dtype_name(gd),

@@ -124,8 +124,10 @@ static double nearest_measured(const struct mfu_grid *g, const struct measured *
  * lookups never meet a hole: by linear interpolation along the first axis
  * (m for GEMMs, batch for attention) between the nearest measured cells of
  * the same column, else held from the nearest one on that axis, else the
- * nearest measured cell anywhere (in index space). */
-static void grid_fill_holes(struct mfu_grid *g, size_t total)
+ * nearest measured cell anywhere (in index space).  hold_time: below the
+ * first measured cell of a column (v log MFU, axis 0 log m of a GEMM) the
+ * time is held, not the MFU: the MFU falls with m (see mfu_csv_gemm). */
+static void grid_fill_holes(struct mfu_grid *g, size_t total, bool hold_time)
 {
 	double *filled = xmalloc(xmul(total, sizeof(double)));
 	size_t i, d, stride = total / g->len[0];
@@ -157,6 +159,8 @@ static void grid_fill_holes(struct mfu_grid *g, size_t total)
 			}
 			if (fa || fb) {
 				filled[i] = g->v[(fa ? a : b) * stride + col];
+				if (!fa && hold_time)
+					filled[i] += g->axis[0][i0] - g->axis[0][b];
 				holes = 1;
 				continue;
 			}
@@ -183,7 +187,7 @@ static void grid_fill_holes(struct mfu_grid *g, size_t total)
 	free(filled);
 }
 
-static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size_t n)
+static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size_t n, bool hold_time)
 {
 	size_t d, i, total = 1;
 
@@ -202,7 +206,7 @@ static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size
 			off = off * g->len[d] + axis_find(g->axis[d], g->len[d], p[i].x[d]);
 		g->v[off] = p[i].v;
 	}
-	grid_fill_holes(g, total);
+	grid_fill_holes(g, total, hold_time);
 }
 
 void mfu_grid_release(struct mfu_grid *g)
@@ -398,7 +402,15 @@ static double borrowed_s(const struct gpu_spec *g, enum dtype dt, double flops, 
 }
 
 /* Load the GEMM rows of the dtypes t does not have yet; *got gets a bit per
- * dtype loaded. */
+ * dtype loaded.
+ * Below a shape's smallest measured m an AMD table (aiter's tuned winners:
+ * the m its tuner was given for that shape, often from 16) holds that
+ * row's time, not its MFU: a decode GEMM reads the whole weight whatever
+ * its m, and aiter's own rows where small m was tuned are flat, e.g.
+ * MI300X 7168 x 2048 fp8 block-scale 8.10 / 8.11 / 7.95 us at m = 2 / 4 / 8
+ * (ROCm/aiter e4048607 a8w8_blockscale_tuned_gemm_ds_v3.csv).  Holding the
+ * MFU priced DeepSeek-R1's q_a projection (1536 x 7168, rows from m = 16,
+ * 11.5 us) at 2.9 us for m = 4.  The NVIDIA tables keep the held MFU. */
 int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
 		     unsigned *got, struct err *e)
 {
@@ -448,7 +460,7 @@ int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *
 	for (d = 0; d < DT__COUNT; d++) {
 		if (np[d] == 0)
 			continue;
-		grid_build(&t->gemm[d], 3, p[d], np[d]);
+		grid_build(&t->gemm[d], 3, p[d], np[d], strcmp(gs->vendor, "amd") == 0);
 		t->have_gemm[d] = true;
 		*got |= 1u << d;
 	}
@@ -567,7 +579,7 @@ static int csv_attn(const char *path, bool prefill, bool windowed, const struct 
 	if (rc < 0)
 		goto out;
 	for (i = 0; i < ncfg; i++)
-		grid_build(&cfg[i].g, 2, pts[i], npts[i]);
+		grid_build(&cfg[i].g, 2, pts[i], npts[i], false);
 	*out = cfg;
 	*nout = ncfg;
 	cfg = NULL;

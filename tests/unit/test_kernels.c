@@ -2360,6 +2360,41 @@ static void test_amd_gqa_floor(void)
 	}
 }
 
+/* An AMD GEMM below its shape's smallest tuned m holds that row's time
+ * (hw/mfu.c, mfu_csv_gemm): MI300X's fp8 1536 x 7168 (DeepSeek's q_a) has
+ * aiter rows from m = 16 (11.544 us), so m = 4 costs 11.544 us, not 4/16
+ * of it; a measured row comes back as measured. */
+static void test_amd_gemm_small_m(void)
+{
+	struct model_cfg ds;
+	struct cost_model c;
+	struct err e;
+
+	if (registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
+		CHECK(0, "load deepseek-r1: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+		CHECK_REL(cost_gemm_s(&c, DT_FP8, 16, 1536, 7168, 1) * 1e6, 11.544, 1e-6,
+			  "MI300X fp8 16 x 1536 x 7168: the measured row");
+		CHECK_REL(cost_gemm_s(&c, DT_FP8, 4, 1536, 7168, 1) * 1e6, 11.544, 1e-6,
+			  "MI300X fp8 4 x 1536 x 7168: the m = 16 row's time held");
+		CHECK_REL(cost_gemm_s(&c, DT_FP8, 4, 7168, 2048, 1) * 1e6, 8.1083, 1e-6,
+			  "MI300X fp8 4 x 7168 x 2048: its own measured row");
+		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "below a shape's smallest tuned m, that row's time",
+				   "MI300X: the rule is named in the header");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi300x: %s", e.msg);
+	}
+	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+		CHECK(!strstr(c.src[COST_SRC_GEMM], "smallest tuned m"), "H200: not named, the MFU held as before");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init h200: %s", e.msg);
+	}
+}
+
 /* EPLB (cost/eplb.h): a hand-computed placement; on DeepSeek-V3 at EP 64
  * the hottest rank's load never rises with the redundant experts and falls
  * below expert order's, their memory rises, and the MoE layer gets
@@ -2537,6 +2572,7 @@ int main(void)
 	test_amd();
 	test_amd_mla_floor();
 	test_amd_gqa_floor();
+	test_amd_gemm_small_m();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
