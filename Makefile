@@ -383,11 +383,11 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(FUZZ_PKGS) (make fuzz)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FUZZ_PKGS); \
 		else echo "deps: clang missing, needed by make fuzz only: sudo apt-get install -y $(FUZZ_PKGS)"; fi; fi
-	@# python3 only for the slow examples of `make check-docs` (the scripts/ check scripts)
+	@# python3 for the slow examples of `make check-docs` and the scripts' self-tests (tests/scripts.sh)
 	@if ! command -v python3 >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(DOCS_PKGS) (make check-docs)"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DOCS_PKGS); \
-		else echo "deps: python3 missing, needed by make check-docs only: sudo apt-get install -y $(DOCS_PKGS)"; fi; fi
+		else echo "deps: python3 missing, needed by make check-docs and the scripts' self-tests: sudo apt-get install -y $(DOCS_PKGS)"; fi; fi
 	@# Chromium only for `make check-browser` (the HTML reports): installed when possible, never required by check
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then echo "deps: installing $(BROWSER_PKGS) (make check-browser)"; \

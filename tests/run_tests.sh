@@ -40,6 +40,7 @@ suite layers tests/layers.sh
 suite "bad input" tests/bad/run.sh "$bin"
 suite "docs examples" tests/docs/run.sh "$bin"
 suite serve tests/serve/run.sh "$bin" "$dir/serve_client"
+suite scripts tests/scripts.sh
 # the property test: PROP_CASES random configurations (tests/prop/prop.c)
 abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 out=$("$dir/property" "$abs" "${PROP_CASES:-40}" "${PROP_SEED:-1}" 2>&1); rc=$?
