@@ -356,12 +356,6 @@ static bool group_start(struct sim *s, int lo, int hi)
 		rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
 		any |= rp->active;
 		moe += rp->active ? step_tokens(&rp->desc) : 1;
-		/* a decode step's own part (rank_cost) has its key before the
-		 * group's MoE tokens are known: its slot is fetched while the
-		 * other ranks plan */
-		if (rp->active && rp->desc.nchunks == 0)
-			stepmemo_prefetch(rp->moe_memo, stepmemo_key(rp->desc.ndecode, rp->desc.nlogits),
-					  rp->desc.ndecode, rp->desc.decode_ctx_sum);
 	}
 	if (!any) {
 		for (i = lo; i < hi; i++)

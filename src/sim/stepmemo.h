@@ -162,15 +162,6 @@ static STEPMEMO_INLINE bool stepmemo_get(struct stepmemo *m, struct stepmemo_lan
 	return false;
 }
 
-/* Ask the caches for the slot that stepmemo_get will read for this step
- * (a caller that knows the step some work before it prices it: the
- * table's slots are seldom cached). */
-static inline void stepmemo_prefetch(const struct stepmemo *m, uint64_t k0, int64_t ndecode, double ctx_sum)
-{
-	if (!m->off && k0 != 0 && m->d.e)
-		__builtin_prefetch(stepmemo_slot(m, k0, ndecode, ctx_sum));
-}
-
 /* Keep the price of the step that stepmemo_get did not find, at its slot. */
 static inline void stepmemo_put(struct dmemo_ent *slot, uint64_t k0, double ctx_sum, double price_s)
 {
