@@ -23,7 +23,9 @@
 
 /* entries of a bucket's first array (one 64-byte line of 32-byte
  * entries: at the chat load a step completes under one decoder, and a
- * bucket that takes more grows from there), and first arrays a chunk */
+ * bucket that takes more grows from there), and the most first arrays a
+ * chunk holds (the first chunks hold 4, 8, ...: a rank that sees a few
+ * requests, as thousands of DP ranks do, takes a few lines) */
 #define FIN_FIRST 2
 #define FIN_CHUNK 64
 
@@ -55,11 +57,12 @@ static struct fin_entry *first_get(struct fin_pool *p)
 	if (p->nspare > 0)
 		return p->spare[--p->nspare];
 	if (p->left == 0) {
-		c = xmalloc(FIN_CHUNK * FIN_FIRST * sizeof(struct fin_entry) + 64);
+		size_t n = p->nchunks < 4 ? (size_t)4 << p->nchunks : FIN_CHUNK;
+		c = xmalloc(n * FIN_FIRST * sizeof(struct fin_entry) + 64);
 		XGROW(p->chunks, p->chunks_cap, p->nchunks + 1);
 		p->chunks[p->nchunks++] = c;
 		p->next = (struct fin_entry *)(void *)(c + (64 - (uintptr_t)c % 64) % 64);
-		p->left = FIN_CHUNK;
+		p->left = n;
 	}
 	p->left--;
 	p->next += FIN_FIRST;
