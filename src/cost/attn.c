@@ -217,29 +217,20 @@ double cost_attn_vision_s(const struct cost_model *c, int64_t n, int64_t len, in
  * the floor hides that much work (checked in docs/hardware.md).  gfx950
  * (tables "mi355x"; MI350X too); no public gfx942 (MI300X, MI325X) figure
  * was found. */
-static const struct aiter_pa_floor {
-	const char *tables;
-	double floor_s;
-	const char *measured;
-} aiter_pa_floors[] = {
+static const struct kernel_floor aiter_pa_floors[] = {
 	{"mi355x", 23.0e-6, "MI355X"},
 };
 
-static const struct aiter_pa_floor *aiter_pa_floor(const struct gpu_spec *g)
+static const struct kernel_floor *aiter_pa_floor(const struct gpu_spec *g)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(aiter_pa_floors) / sizeof(aiter_pa_floors[0]); i++)
-		if (strcmp(g->tables, aiter_pa_floors[i].tables) == 0)
-			return &aiter_pa_floors[i];
-	return NULL;
+	return kernel_floor_find(aiter_pa_floors, sizeof(aiter_pa_floors) / sizeof(aiter_pa_floors[0]), g);
 }
 
 /* The floor applies to the GQA decode of a GPU without a decode table
  * (MLA has its own, mla.c; DeepSeek-V4's blocks are measured whole). */
 static void gqa_dec_floor_init(struct cost_model *c)
 {
-	const struct aiter_pa_floor *f = aiter_pa_floor(c->g);
+	const struct kernel_floor *f = aiter_pa_floor(c->g);
 
 	c->gqa_dec_floor_s = 0;
 	if (f && c->m->attn != ATTN_MLA && c->m->attn != ATTN_CSA && !c->attn_decode_cfg)

@@ -198,9 +198,10 @@ static enum dtype stored_dtype(enum model_qfmt f, const struct gpu_spec *g, enum
 	return dtype_bytes(d) < dtype_bytes(dflt) ? d : dflt;
 }
 
-/* AMD GPUs: no public measured attention or all-reduce timings were found
- * (issue 29; docs/hardware.md), so a part priced by the roofline or the
- * ring model says that it is a fallback. */
+/* AMD GPUs: a part without a public measured table (decode attention but
+ * for AITER's per-call floors, all-reduce off MI300X's; issue 29,
+ * docs/hardware.md) is priced by the roofline or the ring model, and says
+ * that it is a fallback. */
 #define AMD_AR_MEASURED "mi300x"
 
 static void amd_fallback_note(struct cost_model *c)
@@ -215,7 +216,7 @@ static void amd_fallback_note(struct cost_model *c)
 		if (strncmp(s, "roofline", 8) != 0 && strncmp(s, "ring model", 10) != 0)
 			continue;
 		n = strlen(s);
-		snprintf(s + n, sizeof(c->src[0]) - n, " (fallback: no public AMD timings, docs/hardware.md)");
+		snprintf(s + n, sizeof(c->src[0]) - n, " (fallback: no public AMD table of this part, docs/hardware.md)");
 	}
 	/* the one measured AMD all-reduce table is MI300X's: another GPU's
 	 * (MI355X) is derived from it (scripts/mfu/derive_amd.py) */

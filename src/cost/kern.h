@@ -11,6 +11,7 @@
 #define SERVESIM_COST_KERN_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "cost/comm.h"
 #include "cost/costmodel.h"
@@ -41,6 +42,29 @@ static inline const struct cost_mod_in *cost_mod_in_of(const struct cost_model *
 	*in = (struct cost_mod_in){c->m, c->g, c->heads, c->cfg.wdt, c->cfg.kvdt, c->peak, c->attn_peak,
 				   c->cfg.engine, c->cfg.engine_version, c->cfg.cache};
 	return in;
+}
+
+/* A kernel's measured time per call at a negligible load on the GPUs of
+ * one table set (tables: gpu_spec.tables; measured: the part it was
+ * measured on, for the header): where the roofline or a thin table would
+ * price a call below any launch (AMD: AITER's MLA decode, mla.c, and its
+ * paged-attention decode, attn.c). */
+struct kernel_floor {
+	const char *tables;
+	double floor_s;
+	const char *measured;
+};
+
+/* The floor of t[0, n) for g's tables, NULL where none is known. */
+static inline const struct kernel_floor *kernel_floor_find(const struct kernel_floor *t, size_t n,
+							   const struct gpu_spec *g)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(g->tables, t[i].tables) == 0)
+			return &t[i];
+	return NULL;
 }
 
 /* --- the run header's lines (srcnote.c) --- */

@@ -101,23 +101,14 @@ double cost_mla_block_tok_s(const struct cost_model *c, double m, bool own_index
  * at 3, 15.545 at 5, 16.445 at 16, 14.717 at batch 1 x 64 keys); MI355
  * 12.106 us at batch 1 (13.021 at 3, 12.942 at 5).  MI325X, the MI300X
  * die (tables "mi300x"), takes MI300's; MI350X/MI355X share gfx950. */
-static const struct aiter_mla_floor {
-	const char *tables;
-	double floor_s;
-	const char *measured;
-} aiter_mla_floors[] = {
+static const struct kernel_floor aiter_mla_floors[] = {
 	{"mi300x", 15.491e-6, "MI300"},
 	{"mi355x", 12.106e-6, "MI355"},
 };
 
-static const struct aiter_mla_floor *aiter_mla_floor(const struct gpu_spec *g)
+static const struct kernel_floor *aiter_mla_floor(const struct gpu_spec *g)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(aiter_mla_floors) / sizeof(aiter_mla_floors[0]); i++)
-		if (strcmp(g->tables, aiter_mla_floors[i].tables) == 0)
-			return &aiter_mla_floors[i];
-	return NULL;
+	return kernel_floor_find(aiter_mla_floors, sizeof(aiter_mla_floors) / sizeof(aiter_mla_floors[0]), g);
 }
 
 /* The floor applies where the decode of MLA without the DSA indexer runs
@@ -126,7 +117,7 @@ static const struct aiter_mla_floor *aiter_mla_floor(const struct gpu_spec *g)
  * the batch-128 row, far under any kernel's launch. */
 static void mla_dec_floor_init(struct cost_model *c)
 {
-	const struct aiter_mla_floor *f = aiter_mla_floor(c->g);
+	const struct kernel_floor *f = aiter_mla_floor(c->g);
 	const struct mfu_attn_cfg *a = c->attn_decode_cfg;
 
 	c->mla_dec_floor_s = c->mla_dec_ref_rows = 0;
@@ -182,7 +173,7 @@ double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k
 void cost_mla_note(struct cost_model *c)
 {
 	if (c->mla_dec_floor_s > 0) {
-		const struct aiter_mla_floor *f = aiter_mla_floor(c->g);
+		const struct kernel_floor *f = aiter_mla_floor(c->g);
 		size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
 		if (c->mla_dec_ref_rows > 0)
 			snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
