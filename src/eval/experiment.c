@@ -68,6 +68,13 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	if ((rc = jf_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0 ||
 	    (rc = jf_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0)
 		return rc;
+	/* "unknown" (what import writes where the source names none) or a
+	 * version the kernel collections can be matched to; any other word
+	 * would silently take the default collection */
+	if (x->engine_version[0] && strcmp(x->engine_version, "unknown") != 0 &&
+	    engine_version_check(x->engine_version, NULL) < 0)
+		return err_set(e, SS_EDATA, "%s: 'version' must be a version like 0.11.0 or 1.3.0rc20, or \"unknown\", got '%.40s'",
+			       c2, x->engine_version);
 	if (!(en = engine_find(x->engine))) {
 		engine_names(names, sizeof(names), "or", false);
 		return err_set(e, SS_EDATA, "%s: 'name' must be an engine servesim knows (%s), got '%s'", c2, names,

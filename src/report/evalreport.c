@@ -152,10 +152,16 @@ static void json_tables(struct jw *w, const struct eval_pass *p)
 	jw_end_obj(w);
 }
 
+/* measured/predicted APE; '-' for what there is none of: no measurement,
+ * no prediction (the run completed no request), no APE (measured 0) */
 static void fmt_cell(char *b, size_t n, const struct eval_row *r, int k)
 {
 	if (isnan(r->meas[k]))
 		snprintf(b, n, "-");
+	else if (isnan(r->pred[k]))
+		snprintf(b, n, "%.4g/- -", r->meas[k]);
+	else if (isnan(r->ape[k]))
+		snprintf(b, n, "%.4g/%.4g -", r->meas[k], r->pred[k]);
 	else
 		snprintf(b, n, "%.4g/%.4g %.1f%%", r->meas[k], r->pred[k], 100 * r->ape[k]);
 }
