@@ -419,8 +419,11 @@ struct sim {
 	int per, nreplicas;
 	/* enough ranks (SIM_PREFETCH_RANKS) that a rank's records leave the
 	 * cache between two of its steps: what a step end reads is fetched
-	 * ahead (step.c step_end_prefetch) */
+	 * ahead (step.c step_end_prefetch); the sequence number of the
+	 * queued step end last fetched as the next event (engine.c sim_step:
+	 * not again while it stays next, as across arrivals) */
 	bool step_prefetch;
+	uint64_t prefetched_seq;
 	struct epd *epd;   /* E/P/D: the encoder pools (sim/epd.c), or NULL */
 	/* autoscaling (sim_set_routable): arrivals go to the nroute replicas
 	 * route_ix lists (NULL: to every one, nroute = nreplicas) */

@@ -382,6 +382,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->nrep = s->per * s->nreplicas;
 	s->nroute = s->nreplicas;
 	s->step_prefetch = s->nrep >= SIM_PREFETCH_RANKS;
+	s->prefetched_seq = UINT64_MAX;
 	s->rr_in = xcalloc((size_t)s->nreplicas, sizeof(*s->rr_in));
 	pcg32_seed(&s->route_rng, wl->seed, 12);
 	pcg32_seed(&s->room_rng, wl->seed, 16);
@@ -571,8 +572,11 @@ int sim_step(struct sim *s, struct err *e)
 		return check_drained(s, e);
 	}
 	/* (the next event's records fetched while this one runs) */
-	if (s->step_prefetch && evq_size(&s->q) > 0 && s->q.h[0].kind == EV_STEP_END)
+	if (s->step_prefetch && evq_size(&s->q) > 0 && s->q.h[0].kind == EV_STEP_END &&
+	    s->q.h[0].seq != s->prefetched_seq) {
+		s->prefetched_seq = s->q.h[0].seq;
 		sched_step_end_next(s, s->q.h[0].replica);
+	}
 	s->now = ev.t_ns;
 	s->tot.events++;
 	switch (ev.kind) {

@@ -84,10 +84,17 @@ void loadtree_set(struct loadtree *t, int r, uint64_t load)
 
 	/* (a load is a count of requests: far below 2^(64 - rbits)) */
 	assert(load <= UINT64_MAX >> t->rbits >> 1);
+	uint64_t k = key_of(t, r, load);
+
 	t->load[r] = load;
-	t->win[i] = key_of(t, r, load);
-	for (i /= 2; i >= 1; i /= 2)
-		t->win[i] = lesser(t->win[2 * i], t->win[2 * i + 1]);
+	t->win[i] = k;
+	/* up to the root, the lesser of the path's key and its sibling's (a
+	 * set seldom stops early: the router's pick, the root's rank, takes
+	 * the arrival, and its new key runs up the whole path) */
+	for (; i > 1; i /= 2) {
+		k = lesser(k, t->win[i ^ 1]);
+		t->win[i / 2] = k;
+	}
 }
 
 int loadtree_min(const struct loadtree *t, int lo, int hi)

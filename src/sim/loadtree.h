@@ -34,6 +34,15 @@ static inline void loadtree_mark(uint64_t *word, uint64_t bit)
 }
 /* The next marked rank, its mark cleared; -1 when none is left. */
 int loadtree_take_marked(struct loadtree *t);
+/* The marks of ranks [64 w, 64 w + 64) (bit b: rank 64 w + b), cleared:
+ * a router walks a word's marks without a call per rank. */
+static inline uint64_t loadtree_take_word(struct loadtree *t, size_t w)
+{
+	uint64_t m = t->dirty[w];
+
+	t->dirty[w] = 0;
+	return m;
+}
 /* Rank r's load is load (its path to the root re-decided). */
 void loadtree_set(struct loadtree *t, int r, uint64_t load);
 /* The rank of least load in [lo, hi) (lo < hi <= n), the lowest of equal

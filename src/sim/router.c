@@ -117,15 +117,19 @@ static double route_score(const struct sim *s, const struct route_cands *c, int 
  * whose load moved set first. */
 static int least_loaded_rank(struct sim *s, int lo, int hi)
 {
-	int r;
+	size_t w;
 
-	while ((r = loadtree_take_marked(&s->ltree)) >= 0) {
-		const struct replica *rp = &s->reps[r];
-		uint64_t l = rp->nrun + rp->wlen + rp->ninbox;
-		/* (an admission moves a request from waiting to running:
-		 * marked, its load the same) */
-		if (l != s->ltree.load[r])
-			loadtree_set(&s->ltree, r, l);
+	for (w = 0; w < s->ltree.nwords; w++) {
+		uint64_t m;
+		for (m = loadtree_take_word(&s->ltree, w); m; m &= m - 1) {
+			int r = (int)(w * 64) + __builtin_ctzll(m);
+			const struct replica *rp = &s->reps[r];
+			uint64_t l = rp->nrun + rp->wlen + rp->ninbox;
+			/* (an admission moves a request from waiting to
+			 * running: marked, its load the same) */
+			if (l != s->ltree.load[r])
+				loadtree_set(&s->ltree, r, l);
+		}
 	}
 	return loadtree_min(&s->ltree, lo, hi);
 }

@@ -3406,6 +3406,12 @@ static void test_loadtree(void)
 	while ((r = loadtree_take_marked(&t)) >= 0)
 		seen = seen * 100 + r + 1;
 	CHECK(seen == 437, "loadtree: marked ranks 3 and 36 come back once each, in order (got %d)", seen);
+	loadtree_mark_at(&t, 5, &word, &bit);
+	loadtree_mark(word, bit);
+	loadtree_mark_at(&t, 36, &word, &bit);
+	loadtree_mark(word, bit);
+	CHECK(loadtree_take_word(&t, 0) == ((uint64_t)1 << 5 | (uint64_t)1 << 36) && loadtree_take_word(&t, 0) == 0 &&
+	      loadtree_take_marked(&t) < 0, "loadtree: a word's marks come back once, as a word");
 	loadtree_release(&t);
 }
 
