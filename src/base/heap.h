@@ -32,18 +32,28 @@
 	}                                                                        \
 	static inline void name##_sift_down(T *h, size_t n)                      \
 	{                                                                        \
+		/* (byte offsets: a child's is 2 o + sizeof(T), one add, where   \
+		 * an index's element took a multiply or two leas a level) */    \
+		char *b = (char *)h;                                             \
+		const size_t z = sizeof(T), end = n * sizeof(T);                 \
+		size_t o = 0, c, i;                                              \
 		T e;                                                             \
-		size_t i = 0, c;                                                 \
 		if (n == 0)                                                      \
 			return;                                                  \
 		e = h[n];                                                        \
-		while ((c = 2 * i + 1) < n) {                                    \
-			if (c + 1 < n && before(&h[c + 1], &h[c]))               \
-				c++;                                             \
-			h[i] = h[c];                                             \
-			i = c;                                                   \
+		/* c: o's left child; both children there, then a lone left     \
+		 * child at the array's end */                                   \
+		for (c = z; c + z < end; c = 2 * c + z) {                        \
+			if (before((T *)(b + c + z), (T *)(b + c)))              \
+				c += z;                                          \
+			*(T *)(b + o) = *(T *)(b + c);                           \
+			o = c;                                                   \
 		}                                                                \
-		while (i > 0) {                                                  \
+		if (c < end) {                                                   \
+			*(T *)(b + o) = *(T *)(b + c);                           \
+			o = c;                                                   \
+		}                                                                \
+		for (i = o / z; i > 0;) {                                        \
 			size_t p = (i - 1) / 2;                                  \
 			if (!before(&e, &h[p]))                                  \
 				break;                                           \
