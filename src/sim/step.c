@@ -289,15 +289,17 @@ static int64_t step_tokens(const struct step_desc *d)
  * every rank of its replica (sim_cfg.replicas) when aggregated; with P/D,
  * the ranks of ri's worker (pd.prefill_group ranks per prefill worker,
  * pd.decode_group per decode worker).  A group of one steps alone. */
-static void lock_group(const struct sim *s, int ri, int *lo, int *hi)
+static SCHED_STEP_INLINE void lock_group(const struct sim *s, int ri, int *lo, int *hi)
 {
-	int g, base = ri - ri % s->per, j = ri - base;
+	int g, base, j;
 
-	if (!s->cfg.lockstep) {
+	if (!s->cfg.lockstep) { /* (the usual case: no division) */
 		*lo = ri;
 		*hi = ri + 1;
 		return;
 	}
+	base = ri - ri % s->per;
+	j = ri - base;
 	if (s->cfg.pd.prefill <= 0) {
 		*lo = base;
 		*hi = base + s->per;
