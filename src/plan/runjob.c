@@ -56,12 +56,7 @@ int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e)
 
 int run_job_simulate(struct run_job *j, void (*tick)(void *ctx, const struct sim *s), void *ctx, struct err *e)
 {
-	int rc;
-
-	while ((rc = sim_step(j->st.sim, e)) > 0)
-		if ((sim_totals(j->st.sim)->events & 0xffff) == 0)
-			tick(ctx, j->st.sim);
-	return rc;
+	return sim_run_ticking(j->st.sim, tick, ctx, e);
 }
 
 int run_job_commit(struct run_job *j, struct err *e)

@@ -397,6 +397,10 @@ void sim_free(struct sim *s);
 /* Process one event; returns 1 while events remain, 0 when done, <0 on error. */
 int sim_step(struct sim *s, struct err *e);
 int sim_run(struct sim *s, struct err *e);
+/* sim_step until the end (0) or an error (<0), calling tick(ctx, s) after
+ * each event that leaves the event count a multiple of 65,536 (a progress
+ * line); sim_run's loop, without its stop flag. */
+int sim_run_ticking(struct sim *s, void (*tick)(void *ctx, const struct sim *s), void *ctx, struct err *e);
 const struct sim_totals *sim_totals(const struct sim *s);
 int64_t sim_now_ns(const struct sim *s);
 /* Summaries of completed requests: stage -1 = all.  Exact percentiles up

@@ -2881,6 +2881,52 @@ static void test_segments(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+struct tick_log {
+	int n;
+	uint64_t last;
+};
+
+static void count_tick(void *ctx, const struct sim *s)
+{
+	struct tick_log *t = ctx;
+
+	t->n++;
+	t->last = sim_totals(s)->events;
+}
+
+/* sim_run_ticking (`run`'s loop, its progress line's ticks) runs as
+ * sim_step's loop: the same totals, the same ticks at the same counts. */
+static void test_run_ticking(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct sim *sa = NULL, *sb = NULL;
+	struct tick_log ta = {0, 0}, tb = {0, 0};
+	struct err e;
+	int rc = 1;
+
+	make_cost(&c, m, 2048, 64, 0);
+	base_cfg(&sc, 2048, 64, 4000);
+	poisson_spec(&w, 8, 10000, 10, 300, 5);
+	if (sim_new(&sc, &c, &w, &sa, &e) == 0 && sim_new(&sc, &c, &w, &sb, &e) == 0) {
+		while ((rc = sim_step(sa, &e)) > 0)
+			if ((sim_totals(sa)->events & 0xffff) == 0)
+				count_tick(&ta, sa);
+		CHECK(rc == 0 && sim_run_ticking(sb, count_tick, &tb, &e) == 0 && ta.n > 0 && ta.n == tb.n &&
+		      ta.last == tb.last && sim_totals(sa)->events == sim_totals(sb)->events &&
+		      sim_totals(sa)->completed == sim_totals(sb)->completed && sim_totals(sa)->completed == 10000 &&
+		      sim_now_ns(sa) == sim_now_ns(sb),
+		      "sim_run_ticking = sim_step's loop: %d ticks (want %d), %llu events", tb.n, ta.n,
+		      (unsigned long long)sim_totals(sb)->events);
+	} else {
+		CHECK(0, "two runs set up: %s", e.msg);
+	}
+	sim_free(sa);
+	sim_free(sb);
+	cost_release(&c);
+}
+
 /* sim_reprice_api: a run at API terms (9, 0) ms repriced to (3.7, 12.3)
  * reads bit for bit as a run at (3.7, 12.3): summaries and per-request
  * times; refused without kept times and with pooled gaps collected. */
@@ -3566,6 +3612,7 @@ int main(void)
 	test_on_request(&m);
 	test_live(&m);
 	test_reprice_api(&m);
+	test_run_ticking(&m);
 	test_replicas(&m);
 	test_loadtree();
 	test_fin_ring();
