@@ -166,7 +166,7 @@ UNIT_FIXTURE = $(BUILD)/tests/unit/fixture.o
 .SECONDARY: $(UNIT_OBJ) $(UNIT_FIXTURE) $(BUILD)/tools/mfupack.o $(BUILD)/tools/accuracy.o $(BUILD)/tests/bench/bench.o $(BUILD)/tests/bench/bench_guidellm.o
 
 .PHONY: soak all demo check check-run check-asan check-docs docs-regen check-browser unit golden fuzz bench golden-regen clean deps eval-report bench-gpu accuracy
-.PHONY: mpi check-mpi
+.PHONY: mpi check-mpi fuzz-long-build fuzz-replay
 
 all: $(BIN) $(MFU_PACKS)
 
@@ -282,39 +282,64 @@ check-browser: $(BIN) $(MFU_PACKS)
 # libFuzzer harnesses, built with clang from the library sources.  Any
 # sanitizer report stops the fuzzer (-fno-sanitize-recover=all) and fails
 # `make fuzz`: its exit status and its log ('runtime error', 'ERROR:') are
-# both checked.  The log of each fuzzer is build-fuzz/NAME.log.
+# both checked.  The log of each fuzzer is FUZZ_DIR/NAME.log (build-fuzz/).
 # The library is compiled once (instrumented, fuzzer-no-link) and linked into
 # every harness.
+FUZZ_DIR    = build-fuzz
 FUZZ_SAN    = address,undefined -fno-sanitize-recover=all
+FUZZ_OPT    = -O1
 # fuzz_sim simulates a deployment per input (a few ms under ASan, its
 # start-ups kept across inputs): its own run count and malloc limit.
 FUZZ_SIM_RUNS = 2000
-FUZZ_CFLAGS = -std=c11 -g -O1 -Iinclude -Isrc -D_DEFAULT_SOURCE -DSERVESIM_DATADIR='"$(CURDIR)/data"'
-FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build-fuzz/obj/%.o)
-build-fuzz/obj/%.o: %.c
+FUZZ_CFLAGS = -std=c11 -g $(FUZZ_OPT) -Iinclude -Isrc -D_DEFAULT_SOURCE -DSERVESIM_DATADIR='"$(CURDIR)/data"'
+FUZZ_LIB_OBJ = $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+$(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)clang $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
-build-fuzz/libservesim.a: $(FUZZ_LIB_OBJ)
+$(FUZZ_DIR)/libservesim.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
 	$(call say,AR,$@)ar rcs $@ $^
-build-fuzz/%: tests/fuzz/%.c build-fuzz/libservesim.a
+$(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_DIR)/libservesim.a
 	$(call say,LINK,$@)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
 -include $(FUZZ_LIB_OBJ:.o=.d)
 
-fuzz: $(FUZZERS:%=build-fuzz/%)
+fuzz: $(FUZZERS:%=$(FUZZ_DIR)/%)
 	@for f in $(FUZZERS); do \
-		mkdir -p build-fuzz/corpus-$$f build-fuzz/artifacts; \
+		mkdir -p $(FUZZ_DIR)/corpus-$$f $(FUZZ_DIR)/artifacts; \
 		echo "fuzz: $$f ($$( [ $$f = fuzz_sim ] && echo $(FUZZ_SIM_RUNS) || echo $(FUZZ_RUNS)) runs)"; \
 		runs=$(FUZZ_RUNS); extra=""; \
 		if [ $$f = fuzz_sim ]; then runs=$(FUZZ_SIM_RUNS); extra="-malloc_limit_mb=8192 -max_len=256"; fi; \
-		UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/$$f -runs=$$runs -max_len=4096 $$extra \
-			-print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/$$f- \
-			build-fuzz/corpus-$$f tests/fuzz/corpus/$$f \
-			> build-fuzz/$$f.log 2>&1; rc=$$?; \
-		grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' build-fuzz/$$f.log; \
-		if [ $$rc -ne 0 ] || grep -qE 'runtime error|ERROR:' build-fuzz/$$f.log; then \
-			grep -E -A12 'runtime error|ERROR:' build-fuzz/$$f.log | head -40; \
-			echo "fuzz: $$f FAILED (exit $$rc; build-fuzz/$$f.log)"; exit 1; \
+		UBSAN_OPTIONS=print_stacktrace=1 ./$(FUZZ_DIR)/$$f -runs=$$runs -max_len=4096 $$extra \
+			-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$f- \
+			$(FUZZ_DIR)/corpus-$$f tests/fuzz/corpus/$$f \
+			> $(FUZZ_DIR)/$$f.log 2>&1; rc=$$?; \
+		grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' $(FUZZ_DIR)/$$f.log; \
+		if [ $$rc -ne 0 ] || grep -qE 'runtime error|ERROR:' $(FUZZ_DIR)/$$f.log; then \
+			grep -E -A12 'runtime error|ERROR:' $(FUZZ_DIR)/$$f.log | head -40; \
+			echo "fuzz: $$f FAILED (exit $$rc; $(FUZZ_DIR)/$$f.log)"; exit 1; \
+		fi; \
+	done
+
+# A long campaign of the simulator fuzzer (tests/fuzz/CAMPAIGN.md) runs a
+# build of its own, build-fuzz-long/: UBSan without ASan, -O2, no comparison
+# tracing (fuzz_sim's input bytes are choices, not compared magic values), a
+# few times the executions a second of the ASan build.  Memory errors are
+# then looked for by replaying its whole corpus under the ASan build:
+# `make fuzz-replay` (each input of build-fuzz-long/corpus-NAME once).
+fuzz-long-build:
+	@$(MAKE) --no-print-directory FUZZ_DIR=build-fuzz-long FUZZ_SAN="undefined -fno-sanitize-recover=all" \
+		FUZZ_OPT="-O2 -fno-sanitize-coverage=trace-cmp" $(FUZZERS:%=build-fuzz-long/%)
+fuzz-replay: $(FUZZERS:%=$(FUZZ_DIR)/%)
+	@for f in $(FUZZERS); do \
+		[ -d build-fuzz-long/corpus-$$f ] || continue; \
+		n=$$(ls build-fuzz-long/corpus-$$f | wc -l); echo "fuzz-replay: $$f, $$n inputs under $(FUZZ_SAN)"; \
+		mkdir -p $(FUZZ_DIR)/artifacts; \
+		UBSAN_OPTIONS=print_stacktrace=1 ./$(FUZZ_DIR)/$$f -runs=0 -max_len=4096 -malloc_limit_mb=8192 \
+			-artifact_prefix=$(FUZZ_DIR)/artifacts/$$f- build-fuzz-long/corpus-$$f \
+			> $(FUZZ_DIR)/$$f.replay.log 2>&1; rc=$$?; \
+		if [ $$rc -ne 0 ] || grep -qE 'runtime error|ERROR:' $(FUZZ_DIR)/$$f.replay.log; then \
+			grep -E -A12 'runtime error|ERROR:' $(FUZZ_DIR)/$$f.replay.log | head -40; \
+			echo "fuzz-replay: $$f FAILED (exit $$rc; $(FUZZ_DIR)/$$f.replay.log)"; exit 1; \
 		fi; \
 	done
 
@@ -400,8 +425,7 @@ deps:
 		else echo "deps: Open MPI missing, needed by make mpi only: sudo apt-get install -y $(MPI_PKGS)"; fi; fi
 
 clean:
-	rm -rf build build-asan build-fuzz build-gpu build-mpi $(BIN)
-	rm -rf build build-asan build-fuzz build-gpu $(BIN)
+	rm -rf build build-asan build-fuzz build-fuzz-long build-gpu build-mpi $(BIN)
 	rm -f data/mfu/*/*/compact-*.bin
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_TESTS:%=$(BUILD)/tests/unit/%.d) $(UNIT_FIXTURE:.o=.d) $(BUILD)/tests/bench/bench.d $(BUILD)/tests/bench/bench_guidellm.d \
