@@ -317,6 +317,34 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 	return 0;
 }
 
+/* r->no_pred when r has no prediction (neither a TTFT nor an E2E mean):
+ * what the simulation completed of what arrived and why the rest was
+ * rejected, so that a '-' in the table says why. */
+static void row_no_pred(struct eval_row *r, const struct sim *s, const struct sim_cfg *cfg, int64_t warmup)
+{
+	const struct sim_totals *t = sim_totals(s);
+	size_t n = sizeof(r->no_pred), l;
+
+	r->no_pred[0] = '\0';
+	if (!isnan(r->pred[EM_TTFT_MEAN]) || !isnan(r->pred[EM_E2E_MEAN]))
+		return;
+	snprintf(r->no_pred, n, "the simulation completed %llu of %llu requests",
+		 (unsigned long long)t->completed, (unsigned long long)t->arrived);
+	l = strlen(r->no_pred);
+	if (t->completed > 0 && warmup > 0)
+		snprintf(r->no_pred + l, n - l, ", none after the %lld warm-up requests", (long long)warmup);
+	else if (t->completed > 0)
+		snprintf(r->no_pred + l, n - l, ", none in this stage");
+	l = strlen(r->no_pred);
+	if (t->rejected[REJ_TOO_LONG])
+		snprintf(r->no_pred + l, n - l, "; %llu rejected as longer than max_model_len %lld",
+			 (unsigned long long)t->rejected[REJ_TOO_LONG], (long long)cfg->max_model_len);
+	l = strlen(r->no_pred);
+	if (t->rejected[REJ_KV_CAPACITY])
+		snprintf(r->no_pred + l, n - l, "; %llu rejected as needing more KV than the cache holds",
+			 (unsigned long long)t->rejected[REJ_KV_CAPACITY]);
+}
+
 /* The engine host row whose fitted terms priced sc (eval_row.host_row; the
  * first of the rows sharing its fit, engine_host_fit): -1 when it has none
  * or the given terms replace all it fitted. */
@@ -357,6 +385,8 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		rc = x->kind == EXP_CLOSED ? compare_closed(x, m, g, st.sim, rows, cap, nrows)
 					   : compare_requests(x, m, g, st.sim, rows, cap, nrows);
 		rows_fit_group(&sc, rows + first, *nrows - first);
+		for (i = first; i < *nrows; i++)
+			row_no_pred(&rows[i], st.sim, &st.sc, x->warmup_requests);
 		scenario_release(&st);
 		return rc;
 	}
@@ -389,6 +419,8 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		row_class(x, m, g, &p, r);
 	}
 	rows_fit_group(&sc, rows + first, *nrows - first);
+	for (i = first; i < *nrows; i++)
+		row_no_pred(&rows[i], st.sim, &st.sc, 0);
 	scenario_release(&st);
 	return 0;
 }

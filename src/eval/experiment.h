@@ -122,6 +122,9 @@ struct eval_row {
 	 * terms replace them).  eval --cv refits each such row on its rows */
 	const char *host_engine;
 	int host_row;
+	/* why the row has no prediction ("" when it has one): what the
+	 * simulation completed and rejected (eval_row_no_pred) */
+	char no_pred[160];
 };
 
 const char *ev_metric_name(enum ev_metric m);

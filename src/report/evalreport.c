@@ -304,6 +304,26 @@ static void row_lines(FILE *f, const struct eval_pass *p, bool md)
 	}
 }
 
+/* The rows without a prediction and why (eval_row.no_pred): what the
+ * simulation completed and rejected. */
+static void no_pred_lines(FILE *f, const struct eval_pass *p, bool md)
+{
+	char name[200];
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nrows; i++) {
+		const struct eval_row *r = &p->rows[i];
+		if (!r->no_pred[0])
+			continue;
+		if (!n++)
+			fprintf(f, md ? "No prediction (`-`):\n\n" : "\nno prediction ('-'):\n");
+		row_name(name, sizeof(name), r);
+		fprintf(f, md ? "- %s, stage %d: %s.\n" : "  %s, stage %d: %s\n", name, r->stage, r->no_pred);
+	}
+	if (n && md)
+		fprintf(f, "\n");
+}
+
 /* The APE summary: all steady rows, per model, per workload, overloaded. */
 static void summary_lines(FILE *f, const struct eval_pass *p, bool md)
 {
@@ -336,6 +356,7 @@ void out_eval_text(FILE *f, const struct eval_pass *p, unsigned tier0_off)
 		fprintf(f, " %-16s", ev_metric_name((enum ev_metric)k));
 	fprintf(f, "\n");
 	summary_lines(f, p, false);
+	no_pred_lines(f, p, false);
 	print_per_request(f, p, false);
 	if (p->ntables || p->skips.total)
 		print_tables_text(f, p);
@@ -407,6 +428,8 @@ void out_eval_json_members(struct jw *w, const struct eval_pass *p, unsigned tie
 		if (p->rows[i].label[0])
 			jw_str(w, "benchmark", p->rows[i].label);
 		jw_bool(w, "overloaded", p->rows[i].overloaded);
+		if (p->rows[i].no_pred[0])
+			jw_str(w, "no_prediction", p->rows[i].no_pred);
 		jw_obj(w, "class");
 		jw_str(w, "engine", p->rows[i].cls.engine);
 		jw_str(w, "model_kind", acc_kind_name(p->rows[i].cls.kind));
@@ -863,6 +886,7 @@ void out_eval_md_rows(FILE *md, const struct eval_pass *p, unsigned tier0_off)
 	md_head(md, "| experiment | stage |", "|---|---:|", true);
 	row_lines(md, p, true);
 	fprintf(md, "\nCells: measured / predicted, APE. `*`: overloaded stage, summarised apart.\n\n");
+	no_pred_lines(md, p, true);
 	md_head(md, "| APE (median / mean) |", "|---|", false);
 	summary_lines(md, p, true);
 	fprintf(md, "\n");
