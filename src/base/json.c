@@ -217,6 +217,31 @@ static const cJSON *find_overflow(const cJSON *j)
 	return NULL;
 }
 
+/* How many arrays and objects are open at text[off] (outside strings):
+ * whether a parse failed on cJSON's nesting limit, not on the text. */
+static size_t depth_at(const char *t, size_t off)
+{
+	size_t i, depth = 0;
+	bool in_str = false;
+
+	for (i = 0; i < off; i++) {
+		char c = t[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return depth;
+}
+
 int json_parse(const char *text, size_t len, const char *source, struct json **out,
 	       struct err *e)
 {
@@ -243,6 +268,9 @@ int json_parse(const char *text, size_t len, const char *source, struct json **o
 	if (!root) {
 		off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
 		line_col(text, off, &line, &col);
+		if (depth_at(text, off) >= JSON_MAX_DEPTH)
+			return err_set(e, SS_EDATA, "%s:%zu:%zu: malformed JSON: arrays and objects nested more than %d deep",
+				       source, line, col, JSON_MAX_DEPTH);
 		return err_set(e, SS_EDATA, "%s:%zu:%zu: malformed JSON", source, line, col);
 	}
 	big = find_overflow(root);

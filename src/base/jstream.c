@@ -10,6 +10,8 @@
 #include "base/jstream.h"
 
 #define JS_MAX_DEPTH 256
+#define JS_QUOTE_(x) #x
+#define JS_QUOTE(x) JS_QUOTE_(x) /* a bound in a message */
 
 struct jstream {
 	struct gzr *g;
@@ -322,7 +324,7 @@ int js_next(struct jstream *js, enum js_tok *tok, struct err *e)
 	case '{':
 	case '[':
 		if (js->depth >= JS_MAX_DEPTH)
-			return syntax(js, e, "nested too deep");
+			return syntax(js, e, "arrays and objects nested more than " JS_QUOTE(JS_MAX_DEPTH) " deep");
 		adv(js);
 		js->stack[js->depth++] = c == '{' ? 'o' : 'a';
 		js->need_comma = false;

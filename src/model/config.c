@@ -342,15 +342,38 @@ static int layer_types(const struct json *c, const char *src, struct model_cfg *
 
 /* Recurrent-state dtype of linear layers: fp32 when the config says so
  * (mamba_ssm_dtype / mamba_ssm_cache_dtype), else bf16 (vLLM's "auto"). */
+/* A checkpoint dtype as transformers names it (torch_dtype, dtype,
+ * mamba_ssm_dtype): the value must be one it knows, as loading the
+ * checkpoint would fail on any other.  *out NULL when absent. */
+static int opt_dtype_name(const struct json *c, const char *key, const char *src, const char **out,
+			  struct err *e)
+{
+	static const char *const known[] = {"float32", "fp32", "float",  "float16",       "fp16",       "half",
+					    "bfloat16", "bf16", "auto", "float8_e4m3fn", "float8_e5m2"};
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if ((rc = json_opt_str(c, key, src, out, e)) < 0 || !*out)
+		return rc;
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(*out, known[i]) == 0)
+			return 0;
+	return err_set(e, SS_EDATA,
+		       "%s: '%s' must be a dtype transformers knows (float32, float16, bfloat16, float8_e4m3fn, "
+		       "float8_e5m2 or auto), got '%.40s'",
+		       src, key, *out);
+}
+
 static int state_dtype(const struct json *c, const char *src, struct model_cfg *m, struct err *e)
 {
 	const char *t = NULL;
 	int rc;
 
 	m->lin.state_elem_bytes = 2.0;
-	if ((rc = json_opt_str(c, "mamba_ssm_dtype", src, &t, e)) < 0)
+	if ((rc = opt_dtype_name(c, "mamba_ssm_dtype", src, &t, e)) < 0)
 		return rc;
-	if (!t && (rc = json_opt_str(c, "mamba_ssm_cache_dtype", src, &t, e)) < 0)
+	if (!t && (rc = opt_dtype_name(c, "mamba_ssm_cache_dtype", src, &t, e)) < 0)
 		return rc;
 	if (t && (strcmp(t, "float32") == 0 || strcmp(t, "fp32") == 0))
 		m->lin.state_elem_bytes = 4.0;
@@ -843,6 +866,16 @@ int model_from_json(const struct json *root, const char *src, struct model_cfg *
 	OPT("intermediate_size", 1, &m->intermediate, &pres);
 	if ((rc = json_opt_bool(c, "tie_word_embeddings", src, &m->tie_embeddings, e)) < 0)
 		return rc;
+	/* the checkpoint's dtype (torch_dtype; transformers >= 5: dtype): 16-bit
+	 * weights are served either way unless a quantization_config says
+	 * otherwise (vLLM's --dtype auto: FP16 for FP32 and FP16 checkpoints,
+	 * BF16 for BF16 ones), so it is only checked */
+	{
+		const char *dt;
+		if ((rc = opt_dtype_name(c, "torch_dtype", src, &dt, e)) < 0 ||
+		    (rc = opt_dtype_name(c, "dtype", src, &dt, e)) < 0)
+			return rc;
+	}
 	if (m->heads % m->kv_heads != 0)
 		return err_set(e, SS_EDATA,
 			       "%s: 'num_attention_heads' (%lld) must be a multiple of 'num_key_value_heads' (%lld)",

@@ -161,6 +161,9 @@ data:
    {\"request_start_time\": 3000.4, \"request_latency\": $3, \"prompt_tokens\": 900, \"output_tokens\": 81, \"time_to_first_token_ms\": 400.0}],
   \"errored\": [], \"incomplete\": [], \"total\": 2}}]}"; }
 gl gl-ok 500 2.0
+# nesting past the readers' bounds: 1,100 arrays (whole-file reader, 1,000) and 300 (streamed GuideLLM, 256)
+awk 'BEGIN{for(i=0;i<1100;i++)printf "[";for(i=0;i<1100;i++)printf "]";print ""}' > deep.json
+gl gl-deep 500 2.0; awk 'BEGIN{printf "{\"metadata\": ";for(i=0;i<300;i++)printf "[";for(i=0;i<300;i++)printf "]";print "}"}' > gl-deep/guidellm-results.json
 gl gl-prompt-huge 1e61 2.0
 sed '379,381s/"successful": 2,/"successful": 1e30,/' "$root/tests/golden/fixtures/readers/guidellm-v2-report.json" > gv2-done-huge.json
 gl gl-lat-inf 500 Infinity
@@ -252,6 +255,7 @@ hf hf-rope-yes '"rope_theta": 500000.0, "rope_scaling": "yes",'
 hf hf-rope-factor-neg '"rope_theta": 500000.0, "rope_scaling": {"factor": -4, "rope_type": "linear"},'
 hf hf-window-neg '"rope_theta": 500000.0, "sliding_window": -5,'
 hf hf-quant-foo '"rope_theta": 500000.0, "quantization_config": {"quant_method": "foo"},'
+hf hf-dtype-float128 '"rope_theta": 500000.0, "dtype": "float128",'
 hf hf-rope-ok '"rope_theta": 500000.0, "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"}, "sliding_window": null,'
 sed '/max_position_embeddings/d' "$root/data/models/llama-3.1-8b-instruct.json" > hf-no-max-pos.json
 sed 's/"max_position_embeddings": 131072/"max_position_embeddings": 9223372036854775807/' "$root/data/models/llama-3.1-8b-instruct.json" > hf-max-pos-2e63.json
@@ -428,6 +432,8 @@ t guidellm-prompt-1e61 3 "request 0 of benchmark 0: start 3000 s, ttft 100 ms, l
 t gv2-successful-huge 3 'request_totals.successful is 1e+30, expected at most 1e+12' '$SS eval gv2-done-huge.json --model llama-3.1-8b --tp 1'
 t guidellm-latency-infinity 3 "latency inf ms must be finite" '$SS import gl-lat-inf -o out'
 t guidellm-eval-latency-infinity 3 "latency inf ms must be finite" '$SS eval gl-lat-inf'
+t json-nested-deep 3 "deep.json:1:1001: malformed JSON: arrays and objects nested more than 1000 deep" '$SS run --workload deep.json'
+t guidellm-nested-deep 3 "arrays and objects nested more than 256 deep" '$SS eval gl-deep'
 t guidellm-latency-nan 3 "lacks a start time, token counts or latency" '$SS eval gl-lat-nan'
 # 8. side files of an experiment: never a silent default
 t profile-malformed 3 "gl-prof-bad/profile.yaml:" '$SS eval gl-prof-bad'
@@ -617,6 +623,7 @@ t hf-rope-scaling-string 3 "hf-rope-yes.json: 'rope_scaling' must be an object o
 t hf-rope-factor-negative 3 "'rope_scaling.factor' must be a positive number, got -4" '$SS run --config hf-rope-factor-neg.json --num-requests 5'
 t hf-sliding-window-negative 3 "'sliding_window' must be in [0, 2147483647], got -5" '$SS run --config hf-window-neg.json --num-requests 5'
 t hf-quant-method-unknown 3 "'quantization_config.quant_method' \"foo\" is not one servesim reads" '$SS run --config hf-quant-foo.json --num-requests 5'
+t hf-dtype-unknown 3 "hf-dtype-float128.json: 'dtype' must be a dtype transformers knows (float32, float16, bfloat16, float8_e4m3fn, float8_e5m2 or auto), got 'float128'" '$SS run --config hf-dtype-float128.json --num-requests 5'
 t hf-no-max-position-embeddings 3 "hf-no-max-pos.json: no maximum context length" '$SS run --config hf-no-max-pos.json --num-requests 5'
 t hf-max-position-2e63 3 "'max_position_embeddings' must be in [1, 2147483647], got 9.223372037e+18" '$SS run --config hf-max-pos-2e63.json --num-requests 5'
 t hf-rope-scaling-good 0 "" '$SS run --config hf-rope-ok.json --num-requests 5 > /dev/null'
