@@ -38,6 +38,14 @@ static int set_len(const struct wl_overrides *f, const char *flag, double mean, 
 
 	if (mean <= 0)
 		return 0;
+	/* the flag's own bound, named as the flag (wl_spec_validate would name
+	 * the workload file, or "flags") */
+	if (!(mean <= (double)WL_MAX_TOKENS))
+		return err_set(e, SS_EUSAGE, "%s must be in [1, %lld] tokens, got %g", flag, (long long)WL_MAX_TOKENS,
+			       mean);
+	if (!(std <= (double)WL_MAX_TOKENS))
+		return err_set(e, SS_EUSAGE, "%s: the standard deviation must be in [0, %lld] tokens, got %g", flag,
+			       (long long)WL_MAX_TOKENS, std);
 	if (k != WL_FIXED && !(std > 0))
 		return err_set(e, SS_EUSAGE, "%s %g: --dist %s needs MEAN:STD, e.g. %s %g:%g", flag, mean,
 			       k == WL_LOGNORMAL ? "lognormal" : "normal", flag, mean, mean / 2);
@@ -72,6 +80,13 @@ int wl_overrides_apply(const struct wl_overrides *f, const char *src, const char
 		return err_set(e, SS_EUSAGE,
 			       "%s replays a trace: its arrivals and lengths are recorded, so --rate, --concurrency, --rate-type and length flags do not apply",
 			       src);
+	/* a flag out of the workload's bounds is refused as the flag */
+	if (f->rate_given && f->rate_type != WL_RT_SWEEP && f->rate_type != WL_RT_CONCURRENT &&
+	    !(f->rate >= WL_MIN_RATE && f->rate <= WL_MAX_RATE))
+		return err_set(e, SS_EUSAGE, "--rate must be in [%g, %g] requests/s, got %g", WL_MIN_RATE, WL_MAX_RATE,
+			       f->rate);
+	if (f->dur_given && !(f->duration_s > 0 && f->duration_s <= WL_MAX_TIME_S))
+		return err_set(e, SS_EUSAGE, "--duration must be in (0, %g] s, got %g", WL_MAX_TIME_S, f->duration_s);
 	if (f->nreq_given)
 		wl->num_requests = f->nreq;
 	if (f->dur_given) {

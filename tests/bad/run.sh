@@ -415,8 +415,11 @@ t yaml-rate-inf 3 "'rate' must be a finite number, got inf" '$SS run --workload 
 # 6. numbers on the command line
 t flag-rate-hex 2 "--rate must be a number, got '0x10'" '$SS run --rate 0x10'
 t flag-rate-inf 2 "--rate must be a number, got 'inf'" '$SS run --rate inf'
-t flag-rate-1e-300 2 "'arrival.rate' must be in [1e-06, 1e+09]" '$SS run --rate 1e-300 --num-requests 5'
-t flag-prompt-1e20 2 "prompt_tokens must be in [1, 16777216] tokens, got 1e+20" '$SS run --prompt-tokens 1e20 --num-requests 5'
+t flag-rate-1e-300 2 "--rate must be in [1e-06, 1e+09] requests/s, got 1e-300" '$SS run --rate 1e-300 --num-requests 5'
+t flag-rate-1e300 2 "--rate must be in [1e-06, 1e+09] requests/s, got 1e+300" '$SS run --rate 1e300 --num-requests 5'
+t flag-duration-1e30 2 "--duration must be in (0, 1e+09] s, got 1e+30" '$SS run --duration 1e30'
+t flag-prompt-1e20 2 "--prompt-tokens must be in [1, 16777216] tokens, got 1e+20" '$SS run --prompt-tokens 1e20 --num-requests 5'
+t flag-output-std-1e20 2 "--output-tokens: the standard deviation must be in [0, 16777216] tokens, got 1e+20" '$SS run --output-tokens 100:1e20 --num-requests 5'
 t flag-num-requests-1e11 2 "more than the limit of 20000000" '$SS run --num-requests 100000000000'
 t flag-max-requests-zero 2 "--max-requests must be >= 1, got 0" '$SS run --max-requests 0'
 t flag-max-requests-raises 0 '' '$SS run --workload ucount-huge.json --max-requests 1000000000000 --help > /dev/null'
