@@ -42,18 +42,48 @@ static void afile_on_signal(int sig)
 }
 
 /* Every signal whose default action ends the process and that a user, a
- * shell, a resource limit or a closed pipe sends: a hang-up, ^\, kill's
- * USR1/USR2, an alarm, the CPU and file-size limits (ulimit -t, -f), a
- * reader gone, ^C and kill.  (SIGKILL cannot be caught; the crash signals
- * are programmer errors and keep their core dump.) */
-static const int afile_sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
-				 SIGALRM, SIGXCPU, SIGXFSZ, SIGPIPE};
+ * shell, a resource limit, a timer or a closed pipe sends: a hang-up, ^\,
+ * kill's USR1/USR2, the alarms and the profiling timers, the CPU and
+ * file-size limits (ulimit -t, -f), a reader gone, ^C and kill, I/O and
+ * power notices, a seccomp or debugger trap, and the real-time signals
+ * (SIGRTMIN..SIGRTMAX, added where they are installed).  SIGKILL cannot
+ * be caught; the crash signals (SEGV, BUS, FPE, ILL, ABRT) are programmer
+ * errors: they keep their core dump and the sanitizers' reports. */
+static const int afile_sigs[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+				 SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPIPE, SIGIO,  SIGSYS, SIGTRAP,
+#ifdef SIGPWR
+				 SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+				 SIGSTKFLT,
+#endif
+};
 #define AFILE_NSIGS (sizeof(afile_sigs) / sizeof(afile_sigs[0]))
+
+/* The i-th signal afile catches, i from 0: afile_sigs, then the real-time
+ * ones; 0 past the last. */
+static int afile_sig(int i)
+{
+	if (i < (int)AFILE_NSIGS)
+		return afile_sigs[i];
+	i -= (int)AFILE_NSIGS;
+	return SIGRTMIN + i <= SIGRTMAX ? SIGRTMIN + i : 0;
+}
+
+/* set: every signal afile catches. */
+static void afile_sigset(sigset_t *set)
+{
+	int i, sig;
+
+	sigemptyset(set);
+	for (i = 0; (sig = afile_sig(i)) != 0; i++)
+		sigaddset(set, sig);
+}
 
 static void install_handlers(void)
 {
 	struct sigaction sa, old;
-	size_t i;
+	int i, sig;
 
 	if (afile_handlers_set)
 		return;
@@ -61,13 +91,11 @@ static void install_handlers(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = afile_on_signal;
 	/* one cleanup at a time: the others wait until it re-raises */
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < AFILE_NSIGS; i++)
-		sigaddset(&sa.sa_mask, afile_sigs[i]);
-	for (i = 0; i < AFILE_NSIGS; i++) {
-		if (sigaction(afile_sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+	afile_sigset(&sa.sa_mask);
+	for (i = 0; (sig = afile_sig(i)) != 0; i++) {
+		if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
 			continue; /* nohup and friends: keep ignoring */
-		sigaction(afile_sigs[i], &sa, NULL);
+		sigaction(sig, &sa, NULL);
 	}
 }
 
@@ -180,7 +208,6 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	struct stat st;
 	char *real;
 	sigset_t hold, prev;
-	size_t i;
 	int fd, rc;
 
 	memset(a, 0, sizeof(*a));
@@ -218,9 +245,7 @@ int afile_open(struct afile *a, const char *path, struct err *e)
 	sb_printf(&sb, "%s.tmpXXXXXX", a->path);
 	/* the signals held off from the file's creation to its registration,
 	 * so one in between cannot leave it behind */
-	sigemptyset(&hold);
-	for (i = 0; i < AFILE_NSIGS; i++)
-		sigaddset(&hold, afile_sigs[i]);
+	afile_sigset(&hold);
 	pthread_sigmask(SIG_BLOCK, &hold, &prev);
 	fd = mkstemp(sb.buf);
 	if (fd >= 0)

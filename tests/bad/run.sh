@@ -658,6 +658,8 @@ sig() { # sig NAME SIGNAL EXIT: the signal mid-run leaves no temp file
 	t "out-$1-no-temp" "$3" '' "\$SS run --rate 200 --num-requests 20000000 --requests-out big.csv --step-log big.log > /dev/null 2>&1 & p=\$!; i=0; while ! ls | grep -q big.log.tmp && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done; ls | grep -q big.csv.tmp || exit 9; kill -$2 \$p; wait \$p"
 }
 sig sighup HUP 129; sig sigusr1 USR1 138; sig sigusr2 USR2 140; sig sigalrm ALRM 142; sig sigxcpu XCPU 152; sig sigpipe PIPE 141
+sig sigvtalrm VTALRM 154; sig sigprof PROF 155; sig sigio IO 157; sig sigpwr PWR 158; sig sigrt1 35 163
+t out-sigsys-no-temp 159 '' 'ulimit -c 0; $SS run --rate 200 --num-requests 20000000 --requests-out big.csv --step-log big.log > /dev/null 2>&1 & p=$!; i=0; while ! ls | grep -q big.log.tmp && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; ls | grep -q big.csv.tmp || exit 9; kill -SYS $p; wait $p'
 t out-sigquit-no-temp 124 '' 'ulimit -c 0; timeout -s QUIT 1.5 $SS run --rate 200 --num-requests 20000000 --requests-out big.csv --step-log big.log > /dev/null 2>&1'
 t out-file-size-limit-no-temp 153 '' '(ulimit -f 200; exec $SS run --rate 200 --num-requests 200000 --requests-out big.csv --step-log big.log > /dev/null 2>&1)'
 
