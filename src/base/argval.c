@@ -49,3 +49,13 @@ int argval_num(const char *flag, const char *arg, double lo, bool lo_open, doubl
 	*out = v;
 	return 0;
 }
+
+int argval_list(const char *flag, const char *arg, struct err *e)
+{
+	size_t n = strlen(arg);
+
+	if (n > 0 && (arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,")))
+		return err_set(e, SS_EUSAGE, "%s: an empty item in '%.80s' (items are separated by single commas)",
+			       flag, arg);
+	return 0;
+}

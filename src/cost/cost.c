@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/argval.h"
 #include "base/alloc.h"
 #include "cost/cost.h"
 #include "base/dmemo.h"
@@ -26,12 +27,15 @@
 int cost_parse_off(const char *s, unsigned *bits, struct err *e)
 {
 	char buf[128], *tok, *save = NULL;
+	int rc;
 
 	*bits = 0;
 	if (!s || !*s)
 		return 0;
 	if (strlen(s) >= sizeof(buf))
 		return err_set(e, SS_EUSAGE, "--tier0-off: too long");
+	if ((rc = argval_list("--tier0-off", s, e)) < 0)
+		return rc;
 	strcpy(buf, s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if ((tok[0] == 'H' || tok[0] == 'h') && tok[1] >= '1' && tok[1] <= '6' && !tok[2])

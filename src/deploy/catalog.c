@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/argval.h"
 #include "deploy/catalog.h"
 #include "base/alloc.h"
 #include "base/paths.h"
@@ -81,6 +82,11 @@ int catalog_find_gpus(struct catalog *c, const char *flag, const char *list, con
 	int rc;
 
 	*n = 0;
+	if (strlen(list) >= sizeof(buf))
+		return err_set(e, SS_EUSAGE, "%s: list too long (%zu characters, at most %zu)", flag, strlen(list),
+			       sizeof(buf) - 1);
+	if ((rc = argval_list(flag, list, e)) < 0)
+		return rc;
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (*n == cap)

@@ -172,6 +172,8 @@ int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e)
 	snprintf(buf, sizeof(buf), "%s", arg);
 	if (!*buf)
 		return err_set(e, SS_EUSAGE, "--slo: empty list, expected e.g. ttft_p90_ms=500,itl_mean_ms=30");
+	if ((rc = argval_list("--slo", buf, e)) < 0)
+		return rc;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		struct cap_slo s;
 		if (c->nslo == CAP_MAX_SLOS)

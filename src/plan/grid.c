@@ -1,6 +1,7 @@
 /* grid.c - list and range flags parsed into axes; point numbering of their
  * product (mixed radix, last axis fastest, so that a sweep's rows come out
  * grouped by configuration with the rate inside). */
+#include "base/argval.h"
 #include "plan/grid.h"
 
 #include <math.h>
@@ -121,6 +122,8 @@ int grid_add_numbers(struct grid *g, const char *name, const char *flag, const c
 		return rc;
 	if (!*arg)
 		return err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. %s 1,2,4 or START:STOP:STEP", flag, flag);
+	if ((rc = argval_list(flag, arg, e)) < 0)
+		return rc;
 	buf = xmalloc(strlen(arg) + 1);
 	strcpy(buf, arg);
 	rc = 0;
@@ -158,6 +161,8 @@ int grid_add_words(struct grid *g, const char *name, const char *flag, const cha
 	if ((rc = new_axis(g, name, flag, &x, e)) < 0)
 		return rc;
 	x->text = true;
+	if ((rc = argval_list(flag, arg, e)) < 0)
+		return rc;
 	buf = xmalloc(strlen(arg) + 1);
 	strcpy(buf, arg);
 	rc = 0;

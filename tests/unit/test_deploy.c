@@ -375,6 +375,10 @@ static void test_gpu_list(void)
 	      "three for two places: %s", e.msg);
 	err_clear(&e);
 	CHECK(catalog_find_gpus(&c, "--gpu", ",", gs, 2, &n, &e) == -SS_EUSAGE && n == 0 &&
+		      strstr(e.msg, "--gpu: an empty item in ','"),
+	      "an empty item: %s", e.msg);
+	err_clear(&e);
+	CHECK(catalog_find_gpus(&c, "--gpu", "", gs, 2, &n, &e) == -SS_EUSAGE && n == 0 &&
 		      strstr(e.msg, "--gpu: give at least one GPU"),
 	      "none: %s", e.msg);
 	catalog_release(&c);

@@ -39,7 +39,10 @@ static void test_grid(void)
 	static const struct {
 		const char *arg, *msg;
 	} bad[] = {
-		{"1,,x", "'x' is not a number"},
+		{"1,x", "'x' is not a number"},
+		{"1,,2", "an empty item in '1,,2'"},
+		{",1", "an empty item in ',1'"},
+		{"1,", "an empty item in '1,'"},
 		{"10:40", "must be START:STOP:STEP"},
 		{"10:40:0", "needs a STEP > 0"},
 		{"40:10:2", "STOP < START"},
