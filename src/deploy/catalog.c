@@ -79,6 +79,7 @@ int catalog_find_gpus(struct catalog *c, const char *flag, const char *list, con
 		      size_t cap, size_t *n, struct err *e)
 {
 	char buf[256], *tok, *save = NULL;
+	size_t i;
 	int rc;
 
 	*n = 0;
@@ -91,8 +92,12 @@ int catalog_find_gpus(struct catalog *c, const char *flag, const char *list, con
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (*n == cap)
 			return err_set(e, SS_EUSAGE, "%s: at most %zu GPUs", flag, cap);
-		if ((rc = catalog_find_gpu(c, tok, &gs[(*n)++], e)) < 0)
+		if ((rc = catalog_find_gpu(c, tok, &gs[*n], e)) < 0)
 			return rc;
+		for (i = 0; i < *n; i++)
+			if (gs[i] == gs[*n])
+				return err_set(e, SS_EUSAGE, "%s: %s given twice ('%s')", flag, gs[*n]->id, tok);
+		(*n)++;
 	}
 	return *n ? 0 : err_set(e, SS_EUSAGE, "%s: give at least one GPU", flag);
 }

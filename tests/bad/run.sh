@@ -415,6 +415,7 @@ t yaml-rate-inf 3 "'rate' must be a finite number, got inf" '$SS run --workload 
 # 6. numbers on the command line
 t list-empty-item 2 "--tp: an empty item in '1,,2' (items are separated by single commas)" '$SS sweep --tp 1,,2 --num-requests 5'
 t list-trailing-comma 2 "--slo: an empty item in 'ttft_p90_ms=1000,'" '$SS capacity --slo ttft_p90_ms=1000,'
+t roofline-gpu-twice 2 "--gpu: h100-sxm given twice ('h100-sxm')" '$SS roofline llama-3.1-8b --gpu h100,h100-sxm'
 t list-gpus-leading-comma 2 "--gpus: an empty item in ',h100:8'" '$SS search --gpus ,h100:8 --slo ttft_p90_ms=1000'
 t flag-rate-hex 2 "--rate must be a number, got '0x10'" '$SS run --rate 0x10'
 t flag-rate-inf 2 "--rate must be a number, got 'inf'" '$SS run --rate inf'

@@ -378,6 +378,10 @@ static void test_gpu_list(void)
 		      strstr(e.msg, "--gpu: an empty item in ','"),
 	      "an empty item: %s", e.msg);
 	err_clear(&e);
+	CHECK(catalog_find_gpus(&c, "--gpu", "h100,h100-sxm", gs, 2, &n, &e) == -SS_EUSAGE &&
+		      strstr(e.msg, "--gpu: h100-sxm given twice ('h100-sxm')"),
+	      "one GPU twice: %s", e.msg);
+	err_clear(&e);
 	CHECK(catalog_find_gpus(&c, "--gpu", "", gs, 2, &n, &e) == -SS_EUSAGE && n == 0 &&
 		      strstr(e.msg, "--gpu: give at least one GPU"),
 	      "none: %s", e.msg);
