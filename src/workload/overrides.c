@@ -49,9 +49,14 @@ static int set_len(const struct wl_overrides *f, const char *flag, double mean, 
 	if (k != WL_FIXED && !(std > 0))
 		return err_set(e, SS_EUSAGE, "%s %g: --dist %s needs MEAN:STD, e.g. %s %g:%g", flag, mean,
 			       k == WL_LOGNORMAL ? "lognormal" : "normal", flag, mean, mean / 2);
+	/* the flag replaces the workload's distribution of this length whole,
+	 * its clamps too: a file's max of 4,096 under --prompt-tokens 5000
+	 * cut every prompt to 4,096 while the header said 5000 */
 	d->kind = k;
 	d->a = mean;
 	d->b = k == WL_FIXED ? 0 : std;
+	d->min = 1;
+	d->max = WL_MAX_TOKENS;
 	return 0;
 }
 

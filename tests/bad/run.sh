@@ -15,6 +15,7 @@ mkdir -p "$work/fix" && cd "$work/fix" || exit 1
 w() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" > "$1"; }
 w w.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20}'
 ln -s w.json link.json
+w wmax.json '{"arrival": {"process": "poisson", "rate": 20}, "num_requests": 20, "prompt_tokens": {"dist": "lognormal", "mean": 600, "stdev": 300, "min": 16, "max": 4096}}'
 w t.csv 'arrival_s,prompt_tokens,output_tokens
 0.0,100,10
 0.5,200,20'
@@ -413,6 +414,7 @@ t yaml-rate-hex 0 '' '$SS run --workload y-hex.yaml > /dev/null'
 t yaml-rate-1e999 3 "y-big.yaml:1:35: number 1e999 is out of the range of a double" '$SS run --workload y-big.yaml'
 t yaml-rate-inf 3 "'rate' must be a finite number, got inf" '$SS run --workload y-inf.yaml'
 # 6. numbers on the command line
+t flag-length-not-clamped-by-file 0 "" '$SS run --workload wmax.json --prompt-tokens 5000 --num-requests 5 --requests-out p.csv > /dev/null 2>&1 && cut -d, -f5 p.csv | sort -u | grep -qx 5000 && rm p.csv'
 t list-empty-item 2 "--tp: an empty item in '1,,2' (items are separated by single commas)" '$SS sweep --tp 1,,2 --num-requests 5'
 t list-trailing-comma 2 "--slo: an empty item in 'ttft_p90_ms=1000,'" '$SS capacity --slo ttft_p90_ms=1000,'
 t roofline-gpu-twice 2 "--gpu: h100-sxm given twice ('h100-sxm')" '$SS roofline llama-3.1-8b --gpu h100,h100-sxm'
