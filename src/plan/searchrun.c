@@ -58,13 +58,13 @@ void search_req_defaults(struct search_req *q)
 
 int search_parse_gpus(const char *arg, struct search_req *q, struct err *e)
 {
-	int lrc;
+	int rc;
 	char buf[512], *save = NULL, *tok;
 
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(e, SS_EUSAGE, "--gpus: list too long");
-	if ((lrc = argval_list("--gpus", arg, e)) < 0)
-		return lrc;
+	if ((rc = argval_list("--gpus", arg, e)) < 0)
+		return rc;
 	snprintf(buf, sizeof(buf), "%s", arg);
 	q->ngpu = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -90,18 +90,17 @@ int search_parse_gpus(const char *arg, struct search_req *q, struct err *e)
 int search_parse_ints(const char *flag, const char *arg, int *v, size_t *n, int64_t lo, int64_t hi,
 		      struct err *e)
 {
-	int lrc;
 	char buf[256], *save = NULL, *tok;
+	int rc;
 
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(e, SS_EUSAGE, "%s: list too long", flag);
-	if ((lrc = argval_list(flag, arg, e)) < 0)
-		return lrc;
+	if ((rc = argval_list(flag, arg, e)) < 0)
+		return rc;
 	snprintf(buf, sizeof(buf), "%s", arg);
 	*n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int64_t x;
-		int rc;
 		if (*n == SEARCH_MAX_LIST)
 			return err_set(e, SS_EUSAGE, "%s: at most %d values", flag, SEARCH_MAX_LIST);
 		if ((rc = argval_int(flag, tok, lo, hi, &x, e)) < 0)
@@ -115,14 +114,14 @@ int search_parse_ints(const char *flag, const char *arg, int *v, size_t *n, int6
 
 int search_parse_engines(const char *flag, const char *arg, struct search_space *sp, struct err *e)
 {
-	int lrc;
+	int rc;
 	char buf[128], names[128], *save = NULL, *tok;
 	size_t k;
 
 	if (strlen(arg) >= sizeof(buf))
 		return err_set(e, SS_EUSAGE, "%s: list too long", flag);
-	if ((lrc = argval_list(flag, arg, e)) < 0)
-		return lrc;
+	if ((rc = argval_list(flag, arg, e)) < 0)
+		return rc;
 	snprintf(buf, sizeof(buf), "%s", arg);
 	sp->nengine = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -158,12 +157,11 @@ int search_parse_limits(const struct deploy_table *t, size_t row, const char *fl
 
 int search_parse_dtypes(const char *arg, struct search_space *sp, struct err *e)
 {
-	int lrc;
 	char buf[128], *save = NULL, *tok;
-	int rc = 0;
+	int rc;
 
-	if ((lrc = argval_list("--dtype", arg, e)) < 0)
-		return lrc;
+	if ((rc = argval_list("--dtype", arg, e)) < 0)
+		return rc;
 	snprintf(buf, sizeof(buf), "%s", arg);
 	sp->ndtype = 0;
 	for (tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
