@@ -864,7 +864,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 		 * band member equals that seed's own answer: near the knee the
 		 * pass/fail boundary of one seed is not monotone, and another
 		 * bracket could land on another crossing */
-		if ((rc = bracket_bisect(&S, seed, c->start, 2, false, NAN, &lo, &hi, e)) < 0 ||
+		if ((rc = bracket_bisect(&S, seed, c->start, c->factor > 1 ? c->factor : 2, false, NAN, &lo, &hi, e)) < 0 ||
 		    (rc = judge_probe(&S, lo, seed, e)) < 0 || (rc = judge_probe(&S, hi, seed, e)) < 0)
 			goto out;
 		if (isnan(lo)) {

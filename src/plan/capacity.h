@@ -44,6 +44,9 @@ struct cap_cfg {
 	uint64_t seed;          /* first seed */
 	double rel_tol;         /* bisection stops at hi - lo <= rel_tol x lo */
 	double start;           /* first probe (req/s or clients) */
+	/* the bracket's step from start (0: 2, the exponential probe); a
+	 * start already near the answer (search's fine pass) steps less */
+	double factor;
 	double min_probe;       /* lowest rate probed before giving up */
 	double max_probe;       /* highest rate probed before giving up */
 	/* rate search: a probe that decides the answer must be long enough to

@@ -16,7 +16,7 @@
 #include "plan/sweep.h"
 
 /* Fewest requests of the coarse capacity search (below that the Poisson
- * noise of a run moves the answer by more than the 5 % it aims at). */
+ * noise of a run moves the answer by more than 5 %). */
 #define SEARCH_COARSE_MIN 250
 /* The coarse search's first probe, times the search's start (a power of
  * two of it: its doubling and halving probe rates of the lattice a search
@@ -29,6 +29,19 @@
  * half its load or less.  Measured: 8 against 4 and 16, the same CPU within
  * 2 %; 64, as slow as 1 (overloaded probes that are not cut short). */
 #define SEARCH_COARSE_START 8
+
+/* SEARCH_FINE_FACTOR and SEARCH_COARSE_TOL (search.h): the fine search's
+ * bracket step from the coarse answer, and the coarse search's precision.
+ * The coarse pass's answer (a quarter of the requests) lies at 0.81-2.0x the
+ * fine one on the README DeepSeek-V3 search (84 deployments; 10 % / 50 % /
+ * 90 %: 0.87 / 0.93 / 1.06x): shorter runs queue less, so it reads high.  A step of 2 from there spent about five of the
+ * fine pass's nine probes per deployment closing a bracket far wider than
+ * the coarse answer's error; 1.15 brackets most of them in one step (beyond
+ * it the bracket widens by 1.15 a step), and a coarse answer to 10 % is then
+ * as good a start as one to 5 %.  The fine pass still bisects to the
+ * caller's 1 %, so the answer is the same rule's; the bracket's lattice
+ * differs, and near the knee, where pass / fail is not monotone in the rate,
+ * that moves an answer within its seed band (docs/commands/search.md). */
 
 void search_space_defaults(struct search_space *sp)
 {
@@ -346,7 +359,7 @@ int search_capacity(const struct scenario_state *st, const struct wl_spec *wl, c
 	if (wl->num_requests >= 2 * SEARCH_COARSE_MIN) {
 		struct cap_cfg coarse = fine;
 		struct wl_spec wc = *wl;
-		coarse.rel_tol = 0.05;
+		coarse.rel_tol = SEARCH_COARSE_TOL;
 		coarse.nseeds = 1;
 		coarse.allow_short = true;   /* it only finds where to start */
 		coarse.no_saturation = true; /* nor what saturates */
@@ -356,8 +369,10 @@ int search_capacity(const struct scenario_state *st, const struct wl_spec *wl, c
 		if ((rc = cap_search(st, &wc, &coarse, res, e)) < 0)
 			goto out;
 		*probes += res->nsim;
-		if (res->found && !res->unbounded)
+		if (res->found && !res->unbounded) {
 			fine.start = res->max_rate;
+			fine.factor = SEARCH_FINE_FACTOR;
+		}
 		cap_result_release(res);
 	}
 	if ((rc = cap_search(st, wl, &fine, res, e)) == 0)

@@ -151,12 +151,15 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 		    struct search_outcome *out, struct err *e);
 
 /* The capacity search of one prepared deployment as search ranks it: a
- * coarse pass (a quarter of the requests, at least 250, to 5 %, from 8 x
- * cc->start; only with 500 requests or more) finds where the fine pass
- * (cc on the whole workload, failing probes stopped once decided, the
- * probes' energy metered, the saturation search only with
+ * coarse pass (a quarter of the requests, at least 250, to
+ * SEARCH_COARSE_TOL, from 8 x cc->start; only with 500 requests or more)
+ * finds where the fine pass (cc on the whole workload, its bracket stepping
+ * by SEARCH_FINE_FACTOR from there, failing probes stopped once decided,
+ * the probes' energy metered, the saturation search only with
  * want_saturation) starts.  The simulations of both are added to *probes;
- * res as cap_search's (cap_result_release). */
+ * res as cap_search's (cap_result_release).  Why these two: search.c. */
+#define SEARCH_COARSE_TOL 0.1
+#define SEARCH_FINE_FACTOR 1.15
 int search_capacity(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *cc,
 		    bool want_saturation, struct cap_result *res, size_t *probes, struct err *e);
 

@@ -341,7 +341,8 @@ static void test_early_stop(const struct scenario_state *st, const struct wl_spe
 /* search_capacity's coarse pass starts at 8 x the start: the same
  * answer, binding and operating point as the passes search ran before
  * (coarse from 1 req/s on a quarter of the requests, then the fine pass
- * from its answer), with fewer simulations (those at 1, 2 and 4 req/s). */
+ * from its answer, stepping by SEARCH_FINE_FACTOR), with fewer simulations
+ * (those at 1, 2 and 4 req/s). */
 static void test_search_passes(const struct scenario_state *st, const struct wl_spec *wl)
 {
 	struct cap_cfg c, coarse, fine;
@@ -357,7 +358,7 @@ static void test_search_passes(const struct scenario_state *st, const struct wl_
 	wc = w;
 	wc.num_requests = 250;
 	coarse = c;
-	coarse.rel_tol = 0.05;
+	coarse.rel_tol = SEARCH_COARSE_TOL;
 	coarse.allow_short = true;
 	coarse.no_saturation = true;
 	coarse.early_stop = true;
@@ -370,6 +371,7 @@ static void test_search_passes(const struct scenario_state *st, const struct wl_
 	fine.no_saturation = true;
 	fine.energy = true;
 	fine.start = r0.max_rate;
+	fine.factor = SEARCH_FINE_FACTOR;
 	CHECK(r0.found && r0.max_rate > 8, "the coarse answer %.4g req/s lies above 8 req/s", r0.max_rate);
 	if (cap_search(st, &w, &fine, &r1, &e) < 0 || search_capacity(st, &w, &c, false, &r, &probes, &e) < 0) {
 		CHECK(0, "searches: %s", e.msg);
