@@ -196,12 +196,19 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 			struct req *o = rp->growers[j];
 			sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + o->step_tokens) - o->nblocks);
 		}
-		for (; i < rp->nothers; i++) {
-			struct req *o = rp->others[i];
-			if (i + REQ_PREFETCH_AHEAD < rp->nothers)
-				req_prefetch(rp->others[i + REQ_PREFETCH_AHEAD], REQ_HOT_BYTES);
-			o->scheduled = true;
-			rp->sched[i] = o;
+		/* req.scheduled is read by SGLang's policy and the step log
+		 * alone: without a log, the list is copied and no record
+		 * touched (a walk of every running request a step less; the
+		 * step's end clears the flag as it walks them) */
+		if (s->cfg.step_log) {
+			for (; i < rp->nothers; i++) {
+				rp->others[i]->scheduled = true;
+				rp->sched[i] = rp->others[i];
+			}
+		} else {
+			if (rp->nothers > 0) /* (sched may be NULL then) */
+				memcpy(rp->sched, rp->others, rp->nothers * sizeof(*rp->sched));
+			i = rp->nothers;
 		}
 		rp->nsched = rp->nothers;
 		budget -= rp->ahead.tokens;

@@ -985,6 +985,8 @@ static SCHED_STEP_INLINE bool decode_step_clear(const struct sim *s, const struc
 		 rp->cls_count[cls] > kvc_available(&rp->kv));
 }
 
+#define STEP_END_PREFETCH_REQS 64
+
 /* Replica ri's step end is being queued: what finish_rank reads first
  * then -- the records of the requests scheduled in the step and of its
  * coming completions (dec_fin_prefetch) -- fetched into the cache while
@@ -994,9 +996,13 @@ static SCHED_STEP_INLINE bool decode_step_clear(const struct sim *s, const struc
  * their loads were the step loop's largest cost. */
 static SCHED_STEP_INLINE void step_end_prefetch(const struct replica *rp)
 {
-	size_t i;
+	/* the first STEP_END_PREFETCH_REQS of a big batch: finish_rank's walk
+	 * asks for the rest itself, REQ_PREFETCH_AHEAD ahead, and thousands
+	 * of whole records (a P/D decode rank of the silicon eval at 16,384
+	 * clients) evict each other before the walk reaches them */
+	size_t i, n = rp->nsched < STEP_END_PREFETCH_REQS ? rp->nsched : STEP_END_PREFETCH_REQS;
 
-	for (i = 0; i < rp->nsched; i++)
+	for (i = 0; i < n; i++)
 		req_prefetch(rp->sched[i], sizeof(struct req));
 	dec_fin_prefetch(rp);
 }
