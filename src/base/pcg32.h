@@ -15,20 +15,28 @@ struct pcg32 {
 void pcg32_seed(struct pcg32 *r, uint64_t initstate, uint64_t stream);
 /* (Inline, with pcg32_double: the workload and the acceptance draws take
  * one or more per request, a call costing about what the draw does.) */
+#define PCG32_MULT 6364136223846793005ULL
+
+/* The output of state (XSH-RR) without stepping: pcg32_next returns that
+ * of the state it steps from. */
+static inline uint32_t pcg32_output(uint64_t state)
+{
+	uint32_t xorshifted = (uint32_t)(((state >> 18u) ^ state) >> 27u), rot = (uint32_t)(state >> 59u);
+
+	return (xorshifted >> rot) | (xorshifted << ((-rot) & 31u));
+}
+
 static inline uint32_t pcg32_next(struct pcg32 *r)
 {
 	uint64_t old = r->state;
-	uint32_t xorshifted, rot;
 
-	r->state = old * 6364136223846793005ULL + r->inc;
-	xorshifted = (uint32_t)(((old >> 18u) ^ old) >> 27u);
-	rot = (uint32_t)(old >> 59u);
-	return (xorshifted >> rot) | (xorshifted << ((-rot) & 31u));
+	r->state = old * PCG32_MULT + r->inc;
+	return pcg32_output(old);
 }
 /* Step past one output without computing it. */
 static inline void pcg32_skip(struct pcg32 *r)
 {
-	r->state = r->state * 6364136223846793005ULL + r->inc;
+	r->state = r->state * PCG32_MULT + r->inc;
 }
 /* Uniform integer in [0, bound) without modulo bias; bound > 0. */
 uint32_t pcg32_bounded(struct pcg32 *r, uint32_t bound);

@@ -132,10 +132,13 @@ double spec_mean_accepted_len(const struct spec_cfg *sp)
 	return al;
 }
 
-void spec_draws_init(const struct spec_cfg *sp, struct spec_draws *dr)
+void spec_draws_init(const struct spec_cfg *sp, uint64_t inc, struct spec_draws *dr)
 {
 	int a;
 
+	/* (m, c) twice: m (m x + c) + c, mod 2^64 */
+	dr->m2 = PCG32_MULT * PCG32_MULT;
+	dr->c2 = PCG32_MULT * inc + inc;
 	for (a = 0; a < SPEC_MAX_TOKENS; a++) {
 		double p = sp->rate[sp->nrates > 1 ? a : 0];
 		/* p = 1 and p = 0 take no draw: exact for the limit tests */

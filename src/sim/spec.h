@@ -67,12 +67,17 @@ int spec_parse_rates(const char *s, struct spec_cfg *sp, struct err *e);
 #define SPEC_DRAW_SURE UINT64_MAX
 struct spec_draws {
 	uint64_t thr[SPEC_MAX_TOKENS];
+	/* a draw's two steps of the stream as one: state' = m2 state + c2
+	 * (the LCG's step composed with itself, for the stream's inc): one
+	 * multiplication a draw on the chain from draw to draw, not two */
+	uint64_t m2, c2;
 };
-void spec_draws_init(const struct spec_cfg *sp, struct spec_draws *dr);
+/* dr from sp's rates, for a stream of increment inc (pcg32.inc). */
+void spec_draws_init(const struct spec_cfg *sp, uint64_t inc, struct spec_draws *dr);
 
 /* Drafts accepted out of k offered (0..k <= SPEC_MAX_TOKENS), drawn from r:
  * position a in turn, while accepted, with probability sp->rate[a] (one
- * rate: rate[0]) as spec_draws_init made dr of sp. */
+ * rate: rate[0]) as spec_draws_init made dr of sp (for r's inc). */
 static inline int spec_accepted(const struct spec_draws *dr, int k, struct pcg32 *r)
 {
 	int a;
@@ -85,14 +90,15 @@ static inline int spec_accepted(const struct spec_draws *dr, int k, struct pcg32
 			break;
 		/* pcg32_double's high 27 bits, then its low 26 only when the
 		 * high ones tie with the threshold's */
-		hi = pcg32_next(r) >> 5;
+		hi = pcg32_output(r->state) >> 5;
 		th = t >> 26;
 		if (hi != th) {
-			pcg32_skip(r);
+			r->state = r->state * dr->m2 + dr->c2; /* pcg32_next, pcg32_skip */
 			if (hi > th)
 				break;
 			continue;
 		}
+		pcg32_skip(r);
 		if ((uint64_t)(pcg32_next(r) >> 6) >= (t & ((1u << 26) - 1)))
 			break;
 	}

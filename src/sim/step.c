@@ -720,6 +720,9 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 	const int sh = s->bs_log2p1 - 1;
 	const int64_t bm = ((int64_t)1 << sh) - 1;
 	uint64_t drafted = 0, accepted = 0;
+	/* the stream in a register: in memory, each store to a request's
+	 * int64_t fields could alias its uint64_t state */
+	struct pcg32 rng = s->spec_rng;
 	size_t i;
 
 	for (i = i0; i < rp->nsched; i++) {
@@ -732,7 +735,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 		q = r->step_tokens;
 		if (q < 2 || r->pd_first || !decoding(r))
 			break;
-		a = spec_accepted(&s->spec_draws, (int)q - 1, &s->spec_rng);
+		a = spec_accepted(&s->spec_draws, (int)q - 1, &rng);
 		drafted += (uint64_t)(q - 1);
 		accepted += (uint64_t)a;
 		r->scheduled = false;
@@ -764,6 +767,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 			n = lpt;
 		plan_ahead_sum(rp, r, n, (int32_t)((c + n + bm) >> sh) - r->nblocks, pa);
 	}
+	s->spec_rng = rng;
 	s->tot.spec_verify += i - i0;
 	s->tot.spec_drafted += drafted;
 	s->tot.spec_accepted += accepted;

@@ -1241,7 +1241,7 @@ static void test_spec_draws(void)
 		sp.k = 4;
 		sp.nrates = i == 0 ? 1 : 4;
 		memcpy(sp.rate, rates[i], sizeof(rates[i]));
-		spec_draws_init(&sp, &dr);
+		spec_draws_init(&sp, a.inc, &dr);
 		for (j = 0; j < 200000 / (sizeof(rates) / sizeof(rates[0])); j++, n++) {
 			int k = 1 + (int)(j % 4);
 			if (spec_accepted(&dr, k, &a) != spec_accepted_ref(&sp, k, &b) || a.state != b.state)
@@ -1249,6 +1249,32 @@ static void test_spec_draws(void)
 		}
 	}
 	CHECK(bad == 0, "acceptance thresholds: %zu of %zu calls differ from pcg32_double(r) < p", bad, n);
+	/* thresholds whose high 27 bits tie with the draws' (the low 26
+	 * decide; once in 2^27 at random): each position's has the high bits
+	 * of the draw it takes if the earlier ones are accepted, low bits
+	 * within 2 of the draw's */
+	bad = n = 0;
+	for (j = 0; j < 20000; j++, n++) {
+		int k = 1 + (int)(j % 4), p, want;
+		uint64_t thr[4];
+		struct pcg32 c = b;
+		for (p = 0; p < k; p++) {
+			uint64_t hi = pcg32_next(&c) >> 5, lo = pcg32_next(&c) >> 6;
+			thr[p] = dr.thr[p] = (hi << 26) | ((lo + (j * 7 + (size_t)p) % 5 - 2) & ((1u << 26) - 1));
+		}
+		c = b;
+		for (want = 0; want < k; want++) { /* X = pcg32_double's 53 bits < thr */
+			uint64_t hi = pcg32_next(&c) >> 5, lo = pcg32_next(&c) >> 6;
+			if (((hi << 26) | lo) >= thr[want])
+				break;
+		}
+		if (spec_accepted(&dr, k, &a) != want)
+			bad++;
+		b = c;
+		if (a.state != b.state)
+			bad++;
+	}
+	CHECK(bad == 0, "acceptance thresholds tying in the high bits: %zu of %zu calls differ", bad, n);
 }
 
 /* Default acceptance (issue 26): the measured per-position curves.  Text
