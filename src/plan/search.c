@@ -34,14 +34,17 @@
  * bracket step from the coarse answer, and the coarse search's precision.
  * The coarse pass's answer (a quarter of the requests) lies at 0.81-2.0x the
  * fine one on the README DeepSeek-V3 search (84 deployments; 10 % / 50 % /
- * 90 %: 0.87 / 0.93 / 1.06x): shorter runs queue less, so it reads high.  A step of 2 from there spent about five of the
- * fine pass's nine probes per deployment closing a bracket far wider than
- * the coarse answer's error; 1.15 brackets most of them in one step (beyond
- * it the bracket widens by 1.15 a step), and a coarse answer to 10 % is then
- * as good a start as one to 5 %.  The fine pass still bisects to the
- * caller's 1 %, so the answer is the same rule's; the bracket's lattice
- * differs, and near the knee, where pass / fail is not monotone in the rate,
- * that moves an answer within its seed band (docs/commands/search.md). */
+ * 90 %: 0.87 / 0.93 / 1.06x): shorter runs queue less, so it reads high.  A
+ * step of 2 from there spent about five of the fine pass's nine probes per
+ * deployment closing a bracket far wider than that error.  A step of 1.08
+ * brackets half of them in one step and most in two (beyond, the bracket
+ * widens by 1.08 a step), and three halvings of an 8 % bracket reach the 1 %
+ * that four were needed for from 15 % (1.15 measured 6 % more CPU, 1.04 no
+ * less); a coarse answer to 10 % is then as good a start as one to 5 %.  The
+ * fine pass still bisects to the caller's 1 %, so the answer is the same
+ * rule's; the bracket's lattice differs, and near the knee, where pass /
+ * fail is not monotone in the rate, that moves an answer within its seed
+ * band (docs/commands/search.md). */
 
 void search_space_defaults(struct search_space *sp)
 {

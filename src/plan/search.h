@@ -159,7 +159,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
  * want_saturation) starts.  The simulations of both are added to *probes;
  * res as cap_search's (cap_result_release).  Why these two: search.c. */
 #define SEARCH_COARSE_TOL 0.1
-#define SEARCH_FINE_FACTOR 1.15
+#define SEARCH_FINE_FACTOR 1.08
 int search_capacity(const struct scenario_state *st, const struct wl_spec *wl, const struct cap_cfg *cc,
 		    bool want_saturation, struct cap_result *res, size_t *probes, struct err *e);
 
