@@ -16,7 +16,9 @@ the MTP depth (ctx1_gen5_tep8_batch32_eplb0_mtp3).
 For each blank-count row this takes the configuration as it stood on the day
 the row was measured (the latest commit of the file on or before that day
 holding an entry that matches the row's model, precision, GPU, framework,
-ISL/OSL, concurrency and the recorded prefill tp/ep and decode tp) and keeps
+ISL/OSL, concurrency and the recorded prefill tp/ep and decode tp; an entry
+runs the concurrencies its recipe's benchmark names, else its conc-list:
+runs_at) and keeps
 the row only when every matching entry there gives the same pools and
 speculative setting.  306 of the blank-count rows repeat a measurement that
 `db-dump/` records with its pools (identical TTFT and TPOT, same backend,
@@ -69,6 +71,16 @@ give the prefill limits, DECODE_MAX_BATCH_SIZE the decode batch and
 DECODE_MTP_SIZE the MTP depth.  Where an MTP entry names no depth, its recipe's
 decode workers do: TensorRT-LLM's speculative_config.num_nextn_predict_layers,
 SGLang's speculative-num-steps (EAGLE top-1; recipe_mtp).
+
+The db-dump disagg rows record their pools but not the launch's limits:
+their prefill_batch_size is the generator rule's default 1 and their
+decode_batch_size the client's concurrency split over the decode workers
+and ranks, on every one of them, where the twins of the same runs in the
+blank sources launched from recipes with other limits.  For such a row the
+plain entries of its point whose pools are the recorded ones
+(recorded_candidates; the concurrency the entry's recipe benchmarks, else
+its conc-list: runs_at) give the decode batch and the prefill limits, written
+with the recorded pools where every such entry agrees (recorded_rows).
 
 usage: inferencex_pools.py INFERENCEX_GIT_DIR SRT_SLURM_GIT_DIR SILICON_CSV.gz [SILICON_CSV.gz...] OUT.csv
        inferencex_pools.py --test   (checks mtp_partner on made-up rows)
@@ -231,6 +243,11 @@ def redundant_experts(row):
     return (32 if row["precision"] == "fp8" else 0), 32
 
 
+# the recipe history and the row's measurement day that candidates and
+# recorded_candidates read (runs_at); on_the_day's matchers take (cfg, row, conc)
+SRT, DAY = [None], [""]
+
+
 def candidates(cfg, row, conc):
     for key, v in cfg.items():
         if not isinstance(v, dict) or not v.get("disagg"):
@@ -246,7 +263,7 @@ def candidates(cfg, row, conc):
                 continue
             for e in s.get("search-space") or []:
                 p, d = e["prefill"], e["decode"]
-                if conc not in (e.get("conc-list") or []):
+                if not runs_at(SRT[0], e, conc, DAY[0]):
                     continue
                 if p["tp"] != int(row["prefill_tp_size"]) or p["ep"] != int(row["prefill_moe_ep_size"]):
                     continue
@@ -260,6 +277,125 @@ def candidates(cfg, row, conc):
                             dg or d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0,
                             pg, dg, pg), \
                     e
+
+
+def recipe_concurrencies(srt, entry, day):
+    """The client concurrencies an entry's srt-slurm recipe benchmarks
+    (benchmark.concurrencies: "36" or "128x256x512"), as the file stood on
+    day; None when no recipe or none named.  The H200 dynamo-trt entries of
+    February 2026 label a run by its concurrency per decode worker
+    (conc-list [4], recipe c4_ctx1_gen9_tep8_batch256_eplb0_mtp0.yaml) while
+    the recipe's client ran 36, the row's silicon_concurrency."""
+    b = recipe_doc(srt, recipe_path(entry), day).get("benchmark") or {}
+    v = b.get("concurrencies")
+    if isinstance(v, int):
+        return {v}
+    if isinstance(v, str) and re.fullmatch(r"\d+(x\d+)*", v.strip()):
+        return set(int(x) for x in v.strip().split("x"))
+    if isinstance(v, list) and all(isinstance(x, int) for x in v):
+        return set(v)
+    return None
+
+
+def runs_at(srt, entry, conc, day):
+    """Whether an entry ran concurrency conc: its recipe's benchmark
+    concurrencies where the recipe names them, else its conc-list."""
+    named = recipe_concurrencies(srt, entry, day) if srt else None
+    return conc in named if named else conc in (entry.get("conc-list") or [])
+
+
+def recorded_candidates(cfg, row, conc):
+    """The plain entries of a db-dump disagg row's point whose pools are the
+    row's recorded ones: per pool the worker count, the GPUs a worker holds
+    (tp x attention DP recorded; the entry's tp), attention DP (the entry's
+    tp where dp-attn, else 1) and EP (db-dump records them as the launch ran
+    them: 221 twins agree, module docstring).  db-dump holds plain runs
+    (mtp_partner), so MTP entries are left out."""
+    one = lambda x: int(float(x or 1)) or 1
+    rec = {side: (one(row[side + "_num_workers"]), one(row[side + "_tp_size"]) * one(row[side + "_attention_dp_size"]),
+                  one(row[side + "_attention_dp_size"]), one(row[side + "_moe_ep_size"]))
+           for side in ("prefill", "decode")}
+    for key, v in cfg.items():
+        if not isinstance(v, dict) or not v.get("disagg"):
+            continue
+        if v.get("model-prefix") != PREFIX.get(row["model_path"]) or v.get("precision") != row["precision"]:
+            continue
+        if not str(v.get("framework", "")).startswith(FRAMEWORK[row["backend"]]):
+            continue
+        if str(v.get("runner", "")).split("-")[0] != GPU.get(row["system"]):
+            continue
+        for s in v.get("seq-len-configs") or []:
+            if s.get("isl") != int(row["isl"]) or s.get("osl") != int(row["osl"]):
+                continue
+            for e in s.get("search-space") or []:
+                if not runs_at(SRT[0], e, conc, DAY[0]):
+                    continue
+                if str(e.get("spec-decoding") or "none").lower() == "mtp":
+                    continue
+                if any(node_gpus(e, side, row) for side in ("prefill", "decode")):
+                    continue
+                if all((e[side]["num-worker"], e[side]["tp"], e[side]["tp"] if e[side].get("dp-attn") else 1,
+                        e[side]["ep"]) == rec[side] for side in ("prefill", "decode")):
+                    yield key, recipe(e)[0], e
+
+
+# db-dump names its DeepSeek-R1 runs deepseek-ai/DeepSeek-V3 (ids dsr1_...; twin_key)
+DBDUMP_MODEL = {"dsr1": "deepseek-ai/DeepSeek-R1"}
+
+
+def db_prefix(row):
+    """The InferenceX model prefix of a db-dump row: its model's, else its id's
+    (dsr1_... under DeepSeek-V3); None if neither names one."""
+    p = PREFIX.get(row["model_path"])
+    if p is None and row["model_path"] == "deepseek-ai/DeepSeek-V3" and row["id"].startswith("dsr1_"):
+        p = "dsr1"
+    return p
+
+
+def recorded_rows(hist, srt, rows, counts):
+    """Limits of the db-dump disagg rows that record their pools.  db-dump
+    records what aiconfigurator's generator would write, not the launch's
+    limits: prefill_batch_size is 1 on all of its 274 disagg rows (the
+    generator rule's default) and decode_batch_size x decode workers x decode
+    attention DP is the client's concurrency on every one (a concurrency
+    split), while the twins the blank sources hold of the same runs
+    (identical TTFT and TPOT) launched from recipes with other limits (e.g.
+    cfg386 c27: decode batch 9 recorded, recipe batch 8 on 3 workers, so
+    three of the 27 clients wait for a decode slot).  For each such row of
+    an InferenceX model, the plain entries of its point on its measurement
+    day (recorded_candidates) give the decode batch (recipe name or launch
+    variable) and the prefill limits (recipe); written where every matching
+    entry agrees and one of them is named, with the recorded pools."""
+    out = []
+    for row in rows:
+        if row["mode"] != "disagg" or not row["prefill_num_workers"] or \
+                not row["silicon_data_source"].startswith("db-dump/") or db_prefix(row) is None:
+            continue
+        row = dict(row, model_path=DBDUMP_MODEL.get(db_prefix(row), row["model_path"]))
+        f = source_fields(row["silicon_data_source"])
+        if "silicon_concurrency" not in f or "measured" not in f:
+            continue
+        counts["recorded"] += 1
+        SRT[0], DAY[0] = srt, f["measured"][:10]
+        found = on_the_day(hist, row, f, recorded_candidates)
+        if not found:
+            continue
+        commit, c = found
+        day = f["measured"][:10]
+        lim = set((b,) + prefill_limits(srt, e, day) for _, b, e in c)
+        if len(lim) != 1:
+            counts["recorded ambiguous"] += 1
+            continue
+        dbatch, pbatch, ptokens = lim.pop()
+        if not dbatch and not pbatch:
+            continue
+        one = lambda x: int(float(x or 1)) or 1
+        counts["recorded limits"] += 1
+        out.append([row["id"], "disagg", one(row["prefill_num_workers"]), one(row["decode_num_workers"]),
+                    one(row["prefill_attention_dp_size"]), one(row["decode_attention_dp_size"]),
+                    one(row["decode_moe_ep_size"]), dbatch, "none", 0,
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), pbatch, ptokens, 0, 0, 0, 0, 0])
+    return out
 
 
 def disagg_point(row, f):
@@ -444,7 +580,7 @@ def main():
         rows += list(csv.DictReader(gzip.open(silicon, "rt")))
     counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
               "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0, "mtp by twin": 0,
-              "mtp from recipe": 0}
+              "mtp from recipe": 0, "recorded": 0, "recorded limits": 0, "recorded ambiguous": 0}
     out = []
     twins = {}
     for row in rows:
@@ -457,6 +593,7 @@ def main():
             continue
         counts["rows"] += 1
         f = source_fields(row["silicon_data_source"])
+        SRT[0], DAY[0] = srt, f["measured"][:10]
         found = on_the_day(hist, row, f, candidates)
         if not found:
             counts["no entry"] += 1
@@ -502,12 +639,14 @@ def main():
                     "mtp_tokens", "config", "prefill_batch_size", "prefill_max_num_tokens", "prefill_gpus",
                     "decode_gpus", "prefill_moe_ep_size", "prefill_redundant_experts",
                     "decode_redundant_experts"])
-        w.writerows(out + agg_rows(repo, hist, rows, counts))
+        w.writerows(out + agg_rows(repo, hist, rows, counts) + recorded_rows(hist, srt, rows, counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous (%(mtp by twin)d more kept as the MTP run beside a db-dump plain one); of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
                      "pools, %(twin disagrees)d more disagreed and were dropped; %(prefill limits)d kept rows with "
                      "their prefill limits from the recipe, %(mtp from recipe)d their MTP depth; %(agg mtp)d agg rows ran MTP (%(agg mtp by twin)d of them "
-                     "where a plain entry covered the point too, told apart by db-dump)\n" % counts)
+                     "where a plain entry covered the point too, told apart by db-dump); %(recorded limits)d of %(recorded)d db-dump "
+                     "disagg rows with recorded pools took their limits from their plain entries (%(recorded ambiguous)d "
+                     "entries disagreed)\n" % counts)
 
 
 def selftest():
@@ -542,7 +681,13 @@ def selftest():
         assert got == want, "%s: got %r, want %r" % (name, got, want)
     got = mtp_partner(mtp_run, f, c, disagg_points([plain_run, mtp_run]), {})
     assert got is None, "no db-dump run: got %r" % (got,)
-    print("ok: %d cases" % (len(cases) + 1))
+    # db-dump rows: the model prefix from the id where db-dump names DeepSeek-R1 DeepSeek-V3
+    assert db_prefix(dict(db, model_path="deepseek-ai/DeepSeek-V3", id="dsr1_b200_x")) == "dsr1"
+    assert db_prefix(dict(db, model_path="deepseek-ai/DeepSeek-V3", id="dsv3_b200_x")) is None
+    # an entry without a recipe runs its conc-list
+    assert runs_at(None, {"conc-list": [4], "prefill": {}, "decode": {}}, 4, "2026-02-14")
+    assert not runs_at(None, {"conc-list": [4], "prefill": {}, "decode": {}}, 36, "2026-02-14")
+    print("ok: %d cases" % (len(cases) + 5))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,12 @@
  * the recorded ones stand.  Two more give the redundant expert slots each
  * pool's launch line sets (SGLang's --ep-num-redundant-experts in the
  * dynamo-sglang GB200/GB300 scripts and recipes): prefill_redundant_experts,
- * decode_redundant_experts (0 or absent: none). */
+ * decode_redundant_experts (0 or absent: none).  A disagg line may also
+ * name a row whose pools are recorded (db-dump): its pool columns must then
+ * repeat the recorded ones, and it sets only the limits (decode batch,
+ * prefill batch and tokens), because db-dump records the generator's
+ * default prefill batch and the concurrency split as the decode batch, not
+ * what the launch's recipe set (HARNESS.md, "Recorded pools' limits"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,11 +188,35 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 		const struct pools_line *l;
 		struct aic_pool pre, dec;
 		bool disagg = strcmp(r->mode, "disagg") == 0;
-		if (disagg ? r->pre.workers > 0 || r->dec.workers > 0 : strcmp(r->mode, "agg") != 0)
+		if (!disagg && strcmp(r->mode, "agg") != 0)
 			continue;
 		snprintf(key.id, sizeof(key.id), "%s", r->id);
 		if (!(l = bsearch(&key, ls, n, sizeof(*ls), cmp_line)) || l->agg == disagg)
 			continue;
+		if (disagg && (r->pre.workers > 0 || r->dec.workers > 0)) {
+			/* pools recorded (db-dump): the line gives the launch's
+			 * limits only, and must name the recorded pools */
+			if (l->pw != r->pre.workers || l->dw != r->dec.workers || l->padp != r->pre.attn_dp ||
+			    l->dadp != r->dec.attn_dp || l->dep != r->dec.moe_ep || l->spec != 0 || l->pgpus > 0 ||
+			    l->dgpus > 0 || l->pep > 0 || l->pred > 0 || l->dred > 0) {
+				rc = err_set(e, SS_EDATA,
+					     "%s: row '%s' records its pools (workers %d/%d, attention DP %d/%d, "
+					     "decode EP %d); its line must repeat them and set only the limits",
+					     path, r->id, r->pre.workers, r->dec.workers, r->pre.attn_dp,
+					     r->dec.attn_dp, r->dec.moe_ep);
+				free(ls);
+				return rc;
+			}
+			if (l->dbatch > 0)
+				r->dec.batch = l->dbatch;
+			if (l->pbatch > 0 && l->ptokens > 0) {
+				r->pre.batch = l->pbatch;
+				r->pre.max_tokens = l->ptokens;
+			}
+			r->pools_derived = true;
+			(*applied)++;
+			continue;
+		}
 		if (l->agg) {
 			r->spec_tokens = l->spec;
 			r->pools_derived = true;

@@ -80,7 +80,7 @@ static void print_tables_text(FILE *f, const struct eval_pass *p)
 			fprintf(f, "  %zu row%s dropped as duplicates: the same run as an earlier row (engine, version, GPU, layout, ISL/OSL, concurrency; identical TTFT and TPOT)\n",
 				p->table_dups, p->table_dups > 1 ? "s" : "");
 		if (p->table_pools)
-			fprintf(f, "  %zu rows read with InferenceX's launch configuration (%s: disagg pools the row leaves blank, MTP)\n",
+			fprintf(f, "  %zu rows read with InferenceX's launch configuration (%s: disagg pools the row leaves blank or their recorded limits, MTP)\n",
 				p->table_pools, EXP_POOLS_FILE);
 	} else
 		fprintf(f, "\nskipped %zu experiments\n", p->skips.total);
