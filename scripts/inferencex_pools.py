@@ -248,7 +248,10 @@ def redundant_experts(row):
 SRT, DAY = [None], [""]
 
 
-def candidates(cfg, row, conc):
+def point_entries(cfg, row, conc):
+    """(key, search-space entry) of every disagg entry of the row's model,
+    precision, framework, GPU and ISL/OSL that ran concurrency conc
+    (runs_at), as cfg stood on DAY."""
     for key, v in cfg.items():
         if not isinstance(v, dict) or not v.get("disagg"):
             continue
@@ -262,21 +265,25 @@ def candidates(cfg, row, conc):
             if s.get("isl") != int(row["isl"]) or s.get("osl") != int(row["osl"]):
                 continue
             for e in s.get("search-space") or []:
-                p, d = e["prefill"], e["decode"]
-                if not runs_at(SRT[0], e, conc, DAY[0]):
-                    continue
-                if p["tp"] != int(row["prefill_tp_size"]) or p["ep"] != int(row["prefill_moe_ep_size"]):
-                    continue
-                if d["tp"] != int(row["decode_tp_size"]):
-                    continue
-                spec = str(e.get("spec-decoding") or "none").lower()
-                batch, mtp = recipe(e)
-                pg, dg = node_gpus(e, "prefill", row), node_gpus(e, "decode", row)
-                yield key, (p["num-worker"], d["num-worker"],
-                            pg or (p["tp"] if p.get("dp-attn") else 1), dg or (d["tp"] if d.get("dp-attn") else 1),
-                            dg or d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0,
-                            pg, dg, pg), \
-                    e
+                if runs_at(SRT[0], e, conc, DAY[0]):
+                    yield key, e
+
+
+def candidates(cfg, row, conc):
+    for key, e in point_entries(cfg, row, conc):
+        p, d = e["prefill"], e["decode"]
+        if p["tp"] != int(row["prefill_tp_size"]) or p["ep"] != int(row["prefill_moe_ep_size"]):
+            continue
+        if d["tp"] != int(row["decode_tp_size"]):
+            continue
+        spec = str(e.get("spec-decoding") or "none").lower()
+        batch, mtp = recipe(e)
+        pg, dg = node_gpus(e, "prefill", row), node_gpus(e, "decode", row)
+        yield key, (p["num-worker"], d["num-worker"],
+                    pg or (p["tp"] if p.get("dp-attn") else 1), dg or (d["tp"] if d.get("dp-attn") else 1),
+                    dg or d["ep"], batch, "mtp" if spec == "mtp" else "none", mtp if spec == "mtp" else 0,
+                    pg, dg, pg), \
+            e
 
 
 def recipe_concurrencies(srt, entry, day):
@@ -315,28 +322,14 @@ def recorded_candidates(cfg, row, conc):
     rec = {side: (one(row[side + "_num_workers"]), one(row[side + "_tp_size"]) * one(row[side + "_attention_dp_size"]),
                   one(row[side + "_attention_dp_size"]), one(row[side + "_moe_ep_size"]))
            for side in ("prefill", "decode")}
-    for key, v in cfg.items():
-        if not isinstance(v, dict) or not v.get("disagg"):
+    for key, e in point_entries(cfg, row, conc):
+        if str(e.get("spec-decoding") or "none").lower() == "mtp":
             continue
-        if v.get("model-prefix") != PREFIX.get(row["model_path"]) or v.get("precision") != row["precision"]:
+        if any(node_gpus(e, side, row) for side in ("prefill", "decode")):
             continue
-        if not str(v.get("framework", "")).startswith(FRAMEWORK[row["backend"]]):
-            continue
-        if str(v.get("runner", "")).split("-")[0] != GPU.get(row["system"]):
-            continue
-        for s in v.get("seq-len-configs") or []:
-            if s.get("isl") != int(row["isl"]) or s.get("osl") != int(row["osl"]):
-                continue
-            for e in s.get("search-space") or []:
-                if not runs_at(SRT[0], e, conc, DAY[0]):
-                    continue
-                if str(e.get("spec-decoding") or "none").lower() == "mtp":
-                    continue
-                if any(node_gpus(e, side, row) for side in ("prefill", "decode")):
-                    continue
-                if all((e[side]["num-worker"], e[side]["tp"], e[side]["tp"] if e[side].get("dp-attn") else 1,
-                        e[side]["ep"]) == rec[side] for side in ("prefill", "decode")):
-                    yield key, recipe(e)[0], e
+        if all((e[side]["num-worker"], e[side]["tp"], e[side]["tp"] if e[side].get("dp-attn") else 1,
+                e[side]["ep"]) == rec[side] for side in ("prefill", "decode")):
+            yield key, recipe(e)[0], e
 
 
 # db-dump names its DeepSeek-R1 runs deepseek-ai/DeepSeek-V3 (ids dsr1_...; twin_key)
