@@ -2,6 +2,7 @@
  * operator graph (see kflow.h for the mapping rules). */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,7 +386,9 @@ static void parse_tensors(const char *s, struct tensors *t)
 
 /* a GEMM kernel's rows (all leading dims of the first input, batch folded
  * in), k (last dim of the first input) and n (last dim of the output, else
- * of the second input); false when the shape says too little */
+ * of the second input); false when the shape says too little, or when its
+ * leading dims are negative or their product overflows (no GEMM of the
+ * model has such rows: a trace's shapes are data, not trusted) */
 static bool kernel_mkn(const struct kf_kernel *k, int64_t *m, int64_t *kk, int64_t *n)
 {
 	struct tensors in, out;
@@ -396,8 +399,12 @@ static bool kernel_mkn(const struct kf_kernel *k, int64_t *m, int64_t *kk, int64
 	if (in.n < 1 || in.nd[0] < 2)
 		return false;
 	*kk = in.d[0][in.nd[0] - 1];
-	for (*m = 1, i = 0; i < in.nd[0] - 1; i++)
-		*m *= in.d[0][i];
+	for (*m = 1, i = 0; i < in.nd[0] - 1; i++) {
+		int64_t d = in.d[0][i];
+		if (d < 0 || (d > 0 && *m > INT64_MAX / d))
+			return false;
+		*m *= d;
+	}
 	if (out.n >= 1)
 		*n = out.d[0][out.nd[0] - 1];
 	else if (in.n >= 2)
