@@ -1,4 +1,4 @@
-/* argval.c - numbers from flag values (argval.h). */
+/* argval.c - numbers and lists from flag values (argval.h). */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -50,12 +50,32 @@ int argval_num(const char *flag, const char *arg, double lo, bool lo_open, doubl
 	return 0;
 }
 
-int argval_list(const char *flag, const char *arg, struct err *e)
+void argval_items_start(struct argval_items *it, const char *flag, const char *list)
 {
-	size_t n = strlen(arg);
+	it->flag = flag;
+	it->list = it->p = list;
+	it->comma = false;
+	it->n = 0;
+	it->item[0] = '\0';
+}
 
-	if (n > 0 && (arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,")))
+int argval_items_next(struct argval_items *it, struct err *e)
+{
+	size_t len;
+
+	if (!*it->p && !it->comma)
+		return 0;
+	len = strcspn(it->p, ",");
+	if (len == 0)
 		return err_set(e, SS_EUSAGE, "%s: an empty item in '%.80s' (items are separated by single commas)",
-			       flag, arg);
-	return 0;
+			       it->flag, it->list);
+	if (len >= sizeof(it->item))
+		return err_set(e, SS_EUSAGE, "%s: item '%.20s...' too long (at most %zu characters)", it->flag, it->p,
+			       sizeof(it->item) - 1);
+	memcpy(it->item, it->p, len);
+	it->item[len] = '\0';
+	it->comma = it->p[len] == ',';
+	it->p += len + it->comma;
+	it->n++;
+	return 1;
 }

@@ -1,8 +1,9 @@
-/* argval.h - numbers from a flag's text ("--tp 4", "--gpu-memory-utilization
+/* argval.h - numbers and lists from a flag's text ("--tp 4", "--tp 1,2,4", "--gpu-memory-utilization
  * 0.85"), with messages that name the flag, the value and the range. */
 #ifndef SERVESIM_BASE_ARGVAL_H
 #define SERVESIM_BASE_ARGVAL_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -13,9 +14,25 @@ int argval_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_
 /* A decimal number >= lo (> lo when lo_open) into *out; SS_EUSAGE
  * otherwise, past a double's range too. */
 int argval_num(const char *flag, const char *arg, double lo, bool lo_open, double *out, struct err *e);
-/* A comma-separated list's text ("--tp 1,2,4"): SS_EUSAGE when an item is
- * empty (two commas in a row, or one at either end), which the list's
- * tokenizer would otherwise skip without a word. */
-int argval_list(const char *flag, const char *arg, struct err *e);
+/* The items of a comma-separated list ("--tp 1,2,4"), one at a time:
+ *	struct argval_items it;
+ *	argval_items_start(&it, "--tp", arg);
+ *	while ((rc = argval_items_next(&it, e)) > 0)
+ *		use(it.item);
+ * next gives 1 with the next item in it.item (a copy the caller may change),
+ * 0 past the last one (at once for an empty list: the caller says what it
+ * expected), or SS_EUSAGE naming the flag for an empty item (two commas in a
+ * row, or one at either end, which a tokenizer would skip without a word)
+ * or an item of ARGVAL_ITEM_MAX characters or more.  it.n counts the items
+ * given so far. */
+#define ARGVAL_ITEM_MAX 128
+struct argval_items {
+	const char *flag, *list, *p;
+	bool comma; /* the last item ended at a comma: another must follow */
+	size_t n;
+	char item[ARGVAL_ITEM_MAX];
+};
+void argval_items_start(struct argval_items *it, const char *flag, const char *list);
+int argval_items_next(struct argval_items *it, struct err *e);
 
 #endif

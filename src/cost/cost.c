@@ -26,18 +26,15 @@
 
 int cost_parse_off(const char *s, unsigned *bits, struct err *e)
 {
-	char buf[128], *tok, *save = NULL;
+	struct argval_items it;
 	int rc;
 
 	*bits = 0;
-	if (!s || !*s)
+	if (!s)
 		return 0;
-	if (strlen(s) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "--tier0-off: too long");
-	if ((rc = argval_list("--tier0-off", s, e)) < 0)
-		return rc;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	argval_items_start(&it, "--tier0-off", s);
+	while ((rc = argval_items_next(&it, e)) > 0) {
+		const char *tok = it.item;
 		if ((tok[0] == 'H' || tok[0] == 'h') && tok[1] >= '1' && tok[1] <= '6' && !tok[2])
 			*bits |= 1u << (tok[1] - '1');
 		else if (strcasecmp(tok, "none") == 0)
@@ -46,7 +43,7 @@ int cost_parse_off(const char *s, unsigned *bits, struct err *e)
 			return err_set(e, SS_EUSAGE,
 				       "--tier0-off: unknown correction '%s' (expected a list of H1..H6)", tok);
 	}
-	return 0;
+	return rc;
 }
 
 void cost_default_overheads(struct overheads *ov)

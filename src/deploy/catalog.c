@@ -78,27 +78,24 @@ int catalog_find_gpu(struct catalog *c, const char *name, const struct gpu_spec 
 int catalog_find_gpus(struct catalog *c, const char *flag, const char *list, const struct gpu_spec **gs,
 		      size_t cap, size_t *n, struct err *e)
 {
-	char buf[256], *tok, *save = NULL;
+	struct argval_items it;
 	size_t i;
 	int rc;
 
 	*n = 0;
-	if (strlen(list) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "%s: list too long (%zu characters, at most %zu)", flag, strlen(list),
-			       sizeof(buf) - 1);
-	if ((rc = argval_list(flag, list, e)) < 0)
-		return rc;
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	argval_items_start(&it, flag, list);
+	while ((rc = argval_items_next(&it, e)) > 0) {
 		if (*n == cap)
 			return err_set(e, SS_EUSAGE, "%s: at most %zu GPUs", flag, cap);
-		if ((rc = catalog_find_gpu(c, tok, &gs[*n], e)) < 0)
+		if ((rc = catalog_find_gpu(c, it.item, &gs[*n], e)) < 0)
 			return rc;
 		for (i = 0; i < *n; i++)
 			if (gs[i] == gs[*n])
-				return err_set(e, SS_EUSAGE, "%s: %s given twice ('%s')", flag, gs[*n]->id, tok);
+				return err_set(e, SS_EUSAGE, "%s: %s given twice ('%s')", flag, gs[*n]->id, it.item);
 		(*n)++;
 	}
+	if (rc < 0)
+		return rc;
 	return *n ? 0 : err_set(e, SS_EUSAGE, "%s: give at least one GPU", flag);
 }
 

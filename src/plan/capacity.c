@@ -162,23 +162,16 @@ int cap_goodput_arg(const char *flag, const char *arg, void *dst, struct err *e)
 
 int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e)
 {
-	char buf[1024], *save = NULL, *tok;
+	struct argval_items it;
 	size_t i;
 	int rc;
 
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "--slo: list too long (%zu characters, at most %zu)",
-			       strlen(arg), sizeof(buf) - 1);
-	snprintf(buf, sizeof(buf), "%s", arg);
-	if (!*buf)
-		return err_set(e, SS_EUSAGE, "--slo: empty list, expected e.g. ttft_p90_ms=500,itl_mean_ms=30");
-	if ((rc = argval_list("--slo", buf, e)) < 0)
-		return rc;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	argval_items_start(&it, "--slo", arg);
+	while ((rc = argval_items_next(&it, e)) > 0) {
 		struct cap_slo s;
 		if (c->nslo == CAP_MAX_SLOS)
 			return err_set(e, SS_EUSAGE, "--slo: at most %d SLOs", CAP_MAX_SLOS);
-		if ((rc = parse_one(tok, &s, e)) < 0)
+		if ((rc = parse_one(it.item, &s, e)) < 0)
 			return rc;
 		for (i = 0; i < c->nslo; i++)
 			if (c->slo[i].metric == s.metric && c->slo[i].stat == s.stat) {
@@ -188,6 +181,8 @@ int cap_slo_parse(const char *arg, struct cap_cfg *c, struct err *e)
 			}
 		c->slo[c->nslo++] = s;
 	}
+	if (rc < 0)
+		return rc;
 	if (c->nslo == 0)
 		return err_set(e, SS_EUSAGE, "--slo: empty list, expected e.g. ttft_p90_ms=500,itl_mean_ms=30");
 	return 0;

@@ -114,7 +114,7 @@ int grid_add_numbers(struct grid *g, const char *name, const char *flag, const c
 		     double lo, double hi, struct err *e)
 {
 	struct grid_axis *x;
-	char *buf, *save = NULL, *tok;
+	struct argval_items it;
 	size_t i, j;
 	int rc;
 
@@ -122,18 +122,9 @@ int grid_add_numbers(struct grid *g, const char *name, const char *flag, const c
 		return rc;
 	if (!*arg)
 		return err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. %s 1,2,4 or START:STOP:STEP", flag, flag);
-	if ((rc = argval_list(flag, arg, e)) < 0)
-		return rc;
-	buf = xmalloc(strlen(arg) + 1);
-	strcpy(buf, arg);
-	rc = 0;
-	for (tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-		if (strlen(tok) >= 128)
-			rc = err_set(e, SS_EUSAGE, "%s: item '%.20s...' too long", flag, tok);
-		else
-			rc = add_item(x, flag, tok, integer, lo, hi, e);
-	}
-	free(buf);
+	argval_items_start(&it, flag, arg);
+	while ((rc = argval_items_next(&it, e)) > 0 && (rc = add_item(x, flag, it.item, integer, lo, hi, e)) == 0)
+		;
 	if (rc == 0 && x->n == 0)
 		rc = err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. %s 1,2,4", flag, flag);
 	for (i = 0; rc == 0 && i < x->n; i++)
@@ -154,31 +145,26 @@ int grid_add_numbers(struct grid *g, const char *name, const char *flag, const c
 int grid_add_words(struct grid *g, const char *name, const char *flag, const char *arg, struct err *e)
 {
 	struct grid_axis *x;
-	char *buf, *save = NULL, *tok;
+	struct argval_items it;
 	size_t i;
 	int rc;
 
 	if ((rc = new_axis(g, name, flag, &x, e)) < 0)
 		return rc;
 	x->text = true;
-	if ((rc = argval_list(flag, arg, e)) < 0)
-		return rc;
-	buf = xmalloc(strlen(arg) + 1);
-	strcpy(buf, arg);
-	rc = 0;
-	for (tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+	argval_items_start(&it, flag, arg);
+	while ((rc = argval_items_next(&it, e)) > 0) {
 		for (i = 0; i < x->n; i++)
-			if (strcmp(x->str[i], tok) == 0)
-				rc = err_set(e, SS_EUSAGE, "%s: '%s' listed twice", flag, tok);
-		if (rc == 0 && x->n == GRID_MAX_VALUES)
+			if (strcmp(x->str[i], it.item) == 0)
+				rc = err_set(e, SS_EUSAGE, "%s: '%s' listed twice", flag, it.item);
+		if (rc > 0 && x->n == GRID_MAX_VALUES)
 			rc = err_set(e, SS_EUSAGE, "%s: more than %d values", flag, GRID_MAX_VALUES);
-		if (rc == 0) {
-			x->str = xreallocarray(x->str, x->n + 1, sizeof(*x->str));
-			x->str[x->n] = xmalloc(strlen(tok) + 1);
-			strcpy(x->str[x->n++], tok);
-		}
+		if (rc < 0)
+			break;
+		x->str = xreallocarray(x->str, x->n + 1, sizeof(*x->str));
+		x->str[x->n] = xmalloc(strlen(it.item) + 1);
+		strcpy(x->str[x->n++], it.item);
 	}
-	free(buf);
 	if (rc == 0 && x->n == 0)
 		rc = err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. %s a,b", flag, flag);
 	if (rc < 0) {

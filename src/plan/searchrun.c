@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -58,17 +59,13 @@ void search_req_defaults(struct search_req *q)
 
 int search_parse_gpus(const char *arg, struct search_req *q, struct err *e)
 {
+	struct argval_items it;
 	int rc;
-	char buf[512], *save = NULL, *tok;
 
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "--gpus: list too long");
-	if ((rc = argval_list("--gpus", arg, e)) < 0)
-		return rc;
-	snprintf(buf, sizeof(buf), "%s", arg);
 	q->ngpu = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':'), *end;
+	argval_items_start(&it, "--gpus", arg);
+	while ((rc = argval_items_next(&it, e)) > 0) {
+		char *tok = it.item, *colon = strchr(tok, ':'), *end;
 		long n;
 		if (q->ngpu == SEARCH_MAX_BUDGET)
 			return err_set(e, SS_EUSAGE, "--gpus: at most 8 GPU types");
@@ -79,9 +76,14 @@ int search_parse_gpus(const char *arg, struct search_req *q, struct err *e)
 		if (end == colon + 1 || *end || n < 1 || n > 4096)
 			return err_set(e, SS_EUSAGE, "--gpus: count of %s must be 1 to 4096, got '%s'", tok,
 				       colon + 1);
-		snprintf(q->gpu_names[q->ngpu], sizeof(q->gpu_names[0]), "%s", tok);
+		if (colon - tok >= (ptrdiff_t)sizeof(q->gpu_names[0]))
+			return err_set(e, SS_EUSAGE, "--gpus: GPU name '%.20s...' too long (at most %zu characters)", tok,
+				       sizeof(q->gpu_names[0]) - 1);
+		memcpy(q->gpu_names[q->ngpu], tok, (size_t)(colon - tok) + 1);
 		q->gpu_count[q->ngpu++] = (int)n;
 	}
+	if (rc < 0)
+		return rc;
 	if (q->ngpu == 0)
 		return err_set(e, SS_EUSAGE, "--gpus: empty list, expected e.g. h100:8,h200:16");
 	return 0;
@@ -90,23 +92,21 @@ int search_parse_gpus(const char *arg, struct search_req *q, struct err *e)
 int search_parse_ints(const char *flag, const char *arg, int *v, size_t *n, int64_t lo, int64_t hi,
 		      struct err *e)
 {
-	char buf[256], *save = NULL, *tok;
+	struct argval_items it;
 	int rc;
 
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "%s: list too long", flag);
-	if ((rc = argval_list(flag, arg, e)) < 0)
-		return rc;
-	snprintf(buf, sizeof(buf), "%s", arg);
 	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	argval_items_start(&it, flag, arg);
+	while ((rc = argval_items_next(&it, e)) > 0) {
 		int64_t x;
 		if (*n == SEARCH_MAX_LIST)
 			return err_set(e, SS_EUSAGE, "%s: at most %d values", flag, SEARCH_MAX_LIST);
-		if ((rc = argval_int(flag, tok, lo, hi, &x, e)) < 0)
+		if ((rc = argval_int(flag, it.item, lo, hi, &x, e)) < 0)
 			return rc;
 		v[(*n)++] = (int)x;
 	}
+	if (rc < 0)
+		return rc;
 	if (*n == 0)
 		return err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. %s 1,2,4", flag, flag);
 	return 0;
@@ -114,17 +114,15 @@ int search_parse_ints(const char *flag, const char *arg, int *v, size_t *n, int6
 
 int search_parse_engines(const char *flag, const char *arg, struct search_space *sp, struct err *e)
 {
-	int rc;
-	char buf[128], names[128], *save = NULL, *tok;
+	struct argval_items it;
+	char names[128];
 	size_t k;
+	int rc;
 
-	if (strlen(arg) >= sizeof(buf))
-		return err_set(e, SS_EUSAGE, "%s: list too long", flag);
-	if ((rc = argval_list(flag, arg, e)) < 0)
-		return rc;
-	snprintf(buf, sizeof(buf), "%s", arg);
 	sp->nengine = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	argval_items_start(&it, flag, arg);
+	while ((rc = argval_items_next(&it, e)) > 0) {
+		const char *tok = it.item;
 		const struct engine_type *en = engine_find(tok);
 		if (!en || !en->launch) {
 			engine_names(names, sizeof(names), "and", true);
@@ -137,6 +135,8 @@ int search_parse_engines(const char *flag, const char *arg, struct search_space 
 			return err_set(e, SS_EUSAGE, "%s: at most %d engines", flag, SEARCH_MAX_ENGINES);
 		sp->engine[sp->nengine++] = en;
 	}
+	if (rc < 0)
+		return rc;
 	if (sp->nengine == 0)
 		return err_set(e, SS_EUSAGE, "%s: empty list, expected e.g. vllm,sglang", flag);
 	return 0;
@@ -157,18 +157,16 @@ int search_parse_limits(const struct deploy_table *t, size_t row, const char *fl
 
 int search_parse_dtypes(const char *arg, struct search_space *sp, struct err *e)
 {
-	char buf[128], *save = NULL, *tok;
+	struct argval_items it;
 	int rc;
 
-	if ((rc = argval_list("--dtype", arg, e)) < 0)
-		return rc;
-	snprintf(buf, sizeof(buf), "%s", arg);
 	sp->ndtype = 0;
-	for (tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+	argval_items_start(&it, "--dtype", arg);
+	while ((rc = argval_items_next(&it, e)) > 0) {
 		if (sp->ndtype == SEARCH_MAX_LIST)
-			rc = err_set(e, SS_EUSAGE, "--dtype: at most %d values", SEARCH_MAX_LIST);
-		else
-			rc = dtype_parse(tok, &sp->dtype[sp->ndtype++], e);
+			return err_set(e, SS_EUSAGE, "--dtype: at most %d values", SEARCH_MAX_LIST);
+		if ((rc = dtype_parse(it.item, &sp->dtype[sp->ndtype++], e)) < 0)
+			return rc;
 	}
 	return rc;
 }

@@ -985,11 +985,62 @@ static void test_afile_write_all(void)
 	}
 }
 
+/* argval_items: every item in order, nothing for an empty list, and each
+ * malformed list refused with the flag named, before a later item is given. */
+static void test_argval_items(void)
+{
+	static const struct {
+		const char *list, *items, *msg; /* items joined by '|'; msg: what the error says */
+	} cases[] = {
+		{"1,2,4", "1|2|4", NULL},
+		{"a", "a", NULL},
+		{"", "", NULL},
+		{",a", "", "an empty item"},
+		{"a,", "a", "an empty item"},
+		{"a,,b", "a", "an empty item"},
+		{",", "", "an empty item"},
+	};
+	char joined[64], longer[ARGVAL_ITEM_MAX + 8];
+	struct argval_items it;
+	struct err e;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		joined[0] = '\0';
+		memset(&e, 0, sizeof(e));
+		argval_items_start(&it, "--tp", cases[i].list);
+		while ((rc = argval_items_next(&it, &e)) > 0)
+			snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s", it.n > 1 ? "|" : "",
+				 it.item);
+		CHECK(!strcmp(joined, cases[i].items), "'%s': items '%s', expected '%s'", cases[i].list, joined,
+		      cases[i].items);
+		if (cases[i].msg)
+			CHECK(rc == -SS_EUSAGE && strstr(e.msg, cases[i].msg) && strstr(e.msg, "--tp"),
+			      "'%s': rc %d, '%s'", cases[i].list, rc, e.msg);
+		else
+			CHECK(rc == 0, "'%s': rc %d", cases[i].list, rc);
+	}
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	longer[2] = ',';
+	argval_items_start(&it, "--tp", longer);
+	CHECK(argval_items_next(&it, &e) == 1 && !strcmp(it.item, "xx"), "first item before the long one");
+	CHECK(argval_items_next(&it, &e) == -SS_EUSAGE && strstr(e.msg, "too long"), "long item: '%s'", e.msg);
+	longer[2] = 'x';
+	longer[ARGVAL_ITEM_MAX - 1] = '\0';
+	argval_items_start(&it, "--tp", longer);
+	CHECK(argval_items_next(&it, &e) == 1 && strlen(it.item) == ARGVAL_ITEM_MAX - 1 &&
+		      argval_items_next(&it, &e) == 0,
+	      "an item of ARGVAL_ITEM_MAX - 1 characters fits");
+}
+
 int main(void)
 {
 	test_afile_write_all();
 	test_argtab();
 	test_argtab_tables();
+	test_argval_items();
 	test_pcg32();
 	test_sbuf();
 	test_gzread();
