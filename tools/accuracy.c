@@ -130,6 +130,12 @@ int main(int argc, char **argv)
 		       t.family_coverage[k], t.family_coverage_rows[k]);
 	printf("\n");
 	family_lines(r, n);
+	printf("accuracy: a model family without rows: bands widened (p50, p90 factor), and each family's share within\n"
+	       "accuracy: its widened p90 band with the factor from the other families:");
+	for (k = 0; k < ACC_METRIC__N; k++)
+		printf("%s %s x%.3f x%.3f %.3f (%zu rows)", k ? "," : "", acc_metric_key((enum acc_metric)k),
+		       t.widen[k][0], t.widen[k][1], t.widened_coverage[k], t.widened_coverage_rows[k]);
+	printf("\n");
 	acc_table_release(&t);
 	free(r);
 	return 0;

@@ -33,6 +33,12 @@ static const char *const metric_labels[ACC_METRIC__N] = {"TTFT mean", "ITL mean"
 #define ACC_COVERAGE_TEXT \
 	"rows split in two halves by a hash of their source and name; bands built from one half, the " \
 	"share of the other half's errors within their class's p90 band counted, both ways"
+#define ACC_WIDEN_TEXT \
+	"a model family without rows here gets its class's p50 and p90 widened by these factors: " \
+	"with each family left out in turn, its rows' errors over their p50 and p90 bands built " \
+	"from the other families' rows, pooled; p50_factor the median and p90_factor the 90th " \
+	"percentile of those ratios (never below 1); within_p90: the share of each family's rows " \
+	"within their widened p90 band when the factor comes from the other families' ratios alone"
 #define ACC_FAMILY_TEXT \
 	"leave one model family out (the model id up to its first '-'): bands built from the other " \
 	"families' rows, the share of the family's errors within their class's p90 band counted, " \
@@ -89,6 +95,12 @@ void acc_class_of(const char *engine, bool pd, const struct model_cfg *m, const 
 	out->kind = acc_model_kind(m);
 	snprintf(out->family, sizeof(out->family), "%s", g->family[0] ? g->family : "other");
 	out->load = acc_load_of(running_per_rank, queue_share, overloaded);
+	acc_model_family(m->id, out->model_family, sizeof(out->model_family));
+}
+
+void acc_model_family(const char *model_id, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.*s", (int)strcspn(model_id, "-"), model_id);
 }
 
 void acc_class_name(const struct acc_class *c, int level, char *buf, size_t n)
@@ -205,11 +217,7 @@ int acc_resid_from_eval(const struct json *doc, const char *source, const char *
 		h = fnv1a(fnv1a(h, "\n"), str_or(row, "benchmark", ""));
 		h = fnv1a(fnv1a(h, "\n"), stage);
 		x->half = (int)(h >> 63);
-		{
-			const char *model = str_or(row, "model", "");
-			size_t len = strcspn(model, "-");
-			snprintf(x->family, sizeof(x->family), "%.*s", (int)len, model);
-		}
+		acc_model_family(str_or(row, "model", ""), x->family, sizeof(x->family));
 		(*n)++;
 	}
 	return 0;
@@ -250,7 +258,7 @@ void acc_build(const struct acc_resid *r, size_t n, size_t min_rows, struct acc_
 	t->min_rows = min_rows;
 	t->nrows = n;
 	for (k = 0; k < ACC_METRIC__N; k++)
-		t->coverage[k] = NAN;
+		t->coverage[k] = t->widen[k][0] = t->widen[k][1] = t->widened_coverage[k] = NAN;
 	for (i = 0; i < n; i++)
 		for (lv = 0; lv < ACC_LEVELS; lv++)
 			for (k = 0; k < ACC_METRIC__N; k++) {
@@ -299,6 +307,16 @@ static const struct acc_entry *entry_find(const struct acc_table *t, const char 
 	return t->n ? bsearch(cls, t->e, t->n, sizeof(*t->e), entry_cmp) : NULL;
 }
 
+static bool family_listed(const struct acc_table *t, const char *family)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfam; i++)
+		if (strcmp(t->fam[i], family) == 0)
+			return true;
+	return false;
+}
+
 void acc_lookup(const struct acc_table *t, const struct acc_class *c, enum acc_metric k,
 		struct acc_answer *a)
 {
@@ -307,6 +325,7 @@ void acc_lookup(const struct acc_table *t, const struct acc_class *c, enum acc_m
 
 	memset(a, 0, sizeof(*a));
 	a->p50 = a->p90 = NAN;
+	a->widen50 = a->widen90 = 1;
 	acc_class_name(c, 0, a->asked, sizeof(a->asked));
 	snprintf(a->cls, sizeof(a->cls), "%s", a->asked);
 	en = entry_find(t, a->asked);
@@ -326,10 +345,38 @@ void acc_lookup(const struct acc_table *t, const struct acc_class *c, enum acc_m
 	a->p90 = en->b[k].p90;
 	a->rows = en->b[k].rows;
 	snprintf(a->cls, sizeof(a->cls), "%s", en->cls);
+	if (c->model_family[0] && t->nfam > 0 && !family_listed(t, c->model_family)) {
+		if (isfinite(t->widen[k][0]))
+			a->widen50 = t->widen[k][0];
+		if (isfinite(t->widen[k][1]))
+			a->widen90 = t->widen[k][1];
+		a->p50 *= a->widen50;
+		a->p90 *= a->widen90;
+		if (a->p50 > a->p90) /* (a band stays p50 <= p90) */
+			a->p50 = a->p90;
+	}
 }
 
-void acc_coverage_fold(const struct acc_resid *r, size_t n, const int *fold, int f, size_t min_rows,
-		       size_t *within, size_t *rows)
+/* The error of a checked row over its band, q = err / band (an error of 0
+ * inside a band of 0; any other error outside it: HUGE_VAL), with the
+ * fold the row is in: the widening's sample. */
+struct ratio {
+	double q;
+	int fold;
+};
+struct ratios {
+	struct ratio *v[ACC_METRIC__N][2]; /* [metric][p50, p90] */
+	size_t n[ACC_METRIC__N], cap[ACC_METRIC__N];
+};
+
+static double band_ratio(double err, double band)
+{
+	return band > 0 ? err / band : err > 0 ? HUGE_VAL : 0;
+}
+
+/* acc_coverage_fold, and each checked row's ratios into rs (NULL: none). */
+static void fold_check(const struct acc_resid *r, size_t n, const int *fold, int f, size_t min_rows, size_t *within,
+		       size_t *rows, struct ratios *rs)
 {
 	struct acc_resid *rest = xmalloc(xmul(n ? n : 1, sizeof(*rest)));
 	struct acc_table b;
@@ -345,6 +392,7 @@ void acc_coverage_fold(const struct acc_resid *r, size_t n, const int *fold, int
 			continue;
 		for (k = 0; k < ACC_METRIC__N; k++) {
 			struct acc_answer a;
+			size_t j;
 			if (isnan(r[i].err[k]))
 				continue;
 			acc_lookup(&b, &r[i].cls, (enum acc_metric)k, &a);
@@ -352,10 +400,53 @@ void acc_coverage_fold(const struct acc_resid *r, size_t n, const int *fold, int
 				continue;
 			rows[k]++;
 			within[k] += r[i].err[k] <= a.p90;
+			if (!rs)
+				continue;
+			if (rs->n[k] == rs->cap[k]) {
+				rs->cap[k] = rs->cap[k] ? 2 * rs->cap[k] : 256;
+				rs->v[k][0] = xreallocarray(rs->v[k][0], rs->cap[k], sizeof(struct ratio));
+				rs->v[k][1] = xreallocarray(rs->v[k][1], rs->cap[k], sizeof(struct ratio));
+			}
+			j = rs->n[k]++;
+			rs->v[k][0][j] = (struct ratio){band_ratio(r[i].err[k], a.p50), f};
+			rs->v[k][1][j] = (struct ratio){band_ratio(r[i].err[k], a.p90), f};
 		}
 	}
 	acc_table_release(&b);
 	free(rest);
+}
+
+void acc_coverage_fold(const struct acc_resid *r, size_t n, const int *fold, int f, size_t min_rows,
+		       size_t *within, size_t *rows)
+{
+	fold_check(r, n, fold, f, min_rows, within, rows, NULL);
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The p-quantile of the ratios not of fold `skip` (-1: all), never below 1;
+ * NAN when there are none. */
+static double widen_factor(const struct ratio *v, size_t n, int skip, double p)
+{
+	double *x = xmalloc((n ? n : 1) * sizeof(*x)), q = NAN;
+	size_t i, m = 0, at;
+
+	for (i = 0; i < n; i++)
+		if (v[i].fold != skip)
+			x[m++] = v[i].q;
+	qsort(x, m, sizeof(*x), dbl_cmp);
+	/* order statistic ceil(p m): the smallest factor that leaves at most
+	 * (1 - p) of the rows outside (a HUGE_VAL stays outside) */
+	at = (size_t)ceil(p * (double)m);
+	if (m)
+		q = x[at ? at - 1 : 0];
+	free(x);
+	return isnan(q) ? q : q < 1 ? 1 : q;
 }
 
 int acc_family_folds(const struct acc_resid *r, size_t n, int *fold)
@@ -375,7 +466,10 @@ void acc_coverage(const struct acc_resid *r, size_t n, size_t min_rows, struct a
 {
 	int *fold = xmalloc(xmul(n ? n : 1, sizeof(*fold)));
 	size_t within[ACC_METRIC__N] = {0}, fwithin[ACC_METRIC__N] = {0}, i;
+	struct ratios rs;
 	int k, f, nfam;
+
+	memset(&rs, 0, sizeof(rs));
 
 	memset(t->coverage_rows, 0, sizeof(t->coverage_rows));
 	memset(t->family_coverage_rows, 0, sizeof(t->family_coverage_rows));
@@ -385,13 +479,42 @@ void acc_coverage(const struct acc_resid *r, size_t n, size_t min_rows, struct a
 		acc_coverage_fold(r, n, fold, f, min_rows, within, t->coverage_rows);
 	nfam = acc_family_folds(r, n, fold);
 	t->families = nfam >= 2 ? (size_t)nfam : 0;
+	t->nfam = 0;
+	for (f = 0; f < nfam && t->nfam < ACC_MAX_FAMILIES; f++) { /* named ones, first seen first */
+		size_t rows = 0, first = n;
+		for (i = 0; i < n; i++)
+			if (fold[i] == f) {
+				first = first < i ? first : i;
+				rows++;
+			}
+		if (first < n && r[first].family[0]) {
+			snprintf(t->fam[t->nfam], sizeof(t->fam[0]), "%s", r[first].family);
+			t->fam_rows[t->nfam++] = rows;
+		}
+	}
 	for (f = 0; t->families && f < nfam; f++)
-		acc_coverage_fold(r, n, fold, f, min_rows, fwithin, t->family_coverage_rows);
+		fold_check(r, n, fold, f, min_rows, fwithin, t->family_coverage_rows, &rs);
 	for (k = 0; k < ACC_METRIC__N; k++) {
+		size_t j, ok = 0, checked = 0;
 		t->coverage[k] = t->coverage_rows[k] ? (double)within[k] / (double)t->coverage_rows[k] : NAN;
 		t->family_coverage[k] = t->family_coverage_rows[k]
 						? (double)fwithin[k] / (double)t->family_coverage_rows[k]
 						: NAN;
+		t->widen[k][0] = widen_factor(rs.v[k][0], rs.n[k], -1, 0.5);
+		t->widen[k][1] = widen_factor(rs.v[k][1], rs.n[k], -1, 0.9);
+		/* each family against a factor from the other families' rows */
+		for (f = 0; f < nfam; f++) {
+			double w = widen_factor(rs.v[k][1], rs.n[k], f, 0.9);
+			for (j = 0; j < rs.n[k] && !isnan(w); j++)
+				if (rs.v[k][1][j].fold == f) {
+					checked++;
+					ok += rs.v[k][1][j].q <= w;
+				}
+		}
+		t->widened_coverage[k] = checked ? (double)ok / (double)checked : NAN;
+		t->widened_coverage_rows[k] = checked;
+		free(rs.v[k][0]);
+		free(rs.v[k][1]);
 	}
 	free(fold);
 }
@@ -446,6 +569,25 @@ void acc_table_json(FILE *f, const struct acc_table *t)
 	if (t->families)
 		coverage_json(&w, "coverage_family_out", ACC_FAMILY_TEXT, t->families, t->family_coverage,
 			      t->family_coverage_rows);
+	if (t->nfam) {
+		jw_obj(&w, "families");
+		for (i = 0; i < t->nfam; i++)
+			jw_int(&w, t->fam[i], (int64_t)t->fam_rows[i]);
+		jw_end_obj(&w);
+	}
+	if (t->families) {
+		jw_obj(&w, "unseen_family");
+		jw_str(&w, "method", ACC_WIDEN_TEXT);
+		for (k = 0; k < ACC_METRIC__N; k++) {
+			jw_obj(&w, metric_keys[k]);
+			jw_num(&w, "p50_factor", t->widen[k][0]);
+			jw_num(&w, "p90_factor", t->widen[k][1]);
+			jw_num(&w, "within_p90", t->widened_coverage[k]);
+			jw_int(&w, "rows", (int64_t)t->widened_coverage_rows[k]);
+			jw_end_obj(&w);
+		}
+		jw_end_obj(&w);
+	}
 	jw_obj(&w, "classes");
 	for (i = 0; i < t->n; i++) {
 		const struct acc_entry *en = &t->e[i];
@@ -578,6 +720,78 @@ static int read_coverage(const struct json *cv, const char *path, const char *ke
 	return 0;
 }
 
+/* "families": {family: rows, ...} in the file's order. */
+static int read_families(const struct json *fm, const char *path, struct acc_table *t, struct err *e)
+{
+	const struct json *x;
+	char ctx[800];
+
+	if (json_type_of(fm) != JSON_OBJECT || json_size(fm) > ACC_MAX_FAMILIES)
+		return err_set(e, SS_EDATA, "%s: 'families' must be an object of at most %d model families", path,
+			       ACC_MAX_FAMILIES);
+	for (x = json_first(fm); x; x = json_next(x)) {
+		const char *name = json_key(x);
+		double v = json_type_of(x) == JSON_NUMBER ? json_number(x) : -1;
+		snprintf(ctx, sizeof(ctx), "%s: families.%s", path, name);
+		if (!*name || strlen(name) >= sizeof(t->fam[0]) || !(v >= 1 && v == floor(v)))
+			return err_set(e, SS_EDATA, "%s: expected a family name under 24 bytes with a row count >= 1",
+				       ctx);
+		snprintf(t->fam[t->nfam], sizeof(t->fam[0]), "%s", name);
+		t->fam_rows[t->nfam++] = (size_t)v;
+	}
+	return 0;
+}
+
+/* A factor or share that is null when it was not made. */
+static int read_opt_num(const struct json *m, const char *key, const char *ctx, double lo, double *v,
+			struct err *e)
+{
+	const struct json *x = json_get(m, key);
+	int rc;
+
+	*v = NAN;
+	if (x && json_type_of(x) == JSON_NULL)
+		return 0;
+	if ((rc = json_req_num(m, key, ctx, v, e)) < 0)
+		return rc;
+	if (!(*v >= lo) || (lo == 0 && *v > 1))
+		return err_set(e, SS_EDATA, "%s: '%s' must be %s, got %g", ctx, key,
+			       lo == 0 ? "a share in [0, 1]" : ">= 1", *v);
+	return 0;
+}
+
+static int read_unseen(const struct json *u, const char *path, struct acc_table *t, struct err *e)
+{
+	static const char *const keys[] = {"method", "ttft_mean_ms", "itl_mean_ms", "e2e_mean_ms",
+					   "throughput_rps", NULL};
+	static const char *const mkeys[] = {"p50_factor", "p90_factor", "within_p90", "rows", NULL};
+	char ctx[900];
+	const char *s;
+	int64_t v;
+	int rc, k;
+
+	snprintf(ctx, sizeof(ctx), "%s: unseen_family", path);
+	if (json_type_of(u) != JSON_OBJECT)
+		return err_set(e, SS_EDATA, "%s: must be an object", ctx);
+	if ((rc = json_check_keys(u, keys, ctx, e)) < 0 || (rc = json_req_str(u, "method", ctx, &s, e)) < 0)
+		return rc;
+	for (k = 0; k < ACC_METRIC__N; k++) {
+		const struct json *m = json_get(u, metric_keys[k]);
+		char mctx[1000];
+		snprintf(mctx, sizeof(mctx), "%s.%s", ctx, metric_keys[k]);
+		if (!m || json_type_of(m) != JSON_OBJECT)
+			return err_set(e, SS_EDATA, "%s: must be an object", mctx);
+		if ((rc = json_check_keys(m, mkeys, mctx, e)) < 0 ||
+		    (rc = read_opt_num(m, "p50_factor", mctx, 1, &t->widen[k][0], e)) < 0 ||
+		    (rc = read_opt_num(m, "p90_factor", mctx, 1, &t->widen[k][1], e)) < 0 ||
+		    (rc = read_opt_num(m, "within_p90", mctx, 0, &t->widened_coverage[k], e)) < 0 ||
+		    (rc = json_req_int(m, "rows", mctx, 0, INT64_C(1) << 40, &v, e)) < 0)
+			return rc;
+		t->widened_coverage_rows[k] = (size_t)v;
+	}
+	return 0;
+}
+
 static int read_sources(const struct json *src, const char *path, struct acc_table *t, struct err *e)
 {
 	static const char *const keys[] = {"path", "rows", NULL};
@@ -606,13 +820,16 @@ static int read_sources(const struct json *src, const char *path, struct acc_tab
 int acc_table_load(const char *path, struct acc_table *t, struct err *e)
 {
 	static const char *const keys[] = {"what", "residuals", "held_out", "load", "min_rows", "rows",
-					   "sources", "coverage", "coverage_family_out", "classes", NULL};
+					   "sources", "coverage", "coverage_family_out", "families", "unseen_family",
+					   "classes", NULL};
 	struct json *doc = NULL;
 	const char *s;
 	int64_t v;
-	int rc;
+	int rc, k;
 
 	memset(t, 0, sizeof(*t));
+	for (k = 0; k < ACC_METRIC__N; k++) /* absent: not made */
+		t->widen[k][0] = t->widen[k][1] = t->widened_coverage[k] = NAN;
 	if ((rc = json_parse_file(path, &doc, e)) < 0)
 		return rc;
 	if (json_type_of(doc) != JSON_OBJECT) {
@@ -637,6 +854,8 @@ int acc_table_load(const char *path, struct acc_table *t, struct err *e)
 	    (json_get(doc, "coverage_family_out") && /* optional: absent with fewer than two families */
 	     (rc = read_coverage(json_get(doc, "coverage_family_out"), path, "coverage_family_out",
 				 t->family_coverage, t->family_coverage_rows, &t->families, e)) < 0) ||
+	    (json_get(doc, "families") && (rc = read_families(json_get(doc, "families"), path, t, e)) < 0) ||
+	    (json_get(doc, "unseen_family") && (rc = read_unseen(json_get(doc, "unseen_family"), path, t, e)) < 0) ||
 	    (rc = read_classes(json_get(doc, "classes"), path, t, e)) < 0)
 		goto out;
 out:

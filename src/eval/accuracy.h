@@ -23,7 +23,16 @@
  * "vllm/moe/hopper/loaded" falls back to the load's star, then the family's
  * too, then the kind's); a class with rows but fewer than the table's min_rows for a metric
  * takes the first coarser class that has min_rows (else the coarsest),
- * named in the answer; a class without rows has no evidence, never a band. */
+ * named in the answer; a class without rows has no evidence, never a band.
+ *
+ * A model family (the model id up to its first '-': "llama", "qwen3") with
+ * no row in the residuals gets its class's bands widened: p90 by the factor
+ * that puts 90 % of the rows of each family, left out in turn, inside the
+ * p90 bands built from the other families' rows, p50 by the factor that
+ * puts half of them inside the p50 bands (never below 1; acc_coverage).  A
+ * class band holds on rows like the ones it was built from; a family no
+ * measured run comes from is further off, and by how much is measured on
+ * the families the file has. */
 #ifndef SERVESIM_ACCURACY_H
 #define SERVESIM_ACCURACY_H
 #include <stdbool.h>
@@ -59,6 +68,10 @@ struct acc_class {
 	enum acc_kind kind;
 	char family[16];
 	enum acc_load load;
+	/* not part of the class's name: the model family of the prediction
+	 * (acc_model_family), for the widening of a family without rows; ""
+	 * when not known (no widening) */
+	char model_family[24];
 };
 
 const char *acc_kind_name(enum acc_kind k);
@@ -68,6 +81,8 @@ const char *acc_metric_key(enum acc_metric k);
 /* "TTFT mean", "ITL mean", "E2E mean", "throughput". */
 const char *acc_metric_label(enum acc_metric k);
 enum acc_kind acc_model_kind(const struct model_cfg *m);
+/* A model id's family: up to its first '-' ("deepseek" for deepseek-r1). */
+void acc_model_family(const char *model_id, char *buf, size_t n);
 enum acc_load acc_load_of(double running_per_rank, double queue_share, bool overloaded);
 /* The class of a run of model m on GPU g with engine ("" = vllm; pd: a P/D
  * deployment) whose summary had these load terms (metric_set's
@@ -113,6 +128,9 @@ struct acc_entry {
 };
 
 #define ACC_MAX_SOURCES 8
+/* Model families a table lists (past them a family counts as unseen:
+ * widened, the cautious side). */
+#define ACC_MAX_FAMILIES 32
 
 struct acc_table {
 	struct acc_entry *e;    /* every class with rows, at every level, sorted by name */
@@ -135,13 +153,26 @@ struct acc_table {
 	double family_coverage[ACC_METRIC__N];
 	size_t family_coverage_rows[ACC_METRIC__N];
 	size_t families;
+	/* the model families of the rows and their row counts (first seen
+	 * first); a prediction of another family is widened */
+	char fam[ACC_MAX_FAMILIES][24];
+	size_t fam_rows[ACC_MAX_FAMILIES];
+	size_t nfam;
+	/* the widening of a family without rows (1 = none; NAN when the check
+	 * was not made): per metric the p50 and p90 factors, and the share of
+	 * each left-out family's rows within its widened p90 band when the
+	 * factor comes from the other families' rows alone (rows checked) */
+	double widen[ACC_METRIC__N][2];
+	double widened_coverage[ACC_METRIC__N];
+	size_t widened_coverage_rows[ACC_METRIC__N];
 };
 
 /* Bands of every class (all levels) over r[0, n) with min_rows; the
  * coverage fields are left NAN / 0. */
 void acc_build(const struct acc_resid *r, size_t n, size_t min_rows, struct acc_table *t);
-/* The split check and the family-out check of r[0, n) (see
- * acc_table.coverage and family_coverage) into t. */
+/* The split check, the family-out check and the widening of a family
+ * without rows of r[0, n) (see acc_table.coverage, family_coverage, widen)
+ * into t, with the families of r listed in t->fam. */
 void acc_coverage(const struct acc_resid *r, size_t n, size_t min_rows, struct acc_table *t);
 /* One fold of those checks: the rows with fold[i] == f against the bands
  * of the rows with fold[i] != f; within[k] of rows[k] (added to) lie inside
@@ -166,9 +197,13 @@ struct acc_answer {
 	char cls[64];           /* the class the band is of (coarser on fallback) */
 	char asked[64];         /* the prediction's own class */
 	size_t own_rows;        /* the own class's rows (< min_rows on fallback) */
+	/* p50 and p90 multiplied by these: the model's family has no rows
+	 * (1 and 1 otherwise) */
+	double widen50, widen90;
 };
 
-/* Metric k's band for class c (see the top of this file). */
+/* Metric k's band for class c (see the top of this file), widened when
+ * c's model family is known and not among t's. */
 void acc_lookup(const struct acc_table *t, const struct acc_class *c, enum acc_metric k,
 		struct acc_answer *a);
 

@@ -174,6 +174,37 @@ static void test_coverage(void)
 	CHECK(t.family_coverage_rows[ACC_TTFT] == 40, "family-out: 40 rows with evidence (got %zu)",
 	      t.family_coverage_rows[ACC_TTFT]);
 	CHECK_REL(t.family_coverage[ACC_TTFT], 0.5, 1e-12, "family-out: 20 of 40 within the other families' p90");
+	/* the widening: a's ratios over b's bands (p50 0.305, p90 0.381) are
+	 * at most 0.20 / 0.305 and 0.20 / 0.381; b's over a's (0.105, 0.181)
+	 * 0.21 / 0.105 .. 0.40 / 0.105 and 0.21 / 0.181 .. 0.40 / 0.181.
+	 * Pooled (40): the median ratio is a's largest p50 ratio (< 1: factor
+	 * 1), the 36th smallest p90 ratio b's 16th, 0.36 / 0.181.  Each family
+	 * against the other's factor: b's ratios give a 0.38 / 0.181 (all 20
+	 * within), a's give b 1 (none of 20): 20 of 40 */
+	CHECK(t.nfam == 3 && !strcmp(t.fam[0], "a") && !strcmp(t.fam[2], "c") && t.fam_rows[1] == 20 &&
+		      t.fam_rows[2] == 12,
+	      "families listed in first-seen order with their rows");
+	CHECK_REL(t.widen[ACC_TTFT][0], 1.0, 1e-12, "p50 factor never below 1");
+	CHECK_REL(t.widen[ACC_TTFT][1], 0.36 / 0.181, 1e-9, "p90 factor: the pooled ratios' 0.9 quantile");
+	CHECK(t.widened_coverage_rows[ACC_TTFT] == 40, "widened check: 40 rows");
+	CHECK_REL(t.widened_coverage[ACC_TTFT], 0.5, 1e-12, "widened check: 20 of 40");
+	CHECK(isnan(t.widen[ACC_ITL][1]) && t.widened_coverage_rows[ACC_ITL] == 0, "no ITL rows: no factor");
+	{
+		struct acc_class c;
+		struct acc_answer a, seen;
+		struct err e;
+		acc_class_parse("vllm", "dense", "hopper", "loaded", "test", &c, &e);
+		snprintf(c.model_family, sizeof(c.model_family), "a");
+		acc_lookup(&t, &c, ACC_TTFT, &seen);
+		snprintf(c.model_family, sizeof(c.model_family), "mistral");
+		acc_lookup(&t, &c, ACC_TTFT, &a);
+		CHECK(seen.widen50 == 1 && seen.widen90 == 1, "a family with rows: not widened");
+		CHECK_REL(a.p90, seen.p90 * 0.36 / 0.181, 1e-9, "an unseen family's p90 widened");
+		CHECK(a.p50 == seen.p50 && a.widen50 == 1 && a.widen90 > 1.98, "p50 factor 1 leaves p50 alone");
+		c.model_family[0] = '\0';
+		acc_lookup(&t, &c, ACC_TTFT, &a);
+		CHECK(a.p90 == seen.p90, "no model family known: not widened");
+	}
 	acc_table_release(&t);
 }
 
@@ -204,6 +235,15 @@ static void test_roundtrip(void)
 	t.nsource = 1;
 	snprintf(t.source[0], sizeof(t.source[0]), "tests");
 	t.source_rows[0] = n;
+	t.nfam = 2; /* and the widening, as acc_coverage makes it with families */
+	snprintf(t.fam[0], sizeof(t.fam[0]), "llama");
+	snprintf(t.fam[1], sizeof(t.fam[1]), "qwen3");
+	t.fam_rows[0] = 9;
+	t.fam_rows[1] = 7;
+	t.widen[ACC_TTFT][0] = 1.25;
+	t.widen[ACC_TTFT][1] = 1.5;
+	t.widened_coverage[ACC_TTFT] = 0.875;
+	t.widened_coverage_rows[ACC_TTFT] = 16;
 	acc_table_json(f, &t);
 	fclose(f);
 	CHECK(acc_table_load(path, &u, &e) == 0, "written file reads back (%s)", e.msg);
@@ -212,7 +252,13 @@ static void test_roundtrip(void)
 	CHECK(u.families == 3 && u.family_coverage_rows[ACC_E2E] == 12 && u.family_coverage[ACC_E2E] == 0.5 &&
 		      isnan(u.family_coverage[ACC_THROUGHPUT]) && u.family_coverage_rows[ACC_THROUGHPUT] == 0,
 	      "family-out coverage reads back");
+	CHECK(u.nfam == 2 && !strcmp(u.fam[1], "qwen3") && u.fam_rows[0] == 9 && u.widen[ACC_TTFT][0] == 1.25 &&
+		      u.widen[ACC_TTFT][1] == 1.5 && u.widened_coverage[ACC_TTFT] == 0.875 &&
+		      u.widened_coverage_rows[ACC_TTFT] == 16 && isnan(u.widen[ACC_ITL][1]) &&
+		      isnan(u.widened_coverage[ACC_ITL]),
+	      "families and the widening read back (null factors as NAN)");
 	acc_class_parse("vllm", "dense", "hopper", "light", "test", &c, &e);
+	snprintf(c.model_family, sizeof(c.model_family), "gemma"); /* widened the same from either */
 	for (k = 0; k < ACC_METRIC__N; k++) {
 		acc_lookup(&t, &c, (enum acc_metric)k, &a);
 		acc_lookup(&u, &c, (enum acc_metric)k, &b);
@@ -273,6 +319,10 @@ static void test_bad_files(void)
 		      ", \"itl_mean_ms\": null, \"e2e_mean_ms\": null, \"throughput_rps\": null}}}",
 		 "sorted", "classes out of order");
 	bad_file(HEAD "\"classes\": {}, \"extra\": 1}", "extra", "an unknown key");
+	bad_file(HEAD "\"families\": {\"llama\": 0}, \"classes\": {}}", "row count", "a family of 0 rows");
+	bad_file(HEAD "\"unseen_family\": {\"method\": \"x\", \"ttft_mean_ms\": {\"p50_factor\": 0.5, "
+		      "\"p90_factor\": 1.2, \"within_p90\": 0.9, \"rows\": 3}}, \"classes\": {}}",
+		 "p50_factor", "a widening factor below 1");
 }
 
 /* The shipped file: it parses (every class has rows for some metric, each
@@ -303,6 +353,17 @@ static void test_shipped(void)
 		CHECK(t.coverage[k] >= 0.8 && t.coverage[k] <= 0.97,
 		      "%s: %.3f of %zu held-out rows within their class's p90 band (about 0.9)",
 		      acc_metric_key((enum acc_metric)k), t.coverage[k], t.coverage_rows[k]);
+	}
+	/* a family without rows: the widened bands hold on the families left
+	 * out (factors from the others) about as the class bands do on rows */
+	CHECK(t.nfam >= 2, "%zu model families listed", t.nfam);
+	for (k = 0; k < ACC_METRIC__N; k++) {
+		if (t.widened_coverage_rows[k] < 100)
+			continue;
+		CHECK(t.widen[k][1] >= 1 && t.widened_coverage[k] >= 0.85 && t.widened_coverage[k] <= 0.97,
+		      "%s: x%.3f, %.3f of %zu left-out families' rows within the widened p90 band (about 0.9)",
+		      acc_metric_key((enum acc_metric)k), t.widen[k][1], t.widened_coverage[k],
+		      t.widened_coverage_rows[k]);
 	}
 	acc_table_release(&t);
 }
