@@ -2,6 +2,7 @@
 """Derive servesim's compact kernel tables from the aiconfigurator vLLM export.
 
 usage: python3 scripts/mfu/derive.py AIC_DIR AIC_ENGINES_DIR OUT_DIR
+       python3 scripts/mfu/derive.py --test   (its filters on made-up rows)
   AIC_DIR         = the aic export (vLLM 0.14/0.19/0.24 per system)
   AIC_ENGINES_DIR = the aic-engines export (newest vLLM, SGLang, TensorRT-LLM)
   (../shared/data/mfu/aic and aic-engines; upstream repository and commit in
@@ -171,6 +172,51 @@ def fastest_attn(p, col, new_keys, dtype_col, heads, skip=None):
     return sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
 
 
+# A causal prefill's work grows with its query-key pairs, L (L + 1) / 2 at
+# length L, and a larger call does not run at a third less of the rate of a
+# smaller one (FlashAttention-style kernels keep their tiles on chip: the
+# rate rises with the size and levels off).  Some collected rows break that
+# once and the series goes back on its line at the next length: vLLM 0.14.0
+# on H100, 8 query heads, 1 KV head, bf16, batch 1: 12288 tokens 561 us,
+# 16384 tokens 3608 us (the pairs alone give 998 us; vLLM 0.24.0 measured 860
+# us); 4 heads, batch 16: 4096 587 us, 6144 4244 us, 8192 1982 us.  Such a row
+# (above SPIKE_SLACK x the last kept shorter row's time scaled by the pairs,
+# while the next longer row is within that bound again, or it is the longest)
+# is dropped, and the loader interpolates across the gap.  A sustained step
+# up (every longer row above the bound too, e.g. L40S fp8 rows from 1,536
+# tokens) is kept: that is a kernel change, not a glitch.
+SPIKE_SLACK = 1.5
+
+
+def prefill_spikes(data):
+    """Drop the isolated spikes of prefill rows (see SPIKE_SLACK) from data,
+    rows (heads, kv_heads, head_dim, kv_dtype, batch, isl, latency string)
+    as fastest_attn returns them; returns (rows kept, the note)."""
+    series = {}
+    for row in data:
+        series.setdefault(row[:5], []).append(row)
+    kept, dropped = [], 0
+    pairs = lambda L: L * (L + 1) / 2.0
+    for key in sorted(series):
+        rows_ = sorted(series[key], key=lambda r_: r_[5])
+        last = 0
+        out = [rows_[0]]
+        for i in range(1, len(rows_)):
+            a, ta = rows_[last][5], float(rows_[last][6])
+            bound = lambda L: SPIKE_SLACK * ta * pairs(L) / pairs(a)
+            t = float(rows_[i][6])
+            if a >= 64 and t > bound(rows_[i][5]) and (
+                    i == len(rows_) - 1 or float(rows_[i + 1][6]) <= bound(rows_[i + 1][5])):
+                dropped += 1
+                continue
+            last = i
+            out.append(rows_[i])
+        kept += out
+    return sorted(kept), ['dropped %d isolated spikes: a row above %.1fx the last shorter row of its series '
+                          'scaled by the query-key pairs, the next longer row back within (derive.py, '
+                          'prefill_spikes)' % (dropped, SPIKE_SLACK)]
+
+
 def write_attn(od, out_name, col, data, notes):
     """od/out_name in the attention-table format; col 'isl' (prefill) or 'step'."""
     write(os.path.join(od, out_name),
@@ -190,7 +236,11 @@ def attn_tables(ctx, gen, new_keys, note, od):
         data = fastest_attn(p, col, new_keys, 'attn_dtype',
                             lambda r: (int(r['num_heads']), int(r['num_key_value_heads']), int(r['head_dim'])),
                             lambda r: r.get('window_size', '0') not in ('0', ''))
-        write_attn(od, out_name, col, data, note + ['%s; per-GPU head counts; fastest kernel source per key' % extra])
+        spikes = []
+        if col == 'isl':
+            data, spikes = prefill_spikes(data)
+        write_attn(od, out_name, col, data,
+                   note + ['%s; per-GPU head counts; fastest kernel source per key' % extra] + spikes)
 
 
 def window_tables(ctx, gen, new_keys, note, od):
@@ -323,8 +373,12 @@ def mla_tables(ctx, gen, new_keys, note, od):
         if not p:
             continue
         data = fastest_attn(p, col, new_keys, 'mla_dtype', lambda r, d=dim: (int(r['num_heads']), 1, d))
+        spikes = []
+        if col == 'isl':
+            data, spikes = prefill_spikes(data)
         write_attn(od, out_name, col, data,
-                   note + ['%s; per-GPU heads; head_dim %d is the FLOPs-equivalent dimension (see derive.py)' % (extra, dim)])
+                   note + ['%s; per-GPU heads; head_dim %d is the FLOPs-equivalent dimension (see derive.py)' % (extra, dim)]
+                   + spikes)
 
 
 def mla_decode_plausible(gen, system, engine, eng_root):
@@ -469,7 +523,26 @@ def main(aic, eng, out):
         print(system, e, v, ' '.join(wrote))
 
 
+def self_test():
+    """--test: prefill_spikes on made-up series."""
+    def series(key, pts):
+        return [key + (L, '%g' % t) for L, t in pts]
+    a = series((8, 1, 128, 'bf16', 1), [(4096, 93.3), (8192, 277), (12288, 561), (16384, 3608)])
+    b = series((4, 1, 128, 'bf16', 16), [(2048, 250), (4096, 587), (6144, 4244), (8192, 1982)])
+    c = series((12, 1, 128, 'fp8', 16), [(1024, 61), (1536, 216), (2048, 376), (3072, 592)])
+    kept, note = prefill_spikes(a + b + c)
+    got = {(r[0], r[5]) for r in kept}
+    assert (8, 16384) not in got and (8, 12288) in got, 'the longest row, 6.4x its predecessor: dropped'
+    assert (4, 6144) not in got and (4, 8192) in got, 'a spike whose next row is back on the line: dropped'
+    assert (12, 1536) in got and (12, 2048) in got, 'a sustained step (the next rows stay high): kept'
+    assert len(kept) == len(a + b + c) - 2 and 'dropped 2 ' in note[0], note
+    print('ok: prefill_spikes drops 2 isolated spikes of 12 rows and keeps a sustained step')
+
+
 if __name__ == '__main__':
+    if len(sys.argv) == 2 and sys.argv[1] == '--test':
+        self_test()
+        sys.exit(0)
     if len(sys.argv) != 4:
         sys.exit('usage: derive.py AIC_DIR AIC_ENGINES_DIR OUT_DIR')
     main(sys.argv[1], sys.argv[2], sys.argv[3])
