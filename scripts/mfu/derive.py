@@ -172,49 +172,76 @@ def fastest_attn(p, col, new_keys, dtype_col, heads, skip=None):
     return sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
 
 
-# A causal prefill's work grows with its query-key pairs, L (L + 1) / 2 at
-# length L, and a larger call does not run at a third less of the rate of a
-# smaller one (FlashAttention-style kernels keep their tiles on chip: the
-# rate rises with the size and levels off).  Some collected rows break that
-# once and the series goes back on its line at the next length: vLLM 0.14.0
-# on H100, 8 query heads, 1 KV head, bf16, batch 1: 12288 tokens 561 us,
-# 16384 tokens 3608 us (the pairs alone give 998 us; vLLM 0.24.0 measured 860
-# us); 4 heads, batch 16: 4096 587 us, 6144 4244 us, 8192 1982 us.  Such a row
-# (above SPIKE_SLACK x the last kept shorter row's time scaled by the pairs,
-# while the next longer row is within that bound again, or it is the longest)
-# is dropped, and the loader interpolates across the gap.  A sustained step
-# up (every longer row above the bound too, e.g. L40S fp8 rows from 1,536
-# tokens) is kept: that is a kernel change, not a glitch.
+# A kernel's time does not grow much faster than its work: a causal
+# prefill's work grows with its query-key pairs, L (L + 1) / 2 at length L, a
+# decode's with the keys it reads, a fused MoE's with its tokens, and a
+# larger call does not run at a third less of the rate of a smaller one
+# (FlashAttention-style kernels keep their tiles on chip; at small sizes a
+# call is latency-bound, and the rate only rises).  Some collected rows break
+# that once and the series goes back on its line at the next length: vLLM
+# 0.14.0 on H100, prefill, 8 query / 1 KV heads, bf16, batch 1: 12288 tokens
+# 561 us, 16384 tokens 3608 us (the pairs alone give 998 us; vLLM 0.24.0
+# measured 860 us); 4 heads, batch 16: 4096 587 us, 6144 4244 us, 8192 1982
+# us; TensorRT-LLM 1.3.0rc20 on H200, MLA decode, 4 heads, batch 16: 64 keys
+# 11.7 us, 128 keys 3116 us, 256 keys 16.3 us; its bf16 MoE, 2048 x 768, top
+# 8 of 128, EP 128: 2 tokens 30.3 us, 4 tokens 405 us, 8 tokens 30.7 us.  Such
+# a row (above SPIKE_SLACK x the last kept shorter row's time scaled by the
+# work, while the next longer row is within that bound again and faster than
+# it by the slack: a larger call does not take less time) is dropped,
+# and the loader interpolates across the gap.  The longest row of a prefill
+# series is dropped on the bound alone (the H100 16384-token rows above); a
+# decode's or MoE's longest row is kept (a decode past the L2 cache, or a MoE
+# call past its tile counts, can step up for real).  A sustained step up
+# (every longer row above the bound too, e.g. L40S fp8 prefill rows from
+# 1,536 tokens, L40S decodes past its cache) is kept: that is a kernel or
+# memory-level change, not a glitch.
 SPIKE_SLACK = 1.5
 
 
-def prefill_spikes(data):
-    """Drop the isolated spikes of prefill rows (see SPIKE_SLACK) from data,
-    rows (heads, kv_heads, head_dim, kv_dtype, batch, isl, latency string)
-    as fastest_attn returns them; returns (rows kept, the note)."""
+def series_spikes(data, nkey, work, drop_longest, what):
+    """Drop the isolated spikes (see SPIKE_SLACK) of rows key (nkey fields),
+    length, latency string, as the table writers sort them; work(L) the
+    call's work at length L; drop_longest: the longest row may go on the
+    bound alone.  Returns (rows kept, the note)."""
     series = {}
     for row in data:
-        series.setdefault(row[:5], []).append(row)
+        series.setdefault(row[:nkey], []).append(row)
     kept, dropped = [], 0
-    pairs = lambda L: L * (L + 1) / 2.0
     for key in sorted(series):
-        rows_ = sorted(series[key], key=lambda r_: r_[5])
+        rows_ = sorted(series[key], key=lambda r_: r_[nkey])
         last = 0
         out = [rows_[0]]
         for i in range(1, len(rows_)):
-            a, ta = rows_[last][5], float(rows_[last][6])
-            bound = lambda L: SPIKE_SLACK * ta * pairs(L) / pairs(a)
-            t = float(rows_[i][6])
-            if a >= 64 and t > bound(rows_[i][5]) and (
-                    i == len(rows_) - 1 or float(rows_[i + 1][6]) <= bound(rows_[i + 1][5])):
+            a, ta = rows_[last][nkey], float(rows_[last][nkey + 1])
+            bound = lambda L: SPIKE_SLACK * ta * work(L) / work(a)
+            t = float(rows_[i][nkey + 1])
+            nxt = rows_[i + 1] if i + 1 < len(rows_) else None
+            # the next longer row back on the line and faster than this one
+            # by the slack (a larger call cannot take less time: the spike is
+            # this row's); a step the next row stays on is kept
+            back = nxt is not None and float(nxt[nkey + 1]) <= bound(nxt[nkey]) and \
+                SPIKE_SLACK * float(nxt[nkey + 1]) < t
+            if a >= 1 and t > bound(rows_[i][nkey]) and (back or (nxt is None and drop_longest)):
                 dropped += 1
                 continue
             last = i
             out.append(rows_[i])
         kept += out
     return sorted(kept), ['dropped %d isolated spikes: a row above %.1fx the last shorter row of its series '
-                          'scaled by the query-key pairs, the next longer row back within (derive.py, '
-                          'prefill_spikes)' % (dropped, SPIKE_SLACK)]
+                          'scaled by %s, the next longer row back within (derive.py, series_spikes)'
+                          % (dropped, SPIKE_SLACK, what)]
+
+
+def prefill_spikes(data):
+    """series_spikes of prefill attention rows (heads, kv_heads, head_dim,
+    kv_dtype, batch, isl, latency): work the causal query-key pairs."""
+    return series_spikes(data, 5, lambda L: L * (L + 1) / 2.0, True, 'the query-key pairs')
+
+
+def decode_spikes(data):
+    """series_spikes of decode attention rows (..., batch, kv_len, latency):
+    work the keys read."""
+    return series_spikes(data, 5, float, False, 'the keys read')
 
 
 def write_attn(od, out_name, col, data, notes):
@@ -236,9 +263,7 @@ def attn_tables(ctx, gen, new_keys, note, od):
         data = fastest_attn(p, col, new_keys, 'attn_dtype',
                             lambda r: (int(r['num_heads']), int(r['num_key_value_heads']), int(r['head_dim'])),
                             lambda r: r.get('window_size', '0') not in ('0', ''))
-        spikes = []
-        if col == 'isl':
-            data, spikes = prefill_spikes(data)
+        data, spikes = prefill_spikes(data) if col == 'isl' else decode_spikes(data)
         write_attn(od, out_name, col, data,
                    note + ['%s; per-GPU head counts; fastest kernel source per key' % extra] + spikes)
 
@@ -348,10 +373,12 @@ def moe_table(path, note, out, engine=None, system=None):
         if key not in best or lat < best[key]:
             best[key] = lat
     data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
+    data, spikes = series_spikes(data, 8, float, False, 'the tokens')
     write(out, ['dtype', 'hidden', 'inter', 'topk', 'experts', 'moe_tp', 'moe_ep', 'distribution', 'tokens', 'latency_us'],
           data, note + ['fused MoE (routed experts only; router/top-k and all-to-all not timed in most sources); '
                         'hidden/inter full model sizes, experts global; fastest kernel source per key'] +
-          ['left out: %s rows of kernel source %s: %s' % (dt, ks, why) for (dt, ks), why in sorted(dropped.items())])
+          ['left out: %s rows of kernel source %s: %s' % (dt, ks, why) for (dt, ks), why in sorted(dropped.items())] +
+          spikes)
     return len(data)
 
 
@@ -373,9 +400,7 @@ def mla_tables(ctx, gen, new_keys, note, od):
         if not p:
             continue
         data = fastest_attn(p, col, new_keys, 'mla_dtype', lambda r, d=dim: (int(r['num_heads']), 1, d))
-        spikes = []
-        if col == 'isl':
-            data, spikes = prefill_spikes(data)
+        data, spikes = prefill_spikes(data) if col == 'isl' else decode_spikes(data)
         write_attn(od, out_name, col, data,
                    note + ['%s; per-GPU heads; head_dim %d is the FLOPs-equivalent dimension (see derive.py)' % (extra, dim)]
                    + spikes)
@@ -536,7 +561,14 @@ def self_test():
     assert (4, 6144) not in got and (4, 8192) in got, 'a spike whose next row is back on the line: dropped'
     assert (12, 1536) in got and (12, 2048) in got, 'a sustained step (the next rows stay high): kept'
     assert len(kept) == len(a + b + c) - 2 and 'dropped 2 ' in note[0], note
-    print('ok: prefill_spikes drops 2 isolated spikes of 12 rows and keeps a sustained step')
+    d = series((4, 1, 544, 'bf16', 16), [(64, 11.7), (128, 3116), (256, 16.3), (512, 40)])
+    e = series((2, 1, 192, 'fp8', 2), [(32768, 230), (65536, 459), (131072, 1397)])
+    kept, note = decode_spikes(d + e)
+    got = {(r[0], r[5]) for r in kept}
+    assert (4, 128) not in got and (4, 256) in got, 'a decode spike between two rows on the line: dropped'
+    assert (2, 131072) in got, "a decode's longest row: kept"
+    print('ok: prefill_spikes drops 2 isolated spikes of 12 rows and keeps a sustained step; decode_spikes drops '
+          'an interior spike and keeps the longest row')
 
 
 if __name__ == '__main__':
