@@ -383,6 +383,54 @@ static bool sg_decode_fast(struct sim *s, struct replica *rp)
 	return true;
 }
 
+/* SGLang's decode batch without lazy decoders (MTP) from the plan
+ * finish_rank summed as the last step ended (plan_ahead, step.c
+ * sg_ahead_applies): when the running list is as it left it, every
+ * running request one of the decoders summed (st->dec, in running order)
+ * and their blocks all there, the growers take theirs as the literal walk
+ * would (in order: anonymous ones counted, allocated before a named take
+ * and at the end) and every one is scheduled with the chunk_of it kept;
+ * plan_step describes them from the sums.  False, having changed nothing,
+ * otherwise.  (With MTP the literal walk was a fifth of the scheduler's
+ * instructions: the chunk, blocks and push of every running request.) */
+static bool sg_decode_ahead(struct sim *s, struct replica *rp, const struct sg_state *st)
+{
+	int32_t pend = 0;
+	size_t j;
+
+	if (!rp->ahead_valid || rp->ahead_ver != rp->run_ver || st->npre > 0 || rp->ahead.n != (int64_t)st->ndec ||
+	    rp->ahead.need > kvc_available(&rp->kv))
+		return false;
+	for (j = 0; j < rp->ngrowers; j++) {
+		struct req *r = rp->growers[j];
+		int32_t need = blocks_for(s, r->computed + r->step_tokens) - r->nblocks;
+		if (named_take(s, r, need) == 0) {
+			pend += need;
+			r->nblocks += need;
+			continue;
+		}
+		if (pend > 0) {
+			kvc_alloc_anon(&rp->kv, pend);
+			pend = 0;
+		}
+		sched_grow_blocks(s, rp, r, need);
+	}
+	if (pend > 0)
+		kvc_alloc_anon(&rp->kv, pend);
+	XGROW(rp->sched, rp->sched_cap, st->ndec);
+	/* req.scheduled: read by the step log, and by this policy only
+	 * within a schedule (mixed chunks, retractions), which this one is
+	 * done with; the step's end clears it as it walks them */
+	if (s->cfg.step_log)
+		for (j = 0; j < st->ndec; j++)
+			st->dec[j]->scheduled = true;
+	if (st->ndec > 0)
+		memcpy(rp->sched, st->dec, st->ndec * sizeof(*rp->sched));
+	rp->nsched = st->ndec;
+	rp->ahead_used = true;
+	return true;
+}
+
 /* SGLang (scheduler.py get_next_batch_to_run): a step is a prefill batch
  * when a request is mid-prefill or a waiting one can be admitted (chunk
  * budget chunked_prefill_size = max_num_batched_tokens), else a decode
@@ -548,7 +596,7 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		return;
 	}
 	rp->dec_run = true;
-	if (lazy && sg_decode_fast(s, rp))
+	if (lazy ? sg_decode_fast(s, rp) : sg_decode_ahead(s, rp, st))
 		goto decay;
 	if (lazy) {
 		for (r = rp->run_head; r && rp->ndec > 0; r = r->next)

@@ -245,6 +245,7 @@ struct replica {
 	struct req **growers;              /* those of them that grow blocks, in order */
 	size_t ngrowers, growers_cap;
 	bool ahead_valid, ahead_used;
+	uint64_t ahead_ver;                /* run_ver as finish_rank returned (SGLang's use) */
 	/* the policy scheduled every one of the others in running order,
 	 * then its admissions (sched and others the same list) */
 	bool sched_others;
