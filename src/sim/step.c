@@ -737,13 +737,19 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 					  struct plan_ahead *pa, const bool plan)
 {
 	const int64_t now = s->now, K = s->cfg.spec.k, lpt = s->cfg.long_prefill_token_threshold;
+	/* chunk_of of a decoder: 1 + min(left, K), at most lpt (when set) */
+	const int64_t cap = lpt > 0 && lpt < K + 1 ? lpt : K + 1;
 	const int sh = s->bs_log2p1 - 1;
 	const int64_t bm = ((int64_t)1 << sh) - 1;
 	uint64_t drafted = 0, accepted = 0;
-	/* the stream in a register: in memory, each store to a request's
-	 * int64_t fields could alias its uint64_t state */
+	/* the stream and the plan's sums in registers: in memory, each store
+	 * to a request's int64_t fields could alias them */
 	struct pcg32 rng = s->spec_rng;
+	struct plan_ahead acc = {0, 0, 0, 0, 0};
 	size_t i;
+
+	if (plan)
+		acc = *pa;
 
 	for (i = i0; i < rp->nsched; i++) {
 		struct req *r = rp->sched[i];
@@ -782,13 +788,23 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 		}
 		if (!plan)
 			continue;
-		/* plan_ahead_add: chunk_of and blocks_for of a decoder */
-		n = r->output - g - 1;
-		n = 1 + (n < K ? n : K);
-		if (lpt > 0 && n > lpt)
-			n = lpt;
-		plan_ahead_sum(rp, r, n, (int32_t)((c + n + bm) >> sh) - r->nblocks, pa);
+		/* plan_ahead_add: chunk_of and blocks_for of a decoder, then
+		 * plan_ahead_sum's terms */
+		n = r->output - g;
+		if (n > cap)
+			n = cap;
+		full = (int32_t)((c + n + bm) >> sh) - r->nblocks;
+		r->step_tokens = n;
+		acc.tokens += n;
+		acc.need += full;
+		if (full > 0)
+			grower_push(rp, r);
+		acc.ctx += n * (c + 1) + (n * (n - 1) >> 1);
+		acc.spec_ctx += c + n;
+		acc.n++;
 	}
+	if (plan)
+		*pa = acc;
 	s->spec_rng = rng;
 	s->tot.spec_verify += i - i0;
 	s->tot.spec_drafted += drafted;
