@@ -135,6 +135,10 @@ struct fin_entry {
 	struct req *r;
 };
 
+/* The most joins a step's end has its ring buckets fetched for (step.c
+ * join_note). */
+#define SCHED_JOIN_NOTES 4
+
 /* Size classes of the block-id arrays: 16 << c ids, c < this (2^24 tokens
  * in one-token pages is the most a request can hold: WL_MAX_TOKENS). */
 #define SCHED_ARRAY_CLASSES 22
@@ -299,6 +303,11 @@ struct replica {
 		size_t n, cap;
 	} *ring;
 	uint32_t ring_mask;                /* its size - 1 (decoders.c ring_grow) */
+	/* the completion steps of the requests of the step queued that will
+	 * join the decoders as it ends (step.c join_note): their ring buckets
+	 * fetched into the cache before the step's end pushes to them */
+	int64_t join_fin[SCHED_JOIN_NOTES];
+	int njoin_fin;
 	/* the buckets' first arrays (decoders.c bucket_push): carved from
 	 * chunks freed with the replica, and those outgrown kept for the next
 	 * new bucket, rather than a malloc and a free each (1,024 buckets a
