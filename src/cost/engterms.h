@@ -52,6 +52,12 @@ struct cost_engine {
 	bool dense_window_decode;            /* its windowed decode rows not used */
 	/* mfu/wideep/<wideep>/: MoE tables measured under DP+EP, or NULL */
 	const char *wideep;
+	/* the GPU family (gpu_spec.family) on which this engine's own
+	 * collections time the fp8 block-scaled experts with the kernel it
+	 * runs for a block-scaled checkpoint, so that such experts named
+	 * per-tensor fp8 (a source's label, --moe-format fp8) are priced as
+	 * block-scaled there (cost/moe.c moe_block_checkpoint); NULL: none */
+	const char *fp8_block_moe_family;
 	/* DeepSeek-V4's parts model, [prefill][CSA, HCA and window-only] */
 	const struct cost_csa_fit (*csa)[2];
 };

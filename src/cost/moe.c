@@ -63,6 +63,26 @@ static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m)
 	}
 }
 
+/* The format the experts run in when f (a source's label or --moe-format)
+ * names per-tensor fp8 for a checkpoint that stores block-scaled fp8
+ * experts: the engine reads the checkpoint's block scales and runs its
+ * block-scaled kernel, so where its own collection times that kernel
+ * (cost_engine.fp8_block_moe_family) it prices them; elsewhere f as given
+ * (per-tensor fp8 then takes the faster of the two measured fp8 curves,
+ * moe_dist_s).  Until 2026-11-30 the silicon rows' "moe=fp8" label priced
+ * TensorRT-LLM's DeepSeek experts on H200 with the per-tensor kernel
+ * wherever it was faster: 76 against 140 us at 4 tokens, TP 8 (P/D decode
+ * ITL -18 % signed, eval/silicon/HARNESS.md "pd9"). */
+static enum moe_fmt moe_block_checkpoint(const struct cost_cfg *cfg, const struct model_cfg *m,
+					  const struct gpu_spec *g, enum moe_fmt f)
+{
+	const char *fam = cfg->engine ? cfg->engine->fp8_block_moe_family : NULL;
+
+	if (f == MOE_FP8 && m->q.experts == Q_FP8_BLOCK && fam && strcmp(fam, g->family) == 0)
+		return MOE_FP8_BLOCK;
+	return f;
+}
+
 /* The dtype the experts run in when --moe-format names their format. */
 static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
 {
@@ -312,7 +332,7 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 					  (double)m->top_k, (double)m->n_experts,
 					  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
 	if (cfg->moe_format > 0) {
-		c->moe_fmt = (enum moe_fmt)(cfg->moe_format - 1);
+		c->moe_fmt = moe_block_checkpoint(cfg, m, g, (enum moe_fmt)(cfg->moe_format - 1));
 		c->moe_wdt = moe_fmt_dtype(c->moe_fmt, g);
 		if (c->moe_wdt == DT_INT4) /* 4-bit experts without fp4 tensor cores: W4A16 */
 			c->moe_fmt = MOE_INT4;

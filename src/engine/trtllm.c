@@ -211,6 +211,21 @@ static const struct cost_engine trtllm_cost = {
 	 * |error| H200 5.9 -> 7.8 %, MoE rows 9.8 -> 10.2 % with them
 	 * (eval/silicon/HARNESS.md, "swa") */
 	.dense_window_decode = true,
+	/* Hopper: TensorRT-LLM reads DeepSeek-V3/R1's fp8 checkpoint
+	 * (quantization_config quant_method fp8 with weight_block_size) as
+	 * QuantAlgo.FP8_BLOCK_SCALES (tensorrt_llm/_torch/model_config.py,
+	 * load_hf_quant_config, "DeepSeek V3 FP8 ckpt"), and on SM90 its
+	 * experts run CutlassFusedMoE's DeepSeekFP8BlockScalesFusedMoEMethod
+	 * ("fp8 block scales (SM90 Hopper only)", fused_moe/fused_moe_cutlass.py;
+	 * the H200 recipes name moe_config.backend CUTLASS), never the
+	 * per-tensor FP8QDQ kernel, which needs a per-tensor checkpoint.  The
+	 * H100/H200 collections time exactly that kernel as fp8_block
+	 * (aiconfigurator's moe_torch_flow_cutlass rows).  Not Blackwell: there
+	 * the collection's fp8_block rows are DeepGEMM, while the recipes pick
+	 * DEEPGEMM, TRTLLM (trtllm-gen, not timed by this collection) or CUTLASS
+	 * per pool (eval/silicon/HARNESS.md, "pd6"), so the faster of the two
+	 * measured fp8 curves stays the stand-in there */
+	.fp8_block_moe_family = "hopper",
 	/* no DeepSeek-V4 blocks of its own: vLLM's parts model */
 	.csa = vllm_csa_fits,
 };

@@ -494,6 +494,78 @@ static void test_trtllm_12_fp8(void)
 	}
 }
 
+/* Per-tensor fp8 experts asked of a block-scaled checkpoint (a silicon
+ * row's "moe=fp8" label): TensorRT-LLM reads DeepSeek-R1's weight_block_size
+ * as FP8_BLOCK_SCALES and on Hopper runs CUTLASS's block-scaled MoE, which
+ * its H200 table times as fp8_block, so the experts are priced as that
+ * curve (cost_engine.fp8_block_moe_family); on B200 (the collection's
+ * fp8_block rows are DeepGEMM, the recipes choose the backend) and on
+ * vLLM they keep the label's format (eval/silicon/HARNESS.md, "pd9"). */
+static int make_cost_fmt(struct cost_model *c, const struct model_cfg *m, const char *g, struct parallel p,
+			 const char *engine, enum moe_fmt f, struct err *e)
+{
+	struct cost_cfg cc;
+	int rc;
+
+	if ((rc = test_cfg(DT_FP8, engine, "1.2.0rc6.post1", &cc, e)) < 0)
+		return rc;
+	cc.moe_format = (int)f + 1;
+	return cost_init(c, m, gpu(g), &p, &cc, datadir, e);
+}
+
+static void test_moe_block_checkpoint(void)
+{
+	static const struct {
+		const char *gpu, *engine;
+		bool block;
+	} cases[] = {{"h200", "trtllm", true}, {"h100", "trtllm", true}, {"b200", "trtllm", false},
+		     {"h200", "vllm", false}};
+	struct parallel p = {8, 1, 1, 1, 0};
+	struct model_cfg m;
+	struct err e;
+	size_t i;
+
+	if (registry_load_model(&reg, "deepseek-r1", &m, &e) < 0) {
+		CHECK(0, "load deepseek-r1: %s", e.msg);
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cost_model a, b;
+		if (make_cost_fmt(&a, &m, cases[i].gpu, p, cases[i].engine, MOE_FP8, &e) < 0) {
+			CHECK(0, "cost_init %s %s fp8: %s", cases[i].gpu, cases[i].engine, e.msg);
+			continue;
+		}
+		if (make_cost_fmt(&b, &m, cases[i].gpu, p, cases[i].engine, MOE_FP8_BLOCK, &e) < 0) {
+			CHECK(0, "cost_init %s %s fp8_block: %s", cases[i].gpu, cases[i].engine, e.msg);
+			cost_release(&a);
+			continue;
+		}
+		CHECK((a.moe_fmt == MOE_FP8_BLOCK) == cases[i].block,
+		      "%s %s: DeepSeek-R1 experts labelled fp8 run as %s", cases[i].gpu, cases[i].engine,
+		      moe_fmt_name(a.moe_fmt));
+		if (cases[i].block)
+			CHECK(cost_moe_s(&a, 4) == cost_moe_s(&b, 4) && cost_moe_s(&a, 8192) == cost_moe_s(&b, 8192),
+			      "%s %s: priced as the block-scaled curve (%.1f us at 4 tokens)", cases[i].gpu,
+			      cases[i].engine, cost_moe_s(&a, 4) * 1e6);
+		else
+			CHECK(cost_moe_s(&a, 4) <= cost_moe_s(&b, 4),
+			      "%s %s: per-tensor no slower than block-scaled at 4 tokens (%.1f vs %.1f us)",
+			      cases[i].gpu, cases[i].engine, cost_moe_s(&a, 4) * 1e6, cost_moe_s(&b, 4) * 1e6);
+		cost_release(&a);
+		cost_release(&b);
+	}
+	/* H200 TP 8, 4 tokens: the per-tensor kernel would be 76 us against
+	 * the block-scaled 140 us (trtllm-1.2.0rc5 power_law_1.01 rows) */
+	{
+		struct cost_model a;
+		if (make_cost_fmt(&a, &m, "h200", p, "trtllm", MOE_FP8, &e) == 0) {
+			CHECK(fabs(cost_moe_s(&a, 4) - 139.93e-6) < 1e-6, "h200 TP 8 at 4 tokens: %.2f us (measured 139.93)",
+			      cost_moe_s(&a, 4) * 1e6);
+			cost_release(&a);
+		}
+	}
+}
+
 /* A collection without the experts' format: gpt-oss's MXFP4 experts at
  * vLLM 0.10.2 pick the vllm-0.14.0 collection, whose MoE table has no mxfp4
  * rows; the experts come from the next collection that measures them
@@ -2540,6 +2612,7 @@ int main(void)
 	test_moe_tables();
 	test_moe_step();
 	test_trtllm_12_fp8();
+	test_moe_block_checkpoint();
 	test_moe_fallback();
 	test_eplb();
 	test_wideep();
