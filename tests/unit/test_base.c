@@ -1010,9 +1010,14 @@ static void test_argval_items(void)
 		joined[0] = '\0';
 		memset(&e, 0, sizeof(e));
 		argval_items_start(&it, "--tp", cases[i].list);
-		while ((rc = argval_items_next(&it, &e)) > 0)
-			snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s", it.n > 1 ? "|" : "",
-				 it.item);
+		while ((rc = argval_items_next(&it, &e)) > 0) {
+			size_t len = strlen(joined), add = strlen(it.item);
+			if (len + add + 2 > sizeof(joined))
+				break;
+			if (it.n > 1)
+				joined[len++] = '|';
+			memcpy(joined + len, it.item, add + 1);
+		}
 		CHECK(!strcmp(joined, cases[i].items), "'%s': items '%s', expected '%s'", cases[i].list, joined,
 		      cases[i].items);
 		if (cases[i].msg)
