@@ -417,16 +417,7 @@ static bool sg_decode_ahead(struct sim *s, struct replica *rp, const struct sg_s
 	}
 	if (pend > 0)
 		kvc_alloc_anon(&rp->kv, pend);
-	XGROW(rp->sched, rp->sched_cap, st->ndec);
-	/* req.scheduled: read by the step log, and by this policy only
-	 * within a schedule (mixed chunks, retractions), which this one is
-	 * done with; the step's end clears it as it walks them */
-	if (s->cfg.step_log)
-		for (j = 0; j < st->ndec; j++)
-			st->dec[j]->scheduled = true;
-	if (st->ndec > 0)
-		memcpy(rp->sched, st->dec, st->ndec * sizeof(*rp->sched));
-	rp->nsched = st->ndec;
+	sched_take_all(s, rp, st->dec, st->ndec);
 	rp->ahead_used = true;
 	return true;
 }

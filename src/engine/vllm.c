@@ -191,26 +191,12 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	i = 0;
 	if (rp->ahead_used) { /* the walk below with chunk_of's values kept (plan_ahead) */
 		size_t j;
-		XGROW(rp->sched, rp->sched_cap, rp->nothers);
 		for (j = 0; j < rp->ngrowers; j++) { /* the others need none */
 			struct req *o = rp->growers[j];
 			sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + o->step_tokens) - o->nblocks);
 		}
-		/* req.scheduled is read by SGLang's policy and the step log
-		 * alone: without a log, the list is copied and no record
-		 * touched (a walk of every running request a step less; the
-		 * step's end clears the flag as it walks them) */
-		if (s->cfg.step_log) {
-			for (; i < rp->nothers; i++) {
-				rp->others[i]->scheduled = true;
-				rp->sched[i] = rp->others[i];
-			}
-		} else {
-			if (rp->nothers > 0) /* (sched may be NULL then) */
-				memcpy(rp->sched, rp->others, rp->nothers * sizeof(*rp->sched));
-			i = rp->nothers;
-		}
-		rp->nsched = rp->nothers;
+		sched_take_all(s, rp, rp->others, rp->nothers);
+		i = rp->nothers;
 		budget -= rp->ahead.tokens;
 	}
 	for (; i < rp->nothers && budget > 0; i++) {

@@ -361,11 +361,11 @@ void acc_lookup(const struct acc_table *t, const struct acc_class *c, enum acc_m
  * inside a band of 0; any other error outside it: HUGE_VAL), with the
  * fold the row is in: the widening's sample. */
 struct ratio {
-	double q;
+	double q[2]; /* over the p50 and the p90 band */
 	int fold;
 };
 struct ratios {
-	struct ratio *v[ACC_METRIC__N][2]; /* [metric][p50, p90] */
+	struct ratio *v[ACC_METRIC__N];
 	size_t n[ACC_METRIC__N], cap[ACC_METRIC__N];
 };
 
@@ -392,7 +392,6 @@ static void fold_check(const struct acc_resid *r, size_t n, const int *fold, int
 			continue;
 		for (k = 0; k < ACC_METRIC__N; k++) {
 			struct acc_answer a;
-			size_t j;
 			if (isnan(r[i].err[k]))
 				continue;
 			acc_lookup(&b, &r[i].cls, (enum acc_metric)k, &a);
@@ -402,14 +401,8 @@ static void fold_check(const struct acc_resid *r, size_t n, const int *fold, int
 			within[k] += r[i].err[k] <= a.p90;
 			if (!rs)
 				continue;
-			if (rs->n[k] == rs->cap[k]) {
-				rs->cap[k] = rs->cap[k] ? 2 * rs->cap[k] : 256;
-				rs->v[k][0] = xreallocarray(rs->v[k][0], rs->cap[k], sizeof(struct ratio));
-				rs->v[k][1] = xreallocarray(rs->v[k][1], rs->cap[k], sizeof(struct ratio));
-			}
-			j = rs->n[k]++;
-			rs->v[k][0][j] = (struct ratio){band_ratio(r[i].err[k], a.p50), f};
-			rs->v[k][1][j] = (struct ratio){band_ratio(r[i].err[k], a.p90), f};
+			XGROW(rs->v[k], rs->cap[k], rs->n[k] + 1);
+			rs->v[k][rs->n[k]++] = (struct ratio){{band_ratio(r[i].err[k], a.p50), band_ratio(r[i].err[k], a.p90)}, f};
 		}
 	}
 	acc_table_release(&b);
@@ -429,16 +422,16 @@ static int dbl_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The p-quantile of the ratios not of fold `skip` (-1: all), never below 1;
- * NAN when there are none. */
-static double widen_factor(const struct ratio *v, size_t n, int skip, double p)
+/* The p-quantile of the ratios over band b (0: p50, 1: p90) not of fold
+ * `skip` (-1: all), never below 1; NAN when there are none. */
+static double widen_factor(const struct ratio *v, size_t n, int b, int skip, double p)
 {
 	double *x = xmalloc((n ? n : 1) * sizeof(*x)), q = NAN;
 	size_t i, m = 0, at;
 
 	for (i = 0; i < n; i++)
 		if (v[i].fold != skip)
-			x[m++] = v[i].q;
+			x[m++] = v[i].q[b];
 	qsort(x, m, sizeof(*x), dbl_cmp);
 	/* order statistic ceil(p m): the smallest factor that leaves at most
 	 * (1 - p) of the rows outside (a HUGE_VAL stays outside) */
@@ -500,21 +493,20 @@ void acc_coverage(const struct acc_resid *r, size_t n, size_t min_rows, struct a
 		t->family_coverage[k] = t->family_coverage_rows[k]
 						? (double)fwithin[k] / (double)t->family_coverage_rows[k]
 						: NAN;
-		t->widen[k][0] = widen_factor(rs.v[k][0], rs.n[k], -1, 0.5);
-		t->widen[k][1] = widen_factor(rs.v[k][1], rs.n[k], -1, 0.9);
+		t->widen[k][0] = widen_factor(rs.v[k], rs.n[k], 0, -1, 0.5);
+		t->widen[k][1] = widen_factor(rs.v[k], rs.n[k], 1, -1, 0.9);
 		/* each family against a factor from the other families' rows */
 		for (f = 0; f < nfam; f++) {
-			double w = widen_factor(rs.v[k][1], rs.n[k], f, 0.9);
+			double w = widen_factor(rs.v[k], rs.n[k], 1, f, 0.9);
 			for (j = 0; j < rs.n[k] && !isnan(w); j++)
-				if (rs.v[k][1][j].fold == f) {
+				if (rs.v[k][j].fold == f) {
 					checked++;
-					ok += rs.v[k][1][j].q <= w;
+					ok += rs.v[k][j].q[1] <= w;
 				}
 		}
 		t->widened_coverage[k] = checked ? (double)ok / (double)checked : NAN;
 		t->widened_coverage_rows[k] = checked;
-		free(rs.v[k][0]);
-		free(rs.v[k][1]);
+		free(rs.v[k]);
 	}
 	free(fold);
 }

@@ -701,6 +701,24 @@ static inline void sched_push(struct replica *rp, struct req *r, int64_t n)
 	rp->sched[rp->nsched++] = r;
 }
 
+/* A plan made ahead (plan_ahead) scheduled whole: list[0, n) in order,
+ * each with the step_tokens its plan kept, as the step's only requests.
+ * req.scheduled is read by SGLang's policy within a schedule and by the
+ * step log alone: without a log the list is copied and no record touched
+ * (the step's end clears the flag as it walks them). */
+static inline void sched_take_all(const struct sim *s, struct replica *rp, struct req *const *list, size_t n)
+{
+	size_t j;
+
+	XGROW(rp->sched, rp->sched_cap, n);
+	if (s->cfg.step_log)
+		for (j = 0; j < n; j++)
+			list[j]->scheduled = true;
+	if (n > 0) /* (sched may be NULL then) */
+		memcpy(rp->sched, list, n * sizeof(*rp->sched));
+	rp->nsched = n;
+}
+
 /* r joins the explicit running requests (rp->others), in running order. */
 static inline void sched_others_push(struct replica *rp, struct req *r)
 {
