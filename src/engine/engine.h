@@ -151,6 +151,15 @@ struct engine_type {
 	/* EPLB: engine steps between two rebalances when none is given (0: it
 	 * has no EPLB servesim models) */
 	int64_t eplb_interval;
+	/* the prompt tokens one prefill batch takes when no
+	 * --max-prefill-tokens is given (sim_cfg.max_prefill_tokens; 0: no
+	 * cap), and the first release from which a prompt past the batch's
+	 * first that is longer than what is left of it still joins (chunked to
+	 * the chunked-prefill budget) rather than waiting whole
+	 * (sim_cfg.max_prefill_whole; NULL: always whole); an unknown version
+	 * is taken as the newest */
+	int64_t max_prefill_default;
+	const char *max_prefill_fill_from;
 	/* its kernel collections and the terms fitted on its kernels */
 	const struct cost_engine *cost;
 	/* its scheduler (sim/core.h: how each step's batch is picked and whom

@@ -674,7 +674,8 @@ static enum admit_verdict sglang_admit(struct sim *s, struct replica *rp, struct
 	struct sg_res *res = t->ctx;
 	int32_t need;
 
-	if (t->rem_input < INT64_MAX && rp->nsched > 0 && req_num_tokens(r) - r->computed >= t->rem_input)
+	if (t->rem_input < INT64_MAX && rp->nsched > 0 && s->cfg.max_prefill_whole &&
+	    req_num_tokens(r) - r->computed >= t->rem_input)
 		return ADMIT_WAIT;
 	need = blocks_for(s, r->computed + t->n) - t->hits;
 	if (!r->transferred) /* and its rest and future tokens */
@@ -782,10 +783,11 @@ static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out,
 		 overlap ? "on" : c->spec.k > 0 ? "off (SGLang turns it off under speculative decoding unless SGLANG_ENABLE_SPEC_V2 is set)" : "off",
 		 init, fmin(init * SCHED_SG_RATIO_MIN_FACTOR, 1.0),
 		 k != 1.0 ? " (schedule_conservativeness 1 x 0.3: SGLang's scale under attention DP)" : "");
-	/* the settings off by default, named only when given */
 	if (c->max_prefill_tokens > 0 && strlen(out) + 64 < n)
-		snprintf(out + strlen(out), n - strlen(out), "; max_prefill_tokens %lld (a prompt joins a batch past its first only while it fits)",
-			 (long long)c->max_prefill_tokens);
+		snprintf(out + strlen(out), n - strlen(out), "; max_prefill_tokens %lld (%s)", (long long)c->max_prefill_tokens,
+			 c->max_prefill_whole ? "a prompt joins a batch past its first only while it fits"
+					      : "prompts join until it is spent; SGLang >= 0.5.13");
+	/* the settings off by default, named only when given */
 	if (c->mixed_chunk && strlen(out) + 64 < n)
 		snprintf(out + strlen(out), n - strlen(out), "; mixed chunks (prefill batches carry the running decoders)");
 	if (c->recv_interval > 1 && strlen(out) + 64 < n)
@@ -1182,6 +1184,17 @@ const struct engine_type engine_sglang = {
 	.cold_start_s = 90.0,
 	/* ServerArgs.eplb_rebalance_num_iterations' default (sglang/srt/server_args.py) */
 	.eplb_interval = 1000,
+	/* ServerArgs.max_prefill_tokens' default (sglang/srt/server_args.py,
+	 * 0.4-0.5.x: 16384), PrefillAdder's rem_input_tokens.  Until
+	 * sgl-project/sglang#25741 ("fix chunked prefill not always being
+	 * full", merged 2026-05-20, after 0.5.12 of 2026-05-18: first in
+	 * 0.5.13) add_one_req stopped the batch at any prompt past the first
+	 * whose tokens reach what is left of it, chunked prefill or not; since,
+	 * only without chunked prefill: with it such a prompt joins (chunked
+	 * to the chunk budget when longer) and the batch stops once the budget
+	 * is spent (budget_state) */
+	.max_prefill_default = 16384,
+	.max_prefill_fill_from = "0.5.13",
 	.cost = &sglang_cost,
 	.policy = &sglang_policy,
 	.sched_words = sglang_sched_words,

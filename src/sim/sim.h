@@ -87,10 +87,11 @@ struct sim_cfg {
 	 * request, whose count comes off the prefill budget
 	 * (--enable-mixed-chunk); max_prefill_tokens (0: none): the prompt
 	 * tokens one prefill batch takes besides max_num_batched_tokens
-	 * (--max-prefill-tokens; past the batch's first request a prompt joins
+	 * (--max-prefill-tokens: no prompt joins once it is spent); with
+	 * max_prefill_whole, past the batch's first request a prompt joins
 	 * only while it is shorter than what is left, and waits whole rather
-	 * than being chunked to fit) */
-	bool lpm, mixed_chunk;
+	 * than being chunked to fit */
+	bool lpm, mixed_chunk, max_prefill_whole;
 	int64_t max_prefill_tokens;
 	/* SGLang's --scheduler-recv-interval N (0 or 1: every step): while a
 	 * replica runs steps, arrivals wait in its inbox until the scheduler
