@@ -305,7 +305,11 @@ static int sglang_run_recv(const struct model_cfg *m, int64_t budget, int64_t bl
 	base_cfg(&sc, budget, 64, blocks);
 	sc.policy = policy_of("sglang");
 	sc.mixed_chunk = mixed;
-	sc.max_prefill_tokens = max_prefill;
+	/* max_prefill > 0: SGLang's rule before 0.5.13 (a prompt past the
+	 * batch's first waits whole unless it fits what is left); < 0: the cap
+	 * -max_prefill under the rule since (it joins until the cap is spent) */
+	sc.max_prefill_tokens = max_prefill < 0 ? -max_prefill : max_prefill;
+	sc.max_prefill_whole = max_prefill > 0;
 	sc.recv_interval = recv_interval;
 	trace_spec(&w, trace);
 	*log = NULL;
@@ -423,6 +427,21 @@ static void test_sglang(const struct model_cfg *m)
 	CHECK(step_has(log, 2, " 3+3000 |", buf, sizeof(buf)) && strstr(buf, "wait 1"),
 	      "sglang max-prefill step 2: 3000 > 2524 first in its batch runs whole, alone: %s", buf);
 	CHECK(t.completed == 5, "sglang max-prefill completed 5");
+	free(log);
+	/* the same cap under SGLang >= 0.5.13 (sgl-project/sglang#25741): in
+	 * step 1 the 3000-token prompt joins whole (it fits the chunk budget)
+	 * although 1500 of the cap are left, the cap is then spent and the
+	 * 100-token prompt waits for step 2 */
+	CHECK(sglang_run(m, 8192, 1000, false, -2524,
+			 "0.0,1024,3,\n0.0,1024,3,\n0.0,1024,3,\n0.0,3000,3,\n0.0,100,3,\n", &log, &t) == 0,
+	      "sglang max-prefill (0.5.13) run");
+	CHECK(step_has(log, 0, ": 0+1024 1+1024 |", buf, sizeof(buf)),
+	      "sglang max-prefill (0.5.13) step 0: the first two prompts: %s", buf);
+	CHECK(step_has(log, 1, ": 2+1024 3+3000 |", buf, sizeof(buf)) && strstr(buf, "wait 1"),
+	      "sglang max-prefill (0.5.13) step 1: the 3000-token prompt joins, the cap is spent: %s", buf);
+	CHECK(step_has(log, 2, ": 4+100 |", buf, sizeof(buf)), "sglang max-prefill (0.5.13) step 2: the last prompt: %s",
+	      buf);
+	CHECK(t.completed == 5, "sglang max-prefill (0.5.13) completed 5");
 	free(log);
 	/* reservation: 80 blocks; a 100-token prompt with 1000 outputs is
 	 * admitted when its prompt and all its outputs fit (1100 tokens, 69
