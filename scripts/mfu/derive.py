@@ -392,6 +392,23 @@ def moe_table(path, note, out, engine=None, system=None):
 MLA_DECODE_DIM, MLA_PREFILL_DIM = 544, 160
 
 
+# SGLang's MLA collector (aiconfigurator collector/sglang/collect_mla.py)
+# times the context phase in the expanded form only on Blackwell, where it
+# runs the trtllm_mla backend with QK 192 / PV 128; elsewhere it builds the
+# FlashAttention backend with the absorbed dimensions (QK 576, PV 512) for
+# both phases.  SGLang itself prefills DeepSeek on Hopper in the expanded form:
+# its default fa3 backend takes MHA_ONE_SHOT / MHA_CHUNKED_KV for an extend
+# without a cached prefix or with one above chunked_prefix_cache_threshold
+# (python/sglang/srt/models/deepseek_v2.py, _handle_attention_backend).  Those
+# context rows time about 3.4x the FLOPs of the kernel SGLang runs (H200, 16
+# heads, 32,768 tokens: 30.8 ms, 607 TFLOP/s in the absorbed form's FLOPs;
+# vLLM's and TensorRT-LLM's expanded rows 7.2 and 7.8 ms) and are left out:
+# servesim then prices SGLang's MLA prefill there on SGLang's own dense
+# FlashAttention rows (cost/attn.c, "MLA on the nearest dense table").
+def mla_context_expanded(system, engine):
+    return engine != 'sglang' or system.startswith(('b', 'gb'))
+
+
 def mla_tables(ctx, gen, new_keys, note, od):
     for p, out_name, col, dim, extra in ((ctx, 'mla_prefill.csv.gz', 'isl', MLA_PREFILL_DIM,
                                           'MLA context attention (expanded), causal, no cached prefix'),
@@ -538,7 +555,11 @@ def main(aic, eng, out):
             if not ok:
                 print(system, e, v, 'MLA decode refused:', why)
                 gen = None
-            mla_tables(find(ops['mla'], 'context_mla_perf.csv'), gen, new, note, od)
+            ctx = find(ops['mla'], 'context_mla_perf.csv')
+            if ctx and not mla_context_expanded(system, e):
+                print(system, e, v, 'MLA context refused: the absorbed form, not the one the engine prefills with')
+                ctx = None
+            mla_tables(ctx, gen, new, note, od)
             wrote.append('mla')
         if 'comm' in ops and find(ops['comm'], 'custom_allreduce_perf.csv'):
             allreduce_table(find(ops['comm'], 'custom_allreduce_perf.csv'), note, os.path.join(od, 'allreduce.csv.gz'))
