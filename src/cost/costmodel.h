@@ -86,6 +86,12 @@ struct cost_cfg {
 	 * priced from the GPU's TensorRT-LLM all-reduce table; larger ones
 	 * take the engine's own path.  0: off */
 	double ar_fused_bytes;
+	/* MXFP4 routed experts run the engine's Marlin W4A16 MoE kernel
+	 * (weights dequantised to bf16 in registers) rather than the kernel
+	 * its newer collections time for MXFP4 (engine_type.moe_marlin):
+	 * priced from the tables' int4 rows, which time that Marlin kernel.
+	 * NULL: the engine's MXFP4 kernel; else why, for the run header */
+	const char *mxfp4_marlin;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -167,8 +173,9 @@ struct cost_model {
 	struct mfu_row prefill_row;  /* prefill attention (one sequence per chunk) */
 	/* routed experts: one fused kernel (moetab.h) */
 	struct moe_shape moe_shape;
-	enum moe_fmt moe_fmt;
+	enum moe_fmt moe_fmt;        /* the format looked up (int4 for MXFP4 on Marlin) */
 	enum dtype moe_wdt;
+	bool moe_marlin;             /* MXFP4 experts on Marlin (cost_cfg.mxfp4_marlin) */
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */
 	/* 0: moe_pick is from tabs->moe (or the GPU's own); k > 0: that table

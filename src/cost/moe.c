@@ -339,6 +339,19 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 	} else {
 		c->moe_fmt = moe_fmt_of(c->moe_wdt, m);
 	}
+	/* MXFP4 experts on the engine's Marlin W4A16 kernel (cost_cfg.
+	 * mxfp4_marlin): the collections' int4 rows time that kernel (every
+	 * int4 row of the Hopper collections is Marlin: aiconfigurator's
+	 * vllm_marlin_moe, vllm_..._marlinexperts and sglang_marlin_moe), on
+	 * the same roofline (4-bit weights, bf16 math).  Their MXFP4 rows time
+	 * what newer versions run (vLLM 0.24's OAI Triton matmul_ogs): 2x
+	 * faster than Marlin from ~1k tokens up (H100, 8,192 tokens: 411-528
+	 * TFLOP/s for gpt-oss's shapes against Marlin's 211-255 on int4 and
+	 * 206 on MXFP4 shapes) */
+	if (cfg->mxfp4_marlin && c->moe_fmt == MOE_MXFP4) {
+		c->moe_fmt = MOE_INT4;
+		c->moe_marlin = true;
+	}
 	moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
 	/* a collection without this format's rows (vLLM 0.14.0 has no
 	 * MXFP4 experts): the next one in the fallback order that
@@ -435,6 +448,11 @@ void cost_moe_note(struct cost_model *c)
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
 				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
+		if (c->moe_marlin) {
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 "; mxfp4 experts on Marlin (int4 rows): %.200s", c->cfg.mxfp4_marlin);
+		}
 		if (c->moe_unseen_s > 0) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);
 			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,

@@ -192,6 +192,10 @@ struct engine_type {
 	 * NULL: it fuses none.  A deployment's own setting
 	 * (scenario.ar_fused_bytes) replaces it */
 	double (*ar_fused_bytes)(const struct scenario *sc);
+	/* why MXFP4 routed experts run its Marlin W4A16 kernel on sc's GPU and
+	 * version (cost_cfg.mxfp4_marlin), or NULL where they run its MXFP4
+	 * kernel (the one its collections time); NULL hook: the latter always */
+	const char *(*mxfp4_marlin)(const struct scenario *sc);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

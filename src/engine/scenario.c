@@ -500,6 +500,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.eplb_interval = s->eplb_interval > 0 ? s->eplb_interval : en->eplb_interval;
 	cc.ar_fused_bytes = s->ar_fused_bytes > 0 ? s->ar_fused_bytes
 			    : s->ar_fused_bytes == 0 && en->ar_fused_bytes ? en->ar_fused_bytes(s) : 0;
+	cc.mxfp4_marlin = en->mxfp4_marlin ? en->mxfp4_marlin(s) : NULL;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	eplb_words(s, &st->cost, st->kv_from_memory ? &st->mp : NULL, st->eplb_words, sizeof(st->eplb_words));

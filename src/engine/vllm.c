@@ -13,6 +13,7 @@
 #include "engine/vllm.h"
 #include "cost/cost.h"
 #include "engine/launch.h"
+#include "engine/registry.h"
 #include "engine/scenario.h"
 #include "sim/core.h"
 
@@ -440,6 +441,34 @@ static double vllm_ar_fused_bytes(const struct scenario *sc)
 	return (tp <= 2 ? 64.0 : tp <= 4 ? 32.0 : 1.0) * mib;
 }
 
+/* vLLM's routed-expert kernel for MXFP4 checkpoints (gpt-oss):
+ * get_mxfp4_backend (vllm/model_executor/layers/quantization/mxfp4.py)
+ * takes FlashInfer on SM 10.x, the Triton kernel (OpenAI's triton_kernels
+ * matmul_ogs) on SM 9.0-10.x when the triton_kernels package imports, and
+ * the Marlin W4A16 kernel otherwise.  triton_kernels came with vLLM only
+ * from 0.12 (PR 28788, merged 2025-11-15, bundles it under
+ * vllm/third_party; before, "users have to install triton_kernels
+ * manually", PR 27370 / issue 27672, and a v0.11.0 install could not import
+ * it, issue 26582), so releases before 0.12 ran Marlin on Hopper: vLLM's
+ * own recipe (vllm-project/recipes OpenAI/GPT-OSS.md for v0.10.2, v0.11.0
+ * and v0.11.2: "Hopper ... FlashAttention3 backend and Marlin MXFP4 MoE";
+ * for v0.12.0 the Hopper line is gone and VLLM_MXFP4_USE_MARLIN=1 is the
+ * fix for v0.12's small-concurrency regression).  SM 8.x (Ampere, Ada)
+ * runs Marlin at every version ("A100 ... TRITON_ATTN attention backend and
+ * Marlin MXFP4 MoE").  An unnamed version is the newest. */
+static const char *vllm_mxfp4_marlin(const struct scenario *sc)
+{
+	const char *fam = sc->gpu->family, *v = sc->engine_version;
+
+	if (strcmp(sc->gpu->vendor, "nvidia") != 0)
+		return NULL;
+	if (strcmp(fam, "ampere") == 0 || strcmp(fam, "ada") == 0)
+		return "vLLM runs Marlin for MXFP4 on SM 8.x (triton_kernels needs SM 9.0+; vllm-project/recipes GPT-OSS.md)";
+	if (strcmp(fam, "hopper") == 0 && v[0] && engine_version_value(v) < engine_version_value("0.12.0"))
+		return "vLLM < 0.12 on Hopper (no triton_kernels before 0.12, PR 28788; vllm-project/recipes GPT-OSS.md for 0.10.2-0.11.2)";
+	return NULL;
+}
+
 /* vLLM's host terms.  Chosen by the H2 protocol (eval/h2_sweep.sh, figures
  * in eval/H2_SWEEP.md): swept on the 'general' and 'codegen' inference-perf
  * runs of Llama-2-7B and CodeLlama-34B on H100, checked on the held-out
@@ -643,4 +672,5 @@ const struct engine_type engine_vllm = {
 	.offload = vllm_offload,
 	.lora = vllm_lora,
 	.ar_fused_bytes = vllm_ar_fused_bytes,
+	.mxfp4_marlin = vllm_mxfp4_marlin,
 };
