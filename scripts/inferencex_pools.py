@@ -189,6 +189,42 @@ def prefill_limits(srt, entry, day):
     return (0, 0)
 
 
+def prefill_layout(srt, entry, day):
+    """(attention DP, EP) an entry's TensorRT-LLM prefill workers launch with:
+    its recipe's backend.trtllm_config.prefill enable_attention_dp (attention
+    DP over the recipe's tensor_parallel_size GPUs, else 1) and
+    moe_expert_parallel_size, as the file stood on day (else its earliest
+    version); None when the recipe does not name all three.  The recipe is
+    what srt-slurm launches; InferenceX's dp-attn / ep fields label it and can
+    disagree: every version of the H200 recipes runs 1k1k prefill with
+    attention DP and 8k1k without, where nvidia-master.yaml @49f8ceee
+    (2026-02-13) labels them the other way round, and the B200 fp8 8k1k
+    recipes run the prefill experts at EP 1 where the February rows record
+    EP 8 (eval/silicon/HARNESS.md, "pd3", 2026-12-01)."""
+    pre = ((recipe_doc(srt, recipe_path(entry), day).get("backend") or {}).get("trtllm_config") or {}).get("prefill") or {}
+    tp, adp, ep = pre.get("tensor_parallel_size"), pre.get("enable_attention_dp"), pre.get("moe_expert_parallel_size")
+    if not isinstance(tp, int) or isinstance(tp, bool) or tp < 1 or not isinstance(adp, bool) or \
+            not isinstance(ep, int) or isinstance(ep, bool) or ep < 1 or tp % ep != 0:
+        return None
+    return (tp if adp else 1, ep, tp)
+
+
+def recipe_prefill(srt, row, entries, day):
+    """The prefill layout every entry's recipe agrees on (prefill_layout), for
+    a TensorRT-LLM row whose recorded prefill worker holds the recipe's GPUs;
+    None otherwise."""
+    if row["backend"] != "trtllm":
+        return None
+    lay = set(prefill_layout(srt, e, day) for e in entries)
+    if len(lay) != 1:
+        return None
+    lay = lay.pop()
+    one = lambda x: int(float(x or 1)) or 1
+    if lay is None or lay[2] != one(row["prefill_tp_size"]) * one(row["prefill_attention_dp_size"]):
+        return None
+    return lay[:2]
+
+
 def recipe_mtp(srt, entry, day):
     """Draft tokens of a recipe's decode workers (0: not found): TensorRT-LLM's
     speculative_config.num_nextn_predict_layers, SGLang's EAGLE top-1
@@ -384,10 +420,17 @@ def recorded_rows(hist, srt, rows, counts):
             continue
         one = lambda x: int(float(x or 1)) or 1
         counts["recorded limits"] += 1
+        padp, pep = one(row["prefill_attention_dp_size"]), 0
+        lay = recipe_prefill(srt, row, [e for _, _, e in c], day)
+        if lay:
+            counts["recorded prefill layout"] += 1
+            if lay != (padp, one(row["prefill_moe_ep_size"])):
+                counts["recorded prefill relaid"] += 1
+                padp, pep = lay[0], (lay[1] if lay[1] != one(row["prefill_moe_ep_size"]) else 0)
         out.append([row["id"], "disagg", one(row["prefill_num_workers"]), one(row["decode_num_workers"]),
-                    one(row["prefill_attention_dp_size"]), one(row["decode_attention_dp_size"]),
+                    padp, one(row["decode_attention_dp_size"]),
                     one(row["decode_moe_ep_size"]), dbatch, "none", 0,
-                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), pbatch, ptokens, 0, 0, 0, 0, 0])
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), pbatch, ptokens, 0, 0, pep, 0, 0])
     return out
 
 
@@ -573,7 +616,8 @@ def main():
         rows += list(csv.DictReader(gzip.open(silicon, "rt")))
     counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
               "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0, "mtp by twin": 0,
-              "mtp from recipe": 0, "recorded": 0, "recorded limits": 0, "recorded ambiguous": 0}
+              "mtp from recipe": 0, "recorded": 0, "recorded limits": 0, "recorded ambiguous": 0,
+              "prefill layout": 0, "prefill relaid": 0, "recorded prefill layout": 0, "recorded prefill relaid": 0}
     out = []
     twins = {}
     for row in rows:
@@ -622,6 +666,16 @@ def main():
                 counts["twin disagrees"] += 1
                 continue
             counts["twin agrees"] += 1
+        lay = recipe_prefill(srt, row, [e for _, _, e in c], f["measured"][:10]) if not v[8] else None
+        if lay:
+            # the launch's prefill layout, after the twin check (db-dump
+            # records the entry's labels, recorded_rows re-lays it alike);
+            # the EP column only where it differs from the recorded one
+            counts["prefill layout"] += 1
+            rep = int(float(row["prefill_moe_ep_size"] or 1)) or 1
+            if lay != (v[2], rep):
+                counts["prefill relaid"] += 1
+                v = v[:2] + (lay[0],) + v[3:10] + (lay[1] if lay[1] != rep else v[10],)
         counts["kept"] += 1
         out.append([row["id"], "disagg"] + list(v[:8]) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])]
                    + list(lim) + list(v[8:]) + list(redundant_experts(row)))
@@ -639,7 +693,8 @@ def main():
                      "their prefill limits from the recipe, %(mtp from recipe)d their MTP depth; %(agg mtp)d agg rows ran MTP (%(agg mtp by twin)d of them "
                      "where a plain entry covered the point too, told apart by db-dump); %(recorded limits)d of %(recorded)d db-dump "
                      "disagg rows with recorded pools took their limits from their plain entries (%(recorded ambiguous)d "
-                     "entries disagreed)\n" % counts)
+                     "entries disagreed); TensorRT-LLM prefill layouts from the recipes: %(prefill layout)d kept rows (%(prefill relaid)d "
+                     "unlike their labels), %(recorded prefill layout)d db-dump rows (%(recorded prefill relaid)d unlike)\n" % counts)
 
 
 def selftest():

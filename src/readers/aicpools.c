@@ -23,11 +23,15 @@
  * pool's launch line sets (SGLang's --ep-num-redundant-experts in the
  * dynamo-sglang GB200/GB300 scripts and recipes): prefill_redundant_experts,
  * decode_redundant_experts (0 or absent: none).  A disagg line may also
- * name a row whose pools are recorded (db-dump): its pool columns must then
- * repeat the recorded ones, and it sets only the limits (decode batch,
- * prefill batch and tokens), because db-dump records the generator's
- * default prefill batch and the concurrency split as the decode batch, not
- * what the launch's recipe set (HARNESS.md, "Recorded pools' limits"). */
+ * name a row whose pools are recorded (db-dump): its worker counts, decode
+ * attention DP and decode EP must then repeat the recorded ones, and it sets
+ * the limits (decode batch, prefill batch and tokens), because db-dump
+ * records the generator's default prefill batch and the concurrency split as
+ * the decode batch, not what the launch's recipe set (HARNESS.md, "Recorded
+ * pools' limits"), and the prefill workers' layout on their recorded GPUs
+ * (prefill_attention_dp_size, prefill_moe_ep_size), which the recipe
+ * launches and db-dump's labels can swap (TensorRT-LLM H200 1k1k / 8k1k
+ * attention DP, B200 fp8 8k1k EP: HARNESS.md, "pd3", 2026-12-01). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,18 +199,23 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 			continue;
 		if (disagg && (r->pre.workers > 0 || r->dec.workers > 0)) {
 			/* pools recorded (db-dump): the line gives the launch's
-			 * limits only, and must name the recorded pools */
-			if (l->pw != r->pre.workers || l->dw != r->dec.workers || l->padp != r->pre.attn_dp ||
-			    l->dadp != r->dec.attn_dp || l->dep != r->dec.moe_ep || l->spec != 0 || l->pgpus > 0 ||
-			    l->dgpus > 0 || l->pep > 0 || l->pred > 0 || l->dred > 0) {
+			 * limits and the prefill workers' layout on their
+			 * recorded GPUs, and must name the recorded workers and
+			 * decode pool */
+			pre = r->pre;
+			if (l->pw != r->pre.workers || l->dw != r->dec.workers || l->dadp != r->dec.attn_dp ||
+			    l->dep != r->dec.moe_ep || l->spec != 0 || l->pgpus > 0 || l->dgpus > 0 || l->pred > 0 ||
+			    l->dred > 0 || !relay(&pre, l->padp, l->pep > 0 ? (int)l->pep : pre.moe_ep)) {
 				rc = err_set(e, SS_EDATA,
 					     "%s: row '%s' records its pools (workers %d/%d, attention DP %d/%d, "
-					     "decode EP %d); its line must repeat them and set only the limits",
+					     "decode EP %d); its line must repeat them and set only the limits and the prefill "
+					     "workers' layout on their GPUs",
 					     path, r->id, r->pre.workers, r->dec.workers, r->pre.attn_dp,
 					     r->dec.attn_dp, r->dec.moe_ep);
 				free(ls);
 				return rc;
 			}
+			r->pre = pre;
 			if (l->dbatch > 0)
 				r->dec.batch = l->dbatch;
 			if (l->pbatch > 0 && l->ptokens > 0) {

@@ -133,6 +133,8 @@ mkdir -p aicp-red && cp aicp/silicon.csv aicp-red/ &&
 	sed '7s/,0,32$/,0,-32/' aicp/inferencex_pools.csv > aicp-red/inferencex_pools.csv
 mkdir -p aicp-rec && cp aicp/silicon.csv aicp-rec/ &&
 	sed 's/^\(dsr1_[^,]*,disagg\),1,3,/\1,1,4,/' aicp/inferencex_pools.csv > aicp-rec/inferencex_pools.csv
+mkdir -p aicp-relay && cp aicp/silicon.csv aicp-relay/ &&
+	sed 's/^\(dsr1_.*\),16,16384,0,0,0,0,0$/\1,16,16384,0,0,3,0,0/' aicp/inferencex_pools.csv > aicp-relay/inferencex_pools.csv
 mkdir -p exp && cp "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/experiment.json" exp/ &&
 	head -21 "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/requests.csv" > exp/requests.csv
 x_exp() { mkdir -p "$1"; sed "$2" exp/experiment.json > "$1/experiment.json"; sed "$3" exp/requests.csv > "$1/requests.csv"; }
@@ -310,7 +312,8 @@ t out-eval-report-into-input 2 'input folder exp' '$SS eval exp --report exp/req
 t out-eval-report-is-pools 2 'is the input aicp/inferencex_pools.csv' '$SS eval aicp/silicon.csv --report aicp/inferencex_pools.csv'
 t aic-pools-prefill-tokens-frac 3 "column 'prefill_max_num_tokens' must be an integer in [0, 1.67772e+07], got 1.5" '$SS eval aicp-lim'
 t aic-pools-decode-gpus-negative 3 "column 'decode_gpus' must be an integer in [0, 4096], got -4" '$SS eval aicp-gpus'
-t aic-pools-recorded-disagree 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits" '$SS eval aicp-rec'
+t aic-pools-recorded-disagree 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-rec'
+t aic-pools-recorded-relay-ep 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-relay'
 t aic-pools-redundant-negative 3 "column 'decode_redundant_experts' must be an integer in [0, 4096], got -32" '$SS eval aicp-red'
 t out-roofline-folder 2 'is a folder' '$SS roofline llama-2-7b -o emptydir'
 t out-roofline-grid-no-folder 2 'does not exist' '$SS roofline llama-2-7b --grid nodir/g.csv'
