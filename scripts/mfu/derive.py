@@ -403,8 +403,9 @@ MLA_DECODE_DIM, MLA_PREFILL_DIM = 544, 160
 # context rows time about 3.4x the FLOPs of the kernel SGLang runs (H200, 16
 # heads, 32,768 tokens: 30.8 ms, 607 TFLOP/s in the absorbed form's FLOPs;
 # vLLM's and TensorRT-LLM's expanded rows 7.2 and 7.8 ms) and are left out:
-# servesim then prices SGLang's MLA prefill there on SGLang's own dense
-# FlashAttention rows (cost/attn.c, "MLA on the nearest dense table").
+# servesim's loader then prices SGLang's MLA prefill there on the next
+# collection of the GPU that has an expanded-form table (vLLM 0.14.0's on
+# H100/H200, named in the run header; docs/kernels.md, "MLA").
 def mla_context_expanded(system, engine):
     return engine != 'sglang' or system.startswith(('b', 'gb'))
 

@@ -47,6 +47,13 @@ double engine_version_value(const char *v)
 	return version_value(v);
 }
 
+bool engine_version_before(const char *v, const char *ref)
+{
+	double x = version_value(v);
+
+	return x >= 0 && x < version_value(ref);
+}
+
 /* Is name one of list's comma-separated names? */
 static bool harness_listed(const char *list, const char *name)
 {

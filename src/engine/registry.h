@@ -23,6 +23,9 @@ int engine_version_arg(const char *flag, const char *arg, void *dst, struct err 
  * patch, for ordering; -1 when it does not start with a digit ("",
  * "unknown", "nightly-..."). */
 double engine_version_value(const char *v);
+/* Is version v known (engine_version_value >= 0) and below ref?  An empty
+ * or unparsable version is taken as the newest: false. */
+bool engine_version_before(const char *v, const char *ref);
 /* en's host terms for version under harness (NULL or "": none said): the
  * first row of en->host for that harness (or for any) whose from is at or
  * below version, comparing major.minor.patch numerically; an empty or

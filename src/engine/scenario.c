@@ -516,10 +516,9 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.lpm = (en->knobs & ENGINE_KNOB_SCHEDULE_POLICY) && s->sglang_policy == SGLANG_LPM;
 	st->sc.mixed_chunk = (en->knobs & ENGINE_KNOB_MIXED_CHUNK) && s->k.sglang_mixed_chunk;
 	if (en->knobs & ENGINE_KNOB_MAX_PREFILL) {
-		double v = engine_version_value(s->engine_version);
 		st->sc.max_prefill_tokens = s->k.max_prefill_tokens > 0 ? s->k.max_prefill_tokens : en->max_prefill_default;
 		st->sc.max_prefill_whole = !en->max_prefill_fill_from ||
-					   (v >= 0 && v < engine_version_value(en->max_prefill_fill_from));
+					   engine_version_before(s->engine_version, en->max_prefill_fill_from);
 	}
 	st->sc.recv_interval = (en->knobs & ENGINE_KNOB_RECV_INTERVAL) ? s->sglang_recv_interval : 0;
 	st->sc.adp_timeout_iters = s->trtllm_adp_timeout_iters;

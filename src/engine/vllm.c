@@ -458,13 +458,13 @@ static double vllm_ar_fused_bytes(const struct scenario *sc)
  * Marlin MXFP4 MoE").  An unnamed version is the newest. */
 static const char *vllm_mxfp4_marlin(const struct scenario *sc)
 {
-	const char *fam = sc->gpu->family, *v = sc->engine_version;
+	const char *fam = sc->gpu->family;
 
 	if (strcmp(sc->gpu->vendor, "nvidia") != 0)
 		return NULL;
 	if (strcmp(fam, "ampere") == 0 || strcmp(fam, "ada") == 0)
 		return "vLLM runs Marlin for MXFP4 on SM 8.x (triton_kernels needs SM 9.0+; vllm-project/recipes GPT-OSS.md)";
-	if (strcmp(fam, "hopper") == 0 && v[0] && engine_version_value(v) < engine_version_value("0.12.0"))
+	if (strcmp(fam, "hopper") == 0 && engine_version_before(sc->engine_version, "0.12.0"))
 		return "vLLM < 0.12 on Hopper (no triton_kernels before 0.12, PR 28788; vllm-project/recipes GPT-OSS.md for 0.10.2-0.11.2)";
 	return NULL;
 }

@@ -1401,9 +1401,7 @@ static int aic_layout(const struct aic_row *r, int be, struct experiment *x, cha
  * (eval/silicon/HARNESS.md, "SGLang rows of the first templates"). */
 static bool aic_sglang_bare(const struct aic_row *r)
 {
-	double v = engine_version_value(r->version);
-
-	return r->harness == AIC_HARNESS_AIPERF && v >= 0 && v < engine_version_value("0.5.6");
+	return r->harness == AIC_HARNESS_AIPERF && engine_version_before(r->version, "0.5.6");
 }
 
 /* Engine limits per backend (the rules cited above). */

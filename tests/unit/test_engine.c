@@ -183,6 +183,10 @@ static void test_host_terms(void)
 		      engine_version_value("1.10.0") > engine_version_value("1.9.0") &&
 		      engine_version_value("1.2.0rc6.post2") == engine_version_value("1.2.0"),
 	      "versions compare part by part as whole numbers (0.9 below 0.12, 1.10 above 1.9)");
+	CHECK(engine_version_before("0.11.2", "0.12.0") && engine_version_before("0.5.9", "0.5.13") &&
+		      !engine_version_before("0.12.0", "0.12.0") && !engine_version_before("0.5.14", "0.5.13") &&
+		      !engine_version_before("", "0.12.0") && !engine_version_before("nightly-x", "0.12.0"),
+	      "engine_version_before: a known version below the reference; empty or unparsable is the newest");
 	CHECK(engine_host_for(&en, "0.12.0", false, false, "guidellm") == &rows[3], "0.12 under another harness: general");
 	CHECK(engine_host_for(&en, "", false, false, NULL) == &rows[2] && engine_host_for(&en, "nightly-x", false, false, "aiperf") == &rows[0],
 	      "no version: the first row that holds for the harness");
