@@ -100,6 +100,11 @@ PREFIX = {"deepseek-ai/DeepSeek-R1": "dsr1", "openai/gpt-oss-120b": "gptoss",
 BLANK_SOURCES = ("source_file=2026-03-25.csv", "source_file=2026-04-06.csv")
 
 
+
+def one(x):
+    """A size column as a count: blank or 0 read as 1."""
+    return int(float(x or 1)) or 1
+
 def git(repo, *args):
     return subprocess.run(["git", "--git-dir", repo] + list(args), check=True,
                           capture_output=True, text=True).stdout
@@ -190,7 +195,7 @@ def prefill_limits(srt, entry, day):
 
 
 def prefill_layout(srt, entry, day):
-    """(attention DP, EP) an entry's TensorRT-LLM prefill workers launch with:
+    """(attention DP, EP, GPUs) an entry's TensorRT-LLM prefill workers launch with:
     its recipe's backend.trtllm_config.prefill enable_attention_dp (attention
     DP over the recipe's tensor_parallel_size GPUs, else 1) and
     moe_expert_parallel_size, as the file stood on day (else its earliest
@@ -219,7 +224,6 @@ def recipe_prefill(srt, row, entries, day):
     if len(lay) != 1:
         return None
     lay = lay.pop()
-    one = lambda x: int(float(x or 1)) or 1
     if lay is None or lay[2] != one(row["prefill_tp_size"]) * one(row["prefill_attention_dp_size"]):
         return None
     return lay[:2]
@@ -354,7 +358,6 @@ def recorded_candidates(cfg, row, conc):
     tp where dp-attn, else 1) and EP (db-dump records them as the launch ran
     them: 221 twins agree, module docstring).  db-dump holds plain runs
     (mtp_partner), so MTP entries are left out."""
-    one = lambda x: int(float(x or 1)) or 1
     rec = {side: (one(row[side + "_num_workers"]), one(row[side + "_tp_size"]) * one(row[side + "_attention_dp_size"]),
                   one(row[side + "_attention_dp_size"]), one(row[side + "_moe_ep_size"]))
            for side in ("prefill", "decode")}
@@ -418,7 +421,6 @@ def recorded_rows(hist, srt, rows, counts):
         dbatch, pbatch, ptokens = lim.pop()
         if not dbatch and not pbatch:
             continue
-        one = lambda x: int(float(x or 1)) or 1
         counts["recorded limits"] += 1
         padp, pep = one(row["prefill_attention_dp_size"]), 0
         lay = recipe_prefill(srt, row, [e for _, _, e in c], day)
@@ -476,7 +478,6 @@ def mtp_partner(row, f, c, points, dbruns):
     if not mtp or len(set(x[1] for x in mtp)) != 1 or len(rest) != 1:
         return None
     t, v = dbruns[plain[0]], rest.pop()
-    one = lambda x: int(float(x or 1)) or 1
     if (v[0], v[1], v[2], v[3], v[4]) != (one(t["prefill_num_workers"]), one(t["decode_num_workers"]),
                                           one(t["prefill_attention_dp_size"]),
                                           one(t["decode_attention_dp_size"]), one(t["decode_moe_ep_size"])):
@@ -654,7 +655,6 @@ def main():
                 counts["mtp from recipe"] += 1
         t = twins.get(twin_key(row))
         if t:
-            one = lambda x: int(float(x or 1)) or 1
             # a node-named entry's twin records the entry's placeholder EP
             # (ep 1) although its launch script runs DeepEP, whose EP is
             # the worker's GPUs (node_gpus): EP is not compared there
@@ -672,7 +672,7 @@ def main():
             # records the entry's labels, recorded_rows re-lays it alike);
             # the EP column only where it differs from the recorded one
             counts["prefill layout"] += 1
-            rep = int(float(row["prefill_moe_ep_size"] or 1)) or 1
+            rep = one(row["prefill_moe_ep_size"])
             if lay != (v[2], rep):
                 counts["prefill relaid"] += 1
                 v = v[:2] + (lay[0],) + v[3:10] + (lay[1] if lay[1] != rep else v[10],)
