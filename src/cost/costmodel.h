@@ -176,6 +176,8 @@ struct cost_model {
 	enum moe_fmt moe_fmt;        /* the format looked up (int4 for MXFP4 on Marlin) */
 	enum dtype moe_wdt;
 	bool moe_marlin;             /* MXFP4 experts on Marlin (cost_cfg.mxfp4_marlin) */
+	double moe_pad;              /* routed experts' stored bytes over the checkpoint's
+					(moe_marlin: padded for the kernel, moe_marlin_pad); 1 else */
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */
 	/* 0: moe_pick is from tabs->moe (or the GPU's own); k > 0: that table

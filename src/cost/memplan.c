@@ -96,3 +96,21 @@ int memplan_take_experts(struct memplan *o, double bytes, struct err *e)
 {
 	return take(o, bytes, &o->eplb_bytes, "EPLB's redundant experts", e);
 }
+
+int memplan_add_weights(struct memplan *o, double bytes, const char *what, struct err *e)
+{
+	o->weight_bytes += bytes;
+	o->kv_bytes -= bytes;
+	if (o->state_bytes_per_seq > 0 && o->kv_bytes > 0) {
+		double cap = floor(o->kv_bytes * MEMPLAN_STATE_MAX_SHARE / o->state_bytes_per_seq);
+		if ((double)o->state_seqs > cap)
+			o->state_seqs = (int64_t)cap;
+		o->state_bytes = (double)o->state_seqs * o->state_bytes_per_seq;
+	}
+	o->blocks = o->kv_bytes - o->state_bytes > 0 ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes)
+						     : 0;
+	if (o->blocks < 1 || (o->state_bytes_per_seq > 0 && o->state_seqs < 1))
+		return err_set(e, SS_EUSAGE, "no memory left for the KV cache once %s take %.2f GB per GPU (%.2f GB were left)",
+			       what, bytes / 1e9, (o->kv_bytes + bytes) / 1e9);
+	return 0;
+}

@@ -59,6 +59,12 @@ int memplan_take(struct memplan *out, double bytes, const char *what, struct err
 /* memplan_take for EPLB's redundant experts (counted in eplb_bytes). */
 int memplan_take_experts(struct memplan *out, double bytes, struct err *e);
 
+/* The engine stores `bytes` per GPU of weights beyond the checkpoint's
+ * (padding its kernels need): weight_bytes grows, kv_bytes shrinks, the
+ * per-sequence state's share is capped again (MEMPLAN_STATE_MAX_SHARE) and
+ * the blocks counted again; SS_EUSAGE naming `what` when no block is left. */
+int memplan_add_weights(struct memplan *out, double bytes, const char *what, struct err *e);
+
 /* SGLang's plan: the static pool (weights + KV) is mem x
  * mem_fraction_static; activations and CUDA graphs live in the rest (SGLang's
  * rule sizes the fraction for them, sglang.h), so no activation or reserve

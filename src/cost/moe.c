@@ -49,6 +49,30 @@ enum comm_a2a_mode cost_ep_mode(const struct cost_model *c, double tokens_per_ra
  * difference, the margin moetab_pick gives the sibling fp8 format). */
 #define MOE_OWN_MARGIN 0.3
 
+static double round_up(double x, double to)
+{
+	return ceil(x / to) * to;
+}
+
+/* Marlin's MoE kernel takes n % 256 == 0 and k % 128 == 0 in both GEMMs of
+ * an expert (gate_up: n = 2 x intermediate, k = hidden; down: n = hidden,
+ * k = intermediate), so vLLM creates the MXFP4 experts it runs on Marlin
+ * padded: each GPU's intermediate share to a multiple of 128, the hidden
+ * size to 256 (vllm/model_executor/layers/quantization/mxfp4.py,
+ * Mxfp4MoEMethod.create_weights, Mxfp4Backend.MARLIN), and keeps them so.
+ * The stored bytes (weights and their 1x32 scales alike) over the
+ * checkpoint's: gpt-oss-120b on one GPU, 2880 -> 2944 x 3072, 1.090 (5.1 of
+ * 56.7 GiB of experts; vLLM logs "Model loading took 65.9651 GiB" on one
+ * H100, vllm-project/vllm issue 23278, against its 60.7 GiB checkpoint). */
+static double moe_marlin_pad(const struct moe_shape *s)
+{
+	double i = s->inter / s->tp, h = s->hidden;
+
+	if (i <= 0 || h <= 0)
+		return 1.0;
+	return round_up(i, 128) * round_up(h, 256) / (i * h);
+}
+
 static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m)
 {
 	switch (dt) {
@@ -348,9 +372,11 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 	 * faster than Marlin from ~1k tokens up (H100, 8,192 tokens: 411-528
 	 * TFLOP/s for gpt-oss's shapes against Marlin's 211-255 on int4 and
 	 * 206 on MXFP4 shapes) */
+	c->moe_pad = 1.0;
 	if (cfg->mxfp4_marlin && c->moe_fmt == MOE_MXFP4) {
 		c->moe_fmt = MOE_INT4;
 		c->moe_marlin = true;
+		c->moe_pad = moe_marlin_pad(&c->moe_shape);
 	}
 	moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
 	/* a collection without this format's rows (vLLM 0.14.0 has no
@@ -451,7 +477,8 @@ void cost_moe_note(struct cost_model *c)
 		if (c->moe_marlin) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);
 			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 "; mxfp4 experts on Marlin (int4 rows): %.200s", c->cfg.mxfp4_marlin);
+				 "; mxfp4 experts on Marlin (int4 rows): %.200s; stored padded for it, x%.3f the checkpoint's expert bytes",
+				 c->cfg.mxfp4_marlin, c->moe_pad);
 		}
 		if (c->moe_unseen_s > 0) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);

@@ -172,6 +172,18 @@ static int eplb_take(const struct scenario *sc, const struct parallel *p, struct
 	return memplan_take_experts(mp, eplb_redundant_bytes(sc->model, p, sc->wdt, p->ep_redundant), e);
 }
 
+/* Routed experts the engine stores padded beyond the checkpoint for its
+ * kernel (cost_model.moe_pad, vLLM's MXFP4 experts on Marlin) weigh more than
+ * the memory plan counted: the difference comes off the KV cache. */
+static int pad_experts(const struct scenario *s, const struct parallel *p, const struct cost_model *c,
+		       struct memplan *mp, struct err *e)
+{
+	if (c->moe_pad <= 1.0)
+		return 0;
+	return memplan_add_weights(mp, model_expert_bytes_per_gpu(s->model, p, dtype_bytes(s->wdt)) * (c->moe_pad - 1.0),
+				   "the experts' padding for Marlin", e);
+}
+
 /* EPLB: the run header's words (n bytes) on cost model c's terms, its
  * memory from mp (NULL: the block count was given). */
 static void eplb_words(const struct scenario *sc, const struct cost_model *c, const struct memplan *mp, char *out,
@@ -260,6 +272,10 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		pcc.tier2 = NULL;
 	if ((rc = cost_init(&st->prefill_cost, s->model, pg, pp, &pcc, data_dir, e)) < 0)
 		return rc;
+	if ((rc = pad_experts(s, pp, &st->prefill_cost, &st->prefill_mp, e)) < 0) {
+		err_prefix(e, "prefill workers");
+		return rc;
+	}
 	st->has_prefill = true;
 	/* two GPU types share no NVLink domain */
 	st->pd_nvlink = !s->prefill_gpu && all <= s->gpu->nvlink_domain;
@@ -502,6 +518,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 			    : s->ar_fused_bytes == 0 && en->ar_fused_bytes ? en->ar_fused_bytes(s) : 0;
 	cc.mxfp4_marlin = en->mxfp4_marlin ? en->mxfp4_marlin(s) : NULL;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
+		return rc;
+	if (st->kv_from_memory && (rc = pad_experts(s, &rep, &st->cost, &st->mp, e)) < 0)
 		return rc;
 	eplb_words(s, &st->cost, st->kv_from_memory ? &st->mp : NULL, st->eplb_words, sizeof(st->eplb_words));
 	st->sc.max_num_batched_tokens = scenario_rank_chunk(s, &s->par, s->k.max_num_batched_tokens);

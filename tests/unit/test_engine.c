@@ -363,6 +363,53 @@ static void test_sglang_spec_overlap(void)
 	free(m);
 }
 
+/* vLLM stores the MXFP4 experts it runs on Marlin padded (intermediate per
+ * GPU to 128, hidden to 256: gpt-oss 2880 -> 2944 x 3072), so gpt-oss-120b
+ * on one H100 under 0.10.2 weighs 65.8 GiB (vLLM logs 65.97, issue 23278)
+ * and its KV cache is that much smaller; 0.19 runs its own MXFP4 kernel on
+ * the checkpoint's bytes. */
+static void test_marlin_padding(void)
+{
+	static const char *const ver[2] = {"0.10.2", "0.19.0"};
+	const double pad = 2944.0 * 3072.0 / (2880.0 * 2880.0);
+	const struct gpu_spec *g = NULL;
+	struct model_cfg *m = load_on("gpt-oss-120b", "h100", &g, "marlin padding");
+	struct scenario sc;
+	struct scenario_state st;
+	struct wl_spec wl;
+	struct err e;
+	double w[2] = {0, 0}, kv[2] = {0, 0}, ckpt = 0, experts = 0;
+	int i;
+
+	if (!m)
+		return;
+	fixed_workload(&wl, 3, 10, 4, 512, 16);
+	for (i = 0; i < 2; i++) {
+		scenario_defaults(&sc, engine_find("vllm"), m, g, &wl);
+		snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", ver[i]);
+		sc.k.max_model_len = 32768;
+		if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
+			CHECK(0, "marlin padding: prepare %s: %s", ver[i], e.msg);
+			free(m);
+			return;
+		}
+		w[i] = st.mp.weight_bytes;
+		kv[i] = st.mp.kv_bytes;
+		ckpt = model_weight_bytes_per_gpu(m, &sc.par, dtype_bytes(sc.wdt));
+		experts = model_expert_bytes_per_gpu(m, &sc.par, dtype_bytes(sc.wdt));
+		CHECK(i == 0 ? st.cost.moe_marlin && fabs(st.cost.moe_pad - pad) < 1e-12 : !st.cost.moe_marlin && st.cost.moe_pad == 1.0,
+		      "vLLM %s: experts on %s, stored x%.4f", ver[i], st.cost.moe_marlin ? "Marlin" : "its MXFP4 kernel",
+		      st.cost.moe_pad);
+		scenario_release(&st);
+	}
+	CHECK_REL(w[1], ckpt, 1e-12, "vLLM 0.19: the checkpoint's weights");
+	CHECK_REL(w[0], ckpt + experts * (pad - 1.0), 1e-12, "vLLM 0.10.2: the checkpoint's + the experts' padding");
+	CHECK(w[0] / 1073741824.0 > 65.7 && w[0] / 1073741824.0 < 66.0 && fabs((kv[1] - kv[0]) - (w[0] - w[1])) < 1.0,
+	      "vLLM 0.10.2: %.2f GiB of weights (vLLM logs 65.97), the KV cache %.2f GiB smaller", w[0] / 1073741824.0,
+	      (kv[1] - kv[0]) / 1073741824.0);
+	free(m);
+}
+
 static void test_toy_engine(void)
 {
 	const struct gpu_spec *g;
@@ -1042,6 +1089,7 @@ int main(void)
 	test_host_terms();
 	test_ar_fusion_default();
 	test_toy_engine();
+	test_marlin_padding();
 	test_sglang_spec_overlap();
 	test_sglang_chunk_dp();
 	test_sglang_seqs_dp();
