@@ -15,7 +15,8 @@ VLLM_BIG = dict(max_num_batched_tokens=8192, max_num_seqs=1024, block_size=16,
 VLLM_A100 = dict(VLLM_BIG, max_num_batched_tokens=2048, max_num_seqs=256)
 # SGLang: chunked_prefill_size and max_running_requests (max_num_seqs) left
 # to servesim's SGLang rules when the serve line does not set them;
-# mem_fraction_static: servesim applies SGLang's rule (src/engine/sglang.c);
+# mem_fraction_static: servesim applies SGLang's rule (src/engine/sglang.c)
+# unless the serve line sets it;
 # the KV cache: SGLang's --kv-cache-dtype auto (bf16) unless "kv_dtype"
 # (moved from these engine settings to the experiment's top level)
 SGL = dict(block_size=1,
@@ -127,7 +128,8 @@ GUIDELLM_512 = ", GuideLLM constant 1000 req/s capped at 512 concurrent, "
 # the KV-cache dtype where the page's command line sets one
 # (--kv-cache-dtype=fp8_e4m3); elsewhere the engine's default ("auto": bf16
 # for these fp8 checkpoints)
-SGL_WIDE = dict(max_num_seqs=256, **SGL, kv_dtype="fp8")
+# and the page's --mem-fraction-static=0.85 (SGLang's rule gives less on an H200)
+SGL_WIDE = dict(max_num_seqs=256, **SGL, kv_dtype="fp8", mem_fraction_static=0.85)
 GLM_VLLM = dep("glm-5.2", "h200-sxm", 8, 1, 1, "fp8", "", V, "0.24.0", VLLM_BIG, 1048576)
 GLM_SGL = dep("glm-5.2", "h200-sxm", 1, 8, 8, "fp8", "", S, "0.5.14", SGL_WIDE, 1048576)
 for prefix, src, d, pts in [
