@@ -234,6 +234,7 @@ static void amd_fallback_note(struct cost_model *c)
 static void describe_sources(struct cost_model *c)
 {
 	cost_gemm_note(c);
+	cost_tbs_note(c);
 	cost_attn_note(c);
 	cost_mla_note(c);
 	cost_dsa_note(c);
@@ -410,6 +411,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	}
 	cost_attn_init(c, cfg);
 	cost_mla_init(c, cfg);
+	cost_tbs_init(c);
 	c->max_m = cfg->max_tokens > cfg->graph_max ? cfg->max_tokens : cfg->graph_max;
 	if (c->max_m < cfg->max_seqs)
 		c->max_m = cfg->max_seqs;

@@ -48,6 +48,11 @@ enum {
 		   OV_API_E2E, /* the terms a calibration file holds */
 };
 
+/* Which of aiter's gfx942 per-shape configs of its Triton block-scaled
+ * fp8 GEMM an engine's ROCm images carry (cost/tritonbs.c): not that
+ * kernel; none (aiter v0.1.10.post3); DeepSeek's TP-8 shapes (v0.1.11+). */
+enum cost_tbs { COST_TBS_OFF, COST_TBS_DEFAULT, COST_TBS_V0111 };
+
 struct cost_cfg {
 	enum dtype wdt, kvdt;
 	unsigned off;                 /* COST_H* bits switched off */
@@ -92,6 +97,11 @@ struct cost_cfg {
 	 * priced from the tables' int4 rows, which time that Marlin kernel.
 	 * NULL: the engine's MXFP4 kernel; else why, for the run header */
 	const char *mxfp4_marlin;
+	/* the engine's ROCm build runs a block-scaled fp8 checkpoint's dense
+	 * linears on aiter's Triton gemm_a8w8_blockscale on this GPU (CDNA3),
+	 * not the CK kernel the aiter tables time, with the per-shape configs
+	 * of its images' aiter (cost/tritonbs.c, engine_type.rocm_triton_bs) */
+	enum cost_tbs rocm_triton_bs;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -178,6 +188,7 @@ struct cost_model {
 	bool moe_marlin;             /* MXFP4 experts on Marlin (cost_cfg.mxfp4_marlin) */
 	double moe_pad;              /* routed experts' stored bytes over the checkpoint's
 					(moe_marlin: padded for the kernel, moe_marlin_pad); 1 else */
+	bool tbs;                    /* dense block-fp8 linears on aiter's Triton GEMM (tritonbs.c) */
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */
 	/* 0: moe_pick is from tabs->moe (or the GPU's own); k > 0: that table

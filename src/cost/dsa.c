@@ -107,8 +107,8 @@ static double dsa_prefill_attn_s(const struct cost_model *c, const struct chunk_
 	flops = 2.0 * pairs * c->heads * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
 	bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * c->heads * (double)c->head_dim_qk * 2.0;
 	t = cost_roofline(c, flops, c->attn_peak, DSA_PREFILL_MFU, bytes);
-	t += cost_gemm_s(c, c->cfg.wdt, k->tok, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
-			 (double)m->kv_lora_rank, 1);
+	t += cost_linear_col_s(c, NULL, c->cfg.wdt, k->tok, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+			       (double)m->kv_lora_rank, 1);
 	t += own_share * cost_roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), ipk,
 				  DSA_IDX_PREFILL_MFU, k->ctx * dsa_key_bytes(m));
 	return t;

@@ -163,9 +163,9 @@ double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k
 	t = cost_attn_prefill_call_s(c, k->n, k->pairs, flops, bytes,
 				     2.0 * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim), NULL, 0.0);
 	/* kv_b up-projects the latent of every context token: one GEMM over
-	 * the step's chunks */
-	t += cost_gemm_s(c, c->cfg.wdt, k->ctx, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
-			 (double)m->kv_lora_rank, 1);
+	 * the step's chunks (a dense linear, as the engine dispatches it) */
+	t += cost_linear_col_s(c, NULL, c->cfg.wdt, k->ctx, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+			       (double)m->kv_lora_rank, 1);
 	/* the engine's MLA context module term over the new tokens */
 	return t + c->mla_ctx_tok_s * k->tok;
 }

@@ -20,6 +20,37 @@ static inline bool name_is(const char *name, const char *lit)
 	return name[0] == lit[0] && strcmp(name, lit) == 0;
 }
 
+/* A GEMM operator where the engine's ROCm build runs its block-fp8 linears
+ * on aiter's Triton kernel (c->tbs, tritonbs.c), as SGLang's DeepSeek
+ * model dispatches them (python/sglang/srt/models/deepseek_v2.py, 0.5.x):
+ * q_a_proj and kv_a_proj are one GEMM (fused_qkv_a_proj_with_mqa, output
+ * q_lora_rank + kv_lora_rank + rope, the weights fused at load), priced at
+ * q_a_proj; the shared expert runs inside the routed experts' fused kernel
+ * (determine_num_fused_shared_experts: DeepSeek-V3/R1 on gfx942 and later,
+ * 257 experts top 9), not as a dense linear, so its GEMMs keep the
+ * tables' price as their share of that kernel; the router (MoEGate) is an
+ * unquantised F.linear, not a block-fp8 one: its price as before; every
+ * other linear as cost_linear_col_s dispatches it.  FLOPs and bytes into
+ * *f, *b. */
+static double tbs_op_s(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
+		       enum dtype dt, double m, double *f, double *b)
+{
+	const struct model_cfg *md = c->m;
+	double n = (double)o->n, k = (double)o->k, batch = (double)o->batch;
+
+	if (md->q_lora_rank > 0 && name_is(o->name, "kv_a_proj"))
+		return 0; /* inside the fused q_a/kv_a GEMM */
+	if (md->q_lora_rank > 0 && name_is(o->name, "q_a_proj")) {
+		n += (double)(md->kv_lora_rank + md->qk_rope_dim);
+		col = NULL;
+	}
+	*f = 2.0 * m * n * k * batch;
+	*b = n * k * batch * dtype_bytes(dt);
+	if (strncmp(o->name, "shared_", 7) == 0 || name_is(o->name, "router"))
+		return cost_gemm_col_s(c, col, dt, m, n, k, batch);
+	return cost_linear_col_s(c, col, dt, m, n, k, batch);
+}
+
 double cost_op_at(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
 		  double m, double *flops, double *bytes)
 {
@@ -57,6 +88,8 @@ double cost_op_at(const struct cost_model *c, const struct op *o, const struct m
 			}
 			f = 2.0 * m * (double)o->n * (double)o->k;
 			b = (double)o->n * (double)o->k * dtype_bytes(dt);
+		} else if (c->tbs) {
+			t = tbs_op_s(c, o, col, dt, m, &f, &b);
 		} else {
 			t = cost_gemm_col_s(c, col, dt, m, (double)o->n, (double)o->k, (double)o->batch);
 			f = 2.0 * m * (double)o->n * (double)o->k * (double)o->batch;

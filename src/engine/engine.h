@@ -196,6 +196,11 @@ struct engine_type {
 	 * version (cost_cfg.mxfp4_marlin), or NULL where they run its MXFP4
 	 * kernel (the one its collections time); NULL hook: the latter always */
 	const char *(*mxfp4_marlin)(const struct scenario *sc);
+	/* which of aiter's gfx942 configs of its Triton block-scaled fp8 GEMM
+	 * its ROCm build runs a block-fp8 checkpoint's dense linears with on
+	 * sc's GPU and version (cost_cfg.rocm_triton_bs), COST_TBS_OFF where
+	 * it runs the kernel the aiter tables time; NULL hook: the latter */
+	enum cost_tbs (*rocm_triton_bs)(const struct scenario *sc);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

@@ -517,6 +517,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.ar_fused_bytes = s->ar_fused_bytes > 0 ? s->ar_fused_bytes
 			    : s->ar_fused_bytes == 0 && en->ar_fused_bytes ? en->ar_fused_bytes(s) : 0;
 	cc.mxfp4_marlin = en->mxfp4_marlin ? en->mxfp4_marlin(s) : NULL;
+	cc.rocm_triton_bs = en->rocm_triton_bs ? en->rocm_triton_bs(s) : COST_TBS_OFF;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	if (st->kv_from_memory && (rc = pad_experts(s, &rep, &st->cost, &st->mp, e)) < 0)

@@ -34,6 +34,7 @@
 #include "engine/engine.h"
 #include "cost/cost.h"
 #include "engine/launch.h"
+#include "engine/registry.h"
 #include "cost/memplan.h"
 #include "engine/scenario.h"
 #include "engine/sglang.h"
@@ -770,6 +771,28 @@ static void sglang_rocm_words(const struct gpu_spec *g, char *out, size_t n)
 		 "memory and limit rules as on CUDA; fp8 %s", engine_rocm_fp8(g));
 }
 
+/* SGLang's ROCm build on CDNA3 (gfx942: MI300X, MI325X) runs a block-fp8
+ * checkpoint's dense linears on aiter's Triton gemm_a8w8_blockscale, not
+ * the CK kernel the aiter tables time: aiter_w8a8_block_fp8_linear
+ * (python/sglang/srt/layers/quantization/fp8_utils.py) takes Triton for
+ * every shape off gfx95 (use_triton = True), since sgl-project/sglang PR
+ * 13617 (merged 2025-11-20, "Replace aiter gemm_a8w8_blockscale with the
+ * Triton implementation"; PR 14043, which would have kept MI300X on CK,
+ * was closed unmerged); first in a release at 0.5.6.  Which shapes have a
+ * Triton config of their own is the images' aiter's: SGLang 0.5.9's
+ * docker/rocm.Dockerfile pins aiter v0.1.10.post3 for gfx942 (none), the
+ * later ones v0.1.11.post1 and newer commits (DeepSeek's TP-8 q_a/kv_a,
+ * q_b and o_proj: ROCm/aiter PR 2024).  gfx950 takes CK for shapes off its
+ * tuned list, whose times the MI355X tables hold: unchanged.  An unnamed
+ * version is the newest. */
+static enum cost_tbs sglang_rocm_triton_bs(const struct scenario *sc)
+{
+	if (strcmp(sc->gpu->vendor, "amd") != 0 || strcmp(sc->gpu->family, "cdna3") != 0 ||
+	    engine_version_before(sc->engine_version, "0.5.6"))
+		return COST_TBS_OFF;
+	return engine_version_before(sc->engine_version, "0.5.10") ? COST_TBS_DEFAULT : COST_TBS_V0111;
+}
+
 static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
 {
 	double k = c->conservativeness > 0 ? c->conservativeness : 1.0;
@@ -1199,6 +1222,7 @@ const struct engine_type engine_sglang = {
 	.policy = &sglang_policy,
 	.sched_words = sglang_sched_words,
 	.rocm_words = sglang_rocm_words,
+	.rocm_triton_bs = sglang_rocm_triton_bs,
 	.launch = sglang_launch,
 	.offload = sglang_offload,
 	.lora = sglang_lora,

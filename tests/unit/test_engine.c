@@ -910,6 +910,51 @@ static void test_ar_fusion_default(void)
 	free(m);
 }
 
+/* SGLang's ROCm build runs a block-fp8 checkpoint's dense linears on aiter's
+ * Triton GEMM on CDNA3 from 0.5.6 (sgl-project/sglang PR 13617), with no
+ * DeepSeek config of its own in 0.5.9's aiter (v0.1.10.post3) and the TP-8
+ * ones after (v0.1.11+); not on CDNA4 (MI355X takes CK off its tuned list),
+ * not on NVIDIA, not before 0.5.6; an unnamed version is the newest.  vLLM
+ * has no such rule. */
+static void test_sglang_rocm_triton_bs(void)
+{
+	const struct engine_type *en = engine_find("sglang");
+	const struct gpu_spec *mi325x, *mi355x, *h200;
+	struct model_cfg *m = calloc(1, sizeof(*m));
+	struct scenario sc;
+	struct wl_spec wl;
+	struct err e;
+
+	if (!m || registry_load_model(&reg, "deepseek-r1", m, &e) < 0 || gpu_find(&db, "mi325x", &mi325x, &e) < 0 ||
+	    gpu_find(&db, "mi355x", &mi355x, &e) < 0 || gpu_find(&db, "h200", &h200, &e) < 0) {
+		CHECK(0, "triton bs: load: %s", e.msg);
+		free(m);
+		return;
+	}
+	CHECK(en->rocm_triton_bs != NULL && engine_find("vllm")->rocm_triton_bs == NULL,
+	      "SGLang says where it runs aiter's Triton GEMM, vLLM does not");
+	if (!en->rocm_triton_bs) {
+		free(m);
+		return;
+	}
+	memset(&wl, 0, sizeof(wl));
+	scenario_defaults(&sc, en, m, mi325x, &wl);
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.9");
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_DEFAULT, "MI325X, 0.5.9: Triton, no DeepSeek config (aiter v0.1.10.post3)");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.19");
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_V0111, "MI325X, 0.5.19: Triton with aiter v0.1.11's configs");
+	sc.engine_version[0] = 0;
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_V0111, "MI325X, no version: the newest");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.4.2");
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "MI325X, 0.4.2: before PR 13617, the tables' kernel");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.9");
+	sc.gpu = mi355x;
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "MI355X (gfx950): CK off its tuned list, the tables' kernel");
+	sc.gpu = h200;
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "H200: not a ROCm build");
+	free(m);
+}
+
 /* The replicas and the router are the deployment's knobs (k.replicas,
  * k.router), kept once: no router named is least-loaded (run's default),
  * a named one is its kind, and the prepared simulation and the GPU count
@@ -1088,6 +1133,7 @@ int main(void)
 	test_registry();
 	test_host_terms();
 	test_ar_fusion_default();
+	test_sglang_rocm_triton_bs();
 	test_toy_engine();
 	test_marlin_padding();
 	test_sglang_spec_overlap();

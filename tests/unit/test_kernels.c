@@ -2467,6 +2467,88 @@ static void test_amd_gemm_small_m(void)
 	}
 }
 
+/* aiter's Triton block-scaled fp8 GEMM on CDNA3 (cost/tritonbs.c), as
+ * SGLang's ROCm build runs DeepSeek's dense linears: at the default config
+ * ceil(tiles / 304 CUs) x ceil(K / 128) x 2.224 us, hand-computed: 64 x
+ * 2112 x 7168 is 17 tiles, one wave of 56 steps, 124.544 us; 7372 tokens
+ * 58 x 17 = 986 tiles, 4 waves, 498.176 us; 300 x 4096 x 512 96 tiles, 4
+ * steps, 8.896 us.  With aiter v0.1.11's configs DeepSeek's TP-8 q_a/kv_a,
+ * q_b and o_proj keep the tables' price; batched and bf16 GEMMs always do.
+ * In the graph q_a_proj is the fused q_a/kv_a GEMM and kv_a_proj is inside
+ * it; the shared expert's GEMMs and the router keep the tables' price. */
+static void test_amd_triton_bs(void)
+{
+	struct model_cfg ds;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel p = {8, 1, 1, 1, 0};
+	struct err e;
+	const struct gpu_spec *g = gpu("mi325x");
+	struct op qa = {0}, kva = {0}, router = {0}, shared = {0};
+	double f = 0, b = 0;
+
+	if (!g || registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
+		CHECK(0, "load deepseek-r1 / mi325x");
+		return;
+	}
+	CHECK_REL(cost_tbs_default_s(g, 64, 2112, 7168) * 1e6, 124.544, 1e-9, "64 x 2112 x 7168: one wave, 56 steps");
+	CHECK_REL(cost_tbs_default_s(g, 7372, 2112, 7168) * 1e6, 498.176, 1e-9, "7372 x 2112 x 7168: four waves");
+	CHECK_REL(cost_tbs_default_s(g, 300, 4096, 512) * 1e6, 8.896, 1e-9, "300 x 4096 x 512: one wave, 4 steps");
+	CHECK(cost_tbs_default_s(g, 0, 2112, 7168) == 0, "no tokens, no time");
+	if (test_cfg(DT_FP8, "sglang", "0.5.9", &cc, &e) < 0) {
+		CHECK(0, "cfg: %s", e.msg);
+		return;
+	}
+	cc.rocm_triton_bs = COST_TBS_DEFAULT;
+	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init mi325x: %s", e.msg);
+		return;
+	}
+	CHECK(c.tbs, "DeepSeek-R1's block-fp8 linears on the Triton GEMM");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 3072, 1536, 1) * 1e6, 26.688, 1e-9,
+		  "aiter v0.1.10.post3, q_b 4 x 3072 x 1536: the default config");
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 512, 128, 16) == cost_gemm_s(&c, DT_FP8, 4, 512, 128, 16),
+	      "a batched GEMM: the tables' price");
+	CHECK(cost_linear_col_s(&c, NULL, DT_BF16, 4, 3072, 1536, 1) == cost_gemm_s(&c, DT_BF16, 4, 3072, 1536, 1),
+	      "a bf16 GEMM: the tables' price");
+	qa = (struct op){.name = "q_a_proj", .kind = OPK_GEMM, .n = 1536, .k = 7168, .batch = 1, .low_precision = true};
+	kva = (struct op){.name = "kv_a_proj", .kind = OPK_GEMM, .n = 576, .k = 7168, .batch = 1, .low_precision = true};
+	router = (struct op){.name = "router", .kind = OPK_GEMM, .n = 256, .k = 7168, .batch = 1, .low_precision = true};
+	shared = (struct op){.name = "shared_gate_up_proj", .kind = OPK_GEMM, .n = 512, .k = 7168, .batch = 1,
+			     .low_precision = true};
+	CHECK_REL(cost_op_at(&c, &qa, NULL, 64, &f, &b) * 1e6, 124.544, 1e-9,
+		  "q_a_proj: the fused q_a/kv_a GEMM, 64 x 2112 x 7168");
+	CHECK(f == 2.0 * 64 * 2112 * 7168, "its FLOPs are the fused GEMM's");
+	CHECK(cost_op_at(&c, &kva, NULL, 64, &f, &b) == 0, "kv_a_proj: inside it");
+	CHECK(cost_op_at(&c, &router, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 256, 7168, 1),
+	      "the router: the tables' price");
+	CHECK(cost_op_at(&c, &shared, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 512, 7168, 1),
+	      "the shared expert: the tables' price (inside the fused MoE kernel)");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "aiter's Triton gemm_a8w8_blockscale (aiter v0.1.10.post3: none configured)",
+			   "the header names the kernel and the configs");
+	cost_release(&c);
+	cc.rocm_triton_bs = COST_TBS_V0111;
+	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init mi325x: %s", e.msg);
+		return;
+	}
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 2112, 7168, 1) == cost_gemm_s(&c, DT_FP8, 4, 2112, 7168, 1) &&
+	      cost_linear_col_s(&c, NULL, DT_FP8, 4, 3072, 1536, 1) == cost_gemm_s(&c, DT_FP8, 4, 3072, 1536, 1) &&
+	      cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) == cost_gemm_s(&c, DT_FP8, 4, 7168, 2048, 1),
+	      "aiter v0.1.11: the configured shapes keep the tables' price");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 4608, 7168, 1) * 1e6, 124.544, 1e-9,
+		  "aiter v0.1.11: the dense gate_up 4608 x 7168 at the default config");
+	cost_release(&c);
+	cc.rocm_triton_bs = COST_TBS_OFF;
+	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init mi325x: %s", e.msg);
+		return;
+	}
+	CHECK(!c.tbs && cost_op_at(&c, &kva, NULL, 4, &f, &b) > 0 && !strstr(c.src[COST_SRC_GEMM], "Triton"),
+	      "off: the tables' kernel, q_a and kv_a apart");
+	cost_release(&c);
+}
+
 /* EPLB (cost/eplb.h): a hand-computed placement; on DeepSeek-V3 at EP 64
  * the hottest rank's load never rises with the redundant experts and falls
  * below expert order's, their memory rises, and the MoE layer gets
@@ -2646,6 +2728,7 @@ int main(void)
 	test_amd_mla_floor();
 	test_amd_gqa_floor();
 	test_amd_gemm_small_m();
+	test_amd_triton_bs();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();

@@ -1,0 +1,95 @@
+/* tritonbs.c - aiter's Triton block-scaled fp8 GEMM (gemm_a8w8_blockscale:
+ * fp8 activations with 1x128 scales, fp8 weights with 128x128 scales) as
+ * an engine's ROCm build runs its dense linears on CDNA3 (gfx942: MI300X,
+ * MI325X) in place of the CK kernel the aiter tables time
+ * (cost_cfg.rocm_triton_bs): at aiter's default config where the engine's
+ * aiter ships no config of the shape's own, else on the tables.
+ *
+ * The default config: aiter/ops/triton/configs/gemm/gfx942-GEMM-A8W8_
+ * BLOCKSCALE.json ("any": BLOCK_SIZE_M = N = K = 128, NUM_KSPLIT 1, 4
+ * warps; ROCm/aiter v0.1.10.post3 to e4048607), one workgroup per
+ * 128 x 128 output tile that walks K in 128-deep steps.  Its time is
+ * ceil(tiles / CUs) waves x ceil(K / 128) steps x TBS_STEP_S.
+ *
+ * TBS_STEP_S, fitted: ROCm/aiter PR 1232 (2025-10-23) times the default
+ * config on DeepSeek's fused q_a/kv_a projection, N = 2112, K = 7168 (17
+ * and 34 tiles: one wave, 56 steps), at M = 64 / 128 / 256: 128.799 /
+ * 127.317 / 117.496 us; their sum over 3 x 56 steps is 2.224 us a step.
+ * (The PR's note names its machine "asrock-1w300-e0-3 (mi350xas2)"; its
+ * title is MI300 series.)  Checked on the kernel times of InferenceX's
+ * profile of SGLang 0.5.9 on MI325X at batch 64 (SemiAnalysisAI/InferenceX
+ * issue 863, whose image carries aiter v0.1.10.post3, no per-shape config
+ * of DeepSeek's): ~123 us for the fused q_a/kv_a (model 124.5), ~122 for
+ * the dense gate_up 4608 x 7168 (124.5), ~39 for the dense down 7168 x 2304
+ * (40.0), ~34 for o_proj 7168 x 2048 (35.6), ~30 for q_b 3072 x 1536
+ * (26.7).  Several waves (prefill) are the model's assumption: one
+ * workgroup per CU as the measured one-wave rows run. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost/costmodel.h"
+#include "cost/kern.h"
+
+#define TBS_TILE 128.0
+#define TBS_STEP_S 2.224e-6
+
+/* The (N, K) shapes with a gfx942 config of their own in aiter from
+ * v0.1.11 (ROCm/aiter PR 2024, 2026-02-12: DeepSeek-V3/R1's TP-8 fused
+ * q_a/kv_a, q_b and o_proj); before it (v0.1.10.post3) none. */
+static const double tbs_cfg_v0111[][2] = {{2112, 7168}, {3072, 1536}, {7168, 2048}};
+
+bool cost_tbs_configured(const struct cost_model *c, double n, double k)
+{
+	size_t i;
+
+	if (c->cfg.rocm_triton_bs != COST_TBS_V0111)
+		return false;
+	for (i = 0; i < sizeof(tbs_cfg_v0111) / sizeof(tbs_cfg_v0111[0]); i++)
+		if (tbs_cfg_v0111[i][0] == n && tbs_cfg_v0111[i][1] == k)
+			return true;
+	return false;
+}
+
+double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k)
+{
+	double tiles = ceil(m / TBS_TILE) * ceil(n / TBS_TILE);
+	double cus = g->sm_count > 0 ? (double)g->sm_count : 1;
+
+	if (m <= 0)
+		return 0;
+	return ceil(tiles / cus) * ceil(k / TBS_TILE) * TBS_STEP_S;
+}
+
+double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
+			 double n, double k, double batch)
+{
+	if (c->tbs && dt == DT_FP8 && batch <= 1 && !cost_tbs_configured(c, n, k))
+		return cost_tbs_default_s(c->g, m, n, k);
+	return cost_gemm_col_s(c, col, dt, m, n, k, batch);
+}
+
+void cost_tbs_init(struct cost_model *c)
+{
+	const struct model_cfg *m = c->m;
+
+	/* the engine runs it for a block-scaled fp8 checkpoint's linears on
+	 * a CDNA3 GPU; the hook (engine file) has checked the GPU and version */
+	c->tbs = c->cfg.rocm_triton_bs != COST_TBS_OFF && c->cfg.wdt == DT_FP8 &&
+		 (m->q.attn == Q_FP8_BLOCK || m->q.mlp == Q_FP8_BLOCK);
+}
+
+void cost_tbs_note(struct cost_model *c)
+{
+	size_t n;
+
+	if (!c->tbs)
+		return;
+	n = strlen(c->src[COST_SRC_GEMM]);
+	snprintf(c->src[COST_SRC_GEMM] + n, sizeof(c->src[0]) - n,
+		 "; dense block-fp8 linears on aiter's Triton gemm_a8w8_blockscale (%s), shapes without a gfx942 "
+		 "config of their own at its default: ceil(tiles/%d CUs) x K/128 x %.3g us (tritonbs.c)",
+		 c->cfg.rocm_triton_bs == COST_TBS_V0111 ? "aiter >= v0.1.11: 2112x7168, 3072x1536, 7168x2048 configured"
+							   : "aiter v0.1.10.post3: none configured",
+		 c->g->sm_count, TBS_STEP_S * 1e6);
+}
