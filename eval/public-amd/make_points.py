@@ -129,19 +129,29 @@ def write_point(d, x):
 
 def ix_bench(isl, osl, conc, ttft, tpot):
     """The workload and measured means of an InferenceX point: its client's random
-    isl/osl at range ratio 0.8, 10 x conc prompts after 2 x conc warm-up ones."""
+    isl/osl at range ratio 0.8, 10 x conc prompts after 2 x conc warm-up ones.
+    The client gathers the warm-ups before the measured phase
+    (utils/bench_serving/benchmark_serving.py at 843c6254f: `await
+    asyncio.gather(*warmup_tasks)`, then the 10 C prompts at --request-rate inf
+    under the --max-concurrency semaphore), so that phase starts from an idle
+    server with C prompts at once: only it is simulated, 10 C requests from
+    t = 0, all measured, as eval replays the same harness's eval/silicon rows
+    (src/eval/experiment.c, AIC_WARMUP_PER_CLIENT; eval/silicon/HARNESS.md,
+    "Two harnesses").  Until 2026-12-01 the points ran 12 C requests with the
+    first 2 C as warm-up in the same closed loop: a steady state without the
+    measured phase's opening burst of C prompts."""
     return {
         "workload": {
             "seed": 42,
             "harness": "vllm-bench",
             "arrival": {"process": "concurrency", "concurrency": conc},
-            "num_requests": 12 * conc,
+            "num_requests": 10 * conc,
             "prompt_tokens": {"dist": "uniform", "min": int(0.8 * isl), "max": isl},
             "output_tokens": {"dist": "uniform", "min": int(0.8 * osl), "max": osl},
         },
         "measured": {
             "kind": "closed",
-            "warmup_requests": 2 * conc,
+            "warmup_requests": 0,
             "ttft_ms": {"mean": ttft},
             "itl_ms": {"mean": tpot},
         },

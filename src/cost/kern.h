@@ -95,8 +95,9 @@ void cost_gemm_note(struct cost_model *c);
 /* --- aiter's Triton block-scaled fp8 GEMM on CDNA3 (tritonbs.c) --- */
 /* c->tbs from the engine's cost_cfg.rocm_triton_bs and the checkpoint. */
 void cost_tbs_init(struct cost_model *c);
-/* Whether the engine's aiter ships a gfx942 config of (n, k)'s own. */
-bool cost_tbs_configured(const struct cost_model *c, double n, double k);
+/* Whether the engine's aiter runs an m x n x k call on a gfx942 config of
+ * the shape's own (not the default). */
+bool cost_tbs_configured(const struct cost_model *c, double m, double n, double k);
 /* The kernel at its default config on g: m x n x k, seconds. */
 double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k);
 /* A dense linear as the engine dispatches it: with c->tbs a block-fp8

@@ -36,10 +36,13 @@
 
 /* The (N, K) shapes with a gfx942 config of their own in aiter from
  * v0.1.11 (ROCm/aiter PR 2024, 2026-02-12: DeepSeek-V3/R1's TP-8 fused
- * q_a/kv_a, q_b and o_proj); before it (v0.1.10.post3) none. */
-static const double tbs_cfg_v0111[][2] = {{2112, 7168}, {3072, 1536}, {7168, 2048}};
+ * q_a/kv_a, q_b and o_proj; before it, v0.1.10.post3, none), and the
+ * largest M their own buckets cover where the catch-all bucket ("any") is
+ * the default config (2112 x 7168 above M 512: 128 x 128 x 128, no
+ * split-K), 0 where it is a tile of its own (64 x 128 x 128). */
+static const double tbs_cfg_v0111[][3] = {{2112, 7168, 512}, {3072, 1536, 0}, {7168, 2048, 0}};
 
-bool cost_tbs_configured(const struct cost_model *c, double n, double k)
+bool cost_tbs_configured(const struct cost_model *c, double m, double n, double k)
 {
 	size_t i;
 
@@ -47,7 +50,7 @@ bool cost_tbs_configured(const struct cost_model *c, double n, double k)
 		return false;
 	for (i = 0; i < sizeof(tbs_cfg_v0111) / sizeof(tbs_cfg_v0111[0]); i++)
 		if (tbs_cfg_v0111[i][0] == n && tbs_cfg_v0111[i][1] == k)
-			return true;
+			return tbs_cfg_v0111[i][2] == 0 || m <= tbs_cfg_v0111[i][2];
 	return false;
 }
 
@@ -64,7 +67,7 @@ double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k
 double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
 			 double n, double k, double batch)
 {
-	if (c->tbs && dt == DT_FP8 && batch <= 1 && !cost_tbs_configured(c, n, k))
+	if (c->tbs && dt == DT_FP8 && batch <= 1 && !cost_tbs_configured(c, m, n, k))
 		return cost_tbs_default_s(c->g, m, n, k);
 	return cost_gemm_col_s(c, col, dt, m, n, k, batch);
 }

@@ -2473,7 +2473,8 @@ static void test_amd_gemm_small_m(void)
  * 2112 x 7168 is 17 tiles, one wave of 56 steps, 124.544 us; 7372 tokens
  * 58 x 17 = 986 tiles, 4 waves, 498.176 us; 300 x 4096 x 512 96 tiles, 4
  * steps, 8.896 us.  With aiter v0.1.11's configs DeepSeek's TP-8 q_a/kv_a,
- * q_b and o_proj keep the tables' price; batched and bf16 GEMMs always do.
+ * q_b and o_proj keep the tables' price (q_a/kv_a up to M 512: above it its
+ * catch-all bucket is the default config); batched and bf16 GEMMs always do.
  * In the graph q_a_proj is the fused q_a/kv_a GEMM and kv_a_proj is inside
  * it; the shared expert's GEMMs and the router keep the tables' price. */
 static void test_amd_triton_bs(void)
@@ -2538,6 +2539,10 @@ static void test_amd_triton_bs(void)
 	      "aiter v0.1.11: the configured shapes keep the tables' price");
 	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 4608, 7168, 1) * 1e6, 124.544, 1e-9,
 		  "aiter v0.1.11: the dense gate_up 4608 x 7168 at the default config");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 7372, 2112, 7168, 1) * 1e6, 498.176, 1e-9,
+		  "aiter v0.1.11: 2112 x 7168 above M 512 on its catch-all bucket, the default config");
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 7372, 3072, 1536, 1) == cost_gemm_s(&c, DT_FP8, 7372, 3072, 1536, 1),
+	      "aiter v0.1.11: q_b's catch-all bucket is a tile of its own: the tables' price");
 	cost_release(&c);
 	cc.rocm_triton_bs = COST_TBS_OFF;
 	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
