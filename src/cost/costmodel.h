@@ -50,8 +50,9 @@ enum {
 
 /* Which of aiter's gfx942 per-shape configs of its Triton block-scaled
  * fp8 GEMM an engine's ROCm images carry (cost/tritonbs.c): not that
- * kernel; none (aiter v0.1.10.post3); DeepSeek's TP-8 shapes (v0.1.11+). */
-enum cost_tbs { COST_TBS_OFF, COST_TBS_DEFAULT, COST_TBS_V0111 };
+ * kernel; none (aiter v0.1.10.post3); DeepSeek's and GLM-5's TP-8 shapes
+ * (the aiter of SGLang's images from 0.5.10). */
+enum cost_tbs { COST_TBS_OFF, COST_TBS_DEFAULT, COST_TBS_TUNED };
 
 struct cost_cfg {
 	enum dtype wdt, kvdt;

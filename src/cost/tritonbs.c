@@ -34,23 +34,29 @@
 #define TBS_TILE 128.0
 #define TBS_STEP_S 2.224e-6
 
-/* The (N, K) shapes with a gfx942 config of their own in aiter from
- * v0.1.11 (ROCm/aiter PR 2024, 2026-02-12: DeepSeek-V3/R1's TP-8 fused
- * q_a/kv_a, q_b and o_proj; before it, v0.1.10.post3, none), and the
- * largest M their own buckets cover where the catch-all bucket ("any") is
- * the default config (2112 x 7168 above M 512: 128 x 128 x 128, no
- * split-K), 0 where it is a tile of its own (64 x 128 x 128). */
-static const double tbs_cfg_v0111[][3] = {{2112, 7168, 512}, {3072, 1536, 0}, {7168, 2048, 0}};
+/* The (N, K) shapes with a gfx942 config of their own in the aiter of
+ * SGLang's images from 0.5.10 (COST_TBS_TUNED; 0.5.9's v0.1.10.post3 has
+ * none): DeepSeek-V3/R1's TP-8 fused q_a/kv_a, q_b and o_proj (ROCm/aiter
+ * PR 2024, 2026-02-12, in v0.1.11) and GLM-5's (PR 2743, 2026-04-22, in
+ * the aiter a6bb4993 SGLang 0.5.10.post1 pins), with the largest M their
+ * own buckets cover where the catch-all bucket ("any") is the default
+ * config (2112 x 7168 above M 512: 128 x 128 x 128, no split-K), 0 where it
+ * is a tile of its own (every other one: 64 x 128, 64 x 64, 256 x 128 or
+ * 8 warps). */
+static const double tbs_cfg_tuned[][3] = {
+	{2112, 7168, 512}, {3072, 1536, 0}, {7168, 2048, 0},                     /* DeepSeek-V3/R1 TP 8 */
+	{2048, 2048, 0}, {2624, 6144, 0}, {3072, 6144, 0}, {3584, 512, 0}, {6144, 1536, 0}, {6144, 2048, 0}, /* GLM-5 */
+};
 
 bool cost_tbs_configured(const struct cost_model *c, double m, double n, double k)
 {
 	size_t i;
 
-	if (c->cfg.rocm_triton_bs != COST_TBS_V0111)
+	if (c->cfg.rocm_triton_bs != COST_TBS_TUNED)
 		return false;
-	for (i = 0; i < sizeof(tbs_cfg_v0111) / sizeof(tbs_cfg_v0111[0]); i++)
-		if (tbs_cfg_v0111[i][0] == n && tbs_cfg_v0111[i][1] == k)
-			return tbs_cfg_v0111[i][2] == 0 || m <= tbs_cfg_v0111[i][2];
+	for (i = 0; i < sizeof(tbs_cfg_tuned) / sizeof(tbs_cfg_tuned[0]); i++)
+		if (tbs_cfg_tuned[i][0] == n && tbs_cfg_tuned[i][1] == k)
+			return tbs_cfg_tuned[i][2] == 0 || m <= tbs_cfg_tuned[i][2];
 	return false;
 }
 
@@ -92,7 +98,7 @@ void cost_tbs_note(struct cost_model *c)
 	snprintf(c->src[COST_SRC_GEMM] + n, sizeof(c->src[0]) - n,
 		 "; dense block-fp8 linears on aiter's Triton gemm_a8w8_blockscale (%s), shapes without a gfx942 "
 		 "config of their own at its default: ceil(tiles/%d CUs) x K/128 x %.3g us (tritonbs.c)",
-		 c->cfg.rocm_triton_bs == COST_TBS_V0111 ? "aiter >= v0.1.11: 2112x7168, 3072x1536, 7168x2048 configured"
+		 c->cfg.rocm_triton_bs == COST_TBS_TUNED ? "DeepSeek's and GLM-5's TP-8 shapes configured, aiter >= v0.1.11"
 							   : "aiter v0.1.10.post3: none configured",
 		 c->g->sm_count, TBS_STEP_S * 1e6);
 }

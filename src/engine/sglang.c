@@ -782,7 +782,8 @@ static void sglang_rocm_words(const struct gpu_spec *g, char *out, size_t n)
  * Triton config of their own is the images' aiter's: SGLang 0.5.9's
  * docker/rocm.Dockerfile pins aiter v0.1.10.post3 for gfx942 (none), the
  * later ones v0.1.11.post1 and newer commits (DeepSeek's TP-8 q_a/kv_a,
- * q_b and o_proj: ROCm/aiter PR 2024).  gfx950 takes CK for shapes off its
+ * q_b and o_proj: ROCm/aiter PR 2024; GLM-5's: PR 2743, in the a6bb4993
+ * that 0.5.10.post1 pins; 0.5.10's own pin was not found).  gfx950 takes CK for shapes off its
  * tuned list, whose times the MI355X tables hold: unchanged.  An unnamed
  * version is the newest. */
 static enum cost_tbs sglang_rocm_triton_bs(const struct scenario *sc)
@@ -790,7 +791,7 @@ static enum cost_tbs sglang_rocm_triton_bs(const struct scenario *sc)
 	if (strcmp(sc->gpu->vendor, "amd") != 0 || strcmp(sc->gpu->family, "cdna3") != 0 ||
 	    engine_version_before(sc->engine_version, "0.5.6"))
 		return COST_TBS_OFF;
-	return engine_version_before(sc->engine_version, "0.5.10") ? COST_TBS_DEFAULT : COST_TBS_V0111;
+	return engine_version_before(sc->engine_version, "0.5.10") ? COST_TBS_DEFAULT : COST_TBS_TUNED;
 }
 
 static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)

@@ -942,9 +942,9 @@ static void test_sglang_rocm_triton_bs(void)
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.9");
 	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_DEFAULT, "MI325X, 0.5.9: Triton, no DeepSeek config (aiter v0.1.10.post3)");
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.19");
-	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_V0111, "MI325X, 0.5.19: Triton with aiter v0.1.11's configs");
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_TUNED, "MI325X, 0.5.19: Triton with aiter v0.1.11's configs");
 	sc.engine_version[0] = 0;
-	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_V0111, "MI325X, no version: the newest");
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_TUNED, "MI325X, no version: the newest");
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.4.2");
 	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "MI325X, 0.4.2: before PR 13617, the tables' kernel");
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.9");

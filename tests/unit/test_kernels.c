@@ -2528,7 +2528,7 @@ static void test_amd_triton_bs(void)
 	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "aiter's Triton gemm_a8w8_blockscale (aiter v0.1.10.post3: none configured)",
 			   "the header names the kernel and the configs");
 	cost_release(&c);
-	cc.rocm_triton_bs = COST_TBS_V0111;
+	cc.rocm_triton_bs = COST_TBS_TUNED;
 	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
 		CHECK(0, "cost_init mi325x: %s", e.msg);
 		return;
@@ -2543,6 +2543,8 @@ static void test_amd_triton_bs(void)
 		  "aiter v0.1.11: 2112 x 7168 above M 512 on its catch-all bucket, the default config");
 	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 7372, 3072, 1536, 1) == cost_gemm_s(&c, DT_FP8, 7372, 3072, 1536, 1),
 	      "aiter v0.1.11: q_b's catch-all bucket is a tile of its own: the tables' price");
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 2624, 6144, 1) == cost_gemm_s(&c, DT_FP8, 4, 2624, 6144, 1),
+	      "aiter a6bb4993: a GLM-5 shape (2624 x 6144) configured: the tables' price");
 	cost_release(&c);
 	cc.rocm_triton_bs = COST_TBS_OFF;
 	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
