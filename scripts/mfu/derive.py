@@ -9,7 +9,8 @@ usage: python3 scripts/mfu/derive.py AIC_DIR AIC_ENGINES_DIR OUT_DIR
   data/PROVENANCE.md).
 Writes OUT_DIR/<system>/<engine>-<version>/{gemm,moe,attn_prefill,attn_decode,
 attn_prefill_window,attn_decode_window,mla_prefill,mla_decode,allreduce}.csv.gz
-with '#' provenance lines.  Latencies in microseconds; where
+with '#' provenance lines, and one MoE backend's own kernels as
+moe_<backend>.csv.gz where MOE_KERNELS names them.  Latencies in microseconds; where
 a key was measured twice or by several kernel sources the fastest is kept (the
 engine dispatches its fastest kernel); only what servesim prices is kept.
 """
@@ -347,15 +348,37 @@ MOE_NOT_DISPATCHED = {
 }
 
 
-def moe_table(path, note, out, engine=None, system=None):
+# One MoE backend's own kernels, written beside a collection's moe.csv.gz as
+# moe_<backend>.csv.gz: servesim prices a pool whose launch names that
+# backend (TensorRT-LLM's moe_config.backend) from it (src/cost/moe.c,
+# moe_backend_pick).  (system, engine, version) -> (file stem, kernel
+# sources, moe dtypes).
+#  - TensorRT-LLM's TRTLLM MoE backend on Blackwell runs its trtllm-gen
+#    kernels (TRTLLMGenFusedMoE); its own collections never time them for
+#    fp8 block scales, but SGLang 0.5.14's does through FlashInfer, whose
+#    trtllm_fp8_block_scale_moe launches the same trtllm-gen batched GEMMs
+#    (flashinfer-ai/flashinfer csrc/trtllm_fused_moe_kernel_launcher.cu:
+#    tensorrt_llm::kernels::trtllmgen_moe); vLLM 0.24.0's
+#    vllm_fp8moe_flashinfer_trtllm_trtllmfp8expertsmonolithic rows agree
+#    within 2 % at 8,192 tokens but cover fewer splits (no MoE TP x EP).
+MOE_KERNELS = {
+    ('b200_sxm', 'sglang', '0.5.14'): ('moe_trtllm_gen', {'sglang_flashinfer_trtllm_moe'}, {'fp8_block'}),
+}
+
+
+def moe_table(path, note, out, engine=None, system=None, kernels=None):
     """Fused/grouped MoE kernels: tokens entering the layer on one GPU, full
     model expert shape, global expert count, MoE TP and EP; no communication.
     Fastest kernel source per key; distributions balanced and power_law_1.01
     (the power law is servesim's default routing imbalance); kernel paths the
-    engine does not dispatch on this GPU (MOE_NOT_DISPATCHED) left out."""
+    engine does not dispatch on this GPU (MOE_NOT_DISPATCHED) left out.
+    kernels: (kernel sources, moe dtypes) to keep, for one backend's table
+    (MOE_KERNELS); None: every row."""
     best = {}
     dropped = {}
     for r in rows(path):
+        if kernels and (r.get('kernel_source') not in kernels[0] or r['moe_dtype'] not in kernels[1]):
+            continue
         why = MOE_NOT_DISPATCHED.get((engine, system, r['moe_dtype'], r.get('kernel_source')))
         if why:
             dropped[(r['moe_dtype'], r.get('kernel_source'))] = why
@@ -374,9 +397,11 @@ def moe_table(path, note, out, engine=None, system=None):
             best[key] = lat
     data = sorted(k_ + ('%.6g' % (v * 1000.0),) for k_, v in best.items())
     data, spikes = series_spikes(data, 8, float, False, 'the tokens')
+    what = ('kernel source %s only (%s rows)' % ('/'.join(sorted(kernels[0])), '/'.join(sorted(kernels[1])))
+            if kernels else 'fastest kernel source per key')
     write(out, ['dtype', 'hidden', 'inter', 'topk', 'experts', 'moe_tp', 'moe_ep', 'distribution', 'tokens', 'latency_us'],
           data, note + ['fused MoE (routed experts only; router/top-k and all-to-all not timed in most sources); '
-                        'hidden/inter full model sizes, experts global; fastest kernel source per key'] +
+                        'hidden/inter full model sizes, experts global; %s' % what] +
           ['left out: %s rows of kernel source %s: %s' % (dt, ks, why) for (dt, ks), why in sorted(dropped.items())] +
           spikes)
     return len(data)
@@ -549,6 +574,11 @@ def main(aic, eng, out):
         if 'moe' in ops:
             moe_table(find(ops['moe'], 'moe_perf.csv'), note, os.path.join(od, 'moe.csv.gz'), e, system)
             wrote.append('moe')
+            if (system, e, v) in MOE_KERNELS:
+                stem, ks, dts = MOE_KERNELS[(system, e, v)]
+                moe_table(find(ops['moe'], 'moe_perf.csv'), note, os.path.join(od, stem + '.csv.gz'), e, system,
+                          (ks, dts))
+                wrote.append(stem)
         if 'mla' in ops and find(ops['mla'], 'generation_mla_perf.csv'):
             new = not (e == 'vllm' and version_key(v) < version_key('0.22.0'))
             gen = find(ops['mla'], 'generation_mla_perf.csv')

@@ -95,6 +95,10 @@ static const struct argtab_row flag_rows[] = {
 	       "  --engine-version V        the collected version nearest V (default: the newest)\n"
 	       "  --moe-distribution D      expert routing imbalance of the MoE tables: power_law_1.01\n"
 	       "                            (default), balanced or power_law_1.2\n"
+	       "  --moe-backend B           the routed experts' kernels as TensorRT-LLM's moe_config.backend\n"
+	       "                            names them: TRTLLM (trtllm-gen), DEEPGEMM, CUTLASS, CUTEDSL or\n"
+	       "                            WIDEEP (default: the tables' fastest kernel per shape; P/D:\n"
+	       "                            both pools unless --prefill-moe-backend)\n"
 	       "engine (vLLM v1 defaults; SGLang's spellings taken too):\n"),
 	AT_SEC(help_engine),
 	AT_TXT("  --allow-invalid           simulate what the engine refuses to start (a KV cache below\n"
@@ -116,6 +120,7 @@ static const struct argtab_row flag_rows[] = {
 	       "                            prefill workers, or to the aggregated engine (E/P/D)\n"
 	       "  --prefill-tp N --prefill-ep N --prefill-dp N  the prefill workers' layout\n"
 	       "                            (default: the same)\n"
+	       "  --prefill-moe-backend B   the prefill workers' MoE backend (default --moe-backend's)\n"
 	       "  --prefill-gpu G --decode-gpu G  each pool's GPU type (default --gpu for both;\n"
 	       "                            --decode-gpu is --gpu): own kernel tables and memory, the\n"
 	       "                            KV over the slower GPU's inter-node link\n"),
@@ -123,6 +128,7 @@ static const struct argtab_row flag_rows[] = {
 	{AT_I("--prefill-ep", "N", O(ex.prefill_ep), 1, 4096, NULL)},
 	{AT_I("--prefill-dp", "N", O(ex.prefill_dp), 1, 4096, NULL)},
 	{AT_S("--prefill-gpu", "G", O(ex.prefill_gpu), NULL)},
+	{AT_S("--prefill-moe-backend", "B", O(ex.prefill_moe_backend), NULL)},
 	{AT_S("--decode-gpu", "G", O(decode_gpu), NULL)},
 	{AT_N("--kv-handoff-ms", "X", O(ex.handoff_ms), 0, false, "each request's fixed hand-off time besides the KV's\n"
 	      "link time (default by engine: vllm 267, sglang 229,\n"

@@ -380,9 +380,11 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		cost_moe_init(c, cfg);
 	comm_place(g, p, &c->place);
 	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0 ||
+	    (m->n_experts > 0 && (rc = cost_moe_backend_load(c, data_dir, e)) < 0) ||
 	    (rc = cost_moe_wideep_load(c, data_dir, e)) < 0) {
 		moetab_free(c->wideep_tab[0]);
 		moetab_free(c->wideep_tab[1]);
+		moetab_free(c->backend_tab);
 		mfu_release(&c->own_tabs);
 		return rc;
 	}
@@ -537,6 +539,7 @@ void cost_release(struct cost_model *c)
 	mfu_release(&c->own_ar_tabs);
 	moetab_free(c->wideep_tab[0]);
 	moetab_free(c->wideep_tab[1]);
+	moetab_free(c->backend_tab);
 	free(c->tok_s);
 	free(c->tok_flops);
 	free(c->tok_bytes);

@@ -70,6 +70,10 @@ struct cost_cfg {
 	struct mfu_cache *cache;      /* shared tables (NULL: this model loads its own) */
 	int moe_format;               /* routed experts' format: 0 = as the checkpoint stores them,
 				       * else enum moe_fmt + 1 (run --moe-format) */
+	/* the kernels the routed experts run on as the launch names them
+	 * (TensorRT-LLM's moe_config.backend; run --moe-backend, the P/D
+	 * pools' own): DEFAULT prices the collections' fastest per shape */
+	enum moe_backend moe_backend;
 	/* overlap scheduling (SGLang's default): the step's CPU work, the
 	 * overheads' step_us + req_us x requests, runs while the GPU runs the
 	 * previous batch, so a step lasts max(GPU, CPU) instead of their sum */
@@ -220,6 +224,12 @@ struct cost_model {
 	 * curve NULL: none, moe_pick prices those steps */
 	struct moetab *wideep_tab[2];
 	struct moe_pick wideep_pick[2];
+	/* cfg.moe_backend's own table where it replaces moe_pick (cost_moe_
+	 * backend_load: TRTLLM's trtllm-gen fp8 block-scale kernels on
+	 * Blackwell): owned when no cache holds it (NULL otherwise), and the
+	 * file it came from ("" when moe_pick is not from it) */
+	struct moetab *backend_tab;
+	char moe_backend_src[112];
 	/* where each component's cost comes from, for the run header */
 	char src[COST_SRC__COUNT][512];
 	/* attention-DP (an MoE model with p.dp > 1): DP ranks step together

@@ -111,6 +111,11 @@ void cost_tbs_note(struct cost_model *c);
 /* --- routed experts (moe.c) --- */
 /* The experts' shape, format and measured curves (an MoE model). */
 void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg);
+/* The named MoE backend's own table (cost_cfg.moe_backend) where the
+ * collections' pick is not its kernel: TRTLLM's trtllm-gen fp8 block-scale
+ * experts on Blackwell, from the first collection in the fallback order
+ * holding moe_trtllm_gen.csv.gz.  Called after cost_moe_init. */
+int cost_moe_backend_load(struct cost_model *c, const char *data_dir, struct err *e);
 /* The engine's wide-EP curves (cost_engine.wideep), when it runs DP+EP. */
 int cost_moe_wideep_load(struct cost_model *c, const char *data_dir, struct err *e);
 /* EPLB's terms (cost_cfg.eplb, EP > 1): the hot rank's load curve and the

@@ -91,7 +91,10 @@ static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m)
  * names per-tensor fp8 for a checkpoint that stores block-scaled fp8
  * experts: the engine reads the checkpoint's block scales and runs its
  * block-scaled kernel, so where its own collection times that kernel
- * (cost_engine.fp8_block_moe_family) it prices them; elsewhere f as given
+ * (cost_engine.fp8_block_moe_family), or where the launch names the
+ * engine's MoE backend (cost_cfg.moe_backend: each of TensorRT-LLM's
+ * backends takes the checkpoint's block scales), it prices them; elsewhere
+ * f as given
  * (per-tensor fp8 then takes the faster of the two measured fp8 curves,
  * moe_dist_s).  Until 2026-11-30 the silicon rows' "moe=fp8" label priced
  * TensorRT-LLM's DeepSeek experts on H200 with the per-tensor kernel
@@ -102,7 +105,8 @@ static enum moe_fmt moe_block_checkpoint(const struct cost_cfg *cfg, const struc
 {
 	const char *fam = cfg->engine ? cfg->engine->fp8_block_moe_family : NULL;
 
-	if (f == MOE_FP8 && m->q.experts == Q_FP8_BLOCK && fam && strcmp(fam, g->family) == 0)
+	if (f == MOE_FP8 && m->q.experts == Q_FP8_BLOCK &&
+	    ((fam && strcmp(fam, g->family) == 0) || cfg->moe_backend != MOE_BACKEND_DEFAULT))
 		return MOE_FP8_BLOCK;
 	return f;
 }
@@ -270,6 +274,54 @@ static void moe_skip_fallback(struct cost_model *c)
 		return;
 	}
 	c->moe_as_bf16 = true;
+}
+
+/* TensorRT-LLM's TRTLLM MoE backend (TRTLLMGenFusedMoE) runs block-scaled
+ * fp8 experts on its trtllm-gen kernels, which TensorRT-LLM's own
+ * collections never time: their fp8_block rows on Blackwell are DeepGEMM,
+ * which is also what DEEPGEMM, CUTLASS and WIDEEP run for block scales on
+ * SM100 (fused_moe_cutlass.py, fused_moe_wide_ep.py: DeepSeekFP8Block
+ * ScalesFusedMoEMethodDeepGemm there).  FlashInfer's
+ * trtllm_fp8_block_scale_moe launches the same trtllm-gen kernels, and
+ * SGLang 0.5.14's B200 collection times it (moe_trtllm_gen.csv.gz,
+ * scripts/mfu/derive.py MOE_KERNELS): DeepSeek's experts at 8,192 tokens,
+ * MoE TP 8, 1,308 us against DeepGEMM's 1,727; at EP 8 2,494 against 762
+ * (eval/silicon/HARNESS.md, "moe"). */
+#define MOE_TRTLLM_GEN_FILE "moe_trtllm_gen.csv.gz"
+
+int cost_moe_backend_load(struct cost_model *c, const char *data_dir, struct err *e)
+{
+	char path[1000], src[112];
+	const struct moetab *t = NULL;
+	struct moe_pick p;
+	int rc;
+
+	if (c->cfg.moe_backend != MOE_BACKEND_TRTLLM || c->moe_fmt != MOE_FP8_BLOCK ||
+	    strcmp(c->g->family, "blackwell") != 0 || (c->cfg.tier2 && c->cfg.tier2->tables[0]))
+		return 0;
+	if (!mfu_find_file(data_dir, c->g, cost_engine_tables(c->cfg.engine, c->g), c->cfg.engine->fallback,
+			   c->cfg.engine_version, MOE_TRTLLM_GEN_FILE, path, sizeof(path), src, sizeof(src)))
+		return 0;
+	if (c->cfg.cache)
+		rc = mfu_cache_moetab(c->cfg.cache, path, c->g, c->cfg.moe_dist, &t, e);
+	else if ((rc = moetab_load_dist(path, c->g, c->cfg.moe_dist, &c->backend_tab, e)) == 0)
+		t = c->backend_tab;
+	if (rc < 0)
+		return rc;
+	moetab_pick(t, MOE_FP8_BLOCK, &c->moe_shape, c->cfg.moe_dist, &p);
+	if (!p.curve || p.fmt != MOE_FP8_BLOCK)
+		return 0;
+	/* the named kernel runs: no other kernel of the collections is taken
+	 * where it would be faster */
+	c->moe_pick = p;
+	memset(c->moe_alt, 0, sizeof(c->moe_alt));
+	c->moe_own = false;
+	c->moe_more = 0;
+	c->moe_fallback_of = 0;
+	c->moe_as_bf16 = false;
+	c->moe_unseen_s = 0;
+	snprintf(c->moe_backend_src, sizeof(c->moe_backend_src), "%s", src);
+	return 0;
 }
 
 /* The routed experts' kernel on the tables' routing (cost_cfg.moe_dist)
@@ -451,7 +503,9 @@ void cost_moe_note(struct cost_model *c)
 				   : c->moe_alt[1].curve ? "its fp8_block curve" : NULL;
 		if (c->moe_pick.distance > 0)
 			snprintf(fixed, sizeof(fixed), ", its fixed %.0f us kept", c->moe_pick.fixed_s * 1e6);
-		if (c->moe_fallback_of > 0 && !c->moe_as_bf16)
+		if (c->moe_backend_src[0])
+			snprintf(why, sizeof(why), " (MoE backend TRTLLM: TensorRT-LLM's trtllm-gen kernels, which its own collections do not time, timed through FlashInfer)");
+		else if (c->moe_fallback_of > 0 && !c->moe_as_bf16)
 			snprintf(why, sizeof(why), " (%.60s's %s rows of this shape run slower than its bf16 kernel: a fallback path)",
 				 c->moe_fallback_of == 1 ? t->src[MFU_P_MOE] : t->moe_more_src[c->moe_fallback_of - 2], fmt);
 		else if (c->moe_more)
@@ -464,7 +518,8 @@ void cost_moe_note(struct cost_model *c)
 			snprintf(alt, sizeof(alt), "; no slower than %s", alts);
 		if (c->moe_pick.curve)
 			cost_note_line(c->src[COST_SRC_MOE], sizeof(c->src[0]), "fused kernel, %.60s%s: %s%.100s%s%s%s%s%s%s",
-				 c->moe_own ? t->src_own[MFU_P_MOE]
+				 c->moe_backend_src[0] ? c->moe_backend_src
+				 : c->moe_own ? t->src_own[MFU_P_MOE]
 				 : c->moe_more ? t->moe_more_src[c->moe_more - 1] : t->src[MFU_P_MOE],
 				 why, c->moe_pick.distance == 0 ? "measured " : "nearest shape ",
 				 c->moe_pick.desc, fixed, c->moe_pick.bound ? ", capped by the measured " : "",
@@ -474,6 +529,12 @@ void cost_moe_note(struct cost_model *c)
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
 				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
+		if (c->cfg.moe_backend != MOE_BACKEND_DEFAULT && !c->moe_backend_src[0]) {
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 "; MoE backend %s named: priced on the tables' %s curve",
+				 moe_backend_name(c->cfg.moe_backend), moe_fmt_name(c->moe_fmt));
+		}
 		if (c->moe_marlin) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);
 			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,

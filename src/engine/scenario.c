@@ -266,6 +266,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	}
 	/* the prefill pool's own limits size its cost model's step shapes */
 	pcc = *cc;
+	pcc.moe_backend = s->prefill_moe_backend;
 	pcc.max_tokens = mbt;
 	pcc.max_seqs = mns;
 	if (s->prefill_gpu) /* the tier-2 file measured the decode workers' GPU */
@@ -508,6 +509,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	snprintf(cc.engine_version, sizeof(cc.engine_version), "%s", s->engine_version);
 	cc.moe_dist = s->moe_dist;
 	cc.moe_format = s->moe_format;
+	cc.moe_backend = s->moe_backend;
 	cc.cache = s->mfu_cache;
 	cc.moe_wdt_given = s->moe_wdt_given;
 	cc.moe_wdt = s->moe_wdt;

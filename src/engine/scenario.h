@@ -44,6 +44,9 @@ struct scenario {
 	char engine_version[32];
 	enum moe_dist moe_dist;
 	int moe_format;               /* cost_cfg.moe_format */
+	/* cost_cfg.moe_backend of the engine (P/D: the decode workers') and
+	 * of the P/D prefill workers (each pool's own launch names one) */
+	enum moe_backend moe_backend, prefill_moe_backend;
 	struct mfu_cache *mfu_cache;  /* shared kernel tables, or NULL */
 	bool moe_wdt_given;           /* routed experts stored as moe_wdt */
 	enum dtype moe_wdt;

@@ -259,6 +259,7 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 		 f->engine_version ? f->engine_version : "");
 	sc->moe_dist = f->moe_dist;
 	sc->moe_format = f->moe_format;
+	sc->moe_backend = sc->prefill_moe_backend = f->moe_backend;
 	sc->moe_wdt_given = f->moe_dtype_given;
 	sc->moe_wdt = f->moe_dtype;
 	if ((rc = resolve_eplb(f, sc, e)) < 0)
@@ -304,6 +305,12 @@ int scenflags_run_build(const struct scenflags_run *o, bool allow_invalid, struc
 			sc->prefill_par.ep = (int)o->prefill_ep;
 		else if (sc->par.ep > 1) /* EP over the worker's GPUs */
 			sc->prefill_par.ep = sc->prefill_par.tp * sc->prefill_par.dp;
+		if (o->prefill_moe_backend) {
+			if ((rc = moe_backend_parse(o->prefill_moe_backend, &sc->prefill_moe_backend, e)) < 0) {
+				err_prefix(e, "--prefill-moe-backend");
+				return rc;
+			}
+		}
 		if (o->prefill_gpu) {
 			const struct gpu_spec *g;
 			if ((rc = catalog_find_gpu(&x->env, o->prefill_gpu, &g, e)) < 0) {
@@ -351,10 +358,10 @@ int scenflags_run_check(struct scenflags *f, const struct scenflags_run *o, cons
 {
 	if (f->model && f->config)
 		return err_set(e, SS_EUSAGE, "give --model or --config, not both");
-	if ((o->prefill_tp || o->prefill_ep || o->prefill_dp || o->handoff_given || o->prefill_gpu || decode_gpu) &&
-	    !o->pd_prefill)
-		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp, --prefill-gpu, --decode-gpu and "
-			       "--kv-handoff-ms need --disaggregate XpYd");
+	if ((o->prefill_tp || o->prefill_ep || o->prefill_dp || o->handoff_given || o->prefill_gpu || decode_gpu ||
+	     o->prefill_moe_backend) && !o->pd_prefill)
+		return err_set(e, SS_EUSAGE, "--prefill-tp, --prefill-ep, --prefill-dp, --prefill-gpu, --decode-gpu, "
+			       "--prefill-moe-backend and --kv-handoff-ms need --disaggregate XpYd");
 	if (decode_gpu && f->gpu_given)
 		return err_set(e, SS_EUSAGE, "--decode-gpu names the decode workers' GPU, as --gpu does: give one of them");
 	if (decode_gpu)

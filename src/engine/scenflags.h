@@ -29,6 +29,7 @@ struct scenflags {
 	struct deploy_knobs k;     /* the table's knobs (deploy/fields.h) as flags set them */
 	enum moe_dist moe_dist;
 	int moe_format;
+	enum moe_backend moe_backend; /* --moe-backend (P/D: both pools unless --prefill-moe-backend) */
 	struct overheads ov;
 };
 
@@ -67,6 +68,7 @@ struct scenflags_run {
 	bool handoff_given;
 	int64_t spec_k;
 	const char *spec_method, *spec_rates;
+	const char *prefill_moe_backend; /* the prefill workers' MoE backend (NULL: --moe-backend's) */
 };
 /* run's deployment flags taken together (before anything is loaded):
  * --model or --config, not both; the prefill workers' flags need P/D;

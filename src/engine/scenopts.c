@@ -32,6 +32,12 @@ static int parse_moe_format(const char *flag, const char *arg, void *dst, struct
 	return rc;
 }
 
+static int parse_moe_backend(const char *flag, const char *arg, void *dst, struct err *e)
+{
+	(void)flag;
+	return moe_backend_parse(arg, dst, e);
+}
+
 static void help_all(FILE *f);
 
 #define O(m) offsetof(struct scenflags, m)
@@ -50,6 +56,7 @@ static const struct argtab_row rows[] = {
 	{AT_F("--moe-dtype", "D", O(moe_dtype), dtype_arg, NULL), G(moe_dtype_given)},
 	{AT_F("--moe-distribution", "D", O(moe_dist), parse_moe_dist, NULL)},
 	{AT_F("--moe-format", "F", O(moe_format), parse_moe_format, NULL)},
+	{AT_F("--moe-backend", "B", O(moe_backend), parse_moe_backend, NULL)},
 	{AT_B("--allow-invalid", O(allow_invalid), NULL)},
 	{AT_S("--calibration", "FILE", O(calibration), NULL)},
 	{AT_B("--force-calibration", O(force_calibration), NULL)},
@@ -78,6 +85,9 @@ static const char help_model[] =
 	;
 static const char help_model2[] =
 	"  --dtype D --kv-dtype D --moe-dtype D --moe-format F --moe-distribution D\n"
+	"  --moe-backend B           the routed experts' kernels as TensorRT-LLM's moe_config.backend\n"
+	"                            names them: TRTLLM (trtllm-gen), DEEPGEMM, CUTLASS, CUTEDSL or\n"
+	"                            WIDEEP (default: the tables' fastest kernel per shape)\n"
 	"  --engine vllm|sglang|trtllm --engine-version V\n"
 	"  --allow-invalid --tier0-off LIST --tier2 FILE|none\n"
 	"  --calibration FILE|none   tier-1 file (default: the accepted one in calibration/tier1/\n"

@@ -76,6 +76,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->trtllm_batch_wait_iters = x->batch_wait_iters;
 	sc->trtllm_batch_wait_ratio = x->batch_wait_ratio;
 	sc->cold_start = x->cold_start;
+	sc->moe_backend = sc->prefill_moe_backend = x->moe_backend;
 	sc->ar_fused_bytes = x->ar_fused_bytes;
 	if (x->k.mem_fraction_static > 0)
 		sc->k.mem_fraction_static = x->k.mem_fraction_static;
@@ -86,6 +87,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 						    x->prefill_ep, x->prefill_ep_redundant};
 		sc->prefill_max_num_seqs = x->prefill_max_num_seqs;
 		sc->prefill_max_num_batched_tokens = x->prefill_max_num_batched_tokens;
+		sc->prefill_moe_backend = x->prefill_moe_backend;
 	}
 	if (x->spec_tokens > 0) {
 		/* multi-token prediction (silicon P/D rows, aic_pools_apply): the

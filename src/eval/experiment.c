@@ -52,10 +52,11 @@ static int stat_field(const struct json *st, const char *obj, const char *key, c
  * engine's own settings refused for the others. */
 static int parse_engine(const struct json *o, const char *ctx, struct experiment *x, struct err *e)
 {
-	const char *keys[DEPLOY__COUNT + 3] = {"name", "version"};
+	const char *keys[DEPLOY__COUNT + 4] = {"name", "version", "moe_backend"};
 	const struct engine_type *en;
 	char c2[800], names[128];
-	size_t nk = 2, i;
+	size_t nk = 3, i;
+	const char *mb = NULL;
 	int rc;
 
 	for (i = 0; i < deploy_table.n; i++)
@@ -66,8 +67,13 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 	if ((rc = json_check_keys(o, keys, c2, e)) < 0)
 		return rc;
 	if ((rc = jf_str(o, "version", c2, x->engine_version, sizeof(x->engine_version), false, e)) < 0 ||
-	    (rc = jf_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0)
+	    (rc = jf_str(o, "name", c2, x->engine, sizeof(x->engine), false, e)) < 0 ||
+	    (rc = json_opt_str(o, "moe_backend", c2, &mb, e)) < 0)
 		return rc;
+	if (mb && moe_backend_parse(mb, &x->moe_backend, NULL) < 0)
+		return err_set(e, SS_EDATA,
+			       "%s: 'moe_backend' must be TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or default, got '%.40s'",
+			       c2, mb);
 	/* "unknown" (what import writes where the source names none) or a
 	 * version the kernel collections can be matched to; any other word
 	 * would silently take the default collection */
@@ -997,6 +1003,8 @@ static int experiment_write_in(const struct experiment *x, const char *dir, stru
 	jw_obj(&w, "engine");
 	jw_str(&w, "name", x->engine[0] ? x->engine : engine_default()->name);
 	jw_str(&w, "version", x->engine_version[0] ? x->engine_version : "unknown");
+	if (x->moe_backend != MOE_BACKEND_DEFAULT)
+		jw_str(&w, "moe_backend", moe_backend_name(x->moe_backend));
 	deploy_exp_json(&deploy_table, &x->k, &w); /* SGLang: its rules' limits (0) left out */
 	jw_end_obj(&w);
 	if (x->kind == EXP_CLOSED) {
@@ -1553,6 +1561,11 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 	x->prefill_max_num_seqs = p->batch > 0 ? p->batch : 1;
 	x->ep_redundant = x->ep > 1 ? d->redundant : 0;
 	x->prefill_ep_redundant = x->prefill_ep > 1 ? p->redundant : 0;
+	/* (the reader took only names moe_backend_parse knows, or "") */
+	if (d->moe_backend[0] && moe_backend_parse(d->moe_backend, &x->moe_backend, NULL) < 0)
+		x->moe_backend = MOE_BACKEND_DEFAULT;
+	if (p->moe_backend[0] && moe_backend_parse(p->moe_backend, &x->prefill_moe_backend, NULL) < 0)
+		x->prefill_moe_backend = MOE_BACKEND_DEFAULT;
 	switch (be) {
 	case AIC_TRTLLM:
 		x->k.max_num_batched_tokens = (dbatch + AIC_BLOCK - 1) / AIC_BLOCK * AIC_BLOCK;

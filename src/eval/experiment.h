@@ -86,6 +86,10 @@ struct experiment {
 	 * layout as launched (parallel.ep_redundant; 0: none); silicon rows
 	 * only (aic_pools_apply) */
 	int ep_redundant, prefill_ep_redundant;
+	/* the routed experts' kernels the launch names (scenario.moe_backend;
+	 * experiment.json's engine 'moe_backend'; silicon P/D rows: each
+	 * pool's from its recipe, aic_pools_apply); DEFAULT: not named */
+	enum moe_backend moe_backend, prefill_moe_backend;
 	char warning[400];         /* set when a side file was missing and a default applied */
 	/* a Mooncake trace workload (arrival process "mooncake"): its file as
 	 * written, the requests replayed (0: all) and the speed-up of its

@@ -35,7 +35,7 @@ struct mfu_cache {
 	pthread_mutex_t lock;
 	struct entry **e;
 	size_t n, cap;
-	struct path_list dsa, csa;
+	struct path_list dsa, csa, moe; /* moe: by "path|gpu|distribution" */
 };
 
 struct mfu_cache *mfu_cache_new(void)
@@ -64,6 +64,9 @@ void mfu_cache_free(struct mfu_cache *c)
 	for (i = 0; i < c->csa.n; i++)
 		csatab_free(c->csa.a[i].t);
 	free(c->csa.a);
+	for (i = 0; i < c->moe.n; i++)
+		moetab_free(c->moe.a[i].t);
+	free(c->moe.a);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -157,6 +160,27 @@ int mfu_cache_csatab(struct mfu_cache *c, const char *path, const struct csatab 
 	pthread_mutex_lock(&c->lock);
 	if (!(t = path_find(&c->csa, path)) && (rc = csatab_load(path, &t, e)) == 0)
 		path_add(&c->csa, path, t);
+	if (rc == 0)
+		*out = t;
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int mfu_cache_moetab(struct mfu_cache *c, const char *path, const struct gpu_spec *g, enum moe_dist d,
+		     const struct moetab **out, struct err *e)
+{
+	struct moetab *t = NULL;
+	char key[1000];
+	int rc = 0;
+
+	snprintf(key, sizeof(key), "%.900s|%.48s|%d", path, g->id, (int)d);
+	pthread_mutex_lock(&c->lock);
+	if (!(t = path_find(&c->moe, key))) {
+		if ((rc = moetab_load_dist(path, g, d, &t, e)) == 0)
+			path_add(&c->moe, key, t);
+		else
+			moetab_free(t);
+	}
 	if (rc == 0)
 		*out = t;
 	pthread_mutex_unlock(&c->lock);

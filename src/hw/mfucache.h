@@ -14,6 +14,7 @@
 #include "hw/mfu.h"
 #include "hw/csatab.h"
 #include "hw/dsatab.h"
+#include "hw/moetab.h"
 
 struct mfu_cache; /* opaque */
 
@@ -32,5 +33,10 @@ int mfu_cache_get(struct mfu_cache *c, const char *data_dir, const struct gpu_sp
 int mfu_cache_dsatab(struct mfu_cache *c, const char *path, const struct dsatab **out, struct err *e);
 /* The same for a DeepSeek-V4 block table (csatab_load). */
 int mfu_cache_csatab(struct mfu_cache *c, const char *path, const struct csatab **out, struct err *e);
+/* One MoE backend's table at path (moetab_load_dist: distribution d,
+ * efficiencies against g's table peaks), parsed once per process for
+ * (path, g, d); owned by the cache, read-only, valid until mfu_cache_free. */
+int mfu_cache_moetab(struct mfu_cache *c, const char *path, const struct gpu_spec *g, enum moe_dist d,
+		     const struct moetab **out, struct err *e);
 
 #endif

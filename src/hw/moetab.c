@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "base/csv.h"
@@ -50,6 +51,27 @@ const char *moe_fmt_name(enum moe_fmt f)
 const char *moe_dist_name(enum moe_dist d)
 {
 	return (unsigned)d < MOE_DIST__COUNT ? dist_names[d] : "?";
+}
+
+static const char *const backend_names[MOE_BACKEND__COUNT] = {"default", "TRTLLM", "DEEPGEMM", "CUTLASS",
+								"CUTEDSL", "WIDEEP"};
+
+const char *moe_backend_name(enum moe_backend b)
+{
+	return (unsigned)b < MOE_BACKEND__COUNT ? backend_names[b] : "?";
+}
+
+int moe_backend_parse(const char *s, enum moe_backend *out, struct err *e)
+{
+	int i;
+
+	for (i = 0; i < MOE_BACKEND__COUNT; i++)
+		if (strcasecmp(s, backend_names[i]) == 0) {
+			*out = (enum moe_backend)i;
+			return 0;
+		}
+	return err_set(e, SS_EUSAGE,
+		       "unknown MoE backend '%.40s' (expected TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or default)", s);
 }
 
 int moe_fmt_parse(const char *s, enum moe_fmt *out, struct err *e)

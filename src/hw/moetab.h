@@ -37,6 +37,16 @@ enum moe_fmt { MOE_BF16, MOE_FP8, MOE_FP8_BLOCK, MOE_INT4, MOE_FP4, MOE_MXFP4, M
  * and the slowest (most loaded) rank sets the layer's time. */
 enum moe_dist { MOE_POWER_LAW_101, MOE_BALANCED, MOE_POWER_LAW_12, MOE_DIST__COUNT };
 
+/* The kernels a pool runs its routed experts on, as TensorRT-LLM's
+ * moe_config.backend names them (tensorrt_llm/_torch/modules/fused_moe/
+ * create_moe.py, get_moe_cls: TRTLLM -> TRTLLMGenFusedMoE, the trtllm-gen
+ * kernels, for fp8 block scales and nvfp4; DEEPGEMM -> DeepGemmFusedMoE;
+ * CUTLASS -> CutlassFusedMoE; CUTEDSL -> CuteDslFusedMoE; WIDEEP ->
+ * WideEPMoE).  MOE_BACKEND_DEFAULT: not named, the collections' fastest
+ * kernel per shape (cost/moe.c). */
+enum moe_backend { MOE_BACKEND_DEFAULT, MOE_BACKEND_TRTLLM, MOE_BACKEND_DEEPGEMM, MOE_BACKEND_CUTLASS,
+		   MOE_BACKEND_CUTEDSL, MOE_BACKEND_WIDEEP, MOE_BACKEND__COUNT };
+
 struct moe_shape {
 	double hidden, inter;   /* full model sizes */
 	double topk, experts;   /* global expert count */
@@ -50,6 +60,11 @@ const char *moe_dist_name(enum moe_dist d);
 /* Parse "bf16", "fp8", "fp8_block", "int4", "fp4" (or "nvfp4"), "mxfp4"
  * (SS_EUSAGE otherwise). */
 int moe_fmt_parse(const char *s, enum moe_fmt *out, struct err *e);
+/* "default", "TRTLLM", "DEEPGEMM", "CUTLASS", "CUTEDSL", "WIDEEP". */
+const char *moe_backend_name(enum moe_backend b);
+/* Parse a backend name, any case ("default" too; SS_EUSAGE otherwise,
+ * naming the ones taken). */
+int moe_backend_parse(const char *s, enum moe_backend *out, struct err *e);
 /* Parse "balanced", "power_law_1.01", "power_law_1.2" (SS_EUSAGE otherwise). */
 int moe_dist_parse(const char *s, enum moe_dist *out, struct err *e);
 

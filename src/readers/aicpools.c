@@ -22,10 +22,13 @@
  * the recorded ones stand.  Two more give the redundant expert slots each
  * pool's launch line sets (SGLang's --ep-num-redundant-experts in the
  * dynamo-sglang GB200/GB300 scripts and recipes): prefill_redundant_experts,
- * decode_redundant_experts (0 or absent: none).  A disagg line may also
+ * decode_redundant_experts (0 or absent: none).  Two more name the MoE
+ * backend each TensorRT-LLM pool's recipe launches (moe_config.backend:
+ * prefill_moe_backend, decode_moe_backend; empty or absent: not named).
+ * A disagg line may also
  * name a row whose pools are recorded (db-dump): its worker counts, decode
  * attention DP and decode EP must then repeat the recorded ones, and it sets
- * the limits (decode batch, prefill batch and tokens), because db-dump
+ * the limits (decode batch, prefill batch and tokens) and the MoE backends, because db-dump
  * records the generator's default prefill batch and the concurrency split as
  * the decode batch, not what the launch's recipe set (HARNESS.md, "Recorded
  * pools' limits"), and the prefill workers' layout on their recorded GPUs
@@ -48,6 +51,7 @@ struct pools_line {
 	int64_t pbatch, ptokens; /* prefill max_batch_size, max_num_tokens (0: not known) */
 	int64_t pgpus, dgpus, pep; /* GPUs per worker, prefill EP (0: the recorded ones) */
 	int64_t pred, dred;        /* redundant expert slots per pool (0: none) */
+	char pmb[12], dmb[12];     /* MoE backend per pool ("": not named) */
 	int spec; /* -1: MTP of unnamed depth; else draft tokens (0: none) */
 };
 
@@ -84,6 +88,28 @@ static int optional_whole(const struct csv *c, int col, double hi, const char *n
 	return 0;
 }
 
+/* An optional MoE backend column (col < 0: absent): one of TensorRT-LLM's
+ * moe_config.backend names, upper-case, into out (12 bytes); empty or
+ * absent: "" (not named). */
+static int optional_backend(const struct csv *c, int col, const char *name, char *out, struct err *e)
+{
+	static const char *const ok[] = {"TRTLLM", "DEEPGEMM", "CUTLASS", "CUTEDSL", "WIDEEP", NULL};
+	const char *v = col < 0 ? "" : csv_field(c, col);
+	int i;
+
+	out[0] = '\0';
+	if (!v[0])
+		return 0;
+	for (i = 0; ok[i]; i++)
+		if (strcmp(v, ok[i]) == 0) {
+			snprintf(out, 12, "%s", v);
+			return 0;
+		}
+	return err_set(e, SS_EDATA,
+		       "%s:%zu: column '%s' must be TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or empty, got \"%.40s\"",
+		       csv_path(c), csv_lineno(c), name, v);
+}
+
 static int read_lines(const char *path, struct pools_line **out, size_t *n, struct err *e)
 {
 	static const char *const names[] = {"id", "prefill_num_workers", "decode_num_workers",
@@ -91,7 +117,7 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 					    "decode_moe_ep_size", "decode_batch_size", "speculative",
 					    "mtp_tokens", "mode", NULL};
 	static const double hi[] = {0, 4096, 4096, 4096, 4096, 4096, 1 << 24, 0, 16};
-	int idx[10], rc, k, pb, pt, pg, dg, pe, pr, dr;
+	int idx[10], rc, k, pb, pt, pg, dg, pe, pr, dr, pm, dm;
 	size_t cap = 0;
 	struct csv *c;
 
@@ -108,6 +134,8 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 	pe = csv_column(c, "prefill_moe_ep_size");
 	pr = csv_column(c, "prefill_redundant_experts");
 	dr = csv_column(c, "decode_redundant_experts");
+	pm = csv_column(c, "prefill_moe_backend");
+	dm = csv_column(c, "decode_moe_backend");
 	while ((rc = csv_next(c, e)) == 1) {
 		struct pools_line l;
 		double v[9];
@@ -146,7 +174,9 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		    (rc = optional_whole(c, dg, 4096, "decode_gpus", &l.dgpus, e)) < 0 ||
 		    (rc = optional_whole(c, pe, 4096, "prefill_moe_ep_size", &l.pep, e)) < 0 ||
 		    (rc = optional_whole(c, pr, 4096, "prefill_redundant_experts", &l.pred, e)) < 0 ||
-		    (rc = optional_whole(c, dr, 4096, "decode_redundant_experts", &l.dred, e)) < 0)
+		    (rc = optional_whole(c, dr, 4096, "decode_redundant_experts", &l.dred, e)) < 0 ||
+		    (rc = optional_backend(c, pm, "prefill_moe_backend", l.pmb, e)) < 0 ||
+		    (rc = optional_backend(c, dm, "decode_moe_backend", l.dmb, e)) < 0)
 			goto done;
 		XGROW(*out, cap, *n + 1);
 		(*out)[(*n)++] = l;
@@ -216,6 +246,8 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 				return rc;
 			}
 			r->pre = pre;
+			snprintf(r->pre.moe_backend, sizeof(r->pre.moe_backend), "%s", l->pmb);
+			snprintf(r->dec.moe_backend, sizeof(r->dec.moe_backend), "%s", l->dmb);
 			if (l->dbatch > 0)
 				r->dec.batch = l->dbatch;
 			if (l->pbatch > 0 && l->ptokens > 0) {
@@ -248,6 +280,8 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 		dec.workers = l->dw;
 		pre.redundant = (int)l->pred;
 		dec.redundant = (int)l->dred;
+		snprintf(pre.moe_backend, sizeof(pre.moe_backend), "%s", l->pmb);
+		snprintf(dec.moe_backend, sizeof(dec.moe_backend), "%s", l->dmb);
 		if (l->dbatch > 0)
 			dec.batch = l->dbatch;
 		if (l->pbatch > 0 && l->ptokens > 0) {

@@ -200,6 +200,9 @@ struct aic_row {
 		int64_t max_tokens; /* per-step token budget (0: not recorded) */
 		int workers, tp, pp, attn_dp, moe_tp, moe_ep;
 		int redundant; /* redundant expert slots as launched (0: none) */
+		/* the MoE backend the launch's recipe names (TRTLLM, DEEPGEMM,
+		 * CUTLASS, CUTEDSL, WIDEEP; "": not named) */
+		char moe_backend[12];
 	} pre, dec;
 	/* multi-token prediction's draft tokens: 0 none or not recorded, -1
 	 * MTP of unnamed depth (aic_pools_apply) */

@@ -278,6 +278,9 @@ static void run_header(FILE *f, const struct out_run *c)
 			       pc->tabs->engine[0] ? pc->tabs->engine : "none (defaults)", pc->tabs->engine[0] ? " " : "",
 			       pc->tabs->version, pc->src[COST_SRC_GEMM][0] ? pc->src[COST_SRC_GEMM] : "-",
 			       pc->src[COST_SRC_MOE][0] ? pc->src[COST_SRC_MOE] : "none (a dense model)");
+		} else if (c->prefill_cost && c->cfg.sc->prefill_moe_backend != c->cfg.sc->moe_backend) {
+			/* the pools' own MoE backends (--prefill-moe-backend) */
+			fprintf(f, "prefill    routed experts %s\n", c->prefill_cost->src[COST_SRC_MOE]);
 		}
 	} else if (c->simcfg->lockstep)
 		print_dp_attention(f, c);

@@ -131,6 +131,9 @@ mkdir -p aicp-gpus && cp aicp/silicon.csv aicp-gpus/ &&
 	sed '6s/,4,4,4,0,0$/,4,-4,4,0,0/' aicp/inferencex_pools.csv > aicp-gpus/inferencex_pools.csv
 mkdir -p aicp-red && cp aicp/silicon.csv aicp-red/ &&
 	sed '7s/,0,32$/,0,-32/' aicp/inferencex_pools.csv > aicp-red/inferencex_pools.csv
+mkdir -p aicp-mb && cp aicp/silicon.csv aicp-mb/ &&
+	sed -e '1s/$/,prefill_moe_backend,decode_moe_backend/' -e '2s/$/,TRTLLM,FLUX/' -e '3,$s/$/,,/' \
+	aicp/inferencex_pools.csv > aicp-mb/inferencex_pools.csv
 mkdir -p aicp-rec && cp aicp/silicon.csv aicp-rec/ &&
 	sed 's/^\(dsr1_[^,]*,disagg\),1,3,/\1,1,4,/' aicp/inferencex_pools.csv > aicp-rec/inferencex_pools.csv
 mkdir -p aicp-relay && cp aicp/silicon.csv aicp-relay/ &&
@@ -143,6 +146,7 @@ x_exp xp-prefix-huge 's/"prefix_tokens": [0-9]*/"prefix_tokens": 1e300/' ''
 x_exp xp-trace-key 's/"prefix_tokens": \([0-9]*\)/"prefx_tokens": \1/' ''
 x_exp xp-trace-arrkey 's/"file": "requests.csv"/"file": "requests.csv", "rate": 5/' ''
 x_exp xp-version-word 's/"version": "0.11.0"/"version": "abc"/' ''
+x_exp xp-moe-backend 's/"version": "0.11.0"/"version": "0.11.0", "moe_backend": "FLUX"/' ''
 x_exp xr-ttft-inf '' '2s/^\([^,]*,[^,]*,[^,]*\),[^,]*,/\1,inf,/'
 x_exp xr-prompt-huge '' '3s/^\([^,]*\),[^,]*,/\1,1e61,/'
 x_exp xr-e2e-nan '' '4s/^\([^,]*,[^,]*,[^,]*,[^,]*\),[^,]*,/\1,nan,/'
@@ -315,6 +319,7 @@ t aic-pools-decode-gpus-negative 3 "column 'decode_gpus' must be an integer in [
 t aic-pools-recorded-disagree 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-rec'
 t aic-pools-recorded-relay-ep 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-relay'
 t aic-pools-redundant-negative 3 "column 'decode_redundant_experts' must be an integer in [0, 4096], got -32" '$SS eval aicp-red'
+t aic-pools-moe-backend 3 "column 'decode_moe_backend' must be TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or empty, got \"FLUX\"" '$SS eval aicp-mb'
 t out-roofline-folder 2 'is a folder' '$SS roofline llama-2-7b -o emptydir'
 t out-roofline-grid-no-folder 2 'does not exist' '$SS roofline llama-2-7b --grid nodir/g.csv'
 # 2. write errors are failures naming the file (exit 1).  Devices are reached
@@ -470,6 +475,10 @@ t profile-data-not-mapping 3 "profile.yaml: 'data' must be a mapping of syntheti
 t profile-data-unknown-key 3 "profile.yaml: data: unknown key 'prefix_token'" '$SS eval gl-prof-datakey'
 t profile-stdev-nan 3 "'prompt_tokens_stdev' must be a finite number" '$SS eval gl-prof-stdev'
 t profile-not-mapping 3 "profile.yaml: expected a mapping of GuideLLM options, got a string" '$SS eval gl-prof-scalar'
+t exp-engine-moe-backend 3 "xp-moe-backend/experiment.json: engine: 'moe_backend' must be TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or default, got 'FLUX'" '$SS eval xp-moe-backend'
+t run-moe-backend-unknown 2 "unknown MoE backend 'FLUX' (expected TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or default)" '$SS run --workload w.json --moe-backend FLUX'
+t run-prefill-moe-backend-no-pd 2 "--prefill-moe-backend and --kv-handoff-ms need --disaggregate XpYd" '$SS run --workload w.json --prefill-moe-backend TRTLLM'
+t run-prefill-moe-backend-unknown 2 "--prefill-moe-backend: unknown MoE backend 'flux'" '$SS run --workload w.json --model deepseek-r1 --gpu b200 --tp 8 --dtype fp8 --disaggregate 1p1d --prefill-moe-backend flux'
 t exp-engine-version-word 3 "xp-version-word/experiment.json: engine: 'version' must be a version like 0.11.0 or 1.3.0rc20, or \"unknown\", got 'abc'" '$SS eval xp-version-word'
 t exp-trace-workload-unknown-key 3 "experiment.json: workload: unknown key 'prefx_tokens'" '$SS eval xp-trace-key'
 t exp-trace-arrival-unknown-key 3 "workload.arrival: unknown key 'rate'" '$SS eval xp-trace-arrkey'

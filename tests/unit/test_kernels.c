@@ -566,6 +566,73 @@ static void test_moe_block_checkpoint(void)
 	}
 }
 
+/* The MoE backend a launch names (cost_cfg.moe_backend): TensorRT-LLM's
+ * TRTLLM on Blackwell prices DeepSeek-R1's block-scaled experts (labelled
+ * fp8) from the trtllm-gen table SGLang 0.5.14 measured through FlashInfer
+ * (8,192 tokens at MoE TP 8: 1,308.42 us, sglang-0.5.14/moe_trtllm_gen),
+ * DEEPGEMM on the collection's block-scaled (DeepGEMM) curve (1.3.0rc20:
+ * 1,727.14 us); H200 keeps its CUTLASS curve whatever is named; the
+ * names parse in any case and an unknown one is refused. */
+static void test_moe_backend(void)
+{
+	static const struct {
+		const char *gpu, *version;
+		enum moe_backend b;
+		double us; /* at 8,192 tokens, MoE TP 8 */
+		bool table;
+	} cases[] = {{"b200", "1.3.0rc20", MOE_BACKEND_TRTLLM, 1308.42, true},
+		     {"b200", "1.3.0rc20", MOE_BACKEND_DEEPGEMM, 1727.14, false},
+		     {"h200", "1.2.0rc6.post1", MOE_BACKEND_CUTLASS, -1, false}};
+	struct parallel p = {8, 1, 1, 1, 0};
+	struct model_cfg m;
+	struct err e;
+	enum moe_backend b;
+	size_t i;
+
+	CHECK(moe_backend_parse("trtllm", &b, &e) == 0 && b == MOE_BACKEND_TRTLLM, "moe_backend_parse trtllm");
+	CHECK(moe_backend_parse("DeepGemm", &b, &e) == 0 && b == MOE_BACKEND_DEEPGEMM, "moe_backend_parse DeepGemm");
+	CHECK(moe_backend_parse("default", &b, &e) == 0 && b == MOE_BACKEND_DEFAULT, "moe_backend_parse default");
+	CHECK(moe_backend_parse("FLUX", &b, &e) < 0 && strstr(e.msg, "unknown MoE backend 'FLUX'"),
+	      "moe_backend_parse FLUX refused: %s", e.msg);
+	CHECK(strcmp(moe_backend_name(MOE_BACKEND_WIDEEP), "WIDEEP") == 0, "moe_backend_name WIDEEP");
+	if (registry_load_model(&reg, "deepseek-r1", &m, &e) < 0) {
+		CHECK(0, "load deepseek-r1: %s", e.msg);
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cost_model a, d;
+		struct cost_cfg cc;
+		if (test_cfg(DT_FP8, "trtllm", cases[i].version, &cc, &e) < 0) {
+			CHECK(0, "test_cfg: %s", e.msg);
+			continue;
+		}
+		cc.moe_format = (int)MOE_FP8 + 1; /* the silicon rows' label */
+		if (cost_init(&d, &m, gpu(cases[i].gpu), &p, &cc, datadir, &e) < 0) {
+			CHECK(0, "cost_init %s default: %s", cases[i].gpu, e.msg);
+			continue;
+		}
+		cc.moe_backend = cases[i].b;
+		if (cost_init(&a, &m, gpu(cases[i].gpu), &p, &cc, datadir, &e) < 0) {
+			CHECK(0, "cost_init %s %s: %s", cases[i].gpu, moe_backend_name(cases[i].b), e.msg);
+			cost_release(&d);
+			continue;
+		}
+		CHECK(a.moe_fmt == MOE_FP8_BLOCK, "%s %s: block-scaled experts (%s)", cases[i].gpu,
+		      moe_backend_name(cases[i].b), moe_fmt_name(a.moe_fmt));
+		CHECK((strstr(a.src[COST_SRC_MOE], "moe_trtllm_gen") != NULL) == cases[i].table,
+		      "%s %s: header names the table: %s", cases[i].gpu, moe_backend_name(cases[i].b),
+		      a.src[COST_SRC_MOE]);
+		if (cases[i].us > 0)
+			CHECK(fabs(cost_moe_s(&a, 8192) * 1e6 - cases[i].us) < 0.01, "%s %s: %.2f us at 8,192 tokens (measured %.2f)",
+			      cases[i].gpu, moe_backend_name(cases[i].b), cost_moe_s(&a, 8192) * 1e6, cases[i].us);
+		else
+			CHECK(cost_moe_s(&a, 4) == cost_moe_s(&d, 4) && cost_moe_s(&a, 8192) == cost_moe_s(&d, 8192),
+			      "%s %s: priced as without a backend", cases[i].gpu, moe_backend_name(cases[i].b));
+		cost_release(&a);
+		cost_release(&d);
+	}
+}
+
 /* A collection without the experts' format: gpt-oss's MXFP4 experts at
  * vLLM 0.10.2 pick the vllm-0.14.0 collection, whose MoE table has no mxfp4
  * rows; the experts come from the next collection that measures them
@@ -2702,6 +2769,7 @@ int main(void)
 	test_moe_step();
 	test_trtllm_12_fp8();
 	test_moe_block_checkpoint();
+	test_moe_backend();
 	test_moe_fallback();
 	test_eplb();
 	test_wideep();
