@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run every unit test program, the golden CLI cases, the bad-input corpus
 # (tests/bad/run.sh), the include layers (tests/layers.sh), the README/docs
-# examples (tests/docs/run.sh) and
+# examples (tests/docs/run.sh), the memory plan beside the engines' logs
+# (eval/memory/check.sh) and
 # `servesim serve` against live clients (tests/serve/run.sh); print one summary.
 # usage: run_tests.sh TESTBIN_DIR SERVESIM_BIN test_a test_b ...
 dir=$1; bin=$2; shift 2
@@ -41,6 +42,7 @@ suite "bad input" tests/bad/run.sh "$bin"
 suite "docs examples" tests/docs/run.sh "$bin"
 suite serve tests/serve/run.sh "$bin" "$dir/serve_client"
 suite scripts tests/scripts.sh
+suite "memory logs" eval/memory/check.sh "$bin" --check
 # the property test: PROP_CASES random configurations (tests/prop/prop.c)
 abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 out=$("$dir/property" "$abs" "${PROP_CASES:-40}" "${PROP_SEED:-1}" 2>&1); rc=$?
