@@ -27,7 +27,7 @@ static int plan_finish(const struct model_cfg *m, const struct gpu_spec *g,
 	if (o->weight_bytes > o->budget_bytes)
 		return err_set(e, SS_EUSAGE,
 			       "%s does not fit: weights need %.1f GB per GPU but %s offers %.1f GB x %.2f = %.1f GB at TP %d PP %d (raise --tp/--pp%s)",
-			       m->id, o->weight_bytes / 1e9, g->id, o->mem_bytes / 1e9, util,
+			       m->id, o->weight_bytes / 1e9, g->id, (o->mem_bytes - o->preload_bytes) / 1e9, util,
 			       o->budget_bytes / 1e9, p->tp, p->pp, model_fp8_narrows(m) ? " or use --dtype fp8" : "");
 	if (o->state_bytes_per_seq > 0 && o->state_seqs < 1)
 		return err_set(e, SS_EUSAGE,
@@ -63,12 +63,13 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
 
 int memplan_compute_static(const struct model_cfg *m, const struct gpu_spec *g,
 			   const struct parallel *p, enum dtype wdt, enum dtype kvdt,
-			   double mem_fraction_static, int64_t block_size, int64_t max_seqs,
-			   struct memplan *o, struct err *e)
+			   double preload_bytes, double mem_fraction_static, int64_t block_size,
+			   int64_t max_seqs, struct memplan *o, struct err *e)
 {
 	memset(o, 0, sizeof(*o));
 	o->mem_bytes = g->mem_bytes;
-	o->budget_bytes = g->mem_bytes * mem_fraction_static;
+	o->preload_bytes = preload_bytes;
+	o->budget_bytes = (g->mem_bytes - preload_bytes) * mem_fraction_static;
 	o->weight_bytes = model_weight_bytes_per_gpu(m, p, dtype_bytes(wdt));
 	return plan_finish(m, g, p, kvdt, mem_fraction_static, block_size, max_seqs,
 			   "--mem-fraction-static", o, e);

@@ -28,6 +28,7 @@
 
 struct memplan {
 	double mem_bytes;        /* per GPU, as CUDA reports it */
+	double preload_bytes;    /* in use before the weights load, off mem_bytes (SGLang's plan; 0 otherwise) */
 	double budget_bytes;     /* x gpu_memory_utilization */
 	double weight_bytes;
 	double activation_bytes;
@@ -65,14 +66,15 @@ int memplan_take_experts(struct memplan *out, double bytes, struct err *e);
  * the blocks counted again; SS_EUSAGE naming `what` when no block is left. */
 int memplan_add_weights(struct memplan *out, double bytes, const char *what, struct err *e);
 
-/* SGLang's plan: the static pool (weights + KV) is mem x
- * mem_fraction_static; activations and CUDA graphs live in the rest (SGLang's
- * rule sizes the fraction for them, sglang.h), so no activation or reserve
- * term is taken from the pool.  The CUDA context present when SGLang
- * profiles free memory is not subtracted (not modelled). */
+/* SGLang's plan: the static pool (weights + KV) is mem_fraction_static of
+ * the memory free before the weights load, (mem - preload_bytes) x
+ * mem_fraction_static (preload_bytes: what the CUDA context and the process
+ * groups hold by then, sglang.h); activations and CUDA graphs live in the
+ * rest (SGLang's rule sizes the fraction for them, sglang.h), so no
+ * activation or reserve term is taken from the pool. */
 int memplan_compute_static(const struct model_cfg *m, const struct gpu_spec *g,
 			   const struct parallel *p, enum dtype wdt, enum dtype kvdt,
-			   double mem_fraction_static, int64_t block_size, int64_t max_seqs,
-			   struct memplan *out, struct err *e);
+			   double preload_bytes, double mem_fraction_static, int64_t block_size,
+			   int64_t max_seqs, struct memplan *out, struct err *e);
 
 #endif

@@ -847,8 +847,14 @@ static enum dtype sglang_kv_auto(const struct model_cfg *m, const struct gpu_spe
 	return scenario_kv_model(m, wdt, why, n);
 }
 
-/* mem_fraction_static (given, else its rule) of the GPU's memory holds the
- * weights and the KV pool; the rule's terms are kept for the run header. */
+double sglang_preload_bytes(int gpus)
+{
+	return gpus > 1 ? SGLANG_PRELOAD_MULTI_GPU_BYTES : SGLANG_PRELOAD_ONE_GPU_BYTES;
+}
+
+/* mem_fraction_static (given, else its rule) of the memory free before the
+ * weights load holds the weights and the KV pool (sglang_preload_bytes); the
+ * rule's terms are kept for the run header. */
 static int sglang_plan_memory(const struct scenario *s, const struct parallel *rep,
 			      struct scenario_state *st, struct err *e)
 {
@@ -858,7 +864,9 @@ static int sglang_plan_memory(const struct scenario *s, const struct parallel *r
 	sglang_mem_fraction(s->gpu, s->par.tp * (dpa ? s->par.dp : 1), s->par.pp, s->par.dp, dpa,
 			    s->k.max_num_batched_tokens, s->model->attn == ATTN_MLA, &st->sg_mem);
 	st->mem_fraction_static = s->k.mem_fraction_static > 0 ? s->k.mem_fraction_static : st->sg_mem.fraction;
-	return memplan_compute_static(s->model, s->gpu, rep, s->wdt, s->kvdt, st->mem_fraction_static,
+	return memplan_compute_static(s->model, s->gpu, rep, s->wdt, s->kvdt,
+				      sglang_preload_bytes(s->par.tp * s->par.pp * (dpa ? s->par.dp : 1)),
+				      st->mem_fraction_static,
 				      s->k.block_size, s->sglang_mrr_rule ? 4096 : scenario_rank_seqs(s, &s->par, s->k.max_num_seqs),
 				      &st->mp, e);
 }

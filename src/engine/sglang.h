@@ -50,6 +50,21 @@ struct sglang_mem {
 void sglang_mem_fraction(const struct gpu_spec *g, int tp, int pp, int dp, bool dp_attention,
 			 int64_t chunk, bool mla, struct sglang_mem *out);
 
+/* GPU memory in use before SGLang loads the weights (CUDA context, cuBLAS;
+ * with more than one GPU the NCCL communicators and custom all-reduce
+ * buffers too).  SGLang sizes its static pool from the memory free at that
+ * point, not the GPU's capacity: ModelRunner.init_torch_distributed returns
+ * get_available_gpu_memory() after the process groups exist, and
+ * profile_max_num_token takes rest = free_after_weights - that x (1 -
+ * mem_fraction_static), i.e. KV = that x mem_fraction_static - weights
+ * (model_runner.py; model_runner_kv_cache_mixin.py in v0.5.8).  Medians of
+ * SGLang's own "Load weight begin. avail mem=X GB" lines on 80 GB Hopper
+ * GPUs (79.65 GiB) and H200 (140.40 GiB), eval/memory/PROVENANCE.md:
+ * one GPU 0.84 - 1.33 GiB (five logs), more than one 0.88 - 3.11 GiB (six). */
+#define SGLANG_PRELOAD_ONE_GPU_BYTES (1.2 * 1073741824.0)
+#define SGLANG_PRELOAD_MULTI_GPU_BYTES (2.3 * 1073741824.0)
+double sglang_preload_bytes(int gpus);
+
 /* max_running_requests when not given: min(pool_tokens / 2, the request
  * pool min(max(pool_tokens / context_len x 512, 2048), 4096)). */
 int64_t sglang_max_running_requests(int64_t pool_tokens, int64_t context_len);

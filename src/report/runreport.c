@@ -323,10 +323,10 @@ static void run_header(FILE *f, const struct out_run *c)
 			 c->mp->eplb_bytes / 1073741824.0);
 	}
 	if (c->cfg.kv_from_memory && (c->cfg.sc->engine->knobs & ENGINE_KNOB_MEM_FRACTION))
-		fprintf(f, "kv cache   %lld tokens (pages of %lld) per %s, from memory: %.2f GiB x mem_fraction_static %.3f - %.2f GiB weights%s = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
+		fprintf(f, "kv cache   %lld tokens (pages of %lld) per %s, from memory: (%.2f GiB - %.2f GiB in use before the weights load) x mem_fraction_static %.3f - %.2f GiB weights%s = %.2f GiB (activations and CUDA graphs live outside the static pool)\n",
 		       (long long)(c->simcfg->total_kv_blocks * c->simcfg->block_size), (long long)c->simcfg->block_size,
 		       c->simcfg->lockstep ? "DP rank" : "replica", c->mp->mem_bytes / 1073741824.0,
-		       c->cfg.mem_fraction_static, c->mp->weight_bytes / 1073741824.0, lora_mem,
+		       c->mp->preload_bytes / 1073741824.0, c->cfg.mem_fraction_static, c->mp->weight_bytes / 1073741824.0, lora_mem,
 		       c->mp->kv_bytes / 1073741824.0);
 	else if (c->cfg.kv_from_memory)
 		fprintf(f, "kv cache   %lld blocks (%lld tokens) per %s, from memory: %.2f GiB x %.2f - %.2f GiB weights - %.2f GiB activations - %.2f GiB reserve%s = %.2f GiB\n",

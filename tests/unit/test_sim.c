@@ -938,6 +938,29 @@ static void test_memplan(void)
 	err_clear(&e);
 	CHECK(memplan_compute(&m, gpu("h100"), &p, DT_BF16, DT_BF16, 0.9, 16, 2048, 128, &mp, &e) == -SS_EUSAGE &&
 	      strstr(e.msg, "does not fit") && strstr(e.msg, "138.0 GB"), "70B at TP1 does not fit: %s", e.msg);
+	/* SGLang's static pool is mem_fraction_static of the memory free before
+	 * the weights load: 1.2 GiB in use on one GPU, 2.3 GiB on more
+	 * (sglang.h, from SGLang's "Load weight begin. avail mem" lines) */
+	CHECK(sglang_preload_bytes(1) == 1.2 * 1073741824.0 && sglang_preload_bytes(4) == 2.3 * 1073741824.0,
+	      "sglang memory in use before the weights load: one GPU 1.2 GiB, more 2.3 GiB");
+	{
+		/* Qwen3-235B-A22B-FP8, TP 4 on H100, --mem-fraction-static 0.93:
+		 * KV = (79.65 - 2.30) GiB x 0.93 - weights; SGLang logged 367,404
+		 * tokens (vllm-project/vllm issue 21348, eval/memory: not fitted) */
+		struct parallel p4 = {4, 1, 1, 1, 0};
+		double want;
+
+		load_model("qwen3-235b-a22b", &m);
+		err_clear(&e);
+		CHECK(memplan_compute_static(&m, gpu("h100"), &p4, DT_FP8, DT_BF16, sglang_preload_bytes(4), 0.93, 1,
+					     1024, &mp, &e) == 0,
+		      "qwen3-235b tp4 static plan (%s)", e.msg);
+		want = (gpu("h100")->mem_bytes - 2.3 * 1073741824.0) * 0.93 - mp.weight_bytes;
+		CHECK(fabs(mp.kv_bytes - want) <= 1e-9 * want,
+		      "static pool: (mem - preload) x 0.93 - weights = %.3f GiB", mp.kv_bytes / 1073741824.0);
+		CHECK(fabs(mp.blocks / 367404.0 - 1) < 0.05, "qwen3-235b tp4 tokens %lld within 5%% of SGLang's 367404",
+		      (long long)mp.blocks);
+	}
 }
 
 static void test_cost_kat(const struct model_cfg *m)
