@@ -15,8 +15,8 @@ case $bin in */*) ;; *) bin=./$bin;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-grep -v '^#' "$here/logs.csv" | tail -n +2 | while IFS=, read -r id eng ver model gpu tp dt util seqs mbt mml w kv tok set; do
-	args="--model $model --gpu $gpu --tp $tp --engine $eng --num-requests 4 --rate 1 --allow-invalid"
+grep -v '^#' "$here/logs.csv" | tail -n +2 | while IFS=, read -r id eng ver model gpu tp pp dt util seqs mbt mml w kv tok set; do
+	args="--model $model --gpu $gpu --tp $tp --pp $pp --engine $eng --num-requests 4 --rate 1 --allow-invalid"
 	[ -n "$ver" ] && args="$args --engine-version $ver"
 	[ -n "$dt" ] && args="$args --dtype $dt"
 	[ -n "$seqs" ] && args="$args --max-num-seqs $seqs"
@@ -25,8 +25,13 @@ grep -v '^#' "$here/logs.csv" | tail -n +2 | while IFS=, read -r id eng ver mode
 	if [ "$eng" = sglang ]; then args="$args --mem-fraction-static $util"
 	else args="$args --gpu-memory-utilization $util"; fi
 	# shellcheck disable=SC2086 # args is a word list on purpose
-	line=$("$bin" run $args 2>/dev/null | grep '^kv cache')
-	[ -n "$line" ] || line="kv cache   (no plan: servesim run $args failed)"
+	line=$("$bin" run $args 2>"$tmp/err" | grep '^kv cache')
+	if [ -z "$line" ]; then
+		# refused ("does not fit: weights need N GB per GPU ..."): the weights, GB -> GiB
+		gb=$(sed -n 's/.*weights need \([0-9.]*\) GB per GPU.*/\1/p' "$tmp/err")
+		if [ -n "$gb" ]; then line="kv cache   (refused: does not fit) - $(awk -v g="$gb" 'BEGIN { printf "%.2f", g * 1e9 / 1073741824 }') GiB weights"
+		else line="kv cache   (no plan: servesim run $args failed)"; fi
+	fi
 	printf '%s|%s|%s|%s|%s|%s\n' "$id" "$set" "$w" "$kv" "$tok" "$line"
 done | awk -F'|' '
 function err(s, l) { return (l == "" || s == "") ? "-" : (l == 0 ? "-" : sprintf("%+.1f%%", (s / l - 1) * 100)) }

@@ -60,7 +60,8 @@ void sglang_mem_fraction(const struct gpu_spec *g, int tp, int pp, int dp, bool 
  * (model_runner.py; model_runner_kv_cache_mixin.py in v0.5.8).  Medians of
  * SGLang's own "Load weight begin. avail mem=X GB" lines on 80 GB Hopper
  * GPUs (79.65 GiB) and H200 (140.40 GiB), eval/memory/PROVENANCE.md:
- * one GPU 0.84 - 1.33 GiB (five logs), more than one 0.88 - 3.11 GiB (six). */
+ * one GPU 0.84 - 1.33 GiB (five logs, median 1.22), more than one 0.88 - 3.11
+ * GiB (seven, median 2.32). */
 #define SGLANG_PRELOAD_ONE_GPU_BYTES (1.2 * 1073741824.0)
 #define SGLANG_PRELOAD_MULTI_GPU_BYTES (2.3 * 1073741824.0)
 double sglang_preload_bytes(int gpus);
