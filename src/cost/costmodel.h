@@ -107,6 +107,9 @@ struct cost_cfg {
 	 * not the CK kernel the aiter tables time, with the per-shape configs
 	 * of its images' aiter (cost/tritonbs.c, engine_type.rocm_triton_bs) */
 	enum cost_tbs rocm_triton_bs;
+	/* the engine keeps the MXFP4 experts' block scales twice (the
+	 * checkpoint's and its kernel's relaid copy): NULL: no; else why */
+	const char *mxfp4_scales_kept;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -192,7 +195,8 @@ struct cost_model {
 	enum dtype moe_wdt;
 	bool moe_marlin;             /* MXFP4 experts on Marlin (cost_cfg.mxfp4_marlin) */
 	double moe_pad;              /* routed experts' stored bytes over the checkpoint's
-					(moe_marlin: padded for the kernel, moe_marlin_pad); 1 else */
+					(moe_marlin: padded for the kernel, moe_marlin_pad;
+					cost_cfg.mxfp4_scales_kept: 18/17); 1 else */
 	bool tbs;                    /* dense block-fp8 linears on aiter's Triton GEMM (tritonbs.c) */
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */

@@ -64,6 +64,11 @@ static double round_up(double x, double to)
  * checkpoint's: gpt-oss-120b on one GPU, 2880 -> 2944 x 3072, 1.090 (5.1 of
  * 56.7 GiB of experts; vLLM logs "Model loading took 65.9651 GiB" on one
  * H100, vllm-project/vllm issue 23278, against its 60.7 GiB checkpoint). */
+/* Of an MXFP4 expert's bytes, the block scales': OCP Microscaling
+ * Formats (MX) v1.0, MXFP4 = 32 FP4 (E2M1) elements sharing one 8-bit E8M0
+ * scale, 1 byte in 16 + 1 = 17 per 32 weights. */
+#define MOE_MXFP4_SCALE_SHARE (1.0 / 17.0)
+
 static double moe_marlin_pad(const struct moe_shape *s)
 {
 	double i = s->inter / s->tp, h = s->hidden;
@@ -429,6 +434,10 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 		c->moe_fmt = MOE_INT4;
 		c->moe_marlin = true;
 		c->moe_pad = moe_marlin_pad(&c->moe_shape);
+	} else if (cfg->mxfp4_scales_kept && c->moe_fmt == MOE_MXFP4) {
+		/* OCP MX: one 8-bit E8M0 scale per 32 FP4 values, 1 of the 17
+		 * bytes per 32 weights; a second copy of the scales */
+		c->moe_pad = 1.0 + MOE_MXFP4_SCALE_SHARE;
 	}
 	moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
 	/* a collection without this format's rows (vLLM 0.14.0 has no
@@ -540,6 +549,12 @@ void cost_moe_note(struct cost_model *c)
 			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
 				 "; mxfp4 experts on Marlin (int4 rows): %.200s; stored padded for it, x%.3f the checkpoint's expert bytes",
 				 c->cfg.mxfp4_marlin, c->moe_pad);
+		}
+		if (!c->moe_marlin && c->moe_pad > 1.0 && c->cfg.mxfp4_scales_kept) {
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 "; the checkpoint's mxfp4 block scales kept beside the kernel's copy: %.200s; x%.4f the checkpoint's expert bytes",
+				 c->cfg.mxfp4_scales_kept, c->moe_pad);
 		}
 		if (c->moe_unseen_s > 0) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);

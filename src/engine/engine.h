@@ -201,6 +201,10 @@ struct engine_type {
 	 * sc's GPU and version (cost_cfg.rocm_triton_bs), COST_TBS_OFF where
 	 * it runs the kernel the aiter tables time; NULL hook: the latter */
 	enum cost_tbs (*rocm_triton_bs)(const struct scenario *sc);
+	/* why the engine keeps an MXFP4 checkpoint's block scales on the GPU
+	 * beside the relaid copy its kernel reads (cost_cfg.mxfp4_scales_kept:
+	 * the experts weigh 1/17 more), or NULL; NULL hook: never */
+	const char *(*mxfp4_scales_kept)(const struct scenario *sc);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

@@ -172,8 +172,9 @@ static int eplb_take(const struct scenario *sc, const struct parallel *p, struct
 	return memplan_take_experts(mp, eplb_redundant_bytes(sc->model, p, sc->wdt, p->ep_redundant), e);
 }
 
-/* Routed experts the engine stores padded beyond the checkpoint for its
- * kernel (cost_model.moe_pad, vLLM's MXFP4 experts on Marlin) weigh more than
+/* Routed experts the engine stores beyond the checkpoint for its kernel
+ * (cost_model.moe_pad: vLLM's MXFP4 experts padded for Marlin, or their
+ * block scales kept twice beside the Triton kernel's copy) weigh more than
  * the memory plan counted: the difference comes off the KV cache. */
 static int pad_experts(const struct scenario *s, const struct parallel *p, const struct cost_model *c,
 		       struct memplan *mp, struct err *e)
@@ -181,7 +182,7 @@ static int pad_experts(const struct scenario *s, const struct parallel *p, const
 	if (c->moe_pad <= 1.0)
 		return 0;
 	return memplan_add_weights(mp, model_expert_bytes_per_gpu(s->model, p, dtype_bytes(s->wdt)) * (c->moe_pad - 1.0),
-				   "the experts' padding for Marlin", e);
+				   c->moe_marlin ? "the experts' padding for Marlin" : "the experts' kept block scales", e);
 }
 
 /* EPLB: the run header's words (n bytes) on cost model c's terms, its
@@ -520,6 +521,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 			    : s->ar_fused_bytes == 0 && en->ar_fused_bytes ? en->ar_fused_bytes(s) : 0;
 	cc.mxfp4_marlin = en->mxfp4_marlin ? en->mxfp4_marlin(s) : NULL;
 	cc.rocm_triton_bs = en->rocm_triton_bs ? en->rocm_triton_bs(s) : COST_TBS_OFF;
+	cc.mxfp4_scales_kept = en->mxfp4_scales_kept ? en->mxfp4_scales_kept(s) : NULL;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
 		return rc;
 	if (st->kv_from_memory && (rc = pad_experts(s, &rep, &st->cost, &st->mp, e)) < 0)

@@ -469,6 +469,25 @@ static const char *vllm_mxfp4_marlin(const struct scenario *sc)
 	return NULL;
 }
 
+/* vLLM's OAI Triton MXFP4 path (Mxfp4Backend.TRITON, Hopper from 0.12,
+ * vllm_mxfp4_marlin) swizzles the experts' block scales into
+ * triton_kernels' PrecisionConfig in process_weights_after_loading but
+ * leaves the checkpoint's w13_weight_scale / w2_weight_scale registered on
+ * the layer: two copies of the scales, 1/17 of the MXFP4 expert bytes
+ * (gpt-oss-120b on one H100: +3.34 GiB; vLLM 0.14.1 logs "Model loading
+ * took 64.38 GiB" where the checkpoint is 60.71, issue 33155).  PR 46549
+ * ("Free unused MXFP4 scales in OAI Triton Backend", merged 2026-06-24,
+ * "~6 GB") deletes them; vLLM 0.24.0 (released 2026-07-01) is taken as the
+ * first release with it. */
+static const char *vllm_mxfp4_scales_kept(const struct scenario *sc)
+{
+	if (strcmp(sc->gpu->vendor, "nvidia") != 0 || strcmp(sc->gpu->family, "hopper") != 0)
+		return NULL;
+	if (!engine_version_before(sc->engine_version, "0.12.0") && engine_version_before(sc->engine_version, "0.24.0"))
+		return "vLLM 0.12-0.23 on Hopper, OAI Triton path (vllm mxfp4.py process_weights_after_loading; freed by PR 46549)";
+	return NULL;
+}
+
 /* vLLM's host terms.  Chosen by the H2 protocol (eval/h2_sweep.sh, figures
  * in eval/H2_SWEEP.md): swept on the 'general' and 'codegen' inference-perf
  * runs of Llama-2-7B and CodeLlama-34B on H100, checked on the held-out
@@ -673,4 +692,5 @@ const struct engine_type engine_vllm = {
 	.lora = vllm_lora,
 	.ar_fused_bytes = vllm_ar_fused_bytes,
 	.mxfp4_marlin = vllm_mxfp4_marlin,
+	.mxfp4_scales_kept = vllm_mxfp4_scales_kept,
 };

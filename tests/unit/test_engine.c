@@ -366,25 +366,27 @@ static void test_sglang_spec_overlap(void)
 /* vLLM stores the MXFP4 experts it runs on Marlin padded (intermediate per
  * GPU to 128, hidden to 256: gpt-oss 2880 -> 2944 x 3072), so gpt-oss-120b
  * on one H100 under 0.10.2 weighs 65.8 GiB (vLLM logs 65.97, issue 23278)
- * and its KV cache is that much smaller; 0.19 runs its own MXFP4 kernel on
- * the checkpoint's bytes. */
+ * and its KV cache is that much smaller; 0.12-0.23 run OpenAI's Triton
+ * kernel but keep the checkpoint's block scales beside its swizzled copy,
+ * 1/17 of the expert bytes more (0.14.1 logs 64.38 GiB, issue 33155); 0.24
+ * frees them (PR 46549) and stores the checkpoint's bytes. */
 static void test_marlin_padding(void)
 {
-	static const char *const ver[2] = {"0.10.2", "0.19.0"};
-	const double pad = 2944.0 * 3072.0 / (2880.0 * 2880.0);
+	static const char *const ver[3] = {"0.10.2", "0.14.1", "0.24.0"};
+	const double pad[3] = {2944.0 * 3072.0 / (2880.0 * 2880.0), 18.0 / 17.0, 1.0};
 	const struct gpu_spec *g = NULL;
 	struct model_cfg *m = load_on("gpt-oss-120b", "h100", &g, "marlin padding");
 	struct scenario sc;
 	struct scenario_state st;
 	struct wl_spec wl;
 	struct err e;
-	double w[2] = {0, 0}, kv[2] = {0, 0}, ckpt = 0, experts = 0;
+	double w[3] = {0, 0, 0}, kv[3] = {0, 0, 0}, ckpt = 0, experts = 0;
 	int i;
 
 	if (!m)
 		return;
 	fixed_workload(&wl, 3, 10, 4, 512, 16);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		scenario_defaults(&sc, engine_find("vllm"), m, g, &wl);
 		snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", ver[i]);
 		sc.k.max_model_len = 32768;
@@ -397,16 +399,19 @@ static void test_marlin_padding(void)
 		kv[i] = st.mp.kv_bytes;
 		ckpt = model_weight_bytes_per_gpu(m, &sc.par, dtype_bytes(sc.wdt));
 		experts = model_expert_bytes_per_gpu(m, &sc.par, dtype_bytes(sc.wdt));
-		CHECK(i == 0 ? st.cost.moe_marlin && fabs(st.cost.moe_pad - pad) < 1e-12 : !st.cost.moe_marlin && st.cost.moe_pad == 1.0,
+		CHECK(st.cost.moe_marlin == (i == 0) && fabs(st.cost.moe_pad - pad[i]) < 1e-12,
 		      "vLLM %s: experts on %s, stored x%.4f", ver[i], st.cost.moe_marlin ? "Marlin" : "its MXFP4 kernel",
 		      st.cost.moe_pad);
 		scenario_release(&st);
 	}
-	CHECK_REL(w[1], ckpt, 1e-12, "vLLM 0.19: the checkpoint's weights");
-	CHECK_REL(w[0], ckpt + experts * (pad - 1.0), 1e-12, "vLLM 0.10.2: the checkpoint's + the experts' padding");
-	CHECK(w[0] / 1073741824.0 > 65.7 && w[0] / 1073741824.0 < 66.0 && fabs((kv[1] - kv[0]) - (w[0] - w[1])) < 1.0,
+	CHECK_REL(w[2], ckpt, 1e-12, "vLLM 0.24: the checkpoint's weights");
+	CHECK_REL(w[0], ckpt + experts * (pad[0] - 1.0), 1e-12, "vLLM 0.10.2: the checkpoint's + the experts' padding");
+	CHECK_REL(w[1], ckpt + experts / 17.0, 1e-12, "vLLM 0.14.1: the checkpoint's + a second copy of the block scales");
+	CHECK(w[0] / 1073741824.0 > 65.7 && w[0] / 1073741824.0 < 66.0 && fabs((kv[2] - kv[0]) - (w[0] - w[2])) < 1.0,
 	      "vLLM 0.10.2: %.2f GiB of weights (vLLM logs 65.97), the KV cache %.2f GiB smaller", w[0] / 1073741824.0,
-	      (kv[1] - kv[0]) / 1073741824.0);
+	      (kv[2] - kv[0]) / 1073741824.0);
+	CHECK(fabs(w[1] / 1073741824.0 / 64.38 - 1) < 0.01,
+	      "vLLM 0.14.1: %.2f GiB of weights within 1 %% of the 64.38 vLLM logs", w[1] / 1073741824.0);
 	free(m);
 }
 
