@@ -4,6 +4,25 @@
 
 #include "cost/memplan.h"
 
+/* At most MEMPLAN_STATE_MAX_SHARE of kv_bytes for the per-sequence state:
+ * state_seqs lowered to what fits, state_bytes counted again. */
+static void cap_state(struct memplan *o)
+{
+	if (o->state_bytes_per_seq > 0 && o->kv_bytes > 0) {
+		double cap = floor(o->kv_bytes * MEMPLAN_STATE_MAX_SHARE / o->state_bytes_per_seq);
+		if ((double)o->state_seqs > cap)
+			o->state_seqs = (int64_t)cap;
+		o->state_bytes = (double)o->state_seqs * o->state_bytes_per_seq;
+	}
+}
+
+/* The blocks kv_bytes holds beside the state. */
+static void count_blocks(struct memplan *o)
+{
+	o->blocks = o->kv_bytes - o->state_bytes > 0 ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes)
+						     : 0;
+}
+
 /* The part both plans share: per-sequence state, block count and the
  * refusals, once budget, weights, activations and reserve are set. */
 static int plan_finish(const struct model_cfg *m, const struct gpu_spec *g,
@@ -14,12 +33,7 @@ static int plan_finish(const struct model_cfg *m, const struct gpu_spec *g,
 	o->block_bytes = model_kv_bytes_per_token_per_gpu(m, p, dtype_bytes(kvdt)) * (double)block_size;
 	o->state_bytes_per_seq = model_state_bytes_per_seq_per_gpu(m, p, dtype_bytes(kvdt));
 	o->state_seqs = max_seqs;
-	if (o->state_bytes_per_seq > 0 && o->kv_bytes > 0) {
-		double cap = floor(o->kv_bytes * MEMPLAN_STATE_MAX_SHARE / o->state_bytes_per_seq);
-		if ((double)o->state_seqs > cap)
-			o->state_seqs = (int64_t)cap;
-		o->state_bytes = (double)o->state_seqs * o->state_bytes_per_seq;
-	}
+	cap_state(o);
 	if (o->block_bytes <= 0)
 		return err_set(e, SS_EDATA,
 			       "%s has no full-attention layer: the paged KV cache needs one (not modelled)",
@@ -33,8 +47,7 @@ static int plan_finish(const struct model_cfg *m, const struct gpu_spec *g,
 		return err_set(e, SS_EUSAGE,
 			       "no memory left for the per-sequence state of %s: %.1f MB per sequence (sliding-window KV and recurrent state) (raise %s or --tp)",
 			       m->id, o->state_bytes_per_seq / 1e6, flag);
-	o->blocks = o->kv_bytes - o->state_bytes > 0
-			    ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes) : 0;
+	count_blocks(o);
 	if (o->blocks < 1)
 		return err_set(e, SS_EUSAGE,
 			       "no memory left for the KV cache: %.1f GB budget - %.1f GB weights - %.2f GB activations - %.2f GB reserve (lower --max-num-batched-tokens, raise %s or --tp)",
@@ -80,8 +93,7 @@ static int take(struct memplan *o, double bytes, double *into, const char *what,
 {
 	*into += bytes;
 	o->kv_bytes -= bytes;
-	o->blocks = o->kv_bytes - o->state_bytes > 0
-			    ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes) : 0;
+	count_blocks(o);
 	if (o->blocks < 1)
 		return err_set(e, SS_EUSAGE, "no memory left for the KV cache once %s take %.2f GB per GPU (%.2f GB were left)",
 			       what, bytes / 1e9, (o->kv_bytes + bytes) / 1e9);
@@ -102,14 +114,8 @@ int memplan_add_weights(struct memplan *o, double bytes, const char *what, struc
 {
 	o->weight_bytes += bytes;
 	o->kv_bytes -= bytes;
-	if (o->state_bytes_per_seq > 0 && o->kv_bytes > 0) {
-		double cap = floor(o->kv_bytes * MEMPLAN_STATE_MAX_SHARE / o->state_bytes_per_seq);
-		if ((double)o->state_seqs > cap)
-			o->state_seqs = (int64_t)cap;
-		o->state_bytes = (double)o->state_seqs * o->state_bytes_per_seq;
-	}
-	o->blocks = o->kv_bytes - o->state_bytes > 0 ? (int64_t)floor((o->kv_bytes - o->state_bytes) / o->block_bytes)
-						     : 0;
+	cap_state(o);
+	count_blocks(o);
 	if (o->blocks < 1 || (o->state_bytes_per_seq > 0 && o->state_seqs < 1))
 		return err_set(e, SS_EUSAGE, "no memory left for the KV cache once %s take %.2f GB per GPU (%.2f GB were left)",
 			       what, bytes / 1e9, (o->kv_bytes + bytes) / 1e9);
