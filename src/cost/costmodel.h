@@ -209,6 +209,11 @@ struct cost_model {
 	 * none at a shape as near as moe_pick's); the experts cost no more
 	 * than the faster of them (cost_moe_s) */
 	struct moe_pick moe_alt[2];
+	/* 4-bit weight-only experts (MOE_INT4: W4A16, MXFP4 on Marlin) with no
+	 * int4 curve in any collection: the GPU's own bf16 fused-MoE curve,
+	 * priced less the weight bytes the 4-bit experts save (cost/moe.c,
+	 * moe_w4a16_s); curve NULL: none, the roofline */
+	struct moe_pick moe_w4a16;
 	/* 0, or the table whose curve of moe_fmt measured a fallback path
 	 * slower than its own bf16 kernel (1: tabs->moe, k + 2:
 	 * tabs->moe_more[k]); moe_pick is then from a later collection, or,

@@ -329,6 +329,36 @@ int cost_moe_backend_load(struct cost_model *c, const char *data_dir, struct err
 	return 0;
 }
 
+/* 4-bit weight-only experts (W4A16: int4, MXFP4 on Marlin) where no
+ * collection times them: the GPU's own bf16 fused-MoE kernel of the
+ * nearest shape (c->moe_w4a16), less the time the 4-bit weights of the
+ * touched experts save streaming at the weight bandwidth, and never below
+ * the bf16 time scaled by the byte ratio: the rule cost_gemm_col_s applies
+ * to the dense W4A16 GEMMs.  Marlin dequantises in registers and runs the
+ * 16-bit tensor-core MMA (Frantar et al., "MARLIN", PPoPP 2025, arXiv
+ * 2408.11743: near the 4x byte saving while memory-bound, about 16-bit
+ * speed when compute-bound), so it saves bytes, not math.  Checked where
+ * both are measured, vLLM 0.14.0's vllm_marlin_moe int4 rows against the
+ * same collection's vllm_fused_moe bf16 rows (every shape, 1-16,384 tokens;
+ * scripts/mfu/check_w4a16_moe.py): predicted / measured median 0.90 on
+ * H100 (1,350 rows, p10 0.57, p90 1.37) and 0.76 on H200 (1,349), where the
+ * roofline at the default MFU and bw_eff that priced them until 2026-12-01
+ * gives 0.48 and 0.41 (0.33-0.40 from 1,000 tokens up).  The bf16 curve is
+ * priced at the experts' checkpoint shape (Marlin's padding, moe_marlin_pad,
+ * is left out, as on the measured Marlin curves). */
+static double moe_w4a16_s(const struct cost_model *c, double tokens)
+{
+	double bpp = dtype_bytes(c->moe_wdt);
+	double tb = moe_pick_s(c, &c->moe_w4a16, DT_BF16, tokens);
+	double saved = moe_roofline_s(&c->moe_shape, tokens, INFINITY, 2.0, c->bw_weights) -
+		       moe_roofline_s(&c->moe_shape, tokens, INFINITY, bpp, c->bw_weights);
+	double floor_s = tb * bpp / 2.0;
+
+	if (c->cfg.off & COST_H1)
+		saved = 0;
+	return tb - saved > floor_s ? tb - saved : floor_s;
+}
+
 /* The routed experts' kernel on the tables' routing (cost_cfg.moe_dist)
  * at tokens, DeepEP's mode that of mode_tokens. */
 static double moe_dist_s(const struct cost_model *c, double tokens, double mode_tokens)
@@ -358,6 +388,8 @@ static double moe_dist_s(const struct cost_model *c, double tokens, double mode_
 			t = a;
 		return t + unseen;
 	}
+	if (c->moe_w4a16.curve)
+		return moe_w4a16_s(c, tokens);
 	/* no table: the kernel's roofline at the default GEMM utilisation and
 	 * the weight-streaming bandwidth, plus one launch */
 	return moe_roofline_s(&c->moe_shape, tokens, pk * MFU_DEFAULT_GEMM, bpp, c->bw_weights) +
@@ -488,6 +520,16 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 		if (!c->moe_own && moe_fallback_measured(c, &c->moe_pick, &c->moe_alt[0]))
 			moe_skip_fallback(c);
 	}
+	/* 4-bit weight-only experts no collection times (A100: vLLM runs
+	 * gpt-oss's MXFP4 experts on Marlin, its collection measures bf16
+	 * experts only): the GPU's own bf16 curve less the bytes saved
+	 * (moe_w4a16_s) */
+	memset(&c->moe_w4a16, 0, sizeof(c->moe_w4a16));
+	if (!c->moe_pick.curve && c->moe_fmt == MOE_INT4 && c->tabs->moe) {
+		moetab_pick(c->tabs->moe, MOE_BF16, &c->moe_shape, cfg->moe_dist, &c->moe_w4a16);
+		if (c->moe_w4a16.curve && c->moe_w4a16.fmt != MOE_BF16)
+			memset(&c->moe_w4a16, 0, sizeof(c->moe_w4a16));
+	}
 	/* a curve from AMD's tuned tables: the sort they leave out */
 	if (c->moe_pick.curve && !c->moe_own &&
 	    strstr(c->moe_more ? c->tabs->moe_more_src[c->moe_more - 1] : c->tabs->src[MFU_P_MOE], "/aiter-"))
@@ -534,6 +576,11 @@ void cost_moe_note(struct cost_model *c)
 				 c->moe_pick.desc, fixed, c->moe_pick.bound ? ", capped by the measured " : "",
 				 c->moe_pick.bound ? c->moe_pick.bound_desc : "", c->moe_pick.bound ? " of this shape" : "",
 				 alt, note);
+		else if (c->moe_w4a16.curve)
+			cost_note_line(c->src[COST_SRC_MOE], sizeof(c->src[0]),
+				 "fused kernel, no %s MoE table: %.60s's bf16 kernel, %s%.100s%s, less the weight bytes 4-bit experts save (as the W4A16 GEMMs)",
+				 moe_fmt_name(c->moe_fmt), t->src[MFU_P_MOE],
+				 c->moe_w4a16.distance == 0 ? "measured " : "nearest shape ", c->moe_w4a16.desc, note);
 		else
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",

@@ -667,6 +667,47 @@ static void test_moe_fallback(void)
 	}
 }
 
+/* 4-bit weight-only experts where no collection times them (A100 has no
+ * int4 MoE rows; vLLM runs MXFP4 there on Marlin): the GPU's own bf16 curve
+ * less the weight bytes they save, as the W4A16 GEMMs.  Qwen3-30B-A3B
+ * (2048 x 768, top-8 of 128, an exact A100 bf16 shape) at --dtype int4,
+ * hand-computed from aiconfigurator's A100 vLLM 0.14.0 row (power_law_1.01):
+ * 2,048 tokens 1,752.85 us bf16, all 128 experts touched, 603,979,776
+ * weights x 1.5 B / (2.039e12 x 0.8) = 555.40 us saved -> 1,197.45 us; one
+ * token 61.75 us, 128 x (1 - (127/128)^8) = 7.78 experts, 33.78 us saved ->
+ * 27.97 us (the floor, a quarter of bf16, is 15.44). */
+static void test_moe_w4a16_from_bf16(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+
+	if (registry_load_model(&reg, "qwen3-30b-a3b", &m, &e) < 0) {
+		CHECK(0, "load qwen3-30b-a3b: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_INT4, "vllm", "0.11.0", &e) < 0) {
+		CHECK(0, "cost_init a100 int4: %s", e.msg);
+		return;
+	}
+	CHECK(!c.moe_pick.curve && c.moe_w4a16.curve && c.moe_w4a16.distance == 0,
+	      "A100 int4 experts: the exact bf16 curve (%s)", c.src[COST_SRC_MOE]);
+	CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "less the weight bytes 4-bit experts save",
+			   "header names the rule");
+	CHECK(fabs(cost_moe_s(&c, 2048) - 1197.449e-6) < 0.01e-6, "2,048 tokens: %.3f us (1,197.449)",
+	      cost_moe_s(&c, 2048) * 1e6);
+	CHECK(fabs(cost_moe_s(&c, 1) - 27.969e-6) < 0.01e-6, "one token: %.3f us (27.969)", cost_moe_s(&c, 1) * 1e6);
+	cost_release(&c);
+	/* a GPU whose collection times Marlin keeps its int4 curve */
+	if (make_cost(&c, &m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_INT4, "vllm", "0.11.0", &e) == 0) {
+		CHECK(c.moe_pick.curve && c.moe_pick.fmt == MOE_INT4 && !c.moe_w4a16.curve,
+		      "H100 int4 experts: its measured Marlin curve (%s)", c.src[COST_SRC_MOE]);
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init h100 int4: %s", e.msg);
+	}
+}
+
 /* fp8 routed experts are never slower than the same experts in bf16 (an
  * engine whose measured fp8 MoE backend loses to its bf16 one picks another;
  * vLLM 0.24's H100 per-tensor fp8 rows, FlashInfer's ModelOpt path, were
@@ -2771,6 +2812,7 @@ int main(void)
 	test_moe_block_checkpoint();
 	test_moe_backend();
 	test_moe_fallback();
+	test_moe_w4a16_from_bf16();
 	test_eplb();
 	test_wideep();
 	test_moe_fp8_not_slower();
