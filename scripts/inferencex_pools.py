@@ -283,6 +283,43 @@ def redundant_experts(row):
     return (32 if row["precision"] == "fp8" else 0), 32
 
 
+def sglang_recipe_pools(srt, row, entries, day):
+    """((prefill, decode) redundant expert slots, (prefill, decode)
+    mem-fraction-static) of an SGLang row whose every matching entry launches
+    an srt-slurm recipe (CONFIG_FILE=recipes/...) with both pools'
+    backend.sglang_config: each pool's ep-num-redundant-experts (absent: 0)
+    and mem-fraction-static (absent: 0, SGLang's rule), as the file stood on
+    day (else its earliest version), where every entry's recipe agrees; None
+    otherwise (the launch scripts of late 2025 name no recipe:
+    redundant_experts' rule stands).  The recipes are what ran: e.g.
+    recipes/gb200-fp8/1k1k/low-latency.yaml (75f6e32a .. 04ff0a0a) runs both
+    TP 4 pools with mem-fraction-static 0.95 and no redundant experts, which
+    the launch scripts' rule gave them (32), and without which DeepSeek-R1
+    fp8 does not fit four GB200s."""
+    if row["backend"] != "sglang" or not entries:
+        return None
+    got = set()
+    for e in entries:
+        if recipe_path(e) is None:
+            return None
+        sg = (recipe_doc(srt, recipe_path(e), day).get("backend") or {}).get("sglang_config") or {}
+        sides = []
+        for side in ("prefill", "decode"):
+            x = sg.get(side)
+            if not isinstance(x, dict):
+                return None
+            red, mfs = x.get("ep-num-redundant-experts", 0), x.get("mem-fraction-static", 0)
+            if not isinstance(red, int) or isinstance(red, bool) or red < 0 or \
+                    not isinstance(mfs, (int, float)) or isinstance(mfs, bool) or not 0 <= mfs <= 1:
+                return None
+            sides.append((red, mfs))
+        got.add(tuple(sides))
+    if len(got) != 1:
+        return None
+    (pred, pmfs), (dred, dmfs) = got.pop()
+    return (pred, dred), (pmfs, dmfs)
+
+
 # the recipe history and the row's measurement day that candidates and
 # recorded_candidates read (runs_at); on_the_day's matchers take (cfg, row, conc)
 SRT, DAY = [None], [""]
@@ -432,7 +469,7 @@ def recorded_rows(hist, srt, rows, counts):
         out.append([row["id"], "disagg", one(row["prefill_num_workers"]), one(row["decode_num_workers"]),
                     padp, one(row["decode_attention_dp_size"]),
                     one(row["decode_moe_ep_size"]), dbatch, "none", 0,
-                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), pbatch, ptokens, 0, 0, pep, 0, 0])
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), pbatch, ptokens, 0, 0, pep, 0, 0, "", ""])
     return out
 
 
@@ -605,7 +642,7 @@ def agg_rows(repo, hist, rows, counts):
         k = agg_drafts(repo, commit, c[0][0], row["backend"], c[0][1][1])
         counts["agg mtp"] += 1
         out.append([row["id"], "agg", 0, 0, 0, 0, 0, 0, "mtp", k,
-                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0, 0, 0, 0, 0, 0])
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0, 0, 0, 0, 0, 0, "", ""])
     return out
 
 
@@ -618,7 +655,8 @@ def main():
     counts = {"rows": 0, "kept": 0, "no entry": 0, "ambiguous": 0, "twin agrees": 0, "twin disagrees": 0,
               "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0, "mtp by twin": 0,
               "mtp from recipe": 0, "recorded": 0, "recorded limits": 0, "recorded ambiguous": 0,
-              "prefill layout": 0, "prefill relaid": 0, "recorded prefill layout": 0, "recorded prefill relaid": 0}
+              "prefill layout": 0, "prefill relaid": 0, "recorded prefill layout": 0, "recorded prefill relaid": 0,
+              "sglang recipe": 0, "sglang recipe redundant": 0}
     out = []
     twins = {}
     for row in rows:
@@ -677,15 +715,21 @@ def main():
                 counts["prefill relaid"] += 1
                 v = v[:2] + (lay[0],) + v[3:10] + (lay[1] if lay[1] != rep else v[10],)
         counts["kept"] += 1
+        red, mfs = redundant_experts(row), ("", "")
+        sg = sglang_recipe_pools(srt, row, [e for _, _, e in c], f["measured"][:10])
+        if sg:
+            counts["sglang recipe"] += 1
+            counts["sglang recipe redundant"] += sg[0] != red
+            red, mfs = sg[0], tuple(x or "" for x in sg[1])
         out.append([row["id"], "disagg"] + list(v[:8]) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])]
-                   + list(lim) + list(v[8:]) + list(redundant_experts(row)))
+                   + list(lim) + list(v[8:]) + list(red) + list(mfs))
     with open(out_path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["id", "mode", "prefill_num_workers", "decode_num_workers", "prefill_attention_dp_size",
                     "decode_attention_dp_size", "decode_moe_ep_size", "decode_batch_size", "speculative",
                     "mtp_tokens", "config", "prefill_batch_size", "prefill_max_num_tokens", "prefill_gpus",
                     "decode_gpus", "prefill_moe_ep_size", "prefill_redundant_experts",
-                    "decode_redundant_experts"])
+                    "decode_redundant_experts", "prefill_mem_fraction_static", "decode_mem_fraction_static"])
         w.writerows(out + agg_rows(repo, hist, rows, counts) + recorded_rows(hist, srt, rows, counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous (%(mtp by twin)d more kept as the MTP run beside a db-dump plain one); of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
@@ -694,7 +738,9 @@ def main():
                      "where a plain entry covered the point too, told apart by db-dump); %(recorded limits)d of %(recorded)d db-dump "
                      "disagg rows with recorded pools took their limits from their plain entries (%(recorded ambiguous)d "
                      "entries disagreed); TensorRT-LLM prefill layouts from the recipes: %(prefill layout)d kept rows (%(prefill relaid)d "
-                     "unlike their labels), %(recorded prefill layout)d db-dump rows (%(recorded prefill relaid)d unlike)\n" % counts)
+                     "unlike their labels), %(recorded prefill layout)d db-dump rows (%(recorded prefill relaid)d unlike); SGLang "
+                     "pools from their recipes (mem-fraction-static, redundant experts): %(sglang recipe)d kept rows "
+                     "(%(sglang recipe redundant)d with other redundant experts than the launch scripts' rule)\n" % counts)
 
 
 def selftest():

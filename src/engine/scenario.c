@@ -3,8 +3,10 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "engine/engine.h"
 #include "engine/registry.h"
 #include "engine/scenario.h"
@@ -230,6 +232,36 @@ double scenario_pd_net_bw(const struct scenario *sc)
 	return p < d ? p : d;
 }
 
+static bool en_plans_fraction(const struct engine_type *en)
+{
+	return en->plan_memory && (en->knobs & ENGINE_KNOB_MEM_FRACTION);
+}
+
+/* The prefill workers' memory plan by the engine's own rule (SGLang's:
+ * weights and KV pool in mem_fraction_static of the memory free before the
+ * weights load) at the fraction their launch sets
+ * (scenario.prefill_mem_fraction_static), over their layout, GPU and
+ * limits: what the decode workers' plan does with k.mem_fraction_static. */
+static int plan_prefill_fraction(const struct scenario *s, const struct gpu_spec *pg, int64_t chunk,
+				 struct memplan *out, struct err *e)
+{
+	struct scenario ps = *s;
+	struct scenario_state *tmp = xcalloc(1, sizeof(*tmp));
+	int rc;
+
+	ps.par = s->prefill_par;
+	ps.gpu = pg;
+	ps.k.mem_fraction_static = s->prefill_mem_fraction_static;
+	ps.k.max_num_batched_tokens = chunk;
+	ps.k.max_num_seqs = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->k.max_num_seqs;
+	ps.sglang_mrr_rule = false;
+	rc = s->engine->plan_memory(&ps, &s->prefill_par, tmp, e);
+	if (rc == 0)
+		*out = tmp->mp;
+	free(tmp);
+	return rc;
+}
+
 static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		      struct scenario_state *st, struct err *e)
 {
@@ -252,8 +284,12 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 		err_prefix(e, "prefill workers");
 		return rc;
 	}
-	if ((rc = memplan_compute(s->model, pg, pp, s->wdt, s->kvdt, s->k.gpu_memory_utilization,
-				  s->k.block_size, chunk, mns, &st->prefill_mp, e)) < 0) {
+	if (s->prefill_mem_fraction_static > 0 && en_plans_fraction(s->engine))
+		rc = plan_prefill_fraction(s, pg, chunk, &st->prefill_mp, e);
+	else
+		rc = memplan_compute(s->model, pg, pp, s->wdt, s->kvdt, s->k.gpu_memory_utilization, s->k.block_size,
+				     chunk, mns, &st->prefill_mp, e);
+	if (rc < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;
 	}

@@ -72,6 +72,9 @@ struct scenario {
 	struct parallel prefill_par;
 	const struct gpu_spec *prefill_gpu; /* the prefill workers' GPU when not gpu's type (NULL: gpu) */
 	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
+	/* SGLang: the prefill workers' --mem-fraction-static (0: the prefill
+	 * memory plan takes k.gpu_memory_utilization, as before) */
+	double prefill_mem_fraction_static;
 	double pd_handoff_ms;
 	bool pd_handoff_given;
 	/* SGLang (engine "sglang"): mem_fraction_static sizes the memory plan

@@ -88,6 +88,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->prefill_max_num_seqs = x->prefill_max_num_seqs;
 		sc->prefill_max_num_batched_tokens = x->prefill_max_num_batched_tokens;
 		sc->prefill_moe_backend = x->prefill_moe_backend;
+		sc->prefill_mem_fraction_static = x->prefill_mem_fraction_static;
 	}
 	if (x->spec_tokens > 0) {
 		/* multi-token prediction (silicon P/D rows, aic_pools_apply): the

@@ -1588,6 +1588,10 @@ static int aic_pd_layout(const struct aic_row *r, int be, struct experiment *x, 
 			x->k.max_num_seqs = dbatch * d->attn_dp;
 		if (p->attn_dp > 1 && p->moe_tp * p->moe_ep > 1)
 			x->prefill_max_num_seqs *= p->attn_dp;
+		/* each pool's --mem-fraction-static where its recipe sets one
+		 * (inferencex_pools.csv; 0: SGLang's rule) */
+		x->k.mem_fraction_static = d->mem_fraction;
+		x->prefill_mem_fraction_static = p->mem_fraction;
 		break;
 	}
 	return 1;

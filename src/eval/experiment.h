@@ -82,6 +82,10 @@ struct experiment {
 	 * (import writes aggregated ones) */
 	int pd_prefill, pd_decode, prefill_tp, prefill_ep, prefill_dp;
 	int64_t prefill_max_num_seqs, prefill_max_num_batched_tokens;
+	/* SGLang's --mem-fraction-static of the prefill workers (0: the rule;
+	 * the decode workers' is k.mem_fraction_static); silicon P/D rows only
+	 * (aic_pools_apply) */
+	double prefill_mem_fraction_static;
 	/* redundant expert slots of the decode (or only) and the prefill
 	 * layout as launched (parallel.ep_redundant; 0: none); silicon rows
 	 * only (aic_pools_apply) */

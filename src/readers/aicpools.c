@@ -25,6 +25,10 @@
  * decode_redundant_experts (0 or absent: none).  Two more name the MoE
  * backend each TensorRT-LLM pool's recipe launches (moe_config.backend:
  * prefill_moe_backend, decode_moe_backend; empty or absent: not named).
+ * Two more give each SGLang pool's --mem-fraction-static from its srt-slurm
+ * recipe (prefill_mem_fraction_static, decode_mem_fraction_static: in
+ * [0, 1]; empty, 0 or absent: not named, SGLang's rule; read for SGLang
+ * rows only).
  * A disagg line may also
  * name a row whose pools are recorded (db-dump): its worker counts, decode
  * attention DP and decode EP must then repeat the recorded ones, and it sets
@@ -52,6 +56,7 @@ struct pools_line {
 	int64_t pgpus, dgpus, pep; /* GPUs per worker, prefill EP (0: the recorded ones) */
 	int64_t pred, dred;        /* redundant expert slots per pool (0: none) */
 	char pmb[12], dmb[12];     /* MoE backend per pool ("": not named) */
+	double pmfs, dmfs;         /* mem_fraction_static per pool (0: not named) */
 	int spec; /* -1: MTP of unnamed depth; else draft tokens (0: none) */
 };
 
@@ -88,6 +93,23 @@ static int optional_whole(const struct csv *c, int col, double hi, const char *n
 	return 0;
 }
 
+/* An optional fraction column (col < 0: absent) in [0, 1]; an empty field
+ * or an absent column leaves *out 0 (not named). */
+static int optional_fraction(const struct csv *c, int col, const char *name, double *out, struct err *e)
+{
+	int rc;
+
+	*out = 0;
+	if (col < 0 || !csv_field(c, col)[0])
+		return 0;
+	if ((rc = csv_num(c, col, out, e)) < 0)
+		return rc;
+	if (!(*out >= 0 && *out <= 1))
+		return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be a fraction in [0, 1] (0 or empty: SGLang's rule), got %g",
+			       csv_path(c), csv_lineno(c), name, *out);
+	return 0;
+}
+
 /* An optional MoE backend column (col < 0: absent): one of TensorRT-LLM's
  * moe_config.backend names, upper-case, into out (12 bytes); empty or
  * absent: "" (not named). */
@@ -117,7 +139,7 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 					    "decode_moe_ep_size", "decode_batch_size", "speculative",
 					    "mtp_tokens", "mode", NULL};
 	static const double hi[] = {0, 4096, 4096, 4096, 4096, 4096, 1 << 24, 0, 16};
-	int idx[10], rc, k, pb, pt, pg, dg, pe, pr, dr, pm, dm;
+	int idx[10], rc, k, pb, pt, pg, dg, pe, pr, dr, pm, dm, pf, df;
 	size_t cap = 0;
 	struct csv *c;
 
@@ -136,6 +158,8 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 	dr = csv_column(c, "decode_redundant_experts");
 	pm = csv_column(c, "prefill_moe_backend");
 	dm = csv_column(c, "decode_moe_backend");
+	pf = csv_column(c, "prefill_mem_fraction_static");
+	df = csv_column(c, "decode_mem_fraction_static");
 	while ((rc = csv_next(c, e)) == 1) {
 		struct pools_line l;
 		double v[9];
@@ -176,7 +200,9 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		    (rc = optional_whole(c, pr, 4096, "prefill_redundant_experts", &l.pred, e)) < 0 ||
 		    (rc = optional_whole(c, dr, 4096, "decode_redundant_experts", &l.dred, e)) < 0 ||
 		    (rc = optional_backend(c, pm, "prefill_moe_backend", l.pmb, e)) < 0 ||
-		    (rc = optional_backend(c, dm, "decode_moe_backend", l.dmb, e)) < 0)
+		    (rc = optional_backend(c, dm, "decode_moe_backend", l.dmb, e)) < 0 ||
+		    (rc = optional_fraction(c, pf, "prefill_mem_fraction_static", &l.pmfs, e)) < 0 ||
+		    (rc = optional_fraction(c, df, "decode_mem_fraction_static", &l.dmfs, e)) < 0)
 			goto done;
 		XGROW(*out, cap, *n + 1);
 		(*out)[(*n)++] = l;
@@ -248,6 +274,8 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 			r->pre = pre;
 			snprintf(r->pre.moe_backend, sizeof(r->pre.moe_backend), "%s", l->pmb);
 			snprintf(r->dec.moe_backend, sizeof(r->dec.moe_backend), "%s", l->dmb);
+			r->pre.mem_fraction = l->pmfs;
+			r->dec.mem_fraction = l->dmfs;
 			if (l->dbatch > 0)
 				r->dec.batch = l->dbatch;
 			if (l->pbatch > 0 && l->ptokens > 0) {
@@ -280,6 +308,8 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 		dec.workers = l->dw;
 		pre.redundant = (int)l->pred;
 		dec.redundant = (int)l->dred;
+		pre.mem_fraction = l->pmfs;
+		dec.mem_fraction = l->dmfs;
 		snprintf(pre.moe_backend, sizeof(pre.moe_backend), "%s", l->pmb);
 		snprintf(dec.moe_backend, sizeof(dec.moe_backend), "%s", l->dmb);
 		if (l->dbatch > 0)

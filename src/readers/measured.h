@@ -200,6 +200,9 @@ struct aic_row {
 		int64_t max_tokens; /* per-step token budget (0: not recorded) */
 		int workers, tp, pp, attn_dp, moe_tp, moe_ep;
 		int redundant; /* redundant expert slots as launched (0: none) */
+		/* SGLang's --mem-fraction-static the launch's recipe sets
+		 * (0: not named, SGLang's rule) */
+		double mem_fraction;
 		/* the MoE backend the launch's recipe names (TRTLLM, DEEPGEMM,
 		 * CUTLASS, CUTEDSL, WIDEEP; "": not named) */
 		char moe_backend[12];
