@@ -16,6 +16,7 @@
 #include "engine/registry.h"
 #include "engine/scenario.h"
 #include "sim/core.h"
+#include "sim/specpath.h"
 
 /* --- the scheduler ---
  *
@@ -44,6 +45,8 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 	for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
 		if (r->dec)
 			sched_dec_leave(s, rp, r);
+	if (rp->nspath > 0)
+		spath_leave_all(s, rp);
 	rp->fallback = true;
 	r = rp->run_head;
 	while (r && budget > 0) {
@@ -220,8 +223,74 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	return true;
 }
 
+/* schedule_fast with lazy verifiers running (specpath.h; speculative
+ * decoding: no lazy decoders, so none of its decoder terms): their tokens
+ * and blocks from their sums, and all of them with the others' whole
+ * demand, or the literal walk (false).  A function of its own so that a
+ * step without them tests nothing of theirs. */
+static bool schedule_spath(struct sim *s, struct replica *rp)
+{
+	struct spath_next sp;
+	int64_t budget = rp->mbt, tokens, need;
+	size_t i;
+
+	spath_next_step(rp, spath_cap(s), &sp);
+	tokens = sp.tokens;
+	need = sp.need;
+	if (rp->ahead_valid) { /* (as schedule_fast) */
+		tokens += rp->ahead.tokens;
+		need += rp->ahead.need;
+	}
+	for (i = 0; i < rp->nothers && !rp->ahead_valid; i++) {
+		const struct req *o = rp->others[i];
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, INT64_MAX);
+		tokens += n;
+		need += blocks_for(s, o->computed + n) - o->nblocks;
+	}
+	if (tokens > budget || need > kvc_available(&rp->kv))
+		return false;
+	rp->fallback = false;
+	rp->ahead_used = rp->ahead_valid && rp->ahead.n == (int64_t)rp->nothers;
+	if (sp.need > 0) /* their blocks are anonymous: only counted */
+		kvc_alloc_anon(&rp->kv, (int32_t)sp.need);
+	budget -= sp.tokens;
+	i = 0;
+	if (rp->ahead_used) { /* the rest as schedule_fast's */
+		size_t j;
+		for (j = 0; j < rp->ngrowers; j++) {
+			struct req *o = rp->growers[j];
+			sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + o->step_tokens) - o->nblocks);
+		}
+		sched_take_all(s, rp, rp->others, rp->nothers);
+		i = rp->nothers;
+		budget -= rp->ahead.tokens;
+	}
+	for (; i < rp->nothers && budget > 0; i++) {
+		struct req *o = rp->others[i];
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, budget);
+		sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
+		sched_push(rp, o, n);
+		budget -= n;
+	}
+	rp->sched_others = rp->nsched == rp->nothers;
+	if (i == rp->nothers && rp->wlen > 0)
+		sched_admit(s, rp, budget, INT64_MAX, NULL);
+	return true;
+}
+
 void vllm_schedule(struct sim *s, struct replica *rp)
 {
+	if (rp->nspath > 0) {
+		if (!schedule_spath(s, rp))
+			schedule_explicit(s, rp);
+		return;
+	}
 	if (!schedule_fast(s, rp) && !schedule_dec_preempt(s, rp))
 		schedule_explicit(s, rp);
 }

@@ -55,6 +55,7 @@ struct req {
 	bool pd_first;
 	bool done, scheduled;
 	bool dec; /* a steady decoder (see dG0 below) */
+	bool spath; /* a lazy verifier (specpath.h): dG0, dc0, dg0 its join's */
 	/* (what admission, completion and the slower paths read) */
 	int64_t id, arrival_ns, prefix_tokens, prefix_group, content_id;
 	int64_t first_ns, sched_ns;
@@ -108,11 +109,22 @@ struct req {
 	 * its class list */
 	bool lean;
 	int64_t dG0, dc0, dg0;
-	int32_t cls;
+	/* a lazy verifier (spath; never a lazy decoder, whose fields these
+	 * share): the blocks it holds at its end and the spec stream's state
+	 * at its join (its path's draws follow from it); nblocks and nhashed
+	 * stay its join's while it is one, heap_fin is its completion step */
+	union {
+		int32_t cls;
+		int32_t sp_nb;
+	};
 	uint32_t epoch;  /* of its live heap entry; older entries are stale */
 	bool heaped;     /* that entry is still in the heap, at step heap_fin */
 	int64_t heap_fin;
-	struct req *cprev, *cnext;
+	union {
+		struct req *cprev;
+		uint64_t sp_state;
+	};
+	struct req *cnext;
 	int32_t dk_ix;   /* policy.decoder_keys: its slot in the replica's dk */
 	struct req *next_free;
 };
@@ -126,6 +138,27 @@ struct wq_ent {
 	struct req *r;
 	int64_t id;
 	struct wl_req a;
+};
+
+/* The lazy verifiers' rarer terms of one step (specpath.h): the changes of
+ * their count and context sum as it starts (joins, completions), and the
+ * corrections of its steps that verify fewer than K drafts (near a
+ * request's end): query tokens and decode_ctx_sum against K + 1 each,
+ * steps without a draft. */
+struct spath_step {
+	int32_t acc, need; /* drafts accepted, blocks grown */
+};
+
+struct spath_rare {
+	int64_t dC, cctx;
+	int32_t dn, ctok, nq1, pad;
+};
+
+/* The accepted count's thresholds on a 32-bit draw (specpath.c):
+ * a = #{j < k : u < ge[j]}, ge[j] = P(a >= j + 1) x 2^32. */
+struct spath_draws {
+	uint64_t ge[SPEC_MAX_TOKENS];
+	int k;
 };
 
 struct fin_entry {
@@ -278,6 +311,17 @@ struct replica {
 	/* may its steady decoders be lazy (the policy's lazy, no speculative
 	 * decoding, no PP, sim_cfg.no_lazy_decoders off); set at start-up */
 	bool lazy;
+	/* lazy verifiers (specpath.h): may they join (set at start-up), how
+	 * many run, their count and summed contexts at the next step, and
+	 * per coming step (rings by step count, sp_mask + 1 slots, grown to
+	 * the farthest completion) the drafts they accept and the blocks they
+	 * grow (side by side: a join writes both at every step) and the rarer
+	 * terms */
+	bool spath_on;
+	int64_t nspath, sp_n, sp_C;
+	struct spath_step *sp_step;
+	struct spath_rare *sp_rare;
+	uint32_t sp_mask;
 	void *pstate;                      /* the policy's own state (replica_init) */
 	int64_t ndec, dec_base_sum;        /* count, sum of (dc0 - dG0) */
 	/* policy.decoder_keys: each decoder's output - dg0 + dG0 (its tokens
@@ -490,6 +534,7 @@ struct sim {
 	struct wdist *gapd;
 	struct pcg32 spec_rng;             /* acceptance draws (stream 11) */
 	struct spec_draws spec_draws;      /* cfg.spec's acceptance as thresholds */
+	struct spath_draws spath_draws;    /* the same as one draw's (specpath.c) */
 	struct req **xfer;                 /* P/D: requests in transfer, by event slot */
 	size_t nxfer, xfer_cap;
 	int32_t *xfer_free;                /* free slots */

@@ -150,7 +150,10 @@ struct sim_cfg {
 	 * is advanced by its replica's step count and walked only when a
 	 * block, its completion or a preemption needs it (step.c); off, every
 	 * running request is walked at every step, as the literal algorithm
-	 * does; the output is byte-identical either way */
+	 * does; the output is byte-identical either way, except with
+	 * speculative decoding where lazy verifiers apply (specpath.h: their
+	 * acceptance draws come in another order, the outputs move as with
+	 * another seed) */
 	bool no_lazy_decoders;
 	/* step-price memos off (tests): by default a decode-only step that
 	 * repeats one priced before (its counts, summed contexts and, with

@@ -6,7 +6,9 @@
  * accepted with probability A once positions 1..i-1 were: the geometric
  * model) or one rate per position A1..AK (the same, position i with Ai);
  * draws from one seeded PCG32 stream (stream 11 of the workload seed) in
- * the scheduler's order.  Draft cost per step for n requests: mtp and eagle
+ * the scheduler's order, or, for a lazy verifier (specpath.h: vLLM's and
+ * TensorRT-LLM's schedulers where pooled gaps are only counted), its whole
+ * path at once as it joins, one draw a step.  Draft cost per step for n requests: mtp and eagle
  * run K sequential passes of one decoder layer plus the LM head on n tokens
  * (an MTP module is one DeepSeek-V3 decoder layer; an EAGLE draft head is
  * one decoder layer), ngram nothing on the GPU (a CPU lookup), a draft

@@ -19,7 +19,11 @@
  * with split batches (SGLang's) the prefill batches do not advance them: G
  * counts the decode batches.  The golden tests pin the outputs of every
  * path to the literal algorithm's, and test_sim runs each engine with and
- * without decoders (sim.h, no_lazy_decoders) and compares the bytes. */
+ * without decoders (sim.h, no_lazy_decoders) and compares the bytes.
+ * Speculative decoders verifying drafts are not walked either where
+ * specpath.h says (vLLM's and TensorRT-LLM's schedulers, pooled gaps only
+ * counted): their whole path is drawn as they join, so their draws come in
+ * another order and test_sim compares the two ways in distribution. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,7 @@
 #include "sim/blocks.h"
 #include "sim/decoders.h"
 #include "sim/prefix.h"
+#include "sim/specpath.h"
 
 static void step_log_line(struct sim *s, struct replica *rp, int ri, double t)
 {
@@ -107,7 +112,7 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	rp->ahead_used = rp->sched_others = false;
 	s->cfg.policy->schedule(s, rp);
 	rp->ahead_valid = false;
-	if (rp->nsched == 0 && rp->ndec == 0)
+	if (rp->nsched == 0 && rp->ndec == 0 && rp->nspath == 0)
 		return false;
 	if (rp->nsched > rp->chunk_cap) { /* a chunk per scheduled request at most */
 		rp->chunk_cap = rp->nsched > 2 * rp->chunk_cap ? rp->nsched : 2 * rp->chunk_cap;
@@ -153,6 +158,15 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 			d->nchunks++;
 		}
 		d->nlogits += samples;
+	}
+	if (rp->nspath > 0) { /* the lazy verifiers' sums (specpath.h) */
+		struct spath_next x;
+		spath_next_step(rp, spath_cap(s), &x);
+		rp->spec_n += x.n;
+		rp->spec_ctx += (double)x.spec_ctx;
+		d->decode_ctx_sum += (double)x.ctx;
+		d->ndecode += x.tokens;
+		d->nlogits += x.tokens;
 	}
 	if (!sg || rp->dec_run)
 		describe_decoders(rp, d);
@@ -621,6 +635,13 @@ static SCHED_STEP_INLINE size_t fin_due(struct sim *s, struct replica *rp, const
 	if (r->epoch != fe->epoch)
 		return ndone; /* stale */
 	r->heaped = false;
+	if (r->spath) { /* a lazy verifier's last step (specpath.h) */
+		spath_done(s, rp, r);
+		r->done = true;
+		XGROW(rp->done, rp->done_cap, ndone + 1);
+		rp->done[ndone++] = r;
+		return ndone;
+	}
 	if (!r->dec)
 		return ndone; /* explicit: it completes (or not) on its own */
 	sched_dec_leave(s, rp, r);
@@ -734,7 +755,7 @@ static SCHED_STEP_INLINE bool plan_ahead_add(const struct sim *s, struct replica
  * TensorRT-LLM's), which took finish_rank's general body before (~130
  * instructions a verifying request-step against ~65 here, callgrind). */
 static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, size_t i0, size_t *ndone,
-					  struct plan_ahead *pa, const bool plan)
+					  struct plan_ahead *pa, bool *joined, const bool plan)
 {
 	const int64_t now = s->now, K = s->cfg.spec.k, lpt = s->cfg.long_prefill_token_threshold;
 	/* chunk_of of a decoder: 1 + min(left, K), at most lpt (when set) */
@@ -747,6 +768,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 	struct pcg32 rng = s->spec_rng;
 	struct plan_ahead acc = {0, 0, 0, 0, 0};
 	size_t i;
+	const bool lz = rp->spath_on;
 
 	if (plan)
 		acc = *pa;
@@ -784,6 +806,13 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 			r->done = true;
 			XGROW(rp->done, rp->done_cap, *ndone + 1);
 			rp->done[(*ndone)++] = r;
+			continue;
+		}
+		if (lz && spath_may_join(s, r)) { /* its path drawn now (specpath.h) */
+			s->spec_rng = rng;
+			spath_join(s, rp, r);
+			rng = s->spec_rng;
+			*joined = true;
 			continue;
 		}
 		if (!plan)
@@ -837,6 +866,8 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	step_pending(s, rp, stepped);
 	if (stepped)
 		decoders_stepped(rp);
+	if (rp->nspath > 0) /* (every vLLM step is `stepped`) */
+		spath_step_ended(s, rp, spath_cap(s));
 	rp->ngrowers = 0;
 	/* (the general body below does for a verifying decoder what
 	 * spec_walk does, P/D prefill workers aside: their requests leave
@@ -847,8 +878,8 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		bool dec;
 		/* the draft verifiers up to the next other request (summing
 		 * the next plan while plan_ahead holds), then that one below */
-		if (walk && (i = ahead ? spec_walk(s, rp, i, &ndone, &pa, true) : spec_walk(s, rp, i, &ndone, NULL, false)) >=
-				    rp->nsched)
+		if (walk && (i = ahead ? spec_walk(s, rp, i, &ndone, &pa, &joined, true)
+				       : spec_walk(s, rp, i, &ndone, NULL, &joined, false)) >= rp->nsched)
 			break;
 		if (i + REQ_PREFETCH_AHEAD < rp->nsched)
 			req_prefetch(rp->sched[i + REQ_PREFETCH_AHEAD], REQ_HOT_BYTES);
@@ -949,13 +980,13 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		rp->nothers = 0;
 		if (!sg || rp->lazy)
 			for (r = rp->run_head; r; r = r->next)
-				if (!r->dec && !r->done)
+				if (!r->dec && !r->done && !r->spath)
 					sched_others_push(rp, r);
 	} else if (ndone > 0 || joined) {
 		/* (a request leaves the list only as a decoder or done, and
 		 * only here: dec_join and the completions above) */
 		for (i = j = 0; i < rp->nothers; i++)
-			if (!rp->others[i]->dec && !rp->others[i]->done)
+			if (!rp->others[i]->dec && !rp->others[i]->done && !rp->others[i]->spath)
 				rp->others[j++] = rp->others[i];
 		rp->nothers = j;
 	}
@@ -1271,10 +1302,12 @@ bool sched_check(const struct sim *s, int ri, char *why, size_t n)
 	const struct replica *rp = &s->reps[ri];
 	const struct req *r;
 	size_t i = 0;
-	int64_t ndec = 0;
+	int64_t ndec = 0, nspath = 0;
 
 	for (r = rp->run_head; r; r = r->next) {
-		if (r->dec) {
+		if (r->spath) {
+			nspath++;
+		} else if (r->dec) {
 			ndec++;
 			if (s->cfg.policy->decoder_keys && ((size_t)r->dk_ix >= rp->ndk || rp->dk[r->dk_ix].r != r ||
 					      rp->dk[r->dk_ix].k != r->output - r->dg0 + r->dG0)) {
@@ -1287,6 +1320,11 @@ bool sched_check(const struct sim *s, int ri, char *why, size_t n)
 				 i > 0 ? i - 1 : 0, rp->nothers);
 			return false;
 		}
+	}
+	if (nspath != rp->nspath || rp->sp_n != rp->nspath) {
+		snprintf(why, n, "%lld lazy verifiers running, nspath %lld, next step's count %lld", (long long)nspath,
+			 (long long)rp->nspath, (long long)rp->sp_n);
+		return false;
 	}
 	if (ndec != rp->ndec || (s->cfg.policy->decoder_keys && (size_t)ndec != rp->ndk) ||
 	    (!rp->fallback && i != rp->nothers)) {
@@ -1313,6 +1351,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->dec_run = rp->pend_dec = true; /* a split-batch policy sets dec_run each step */
 	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
+	rp->spath_on = spath_applies(s, rp);
 	rp->prices = &s->memo->step[rp->prefill_only][0];
 	rp->moe_memo = &s->memo->step[rp->prefill_only][1];
 	rp->drafts = &s->memo->draft[rp->prefill_only];
@@ -1374,6 +1413,7 @@ void sched_replica_release(const struct sim *s, struct replica *rp)
 	free(rp->cls_lean);
 	free(rp->heap);
 	dec_ring_release(rp);
+	spath_release(rp);
 	free(rp->others);
 	free(rp->growers);
 	free(rp->dk);

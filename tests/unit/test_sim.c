@@ -26,6 +26,7 @@
 #include "sim/loadtree.h"
 #include "sim/reqpool.h"
 #include "sim/runlist.h"
+#include "sim/specpath.h"
 #include "sim/waitq.h"
 #include "base/decnum.h"
 #include "hw/tier2.h"
@@ -1317,6 +1318,189 @@ static void test_spec_draws(void)
 			bad++;
 	}
 	CHECK(bad == 0, "acceptance thresholds tying in the high bits: %zu of %zu calls differ", bad, n);
+}
+
+/* Lazy verifiers (sim/specpath.h): one 32-bit draw a verifying step
+ * against the accepted count's thresholds, P(a >= j) = rate_1 x ... x
+ * rate_j, truncated at the drafts offered, has spec_accepted's
+ * distribution: 400,000 draws per rate set over 1..k drafts offered, every
+ * count's frequency within 5 standard errors of its probability (a count
+ * of probability 0 or 1 never or always drawn); the thresholds of rate 0.5
+ * are 2^31 and 2^30. */
+static void test_spath_draws(void)
+{
+	static const double rates[][4] = {
+		{0.8, 0.6, 0.4, 0}, {0.7, 0.7, 0.7, 0.7}, {1, 0.5, 0, 0}, {0.3, 0, 0, 0}, {1, 1, 1, 0}, {0.95, 0.9, 0.85, 0.8},
+	};
+	static const int ks[] = {3, 4, 2, 2, 3, 4};
+	struct spec_cfg sp;
+	struct spath_draws d;
+	struct pcg32 r;
+	size_t i, bad = 0, bins = 0;
+	double zmax = 0;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.k = 2;
+	sp.nrates = 1;
+	sp.rate[0] = 0.5;
+	spath_draws_init(&sp, &d);
+	CHECK(d.k == 2 && d.ge[0] == (uint64_t)1 << 31 && d.ge[1] == (uint64_t)1 << 30,
+	      "rate 0.5, 2 drafts: thresholds 2^31, 2^30 (%llu, %llu)", (unsigned long long)d.ge[0],
+	      (unsigned long long)d.ge[1]);
+	pcg32_seed(&r, 77, 11);
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		int k = ks[i], kq;
+		sp.k = k;
+		sp.nrates = k;
+		memcpy(sp.rate, rates[i], sizeof(rates[i]));
+		spath_draws_init(&sp, &d);
+		for (kq = 1; kq <= k; kq++) {
+			uint64_t cnt[SPEC_MAX_TOKENS + 1] = {0};
+			double ge[SPEC_MAX_TOKENS + 2], p = 1;
+			const size_t n = 400000 / (size_t)k;
+			size_t j;
+			int a;
+			for (j = 0; j < n; j++)
+				cnt[spath_draw(&d, &r.state, r.inc, kq)]++;
+			ge[0] = 1;
+			for (a = 1; a <= kq; a++) {
+				p *= rates[i][a - 1];
+				ge[a] = p;
+			}
+			ge[kq + 1] = 0;
+			for (a = 0; a <= kq; a++) {
+				double pa = ge[a] - ge[a + 1], e = (double)n * pa, sd = sqrt((double)n * pa * (1 - pa));
+				bins++;
+				if (pa <= 0 || pa >= 1) {
+					bad += (double)cnt[a] != e;
+					continue;
+				}
+				if (fabs((double)cnt[a] - e) / sd > zmax)
+					zmax = fabs((double)cnt[a] - e) / sd;
+			}
+		}
+	}
+	CHECK(bad == 0 && zmax < 5, "one draw a step: %zu counts' frequencies within 5 standard errors (largest %.2f), "
+	      "%zu impossible or sure counts wrong", bins, zmax, bad);
+}
+
+/* One run of sc without a step log (lazy verifiers need none), its totals,
+ * summary and per-request CSV. */
+static int spath_run1(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
+		      struct sim_totals *t, struct metric_set *ms, char **csv)
+{
+	size_t cl = 0;
+	FILE *cf = open_memstream(csv, &cl);
+	struct sim *s = NULL;
+	struct err e;
+	int rc;
+
+	sc->step_log = NULL;
+	sc->requests_out = cf;
+	rc = new_and_run(sc, c, w, &s, &e);
+	if (rc < 0)
+		printf("# sim: %s\n", e.msg);
+	if (s) {
+		*t = *sim_totals(s);
+		sim_summary(s, -1, ms);
+		sim_free(s);
+	}
+	fclose(cf);
+	sc->requests_out = NULL;
+	return rc;
+}
+
+/* Lazy verifiers against the explicit walk (sim_cfg.no_lazy_decoders):
+ * MTP with 3 drafts at 0.8 / 0.6 / 0.4, pooled gaps only counted (eval's
+ * and the probes' runs), vLLM's and TensorRT-LLM's schedulers, on an open
+ * loop, a KV cache tight enough for vLLM to preempt (the lazy verifiers
+ * made explicit for its literal walk) and P/D with attention-DP workers of 2
+ * ranks stepping together.  The draws come in another order,
+ * so the bytes differ (the lazy path ran); over 12 seeds each, the means
+ * of TTFT, ITL, E2E, accepted drafts per verification and steps agree
+ * within 4 standard errors of their difference, every run completes, and
+ * the lazy runs pass the invariant checks after every event. */
+static void test_spath_sims(const struct model_cfg *m)
+{
+	static const char *const pols[2] = {"vllm", "trtllm"}, *const scen[3] = {"open loop", "tight KV", "P/D"};
+	enum { SEEDS = 12, MET = 5 };
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	int pi, k, seed, mi;
+
+	make_cost(&c, m, 2048, 64, 0);
+	for (pi = 0; pi < 2; pi++)
+		for (k = 0; k < 3; k++) {
+			double x[2][MET][SEEDS];
+			bool differ = false, ok = true, worst_set = false;
+			uint64_t preempt = 0;
+			double zmax = 0;
+			int worst = 0;
+			for (seed = 0; seed < SEEDS; seed++) {
+				int lazy;
+				char *csv[2] = {NULL, NULL};
+				for (lazy = 0; lazy < 2; lazy++) {
+					struct sim_totals t;
+					struct metric_set ms;
+					base_cfg(&sc, 2048, 64, k == 1 ? 300 : 4000);
+					sc.policy = policy_of(pols[pi]);
+					sc.spec.method = SPEC_MTP;
+					sc.spec.k = 3;
+					sc.spec.nrates = 3;
+					sc.spec.rate[0] = 0.8;
+					sc.spec.rate[1] = 0.6;
+					sc.spec.rate[2] = 0.4;
+					sc.no_pooled_gaps = true;
+					if (k == 2) {
+						sc.dp = 4;
+						sc.lockstep = true;
+						pd_cfg(&sc, 2, &c, 1000, 2048, 1e5);
+						sc.pd.prefill_group = 2;
+						sc.pd.decode_group = 2;
+					}
+					sc.no_lazy_decoders = !lazy;
+					sc.check_invariants = lazy;
+					poisson_spec(&w, 8, 300, 10, 300, 100 + (uint64_t)seed);
+					memset(&t, 0, sizeof(t));
+					memset(&ms, 0, sizeof(ms));
+					ok = spath_run1(&sc, &c, &w, &t, &ms, &csv[lazy]) == 0 && t.completed == 300 && ok;
+					if (lazy)
+						preempt += t.preemptions;
+					x[lazy][0][seed] = ms.ttft_ms.mean;
+					x[lazy][1][seed] = ms.itl_ms.mean;
+					x[lazy][2][seed] = ms.e2e_ms.mean;
+					x[lazy][3][seed] = t.spec_verify ? (double)t.spec_accepted / (double)t.spec_verify : 0;
+					x[lazy][4][seed] = (double)t.steps;
+					wl_spec_release(&w);
+				}
+				differ = differ || (csv[0] && csv[1] && strcmp(csv[0], csv[1]) != 0);
+				free(csv[0]);
+				free(csv[1]);
+			}
+			for (mi = 0; mi < MET; mi++) {
+				double mu[2], v[2], z;
+				int l;
+				for (l = 0; l < 2; l++) {
+					mu[l] = v[l] = 0;
+					for (seed = 0; seed < SEEDS; seed++)
+						mu[l] += x[l][mi][seed] / SEEDS;
+					for (seed = 0; seed < SEEDS; seed++)
+						v[l] += (x[l][mi][seed] - mu[l]) * (x[l][mi][seed] - mu[l]) / (SEEDS - 1);
+				}
+				z = fabs(mu[1] - mu[0]) / (sqrt((v[0] + v[1]) / SEEDS) + 1e-12 * fabs(mu[0]) + 1e-300);
+				if (!worst_set || z > zmax) {
+					zmax = z;
+					worst = mi;
+					worst_set = true;
+				}
+			}
+			CHECK(ok && differ && zmax < 4 && (k != 1 || pi != 0 || preempt > 0),
+			      "lazy verifiers, %s, %s: every run completes, the draws differ from the walk's, the means "
+			      "agree over %d seeds (largest difference %.2f standard errors, metric %d; %llu preemptions)",
+			      pols[pi], scen[k], SEEDS, zmax, worst, (unsigned long long)preempt);
+		}
+	cost_release(&c);
 }
 
 /* Default acceptance (issue 26): the measured per-position curves.  Text
@@ -3683,6 +3867,8 @@ int main(void)
 	test_comm();
 	test_spec(&m);
 	test_spec_draws();
+	test_spath_draws();
+	test_spath_sims(&m);
 	test_spec_defaults();
 	test_pd(&m);
 	test_pd_first_token(&m);
