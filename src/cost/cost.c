@@ -79,6 +79,7 @@ static const struct {
 	{OV_API_E2E, offsetof(struct overheads, api_e2e_ms)},
 	{OV_EAGER, offsetof(struct overheads, eager_op_us)},
 	{OV_API_PROMPT, offsetof(struct overheads, api_prompt_us)},
+	{OV_API_LOOP, offsetof(struct overheads, api_loop_ms)},
 };
 
 static double *ov_term(struct overheads *ov, size_t k)

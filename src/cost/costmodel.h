@@ -33,6 +33,9 @@ struct overheads {
 	double api_e2e_ms;      /* client-side: after the last token (tier 1) */
 	double api_prompt_us;   /* client-side: per prompt token before the first token (the
 				 * API server's tokenisation; 0: none) */
+	double api_loop_ms;     /* the API server's own time per request on its one event
+				 * loop, which takes a burst of arrivals in whole before
+				 * any reaches the engine (sim/apiq.c; 0: none) */
 	double eager_op_us;     /* a step holding prefill chunks runs eagerly (CUDA graphs
 				 * only for decode-only batches): at least this host time
 				 * per operator of the pass (0: every step replays a graph) */
@@ -43,7 +46,7 @@ struct overheads {
 enum {
 	OV_STEP = 1u << 0, OV_LAYER = 1u << 1, OV_REQ = 1u << 2, OV_API_TTFT = 1u << 3,
 	OV_STREAM = 1u << 4, OV_DELIVERY = 1u << 5, OV_PREFILL_TOK = 1u << 6, OV_API_E2E = 1u << 7,
-	OV_EAGER = 1u << 8, OV_API_PROMPT = 1u << 9,
+	OV_EAGER = 1u << 8, OV_API_PROMPT = 1u << 9, OV_API_LOOP = 1u << 10,
 	OV_TIER1 = OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT | OV_STREAM | OV_DELIVERY | OV_PREFILL_TOK |
 		   OV_API_E2E, /* the terms a calibration file holds */
 };

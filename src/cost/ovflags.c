@@ -12,5 +12,6 @@ static const struct argtab_row rows[] = {
 	TERM("--delivery-steps", delivery_steps, OV_DELIVERY),
 	TERM("--eager-op-us", eager_op_us, OV_EAGER),
 	TERM("--api-prompt-us", api_prompt_us, OV_API_PROMPT),
+	TERM("--api-loop-ms", api_loop_ms, OV_API_LOOP),
 };
 const struct argtab ov_flags_tab = ARGTAB(rows, 0);

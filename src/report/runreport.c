@@ -436,6 +436,8 @@ static void run_header(FILE *f, const struct out_run *c)
 	       c->cost->cfg.ov.layer_us, c->cost->cfg.ov.req_us, c->cost->cfg.ov.api_ttft_ms);
 	if (c->cost->cfg.ov.api_prompt_us > 0)
 		fprintf(f, " + %g us/prompt token", c->cost->cfg.ov.api_prompt_us);
+	if (c->cost->cfg.ov.api_loop_ms > 0)
+		fprintf(f, "; API server loop %g ms/request", c->cost->cfg.ov.api_loop_ms);
 	fputc('\n', f);
 	{
 		int k;

@@ -479,6 +479,7 @@ struct sim {
 	bool step_prefetch;
 	uint64_t prefetched_seq;
 	struct epd *epd;   /* E/P/D: the encoder pools (sim/epd.c), or NULL */
+	struct apiq *apiq; /* the API server's intake (sim/apiq.c), or NULL */
 	/* autoscaling (sim_set_routable): arrivals go to the nroute replicas
 	 * route_ix lists (NULL: to every one, nroute = nreplicas) */
 	int nroute;
@@ -917,6 +918,26 @@ void epd_encoded(struct sim *s, int worker);
 void epd_landed(struct sim *s, int32_t slot, struct wl_req *w, int64_t *id, int *ri);
 /* Requests in the encoder pools (queued, encoding, in transfer). */
 uint64_t epd_live(const struct sim *s);
+
+/* --- the API server's intake (sim/apiq.c; overheads.api_loop_ms) --- */
+
+/* Its state when the host terms (api_loop_ms > 0), H2 and the deployment
+ * call for it (one serving copy, no P/D, not live), else s->apiq stays
+ * NULL. */
+void apiq_init(struct sim *s);
+void apiq_release(struct sim *s);
+/* Arrival w (request id, admitted) taken by the intake: true; false
+ * without one (the caller lets it in at once). */
+bool apiq_arrive(struct sim *s, const struct wl_req *w, int64_t id);
+/* EV_API_CLOSE, EV_API_TAKE, EV_API_PASS. */
+void apiq_close(struct sim *s);
+void apiq_take(struct sim *s);
+void apiq_pass(struct sim *s);
+/* Requests in the intake (held or waiting). */
+uint64_t apiq_live(const struct sim *s);
+/* Arrival w (request id, admitted) routed and queued on its replica, or
+ * its encoder pool first (engine.c). */
+void sim_enter(struct sim *s, const struct wl_req *w, int64_t id);
 
 /* --- what engine.c calls (step.c, waitq.c, abort.c, reqpool.c) --- */
 

@@ -72,7 +72,6 @@ static int admit(struct sim *s, const struct wl_req *w)
 {
 	int64_t id = (int64_t)s->tot.arrived++;
 	struct wl_req wi;
-	int ri;
 
 	if (w->images > 0 && s->cfg.mm.image_tokens > 0) {
 		/* its images' tokens join its prompt after the shared prefix (a
@@ -98,14 +97,21 @@ static int admit(struct sim *s, const struct wl_req *w)
 		reject_arrival(s, w, id, REJ_KV_CAPACITY);
 		return REJ_KV_CAPACITY;
 	}
+	if (!apiq_arrive(s, w, id))
+		sim_enter(s, w, id);
+	return -1;
+}
+
+void sim_enter(struct sim *s, const struct wl_req *w, int64_t id)
+{
 	/* P/D: prompts go to a prefill worker */
-	ri = router_arrival(s, w, id);
+	int ri = router_arrival(s, w, id);
+
 	if (s->epd && w->images > 0) { /* E/P/D: its images go to an encoder first */
 		epd_arrive(s, w, id, ri);
-		return -1;
+		return;
 	}
 	queue_on(s, ri, w, id);
-	return -1;
 }
 
 /* E/P/D: the embeddings of the request in slot landed: it is queued. */
@@ -262,7 +268,7 @@ static int check_invariants(struct sim *s, int64_t prev, struct err *e)
 		return err_set(e, SS_ERUNTIME, "invariant: event heap order broken");
 	for (i = 0; i < (int)s->nxfer; i++)
 		live += s->xfer[i] != NULL;
-	live += epd_live(s);
+	live += epd_live(s) + apiq_live(s);
 	for (i = 0; i < s->nrep; i++) {
 		live += s->reps[i].nrun + s->reps[i].wlen + s->reps[i].ninbox;
 		if (!kvc_check(&s->reps[i].kv, why, sizeof(why)))
@@ -420,6 +426,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	}
 	if (cfg->epd.encoders > 0)
 		epd_init(s);
+	apiq_init(s);
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
 	spec_draws_init(&s->cfg.spec, s->spec_rng.inc, &s->spec_draws);
@@ -498,6 +505,7 @@ void sim_free(struct sim *s)
 	if (!s)
 		return;
 	epd_release(s);
+	apiq_release(s);
 	for (k = 0; k < s->nrep; k++) {
 		struct replica *rp = &s->reps[k];
 		kvc_release(&rp->kv);
@@ -615,6 +623,15 @@ static SCHED_STEP_INLINE int next_event(struct sim *s, struct err *e)
 		break;
 	case EV_EMB_ARRIVE:
 		emb_arrive(s, ev.replica);
+		break;
+	case EV_API_CLOSE:
+		apiq_close(s);
+		break;
+	case EV_API_TAKE:
+		apiq_take(s);
+		break;
+	case EV_API_PASS:
+		apiq_pass(s);
 		break;
 	case EV_KICK:
 		s->reps[ev.replica].kick_pending = false;

@@ -12,7 +12,13 @@
 /* EV_ENC_DONE: an encoder worker finished its batch (replica: the worker);
  * EV_EMB_ARRIVE: a request's image embeddings landed (replica: its slot);
  * both E/P/D (sim/epd.c) */
-enum ev_kind { EV_ARRIVAL, EV_STEP_END, EV_KICK, EV_KV_ARRIVE, EV_STAGE_FREE, EV_TURN, EV_ENC_DONE, EV_EMB_ARRIVE };
+/* EV_API_CLOSE, EV_API_TAKE, EV_API_PASS: the API server's intake closes
+ * the batch of this instant, takes the arrivals that waited, lets a closed
+ * batch reach the engine (sim/apiq.c) */
+enum ev_kind {
+	EV_ARRIVAL, EV_STEP_END, EV_KICK, EV_KV_ARRIVE, EV_STAGE_FREE, EV_TURN, EV_ENC_DONE, EV_EMB_ARRIVE,
+	EV_API_CLOSE, EV_API_TAKE, EV_API_PASS
+};
 
 struct event {
 	int64_t t_ns;

@@ -263,7 +263,8 @@ bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
 	/* the pooled gaps and the CSV rows (or whoever read them) hold the
 	 * old terms */
 	if (!s->raw_first || s->hist || s->flow || !s->cfg.no_pooled_gaps || s->cfg.requests_out ||
-	    s->cfg.on_request || ov.api_prompt_us > 0) /* (no prompt lengths kept) */
+	    s->cfg.on_request || ov.api_prompt_us > 0 /* (no prompt lengths kept) */ ||
+	    s->apiq) /* (the API time moved the engine's arrivals) */
 		return false;
 	ov.api_ttft_ms = api_ttft_ms;
 	ov.api_e2e_ms = api_e2e_ms;

@@ -132,7 +132,9 @@ awk -F, 'NR > 1 && ($9 == "completed" || ($9 == "aborted" && $6 > 0)) { print $4
 { echo "arrival_s,prompt_tokens,output_tokens"; cat "$w/trace.body"; } >"$w/trace.csv"
 printf '{"arrival": {"process": "trace", "file": "%s"}}\n' "$w/trace.csv" >"$w/trace.json"
 [ "$(wc -l <"$w/trace.body")" -ge 20 ]; check $? "the server's rows: $(wc -l <"$w/trace.body") requests to replay (completed, aborted)"
-"$bin" run --workload "$w/trace.json" --requests-out "$w/run.csv" >/dev/null 2>&1
+# (live use takes requests one by one: no API-server loop, sim/apiq.c; run
+# without it on the same arrivals)
+"$bin" run --workload "$w/trace.json" --api-loop-ms 0 --requests-out "$w/run.csv" >/dev/null 2>&1
 check $? "servesim run on the same arrivals and lengths"
 # client rows (by prompt length) against run's, in simulated ms
 awk -F, -v speed=$speed '

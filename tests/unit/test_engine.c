@@ -619,6 +619,10 @@ static bool lora_run(const struct model_cfg *m, const struct gpu_spec *g, int n,
 	scenario_defaults(&sc, engine_default(), m, g, &wl);
 	sc.k.lora = true;
 	sc.lora_max = max_loras;
+	/* (vLLM's API-server loop off: the prompts arrive 1 us apart and the
+	 * hand figures take them as one batch) */
+	sc.ov.api_loop_ms = 0;
+	sc.ov.given |= OV_API_LOOP;
 	return run_checked(&sc, NULL, "lora", t, ttft, e2e, (size_t)n);
 }
 

@@ -1789,6 +1789,60 @@ static void test_cold_start(const struct model_cfg *m)
 	      "and the later steps do not: %.6f %.6f against %.6f %.6f", cold[2], cold[3], warm[2], warm[3]);
 }
 
+/* The API server's loop (overheads.api_loop_ms, sim/apiq.c): three
+ * prompts at once and a fourth 120 ms later, the loop 50 ms a request.
+ * The first reaches the engine at once, the other two of its instant
+ * together after the loop's 2 x 50 ms for them (100 ms), and the fourth,
+ * arriving while the loop is busy (until 150 ms), when it is free; without
+ * the term the first instant's prompts share the first step. */
+static void api_loop_run(const struct model_cfg *m, double loop_ms, char **log)
+{
+	struct trun r = {.log = NULL, .csv = NULL};
+
+	trun_init(&r, m, 1000, 64, 1000, "0,64,3,-1\n0,64,3,-1\n0,64,3,-1\n0.12,64,3,-1\n");
+	r.c.cfg.ov.api_loop_ms = loop_ms;
+	r.sc.check_invariants = true;
+	CHECK(trun_go(&r) == 0 && r.t.completed == 4, "API loop %g ms: the run completes all four", loop_ms);
+	*log = r.log;
+	r.log = NULL;
+	wl_spec_release(&r.w);
+	trun_release(&r);
+}
+
+static double line_t(const char *log, const char *needle, char *buf, size_t n)
+{
+	int i;
+	double t = -1;
+
+	for (i = 0; line_n(log, i, buf, n)[0]; i++)
+		if (strstr(buf, needle)) {
+			sscanf(buf, "step %*u t=%lf", &t);
+			return t;
+		}
+	return -1;
+}
+
+static void test_api_loop(const struct model_cfg *m)
+{
+	char *off, *on, buf[512];
+	double t1, t3;
+
+	api_loop_run(m, 0, &off);
+	api_loop_run(m, 50, &on);
+	CHECK(strstr(line_n(off, 0, buf, sizeof(buf)), "0+64 1+64") != NULL,
+	      "no API loop: the prompts of t = 0 share the first step: %s", buf);
+	CHECK(strstr(line_n(on, 0, buf, sizeof(buf)), "0+64 |") != NULL,
+	      "API loop: the first prompt reaches the engine at once, alone: %s", buf);
+	t1 = line_t(on, " 1+64", buf, sizeof(buf));
+	CHECK(t1 >= 0.1 - 1e-9 && strstr(buf, " 2+64") != NULL,
+	      "the other two of its instant together, after the loop's 100 ms for them: t=%.6f %s", t1, buf);
+	t3 = line_t(on, " 3+64", buf, sizeof(buf));
+	CHECK(t3 >= 0.15 - 1e-9 && strstr(buf, " 1+64") == NULL,
+	      "the fourth (t = 0.12 s, the loop busy until 0.15 s) after it, on its own: t=%.6f %s", t3, buf);
+	free(off);
+	free(on);
+}
+
 /* Pipeline parallelism, vLLM V1 style: with PP 2 and a 64-token budget,
  * request 0's prefill fills the first batch; request 1's enters the
  * pipeline when the first stage frees, half the first batch's time later,
@@ -3875,6 +3929,7 @@ int main(void)
 	test_trtllm_adp_balance(&m);
 	test_trtllm_batch_wait(&m);
 	test_cold_start(&m);
+	test_api_loop(&m);
 	test_pp(&m);
 	test_hist_percentiles(&m);
 	test_mechanics(&m);
