@@ -97,7 +97,8 @@ static const struct argtab_row flag_rows[] = {
 	       "                            (default), balanced or power_law_1.2\n"
 	       "  --moe-backend B           the routed experts' kernels as TensorRT-LLM's moe_config.backend\n"
 	       "                            names them: TRTLLM (trtllm-gen), DEEPGEMM, CUTLASS, CUTEDSL or\n"
-	       "                            WIDEEP (default: the tables' fastest kernel per shape; P/D:\n"
+	       "                            WIDEEP; vLLM's: DEEPGEMM or TRITON (VLLM_MOE_USE_DEEP_GEMM=1 / 0)\n"
+	       "                            (default: the tables' fastest kernel per shape; P/D:\n"
 	       "                            both pools unless --prefill-moe-backend)\n"
 	       "engine (vLLM v1 defaults; SGLang's spellings taken too):\n"),
 	AT_SEC(help_engine),

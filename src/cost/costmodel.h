@@ -113,6 +113,10 @@ struct cost_cfg {
 	/* the engine keeps the MXFP4 experts' block scales twice (the
 	 * checkpoint's and its kernel's relaid copy): NULL: no; else why */
 	const char *mxfp4_scales_kept;
+	/* the engine runs block-scaled fp8 routed experts on DeepGEMM's
+	 * contiguous grouped GEMM over its whole padded workspace, every one
+	 * of its rows computed (moe.c moe_dg_padded_s): NULL: no; else why */
+	const char *moe_dg_padded;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -201,6 +205,7 @@ struct cost_model {
 					(moe_marlin: padded for the kernel, moe_marlin_pad;
 					cost_cfg.mxfp4_scales_kept: 18/17); 1 else */
 	bool tbs;                    /* dense block-fp8 linears on aiter's Triton GEMM (tritonbs.c) */
+	bool moe_dg_pad;             /* routed experts priced as moe.c moe_dg_padded_s (cost_cfg.moe_dg_padded) */
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */
 	/* 0: moe_pick is from tabs->moe (or the GPU's own); k > 0: that table

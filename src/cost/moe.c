@@ -12,6 +12,7 @@
 #include "base/paths.h"
 #include "cost/costmodel.h"
 #include "cost/kern.h"
+#include "model/opgraph.h"
 
 /* DeepEP's mode at tokens_per_rank.  SGLang's wide EP (deepep_mode auto)
  * runs every decode batch in low-latency mode, its buffers sized for the
@@ -359,6 +360,44 @@ static double moe_w4a16_s(const struct cost_model *c, double tokens)
 	return tb - saved > floor_s ? tb - saved : floor_s;
 }
 
+/* DeepGEMM's contiguous grouped GEMM as vLLM 0.11.1-0.12 runs block-fp8
+ * routed experts on Hopper (cost_cfg.moe_dg_padded, engine/vllm.c): the
+ * experts' rows are laid out in a workspace of M_sum = round_up(tokens x
+ * top_k + E_local x 127, 128) rows, the worst case of every local expert's
+ * rows padded to DeepGEMM's 128-row alignment, because the expert counts
+ * are not on the CPU (deep_gemm_utils.py compute_aligned_M).
+ * deepgemm_moe_permute fills the rows' expert ids (m_indices) from
+ * torch.zeros there, so the rows past the experts' aligned segments belong
+ * to expert 0, and DeepGEMM's scheduler computes every 128-row block whose
+ * id is >= 0 (deep_gemm/include/deep_gemm/common/scheduler.cuh,
+ * is_computation_valid, in ea9c5d9, which vLLM's tools/install_deepgemm.sh
+ * pinned in 2025, as in 477618c of 2026): both grouped GEMMs run over all M_sum
+ * rows, and the SiLU-and-quantise pass between them reads and writes them
+ * all.  vLLM PR 30494 (merged 2025-12-11, "DeepGEMM uses negative values in
+ * m_indices ... to mark completely invalid / padded blocks") fills them
+ * with -1 from 0.13.  Priced as the two fp8 GEMMs of M_sum rows on the
+ * GEMM tables (gate_up: n = 2 x I / tp, k = H; down: n = H, k = I / tp),
+ * no faster than streaming the touched experts' weights, plus the
+ * elementwise pass (2 x I / tp bf16 in, I / tp fp8 out per row).  MiniMax-M2
+ * at TP 4 (256 experts, I / tp = 384) decodes with M_sum = 32,640 rows
+ * whatever the batch: 231 GFLOP a layer. */
+#define MOE_DG_ALIGN 128.0
+
+static double moe_dg_padded_s(const struct cost_model *c, double tokens)
+{
+	const struct moe_shape *s = &c->moe_shape;
+	double e_local = s->experts / s->ep, i_local = s->inter / s->tp;
+	double rows = round_up(tokens * s->topk + e_local * (MOE_DG_ALIGN - 1), MOE_DG_ALIGN);
+	double touched = moe_expected_experts(e_local, s->experts, tokens * s->topk);
+	double wbytes = touched * 3.0 * s->hidden * i_local * dtype_bytes(c->moe_wdt) * c->moe_pad;
+	double t = cost_gemm_s(c, DT_FP8, rows, 2.0 * i_local, s->hidden, 1) +
+		   cost_gemm_s(c, DT_FP8, rows, s->hidden, i_local, 1);
+
+	if (wbytes / c->bw_weights > t)
+		t = wbytes / c->bw_weights;
+	return t + rows * i_local * (2.0 * 2.0 + 1.0) / c->bw + COST_LAUNCH_S;
+}
+
 /* The routed experts' kernel on the tables' routing (cost_cfg.moe_dist)
  * at tokens, DeepEP's mode that of mode_tokens. */
 static double moe_dist_s(const struct cost_model *c, double tokens, double mode_tokens)
@@ -369,6 +408,8 @@ static double moe_dist_s(const struct cost_model *c, double tokens, double mode_
 
 	if (tokens <= 0)
 		return 0;
+	if (c->moe_dg_pad)
+		return moe_dg_padded_s(c, tokens);
 	if (c->wideep_pick[0].curve || c->wideep_pick[1].curve) {
 		const struct moe_pick *w =
 			&c->wideep_pick[cost_ep_mode(c, mode_tokens / (double)c->p.dp) == COMM_A2A_LOW_LATENCY ? 0 : 1];
@@ -530,6 +571,8 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 		if (c->moe_w4a16.curve && c->moe_w4a16.fmt != MOE_BF16)
 			memset(&c->moe_w4a16, 0, sizeof(c->moe_w4a16));
 	}
+	/* vLLM's DeepGEMM path over its padded workspace (moe_dg_padded_s) */
+	c->moe_dg_pad = cfg->moe_dg_padded && c->moe_fmt == MOE_FP8_BLOCK && !(cfg->tier2 && cfg->tier2->tables[0]);
 	/* a curve from AMD's tuned tables: the sort they leave out */
 	if (c->moe_pick.curve && !c->moe_own &&
 	    strstr(c->moe_more ? c->tabs->moe_more_src[c->moe_more - 1] : c->tabs->src[MFU_P_MOE], "/aiter-"))
@@ -602,6 +645,12 @@ void cost_moe_note(struct cost_model *c)
 			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
 				 "; the checkpoint's mxfp4 block scales kept beside the kernel's copy: %.200s; x%.4f the checkpoint's expert bytes",
 				 c->cfg.mxfp4_scales_kept, c->moe_pad);
+		}
+		if (c->moe_dg_pad) {
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 "; replaced by DeepGEMM's grouped GEMM over its padded workspace (tokens x top_k + %.0f x 127 rows, every row computed): the GEMM tables' fp8 GEMMs at that row count: %.200s",
+				 c->moe_shape.experts / c->moe_shape.ep, c->cfg.moe_dg_padded);
 		}
 		if (c->moe_unseen_s > 0) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);

@@ -205,6 +205,10 @@ struct engine_type {
 	 * beside the relaid copy its kernel reads (cost_cfg.mxfp4_scales_kept:
 	 * the experts weigh 1/17 more), or NULL; NULL hook: never */
 	const char *(*mxfp4_scales_kept)(const struct scenario *sc);
+	/* why its block-fp8 routed experts run DeepGEMM's grouped GEMM over
+	 * the whole padded workspace on sc's GPU, version and layout
+	 * (cost_cfg.moe_dg_padded), or NULL; NULL hook: never */
+	const char *(*moe_dg_padded)(const struct scenario *sc);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

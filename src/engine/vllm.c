@@ -557,6 +557,41 @@ static const char *vllm_mxfp4_scales_kept(const struct scenario *sc)
 	return NULL;
 }
 
+/* vLLM's block-fp8 routed experts on Hopper run DeepGEMM's contiguous
+ * grouped GEMM (TritonOrDeepGemmExperts, vllm/model_executor/layers/
+ * fused_moe/triton_deep_gemm_moe.py) wherever `is_deep_gemm_e8m0_used() or
+ * _valid_deep_gemm_shape(M, N, K)`: with E8M0 scales on, at every batch,
+ * decode's few tokens too.  E8M0 became the Hopper default with PR 26197
+ * (merged 2025-10-03, "Enable E8M0 by Default on Hopper for DeepGEMM"; before,
+ * VLLM_USE_DEEP_GEMM_E8M0_HOPPER=0 kept DeepGEMM to M >= 128), so from
+ * 0.11.1; and until PR 30494 (merged 2025-12-11, first in 0.13.0) the
+ * padded workspace was computed whole (cost/moe.c moe_dg_padded_s), what
+ * made vLLM's recipe for MiniMax-M2 advise VLLM_MOE_USE_DEEP_GEMM=0 on
+ * H100 and H20 (vllm-project/recipes PR 120: "DeepGEMM is faster for
+ * linear layers but slower for the grouped GEMM operations used in MoE
+ * experts"; PR 112: TPOT 32.2 ms with it, 16.4 without, H100 TP 4 c10).
+ * PR 29346 (merged 2025-11-24, taken as first in 0.12.0) turns DeepGEMM MoE
+ * off by default where the MoE layer's TP size is 8.  Attention-DP
+ * deployments (all2all kernels with their own expert counts) are not
+ * covered.  --moe-backend DEEPGEMM / TRITON (VLLM_MOE_USE_DEEP_GEMM=1 / 0)
+ * turns it on or off. */
+static const char *vllm_moe_dg_padded(const struct scenario *sc)
+{
+	const struct parallel *p = &sc->par;
+	int moe_tp = p->ep > 1 ? 1 : p->tp * p->dp;
+
+	if (strcmp(sc->gpu->vendor, "nvidia") != 0 || strcmp(sc->gpu->family, "hopper") != 0 || p->dp > 1 ||
+	    sc->moe_backend == MOE_BACKEND_TRITON)
+		return NULL;
+	if (engine_version_before(sc->engine_version, "0.11.1") || !engine_version_before(sc->engine_version, "0.13.0"))
+		return NULL;
+	if (sc->moe_backend == MOE_BACKEND_DEEPGEMM)
+		return "vLLM 0.11.1-0.12 with VLLM_MOE_USE_DEEP_GEMM=1 (--moe-backend DEEPGEMM): expert ids from torch.zeros until PR 30494";
+	if (moe_tp == 8 && !engine_version_before(sc->engine_version, "0.12.0"))
+		return NULL;
+	return "vLLM 0.11.1-0.12 on Hopper: E8M0 on by default (PR 26197), expert ids from torch.zeros until PR 30494; off at MoE TP 8 from 0.12 (PR 29346) or with --moe-backend TRITON";
+}
+
 /* vLLM's host terms.  Chosen by the H2 protocol (eval/h2_sweep.sh, figures
  * in eval/H2_SWEEP.md): swept on the 'general' and 'codegen' inference-perf
  * runs of Llama-2-7B and CodeLlama-34B on H100, checked on the held-out
@@ -784,4 +819,5 @@ const struct engine_type engine_vllm = {
 	.ar_fused_bytes = vllm_ar_fused_bytes,
 	.mxfp4_marlin = vllm_mxfp4_marlin,
 	.mxfp4_scales_kept = vllm_mxfp4_scales_kept,
+	.moe_dg_padded = vllm_moe_dg_padded,
 };

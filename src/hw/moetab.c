@@ -54,7 +54,7 @@ const char *moe_dist_name(enum moe_dist d)
 }
 
 static const char *const backend_names[MOE_BACKEND__COUNT] = {"default", "TRTLLM", "DEEPGEMM", "CUTLASS",
-								"CUTEDSL", "WIDEEP"};
+								"CUTEDSL", "WIDEEP", "TRITON"};
 
 const char *moe_backend_name(enum moe_backend b)
 {
@@ -71,7 +71,7 @@ int moe_backend_parse(const char *s, enum moe_backend *out, struct err *e)
 			return 0;
 		}
 	return err_set(e, SS_EUSAGE,
-		       "unknown MoE backend '%.40s' (expected TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or default)", s);
+		       "unknown MoE backend '%.40s' (expected TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP, TRITON or default)", s);
 }
 
 int moe_fmt_parse(const char *s, enum moe_fmt *out, struct err *e)

@@ -42,10 +42,12 @@ enum moe_dist { MOE_POWER_LAW_101, MOE_BALANCED, MOE_POWER_LAW_12, MOE_DIST__COU
  * create_moe.py, get_moe_cls: TRTLLM -> TRTLLMGenFusedMoE, the trtllm-gen
  * kernels, for fp8 block scales and nvfp4; DEEPGEMM -> DeepGemmFusedMoE;
  * CUTLASS -> CutlassFusedMoE; CUTEDSL -> CuteDslFusedMoE; WIDEEP ->
- * WideEPMoE).  MOE_BACKEND_DEFAULT: not named, the collections' fastest
- * kernel per shape (cost/moe.c). */
+ * WideEPMoE), and vLLM's: DEEPGEMM (VLLM_MOE_USE_DEEP_GEMM=1) and TRITON
+ * (its fused_moe Triton kernel, VLLM_MOE_USE_DEEP_GEMM=0).
+ * MOE_BACKEND_DEFAULT: not named, the collections' fastest kernel per shape
+ * (cost/moe.c) and the engine's default path (engine_type.moe_dg_padded). */
 enum moe_backend { MOE_BACKEND_DEFAULT, MOE_BACKEND_TRTLLM, MOE_BACKEND_DEEPGEMM, MOE_BACKEND_CUTLASS,
-		   MOE_BACKEND_CUTEDSL, MOE_BACKEND_WIDEEP, MOE_BACKEND__COUNT };
+		   MOE_BACKEND_CUTEDSL, MOE_BACKEND_WIDEEP, MOE_BACKEND_TRITON, MOE_BACKEND__COUNT };
 
 struct moe_shape {
 	double hidden, inter;   /* full model sizes */
@@ -60,7 +62,7 @@ const char *moe_dist_name(enum moe_dist d);
 /* Parse "bf16", "fp8", "fp8_block", "int4", "fp4" (or "nvfp4"), "mxfp4"
  * (SS_EUSAGE otherwise). */
 int moe_fmt_parse(const char *s, enum moe_fmt *out, struct err *e);
-/* "default", "TRTLLM", "DEEPGEMM", "CUTLASS", "CUTEDSL", "WIDEEP". */
+/* "default", "TRTLLM", "DEEPGEMM", "CUTLASS", "CUTEDSL", "WIDEEP", "TRITON". */
 const char *moe_backend_name(enum moe_backend b);
 /* Parse a backend name, any case ("default" too; SS_EUSAGE otherwise,
  * naming the ones taken). */

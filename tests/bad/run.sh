@@ -480,7 +480,7 @@ t profile-data-unknown-key 3 "profile.yaml: data: unknown key 'prefix_token'" '$
 t profile-stdev-nan 3 "'prompt_tokens_stdev' must be a finite number" '$SS eval gl-prof-stdev'
 t profile-not-mapping 3 "profile.yaml: expected a mapping of GuideLLM options, got a string" '$SS eval gl-prof-scalar'
 t exp-engine-moe-backend 3 "xp-moe-backend/experiment.json: engine: 'moe_backend' must be TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or default, got 'FLUX'" '$SS eval xp-moe-backend'
-t run-moe-backend-unknown 2 "unknown MoE backend 'FLUX' (expected TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or default)" '$SS run --workload w.json --moe-backend FLUX'
+t run-moe-backend-unknown 2 "unknown MoE backend 'FLUX' (expected TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP, TRITON or default)" '$SS run --workload w.json --moe-backend FLUX'
 t run-prefill-moe-backend-no-pd 2 "--prefill-moe-backend and --kv-handoff-ms need --disaggregate XpYd" '$SS run --workload w.json --prefill-moe-backend TRTLLM'
 t run-prefill-moe-backend-unknown 2 "--prefill-moe-backend: unknown MoE backend 'flux'" '$SS run --workload w.json --model deepseek-r1 --gpu b200 --tp 8 --dtype fp8 --disaggregate 1p1d --prefill-moe-backend flux'
 t exp-engine-version-word 3 "xp-version-word/experiment.json: engine: 'version' must be a version like 0.11.0 or 1.3.0rc20, or \"unknown\", got 'abc'" '$SS eval xp-version-word'

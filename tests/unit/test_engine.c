@@ -363,6 +363,73 @@ static void test_sglang_spec_overlap(void)
 	free(m);
 }
 
+/* vLLM 0.11.1-0.12 runs MiniMax-M2's block-fp8 experts on Hopper as
+ * DeepGEMM's contiguous grouped GEMM over the whole padded workspace
+ * (engine/vllm.c vllm_moe_dg_padded, cost/moe.c moe_dg_padded_s): at TP 4
+ * a 4-token decode step computes round_up(4 x 8 + 256 x 127, 128) = 32,640
+ * rows in each GEMM.  Not before 0.11.1 (E8M0 off on Hopper: DeepGEMM only
+ * from 128 tokens), not from 0.13 (padded blocks skipped, PR 30494), not at
+ * MoE TP 8 from 0.12 (PR 29346) unless DEEPGEMM is named, never with TRITON
+ * named (VLLM_MOE_USE_DEEP_GEMM=0). */
+static void test_deepgemm_padded(void)
+{
+	static const struct {
+		const char *ver;
+		int tp;
+		enum moe_backend b;
+		bool on;
+	} cs[] = {
+		{"0.11.0", 4, MOE_BACKEND_DEFAULT, false}, {"0.11.1", 4, MOE_BACKEND_DEFAULT, true},
+		{"0.12.0", 4, MOE_BACKEND_DEFAULT, true},  {"0.13.0", 4, MOE_BACKEND_DEFAULT, false},
+		{"0.11.1", 8, MOE_BACKEND_DEFAULT, true},  {"0.12.0", 8, MOE_BACKEND_DEFAULT, false},
+		{"0.12.0", 8, MOE_BACKEND_DEEPGEMM, true}, {"0.11.1", 4, MOE_BACKEND_TRITON, false},
+	};
+	const struct gpu_spec *g = NULL;
+	struct model_cfg *m = load_on("minimax-m2.5", "h100", &g, "deepgemm padded");
+	struct scenario sc;
+	struct scenario_state st;
+	struct wl_spec wl;
+	struct err e;
+	size_t i;
+
+	if (!m)
+		return;
+	fixed_workload(&wl, 3, 10, 4, 512, 16);
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		scenario_defaults(&sc, engine_find("vllm"), m, g, &wl);
+		snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", cs[i].ver);
+		sc.par.tp = cs[i].tp;
+		sc.wdt = DT_FP8;
+		sc.moe_backend = cs[i].b;
+		sc.k.max_model_len = 32768;
+		if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
+			CHECK(0, "deepgemm padded: prepare %s tp %d: %s", cs[i].ver, cs[i].tp, e.msg);
+			break;
+		}
+		CHECK(st.cost.moe_dg_pad == cs[i].on, "vLLM %s, MoE TP %d, backend %s: padded DeepGEMM path %s", cs[i].ver,
+		      cs[i].tp, moe_backend_name(cs[i].b), st.cost.moe_dg_pad ? "on" : "off");
+		if (i == 1) {
+			/* the known answer: two fp8 GEMMs of 32,640 rows (gate_up
+			 * n 768 k 3072, down n 3072 k 384), compute-bound above the
+			 * ~32 touched experts' 113 MB, and SiLU-and-quantise over the
+			 * rows (384 x (2 x 2 + 1) bytes each) and one launch */
+			const struct cost_model *c = &st.cost;
+			double rows = 32640.0;
+			double gemms = cost_gemm_s(c, DT_FP8, rows, 768, 3072, 1) + cost_gemm_s(c, DT_FP8, rows, 3072, 384, 1);
+			double want = gemms + rows * 384.0 * 5.0 / c->bw + 3e-6;
+			CHECK(gemms > 32.0 * 3.0 * 3072.0 * 384.0 / c->bw_weights, "vLLM 0.11.1 TP 4: the padded rows' GEMMs (%.0f us) outlast the touched experts' weights",
+			      gemms * 1e6);
+			CHECK(fabs(cost_moe_s(c, 4) / want - 1.0) < 1e-12,
+			      "vLLM 0.11.1 TP 4, 4 tokens: MoE %.0f us = GEMMs at 32,640 rows + SiLU pass (%.0f us)",
+			      cost_moe_s(c, 4) * 1e6, want * 1e6);
+			CHECK(cost_moe_s(c, 4) > 0.9 * cost_moe_s(c, 64), "vLLM 0.11.1 TP 4: 4 and 64 tokens cost alike (%.0f / %.0f us): the rows are the workspace's",
+			      cost_moe_s(c, 4) * 1e6, cost_moe_s(c, 64) * 1e6);
+		}
+		scenario_release(&st);
+	}
+	free(m);
+}
+
 /* vLLM stores the MXFP4 experts it runs on Marlin padded (intermediate per
  * GPU to 128, hidden to 256: gpt-oss 2880 -> 2944 x 3072), so gpt-oss-120b
  * on one H100 under 0.10.2 weighs 65.8 GiB (vLLM logs 65.97, issue 23278)
@@ -1145,6 +1212,7 @@ int main(void)
 	test_sglang_rocm_triton_bs();
 	test_toy_engine();
 	test_marlin_padding();
+	test_deepgemm_padded();
 	test_sglang_spec_overlap();
 	test_sglang_chunk_dp();
 	test_sglang_seqs_dp();
