@@ -349,6 +349,13 @@ const struct cost_csa_fit vllm_csa_fits[2][2] = {
 /* vLLM's terms in the cost model. */
 static const struct cost_engine vllm_cost = {
 	.name = "vllm",
+	/* a block-scaled fp8 checkpoint (quantization_config with
+	 * weight_block_size) runs Fp8MoEMethod with block_quant, never the
+	 * per-tensor kernel, whatever a silicon row's "moe=fp8" label says
+	 * (vllm/model_executor/layers/quantization/fp8.py); the H100/H200
+	 * collections time its Triton block kernel as fp8_block
+	 * (aiconfigurator's vllm_fused_moe with block_shape [128, 128]) */
+	.fp8_block_moe_family = "hopper",
 	/* vLLM's ROCm build calls AMD's AITER kernels (VLLM_ROCM_USE_AITER=1
 	 * selects ROCM_AITER_FA / ROCM_AITER_MLA attention and AITER GEMM and
 	 * fused-MoE: vLLM blog "Beyond Porting: How vLLM Orchestrates

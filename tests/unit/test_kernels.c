@@ -499,8 +499,10 @@ static void test_trtllm_12_fp8(void)
  * as FP8_BLOCK_SCALES and on Hopper runs CUTLASS's block-scaled MoE, which
  * its H200 table times as fp8_block, so the experts are priced as that
  * curve (cost_engine.fp8_block_moe_family); on B200 (the collection's
- * fp8_block rows are DeepGEMM, the recipes choose the backend) and on
- * vLLM they keep the label's format (eval/silicon/HARNESS.md, "pd9"). */
+ * fp8_block rows are DeepGEMM, the recipes choose the backend) they keep
+ * the label's format (eval/silicon/HARNESS.md, "pd9").  vLLM takes
+ * block_quant from the checkpoint too (Fp8MoEMethod) and its Hopper
+ * collections time that Triton block kernel: the same rule ("deepgemm"). */
 static int make_cost_fmt(struct cost_model *c, const struct model_cfg *m, const char *g, struct parallel p,
 			 const char *engine, enum moe_fmt f, struct err *e)
 {
@@ -519,7 +521,7 @@ static void test_moe_block_checkpoint(void)
 		const char *gpu, *engine;
 		bool block;
 	} cases[] = {{"h200", "trtllm", true}, {"h100", "trtllm", true}, {"b200", "trtllm", false},
-		     {"h200", "vllm", false}};
+		     {"h200", "vllm", true}, {"b200", "vllm", false}};
 	struct parallel p = {8, 1, 1, 1, 0};
 	struct model_cfg m;
 	struct err e;
