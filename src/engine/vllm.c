@@ -141,6 +141,45 @@ static bool schedule_dec_preempt(struct sim *s, struct replica *rp)
 	return true;
 }
 
+/* The others' part of a step schedule_fast or schedule_spath has found
+ * room for (budget: the tokens the decoders left): with plan_ahead's sums
+ * (rp->ahead_used) every one of them whole, else chunk by chunk in running
+ * order; then whoever waits, when the running list is done.  Inlined in
+ * both, so a step pays no call for it. */
+static SCHED_STEP_INLINE bool schedule_others(struct sim *s, struct replica *rp, int64_t budget)
+{
+	size_t i = 0;
+
+	if (rp->ahead_used) { /* the walk below with chunk_of's values kept (plan_ahead) */
+		size_t j;
+		for (j = 0; j < rp->ngrowers; j++) { /* the others need none */
+			struct req *o = rp->growers[j];
+			sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + o->step_tokens) - o->nblocks);
+		}
+		sched_take_all(s, rp, rp->others, rp->nothers);
+		i = rp->nothers;
+		budget -= rp->ahead.tokens;
+	}
+	for (; i < rp->nothers && budget > 0; i++) {
+		struct req *o = rp->others[i];
+		int64_t n;
+		if (o->inflight)
+			continue;
+		n = chunk_of(s, o, budget);
+		sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
+		sched_push(rp, o, n);
+		budget -= n;
+	}
+	/* every one of the others in order: sched and others the same list
+	 * (sched_admit appends to both) */
+	rp->sched_others = rp->nsched == rp->nothers;
+	/* nothing left unscheduled in the running list (and, tested here
+	 * rather than in the call, someone waiting: most steps have nobody) */
+	if (i == rp->nothers && rp->wlen > 0)
+		sched_admit(s, rp, budget, INT64_MAX, NULL);
+	return true;
+}
+
 /* Everyone gets their whole demand, or all decoders precede the others in
  * running order: the walk's outcome is known without walking.  Returns
  * false when the literal walk is needed. */
@@ -192,35 +231,7 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	rp->ahead_used = rp->ahead_valid && tokens <= budget && rp->ahead.n == (int64_t)rp->nothers;
 	sched_take_crossing(s, rp, cls); /* the class crossing a block boundary */
 	budget -= rp->ndec;
-	i = 0;
-	if (rp->ahead_used) { /* the walk below with chunk_of's values kept (plan_ahead) */
-		size_t j;
-		for (j = 0; j < rp->ngrowers; j++) { /* the others need none */
-			struct req *o = rp->growers[j];
-			sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + o->step_tokens) - o->nblocks);
-		}
-		sched_take_all(s, rp, rp->others, rp->nothers);
-		i = rp->nothers;
-		budget -= rp->ahead.tokens;
-	}
-	for (; i < rp->nothers && budget > 0; i++) {
-		struct req *o = rp->others[i];
-		int64_t n;
-		if (o->inflight)
-			continue;
-		n = chunk_of(s, o, budget);
-		sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
-		sched_push(rp, o, n);
-		budget -= n;
-	}
-	/* every one of the others in order: sched and others the same list
-	 * (sched_admit appends to both) */
-	rp->sched_others = rp->nsched == rp->nothers;
-	/* nothing left unscheduled in the running list (and, tested here
-	 * rather than in the call, someone waiting: most steps have nobody) */
-	if (i == rp->nothers && rp->wlen > 0)
-		sched_admit(s, rp, budget, INT64_MAX, NULL);
-	return true;
+	return schedule_others(s, rp, budget);
 }
 
 /* schedule_fast with lazy verifiers running (specpath.h; speculative
@@ -257,31 +268,7 @@ static bool schedule_spath(struct sim *s, struct replica *rp)
 	if (sp.need > 0) /* their blocks are anonymous: only counted */
 		kvc_alloc_anon(&rp->kv, (int32_t)sp.need);
 	budget -= sp.tokens;
-	i = 0;
-	if (rp->ahead_used) { /* the rest as schedule_fast's */
-		size_t j;
-		for (j = 0; j < rp->ngrowers; j++) {
-			struct req *o = rp->growers[j];
-			sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + o->step_tokens) - o->nblocks);
-		}
-		sched_take_all(s, rp, rp->others, rp->nothers);
-		i = rp->nothers;
-		budget -= rp->ahead.tokens;
-	}
-	for (; i < rp->nothers && budget > 0; i++) {
-		struct req *o = rp->others[i];
-		int64_t n;
-		if (o->inflight)
-			continue;
-		n = chunk_of(s, o, budget);
-		sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
-		sched_push(rp, o, n);
-		budget -= n;
-	}
-	rp->sched_others = rp->nsched == rp->nothers;
-	if (i == rp->nothers && rp->wlen > 0)
-		sched_admit(s, rp, budget, INT64_MAX, NULL);
-	return true;
+	return schedule_others(s, rp, budget);
 }
 
 void vllm_schedule(struct sim *s, struct replica *rp)
