@@ -38,6 +38,7 @@
 #include "cost/memplan.h"
 #include "engine/scenario.h"
 #include "engine/sglang.h"
+#include "sim/specpath.h"
 #include "sim/core.h"
 
 int sglang_policy_parse(const char *s, enum sglang_policy *out, struct err *e)
@@ -222,8 +223,8 @@ static inline int64_t ceil_nonneg(double x)
 /* SGLang's admission reservation: the running requests' future tokens at
  * the new-token ratio, in blocks, plus what this step's admissions added.
  * Summed exactly (`known`) only when a bound cannot decide an admission:
- * with lazy decoders `hi` is the explicit requests' exact part plus an
- * upper bound of the decoders' (sg_reserve_start). */
+ * with lazy decoders or lazy verifiers `hi` is the explicit requests' exact
+ * part plus an upper bound of the decoders' or verifiers' (sg_reserve_start). */
 struct sg_res {
 	int64_t val, hi, added;
 	bool known;
@@ -249,7 +250,8 @@ static int64_t sg_reserve_dk(const struct sim *s, const struct replica *rp)
  * part bounded by each one's blocks_for(ceil(left ratio)) <= (left ratio
  * (1 + 2^-52) + 1) / block_size + 1, left unclipped (dk_sum - ndk G: at
  * least the clipped sum), with margin for the double's rounding. */
-static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool lazy, struct sg_res *res)
+static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool lazy, bool sp,
+			     struct sg_res *res)
 {
 	double ratio = sg_of(rp)->ratio;
 	int64_t sum = 0;
@@ -257,7 +259,7 @@ static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool
 	size_t i;
 
 	memset(res, 0, sizeof(*res));
-	if (!lazy) {
+	if (!lazy && !sp) {
 		for (r = rp->run_head; r; r = r->next)
 			sum += blocks_for(s, ceil_nonneg((double)sg_future(r) * ratio));
 		res->val = sum;
@@ -271,6 +273,10 @@ static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool
 		double left = (double)(rp->dk_sum - (int64_t)rp->ndk * rp->G), n = (double)rp->ndk;
 		res->hi = sum + (int64_t)((left * ratio * (1 + 1e-12) + n) / (double)s->cfg.block_size) +
 			  (int64_t)rp->ndk + 2;
+	} else if (rp->nspath > 0) { /* their tokens left: sp_K - sp_C (specpath.h) */
+		double left = (double)(rp->sp_K - rp->sp_C), n = (double)rp->nspath;
+		res->hi = sum + (int64_t)((left * ratio * (1 + 1e-12) + n) / (double)s->cfg.block_size) +
+			  (int64_t)rp->nspath + 2;
 	} else {
 		res->hi = sum;
 		res->known = true;
@@ -280,14 +286,30 @@ static void sg_reserve_start(const struct sim *s, const struct replica *rp, bool
 /* Does an admission needing `need` blocks (and the evictable hits it takes
  * back) leave the reservation's blocks free?  (need + reserve > available
  * decides, as the exact sum would.) */
-static bool sg_res_fits(const struct sim *s, const struct replica *rp, struct sg_res *res, int64_t need)
+static bool sg_res_fits(const struct sim *s, struct replica *rp, struct sg_res *res, int64_t need)
 {
 	int64_t avail = kvc_available(&rp->kv);
 
 	if (!res->known) {
 		if (need + res->hi + res->added <= avail)
 			return true;
-		res->val += sg_reserve_dk(s, rp);
+		if (rp->nspath > 0) {
+			/* each verifier's own future: made explicit (the
+			 * others' list rebuilt after the step: fallback),
+			 * none joins again (sp_hold: a rejoin redraws the
+			 * whole path) */
+			double ratio = sg_of(rp)->ratio;
+			struct req *r;
+			for (r = rp->run_head; r && rp->nspath > 0; r = r->next)
+				if (r->spath) {
+					spath_leave(s, rp, r);
+					res->val += blocks_for(s, ceil_nonneg((double)sg_future(r) * ratio));
+				}
+			rp->fallback = true;
+			rp->sp_hold = true;
+		} else {
+			res->val += sg_reserve_dk(s, rp);
+		}
 		res->known = true;
 	}
 	return need + res->val + res->added <= avail;
@@ -378,6 +400,62 @@ static bool sg_decode_fast(struct sim *s, struct replica *rp)
 			sched_take_blocks(s, rp, r, k);
 		}
 		sched_push(rp, r, 1);
+	}
+	if (anon > 0)
+		kvc_alloc_anon(&rp->kv, anon);
+	return true;
+}
+
+/* SGLang's decode batch with lazy verifiers (specpath.h; MTP): when
+ * their blocks (from their sums) and the explicit decoders' are all there
+ * (no retraction), theirs are allocated (anonymous: only counted) and the
+ * explicit decoders take theirs as sg_decode_fast's do; plan_step adds the
+ * verifiers' terms.  False, having changed nothing, otherwise (or when a
+ * reservation made them explicit this step: fallback). */
+static bool sg_decode_spath(struct sim *s, struct replica *rp)
+{
+	struct spath_next x = {0, 0, 0, 0, 0};
+	int64_t need;
+	int32_t anon = 0;
+	struct req *r;
+	size_t i;
+
+	if (rp->fallback)
+		return false;
+	if (rp->nspath > 0)
+		spath_next_step(rp, spath_cap(s), &x);
+	need = x.need;
+	for (i = 0; i < rp->nothers; i++) {
+		int64_t k;
+		r = rp->others[i];
+		if (!decoding(r))
+			continue;
+		k = blocks_for(s, r->computed + chunk_of(s, r, INT64_MAX)) - r->nblocks;
+		need += k > 0 ? k : 0;
+	}
+	if (need > kvc_available(&rp->kv))
+		return false;
+	if (x.need > 0)
+		kvc_alloc_anon(&rp->kv, (int32_t)x.need);
+	for (i = 0; i < rp->nothers; i++) {
+		int64_t n;
+		int32_t k;
+		r = rp->others[i];
+		if (!decoding(r))
+			continue;
+		n = chunk_of(s, r, INT64_MAX);
+		k = blocks_for(s, r->computed + n) - r->nblocks;
+		if (k > 0 && named_take(s, r, k) == 0) {
+			r->nblocks += k;
+			anon += k;
+		} else if (k > 0) {
+			if (anon > 0) {
+				kvc_alloc_anon(&rp->kv, anon);
+				anon = 0;
+			}
+			sched_take_blocks(s, rp, r, k);
+		}
+		sched_push(rp, r, n);
 	}
 	if (anon > 0)
 		kvc_alloc_anon(&rp->kv, anon);
@@ -502,7 +580,9 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 	int32_t pend = 0;
 	struct sg_res res = {.known = true}; /* nobody to admit: none */
 	struct sg_state *st = sg_of(rp);
-	bool retracted = false, lazy = rp->lazy;
+	/* lazy verifiers (specpath.h): the explicit requests in `others`, as
+	 * with lazy decoders */
+	bool retracted = false, lazy = rp->lazy, sp = rp->spath_on && !rp->sp_hold;
 	struct req *r;
 	size_t i;
 
@@ -519,16 +599,18 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 			rp->recv_ct = 0;
 	}
 	rp->dec_run = false;
-	if (!lazy) {
+	if (!lazy && !sp) {
 		rp->fallback = true;
 		rp->nothers = 0;
+	} else if (sp) {
+		rp->fallback = false; /* (the others as finish_rank left them) */
 	}
 	/* 1. prefill: requests mid-prefill first, then admissions.  With lazy
 	 * decoders the explicit ones (`others`, in running order); without,
 	 * one walk of the running list finds the requests mid-prefill and the
 	 * decoders (st->pre, st->dec, in running order) for every later walk
 	 * of this step */
-	if (!lazy) {
+	if (!lazy && !sp) {
 		sg_collect(rp, st);
 		if (s->cfg.mixed_chunk) {
 			/* --enable-mixed-chunk (never lazy: sglang_lazy): a
@@ -560,7 +642,7 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		 * steps have nobody to admit, or a full batch): a walk of the
 		 * batch otherwise saved */
 		if (rp->wlen > 0 && (int64_t)rp->nrun < rp->mns)
-			sg_reserve_start(s, rp, lazy, &res);
+			sg_reserve_start(s, rp, lazy, sp, &res);
 		if (s->cfg.lpm)
 			sg_sort_lpm(s, rp);
 		/* P/D workers never latch it: the prefill server's loop resets
@@ -588,12 +670,16 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		return;
 	}
 	rp->dec_run = true;
-	if (lazy ? sg_decode_fast(s, rp) : sg_decode_ahead(s, rp, st))
+	if (lazy ? sg_decode_fast(s, rp) : sp ? sg_decode_spath(s, rp) : sg_decode_ahead(s, rp, st))
 		goto decay;
-	if (lazy) {
+	if (lazy || sp) {
 		for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
 			if (r->dec)
 				sched_dec_leave(s, rp, r);
+		if (rp->nspath > 0) {
+			spath_leave_all(s, rp);
+			rp->sp_hold = true; /* (rejoining costs its whole path again) */
+		}
 		rp->fallback = true;
 		collect_running(rp, st);
 		st->all_dec = false;
@@ -652,7 +738,7 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 decay:
 	if (retracted)
 		sg_of(rp)->ratio = sg_of(rp)->ratio_init;
-	else if (rp->nsched > 0 || rp->ndec > 0) {
+	else if (rp->nsched > 0 || rp->ndec > 0 || rp->nspath > 0) {
 		sg_of(rp)->ratio -= sg_of(rp)->ratio_decay;
 		if (sg_of(rp)->ratio < sg_of(rp)->ratio_min)
 			sg_of(rp)->ratio = sg_of(rp)->ratio_min;

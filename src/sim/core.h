@@ -316,9 +316,11 @@ struct replica {
 	 * per coming step (rings by step count, sp_mask + 1 slots, grown to
 	 * the farthest completion) the drafts they accept and the blocks they
 	 * grow (side by side: a join writes both at every step) and the rarer
-	 * terms */
-	bool spath_on;
-	int64_t nspath, sp_n, sp_C;
+	 * terms; sp_K sums their output - dg0 + dc0 (less sp_C: their tokens
+	 * left, SGLang's reservation); sp_hold: SGLang made them explicit once,
+	 * none joins again (sglang.c) */
+	bool spath_on, sp_hold;
+	int64_t nspath, sp_n, sp_C, sp_K;
 	struct spath_step *sp_step;
 	struct spath_rare *sp_rare;
 	uint32_t sp_mask;

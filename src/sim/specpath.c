@@ -14,9 +14,10 @@ bool spath_applies(const struct sim *s, const struct replica *rp)
 	 * holds at least one draft) */
 	return s->cfg.spec.k > 0 && s->cfg.spec.k <= SPEC_MAX_TOKENS && spath_cap(s) >= 2 &&
 	       rp->mns <= INT32_MAX / SPEC_MAX_TOKENS && !s->cfg.no_lazy_decoders && !s->cfg.live && rp->pp == 1 &&
-	       !rp->prefill_only && rp->no_gaps && s->bs_log2p1 > 0 && !s->cfg.policy->split_batches &&
-	       s->cfg.policy->decode_segments && !s->cfg.policy->decoder_keys && !s->cfg.step_log &&
-	       !s->cfg.on_chunk;
+	       !rp->prefill_only && rp->no_gaps && s->bs_log2p1 > 0 &&
+	       ((!s->cfg.policy->split_batches && s->cfg.policy->decode_segments && !s->cfg.policy->decoder_keys) ||
+		(s->cfg.policy->split_batches && !s->cfg.mixed_chunk)) &&
+	       !s->cfg.step_log && !s->cfg.on_chunk;
 }
 
 void spath_draws_init(const struct spec_cfg *sp, struct spath_draws *d)
@@ -246,6 +247,7 @@ void spath_join(struct sim *s, struct replica *rp, struct req *r)
 	rp->nspath++;
 	rp->sp_n++;
 	rp->sp_C += r->dc0;
+	rp->sp_K += r->output - r->dg0 + r->dc0;
 	r->epoch++;
 	r->heaped = true;
 	r->heap_fin = fin;
@@ -286,6 +288,7 @@ void spath_leave(const struct sim *s, struct replica *rp, struct req *r)
 	path_sub(s, rp, r, &at);
 	rp->sp_n--;
 	rp->sp_C -= at.c;
+	rp->sp_K -= r->output - r->dg0 + r->dc0;
 	r->epoch++; /* its queued completion is stale */
 	path_settle(s, rp, r, &at, rp->G - r->dG0);
 }
@@ -305,6 +308,7 @@ void spath_done(const struct sim *s, struct replica *rp, struct req *r)
 
 	p.c = r->dc0 + (r->output - r->dg0);
 	p.nb = r->sp_nb;
+	rp->sp_K -= r->output - r->dg0 + r->dc0;
 	path_settle(s, rp, r, &p, rp->G - r->dG0);
 }
 

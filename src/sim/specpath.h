@@ -34,7 +34,12 @@
  * order, not the walk's, so a run's outputs move as with another seed.
  *
  * Only where nothing else reads a running request per step: the vLLM v1
- * walk's policies (vLLM, TensorRT-LLM: not split batches), no PP, no P/D
+ * walk's policies (vLLM, TensorRT-LLM) and SGLang's split batches without
+ * --enable-mixed-chunk (its decode batch is every running request, G counts
+ * decode batches; its admission reservation bounds their tokens left from
+ * sp_K - sp_C, and where the bound cannot decide, or a decode batch must
+ * retract, every verifier leaves and the replica walks them from then on,
+ * sp_hold: a rejoin redraws the whole path, dearer than the walk), no PP, no P/D
  * prefill worker, pooled gaps not collected (eval, capacity probes), no
  * step log, not live, sim_cfg.no_lazy_decoders off; a request joins when
  * its blocks fill and grow anonymously (nothing to register or name). */

@@ -159,7 +159,7 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 		}
 		d->nlogits += samples;
 	}
-	if (rp->nspath > 0) { /* the lazy verifiers' sums (specpath.h) */
+	if (rp->nspath > 0 && (!sg || rp->dec_run)) { /* the lazy verifiers' sums (specpath.h) */
 		struct spath_next x;
 		spath_next_step(rp, spath_cap(s), &x);
 		rp->spec_n += x.n;
@@ -693,12 +693,13 @@ static SCHED_STEP_INLINE bool plan_ahead_applies(const struct sim *s, const stru
  * as for vLLM.  Only where finish_rank's verifying walk (spec_walk) sums
  * them, pooled gaps only counted (capacity probes, eval): summed by the
  * general body (plan_ahead_add) they cost more than the walk they save
- * (callgrind, an SGLang MTP `run` of 1,500 requests: +3.6 %). */
+ * (callgrind, an SGLang MTP `run` of 1,500 requests: +3.6 %).  Not while
+ * lazy verifiers may join (specpath.h; sglang.c sg_decode_spath). */
 static SCHED_STEP_INLINE bool sg_ahead_applies(const struct sim *s, const struct replica *rp)
 {
 	return s->cfg.spec.k > 0 && rp->no_gaps && s->bs_log2p1 > 0 && !s->cfg.no_segments && rp->dec_run &&
-	       rp->nsched == rp->nrun && rp->ndec == 0 && !rp->lazy && rp->pp == 1 && !rp->prefill_only &&
-	       rp->naborting == 0;
+	       rp->nsched == rp->nrun && rp->ndec == 0 && !rp->lazy && !(rp->spath_on && !rp->sp_hold) &&
+	       rp->pp == 1 && !rp->prefill_only && rp->naborting == 0;
 }
 
 static SCHED_STEP_INLINE void grower_push(struct replica *rp, struct req *r)
@@ -768,7 +769,7 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 	struct pcg32 rng = s->spec_rng;
 	struct plan_ahead acc = {0, 0, 0, 0, 0};
 	size_t i;
-	const bool lz = rp->spath_on;
+	const bool lz = rp->spath_on && !rp->sp_hold;
 
 	if (plan)
 		acc = *pa;
@@ -866,7 +867,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	step_pending(s, rp, stepped);
 	if (stepped)
 		decoders_stepped(rp);
-	if (rp->nspath > 0) /* (every vLLM step is `stepped`) */
+	if (rp->nspath > 0 && stepped) /* (SGLang: its decode batches) */
 		spath_step_ended(s, rp, spath_cap(s));
 	rp->ngrowers = 0;
 	/* (the general body below does for a verifying decoder what
@@ -978,7 +979,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	 * split-batch scheduler reads them only with lazy decoders) */
 	if (rp->fallback) {
 		rp->nothers = 0;
-		if (!sg || rp->lazy)
+		if (!sg || rp->lazy || rp->spath_on)
 			for (r = rp->run_head; r; r = r->next)
 				if (!r->dec && !r->done && !r->spath)
 					sched_others_push(rp, r);
@@ -1352,6 +1353,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
 	rp->spath_on = spath_applies(s, rp);
+	rp->sp_hold = false;
 	rp->prices = &s->memo->step[rp->prefill_only][0];
 	rp->moe_memo = &s->memo->step[rp->prefill_only][1];
 	rp->drafts = &s->memo->draft[rp->prefill_only];

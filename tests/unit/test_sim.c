@@ -1413,8 +1413,9 @@ static int spath_run1(struct sim_cfg *sc, const struct cost_model *c, const stru
 /* Lazy verifiers against the explicit walk (sim_cfg.no_lazy_decoders):
  * MTP with 3 drafts at 0.8 / 0.6 / 0.4, pooled gaps only counted (eval's
  * and the probes' runs), vLLM's and TensorRT-LLM's schedulers, on an open
- * loop, a KV cache tight enough for vLLM to preempt (the lazy verifiers
- * made explicit for its literal walk) and P/D with attention-DP workers of 2
+ * loop, a KV cache tight enough to preempt (vLLM: the lazy verifiers
+ * made explicit for its literal walk), SGLang's split batches (made explicit
+ * for a retraction or an exact reservation) and P/D with attention-DP workers of 2
  * ranks stepping together.  The draws come in another order,
  * so the bytes differ (the lazy path ran); over 12 seeds each, the means
  * of TTFT, ITL, E2E, accepted drafts per verification and steps agree
@@ -1422,7 +1423,7 @@ static int spath_run1(struct sim_cfg *sc, const struct cost_model *c, const stru
  * the lazy runs pass the invariant checks after every event. */
 static void test_spath_sims(const struct model_cfg *m)
 {
-	static const char *const pols[2] = {"vllm", "trtllm"}, *const scen[3] = {"open loop", "tight KV", "P/D"};
+	static const char *const pols[3] = {"vllm", "trtllm", "sglang"}, *const scen[3] = {"open loop", "tight KV", "P/D"};
 	enum { SEEDS = 12, MET = 5 };
 	struct cost_model c;
 	struct sim_cfg sc;
@@ -1430,7 +1431,7 @@ static void test_spath_sims(const struct model_cfg *m)
 	int pi, k, seed, mi;
 
 	make_cost(&c, m, 2048, 64, 0);
-	for (pi = 0; pi < 2; pi++)
+	for (pi = 0; pi < 3; pi++)
 		for (k = 0; k < 3; k++) {
 			double x[2][MET][SEEDS];
 			bool differ = false, ok = true, worst_set = false;
