@@ -45,6 +45,7 @@ struct apiq {
 	struct apiq_list held; /* the open batch past its first request */
 	struct apiq_list pass; /* a closed batch waiting for its EV_API_PASS */
 	struct apiq_list wait; /* arrived while the loop was busy */
+	size_t pass_i, wait_i; /* how far apiq_pass / apiq_take have gone */
 };
 
 void apiq_init(struct sim *s)
@@ -82,16 +83,16 @@ static void put(struct apiq_list *l, const struct wl_req *w, int64_t id)
 }
 
 /* Request w (id) taken by a free loop at this instant: the first of the
- * instant opens the batch and goes in; the others join it. */
-static void take_one(struct sim *s, const struct wl_req *w, int64_t id)
+ * instant opens the batch and goes in (true: the caller lets it in); the
+ * others join it (false). */
+static bool take_one(struct sim *s, const struct wl_req *w, int64_t id)
 {
 	struct apiq *q = s->apiq;
 
 	if (q->open_ns != s->now) {
 		q->open_ns = s->now;
 		q->free_ns = s->now + q->a_ns;
-		sim_enter(s, w, id);
-		return;
+		return true;
 	}
 	put(&q->held, w, id);
 	q->free_ns += q->a_ns;
@@ -99,6 +100,20 @@ static void take_one(struct sim *s, const struct wl_req *w, int64_t id)
 		q->close_pending = true;
 		evq_push(&s->q, s->now, EV_API_CLOSE, 0);
 	}
+	return false;
+}
+
+/* The next item of l from *i (true, copied to w and id; false at the end,
+ * l emptied). */
+static bool next_item(struct apiq_list *l, size_t *i, struct wl_req *w, int64_t *id)
+{
+	if (*i < l->n) {
+		*w = l->v[*i].w;
+		*id = l->v[(*i)++].id;
+		return true;
+	}
+	l->n = *i = 0;
+	return false;
 }
 
 bool apiq_arrive(struct sim *s, const struct wl_req *w, int64_t id)
@@ -107,10 +122,8 @@ bool apiq_arrive(struct sim *s, const struct wl_req *w, int64_t id)
 
 	if (!q)
 		return false;
-	if (q->open_ns == s->now || (!q->take_pending && s->now >= q->free_ns)) {
-		take_one(s, w, id);
-		return true;
-	}
+	if (q->open_ns == s->now || (!q->take_pending && s->now >= q->free_ns))
+		return !take_one(s, w, id);
 	put(&q->wait, w, id);
 	if (!q->take_pending) {
 		q->take_pending = true;
@@ -136,32 +149,29 @@ void apiq_close(struct sim *s)
 	evq_push(&s->q, q->free_ns - q->a_ns, EV_API_PASS, 0);
 }
 
-void apiq_pass(struct sim *s)
+bool apiq_pass(struct sim *s, struct wl_req *w, int64_t *id)
 {
 	struct apiq *q = s->apiq;
-	size_t i;
 
-	for (i = 0; i < q->pass.n; i++)
-		sim_enter(s, &q->pass.v[i].w, q->pass.v[i].id);
-	q->pass.n = 0;
+	return next_item(&q->pass, &q->pass_i, w, id);
 }
 
-void apiq_take(struct sim *s)
+bool apiq_take(struct sim *s, struct wl_req *w, int64_t *id)
 {
 	struct apiq *q = s->apiq;
-	size_t i;
 
 	q->take_pending = false;
 	/* (take_one puts nothing in wait: arrivals during the takes are
 	 * events of their own) */
-	for (i = 0; i < q->wait.n; i++)
-		take_one(s, &q->wait.v[i].w, q->wait.v[i].id);
-	q->wait.n = 0;
+	while (next_item(&q->wait, &q->wait_i, w, id))
+		if (take_one(s, w, *id))
+			return true;
+	return false;
 }
 
 uint64_t apiq_live(const struct sim *s)
 {
 	const struct apiq *q = s->apiq;
 
-	return q ? (uint64_t)(q->held.n + q->pass.n + q->wait.n) : 0;
+	return q ? (uint64_t)(q->held.n + q->pass.n - q->pass_i + q->wait.n - q->wait_i) : 0;
 }

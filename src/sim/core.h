@@ -928,18 +928,20 @@ uint64_t epd_live(const struct sim *s);
  * NULL. */
 void apiq_init(struct sim *s);
 void apiq_release(struct sim *s);
-/* Arrival w (request id, admitted) taken by the intake: true; false
- * without one (the caller lets it in at once). */
+/* Arrival w (request id, admitted) held by the intake: true; false when
+ * it goes in at once (no intake, or the first of its instant on a free
+ * loop: the caller lets it in). */
 bool apiq_arrive(struct sim *s, const struct wl_req *w, int64_t id);
-/* EV_API_CLOSE, EV_API_TAKE, EV_API_PASS. */
+/* EV_API_CLOSE. */
 void apiq_close(struct sim *s);
-void apiq_take(struct sim *s);
-void apiq_pass(struct sim *s);
+/* EV_API_TAKE and EV_API_PASS: the next request that goes in now (true,
+ * copied to w and id; the caller lets it in, then calls again), false when
+ * there is none left.  The intake never lets a request in itself, so that
+ * engine.c alone calls into the intake. */
+bool apiq_take(struct sim *s, struct wl_req *w, int64_t *id);
+bool apiq_pass(struct sim *s, struct wl_req *w, int64_t *id);
 /* Requests in the intake (held or waiting). */
 uint64_t apiq_live(const struct sim *s);
-/* Arrival w (request id, admitted) routed and queued on its replica, or
- * its encoder pool first (engine.c). */
-void sim_enter(struct sim *s, const struct wl_req *w, int64_t id);
 
 /* --- what engine.c calls (step.c, waitq.c, abort.c, reqpool.c) --- */
 

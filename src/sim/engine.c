@@ -66,6 +66,8 @@ static void queue_on(struct sim *s, int ri, const struct wl_req *w, int64_t id)
 	}
 }
 
+static void sim_enter(struct sim *s, const struct wl_req *w, int64_t id);
+
 /* The arrival w: queued on a replica (-1), or rejected at once (the
  * reason). */
 static int admit(struct sim *s, const struct wl_req *w)
@@ -102,7 +104,9 @@ static int admit(struct sim *s, const struct wl_req *w)
 	return -1;
 }
 
-void sim_enter(struct sim *s, const struct wl_req *w, int64_t id)
+/* Arrival w (request id, admitted) routed and queued on its replica, or
+ * its encoder pool first. */
+static void sim_enter(struct sim *s, const struct wl_req *w, int64_t id)
 {
 	/* P/D: prompts go to a prefill worker */
 	int ri = router_arrival(s, w, id);
@@ -572,7 +576,8 @@ void sim_free(struct sim *s)
 static SCHED_STEP_INLINE int next_event(struct sim *s, struct err *e)
 {
 	struct event ev;
-	int64_t prev = s->now;
+	int64_t prev = s->now, id;
+	struct wl_req w; /* a request the API server's intake lets in */
 	int rc;
 
 	/* the next arrival, unless a queued event precedes it */
@@ -628,10 +633,12 @@ static SCHED_STEP_INLINE int next_event(struct sim *s, struct err *e)
 		apiq_close(s);
 		break;
 	case EV_API_TAKE:
-		apiq_take(s);
+		while (apiq_take(s, &w, &id))
+			sim_enter(s, &w, id);
 		break;
 	case EV_API_PASS:
-		apiq_pass(s);
+		while (apiq_pass(s, &w, &id))
+			sim_enter(s, &w, id);
 		break;
 	case EV_KICK:
 		s->reps[ev.replica].kick_pending = false;
