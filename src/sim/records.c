@@ -84,21 +84,6 @@ void records_fold(struct sim *s)
 	}
 }
 
-/* A completion's client-side TTFT and E2E (ms) from its first and last
- * token's engine times after its arrival (record, sim_reprice_api). */
-void records_client_times(const struct sim *s, const struct overheads *ov, int64_t first_ns,
-			 int64_t last_ns, int64_t output, int64_t prompt, double *ttft, double *e2e)
-{
-	bool h2 = !(s->cost->cfg.off & COST_H2);
-	double api = h2 ? ov->api_ttft_ms : 0, stream = h2 ? ov->stream_token_us : 0;
-
-	if (h2 && ov->api_prompt_us > 0)
-		api += ov->api_prompt_us * 1e-3 * (double)prompt;
-
-	*ttft = (double)first_ns * 1e-6 + api;
-	*e2e = (double)last_ns * 1e-6 + api + stream * 1e-3 * (double)output + (h2 ? ov->api_e2e_ms : 0);
-}
-
 /* A completed session turn's figures, in its turn's row. */
 static void turn_record(struct sim *s, const struct req *r, double ttft_ms)
 {
@@ -206,5 +191,6 @@ void records_keep(struct sim *s, const struct req *r)
 	}
 	if (r->turn > 0)
 		turn_record(s, r, ttft);
-	records_csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
+	if (s->cfg.on_request || s->cfg.requests_out) /* (no call per completion when nobody reads rows) */
+		records_csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
 }
