@@ -207,6 +207,8 @@ int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
 	int pre = s->cfg.pd.prefill, k = 0;
 	struct route_cands c = {s->nroute, 0, s->per, pre > 0 ? pre : s->per, NULL, 0, 0, s->route_ix};
 
+	if (c.n == 1 && c.width == 1 && !c.map)
+		return 0; /* one engine rank: no choice (router_pick's answer) */
 	/* (the chain only when some choice has more than one candidate:
 	 * router_pick reads it then) */
 	if (s->cfg.router == ROUTER_KV_AWARE && (c.n > 1 || c.width > 1)) {
