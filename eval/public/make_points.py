@@ -13,6 +13,12 @@ VLLM_BIG = dict(max_num_batched_tokens=8192, max_num_seqs=1024, block_size=16,
                 gpu_memory_utilization=0.9, enable_prefix_caching=True)
 # ... and on an A100 (or a GPU under 70 GiB): 2048 and 256
 VLLM_A100 = dict(VLLM_BIG, max_num_batched_tokens=2048, max_num_seqs=256)
+# GPUStack's vLLM 0.11.0 runner image (gpustack/runner pack/cuda/Dockerfile with
+# VLLM_VERSION=0.11.0, commit 01961f47623009fd86e45e61bd8958f7e34b182b): vllm
+# from PyPI, FlashInfer and LMCache, no deep_gemm package, so vLLM finds no
+# DeepGEMM (--no-deep-gemm: block-fp8 dense linears on Hopper run its
+# CUTLASS block-scaled GEMM; src/cost/cutlassbs.c)
+GS011 = dict(no_deep_gemm=True)
 # SGLang: chunked_prefill_size and max_running_requests (max_num_seqs) left
 # to servesim's SGLang rules when the serve line does not set them;
 # mem_fraction_static: servesim applies SGLang's rule (src/engine/sglang.c)
@@ -54,7 +60,7 @@ def bursts(prefix, src, d, pts):
 SHAREGPT = ", ShareGPT max-concurrency 4 (lengths fixed at the run's means)"
 
 R1 = GS + "deepseek-r1/h200.md"
-d = dep("deepseek-r1", "h200-sxm", 8, 1, 1, "fp8", "", V, "0.11.0", VLLM_BIG, 163840)
+d = dep("deepseek-r1", "h200-sxm", 8, 1, 1, "fp8", "", V, "0.11.0", dict(VLLM_BIG, **GS011), 163840)
 bursts("dsr1-h200-vllm0.11-tp8-", R1 + " baseline 'vllm serve -tp 8', ", d,
        [("4k200-burst500", 4000, 200, 500, 63058.71, 164.23),
         ("2k100-burst500", 2000, 100, 500, 28911.90, 237.02),
@@ -80,14 +86,14 @@ bursts("dsv32-h200-sglang0.5.6-dpattn8-",
 
 Q = GS + "qwen3-235b-a22b/h100.md"
 bursts("qwen3-235b-h100-vllm0.11-bf16-tp8-", Q + " baseline 'vllm serve Qwen3-235B-A22B-Instruct-2507 -tp 8', ",
-       dep("qwen3-235b-a22b", "h100-sxm", 8, 1, 1, "bf16", "", V, "0.11.0", VLLM_BIG, 40960),
+       dep("qwen3-235b-a22b", "h100-sxm", 8, 1, 1, "bf16", "", V, "0.11.0", dict(VLLM_BIG, **GS011), 40960),
        [("4k184-burst500", 4000, 184, 500, 47811.58, 68.94),
         ("2k99-burst500", 2000, 99, 500, 21313.79, 101.08),
         ("32k82-burst100", 32000, 82, 100, 70409.55, 132.10)])
 bursts("qwen3-235b-h100-vllm0.11-fp8-tp4-",
        Q + " optimized 'vllm serve Qwen3-235B-A22B-Instruct-2507-FP8 -tp 4 --max-num-batched-tokens 16384', ",
        dep("qwen3-235b-a22b", "h100-sxm", 4, 1, 1, "fp8", "moe=fp8_block", V, "0.11.0",
-           dict(VLLM_BIG, max_num_batched_tokens=16384), 40960),
+           dict(VLLM_BIG, max_num_batched_tokens=16384, **GS011), 40960),
        [("4k182-burst500", 4000, 182, 500, 60513.14, 89.52),
         ("2k99-burst500", 2000, 99, 500, 26860.95, 125.93),
         ("32k83-burst100", 32000, 83, 100, 103754.50, 194.60)])
@@ -109,7 +115,7 @@ add("gpt-oss-120b-h100-vllm0.10.2-tp2-sharegpt-c4", G1 + " optimized (-tp 2, asy
 
 G2 = GS + "gpt-oss-20b/h100.md"
 bursts("gpt-oss-20b-h100-vllm0.11-tp1-", G2 + " baseline 'vllm serve openai/gpt-oss-20b', ",
-       dep("gpt-oss-20b", "h100-sxm", 1, 1, 1, "bf16", "", V, "0.11.0", VLLM_BIG, 131072),
+       dep("gpt-oss-20b", "h100-sxm", 1, 1, 1, "bf16", "", V, "0.11.0", dict(VLLM_BIG, **GS011), 131072),
        [("4k105-burst500", 4000, 105, 500, 31245.12, 184.26),
         ("2k94-burst500", 2000, 94, 500, 16515.86, 149.76),
         ("32k94-burst100", 32000, 94, 100, 53687.69, 239.44)])
@@ -150,7 +156,7 @@ STAGES = [
 ]
 
 GA = GS + "gpt-oss-120b/a100.md"
-d = dep("gpt-oss-120b", "a100-sxm-80gb", 1, 1, 1, "bf16", "", V, "0.11.0", VLLM_A100, 32768)
+d = dep("gpt-oss-120b", "a100-sxm-80gb", 1, 1, 1, "bf16", "", V, "0.11.0", dict(VLLM_A100, **GS011), 32768)
 bursts("gpt-oss-120b-a100-vllm0.11-tp1-",
        GA + " baseline 'vllm serve openai/gpt-oss-120b --max-model-len 32768' (one A100 SXM 80GB), ", d,
        [("4k135-burst500", 4000, 135, 500, 133561.13, 112.18),
@@ -159,14 +165,14 @@ bursts("gpt-oss-120b-a100-vllm0.11-tp1-",
 add("gpt-oss-120b-a100-vllm0.11-tp1-sharegpt-c4", GA + " baseline" + SHAREGPT, d, 229, 217, 4, 100, 61.91, 11.67)
 GA2 = GS + "gpt-oss-20b/a100.md"
 bursts("gpt-oss-20b-a100-vllm0.11-tp1-", GA2 + " baseline 'vllm serve openai/gpt-oss-20b' (one A100 SXM 80GB), ",
-       dep("gpt-oss-20b", "a100-sxm-80gb", 1, 1, 1, "bf16", "", V, "0.11.0", VLLM_A100, 131072),
+       dep("gpt-oss-20b", "a100-sxm-80gb", 1, 1, 1, "bf16", "", V, "0.11.0", dict(VLLM_A100, **GS011), 131072),
        [("4k107-burst500", 4000, 107, 500, 62947.13, 123.35),
         ("2k94-burst500", 2000, 94, 500, 31669.55, 100.32),
         ("32k95-burst100", 32000, 95, 100, 219739.77, 268.03)])
 QA = GS + "qwen3-235b-a22b/a100.md"
 bursts("qwen3-235b-a100-vllm0.11-bf16-tp8-",
        QA + " baseline 'vllm serve Qwen/Qwen3-235B-A22B-Instruct-2507 -tp 8' (8x A100 SXM 80GB), ",
-       dep("qwen3-235b-a22b", "a100-sxm-80gb", 8, 1, 1, "bf16", "", V, "0.11.0", VLLM_A100, 40960),
+       dep("qwen3-235b-a22b", "a100-sxm-80gb", 8, 1, 1, "bf16", "", V, "0.11.0", dict(VLLM_A100, **GS011), 40960),
        [("4k183-burst500", 4000, 183, 500, 122190.64, 205.64),
         ("2k99-burst500", 2000, 99, 500, 54722.50, 190.79),
         ("32k82-burst100", 32000, 82, 100, 240229.05, 298.86)])

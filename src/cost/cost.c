@@ -236,6 +236,7 @@ static void describe_sources(struct cost_model *c)
 {
 	cost_gemm_note(c);
 	cost_tbs_note(c);
+	cost_cbs_note(c);
 	cost_attn_note(c);
 	cost_mla_note(c);
 	cost_dsa_note(c);
@@ -519,6 +520,11 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		cost_release(c);
 		return rc;
 	}
+	/* vLLM's CUTLASS block-scaled linears (cutlassbs.c) */
+	if ((rc = cost_cbs_init(c, data_dir, e)) < 0) {
+		cost_release(c);
+		return rc;
+	}
 	/* vLLM's FlashInfer all-reduce fusion (allreduce.c) */
 	if ((rc = cost_allreduce_init(c, data_dir, e)) < 0) {
 		cost_release(c);
@@ -538,6 +544,7 @@ void cost_release(struct cost_model *c)
 
 	mfu_release(&c->own_tabs);
 	mfu_release(&c->own_ar_tabs);
+	cost_cbs_release(c);
 	moetab_free(c->wideep_tab[0]);
 	moetab_free(c->wideep_tab[1]);
 	moetab_free(c->backend_tab);

@@ -117,6 +117,10 @@ struct cost_cfg {
 	 * contiguous grouped GEMM over its whole padded workspace, every one
 	 * of its rows computed (moe.c moe_dg_padded_s): NULL: no; else why */
 	const char *moe_dg_padded;
+	/* the engine runs a block-scaled fp8 checkpoint's dense linears on
+	 * its CUTLASS block-scaled GEMM (cost/cutlassbs.c: vLLM on Hopper
+	 * without DeepGEMM): NULL: no; else why */
+	const char *cutlass_bs;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured
@@ -205,6 +209,10 @@ struct cost_model {
 					(moe_marlin: padded for the kernel, moe_marlin_pad;
 					cost_cfg.mxfp4_scales_kept: 18/17); 1 else */
 	bool tbs;                    /* dense block-fp8 linears on aiter's Triton GEMM (tritonbs.c) */
+	/* dense block-fp8 linears on vLLM's CUTLASS block-scaled GEMM: its
+	 * measured table (cutlassbs.c; NULL: not this deployment) */
+	struct mfu_tables *cbs;
+	char cbs_src[112];
 	bool moe_dg_pad;             /* routed experts priced as moe.c moe_dg_padded_s (cost_cfg.moe_dg_padded) */
 	struct moe_pick moe_pick;    /* curve = NULL: roofline with one launch */
 	bool moe_own;                /* moe_pick is from the GPU's own measurements */

@@ -12,6 +12,12 @@
 static double gemm_table_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt,
 			   double m, double n, double k, double batch)
 {
+	return cost_gemm_tab_s(c, c->tabs, col, dt, m, n, k, batch);
+}
+
+double cost_gemm_tab_s(const struct cost_model *c, const struct mfu_tables *tabs, const struct mfu_gemm_col *col,
+		       enum dtype dt, double m, double n, double k, double batch)
+{
 	double flops = 2.0 * m * n * k * batch;
 	double wbytes = n * k * dtype_bytes(dt) * batch, abytes = (m * k + m * n) * 2.0 * batch;
 	double peak = c->g->peak_flops[dt] > 0 ? c->g->peak_flops[dt] : c->g->peak_flops[DT_BF16];
@@ -19,7 +25,7 @@ static double gemm_table_s(const struct cost_model *c, const struct mfu_gemm_col
 	 * time to move both at their efficiencies, as one equivalent rate */
 	double bw = (wbytes + abytes) / (wbytes / c->bw_weights + abytes / c->bw);
 
-	double mfu = col ? mfu_gemm_col_eval(col, m) : mfu_gemm(c->tabs, dt, m, n, k);
+	double mfu = col ? mfu_gemm_col_eval(col, m) : mfu_gemm(tabs, dt, m, n, k);
 
 	/* the GPU's sustained 16-bit GEMM rate with random operands (gpu.h
 	 * gemm_max_flops): vLLM's GEMM collector times uninitialised weight

@@ -87,6 +87,10 @@ bool cost_op_per_step_attention(const struct op *o);
  * cost_gemm_col for the same dt, n, k and batch; NULL: looked up here). */
 double cost_gemm_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
 		       double n, double k, double batch);
+/* A GEMM priced on tabs' dt table as cost_gemm_col_s prices one on
+ * c->tabs' (col: a column of tabs, or NULL). */
+double cost_gemm_tab_s(const struct cost_model *c, const struct mfu_tables *tabs, const struct mfu_gemm_col *col,
+		       enum dtype dt, double m, double n, double k, double batch);
 /* The lookup column of a GEMM that cost_gemm_col_s prices at (dt, n, k, batch). */
 void cost_gemm_col(const struct cost_model *c, enum dtype dt, double n, double k, double batch,
 		   struct mfu_gemm_col *col);
@@ -102,11 +106,23 @@ bool cost_tbs_configured(const struct cost_model *c, double m, double n, double 
 double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k);
 /* A dense linear as the engine dispatches it: with c->tbs a block-fp8
  * one (dt fp8, not batched) without a config of its own at the Triton
- * default, else cost_gemm_col_s (col: as there). */
+ * default, with c->cbs a block-fp8 one on vLLM's CUTLASS kernel
+ * (cutlassbs.c), else cost_gemm_col_s (col: as there). */
 double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
 			 double n, double k, double batch);
 /* Its part of the GEMM line. */
 void cost_tbs_note(struct cost_model *c);
+
+/* --- vLLM's CUTLASS block-scaled fp8 GEMM on Hopper (cutlassbs.c) --- */
+/* c->cbs: the kernel's measured table where the engine runs it
+ * (cost_cfg.cutlass_bs) for the checkpoint's block-fp8 linears and a
+ * collection holds one; 0 or a negative status (a bad table). */
+int cost_cbs_init(struct cost_model *c, const char *data_dir, struct err *e);
+/* One m x n x k call on it, seconds (c->cbs set). */
+double cost_cbs_s(const struct cost_model *c, double m, double n, double k);
+void cost_cbs_release(struct cost_model *c);
+/* Its part of the GEMM line. */
+void cost_cbs_note(struct cost_model *c);
 
 /* --- routed experts (moe.c) --- */
 /* The experts' shape, format and measured curves (an MoE model). */

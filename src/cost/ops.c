@@ -51,6 +51,36 @@ static double tbs_op_s(const struct cost_model *c, const struct op *o, const str
 	return cost_linear_col_s(c, col, dt, m, n, k, batch);
 }
 
+/* A GEMM operator where vLLM runs its block-fp8 linears on its CUTLASS
+ * block-scaled kernel (c->cbs, cutlassbs.c), as its DeepSeek model
+ * dispatches them (vllm/model_executor/models/deepseek_v2.py, 0.10-0.13):
+ * q_a_proj and kv_a_proj are one GEMM (fused_qkv_a_proj, a
+ * MergedColumnParallelLinear of q_lora_rank + kv_lora_rank + rope outputs),
+ * priced at q_a_proj; the shared experts are block-fp8 linears of their own
+ * (DeepseekV2MLP with the quant config); the router (the gate, a
+ * ReplicatedLinear without it) keeps its price.  FLOPs and bytes into *f,
+ * *b. */
+static double cbs_op_s(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
+		       enum dtype dt, double m, double *f, double *b)
+{
+	const struct model_cfg *md = c->m;
+	double n = (double)o->n, k = (double)o->k, batch = (double)o->batch;
+
+	*f = 2.0 * m * n * k * batch;
+	*b = n * k * batch * dtype_bytes(dt);
+	if (md->q_lora_rank > 0 && name_is(o->name, "kv_a_proj"))
+		return 0; /* inside the fused q_a/kv_a GEMM */
+	if (md->q_lora_rank > 0 && name_is(o->name, "q_a_proj")) {
+		*f += 2.0 * m * (double)(md->kv_lora_rank + md->qk_rope_dim) * k;
+		*b += (double)(md->kv_lora_rank + md->qk_rope_dim) * k * dtype_bytes(dt);
+		n += (double)(md->kv_lora_rank + md->qk_rope_dim);
+		col = NULL;
+	}
+	if (name_is(o->name, "router"))
+		return cost_gemm_col_s(c, col, dt, m, n, k, batch);
+	return cost_linear_col_s(c, col, dt, m, n, k, batch);
+}
+
 double cost_op_at(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
 		  double m, double *flops, double *bytes)
 {
@@ -90,6 +120,8 @@ double cost_op_at(const struct cost_model *c, const struct op *o, const struct m
 			b = (double)o->n * (double)o->k * dtype_bytes(dt);
 		} else if (c->tbs) {
 			t = tbs_op_s(c, o, col, dt, m, &f, &b);
+		} else if (c->cbs) {
+			t = cbs_op_s(c, o, col, dt, m, &f, &b);
 		} else {
 			t = cost_gemm_col_s(c, col, dt, m, (double)o->n, (double)o->k, (double)o->batch);
 			f = 2.0 * m * (double)o->n * (double)o->k * (double)o->batch;

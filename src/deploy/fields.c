@@ -115,6 +115,13 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 	[DEPLOY_EPLB_ITERATIONS] = {"eplb_rebalance_num_iterations", {"--eplb-rebalance-num-iterations"}, NULL,
 		DEPLOY_INT, 1, 1099511627776.0, false, -1, "1000", "N", "SGLang: steps between rebalances", 0,
 		OFF(eplb_iterations), DEPLOY_G_EPLB, NULL, true},
+	/* vLLM's is_deep_gemm_supported (vllm/utils/deep_gemm.py):
+	 * VLLM_USE_DEEP_GEMM (on by default) and the deep_gemm package, which
+	 * vLLM's own images install and its PyPI wheel does not depend on */
+	[DEPLOY_NO_DEEP_GEMM] = {"no_deep_gemm", {"--no-deep-gemm"}, "no_deep_gemm", DEPLOY_ON, 0, 1, false, 0,
+		"off: vLLM's images carry DeepGEMM", NULL,
+		"vLLM without DeepGEMM (a pip-installed vLLM, or VLLM_USE_DEEP_GEMM=0): block-fp8 dense linears on "
+		"Hopper run its CUTLASS block-scaled GEMM", 0, OFF(no_deep_gemm), DEPLOY_G_ENGINE, NULL, true},
 };
 
 const struct deploy_table deploy_table = {rows, DEPLOY__COUNT};

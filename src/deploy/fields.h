@@ -55,6 +55,10 @@ struct deploy_knobs {
 	bool eplb;
 	const char *eplb_config;
 	int64_t num_redundant_experts, ep_num_redundant_experts, eplb_iterations;
+	/* vLLM runs without DeepGEMM (the deep_gemm package absent or
+	 * VLLM_USE_DEEP_GEMM=0): its dense block-fp8 linears on Hopper run its
+	 * CUTLASS block-scaled kernel (cost/cutlassbs.c), not DeepGEMM */
+	bool no_deep_gemm;
 	uint64_t given;
 };
 
@@ -69,7 +73,7 @@ enum deploy_id {
 	DEPLOY_HICACHE_SIZE, DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY_REPLICAS, DEPLOY_ROUTER, DEPLOY_KV_OFFLOADING_BACKEND,
 	DEPLOY_MAX_LORAS, DEPLOY_MAX_LORAS_PER_BATCH, DEPLOY_MAX_CPU_LORAS, DEPLOY_MAX_LOADED_LORAS, DEPLOY_EPLB,
 	DEPLOY_EPLB_CONFIG, DEPLOY_NUM_REDUNDANT_EXPERTS, DEPLOY_EP_NUM_REDUNDANT_EXPERTS, DEPLOY_EPLB_ITERATIONS,
-	DEPLOY__COUNT
+	DEPLOY_NO_DEEP_GEMM, DEPLOY__COUNT
 };
 
 /* Where a row's --help line goes (deploy_help prints one group). */

@@ -56,6 +56,7 @@ enum engine_knob {
 	 * (--ep-num-redundant-experts, --eplb-rebalance-num-iterations) */
 	ENGINE_KNOB_EPLB_VLLM = 1 << 11,
 	ENGINE_KNOB_EPLB_SGLANG = 1 << 12,
+	ENGINE_KNOB_NO_DEEP_GEMM = 1 << 13,   /* --no-deep-gemm (vLLM without DeepGEMM) */
 };
 
 /* An engine's host-side terms from one version on: the CPU work of a step
@@ -209,6 +210,11 @@ struct engine_type {
 	 * the whole padded workspace on sc's GPU, version and layout
 	 * (cost_cfg.moe_dg_padded), or NULL; NULL hook: never */
 	const char *(*moe_dg_padded)(const struct scenario *sc);
+	/* why it runs a block-fp8 checkpoint's dense linears on its CUTLASS
+	 * block-scaled GEMM on sc's GPU and install (cost_cfg.cutlass_bs,
+	 * cost/cutlassbs.c), or NULL where they run the kernels its GEMM
+	 * tables price; NULL hook: never */
+	const char *(*block_fp8_cutlass)(const struct scenario *sc);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

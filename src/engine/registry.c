@@ -205,6 +205,7 @@ static const struct {
 	{ENGINE_KNOB_MAX_PREFILL, "--max-prefill-tokens"},
 	{ENGINE_KNOB_MIXED_CHUNK, "--enable-mixed-chunk"},
 	{ENGINE_KNOB_RECV_INTERVAL, "--scheduler-recv-interval"},
+	{ENGINE_KNOB_NO_DEEP_GEMM, "--no-deep-gemm"},
 };
 
 #define NKNOB_FLAGS (sizeof(knob_flags) / sizeof(knob_flags[0]))

@@ -221,7 +221,8 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 					     (f->k.disable_overlap ? ENGINE_KNOB_NO_OVERLAP : 0) |
 					     (f->k.max_prefill_tokens ? ENGINE_KNOB_MAX_PREFILL : 0) |
 					     (f->k.sglang_mixed_chunk ? ENGINE_KNOB_MIXED_CHUNK : 0) |
-					     (f->k.recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0),
+					     (f->k.recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0) |
+					     (f->k.no_deep_gemm ? ENGINE_KNOB_NO_DEEP_GEMM : 0),
 				     deploy_given(&f->k, DEPLOY_GPU_MEMORY_UTILIZATION), e)) < 0)
 		return rc;
 	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0 ||

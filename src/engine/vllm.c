@@ -586,6 +586,24 @@ static const char *vllm_moe_dg_padded(const struct scenario *sc)
 	return "vLLM 0.11.1-0.12 on Hopper: E8M0 on by default (PR 26197), expert ids from torch.zeros until PR 30494; off at MoE TP 8 from 0.12 (PR 29346) or with --moe-backend TRITON";
 }
 
+/* vLLM's dense block-fp8 linears on Hopper without DeepGEMM: W8A8BlockFp8LinearOp
+ * (vllm/model_executor/layers/quantization/utils/fp8_utils.py) runs
+ * DeepGEMM's fp8_gemm_nt only where is_deep_gemm_supported()
+ * (VLLM_USE_DEEP_GEMM, on by default, and the deep_gemm package
+ * importable: vllm/utils/deep_gemm.py), else on SM 9.0 its padded CUTLASS
+ * block-scaled kernel (cost/cutlassbs.c).  vLLM's Docker images build
+ * deep_gemm in; its PyPI wheel does not depend on it, so a pip-installed
+ * vLLM (GPUStack's runner images: pack/cuda/Dockerfile installs
+ * vllm==0.11.0 from PyPI, FlashInfer and LMCache, no DeepGEMM) takes the
+ * CUTLASS path.  --no-deep-gemm (experiment.json's engine no_deep_gemm)
+ * says so; the default is vLLM's images. */
+static const char *vllm_block_fp8_cutlass(const struct scenario *sc)
+{
+	if (!sc->k.no_deep_gemm || strcmp(sc->gpu->vendor, "nvidia") != 0 || strcmp(sc->gpu->family, "hopper") != 0)
+		return NULL;
+	return "vLLM without DeepGEMM on Hopper: W8A8BlockFp8LinearOp._run_cutlass";
+}
+
 /* vLLM's host terms.  Chosen by the H2 protocol (eval/h2_sweep.sh, figures
  * in eval/H2_SWEEP.md): swept on the 'general' and 'codegen' inference-perf
  * runs of Llama-2-7B and CodeLlama-34B on H100, checked on the held-out
@@ -782,7 +800,7 @@ static int vllm_lora(const struct scenario *sc, struct sim_lora *o, char *words,
 const struct engine_type engine_vllm = {
 	.name = "vllm",
 	.title = "vLLM",
-	.knobs = ENGINE_KNOB_KV_OFFLOAD | ENGINE_KNOB_LORA_VLLM | ENGINE_KNOB_EPLB_VLLM,
+	.knobs = ENGINE_KNOB_KV_OFFLOAD | ENGINE_KNOB_LORA_VLLM | ENGINE_KNOB_EPLB_VLLM | ENGINE_KNOB_NO_DEEP_GEMM,
 	.host = vllm_host,
 	.nhost = sizeof(vllm_host) / sizeof(vllm_host[0]),
 	.kv_auto = vllm_kv_auto,
@@ -814,4 +832,5 @@ const struct engine_type engine_vllm = {
 	.mxfp4_marlin = vllm_mxfp4_marlin,
 	.mxfp4_scales_kept = vllm_mxfp4_scales_kept,
 	.moe_dg_padded = vllm_moe_dg_padded,
+	.block_fp8_cutlass = vllm_block_fp8_cutlass,
 };

@@ -109,6 +109,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->no_energy = true;      /* nor energy */
 	sc->k.gpu_memory_utilization = x->k.gpu_memory_utilization;
 	sc->k.prefix_caching = x->k.prefix_caching;
+	sc->k.no_deep_gemm = x->k.no_deep_gemm;
 	sc->tier0_off = o->tier0_off;
 	sc->ov = o->ov;
 	sc->host_scaled = o->host_scaled;

@@ -623,6 +623,7 @@ static void copy_layout(const struct experiment *base, struct experiment *x)
 	x->k.total_kv_blocks = base->k.total_kv_blocks;
 	x->k.gpu_memory_utilization = base->k.gpu_memory_utilization;
 	x->k.prefix_caching = base->k.prefix_caching;
+	x->k.no_deep_gemm = base->k.no_deep_gemm;
 }
 
 /* model, GPU, parallelism and engine settings of base, for results that do

@@ -2666,6 +2666,77 @@ static void test_amd_triton_bs(void)
 	cost_release(&c);
 }
 
+/* vLLM's CUTLASS block-scaled fp8 GEMM on Hopper without DeepGEMM
+ * (cost/cutlassbs.c): DeepSeek-R1's block-fp8 linears on the H200's
+ * gemm_cutlass_block table, its rows back at their own shapes (m = 4: o_proj
+ * 7168 x 2048 28.7404 us, q_b 3072 x 1536 24.16, the shared gate_up 512 x
+ * 7168 39.3084, down 7168 x 256 20.5191); q_a_proj is the fused q_a/kv_a
+ * GEMM (2112 x 7168, between the 2048 and 2176 rows) and kv_a_proj inside
+ * it; the router, batched and bf16 GEMMs keep the tables' price; without the
+ * engine's reason (vLLM's images: DeepGEMM found) nothing changes. */
+static void test_vllm_cutlass_bs(void)
+{
+	struct model_cfg ds;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel p = {8, 1, 1, 1, 0};
+	struct err e;
+	const struct gpu_spec *g = gpu("h200");
+	struct op qa = {0}, kva = {0}, router = {0}, shared = {0};
+	double f = 0, b = 0, t2048, t2176, t;
+
+	if (!g || registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
+		CHECK(0, "load deepseek-r1 / h200");
+		return;
+	}
+	if (test_cfg(DT_FP8, "vllm", "0.11.0", &cc, &e) < 0) {
+		CHECK(0, "cfg: %s", e.msg);
+		return;
+	}
+	cc.kvdt = DT_BF16;
+	cc.cutlass_bs = "test";
+	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init h200: %s", e.msg);
+		return;
+	}
+	CHECK(c.cbs != NULL, "DeepSeek-R1's block-fp8 linears on vLLM's CUTLASS GEMM");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) * 1e6, 28.7404, 1e-9, "o_proj at m = 4: its row");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 3072, 1536, 1) * 1e6, 24.16, 1e-9, "q_b at m = 4: its row");
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) > 2.0 * cost_gemm_s(&c, DT_FP8, 4, 7168, 2048, 1),
+	      "over twice the DeepGEMM-era tables' price at decode sizes");
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 512, 128, 16) == cost_gemm_s(&c, DT_FP8, 4, 512, 128, 16),
+	      "a batched GEMM (the absorb BMMs): the tables' price");
+	CHECK(cost_linear_col_s(&c, NULL, DT_BF16, 4, 3072, 1536, 1) == cost_gemm_s(&c, DT_BF16, 4, 3072, 1536, 1),
+	      "a bf16 GEMM: the tables' price");
+	qa = (struct op){.name = "q_a_proj", .kind = OPK_GEMM, .n = 1536, .k = 7168, .batch = 1, .low_precision = true};
+	kva = (struct op){.name = "kv_a_proj", .kind = OPK_GEMM, .n = 576, .k = 7168, .batch = 1, .low_precision = true};
+	router = (struct op){.name = "router", .kind = OPK_GEMM, .n = 256, .k = 7168, .batch = 1, .low_precision = true};
+	shared = (struct op){.name = "shared_gate_up_proj", .kind = OPK_GEMM, .n = 512, .k = 7168, .batch = 1,
+			     .low_precision = true};
+	t = cost_op_at(&c, &qa, NULL, 4, &f, &b);
+	t2048 = cost_linear_col_s(&c, NULL, DT_FP8, 4, 2048, 7168, 1);
+	t2176 = cost_linear_col_s(&c, NULL, DT_FP8, 4, 2176, 7168, 1);
+	CHECK(t >= (t2048 < t2176 ? t2048 : t2176) && t <= (t2048 > t2176 ? t2048 : t2176),
+	      "q_a_proj: the fused 2112 x 7168 GEMM, between its neighbours' rows");
+	CHECK(f == 2.0 * 4 * 2112 * 7168 && b == 2112.0 * 7168, "its FLOPs and bytes are the fused GEMM's");
+	CHECK(cost_op_at(&c, &kva, NULL, 4, &f, &b) == 0, "kv_a_proj: inside it");
+	CHECK(cost_op_at(&c, &router, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 256, 7168, 1),
+	      "the router: the tables' price");
+	CHECK_REL(cost_op_at(&c, &shared, NULL, 4, &f, &b) * 1e6, 39.3084, 1e-9,
+		  "the shared expert's gate_up: a block-fp8 linear of its own");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vLLM's CUTLASS block-scaled GEMM, mfu/h200_sxm/vllm-0.14.0/gemm_cutlass_block",
+			   "the header names the kernel and its table");
+	cost_release(&c);
+	cc.cutlass_bs = NULL;
+	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init h200: %s", e.msg);
+		return;
+	}
+	CHECK(!c.cbs && cost_op_at(&c, &kva, NULL, 4, &f, &b) > 0 && !strstr(c.src[COST_SRC_GEMM], "CUTLASS"),
+	      "DeepGEMM found: the tables' kernels, q_a and kv_a apart");
+	cost_release(&c);
+}
+
 /* EPLB (cost/eplb.h): a hand-computed placement; on DeepSeek-V3 at EP 64
  * the hottest rank's load never rises with the redundant experts and falls
  * below expert order's, their memory rises, and the MoE layer gets
@@ -2848,6 +2919,7 @@ int main(void)
 	test_amd_gqa_floor();
 	test_amd_gemm_small_m();
 	test_amd_triton_bs();
+	test_vllm_cutlass_bs();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();

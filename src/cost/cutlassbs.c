@@ -1,0 +1,86 @@
+/* cutlassbs.c - vLLM's CUTLASS block-scaled fp8 GEMM (fp8 activations
+ * with 1x128 scales, fp8 weights with 128x128 scales) as vLLM runs a
+ * block-fp8 checkpoint's dense linears on Hopper where it finds no DeepGEMM
+ * (cost_cfg.cutlass_bs, engine_type.block_fp8_cutlass), priced from its
+ * measured table.
+ *
+ * The path: W8A8BlockFp8LinearOp.apply (vllm/model_executor/layers/
+ * quantization/utils/fp8_utils.py, vLLM 0.10-0.13) takes DeepGEMM's
+ * fp8_gemm_nt when should_use_deepgemm_for_fp8_linear holds (bf16 output,
+ * N and K multiples of 128, is_deep_gemm_supported: VLLM_USE_DEEP_GEMM,
+ * on by default, and the deep_gemm package importable), else on SM 9.0
+ * _run_cutlass: the per-token-group activation quantisation, then
+ * padded_cutlass (the rows padded to a multiple of 4 in fresh buffers, the
+ * scales copied column-major) and cutlass_scaled_mm's block-scaled SM90
+ * kernel.  vLLM's PyPI wheel does not depend on deep_gemm (its Docker
+ * images build it in), so a pip-installed vLLM runs the CUTLASS path.  At
+ * decode sizes it is 2-4x the DeepGEMM kernel the other collections time:
+ * H200, m = 4, n x k 7168 x 2048 28.7 us, 1536 x 7168 41.2, 512 x 7168
+ * 39.3, 3072 x 1536 24.2, 7168 x 256 20.5 (SGLang 0.5.14's DeepGEMM rows
+ * 8.7, 13.6, 14.2, 6.9, 4.1): one 128-row tile of the output per CTA over
+ * all of K, so a narrow N keeps few SMs streaming the weights, plus the
+ * quantisation and padding kernels.
+ *
+ * The table: aiconfigurator's vLLM 0.14.0 collection on h100_sxm and
+ * h200_sxm, its fp8_block GEMM rows (float16 activations, so never
+ * DeepGEMM; timed under a CUDA graph), kept apart by
+ * scripts/mfu/derive_cutlass_block.py as gemm_cutlass_block.csv.gz (derive.py
+ * folds them into 'fp8', fastest per shape, and refuses that collection's
+ * fp8 as slower than bf16). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "cost/costmodel.h"
+#include "cost/kern.h"
+
+#define CBS_FILE "gemm_cutlass_block.csv.gz"
+
+int cost_cbs_init(struct cost_model *c, const char *data_dir, struct err *e)
+{
+	const struct model_cfg *m = c->m;
+	char path[1000];
+	unsigned got = 0;
+	int rc;
+
+	c->cbs = NULL;
+	if (!c->cfg.cutlass_bs || c->cfg.wdt != DT_FP8 || (m->q.attn != Q_FP8_BLOCK && m->q.mlp != Q_FP8_BLOCK) ||
+	    (c->cfg.tier2 && c->cfg.tier2->tables[0]))
+		return 0;
+	if (!mfu_find_file(data_dir, c->g, cost_engine_tables(c->cfg.engine, c->g), c->cfg.engine->fallback,
+			   c->cfg.engine_version, CBS_FILE, path, sizeof(path), c->cbs_src, sizeof(c->cbs_src)))
+		return 0; /* no collection on these tables measured it */
+	c->cbs = xcalloc(1, sizeof(*c->cbs));
+	if ((rc = mfu_csv_gemm(c->cbs, path, c->g, &got, e)) < 0 || !c->cbs->have_gemm[DT_FP8]) {
+		cost_cbs_release(c);
+		return rc < 0 ? rc : err_set(e, SS_EDATA, "%s: no fp8 rows (expected dtype,m,n,k,latency_us)", path);
+	}
+	return 0;
+}
+
+double cost_cbs_s(const struct cost_model *c, double m, double n, double k)
+{
+	return cost_gemm_tab_s(c, c->cbs, NULL, DT_FP8, m, n, k, 1);
+}
+
+void cost_cbs_release(struct cost_model *c)
+{
+	if (!c->cbs)
+		return;
+	mfu_release(c->cbs);
+	free(c->cbs);
+	c->cbs = NULL;
+}
+
+void cost_cbs_note(struct cost_model *c)
+{
+	size_t n;
+
+	if (!c->cbs)
+		return;
+	n = strlen(c->src[COST_SRC_GEMM]);
+	snprintf(c->src[COST_SRC_GEMM] + n, sizeof(c->src[0]) - n,
+		 "; dense block-fp8 linears on vLLM's CUTLASS block-scaled GEMM, %s (%s; cutlassbs.c)", c->cbs_src,
+		 c->cfg.cutlass_bs);
+}
