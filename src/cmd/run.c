@@ -132,8 +132,8 @@ static const struct argtab_row flag_rows[] = {
 	{AT_S("--prefill-moe-backend", "B", O(ex.prefill_moe_backend), NULL)},
 	{AT_S("--decode-gpu", "G", O(decode_gpu), NULL)},
 	{AT_N("--kv-handoff-ms", "X", O(ex.handoff_ms), 0, false, "each request's fixed hand-off time besides the KV's\n"
-	      "link time (default by engine: vllm 267, sglang 229,\n"
-	      "trtllm 0.01; fitted on measured P/D runs)"), .given = ARGTAB_GIVEN(struct run_opts, ex.handoff_given)},
+	      "link time (default by engine: vllm 245, sglang 210,\n"
+	      "trtllm 29; fitted on measured P/D runs)"), .given = ARGTAB_GIVEN(struct run_opts, ex.handoff_given)},
 	AT_TXT("workload:\n"),
 	{AT_T(&wl_flags_tab, O(wf))},
 	{AT_I("--max-requests", "N", O(max_requests), 1, INT64_MAX, "allow a workload of more than N requests (default 20000000)")},
