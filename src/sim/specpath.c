@@ -67,11 +67,96 @@ struct path_pos {
 	int32_t nb;   /* blocks held */
 };
 
-/* The accepted count of one draw u against thresholds g (padded with 0:
- * never) for at most 4 drafts, branch-free. */
-static inline int64_t draw4(uint32_t u, const uint64_t g[4])
+/* The accepted count of one draw u against the first nthr thresholds g
+ * (1 <= nthr <= 4, a constant where it is called; g padded with 0: never),
+ * branch-free. */
+static inline __attribute__((always_inline)) int64_t draw_n(uint32_t u, const uint64_t g[4], const int nthr)
 {
-	return (int64_t)(u < g[0]) + (int64_t)(u < g[1]) + (int64_t)(u < g[2]) + (int64_t)(u < g[3]);
+	int64_t a = (int64_t)(u < g[0]);
+
+	if (nthr > 1)
+		a += (int64_t)(u < g[1]);
+	if (nthr > 2)
+		a += (int64_t)(u < g[2]);
+	if (nthr > 3)
+		a += (int64_t)(u < g[3]);
+	return a;
+}
+
+/* Where a run of steps of K + 1 tokens stands: the stream state, the
+ * context plus the step's tokens and a block less one (ce = c + cap + bm:
+ * a step's blocks are ce >> sh before it advances) and the blocks held. */
+struct run_pos {
+	uint64_t st;
+	int64_t ce;
+	int32_t nb;
+};
+
+/* n >= 1 steps of K + 1 tokens whose ring slots are p[0..n-1] (contiguous):
+ * a draw each against nthr thresholds, its accepted drafts and the blocks
+ * it grows added to its slot times sign; two steps at a time (the
+ * stream's two states from one: the multiplications apart, not on one
+ * chain).  The join's loop: per verifying request-step a draw, two shifts
+ * and two adds into the slot, so it is written for constant nthr and
+ * sign (the callers' switch), with the position in locals (through a
+ * pointer each store into the ring could alias it). */
+static inline __attribute__((always_inline)) void run_steps(struct spath_step *p, int64_t n, const int32_t sign,
+							    const int nthr, const uint64_t g[4], uint64_t inc,
+							    uint64_t m2, uint64_t c2, int sh, struct run_pos *pos)
+{
+	uint64_t st = pos->st;
+	const uint64_t gg[4] = {g[0], g[1], g[2], g[3]}; /* (in registers, not reloaded) */
+	int64_t ce = pos->ce, k;
+	int32_t nb = pos->nb;
+
+	for (k = 0; k + 2 <= n; k += 2) {
+		uint64_t s1 = st * PCG32_MULT + inc;
+		uint32_t u0 = pcg32_output(st), u1 = pcg32_output(s1);
+		int64_t a0 = draw_n(u0, gg, nthr), a1 = draw_n(u1, gg, nthr);
+		int32_t b0 = (int32_t)(ce >> sh), b1;
+		st = st * m2 + c2;
+		ce += 1 + a0;
+		b1 = (int32_t)(ce >> sh);
+		ce += 1 + a1;
+		p[k].acc += sign * (int32_t)a0;
+		p[k].need += sign * (b0 - nb);
+		p[k + 1].acc += sign * (int32_t)a1;
+		p[k + 1].need += sign * (b1 - b0);
+		nb = b1;
+	}
+	if (k < n) {
+		int64_t a = draw_n(pcg32_output(st), gg, nthr);
+		int32_t b = (int32_t)(ce >> sh);
+		st = st * PCG32_MULT + inc;
+		ce += 1 + a;
+		p[k].acc += sign * (int32_t)a;
+		p[k].need += sign * (b - nb);
+		nb = b;
+	}
+	pos->st = st;
+	pos->ce = ce;
+	pos->nb = nb;
+}
+
+/* run_steps for nthr = min(k, 4) (1 <= k), sign (1 or -1) a constant. */
+static inline __attribute__((always_inline)) void run_steps_k(struct spath_step *p, int64_t n, const int32_t sign,
+							      int k, const uint64_t g[4], uint64_t inc, uint64_t m2,
+							      uint64_t c2, int sh, struct run_pos *pos)
+{
+	switch (k) {
+	case 1:
+		run_steps(p, n, sign, 1, g, inc, m2, c2, sh, pos);
+		break;
+	case 2:
+		run_steps(p, n, sign, 2, g, inc, m2, c2, sh, pos);
+		break;
+	case 3:
+		run_steps(p, n, sign, 3, g, inc, m2, c2, sh, pos);
+		break;
+	default:
+		run_steps(p, n, sign, 4, g, inc, m2, c2, sh, pos);
+		break;
+	}
 }
 
 /* Walk r's path from its join (step count r->dG0, context r->dc0, the
@@ -100,11 +185,12 @@ static inline __attribute__((always_inline)) int64_t path_walk(const struct sim 
 	int64_t c = r->dc0, G = r->dG0;
 	int32_t nb = r->nblocks;
 	struct spath_step *ps;
-	const bool four = d->k <= 4;
+	/* a step of K + 1 tokens draws against the first kq thresholds: at
+	 * most 4 of them in run_steps (0: more, spath_draw's loop) */
+	const int nthr = d->k > 4 ? 0 : (int)(d->k < kq ? d->k : kq);
 	int j;
 
-	/* a step of K + 1 tokens draws against the first kq thresholds */
-	for (j = 0; j < 4 && j < d->k && j < kq; j++)
+	for (j = 0; j < nthr; j++)
 		g4[j] = d->ge[j];
 	for (; G < upto && c < cend; G++) { /* the steps gone: the position only */
 		int64_t q = cend - c < cap ? cend - c : cap, a = q > 1 ? spath_draw(d, &st, inc, q - 1) : 0;
@@ -123,9 +209,7 @@ static inline __attribute__((always_inline)) int64_t path_walk(const struct sim 
 	mask = rp->sp_mask;
 	ps = rp->sp_step;
 	/* the steps of K + 1 tokens: a draw, its accepted drafts and the
-	 * blocks it grows (b >= nb: its context and so blocks_for only grow),
-	 * two steps at a time (the stream's two states from one: the
-	 * multiplications apart, not on one chain) */
+	 * blocks it grows (b >= nb: its context and so blocks_for only grow) */
 	for (;;) {
 		int64_t room = (int64_t)mask - 2 - (G - rp->G), left = (cend - c) / cap; /* steps sure to be such */
 		int64_t n = left < room ? left : room, k;
@@ -137,37 +221,26 @@ static inline __attribute__((always_inline)) int64_t path_walk(const struct sim 
 			ps = rp->sp_step;
 			continue;
 		}
-		for (k = 0; k + 2 <= n && four; k += 2) {
-			uint64_t s1 = st * PCG32_MULT + inc, t0 = (uint64_t)(G + 1) & mask, t1 = (uint64_t)(G + 2) & mask;
-			uint32_t u0 = pcg32_output(st), u1 = pcg32_output(s1);
-			int32_t b0, b1;
-			int64_t a0, a1;
-			st = st * m2 + c2;
-			b0 = (int32_t)((c + cap + bm) >> sh);
-			ps[t0].need += sign * (b0 - nb);
-			a0 = draw4(u0, g4);
-			ps[t0].acc += sign * (int32_t)a0;
-			c += 1 + a0;
-			b1 = (int32_t)((c + cap + bm) >> sh);
-			ps[t1].need += sign * (b1 - b0);
-			nb = b1;
-			a1 = draw4(u1, g4);
-			ps[t1].acc += sign * (int32_t)a1;
-			c += 1 + a1;
-			G += 2;
+		if (nthr > 0) {
+			struct run_pos pos = {st, c + cap + bm, nb};
+			while (n > 0) { /* in runs of slots up to the ring's wrap */
+				uint64_t t0 = (uint64_t)(G + 1) & mask;
+				int64_t m = (int64_t)(mask - t0) + 1 < n ? (int64_t)(mask - t0) + 1 : n;
+				run_steps_k(ps + t0, m, sign, nthr, g4, inc, m2, c2, sh, &pos);
+				G += m;
+				n -= m;
+			}
+			st = pos.st;
+			c = pos.ce - cap - bm;
+			nb = pos.nb;
+			continue;
 		}
-		for (; k < n; k++) {
+		for (k = 0; k < n; k++) {
 			uint64_t t = (uint64_t)(G + 1) & mask;
 			int32_t b = (int32_t)((c + cap + bm) >> sh);
-			int64_t a;
+			int64_t a = spath_draw(d, &st, inc, kq);
 			ps[t].need += sign * (b - nb);
 			nb = b;
-			if (four) {
-				a = draw4(pcg32_output(st), g4);
-				st = st * PCG32_MULT + inc;
-			} else {
-				a = spath_draw(d, &st, inc, kq);
-			}
 			ps[t].acc += sign * (int32_t)a;
 			c += 1 + a;
 			G++;
