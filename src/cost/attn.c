@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "cost/costmodel.h"
 #include "cost/kern.h"
 #include "cost/memo.h"
@@ -237,6 +238,25 @@ static void gqa_dec_floor_init(struct cost_model *c)
 		c->gqa_dec_floor_s = f->floor_s;
 }
 
+/* The decode grid's column at n sequences, max_seqs < n <= max_m
+ * (cost_lazy.wide), resolved on its first use. */
+static const struct mfu_attn_col *decode_wide_col(const struct cost_model *c, int64_t n)
+{
+	struct cost_lazy *z = c->lazy;
+	size_t i = (size_t)(n - c->cfg.max_seqs - 1);
+
+	if (!z->wide) {
+		size_t m = (size_t)(c->max_m - c->cfg.max_seqs);
+		z->wide = xmalloc(xmul(m, sizeof(*z->wide))); /* read once set */
+		z->wide_done = xcalloc(m, 1);
+	}
+	if (!z->wide_done[i]) {
+		mfu_attn_col_init(c->tabs, c->attn_decode_cfg, false, log((double)n), &z->wide[i]);
+		z->wide_done[i] = 1;
+	}
+	return &z->wide[i];
+}
+
 /* GQA decode of one layer: n requests attending ctx_sum keys in all.  win
  * (sliding-window layers; NULL otherwise): times the windowed tables'
  * penalty at n requests of log_len tokens each (their whole context). */
@@ -250,6 +270,8 @@ double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g,
 		mfu = mfu_row_eval_hint(cost_decode_row(c, n), mean < 1 ? 0.0 : log(mean),
 					&c->lazy->decode_hint[n]);
 	}
+	else if (n <= c->max_m)
+		mfu = mfu_attn_col_eval(decode_wide_col(c, n), mean < 1 ? 0.0 : log(mean));
 	else
 		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
 					mean < 1 ? 0.0 : log(mean));

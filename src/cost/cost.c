@@ -571,6 +571,8 @@ void cost_release(struct cost_model *c)
 		free(c->lazy->decode_hint);
 		free(c->lazy->dec);
 		free(c->lazy->dec_done);
+		free(c->lazy->wide);
+		free(c->lazy->wide_done);
 		free(c->lazy->moe_ops.e);
 		free(c->lazy->moe_done);
 		free(c->lazy->pre0_s);

@@ -69,6 +69,13 @@ struct cost_lazy {
 	 * terms are computed at each step: cfg.ov may be changed, tests do) */
 	struct dec_terms *dec;       /* [max_seqs + 1] */
 	uint8_t *dec_done;           /* [max_seqs + 1] */
+	/* the decode attention's grid column at n sequences for max_seqs <
+	 * n <= max_m (a speculative step's verifying tokens, past the decode
+	 * rows), [n - max_seqs - 1], made at the first such step and each
+	 * entry resolved on its first use (wide_done): log n and its place on
+	 * the batch axis were a third of such a step's attention */
+	struct mfu_attn_col *wide;
+	uint8_t *wide_done;
 };
 
 /* The decode attention row at n sequences (1 <= n <= max_seqs), read

@@ -1075,6 +1075,35 @@ double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *
 	return clamp_mfu(mfu_grid_eval(&c->g, x, t->nearest), dflt);
 }
 
+void mfu_attn_col_init(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+		       double log_batch, struct mfu_attn_col *col)
+{
+	memset(col, 0, sizeof(*col));
+	col->t = t;
+	col->c = c;
+	col->prefill = prefill;
+	col->log_batch = log_batch;
+	if (!c || c->g.dims != 2)
+		return; /* the default, or mfu_grid_eval's general path */
+	col->g = &c->g;
+	mfu_grid_axis(col->g, 0, log_batch, &col->lo, &col->w, &col->pos);
+}
+
+double mfu_attn_col_eval(const struct mfu_attn_col *col, double log_len)
+{
+	size_t lo[3] = {0, 0, 0};
+	double w[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
+
+	if (!col->g)
+		return mfu_attn_eval_log(col->t, col->c, col->prefill, col->log_batch, log_len);
+	lo[0] = col->lo;
+	w[0] = col->w;
+	pos[0] = col->pos;
+	mfu_grid_axis(col->g, 1, log_len, &lo[1], &w[1], &pos[1]);
+	return clamp_mfu(grid_eval_at(col->g, lo, w, pos, col->t->nearest),
+			 col->prefill ? MFU_DEFAULT_ATTN_PREFILL : MFU_DEFAULT_ATTN_DECODE);
+}
+
 double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 		     double batch, double len)
 {

@@ -174,6 +174,23 @@ struct mfu_gemm_col {
 void mfu_gemm_col_init(const struct mfu_tables *t, enum dtype dt, double n, double k,
 		       struct mfu_gemm_col *col);
 double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m);
+/* One attention batch size at many lengths (a decode step of more
+ * sequences than the decode rows hold, cost_gqa_decode_s): its place on
+ * the grid's batch axis resolved once; mfu_attn_col_eval(col, log_len) is
+ * mfu_attn_eval_log(t, c, prefill, log_batch, log_len) bit for bit.  col
+ * borrows t and c. */
+struct mfu_attn_col {
+	const struct mfu_tables *t;
+	const struct mfu_attn_cfg *c;
+	const struct mfu_grid *g;   /* NULL: mfu_attn_eval_log's own path */
+	bool prefill;
+	double log_batch;
+	size_t lo;
+	double w, pos;              /* the batch axis' */
+};
+void mfu_attn_col_init(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
+		       double log_batch, struct mfu_attn_col *col);
+double mfu_attn_col_eval(const struct mfu_attn_col *col, double log_len);
 double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,
 			enum dtype kvdt, double batch, double isl);
 double mfu_attn_decode(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,
