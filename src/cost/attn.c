@@ -240,7 +240,7 @@ static void gqa_dec_floor_init(struct cost_model *c)
 
 /* The decode grid's column at n sequences, max_seqs < n <= max_m
  * (cost_lazy.wide), resolved on its first use. */
-static const struct mfu_attn_col *decode_wide_col(const struct cost_model *c, int64_t n)
+static struct mfu_attn_col *decode_wide_col(const struct cost_model *c, int64_t n)
 {
 	struct cost_lazy *z = c->lazy;
 	size_t i = (size_t)(n - c->cfg.max_seqs - 1);
@@ -260,8 +260,10 @@ static const struct mfu_attn_col *decode_wide_col(const struct cost_model *c, in
 /* GQA decode of one layer: n requests attending ctx_sum keys in all.  win
  * (sliding-window layers; NULL otherwise): times the windowed tables'
  * penalty at n requests of log_len tokens each (their whole context). */
-double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
-			 const struct mfu_window *win, double log_len)
+static inline __attribute__((always_inline)) double gqa_decode_x(const struct cost_model *c,
+								 const struct attn_group *g, int64_t n,
+								 double ctx_sum, const struct mfu_window *win,
+								 double log_len)
 {
 	double mean = ctx_sum / (double)n, mfu, t;
 	double flops = 2.0 * ctx_sum * g->heads * (g->dqk + g->dv), bytes = ctx_sum * g->kv_tok;
@@ -279,6 +281,19 @@ double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g,
 		mfu *= exp(mfu_window_off(c->tabs, win, log((double)n), log_len));
 	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
 	return t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
+}
+
+double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
+			 const struct mfu_window *win, double log_len)
+{
+	return gqa_decode_x(c, g, n, ctx_sum, win, log_len);
+}
+
+double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_sum)
+{
+	struct attn_group g = cost_attn_full_group(c);
+
+	return gqa_decode_x(c, &g, n, ctx_sum, NULL, 0.0);
 }
 
 void cost_attn_init(struct cost_model *c, const struct cost_cfg *cfg)

@@ -169,6 +169,10 @@ double cost_gqa_prefill_s(const struct cost_model *c, const struct attn_group *g
 /* GQA decode of one layer: n requests attending ctx_sum keys in all. */
 double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
 			 const struct mfu_window *win, double log_len);
+/* cost_gqa_decode_s of the full-attention layout without a window, bit for
+ * bit (a decode step's full layers, mixer.c: the layout and the window's
+ * test folded into the call). */
+double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_sum);
 /* The prefill, decode and sliding-window lines. */
 void cost_attn_note(struct cost_model *c);
 

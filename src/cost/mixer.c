@@ -46,14 +46,11 @@ static double full_prefill_s(const struct cost_model *c, const struct chunk_sums
 }
 
 /* Full-attention layer (GQA, MLA, DSA) for n decode requests. */
-static double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+static inline double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 {
-	struct attn_group g;
-
 	if (c->m->attn == ATTN_MLA && c->m->index_topk > 0)
 		return cost_dsa_decode_s(c, n, ctx_sum);
-	g = cost_attn_full_group(c);
-	return cost_gqa_decode_s(c, &g, n, ctx_sum, NULL, 0.0) + cost_mla_decode_floor_s(c, n);
+	return cost_gqa_decode_full_s(c, n, ctx_sum) + cost_mla_decode_floor_s(c, n);
 }
 
 /* One layer of mixer mix for a step's n >= 1 prefill chunks (len[i] tokens
@@ -196,7 +193,7 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	if (c->csa)
 		return cost_csa_attn_s(c, false, (double)n, (double)n, mean - 1) / (double)m->layers;
 	if (nk[LM_FULL] > 0)
-		t += (double)nk[LM_FULL] * decode_mixer_s(c, LM_FULL, n, ctx_sum);
+		t += (double)nk[LM_FULL] * full_decode_s(c, n, ctx_sum); /* (decode_mixer_s's LM_FULL) */
 	if (nk[LM_SLIDING] > 0)
 		t += (double)nk[LM_SLIDING] * decode_mixer_s(c, LM_SLIDING, n, ctx_sum);
 	if (nk[LM_CHUNKED] > 0)

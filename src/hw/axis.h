@@ -62,4 +62,27 @@ static inline void axis_bracket(const double *a, size_t n, double x, size_t *lo,
 	*w = (x - a[i - 1]) / (a[i] - a[i - 1]);
 }
 
+/* axis_bracket looked up first at *hint (an index, 0 at first), which it
+ * updates: the same *lo and *w, without the search when the hint's
+ * neighbours enclose x (a caller whose x moves slowly). */
+static inline void axis_bracket_hint(const double *a, size_t n, double x, size_t *lo, double *w, size_t *hint)
+{
+	size_t i = *hint;
+
+	if (n == 1 || x <= a[0] || x >= a[n - 1]) {
+		axis_bracket(a, n, x, lo, w);
+		return;
+	}
+	/* axis_find's answer: the first a[i] >= x, a[0] < x < a[n - 1] */
+	if (!(i >= 1 && i < n && a[i - 1] < x && x <= a[i]))
+		*hint = i = axis_find(a, n, x);
+	if (a[i] == x) { /* (i < n - 1 here) */
+		*lo = i;
+		*w = 0;
+		return;
+	}
+	*lo = i - 1;
+	*w = (x - a[i - 1]) / (a[i] - a[i - 1]);
+}
+
 #endif

@@ -1089,7 +1089,7 @@ void mfu_attn_col_init(const struct mfu_tables *t, const struct mfu_attn_cfg *c,
 	mfu_grid_axis(col->g, 0, log_batch, &col->lo, &col->w, &col->pos);
 }
 
-double mfu_attn_col_eval(const struct mfu_attn_col *col, double log_len)
+double mfu_attn_col_eval(struct mfu_attn_col *col, double log_len)
 {
 	size_t lo[3] = {0, 0, 0};
 	double w[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
@@ -1099,7 +1099,12 @@ double mfu_attn_col_eval(const struct mfu_attn_col *col, double log_len)
 	lo[0] = col->lo;
 	w[0] = col->w;
 	pos[0] = col->pos;
-	mfu_grid_axis(col->g, 1, log_len, &lo[1], &w[1], &pos[1]);
+	/* mfu_grid_axis on the length axis, its search from the last place
+	 * (a decode batch's mean context moves slowly) */
+	axis_bracket_hint(col->g->axis[1], col->g->len[1], log_len, &lo[1], &w[1], &col->hint);
+	pos[1] = (double)lo[1] + w[1];
+	if (col->g->len[1] == 1)
+		pos[1] = 0;
 	return clamp_mfu(grid_eval_at(col->g, lo, w, pos, col->t->nearest),
 			 col->prefill ? MFU_DEFAULT_ATTN_PREFILL : MFU_DEFAULT_ATTN_DECODE);
 }

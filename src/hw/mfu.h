@@ -187,10 +187,11 @@ struct mfu_attn_col {
 	double log_batch;
 	size_t lo;
 	double w, pos;              /* the batch axis' */
+	size_t hint;                /* the length axis' last place (axis_bracket_hint) */
 };
 void mfu_attn_col_init(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 		       double log_batch, struct mfu_attn_col *col);
-double mfu_attn_col_eval(const struct mfu_attn_col *col, double log_len);
+double mfu_attn_col_eval(struct mfu_attn_col *col, double log_len);
 double mfu_attn_prefill(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,
 			enum dtype kvdt, double batch, double isl);
 double mfu_attn_decode(const struct mfu_tables *t, int heads, int kv_heads, int head_dim,

@@ -155,7 +155,7 @@ double spec_draft_s(const struct spec_cfg *sp, const struct cost_model *c, int64
 		    double ctx_sum)
 {
 	struct step_desc d;
-	double layer, head, body;
+	double layer, head, body, ov;
 
 	if (n <= 0 || sp->k <= 0)
 		return 0;
@@ -175,8 +175,9 @@ double spec_draft_s(const struct spec_cfg *sp, const struct cost_model *c, int64
 		 * (the step without and with its n sampled sequences, priced
 		 * together) */
 		body = cost_step_pair_s(c, &d, n, &head);
-		body -= cost_overhead_s(c, n, 0);
-		head = head - cost_overhead_s(c, n, 0) - body;
+		ov = cost_overhead_s(c, n, 0); /* (taken out of both: computed once) */
+		body -= ov;
+		head = head - ov - body;
 		layer = body / (double)c->m->layers;
 		if (!(c->cfg.off & COST_H2)) /* its own per-layer launch term */
 			layer += c->cfg.ov.layer_us * 1e-6;
