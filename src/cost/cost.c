@@ -635,7 +635,9 @@ static inline double plain_attn_decode_s(const struct cost_model *c, int64_t n, 
 	return t / (double)c->m->layers;
 }
 
-double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens)
+/* cost_overhead_s, written into step_host and decode_total_s (they run at
+ * every step) */
+static inline double overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens)
 {
 	const struct overheads *ov = &c->cfg.ov;
 	double t;
@@ -645,6 +647,11 @@ double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill
 	t = (ov->step_us + ov->layer_us * (double)c->m->layers + ov->req_us * (double)nreq +
 	     ov->prefill_token_us * (double)prefill_tokens) * 1e-6;
 	return t > 0 ? t : 0; /* tier-1 terms may be negative; a step never is */
+}
+
+double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens)
+{
+	return overhead_s(c, nreq, prefill_tokens);
 }
 
 static double tok_part(const struct cost_model *c, int64_t m)
@@ -811,7 +818,7 @@ static inline double decode_total_s(const struct cost_model *c, const struct ste
 
 	attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
 	t = tok + (double)c->m->layers * attn + head + 0.0 + 0.0;
-	ov = cost_overhead_s(c, s->ndecode, 0);
+	ov = overhead_s(c, s->ndecode, 0);
 	if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
 		return t + ov;
 	cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)s->ndecode) * 1e-6;
@@ -852,14 +859,15 @@ static void dec_fill(const struct cost_model *c, int64_t n)
 
 /* cost_step_s's host part: a step of t seconds of components with its
  * overheads (its requests and prefill tokens, not its sampled sequences). */
-static double step_host(const struct cost_model *c, const struct step_desc *s, double t)
+static inline __attribute__((always_inline)) double step_host(const struct cost_model *c,
+								const struct step_desc *s, double t)
 {
 	int64_t pre = 0, i;
 	double ov, cpu;
 
 	for (i = 0; i < s->nchunks; i++)
 		pre += s->chunk_len[i];
-	ov = cost_overhead_s(c, s->ndecode + s->nchunks, pre);
+	ov = overhead_s(c, s->ndecode + s->nchunks, pre);
 	/* an eager step: the GPU waits for the host's launches (the
 	 * overlap scheduler hides the host's other work, not these) */
 	if (s->nchunks > 0 && t < c->eager_s)
