@@ -128,6 +128,23 @@ static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
 	}
 }
 
+/* moetab_pick for this model's experts among the curves that reach its
+ * largest step (cost_cfg.max_tokens, max_num_batched_tokens): a curve the
+ * collector stopped short of a prefill-sized call is held at its last
+ * measured efficiency beyond it (moetab_pick_reach).  Held out on the
+ * kernel tables (scripts/mfu/check_moe_reach.py: each model shape priced
+ * from the others; power law 1.01, reach 8,192): of the 1,620 points
+ * whose pick this changes (vLLM 0.14.0's Marlin int4 curves at EP > 1 on
+ * H100/H200, which stop at 1-160 tokens, and a few of vLLM 0.19/0.24's and
+ * TensorRT-LLM 1.2's on B200), median |log(pred/meas)| at >= 2,048 tokens
+ * 0.604 -> 0.131 (signed -0.512 -> -0.018: 40 % too fast before), 257-2,047
+ * 0.136 -> 0.115, 17-256 0.122 -> 0.105, 1-16 0.219 -> 0.199. */
+static void moe_pick_in(const struct cost_model *c, const struct moetab *t, enum moe_fmt f,
+			struct moe_pick *pick)
+{
+	moetab_pick_reach(t, f, &c->moe_shape, c->cfg.moe_dist, (double)c->cfg.max_tokens, pick);
+}
+
 /* The engine's wide-EP kernels (cost.h wideep_pick; cost_engine.wideep):
  * the GPU's own measurements (data/mfu/wideep/<wideep>/<gpu id>-{decode,
  * prefill}.csv.gz; SGLang's, derived by scripts/mfu/derive_wideep.mjs from
@@ -164,10 +181,9 @@ int cost_moe_wideep_load(struct cost_model *c, const char *data_dir, struct err 
 			continue;
 		if ((rc = moetab_load(path, &own, &c->wideep_tab[k], e)) < 0)
 			return rc;
-		moetab_pick(c->wideep_tab[k], c->moe_fmt, &c->moe_shape, c->cfg.moe_dist, &c->wideep_pick[k]);
+		moe_pick_in(c, c->wideep_tab[k], c->moe_fmt, &c->wideep_pick[k]);
 		if (!c->wideep_pick[k].curve)
-			moetab_pick(c->wideep_tab[k], MOE_FP8_BLOCK, &c->moe_shape, c->cfg.moe_dist,
-				    &c->wideep_pick[k]);
+			moe_pick_in(c, c->wideep_tab[k], MOE_FP8_BLOCK, &c->wideep_pick[k]);
 		/* only DeepSeek-V3's shape was collected: a model the fused
 		 * tables measured nearer keeps them (Qwen3-30B-A3B on H100 came
 		 * out 6 % slower on its SGLang DP+EP row from DeepSeek's curve) */
@@ -218,9 +234,9 @@ static void moe_pick_alts(const struct cost_model *c, const struct moetab *mt, c
 	int k;
 
 	memset(alt, 0, 2 * sizeof(alt[0]));
-	moetab_pick(mt, MOE_BF16, &c->moe_shape, c->cfg.moe_dist, &alt[0]);
+	moe_pick_in(c, mt, MOE_BF16, &alt[0]);
 	if (c->moe_fmt == MOE_FP8)
-		moetab_pick(mt, MOE_FP8_BLOCK, &c->moe_shape, c->cfg.moe_dist, &alt[1]);
+		moe_pick_in(c, mt, MOE_FP8_BLOCK, &alt[1]);
 	for (k = 0; k < 2; k++)
 		if (alt[k].curve && (alt[k].curve == pick->curve || alt[k].distance > pick->distance + 1e-9 ||
 				     alt[k].fmt != (k ? MOE_FP8_BLOCK : MOE_BF16)))
@@ -267,7 +283,7 @@ static void moe_skip_fallback(struct cost_model *c)
 		struct moe_pick p, alt[2];
 		if (!mt)
 			continue;
-		moetab_pick(mt, c->moe_fmt, &c->moe_shape, c->cfg.moe_dist, &p);
+		moe_pick_in(c, mt, c->moe_fmt, &p);
 		if (!p.curve || p.distance > c->moe_pick.distance + 1e-9)
 			continue;
 		moe_pick_alts(c, mt, &p, alt);
@@ -314,7 +330,7 @@ int cost_moe_backend_load(struct cost_model *c, const char *data_dir, struct err
 		t = c->backend_tab;
 	if (rc < 0)
 		return rc;
-	moetab_pick(t, MOE_FP8_BLOCK, &c->moe_shape, c->cfg.moe_dist, &p);
+	moe_pick_in(c, t, MOE_FP8_BLOCK, &p);
 	if (!p.curve || p.fmt != MOE_FP8_BLOCK)
 		return 0;
 	/* the named kernel runs: no other kernel of the collections is taken
@@ -512,12 +528,12 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 		 * bytes per 32 weights; a second copy of the scales */
 		c->moe_pad = 1.0 + MOE_MXFP4_SCALE_SHARE;
 	}
-	moetab_pick(c->tabs->moe, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+	moe_pick_in(c, c->tabs->moe, c->moe_fmt, &c->moe_pick);
 	/* a collection without this format's rows (vLLM 0.14.0 has no
 	 * MXFP4 experts): the next one in the fallback order that
 	 * measures it (mfu_tables.moe_more), before any roofline */
 	for (k = 0; !c->moe_pick.curve && c->tabs->moe && k < c->tabs->nmoe_more; k++) {
-		moetab_pick(c->tabs->moe_more[k], c->moe_fmt, &c->moe_shape, cfg->moe_dist, &c->moe_pick);
+		moe_pick_in(c, c->tabs->moe_more[k], c->moe_fmt, &c->moe_pick);
 		if (c->moe_pick.curve)
 			c->moe_more = k + 1;
 	}
@@ -535,7 +551,7 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 			snprintf(same, sizeof(same), "/%.20s-", c->tabs->engine);
 			if (!strstr(c->tabs->moe_more_src[k], same))
 				continue;
-			moetab_pick(c->tabs->moe_more[k], c->moe_fmt, &c->moe_shape, cfg->moe_dist, &alt);
+			moe_pick_in(c, c->tabs->moe_more[k], c->moe_fmt, &alt);
 			if (alt.curve && alt.fmt == c->moe_fmt) {
 				c->moe_pick = alt;
 				c->moe_more = k + 1;
@@ -546,7 +562,7 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 		/* the GPU's own measured curves win unless a borrowed one is
 		 * a much nearer shape (MOE_OWN_MARGIN) */
 		struct moe_pick own;
-		moetab_pick(c->tabs->moe_own, c->moe_fmt, &c->moe_shape, cfg->moe_dist, &own);
+		moe_pick_in(c, c->tabs->moe_own, c->moe_fmt, &own);
 		if (own.curve && (!c->moe_pick.curve ||
 				  own.distance <= c->moe_pick.distance + MOE_OWN_MARGIN)) {
 			c->moe_pick = own;
@@ -567,7 +583,7 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 	 * (moe_w4a16_s) */
 	memset(&c->moe_w4a16, 0, sizeof(c->moe_w4a16));
 	if (!c->moe_pick.curve && c->moe_fmt == MOE_INT4 && c->tabs->moe) {
-		moetab_pick(c->tabs->moe, MOE_BF16, &c->moe_shape, cfg->moe_dist, &c->moe_w4a16);
+		moe_pick_in(c, c->tabs->moe, MOE_BF16, &c->moe_w4a16);
 		if (c->moe_w4a16.curve && c->moe_w4a16.fmt != MOE_BF16)
 			memset(&c->moe_w4a16, 0, sizeof(c->moe_w4a16));
 	}
@@ -628,6 +644,12 @@ void cost_moe_note(struct cost_model *c)
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
 				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
+		if (c->moe_pick.curve && c->moe_pick.short_tokens > 0) {
+			size_t n = strlen(c->src[COST_SRC_MOE]);
+			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
+				 "; the nearer %.96s curve passed over: measured only up to %.0f tokens, short of the %lld-token step",
+				 c->moe_pick.short_desc, c->moe_pick.short_tokens, (long long)c->cfg.max_tokens);
+		}
 		if (c->cfg.moe_backend != MOE_BACKEND_DEFAULT && !c->moe_backend_src[0]) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);
 			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,

@@ -442,25 +442,57 @@ static bool fmt_compatible(enum moe_fmt want, enum moe_fmt have)
 	return (want == MOE_FP4 || want == MOE_MXFP4) && (have == MOE_FP4 || have == MOE_MXFP4);
 }
 
+/* The most tokens a curve measured on its own shape (its last point). */
+static double curve_last_tokens(const struct curve *c)
+{
+	return exp(c->x[c->n - 1]) * c->s.experts / c->s.topk;
+}
+
+/* Whether curve c serves a lookup for (fmt, dist) at all. */
+static bool curve_eligible(const struct curve *c, enum moe_fmt fmt, enum moe_dist dist)
+{
+	return c->dist == dist && fmt_compatible(fmt, c->fmt) && c->n > 0;
+}
+
 void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
 		 enum moe_dist dist, struct moe_pick *pick)
 {
-	const struct curve *best = NULL;
-	double bd = INFINITY;
+	moetab_pick_reach(t, fmt, s, dist, 0, pick);
+}
+
+void moetab_pick_reach(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
+		       enum moe_dist dist, double reach_tokens, struct moe_pick *pick)
+{
+	const struct curve *best = NULL, *nearest = NULL;
+	double bd = INFINITY, nd = INFINITY, reach = 0;
 	size_t i;
 
 	memset(pick, 0, sizeof(*pick));
 	if (!t)
 		return;
+	/* the reach a curve must have: the tokens asked, or the farthest
+	 * any eligible curve of the table measured when none goes so far */
+	if (reach_tokens > 0) {
+		for (i = 0; i < t->n; i++)
+			if (curve_eligible(&t->c[i], fmt, dist) && curve_last_tokens(&t->c[i]) > reach)
+				reach = curve_last_tokens(&t->c[i]);
+		reach = reach < reach_tokens ? reach : reach_tokens;
+	}
 	for (i = 0; i < t->n; i++) {
 		const struct curve *c = &t->c[i];
 		double d;
-		if (c->dist != dist || !fmt_compatible(fmt, c->fmt) || c->n == 0)
+		if (!curve_eligible(c, fmt, dist))
 			continue;
 		/* the sibling format (per-tensor vs block fp8, nvfp4 vs mxfp4)
 		 * runs other kernels: it serves only when the requested format's
 		 * nearest shape is much farther (0.3 ~ a 35 % size difference) */
 		d = shape_distance(s, &c->s) + (c->fmt == fmt ? 0 : 0.3);
+		if (d < nd) {
+			nd = d;
+			nearest = c;
+		}
+		if (curve_last_tokens(c) < reach * (1.0 - 1e-9))
+			continue;
 		if (d < bd) {
 			bd = d;
 			best = c;
@@ -472,6 +504,12 @@ void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shap
 	pick->fmt = best->fmt;
 	pick->fixed_s = best->fixed;
 	pick->distance = bd < 1e-6 ? 0 : bd;
+	if (nearest != best) {
+		pick->short_tokens = curve_last_tokens(nearest);
+		snprintf(pick->short_desc, sizeof(pick->short_desc), "%s %.0fx%.0f top%.0f/%.0f tp%.0f ep%.0f",
+			 fmt_names[nearest->fmt], nearest->s.hidden, nearest->s.inter, nearest->s.topk,
+			 nearest->s.experts, nearest->s.tp, nearest->s.ep);
+	}
 	if (pick->distance > 0) {
 		/* the same experts measured on fewer GPUs (issue 9: Qwen3-235B
 		 * bf16 TP8 on B200 took vLLM's 2816x704 TP4 curve, whose latency
@@ -481,7 +519,8 @@ void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shap
 			const struct curve *c = &t->c[i];
 			if (c->dist != dist || c->fmt != best->fmt || c->n == 0 || c->s.hidden != s->hidden ||
 			    c->s.inter != s->inter || c->s.topk != s->topk || c->s.experts != s->experts ||
-			    c->s.tp > s->tp || c->s.ep > s->ep || c->s.tp * c->s.ep >= s->tp * s->ep)
+			    c->s.tp > s->tp || c->s.ep > s->ep || c->s.tp * c->s.ep >= s->tp * s->ep ||
+			    curve_last_tokens(c) < reach * (1.0 - 1e-9))
 				continue;
 			if (!cap || c->s.tp * c->s.ep > cap->s.tp * cap->s.ep)
 				cap = c;

@@ -357,6 +357,28 @@ static void test_moe_tables(void)
 		      tb * 1e6);
 	}
 	moetab_free(t);
+	/* a curve the collector stopped short (vLLM 0.14.0's Marlin int4 rows
+	 * on H100 at EP 4 end at 8 tokens): the nearest shape for gpt-oss-20b's
+	 * experts, passed over for a step of 8,192 tokens for the nearest curve
+	 * measured that far; without a reach the nearest wins as before */
+	t = NULL;
+	snprintf(path, sizeof(path), "%s/mfu/h100_sxm/vllm-0.14.0/moe.csv.gz", datadir);
+	if (moetab_load(path, gpu("h100"), &t, &e) < 0) {
+		CHECK(0, "moetab_load: %s", e.msg);
+	} else {
+		struct moe_shape oss = {2880, 2880, 4, 32, 1, 1};
+		struct moe_pick a, b, c;
+		moetab_pick(t, MOE_INT4, &oss, MOE_POWER_LAW_101, &a);
+		moetab_pick_reach(t, MOE_INT4, &oss, MOE_POWER_LAW_101, 8192, &b);
+		moetab_pick_reach(t, MOE_INT4, &oss, MOE_POWER_LAW_101, 1e9, &c);
+		CHECK(a.curve && strstr(a.desc, "3072x1536 top8/256 tp1 ep4") && a.short_tokens == 0,
+		      "gpt-oss-20b int4 nearest shape: %s", a.desc);
+		CHECK(b.curve && b.curve != a.curve && b.distance > a.distance && b.short_tokens == 8 &&
+			      strcmp(b.short_desc, "int4 3072x1536 top8/256 tp1 ep4") == 0,
+		      "reach 8192: %s, passing over %s (to %.0f tokens)", b.desc, b.short_desc, b.short_tokens);
+		CHECK(c.curve == b.curve, "a reach past every curve: the farthest-measured ones (%s)", c.desc);
+		moetab_free(t);
+	}
 	/* issue 9: a shape twice as wide as the nearest measured one (Kimi-K3's
 	 * experts priced at its 7168 hidden size from its measured 3584 x 3072
 	 * curve, vLLM 0.24 H200) doubled the whole one-token latency (135 us
