@@ -202,6 +202,10 @@ struct cost_model {
 	struct mfu_row prefill_row;  /* prefill attention (one sequence per chunk) */
 	/* routed experts: one fused kernel (moetab.h) */
 	struct moe_shape moe_shape;
+	/* the shape the experts' kernel computes, which a curve of another
+	 * shape is priced on: moe_shape, or with moe_marlin its padded sizes
+	 * (moe.c moe_marlin_shape) */
+	struct moe_shape moe_run;
 	enum moe_fmt moe_fmt;        /* the format looked up (int4 for MXFP4 on Marlin) */
 	enum dtype moe_wdt;
 	bool moe_marlin;             /* MXFP4 experts on Marlin (cost_cfg.mxfp4_marlin) */

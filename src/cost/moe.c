@@ -79,6 +79,27 @@ static double moe_marlin_pad(const struct moe_shape *s)
 	return round_up(i, 128) * round_up(h, 256) / (i * h);
 }
 
+/* The shape Marlin computes: the padded experts, and the hidden states
+ * padded to their width before the kernel (vLLM's FusedMoE.forward_native,
+ * vllm/model_executor/layers/fused_moe/layer.py: F.pad of the hidden
+ * states to the layer's hidden_size, which create_weights padded, and the
+ * output cut back), so the padded rows and columns are multiplied as any
+ * other: gpt-oss's 2880 x 2880 experts run as 3072 x 2944, 1.090x the
+ * checkpoint's FLOPs and weight bytes at TP 1, 3072 x 1536 per GPU at TP 2
+ * (1.138x).  A curve of another shape is priced on this shape's roofline
+ * (the collections' int4 rows are of aligned shapes that Marlin runs
+ * unpadded); an exact shape keeps its measured curve. */
+static struct moe_shape moe_marlin_shape(const struct moe_shape *s)
+{
+	struct moe_shape r = *s;
+
+	if (s->inter > 0 && s->hidden > 0) {
+		r.hidden = round_up(s->hidden, 256);
+		r.inter = round_up(s->inter / s->tp, 128) * s->tp;
+	}
+	return r;
+}
+
 static enum moe_fmt moe_fmt_of(enum dtype dt, const struct model_cfg *m)
 {
 	switch (dt) {
@@ -214,11 +235,15 @@ static double moe_pick_s(const struct cost_model *c, const struct moe_pick *pick
 	enum dtype cdt = dtype_compute(wdt);
 	double pk = c->g->peak_flops[cdt] > 0 ? c->g->peak_flops[cdt] : c->g->peak_flops[DT_BF16];
 	double bpp = dtype_bytes(wdt), cpk, cbpp, t, cap;
+	const struct moe_shape *run;
 
 	moe_fmt_rates(pick->fmt, c->g->peak_flops, &cpk, &cbpp);
 	if (cbpp == bpp)
 		pk = cpk;
-	t = moetab_time_s(pick, &c->moe_shape, tokens, pk, bpp, c->g->hbm_bw);
+	/* a curve measured on another shape or kernel carries its efficiency
+	 * to the shape this model's kernel computes (moe_run) */
+	run = pick->distance > 0 || pick->fmt != c->moe_fmt ? &c->moe_run : &c->moe_shape;
+	t = moetab_time_s(pick, run, tokens, pk, bpp, c->g->hbm_bw);
 	cap = moetab_bound_s(pick, tokens, pk, bpp, c->g->hbm_bw);
 	return cap < t ? cap : t;
 }
@@ -360,15 +385,16 @@ int cost_moe_backend_load(struct cost_model *c, const char *data_dir, struct err
  * scripts/mfu/check_w4a16_moe.py): predicted / measured median 0.90 on
  * H100 (1,350 rows, p10 0.57, p90 1.37) and 0.76 on H200 (1,349), where the
  * roofline at the default MFU and bw_eff that priced them until 2026-12-01
- * gives 0.48 and 0.41 (0.33-0.40 from 1,000 tokens up).  The bf16 curve is
- * priced at the experts' checkpoint shape (Marlin's padding, moe_marlin_pad,
- * is left out, as on the measured Marlin curves). */
+ * gives 0.48 and 0.41 (0.33-0.40 from 1,000 tokens up; the check's shapes
+ * are aligned, so Marlin pads none of them).  The bf16 curve is priced at
+ * the shape Marlin computes (moe_run: MXFP4 experts padded,
+ * moe_marlin_shape). */
 static double moe_w4a16_s(const struct cost_model *c, double tokens)
 {
 	double bpp = dtype_bytes(c->moe_wdt);
 	double tb = moe_pick_s(c, &c->moe_w4a16, DT_BF16, tokens);
-	double saved = moe_roofline_s(&c->moe_shape, tokens, INFINITY, 2.0, c->bw_weights) -
-		       moe_roofline_s(&c->moe_shape, tokens, INFINITY, bpp, c->bw_weights);
+	double saved = moe_roofline_s(&c->moe_run, tokens, INFINITY, 2.0, c->bw_weights) -
+		       moe_roofline_s(&c->moe_run, tokens, INFINITY, bpp, c->bw_weights);
 	double floor_s = tb * bpp / 2.0;
 
 	if (c->cfg.off & COST_H1)
@@ -449,7 +475,7 @@ static double moe_dist_s(const struct cost_model *c, double tokens, double mode_
 		return moe_w4a16_s(c, tokens);
 	/* no table: the kernel's roofline at the default GEMM utilisation and
 	 * the weight-streaming bandwidth, plus one launch */
-	return moe_roofline_s(&c->moe_shape, tokens, pk * MFU_DEFAULT_GEMM, bpp, c->bw_weights) +
+	return moe_roofline_s(&c->moe_run, tokens, pk * MFU_DEFAULT_GEMM, bpp, c->bw_weights) +
 	       COST_LAUNCH_S;
 }
 
@@ -501,6 +527,7 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 	c->moe_shape = (struct moe_shape){mh, (double)m->moe_intermediate,
 					  (double)m->top_k, (double)m->n_experts,
 					  mtp < 1 ? 1 : mtp, ep ? (double)p->ep : 1.0};
+	c->moe_run = c->moe_shape;
 	if (cfg->moe_format > 0) {
 		c->moe_fmt = moe_block_checkpoint(cfg, m, g, (enum moe_fmt)(cfg->moe_format - 1));
 		c->moe_wdt = moe_fmt_dtype(c->moe_fmt, g);
@@ -523,6 +550,7 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 		c->moe_fmt = MOE_INT4;
 		c->moe_marlin = true;
 		c->moe_pad = moe_marlin_pad(&c->moe_shape);
+		c->moe_run = moe_marlin_shape(&c->moe_shape);
 	} else if (cfg->mxfp4_scales_kept && c->moe_fmt == MOE_MXFP4) {
 		/* OCP MX: one 8-bit E8M0 scale per 32 FP4 values, 1 of the 17
 		 * bytes per 32 weights; a second copy of the scales */
