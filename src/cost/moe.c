@@ -149,21 +149,36 @@ static enum dtype moe_fmt_dtype(enum moe_fmt f, const struct gpu_spec *g)
 	}
 }
 
-/* moetab_pick for this model's experts among the curves that reach its
- * largest step (cost_cfg.max_tokens, max_num_batched_tokens): a curve the
- * collector stopped short of a prefill-sized call is held at its last
- * measured efficiency beyond it (moetab_pick_reach).  Held out on the
- * kernel tables (scripts/mfu/check_moe_reach.py: each model shape priced
- * from the others; power law 1.01, reach 8,192): of the 1,620 points
- * whose pick this changes (vLLM 0.14.0's Marlin int4 curves at EP > 1 on
- * H100/H200, which stop at 1-160 tokens, and a few of vLLM 0.19/0.24's and
- * TensorRT-LLM 1.2's on B200), median |log(pred/meas)| at >= 2,048 tokens
- * 0.604 -> 0.131 (signed -0.512 -> -0.018: 40 % too fast before), 257-2,047
- * 0.136 -> 0.115, 17-256 0.122 -> 0.105, 1-16 0.219 -> 0.199. */
+/* moetab_pick for this model's experts, with a tail where the nearest
+ * curve stops short of its largest step (cost_cfg.max_tokens,
+ * max_num_batched_tokens) or of MOE_REACH_TOKENS, whichever is smaller:
+ * past the nearest curve's last point, the nearest curve measured that far
+ * (moetab_pick_reach), not the nearest held at an efficiency measured at a
+ * few tokens.  Held out on the kernel tables (scripts/mfu/check_moe_reach.py:
+ * each model shape priced from the others, power law 1.01, reach 8,192,
+ * NVIDIA and AITER tables): on the 1,636 points whose lookup this changes
+ * (vLLM 0.14.0's Marlin int4 curves at EP > 1 on H100/H200, which stop at
+ * 1-160 tokens, a few of vLLM 0.19/0.24's and TensorRT-LLM 1.2's on B200,
+ * AITER's mxfp4 at 128), median |log(pred/meas)| at 2,048-16,384 tokens
+ * 0.604 -> 0.129 (signed -0.512 -> -0.018: 40 % too fast before), 257-2,047
+ * 0.136 -> 0.092, 17-256 0.119 -> 0.111, 1-16 0.211 -> 0.193; the
+ * held-out curves that are themselves cut short keep the nearest's price
+ * within its range (0.098 -> 0.098 at 1-16 tokens; replacing the nearest
+ * everywhere gives 0.493). */
+/* A curve measured to 16,384 tokens (every NVIDIA collection's sweep) is at
+ * its plateau: from 16,384 to 32,768 tokens the tables' efficiencies change
+ * by a median x0.972 (791 curves, p10-p90 0.85-1.07; 8,192 -> 16,384 x0.909),
+ * so it is held, not followed by another shape (AITER's MI300X curves end at
+ * 16,384 or 32,768 tokens). */
+#define MOE_REACH_TOKENS 16384.0
+
 static void moe_pick_in(const struct cost_model *c, const struct moetab *t, enum moe_fmt f,
 			struct moe_pick *pick)
 {
-	moetab_pick_reach(t, f, &c->moe_shape, c->cfg.moe_dist, (double)c->cfg.max_tokens, pick);
+	double reach = (double)c->cfg.max_tokens;
+
+	moetab_pick_reach(t, f, &c->moe_shape, c->cfg.moe_dist, reach < MOE_REACH_TOKENS ? reach : MOE_REACH_TOKENS,
+			  pick);
 }
 
 /* The engine's wide-EP kernels (cost.h wideep_pick; cost_engine.wideep):
@@ -672,11 +687,12 @@ void cost_moe_note(struct cost_model *c)
 			snprintf(c->src[COST_SRC_MOE], sizeof(c->src[0]),
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
 				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
-		if (c->moe_pick.curve && c->moe_pick.short_tokens > 0) {
+		if (c->moe_pick.curve && c->moe_pick.tail) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);
 			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 "; the nearer %.96s curve passed over: measured only up to %.0f tokens, short of the %lld-token step",
-				 c->moe_pick.short_desc, c->moe_pick.short_tokens, (long long)c->cfg.max_tokens);
+				 "; measured only up to %.0f tokens, short of the %lld-token step: past them the nearest curve measured that far, %.100s, its fixed %.0f us kept",
+				 c->moe_pick.tail_from_tokens, (long long)c->cfg.max_tokens, c->moe_pick.tail_desc,
+				 c->moe_pick.tail_fixed_s * 1e6);
 		}
 		if (c->cfg.moe_backend != MOE_BACKEND_DEFAULT && !c->moe_backend_src[0]) {
 			size_t n = strlen(c->src[COST_SRC_MOE]);

@@ -454,6 +454,39 @@ static bool curve_eligible(const struct curve *c, enum moe_fmt fmt, enum moe_dis
 	return c->dist == dist && fmt_compatible(fmt, c->fmt) && c->n > 0;
 }
 
+/* The nearest eligible curve to s, with last measured tokens >= reach
+ * (0: any); *dist its distance (the sibling format at +0.3). */
+static const struct curve *nearest_curve(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
+					 enum moe_dist dist, double reach, double *dist_out)
+{
+	const struct curve *best = NULL;
+	double bd = INFINITY;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct curve *c = &t->c[i];
+		double d;
+		if (!curve_eligible(c, fmt, dist) || curve_last_tokens(c) < reach * (1.0 - 1e-9))
+			continue;
+		/* the sibling format (per-tensor vs block fp8, nvfp4 vs mxfp4)
+		 * runs other kernels: it serves only when the requested format's
+		 * nearest shape is much farther (0.3 ~ a 35 % size difference) */
+		d = shape_distance(s, &c->s) + (c->fmt == fmt ? 0 : 0.3);
+		if (d < bd) {
+			bd = d;
+			best = c;
+		}
+	}
+	*dist_out = bd;
+	return best;
+}
+
+static void curve_desc(const struct curve *c, char *out, size_t n)
+{
+	snprintf(out, n, "%s %.0fx%.0f top%.0f/%.0f tp%.0f ep%.0f, %s", fmt_names[c->fmt], c->s.hidden, c->s.inter,
+		 c->s.topk, c->s.experts, c->s.tp, c->s.ep, dist_names[c->dist]);
+}
+
 void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
 		 enum moe_dist dist, struct moe_pick *pick)
 {
@@ -463,53 +496,17 @@ void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shap
 void moetab_pick_reach(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
 		       enum moe_dist dist, double reach_tokens, struct moe_pick *pick)
 {
-	const struct curve *best = NULL, *nearest = NULL;
-	double bd = INFINITY, nd = INFINITY, reach = 0;
+	const struct curve *best;
+	double bd;
 	size_t i;
 
 	memset(pick, 0, sizeof(*pick));
-	if (!t)
-		return;
-	/* the reach a curve must have: the tokens asked, or the farthest
-	 * any eligible curve of the table measured when none goes so far */
-	if (reach_tokens > 0) {
-		for (i = 0; i < t->n; i++)
-			if (curve_eligible(&t->c[i], fmt, dist) && curve_last_tokens(&t->c[i]) > reach)
-				reach = curve_last_tokens(&t->c[i]);
-		reach = reach < reach_tokens ? reach : reach_tokens;
-	}
-	for (i = 0; i < t->n; i++) {
-		const struct curve *c = &t->c[i];
-		double d;
-		if (!curve_eligible(c, fmt, dist))
-			continue;
-		/* the sibling format (per-tensor vs block fp8, nvfp4 vs mxfp4)
-		 * runs other kernels: it serves only when the requested format's
-		 * nearest shape is much farther (0.3 ~ a 35 % size difference) */
-		d = shape_distance(s, &c->s) + (c->fmt == fmt ? 0 : 0.3);
-		if (d < nd) {
-			nd = d;
-			nearest = c;
-		}
-		if (curve_last_tokens(c) < reach * (1.0 - 1e-9))
-			continue;
-		if (d < bd) {
-			bd = d;
-			best = c;
-		}
-	}
-	if (!best)
+	if (!t || !(best = nearest_curve(t, fmt, s, dist, 0, &bd)))
 		return;
 	pick->curve = best;
 	pick->fmt = best->fmt;
 	pick->fixed_s = best->fixed;
 	pick->distance = bd < 1e-6 ? 0 : bd;
-	if (nearest != best) {
-		pick->short_tokens = curve_last_tokens(nearest);
-		snprintf(pick->short_desc, sizeof(pick->short_desc), "%s %.0fx%.0f top%.0f/%.0f tp%.0f ep%.0f",
-			 fmt_names[nearest->fmt], nearest->s.hidden, nearest->s.inter, nearest->s.topk,
-			 nearest->s.experts, nearest->s.tp, nearest->s.ep);
-	}
 	if (pick->distance > 0) {
 		/* the same experts measured on fewer GPUs (issue 9: Qwen3-235B
 		 * bf16 TP8 on B200 took vLLM's 2816x704 TP4 curve, whose latency
@@ -519,8 +516,7 @@ void moetab_pick_reach(const struct moetab *t, enum moe_fmt fmt, const struct mo
 			const struct curve *c = &t->c[i];
 			if (c->dist != dist || c->fmt != best->fmt || c->n == 0 || c->s.hidden != s->hidden ||
 			    c->s.inter != s->inter || c->s.topk != s->topk || c->s.experts != s->experts ||
-			    c->s.tp > s->tp || c->s.ep > s->ep || c->s.tp * c->s.ep >= s->tp * s->ep ||
-			    curve_last_tokens(c) < reach * (1.0 - 1e-9))
+			    c->s.tp > s->tp || c->s.ep > s->ep || c->s.tp * c->s.ep >= s->tp * s->ep)
 				continue;
 			if (!cap || c->s.tp * c->s.ep > cap->s.tp * cap->s.ep)
 				cap = c;
@@ -531,9 +527,24 @@ void moetab_pick_reach(const struct moetab *t, enum moe_fmt fmt, const struct mo
 			snprintf(pick->bound_desc, sizeof(pick->bound_desc), "tp%.0f ep%.0f", cap->s.tp, cap->s.ep);
 		}
 	}
-	snprintf(pick->desc, sizeof(pick->desc), "%s %.0fx%.0f top%.0f/%.0f tp%.0f ep%.0f, %s",
-		 fmt_names[best->fmt], best->s.hidden, best->s.inter, best->s.topk, best->s.experts,
-		 best->s.tp, best->s.ep, dist_names[best->dist]);
+	curve_desc(best, pick->desc, sizeof(pick->desc));
+	/* the nearest curve stops short of the calls to price: beyond its
+	 * last point the nearest one measured as far (or as far as any) */
+	if (reach_tokens > 0 && curve_last_tokens(best) < reach_tokens * (1.0 - 1e-9)) {
+		double far = 0, td;
+		const struct curve *tail;
+		for (i = 0; i < t->n; i++)
+			if (curve_eligible(&t->c[i], fmt, dist) && curve_last_tokens(&t->c[i]) > far)
+				far = curve_last_tokens(&t->c[i]);
+		far = far < reach_tokens ? far : reach_tokens;
+		tail = nearest_curve(t, fmt, s, dist, far, &td);
+		if (tail && tail != best && curve_last_tokens(tail) > curve_last_tokens(best)) {
+			pick->tail = tail;
+			pick->tail_fixed_s = tail->fixed;
+			pick->tail_from_tokens = curve_last_tokens(best);
+			curve_desc(tail, pick->tail_desc, sizeof(pick->tail_desc));
+		}
+	}
 }
 
 /* ys interpolated linearly at x along the curve's x (held at the ends). */
@@ -580,9 +591,13 @@ static double curve_s(const struct curve *c, bool exact, const struct moe_shape 
 double moetab_time_s(const struct moe_pick *pick, const struct moe_shape *s, double tokens, double peak,
 		     double bytes_per_param, double bw)
 {
-	if (!pick->curve)
+	const struct curve *c = pick->curve;
+
+	if (!c)
 		return NAN;
-	return curve_s(pick->curve, pick->distance == 0, s, tokens, peak, bytes_per_param, bw);
+	if (pick->tail && xof(s, tokens) > c->x[c->n - 1])
+		return curve_s(pick->tail, false, s, tokens, peak, bytes_per_param, bw);
+	return curve_s(c, pick->distance == 0, s, tokens, peak, bytes_per_param, bw);
 }
 
 double moetab_bound_s(const struct moe_pick *pick, double tokens, double peak, double bytes_per_param,

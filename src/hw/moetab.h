@@ -106,11 +106,14 @@ struct moe_pick {
 	const void *bound;
 	struct moe_shape bound_s;
 	char bound_desc[64];    /* "tp4 ep1" */
-	/* a nearer curve moetab_pick_reach passed over because its
-	 * measurements stop short of the tokens asked: the most tokens it
-	 * measured (0: none passed over) and its shape */
-	double short_tokens;
-	char short_desc[96];    /* "int4 3072x1536 top8/256 tp1 ep4" */
+	/* moetab_pick_reach: where the curve's measurements stop short of
+	 * the tokens asked, the curve that prices calls beyond its last
+	 * point (NULL: none), from which tokens (on the curve's own shape),
+	 * its fixed part and its description */
+	const void *tail;
+	double tail_from_tokens;
+	double tail_fixed_s;
+	char tail_desc[160];
 };
 
 /* Choose the curve for fmt (an fp8 request may use fp8_block curves and
@@ -118,14 +121,16 @@ struct moe_pick {
  * pick->curve is NULL when the table has neither. */
 void moetab_pick(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
 		 enum moe_dist dist, struct moe_pick *pick);
-/* moetab_pick among the curves whose measurements reach reach_tokens
- * tokens (on their own shape), or, where none of the table's curves of
- * that format does, as far as the farthest of them; a nearer curve that
- * stops short is named in pick->short_desc.  A curve is held at its last
- * measured efficiency beyond it, so one the collector stopped at a few
- * tokens (vLLM 0.14.0's Marlin int4 curves at EP > 1 on H100/H200 end at
- * 1-160 tokens) would carry a memory-bound efficiency to a prefill-sized
- * call.  reach_tokens <= 0: moetab_pick. */
+/* moetab_pick, and where the nearest curve's measurements stop short of
+ * reach_tokens tokens (on its own shape), a tail: the nearest curve
+ * measured as far (where none of the table's curves of that format is,
+ * the farthest-measured), which moetab_time_s takes for calls beyond the
+ * nearest curve's last point (in rows per expert).  A curve is held at its
+ * last measured efficiency beyond it, so one the collector stopped at a
+ * few tokens (vLLM 0.14.0's Marlin int4 curves at EP > 1 on H100/H200 end
+ * at 1-160 tokens) would carry a bandwidth-bound efficiency to a
+ * prefill-sized call, where within its range it is the nearest shape's
+ * measurement.  reach_tokens <= 0: moetab_pick. */
 void moetab_pick_reach(const struct moetab *t, enum moe_fmt fmt, const struct moe_shape *s,
 		       enum moe_dist dist, double reach_tokens, struct moe_pick *pick);
 /* Measured efficiency of the picked curve at `tokens` (tokens entering the

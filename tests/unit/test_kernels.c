@@ -359,24 +359,35 @@ static void test_moe_tables(void)
 	moetab_free(t);
 	/* a curve the collector stopped short (vLLM 0.14.0's Marlin int4 rows
 	 * on H100 at EP 4 end at 8 tokens): the nearest shape for gpt-oss-20b's
-	 * experts, passed over for a step of 8,192 tokens for the nearest curve
-	 * measured that far; without a reach the nearest wins as before */
+	 * experts prices calls within its range; past it, for a step of 8,192
+	 * tokens, the nearest curve measured that far (the tail); without a
+	 * reach the nearest is held at its last efficiency as before */
 	t = NULL;
 	snprintf(path, sizeof(path), "%s/mfu/h100_sxm/vllm-0.14.0/moe.csv.gz", datadir);
 	if (moetab_load(path, gpu("h100"), &t, &e) < 0) {
 		CHECK(0, "moetab_load: %s", e.msg);
 	} else {
+		const struct gpu_spec *h = gpu("h100");
 		struct moe_shape oss = {2880, 2880, 4, 32, 1, 1};
 		struct moe_pick a, b, c;
+		double peak = h->peak_flops[DT_BF16], bw = h->hbm_bw;
 		moetab_pick(t, MOE_INT4, &oss, MOE_POWER_LAW_101, &a);
 		moetab_pick_reach(t, MOE_INT4, &oss, MOE_POWER_LAW_101, 8192, &b);
-		moetab_pick_reach(t, MOE_INT4, &oss, MOE_POWER_LAW_101, 1e9, &c);
-		CHECK(a.curve && strstr(a.desc, "3072x1536 top8/256 tp1 ep4") && a.short_tokens == 0,
+		moetab_pick_reach(t, MOE_INT4, &oss, MOE_POWER_LAW_101, 4, &c);
+		CHECK(a.curve && strstr(a.desc, "3072x1536 top8/256 tp1 ep4") && !a.tail,
 		      "gpt-oss-20b int4 nearest shape: %s", a.desc);
-		CHECK(b.curve && b.curve != a.curve && b.distance > a.distance && b.short_tokens == 8 &&
-			      strcmp(b.short_desc, "int4 3072x1536 top8/256 tp1 ep4") == 0,
-		      "reach 8192: %s, passing over %s (to %.0f tokens)", b.desc, b.short_desc, b.short_tokens);
-		CHECK(c.curve == b.curve, "a reach past every curve: the farthest-measured ones (%s)", c.desc);
+		CHECK(b.curve == a.curve && b.tail && b.tail_from_tokens == 8 &&
+			      strstr(b.tail_desc, "2048x768 top8/128 tp1 ep1") != NULL,
+		      "reach 8192: %s to %.0f tokens, then %s", b.desc, b.tail_from_tokens, b.tail_desc);
+		/* 2 tokens x top-4 / 32 experts = 0.25 rows per expert, the
+		 * curve's last point (8 x 8 / 256): still within its range */
+		CHECK(moetab_time_s(&b, &oss, 2, peak, 0.5, bw) == moetab_time_s(&a, &oss, 2, peak, 0.5, bw) &&
+			      moetab_time_s(&b, &oss, 8192, peak, 0.5, bw) >
+				      1.2 * moetab_time_s(&a, &oss, 8192, peak, 0.5, bw),
+		      "within its range the nearest curve's price; at 8,192 tokens the tail's, %.0f us against %.0f held",
+		      moetab_time_s(&b, &oss, 8192, peak, 0.5, bw) * 1e6,
+		      moetab_time_s(&a, &oss, 8192, peak, 0.5, bw) * 1e6);
+		CHECK(c.curve == a.curve && !c.tail, "a reach within the curve's measurements: no tail");
 		moetab_free(t);
 	}
 	/* issue 9: a shape twice as wide as the nearest measured one (Kimi-K3's
