@@ -93,6 +93,11 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 			       "%s: 'max_prefill_tokens', 'enable_mixed_chunk' and 'scheduler_recv_interval' are %s's: give \"name\": \"%s\"",
 			       c2, owner->title, owner->name);
 	}
+	if (!(en->knobs & ENGINE_KNOB_NO_DEEP_GEMM) && json_get(o, "no_deep_gemm")) {
+		const struct engine_type *owner = engine_owner(ENGINE_KNOB_NO_DEEP_GEMM);
+		return err_set(e, SS_EDATA, "%s: 'no_deep_gemm' is %s's: give \"name\": \"%s\"", c2, owner->title,
+			       owner->name);
+	}
 	if (!(en->knobs & ENGINE_KNOB_MEM_FRACTION) && json_get(o, "mem_fraction_static")) {
 		const struct engine_type *owner = engine_owner(ENGINE_KNOB_MEM_FRACTION);
 		return err_set(e, SS_EDATA, "%s: 'mem_fraction_static' is %s's: give \"name\": \"%s\"", c2, owner->title,
