@@ -20,48 +20,26 @@ static inline bool name_is(const char *name, const char *lit)
 	return name[0] == lit[0] && strcmp(name, lit) == 0;
 }
 
-/* A GEMM operator where the engine's ROCm build runs its block-fp8 linears
- * on aiter's Triton kernel (c->tbs, tritonbs.c), as SGLang's DeepSeek
- * model dispatches them (python/sglang/srt/models/deepseek_v2.py, 0.5.x):
- * q_a_proj and kv_a_proj are one GEMM (fused_qkv_a_proj_with_mqa, output
- * q_lora_rank + kv_lora_rank + rope, the weights fused at load), priced at
- * q_a_proj; the shared expert runs inside the routed experts' fused kernel
- * (determine_num_fused_shared_experts: DeepSeek-V3/R1 on gfx942 and later,
- * 257 experts top 9), not as a dense linear, so its GEMMs keep the
- * tables' price as their share of that kernel; the router (MoEGate) is an
- * unquantised F.linear, not a block-fp8 one: its price as before; every
- * other linear as cost_linear_col_s dispatches it.  FLOPs and bytes into
- * *f, *b. */
-static double tbs_op_s(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
-		       enum dtype dt, double m, double *f, double *b)
-{
-	const struct model_cfg *md = c->m;
-	double n = (double)o->n, k = (double)o->k, batch = (double)o->batch;
-
-	if (md->q_lora_rank > 0 && name_is(o->name, "kv_a_proj"))
-		return 0; /* inside the fused q_a/kv_a GEMM */
-	if (md->q_lora_rank > 0 && name_is(o->name, "q_a_proj")) {
-		n += (double)(md->kv_lora_rank + md->qk_rope_dim);
-		col = NULL;
-	}
-	*f = 2.0 * m * n * k * batch;
-	*b = n * k * batch * dtype_bytes(dt);
-	if (strncmp(o->name, "shared_", 7) == 0 || name_is(o->name, "router"))
-		return cost_gemm_col_s(c, col, dt, m, n, k, batch);
-	return cost_linear_col_s(c, col, dt, m, n, k, batch);
-}
-
-/* A GEMM operator where vLLM runs its block-fp8 linears on its CUTLASS
- * block-scaled kernel (c->cbs, cutlassbs.c), as its DeepSeek model
- * dispatches them (vllm/model_executor/models/deepseek_v2.py, 0.10-0.13):
- * q_a_proj and kv_a_proj are one GEMM (fused_qkv_a_proj, a
- * MergedColumnParallelLinear of q_lora_rank + kv_lora_rank + rope outputs),
- * priced at q_a_proj; the shared experts are block-fp8 linears of their own
- * (DeepseekV2MLP with the quant config); the router (the gate, a
- * ReplicatedLinear without it) keeps its price.  FLOPs and bytes into *f,
- * *b. */
-static double cbs_op_s(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
-		       enum dtype dt, double m, double *f, double *b)
+/* A GEMM operator where the engine runs DeepSeek's block-fp8 linears on a
+ * kernel of their own rather than the tables' fp8 GEMM:
+ * - the ROCm builds on aiter's Triton kernel (c->tbs, tritonbs.c), as
+ *   SGLang's DeepSeek model dispatches them (python/sglang/srt/models/
+ *   deepseek_v2.py, 0.5.x): the shared expert runs inside the routed
+ *   experts' fused kernel (determine_num_fused_shared_experts: DeepSeek-V3/R1
+ *   on gfx942 and later, 257 experts top 9), so its GEMMs keep the tables'
+ *   price as their share of that kernel (shared_fused);
+ * - vLLM without DeepGEMM on its CUTLASS block-scaled kernel (c->cbs,
+ *   cutlassbs.c; vllm/model_executor/models/deepseek_v2.py, 0.10-0.13): the
+ *   shared experts are block-fp8 linears of their own (DeepseekV2MLP with
+ *   the quant config).
+ * In both, q_a_proj and kv_a_proj are one GEMM (SGLang's
+ * fused_qkv_a_proj_with_mqa, vLLM's fused_qkv_a_proj: q_lora_rank +
+ * kv_lora_rank + rope outputs), timed at q_a_proj's row and kv_a_proj
+ * inside it, each keeping its own FLOPs and bytes; the router (an
+ * unquantised linear) keeps its price; every other linear as
+ * cost_linear_col_s dispatches it.  FLOPs and bytes into *f, *b. */
+static double block_fp8_op_s(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
+			     enum dtype dt, double m, bool shared_fused, double *f, double *b)
 {
 	const struct model_cfg *md = c->m;
 	double n = (double)o->n, k = (double)o->k, batch = (double)o->batch;
@@ -71,12 +49,10 @@ static double cbs_op_s(const struct cost_model *c, const struct op *o, const str
 	if (md->q_lora_rank > 0 && name_is(o->name, "kv_a_proj"))
 		return 0; /* inside the fused q_a/kv_a GEMM */
 	if (md->q_lora_rank > 0 && name_is(o->name, "q_a_proj")) {
-		*f += 2.0 * m * (double)(md->kv_lora_rank + md->qk_rope_dim) * k;
-		*b += (double)(md->kv_lora_rank + md->qk_rope_dim) * k * dtype_bytes(dt);
 		n += (double)(md->kv_lora_rank + md->qk_rope_dim);
 		col = NULL;
 	}
-	if (name_is(o->name, "router"))
+	if (name_is(o->name, "router") || (shared_fused && strncmp(o->name, "shared_", 7) == 0))
 		return cost_gemm_col_s(c, col, dt, m, n, k, batch);
 	return cost_linear_col_s(c, col, dt, m, n, k, batch);
 }
@@ -119,9 +95,9 @@ double cost_op_at(const struct cost_model *c, const struct op *o, const struct m
 			f = 2.0 * m * (double)o->n * (double)o->k;
 			b = (double)o->n * (double)o->k * dtype_bytes(dt);
 		} else if (c->tbs) {
-			t = tbs_op_s(c, o, col, dt, m, &f, &b);
+			t = block_fp8_op_s(c, o, col, dt, m, true, &f, &b);
 		} else if (c->cbs) {
-			t = cbs_op_s(c, o, col, dt, m, &f, &b);
+			t = block_fp8_op_s(c, o, col, dt, m, false, &f, &b);
 		} else {
 			t = cost_gemm_col_s(c, col, dt, m, (double)o->n, (double)o->k, (double)o->batch);
 			f = 2.0 * m * (double)o->n * (double)o->k * (double)o->batch;
