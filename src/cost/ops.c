@@ -34,8 +34,9 @@ static inline bool name_is(const char *name, const char *lit)
  *   the quant config).
  * In both, q_a_proj and kv_a_proj are one GEMM (SGLang's
  * fused_qkv_a_proj_with_mqa, vLLM's fused_qkv_a_proj: q_lora_rank +
- * kv_lora_rank + rope outputs), timed at q_a_proj's row and kv_a_proj
- * inside it, each keeping its own FLOPs and bytes; the router (an
+ * kv_lora_rank + rope outputs), priced with the fused GEMM's FLOPs and
+ * bytes at q_a_proj's row and kv_a_proj inside it (none of its own, so
+ * they are counted once); the router (an
  * unquantised linear) keeps its price; every other linear as
  * cost_linear_col_s dispatches it.  FLOPs and bytes into *f, *b. */
 static double block_fp8_op_s(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
@@ -44,14 +45,14 @@ static double block_fp8_op_s(const struct cost_model *c, const struct op *o, con
 	const struct model_cfg *md = c->m;
 	double n = (double)o->n, k = (double)o->k, batch = (double)o->batch;
 
-	*f = 2.0 * m * n * k * batch;
-	*b = n * k * batch * dtype_bytes(dt);
 	if (md->q_lora_rank > 0 && name_is(o->name, "kv_a_proj"))
-		return 0; /* inside the fused q_a/kv_a GEMM */
+		return 0; /* inside the fused q_a/kv_a GEMM (its FLOPs and bytes there) */
 	if (md->q_lora_rank > 0 && name_is(o->name, "q_a_proj")) {
 		n += (double)(md->kv_lora_rank + md->qk_rope_dim);
 		col = NULL;
 	}
+	*f = 2.0 * m * n * k * batch;
+	*b = n * k * batch * dtype_bytes(dt);
 	if (name_is(o->name, "router") || (shared_fused && strncmp(o->name, "shared_", 7) == 0))
 		return cost_gemm_col_s(c, col, dt, m, n, k, batch);
 	return cost_linear_col_s(c, col, dt, m, n, k, batch);
