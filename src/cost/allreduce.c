@@ -64,9 +64,8 @@ void cost_allreduce_note(struct cost_model *c)
 			 t->src[MFU_P_ALLREDUCE][0] && c->p.tp <= 8 ? t->src[MFU_P_ALLREDUCE]
 								      : "ring model over the GPU link");
 	if (c->ar_tabs) {
-		size_t n = strlen(c->src[COST_SRC_ALLREDUCE]);
-		snprintf(c->src[COST_SRC_ALLREDUCE] + n, sizeof(c->src[0]) - n,
-			 "; up to %.4g MiB fused with RMSNorm (FlashInfer's port of TensorRT-LLM's kernel): %s",
-			 c->cfg.ar_fused_bytes / (1024.0 * 1024.0), c->ar_tabs->src[MFU_P_ALLREDUCE]);
+		cost_src_add(c, COST_SRC_ALLREDUCE,
+			     "; up to %.4g MiB fused with RMSNorm (FlashInfer's port of TensorRT-LLM's kernel): %s",
+			     c->cfg.ar_fused_bytes / (1024.0 * 1024.0), c->ar_tabs->src[MFU_P_ALLREDUCE]);
 	}
 }

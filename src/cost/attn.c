@@ -350,10 +350,9 @@ void cost_attn_note(struct cost_model *c)
 		 ds[0] ? ds : "roofline, default MFU 0.30", da, ds[0] ? note : "",
 		 mla && dp == MFU_P_ATTN_DECODE && ds[0] ? "; MLA on the nearest dense table" : "");
 	if (c->gqa_dec_floor_s > 0) {
-		size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
-		snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
-			 ", at least AITER's measured paged-attention floor %.1f us per call (%s, ROCm/aiter "
-			 "issue 2495; docs/hardware.md)", c->gqa_dec_floor_s * 1e6, aiter_pa_floor(c->g)->measured);
+		cost_src_add(c, COST_SRC_ATTN_DECODE,
+			     ", at least AITER's measured paged-attention floor %.1f us per call (%s, ROCm/aiter "
+			     "issue 2495; docs/hardware.md)", c->gqa_dec_floor_s * 1e6, aiter_pa_floor(c->g)->measured);
 	}
 	if (c->m->n_mixer[LM_SLIDING] > 0 && c->m->attn != ATTN_CSA) /* V4: its window layers are blocks too */
 		window_note(c, c->src[COST_SRC_WINDOW], sizeof(c->src[0]));

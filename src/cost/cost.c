@@ -7,6 +7,7 @@
  * are made. */
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,18 @@ static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr
 	return t;
 }
 
+/* Append to part s's source line (the run header's "tables" line), cut at
+ * its 512 bytes as snprintf cuts. */
+void cost_src_add(struct cost_model *c, enum cost_src s, const char *fmt, ...)
+{
+	size_t n = strlen(c->src[s]);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->src[s] + n, sizeof(c->src[0]) - n, fmt, ap);
+	va_end(ap);
+}
+
 const char *cost_src_name(enum cost_src s)
 {
 	static const char *const n[COST_SRC__COUNT] = {"GEMMs", "prefill attention",
@@ -209,24 +222,22 @@ static enum dtype stored_dtype(enum model_qfmt f, const struct gpu_spec *g, enum
 static void amd_fallback_note(struct cost_model *c)
 {
 	static const enum cost_src parts[] = {COST_SRC_ATTN_PREFILL, COST_SRC_ATTN_DECODE, COST_SRC_ALLREDUCE};
-	size_t i, n;
+	size_t i;
 
 	if (strcmp(c->g->vendor, "amd") != 0)
 		return;
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		char *s = c->src[parts[i]];
+		const char *s = c->src[parts[i]];
 		if (strncmp(s, "roofline", 8) != 0 && strncmp(s, "ring model", 10) != 0)
 			continue;
-		n = strlen(s);
-		snprintf(s + n, sizeof(c->src[0]) - n, " (fallback: no public AMD table of this part, docs/hardware.md)");
+		cost_src_add(c, parts[i], " (fallback: no public AMD table of this part, docs/hardware.md)");
 	}
 	/* the one measured AMD all-reduce table is MI300X's: another GPU's
 	 * (MI355X) is derived from it (scripts/mfu/derive_amd.py) */
 	if (c->src[COST_SRC_ALLREDUCE][0] == 'm' && !strstr(c->src[COST_SRC_ALLREDUCE], "/" AMD_AR_MEASURED "/")) {
-		n = strlen(c->src[COST_SRC_ALLREDUCE]);
-		snprintf(c->src[COST_SRC_ALLREDUCE] + n, sizeof(c->src[0]) - n,
-			 " (derived: %s's measured all-reduce carried to this GPU's xGMI links, docs/hardware.md)",
-			 AMD_AR_MEASURED);
+		cost_src_add(c, COST_SRC_ALLREDUCE,
+			     " (derived: %s's measured all-reduce carried to this GPU's xGMI links, docs/hardware.md)",
+			     AMD_AR_MEASURED);
 	}
 }
 

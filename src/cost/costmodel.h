@@ -300,6 +300,9 @@ struct step_desc {
 	int64_t moe_tokens;
 };
 
+/* Append printf-style text to part s's source line (cost.c). */
+void cost_src_add(struct cost_model *c, enum cost_src s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Components, exposed for tests and reports. */
 double cost_gemm_s(const struct cost_model *c, enum dtype dt, double m, double n, double k,
 		   double batch);

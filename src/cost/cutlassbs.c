@@ -75,12 +75,9 @@ void cost_cbs_release(struct cost_model *c)
 
 void cost_cbs_note(struct cost_model *c)
 {
-	size_t n;
-
 	if (!c->cbs)
 		return;
-	n = strlen(c->src[COST_SRC_GEMM]);
-	snprintf(c->src[COST_SRC_GEMM] + n, sizeof(c->src[0]) - n,
-		 "; dense block-fp8 linears on vLLM's CUTLASS block-scaled GEMM, %s (%s; cutlassbs.c)", c->cbs_src,
-		 c->cfg.cutlass_bs);
+	cost_src_add(c, COST_SRC_GEMM,
+		     "; dense block-fp8 linears on vLLM's CUTLASS block-scaled GEMM, %s (%s; cutlassbs.c)", c->cbs_src,
+		     c->cfg.cutlass_bs);
 }

@@ -96,6 +96,13 @@ void cost_gemm_col(const struct cost_model *c, enum dtype dt, double n, double k
 		   struct mfu_gemm_col *col);
 void cost_gemm_note(struct cost_model *c);
 
+/* A dense linear as the engine dispatches it: with c->tbs a block-fp8
+ * one (dt fp8, not batched) without a config of its own at the Triton
+ * default, with c->cbs a block-fp8 one on vLLM's CUTLASS kernel
+ * (cutlassbs.c), else cost_gemm_col_s (col: as there); gemm.c. */
+double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
+			 double n, double k, double batch);
+
 /* --- aiter's Triton block-scaled fp8 GEMM on CDNA3 (tritonbs.c) --- */
 /* c->tbs from the engine's cost_cfg.rocm_triton_bs and the checkpoint. */
 void cost_tbs_init(struct cost_model *c);
@@ -104,12 +111,6 @@ void cost_tbs_init(struct cost_model *c);
 bool cost_tbs_configured(const struct cost_model *c, double m, double n, double k);
 /* The kernel at its default config on g: m x n x k, seconds. */
 double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k);
-/* A dense linear as the engine dispatches it: with c->tbs a block-fp8
- * one (dt fp8, not batched) without a config of its own at the Triton
- * default, with c->cbs a block-fp8 one on vLLM's CUTLASS kernel
- * (cutlassbs.c), else cost_gemm_col_s (col: as there). */
-double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
-			 double n, double k, double batch);
 /* Its part of the GEMM line. */
 void cost_tbs_note(struct cost_model *c);
 

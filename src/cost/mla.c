@@ -174,29 +174,26 @@ void cost_mla_note(struct cost_model *c)
 {
 	if (c->mla_dec_floor_s > 0) {
 		const struct kernel_floor *f = aiter_mla_floor(c->g);
-		size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
 		if (c->mla_dec_ref_rows > 0)
-			snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
-				 "; rows at batch %.0f only: below them + AITER's measured per-call floor %.1f us x (1 - the "
-				 "call's share of their query rows) (%s, ROCm/aiter PR 2039; docs/hardware.md)",
-				 c->mla_dec_ref_rows / (double)c->attn_decode_cfg->heads, c->mla_dec_floor_s * 1e6,
-				 f->measured);
+			cost_src_add(c, COST_SRC_ATTN_DECODE,
+				     "; rows at batch %.0f only: below them + AITER's measured per-call floor %.1f us x (1 - the "
+				     "call's share of their query rows) (%s, ROCm/aiter PR 2039; docs/hardware.md)",
+				     c->mla_dec_ref_rows / (double)c->attn_decode_cfg->heads, c->mla_dec_floor_s * 1e6,
+				     f->measured);
 		else
-			snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
-				 " + AITER's measured MLA decode floor %.1f us per call (%s, ROCm/aiter PR 2039)",
-				 c->mla_dec_floor_s * 1e6, f->measured);
+			cost_src_add(c, COST_SRC_ATTN_DECODE,
+				     " + AITER's measured MLA decode floor %.1f us per call (%s, ROCm/aiter PR 2039)",
+				     c->mla_dec_floor_s * 1e6, f->measured);
 	}
 	if (c->mla_module_s > 0) {
-		size_t n = strlen(c->src[COST_SRC_ATTN_DECODE]);
-		snprintf(c->src[COST_SRC_ATTN_DECODE] + n, sizeof(c->src[0]) - n,
-			 "; MLA decode module: sum of parts + %.0f us per layer (vLLM 0.24 module tables, H100/H200)",
-			 c->mla_module_s * 1e6);
+		cost_src_add(c, COST_SRC_ATTN_DECODE,
+			     "; MLA decode module: sum of parts + %.0f us per layer (vLLM 0.24 module tables, H100/H200)",
+			     c->mla_module_s * 1e6);
 	}
 	if (c->mla_ctx_tok_s > 0) {
-		size_t n = strlen(c->src[COST_SRC_ATTN_PREFILL]);
-		snprintf(c->src[COST_SRC_ATTN_PREFILL] + n, sizeof(c->src[0]) - n,
-			 "; MLA context module: sum of parts + %.1f us per 1k tokens per layer (%s module tables, H100/H200)",
-			 c->mla_ctx_tok_s * 1e9,
-			 c->cfg.engine->mla_src);
+		cost_src_add(c, COST_SRC_ATTN_PREFILL,
+			     "; MLA context module: sum of parts + %.1f us per 1k tokens per layer (%s module tables, H100/H200)",
+			     c->mla_ctx_tok_s * 1e9,
+			     c->cfg.engine->mla_src);
 	}
 }

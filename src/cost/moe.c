@@ -688,65 +688,56 @@ void cost_moe_note(struct cost_model *c)
 				 "fused kernel, roofline (no %s MoE table): default MFU %.2f + one launch",
 				 moe_fmt_name(c->moe_fmt), MFU_DEFAULT_GEMM);
 		if (c->moe_pick.curve && c->moe_pick.tail) {
-			size_t n = strlen(c->src[COST_SRC_MOE]);
-			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 "; measured only up to %.0f tokens, short of the %lld-token step: past them the nearest curve measured that far, %.100s, its fixed %.0f us kept",
-				 c->moe_pick.tail_from_tokens, (long long)c->cfg.max_tokens, c->moe_pick.tail_desc,
-				 c->moe_pick.tail_fixed_s * 1e6);
+			cost_src_add(c, COST_SRC_MOE,
+				     "; measured only up to %.0f tokens, short of the %lld-token step: past them the nearest curve measured that far, %.100s, its fixed %.0f us kept",
+				     c->moe_pick.tail_from_tokens, (long long)c->cfg.max_tokens, c->moe_pick.tail_desc,
+				     c->moe_pick.tail_fixed_s * 1e6);
 		}
 		if (c->cfg.moe_backend != MOE_BACKEND_DEFAULT && !c->moe_backend_src[0]) {
-			size_t n = strlen(c->src[COST_SRC_MOE]);
-			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 "; MoE backend %s named: priced on the tables' %s curve",
-				 moe_backend_name(c->cfg.moe_backend), moe_fmt_name(c->moe_fmt));
+			cost_src_add(c, COST_SRC_MOE,
+				     "; MoE backend %s named: priced on the tables' %s curve",
+				     moe_backend_name(c->cfg.moe_backend), moe_fmt_name(c->moe_fmt));
 		}
 		if (c->moe_marlin) {
-			size_t n = strlen(c->src[COST_SRC_MOE]);
-			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 "; mxfp4 experts on Marlin (int4 rows): %.200s; stored padded for it, x%.3f the checkpoint's expert bytes",
-				 c->cfg.mxfp4_marlin, c->moe_pad);
+			cost_src_add(c, COST_SRC_MOE,
+				     "; mxfp4 experts on Marlin (int4 rows): %.200s; stored padded for it, x%.3f the checkpoint's expert bytes",
+				     c->cfg.mxfp4_marlin, c->moe_pad);
 		}
 		if (!c->moe_marlin && c->moe_pad > 1.0 && c->cfg.mxfp4_scales_kept) {
-			size_t n = strlen(c->src[COST_SRC_MOE]);
-			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 "; the checkpoint's mxfp4 block scales kept beside the kernel's copy: %.200s; x%.4f the checkpoint's expert bytes",
-				 c->cfg.mxfp4_scales_kept, c->moe_pad);
+			cost_src_add(c, COST_SRC_MOE,
+				     "; the checkpoint's mxfp4 block scales kept beside the kernel's copy: %.200s; x%.4f the checkpoint's expert bytes",
+				     c->cfg.mxfp4_scales_kept, c->moe_pad);
 		}
 		if (c->moe_dg_pad) {
-			size_t n = strlen(c->src[COST_SRC_MOE]);
-			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 "; replaced by DeepGEMM's grouped GEMM over its padded workspace (tokens x top_k + %.0f x 127 rows, every row computed): the GEMM tables' fp8 GEMMs at that row count: %.200s",
-				 c->moe_shape.experts / c->moe_shape.ep, c->cfg.moe_dg_padded);
+			cost_src_add(c, COST_SRC_MOE,
+				     "; replaced by DeepGEMM's grouped GEMM over its padded workspace (tokens x top_k + %.0f x 127 rows, every row computed): the GEMM tables' fp8 GEMMs at that row count: %.200s",
+				     c->moe_shape.experts / c->moe_shape.ep, c->cfg.moe_dg_padded);
 		}
 		if (c->moe_unseen_s > 0) {
-			size_t n = strlen(c->src[COST_SRC_MOE]);
-			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 "; + %.1f us of moe_sorting per call, which aiter's tuned times leave out (measured on MI350X, ROCm/FlyDSL PR 540)",
-				 c->moe_unseen_s * 1e6);
+			cost_src_add(c, COST_SRC_MOE,
+				     "; + %.1f us of moe_sorting per call, which aiter's tuned times leave out (measured on MI350X, ROCm/FlyDSL PR 540)",
+				     c->moe_unseen_s * 1e6);
 		}
 		for (k = 0; k < 2; k++) {
 			const struct moe_pick *w = &c->wideep_pick[k];
-			size_t n = strlen(c->src[COST_SRC_MOE]);
 			if (!w->curve)
 				continue;
 			if (k == 0)
-				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-					 "; decode steps (<= %lld tokens per rank)",
-					 (long long)(c->cfg.max_seqs > 128 ? c->cfg.max_seqs : 128));
+				cost_src_add(c, COST_SRC_MOE,
+					     "; decode steps (<= %lld tokens per rank)",
+					     (long long)(c->cfg.max_seqs > 128 ? c->cfg.max_seqs : 128));
 			else
-				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n, "; prefill steps");
-			n = strlen(c->src[COST_SRC_MOE]);
-			snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-				 ": SGLang DeepEP kernel, mfu/wideep/sglang-0.5.10/%.32s-%s: %s%.80s", c->g->id,
-				 k ? "prefill" : "decode", w->distance == 0 ? "measured " : "nearest shape ", w->desc);
-			n = strlen(c->src[COST_SRC_MOE]);
+				cost_src_add(c, COST_SRC_MOE, "; prefill steps");
+			cost_src_add(c, COST_SRC_MOE,
+				     ": SGLang DeepEP kernel, mfu/wideep/sglang-0.5.10/%.32s-%s: %s%.80s", c->g->id,
+				     k ? "prefill" : "decode", w->distance == 0 ? "measured " : "nearest shape ", w->desc);
 			if (w->fmt != c->moe_fmt)
-				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n,
-					 " (derived: its fixed %.0f us kept, the rest on this format's roofline)",
-					 w->fixed_s * 1e6);
+				cost_src_add(c, COST_SRC_MOE,
+					     " (derived: its fixed %.0f us kept, the rest on this format's roofline)",
+					     w->fixed_s * 1e6);
 			else if (w->distance > 0)
-				snprintf(c->src[COST_SRC_MOE] + n, sizeof(c->src[0]) - n, ", its fixed %.0f us kept",
-					 w->fixed_s * 1e6);
+				cost_src_add(c, COST_SRC_MOE, ", its fixed %.0f us kept",
+					     w->fixed_s * 1e6);
 		}
 	}
 }

@@ -70,16 +70,6 @@ double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k
 	return ceil(tiles / cus) * ceil(k / TBS_TILE) * TBS_STEP_S;
 }
 
-double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
-			 double n, double k, double batch)
-{
-	if (c->tbs && dt == DT_FP8 && batch <= 1 && !cost_tbs_configured(c, m, n, k))
-		return cost_tbs_default_s(c->g, m, n, k);
-	if (c->cbs && dt == DT_FP8 && batch <= 1 && m > 0)
-		return cost_cbs_s(c, m, n, k); /* vLLM's CUTLASS block-scaled kernel (cutlassbs.c) */
-	return cost_gemm_col_s(c, col, dt, m, n, k, batch);
-}
-
 void cost_tbs_init(struct cost_model *c)
 {
 	const struct model_cfg *m = c->m;
@@ -92,15 +82,12 @@ void cost_tbs_init(struct cost_model *c)
 
 void cost_tbs_note(struct cost_model *c)
 {
-	size_t n;
-
 	if (!c->tbs)
 		return;
-	n = strlen(c->src[COST_SRC_GEMM]);
-	snprintf(c->src[COST_SRC_GEMM] + n, sizeof(c->src[0]) - n,
-		 "; dense block-fp8 linears on aiter's Triton gemm_a8w8_blockscale (%s), shapes without a gfx942 "
-		 "config of their own at its default: ceil(tiles/%d CUs) x K/128 x %.3g us (tritonbs.c)",
-		 c->cfg.rocm_triton_bs == COST_TBS_TUNED ? "DeepSeek's and GLM-5's TP-8 shapes configured, aiter >= v0.1.11"
-							   : "aiter v0.1.10.post3: none configured",
-		 c->g->sm_count, TBS_STEP_S * 1e6);
+	cost_src_add(c, COST_SRC_GEMM,
+		     "; dense block-fp8 linears on aiter's Triton gemm_a8w8_blockscale (%s), shapes without a gfx942 "
+		     "config of their own at its default: ceil(tiles/%d CUs) x K/128 x %.3g us (tritonbs.c)",
+		     c->cfg.rocm_triton_bs == COST_TBS_TUNED ? "DeepSeek's and GLM-5's TP-8 shapes configured, aiter >= v0.1.11"
+							       : "aiter v0.1.10.post3: none configured",
+		     c->g->sm_count, TBS_STEP_S * 1e6);
 }
