@@ -704,14 +704,67 @@ static double moe_at(const struct cost_model *c, int64_t g)
 	return c->moe_s[g];
 }
 
-/* Shared MoE part of an attention-DP step (0 otherwise). */
-static double moe_part(const struct cost_model *c, int64_t g)
+/* One all-reduce of g tokens' hidden states (bf16) over the GPUs the
+ * attention-DP ranks' MoE layers span (tp x dp): the engine's measured
+ * table, over the network where those GPUs leave the NVLink domain (as
+ * comm_dp_gather_s), else the ring over the GPU's link (cost_allreduce_s's
+ * fallback). */
+static double dp_allreduce_s(const struct cost_model *c, double g)
 {
+	int n = c->p.tp * c->p.dp;
+	double elems = g * (double)c->m->hidden, t = -1;
+
+	if (c->place.ep_domains > 1)
+		return comm_allreduce_cross_s(&c->place, n, elems * 2.0);
+	if (n <= 8)
+		t = mfu_allreduce_s(c->tabs, n, elems);
+	if (t < 0)
+		t = 10e-6 + 2.0 * (n - 1) / n * elems * 2.0 / (c->g->link_bw * 0.7);
+	return t;
+}
+
+/* cost_engine.dp_extend_allreduce: what a step in which some DP rank
+ * prefills costs beyond moe_s[g].  SGLang (python/sglang/srt/layers/
+ * dp_attention.py, DpPaddingMode.get_dp_padding_mode: is_extend_in_batch
+ * with dp_size > 1 -> SUM_LEN) gathers a MoE layer's input by zero-filling
+ * a buffer of all ranks' tokens, copying its own in and all-reducing it
+ * over the TP group (_dp_gather_via_all_reduce), and with SUM_LEN the
+ * TP-sharded experts' output is all-reduced whole before each rank copies
+ * its rows back (DeepseekV2MoE: tensor_model_parallel_all_reduce unless
+ * the communicator reduce-scatters, which it does under MAX_LEN only;
+ * layers/communicator.py _scatter_hidden_states, dp_scatter): two
+ * all-reduces of the whole buffer a MoE layer, where moe_s holds the
+ * all-gather and reduce-scatter of a decode step (MAX_LEN). */
+static double dp_extend_extra_s(const struct cost_model *c, double g)
+{
+	const struct shared_ops *so = &c->lazy->moe_ops;
+	double layers = 0;
+	size_t i;
+
+	for (i = 0; i < so->n; i++)
+		if (so->e[i].j < 0)
+			layers += (double)c->lazy->gr.kinds[so->e[i].k].count;
+	if (layers == 0)
+		return 0;
+	return layers * (2.0 * dp_allreduce_s(c, g) -
+			 comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0));
+}
+
+/* Shared MoE part of an attention-DP step (0 otherwise); ext: some rank
+ * of the group prefills (step_desc.moe_extend). */
+static double moe_part(const struct cost_model *c, int64_t g, bool ext)
+{
+	double t;
+
 	if (!c->dp_attn || g <= 0)
 		return 0;
 	if (g > c->moe_max)
-		return moe_at(c, c->moe_max) * (double)g / (double)c->moe_max;
-	return moe_at(c, g);
+		t = moe_at(c, c->moe_max) * (double)g / (double)c->moe_max;
+	else
+		t = moe_at(c, g);
+	if (ext && c->cfg.engine->dp_extend_allreduce)
+		t += dp_extend_extra_s(c, (double)g);
+	return t;
 }
 
 /* The sum of the components but the shared MoE part (components_x's
@@ -761,7 +814,7 @@ static inline double components_local_x(const struct cost_model *c, const struct
 /* Shared MoE part of a step of mtok tokens (components_x's). */
 static inline double moe_of(const struct cost_model *c, const struct step_desc *s, int64_t mtok)
 {
-	return moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp);
+	return moe_part(c, s->moe_tokens > 0 ? s->moe_tokens : mtok * c->p.dp, s->moe_extend || s->nchunks > 0);
 }
 
 /* Sum of the components, without overheads; with t2, also the sum for
@@ -948,7 +1001,7 @@ double cost_step_local_s(const struct cost_model *c, const struct step_desc *s)
 
 double cost_step_join_s(const struct cost_model *c, const struct step_desc *s, double local_s)
 {
-	return step_host(c, s, local_s + moe_part(c, s->moe_tokens));
+	return step_host(c, s, local_s + moe_part(c, s->moe_tokens, s->moe_extend));
 }
 
 double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, int64_t nl2, double *t2)
@@ -1073,13 +1126,22 @@ static void bd_kind(const struct cost_model *c, const struct step_desc *s, size_
 		       cost_attn_step_mixer_s(c, s, lk->mixer), 0, BD_PRICED);
 	if (mla && s->ndecode > 0 && c->mla_module_s != 0 && lk->mixer == LM_FULL && att_count > 0)
 		bd_add(bd, lk->name, "mla module term", CP_ATTN, att_count, c->mla_module_s, 0, BD_PRICED);
-	if (c->dp_attn) /* without EP: the DP gather of the MoE layer's tokens */
+	if (c->dp_attn) { /* without EP: the DP gather of the MoE layer's tokens */
+		/* with a prefill in the group, SGLang's two all-reduces instead
+		 * (dp_extend_extra_s, spread over the layers it counts) */
+		bool ext = (s->moe_extend || s->nchunks > 0) && c->cfg.engine->dp_extend_allreduce;
+		double layers = 0;
+		for (i = 0; i < z->moe_ops.n; i++)
+			if (z->moe_ops.e[i].j < 0)
+				layers += (double)z->gr.kinds[z->moe_ops.e[i].k].count;
 		for (i = 0; i < z->moe_ops.n; i++)
 			if (z->moe_ops.e[i].k == k && z->moe_ops.e[i].j < 0)
-				bd_add(bd, lk->name, "dp_gather", CP_COMM, (double)lk->count,
+				bd_add(bd, lk->name, ext ? "dp_allreduce x2" : "dp_gather", CP_COMM, (double)lk->count,
 				       comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0) *
-					       moe_scale,
+						       moe_scale +
+					       (ext ? dp_extend_extra_s(c, g * moe_scale) / layers : 0),
 				       0, BD_PRICED);
+	}
 }
 
 int cost_step_breakdown(const struct cost_model *c, const struct step_desc *s, struct cost_breakdown *bd,

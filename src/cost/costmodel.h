@@ -298,6 +298,9 @@ struct step_desc {
 	 * over the DP ranks stepping together (idle ranks count their dummy
 	 * token); 0 = every rank runs this step's own tokens */
 	int64_t moe_tokens;
+	/* attention-DP only: some rank of the group runs a prefill chunk this
+	 * step (SGLang's is_extend_in_batch: cost_engine.dp_extend_allreduce) */
+	bool moe_extend;
 };
 
 /* Append printf-style text to part s's source line (cost.c). */

@@ -58,6 +58,12 @@ struct cost_engine {
 	 * per-tensor fp8 (a source's label, --moe-format fp8) are priced as
 	 * block-scaled there (cost/moe.c moe_block_checkpoint); NULL: none */
 	const char *fp8_block_moe_family;
+	/* attention DP without EP: in a step where some rank prefills, each
+	 * MoE layer gathers the ranks' tokens with an all-reduce of the whole
+	 * zero-filled buffer and sums the TP-sharded experts' output with a
+	 * second all-reduce of it, where a decode step all-gathers and
+	 * reduce-scatters (SGLang's DpPaddingMode.SUM_LEN; cost.c) */
+	bool dp_extend_allreduce;
 	/* DeepSeek-V4's parts model, [prefill][CSA, HCA and window-only] */
 	const struct cost_csa_fit (*csa)[2];
 };

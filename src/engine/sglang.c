@@ -993,6 +993,16 @@ static const struct cost_engine sglang_cost = {
 	 * 0.5.10 collections (scripts/mfu/derive_wideep.mjs) */
 	.wideep = "sglang-0.5.10",
 	.csa = sglang_csa_fits,
+	/* python/sglang/srt/layers/dp_attention.py (the 0.5.x releases):
+	 * DpPaddingMode.get_dp_padding_mode returns SUM_LEN whenever some
+	 * rank's batch is an extend (is_extend_in_batch) and dp_size > 1, and
+	 * SUM_LEN gathers a MoE layer's input with an all-reduce of the
+	 * zero-filled buffer of all ranks' tokens (_dp_gather_via_all_reduce);
+	 * the TP experts' output is then all-reduced whole (DeepseekV2MoE's
+	 * tensor_model_parallel_all_reduce: layers/communicator.py reduce-
+	 * scatters only under MAX_LEN) and each rank copies its rows back
+	 * (dp_scatter) */
+	.dp_extend_allreduce = true,
 };
 
 static void sglang_common(const struct launch_in *in, struct sbuf *o)

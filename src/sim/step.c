@@ -336,7 +336,8 @@ static SCHED_STEP_INLINE void lock_group(const struct sim *s, int ri, int *lo, i
 static double idle_cost(struct sim *s, const struct replica *rp)
 {
 	struct dmemo *m = &s->memo->idle[rp->prefill_only];
-	uint64_t k0 = (uint64_t)rp->desc.moe_tokens;
+	/* keyed by the group's MoE tokens and whether a rank prefills */
+	uint64_t k0 = (uint64_t)rp->desc.moe_tokens * 2 + (rp->desc.moe_extend ? 1 : 0);
 	struct dmemo_ent *x;
 	double t;
 
@@ -362,7 +363,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 {
 	int64_t moe = 0;
 	double tmax = 0;
-	bool any = false;
+	bool any = false, ext = false;
 	int i;
 
 	if (s->cfg.policy->group_gate)
@@ -371,6 +372,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 		struct replica *rp = &s->reps[i];
 		rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
 		any |= rp->active;
+		ext |= rp->active && rp->desc.nchunks > 0;
 		moe += rp->active ? step_tokens(&rp->desc) : 1;
 	}
 	if (!any) {
@@ -401,6 +403,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 			}
 		}
 		rp->desc.moe_tokens = moe;
+		rp->desc.moe_extend = ext;
 		t = rp->active ? rank_cost(s, rp, &rp->desc) : idle_cost(s, rp);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);

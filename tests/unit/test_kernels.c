@@ -945,7 +945,7 @@ static void test_eager_steps(void)
 	struct cost_cfg cc;
 	struct err e;
 	int64_t len[1] = {512}, pre[1] = {0};
-	struct step_desc pf = {1, len, pre, 0, 0, 1, 0}, dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0};
+	struct step_desc pf = {1, len, pre, 0, 0, 1, 0, false}, dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0, false};
 	double t_pf, t_dec;
 
 	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
@@ -1358,7 +1358,7 @@ static void test_dsa_module(void)
 	struct model_cfg m;
 	struct cost_model c;
 	struct err e;
-	struct step_desc dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0};
+	struct step_desc dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0, false};
 	struct dsa_module *d;
 	double t, lo, hi, with, without;
 	size_t i;
@@ -1457,7 +1457,7 @@ static void test_dsa_host_floor(void)
 	struct cost_model a, b;
 	struct err e;
 	int64_t len = 600, pre = 0;
-	struct step_desc mixed = {1, &len, &pre, 16, 16 * 600.0, 17, 0};
+	struct step_desc mixed = {1, &len, &pre, 16, 16 * 600.0, 17, 0, false};
 	double meas, got, r;
 
 	if (registry_load_model(&reg, "deepseek-v3", &v3, &e) < 0 ||
@@ -1514,7 +1514,7 @@ static void test_dsv4(void)
 	struct model_cfg m;
 	struct cost_model c;
 	struct err e;
-	struct step_desc dec = {0, NULL, NULL, 8, 8 * 4097.0, 8, 0};
+	struct step_desc dec = {0, NULL, NULL, 8, 8 * 4097.0, 8, 0, false};
 	double t, lo, hi;
 	size_t i;
 
@@ -1956,9 +1956,9 @@ static void test_mla_module(void)
 		struct model_cfg m;
 		struct cost_model c;
 		struct err e;
-		struct step_desc dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0};
+		struct step_desc dec = {0, NULL, NULL, 8, 8 * 1500.0, 8, 0, false};
 		int64_t len[1] = {256}, pre[1] = {0};
-		struct step_desc pf = {1, len, pre, 0, 0, 1, 0};
+		struct step_desc pf = {1, len, pre, 0, 0, 1, 0, false};
 		double with, without, pf_with;
 		if (registry_load_model(&reg, cases[i].model, &m, &e) < 0) {
 			CHECK(0, "load %s: %s", cases[i].model, e.msg);
@@ -2262,9 +2262,9 @@ static void test_breakdown(void)
 				struct cost_model c;
 				struct parallel par = pars[pi];
 				const struct step_desc steps[] = {
-					{0, NULL, NULL, 64, 64.0 * 2001, 64, 0},   /* decode */
-					{2, len, pre, 0, 0, 2, 0},                 /* prefill, 900 tokens > max_m */
-					{1, len + 2, pre + 2, 16, 16.0 * 500, 17, 0}, /* mixed */
+					{0, NULL, NULL, 64, 64.0 * 2001, 64, 0, false},   /* decode */
+					{2, len, pre, 0, 0, 2, 0, false},                 /* prefill, 900 tokens > max_m */
+					{1, len + 2, pre + 2, 16, 16.0 * 500, 17, 0, false}, /* mixed */
 				};
 				if (m.n_experts == 0)
 					par.ep = 1;
@@ -2895,6 +2895,68 @@ static void test_ar_fused(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* SGLang under attention DP without EP: a step in which some rank prefills
+ * gathers each MoE layer's tokens with an all-reduce of the whole buffer
+ * and sums the TP experts' output with a second one (DpPaddingMode.SUM_LEN,
+ * cost_engine.dp_extend_allreduce); a decode-only group all-gathers and
+ * reduce-scatters (MAX_LEN).  DeepSeek-V3 on 8 H200, DP 8, MoE TP 8. */
+static void test_sglang_dp_extend(void)
+{
+	struct model_cfg m;
+	struct cost_model c, v;
+	struct err e;
+	int64_t len = 1024, pre = 0;
+	struct step_desc pf, dec;
+	double t_pf, t_dec, t_dec_ext, ar, t_v, t_v_ext;
+
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3: %s", e.msg);
+		return;
+	}
+	memset(&pf, 0, sizeof(pf));
+	pf.nchunks = 1;
+	pf.chunk_len = &len;
+	pf.chunk_prefix = &pre;
+	pf.nlogits = 1;
+	pf.moe_tokens = 8 * len;
+	memset(&dec, 0, sizeof(dec));
+	dec.ndecode = 32;
+	dec.decode_ctx_sum = 32.0 * 2000;
+	dec.nlogits = 32;
+	dec.moe_tokens = 8 * len;
+	if (make_cost(&c, &m, "h200", (struct parallel){1, 1, 8, 1, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
+		CHECK(0, "cost_init sglang dp 8: %s", e.msg);
+		return;
+	}
+	CHECK(c.dp_attn && c.cfg.engine->dp_extend_allreduce, "SGLang DP 8 MoE: attention DP, SUM_LEN gathers in prefill");
+	t_pf = cost_step_s(&c, &pf);
+	t_dec = cost_step_s(&c, &dec);
+	dec.moe_extend = true;
+	t_dec_ext = cost_step_s(&c, &dec);
+	/* one all-reduce of 8,192 tokens x 7,168 bf16 on the table (~0.5 ms) */
+	ar = mfu_allreduce_s(c.tabs, 8, 8192.0 * 7168.0);
+	CHECK(ar > 0.3e-3 && ar < 0.8e-3, "8-GPU all-reduce of 117 MB from the table: %.3f ms", ar * 1e3);
+	CHECK(t_dec_ext > t_dec + 58 * ar, "a decode rank in a group with a prefill pays the two all-reduces of "
+	      "58 MoE layers less their all-gather and reduce-scatter (%.2f > %.2f + 58 x %.3f ms)",
+	      t_dec_ext * 1e3, t_dec * 1e3, ar * 1e3);
+	CHECK(cost_step_splits(&c, &dec) &&
+		      cost_step_join_s(&c, &dec, cost_step_local_s(&c, &dec)) == t_dec_ext,
+	      "the split decode path prices the group's prefill the same");
+	CHECK(t_pf > t_dec_ext, "the prefilling rank itself pays them too (%.2f ms)", t_pf * 1e3);
+	cost_release(&c);
+	/* vLLM's attention DP: no such term */
+	if (make_cost(&v, &m, "h200", (struct parallel){1, 1, 8, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
+		dec.moe_extend = false;
+		t_v = cost_step_s(&v, &dec);
+		dec.moe_extend = true;
+		t_v_ext = cost_step_s(&v, &dec);
+		CHECK(!v.cfg.engine->dp_extend_allreduce && t_v == t_v_ext, "vLLM: the flag moves nothing");
+		cost_release(&v);
+	} else {
+		CHECK(0, "cost_init vllm dp 8: %s", e.msg);
+	}
+}
+
 int main(void)
 {
 	struct err e;
@@ -2926,6 +2988,7 @@ int main(void)
 	test_moe_exact_mxfp4();
 	test_moe_dispatched_path();
 	test_eager_steps();
+	test_sglang_dp_extend();
 	test_int4(&m);
 	test_cache(&m);
 	test_linear_attention();
