@@ -249,6 +249,7 @@ static void describe_sources(struct cost_model *c)
 	cost_tbs_note(c);
 	cost_cbs_note(c);
 	cost_attn_note(c);
+	cost_triton_attn_note(c);
 	cost_mla_note(c);
 	cost_dsa_note(c);
 	cost_csa_note(c);

@@ -121,6 +121,11 @@ struct cost_cfg {
 	 * its CUTLASS block-scaled GEMM (cost/cutlassbs.c: vLLM on Hopper
 	 * without DeepGEMM): NULL: no; else why */
 	const char *cutlass_bs;
+	/* the engine runs the decoder's attention on vLLM's Triton unified
+	 * attention kernel where its tables time FlashAttention (cost/
+	 * tritonattn.c: vLLM on SM 8.x for a model with attention sinks):
+	 * NULL: no; else why */
+	const char *triton_attn;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured

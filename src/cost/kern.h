@@ -125,6 +125,17 @@ void cost_cbs_release(struct cost_model *c);
 /* Its part of the GEMM line. */
 void cost_cbs_note(struct cost_model *c);
 
+/* --- vLLM's Triton unified attention on SM 8.x (tritonattn.c) --- */
+/* The kernel's measured prefill cost over FlashAttention-2's at a
+ * prefix-free causal prefill of isl tokens (L40S, vLLM 0.24.0). */
+double cost_triton_attn_ratio(double isl);
+/* What a decoder prefill attention call of `pairs` query-key pairs over
+ * `tokens` new tokens priced on the FlashAttention tables is multiplied by
+ * where the engine runs the Triton kernel (cost_cfg.triton_attn), else 1. */
+double cost_triton_attn_scale(const struct cost_model *c, double pairs, double tokens);
+/* Its part of the prefill attention line. */
+void cost_triton_attn_note(struct cost_model *c);
+
 /* --- routed experts (moe.c) --- */
 /* The experts' shape, format and measured curves (an MoE model). */
 void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg);

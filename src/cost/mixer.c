@@ -38,7 +38,8 @@ static double full_prefill_s(const struct cost_model *c, const struct chunk_sums
 
 	if (m->attn != ATTN_MLA) {
 		struct attn_group g = cost_attn_full_group(c);
-		return cost_gqa_prefill_s(c, &g, k->n, k->pairs, k->ctx, k->tok, NULL, 0.0);
+		return cost_gqa_prefill_s(c, &g, k->n, k->pairs, k->ctx, k->tok, NULL, 0.0) *
+		       cost_triton_attn_scale(c, k->pairs, k->tok);
 	}
 	if (m->index_topk > 0)
 		return cost_dsa_prefill_s(c, k);
@@ -79,7 +80,8 @@ static double prefill_mixer_s(const struct cost_model *c, int mix, const struct 
 			keys += (double)(prefix[i] < w - 1 ? prefix[i] : w - 1) + (double)len[i];
 		}
 		wl = window_isl(pairs / k.n, (double)w);
-		return cost_gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, &c->win_prefill, wl < 1 ? 0.0 : log(wl));
+		return cost_gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, &c->win_prefill, wl < 1 ? 0.0 : log(wl)) *
+		       cost_triton_attn_scale(c, pairs, k.tok);
 	}
 	case LM_CHUNKED: {
 		struct attn_group g = cost_attn_full_group(c);
@@ -88,7 +90,8 @@ static double prefill_mixer_s(const struct cost_model *c, int mix, const struct 
 			pairs += attn_chunked_pairs(len[i], prefix[i], m->chunk);
 			keys += (double)(prefix[i] % m->chunk) + (double)len[i];
 		}
-		return cost_gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, NULL, 0.0);
+		return cost_gqa_prefill_s(c, &g, k.n, pairs, keys, k.tok, NULL, 0.0) *
+		       cost_triton_attn_scale(c, pairs, k.tok);
 	}
 	case LM_LINEAR:
 		return cost_linear_attn_s(c, k.tok, k.n, false);

@@ -215,6 +215,11 @@ struct engine_type {
 	 * cost/cutlassbs.c), or NULL where they run the kernels its GEMM
 	 * tables price; NULL hook: never */
 	const char *(*block_fp8_cutlass)(const struct scenario *sc);
+	/* why it runs sc's model's decoder attention on vLLM's Triton unified
+	 * attention kernel where its tables time FlashAttention on sc's GPU
+	 * (cost_cfg.triton_attn, cost/tritonattn.c), or NULL; NULL hook:
+	 * never */
+	const char *(*triton_attn)(const struct scenario *sc);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

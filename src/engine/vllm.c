@@ -604,6 +604,27 @@ static const char *vllm_block_fp8_cutlass(const struct scenario *sc)
 	return "vLLM without DeepGEMM on Hopper: W8A8BlockFp8LinearOp._run_cutlass";
 }
 
+/* vLLM's attention backend for a model with attention sinks (gpt-oss):
+ * get_attn_backend_cls (vllm/platforms/cuda.py, 0.10.1-0.11) returns
+ * TRITON_ATTN on SM 8.x ("if has_sink and not
+ * cls.is_device_capability(90)": FlashAttention-2 has no sinks,
+ * FlashAttention-3 is Hopper-only; Blackwell takes FlashInfer before that
+ * line); vLLM's recipe says so for every version since (vllm-project/
+ * recipes OpenAI/GPT-OSS.md, 0.10.2 to its 0.17 update: "GPT-OSS works on
+ * Ampere devices by default, using the TRITON_ATTN attention backend").
+ * The collections time FlashAttention there (cost/tritonattn.c). */
+static const char *vllm_triton_attn(const struct scenario *sc)
+{
+	const struct model_cfg *m = sc->model;
+	const char *fam = sc->gpu->family;
+
+	if (strcmp(sc->gpu->vendor, "nvidia") != 0 || (strcmp(fam, "ampere") != 0 && strcmp(fam, "ada") != 0))
+		return NULL;
+	if (!m->attn_sinks && !(m->n_mixer[LM_SLIDING] > 0 && m->window.sinks))
+		return NULL;
+	return "vLLM's TRITON_ATTN for attention sinks on SM 8.x, vllm/platforms/cuda.py";
+}
+
 /* vLLM's host terms.  Chosen by the H2 protocol (eval/h2_sweep.sh, figures
  * in eval/H2_SWEEP.md): swept on the 'general' and 'codegen' inference-perf
  * runs of Llama-2-7B and CodeLlama-34B on H100, checked on the held-out
@@ -833,4 +854,5 @@ const struct engine_type engine_vllm = {
 	.mxfp4_scales_kept = vllm_mxfp4_scales_kept,
 	.moe_dg_padded = vllm_moe_dg_padded,
 	.block_fp8_cutlass = vllm_block_fp8_cutlass,
+	.triton_attn = vllm_triton_attn,
 };

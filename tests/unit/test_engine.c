@@ -430,6 +430,51 @@ static void test_deepgemm_padded(void)
 	free(m);
 }
 
+/* vLLM runs gpt-oss's attention (sinks) on TRITON_ATTN on SM 8.x
+ * (vllm/platforms/cuda.py get_attn_backend_cls), FlashAttention-3 on
+ * Hopper; a model without sinks keeps FlashAttention on A100. */
+static void test_triton_attn_path(void)
+{
+	static const struct {
+		const char *model, *gpu;
+		bool triton;
+	} cases[] = {
+		{"gpt-oss-20b", "a100", true},
+		{"gpt-oss-20b", "l40s", true},
+		{"gpt-oss-20b", "h100", false},
+		{"llama-3.1-8b", "a100", false},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct gpu_spec *g = NULL;
+		struct model_cfg *m = load_on(cases[i].model, cases[i].gpu, &g, "triton attention path");
+		struct scenario sc;
+		struct scenario_state st;
+		struct wl_spec wl;
+		struct err e;
+
+		if (!m)
+			return;
+		fixed_workload(&wl, 3, 10, 4, 512, 16);
+		scenario_defaults(&sc, engine_find("vllm"), m, g, &wl);
+		snprintf(sc.engine_version, sizeof(sc.engine_version), "0.11.0");
+		sc.k.max_model_len = 8192;
+		if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
+			CHECK(0, "triton attention path: prepare %s on %s: %s", cases[i].model, cases[i].gpu, e.msg);
+			free(m);
+			return;
+		}
+		CHECK((st.cost.cfg.triton_attn != NULL) == cases[i].triton &&
+			      (strstr(st.cost.src[COST_SRC_ATTN_PREFILL], "Triton unified attention") != NULL) ==
+				      cases[i].triton,
+		      "vLLM 0.11 %s on %s: prefill attention on %s", cases[i].model, cases[i].gpu,
+		      cases[i].triton ? "TRITON_ATTN" : "FlashAttention");
+		scenario_release(&st);
+		free(m);
+	}
+}
+
 /* vLLM stores the MXFP4 experts it runs on Marlin padded (intermediate per
  * GPU to 128, hidden to 256: gpt-oss 2880 -> 2944 x 3072), so gpt-oss-120b
  * on one H100 under 0.10.2 weighs 65.8 GiB (vLLM logs 65.97, issue 23278)
@@ -1212,6 +1257,7 @@ int main(void)
 	test_sglang_rocm_triton_bs();
 	test_toy_engine();
 	test_marlin_padding();
+	test_triton_attn_path();
 	test_deepgemm_padded();
 	test_sglang_spec_overlap();
 	test_sglang_chunk_dp();

@@ -2770,6 +2770,56 @@ static void test_vllm_cutlass_bs(void)
 	cost_release(&c);
 }
 
+/* vLLM's Triton unified attention (tritonattn.c): the measured ratio at its
+ * lengths and between them, and gpt-oss's prefill on A100 priced at the
+ * FlashAttention tables times it, full layers at twice their mean keys per
+ * query (a 2,048-token chunk after 30,000 cached: 62,049, held at 16,384's
+ * 2.409), sliding ones at about twice the window. */
+static void test_vllm_triton_attn(void)
+{
+	struct model_cfg oss;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel p = {1, 1, 1, 1, 0};
+	struct err e;
+	const struct gpu_spec *g = gpu("a100");
+	const int64_t len = 2048, prefix = 30000;
+	double fa, tri;
+
+	CHECK_REL(cost_triton_attn_ratio(1024), 2.008, 1e-12, "1,024 tokens: the L40S median");
+	CHECK_REL(cost_triton_attn_ratio(sqrt(1024.0 * 1536.0)), (2.008 + 2.082) / 2, 1e-12,
+		  "log-linear between 1,024 and 1,536");
+	CHECK(cost_triton_attn_ratio(62049) == 2.409 && cost_triton_attn_ratio(0.5) == 0.983, "held at the ends");
+	if (!g || registry_load_model(&reg, "gpt-oss-20b", &oss, &e) < 0) {
+		CHECK(0, "load gpt-oss-20b / a100");
+		return;
+	}
+	if (test_cfg(DT_BF16, "vllm", "0.11.0", &cc, &e) < 0) {
+		CHECK(0, "cfg: %s", e.msg);
+		return;
+	}
+	if (cost_init(&c, &oss, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init a100: %s", e.msg);
+		return;
+	}
+	CHECK(cost_triton_attn_scale(&c, 1e9, 2048) == 1.0, "without the engine's word: FlashAttention's price");
+	fa = cost_attn_prefill_n_s(&c, 1, &len, &prefix);
+	cost_release(&c);
+	cc.triton_attn = "test";
+	if (cost_init(&c, &oss, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init a100: %s", e.msg);
+		return;
+	}
+	tri = cost_attn_prefill_n_s(&c, 1, &len, &prefix);
+	CHECK(tri > 2.0 * fa && tri < 2.409 * fa, "gpt-oss-20b, 2,048 after 30,000: %.3f x FlashAttention's %.3f ms "
+	      "(full layers x2.409, sliding ones less)", tri / fa, fa * 1e3);
+	CHECK_REL(cost_triton_attn_scale(&c, 2048.0 * prefix + 2048.0 * 2049.0 / 2, 2048), 2.409, 1e-12,
+		  "a full layer's call: 2.409");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_PREFILL], "x the Triton unified attention's cost over FlashAttention-2",
+			   "the header says so");
+	cost_release(&c);
+}
+
 /* EPLB (cost/eplb.h): a hand-computed placement; on DeepSeek-V3 at EP 64
  * the hottest rank's load never rises with the redundant experts and falls
  * below expert order's, their memory rises, and the MoE layer gets
@@ -3016,6 +3066,7 @@ int main(void)
 	test_amd_gemm_small_m();
 	test_amd_triton_bs();
 	test_vllm_cutlass_bs();
+	test_vllm_triton_attn();
 	registry_release(&reg);
 	gpu_db_release(&db);
 	return check_done();
