@@ -252,21 +252,55 @@ def write_attn(od, out_name, col, data, notes):
           data, notes)
 
 
-def attn_tables(ctx, gen, new_keys, note, od):
+# vLLM collections before aiconfigurator #1004 (2026-05-12: "FA3
+# scheduler_metadata mismatch in vllm attention collector") built FA3's
+# ahead-of-time decode schedule (scheduler_metadata: the splits of the keys
+# each request and KV head gets) for the collector's fake model, 16 query / 8
+# KV heads (collector/vllm/fake_hf_model/config.json; create_vllm_config
+# forwarded head_dim only), and ran the kernel with the swept head counts.  A
+# row with fewer than 8 KV heads per GPU therefore ran with the splits planned
+# for 8: too few CTAs where batch x KV heads is small.  H100, 8 query / 1 KV
+# head, bf16, batch 8, 32768 keys: vLLM 0.14.0 149 us (27 % of the HBM
+# bandwidth its 134 MB need), 0.24.0 59 us; 2 KV heads 154 / 101 us; 4 KV
+# heads 196 / 184 us; 8 KV heads 356 / 366 us; batch 64 at 4096 keys (enough
+# CTAs without splits) all within 4 %.  vLLM itself plans the splits from the
+# model's own head counts (FlashAttentionMetadataBuilder).  Only FA3 schedules
+# ahead of time, and vLLM runs FA3 on Hopper only (A100: FA2, Blackwell:
+# FlashInfer): those decode rows are left out there, and servesim takes the
+# configurations from the next collection of the engine (hw/mfuload.c).
+FA3_AOT_PLANNED_KV_HEADS = 8
+FA3_AOT_SYSTEMS = ('h100_sxm', 'h200_sxm')
+FA3_AOT_FIXED_IN = '0.19.0'
+
+
+def fa3_misplanned(system, engine, version):
+    """Whether the collection's decode rows with fewer than
+    FA3_AOT_PLANNED_KV_HEADS KV heads ran under the fake model's split plan."""
+    return engine == 'vllm' and system in FA3_AOT_SYSTEMS and version_key(version) < version_key(FA3_AOT_FIXED_IN)
+
+
+def attn_tables(ctx, gen, new_keys, note, od, misplanned=False):
     """Dense MHA/GQA attention, full attention only (window_size 0).
     new_keys: generation 'step' counts cached tokens and one more is new
     (collectors from 2026-07 on: vLLM 0.24, SGLang, TRT-LLM), so kv_len =
-    step + 1; older collectors attend 'step' tokens in all."""
+    step + 1; older collectors attend 'step' tokens in all.  misplanned:
+    leave out the decode rows with fewer KV heads than FA3's schedule was
+    planned for (FA3_AOT_PLANNED_KV_HEADS)."""
     for p, out_name, col, extra in ((ctx, 'attn_prefill.csv.gz', 'isl', 'context attention, causal, no cached prefix'),
                                     (gen, 'attn_decode.csv.gz', 'step', 'generation attention, one new token; kv_len = keys attended')):
         if not p:
             continue
+        drop_kv = misplanned and col == 'step'
         data = fastest_attn(p, col, new_keys, 'attn_dtype',
                             lambda r: (int(r['num_heads']), int(r['num_key_value_heads']), int(r['head_dim'])),
-                            lambda r: r.get('window_size', '0') not in ('0', ''))
+                            lambda r: r.get('window_size', '0') not in ('0', '') or
+                            (drop_kv and int(r['num_key_value_heads']) < FA3_AOT_PLANNED_KV_HEADS))
         data, spikes = prefill_spikes(data) if col == 'isl' else decode_spikes(data)
+        left = ['left out: the rows with fewer than %d KV heads per GPU, timed under FA3\'s split plan for the '
+                'collector\'s %d (aiconfigurator #1004; derive.py FA3_AOT_PLANNED_KV_HEADS)'
+                % (FA3_AOT_PLANNED_KV_HEADS, FA3_AOT_PLANNED_KV_HEADS)] if drop_kv else []
         write_attn(od, out_name, col, data,
-                   note + ['%s; per-GPU head counts; fastest kernel source per key' % extra] + spikes)
+                   note + ['%s; per-GPU head counts; fastest kernel source per key' % extra] + spikes + left)
 
 
 def window_tables(ctx, gen, new_keys, note, od):
@@ -568,7 +602,8 @@ def main(aic, eng, out):
         if 'attention' in ops:
             a = ops['attention']
             new = not (e == 'vllm' and version_key(v) < version_key('0.22.0'))
-            attn_tables(find(a, 'context_attention_perf.csv'), find(a, 'generation_attention_perf.csv'), new, note, od)
+            attn_tables(find(a, 'context_attention_perf.csv'), find(a, 'generation_attention_perf.csv'), new, note, od,
+                        fa3_misplanned(system, e, v))
             window_tables(find(a, 'context_attention_perf.csv'), find(a, 'generation_attention_perf.csv'), new, note, od)
             wrote.append('attention')
         if 'moe' in ops:

@@ -246,6 +246,62 @@ out:
 	return rc;
 }
 
+/* Whether c has fewer KV heads than every configuration of a collection
+ * (not the GPU's own) among cfg (n of them) at c's head size and KV dtype,
+ * one of which there is. */
+static bool below_timed_kv_heads(const struct mfu_attn_cfg *cfg, size_t n, const struct mfu_attn_cfg *c)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < n; i++)
+		if (!cfg[i].own && cfg[i].head_dim == c->head_dim && cfg[i].kv_dtype == c->kv_dtype) {
+			if (cfg[i].kv_heads <= c->kv_heads)
+				return false;
+			any = true;
+		}
+	return any;
+}
+
+/* Fill the gaps of the decode-attention grid *cfg / *n from a later
+ * collection of the same engine (its table at path): a configuration with
+ * fewer KV heads per GPU than any the chosen collection times at its head
+ * size (derive.py leaves out vLLM 0.14.0's Hopper rows with fewer than 8,
+ * timed under FA3's split plan for the collector's 8: aiconfigurator
+ * #1004, derive.py FA3_AOT_PLANNED_KV_HEADS) is taken from the first later
+ * collection that times it, rather than extrapolated from more KV heads
+ * (fewer heads leave a decode fewer CTAs to spread the keys over, which
+ * the kernel's split plan answers and a per-byte rate does not).  Other
+ * configurations keep the nearest-configuration rule (mfu.c), as before.
+ * *added counts the configurations taken. */
+static int fill_decode_gaps(struct lazy_pack *lp, const char *path, struct mfu_attn_cfg **cfg, size_t *n,
+			    size_t *added, struct err *e)
+{
+	struct mfu_attn_cfg *got = NULL;
+	size_t ngot = 0, i, j, n0 = *n, k = *n;
+	int rc;
+
+	*added = 0;
+	if ((rc = load_attn_part(lp, MFUPACK_ATTN_DECODE, path, false, &got, &ngot, e)) < 0)
+		return rc;
+	*cfg = xreallocarray(*cfg, *n + ngot + 1, sizeof(**cfg));
+	for (i = 0; i < ngot; i++) {
+		for (j = 0; j < k; j++)
+			if ((*cfg)[j].heads == got[i].heads && (*cfg)[j].kv_heads == got[i].kv_heads &&
+			    (*cfg)[j].head_dim == got[i].head_dim && (*cfg)[j].kv_dtype == got[i].kv_dtype)
+				break;
+		if (j < k || !below_timed_kv_heads(*cfg, n0, &got[i])) {
+			mfu_grid_release(&got[i].g);
+			continue;
+		}
+		(*cfg)[k++] = got[i];
+		(*added)++;
+	}
+	*n = k;
+	free(got);
+	return 0;
+}
+
 /* The spec under which g's own measurements turn into utilisation: those
  * of the GPU they were measured on (mfu.c's borrowed_s carries them to g
  * by roofline efficiency: H20-3e runs the H20's kernels at its own
@@ -387,7 +443,7 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 		 struct err *e)
 {
 	struct coll cs[32];
-	char base[700], path[900], cdir[800];
+	char base[700], path[900], cdir[800], dec_engine[16] = "";
 	size_t n, i;
 	int rc, k;
 
@@ -446,6 +502,16 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 						 &t->ndecode, e)) < 0)
 				goto fail_pack;
 			set_src(t, MFU_P_ATTN_DECODE, g->tables, cs[i].name, "attn_decode");
+			FMT(dec_engine, "%s", cs[i].engine);
+		} else if (t->src[MFU_P_ATTN_DECODE][0] && strcmp(cs[i].engine, dec_engine) == 0 && paths_exists(path)) {
+			size_t added;
+			if ((rc = fill_decode_gaps(&lp, path, &t->decode, &t->ndecode, &added, e)) < 0)
+				goto fail_pack;
+			if (added) {
+				size_t len = strlen(t->src[MFU_P_ATTN_DECODE]);
+				snprintf(t->src[MFU_P_ATTN_DECODE] + len, sizeof(t->src[0]) - len,
+					 "; gaps: mfu/%.20s/%.24s/attn_decode", g->tables, cs[i].name);
+			}
 		}
 		FMT(path, "%.700s/%.63s/allreduce.csv.gz", base, cs[i].name);
 		if (!t->src[MFU_P_ALLREDUCE][0] && paths_exists(path)) {

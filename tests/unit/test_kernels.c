@@ -1238,6 +1238,47 @@ static void test_own_anchor(void)
 	mfu_release(&tb);
 }
 
+/* vLLM 0.14.0's Hopper decode rows with fewer than 8 KV heads per GPU are
+ * left out (scripts/mfu/derive.py FA3_AOT_PLANNED_KV_HEADS: timed under
+ * FA3's split plan for the collector's 8 KV heads, aiconfigurator #1004);
+ * vLLM 0.11 on H100 takes those layouts from the next vLLM collection,
+ * 0.24.0 (hw/mfuload.c fill_decode_gaps), and keeps 0.14.0's own 8-KV-head
+ * rows; a GPU whose 0.14.0 rows were not left out (L40S) fills nothing. */
+static void test_decode_gaps(void)
+{
+	struct mfu_tables t11, t24, tl;
+	struct err e;
+	const struct mfu_attn_cfg *c;
+
+	if (mfu_load(&t11, datadir, gpu("h100"), "vllm", NULL, "0.11.0", &e) < 0) {
+		CHECK(0, "mfu_load h100 vllm 0.11: %s", e.msg);
+		return;
+	}
+	if (mfu_load(&t24, datadir, gpu("h100"), "vllm", NULL, "0.24.0", &e) < 0) {
+		CHECK(0, "mfu_load h100 vllm 0.24: %s", e.msg);
+		mfu_release(&t11);
+		return;
+	}
+	CHECK_STR_CONTAINS(t11.src[MFU_P_ATTN_DECODE], "vllm-0.14.0/attn_decode; gaps: mfu/h100_sxm/vllm-0.24.0/attn_decode",
+			   "vLLM 0.11 on H100: decode attention from 0.14.0, its gaps from 0.24.0");
+	c = mfu_attn_resolve(&t11, false, 8, 1, 128, DT_BF16);
+	CHECK(c && c->heads == 8 && c->kv_heads == 1 && c->head_dim == 128, "8-1-128 bf16 decode measured (a filled gap)");
+	CHECK_REL(mfu_attn_decode(&t11, 8, 1, 128, DT_BF16, 8, 32768), mfu_attn_decode(&t24, 8, 1, 128, DT_BF16, 8, 32768),
+		  1e-12, "8-1-128 bf16, batch 8, 32768 keys: 0.24.0's rate");
+	CHECK(mfu_attn_decode(&t11, 32, 8, 128, DT_BF16, 8, 32768) != mfu_attn_decode(&t24, 32, 8, 128, DT_BF16, 8, 32768),
+	      "32-8-128 bf16: 0.14.0's own row kept");
+	c = mfu_attn_resolve(&t11, false, 64, 8, 64, DT_BF16);
+	CHECK(c && c->head_dim == 128, "64-8-64 (a head size 0.14.0 never timed): nearest layout as before");
+	mfu_release(&t11);
+	mfu_release(&t24);
+	if (mfu_load(&tl, datadir, gpu("l40s"), "vllm", NULL, "0.11.0", &e) < 0) {
+		CHECK(0, "mfu_load l40s vllm 0.11: %s", e.msg);
+		return;
+	}
+	CHECK(!strstr(tl.src[MFU_P_ATTN_DECODE], "gaps:"), "L40S vLLM 0.11: no gaps filled (%s)", tl.src[MFU_P_ATTN_DECODE]);
+	mfu_release(&tl);
+}
+
 static void test_own_tables(const struct model_cfg *m)
 {
 	struct cost_model c, c3;
@@ -1300,6 +1341,7 @@ static void test_own_tables(const struct model_cfg *m)
 		cost_release(&c);
 	}
 	test_own_anchor();
+	test_decode_gaps();
 }
 
 /* DSA (DeepSeek-V3.2) against InferSim's H800 kernel rows (alibaba/InferSim
