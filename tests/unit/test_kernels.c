@@ -249,6 +249,27 @@ static void test_collections(const struct model_cfg *m)
 			cost_release(&h100);
 		}
 	}
+	/* the A100 40GB runs the tables measured on the A100 80GB (every
+	 * aiconfigurator a100_sxm row: "NVIDIA A100-SXM4-80GB"): the same
+	 * 312 TFLOP/s, HBM2 at 1.555 TB/s against HBM2e's 2.039 (NVIDIA A100
+	 * datasheet), so a weight-streaming decode GEMM takes 2.039 / 1.555
+	 * times as long and a compute-bound one as long */
+	{
+		struct cost_model a40, a80;
+		if (make_cost(&a40, m, "a100-40gb", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0 &&
+		    make_cost(&a80, m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
+			double d40 = cost_gemm_s(&a40, DT_BF16, 1, 14336, 4096, 1);
+			double d80 = cost_gemm_s(&a80, DT_BF16, 1, 14336, 4096, 1);
+			double p40 = cost_gemm_s(&a40, DT_BF16, 8192, 8192, 8192, 1);
+			double p80 = cost_gemm_s(&a80, DT_BF16, 8192, 8192, 8192, 1);
+			CHECK_STR_CONTAINS(a40.src[COST_SRC_GEMM], "a100-sxm-80gb's roofline efficiency on a100-sxm-40gb",
+					   "a100-40gb says its tables were measured on the 80GB");
+			CHECK_REL(d40 / d80, 2.039 / 1.555, 1e-9, "a100-40gb vs 80gb decode GEMM = bandwidth ratio");
+			CHECK_REL(p40 / p80, 1.0, 1e-9, "a100-40gb vs 80gb compute-bound GEMM: the same");
+			cost_release(&a40);
+			cost_release(&a80);
+		}
+	}
 }
 
 /* An exact measured MoE shape gives the measured latency back; a shape
