@@ -9,7 +9,7 @@
 
 int ops_view_build(struct ops_req *q, struct ops_view *v, struct err *e)
 {
-	struct parallel one = {1, 1, 1, 1, 0};
+	struct parallel one = {1, 1, 1, 1, 0, 0};
 	char rule[400];
 	int rc;
 

@@ -953,7 +953,7 @@ static void compare_layout(const struct tr_shape *sh, struct tr_compare *c)
 	bool named = sh->name_tp > 0 || sh->name_ep > 0 || sh->name_dp > 0;
 	int tp = sh->name_tp > 0 ? sh->name_tp : 1, pp = sh->name_pp > 0 ? sh->name_pp : 1;
 
-	c->par = (struct parallel){tp, pp, 1, sh->name_ep > 0 ? sh->name_ep : 1, 0};
+	c->par = (struct parallel){tp, pp, 1, sh->name_ep > 0 ? sh->name_ep : 1, 0, 0};
 	if (!named) {
 		snprintf(c->par_src, n, "not recorded%s: TP 1 (give --tp, --dp, --ep)",
 			 sh->world > 1 ? " (a world of several GPUs, not how they split)" : "");

@@ -124,7 +124,7 @@ static int parse_ops(int argc, char **argv, struct ops_opts *o, struct err *e)
 	o->q.gpu = "h100";
 	o->q.shape.batch = 1;
 	o->q.shape.seq_len = 1;
-	o->q.par = (struct parallel){8, 1, 1, 8, 0};
+	o->q.par = (struct parallel){8, 1, 1, 8, 0, 0};
 	o->q.dtype = DT_BF16;
 	o->measured_ms = -1;
 	if ((rc = cli_parse(&spec, argc, argv, e)) != 0)

@@ -135,7 +135,7 @@ static int parse(int argc, char **argv, struct rl_opts *o, struct err *e)
 	memset(o, 0, sizeof(*o));
 	o->gpu = "h100";
 	o->r.dtype = o->r.kvdt = DT_BF16;
-	o->r.par = (struct parallel){1, 1, 1, 1, 0};
+	o->r.par = (struct parallel){1, 1, 1, 1, 0, 0};
 	o->r.batch = 8;
 	o->r.seq = 1024;
 	o->r.kv_len = 1024;

@@ -114,7 +114,7 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 
 	memset(o, 0, sizeof(*o));
 	o->cmp.shape = (struct pass_shape){1, 1, 0, false};
-	o->cmp.par = (struct parallel){1, 1, 1, 1, 0};
+	o->cmp.par = (struct parallel){1, 1, 1, 1, 0, 0};
 	o->cmp.dt = DT_BF16;
 	o->gpu = "h100";
 	o->window = -1;

@@ -171,14 +171,20 @@ double comm_allreduce_cross_s(const struct comm_place *pl, int n, double bytes)
 	return COMM_ALPHA_S + 2.0 * (n - 1) / n * bytes / (pl->net_bw * COMM_LINK_EFF);
 }
 
-double comm_dp_gather_s(const struct comm_place *pl, int n, double bytes)
+double comm_all_gather_s(const struct comm_place *pl, int n, double bytes)
 {
 	double bw = pl->ep_domains > 1 ? pl->net_bw : pl->nvlink_bw;
 
 	if (n <= 1)
 		return 0;
+	/* ring all-gather: (n-1)/n of the message */
+	return COMM_ALPHA_S + (double)(n - 1) / n * bytes / (bw * COMM_LINK_EFF);
+}
+
+double comm_dp_gather_s(const struct comm_place *pl, int n, double bytes)
+{
 	/* ring all-gather and reduce-scatter: (n-1)/n of the message each */
-	return 2.0 * (COMM_ALPHA_S + (double)(n - 1) / n * bytes / (bw * COMM_LINK_EFF));
+	return 2.0 * comm_all_gather_s(pl, n, bytes);
 }
 
 double comm_send_s(const struct comm_place *pl, double bytes)

@@ -81,6 +81,9 @@ double comm_allreduce_cross_s(const struct comm_place *pl, int n, double bytes);
  * reduce-scatter after them, `bytes` being the gathered message, over the
  * slowest link of the group. */
 double comm_dp_gather_s(const struct comm_place *pl, int n, double bytes);
+/* One ring all-gather over n GPUs of the group (tp x dp) placed as pl,
+ * `bytes` being the gathered message, on the slowest link it crosses. */
+double comm_all_gather_s(const struct comm_place *pl, int n, double bytes);
 /* One point-to-point activation send of `bytes` between pipeline stages
  * (the inter-node link when a stage boundary crosses domains). */
 double comm_send_s(const struct comm_place *pl, double bytes);

@@ -132,6 +132,30 @@ static bool moe_shared_op(const struct op *o)
 	       strcmp(o->name, "ep_combine") == 0;
 }
 
+/* Ops an engine runs split over every GPU on all DP ranks' tokens gathered
+ * (parallel.dp_shard: a dense FFN layer's, the shared experts'), priced with
+ * the shared MoE part at the group's tokens. */
+static bool dp_split_op(const struct cost_model *c, const struct op *o)
+{
+	const char *n = o->name;
+	bool shared = strncmp(n, "shared_", 7) == 0;
+
+	if (shared)
+		n += 7;
+	if (strcmp(n, "gate_up_proj") != 0 && strcmp(n, "up_proj") != 0 && strcmp(n, "act_mul") != 0 &&
+	    strcmp(n, "down_proj") != 0)
+		return false;
+	if (shared)
+		return o->cat == OPC_MOE && par_part_tp(c->m, &c->p, PAR_DPS_SHARED) > c->p.tp;
+	return o->cat == OPC_FFN && par_part_tp(c->m, &c->p, PAR_DPS_DENSE_FFN) > c->p.tp;
+}
+
+/* Ops of an attention-DP step priced once for the group at its tokens. */
+static bool group_op(const struct cost_model *c, const struct op *o)
+{
+	return moe_shared_op(o) || dp_split_op(c, o);
+}
+
 static void shared_ops_find(const struct cost_model *c, const struct opgraph *gr, struct shared_ops *so)
 {
 	size_t k, j;
@@ -140,13 +164,17 @@ static void shared_ops_find(const struct cost_model *c, const struct opgraph *gr
 	so->e = NULL;
 	for (k = 0; k < gr->nkinds; k++) {
 		const struct layer_kind *lk = &gr->kinds[k];
+		bool split = false;
 		for (j = 0; j < lk->nops; j++)
-			if (moe_shared_op(&lk->ops[j])) {
+			if (group_op(c, &lk->ops[j])) {
 				so->e = xreallocarray(so->e, so->n + 1, sizeof(*so->e));
 				so->e[so->n++] = (struct shared_op_ref){k, (ptrdiff_t)j};
+				split |= lk->ops[j].cat == OPC_FFN;
 			}
-		/* without EP every GPU needs every rank's tokens (comm.c) */
-		if (c->p.ep <= 1 && strcmp(lk->name, "moe") == 0) {
+		/* without EP every GPU needs every rank's tokens (comm.c), as a
+		 * dense FFN split over every GPU does (SGLang's FULL scatter
+		 * mode: the same gather and scatter, communicator.py) */
+		if ((c->p.ep <= 1 && strcmp(lk->name, "moe") == 0) || split) {
 			so->e = xreallocarray(so->e, so->n + 1, sizeof(*so->e));
 			so->e[so->n++] = (struct shared_op_ref){k, -1};
 		}
@@ -171,8 +199,9 @@ static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr
 		} else {
 			const struct op *o = &lk->ops[so->e[i].j];
 			bool gemm = o->kind == OPK_GEMM;
+			/* the split dense ops run every rank's tokens at once */
 			t += (double)lk->count *
-			     cost_op_at(c, o, NULL, gemm && c->p.ep <= 1 ? g : g / dp, &f, &b);
+			     cost_op_at(c, o, NULL, dp_split_op(c, o) || (gemm && c->p.ep <= 1) ? g : g / dp, &f, &b);
 		}
 	}
 	return t;
@@ -307,8 +336,23 @@ static void seq_fill(const struct cost_model *c, int64_t i)
 	const struct opgraph *gr = &z->gr;
 	size_t k, j;
 
-	c->head_s[i] = cost_gemm_s(c, DT_BF16, (double)i, (double)(c->m->vocab / c->p.tp),
-				   (double)c->m->hidden, 1);
+	int hp = par_part_tp(c->m, &c->p, PAR_DPS_LM_HEAD);
+
+	if (hp > c->p.tp) {
+		/* split over every GPU of attention DP (parallel.dp_shard): the
+		 * ranks' last hidden states gathered (i rows a rank, the ranks
+		 * taken as even), their logits on each GPU's vocab shard, the
+		 * shards all-gathered (bf16) before each rank keeps its rows
+		 * (SGLang's LogitsProcessor: dp_gather_replicate,
+		 * tensor_model_parallel_all_gather, dp_scatter) */
+		double rows = (double)i * (double)c->p.dp;
+		c->head_s[i] = cost_gemm_s(c, DT_BF16, rows, (double)(c->m->vocab / hp), (double)c->m->hidden, 1) +
+			       comm_all_gather_s(&c->place, hp, rows * (double)c->m->hidden * 2.0) +
+			       comm_all_gather_s(&c->place, hp, rows * (double)c->m->vocab * 2.0);
+	} else {
+		c->head_s[i] = cost_gemm_s(c, DT_BF16, (double)i, (double)(c->m->vocab / c->p.tp),
+					   (double)c->m->hidden, 1);
+	}
 	for (k = 0; k < gr->nkinds; k++)
 		for (j = 0; j < gr->kinds[k].nops; j++) {
 			const struct op *o = &gr->kinds[k].ops[j];
@@ -496,7 +540,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				use[nuse++] = !(cost_op_per_step_attention(o) || cost_lin_conv_in_terms(c, o) ||
 						(j >= b0 && j <= b1) || o->cat == OPC_LM_HEAD ||
 						strcmp(o->name, "final_norm") == 0 ||
-						(c->dp_attn && moe_shared_op(o)));
+						(c->dp_attn && group_op(c, o)));
 			}
 		}
 	}
@@ -1098,9 +1142,10 @@ static void bd_kind(const struct cost_model *c, const struct step_desc *s, size_
 			t = cost_op_at(c, o, &z->cols[*u], (double)mtok, &f, &b) * tok_scale;
 			bd_add(bd, lk->name, o->name, op_part(o), z->kcnt[k], t, f * tok_scale,
 			       t == 0 ? BD_INSIDE : BD_PRICED);
-		} else if (c->dp_attn && moe_shared_op(o)) {
+		} else if (c->dp_attn && group_op(c, o)) {
 			bool gemm = o->kind == OPK_GEMM;
-			t = cost_op_at(c, o, NULL, gemm && c->p.ep <= 1 ? g : g / (double)c->p.dp, &f, &b) * moe_scale;
+			t = cost_op_at(c, o, NULL, dp_split_op(c, o) || (gemm && c->p.ep <= 1) ? g : g / (double)c->p.dp,
+				       &f, &b) * moe_scale;
 			bd_add(bd, lk->name, o->name, op_part(o), (double)lk->count, t, f * moe_scale,
 			       t == 0 ? BD_INSIDE : BD_PRICED);
 		} else if (mla && (!strcmp(o->name, "q_absorb_uk") || !strcmp(o->name, "out_absorb_uv"))) {

@@ -66,7 +66,7 @@ static int walk(const struct model_cfg *m, const struct parallel *p, struct cost
 
 int cost_lora_init(const struct model_cfg *m, const struct parallel *p, struct cost_lora *l, struct err *e)
 {
-	struct parallel whole = {1, 1, 1, 1, 0};
+	struct parallel whole = {1, 1, 1, 1, 0, 0};
 	int rc;
 
 	memset(l, 0, sizeof(*l));

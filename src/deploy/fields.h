@@ -59,6 +59,11 @@ struct deploy_knobs {
 	 * VLLM_USE_DEEP_GEMM=0): its dense block-fp8 linears on Hopper run its
 	 * CUTLASS block-scaled kernel (cost/cutlassbs.c), not DeepGEMM */
 	bool no_deep_gemm;
+	/* SGLang's attention-DP layout: --enable-dp-lm-head (the LM head
+	 * over each rank's attention TP group) and --moe-dense-tp-size (1:
+	 * the dense FFN layers whole on each rank; 0: not given, all GPUs) */
+	bool sglang_dp_lm_head;
+	int64_t moe_dense_tp_size;
 	uint64_t given;
 };
 
@@ -73,7 +78,7 @@ enum deploy_id {
 	DEPLOY_HICACHE_SIZE, DEPLOY_LORA, DEPLOY_MAX_LORA_RANK, DEPLOY_REPLICAS, DEPLOY_ROUTER, DEPLOY_KV_OFFLOADING_BACKEND,
 	DEPLOY_MAX_LORAS, DEPLOY_MAX_LORAS_PER_BATCH, DEPLOY_MAX_CPU_LORAS, DEPLOY_MAX_LOADED_LORAS, DEPLOY_EPLB,
 	DEPLOY_EPLB_CONFIG, DEPLOY_NUM_REDUNDANT_EXPERTS, DEPLOY_EP_NUM_REDUNDANT_EXPERTS, DEPLOY_EPLB_ITERATIONS,
-	DEPLOY_NO_DEEP_GEMM, DEPLOY__COUNT
+	DEPLOY_NO_DEEP_GEMM, DEPLOY_DP_LM_HEAD, DEPLOY_MOE_DENSE_TP_SIZE, DEPLOY__COUNT
 };
 
 /* Where a row's --help line goes (deploy_help prints one group). */

@@ -57,6 +57,8 @@ enum engine_knob {
 	ENGINE_KNOB_EPLB_VLLM = 1 << 11,
 	ENGINE_KNOB_EPLB_SGLANG = 1 << 12,
 	ENGINE_KNOB_NO_DEEP_GEMM = 1 << 13,   /* --no-deep-gemm (vLLM without DeepGEMM) */
+	ENGINE_KNOB_DP_LM_HEAD = 1 << 14,     /* --enable-dp-lm-head */
+	ENGINE_KNOB_MOE_DENSE_TP = 1 << 15,   /* --moe-dense-tp-size 1 */
 };
 
 /* An engine's host-side terms from one version on: the CPU work of a step
@@ -133,6 +135,12 @@ struct engine_type {
 	 * rank's: each rank schedules the given (or default) chunk divided by
 	 * the DP size (scenario_rank_chunk) */
 	bool chunk_split_dp;
+	/* attention DP on an MoE model: the weights it splits over all tp x
+	 * dp GPUs rather than keeping whole on each DP rank (enum par_dp_shard
+	 * bits for sc's version, into parallel.dp_shard for the memory plan and
+	 * the cost model: scenario_layout); NULL: none (each rank holds its
+	 * dense FFNs, shared experts and LM head whole at TP tp) */
+	unsigned (*dp_shard)(const struct scenario *sc);
 	/* with attention DP a given max_num_seqs (SGLang's
 	 * --max-running-requests) is the engine's, not a rank's: each rank
 	 * admits it divided by the DP size (scenario_rank_seqs); a limit by

@@ -206,6 +206,8 @@ static const struct {
 	{ENGINE_KNOB_MIXED_CHUNK, "--enable-mixed-chunk"},
 	{ENGINE_KNOB_RECV_INTERVAL, "--scheduler-recv-interval"},
 	{ENGINE_KNOB_NO_DEEP_GEMM, "--no-deep-gemm"},
+	{ENGINE_KNOB_DP_LM_HEAD, "--enable-dp-lm-head"},
+	{ENGINE_KNOB_MOE_DENSE_TP, "--moe-dense-tp-size"},
 };
 
 #define NKNOB_FLAGS (sizeof(knob_flags) / sizeof(knob_flags[0]))

@@ -33,7 +33,7 @@ void scenario_defaults(struct scenario *sc, const struct engine_type *en, const 
 	sc->engine = en;
 	sc->model = m;
 	sc->gpu = g;
-	sc->par = (struct parallel){1, 1, 1, 1, 0};
+	sc->par = (struct parallel){1, 1, 1, 1, 0, 0};
 	sc->wdt = sc->kvdt = DT_BF16;
 	deploy_defaults(&deploy_table, &sc->k); /* the table's, then the rules' */
 	sc->k.max_num_batched_tokens = scenario_big_gpu(g) ? 8192 : 2048;
@@ -84,6 +84,14 @@ enum dtype scenario_kv_auto(const struct model_cfg *m, const struct gpu_spec *g,
 bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p)
 {
 	return m && m->n_experts > 0 && p->dp > 1;
+}
+
+struct parallel scenario_layout(const struct scenario *s, const struct parallel *p)
+{
+	struct parallel l = *p;
+
+	l.dp_shard = s->engine->dp_shard && scenario_dp_attention(s->model, p) ? s->engine->dp_shard(s) : 0;
+	return l;
 }
 
 double scenario_conservativeness(const struct scenario *s, const struct parallel *p)
@@ -255,7 +263,10 @@ static int plan_prefill_fraction(const struct scenario *s, const struct gpu_spec
 	ps.k.max_num_batched_tokens = chunk;
 	ps.k.max_num_seqs = s->prefill_max_num_seqs > 0 ? s->prefill_max_num_seqs : s->k.max_num_seqs;
 	ps.sglang_mrr_rule = false;
-	rc = s->engine->plan_memory(&ps, &s->prefill_par, tmp, e);
+	{
+		struct parallel lay = scenario_layout(s, &s->prefill_par);
+		rc = s->engine->plan_memory(&ps, &lay, tmp, e);
+	}
 	if (rc == 0)
 		*out = tmp->mp;
 	free(tmp);
@@ -265,7 +276,9 @@ static int plan_prefill_fraction(const struct scenario *s, const struct gpu_spec
 static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		      struct scenario_state *st, struct err *e)
 {
-	const struct parallel *pp = &s->prefill_par;
+	/* the prefill workers' layout, with the weights their engine splits
+	 * over the DP ranks */
+	const struct parallel play = scenario_layout(s, &s->prefill_par), *pp = &play;
 	const struct gpu_spec *pg = s->prefill_gpu ? s->prefill_gpu : s->gpu;
 	int pgpus = pp->tp * pp->pp, dgpus = s->par.tp * s->par.pp;
 	int all = s->pd_prefill * pgpus * pp->dp + s->pd_decode * dgpus * s->par.dp;
@@ -343,7 +356,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 static int plan_draft(const struct scenario *s, struct scenario_state *st, struct err *e)
 {
 	const struct model_cfg *d = s->draft_model;
-	struct parallel dp = {s->par.tp, 1, 1, 1, 0};
+	struct parallel dp = {s->par.tp, 1, 1, 1, 0, 0};
 	struct memplan *mp = &st->mp;
 	double w = model_weight_bytes_per_gpu(d, &dp, dtype_bytes(s->wdt));
 	double kv = model_kv_bytes_per_token_per_gpu(d, &dp, dtype_bytes(s->kvdt)) * (double)s->k.block_size;
@@ -431,7 +444,7 @@ static int mm_setup(const struct scenario *s, struct scenario_state *st, const s
 static int prepare_epd(const struct scenario *s, const struct cost_cfg *cc, const char *data_dir,
 		       struct scenario_state *st, struct err *e)
 {
-	struct parallel one = {1, 1, 1, 1, 0};
+	struct parallel one = {1, 1, 1, 1, 0, 0};
 	const struct model_vision *v = &s->model->vis;
 	int all = scenario_gpus_per_replica(s);
 	bool nvl = all <= s->gpu->nvlink_domain;
@@ -477,7 +490,8 @@ static void costs_release(struct scenario_state *st)
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
 		     struct err *e)
 {
-	struct parallel rep = s->par;
+	/* the layout with the weights the engine splits over the DP ranks */
+	struct parallel lay = scenario_layout(s, &s->par), rep = lay;
 	struct cost_cfg cc;
 	const struct engine_type *en = s->engine;
 	struct sim_lora lora;
@@ -561,7 +575,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.cutlass_bs = en->block_fp8_cutlass ? en->block_fp8_cutlass(s) : NULL;
 	cc.triton_attn = en->triton_attn ? en->triton_attn(s) : NULL;
 	cc.moe_dg_padded = en->moe_dg_padded ? en->moe_dg_padded(s) : NULL;
-	if ((rc = cost_init(&st->cost, s->model, s->gpu, &s->par, &cc, data_dir, e)) < 0)
+	if ((rc = cost_init(&st->cost, s->model, s->gpu, &lay, &cc, data_dir, e)) < 0)
 		return rc;
 	if (st->kv_from_memory && (rc = pad_experts(s, &rep, &st->cost, &st->mp, e)) < 0)
 		return rc;
@@ -628,7 +642,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	}
 	if (s->spec.k > 0 && s->spec.method == SPEC_DRAFT) {
 		/* the draft model runs on the same GPUs at the same TP */
-		struct parallel dp = {s->par.tp, 1, 1, 1, 0};
+		struct parallel dp = {s->par.tp, 1, 1, 1, 0, 0};
 		if ((rc = cost_init(&st->draft_cost, s->draft_model, s->gpu, &dp, &cc, data_dir, e)) < 0) {
 			err_prefix(e, "draft model");
 			costs_release(st);

@@ -197,6 +197,10 @@ const char *scenario_limits_rule(const struct gpu_spec *g);
 /* Attention-DP: an MoE model with dp > 1 (DP ranks share the MoE layers and
  * step in lockstep); dense models keep DP as replicas behind the router. */
 bool scenario_dp_attention(const struct model_cfg *m, const struct parallel *p);
+/* Layout p with the weights s's engine splits over its attention-DP ranks
+ * (parallel.dp_shard from engine_type.dp_shard; 0 without attention DP):
+ * what the memory plan and the cost model are given. */
+struct parallel scenario_layout(const struct scenario *s, const struct parallel *p);
 /* The tokens one rank of layout p budgets per prefill batch when the engine
  * is given (or defaults to) chunk: chunk / dp for an engine that splits its
  * chunk over attention-DP ranks (engine_type.chunk_split_dp, SGLang), at

@@ -22,7 +22,7 @@ void scenflags_defaults(struct scenflags *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->gpu = "h100";
-	f->par = (struct parallel){1, 1, 1, 1, 0};
+	f->par = (struct parallel){1, 1, 1, 1, 0, 0};
 	f->dtype = f->kvdtype = DT_BF16;
 	deploy_defaults(&deploy_table, &f->k);
 	cost_default_overheads(&f->ov);
@@ -222,7 +222,9 @@ int scenflags_build(struct scenflags *f, const struct wl_spec *wl, struct scenfl
 					     (f->k.max_prefill_tokens ? ENGINE_KNOB_MAX_PREFILL : 0) |
 					     (f->k.sglang_mixed_chunk ? ENGINE_KNOB_MIXED_CHUNK : 0) |
 					     (f->k.recv_interval ? ENGINE_KNOB_RECV_INTERVAL : 0) |
-					     (f->k.no_deep_gemm ? ENGINE_KNOB_NO_DEEP_GEMM : 0),
+					     (f->k.no_deep_gemm ? ENGINE_KNOB_NO_DEEP_GEMM : 0) |
+					     (f->k.sglang_dp_lm_head ? ENGINE_KNOB_DP_LM_HEAD : 0) |
+					     (f->k.moe_dense_tp_size ? ENGINE_KNOB_MOE_DENSE_TP : 0),
 				     deploy_given(&f->k, DEPLOY_GPU_MEMORY_UTILIZATION), e)) < 0)
 		return rc;
 	if ((rc = check_offload(f, en, e)) < 0 || (rc = check_lora(f, en, wl, e)) < 0 ||

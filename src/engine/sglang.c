@@ -1005,6 +1005,39 @@ static const struct cost_engine sglang_cost = {
 	.dp_extend_allreduce = true,
 };
 
+/* SGLang's --enable-dp-attention keeps attention per DP rank (attention TP
+ * = tp / dp) but runs the rest of the layer on the TP group of all its GPUs
+ * (sgl-project/sglang, python/sglang/srt/models/deepseek_v2.py and
+ * layers/communicator.py, 0.4.x-0.5.x; GLM-4.5 and GLM-5 take the same
+ * code): a dense FFN layer is DeepseekV2MLP at the full TP size unless
+ * --moe-dense-tp-size 1 (default None; enable_moe_dense_fully_dp), run on
+ * every rank's tokens gathered (LayerScatterModes FULL); the shared experts
+ * are DeepseekV2MLP on the full TP group too, or inside the routed experts'
+ * TP-sharded kernel (determine_num_fused_shared_experts), except under
+ * DeepEP's all-to-all (--moe-a2a-backend deepep: tp_size 1, each rank's
+ * own tokens); the LM head is ParallelLMHead over the full TP group unless
+ * --enable-dp-lm-head (default off; layers/logits_processor.py gathers the
+ * ranks' last hidden states, all-gathers the vocab shards of the logits and
+ * scatters each rank's rows back).  Before 0.4.6 the LM head under DP
+ * attention was a ReplicatedLinear (PR #5558, 2025-04-19, already describes
+ * vocab parallel over the whole TP group as the original implementation;
+ * 0.4.6 is the first release certain to hold it).  --moe-dense-tp-size 1
+ * keeps the dense layers on each rank (whole at attention TP 1; servesim
+ * splits them over the rank's own TP group), --enable-dp-lm-head the head
+ * (vocab-parallel over the rank's attention TP group).  servesim's EP under
+ * attention DP is DeepEP's all-to-all (cost/ops.c), so ep > 1 keeps the
+ * shared experts whole (par_part_tp). */
+static unsigned sglang_dp_shard(const struct scenario *sc)
+{
+	unsigned b = PAR_DPS_SHARED;
+
+	if (sc->k.moe_dense_tp_size != 1)
+		b |= PAR_DPS_DENSE_FFN;
+	if (!sc->k.sglang_dp_lm_head && !engine_version_before(sc->engine_version, "0.4.6"))
+		b |= PAR_DPS_LM_HEAD;
+	return b;
+}
+
 static void sglang_common(const struct launch_in *in, struct sbuf *o)
 {
 	/* DP attention: a MoE model's DP ranks share its experts */
@@ -1237,7 +1270,8 @@ const struct engine_type engine_sglang = {
 	.title = "SGLang",
 	.knobs = ENGINE_KNOB_MEM_FRACTION | ENGINE_KNOB_SCHEDULE_POLICY | ENGINE_KNOB_NO_OVERLAP |
 		 ENGINE_KNOB_MAX_PREFILL | ENGINE_KNOB_MIXED_CHUNK | ENGINE_KNOB_RULE_LIMITS | ENGINE_KNOB_RECV_INTERVAL |
-		 ENGINE_KNOB_HICACHE | ENGINE_KNOB_LORA_SGLANG | ENGINE_KNOB_EPLB_SGLANG,
+		 ENGINE_KNOB_HICACHE | ENGINE_KNOB_LORA_SGLANG | ENGINE_KNOB_EPLB_SGLANG | ENGINE_KNOB_DP_LM_HEAD |
+		 ENGINE_KNOB_MOE_DENSE_TP,
 	.defaults = sglang_defaults,
 	.kv_auto = sglang_kv_auto,
 	.start_refused = sglang_start_refused,
@@ -1284,6 +1318,7 @@ const struct engine_type engine_sglang = {
 	 * line), so each DP rank's new-token ratio starts at 0.21 and floors
 	 * at 0.0294 (sglang_replica_init) */
 	.dp_conservativeness = 0.3,
+	.dp_shard = sglang_dp_shard,
 	/* TpModelWorker.__init__ (python/sglang/srt/managers/tp_worker.py,
 	 * 0.4.x-0.5.x): max_running_requests = min(--max-running-requests //
 	 * dp_size under --enable-dp-attention, the request pool); later

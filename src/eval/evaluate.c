@@ -33,7 +33,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	if (!en)
 		en = engine_default();
 	scenario_defaults(sc, en, m, g, &x->wl);
-	sc->par = (struct parallel){x->tp, x->pp, x->dp, x->ep, x->ep_redundant};
+	sc->par = (struct parallel){x->tp, x->pp, x->dp, x->ep, x->ep_redundant, 0};
 	sc->wdt = x->dtype;
 	/* an fp4 label on a GPU without fp4 tensor cores (aiconfigurator's
 	 * "nvfp4" on gpt-oss H100/H200 rows) cannot be what ran: the engine ran
@@ -84,7 +84,7 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 		sc->pd_prefill = x->pd_prefill;
 		sc->pd_decode = x->pd_decode;
 		sc->prefill_par = (struct parallel){x->prefill_tp, x->pp, x->prefill_dp > 1 ? x->prefill_dp : 1,
-						    x->prefill_ep, x->prefill_ep_redundant};
+						    x->prefill_ep, x->prefill_ep_redundant, 0};
 		sc->prefill_max_num_seqs = x->prefill_max_num_seqs;
 		sc->prefill_max_num_batched_tokens = x->prefill_max_num_batched_tokens;
 		sc->prefill_moe_backend = x->prefill_moe_backend;

@@ -25,7 +25,7 @@ static int make(struct cost_model *c, const struct model_cfg *m, const struct gp
 		const char *dir, unsigned off, int64_t graph_max, struct err *e)
 {
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 
 	memset(&cc, 0, sizeof(cc));
 	cc.wdt = cc.kvdt = DT_BF16;

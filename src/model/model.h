@@ -278,6 +278,17 @@ int registry_load_model(const struct model_registry *r, const char *name,
 			struct model_cfg *m, struct err *e);
 
 /* --- parallelism and accounting --- */
+/* Attention DP (an MoE model with dp > 1): the weights an engine splits
+ * over all tp x dp GPUs of a stage, run on the tokens of every DP rank
+ * gathered, rather than keeping them whole on each DP rank at TP tp
+ * (parallel.dp_shard, set from the engine's layout: engine_type.dp_shard;
+ * 0 keeps every rank's copy whole, as vLLM and TensorRT-LLM do). */
+enum par_dp_shard {
+	PAR_DPS_DENSE_FFN = 1 << 0, /* the dense FFN layers of an MoE model */
+	PAR_DPS_SHARED = 1 << 1,    /* the shared experts, where no EP all-to-all runs (ep 1) */
+	PAR_DPS_LM_HEAD = 1 << 2,   /* the LM head, vocab-parallel */
+};
+
 struct parallel {
 	int tp, pp, dp, ep;
 	/* redundant experts: physical expert slots beyond the model's routed
@@ -285,7 +296,12 @@ struct parallel {
 	 * num_redundant_experts, or SGLang's --ep-num-redundant-experts with a
 	 * fixed placement); 0: none.  E + ep_redundant must divide by ep. */
 	int ep_redundant;
+	unsigned dp_shard; /* enum par_dp_shard bits; 0: none */
 };
+
+/* The TP degree of part (one PAR_DPS_* bit) on layout p: tp x dp where
+ * p shards it over the DP ranks (attention DP on an MoE model), else tp. */
+int par_part_tp(const struct model_cfg *m, const struct parallel *p, unsigned part);
 
 struct param_counts {
 	double total;            /* every language-model weight, MTP and vision encoder excluded */

@@ -529,11 +529,12 @@ static void csa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer mix
 		elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
 }
 
+/* A gated (or plain) FFN of width inter split tp ways. */
 static void dense_ffn(struct ctx *c, struct layer_kind *lk, int64_t inter, enum op_cat cat,
-		      const char *prefix)
+		      const char *prefix, int64_t tp)
 {
 	char n1[32], n2[32], n3[32];
-	int64_t w = inter / c->tp;
+	int64_t w = inter / tp;
 
 	snprintf(n1, sizeof(n1), c->m->ffn_mats == 2 ? "%sup_proj" : "%sgate_up_proj", prefix);
 	snprintf(n2, sizeof(n2), "%sact_mul", prefix);
@@ -621,23 +622,31 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 	}
 	if (m->moe_latent > 0)
 		gemm(c, lk, "moe_latent_up", OPC_MOE, c->T, m->hidden, h, 1);
+	/* split over every GPU where the engine runs them on all DP ranks'
+	 * tokens (parallel.dp_shard: priced with the routed experts) */
 	if (m->shared_intermediate > 0)
-		dense_ffn(c, lk, m->shared_intermediate, OPC_MOE, "shared_");
+		dense_ffn(c, lk, m->shared_intermediate, OPC_MOE, "shared_", par_part_tp(m, p, PAR_DPS_SHARED));
 }
 
 static void ffn_tail(struct ctx *c, struct layer_kind *lk, bool moe)
 {
+	/* a dense FFN split over every GPU of attention DP (parallel.dp_shard)
+	 * runs on all ranks' tokens gathered, its output reduce-scattered
+	 * back (priced with the MoE layers' DP gather, cost.c) */
+	bool dense_split = !moe && par_part_tp(c->m, c->p, PAR_DPS_DENSE_FFN) > c->tp;
+	bool shared_rank = c->m->shared_intermediate > 0 && par_part_tp(c->m, c->p, PAR_DPS_SHARED) == c->tp;
+
 	if (c->m->hc_mult > 1)
 		hc_pre(c, lk, "hc_ffn_pre");
 	elem(lk, "post_attn_norm", OPC_NORM, c->T, c->m->hidden, 4, 1, 1);
 	if (moe)
 		moe_ffn(c, lk);
 	else
-		dense_ffn(c, lk, c->m->intermediate, OPC_FFN, "");
+		dense_ffn(c, lk, c->m->intermediate, OPC_FFN, "", par_part_tp(c->m, c->p, PAR_DPS_DENSE_FFN));
 	/* with EP over DP ranks the combine already returns reduced rows; the
 	 * shared expert / dense path is row-parallel and needs the all-reduce,
 	 * as EP within one TP group does (moe_ffn) */
-	if (!moe || c->p->ep <= 1 || c->p->dp <= 1 || c->m->shared_intermediate > 0)
+	if (!dense_split && (!moe || c->p->ep <= 1 || c->p->dp <= 1 || shared_rank))
 		allreduce(c, lk, "allreduce_ffn", c->T, c->m->hidden);
 	if (c->m->hc_mult > 1)
 		hc_post(c, lk, "hc_ffn_post");
@@ -739,7 +748,9 @@ static void build_head(struct ctx *c, struct layer_kind *lk)
 {
 	const struct model_cfg *m = c->m;
 	int64_t rows = c->s->all_logits ? c->T : c->B;
-	int64_t vshard = m->vocab / c->tp;
+	/* vocab-parallel over every GPU where the engine splits it so
+	 * (parallel.dp_shard), else over the rank's TP group */
+	int64_t vshard = m->vocab / par_part_tp(m, c->p, PAR_DPS_LM_HEAD);
 	struct op *o = push(lk, "embedding", OPC_EMBED, OPK_OTHER);
 
 	o->weight_bytes = (double)c->T * (double)m->hidden * c->wb; /* rows gathered */

@@ -249,15 +249,33 @@ static double part_bytes(enum model_qfmt f, int64_t g, double wb)
 	return sb < wb ? sb : wb;
 }
 
+int par_part_tp(const struct model_cfg *m, const struct parallel *p, unsigned part)
+{
+	if (!(p->dp_shard & part) || m->n_experts == 0 || p->dp <= 1)
+		return p->tp;
+	/* shared experts under EP's all-to-all stay whole on each rank */
+	if (part == PAR_DPS_SHARED && p->ep > 1)
+		return p->tp;
+	return p->tp * p->dp;
+}
+
 double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p,
 				  double wb)
 {
 	struct param_counts pc;
 	double tp = p->tp, per_layer, L = (double)m->layers, layers_stage;
 	double experts_per_gpu, head, ab, fb, eb;
+	/* attention DP: the parts the engine splits over all tp x dp GPUs */
+	double tp_dense = par_part_tp(m, p, PAR_DPS_DENSE_FFN), tp_shared = par_part_tp(m, p, PAR_DPS_SHARED);
+	double tp_head = par_part_tp(m, p, PAR_DPS_LM_HEAD);
+	double ffn;
 	int64_t g = m->q.group_size;
 
 	model_params(m, &pc);
+	/* the dense FFN and shared experts' weights one GPU holds, in params
+	 * (written as before where nothing is split over the DP ranks) */
+	ffn = tp_dense == tp && tp_shared == tp ? (pc.dense_ffn + pc.shared_experts) / tp
+						: pc.dense_ffn / tp_dense + pc.shared_experts / tp_shared;
 	ab = part_bytes(m->q.attn, g, wb);
 	fb = part_bytes(m->q.mlp, g, wb);
 	eb = part_bytes(m->q.experts, g, wb);
@@ -268,13 +286,13 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	 * stored bf16 whatever the format; the hyper-connections in fp32; the
 	 * hash layers' token -> experts tables (int32, vLLM) */
 	per_layer = (((pc.attention - pc.attn_replicated) / tp + pc.attn_replicated - pc.attn_bf16) * ab +
-		     pc.attn_bf16 * 2.0 + (pc.dense_ffn + pc.shared_experts) / tp * fb +
+		     pc.attn_bf16 * 2.0 + ffn * fb +
 		     experts_per_gpu * eb + (pc.router + pc.norms - pc.hyper + pc.ple) * wb + pc.hyper * 4.0 +
 		     (double)m->hash_layers * (double)m->vocab * (double)m->top_k * 4.0) / L;
 	layers_stage = ceil(L / p->pp);
-	head = (pc.embedding + pc.lm_head) / tp;
+	head = tp_head == tp ? (pc.embedding + pc.lm_head) / tp : pc.embedding / tp + pc.lm_head / tp_head;
 	if (p->pp > 1)
-		head = fmax(pc.embedding, pc.lm_head) / tp;
+		head = tp_head == tp ? fmax(pc.embedding, pc.lm_head) / tp : fmax(pc.embedding / tp, pc.lm_head / tp_head);
 	/* a multimodal encoder sits on the first stage, split tp ways */
 	return per_layer * layers_stage + (head + pc.vision / tp) * wb;
 }

@@ -108,8 +108,30 @@ static void print_dp_attention(FILE *f, const struct out_run *c)
 		       (long long)(m->n_experts / p->ep), (long long)m->n_experts);
 	else
 		fprintf(f, "experts TP-sharded %d ways (no expert parallelism)\n", p->tp * p->dp);
-	fprintf(f, "weights    %.1f GB per GPU = routed experts %.1f GB + attention, dense layers, shared experts and embeddings %.1f GB, replicated on every DP rank (%s)\n",
-	       total / 1e9, experts / 1e9, (total - experts) / 1e9, dtype_name(c->cfg.sc->wdt));
+	if (!c->cost || (par_part_tp(m, &c->cost->p, PAR_DPS_DENSE_FFN) == p->tp &&
+			 par_part_tp(m, &c->cost->p, PAR_DPS_SHARED) == p->tp &&
+			 par_part_tp(m, &c->cost->p, PAR_DPS_LM_HEAD) == p->tp)) {
+		fprintf(f, "weights    %.1f GB per GPU = routed experts %.1f GB + attention, dense layers, shared experts and embeddings %.1f GB, replicated on every DP rank (%s)\n",
+			total / 1e9, experts / 1e9, (total - experts) / 1e9, dtype_name(c->cfg.sc->wdt));
+		return;
+	}
+	{
+		/* the parts the engine splits over every GPU (parallel.dp_shard) */
+		const struct parallel *l = &c->cost->p;
+		const char *name[3] = {"dense layers", "shared experts", "LM head"};
+		const unsigned bit[3] = {PAR_DPS_DENSE_FFN, PAR_DPS_SHARED, PAR_DPS_LM_HEAD};
+		char split[96] = "", kept[160] = "attention, embeddings";
+		int i;
+		for (i = 0; i < 3; i++) {
+			bool sh = par_part_tp(m, l, bit[i]) > l->tp;
+			char *o = sh ? split : kept;
+			size_t n = strlen(o), cap = sh ? sizeof(split) : sizeof(kept);
+			snprintf(o + n, cap - n, "%s%s", n ? ", " : "", name[i]);
+		}
+		fprintf(f, "weights    %.1f GB per GPU = routed experts %.1f GB + the rest %.1f GB: %s whole on every DP rank, %s split over all %d GPUs (%s)\n",
+			total / 1e9, experts / 1e9, (total - experts) / 1e9, kept, split,
+			p->tp * p->dp, dtype_name(c->cfg.sc->wdt));
+	}
 }
 
 /* Where the GPUs sit and which links the collectives cross; with EP, the

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	struct wl_spec w;
 	struct sim_cfg sc;
 	struct memplan mp;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct sim *s;
 	struct err e;
 	struct rusage ru;

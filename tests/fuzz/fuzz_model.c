@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct json *j;
 	struct err e;
 	struct param_counts pc;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct pass_shape s = {2, 3, 5, false};
 	struct opgraph g;
 

@@ -759,7 +759,7 @@ static void test_lora(void)
 	struct cost_lora l;
 	double ta_t[16], ta_e[16], tb_t[16], tb_e[16], tc_t[16], tc_e[16];
 	double ma = 0, mb = 0, mc = 0, span_c, load = 83886080.0 / 2e9 + 83886080.0 / 50e9;
-	struct parallel one = {1, 1, 1, 1, 0};
+	struct parallel one = {1, 1, 1, 1, 0, 0};
 	struct err e;
 	int i;
 
@@ -1009,16 +1009,16 @@ static void test_ar_fusion_default(void)
 		free(m);
 		return;
 	}
-	sc.par = (struct parallel){4, 1, 1, 1, 0};
+	sc.par = (struct parallel){4, 1, 1, 1, 0, 0};
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.15.1");
 	CHECK(en->ar_fused_bytes(&sc) == 0, "0.15.1: not by default");
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.16.0");
 	CHECK(en->ar_fused_bytes(&sc) == 2.0 * mib, "0.16.0 on H100 at TP 4: up to 2 MiB");
 	sc.par.tp = 1;
 	CHECK(en->ar_fused_bytes(&sc) == 0, "TP 1: nothing to fuse");
-	sc.par = (struct parallel){2, 1, 2, 4, 0};
+	sc.par = (struct parallel){2, 1, 2, 4, 0, 0};
 	CHECK(en->ar_fused_bytes(&sc) == 0, "with data parallelism: off (PR 34392)");
-	sc.par = (struct parallel){8, 1, 1, 1, 0};
+	sc.par = (struct parallel){8, 1, 1, 1, 0, 0};
 	sc.gpu = b200;
 	CHECK(en->ar_fused_bytes(&sc) == 1.0 * mib, "B200 at TP 8: up to 1 MiB");
 	sc.gpu = b300;

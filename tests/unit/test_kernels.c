@@ -111,7 +111,7 @@ static void test_fp8_not_slower(const struct model_cfg *m)
 			struct err e;
 			int slower = 0, n = 0;
 			double worst = 0;
-			if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1, 0}, DT_FP8, engines[ei],
+			if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP8, engines[ei],
 				      NULL, &e) < 0) {
 				CHECK(0, "cost_init %s %s: %s", gpus[gi], engines[ei], e.msg);
 				continue;
@@ -149,12 +149,12 @@ static void test_fp4_tuned(const struct model_cfg *m)
 	struct err e;
 	size_t i, j, k;
 
-	if (make_cost(&t, m, "b200", (struct parallel){1, 1, 1, 1, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&t, m, "b200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init b200 trtllm: %s", e.msg);
 		return;
 	}
 	for (k = 0; k < 2; k++) {
-		if (make_cost(&o, m, "b200", (struct parallel){1, 1, 1, 1, 0}, DT_FP4, others[k], NULL, &e) < 0) {
+		if (make_cost(&o, m, "b200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP4, others[k], NULL, &e) < 0) {
 			CHECK(0, "cost_init b200 %s: %s", others[k], e.msg);
 			continue;
 		}
@@ -185,28 +185,28 @@ static void test_collections(const struct model_cfg *m)
 	struct cost_model c;
 	struct err e;
 
-	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.15.1", &e) == 0) {
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", "0.15.1", &e) == 0) {
 		CHECK(strcmp(c.tabs->version, "0.14.0") == 0, "vllm 0.15.1 -> nearest collection 0.14.0 (got %s)",
 		      c.tabs->version);
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vllm-0.14.0/gemm", "bf16 GEMMs from 0.14.0");
 		cost_release(&c);
 	}
-	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_FP8, "vllm", "0.14.0", &e) == 0) {
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP8, "vllm", "0.14.0", &e) == 0) {
 		/* 0.14.0's static-scale fp8 GEMMs were refused at derive time */
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vllm-0.24.0/gemm", "fp8 GEMMs of 0.14 filled from 0.24.0");
 		cost_release(&c);
 	}
-	if (make_cost(&c, m, "h200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "trtllm", NULL, &e) == 0) {
+	if (make_cost(&c, m, "h200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "trtllm", NULL, &e) == 0) {
 		CHECK(strcmp(c.tabs->engine, "trtllm") == 0, "trtllm collection chosen (got %s)", c.tabs->engine);
 		cost_release(&c);
 	}
-	if (make_cost(&c, m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, m, "a100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.tabs->warning, "no sglang kernel tables", "a100 has no SGLang tables: warned");
 		cost_release(&c);
 	}
-	CHECK(make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "tgi", NULL, &e) < 0 && e.code == SS_EUSAGE,
+	CHECK(make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "tgi", NULL, &e) < 0 && e.code == SS_EUSAGE,
 	      "unknown engine refused: %s", e.msg);
-	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_FP4, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP4, "vllm", NULL, &e) == 0) {
 		/* (the start-up checks refuse it; --allow-invalid prices it) */
 		double t4 = cost_gemm_s(&c, DT_FP4, 1, 14336, 4096, 1);
 		double tb = cost_gemm_s(&c, DT_BF16, 1, 14336, 4096, 1);
@@ -215,10 +215,10 @@ static void test_collections(const struct model_cfg *m)
 		cost_release(&c);
 	}
 	/* borrowed tables: gb200 uses b200's MFU at its own (higher) peaks */
-	if (make_cost(&c, m, "gb200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, m, "gb200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 		struct cost_model b;
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "b200's roofline efficiency on gb200", "gb200 says its tables are b200's");
-		if (make_cost(&b, m, "b200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
+		if (make_cost(&b, m, "b200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 			double tg = cost_gemm_s(&c, DT_BF16, 8192, 8192, 8192, 1);
 			double tb = cost_gemm_s(&b, DT_BF16, 8192, 8192, 8192, 1);
 			/* compute-bound: time scales with the peak, 2250 / 2500 */
@@ -232,8 +232,8 @@ static void test_collections(const struct model_cfg *m)
 	 * whose tables it borrows, and computes a prefill GEMM 4.7-6.7x slower */
 	{
 		struct cost_model h20, h100;
-		if (make_cost(&h20, m, "h20", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0 &&
-		    make_cost(&h100, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
+		if (make_cost(&h20, m, "h20", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) == 0 &&
+		    make_cost(&h100, m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 			double d20 = cost_gemm_s(&h20, DT_BF16, 1, 4096, 4096, 1);
 			double d100 = cost_gemm_s(&h100, DT_BF16, 1, 4096, 4096, 1);
 			double p20 = cost_gemm_s(&h20, DT_BF16, 8192, 4096, 4096, 1);
@@ -459,7 +459,7 @@ static void test_wideep(void)
 		CHECK(0, "load: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32, 0, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -471,16 +471,16 @@ static void test_wideep(void)
 	CHECK(fabs(cost_moe_s(&c, 8192) - 590.744e-6) < 1e-6, "prefill MoE at 8192 tokens: %.2f us",
 	      cost_moe_s(&c, 8192) * 1e6);
 	cost_release(&c);
-	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32, 0}, DT_FP8, "trtllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "gb200", (struct parallel){1, 1, 32, 32, 0, 0}, DT_FP8, "trtllm", NULL, &e) == 0) {
 		CHECK(c.wideep_pick[0].curve == NULL && c.wideep_pick[1].curve == NULL,
 		      "TensorRT-LLM keeps its fused tables");
 		cost_release(&c);
 	}
-	if (make_cost(&c, &m, "gb200", (struct parallel){8, 1, 1, 8, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "gb200", (struct parallel){8, 1, 1, 8, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK(c.wideep_pick[0].curve == NULL, "no attention DP: no wide-EP kernel");
 		cost_release(&c);
 	}
-	if (make_cost(&c, &q, "h100", (struct parallel){1, 1, 2, 2, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &q, "h100", (struct parallel){1, 1, 2, 2, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK(c.wideep_pick[0].curve == NULL && c.wideep_pick[1].curve == NULL,
 		      "Qwen3-30B-A3B (far from DeepSeek's shape) keeps the fused tables");
 		cost_release(&c);
@@ -497,7 +497,7 @@ static void test_moe_step(void)
 		CHECK(0, "load deepseek-v3: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -508,7 +508,7 @@ static void test_moe_step(void)
 	}
 	cost_release(&c);
 	/* no table (a GPU without tables): the roofline plus one launch */
-	if (make_cost(&c, &m, "ascend-a3", (struct parallel){8, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "ascend-a3", (struct parallel){8, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init on a GPU without tables: %s", e.msg);
 	} else {
 		double t1 = cost_moe_s(&c, 1);
@@ -528,7 +528,7 @@ static void test_trtllm_12_fp8(void)
 	struct cost_model a, b;
 	struct err e;
 
-	if (two_versions("deepseek-v3", &m, "b200", (struct parallel){1, 1, 16, 16, 0}, DT_FP8, "trtllm",
+	if (two_versions("deepseek-v3", &m, "b200", (struct parallel){1, 1, 16, 16, 0, 0}, DT_FP8, "trtllm",
 			 "1.2.0rc6.post1", "1.3.0rc20", &a, &b) < 0)
 		return;
 	CHECK_STR_CONTAINS(a.src[COST_SRC_GEMM], "trtllm-1.2.0rc5/gemm", "1.2.0rc6 fp8 GEMMs from 1.2.0rc5");
@@ -541,7 +541,7 @@ static void test_trtllm_12_fp8(void)
 	      cost_moe_s(&a, 8192) * 1e6, cost_moe_s(&b, 8192) * 1e6);
 	cost_release(&a);
 	cost_release(&b);
-	if (make_cost(&a, &m, "b200", (struct parallel){1, 1, 8, 8, 0}, DT_FP4, "trtllm", "1.2.0rc6.post1", &e) == 0) {
+	if (make_cost(&a, &m, "b200", (struct parallel){1, 1, 8, 8, 0, 0}, DT_FP4, "trtllm", "1.2.0rc6.post1", &e) == 0) {
 		CHECK_STR_CONTAINS(a.src[COST_SRC_GEMM], "trtllm-1.3.0rc20/gemm", "1.2.0rc6 fp4 GEMMs from 1.3.0rc20");
 		CHECK_STR_CONTAINS(a.src[COST_SRC_MOE], "trtllm-1.3.0rc20/moe", "1.2.0rc6 fp4 experts from 1.3.0rc20");
 		cost_release(&a);
@@ -576,7 +576,7 @@ static void test_moe_block_checkpoint(void)
 		bool block;
 	} cases[] = {{"h200", "trtllm", true}, {"h100", "trtllm", true}, {"b200", "trtllm", false},
 		     {"h200", "vllm", true}, {"b200", "vllm", false}};
-	struct parallel p = {8, 1, 1, 1, 0};
+	struct parallel p = {8, 1, 1, 1, 0, 0};
 	struct model_cfg m;
 	struct err e;
 	size_t i;
@@ -639,7 +639,7 @@ static void test_moe_backend(void)
 	} cases[] = {{"b200", "1.3.0rc20", MOE_BACKEND_TRTLLM, 1308.42, true},
 		     {"b200", "1.3.0rc20", MOE_BACKEND_DEEPGEMM, 1727.14, false},
 		     {"h200", "1.2.0rc6.post1", MOE_BACKEND_CUTLASS, -1, false}};
-	struct parallel p = {8, 1, 1, 1, 0};
+	struct parallel p = {8, 1, 1, 1, 0, 0};
 	struct model_cfg m;
 	struct err e;
 	enum moe_backend b;
@@ -701,7 +701,7 @@ static void test_moe_fallback(void)
 	struct cost_model a, b;
 	struct err e;
 
-	if (two_versions("gpt-oss-120b", &m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.10.2",
+	if (two_versions("gpt-oss-120b", &m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", "0.10.2",
 			 "0.24.0", &a, &b) < 0)
 		return;
 	CHECK(a.moe_pick.curve && a.moe_more > 0 && a.moe_pick.fmt == MOE_MXFP4 && a.moe_pick.distance == 0,
@@ -714,7 +714,7 @@ static void test_moe_fallback(void)
 	      "fallback prices the experts as 0.24.0 does: %.2f us at 4 tokens", cost_moe_s(&a, 4) * 1e6);
 	cost_release(&a);
 	cost_release(&b);
-	if (make_cost(&a, &m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", "0.11.0", &e) == 0) {
+	if (make_cost(&a, &m, "a100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", "0.11.0", &e) == 0) {
 		CHECK(!a.moe_pick.curve && a.moe_more == 0, "A100: no collection measures mxfp4 experts");
 		CHECK_STR_CONTAINS(a.src[COST_SRC_MOE], "roofline (no mxfp4 MoE table)", "A100: roofline named");
 		cost_release(&a);
@@ -742,7 +742,7 @@ static void test_moe_w4a16_from_bf16(void)
 		CHECK(0, "load qwen3-30b-a3b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_INT4, "vllm", "0.11.0", &e) < 0) {
+	if (make_cost(&c, &m, "a100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_INT4, "vllm", "0.11.0", &e) < 0) {
 		CHECK(0, "cost_init a100 int4: %s", e.msg);
 		return;
 	}
@@ -755,7 +755,7 @@ static void test_moe_w4a16_from_bf16(void)
 	CHECK(fabs(cost_moe_s(&c, 1) - 27.969e-6) < 0.01e-6, "one token: %.3f us (27.969)", cost_moe_s(&c, 1) * 1e6);
 	cost_release(&c);
 	/* a GPU whose collection times Marlin keeps its int4 curve */
-	if (make_cost(&c, &m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_INT4, "vllm", "0.11.0", &e) == 0) {
+	if (make_cost(&c, &m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_INT4, "vllm", "0.11.0", &e) == 0) {
 		CHECK(c.moe_pick.curve && c.moe_pick.fmt == MOE_INT4 && !c.moe_w4a16.curve,
 		      "H100 int4 experts: its measured Marlin curve (%s)", c.src[COST_SRC_MOE]);
 		cost_release(&c);
@@ -786,7 +786,7 @@ static void test_moe_exact_mxfp4(void)
 		CHECK(0, "load gpt-oss-120b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "b200", (struct parallel){1, 1, 1, 1, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -824,7 +824,7 @@ static void test_moe_dispatched_path(void)
 		CHECK(0, "load gpt-oss-120b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "b200", (struct parallel){2, 1, 1, 1, 0}, DT_FP4, "vllm", "0.15.1", &e) < 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){2, 1, 1, 1, 0, 0}, DT_FP4, "vllm", "0.15.1", &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -855,7 +855,7 @@ static void test_moe_fp8_not_slower(void)
 		for (gi = 0; gi < 3; gi++)
 			for (ei = 0; ei < 3; ei++) {
 				struct cost_model f8, b16;
-				struct parallel p = {tps[mi], 1, 1, 1, 0};
+				struct parallel p = {tps[mi], 1, 1, 1, 0, 0};
 				int slower = 0;
 				double worst = 1;
 				if (make_cost(&f8, &m, gpus[gi], p, DT_FP8, engines[ei], NULL, &e) < 0) {
@@ -905,8 +905,8 @@ static void test_moe_fp8_fallback(void)
 		CHECK(0, "load qwen3-235b-a22b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&f8, &m, "h100", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", "0.24.0", &e) < 0 ||
-	    make_cost(&b16, &m, "h100", (struct parallel){8, 1, 1, 1, 0}, DT_BF16, "vllm", "0.24.0", &e) < 0) {
+	if (make_cost(&f8, &m, "h100", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", "0.24.0", &e) < 0 ||
+	    make_cost(&b16, &m, "h100", (struct parallel){8, 1, 1, 1, 0, 0}, DT_BF16, "vllm", "0.24.0", &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -939,7 +939,7 @@ static void test_moe_fp8_fallback(void)
 	CHECK(symlink(target, path) == 0, "link the communication tables");
 	memcpy(saved, datadir, sizeof(saved));
 	snprintf(datadir, sizeof(datadir), "%s", tmp);
-	if (make_cost(&f8, &m, "h100", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", "0.24.0", &e) == 0) {
+	if (make_cost(&f8, &m, "h100", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", "0.24.0", &e) == 0) {
 		CHECK(f8.moe_as_bf16, "one collection: no faster fp8 kernel anywhere");
 		CHECK_STR_CONTAINS(f8.src[COST_SRC_MOE], "; priced as the faster of its bf16 curve: these fp8 rows run slower than bf16 (a fallback path)",
 				   "header says the experts are priced as bf16");
@@ -973,7 +973,7 @@ static void test_eager_steps(void)
 		CHECK(0, "load deepseek-v3: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1, 0, 0}, DT_FP4, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
@@ -989,7 +989,7 @@ static void test_eager_steps(void)
 	      "512-token prefill step at the floor: %.3f ms", t_pf * 1e3);
 	CHECK(t_dec < 0.1 * c.eager_s, "decode-only step (CUDA graph) not floored: %.3f ms", t_dec * 1e3);
 	cost_release(&c);
-	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1, 0}, DT_FP4, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1, 0, 0}, DT_FP4, "vllm", NULL, &e) == 0) {
 		CHECK(c.eager_s == 0 && !c.src[COST_SRC_EAGER][0], "vLLM: no eager floor");
 		cost_release(&c);
 	}
@@ -1001,7 +1001,7 @@ static void test_eager_steps(void)
 	cc.max_seqs = 64;
 	cc.off = COST_H2;
 	cc.engine = engine_find("trtllm")->cost;
-	if (cost_init(&c, &m, gpu("b200"), &(struct parallel){4, 1, 1, 1, 0}, &cc, datadir, &e) == 0) {
+	if (cost_init(&c, &m, gpu("b200"), &(struct parallel){4, 1, 1, 1, 0, 0}, &cc, datadir, &e) == 0) {
 		CHECK(c.eager_s == 0 && cost_step_s(&c, &pf) < 0.5 * 1452 * 75e-6,
 		      "H2 off: no eager floor (512-token step %.3f ms)", cost_step_s(&c, &pf) * 1e3);
 		cost_release(&c);
@@ -1017,7 +1017,7 @@ static void test_cache(const struct model_cfg *m)
 	struct mfu_cache *mc = mfu_cache_new();
 	struct cost_model a, b, h6;
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct err e;
 
 	fixture_cost_cfg(&cc, 256, 16, 0);
@@ -1050,7 +1050,7 @@ static void test_int4(const struct model_cfg *m)
 	CHECK(dtype_parse("int4", &d, &e) == 0 && d == DT_INT4, "int4 parses");
 	CHECK(dtype_bytes(DT_INT4) == 0.5 && dtype_compute(DT_INT4) == DT_BF16,
 	      "int4 = 0.5 B/param, bf16 math (W4A16)");
-	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0}, DT_INT4, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_INT4, "vllm", NULL, &e) == 0) {
 		/* memory-bound decode GEMM: int4 moves a quarter of bf16's weight bytes */
 		double ti = cost_gemm_s(&c, DT_INT4, 1, 14336, 4096, 1);
 		double tb = cost_gemm_s(&c, DT_BF16, 1, 14336, 4096, 1);
@@ -1070,7 +1070,7 @@ static void test_linear_attention(void)
 	struct model_cfg q;
 	struct cost_model cv, cs;
 	struct err e;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	double pre, dec, pre_s;
 
 	if (registry_load_model(&reg, "qwen3.5-35b-a3b", &q, &e) < 0) {
@@ -1126,7 +1126,7 @@ static void test_kda_attention(void)
 	struct model_cfg k;
 	struct cost_model c;
 	struct err e;
-	struct parallel p = {8, 1, 1, 1, 0};
+	struct parallel p = {8, 1, 1, 1, 0, 0};
 	double pre, dec, prev = 0;
 	size_t i;
 
@@ -1168,7 +1168,7 @@ static void test_mamba2(void)
 	struct model_cfg n;
 	struct cost_model c;
 	struct err e;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	double pre, pre2, dec;
 
 	if (registry_load_model(&reg, "nemotron-3-super", &n, &e) < 0) {
@@ -1199,7 +1199,7 @@ static void test_borrowed_compute(const struct model_cfg *m)
 {
 	struct cost_model c;
 	struct err e;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	double t, mfu;
 
 	if (make_cost(&c, m, "h20", p, DT_FP8, "vllm", NULL, &e) < 0) {
@@ -1305,7 +1305,7 @@ static void test_own_tables(const struct model_cfg *m)
 	struct cost_model c, c3;
 	struct model_cfg q;
 	struct err e;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	double t, t3;
 
 	if (make_cost(&c, m, "h20", p, DT_BF16, "vllm", NULL, &e) < 0) {
@@ -1382,7 +1382,7 @@ static void test_dsa(void)
 		CHECK(0, "load deepseek-v3.2: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h800", (struct parallel){1, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h800", (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init h800 deepseek-v3.2: %s", e.msg);
 		return;
 	}
@@ -1430,7 +1430,7 @@ static void test_dsa_module(void)
 		CHECK(0, "load deepseek-v3.2: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init h200 deepseek-v3.2: %s", e.msg);
 		return;
 	}
@@ -1472,7 +1472,7 @@ static void test_dsa_module(void)
 			CHECK(0, "load %s: %s", hdr[i].model, e.msg);
 			continue;
 		}
-		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){hdr[i].tp, 1, 1, 1, 0}, DT_FP8, hdr[i].engine, NULL,
+		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){hdr[i].tp, 1, 1, 1, 0, 0}, DT_FP8, hdr[i].engine, NULL,
 			      &e) < 0) {
 			CHECK(0, "cost_init %s %s %s: %s", hdr[i].model, hdr[i].gpu, hdr[i].engine, e.msg);
 			continue;
@@ -1528,8 +1528,8 @@ static void test_dsa_host_floor(void)
 		CHECK(0, "load deepseek models: %s", e.msg);
 		return;
 	}
-	if (make_cost(&a, &v3, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0 ||
-	    make_cost(&b, &v32, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
+	if (make_cost(&a, &v3, "b200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) < 0 ||
+	    make_cost(&b, &v32, "b200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init b200: %s", e.msg);
 		return;
 	}
@@ -1546,7 +1546,7 @@ static void test_dsa_host_floor(void)
 		  "one 8192-token prompt (GPU-bound) = measured module (us)");
 	cost_release(&a);
 	cost_release(&b);
-	if (make_cost(&b, &v32, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "trtllm", NULL, &e) < 0) {
+	if (make_cost(&b, &v32, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "trtllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init h200 trtllm: %s", e.msg);
 		return;
 	}
@@ -1585,7 +1585,7 @@ static void test_dsv4(void)
 		CHECK(0, "load deepseek-v4-flash: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init h200 deepseek-v4-flash: %s", e.msg);
 		return;
 	}
@@ -1616,7 +1616,7 @@ static void test_dsv4(void)
 	CHECK(cost_step_s(&c, &dec) > t, "a decode step costs its blocks and more (%.3f ms)", cost_step_s(&c, &dec) * 1e3);
 	cost_release(&c);
 	for (i = 0; i < sizeof(hdr) / sizeof(hdr[0]); i++) {
-		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){8, 1, 1, 1, 0}, DT_FP8, hdr[i].engine, NULL, &e) < 0) {
+		if (make_cost(&c, &m, hdr[i].gpu, (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, hdr[i].engine, NULL, &e) < 0) {
 			CHECK(0, "cost_init deepseek-v4-flash %s %s: %s", hdr[i].gpu, hdr[i].engine, e.msg);
 			continue;
 		}
@@ -1631,10 +1631,10 @@ static void test_dsv4(void)
 	/* GB200 borrows B200's blocks: the measured latency x the parts
 	 * model's ratio, below B200's for a compute-heavy prefill (2.5 PF
 	 * against 2.25) */
-	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
 		struct cost_model gb;
 		double b200 = cost_csa_block_s(&c, LM_CSA, true, 8, 4096, 0);
-		if (make_cost(&gb, &m, "gb200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
+		if (make_cost(&gb, &m, "gb200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
 			double v = cost_csa_block_s(&gb, LM_CSA, true, 8, 4096, 0);
 			CHECK(v < b200 && v > 0.85 * b200, "gb200 prefill %.1f us from b200's %.1f us", v * 1e6, b200 * 1e6);
 			cost_release(&gb);
@@ -1793,7 +1793,7 @@ static void test_families(void)
 		struct model_cfg m;
 		struct cost_model c;
 		struct err e;
-		struct parallel p = {cases[ci].tp, 1, 1, 1, 0};
+		struct parallel p = {cases[ci].tp, 1, 1, 1, 0, 0};
 		const char *name = cases[ci].model;
 		double L, nf, ctx = 8.0 * 3001.5;
 		int64_t len = 1234;
@@ -1871,7 +1871,7 @@ static void test_prefill_batch(void)
 		struct model_cfg m;
 		struct cost_model c;
 		struct err e;
-		struct parallel p = {cases[ci].tp, 1, 1, 1, 0};
+		struct parallel p = {cases[ci].tp, 1, 1, 1, 0, 0};
 		if (registry_load_model(&reg, cases[ci].model, &m, &e) < 0) {
 			CHECK(0, "load %s: %s", cases[ci].model, e.msg);
 			continue;
@@ -1925,7 +1925,7 @@ static void test_moe_cap(void)
 		CHECK(0, "load qwen3-235b-a22b: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 		CHECK(0, "cost_init b200 qwen3-235b-a22b: %s", e.msg);
 		return;
 	}
@@ -1957,7 +1957,7 @@ static void test_gemm_ceiling(const struct model_cfg *m)
 
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		const struct gpu_spec *g = gpu(ids[i]);
-		if (!g || make_cost(&c, m, ids[i], (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
+		if (!g || make_cost(&c, m, ids[i], (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 			CHECK(0, "%s: %s", ids[i], g ? e.msg : "no gpu");
 			continue;
 		}
@@ -2027,7 +2027,7 @@ static void test_mla_module(void)
 			CHECK(0, "load %s: %s", cases[i].model, e.msg);
 			continue;
 		}
-		if (make_cost(&c, &m, cases[i].gpu, (struct parallel){8, 1, 1, 1, 0}, cases[i].dt, cases[i].engine, NULL,
+		if (make_cost(&c, &m, cases[i].gpu, (struct parallel){8, 1, 1, 1, 0, 0}, cases[i].dt, cases[i].engine, NULL,
 			      &e) < 0) {
 			CHECK(0, "cost_init %s %s %s: %s", cases[i].model, cases[i].gpu, cases[i].engine, e.msg);
 			continue;
@@ -2133,7 +2133,7 @@ static void test_sliding_window(void)
 	full.n_mixer[LM_FULL] = full.layers;
 	for (gi = 0; gi < 2; gi++)
 		for (ei = 0; ei < 3; ei++) {
-			struct parallel p = {1, 1, 1, 1, 0};
+			struct parallel p = {1, 1, 1, 1, 0, 0};
 			if (make_cost(&c, &m, gpus[gi][0], p, DT_BF16, engines[ei][0], NULL, &e) < 0 ||
 			    make_cost(&cf, &full, gpus[gi][0], p, DT_BF16, engines[ei][0], NULL, &e) < 0) {
 				CHECK(0, "cost_init: %s", e.msg);
@@ -2171,7 +2171,7 @@ static void test_sliding_window(void)
 	for (i = 0; i < 36; i++) {
 		double s;
 		w.window.size = (int64_t)(90 * pow(1.15, (double)i));
-		if (make_cost(&c, &w, "h200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
+		if (make_cost(&c, &w, "h200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 			CHECK(0, "cost_init: %s", e.msg);
 			return;
 		}
@@ -2182,7 +2182,7 @@ static void test_sliding_window(void)
 		cost_release(&c);
 	}
 	CHECK(worst < 0.1, "no step in the window: largest change between windows 1.15x apart %.3f", worst);
-	if (make_cost(&c, &m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "a100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_WINDOW], "no windowed kernel tables",
 				   "A100 (vLLM 0.14.0 only): the dense rule, said in the header");
 		cost_release(&c);
@@ -2265,7 +2265,7 @@ static void test_measured_gemm(const struct model_cfg *m)
 	for (gi = 0; gi < 2; gi++) {
 		struct cost_model c;
 		struct err e;
-		if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
+		if (make_cost(&c, m, gpus[gi], (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
 			CHECK(0, "cost_init %s: %s", gpus[gi], e.msg);
 			continue;
 		}
@@ -2308,7 +2308,7 @@ static void test_breakdown(void)
 	static const char *const models[] = {"llama-3.1-8b", "deepseek-v3", "deepseek-v3.2", "gpt-oss-120b",
 					     "llama-4-scout", "qwen3-next-80b-a3b", "deepseek-v4-flash"};
 	static const char *const engines[] = {"vllm", "sglang", "trtllm"};
-	static const struct parallel pars[] = {{2, 1, 1, 1, 0}, {2, 1, 4, 8, 0}};
+	static const struct parallel pars[] = {{2, 1, 1, 1, 0, 0}, {2, 1, 4, 8, 0, 0}};
 	int64_t len[3] = {300, 600, 64}, pre[3] = {100, 0, 2000};
 	size_t mi, ei, pi, si;
 	int bad = 0, n = 0;
@@ -2418,7 +2418,7 @@ static void test_amd(void)
 		return;
 	}
 	for (i = 0; i < 2; i++) {
-		if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, engines[i], NULL, &e) < 0) {
+		if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, engines[i], NULL, &e) < 0) {
 			CHECK(0, "cost_init mi300x %s: %s", engines[i], e.msg);
 			continue;
 		}
@@ -2439,20 +2439,20 @@ static void test_amd(void)
 		      "MI300X %s: + 13.5 us moe_sorting per MoE call (%g s)", engines[i], c.moe_unseen_s);
 		cost_release(&c);
 	}
-	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
 		CHECK(c.moe_unseen_s == 0 && !strstr(c.src[COST_SRC_MOE], "moe_sorting"),
 		      "H200: the NVIDIA tables time the whole fused-experts call, no sort added");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init h200: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "mi325x", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi325x", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "mfu/mi300x/aiter-e404860/gemm", "MI325X: the MI300X's tables");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init mi325x: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
 		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "fp4 mfu/mi355x/aiter-e404860/gemm", "MI355X: MXFP4 GEMM");
 		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_PREFILL], "mfu/mi355x/aiter-e404860/attn_prefill",
 				   "MI355X: aiter's measured flash-attention forward prices the prefill");
@@ -2545,7 +2545,7 @@ static void test_amd_mla_floor(void)
 		CHECK(0, "load deepseek-r1: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		/* 4 requests x 16 heads of the rows' 128 x 128: 15.491 x (1 -
 		 * 64 / 16384) = 15.430488 us */
 		CHECK_REL(cost_mla_decode_floor_s(&c, 4) * 1e6, 15.430488, 1e-6, "MI300X TP 8, 4 requests: the floor");
@@ -2558,7 +2558,7 @@ static void test_amd_mla_floor(void)
 	} else {
 		CHECK(0, "cost_init mi300x: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "mi300x", (struct parallel){1, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi300x", (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		/* the tutorial's row, 128 heads x batch 128 x 2048 keys, bf16:
 		 * 810 us, measured, no floor on top */
 		CHECK_REL(cost_attn_decode_s(&c, 128, 128.0 * 2048) * 1e6, 810, 1e-6,
@@ -2567,7 +2567,7 @@ static void test_amd_mla_floor(void)
 	} else {
 		CHECK(0, "cost_init mi300x TP 1: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
 		CHECK_REL(cost_mla_decode_floor_s(&c, 4) * 1e6, 12.106, 1e-9, "MI355X (roofline): the whole floor");
 		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "+ AITER's measured MLA decode floor 12.1 us per call",
 				   "MI355X: the floor is named in the header");
@@ -2575,7 +2575,7 @@ static void test_amd_mla_floor(void)
 	} else {
 		CHECK(0, "cost_init mi355x: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK(cost_mla_decode_floor_s(&c, 4) == 0 && !strstr(c.src[COST_SRC_ATTN_DECODE], "floor"),
 		      "H200: its measured table has small batches, no floor");
 		cost_release(&c);
@@ -2600,7 +2600,7 @@ static void test_amd_gqa_floor(void)
 		CHECK(0, "load models: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &ll, "mi355x", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ll, "mi355x", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
 		CHECK_REL(cost_attn_decode_s(&c, 1, 4096.0) * 1e6, 23.0, 1e-9, "MI355X, 1 x 4096 keys: the floor");
 		CHECK_REL(cost_attn_decode_s(&c, 4, 4.0 * 4096) * 1e6, 23.0, 1e-9, "MI355X, 4 x 4096 keys: the floor");
 		big = cost_attn_decode_s(&c, 64, 64.0 * 4096);
@@ -2616,20 +2616,20 @@ static void test_amd_gqa_floor(void)
 	} else {
 		CHECK(0, "cost_init mi355x: %s", e.msg);
 	}
-	if (make_cost(&c, &ll, "mi300x", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ll, "mi300x", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
 		CHECK(c.gqa_dec_floor_s == 0 && cost_attn_decode_s(&c, 1, 4096.0) < 10e-6,
 		      "MI300X: no public figure, no floor");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init mi300x: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP4, "sglang", NULL, &e) == 0) {
 		CHECK(c.gqa_dec_floor_s == 0, "MI355X, MLA: the MLA floor only");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init mi355x MLA: %s", e.msg);
 	}
-	if (make_cost(&c, &ll, "h200", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ll, "h200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
 		CHECK(c.gqa_dec_floor_s == 0 && !strstr(c.src[COST_SRC_ATTN_DECODE], "paged-attention floor"),
 		      "H200: its measured table, no floor");
 		cost_release(&c);
@@ -2652,7 +2652,7 @@ static void test_amd_gemm_small_m(void)
 		CHECK(0, "load deepseek-r1: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "mi300x", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK_REL(cost_gemm_s(&c, DT_FP8, 16, 1536, 7168, 1) * 1e6, 11.544, 1e-6,
 			  "MI300X fp8 16 x 1536 x 7168: the measured row");
 		CHECK_REL(cost_gemm_s(&c, DT_FP8, 4, 1536, 7168, 1) * 1e6, 11.544, 1e-6,
@@ -2665,7 +2665,7 @@ static void test_amd_gemm_small_m(void)
 	} else {
 		CHECK(0, "cost_init mi300x: %s", e.msg);
 	}
-	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK(!strstr(c.src[COST_SRC_GEMM], "smallest tuned m"), "H200: not named, the MFU held as before");
 		cost_release(&c);
 	} else {
@@ -2688,7 +2688,7 @@ static void test_amd_triton_bs(void)
 	struct model_cfg ds;
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {8, 1, 1, 1, 0};
+	struct parallel p = {8, 1, 1, 1, 0, 0};
 	struct err e;
 	const struct gpu_spec *g = gpu("mi325x");
 	struct op qa = {0}, kva = {0}, router = {0}, shared = {0};
@@ -2775,7 +2775,7 @@ static void test_vllm_cutlass_bs(void)
 	struct model_cfg ds;
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {8, 1, 1, 1, 0};
+	struct parallel p = {8, 1, 1, 1, 0, 0};
 	struct err e;
 	const struct gpu_spec *g = gpu("h200");
 	struct op qa = {0}, kva = {0}, router = {0}, shared = {0};
@@ -2843,7 +2843,7 @@ static void test_vllm_triton_attn(void)
 	struct model_cfg oss;
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct err e;
 	const struct gpu_spec *g = gpu("a100");
 	const int64_t len = 2048, prefix = 30000;
@@ -2900,7 +2900,7 @@ static void test_eplb(void)
 	 * falls below it). */
 	double pop[4] = {1, 2, 3, 10}, hs, he, prev = INFINITY, prev_b = -1, t_off = 0;
 	struct model_cfg m;
-	struct parallel p = {1, 1, 64, 64, 0};
+	struct parallel p = {1, 1, 64, 64, 0, 0};
 	struct err e;
 	int n;
 
@@ -2989,14 +2989,14 @@ static void test_ar_fused(const struct model_cfg *m)
 		CHECK(0, "test_cfg: %s", e.msg);
 		return;
 	}
-	if (cost_init(&c, m, gpu("b200"), &(struct parallel){8, 1, 1, 1, 0}, &cc, datadir, &e) < 0) {
+	if (cost_init(&c, m, gpu("b200"), &(struct parallel){8, 1, 1, 1, 0, 0}, &cc, datadir, &e) < 0) {
 		CHECK(0, "cost_init: %s", e.msg);
 		return;
 	}
 	CHECK_REL(cost_allreduce_s(&c, 131072.0) * 1e6, 25.8032, 1e-6, "B200 TP 8, 256 KiB unfused: vLLM's table");
 	cost_release(&c);
 	cc.ar_fused_bytes = 1024.0 * 1024.0;
-	if (cost_init(&c, m, gpu("b200"), &(struct parallel){8, 1, 1, 1, 0}, &cc, datadir, &e) < 0) {
+	if (cost_init(&c, m, gpu("b200"), &(struct parallel){8, 1, 1, 1, 0, 0}, &cc, datadir, &e) < 0) {
 		CHECK(0, "cost_init fused: %s", e.msg);
 		return;
 	}
@@ -3037,7 +3037,7 @@ static void test_sglang_dp_extend(void)
 	dec.decode_ctx_sum = 32.0 * 2000;
 	dec.nlogits = 32;
 	dec.moe_tokens = 8 * len;
-	if (make_cost(&c, &m, "h200", (struct parallel){1, 1, 8, 1, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){1, 1, 8, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
 		CHECK(0, "cost_init sglang dp 8: %s", e.msg);
 		return;
 	}
@@ -3058,7 +3058,7 @@ static void test_sglang_dp_extend(void)
 	CHECK(t_pf > t_dec_ext, "the prefilling rank itself pays them too (%.2f ms)", t_pf * 1e3);
 	cost_release(&c);
 	/* vLLM's attention DP: no such term */
-	if (make_cost(&v, &m, "h200", (struct parallel){1, 1, 8, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
+	if (make_cost(&v, &m, "h200", (struct parallel){1, 1, 8, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
 		dec.moe_extend = false;
 		t_v = cost_step_s(&v, &dec);
 		dec.moe_extend = true;

@@ -136,7 +136,7 @@ static void test_recent_families(void)
 		double blk = 4 * h + h * 3 * h + 3 * h + h * h + h + 2 * h * I + I + h;
 		double merger = mh * mh + mh + mh * 2048 + 2048;
 		double want = 27 * blk + 3 * 2 * 16 * 16 * h + h + 2304 * h + 2 * h + merger + 3 * (2 * mh + merger);
-		struct parallel p1 = {1, 1, 1, 1, 0};
+		struct parallel p1 = {1, 1, 1, 1, 0, 0};
 		model_params(m, &pc);
 		CHECK_REL(pc.vision, want, 1e-12, "qwen3-vl vision encoder by hand");
 		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 2.0), 2.0 * (pc.total + pc.vision), 1e-12,
@@ -150,7 +150,7 @@ static void test_recent_families(void)
 	 * the embedder 1152 -> 2816: 27 x 20187792 + 884736 + 23592960 + 2304 +
 	 * 3244032 = 572794416 (the ~550 M encoder Google's model card names) */
 	if (load("gemma-4-26b-a4b", m) == 0) {
-		struct parallel p1 = {1, 1, 1, 1, 0};
+		struct parallel p1 = {1, 1, 1, 1, 0, 0};
 		struct gpu_spec g;
 		struct memplan with, without;
 		double want = 572794416.0, wb;
@@ -207,7 +207,7 @@ static void test_recent_families(void)
 	{
 		/* experts 0.5 B + one bf16 scale per 32 = 0.5625 B/param; the rest
 		 * bf16.  8 x H200 at TP8 EP8: 69.4 GiB per GPU, fits 141 GB x 0.9 */
-		struct parallel p8 = {8, 1, 1, 8, 0};
+		struct parallel p8 = {8, 1, 1, 8, 0, 0};
 		double w = model_weight_bytes_per_gpu(m, &p8, 2.0);
 		model_params(m, &pc);
 		CHECK_REL(w, (pc.experts * 0.5625 + (pc.total - pc.experts) * 2.0) / 8.0, 0.005,
@@ -260,7 +260,7 @@ static void test_recent_families(void)
 	CHECK_REL(model_state_bytes_per_seq(m, 2.0), 36.0 * (32.0 * 128 * 128 * 2 + 3.0 * 8192 * 2), 1e-12,
 		  "qwen3-next state/sequence");
 	{
-		struct parallel p4 = {4, 1, 1, 1, 0};
+		struct parallel p4 = {4, 1, 1, 1, 0, 0};
 		CHECK_REL(model_state_bytes_per_seq_per_gpu(m, &p4, 2.0),
 			  36.0 * (8.0 * 128 * 128 * 2 + 3.0 * 2048 * 2), 1e-12, "qwen3-next state/sequence at TP4");
 	}
@@ -269,7 +269,7 @@ static void test_recent_families(void)
 		 * KV; the per-sequence state of 256 sequences is reserved first */
 		struct gpu_spec g;
 		struct memplan mp;
-		struct parallel p4 = {4, 1, 1, 1, 0};
+		struct parallel p4 = {4, 1, 1, 1, 0, 0};
 		double st = 36.0 * (8.0 * 128 * 128 * 2 + 3.0 * 2048 * 2);
 		fake_gpu(&g, "test80", 80e9);
 		err_clear(&e);
@@ -366,7 +366,7 @@ static int v4_text(const char *ratios, struct model_cfg *m, struct err *e)
 static void test_vision(void)
 {
 	struct model_cfg *m = malloc(sizeof(*m));
-	struct parallel p1 = {1, 1, 1, 1, 0};
+	struct parallel p1 = {1, 1, 1, 1, 0, 0};
 	struct opgraph g;
 	struct err e;
 	int64_t pt, tok;
@@ -464,7 +464,7 @@ static void test_deepseek_v4(void)
 	struct model_cfg *m = malloc(sizeof(*m));
 	struct param_counts pc;
 	struct err e;
-	struct parallel p8 = {8, 1, 1, 1, 0}, p16 = {16, 1, 1, 1, 0};
+	struct parallel p8 = {8, 1, 1, 1, 0, 0}, p16 = {16, 1, 1, 1, 0, 0};
 	double h = 4096, ql = 1024, hd = 512, rep, csa_kv, state;
 	int rc;
 
@@ -543,8 +543,8 @@ static void test_deepseek_v4(void)
 static void test_redundant_experts(void)
 {
 	struct model_cfg *m = malloc(sizeof(*m));
-	struct parallel p48 = {1, 1, 48, 48, 0}, p48r = {1, 1, 48, 48, 32}, p40r = {1, 1, 40, 40, 32},
-			p8r = {1, 1, 8, 8, 32};
+	struct parallel p48 = {1, 1, 48, 48, 0, 0}, p48r = {1, 1, 48, 48, 32, 0}, p40r = {1, 1, 40, 40, 32, 0},
+			p8r = {1, 1, 8, 8, 32, 0};
 	struct err e;
 
 	CHECK(load("deepseek-r1", m) == 0, "deepseek-r1 loads");
@@ -561,13 +561,44 @@ static void test_redundant_experts(void)
 	free(m);
 }
 
+/* Attention DP with SGLang's layout (parallel.dp_shard): the dense FFN
+ * layers, shared experts and LM head split over all tp x dp GPUs rather
+ * than whole on each rank.  DeepSeek-V3 at 1 byte a weight (block fp8
+ * stores 1 + 4 / (128 x 128): the narrower requested width wins), TP 1 DP
+ * 8: dense 3 x 3 x 7168 x 18432 = 1,189,085,184, shared 58 x 3 x 7168 x
+ * 2048 = 2,554,331,136, head 129,280 x 7168 = 926,679,040; each GPU holds
+ * 1/8 of them, 7/8 less: (1,189,085,184 + 2,554,331,136 + 926,679,040) x
+ * 7/8 = 4,086,333,440 bytes.  Under EP (DeepEP's all-to-all) the shared
+ * experts stay whole: (1,189,085,184 + 926,679,040) x 7/8 = 1,851,293,696. */
+static void test_dp_shard(void)
+{
+	struct model_cfg *m = malloc(sizeof(*m));
+	unsigned all = PAR_DPS_DENSE_FFN | PAR_DPS_SHARED | PAR_DPS_LM_HEAD;
+	struct parallel whole = {1, 1, 8, 1, 0, 0}, split = {1, 1, 8, 1, 0, all};
+	struct parallel whole_ep = {1, 1, 8, 8, 0, 0}, split_ep = {1, 1, 8, 8, 0, all};
+	struct parallel tp8 = {8, 1, 1, 1, 0, all};
+
+	CHECK(load("deepseek-v3", m) == 0, "deepseek-v3 loads");
+	CHECK_REL(model_weight_bytes_per_gpu(m, &whole, 1.0) - model_weight_bytes_per_gpu(m, &split, 1.0),
+		  4086333440.0, 1e-9, "DP 8: dense, shared experts and head split 8 ways");
+	CHECK_REL(model_weight_bytes_per_gpu(m, &whole_ep, 1.0) - model_weight_bytes_per_gpu(m, &split_ep, 1.0),
+		  1851293696.0, 1e-9, "DP 8 EP 8: the shared experts stay whole");
+	CHECK(par_part_tp(m, &split, PAR_DPS_LM_HEAD) == 8 && par_part_tp(m, &split_ep, PAR_DPS_SHARED) == 1 &&
+	      par_part_tp(m, &tp8, PAR_DPS_DENSE_FFN) == 8 && par_part_tp(m, &whole, PAR_DPS_DENSE_FFN) == 1,
+	      "par_part_tp: tp x dp where split, tp otherwise");
+	tp8.dp_shard = 0;
+	CHECK(model_weight_bytes_per_gpu(m, &tp8, 1.0) == model_weight_bytes_per_gpu(m, &(struct parallel){8, 1, 1, 1, 0, all}, 1.0),
+	      "no attention DP (dp 1): the bits change nothing");
+	free(m);
+}
+
 int main(void)
 {
 	char dir[1200], data[1024];
 	struct err e;
 	struct model_cfg *m = malloc(sizeof(*m));
 	struct param_counts pc;
-	struct parallel p1 = {1, 1, 1, 1, 0}, p4 = {4, 1, 1, 1, 0};
+	struct parallel p1 = {1, 1, 1, 1, 0, 0}, p4 = {4, 1, 1, 1, 0, 0};
 	int rc;
 
 	paths_data_dir(data, sizeof(data));
@@ -663,7 +694,7 @@ int main(void)
 		       " \"intermediate_size\": 8}", m, &e);
 	CHECK(rc == -SS_EDATA && strstr(e.msg, "multiple of"), "heads/kv heads mismatch: %s", e.msg);
 	{
-		struct parallel bad = {3, 1, 1, 1, 0};
+		struct parallel bad = {3, 1, 1, 1, 0, 0};
 		load("llama-2-7b", m);
 		err_clear(&e);
 		CHECK(model_check_parallel(m, &bad, &e) == -SS_EUSAGE && strstr(e.msg, "--tp 3"),
@@ -672,6 +703,7 @@ int main(void)
 	test_recent_families();
 	test_deepseek_v4();
 	test_redundant_experts();
+	test_dp_shard();
 	registry_release(&reg);
 	free(m);
 	return check_done();

@@ -56,7 +56,7 @@ static int build(const struct parallel *p, int64_t B, int64_t S, int64_t C, enum
 
 static void test_llama2_prefill(void)
 {
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct opgraph g;
 	double h = 4096, L = 32, inter = 11008, V = 32000, S = 1024;
 	/* non-embedding linear params: 32 x (4 h^2 + 3 h inter) */
@@ -81,7 +81,7 @@ static void test_gqa_tp_prefix(void)
 	 * qkv: 2*T*4096*(16+2*4)*128 ; o: 2*T*2048*4096 ; gate_up: 2*T*4096*14336 ;
 	 * down: 2*T*7168*4096 ; attn: 2*pairs*16*(128+128) with
 	 * pairs = 3*(517*211 + 517*518/2) = 3*(109087 + 133903) = 728970. */
-	struct parallel p = {2, 1, 1, 1, 0};
+	struct parallel p = {2, 1, 1, 1, 0, 0};
 	struct opgraph g;
 	double T = 1551, pairs = 728970;
 	const struct layer_kind *lk;
@@ -104,7 +104,7 @@ static void test_gqa_tp_prefix(void)
 static void test_decode_pairs(void)
 {
 	/* decode of B=5 requests each with 1022 cached tokens: sum c_i = 5 x 1023 */
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct opgraph g;
 
 	load("qwen3-8b");
@@ -124,7 +124,7 @@ static void test_mla(void)
 	/* DeepSeek-V3, TP8: 16 heads per GPU, kv_lora 512, rope 64, nope 128, v 128.
 	 * Decode B=7, C=376 (377 keys each): pairs 2639.
 	 * absorbed attention: 2*pairs*16*((512+64) + 512) ; W_UK: 2*7*16*128*512 */
-	struct parallel p = {8, 1, 1, 8, 0};
+	struct parallel p = {8, 1, 1, 8, 0, 0};
 	struct opgraph g;
 	const struct layer_kind *lk;
 
@@ -154,7 +154,7 @@ static void test_dsa(void)
 	/* DeepSeek-V3.2 prefill S=3000, no prefix, top-k 2048:
 	 * main attention pairs = 2048*2049/2 + (3000-2048)*2048 = 2098176 + 1949696;
 	 * indexer scores all 3000*3001/2 pairs over 64 heads x 128. */
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct opgraph g;
 	double capped = 2048.0 * 2049 / 2 + 952.0 * 2048, full = 3000.0 * 3001 / 2;
 	const struct layer_kind *lk;
@@ -186,7 +186,7 @@ static void test_dsv4(void)
 	 * capped at top-k.  5 tokens from 0 at r 4: 0+0+0+1+1; 3 tokens after
 	 * 9 at r 4: floor(10/4)+floor(11/4)+floor(12/4) = 2+2+3; decode after
 	 * 8191 at r 4, top-k 512: min(2048, 512); 10 tokens at r 128: 0 */
-	struct parallel p = {8, 1, 1, 1, 0};
+	struct parallel p = {8, 1, 1, 1, 0, 0};
 	struct opgraph g;
 	const struct layer_kind *csa, *hca, *swa;
 	double B = 3, win, comp, idx;
@@ -239,7 +239,7 @@ static void test_moe(void)
 {
 	/* Mixtral, T=37 tokens, top-2, no EP, TP1: experts compute 2*74*3*4096*14336;
 	 * weight bytes of expected distinct experts 8*(1-(7/8)^74) x 3*4096*14336 x 2. */
-	struct parallel p = {1, 1, 1, 1, 0}, pe = {4, 1, 2, 8, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0}, pe = {4, 1, 2, 8, 0, 0};
 	struct opgraph g;
 	const struct layer_kind *lk;
 	double touched = 8 * (1 - pow(7.0 / 8, 74));
@@ -269,7 +269,7 @@ static void test_model_vs_gpu(void)
 {
 	/* per-GPU GEMM FLOPs at TP8 are 1/8 of the model-wide ones (embedding
 	 * lookups aside), replicated ops aside */
-	struct parallel p1 = {1, 1, 1, 1, 0}, p8 = {8, 1, 1, 1, 0};
+	struct parallel p1 = {1, 1, 1, 1, 0, 0}, p8 = {8, 1, 1, 1, 0, 0};
 	struct opgraph a, b;
 
 	load("llama-2-70b");
@@ -315,7 +315,7 @@ static const struct layer_kind *kind_of(const struct opgraph *g, const char *kin
  * So the two layer kinds differ by the attention core alone. */
 static void test_gpt_oss_sliding(void)
 {
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct opgraph g;
 	double h = 2880, gemms, elems, full, sliding;
 	const struct layer_kind *lk;
@@ -352,7 +352,7 @@ static void test_gpt_oss_sliding(void)
  * x 128 x 2 B bf16 = 1 MiB) is read and written once per request. */
 static void test_qwen3_next_linear(void)
 {
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct opgraph g;
 	const struct layer_kind *lk;
 	const struct op *o;
@@ -394,7 +394,7 @@ static void test_qwen3_next_linear(void)
  * 69 layers x (786432 + 3 x 4608 x 2 bytes of bf16 conv state). */
 static void test_kimi_k3(void)
 {
-	struct parallel p = {8, 1, 1, 1, 0};
+	struct parallel p = {8, 1, 1, 1, 0, 0};
 	struct opgraph g;
 	const struct layer_kind *lk;
 	const struct op *o;
@@ -454,7 +454,7 @@ static int cost_for(struct cost_model *c, const struct model_cfg *m, const struc
 		    const char *data)
 {
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct err e;
 	int rc;
 
@@ -557,7 +557,7 @@ static void test_roofline_reuse(const char *data)
 	load("llama-3.1-8b");
 	rl_cfg_defaults(&c);
 	c.m = &M;
-	c.p = (struct parallel){1, 1, 1, 1, 0};
+	c.p = (struct parallel){1, 1, 1, 1, 0, 0};
 	c.wdt = c.kvdt = DT_BF16;
 	if (gpu_find(&db, "h100", &c.g, &e) < 0 || rl_eval(&c, 1, 1, 1024, &one, &e) < 0 ||
 	    rl_eval(&c, 4, 1, 1024, &four, &e) < 0) {
@@ -573,7 +573,7 @@ static void test_roofline_reuse(const char *data)
 	      one.weight_bytes / 1e9, four.weight_bytes / 1e9);
 	load("deepseek-v3");
 	c.m = &M;
-	c.p = (struct parallel){8, 1, 1, 1, 0};
+	c.p = (struct parallel){8, 1, 1, 1, 0, 0};
 	c.wdt = c.kvdt = DT_FP8;
 	if (gpu_find(&db, "h200", &c.g, &e) < 0) {
 		CHECK(0, "h200: %s", e.msg);

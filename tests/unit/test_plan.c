@@ -712,7 +712,7 @@ static int as_setup(void)
 {
 	static struct model_cfg m; /* the cost model keeps a pointer to it */
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	const struct gpu_spec *g;
 	struct err e;
 

@@ -56,7 +56,7 @@ static int make_cost(struct cost_model *c, const struct model_cfg *m, int64_t mb
 		     unsigned off)
 {
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct err e;
 	int rc;
 
@@ -927,7 +927,7 @@ static void test_memplan(void)
 	/* vLLM 0.11 logs (eval ground truth): CodeLlama-34B TP1 on H100 */
 	struct model_cfg m;
 	struct memplan mp;
-	struct parallel p = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 1, 1, 0, 0};
 	struct err e;
 
 	load_model("codellama-34b", &m);
@@ -948,7 +948,7 @@ static void test_memplan(void)
 		/* Qwen3-235B-A22B-FP8, TP 4 on H100, --mem-fraction-static 0.93:
 		 * KV = (79.65 - 2.30) GiB x 0.93 - weights; SGLang logged 367,404
 		 * tokens (vllm-project/vllm issue 21348, eval/memory: not fitted) */
-		struct parallel p4 = {4, 1, 1, 1, 0};
+		struct parallel p4 = {4, 1, 1, 1, 0, 0};
 		double want;
 
 		load_model("qwen3-235b-a22b", &m);
@@ -1015,7 +1015,7 @@ static void test_cost_kat(const struct model_cfg *m)
 	{
 		struct cost_model c2;
 		struct cost_cfg cc;
-		struct parallel p = {1, 1, 1, 1, 0};
+		struct parallel p = {1, 1, 1, 1, 0, 0};
 		struct tier2 t2;
 		char path[1200];
 		struct err e2;
@@ -1045,7 +1045,7 @@ static void test_dp_attention(void)
 	struct trun r = {.log = NULL, .csv = NULL};
 	struct model_cfg m;
 	struct cost_cfg cc;
-	struct parallel p = {1, 1, 2, 2, 0}, one = {1, 1, 1, 1, 0};
+	struct parallel p = {1, 1, 2, 2, 0, 0}, one = {1, 1, 1, 1, 0, 0};
 	struct step_desc d;
 	struct err e;
 	int64_t len = 200, pre = 0;
@@ -1178,11 +1178,11 @@ static void test_comm(void)
 	      "h200 defaults: 8 per node, NVLink domain 8, 400 Gb/s = 50 GB/s inter-node");
 	CHECK(gb->nvlink_domain == 72 && gb->gpus_per_node == 4, "gb200: NVL72 domain over 4-GPU trays");
 	CHECK(comm_table_load(datadir, &t, &e) == 0 && t.n >= 20, "deepep table loads (%d rows)", t.n);
-	p = (struct parallel){8, 1, 2, 16, 0};
+	p = (struct parallel){8, 1, 2, 16, 0, 0};
 	comm_place(h, &p, &pl);
 	CHECK(pl.nodes == 2 && !pl.tp_cross && pl.ep_cross && pl.ep_domains == 2,
 	      "TP 8 x DP 2 x EP 16: 2 nodes, TP inside one, EP across 2 domains");
-	p = (struct parallel){8, 1, 1, 8, 0};
+	p = (struct parallel){8, 1, 1, 8, 0, 0};
 	comm_place(h, &p, &one);
 	CHECK(one.nodes == 1 && !one.ep_cross, "TP 8 EP 8: one node");
 	a_one = comm_a2a_s(&t, h, &one, COMM_A2A_LOW_LATENCY, false, 8, pay);
@@ -1191,9 +1191,9 @@ static void test_comm(void)
 	      a_two * 1e6, a_one * 1e6);
 	/* low-latency fit for h200 (data/comm/deepep.csv): 10.56 us + bytes / 301.2 GB/s */
 	CHECK_REL(a_one, 10.56e-6 + pay / 301.2e9, 1e-9, "one-node LL dispatch from the h200 fit");
-	comm_place(gb, &(struct parallel){4, 1, 4, 16, 0}, &pl);
+	comm_place(gb, &(struct parallel){4, 1, 4, 16, 0, 0}, &pl);
 	CHECK(pl.nodes == 4 && !pl.ep_cross, "gb200: EP 16 over 4 trays stays in the NVL72 domain");
-	p = (struct parallel){8, 2, 1, 1, 0};
+	p = (struct parallel){8, 2, 1, 1, 0, 0};
 	comm_place(h, &p, &pl);
 	CHECK(pl.pp_cross && comm_send_s(&pl, 1e6) > comm_send_s(&one, 1e6),
 	      "PP 2 x TP 8: the stage boundary crosses nodes and the send is slower");
@@ -1852,7 +1852,7 @@ static void test_pp(const struct model_cfg *m)
 {
 	struct trun r = {.log = NULL, .csv = NULL};
 	struct cost_cfg cc;
-	struct parallel p = {1, 2, 1, 1, 0};
+	struct parallel p = {1, 2, 1, 1, 0, 0};
 	struct err e;
 	char buf[256];
 	double t0 = -1, d0 = -1, t1 = -1;
@@ -2366,7 +2366,7 @@ static void test_sglang_kept_lists(const struct model_cfg *m)
 static void test_step_split(void)
 {
 	static const char *const models[2] = {"deepseek-v3", "mixtral-8x7b"};
-	struct parallel par[2] = {{1, 1, 4, 4, 0}, {1, 2, 4, 4, 0}};
+	struct parallel par[2] = {{1, 1, 4, 4, 0, 0}, {1, 2, 4, 4, 0, 0}};
 	static const int64_t nd[] = {1, 3, 17, 64}, moe[] = {4, 37, 1000, 300001};
 	struct model_cfg m;
 	struct cost_model c;
@@ -2435,7 +2435,7 @@ static void test_step_memo(void)
 {
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel dpa = {1, 1, 4, 4, 0}, one = {1, 1, 1, 1, 0};
+	struct parallel dpa = {1, 1, 4, 4, 0, 0}, one = {1, 1, 1, 1, 0, 0};
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w;
@@ -2510,7 +2510,7 @@ static void test_draft_memo(void)
 {
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel dpa = {1, 1, 4, 4, 0}, one = {8, 1, 1, 1, 0};
+	struct parallel dpa = {1, 1, 4, 4, 0, 0}, one = {8, 1, 1, 1, 0, 0};
 	struct model_cfg ds;
 	struct sim_cfg sc;
 	struct wl_spec w, w2;
@@ -2618,7 +2618,7 @@ static void test_memo_across_runs(const struct model_cfg *m)
 {
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel dpa = {1, 1, 4, 4, 0};
+	struct parallel dpa = {1, 1, 4, 4, 0, 0};
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w1, w2;
@@ -2660,7 +2660,7 @@ static void test_memo_across_runs(const struct model_cfg *m)
  * after a failed check named `what`. */
 static int mixtral_dp2(struct model_cfg *moe, struct cost_model *c, const char *what)
 {
-	struct parallel dpa = {1, 1, 2, 2, 0};
+	struct parallel dpa = {1, 1, 2, 2, 0, 0};
 	struct cost_cfg cc;
 	struct err e;
 
@@ -3077,7 +3077,7 @@ static void test_live(const struct model_cfg *m)
 	{
 		struct cost_model cpp;
 		struct cost_cfg cc;
-		struct parallel pp2 = {1, 2, 1, 1, 0};
+		struct parallel pp2 = {1, 2, 1, 1, 0, 0};
 		fixture_cost_cfg(&cc, 2048, 64, 512);
 		if (cost_init(&cpp, m, gpu("h100"), &pp2, &cc, datadir, &e) == 0) {
 			base_cfg(&sc, 2048, 64, 2000);
@@ -3107,7 +3107,7 @@ static void test_segments(const struct model_cfg *m)
 {
 	struct cost_model c, cpp, cmoe;
 	struct cost_cfg cc;
-	struct parallel pp2 = {1, 2, 1, 1, 0};
+	struct parallel pp2 = {1, 2, 1, 1, 0, 0};
 	struct model_cfg moe;
 	struct sim_cfg sc;
 	struct wl_spec w;
