@@ -256,8 +256,8 @@ static void test_collections(const struct model_cfg *m)
 	 * times as long and a compute-bound one as long */
 	{
 		struct cost_model a40, a80;
-		if (make_cost(&a40, m, "a100-40gb", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0 &&
-		    make_cost(&a80, m, "a100", (struct parallel){1, 1, 1, 1, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
+		if (make_cost(&a40, m, "a100-40gb", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) == 0 &&
+		    make_cost(&a80, m, "a100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) == 0) {
 			double d40 = cost_gemm_s(&a40, DT_BF16, 1, 14336, 4096, 1);
 			double d80 = cost_gemm_s(&a80, DT_BF16, 1, 14336, 4096, 1);
 			double p40 = cost_gemm_s(&a40, DT_BF16, 8192, 8192, 8192, 1);
