@@ -2,7 +2,9 @@
  * lightning indexer): a layer's indexer and sparse attention as parts,
  * priced from InferSim's H800 kernel timings, with the engine's measured
  * DSA module over the parts (dsamod.h) where there is one. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cost/costmodel.h"
 #include "cost/dsamod.h"
@@ -21,7 +23,9 @@
  * - the sparse attention itself runs the absorbed (MQA, latent) form over
  *   the top-k keys (FlashMLA sparse, attn-128-576-2048.csv): in a prefill at
  *   0.615 of the bf16 peak (median of the 6 rows, 4096 queries x top-2048),
- *   QK over kv_lora + rope dims and PV over kv_lora; the latent is not
+ *   QK over kv_lora + rope dims and PV over kv_lora, for the heads the
+ *   kernel runs (dsa_kernel_heads) and the top-k entries it walks
+ *   (dsa_prefill_attn_s); the latent is not
  *   up-projected for the context, only the new tokens' queries and outputs
  *   are absorbed (the kv_b GEMM over the chunk).  In a decode the dense MLA
  *   decode table at the capped length (InferSim's H800 sparse decode at
@@ -38,13 +42,35 @@ static double dsa_key_bytes(const struct model_cfg *m)
 	return (double)m->index_head_dim + 4.0;
 }
 
-/* The parts' terms and the module term on top the parts' terms and the module term on top
- * (dsamod.h), or why there is none. */
+/* The query heads the sparse prefill kernel runs for c's heads per GPU.
+ * On Hopper with a bf16 KV cache the engines run FlashMLA's bf16 sparse
+ * prefill kernel (flash_mla_sparse_fwd), which takes a multiple of 64
+ * query heads; the query is zero-padded to it (vLLM
+ * FlashMLASparseImpl._bf16_flash_mla_kernel, "kernel requires
+ * num_local_head to be a multiple of 64 on hopper", every version from
+ * 0.11 to 0.24; FLASHMLA_SPARSE is vLLM's sparse backend on SM90).  GLM-5
+ * at TP 8 (8 heads per GPU) and DeepSeek-V3.2 at TP 8 (16) run 64.  Else
+ * the heads as they are: an fp8 cache at few heads takes FlashMLA's fp8
+ * decode kernel and Blackwell FlashInfer's sparse MLA in vLLM 0.24, not
+ * priced apart here (and topk_length, dsa_prefill_attn_s, is that kernel's). */
+static bool dsa_flashmla_bf16(const struct cost_model *c)
+{
+	return strcmp(c->g->family, "hopper") == 0 && c->cfg.kvdt == DT_BF16;
+}
+
+static double dsa_kernel_heads(const struct cost_model *c)
+{
+	double h = (double)c->heads;
+
+	return dsa_flashmla_bf16(c) ? ceil(h / 64) * 64 : h;
+}
+
+/* The parts' terms and the module term on top (dsamod.h), or why there is none. */
 void cost_dsa_note(struct cost_model *c)
 {
 	const struct model_cfg *m = c->m;
 	int64_t shared = m->n_mixer[LM_FULL] - m->index_layers;
-	char mod[2][360], sh[2][120];
+	char mod[2][360], sh[2][120], kern[96] = "";
 	int i;
 
 	if (m->attn != ATTN_MLA || m->index_topk <= 0)
@@ -72,10 +98,13 @@ void cost_dsa_note(struct cost_model *c)
 				 (pre ? c->dsa_shared_tok_s * 1e9 : c->dsa_shared_dec_s * 1e6),
 				 pre ? " per 1k tokens" : "");
 	}
+	if (dsa_flashmla_bf16(c))
+		snprintf(kern, sizeof(kern), " (at %g heads%s)", dsa_kernel_heads(c),
+			 c->cfg.engine->dsa_topk_length ? ", valid ones" : "");
 	cost_note_line(c->src[COST_SRC_DSA_PREFILL], sizeof(c->src[0]),
-		    "parts: indexer logits at %.3f of the fp8 peak, sparse MLA over top-%lld keys a query at "
+		    "parts: indexer logits at %.3f of the fp8 peak, sparse MLA over top-%lld keys a query%s at "
 		    "%.3f of the attention peak (InferSim H800 fit)%s%s",
-		    DSA_IDX_PREFILL_MFU, (long long)m->index_topk, DSA_PREFILL_MFU, mod[0], sh[0]);
+		    DSA_IDX_PREFILL_MFU, (long long)m->index_topk, kern, DSA_PREFILL_MFU, mod[0], sh[0]);
 	cost_note_line(c->src[COST_SRC_DSA_DECODE], sizeof(c->src[0]),
 		    "parts: indexer %.1f us + %.0f B a key at %.2f of HBM (InferSim H800 fit), sparse MLA on the "
 		    "decode attention table at %lld keys%s%s",
@@ -97,15 +126,19 @@ static double own_index_share(const struct model_cfg *m)
 static double dsa_prefill_attn_s(const struct cost_model *c, const struct chunk_sums *k, double own_share)
 {
 	const struct model_cfg *m = c->m;
-	double ip = k->pairs, pairs, flops, bytes, t;
+	double ip = k->pairs, pairs, flops, bytes, t, kh = dsa_kernel_heads(c);
 	double ipk = c->g->peak_flops[DT_FP8] > 0 ? c->g->peak_flops[DT_FP8] : c->attn_peak;
 
-	/* the sparse kernel walks its whole top-k index list for every
-	 * query, valid or padded (InferSim: 4096 queries take 3.69 ms
-	 * over 4k keys and 3.60 ms over 16k) */
+	/* without topk_length the sparse kernel walks its whole top-k index
+	 * list for every query, valid or padded (InferSim: 4096 queries take
+	 * 3.69 ms over 4k keys and 3.60 ms over 16k; FlashMLA masks -1
+	 * entries but runs their blocks); with it, a query's valid entries,
+	 * min(index_topk, keys it sees) (k->topk_pairs) */
 	pairs = k->tok * (double)m->index_topk;
-	flops = 2.0 * pairs * c->heads * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
-	bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * c->heads * (double)c->head_dim_qk * 2.0;
+	if (c->cfg.engine->dsa_topk_length && dsa_flashmla_bf16(c) && k->topk_pairs > 0 && k->topk_pairs < pairs)
+		pairs = k->topk_pairs;
+	flops = 2.0 * pairs * kh * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
+	bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * kh * (double)c->head_dim_qk * 2.0;
 	t = cost_roofline(c, flops, c->attn_peak, DSA_PREFILL_MFU, bytes);
 	t += cost_linear_col_s(c, NULL, c->cfg.wdt, k->tok, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
 			       (double)m->kv_lora_rank, 1);
@@ -138,8 +171,9 @@ double cost_dsa_parts_s(const struct cost_model *c, bool prefill, bool own, doub
 	if (m->attn != ATTN_MLA || m->index_topk <= 0 || batch <= 0 || len <= 0)
 		return 0;
 	if (prefill) {
-		struct chunk_sums k = {batch, batch * len, batch * len, 0};
+		struct chunk_sums k = {batch, batch * len, batch * len, 0, 0};
 		k.pairs = batch * attn_causal_pairs((int64_t)len, 0);
+		k.topk_pairs = batch * attn_capped_pairs((int64_t)len, 0, m->index_topk);
 		return cost_mla_block_tok_s(c, k.tok, own) + dsa_prefill_attn_s(c, &k, own ? 1.0 : 0.0);
 	}
 	return cost_mla_block_tok_s(c, batch, own) +

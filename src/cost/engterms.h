@@ -64,6 +64,11 @@ struct cost_engine {
 	 * second all-reduce of it, where a decode step all-gathers and
 	 * reduce-scatters (SGLang's DpPaddingMode.SUM_LEN; cost.c) */
 	bool dp_extend_allreduce;
+	/* DSA prefill: the engine hands FlashMLA's sparse prefill kernel each
+	 * query's count of valid top-k entries (topk_length), and the kernel
+	 * stops after that many 64-key blocks; without it every query walks
+	 * all index_topk entries, -1 padding included (dsa.c) */
+	bool dsa_topk_length;
 	/* DeepSeek-V4's parts model, [prefill][CSA, HCA and window-only] */
 	const struct cost_csa_fit (*csa)[2];
 };

@@ -190,9 +190,11 @@ void cost_attn_note(struct cost_model *c);
 
 /* --- a step's prefill chunks, summed (mixer.c) --- */
 /* Their count, new tokens, context (new + cached) tokens and causal
- * query-key pairs. */
+ * query-key pairs; for a DSA model also topk_pairs, the sum over the new
+ * tokens of min(index_topk, keys the token sees): the top-k entries its
+ * sparse attention reads (0 elsewhere). */
 struct chunk_sums {
-	double n, tok, ctx, pairs;
+	double n, tok, ctx, pairs, topk_pairs;
 };
 
 /* --- MLA (mla.c) --- */

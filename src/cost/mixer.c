@@ -68,8 +68,11 @@ static double prefill_mixer_s(const struct cost_model *c, int mix, const struct 
 		return csa_module_prefill_s(c->csa, mix, k.n, k.tok, (k.ctx - k.tok) / k.n);
 	switch (mix) {
 	case LM_FULL:
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			k.pairs += attn_causal_pairs(len[i], prefix[i]);
+			if (m->index_topk > 0)
+				k.topk_pairs += attn_capped_pairs(len[i], prefix[i], m->index_topk);
+		}
 		return full_prefill_s(c, &k);
 	case LM_SLIDING: {
 		struct attn_group g = cost_attn_window_group(c);
@@ -103,7 +106,7 @@ static double prefill_mixer_s(const struct cost_model *c, int mix, const struct 
 /* A step's n prefill chunks summed (pairs left 0: each mixer counts its own). */
 static struct chunk_sums chunks_of(int64_t n, const int64_t *len, const int64_t *prefix)
 {
-	struct chunk_sums k = {(double)n, 0, 0, 0};
+	struct chunk_sums k = {(double)n, 0, 0, 0, 0};
 	int64_t i;
 
 	for (i = 0; i < n; i++) {
