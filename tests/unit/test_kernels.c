@@ -1410,7 +1410,7 @@ static void test_dsa_flashmla_padding(void)
 	struct model_cfg m;
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {8, 1, 1, 1, 0};
+	struct parallel p = {8, 1, 1, 1, 0, 0};
 	struct err e;
 	double d;
 
