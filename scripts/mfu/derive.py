@@ -461,17 +461,29 @@ MLA_DECODE_DIM, MLA_PREFILL_DIM = 544, 160
 # (python/sglang/srt/models/deepseek_v2.py, _handle_attention_backend).  Those
 # context rows time about 3.4x the FLOPs of the kernel SGLang runs (H200, 16
 # heads, 32,768 tokens: 30.8 ms, 607 TFLOP/s in the absorbed form's FLOPs;
-# vLLM's and TensorRT-LLM's expanded rows 7.2 and 7.8 ms) and are left out:
-# servesim's loader then prices SGLang's MLA prefill there on the next
-# collection of the GPU that has an expanded-form table (vLLM 0.14.0's on
-# H100/H200, named in the run header; docs/kernels.md, "MLA").
+# vLLM's and TensorRT-LLM's expanded rows 7.2 and 7.8 ms) and are left out
+# of mla_prefill: servesim's loader then prices SGLang's expanded MLA
+# prefill there on the next collection of the GPU that has an expanded-form
+# table (vLLM 0.14.0's on H100/H200, named in the run header;
+# docs/kernels.md, "MLA").
 def mla_context_expanded(system, engine):
     return engine != 'sglang' or system.startswith(('b', 'gb'))
 
 
-def mla_tables(ctx, gen, new_keys, note, od):
+# Those absorbed context rows are the form SGLang does run for an extend
+# batch whose summed cached prefix is above 0 and below
+# chunked_prefix_cache_threshold (8192 by default): _handle_attention_backend
+# then dispatches the whole batch to MLA (the absorbed form, as decode),
+# e.g. every step of a burst that carries the tail of a chunked prompt.  They
+# are kept apart as mla_prefill_absorbed.csv.gz (head_dim 544, the absorbed
+# FLOPs-equivalent dimension, as the decode rows); src/cost/mla.c prices such
+# a step from them (docs/kernels.md, "MLA").
+def mla_tables(ctx, gen, new_keys, note, od, ctx_absorbed=None):
     for p, out_name, col, dim, extra in ((ctx, 'mla_prefill.csv.gz', 'isl', MLA_PREFILL_DIM,
                                           'MLA context attention (expanded), causal, no cached prefix'),
+                                         (ctx_absorbed, 'mla_prefill_absorbed.csv.gz', 'isl', MLA_DECODE_DIM,
+                                          'MLA context attention in the absorbed form (MQA over the latent, QK 576 '
+                                          '/ PV 512, as decode), causal, no cached prefix'),
                                          (gen, 'mla_decode.csv.gz', 'step', MLA_DECODE_DIM,
                                           'MLA generation attention (absorbed), one new token; kv_len = keys attended')):
         if not p:
@@ -622,10 +634,11 @@ def main(aic, eng, out):
                 print(system, e, v, 'MLA decode refused:', why)
                 gen = None
             ctx = find(ops['mla'], 'context_mla_perf.csv')
+            ctx_abs = None
             if ctx and not mla_context_expanded(system, e):
-                print(system, e, v, 'MLA context refused: the absorbed form, not the one the engine prefills with')
-                ctx = None
-            mla_tables(ctx, gen, new, note, od)
+                print(system, e, v, 'MLA context in the absorbed form: kept as mla_prefill_absorbed')
+                ctx, ctx_abs = None, ctx
+            mla_tables(ctx, gen, new, note, od, ctx_abs)
             wrote.append('mla')
         if 'comm' in ops and find(ops['comm'], 'custom_allreduce_perf.csv'):
             allreduce_table(find(ops['comm'], 'custom_allreduce_perf.csv'), note, os.path.join(od, 'allreduce.csv.gz'))

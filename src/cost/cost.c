@@ -1113,7 +1113,14 @@ static const char *attn_row_name(const struct cost_model *c, const struct step_d
 		return op;
 	if (s->ndecode > 0)
 		return "attn_prefill+decode";
-	return c->m->attn == ATTN_MLA && c->m->index_topk <= 0 && !c->csa ? "attn_prefill+kv_b_proj" : "attn_prefill";
+	if (c->m->attn == ATTN_MLA && c->m->index_topk <= 0 && !c->csa) {
+		double prefix = 0;
+		int64_t i;
+		for (i = 0; i < s->nchunks; i++)
+			prefix += (double)s->chunk_prefix[i];
+		return cost_mla_absorbed(c, prefix) ? "attn_prefill_absorbed" : "attn_prefill+kv_b_proj";
+	}
+	return "attn_prefill";
 }
 
 /* The rows of layer kind k: its operators in graph order, each priced as

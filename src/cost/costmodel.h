@@ -177,6 +177,12 @@ struct cost_model {
 	 * query rows (batch x heads) of the batch-only table it tops up
 	 * (0: the roofline, no table) */
 	double mla_dec_floor_s, mla_dec_ref_rows;
+	/* MLA prefill in the absorbed form (mla.c): the engine's summed-prefix
+	 * bound (cost_engine.mla_absorbed_prefix_below; 0: never) and the
+	 * absorbed-form context table's configuration (NULL: none on this
+	 * GPU, the expanded form priced and the header says so) */
+	int64_t mla_abs_below;
+	const struct mfu_attn_cfg *mla_abs_cfg;
 	/* GQA (and MHA, MQA) decode on AMD without a decode table (attn.c):
 	 * AITER's measured paged-attention per-call floor, which a call's
 	 * roofline never goes under (0: none) */

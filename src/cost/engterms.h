@@ -69,6 +69,15 @@ struct cost_engine {
 	 * stops after that many 64-key blocks; without it every query walks
 	 * all index_topk entries, -1 padding included (dsa.c) */
 	bool dsa_topk_length;
+
+	/* MLA (without the DSA indexer): an extend batch whose summed cached
+	 * prefix is above 0 and below this many tokens runs its attention in
+	 * the absorbed form, as decode (SGLang's _handle_attention_backend and
+	 * chunked_prefix_cache_threshold; cost/mla.c), on GPUs of family
+	 * mla_absorbed_family (gpu_spec.family: where its default MLA
+	 * backend follows that rule); 0 / NULL: always expanded */
+	int64_t mla_absorbed_prefix_below;
+	const char *mla_absorbed_family;
 	/* DeepSeek-V4's parts model, [prefill][CSA, HCA and window-only] */
 	const struct cost_csa_fit (*csa)[2];
 };

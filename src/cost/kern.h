@@ -204,8 +204,12 @@ void cost_mla_init(struct cost_model *c, const struct cost_cfg *cfg);
  * (DSA's layers that reuse an earlier top-k take them). */
 double cost_mla_engine_decode_s(const struct gpu_spec *g, const struct cost_cfg *cfg);
 double cost_mla_engine_ctx_s(const struct gpu_spec *g, const struct cost_cfg *cfg, int heads);
-/* One MLA layer (no DSA indexer) for a step's prefill chunks. */
+/* One MLA layer (no DSA indexer) for a step's prefill chunks: in the
+ * absorbed form when cost_mla_absorbed says so, else expanded. */
 double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k);
+/* Whether a step's MLA prefill chunks with prefix_sum cached tokens in
+ * all run in the absorbed form (the engine's rule, and a table for it). */
+bool cost_mla_absorbed(const struct cost_model *c, double prefix_sum);
 /* The per-call floor of one MLA decode layer (no DSA indexer) of n
  * requests, seconds, added to the table's or the roofline's time where
  * the GPU's MLA decode table has no small batches (c->mla_dec_*; 0

@@ -1,9 +1,11 @@
 /* mla.c - the MLA (multi-head latent attention) kernel family: a prefill
  * in the expanded form on the MLA tables (the dense ones where none are
- * measured) with kv_b's up-projection of the context, the engines'
- * measured MLA module terms over that sum of parts, and the token-linear
- * operators of one MLA block (for DSA's module fit).  A decode runs the
- * absorbed form: the attention table (attn.c) and the absorb BMMs (cost.c). */
+ * measured) with kv_b's up-projection of the context, or in the absorbed
+ * form where the engine runs it (SGLang's chunked-prefix rule) on the
+ * absorbed-form context table with the absorb BMMs, the engines' measured
+ * MLA module terms over that sum of parts, and the token-linear operators
+ * of one MLA block (for DSA's module fit).  A decode runs the absorbed
+ * form: the attention table (attn.c) and the absorb BMMs (cost.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +151,43 @@ void cost_mla_init(struct cost_model *c, const struct cost_cfg *cfg)
 	c->mla_module_s = mla_module_term_s(c->m, c->g, cfg);
 	c->mla_ctx_tok_s = mla_ctx_term_s(c->m, c->g, cfg, c->heads);
 	mla_dec_floor_init(c);
+	c->mla_abs_below = 0;
+	c->mla_abs_cfg = NULL;
+	if (c->m->attn == ATTN_MLA && c->m->index_topk <= 0 && cfg->engine->mla_absorbed_prefix_below > 0 &&
+	    cfg->engine->mla_absorbed_family && strcmp(c->g->family, cfg->engine->mla_absorbed_family) == 0) {
+		c->mla_abs_below = cfg->engine->mla_absorbed_prefix_below;
+		c->mla_abs_cfg = mfu_mla_absorbed_resolve(c->tabs, c->heads, cfg->kvdt);
+	}
+}
+
+bool cost_mla_absorbed(const struct cost_model *c, double prefix_sum)
+{
+	return c->mla_abs_cfg && prefix_sum > 0 && prefix_sum < (double)c->mla_abs_below;
+}
+
+/* The absorbed form of a step's prefill chunks, one layer: MQA over the
+ * latent (QK over kv_lora_rank + rope, PV over kv_lora_rank, one KV head)
+ * on the absorbed-form context table, looked up as attn.c looks the
+ * expanded one up (n chunks of the prefix-free length with their mean
+ * pairs, clamped between one such chunk and n of them), plus the absorb
+ * BMMs of the new tokens (q_nope through W_UK, the latent output through
+ * W_UV, per head, as a decode prices them); no kv_b over the context. */
+static double mla_absorbed_prefill_s(const struct cost_model *c, const struct chunk_sums *k)
+{
+	const struct model_cfg *m = c->m;
+	double dqk = (double)(m->kv_lora_rank + m->qk_rope_dim), dv = (double)m->kv_lora_rank;
+	double flops = 2.0 * k->pairs * c->heads * (dqk + dv);
+	double bytes = k->ctx * c->kv_tok_layer_bytes + k->tok * c->heads * (dqk + dv) * 2.0;
+	double isl_eq = sqrt(2.0 * k->pairs / k->n), ll = isl_eq < 1 ? 0.0 : log(isl_eq);
+	double t1 = cost_roofline(c, flops / k->n, c->attn_peak,
+				  mfu_attn_eval_log(c->tabs, c->mla_abs_cfg, true, 0.0, ll), bytes / k->n);
+	double t = cost_roofline(c, flops, c->attn_peak,
+				 mfu_attn_eval_log(c->tabs, c->mla_abs_cfg, true, log(k->n), ll), bytes);
+
+	t = t < t1 ? t1 : t > k->n * t1 ? k->n * t1 : t;
+	t += cost_gemm_s(c, c->cfg.wdt, k->tok, dv, (double)m->qk_nope_dim, (double)c->heads);
+	t += cost_gemm_s(c, c->cfg.wdt, k->tok, (double)m->v_head_dim, dv, (double)c->heads);
+	return t;
 }
 
 /* MLA without the DSA indexer. */
@@ -157,6 +196,8 @@ double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k
 	const struct model_cfg *m = c->m;
 	double flops, bytes, t;
 
+	if (cost_mla_absorbed(c, k->ctx - k->tok))
+		return mla_absorbed_prefill_s(c, k) + c->mla_ctx_tok_s * k->tok;
 	/* expanded form: q/k dims nope+rope, v dims v */
 	flops = 2.0 * k->pairs * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
 	bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * c->heads * (double)c->head_dim_qk * 2.0;
@@ -172,6 +213,15 @@ double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k
 
 void cost_mla_note(struct cost_model *c)
 {
+	if (c->mla_abs_below > 0 && c->mla_abs_cfg)
+		cost_src_add(c, COST_SRC_ATTN_PREFILL,
+			     "; a batch with 0 < summed cached prefix < %lld in the absorbed form: %s + absorb BMMs, no kv_b",
+			     (long long)c->mla_abs_below, c->tabs->src[MFU_P_MLA_PREFILL_ABS]);
+	else if (c->mla_abs_below > 0)
+		cost_src_add(c, COST_SRC_ATTN_PREFILL,
+			     "; no absorbed-form MLA context table for %s: a batch with 0 < summed cached prefix < %lld, "
+			     "which the engine runs absorbed, priced in the expanded form",
+			     c->g->id, (long long)c->mla_abs_below);
 	if (c->mla_dec_floor_s > 0) {
 		const struct kernel_floor *f = aiter_mla_floor(c->g);
 		if (c->mla_dec_ref_rows > 0)

@@ -1003,6 +1003,19 @@ static const struct cost_engine sglang_cost = {
 	 * scatters only under MAX_LEN) and each rank copies its rows back
 	 * (dp_scatter) */
 	.dp_extend_allreduce = true,
+	/* python/sglang/srt/models/deepseek_v2.py (0.5.x; later
+	 * deepseek_common/attention_backend_handler.py),
+	 * _handle_attention_backend: the fa3 (Hopper default), flashinfer and
+	 * flashmla backends run MHA (kv_b up-projects the cached latent: the
+	 * expanded form) for an extend batch only when the sum of its
+	 * extend_prefix_lens is 0 or >= chunked_prefix_cache_threshold
+	 * (SGL_CHUNKED_PREFIX_CACHE_THRESHOLD, default 8192); otherwise the
+	 * whole batch runs MLA in the absorbed form (MQA over the latent).
+	 * fa3 is its default on Hopper; Blackwell's trtllm_mla
+	 * (handle_attention_trtllm_mla) and AMD's aiter expand every extend
+	 * batch without a speculative draft, so the rule is Hopper's */
+	.mla_absorbed_prefix_below = 8192,
+	.mla_absorbed_family = "hopper",
 };
 
 /* SGLang's --enable-dp-attention keeps attention per DP rank (attention TP

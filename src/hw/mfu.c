@@ -647,7 +647,7 @@ const char *mfu_part_name(enum mfu_part p)
 {
 	static const char *const n[MFU_P__COUNT] = {"GEMM bf16", "GEMM fp8", "GEMM fp4",
 		"attention prefill", "attention decode", "all-reduce", "fused MoE", "MLA prefill",
-		"MLA decode", "sliding-window prefill", "sliding-window decode"};
+		"MLA decode", "sliding-window prefill", "sliding-window decode", "MLA prefill (absorbed)"};
 	return (unsigned)p < MFU_P__COUNT ? n[p] : "?";
 }
 
@@ -666,6 +666,8 @@ void mfu_release(struct mfu_tables *t)
 		mfu_grid_release(&t->mla_prefill[i].g);
 	for (i = 0; i < t->nmla_decode; i++)
 		mfu_grid_release(&t->mla_decode[i].g);
+	for (i = 0; i < t->nmla_prefill_abs; i++)
+		mfu_grid_release(&t->mla_prefill_abs[i].g);
 	for (i = 0; i < t->nprefill_win; i++)
 		mfu_grid_release(&t->prefill_win[i].g);
 	for (i = 0; i < t->ndecode_win; i++)
@@ -676,6 +678,7 @@ void mfu_release(struct mfu_tables *t)
 	free(t->decode);
 	free(t->mla_prefill);
 	free(t->mla_decode);
+	free(t->mla_prefill_abs);
 	for (d = 0; d < 9; d++) {
 		free(t->ar_size[d]);
 		free(t->ar_lat[d]);
@@ -1054,6 +1057,11 @@ const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool pref
 {
 	return prefill ? nearest_cfg(t->mla_prefill, t->nmla_prefill, heads, 1, MFU_MLA_PREFILL_DIM, kvdt)
 		       : nearest_cfg(t->mla_decode, t->nmla_decode, heads, 1, MFU_MLA_DECODE_DIM, kvdt);
+}
+
+const struct mfu_attn_cfg *mfu_mla_absorbed_resolve(const struct mfu_tables *t, int heads, enum dtype kvdt)
+{
+	return nearest_cfg(t->mla_prefill_abs, t->nmla_prefill_abs, heads, 1, MFU_MLA_DECODE_DIM, kvdt);
 }
 
 const struct mfu_attn_cfg *mfu_attn_resolve(const struct mfu_tables *t, bool prefill, int heads,

@@ -78,7 +78,7 @@ struct mfu_map {
 enum mfu_part {
 	MFU_P_GEMM_BF16, MFU_P_GEMM_FP8, MFU_P_GEMM_FP4, MFU_P_ATTN_PREFILL, MFU_P_ATTN_DECODE,
 	MFU_P_ALLREDUCE, MFU_P_MOE, MFU_P_MLA_PREFILL, MFU_P_MLA_DECODE, MFU_P_ATTN_PREFILL_WIN,
-	MFU_P_ATTN_DECODE_WIN, MFU_P__COUNT
+	MFU_P_ATTN_DECODE_WIN, MFU_P_MLA_PREFILL_ABS, MFU_P__COUNT
 };
 
 struct mfu_tables {
@@ -90,6 +90,11 @@ struct mfu_tables {
 	 * kv_heads 1 and head_dim MFU_MLA_PREFILL_DIM / MFU_MLA_DECODE_DIM */
 	struct mfu_attn_cfg *mla_prefill, *mla_decode;
 	size_t nmla_prefill, nmla_decode;
+	/* MLA context attention in the absorbed form (as decode: head_dim
+	 * MFU_MLA_DECODE_DIM), the form SGLang prefills with when a batch's
+	 * summed cached prefix is in (0, its chunked-prefix threshold) */
+	struct mfu_attn_cfg *mla_prefill_abs;
+	size_t nmla_prefill_abs;
 	/* sliding-window GQA tables (attn_{prefill,decode}_window), cfg->window
 	 * > 0, their grids rebased on the dense rows of their own collection
 	 * (mfu_attn_window_rebase): log(windowed MFU / dense MFU at the same
@@ -209,6 +214,9 @@ double mfu_attn_eval(const struct mfu_tables *t, const struct mfu_attn_cfg *c, b
  * NULL when no MLA table was loaded. */
 const struct mfu_attn_cfg *mfu_mla_resolve(const struct mfu_tables *t, bool prefill, int heads,
 					   enum dtype kvdt);
+/* The same for the absorbed-form MLA context table (mla_prefill_abs), or
+ * NULL when none was loaded. */
+const struct mfu_attn_cfg *mfu_mla_absorbed_resolve(const struct mfu_tables *t, int heads, enum dtype kvdt);
 /* The own configurations (cfg->own) of c measured only from some length
  * on (InferSim: decode from 1024 keys, prefill from 1024 tokens) get the
  * shorter lengths of their nearest borrowed configuration, at the own

@@ -535,6 +535,13 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 				goto fail_pack;
 			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
 		}
+		FMT(path, "%.700s/%.63s/mla_prefill_absorbed.csv.gz", base, cs[i].name);
+		if (!t->src[MFU_P_MLA_PREFILL_ABS][0] && paths_exists(path)) {
+			if ((rc = load_attn_merge(&lp, MFUPACK_MLA_PREFILL_ABS, path, true, &t->mla_prefill_abs,
+						 &t->nmla_prefill_abs, e)) < 0)
+				goto fail_pack;
+			set_src(t, MFU_P_MLA_PREFILL_ABS, g->tables, cs[i].name, "mla_prefill_absorbed");
+		}
 		for (k = 0; k < 2; k++) {
 			/* sliding-window tables: the first collection that has them,
 			 * rebased on its own dense rows */
@@ -671,7 +678,7 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 	{
 		static const char *const fn[MFU_P__COUNT] = {"gemm", "gemm", "gemm", "attn_prefill",
 			"attn_decode", "allreduce", "moe", "mla_prefill", "mla_decode",
-			"attn_prefill_window", "attn_decode_window"};
+			"attn_prefill_window", "attn_decode_window", "mla_prefill_absorbed"};
 		bool have[MFU_P__COUNT];
 		int k;
 		have[MFU_P_GEMM_BF16] = t->have_gemm[DT_BF16];
@@ -682,7 +689,7 @@ int mfu_load_dir(struct mfu_tables *t, const char *dir, const struct gpu_spec *g
 		have[MFU_P_ALLREDUCE] = t->ar_len[2] + t->ar_len[4] + t->ar_len[8] > 0;
 		have[MFU_P_MOE] = t->moe_path[0] != '\0';
 		have[MFU_P_MLA_PREFILL] = have[MFU_P_MLA_DECODE] = false;
-		have[MFU_P_ATTN_PREFILL_WIN] = have[MFU_P_ATTN_DECODE_WIN] = false;
+		have[MFU_P_ATTN_PREFILL_WIN] = have[MFU_P_ATTN_DECODE_WIN] = have[MFU_P_MLA_PREFILL_ABS] = false;
 		for (k = 0; k < MFU_P__COUNT; k++)
 			if (have[k])
 				snprintf(t->src[k], sizeof(t->src[k]), "%s/%s", dir, fn[k]);

@@ -40,7 +40,7 @@
 #include "hw/mfupack.h"
 
 #define PACK_MAGIC "SSMFUPK1"
-#define PACK_VERSION 5u
+#define PACK_VERSION 6u
 #define PACK_BOM UINT64_C(0x0102030405060708)
 #define PACK_DPROBE (1.0 / 3.0)
 
@@ -78,7 +78,7 @@ struct mfu_pack {
 static const char *const sec_file[MFUPACK__COUNT] = {
 	"gemm.csv.gz", "attn_prefill.csv.gz", "attn_decode.csv.gz", "allreduce.csv.gz",
 	"mla_prefill.csv.gz", "mla_decode.csv.gz", "attn_prefill_window.csv.gz",
-	"attn_decode_window.csv.gz", "moe.csv.gz", "moe.csv.gz", "moe.csv.gz"};
+	"attn_decode_window.csv.gz", "mla_prefill_absorbed.csv.gz", "moe.csv.gz", "moe.csv.gz", "moe.csv.gz"};
 
 /* --- grids --- */
 
@@ -448,9 +448,10 @@ static bool pack_sec(enum mfupack_sec s, const char *csv, const struct gpu_spec 
 	case MFUPACK_MLA_PREFILL:
 	case MFUPACK_MLA_DECODE:
 	case MFUPACK_ATTN_PREFILL_WIN:
-	case MFUPACK_ATTN_DECODE_WIN: {
+	case MFUPACK_ATTN_DECODE_WIN:
+	case MFUPACK_MLA_PREFILL_ABS: {
 		bool prefill = s == MFUPACK_ATTN_PREFILL || s == MFUPACK_MLA_PREFILL ||
-			       s == MFUPACK_ATTN_PREFILL_WIN;
+			       s == MFUPACK_ATTN_PREFILL_WIN || s == MFUPACK_MLA_PREFILL_ABS;
 		bool win = s == MFUPACK_ATTN_PREFILL_WIN || s == MFUPACK_ATTN_DECODE_WIN;
 		if ((win ? mfu_csv_attn_window(csv, prefill, g, &t.prefill, &t.nprefill, &e)
 			 : mfu_csv_attn(csv, prefill, g, &t.prefill, &t.nprefill, &e)) < 0)

@@ -3119,6 +3119,82 @@ static void test_sglang_dp_extend(void)
 	}
 }
 
+/* SGLang on Hopper runs an MLA extend batch in the absorbed form when its
+ * summed cached prefix is in (0, 8192) (_handle_attention_backend,
+ * chunked_prefix_cache_threshold): DeepSeek-V3 on 8 H200 (16 heads a GPU),
+ * 4 chunks of 2,048 tokens.  With one cached token each (summed prefix 4)
+ * the kernel does 2,048 x 1 + 2,048 x 2,049 / 2 = 2,100,224 pairs a chunk,
+ * 1.000976 x the prefix-free 2,048 row of
+ * data/mfu/h200_sxm/sglang-0.5.14/mla_prefill_absorbed.csv.gz (16 heads,
+ * batch 4: bf16 KV 527.662 us, fp8 KV 542.898 us), so about that row x
+ * 1.000976 (its MFU read at the equivalent length 2,049.5), plus the
+ * absorb BMMs of the 8,192 new tokens and no kv_b.  Summed prefix 0 and
+ * 8,192 (2,048 each) run expanded; B200 (trtllm_mla) never absorbs. */
+static void test_sglang_mla_absorbed(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct err e;
+	struct chunk_sums k;
+	const struct mfu_attn_cfg *keep;
+	double row_us, bmm, t_abs, t0, t8k, t_exp4;
+	int64_t pre;
+
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
+		CHECK(0, "cost_init sglang tp 8: %s", e.msg);
+		return;
+	}
+	CHECK(c.heads == 16 && c.mla_abs_below == 8192 && c.mla_abs_cfg != NULL,
+	      "SGLang H200 TP 8: 16 heads, threshold 8192, the absorbed-form table resolved");
+	CHECK(!cost_mla_absorbed(&c, 0) && cost_mla_absorbed(&c, 4) && cost_mla_absorbed(&c, 4096) &&
+		      cost_mla_absorbed(&c, 8191) && !cost_mla_absorbed(&c, 8192),
+	      "the rule: absorbed for a summed prefix in (0, 8192) only");
+	row_us = c.cfg.kvdt == DT_FP8 ? 542.898 : 527.662;
+	bmm = cost_gemm_s(&c, c.cfg.wdt, 8192, 512, 128, 16) + cost_gemm_s(&c, c.cfg.wdt, 8192, 128, 512, 16);
+	pre = 1;
+	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2)};
+	t_abs = cost_mla_prefill_s(&c, &k) - c.mla_ctx_tok_s * k.tok;
+	CHECK_REL((t_abs - bmm) * 1e6, row_us * 2100224.0 / 2098176.0, 0.01,
+		  "summed prefix 4: the absorbed row x 1.000976 + the absorb BMMs");
+	pre = 1024; /* summed 4096 */
+	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2)};
+	t_abs = cost_mla_prefill_s(&c, &k);
+	keep = c.mla_abs_cfg;
+	c.mla_abs_cfg = NULL;
+	t_exp4 = cost_mla_prefill_s(&c, &k);
+	CHECK(t_abs > t_exp4 * 1.3, "summed prefix 4096: absorbed %.1f us, the expanded form would be %.1f us",
+	      t_abs * 1e6, t_exp4 * 1e6);
+	k = (struct chunk_sums){4, 8192, 8192, 4 * (2048.0 * 2049 / 2)};
+	t0 = cost_mla_prefill_s(&c, &k);
+	pre = 2048; /* summed 8192 */
+	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2)};
+	t8k = cost_mla_prefill_s(&c, &k);
+	c.mla_abs_cfg = keep;
+	CHECK(cost_mla_prefill_s(&c, &k) == t8k, "summed prefix 8192: the expanded form (%.1f us)", t8k * 1e6);
+	k = (struct chunk_sums){4, 8192, 8192, 4 * (2048.0 * 2049 / 2)};
+	CHECK(cost_mla_prefill_s(&c, &k) == t0, "summed prefix 0: the expanded form (%.1f us)", t0 * 1e6);
+	CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_PREFILL], "sglang-0.5.14/mla_prefill_absorbed",
+			   "the run header names the absorbed-form table");
+	cost_release(&c);
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+		CHECK(c.mla_abs_below == 0 && !cost_mla_absorbed(&c, 4096),
+		      "SGLang B200 (trtllm_mla): an extend batch always expanded");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init sglang b200: %s", e.msg);
+	}
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
+		CHECK(c.mla_abs_below == 0 && !cost_mla_absorbed(&c, 4096), "vLLM H200: always expanded");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init vllm h200: %s", e.msg);
+	}
+}
+
 int main(void)
 {
 	struct err e;
@@ -3151,6 +3227,7 @@ int main(void)
 	test_moe_dispatched_path();
 	test_eager_steps();
 	test_sglang_dp_extend();
+	test_sglang_mla_absorbed();
 	test_int4(&m);
 	test_cache(&m);
 	test_linear_attention();

@@ -113,10 +113,11 @@ static bool moe_eq(const struct moetab *a, const struct moetab *b, enum moe_dist
 static const char *sections_read(struct mfu_pack *pk, const char *dir)
 {
 	static const char *const attn[] = {"attn_prefill", "attn_decode", "mla_prefill", "mla_decode",
-					   "attn_prefill_window", "attn_decode_window"};
+					   "attn_prefill_window", "attn_decode_window", "mla_prefill_absorbed"};
 	static const enum mfupack_sec asec[] = {MFUPACK_ATTN_PREFILL, MFUPACK_ATTN_DECODE,
 						MFUPACK_MLA_PREFILL, MFUPACK_MLA_DECODE,
-						MFUPACK_ATTN_PREFILL_WIN, MFUPACK_ATTN_DECODE_WIN};
+						MFUPACK_ATTN_PREFILL_WIN, MFUPACK_ATTN_DECODE_WIN,
+						MFUPACK_MLA_PREFILL_ABS};
 	char csv[1800];
 	struct mfu_tables t;
 	unsigned got = 0;
@@ -128,7 +129,7 @@ static const char *sections_read(struct mfu_pack *pk, const char *dir)
 	mfu_release(&t);
 	if (rc < 0)
 		return "gemm";
-	for (k = 0; k < 6; k++) {
+	for (k = 0; k < 7; k++) {
 		snprintf(csv, sizeof(csv), "%s/%s.csv.gz", dir, attn[k]);
 		rc = paths_exists(csv) ? mfupack_attn(pk, asec[k], csv, &t.prefill, &t.nprefill) : 0;
 		mfu_release(&t);
