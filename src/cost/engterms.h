@@ -69,7 +69,6 @@ struct cost_engine {
 	 * stops after that many 64-key blocks; without it every query walks
 	 * all index_topk entries, -1 padding included (dsa.c) */
 	bool dsa_topk_length;
-
 	/* MLA (without the DSA indexer): an extend batch whose summed cached
 	 * prefix is above 0 and below this many tokens runs its attention in
 	 * the absorbed form, as decode (SGLang's _handle_attention_backend and
