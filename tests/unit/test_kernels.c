@@ -3144,7 +3144,7 @@ static void test_sglang_mla_absorbed(void)
 		CHECK(0, "load deepseek-v3: %s", e.msg);
 		return;
 	}
-	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
 		CHECK(0, "cost_init sglang tp 8: %s", e.msg);
 		return;
 	}
@@ -3156,38 +3156,38 @@ static void test_sglang_mla_absorbed(void)
 	row_us = c.cfg.kvdt == DT_FP8 ? 542.898 : 527.662;
 	bmm = cost_gemm_s(&c, c.cfg.wdt, 8192, 512, 128, 16) + cost_gemm_s(&c, c.cfg.wdt, 8192, 128, 512, 16);
 	pre = 1;
-	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2)};
+	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2), 0};
 	t_abs = cost_mla_prefill_s(&c, &k) - c.mla_ctx_tok_s * k.tok;
 	CHECK_REL((t_abs - bmm) * 1e6, row_us * 2100224.0 / 2098176.0, 0.01,
 		  "summed prefix 4: the absorbed row x 1.000976 + the absorb BMMs");
 	pre = 1024; /* summed 4096 */
-	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2)};
+	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2), 0};
 	t_abs = cost_mla_prefill_s(&c, &k);
 	keep = c.mla_abs_cfg;
 	c.mla_abs_cfg = NULL;
 	t_exp4 = cost_mla_prefill_s(&c, &k);
 	CHECK(t_abs > t_exp4 * 1.3, "summed prefix 4096: absorbed %.1f us, the expanded form would be %.1f us",
 	      t_abs * 1e6, t_exp4 * 1e6);
-	k = (struct chunk_sums){4, 8192, 8192, 4 * (2048.0 * 2049 / 2)};
+	k = (struct chunk_sums){4, 8192, 8192, 4 * (2048.0 * 2049 / 2), 0};
 	t0 = cost_mla_prefill_s(&c, &k);
 	pre = 2048; /* summed 8192 */
-	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2)};
+	k = (struct chunk_sums){4, 8192, 8192 + 4 * pre, 4 * (2048.0 * pre + 2048.0 * 2049 / 2), 0};
 	t8k = cost_mla_prefill_s(&c, &k);
 	c.mla_abs_cfg = keep;
 	CHECK(cost_mla_prefill_s(&c, &k) == t8k, "summed prefix 8192: the expanded form (%.1f us)", t8k * 1e6);
-	k = (struct chunk_sums){4, 8192, 8192, 4 * (2048.0 * 2049 / 2)};
+	k = (struct chunk_sums){4, 8192, 8192, 4 * (2048.0 * 2049 / 2), 0};
 	CHECK(cost_mla_prefill_s(&c, &k) == t0, "summed prefix 0: the expanded form (%.1f us)", t0 * 1e6);
 	CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_PREFILL], "sglang-0.5.14/mla_prefill_absorbed",
 			   "the run header names the absorbed-form table");
 	cost_release(&c);
-	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "b200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK(c.mla_abs_below == 0 && !cost_mla_absorbed(&c, 4096),
 		      "SGLang B200 (trtllm_mla): an extend batch always expanded");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init sglang b200: %s", e.msg);
 	}
-	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
+	if (make_cost(&c, &m, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
 		CHECK(c.mla_abs_below == 0 && !cost_mla_absorbed(&c, 4096), "vLLM H200: always expanded");
 		cost_release(&c);
 	} else {
