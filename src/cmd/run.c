@@ -33,6 +33,7 @@ struct run_opts {
 	const char *requests_out, *step_log;
 	bool progress, check_inv, exact;
 	bool no_segments;           /* --no-decode-segments (tests: step by step) */
+	bool no_arrival_thread;     /* --no-arrival-thread (tests: arrivals drawn inline) */
 	struct scenflags_run ex;    /* P/D and speculative decoding */
 	const char *decode_gpu;     /* --decode-gpu (P/D: --gpu's other name) */
 	int64_t max_requests;
@@ -188,6 +189,7 @@ static const struct argtab_row flag_rows[] = {
 	      "(text or json)")},
 	{AT_B("--check-invariants", O(check_inv), NULL)},
 	{AT_B("--no-decode-segments", O(no_segments), NULL)},
+	{AT_B("--no-arrival-thread", O(no_arrival_thread), NULL)},
 	AT_TXT("\n"
 	       "Metrics are client-side: TTFT = first token - arrival + API term; ITL =\n"
 	       "(E2E - TTFT)/(output - 1) (vLLM's TPOT); ITL pooled = every token gap pooled (vLLM's\n"
@@ -311,7 +313,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 		return rc > 0 ? 0 : rc;
 	memset(&asr, 0, sizeof(asr));
 	spec = (struct run_spec){&o.sf, &o.wf, &o.ex, o.max_requests, o.requests_out, o.step_log, o.svg,
-				 o.check_inv, o.exact, o.no_segments, o.as.max};
+				 o.check_inv, o.exact, o.no_segments, o.no_arrival_thread, o.as.max};
 	rc = run_job_prepare(&spec, &j, e);
 	if (j.prepared && j.x.notes[0] && o.fmt != FMT_TEXT)
 		fprintf(stderr, "servesim run: %s\n", j.x.notes);

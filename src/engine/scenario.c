@@ -610,6 +610,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.check_invariants = s->check_invariants;
 	st->sc.exact_percentiles = s->exact_percentiles;
 	st->sc.no_segments = s->no_segments;
+	st->sc.arrival_thread = s->arrival_thread;
 	st->sc.no_pooled_gaps = s->no_pooled_gaps;
 	st->sc.no_energy = s->no_energy;
 	st->sc.requests_out = s->requests_out;

@@ -54,6 +54,7 @@ struct scenario {
 	bool check_invariants;
 	bool exact_percentiles;       /* sim_cfg.exact_percentiles */
 	bool no_segments;             /* sim_cfg.no_segments */
+	bool arrival_thread;          /* sim_cfg.arrival_thread */
 	bool no_pooled_gaps;          /* sim_cfg.no_pooled_gaps */
 	bool no_energy;               /* sim_cfg.no_energy */
 	struct spec_cfg spec;         /* speculative decoding (k 0: off) */

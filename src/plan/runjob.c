@@ -32,6 +32,9 @@ int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e)
 	j->sc.check_invariants = s->check_invariants;
 	j->sc.exact_percentiles = s->exact_percentiles;
 	j->sc.no_segments = s->no_segments;
+	/* one simulation in the process: its open-loop arrivals drawn ahead
+	 * on the second core (sim_cfg.arrival_thread) */
+	j->sc.arrival_thread = !s->no_arrival_thread;
 	if ((rc = scenflags_run_build(s->ex, sf->allow_invalid, &j->x, &j->sc, &j->draft, e)) < 0)
 		return rc;
 	if (s->requests_out) {

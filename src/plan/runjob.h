@@ -23,6 +23,7 @@ struct run_spec {
 	int64_t max_requests;           /* 0: all */
 	const char *requests_out, *step_log, *svg;  /* output files (NULL: none) */
 	bool check_invariants, exact_percentiles, no_segments;
+	bool no_arrival_thread;         /* the arrivals drawn on the simulation's thread (tests) */
 	int autoscale_max;              /* > 0: replicas the autoscaler may run */
 };
 

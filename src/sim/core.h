@@ -468,6 +468,10 @@ struct sim {
 	struct wl_req next;
 	uint64_t next_seq;
 	bool has_next, closed;
+	/* the arrivals' producer thread (sim_cfg.arrival_thread), which owns
+	 * gen once started (arrq.h), or NULL; arrq_ok: start it at sim_run */
+	struct arrq *arrq;
+	bool arrq_ok;
 	/* routing (engine.c): ranks per replica (pd.prefill + dp); the
 	 * round-robin counters, of the replicas and, [replicas], of the ranks
 	 * inside each; the kv-aware router's tie draws (stream 12) and the

@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/loghist.h"
 #include "core.h"
+#include "sim/arrq.h"
 #include "sim/records.h"
 #include "sim/reqpool.h"
 #include "sim/router.h"
@@ -334,6 +335,35 @@ static void sim_memo_init(struct sim_memo *m, bool off)
 	}
 }
 
+/* Whether open-loop spec wl is worth a producer thread (sim_cfg.
+ * arrival_thread): enough requests, and a stream no other reader shares
+ * (sessions' later turns read what their first turns drew; wl_draws are
+ * read by other generators). */
+static bool arrival_thread_pays(const struct wl_spec *wl)
+{
+	double n;
+
+	if (wl->sess.count > 0 || wl->draws)
+		return false;
+	if (wl->process == WL_TRACE && wl->records)
+		n = (double)wl->nrecords;
+	else if (wl->process == WL_TRACE)
+		n = INFINITY; /* a file: its length is known as it is read */
+	else
+		n = wl_spec_expected_requests(wl);
+	if (wl->num_requests > 0 && (double)wl->num_requests < n)
+		n = (double)wl->num_requests;
+	return n >= SIM_ARRIVAL_THREAD_MIN;
+}
+
+/* sim_run's start: the rest of the arrival stream drawn on a thread of its
+ * own (sim_cfg.arrival_thread); where none can start, drawn here. */
+static void arrival_thread_start(struct sim *s)
+{
+	s->arrq_ok = false;
+	s->arrq = arrq_start(s->gen);
+}
+
 int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const struct wl_spec *wl,
 	    struct sim **out, struct err *e)
 {
@@ -467,6 +497,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		s->has_next = rc > 0;
 		if (s->has_next)
 			s->next_seq = s->q.next_seq++;
+		s->arrq_ok = cfg->arrival_thread && s->has_next && arrival_thread_pays(wl);
 	}
 	*out = s;
 	return 0;
@@ -540,6 +571,7 @@ void sim_free(struct sim *s)
 		free(s->slabs[i]);
 	free(s->slabs);
 	evq_release(&s->q);
+	arrq_free(s->arrq);
 	wl_gen_free(s->gen);
 	free(s->ttft);
 	free(s->itl);
@@ -601,7 +633,7 @@ static SCHED_STEP_INLINE int next_event(struct sim *s, struct err *e)
 	case EV_ARRIVAL: {
 		struct wl_req cur = s->next;
 		/* queue the next arrival first: same-time arrivals precede the kick */
-		rc = wl_gen_next(s->gen, s->now, &s->next, e);
+		rc = s->arrq ? arrq_next(s->arrq, &s->next, e) : wl_gen_next(s->gen, s->now, &s->next, e);
 		if (rc < 0)
 			return rc;
 		s->has_next = rc > 0;
@@ -663,6 +695,8 @@ int sim_run_ticking(struct sim *s, void (*tick)(void *ctx, const struct sim *s),
 {
 	int rc;
 
+	if (s->arrq_ok)
+		arrival_thread_start(s);
 	while ((rc = next_event(s, e)) > 0)
 		if ((s->tot.events & 0xffff) == 0)
 			tick(ctx, s);
@@ -673,6 +707,8 @@ int sim_run(struct sim *s, struct err *e)
 {
 	int rc;
 
+	if (s->arrq_ok)
+		arrival_thread_start(s);
 	while ((rc = next_event(s, e)) > 0)
 		if (s->cfg.stop && *s->cfg.stop)
 			return 0;

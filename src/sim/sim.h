@@ -62,6 +62,12 @@ struct sim_req_row {
 	int64_t prompt_tokens, output_tokens;
 };
 
+/* The fewest requests for which sim_cfg.arrival_thread starts a thread
+ * (its start and join cost about 0.1 ms: 300 requests' worth). */
+#ifndef SIM_ARRIVAL_THREAD_MIN /* (tests/bench/same.sh's forced-thread check builds it with 1) */
+#define SIM_ARRIVAL_THREAD_MIN 10000
+#endif
+
 /* The most replicas (sim_cfg.replicas), and engine ranks in all. */
 #define SIM_MAX_REPLICAS 1024
 #define SIM_MAX_RANKS 65536
@@ -172,6 +178,15 @@ struct sim_cfg {
 	 * FLOPs, bytes and power are not computed and metric_set's energy
 	 * figures stay NAN, as for a GPU without a power figure */
 	bool no_energy;
+	/* the open-loop arrival stream drawn ahead on a thread of its own
+	 * (sim/arrq.h) from sim_run's start, where it pays: at least
+	 * SIM_ARRIVAL_THREAD_MIN requests expected (a trace file, whose length
+	 * is known only as it is read: always), no closed loop, no sessions,
+	 * no draws shared with other generators (wl_draws).  A caller that
+	 * runs one simulation in the process sets it (servesim run, the
+	 * bench); the eval, search and capacity workers, whose threads use
+	 * the cores already, leave it off.  Byte-identical either way. */
+	bool arrival_thread;
 	size_t exact_max;                     /* that count (0: LOGHIST_EXACT_MAX; tests) */
 	FILE *requests_out;                   /* per-request CSV rows, or NULL */
 	/* called with each requests_out row's values as numbers, whether or

@@ -1,7 +1,9 @@
 /* bench.c - simulator throughput and memory (`make bench`): figures, not
  * pass/fail.  One scenario per process so peak RSS is per scenario.
- *   usage: bench SCENARIO [N [step]]   (chat | dp64 | 70b | storm | longctx; N
- *   requests; `step`: without step segments, as --no-decode-segments)
+ *   usage: bench SCENARIO [N [step] [inline]]   (chat | dp64 | 70b | storm |
+ *   longctx; N requests; `step`: without step segments, as
+ *   --no-decode-segments; `inline`: the arrivals drawn on the simulation's
+ *   thread, as --no-arrival-thread)
  * longctx: the long-context overload of issue 13 (Llama-3.1-8B/H100,
  * 32768-token prompts, 1000-token outputs, Poisson 0.5 req/s, vLLM's
  * defaults for an 80 GB GPU: 8192 batched tokens, 1024 sequences, the
@@ -9,6 +11,7 @@
  * 32768 --output-tokens 1000 --num-requests N` runs the same.
  * dp64: the chat load on each of 64 data-parallel replicas behind the
  * least-loaded router (issue 31: its cost per request against chat's). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +54,7 @@ int main(int argc, char **argv)
 	double t0, t1, tokens;
 	int64_t blocks = 0, mbt = 8192, mns = 256, mml = 8192;
 	int dp = 1;
+	bool inline_arrivals = false;
 
 	paths_data_dir(data, sizeof(data));
 	snprintf(dir, sizeof(dir), "%s/models", data);
@@ -114,7 +118,12 @@ int main(int argc, char **argv)
 	sc.dp = dp;
 	sc.router = ROUTER_LEAST_OUTSTANDING; /* (run's default) */
 	sc.policy = engine_default()->policy;
-	sc.no_segments = argc > 3 && strcmp(argv[3], "step") == 0;
+	for (int k = 3; k < argc; k++) {
+		sc.no_segments |= strcmp(argv[k], "step") == 0;
+		inline_arrivals |= strcmp(argv[k], "inline") == 0;
+	}
+	/* as servesim run: the arrivals drawn ahead on a second thread */
+	sc.arrival_thread = !inline_arrivals;
 	t0 = now_s();
 	if (sim_new(&sc, &c, &w, &s, &e) < 0 || sim_run(s, &e) < 0)
 		goto fail;

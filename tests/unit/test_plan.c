@@ -968,7 +968,7 @@ static void test_jobs(void)
 	wf.ov.nreq_given = true;
 	wf.ov.rate = 4;
 	wf.ov.rate_given = true;
-	rs = (struct run_spec){&sf, &wf, &ex, 0, NULL, NULL, NULL, false, false, false, 0};
+	rs = (struct run_spec){&sf, &wf, &ex, 0, NULL, NULL, NULL, false, false, false, false, 0};
 	rc = run_job_prepare(&rs, &j, &e);
 	CHECK(rc == 0, "run job prepared: %s", rc ? e.msg : "");
 	if (rc == 0) {

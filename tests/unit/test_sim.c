@@ -763,6 +763,182 @@ static void test_determinism_and_storm(const struct model_cfg *m)
 	cost_release(&c);
 }
 
+/* One run of sc (arrivals drawn inline, or ahead on a thread: thread)
+ * over w: its status, message, CSV, step log, totals and summary. */
+struct arun {
+	int rc;
+	struct err e;
+	char *log, *csv;
+	struct sim_totals t;
+	struct metric_set ms;
+	bool threaded;
+};
+
+static void arun_go(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w, bool thread,
+		    struct arun *r)
+{
+	size_t ll = 0, cl = 0;
+	FILE *lf = open_memstream(&r->log, &ll), *cf = open_memstream(&r->csv, &cl);
+	struct sim *s = NULL;
+
+	memset(&r->e, 0, sizeof(r->e));
+	sc->step_log = lf;
+	sc->requests_out = cf;
+	sc->arrival_thread = thread;
+	r->rc = sim_new(sc, c, w, &s, &r->e);
+	if (r->rc == 0)
+		r->rc = sim_run(s, &r->e);
+	r->threaded = s && s->arrq;
+	if (s) {
+		r->t = *sim_totals(s);
+		sim_summary(s, -1, &r->ms);
+		sim_free(s);
+	}
+	fclose(lf);
+	fclose(cf);
+	sc->step_log = sc->requests_out = NULL;
+	sc->arrival_thread = false;
+}
+
+static bool arun_same(const struct arun *a, const struct arun *b)
+{
+	return a->rc == b->rc && a->e.code == b->e.code && strcmp(a->e.msg, b->e.msg) == 0 &&
+	       strcmp(a->log, b->log) == 0 && strcmp(a->csv, b->csv) == 0 &&
+	       memcmp(&a->t, &b->t, sizeof(a->t)) == 0 && a->ms.e2e_ms.mean == b->ms.e2e_ms.mean &&
+	       a->ms.ttft_ms.p99 == b->ms.ttft_ms.p99;
+}
+
+static void arun_free(struct arun *r)
+{
+	free(r->log);
+	free(r->csv);
+}
+
+/* on_request: stop (sim_cfg.stop) after the 100th row. */
+static bool arr_stop;
+static int arr_rows;
+static void stop_rows(void *ctx, const struct sim_req_row *row)
+{
+	(void)ctx;
+	(void)row;
+	arr_stop = ++arr_rows >= 100;
+}
+
+/* sim_cfg.arrival_thread: the open-loop stream drawn ahead on a producer
+ * thread (sim/arrq.h) gives the simulation the requests drawing them
+ * inline gives, byte for byte (CSV, step log, totals, summary), with the
+ * streams of LoRA adapters and images too; a trace's bad line fails the
+ * run at the same request with the same status and message; a run cut
+ * short (sim_cfg.stop) frees a producer that waits on a full ring; a
+ * stream below SIM_ARRIVAL_THREAD_MIN, a closed loop and sessions keep
+ * drawing inline. */
+static void test_arrival_thread(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct arun a, b;
+	struct sim *s;
+	struct err e;
+	char *rows;
+	size_t n, cap = 64 * 6000;
+	int k;
+
+	make_cost(&c, m, 2048, 64, 0);
+	base_cfg(&sc, 2048, 64, 4000);
+	sc.check_invariants = false;
+	poisson_spec(&w, 40, 12000, 10, 200, 7);
+	w.prompt.kind = WL_LOGNORMAL;
+	w.prompt.b = 200;
+	w.lora.adapters = 8;
+	w.lora.zipf_s = 1.1;
+	sc.lora.max_loras = 4;
+	sc.lora.rank = 16;
+	sc.lora.dtype_bytes = 2;
+	arun_go(&sc, &c, &w, false, &a);
+	arun_go(&sc, &c, &w, true, &b);
+	CHECK(a.rc == 0 && !a.threaded && b.threaded, "12,000 Poisson requests: drawn on a thread when asked (%d, %d)",
+	      a.threaded, b.threaded);
+	CHECK(arun_same(&a, &b) && a.t.completed == 12000,
+	      "arrival thread: the same CSV, step log, totals and summary as inline (%llu completed)",
+	      (unsigned long long)b.t.completed);
+	arun_free(&a);
+	arun_free(&b);
+	memset(&sc.lora, 0, sizeof(sc.lora));
+
+	/* a trace whose line 5,001 fails: the same error either way */
+	rows = malloc(cap);
+	for (n = 0, k = 0; k < 6000; k++)
+		n += (size_t)snprintf(rows + n, cap - n, "%.3f,%d,%d,\n", k * 0.02, k == 4999 ? 0 : 100 + k % 50,
+				      20 + k % 7);
+	trace_spec(&w, rows);
+	free(rows);
+	arun_go(&sc, &c, &w, false, &a);
+	arun_go(&sc, &c, &w, true, &b);
+	CHECK(a.rc == -SS_EDATA && b.threaded && arun_same(&a, &b),
+	      "a trace's bad line: the same status and message, after the same requests (%d: %s)", b.rc, b.e.msg);
+	CHECK_STR_CONTAINS(b.e.msg, ":5001: 'prompt_tokens'", "the bad line named");
+	arun_free(&a);
+	arun_free(&b);
+	unlink(w.trace);
+
+	/* a short trace (a file: drawn on a thread whatever its length) */
+	trace_spec(&w, "0.0,100,20,\n0.5,200,30,1\n0.5,300,10,1\n2.0,50,5,\n");
+	arun_go(&sc, &c, &w, false, &a);
+	arun_go(&sc, &c, &w, true, &b);
+	CHECK(b.rc == 0 && b.threaded && arun_same(&a, &b) && b.t.completed == 4,
+	      "a four-line trace: the same on a thread (%llu completed)", (unsigned long long)b.t.completed);
+	arun_free(&a);
+	arun_free(&b);
+	unlink(w.trace);
+
+	/* cut short with the producer asleep on a full ring */
+	poisson_spec(&w, 40, 200000, 10, 200, 7);
+	sc.arrival_thread = true;
+	sc.on_request = stop_rows;
+	sc.stop = &arr_stop;
+	s = NULL;
+	CHECK(sim_new(&sc, &c, &w, &s, &e) == 0 && sim_run(s, &e) == 0 && s->arrq && arr_rows >= 100 &&
+	      s->tot.arrived < 200000, "a run cut short after 100 rows (%llu arrived): its producer stopped",
+	      (unsigned long long)s->tot.arrived);
+	sim_free(s);
+	sc.on_request = NULL;
+	sc.stop = NULL;
+
+	/* not where it does not pay or would not give the same requests */
+	poisson_spec(&w, 40, SIM_ARRIVAL_THREAD_MIN - 1, 10, 200, 7);
+	s = NULL;
+	CHECK(sim_new(&sc, &c, &w, &s, &e) == 0 && sim_run(s, &e) == 0 && !s->arrq,
+	      "%d requests: drawn inline", SIM_ARRIVAL_THREAD_MIN - 1);
+	sim_free(s);
+	wl_spec_defaults(&w);
+	w.process = WL_POISSON;
+	w.rate = 40;
+	w.num_requests = 0;
+	w.sess.count = 10000;
+	w.sess.turns.a = 2;
+	w.sess.think_ms.a = 100;
+	w.prompt.a = 100;
+	w.output.a = 10;
+	s = NULL;
+	CHECK(sim_new(&sc, &c, &w, &s, &e) == 0 && sim_run(s, &e) == 0 && !s->arrq,
+	      "sessions: drawn inline (%llu arrived)", s ? (unsigned long long)s->tot.arrived : 0ULL);
+	sim_free(s);
+	wl_spec_defaults(&w);
+	w.process = WL_CONCURRENCY;
+	w.concurrency = 8;
+	w.num_requests = 20000;
+	w.prompt.kind = w.output.kind = WL_FIXED;
+	w.prompt.a = 100;
+	w.output.a = 10;
+	s = NULL;
+	CHECK(sim_new(&sc, &c, &w, &s, &e) == 0 && sim_run(s, &e) == 0 && !s->arrq,
+	      "a closed loop: drawn inline (%llu completed)", s ? (unsigned long long)s->tot.completed : 0ULL);
+	sim_free(s);
+	sc.arrival_thread = false;
+	cost_release(&c);
+}
+
 /* The hash table starts small and doubles as blocks register: every
  * lookup finds its block whatever the size, evictions (backward-shift
  * deletions) keep it so, and the accounting holds. */
@@ -3916,6 +4092,7 @@ int main(void)
 	test_prefix_cache(&m);
 	test_rejections(&m);
 	test_determinism_and_storm(&m);
+	test_arrival_thread(&m);
 	test_memplan();
 	test_cost_kat(&m);
 	test_dp_attention();

@@ -1,0 +1,233 @@
+/* arrq.c - the arrival stream's producer thread and its ring (arrq.h).
+ *
+ * A fixed ring of ARRQ_SIZE requests.  head counts the requests the
+ * producer has put, tail those the consumer has taken; each is written by
+ * one side only, on a cache line of its own, with release stores read by
+ * acquire loads (a slot is written before head passes it and read before
+ * tail passes it).  Each side keeps its last sight of the other's index and
+ * reloads it only when that sight says full (producer) or empty
+ * (consumer), so in steady state neither side reads the other's line.
+ *
+ * Sleeping.  A side that finds the ring empty (the consumer, after a
+ * short spin) or full (the producer, at once: it is ahead) raises its
+ * `waiting` flag and, under the mutex, loads the other side's index again
+ * before it waits on its condition variable.  The other side, after
+ * moving its index, adds nothing to it (a read-modify-write) and loads
+ * that flag.  All four are seq_cst, so they fall in one total order: if
+ * the sleeper's load comes after the read-modify-write it sees the index
+ * moved, else the mover's load comes after the raised flag and sees it,
+ * takes and drops the mutex (which the sleeper holds from raising its flag
+ * to its wait: the sleeper then waits) and signals.  (No standalone
+ * fences: ThreadSanitizer follows read-modify-writes.)  The
+ * producer looks every ARRQ_BATCH puts and whenever it stops; the consumer
+ * every ARRQ_SIZE / 2 takes, which a full ring's sleeping producer is
+ * sure to see come (it slept with ARRQ_SIZE requests ahead), so it wakes
+ * with half the ring free: one wake-up per ARRQ_SIZE / 2 requests, not a
+ * system call per request.  On one core the same holds, only slower: the
+ * producer fills the ring whenever it runs. */
+#include "sim/arrq.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/alloc.h"
+
+/* requests the ring holds (a power of two): 4,096 x sizeof(struct
+ * wl_req) = 416 KiB, within one core's L2 */
+#define ARRQ_SIZE ((uint64_t)4096)
+#define ARRQ_MASK (ARRQ_SIZE - 1)
+/* the producer looks for a sleeping consumer every ARRQ_BATCH puts */
+#define ARRQ_BATCH ((uint64_t)32)
+/* reloads of head an empty ring's consumer spins through before it sleeps */
+#define ARRQ_SPIN 512
+#define ARRQ_LINE 64
+
+struct arrq {
+	struct wl_gen *g;
+	struct wl_req *ring;
+	pthread_t th;
+	pthread_mutex_t m;
+	pthread_cond_t data, room;
+	char pad0[ARRQ_LINE];
+	/* the producer's: requests put, its sight of tail, whether it sleeps
+	 * for room, and the stream's end (done: end_rc and err are set) */
+	atomic_uint_fast64_t head;
+	uint64_t p_tail;
+	atomic_bool prod_waiting, done;
+	int end_rc;
+	struct err err;
+	char pad1[ARRQ_LINE];
+	/* the consumer's: requests taken, its sight of head, whether it
+	 * sleeps for data */
+	atomic_uint_fast64_t tail;
+	uint64_t c_tail, c_head;
+	atomic_bool cons_waiting;
+	char pad2[ARRQ_LINE];
+	atomic_bool stop; /* (on a line of its own: read at every put) */
+	char pad3[ARRQ_LINE];
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* After a move of this side's index: the other side woken if it sleeps
+ * (the protocol above). */
+static void wake_if(struct arrq *q, atomic_uint_fast64_t *index, atomic_bool *waiting, pthread_cond_t *cv)
+{
+	atomic_fetch_add_explicit(index, 0, memory_order_seq_cst);
+	if (atomic_load_explicit(waiting, memory_order_seq_cst)) {
+		pthread_mutex_lock(&q->m);
+		pthread_mutex_unlock(&q->m);
+		pthread_cond_signal(cv);
+	}
+}
+
+/* The producer at h puts with the ring full: sleeps until there is room
+ * (true) or arrq_free stops it (false). */
+static bool wait_room(struct arrq *q, uint64_t h)
+{
+	bool room;
+
+	wake_if(q, &q->head, &q->cons_waiting, &q->data);
+	pthread_mutex_lock(&q->m);
+	atomic_store_explicit(&q->prod_waiting, true, memory_order_seq_cst);
+	for (;;) {
+		q->p_tail = atomic_load_explicit(&q->tail, memory_order_seq_cst);
+		room = h - q->p_tail < ARRQ_SIZE;
+		if (room || atomic_load_explicit(&q->stop, memory_order_relaxed))
+			break;
+		pthread_cond_wait(&q->room, &q->m);
+	}
+	atomic_store_explicit(&q->prod_waiting, false, memory_order_relaxed);
+	pthread_mutex_unlock(&q->m);
+	return room;
+}
+
+static void *producer(void *arg)
+{
+	struct arrq *q = arg;
+	uint64_t h = 0;
+	int rc = 0;
+
+	while (!atomic_load_explicit(&q->stop, memory_order_relaxed)) {
+		if (h - q->p_tail == ARRQ_SIZE && !wait_room(q, h))
+			break;
+		/* (the slot is free: tail is past it) */
+		if ((rc = wl_gen_next(q->g, 0, &q->ring[h & ARRQ_MASK], &q->err)) <= 0)
+			break;
+		atomic_store_explicit(&q->head, ++h, memory_order_release);
+		if (h % ARRQ_BATCH == 0)
+			wake_if(q, &q->head, &q->cons_waiting, &q->data);
+	}
+	q->end_rc = rc < 0 ? rc : 0;
+	atomic_store_explicit(&q->done, true, memory_order_seq_cst);
+	wake_if(q, &q->head, &q->cons_waiting, &q->data);
+	return NULL;
+}
+
+struct arrq *arrq_start(struct wl_gen *g)
+{
+	struct arrq *q = xcalloc(1, sizeof(*q));
+
+	q->g = g;
+	q->ring = xmalloc(xmul(ARRQ_SIZE, sizeof(*q->ring)));
+	atomic_init(&q->head, 0);
+	atomic_init(&q->tail, 0);
+	atomic_init(&q->prod_waiting, false);
+	atomic_init(&q->done, false);
+	atomic_init(&q->cons_waiting, false);
+	atomic_init(&q->stop, false);
+	if (pthread_mutex_init(&q->m, NULL) != 0)
+		goto fail;
+	if (pthread_cond_init(&q->data, NULL) != 0)
+		goto fail_m;
+	if (pthread_cond_init(&q->room, NULL) != 0)
+		goto fail_data;
+	if (pthread_create(&q->th, NULL, producer, q) != 0)
+		goto fail_room;
+	return q;
+fail_room:
+	pthread_cond_destroy(&q->room);
+fail_data:
+	pthread_cond_destroy(&q->data);
+fail_m:
+	pthread_mutex_destroy(&q->m);
+fail:
+	free(q->ring);
+	free(q);
+	return NULL;
+}
+
+/* The consumer at t finds its sight of head says empty: true once a
+ * request is there (c_head past t), false when the stream has ended. */
+static bool wait_data(struct arrq *q, uint64_t t)
+{
+	int k;
+
+	if (atomic_load_explicit(&q->done, memory_order_acquire))
+		return (q->c_head = atomic_load_explicit(&q->head, memory_order_acquire)) != t;
+	for (k = 0; k < ARRQ_SPIN; k++) {
+		if ((q->c_head = atomic_load_explicit(&q->head, memory_order_acquire)) != t)
+			return true;
+		cpu_relax();
+	}
+	wake_if(q, &q->tail, &q->prod_waiting, &q->room);
+	pthread_mutex_lock(&q->m);
+	atomic_store_explicit(&q->cons_waiting, true, memory_order_seq_cst);
+	for (;;) {
+		if ((q->c_head = atomic_load_explicit(&q->head, memory_order_seq_cst)) != t)
+			break;
+		/* (done after head, and head again after done: the last
+		 * requests are put before done) */
+		if (atomic_load_explicit(&q->done, memory_order_seq_cst)) {
+			q->c_head = atomic_load_explicit(&q->head, memory_order_acquire);
+			break;
+		}
+		pthread_cond_wait(&q->data, &q->m);
+	}
+	atomic_store_explicit(&q->cons_waiting, false, memory_order_relaxed);
+	pthread_mutex_unlock(&q->m);
+	return q->c_head != t;
+}
+
+int arrq_next(struct arrq *q, struct wl_req *out, struct err *e)
+{
+	uint64_t t = q->c_tail;
+
+	if (t == q->c_head && !wait_data(q, t)) {
+		if (q->end_rc < 0 && e)
+			*e = q->err;
+		return q->end_rc;
+	}
+	*out = q->ring[t & ARRQ_MASK];
+	q->c_tail = ++t;
+	atomic_store_explicit(&q->tail, t, memory_order_release);
+	if (t % (ARRQ_SIZE / 2) == 0)
+		wake_if(q, &q->tail, &q->prod_waiting, &q->room);
+	return 1;
+}
+
+void arrq_free(struct arrq *q)
+{
+	if (!q)
+		return;
+	atomic_store_explicit(&q->stop, true, memory_order_relaxed);
+	pthread_mutex_lock(&q->m);
+	pthread_cond_signal(&q->room);
+	pthread_mutex_unlock(&q->m);
+	pthread_join(q->th, NULL);
+	pthread_cond_destroy(&q->room);
+	pthread_cond_destroy(&q->data);
+	pthread_mutex_destroy(&q->m);
+	free(q->ring);
+	free(q);
+}
