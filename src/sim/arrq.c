@@ -36,7 +36,7 @@
 #include "base/alloc.h"
 
 /* requests the ring holds (a power of two): 4,096 x sizeof(struct
- * wl_req) = 416 KiB, within one core's L2 */
+ * wl_req) = 384 KiB, within one core's L2 */
 #define ARRQ_SIZE ((uint64_t)4096)
 #define ARRQ_MASK (ARRQ_SIZE - 1)
 /* the producer looks for a sleeping consumer every ARRQ_BATCH puts */
@@ -60,13 +60,14 @@ struct arrq {
 	int end_rc;
 	struct err err;
 	char pad1[ARRQ_LINE];
-	/* the consumer's: requests taken, its sight of head, whether it
-	 * sleeps for data */
+	/* the consumer's: requests taken, its sight of head */
 	atomic_uint_fast64_t tail;
 	uint64_t c_tail, c_head;
-	atomic_bool cons_waiting;
 	char pad2[ARRQ_LINE];
-	atomic_bool stop; /* (on a line of its own: read at every put) */
+	/* seldom written, read by the producer at every put (stop) and every
+	 * ARRQ_BATCH puts: on a line of their own, not tail's, which moves at
+	 * every take: whether the consumer sleeps for data, arrq_free's stop */
+	atomic_bool cons_waiting, stop;
 	char pad3[ARRQ_LINE];
 };
 
