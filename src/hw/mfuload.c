@@ -197,6 +197,26 @@ static int load_attn_merge(struct lazy_pack *lp, enum mfupack_sec sec, const cha
 	return 0;
 }
 
+/* A collection's table of one attention kind (file.csv.gz under base/coll)
+ * merged into *cfg / *n and part p labelled with it, unless p has its
+ * source already or the collection has no such file. */
+static int load_attn_kind(struct lazy_pack *lp, struct mfu_tables *t, enum mfu_part p,
+			  enum mfupack_sec sec, bool prefill, const char *base, const char *gtab,
+			  const char *coll, const char *file, struct mfu_attn_cfg **cfg, size_t *n,
+			  struct err *e)
+{
+	char path[900];
+	int rc;
+
+	FMT(path, "%.700s/%.63s/%.24s.csv.gz", base, coll, file);
+	if (t->src[p][0] || !paths_exists(path))
+		return 0;
+	if ((rc = load_attn_merge(lp, sec, path, prefill, cfg, n, e)) < 0)
+		return rc;
+	set_src(t, p, gtab, coll, file);
+	return 0;
+}
+
 /* A collection's sliding-window table at path into *out / *n, rebased on
  * the dense table of the same collection (dense_path): the one loaded into
  * *dense already when it came from this collection (dense_src is its
@@ -489,13 +509,9 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 			set_src(t, MFU_P_GEMM_FP8, g->tables, cs[i].name, "gemm");
 		if (got & (1u << DT_FP4))
 			set_src(t, MFU_P_GEMM_FP4, g->tables, cs[i].name, "gemm");
-		FMT(path, "%.700s/%.63s/attn_prefill.csv.gz", base, cs[i].name);
-		if (!t->src[MFU_P_ATTN_PREFILL][0] && paths_exists(path)) {
-			if ((rc = load_attn_merge(&lp, MFUPACK_ATTN_PREFILL, path, true, &t->prefill,
-						 &t->nprefill, e)) < 0)
-				goto fail_pack;
-			set_src(t, MFU_P_ATTN_PREFILL, g->tables, cs[i].name, "attn_prefill");
-		}
+		if ((rc = load_attn_kind(&lp, t, MFU_P_ATTN_PREFILL, MFUPACK_ATTN_PREFILL, true, base, g->tables, cs[i].name,
+					 "attn_prefill", &t->prefill, &t->nprefill, e)) < 0)
+			goto fail_pack;
 		FMT(path, "%.700s/%.63s/attn_decode.csv.gz", base, cs[i].name);
 		if (!t->src[MFU_P_ATTN_DECODE][0] && paths_exists(path)) {
 			if ((rc = load_attn_merge(&lp, MFUPACK_ATTN_DECODE, path, false, &t->decode,
@@ -521,27 +537,15 @@ int mfu_load_opt(struct mfu_tables *t, const char *data_dir, const struct gpu_sp
 				goto fail_pack;
 			set_src(t, MFU_P_ALLREDUCE, g->tables, cs[i].name, "allreduce");
 		}
-		FMT(path, "%.700s/%.63s/mla_prefill.csv.gz", base, cs[i].name);
-		if (!t->src[MFU_P_MLA_PREFILL][0] && paths_exists(path)) {
-			if ((rc = load_attn_merge(&lp, MFUPACK_MLA_PREFILL, path, true, &t->mla_prefill,
-						 &t->nmla_prefill, e)) < 0)
-				goto fail_pack;
-			set_src(t, MFU_P_MLA_PREFILL, g->tables, cs[i].name, "mla_prefill");
-		}
-		FMT(path, "%.700s/%.63s/mla_decode.csv.gz", base, cs[i].name);
-		if (!t->src[MFU_P_MLA_DECODE][0] && paths_exists(path)) {
-			if ((rc = load_attn_merge(&lp, MFUPACK_MLA_DECODE, path, false, &t->mla_decode,
-						 &t->nmla_decode, e)) < 0)
-				goto fail_pack;
-			set_src(t, MFU_P_MLA_DECODE, g->tables, cs[i].name, "mla_decode");
-		}
-		FMT(path, "%.700s/%.63s/mla_prefill_absorbed.csv.gz", base, cs[i].name);
-		if (!t->src[MFU_P_MLA_PREFILL_ABS][0] && paths_exists(path)) {
-			if ((rc = load_attn_merge(&lp, MFUPACK_MLA_PREFILL_ABS, path, true, &t->mla_prefill_abs,
-						 &t->nmla_prefill_abs, e)) < 0)
-				goto fail_pack;
-			set_src(t, MFU_P_MLA_PREFILL_ABS, g->tables, cs[i].name, "mla_prefill_absorbed");
-		}
+		if ((rc = load_attn_kind(&lp, t, MFU_P_MLA_PREFILL, MFUPACK_MLA_PREFILL, true, base, g->tables, cs[i].name,
+					 "mla_prefill", &t->mla_prefill, &t->nmla_prefill, e)) < 0)
+			goto fail_pack;
+		if ((rc = load_attn_kind(&lp, t, MFU_P_MLA_DECODE, MFUPACK_MLA_DECODE, false, base, g->tables, cs[i].name,
+					 "mla_decode", &t->mla_decode, &t->nmla_decode, e)) < 0)
+			goto fail_pack;
+		if ((rc = load_attn_kind(&lp, t, MFU_P_MLA_PREFILL_ABS, MFUPACK_MLA_PREFILL_ABS, true, base, g->tables, cs[i].name,
+					 "mla_prefill_absorbed", &t->mla_prefill_abs, &t->nmla_prefill_abs, e)) < 0)
+			goto fail_pack;
 		for (k = 0; k < 2; k++) {
 			/* sliding-window tables: the first collection that has them,
 			 * rebased on its own dense rows */
