@@ -7,7 +7,6 @@
  * are made. */
 #include <assert.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,18 +204,6 @@ static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr
 		}
 	}
 	return t;
-}
-
-/* Append to part s's source line (the run header's "tables" line), cut at
- * its 512 bytes as snprintf cuts. */
-void cost_src_add(struct cost_model *c, enum cost_src s, const char *fmt, ...)
-{
-	size_t n = strlen(c->src[s]);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(c->src[s] + n, sizeof(c->src[0]) - n, fmt, ap);
-	va_end(ap);
 }
 
 const char *cost_src_name(enum cost_src s)

@@ -314,7 +314,7 @@ struct step_desc {
 	bool moe_extend;
 };
 
-/* Append printf-style text to part s's source line (cost.c). */
+/* Append printf-style text to part s's source line (srcnote.c). */
 void cost_src_add(struct cost_model *c, enum cost_src s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Components, exposed for tests and reports. */

@@ -99,7 +99,7 @@ void cost_gemm_note(struct cost_model *c);
 /* A dense linear as the engine dispatches it: with c->tbs a block-fp8
  * one (dt fp8, not batched) without a config of its own at the Triton
  * default, with c->cbs a block-fp8 one on vLLM's CUTLASS kernel
- * (cutlassbs.c), else cost_gemm_col_s (col: as there); gemm.c. */
+ * (cutlassbs.c), else cost_gemm_col_s (col: as there); linear.c. */
 double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
 			 double n, double k, double batch);
 

@@ -3,6 +3,7 @@
  * fallback prices the component). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cost/costmodel.h"
 #include "cost/kern.h"
@@ -32,4 +33,16 @@ void cost_part_note(const struct cost_model *c, bool own, char *note, size_t cap
 	else if (g->tables_of[0])
 		snprintf(note, cap, " (%.40s's roofline efficiency on %.40s%s)", g->tables_of, g->id,
 			 g->compute_eff_scale > 1 ? ", compute-bound x compute_eff_scale" : "");
+}
+
+/* Append to part s's source line (the run header's "tables" line), cut at
+ * its 512 bytes as snprintf cuts. */
+void cost_src_add(struct cost_model *c, enum cost_src s, const char *fmt, ...)
+{
+	size_t n = strlen(c->src[s]);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->src[s] + n, sizeof(c->src[0]) - n, fmt, ap);
+	va_end(ap);
 }
