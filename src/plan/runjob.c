@@ -1,10 +1,25 @@
 /* runjob.c - what `servesim run` simulates, built in one call (runjob.h). */
+#define _GNU_SOURCE
 #include "plan/runjob.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/sim.h"
+
+/* Whether this process may run on a second CPU (its affinity mask, as
+ * `taskset` sets it; else the CPUs online): with one, a producer thread
+ * only takes turns with the simulation and costs its switches. */
+static bool second_cpu(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set) >= 2;
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
 
 int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e)
 {
@@ -33,8 +48,8 @@ int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e)
 	j->sc.exact_percentiles = s->exact_percentiles;
 	j->sc.no_segments = s->no_segments;
 	/* one simulation in the process: its open-loop arrivals drawn ahead
-	 * on the second core (sim_cfg.arrival_thread) */
-	j->sc.arrival_thread = !s->no_arrival_thread;
+	 * on the second core (sim_cfg.arrival_thread), where it may use one */
+	j->sc.arrival_thread = !s->no_arrival_thread && second_cpu();
 	if ((rc = scenflags_run_build(s->ex, sf->allow_invalid, &j->x, &j->sc, &j->draft, e)) < 0)
 		return rc;
 	if (s->requests_out) {
