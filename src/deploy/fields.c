@@ -124,10 +124,10 @@ static const struct deploy_field rows[DEPLOY__COUNT] = {
 		"Hopper run its CUTLASS block-scaled GEMM", 0, OFF(no_deep_gemm), DEPLOY_G_ENGINE, NULL, true},
 	/* SGLang's server arguments (python/sglang/srt/server_args.py:
 	 * enable_dp_lm_head False, moe_dense_tp_size None, choices [1]) */
-	[DEPLOY_DP_LM_HEAD] = {"enable_dp_lm_head", {"--enable-dp-lm-head"}, NULL, DEPLOY_ON, 0, 1, false, 0, "off", NULL,
+	[DEPLOY_DP_LM_HEAD] = {"enable_dp_lm_head", {"--enable-dp-lm-head"}, "enable_dp_lm_head", DEPLOY_ON, 0, 1, false, 0, "off", NULL,
 		"under attention DP, the LM head vocab-parallel over each rank's own TP group, not all GPUs (no "
 		"gather of the ranks' logits)", 0, OFF(sglang_dp_lm_head), DEPLOY_G_SGLANG, NULL, true},
-	[DEPLOY_MOE_DENSE_TP_SIZE] = {"moe_dense_tp_size", {"--moe-dense-tp-size"}, NULL, DEPLOY_INT, 1, 1, false, 0,
+	[DEPLOY_MOE_DENSE_TP_SIZE] = {"moe_dense_tp_size", {"--moe-dense-tp-size"}, "moe_dense_tp_size", DEPLOY_INT, 1, 1, false, 0,
 		"all GPUs", "1", "under attention DP, 1 keeps the dense FFN layers on each rank's own GPUs, not split "
 		"over all GPUs", 0, OFF(moe_dense_tp_size), DEPLOY_G_SGLANG, NULL, true},
 };

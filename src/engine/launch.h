@@ -26,6 +26,10 @@ struct launch_in {
 	bool eplb;
 	int eplb_redundant;
 	int64_t eplb_interval;
+	/* engine flags as given: vLLM without DeepGEMM (VLLM_USE_DEEP_GEMM=0),
+	 * SGLang's attention-DP layout (--enable-dp-lm-head,
+	 * --moe-dense-tp-size 1) */
+	bool no_deep_gemm, dp_lm_head, moe_dense_tp1;
 };
 
 /* An engine's launch lines (engine_type.launch, src/engine/<name>.c): one

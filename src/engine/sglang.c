@@ -1062,6 +1062,10 @@ static void sglang_common(const struct launch_in *in, struct sbuf *o)
 	sb_printf(o, " --tp %d", in->moe ? in->par.tp * in->par.dp : in->par.tp);
 	if (in->par.dp > 1)
 		sb_printf(o, " --dp-size %d%s", in->par.dp, dp_attention ? " --enable-dp-attention" : "");
+	if (dp_attention && in->dp_lm_head)
+		sb_puts(o, " --enable-dp-lm-head");
+	if (dp_attention && in->moe_dense_tp1)
+		sb_puts(o, " --moe-dense-tp-size 1");
 	if (in->par.ep > 1)
 		sb_printf(o, " --ep-size %d", in->par.ep);
 	if (in->eplb) {
@@ -1092,7 +1096,8 @@ static void sglang_common(const struct launch_in *in, struct sbuf *o)
 /* SGLang (server arguments): --tp counts every GPU of the engine; with
  * --enable-dp-attention, --dp-size splits them into attention-DP ranks
  * (without it, --dp-size runs replicas behind SGLang's data-parallel
- * router); --ep-size, --pp-size, --quantization fp8, --kv-cache-dtype
+ * router); with attention DP, --enable-dp-lm-head and --moe-dense-tp-size
+ * 1 as given; --ep-size, --pp-size, --quantization fp8, --kv-cache-dtype
  * fp8_e4m3, --max-running-requests, --chunked-prefill-size; MTP as SGLang's
  * DeepSeek guide gives it: --speculative-algorithm EAGLE with K steps, top-k
  * 1 and K + 1 draft tokens; P/D with --disaggregation-mode prefill|decode

@@ -408,7 +408,7 @@ static const struct cost_engine vllm_cost = {
 
 static void vllm_common(const struct launch_in *in, struct sbuf *o)
 {
-	sb_puts(o, "vllm serve ");
+	sb_puts(o, in->no_deep_gemm ? "VLLM_USE_DEEP_GEMM=0 vllm serve " : "vllm serve ");
 	sb_put_shell(o, in->model);
 	sb_printf(o, " --tensor-parallel-size %d", in->par.tp);
 	if (in->par.pp > 1)
@@ -444,7 +444,8 @@ static void vllm_common(const struct launch_in *in, struct sbuf *o)
  * load balancer, attention DP for an MoE model), --enable-expert-parallel
  * (EP = TP x DP), --quantization fp8 (online FP8 of a 16-bit checkpoint),
  * --kv-cache-dtype fp8, --max-num-seqs, --max-num-batched-tokens,
- * --speculative-config '{"method":"mtp","num_speculative_tokens":K}'; P/D
+ * --speculative-config '{"method":"mtp","num_speculative_tokens":K}'
+ * (VLLM_USE_DEEP_GEMM=0 in front for --no-deep-gemm); P/D
  * through a KV connector (--kv-transfer-config, NixlConnector) and a proxy
  * that sends each request to a prefill then a decode instance. */
 static void vllm_launch(const struct launch_in *in, struct sbuf *o)

@@ -110,6 +110,8 @@ void experiment_scenario(const struct experiment *x, const struct model_cfg *m,
 	sc->k.gpu_memory_utilization = x->k.gpu_memory_utilization;
 	sc->k.prefix_caching = x->k.prefix_caching;
 	sc->k.no_deep_gemm = x->k.no_deep_gemm;
+	sc->k.sglang_dp_lm_head = x->k.sglang_dp_lm_head;
+	sc->k.moe_dense_tp_size = x->k.moe_dense_tp_size;
 	sc->tier0_off = o->tier0_off;
 	sc->ov = o->ov;
 	sc->host_scaled = o->host_scaled;

@@ -98,6 +98,11 @@ static int parse_engine(const struct json *o, const char *ctx, struct experiment
 		return err_set(e, SS_EDATA, "%s: 'no_deep_gemm' is %s's: give \"name\": \"%s\"", c2, owner->title,
 			       owner->name);
 	}
+	if (!(en->knobs & ENGINE_KNOB_DP_LM_HEAD) && (json_get(o, "enable_dp_lm_head") || json_get(o, "moe_dense_tp_size"))) {
+		const struct engine_type *owner = engine_owner(ENGINE_KNOB_DP_LM_HEAD);
+		return err_set(e, SS_EDATA, "%s: 'enable_dp_lm_head' and 'moe_dense_tp_size' are %s's: give \"name\": \"%s\"",
+			       c2, owner->title, owner->name);
+	}
 	if (!(en->knobs & ENGINE_KNOB_MEM_FRACTION) && json_get(o, "mem_fraction_static")) {
 		const struct engine_type *owner = engine_owner(ENGINE_KNOB_MEM_FRACTION);
 		return err_set(e, SS_EDATA, "%s: 'mem_fraction_static' is %s's: give \"name\": \"%s\"", c2, owner->title,
@@ -629,6 +634,8 @@ static void copy_layout(const struct experiment *base, struct experiment *x)
 	x->k.gpu_memory_utilization = base->k.gpu_memory_utilization;
 	x->k.prefix_caching = base->k.prefix_caching;
 	x->k.no_deep_gemm = base->k.no_deep_gemm;
+	x->k.sglang_dp_lm_head = base->k.sglang_dp_lm_head;
+	x->k.moe_dense_tp_size = base->k.moe_dense_tp_size;
 }
 
 /* model, GPU, parallelism and engine settings of base, for results that do

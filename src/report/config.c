@@ -190,7 +190,13 @@ void out_config_json(struct jw *w, const struct out_config *c)
 		jw_int(w, "max_running_requests", c->max_running_requests);
 		jw_str(w, "schedule_policy", c->sglang_lpm ? "lpm" : "fcfs");
 		jw_bool(w, "overlap_schedule", c->overlap_schedule);
+		if (sc->k.sglang_dp_lm_head) /* (absent: off) */
+			jw_bool(w, "enable_dp_lm_head", true);
+		if (sc->k.moe_dense_tp_size) /* (absent: the dense layers over all GPUs) */
+			jw_int(w, "moe_dense_tp_size", sc->k.moe_dense_tp_size);
 	}
+	if (sc->k.no_deep_gemm) /* (absent: vLLM with DeepGEMM) */
+		jw_bool(w, "no_deep_gemm", true);
 	if (sc->k.kv_offloading_gib > 0) { /* KV offload: the flags as given */
 		jw_num(w, "kv_offloading_size_gib", sc->k.kv_offloading_gib);
 		jw_str(w, "kv_offloading_backend", sc->kv_offloading_backend == KV_OFFLOAD_LMCACHE ? "lmcache" : "native");

@@ -158,6 +158,11 @@ static void launch_lines(const struct search_report *R, const struct search_outc
 		in.eplb_redundant = R->eplb->par.ep_redundant;
 		in.eplb_interval = R->eplb->eplb_interval;
 	}
+	if (R->knobs) {
+		in.no_deep_gemm = R->knobs->no_deep_gemm;
+		in.dp_lm_head = R->knobs->sglang_dp_lm_head;
+		in.moe_dense_tp1 = R->knobs->moe_dense_tp_size == 1;
+	}
 	if (r->d.replicas > 1)
 		sb_printf(o, "# %d replicas behind a router, each:\n", r->d.replicas);
 	if (search_mixed(&r->d))
@@ -570,6 +575,7 @@ void search_report_of(const struct search_run *r, const struct search_req *q, in
 	R->prices = r->have_prices ? &r->prices : NULL;
 	R->conf = r->conf;
 	R->eplb = r->base[0].eplb ? &r->base[0] : NULL;
+	R->knobs = &r->base[0].k;
 }
 
 /* an sbuf's text onto f */

@@ -36,6 +36,7 @@ struct search_report {
 	const struct acc_confidence *conf; /* per outcome: its stated confidence (accuracy.h) */
 	/* --enable-eplb, for the launch lines (the settings as resolved) */
 	const struct scenario *eplb;    /* NULL: off */
+	const struct deploy_knobs *knobs; /* the engine flags as given (the launch lines') */
 };
 
 /* The report of a finished search r (rank 0) of q, with launch lines for

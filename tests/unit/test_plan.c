@@ -226,7 +226,7 @@ static void launch(const char *name, const struct launch_in *in, struct sbuf *sb
 static void test_launch(void)
 {
 	struct launch_in in = {"deepseek-ai/DeepSeek-V3", "fp8", {.tp = 4, .pp = 1, .dp = 2, .ep = 8},
-			       DT_FP8, DT_FP8, 256, 0, 0, 0, 0, true, false, 0, 0};
+			       DT_FP8, DT_FP8, 256, 0, 0, 0, 0, true, false, 0, 0, false, false, false};
 	struct sbuf sb;
 
 	sb_init(&sb);
@@ -261,9 +261,20 @@ static void test_launch(void)
 	launch("sglang", &in, &sb);
 	CHECK(strstr(sb.buf, " --ep-size 8 --enable-eplb --ep-num-redundant-experts 32 "
 			     "--eplb-rebalance-num-iterations 500") != NULL, "SGLang EPLB: %s", sb.buf);
+	/* engine flags as given: SGLang's attention-DP layout (only with DP
+	 * attention), vLLM without DeepGEMM (its environment switch) */
+	in.dp_lm_head = true;
+	in.moe_dense_tp1 = true;
+	in.no_deep_gemm = true;
+	launch("sglang", &in, &sb);
+	CHECK(strstr(sb.buf, " --enable-dp-attention --enable-dp-lm-head --moe-dense-tp-size 1 --ep-size 8") != NULL,
+	      "SGLang --enable-dp-lm-head and --moe-dense-tp-size 1 with DP attention: %s", sb.buf);
+	launch("vllm", &in, &sb);
+	CHECK(strncmp(sb.buf, "VLLM_USE_DEEP_GEMM=0 vllm serve ", 32) == 0, "vLLM --no-deep-gemm: %s", sb.buf);
 	/* dense replicas: --data-parallel-size / --dp-size, no DP attention */
 	in = (struct launch_in){"meta-llama/Llama-3.1-8B-Instruct", "", {.tp = 1, .pp = 1, .dp = 4, .ep = 1},
-				DT_BF16, DT_BF16, 1024, 8192, 0, 0, 0, false, false, 0, 0};
+				DT_BF16, DT_BF16, 1024, 8192, 0, 0, 0, false, false, 0, 0, false, false, false};
+	in.dp_lm_head = true; /* (no DP attention: no flag) */
 	launch("vllm", &in, &sb);
 	CHECK(strcmp(sb.buf, "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 1 "
 			     "--data-parallel-size 4 --max-num-seqs 1024 --max-num-batched-tokens 8192\n") == 0,
@@ -273,7 +284,7 @@ static void test_launch(void)
 			     "--dp-size 4 --max-running-requests 1024 --chunked-prefill-size 8192\n") == 0,
 	      "SGLang dense DP replicas: %s", sb.buf);
 	in = (struct launch_in){"meta-llama/Llama-3.1-70B-Instruct", "", {.tp = 2, .pp = 1, .dp = 1, .ep = 1},
-				DT_FP8, DT_BF16, 1024, 0, 0, 1, 2, false, false, 0, 0};
+				DT_FP8, DT_BF16, 1024, 0, 0, 1, 2, false, false, 0, 0, false, false, false};
 	launch("vllm", &in, &sb);
 	CHECK(strstr(sb.buf, "--quantization fp8") && strstr(sb.buf, "NixlConnector") &&
 		      strstr(sb.buf, "# 2 decode instances:"),
