@@ -121,6 +121,10 @@ struct cost_cfg {
 	 * its CUTLASS block-scaled GEMM (cost/cutlassbs.c: vLLM on Hopper
 	 * without DeepGEMM): NULL: no; else why */
 	const char *cutlass_bs;
+	/* that path pads each call's quantised activations and their scales
+	 * to a multiple of 4 rows in fresh buffers, whatever the rows
+	 * (cutlassbs.c cost_cbs_pad_s): NULL: no; else why */
+	const char *cutlass_bs_pad;
 	/* the engine runs the decoder's attention on vLLM's Triton unified
 	 * attention kernel where its tables time FlashAttention (cost/
 	 * tritonattn.c: vLLM on SM 8.x for a model with attention sinks):

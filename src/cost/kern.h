@@ -119,8 +119,11 @@ void cost_tbs_note(struct cost_model *c);
  * (cost_cfg.cutlass_bs) for the checkpoint's block-fp8 linears and a
  * collection holds one; 0 or a negative status (a bad table). */
 int cost_cbs_init(struct cost_model *c, const char *data_dir, struct err *e);
-/* One m x n x k call on it, seconds (c->cbs set). */
+/* One m x n x k call on it, seconds (c->cbs set): the table, plus
+ * cost_cbs_pad_s where the engine pads every call (cost_cfg.cutlass_bs_pad). */
 double cost_cbs_s(const struct cost_model *c, double m, double n, double k);
+/* The four padding copies of one call of m rows of K, seconds. */
+double cost_cbs_pad_s(const struct cost_model *c, double m, double k);
 void cost_cbs_release(struct cost_model *c);
 /* Its part of the GEMM line. */
 void cost_cbs_note(struct cost_model *c);

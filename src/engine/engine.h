@@ -223,6 +223,11 @@ struct engine_type {
 	 * cost/cutlassbs.c), or NULL where they run the kernels its GEMM
 	 * tables price; NULL hook: never */
 	const char *(*block_fp8_cutlass)(const struct scenario *sc);
+	/* why that CUTLASS path copies every call's activations and scales
+	 * into fresh buffers padded to a multiple of 4 rows
+	 * (cost_cfg.cutlass_bs_pad, cost/cutlassbs.c), or NULL; NULL hook:
+	 * never */
+	const char *(*block_fp8_cutlass_pad)(const struct scenario *sc);
 	/* why it runs sc's model's decoder attention on vLLM's Triton unified
 	 * attention kernel where its tables time FlashAttention on sc's GPU
 	 * (cost_cfg.triton_attn, cost/tritonattn.c), or NULL; NULL hook:

@@ -573,6 +573,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.rocm_triton_bs = en->rocm_triton_bs ? en->rocm_triton_bs(s) : COST_TBS_OFF;
 	cc.mxfp4_scales_kept = en->mxfp4_scales_kept ? en->mxfp4_scales_kept(s) : NULL;
 	cc.cutlass_bs = en->block_fp8_cutlass ? en->block_fp8_cutlass(s) : NULL;
+	cc.cutlass_bs_pad = cc.cutlass_bs && en->block_fp8_cutlass_pad ? en->block_fp8_cutlass_pad(s) : NULL;
 	cc.triton_attn = en->triton_attn ? en->triton_attn(s) : NULL;
 	cc.moe_dg_padded = en->moe_dg_padded ? en->moe_dg_padded(s) : NULL;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &lay, &cc, data_dir, e)) < 0)

@@ -613,6 +613,23 @@ static const char *vllm_block_fp8_cutlass(const struct scenario *sc)
 	return "vLLM without DeepGEMM on Hopper: W8A8BlockFp8LinearOp._run_cutlass";
 }
 
+/* vLLM 0.11.0's padded_cutlass (fp8_utils.py, from PR 23280, which moved
+ * the SM90 block-fp8 kernel onto upstream CUTLASS, whose block-scaled
+ * mainloop needs M % 4 == 0) allocates a zeroed fp8 copy of the quantised
+ * activations and a ones-filled copy of their column-major scales at the
+ * padded row count and copies both in, on every call, aligned or not:
+ * four memory kernels before each GEMM.  PR 28492 (2025-11, "Avoid M dim
+ * padding to 4x for most cases", DeepSeek-R1-FP8 on 8x H200 at batch 32:
+ * TPOT 31.41 -> 30.40 ms) copies only where the rows are unaligned; taken
+ * as first in 0.11.1.  aiconfigurator's collections (0.14.0, 0.19.0) time
+ * the later form. */
+static const char *vllm_block_fp8_cutlass_pad(const struct scenario *sc)
+{
+	if (!engine_version_before(sc->engine_version, "0.11.1"))
+		return NULL;
+	return "vLLM < 0.11.1: padded_cutlass copies every call's activations and scales, until PR 28492";
+}
+
 /* vLLM's attention backend for a model with attention sinks (gpt-oss):
  * get_attn_backend_cls (vllm/platforms/cuda.py, 0.10.1-0.11) returns
  * TRITON_ATTN on SM 8.x ("if has_sink and not
@@ -876,5 +893,6 @@ const struct engine_type engine_vllm = {
 	.mxfp4_scales_kept = vllm_mxfp4_scales_kept,
 	.moe_dg_padded = vllm_moe_dg_padded,
 	.block_fp8_cutlass = vllm_block_fp8_cutlass,
+	.block_fp8_cutlass_pad = vllm_block_fp8_cutlass_pad,
 	.triton_attn = vllm_triton_attn,
 };

@@ -430,6 +430,53 @@ static void test_deepgemm_padded(void)
 	free(m);
 }
 
+/* vLLM without DeepGEMM runs DeepSeek-R1's block-fp8 linears on Hopper on
+ * its CUTLASS block-scaled kernel (engine/vllm.c vllm_block_fp8_cutlass)
+ * and, before 0.11.1, pads every call's activations and scales in fresh
+ * buffers (vllm_block_fp8_cutlass_pad, PR 28492): on for 0.11.0 only, never
+ * without --no-deep-gemm. */
+static void test_cutlass_bs_pad(void)
+{
+	static const struct {
+		const char *ver;
+		bool no_dg, cbs, pad;
+	} cs[] = {
+		{"0.11.0", true, true, true},
+		{"0.11.1", true, true, false},
+		{"0.12.0", true, true, false},
+		{"0.11.0", false, false, false},
+	};
+	const struct gpu_spec *g = NULL;
+	struct model_cfg *m = load_on("deepseek-r1", "h200", &g, "cutlass pad");
+	struct scenario sc;
+	struct scenario_state st;
+	struct wl_spec wl;
+	struct err e;
+	size_t i;
+
+	if (!m)
+		return;
+	fixed_workload(&wl, 3, 10, 4, 512, 16);
+	for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		scenario_defaults(&sc, engine_find("vllm"), m, g, &wl);
+		snprintf(sc.engine_version, sizeof(sc.engine_version), "%s", cs[i].ver);
+		sc.par.tp = 8;
+		sc.wdt = DT_FP8;
+		sc.k.no_deep_gemm = cs[i].no_dg;
+		sc.k.max_model_len = 32768;
+		if (scenario_prepare(&sc, datadir, &st, &e) < 0) {
+			CHECK(0, "cutlass pad: prepare %s: %s", cs[i].ver, e.msg);
+			break;
+		}
+		CHECK((st.cost.cbs != NULL) == cs[i].cbs && (st.cost.cfg.cutlass_bs_pad != NULL) == cs[i].pad,
+		      "vLLM %s%s: CUTLASS block-fp8 linears %s, padding copies %s", cs[i].ver,
+		      cs[i].no_dg ? " without DeepGEMM" : "", st.cost.cbs ? "on" : "off",
+		      st.cost.cfg.cutlass_bs_pad ? "on" : "off");
+		scenario_release(&st);
+	}
+	free(m);
+}
+
 /* vLLM runs gpt-oss's attention (sinks) on TRITON_ATTN on SM 8.x
  * (vllm/platforms/cuda.py get_attn_backend_cls), FlashAttention-3 on
  * Hopper; a model without sinks keeps FlashAttention on A100. */
@@ -1259,6 +1306,7 @@ int main(void)
 	test_marlin_padding();
 	test_triton_attn_path();
 	test_deepgemm_padded();
+	test_cutlass_bs_pad();
 	test_sglang_spec_overlap();
 	test_sglang_chunk_dp();
 	test_sglang_seqs_dp();

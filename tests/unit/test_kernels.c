@@ -2813,12 +2813,17 @@ static void test_amd_triton_bs(void)
 
 /* vLLM's CUTLASS block-scaled fp8 GEMM on Hopper without DeepGEMM
  * (cost/cutlassbs.c): DeepSeek-R1's block-fp8 linears on the H200's
- * gemm_cutlass_block table, its rows back at their own shapes (m = 4: o_proj
- * 7168 x 2048 28.7404 us, q_b 3072 x 1536 24.16, the shared gate_up 512 x
- * 7168 39.3084, down 7168 x 256 20.5191); q_a_proj is the fused q_a/kv_a
- * GEMM (2112 x 7168, between the 2048 and 2176 rows) and kv_a_proj inside
- * it; the router, batched and bf16 GEMMs keep the tables' price; without the
- * engine's reason (vLLM's images: DeepGEMM found) nothing changes. */
+ * gemm_cutlass_block table (vLLM 0.19.0's rows), its rows back at their own
+ * shapes (m = 4: o_proj 7168 x 2048 16.9707 us, q_b 3072 x 1536 12.432, the
+ * shared gate_up 512 x 7168 26.52, down 7168 x 256 9.19378); q_a_proj is the
+ * fused q_a/kv_a GEMM (2112 x 7168, between the 2048 and 2176 rows) and
+ * kv_a_proj inside it; the router, batched and bf16 GEMMs keep the tables'
+ * price; vLLM 0.11.0's padding copies (cost_cfg.cutlass_bs_pad) add four
+ * launches and their bytes, by hand: o_proj at m = 6 pads to 8 rows, 8 x
+ * 2048 zeroed + 2 x 6 x 2048 copied + 4 x 16 x 8 ones + 2 x 4 x 16 x 6 scale
+ * bytes copied = 42,240 bytes; the engine's hook sets it before 0.11.1 only;
+ * without the engine's reason (vLLM's images: DeepGEMM found) nothing
+ * changes. */
 static void test_vllm_cutlass_bs(void)
 {
 	struct model_cfg ds;
@@ -2845,10 +2850,10 @@ static void test_vllm_cutlass_bs(void)
 		return;
 	}
 	CHECK(c.cbs != NULL, "DeepSeek-R1's block-fp8 linears on vLLM's CUTLASS GEMM");
-	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) * 1e6, 28.7404, 1e-9, "o_proj at m = 4: its row");
-	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 3072, 1536, 1) * 1e6, 24.16, 1e-9, "q_b at m = 4: its row");
-	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) > 2.0 * cost_gemm_s(&c, DT_FP8, 4, 7168, 2048, 1),
-	      "over twice the DeepGEMM-era tables' price at decode sizes");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) * 1e6, 16.9707, 1e-9, "o_proj at m = 4: its row");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 3072, 1536, 1) * 1e6, 12.432, 1e-9, "q_b at m = 4: its row");
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) > 1.5 * cost_gemm_s(&c, DT_FP8, 4, 7168, 2048, 1),
+	      "over 1.5x the DeepGEMM-era tables' price at decode sizes");
 	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 512, 128, 16) == cost_gemm_s(&c, DT_FP8, 4, 512, 128, 16),
 	      "a batched GEMM (the absorb BMMs): the tables' price");
 	CHECK(cost_linear_col_s(&c, NULL, DT_BF16, 4, 3072, 1536, 1) == cost_gemm_s(&c, DT_BF16, 4, 3072, 1536, 1),
@@ -2867,11 +2872,27 @@ static void test_vllm_cutlass_bs(void)
 	CHECK(cost_op_at(&c, &kva, NULL, 4, &f, &b) == 0, "kv_a_proj: inside it");
 	CHECK(cost_op_at(&c, &router, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 256, 7168, 1),
 	      "the router: the tables' price");
-	CHECK_REL(cost_op_at(&c, &shared, NULL, 4, &f, &b) * 1e6, 39.3084, 1e-9,
+	CHECK_REL(cost_op_at(&c, &shared, NULL, 4, &f, &b) * 1e6, 26.52, 1e-9,
 		  "the shared expert's gate_up: a block-fp8 linear of its own");
 	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vLLM's CUTLASS block-scaled GEMM, mfu/h200_sxm/vllm-0.14.0/gemm_cutlass_block",
 			   "the header names the kernel and its table");
+	CHECK(!strstr(c.src[COST_SRC_GEMM], "padding"), "no padding copies unless the engine makes them");
+	t = cost_linear_col_s(&c, NULL, DT_FP8, 6, 7168, 2048, 1);
 	cost_release(&c);
+	cc.cutlass_bs_pad = "test";
+	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init h200: %s", e.msg);
+		return;
+	}
+	CHECK_REL(cost_cbs_pad_s(&c, 6, 2048), 4 * 3e-6 + 42240.0 / c.bw, 1e-12,
+		  "padding, o_proj at m = 6: four launches + 42,240 bytes");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 6, 7168, 2048, 1), t + 4 * 3e-6 + 42240.0 / c.bw, 1e-12,
+		  "padded: the table's price + the copies");
+	CHECK(cost_cbs_pad_s(&c, 8192, 7168) > 4 * 3e-6 + 3.0 * 8192 * 7168 / c.bw - 1e-12,
+	      "a prefill chunk's copies: at least three passes over its fp8 activations");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "4 padding copies a call (test)", "the header says so");
+	cost_release(&c);
+	cc.cutlass_bs_pad = NULL;
 	cc.cutlass_bs = NULL;
 	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
 		CHECK(0, "cost_init h200: %s", e.msg);
