@@ -13,6 +13,88 @@
  * per GPU (DeepEP README): bandwidths scale with the GPU's NIC. */
 #define COMM_DEEPEP_NIC_BPS 50e9
 
+/* DIR/comm/nccl.csv into t->nccl (comm_table_load). */
+static int nccl_load(const char *data_dir, struct comm_table *t, struct err *e)
+{
+	static const char *const cols[] = {"gpu", "op", "gpus", "bytes", "latency_us", NULL};
+	char path[1100];
+	struct csv *c;
+	int idx[5], rc;
+
+	snprintf(path, sizeof(path), "%s/comm/nccl.csv", data_dir);
+	if ((rc = csv_open(path, &c, e)) < 0)
+		return rc;
+	if ((rc = csv_require(c, cols, idx, e)) < 0)
+		goto out;
+	while ((rc = csv_next(c, e)) > 0) {
+		struct comm_nccl_row *r, *prev;
+		const char *op = csv_field(c, idx[1]);
+		double n;
+		if (t->nn == COMM_MAX_NCCL) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: more than %d rows", path, csv_lineno(c),
+				     COMM_MAX_NCCL);
+			goto out;
+		}
+		r = &t->nccl[t->nn];
+		snprintf(r->gpu, sizeof(r->gpu), "%s", csv_field(c, idx[0]));
+		if (strcmp(op, "all_gather") != 0 && strcmp(op, "reduce_scatter") != 0) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: 'op' must be all_gather or reduce_scatter, got '%s'",
+				     path, csv_lineno(c), op);
+			goto out;
+		}
+		r->op = op[0] == 'a' ? COMM_ALL_GATHER : COMM_REDUCE_SCATTER;
+		if ((rc = csv_num(c, idx[2], &n, e)) < 0 || (rc = csv_num(c, idx[3], &r->bytes, e)) < 0 ||
+		    (rc = csv_num(c, idx[4], &r->us, e)) < 0)
+			goto out;
+		if (!(n >= 2 && n <= 1024) || !(r->bytes > 0) || !(r->us > 0)) {
+			rc = err_set(e, SS_EDATA, "%s:%zu: gpus must be in [2, 1024], bytes and latency_us > 0",
+				     path, csv_lineno(c));
+			goto out;
+		}
+		r->gpus = (int)n;
+		prev = t->nn > 0 ? &t->nccl[t->nn - 1] : NULL;
+		if (prev && strcmp(prev->gpu, r->gpu) == 0 && prev->op == r->op && prev->gpus == r->gpus &&
+		    !(r->bytes > prev->bytes)) {
+			rc = err_set(e, SS_EDATA,
+				     "%s:%zu: bytes must grow within a (gpu, op, gpus) series, got %.0f after %.0f",
+				     path, csv_lineno(c), r->bytes, prev->bytes);
+			goto out;
+		}
+		t->nn++;
+	}
+out:
+	csv_close(c);
+	return rc < 0 ? rc : 0;
+}
+
+double comm_nccl_s(const struct comm_table *t, const char *gpu, enum comm_coll op, int n, double bytes)
+{
+	const struct comm_nccl_row *lo = NULL, *hi = NULL, *first = NULL, *last = NULL;
+	int i;
+
+	for (i = 0; i < t->nn; i++) {
+		const struct comm_nccl_row *r = &t->nccl[i];
+		if (r->op != op || r->gpus != n || strcmp(r->gpu, gpu) != 0)
+			continue;
+		if (!first)
+			first = r;
+		last = r;
+		if (r->bytes <= bytes)
+			lo = r;
+		else if (!hi)
+			hi = r;
+	}
+	if (!first)
+		return -1;
+	if (!lo) /* below the smallest message: its latency, the floor */
+		return first->us * 1e-6;
+	if (!hi) /* past the largest: bandwidth-bound, in proportion */
+		return last->us * 1e-6 * bytes / last->bytes;
+	return exp(log(lo->us) + (log(hi->us) - log(lo->us)) * (log(bytes) - log(lo->bytes)) /
+					 (log(hi->bytes) - log(lo->bytes))) *
+	       1e-6;
+}
+
 int comm_table_load(const char *data_dir, struct comm_table *t, struct err *e)
 {
 	static const char *const cols[] = {"gpu", "scope", "mode", "op", "ep", "alpha_us",
@@ -64,7 +146,9 @@ int comm_table_load(const char *data_dir, struct comm_table *t, struct err *e)
 	}
 out:
 	csv_close(c);
-	return rc < 0 ? rc : 0;
+	if (rc < 0)
+		return rc;
+	return nccl_load(data_dir, t, e);
 }
 
 /* NVLink domains that the members of a group (count members starting at
@@ -171,20 +255,53 @@ double comm_allreduce_cross_s(const struct comm_place *pl, int n, double bytes)
 	return COMM_ALPHA_S + 2.0 * (n - 1) / n * bytes / (pl->net_bw * COMM_LINK_EFF);
 }
 
-double comm_all_gather_s(const struct comm_place *pl, int n, double bytes)
+/* NCCL's measured op for g's own kernel tables (a GPU that borrows another's
+ * tables, tables_of, may have another NVLink: H800's is 400 GB/s against
+ * H100's 900), a group inside one NVLink domain; -1 otherwise. */
+static double nccl_in_domain_s(const struct comm_table *t, const struct gpu_spec *g, const struct comm_place *pl,
+			       enum comm_coll op, int n, double bytes)
+{
+	if (!t || pl->ep_domains > 1 || g->tables[0] == '\0' || g->tables_of[0] != '\0')
+		return -1;
+	return comm_nccl_s(t, g->tables, op, n, bytes);
+}
+
+static double ring_all_gather_s(const struct comm_place *pl, int n, double bytes)
 {
 	double bw = pl->ep_domains > 1 ? pl->net_bw : pl->nvlink_bw;
 
-	if (n <= 1)
-		return 0;
 	/* ring all-gather: (n-1)/n of the message */
 	return COMM_ALPHA_S + (double)(n - 1) / n * bytes / (bw * COMM_LINK_EFF);
 }
 
-double comm_dp_gather_s(const struct comm_place *pl, int n, double bytes)
+double comm_all_gather_s(const struct comm_table *t, const struct gpu_spec *g, const struct comm_place *pl, int n,
+			 double bytes)
 {
+	double m;
+
+	if (n <= 1)
+		return 0;
+	m = nccl_in_domain_s(t, g, pl, COMM_ALL_GATHER, n, bytes);
+	return m >= 0 ? m : ring_all_gather_s(pl, n, bytes);
+}
+
+double comm_dp_gather_s(const struct comm_table *t, const struct gpu_spec *g, const struct comm_place *pl, int n,
+			double bytes)
+{
+	double ag, rs;
+
+	if (n <= 1)
+		return 0;
+	/* SGLang's MAX_LEN gather (dp_attention.py _dp_gather_via_all_gather:
+	 * all_gather_into_tensor on the TP group) and reduce-scatter after the
+	 * experts (reduce_scatter_tensor), both NCCL; TensorRT-LLM's attention-DP
+	 * allgather / reducescatter on HGX likewise */
+	ag = nccl_in_domain_s(t, g, pl, COMM_ALL_GATHER, n, bytes);
+	rs = nccl_in_domain_s(t, g, pl, COMM_REDUCE_SCATTER, n, bytes);
+	if (ag >= 0 && rs >= 0)
+		return ag + rs;
 	/* ring all-gather and reduce-scatter: (n-1)/n of the message each */
-	return 2.0 * comm_all_gather_s(pl, n, bytes);
+	return 2.0 * ring_all_gather_s(pl, n, bytes);
 }
 
 double comm_send_s(const struct comm_place *pl, double bytes)

@@ -50,14 +50,35 @@ struct comm_a2a_row {
 	double alpha_us, bw_GBps;
 };
 
+/* One measured NCCL collective of data/comm/nccl.csv: an all-gather or a
+ * reduce-scatter of `bytes` (the whole gathered, or reduced, buffer) over
+ * `gpus` GPUs of one node, nccl-tests' out-of-place time. */
+enum comm_coll { COMM_ALL_GATHER, COMM_REDUCE_SCATTER };
+struct comm_nccl_row {
+	char gpu[32];         /* kernel-table name (gpu->tables) */
+	enum comm_coll op;
+	int gpus;
+	double bytes, us;
+};
+
 #define COMM_MAX_ROWS 64
+#define COMM_MAX_NCCL 512
 struct comm_table {
 	struct comm_a2a_row rows[COMM_MAX_ROWS];
 	int n;
+	struct comm_nccl_row nccl[COMM_MAX_NCCL]; /* by (gpu, op, gpus), bytes ascending */
+	int nn;
 };
 
-/* Read DIR/comm/deepep.csv (SS_EDATA naming file:line on a bad row). */
+/* Read DIR/comm/deepep.csv and DIR/comm/nccl.csv (SS_EDATA naming file:line
+ * on a bad row, or on nccl.csv rows of one series out of byte order). */
 int comm_table_load(const char *data_dir, struct comm_table *t, struct err *e);
+/* Seconds of one NCCL all-gather or reduce-scatter of `bytes` (the whole
+ * buffer) over n GPUs of the GPU whose kernel tables are named `gpu`, from
+ * its measured series in nccl.csv: log-log interpolation between points,
+ * the smallest message's latency below them, proportional to bytes past the
+ * largest.  -1 when nccl.csv has no series for (gpu, op, n). */
+double comm_nccl_s(const struct comm_table *t, const char *gpu, enum comm_coll op, int n, double bytes);
 
 /* Place p on g's nodes (p->ep > 1 marks an EP group of tp x dp GPUs). */
 void comm_place(const struct gpu_spec *g, const struct parallel *p, struct comm_place *out);
@@ -78,12 +99,17 @@ enum comm_a2a_mode comm_a2a_mode_for(double tokens_per_rank);
 double comm_allreduce_cross_s(const struct comm_place *pl, int n, double bytes);
 /* Attention-DP without EP (experts TP-sharded over the tp x dp GPUs): the
  * all-gather of every rank's hidden states before the experts and the
- * reduce-scatter after them, `bytes` being the gathered message, over the
- * slowest link of the group. */
-double comm_dp_gather_s(const struct comm_place *pl, int n, double bytes);
-/* One ring all-gather over n GPUs of the group (tp x dp) placed as pl,
- * `bytes` being the gathered message, on the slowest link it crosses. */
-double comm_all_gather_s(const struct comm_place *pl, int n, double bytes);
+ * reduce-scatter after them, `bytes` being the gathered message: NCCL's
+ * measured latencies for GPU g (comm_nccl_s) when the group stays in one
+ * NVLink domain and nccl.csv has the series, else the ring over the slowest
+ * link of the group. */
+double comm_dp_gather_s(const struct comm_table *t, const struct gpu_spec *g, const struct comm_place *pl, int n,
+			double bytes);
+/* One all-gather over n GPUs of the group (tp x dp) placed as pl, `bytes`
+ * being the gathered message: NCCL's measured latency as comm_dp_gather_s,
+ * else the ring on the slowest link it crosses. */
+double comm_all_gather_s(const struct comm_table *t, const struct gpu_spec *g, const struct comm_place *pl, int n,
+			 double bytes);
 /* One point-to-point activation send of `bytes` between pipeline stages
  * (the inter-node link when a stage boundary crosses domains). */
 double comm_send_s(const struct comm_place *pl, double bytes);

@@ -180,6 +180,14 @@ static void shared_ops_find(const struct cost_model *c, const struct opgraph *gr
 	}
 }
 
+/* The measured NCCL series for the attention-DP gathers where the engine
+ * runs them as whole NCCL calls (cost_engine.dp_gather_nccl), else NULL:
+ * the ring model (comm.c). */
+static const struct comm_table *gather_tab(const struct cost_model *c)
+{
+	return c->cfg.engine && c->cfg.engine->dp_gather_nccl ? &c->comm : NULL;
+}
+
 /* Shared MoE part at g tokens summed over the DP ranks.  op_at's expert
  * GEMMs take the rank's tokens and scale them by dp with EP, by 1 without;
  * the per-token ops were built at one token per rank: each is called with
@@ -193,8 +201,8 @@ static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr
 	for (i = 0; i < so->n; i++) {
 		const struct layer_kind *lk = &gr->kinds[so->e[i].k];
 		if (so->e[i].j < 0) {
-			t += (double)lk->count *
-			     comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0);
+			t += (double)lk->count * comm_dp_gather_s(gather_tab(c), c->g, &c->place, c->p.tp * c->p.dp,
+								  g * (double)c->m->hidden * 2.0);
 		} else {
 			const struct op *o = &lk->ops[so->e[i].j];
 			bool gemm = o->kind == OPK_GEMM;
@@ -334,8 +342,8 @@ static void seq_fill(const struct cost_model *c, int64_t i)
 		 * tensor_model_parallel_all_gather, dp_scatter) */
 		double rows = (double)i * (double)c->p.dp;
 		c->head_s[i] = cost_gemm_s(c, DT_BF16, rows, (double)(c->m->vocab / hp), (double)c->m->hidden, 1) +
-			       comm_all_gather_s(&c->place, hp, rows * (double)c->m->hidden * 2.0) +
-			       comm_all_gather_s(&c->place, hp, rows * (double)c->m->vocab * 2.0);
+			       comm_all_gather_s(gather_tab(c), c->g, &c->place, hp, rows * (double)c->m->hidden * 2.0) +
+			       comm_all_gather_s(gather_tab(c), c->g, &c->place, hp, rows * (double)c->m->vocab * 2.0);
 	} else {
 		c->head_s[i] = cost_gemm_s(c, DT_BF16, (double)i, (double)(c->m->vocab / c->p.tp),
 					   (double)c->m->hidden, 1);
@@ -778,8 +786,8 @@ static double dp_extend_extra_s(const struct cost_model *c, double g)
 			layers += (double)c->lazy->gr.kinds[so->e[i].k].count;
 	if (layers == 0)
 		return 0;
-	return layers * (2.0 * dp_allreduce_s(c, g) -
-			 comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0));
+	return layers * (2.0 * dp_allreduce_s(c, g) - comm_dp_gather_s(gather_tab(c), c->g, &c->place, c->p.tp * c->p.dp,
+								       g * (double)c->m->hidden * 2.0));
 }
 
 /* Shared MoE part of an attention-DP step (0 otherwise); ext: some rank
@@ -1177,7 +1185,8 @@ static void bd_kind(const struct cost_model *c, const struct step_desc *s, size_
 		for (i = 0; i < z->moe_ops.n; i++)
 			if (z->moe_ops.e[i].k == k && z->moe_ops.e[i].j < 0)
 				bd_add(bd, lk->name, ext ? "dp_allreduce x2" : "dp_gather", CP_COMM, (double)lk->count,
-				       comm_dp_gather_s(&c->place, c->p.tp * c->p.dp, g * (double)c->m->hidden * 2.0) *
+				       comm_dp_gather_s(gather_tab(c), c->g, &c->place, c->p.tp * c->p.dp,
+							g * (double)c->m->hidden * 2.0) *
 						       moe_scale +
 					       (ext ? dp_extend_extra_s(c, g * moe_scale) / layers : 0),
 				       0, BD_PRICED);

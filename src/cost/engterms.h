@@ -64,6 +64,12 @@ struct cost_engine {
 	 * second all-reduce of it, where a decode step all-gathers and
 	 * reduce-scatters (SGLang's DpPaddingMode.SUM_LEN; cost.c) */
 	bool dp_extend_allreduce;
+	/* attention DP: the gathers of a step (a decode step's all-gather
+	 * before and reduce-scatter after the TP-sharded experts, the DP LM
+	 * head's all-gathers) are whole NCCL calls in the step's stream,
+	 * priced from NCCL's measured latencies (data/comm/nccl.csv, the GPU's
+	 * own series) instead of the ring model (comm.c comm_dp_gather_s) */
+	bool dp_gather_nccl;
 	/* DSA prefill: the engine hands FlashMLA's sparse prefill kernel each
 	 * query's count of valid top-k entries (topk_length), and the kernel
 	 * stops after that many 64-key blocks; without it every query walks

@@ -1003,6 +1003,15 @@ static const struct cost_engine sglang_cost = {
 	 * scatters only under MAX_LEN) and each rank copies its rows back
 	 * (dp_scatter) */
 	.dp_extend_allreduce = true,
+	/* the same file, MAX_LEN: _dp_gather_via_all_gather is
+	 * get_tp_group().all_gather_into_tensor at attention TP 1, and the
+	 * experts' output is reduce-scattered (reduce_scatter_tensor), both
+	 * NCCL through the group coordinator (pynccl inside the CUDA graph);
+	 * layers/logits_processor.py all-gathers the DP LM head's input and
+	 * logits the same way.  Whole calls between the step's kernels: no
+	 * chunking hides them (TensorRT-LLM's chunked attention-DP MoE
+	 * overlaps its reduce-scatter with the next chunk, HARNESS "adp") */
+	.dp_gather_nccl = true,
 	/* python/sglang/srt/models/deepseek_v2.py (0.5.x; later
 	 * deepseek_common/attention_backend_handler.py),
 	 * _handle_attention_backend: the fa3 (Hopper default), flashinfer and

@@ -1339,6 +1339,83 @@ static void test_dp_attention(void)
 	trun_release(&r);
 }
 
+/* A bad data/comm/nccl.csv is an error naming its file and line. */
+static void test_comm_nccl_bad(void)
+{
+	static const char *const bad[][2] = {
+		{"gpu,op,gpus,bytes,latency_us\nh200_sxm,all_reduce,8,1024,10\n", "nccl.csv:2: 'op' must be"},
+		{"gpu,op,gpus,bytes,latency_us\nh200_sxm,all_gather,8,2048,10\nh200_sxm,all_gather,8,1024,9\n",
+		 "nccl.csv:3: bytes must grow"},
+		{"gpu,op,gpus,bytes,latency_us\nh200_sxm,all_gather,1,1024,10\n", "nccl.csv:2: gpus must be"},
+	};
+	char dir[] = "/tmp/servesim-test-nccl-XXXXXX", path[256], cmd[2400];
+	struct comm_table *t = calloc(1, sizeof(*t));
+	size_t i;
+
+	if (!t || !mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		free(t);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/comm && cp %s/comm/deepep.csv %s/comm/", dir, datadir, dir);
+	CHECK(system(cmd) == 0, "scratch data dir with deepep.csv");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct err e;
+		FILE *f;
+		int rc;
+		snprintf(path, sizeof(path), "%s/comm/nccl.csv", dir);
+		f = fopen(path, "w");
+		if (f) {
+			fputs(bad[i][0], f);
+			fclose(f);
+		}
+		err_clear(&e);
+		rc = comm_table_load(dir, t, &e);
+		CHECK(rc == -SS_EDATA && strstr(e.msg, bad[i][1]) != NULL, "bad nccl.csv %zu: %s", i, e.msg);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	free(t);
+}
+
+/* NCCL's measured series (data/comm/nccl.csv, from aiconfigurator's H200
+ * nccl_perf.csv, NCCL 2.29.2): SGLang's attention-DP decode gather of 128
+ * tokens x 7168 x bf16 = 1,835,008 bytes over 8 GPUs lies between the
+ * 1,048,576- and 2,097,152-byte points, all_gather 16.96 / 24.28 us and
+ * reduce_scatter 14.41 / 19.71 us, interpolated in log-log. */
+static void test_comm_nccl(const struct comm_table *t, const struct gpu_spec *h, const struct comm_place *one)
+{
+	const struct gpu_spec *h800 = gpu("h800"), *gb = gpu("gb200");
+	double b = 128.0 * 7168 * 2, f = log(b / 1048576.0) / log(2.0);
+	double ag = exp(log(16.96) + (log(24.28) - log(16.96)) * f) * 1e-6;
+	double rs = exp(log(14.41) + (log(19.71) - log(14.41)) * f) * 1e-6;
+	struct comm_place pl;
+
+	CHECK(t->nn >= 300, "nccl table loads (%d rows)", t->nn);
+	CHECK_REL(comm_nccl_s(t, "h200_sxm", COMM_ALL_GATHER, 8, b), ag, 1e-12, "h200 all_gather of 1.835 MB over 8");
+	CHECK_REL(comm_dp_gather_s(t, h, one, 8, b), ag + rs, 1e-12, "DP gather = all_gather + reduce_scatter");
+	CHECK(comm_dp_gather_s(NULL, h, one, 8, b) < 0.7 * (ag + rs),
+	      "the ring model (%.2f us) under 0.7 x NCCL's %.2f us here", comm_dp_gather_s(NULL, h, one, 8, b) * 1e6,
+	      (ag + rs) * 1e6);
+	CHECK_REL(comm_nccl_s(t, "h200_sxm", COMM_ALL_GATHER, 8, 100), 12.19e-6, 1e-12,
+		  "below the smallest message: its latency (512 bytes, 12.19 us)");
+	CHECK_REL(comm_nccl_s(t, "h200_sxm", COMM_REDUCE_SCATTER, 8, 2.0 * 536870912), 2.0 * 1393.35e-6, 1e-12,
+		  "past the largest message: in proportion to the bytes");
+	CHECK(comm_nccl_s(t, "h200_sxm", COMM_ALL_GATHER, 16, b) < 0 && comm_nccl_s(t, "gb200", COMM_ALL_GATHER, 8, b) < 0,
+	      "no series for 16 GPUs or for gb200");
+	comm_place(h800, &(struct parallel){1, 1, 8, 1, 0, 0}, &pl);
+	CHECK_REL(comm_dp_gather_s(t, h800, &pl, 8, b), comm_dp_gather_s(NULL, h800, &pl, 8, b), 1e-15,
+		  "h800 borrows h100's tables, not its NVLink: the ring");
+	comm_place(gb, &(struct parallel){1, 1, 8, 1, 0, 0}, &pl);
+	CHECK_REL(comm_all_gather_s(t, gb, &pl, 8, b), comm_all_gather_s(NULL, gb, &pl, 8, b), 1e-15,
+		  "gb200 has no series: the ring");
+	comm_place(h, &(struct parallel){1, 1, 16, 1, 0, 0}, &pl);
+	CHECK_REL(comm_dp_gather_s(t, h, &pl, 16, b), comm_dp_gather_s(NULL, h, &pl, 16, b), 1e-15,
+		  "DP 16 over two nodes: the inter-node ring");
+	test_comm_nccl_bad();
+}
+
 /* Placement and collectives (comm.c): vLLM's rank order over 8-GPU NVLink
  * domains; an EP group over two nodes pays the inter-node link. */
 static void test_comm(void)
@@ -1373,6 +1450,7 @@ static void test_comm(void)
 	comm_place(h, &p, &pl);
 	CHECK(pl.pp_cross && comm_send_s(&pl, 1e6) > comm_send_s(&one, 1e6),
 	      "PP 2 x TP 8: the stage boundary crosses nodes and the send is slower");
+	test_comm_nccl(&t, h, &one);
 }
 
 /* Speculative decoding (issue 11): one request, prompt 100, output 41,
