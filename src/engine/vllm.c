@@ -17,6 +17,7 @@
 #include "engine/scenario.h"
 #include "sim/core.h"
 #include "sim/specpath.h"
+#include "sim/winblocks.h"
 
 /* --- the scheduler ---
  *
@@ -34,6 +35,26 @@
  * run and the budget reaches them all: the walk then only hands the
  * crossing decoders their blocks in running order and preempts from the
  * tail, and the others stay decoders (schedule_dec_preempt). */
+
+/* r's blocks for n more tokens: the full group's and, with a hybrid pool
+ * (sim_cfg.kv_window), the sliding-window group's once the blocks that
+ * left its window are freed (KVCacheManager.allocate_slots: the
+ * coordinator's remove_skipped_blocks, then every group's count against
+ * the free blocks).  False, nothing taken, when they are not free. */
+static bool grow_for(struct sim *s, struct replica *rp, struct req *r, int64_t n)
+{
+	int32_t full = blocks_for(s, r->computed + n) - r->nblocks, win;
+
+	if (s->cfg.kv_window.tokens == 0)
+		return sched_grow_blocks(s, rp, r, full);
+	winblk_skip(s, rp, r);
+	win = winblk_need(s, r, n);
+	if ((full > 0 ? full : 0) + win > kvc_available(&rp->kv))
+		return false;
+	sched_grow_blocks(s, rp, r, full);
+	winblk_take(s, rp, r, win);
+	return true;
+}
 
 /* The literal walk over the running list (see the file comment). */
 static void schedule_explicit(struct sim *s, struct replica *rp)
@@ -57,7 +78,7 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 			continue;
 		}
 		n = chunk_of(s, r, budget);
-		while (!sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks)) {
+		while (!grow_for(s, rp, r, n)) {
 			struct req *victim = rp->run_tail;
 			while (victim && victim->inflight) /* PP: never one in flight */
 				victim = victim->prev;
@@ -85,7 +106,11 @@ static void schedule_explicit(struct sim *s, struct replica *rp)
 	if (rp->pp > 1)
 		for (r = rp->run_head; r; r = r->next)
 			sched_others_push(rp, r);
-	if (!preempted)
+	/* no admission after a preemption, but when the walk preempted every
+	 * running request (a hybrid pool's lone request whose window outgrew
+	 * what is left): vLLM's next step would try the queue's head, and the
+	 * admission refuses one nothing running can make room for */
+	if (!preempted || rp->nrun == 0)
 		sched_admit(s, rp, budget, INT64_MAX, NULL);
 }
 
@@ -273,6 +298,12 @@ static bool schedule_spath(struct sim *s, struct replica *rp)
 
 void vllm_schedule(struct sim *s, struct replica *rp)
 {
+	/* a hybrid pool: every step's walk frees and takes window blocks
+	 * request by request, which the shortcuts below do not count */
+	if (s->cfg.kv_window.tokens > 0) {
+		schedule_explicit(s, rp);
+		return;
+	}
 	if (rp->nspath > 0) {
 		if (!schedule_spath(s, rp))
 			schedule_explicit(s, rp);
@@ -289,8 +320,10 @@ static enum admit_verdict vllm_admit(struct sim *s, struct replica *rp, struct r
 				     int32_t *grow)
 {
 	int32_t need = blocks_for(s, r->computed + t->n) - t->hits;
+	/* a hybrid pool: its window's blocks too (sched_admit takes them) */
+	int32_t win = s->cfg.kv_window.tokens > 0 ? winblk_need(s, r, t->n) : 0;
 
-	if (need + t->evictable > kvc_available(&rp->kv))
+	if (need + win + t->evictable > kvc_available(&rp->kv))
 		return ADMIT_FULL;
 	*grow = need;
 	return ADMIT_GO;

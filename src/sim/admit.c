@@ -11,6 +11,7 @@
 #include "sim/reqpool.h"
 #include "sim/runlist.h"
 #include "sim/waitq.h"
+#include "sim/winblocks.h"
 
 /* prefix lookups in flight at once: about a memory latency's worth of
  * hashing and probing (measured: `servesim eval` of the inference-perf
@@ -319,6 +320,8 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (host > 0)
 			prefix_host_take(s, rp, r, t.hits, host);
 		sched_grow_blocks(s, rp, r, grow);
+		if (s->cfg.kv_window.tokens > 0) /* the policy counted them in its verdict */
+			winblk_take(s, rp, r, winblk_need(s, r, t.n));
 		if (first) {
 			r->prefix_hit_tokens = r->computed;
 			s->tot.prefix_lookup_tokens += (uint64_t)r->prompt;

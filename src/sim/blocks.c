@@ -9,6 +9,7 @@
 #include "sim/reqpool.h"
 #include "sim/runlist.h"
 #include "sim/waitq.h"
+#include "sim/winblocks.h"
 
 void sched_take_blocks(struct sim *s, struct replica *rp, struct req *r, int32_t n)
 {
@@ -35,6 +36,7 @@ void blocks_free(const struct sim *s, struct replica *rp, struct req *r)
 	 * batch; those past the full ones were never cached and are free */
 	kvc_put_anon(&rp->kv, full, r->nblocks - r->nnamed - full);
 	kvc_put_rev(&rp->kv, r->blocks, r->nnamed);
+	winblk_free(s, rp, r);
 	r->nblocks = r->nhashed = r->nnamed = 0;
 	r->last_hash = 0;
 	if (r->blocks)

@@ -8,7 +8,8 @@
  * (the step loop) with the mechanics it and the policies work with:
  * reqpool.c (request records, block-id arrays), waitq.c (the waiting
  * queue), runlist.c (the running list), prefix.c (block hashes, prefix
- * cache lookups), blocks.c (KV blocks), decoders.c, admit.c (admission) and
+ * cache lookups), blocks.c (KV blocks), winblocks.c (a hybrid pool's
+ * sliding-window blocks), decoders.c, admit.c (admission) and
  * abort.c.  engine.c drives the step loop through the sched_* functions and
  * hands it a struct sched_env for what it must ask back; the step loop never
  * names an engine.c function.  A policy (an engine's scheduler: src/engine/vllm.c,
@@ -126,6 +127,7 @@ struct req {
 	};
 	struct req *cnext;
 	int32_t dk_ix;   /* policy.decoder_keys: its slot in the replica's dk */
+	int32_t nwin;    /* sliding-window blocks it holds (sim_cfg.kv_window, winblocks.h) */
 	struct req *next_free;
 };
 _Static_assert(offsetof(struct req, dec) < REQ_HOT_BYTES, "a step's fields of a request in its first two lines");

@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/wdist.h"
 #include "sim/core.h"
+#include "sim/winblocks.h"
 
 /* The earliest completion popped. */
 void dec_heap_pop(struct replica *rp);
@@ -60,6 +61,10 @@ static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct
 {
 	struct fin_entry fe;
 
+	/* its window blocks as vLLM's next allocate_slots leaves them (then
+	 * frozen while it is a decoder: winblocks.h) */
+	if (r->nwin > 0)
+		winblk_skip(s, rp, r);
 	r->dec = true;
 	r->dG0 = rp->G;
 	r->dc0 = r->computed;

@@ -79,6 +79,16 @@ struct sim_cfg {
 	int64_t block_size;
 	int64_t long_prefill_token_threshold; /* 0 = none */
 	int64_t total_kv_blocks;              /* per replica */
+	/* a sliding-window KV group whose blocks come from the same pool
+	 * (vLLM's hybrid KV cache manager; tokens 0: none, the windows' KV
+	 * reserved elsewhere or not modelled): each running request also
+	 * holds `groups` blocks per pool block of its last `tokens` tokens,
+	 * taken as its chunks are and freed as they leave the window
+	 * (sim/winblocks.h) */
+	struct {
+		int64_t tokens;
+		int32_t groups;
+	} kv_window;
 	bool prefix_caching;
 	/* the scheduler: how each step's batch is picked and waiting
 	 * requests admitted (an engine's: engine_type.policy, src/engine/;

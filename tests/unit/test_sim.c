@@ -28,6 +28,7 @@
 #include "sim/runlist.h"
 #include "sim/specpath.h"
 #include "sim/waitq.h"
+#include "sim/winblocks.h"
 #include "base/decnum.h"
 #include "hw/tier2.h"
 #include "readers/mooncake.h"
@@ -1096,6 +1097,77 @@ static void test_kvcache_host(void)
 	CHECK(h.stored == 6, "content the host holds is not written twice");
 	kvc_release(&g);
 	kvc_release(&h);
+}
+
+/* vLLM's hybrid pool (winblocks.h): a request's sliding-window blocks are
+ * taken with its chunk and freed once they leave the window.  Window 128,
+ * blocks of 16 (gpt-oss): a 2000-token chunk takes 125 window blocks; once
+ * computed, the blocks before token 2000 - 128 + 1 = 1873 (117 of them)
+ * go back and 8 stay; its first decode takes one more (9); at 2015
+ * computed the window starts at 1888, block 118: one freed (8 held). */
+static void test_winblocks(const struct model_cfg *m)
+{
+	static struct sim s;
+	static struct replica rp;
+	struct req q;
+	struct trun r = {.log = NULL, .csv = NULL};
+
+	memset(&s, 0, sizeof(s));
+	memset(&rp, 0, sizeof(rp));
+	memset(&q, 0, sizeof(q));
+	s.cfg.block_size = 16;
+	s.cfg.kv_window.tokens = 128;
+	s.cfg.kv_window.groups = 1;
+	kvc_init(&rp.kv, 300, false);
+	CHECK(winblk_skipped(&s, 127) == 0 && winblk_skipped(&s, 143) == 1 && winblk_skipped(&s, 2000) == 117,
+	      "skipped blocks at 127 / 143 / 2000 computed: 0 / 1 / 117 (got %lld %lld %lld)",
+	      (long long)winblk_skipped(&s, 127), (long long)winblk_skipped(&s, 143),
+	      (long long)winblk_skipped(&s, 2000));
+	CHECK(winblk_need(&s, &q, 2000) == 125, "a 2000-token first chunk takes 125 window blocks (%d)",
+	      winblk_need(&s, &q, 2000));
+	winblk_take(&s, &rp, &q, winblk_need(&s, &q, 2000));
+	CHECK(kvc_available(&rp.kv) == 175 && q.nwin == 125, "125 held, 175 free (%d)", kvc_available(&rp.kv));
+	q.computed = 2000;
+	winblk_skip(&s, &rp, &q);
+	CHECK(q.nwin == 8 && kvc_available(&rp.kv) == 292, "once computed, 117 leave the window: 8 held, 292 free (%d, %d)",
+	      q.nwin, kvc_available(&rp.kv));
+	CHECK(winblk_need(&s, &q, 1) == 1, "its first decode step takes one (block 125)");
+	winblk_take(&s, &rp, &q, 1);
+	q.computed = 2015;
+	winblk_skip(&s, &rp, &q);
+	CHECK(q.nwin == 8 && winblk_need(&s, &q, 1) == 0, "at 2015 computed block 117 leaves: 8 held, none to take (%d)",
+	      q.nwin);
+	s.cfg.kv_window.groups = 2;
+	CHECK(winblk_target(&s, &q, 1) == 16, "two sliding groups: twice the blocks (%d)", winblk_target(&s, &q, 1));
+	winblk_free(&s, &rp, &q);
+	CHECK(q.nwin == 0 && kvc_available(&rp.kv) == 300, "all back to the pool (%d free)", kvc_available(&rp.kv));
+	kvc_release(&rp.kv);
+
+	/* a run: 64 prompt + 40 output tokens, window 32, 10 blocks.  Its full
+	 * group ends at 7 blocks, its window holds at most 3 once decoding: it
+	 * fits; kept whole (7 + 7) it would not.  Two sliding groups need more. */
+	trun_init(&r, m, 256, 8, 10, "0.0,64,40,\n");
+	r.sc.prefix_caching = false;
+	r.sc.kv_window.tokens = 32;
+	r.sc.kv_window.groups = 1;
+	CHECK(trun_go(&r) == 0 && r.t.completed == 1 && r.t.preemptions == 0,
+	      "window 32 in a 10-block pool: completes, no preemption (%llu completed, %llu preemptions)",
+	      (unsigned long long)r.t.completed, (unsigned long long)r.t.preemptions);
+	free(r.log);
+	free(r.csv);
+	r.log = r.csv = NULL;
+	r.sc.kv_window.groups = 2;
+	CHECK(trun_go(&r) == 0 && r.t.completed == 0 && r.t.rejected[REJ_KV_CAPACITY] == 1,
+	      "two sliding groups: its first chunk's 4 + 2 x 4 blocks do not fit 10, refused (%llu completed)",
+	      (unsigned long long)r.t.completed);
+	free(r.log);
+	free(r.csv);
+	r.log = r.csv = NULL;
+	r.sc.total_kv_blocks = 12; /* admitted; at 96 computed 7 + 2 x 3 do not fit: preempted */
+	CHECK(trun_go(&r) == 0 && r.t.preemptions >= 1 && r.t.rejected[REJ_KV_CAPACITY] == 1,
+	      "two sliding groups in 12 blocks: preempted (%llu), then refused: its recompute never fits",
+	      (unsigned long long)r.t.preemptions);
+	trun_release(&r);
 }
 
 static void test_memplan(void)
@@ -4166,6 +4238,7 @@ int main(void)
 	test_sglang_defaults();
 	test_overlap(&m);
 	test_preemption(&m);
+	test_winblocks(&m);
 	test_no_evict(&m);
 	test_prefix_cache(&m);
 	test_rejections(&m);
