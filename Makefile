@@ -36,7 +36,7 @@ LIB_SRC = \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
 	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/step.c src/sim/reqpool.c src/sim/waitq.c src/sim/runlist.c src/sim/prefix.c src/sim/decoders.c src/sim/specpath.c src/sim/blocks.c src/sim/winblocks.c src/sim/admit.c src/sim/abort.c src/sim/records.c src/sim/router.c src/sim/loadtree.c src/sim/summary.c src/sim/lora.c src/sim/mm.c src/sim/epd.c src/sim/apiq.c src/sim/arrq.c \
-	src/engine/registry.c src/engine/vllm.c src/engine/sglang.c src/engine/trtllm.c \
+	src/engine/registry.c src/engine/vllm.c src/engine/vllmmem.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c src/deploy/fields.c src/deploy/parflags.c src/base/argval.c src/base/argtab.c \
 	src/workload/spec.c src/workload/gen.c src/workload/curve.c src/workload/overrides.c \
 	src/readers/guidellm.c src/readers/otel.c src/readers/infperf.c src/readers/facts.c src/calib/fit.c src/calib/tier1.c \

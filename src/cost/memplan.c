@@ -70,6 +70,7 @@ int memplan_compute(const struct model_cfg *m, const struct gpu_spec *g,
 	o->weight_bytes = model_weight_bytes_per_gpu(m, p, dtype_bytes(wdt));
 	o->activation_bytes = (double)mbt * (3.0 * inter / p->tp + 4.0 * (double)m->hidden) * 2.0 +
 			      (double)max_seqs * (double)m->vocab / p->tp * 4.0;
+	o->forward_bytes = o->activation_bytes;
 	o->reserve_bytes = MEMPLAN_RESERVE_BYTES;
 	return plan_finish(m, g, p, kvdt, util, block_size, max_seqs, "--gpu-memory-utilization", o, e);
 }
@@ -120,4 +121,28 @@ int memplan_add_weights(struct memplan *o, double bytes, const char *what, struc
 		return err_set(e, SS_EUSAGE, "no memory left for the KV cache once %s take %.2f GB per GPU (%.2f GB were left)",
 			       what, bytes / 1e9, (o->kv_bytes + bytes) / 1e9);
 	return 0;
+}
+
+int memplan_profile_peak(struct memplan *o, double sampler_bytes, struct err *e)
+{
+	if (sampler_bytes <= o->activation_bytes)
+		return 0;
+	o->sampler_bytes = sampler_bytes;
+	o->kv_bytes -= sampler_bytes - o->activation_bytes;
+	o->activation_bytes = sampler_bytes;
+	cap_state(o);
+	count_blocks(o);
+	if (o->blocks < 1 || (o->state_bytes_per_seq > 0 && o->state_seqs < 1))
+		return err_set(e, SS_EUSAGE,
+			       "no memory left for the KV cache once the sampler's profile run takes %.2f GB per GPU (lower --max-num-seqs or raise --gpu-memory-utilization)",
+			       sampler_bytes / 1e9);
+	return 0;
+}
+
+void memplan_share_windows(struct memplan *o, int32_t groups)
+{
+	o->window_groups = groups;
+	o->state_bytes_per_seq = 0;
+	o->state_bytes = 0;
+	count_blocks(o);
 }

@@ -15,7 +15,9 @@
  * sequences, as SGLang sizes its Mamba state pool by the running-request
  * limit, but never more than half of what is left for the cache (our
  * choice: enough for the blocks to still hold long sequences); state_seqs
- * says how many sequences' state fits, the concurrency the engine can run. */
+ * says how many sequences' state fits, the concurrency the engine can run.
+ * vLLM's hybrid pool keeps the sliding-window layers' KV in the blocks
+ * instead (memplan_share_windows, engine/vllmmem.c). */
 #ifndef SERVESIM_MEMPLAN_H
 #define SERVESIM_MEMPLAN_H
 #include <stdint.h>
@@ -42,6 +44,9 @@ struct memplan {
 	int64_t state_seqs;      /* sequences whose state is reserved (max_num_seqs when 0 bytes) */
 	double lora_bytes;       /* LoRA adapter slots, taken from kv_bytes (memplan_take) */
 	double eplb_bytes;       /* EPLB's redundant experts, taken from kv_bytes (memplan_take_experts) */
+	double forward_bytes;    /* the forward pass's term (activation_bytes unless the sampler's is larger) */
+	double sampler_bytes;    /* the profile's sampler run, when it sets activation_bytes (0: none) */
+	int32_t window_groups;   /* sliding-window groups sharing the blocks (memplan_share_windows; 0: none) */
 };
 
 /* Share of the KV memory that per-sequence state may take at most (our choice). */
@@ -65,6 +70,19 @@ int memplan_take_experts(struct memplan *out, double bytes, struct err *e);
  * per-sequence state's share is capped again (MEMPLAN_STATE_MAX_SHARE) and
  * the blocks counted again; SS_EUSAGE naming `what` when no block is left. */
 int memplan_add_weights(struct memplan *out, double bytes, const char *what, struct err *e);
+
+/* vLLM's memory profile runs the sampler once the forward pass is done
+ * (gpu_model_runner.profile_run: _dummy_sampler_run), so the activation
+ * peak it takes off is the larger of the two: activation_bytes becomes
+ * max(the forward pass's term, sampler_bytes), kv_bytes and the blocks
+ * follow; SS_EUSAGE when no block is left. */
+int memplan_profile_peak(struct memplan *out, double sampler_bytes, struct err *e);
+
+/* The sliding-window layers' KV shares the blocks (vLLM's hybrid pool,
+ * `groups` sliding groups beside the full one): no per-sequence state is
+ * reserved and the blocks take all of kv_bytes (sim/winblocks.h counts
+ * the windows' blocks as requests run). */
+void memplan_share_windows(struct memplan *out, int32_t groups);
 
 /* SGLang's plan: the static pool (weights + KV) is mem_fraction_static of
  * the memory free before the weights load, (mem - preload_bytes) x

@@ -302,6 +302,8 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	else
 		rc = memplan_compute(s->model, pg, pp, s->wdt, s->kvdt, s->k.gpu_memory_utilization, s->k.block_size,
 				     chunk, mns, &st->prefill_mp, e);
+	if (rc == 0 && st->sc.kv_window.tokens > 0) /* the engine's hybrid pool (plan_memory) */
+		memplan_share_windows(&st->prefill_mp, st->sc.kv_window.groups);
 	if (rc < 0) {
 		err_prefix(e, "prefill workers");
 		return rc;

@@ -915,6 +915,7 @@ const struct engine_type engine_vllm = {
 	/* EPLBConfig.step_interval's default (vllm/config/parallel.py) */
 	.eplb_interval = 3000,
 	.cost = &vllm_cost,
+	.plan_memory = vllm_plan_memory,
 	.policy = &vllm_policy,
 	.sched_words = vllm_sched_words,
 	.rocm_words = vllm_rocm_words,

@@ -20,4 +20,14 @@ void vllm_describe(const struct sim_cfg *c, const char *chunked, const char *adm
  * [CSA, HCA and window-only]: the engines without blocks of their own. */
 extern const struct cost_csa_fit vllm_csa_fits[2][2];
 
+struct scenario;
+struct scenario_state;
+struct parallel;
+struct err;
+/* vLLM's memory plan (vllmmem.c): memplan_compute's, with the profile's
+ * sampler run as the activation peak when larger, and the hybrid pool of a
+ * model with sliding-window layers (st->sc.kv_window) */
+int vllm_plan_memory(const struct scenario *s, const struct parallel *rep, struct scenario_state *st,
+		     struct err *e);
+
 #endif

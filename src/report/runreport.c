@@ -357,6 +357,19 @@ static void run_header(FILE *f, const struct out_run *c)
 		       c->mp->mem_bytes / 1073741824.0, c->cfg.sc->k.gpu_memory_utilization, c->mp->weight_bytes / 1073741824.0,
 		       c->mp->activation_bytes / 1073741824.0, c->mp->reserve_bytes / 1073741824.0, lora_mem,
 		       c->mp->kv_bytes / 1073741824.0);
+	if (c->cfg.kv_from_memory && c->mp->sampler_bytes > 0)
+		fprintf(f, "           activations: the profile's sampler run (max_num_seqs %lld x vocab %lld logits, %.0f bytes each) above its forward pass's %.2f GiB\n",
+		       (long long)c->cfg.sc->k.max_num_seqs, (long long)c->cfg.sc->model->vocab,
+		       c->mp->sampler_bytes / ((double)c->cfg.sc->k.max_num_seqs * (double)c->cfg.sc->model->vocab),
+		       c->mp->forward_bytes / 1073741824.0);
+	if (c->simcfg->kv_window.tokens > 0)
+		fprintf(f, "           hybrid pool: the blocks hold the full-attention group and %d sliding-window group%s (window %lld), taken as chunks run and freed as they leave the window (about %lld a decoding request); vLLM's log: GPU KV cache size %lld tokens (blocks / %d groups x %lld)\n",
+		       (int)c->simcfg->kv_window.groups, c->simcfg->kv_window.groups > 1 ? "s" : "",
+		       (long long)c->simcfg->kv_window.tokens,
+		       (long long)(((c->simcfg->kv_window.tokens + c->simcfg->block_size - 1) / c->simcfg->block_size + 1) *
+				   c->simcfg->kv_window.groups),
+		       (long long)(c->simcfg->total_kv_blocks / (1 + c->simcfg->kv_window.groups) * c->simcfg->block_size),
+		       1 + (int)c->simcfg->kv_window.groups, (long long)c->simcfg->block_size);
 	if (c->cfg.kv_from_memory && c->mp->state_bytes > 0)
 		fprintf(f, "           of which %.2f GiB per-sequence state (window KV, recurrent state: %.1f MiB each) for %lld sequences\n",
 		       c->mp->state_bytes / 1073741824.0, c->mp->state_bytes_per_seq / 1048576.0,

@@ -539,7 +539,7 @@ static void test_marlin_padding(void)
 	struct scenario_state st;
 	struct wl_spec wl;
 	struct err e;
-	double w[3] = {0, 0, 0}, kv[3] = {0, 0, 0}, ckpt = 0, experts = 0;
+	double w[3] = {0, 0, 0}, kv[3] = {0, 0, 0}, act[3] = {0, 0, 0}, ckpt = 0, experts = 0;
 	int i;
 
 	if (!m)
@@ -556,6 +556,17 @@ static void test_marlin_padding(void)
 		}
 		w[i] = st.mp.weight_bytes;
 		kv[i] = st.mp.kv_bytes;
+		act[i] = st.mp.activation_bytes;
+		/* vLLM's plan (vllmmem.c): the hybrid pool at every version, the
+		 * sampler's profile run (1024 x 201,088 x 14 bytes) on 0.10-0.11.0 */
+		CHECK(st.sc.kv_window.tokens == 128 && st.sc.kv_window.groups == 1 && st.mp.state_bytes == 0 &&
+			      st.mp.window_groups == 1,
+		      "vLLM %s: gpt-oss's window layers share the pool (window %lld, %d group), no reservation", ver[i],
+		      (long long)st.sc.kv_window.tokens, (int)st.sc.kv_window.groups);
+		CHECK(st.mp.sampler_bytes == (i == 0 ? 2882797568.0 : 0.0) &&
+			      st.mp.activation_bytes == (i == 0 ? 2882797568.0 : st.mp.forward_bytes),
+		      "vLLM %s: activation peak %.0f bytes (sampler %.0f)", ver[i], st.mp.activation_bytes,
+		      st.mp.sampler_bytes);
 		ckpt = model_weight_bytes_per_gpu(m, &sc.par, dtype_bytes(sc.wdt));
 		experts = model_expert_bytes_per_gpu(m, &sc.par, dtype_bytes(sc.wdt));
 		CHECK(st.cost.moe_marlin == (i == 0) && fabs(st.cost.moe_pad - pad[i]) < 1e-12,
@@ -566,9 +577,10 @@ static void test_marlin_padding(void)
 	CHECK_REL(w[2], ckpt, 1e-12, "vLLM 0.24: the checkpoint's weights");
 	CHECK_REL(w[0], ckpt + experts * (pad[0] - 1.0), 1e-12, "vLLM 0.10.2: the checkpoint's + the experts' padding");
 	CHECK_REL(w[1], ckpt + experts / 17.0, 1e-12, "vLLM 0.14.1: the checkpoint's + a second copy of the block scales");
-	CHECK(w[0] / 1073741824.0 > 65.7 && w[0] / 1073741824.0 < 66.0 && fabs((kv[2] - kv[0]) - (w[0] - w[2])) < 1.0,
-	      "vLLM 0.10.2: %.2f GiB of weights (vLLM logs 65.97), the KV cache %.2f GiB smaller", w[0] / 1073741824.0,
-	      (kv[2] - kv[0]) / 1073741824.0);
+	CHECK(w[0] / 1073741824.0 > 65.7 && w[0] / 1073741824.0 < 66.0 &&
+		      fabs((kv[2] - kv[0]) - (w[0] - w[2]) - (act[0] - act[2])) < 1.0,
+	      "vLLM 0.10.2: %.2f GiB of weights (vLLM logs 65.97), the KV cache %.2f GiB smaller (with the sampler's run)",
+	      w[0] / 1073741824.0, (kv[2] - kv[0]) / 1073741824.0);
 	CHECK(fabs(w[1] / 1073741824.0 / 64.38 - 1) < 0.01,
 	      "vLLM 0.14.1: %.2f GiB of weights within 1 %% of the 64.38 vLLM logs", w[1] / 1073741824.0);
 	free(m);

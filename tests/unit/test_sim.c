@@ -1210,6 +1210,41 @@ static void test_memplan(void)
 		CHECK(fabs(mp.blocks / 367404.0 - 1) < 0.05, "qwen3-235b tp4 tokens %lld within 5%% of SGLang's 367404",
 		      (long long)mp.blocks);
 	}
+	{
+		/* vLLM's plan for gpt-oss-120b, TP 1 on H100, 0.9, budget 8192,
+		 * 1024 sequences (vllmmem.c).  A block: 18 full layers x 8 KV
+		 * heads x (64 + 64) x 2 bytes x 16 tokens = 589,824 bytes; the
+		 * hybrid pool reserves no window KV per sequence.  The forward
+		 * pass's term: 8192 x (3 + 4) x 2880 x 2 + 1024 x 201,088 x 4 =
+		 * 1,153,957,888 bytes; the sampler's: 1024 x 201,088 x 14 =
+		 * 2,882,797,568, 1,728,839,680 more off the KV memory. */
+		double kv0;
+		int64_t blocks0;
+
+		load_model("gpt-oss-120b", &m);
+		err_clear(&e);
+		CHECK(memplan_compute(&m, gpu("h100"), &p, DT_BF16, DT_BF16, 0.9, 16, 8192, 1024, &mp, &e) == 0,
+		      "gpt-oss-120b memplan (%s)", e.msg);
+		CHECK(mp.block_bytes == 589824.0 && mp.state_bytes > 0, "block 589,824 bytes (%.0f), window KV reserved",
+		      mp.block_bytes);
+		CHECK(mp.activation_bytes == 1153957888.0, "forward pass 1,153,957,888 bytes (%.0f)", mp.activation_bytes);
+		kv0 = mp.kv_bytes;
+		blocks0 = mp.blocks;
+		memplan_share_windows(&mp, 1);
+		CHECK(mp.state_bytes == 0 && mp.blocks == (int64_t)floor(kv0 / 589824.0) && mp.blocks > blocks0,
+		      "hybrid pool: every byte in blocks, %lld (was %lld)", (long long)mp.blocks, (long long)blocks0);
+		CHECK(memplan_profile_peak(&mp, 1024.0 * 201088.0 * 14.0, &e) == 0 &&
+		      mp.activation_bytes == 2882797568.0 && mp.kv_bytes == kv0 - 1728839680.0 &&
+		      mp.blocks == (int64_t)floor((kv0 - 1728839680.0) / 589824.0) && mp.forward_bytes == 1153957888.0,
+		      "sampler peak: activations 2,882,797,568, %lld blocks", (long long)mp.blocks);
+		/* a smaller sampler run leaves the plan as it was */
+		load_model("codellama-34b", &m);
+		memplan_compute(&m, gpu("h100"), &p, DT_BF16, DT_BF16, 0.9, 16, 64, 32, &mp, &e);
+		blocks0 = mp.blocks;
+		CHECK(memplan_profile_peak(&mp, 32.0 * 32000.0 * 14.0, &e) == 0 && mp.blocks == blocks0 &&
+		      mp.sampler_bytes == 0, "CodeLlama-34B: the forward pass's peak stays (%lld blocks)",
+		      (long long)mp.blocks);
+	}
 }
 
 static void test_cost_kat(const struct model_cfg *m)
