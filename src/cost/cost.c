@@ -425,9 +425,16 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	 * it (DeepSeek's block fp8, gpt-oss's MXFP4 experts, Kimi-K2.5's int4
 	 * experts); --moe-dtype overrides the experts */
 	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : stored_dtype(m->q.experts, g, cfg->wdt);
-	if (m->q.attn == m->q.mlp && m->q.attn != Q_NONE) {
-		c->cfg.wdt = stored_dtype(m->q.attn, g, cfg->wdt);
-		cfg = &c->cfg;
+	{
+		/* the linears' one low-precision format: attention and FFN alike,
+		 * or, where the checkpoint keeps its q/kv projections apart
+		 * (bf16, priced so per op: opgraph.c), o_proj's and the FFN's */
+		enum model_qfmt lin = m->q.attn == m->q.mlp ? m->q.attn
+				      : m->q.attn != m->q.attn_o && m->q.attn_o == m->q.mlp ? m->q.mlp : Q_NONE;
+		if (lin != Q_NONE) {
+			c->cfg.wdt = stored_dtype(lin, g, cfg->wdt);
+			cfg = &c->cfg;
+		}
 	}
 	if (m->n_experts > 0)
 		cost_moe_init(c, cfg);

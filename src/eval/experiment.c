@@ -264,7 +264,7 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 {
 	/* (then the deployment field table's top-level keys: replicas, router) */
 	static const char *const own[] = {"name", "source", "model", "gpu", "tp", "pp", "dp", "ep",
-		"dtype", "kv_dtype", "precision", "engine", "workload", "workload_name", "measured"};
+		"dtype", "kv_dtype", "precision", "engine", "workload", "workload_name", "measured", "checkpoint"};
 	const char *keys[sizeof(own) / sizeof(own[0]) + DEPLOY__COUNT + 1];
 	size_t nk = 0, i;
 	struct json *root = NULL;
@@ -292,6 +292,7 @@ int experiment_load(const char *path, struct experiment *x, struct err *e)
 	    (rc = jf_str(root, "workload_name", path, x->workload_name, sizeof(x->workload_name),
 			   false, e)) < 0 ||
 	    (rc = jf_str(root, "model", path, x->model, sizeof(x->model), true, e)) < 0 ||
+	    (rc = jf_str(root, "checkpoint", path, x->checkpoint, sizeof(x->checkpoint), false, e)) < 0 ||
 	    (rc = jf_str(root, "gpu", path, x->gpu, sizeof(x->gpu), true, e)) < 0 ||
 	    (rc = jf_str(root, "precision", path, x->precision, sizeof(x->precision), false, e)) < 0)
 		goto out;
@@ -1000,6 +1001,8 @@ static int experiment_write_in(const struct experiment *x, const char *dir, stru
 	if (x->workload_name[0])
 		jw_str(&w, "workload_name", x->workload_name);
 	jw_str(&w, "model", x->model);
+	if (x->checkpoint[0])
+		jw_str(&w, "checkpoint", x->checkpoint);
 	jw_str(&w, "gpu", x->gpu);
 	jw_int(&w, "tp", x->tp);
 	jw_int(&w, "pp", x->pp);
@@ -1762,11 +1765,34 @@ static int64_t ix_cold_prompts(const struct aic_row *r, int be, bool deepseek, b
 	return r->osl >= 8192 ? 20 : 50;
 }
 
+/* InferenceX's DeepSeek-R1 fp4 TensorRT-LLM runs (eval/silicon/HARNESS.md,
+ * "fp4ckpt"): every config names nvidia/DeepSeek-R1-0528-FP4-V2
+ * (SemiAnalysisAI/InferenceX .github/configs/nvidia-master.yaml:
+ * dsr1-fp4-b200-trt and -trt-mtp; the dynamo-trt configs' dsr1 fp4 path,
+ * /mnt/lustre01/models/deepseek-r1-0528-fp4-v2 in the multi-node launch
+ * script, srt-slurm's "dsr1-fp4"), whose q_a, q_b, kv_a and kv_b
+ * projections are bf16 and o_proj nvfp4 (data/models/deepseek-r1-0528-fp4-v2
+ * .json), and every one runs an fp8 KV cache: kv_cache_config dtype fp8 in
+ * dsr1_fp4_b200_trt.sh and dsr1_fp4_b200_trt_mtp.sh (agg) and on both
+ * pools of all 129 b200-fp4, b300-fp4, gb200-fp4 and gb300-fp4 srt-slurm
+ * TensorRT-LLM recipes (NVIDIA/srt-slurm @ c88ef731 recipes/trtllm/).  The
+ * fp8 rows run the model's own checkpoint with the fp8 cache their
+ * precision already gives.  The InferenceX dumps name the same DeepSeek-R1
+ * runs DeepSeek-V3 too (HARNESS.md, "Duplicate rows"; InferenceX has no
+ * DeepSeek-V3 config). */
+#define IX_DSR1_FP4_CHECKPOINT "nvidia/DeepSeek-R1-0528-FP4-v2"
+
 static void inferencex_row(const struct aic_row *r, int be, struct experiment *x)
 {
 	bool deepseek = strncasecmp(r->model, "deepseek-ai/", 12) == 0, fp4 = strcmp(r->precision, "fp4") == 0;
 
 	snprintf(x->wl.harness, sizeof(x->wl.harness), "vllm-bench");
+	if (be == AIC_TRTLLM && fp4 &&
+	    (strcasecmp(r->model, "deepseek-ai/DeepSeek-R1") == 0 || strcasecmp(r->model, "deepseek-ai/DeepSeek-V3") == 0)) {
+		snprintf(x->checkpoint, sizeof(x->checkpoint), "%s", IX_DSR1_FP4_CHECKPOINT);
+		x->kv_dtype_given = true;
+		x->kv_dtype = DT_FP8;
+	}
 	if (strcmp(r->mode, "agg") == 0 && r->measured[0] && strcmp(r->measured, IX_WARMUP_FROM) < 0) {
 		x->cold_start = true;
 		x->wl.num_requests = ix_cold_prompts(r, be, deepseek, fp4) * r->concurrency;

@@ -69,6 +69,11 @@ struct experiment {
 	/* its client sent no warm-up requests (scenario.cold_start) */
 	bool cold_start;
 	bool kv_engine_auto;       /* silicon rows: the engine's default KV dtype, not the row's precision */
+	/* the quantised checkpoint the row served, where its harness names one
+	 * the row's model does not (silicon rows: InferenceX's DeepSeek-R1 fp4
+	 * TensorRT-LLM runs, nvidia/DeepSeek-R1-0528-FP4-v2); its config is
+	 * priced, the row keeps its model; "" otherwise */
+	char checkpoint[128];
 	/* vLLM's FlashInfer all-reduce fusion up to this many bytes, as the
 	 * launch line sets it (scenario.ar_fused_bytes; 0: the engine's
 	 * default for the version) */

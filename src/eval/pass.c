@@ -100,28 +100,34 @@ static int resolve(struct catalog *cat, struct experiment *x, struct model_cfg *
 	size_t i;
 	struct err e2;
 
+	/* a checkpoint the row names is loaded in place of its model */
+	const char *name = x->checkpoint[0] ? x->checkpoint : x->model;
+
 	*gpu_failed = false;
 	for (i = 0; lm && i < lm->nm && rc < 0; i++)
-		if (strcmp(lm->models[i].name, x->model) == 0) {
+		if (strcmp(lm->models[i].name, name) == 0) {
 			*m = lm->models[i].m;
 			rc = 0;
 		}
 	if (rc < 0) {
-		nc = aic_model_candidates(x->model, cand);
-		if ((rc = catalog_load_model(cat, x->model, NULL, m, e)) < 0)
+		nc = aic_model_candidates(name, cand);
+		if ((rc = catalog_load_model(cat, name, NULL, m, e)) < 0)
 			for (k = 1; k < nc && rc < 0; k++)
 				rc = catalog_load_model(cat, cand[k], NULL, m, &e2);
 		if (rc == 0 && lm && lm->nm < LOAD_MEMO_MAX) {
 			if (!lm->models)
 				lm->models = xcalloc(LOAD_MEMO_MAX, sizeof(*lm->models));
-			snprintf(lm->models[lm->nm].name, sizeof(lm->models[0].name), "%s", x->model);
+			snprintf(lm->models[lm->nm].name, sizeof(lm->models[0].name), "%s", name);
 			lm->models[lm->nm++].m = *m;
 		}
 	}
 	if (rc == 0 && ((rc = catalog_load_gpus(cat, e)) < 0 || (rc = gpu_find_result_name(&cat->gpus, x->gpu, g, e)) < 0))
 		*gpu_failed = true;
 	if (rc == 0) {
-		snprintf(x->model, sizeof(x->model), "%s", m->id);
+		/* the row keeps its model's id (held-out folds, reports) when a
+		 * checkpoint of it was priced */
+		const struct model_entry *me = x->checkpoint[0] ? registry_find(&cat->reg, x->model) : NULL;
+		snprintf(x->model, sizeof(x->model), "%s", me ? me->id : m->id);
 		snprintf(x->gpu, sizeof(x->gpu), "%s", (*g)->id);
 	}
 	return rc;

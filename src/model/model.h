@@ -60,7 +60,11 @@ enum model_qfmt {
  * in bf16 (every format we read excludes them). */
 struct model_quant {
 	char method[24];         /* quant_method as published, "" when absent */
-	enum model_qfmt experts, attn, mlp;
+	/* attn: the attention q/kv projections (and every other attention
+	 * weight); attn_o: the output projection, apart where a checkpoint
+	 * excludes the projections one by one (nvidia/DeepSeek-V3.1-NVFP4,
+	 * DeepSeek-R1-0528-FP4-v2: q_a, q_b, kv_a, kv_b bf16, o_proj nvfp4) */
+	enum model_qfmt experts, attn, attn_o, mlp;
 	int64_t group_size;      /* weights per scale (0: per-tensor/channel or n/a) */
 	char excluded[160];      /* the modules the config excludes, as a short text */
 	/* a ModelOpt checkpoint's declared fp8 KV cache, as the key that says

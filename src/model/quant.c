@@ -58,6 +58,38 @@ static bool list_names(const struct json *list, const char *module)
 	return false;
 }
 
+/* Which attention projections an exclusion list keeps unquantised, as
+ * aiconfigurator reads a checkpoint's exclusions (ai-dynamo/aiconfigurator
+ * @095f58a5, sdk/models/helpers.py attention_projection_exclusions): an
+ * entry naming self_attn but no projection ("model.layers.3.self_attn*",
+ * "re:.*self_attn.*") covers the whole block; else the entries naming
+ * q_a_proj, q_b_proj, q_proj, kv_a_proj, kv_b_proj, kv_proj, k_proj or
+ * v_proj cover the q/kv projections (*qkv), o_proj the output one (*o). */
+static void attn_excluded(const struct json *list, bool *qkv, bool *o)
+{
+	static const char *const qkv_names[] = {"q_a_proj", "q_b_proj", "q_proj", "kv_a_proj", "kv_b_proj",
+						"kv_proj", "k_proj", "v_proj"};
+	const struct json *x;
+	size_t i;
+
+	*qkv = *o = false;
+	if (!list || json_type_of(list) != JSON_ARRAY)
+		return;
+	for (x = json_first(list); x; x = json_next(x)) {
+		const char *s;
+		bool named = false;
+		if (json_type_of(x) != JSON_STRING || !strstr((s = json_string(x)), "self_attn"))
+			continue;
+		for (i = 0; i < sizeof(qkv_names) / sizeof(qkv_names[0]); i++)
+			if (strstr(s, qkv_names[i]))
+				*qkv = named = true;
+		if (strstr(s, "o_proj"))
+			*o = named = true;
+		if (!named)
+			*qkv = *o = true;
+	}
+}
+
 static void note_excluded(struct model_quant *q, const char *what)
 {
 	size_t n = strlen(q->excluded);
@@ -116,9 +148,14 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 		snprintf(mq->method, sizeof(mq->method), "%s", qm);
 	}
 	kv_declared(q, qm, mq);
+	/* HF's modules_to_not_convert, compressed-tensors' ignore, ModelOpt's
+	 * exclude_modules (hf_quant_config.json, as vLLM's ModelOpt configs
+	 * read it) */
 	excl = json_get(q, "modules_to_not_convert");
 	if (!excl)
 		excl = json_get(q, "ignore");
+	if (!excl)
+		excl = json_get(q, "exclude_modules");
 	if (qm && strcmp(qm, "fp8") == 0) {
 		const struct json *b = json_get(q, "weight_block_size");
 		f = b && json_type_of(b) == JSON_ARRAY ? Q_FP8_BLOCK : Q_FP8;
@@ -146,6 +183,12 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 			    (rc = json_opt_str(w, "type", src, &wt, e)) < 0)
 				return rc;
 		}
+		/* ModelOpt's hf_quant_config.json keeps group_size at the top */
+		if (gs == 0) {
+			bool pres;
+			if ((rc = json_opt_num(q, "group_size", src, &gs, &pres, e)) < 0)
+				return rc;
+		}
 		if ((rc = json_opt_str(q, "format", src, &fmt, e)) < 0 ||
 		    (rc = json_opt_str(q, "quant_algo", src, &algo, e)) < 0)
 			return rc;
@@ -168,10 +211,17 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 	}
 	if (f == Q_NONE)
 		return 0;
-	mq->experts = mq->attn = mq->mlp = f;
-	if (list_names(excl, "self_attn")) {
-		mq->attn = Q_NONE;
-		note_excluded(mq, "attention");
+	mq->experts = mq->attn = mq->attn_o = mq->mlp = f;
+	{
+		bool qkv, o;
+		attn_excluded(excl, &qkv, &o);
+		if (qkv)
+			mq->attn = Q_NONE;
+		if (o)
+			mq->attn_o = Q_NONE;
+		if (qkv || o)
+			note_excluded(mq, qkv && o ? "attention" : qkv ? "attention q/kv projections"
+									: "attention o_proj");
 	}
 	if (list_names(excl, "shared_expert") ||
 	    list_names(excl, "mlp\\.(gate|up|gate_up|down)_proj") ||
@@ -197,8 +247,13 @@ void model_quant_text(const struct model_cfg *m, char *buf, size_t n)
 	buf[0] = '\0';
 	if (q->experts == Q_NONE && q->attn == Q_NONE && q->mlp == Q_NONE)
 		return;
-	APPEND("%s: experts %s, attention %s, dense/shared FFN %s", q->method,
-	       model_qfmt_name(q->experts), model_qfmt_name(q->attn), model_qfmt_name(q->mlp));
+	if (q->attn_o != q->attn)
+		APPEND("%s: experts %s, attention q/kv %s, o_proj %s, dense/shared FFN %s", q->method,
+		       model_qfmt_name(q->experts), model_qfmt_name(q->attn), model_qfmt_name(q->attn_o),
+		       model_qfmt_name(q->mlp));
+	else
+		APPEND("%s: experts %s, attention %s, dense/shared FFN %s", q->method,
+		       model_qfmt_name(q->experts), model_qfmt_name(q->attn), model_qfmt_name(q->mlp));
 	if (q->group_size > 0 && q->group_size < 16384)
 		APPEND(", group %lld", (long long)q->group_size);
 	if (q->excluded[0])

@@ -249,6 +249,48 @@ static void test_recent_families(void)
 		}
 	}
 
+	/* per-projection attention exclusions (aiconfigurator's
+	 * attention_projection_exclusions reading): a self_attn entry naming no
+	 * projection covers the block; q/kv projection names the q/kv group;
+	 * o_proj the output projection */
+	{
+		static const struct { const char *q; enum model_qfmt attn, attn_o; } pq[] = {
+			{"{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\", \"exclude_modules\": "
+			 "[\"lm_head\", \"model.layers.*.self_attn.q_a_proj\", \"model.layers.*.self_attn.kv_b_proj\"]}",
+			 Q_NONE, Q_NVFP4},
+			{"{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\", \"exclude_modules\": "
+			 "[\"model.layers.0.self_attn*\"]}", Q_NONE, Q_NONE},
+			{"{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\", \"ignore\": "
+			 "[\"model.layers.5.self_attn.o_proj\"]}", Q_NVFP4, Q_NONE},
+			{"{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\", \"ignore\": "
+			 "[\"re:.*mlp.gate$\", \"lm_head\"]}", Q_NVFP4, Q_NVFP4},
+			{"{\"quant_method\": \"compressed-tensors\", \"format\": \"nvfp4-pack-quantized\", "
+			 "\"ignore\": [\"re:.*self_attn.*\"]}", Q_NONE, Q_NONE},
+		};
+		size_t k;
+		for (k = 0; k < sizeof(pq) / sizeof(pq[0]); k++) {
+			struct json *j = NULL;
+			struct model_cfg q;
+			memset(&q, 0, sizeof(q));
+			CHECK(json_parse(pq[k].q, strlen(pq[k].q), "q.json", &j, &e) == 0 &&
+			      model_quant_from_json(j, "q.json", &q, &e) == 0 && q.q.attn == pq[k].attn &&
+			      q.q.attn_o == pq[k].attn_o && q.q.mlp == Q_NVFP4,
+			      "attention exclusions %zu: q/kv %s, o_proj %s (want %s, %s)", k, model_qfmt_name(q.q.attn),
+			      model_qfmt_name(q.q.attn_o), model_qfmt_name(pq[k].attn), model_qfmt_name(pq[k].attn_o));
+			json_free(j);
+		}
+	}
+	CHECK(load("nvidia/DeepSeek-R1-0528-FP4-v2", m) == 0 && m->q.experts == Q_NVFP4 && m->q.mlp == Q_NVFP4 &&
+	      m->q.attn == Q_NONE && m->q.attn_o == Q_NVFP4 && m->q.group_size == 16,
+	      "deepseek-r1-0528-fp4-v2: nvfp4 but the q/kv projections (bf16); o_proj nvfp4");
+	{
+		char t[300];
+		model_quant_text(m, t, sizeof(t));
+		CHECK(strstr(t, "attention q/kv none, o_proj nvfp4") != NULL, "its quant text: %s", t);
+	}
+	CHECK(load("deepseek-r1", m) == 0 && m->q.attn == Q_FP8_BLOCK && m->q.attn_o == Q_FP8_BLOCK,
+	      "deepseek-r1 (fp8): one format for every projection");
+
 	/* KV and per-sequence state of hybrid models */
 	CHECK(load("qwen3-next-80b-a3b", m) == 0 && m->n_mixer[LM_FULL] == 12 &&
 	      m->n_mixer[LM_LINEAR] == 36 && m->mixer[3] == LM_FULL && m->mixer[0] == LM_LINEAR,

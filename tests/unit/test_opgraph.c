@@ -54,6 +54,43 @@ static int build(const struct parallel *p, int64_t B, int64_t S, int64_t C, enum
 	return rc;
 }
 
+/* A checkpoint that keeps its q/kv projections bf16 and quantises o_proj
+ * (nvidia/DeepSeek-R1-0528-FP4-v2): at --dtype fp4 the q_a, q_b, kv_a and
+ * kv_b GEMMs (and, in a decode, the absorbed W_UK / W_UV) run in bf16 with
+ * bf16 weights, o_proj and the FFNs in fp4; the fp8 model file keeps every
+ * projection in the weight dtype. */
+static void test_split_attention_formats(void)
+{
+	struct parallel p = {1, 1, 4, 4, 0, 0};
+	struct opgraph g;
+	const struct layer_kind *lk;
+	/* q_b: 1536 -> 128 x 192 */
+	double qb_w = 1536.0 * 128 * 192;
+
+	load("deepseek-r1-0528-fp4-v2");
+	CHECK(build(&p, 8, 1024, 0, DT_FP4, &g) == 0, "v2 prefill builds");
+	lk = &g.kinds[g.nkinds - 2]; /* the MoE layers (before embed+head) */
+	CHECK(!find(lk, "q_a_proj")->low_precision && !find(lk, "q_b_proj")->low_precision &&
+	      !find(lk, "kv_a_proj")->low_precision && !find(lk, "kv_b_proj")->low_precision,
+	      "v2: q/kv projections in bf16 (%s)", lk->name);
+	CHECK(find(lk, "o_proj")->low_precision && find(lk, "shared_gate_up_proj")->low_precision,
+	      "v2: o_proj and the shared expert in the weight dtype");
+	CHECK_REL(find(lk, "q_b_proj")->weight_bytes, qb_w * 2.0, 1e-12, "v2: q_b weights 2 B each");
+	CHECK_REL(find(lk, "o_proj")->weight_bytes, 128.0 * 128 * 7168 * 0.5, 1e-12, "v2: o_proj weights 0.5 B each");
+	opgraph_release(&g);
+	CHECK(build(&p, 8, 1, 1024, DT_FP4, &g) == 0, "v2 decode builds");
+	lk = &g.kinds[g.nkinds - 2];
+	CHECK(!find(lk, "q_absorb_uk")->low_precision && !find(lk, "out_absorb_uv")->low_precision,
+	      "v2 decode: absorbed W_UK / W_UV (kv_b's weights) in bf16");
+	opgraph_release(&g);
+	load("deepseek-r1");
+	CHECK(build(&p, 8, 1024, 0, DT_FP4, &g) == 0, "deepseek-r1 (fp8 file) at fp4 builds");
+	lk = &g.kinds[g.nkinds - 2];
+	CHECK(find(lk, "q_b_proj")->low_precision && find(lk, "o_proj")->low_precision,
+	      "deepseek-r1 at --dtype fp4: every projection in the weight dtype");
+	opgraph_release(&g);
+}
+
 static void test_llama2_prefill(void)
 {
 	struct parallel p = {1, 1, 1, 1, 0, 0};
@@ -608,6 +645,7 @@ int main(void)
 	test_gpt_oss_sliding();
 	test_qwen3_next_linear();
 	test_kimi_k3();
+	test_split_attention_formats();
 	test_chunked_pairs();
 	test_attention_groups(data);
 	test_roofline_reuse(data);
