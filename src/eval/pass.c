@@ -176,9 +176,11 @@ static int prepare_loaded(const struct eval_inputs *c, const struct eval_opts *e
 
 	*xo = *eo;
 	x->wl.seed += c->seed_add;
-	/* rows and summaries use the registry id, whatever the file said */
-	snprintf(x->model, sizeof(x->model), "%s", m->id);
-	note_model(p, m->id);
+	/* rows and summaries use the registry id, whatever the file said (a
+	 * priced checkpoint's row keeps its model's: resolve) */
+	if (!x->checkpoint[0])
+		snprintf(x->model, sizeof(x->model), "%s", m->id);
+	note_model(p, x->model);
 	/* tier 1: --calibration FILE, none, or the matching accepted file */
 	if (calibration && strcmp(calibration, "none") == 0) {
 		found = false;
