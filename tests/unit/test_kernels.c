@@ -1010,6 +1010,54 @@ static void test_eager_steps(void)
 	}
 }
 
+/* nvidia/DeepSeek-R1-0528-FP4-v2 (q/kv projections bf16, o_proj nvfp4) at
+ * --dtype fp4 against the fp8 model file at fp4 (every projection fp4):
+ * the same step costs more by the q_a, q_b, kv_a and kv_b GEMMs priced in
+ * bf16 (kv_b inside the MLA prefill term, src/cost/mla.c), nothing else. */
+static void test_split_attention_price(void)
+{
+	struct model_cfg v2, r1;
+	struct cost_model a, b;
+	struct cost_cfg cc;
+	struct err e;
+	int64_t len[1] = {4096}, pre[1] = {0};
+	struct step_desc pf = {1, len, pre, 0, 0, 1, 0, false};
+	struct parallel p = {4, 1, 1, 4, 0, 0};
+	double ta, tb, extra, h = 7168, kvl = 512, T = 4096, nh = 32;
+
+	if (registry_load_model(&reg, "deepseek-r1-0528-fp4-v2", &v2, &e) < 0 ||
+	    registry_load_model(&reg, "deepseek-r1", &r1, &e) < 0) {
+		CHECK(0, "load: %s", e.msg);
+		return;
+	}
+	/* H2 off: TensorRT-LLM's eager launch floor (host terms) would hide
+	 * the kernels' difference at this step */
+	if (test_cfg(DT_FP4, "trtllm", "1.2.0rc6.post1", &cc, &e) < 0 || (cc.off = COST_H2, cc.max_tokens = 4096, 0) ||
+	    cost_init(&a, &v2, gpu("b200"), &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init v2: %s", e.msg);
+		return;
+	}
+	if (cost_init(&b, &r1, gpu("b200"), &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init r1: %s", e.msg);
+		cost_release(&a);
+		return;
+	}
+	ta = cost_step_s(&a, &pf);
+	tb = cost_step_s(&b, &pf);
+	/* the four projections' bf16 - fp4 prices, 61 layers (q_a and kv_a
+	 * replicated, q_b and kv_b split over TP 4) */
+	extra = 61.0 * (cost_gemm_s(&a, DT_BF16, T, 1536, h, 1) - cost_gemm_s(&a, DT_FP4, T, 1536, h, 1) +
+			cost_gemm_s(&a, DT_BF16, T, nh * 192, 1536, 1) - cost_gemm_s(&a, DT_FP4, T, nh * 192, 1536, 1) +
+			cost_gemm_s(&a, DT_BF16, T, kvl + 64, h, 1) - cost_gemm_s(&a, DT_FP4, T, kvl + 64, h, 1) +
+			cost_gemm_s(&a, DT_BF16, T, nh * 256, kvl, 1) - cost_gemm_s(&a, DT_FP4, T, nh * 256, kvl, 1));
+	CHECK(ta > tb && extra > 0, "v2 prefill step %.3f ms > fp8 file at fp4 %.3f ms", ta * 1e3, tb * 1e3);
+	CHECK(fabs((ta - tb) / extra - 1.0) < 0.02,
+	      "the difference is the four projections in bf16 (%.3f ms, gemm-table estimate %.3f ms)",
+	      (ta - tb) * 1e3, extra * 1e3);
+	cost_release(&a);
+	cost_release(&b);
+}
+
 /* One cache: the second cost model of the same GPU and engine borrows the
  * first one's tables; H6 off gets its own. */
 static void test_cache(const struct model_cfg *m)
@@ -3252,6 +3300,7 @@ int main(void)
 	test_moe_exact_mxfp4();
 	test_moe_dispatched_path();
 	test_eager_steps();
+	test_split_attention_price();
 	test_sglang_dp_extend();
 	test_sglang_mla_absorbed();
 	test_int4(&m);
