@@ -325,6 +325,10 @@ struct param_counts {
 	 * the hyper-connection mixing weights, kept in fp32 on every rank (in
 	 * norms too) */
 	double attn_replicated, attn_bf16, hyper;
+	/* of attention, the output projections (o_proj) of the full, chunked
+	 * and sliding-window layers: a checkpoint may store them in another
+	 * format than the rest (model_quant.attn_o) */
+	double attn_o;
 };
 
 void model_params(const struct model_cfg *m, struct param_counts *pc);

@@ -84,6 +84,23 @@ static double mixer_params(const struct model_cfg *m, enum layer_mixer k)
 			  m->k_eq_v, m->attn_sinks);
 }
 
+/* The output projection's weights of one layer of mixer k (heads x
+ * v_head_dim -> hidden); 0 for the kinds whose layout is their own
+ * (linear attention, DeepSeek-V4's compressed layers). */
+static double o_proj_params(const struct model_cfg *m, enum layer_mixer k)
+{
+	double h = (double)m->hidden;
+
+	switch (k) {
+	case LM_SLIDING: return (double)(m->window.heads * m->window.v_head_dim) * h;
+	case LM_FULL: case LM_CHUNKED:
+		if (m->attn == ATTN_CSA)
+			return 0;
+		return (double)(m->heads * m->v_head_dim) * h;
+	default: return 0;
+	}
+}
+
 /* DSA indexer of one layer: wq_b, wk, LayerNorm on k (weight + bias), head weights. */
 static double indexer_params(const struct model_cfg *m)
 {
@@ -131,6 +148,7 @@ void model_params(const struct model_cfg *m, struct param_counts *pc)
 		if (k == LM_FULL && m->attn == ATTN_MLA && !m->shared_index[i])
 			a += indexer_params(m);
 		pc->attention += a;
+		pc->attn_o += o_proj_params(m, k);
 		if (k == LM_LINEAR)
 			pc->linear_attn += a;
 		if (m->attn == ATTN_CSA) {
@@ -264,7 +282,7 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 {
 	struct param_counts pc;
 	double tp = p->tp, per_layer, L = (double)m->layers, layers_stage;
-	double experts_per_gpu, head, ab, fb, eb;
+	double experts_per_gpu, head, ab, ob, fb, eb;
 	/* attention DP: the parts the engine splits over all tp x dp GPUs */
 	double tp_dense = par_part_tp(m, p, PAR_DPS_DENSE_FFN), tp_shared = par_part_tp(m, p, PAR_DPS_SHARED);
 	double tp_head = par_part_tp(m, p, PAR_DPS_LM_HEAD);
@@ -277,6 +295,13 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	ffn = tp_dense == tp && tp_shared == tp ? (pc.dense_ffn + pc.shared_experts) / tp
 						: pc.dense_ffn / tp_dense + pc.shared_experts / tp_shared;
 	ab = part_bytes(m->q.attn, g, wb);
+	ob = part_bytes(m->q.attn_o, g, wb);
+	/* a checkpoint whose attention projections come in two formats loads
+	 * the ones it excludes unquantised (bf16), as opgraph.c prices them */
+	if (m->q.attn != m->q.attn_o) {
+		ab = m->q.attn == Q_NONE ? 2.0 : ab;
+		ob = m->q.attn_o == Q_NONE ? 2.0 : ob;
+	}
 	fb = part_bytes(m->q.mlp, g, wb);
 	eb = part_bytes(m->q.experts, g, wb);
 	experts_per_gpu = pc.experts / (p->ep > 1 ? p->ep : 1) / moe_tp(m, p);
@@ -285,7 +310,10 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	/* DeepSeek-V4: some attention weights are whole on every rank, some
 	 * stored bf16 whatever the format; the hyper-connections in fp32; the
 	 * hash layers' token -> experts tables (int32, vLLM) */
+	/* (the output projections in their own format: a checkpoint that
+	 * quantises o_proj alone, model_quant.attn_o) */
 	per_layer = (((pc.attention - pc.attn_replicated) / tp + pc.attn_replicated - pc.attn_bf16) * ab +
+		     pc.attn_o / tp * (ob - ab) +
 		     pc.attn_bf16 * 2.0 + ffn * fb +
 		     experts_per_gpu * eb + (pc.router + pc.norms - pc.hyper + pc.ple) * wb + pc.hyper * 4.0 +
 		     (double)m->hash_layers * (double)m->vocab * (double)m->top_k * 4.0) / L;

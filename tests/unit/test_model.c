@@ -288,6 +288,22 @@ static void test_recent_families(void)
 		model_quant_text(m, t, sizeof(t));
 		CHECK(strstr(t, "attention q/kv none, o_proj nvfp4") != NULL, "its quant text: %s", t);
 	}
+	{
+		/* its weights: the q/kv projections load in bf16 (2 B) where the
+		 * same model quantised throughout would hold --dtype fp4's 0.5 B
+		 * (the narrower of the requested and the stored width) */
+		struct model_cfg all = *m;
+		struct param_counts v2;
+		struct parallel p1 = {.tp = 1, .pp = 1, .dp = 1, .ep = 1};
+
+		all.q.attn = Q_NVFP4;
+		model_params(m, &v2);
+		/* 61 MLA layers' o_proj: 128 heads x 128 v_head_dim x 7168 */
+		CHECK_REL(v2.attn_o, 61.0 * 128 * 128 * 7168, 1e-12, "v2 o_proj weights");
+		/* the q/kv projections (and the rest of attention but o_proj) */
+		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 0.5) - model_weight_bytes_per_gpu(&all, &p1, 0.5),
+			  (v2.attention - v2.attn_o) * (2.0 - 0.5), 1e-9, "v2 at TP 1: q/kv in bf16");
+	}
 	CHECK(load("deepseek-r1", m) == 0 && m->q.attn == Q_FP8_BLOCK && m->q.attn_o == Q_FP8_BLOCK,
 	      "deepseek-r1 (fp8): one format for every projection");
 
