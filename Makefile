@@ -35,7 +35,7 @@ LIB_SRC = \
 	src/cost/cost.c src/cost/engterms.c src/cost/gemm.c src/cost/linear.c src/cost/tritonbs.c src/cost/cutlassbs.c src/cost/tritonattn.c src/cost/moe.c src/cost/attn.c src/cost/mla.c src/cost/dsa.c src/cost/csa.c src/cost/linattn.c src/cost/mixer.c src/cost/ops.c src/cost/allreduce.c src/cost/srcnote.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
 	src/sim/spec.c \
-	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/step.c src/sim/reqpool.c src/sim/waitq.c src/sim/runlist.c src/sim/prefix.c src/sim/decoders.c src/sim/specpath.c src/sim/blocks.c src/sim/winblocks.c src/sim/admit.c src/sim/abort.c src/sim/records.c src/sim/router.c src/sim/loadtree.c src/sim/summary.c src/sim/lora.c src/sim/mm.c src/sim/epd.c src/sim/apiq.c src/sim/arrq.c \
+	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/step.c src/sim/reqpool.c src/sim/waitq.c src/sim/runlist.c src/sim/prefix.c src/sim/decoders.c src/sim/specpath.c src/sim/blocks.c src/sim/winblocks.c src/sim/admit.c src/sim/abort.c src/sim/records.c src/sim/router.c src/sim/loadtree.c src/sim/summary.c src/sim/lora.c src/sim/mm.c src/sim/epd.c src/sim/apiq.c src/sim/arrq.c src/sim/sinkq.c \
 	src/engine/registry.c src/engine/vllm.c src/engine/vllmmem.c src/engine/sglang.c src/engine/trtllm.c \
 	src/engine/scenario.c src/engine/startup.c src/deploy/catalog.c src/deploy/fields.c src/deploy/parflags.c src/base/argval.c src/base/argtab.c \
 	src/workload/spec.c src/workload/gen.c src/workload/curve.c src/workload/overrides.c \

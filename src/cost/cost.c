@@ -906,6 +906,12 @@ int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, do
 	return tokens;
 }
 
+void cost_step_work_need(const struct cost_model *c, int64_t tokens)
+{
+	if (tokens > 0)
+		tok_need(c, tokens > c->max_m ? c->max_m : tokens);
+}
+
 /* H4 off: one roofline over the whole step's FLOPs and bytes. */
 static double aggregate(const struct cost_model *c, const struct step_desc *s)
 {

@@ -64,6 +64,11 @@ double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, i
  * work).  With attention-DP the routed experts priced at moe_tokens are
  * not in it.  What the power model (hw/power.h) drives GPU activity from. */
 int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes);
+/* Fills the per-token-count entries cost_step_work reads for a step of
+ * `tokens` tokens: after it, cost_step_work of such a step only reads c,
+ * so another thread may run it while this one prices other steps
+ * (sim/sinkq.h; the fill's writes published to it before the step is). */
+void cost_step_work_need(const struct cost_model *c, int64_t tokens);
 /* Padded batch a CUDA graph would run for n decode tokens (n if none fits). */
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n);
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens);

@@ -30,6 +30,7 @@
 #include "base/loghist.h"
 #include "hw/power.h"
 #include "base/wdist.h"
+#include "sim/sinkq.h"
 
 struct cost_lora;
 #include "stepmemo.h"
@@ -474,6 +475,16 @@ struct sim {
 	 * gen once started (arrq.h), or NULL; arrq_ok: start it at sim_run */
 	struct arrq *arrq;
 	bool arrq_ok;
+	/* the pooled gaps' and the energy meter's consumer thread, started
+	 * with arrq (sinkq.h): while sinkq is not NULL the step loop appends
+	 * to sinkw what it would add to gapd and tot.energy_dyn_j */
+	struct sinkq *sinkq;
+	struct sinkq_w sinkw;
+	uint64_t sink_words; /* words its consumers applied, in all (tests) */
+	/* the records (records.c: completions kept, arrivals for the
+	 * sustainability test) go to sinkq too: nobody reads a row as it is
+	 * kept (no requests_out, on_request, kept client times, sessions) */
+	bool sink_recs, sink_recs_used; /* (used: they went there at some time; tests) */
 	/* routing (engine.c): ranks per replica (pd.prefill + dp); the
 	 * round-robin counters, of the replicas and, [replicas], of the ranks
 	 * inside each; the kv-aware router's tie draws (stream 12) and the
@@ -510,6 +521,9 @@ struct sim {
 	int bs_log2p1;
 	/* its step-price memos: own_memo, or the caller's (sim_cfg.memo) */
 	struct sim_memo *memo, own_memo;
+	/* (from here to agg, and arr_s to flow_off, the records' fields: the
+	 * sinks' consumer writes them while sink_recs; on lines of their own) */
+	char rec_pad0[64];
 	float *ttft, *itl, *tpot, *e2e, *queue;
 	uint8_t *stage;
 	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */
@@ -530,6 +544,7 @@ struct sim {
 		 * last token); metric_set's load terms */
 		double wait_ms, run_ms;
 	} agg[256];
+	char rec_pad1[64];
 	struct sim_totals tot;
 	int nstages;
 	/* summaries already computed, [stage + 1] (0: all), valid while
@@ -566,6 +581,7 @@ struct sim {
 		uint64_t completed;
 		double prompt, hit;
 	} *turns;
+	char rec_pad2[64];
 	/* the sustainability test's data (sim.h sim_flow_kind; flow.c): each
 	 * arrival's time (s) by request id (narr of cap_arr) while kept, then the
 	 * per-stage sketches (WL_MAX_STAGES of them; NULL before); flow_off:
@@ -983,8 +999,8 @@ void sched_receive(struct replica *rp);
  * record is kept), the switch from arrival times to sketches (before the
  * records are folded), nothing more to keep (turns arriving after
  * completions), and the release. */
-void flow_arrive(struct sim *s, const struct wl_req *w);
-void flow_complete(struct sim *s, const struct req *r, double ttft_ms, double e2e_ms);
+void flow_arrive(struct sim *s, int stage, int64_t arrival_ns);
+void flow_complete(struct sim *s, int stage, int64_t arrival_ns, double ttft_ms, double e2e_ms);
 void flow_fold(struct sim *s);
 void flow_stop(struct sim *s);
 

@@ -131,6 +131,16 @@ static SCHED_STEP_INLINE void dec_gap_push(struct replica *rp, struct req *r, en
 		r->ngaps++;
 }
 
+/* A gap of x ms seen by n requests of stage st: into the pooled gaps, or
+ * to their consumer thread (sinkq.h). */
+static SCHED_STEP_INLINE void dec_gap_add(struct sim *s, int st, double x, uint64_t n)
+{
+	if (s->sinkq)
+		sinkq_gap(&s->sinkw, st, x, n);
+	else
+		wdist_add(&s->gapd[st], x, n);
+}
+
 /* The last finished step's chunks reach the client at t: the gaps. */
 static SCHED_STEP_INLINE void dec_gaps_deliver(struct sim *s, struct replica *rp, int64_t t, const bool sg)
 {
@@ -176,7 +186,7 @@ static SCHED_STEP_INLINE void dec_gaps_deliver(struct sim *s, struct replica *rp
 				run_n++;
 			} else {
 				if (run_n > 0)
-					wdist_add(&s->gapd[run_st], run_x, run_n);
+					dec_gap_add(s, run_st, run_x, run_n);
 				run_x = x;
 				run_st = st;
 				run_n = 1;
@@ -185,11 +195,11 @@ static SCHED_STEP_INLINE void dec_gaps_deliver(struct sim *s, struct replica *rp
 		r->tok_ns = t;
 	}
 	if (run_n > 0)
-		wdist_add(&s->gapd[run_st], run_x, run_n);
+		dec_gap_add(s, run_st, run_x, run_n);
 	/* the decoders' one-token chunks */
 	for (st = 0; st < rp->dec_stage_hi; st++)
 		if (rp->lazy_n[st] > 0) {
-			wdist_add(&s->gapd[st], v, (uint64_t)rp->lazy_n[st]);
+			dec_gap_add(s, st, v, (uint64_t)rp->lazy_n[st]);
 			rp->lazy_n[st] = 0;
 		}
 	rp->ngapq = 0;

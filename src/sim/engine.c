@@ -87,7 +87,7 @@ static int admit(struct sim *s, const struct wl_req *w)
 		w = &wi;
 	}
 
-	flow_arrive(s, w);
+	records_arrive(s, w);
 	if (w->stage + 1 > s->nstages)
 		s->nstages = w->stage + 1;
 	/* vLLM answers 400 when prompt + max_tokens exceeds max_model_len */
@@ -356,12 +356,48 @@ static bool arrival_thread_pays(const struct wl_spec *wl)
 	return n >= SIM_ARRIVAL_THREAD_MIN;
 }
 
+/* The pooled gaps and the energy meter applied on a thread of their own
+ * (sinkq.h), beside the arrivals' (the same runs: one simulation in the
+ * process, enough requests), where the run has either to apply. */
+static void sinks_start(struct sim *s)
+{
+	struct sinkq_rep *reps = xmalloc(xmul((size_t)(s->nrep > 0 ? s->nrep : 1), sizeof(*reps)));
+	int i;
+
+	for (i = 0; i < s->nrep; i++) {
+		const struct replica *rp = &s->reps[i];
+		reps[i].cost = rp->cost;
+		reps[i].power = rp->power;
+		reps[i].gpus = rp->gpus;
+		reps[i].peak = rp->cost->peak;
+		reps[i].hbm_bw = rp->cost->g->hbm_bw;
+	}
+	s->sinkq = sinkq_start(s->gapd, s->tot.energy_dyn_j, reps, s->nrep, records_sink, s, &s->sinkw);
+	free(reps);
+	s->sink_recs = s->sinkq && !s->cfg.requests_out && !s->cfg.on_request && !s->keep_raw && !s->turns &&
+		       s->wl->sess.count == 0;
+}
+
+/* Every sink record applied and the consumer joined: gapd and
+ * tot.energy_dyn_j are the simulation's again (before sim_run returns). */
+static void sinks_stop(struct sim *s)
+{
+	if (s->sinkq) {
+		s->sink_recs_used |= s->sink_recs;
+		s->sink_recs = false;
+		s->sink_words += s->sinkw.head;
+		s->tot.energy_dyn_j = sinkq_stop(s->sinkq, &s->sinkw);
+		s->sinkq = NULL;
+	}
+}
+
 /* sim_run's start: the rest of the arrival stream drawn on a thread of its
  * own (sim_cfg.arrival_thread); where none can start, drawn here. */
 static void arrival_thread_start(struct sim *s)
 {
 	s->arrq_ok = false;
 	s->arrq = arrq_start(s->gen);
+	sinks_start(s);
 }
 
 int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const struct wl_spec *wl,
@@ -539,6 +575,7 @@ void sim_free(struct sim *s)
 
 	if (!s)
 		return;
+	sinks_stop(s);
 	epd_release(s);
 	apiq_release(s);
 	for (k = 0; k < s->nrep; k++) {
@@ -700,6 +737,7 @@ int sim_run_ticking(struct sim *s, void (*tick)(void *ctx, const struct sim *s),
 	while ((rc = next_event(s, e)) > 0)
 		if ((s->tot.events & 0xffff) == 0)
 			tick(ctx, s);
+	sinks_stop(s);
 	return rc;
 }
 
@@ -710,8 +748,11 @@ int sim_run(struct sim *s, struct err *e)
 	if (s->arrq_ok)
 		arrival_thread_start(s);
 	while ((rc = next_event(s, e)) > 0)
-		if (s->cfg.stop && *s->cfg.stop)
-			return 0;
+		if (s->cfg.stop && *s->cfg.stop) {
+			rc = 0;
+			break;
+		}
+	sinks_stop(s);
 	return rc;
 }
 
@@ -801,6 +842,7 @@ void sim_set_provisioned_share(struct sim *s, double share)
 
 void sim_on_request(struct sim *s, void (*fn)(void *ctx, const struct sim_req_row *row), void *ctx)
 {
+	sinks_stop(s); /* (rows are read from here on: kept on this thread) */
 	s->cfg.on_request = fn;
 	s->cfg.on_request_ctx = ctx;
 }

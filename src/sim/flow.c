@@ -90,27 +90,27 @@ void flow_fold(struct sim *s)
 	s->narr = s->cap_arr = 0;
 }
 
-void flow_arrive(struct sim *s, const struct wl_req *w)
+void flow_arrive(struct sim *s, int stage, int64_t arrival_ns)
 {
 	if (s->flow_off)
 		return;
 	if (s->flow) {
-		sketch_arrival(s, w->stage, (double)w->arrival_ns * 1e-9);
+		sketch_arrival(s, stage, (double)arrival_ns * 1e-9);
 		return;
 	}
 	if (s->narr == s->cap_arr) {
 		s->cap_arr = s->cap_arr ? 2 * s->cap_arr : 4096;
 		s->arr_s = xreallocarray(s->arr_s, s->cap_arr, sizeof(double));
 	}
-	s->arr_s[s->narr++] = (double)w->arrival_ns * 1e-9;
+	s->arr_s[s->narr++] = (double)arrival_ns * 1e-9;
 	if (s->narr >= SIM_FLOW_KEEP_MAX && !s->cfg.exact_percentiles)
 		flow_fold(s);
 }
 
-void flow_complete(struct sim *s, const struct req *r, double ttft_ms, double e2e_ms)
+void flow_complete(struct sim *s, int stage, int64_t arrival_ns, double ttft_ms, double e2e_ms)
 {
 	if (s->flow)
-		sketch_completion(s, r->stage, (double)r->arrival_ns * 1e-9, (float)ttft_ms, (float)e2e_ms);
+		sketch_completion(s, stage, (double)arrival_ns * 1e-9, (float)ttft_ms, (float)e2e_ms);
 }
 
 void flow_stop(struct sim *s)

@@ -122,19 +122,31 @@ size_t sim_turn_stats(const struct sim *s, struct sim_turn_stats *out, size_t ma
 	return n;
 }
 
-void records_keep(struct sim *s, const struct req *r)
+/* What the records keep of a completion: copied through the sinks' ring
+ * (sinkq.h) while records go there (struct sim sink_recs), 8-byte words. */
+struct rec_vals {
+	int64_t id, arrival_ns, first_ns, last_ns, sched_ns, output, prompt, stage;
+	double ng; /* its token gaps (stage_agg.gaps) */
+};
+
+enum { RECORDS_SINK_KEEP = 1, RECORDS_SINK_ARRIVE = 2 };
+
+/* The completion v kept: its client times, flow, arrays and stage sums;
+ * *ttft_o, *e2e_o, *itl_o and *queue_o its CSV row's figures. */
+static void keep_vals(struct sim *s, const struct rec_vals *v, double *ttft_o, double *e2e_o, double *itl_o,
+		      double *queue_o)
 {
 	/* (the decode pool's overheads: its cost model is s->cost) */
 	const struct overheads *ov = &s->cost->cfg.ov;
 	double ttft, e2e, itl;
-	double queue = (double)(r->sched_ns - r->arrival_ns) * 1e-6;
+	double queue = (double)(v->sched_ns - v->arrival_ns) * 1e-6;
 	size_t i = s->nrec;
 	struct stage_agg *ag;
 
-	records_client_times(s, ov, r->first_ns - r->arrival_ns, r->last_ns - r->arrival_ns, r->output, r->prompt, &ttft,
-		     &e2e);
-	itl = r->output > 1 ? (e2e - ttft) / (double)(r->output - 1) : NAN;
-	flow_complete(s, r, ttft, e2e);
+	records_client_times(s, ov, v->first_ns - v->arrival_ns, v->last_ns - v->arrival_ns, v->output, v->prompt,
+			     &ttft, &e2e);
+	itl = v->output > 1 ? (e2e - ttft) / (double)(v->output - 1) : NAN;
+	flow_complete(s, (int)v->stage, v->arrival_ns, ttft, e2e);
 	if (i == s->cap_rec) {
 		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
 		if (s->keep_raw && !s->hist) {
@@ -152,45 +164,83 @@ void records_keep(struct sim *s, const struct req *r)
 		s->cap_rec = c;
 	}
 	if (s->raw_first) {
-		s->raw_first[i] = r->first_ns - r->arrival_ns;
-		s->raw_last[i] = r->last_ns - r->arrival_ns;
-		s->raw_out[i] = r->output;
+		s->raw_first[i] = v->first_ns - v->arrival_ns;
+		s->raw_last[i] = v->last_ns - v->arrival_ns;
+		s->raw_out[i] = v->output;
 	}
 	s->ttft[i] = (float)ttft;
 	s->itl[i] = (float)itl;
-	s->tpot[i] = (float)(e2e / (double)r->output);
+	s->tpot[i] = (float)(e2e / (double)v->output);
 	s->e2e[i] = (float)e2e;
 	s->queue[i] = (float)queue;
-	s->stage[i] = (uint8_t)(r->stage > 255 ? 255 : r->stage);
-	s->rec_id[i] = r->id <= INT32_MAX ? (int32_t)r->id : -1;
+	s->stage[i] = (uint8_t)(v->stage > 255 ? 255 : v->stage);
+	s->rec_id[i] = v->id <= INT32_MAX ? (int32_t)v->id : -1;
 	ag = &s->agg[s->stage[i]];
 	s->nrec++;
 	if (s->hist ? s->nrec == s->cap_rec
 		    : s->nrec > (s->cfg.exact_max ? s->cfg.exact_max : LOGHIST_EXACT_MAX) &&
 			      !s->cfg.exact_percentiles)
 		records_fold(s);
-	if (ag->completed == 0 || r->arrival_ns < ag->first_arr_ns)
-		ag->first_arr_ns = r->arrival_ns;
-	if (ag->completed == 0 || r->arrival_ns > ag->last_arr_ns)
-		ag->last_arr_ns = r->arrival_ns;
-	if (ag->completed == 0 || r->last_ns > ag->last_done_ns)
-		ag->last_done_ns = r->last_ns;
+	if (ag->completed == 0 || v->arrival_ns < ag->first_arr_ns)
+		ag->first_arr_ns = v->arrival_ns;
+	if (ag->completed == 0 || v->arrival_ns > ag->last_arr_ns)
+		ag->last_arr_ns = v->arrival_ns;
+	if (ag->completed == 0 || v->last_ns > ag->last_done_ns)
+		ag->last_done_ns = v->last_ns;
 	ag->completed++;
-	ag->in_tok += (double)r->prompt;
-	ag->out_tok += (double)r->output;
+	ag->in_tok += (double)v->prompt;
+	ag->out_tok += (double)v->output;
 	ag->wait_ms += queue;
-	ag->run_ms += (double)(r->last_ns - r->sched_ns) * 1e-6;
-	{
-		/* speculative decoding: explicit requests count their chunks;
-		 * P/D's first token may come with the second (pd_merged) */
-		double ng = s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1 - r->pd_merged);
-		if (ng > 0) {
-			ag->gap_ms += e2e - ttft;
-			ag->gaps += ng;
-		}
+	ag->run_ms += (double)(v->last_ns - v->sched_ns) * 1e-6;
+	if (v->ng > 0) {
+		ag->gap_ms += e2e - ttft;
+		ag->gaps += v->ng;
 	}
+	*ttft_o = ttft;
+	*e2e_o = e2e;
+	*itl_o = itl;
+	*queue_o = queue;
+}
+
+void records_keep(struct sim *s, const struct req *r)
+{
+	/* speculative decoding: explicit requests count their chunks; P/D's
+	 * first token may come with the second (pd_merged) */
+	struct rec_vals v = {r->id, r->arrival_ns, r->first_ns, r->last_ns, r->sched_ns, r->output, r->prompt, r->stage,
+			     s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1 - r->pd_merged)};
+	double ttft, e2e, itl, queue;
+
+	if (s->sink_recs) {
+		sinkq_call(&s->sinkw, RECORDS_SINK_KEEP, &v, sizeof(v));
+		return;
+	}
+	keep_vals(s, &v, &ttft, &e2e, &itl, &queue);
 	if (r->turn > 0)
 		turn_record(s, r, ttft);
 	if (s->cfg.on_request || s->cfg.requests_out) /* (no call per completion when nobody reads rows) */
 		records_csv_row(s, r, "completed", ttft, isnan(itl) ? 0 : itl, e2e / (double)r->output, e2e, queue);
+}
+
+void records_arrive(struct sim *s, const struct wl_req *w)
+{
+	if (s->sink_recs) {
+		int64_t a[2] = {w->stage, w->arrival_ns};
+		if (!s->flow_off)
+			sinkq_call(&s->sinkw, RECORDS_SINK_ARRIVE, a, sizeof(a));
+		return;
+	}
+	flow_arrive(s, w->stage, w->arrival_ns);
+}
+
+void records_sink(void *ctx, unsigned kind, const void *p)
+{
+	struct sim *s = ctx;
+	double ttft, e2e, itl, queue;
+
+	if (kind == RECORDS_SINK_KEEP) {
+		keep_vals(s, p, &ttft, &e2e, &itl, &queue);
+	} else {
+		const int64_t *a = p;
+		flow_arrive(s, (int)a[0], a[1]);
+	}
 }

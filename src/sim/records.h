@@ -11,6 +11,12 @@
 void records_csv_row(struct sim *s, const struct req *r, const char *status, double ttft_ms, double itl_ms,
 		     double tpot_ms, double e2e_ms, double queue_ms);
 void records_keep(struct sim *s, const struct req *r);
+/* Arrival w for the sustainability test (flow_arrive). */
+void records_arrive(struct sim *s, const struct wl_req *w);
+/* The sinks' consumer's call (sinkq_start) for what records_keep and
+ * records_arrive write to the ring while s->sink_recs: the same work, on
+ * the consumer's thread, in the same order. */
+void records_sink(void *ctx, unsigned kind, const void *p);
 void records_fold(struct sim *s);
 
 /* A completion's client-side TTFT and E2E (ms) from its first and last

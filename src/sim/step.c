@@ -275,11 +275,14 @@ static inline void account_step(struct sim *s, int ri, double t, const struct st
 	struct replica *rp = &s->reps[ri];
 	double used;
 
-	if (rp->metered) {
-		double f, b;
+	if (rp->metered && !(s->sinkq && sinkq_step(&s->sinkw, ri, rp->cost, t, d))) {
+		double f, b, j;
 		cost_step_work(rp->cost, d, &f, &b);
-		s->tot.energy_dyn_j += rp->gpus * power_step_j(&rp->power, t, f, rp->cost->peak, b,
-							       rp->cost->g->hbm_bw);
+		j = rp->gpus * power_step_j(&rp->power, t, f, rp->cost->peak, b, rp->cost->g->hbm_bw);
+		if (s->sinkq) /* (a step whose chunks a record cannot hold) */
+			sinkq_joules(&s->sinkw, j);
+		else
+			s->tot.energy_dyn_j += j;
 	}
 	if (s->cfg.step_log)
 		step_log_line(s, rp, ri, t);

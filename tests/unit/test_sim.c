@@ -773,6 +773,7 @@ struct arun {
 	struct sim_totals t;
 	struct metric_set ms;
 	bool threaded;
+	uint64_t sink_words;
 };
 
 static void arun_go(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w, bool thread,
@@ -790,6 +791,7 @@ static void arun_go(struct sim_cfg *sc, const struct cost_model *c, const struct
 	if (r->rc == 0)
 		r->rc = sim_run(s, &r->e);
 	r->threaded = s && s->arrq;
+	r->sink_words = s ? s->sink_words : 0;
 	if (s) {
 		r->t = *sim_totals(s);
 		sim_summary(s, -1, &r->ms);
@@ -806,7 +808,9 @@ static bool arun_same(const struct arun *a, const struct arun *b)
 	return a->rc == b->rc && a->e.code == b->e.code && strcmp(a->e.msg, b->e.msg) == 0 &&
 	       strcmp(a->log, b->log) == 0 && strcmp(a->csv, b->csv) == 0 &&
 	       memcmp(&a->t, &b->t, sizeof(a->t)) == 0 && a->ms.e2e_ms.mean == b->ms.e2e_ms.mean &&
-	       a->ms.ttft_ms.p99 == b->ms.ttft_ms.p99;
+	       a->ms.ttft_ms.p99 == b->ms.ttft_ms.p99 &&
+	       memcmp(&a->ms.itl_pooled_ms, &b->ms.itl_pooled_ms, sizeof(a->ms.itl_pooled_ms)) == 0 &&
+	       memcmp(&a->ms.energy_j, &b->ms.energy_j, sizeof(a->ms.energy_j)) == 0;
 }
 
 static void arun_free(struct arun *r)
@@ -863,6 +867,9 @@ static void test_arrival_thread(const struct model_cfg *m)
 	CHECK(arun_same(&a, &b) && a.t.completed == 12000,
 	      "arrival thread: the same CSV, step log, totals and summary as inline (%llu completed)",
 	      (unsigned long long)b.t.completed);
+	CHECK(a.sink_words == 0 && b.sink_words > SINKQ_SIZE && isfinite(b.ms.energy_j) && b.ms.itl_pooled_ms.n > 0,
+	      "with it the pooled gaps and the energy through the sinks' ring (%llu words, %.0f J), the same bits",
+	      (unsigned long long)b.sink_words, b.ms.energy_j);
 	arun_free(&a);
 	arun_free(&b);
 	memset(&sc.lora, 0, sizeof(sc.lora));
@@ -937,6 +944,196 @@ static void test_arrival_thread(const struct model_cfg *m)
 	      "a closed loop: drawn inline (%llu completed)", s ? (unsigned long long)s->tot.completed : 0ULL);
 	sim_free(s);
 	sc.arrival_thread = false;
+	cost_release(&c);
+}
+
+/* One run's summary, per-request values and sustainability data, with
+ * its records kept inline or through the sinks' ring (no CSV, no step log:
+ * records_keep then writes to the ring). */
+struct srun {
+	struct metric_set ms;
+	float *ttft, *e2e;
+	double *arr;
+	size_t narr;
+	int kind;
+	struct sim_flow fl;
+	bool used, ok;
+};
+
+static void srun_go(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w, bool thread,
+		    struct srun *r)
+{
+	struct sim *s = NULL;
+	struct err e;
+	const double *a;
+	const struct sim_flow *f;
+
+	memset(r, 0, sizeof(*r));
+	sc->arrival_thread = thread;
+	r->ok = sim_new(sc, c, w, &s, &e) == 0 && sim_run(s, &e) == 0;
+	if (r->ok) {
+		r->used = s->sink_recs_used;
+		sim_summary(s, -1, &r->ms);
+		r->ttft = calloc(20000, sizeof(float));
+		r->e2e = calloc(20000, sizeof(float));
+		sim_per_request_f(s, r->ttft, r->e2e, 20000);
+		r->kind = (int)sim_flow_kind(s);
+		a = sim_arrivals(s, &r->narr);
+		if (r->narr) {
+			r->arr = malloc(r->narr * sizeof(double));
+			memcpy(r->arr, a, r->narr * sizeof(double));
+		}
+		if ((f = sim_flow(s, 0)) != NULL)
+			r->fl = *f;
+	}
+	sim_free(s);
+	sc->arrival_thread = false;
+}
+
+static bool srun_same(const struct srun *a, const struct srun *b)
+{
+	const struct dist_summary *da[] = {&a->ms.ttft_ms, &a->ms.itl_ms, &a->ms.tpot_ms, &a->ms.e2e_ms,
+					   &a->ms.queue_ms, &a->ms.itl_pooled_ms};
+	const struct dist_summary *dsb[] = {&b->ms.ttft_ms, &b->ms.itl_ms, &b->ms.tpot_ms, &b->ms.e2e_ms,
+					   &b->ms.queue_ms, &b->ms.itl_pooled_ms};
+	bool same = a->ok && b->ok && a->kind == b->kind && a->narr == b->narr &&
+		    (a->narr == 0 || memcmp(a->arr, b->arr, a->narr * sizeof(double)) == 0) &&
+		    memcmp(a->ttft, b->ttft, 20000 * sizeof(float)) == 0 &&
+		    memcmp(a->e2e, b->e2e, 20000 * sizeof(float)) == 0;
+	size_t k;
+
+	for (k = 0; k < sizeof(da) / sizeof(da[0]); k++)
+		same &= memcmp(da[k], dsb[k], sizeof(*da[k])) == 0;
+	same &= a->ms.completed == b->ms.completed && a->ms.throughput_rps == b->ms.throughput_rps &&
+		memcmp(&a->ms.energy_j, &b->ms.energy_j, sizeof(double)) == 0 &&
+		memcmp(&a->ms.queue_share, &b->ms.queue_share, sizeof(double)) == 0 &&
+		memcmp(&a->ms.running_per_rank, &b->ms.running_per_rank, sizeof(double)) == 0 &&
+		a->ms.itl_pooled_mean_ms == b->ms.itl_pooled_mean_ms && a->ms.output_tok_s == b->ms.output_tok_s;
+	same &= a->fl.arrived == b->fl.arrived && a->fl.completed == b->fl.completed &&
+		a->fl.first_s == b->fl.first_s && a->fl.last_s == b->fl.last_s && a->fl.e2e_s == b->fl.e2e_s &&
+		a->fl.sx == b->fl.sx && a->fl.sy == b->fl.sy && a->fl.sxx == b->fl.sxx && a->fl.sxy == b->fl.sxy;
+	return same;
+}
+
+static void srun_free(struct srun *r)
+{
+	free(r->ttft);
+	free(r->e2e);
+	free(r->arr);
+}
+
+/* The records through the sinks' ring (records.c records_sink): with no
+ * CSV, step log or row callback the completions and arrivals are kept on
+ * the consumer's thread, and the summary, per-request values and
+ * sustainability data are those kept inline, bit for bit, with the
+ * records kept exactly and folded into histograms and sketches past
+ * sim_cfg.exact_max. */
+static void test_sink_records(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct srun a, b;
+
+	make_cost(&c, m, 2048, 64, 0);
+	base_cfg(&sc, 2048, 64, 4000);
+	sc.check_invariants = false;
+	poisson_spec(&w, 40, 12000, 10, 200, 7);
+	w.prompt.kind = WL_LOGNORMAL;
+	w.prompt.b = 200;
+	srun_go(&sc, &c, &w, false, &a);
+	srun_go(&sc, &c, &w, true, &b);
+	CHECK(!a.used && b.used && a.kind == SIM_FLOW_EXACT && srun_same(&a, &b),
+	      "records through the sinks' ring: the same summary, per-request values and arrivals (%zu)", b.narr);
+	srun_free(&a);
+	srun_free(&b);
+	sc.exact_max = 3000;
+	srun_go(&sc, &c, &w, false, &a);
+	srun_go(&sc, &c, &w, true, &b);
+	CHECK(b.used && a.kind == SIM_FLOW_SKETCH && srun_same(&a, &b) && b.fl.completed > 0,
+	      "and folded into histograms and sketches past 3,000 records on the consumer: the same (%llu completions sketched)",
+	      (unsigned long long)b.fl.completed);
+	srun_free(&a);
+	srun_free(&b);
+	cost_release(&c);
+}
+
+/* sim/sinkq.h: gap adds and step energies through the ring (wrapping it
+ * several times, records that straddle its end, steps whose chunks pass
+ * SINKQ_REC_MAX and go as joules) come out with the bits of the same adds
+ * made inline: the distributions past WDIST_EXACT_MAX distinct values
+ * (bucketed, whose sums depend on their order) and the energy sum. */
+static void test_sinkq(const struct model_cfg *m)
+{
+	struct cost_model c;
+	struct wdist *in = calloc(256, sizeof(*in)), *th = calloc(256, sizeof(*th));
+	struct sinkq_rep rep;
+	struct sinkq_w w;
+	struct sinkq *q;
+	struct pcg32 rng;
+	int64_t len[600], pre[600];
+	double e_in = 0, e_th;
+	bool same = true, joules = false, sketched = false;
+	int i, k;
+
+	make_cost(&c, m, 2048, 64, 0);
+	memset(&rep, 0, sizeof(rep));
+	rep.cost = &c;
+	power_model_of(c.g, &rep.power);
+	rep.gpus = 2;
+	rep.peak = c.peak;
+	rep.hbm_bw = c.g->hbm_bw;
+	for (k = 0; k < 256; k++) {
+		wdist_init(&in[k]);
+		wdist_init(&th[k]);
+	}
+	pcg32_seed(&rng, 31, 7);
+	q = sinkq_start(th, 0.0, &rep, 1, NULL, NULL, &w);
+	CHECK(q != NULL, "sinkq: a consumer started");
+	if (!q)
+		return;
+	for (i = 0; i < 200000; i++) {
+		int st = (int)pcg32_bounded(&rng, 2);
+		double x = 1 + pcg32_double(&rng) * 100, t, f, b, j;
+		uint64_t n = 1 + pcg32_bounded(&rng, 40);
+		struct step_desc d;
+		wdist_add(&in[st], x, n);
+		sinkq_gap(&w, st, x, n);
+		memset(&d, 0, sizeof(d));
+		d.ndecode = pcg32_bounded(&rng, 64);
+		d.decode_ctx_sum = (double)d.ndecode * (100 + pcg32_bounded(&rng, 4000));
+		d.nchunks = i % 5000 == 77 ? 600 : pcg32_bounded(&rng, 4) == 0 ? 1 + pcg32_bounded(&rng, 3) : 0;
+		for (k = 0; k < d.nchunks; k++) {
+			len[k] = 1 + pcg32_bounded(&rng, 700);
+			pre[k] = pcg32_bounded(&rng, 3000);
+		}
+		d.chunk_len = len;
+		d.chunk_prefix = pre;
+		t = 0.005 + pcg32_double(&rng) * 0.05;
+		cost_step_work(&c, &d, &f, &b);
+		j = rep.gpus * power_step_j(&rep.power, t, f, rep.peak, b, rep.hbm_bw);
+		e_in += j;
+		if (!sinkq_step(&w, 0, &c, t, &d)) {
+			joules = true;
+			sinkq_joules(&w, j);
+		}
+	}
+	e_th = sinkq_stop(q, &w);
+	for (k = 0; k < 256; k++) {
+		struct dist_summary a, b;
+		wdist_summarise(&in[k], &a);
+		wdist_summarise(&th[k], &b);
+		same &= memcmp(&a, &b, sizeof(a)) == 0 && wdist_exact(&in[k]) == wdist_exact(&th[k]);
+		sketched |= !wdist_exact(&in[k]);
+		wdist_release(&in[k]);
+		wdist_release(&th[k]);
+	}
+	CHECK(same && sketched, "sinkq: 200,000 gap adds (bucketed past %u values), the same distributions bit for bit",
+	      WDIST_EXACT_MAX);
+	CHECK(memcmp(&e_in, &e_th, sizeof(e_in)) == 0 && joules && e_in > 0,
+	      "sinkq: 200,000 step energies (some as joules), the same sum bit for bit (%.17g J)", e_th);
+	free(in);
+	free(th);
 	cost_release(&c);
 }
 
@@ -4279,6 +4476,8 @@ int main(void)
 	test_rejections(&m);
 	test_determinism_and_storm(&m);
 	test_arrival_thread(&m);
+	test_sinkq(&m);
+	test_sink_records(&m);
 	test_memplan();
 	test_cost_kat(&m);
 	test_dp_attention();

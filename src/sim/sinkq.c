@@ -1,0 +1,288 @@
+/* sinkq.c - the sinks' consumer thread and its ring (sinkq.h).
+ *
+ * A fixed ring of SINKQ_SIZE words.  head counts the words the writer has
+ * published, tail those the consumer has applied; each is written by one
+ * side only, on a cache line of its own, with release stores read by
+ * acquire loads.  The writer publishes a quarter of the ring at a time
+ * (sinkq_w.lim), so in steady state it reads and writes no shared line
+ * between publications; the consumer applies everything published, then
+ * stores tail.
+ *
+ * Sleeping, as arrq.c's: a side that finds nothing to do (the consumer, an
+ * empty ring after a short spin; the writer, a full ring after one) raises
+ * its `waiting` flag and, under the mutex, loads the other side's index
+ * again before it waits on its condition variable; the other side, after
+ * moving its index, adds nothing to it (a read-modify-write) and loads the
+ * flag, all seq_cst, and if it is raised takes and drops the mutex and
+ * signals.  The consumer applies a quarter of the ring in far less time
+ * than the step loop takes to write one, so it sleeps between
+ * publications: one wake-up per SINKQ_SIZE / 4 words (about 1,100
+ * requests of the chat bench), and the writer waits only when the
+ * consumer was not scheduled for a whole ring. */
+#include "sim/sinkq.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "base/alloc.h"
+
+#define SINKQ_PUB (SINKQ_SIZE / 4)
+/* reloads of the other side's index before a side sleeps */
+#define SINKQ_SPIN 512
+#define SINKQ_LINE 64
+
+struct sinkq {
+	uint64_t *ring;
+	struct wdist *gapd;
+	struct sinkq_rep *reps;
+	int nrep;
+	void (*call)(void *ctx, unsigned kind, const void *p);
+	void *ctx;
+	double energy;
+	int64_t *clen, *cpre; /* the consumer's copy of a step's chunks */
+	size_t ccap;
+	pthread_t th;
+	pthread_mutex_t m;
+	pthread_cond_t data, room;
+	char pad0[SINKQ_LINE];
+	/* the writer's: words published, whether it sleeps for room */
+	atomic_uint_fast64_t head;
+	atomic_bool w_waiting;
+	char pad1[SINKQ_LINE];
+	/* the consumer's: words applied */
+	atomic_uint_fast64_t tail;
+	char pad2[SINKQ_LINE];
+	/* whether the consumer sleeps for data; sinkq_stop's stop */
+	atomic_bool c_waiting, stop;
+	char pad3[SINKQ_LINE];
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static inline double dbl(uint64_t u)
+{
+	double x;
+
+	memcpy(&x, &u, sizeof(x));
+	return x;
+}
+
+/* After a move of this side's index: the other side woken if it sleeps. */
+static void wake_if(struct sinkq *q, atomic_uint_fast64_t *index, atomic_bool *waiting, pthread_cond_t *cv)
+{
+	atomic_fetch_add_explicit(index, 0, memory_order_seq_cst);
+	if (atomic_load_explicit(waiting, memory_order_seq_cst)) {
+		pthread_mutex_lock(&q->m);
+		pthread_mutex_unlock(&q->m);
+		pthread_cond_signal(cv);
+	}
+}
+
+/* The records in [t, h): applied in order; the words past them. */
+static uint64_t apply(struct sinkq *q, uint64_t t, uint64_t h)
+{
+	while (t != h) {
+		const uint64_t *r = q->ring + (t & SINKQ_MASK);
+		uint64_t w0 = r[0];
+		switch ((enum sinkq_kind)(w0 & 0xff)) {
+		case SINKQ_GAP:
+			wdist_add(&q->gapd[(w0 >> 8) & 0xff], dbl(r[1]), w0 >> 16);
+			t += 2;
+			break;
+		case SINKQ_JOULES:
+			q->energy += dbl(r[1]);
+			t += 2;
+			break;
+		case SINKQ_CALL:
+			q->call(q->ctx, (unsigned)(w0 >> 8) & 0xff, r + 1);
+			t += 1 + (w0 >> 16);
+			break;
+		case SINKQ_STEP: {
+			const struct sinkq_rep *rp = &q->reps[(w0 >> 8) & 0xffffffff];
+			struct step_desc d;
+			int64_t i, n = (int64_t)(w0 >> 40);
+			double f, b;
+			memset(&d, 0, sizeof(d));
+			d.ndecode = (int64_t)r[2];
+			d.decode_ctx_sum = dbl(r[3]);
+			if ((size_t)n > q->ccap) {
+				q->ccap = (size_t)n;
+				q->clen = xreallocarray(q->clen, q->ccap, sizeof(*q->clen));
+				q->cpre = xreallocarray(q->cpre, q->ccap, sizeof(*q->cpre));
+			}
+			for (i = 0; i < n; i++) {
+				q->clen[i] = (int64_t)r[4 + 2 * i];
+				q->cpre[i] = (int64_t)r[5 + 2 * i];
+			}
+			d.nchunks = n;
+			d.chunk_len = q->clen;
+			d.chunk_prefix = q->cpre;
+			/* (step.c account_step's, in its order) */
+			cost_step_work(rp->cost, &d, &f, &b);
+			q->energy += rp->gpus * power_step_j(&rp->power, dbl(r[1]), f, rp->peak, b, rp->hbm_bw);
+			t += 4 + 2 * (uint64_t)n;
+			break;
+		}
+		default:
+			abort(); /* (a record this file does not write) */
+		}
+	}
+	return t;
+}
+
+/* The consumer at t with nothing left to apply: true once *h is past t,
+ * false when stopped with everything applied. */
+static bool wait_data(struct sinkq *q, uint64_t t, uint64_t *h)
+{
+	int k;
+
+	for (k = 0; k < SINKQ_SPIN; k++) {
+		if ((*h = atomic_load_explicit(&q->head, memory_order_acquire)) != t)
+			return true;
+		cpu_relax();
+	}
+	pthread_mutex_lock(&q->m);
+	atomic_store_explicit(&q->c_waiting, true, memory_order_seq_cst);
+	for (;;) {
+		if ((*h = atomic_load_explicit(&q->head, memory_order_seq_cst)) != t)
+			break;
+		/* (stop after head, and head again after stop: the writer
+		 * publishes its last records before it stops) */
+		if (atomic_load_explicit(&q->stop, memory_order_seq_cst)) {
+			*h = atomic_load_explicit(&q->head, memory_order_acquire);
+			break;
+		}
+		pthread_cond_wait(&q->data, &q->m);
+	}
+	atomic_store_explicit(&q->c_waiting, false, memory_order_relaxed);
+	pthread_mutex_unlock(&q->m);
+	return *h != t;
+}
+
+static void *consumer(void *arg)
+{
+	struct sinkq *q = arg;
+	uint64_t t = 0, h = 0;
+
+	for (;;) {
+		if (t == h) {
+			atomic_store_explicit(&q->tail, t, memory_order_release);
+			wake_if(q, &q->tail, &q->w_waiting, &q->room);
+			if (!wait_data(q, t, &h))
+				break;
+		}
+		t = apply(q, t, h);
+	}
+	return NULL;
+}
+
+struct sinkq *sinkq_start(struct wdist *gapd, double energy_j, const struct sinkq_rep *reps, int nrep,
+			  void (*call)(void *ctx, unsigned kind, const void *p), void *ctx, struct sinkq_w *w)
+{
+	struct sinkq *q = xcalloc(1, sizeof(*q));
+
+	q->ring = xmalloc(xmul(SINKQ_SIZE + SINKQ_REC_MAX, sizeof(*q->ring)));
+	q->gapd = gapd;
+	q->energy = energy_j;
+	q->nrep = nrep;
+	q->call = call;
+	q->ctx = ctx;
+	q->reps = xmalloc(xmul((size_t)(nrep > 0 ? nrep : 1), sizeof(*q->reps)));
+	if (nrep > 0)
+		memcpy(q->reps, reps, (size_t)nrep * sizeof(*reps));
+	atomic_init(&q->head, 0);
+	atomic_init(&q->tail, 0);
+	atomic_init(&q->w_waiting, false);
+	atomic_init(&q->c_waiting, false);
+	atomic_init(&q->stop, false);
+	if (pthread_mutex_init(&q->m, NULL) != 0)
+		goto fail;
+	if (pthread_cond_init(&q->data, NULL) != 0)
+		goto fail_m;
+	if (pthread_cond_init(&q->room, NULL) != 0)
+		goto fail_data;
+	if (pthread_create(&q->th, NULL, consumer, q) != 0)
+		goto fail_room;
+	w->ring = q->ring;
+	w->head = 0;
+	w->lim = SINKQ_PUB;
+	w->q = q;
+	return q;
+fail_room:
+	pthread_cond_destroy(&q->room);
+fail_data:
+	pthread_cond_destroy(&q->data);
+fail_m:
+	pthread_mutex_destroy(&q->m);
+fail:
+	free(q->reps);
+	free(q->ring);
+	free(q);
+	return NULL;
+}
+
+/* The writer needs words up to end: waits until the consumer has applied
+ * enough; returns its sight of tail. */
+static uint64_t wait_room(struct sinkq *q, uint64_t end)
+{
+	uint64_t t;
+	int k;
+
+	for (k = 0; k < SINKQ_SPIN; k++) {
+		if (end - (t = atomic_load_explicit(&q->tail, memory_order_acquire)) <= SINKQ_SIZE)
+			return t;
+		cpu_relax();
+	}
+	pthread_mutex_lock(&q->m);
+	atomic_store_explicit(&q->w_waiting, true, memory_order_seq_cst);
+	while (end - (t = atomic_load_explicit(&q->tail, memory_order_seq_cst)) > SINKQ_SIZE)
+		pthread_cond_wait(&q->room, &q->m);
+	atomic_store_explicit(&q->w_waiting, false, memory_order_relaxed);
+	pthread_mutex_unlock(&q->m);
+	return t;
+}
+
+void sinkq_room(struct sinkq_w *w, uint64_t need)
+{
+	struct sinkq *q = w->q;
+	uint64_t t, lim;
+
+	atomic_store_explicit(&q->head, w->head, memory_order_release);
+	wake_if(q, &q->head, &q->c_waiting, &q->data);
+	t = atomic_load_explicit(&q->tail, memory_order_acquire);
+	if (w->head + need - t > SINKQ_SIZE)
+		t = wait_room(q, w->head + need);
+	lim = w->head + SINKQ_PUB;
+	w->lim = lim < t + SINKQ_SIZE ? lim : t + SINKQ_SIZE;
+}
+
+double sinkq_stop(struct sinkq *q, struct sinkq_w *w)
+{
+	double energy;
+
+	atomic_store_explicit(&q->head, w->head, memory_order_release);
+	atomic_store_explicit(&q->stop, true, memory_order_seq_cst);
+	pthread_mutex_lock(&q->m);
+	pthread_cond_signal(&q->data);
+	pthread_mutex_unlock(&q->m);
+	pthread_join(q->th, NULL);
+	energy = q->energy;
+	pthread_cond_destroy(&q->room);
+	pthread_cond_destroy(&q->data);
+	pthread_mutex_destroy(&q->m);
+	free(q->clen);
+	free(q->cpre);
+	free(q->reps);
+	free(q->ring);
+	free(q);
+	memset(w, 0, sizeof(*w));
+	return energy;
+}
