@@ -2,6 +2,7 @@
  * the records, histograms and pooled token gaps, energy, the per-request
  * arrays, and the API overheads re-priced on kept client times. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,10 +133,70 @@ static void summary_energy(const struct sim *s, int stage, struct metric_set *o)
 		o->energy_j_per_output_token = o->energy_j / o->output_tokens;
 }
 
+/* One distribution's summary from the kept records: src's values of
+ * stage (-1: all) gathered into buf (room for nrec) and summarised. */
+struct sum_job {
+	const struct sim *s;
+	const float *src;
+	int stage;
+	struct dist_summary *out;
+	float *buf;
+};
+
+static void sum_one(const struct sum_job *j)
+{
+	size_t n = gather(j->s, j->src, j->stage, j->buf);
+
+	stats_summarise(j->buf, n, j->out);
+}
+
+/* (a thread's: the jobs up to one without src) */
+static void *sum_jobs(void *arg)
+{
+	const struct sum_job *j;
+
+	for (j = arg; j->src; j++)
+		sum_one(j);
+	return NULL;
+}
+
+/* The five summaries of jobs (all false: TPOT and queue time left zero),
+ * in jobs[0]'s buffer.  Where the run was one simulation in the process
+ * (sim_cfg.arrival_thread) with many records, the last of them (E2E and
+ * queue time, or E2E alone) are summarised on a second thread with a
+ * buffer of their own while this one does the others: each summary reads
+ * its own values alone, so the same bits either way. */
+static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all)
+{
+	struct sum_job other[3];
+	size_t no = 0, k;
+	pthread_t th;
+	bool par = s->cfg.arrival_thread && s->nrec >= SIM_ARRIVAL_THREAD_MIN, started = false;
+	float *b = NULL;
+
+	memset(other, 0, sizeof(other));
+	if (par && (b = malloc(xmul(s->nrec, sizeof(float))))) {
+		for (k = 3; k < 5; k++)
+			if (all || k == 3) {
+				other[no] = jobs[k];
+				other[no++].buf = b;
+			}
+		started = pthread_create(&th, NULL, sum_jobs, other) == 0;
+	}
+	for (k = 0; k < 5; k++)
+		if ((all || (k != 2 && k != 4)) && !(started && k >= 3)) {
+			jobs[k].buf = jobs[0].buf;
+			sum_one(&jobs[k]);
+		}
+	if (started)
+		pthread_join(th, NULL);
+	free(b);
+}
+
 static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o)
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
-	size_t i, n;
+	size_t i;
 	double first = INFINITY, last = 0, gap_ms = 0, gaps = 0, last_arr = 0, wait = 0, run = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -145,21 +206,13 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 		free(buf);
 		buf = NULL;
 	}
-	n = buf ? gather(s, s->ttft, stage, buf) : 0;
 	if (buf) {
-		stats_summarise(buf, n, &o->ttft_ms);
-		n = gather(s, s->itl, stage, buf);
-		stats_summarise(buf, n, &o->itl_ms);
-		if (all) {
-			n = gather(s, s->tpot, stage, buf);
-			stats_summarise(buf, n, &o->tpot_ms);
-		}
-		n = gather(s, s->e2e, stage, buf);
-		stats_summarise(buf, n, &o->e2e_ms);
-		if (all) {
-			n = gather(s, s->queue, stage, buf);
-			stats_summarise(buf, n, &o->queue_ms);
-		}
+		struct sum_job jobs[5] = {{s, s->ttft, stage, &o->ttft_ms, buf},
+					  {s, s->itl, stage, &o->itl_ms, buf},
+					  {s, s->tpot, stage, &o->tpot_ms, buf},
+					  {s, s->e2e, stage, &o->e2e_ms, buf},
+					  {s, s->queue, stage, &o->queue_ms, NULL}};
+		summarise_all(s, jobs, all);
 		free(buf);
 	}
 	for (i = 0; i < 256; i++) {
