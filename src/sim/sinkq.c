@@ -3,22 +3,22 @@
  * A fixed ring of SINKQ_SIZE words.  head counts the words the writer has
  * published, tail those the consumer has applied; each is written by one
  * side only, on a cache line of its own, with release stores read by
- * acquire loads.  The writer publishes a quarter of the ring at a time
+ * acquire loads.  The writer publishes an eighth of the ring at a time
  * (sinkq_w.lim), so in steady state it reads and writes no shared line
  * between publications; the consumer applies everything published, then
  * stores tail.
  *
  * Sleeping, as arrq.c's: a side that finds nothing to do (the consumer, an
- * empty ring after a short spin; the writer, a full ring after one) raises
+ * empty ring, at once; the writer, a full ring, after a short spin) raises
  * its `waiting` flag and, under the mutex, loads the other side's index
  * again before it waits on its condition variable; the other side, after
  * moving its index, adds nothing to it (a read-modify-write) and loads the
  * flag, all seq_cst, and if it is raised takes and drops the mutex and
- * signals.  The consumer applies a quarter of the ring in far less time
+ * signals.  The consumer applies an eighth of the ring in far less time
  * than the step loop takes to write one, so it sleeps between
- * publications: one wake-up per SINKQ_SIZE / 4 words (about 1,100
- * requests of the chat bench), and the writer waits only when the
- * consumer was not scheduled for a whole ring. */
+ * publications: one wake-up per SINKQ_SIZE / 8 words (about 2,300
+ * requests of the chat bench, ~30 words each), and the writer waits only
+ * when the consumer was not scheduled for seven eighths of a ring. */
 #include "sim/sinkq.h"
 
 #include <pthread.h>
@@ -27,8 +27,9 @@
 
 #include "base/alloc.h"
 
-#define SINKQ_PUB (SINKQ_SIZE / 4)
-/* reloads of the other side's index before a side sleeps */
+#define SINKQ_PUB (SINKQ_SIZE / 8)
+/* reloads of tail before a writer that finds the ring full sleeps (the
+ * consumer sleeps at once when it runs dry: the next publication is far) */
 #define SINKQ_SPIN 512
 #define SINKQ_LINE 64
 
@@ -142,13 +143,6 @@ static uint64_t apply(struct sinkq *q, uint64_t t, uint64_t h)
  * false when stopped with everything applied. */
 static bool wait_data(struct sinkq *q, uint64_t t, uint64_t *h)
 {
-	int k;
-
-	for (k = 0; k < SINKQ_SPIN; k++) {
-		if ((*h = atomic_load_explicit(&q->head, memory_order_acquire)) != t)
-			return true;
-		cpu_relax();
-	}
 	pthread_mutex_lock(&q->m);
 	atomic_store_explicit(&q->c_waiting, true, memory_order_seq_cst);
 	for (;;) {
@@ -215,6 +209,7 @@ struct sinkq *sinkq_start(struct wdist *gapd, double energy_j, const struct sink
 	w->head = 0;
 	w->lim = SINKQ_PUB;
 	w->q = q;
+	w->waits = 0;
 	return q;
 fail_room:
 	pthread_cond_destroy(&q->room);
@@ -258,8 +253,10 @@ void sinkq_room(struct sinkq_w *w, uint64_t need)
 	atomic_store_explicit(&q->head, w->head, memory_order_release);
 	wake_if(q, &q->head, &q->c_waiting, &q->data);
 	t = atomic_load_explicit(&q->tail, memory_order_acquire);
-	if (w->head + need - t > SINKQ_SIZE)
+	if (w->head + need - t > SINKQ_SIZE) {
+		w->waits++;
 		t = wait_room(q, w->head + need);
+	}
 	lim = w->head + SINKQ_PUB;
 	w->lim = lim < t + SINKQ_SIZE ? lim : t + SINKQ_SIZE;
 }
@@ -283,6 +280,8 @@ double sinkq_stop(struct sinkq *q, struct sinkq_w *w)
 	free(q->reps);
 	free(q->ring);
 	free(q);
-	memset(w, 0, sizeof(*w));
+	w->ring = NULL;
+	w->head = w->lim = 0;
+	w->q = NULL;
 	return energy;
 }
