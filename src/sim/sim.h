@@ -400,7 +400,9 @@ struct sim_totals {
 	int64_t epd_transfer_ns;
 	double kv_util_sum_steps;  /* sum over steps of used/total (for the mean) */
 	/* joules the GPUs drew above idle in the steps (hw/power.h); NAN when
-	 * a replica's GPU has no power figure */
+	 * a replica's GPU has no power figure.  Summed on the sinks' thread
+	 * while sim_run runs one (sim/sinkq.h): a tick reads the value at its
+	 * start; whole when sim_run returns */
 	double energy_dyn_j;
 	double kv_util_max;
 	int64_t duration_ns;       /* last event time */
