@@ -191,7 +191,10 @@ static SCHED_STEP_INLINE bool schedule_others(struct sim *s, struct replica *rp,
 		if (o->inflight)
 			continue;
 		n = chunk_of(s, o, budget);
-		sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
+		if (s->cfg.kv_window.tokens > 0) /* (the demand summed before holds both groups') */
+			grow_for(s, rp, o, n);
+		else
+			sched_grow_blocks(s, rp, o, blocks_for(s, o->computed + n) - o->nblocks);
 		sched_push(rp, o, n);
 		budget -= n;
 	}
@@ -213,10 +216,16 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 	int64_t budget = rp->mbt, tokens = rp->ndec;
 	int32_t cls = cls_of(s, -rp->G), need = (int32_t)rp->cls_count[cls];
 	bool decoders_first = true;
+	/* a hybrid pool: the others' window blocks too, so not plan_ahead's
+	 * sums (the full group's); the lazy decoders' window counts stay as
+	 * they joined (winblocks.h) */
+	bool win = s->cfg.kv_window.tokens > 0;
 	size_t i;
 
 	if (rp->ndec > budget)
 		return false;
+	if (win)
+		rp->ahead_valid = false;
 	if (rp->ahead_valid) { /* the walk below, summed as the last step ended */
 		tokens += rp->ahead.tokens;
 		need += (int32_t)rp->ahead.need;
@@ -228,7 +237,7 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 			continue;
 		n = chunk_of(s, o, INT64_MAX);
 		tokens += n;
-		need += blocks_for(s, o->computed + n) - o->nblocks;
+		need += blocks_for(s, o->computed + n) - o->nblocks + (win ? winblk_need_skipped(s, o, n) : 0);
 		if (rp->ndec > 0 && o->rseq < rp->dec_max_rseq)
 			decoders_first = false;
 	}
@@ -244,7 +253,7 @@ static bool schedule_fast(struct sim *s, struct replica *rp)
 			if (o->inflight)
 				continue;
 			n = chunk_of(s, o, left);
-			need += blocks_for(s, o->computed + n) - o->nblocks;
+			need += blocks_for(s, o->computed + n) - o->nblocks + (win ? winblk_need_skipped(s, o, n) : 0);
 			left -= n;
 		}
 	}
@@ -298,10 +307,11 @@ static bool schedule_spath(struct sim *s, struct replica *rp)
 
 void vllm_schedule(struct sim *s, struct replica *rp)
 {
-	/* a hybrid pool: every step's walk frees and takes window blocks
-	 * request by request, which the shortcuts below do not count */
+	/* a hybrid pool: schedule_fast counts the window's blocks; the other
+	 * shortcuts do not, so the literal walk where it cannot decide */
 	if (s->cfg.kv_window.tokens > 0) {
-		schedule_explicit(s, rp);
+		if (rp->nspath > 0 || !schedule_fast(s, rp))
+			schedule_explicit(s, rp);
 		return;
 	}
 	if (rp->nspath > 0) {

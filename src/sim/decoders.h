@@ -61,10 +61,15 @@ static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct
 {
 	struct fin_entry fe;
 
-	/* its window blocks as vLLM's next allocate_slots leaves them (then
-	 * frozen while it is a decoder: winblocks.h) */
-	if (r->nwin > 0)
+	/* its window blocks as vLLM's next allocate_slots leaves them: the
+	 * ones that left the window back, its next token's taken where the
+	 * pool has them (then frozen while it is a decoder: winblocks.h) */
+	if (r->nwin > 0) {
+		int32_t k;
 		winblk_skip(s, rp, r);
+		k = winblk_need(s, r, 1);
+		winblk_take(s, rp, r, k < kvc_available(&rp->kv) ? k : kvc_available(&rp->kv));
+	}
 	r->dec = true;
 	r->dG0 = rp->G;
 	r->dc0 = r->computed;

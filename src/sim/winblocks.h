@@ -15,9 +15,10 @@
  * simulator's blocks (each is `groups` of the pool's); they are
  * anonymous (never looked up: a prefix hit's window blocks are taken
  * anew, at most window / block_size + 1 of them).  A lazy decoder's
- * count stays what it was when it joined (its window's blocks then, at
- * most `groups` fewer than vLLM holds at the steps in between: one is
- * freed a step before its crossing takes the next). */
+ * count stays what it was when it joined (dec_join: its window's blocks
+ * after its next token's allocate_slots, where the pool has them), which
+ * vLLM holds at every step but the one between a block's leaving the
+ * window and the crossing that takes the next (`groups` fewer there). */
 #ifndef SERVESIM_SIM_WINBLOCKS_H
 #define SERVESIM_SIM_WINBLOCKS_H
 #include <stdint.h>
@@ -52,6 +53,16 @@ static inline int32_t winblk_need(const struct sim *s, const struct req *r, int6
 	int32_t d = winblk_target(s, r, n) - r->nwin;
 
 	return d > 0 ? d : 0;
+}
+
+/* winblk_need as it will be once winblk_skip has run, r untouched (a
+ * schedule that sums the step's demand before it takes anything). */
+static inline int32_t winblk_need_skipped(const struct sim *s, const struct req *r, int64_t n)
+{
+	int64_t keep = ((int64_t)blocks_for(s, r->computed) - winblk_skipped(s, r->computed)) * s->cfg.kv_window.groups;
+	int64_t held = r->nwin < keep ? r->nwin : (keep > 0 ? keep : 0), d = winblk_target(s, r, n) - held;
+
+	return d > 0 ? (int32_t)d : 0;
 }
 
 /* Take k window blocks for r (the caller checked they are available). */
