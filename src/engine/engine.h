@@ -160,6 +160,10 @@ struct engine_type {
 	/* EPLB: engine steps between two rebalances when none is given (0: it
 	 * has no EPLB servesim models) */
 	int64_t eplb_interval;
+	/* the first release whose one serve command starts an API server per
+	 * DP rank (sim_cfg.api_servers: the arrivals' intake shared by dp
+	 * event loops); NULL: one API server whatever the DP size */
+	const char *api_servers_dp_from;
 	/* the prompt tokens one prefill batch takes when no
 	 * --max-prefill-tokens is given (sim_cfg.max_prefill_tokens; 0: no
 	 * cap), and the first release from which a prompt past the batch's

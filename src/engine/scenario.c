@@ -607,6 +607,12 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.cold_start_s = s->cold_start ? en->cold_start_s : 0;
 	st->sc.conservativeness = scenario_conservativeness(s, &s->par);
 	st->sc.dp = s->par.dp;
+	/* one API server per DP rank where the engine's release starts them
+	 * (aggregated: P/D workers are each their own server, sim/apiq.c) */
+	st->sc.api_servers = s->pd_prefill == 0 && en->api_servers_dp_from &&
+					     !engine_version_before(s->engine_version, en->api_servers_dp_from)
+				     ? s->par.dp
+				     : 1;
 	st->sc.lockstep = scenario_dp_attention(s->model, &s->par);
 	st->sc.router = scenario_router(s);
 	st->sc.replicas = (int)s->k.replicas;

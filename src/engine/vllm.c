@@ -924,6 +924,12 @@ const struct engine_type engine_vllm = {
 	.pd_first = SIM_PD_FIRST_DECODE_STEP,
 	/* EPLBConfig.step_interval's default (vllm/config/parallel.py) */
 	.eplb_interval = 3000,
+	/* --api-server-count left unset defaults to --data-parallel-size under
+	 * internal load balancing ("Defaulting api_server_count to
+	 * data_parallel_size", vllm/entrypoints/cli/serve.py ServeSubcommand.cmd;
+	 * 0.16.0 is the first release checked to hold it, 0.12.0's default is
+	 * one server): each runs its own asyncio loop (api_loop_ms) */
+	.api_servers_dp_from = "0.16.0",
 	.cost = &vllm_cost,
 	.plan_memory = vllm_plan_memory,
 	.policy = &vllm_policy,

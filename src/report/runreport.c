@@ -473,6 +473,8 @@ static void run_header(FILE *f, const struct out_run *c)
 		fprintf(f, " + %g us/prompt token", c->cost->cfg.ov.api_prompt_us);
 	if (c->cost->cfg.ov.api_loop_ms > 0)
 		fprintf(f, "; API server loop %g ms/request", c->cost->cfg.ov.api_loop_ms);
+	if (c->cost->cfg.ov.api_loop_ms > 0 && c->simcfg->api_servers > 1)
+		fprintf(f, " on each of %d API servers", c->simcfg->api_servers);
 	fputc('\n', f);
 	{
 		int k;

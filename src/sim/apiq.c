@@ -59,7 +59,9 @@ void apiq_init(struct sim *s)
 	    s->nreplicas > 1 || s->cfg.pd.prefill > 0 || s->cfg.epd.encoders > 0)
 		return;
 	s->apiq = xcalloc(1, sizeof(*s->apiq));
-	s->apiq->a_ns = llround(a_ms * 1e6);
+	/* several API servers (sim_cfg.api_servers) take the arrivals in
+	 * turn: their loops together pass one each a_ms / servers */
+	s->apiq->a_ns = llround(a_ms * 1e6 / (s->cfg.api_servers > 1 ? s->cfg.api_servers : 1));
 	s->apiq->open_ns = -1;
 }
 

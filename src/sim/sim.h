@@ -148,6 +148,10 @@ struct sim_cfg {
 	 * behind the router; 0 or 1: one.  Replica k holds ranks [k x per,
 	 * (k + 1) x per), per = pd.prefill + dp, its prefill workers first */
 	int replicas;
+	/* the API servers that share a replica's arrivals, each with its own
+	 * event loop (sim/apiq.c: the loop's time per request over them); 0 or
+	 * 1: one */
+	int api_servers;
 	/* attention-DP: the dp ranks step together (every step lasts as long
 	 * as the slowest rank's; a rank with nothing to run runs a dummy
 	 * one-token step, as vLLM's DP engines do) and the cost model sees the

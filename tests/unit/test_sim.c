@@ -2367,12 +2367,13 @@ static void test_cold_start(const struct model_cfg *m)
  * together after the loop's 2 x 50 ms for them (100 ms), and the fourth,
  * arriving while the loop is busy (until 150 ms), when it is free; without
  * the term the first instant's prompts share the first step. */
-static void api_loop_run(const struct model_cfg *m, double loop_ms, char **log)
+static void api_loop_run(const struct model_cfg *m, double loop_ms, int servers, char **log)
 {
 	struct trun r = {.log = NULL, .csv = NULL};
 
 	trun_init(&r, m, 1000, 64, 1000, "0,64,3,-1\n0,64,3,-1\n0,64,3,-1\n0.12,64,3,-1\n");
 	r.c.cfg.ov.api_loop_ms = loop_ms;
+	r.sc.api_servers = servers;
 	r.sc.check_invariants = true;
 	CHECK(trun_go(&r) == 0 && r.t.completed == 4, "API loop %g ms: the run completes all four", loop_ms);
 	*log = r.log;
@@ -2399,8 +2400,8 @@ static void test_api_loop(const struct model_cfg *m)
 	char *off, *on, buf[512];
 	double t1, t3;
 
-	api_loop_run(m, 0, &off);
-	api_loop_run(m, 50, &on);
+	api_loop_run(m, 0, 1, &off);
+	api_loop_run(m, 50, 1, &on);
 	CHECK(strstr(line_n(off, 0, buf, sizeof(buf)), "0+64 1+64") != NULL,
 	      "no API loop: the prompts of t = 0 share the first step: %s", buf);
 	CHECK(strstr(line_n(on, 0, buf, sizeof(buf)), "0+64 |") != NULL,
@@ -2411,6 +2412,16 @@ static void test_api_loop(const struct model_cfg *m)
 	t3 = line_t(on, " 3+64", buf, sizeof(buf));
 	CHECK(t3 >= 0.15 - 1e-9 && strstr(buf, " 1+64") == NULL,
 	      "the fourth (t = 0.12 s, the loop busy until 0.15 s) after it, on its own: t=%.6f %s", t3, buf);
+	free(on);
+	/* two API servers (vLLM >= 0.16 at DP 2, sim_cfg.api_servers): their
+	 * loops pass the instant's two others in 2 x 25 ms, free at 75 ms, so
+	 * the fourth (t = 0.12 s) goes in at once */
+	api_loop_run(m, 50, 2, &on);
+	t1 = line_t(on, " 1+64", buf, sizeof(buf));
+	CHECK(t1 >= 0.05 - 1e-9 && t1 < 0.1 - 1e-9 && strstr(buf, " 2+64") != NULL,
+	      "two API servers: the other two after 50 ms, not 100: t=%.6f %s", t1, buf);
+	t3 = line_t(on, " 3+64", buf, sizeof(buf));
+	CHECK(t3 >= 0.12 - 1e-9 && t3 < 0.15 - 1e-9, "and the fourth when it arrives (loops free): t=%.6f", t3);
 	free(off);
 	free(on);
 }
