@@ -27,13 +27,13 @@
  * producer fills the ring whenever it runs. */
 #include "sim/arrq.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "sim/ringwake.h"
 
 /* requests the ring holds (a power of two): 4,096 x sizeof(struct
  * wl_req) = 384 KiB, within one core's L2 */
@@ -48,9 +48,7 @@
 struct arrq {
 	struct wl_gen *g;
 	struct wl_req *ring;
-	pthread_t th;
-	pthread_mutex_t m;
-	pthread_cond_t data, room;
+	struct ringwake w; /* its thread, mutex and condition variables */
 	char pad0[ARRQ_LINE];
 	/* the producer's: requests put, its sight of tail, whether it sleeps
 	 * for room, and the stream's end (done: end_rc and err are set) */
@@ -71,45 +69,24 @@ struct arrq {
 	char pad3[ARRQ_LINE];
 };
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
-/* After a move of this side's index: the other side woken if it sleeps
- * (the protocol above). */
-static void wake_if(struct arrq *q, atomic_uint_fast64_t *index, atomic_bool *waiting, pthread_cond_t *cv)
-{
-	atomic_fetch_add_explicit(index, 0, memory_order_seq_cst);
-	if (atomic_load_explicit(waiting, memory_order_seq_cst)) {
-		pthread_mutex_lock(&q->m);
-		pthread_mutex_unlock(&q->m);
-		pthread_cond_signal(cv);
-	}
-}
-
 /* The producer at h puts with the ring full: sleeps until there is room
  * (true) or arrq_free stops it (false). */
 static bool wait_room(struct arrq *q, uint64_t h)
 {
 	bool room;
 
-	wake_if(q, &q->head, &q->cons_waiting, &q->data);
-	pthread_mutex_lock(&q->m);
+	ringwake_if(&q->w, &q->head, &q->cons_waiting, &q->w.data);
+	pthread_mutex_lock(&q->w.m);
 	atomic_store_explicit(&q->prod_waiting, true, memory_order_seq_cst);
 	for (;;) {
 		q->p_tail = atomic_load_explicit(&q->tail, memory_order_seq_cst);
 		room = h - q->p_tail < ARRQ_SIZE;
 		if (room || atomic_load_explicit(&q->stop, memory_order_relaxed))
 			break;
-		pthread_cond_wait(&q->room, &q->m);
+		pthread_cond_wait(&q->w.room, &q->w.m);
 	}
 	atomic_store_explicit(&q->prod_waiting, false, memory_order_relaxed);
-	pthread_mutex_unlock(&q->m);
+	pthread_mutex_unlock(&q->w.m);
 	return room;
 }
 
@@ -127,11 +104,11 @@ static void *producer(void *arg)
 			break;
 		atomic_store_explicit(&q->head, ++h, memory_order_release);
 		if (h % ARRQ_BATCH == 0)
-			wake_if(q, &q->head, &q->cons_waiting, &q->data);
+			ringwake_if(&q->w, &q->head, &q->cons_waiting, &q->w.data);
 	}
 	q->end_rc = rc < 0 ? rc : 0;
 	atomic_store_explicit(&q->done, true, memory_order_seq_cst);
-	wake_if(q, &q->head, &q->cons_waiting, &q->data);
+	ringwake_if(&q->w, &q->head, &q->cons_waiting, &q->w.data);
 	return NULL;
 }
 
@@ -147,21 +124,9 @@ struct arrq *arrq_start(struct wl_gen *g)
 	atomic_init(&q->done, false);
 	atomic_init(&q->cons_waiting, false);
 	atomic_init(&q->stop, false);
-	if (pthread_mutex_init(&q->m, NULL) != 0)
+	if (ringwake_start(&q->w, producer, q) < 0)
 		goto fail;
-	if (pthread_cond_init(&q->data, NULL) != 0)
-		goto fail_m;
-	if (pthread_cond_init(&q->room, NULL) != 0)
-		goto fail_data;
-	if (pthread_create(&q->th, NULL, producer, q) != 0)
-		goto fail_room;
 	return q;
-fail_room:
-	pthread_cond_destroy(&q->room);
-fail_data:
-	pthread_cond_destroy(&q->data);
-fail_m:
-	pthread_mutex_destroy(&q->m);
 fail:
 	free(q->ring);
 	free(q);
@@ -179,10 +144,10 @@ static bool wait_data(struct arrq *q, uint64_t t)
 	for (k = 0; k < ARRQ_SPIN; k++) {
 		if ((q->c_head = atomic_load_explicit(&q->head, memory_order_acquire)) != t)
 			return true;
-		cpu_relax();
+		ringwake_relax();
 	}
-	wake_if(q, &q->tail, &q->prod_waiting, &q->room);
-	pthread_mutex_lock(&q->m);
+	ringwake_if(&q->w, &q->tail, &q->prod_waiting, &q->w.room);
+	pthread_mutex_lock(&q->w.m);
 	atomic_store_explicit(&q->cons_waiting, true, memory_order_seq_cst);
 	for (;;) {
 		if ((q->c_head = atomic_load_explicit(&q->head, memory_order_seq_cst)) != t)
@@ -193,10 +158,10 @@ static bool wait_data(struct arrq *q, uint64_t t)
 			q->c_head = atomic_load_explicit(&q->head, memory_order_acquire);
 			break;
 		}
-		pthread_cond_wait(&q->data, &q->m);
+		pthread_cond_wait(&q->w.data, &q->w.m);
 	}
 	atomic_store_explicit(&q->cons_waiting, false, memory_order_relaxed);
-	pthread_mutex_unlock(&q->m);
+	pthread_mutex_unlock(&q->w.m);
 	return q->c_head != t;
 }
 
@@ -213,7 +178,7 @@ int arrq_next(struct arrq *q, struct wl_req *out, struct err *e)
 	q->c_tail = ++t;
 	atomic_store_explicit(&q->tail, t, memory_order_release);
 	if (t % (ARRQ_SIZE / 2) == 0)
-		wake_if(q, &q->tail, &q->prod_waiting, &q->room);
+		ringwake_if(&q->w, &q->tail, &q->prod_waiting, &q->w.room);
 	return 1;
 }
 
@@ -222,13 +187,7 @@ void arrq_free(struct arrq *q)
 	if (!q)
 		return;
 	atomic_store_explicit(&q->stop, true, memory_order_relaxed);
-	pthread_mutex_lock(&q->m);
-	pthread_cond_signal(&q->room);
-	pthread_mutex_unlock(&q->m);
-	pthread_join(q->th, NULL);
-	pthread_cond_destroy(&q->room);
-	pthread_cond_destroy(&q->data);
-	pthread_mutex_destroy(&q->m);
+	ringwake_join(&q->w, &q->w.room);
 	free(q->ring);
 	free(q);
 }

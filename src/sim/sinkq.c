@@ -21,11 +21,11 @@
  * when the consumer was not scheduled for seven eighths of a ring. */
 #include "sim/sinkq.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "sim/ringwake.h"
 
 #define SINKQ_PUB (SINKQ_SIZE / 8)
 /* reloads of tail before a writer that finds the ring full sleeps (the
@@ -43,9 +43,7 @@ struct sinkq {
 	double energy;
 	int64_t *clen, *cpre; /* the consumer's copy of a step's chunks */
 	size_t ccap;
-	pthread_t th;
-	pthread_mutex_t m;
-	pthread_cond_t data, room;
+	struct ringwake w; /* its thread, mutex and condition variables */
 	char pad0[SINKQ_LINE];
 	/* the writer's: words published, whether it sleeps for room */
 	atomic_uint_fast64_t head;
@@ -59,32 +57,12 @@ struct sinkq {
 	char pad3[SINKQ_LINE];
 };
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 static inline double dbl(uint64_t u)
 {
 	double x;
 
 	memcpy(&x, &u, sizeof(x));
 	return x;
-}
-
-/* After a move of this side's index: the other side woken if it sleeps. */
-static void wake_if(struct sinkq *q, atomic_uint_fast64_t *index, atomic_bool *waiting, pthread_cond_t *cv)
-{
-	atomic_fetch_add_explicit(index, 0, memory_order_seq_cst);
-	if (atomic_load_explicit(waiting, memory_order_seq_cst)) {
-		pthread_mutex_lock(&q->m);
-		pthread_mutex_unlock(&q->m);
-		pthread_cond_signal(cv);
-	}
 }
 
 /* The records in [t, h): applied in order; the words past them. */
@@ -143,7 +121,7 @@ static uint64_t apply(struct sinkq *q, uint64_t t, uint64_t h)
  * false when stopped with everything applied. */
 static bool wait_data(struct sinkq *q, uint64_t t, uint64_t *h)
 {
-	pthread_mutex_lock(&q->m);
+	pthread_mutex_lock(&q->w.m);
 	atomic_store_explicit(&q->c_waiting, true, memory_order_seq_cst);
 	for (;;) {
 		if ((*h = atomic_load_explicit(&q->head, memory_order_seq_cst)) != t)
@@ -154,10 +132,10 @@ static bool wait_data(struct sinkq *q, uint64_t t, uint64_t *h)
 			*h = atomic_load_explicit(&q->head, memory_order_acquire);
 			break;
 		}
-		pthread_cond_wait(&q->data, &q->m);
+		pthread_cond_wait(&q->w.data, &q->w.m);
 	}
 	atomic_store_explicit(&q->c_waiting, false, memory_order_relaxed);
-	pthread_mutex_unlock(&q->m);
+	pthread_mutex_unlock(&q->w.m);
 	return *h != t;
 }
 
@@ -169,7 +147,7 @@ static void *consumer(void *arg)
 	for (;;) {
 		if (t == h) {
 			atomic_store_explicit(&q->tail, t, memory_order_release);
-			wake_if(q, &q->tail, &q->w_waiting, &q->room);
+			ringwake_if(&q->w, &q->tail, &q->w_waiting, &q->w.room);
 			if (!wait_data(q, t, &h))
 				break;
 		}
@@ -197,26 +175,14 @@ struct sinkq *sinkq_start(struct wdist *gapd, double energy_j, const struct sink
 	atomic_init(&q->w_waiting, false);
 	atomic_init(&q->c_waiting, false);
 	atomic_init(&q->stop, false);
-	if (pthread_mutex_init(&q->m, NULL) != 0)
+	if (ringwake_start(&q->w, consumer, q) < 0)
 		goto fail;
-	if (pthread_cond_init(&q->data, NULL) != 0)
-		goto fail_m;
-	if (pthread_cond_init(&q->room, NULL) != 0)
-		goto fail_data;
-	if (pthread_create(&q->th, NULL, consumer, q) != 0)
-		goto fail_room;
 	w->ring = q->ring;
 	w->head = 0;
 	w->lim = SINKQ_PUB;
 	w->q = q;
 	w->waits = 0;
 	return q;
-fail_room:
-	pthread_cond_destroy(&q->room);
-fail_data:
-	pthread_cond_destroy(&q->data);
-fail_m:
-	pthread_mutex_destroy(&q->m);
 fail:
 	free(q->reps);
 	free(q->ring);
@@ -234,14 +200,14 @@ static uint64_t wait_room(struct sinkq *q, uint64_t end)
 	for (k = 0; k < SINKQ_SPIN; k++) {
 		if (end - (t = atomic_load_explicit(&q->tail, memory_order_acquire)) <= SINKQ_SIZE)
 			return t;
-		cpu_relax();
+		ringwake_relax();
 	}
-	pthread_mutex_lock(&q->m);
+	pthread_mutex_lock(&q->w.m);
 	atomic_store_explicit(&q->w_waiting, true, memory_order_seq_cst);
 	while (end - (t = atomic_load_explicit(&q->tail, memory_order_seq_cst)) > SINKQ_SIZE)
-		pthread_cond_wait(&q->room, &q->m);
+		pthread_cond_wait(&q->w.room, &q->w.m);
 	atomic_store_explicit(&q->w_waiting, false, memory_order_relaxed);
-	pthread_mutex_unlock(&q->m);
+	pthread_mutex_unlock(&q->w.m);
 	return t;
 }
 
@@ -251,7 +217,7 @@ void sinkq_room(struct sinkq_w *w, uint64_t need)
 	uint64_t t, lim;
 
 	atomic_store_explicit(&q->head, w->head, memory_order_release);
-	wake_if(q, &q->head, &q->c_waiting, &q->data);
+	ringwake_if(&q->w, &q->head, &q->c_waiting, &q->w.data);
 	t = atomic_load_explicit(&q->tail, memory_order_acquire);
 	if (w->head + need - t > SINKQ_SIZE) {
 		w->waits++;
@@ -267,14 +233,8 @@ double sinkq_stop(struct sinkq *q, struct sinkq_w *w)
 
 	atomic_store_explicit(&q->head, w->head, memory_order_release);
 	atomic_store_explicit(&q->stop, true, memory_order_seq_cst);
-	pthread_mutex_lock(&q->m);
-	pthread_cond_signal(&q->data);
-	pthread_mutex_unlock(&q->m);
-	pthread_join(q->th, NULL);
+	ringwake_join(&q->w, &q->w.data);
 	energy = q->energy;
-	pthread_cond_destroy(&q->room);
-	pthread_cond_destroy(&q->data);
-	pthread_mutex_destroy(&q->m);
 	free(q->clen);
 	free(q->cpre);
 	free(q->reps);
