@@ -185,7 +185,7 @@ static void shared_ops_find(const struct cost_model *c, const struct opgraph *gr
  * the ring model (comm.c). */
 static const struct comm_table *gather_tab(const struct cost_model *c)
 {
-	return c->cfg.engine && c->cfg.engine->dp_gather_nccl ? &c->comm : NULL;
+	return c->cfg.engine && c->cfg.engine->dp_gather_nccl ? c->comm : NULL;
 }
 
 /* Shared MoE part at g tokens summed over the DP ranks.  op_at's expert
@@ -372,6 +372,42 @@ static inline void seq_need(const struct cost_model *c, int64_t i)
 }
 
 
+/* comm_table_load as mfu_cache_obj's loader (a table of its own). */
+static int comm_load_obj(const char *data_dir, void **obj, struct err *e)
+{
+	struct comm_table *t = xmalloc(sizeof(*t));
+	int rc;
+
+	if ((rc = comm_table_load(data_dir, t, e)) < 0) {
+		free(t);
+		return rc;
+	}
+	*obj = t;
+	return 0;
+}
+
+/* The communication fits: parsed once per process where the cost model
+ * has the shared cache (eval's and search's workers build one model a
+ * row or deployment), else its own copy. */
+static int comm_get(struct cost_model *c, const struct cost_cfg *cfg, const char *data_dir, struct err *e)
+{
+	const void *t;
+	void *own;
+	int rc;
+
+	if (cfg->cache) {
+		if ((rc = mfu_cache_obj(cfg->cache, "comm", data_dir, comm_load_obj, free, &t, e)) < 0)
+			return rc;
+		c->comm = t;
+		return 0;
+	}
+	if ((rc = comm_load_obj(data_dir, &own, e)) < 0)
+		return rc;
+	c->own_comm = own;
+	c->comm = own;
+	return 0;
+}
+
 int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
 	      const struct parallel *p, const struct cost_cfg *cfg, const char *data_dir,
 	      struct err *e)
@@ -439,12 +475,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	if (m->n_experts > 0)
 		cost_moe_init(c, cfg);
 	comm_place(g, p, &c->place);
-	if ((rc = comm_table_load(data_dir, &c->comm, e)) < 0 ||
+	if ((rc = comm_get(c, cfg, data_dir, e)) < 0 ||
 	    (m->n_experts > 0 && (rc = cost_moe_backend_load(c, data_dir, e)) < 0) ||
 	    (rc = cost_moe_wideep_load(c, data_dir, e)) < 0) {
 		moetab_free(c->wideep_tab[0]);
 		moetab_free(c->wideep_tab[1]);
 		moetab_free(c->backend_tab);
+		free(c->own_comm);
+		c->own_comm = NULL;
 		mfu_release(&c->own_tabs);
 		return rc;
 	}
@@ -606,6 +644,7 @@ void cost_release(struct cost_model *c)
 	moetab_free(c->wideep_tab[0]);
 	moetab_free(c->wideep_tab[1]);
 	moetab_free(c->backend_tab);
+	free(c->own_comm);
 	free(c->tok_s);
 	free(c->tok_flops);
 	free(c->tok_bytes);

@@ -282,7 +282,10 @@ struct cost_model {
 	 * indexed by that sum) and left out of tok_s */
 	bool dp_attn;
 	struct comm_place place;  /* the layout over nodes (comm.h) */
-	struct comm_table comm;   /* DeepEP all-to-all fits */
+	/* DeepEP all-to-all and NCCL fits (comm.h): the process's shared copy
+	 * (mfu_cache_obj) or own_comm */
+	const struct comm_table *comm;
+	struct comm_table *own_comm;
 	int64_t moe_max;
 	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds
 			     * (an entry priced on first use, as tok_*) */

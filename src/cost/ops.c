@@ -121,7 +121,7 @@ double cost_op_at(const struct cost_model *c, const struct op *o, const struct m
 			/* wide EP over DP ranks or nodes runs DeepEP (comm.c);
 			 * act_bytes holds the (ep-1)/ep share leaving the GPU */
 			double share = (double)(c->p.ep - 1) / c->p.ep;
-			t = comm_a2a_s(&c->comm, c->g, &c->place, cost_ep_mode(c, m),
+			t = comm_a2a_s(c->comm, c->g, &c->place, cost_ep_mode(c, m),
 				       name_is(o->name, "ep_combine"), c->p.ep,
 				       o->act_bytes * m / share);
 		} else {

@@ -31,11 +31,20 @@ struct path_list {
 	size_t n, cap;
 };
 
+/* Other tables by key (mfu_cache_obj), with what frees each. */
+struct obj_entry {
+	char key[1000];
+	void *t;
+	void (*drop)(void *obj);
+};
+
 struct mfu_cache {
 	pthread_mutex_t lock;
 	struct entry **e;
 	size_t n, cap;
 	struct path_list dsa, csa, moe; /* moe: by "path|gpu|distribution" */
+	struct obj_entry *obj;
+	size_t nobj, capobj;
 };
 
 struct mfu_cache *mfu_cache_new(void)
@@ -67,6 +76,9 @@ void mfu_cache_free(struct mfu_cache *c)
 	for (i = 0; i < c->moe.n; i++)
 		moetab_free(c->moe.a[i].t);
 	free(c->moe.a);
+	for (i = 0; i < c->nobj; i++)
+		c->obj[i].drop(c->obj[i].t);
+	free(c->obj);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -180,6 +192,32 @@ int mfu_cache_moetab(struct mfu_cache *c, const char *path, const struct gpu_spe
 			path_add(&c->moe, key, t);
 		else
 			moetab_free(t);
+	}
+	if (rc == 0)
+		*out = t;
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int mfu_cache_obj(struct mfu_cache *c, const char *key, const char *data_dir,
+		  int (*load)(const char *data_dir, void **obj, struct err *e), void (*drop)(void *obj),
+		  const void **out, struct err *e)
+{
+	char k[1000];
+	void *t = NULL;
+	size_t i;
+	int rc = 0;
+
+	snprintf(k, sizeof(k), "%.300s|%.600s", key, data_dir);
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->nobj && !t; i++)
+		if (strcmp(c->obj[i].key, k) == 0)
+			t = c->obj[i].t;
+	if (!t && (rc = load(data_dir, &t, e)) == 0) {
+		XGROW(c->obj, c->capobj, c->nobj + 1);
+		snprintf(c->obj[c->nobj].key, sizeof(c->obj[0].key), "%s", k);
+		c->obj[c->nobj].t = t;
+		c->obj[c->nobj++].drop = drop;
 	}
 	if (rc == 0)
 		*out = t;

@@ -39,4 +39,12 @@ int mfu_cache_csatab(struct mfu_cache *c, const char *path, const struct csatab 
 int mfu_cache_moetab(struct mfu_cache *c, const char *path, const struct gpu_spec *g, enum moe_dist d,
 		     const struct moetab **out, struct err *e);
 
+/* Any other read-only table a cost model loads from data_dir, by key: made
+ * once per process by load(data_dir, &obj, e) and freed by drop(obj) at
+ * mfu_cache_free (a caller above this layer passes its loader: the
+ * communication fits, cost/comm.c). */
+int mfu_cache_obj(struct mfu_cache *c, const char *key, const char *data_dir,
+		  int (*load)(const char *data_dir, void **obj, struct err *e), void (*drop)(void *obj),
+		  const void **out, struct err *e);
+
 #endif

@@ -151,13 +151,13 @@ static void print_placement(FILE *f, const struct out_run *c)
 		struct comm_place one = *pl;
 		double tok = 128.0 * (double)c->cfg.sc->model->top_k * (double)c->cfg.sc->model->hidden;
 		double pd = tok * dtype_bytes(c->cfg.sc->wdt), pc = tok * 2.0;
-		double here = comm_a2a_s(&c->cost->comm, c->cfg.sc->gpu, pl, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
-			      comm_a2a_s(&c->cost->comm, c->cfg.sc->gpu, pl, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
+		double here = comm_a2a_s(c->cost->comm, c->cfg.sc->gpu, pl, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
+			      comm_a2a_s(c->cost->comm, c->cfg.sc->gpu, pl, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
 		double there;
 		one.ep_cross = false;
 		one.ep_domains = 1;
-		there = comm_a2a_s(&c->cost->comm, c->cfg.sc->gpu, &one, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
-			comm_a2a_s(&c->cost->comm, c->cfg.sc->gpu, &one, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
+		there = comm_a2a_s(c->cost->comm, c->cfg.sc->gpu, &one, COMM_A2A_LOW_LATENCY, false, p->ep, pd) +
+			comm_a2a_s(c->cost->comm, c->cfg.sc->gpu, &one, COMM_A2A_LOW_LATENCY, true, p->ep, pc);
 		if (pl->ep_cross)
 			fprintf(f, "; EP %d spans %d NVLink domains: all-to-all on the inter-node link, dispatch + combine %.0f us per MoE layer at 128 tokens per rank (%.0f us on one NVLink domain, +%.0f us)",
 			       p->ep, pl->ep_domains, here * 1e6, there * 1e6, (here - there) * 1e6);

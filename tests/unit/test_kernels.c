@@ -3170,7 +3170,7 @@ static void test_sglang_dp_extend(void)
 	/* the MAX_LEN gather it replaces: NCCL's all-gather + reduce-scatter of
 	 * the same buffer (data/comm/nccl.csv), dearer than one all-reduce at
 	 * this size on H200 (NCCL's all-reduce runs NVLink SHARP) */
-	ag = comm_dp_gather_s(&c.comm, c.g, &c.place, 8, 8192.0 * 7168.0 * 2.0);
+	ag = comm_dp_gather_s(c.comm, c.g, &c.place, 8, 8192.0 * 7168.0 * 2.0);
 	CHECK(ag > ar && ag < 2 * ar, "the gather it replaces, %.3f ms, between one and two all-reduces", ag * 1e3);
 	CHECK_REL(t_dec_ext - t_dec, 58 * (2 * ar - ag), 1e-9,
 		  "a decode rank in a group with a prefill pays the two all-reduces of 58 MoE layers less their "
