@@ -111,6 +111,9 @@ void cost_tbs_init(struct cost_model *c);
 bool cost_tbs_configured(const struct cost_model *c, double m, double n, double k);
 /* The kernel at its default config on g: m x n x k, seconds. */
 double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k);
+/* The activation quant (aiter per-1x128) the engine runs before each such
+ * linear, m rows of K, seconds. */
+double cost_tbs_quant_s(const struct cost_model *c, double m, double k);
 /* Its part of the GEMM line. */
 void cost_tbs_note(struct cost_model *c);
 

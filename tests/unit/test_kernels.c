@@ -2820,8 +2820,15 @@ static void test_amd_triton_bs(void)
 	router = (struct op){.name = "router", .kind = OPK_GEMM, .n = 256, .k = 7168, .batch = 1, .low_precision = true};
 	shared = (struct op){.name = "shared_gate_up_proj", .kind = OPK_GEMM, .n = 512, .k = 7168, .batch = 1,
 			     .low_precision = true};
-	CHECK_REL(cost_op_at(&c, &qa, NULL, 64, &f, &b) * 1e6, 124.544, 1e-9,
-		  "q_a_proj: the fused q_a/kv_a GEMM, 64 x 2112 x 7168");
+	/* the activation quant before each such linear: aiter's per-1x128
+	 * kernel, 4.719 us (vLLM PR 53540) + bf16 in, fp8 and float32
+	 * scales out at the activations' bandwidth; by hand at m = 64,
+	 * K = 7168: 3 x 64 x 7168 + 4 x 64 x 56 bytes */
+	CHECK(cost_tbs_quant_s(&c, 0, 7168) == 0, "quant: no tokens, no time");
+	CHECK_REL(cost_tbs_quant_s(&c, 64, 7168) * 1e6, 4.719 + (3.0 * 64 * 7168 + 4.0 * 64 * 56) / c.bw * 1e6, 1e-12,
+		  "quant: 64 x 7168, 4.719 us + its bytes");
+	CHECK_REL(cost_op_at(&c, &qa, NULL, 64, &f, &b) * 1e6, 124.544 + cost_tbs_quant_s(&c, 64, 7168) * 1e6, 1e-9,
+		  "q_a_proj: its input quant, then the fused q_a/kv_a GEMM, 64 x 2112 x 7168");
 	CHECK(f == 2.0 * 64 * 2112 * 7168, "its FLOPs are the fused GEMM's");
 	CHECK(cost_op_at(&c, &kva, NULL, 64, &f, &b) == 0, "kv_a_proj: inside it");
 	CHECK(cost_op_at(&c, &router, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 256, 7168, 1),
@@ -2830,6 +2837,8 @@ static void test_amd_triton_bs(void)
 	      "the shared expert: the tables' price (inside the fused MoE kernel)");
 	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "aiter's Triton gemm_a8w8_blockscale (aiter v0.1.10.post3: none configured)",
 			   "the header names the kernel and the configs");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "activation quant (aiter per-1x128, 4.72 us a call",
+			   "and the activation quant");
 	cost_release(&c);
 	cc.rocm_triton_bs = COST_TBS_TUNED;
 	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
