@@ -260,6 +260,9 @@ struct cost_model {
 	 * aiter's moe_sorting (COST_AITER_MOE_SORT_S) for a curve from
 	 * AMD's tuned tables; 0 otherwise */
 	double moe_unseen_s;
+	/* and aiter's per-1x128 input quant (cost_aiter_quant_s) of an fp8
+	 * curve from them, which their tuner quantises before timing */
+	bool moe_unseen_quant;
 	/* SGLang attention-DP + EP (wide EP, --moe-a2a-backend deepep): the
 	 * routed experts of a decode step (at most max(128, max_seqs) tokens
 	 * per rank: DeepEP's low-latency mode) run as DeepGEMM's masked grouped

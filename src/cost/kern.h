@@ -103,6 +103,13 @@ void cost_gemm_note(struct cost_model *c);
 double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
 			 double n, double k, double batch);
 
+/* --- aiter's per-1x128 fp8 activation quant on ROCm (aiterquant.c) --- */
+/* A call at decode sizes, seconds (its source in aiterquant.c). */
+#define COST_AITER_QUANT_S 4.719e-6
+/* One call on m rows of K: COST_AITER_QUANT_S + its bytes, seconds (0
+ * without rows). */
+double cost_aiter_quant_s(const struct cost_model *c, double m, double k);
+
 /* --- aiter's Triton block-scaled fp8 GEMM on CDNA3 (tritonbs.c) --- */
 /* c->tbs from the engine's cost_cfg.rocm_triton_bs and the checkpoint. */
 void cost_tbs_init(struct cost_model *c);
@@ -111,9 +118,6 @@ void cost_tbs_init(struct cost_model *c);
 bool cost_tbs_configured(const struct cost_model *c, double m, double n, double k);
 /* The kernel at its default config on g: m x n x k, seconds. */
 double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k);
-/* The activation quant (aiter per-1x128) the engine runs before each such
- * linear, m rows of K, seconds. */
-double cost_tbs_quant_s(const struct cost_model *c, double m, double k);
 /* Its part of the GEMM line. */
 void cost_tbs_note(struct cost_model *c);
 

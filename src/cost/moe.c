@@ -382,6 +382,7 @@ int cost_moe_backend_load(struct cost_model *c, const char *data_dir, struct err
 	c->moe_fallback_of = 0;
 	c->moe_as_bf16 = false;
 	c->moe_unseen_s = 0;
+	c->moe_unseen_quant = false;
 	snprintf(c->moe_backend_src, sizeof(c->moe_backend_src), "%s", src);
 	return 0;
 }
@@ -475,7 +476,8 @@ static double moe_dist_s(const struct cost_model *c, double tokens, double mode_
 	}
 	if (c->moe_pick.curve) {
 		double t = moe_pick_s(c, &c->moe_pick, c->moe_wdt, tokens), a;
-		double unseen = c->moe_unseen_s;
+		double unseen = c->moe_unseen_s +
+				(c->moe_unseen_quant ? cost_aiter_quant_s(c, tokens, c->moe_shape.hidden) : 0);
 		/* fp8 experts never slower than the same shape's bf16 kernel,
 		 * per-tensor fp8 never slower than the block-scaled one: an
 		 * engine whose measured fp8 backend loses picks another (as
@@ -632,10 +634,17 @@ void cost_moe_init(struct cost_model *c, const struct cost_cfg *cfg)
 	}
 	/* vLLM's DeepGEMM path over its padded workspace (moe_dg_padded_s) */
 	c->moe_dg_pad = cfg->moe_dg_padded && c->moe_fmt == MOE_FP8_BLOCK && !(cfg->tier2 && cfg->tier2->tables[0]);
-	/* a curve from AMD's tuned tables: the sort they leave out */
+	/* a curve from AMD's tuned tables: the sort (and fp8's input quant)
+	 * they leave out */
 	if (c->moe_pick.curve && !c->moe_own &&
-	    strstr(c->moe_more ? c->tabs->moe_more_src[c->moe_more - 1] : c->tabs->src[MFU_P_MOE], "/aiter-"))
+	    strstr(c->moe_more ? c->tabs->moe_more_src[c->moe_more - 1] : c->tabs->src[MFU_P_MOE], "/aiter-")) {
 		c->moe_unseen_s = COST_AITER_MOE_SORT_S;
+		/* fused_moe quantises a bf16 input per 1x128 (its quant_func,
+		 * aiter/fused_moe.py) before the fp8 kernel (aiterquant.c); the
+		 * MXFP4 path fuses its quant into the sort (InferenceX#1005's
+		 * MI355X profile: "fused quant+sort"), priced with it */
+		c->moe_unseen_quant = c->moe_fmt == MOE_FP8 || c->moe_fmt == MOE_FP8_BLOCK;
+	}
 }
 
 void cost_moe_note(struct cost_model *c)
@@ -715,8 +724,9 @@ void cost_moe_note(struct cost_model *c)
 		}
 		if (c->moe_unseen_s > 0) {
 			cost_src_add(c, COST_SRC_MOE,
-				     "; + %.1f us of moe_sorting per call, which aiter's tuned times leave out (measured on MI350X, ROCm/FlyDSL PR 540)",
-				     c->moe_unseen_s * 1e6);
+				     "; + %.1f us of moe_sorting per call, which aiter's tuned times leave out (measured on MI350X, ROCm/FlyDSL PR 540)%s",
+				     c->moe_unseen_s * 1e6,
+				     c->moe_unseen_quant ? ", and its input's per-1x128 quant (aiterquant.c)" : "");
 		}
 		for (k = 0; k < 2; k++) {
 			const struct moe_pick *w = &c->wideep_pick[k];

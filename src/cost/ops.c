@@ -39,7 +39,7 @@ static inline bool name_is(const char *name, const char *lit)
  * they are counted once); the router (an
  * unquantised linear) keeps its price; every other linear as
  * cost_linear_col_s dispatches it, on ROCm after its activation quant
- * (cost_tbs_quant_s: a kernel of its own there, inside the NVIDIA tables'
+ * (cost_aiter_quant_s: a kernel of its own there, inside the NVIDIA tables'
  * rows).  FLOPs and bytes into *f, *b. */
 static double block_fp8_op_s(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
 			     enum dtype dt, double m, bool shared_fused, double *f, double *b)
@@ -58,7 +58,7 @@ static double block_fp8_op_s(const struct cost_model *c, const struct op *o, con
 	if (name_is(o->name, "router") || (shared_fused && strncmp(o->name, "shared_", 7) == 0))
 		return cost_gemm_col_s(c, col, dt, m, n, k, batch);
 	if (c->tbs && dt == DT_FP8 && batch <= 1) /* aiter_w8a8_block_fp8_linear: its input quant, then the GEMM */
-		return cost_tbs_quant_s(c, m, k) + cost_linear_col_s(c, col, dt, m, n, k, batch);
+		return cost_aiter_quant_s(c, m, k) + cost_linear_col_s(c, col, dt, m, n, k, batch);
 	return cost_linear_col_s(c, col, dt, m, n, k, batch);
 }
 

@@ -27,25 +27,14 @@
  *
  * The activation quant: aiter_w8a8_block_fp8_linear quantises its bf16
  * input to fp8 with 1x128 scales in a kernel of its own,
- * aiter_per1x128_quant (aiter's get_hip_quant(QuantType.per_1x128)), before
- * the GEMM, for every call whose input comes unquantised; SGLang hands it a
- * quantised input only from its gfx95 fusions (fused_rms_fp8_group_quant
- * behind _use_aiter_gfx95 in deepseek_v2.py and the communicator; sglang PR
- * 12689), so on gfx942 every dense block-fp8 linear runs it: the fused
- * q_a/kv_a, q_b, o_proj and the dense layers' gate_up and down (the shared
- * expert runs inside the routed experts' kernel, the router is bf16, the
- * absorbed bmm's are not these linears).  Neither GEMM price holds it:
- * aiter's tuner times the GEMM on a pre-quantised input
- * (csrc/ck_gemm_a8w8_blockscale/gemm_a8w8_blockscale_tune.py,
- * generate_data), as do PR 1232's Triton timings, where aiconfigurator's
- * NVIDIA fp8_block rows time sglang_per_token_group_quant_fp8 with the
- * GEMM (collector/sglang/collect_gemm.py, gemm_op).  TBS_QUANT_S: the
- * aiter per-1x128 dynamic quant of a decode step's q-lora on a ROCm GPU,
- * 4.719 us a call in vllm-project/vllm PR 53540's trace (2026-08-24,
- * DeepSeek-V4, its GPU not named: a lower bound on gfx942 if it was a
- * gfx950, whose kernel floors run below MI300's, ROCm/aiter PR 2039);
- * above decode sizes the call adds its bytes (bf16 in, fp8 and float32
- * scales out) at the activations' bandwidth. */
+ * aiter_per1x128_quant (aiterquant.c), before the GEMM, for every call
+ * whose input comes unquantised; SGLang hands it a quantised input only
+ * from its gfx95 fusions (fused_rms_fp8_group_quant behind _use_aiter_gfx95
+ * in deepseek_v2.py and the communicator; sglang PR 12689), so on gfx942
+ * every dense block-fp8 linear runs it: the fused q_a/kv_a, q_b, o_proj
+ * and the dense layers' gate_up and down (the shared expert runs inside the
+ * routed experts' kernel, the router is bf16, the absorbed bmm's are not
+ * these linears); neither the tables' times nor PR 1232's hold it. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,7 +44,6 @@
 
 #define TBS_TILE 128.0
 #define TBS_STEP_S 2.224e-6
-#define TBS_QUANT_S 4.719e-6
 
 /* The (N, K) shapes with a gfx942 config of their own in the aiter of
  * SGLang's images from 0.5.10 (COST_TBS_TUNED; 0.5.9's v0.1.10.post3 has
@@ -93,13 +81,6 @@ double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k
 	return ceil(tiles / cus) * ceil(k / TBS_TILE) * TBS_STEP_S;
 }
 
-double cost_tbs_quant_s(const struct cost_model *c, double m, double k)
-{
-	if (m <= 0)
-		return 0;
-	return TBS_QUANT_S + (2.0 * m * k + m * k + 4.0 * m * ceil(k / TBS_TILE)) / c->bw;
-}
-
 void cost_tbs_init(struct cost_model *c)
 {
 	const struct model_cfg *m = c->m;
@@ -117,8 +98,8 @@ void cost_tbs_note(struct cost_model *c)
 	cost_src_add(c, COST_SRC_GEMM,
 		     "; dense block-fp8 linears on aiter's Triton gemm_a8w8_blockscale (%s), shapes without a gfx942 "
 		     "config of their own at its default: ceil(tiles/%d CUs) x K/128 x %.3g us, each after its "
-		     "activation quant (aiter per-1x128, %.3g us a call + its bytes; tritonbs.c)",
+		     "activation quant (aiter per-1x128, %.3g us a call + its bytes; tritonbs.c, aiterquant.c)",
 		     c->cfg.rocm_triton_bs == COST_TBS_TUNED ? "DeepSeek's and GLM-5's TP-8 shapes configured, aiter >= v0.1.11"
 							       : "aiter v0.1.10.post3: none configured",
-		     c->g->sm_count, TBS_STEP_S * 1e6, TBS_QUANT_S * 1e6);
+		     c->g->sm_count, TBS_STEP_S * 1e6, COST_AITER_QUANT_S * 1e6);
 }

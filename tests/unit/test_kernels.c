@@ -2534,11 +2534,19 @@ static void test_amd(void)
 		 * (ROCm/FlyDSL PR 540), said in the header */
 		CHECK(c.moe_unseen_s == 13.5e-6 && strstr(c.src[COST_SRC_MOE], "13.5 us of moe_sorting"),
 		      "MI300X %s: + 13.5 us moe_sorting per MoE call (%g s)", engines[i], c.moe_unseen_s);
+		/* and, for fp8 experts, the input's per-1x128 quant, which
+		 * aiter's fused-MoE tuner does before timing: by hand at 4
+		 * tokens x 7168, 4.719 us + (3 x 4 x 7168 + 4 x 4 x 56) bytes */
+		CHECK(c.moe_unseen_quant && strstr(c.src[COST_SRC_MOE], "its input's per-1x128 quant"),
+		      "MI300X %s: + the fp8 experts' input quant per MoE call", engines[i]);
+		CHECK(fabs(cost_aiter_quant_s(&c, 4, 7168) * 1e6 - (4.719 + (3.0 * 4 * 7168 + 4.0 * 4 * 56) / c.bw * 1e6)) <
+			      1e-9,
+		      "MI300X %s: the quant of 4 x 7168", engines[i]);
 		cost_release(&c);
 	}
 	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "vllm", NULL, &e) == 0) {
-		CHECK(c.moe_unseen_s == 0 && !strstr(c.src[COST_SRC_MOE], "moe_sorting"),
-		      "H200: the NVIDIA tables time the whole fused-experts call, no sort added");
+		CHECK(c.moe_unseen_s == 0 && !c.moe_unseen_quant && !strstr(c.src[COST_SRC_MOE], "moe_sorting"),
+		      "H200: the NVIDIA tables time the whole fused-experts call, no sort or quant added");
 		cost_release(&c);
 	} else {
 		CHECK(0, "cost_init h200: %s", e.msg);
@@ -2554,6 +2562,8 @@ static void test_amd(void)
 		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_PREFILL], "mfu/mi355x/aiter-e404860/attn_prefill",
 				   "MI355X: aiter's measured flash-attention forward prices the prefill");
 		CHECK_STR_CONTAINS(c.src[COST_SRC_MOE], "fp4 7168x256", "MI355X: DeepSeek's MXFP4 experts");
+		CHECK(c.moe_unseen_s > 0 && !c.moe_unseen_quant,
+		      "MI355X MXFP4: the sort added, its quant fused into the sort, none added");
 		CHECK_STR_CONTAINS(c.src[COST_SRC_ALLREDUCE],
 				   "mfu/mi355x/aiter-e404860/allreduce (derived: mi300x's measured all-reduce",
 				   "MI355X: the all-reduce derived from MI300X's is labelled");
@@ -2824,10 +2834,10 @@ static void test_amd_triton_bs(void)
 	 * kernel, 4.719 us (vLLM PR 53540) + bf16 in, fp8 and float32
 	 * scales out at the activations' bandwidth; by hand at m = 64,
 	 * K = 7168: 3 x 64 x 7168 + 4 x 64 x 56 bytes */
-	CHECK(cost_tbs_quant_s(&c, 0, 7168) == 0, "quant: no tokens, no time");
-	CHECK_REL(cost_tbs_quant_s(&c, 64, 7168) * 1e6, 4.719 + (3.0 * 64 * 7168 + 4.0 * 64 * 56) / c.bw * 1e6, 1e-12,
+	CHECK(cost_aiter_quant_s(&c, 0, 7168) == 0, "quant: no tokens, no time");
+	CHECK_REL(cost_aiter_quant_s(&c, 64, 7168) * 1e6, 4.719 + (3.0 * 64 * 7168 + 4.0 * 64 * 56) / c.bw * 1e6, 1e-12,
 		  "quant: 64 x 7168, 4.719 us + its bytes");
-	CHECK_REL(cost_op_at(&c, &qa, NULL, 64, &f, &b) * 1e6, 124.544 + cost_tbs_quant_s(&c, 64, 7168) * 1e6, 1e-9,
+	CHECK_REL(cost_op_at(&c, &qa, NULL, 64, &f, &b) * 1e6, 124.544 + cost_aiter_quant_s(&c, 64, 7168) * 1e6, 1e-9,
 		  "q_a_proj: its input quant, then the fused q_a/kv_a GEMM, 64 x 2112 x 7168");
 	CHECK(f == 2.0 * 64 * 2112 * 7168, "its FLOPs are the fused GEMM's");
 	CHECK(cost_op_at(&c, &kva, NULL, 64, &f, &b) == 0, "kv_a_proj: inside it");
