@@ -353,7 +353,7 @@ static void seq_fill(const struct cost_model *c, int64_t i)
 			const struct op *o = &gr->kinds[k].ops[j];
 			if (strcmp(o->name, "q_absorb_uk") == 0 || strcmp(o->name, "out_absorb_uv") == 0)
 				c->absorb_s[i] += (double)gr->kinds[k].count *
-						  cost_gemm_s(c, c->cfg.wdt, (double)i, (double)o->n,
+						  cost_gemm_s(c, cost_mla_kvb_dtype(c), (double)i, (double)o->n,
 							      (double)o->k, (double)o->batch);
 		}
 	z->seq_done[i] = 1;
@@ -463,10 +463,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : stored_dtype(m->q.experts, g, cfg->wdt);
 	{
 		/* the linears' one low-precision format: attention and FFN alike,
-		 * or, where the checkpoint keeps its q/kv projections apart
-		 * (bf16, priced so per op: opgraph.c), o_proj's and the FFN's */
-		enum model_qfmt lin = m->q.attn == m->q.mlp ? m->q.attn
-				      : m->q.attn != m->q.attn_o && m->q.attn_o == m->q.mlp ? m->q.mlp : Q_NONE;
+		 * or, where the checkpoint stores attention projections
+		 * unquantised (bf16, priced so per op: opgraph.c,
+		 * model_attn_stored_bf16), the FFN's (and o_proj's where it is
+		 * quantised with them) */
+		enum model_qfmt lin = m->q.attn == m->q.mlp ? m->q.attn : Q_NONE;
+		if (model_attn_stored_bf16(m, false) &&
+		    (model_attn_stored_bf16(m, true) || m->q.attn_o == m->q.mlp))
+			lin = m->q.mlp;
 		if (lin != Q_NONE) {
 			c->cfg.wdt = stored_dtype(lin, g, cfg->wdt);
 			cfg = &c->cfg;
@@ -1205,7 +1209,7 @@ static void bd_kind(const struct cost_model *c, const struct step_desc *s, size_
 		} else if (mla && (!strcmp(o->name, "q_absorb_uk") || !strcmp(o->name, "out_absorb_uv"))) {
 			if (nabs <= 0) /* decode only: a prefill runs the expanded form */
 				continue;
-			t = cost_gemm_s(c, c->cfg.wdt, (double)nabs, (double)o->n, (double)o->k, (double)o->batch);
+			t = cost_gemm_s(c, cost_mla_kvb_dtype(c), (double)nabs, (double)o->n, (double)o->k, (double)o->batch);
 			bd_add(bd, lk->name, o->name, CP_GEMM, (double)lk->count, t,
 			       2.0 * (double)nabs * (double)o->n * (double)o->k * (double)o->batch, BD_PRICED);
 		} else if (o->kind == OPK_ATTN && !attn_done) {

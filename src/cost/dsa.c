@@ -140,7 +140,7 @@ static double dsa_prefill_attn_s(const struct cost_model *c, const struct chunk_
 	flops = 2.0 * pairs * kh * (double)(2 * m->kv_lora_rank + m->qk_rope_dim);
 	bytes = k->ctx * c->kv_tok_layer_bytes + 2.0 * k->tok * kh * (double)c->head_dim_qk * 2.0;
 	t = cost_roofline(c, flops, c->attn_peak, DSA_PREFILL_MFU, bytes);
-	t += cost_linear_col_s(c, NULL, c->cfg.wdt, k->tok, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+	t += cost_linear_col_s(c, NULL, cost_mla_kvb_dtype(c), k->tok, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
 			       (double)m->kv_lora_rank, 1);
 	t += own_share * cost_roofline(c, 2.0 * ip * (double)(m->index_heads * m->index_head_dim), ipk,
 				  DSA_IDX_PREFILL_MFU, k->ctx * dsa_key_bytes(m));
@@ -177,8 +177,8 @@ double cost_dsa_parts_s(const struct cost_model *c, bool prefill, bool own, doub
 		return cost_mla_block_tok_s(c, k.tok, own) + dsa_prefill_attn_s(c, &k, own ? 1.0 : 0.0);
 	}
 	return cost_mla_block_tok_s(c, batch, own) +
-	       cost_gemm_s(c, c->cfg.wdt, batch, (double)m->kv_lora_rank, (double)m->qk_nope_dim, h) +
-	       cost_gemm_s(c, c->cfg.wdt, batch, (double)m->v_head_dim, (double)m->kv_lora_rank, h) +
+	       cost_gemm_s(c, cost_mla_kvb_dtype(c), batch, (double)m->kv_lora_rank, (double)m->qk_nope_dim, h) +
+	       cost_gemm_s(c, cost_mla_kvb_dtype(c), batch, (double)m->v_head_dim, (double)m->kv_lora_rank, h) +
 	       dsa_decode_attn_s(c, (int64_t)batch, batch * len, own ? 1.0 : 0.0);
 }
 

@@ -199,7 +199,9 @@ int dsa_module_init(const struct cost_mod_in *c, dsa_parts_fn parts, const void 
 	const struct dsatab *t;
 	struct dsatab *own = NULL;
 	struct dsa_module *d;
-	enum dtype gemm = dtype_compute(c->wdt) == DT_FP8 ? DT_FP8 : DT_BF16;
+	/* the module's projections: bf16 where the checkpoint stores its
+	 * attention unquantised (model_attn_stored_bf16: GLM-5.1-NVFP4) */
+	enum dtype gemm = dtype_compute(c->wdt) == DT_FP8 && !model_attn_stored_bf16(m, false) ? DT_FP8 : DT_BF16;
 	double dfloor[2] = {NAN, NAN}; /* decode, decode_shared: batch-1 floor, us */
 	int rc, i;
 

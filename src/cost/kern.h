@@ -220,6 +220,10 @@ double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k
 /* Whether a step's MLA prefill chunks with prefix_sum cached tokens in
  * all run in the absorbed form (the engine's rule, and a table for it). */
 bool cost_mla_absorbed(const struct cost_model *c, double prefix_sum);
+/* The dtype kv_b_proj's weights run in (the expanded up-projection, the
+ * absorbed W_UK / W_UV BMMs): bf16 where the checkpoint stores its q/kv
+ * projections unquantised (model_attn_stored_bf16), else the linears'. */
+enum dtype cost_mla_kvb_dtype(const struct cost_model *c);
 /* The per-call floor of one MLA decode layer (no DSA indexer) of n
  * requests, seconds, added to the table's or the roofline's time where
  * the GPU's MLA decode table has no small batches (c->mla_dec_*; 0

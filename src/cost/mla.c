@@ -166,14 +166,12 @@ bool cost_mla_absorbed(const struct cost_model *c, double prefix_sum)
 }
 
 /* kv_b_proj's weights (the expanded up-projection, the absorbed W_UK /
- * W_UV): bf16 where the checkpoint keeps its q/kv projections in bf16 apart
- * from o_proj (struct model_quant; the per-op rule of opgraph.c), else the
- * linears' dtype. */
-static enum dtype kvb_dtype(const struct cost_model *c)
+ * W_UV): bf16 where a quantised checkpoint stores its q/kv projections
+ * unquantised (model_attn_stored_bf16; the per-op rule of opgraph.c), else
+ * the linears' dtype. */
+enum dtype cost_mla_kvb_dtype(const struct cost_model *c)
 {
-	const struct model_quant *q = &c->m->q;
-
-	return q->attn != q->attn_o && q->attn == Q_NONE ? DT_BF16 : c->cfg.wdt;
+	return model_attn_stored_bf16(c->m, false) ? DT_BF16 : c->cfg.wdt;
 }
 
 /* The absorbed form of a step's prefill chunks, one layer: MQA over the
@@ -196,8 +194,8 @@ static double mla_absorbed_prefill_s(const struct cost_model *c, const struct ch
 				 mfu_attn_eval_log(c->tabs, c->mla_abs_cfg, true, log(k->n), ll), bytes);
 
 	t = t < t1 ? t1 : t > k->n * t1 ? k->n * t1 : t;
-	t += cost_gemm_s(c, kvb_dtype(c), k->tok, dv, (double)m->qk_nope_dim, (double)c->heads);
-	t += cost_gemm_s(c, kvb_dtype(c), k->tok, (double)m->v_head_dim, dv, (double)c->heads);
+	t += cost_gemm_s(c, cost_mla_kvb_dtype(c), k->tok, dv, (double)m->qk_nope_dim, (double)c->heads);
+	t += cost_gemm_s(c, cost_mla_kvb_dtype(c), k->tok, (double)m->v_head_dim, dv, (double)c->heads);
 	return t;
 }
 
@@ -216,7 +214,7 @@ double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k
 				     2.0 * c->heads * (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim), NULL, 0.0);
 	/* kv_b up-projects the latent of every context token: one GEMM over
 	 * the step's chunks (a dense linear, as the engine dispatches it) */
-	t += cost_linear_col_s(c, NULL, kvb_dtype(c), k->ctx, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
+	t += cost_linear_col_s(c, NULL, cost_mla_kvb_dtype(c), k->ctx, (double)(c->heads * (m->qk_nope_dim + m->v_head_dim)),
 			       (double)m->kv_lora_rank, 1);
 	/* the engine's MLA context module term over the new tokens */
 	return t + c->mla_ctx_tok_s * k->tok;

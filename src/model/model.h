@@ -218,6 +218,16 @@ const char *model_qfmt_name(enum model_qfmt f);
 /* Bytes per weight of a storage format, scales included; Q_NONE gives
  * `unquantised` (the bytes of the requested dtype). */
 double model_qfmt_bytes(enum model_qfmt f, int64_t group_size, double unquantised);
+/* Whether a quantised checkpoint stores an attention projection group
+ * unquantised (o_proj: the output projection; else q/kv and the block's
+ * other weights): the group is excluded (model_quant.attn / attn_o Q_NONE)
+ * while some part of the checkpoint is quantised.  The engines load an
+ * excluded module as an unquantised (bf16) linear whatever the weight dtype
+ * of the run, so it is priced and held in bf16: a whole self_attn block
+ * (gpt-oss's modules_to_not_convert, Kimi-K2.5's and GLM-5.1-NVFP4's
+ * ignore) or q/kv alone (DeepSeek-R1-0528-FP4-v2).  False for a checkpoint
+ * without a quantisation servesim reads: its parts take --dtype. */
+bool model_attn_stored_bf16(const struct model_cfg *m, bool o_proj);
 
 /* One-line descriptions for reports: the layer mix of a hybrid model
  * ("" when every layer is full attention) and the stored weight formats

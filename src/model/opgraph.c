@@ -127,13 +127,13 @@ static void gemm(struct ctx *c, struct layer_kind *lk, const char *name, enum op
 	o->weight_bytes = (double)n * (double)k * (double)batch * c->wb;
 	o->act_bytes = ((double)m * (double)k + (double)m * (double)n) * (double)batch * ACT_BYTES;
 	o->low_precision = true;
-	/* a checkpoint that stores its attention projections in two formats
-	 * (struct model_quant: nvidia/DeepSeek-R1-0528-FP4-v2's q/kv in bf16,
-	 * o_proj nvfp4): a projection it keeps in bf16 runs in bf16, as the
-	 * engines load an excluded module (unquantised linear); the absorbed
-	 * W_UK / W_UV products are kv_b_proj's weights */
-	if (cat == OPC_ATTENTION && c->m->q.attn != c->m->q.attn_o &&
-	    (strcmp(name, "o_proj") == 0 ? c->m->q.attn_o : c->m->q.attn) == Q_NONE) {
+	/* an attention projection a quantised checkpoint stores unquantised
+	 * (model_attn_stored_bf16: gpt-oss's, Kimi-K2.5's and GLM-5.1-NVFP4's
+	 * whole self_attn blocks, nvidia/DeepSeek-R1-0528-FP4-v2's q/kv) runs
+	 * in bf16 whatever --dtype, as the engines load an excluded module
+	 * (unquantised linear); the absorbed W_UK / W_UV products are
+	 * kv_b_proj's weights */
+	if (cat == OPC_ATTENTION && model_attn_stored_bf16(c->m, strcmp(name, "o_proj") == 0)) {
 		o->low_precision = false;
 		o->weight_bytes = (double)n * (double)k * (double)batch * ACT_BYTES;
 	}

@@ -256,7 +256,9 @@ bool model_fp8_narrows(const struct model_cfg *m)
 {
 	bool mlp = model_dense_ffn_layers(m) > 0 || m->n_shared_experts > 0;
 
-	return m->q.attn == Q_NONE || (mlp && m->q.mlp == Q_NONE) || (m->n_experts > 0 && m->q.experts == Q_NONE);
+	/* (attention a quantised checkpoint stores unquantised stays bf16) */
+	return (m->q.attn == Q_NONE && !model_attn_stored_bf16(m, false)) || (mlp && m->q.mlp == Q_NONE) ||
+	       (m->n_experts > 0 && m->q.experts == Q_NONE);
 }
 
 /* Bytes per weight of one part: the narrower of the requested width and
@@ -296,12 +298,12 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 						: pc.dense_ffn / tp_dense + pc.shared_experts / tp_shared;
 	ab = part_bytes(m->q.attn, g, wb);
 	ob = part_bytes(m->q.attn_o, g, wb);
-	/* a checkpoint whose attention projections come in two formats loads
-	 * the ones it excludes unquantised (bf16), as opgraph.c prices them */
-	if (m->q.attn != m->q.attn_o) {
-		ab = m->q.attn == Q_NONE ? 2.0 : ab;
-		ob = m->q.attn_o == Q_NONE ? 2.0 : ob;
-	}
+	/* the attention projections a quantised checkpoint excludes load
+	 * unquantised (bf16), as opgraph.c prices them (model_attn_stored_bf16) */
+	if (model_attn_stored_bf16(m, false))
+		ab = 2.0;
+	if (model_attn_stored_bf16(m, true))
+		ob = 2.0;
 	fb = part_bytes(m->q.mlp, g, wb);
 	eb = part_bytes(m->q.experts, g, wb);
 	experts_per_gpu = pc.experts / (p->ep > 1 ? p->ep : 1) / moe_tp(m, p);

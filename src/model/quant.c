@@ -32,6 +32,15 @@ double model_qfmt_bytes(enum model_qfmt f, int64_t g, double unq)
 	return unq;
 }
 
+bool model_attn_stored_bf16(const struct model_cfg *m, bool o_proj)
+{
+	const struct model_quant *q = &m->q;
+
+	if ((o_proj ? q->attn_o : q->attn) != Q_NONE)
+		return false;
+	return q->experts != Q_NONE || q->mlp != Q_NONE || q->attn != Q_NONE || q->attn_o != Q_NONE;
+}
+
 const char *attn_kind_name(enum attn_kind a)
 {
 	switch (a) {
@@ -64,7 +73,8 @@ static bool list_names(const struct json *list, const char *module)
  * entry naming self_attn but no projection ("model.layers.3.self_attn*",
  * "re:.*self_attn.*") covers the whole block; else the entries naming
  * q_a_proj, q_b_proj, q_proj, kv_a_proj, kv_b_proj, kv_proj, k_proj or
- * v_proj cover the q/kv projections (*qkv), o_proj the output one (*o). */
+ * v_proj cover the q/kv projections (*qkv), o_proj the output one (*o);
+ * entries of the vision tower are not the language model's. */
 static void attn_excluded(const struct json *list, bool *qkv, bool *o)
 {
 	static const char *const qkv_names[] = {"q_a_proj", "q_b_proj", "q_proj", "kv_a_proj", "kv_b_proj",
@@ -79,6 +89,10 @@ static void attn_excluded(const struct json *list, bool *qkv, bool *o)
 		const char *s;
 		bool named = false;
 		if (json_type_of(x) != JSON_STRING || !strstr((s = json_string(x)), "self_attn"))
+			continue;
+		/* an image encoder's own attention (Llama 4's vision_model.*
+		 * self_attn.q_proj) is not the language model's */
+		if (strstr(s, "vision") || strstr(s, "visual"))
 			continue;
 		for (i = 0; i < sizeof(qkv_names) / sizeof(qkv_names[0]); i++)
 			if (strstr(s, qkv_names[i]))

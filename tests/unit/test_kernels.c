@@ -1054,6 +1054,25 @@ static void test_split_attention_price(void)
 	CHECK(fabs((ta - tb) / extra - 1.0) < 0.02,
 	      "the difference is the four projections in bf16 (%.3f ms, gemm-table estimate %.3f ms)",
 	      (ta - tb) * 1e3, extra * 1e3);
+	{
+		/* a decode of 64 requests: q_a, q_b and kv_a in bf16, and the
+		 * absorbed W_UK / W_UV BMMs, kv_b's weights, in bf16 too (32
+		 * heads a GPU: q_nope 128 -> 512, 512 -> v 128) */
+		struct step_desc dec = {0, NULL, NULL, 64, 64 * 2048.0, 64, 0, false};
+		double n = 64, absorb;
+		ta = cost_step_s(&a, &dec);
+		tb = cost_step_s(&b, &dec);
+		extra = 61.0 * (cost_gemm_s(&a, DT_BF16, n, 1536, h, 1) - cost_gemm_s(&a, DT_FP4, n, 1536, h, 1) +
+				cost_gemm_s(&a, DT_BF16, n, nh * 192, 1536, 1) - cost_gemm_s(&a, DT_FP4, n, nh * 192, 1536, 1) +
+				cost_gemm_s(&a, DT_BF16, n, kvl + 64, h, 1) - cost_gemm_s(&a, DT_FP4, n, kvl + 64, h, 1) +
+				cost_gemm_s(&a, DT_BF16, n, kvl, 128, nh) - cost_gemm_s(&a, DT_FP4, n, kvl, 128, nh) +
+				cost_gemm_s(&a, DT_BF16, n, 128, kvl, nh) - cost_gemm_s(&a, DT_FP4, n, 128, kvl, nh));
+		absorb = 61.0 * (cost_gemm_s(&a, DT_BF16, n, kvl, 128, nh) - cost_gemm_s(&a, DT_FP4, n, kvl, 128, nh) +
+				 cost_gemm_s(&a, DT_BF16, n, 128, kvl, nh) - cost_gemm_s(&a, DT_FP4, n, 128, kvl, nh));
+		CHECK(ta > tb && absorb > 0 && fabs((ta - tb) / extra - 1.0) < 0.02,
+		      "v2 decode step: + the three projections and the absorb BMMs in bf16 (%.4f ms, gemm-table "
+		      "estimate %.4f ms, of it the BMMs %.4f ms)", (ta - tb) * 1e3, extra * 1e3, absorb * 1e3);
+	}
 	cost_release(&a);
 	cost_release(&b);
 }

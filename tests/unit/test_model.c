@@ -306,6 +306,56 @@ static void test_recent_families(void)
 	}
 	CHECK(load("deepseek-r1", m) == 0 && m->q.attn == Q_FP8_BLOCK && m->q.attn_o == Q_FP8_BLOCK,
 	      "deepseek-r1 (fp8): one format for every projection");
+	CHECK(!model_attn_stored_bf16(m, false) && !model_attn_stored_bf16(m, true),
+	      "deepseek-r1 (fp8): no attention stored unquantised");
+	/* whole self_attn blocks a quantised checkpoint excludes are stored in
+	 * bf16 (gpt-oss's modules_to_not_convert "model.layers.*.self_attn",
+	 * Kimi-K2.5's and GLM-5.1-NVFP4's ignore); a checkpoint without a
+	 * quantisation servesim reads stores nothing apart (--dtype decides) */
+	{
+		static const char *const whole[] = {"gpt-oss-120b", "kimi-k2.5", "glm-5.1-nvfp4",
+						    "llama-4-scout-17b-16e-instruct-fp8-dynamic"};
+		size_t k;
+		for (k = 0; k < sizeof(whole) / sizeof(whole[0]); k++)
+			CHECK(load(whole[k], m) == 0 && model_attn_stored_bf16(m, false) &&
+			      model_attn_stored_bf16(m, true),
+			      "%s: its attention stored in bf16 (q/kv and o_proj)", whole[k]);
+	}
+	CHECK(load("llama-3.1-8b", m) == 0 && !model_attn_stored_bf16(m, false) && !model_attn_stored_bf16(m, true),
+	      "llama-3.1-8b (no quantization_config): attention at --dtype");
+	CHECK(load("nvidia/DeepSeek-R1-0528-FP4-v2", m) == 0 && model_attn_stored_bf16(m, false) &&
+	      !model_attn_stored_bf16(m, true), "deepseek-r1-0528-fp4-v2: q/kv stored in bf16, o_proj not");
+	{
+		/* gpt-oss at --dtype fp4: every attention weight loads in bf16 */
+		struct model_cfg fp4;
+		struct param_counts oss;
+		struct parallel one = {.tp = 1, .pp = 1, .dp = 1, .ep = 1};
+
+		CHECK(load("gpt-oss-120b", m) == 0 && !model_fp8_narrows(m),
+		      "gpt-oss-120b: --dtype fp8 stores nothing narrower (attention stays bf16, experts MXFP4)");
+		fp4 = *m;
+		memset(&fp4.q, 0, sizeof(fp4.q));
+		fp4.q.experts = Q_MXFP4;
+		fp4.q.attn = fp4.q.attn_o = fp4.q.mlp = Q_MXFP4; /* as if attention were quantised too */
+		fp4.q.group_size = m->q.group_size;
+		model_params(m, &oss);
+		CHECK_REL(model_weight_bytes_per_gpu(m, &one, 0.5) - model_weight_bytes_per_gpu(&fp4, &one, 0.5),
+			  oss.attention * (2.0 - 0.5), 1e-9, "gpt-oss-120b at TP 1, fp4: attention in bf16");
+	}
+	/* an image encoder's excluded attention is not the language model's */
+	{
+		static const char *q = "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": "
+				       "{\"weights\": {\"num_bits\": 8, \"type\": \"float\"}}}, \"ignore\": "
+				       "[\"vision_model.model.layers.0.self_attn.q_proj\", \"model.visual.blocks.0.self_attn\"]}";
+		struct json *j = NULL;
+		struct model_cfg q8;
+		memset(&q8, 0, sizeof(q8));
+		CHECK(json_parse(q, strlen(q), "q.json", &j, &e) == 0 && model_quant_from_json(j, "q.json", &q8, &e) == 0 &&
+		      q8.q.attn == Q_FP8 && q8.q.attn_o == Q_FP8 && !model_attn_stored_bf16(&q8, false),
+		      "vision-tower self_attn exclusions leave the language model's attention fp8 (%s)",
+		      model_qfmt_name(q8.q.attn));
+		json_free(j);
+	}
 
 	/* KV and per-sequence state of hybrid models */
 	CHECK(load("qwen3-next-80b-a3b", m) == 0 && m->n_mixer[LM_FULL] == 12 &&

@@ -83,6 +83,19 @@ static void test_split_attention_formats(void)
 	CHECK(!find(lk, "q_absorb_uk")->low_precision && !find(lk, "out_absorb_uv")->low_precision,
 	      "v2 decode: absorbed W_UK / W_UV (kv_b's weights) in bf16");
 	opgraph_release(&g);
+	/* a whole self_attn block excluded (gpt-oss's modules_to_not_convert):
+	 * at --dtype fp4 qkv_proj and o_proj run in bf16 with bf16 weights */
+	{
+		struct parallel p1 = {1, 1, 1, 1, 0, 0};
+		load("gpt-oss-120b");
+		CHECK(build(&p1, 8, 1024, 0, DT_FP4, &g) == 0, "gpt-oss-120b prefill builds");
+		lk = &g.kinds[0];
+		CHECK(!find(lk, "qkv_proj")->low_precision && !find(lk, "o_proj")->low_precision,
+		      "gpt-oss: q/k/v and o projections in bf16 at --dtype fp4 (%s)", lk->name);
+		/* o_proj: 64 heads x 64 -> 2880 */
+		CHECK_REL(find(lk, "o_proj")->weight_bytes, 64.0 * 64 * 2880 * 2.0, 1e-12, "gpt-oss: o_proj weights 2 B each");
+		opgraph_release(&g);
+	}
 	load("deepseek-r1");
 	CHECK(build(&p, 8, 1024, 0, DT_FP4, &g) == 0, "deepseek-r1 (fp8 file) at fp4 builds");
 	lk = &g.kinds[g.nkinds - 2];
