@@ -1779,15 +1779,29 @@ static int64_t ix_cold_prompts(const struct aic_row *r, int be, bool deepseek, b
  * fp8 rows run the model's own checkpoint with the fp8 cache their
  * precision already gives.  The InferenceX dumps name the same DeepSeek-R1
  * runs DeepSeek-V3 too (HARNESS.md, "Duplicate rows"; InferenceX has no
- * DeepSeek-V3 config). */
+ * DeepSeek-V3 config).  SGLang's aggregated fp4 runs ran the same
+ * checkpoint with an fp8 KV cache (HARNESS.md, "ckptattn"): the
+ * dsr1-fp4-b200-sglang and dsr1-fp4-b300-sglang configs name
+ * nvidia/DeepSeek-R1-0528-FP4-V2 from the first (17d5e204f, 2025-11-03)
+ * through the rows' last day (c52a8e97d, 2026-04-25), and their scripts
+ * (benchmarks/dsr1_fp4_b200_docker.sh, then single_node/dsr1_fp4_b200.sh
+ * and dsr1_fp4_b300.sh) launch SGLang with --kv-cache-dtype fp8_e4m3 and
+ * --quantization modelopt_fp4, the q/kv projections left as stored.  The
+ * rows measured before that config ran nvidia/DeepSeek-R1-0528-FP4, the v1
+ * checkpoint (dsr1-tmpl.yml at e06929c70, 2025-11-01), which servesim does
+ * not ship: they keep the model file.  Its P/D runs are not changed here:
+ * several srt-slurm recipes set SGLANG_NVFP4_CKPT_FP8_GEMM_IN_ATTN=1 (fp8
+ * attention GEMMs) and the rows do not say which recipe ran. */
 #define IX_DSR1_FP4_CHECKPOINT "nvidia/DeepSeek-R1-0528-FP4-v2"
+#define IX_SGLANG_DSR1_FP4_V2_FROM "2025-11-03"
 
 static void inferencex_row(const struct aic_row *r, int be, struct experiment *x)
 {
 	bool deepseek = strncasecmp(r->model, "deepseek-ai/", 12) == 0, fp4 = strcmp(r->precision, "fp4") == 0;
 
 	snprintf(x->wl.harness, sizeof(x->wl.harness), "vllm-bench");
-	if (be == AIC_TRTLLM && fp4 &&
+	if ((be == AIC_TRTLLM || (be == AIC_SGLANG && strcmp(r->mode, "agg") == 0 && r->measured[0] &&
+				  strcmp(r->measured, IX_SGLANG_DSR1_FP4_V2_FROM) >= 0)) && fp4 &&
 	    (strcasecmp(r->model, "deepseek-ai/DeepSeek-R1") == 0 || strcasecmp(r->model, "deepseek-ai/DeepSeek-V3") == 0)) {
 		snprintf(x->checkpoint, sizeof(x->checkpoint), "%s", IX_DSR1_FP4_CHECKPOINT);
 		x->kv_dtype_given = true;
