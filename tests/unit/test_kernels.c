@@ -978,8 +978,8 @@ static void test_eager_steps(void)
 		return;
 	}
 	/* 61 layers: 3 dense of 19 operators, 58 MoE of 24, embedding and
-	 * final norm and LM head: 1452 operators x 65 us (the agg host row) */
-	CHECK(fabs(c.eager_s - 1452 * 65e-6) < 1e-9, "DeepSeek-V3 eager floor %.3f ms (expected 94.380)",
+	 * final norm and LM head: 1452 operators x 55 us (the agg host row) */
+	CHECK(fabs(c.eager_s - 1452 * 55e-6) < 1e-9, "DeepSeek-V3 eager floor %.3f ms (expected 79.860)",
 	      c.eager_s * 1e3);
 	CHECK_STR_CONTAINS(c.src[COST_SRC_EAGER], "1452 operators", "eager floor named in the header");
 	t_pf = cost_step_s(&c, &pf);
@@ -987,7 +987,7 @@ static void test_eager_steps(void)
 	/* the floor, plus the per-layer overhead (H2) added to every step */
 	CHECK(fabs(t_pf - c.eager_s - cost_overhead_s(&c, 1, 512)) < 1e-12,
 	      "512-token prefill step at the floor: %.3f ms", t_pf * 1e3);
-	CHECK(t_dec < 0.1 * c.eager_s, "decode-only step (CUDA graph) not floored: %.3f ms", t_dec * 1e3);
+	CHECK(t_dec < 0.5 * c.eager_s, "decode-only step (CUDA graph) not floored: %.3f ms", t_dec * 1e3);
 	cost_release(&c);
 	if (make_cost(&c, &m, "b200", (struct parallel){4, 1, 1, 1, 0, 0}, DT_FP4, "vllm", NULL, &e) == 0) {
 		CHECK(c.eager_s == 0 && !c.src[COST_SRC_EAGER][0], "vLLM: no eager floor");
