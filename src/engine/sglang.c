@@ -1144,10 +1144,14 @@ static void sglang_launch(const struct launch_in *in, struct sbuf *o)
  * token 90-100 ms above the kernels' prefill at 4 clients (measured 183-209
  * ms against 83-113).
  *
- * The step's CPU work: 1 ms per step + 30 us per running request, fitted
- * (2026-11-29, grid step 500-2000 us x request 10-40 us, objective median
- * |ITL err| + 0.5 x median |TTFT err| over the 496 SGLang agg silicon rows;
- * eval/silicon/HARNESS.md, "SGLang's CPU time per step") where it shows:
+ * The step's CPU work: 1.25 ms per step + 25 us per running request,
+ * fitted (grid step 500-2000 us x request 10-40 us, objective median
+ * |ITL err| + 0.5 x median |TTFT err| over the SGLang agg silicon rows;
+ * eval/silicon/HARNESS.md, "SGLang's CPU time per step"; 1 ms + 30 us on
+ * the 2026-11-29 grid of 250 us x 10 us, refitted 2026-12-01 on a grid of
+ * 250 us x 5 us after "ckptattn" priced the DeepSeek-R1 fp4 rows as they
+ * ran: objective 16.83 -> 16.35, the 324 rows' TTFT / ITL 16.39 / 8.64 ->
+ * 16.31 / 8.19 %) where it shows:
  * - under speculative decoding, where SGLang turns its overlap scheduler
  *   off (engine_sglang.spec_no_overlap): the 26 InferenceX DeepSeek-R1 MTP
  *   rows, median |ITL err| 45.0 -> 30.1 %;
@@ -1194,12 +1198,12 @@ static const struct engine_host sglang_host[] = {
 	 false, "fitted on the SGLang silicon rows, EAGLE terms on MTP rows",
 	 OV_STEP | OV_REQ | OV_PREFILL_TOK, true, true},
 	{"", "aiperf",
-	 {.step_us = 1000.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0,
+	 {.step_us = 1250.0, .layer_us = 5.0, .req_us = 25.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0,
 	  .delivery_steps = 1.0, .eager_op_us = 100.0},
 	 false, "fitted on the SGLang silicon rows; aiperf: CPU not hidden",
 	 OV_STEP | OV_REQ | OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true, false},
 	{"", NULL,
-	 {.step_us = 1000.0, .layer_us = 5.0, .req_us = 30.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0,
+	 {.step_us = 1250.0, .layer_us = 5.0, .req_us = 25.0, .api_ttft_ms = 40.0, .api_prompt_us = 20.0,
 	  .delivery_steps = 1.0, .eager_op_us = 100.0},
 	 true, "eager floor and CPU terms fitted on the SGLang silicon rows",
 	 OV_STEP | OV_REQ | OV_EAGER | OV_API_TTFT | OV_API_PROMPT, true, false},
