@@ -588,6 +588,13 @@ struct sim {
 	 * nothing to judge, nothing kept */
 	double *arr_s;
 	size_t narr, cap_arr;
+	/* beside arr_s where flow_byid: each request's client-side TTFT and
+	 * E2E (ms, as the records keep them; NAN until it completes) by
+	 * request id, set as it is kept (on the sinks' consumer where records
+	 * go there), so that the test reads them in arrival order without a
+	 * pass of its own over the records (sim_flow_values) */
+	float *arr_ttft, *arr_e2e;
+	bool flow_byid;
 	struct sim_flow *flow;
 	bool flow_off;
 };
@@ -995,12 +1002,12 @@ void sched_arrive(struct replica *rp, const struct wl_req *w, int64_t id);
  * queue, in arrival order. */
 void sched_receive(struct replica *rp);
 /* The sustainability test's data (flow.c): an arrival (every admission,
- * in id order), a completion's client-side TTFT and E2E (ms; before the
- * record is kept), the switch from arrival times to sketches (before the
+ * in id order), request id's completion with its client-side TTFT and
+ * E2E (ms; before the record is kept), the switch from arrival times to sketches (before the
  * records are folded), nothing more to keep (turns arriving after
  * completions), and the release. */
 void flow_arrive(struct sim *s, int stage, int64_t arrival_ns);
-void flow_complete(struct sim *s, int stage, int64_t arrival_ns, double ttft_ms, double e2e_ms);
+void flow_complete(struct sim *s, int64_t id, int stage, int64_t arrival_ns, double ttft_ms, double e2e_ms);
 void flow_fold(struct sim *s);
 void flow_stop(struct sim *s);
 

@@ -356,6 +356,22 @@ static bool arrival_thread_pays(const struct wl_spec *wl)
 	return n >= SIM_ARRIVAL_THREAD_MIN;
 }
 
+/* Whether a run of wl is expected to keep every record (at most
+ * LOGHIST_EXACT_MAX requests): its sustainability test then reads each
+ * request's values by id, which the records set as they are kept
+ * (flow_complete; on the sinks' thread where records go there), not a
+ * pass over the records on this thread after the run; a longer run's
+ * test reads sketches, and the values would only take memory until the
+ * records are folded. */
+static bool flow_stays_exact(const struct sim_cfg *cfg, const struct wl_spec *wl)
+{
+	double n = wl_spec_expected_requests(wl);
+
+	if (wl->num_requests > 0 && (double)wl->num_requests < n)
+		n = (double)wl->num_requests;
+	return n <= (double)(cfg->exact_max ? cfg->exact_max : LOGHIST_EXACT_MAX);
+}
+
 /* The pooled gaps and the energy meter applied on a thread of their own
  * (sinkq.h), beside the arrivals' (the same runs: one simulation in the
  * process, enough requests), where the run has either to apply. */
@@ -534,6 +550,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		if (s->has_next)
 			s->next_seq = s->q.next_seq++;
 		s->arrq_ok = cfg->arrival_thread && s->has_next && arrival_thread_pays(wl);
+		s->flow_byid = s->arrq_ok && !s->flow_off && flow_stays_exact(&s->cfg, wl);
 	}
 	*out = s;
 	return 0;

@@ -57,6 +57,17 @@ static void sketch_completion(struct sim *s, int stage, double arrival_s, double
 	tline_add(&f->done, arrival_s + e2e_ms * 1e-3);
 }
 
+/* The arrival times and the values by id, gone. */
+static void release_exact(struct sim *s)
+{
+	free(s->arr_s);
+	free(s->arr_ttft);
+	free(s->arr_e2e);
+	s->arr_s = NULL;
+	s->arr_ttft = s->arr_e2e = NULL;
+	s->narr = s->cap_arr = 0;
+}
+
 static void release_sketches(struct sim *s)
 {
 	int k;
@@ -85,9 +96,7 @@ void flow_fold(struct sim *s)
 		if (id >= 0 && (size_t)id < s->narr)
 			sketch_completion(s, s->stage[i], s->arr_s[id], s->ttft[i], s->e2e[i]);
 	}
-	free(s->arr_s);
-	s->arr_s = NULL;
-	s->narr = s->cap_arr = 0;
+	release_exact(s);
 }
 
 void flow_arrive(struct sim *s, int stage, int64_t arrival_ns)
@@ -101,24 +110,33 @@ void flow_arrive(struct sim *s, int stage, int64_t arrival_ns)
 	if (s->narr == s->cap_arr) {
 		s->cap_arr = s->cap_arr ? 2 * s->cap_arr : 4096;
 		s->arr_s = xreallocarray(s->arr_s, s->cap_arr, sizeof(double));
+		if (s->flow_byid) {
+			s->arr_ttft = xreallocarray(s->arr_ttft, s->cap_arr, sizeof(float));
+			s->arr_e2e = xreallocarray(s->arr_e2e, s->cap_arr, sizeof(float));
+		}
 	}
+	if (s->flow_byid)
+		s->arr_ttft[s->narr] = s->arr_e2e[s->narr] = NAN;
 	s->arr_s[s->narr++] = (double)arrival_ns * 1e-9;
 	if (s->narr >= SIM_FLOW_KEEP_MAX && !s->cfg.exact_percentiles)
 		flow_fold(s);
 }
 
-void flow_complete(struct sim *s, int stage, int64_t arrival_ns, double ttft_ms, double e2e_ms)
+void flow_complete(struct sim *s, int64_t id, int stage, int64_t arrival_ns, double ttft_ms, double e2e_ms)
 {
-	if (s->flow)
+	if (s->flow) {
 		sketch_completion(s, stage, (double)arrival_ns * 1e-9, (float)ttft_ms, (float)e2e_ms);
+	} else if (s->arr_ttft && id >= 0 && (uint64_t)id < s->narr) {
+		/* (the floats the records keep: sim_per_request_f's values) */
+		s->arr_ttft[id] = (float)ttft_ms;
+		s->arr_e2e[id] = (float)e2e_ms;
+	}
 }
 
 void flow_stop(struct sim *s)
 {
 	s->flow_off = true;
-	free(s->arr_s);
-	s->arr_s = NULL;
-	s->narr = s->cap_arr = 0;
+	release_exact(s);
 	release_sketches(s);
 }
 
@@ -131,6 +149,20 @@ const double *sim_arrivals(const struct sim *s, size_t *n)
 {
 	*n = s->arr_s ? s->narr : 0;
 	return s->arr_s;
+}
+
+bool sim_flow_values(const struct sim *s, const float **ttft_ms, const float **e2e_ms)
+{
+	*ttft_ms = s->arr_s ? s->arr_ttft : NULL;
+	*e2e_ms = s->arr_s ? s->arr_e2e : NULL;
+	return *ttft_ms != NULL;
+}
+
+void sim_flow_values_drop(struct sim *s)
+{
+	free(s->arr_ttft);
+	free(s->arr_e2e);
+	s->arr_ttft = s->arr_e2e = NULL;
 }
 
 const struct sim_flow *sim_flow(const struct sim *s, int stage)

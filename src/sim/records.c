@@ -146,7 +146,7 @@ static void keep_vals(struct sim *s, const struct rec_vals *v, double *ttft_o, d
 	records_client_times(s, ov, v->first_ns - v->arrival_ns, v->last_ns - v->arrival_ns, v->output, v->prompt,
 			     &ttft, &e2e);
 	itl = v->output > 1 ? (e2e - ttft) / (double)(v->output - 1) : NAN;
-	flow_complete(s, (int)v->stage, v->arrival_ns, ttft, e2e);
+	flow_complete(s, v->id, (int)v->stage, v->arrival_ns, ttft, e2e);
 	if (i == s->cap_rec) {
 		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
 		if (s->keep_raw && !s->hist) {

@@ -442,6 +442,12 @@ int64_t sim_now_ns(const struct sim *s);
  * to LOGHIST_EXACT_MAX completions or with cfg.exact_percentiles; past
  * it, from log-bucketed histograms within LOGHIST_REL_ERR (loghist.h). */
 void sim_summary(struct sim *s, int stage, struct metric_set *out);
+/* sim_summary, with job(ctx) run beside it: on the summary's second thread
+ * (a run on the arrivals' thread with many records), after that thread's
+ * distributions, else on this one after the summary; returns once both
+ * are done.  job may read the records (sim_per_request_f) and the flow
+ * (sim_arrivals), which the summary does not change; NULL: none. */
+void sim_summary_beside(struct sim *s, int stage, struct metric_set *out, void (*job)(void *ctx), void *ctx);
 /* sim_summary without its TPOT and queue-time distributions (left zero;
  * everything else the same values), computed afresh unless a whole
  * summary is kept: what eval compares, with two sorts in five fewer. */
@@ -507,6 +513,16 @@ enum sim_flow_kind sim_flow_kind(const struct sim *s);
 /* SIM_FLOW_EXACT: every arrival's time (seconds) by request id, *n of
  * them (the run's arrivals); NULL and 0 under another kind.  The sim's. */
 const double *sim_arrivals(const struct sim *s, size_t *n);
+/* SIM_FLOW_EXACT where the run kept them beside the arrivals (a run on the
+ * sinks' thread, sim_cfg.arrival_thread, expecting at most
+ * LOGHIST_EXACT_MAX requests): each request's client-side TTFT and E2E
+ * (ms) by request id, sim_per_request_f's values for sim_arrivals' *n
+ * requests; false (both NULL) otherwise.  The sim's. */
+bool sim_flow_values(const struct sim *s, const float **ttft_ms, const float **e2e_ms);
+/* Frees what sim_flow_values reads (its reader is done; a later test
+ * gathers the same values from the records).  Touches nothing
+ * sim_summary reads, so it may run beside it (sim_summary_beside). */
+void sim_flow_values_drop(struct sim *s);
 /* SIM_FLOW_SKETCH: stage's (0 .. WL_MAX_STAGES-1) figures, NULL when it
  * had no arrival (and under another kind). */
 const struct sim_flow *sim_flow(const struct sim *s, int stage);

@@ -99,16 +99,21 @@ static void verdict(const struct judged *j, double arr_in, double done_in, struc
 	}
 }
 
-/* The test on requests lo .. hi-1 (arrival order); true when judged. */
-static bool judge(const double *arrival_s, const float *ttft_ms, const float *e2e_ms, size_t lo,
-		  size_t hi, struct run_status *r, bool *over)
+/* The sums of the test on requests lo .. hi-1 (arrival order) and the
+ * counts in their window; false when too few to judge. */
+static bool judge_sums(const double *arrival_s, const float *ttft_ms, const float *e2e_ms, size_t lo, size_t hi,
+		       struct judged *jo, double *arr_in_o, double *done_in_o)
 {
 	struct judged j = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 	size_t i, m = 0, done_in = 0, arr_in = 0;
 
 	for (i = lo; i < hi; i++) {
-		j.first = fmin(j.first, arrival_s[i]);
-		j.last = fmax(j.last, arrival_s[i]);
+		/* fmin and fmax (NAN ignored, and no -0 among the times), as
+		 * comparisons: calls to them kept the sums below in memory */
+		if (arrival_s[i] < j.first)
+			j.first = arrival_s[i];
+		if (arrival_s[i] > j.last)
+			j.last = arrival_s[i];
 		if (isnan(ttft_ms[i]) || isnan(e2e_ms[i]))
 			continue;
 		m++;
@@ -128,9 +133,49 @@ static bool judge(const double *arrival_s, const float *ttft_ms, const float *e2
 		    arrival_s[i] + e2e_ms[i] * 1e-3 <= j.last)
 			done_in++;
 	}
-	verdict(&j, (double)arr_in, (double)done_in, r, over);
+	*jo = j;
+	*arr_in_o = (double)arr_in;
+	*done_in_o = (double)done_in;
 	return true;
 }
+
+/* Each stage's sums and counts (status_judged_stages): the stages are
+ * judged one by one (their rates differ). */
+struct stage_sums {
+	struct judged j;
+	double arr_in, done_in;
+	bool judged;
+};
+
+static size_t stage_count(const struct wl_spec *wl)
+{
+	return wl->nstages ? wl->nstages : 1;
+}
+
+/* sums[stage_count(wl)]: every stage's, over the n requests by arrival
+ * order (a stage whose requests ran out judged as none). */
+static void judge_stages(const struct wl_spec *wl, const double *arrival_s, const float *ttft_ms,
+			 const float *e2e_ms, size_t n, struct stage_sums *sums)
+{
+	size_t k, lo = 0, hi, nst = stage_count(wl);
+	double end = 0;
+
+	for (k = 0; k < nst; k++, lo = hi) {
+		sums[k].judged = false;
+		hi = lo;
+		if (lo >= n)
+			continue;
+		end += wl->nstages ? wl->stages[k].duration_s : INFINITY;
+		for (; hi < n && arrival_s[hi] < end; hi++)
+			;
+		sums[k].judged = judge_sums(arrival_s, ttft_ms, e2e_ms, lo, hi, &sums[k].j, &sums[k].arr_in,
+					    &sums[k].done_in);
+	}
+}
+
+/* The status from the stages' sums: the first overloaded stage, else the
+ * last judged. */
+static void status_of_stages(const struct wl_spec *wl, const struct stage_sums *sums, struct run_status *st);
 
 /* The test on a stage's sketch (sim.h sim_flow): the counts in the
  * windows from its tlines, within their boundary buckets. */
@@ -174,25 +219,30 @@ static bool status_stage(const struct wl_spec *wl, size_t k, struct run_status *
 	return over;
 }
 
+static void status_of_stages(const struct wl_spec *wl, const struct stage_sums *sums, struct run_status *st)
+{
+	size_t k, nst = stage_count(wl);
+
+	for (k = 0; k < nst; k++) {
+		struct run_status r = *st;
+		bool over;
+		if (!sums[k].judged)
+			continue;
+		verdict(&sums[k].j, sums[k].arr_in, sums[k].done_in, &r, &over);
+		if (status_stage(wl, k, &r, over, st))
+			return;
+	}
+}
+
 void run_status_eval(const struct wl_spec *wl, const struct metric_set *all, const double *arrival_s,
 		     const float *ttft_ms, const float *e2e_ms, size_t n, struct run_status *st)
 {
-	size_t k, lo = 0, hi, nst = wl->nstages ? wl->nstages : 1;
-	double end = 0;
+	struct stage_sums sums[WL_MAX_STAGES];
 
 	if (!status_start(wl, all, st) || !arrival_s || n < 2)
 		return;
-	/* stages are judged one by one (their rates differ); the first
-	 * overloaded one is reported, else the last judged */
-	for (k = 0; k < nst && lo < n; k++, lo = hi) {
-		struct run_status r = *st;
-		bool over;
-		end += wl->nstages ? wl->stages[k].duration_s : INFINITY;
-		for (hi = lo; hi < n && arrival_s[hi] < end; hi++)
-			;
-		if (judge(arrival_s, ttft_ms, e2e_ms, lo, hi, &r, &over) && status_stage(wl, k, &r, over, st))
-			return;
-	}
+	judge_stages(wl, arrival_s, ttft_ms, e2e_ms, n, sums);
+	status_of_stages(wl, sums, st);
 }
 
 void run_status_eval_sketch(const struct wl_spec *wl, const struct metric_set *all, const struct sim *s,
@@ -211,33 +261,70 @@ void run_status_eval_sketch(const struct wl_spec *wl, const struct metric_set *a
 	}
 }
 
+/* The exact test's sums, computed beside the summary (sim_summary_beside):
+ * the values by id as the run kept them (then dropped), else gathered from
+ * the records here. */
+struct status_job {
+	const struct wl_spec *wl;
+	struct sim *s;
+	const double *arr;
+	size_t n;
+	struct stage_sums sums[WL_MAX_STAGES];
+};
+
+static void status_job_run(void *ctx)
+{
+	struct status_job *jb = ctx;
+	const float *kt, *ke;
+	float *ttft, *e2e;
+
+	if (sim_flow_values(jb->s, &kt, &ke)) {
+		judge_stages(jb->wl, jb->arr, kt, ke, jb->n, jb->sums);
+		/* (read once: freed here, beside the summary, not on the
+		 * caller's thread when the simulation is released) */
+		sim_flow_values_drop(jb->s);
+		return;
+	}
+	ttft = xmalloc(xmul(jb->n, sizeof(float)));
+	e2e = xmalloc(xmul(jb->n, sizeof(float)));
+	sim_per_request_f(jb->s, ttft, e2e, jb->n);
+	judge_stages(jb->wl, jb->arr, ttft, e2e, jb->n, jb->sums);
+	free(ttft);
+	free(e2e);
+}
+
 int run_status_sim(const struct wl_spec *wl, struct sim *s, struct run_status *st, struct err *e)
 {
 	size_t n = (size_t)sim_totals(s)->arrived, narr;
 	const double *arr = sim_arrivals(s, &narr);
-	float *ttft, *e2e;
+	enum sim_flow_kind kind = sim_flow_kind(s);
+	struct status_job *jb = NULL;
 	struct metric_set all;
 
 	(void)e;
-	sim_summary(s, -1, &all);
-	switch (sim_flow_kind(s)) {
+	if (kind == SIM_FLOW_EXACT && arr && narr == n && n >= 2) { /* (every arrival kept) */
+		jb = xcalloc(1, sizeof(*jb));
+		jb->wl = wl;
+		jb->s = s;
+		jb->arr = arr;
+		jb->n = n;
+		sim_summary_beside(s, -1, &all, status_job_run, jb);
+	} else {
+		sim_summary(s, -1, &all);
+	}
+	switch (kind) {
 	case SIM_FLOW_SKETCH:
 		run_status_eval_sketch(wl, &all, s, st);
-		return 0;
+		break;
 	case SIM_FLOW_NONE:
 		run_status_eval(wl, &all, NULL, NULL, NULL, n, st);
-		return 0;
+		break;
 	case SIM_FLOW_EXACT:
+		if (status_start(wl, &all, st) && jb)
+			status_of_stages(wl, jb->sums, st);
 		break;
 	}
-	if (narr != n) /* (every arrival is kept under SIM_FLOW_EXACT) */
-		arr = NULL;
-	ttft = xmalloc(xmul(n ? n : 1, sizeof(float)));
-	e2e = xmalloc(xmul(n ? n : 1, sizeof(float)));
-	sim_per_request_f(s, ttft, e2e, n);
-	run_status_eval(wl, &all, arr, ttft, e2e, n, st);
-	free(ttft);
-	free(e2e);
+	free(jb);
 	return 0;
 }
 

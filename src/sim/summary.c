@@ -39,7 +39,8 @@ static void summary_hist(const struct sim *s, int stage, struct metric_set *o)
 }
 
 
-static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o);
+static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o, void (*job)(void *ctx),
+			    void *ctx);
 
 /* The pooled token gaps of one stage or all (sim.h).  Its mean sums the
  * gaps themselves: within rounding of itl_pooled_mean_ms, which the
@@ -70,12 +71,17 @@ static void pooled_gaps(const struct sim *s, int stage, struct metric_set *o)
  * same order). */
 void sim_summary(struct sim *s, int stage, struct metric_set *o)
 {
+	sim_summary_beside(s, stage, o, NULL, NULL);
+}
+
+void sim_summary_beside(struct sim *s, int stage, struct metric_set *o, void (*job)(void *ctx), void *ctx)
+{
 	size_t k;
 
 	if (stage == 0 && s->nstages == 1)
 		stage = -1;
 	if (stage < -1 || stage >= 255) {
-		summary_compute(s, stage, true, o);
+		summary_compute(s, stage, true, o, job, ctx);
 		return;
 	}
 	k = (size_t)(stage + 1);
@@ -91,8 +97,10 @@ void sim_summary(struct sim *s, int stage, struct metric_set *o)
 		s->sum_events = s->tot.events;
 	}
 	if (!s->sum_ok[k]) {
-		summary_compute(s, stage, true, &s->sum[k]);
+		summary_compute(s, stage, true, &s->sum[k], job, ctx);
 		s->sum_ok[k] = true;
+	} else if (job) {
+		job(ctx);
 	}
 	*o = s->sum[k];
 }
@@ -106,7 +114,7 @@ void sim_summary_core(struct sim *s, int stage, struct metric_set *o)
 		*o = s->sum[stage + 1]; /* (a whole one kept already) */
 		return;
 	}
-	summary_compute(s, stage, false, o);
+	summary_compute(s, stage, false, o, NULL, NULL);
 }
 
 /* all false: the TPOT and queue-time distributions are left zero. */
@@ -150,13 +158,23 @@ static void sum_one(const struct sum_job *j)
 	stats_summarise(j->buf, n, j->out);
 }
 
-/* (a thread's: the jobs up to one without src) */
-static void *sum_jobs(void *arg)
+/* The second thread's work: its distributions, then the caller's job
+ * (sim_summary_beside). */
+struct side_work {
+	struct sum_job jobs[3]; /* (up to one without src) */
+	void (*job)(void *ctx);
+	void *ctx;
+};
+
+static void *side_run(void *arg)
 {
+	struct side_work *w = arg;
 	const struct sum_job *j;
 
-	for (j = arg; j->src; j++)
+	for (j = w->jobs; j->src; j++)
 		sum_one(j);
+	if (w->job)
+		w->job(w->ctx);
 	return NULL;
 }
 
@@ -164,24 +182,27 @@ static void *sum_jobs(void *arg)
  * in jobs[0]'s buffer.  Where the run was one simulation in the process
  * (sim_cfg.arrival_thread) with many records, the last of them (E2E and
  * queue time, or E2E alone) are summarised on a second thread with a
- * buffer of their own while this one does the others: each summary reads
- * its own values alone, so the same bits either way. */
-static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all)
+ * buffer of their own while this one does the others, and job(ctx) runs
+ * there after them (else here, after all five): each summary reads its own
+ * values alone, so the same bits either way. */
+static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all, void (*job)(void *ctx), void *ctx)
 {
-	struct sum_job other[3];
+	struct side_work w;
 	size_t no = 0, k;
 	pthread_t th;
 	bool par = s->cfg.arrival_thread && s->nrec >= SIM_ARRIVAL_THREAD_MIN, started = false;
 	float *b = NULL;
 
-	memset(other, 0, sizeof(other));
+	memset(&w, 0, sizeof(w));
+	w.job = job;
+	w.ctx = ctx;
 	if (par && (b = malloc(xmul(s->nrec, sizeof(float))))) {
 		for (k = 3; k < 5; k++)
 			if (all || k == 3) {
-				other[no] = jobs[k];
-				other[no++].buf = b;
+				w.jobs[no] = jobs[k];
+				w.jobs[no++].buf = b;
 			}
-		started = pthread_create(&th, NULL, sum_jobs, other) == 0;
+		started = pthread_create(&th, NULL, side_run, &w) == 0;
 	}
 	for (k = 0; k < 5; k++)
 		if ((all || (k != 2 && k != 4)) && !(started && k >= 3)) {
@@ -190,10 +211,13 @@ static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all)
 		}
 	if (started)
 		pthread_join(th, NULL);
+	else if (job)
+		job(ctx);
 	free(b);
 }
 
-static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o)
+static void summary_compute(struct sim *s, int stage, bool all, struct metric_set *o, void (*job)(void *ctx),
+			    void *ctx)
 {
 	float *buf = xmalloc(xmul(s->nrec ? s->nrec : 1, sizeof(float)));
 	size_t i;
@@ -205,6 +229,8 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 		summary_hist(s, stage, o);
 		free(buf);
 		buf = NULL;
+		if (job)
+			job(ctx);
 	}
 	if (buf) {
 		struct sum_job jobs[5] = {{s, s->ttft, stage, &o->ttft_ms, buf},
@@ -212,7 +238,7 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 					  {s, s->tpot, stage, &o->tpot_ms, buf},
 					  {s, s->e2e, stage, &o->e2e_ms, buf},
 					  {s, s->queue, stage, &o->queue_ms, NULL}};
-		summarise_all(s, jobs, all);
+		summarise_all(s, jobs, all, job, ctx);
 		free(buf);
 	}
 	for (i = 0; i < 256; i++) {
@@ -335,6 +361,10 @@ bool sim_reprice_api(struct sim *s, double api_ttft_ms, double api_e2e_ms)
 		s->e2e[i] = (float)e2e;
 		if (out > 1)
 			s->agg[s->stage[i]].gap_ms += e2e - ttft;
+		if (s->arr_ttft && s->rec_id[i] >= 0 && (size_t)s->rec_id[i] < s->narr) {
+			s->arr_ttft[s->rec_id[i]] = s->ttft[i];
+			s->arr_e2e[s->rec_id[i]] = s->e2e[i];
+		}
 	}
 	if (s->nsum)
 		memset(s->sum_ok, 0, s->nsum * sizeof(*s->sum_ok));
