@@ -1,8 +1,13 @@
 /* alloc.c - the one place where running out of memory is handled (by aborting). */
+#define _GNU_SOURCE /* (MADV_POPULATE_WRITE) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "base/alloc.h"
 
@@ -72,4 +77,22 @@ void xgrow(void **arr, size_t *cap, size_t need, size_t size)
 	}
 	*arr = xreallocarray(*arr, n, size);
 	*cap = n;
+}
+
+void xprefault(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p, lo, hi;
+
+	if (pg <= 0 || n == 0)
+		return;
+	lo = (a + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	hi = (a + n) & ~((uintptr_t)pg - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }

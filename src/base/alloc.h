@@ -13,6 +13,13 @@ char *xstrdup(const char *s);
 /* a * b, aborting on overflow. */
 size_t xmul(size_t a, size_t b);
 
+/* Maps the pages of [p, p + n) that lie wholly inside it, as a write to
+ * each would, without writing (Linux's MADV_POPULATE_WRITE; elsewhere, or
+ * on a kernel without it, nothing): a thread with time to spare takes the
+ * page faults of memory another is about to write.  The contents stay as
+ * they are, so the other may write meanwhile.  Best effort, no status. */
+void xprefault(void *p, size_t n);
+
 /* Grow (*arr) so that it can hold at least `need` elements of `size` bytes;
  * capacity doubles.  XGROW checks the capacity inline (hot loops call it
  * at every push) and evaluates `need` and `cap` twice. */

@@ -45,7 +45,7 @@ static inline uint32_t key_at(const uint32_t *a, size_t i)
 
 #define SORT_BITS 11
 #define SORT_BINS (1u << SORT_BITS)
-static void sort_floats(float *x, size_t n)
+static void sort_floats(float *x, size_t n, uint32_t *scratch)
 {
 	uint32_t *tmp, *src, *dst, *keys = (uint32_t *)(void *)x;
 	size_t count[3][SORT_BINS], i;
@@ -89,7 +89,7 @@ static void sort_floats(float *x, size_t n)
 		}
 		todo[ntodo++] = pass;
 	}
-	tmp = xmalloc(xmul(n, sizeof(uint32_t)));
+	tmp = scratch ? scratch : xmalloc(xmul(n, sizeof(uint32_t)));
 	src = keys;
 	dst = tmp;
 	for (t = 0; t < ntodo; t++) {
@@ -118,7 +118,8 @@ static void sort_floats(float *x, size_t n)
 	} else if (src == tmp) {
 		memcpy(x, tmp, n * sizeof(float));
 	}
-	free(tmp);
+	if (tmp != scratch)
+		free(tmp);
 }
 
 double stats_percentile_sorted(const float *x, size_t n, double p)
@@ -138,6 +139,11 @@ double stats_percentile_sorted(const float *x, size_t n, double p)
 
 void stats_summarise(float *x, size_t n, struct dist_summary *o)
 {
+	stats_summarise_scratch(x, n, NULL, o);
+}
+
+void stats_summarise_scratch(float *x, size_t n, uint32_t *scratch, struct dist_summary *o)
+{
 	double s = 0;
 	size_t i;
 
@@ -145,7 +151,7 @@ void stats_summarise(float *x, size_t n, struct dist_summary *o)
 	o->n = n;
 	if (n == 0)
 		return;
-	sort_floats(x, n);
+	sort_floats(x, n, scratch);
 	for (i = 0; i < n; i++)
 		s += x[i];
 	o->mean = s / (double)n;

@@ -13,6 +13,9 @@ struct dist_summary {
 
 /* Sorts x in place. */
 void stats_summarise(float *x, size_t n, struct dist_summary *out);
+/* The same with the sort's scratch (room for n) the caller's, e.g. memory
+ * already mapped; NULL: its own. */
+void stats_summarise_scratch(float *x, size_t n, uint32_t *scratch, struct dist_summary *out);
 /* Percentile p in [0,1] of a sorted array. */
 double stats_percentile_sorted(const float *x, size_t n, double p);
 /* Percentile p in [0,1] of n values known through their k-th smallest

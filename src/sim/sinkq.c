@@ -144,6 +144,9 @@ static void *consumer(void *arg)
 	struct sinkq *q = arg;
 	uint64_t t = 0, h = 0;
 
+	/* the ring's pages mapped here, not by the writer's first pass over
+	 * them (a thousand page faults on the step loop's thread) */
+	xprefault(q->ring, (SINKQ_SIZE + SINKQ_REC_MAX) * sizeof(*q->ring));
 	for (;;) {
 		if (t == h) {
 			atomic_store_explicit(&q->tail, t, memory_order_release);

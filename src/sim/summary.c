@@ -149,19 +149,23 @@ struct sum_job {
 	int stage;
 	struct dist_summary *out;
 	float *buf;
+	uint32_t *scratch; /* the sort's (room for nrec; NULL: its own) */
 };
 
 static void sum_one(const struct sum_job *j)
 {
 	size_t n = gather(j->s, j->src, j->stage, j->buf);
 
-	stats_summarise(j->buf, n, j->out);
+	stats_summarise_scratch(j->buf, n, j->scratch, j->out);
 }
 
-/* The second thread's work: its distributions, then the caller's job
+/* The second thread's work: the first thread's buffers mapped (prefault,
+ * its bytes), its distributions, then the caller's job
  * (sim_summary_beside). */
 struct side_work {
 	struct sum_job jobs[3]; /* (up to one without src) */
+	void *prefault[2]; /* the first thread's gather buffer and scratch */
+	size_t bytes;
 	void (*job)(void *ctx);
 	void *ctx;
 };
@@ -171,6 +175,19 @@ static void *side_run(void *arg)
 	struct side_work *w = arg;
 	const struct sum_job *j;
 
+	/* (their page faults taken here: the first thread goes on at once
+	 * and is the longer; populating leaves what it writes meanwhile):
+	 * the sort's scratch first, which it reaches after its first gather,
+	 * then the gather buffer from its end, chunk by chunk, towards the
+	 * first thread filling it from the start */
+	size_t off = w->bytes, step = (size_t)1 << 18;
+
+	xprefault(w->prefault[1], w->bytes);
+	while (off > 0) {
+		size_t len = off < step ? off : step;
+		off -= len;
+		xprefault((char *)w->prefault[0] + off, len);
+	}
 	for (j = w->jobs; j->src; j++)
 		sum_one(j);
 	if (w->job)
@@ -192,6 +209,7 @@ static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all, v
 	pthread_t th;
 	bool par = s->cfg.arrival_thread && s->nrec >= SIM_ARRIVAL_THREAD_MIN, started = false;
 	float *b = NULL;
+	uint32_t *sc = NULL;
 
 	memset(&w, 0, sizeof(w));
 	w.job = job;
@@ -202,17 +220,25 @@ static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all, v
 				w.jobs[no] = jobs[k];
 				w.jobs[no++].buf = b;
 			}
+		/* this thread's gather buffer and sort scratch, mapped by the
+		 * other (a few thousand page faults of a million records) */
+		sc = malloc(xmul(s->nrec, sizeof(uint32_t)));
+		w.prefault[0] = jobs[0].buf;
+		w.prefault[1] = sc;
+		w.bytes = sc ? s->nrec * sizeof(uint32_t) : 0;
 		started = pthread_create(&th, NULL, side_run, &w) == 0;
 	}
 	for (k = 0; k < 5; k++)
 		if ((all || (k != 2 && k != 4)) && !(started && k >= 3)) {
 			jobs[k].buf = jobs[0].buf;
+			jobs[k].scratch = started ? sc : NULL;
 			sum_one(&jobs[k]);
 		}
 	if (started)
 		pthread_join(th, NULL);
 	else if (job)
 		job(ctx);
+	free(sc);
 	free(b);
 }
 
@@ -233,11 +259,11 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 			job(ctx);
 	}
 	if (buf) {
-		struct sum_job jobs[5] = {{s, s->ttft, stage, &o->ttft_ms, buf},
-					  {s, s->itl, stage, &o->itl_ms, buf},
-					  {s, s->tpot, stage, &o->tpot_ms, buf},
-					  {s, s->e2e, stage, &o->e2e_ms, buf},
-					  {s, s->queue, stage, &o->queue_ms, NULL}};
+		struct sum_job jobs[5] = {{s, s->ttft, stage, &o->ttft_ms, buf, NULL},
+					  {s, s->itl, stage, &o->itl_ms, buf, NULL},
+					  {s, s->tpot, stage, &o->tpot_ms, buf, NULL},
+					  {s, s->e2e, stage, &o->e2e_ms, buf, NULL},
+					  {s, s->queue, stage, &o->queue_ms, NULL, NULL}};
 		summarise_all(s, jobs, all, job, ctx);
 		free(buf);
 	}
