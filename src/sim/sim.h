@@ -443,7 +443,7 @@ int64_t sim_now_ns(const struct sim *s);
  * it, from log-bucketed histograms within LOGHIST_REL_ERR (loghist.h). */
 void sim_summary(struct sim *s, int stage, struct metric_set *out);
 /* sim_summary, with job(ctx) run beside it: on the summary's second thread
- * (a run on the arrivals' thread with many records), after that thread's
+ * (a run on the arrivals' thread with many records), before that thread's
  * distributions, else on this one after the summary; returns once both
  * are done.  job may read the records (sim_per_request_f) and the flow
  * (sim_arrivals), which the summary does not change; NULL: none. */

@@ -160,8 +160,7 @@ static void sum_one(const struct sum_job *j)
 }
 
 /* The second thread's work: the first thread's buffers mapped (prefault,
- * its bytes), its distributions, then the caller's job
- * (sim_summary_beside). */
+ * its bytes), the caller's job (sim_summary_beside), its distributions. */
 struct side_work {
 	struct sum_job jobs[3]; /* (up to one without src) */
 	void *prefault[2]; /* the first thread's gather buffer and scratch */
@@ -188,10 +187,13 @@ static void *side_run(void *arg)
 		off -= len;
 		xprefault((char *)w->prefault[0] + off, len);
 	}
-	for (j = w->jobs; j->src; j++)
-		sum_one(j);
+	/* the caller's job before this thread's distributions: what it
+	 * frees (the status check's values by id) goes before their sorts
+	 * take their scratch */
 	if (w->job)
 		w->job(w->ctx);
+	for (j = w->jobs; j->src; j++)
+		sum_one(j);
 	return NULL;
 }
 
@@ -200,8 +202,8 @@ static void *side_run(void *arg)
  * (sim_cfg.arrival_thread) with many records, the last of them (E2E and
  * queue time, or E2E alone) are summarised on a second thread with a
  * buffer of their own while this one does the others, and job(ctx) runs
- * there after them (else here, after all five): each summary reads its own
- * values alone, so the same bits either way. */
+ * there before them (else here, after all five): each summary reads its
+ * own values alone, so the same bits either way. */
 static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all, void (*job)(void *ctx), void *ctx)
 {
 	struct side_work w;
