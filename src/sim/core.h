@@ -258,6 +258,9 @@ struct replica {
 	bool busy, kick_pending, fallback;
 	int32_t naborting;                 /* its running requests marked aborting */
 	bool active;                       /* lockstep: has a real step (else dummy) */
+	/* lockstep: its step that ended was finished as decode_steps does,
+	 * decoders alone (step.c finish_step), so its plan may be too */
+	bool quick;
 	const struct cost_model *cost;     /* its pool's cost model */
 	int64_t mbt, mns;                  /* its pool's engine limits */
 	bool prefill_only;                 /* P/D prefill worker */

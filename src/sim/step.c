@@ -356,6 +356,29 @@ static double idle_cost(struct sim *s, const struct replica *rp)
 	return t;
 }
 
+/* Whether the policy's step for quick-finished rank rp (other ranks of its
+ * group have finished since) is still every decoder's token and nothing
+ * else: no explicit request, nobody it could admit (nobody waiting, or its
+ * max_num_seqs reached: sched_admit's loop does not start), the decoders
+ * within the token budget and the crossing class's blocks free -- the
+ * policy's decode_segments step, which quick_plan takes. */
+static SCHED_STEP_INLINE bool quick_plan_applies(const struct sim *s, const struct replica *rp)
+{
+	return rp->nsched == 0 && rp->nothers == 0 && (rp->wlen == 0 || (int64_t)rp->nrun >= rp->mns) &&
+	       !rp->fallback && rp->ndec > 0 && rp->ndec <= rp->mbt &&
+	       rp->cls_count[cls_of(s, -rp->G)] <= kvc_available(&rp->kv);
+}
+
+/* The plan of such a rank: the crossing class takes its blocks (the
+ * policy's, decode_segments), the decoders described. */
+static SCHED_STEP_INLINE void quick_plan(struct sim *s, struct replica *rp)
+{
+	blocks_take_crossing(s, rp, cls_of(s, -rp->G));
+	desc_start(rp, &rp->desc);
+	describe_decoders(rp, &rp->desc);
+	rp->active = true;
+}
+
 /* Attention-DP: every rank of the group [lo, hi) plans its step; the MoE
  * layers see the tokens of all its ranks, a rank with nothing to run runs
  * a one-token dummy step (vLLM's DP engines execute dummy batches so the
@@ -373,7 +396,11 @@ static bool group_start(struct sim *s, int lo, int hi)
 		s->cfg.policy->group_gate(s, lo, hi);
 	for (i = lo; i < hi; i++) {
 		struct replica *rp = &s->reps[i];
-		rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
+		if (rp->quick && s->cfg.policy->decode_segments && quick_plan_applies(s, rp))
+			quick_plan(s, rp);
+		else
+			rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
+		rp->quick = false;
 		any |= rp->active;
 		ext |= rp->active && rp->desc.nchunks > 0;
 		moe += rp->active ? step_tokens(&rp->desc) : 1;
@@ -1048,14 +1075,21 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
  * now and the general path takes it (whether or not steps were run here).
  * Called where decode_steps_apply holds (the conditions that stay true from
  * step to step here). */
-static SCHED_STEP_INLINE bool decode_steps_apply(const struct sim *s, const struct replica *rp)
+static SCHED_STEP_INLINE bool steady_decode(const struct sim *s, const struct replica *rp)
 {
 	/* the conditions that fail most often first (a prefill chunk or an
-	 * arrival in most steps of a busy replica): one or two tests then */
-	return rp->nsched == 0 && rp->wlen == 0 && rp->npend == 0 && rp->nothers == 0 && rp->ndec > 0 &&
-	       !rp->fallback && rp->ngapq == 0 && rp->tok_open && rp->ndec <= rp->mbt && rp->dec_run &&
-	       rp->pp == 1 && !s->cfg.no_segments && !s->cfg.check_invariants && s->cfg.policy->decode_segments &&
+	 * arrival in most steps of a busy replica): one or two tests then.
+	 * Someone may wait where max_num_seqs is reached: sched_admit's loop
+	 * does not start, the policy's step is its decoders' all the same */
+	return rp->nsched == 0 && (rp->wlen == 0 || (int64_t)rp->nrun >= rp->mns) && rp->npend == 0 &&
+	       rp->nothers == 0 && rp->ndec > 0 && !rp->fallback && rp->ngapq == 0 && rp->tok_open &&
+	       rp->ndec <= rp->mbt && rp->dec_run && rp->pp == 1 && !s->cfg.no_segments && !s->cfg.check_invariants &&
 	       s->cfg.spec.k == 0;
+}
+
+static SCHED_STEP_INLINE bool decode_steps_apply(const struct sim *s, const struct replica *rp)
+{
+	return steady_decode(s, rp) && s->cfg.policy->decode_segments;
 }
 
 /* Whether replica rp's next step (count g1) may be one of decode_steps':
@@ -1160,6 +1194,21 @@ static int decode_steps(struct sim *s, int ri)
 	}
 }
 
+/* A rank whose step ended with decoders alone, none completing and the
+ * crossing class's blocks free (decode_steps_apply, decode_step_clear: the
+ * rank's part of a decode_steps step), finished as decode_steps finishes
+ * it: what finish_rank's general body does for such a rank, in its order
+ * (the previous step's tokens delivered, the step counted, the blocks that
+ * filled registered). */
+static SCHED_STEP_INLINE void quick_finish(struct sim *s, struct replica *rp, const bool sg)
+{
+	if (!rp->no_gaps)
+		dec_gaps_deliver(s, rp, delivery_time(s, rp), sg);
+	step_pending(s, rp, true);
+	decoders_stepped(rp);
+	register_filled(s, rp, cls_of(s, -rp->G));
+}
+
 /* decode_steps for an attention-DP group [lo, hi) stepping together
  * (lock_group): while every rank holds decoders alone (decode_steps_apply
  * for each) and none of them completes or misses a block at the next step,
@@ -1181,22 +1230,13 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 		for (i = lo; i < hi; i++)
 			if (!decode_step_clear(s, &s->reps[i], s->reps[i].G + 1))
 				return 0;
-		for (i = lo; i < hi; i++) { /* finish_rank */
-			struct replica *rp = &s->reps[i];
-			if (!rp->no_gaps)
-				dec_gaps_deliver(s, rp, delivery_time(s, rp), false);
-			step_pending(s, rp, true);
-			decoders_stepped(rp);
-			register_filled(s, rp, cls_of(s, -rp->G));
-		}
-		if (s->cfg.policy->group_gate) /* (nobody waits: its counters) */
+		for (i = lo; i < hi; i++) /* finish_rank */
+			quick_finish(s, &s->reps[i], false);
+		if (s->cfg.policy->group_gate) /* (nobody admitted: its counters) */
 			s->cfg.policy->group_gate(s, lo, hi);
 		for (i = lo; i < hi; i++) { /* group_start: the plans */
 			struct replica *rp = &s->reps[i];
-			blocks_take_crossing(s, rp, cls_of(s, -rp->G)); /* the policy's (decode_segments) */
-			desc_start(rp, &rp->desc);
-			describe_decoders(rp, &rp->desc);
-			rp->active = true;
+			quick_plan(s, rp);
 			moe += rp->desc.ndecode;
 		}
 		for (i = lo; i < hi; i++) { /* their prices */
@@ -1274,9 +1314,18 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 		int64_t t_end;
 		if (!sg && group_decode_steps(s, lo, hi))
 			return 0;
-		for (i = lo; i < hi; i++)
-			if ((rc = finish_rank(s, i, e, sg)) < 0)
+		/* some rank of the group is not in steady decode: the others
+		 * are finished (and, in group_start, planned) as there, each
+		 * in its turn */
+		for (i = lo; i < hi; i++) {
+			struct replica *rp = &s->reps[i];
+			if (steady_decode(s, rp) && rp->naborting == 0 && decode_step_clear(s, rp, rp->G + 1)) {
+				quick_finish(s, rp, sg);
+				rp->quick = true;
+			} else if ((rc = finish_rank(s, i, e, sg)) < 0) {
 				return rc;
+			}
+		}
 		if (!group_start(s, lo, hi)) {
 			for (i = lo; i < hi; i++)
 				if ((rc = deliver(s, &s->reps[i], e, sg)) < 0)

@@ -3751,6 +3751,10 @@ static void test_segments(const struct model_cfg *m)
 	seg_compare("closed loop", &sc, &c, &w);
 	base_cfg(&sc, 512, 64, 80);
 	seg_compare("closed loop, preemptions", &sc, &c, &w);
+	/* more clients than max_num_seqs: someone waits through the
+	 * running decoders' steps (step.c steady_decode) */
+	base_cfg(&sc, 2048, 5, 4000);
+	seg_compare("closed loop, waiting at max_num_seqs", &sc, &c, &w);
 	w.process = WL_POISSON;
 	w.num_requests = 300;
 	/* PP 2 */
@@ -3781,6 +3785,25 @@ static void test_segments(const struct model_cfg *m)
 			seg_compare(k ? "attention-DP lockstep, closed loop, preemptions" : "attention-DP lockstep, closed loop",
 				    &sc, &cmoe, &w);
 		}
+		/* ranks that wait at max_num_seqs, steps in which some ranks
+		 * decode alone and others not (step.c finish_step's quick
+		 * ranks): vLLM's, TensorRT-LLM's (its context balance) and
+		 * SGLang's schedulers */
+		for (k = 0; k < 3; k++) {
+			static const char *const pol[3] = {"vllm", "trtllm", "sglang"};
+			char what[96];
+			base_cfg(&sc, 2048, 7, 4000);
+			sc.dp = 2;
+			sc.lockstep = true;
+			sc.policy = policy_of(pol[k]);
+			if (k == 1) {
+				sc.adp_timeout_iters = 3;
+				sc.adp_batching_wait_iters = 1;
+			}
+			snprintf(what, sizeof(what), "attention-DP lockstep, closed loop, %s, waiting at max_num_seqs",
+				 pol[k]);
+			seg_compare(what, &sc, &cmoe, &w);
+		}
 		w.process = WL_POISSON;
 		w.num_requests = 300;
 		/* P/D: 2 prefill ranks of one worker, 2 decode workers of 2 ranks */
@@ -3791,6 +3814,8 @@ static void test_segments(const struct model_cfg *m)
 		sc.pd.prefill_group = 2;
 		sc.pd.decode_group = 2;
 		seg_compare("P/D attention-DP workers", &sc, &cmoe, &w);
+		sc.policy = policy_of("sglang");
+		seg_compare("P/D attention-DP workers, SGLang", &sc, &cmoe, &w);
 		cost_release(&cmoe);
 	}
 	cost_release(&c);
