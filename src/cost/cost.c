@@ -1100,6 +1100,16 @@ double cost_step_join_s(const struct cost_model *c, const struct step_desc *s, d
 	return step_host(c, s, local_s + moe_part(c, s->moe_tokens, s->moe_extend));
 }
 
+double cost_step_moe_s(const struct cost_model *c, int64_t moe_tokens, bool ext)
+{
+	return moe_part(c, moe_tokens, ext);
+}
+
+double cost_step_join_moe_s(const struct cost_model *c, const struct step_desc *s, double local_s, double moe_s)
+{
+	return step_host(c, s, local_s + moe_s);
+}
+
 double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, int64_t nl2, double *t2)
 {
 	struct step_desc d2;

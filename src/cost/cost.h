@@ -52,6 +52,13 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s);
 bool cost_step_splits(const struct cost_model *c, const struct step_desc *s);
 double cost_step_local_s(const struct cost_model *c, const struct step_desc *s);
 double cost_step_join_s(const struct cost_model *c, const struct step_desc *s, double local_s);
+/* cost_step_join_s in its two parts: the shared MoE layers of a group
+ * step of moe_tokens (ext: some rank prefills), the same for every rank of
+ * the group, and the price from a rank's local part and that one.
+ * cost_step_join_moe_s(c, s, l, cost_step_moe_s(c, s->moe_tokens,
+ * s->moe_extend)) is cost_step_join_s(c, s, l) bit for bit. */
+double cost_step_moe_s(const struct cost_model *c, int64_t moe_tokens, bool ext);
+double cost_step_join_moe_s(const struct cost_model *c, const struct step_desc *s, double local_s, double moe_s);
 /* cost_step_s of s and, in *t2, of the same step with nl2 sampled
  * sequences (nlogits): the same bits as two cost_step_s calls, the parts
  * that do not depend on the sampled sequences (attention, GEMMs, MoE)

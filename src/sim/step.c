@@ -215,10 +215,20 @@ static double cold_start_stall_s(struct sim *s, struct replica *rp, const struct
 	return s->cfg.cold_start_s;
 }
 
+/* An attention-DP group step's shared MoE layers, priced for the first of
+ * its ranks whose step splits (cost_step_splits) and kept for the others:
+ * every rank's step has the group's MoE tokens (c: the cost model it was
+ * priced by, NULL before). */
+struct group_moe {
+	const struct cost_model *c;
+	double s;
+};
+
 /* Price replica ri's planned step: the forward pass plus the drafting that
  * follows it with speculative decoding, and the host tier's transfers
- * with KV offload. */
-static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, const struct step_desc *d)
+ * with KV offload.  gm: its group step's MoE part (NULL: a step alone). */
+static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, const struct step_desc *d,
+					  struct group_moe *gm)
 {
 	double t;
 
@@ -241,7 +251,15 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 			l = cost_step_local_s(rp->cost, d);
 			stepmemo_put(slot, k0, d->decode_ctx_sum, l);
 		}
-		t = cost_step_join_s(rp->cost, d, l);
+		if (!gm) {
+			t = cost_step_join_s(rp->cost, d, l);
+		} else {
+			if (gm->c != rp->cost) {
+				gm->c = rp->cost;
+				gm->s = cost_step_moe_s(rp->cost, d->moe_tokens, d->moe_extend);
+			}
+			t = cost_step_join_moe_s(rp->cost, d, l, gm->s);
+		}
 	} else {
 		t = cost_step_s(rp->cost, d);
 	}
@@ -387,6 +405,7 @@ static SCHED_STEP_INLINE void quick_plan(struct sim *s, struct replica *rp)
  * rank has anything to run). */
 static bool group_start(struct sim *s, int lo, int hi)
 {
+	struct group_moe gm = {NULL, 0};
 	int64_t moe = 0;
 	double tmax = 0;
 	bool any = false, ext = false;
@@ -434,7 +453,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 		}
 		rp->desc.moe_tokens = moe;
 		rp->desc.moe_extend = ext;
-		t = rp->active ? rank_cost(s, rp, &rp->desc) : idle_cost(s, rp);
+		t = rp->active ? rank_cost(s, rp, &rp->desc, &gm) : idle_cost(s, rp);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
 		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
@@ -474,7 +493,7 @@ static void pp_start(struct sim *s, int ri)
 			b = &rp->pipe[k];
 			break;
 		}
-	t = rank_cost(s, rp, &d);
+	t = rank_cost(s, rp, &d, NULL);
 	account_step(s, ri, t, &d);
 	b->used = true;
 	XGROW(b->reqs, b->cap, rp->nsched);
@@ -526,7 +545,7 @@ static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg)
 		rp->busy = false;
 		return false;
 	}
-	t = rank_cost(s, rp, &d);
+	t = rank_cost(s, rp, &d, NULL);
 	step_started(s, ri, t, d.nchunks > 0 ? rp->cost->eager_s : 0, &d);
 	return true;
 }
@@ -1181,7 +1200,7 @@ static int decode_steps(struct sim *s, int ri)
 		/* plan_step's description, rank_cost, account_step, start_single */
 		desc_start(rp, &d);
 		describe_decoders(rp, &d);
-		step_started(s, ri, rank_cost(s, rp, &d), 0, &d);
+		step_started(s, ri, rank_cost(s, rp, &d, NULL), 0, &d);
 		t_end = s->now + rp->step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {
 			if (s->step_prefetch) {
@@ -1225,6 +1244,7 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 		if (!decode_steps_apply(s, &s->reps[i]))
 			return 0;
 	for (;;) {
+		struct group_moe gm = {NULL, 0};
 		int64_t moe = 0, t_end;
 		double tmax = 0;
 		for (i = lo; i < hi; i++)
@@ -1243,7 +1263,7 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 			struct replica *rp = &s->reps[i];
 			double t;
 			rp->desc.moe_tokens = moe;
-			t = rank_cost(s, rp, &rp->desc);
+			t = rank_cost(s, rp, &rp->desc, &gm);
 			account_step(s, i, t, &rp->desc);
 			rp->step_host_s = 0;
 			if (t > tmax)

@@ -2940,7 +2940,8 @@ static void test_sglang_kept_lists(const struct model_cfg *m)
 
 /* An attention-DP rank's decode step priced in two parts (cost.h,
  * cost_step_local_s and cost_step_join_s, what step.c's memo keeps and
- * what it adds) is cost_step_s bit for bit: MLA (DeepSeek-V3) and GQA
+ * what it adds; the join with its MoE part priced apart, as step.c prices
+ * it once per group step) is cost_step_s bit for bit: MLA (DeepSeek-V3) and GQA
  * (Mixtral) models, PP 1 and 2, sampled sequences below and at the
  * decoders, the group's MoE tokens inside and past the MoE table, with and
  * without overlap scheduling; steps with a prefill chunk, without MoE
@@ -2981,7 +2982,12 @@ static void test_step_split(void)
 							continue;
 						t = cost_step_s(&c, &d);
 						l = cost_step_local_s(&c, &d);
-						same += memcmp(&t, &(double){cost_step_join_s(&c, &d, l)}, sizeof(t)) == 0;
+						same += memcmp(&t, &(double){cost_step_join_s(&c, &d, l)}, sizeof(t)) == 0 &&
+							memcmp(&t,
+							       &(double){cost_step_join_moe_s(
+								       &c, &d, l,
+								       cost_step_moe_s(&c, d.moe_tokens, d.moe_extend))},
+							       sizeof(t)) == 0;
 					}
 			memset(&d, 0, sizeof(d));
 			d.ndecode = 3;
