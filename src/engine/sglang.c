@@ -648,7 +648,11 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		/* P/D workers never latch it: the prefill server's loop resets
 		 * it every iteration, the decode server admits from its
 		 * pre-allocated queue (disaggregation/prefill.py, decode.py) */
-		if ((sched_admit(s, rp, budget, rem_input, &res) ||
+		/* (sched_admit's loop starts only for someone waiting below
+		 * max_num_seqs, budget and rem_input tested above; else it
+		 * returns false, having changed nothing: a call a decode
+		 * batch saves) */
+		if (((rp->wlen > 0 && (int64_t)rp->nrun < rp->mns && sched_admit(s, rp, budget, rem_input, &res)) ||
 		     (rp->wlen > 0 && (int64_t)rp->nrun >= rp->mns)) && rp->nrun > 0 && s->cfg.pd.prefill <= 0)
 			sg_of(rp)->full_at = rp->nrun;
 	}
