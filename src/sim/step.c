@@ -1125,13 +1125,17 @@ static SCHED_STEP_INLINE bool decode_step_clear(const struct sim *s, const struc
 
 #define STEP_END_PREFETCH_REQS 64
 
-/* Replica ri's step end is being queued: what finish_rank reads first
- * then -- the records of the requests scheduled in the step and of its
- * coming completions (dec_fin_prefetch) -- fetched into the cache while
- * the events before it run.  With many replicas (DP 64) the running
- * requests' records do not stay in the cache from one of a replica's
- * steps to the next (8,400 of 376 bytes at DP 64 of the chat load), and
- * their loads were the step loop's largest cost. */
+/* Replica ri's step end is the next event (sched_step_end_next): what
+ * finish_rank reads first then -- the records of the requests scheduled in
+ * the step and of its coming completions (dec_fin_prefetch) -- fetched
+ * into the cache while the event before it runs.  With many replicas (DP
+ * 64) the running requests' records do not stay in the cache from one of
+ * a replica's steps to the next (8,400 of 376 bytes at DP 64 of the chat
+ * load), and their loads were the step loop's largest cost.  Not also as
+ * the step's end is queued: the scheduled records were in the cache then
+ * (just planned), the ring's lines were fetched again here, one event
+ * ahead, and the first fetch cost ~60 instructions a DP 64 step
+ * (docs/performance.md, eleventh pass). */
 static SCHED_STEP_INLINE void step_end_prefetch(const struct replica *rp)
 {
 	/* the first STEP_END_PREFETCH_REQS of a big batch: finish_rank's walk
@@ -1151,9 +1155,9 @@ static SCHED_STEP_INLINE void step_end_prefetch(const struct replica *rp)
  * end pushes to -- at DP 64 of the chat load the loads of those bucket
  * headers were 8 % of the run's samples (`perf`: bucket_push), each a cache
  * miss, since a rank's ring (1,024 buckets) does not stay in the cache
- * between its steps.  The records are in the cache now (just scheduled);
- * when the step's end is the next event only the buckets are fetched
- * (join_prefetch).  A hint: nothing read changes. */
+ * between its steps.  The records are in the cache now (just scheduled):
+ * their steps are noted here, and when the step's end is the next event
+ * the buckets are fetched (join_prefetch).  A hint: nothing read changes. */
 static SCHED_STEP_INLINE void join_note(struct replica *rp)
 {
 	size_t i, n = rp->nsched < STEP_END_PREFETCH_REQS ? rp->nsched : STEP_END_PREFETCH_REQS;
@@ -1203,10 +1207,8 @@ static int decode_steps(struct sim *s, int ri)
 		step_started(s, ri, rank_cost(s, rp, &d, NULL), 0, &d);
 		t_end = s->now + rp->step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {
-			if (s->step_prefetch) {
-				step_end_prefetch(rp);
+			if (s->step_prefetch)
 				join_note(rp); /* (none: decoders alone) */
-			}
 			evq_push(&s->q, t_end, EV_STEP_END, ri);
 			return 1;
 		}
@@ -1321,10 +1323,8 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 				return deliver(s, rp, e, sg);
 			t_end = s->now + rp->step_dur_ns;
 			if (!segment_goes_on(s, t_end)) {
-				if (s->step_prefetch) {
-					step_end_prefetch(rp);
+				if (s->step_prefetch)
 					join_note(rp);
-				}
 				evq_push(&s->q, t_end, EV_STEP_END, ri);
 				return 0;
 			}
