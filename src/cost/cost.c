@@ -1095,11 +1095,6 @@ double cost_step_local_s(const struct cost_model *c, const struct step_desc *s)
 	return components_local_x(c, s, 0, NULL, &mtok);
 }
 
-double cost_step_join_s(const struct cost_model *c, const struct step_desc *s, double local_s)
-{
-	return step_host(c, s, local_s + moe_part(c, s->moe_tokens, s->moe_extend));
-}
-
 double cost_step_moe_s(const struct cost_model *c, int64_t moe_tokens, bool ext)
 {
 	return moe_part(c, moe_tokens, ext);
@@ -1108,6 +1103,11 @@ double cost_step_moe_s(const struct cost_model *c, int64_t moe_tokens, bool ext)
 double cost_step_join_moe_s(const struct cost_model *c, const struct step_desc *s, double local_s, double moe_s)
 {
 	return step_host(c, s, local_s + moe_s);
+}
+
+double cost_step_join_s(const struct cost_model *c, const struct step_desc *s, double local_s)
+{
+	return cost_step_join_moe_s(c, s, local_s, cost_step_moe_s(c, s->moe_tokens, s->moe_extend));
 }
 
 double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, int64_t nl2, double *t2)

@@ -143,6 +143,20 @@ static void poisson_spec(struct wl_spec *w, double rate, int64_t n, double lo, d
 	w->seed = seed;
 }
 
+/* The load the tests comparing a run on threads with one inline start
+ * from: m priced on c at a budget of 2048 tokens and 64 sequences, 4,000
+ * blocks, invariants unchecked; 12,000 Poisson requests at 40 req/s,
+ * prompts lognormal (300, 200), outputs in [10, 200], seed 7. */
+static void thread_load(struct cost_model *c, struct sim_cfg *sc, struct wl_spec *w, const struct model_cfg *m)
+{
+	make_cost(c, m, 2048, 64, 0);
+	base_cfg(sc, 2048, 64, 4000);
+	sc->check_invariants = false;
+	poisson_spec(w, 40, 12000, 10, 200, 7);
+	w->prompt.kind = WL_LOGNORMAL;
+	w->prompt.b = 200;
+}
+
 /* The open loop the tests comparing two ways of running start from (kept
  * lists, lazy decoders, segments): m priced on c at a budget of 2048 tokens
  * and 64 sequences; 300 requests at 8 req/s into w (poisson_spec: outputs
@@ -850,12 +864,7 @@ static void test_arrival_thread(const struct model_cfg *m)
 	size_t n, cap = 64 * 6000;
 	int k;
 
-	make_cost(&c, m, 2048, 64, 0);
-	base_cfg(&sc, 2048, 64, 4000);
-	sc.check_invariants = false;
-	poisson_spec(&w, 40, 12000, 10, 200, 7);
-	w.prompt.kind = WL_LOGNORMAL;
-	w.prompt.b = 200;
+	thread_load(&c, &sc, &w, m);
 	w.lora.adapters = 8;
 	w.lora.zipf_s = 1.1;
 	sc.lora.max_loras = 4;
@@ -1036,12 +1045,7 @@ static void test_sink_records(const struct model_cfg *m)
 	struct wl_spec w;
 	struct srun a, b;
 
-	make_cost(&c, m, 2048, 64, 0);
-	base_cfg(&sc, 2048, 64, 4000);
-	sc.check_invariants = false;
-	poisson_spec(&w, 40, 12000, 10, 200, 7);
-	w.prompt.kind = WL_LOGNORMAL;
-	w.prompt.b = 200;
+	thread_load(&c, &sc, &w, m);
 	srun_go(&sc, &c, &w, false, &a);
 	srun_go(&sc, &c, &w, true, &b);
 	CHECK(!a.used && b.used && a.kind == SIM_FLOW_EXACT && srun_same(&a, &b),
