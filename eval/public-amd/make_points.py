@@ -234,6 +234,158 @@ def qwen_points(root):
         write_point(d, x)
 
 
+# InferenceX's published DeepSeek-R1-0528 SGLang runs on MI300X, MI325X and
+# MI355X (8 groups, 80 points): the public API's rows as SemiAnalysisAI/
+# InferenceX-app captured them into packages/app/cypress/fixtures/api/
+# benchmarks.json (`capture:fixtures`, GET /api/v1/benchmarks?model=
+# DeepSeek-R1-0528 on inferencex.semianalysis.com; PR 318, cac6246e,
+# 2026-05-05, and PR 458, 528c4146, 2026-06-14): mean_ttft and mean_tpot of
+# the rows with framework sglang, spec_method none, disagg false, measured
+# from 2026-01-21 (the client's warm-up phase, ix_bench).  Each date's image
+# and recipe (SemiAnalysisAI/InferenceX, .github/configs/amd-master.yaml and
+# benchmarks/single_node/[fixed_seq_len/]dsr1_fp{8,4}_mi3*x.sh on main at
+# the run's date): PROVENANCE.md, source 4.
+IXAPI_SRC = ("SemiAnalysisAI/InferenceX public API rows (benchmarks?model=DeepSeek-R1-0528), as captured in "
+             "SemiAnalysisAI/InferenceX-app packages/app/cypress/fixtures/api/benchmarks.json (PR 318 cac6246e, "
+             "PR 458 528c4146)")
+# (gpu, precision, date) -> (SGLang version, image, Actions run, recipe flags)
+# MI300X / MI325X fp8 (dsr1_fp8_mi300x.sh, dsr1_fp8_mi325x.sh at f267602ff
+# and f3dbc40c9): SGLANG_USE_AITER=1 SGLANG_AITER_MLA_PERSIST=1,
+# --chunked-prefill-size 131072 --max-prefill-tokens 131072
+# --mem-fraction-static 0.8 --kv-cache-dtype fp8_e4m3 --attention-backend
+# aiter --disable-radix-cache (IX_SGL).  MI355X fp8 (dsr1_fp8_mi355x.sh from
+# 9d39c92ee, PR 865, 2026-03-05): --chunked-prefill-size 196608
+# --max-prefill-tokens 196608, fp8 KV, the rest as above.  MI355X fp4
+# (dsr1_fp4_mi355x.sh at f267602ff and 263aace86): amd/DeepSeek-R1-0528-
+# MXFP4-Preview, --chunked-prefill-size and --max-prefill-tokens 196608, 32768
+# at 8192/1024 above 32 clients, fp8 KV.
+IX355_SGL = dict(IX_SGL, max_num_batched_tokens=196608, max_prefill_tokens=196608)
+IXAPI_DEP = {
+    ("mi300x", "fp8", "2026-02-27"): ("0.5.9", "lmsysorg/sglang:v0.5.9-rocm700-mi30x", 22469096331, IX_SGL),
+    ("mi300x", "fp8", "2026-05-18"): ("0.5.12", "lmsysorg/sglang:v0.5.12-rocm700-mi30x", 26008678094, IX_SGL),
+    ("mi325x", "fp8", "2026-02-27"): ("0.5.9", "lmsysorg/sglang:v0.5.9-rocm700-mi30x", 22469096331, IX_SGL),
+    ("mi325x", "fp8", "2026-05-18"): ("0.5.12", "lmsysorg/sglang:v0.5.12-rocm700-mi30x", 26008679544, IX_SGL),
+    ("mi355x", "fp8", "2026-03-05"): ("0.5.9", "lmsysorg/sglang:v0.5.9-rocm700-mi35x", 22725876766, IX355_SGL),
+    ("mi355x", "fp8", "2026-05-03"): ("0.5.9", "lmsysorg/sglang:v0.5.9-rocm700-mi35x", 25281476062, IX355_SGL),
+    ("mi355x", "fp8", "2026-05-27"): ("0.5.12", "lmsysorg/sglang:v0.5.12-rocm700-mi35x", 26486957776, IX355_SGL),
+    ("mi355x", "fp4", "2026-02-27"): ("0.5.9", "lmsysorg/sglang:v0.5.9-rocm700-mi35x", 22469096331, IX355_SGL),
+    ("mi355x", "fp4", "2026-06-11"): ("0.5.12", "lmsysorg/sglang:v0.5.12-rocm700-mi35x", 27213443242, IX355_SGL),
+}
+# gpu, precision, date, tp, isl, osl, concurrency, mean TTFT ms, mean TPOT ms
+# (EP 1, no attention DP, every row)
+IXAPI_ROWS = [
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 1024, 4, 437.09, 24.648),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 1024, 8, 628.72, 26.336),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 1024, 16, 476.9, 30.944),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 1024, 32, 722.49, 41.242),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 1024, 64, 907.71, 51.251),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 8192, 4, 591.81, 25.144),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 8192, 8, 622.08, 27.533),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 8192, 16, 469.98, 30.985),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 8192, 32, 500.14, 42.119),
+    ("mi300x", "fp8", "2026-02-27", 8, 1024, 8192, 64, 890.29, 52.798),
+    ("mi300x", "fp8", "2026-02-27", 8, 8192, 1024, 4, 1334.81, 28.771),
+    ("mi300x", "fp8", "2026-02-27", 8, 8192, 1024, 8, 1269.83, 37.007),
+    ("mi300x", "fp8", "2026-02-27", 8, 8192, 1024, 16, 1534.62, 40.26),
+    ("mi300x", "fp8", "2026-02-27", 8, 8192, 1024, 32, 1986.71, 54.751),
+    ("mi300x", "fp8", "2026-02-27", 8, 8192, 1024, 64, 2834.1, 86.596),
+    ("mi300x", "fp8", "2026-05-18", 8, 1024, 1024, 4, 449.55, 14.862),
+    ("mi300x", "fp8", "2026-05-18", 8, 1024, 1024, 8, 428.19, 17.423),
+    ("mi300x", "fp8", "2026-05-18", 8, 1024, 1024, 16, 617.5, 21.011),
+    ("mi300x", "fp8", "2026-05-18", 8, 1024, 1024, 32, 545.68, 28.371),
+    ("mi300x", "fp8", "2026-05-18", 8, 1024, 1024, 64, 655.21, 40.853),
+    ("mi300x", "fp8", "2026-05-18", 8, 8192, 1024, 4, 1441.16, 19.408),
+    ("mi300x", "fp8", "2026-05-18", 8, 8192, 1024, 8, 1411.27, 23.151),
+    ("mi300x", "fp8", "2026-05-18", 8, 8192, 1024, 16, 1499.09, 29.853),
+    ("mi300x", "fp8", "2026-05-18", 8, 8192, 1024, 32, 1705.3, 45.736),
+    ("mi300x", "fp8", "2026-05-18", 8, 8192, 1024, 64, 2481.95, 77.054),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 1024, 4, 317.42, 24.079),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 1024, 8, 402.34, 26.052),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 1024, 16, 424.86, 29.567),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 1024, 32, 401.34, 34.574),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 1024, 64, 593.75, 44.725),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 8192, 4, 297.05, 25.384),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 8192, 8, 425.34, 26.957),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 8192, 16, 429.37, 30.231),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 8192, 32, 479.64, 35.965),
+    ("mi325x", "fp8", "2026-02-27", 8, 1024, 8192, 64, 630.91, 48.031),
+    ("mi325x", "fp8", "2026-02-27", 8, 8192, 1024, 4, 967.53, 28.298),
+    ("mi325x", "fp8", "2026-02-27", 8, 8192, 1024, 8, 1038.54, 31.253),
+    ("mi325x", "fp8", "2026-02-27", 8, 8192, 1024, 16, 1127.4, 37.274),
+    ("mi325x", "fp8", "2026-02-27", 8, 8192, 1024, 32, 1540.72, 49.148),
+    ("mi325x", "fp8", "2026-02-27", 8, 8192, 1024, 64, 2212.84, 75.637),
+    ("mi325x", "fp8", "2026-05-18", 8, 1024, 1024, 4, 388.96, 14.335),
+    ("mi325x", "fp8", "2026-05-18", 8, 1024, 1024, 8, 380.25, 16.409),
+    ("mi325x", "fp8", "2026-05-18", 8, 8192, 1024, 4, 1050.73, 18.421),
+    ("mi325x", "fp8", "2026-05-18", 8, 8192, 1024, 8, 922.07, 22.076),
+    ("mi355x", "fp4", "2026-02-27", 4, 1024, 1024, 4, 147.74, 10.645),
+    ("mi355x", "fp4", "2026-02-27", 4, 1024, 1024, 8, 211.74, 12.309),
+    ("mi355x", "fp4", "2026-02-27", 8, 1024, 1024, 16, 215.96, 11.861),
+    ("mi355x", "fp4", "2026-02-27", 8, 1024, 1024, 32, 272.31, 14.712),
+    ("mi355x", "fp4", "2026-02-27", 8, 1024, 1024, 64, 373.98, 19.538),
+    ("mi355x", "fp4", "2026-02-27", 8, 1024, 8192, 16, 214.79, 11.7),
+    ("mi355x", "fp4", "2026-02-27", 8, 1024, 8192, 32, 247.05, 14.248),
+    ("mi355x", "fp4", "2026-02-27", 8, 1024, 8192, 64, 344.33, 18.109),
+    ("mi355x", "fp4", "2026-02-27", 8, 8192, 1024, 16, 706.27, 16.203),
+    ("mi355x", "fp4", "2026-02-27", 8, 8192, 1024, 32, 1083.87, 22.812),
+    ("mi355x", "fp4", "2026-02-27", 8, 8192, 1024, 64, 1187.5, 35.093),
+    ("mi355x", "fp4", "2026-06-11", 4, 1024, 1024, 4, 172.63, 9.619),
+    ("mi355x", "fp4", "2026-06-11", 8, 1024, 1024, 8, 148.46, 10.245),
+    ("mi355x", "fp4", "2026-06-11", 8, 1024, 1024, 16, 192.36, 11.148),
+    ("mi355x", "fp4", "2026-06-11", 4, 8192, 1024, 4, 323.33, 10.498),
+    ("mi355x", "fp4", "2026-06-11", 8, 8192, 1024, 8, 307.18, 10.78),
+    ("mi355x", "fp4", "2026-06-11", 8, 8192, 1024, 16, 386.19, 13.901),
+    ("mi355x", "fp8", "2026-03-05", 8, 1024, 8192, 4, 469.47, 9.386),
+    ("mi355x", "fp8", "2026-03-05", 8, 1024, 8192, 8, 481.76, 10.473),
+    ("mi355x", "fp8", "2026-03-05", 8, 1024, 8192, 16, 495.29, 13.039),
+    ("mi355x", "fp8", "2026-03-05", 8, 1024, 8192, 32, 531.77, 17.245),
+    ("mi355x", "fp8", "2026-03-05", 8, 1024, 8192, 64, 624.39, 21.633),
+    ("mi355x", "fp8", "2026-05-03", 8, 1024, 1024, 4, 568.03, 9.817),
+    ("mi355x", "fp8", "2026-05-03", 8, 1024, 1024, 8, 299.86, 10.902),
+    ("mi355x", "fp8", "2026-05-03", 8, 1024, 1024, 16, 328.18, 13.748),
+    ("mi355x", "fp8", "2026-05-03", 8, 1024, 1024, 32, 606.13, 19.563),
+    ("mi355x", "fp8", "2026-05-03", 8, 1024, 1024, 64, 692.92, 25.182),
+    ("mi355x", "fp8", "2026-05-03", 4, 8192, 1024, 64, 3006.59, 64.094),
+    ("mi355x", "fp8", "2026-05-03", 8, 8192, 1024, 4, 1168.5, 12.317),
+    ("mi355x", "fp8", "2026-05-03", 8, 8192, 1024, 16, 1219.88, 18.568),
+    ("mi355x", "fp8", "2026-05-03", 8, 8192, 1024, 32, 1541.89, 27.786),
+    ("mi355x", "fp8", "2026-05-03", 8, 8192, 1024, 64, 2113.31, 41.764),
+    ("mi355x", "fp8", "2026-05-27", 8, 1024, 1024, 4, 351.53, 10.143),
+    ("mi355x", "fp8", "2026-05-27", 8, 1024, 1024, 8, 339.96, 11.459),
+    ("mi355x", "fp8", "2026-05-27", 8, 8192, 1024, 4, 999.75, 12.369),
+    ("mi355x", "fp8", "2026-05-27", 8, 8192, 1024, 32, 1398.51, 26.43),
+]
+
+
+def ixapi_points(root):
+    for gpu, prec, date, tp, isl, osl, conc, ttft, tpot in IXAPI_ROWS:
+        ver, image, run, eo = IXAPI_DEP[(gpu, prec, date)]
+        group = "%s-dsr1-%s-sglang%s" % (gpu, prec, ver)
+        name = "dsr1-%s-%s-sglang%s-tp%d-%dk%dk-c%d-%s" % (prec, gpu, ver, tp, isl // 1024, osl // 1024, conc,
+                                                          date.replace("-", ""))
+        engine = dict(name="sglang", version=ver)
+        engine.update(eo)
+        if prec == "fp4" and isl == 8192 and osl == 1024 and conc > 32:
+            engine.update(max_num_batched_tokens=32768, max_prefill_tokens=32768)
+        ckpt = "amd/DeepSeek-R1-0528-MXFP4-Preview" if prec == "fp4" else "deepseek-ai/DeepSeek-R1-0528"
+        x = {
+            "name": name,
+            "source": "%s; %s, run %d, image %s; %s on %dx %s, TP %d EP 1, random %d/%d, range ratio 0.8, "
+                      "%d prompts at max-concurrency %d after %d warm-up requests" % (
+                          IXAPI_SRC, date, run, image, ckpt, tp, gpu.upper(), tp, isl, osl, 10 * conc, conc,
+                          2 * conc),
+            "workload_name": "%d/%d c%d" % (isl, osl, conc),
+            "model": "deepseek-r1",
+            "gpu": gpu,
+            "tp": tp, "pp": 1, "dp": 1, "ep": 1,
+            "dtype": prec,
+            "kv_dtype": "fp8",
+            "engine": engine,
+        }
+        x.update(ix_bench(isl, osl, conc, ttft, tpot))
+        write_point(os.path.join(root, "inferencex", group, name), x)
+
+
 def main():
     root = os.path.dirname(os.path.abspath(__file__))
     for gpu, eng, conc, osl, done, ttft, tpot in ROWS:
@@ -271,6 +423,7 @@ def main():
         write_point(d, x)
     ix_points(root)
     qwen_points(root)
+    ixapi_points(root)
 
 
 if __name__ == "__main__":
