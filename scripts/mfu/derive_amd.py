@@ -231,10 +231,53 @@ def moe_format(r):
     return None
 
 
+MOE_SHAPE = ('source_file', 'gpu', 'model_dim', 'inter_dim', 'expert', 'topk', 'act_type', 'dtype', 'q_dtype_a',
+             'q_dtype_w', 'q_type', 'use_g1u1', 'doweight_stage1')
+
+
+def moe_own_flops(r, us, tflops):
+    """True when the row's tflops is its own token count's FLOPs over its
+    us_total (within 2 %): aiter's tuner writes tflops = token x topk x 6 x
+    model_dim x inter_dim / us (topk - 1 on some shared-expert-fused rows)."""
+    tok, h, i, k = (int(r[c]) for c in ('token', 'model_dim', 'inter_dim', 'topk'))
+    return any(kk > 0 and abs(tok * kk * 6.0 * h * i / (us * 1e-6) / 1e12 / tflops - 1) < 0.02 for kk in (k, k - 1))
+
+
+def moe_copies(all_rows):
+    """Ids of tuned rows that repeat another token bucket's measurement.
+    Within one shape of one tuned file, two or more token buckets with the
+    same us_total and the same tflops are one timing written into several
+    buckets (aiter a8w8_blockscale_tuned_fmoe_ds_v3.csv at e4048607: DeepSeek's
+    TP-8 shape on gfx950 holds us_total 359.4797, tflops 250.9 at every bucket
+    from 1,024 to 32,768 tokens, which at 32,768 tokens would be ~180 % of the
+    MI355X's fp8 peak, and 77.4907 us, tflops 10.23 at 1-8 tokens): the bucket
+    whose own FLOPs reproduce the tflops is the measured one and is kept; the
+    others are dropped, and all of them when none matches.  The fused-MoE
+    curve then carries its efficiency from the kept points and neighbours."""
+    runs = {}
+    for n, r in enumerate(all_rows):
+        runs.setdefault(tuple(r[c] for c in MOE_SHAPE) + (r['us_total'], r['tflops']), []).append(n)
+    drop = set()
+    for key, ids in runs.items():
+        if len(ids) < 2:
+            continue
+        try:
+            us, tf = float(key[-2]), float(key[-1])
+        except ValueError:
+            continue
+        own = [n for n in ids if us > 0 and tf > 0 and moe_own_flops(all_rows[n], us, tf)]
+        drop.update(n for n in ids if n not in own[:1])
+    return drop
+
+
 def moe_tables(d, lender):
     ratios = imbalance_ratios(lender)
     best = {}
-    for r in rows(os.path.join(d, 'aiter_tuned_fused_moe.csv.gz')):
+    all_rows = list(rows(os.path.join(d, 'aiter_tuned_fused_moe.csv.gz')))
+    copies = moe_copies(all_rows)
+    for n, r in enumerate(all_rows):
+        if n in copies:
+            continue
         gpu, fmt = GPU.get(r['gpu']), moe_format(r)
         if not gpu or not fmt:
             continue
@@ -287,6 +330,8 @@ def main(d, lender, out):
               note('aiter/configs/**/*tuned_*fmoe*.csv') +
               ['fused MoE us_total as tuned: experts, inter and topk as the tuner ran them (shared expert fused '
                'where experts/topk say so), moe_tp = moe_ep = 1',
+               'token buckets repeating another bucket\'s us_total and tflops (one timing copied) dropped but the '
+               'bucket whose own FLOPs match the tflops (moe_copies)',
                'balanced rows measured (random routing); power-law rows = balanced x the power-law/balanced '
                'latency ratio of aiconfigurator SGLang 0.5.14 H100 fp8_block MoE kernels (see derive_amd.py)'])
         n_mla = 0
