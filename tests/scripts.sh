@@ -10,7 +10,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "0 passed, 0 failed"
 	exit 0
 fi
-for s in scripts/inferencex_pools.py scripts/mfu/derive.py; do
+for s in scripts/inferencex_pools.py scripts/mfu/derive.py scripts/mfu/derive_amd.py; do
 	out=$(python3 "$s" --test 2>&1); rc=$?
 	if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^ok'; then
 		echo "ok   $s --test"; pass=$((pass + 1))

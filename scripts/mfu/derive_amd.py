@@ -3,6 +3,7 @@
 and InferenceX tuning tables.
 
 usage: python3 scripts/mfu/derive_amd.py AMD_DIR H100_MOE OUT_DIR
+       python3 scripts/mfu/derive_amd.py --test   (its MoE copy filter on made-up rows)
   AMD_DIR  = ../shared/data/mfu/amd (aiter_tuned_gemm.csv.gz,
              aiter_tuned_fused_moe.csv.gz, inferencex_kimik3_bf16_gemm_gfx950.csv.gz;
              commits and licences in its PROVENANCE.md)
@@ -369,7 +370,38 @@ def main(d, lender, out):
               'attn_prefill', len(ap))
 
 
+def self_test():
+    """--test: moe_copies on made-up tuned rows."""
+    def row(tok, us, h=7168, i=256, k=9, ex=257, f='ds_v3.csv', kk=None):
+        flops = tok * (k if kk is None else kk) * 6.0 * h * i
+        return {'source_file': f, 'gpu': 'MI350X|MI355X', 'model_dim': str(h), 'inter_dim': str(i),
+                'expert': str(ex), 'topk': str(k), 'act_type': 'Silu', 'dtype': 'bfloat16',
+                'q_dtype_a': 'float8_e4m3fn', 'q_dtype_w': 'float8_e4m3fn', 'q_type': 'per_1x128',
+                'use_g1u1': '1', 'doweight_stage1': '0', 'token': str(tok), 'us_total': '%.4f' % us,
+                'tflops': '%.2f' % (flops / (us * 1e-6) / 1e12)}
+    a = [row(t, 40.0 + t / 8.0) for t in (16, 32, 64)]                  # measured, each its own
+    b = [row(1024, 359.48, kk=8)] + [dict(row(1024, 359.48, kk=8), token=str(t)) for t in (2048, 4096)]
+    c = [row(8, 77.49)] + [dict(row(8, 77.49), token=str(t)) for t in (1, 2, 4)]
+    d = [dict(row(512, 100.0), token=str(t)) for t in (4096, 8192)]   # copied from a bucket not in the file
+    e = [row(2048, 359.48, f='other.csv')]                             # same time, another file: not a copy
+    rows_ = a + b + c + d + e
+    drop = moe_copies(rows_)
+    kept = {(r['source_file'], int(r['token'])) for n, r in enumerate(rows_) if n not in drop}
+    assert {16, 32, 64} <= {t for f, t in kept}, 'rows with their own timings: kept'
+    assert ('ds_v3.csv', 1024) in kept and ('ds_v3.csv', 2048) not in kept and ('ds_v3.csv', 4096) not in kept, \
+        'a timing copied up from 1,024 tokens (tflops counted with topk - 1): only 1,024 kept'
+    assert ('ds_v3.csv', 8) in kept and not {1, 2, 4} & {t for f, t in kept if f == 'ds_v3.csv'}, \
+        'a timing copied down from 8 tokens: only 8 kept'
+    assert ('ds_v3.csv', 8192) not in kept and len(drop) == 7, 'a run none of whose buckets matches: all dropped'
+    assert ('other.csv', 2048) in kept, "another file's row with the same time: kept"
+    print('ok: moe_copies keeps the measured bucket of two copied runs (topk and topk - 1 FLOPs), drops a run with '
+          'no measured bucket, keeps rows with their own timings and other files\' rows')
+
+
 if __name__ == '__main__':
+    if len(sys.argv) == 2 and sys.argv[1] == '--test':
+        self_test()
+        sys.exit(0)
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     main(*sys.argv[1:])
