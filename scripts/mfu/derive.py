@@ -44,13 +44,15 @@ MOE_DT = {'bfloat16': 'bf16', 'float16': 'bf16', 'fp8': 'fp8', 'fp8_block': 'fp8
 # with both kernels is priced by the one its engine dispatches (the faster)
 
 
-def gemm_table(path, note, out, tuned_fp4=None):
+def gemm_table(path, note, out, tuned_fp4=None, cap=True):
     """Fastest kernel source per (dtype, m, n, k).  fp8 and fp8_block are both
     w8a8 fp8: servesim prices 'fp8' with the faster of the two per shape.
     tuned_fp4: {(m, n, k): latency} of the other collections' fp4 GEMMs on
-    this system (see TUNED_FP4), or None.  Writes out; returns the table."""
+    this system (see TUNED_FP4), or None.  cap: price a low-precision shape
+    measured slower than bf16 at bf16 (gemm_clamp; see QUANT_UNFUSED).
+    Writes out; returns the table."""
     best = gemm_best(path)
-    notes = gemm_clamp(best, out)
+    notes = gemm_clamp(best, out, cap)
     if tuned_fp4:
         faster = 0
         for k_ in [k_ for k_ in best if k_[0] == 'fp4']:
@@ -93,8 +95,26 @@ def gemm_best(path):
     return best
 
 
-def gemm_clamp(best, out=None):
-    """The fp8 check and the per-shape bf16 cap (in place); the notes."""
+# Engines that quantise a low-precision linear's activations in a kernel of
+# their own before the GEMM, as the collectors time it: SGLang's block-fp8
+# linears call sglang_per_token_group_quant_fp8 and then DeepGEMM or
+# FlashInfer's groupwise GEMM (deepgemm_ / flashinfer_gemm_w8a8_block_fp8_
+# linear_with_fallback, python/sglang/srt/layers/quantization/fp8_utils.py,
+# 0.5.x), its per-tensor fp8 linears sglang_per_token_quant_fp8 /
+# scaled_fp8_quant before fp8_scaled_mm (apply_fp8_linear), its ModelOpt
+# nvfp4 linears fp4_quantize before the fp4 GEMM (modelopt_quant.py); no
+# CUDA release fuses them into the preceding RMSNorm.  aiconfigurator's
+# SGLang collector times the same pair per row (collector/sglang/
+# collect_gemm.py: sglang_per_token_group_quant_fp8 + gemm_nt_f8f8bf16,
+# sgl_per_token_quant_fp8 + fp8_scaled_mm, fp4_quantize + mm_fp4), so its
+# rows are what SGLang runs, also where they come out slower than bf16:
+# its collections keep them (no bf16 cap).
+QUANT_UNFUSED = {'sglang'}
+
+
+def gemm_clamp(best, out=None, cap=True):
+    """The fp8 check and, with cap, the per-shape bf16 cap (in place); the
+    notes."""
     # the fp8 check (issue 9): on model-sized shapes (m >= 64, n, k >= 1024)
     # the median fp8 / bf16 latency ratio must be below 1, else the fp8 part
     # of this collection is refused (vLLM 0.14's static-scale kernels are
@@ -124,9 +144,14 @@ def gemm_clamp(best, out=None):
         for k_ in [k_ for k_ in best if k_[0] == lp]:
             b = best.get(('bf16',) + k_[1:])
             if b is not None and best[k_] > b:
-                best[k_] = b
+                if cap:
+                    best[k_] = b
                 clamped += 1
-        notes.append('%s: median %s/bf16 ratio %.2f on model-sized shapes; %d shapes measured slower than bf16 priced at bf16' % (lp, lp, med, clamped))
+        if cap:
+            notes.append('%s: median %s/bf16 ratio %.2f on model-sized shapes; %d shapes measured slower than bf16 priced at bf16' % (lp, lp, med, clamped))
+        else:
+            notes.append('%s: median %s/bf16 ratio %.2f on model-sized shapes; %d shapes measured slower than bf16 kept as measured '
+                         '(the engine quantises the activations in a kernel of its own, as the rows time it: derive.py QUANT_UNFUSED)' % (lp, lp, med, clamped))
     return notes
 
 
@@ -609,7 +634,7 @@ def main(aic, eng, out):
         os.makedirs(od, exist_ok=True)
         if 'gemm' in ops and find(ops['gemm'], 'gemm_perf.csv'):
             gemm_table(find(ops['gemm'], 'gemm_perf.csv'), note, os.path.join(od, 'gemm.csv.gz'),
-                       tuned.get(system) if e in TUNED_FP4 else None)
+                       tuned.get(system) if e in TUNED_FP4 else None, e not in QUANT_UNFUSED)
             wrote.append('gemm')
         if 'attention' in ops:
             a = ops['attention']

@@ -353,7 +353,7 @@ static void seq_fill(const struct cost_model *c, int64_t i)
 			const struct op *o = &gr->kinds[k].ops[j];
 			if (strcmp(o->name, "q_absorb_uk") == 0 || strcmp(o->name, "out_absorb_uv") == 0)
 				c->absorb_s[i] += (double)gr->kinds[k].count *
-						  cost_gemm_s(c, cost_mla_kvb_dtype(c), (double)i, (double)o->n,
+						  cost_gemm_s(c, cost_mla_absorb_dtype(c), (double)i, (double)o->n,
 							      (double)o->k, (double)o->batch);
 		}
 	z->seq_done[i] = 1;
@@ -579,7 +579,7 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 				/* a GEMM's table lookup at its n and k, resolved
 				 * once for the max_m token counts */
 				if (o->kind == OPK_GEMM)
-					cost_gemm_col(c, o->low_precision ? c->cfg.wdt : DT_BF16, (double)o->n,
+					cost_gemm_col(c, cost_op_dtype(c, o), (double)o->n,
 						 (double)o->k, (double)o->batch, &cols[nuse]);
 				use[nuse++] = !(cost_op_per_step_attention(o) || cost_lin_conv_in_terms(c, o) ||
 						(j >= b0 && j <= b1) || o->cat == OPC_LM_HEAD ||
@@ -1219,7 +1219,7 @@ static void bd_kind(const struct cost_model *c, const struct step_desc *s, size_
 		} else if (mla && (!strcmp(o->name, "q_absorb_uk") || !strcmp(o->name, "out_absorb_uv"))) {
 			if (nabs <= 0) /* decode only: a prefill runs the expanded form */
 				continue;
-			t = cost_gemm_s(c, cost_mla_kvb_dtype(c), (double)nabs, (double)o->n, (double)o->k, (double)o->batch);
+			t = cost_gemm_s(c, cost_mla_absorb_dtype(c), (double)nabs, (double)o->n, (double)o->k, (double)o->batch);
 			bd_add(bd, lk->name, o->name, CP_GEMM, (double)lk->count, t,
 			       2.0 * (double)nabs * (double)o->n * (double)o->k * (double)o->batch, BD_PRICED);
 		} else if (o->kind == OPK_ATTN && !attn_done) {

@@ -130,6 +130,11 @@ struct cost_cfg {
 	 * tritonattn.c: vLLM on SM 8.x for a model with attention sinks):
 	 * NULL: no; else why */
 	const char *triton_attn;
+	/* the engine runs an MLA model's absorbed W_UK / W_UV products (the
+	 * decode's, the absorbed prefill's) in bf16, kv_b_proj's block-fp8
+	 * weights dequantised at load (mla.c cost_mla_absorb_dtype): NULL:
+	 * in kv_b's stored format; else why */
+	const char *mla_absorb_bf16;
 };
 
 /* One kernel launch with its tail: the smallest latencies in the measured

@@ -177,8 +177,8 @@ double cost_dsa_parts_s(const struct cost_model *c, bool prefill, bool own, doub
 		return cost_mla_block_tok_s(c, k.tok, own) + dsa_prefill_attn_s(c, &k, own ? 1.0 : 0.0);
 	}
 	return cost_mla_block_tok_s(c, batch, own) +
-	       cost_gemm_s(c, cost_mla_kvb_dtype(c), batch, (double)m->kv_lora_rank, (double)m->qk_nope_dim, h) +
-	       cost_gemm_s(c, cost_mla_kvb_dtype(c), batch, (double)m->v_head_dim, (double)m->kv_lora_rank, h) +
+	       cost_gemm_s(c, cost_mla_absorb_dtype(c), batch, (double)m->kv_lora_rank, (double)m->qk_nope_dim, h) +
+	       cost_gemm_s(c, cost_mla_absorb_dtype(c), batch, (double)m->v_head_dim, (double)m->kv_lora_rank, h) +
 	       dsa_decode_attn_s(c, (int64_t)batch, batch * len, own ? 1.0 : 0.0);
 }
 

@@ -224,6 +224,11 @@ bool cost_mla_absorbed(const struct cost_model *c, double prefix_sum);
  * absorbed W_UK / W_UV BMMs): bf16 where the checkpoint stores its q/kv
  * projections unquantised (model_attn_stored_bf16), else the linears'. */
 enum dtype cost_mla_kvb_dtype(const struct cost_model *c);
+/* The dtype operator o's GEMM runs in (ops.c): bf16 for the MoE router and
+ * the operators not low_precision, else the linears' dtype. */
+enum dtype cost_op_dtype(const struct cost_model *c, const struct op *o);
+/* the absorbed W_UK / W_UV products' weights (mla.c) */
+enum dtype cost_mla_absorb_dtype(const struct cost_model *c);
 /* The per-call floor of one MLA decode layer (no DSA indexer) of n
  * requests, seconds, added to the table's or the roofline's time where
  * the GPU's MLA decode table has no small batches (c->mla_dec_*; 0

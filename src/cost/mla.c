@@ -194,8 +194,8 @@ static double mla_absorbed_prefill_s(const struct cost_model *c, const struct ch
 				 mfu_attn_eval_log(c->tabs, c->mla_abs_cfg, true, log(k->n), ll), bytes);
 
 	t = t < t1 ? t1 : t > k->n * t1 ? k->n * t1 : t;
-	t += cost_gemm_s(c, cost_mla_kvb_dtype(c), k->tok, dv, (double)m->qk_nope_dim, (double)c->heads);
-	t += cost_gemm_s(c, cost_mla_kvb_dtype(c), k->tok, (double)m->v_head_dim, dv, (double)c->heads);
+	t += cost_gemm_s(c, cost_mla_absorb_dtype(c), k->tok, dv, (double)m->qk_nope_dim, (double)c->heads);
+	t += cost_gemm_s(c, cost_mla_absorb_dtype(c), k->tok, (double)m->v_head_dim, dv, (double)c->heads);
 	return t;
 }
 
@@ -220,8 +220,18 @@ double cost_mla_prefill_s(const struct cost_model *c, const struct chunk_sums *k
 	return t + c->mla_ctx_tok_s * k->tok;
 }
 
+/* The absorbed W_UK / W_UV products' weights (a decode's, an absorbed
+ * prefill's): bf16 where the engine dequantises a block-fp8 kv_b_proj at
+ * load (cost_cfg.mla_absorb_bf16: SGLang on CUDA), else kv_b's. */
+enum dtype cost_mla_absorb_dtype(const struct cost_model *c)
+{
+	return c->cfg.mla_absorb_bf16 ? DT_BF16 : cost_mla_kvb_dtype(c);
+}
+
 void cost_mla_note(struct cost_model *c)
 {
+	if (c->cfg.mla_absorb_bf16 && c->m->kv_lora_rank > 0)
+		cost_src_add(c, COST_SRC_GEMM, "; absorbed MLA BMMs in bf16: %s", c->cfg.mla_absorb_bf16);
 	if (c->mla_abs_below > 0 && c->mla_abs_cfg)
 		cost_src_add(c, COST_SRC_ATTN_PREFILL,
 			     "; a batch with 0 < summed cached prefix < %lld in the absorbed form: %s + absorb BMMs, no kv_b",

@@ -20,6 +20,20 @@ static inline bool name_is(const char *name, const char *lit)
 	return name[0] == lit[0] && strcmp(name, lit) == 0;
 }
 
+/* The dtype an operator's GEMM runs in: the MoE router in bf16 whatever
+ * the checkpoint (its gate is stored unquantised and every engine builds it
+ * so: SGLang's MoEGate a bf16 parameter, python/sglang/srt/models/
+ * deepseek_v2.py; vLLM's and SGLang's ReplicatedLinear gate with
+ * quant_config=None; TensorRT-LLM's DeepseekV3Gate; model.h "routers ...
+ * always stay in bf16"), any other low-precision operator the linears'
+ * dtype, the rest bf16. */
+enum dtype cost_op_dtype(const struct cost_model *c, const struct op *o)
+{
+	if (!o->low_precision || name_is(o->name, "router"))
+		return DT_BF16;
+	return c->cfg.wdt;
+}
+
 /* A GEMM operator where the engine runs DeepSeek's block-fp8 linears on a
  * kernel of their own rather than the tables' fp8 GEMM:
  * - the ROCm builds on aiter's Triton kernel (c->tbs, tritonbs.c), as
@@ -67,7 +81,7 @@ double cost_op_at(const struct cost_model *c, const struct op *o, const struct m
 {
 	const struct model_cfg *md = c->m;
 	double t = 0, f = 0, b = 0;
-	enum dtype dt = o->low_precision ? c->cfg.wdt : DT_BF16;
+	enum dtype dt = cost_op_dtype(c, o);
 
 	switch (o->kind) {
 	case OPK_GEMM:

@@ -237,6 +237,11 @@ struct engine_type {
 	 * (cost_cfg.triton_attn, cost/tritonattn.c), or NULL; NULL hook:
 	 * never */
 	const char *(*triton_attn)(const struct scenario *sc);
+	/* why it runs an MLA model's absorbed W_UK / W_UV products in bf16
+	 * (kv_b_proj's weights dequantised at load) where the checkpoint
+	 * stores kv_b quantised (cost_cfg.mla_absorb_bf16), or NULL where
+	 * they run in kv_b's stored format; NULL hook: the latter */
+	const char *(*mla_absorb_bf16)(const struct scenario *sc);
 };
 
 /* The fp8 format of an AMD GPU's fp8 kernels, as the ROCm builds name it:

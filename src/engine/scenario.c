@@ -577,6 +577,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.cutlass_bs = en->block_fp8_cutlass ? en->block_fp8_cutlass(s) : NULL;
 	cc.cutlass_bs_pad = cc.cutlass_bs && en->block_fp8_cutlass_pad ? en->block_fp8_cutlass_pad(s) : NULL;
 	cc.triton_attn = en->triton_attn ? en->triton_attn(s) : NULL;
+	cc.mla_absorb_bf16 = en->mla_absorb_bf16 ? en->mla_absorb_bf16(s) : NULL;
 	cc.moe_dg_padded = en->moe_dg_padded ? en->moe_dg_padded(s) : NULL;
 	if ((rc = cost_init(&st->cost, s->model, s->gpu, &lay, &cc, data_dir, e)) < 0)
 		return rc;

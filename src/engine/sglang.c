@@ -884,6 +884,23 @@ static enum cost_tbs sglang_rocm_triton_bs(const struct scenario *sc)
 	return engine_version_before(sc->engine_version, "0.5.10") ? COST_TBS_DEFAULT : COST_TBS_TUNED;
 }
 
+/* SGLang's absorbed MLA products run in bf16 on CUDA for a block-fp8
+ * checkpoint: DeepseekV2ForCausalLM.post_load_weights
+ * (python/sglang/srt/models/deepseek_v2.py, the 0.4.x-0.5.x releases)
+ * splits kv_b_proj's weight into w_kc / w_vc, and where it is fp8 with
+ * weight_block_size [128, 128] on CUDA it dequantises it to bf16
+ * (block_quant_dequant) unless SGL_USE_DEEPGEMM_BMM is set (off by
+ * default, and never on Blackwell: "not DEEPGEMM_BLACKWELL"), so the
+ * decode's q_nope x W_UK and latent x W_UV run as torch.bmm in bf16.
+ * Other fp8 layouts (per-tensor, ROCm) take bmm_fp8 on a per-tensor
+ * requant: kv_b's stored format. */
+static const char *sglang_mla_absorb_bf16(const struct scenario *sc)
+{
+	if (sc->model->q.attn != Q_FP8_BLOCK || strcmp(sc->gpu->vendor, "nvidia") != 0)
+		return NULL;
+	return "SGLang dequantises a block-fp8 kv_b_proj at load on CUDA (post_load_weights)";
+}
+
 static void sglang_sched_words(const struct sim_cfg *c, bool overlap, char *out, size_t n)
 {
 	double k = c->conservativeness > 0 ? c->conservativeness : 1.0;
@@ -1398,6 +1415,7 @@ const struct engine_type engine_sglang = {
 	.sched_words = sglang_sched_words,
 	.rocm_words = sglang_rocm_words,
 	.rocm_triton_bs = sglang_rocm_triton_bs,
+	.mla_absorb_bf16 = sglang_mla_absorb_bf16,
 	.launch = sglang_launch,
 	.offload = sglang_offload,
 	.lora = sglang_lora,

@@ -1135,6 +1135,49 @@ static void test_sglang_rocm_triton_bs(void)
 	free(m);
 }
 
+/* SGLang runs an MLA model's absorbed W_UK / W_UV products in bf16 where
+ * a block-fp8 checkpoint's kv_b_proj is dequantised at load on CUDA
+ * (DeepseekV2ForCausalLM.post_load_weights); not on ROCm, not for a
+ * checkpoint whose attention is stored otherwise (DeepSeek-R1-0528-FP4-v2:
+ * bf16 q/kv already); vLLM has no such rule. */
+static void test_sglang_mla_absorb_bf16(void)
+{
+	const struct engine_type *en = engine_find("sglang");
+	const struct gpu_spec *b200, *mi325x;
+	struct model_cfg *m = calloc(1, sizeof(*m)), *m4 = calloc(1, sizeof(*m4));
+	struct scenario sc;
+	struct wl_spec wl;
+	struct err e;
+
+	if (!m || !m4 || registry_load_model(&reg, "deepseek-r1", m, &e) < 0 ||
+	    registry_load_model(&reg, "dsr1-fp4", m4, &e) < 0 || gpu_find(&db, "b200", &b200, &e) < 0 ||
+	    gpu_find(&db, "mi325x", &mi325x, &e) < 0) {
+		CHECK(0, "absorb bf16: load: %s", e.msg);
+		free(m);
+		free(m4);
+		return;
+	}
+	CHECK(en->mla_absorb_bf16 != NULL && engine_find("vllm")->mla_absorb_bf16 == NULL &&
+	      engine_find("trtllm")->mla_absorb_bf16 == NULL,
+	      "SGLang says where it dequantises kv_b for the absorbed BMMs, vLLM and TensorRT-LLM do not");
+	if (!en->mla_absorb_bf16) {
+		free(m);
+		free(m4);
+		return;
+	}
+	memset(&wl, 0, sizeof(wl));
+	scenario_defaults(&sc, en, m, b200, &wl);
+	CHECK(m->q.attn == Q_FP8_BLOCK && en->mla_absorb_bf16(&sc) != NULL,
+	      "DeepSeek-R1 (block fp8) on B200: the absorbed BMMs in bf16");
+	sc.gpu = mi325x;
+	CHECK(en->mla_absorb_bf16(&sc) == NULL, "on ROCm: kv_b's stored format (per-tensor requant)");
+	sc.gpu = b200;
+	sc.model = m4;
+	CHECK(en->mla_absorb_bf16(&sc) == NULL, "DeepSeek-R1-0528-FP4-v2: q/kv stored bf16, no rule needed");
+	free(m);
+	free(m4);
+}
+
 /* The replicas and the router are the deployment's knobs (k.replicas,
  * k.router), kept once: no router named is least-loaded (run's default),
  * a named one is its kind, and the prepared simulation and the GPU count
@@ -1314,6 +1357,7 @@ int main(void)
 	test_host_terms();
 	test_ar_fusion_default();
 	test_sglang_rocm_triton_bs();
+	test_sglang_mla_absorb_bf16();
 	test_toy_engine();
 	test_marlin_padding();
 	test_triton_attn_path();

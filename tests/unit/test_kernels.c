@@ -94,19 +94,24 @@ static int two_versions(const char *model, struct model_cfg *m, const char *g, s
 }
 
 /* Every GPU with fp8 tensor cores and measured tables: an fp8 GEMM is never
- * slower than bf16 for m >= 64 (issue 9), over model-sized shapes of every
- * engine collection. */
+ * slower than bf16 for m >= 64 (issue 9), over model-sized shapes of the
+ * collections of the engines that fuse the activation quant into the
+ * preceding norm.  SGLang's are kept as measured, quant kernel included
+ * (scripts/mfu/derive.py QUANT_UNFUSED: it runs that kernel on its own), so
+ * some small shapes there are slower than bf16: at m = 64, 1536 x 7168 (a
+ * DeepSeek q_a) the B200 fp8 row (10.7 us) is above bf16's (9.6 us), and
+ * at 8192 tokens fp8 is still the faster. */
 static void test_fp8_not_slower(const struct model_cfg *m)
 {
 	static const char *const gpus[] = {"h100", "h200", "b200", "l40s", "h20", "h800"};
-	static const char *const engines[] = {"vllm", "sglang", "trtllm"};
+	static const char *const engines[] = {"vllm", "trtllm"};
 	static const double ms[] = {64, 100, 256, 1000, 4096, 8192};
 	static const double nk[][2] = {{4096, 4096}, {6144, 4096}, {14336, 4096}, {4096, 14336},
 				       {1536, 7168}, {7168, 2048}, {28672, 8192}, {8192, 3584}};
 	size_t gi, ei, i, j;
 
 	for (gi = 0; gi < sizeof(gpus) / sizeof(gpus[0]); gi++)
-		for (ei = 0; ei < 3; ei++) {
+		for (ei = 0; ei < sizeof(engines) / sizeof(engines[0]); ei++) {
 			struct cost_model c;
 			struct err e;
 			int slower = 0, n = 0;
@@ -131,6 +136,19 @@ static void test_fp8_not_slower(const struct model_cfg *m)
 			      gpus[gi], engines[ei], c.tabs->engine, c.tabs->version, slower, n, worst);
 			cost_release(&c);
 		}
+	{
+		struct cost_model c;
+		struct err e;
+		if (make_cost(&c, m, "b200", (struct parallel){1, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
+			CHECK(0, "cost_init b200 sglang: %s", e.msg);
+			return;
+		}
+		CHECK(cost_gemm_s(&c, DT_FP8, 64, 1536, 7168, 1) > cost_gemm_s(&c, DT_BF16, 64, 1536, 7168, 1),
+		      "b200 sglang: the fp8 row with its quant kernel as measured, above bf16 at 64 x 1536 x 7168");
+		CHECK(cost_gemm_s(&c, DT_FP8, 8192, 1536, 7168, 1) < cost_gemm_s(&c, DT_BF16, 8192, 1536, 7168, 1),
+		      "b200 sglang: fp8 the faster at 8192 x 1536 x 7168");
+		cost_release(&c);
+	}
 }
 
 /* TensorRT-LLM's nvfp4 GEMMs are autotuned at warm-up; aiconfigurator times
@@ -2860,8 +2878,8 @@ static void test_amd_triton_bs(void)
 		  "q_a_proj: its input quant, then the fused q_a/kv_a GEMM, 64 x 2112 x 7168");
 	CHECK(f == 2.0 * 64 * 2112 * 7168, "its FLOPs are the fused GEMM's");
 	CHECK(cost_op_at(&c, &kva, NULL, 64, &f, &b) == 0, "kv_a_proj: inside it");
-	CHECK(cost_op_at(&c, &router, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 256, 7168, 1),
-	      "the router: the tables' price");
+	CHECK(cost_op_at(&c, &router, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_BF16, 4, 256, 7168, 1),
+	      "the router: the tables' bf16 price (its gate is stored unquantised)");
 	CHECK(cost_op_at(&c, &shared, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 512, 7168, 1),
 	      "the shared expert: the tables' price (inside the fused MoE kernel)");
 	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "aiter's Triton gemm_a8w8_blockscale (aiter v0.1.10.post3: none configured)",
@@ -2956,8 +2974,8 @@ static void test_vllm_cutlass_bs(void)
 	      "q_a_proj: the fused 2112 x 7168 GEMM, between its neighbours' rows");
 	CHECK(f == 2.0 * 4 * 2112 * 7168 && b == 2112.0 * 7168, "its FLOPs and bytes are the fused GEMM's");
 	CHECK(cost_op_at(&c, &kva, NULL, 4, &f, &b) == 0, "kv_a_proj: inside it");
-	CHECK(cost_op_at(&c, &router, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 256, 7168, 1),
-	      "the router: the tables' price");
+	CHECK(cost_op_at(&c, &router, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_BF16, 4, 256, 7168, 1),
+	      "the router: the tables' bf16 price (its gate is stored unquantised)");
 	CHECK_REL(cost_op_at(&c, &shared, NULL, 4, &f, &b) * 1e6, 26.52, 1e-9,
 		  "the shared expert's gate_up: a block-fp8 linear of its own");
 	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "vLLM's CUTLASS block-scaled GEMM, mfu/h200_sxm/vllm-0.14.0/gemm_cutlass_block",
