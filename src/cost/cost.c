@@ -462,15 +462,25 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	 * experts); --moe-dtype overrides the experts */
 	c->moe_wdt = cfg->moe_wdt_given ? cfg->moe_wdt : stored_dtype(m->q.experts, g, cfg->wdt);
 	{
-		/* the linears' one low-precision format: attention and FFN alike,
-		 * or, where the checkpoint stores attention projections
-		 * unquantised (bf16, priced so per op: opgraph.c,
-		 * model_attn_stored_bf16), the FFN's (and o_proj's where it is
-		 * quantised with them) */
-		enum model_qfmt lin = m->q.attn == m->q.mlp ? m->q.attn : Q_NONE;
-		if (model_attn_stored_bf16(m, false) &&
-		    (model_attn_stored_bf16(m, true) || m->q.attn_o == m->q.mlp))
-			lin = m->q.mlp;
+		/* the linears' one low-precision format: that of every linear
+		 * part the checkpoint quantises (attention q/kv, o_proj, dense
+		 * FFN, shared experts), where they agree; the parts it stores
+		 * unquantised are bf16 op by op (opgraph.c: model_attn_stored_bf16,
+		 * model_dense_ffn_stored_bf16, model_shared_experts_stored_bf16) */
+		const enum model_qfmt part[4] = {m->q.attn, m->q.attn_o, m->q.mlp, m->q.shared};
+		const bool kept[4] = {model_attn_stored_bf16(m, false), model_attn_stored_bf16(m, true),
+				      model_dense_ffn_stored_bf16(m), model_shared_experts_stored_bf16(m)};
+		enum model_qfmt lin = Q_NONE;
+		bool any = false;
+		for (k = 0; k < 4; k++) {
+			if (kept[k])
+				continue;
+			if (any && part[k] != lin)
+				lin = Q_NONE;
+			else if (!any)
+				lin = part[k];
+			any = true;
+		}
 		if (lin != Q_NONE) {
 			c->cfg.wdt = stored_dtype(lin, g, cfg->wdt);
 			cfg = &c->cfg;

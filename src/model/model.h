@@ -55,16 +55,16 @@ enum model_qfmt {
 };
 
 /* Which parts of a checkpoint are stored quantised, and how.  experts: the
- * routed experts; attn: attention / linear-attention projections; mlp: dense
- * FFNs and shared experts.  Embedding, LM head, routers and norms always stay
- * in bf16 (every format we read excludes them). */
+ * routed experts; attn: attention / linear-attention projections; mlp: the
+ * dense FFN layers; shared: the shared experts.  Embedding, LM head, routers
+ * and norms always stay in bf16 (every format we read excludes them). */
 struct model_quant {
 	char method[24];         /* quant_method as published, "" when absent */
 	/* attn: the attention q/kv projections (and every other attention
 	 * weight); attn_o: the output projection, apart where a checkpoint
 	 * excludes the projections one by one (nvidia/DeepSeek-V3.1-NVFP4,
 	 * DeepSeek-R1-0528-FP4-v2: q_a, q_b, kv_a, kv_b bf16, o_proj nvfp4) */
-	enum model_qfmt experts, attn, attn_o, mlp;
+	enum model_qfmt experts, attn, attn_o, mlp, shared;
 	int64_t group_size;      /* weights per scale (0: per-tensor/channel or n/a) */
 	char excluded[160];      /* the modules the config excludes, as a short text */
 	/* a ModelOpt checkpoint's declared fp8 KV cache, as the key that says
@@ -228,6 +228,17 @@ double model_qfmt_bytes(enum model_qfmt f, int64_t group_size, double unquantise
  * ignore) or q/kv alone (DeepSeek-R1-0528-FP4-v2).  False for a checkpoint
  * without a quantisation servesim reads: its parts take --dtype. */
 bool model_attn_stored_bf16(const struct model_cfg *m, bool o_proj);
+/* The same for the FFN parts: the dense FFN layers (model_quant.mlp) and the
+ * shared experts (model_quant.shared) a quantised checkpoint excludes load
+ * as unquantised linears (vLLM's ModelOpt and compressed-tensors configs,
+ * SGLang's ModelOpt config and TensorRT-LLM's exclude_modules alike), so
+ * they are priced and held in bf16 whatever --dtype: Kimi-K2.5's and
+ * Kimi-K3's ignore ("re:.*shared_experts.*", "re:.*mlp\.(gate|up|gate_up|
+ * down)_proj.*"), GLM-5.1-NVFP4's exclude_modules (layers 0-2 whole, every
+ * other layer's mlp.shared_experts*).  False for a checkpoint without a
+ * quantisation servesim reads. */
+bool model_dense_ffn_stored_bf16(const struct model_cfg *m);
+bool model_shared_experts_stored_bf16(const struct model_cfg *m);
 
 /* One-line descriptions for reports: the layer mix of a hybrid model
  * ("" when every layer is full attention) and the stored weight formats

@@ -114,6 +114,15 @@ struct ctx {
 	bool decode;
 };
 
+/* A linear the checkpoint stores unquantised: a bf16 GEMM over 2 B weights,
+ * whatever --dtype, as the engines load an excluded module (unquantised
+ * linear) */
+static void stored_bf16(struct op *o)
+{
+	o->low_precision = false;
+	o->weight_bytes = (double)o->n * (double)o->k * (double)o->batch * ACT_BYTES;
+}
+
 static void gemm(struct ctx *c, struct layer_kind *lk, const char *name, enum op_cat cat,
 		 int64_t m, int64_t n, int64_t k, int64_t batch)
 {
@@ -133,10 +142,8 @@ static void gemm(struct ctx *c, struct layer_kind *lk, const char *name, enum op
 	 * in bf16 whatever --dtype, as the engines load an excluded module
 	 * (unquantised linear); the absorbed W_UK / W_UV products are
 	 * kv_b_proj's weights */
-	if (cat == OPC_ATTENTION && model_attn_stored_bf16(c->m, strcmp(name, "o_proj") == 0)) {
-		o->low_precision = false;
-		o->weight_bytes = (double)n * (double)k * (double)batch * ACT_BYTES;
-	}
+	if (cat == OPC_ATTENTION && model_attn_stored_bf16(c->m, strcmp(name, "o_proj") == 0))
+		stored_bf16(o);
 	if (batch > 1) {
 		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld,%lld,%lld]", (long long)batch,
 			 (long long)m, (long long)k);
@@ -539,19 +546,27 @@ static void csa_block(struct ctx *c, struct layer_kind *lk, enum layer_mixer mix
 		elem(lk, "residual_attn", OPC_RESIDUAL, T, h, 1, 2, 1);
 }
 
-/* A gated (or plain) FFN of width inter split tp ways. */
+/* A gated (or plain) FFN of width inter split tp ways: a dense FFN layer's
+ * (prefix "") or the shared experts' ("shared_"), each in bf16 where the
+ * checkpoint stores that part unquantised (model_dense_ffn_stored_bf16,
+ * model_shared_experts_stored_bf16: Kimi-K2.5, GLM-5.1-NVFP4) */
 static void dense_ffn(struct ctx *c, struct layer_kind *lk, int64_t inter, enum op_cat cat,
 		      const char *prefix, int64_t tp)
 {
 	char n1[32], n2[32], n3[32];
 	int64_t w = inter / tp;
+	bool bf16 = prefix[0] ? model_shared_experts_stored_bf16(c->m) : model_dense_ffn_stored_bf16(c->m);
 
 	snprintf(n1, sizeof(n1), c->m->ffn_mats == 2 ? "%sup_proj" : "%sgate_up_proj", prefix);
 	snprintf(n2, sizeof(n2), "%sact_mul", prefix);
 	snprintf(n3, sizeof(n3), "%sdown_proj", prefix);
 	gemm(c, lk, n1, cat, c->T, (c->m->ffn_mats - 1) * w, c->m->hidden, 1);
+	if (bf16)
+		stored_bf16(&lk->ops[lk->nops - 1]);
 	elem(lk, n2, cat, c->T, w, 5, c->m->ffn_mats - 1, 1);
 	gemm(c, lk, n3, cat, c->T, c->m->hidden, w, 1);
+	if (bf16)
+		stored_bf16(&lk->ops[lk->nops - 1]);
 }
 
 static void moe_ffn(struct ctx *c, struct layer_kind *lk)

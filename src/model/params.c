@@ -254,10 +254,10 @@ static double moe_tp(const struct model_cfg *m, const struct parallel *p)
 
 bool model_fp8_narrows(const struct model_cfg *m)
 {
-	bool mlp = model_dense_ffn_layers(m) > 0 || m->n_shared_experts > 0;
-
-	/* (attention a quantised checkpoint stores unquantised stays bf16) */
-	return (m->q.attn == Q_NONE && !model_attn_stored_bf16(m, false)) || (mlp && m->q.mlp == Q_NONE) ||
+	/* (a part a quantised checkpoint stores unquantised stays bf16) */
+	return (m->q.attn == Q_NONE && !model_attn_stored_bf16(m, false)) ||
+	       (model_dense_ffn_layers(m) > 0 && m->q.mlp == Q_NONE && !model_dense_ffn_stored_bf16(m)) ||
+	       (m->n_shared_experts > 0 && m->q.shared == Q_NONE && !model_shared_experts_stored_bf16(m)) ||
 	       (m->n_experts > 0 && m->q.experts == Q_NONE);
 }
 
@@ -284,7 +284,7 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 {
 	struct param_counts pc;
 	double tp = p->tp, per_layer, L = (double)m->layers, layers_stage;
-	double experts_per_gpu, head, ab, ob, fb, eb;
+	double experts_per_gpu, head, ab, ob, fb, sb, eb;
 	/* attention DP: the parts the engine splits over all tp x dp GPUs */
 	double tp_dense = par_part_tp(m, p, PAR_DPS_DENSE_FFN), tp_shared = par_part_tp(m, p, PAR_DPS_SHARED);
 	double tp_head = par_part_tp(m, p, PAR_DPS_LM_HEAD);
@@ -292,10 +292,6 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	int64_t g = m->q.group_size;
 
 	model_params(m, &pc);
-	/* the dense FFN and shared experts' weights one GPU holds, in params
-	 * (written as before where nothing is split over the DP ranks) */
-	ffn = tp_dense == tp && tp_shared == tp ? (pc.dense_ffn + pc.shared_experts) / tp
-						: pc.dense_ffn / tp_dense + pc.shared_experts / tp_shared;
 	ab = part_bytes(m->q.attn, g, wb);
 	ob = part_bytes(m->q.attn_o, g, wb);
 	/* the attention projections a quantised checkpoint excludes load
@@ -304,7 +300,18 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 		ab = 2.0;
 	if (model_attn_stored_bf16(m, true))
 		ob = 2.0;
-	fb = part_bytes(m->q.mlp, g, wb);
+	/* the dense FFN layers and the shared experts likewise, each as
+	 * stored (model_dense_ffn_stored_bf16, model_shared_experts_stored_bf16) */
+	fb = model_dense_ffn_stored_bf16(m) ? 2.0 : part_bytes(m->q.mlp, g, wb);
+	sb = model_shared_experts_stored_bf16(m) ? 2.0 : part_bytes(m->q.shared, g, wb);
+	/* the dense FFN and shared experts' weights one GPU holds, in params at
+	 * fb (written as before where the two parts share a width and nothing
+	 * is split over the DP ranks) */
+	if (sb == fb)
+		ffn = tp_dense == tp && tp_shared == tp ? (pc.dense_ffn + pc.shared_experts) / tp
+							: pc.dense_ffn / tp_dense + pc.shared_experts / tp_shared;
+	else
+		ffn = pc.dense_ffn / tp_dense + pc.shared_experts / tp_shared * (sb / fb);
 	eb = part_bytes(m->q.experts, g, wb);
 	experts_per_gpu = pc.experts / (p->ep > 1 ? p->ep : 1) / moe_tp(m, p);
 	/* Weights of the layers, spread evenly; the heaviest stage holds

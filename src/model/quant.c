@@ -32,13 +32,28 @@ double model_qfmt_bytes(enum model_qfmt f, int64_t g, double unq)
 	return unq;
 }
 
+/* Some part of the checkpoint is stored quantised (a format servesim reads). */
+static bool quant_some(const struct model_quant *q)
+{
+	return q->experts != Q_NONE || q->mlp != Q_NONE || q->shared != Q_NONE || q->attn != Q_NONE ||
+	       q->attn_o != Q_NONE;
+}
+
 bool model_attn_stored_bf16(const struct model_cfg *m, bool o_proj)
 {
 	const struct model_quant *q = &m->q;
 
-	if ((o_proj ? q->attn_o : q->attn) != Q_NONE)
-		return false;
-	return q->experts != Q_NONE || q->mlp != Q_NONE || q->attn != Q_NONE || q->attn_o != Q_NONE;
+	return (o_proj ? q->attn_o : q->attn) == Q_NONE && quant_some(q);
+}
+
+bool model_dense_ffn_stored_bf16(const struct model_cfg *m)
+{
+	return m->q.mlp == Q_NONE && quant_some(&m->q);
+}
+
+bool model_shared_experts_stored_bf16(const struct model_cfg *m)
+{
+	return m->q.shared == Q_NONE && quant_some(&m->q);
 }
 
 const char *attn_kind_name(enum attn_kind a)
@@ -102,6 +117,64 @@ static void attn_excluded(const struct json *list, bool *qkv, bool *o)
 		if (!named)
 			*qkv = *o = true;
 	}
+}
+
+/* Whether an exclusion list names layer i whole, as ModelOpt writes a layer
+ * it keeps unquantised: "model.layers.<n>*" (fnmatch: every layer whose
+ * index begins with n, GLM-5.1-NVFP4's "model.layers.0*") or
+ * "model.layers.<n>.*" (layer n alone, its "model.layers.1.*"), any prefix
+ * before (Kimi-K2.6-NVFP4's "language_model.model.layers.0*"); the engines
+ * match module names against these globs (TensorRT-LLM QuantConfig.
+ * is_module_excluded_from_quantization, fnmatch; vLLM's and SGLang's
+ * ModelOpt configs likewise). */
+static bool layer_whole(const struct json *list, int64_t i)
+{
+	const struct json *x;
+	char idx[24];
+
+	snprintf(idx, sizeof(idx), "%lld", (long long)i);
+	for (x = json_first(list); x; x = json_next(x)) {
+		const char *s, *l, *d, *e;
+		size_t nd;
+		if (json_type_of(x) != JSON_STRING || !(l = strstr((s = json_string(x)), "layers.")))
+			continue;
+		if (strstr(s, "vision") || strstr(s, "visual"))
+			continue;
+		d = l + 7;
+		for (e = d; *e >= '0' && *e <= '9'; e++)
+			;
+		nd = (size_t)(e - d);
+		if (nd == 0)
+			continue;
+		if (strcmp(e, "*") == 0 && strncmp(idx, d, nd) == 0)
+			return true;
+		if (strcmp(e, ".*") == 0 && nd == strlen(idx) && strncmp(idx, d, nd) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the list keeps every dense FFN layer of m unquantised: an entry
+ * naming the dense MLP's projections (Kimi-K2.5's "re:.*mlp\.(gate|up|
+ * gate_up|down)_proj.*") or each dense layer whole (GLM-5.1-NVFP4's layers
+ * 0-2).  False when m has no dense FFN layer. */
+static bool dense_excluded(const struct json *list, const struct model_cfg *m)
+{
+	int64_t i, n = 0;
+
+	if (!list || json_type_of(list) != JSON_ARRAY)
+		return false;
+	if (list_names(list, "mlp\\.(gate|up|gate_up|down)_proj") ||
+	    list_names(list, "mlp.(gate|up|gate_up|down)_proj"))
+		return true;
+	for (i = 0; i < m->layers && i < MODEL_MAX_LAYERS; i++) {
+		if (m->is_moe[i] || m->no_ffn[i])
+			continue;
+		if (!layer_whole(list, i))
+			return false;
+		n++;
+	}
+	return n > 0;
 }
 
 static void note_excluded(struct model_quant *q, const char *what)
@@ -225,7 +298,7 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 	}
 	if (f == Q_NONE)
 		return 0;
-	mq->experts = mq->attn = mq->attn_o = mq->mlp = f;
+	mq->experts = mq->attn = mq->attn_o = mq->mlp = mq->shared = f;
 	{
 		bool qkv, o;
 		attn_excluded(excl, &qkv, &o);
@@ -237,12 +310,16 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 			note_excluded(mq, qkv && o ? "attention" : qkv ? "attention q/kv projections"
 									: "attention o_proj");
 	}
-	if (list_names(excl, "shared_expert") ||
-	    list_names(excl, "mlp\\.(gate|up|gate_up|down)_proj") ||
-	    list_names(excl, "mlp.(gate|up|gate_up|down)_proj")) {
+	/* the dense FFN layers and the shared experts, each on its own (a
+	 * checkpoint may keep one and quantise the other) */
+	if (dense_excluded(excl, m))
 		mq->mlp = Q_NONE;
+	if (list_names(excl, "shared_expert"))
+		mq->shared = Q_NONE;
+	if (mq->mlp == Q_NONE && mq->shared == Q_NONE)
 		note_excluded(mq, "dense FFNs and shared experts");
-	}
+	else if (mq->mlp == Q_NONE || mq->shared == Q_NONE)
+		note_excluded(mq, mq->mlp == Q_NONE ? "dense FFN layers" : "shared experts");
 	if (list_names(excl, "lm_head"))
 		note_excluded(mq, "lm_head");
 	if (list_names(excl, "gate"))
@@ -259,15 +336,18 @@ void model_quant_text(const struct model_cfg *m, char *buf, size_t n)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	if (q->experts == Q_NONE && q->attn == Q_NONE && q->mlp == Q_NONE)
+	if (!quant_some(q))
 		return;
 	if (q->attn_o != q->attn)
-		APPEND("%s: experts %s, attention q/kv %s, o_proj %s, dense/shared FFN %s", q->method,
-		       model_qfmt_name(q->experts), model_qfmt_name(q->attn), model_qfmt_name(q->attn_o),
-		       model_qfmt_name(q->mlp));
+		APPEND("%s: experts %s, attention q/kv %s, o_proj %s", q->method, model_qfmt_name(q->experts),
+		       model_qfmt_name(q->attn), model_qfmt_name(q->attn_o));
 	else
-		APPEND("%s: experts %s, attention %s, dense/shared FFN %s", q->method,
-		       model_qfmt_name(q->experts), model_qfmt_name(q->attn), model_qfmt_name(q->mlp));
+		APPEND("%s: experts %s, attention %s", q->method, model_qfmt_name(q->experts),
+		       model_qfmt_name(q->attn));
+	if (q->shared != q->mlp)
+		APPEND(", dense FFN %s, shared experts %s", model_qfmt_name(q->mlp), model_qfmt_name(q->shared));
+	else
+		APPEND(", dense/shared FFN %s", model_qfmt_name(q->mlp));
 	if (q->group_size > 0 && q->group_size < 16384)
 		APPEND(", group %lld", (long long)q->group_size);
 	if (q->excluded[0])

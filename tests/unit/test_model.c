@@ -342,6 +342,74 @@ static void test_recent_families(void)
 		CHECK_REL(model_weight_bytes_per_gpu(m, &one, 0.5) - model_weight_bytes_per_gpu(&fp4, &one, 0.5),
 			  oss.attention * (2.0 - 0.5), 1e-9, "gpt-oss-120b at TP 1, fp4: attention in bf16");
 	}
+	/* the dense FFN layers and the shared experts a quantised checkpoint
+	 * excludes are stored in bf16, each part on its own: Kimi-K2.5's and
+	 * Kimi-K3's ignore (the dense MLP's projections, shared_experts),
+	 * GLM-5.1-NVFP4's exclude_modules (layers 0-2 whole, every other
+	 * layer's mlp.shared_experts*); the checkpoints that quantise them
+	 * (DeepSeek-R1-0528-FP4-v2, Llama-4-Scout FP8's shared expert), the fp8
+	 * ones and those without a quantisation keep --dtype */
+	{
+		static const struct { const char *id; bool dense, shared; } ffn[] = {
+			{"kimi-k2.5", true, true}, {"kimi-k3", true, true}, {"glm-5.1-nvfp4", true, true},
+			{"deepseek-r1-0528-fp4-v2", false, false}, {"llama-4-scout-17b-16e-instruct-fp8-dynamic", false, false},
+			{"deepseek-r1", false, false}, {"gpt-oss-120b", true, true}, {"llama-3.1-8b", false, false},
+			{"deepseek-v3", false, false},
+		};
+		size_t k;
+		for (k = 0; k < sizeof(ffn) / sizeof(ffn[0]); k++)
+			CHECK(load(ffn[k].id, m) == 0 && model_dense_ffn_stored_bf16(m) == ffn[k].dense &&
+			      model_shared_experts_stored_bf16(m) == ffn[k].shared,
+			      "%s: dense FFN %s, shared experts %s", ffn[k].id, ffn[k].dense ? "bf16" : "as --dtype / stored",
+			      ffn[k].shared ? "bf16" : "as --dtype / stored");
+	}
+	{
+		/* one part without the other, on DeepSeek-R1's layout (3 dense
+		 * layers, one shared expert): shared_experts* alone, the three
+		 * dense layers whole ("model.layers.1*" as fnmatch reads it covers
+		 * layer 1, so with 0* and 2.* every dense layer), and two dense
+		 * layers of three (not the part) */
+		static const struct { const char *excl; enum model_qfmt mlp, shared; } one[] = {
+			{"[\"model.layers.*.mlp.shared_experts*\"]", Q_NVFP4, Q_NONE},
+			{"[\"model.layers.0*\", \"model.layers.1*\", \"model.layers.2.*\", \"model.layers.61*\"]", Q_NONE,
+			 Q_NVFP4},
+			{"[\"model.layers.0*\", \"model.layers.2.*\"]", Q_NVFP4, Q_NVFP4},
+			{"[\"model.layers.10.*\", \"model.layers.20.*\", \"model.layers.0.*\"]", Q_NVFP4, Q_NVFP4},
+		};
+		char q[400];
+		size_t k;
+		for (k = 0; k < sizeof(one) / sizeof(one[0]); k++) {
+			struct json *j = NULL;
+			snprintf(q, sizeof(q), "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\", "
+				 "\"exclude_modules\": %s}", one[k].excl);
+			CHECK(load("deepseek-r1", m) == 0 && (memset(&m->q, 0, sizeof(m->q)), 1) &&
+			      json_parse(q, strlen(q), "q.json", &j, &e) == 0 && model_quant_from_json(j, "q.json", m, &e) == 0 &&
+			      m->q.mlp == one[k].mlp && m->q.shared == one[k].shared && m->q.experts == Q_NVFP4 &&
+			      model_dense_ffn_stored_bf16(m) == (one[k].mlp == Q_NONE) &&
+			      model_shared_experts_stored_bf16(m) == (one[k].shared == Q_NONE),
+			      "FFN exclusions %zu: dense %s, shared %s (want %s, %s)", k, model_qfmt_name(m->q.mlp),
+			      model_qfmt_name(m->q.shared), model_qfmt_name(one[k].mlp), model_qfmt_name(one[k].shared));
+			json_free(j);
+		}
+	}
+	{
+		/* Kimi-K2.5 at --dtype fp4, TP 8: the dense FFN layer and the
+		 * shared experts hold 2 B a weight where a checkpoint quantising
+		 * them would hold fp4's 0.5 B */
+		struct model_cfg all;
+		struct param_counts kp;
+		struct parallel p8 = {.tp = 8, .pp = 1, .dp = 1, .ep = 8};
+
+		CHECK(load("kimi-k2.5", m) == 0 && !model_fp8_narrows(m),
+		      "kimi-k2.5: --dtype fp8 stores nothing narrower (attention, dense and shared FFN stay bf16)");
+		all = *m;
+		all.q.mlp = all.q.shared = Q_NVFP4;
+		model_params(m, &kp);
+		CHECK(kp.dense_ffn > 0 && kp.shared_experts > 0, "kimi-k2.5 has a dense layer and shared experts");
+		CHECK_REL(model_weight_bytes_per_gpu(m, &p8, 0.5) - model_weight_bytes_per_gpu(&all, &p8, 0.5),
+			  (kp.dense_ffn + kp.shared_experts) / 8.0 * (2.0 - 0.5), 1e-9,
+			  "kimi-k2.5 at TP 8, fp4: dense FFN and shared experts in bf16");
+	}
 	/* an image encoder's excluded attention is not the language model's */
 	{
 		static const char *q = "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": "

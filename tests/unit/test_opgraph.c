@@ -96,6 +96,35 @@ static void test_split_attention_formats(void)
 		CHECK_REL(find(lk, "o_proj")->weight_bytes, 64.0 * 64 * 2880 * 2.0, 1e-12, "gpt-oss: o_proj weights 2 B each");
 		opgraph_release(&g);
 	}
+	/* the dense FFN layer and the shared experts a checkpoint excludes
+	 * (Kimi-K2.5's ignore: "re:.*shared_experts.*", "re:.*mlp\.(gate|up|
+	 * gate_up|down)_proj.*") run in bf16 with bf16 weights at --dtype fp4;
+	 * the routed experts keep their stored format */
+	{
+		struct parallel p8 = {8, 1, 1, 8, 0, 0};
+		const struct layer_kind *dense = NULL, *moe = NULL;
+		size_t k;
+		load("kimi-k2.5");
+		CHECK(build(&p8, 8, 1024, 0, DT_FP4, &g) == 0, "kimi-k2.5 prefill builds");
+		for (k = 0; k < g.nkinds; k++) {
+			if (find(&g.kinds[k], "gate_up_proj"))
+				dense = &g.kinds[k];
+			if (find(&g.kinds[k], "shared_gate_up_proj"))
+				moe = &g.kinds[k];
+		}
+		CHECK(dense && moe && !find(dense, "gate_up_proj")->low_precision &&
+		      !find(dense, "down_proj")->low_precision && !find(moe, "shared_gate_up_proj")->low_precision &&
+		      !find(moe, "shared_down_proj")->low_precision && find(moe, "experts_gate_up")->low_precision,
+		      "kimi-k2.5 at --dtype fp4: dense FFN and shared expert in bf16, routed experts not");
+		/* shared expert: 7168 -> 2 x 2048 / 8 ranks; dense: 18432 / 8 -> 7168 */
+		if (moe && dense) {
+			CHECK_REL(find(moe, "shared_gate_up_proj")->weight_bytes, 7168.0 * 512 * 2.0, 1e-12,
+				  "kimi-k2.5: shared gate_up weights 2 B each");
+			CHECK_REL(find(dense, "down_proj")->weight_bytes, 2304.0 * 7168 * 2.0, 1e-12,
+				  "kimi-k2.5: dense down_proj weights 2 B each");
+		}
+		opgraph_release(&g);
+	}
 	load("deepseek-r1");
 	CHECK(build(&p, 8, 1024, 0, DT_FP4, &g) == 0, "deepseek-r1 (fp8 file) at fp4 builds");
 	lk = &g.kinds[g.nkinds - 2];
