@@ -1794,6 +1794,16 @@ static int64_t ix_cold_prompts(const struct aic_row *r, int be, bool deepseek, b
  * attention GEMMs) and the rows do not say which recipe ran. */
 #define IX_DSR1_FP4_CHECKPOINT "nvidia/DeepSeek-R1-0528-FP4-v2"
 #define IX_SGLANG_DSR1_FP4_V2_FROM "2025-11-03"
+/* The GLM-5 fp4 TensorRT-LLM P/D rows (source_file 2026-03-25.csv, measured
+ * 2026-04-02; HARNESS.md "ckptffn"): the 13 srt-slurm recipes
+ * recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/ISL{1K,8K}_OSL1K/STP/
+ * (NVIDIA/srt-slurm b8ae71a5, 2026-04-03) list exactly the rows' 22
+ * concurrencies and decode layouts, load models/GLM-5-NVFP4 in a TensorRT-LLM
+ * image of 2026-04-02, and set kv_cache_config dtype fp8 on both pools.
+ * nvidia/GLM-5-NVFP4 (data/models/glm-5-nvfp4.json: its hf_quant_config.json)
+ * keeps every attention projection and the indexer bf16 and quantises the
+ * dense and shared FFNs with the routed experts; it declares an fp8 cache. */
+#define IX_GLM5_FP4_CHECKPOINT "nvidia/GLM-5-NVFP4"
 
 static void inferencex_row(const struct aic_row *r, int be, struct experiment *x)
 {
@@ -1804,6 +1814,11 @@ static void inferencex_row(const struct aic_row *r, int be, struct experiment *x
 				  strcmp(r->measured, IX_SGLANG_DSR1_FP4_V2_FROM) >= 0)) && fp4 &&
 	    (strcasecmp(r->model, "deepseek-ai/DeepSeek-R1") == 0 || strcasecmp(r->model, "deepseek-ai/DeepSeek-V3") == 0)) {
 		snprintf(x->checkpoint, sizeof(x->checkpoint), "%s", IX_DSR1_FP4_CHECKPOINT);
+		x->kv_dtype_given = true;
+		x->kv_dtype = DT_FP8;
+	}
+	if (be == AIC_TRTLLM && fp4 && strcmp(r->mode, "disagg") == 0 && strcasecmp(r->model, "zhipuai/GLM-5") == 0) {
+		snprintf(x->checkpoint, sizeof(x->checkpoint), "%s", IX_GLM5_FP4_CHECKPOINT);
 		x->kv_dtype_given = true;
 		x->kv_dtype = DT_FP8;
 	}

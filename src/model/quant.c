@@ -217,7 +217,7 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 {
 	struct model_quant *mq = &m->q;
 	const char *qm = NULL, *fmt = NULL;
-	const struct json *excl;
+	const struct json *excl, *inner;
 	enum model_qfmt f = Q_NONE;
 	int rc;
 
@@ -235,6 +235,13 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 		snprintf(mq->method, sizeof(mq->method), "%s", qm);
 	}
 	kv_declared(q, qm, mq);
+	/* a ModelOpt hf_quant_config.json as published (nvidia/GLM-5-NVFP4):
+	 * quant_algo, group_size and exclude_modules in its "quantization"
+	 * section, as vLLM's and SGLang's ModelOpt configs read it
+	 * (from_config: the section when present, else the top level) */
+	if (qm && strcmp(qm, "modelopt") == 0 && (inner = json_get(q, "quantization")) &&
+	    json_type_of(inner) == JSON_OBJECT)
+		q = inner;
 	/* HF's modules_to_not_convert, compressed-tensors' ignore, ModelOpt's
 	 * exclude_modules (hf_quant_config.json, as vLLM's ModelOpt configs
 	 * read it) */

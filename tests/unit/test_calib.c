@@ -322,6 +322,18 @@ static void sglang_cold_row(const struct exp_table *t, size_t i, int rc, const s
 	      (long long)nreq[i], x->ep, ep[i]);
 }
 
+static void glm5_fp4_row(const struct exp_table *t, size_t i, int rc, const struct experiment *x, const char *why)
+{
+	static const char *const ckpt[2] = {"nvidia/GLM-5-NVFP4", ""};
+	static const bool kv_given[2] = {true, false};
+
+	(void)t;
+	CHECK(rc == 1 && strcmp(x->checkpoint, ckpt[i]) == 0 && x->kv_dtype_given == kv_given[i] &&
+		      (!kv_given[i] || x->kv_dtype == DT_FP8) && strcmp(x->model, "zhipuai/GLM-5") == 0,
+	      "%s: checkpoint '%s' (want '%s'), KV %s given %d%s%s", t->aic.r[i].id, x->checkpoint, ckpt[i],
+	      dtype_name(x->kv_dtype), x->kv_dtype_given, rc == 1 ? "" : ", not loaded: ", rc == 1 ? "" : why);
+}
+
 static void dynamo_image_row(const struct exp_table *t, size_t i, int rc, const struct experiment *x,
 			     const char *why)
 {
@@ -373,6 +385,15 @@ static void test_aic_sglang_cold(void)
  * 1.1.0-dev.2 -> 1.3.0rc11, 0.8.1.postN and 0.8.1 -> 1.2.0rc6.post1; 0.5.1
  * is not in the matrix and keeps its version; an image of TensorRT-LLM's
  * own (release:1.2.0rc6.post2) keeps it. */
+/* The GLM-5 fp4 TensorRT-LLM P/D rows ran nvidia/GLM-5-NVFP4 with an fp8
+ * KV cache (srt-slurm's GB200 NVFP4 STP recipes, HARNESS.md "ckptffn"): the
+ * row keeps its model and prices that checkpoint; its fp8 rows keep the
+ * model file and their precision's cache. */
+static void test_aic_glm5_fp4(void)
+{
+	each_row("aic-glm5-fp4.csv", 2, "two", glm5_fp4_row);
+}
+
 static void test_aic_dynamo_images(void)
 {
 	each_row("aic-dynamo-images.csv", 7, "seven", dynamo_image_row);
@@ -473,6 +494,7 @@ int main(void)
 	test_aic_sglang_templates();
 	test_aic_trtllm_recipes();
 	test_aic_sglang_cold();
+	test_aic_glm5_fp4();
 	test_aic_dynamo_images();
 	test_ablation_design();
 	test_bare_defaults();

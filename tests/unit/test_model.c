@@ -392,6 +392,14 @@ static void test_recent_families(void)
 			json_free(j);
 		}
 	}
+	/* nvidia/GLM-5-NVFP4's hf_quant_config.json as published (its
+	 * "quantization" section): every attention projection and the indexer
+	 * bf16, the dense and shared FFNs nvfp4 with the routed experts, an fp8
+	 * KV cache declared */
+	CHECK(load("nvidia/GLM-5-NVFP4", m) == 0 && m->q.experts == Q_NVFP4 && m->q.mlp == Q_NVFP4 &&
+	      m->q.shared == Q_NVFP4 && m->q.group_size == 16 && model_attn_stored_bf16(m, false) &&
+	      model_attn_stored_bf16(m, true) && !model_dense_ffn_stored_bf16(m) && strcmp(m->q.kv_fp8, "kv_cache_quant_algo FP8") == 0,
+	      "glm-5-nvfp4: nvfp4 experts, dense and shared FFN, attention bf16, fp8 KV declared (%s)", m->q.kv_fp8);
 	{
 		/* Kimi-K2.5 at --dtype fp4, TP 8: the dense FFN layer and the
 		 * shared experts hold 2 B a weight where a checkpoint quantising
