@@ -362,11 +362,14 @@ bool model_fp8_narrows(const struct model_cfg *m);
 /* Layers with a dense FFN (neither MoE nor FFN-less). */
 int64_t model_dense_ffn_layers(const struct model_cfg *m);
 /* Weight bytes held by one GPU (the most loaded pipeline stage).  Each part
- * (experts, attention, dense FFN) is stored at the narrower of the requested
- * width and the checkpoint's stored format (m->q): a quantised checkpoint is
- * loaded as stored (an INT4-expert checkpoint holds 0.5 B/param + scales for
- * its experts even at --dtype bf16), and a narrower --dtype quantises further.
- * Embedding, LM head, routers and norms take the requested width. */
+ * (experts, attention, dense FFN, shared experts) is stored at the narrower
+ * of the requested width and the checkpoint's stored format (m->q): a
+ * quantised checkpoint is loaded as stored (an INT4-expert checkpoint holds
+ * 0.5 B/param + scales for its experts even at --dtype bf16), and a narrower
+ * --dtype quantises further; a part the checkpoint excludes stays bf16.
+ * Embedding, LM head, routers, norms and an image encoder stay bf16 under a
+ * narrower --dtype (no format quantises them), else take the requested
+ * width. */
 double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p,
 				  double weight_bytes_per_param);
 /* Of those, the routed experts' bytes on one GPU (its EP share of the

@@ -599,7 +599,15 @@ static void moe_ffn(struct ctx *c, struct layer_kind *lk)
 
 	if (w < 1)
 		w = 1;
+	/* the router: an unquantised linear in every engine and checkpoint
+	 * (model_quant: routers stay bf16; vLLM builds the gate with
+	 * quant_config=None, deepseek_v2.py / qwen3_moe.py / mixtral.py /
+	 * llama4.py; SGLang's MoEGate and TensorRT-LLM's DeepseekV3Gate hold
+	 * plain bf16 / fp32 weights; the checkpoints' exclusion lists name it:
+	 * gpt-oss mlp.router, MiniMax gate, Qwen3-FP8 mlp.gate, Llama-4 FP8
+	 * feed_forward.router) */
 	gemm(c, lk, "router", OPC_MOE, c->T, E, m->hidden, 1);
+	stored_bf16(&lk->ops[lk->nops - 1]);
 	if (m->moe_latent > 0)
 		gemm(c, lk, "moe_latent_down", OPC_MOE, c->T, h, m->hidden, 1);
 	o = push(lk, "topk_select", OPC_MOE, OPK_OTHER);
@@ -778,7 +786,8 @@ static void build_head(struct ctx *c, struct layer_kind *lk)
 	int64_t vshard = m->vocab / par_part_tp(m, c->p, PAR_DPS_LM_HEAD);
 	struct op *o = push(lk, "embedding", OPC_EMBED, OPK_OTHER);
 
-	o->weight_bytes = (double)c->T * (double)m->hidden * c->wb; /* rows gathered */
+	/* rows gathered, from a table no format quantises (bf16) */
+	o->weight_bytes = (double)c->T * (double)m->hidden * ACT_BYTES;
 	o->act_bytes = (double)c->T * (double)m->hidden * ACT_BYTES;
 	snprintf(o->shape_in, sizeof(o->shape_in), "[%lld]", (long long)c->T);
 	snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T,
@@ -788,7 +797,7 @@ static void build_head(struct ctx *c, struct layer_kind *lk)
 		 * row, and the hidden state projected to the same width */
 		int64_t w = m->layers * m->ple_dim;
 		o = push(lk, "per_layer_embedding", OPC_EMBED, OPK_OTHER);
-		o->weight_bytes = (double)c->T * (double)w * c->wb;
+		o->weight_bytes = (double)c->T * (double)w * ACT_BYTES;
 		o->act_bytes = (double)c->T * (double)w * ACT_BYTES;
 		snprintf(o->shape_in, sizeof(o->shape_in), "[%lld]", (long long)c->T);
 		snprintf(o->shape_out, sizeof(o->shape_out), "[%lld,%lld]", (long long)c->T, (long long)w);
@@ -802,8 +811,11 @@ static void build_head(struct ctx *c, struct layer_kind *lk)
 		snprintf(lk->ops[lk->nops - 1].shape_out, sizeof(lk->ops[0].shape_out), "[%lld,%lld]",
 			 (long long)rows, (long long)m->hidden);
 	elem(lk, "final_norm", OPC_NORM, rows, m->hidden, 4, 1, 1);
+	/* the head: bf16 in every checkpoint (each exclusion list names
+	 * lm_head) and every engine (vLLM's fp8 / ModelOpt configs leave
+	 * ParallelLMHead unquantised) */
 	gemm(c, lk, "lm_head", OPC_LM_HEAD, rows, vshard, m->hidden, 1);
-	lk->ops[lk->nops - 1].low_precision = false; /* vLLM keeps the head in bf16 */
+	stored_bf16(&lk->ops[lk->nops - 1]);
 }
 
 /* Layer i shares: an MLA layer's DSA top-k, or a GQA layer's KV. */

@@ -284,7 +284,7 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 {
 	struct param_counts pc;
 	double tp = p->tp, per_layer, L = (double)m->layers, layers_stage;
-	double experts_per_gpu, head, ab, ob, fb, sb, eb;
+	double experts_per_gpu, head, ab, ob, fb, sb, eb, bb;
 	/* attention DP: the parts the engine splits over all tp x dp GPUs */
 	double tp_dense = par_part_tp(m, p, PAR_DPS_DENSE_FFN), tp_shared = par_part_tp(m, p, PAR_DPS_SHARED);
 	double tp_head = par_part_tp(m, p, PAR_DPS_LM_HEAD);
@@ -313,6 +313,11 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	else
 		ffn = pc.dense_ffn / tp_dense + pc.shared_experts / tp_shared * (sb / fb);
 	eb = part_bytes(m->q.experts, g, wb);
+	/* the parts no format quantises: router, norms, embedding, LM head and
+	 * the image encoder stay bf16 under an fp8 or fp4 --dtype (every
+	 * checkpoint's exclusion list names lm_head and its routers; the
+	 * engines build the gates and the head unquantised) */
+	bb = wb > 2.0 ? wb : 2.0;
 	experts_per_gpu = pc.experts / (p->ep > 1 ? p->ep : 1) / moe_tp(m, p);
 	/* Weights of the layers, spread evenly; the heaviest stage holds
 	 * ceil(L/pp) layers plus the embedding (first) or head (last). */
@@ -324,14 +329,14 @@ double model_weight_bytes_per_gpu(const struct model_cfg *m, const struct parall
 	per_layer = (((pc.attention - pc.attn_replicated) / tp + pc.attn_replicated - pc.attn_bf16) * ab +
 		     pc.attn_o / tp * (ob - ab) +
 		     pc.attn_bf16 * 2.0 + ffn * fb +
-		     experts_per_gpu * eb + (pc.router + pc.norms - pc.hyper + pc.ple) * wb + pc.hyper * 4.0 +
+		     experts_per_gpu * eb + (pc.router + pc.norms - pc.hyper) * bb + pc.ple * wb + pc.hyper * 4.0 +
 		     (double)m->hash_layers * (double)m->vocab * (double)m->top_k * 4.0) / L;
 	layers_stage = ceil(L / p->pp);
 	head = tp_head == tp ? (pc.embedding + pc.lm_head) / tp : pc.embedding / tp + pc.lm_head / tp_head;
 	if (p->pp > 1)
 		head = tp_head == tp ? fmax(pc.embedding, pc.lm_head) / tp : fmax(pc.embedding / tp, pc.lm_head / tp_head);
 	/* a multimodal encoder sits on the first stage, split tp ways */
-	return per_layer * layers_stage + (head + pc.vision / tp) * wb;
+	return per_layer * layers_stage + (head + pc.vision / tp) * bb;
 }
 
 double model_expert_bytes_per_gpu(const struct model_cfg *m, const struct parallel *p, double wb)

@@ -401,6 +401,21 @@ static void test_recent_families(void)
 	      model_attn_stored_bf16(m, true) && !model_dense_ffn_stored_bf16(m) && strcmp(m->q.kv_fp8, "kv_cache_quant_algo FP8") == 0,
 	      "glm-5-nvfp4: nvfp4 experts, dense and shared FFN, attention bf16, fp8 KV declared (%s)", m->q.kv_fp8);
 	{
+		/* the parts no format quantises stay bf16 under --dtype fp8:
+		 * Llama-3.1-8B at TP 1 holds its embedding, LM head and norms at
+		 * 2 B, the rest at 1 B (vLLM's Fp8Config leaves ParallelLMHead
+		 * unquantised; 2 x 128,256 x 4096 weights: 1.05 GB more) */
+		struct param_counts lp;
+		struct parallel p1 = {.tp = 1, .pp = 1, .dp = 1, .ep = 1};
+		double rest;
+		CHECK(load("llama-3.1-8b", m) == 0, "llama-3.1-8b loads");
+		model_params(m, &lp);
+		rest = lp.embedding + lp.lm_head + lp.norms;
+		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 1.0), (lp.total - rest) * 1.0 + rest * 2.0, 1e-9,
+			  "llama-3.1-8b at fp8: embedding, LM head and norms in bf16");
+		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 2.0), lp.total * 2.0, 1e-9, "llama-3.1-8b at bf16: all 2 B");
+	}
+	{
 		/* Kimi-K2.5 at --dtype fp4, TP 8: the dense FFN layer and the
 		 * shared experts hold 2 B a weight where a checkpoint quantising
 		 * them would hold fp4's 0.5 B */
@@ -750,10 +765,11 @@ static void test_redundant_experts(void)
  * than whole on each rank.  DeepSeek-V3 at 1 byte a weight (block fp8
  * stores 1 + 4 / (128 x 128): the narrower requested width wins), TP 1 DP
  * 8: dense 3 x 3 x 7168 x 18432 = 1,189,085,184, shared 58 x 3 x 7168 x
- * 2048 = 2,554,331,136, head 129,280 x 7168 = 926,679,040; each GPU holds
- * 1/8 of them, 7/8 less: (1,189,085,184 + 2,554,331,136 + 926,679,040) x
- * 7/8 = 4,086,333,440 bytes.  Under EP (DeepEP's all-to-all) the shared
- * experts stay whole: (1,189,085,184 + 926,679,040) x 7/8 = 1,851,293,696. */
+ * 2048 = 2,554,331,136, head 129,280 x 7168 x 2 (bf16 under every --dtype)
+ * = 1,853,358,080; each GPU holds 1/8 of them, 7/8 less: (1,189,085,184 +
+ * 2,554,331,136 + 1,853,358,080) x 7/8 = 4,897,177,600 bytes.  Under EP
+ * (DeepEP's all-to-all) the shared experts stay whole: (1,189,085,184 +
+ * 1,853,358,080) x 7/8 = 2,662,137,856. */
 static void test_dp_shard(void)
 {
 	struct model_cfg *m = malloc(sizeof(*m));
@@ -764,9 +780,9 @@ static void test_dp_shard(void)
 
 	CHECK(load("deepseek-v3", m) == 0, "deepseek-v3 loads");
 	CHECK_REL(model_weight_bytes_per_gpu(m, &whole, 1.0) - model_weight_bytes_per_gpu(m, &split, 1.0),
-		  4086333440.0, 1e-9, "DP 8: dense, shared experts and head split 8 ways");
+		  4897177600.0, 1e-9, "DP 8: dense, shared experts and head split 8 ways");
 	CHECK_REL(model_weight_bytes_per_gpu(m, &whole_ep, 1.0) - model_weight_bytes_per_gpu(m, &split_ep, 1.0),
-		  1851293696.0, 1e-9, "DP 8 EP 8: the shared experts stay whole");
+		  2662137856.0, 1e-9, "DP 8 EP 8: the shared experts stay whole");
 	CHECK(par_part_tp(m, &split, PAR_DPS_LM_HEAD) == 8 && par_part_tp(m, &split_ep, PAR_DPS_SHARED) == 1 &&
 	      par_part_tp(m, &tp8, PAR_DPS_DENSE_FFN) == 8 && par_part_tp(m, &whole, PAR_DPS_DENSE_FFN) == 1,
 	      "par_part_tp: tp x dp where split, tp otherwise");

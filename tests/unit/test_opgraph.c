@@ -130,6 +130,13 @@ static void test_split_attention_formats(void)
 	lk = &g.kinds[g.nkinds - 2];
 	CHECK(find(lk, "q_b_proj")->low_precision && find(lk, "o_proj")->low_precision,
 	      "deepseek-r1 at --dtype fp4: every projection in the weight dtype");
+	/* the router and the LM head stay bf16 under any --dtype (no format
+	 * quantises them): 7168 -> 256 experts; the head 7168 -> 129,280 (TP 1) */
+	CHECK(!find(lk, "router")->low_precision && !find(&g.kinds[g.nkinds - 1], "lm_head")->low_precision,
+	      "deepseek-r1 at --dtype fp4: router and LM head in bf16");
+	CHECK_REL(find(lk, "router")->weight_bytes, 7168.0 * 256 * 2.0, 1e-12, "deepseek-r1: router weights 2 B each");
+	CHECK_REL(find(&g.kinds[g.nkinds - 1], "lm_head")->weight_bytes, 7168.0 * 129280 * 2.0, 1e-12,
+		  "deepseek-r1: LM head weights 2 B each");
 	opgraph_release(&g);
 }
 
