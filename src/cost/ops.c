@@ -20,18 +20,14 @@ static inline bool name_is(const char *name, const char *lit)
 	return name[0] == lit[0] && strcmp(name, lit) == 0;
 }
 
-/* The dtype an operator's GEMM runs in: the MoE router in bf16 whatever
- * the checkpoint (its gate is stored unquantised and every engine builds it
- * so: SGLang's MoEGate a bf16 parameter, python/sglang/srt/models/
- * deepseek_v2.py; vLLM's and SGLang's ReplicatedLinear gate with
- * quant_config=None; TensorRT-LLM's DeepseekV3Gate; model.h "routers ...
- * always stay in bf16"), any other low-precision operator the linears'
- * dtype, the rest bf16. */
+/* The dtype an operator's GEMM runs in: the linears' low-precision dtype
+ * where the operator is stored quantised, else bf16 (opgraph.c marks what
+ * the checkpoint and every engine keep unquantised -- the MoE router,
+ * excluded attention / FFN / shared-expert parts, the LM head -- with
+ * low_precision false). */
 enum dtype cost_op_dtype(const struct cost_model *c, const struct op *o)
 {
-	if (!o->low_precision || name_is(o->name, "router"))
-		return DT_BF16;
-	return c->cfg.wdt;
+	return o->low_precision ? c->cfg.wdt : DT_BF16;
 }
 
 /* A GEMM operator where the engine runs DeepSeek's block-fp8 linears on a
