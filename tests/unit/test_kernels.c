@@ -2864,7 +2864,8 @@ static void test_amd_triton_bs(void)
 	      "a bf16 GEMM: the tables' price");
 	qa = (struct op){.name = "q_a_proj", .kind = OPK_GEMM, .n = 1536, .k = 7168, .batch = 1, .low_precision = true};
 	kva = (struct op){.name = "kv_a_proj", .kind = OPK_GEMM, .n = 576, .k = 7168, .batch = 1, .low_precision = true};
-	router = (struct op){.name = "router", .kind = OPK_GEMM, .n = 256, .k = 7168, .batch = 1, .low_precision = true};
+	/* as opgraph.c builds it: stored unquantised */
+	router = (struct op){.name = "router", .kind = OPK_GEMM, .n = 256, .k = 7168, .batch = 1, .low_precision = false};
 	shared = (struct op){.name = "shared_gate_up_proj", .kind = OPK_GEMM, .n = 512, .k = 7168, .batch = 1,
 			     .low_precision = true};
 	/* the activation quant before each such linear: aiter's per-1x128
@@ -2964,7 +2965,8 @@ static void test_vllm_cutlass_bs(void)
 	      "a bf16 GEMM: the tables' price");
 	qa = (struct op){.name = "q_a_proj", .kind = OPK_GEMM, .n = 1536, .k = 7168, .batch = 1, .low_precision = true};
 	kva = (struct op){.name = "kv_a_proj", .kind = OPK_GEMM, .n = 576, .k = 7168, .batch = 1, .low_precision = true};
-	router = (struct op){.name = "router", .kind = OPK_GEMM, .n = 256, .k = 7168, .batch = 1, .low_precision = true};
+	/* as opgraph.c builds it: stored unquantised */
+	router = (struct op){.name = "router", .kind = OPK_GEMM, .n = 256, .k = 7168, .batch = 1, .low_precision = false};
 	shared = (struct op){.name = "shared_gate_up_proj", .kind = OPK_GEMM, .n = 512, .k = 7168, .batch = 1,
 			     .low_precision = true};
 	t = cost_op_at(&c, &qa, NULL, 4, &f, &b);
