@@ -12,7 +12,7 @@ GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknow
 CFLAGS_CORE = -std=c11 -O2 -g $(WARN) -ffp-contract=off $(if $(WERROR),-Werror,) $(EXTRA_CFLAGS)
 CPPFLAGS = -Iinclude -Isrc -MMD -MP -D_DEFAULT_SOURCE \
            -DSERVESIM_DATADIR='"$(CURDIR)/data"'
-LDLIBS  = -lcjson -lyaml -lgsl -lgslcblas -lz -lmicrohttpd -lm
+LDLIBS  = -lcjson -lyaml -lgsl -lgslcblas -lz -lm
 LDLIBS += -pthread
 
 # One short line per file; `make V=1` prints the full commands.
