@@ -104,15 +104,15 @@ spec() {
 	}' "$1"
 }
 
-printf "servesim %s vs BLIS %s on eval/ground_truth/inference-perf (best of %s paired runs, CPU = user + sys%s;\n" \
-	"$("$ss" --version 2>/dev/null | head -n 1 | awk '{ print $2 }')" "$(basename "$blis")" "$runs" \
+printf "servesim %s vs BLIS (%s) on eval/ground_truth/inference-perf (best of %s paired runs, CPU = user + sys%s;\n" \
+	"$("$ss" --version 2>/dev/null | head -n 1 | awk '{ print $2, $3 }')" "$blis" "$runs" \
 	"$([ "$have_perf" = 1 ] && echo ", perf task-clock" || echo ", /usr/bin/time")"
 printf "BLIS flags: %s; load average %s, %s cores)\n" "${bflags:-(its defaults)}" \
 	"$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?)" "$(getconf _NPROCESSORS_ONLN)"
-printf "%-44s %6s %6s %9s %9s %7s | %-23s | %-23s | %-26s\n" "" "reqs" "reqs" "CPU ms" "CPU ms" "" \
+printf "%-44s %8s %8s %9s %9s %7s | %-29s | %-23s | %-29s\n" "" "reqs" "reqs" "CPU ms" "CPU ms" "" \
 	"TTFT mean ms" "ITL mean ms" "E2E mean ms"
-printf "%-44s %6s %6s %9s %9s %7s | %7s %7s %7s | %7s %7s %7s | %8s %8s %8s\n" "experiment" "ss" "BLIS" \
-	"servesim" "BLIS" "ratio" "meas" "ss" "BLIS" "meas" "ss" "BLIS" "meas" "ss" "BLIS"
+printf "%-44s %8s %8s %9s %9s %7s | %9s %9s %9s | %7s %7s %7s | %9s %9s %9s\n" "experiment" "servesim" "BLIS" \
+	"servesim" "BLIS" "ratio" "measured" "servesim" "BLIS" "meas" "ss" "BLIS" "measured" "servesim" "BLIS"
 for d in eval/ground_truth/inference-perf/*/; do
 	d=${d%/}
 	name=$(basename "$d")
@@ -166,7 +166,7 @@ for d in eval/ground_truth/inference-perf/*/; do
 		/"itl_mean_ms"/ { gsub(/[ ,]/, "", $2); i = $2 }
 		/"e2e_mean_ms"/ { gsub(/[ ,]/, "", $2); e = $2 }
 		END { printf "%s %.1f %.2f %.0f\n", n, t, i, e }' "$tmp/blis.out")
-	printf "%-44s %6d %6d %9.2f %9.1f %6.0fx | %7.1f %7.1f %7.1f | %7.2f %7.2f %7.2f | %8.0f %8.0f %8.0f\n" \
+	printf "%-44s %8d %8d %9.2f %9.1f %6.0fx | %9.1f %9.1f %9.1f | %7.2f %7.2f %7.2f | %9.0f %9.0f %9.0f\n" \
 		"$name" "$requests" "$7" "$ssms" "$bms" "$(echo "$bms $ssms" | awk '{ print $1 / $2 }')" \
 		"$1" "$2" "$8" "$3" "$4" "$9" "$5" "$6" "${10}"
 done
