@@ -77,12 +77,13 @@ static int mhd_open(struct err *e)
 		return 0;
 	h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
-		return err_set(e, SS_ERUNTIME, "serve needs libmicrohttpd: cannot load %s (%s)", MHD_SONAME,
-			       dlerror());
+		return err_set(e, SS_ERUNTIME, "cannot load %s, the HTTP library serve runs on (%s): install it "
+			       "(Debian: libmicrohttpd12)", MHD_SONAME, dlerror());
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		slots[i] = dlsym(h, names[i]);
 		if (!slots[i])
-			return err_set(e, SS_ERUNTIME, "serve: %s has no %s (%s)", MHD_SONAME, names[i], dlerror());
+			return err_set(e, SS_ERUNTIME, "%s has no %s (%s): expected libmicrohttpd >= 0.9.71", MHD_SONAME,
+				       names[i], dlerror());
 	}
 	/* object to function pointers through memcpy (ISO C has no cast between them) */
 	memcpy(&mhd, slots, sizeof(mhd));
