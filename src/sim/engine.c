@@ -504,9 +504,16 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->chunk_prefix = xcalloc(rp->chunk_cap, sizeof(int64_t));
 	}
 	/* the least-loaded router's choices from a tree over the ranks
-	 * (router.c), whose leaves follow the ranks' loads */
+	 * (router.c), whose leaves follow the ranks' loads; where every
+	 * choice is over all ranks (one rank a replica, or one replica's DP
+	 * ranks without P/D), from the ranks kept by load level: a load that
+	 * moves moves one bit, where a leaf's path re-decides log2(ranks)
+	 * nodes */
 	if (s->cfg.router == ROUTER_LEAST_OUTSTANDING && s->nrep > 1) {
-		loadtree_init(&s->ltree, s->nrep);
+		if (cfg->pd.prefill == 0 && (s->per == 1 || s->nreplicas == 1))
+			loadtree_init_levels(&s->ltree, s->nrep);
+		else
+			loadtree_init(&s->ltree, s->nrep);
 		for (i = 0; i < s->nrep; i++)
 			loadtree_mark_at(&s->ltree, i, &s->reps[i].ldirty, &s->reps[i].lbit);
 	}

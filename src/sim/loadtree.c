@@ -51,8 +51,55 @@ void loadtree_init(struct loadtree *t, int n)
 	t->win[0] = UINT64_MAX;
 }
 
+void loadtree_init_levels(struct loadtree *t, int n)
+{
+	memset(t, 0, sizeof(*t));
+	t->n = n;
+	t->load = xcalloc((size_t)n, sizeof(*t->load));
+	t->nwords = ((size_t)n + 63) / 64;
+	t->dirty = xcalloc(t->nwords, sizeof(*t->dirty));
+	t->nlvl = 16;
+	t->lvl = xcalloc(xmul((size_t)t->nlvl, t->nwords), sizeof(*t->lvl));
+	t->cnt = xcalloc((size_t)t->nlvl, sizeof(*t->cnt));
+	/* every rank at level 0 */
+	for (size_t w = 0; w < t->nwords; w++)
+		t->lvl[w] = (size_t)n - 64 * w >= 64 ? UINT64_MAX : ((uint64_t)1 << ((size_t)n - 64 * w)) - 1;
+	t->cnt[0] = (uint32_t)n;
+}
+
+void loadtree_levels_grow(struct loadtree *t, uint64_t load)
+{
+	uint64_t want = t->nlvl;
+
+	while (want <= load)
+		want *= 2;
+	t->lvl = xrealloc(t->lvl, xmul(xmul((size_t)want, t->nwords), sizeof(*t->lvl)));
+	t->cnt = xrealloc(t->cnt, xmul((size_t)want, sizeof(*t->cnt)));
+	memset(t->lvl + t->nlvl * t->nwords, 0, (size_t)(want - t->nlvl) * t->nwords * sizeof(*t->lvl));
+	memset(t->cnt + t->nlvl, 0, (size_t)(want - t->nlvl) * sizeof(*t->cnt));
+	t->nlvl = want;
+}
+
+/* loadtree_min on levels over a range short of every rank: a scan. */
+static int levels_min(const struct loadtree *t, int lo, int hi)
+{
+	uint64_t best;
+	int r, br;
+
+	best = t->load[lo];
+	br = lo;
+	for (r = lo + 1; r < hi; r++)
+		if (t->load[r] < best) {
+			best = t->load[r];
+			br = r;
+		}
+	return br;
+}
+
 void loadtree_release(struct loadtree *t)
 {
+	free(t->lvl);
+	free(t->cnt);
 	free(t->win);
 	free(t->load);
 	free(t->dirty);
@@ -78,7 +125,7 @@ int loadtree_take_marked(struct loadtree *t)
 	return -1;
 }
 
-void loadtree_set(struct loadtree *t, int r, uint64_t load)
+void loadtree_tree_set(struct loadtree *t, int r, uint64_t load)
 {
 	size_t i = (size_t)t->size + (size_t)r;
 
@@ -97,11 +144,13 @@ void loadtree_set(struct loadtree *t, int r, uint64_t load)
 	}
 }
 
-int loadtree_min(const struct loadtree *t, int lo, int hi)
+int loadtree_tree_min(const struct loadtree *t, int lo, int hi)
 {
 	size_t l = (size_t)t->size + (size_t)lo, h = (size_t)t->size + (size_t)hi;
 	uint64_t best = UINT64_MAX;
 
+	if (!t->win)
+		return levels_min(t, lo, hi);
 	if (lo == 0 && hi == t->n) /* every rank (the router's usual range): the root's */
 		return (int)(t->win[1] & (((uint64_t)1 << t->rbits) - 1));
 	for (; l < h; l /= 2, h /= 2) {

@@ -209,6 +209,11 @@ int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
 
 	if (c.n == 1 && c.width == 1 && !c.map)
 		return 0; /* one engine rank: no choice (router_pick's answer) */
+	/* least loaded over every rank (the router's loads kept by level:
+	 * one rank a replica, or one replica's DP ranks, engine.c), no
+	 * autoscaling map: the two picks below come to this one */
+	if (!s->ltree.win && s->ltree.n > 0 && !c.map)
+		return least_loaded_rank(s, 0, s->nrep);
 	/* (the chain only when some choice has more than one candidate:
 	 * router_pick reads it then) */
 	if (s->cfg.router == ROUTER_KV_AWARE && (c.n > 1 || c.width > 1)) {

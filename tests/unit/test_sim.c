@@ -4411,6 +4411,57 @@ static void test_loadtree(void)
 	loadtree_release(&t);
 }
 
+/* The least-loaded router's loads kept by level (loadtree_init_levels):
+ * the same answers as the scan, over every rank (the least level's first
+ * rank) and over shorter ranges (scanned), for one word of ranks and three
+ * (130: levels of several words), with loads that move by one as a
+ * router's do and by hundreds (the levels grown, the least level moving
+ * down and up past empty ones). */
+static void test_loadtree_levels(void)
+{
+	static const int ns[] = {37, 64, 130};
+	uint64_t load[130];
+	struct loadtree t;
+	struct pcg32 g;
+	size_t j;
+	int i, k, r, bad = 0, nq = 0, full = 0;
+
+	pcg32_seed(&g, 11, 1);
+	for (j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
+		int n = ns[j];
+		memset(load, 0, sizeof(load));
+		loadtree_init_levels(&t, n);
+		bad += loadtree_min(&t, 0, n) != 0 || loadtree_min(&t, n - 1, n) != n - 1;
+		for (k = 0; k < 20000; k++) {
+			int lo, hi, want = -1;
+			r = (int)pcg32_bounded(&g, (uint32_t)n);
+			if (k % 3 == 0) /* the least rank takes an arrival */
+				r = loadtree_min(&t, 0, n);
+			if (k % 97 == 0)
+				load[r] += 100 + pcg32_bounded(&g, 400);
+			else if (k % 2 == 0 || load[r] == 0)
+				load[r]++;
+			else
+				load[r]--;
+			loadtree_set(&t, r, load[r]);
+			lo = (int)pcg32_bounded(&g, (uint32_t)n);
+			hi = lo + 1 + (int)pcg32_bounded(&g, (uint32_t)(n - lo));
+			if (k % 2 == 0) { /* every rank: the router's case */
+				lo = 0;
+				hi = n;
+				full++;
+			}
+			for (i = lo; i < hi; i++)
+				if (want < 0 || load[i] < load[want])
+					want = i;
+			bad += loadtree_min(&t, lo, hi) != want;
+			nq++;
+		}
+		loadtree_release(&t);
+	}
+	CHECK(bad == 0, "loadtree levels: %d of %d choices (%d over every rank) pick the scan's rank", nq - bad, nq, full);
+}
+
 /* A replica's decoder completions (sim/decoders.c): queued in its ring of
  * step buckets (grown 16 -> 1024 while they come) or its heap, each comes
  * back at its step exactly once; buckets that take more than their first
@@ -4572,6 +4623,7 @@ int main(void)
 	test_run_ticking(&m);
 	test_replicas(&m);
 	test_loadtree();
+	test_loadtree_levels();
 	test_fin_ring();
 	test_evq_order();
 	test_sessions(&m);
