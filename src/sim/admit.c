@@ -329,7 +329,7 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 			s->tot.host_hit_tokens += (uint64_t)host * (uint64_t)s->cfg.block_size;
 		}
 		s->tot.host_loaded_blocks += (uint64_t)host;
-		waitq_pop_front(rp);
+		waitq_pop_admitted(rp);
 		if (r->sched_ns < 0)
 			r->sched_ns = s->now;
 		runlist_append(rp, r);

@@ -14,8 +14,7 @@ void runlist_append(struct replica *rp, struct req *r)
 		rp->run_head = r;
 	rp->run_tail = r;
 	r->rseq = rp->next_rseq++;
-	rp->nrun++;
-	rank_load_moved(rp);
+	rp->nrun++; /* (from the waiting queue: the load the same, runlist.h) */
 	rp->run_ver++;
 	rp->ne_reserved += r->ne_blocks;
 }

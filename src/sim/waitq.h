@@ -26,4 +26,13 @@ static inline void waitq_pop_front(struct replica *rp)
 	rank_load_moved(rp);
 }
 
+/* The front leaves for the running list (runlist_append, next): the
+ * rank's load (running + waiting + inbox) stays, so the router's mark is
+ * not set (a mark it would read and find the load the same). */
+static inline void waitq_pop_admitted(struct replica *rp)
+{
+	rp->whead = (rp->whead + 1) & (rp->wcap - 1);
+	rp->wlen--;
+}
+
 #endif
