@@ -29,26 +29,33 @@ static inline uint64_t lesser(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-void loadtree_init(struct loadtree *t, int n)
+/* The tree over the ranks' loads as they stand (t->n, t->load). */
+static void tree_build(struct loadtree *t)
 {
 	int i;
 
-	memset(t, 0, sizeof(*t));
-	t->n = n;
 	t->size = 1;
-	while (t->size < n) {
+	t->rbits = 0;
+	while (t->size < t->n) {
 		t->size *= 2;
 		t->rbits++;
 	}
 	t->win = xmalloc(xmul(2 * (size_t)t->size, sizeof(*t->win)));
-	t->load = xcalloc((size_t)n, sizeof(*t->load));
-	t->nwords = ((size_t)n + 63) / 64;
-	t->dirty = xcalloc(t->nwords, sizeof(*t->dirty));
 	for (i = 0; i < t->size; i++)
-		t->win[t->size + i] = i < n ? key_of(t, i, 0) : UINT64_MAX;
+		t->win[t->size + i] = i < t->n ? key_of(t, i, t->load[i]) : UINT64_MAX;
 	for (i = t->size - 1; i >= 1; i--)
 		t->win[i] = lesser(t->win[2 * i], t->win[2 * i + 1]);
 	t->win[0] = UINT64_MAX;
+}
+
+void loadtree_init(struct loadtree *t, int n)
+{
+	memset(t, 0, sizeof(*t));
+	t->n = n;
+	t->load = xcalloc((size_t)n, sizeof(*t->load));
+	t->nwords = ((size_t)n + 63) / 64;
+	t->dirty = xcalloc(t->nwords, sizeof(*t->dirty));
+	tree_build(t);
 }
 
 void loadtree_init_levels(struct loadtree *t, int n)
@@ -67,12 +74,29 @@ void loadtree_init_levels(struct loadtree *t, int n)
 	t->cnt[0] = (uint32_t)n;
 }
 
+/* The levels' memory is one word per 64 ranks and a count per level up to
+ * the largest load; an overloaded run's queues (hundreds of thousands of
+ * requests a rank) would make that tens of MiB, so past LEVELS_MAX_BYTES
+ * the ranks move to the tree (whose memory does not grow with the load):
+ * the same choices, as both give the first of the least loaded. */
+#define LEVELS_MAX_BYTES ((size_t)1 << 20)
+
 void loadtree_levels_grow(struct loadtree *t, uint64_t load)
 {
 	uint64_t want = t->nlvl;
 
 	while (want <= load)
 		want *= 2;
+	if (want > LEVELS_MAX_BYTES / (t->nwords * sizeof(*t->lvl) + sizeof(*t->cnt))) {
+		free(t->lvl);
+		free(t->cnt);
+		t->lvl = NULL;
+		t->cnt = NULL;
+		t->nlvl = 0;
+		t->minl = 0;
+		tree_build(t);
+		return;
+	}
 	t->lvl = xrealloc(t->lvl, xmul(xmul((size_t)want, t->nwords), sizeof(*t->lvl)));
 	t->cnt = xrealloc(t->cnt, xmul((size_t)want, sizeof(*t->cnt)));
 	memset(t->lvl + t->nlvl * t->nwords, 0, (size_t)(want - t->nlvl) * t->nwords * sizeof(*t->lvl));

@@ -32,7 +32,8 @@ void loadtree_init(struct loadtree *t, int n);
 /* The same, kept as levels rather than a tree, for a router whose choices
  * are over every rank ([0, n)): a set moves the rank's bit between two
  * levels and the least is the least level's first rank (a range short of
- * every rank is scanned).  The levels grow to the largest load. */
+ * every rank is scanned).  The levels grow to the largest load, and past
+ * 1 MiB of them the ranks move to the tree (loadtree.c). */
 void loadtree_init_levels(struct loadtree *t, int n);
 void loadtree_release(struct loadtree *t);
 
@@ -72,8 +73,13 @@ static inline void loadtree_set(struct loadtree *t, int r, uint64_t load)
 		loadtree_tree_set(t, r, load);
 		return;
 	}
-	if (load >= t->nlvl)
+	if (load >= t->nlvl) {
 		loadtree_levels_grow(t, load);
+		if (t->win) { /* grown past the levels' memory: the tree */
+			loadtree_tree_set(t, r, load);
+			return;
+		}
+	}
 	old = t->load[r];
 	bit = (uint64_t)1 << (r % 64);
 	w = (size_t)r / 64;

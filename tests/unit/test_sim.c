@@ -4460,6 +4460,25 @@ static void test_loadtree_levels(void)
 		loadtree_release(&t);
 	}
 	CHECK(bad == 0, "loadtree levels: %d of %d choices (%d over every rank) pick the scan's rank", nq - bad, nq, full);
+	/* an overloaded run's queues: past 1 MiB of levels the ranks move to
+	 * the tree, the choices the same before and after */
+	memset(load, 0, sizeof(load));
+	loadtree_init_levels(&t, 64);
+	bad = 0;
+	for (k = 0; k < 4000; k++) {
+		int want = 0;
+		r = k % 5 == 0 ? loadtree_min(&t, 0, 64) : (int)pcg32_bounded(&g, 64);
+		load[r] += 1 + pcg32_bounded(&g, 3000);
+		loadtree_set(&t, r, load[r]);
+		for (i = 1; i < 64; i++)
+			if (load[i] < load[want])
+				want = i;
+		bad += loadtree_min(&t, 0, 64) != want;
+	}
+	CHECK(bad == 0 && t.win && !t.lvl && load[loadtree_min(&t, 0, 64)] > 0,
+	      "loadtree levels past 1 MiB: on the tree (%s), %d of 4000 choices pick the scan's rank", t.win ? "yes" : "no",
+	      4000 - bad);
+	loadtree_release(&t);
 }
 
 /* A replica's decoder completions (sim/decoders.c): queued in its ring of
