@@ -382,6 +382,10 @@ def ixapi_points(root):
             "kv_dtype": "fp8",
             "engine": engine,
         }
+        if prec == "fp4":
+            # priced as stored: the checkpoint's Quark config (attention, routers and lm_head bf16;
+            # data/models/deepseek-r1-0528-mxfp4-preview.json), as eval/silicon's fp4 rows name theirs
+            x["checkpoint"] = ckpt
         x.update(ix_bench(isl, osl, conc, ttft, tpot))
         write_point(os.path.join(root, "inferencex", group, name), x)
 

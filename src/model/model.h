@@ -246,11 +246,18 @@ bool model_shared_experts_stored_bf16(const struct model_cfg *m);
 void model_layers_text(const struct model_cfg *m, char *buf, size_t n);
 void model_quant_text(const struct model_cfg *m, char *buf, size_t n);
 
-/* quantization_config (HF fp8 / mxfp4, compressed-tensors, modelopt) ->
+/* quantization_config (HF fp8 / mxfp4, compressed-tensors, modelopt, quark) ->
  * m->q and m->quant.  Formats we do not recognise leave every part Q_NONE
  * (stored at the requested dtype).  SS_EDATA on mistyped fields. */
 int model_quant_from_json(const struct json *q, const char *src, struct model_cfg *m,
 			  struct err *e);
+
+/* AMD Quark's quantization_config (quant_method "quark", quark.c) -> the
+ * one weight format it stores (MXFP4 w/a or fp8 w/a), its group size and
+ * its 'exclude' globs (NULL when absent).  SS_EDATA naming the field and
+ * value for a scheme servesim does not map. */
+int model_quark_format(const struct json *q, const char *src, enum model_qfmt *f, int64_t *group_size,
+		       const struct json **exclude, struct err *e);
 
 /* Normalise a parsed config.json.  source names it in messages. */
 int model_from_json(const struct json *root, const char *source, struct model_cfg *m,

@@ -226,9 +226,9 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 	/* a method servesim does not read would be priced as unquantised
 	 * weights: refused rather than run as bf16 (issue 30) */
 	if (qm && strcmp(qm, "fp8") != 0 && strcmp(qm, "mxfp4") != 0 && strcmp(qm, "compressed-tensors") != 0 &&
-	    strcmp(qm, "modelopt") != 0)
+	    strcmp(qm, "modelopt") != 0 && strcmp(qm, "quark") != 0)
 		return err_set(e, SS_EDATA, "%s: 'quantization_config.quant_method' \"%.40s\" is not one servesim "
-			       "reads (fp8, mxfp4, compressed-tensors, modelopt); drop quantization_config and give "
+			       "reads (fp8, mxfp4, compressed-tensors, modelopt, quark); drop quantization_config and give "
 			       "--dtype for the weights", src, qm);
 	if (qm) {
 		snprintf(m->quant, sizeof(m->quant), "%s", qm);
@@ -250,7 +250,12 @@ int model_quant_from_json(const struct json *q, const char *src, struct model_cf
 		excl = json_get(q, "ignore");
 	if (!excl)
 		excl = json_get(q, "exclude_modules");
-	if (qm && strcmp(qm, "fp8") == 0) {
+	if (qm && strcmp(qm, "quark") == 0) {
+		/* AMD Quark (quark.c): one format, its exclude globs read as
+		 * the other methods' exclusion lists below */
+		if ((rc = model_quark_format(q, src, &f, &mq->group_size, &excl, e)) < 0)
+			return rc;
+	} else if (qm && strcmp(qm, "fp8") == 0) {
 		const struct json *b = json_get(q, "weight_block_size");
 		f = b && json_type_of(b) == JSON_ARRAY ? Q_FP8_BLOCK : Q_FP8;
 		if (f == Q_FP8_BLOCK)

@@ -304,6 +304,60 @@ static void test_recent_families(void)
 		CHECK_REL(model_weight_bytes_per_gpu(m, &p1, 0.5) - model_weight_bytes_per_gpu(&all, &p1, 0.5),
 			  (v2.attention - v2.attn_o) * (2.0 - 0.5), 1e-9, "v2 at TP 1: q/kv in bf16");
 	}
+	/* AMD Quark (quark.c): w_mxfp4_a_mxfp4 with amd/DeepSeek-R1-0528-
+	 * MXFP4-Preview's exclusions -> mxfp4 everywhere but attention (bf16),
+	 * router and lm_head noted; schemes it does not map are refused naming
+	 * the field and value */
+	{
+#define MX(dyn) "{\"dtype\": \"fp4\", \"qscheme\": \"per_group\", \"group_size\": 32, " \
+		"\"ch_axis\": -1, \"scale_format\": \"e8m0\", \"is_dynamic\": " dyn "}"
+		static const char *ok = "{\"quant_method\": \"quark\", \"global_quant_config\": {\"weight\": "
+			MX("false") ", \"input_tensors\": " MX("true") ", \"output_tensors\": null, \"bias\": null}, "
+			"\"layer_quant_config\": {}, \"layer_type_quant_config\": {}, "
+			"\"exclude\": [\"*self_attn*\", \"*mlp.gate.*\", \"lm_head\"]}";
+		static const struct { const char *q, *want; } bad[] = {
+			{"{\"quant_method\": \"quark\", \"global_quant_config\": {\"weight\": {\"dtype\": \"int4\", "
+			 "\"qscheme\": \"per_group\", \"group_size\": 128}, \"input_tensors\": null}}",
+			 "'quantization_config.global_quant_config.weight' dtype \"int4\" qscheme \"per_group\" group_size 128"},
+			{"{\"quant_method\": \"quark\", \"global_quant_config\": {\"weight\": " MX("false")
+			 ", \"input_tensors\": null}}", "'quantization_config.global_quant_config.input_tensors' dtype \"\""},
+			{"{\"quant_method\": \"quark\", \"global_quant_config\": {\"weight\": " MX("false")
+			 ", \"input_tensors\": " MX("true") "}, \"layer_quant_config\": {\"*experts*\": {\"weight\": "
+			 "{\"dtype\": \"fp8_e4m3\", \"qscheme\": \"per_tensor\"}, \"input_tensors\": {\"dtype\": "
+			 "\"fp8_e4m3\", \"qscheme\": \"per_tensor\"}}}}",
+			 "'quantization_config.layer_quant_config.\"*experts*\"' is fp8 where global_quant_config is mxfp4"},
+			{"{\"quant_method\": \"quark\", \"global_quant_config\": {\"weight\": null}}",
+			 "'quantization_config.global_quant_config.weight' is null"},
+		};
+#undef MX
+		struct json *j = NULL;
+		struct model_cfg q;
+		char t[300];
+		size_t k;
+		memset(&q, 0, sizeof(q));
+		CHECK(json_parse(ok, strlen(ok), "q.json", &j, &e) == 0 && model_quant_from_json(j, "q.json", &q, &e) == 0 &&
+		      q.q.experts == Q_MXFP4 && q.q.mlp == Q_MXFP4 && q.q.shared == Q_MXFP4 && q.q.attn == Q_NONE &&
+		      q.q.attn_o == Q_NONE && q.q.group_size == 32 && strcmp(q.q.method, "quark") == 0,
+		      "quark w_mxfp4_a_mxfp4: experts %s, dense %s, attention %s / %s, group %lld", model_qfmt_name(q.q.experts),
+		      model_qfmt_name(q.q.mlp), model_qfmt_name(q.q.attn), model_qfmt_name(q.q.attn_o),
+		      (long long)q.q.group_size);
+		model_quant_text(&q, t, sizeof(t));
+		CHECK(strstr(t, "attention none") && strstr(t, "lm_head") && strstr(t, "router"),
+		      "quark quant text: %s", t);
+		json_free(j);
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			struct err e2 = {0};
+			j = NULL;
+			memset(&q, 0, sizeof(q));
+			CHECK(json_parse(bad[k].q, strlen(bad[k].q), "q.json", &j, &e) == 0 &&
+			      model_quant_from_json(j, "q.json", &q, &e2) < 0 && e2.code == SS_EDATA && strstr(e2.msg, bad[k].want),
+			      "quark refusal %zu: %s", k, e2.msg);
+			json_free(j);
+		}
+	}
+	CHECK(load("amd/DeepSeek-R1-0528-MXFP4-Preview", m) == 0 && m->q.experts == Q_MXFP4 && m->q.mlp == Q_MXFP4 &&
+	      model_attn_stored_bf16(m, false) && model_attn_stored_bf16(m, true) && !model_dense_ffn_stored_bf16(m),
+	      "deepseek-r1-0528-mxfp4-preview: mxfp4 FFNs and experts, attention stored bf16");
 	CHECK(load("deepseek-r1", m) == 0 && m->q.attn == Q_FP8_BLOCK && m->q.attn_o == Q_FP8_BLOCK,
 	      "deepseek-r1 (fp8): one format for every projection");
 	CHECK(!model_attn_stored_bf16(m, false) && !model_attn_stored_bf16(m, true),
