@@ -224,8 +224,9 @@ bool cost_mla_absorbed(const struct cost_model *c, double prefix_sum);
  * absorbed W_UK / W_UV BMMs): bf16 where the checkpoint stores its q/kv
  * projections unquantised (model_attn_stored_bf16), else the linears'. */
 enum dtype cost_mla_kvb_dtype(const struct cost_model *c);
-/* The dtype operator o's GEMM runs in (ops.c): bf16 for the MoE router and
- * the operators not low_precision, else the linears' dtype. */
+/* The dtype operator o's GEMM runs in (ops.c): bf16 for the operators not
+ * low_precision (opgraph.c marks the router, the LM head and the parts a
+ * checkpoint excludes so), else the linears' dtype. */
 enum dtype cost_op_dtype(const struct cost_model *c, const struct op *o);
 /* the absorbed W_UK / W_UV products' weights (mla.c) */
 enum dtype cost_mla_absorb_dtype(const struct cost_model *c);

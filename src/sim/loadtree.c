@@ -48,23 +48,25 @@ static void tree_build(struct loadtree *t)
 	t->win[0] = UINT64_MAX;
 }
 
-void loadtree_init(struct loadtree *t, int n)
+/* n ranks at load 0, none marked: what the tree and the levels share. */
+static void ranks_init(struct loadtree *t, int n)
 {
 	memset(t, 0, sizeof(*t));
 	t->n = n;
 	t->load = xcalloc((size_t)n, sizeof(*t->load));
 	t->nwords = ((size_t)n + 63) / 64;
 	t->dirty = xcalloc(t->nwords, sizeof(*t->dirty));
+}
+
+void loadtree_init(struct loadtree *t, int n)
+{
+	ranks_init(t, n);
 	tree_build(t);
 }
 
 void loadtree_init_levels(struct loadtree *t, int n)
 {
-	memset(t, 0, sizeof(*t));
-	t->n = n;
-	t->load = xcalloc((size_t)n, sizeof(*t->load));
-	t->nwords = ((size_t)n + 63) / 64;
-	t->dirty = xcalloc(t->nwords, sizeof(*t->dirty));
+	ranks_init(t, n);
 	t->nlvl = 16;
 	t->lvl = xcalloc(xmul((size_t)t->nlvl, t->nwords), sizeof(*t->lvl));
 	t->cnt = xcalloc((size_t)t->nlvl, sizeof(*t->cnt));
