@@ -29,7 +29,7 @@ LIB_SRC = \
 	src/base/err.c src/base/alloc.c src/base/sbuf.c src/base/pcg32.c src/base/gzread.c \
 	src/base/afile.c src/base/csv.c src/base/json.c src/base/jstream.c src/base/yaml.c src/base/jsonw.c src/base/paths.c src/base/version.c \
 	src/model/config.c src/model/vision.c src/model/params.c src/model/registry.c src/model/opgraph.c \
-	src/model/quant.c src/model/quark.c \
+	src/model/qfmt.c src/model/quant.c src/model/quark.c \
 	src/hw/gpu.c src/hw/power.c src/hw/mfu.c src/hw/tier2.c \
 	src/hw/moetab.c src/hw/mfucache.c \
 	src/cost/cost.c src/cost/engterms.c src/cost/gemm.c src/cost/linear.c src/cost/tritonbs.c src/cost/aiterquant.c src/cost/cutlassbs.c src/cost/tritonattn.c src/cost/moe.c src/cost/attn.c src/cost/mla.c src/cost/dsa.c src/cost/csa.c src/cost/linattn.c src/cost/mixer.c src/cost/ops.c src/cost/allreduce.c src/cost/srcnote.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \

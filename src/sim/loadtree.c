@@ -49,7 +49,7 @@ static void tree_build(struct loadtree *t)
 }
 
 /* n ranks at load 0, none marked: what the tree and the levels share. */
-static void ranks_init(struct loadtree *t, int n)
+static void ranks_at_zero(struct loadtree *t, int n)
 {
 	memset(t, 0, sizeof(*t));
 	t->n = n;
@@ -60,13 +60,13 @@ static void ranks_init(struct loadtree *t, int n)
 
 void loadtree_init(struct loadtree *t, int n)
 {
-	ranks_init(t, n);
+	ranks_at_zero(t, n);
 	tree_build(t);
 }
 
 void loadtree_init_levels(struct loadtree *t, int n)
 {
-	ranks_init(t, n);
+	ranks_at_zero(t, n);
 	t->nlvl = 16;
 	t->lvl = xcalloc(xmul((size_t)t->nlvl, t->nwords), sizeof(*t->lvl));
 	t->cnt = xcalloc((size_t)t->nlvl, sizeof(*t->cnt));

@@ -19,13 +19,6 @@ static inline struct req *waitq_front(struct sim *s, struct replica *rp)
 	return q->r;
 }
 
-static inline void waitq_pop_front(struct replica *rp)
-{
-	rp->whead = (rp->whead + 1) & (rp->wcap - 1);
-	rp->wlen--;
-	rank_load_moved(rp);
-}
-
 /* The front leaves for the running list (runlist_append, next): the
  * rank's load (running + waiting + inbox) stays, so the router's mark is
  * not set (a mark it would read and find the load the same). */
@@ -33,6 +26,13 @@ static inline void waitq_pop_admitted(struct replica *rp)
 {
 	rp->whead = (rp->whead + 1) & (rp->wcap - 1);
 	rp->wlen--;
+}
+
+/* The front leaves the rank (rejected, moved): its load falls. */
+static inline void waitq_pop_front(struct replica *rp)
+{
+	waitq_pop_admitted(rp);
+	rank_load_moved(rp);
 }
 
 #endif
