@@ -271,19 +271,68 @@ def moe_copies(all_rows):
     return drop
 
 
+def moe_tiles(tok, k, ex, bm):
+    """Expected count of bm-row tiles over ex experts when tok tokens each
+    pick k of them at random (the tuner's routing): ex x E[ceil(X / bm)],
+    X ~ Binomial(tok, k / ex), from E[ceil(X / bm)] = sum_j P(X > j bm)."""
+    p = min(1.0, k / ex)
+    if p >= 1.0:
+        return ex * math.ceil(tok / bm)
+    lp, lq = math.log(p), math.log1p(-p)
+    pmf = [math.exp(math.lgamma(tok + 1) - math.lgamma(x + 1) - math.lgamma(tok - x + 1) + x * lp + (tok - x) * lq)
+           for x in range(tok + 1)]
+    above, acc = [], 0.0
+    for x in range(tok, -1, -1):          # above[x] = P(X > x)
+        above.append(acc)
+        acc += pmf[x]
+    above.reverse()
+    return ex * sum(above[j * bm] for j in range(tok // bm + 1))
+
+
+def moe_carried(all_rows, drop):
+    """{row id: us} for copied buckets above their run's measured bucket
+    whose tuned config names the measured bucket's kernel tile (same block_m,
+    one-stage): aiter runs that kernel at those token counts (its fused_moe
+    looks the config up by the padded token bucket, get_padded_M), but timed
+    it at the measured bucket only.  Its time there is carried by the count
+    of block_m-row tiles the kernel works through (moe_tiles): DeepSeek's
+    TP-8 fp8 shape on gfx950 runs the one-stage 32 x 256 asm kernel at every
+    bucket from 1,024 tokens (aiter v0.1.10.post3 to e4048607), which the
+    curve of another shape (GLM's, whose tuner picked a 64 x 256 kernel from
+    2,048 tokens) priced before.  Derived, not measured: the header says so."""
+    runs = {}
+    for n, r in enumerate(all_rows):
+        runs.setdefault(tuple(r[c] for c in MOE_SHAPE) + (r['us_total'], r['tflops']), []).append(n)
+    out = {}
+    for ids in runs.values():
+        kept = [n for n in ids if n not in drop]
+        if len(ids) < 2 or len(kept) != 1:
+            continue
+        m = all_rows[kept[0]]
+        if m.get('run_1stage') != '1':
+            continue
+        k, ex, bm, t0 = (int(m[c]) for c in ('topk', 'expert', 'block_m', 'token'))
+        for n in ids:
+            r = all_rows[n]
+            if n in drop and int(r['token']) > t0 and r.get('run_1stage') == '1' and r.get('block_m') == m['block_m']:
+                out[n] = float(m['us_total']) * moe_tiles(int(r['token']), k, ex, bm) / moe_tiles(t0, k, ex, bm)
+    return out
+
+
 def moe_tables(d, lender):
     ratios = imbalance_ratios(lender)
     best = {}
     all_rows = list(rows(os.path.join(d, 'aiter_tuned_fused_moe.csv.gz')))
     copies = moe_copies(all_rows)
+    carried = moe_carried(all_rows, copies)
     for n, r in enumerate(all_rows):
-        if n in copies:
+        if n in copies and n not in carried:
             continue
         gpu, fmt = GPU.get(r['gpu']), moe_format(r)
         if not gpu or not fmt:
             continue
         h, i, ex, k, tok = (int(r[c]) for c in ('model_dim', 'inter_dim', 'expert', 'topk', 'token'))
-        us = float(r['us_total'])
+        us = carried.get(n, float(r['us_total']))
         if not (us > 0 and tok > 0 and 0 < k <= ex):
             continue
         x = math.log2(tok * k / ex)
@@ -332,7 +381,9 @@ def main(d, lender, out):
               ['fused MoE us_total as tuned: experts, inter and topk as the tuner ran them (shared expert fused '
                'where experts/topk say so), moe_tp = moe_ep = 1',
                'token buckets repeating another bucket\'s us_total and tflops (one timing copied) dropped but the '
-               'bucket whose own FLOPs match the tflops (moe_copies)',
+               'bucket whose own FLOPs match the tflops (moe_copies); copied buckets above it whose config names the '
+               'same one-stage kernel tile (block_m) are derived, not measured: its time carried by the count of '
+               'block_m-row tiles under random routing (moe_carried)',
                'balanced rows measured (random routing); power-law rows = balanced x the power-law/balanced '
                'latency ratio of aiconfigurator SGLang 0.5.14 H100 fp8_block MoE kernels (see derive_amd.py)'])
         n_mla = 0
@@ -371,7 +422,7 @@ def main(d, lender, out):
 
 
 def self_test():
-    """--test: moe_copies on made-up tuned rows."""
+    """--test: moe_copies and moe_carried on made-up tuned rows."""
     def row(tok, us, h=7168, i=256, k=9, ex=257, f='ds_v3.csv', kk=None):
         flops = tok * (k if kk is None else kk) * 6.0 * h * i
         return {'source_file': f, 'gpu': 'MI350X|MI355X', 'model_dim': str(h), 'inter_dim': str(i),
@@ -396,6 +447,18 @@ def self_test():
     assert ('other.csv', 2048) in kept, "another file's row with the same time: kept"
     print('ok: moe_copies keeps the measured bucket of two copied runs (topk and topk - 1 FLOPs), drops a run with '
           'no measured bucket, keeps rows with their own timings and other files\' rows')
+    for r in b:
+        r.update(block_m='32', run_1stage='1')
+    b[2]['block_m'] = '64'                                             # another kernel tile at 4,096: not carried
+    for r in c:
+        r.update(block_m='16', run_1stage='1')
+    car = moe_carried(rows_, drop)
+    assert set(car) == {rows_.index(b[1])}, 'only a copy above its measured bucket with the same tile is carried'
+    want = 359.48 * moe_tiles(2048, 9, 257, 32) / moe_tiles(1024, 9, 257, 32)
+    assert abs(car[rows_.index(b[1])] - want) < 1e-9 and 359.48 < want < 2 * 359.48, 'carried by its tile count'
+    assert abs(moe_tiles(64, 1, 1, 32) - 2) < 1e-12 and abs(moe_tiles(33, 2, 4, 32) - 4.0) < 1e-12, \
+        'tiles: one expert takes all; X ~ B(33, 1/2): E[ceil(X/32)] = P(X > 0) + P(X > 32) = 1'
+    print('ok: moe_carried carries the measured bucket to a copied one above it with the same kernel tile, by tiles')
 
 
 if __name__ == '__main__':
