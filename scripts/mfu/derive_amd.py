@@ -3,7 +3,7 @@
 and InferenceX tuning tables.
 
 usage: python3 scripts/mfu/derive_amd.py AMD_DIR H100_MOE OUT_DIR
-       python3 scripts/mfu/derive_amd.py --test   (its MoE copy filter on made-up rows)
+       python3 scripts/mfu/derive_amd.py --test   (its MoE copy, carry and untuned rules on made-up rows)
   AMD_DIR  = ../shared/data/mfu/amd (aiter_tuned_gemm.csv.gz,
              aiter_tuned_fused_moe.csv.gz, inferencex_kimik3_bf16_gemm_gfx950.csv.gz;
              commits and licences in its PROVENANCE.md)
@@ -46,6 +46,16 @@ MoE (dtype,hidden,inter,topk,experts,moe_tp,moe_ep,distribution,tokens,latency_u
   balanced latency ratio of the H100's SGLang fp8_block kernels at the same
   rows per expert (derive_infersim.py's imbalance_ratios), the routing's
   effect, not an NVIDIA efficiency.
+  Untuned shapes (MOE_UNTUNED, moe_untuned): a shape an engine runs with no
+  tuned row on that GPU (DeepSeek's TP-8 7168 x 256 / 257 top 9 fp8 on
+  gfx942) runs aiter's untuned default (aiter/fused_moe.py `cfg is None`:
+  one-stage asm at block_m 32 above 32 tokens, CK two-stage at block_m 16
+  at or below): derived rows for it from the nearest tuned shape with the
+  same experts, topk and inter_dim on that GPU (GLM-5's 6144 x 256), its
+  32-row one-stage rows as measured, its 64-row buckets carried from its
+  largest 32-row row by 32-row tile count, both x the model_dim ratio; the
+  header names each derived run's kernel and source.  Tuned shapes keep
+  their own rows.
 All-reduce (mi300x only): mk1-project/quickreduce (MIT) README at commit
   910e892250b6a1769e0ea771a680d30f9cebf471, "All-Reduce Latency across
   {2,4,8}xMI300X" (ROCm 6.2, RCCL 2.20.5, 8xMI300X on TensorWave), fp16
@@ -319,20 +329,108 @@ def moe_carried(all_rows, drop):
     return out
 
 
+# Fused-MoE shapes an engine runs untuned on a GPU (aiter has no tuned row
+# for them there): (aiter gpu, format, model_dim, inter_dim, experts, topk).
+# DeepSeek-V3/R1 at TP 8 with the shared expert fused (7168 x 256, 257
+# experts top 9, per-1x128 fp8) on gfx942 (MI300X / MI325X): no tuned row in
+# any aiter from v0.1.10.post3 (SGLang 0.5.9's ROCm image) to e4048607, its
+# gfx942 rows being EP 8's 7168 x 2048 / 33.
+MOE_UNTUNED = [('MI300X|MI325X', 'fp8_block', 7168, 256, 257, 9)]
+# aiter/fused_moe.py, `cfg is None` (v0.1.10.post3 to v0.1.16 and e4048607):
+# a per-1x128 MoE runs one stage above this many tokens (inter_dim % 256
+# == 0 at v0.1.10.post3, % 128 from v0.1.12), at block_m = BLOCK_SIZE_M,
+# else CK's two stages at block_m 16
+MOE_UNTUNED_1STAGE_ABOVE = 32
+MOE_UNTUNED_BLOCK_M = 32
+
+
+def moe_untuned(all_rows, drop, untuned=None):
+    """[(row, us, what)] derived fused-MoE rows for the shapes an engine runs
+    untuned (MOE_UNTUNED), from the nearest tuned shape on the same GPU with
+    the same format, inter_dim, experts and topk (so the same tiles under the
+    tuner's random routing; nearest model_dim), its time scaled by the work
+    a tile does (model_dim ratio: both GEMMs of one 32-row tile of one expert
+    are model_dim x inter_dim deep or wide).  Above
+    MOE_UNTUNED_1STAGE_ABOVE tokens aiter's untuned path runs the one-stage
+    assembly kernel at block_m 32 (asm_fmoe.cu get_heuristic_kernel: the
+    32 x 256 tile for inter_dim 256, fewest rounds; from v0.1.12 only kernels
+    whose subGU_m is that block_m are candidates, so the 64 x 256 ones added
+    then are never picked): the lender's own one-stage block_m-32 rows are
+    taken at their buckets, and buckets where the lender's tuner picked
+    another tile take its largest block_m-32 row carried by the count of
+    32-row tiles (moe_tiles).  At or below it aiter runs CK's two-stage
+    kernel at block_m 16, which no public table times on gfx942: the
+    lender's tuned row there, scaled alike (labelled).  Shapes with a tuned
+    row of their own on that GPU are left to it."""
+    untuned = MOE_UNTUNED if untuned is None else untuned
+    out = []
+    for gpu, fmt, h, i, ex, k in untuned:
+        def shape_of(r):
+            return (r['gpu'] == gpu and moe_format(r) == fmt and int(r['inter_dim']) == i and
+                    int(r['expert']) == ex and int(r['topk']) == k)
+        ok = [(n, r) for n, r in enumerate(all_rows) if n not in drop and shape_of(r) and float(r['us_total']) > 0]
+        if any(int(r['model_dim']) == h for n, r in ok) or not ok:
+            continue
+        h0 = min({int(r['model_dim']) for n, r in ok}, key=lambda m: (abs(math.log(m / h)), m))
+        lend = sorted((r for n, r in ok if int(r['model_dim']) == h0), key=lambda r: int(r['token']))
+        bm = MOE_UNTUNED_BLOCK_M
+
+        def tile32(r):
+            return r.get('run_1stage') == '1' and int(r['block_m']) == bm
+
+        base = [r for r in lend if tile32(r) and int(r['token']) > MOE_UNTUNED_1STAGE_ABOVE]
+        if not base:
+            continue
+        b = base[-1]
+        tb = int(b['token'])
+        for r in lend:
+            tok, us = int(r['token']), float(r['us_total']) * h / h0
+            row = dict(r, model_dim=str(h))
+            if tok <= MOE_UNTUNED_1STAGE_ABOVE:
+                what = 'CK 2-stage block_m 16, untimed: %dx%d tuned row' % (h0, i)
+            elif tile32(r):
+                what = 'asm 1-stage %dx%d: %dx%d measured' % (bm, i, h0, i)
+            else:
+                us = float(b['us_total']) * h / h0 * moe_tiles(tok, k, ex, bm) / moe_tiles(tb, k, ex, bm)
+                what = 'asm 1-stage %dx%d: %dx%d at %d tokens carried by %d-row tiles' % (bm, i, h0, i, tb, bm)
+            out.append((row, us, what))
+    return out
+
+
+def moe_untuned_notes(extra):
+    """Header lines naming each derived untuned row's kernel and source,
+    runs of consecutive buckets with the same description joined."""
+    runs = []
+    for row, us, what in extra:
+        key = (row['gpu'], row['model_dim'], row['inter_dim'], row['expert'], row['topk'], what)
+        if runs and runs[-1][0] == key:
+            runs[-1][2] = row['token']
+        else:
+            runs.append([key, row['token'], row['token']])
+    out = []
+    for (gpu, h, i, ex, k, what), lo, hi in runs:
+        out.append('derived (untuned shape, %s): %sx%s %s experts top %s, %s-%s tokens: %s' %
+                   (gpu, h, i, ex, k, lo, hi, what))
+    return out
+
+
 def moe_tables(d, lender):
     ratios = imbalance_ratios(lender)
     best = {}
     all_rows = list(rows(os.path.join(d, 'aiter_tuned_fused_moe.csv.gz')))
     copies = moe_copies(all_rows)
     carried = moe_carried(all_rows, copies)
-    for n, r in enumerate(all_rows):
-        if n in copies and n not in carried:
-            continue
+    extra = moe_untuned(all_rows, copies)
+    notes = {}
+    for row, us, what in extra:
+        notes.setdefault(GPU[row['gpu']], []).append((row, us, what))
+    kept = [(carried.get(n), r) for n, r in enumerate(all_rows) if n not in copies or n in carried]
+    for us, r in kept + [(us, row) for row, us, what in extra]:
         gpu, fmt = GPU.get(r['gpu']), moe_format(r)
         if not gpu or not fmt:
             continue
         h, i, ex, k, tok = (int(r[c]) for c in ('model_dim', 'inter_dim', 'expert', 'topk', 'token'))
-        us = carried.get(n, float(r['us_total']))
+        us = us if us is not None else float(r['us_total'])
         if not (us > 0 and tok > 0 and 0 < k <= ex):
             continue
         x = math.log2(tok * k / ex)
@@ -341,7 +439,7 @@ def moe_tables(d, lender):
             key = (fmt, h, i, k, ex, 1, 1, dist, tok)
             t = best.setdefault(gpu, {})
             t[key] = min(t.get(key, lat), lat)
-    return best
+    return best, {g: moe_untuned_notes(v) for g, v in notes.items()}
 
 
 def allreduce_rows(scale):
@@ -363,7 +461,7 @@ def note(what):
 
 def main(d, lender, out):
     g = gemm_tables(d)
-    m = moe_tables(d, lender)
+    m, untuned_notes = moe_tables(d, lender)
     for gpu in sorted(GPU.values()):
         od = os.path.join(out, gpu, COLL)
         os.makedirs(od, exist_ok=True)
@@ -385,7 +483,9 @@ def main(d, lender, out):
                'same one-stage kernel tile (block_m) are derived, not measured: its time carried by the count of '
                'block_m-row tiles under random routing (moe_carried)',
                'balanced rows measured (random routing); power-law rows = balanced x the power-law/balanced '
-               'latency ratio of aiconfigurator SGLang 0.5.14 H100 fp8_block MoE kernels (see derive_amd.py)'])
+               'latency ratio of aiconfigurator SGLang 0.5.14 H100 fp8_block MoE kernels (see derive_amd.py)'] +
+              (['shapes no aiter tunes on this GPU are derived for the kernel aiter\'s untuned path runs '
+                '(moe_untuned): not measured'] + untuned_notes[gpu] if gpu in untuned_notes else []))
         n_mla = 0
         ar_src = ['source: mk1-project/quickreduce %s (MIT), README "All-Reduce Latency across {2,4,8}xMI300X" '
                   '(ROCm 6.2, RCCL 2.20.5)' % QR,
@@ -459,6 +559,31 @@ def self_test():
     assert abs(moe_tiles(64, 1, 1, 32) - 2) < 1e-12 and abs(moe_tiles(33, 2, 4, 32) - 4.0) < 1e-12, \
         'tiles: one expert takes all; X ~ B(33, 1/2): E[ceil(X/32)] = P(X > 0) + P(X > 32) = 1'
     print('ok: moe_carried carries the measured bucket to a copied one above it with the same kernel tile, by tiles')
+
+    def g942(tok, us, bm, h=6144, k=9, ex=257, one='1'):
+        return dict(row(tok, us, h=h, k=k, ex=ex), gpu='MI300X|MI325X', block_m=str(bm), run_1stage=one)
+    lend = [g942(16, 120.0, 16, one='0'), g942(64, 290.0, 32), g942(512, 310.0, 32), g942(1024, 350.0, 64),
+            g942(2048, 550.0, 64)]
+    other = [g942(512, 999.0, 32, h=7000, k=8), g942(512, 1.0, 32, h=9000, ex=256)]   # other topk / experts
+    rows_ = lend + other
+    un = [('MI300X|MI325X', 'fp8_block', 7168, 256, 257, 9)]
+    got = {int(r['token']): (us, what) for r, us, what in moe_untuned(rows_, set(), un)}
+    f = 7168 / 6144
+    assert sorted(got) == [16, 64, 512, 1024, 2048], 'one derived row per bucket of the nearest tuned shape'
+    assert all(r['model_dim'] == '7168' for r, us, what in moe_untuned(rows_, set(), un)), 'written as the target'
+    assert abs(got[16][0] - 120.0 * f) < 1e-9 and 'CK 2-stage' in got[16][1], '<= 32 tokens: untimed, labelled'
+    assert abs(got[64][0] - 290.0 * f) < 1e-9 and abs(got[512][0] - 310.0 * f) < 1e-9, \
+        'the 32-row one-stage rows taken at their buckets, by the work of a tile'
+    for t in (1024, 2048):
+        want = 310.0 * f * moe_tiles(t, 9, 257, 32) / moe_tiles(512, 9, 257, 32)
+        assert abs(got[t][0] - want) < 1e-9 and 'carried' in got[t][1], '64-row buckets: 512 carried by 32-row tiles'
+    assert got[2048][0] > 550.0 * f, 'the 32-row kernel is slower than the tuned 64-row one there'
+    assert not moe_untuned(rows_ + [g942(64, 300.0, 32, h=7168)], set(), un), 'a shape tuned on the GPU: left to it'
+    assert not moe_untuned(rows_, {1, 2}, un), 'no 32-row one-stage row above 32 tokens kept: nothing derived'
+    notes = moe_untuned_notes(moe_untuned(rows_, set(), un))
+    assert len(notes) == 3 and '64-512 tokens' in notes[1] and '1024-2048 tokens' in notes[2], notes
+    print('ok: moe_untuned prices an untuned shape as the 32-row one-stage kernel from the nearest tuned shape, '
+          'carried by tile count where that shape was tuned to another tile; tuned shapes left alone')
 
 
 if __name__ == '__main__':
