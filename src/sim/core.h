@@ -148,20 +148,51 @@ struct wq_ent {
  * corrections of its steps that verify fewer than K drafts (near a
  * request's end): query tokens and decode_ctx_sum against K + 1 each,
  * steps without a draft. */
-struct spath_step {
-	int32_t acc, need; /* drafts accepted, blocks grown */
-};
-
 struct spath_rare {
 	int64_t dC, cctx;
 	int32_t dn, ctok, nq1, pad;
 };
 
+/* A run: SPATH_RUN verifying steps of K + 1 tokens each drawn with one
+ * 32-bit draw (specpath.c): the joint outcome of their accepted counts
+ * (at most (3 + 1)^4 = SPATH_CELLS of them) through an alias table of
+ * SPATH_CELLS cells: cell u >> 24 keeps its own outcome when the low 24
+ * bits are below cut, its alias's otherwise. */
+#define SPATH_RUN 4
+#define SPATH_CELLS 256
+struct spath_cell {
+	uint32_t cut, alias;
+};
+/* One outcome of a run: its accepted counts as the int32 lanes of the
+ * ring's four slots (two words: memcpy of int32_t[4], added as words:
+ * each lane stays in [0, 2^31), no carry crosses), the context's advance
+ * before its steps 1..3 (p[j - 1] = j + the counts before step j) and over
+ * the whole run (adv). */
+struct spath_tuple {
+	uint64_t acc[2];
+	int32_t p[3], adv;
+};
+
+/* Where a run grows a block: by the tokens lim = (nb + 1) x bs - ce left
+ * below the next block's end as it starts (ce: its first step's context
+ * plus K + 1 plus bs - 1, nb the blocks held), for lim in [-K, bs - 1]
+ * (li = lim + K, SPATH_XW at most): 0 none, 1 + j at its step j.  With
+ * blocks of at least SPATH_RUN (K + 1) tokens a run crosses at most one
+ * block's end. */
+#define SPATH_XW 72
+
 /* The accepted count's thresholds on a 32-bit draw (specpath.c):
- * a = #{j < k : u < ge[j]}, ge[j] = P(a >= j + 1) x 2^32. */
+ * a = #{j < k : u < ge[j]}, ge[j] = P(a >= j + 1) x 2^32; the runs'
+ * tables for steps of rk drafts (rk 0: no runs: more than 3 thresholds),
+ * and the crossings' (xw 0: none, blocks too small or too large), the
+ * ring's need words of each crossing (nadd). */
 struct spath_draws {
 	uint64_t ge[SPEC_MAX_TOKENS];
-	int k;
+	int k, rk, xw;
+	struct spath_cell cell[SPATH_CELLS];
+	struct spath_tuple tup[SPATH_CELLS];
+	uint64_t nadd[SPATH_RUN + 1][2];
+	uint8_t cross[SPATH_CELLS * SPATH_XW];
 };
 
 struct fin_entry {
@@ -321,13 +352,13 @@ struct replica {
 	 * many run, their count and summed contexts at the next step, and
 	 * per coming step (rings by step count, sp_mask + 1 slots, grown to
 	 * the farthest completion) the drafts they accept and the blocks they
-	 * grow (side by side: a join writes both at every step) and the rarer
-	 * terms; sp_K sums their output - dg0 + dc0 (less sp_C: their tokens
+	 * grow (apart: a join adds a run's four counts as two words, its
+	 * blocks at one slot) and the rarer terms; sp_K sums their output - dg0 + dc0 (less sp_C: their tokens
 	 * left, SGLang's reservation); sp_hold: SGLang made them explicit once,
 	 * none joins again (sglang.c) */
 	bool spath_on, sp_hold;
 	int64_t nspath, sp_n, sp_C, sp_K;
-	struct spath_step *sp_step;
+	int32_t *sp_acc, *sp_need;
 	struct spath_rare *sp_rare;
 	uint32_t sp_mask;
 	void *pstate;                      /* the policy's own state (replica_init) */

@@ -523,7 +523,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
 	spec_draws_init(&s->cfg.spec, s->spec_rng.inc, &s->spec_draws);
-	spath_draws_init(&s->cfg.spec, &s->spath_draws);
+	spath_draws_init(&s->cfg.spec, spath_cap(s) - 1, s->cfg.block_size, &s->spath_draws);
 	/* no sustainability test for live use, closed loops, traces and rate
 	 * curves (its windows assume one rate) */
 	s->flow_off = cfg->live || wl->process == WL_TRACE || wl->process == WL_CONCURRENCY || wl->ncurve > 0;

@@ -20,7 +20,101 @@ bool spath_applies(const struct sim *s, const struct replica *rp)
 	       !s->cfg.step_log && !s->cfg.on_chunk;
 }
 
-void spath_draws_init(const struct spec_cfg *sp, struct spath_draws *d)
+/* The runs' tables for steps of kq drafts: each outcome of SPATH_RUN
+ * steps weighs the product of its counts' probabilities (those of one
+ * draw against the first min(k, kq) thresholds, exact on 2^-32),
+ * rounded to 2^-32 and the weights' sum made 2^32 on the heaviest one (so
+ * each outcome's probability is off the product by < 2^-24 x 2^-32 at
+ * most: far below any test's reach); Vose's alias method in integers on
+ * cells of 2^24 (the same tables on every machine). */
+static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
+{
+	const int nthr = d->k < kq ? d->k : (int)kq, no = nthr + 1;
+	const uint64_t CELL = (uint64_t)1 << 24;
+	uint64_t w1[4], w[SPATH_CELLS], sum = 0;
+	int small[SPATH_CELLS], large[SPATH_CELLS], ns = 0, nl = 0, nout = 1, o, j, heavy = 0;
+
+	d->rk = 0;
+	if (nthr < 1 || nthr > 3)
+		return;
+	for (j = 0; j < SPATH_RUN; j++)
+		nout *= no;
+	for (j = 0; j <= nthr; j++) /* P(a = j) x 2^32 */
+		w1[j] = (j == 0 ? (uint64_t)1 << 32 : d->ge[j - 1]) - (j == nthr ? 0 : d->ge[j]);
+	for (o = 0; o < SPATH_CELLS; o++) {
+		int32_t a[SPATH_RUN], p = 0;
+		double pr = 1;
+		int x = o;
+		struct spath_tuple *t = &d->tup[o];
+		memset(t, 0, sizeof(*t));
+		w[o] = 0;
+		if (o >= nout)
+			continue;
+		for (j = 0; j < SPATH_RUN; j++) {
+			a[j] = x % no;
+			x /= no;
+			pr *= (double)w1[a[j]] * 0x1p-32;
+			if (j > 0)
+				t->p[j - 1] = p;
+			p += 1 + a[j];
+		}
+		t->adv = p;
+		memcpy(t->acc, a, sizeof(a));
+		w[o] = (uint64_t)(pr * 0x1p32 + 0.5);
+		sum += w[o];
+		if (w[o] > w[heavy])
+			heavy = o;
+	}
+	w[heavy] = w[heavy] + ((uint64_t)1 << 32) - sum; /* (mod 2^64: the sum is within 2^8 of 2^32) */
+	for (o = 0; o < SPATH_CELLS; o++) {
+		if (w[o] < CELL)
+			small[ns++] = o;
+		else
+			large[nl++] = o;
+	}
+	while (ns > 0 && nl > 0) {
+		int sm = small[--ns], lg = large[nl - 1];
+		d->cell[sm].cut = (uint32_t)w[sm];
+		d->cell[sm].alias = (uint32_t)lg;
+		w[lg] -= CELL - w[sm];
+		if (w[lg] < CELL) {
+			nl--;
+			small[ns++] = lg;
+		}
+	}
+	while (nl > 0) { /* (full cells: their own outcome always) */
+		int lg = large[--nl];
+		d->cell[lg].cut = (uint32_t)CELL;
+		d->cell[lg].alias = (uint32_t)lg;
+	}
+	while (ns > 0) { /* (none: the weights sum to 2^32 exactly) */
+		int sm = small[--ns];
+		d->cell[sm].cut = (uint32_t)CELL;
+		d->cell[sm].alias = (uint32_t)sm;
+	}
+	d->rk = (int)kq;
+	/* the crossings (struct spath_draws): blocks of bs tokens, a power
+	 * of two, at least a run's most tokens */
+	if (bs < SPATH_RUN * (kq + 1) || bs + kq + 1 > SPATH_XW || (bs & (bs - 1)) != 0)
+		return;
+	d->xw = (int)(bs + kq + 1);
+	for (o = 0; o < nout; o++) {
+		const struct spath_tuple *t = &d->tup[o];
+		int li;
+		for (li = 0; li < d->xw; li++) {
+			int64_t lim = li - kq;
+			d->cross[o * d->xw + li] =
+				t->p[2] < lim ? 0 : (uint8_t)(1 + (lim > 0) + (t->p[0] < lim) + (t->p[1] < lim));
+		}
+	}
+	for (j = 0; j < SPATH_RUN; j++) {
+		int32_t lane[SPATH_RUN] = {0, 0, 0, 0};
+		lane[j] = 1;
+		memcpy(d->nadd[j + 1], lane, sizeof(lane));
+	}
+}
+
+void spath_draws_init(const struct spec_cfg *sp, int64_t kq, int64_t bs, struct spath_draws *d)
 {
 	double p = 1;
 	int j;
@@ -33,30 +127,37 @@ void spath_draws_init(const struct spec_cfg *sp, struct spath_draws *d)
 		/* P(a >= j + 1) on 2^32: 0 never, 2^32 always */
 		d->ge[j] = p >= 1 ? (uint64_t)1 << 32 : (uint64_t)(p * 0x1p32 + 0.5);
 	}
+	if (kq >= 1)
+		runs_init(d, kq, bs);
 }
 
-/* The rings hold the steps up to rp->G + steps: grown to a power of two,
- * the live slots (G + 1 on) moved to their new places. */
+/* The rings hold the steps up to rp->G + steps: grown to a power of two
+ * (at least 64: a multiple of SPATH_RUN), the live slots (G + 1 on) moved
+ * to their new places. */
 static void ring_fit(struct replica *rp, int64_t steps)
 {
-	uint64_t n = rp->sp_step ? (uint64_t)rp->sp_mask + 1 : 0, m = n ? n : 64, j;
-	struct spath_step *st;
+	uint64_t n = rp->sp_acc ? (uint64_t)rp->sp_mask + 1 : 0, m = n ? n : 64, j;
+	int32_t *acc, *need;
 	struct spath_rare *ra;
 
 	if ((uint64_t)steps < n)
 		return;
 	while (m <= (uint64_t)steps)
 		m *= 2;
-	st = xcalloc(m, sizeof(*st));
+	acc = xcalloc(m, sizeof(*acc));
+	need = xcalloc(m, sizeof(*need));
 	ra = xcalloc(m, sizeof(*ra));
 	for (j = 1; j < n; j++) {
 		uint64_t g = (uint64_t)rp->G + j, a = g & (m - 1), b = g & (n - 1);
-		st[a] = rp->sp_step[b];
+		acc[a] = rp->sp_acc[b];
+		need[a] = rp->sp_need[b];
 		ra[a] = rp->sp_rare[b];
 	}
-	free(rp->sp_step);
+	free(rp->sp_acc);
+	free(rp->sp_need);
 	free(rp->sp_rare);
-	rp->sp_step = st;
+	rp->sp_acc = acc;
+	rp->sp_need = need;
 	rp->sp_rare = ra;
 	rp->sp_mask = (uint32_t)(m - 1);
 }
@@ -67,230 +168,220 @@ struct path_pos {
 	int32_t nb;   /* blocks held */
 };
 
-/* The accepted count of one draw u against the first nthr thresholds g
- * (1 <= nthr <= 4, a constant where it is called; g padded with 0: never),
- * branch-free. */
-static inline __attribute__((always_inline)) int64_t draw_n(uint32_t u, const uint64_t g[4], const int nthr)
+/* The shape of a path (the same draws in every walk of it): at step count
+ * G (its next step G + 1) and context c, a run of SPATH_RUN steps of K + 1
+ * tokens, one draw, when runs are drawn for K (d->rk), slot G + 1 starts a
+ * group of SPATH_RUN in the ring and the run is sure to be such (at least
+ * SPATH_RUN (K + 1) tokens left); otherwise one step, one draw (none
+ * without a draft). */
+static inline bool run_starts(const struct spath_draws *d, int64_t kq, int64_t G, int64_t c, int64_t cend,
+			      int64_t cap)
 {
-	int64_t a = (int64_t)(u < g[0]);
-
-	if (nthr > 1)
-		a += (int64_t)(u < g[1]);
-	if (nthr > 2)
-		a += (int64_t)(u < g[2]);
-	if (nthr > 3)
-		a += (int64_t)(u < g[3]);
-	return a;
+	return d->rk == kq && ((uint64_t)(G + 1) & (SPATH_RUN - 1)) == 0 && cend - c >= SPATH_RUN * cap;
 }
 
-/* Where a run of steps of K + 1 tokens stands: the stream state, the
- * context plus the step's tokens and a block less one (ce = c + cap + bm:
- * a step's blocks are ce >> sh before it advances) and the blocks held. */
-struct run_pos {
-	uint64_t st;
-	int64_t ce;
-	int32_t nb;
-};
-
-/* n >= 1 steps of K + 1 tokens whose ring slots are p[0..n-1] (contiguous):
- * a draw each against nthr thresholds, its accepted drafts and the blocks
- * it grows added to its slot times sign; two steps at a time (the
- * stream's two states from one: the multiplications apart, not on one
- * chain).  The join's loop: per verifying request-step a draw, two shifts
- * and two adds into the slot, so it is written for constant nthr and
- * sign (the callers' switch), with the position in locals (through a
- * pointer each store into the ring could alias it). */
-static inline __attribute__((always_inline)) void run_steps(struct spath_step *p, int64_t n, const int32_t sign,
-							    const int nthr, const uint64_t g[4], uint64_t inc,
-							    uint64_t m2, uint64_t c2, int sh, struct run_pos *pos)
+/* One step of a path outside a run: its terms at ring slot t times sign
+ * (q query tokens, a accepted, b its blocks). */
+static inline void step_terms(struct replica *rp, uint64_t t, int32_t sign, int64_t c, int64_t q, int64_t cap,
+			      int64_t a, int32_t b, int32_t *nb)
 {
-	uint64_t st = pos->st;
-	const uint64_t gg[4] = {g[0], g[1], g[2], g[3]}; /* (in registers, not reloaded) */
-	int64_t ce = pos->ce, k;
-	int32_t nb = pos->nb;
+	struct spath_rare *ra = &rp->sp_rare[t];
 
-	for (k = 0; k + 2 <= n; k += 2) {
-		uint64_t s1 = st * PCG32_MULT + inc;
-		uint32_t u0 = pcg32_output(st), u1 = pcg32_output(s1);
-		int64_t a0 = draw_n(u0, gg, nthr), a1 = draw_n(u1, gg, nthr);
-		int32_t b0 = (int32_t)(ce >> sh), b1;
-		st = st * m2 + c2;
-		ce += 1 + a0;
-		b1 = (int32_t)(ce >> sh);
-		ce += 1 + a1;
-		p[k].acc += sign * (int32_t)a0;
-		p[k].need += sign * (b0 - nb);
-		p[k + 1].acc += sign * (int32_t)a1;
-		p[k + 1].need += sign * (b1 - b0);
-		nb = b1;
+	if (b > *nb) {
+		rp->sp_need[t] += sign * (b - *nb);
+		*nb = b;
 	}
-	if (k < n) {
-		int64_t a = draw_n(pcg32_output(st), gg, nthr);
-		int32_t b = (int32_t)(ce >> sh);
-		st = st * PCG32_MULT + inc;
-		ce += 1 + a;
-		p[k].acc += sign * (int32_t)a;
-		p[k].need += sign * (b - nb);
-		nb = b;
+	if (q > 1)
+		rp->sp_acc[t] += sign * (int32_t)a;
+	else
+		ra->nq1 += sign;
+	if (q < cap) {
+		ra->ctok += sign * (int32_t)(q - cap);
+		ra->cctx += sign * ((q - cap) * (c + 1) + (q * (q - 1) - cap * (cap - 1)) / 2);
 	}
-	pos->st = st;
-	pos->ce = ce;
-	pos->nb = nb;
 }
 
-/* run_steps for nthr = min(k, 4) (1 <= k), sign (1 or -1) a constant. */
-static inline __attribute__((always_inline)) void run_steps_k(struct spath_step *p, int64_t n, const int32_t sign,
-							      int k, const uint64_t g[4], uint64_t inc, uint64_t m2,
-							      uint64_t c2, int sh, struct run_pos *pos)
+/* The completion's terms (count and context off as the step after it,
+ * count G + 1, starts) times sign. */
+static inline void fin_terms(struct replica *rp, int64_t G, int32_t sign, int64_t c)
 {
-	switch (k) {
-	case 1:
-		run_steps(p, n, sign, 1, g, inc, m2, c2, sh, pos);
-		break;
-	case 2:
-		run_steps(p, n, sign, 2, g, inc, m2, c2, sh, pos);
-		break;
-	case 3:
-		run_steps(p, n, sign, 3, g, inc, m2, c2, sh, pos);
-		break;
-	default:
-		run_steps(p, n, sign, 4, g, inc, m2, c2, sh, pos);
-		break;
-	}
+	if ((uint64_t)(G + 1 - rp->G) > rp->sp_mask) /* (a path without a step: never) */
+		ring_fit(rp, G + 1 - rp->G);
+	rp->sp_rare[(uint64_t)(G + 1) & rp->sp_mask].dn -= sign;
+	rp->sp_rare[(uint64_t)(G + 1) & rp->sp_mask].dC -= sign * c;
 }
 
 /* Walk r's path from its join (step count r->dG0, context r->dc0, the
- * stream at r->sp_state): the steps up to count `upto` only move *at
- * (where r stands after step upto), those after it add their terms to the
- * rings times `sign` (1: its join, -1: leaving early; the rings then hold
- * them already); its completion's terms (count and context off as the
- * step after it starts) too.  Returns the completion's step count; *end
- * where the path ends; *state the stream after its draws.  Written into
- * its two callers with sign a constant: the join's loop is the lazy
- * verifiers' whole per-step cost. */
-static inline __attribute__((always_inline)) int64_t path_walk(const struct sim *s, struct replica *rp,
-							       const struct req *r, int64_t upto, const int32_t sign,
-							       struct path_pos *at, struct path_pos *end,
-							       uint64_t *state)
+ * stream at r->sp_state) step by step: the steps up to count `upto` only
+ * move *at (where r stands after step upto), those after it add their
+ * terms to the rings times `sign` (-1: leaving early; the rings hold them
+ * already), its completion's too.  Returns the completion's step count;
+ * *end where the path ends; *state the stream after its draws.  The
+ * reference walk (a leave, its tests): path_join's loops add the same
+ * terms faster. */
+static int64_t path_walk(const struct sim *s, struct replica *rp, const struct req *r, int64_t upto,
+			 int32_t sign, struct path_pos *at, struct path_pos *end, uint64_t *state)
 {
 	const struct spath_draws *d = &s->spath_draws;
 	const int64_t cap = spath_cap(s), kq = cap - 1;
 	const int sh = s->bs_log2p1 - 1;
 	const int64_t bm = ((int64_t)1 << sh) - 1;
-	const uint64_t inc = s->spec_rng.inc, m2 = s->spec_draws.m2, c2 = s->spec_draws.c2;
+	const uint64_t inc = s->spec_rng.inc;
 	/* the context at which it has generated its output (computed and
 	 * generated move together: computed = prompt + generated - 1) */
 	const int64_t cend = r->dc0 + (r->output - r->dg0);
-	uint64_t st = r->sp_state, mask = rp->sp_mask, g4[4] = {0, 0, 0, 0};
+	uint64_t st = r->sp_state;
 	int64_t c = r->dc0, G = r->dG0;
 	int32_t nb = r->nblocks;
-	struct spath_step *ps;
-	/* a step of K + 1 tokens draws against the first kq thresholds: at
-	 * most 4 of them in run_steps (0: more, spath_draw's loop) */
-	const int nthr = d->k > 4 ? 0 : (int)(d->k < kq ? d->k : kq);
-	int j;
+	const struct spath_tuple *run = NULL;
+	int left = 0; /* steps of the current run still to take */
+	bool seen = false;
 
-	for (j = 0; j < nthr; j++)
-		g4[j] = d->ge[j];
-	for (; G < upto && c < cend; G++) { /* the steps gone: the position only */
-		int64_t q = cend - c < cap ? cend - c : cap, a = q > 1 ? spath_draw(d, &st, inc, q - 1) : 0;
-		int32_t b = (int32_t)((c + q + bm) >> sh);
-		if (b > nb)
-			nb = b;
-		c += 1 + a;
-	}
-	at->c = c;
-	at->nb = nb;
-	/* the ring up to the path's end: it moves at least a token a step
-	 * (grown in steps, not to the tokens left: most paths are far
-	 * shorter) */
-	if ((uint64_t)(G + 2 - rp->G) > mask)
-		ring_fit(rp, G + 2 - rp->G);
-	mask = rp->sp_mask;
-	ps = rp->sp_step;
-	/* the steps of K + 1 tokens: a draw, its accepted drafts and the
-	 * blocks it grows (b >= nb: its context and so blocks_for only grow) */
-	for (;;) {
-		int64_t room = (int64_t)mask - 2 - (G - rp->G), left = (cend - c) / cap; /* steps sure to be such */
-		int64_t n = left < room ? left : room, k;
-		if (n <= 0) {
-			if (cend - c < cap)
-				break;
-			ring_fit(rp, G + 3 - rp->G);
-			mask = rp->sp_mask;
-			ps = rp->sp_step;
-			continue;
-		}
-		if (nthr > 0) {
-			struct run_pos pos = {st, c + cap + bm, nb};
-			while (n > 0) { /* in runs of slots up to the ring's wrap */
-				uint64_t t0 = (uint64_t)(G + 1) & mask;
-				int64_t m = (int64_t)(mask - t0) + 1 < n ? (int64_t)(mask - t0) + 1 : n;
-				run_steps_k(ps + t0, m, sign, nthr, g4, inc, m2, c2, sh, &pos);
-				G += m;
-				n -= m;
-			}
-			st = pos.st;
-			c = pos.ce - cap - bm;
-			nb = pos.nb;
-			continue;
-		}
-		for (k = 0; k < n; k++) {
-			uint64_t t = (uint64_t)(G + 1) & mask;
-			int32_t b = (int32_t)((c + cap + bm) >> sh);
-			int64_t a = spath_draw(d, &st, inc, kq);
-			ps[t].need += sign * (b - nb);
-			nb = b;
-			ps[t].acc += sign * (int32_t)a;
-			c += 1 + a;
-			G++;
-		}
-	}
-	/* the last ones: fewer drafts, their corrections */
 	for (; c < cend; G++) {
-		uint64_t t;
-		int64_t q = cend - c, a = 0;
+		int64_t q = cend - c < cap ? cend - c : cap, a;
 		int32_t b = (int32_t)((c + q + bm) >> sh);
-		struct spath_rare *ra;
-		if ((uint64_t)(G + 2 - rp->G) > mask) {
-			ring_fit(rp, G + 2 - rp->G);
-			mask = rp->sp_mask;
-			ps = rp->sp_step;
+		if (G == upto) {
+			at->c = c;
+			at->nb = nb;
+			seen = true;
 		}
-		t = (uint64_t)(G + 1) & mask;
-		ra = &rp->sp_rare[t];
-		if (b > nb) {
-			ps[t].need += sign * (b - nb);
+		if (left == 0 && run_starts(d, kq, G, c, cend, cap)) {
+			run = &d->tup[spath_run_draw(d, &st, inc)];
+			left = SPATH_RUN;
+		}
+		if (left > 0)
+			a = spath_run_count(run, SPATH_RUN - left--);
+		else
+			a = q > 1 ? spath_draw(d, &st, inc, q - 1) : 0;
+		if (G >= upto) {
+			if ((uint64_t)(G + 2 - rp->G) > rp->sp_mask)
+				ring_fit(rp, G + 2 - rp->G);
+			step_terms(rp, (uint64_t)(G + 1) & rp->sp_mask, sign, c, q, cap, a, b, &nb);
+		} else if (b > nb) {
 			nb = b;
-		}
-		ra->ctok += sign * (int32_t)(q - cap);
-		ra->cctx += sign * ((q - cap) * (c + 1) + (q * (q - 1) - cap * (cap - 1)) / 2);
-		if (q > 1) {
-			a = spath_draw(d, &st, inc, q - 1);
-			ps[t].acc += sign * (int32_t)a;
-		} else {
-			ra->nq1 += sign;
 		}
 		c += 1 + a;
 	}
-	if ((uint64_t)(G + 1 - rp->G) > mask) { /* (a path without a step: never) */
-		ring_fit(rp, G + 1 - rp->G);
-		mask = rp->sp_mask;
+	if (!seen) {
+		at->c = c;
+		at->nb = nb;
 	}
-	rp->sp_rare[(uint64_t)(G + 1) & mask].dn -= sign;
-	rp->sp_rare[(uint64_t)(G + 1) & mask].dC -= sign * c;
+	fin_terms(rp, G, sign, c);
 	end->c = c;
 	end->nb = nb;
 	*state = st;
 	return G;
 }
 
-static int64_t path_add(const struct sim *s, struct replica *rp, const struct req *r, struct path_pos *end,
-			uint64_t *state)
+/* The words of the ring's four int32 slots at p added w (lanes in
+ * [0, 2^31) before and after: no carry crosses). */
+static inline __attribute__((always_inline)) void lanes_add(int32_t *p, const uint64_t w[2])
 {
-	struct path_pos at;
+	uint64_t x;
 
-	return path_walk(s, rp, r, r->dG0, 1, &at, end, state);
+	memcpy(&x, p, sizeof(x));
+	x += w[0];
+	memcpy(p, &x, sizeof(x));
+	memcpy(&x, p + 2, sizeof(x));
+	x += w[1];
+	memcpy(p + 2, &x, sizeof(x));
+}
+
+/* n >= 1 runs whose first slot is t0 (a multiple of SPATH_RUN) in a ring
+ * of mask + 1 slots: a draw each, its four counts added as two words, the
+ * blocks it grows at the step where it crosses into them (d->cross by the
+ * tokens lim left below the next block's end; step by step where lim is
+ * out of the table's range or there is none).  The join's loop: per run of
+ * four verifying request-steps a draw, an alias look-up, a crossing look-up
+ * and four word adds into the ring at slots known ahead (the slot of a
+ * crossing computed from the chain of runs before made each run wait on
+ * the ring's load). */
+static inline __attribute__((always_inline)) void runs_add(int32_t *acc, int32_t *need, uint64_t t0, uint64_t mask,
+							   int64_t n, const struct spath_draws *d, uint64_t inc,
+							   int sh, int64_t kq, uint64_t *state, int64_t *cep, int32_t *nbp)
+{
+	const uint64_t xw = (uint64_t)d->xw;
+	const int64_t bs = (int64_t)1 << sh;
+	uint64_t st = *state;
+	int64_t ce = *cep, k, lim = (((int64_t)*nbp + 1) << sh) - ce;
+
+	for (k = 0; k < n; k++, t0 = (t0 + SPATH_RUN) & mask) {
+		uint32_t oi = spath_run_draw(d, &st, inc);
+		const struct spath_tuple *o = &d->tup[oi];
+		uint64_t li = (uint64_t)(lim + kq);
+		lanes_add(acc + t0, o->acc);
+		if (li < xw) {
+			unsigned e = d->cross[oi * xw + li];
+			lanes_add(need + t0, d->nadd[e]);
+			lim += (e ? bs : 0) - o->adv;
+		} else { /* step by step (nb from lim: (nb + 1) bs = lim + ce) */
+			int64_t nb = ((lim + ce) >> sh) - 1;
+			int j;
+			for (j = 0; j < SPATH_RUN; j++) {
+				int64_t b = (ce + (j ? o->p[j - 1] : 0)) >> sh;
+				if (b > nb) {
+					need[t0 + (uint64_t)j] += (int32_t)(b - nb);
+					nb = b;
+				}
+			}
+			lim = ((nb + 1) << sh) - (ce + o->adv);
+		}
+		ce += o->adv;
+	}
+	*state = st;
+	*cep = ce;
+	*nbp = (int32_t)(((lim + ce) >> sh) - 1);
+}
+
+/* r joins: its path walked as path_walk(upto = r->dG0, sign 1) walks it
+ * (the same shape, draws and terms), the runs by runs_add. */
+static int64_t path_join(const struct sim *s, struct replica *rp, const struct req *r, struct path_pos *end,
+			 uint64_t *state)
+{
+	const struct spath_draws *d = &s->spath_draws;
+	const int64_t cap = spath_cap(s), kq = cap - 1;
+	const int sh = s->bs_log2p1 - 1;
+	const int64_t bm = ((int64_t)1 << sh) - 1;
+	const uint64_t inc = s->spec_rng.inc;
+	const int64_t cend = r->dc0 + (r->output - r->dg0);
+	uint64_t st = r->sp_state;
+	int64_t c = r->dc0, G = r->dG0;
+	int32_t nb = r->nblocks;
+
+	while (c < cend) {
+		int64_t q, a;
+		int32_t b;
+		if (run_starts(d, kq, G, c, cend, cap)) {
+			/* the runs sure to be such, as far as the ring reaches */
+			int64_t n = (cend - c) / (SPATH_RUN * cap),
+				room = ((int64_t)rp->sp_mask - 2 - (G - rp->G)) / SPATH_RUN, ce = c + cap + bm;
+			if (n > room)
+				n = room;
+			if (n <= 0) {
+				ring_fit(rp, G + SPATH_RUN + 2 - rp->G);
+				continue;
+			}
+			runs_add(rp->sp_acc, rp->sp_need, (uint64_t)(G + 1) & rp->sp_mask, rp->sp_mask, n, d, inc, sh,
+				 kq, &st, &ce, &nb);
+			c = ce - cap - bm;
+			G += SPATH_RUN * n;
+			continue;
+		}
+		/* one step (before a run's slot, near the end, or no runs) */
+		q = cend - c < cap ? cend - c : cap;
+		b = (int32_t)((c + q + bm) >> sh);
+		a = q > 1 ? spath_draw(d, &st, inc, q - 1) : 0;
+		if ((uint64_t)(G + 2 - rp->G) > rp->sp_mask)
+			ring_fit(rp, G + 2 - rp->G);
+		step_terms(rp, (uint64_t)(G + 1) & rp->sp_mask, 1, c, q, cap, a, b, &nb);
+		c += 1 + a;
+		G++;
+	}
+	fin_terms(rp, G, 1, c);
+	end->c = c;
+	end->nb = nb;
+	*state = st;
+	return G;
 }
 
 static void path_sub(const struct sim *s, struct replica *rp, const struct req *r, struct path_pos *at)
@@ -312,10 +403,10 @@ void spath_join(struct sim *s, struct replica *rp, struct req *r)
 	r->dc0 = r->computed;
 	r->dg0 = r->generated;
 	r->sp_state = s->spec_rng.state;
-	if (!rp->sp_step)
+	if (!rp->sp_acc)
 		ring_fit(rp, 1);
 	/* (the stream goes on past the path's draws) */
-	fin = path_add(s, rp, r, &end, &s->spec_rng.state);
+	fin = path_join(s, rp, r, &end, &s->spec_rng.state);
 	r->sp_nb = end.nb;
 	rp->nspath++;
 	rp->sp_n++;
@@ -387,8 +478,10 @@ void spath_done(const struct sim *s, struct replica *rp, struct req *r)
 
 void spath_release(struct replica *rp)
 {
-	free(rp->sp_step);
+	free(rp->sp_acc);
+	free(rp->sp_need);
 	free(rp->sp_rare);
-	rp->sp_step = NULL;
+	rp->sp_acc = NULL;
+	rp->sp_need = NULL;
 	rp->sp_rare = NULL;
 }

@@ -8,7 +8,7 @@
  * runs.  When one joins (finish_rank's verifying walk, spec_walk), its path
  * to completion is drawn at once and kept as per-step sums in rings indexed
  * by the replica's step count G: per coming step the drafts it accepts
- * (sp_step: acc) and the blocks it grows (need: blocks_for(computed + q) less
+ * (sp_acc) and the blocks it grows (sp_need: blocks_for(computed + q) less
  * the blocks held, vLLM's allocation at schedule time); its completion step
  * is queued as a lazy decoder's (dec_fin_push).  The rest of a step's
  * description follows from two running sums, the verifiers' count n and
@@ -17,7 +17,8 @@
  * a step holds n q tokens, decode_ctx_sum = q (C + n) + n q (q - 1) / 2 and
  * spec_ctx = C + n q, corrected for the steps of fewer drafts near a
  * request's end (sp_rare).  So a verifying request-step costs one draw and
- * one add at its join (a block crossing one more), and each step the
+ * one add at its join (a block crossing one more; a quarter of a draw in
+ * runs, below), and each step the
  * policy and plan_step read one slot instead of walking the requests;
  * finish_rank adds the slot's acceptance totals.  Where a request must be
  * seen one by one (vLLM's literal walk: a block or the budget short, a
@@ -30,8 +31,14 @@
  * x rate_j (spec_accepted's: position j accepted with rate_j once 1..j-1
  * were), as integer thresholds on 2^32 (a granularity of 2.3e-10 in each
  * probability); with q - 1 < K drafts the count is min(a, q - 1), which is
- * spec_accepted's on the first q - 1 positions.  The draws come in join
- * order, not the walk's, so a run's outputs move as with another seed.
+ * spec_accepted's on the first q - 1 positions.  Where K <= 3, four steps
+ * of K + 1 tokens whose first slot is a multiple of four in the ring (a
+ * run) take one output, their joint outcome (at most 4^4) through an alias
+ * table: the same distribution to 2^-32 per outcome, a quarter of the
+ * draws, the counts added to the ring as two words and the block crossing
+ * (at most one a run with blocks of at least 4 (K + 1) tokens) looked up
+ * (struct spath_draws).  The draws come in join order, not the walk's, so
+ * a run's outputs move as with another seed.
  *
  * Only where nothing else reads a running request per step: the vLLM v1
  * walk's policies (vLLM, TensorRT-LLM) and SGLang's split batches without
@@ -47,6 +54,7 @@
 #define SERVESIM_SIM_SPECPATH_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sim/core.h"
 
@@ -54,8 +62,10 @@
  * sched_replica_init)? */
 bool spath_applies(const struct sim *s, const struct replica *rp);
 
-/* The thresholds of the accepted count for sp's rates (engine start-up). */
-void spath_draws_init(const struct spec_cfg *sp, struct spath_draws *d);
+/* The thresholds of the accepted count for sp's rates, and the runs'
+ * tables for verifying steps of kq drafts and KV blocks of bs tokens
+ * (engine start-up: kq = spath_cap - 1). */
+void spath_draws_init(const struct spec_cfg *sp, int64_t kq, int64_t bs, struct spath_draws *d);
 
 /* r, a verifying decoder after its step (count rp->G), not done, joins:
  * its path drawn from s->spec_rng and added to the ring, its completion
@@ -87,6 +97,29 @@ static inline int64_t spath_draw(const struct spath_draws *d, uint64_t *state, u
 	return a < kq ? a : kq;
 }
 
+/* One run's draw (d->rk > 0): the outcome (d->tup's index) of SPATH_RUN
+ * verifying steps of d->rk drafts each, from the stream state *state
+ * (stepped once). */
+static inline uint32_t spath_run_draw(const struct spath_draws *d, uint64_t *state, uint64_t inc)
+{
+	uint32_t u = pcg32_output(*state), i = u >> 24, keep;
+
+	*state = *state * PCG32_MULT + inc;
+	/* (a mask, not a branch: the cell's own outcome or its alias is a
+	 * coin toss a mispredicted branch would pay for at every draw) */
+	keep = (uint32_t)0 - (uint32_t)((u & 0xffffffu) < d->cell[i].cut);
+	return (i & keep) | (d->cell[i].alias & ~keep);
+}
+
+/* The accepted count of step j (0..SPATH_RUN - 1) of run outcome o. */
+static inline int32_t spath_run_count(const struct spath_tuple *o, int j)
+{
+	int32_t a[SPATH_RUN];
+
+	memcpy(a, o->acc, sizeof(a));
+	return a[j];
+}
+
 /* r, a verifying decoder just stepped, may join: its full blocks need no
  * registration (anonymous tail) and it will take no named block. */
 static inline bool spath_may_join(const struct sim *s, const struct req *r)
@@ -108,7 +141,7 @@ static inline void spath_next_step(const struct replica *rp, int64_t cap, struct
 
 	x->n = n;
 	x->tokens = cap * n + ra->ctok;
-	x->need = rp->sp_step[t].need;
+	x->need = rp->sp_need[t];
 	x->ctx = cap * (C + n) + n * (cap * (cap - 1) / 2) + ra->cctx;
 	x->spec_ctx = C + x->tokens;
 }
@@ -121,7 +154,7 @@ static inline void spath_step_ended(struct sim *s, struct replica *rp, int64_t c
 {
 	uint64_t t = (uint64_t)rp->G & rp->sp_mask, t1 = (uint64_t)(rp->G + 1) & rp->sp_mask;
 	struct spath_rare *ra = &rp->sp_rare[t], *r1 = &rp->sp_rare[t1];
-	int64_t n = rp->sp_n, acc = rp->sp_step[t].acc;
+	int64_t n = rp->sp_n, acc = rp->sp_acc[t];
 
 	s->tot.spec_verify += (uint64_t)(n - ra->nq1);
 	s->tot.spec_drafted += (uint64_t)((cap - 1) * n + ra->ctok);
@@ -130,7 +163,8 @@ static inline void spath_step_ended(struct sim *s, struct replica *rp, int64_t c
 	rp->sp_n += r1->dn;
 	r1->dC = 0;
 	r1->dn = 0;
-	rp->sp_step[t] = (struct spath_step){0, 0};
+	rp->sp_acc[t] = 0;
+	rp->sp_need[t] = 0;
 	*ra = (struct spath_rare){0, 0, 0, 0, 0, 0};
 }
 

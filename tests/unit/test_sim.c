@@ -1918,7 +1918,7 @@ static void test_spath_draws(void)
 	sp.k = 2;
 	sp.nrates = 1;
 	sp.rate[0] = 0.5;
-	spath_draws_init(&sp, &d);
+	spath_draws_init(&sp, sp.k, 16, &d);
 	CHECK(d.k == 2 && d.ge[0] == (uint64_t)1 << 31 && d.ge[1] == (uint64_t)1 << 30,
 	      "rate 0.5, 2 drafts: thresholds 2^31, 2^30 (%llu, %llu)", (unsigned long long)d.ge[0],
 	      (unsigned long long)d.ge[1]);
@@ -1928,7 +1928,7 @@ static void test_spath_draws(void)
 		sp.k = k;
 		sp.nrates = k;
 		memcpy(sp.rate, rates[i], sizeof(rates[i]));
-		spath_draws_init(&sp, &d);
+		spath_draws_init(&sp, sp.k, 16, &d);
 		for (kq = 1; kq <= k; kq++) {
 			uint64_t cnt[SPEC_MAX_TOKENS + 1] = {0};
 			double ge[SPEC_MAX_TOKENS + 2], p = 1;
@@ -1957,6 +1957,181 @@ static void test_spath_draws(void)
 	}
 	CHECK(bad == 0 && zmax < 5, "one draw a step: %zu counts' frequencies within 5 standard errors (largest %.2f), "
 	      "%zu impossible or sure counts wrong", bins, zmax, bad);
+}
+
+/* Wilson-Hilferty: a chi-square of df degrees as a standard normal z. */
+static double chi2_z(double x2, double df)
+{
+	double v = 2 / (9 * df);
+
+	return (cbrt(x2 / df) - (1 - v)) / sqrt(v);
+}
+
+/* Lazy verifiers' runs (sim/specpath.h, spath_run_draw): one 32-bit draw
+ * for four verifying steps through an alias table of their joint outcome.
+ * (1) The tables: each outcome's weight (cells kept plus aliased, on 2^32)
+ * is the product of its four steps' one-draw probabilities within 2^-24
+ * of 2^-32 (what rounding may cost), and they sum to 2^32.  (2) 10 M run
+ * draws against 10 M x 4 draws of the step-by-step sampler (spath_draw):
+ * the two samples' outcome counts agree (chi-square, two samples, |z| < 5 by
+ * Wilson-Hilferty), as do the runs' accepted sums (the context's advance).
+ * For K = 1, 2, 3 drafts. */
+static void test_spath_runs(void)
+{
+	static const double rates[3][3] = {{0.62, 0, 0}, {0.8, 0.55, 0}, {0.85, 0.6, 0.4}};
+	const size_t N = 10000000;
+	int k;
+
+	for (k = 1; k <= 3; k++) {
+		struct spec_cfg sp;
+		struct spath_draws *d = calloc(1, sizeof(*d));
+		struct pcg32 r1, r2;
+		uint64_t *c1 = calloc(SPATH_CELLS, sizeof(uint64_t)), *c2 = calloc(SPATH_CELLS, sizeof(uint64_t));
+		uint64_t s1[16] = {0}, s2[16] = {0}, wsum = 0, w1[4];
+		double maxoff = 0, x2 = 0, xs = 0;
+		int nout = 1, no = k + 1, o, j, df = -1, dfs = -1;
+		size_t badc = 0;
+		size_t i;
+
+		memset(&sp, 0, sizeof(sp));
+		sp.k = k;
+		sp.nrates = k;
+		memcpy(sp.rate, rates[k - 1], sizeof(rates[k - 1]));
+		spath_draws_init(&sp, k, 32, d);
+		for (j = 0; j < SPATH_RUN; j++)
+			nout *= no;
+		for (j = 0; j <= k; j++)
+			w1[j] = (j == 0 ? (uint64_t)1 << 32 : d->ge[j - 1]) - (j == k ? 0 : d->ge[j]);
+		for (o = 0; o < nout; o++) {
+			uint64_t w = 0;
+			double pr = 1;
+			int c, x = o;
+			for (c = 0; c < SPATH_CELLS; c++) {
+				if ((int)c == o)
+					w += d->cell[c].cut;
+				if ((int)d->cell[c].alias == o && (int)c != o)
+					w += ((uint64_t)1 << 24) - d->cell[c].cut;
+			}
+			for (j = 0; j < SPATH_RUN; j++, x /= no)
+				pr *= (double)w1[x % no] * 0x1p-32;
+			wsum += w;
+			if (fabs((double)w - pr * 0x1p32) > maxoff)
+				maxoff = fabs((double)w - pr * 0x1p32);
+		}
+		CHECK(d->rk == k && wsum == (uint64_t)1 << 32 && maxoff <= 256,
+		      "runs of 4 steps of %d drafts: %d outcomes' alias weights sum to 2^32 (%llu), each within %.0f x 2^-32 "
+		      "of its product (<= 256)", k, nout, (unsigned long long)wsum, maxoff);
+		pcg32_seed(&r1, 91, 11);
+		pcg32_seed(&r2, 92, 11);
+		for (i = 0; i < N; i++) {
+			uint32_t oi = spath_run_draw(d, &r1.state, r1.inc);
+			int x = 0, m = 1, sum = 0, aa[SPATH_RUN];
+			c1[oi]++;
+			s1[d->tup[oi].adv - SPATH_RUN]++;
+			for (j = 0; j < SPATH_RUN; j++, m *= no) {
+				aa[j] = (int)spath_draw(d, &r2.state, r2.inc, k);
+				x += aa[j] * m;
+				sum += aa[j];
+			}
+			for (j = 0; j < SPATH_RUN; j++)
+				badc += spath_run_count(&d->tup[x], j) != aa[j];
+			c2[x]++;
+			s2[sum]++;
+		}
+		for (o = 0; o < nout; o++)
+			if (c1[o] + c2[o] > 0) {
+				double dd = (double)c1[o] - (double)c2[o];
+				x2 += dd * dd / (double)(c1[o] + c2[o]);
+				df++;
+			}
+		for (o = 0; o < 16; o++)
+			if (s1[o] + s2[o] > 0) {
+				double dd = (double)s1[o] - (double)s2[o];
+				xs += dd * dd / (double)(s1[o] + s2[o]);
+				dfs++;
+			}
+		CHECK(badc == 0 && df > 0 && fabs(chi2_z(x2, df)) < 5 && (dfs <= 0 || fabs(chi2_z(xs, dfs)) < 5),
+		      "10 M runs of %d drafts against 40 M single draws: outcomes chi-square %.1f on %d df (z %.2f), "
+		      "sums %.1f on %d df (z %.2f); %zu outcome lanes unlike their index", k, x2, df, chi2_z(x2, df), xs,
+		      dfs, dfs > 0 ? chi2_z(xs, dfs) : 0.0, badc);
+		free(c1);
+		free(c2);
+		free(d);
+	}
+}
+
+/* A verifier's path as spath_join draws it (runs where they fit, single
+ * steps before a run's slot and near the end) against the same path drawn
+ * step by step (spath_draw each step, the last steps' drafts truncated to
+ * the tokens left): for 200,000 joins of 1,000 tokens left on a replica at
+ * step 1,001 (not a run's slot), K = 3, blocks of 32, the completion step's
+ * distribution agrees (two-sample Kolmogorov-Smirnov, D below the 0.1 %
+ * level's critical value); and each join undone at once (spath_leave,
+ * which walks the path step by step) leaves every ring slot 0: the join's
+ * runs add exactly the step-by-step walk's terms. */
+static void test_spath_paths(void)
+{
+	enum { NP = 200000, LEFT = 1000 };
+	struct sim *s = calloc(1, sizeof(*s));
+	struct replica *rp = calloc(1, sizeof(*rp));
+	struct req *r = calloc(1, sizeof(*r));
+	struct pcg32 ref;
+	uint32_t *h1 = calloc(LEFT + 1, sizeof(uint32_t)), *h2 = calloc(LEFT + 1, sizeof(uint32_t));
+	double dmax = 0, f1 = 0, f2 = 0;
+	size_t i, nonzero = 0;
+	int64_t j;
+
+	s->cfg.spec.method = SPEC_MTP;
+	s->cfg.spec.k = 3;
+	s->cfg.spec.nrates = 3;
+	s->cfg.spec.rate[0] = 0.85;
+	s->cfg.spec.rate[1] = 0.6;
+	s->cfg.spec.rate[2] = 0.4;
+	s->cfg.block_size = 32;
+	s->bs_log2p1 = 6;
+	pcg32_seed(&s->spec_rng, 5, 11);
+	spath_draws_init(&s->cfg.spec, spath_cap(s) - 1, 32, &s->spath_draws);
+	pcg32_seed(&ref, 6, 11);
+	rp->G = 1001;
+	for (i = 0; i < NP; i++) {
+		int64_t c = 1500, steps = 0;
+		memset(r, 0, sizeof(*r));
+		r->computed = 1500 + (int64_t)(i % 7);
+		r->generated = 1 + (int64_t)(i % 7);
+		r->output = r->generated + LEFT;
+		r->nblocks = blocks_for(s, r->computed + 1);
+		r->rseq = i;
+		spath_join(s, rp, r);
+		h1[r->heap_fin - rp->G]++;
+		spath_leave(s, rp, r);
+		for (; c < 1500 + LEFT; steps++) {
+			int64_t q = 1500 + LEFT - c < 4 ? 1500 + LEFT - c : 4;
+			c += 1 + (q > 1 ? spath_draw(&s->spath_draws, &ref.state, ref.inc, q - 1) : 0);
+		}
+		h2[steps]++;
+	}
+	for (j = 0; j <= (int64_t)rp->sp_mask; j++)
+		nonzero += rp->sp_acc[j] != 0 || rp->sp_need[j] != 0 || rp->sp_rare[j].dn != 0 || rp->sp_rare[j].dC != 0 ||
+			   rp->sp_rare[j].ctok != 0 || rp->sp_rare[j].cctx != 0 || rp->sp_rare[j].nq1 != 0;
+	CHECK(nonzero == 0 && rp->sp_n == 0 && rp->nspath == 0,
+	      "%d joins each undone at once: %zu of %u ring slots not 0 (want 0)", NP, nonzero, rp->sp_mask + 1);
+	for (j = 0; j <= LEFT; j++) {
+		f1 += h1[j] / (double)NP;
+		f2 += h2[j] / (double)NP;
+		if (fabs(f1 - f2) > dmax)
+			dmax = fabs(f1 - f2);
+	}
+	/* two samples of NP: D_crit(0.001) = 1.95 sqrt(2 / NP) */
+	CHECK(dmax < 1.95 * sqrt(2.0 / NP), "completion steps of %d paths of %d tokens, runs against step by step: "
+	      "KS D %.5f (critical %.5f)", NP, LEFT, dmax, 1.95 * sqrt(2.0 / NP));
+	free(rp->heap);
+	dec_ring_release(rp);
+	spath_release(rp);
+	free(h1);
+	free(h2);
+	free(r);
+	free(rp);
+	free(s);
 }
 
 /* One run of sc without a step log (lazy verifiers need none), its totals,
@@ -4614,6 +4789,8 @@ int main(void)
 	test_spec(&m);
 	test_spec_draws();
 	test_spath_draws();
+	test_spath_runs();
+	test_spath_paths();
 	test_spath_sims(&m);
 	test_spec_defaults();
 	test_pd(&m);
