@@ -163,13 +163,13 @@ struct spath_rare {
 struct spath_cell {
 	uint32_t cut, alias;
 };
-/* One outcome of a run: its accepted counts as the int32 lanes of the
- * ring's four slots (two words: memcpy of int32_t[4], added as words:
- * each lane stays in [0, 2^31), no carry crosses), the context's advance
- * before its steps 1..3 (p[j - 1] = j + the counts before step j) and over
- * the whole run (adv). */
+/* One outcome of a run: its accepted counts as the uint16 lanes of the
+ * ring's four slots (one word: memcpy of uint16_t[4], added as a word:
+ * each lane stays in [0, 2^16), spath_applies, so no carry crosses), the
+ * context's advance before its steps 1..3 (p[j - 1] = j + the counts
+ * before step j) and over the whole run (adv). */
 struct spath_tuple {
-	uint64_t acc[2];
+	uint64_t acc;
 	int32_t p[3], adv;
 };
 
@@ -185,13 +185,13 @@ struct spath_tuple {
  * a = #{j < k : u < ge[j]}, ge[j] = P(a >= j + 1) x 2^32; the runs'
  * tables for steps of rk drafts (rk 0: no runs: more than 3 thresholds),
  * and the crossings' (xw 0: none, blocks too small or too large), the
- * ring's need words of each crossing (nadd). */
+ * ring's need word of each crossing (nadd). */
 struct spath_draws {
 	uint64_t ge[SPEC_MAX_TOKENS];
 	int k, rk, xw;
 	struct spath_cell cell[SPATH_CELLS];
 	struct spath_tuple tup[SPATH_CELLS];
-	uint64_t nadd[SPATH_RUN + 1][2];
+	uint64_t nadd[SPATH_RUN + 1];
 	uint8_t cross[SPATH_CELLS * SPATH_XW];
 };
 
@@ -352,13 +352,13 @@ struct replica {
 	 * many run, their count and summed contexts at the next step, and
 	 * per coming step (rings by step count, sp_mask + 1 slots, grown to
 	 * the farthest completion) the drafts they accept and the blocks they
-	 * grow (apart: a join adds a run's four counts as two words, its
-	 * blocks at one slot) and the rarer terms; sp_K sums their output - dg0 + dc0 (less sp_C: their tokens
+	 * grow (apart, 16 bits a slot: a join adds a run's four counts as a
+	 * word, its blocks as another) and the rarer terms; sp_K sums their output - dg0 + dc0 (less sp_C: their tokens
 	 * left, SGLang's reservation); sp_hold: SGLang made them explicit once,
 	 * none joins again (sglang.c) */
 	bool spath_on, sp_hold;
 	int64_t nspath, sp_n, sp_C, sp_K;
-	int32_t *sp_acc, *sp_need;
+	uint16_t *sp_acc, *sp_need;
 	struct spath_rare *sp_rare;
 	uint32_t sp_mask;
 	void *pstate;                      /* the policy's own state (replica_init) */

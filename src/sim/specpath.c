@@ -10,10 +10,11 @@
 
 bool spath_applies(const struct sim *s, const struct replica *rp)
 {
-	/* (a step's accepted drafts summed in an int32_t; a verifying step
-	 * holds at least one draft) */
+	/* (a step's accepted drafts and blocks grown summed in a uint16_t:
+	 * at most K + 1 a verifier; a verifying step holds at least one
+	 * draft) */
 	return s->cfg.spec.k > 0 && s->cfg.spec.k <= SPEC_MAX_TOKENS && spath_cap(s) >= 2 &&
-	       rp->mns <= INT32_MAX / SPEC_MAX_TOKENS && !s->cfg.no_lazy_decoders && !s->cfg.live && rp->pp == 1 &&
+	       rp->mns <= UINT16_MAX / spath_cap(s) && !s->cfg.no_lazy_decoders && !s->cfg.live && rp->pp == 1 &&
 	       !rp->prefill_only && rp->no_gaps && s->bs_log2p1 > 0 &&
 	       ((!s->cfg.policy->split_batches && s->cfg.policy->decode_segments && !s->cfg.policy->decoder_keys) ||
 		(s->cfg.policy->split_batches && !s->cfg.mixed_chunk)) &&
@@ -42,7 +43,8 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 	for (j = 0; j <= nthr; j++) /* P(a = j) x 2^32 */
 		w1[j] = (j == 0 ? (uint64_t)1 << 32 : d->ge[j - 1]) - (j == nthr ? 0 : d->ge[j]);
 	for (o = 0; o < SPATH_CELLS; o++) {
-		int32_t a[SPATH_RUN], p = 0;
+		uint16_t a[SPATH_RUN];
+		int32_t p = 0;
 		double pr = 1;
 		int x = o;
 		struct spath_tuple *t = &d->tup[o];
@@ -51,7 +53,7 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 		if (o >= nout)
 			continue;
 		for (j = 0; j < SPATH_RUN; j++) {
-			a[j] = x % no;
+			a[j] = (uint16_t)(x % no);
 			x /= no;
 			pr *= (double)w1[a[j]] * 0x1p-32;
 			if (j > 0)
@@ -59,7 +61,7 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 			p += 1 + a[j];
 		}
 		t->adv = p;
-		memcpy(t->acc, a, sizeof(a));
+		memcpy(&t->acc, a, sizeof(a));
 		w[o] = (uint64_t)(pr * 0x1p32 + 0.5);
 		sum += w[o];
 		if (w[o] > w[heavy])
@@ -108,9 +110,9 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 		}
 	}
 	for (j = 0; j < SPATH_RUN; j++) {
-		int32_t lane[SPATH_RUN] = {0, 0, 0, 0};
+		uint16_t lane[SPATH_RUN] = {0, 0, 0, 0};
 		lane[j] = 1;
-		memcpy(d->nadd[j + 1], lane, sizeof(lane));
+		memcpy(&d->nadd[j + 1], lane, sizeof(lane));
 	}
 }
 
@@ -137,7 +139,7 @@ void spath_draws_init(const struct spec_cfg *sp, int64_t kq, int64_t bs, struct 
 static void ring_fit(struct replica *rp, int64_t steps)
 {
 	uint64_t n = rp->sp_acc ? (uint64_t)rp->sp_mask + 1 : 0, m = n ? n : 64, j;
-	int32_t *acc, *need;
+	uint16_t *acc, *need;
 	struct spath_rare *ra;
 
 	if ((uint64_t)steps < n)
@@ -188,11 +190,11 @@ static inline void step_terms(struct replica *rp, uint64_t t, int32_t sign, int6
 	struct spath_rare *ra = &rp->sp_rare[t];
 
 	if (b > *nb) {
-		rp->sp_need[t] += sign * (b - *nb);
+		rp->sp_need[t] = (uint16_t)(rp->sp_need[t] + sign * (b - *nb));
 		*nb = b;
 	}
 	if (q > 1)
-		rp->sp_acc[t] += sign * (int32_t)a;
+		rp->sp_acc[t] = (uint16_t)(rp->sp_acc[t] + sign * (int32_t)a);
 	else
 		ra->nq1 += sign;
 	if (q < cap) {
@@ -273,30 +275,27 @@ static int64_t path_walk(const struct sim *s, struct replica *rp, const struct r
 	return G;
 }
 
-/* The words of the ring's four int32 slots at p added w (lanes in
- * [0, 2^31) before and after: no carry crosses). */
-static inline __attribute__((always_inline)) void lanes_add(int32_t *p, const uint64_t w[2])
+/* The word of the ring's four uint16 slots at p added w (lanes in
+ * [0, 2^16) before and after: no carry crosses). */
+static inline __attribute__((always_inline)) void lanes_add(uint16_t *p, uint64_t w)
 {
 	uint64_t x;
 
 	memcpy(&x, p, sizeof(x));
-	x += w[0];
+	x += w;
 	memcpy(p, &x, sizeof(x));
-	memcpy(&x, p + 2, sizeof(x));
-	x += w[1];
-	memcpy(p + 2, &x, sizeof(x));
 }
 
 /* n >= 1 runs whose first slot is t0 (a multiple of SPATH_RUN) in a ring
- * of mask + 1 slots: a draw each, its four counts added as two words, the
+ * of mask + 1 slots: a draw each, its four counts added as a word, the
  * blocks it grows at the step where it crosses into them (d->cross by the
  * tokens lim left below the next block's end; step by step where lim is
  * out of the table's range or there is none).  The join's loop: per run of
  * four verifying request-steps a draw, an alias look-up, a crossing look-up
- * and four word adds into the ring at slots known ahead (the slot of a
+ * and two word adds into the ring at slots known ahead (the slot of a
  * crossing computed from the chain of runs before made each run wait on
  * the ring's load). */
-static inline __attribute__((always_inline)) void runs_add(int32_t *acc, int32_t *need, uint64_t t0, uint64_t mask,
+static inline __attribute__((always_inline)) void runs_add(uint16_t *acc, uint16_t *need, uint64_t t0, uint64_t mask,
 							   int64_t n, const struct spath_draws *d, uint64_t inc,
 							   int sh, int64_t kq, uint64_t *state, int64_t *cep, int32_t *nbp)
 {
@@ -320,7 +319,7 @@ static inline __attribute__((always_inline)) void runs_add(int32_t *acc, int32_t
 			for (j = 0; j < SPATH_RUN; j++) {
 				int64_t b = (ce + (j ? o->p[j - 1] : 0)) >> sh;
 				if (b > nb) {
-					need[t0 + (uint64_t)j] += (int32_t)(b - nb);
+					need[t0 + (uint64_t)j] = (uint16_t)(need[t0 + (uint64_t)j] + (b - nb));
 					nb = b;
 				}
 			}

@@ -114,9 +114,9 @@ static inline uint32_t spath_run_draw(const struct spath_draws *d, uint64_t *sta
 /* The accepted count of step j (0..SPATH_RUN - 1) of run outcome o. */
 static inline int32_t spath_run_count(const struct spath_tuple *o, int j)
 {
-	int32_t a[SPATH_RUN];
+	uint16_t a[SPATH_RUN];
 
-	memcpy(a, o->acc, sizeof(a));
+	memcpy(a, &o->acc, sizeof(a));
 	return a[j];
 }
 
