@@ -287,12 +287,10 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 	return t;
 }
 
-/* Statistics, energy and step log of step d of t seconds on replica ri. */
-static inline void account_step(struct sim *s, int ri, double t, const struct step_desc *d)
+/* The energy of step d of t seconds on replica ri (account_step's). */
+static SCHED_STEP_INLINE void meter_step(struct sim *s, int ri, struct replica *rp, double t,
+					 const struct step_desc *d)
 {
-	struct replica *rp = &s->reps[ri];
-	double used;
-
 	if (rp->metered && !(s->sinkq && sinkq_step(&s->sinkw, ri, rp->cost, t, d))) {
 		double f, b, j;
 		cost_step_work(rp->cost, d, &f, &b);
@@ -302,13 +300,28 @@ static inline void account_step(struct sim *s, int ri, double t, const struct st
 		else
 			s->tot.energy_dyn_j += j;
 	}
-	if (s->cfg.step_log)
-		step_log_line(s, rp, ri, t);
-	used = (double)kvc_used(&rp->kv) / (double)rp->kv.total;
+}
+
+/* A step's KV use and count (account_step's, after the step log). */
+static SCHED_STEP_INLINE void count_step(struct sim *s, const struct replica *rp)
+{
+	double used = (double)kvc_used(&rp->kv) / (double)rp->kv.total;
+
 	s->tot.kv_util_sum_steps += used;
 	if (used > s->tot.kv_util_max)
 		s->tot.kv_util_max = used;
 	s->tot.steps++;
+}
+
+/* Statistics, energy and step log of step d of t seconds on replica ri. */
+static inline void account_step(struct sim *s, int ri, double t, const struct step_desc *d)
+{
+	struct replica *rp = &s->reps[ri];
+
+	meter_step(s, ri, rp, t, d);
+	if (s->cfg.step_log)
+		step_log_line(s, rp, ri, t);
+	count_step(s, rp);
 }
 
 static int64_t step_tokens(const struct step_desc *d)
@@ -1181,37 +1194,86 @@ static SCHED_STEP_INLINE void join_prefetch(const struct replica *rp)
 			__builtin_prefetch(&rp->ring[(uint64_t)rp->join_fin[k] & rp->ring_mask]);
 }
 
+/* What a segment's steps leave alone, so decode_steps tests it once, not
+ * at every step: the step log, and every addition rank_cost makes to a
+ * decode-only step of a replica stepping alone (drafts: none, spec.k is
+ * 0 in a segment; a cold start's stall, the host tier's transfers, LoRA
+ * loads, image encoders: their own paths).  With these off, a step's
+ * price is the decode-price memo's or cost_step_s's, as rank_cost's. */
+static SCHED_STEP_INLINE bool segment_plain(const struct sim *s, const struct replica *rp)
+{
+	return !s->cfg.step_log && !(s->cfg.cold_start_s > 0 && !rp->cold_paid) && rp->host.total == 0 &&
+	       s->cfg.lora.max_loras == 0 && rp->mm.pending == 0;
+}
+
+/* The steps of a segment (see above).  Within it nothing but replica ri
+ * moves: the event queue and the next arrival stay as they are (nothing
+ * here queues an event or takes an arrival), so segment_goes_on's bound
+ * is read once (lim: the first time another event is due; a step ending
+ * at it or later ends through the queue); the decoders neither join nor
+ * leave (a completion at the next step ends the segment: decode_step_clear),
+ * so the step's counts, its memo key and the heap's next completion stay,
+ * and only the summed contexts move (describe_decoders: the same value,
+ * added to the zero desc_start leaves). */
 static int decode_steps(struct sim *s, int ri)
 {
 	struct replica *rp = &s->reps[ri];
+	const bool plain = segment_plain(s, rp);
+	const int64_t ndec = rp->ndec, fin_next = rp->nheap > 0 ? rp->heap[0].fin_G : INT64_MAX;
+	const uint64_t k0 = stepmemo_key(ndec, ndec);
+	int64_t lim = INT64_MAX;
+	struct step_desc d;
 
+	if (evq_size(&s->q) > 0)
+		lim = evq_top_ns(&s->q);
+	if (s->has_next && s->next.arrival_ns < lim) /* (engine.c's arrival) */
+		lim = s->next.arrival_ns;
+	desc_start(rp, &d);
+	describe_decoders(rp, &d);
 	for (;;) {
-		int64_t g1 = rp->G + 1, t, t_end;
+		int64_t g1 = rp->G + 1, t_end;
 		int32_t cls = cls_of(s, -g1);
-		struct step_desc d;
-		if (!decode_step_clear(s, rp, g1))
+		double t;
+		/* decode_step_clear, the heap's top read once */
+		if ((rp->ring && rp->ring[g1 & rp->ring_mask].n > 0) || fin_next <= g1 ||
+		    rp->cls_count[cls] > kvc_available(&rp->kv))
 			return 0;
 		/* finish_rank: the previous step's tokens (as deliver: their
 		 * time only for the pooled gaps), then this one's */
-		if (!rp->no_gaps) {
-			t = delivery_time(s, rp);
-			dec_gaps_deliver(s, rp, t, false);
-		}
+		if (!rp->no_gaps)
+			dec_gaps_deliver(s, rp, delivery_time(s, rp), false);
 		step_pending(s, rp, true);
 		decoders_stepped(rp);
-		register_filled(s, rp, cls);
-		blocks_take_crossing(s, rp, cls); /* the policy's (decode_segments) */
+		if (rp->cls_count[cls] > 0) { /* (a class nobody is in: nothing to register or take) */
+			register_filled(s, rp, cls);
+			blocks_take_crossing(s, rp, cls); /* the policy's (decode_segments) */
+		}
 		/* plan_step's description, rank_cost, account_step, start_single */
-		desc_start(rp, &d);
-		describe_decoders(rp, &d);
-		step_started(s, ri, rank_cost(s, rp, &d, NULL), 0, &d);
+		d.decode_ctx_sum = (double)(rp->dec_base_sum + ndec * (rp->G + 1));
+		if (plain) {
+			struct dmemo_ent *slot;
+			if (!stepmemo_get(rp->prices, rp->lane_price, k0, ndec, d.decode_ctx_sum, &t, &slot)) {
+				t = cost_step_s(rp->cost, &d);
+				stepmemo_put(slot, k0, d.decode_ctx_sum, t);
+			}
+			meter_step(s, ri, rp, t, &d); /* account_step without the log */
+			count_step(s, rp);
+			rp->busy = true;
+			rp->step_dur_ns = simtime_round(t * 1e9);
+			rp->step_host_s = 0;
+		} else {
+			step_started(s, ri, rank_cost(s, rp, &d, NULL), 0, &d);
+		}
 		t_end = s->now + rp->step_dur_ns;
-		if (!segment_goes_on(s, t_end)) {
+		if (t_end >= lim) { /* segment_goes_on: the queue's next, or the arrival, comes first */
 			if (s->step_prefetch)
 				join_note(rp); /* (none: decoders alone) */
 			evq_push(&s->q, t_end, EV_STEP_END, ri);
 			return 1;
 		}
+		s->now = t_end;
+		s->tot.events++;
+		s->tot.duration_ns = t_end;
 	}
 }
 
