@@ -369,14 +369,43 @@ void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n)
 		return;
 	}
 	/* kvc_acquire's body with nothing watched, the count in a local (a
-	 * store to a block's int32_t fields may alias the cache's) */
-	for (i = 0; i < n; i++) {
+	 * store to a block's int32_t fields may alias the cache's).  The
+	 * cached blocks leave the LRU list a run at a time: kvc_put_rev
+	 * appended a request's blocks last first, so a prefix hit's blocks
+	 * b[i], b[i + 1], ... are usually neighbours there, each the list's
+	 * prev of the one before; such a run is cut out with one relink of
+	 * its two outer neighbours, the list afterwards the same as after
+	 * one lru_unlink each (roleplay's eval: 40 of a request's 46 blocks
+	 * taken from the list, ~35 instructions a block with the unlinks) */
+	i = 0;
+	while (i < n) {
 		struct kvb *k = &blk[b[i]];
-		if (k->ref == 0) {
-			lru_unlink(c, b[i]);
+		int32_t p, nx;
+		if (k->ref > 0) {
+			k->ref++;
+			i++;
+			continue;
+		}
+		p = k->l.prev;
+		nx = k->l.next;
+		k->ref = 1;
+		taken++;
+		/* the run goes on while the next block is its prev in the list
+		 * (one there is cached, reference 0, and a named block) */
+		while (++i < n && b[i] == p) {
+			k = &blk[p];
+			p = k->l.prev;
+			k->ref = 1;
 			taken++;
 		}
-		k->ref++;
+		if (p >= 0)
+			lnk(c, p)->next = nx;
+		else
+			c->lru_head = nx;
+		if (nx >= 0)
+			lnk(c, nx)->prev = p;
+		else
+			c->lru_tail = p;
 	}
 	c->nevict -= taken;
 }
@@ -409,7 +438,9 @@ void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
 			}
 			x = b[n];
 			k->l.prev = tail;
-			if (tail >= 0)
+			if (cached > 0) /* the tail one of these: a block, not a batch */
+				blk[tail].l.next = x;
+			else if (tail >= 0)
 				lnk(c, tail)->next = x;
 			else
 				c->lru_head = x;
@@ -417,7 +448,7 @@ void kvc_put_rev(struct kvc *c, const int32_t *b, int32_t n)
 			cached++;
 		}
 		if (cached > 0) {
-			lnk(c, tail)->next = -1;
+			blk[tail].l.next = -1;
 			c->lru_tail = tail;
 		}
 	}
