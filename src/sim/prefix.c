@@ -15,10 +15,21 @@
  * slots, each collision a whole prompt hashed again; in 4096 about 2 %. */
 #define SCHED_CHAIN_MEMO 4096
 
-/* the memo's first size (slots): it doubles while more than half of its
- * slots hold a chain, up to SCHED_CHAIN_MEMO, so that a rank that sees a
- * few prompts holds a few slots (4096 of them were 160 KB a rank) */
+/* the memo's first size (slots): it doubles while more than 1 /
+ * CMEMO_LOAD of its slots hold a chain, up to SCHED_CHAIN_MEMO, so that a
+ * rank that sees a few prompts holds a few slots (4096 of them were 160 KB
+ * a rank) */
 #define SCHED_CHAIN_MEMO_START 16
+
+/* At most half full, the direct-mapped slots still collided: 100 prompts
+ * (inference-perf's shared_prefix, 10 groups of 10) stopped the memo at
+ * 256 slots, where two prompts sharing a slot evict each other's chain
+ * and hints at every turn: 2,189 of the roleplay run's 7,200 admissions
+ * hashed their prompt again and looked up every block instead of
+ * checking the hints.  An eighth: 1,024 slots for them (48 KiB), and
+ * admission (sched_admit, inclusive) 23.7 -> 19.1 M instructions in that
+ * run (2026-12-01, seg); a sixteenth measured no more */
+#define CMEMO_LOAD 8
 
 #define SCHED_CHAIN_MEMO_MAX 2048
 
@@ -149,7 +160,7 @@ void prefix_chain_grow(const struct sim *s, struct req *r, int64_t b)
 	if (r->nchain == 0) {
 		struct replica *rp = &s->reps[r->replica];
 		/* (only here: no other slot is held while it moves them) */
-		if (rp->cmemo && 2 * rp->cmemo_used > rp->cmemo_mask + 1 && rp->cmemo_mask + 1 < SCHED_CHAIN_MEMO)
+		if (rp->cmemo && CMEMO_LOAD * rp->cmemo_used > rp->cmemo_mask + 1 && rp->cmemo_mask + 1 < SCHED_CHAIN_MEMO)
 			cmemo_grow(rp);
 	}
 	cm = r->nchain == 0 ? chain_memo_slot(s, r) : NULL;
