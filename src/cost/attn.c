@@ -259,26 +259,28 @@ static struct mfu_attn_col *decode_wide_col(const struct cost_model *c, int64_t 
 
 /* GQA decode of one layer: n requests attending ctx_sum keys in all.  win
  * (sliding-window layers; NULL otherwise): times the windowed tables'
- * penalty at n requests of log_len tokens each (their whole context). */
+ * penalty at n requests of log_len tokens each (their whole context).
+ * lm: the log of a mean already taken (mixer.c: a step's full and sliding
+ * layers see the same mean), used where this layer's mean is that very
+ * double (NULL: none). */
 static inline __attribute__((always_inline)) double gqa_decode_x(const struct cost_model *c,
 								 const struct attn_group *g, int64_t n,
 								 double ctx_sum, const struct mfu_window *win,
-								 double log_len)
+								 double log_len, const struct cost_log_mean *lm)
 {
-	double mean = ctx_sum / (double)n, mfu, t;
+	double mean = ctx_sum / (double)n, mfu, t, lmean;
 	double flops = 2.0 * ctx_sum * g->heads * (g->dqk + g->dv), bytes = ctx_sum * g->kv_tok;
 
-	if (n <= c->cfg.max_seqs) {
-		mfu = mfu_row_eval_hint(cost_decode_row(c, n), mean < 1 ? 0.0 : log(mean),
-					&c->lazy->decode_hint[n]);
-	}
+	/* (the same expression as the caller's: the same bits) */
+	lmean = lm && mean == lm->mean ? lm->log_mean : lm && mean == lm->alt ? lm->log_alt : mean < 1 ? 0.0 : log(mean);
+	if (n <= c->cfg.max_seqs)
+		mfu = mfu_row_eval_hint(cost_decode_row(c, n), lmean, &c->lazy->decode_hint[n]);
 	else if (n <= c->max_m)
-		mfu = mfu_attn_col_eval(decode_wide_col(c, n), mean < 1 ? 0.0 : log(mean));
+		mfu = mfu_attn_col_eval(decode_wide_col(c, n), lmean);
 	else
-		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n),
-					mean < 1 ? 0.0 : log(mean));
-	if (win && win->cfg[0])
-		mfu *= exp(mfu_window_off(c->tabs, win, log((double)n), log_len));
+		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n), lmean);
+	if (win && win->cfg[0]) /* (log_n[n]: log((double)n), kept) */
+		mfu *= exp(mfu_window_off(c->tabs, win, n >= 1 && n <= c->cfg.max_seqs ? c->log_n[n] : log((double)n), log_len));
 	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
 	return t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
 }
@@ -286,14 +288,28 @@ static inline __attribute__((always_inline)) double gqa_decode_x(const struct co
 double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
 			 const struct mfu_window *win, double log_len)
 {
-	return gqa_decode_x(c, g, n, ctx_sum, win, log_len);
+	return gqa_decode_x(c, g, n, ctx_sum, win, log_len, NULL);
+}
+
+double cost_gqa_decode_lm_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
+			    const struct mfu_window *win, double log_len, const struct cost_log_mean *lm)
+{
+	return gqa_decode_x(c, g, n, ctx_sum, win, log_len, lm);
 }
 
 double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_sum)
 {
 	struct attn_group g = cost_attn_full_group(c);
 
-	return gqa_decode_x(c, &g, n, ctx_sum, NULL, 0.0);
+	return gqa_decode_x(c, &g, n, ctx_sum, NULL, 0.0, NULL);
+}
+
+double cost_gqa_decode_full_lm_s(const struct cost_model *c, int64_t n, double ctx_sum,
+				 const struct cost_log_mean *lm)
+{
+	struct attn_group g = cost_attn_full_group(c);
+
+	return gqa_decode_x(c, &g, n, ctx_sum, NULL, 0.0, lm);
 }
 
 void cost_attn_init(struct cost_model *c, const struct cost_cfg *cfg)
@@ -314,6 +330,7 @@ void cost_attn_init(struct cost_model *c, const struct cost_cfg *cfg)
 			c->attn_decode_cfg = dc;
 	}
 	gqa_dec_floor_init(c);
+	c->log_window = m->window.size < 1 ? 0.0 : log((double)m->window.size);
 	if (m->n_mixer[LM_SLIDING] > 0 && m->attn != ATTN_CSA) {
 		/* the sliding layers' own layout in the windowed tables
 		 * (DeepSeek-V4's window layers are priced as measured blocks) */

@@ -217,6 +217,9 @@ struct cost_model {
 	 * rows, resolved once (cfg[0] NULL: none, the keys capped at the window
 	 * on the dense rows alone) */
 	struct mfu_window win_prefill, win_decode;
+	/* the decode prices' log of the window (window.size < 1 ? 0 : its
+	 * log): a sliding layer's mean context once it passes the window */
+	double log_window;
 	double *log_n;      /* [max_seqs + 1]: log of decode batch sizes */
 	struct mfu_row *decode_rows; /* [max_seqs + 1]: decode attention per batch size */
 	struct mfu_row prefill_row;  /* prefill attention (one sequence per chunk) */

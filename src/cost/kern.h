@@ -195,6 +195,18 @@ double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g,
  * bit (a decode step's full layers, mixer.c: the layout and the window's
  * test folded into the call). */
 double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_sum);
+/* Mean contexts and their logs as the decode prices take them (mean < 1 ?
+ * 0 : log(mean)), computed once for a step's layers: a layer whose own mean
+ * is one of those doubles uses its log, bit for bit the value it would
+ * compute (alt: a second one, NAN for none). */
+struct cost_log_mean {
+	double mean, log_mean, alt, log_alt;
+};
+/* cost_gqa_decode_s and cost_gqa_decode_full_s with lm (NULL: none). */
+double cost_gqa_decode_lm_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
+			    const struct mfu_window *win, double log_len, const struct cost_log_mean *lm);
+double cost_gqa_decode_full_lm_s(const struct cost_model *c, int64_t n, double ctx_sum,
+				 const struct cost_log_mean *lm);
 /* The prefill, decode and sliding-window lines. */
 void cost_attn_note(struct cost_model *c);
 

@@ -46,12 +46,14 @@ static double full_prefill_s(const struct cost_model *c, const struct chunk_sums
 	return cost_mla_prefill_s(c, k);
 }
 
-/* Full-attention layer (GQA, MLA, DSA) for n decode requests. */
-static inline double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+/* Full-attention layer (GQA, MLA, DSA) for n decode requests (lm: the
+ * log of their mean context taken already, or NULL). */
+static inline double full_decode_s(const struct cost_model *c, int64_t n, double ctx_sum,
+				   const struct cost_log_mean *lm)
 {
 	if (c->m->attn == ATTN_MLA && c->m->index_topk > 0)
 		return cost_dsa_decode_s(c, n, ctx_sum);
-	return cost_gqa_decode_full_s(c, n, ctx_sum) + cost_mla_decode_floor_s(c, n);
+	return cost_gqa_decode_full_lm_s(c, n, ctx_sum, lm) + cost_mla_decode_floor_s(c, n);
 }
 
 /* One layer of mixer mix for a step's n >= 1 prefill chunks (len[i] tokens
@@ -155,7 +157,8 @@ double cost_attn_prefill_step_s(const struct cost_model *c, int64_t n, const int
  * keys in all (per full-attention layer). */
 /* One layer of mixer mix for n >= 1 decode requests attending ctx_sum keys
  * in all, seconds; 0 for a mixer without attention. */
-static double decode_mixer_s(const struct cost_model *c, int mix, int64_t n, double ctx_sum)
+static double decode_mixer_s(const struct cost_model *c, int mix, int64_t n, double ctx_sum,
+			     const struct cost_log_mean *lm)
 {
 	const struct model_cfg *m = c->m;
 	double mean = ctx_sum / (double)n;
@@ -166,13 +169,19 @@ static double decode_mixer_s(const struct cost_model *c, int mix, int64_t n, dou
 	}
 	switch (mix) {
 	case LM_FULL:
-		return full_decode_s(c, n, ctx_sum);
+		return full_decode_s(c, n, ctx_sum, lm);
 	case LM_SLIDING: {
-		/* each request's keys capped at the window (the mean as proxy) */
+		/* each request's keys capped at the window (the mean as proxy);
+		 * lm->mean is this mean (the same expression) */
 		struct attn_group g = cost_attn_window_group(c);
 		double w = (double)m->window.size;
-		return cost_gqa_decode_s(c, &g, n, (double)n * (mean < w ? mean : w), &c->win_decode,
-				    mean < 1 ? 0.0 : log(mean));
+		struct cost_log_mean l2 = {NAN, 0, w, c->log_window}; /* (past the window: its mean is w) */
+		if (lm) {
+			l2.mean = lm->mean;
+			l2.log_mean = lm->log_mean;
+		}
+		return cost_gqa_decode_lm_s(c, &g, n, (double)n * (mean < w ? mean : w), &c->win_decode,
+					    lm ? lm->log_mean : mean < 1 ? 0.0 : log(mean), &l2);
 	}
 	case LM_CHUNKED: {
 		/* past the first chunk a request sees chunk/2 keys on average */
@@ -192,20 +201,32 @@ double cost_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
 	const struct model_cfg *m = c->m;
 	const int64_t *nk = m->n_mixer;
 	double t = 0, mean;
+	struct cost_log_mean lmv, *lm = NULL;
 
 	if (n <= 0)
 		return 0;
 	mean = ctx_sum / (double)n;
 	if (c->csa)
 		return cost_csa_attn_s(c, false, (double)n, (double)n, mean - 1) / (double)m->layers;
+	/* with sliding layers the log of the mean is taken once for the step
+	 * (the full layers' MFU, the sliding layers' window term and, where
+	 * their capped mean is the same double, their MFU: one log where there
+	 * were up to three; gpt-oss) */
+	if (nk[LM_SLIDING] > 0) {
+		lmv.mean = mean;
+		lmv.log_mean = mean < 1 ? 0.0 : log(mean);
+		lmv.alt = NAN;
+		lmv.log_alt = 0;
+		lm = &lmv;
+	}
 	if (nk[LM_FULL] > 0)
-		t += (double)nk[LM_FULL] * full_decode_s(c, n, ctx_sum); /* (decode_mixer_s's LM_FULL) */
+		t += (double)nk[LM_FULL] * full_decode_s(c, n, ctx_sum, lm); /* (decode_mixer_s's LM_FULL) */
 	if (nk[LM_SLIDING] > 0)
-		t += (double)nk[LM_SLIDING] * decode_mixer_s(c, LM_SLIDING, n, ctx_sum);
+		t += (double)nk[LM_SLIDING] * decode_mixer_s(c, LM_SLIDING, n, ctx_sum, lm);
 	if (nk[LM_CHUNKED] > 0)
-		t += (double)nk[LM_CHUNKED] * decode_mixer_s(c, LM_CHUNKED, n, ctx_sum);
+		t += (double)nk[LM_CHUNKED] * decode_mixer_s(c, LM_CHUNKED, n, ctx_sum, NULL);
 	if (nk[LM_LINEAR] > 0)
-		t += (double)nk[LM_LINEAR] * decode_mixer_s(c, LM_LINEAR, n, ctx_sum);
+		t += (double)nk[LM_LINEAR] * decode_mixer_s(c, LM_LINEAR, n, ctx_sum, NULL);
 	return t / (double)m->layers;
 }
 
@@ -219,6 +240,6 @@ double cost_attn_step_mixer_s(const struct cost_model *c, const struct step_desc
 		t += prefill_mixer_s(c, mix, &k, s->nchunks, s->chunk_len, s->chunk_prefix);
 	}
 	if (s->ndecode > 0)
-		t += decode_mixer_s(c, mix, s->ndecode, s->decode_ctx_sum);
+		t += decode_mixer_s(c, mix, s->ndecode, s->decode_ctx_sum, NULL);
 	return t;
 }
