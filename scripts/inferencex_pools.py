@@ -82,8 +82,17 @@ plain entries of its point whose pools are the recorded ones
 its conc-list: runs_at) give the decode batch and the prefill limits, written
 with the recorded pools where every such entry agrees (recorded_rows).
 
+Blank-source rows that no InferenceX entry launched but that one srt-slurm
+recipe directory, pinned at the commit that added it, ran (RECIPE_DIRS: the
+22 GLM-5 fp4 TensorRT-LLM GB200 runs, recipes/GLM5/disagg/trtllm_dynamo/
+gb200_nvfp4/ at b8ae71a5) take their pools from the one recipe of the
+directory whose benchmark ISL/OSL and concurrencies and whose prefill and
+decode worker GPUs match the row (recipe_dir_line): worker counts,
+attention DP, EP, the decode batch, the prefill limits, MTP and an EPLB's
+redundant decode slots; config names srt-slurm@commit:recipe.
+
 usage: inferencex_pools.py INFERENCEX_GIT_DIR SRT_SLURM_GIT_DIR SILICON_CSV.gz [SILICON_CSV.gz...] OUT.csv
-       inferencex_pools.py --test   (checks mtp_partner on made-up rows)
+       inferencex_pools.py --test   (checks mtp_partner and recipe_dir_line on made-up rows)
 (INFERENCEX_GIT_DIR: a clone of SemiAnalysisAI/InferenceX with its history;
 SRT_SLURM_GIT_DIR: a clone of NVIDIA/srt-slurm with its history.)
 """
@@ -473,6 +482,89 @@ def recorded_rows(hist, srt, rows, counts):
     return out
 
 
+# Blank-source runs that no InferenceX entry launched but one srt-slurm recipe
+# directory does, pinned at the commit that added it: (model_path, system,
+# precision, backend) -> (srt-slurm commit, directory).  The GLM-5 fp4
+# TensorRT-LLM P/D runs (source_file=2026-03-25.csv, measured 2026-04-02) are
+# the 13 recipes NVIDIA/srt-slurm b8ae71a5 (2026-04-03) added: every
+# concurrency list and decode layout of the 22 runs is one of theirs, each
+# loads models/GLM-5-NVFP4 in a TensorRT-LLM image of 2026-04-02, and
+# InferenceX's configuration has no GLM-5 TensorRT-LLM entry then
+# (eval/silicon/HARNESS.md, "ckptffn", "pdx").
+RECIPE_DIRS = {
+    ("zhipuai/GLM-5", "gb200", "fp4", "trtllm"):
+        ("b8ae71a53eb0c6c5a61b61fb66e0cf9efcb40dd4", "recipes/GLM5/disagg/trtllm_dynamo/gb200_nvfp4/"),
+}
+# routed experts of the models RECIPE_DIRS names (data/models/glm-5.json
+# n_routed_experts): an EPLB load balancer's num_slots beyond them are
+# redundant expert slots
+RECIPE_EXPERTS = {"zhipuai/GLM-5": 256}
+
+
+def recipe_dir_line(row, docs):
+    """The pools line of a blank-source TensorRT-LLM disagg row from the one
+    recipe of its RECIPE_DIRS directory that ran it: benchmark ISL/OSL and
+    concurrencies, and the recorded prefill and decode worker GPUs
+    (tensor_parallel_size; the sources record a worker's GPUs as tp_size);
+    None unless exactly one recipe matches.  Worker counts from resources,
+    attention DP (tp when enable_attention_dp) and EP from trtllm_config, the
+    decode batch the launch's max_batch_size, the prefill limits, MTP from
+    speculative_config, redundant decode slots from an EPLB load balancer's
+    num_slots."""
+    f = source_fields(row["silicon_data_source"])
+    conc = f.get("silicon_concurrency")
+    hits = []
+    for path, commit, d in docs:
+        b = d.get("benchmark") or {}
+        t = (d.get("backend") or {}).get("trtllm_config") or {}
+        res = d.get("resources") or {}
+        pre, dec = t.get("prefill") or {}, t.get("decode") or {}
+        concs = str(b.get("concurrencies", "")).replace("x", " ").split()
+        if str(b.get("isl")) != row["isl"] or str(b.get("osl")) != row["osl"] or conc not in concs:
+            continue
+        if pre.get("tensor_parallel_size") != one(row["prefill_tp_size"]) * one(row["prefill_attention_dp_size"]) or \
+                dec.get("tensor_parallel_size") != one(row["decode_tp_size"]) * one(row["decode_attention_dp_size"]):
+            continue
+        hits.append((path, commit, res, pre, dec))
+    if len(hits) != 1:
+        return None
+    path, commit, res, pre, dec = hits[0]
+    spec = dec.get("speculative_config") or {}
+    mtp = spec.get("num_nextn_predict_layers") or 0
+    slots = ((dec.get("moe_config") or {}).get("load_balancer") or {}).get("num_slots") or 0
+    dred = max(0, slots - RECIPE_EXPERTS[row["model_path"]])
+    padp = pre["tensor_parallel_size"] if pre.get("enable_attention_dp") else 1
+    dadp = dec["tensor_parallel_size"] if dec.get("enable_attention_dp") else 1
+    pep = pre["moe_expert_parallel_size"]
+    return [row["id"], "disagg", res["prefill_workers"], res["decode_workers"], padp, dadp,
+            dec["moe_expert_parallel_size"], dec["max_batch_size"], "mtp" if mtp else "none", mtp,
+            "srt-slurm@%s:%s" % (commit[:8], path), pre["max_batch_size"], pre["max_num_tokens"],
+            0, 0, pep if pep != one(row["prefill_moe_ep_size"]) else 0, 0, dred, "", ""]
+
+
+def recipe_dir_rows(srt, rows, done, counts):
+    """Lines for the blank-source disagg rows of RECIPE_DIRS that the
+    InferenceX pass left without one (done: the ids it wrote)."""
+    out, docs = [], {}
+    for row in rows:
+        key = (row["model_path"], row["system"], row["precision"], row["backend"])
+        if row["mode"] != "disagg" or row["prefill_num_workers"] or row["id"] in done or key not in RECIPE_DIRS or \
+                not row["silicon_data_source"].startswith(BLANK_SOURCES):
+            continue
+        if key not in docs:
+            commit, folder = RECIPE_DIRS[key]
+            docs[key] = []
+            for path in git(srt, "ls-tree", "-r", "--name-only", commit, "--", folder).split():
+                if path.endswith(".yaml"):
+                    docs[key].append((path, commit, yaml.safe_load(git(srt, "show", commit + ":" + path)) or {}))
+        counts["recipe dir"] += 1
+        line = recipe_dir_line(row, docs[key])
+        if line:
+            counts["recipe dir kept"] += 1
+            out.append(line)
+    return out
+
+
 def disagg_point(row, f):
     """A disagg run's point: engine, GPU, model, precision, ISL/OSL,
     concurrency, the recorded prefill tp/ep and decode tp, measurement day."""
@@ -656,7 +748,7 @@ def main():
               "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0, "mtp by twin": 0,
               "mtp from recipe": 0, "recorded": 0, "recorded limits": 0, "recorded ambiguous": 0,
               "prefill layout": 0, "prefill relaid": 0, "recorded prefill layout": 0, "recorded prefill relaid": 0,
-              "sglang recipe": 0, "sglang recipe redundant": 0}
+              "sglang recipe": 0, "sglang recipe redundant": 0, "recipe dir": 0, "recipe dir kept": 0}
     out = []
     twins = {}
     for row in rows:
@@ -730,7 +822,8 @@ def main():
                     "mtp_tokens", "config", "prefill_batch_size", "prefill_max_num_tokens", "prefill_gpus",
                     "decode_gpus", "prefill_moe_ep_size", "prefill_redundant_experts",
                     "decode_redundant_experts", "prefill_mem_fraction_static", "decode_mem_fraction_static"])
-        w.writerows(out + agg_rows(repo, hist, rows, counts) + recorded_rows(hist, srt, rows, counts))
+        w.writerows(out + agg_rows(repo, hist, rows, counts) + recorded_rows(hist, srt, rows, counts)
+                    + recipe_dir_rows(srt, rows, set(l[0] for l in out), counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous (%(mtp by twin)d more kept as the MTP run beside a db-dump plain one); of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
                      "pools, %(twin disagrees)d more disagreed and were dropped; %(prefill limits)d kept rows with "
@@ -740,7 +833,8 @@ def main():
                      "entries disagreed); TensorRT-LLM prefill layouts from the recipes: %(prefill layout)d kept rows (%(prefill relaid)d "
                      "unlike their labels), %(recorded prefill layout)d db-dump rows (%(recorded prefill relaid)d unlike); SGLang "
                      "pools from their recipes (mem-fraction-static, redundant experts): %(sglang recipe)d kept rows "
-                     "(%(sglang recipe redundant)d with other redundant experts than the launch scripts' rule)\n" % counts)
+                     "(%(sglang recipe redundant)d with other redundant experts than the launch scripts' rule); %(recipe dir kept)d of "
+                     "%(recipe dir)d rows no entry launched from a pinned srt-slurm recipe directory\n" % counts)
 
 
 def selftest():
@@ -781,7 +875,28 @@ def selftest():
     # an entry without a recipe runs its conc-list
     assert runs_at(None, {"conc-list": [4], "prefill": {}, "decode": {}}, 4, "2026-02-14")
     assert not runs_at(None, {"conc-list": [4], "prefill": {}, "decode": {}}, 36, "2026-02-14")
-    print("ok: %d cases" % (len(cases) + 5))
+    # a row no entry launched, from its pinned recipe directory (recipe_dir_line)
+    def rec(pw, ptp, dw, dtp, dadp, batch, concs, slots=0):
+        pre = {"tensor_parallel_size": ptp, "moe_expert_parallel_size": ptp, "enable_attention_dp": True,
+               "max_batch_size": 2, "max_num_tokens": 16640}
+        dec = {"tensor_parallel_size": dtp, "moe_expert_parallel_size": dtp, "enable_attention_dp": dadp,
+               "max_batch_size": batch, "moe_config": {"load_balancer": {"num_slots": slots}} if slots else {}}
+        return {"resources": {"prefill_workers": pw, "decode_workers": dw},
+                "benchmark": {"isl": 8192, "osl": 1024, "concurrencies": concs},
+                "backend": {"trtllm_config": {"prefill": pre, "decode": dec}}}
+    docs = [("r/tep4.yaml", "b" * 40, rec(1, 4, 5, 4, False, 8, "5 10 25 50")),
+            ("r/dep32.yaml", "b" * 40, rec(8, 4, 1, 32, True, 32, "1229", 288))]
+    glm = {"id": "g", "model_path": "zhipuai/GLM-5", "isl": "8192", "osl": "1024", "prefill_tp_size": "4",
+           "prefill_attention_dp_size": "1", "prefill_moe_ep_size": "1", "decode_tp_size": "4",
+           "decode_attention_dp_size": "1", "silicon_data_source": blank + "; silicon_concurrency=10"}
+    got = recipe_dir_line(glm, docs)
+    assert got[2:10] == [1, 5, 4, 1, 4, 8, "none", 0] and got[11:18] == [2, 16640, 0, 0, 4, 0, 0], got
+    got = recipe_dir_line(dict(glm, decode_tp_size="32", silicon_data_source=blank + "; silicon_concurrency=1229"),
+                          docs)
+    assert got[2:8] == [8, 1, 4, 32, 32, 32] and got[17] == 32, got
+    assert recipe_dir_line(dict(glm, decode_tp_size="8"), docs) is None
+    assert recipe_dir_line(glm, docs + [("r/again.yaml", "b" * 40, docs[0][2])]) is None
+    print("ok: %d cases" % (len(cases) + 9))
 
 
 if __name__ == "__main__":
