@@ -209,7 +209,8 @@ int dsa_module_init(const struct cost_mod_in *c, dsa_parts_fn parts, const void 
 	if (m->attn != ATTN_MLA || m->index_topk <= 0 || c->g->measured[0])
 		return 0;
 	d = xcalloc(1, sizeof(*d));
-	if (!mfu_find_file(data_dir, c->g, cost_engine_tables(c->engine, c->g), c->engine->fallback, c->engine_version,
+	if (!mfu_find_file(data_dir, c->g, cost_engine_tables(c->engine, c->g),
+			   c->engine->dsa_fallback ? c->engine->dsa_fallback : c->engine->fallback, c->engine_version,
 			   "dsa_module.csv.gz", path,
 			   sizeof(path), d->src, sizeof(d->src))) {
 		free(d);

@@ -37,6 +37,10 @@ struct cost_engine {
 	 * and the engine whose collections a GPU without its own lends first
 	 * (NULL: any, newest first) */
 	const char *name, *fallback;
+	/* the engine whose measured DSA module (dsa_module.csv.gz) a GPU
+	 * without the engine's own lends first, where it is not fallback's
+	 * (NULL: fallback's; cost/dsamod.c) */
+	const char *dsa_fallback;
 	/* its kernel collections on an AMD GPU (gpu_spec.vendor "amd"): the
 	 * prefix of the kernel library its ROCm build calls ("aiter":
 	 * data/mfu/<gpu>/aiter-<commit>/), or NULL where it has no ROCm build

@@ -188,6 +188,24 @@ static bool trtllm_ep_refused(const struct scenario *sc, char *msg, size_t n)
 static const struct cost_engine trtllm_cost = {
 	.name = "trtllm",
 	.fallback = "vllm",
+	/* TensorRT-LLM's DSA module where its collection has none (every
+	 * Blackwell table: aiconfigurator times TensorRT-LLM's DSA module on
+	 * H100 / H200 only) is SGLang's, not vLLM's.  With an fp8 KV cache
+	 * TensorRT-LLM runs DSA decode on Blackwell only, on its trtllm-gen
+	 * sparse MLA kernels (aiconfigurator collector/trtllm/
+	 * collect_mla_module.py: "FP8-KV DSA is genuinely Blackwell-only
+	 * (trtllm-gen sparseMla)"), the kernels SGLang's NSA "trtllm" decode
+	 * backend launches through FlashInfer (nsa_backend.py _forward_trtllm:
+	 * trtllm_batch_decode_with_kv_cache_mla, sparse_mla_top_k,
+	 * backend "trtllm-gen"; SGLang's default on SM100 for a bf16 cache,
+	 * FlashMLA's fp8 kernel for an fp8 one, its rows within 6 % of each
+	 * other), and both index with DeepGEMM's paged MQA logits.  vLLM
+	 * 0.24's B200 module is 2x SGLang's (GLM-5 at 16 heads, batch 1, 8k
+	 * keys: 160-187 against 76-87 us) and cannot be what TensorRT-LLM
+	 * runs: 78 layers of it alone (12.2 ms) exceed the whole decode step
+	 * measured on GB200 (GLM-5 NVFP4, TEP 4, one request at ~8.7k keys:
+	 * 11.8 ms; eval/silicon/HARNESS.md, "pdx") */
+	.dsa_fallback = "sglang",
 	/* Gated DeltaNet on TensorRT-LLM 1.3's measured GDN kernels (as
 	 * vLLM's: scripts/mfu/fit_gdn.py, H100/H200/B200; no HBM term in the
 	 * prefill, H100 = H200 to 1 %) */

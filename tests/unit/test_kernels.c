@@ -1544,7 +1544,11 @@ static void test_dsa_module(void)
 		const char *src_decode; /* in the header's DSA decode line */
 	} hdr[] = {
 		{"deepseek-v3.2", "h800", "vllm", 8, "InferSim's own measurements"},
-		{"deepseek-v3.2", "b200", "trtllm", 8, "mfu/b200_sxm/vllm-0.24.0/dsa_module"},
+		/* no TensorRT-LLM DSA module on Blackwell: SGLang's, whose
+		 * NSA decode runs TensorRT-LLM's trtllm-gen sparse MLA
+		 * (trtllm.c, dsa_fallback), not vLLM's */
+		{"deepseek-v3.2", "b200", "trtllm", 8, "mfu/b200_sxm/sglang-0.5.14/dsa_module"},
+		{"deepseek-v3.2", "b200", "vllm", 8, "mfu/b200_sxm/vllm-0.24.0/dsa_module"},
 		{"deepseek-v3.2", "h100", "trtllm", 8, "mfu/h100_sxm/trtllm-1.3.0rc20/dsa_module"},
 		{"glm-5.2-bf16", "h200", "sglang", 8, "57 of 78 layers reuse an earlier top-k: their own measured"},
 		{"glm-5.2-bf16", "h200", "vllm", 8, "57 of 78 layers reuse an earlier top-k: MLA module term +61.0 us"},
