@@ -335,16 +335,18 @@ const struct engine_type engine_trtllm = {
 	.kv_auto = trtllm_kv_auto,
 	.ep_refused = trtllm_ep_refused,
 	.start_refused = trtllm_start_refused,
-	/* P/D hand-off: 29 ms, the median measured - predicted TTFT without it
+	/* P/D hand-off: 23 ms, the median measured - predicted TTFT without it
 	 * on the disaggregated rows that record their pools, at concurrency
 	 * <= 16 (the prefill pool has no queue to speak of), the first token
-	 * as below: 29.3 ms over the 25 rows without a cold start (11 more
-	 * measure 0.9-38 s, which no queue explains), 29 ms over the 6
-	 * Kimi-K2.5 rows alone (eval/silicon/HARNESS.md, "The hand-off").
+	 * as below, over the 25 rows without a cold start (11 more measure
+	 * 0.9-38 s, which no queue explains); 29 ms (29.7 on 2026-12-01)
+	 * before a busy decode worker's generation-init iteration was priced
+	 * (admit.c, gen_init_mark; eval/silicon/HARNESS.md, "The hand-off",
+	 * "pdx").
 	 * Dynamo's frontend takes the prefill worker's response and sends the
 	 * decode request; the decode worker then pulls the KV.  (10 us before,
 	 * with the first token at the hand-off.) */
-	.pd_handoff_s = 0.029,
+	.pd_handoff_s = 0.023,
 	/* the first token reaches the client from the decode worker: behind
 	 * Dynamo's frontend the decode worker streams every token (ai-dynamo
 	 * docs/design_docs/disagg_serving.md), and TensorRT-LLM's executor

@@ -222,7 +222,7 @@ static const char *pd_first_words(enum sim_pd_first f)
 	case SIM_PD_FIRST_DECODE_STEP:
 		return "the first token reaches the client with the decode worker's first step for it (a wait for a decode slot is TTFT)";
 	case SIM_PD_FIRST_DECODE_LAUNCH:
-		return "the first token reaches the client as the decode worker launches its first step for it (a wait for a decode slot is TTFT)";
+		return "the first token reaches the client as the decode worker launches its first step for it, a busy worker's step after the one that admitted it to generation-init (a wait for a decode slot is TTFT)";
 	case SIM_PD_FIRST_HANDOFF:
 		break;
 	}

@@ -246,6 +246,33 @@ static bool lora_head(struct sim *s, struct replica *rp)
 	return true;
 }
 
+/* P/D on TensorRT-LLM (SIM_PD_FIRST_DECODE_LAUNCH): the first n waiting
+ * requests whose KV came from a prefill worker, as one iteration of
+ * PyExecutor's loop admits them to generation-init.  The loop checks
+ * finished KV receptions before it schedules, schedules the new
+ * generation-only requests that fit and only then starts pulling their KV
+ * (_prepare_disagg_gen_init: request_and_receive_async, receiver-driven),
+ * and runs its step for the others; a request joins a step at the
+ * iteration after the one that admitted it (NVIDIA/TensorRT-LLM
+ * tensorrt_llm/_torch/pyexecutor/py_executor.py, _executor_loop and
+ * _executor_loop_overlap: _check_disagg_gen_transfer_status, _schedule,
+ * _prepare_disagg_gen_init; eval/silicon/HARNESS.md, "pdx").  An idle
+ * worker's loop spins: there the next iteration follows at once. */
+static void gen_init_mark(struct replica *rp, int64_t n)
+{
+	size_t j;
+
+	for (j = 0; j < rp->wlen && n > 0; j++) {
+		struct req *q = rp->wq[(rp->whead + j) & (rp->wcap - 1)].r;
+		if (!q || !q->transferred)
+			break;
+		if (!q->gen_init) {
+			q->gen_init = true;
+			n--;
+		}
+	}
+}
+
 /* Waiting requests in queue order while max_num_seqs, the budget and
  * rem_input allow, each as the policy's admit judges it (core.h); with
  * LoRA, those whose adapter the step cannot batch skipped. */
@@ -264,6 +291,15 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0 &&
 		    s->cfg.epd.encoders == 0 && !mm_fits(s, rp, r))
 			break; /* its images wait for the next step's encoder budget */
+		if (r->transferred && !r->gen_init && s->cfg.pd.first == SIM_PD_FIRST_DECODE_LAUNCH &&
+		    rp->nrun > 0) {
+			/* TensorRT-LLM: a busy worker's iteration admits the
+			 * requests that fit to generation-init (their KV pull
+			 * starts) and runs its step without them; they join
+			 * the next (gen_init_mark) */
+			gen_init_mark(rp, (int64_t)rp->mns - (int64_t)rp->nrun);
+			break;
+		}
 		bool first = r->sched_ns < 0 && r->preempts == 0;
 		struct admit_try t;
 		enum admit_verdict v;

@@ -169,6 +169,7 @@ static void kv_arrive(struct sim *s, int32_t slot)
 		return;
 	}
 	r->transferred = true;
+	r->gen_init = false;
 	r->done = false;
 	r->pd_first = s->cfg.pd.first != SIM_PD_FIRST_HANDOFF;
 	r->first_ns = s->now;
