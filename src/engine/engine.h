@@ -127,6 +127,9 @@ struct engine_type {
 	/* P/D: where the client's first token comes from (sim/sim.h,
 	 * enum sim_pd_first; 0: the prefill worker, at the hand-off) */
 	enum sim_pd_first pd_first;
+	/* P/D: a busy decode worker takes one iteration to admit a handed-off
+	 * request before it runs it (sim_cfg.pd.gen_init_step) */
+	bool pd_gen_init_step;
 	/* P/D: an attention-DP prefill worker puts a request on a random rank
 	 * of its own (sim_cfg.pd.prefill_rank_random) rather than the router
 	 * choosing among every prefill rank of the pool */

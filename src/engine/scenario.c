@@ -346,6 +346,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	st->sc.pd.link_bw = (st->pd_nvlink ? s->gpu->link_bw : scenario_pd_net_bw(s)) * pgpus * 0.7;
 	st->sc.pd.alpha_s = s->pd_handoff_given ? s->pd_handoff_ms * 1e-3 : s->engine->pd_handoff_s;
 	st->sc.pd.first = s->engine->pd_first;
+	st->sc.pd.gen_init_step = s->engine->pd_gen_init_step;
 	st->sc.pd.prefill_rank_random = s->engine->pd_prefill_rank_random;
 	return 0;
 }

@@ -355,6 +355,8 @@ const struct engine_type engine_trtllm = {
 	 * landed and a step that holds it is launched (PyExecutor
 	 * _handle_first_token_response, called before _forward_step) */
 	.pd_first = SIM_PD_FIRST_DECODE_LAUNCH,
+	/* PyExecutor's generation-init iteration (sim/admit.c, gen_init_mark) */
+	.pd_gen_init_step = true,
 	.cost = &trtllm_cost,
 	.policy = &trtllm_policy,
 	.sched_words = trtllm_sched_words,

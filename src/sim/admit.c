@@ -246,7 +246,7 @@ static bool lora_head(struct sim *s, struct replica *rp)
 	return true;
 }
 
-/* P/D on TensorRT-LLM (SIM_PD_FIRST_DECODE_LAUNCH): the first n waiting
+/* P/D on TensorRT-LLM (sim_cfg.pd.gen_init_step): the first n waiting
  * requests whose KV came from a prefill worker, as one iteration of
  * PyExecutor's loop admits them to generation-init.  The loop checks
  * finished KV receptions before it schedules, schedules the new
@@ -291,7 +291,7 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 		if (r->images > 0 && !r->transferred && !r->mm_done && s->cfg.mm.image_tokens > 0 &&
 		    s->cfg.epd.encoders == 0 && !mm_fits(s, rp, r))
 			break; /* its images wait for the next step's encoder budget */
-		if (r->transferred && !r->gen_init && s->cfg.pd.first == SIM_PD_FIRST_DECODE_LAUNCH &&
+		if (r->transferred && !r->gen_init && s->cfg.pd.gen_init_step &&
 		    rp->nrun > 0) {
 			/* TensorRT-LLM: a busy worker's iteration admits the
 			 * requests that fit to generation-init (their KV pull

@@ -71,7 +71,7 @@ struct req {
 	 * the gaps it gave as an explicit request */
 	int64_t tok_ns;
 	bool transferred;  /* P/D: its prompt's KV arrived from a prefill worker */
-	bool gen_init;     /* P/D, SIM_PD_FIRST_DECODE_LAUNCH: admitted to generation-init (admit.c) */
+	bool gen_init;     /* P/D, sim_cfg.pd.gen_init_step: admitted to generation-init (admit.c) */
 	int64_t xfer_ns;   /* P/D: KV transfer time */
 	int32_t nshare;  /* leading blocks whose content others can share */
 	int32_t *blocks;

@@ -242,6 +242,10 @@ struct sim_cfg {
 		int64_t prefill_kv_blocks, prefill_max_num_seqs, prefill_max_num_batched_tokens;
 		double kv_bytes_per_token, link_bw, alpha_s;
 		enum sim_pd_first first;
+		/* a busy decode worker's iteration admits handed-off requests
+		 * to generation-init and runs its step without them: they
+		 * join the next (TensorRT-LLM; sim/admit.c, gen_init_mark) */
+		bool gen_init_step;
 		/* how a prompt finds its rank inside an attention-DP prefill
 		 * worker (prefill_group above 1): false, the router picks among
 		 * all the pool's prefill ranks; true, the router picks the

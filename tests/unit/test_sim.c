@@ -2381,6 +2381,52 @@ static void test_pd_first_token(const struct model_cfg *m)
 	      ttft[0], ttft[1], itl[1], itl[0]);
 }
 
+/* P/D, TensorRT-LLM's generation-init iteration (sim_cfg.pd.gen_init_step):
+ * a decode worker of two slots busy with request 0 (200 tokens) takes
+ * request 1 (handed off at ~0.05 s) one iteration later with it than
+ * without: request 1's TTFT one decode step longer, request 0 unmoved. */
+static void pd_busy_join(const struct model_cfg *m, bool gen_init, double ttft[2], double itl[2])
+{
+	struct trun r = {.log = NULL, .csv = NULL};
+	const char *row;
+	int i;
+
+	make_cost(&r.c, m, 8192, 64, 0);
+	base_cfg(&r.sc, 8192, 2, 1000);
+	pd_cfg(&r.sc, 1, &r.c, 500, 8192, 1e6);
+	r.sc.pd.first = SIM_PD_FIRST_DECODE_LAUNCH;
+	r.sc.pd.gen_init_step = gen_init;
+	trace_spec(&r.w, "0,1000,200,-1\n0.05,1000,5,-1\n");
+	CHECK(trun_go(&r) == 0 && r.t.completed == 2, "P/D, a busy decode worker, generation-init %d: both complete",
+	      (int)gen_init);
+	for (row = r.csv, i = 0; row && *row && i < 3; i++) {
+		int id = -1;
+		double a, b;
+		if (sscanf(row, "%d,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf,%lf", &id, &a, &b) == 3 && id >= 0 &&
+		    id < 2) {
+			ttft[id] = a;
+			itl[id] = b;
+		}
+		row = strchr(row, '\n');
+		row = row ? row + 1 : NULL;
+	}
+	wl_spec_release(&r.w);
+	trun_release(&r);
+}
+
+static void test_pd_gen_init(const struct model_cfg *m)
+{
+	double ttft[2] = {0, 0}, itl[2] = {0, 0}, ttft_gi[2] = {0, 0}, itl_gi[2] = {0, 0};
+
+	pd_busy_join(m, false, ttft, itl);
+	pd_busy_join(m, true, ttft_gi, itl_gi);
+	CHECK(itl[0] > 0 && ttft_gi[0] == ttft[0],
+	      "generation-init: request 0, alone when it joins, keeps its TTFT (%.3f / %.3f ms)", ttft_gi[0], ttft[0]);
+	CHECK(ttft_gi[1] > ttft[1] + 0.5 * itl[0] && ttft_gi[1] < ttft[1] + 2.5 * itl[0],
+	      "generation-init: request 1 joins the busy worker one step later, TTFT %.3f against %.3f ms (a step "
+	      "~%.3f ms)", ttft_gi[1], ttft[1], itl[0]);
+}
+
 /* The 1-based step-log line holding needle (its row count before it),
  * -1 when no line does. */
 static int log_line_of(const char *log, const char *needle)
@@ -4795,6 +4841,7 @@ int main(void)
 	test_spec_defaults();
 	test_pd(&m);
 	test_pd_first_token(&m);
+	test_pd_gen_init(&m);
 	test_trtllm_adp_balance(&m);
 	test_trtllm_batch_wait(&m);
 	test_cold_start(&m);
