@@ -2314,6 +2314,26 @@ static void test_pd(const struct model_cfg *m)
 	trun_release(&r);
 }
 
+/* The TTFT and ITL (ms) of requests 0 and 1 from the first rows lines of
+ * a run's per-request CSV. */
+static void csv_ttft_itl(const char *csv, int rows, double ttft[2], double itl[2])
+{
+	const char *row;
+	int i;
+
+	for (row = csv, i = 0; row && *row && i < rows; i++) {
+		int id = -1;
+		double a, b;
+		if (sscanf(row, "%d,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf,%lf", &id, &a, &b) == 3 && id >= 0 &&
+		    id < 2) {
+			ttft[id] = a;
+			itl[id] = b;
+		}
+		row = strchr(row, '\n');
+		row = row ? row + 1 : NULL;
+	}
+}
+
 /* P/D: where the client's first token comes from (issue 26, mechanism 4).
  * Two requests, prefilled together, land together at one decode worker
  * that runs one at a time (max_num_seqs 1), 4 decode steps each.  vLLM and
@@ -2328,7 +2348,6 @@ static void pd_two_waiting(const struct model_cfg *m, enum sim_pd_first first, d
 {
 	struct trun r = {.log = NULL, .csv = NULL};
 	const char *row;
-	int i;
 
 	make_cost(&r.c, m, 8192, 64, 0);
 	base_cfg(&r.sc, 8192, 1, 1000);
@@ -2339,17 +2358,7 @@ static void pd_two_waiting(const struct model_cfg *m, enum sim_pd_first first, d
 	      "P/D, one decode slot, first token rule %d: both complete", (int)first);
 	for (*steps = 0, row = r.log; (row = strstr(row, " r1: ")) != NULL; row++)
 		(*steps)++;
-	for (row = r.csv, i = 0; row && *row && i < 2; i++) {
-		int id = -1;
-		double a, b;
-		if (sscanf(row, "%d,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf,%lf", &id, &a, &b) == 3 && id >= 0 &&
-		    id < 2) {
-			ttft[id] = a;
-			itl[id] = b;
-		}
-		row = strchr(row, '\n');
-		row = row ? row + 1 : NULL;
-	}
+	csv_ttft_itl(r.csv, 2, ttft, itl);
 	wl_spec_release(&r.w);
 	trun_release(&r);
 }
@@ -2388,8 +2397,6 @@ static void test_pd_first_token(const struct model_cfg *m)
 static void pd_busy_join(const struct model_cfg *m, bool gen_init, double ttft[2], double itl[2])
 {
 	struct trun r = {.log = NULL, .csv = NULL};
-	const char *row;
-	int i;
 
 	make_cost(&r.c, m, 8192, 64, 0);
 	base_cfg(&r.sc, 8192, 2, 1000);
@@ -2399,17 +2406,7 @@ static void pd_busy_join(const struct model_cfg *m, bool gen_init, double ttft[2
 	trace_spec(&r.w, "0,1000,200,-1\n0.05,1000,5,-1\n");
 	CHECK(trun_go(&r) == 0 && r.t.completed == 2, "P/D, a busy decode worker, generation-init %d: both complete",
 	      (int)gen_init);
-	for (row = r.csv, i = 0; row && *row && i < 3; i++) {
-		int id = -1;
-		double a, b;
-		if (sscanf(row, "%d,1,0,%*f,%*d,%*d,%*d,%*d,completed,%*f,%lf,%lf", &id, &a, &b) == 3 && id >= 0 &&
-		    id < 2) {
-			ttft[id] = a;
-			itl[id] = b;
-		}
-		row = strchr(row, '\n');
-		row = row ? row + 1 : NULL;
-	}
+	csv_ttft_itl(r.csv, 3, ttft, itl);
 	wl_spec_release(&r.w);
 	trun_release(&r);
 }
