@@ -286,26 +286,12 @@ static inline __attribute__((always_inline)) double gqa_decode_x(const struct co
 }
 
 double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
-			 const struct mfu_window *win, double log_len)
-{
-	return gqa_decode_x(c, g, n, ctx_sum, win, log_len, NULL);
-}
-
-double cost_gqa_decode_lm_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
-			    const struct mfu_window *win, double log_len, const struct cost_log_mean *lm)
+			 const struct mfu_window *win, double log_len, const struct cost_log_mean *lm)
 {
 	return gqa_decode_x(c, g, n, ctx_sum, win, log_len, lm);
 }
 
-double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_sum)
-{
-	struct attn_group g = cost_attn_full_group(c);
-
-	return gqa_decode_x(c, &g, n, ctx_sum, NULL, 0.0, NULL);
-}
-
-double cost_gqa_decode_full_lm_s(const struct cost_model *c, int64_t n, double ctx_sum,
-				 const struct cost_log_mean *lm)
+double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_sum, const struct cost_log_mean *lm)
 {
 	struct attn_group g = cost_attn_full_group(c);
 

@@ -159,7 +159,7 @@ static double dsa_decode_attn_s(const struct cost_model *c, int64_t n, double ct
 	double t = own_share * (DSA_IDX_DECODE_LAUNCH_S +
 				ctx_sum * dsa_key_bytes(m) / (c->g->hbm_bw * DSA_IDX_DECODE_BW_EFF));
 
-	return t + cost_gqa_decode_s(c, &g, n, (double)n * (double)m->index_topk, NULL, 0.0);
+	return t + cost_gqa_decode_s(c, &g, n, (double)n * (double)m->index_topk, NULL, 0.0, NULL);
 }
 
 /* One DSA layer's parts (dsamod.h): see cost.h. */

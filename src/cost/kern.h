@@ -188,13 +188,6 @@ double cost_attn_prefill_call_s(const struct cost_model *c, double n, double pai
  * query-key pairs, keys read from the cache. */
 double cost_gqa_prefill_s(const struct cost_model *c, const struct attn_group *g, double n, double pairs,
 			  double keys, double len, const struct mfu_window *win, double log_wlen);
-/* GQA decode of one layer: n requests attending ctx_sum keys in all. */
-double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
-			 const struct mfu_window *win, double log_len);
-/* cost_gqa_decode_s of the full-attention layout without a window, bit for
- * bit (a decode step's full layers, mixer.c: the layout and the window's
- * test folded into the call). */
-double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_sum);
 /* Mean contexts and their logs as the decode prices take them (mean < 1 ?
  * 0 : log(mean)), computed once for a step's layers: a layer whose own mean
  * is one of those doubles uses its log, bit for bit the value it would
@@ -202,11 +195,14 @@ double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_
 struct cost_log_mean {
 	double mean, log_mean, alt, log_alt;
 };
-/* cost_gqa_decode_s and cost_gqa_decode_full_s with lm (NULL: none). */
-double cost_gqa_decode_lm_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
-			    const struct mfu_window *win, double log_len, const struct cost_log_mean *lm);
-double cost_gqa_decode_full_lm_s(const struct cost_model *c, int64_t n, double ctx_sum,
-				 const struct cost_log_mean *lm);
+/* GQA decode of one layer: n requests attending ctx_sum keys in all; lm:
+ * the step's mean contexts and logs (NULL: none). */
+double cost_gqa_decode_s(const struct cost_model *c, const struct attn_group *g, int64_t n, double ctx_sum,
+			 const struct mfu_window *win, double log_len, const struct cost_log_mean *lm);
+/* cost_gqa_decode_s of the full-attention layout without a window, bit for
+ * bit (a decode step's full layers, mixer.c: the layout and the window's
+ * test folded into the call). */
+double cost_gqa_decode_full_s(const struct cost_model *c, int64_t n, double ctx_sum, const struct cost_log_mean *lm);
 /* The prefill, decode and sliding-window lines. */
 void cost_attn_note(struct cost_model *c);
 

@@ -53,7 +53,7 @@ static inline double full_decode_s(const struct cost_model *c, int64_t n, double
 {
 	if (c->m->attn == ATTN_MLA && c->m->index_topk > 0)
 		return cost_dsa_decode_s(c, n, ctx_sum);
-	return cost_gqa_decode_full_lm_s(c, n, ctx_sum, lm) + cost_mla_decode_floor_s(c, n);
+	return cost_gqa_decode_full_s(c, n, ctx_sum, lm) + cost_mla_decode_floor_s(c, n);
 }
 
 /* One layer of mixer mix for a step's n >= 1 prefill chunks (len[i] tokens
@@ -180,14 +180,14 @@ static double decode_mixer_s(const struct cost_model *c, int mix, int64_t n, dou
 			l2.mean = lm->mean;
 			l2.log_mean = lm->log_mean;
 		}
-		return cost_gqa_decode_lm_s(c, &g, n, (double)n * (mean < w ? mean : w), &c->win_decode,
-					    lm ? lm->log_mean : mean < 1 ? 0.0 : log(mean), &l2);
+		return cost_gqa_decode_s(c, &g, n, (double)n * (mean < w ? mean : w), &c->win_decode,
+					 lm ? lm->log_mean : mean < 1 ? 0.0 : log(mean), &l2);
 	}
 	case LM_CHUNKED: {
 		/* past the first chunk a request sees chunk/2 keys on average */
 		struct attn_group g = cost_attn_full_group(c);
 		double ch = (double)m->chunk;
-		return cost_gqa_decode_s(c, &g, n, (double)n * (mean <= ch ? mean : ch / 2), NULL, 0.0);
+		return cost_gqa_decode_s(c, &g, n, (double)n * (mean <= ch ? mean : ch / 2), NULL, 0.0, NULL);
 	}
 	case LM_LINEAR:
 		return cost_linear_attn_s(c, (double)n, (double)n, true);

@@ -188,11 +188,10 @@ static inline void lru_append(struct kvc *c, int32_t x)
 	c->lru_tail = x;
 }
 
-static inline void lru_unlink(struct kvc *c, int32_t x)
+/* Join p and n on the LRU list (-1: the list's end), cutting out whatever
+ * lay between them. */
+static inline void lru_cut(struct kvc *c, int32_t p, int32_t n)
 {
-	const struct kvc_link *l = lnk(c, x);
-	int32_t p = l->prev, n = l->next;
-
 	if (p >= 0)
 		lnk(c, p)->next = n;
 	else
@@ -201,6 +200,13 @@ static inline void lru_unlink(struct kvc *c, int32_t x)
 		lnk(c, n)->prev = p;
 	else
 		c->lru_tail = p;
+}
+
+static inline void lru_unlink(struct kvc *c, int32_t x)
+{
+	const struct kvc_link *l = lnk(c, x);
+
+	lru_cut(c, l->prev, l->next);
 }
 
 /* Evict up to n of the oldest cached blocks (their memory is about to be
@@ -398,14 +404,7 @@ void kvc_acquire_n(struct kvc *c, const int32_t *b, int32_t n)
 			k->ref = 1;
 			taken++;
 		}
-		if (p >= 0)
-			lnk(c, p)->next = nx;
-		else
-			c->lru_head = nx;
-		if (nx >= 0)
-			lnk(c, nx)->prev = p;
-		else
-			c->lru_tail = p;
+		lru_cut(c, p, nx);
 	}
 	c->nevict -= taken;
 }

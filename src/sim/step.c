@@ -224,6 +224,21 @@ struct group_moe {
 	double s;
 };
 
+/* A decode-only step of ndec requests (d->ndecode), memo key k0: the
+ * decode-price memo's price, else cost_step_s's, kept. */
+static SCHED_STEP_INLINE double decode_price(struct replica *rp, uint64_t k0, int64_t ndec,
+					     const struct step_desc *d)
+{
+	struct dmemo_ent *slot;
+	double t;
+
+	if (!stepmemo_get(rp->prices, rp->lane_price, k0, ndec, d->decode_ctx_sum, &t, &slot)) {
+		t = cost_step_s(rp->cost, d);
+		stepmemo_put(slot, k0, d->decode_ctx_sum, t);
+	}
+	return t;
+}
+
 /* Price replica ri's planned step: the forward pass plus the drafting that
  * follows it with speculative decoding, and the host tier's transfers
  * with KV offload.  gm: its group step's MoE part (NULL: a step alone). */
@@ -233,12 +248,7 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 	double t;
 
 	if (d->nchunks == 0 && d->moe_tokens == 0) { /* decode only: it may repeat one priced before */
-		struct dmemo_ent *slot;
-		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits);
-		if (!stepmemo_get(rp->prices, rp->lane_price, k0, d->ndecode, d->decode_ctx_sum, &t, &slot)) {
-			t = cost_step_s(rp->cost, d);
-			stepmemo_put(slot, k0, d->decode_ctx_sum, t);
-		}
+		t = decode_price(rp, stepmemo_key(d->ndecode, d->nlogits), d->ndecode, d);
 	} else if (cost_step_splits(rp->cost, d)) {
 		/* an attention-DP rank's decode step: its own part may repeat
 		 * one priced before (whatever the group's MoE tokens: the
@@ -1251,11 +1261,7 @@ static int decode_steps(struct sim *s, int ri)
 		/* plan_step's description, rank_cost, account_step, start_single */
 		d.decode_ctx_sum = (double)(rp->dec_base_sum + ndec * (rp->G + 1));
 		if (plain) {
-			struct dmemo_ent *slot;
-			if (!stepmemo_get(rp->prices, rp->lane_price, k0, ndec, d.decode_ctx_sum, &t, &slot)) {
-				t = cost_step_s(rp->cost, &d);
-				stepmemo_put(slot, k0, d.decode_ctx_sum, t);
-			}
+			t = decode_price(rp, k0, ndec, &d); /* rank_cost's */
 			meter_step(s, ri, rp, t, &d); /* account_step without the log */
 			count_step(s, rp);
 			rp->busy = true;

@@ -1953,7 +1953,7 @@ static void test_families(void)
 			struct attn_group g = cost_attn_full_group(&c);
 			struct mfu_row fresh;
 			double a = cost_attn_decode_s(&c, 8, ctx);
-			double b = nf * cost_gqa_decode_s(&c, &g, 8, ctx, NULL, 0.0) / L;
+			double b = nf * cost_gqa_decode_s(&c, &g, 8, ctx, NULL, 0.0, NULL) / L;
 			CHECK(a == b, "%s: decode attention = full layers x GQA decode: %.17g == %.17g", name, a, b);
 			mfu_attn_row(c.tabs, c.attn_decode_cfg, false, log(8.0), &fresh);
 			CHECK(mfu_row_eval(cost_decode_row(&c, 8), log(3001.5)) == mfu_row_eval(&fresh, log(3001.5)),
