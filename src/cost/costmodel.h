@@ -51,11 +51,14 @@ enum {
 		   OV_API_E2E, /* the terms a calibration file holds */
 };
 
-/* Which of aiter's gfx942 per-shape configs of its Triton block-scaled
- * fp8 GEMM an engine's ROCm images carry (cost/tritonbs.c): not that
- * kernel; none (aiter v0.1.10.post3); DeepSeek's and GLM-5's TP-8 shapes
- * (the aiter of SGLang's images from 0.5.10). */
-enum cost_tbs { COST_TBS_OFF, COST_TBS_DEFAULT, COST_TBS_TUNED };
+/* Where an engine's ROCm images run aiter's Triton block-scaled fp8 GEMM
+ * and with which per-shape configs (cost/tritonbs.c): not that kernel;
+ * every shape on gfx942, none configured (aiter v0.1.10.post3); every
+ * shape on gfx942, DeepSeek's and GLM-5's TP-8 shapes configured (the
+ * aiter of SGLang's images from 0.5.10); on gfx950 the shapes of the
+ * engine's gfx950 Triton list, at aiter v0.1.10.post3's configs (SGLang
+ * 0.5.6-0.5.9). */
+enum cost_tbs { COST_TBS_OFF, COST_TBS_DEFAULT, COST_TBS_TUNED, COST_TBS_GFX950 };
 
 struct cost_cfg {
 	enum dtype wdt, kvdt;
@@ -106,9 +109,10 @@ struct cost_cfg {
 	 * NULL: the engine's MXFP4 kernel; else why, for the run header */
 	const char *mxfp4_marlin;
 	/* the engine's ROCm build runs a block-scaled fp8 checkpoint's dense
-	 * linears on aiter's Triton gemm_a8w8_blockscale on this GPU (CDNA3),
-	 * not the CK kernel the aiter tables time, with the per-shape configs
-	 * of its images' aiter (cost/tritonbs.c, engine_type.rocm_triton_bs) */
+	 * linears on aiter's Triton gemm_a8w8_blockscale on this GPU (all of
+	 * them on CDNA3, its gfx950 list on CDNA4), not the CK kernel the
+	 * aiter tables time, with the per-shape configs of its images' aiter
+	 * (cost/tritonbs.c, engine_type.rocm_triton_bs) */
 	enum cost_tbs rocm_triton_bs;
 	/* the engine keeps the MXFP4 experts' block scales twice (the
 	 * checkpoint's and its kernel's relaid copy): NULL: no; else why */

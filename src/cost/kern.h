@@ -97,8 +97,8 @@ void cost_gemm_col(const struct cost_model *c, enum dtype dt, double n, double k
 void cost_gemm_note(struct cost_model *c);
 
 /* A dense linear as the engine dispatches it: with c->tbs a block-fp8
- * one (dt fp8, not batched) without a config of its own at the Triton
- * default, with c->cbs a block-fp8 one on vLLM's CUTLASS kernel
+ * one (dt fp8, not batched) where cost_tbs_s prices it on aiter's Triton
+ * kernel, with c->cbs a block-fp8 one on vLLM's CUTLASS kernel
  * (cutlassbs.c), else cost_gemm_col_s (col: as there); linear.c. */
 double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
 			 double n, double k, double batch);
@@ -110,9 +110,20 @@ double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *
  * without rows). */
 double cost_aiter_quant_s(const struct cost_model *c, double m, double k);
 
-/* --- aiter's Triton block-scaled fp8 GEMM on CDNA3 (tritonbs.c) --- */
+/* --- aiter's Triton block-scaled fp8 GEMM on ROCm (tritonbs.c) --- */
 /* c->tbs from the engine's cost_cfg.rocm_triton_bs and the checkpoint. */
 void cost_tbs_init(struct cost_model *c);
+/* A block-fp8 m x n x k linear on the Triton kernel as the engine's
+ * aiter configures it, seconds; < 0 where the engine runs it on the
+ * kernel the tables time (a gfx942 config of the shape's own, a gfx950
+ * shape off the list or at M <= 128). */
+double cost_tbs_s(const struct cost_model *c, double m, double n, double k);
+/* Whether each such linear pays aiter's activation quant as a kernel of
+ * its own (gfx942; on gfx950 SGLang fuses it into the norms). */
+bool cost_tbs_quant_apart(const struct cost_model *c);
+/* The gfx950 catch-all config (128 x 128 tiles, two workgroups a CU) on
+ * g: m x n x k, seconds. */
+double cost_tbs950_any_s(const struct gpu_spec *g, double m, double n, double k);
 /* Whether the engine's aiter runs an m x n x k call on a gfx942 config of
  * the shape's own (not the default). */
 bool cost_tbs_configured(const struct cost_model *c, double m, double n, double k);

@@ -12,8 +12,12 @@
 double cost_linear_col_s(const struct cost_model *c, const struct mfu_gemm_col *col, enum dtype dt, double m,
 			 double n, double k, double batch)
 {
-	if (c->tbs && dt == DT_FP8 && batch <= 1 && !cost_tbs_configured(c, m, n, k))
-		return cost_tbs_default_s(c->g, m, n, k);
+	if (c->tbs && dt == DT_FP8 && batch <= 1) {
+		double t = cost_tbs_s(c, m, n, k); /* aiter's Triton kernel (tritonbs.c); < 0: the tables' */
+
+		if (t >= 0)
+			return t;
+	}
 	if (c->cbs && dt == DT_FP8 && batch <= 1 && m > 0)
 		return cost_cbs_s(c, m, n, k); /* vLLM's CUTLASS block-scaled kernel (cutlassbs.c) */
 	return cost_gemm_col_s(c, col, dt, m, n, k, batch);

@@ -48,9 +48,9 @@ enum dtype cost_op_dtype(const struct cost_model *c, const struct op *o)
  * bytes at q_a_proj's row and kv_a_proj inside it (none of its own, so
  * they are counted once); the router (an
  * unquantised linear) keeps its price; every other linear as
- * cost_linear_col_s dispatches it, on ROCm after its activation quant
+ * cost_linear_col_s dispatches it, on gfx942 after its activation quant
  * (cost_aiter_quant_s: a kernel of its own there, inside the NVIDIA tables'
- * rows).  FLOPs and bytes into *f, *b. */
+ * rows; on gfx950 SGLang fuses it into the norms, cost_tbs_quant_apart).  FLOPs and bytes into *f, *b. */
 static double block_fp8_op_s(const struct cost_model *c, const struct op *o, const struct mfu_gemm_col *col,
 			     enum dtype dt, double m, bool shared_fused, double *f, double *b)
 {
@@ -67,7 +67,7 @@ static double block_fp8_op_s(const struct cost_model *c, const struct op *o, con
 	*b = n * k * batch * dtype_bytes(dt);
 	if (name_is(o->name, "router") || (shared_fused && strncmp(o->name, "shared_", 7) == 0))
 		return cost_gemm_col_s(c, col, dt, m, n, k, batch);
-	if (c->tbs && dt == DT_FP8 && batch <= 1) /* aiter_w8a8_block_fp8_linear: its input quant, then the GEMM */
+	if (cost_tbs_quant_apart(c) && dt == DT_FP8 && batch <= 1) /* aiter_w8a8_block_fp8_linear: its input quant, then the GEMM */
 		return cost_aiter_quant_s(c, m, k) + cost_linear_col_s(c, col, dt, m, n, k, batch);
 	return cost_linear_col_s(c, col, dt, m, n, k, batch);
 }

@@ -1,9 +1,12 @@
 /* tritonbs.c - aiter's Triton block-scaled fp8 GEMM (gemm_a8w8_blockscale:
  * fp8 activations with 1x128 scales, fp8 weights with 128x128 scales) as
- * an engine's ROCm build runs its dense linears on CDNA3 (gfx942: MI300X,
- * MI325X) in place of the CK kernel the aiter tables time
- * (cost_cfg.rocm_triton_bs): at aiter's default config where the engine's
- * aiter ships no config of the shape's own, else on the tables.
+ * an engine's ROCm build runs its dense linears in place of the CK kernel
+ * the aiter tables time (cost_cfg.rocm_triton_bs): on CDNA3 (gfx942:
+ * MI300X, MI325X) every shape, at aiter's default config where the
+ * engine's aiter ships no config of the shape's own, else on the tables;
+ * on CDNA4 (gfx950: MI355X) the shapes of the engine's gfx950 list, at
+ * their config's catch-all bucket above M 128 (below the end of this
+ * comment), else on the tables.
  *
  * The default config: aiter/ops/triton/configs/gemm/gfx942-GEMM-A8W8_
  * BLOCKSCALE.json ("any": BLOCK_SIZE_M = N = K = 128, NUM_KSPLIT 1, 4
@@ -35,6 +38,52 @@
  * and the dense layers' gate_up and down (the shared expert runs inside the
  * routed experts' kernel, the router is bf16, the absorbed bmm's are not
  * these linears); neither the tables' times nor PR 1232's hold it. */
+/*
+ * gfx950 (COST_TBS_GFX950).  SGLang's aiter_w8a8_block_fp8_linear
+ * (python/sglang/srt/layers/quantization/fp8_utils.py) runs aiter's Triton
+ * kernel on gfx95 for the (N, K) of use_aiter_triton_gemm_w8a8_tuned_gfx950
+ * -- DeepSeek-V3/R1's TP-8 fused q_a/kv_a 2112 x 7168, q_b 3072 x 1536,
+ * o_proj 7168 x 2048, the dense gate_up 4608 x 7168, the shared expert's
+ * 512 x 7168 and 7168 x 256 among them -- and CK for the rest: PR 13617
+ * (2025-11-20, 0.5.6: "Replace aiter gemm_a8w8_blockscale with the Triton
+ * implementation", written for MI355X; PR 14043 calls it the CDNA4 path);
+ * the list as quoted from later fp8_utils.py's in the search index and
+ * sgl-project/sglang PR 26337 (2026-05-26: "On AMD gfx950, the FP8
+ * block-scaled GEMM dispatch maintains a tuned list of (N, K) shapes that
+ * route to a Triton kernel").  The dense down 7168 x 2304 joined the list
+ * with PR 20840 (after 0.5.9's date; left on the tables here, three layers).
+ * The shared expert runs inside the routed experts' kernel (ops.c,
+ * shared_fused), not as these linears.
+ *
+ * aiter v0.1.10.post3 (SGLang 0.5.9's pin) configures these shapes per M
+ * bucket (aiter/ops/triton/configs/gemm/gfx950-GEMM-A8W8_BLOCKSCALE-N=*-K=*
+ * .json: M_LEQ_16 .. M_LEQ_128 split-K small tiles, then "any"); above
+ * M 128 the four dense shapes above and 4096 x 7168 run "any": 128 x 128 x
+ * 128 tiles, 2 warps, waves_per_eu 1, no split-K (ROCm/aiter PR 2166,
+ * 2026-03-04, restored that catch-all after a retune "to recover
+ * prefill/ttft performance for dpskR1").  No timing of that config is
+ * public.  The kernel's own is: ROCm/aiter PR 3136 (commit bb8eabea,
+ * 2026-05-13) times it on MI350 (gfx950, 256 CUs; its author's PR 3307
+ * names the part) before its change, at N = 1280, K = 8192, M = 1,024-
+ * 16,384 (119.1 / 236.3 / 448.3 / 435.8 / 559.6 TFLOPS), on the default
+ * config's catch-all of then (128 x 256 x 128 tiles, 4 warps, waves_per_eu
+ * 1), whose kernel source is v0.1.10.post3's byte for byte (git diff
+ * v0.1.10.post3 bb8eabea^ of the kernel and its wrapper: empty).  Its work
+ * unit: each of a CU's four SIMDs runs one wave of a 64 x 128 sub-tile per
+ * 128-deep K step, in both configs (one 4-warp 128 x 256 workgroup, or two
+ * 2-warp 128 x 128 ones side by side: 2 x 64 KB of LDS in gfx950's 160).
+ * So a call takes ceil(128 x 128 tiles / (2 x CUs)) rounds x ceil(K / 128)
+ * steps x TBS950_STEP_S, the step fitted on those five rows as for gfx942
+ * (their times over their 8 rounds x 64 steps: 3.051 us; the rows alone
+ * 2.82 / 2.84 / 2.99 / 3.08 / 3.20 us; 4096^3 of the same table 3.15).
+ * Derived, not measured at DeepSeek's shapes: the catch-all's 2 warps are
+ * the tuner's choice, unmeasured; MI350X runs at a lower clock than MI355X
+ * (not carried, as the tables' gfx950 rows are not).  At M <= 128 (decode)
+ * the tuned small-M configs have no public timing: the tables' rows.  The
+ * activation quant is not added on gfx950 (cost_tbs_quant_apart): SGLang
+ * fuses it into the RMSNorms feeding the fused q_a/kv_a and q_b there
+ * (fused_rms_fp8_group_quant behind _use_aiter_gfx95); o_proj's own quant
+ * (a 7,400 x 2,048 call: ~10 us) is left unpriced as before. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +93,8 @@
 
 #define TBS_TILE 128.0
 #define TBS_STEP_S 2.224e-6
+#define TBS950_STEP_S 3.051e-6
+#define TBS950_ANY_M 128.0 /* the largest M of the configs' own buckets */
 
 /* The (N, K) shapes with a gfx942 config of their own in the aiter of
  * SGLang's images from 0.5.10 (COST_TBS_TUNED; 0.5.9's v0.1.10.post3 has
@@ -58,6 +109,47 @@ static const double tbs_cfg_tuned[][3] = {
 	{2112, 7168, 512}, {3072, 1536, 0}, {7168, 2048, 0},                     /* DeepSeek-V3/R1 TP 8 */
 	{2048, 2048, 0}, {2624, 6144, 0}, {3072, 6144, 0}, {3584, 512, 0}, {6144, 1536, 0}, {6144, 2048, 0}, /* GLM-5 */
 };
+
+/* The (N, K) of SGLang's gfx950 Triton list whose aiter v0.1.10.post3
+ * config runs the 128 x 128, 2-warp tile above M 128 (the other listed
+ * shapes -- the shared expert's 512 x 7168 and 7168 x 256, which SGLang
+ * runs inside the fused MoE, and 1024 x 8192, 8192 x 1024, 32768 x 8192,
+ * 8192 x 32768 of other models -- have tiles of their own: the tables). */
+static const double tbs950_any[][2] = {
+	{2112, 7168}, {3072, 1536}, {7168, 2048}, {4608, 7168}, {4096, 7168},
+};
+
+static bool tbs950_listed(double n, double k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(tbs950_any) / sizeof(tbs950_any[0]); i++)
+		if (tbs950_any[i][0] == n && tbs950_any[i][1] == k)
+			return true;
+	return false;
+}
+
+double cost_tbs950_any_s(const struct gpu_spec *g, double m, double n, double k)
+{
+	double tiles = ceil(m / TBS_TILE) * ceil(n / TBS_TILE);
+	double slots = 2.0 * (g->sm_count > 0 ? (double)g->sm_count : 1);
+
+	if (m <= 0)
+		return 0;
+	return ceil(tiles / slots) * ceil(k / TBS_TILE) * TBS950_STEP_S;
+}
+
+double cost_tbs_s(const struct cost_model *c, double m, double n, double k)
+{
+	if (c->cfg.rocm_triton_bs == COST_TBS_GFX950)
+		return m > TBS950_ANY_M && tbs950_listed(n, k) ? cost_tbs950_any_s(c->g, m, n, k) : -1;
+	return cost_tbs_configured(c, m, n, k) ? -1 : cost_tbs_default_s(c->g, m, n, k);
+}
+
+bool cost_tbs_quant_apart(const struct cost_model *c)
+{
+	return c->tbs && c->cfg.rocm_triton_bs != COST_TBS_GFX950;
+}
 
 bool cost_tbs_configured(const struct cost_model *c, double m, double n, double k)
 {
@@ -85,8 +177,8 @@ void cost_tbs_init(struct cost_model *c)
 {
 	const struct model_cfg *m = c->m;
 
-	/* the engine runs it for a block-scaled fp8 checkpoint's linears on
-	 * a CDNA3 GPU; the hook (engine file) has checked the GPU and version */
+	/* the engine runs it for a block-scaled fp8 checkpoint's linears; the
+	 * hook (engine file) has checked the GPU and version */
 	c->tbs = c->cfg.rocm_triton_bs != COST_TBS_OFF && c->cfg.wdt == DT_FP8 &&
 		 (m->q.attn == Q_FP8_BLOCK || m->q.mlp == Q_FP8_BLOCK);
 }
@@ -95,6 +187,15 @@ void cost_tbs_note(struct cost_model *c)
 {
 	if (!c->tbs)
 		return;
+	if (c->cfg.rocm_triton_bs == COST_TBS_GFX950) {
+		cost_src_add(c, COST_SRC_GEMM,
+			     "; above M %.0f DeepSeek's dense block-fp8 linears on aiter's Triton gemm_a8w8_blockscale as "
+			     "SGLang's gfx950 list runs them (aiter v0.1.10.post3's 128x128 catch-all): ceil(tiles/(2 x %d "
+			     "CUs)) x K/128 x %.4g us (derived: aiter PR 3136's MI350 rows of the kernel carried by wave; "
+			     "tritonbs.c); q_a/kv_a fused",
+			     TBS950_ANY_M, c->g->sm_count, TBS950_STEP_S * 1e6);
+		return;
+	}
 	cost_src_add(c, COST_SRC_GEMM,
 		     "; dense block-fp8 linears on aiter's Triton gemm_a8w8_blockscale (%s), shapes without a gfx942 "
 		     "config of their own at its default: ceil(tiles/%d CUs) x K/128 x %.3g us, each after its "

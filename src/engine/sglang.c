@@ -873,13 +873,22 @@ static void sglang_rocm_words(const struct gpu_spec *g, char *out, size_t n)
  * docker/rocm.Dockerfile pins aiter v0.1.10.post3 for gfx942 (none), the
  * later ones v0.1.11.post1 and newer commits (DeepSeek's TP-8 q_a/kv_a,
  * q_b and o_proj: ROCm/aiter PR 2024; GLM-5's: PR 2743, in the a6bb4993
- * that 0.5.10.post1 pins; 0.5.10's own pin was not found).  gfx950 takes CK for shapes off its
- * tuned list, whose times the MI355X tables hold: unchanged.  An unnamed
- * version is the newest. */
+ * that 0.5.10.post1 pins; 0.5.10's own pin was not found).  On gfx950
+ * (CDNA4) the same function takes Triton for the shapes of
+ * use_aiter_triton_gemm_w8a8_tuned_gfx950 (DeepSeek's TP-8 linears among
+ * them) and CK, whose times the MI355X tables hold, for the rest; priced
+ * at 0.5.6-0.5.9's aiter v0.1.10.post3 configs (cost/tritonbs.c).  The
+ * later images' aiter retuned those configs (v0.1.12: 2112 x 7168's
+ * catch-all 128 x 64, 3072 x 1536's four warps) and pipelined the kernel
+ * (ROCm/aiter PR 3136, 2026-05-13), for which no timing carries: the
+ * tables, as before.  An unnamed version is the newest. */
 static enum cost_tbs sglang_rocm_triton_bs(const struct scenario *sc)
 {
-	if (strcmp(sc->gpu->vendor, "amd") != 0 || strcmp(sc->gpu->family, "cdna3") != 0 ||
-	    engine_version_before(sc->engine_version, "0.5.6"))
+	if (strcmp(sc->gpu->vendor, "amd") != 0 || engine_version_before(sc->engine_version, "0.5.6"))
+		return COST_TBS_OFF;
+	if (strcmp(sc->gpu->family, "cdna4") == 0)
+		return engine_version_before(sc->engine_version, "0.5.10") ? COST_TBS_GFX950 : COST_TBS_OFF;
+	if (strcmp(sc->gpu->family, "cdna3") != 0)
 		return COST_TBS_OFF;
 	return engine_version_before(sc->engine_version, "0.5.10") ? COST_TBS_DEFAULT : COST_TBS_TUNED;
 }

@@ -1093,8 +1093,10 @@ static void test_ar_fusion_default(void)
 /* SGLang's ROCm build runs a block-fp8 checkpoint's dense linears on aiter's
  * Triton GEMM on CDNA3 from 0.5.6 (sgl-project/sglang PR 13617), with no
  * DeepSeek config of its own in 0.5.9's aiter (v0.1.10.post3) and the TP-8
- * ones after (v0.1.11+); not on CDNA4 (MI355X takes CK off its tuned list),
- * not on NVIDIA, not before 0.5.6; an unnamed version is the newest.  vLLM
+ * ones after (v0.1.11+); on CDNA4 (MI355X) its gfx950 Triton list at
+ * 0.5.6-0.5.9 (aiter v0.1.10.post3's configs), the tables' kernel from
+ * 0.5.10 (retuned configs, no timing); not on NVIDIA, not before 0.5.6; an
+ * unnamed version is the newest.  vLLM
  * has no such rule. */
 static void test_sglang_rocm_triton_bs(void)
 {
@@ -1129,7 +1131,12 @@ static void test_sglang_rocm_triton_bs(void)
 	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "MI325X, 0.4.2: before PR 13617, the tables' kernel");
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.9");
 	sc.gpu = mi355x;
-	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "MI355X (gfx950): CK off its tuned list, the tables' kernel");
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_GFX950, "MI355X (gfx950), 0.5.9: its gfx950 Triton list (aiter v0.1.10.post3)");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.12");
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "MI355X, 0.5.12: retuned configs, no timing: the tables' kernel");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.5");
+	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "MI355X, 0.5.5: before PR 13617, the tables' kernel");
+	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.9");
 	sc.gpu = h200;
 	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "H200: not a ROCm build");
 	free(m);

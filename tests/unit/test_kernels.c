@@ -2920,6 +2920,69 @@ static void test_amd_triton_bs(void)
 	cost_release(&c);
 }
 
+/* The same kernel on CDNA4 (COST_TBS_GFX950, cost/tritonbs.c): SGLang's
+ * gfx950 Triton list at aiter v0.1.10.post3's catch-all config above M 128,
+ * ceil(128 x 128 tiles / (2 x 256 CUs)) rounds x ceil(K / 128) steps x
+ * 3.051 us, hand-computed: 7400 x 2112 x 7168 is 58 x 17 = 986 tiles, 2
+ * rounds of 56 steps, 341.712 us; 7400 x 7168 x 2048 3248 tiles, 7 rounds
+ * of 16, 341.712 us; 7400 x 3072 x 1536 1392 tiles, 3 rounds of 12,
+ * 109.836 us; 1000 x 2112 x 7168 136 tiles, one round, 170.856 us.  At M
+ * 128 and below, off the list (the dense down 7168 x 2304) and for the
+ * shared expert (inside the fused MoE) the tables' price; no activation
+ * quant of its own (fused into the norms on gfx950); q_a/kv_a fused. */
+static void test_amd_triton_bs_gfx950(void)
+{
+	struct model_cfg ds;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel p = {8, 1, 1, 1, 0, 0};
+	struct err e;
+	const struct gpu_spec *g = gpu("mi355x");
+	struct op qa = {0}, kva = {0}, shared = {0};
+	double f = 0, b = 0;
+
+	if (!g || registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
+		CHECK(0, "load deepseek-r1 / mi355x");
+		return;
+	}
+	CHECK_REL(cost_tbs950_any_s(g, 7400, 2112, 7168) * 1e6, 341.712, 1e-9, "7400 x 2112 x 7168: 2 rounds, 56 steps");
+	CHECK_REL(cost_tbs950_any_s(g, 7400, 7168, 2048) * 1e6, 341.712, 1e-9, "7400 x 7168 x 2048: 7 rounds, 16 steps");
+	CHECK_REL(cost_tbs950_any_s(g, 7400, 3072, 1536) * 1e6, 109.836, 1e-9, "7400 x 3072 x 1536: 3 rounds, 12 steps");
+	CHECK_REL(cost_tbs950_any_s(g, 1000, 2112, 7168) * 1e6, 170.856, 1e-9, "1000 x 2112 x 7168: one round");
+	CHECK(cost_tbs950_any_s(g, 0, 2112, 7168) == 0, "no tokens, no time");
+	if (test_cfg(DT_FP8, "sglang", "0.5.9", &cc, &e) < 0) {
+		CHECK(0, "cfg: %s", e.msg);
+		return;
+	}
+	cc.rocm_triton_bs = COST_TBS_GFX950;
+	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init mi355x: %s", e.msg);
+		return;
+	}
+	CHECK(c.tbs && !cost_tbs_quant_apart(&c), "on the Triton GEMM, the quant fused into the norms");
+	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 7400, 7168, 2048, 1) * 1e6, 341.712, 1e-9,
+		  "o_proj at 7400 tokens: the catch-all config");
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 128, 7168, 2048, 1) == cost_gemm_s(&c, DT_FP8, 128, 7168, 2048, 1),
+	      "o_proj at M 128: its tuned small-M bucket, the tables' price");
+	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 7400, 7168, 2304, 1) == cost_gemm_s(&c, DT_FP8, 7400, 7168, 2304, 1),
+	      "the dense down 7168 x 2304, off 0.5.9's list: the tables' price");
+	qa = (struct op){.name = "q_a_proj", .kind = OPK_GEMM, .n = 1536, .k = 7168, .batch = 1, .low_precision = true};
+	kva = (struct op){.name = "kv_a_proj", .kind = OPK_GEMM, .n = 576, .k = 7168, .batch = 1, .low_precision = true};
+	shared = (struct op){.name = "shared_gate_up_proj", .kind = OPK_GEMM, .n = 512, .k = 7168, .batch = 1,
+			     .low_precision = true};
+	CHECK_REL(cost_op_at(&c, &qa, NULL, 7400, &f, &b) * 1e6, 341.712, 1e-9,
+		  "q_a_proj: the fused q_a/kv_a GEMM, no quant of its own");
+	CHECK(f == 2.0 * 7400 * 2112 * 7168, "its FLOPs are the fused GEMM's");
+	CHECK(cost_op_at(&c, &kva, NULL, 7400, &f, &b) == 0, "kv_a_proj: inside it");
+	CHECK(cost_op_at(&c, &qa, NULL, 4, &f, &b) == cost_gemm_s(&c, DT_FP8, 4, 2112, 7168, 1),
+	      "q_a_proj at decode: the fused shape on the tables");
+	CHECK(cost_op_at(&c, &shared, NULL, 7400, &f, &b) == cost_gemm_s(&c, DT_FP8, 7400, 512, 7168, 1),
+	      "the shared expert: the tables' price (inside the fused MoE kernel)");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "SGLang's gfx950 list", "the header names the path");
+	CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "3.051 us (derived", "and the derived step");
+	cost_release(&c);
+}
+
 /* vLLM's CUTLASS block-scaled fp8 GEMM on Hopper without DeepGEMM
  * (cost/cutlassbs.c): DeepSeek-R1's block-fp8 linears on the H200's
  * gemm_cutlass_block table (vLLM 0.19.0's rows), its rows back at their own
@@ -3392,6 +3455,7 @@ int main(void)
 	test_amd_gqa_floor();
 	test_amd_gemm_small_m();
 	test_amd_triton_bs();
+	test_amd_triton_bs_gfx950();
 	test_vllm_cutlass_bs();
 	test_vllm_triton_attn();
 	registry_release(&reg);
