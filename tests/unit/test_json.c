@@ -91,6 +91,15 @@ int main(void)
 	CHECK(rc == -SS_EDATA && strstr(e.msg, "duplicate key 'a'"), "duplicate key rejected: %s", e.msg);
 	rc = parse("{\"x\": {\"k\": 1, \"k\": 1}}", &j, &e);
 	CHECK(rc == -SS_EDATA, "nested duplicate key rejected");
+	/* the least duplicated key is named, in small objects (compared by
+	 * pairs) as in large ones (sorted) */
+	rc = parse("{\"z\": 1, \"m\": 1, \"z\": 2, \"b\": 1, \"m\": 2}", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "duplicate key 'm'"), "small object: least duplicate named: %s",
+	      e.msg);
+	rc = parse("{\"k01\":1,\"k02\":1,\"k03\":1,\"k04\":1,\"k05\":1,\"k06\":1,\"k07\":1,\"k08\":1,\"k09\":1,"
+		   "\"z\":1,\"k11\":1,\"k12\":1,\"m\":1,\"k14\":1,\"k15\":1,\"k16\":1,\"z\":2,\"m\":2}", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "duplicate key 'm'"), "large object: least duplicate named: %s",
+	      e.msg);
 	rc = parse("{\"a\": 1} xyz", &j, &e);
 	CHECK(rc == -SS_EDATA && strstr(e.msg, "t.json:1:10"), "trailing garbage with position: %s", e.msg);
 	rc = parse("", &j, &e);
