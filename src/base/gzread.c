@@ -3,6 +3,8 @@
  * truncated archive is reported instead of silently yielding a short file. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,14 +189,62 @@ void gzr_close(struct gzr *g)
 	free(g);
 }
 
+/* A regular file that is not gzip data, read whole in one buffer of its
+ * size: no zlib state, no 64 KiB buffers and copies (most inputs are small
+ * uncompressed JSON read at start-up).  The bytes are those gzread gives in
+ * its transparent mode (zlib's gz_look: gzip data only when the first two
+ * bytes are 0x1f 0x8b).  Returns true when *buf and *len are set; false
+ * sends the caller down the general path, whose messages every failure
+ * keeps (cannot open, a folder, standard input, over the limit, a read
+ * error, a file that grows while read). */
+static bool read_plain(const char *path, size_t max_bytes, char **buf, size_t *len)
+{
+	struct stat st;
+	char *b = NULL, probe;
+	size_t n = 0, want;
+	int fd;
+
+	if (strcmp(path, "-") == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+	    (unsigned long long)st.st_size > max_bytes)
+		goto fall;
+	want = (size_t)st.st_size;
+	b = xmalloc(want + 1);
+	while (n < want) {
+		/* the first two bytes alone: gzip data goes to zlib unread */
+		ssize_t r = read(fd, b + n, n < 2 && want > 2 ? 2 - n : want - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			goto fall;
+		n += (size_t)r;
+		if (n >= 2 && (unsigned char)b[0] == 0x1f && (unsigned char)b[1] == 0x8b)
+			goto fall;
+	}
+	if (read(fd, &probe, 1) != 0)
+		goto fall;
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return true;
+fall:
+	free(b);
+	close(fd);
+	return false;
+}
+
 int gzr_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, struct err *e)
 {
 	struct gzr *g;
 	char *b = NULL;
 	size_t cap = 0, n = 0;
-	int rc = gzr_open(path, &g, e);
+	int rc;
 
-	if (rc < 0)
+	if (read_plain(path, max_bytes, buf, len))
+		return 0;
+	if ((rc = gzr_open(path, &g, e)) < 0)
 		return rc;
 	for (;;) {
 		long r;

@@ -105,8 +105,34 @@ static void test_gzread(void)
 	snprintf(p, sizeof(p), "%s/a.txt", dir);
 	write_file(p, "line one\nline two\r\nthree", 24);
 	rc = gzr_read_file(p, 1 << 20, &buf, &len, &e);
-	CHECK(rc == 0 && len == 24, "plain file read whole (%zu bytes)", len);
+	CHECK(rc == 0 && len == 24 && memcmp(buf, "line one\nline two\r\nthree", 25) == 0,
+	      "plain file read whole, NUL-terminated (%zu bytes)", len);
 	free(buf);
+	/* the plain path's edges: the general path's answers */
+	err_clear(&e);
+	rc = gzr_read_file(p, 23, &buf, &len, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "larger than the 23-byte limit"), "plain file over the limit: %s", e.msg);
+	rc = gzr_read_file(p, 24, &buf, &len, &e);
+	CHECK(rc == 0 && len == 24, "plain file at the limit read");
+	if (rc == 0)
+		free(buf);
+	err_clear(&e);
+	rc = gzr_read_file(dir, 100, &buf, &len, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "is a folder"), "a folder refused: %s", e.msg);
+	{
+		char q[256];
+		snprintf(q, sizeof(q), "%s/one", dir);
+		write_file(q, "\x1f", 1);
+		rc = gzr_read_file(q, 100, &buf, &len, &e);
+		CHECK(rc == 0 && len == 1 && buf[0] == '\x1f' && buf[1] == '\0', "a one-byte file (0x1f) read as is");
+		if (rc == 0)
+			free(buf);
+		write_file(q, "", 0);
+		rc = gzr_read_file(q, 100, &buf, &len, &e);
+		CHECK(rc == 0 && len == 0 && buf[0] == '\0', "an empty file read as empty");
+		if (rc == 0)
+			free(buf);
+	}
 	rc = gzr_open(p, &g, &e);
 	while (rc == 0 && gzr_getline(g, &line, &ll, &e) == 0 && line)
 		nlines++;
