@@ -304,11 +304,11 @@ static void test_bad_files(void)
 		 "without rows", "a class without rows");
 	bad_file(HEAD "\"classes\": {\"vllm/dense/hopper/loaded\": {\"ttft_mean_ms\": " BAND
 		      ", \"itl_mean_ms\": null, \"e2e_mean_ms\": null}}}",
-		 "throughput_rps", "a metric left out");
+		 "classes.vllm/dense/hopper/loaded.throughput_rps: missing", "a metric left out");
 	bad_file(HEAD "\"classes\": {\"vllm/dense/hopper/loaded\": {\"ttft_mean_ms\": "
 		      "{\"p50_abs_err\": 0.3, \"p90_abs_err\": 0.2, \"rows\": 5}, \"itl_mean_ms\": null, "
 		      "\"e2e_mean_ms\": null, \"throughput_rps\": null}}}",
-		 "p50_abs_err <= p90_abs_err", "p50 above p90");
+		 "classes.vllm/dense/hopper/loaded.ttft_mean_ms: expected 0 <= p50_abs_err <= p90_abs_err", "p50 above p90");
 	bad_file(HEAD "\"classes\": {\"vllm/dense/hopper/loaded\": {\"ttft_mean_ms\": "
 		      "{\"p50_abs_err\": 0.1, \"p90_abs_err\": 0.2, \"rows\": 0}, \"itl_mean_ms\": null, "
 		      "\"e2e_mean_ms\": null, \"throughput_rps\": null}}}",
