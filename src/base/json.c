@@ -507,8 +507,10 @@ int json_check_keys(const struct json *obj, const char *const *allowed, const ch
 		const char *const *a;
 		int ok = 0;
 		for (a = allowed; *a; a++)
-			if (strcmp(*a, k) == 0)
+			if ((*a)[0] == k[0] && strcmp(*a, k) == 0) {
 				ok = 1;
+				break;
+			}
 		if (!ok) {
 			struct sbuf_local { char s[600]; } l;
 			size_t off = 0;
