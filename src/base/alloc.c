@@ -63,6 +63,15 @@ size_t xmul(size_t a, size_t b)
 	return a * b;
 }
 
+size_t xadd(size_t a, size_t b)
+{
+	if (a > SIZE_MAX - b) {
+		fprintf(stderr, "servesim: size overflow (%zu + %zu)\n", a, b);
+		abort();
+	}
+	return a + b;
+}
+
 void xgrow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t n;

@@ -12,6 +12,8 @@ void *xreallocarray(void *p, size_t count, size_t size);
 char *xstrdup(const char *s);
 /* a * b, aborting on overflow. */
 size_t xmul(size_t a, size_t b);
+/* a + b, aborting on overflow. */
+size_t xadd(size_t a, size_t b);
 
 /* Maps the pages of [p, p + n) that lie wholly inside it, as a write to
  * each would, without writing (Linux's MADV_POPULATE_WRITE; elsewhere, or
