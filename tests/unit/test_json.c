@@ -100,6 +100,14 @@ int main(void)
 		   "\"z\":1,\"k11\":1,\"k12\":1,\"m\":1,\"k14\":1,\"k15\":1,\"k16\":1,\"z\":2,\"m\":2}", &j, &e);
 	CHECK(rc == -SS_EDATA && strstr(e.msg, "duplicate key 'm'"), "large object: least duplicate named: %s",
 	      e.msg);
+	rc = parse("{\"k01\":1,\"k02\":1,\"k03\":1,\"k04\":1,\"k05\":1,\"k06\":1,\"k07\":1,\"k08\":1,\"k09\":1,"
+		   "\"k10\":1,\"k11\":1,\"k12\":1,\"k13\":1,\"k14\":1,\"k15\":1,\"k16\":1,\"k17\":1,\"k17\":2}", &j, &e);
+	CHECK(rc == -SS_EDATA && strstr(e.msg, "duplicate key 'k17'"), "large object, sorted but for a repeat: %s",
+	      e.msg);
+	rc = parse("{\"k01\":1,\"k02\":1,\"k03\":1,\"k04\":1,\"k05\":1,\"k06\":1,\"k07\":1,\"k08\":1,\"k09\":1,"
+		   "\"k10\":1,\"k11\":1,\"k12\":1,\"k13\":1,\"k14\":1,\"k15\":1,\"k16\":1,\"k17\":1}", &j, &e);
+	CHECK(rc == 0, "large object, keys ascending: parses");
+	json_free(j);
 	rc = parse("{\"a\": 1} xyz", &j, &e);
 	CHECK(rc == -SS_EDATA && strstr(e.msg, "t.json:1:10"), "trailing garbage with position: %s", e.msg);
 	rc = parse("", &j, &e);
