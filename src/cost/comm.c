@@ -225,14 +225,15 @@ double comm_a2a_s(const struct comm_table *t, const struct gpu_spec *g,
 		  const struct comm_place *pl, enum comm_a2a_mode mode, bool combine, int ep,
 		  double payload)
 {
-	const struct comm_a2a_row *in = find_row(t, g->tables, false, mode, combine, ep);
-	const struct comm_a2a_row *net = find_row(t, NULL, true, mode, combine, ep);
-	double alpha = in ? in->alpha_us * 1e-6 : COMM_ALPHA_S;
-	double nvl = in ? in->bw_GBps * 1e9 : 0.5 * pl->nvlink_bw;
-	double off, t_in, t_net = 0;
+	const struct comm_a2a_row *in, *net;
+	double alpha, nvl, off, t_in, t_net = 0;
 
 	if (ep <= 1 || payload <= 0)
-		return 0;
+		return 0; /* before the table: a one-GPU model has none (cost.c) */
+	in = find_row(t, g->tables, false, mode, combine, ep);
+	net = find_row(t, NULL, true, mode, combine, ep);
+	alpha = in ? in->alpha_us * 1e-6 : COMM_ALPHA_S;
+	nvl = in ? in->bw_GBps * 1e9 : 0.5 * pl->nvlink_bw;
 	/* share of the destinations outside this GPU's NVLink domain */
 	off = pl->ep_cross ? 1.0 - 1.0 / (double)pl->ep_domains : 0.0;
 	t_in = alpha + payload * (1.0 - off) / nvl;

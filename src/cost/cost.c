@@ -388,13 +388,17 @@ static int comm_load_obj(const char *data_dir, void **obj, struct err *e)
 
 /* The communication fits: parsed once per process where the cost model
  * has the shared cache (eval's and search's workers build one model a
- * row or deployment), else its own copy. */
+ * row or deployment), else its own copy.  A model on one GPU (TP, DP and
+ * EP 1) reads none (every collective of one rank is free before any table
+ * is looked at: comm.c), so none is read for it (c->comm NULL). */
 static int comm_get(struct cost_model *c, const struct cost_cfg *cfg, const char *data_dir, struct err *e)
 {
 	const void *t;
 	void *own;
 	int rc;
 
+	if (c->p.tp <= 1 && c->p.dp <= 1 && c->p.ep <= 1)
+		return 0;
 	if (cfg->cache) {
 		if ((rc = mfu_cache_obj(cfg->cache, "comm", data_dir, comm_load_obj, free, &t, e)) < 0)
 			return rc;
