@@ -154,46 +154,55 @@ struct spath_rare {
 	int32_t dn, ctok, nq1, pad;
 };
 
-/* A run: SPATH_RUN verifying steps of K + 1 tokens each drawn with one
- * 32-bit draw (specpath.c): the joint outcome of their accepted counts
- * (at most (3 + 1)^4 = SPATH_CELLS of them) through an alias table of
- * SPATH_CELLS cells: cell u >> 24 keeps its own outcome when the low 24
- * bits are below cut, its alias's otherwise. */
+/* A run: SPATH_RUN verifying steps of K + 1 tokens each (SPATH_RUN1 where
+ * K = 1) drawn with one 32-bit draw (specpath.c): the joint outcome of
+ * their accepted counts (at most (3 + 1)^4 = 2^8 = SPATH_CELLS of them)
+ * through an alias table of SPATH_CELLS cells: cell i = u >> 24 keeps its
+ * own outcome when its low 24 bits are below the cell's cut (of 2^24), its
+ * alias's otherwise; thr = i x 2^24 + cut (mod 2^32: a full cell, cut 2^24,
+ * is its own alias, so whatever u < thr says it keeps i) makes the test
+ * u < thr. */
 #define SPATH_RUN 4
+#define SPATH_RUN1 8
+#define SPATH_RUN_MAX 8
 #define SPATH_CELLS 256
 struct spath_cell {
-	uint32_t cut, alias;
+	uint32_t thr, alias;
 };
 /* One outcome of a run: its accepted counts as the uint16 lanes of the
- * ring's four slots (one word: memcpy of uint16_t[4], added as a word:
- * each lane stays in [0, 2^16), spath_applies, so no carry crosses), the
- * context's advance before its steps 1..3 (p[j - 1] = j + the counts
- * before step j) and over the whole run (adv). */
+ * ring's slots, four a word (acc[0] slots 0-3, acc[1] 4-7: memcpy of
+ * uint16_t[4], added as a word: each lane stays in [0, 2^16),
+ * spath_applies, so no carry crosses), the context's advance over the
+ * whole run (adv) and before its steps 1.. (p[j - 1] = j + the counts
+ * before step j). */
 struct spath_tuple {
-	uint64_t acc;
-	int32_t p[3], adv;
+	uint64_t acc[SPATH_RUN_MAX / 4];
+	int32_t adv, p[SPATH_RUN_MAX - 1];
 };
 
 /* Where a run grows a block: by the tokens lim = (nb + 1) x bs - ce left
  * below the next block's end as it starts (ce: its first step's context
  * plus K + 1 plus bs - 1, nb the blocks held), for lim in [-K, bs - 1]
- * (li = lim + K, SPATH_XW at most): 0 none, 1 + j at its step j.  With
- * blocks of at least SPATH_RUN (K + 1) tokens a run crosses at most one
- * block's end. */
+ * (li = lim + K, SPATH_XW at most): the low 4 bits 0 none, 1 + j at its
+ * step j, the rest the next run's li (lim + bs if it crossed, less the
+ * run's advance: again in [-K, bs - 1]).  With blocks of at least a run's
+ * steps x (K + 1) tokens a run crosses at most one block's end. */
 #define SPATH_XW 72
 
 /* The accepted count's thresholds on a 32-bit draw (specpath.c):
  * a = #{j < k : u < ge[j]}, ge[j] = P(a >= j + 1) x 2^32; the runs'
  * tables for steps of rk drafts (rk 0: no runs: more than 3 thresholds),
- * and the crossings' (xw 0: none, blocks too small or too large), the
- * ring's need word of each crossing (nadd). */
+ * rl steps a run (SPATH_RUN1 where rk = 1, else SPATH_RUN), and the
+ * crossings' (xw 0: none, blocks too small or too large), the ring's need
+ * word of each crossing (nadd, added at slot noff of the run's). */
 struct spath_draws {
 	uint64_t ge[SPEC_MAX_TOKENS];
-	int k, rk, xw;
+	int k, rk, rl, xw;
 	struct spath_cell cell[SPATH_CELLS];
 	struct spath_tuple tup[SPATH_CELLS];
-	uint64_t nadd[SPATH_RUN + 1];
-	uint8_t cross[SPATH_CELLS * SPATH_XW];
+	uint64_t nadd[SPATH_RUN_MAX + 1];
+	uint8_t noff[SPATH_RUN_MAX + 1];
+	uint16_t cross[SPATH_CELLS * SPATH_XW];
 };
 
 struct fin_entry {

@@ -1,5 +1,6 @@
 /* specpath.c - lazy verifiers: a verifying decoder's path drawn as it
  * joins, summed per coming step in rings (specpath.h says why and when). */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,29 +22,31 @@ bool spath_applies(const struct sim *s, const struct replica *rp)
 	       !s->cfg.step_log && !s->cfg.on_chunk;
 }
 
-/* The runs' tables for steps of kq drafts: each outcome of SPATH_RUN
- * steps weighs the product of its counts' probabilities (those of one
- * draw against the first min(k, kq) thresholds, exact on 2^-32),
- * rounded to 2^-32 and the weights' sum made 2^32 on the heaviest one (so
- * each outcome's probability is off the product by < 2^-24 x 2^-32 at
- * most: far below any test's reach); Vose's alias method in integers on
- * cells of 2^24 (the same tables on every machine). */
+/* The runs' tables for steps of kq drafts: each outcome of d->rl steps
+ * (SPATH_RUN1 with one draft a step: 2^8 outcomes, else SPATH_RUN: at
+ * most 4^4) weighs the product of its counts' probabilities (those of one
+ * draw against the first min(k, kq) thresholds, exact on 2^-32), rounded
+ * to 2^-32 and the weights' sum made 2^32 on the heaviest one (so each
+ * outcome's probability is off the product by < 2^-24 x 2^-32 at most:
+ * far below any test's reach); Vose's alias method in integers on cells
+ * of 2^24 (the same tables on every machine). */
 static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 {
-	const int nthr = d->k < kq ? d->k : (int)kq, no = nthr + 1;
+	const int nthr = d->k < kq ? d->k : (int)kq, no = nthr + 1, rl = nthr == 1 ? SPATH_RUN1 : SPATH_RUN;
 	const uint64_t CELL = (uint64_t)1 << 24;
 	uint64_t w1[4], w[SPATH_CELLS], sum = 0;
 	int small[SPATH_CELLS], large[SPATH_CELLS], ns = 0, nl = 0, nout = 1, o, j, heavy = 0;
 
 	d->rk = 0;
+	d->rl = 0;
 	if (nthr < 1 || nthr > 3)
 		return;
-	for (j = 0; j < SPATH_RUN; j++)
+	for (j = 0; j < rl; j++)
 		nout *= no;
 	for (j = 0; j <= nthr; j++) /* P(a = j) x 2^32 */
 		w1[j] = (j == 0 ? (uint64_t)1 << 32 : d->ge[j - 1]) - (j == nthr ? 0 : d->ge[j]);
 	for (o = 0; o < SPATH_CELLS; o++) {
-		uint16_t a[SPATH_RUN];
+		uint16_t a[SPATH_RUN_MAX] = {0};
 		int32_t p = 0;
 		double pr = 1;
 		int x = o;
@@ -52,7 +55,7 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 		w[o] = 0;
 		if (o >= nout)
 			continue;
-		for (j = 0; j < SPATH_RUN; j++) {
+		for (j = 0; j < rl; j++) {
 			a[j] = (uint16_t)(x % no);
 			x /= no;
 			pr *= (double)w1[a[j]] * 0x1p-32;
@@ -61,7 +64,7 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 			p += 1 + a[j];
 		}
 		t->adv = p;
-		memcpy(&t->acc, a, sizeof(a));
+		memcpy(t->acc, a, sizeof(a));
 		w[o] = (uint64_t)(pr * 0x1p32 + 0.5);
 		sum += w[o];
 		if (w[o] > w[heavy])
@@ -76,7 +79,7 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 	}
 	while (ns > 0 && nl > 0) {
 		int sm = small[--ns], lg = large[nl - 1];
-		d->cell[sm].cut = (uint32_t)w[sm];
+		d->cell[sm].thr = ((uint32_t)sm << 24) + (uint32_t)w[sm];
 		d->cell[sm].alias = (uint32_t)lg;
 		w[lg] -= CELL - w[sm];
 		if (w[lg] < CELL) {
@@ -86,33 +89,44 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 	}
 	while (nl > 0) { /* (full cells: their own outcome always) */
 		int lg = large[--nl];
-		d->cell[lg].cut = (uint32_t)CELL;
+		d->cell[lg].thr = ((uint32_t)lg << 24) + (uint32_t)CELL;
 		d->cell[lg].alias = (uint32_t)lg;
 	}
 	while (ns > 0) { /* (none: the weights sum to 2^32 exactly) */
 		int sm = small[--ns];
-		d->cell[sm].cut = (uint32_t)CELL;
+		d->cell[sm].thr = ((uint32_t)sm << 24) + (uint32_t)CELL;
 		d->cell[sm].alias = (uint32_t)sm;
 	}
 	d->rk = (int)kq;
+	d->rl = rl;
 	/* the crossings (struct spath_draws): blocks of bs tokens, a power
-	 * of two, at least a run's most tokens */
-	if (bs < SPATH_RUN * (kq + 1) || bs + kq + 1 > SPATH_XW || (bs & (bs - 1)) != 0)
+	 * of two, at least a run's most tokens; step j crosses where the
+	 * context's advance before it reaches lim, the first such j counted
+	 * by the advances below lim (increasing in j) */
+	if (bs < rl * (kq + 1) || bs + kq + 1 > SPATH_XW || (bs & (bs - 1)) != 0)
 		return;
 	d->xw = (int)(bs + kq + 1);
 	for (o = 0; o < nout; o++) {
 		const struct spath_tuple *t = &d->tup[o];
 		int li;
 		for (li = 0; li < d->xw; li++) {
-			int64_t lim = li - kq;
-			d->cross[o * d->xw + li] =
-				t->p[2] < lim ? 0 : (uint8_t)(1 + (lim > 0) + (t->p[0] < lim) + (t->p[1] < lim));
+			int64_t lim = li - kq, nli;
+			int e = 0;
+			if (t->p[rl - 2] >= lim) {
+				e = 1 + (lim > 0);
+				for (j = 0; j < rl - 2; j++)
+					e += t->p[j] < lim;
+			}
+			nli = lim + (e ? bs : 0) - t->adv + kq;
+			assert(nli >= 0 && nli < d->xw);
+			d->cross[o * d->xw + li] = (uint16_t)(e | nli << 4);
 		}
 	}
-	for (j = 0; j < SPATH_RUN; j++) {
-		uint16_t lane[SPATH_RUN] = {0, 0, 0, 0};
-		lane[j] = 1;
+	for (j = 0; j < rl; j++) {
+		uint16_t lane[4] = {0, 0, 0, 0};
+		lane[j & 3] = 1;
 		memcpy(&d->nadd[j + 1], lane, sizeof(lane));
+		d->noff[j + 1] = (uint8_t)(j & ~3);
 	}
 }
 
@@ -134,7 +148,7 @@ void spath_draws_init(const struct spec_cfg *sp, int64_t kq, int64_t bs, struct 
 }
 
 /* The rings hold the steps up to rp->G + steps: grown to a power of two
- * (at least 64: a multiple of SPATH_RUN), the live slots (G + 1 on) moved
+ * (at least 64: a multiple of every run's steps), the live slots (G + 1 on) moved
  * to their new places. */
 static void ring_fit(struct replica *rp, int64_t steps)
 {
@@ -171,15 +185,15 @@ struct path_pos {
 };
 
 /* The shape of a path (the same draws in every walk of it): at step count
- * G (its next step G + 1) and context c, a run of SPATH_RUN steps of K + 1
+ * G (its next step G + 1) and context c, a run of d->rl steps of K + 1
  * tokens, one draw, when runs are drawn for K (d->rk), slot G + 1 starts a
- * group of SPATH_RUN in the ring and the run is sure to be such (at least
- * SPATH_RUN (K + 1) tokens left); otherwise one step, one draw (none
- * without a draft). */
+ * group of d->rl in the ring and the run is sure to be such (at least
+ * d->rl (K + 1) tokens left); otherwise one step, one draw (none without
+ * a draft). */
 static inline bool run_starts(const struct spath_draws *d, int64_t kq, int64_t G, int64_t c, int64_t cend,
 			      int64_t cap)
 {
-	return d->rk == kq && ((uint64_t)(G + 1) & (SPATH_RUN - 1)) == 0 && cend - c >= SPATH_RUN * cap;
+	return d->rk == kq && ((uint64_t)(G + 1) & (uint64_t)(d->rl - 1)) == 0 && cend - c >= d->rl * cap;
 }
 
 /* One step of a path outside a run: its terms at ring slot t times sign
@@ -249,10 +263,10 @@ static int64_t path_walk(const struct sim *s, struct replica *rp, const struct r
 		}
 		if (left == 0 && run_starts(d, kq, G, c, cend, cap)) {
 			run = &d->tup[spath_run_draw(d, &st, inc)];
-			left = SPATH_RUN;
+			left = d->rl;
 		}
 		if (left > 0)
-			a = spath_run_count(run, SPATH_RUN - left--);
+			a = spath_run_count(run, d->rl - left--);
 		else
 			a = q > 1 ? spath_draw(d, &st, inc, q - 1) : 0;
 		if (G >= upto) {
@@ -286,50 +300,66 @@ static inline __attribute__((always_inline)) void lanes_add(uint16_t *p, uint64_
 	memcpy(p, &x, sizeof(x));
 }
 
-/* n >= 1 runs whose first slot is t0 (a multiple of SPATH_RUN) in a ring
- * of mask + 1 slots: a draw each, its four counts added as a word, the
- * blocks it grows at the step where it crosses into them (d->cross by the
- * tokens lim left below the next block's end; step by step where lim is
- * out of the table's range or there is none).  The join's loop: per run of
- * four verifying request-steps a draw, an alias look-up, a crossing look-up
- * and two word adds into the ring at slots known ahead (the slot of a
- * crossing computed from the chain of runs before made each run wait on
- * the ring's load). */
+/* n >= 1 runs of rl steps (d->rl) whose first slot is t0 (a multiple of
+ * rl) in a ring of mask + 1 slots: a draw each, its counts added as words
+ * of four slots, the blocks it grows at the step where it crosses into them
+ * (d->cross by the tokens lim left below the next block's end; step by
+ * step where lim is out of the table's range or there is none).  The
+ * join's loop: per run of rl verifying request-steps a draw, an alias
+ * look-up, a crossing look-up and rl / 4 + 1 word adds into the ring at
+ * slots known ahead (the slot of a crossing computed from the chain of
+ * runs before made each run wait on the ring's load).  rl is a constant
+ * at each call (runs_add4, runs_add8). */
 static inline __attribute__((always_inline)) void runs_add(uint16_t *acc, uint16_t *need, uint64_t t0, uint64_t mask,
 							   int64_t n, const struct spath_draws *d, uint64_t inc,
-							   int sh, int64_t kq, uint64_t *state, int64_t *cep, int32_t *nbp)
+							   int sh, int64_t kq, uint64_t *state, int64_t *cep, int32_t *nbp,
+							   const int rl)
 {
 	const uint64_t xw = (uint64_t)d->xw;
-	const int64_t bs = (int64_t)1 << sh;
-	uint64_t st = *state;
-	int64_t ce = *cep, k, lim = (((int64_t)*nbp + 1) << sh) - ce;
+	uint64_t st = *state, li = (uint64_t)((((int64_t)*nbp + 1) << sh) - *cep + kq);
+	int64_t ce = *cep, k;
 
-	for (k = 0; k < n; k++, t0 = (t0 + SPATH_RUN) & mask) {
+	for (k = 0; k < n; k++, t0 = (t0 + (uint64_t)rl) & mask) {
 		uint32_t oi = spath_run_draw(d, &st, inc);
 		const struct spath_tuple *o = &d->tup[oi];
-		uint64_t li = (uint64_t)(lim + kq);
-		lanes_add(acc + t0, o->acc);
+		int w;
+		for (w = 0; w < rl / 4; w++)
+			lanes_add(acc + t0 + 4 * (uint64_t)w, o->acc[w]);
 		if (li < xw) {
-			unsigned e = d->cross[oi * xw + li];
-			lanes_add(need + t0, d->nadd[e]);
-			lim += (e ? bs : 0) - o->adv;
+			unsigned x = d->cross[oi * xw + li], e = x & 15;
+			lanes_add(need + t0 + d->noff[e], d->nadd[e]);
+			li = x >> 4;
 		} else { /* step by step (nb from lim: (nb + 1) bs = lim + ce) */
-			int64_t nb = ((lim + ce) >> sh) - 1;
+			int64_t lim = (int64_t)li - kq, nb = ((lim + ce) >> sh) - 1;
 			int j;
-			for (j = 0; j < SPATH_RUN; j++) {
+			for (j = 0; j < rl; j++) {
 				int64_t b = (ce + (j ? o->p[j - 1] : 0)) >> sh;
 				if (b > nb) {
 					need[t0 + (uint64_t)j] = (uint16_t)(need[t0 + (uint64_t)j] + (b - nb));
 					nb = b;
 				}
 			}
-			lim = ((nb + 1) << sh) - (ce + o->adv);
+			li = (uint64_t)(((nb + 1) << sh) - (ce + o->adv) + kq);
 		}
 		ce += o->adv;
 	}
 	*state = st;
 	*cep = ce;
-	*nbp = (int32_t)(((lim + ce) >> sh) - 1);
+	*nbp = (int32_t)((((int64_t)li - kq + ce) >> sh) - 1);
+}
+
+static void runs_add4(uint16_t *acc, uint16_t *need, uint64_t t0, uint64_t mask, int64_t n,
+		      const struct spath_draws *d, uint64_t inc, int sh, int64_t kq, uint64_t *state, int64_t *cep,
+		      int32_t *nbp)
+{
+	runs_add(acc, need, t0, mask, n, d, inc, sh, kq, state, cep, nbp, SPATH_RUN);
+}
+
+static void runs_add8(uint16_t *acc, uint16_t *need, uint64_t t0, uint64_t mask, int64_t n,
+		      const struct spath_draws *d, uint64_t inc, int sh, int64_t kq, uint64_t *state, int64_t *cep,
+		      int32_t *nbp)
+{
+	runs_add(acc, need, t0, mask, n, d, inc, sh, kq, state, cep, nbp, SPATH_RUN1);
 }
 
 /* r joins: its path walked as path_walk(upto = r->dG0, sign 1) walks it
@@ -352,18 +382,20 @@ static int64_t path_join(const struct sim *s, struct replica *rp, const struct r
 		int32_t b;
 		if (run_starts(d, kq, G, c, cend, cap)) {
 			/* the runs sure to be such, as far as the ring reaches */
-			int64_t n = (cend - c) / (SPATH_RUN * cap),
-				room = ((int64_t)rp->sp_mask - 2 - (G - rp->G)) / SPATH_RUN, ce = c + cap + bm;
+			const int rl = d->rl;
+			int64_t n = (cend - c) / (rl * cap), room = ((int64_t)rp->sp_mask - 2 - (G - rp->G)) / rl,
+				ce = c + cap + bm;
 			if (n > room)
 				n = room;
 			if (n <= 0) {
-				ring_fit(rp, G + SPATH_RUN + 2 - rp->G);
+				ring_fit(rp, G + rl + 2 - rp->G);
 				continue;
 			}
-			runs_add(rp->sp_acc, rp->sp_need, (uint64_t)(G + 1) & rp->sp_mask, rp->sp_mask, n, d, inc, sh,
-				 kq, &st, &ce, &nb);
+			(rl == SPATH_RUN1 ? runs_add8 : runs_add4)(rp->sp_acc, rp->sp_need,
+								  (uint64_t)(G + 1) & rp->sp_mask, rp->sp_mask, n,
+								  d, inc, sh, kq, &st, &ce, &nb);
 			c = ce - cap - bm;
-			G += SPATH_RUN * n;
+			G += rl * n;
 			continue;
 		}
 		/* one step (before a run's slot, near the end, or no runs) */

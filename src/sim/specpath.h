@@ -18,7 +18,7 @@
  * spec_ctx = C + n q, corrected for the steps of fewer drafts near a
  * request's end (sp_rare).  So a verifying request-step costs one draw and
  * one add at its join (a block crossing one more; a quarter of a draw in
- * runs, below), and each step the
+ * runs, an eighth with one draft, below), and each step the
  * policy and plan_step read one slot instead of walking the requests;
  * finish_rank adds the slot's acceptance totals.  Where a request must be
  * seen one by one (vLLM's literal walk: a block or the budget short, a
@@ -32,11 +32,12 @@
  * were), as integer thresholds on 2^32 (a granularity of 2.3e-10 in each
  * probability); with q - 1 < K drafts the count is min(a, q - 1), which is
  * spec_accepted's on the first q - 1 positions.  Where K <= 3, four steps
- * of K + 1 tokens whose first slot is a multiple of four in the ring (a
- * run) take one output, their joint outcome (at most 4^4) through an alias
- * table: the same distribution to 2^-32 per outcome, a quarter of the
- * draws, the counts added to the ring as two words and the block crossing
- * (at most one a run with blocks of at least 4 (K + 1) tokens) looked up
+ * of K + 1 tokens (eight where K = 1) whose first slot is a multiple of
+ * four (eight) in the ring (a run) take one output, their joint outcome (at
+ * most 4^4 = 2^8) through an alias table: the same distribution to 2^-32
+ * per outcome, a quarter (an eighth) of the draws, the counts added to the
+ * ring as words of four slots and the block crossing (at most one a run
+ * with blocks of at least a run's steps x (K + 1) tokens) looked up
  * (struct spath_draws).  The draws come in join order, not the walk's, so
  * a run's outputs move as with another seed.
  *
@@ -97,7 +98,7 @@ static inline int64_t spath_draw(const struct spath_draws *d, uint64_t *state, u
 	return a < kq ? a : kq;
 }
 
-/* One run's draw (d->rk > 0): the outcome (d->tup's index) of SPATH_RUN
+/* One run's draw (d->rk > 0): the outcome (d->tup's index) of d->rl
  * verifying steps of d->rk drafts each, from the stream state *state
  * (stepped once). */
 static inline uint32_t spath_run_draw(const struct spath_draws *d, uint64_t *state, uint64_t inc)
@@ -107,16 +108,16 @@ static inline uint32_t spath_run_draw(const struct spath_draws *d, uint64_t *sta
 	*state = *state * PCG32_MULT + inc;
 	/* (a mask, not a branch: the cell's own outcome or its alias is a
 	 * coin toss a mispredicted branch would pay for at every draw) */
-	keep = (uint32_t)0 - (uint32_t)((u & 0xffffffu) < d->cell[i].cut);
+	keep = (uint32_t)0 - (uint32_t)(u < d->cell[i].thr);
 	return (i & keep) | (d->cell[i].alias & ~keep);
 }
 
-/* The accepted count of step j (0..SPATH_RUN - 1) of run outcome o. */
+/* The accepted count of step j (0..d->rl - 1) of run outcome o. */
 static inline int32_t spath_run_count(const struct spath_tuple *o, int j)
 {
-	uint16_t a[SPATH_RUN];
+	uint16_t a[SPATH_RUN_MAX];
 
-	memcpy(a, &o->acc, sizeof(a));
+	memcpy(a, o->acc, sizeof(a));
 	return a[j];
 }
 

@@ -1968,12 +1968,13 @@ static double chi2_z(double x2, double df)
 }
 
 /* Lazy verifiers' runs (sim/specpath.h, spath_run_draw): one 32-bit draw
- * for four verifying steps through an alias table of their joint outcome.
- * (1) The tables: each outcome's weight (cells kept plus aliased, on 2^32)
- * is the product of its four steps' one-draw probabilities within 2^-24
- * of 2^-32 (what rounding may cost), and they sum to 2^32.  (2) 10 M run
- * draws against 10 M x 4 draws of the step-by-step sampler (spath_draw):
- * the two samples' outcome counts agree (chi-square, two samples, |z| < 5 by
+ * for a run of verifying steps (eight with one draft, four with 2 or 3)
+ * through an alias table of their joint outcome.  (1) The tables: each
+ * outcome's weight (cells kept plus aliased, on 2^32) is the product of
+ * its steps' one-draw probabilities within 2^-24 of 2^-32 (what rounding
+ * may cost), and they sum to 2^32.  (2) 10 M run draws against 10 M x 8
+ * (x 4) draws of the step-by-step sampler (spath_draw): the two samples'
+ * outcome counts agree (chi-square, two samples, |z| < 5 by
  * Wilson-Hilferty), as do the runs' accepted sums (the context's advance).
  * For K = 1, 2, 3 drafts. */
 static void test_spath_runs(void)
@@ -1989,7 +1990,7 @@ static void test_spath_runs(void)
 		uint64_t *c1 = calloc(SPATH_CELLS, sizeof(uint64_t)), *c2 = calloc(SPATH_CELLS, sizeof(uint64_t));
 		uint64_t s1[16] = {0}, s2[16] = {0}, wsum = 0, w1[4];
 		double maxoff = 0, x2 = 0, xs = 0;
-		int nout = 1, no = k + 1, o, j, df = -1, dfs = -1;
+		int nout = 1, no = k + 1, o, j, df = -1, dfs = -1, rl;
 		size_t badc = 0;
 		size_t i;
 
@@ -1998,7 +1999,8 @@ static void test_spath_runs(void)
 		sp.nrates = k;
 		memcpy(sp.rate, rates[k - 1], sizeof(rates[k - 1]));
 		spath_draws_init(&sp, k, 32, d);
-		for (j = 0; j < SPATH_RUN; j++)
+		rl = d->rl;
+		for (j = 0; j < rl; j++)
 			nout *= no;
 		for (j = 0; j <= k; j++)
 			w1[j] = (j == 0 ? (uint64_t)1 << 32 : d->ge[j - 1]) - (j == k ? 0 : d->ge[j]);
@@ -2007,33 +2009,35 @@ static void test_spath_runs(void)
 			double pr = 1;
 			int c, x = o;
 			for (c = 0; c < SPATH_CELLS; c++) {
+				/* (the cell's cut on 2^24: thr less its base, mod 2^32) */
+				uint64_t cut = (uint32_t)(d->cell[c].thr - ((uint32_t)c << 24));
 				if ((int)c == o)
-					w += d->cell[c].cut;
+					w += cut;
 				if ((int)d->cell[c].alias == o && (int)c != o)
-					w += ((uint64_t)1 << 24) - d->cell[c].cut;
+					w += ((uint64_t)1 << 24) - cut;
 			}
-			for (j = 0; j < SPATH_RUN; j++, x /= no)
+			for (j = 0; j < rl; j++, x /= no)
 				pr *= (double)w1[x % no] * 0x1p-32;
 			wsum += w;
 			if (fabs((double)w - pr * 0x1p32) > maxoff)
 				maxoff = fabs((double)w - pr * 0x1p32);
 		}
-		CHECK(d->rk == k && wsum == (uint64_t)1 << 32 && maxoff <= 256,
-		      "runs of 4 steps of %d drafts: %d outcomes' alias weights sum to 2^32 (%llu), each within %.0f x 2^-32 "
-		      "of its product (<= 256)", k, nout, (unsigned long long)wsum, maxoff);
+		CHECK(d->rk == k && rl == (k == 1 ? 8 : 4) && wsum == (uint64_t)1 << 32 && maxoff <= 256,
+		      "runs of %d steps of %d drafts: %d outcomes' alias weights sum to 2^32 (%llu), each within %.0f x "
+		      "2^-32 of its product (<= 256)", rl, k, nout, (unsigned long long)wsum, maxoff);
 		pcg32_seed(&r1, 91, 11);
 		pcg32_seed(&r2, 92, 11);
 		for (i = 0; i < N; i++) {
 			uint32_t oi = spath_run_draw(d, &r1.state, r1.inc);
-			int x = 0, m = 1, sum = 0, aa[SPATH_RUN];
+			int x = 0, m = 1, sum = 0, aa[SPATH_RUN_MAX];
 			c1[oi]++;
-			s1[d->tup[oi].adv - SPATH_RUN]++;
-			for (j = 0; j < SPATH_RUN; j++, m *= no) {
+			s1[d->tup[oi].adv - rl]++;
+			for (j = 0; j < rl; j++, m *= no) {
 				aa[j] = (int)spath_draw(d, &r2.state, r2.inc, k);
 				x += aa[j] * m;
 				sum += aa[j];
 			}
-			for (j = 0; j < SPATH_RUN; j++)
+			for (j = 0; j < rl; j++)
 				badc += spath_run_count(&d->tup[x], j) != aa[j];
 			c2[x]++;
 			s2[sum]++;
@@ -2051,9 +2055,9 @@ static void test_spath_runs(void)
 				dfs++;
 			}
 		CHECK(badc == 0 && df > 0 && fabs(chi2_z(x2, df)) < 5 && (dfs <= 0 || fabs(chi2_z(xs, dfs)) < 5),
-		      "10 M runs of %d drafts against 40 M single draws: outcomes chi-square %.1f on %d df (z %.2f), "
-		      "sums %.1f on %d df (z %.2f); %zu outcome lanes unlike their index", k, x2, df, chi2_z(x2, df), xs,
-		      dfs, dfs > 0 ? chi2_z(xs, dfs) : 0.0, badc);
+		      "10 M runs of %d drafts against %d M single draws: outcomes chi-square %.1f on %d df (z %.2f), "
+		      "sums %.1f on %d df (z %.2f); %zu outcome lanes unlike their index", k, 10 * rl, x2, df,
+		      chi2_z(x2, df), xs, dfs, dfs > 0 ? chi2_z(xs, dfs) : 0.0, badc);
 		free(c1);
 		free(c2);
 		free(d);
@@ -2064,12 +2068,15 @@ static void test_spath_runs(void)
  * steps before a run's slot and near the end) against the same path drawn
  * step by step (spath_draw each step, the last steps' drafts truncated to
  * the tokens left): for 200,000 joins of 1,000 tokens left on a replica at
- * step 1,001 (not a run's slot), K = 3, blocks of 32, the completion step's
- * distribution agrees (two-sample Kolmogorov-Smirnov, D below the 0.1 %
- * level's critical value); and each join undone at once (spath_leave,
- * which walks the path step by step) leaves every ring slot 0: the join's
- * runs add exactly the step-by-step walk's terms. */
-static void test_spath_paths(void)
+ * step 1,001 (not a run's slot), the completion step's distribution agrees
+ * (two-sample Kolmogorov-Smirnov, D below the 0.1 % level's critical
+ * value); and each join undone at once (spath_leave, which walks the path
+ * step by step) leaves every ring slot 0: the join's runs add exactly the
+ * step-by-step walk's terms.  K = 3 (runs of 4) with blocks of 32; K = 1
+ * (runs of 8) with blocks of 32, of 16 (a run's most tokens: the crossing
+ * table's edge) and of 1 (SGLang's page: no table, crossings step by
+ * step inside each run). */
+static void spath_paths_case(int k, const double *rates, int64_t bs)
 {
 	enum { NP = 200000, LEFT = 1000 };
 	struct sim *s = calloc(1, sizeof(*s));
@@ -2082,15 +2089,15 @@ static void test_spath_paths(void)
 	int64_t j;
 
 	s->cfg.spec.method = SPEC_MTP;
-	s->cfg.spec.k = 3;
-	s->cfg.spec.nrates = 3;
-	s->cfg.spec.rate[0] = 0.85;
-	s->cfg.spec.rate[1] = 0.6;
-	s->cfg.spec.rate[2] = 0.4;
-	s->cfg.block_size = 32;
-	s->bs_log2p1 = 6;
+	s->cfg.spec.k = k;
+	s->cfg.spec.nrates = k;
+	for (j = 0; j < k; j++)
+		s->cfg.spec.rate[j] = rates[j];
+	s->cfg.block_size = bs;
+	for (s->bs_log2p1 = 1; ((int64_t)1 << (s->bs_log2p1 - 1)) < bs; s->bs_log2p1++)
+		;
 	pcg32_seed(&s->spec_rng, 5, 11);
-	spath_draws_init(&s->cfg.spec, spath_cap(s) - 1, 32, &s->spath_draws);
+	spath_draws_init(&s->cfg.spec, spath_cap(s) - 1, bs, &s->spath_draws);
 	pcg32_seed(&ref, 6, 11);
 	rp->G = 1001;
 	for (i = 0; i < NP; i++) {
@@ -2105,7 +2112,7 @@ static void test_spath_paths(void)
 		h1[r->heap_fin - rp->G]++;
 		spath_leave(s, rp, r);
 		for (; c < 1500 + LEFT; steps++) {
-			int64_t q = 1500 + LEFT - c < 4 ? 1500 + LEFT - c : 4;
+			int64_t q = 1500 + LEFT - c < k + 1 ? 1500 + LEFT - c : k + 1;
 			c += 1 + (q > 1 ? spath_draw(&s->spath_draws, &ref.state, ref.inc, q - 1) : 0);
 		}
 		h2[steps]++;
@@ -2114,7 +2121,8 @@ static void test_spath_paths(void)
 		nonzero += rp->sp_acc[j] != 0 || rp->sp_need[j] != 0 || rp->sp_rare[j].dn != 0 || rp->sp_rare[j].dC != 0 ||
 			   rp->sp_rare[j].ctok != 0 || rp->sp_rare[j].cctx != 0 || rp->sp_rare[j].nq1 != 0;
 	CHECK(nonzero == 0 && rp->sp_n == 0 && rp->nspath == 0,
-	      "%d joins each undone at once: %zu of %u ring slots not 0 (want 0)", NP, nonzero, rp->sp_mask + 1);
+	      "K %d (runs of %d), blocks of %lld: %d joins each undone at once: %zu of %u ring slots not 0 (want 0)", k,
+	      s->spath_draws.rl, (long long)bs, NP, nonzero, rp->sp_mask + 1);
 	for (j = 0; j <= LEFT; j++) {
 		f1 += h1[j] / (double)NP;
 		f2 += h2[j] / (double)NP;
@@ -2122,8 +2130,9 @@ static void test_spath_paths(void)
 			dmax = fabs(f1 - f2);
 	}
 	/* two samples of NP: D_crit(0.001) = 1.95 sqrt(2 / NP) */
-	CHECK(dmax < 1.95 * sqrt(2.0 / NP), "completion steps of %d paths of %d tokens, runs against step by step: "
-	      "KS D %.5f (critical %.5f)", NP, LEFT, dmax, 1.95 * sqrt(2.0 / NP));
+	CHECK(dmax < 1.95 * sqrt(2.0 / NP), "K %d, blocks of %lld: completion steps of %d paths of %d tokens, runs "
+	      "against step by step: KS D %.5f (critical %.5f)", k, (long long)bs, NP, LEFT, dmax,
+	      1.95 * sqrt(2.0 / NP));
 	free(rp->heap);
 	dec_ring_release(rp);
 	spath_release(rp);
@@ -2132,6 +2141,16 @@ static void test_spath_paths(void)
 	free(r);
 	free(rp);
 	free(s);
+}
+
+static void test_spath_paths(void)
+{
+	static const double r3[3] = {0.85, 0.6, 0.4}, r1[1] = {0.7};
+
+	spath_paths_case(3, r3, 32);
+	spath_paths_case(1, r1, 32);
+	spath_paths_case(1, r1, 16);
+	spath_paths_case(1, r1, 1);
 }
 
 /* One run of sc without a step log (lazy verifiers need none), its totals,
