@@ -183,6 +183,11 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/src/base/version.o: CPPFLAGS += -DSERVESIM_GIT='"$(GIT_DESCRIBE)"' \
 	-DSERVESIM_CFLAGS='"$(CFLAGS_CORE)"'
+# The commit a build names: version.o is rebuilt when `git describe` changes
+# (a pull, a commit, an edit), not only when version.c does.
+GIT_STAMP := $(BUILD)/git-describe
+$(shell mkdir -p $(BUILD) && { echo '$(GIT_DESCRIBE)' | cmp -s - $(GIT_STAMP) || echo '$(GIT_DESCRIBE)' > $(GIT_STAMP); })
+$(BUILD)/src/base/version.o: $(GIT_STAMP)
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
