@@ -18,18 +18,26 @@ import collections, csv, gzip, os, statistics, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def runs(path):
+def joined(path):
+    """Each simulated run of the eval CSV at path: (its eval row, its silicon
+    row, the silicon row's data-source fields, its inferencex_pools.csv row or
+    {}), runs without a TTFT error left out (pd_resid.py reads them too)."""
     data = {r["id"]: r for r in csv.DictReader(gzip.open(os.path.join(HERE, "silicon_trtllm_and_disagg.csv.gz"), "rt"))}
     pools = {r["id"]: r for r in csv.DictReader(open(os.path.join(HERE, "inferencex_pools.csv")))}
-    out = []
     for e in csv.DictReader(open(path)):
         r = data.get(e["experiment"])
         if r is None or e["ttft_mean_ms_ape"] in ("", "nan"):
             continue
         f = dict(p.strip().split("=", 1) for p in r["silicon_data_source"].split(";") if "=" in p)
+        yield e, r, f, pools.get(e["experiment"], {})
+
+
+def runs(path):
+    out = []
+    for e, r, f, p in joined(path):
         c = int(f.get("silicon_concurrency") or r["batch_size"] or 0)
         out.append({"be": r["backend"], "gpu": r["system"], "prec": r["precision"], "isl": r["isl"],
-                    "osl": r["osl"], "c": c, "mtp": pools.get(e["experiment"], {}).get("speculative", "none"),
+                    "osl": r["osl"], "c": c, "mtp": p.get("speculative", "none"),
                     "ape": float(e["ttft_mean_ms_ape"]),
                     "ttft": float(e["ttft_mean_ms_predicted"]) / float(e["ttft_mean_ms_measured"]) - 1,
                     "itl": float(e["itl_mean_ms_predicted"]) / float(e["itl_mean_ms_measured"]) - 1})

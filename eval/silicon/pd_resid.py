@@ -27,7 +27,9 @@ usage: ./servesim eval eval/silicon/silicon_trtllm_and_disagg.csv.gz \\
            --where mode=disagg --format csv > F.csv
        eval/silicon/pd_resid.py F.csv [--gpu ZERO.csv]
 """
-import collections, csv, gzip, math, os, statistics, sys
+import collections, csv, math, os, statistics, sys
+
+from pd_band import joined
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HANDOFF_MS = {"trtllm": 23.0, "sglang": 210.0, "vllm": 245.0}  # engine_type.pd_handoff_s
@@ -41,15 +43,8 @@ def num(x, d=0.0):
 
 
 def runs(path):
-    data = {r["id"]: r for r in csv.DictReader(gzip.open(os.path.join(HERE, "silicon_trtllm_and_disagg.csv.gz"), "rt"))}
-    pools = {r["id"]: r for r in csv.DictReader(open(os.path.join(HERE, "inferencex_pools.csv")))}
     out = []
-    for e in csv.DictReader(open(path)):
-        r = data.get(e["experiment"])
-        if r is None or e["ttft_mean_ms_ape"] in ("", "nan"):
-            continue
-        f = dict(p.strip().split("=", 1) for p in r["silicon_data_source"].split(";") if "=" in p)
-        p = pools.get(e["experiment"], {})
+    for e, r, f, p in joined(path):
 
         def pool(k, d):  # the pools CSV where it gives a value, else the row's
             v = p.get(k)
