@@ -2821,6 +2821,40 @@ static void test_amd_gemm_small_m(void)
 	}
 }
 
+/* DeepSeek-R1 fp8 under engine ver on GPU gpu_id, for the block-fp8 linear
+ * tests below: *g, *ds and *cc (test_cfg's) set, 0; else a failed CHECK and
+ * -1. */
+static int ds_tp8_setup(const char *gpu_id, const char *engine, const char *ver, const struct gpu_spec **g,
+			struct model_cfg *ds, struct cost_cfg *cc)
+{
+	struct err e;
+
+	*g = gpu(gpu_id);
+	if (!*g || registry_load_model(&reg, "deepseek-r1", ds, &e) < 0) {
+		CHECK(0, "load deepseek-r1 / %s", gpu_id);
+		return -1;
+	}
+	if (test_cfg(DT_FP8, engine, ver, cc, &e) < 0) {
+		CHECK(0, "cfg: %s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* cost_init of ds_tp8_setup's model at TP 8: 0, else a failed CHECK and -1. */
+static int ds_tp8_cost(struct cost_model *c, const struct model_cfg *ds, const struct gpu_spec *g,
+		       const struct cost_cfg *cc)
+{
+	struct parallel p = {8, 1, 1, 1, 0, 0};
+	struct err e;
+
+	if (cost_init(c, ds, g, &p, cc, datadir, &e) < 0) {
+		CHECK(0, "cost_init %s: %s", g->id, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* aiter's Triton block-scaled fp8 GEMM on CDNA3 (cost/tritonbs.c), as
  * SGLang's ROCm build runs DeepSeek's dense linears: at the default config
  * ceil(tiles / 304 CUs) x ceil(K / 128) x 2.224 us, hand-computed: 64 x
@@ -2836,29 +2870,19 @@ static void test_amd_triton_bs(void)
 	struct model_cfg ds;
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {8, 1, 1, 1, 0, 0};
-	struct err e;
-	const struct gpu_spec *g = gpu("mi325x");
+	const struct gpu_spec *g;
 	struct op qa = {0}, kva = {0}, router = {0}, shared = {0};
 	double f = 0, b = 0;
 
-	if (!g || registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
-		CHECK(0, "load deepseek-r1 / mi325x");
+	if (ds_tp8_setup("mi325x", "sglang", "0.5.9", &g, &ds, &cc) < 0)
 		return;
-	}
 	CHECK_REL(cost_tbs_default_s(g, 64, 2112, 7168) * 1e6, 124.544, 1e-9, "64 x 2112 x 7168: one wave, 56 steps");
 	CHECK_REL(cost_tbs_default_s(g, 7372, 2112, 7168) * 1e6, 498.176, 1e-9, "7372 x 2112 x 7168: four waves");
 	CHECK_REL(cost_tbs_default_s(g, 300, 4096, 512) * 1e6, 8.896, 1e-9, "300 x 4096 x 512: one wave, 4 steps");
 	CHECK(cost_tbs_default_s(g, 0, 2112, 7168) == 0, "no tokens, no time");
-	if (test_cfg(DT_FP8, "sglang", "0.5.9", &cc, &e) < 0) {
-		CHECK(0, "cfg: %s", e.msg);
-		return;
-	}
 	cc.rocm_triton_bs = COST_TBS_DEFAULT;
-	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
-		CHECK(0, "cost_init mi325x: %s", e.msg);
+	if (ds_tp8_cost(&c, &ds, g, &cc) < 0)
 		return;
-	}
 	CHECK(c.tbs, "DeepSeek-R1's block-fp8 linears on the Triton GEMM");
 	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 3072, 1536, 1) * 1e6, 26.688, 1e-9,
 		  "aiter v0.1.10.post3, q_b 4 x 3072 x 1536: the default config");
@@ -2893,10 +2917,8 @@ static void test_amd_triton_bs(void)
 			   "and the activation quant");
 	cost_release(&c);
 	cc.rocm_triton_bs = COST_TBS_TUNED;
-	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
-		CHECK(0, "cost_init mi325x: %s", e.msg);
+	if (ds_tp8_cost(&c, &ds, g, &cc) < 0)
 		return;
-	}
 	CHECK(cost_linear_col_s(&c, NULL, DT_FP8, 4, 2112, 7168, 1) == cost_gemm_s(&c, DT_FP8, 4, 2112, 7168, 1) &&
 	      cost_linear_col_s(&c, NULL, DT_FP8, 4, 3072, 1536, 1) == cost_gemm_s(&c, DT_FP8, 4, 3072, 1536, 1) &&
 	      cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) == cost_gemm_s(&c, DT_FP8, 4, 7168, 2048, 1),
@@ -2911,10 +2933,8 @@ static void test_amd_triton_bs(void)
 	      "aiter a6bb4993: a GLM-5 shape (2624 x 6144) configured: the tables' price");
 	cost_release(&c);
 	cc.rocm_triton_bs = COST_TBS_OFF;
-	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
-		CHECK(0, "cost_init mi325x: %s", e.msg);
+	if (ds_tp8_cost(&c, &ds, g, &cc) < 0)
 		return;
-	}
 	CHECK(!c.tbs && cost_op_at(&c, &kva, NULL, 4, &f, &b) > 0 && !strstr(c.src[COST_SRC_GEMM], "Triton"),
 	      "off: the tables' kernel, q_a and kv_a apart");
 	cost_release(&c);
@@ -2935,30 +2955,20 @@ static void test_amd_triton_bs_gfx950(void)
 	struct model_cfg ds;
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {8, 1, 1, 1, 0, 0};
-	struct err e;
-	const struct gpu_spec *g = gpu("mi355x");
+	const struct gpu_spec *g;
 	struct op qa = {0}, kva = {0}, shared = {0};
 	double f = 0, b = 0;
 
-	if (!g || registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
-		CHECK(0, "load deepseek-r1 / mi355x");
+	if (ds_tp8_setup("mi355x", "sglang", "0.5.9", &g, &ds, &cc) < 0)
 		return;
-	}
 	CHECK_REL(cost_tbs950_any_s(g, 7400, 2112, 7168) * 1e6, 341.712, 1e-9, "7400 x 2112 x 7168: 2 rounds, 56 steps");
 	CHECK_REL(cost_tbs950_any_s(g, 7400, 7168, 2048) * 1e6, 341.712, 1e-9, "7400 x 7168 x 2048: 7 rounds, 16 steps");
 	CHECK_REL(cost_tbs950_any_s(g, 7400, 3072, 1536) * 1e6, 109.836, 1e-9, "7400 x 3072 x 1536: 3 rounds, 12 steps");
 	CHECK_REL(cost_tbs950_any_s(g, 1000, 2112, 7168) * 1e6, 170.856, 1e-9, "1000 x 2112 x 7168: one round");
 	CHECK(cost_tbs950_any_s(g, 0, 2112, 7168) == 0, "no tokens, no time");
-	if (test_cfg(DT_FP8, "sglang", "0.5.9", &cc, &e) < 0) {
-		CHECK(0, "cfg: %s", e.msg);
-		return;
-	}
 	cc.rocm_triton_bs = COST_TBS_GFX950;
-	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
-		CHECK(0, "cost_init mi355x: %s", e.msg);
+	if (ds_tp8_cost(&c, &ds, g, &cc) < 0)
 		return;
-	}
 	CHECK(c.tbs && !cost_tbs_quant_apart(&c), "on the Triton GEMM, the quant fused into the norms");
 	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 7400, 7168, 2048, 1) * 1e6, 341.712, 1e-9,
 		  "o_proj at 7400 tokens: the catch-all config");
@@ -3001,26 +3011,16 @@ static void test_vllm_cutlass_bs(void)
 	struct model_cfg ds;
 	struct cost_model c;
 	struct cost_cfg cc;
-	struct parallel p = {8, 1, 1, 1, 0, 0};
-	struct err e;
-	const struct gpu_spec *g = gpu("h200");
+	const struct gpu_spec *g;
 	struct op qa = {0}, kva = {0}, router = {0}, shared = {0};
 	double f = 0, b = 0, t2048, t2176, t;
 
-	if (!g || registry_load_model(&reg, "deepseek-r1", &ds, &e) < 0) {
-		CHECK(0, "load deepseek-r1 / h200");
+	if (ds_tp8_setup("h200", "vllm", "0.11.0", &g, &ds, &cc) < 0)
 		return;
-	}
-	if (test_cfg(DT_FP8, "vllm", "0.11.0", &cc, &e) < 0) {
-		CHECK(0, "cfg: %s", e.msg);
-		return;
-	}
 	cc.kvdt = DT_BF16;
 	cc.cutlass_bs = "test";
-	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
-		CHECK(0, "cost_init h200: %s", e.msg);
+	if (ds_tp8_cost(&c, &ds, g, &cc) < 0)
 		return;
-	}
 	CHECK(c.cbs != NULL, "DeepSeek-R1's block-fp8 linears on vLLM's CUTLASS GEMM");
 	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 7168, 2048, 1) * 1e6, 16.9707, 1e-9, "o_proj at m = 4: its row");
 	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 4, 3072, 1536, 1) * 1e6, 12.432, 1e-9, "q_b at m = 4: its row");
@@ -3053,10 +3053,8 @@ static void test_vllm_cutlass_bs(void)
 	t = cost_linear_col_s(&c, NULL, DT_FP8, 6, 7168, 2048, 1);
 	cost_release(&c);
 	cc.cutlass_bs_pad = "test";
-	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
-		CHECK(0, "cost_init h200: %s", e.msg);
+	if (ds_tp8_cost(&c, &ds, g, &cc) < 0)
 		return;
-	}
 	CHECK_REL(cost_cbs_pad_s(&c, 6, 2048), 4 * 3e-6 + 42240.0 / c.bw, 1e-12,
 		  "padding, o_proj at m = 6: four launches + 42,240 bytes");
 	CHECK_REL(cost_linear_col_s(&c, NULL, DT_FP8, 6, 7168, 2048, 1), t + 4 * 3e-6 + 42240.0 / c.bw, 1e-12,
@@ -3067,10 +3065,8 @@ static void test_vllm_cutlass_bs(void)
 	cost_release(&c);
 	cc.cutlass_bs_pad = NULL;
 	cc.cutlass_bs = NULL;
-	if (cost_init(&c, &ds, g, &p, &cc, datadir, &e) < 0) {
-		CHECK(0, "cost_init h200: %s", e.msg);
+	if (ds_tp8_cost(&c, &ds, g, &cc) < 0)
 		return;
-	}
 	CHECK(!c.cbs && cost_op_at(&c, &kva, NULL, 4, &f, &b) > 0 && !strstr(c.src[COST_SRC_GEMM], "CUTLASS"),
 	      "DeepGEMM found: the tables' kernels, q_a and kv_a apart");
 	cost_release(&c);
