@@ -129,14 +129,21 @@ static bool tbs950_listed(double n, double k)
 	return false;
 }
 
-double cost_tbs950_any_s(const struct gpu_spec *g, double m, double n, double k)
+/* m x n x k on the kernel's 128 x 128 tiles: rounds of per_cu tiles a CU
+ * (the GPU's CUs x per_cu at once), each K / 128 steps of step_s. */
+static double tbs_rounds_s(const struct gpu_spec *g, double m, double n, double k, double per_cu, double step_s)
 {
 	double tiles = ceil(m / TBS_TILE) * ceil(n / TBS_TILE);
-	double slots = 2.0 * (g->sm_count > 0 ? (double)g->sm_count : 1);
+	double slots = per_cu * (g->sm_count > 0 ? (double)g->sm_count : 1);
 
 	if (m <= 0)
 		return 0;
-	return ceil(tiles / slots) * ceil(k / TBS_TILE) * TBS950_STEP_S;
+	return ceil(tiles / slots) * ceil(k / TBS_TILE) * step_s;
+}
+
+double cost_tbs950_any_s(const struct gpu_spec *g, double m, double n, double k)
+{
+	return tbs_rounds_s(g, m, n, k, 2.0, TBS950_STEP_S);
 }
 
 double cost_tbs_s(const struct cost_model *c, double m, double n, double k)
@@ -165,12 +172,7 @@ bool cost_tbs_configured(const struct cost_model *c, double m, double n, double 
 
 double cost_tbs_default_s(const struct gpu_spec *g, double m, double n, double k)
 {
-	double tiles = ceil(m / TBS_TILE) * ceil(n / TBS_TILE);
-	double cus = g->sm_count > 0 ? (double)g->sm_count : 1;
-
-	if (m <= 0)
-		return 0;
-	return ceil(tiles / cus) * ceil(k / TBS_TILE) * TBS_STEP_S;
+	return tbs_rounds_s(g, m, n, k, 1.0, TBS_STEP_S);
 }
 
 void cost_tbs_init(struct cost_model *c)
