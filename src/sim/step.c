@@ -102,8 +102,11 @@ static SCHED_STEP_INLINE void desc_start(struct replica *rp, struct step_desc *d
 }
 
 /* Schedule replica ri's next step and describe it for the cost model;
- * false when it has nothing to run. */
-static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc *d, const bool sg)
+ * false when it has nothing to run.  sp: speculative decoding may be on
+ * (false: s->cfg.spec.k is 0, and the drafts' and plan_ahead's parts are
+ * compiled out). */
+static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc *d, const bool sg,
+					const bool sp)
 {
 	struct replica *rp = &s->reps[ri];
 	size_t i;
@@ -121,7 +124,7 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	}
 	desc_start(rp, d);
 	i = 0;
-	if (rp->ahead_used) { /* the others, every one a decoder (plan_ahead) */
+	if (sp && rp->ahead_used) { /* the others, every one a decoder (plan_ahead) */
 		rp->spec_n = rp->ahead.n;
 		rp->spec_ctx = (double)rp->ahead.spec_ctx;
 		d->decode_ctx_sum = (double)rp->ahead.ctx;
@@ -131,12 +134,12 @@ static SCHED_STEP_INLINE bool plan_step(struct sim *s, int ri, struct step_desc 
 	for (; i < rp->nsched; i++) {
 		const struct req *r = rp->sched[i];
 		bool samples = r->computed + r->step_tokens == req_num_tokens(r), dec = decoding(r);
-		if (s->cfg.spec.k > 0 && dec) {
+		if (sp && s->cfg.spec.k > 0 && dec) {
 			/* drafts for the next step follow this one */
 			rp->spec_n++;
 			rp->spec_ctx += (double)(r->computed + r->step_tokens);
 		}
-		if (r->step_tokens > 1 && dec) {
+		if (sp && r->step_tokens > 1 && dec) {
 			/* verification: K+1 query tokens through the decode
 			 * kernels (GEMM rows, decode attention over the context
 			 * up to each position, the LM head on every position) */
@@ -242,8 +245,8 @@ static SCHED_STEP_INLINE double decode_price(struct replica *rp, uint64_t k0, in
 /* Price replica ri's planned step: the forward pass plus the drafting that
  * follows it with speculative decoding, and the host tier's transfers
  * with KV offload.  gm: its group step's MoE part (NULL: a step alone). */
-static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, const struct step_desc *d,
-					  struct group_moe *gm)
+static SCHED_STEP_INLINE double rank_cost_sp(struct sim *s, struct replica *rp, const struct step_desc *d,
+					     struct group_moe *gm, const bool sp)
 {
 	double t;
 
@@ -274,7 +277,7 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 		t = cost_step_s(rp->cost, d);
 	}
 
-	if (rp->spec_n > 0) {
+	if (sp && rp->spec_n > 0) {
 		/* the drafting: a pure function of its requests and their
 		 * summed contexts, kept as a decode step's price is */
 		struct dmemo_ent *slot;
@@ -295,6 +298,12 @@ static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, con
 	if (rp->mm.pending > 0)
 		t = mm_step_s(s, rp, t);
 	return t;
+}
+
+static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, const struct step_desc *d,
+					  struct group_moe *gm)
+{
+	return rank_cost_sp(s, rp, d, gm, true);
 }
 
 /* The energy of step d of t seconds on replica ri (account_step's). */
@@ -324,7 +333,7 @@ static SCHED_STEP_INLINE void count_step(struct sim *s, const struct replica *rp
 }
 
 /* Statistics, energy and step log of step d of t seconds on replica ri. */
-static inline void account_step(struct sim *s, int ri, double t, const struct step_desc *d)
+static SCHED_STEP_INLINE void account_step(struct sim *s, int ri, double t, const struct step_desc *d)
 {
 	struct replica *rp = &s->reps[ri];
 
@@ -441,7 +450,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 		if (rp->quick && s->cfg.policy->decode_segments && quick_plan_applies(s, rp))
 			quick_plan(s, rp);
 		else
-			rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches);
+			rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches, true);
 		rp->quick = false;
 		any |= rp->active;
 		ext |= rp->active && rp->desc.nchunks > 0;
@@ -507,7 +516,7 @@ static void pp_start(struct sim *s, int ri)
 		rp->busy = false; /* a batch end restarts it */
 		return;
 	}
-	if (!plan_step(s, ri, &d, s->cfg.policy->split_batches)) {
+	if (!plan_step(s, ri, &d, s->cfg.policy->split_batches, true)) {
 		rp->busy = false;
 		return;
 	}
@@ -557,18 +566,19 @@ static SCHED_STEP_INLINE void step_started(struct sim *s, int ri, double t, doub
 }
 
 /* Plan, price and account replica ri's next step (no PP, no lockstep);
- * false when it has nothing to run.  Its end is the caller's. */
-static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg)
+ * false when it has nothing to run.  Its end is the caller's.  sp as
+ * plan_step's. */
+static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg, const bool sp)
 {
 	struct replica *rp = &s->reps[ri];
 	struct step_desc d;
 	double t;
 
-	if (!plan_step(s, ri, &d, sg)) {
+	if (!plan_step(s, ri, &d, sg, sp)) {
 		rp->busy = false;
 		return false;
 	}
-	t = rank_cost(s, rp, &d, NULL);
+	t = rank_cost_sp(s, rp, &d, NULL, sp);
 	step_started(s, ri, t, d.nchunks > 0 ? rp->cost->eager_s : 0, &d);
 	return true;
 }
@@ -590,7 +600,7 @@ void sched_start_step(struct sim *s, int ri)
 		pp_start(s, ri);
 		return;
 	}
-	if (start_single(s, ri, s->cfg.policy->split_batches))
+	if (start_single(s, ri, s->cfg.policy->split_batches, true))
 		evq_push(&s->q, s->now + rp->step_dur_ns, EV_STEP_END, ri);
 }
 
@@ -917,8 +927,9 @@ static SCHED_STEP_INLINE size_t spec_walk(struct sim *s, struct replica *rp, siz
 	return i;
 }
 
-/* End replica ri's step: tokens, completions, block bookkeeping. */
-static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, const bool sg)
+/* End replica ri's step: tokens, completions, block bookkeeping.  sp as
+ * plan_step's (false: no verification, no plan_ahead). */
+static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, const bool sg, const bool sp)
 {
 	struct replica *rp = &s->reps[ri];
 	struct req *r;
@@ -931,7 +942,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	/* the next step's plan of the others, summed as they are walked
 	 * (plan_ahead: every one an explicit decoder, in running order) */
 	struct plan_ahead pa = {0, 0, 0, 0, 0};
-	bool ahead = sg ? sg_ahead_applies(s, rp) : plan_ahead_applies(s, rp), walk;
+	bool ahead = sp && (sg ? sg_ahead_applies(s, rp) : plan_ahead_applies(s, rp)), walk;
 	/* the verifications' totals, added once after the walk (as spec_walk
 	 * adds its own): not three stores to s->tot per verifying request */
 	uint64_t nverify = 0, drafted = 0, accepted = 0;
@@ -948,7 +959,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	/* (the general body below does for a verifying decoder what
 	 * spec_walk does, P/D prefill workers aside: their requests leave
 	 * after the prefill) */
-	walk = s->cfg.spec.k > 0 && rp->no_gaps && s->bs_log2p1 > 0 && !rp->prefill_only;
+	walk = sp && s->cfg.spec.k > 0 && rp->no_gaps && s->bs_log2p1 > 0 && !rp->prefill_only;
 	for (i = 0; i < rp->nsched; i++) {
 		int64_t gen0;
 		bool dec;
@@ -968,7 +979,7 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		} else {
 			dec = false;
 		}
-		if (r->step_tokens > 1 && dec) {
+		if (sp && r->step_tokens > 1 && dec) {
 			/* verification: the drafts' accepted prefix and a bonus token */
 			int k = (int)r->step_tokens - 1, a = spec_accepted(&s->spec_draws, k, &s->spec_rng);
 			nverify++;
@@ -1024,9 +1035,11 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		if (ahead && !r->done)
 			ahead = plan_ahead_add(s, rp, r, &pa);
 	}
-	s->tot.spec_verify += nverify;
-	s->tot.spec_drafted += drafted;
-	s->tot.spec_accepted += accepted;
+	if (sp) {
+		s->tot.spec_verify += nverify;
+		s->tot.spec_drafted += drafted;
+		s->tot.spec_accepted += accepted;
+	}
 	/* (with ndone: the others below lose the done ones, in order) */
 	ahead = ahead && !joined;
 	cls = cls_of(s, -rp->G);
@@ -1067,7 +1080,8 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 		rp->nothers = j;
 	}
 	rp->nsched = 0;
-	rp->ahead = pa;
+	if (sp) /* (read only while ahead_valid) */
+		rp->ahead = pa;
 	rp->ahead_valid = ahead;
 	/* completions in running order (record order, closed-loop order) */
 	if (ndone > 16) {
@@ -1352,8 +1366,10 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 }
 
 /* sched_finish_step's body for one engine's scheduler (sg: SGLang's), so
- * that vLLM's step loop does not test for SGLang's batches. */
-static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, const bool sg)
+ * that vLLM's step loop does not test for SGLang's batches; sp false:
+ * without speculative decoding (a replica stepping alone takes plan_step's
+ * and finish_rank's copies without the drafts' and plan_ahead's parts). */
+static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, const bool sg, const bool sp)
 {
 	int i, rc, lo, hi;
 
@@ -1371,7 +1387,7 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 		b->used = false;
 		b->n = 0;
 		rp->npipe--;
-		if ((rc = finish_rank(s, ri, e, sg)) < 0)
+		if ((rc = finish_rank(s, ri, e, sg, true)) < 0)
 			return rc;
 		if (!was_busy)
 			sched_start_step(s, ri);
@@ -1384,10 +1400,10 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 			int64_t t_end;
 			if (!sg && decode_steps_apply(s, rp) && decode_steps(s, ri))
 				return 0;
-			if ((rc = finish_rank(s, ri, e, sg)) < 0)
+			if ((rc = finish_rank(s, ri, e, sg, sp)) < 0)
 				return rc;
 			/* an engine with nothing to do hands its outputs over at once */
-			if (!start_single(s, ri, sg))
+			if (!start_single(s, ri, sg, sp))
 				return deliver(s, rp, e, sg);
 			t_end = s->now + rp->step_dur_ns;
 			if (!segment_goes_on(s, t_end)) {
@@ -1410,7 +1426,7 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 			if (steady_decode(s, rp) && rp->naborting == 0 && decode_step_clear(s, rp, rp->G + 1)) {
 				quick_finish(s, rp, sg);
 				rp->quick = true;
-			} else if ((rc = finish_rank(s, i, e, sg)) < 0) {
+			} else if ((rc = finish_rank(s, i, e, sg, true)) < 0) {
 				return rc;
 			}
 		}
@@ -1438,7 +1454,9 @@ void sched_step_end_next(const struct sim *s, int ri)
 
 int sched_finish_step(struct sim *s, int ri, struct err *e)
 {
-	return s->cfg.policy->split_batches ? finish_step(s, ri, e, true) : finish_step(s, ri, e, false);
+	if (s->cfg.policy->split_batches)
+		return finish_step(s, ri, e, true, true);
+	return s->cfg.spec.k > 0 ? finish_step(s, ri, e, false, true) : finish_step(s, ri, e, false, false);
 }
 
 bool sched_check(const struct sim *s, int ri, char *why, size_t n)
