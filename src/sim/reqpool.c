@@ -60,6 +60,30 @@ void reqpool_ids_put(const struct sim *s, struct replica *rp, struct req *r, int
 	rp->arrays[c][rp->narrays[c]++] = a;
 }
 
+/* A record zeroed by 16-byte stores, unrolled: GCC makes memset of its
+ * 400 bytes (and a loop of smaller stores) one `rep stosq`, whose start-up
+ * costs more than the stores: 27 ns against 9.5 ns a record on this VM's
+ * AMD EPYC (a loop over 1,024 records, L2-resident; callgrind counts the
+ * `rep stosq` as ~50 instructions a request). */
+static inline void req_zero(struct req *r)
+{
+	typedef uint64_t v2 __attribute__((vector_size(16), aligned(8)));
+	const v2 z = {0, 0};
+	char *p = (char *)r;
+	size_t i;
+
+	_Static_assert(sizeof(struct req) >= 16, "a record holds a vector");
+#if defined(__clang__)
+#pragma clang loop unroll(full)
+#elif defined(__GNUC__)
+#pragma GCC unroll 32
+#endif
+	for (i = 0; i + 16 <= sizeof(*r); i += 16)
+		memcpy(p + i, &z, 16);
+	if (sizeof(*r) % 16)
+		memcpy(p + sizeof(*r) - 16, &z, 16);
+}
+
 struct req *reqpool_req_get(struct sim *s)
 {
 	struct req *r;
@@ -83,7 +107,7 @@ struct req *reqpool_req_get(struct sim *s)
 		/* a heap entry of the record's last holder (rejected after a
 		 * preemption) may still be queued: its epoch goes on counting */
 		uint32_t epoch = r->epoch;
-		memset(r, 0, sizeof(*r));
+		req_zero(r);
 		r->epoch = epoch;
 	}
 	return r;
