@@ -559,6 +559,9 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	c->lazy->plain = m->attn != ATTN_MLA && m->n_mixer[LM_FULL] > 0 && m->n_mixer[LM_SLIDING] == 0 &&
 			 m->n_mixer[LM_CHUNKED] == 0 && m->n_mixer[LM_LINEAR] == 0 && p->pp == 1 &&
 			 !c->dp_attn;
+	c->lazy->full_only = m->attn != ATTN_CSA && !(m->attn == ATTN_MLA && m->index_topk > 0) &&
+			     m->n_mixer[LM_FULL] > 0 && m->n_mixer[LM_SLIDING] == 0 && m->n_mixer[LM_CHUNKED] == 0 &&
+			     m->n_mixer[LM_LINEAR] == 0;
 	if (c->dp_attn) {
 		/* a table up to every rank at max_m tokens, linear beyond 64 Ki */
 		c->moe_max = c->max_m * p->dp < 65536 ? c->max_m * p->dp : 65536;
@@ -686,6 +689,8 @@ void cost_release(struct cost_model *c)
 		free(c->lazy->decode_hint);
 		free(c->lazy->dec);
 		free(c->lazy->dec_done);
+		free(c->lazy->loc);
+		free(c->lazy->loc_done);
 		free(c->lazy->wide);
 		free(c->lazy->wide_done);
 		free(c->lazy->moe_ops.e);
@@ -746,6 +751,28 @@ static inline double plain_attn_decode_s(const struct cost_model *c, int64_t n, 
 	tc = flops / (c->attn_peak * mfu); /* roofline_bw */
 	tb = bytes / c->bw_kv;
 	full = full + ((c->cfg.off & COST_H1) || tc > tb ? tc : tb); /* full_decode_s */
+	t += (double)c->m->n_mixer[LM_FULL] * full;
+	return t / (double)c->m->layers;
+}
+
+/* cost_attn_decode_s of a model whose attention layers are all full
+ * (cost_lazy.full_only), 0 < n <= max_seqs: mixer.c's sum over the full
+ * layers (full_decode_s: gqa_decode_x of attn.c and the MLA decode floor)
+ * written out, the same operations in the same order (it runs at every
+ * attention-DP rank's step: the general path's calls and branches were
+ * most of its price, the log and exp a fifth). */
+static inline double full_decode_only_s(const struct cost_model *c, int64_t n, double ctx_sum)
+{
+	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
+	double mean = ctx_sum / (double)n, mfu, t, full;
+	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
+
+	mfu = mfu_row_eval_hint(cost_decode_row(c, n), mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
+	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+	t = t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
+	/* cost_mla_decode_floor_s is 0 without a floor */
+	full = t + (c->mla_dec_floor_s > 0 ? cost_mla_decode_floor_s(c, n) : 0.0);
+	t = 0;
 	t += (double)c->m->n_mixer[LM_FULL] * full;
 	return t / (double)c->m->layers;
 }
@@ -890,6 +917,8 @@ static inline double components_local_x(const struct cost_model *c, const struct
 		attn += cost_attn_prefill_n_s(c, s->nchunks, s->chunk_len, s->chunk_prefix);
 	if (c->lazy->plain && s->ndecode > 0 && s->ndecode <= c->cfg.max_seqs)
 		attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
+	else if (c->lazy->full_only && s->ndecode > 0 && s->ndecode <= c->cfg.max_seqs)
+		attn += full_decode_only_s(c, s->ndecode, s->decode_ctx_sum);
 	else
 		attn += cost_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
 	mtok = s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens;
@@ -1102,10 +1131,81 @@ bool cost_step_splits(const struct cost_model *c, const struct step_desc *s)
 	return s->nchunks == 0 && s->moe_tokens > 0 && !c->lazy->plain && !(c->cfg.off & COST_H4);
 }
 
+/* loc[n] (1 <= n <= max_seqs, full_only): what components_local_x takes
+ * from n alone for a decode-only step of n decoders sampling n. */
+static void loc_fill(const struct cost_model *c, int64_t n)
+{
+	struct cost_lazy *z = c->lazy;
+	struct loc_terms *k;
+	int64_t mtok = cost_graph_pad(c, n);
+	double L = (double)c->m->layers;
+
+	if (!z->loc) { /* at the first such step */
+		z->loc = xmalloc(xmul((size_t)c->cfg.max_seqs + 1, sizeof(*z->loc))); /* read once set */
+		z->loc_done = xcalloc((size_t)c->cfg.max_seqs + 1, 1);
+	}
+	if (mtok > c->max_m) { /* (tok_part's linear path: the general one) */
+		z->loc_done[n] = 2;
+		return;
+	}
+	k = &z->loc[n];
+	k->tok = tok_part(c, mtok);
+	k->absorb = k->module = 0;
+	if (c->m->attn == ATTN_MLA) {
+		seq_need(c, n);
+		k->absorb = c->absorb_s[n] / L;
+		k->module = c->mla_module_s * (double)c->m->n_mixer[LM_FULL] / L;
+	}
+	k->head = head_part(c, n);
+	k->send = 0;
+	if (c->p.pp > 1)
+		k->send = (double)(c->p.pp - 1) * comm_send_s(&c->place, (double)n * (double)c->m->hidden * 2.0);
+	k->floor = c->mla_dec_floor_s > 0 ? cost_mla_decode_floor_s(c, n) : 0.0;
+	(void)cost_decode_row(c, n); /* (read by local_decode_s) */
+	z->loc_done[n] = 1;
+}
+
+/* components_local_x of a decode-only step of n decoders sampling n
+ * (full_only, loc_done[n] 1): its operations and full_decode_only_s's in
+ * their order on the same values, the terms of n read from loc[n] (an
+ * attention-DP rank's own part is priced at every one of its steps the
+ * memo misses: its general path's calls and branches cost more than its
+ * log and exp). */
+static inline double local_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
+{
+	const struct loc_terms *k = &c->lazy->loc[n];
+	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
+	double L = (double)c->m->layers, mean = ctx_sum / (double)n, mfu, t, full, attn = 0, a;
+	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
+
+	/* full_decode_only_s */
+	mfu = mfu_row_eval_hint(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
+	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+	t = t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
+	full = t + k->floor;
+	t = 0;
+	t += (double)c->m->n_mixer[LM_FULL] * full;
+	/* components_local_x */
+	attn += t / (double)c->m->layers;
+	if (c->m->attn == ATTN_MLA) {
+		attn += k->absorb;
+		attn += k->module;
+	}
+	a = k->tok + L * attn;
+	return a + k->head + k->send;
+}
+
 double cost_step_local_s(const struct cost_model *c, const struct step_desc *s)
 {
-	int64_t mtok;
+	const struct cost_lazy *z = c->lazy;
+	int64_t mtok, n = s->ndecode;
 
+	if (z->full_only && !z->plain && s->nchunks == 0 && n > 0 && n <= c->cfg.max_seqs && s->nlogits == n) {
+		if (!z->loc || !z->loc_done[n])
+			loc_fill(c, n);
+		if (z->loc_done[n] == 1)
+			return local_decode_s(c, n, s->decode_ctx_sum);
+	}
 	return components_local_x(c, s, 0, NULL, &mtok);
 }
 

@@ -27,6 +27,18 @@ struct dec_terms {
 	double tok, head;
 };
 
+/* A decode-only step's local terms at n decoders sampling n (cost_lazy.loc):
+ * components_local_x's values that depend on n alone, each the same
+ * expression on the same values as there. */
+struct loc_terms {
+	double tok;    /* tok_part at the graph-padded count */
+	double absorb; /* MLA: absorb_s[n] / layers */
+	double module; /* MLA: mla_module_s x full layers / layers */
+	double head;   /* head_part(n) */
+	double send;   /* PP sends of n tokens' activations */
+	double floor;  /* the MLA decode floor at n (0 without one) */
+};
+
 /* What the per-token-count tables are filled from, kept from cost_init:
  * each entry is priced on its first use (a run touches a few of the max_m
  * token counts; pricing all of them was most of the start-up), by the same
@@ -47,6 +59,11 @@ struct cost_lazy {
 	 * mixers), one pipeline stage, no attention-DP: a decode-only step is
 	 * priced by decode_step_s */
 	bool plain;
+	/* every attention layer full (GQA, or MLA without an indexer; no
+	 * windows, chunks, linear mixers or DeepSeek-V4 blocks): a step's
+	 * decode attention at n <= max_seqs is priced by full_decode_only_s
+	 * (cost.c), attention-DP ranks' and MLA models' included */
+	bool full_only;
 	/* cost_attn_prefill_s(len, 0) for 1 <= len <= max_m, priced on first
 	 * use (pre0_done[len]; both allocated at the first): a chunk without
 	 * a cached prefix depends on its length only, and prompt lengths
@@ -69,6 +86,12 @@ struct cost_lazy {
 	 * terms are computed at each step: cfg.ov may be changed, tests do) */
 	struct dec_terms *dec;       /* [max_seqs + 1] */
 	uint8_t *dec_done;           /* [max_seqs + 1] */
+	/* full_only: a decode-only step's local terms at n decoders (the
+	 * price of an attention-DP rank's own part, cost_step_local_s), made
+	 * at the first such step, each entry on its first use (loc_done[n]
+	 * as dec_done) */
+	struct loc_terms *loc;       /* [max_seqs + 1] */
+	uint8_t *loc_done;           /* [max_seqs + 1] */
 	/* the decode attention's grid column at n sequences for max_seqs <
 	 * n <= max_m (a speculative step's verifying tokens, past the decode
 	 * rows), [n - max_seqs - 1], made at the first such step and each
