@@ -1084,6 +1084,91 @@ static inline __attribute__((always_inline)) double step_host(const struct cost_
 	return t > cpu ? t : cpu;
 }
 
+/* loc[n] (1 <= n <= max_seqs, full_only): what components_local_x takes
+ * from n alone for a decode-only step of n decoders. */
+static void loc_fill(const struct cost_model *c, int64_t n)
+{
+	struct cost_lazy *z = c->lazy;
+	struct loc_terms *k;
+	int64_t mtok = cost_graph_pad(c, n);
+	double L = (double)c->m->layers;
+
+	if (!z->loc) { /* at the first such step */
+		z->loc = xmalloc(xmul((size_t)c->cfg.max_seqs + 1, sizeof(*z->loc))); /* read once set */
+		z->loc_done = xcalloc((size_t)c->cfg.max_seqs + 1, 1);
+	}
+	if (mtok > c->max_m) { /* (tok_part's linear path: the general one) */
+		z->loc_done[n] = 2;
+		return;
+	}
+	k = &z->loc[n];
+	k->mtok = mtok;
+	k->tok = tok_part(c, mtok);
+	k->absorb = 0;
+	if (c->m->attn == ATTN_MLA) {
+		seq_need(c, n);
+		k->absorb = c->absorb_s[n] / L;
+	}
+	k->head = head_part(c, n);
+	k->send = 0;
+	if (c->p.pp > 1)
+		k->send = (double)(c->p.pp - 1) * comm_send_s(&c->place, (double)n * (double)c->m->hidden * 2.0);
+	(void)cost_decode_row(c, n); /* (read by local_decode_a) */
+	z->loc_done[n] = 1;
+}
+
+/* The terms of decode-only step s's n decoders where components_local_x's
+ * decode path through full_decode_only_s applies and its tables hold n
+ * (full_only, not plain: plain_attn_decode_s's models have theirs), else
+ * NULL. */
+static inline const struct loc_terms *loc_of(const struct cost_model *c, const struct step_desc *s)
+{
+	const struct cost_lazy *z = c->lazy;
+	int64_t n = s->ndecode;
+
+	if (!z->full_only || z->plain || s->nchunks != 0 || n <= 0 || n > c->cfg.max_seqs)
+		return NULL;
+	if (!z->loc || !z->loc_done[n])
+		loc_fill(c, n);
+	return z->loc_done[n] == 1 ? &z->loc[n] : NULL;
+}
+
+/* components_local_x's a = tok + L attn of such a step (k: loc_of's):
+ * its operations and full_decode_only_s's in their order on the same
+ * values, the terms of n read from k (an attention-DP rank's own part is
+ * priced at every one of its steps the memo misses: the general path's
+ * calls and branches cost more than its log and exp). */
+static inline double local_decode_a(const struct cost_model *c, const struct loc_terms *k, int64_t n,
+				    double ctx_sum)
+{
+	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
+	double L = (double)c->m->layers, mean = ctx_sum / (double)n, mfu, t, full, attn = 0;
+	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
+
+	/* full_decode_only_s */
+	mfu = mfu_row_eval_hint(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
+	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
+	t = t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
+	/* cost_mla_decode_floor_s is 0 without a floor */
+	full = t + (c->mla_dec_floor_s > 0 ? cost_mla_decode_floor_s(c, n) : 0.0);
+	t = 0;
+	t += (double)c->m->n_mixer[LM_FULL] * full;
+	/* components_local_x */
+	attn += t / (double)c->m->layers;
+	if (c->m->attn == ATTN_MLA) {
+		attn += k->absorb;
+		attn += c->mla_module_s * (double)c->m->n_mixer[LM_FULL] / L;
+	}
+	return k->tok + L * attn;
+}
+
+/* head_part(nl) for such a step (k's when nl is its decoders) */
+static inline double loc_head(const struct cost_model *c, const struct loc_terms *k, const struct step_desc *s,
+			      int64_t nl)
+{
+	return nl == s->ndecode ? k->head : head_part(c, nl);
+}
+
 double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 {
 	double t;
@@ -1105,6 +1190,15 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 			return decode_step_s(c, s, mtok);
 	}
 
+	if (s->nchunks == 0 && !(c->cfg.off & COST_H4)) {
+		/* components_x of a decode-only step through loc_of's terms */
+		const struct loc_terms *k = loc_of(c, s);
+		if (k) {
+			double l = local_decode_a(c, k, s->ndecode, s->decode_ctx_sum) + loc_head(c, k, s, s->nlogits) +
+				   k->send;
+			return step_host(c, s, l + moe_of(c, s, k->mtok));
+		}
+	}
 	if (c->cfg.off & COST_H4) {
 		t = aggregate(c, s);
 	} else if ((c->cfg.off & COST_H5) && s->nchunks > 0 && s->ndecode > 0) {
@@ -1131,81 +1225,13 @@ bool cost_step_splits(const struct cost_model *c, const struct step_desc *s)
 	return s->nchunks == 0 && s->moe_tokens > 0 && !c->lazy->plain && !(c->cfg.off & COST_H4);
 }
 
-/* loc[n] (1 <= n <= max_seqs, full_only): what components_local_x takes
- * from n alone for a decode-only step of n decoders sampling n. */
-static void loc_fill(const struct cost_model *c, int64_t n)
-{
-	struct cost_lazy *z = c->lazy;
-	struct loc_terms *k;
-	int64_t mtok = cost_graph_pad(c, n);
-	double L = (double)c->m->layers;
-
-	if (!z->loc) { /* at the first such step */
-		z->loc = xmalloc(xmul((size_t)c->cfg.max_seqs + 1, sizeof(*z->loc))); /* read once set */
-		z->loc_done = xcalloc((size_t)c->cfg.max_seqs + 1, 1);
-	}
-	if (mtok > c->max_m) { /* (tok_part's linear path: the general one) */
-		z->loc_done[n] = 2;
-		return;
-	}
-	k = &z->loc[n];
-	k->tok = tok_part(c, mtok);
-	k->absorb = k->module = 0;
-	if (c->m->attn == ATTN_MLA) {
-		seq_need(c, n);
-		k->absorb = c->absorb_s[n] / L;
-		k->module = c->mla_module_s * (double)c->m->n_mixer[LM_FULL] / L;
-	}
-	k->head = head_part(c, n);
-	k->send = 0;
-	if (c->p.pp > 1)
-		k->send = (double)(c->p.pp - 1) * comm_send_s(&c->place, (double)n * (double)c->m->hidden * 2.0);
-	k->floor = c->mla_dec_floor_s > 0 ? cost_mla_decode_floor_s(c, n) : 0.0;
-	(void)cost_decode_row(c, n); /* (read by local_decode_s) */
-	z->loc_done[n] = 1;
-}
-
-/* components_local_x of a decode-only step of n decoders sampling n
- * (full_only, loc_done[n] 1): its operations and full_decode_only_s's in
- * their order on the same values, the terms of n read from loc[n] (an
- * attention-DP rank's own part is priced at every one of its steps the
- * memo misses: its general path's calls and branches cost more than its
- * log and exp). */
-static inline double local_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
-{
-	const struct loc_terms *k = &c->lazy->loc[n];
-	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
-	double L = (double)c->m->layers, mean = ctx_sum / (double)n, mfu, t, full, attn = 0, a;
-	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
-
-	/* full_decode_only_s */
-	mfu = mfu_row_eval_hint(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
-	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
-	t = t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
-	full = t + k->floor;
-	t = 0;
-	t += (double)c->m->n_mixer[LM_FULL] * full;
-	/* components_local_x */
-	attn += t / (double)c->m->layers;
-	if (c->m->attn == ATTN_MLA) {
-		attn += k->absorb;
-		attn += k->module;
-	}
-	a = k->tok + L * attn;
-	return a + k->head + k->send;
-}
-
 double cost_step_local_s(const struct cost_model *c, const struct step_desc *s)
 {
-	const struct cost_lazy *z = c->lazy;
-	int64_t mtok, n = s->ndecode;
+	const struct loc_terms *k = loc_of(c, s);
+	int64_t mtok;
 
-	if (z->full_only && !z->plain && s->nchunks == 0 && n > 0 && n <= c->cfg.max_seqs && s->nlogits == n) {
-		if (!z->loc || !z->loc_done[n])
-			loc_fill(c, n);
-		if (z->loc_done[n] == 1)
-			return local_decode_s(c, n, s->decode_ctx_sum);
-	}
+	if (k)
+		return local_decode_a(c, k, s->ndecode, s->decode_ctx_sum) + loc_head(c, k, s, s->nlogits) + k->send;
 	return components_local_x(c, s, 0, NULL, &mtok);
 }
 
@@ -1235,6 +1261,17 @@ double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, i
 		d2.nlogits = nl2;
 		*t2 = cost_step_s(c, &d2);
 		return cost_step_s(c, s);
+	}
+	if (s->nchunks == 0) {
+		/* components_x with t2 of a decode-only step through loc_of's
+		 * terms: a computed once, as there */
+		const struct loc_terms *k = loc_of(c, s);
+		if (k) {
+			double a = local_decode_a(c, k, s->ndecode, s->decode_ctx_sum), moe = moe_of(c, s, k->mtok);
+			double l = a + loc_head(c, k, s, s->nlogits) + k->send, l2 = a + loc_head(c, k, s, nl2) + k->send;
+			*t2 = step_host(c, s, l2 + moe);
+			return step_host(c, s, l + moe);
+		}
 	}
 	t = components_x(c, s, nl2, t2);
 	*t2 = step_host(c, s, *t2);

@@ -27,16 +27,16 @@ struct dec_terms {
 	double tok, head;
 };
 
-/* A decode-only step's local terms at n decoders sampling n (cost_lazy.loc):
- * components_local_x's values that depend on n alone, each the same
- * expression on the same values as there. */
+/* A decode-only step's local terms at n decoders (cost_lazy.loc):
+ * components_local_x's table values that depend on n alone, each the same
+ * expression on the same values as there (the engine terms, which tests
+ * change between prices, are read at each step). */
 struct loc_terms {
 	double tok;    /* tok_part at the graph-padded count */
 	double absorb; /* MLA: absorb_s[n] / layers */
-	double module; /* MLA: mla_module_s x full layers / layers */
-	double head;   /* head_part(n) */
+	double head;   /* head_part(n): n sampled */
 	double send;   /* PP sends of n tokens' activations */
-	double floor;  /* the MLA decode floor at n (0 without one) */
+	int64_t mtok;  /* the graph-padded count (the GEMMs' tokens) */
 };
 
 /* What the per-token-count tables are filled from, kept from cost_init:

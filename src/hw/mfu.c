@@ -1180,28 +1180,6 @@ void mfu_row_release(struct mfu_row *row)
 	row->v = NULL;
 }
 
-double mfu_row_eval_hint(const struct mfu_row *row, double log_len, size_t *hint)
-{
-	const double *a = row->axis;
-	size_t i = *hint, n = row->len, lo;
-	double w;
-
-	if (!row->v || n == 1 || log_len <= a[0] || log_len >= a[n - 1])
-		return mfu_row_eval(row, log_len); /* held at an end */
-	/* axis_bracket's search finds the first axis value >= log_len (the axis
-	 * is strictly increasing): a[i] when the hint's neighbours enclose it */
-	if (!(i >= 1 && i < n && a[i - 1] < log_len && log_len <= a[i]))
-		*hint = i = axis_find(a, n, log_len);
-	if (a[i] == log_len) { /* as axis_bracket: i < n - 1 here */
-		lo = i;
-		w = 0;
-	} else {
-		lo = i - 1;
-		w = (log_len - a[i - 1]) / (a[i] - a[i - 1]);
-	}
-	return clamp_mfu((1 - w) * row->v[lo] + w * row->v[lo + 1], row->dflt);
-}
-
 double mfu_row_eval(const struct mfu_row *row, double log_len)
 {
 	size_t lo;

@@ -7,10 +7,12 @@
  * nearest grid point instead, the step behaviour H6 exists to remove. */
 #ifndef SERVESIM_MFU_H
 #define SERVESIM_MFU_H
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "base/err.h"
+#include "hw/axis.h"
 #include "hw/gpu.h"
 #include "hw/moetab.h"
 
@@ -251,8 +253,35 @@ void mfu_row_release(struct mfu_row *row);
 double mfu_row_eval(const struct mfu_row *row, double log_len);
 /* The same value, bit for bit, looked up first at *hint (an axis index,
  * 0 at first), which it updates: a caller whose lengths move slowly (a
- * decode batch's mean context) skips the search. */
-double mfu_row_eval_hint(const struct mfu_row *row, double log_len, size_t *hint);
+ * decode batch's mean context) skips the search.  Inline: it prices every
+ * decode step's attention (an attention-DP rank's at each of its steps),
+ * where the call and its spills were a fifth of its instructions. */
+static inline double mfu_row_eval_hint(const struct mfu_row *row, double log_len, size_t *hint)
+{
+	const double *a = row->axis;
+	size_t i = *hint, n = row->len, lo;
+	double w, lv, v;
+
+	if (!row->v || n == 1 || log_len <= a[0] || log_len >= a[n - 1])
+		return mfu_row_eval(row, log_len); /* held at an end */
+	/* axis_bracket's search finds the first axis value >= log_len (the axis
+	 * is strictly increasing): a[i] when the hint's neighbours enclose it */
+	if (!(i >= 1 && i < n && a[i - 1] < log_len && log_len <= a[i]))
+		*hint = i = axis_find(a, n, log_len);
+	if (a[i] == log_len) { /* as axis_bracket: i < n - 1 here */
+		lo = i;
+		w = 0;
+	} else {
+		lo = i - 1;
+		w = (log_len - a[i - 1]) / (a[i] - a[i - 1]);
+	}
+	/* mfu.c's clamp_mfu */
+	lv = (1 - w) * row->v[lo] + w * row->v[lo + 1];
+	if (isnan(lv))
+		return row->dflt;
+	v = exp(lv);
+	return v > 1.0 ? 1.0 : v;
+}
 /* Seconds for one all-reduce of `elems` bf16 elements over n GPUs, or a
  * negative value when no table covers n. */
 double mfu_allreduce_s(const struct mfu_tables *t, int n, double elems);
