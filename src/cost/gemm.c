@@ -112,8 +112,10 @@ void cost_gemm_note(struct cost_model *c)
 	if (t->src[gp][0])
 		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]), "%s %s%s%s%s", dtype_name(gd), t->src[gp],
 			 c->cfg.wdt == DT_INT4 ? ", int4 weight bytes (W4A16)" : "",
-			 strcmp(c->g->vendor, "amd") == 0 ? "; below a shape's smallest tuned m, that row's time (hw/mfu.c)"
-							  : "",
+			 strcmp(c->g->vendor, "amd") == 0
+				 ? "; below a shape's smallest tuned m, that row's time; above its largest, "
+				   "the tuned shapes around it at that m (hw/mfu.c)"
+				 : "",
 			 note);
 	else if (t->src[MFU_P_GEMM_BF16][0])
 		snprintf(c->src[COST_SRC_GEMM], sizeof(c->src[0]),

@@ -120,14 +120,94 @@ static double nearest_measured(const struct mfu_grid *g, const struct measured *
 	return bv;
 }
 
+/* Column col's value at first index i0 from its measured cells alone: the
+ * measured cell, or the linear interpolation between the nearest measured
+ * cells on either side (as grid_fill_holes fills it); NaN outside the
+ * column's measured range. */
+static double column_at(const struct mfu_grid *g, size_t stride, size_t col, size_t i0)
+{
+	const double *v = g->v;
+	size_t a, b;
+	double x, xa, xb, w;
+
+	bool fa = false;
+
+	if (!isnan(v[i0 * stride + col]))
+		return v[i0 * stride + col];
+	for (a = i0; a-- > 0;)
+		if (!isnan(v[a * stride + col])) {
+			fa = true;
+			break;
+		}
+	if (!fa)
+		return NAN;
+	for (b = i0 + 1; b < g->len[0]; b++)
+		if (!isnan(v[b * stride + col]))
+			break;
+	if (b == g->len[0])
+		return NAN;
+	x = g->axis[0][i0];
+	xa = g->axis[0][a];
+	xb = g->axis[0][b];
+	w = (x - xa) / (xb - xa);
+	return (1 - w) * v[a * stride + col] + w * v[b * stride + col];
+}
+
+/* A GEMM cell above its column's last measured m (3-D grid: log m, log n,
+ * log k; v log MFU) from the measured columns around it at that m: along
+ * n at the same k and along k at the same n, the nearest column on each
+ * side whose measured range covers m, linear in log n (log k) between
+ * them; the mean of the axes that bracket it, else (no axis brackets it)
+ * the mean of the nearest such column of the axes with one.  Linear in
+ * log n of log MFU is linear in log n of log time (log FLOPs is linear in
+ * log n at fixed m and k), so MFU and time give the same value.  NaN when
+ * no column around it covers m. */
+static double across_columns(const struct mfu_grid *g, size_t stride, size_t col, size_t i0)
+{
+	size_t n2 = g->len[2], j = col / n2, l = col % n2, ax, two = 0, one = 0;
+	double sum2 = 0, sum1 = 0;
+
+	for (ax = 1; ax <= 2; ax++) {
+		size_t at = ax == 1 ? j : l, len = g->len[ax], lo, hi;
+		double va = NAN, vb = NAN, xa = 0, xb = 0, w;
+		for (lo = at; lo-- > 0;) {
+			va = column_at(g, stride, ax == 1 ? lo * n2 + l : j * n2 + lo, i0);
+			if (!isnan(va)) {
+				xa = g->axis[ax][lo];
+				break;
+			}
+		}
+		for (hi = at + 1; hi < len; hi++) {
+			vb = column_at(g, stride, ax == 1 ? hi * n2 + l : j * n2 + hi, i0);
+			if (!isnan(vb)) {
+				xb = g->axis[ax][hi];
+				break;
+			}
+		}
+		if (!isnan(va) && !isnan(vb)) {
+			w = (g->axis[ax][at] - xa) / (xb - xa);
+			sum2 += (1 - w) * va + w * vb;
+			two++;
+		} else if (!isnan(va) || !isnan(vb)) {
+			sum1 += isnan(va) ? vb : va;
+			one++;
+		}
+	}
+	return two ? sum2 / (double)two : one ? sum1 / (double)one : NAN;
+}
+
 /* Unmeasured cells (and rows dropped as outliers) are filled once, so
  * lookups never meet a hole: by linear interpolation along the first axis
  * (m for GEMMs, batch for attention) between the nearest measured cells of
  * the same column, else held from the nearest one on that axis, else the
- * nearest measured cell anywhere (in index space).  hold_time: below the
- * first measured cell of a column (v log MFU, axis 0 log m of a GEMM) the
- * time is held, not the MFU: the MFU falls with m (see mfu_csv_gemm). */
-static void grid_fill_holes(struct mfu_grid *g, size_t total, bool hold_time)
+ * nearest measured cell anywhere (in index space).  tuned (a GEMM table of
+ * tuners' winners, whose m values per shape are those the tuner was given:
+ * AMD's): below the first measured cell of a column (v log MFU, axis 0 log
+ * m) the time is held, not the MFU: the MFU falls with m; above the last,
+ * the cell comes from the measured columns around it at that m
+ * (across_columns), the MFU held only where none covers that m (see
+ * mfu_csv_gemm). */
+static void grid_fill_holes(struct mfu_grid *g, size_t total, bool tuned)
 {
 	double *filled = xmalloc(xmul(total, sizeof(double)));
 	size_t i, d, stride = total / g->len[0];
@@ -157,9 +237,17 @@ static void grid_fill_holes(struct mfu_grid *g, size_t total, bool hold_time)
 				holes = 1;
 				continue;
 			}
+			if (fa && tuned && g->dims == 3) {
+				double v = across_columns(g, stride, col, i0);
+				if (!isnan(v)) {
+					filled[i] = v;
+					holes = 1;
+					continue;
+				}
+			}
 			if (fa || fb) {
 				filled[i] = g->v[(fa ? a : b) * stride + col];
-				if (!fa && hold_time)
+				if (!fa && tuned)
 					filled[i] += g->axis[0][i0] - g->axis[0][b];
 				holes = 1;
 				continue;
@@ -187,7 +275,7 @@ static void grid_fill_holes(struct mfu_grid *g, size_t total, bool hold_time)
 	free(filled);
 }
 
-static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size_t n, bool hold_time)
+static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size_t n, bool tuned)
 {
 	size_t d, i, total = 1;
 
@@ -206,7 +294,7 @@ static void grid_build(struct mfu_grid *g, size_t dims, const struct pt *p, size
 			off = off * g->len[d] + axis_find(g->axis[d], g->len[d], p[i].x[d]);
 		g->v[off] = p[i].v;
 	}
-	grid_fill_holes(g, total, hold_time);
+	grid_fill_holes(g, total, tuned);
 }
 
 void mfu_grid_release(struct mfu_grid *g)
@@ -410,7 +498,16 @@ static double borrowed_s(const struct gpu_spec *g, enum dtype dt, double flops, 
  * MI300X 7168 x 2048 fp8 block-scale 8.10 / 8.11 / 7.95 us at m = 2 / 4 / 8
  * (ROCm/aiter e4048607 a8w8_blockscale_tuned_gemm_ds_v3.csv).  Holding the
  * MFU priced DeepSeek-R1's q_a projection (1536 x 7168, rows from m = 16,
- * 11.5 us) at 2.9 us for m = 4.  The NVIDIA tables keep the held MFU. */
+ * 11.5 us) at 2.9 us for m = 4.
+ * Above a shape's largest measured m the cell comes from the measured
+ * shapes around it at that m (grid_fill_holes, across_columns), not from
+ * its last row's MFU held: aiter's bf16 o_proj 7168 x 2048 on MI355X has
+ * rows to m = 256 (459 TFLOPS), while 7168 x 1536 and 7168 x 4096 are
+ * measured far past it; holding the m = 256 MFU priced it 474 us at 7,400
+ * tokens.  Hiding each shape's rows above m = 256 and predicting them so
+ * gives a median |error| of 4-11 % per table (MFU held: 100-135 % too
+ * slow; eval/public-amd/README.md, "amdgrid").  The NVIDIA tables keep the
+ * held MFU at both ends. */
 int mfu_csv_gemm(struct mfu_tables *t, const char *path, const struct gpu_spec *gs,
 		     unsigned *got, struct err *e)
 {

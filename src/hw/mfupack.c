@@ -40,7 +40,7 @@
 #include "hw/mfupack.h"
 
 #define PACK_MAGIC "SSMFUPK1"
-#define PACK_VERSION 6u
+#define PACK_VERSION 7u
 #define PACK_BOM UINT64_C(0x0102030405060708)
 #define PACK_DPROBE (1.0 / 3.0)
 

@@ -2813,6 +2813,24 @@ static void test_amd_gemm_small_m(void)
 	} else {
 		CHECK(0, "cost_init mi300x: %s", e.msg);
 	}
+	/* Above a shape's largest tuned m, the tuned shapes around it at that
+	 * m: MI355X bf16 7168 x 2048 (DeepSeek's o_proj) has rows to m = 256
+	 * (16.3917 us); at m = 512 log MFU linear in log k between 7168 x 1536
+	 * (17.9038 us) and 7168 x 3584 (34.3668 us) gives 22.3407 us, in log n
+	 * between 6144 x 2048 (21.5278 us) and 8192 x 2048 (23.0668 us)
+	 * 22.3392 us; their mean 22.3400 us (by hand, not 2 x 16.39 as the
+	 * m = 256 row's MFU held would give). */
+	if (make_cost(&c, &ds, "mi355x", (struct parallel){8, 1, 1, 1, 0, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+		CHECK_REL(cost_gemm_s(&c, DT_BF16, 256, 7168, 2048, 1) * 1e6, 16.3917, 1e-6,
+			  "MI355X bf16 256 x 7168 x 2048: the measured row");
+		CHECK_REL(cost_gemm_s(&c, DT_BF16, 512, 7168, 2048, 1) * 1e6, 22.3400, 1e-4,
+			  "MI355X bf16 512 x 7168 x 2048: from the shapes around it at m = 512");
+		CHECK_STR_CONTAINS(c.src[COST_SRC_GEMM], "above its largest, the tuned shapes around it at that m",
+				   "MI355X: the rule is named in the header");
+		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi355x: %s", e.msg);
+	}
 	if (make_cost(&c, &ds, "h200", (struct parallel){8, 1, 1, 1, 0, 0}, DT_FP8, "sglang", NULL, &e) == 0) {
 		CHECK(!strstr(c.src[COST_SRC_GEMM], "smallest tuned m"), "H200: not named, the MFU held as before");
 		cost_release(&c);
