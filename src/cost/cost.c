@@ -735,39 +735,21 @@ static double attn_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
 	return z->pre0_s[len];
 }
 
-/* cost_attn_decode_s of a plain model (cost_lazy.plain), 0 < n <=
- * max_seqs: the same operations in the same order, without the general
- * path's branches and calls (it runs at every step). */
-static inline double plain_attn_decode_s(const struct cost_model *c, int64_t n, double ctx_sum)
-{
-	/* gqa_decode_s of full_group at n <= max_seqs, written out (its
-	 * operations in their order: the same bits) */
-	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
-	double mean = ctx_sum / (double)n, mfu, tc, tb;
-	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
-	double t = 0, full = 0;
-
-	mfu = mfu_row_eval_hint(cost_decode_row(c, n), mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
-	tc = flops / (c->attn_peak * mfu); /* roofline_bw */
-	tb = bytes / c->bw_kv;
-	full = full + ((c->cfg.off & COST_H1) || tc > tb ? tc : tb); /* full_decode_s */
-	t += (double)c->m->n_mixer[LM_FULL] * full;
-	return t / (double)c->m->layers;
-}
-
 /* cost_attn_decode_s of a model whose attention layers are all full
- * (cost_lazy.full_only), 0 < n <= max_seqs: mixer.c's sum over the full
- * layers (full_decode_s: gqa_decode_x of attn.c and the MLA decode floor)
- * written out, the same operations in the same order (it runs at every
- * attention-DP rank's step: the general path's calls and branches were
- * most of its price, the log and exp a fifth). */
-static inline double full_decode_only_s(const struct cost_model *c, int64_t n, double ctx_sum)
+ * (cost_lazy.full_only) or plain (cost_lazy.plain), 0 < n <=
+ * max_seqs, row: cost_decode_row(c, n): mixer.c's sum over the full layers
+ * (full_decode_s: gqa_decode_x of attn.c with its floor, and the MLA decode
+ * floor, 0 but for MLA) written out, the same operations in the same order
+ * (it runs at every step: the general path's calls and branches were most
+ * of its price, the log and exp a fifth). */
+static inline double full_decode_row_s(const struct cost_model *c, const struct mfu_row *row, int64_t n,
+				       double ctx_sum)
 {
 	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
 	double mean = ctx_sum / (double)n, mfu, t, full;
 	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
 
-	mfu = mfu_row_eval_hint(cost_decode_row(c, n), mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
+	mfu = mfu_row_eval_hint(row, mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
 	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
 	t = t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
 	/* cost_mla_decode_floor_s is 0 without a floor */
@@ -915,10 +897,8 @@ static inline double components_local_x(const struct cost_model *c, const struct
 		attn += attn_prefill_s(c, s->chunk_len[0], s->chunk_prefix[0]);
 	else if (s->nchunks > 1)
 		attn += cost_attn_prefill_n_s(c, s->nchunks, s->chunk_len, s->chunk_prefix);
-	if (c->lazy->plain && s->ndecode > 0 && s->ndecode <= c->cfg.max_seqs)
-		attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
-	else if (c->lazy->full_only && s->ndecode > 0 && s->ndecode <= c->cfg.max_seqs)
-		attn += full_decode_only_s(c, s->ndecode, s->decode_ctx_sum);
+	if ((c->lazy->plain || c->lazy->full_only) && s->ndecode > 0 && s->ndecode <= c->cfg.max_seqs)
+		attn += full_decode_row_s(c, cost_decode_row(c, s->ndecode), s->ndecode, s->decode_ctx_sum);
 	else
 		attn += cost_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
 	mtok = s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens;
@@ -1019,7 +999,7 @@ static inline double decode_total_s(const struct cost_model *c, const struct ste
 {
 	double attn = 0, t, ov, cpu;
 
-	attn += plain_attn_decode_s(c, s->ndecode, s->decode_ctx_sum);
+	attn += full_decode_row_s(c, cost_decode_row(c, s->ndecode), s->ndecode, s->decode_ctx_sum);
 	t = tok + (double)c->m->layers * attn + head + 0.0 + 0.0;
 	ov = overhead_s(c, s->ndecode, 0);
 	if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
@@ -1118,8 +1098,8 @@ static void loc_fill(const struct cost_model *c, int64_t n)
 }
 
 /* The terms of decode-only step s's n decoders where components_local_x's
- * decode path through full_decode_only_s applies and its tables hold n
- * (full_only, not plain: plain_attn_decode_s's models have theirs), else
+ * decode path through full_decode_row_s applies and its tables hold n
+ * (full_only, not plain: decode_total_s prices theirs), else
  * NULL. */
 static inline const struct loc_terms *loc_of(const struct cost_model *c, const struct step_desc *s)
 {
@@ -1134,27 +1114,17 @@ static inline const struct loc_terms *loc_of(const struct cost_model *c, const s
 }
 
 /* components_local_x's a = tok + L attn of such a step (k: loc_of's):
- * its operations and full_decode_only_s's in their order on the same
+ * its operations and full_decode_row_s's in their order on the same
  * values, the terms of n read from k (an attention-DP rank's own part is
  * priced at every one of its steps the memo misses: the general path's
  * calls and branches cost more than its log and exp). */
 static inline double local_decode_a(const struct cost_model *c, const struct loc_terms *k, int64_t n,
 				    double ctx_sum)
 {
-	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
-	double L = (double)c->m->layers, mean = ctx_sum / (double)n, mfu, t, full, attn = 0;
-	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
+	double L = (double)c->m->layers, attn = 0;
 
-	/* full_decode_only_s */
-	mfu = mfu_row_eval_hint(&c->decode_rows[n], mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
-	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
-	t = t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
-	/* cost_mla_decode_floor_s is 0 without a floor */
-	full = t + (c->mla_dec_floor_s > 0 ? cost_mla_decode_floor_s(c, n) : 0.0);
-	t = 0;
-	t += (double)c->m->n_mixer[LM_FULL] * full;
 	/* components_local_x */
-	attn += t / (double)c->m->layers;
+	attn += full_decode_row_s(c, &c->decode_rows[n], n, ctx_sum);
 	if (c->m->attn == ATTN_MLA) {
 		attn += k->absorb;
 		attn += c->mla_module_s * (double)c->m->n_mixer[LM_FULL] / L;

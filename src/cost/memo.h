@@ -61,7 +61,7 @@ struct cost_lazy {
 	bool plain;
 	/* every attention layer full (GQA, or MLA without an indexer; no
 	 * windows, chunks, linear mixers or DeepSeek-V4 blocks): a step's
-	 * decode attention at n <= max_seqs is priced by full_decode_only_s
+	 * decode attention at n <= max_seqs is priced by full_decode_row_s
 	 * (cost.c), attention-DP ranks' and MLA models' included */
 	bool full_only;
 	/* cost_attn_prefill_s(len, 0) for 1 <= len <= max_m, priced on first

@@ -2739,7 +2739,7 @@ static void test_amd_mla_floor(void)
 static void test_amd_gqa_floor(void)
 {
 	struct model_cfg ll, ds;
-	struct cost_model c;
+	struct cost_model c, c2;
 	struct err e;
 	double big, roof;
 
@@ -2761,6 +2761,22 @@ static void test_amd_gqa_floor(void)
 		CHECK_STR_CONTAINS(c.src[COST_SRC_ATTN_DECODE], "at least AITER's measured paged-attention floor 23.0 us",
 				   "MI355X: the floor is named in the header");
 		cost_release(&c);
+	} else {
+		CHECK(0, "cost_init mi355x: %s", e.msg);
+	}
+	/* a decode-only step of a plain model (cost.c's decode_total_s, its
+	 * own path) holds the floor in each of its 32 layers as the general
+	 * path does: 32 x (23 us - the roofline's 1 x 4096 keys) more than
+	 * with the floor off */
+	if (make_cost(&c, &ll, "mi355x", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "sglang", NULL, &e) == 0 &&
+	    make_cost(&c2, &ll, "mi355x", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "sglang", NULL, &e) == 0) {
+		struct step_desc dec = {0, NULL, NULL, 1, 4096.0, 1, 0, false};
+		c2.gqa_dec_floor_s = 0;
+		roof = cost_attn_decode_s(&c2, 1, 4096.0);
+		big = cost_step_s(&c, &dec) - cost_step_s(&c2, &dec);
+		CHECK_REL(big, 32.0 * (23e-6 - roof), 1e-6, "MI355X, a plain model's decode-only step: the floor in every layer");
+		cost_release(&c);
+		cost_release(&c2);
 	} else {
 		CHECK(0, "cost_init mi355x: %s", e.msg);
 	}
