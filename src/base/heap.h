@@ -44,8 +44,10 @@
 		/* c: o's left child; both children there, then a lone left     \
 		 * child at the array's end */                                   \
 		for (c = z; c + z < end; c = 2 * c + z) {                        \
-			if (before((T *)(b + c + z), (T *)(b + c)))              \
-				c += z;                                          \
+			/* (the lesser child by arithmetic, not a branch: which \
+			 * child is lesser is a coin toss, and a mispredicted   \
+			 * branch a level was most of a pop's time) */          \
+			c += z & ((size_t)0 - (size_t)(before((T *)(b + c + z), (T *)(b + c)) != 0)); \
 			*(T *)(b + o) = *(T *)(b + c);                           \
 			o = c;                                                   \
 		}                                                                \

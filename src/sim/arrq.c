@@ -177,6 +177,15 @@ int arrq_next(struct arrq *q, struct wl_req *out, struct err *e)
 	*out = q->ring[t & ARRQ_MASK];
 	q->c_tail = ++t;
 	atomic_store_explicit(&q->tail, t, memory_order_release);
+	/* the next request's lines (two: 96 bytes a slot), if put: written
+	 * on the producer's core, their loads above were cache misses (at
+	 * DP 64 of the chat load 4 % of the step loop's samples); the next
+	 * take is an event or more away.  A hint: nothing read changes. */
+	if (t != q->c_head) {
+		const char *n = (const char *)&q->ring[t & ARRQ_MASK];
+		__builtin_prefetch(n);
+		__builtin_prefetch(n + sizeof(*q->ring) - 1);
+	}
 	if (t % (ARRQ_SIZE / 2) == 0)
 		ringwake_if(&q->w, &q->tail, &q->prod_waiting, &q->w.room);
 	return 1;

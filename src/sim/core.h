@@ -740,18 +740,23 @@ static inline void rank_load_moved(struct replica *rp)
 }
 
 /* Ask the caches for the first `bytes` of request record r, a line (64
- * bytes) at a time: REQ_HOT_BYTES, the fields a step walks (two lines:
- * records are 8-byte aligned), a walk some requests before it reaches r;
- * sizeof(struct req), every line, ahead of a step's end (step.c
- * step_end_prefetch).  Always written into its caller: a function that
- * only prefetches has no effect GCC sees, and it drops the call (a plain
- * static inline one left no prefetch in the binary). */
+ * bytes) at a time: REQ_HOT_BYTES, the fields a step walks, a walk some
+ * requests before it reaches r; sizeof(struct req), every line, ahead of a
+ * step's end (step.c step_end_prefetch).  Every line the bytes touch:
+ * records are 8-byte aligned (376 bytes in a slab), so most span one line
+ * more than bytes / 64, and a prefetch of r + 64 k for k < bytes / 64
+ * left the last one out -- for a whole record the line of `heaped`,
+ * `heap_fin` and `epoch`, which dec_join reads and writes as a step ends
+ * (at DP 64 a fifth of sched_finish_step's samples).  Always written into
+ * its caller: a function that only prefetches has no effect GCC sees,
+ * and it drops the call (a plain static inline one left no prefetch in
+ * the binary). */
 static SCHED_STEP_INLINE void req_prefetch(const struct req *r, size_t bytes)
 {
-	size_t k;
+	const char *p = (const char *)((uintptr_t)r & ~(uintptr_t)63), *end = (const char *)r + bytes;
 
-	for (k = 0; k < bytes; k += 64)
-		__builtin_prefetch((const char *)r + k);
+	for (; p < end; p += 64)
+		__builtin_prefetch(p);
 }
 /* How many requests ahead a walk asks for one (req_prefetch). */
 #define REQ_PREFETCH_AHEAD 8
@@ -1023,6 +1028,10 @@ int sched_finish_step(struct sim *s, int ri, struct err *e);
 /* The event after this one ends replica ri's step: what it reads is
  * fetched into the cache (a hint; sim.step_prefetch). */
 void sched_step_end_next(const struct sim *s, int ri);
+/* The event after that one ends replica ri's step: the lines of ri's
+ * record that sched_step_end_next and the step's end read first are
+ * fetched (a hint: addresses only, nothing loaded). */
+void sched_step_end_after(const struct sim *s, int ri);
 /* the least ranks for sim.step_prefetch: with fewer, their records stay
  * in the cache (one replica: chat's 130 running records, 49 KB) */
 #define SIM_PREFETCH_RANKS 8
