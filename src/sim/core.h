@@ -1028,10 +1028,6 @@ int sched_finish_step(struct sim *s, int ri, struct err *e);
 /* The event after this one ends replica ri's step: what it reads is
  * fetched into the cache (a hint; sim.step_prefetch). */
 void sched_step_end_next(const struct sim *s, int ri);
-/* The event after that one ends replica ri's step: the lines of ri's
- * record that sched_step_end_next and the step's end read first are
- * fetched (a hint: addresses only, nothing loaded). */
-void sched_step_end_after(const struct sim *s, int ri);
 /* the least ranks for sim.step_prefetch: with fewer, their records stay
  * in the cache (one replica: chat's 130 running records, 49 KB) */
 #define SIM_PREFETCH_RANKS 8

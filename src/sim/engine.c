@@ -688,16 +688,6 @@ static SCHED_STEP_INLINE int next_event(struct sim *s, struct err *e)
 	    s->q.h[0].seq != s->prefetched_seq) {
 		s->prefetched_seq = s->q.h[0].seq;
 		sched_step_end_next(s, s->q.h[0].replica);
-		/* and the replica record of the event after it (the lesser of
-		 * the top's children: a guess, a later push may come first),
-		 * so that the loads above find theirs in the cache next time */
-		if (evq_size(&s->q) > 1) {
-			const struct event *a = &s->q.h[1];
-			if (evq_size(&s->q) > 2 && evq_before(&s->q.h[2], a))
-				a = &s->q.h[2];
-			if (a->kind == EV_STEP_END)
-				sched_step_end_after(s, a->replica);
-		}
 	}
 	s->now = ev.t_ns;
 	s->tot.events++;

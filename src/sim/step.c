@@ -947,27 +947,6 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
 	 * adds its own): not three stores to s->tot per verifying request */
 	uint64_t nverify = 0, drafted = 0, accepted = 0;
 
-	/* the decoders completing at this step (the ring's next bucket,
-	 * their records fetched an event ahead: step_end_prefetch) leave the
-	 * running list and their block class's list below: their
-	 * neighbours' links, in records no step of this replica read since
-	 * (at DP 64 the running list's 8,400 records outgrow the caches, and
-	 * runlist_remove's and sched_dec_leave's stores missed the last
-	 * level), fetched now, while the deliveries and the walk run */
-	if (s->step_prefetch && rp->ring && stepped) {
-		const struct fin_bucket *b = &rp->ring[(uint64_t)(rp->G + 1) & rp->ring_mask];
-		for (i = 0; i < b->n; i++) {
-			const struct req *x = b->e[i].r;
-			if (x->prev)
-				__builtin_prefetch(&x->prev->next);
-			if (x->next)
-				__builtin_prefetch(&x->next->prev);
-			if (x->cprev)
-				__builtin_prefetch(&x->cprev->cnext);
-			if (x->cnext)
-				__builtin_prefetch(&x->cnext->cprev);
-		}
-	}
 	/* the previous step's tokens reach the client now */
 	if ((rc = deliver(s, rp, e, sg)) < 0)
 		return rc;
@@ -1468,44 +1447,9 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 void sched_step_end_next(const struct sim *s, int ri)
 {
 	if (ri < s->nrep) {
-		const struct replica *rp = &s->reps[ri];
-		int32_t c1 = cls_of(s, -(rp->G + 1)), c2 = cls_of(s, -(rp->G + 2));
-		step_end_prefetch(rp);
-		join_prefetch(rp);
-		/* the block classes the step's end reads: the one whose
-		 * blocks fill (register_filled) and the next step's crossing
-		 * one (arrays of their own, one line of each at DP 64 a miss
-		 * per step; their addresses are in the record the event
-		 * before fetched, sched_step_end_after) */
-		__builtin_prefetch(&rp->cls_head[c1]);
-		__builtin_prefetch(&rp->cls_count[c1]);
-		__builtin_prefetch(&rp->cls_lean[c1]);
-		__builtin_prefetch(&rp->cls_head[c2]);
-		__builtin_prefetch(&rp->cls_count[c2]);
-		__builtin_prefetch(&rp->cls_lean[c2]);
+		step_end_prefetch(&s->reps[ri]);
+		join_prefetch(&s->reps[ri]);
 	}
-}
-
-/* Two events ahead (sched_step_end_after): the lines of replica ri's
- * record that sched_step_end_next loads from (nsched and sched, G, the
- * ring, the join notes, the block classes' arrays).  With many replicas
- * (DP 64) the 64 records (4 KiB each) do not stay in the L1 cache between
- * a replica's steps, and those loads stalled on them (a third of its
- * samples).  Only prefetches: no load, so the guess of which event comes
- * after the next costs nothing when wrong. */
-void sched_step_end_after(const struct sim *s, int ri)
-{
-	const struct replica *rp;
-
-	if (ri >= s->nrep)
-		return;
-	rp = &s->reps[ri];
-	__builtin_prefetch(&rp->nsched);
-	__builtin_prefetch(&rp->sched);
-	__builtin_prefetch(&rp->G);
-	__builtin_prefetch(&rp->cls_head);
-	__builtin_prefetch(&rp->ring);
-	__builtin_prefetch(&rp->njoin_fin);
 }
 
 int sched_finish_step(struct sim *s, int ri, struct err *e)
