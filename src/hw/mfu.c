@@ -120,37 +120,47 @@ static double nearest_measured(const struct mfu_grid *g, const struct measured *
 	return bv;
 }
 
+/* The nearest measured cells of column col below and above first index i0
+ * (*a, *b): bit 1 set when there is one below, bit 2 when one above. */
+static unsigned column_bracket(const struct mfu_grid *g, size_t stride, size_t col, size_t i0, size_t *a,
+			       size_t *b)
+{
+	unsigned f = 0;
+
+	for (*a = i0; (*a)-- > 0;)
+		if (!isnan(g->v[*a * stride + col])) {
+			f |= 1;
+			break;
+		}
+	for (*b = i0 + 1; *b < g->len[0]; (*b)++)
+		if (!isnan(g->v[*b * stride + col])) {
+			f |= 2;
+			break;
+		}
+	return f;
+}
+
+/* Column col at first index i0, linear between its measured cells a < i0
+ * < b (column_bracket's). */
+static double column_between(const struct mfu_grid *g, size_t stride, size_t col, size_t i0, size_t a, size_t b)
+{
+	double x = g->axis[0][i0], xa = g->axis[0][a], xb = g->axis[0][b];
+	double w = (x - xa) / (xb - xa);
+
+	return (1 - w) * g->v[a * stride + col] + w * g->v[b * stride + col];
+}
+
 /* Column col's value at first index i0 from its measured cells alone: the
  * measured cell, or the linear interpolation between the nearest measured
  * cells on either side (as grid_fill_holes fills it); NaN outside the
  * column's measured range. */
 static double column_at(const struct mfu_grid *g, size_t stride, size_t col, size_t i0)
 {
-	const double *v = g->v;
 	size_t a, b;
-	double x, xa, xb, w;
 
-	bool fa = false;
-
-	if (!isnan(v[i0 * stride + col]))
-		return v[i0 * stride + col];
-	for (a = i0; a-- > 0;)
-		if (!isnan(v[a * stride + col])) {
-			fa = true;
-			break;
-		}
-	if (!fa)
-		return NAN;
-	for (b = i0 + 1; b < g->len[0]; b++)
-		if (!isnan(v[b * stride + col]))
-			break;
-	if (b == g->len[0])
-		return NAN;
-	x = g->axis[0][i0];
-	xa = g->axis[0][a];
-	xb = g->axis[0][b];
-	w = (x - xa) / (xb - xa);
-	return (1 - w) * v[a * stride + col] + w * v[b * stride + col];
+	if (!isnan(g->v[i0 * stride + col]))
+		return g->v[i0 * stride + col];
+	return column_bracket(g, stride, col, i0, &a, &b) == 3 ? column_between(g, stride, col, i0, a, b) : NAN;
 }
 
 /* A GEMM cell above its column's last measured m (3-D grid: log m, log n,
@@ -219,21 +229,10 @@ static void grid_fill_holes(struct mfu_grid *g, size_t total, bool tuned)
 		filled[i] = g->v[i];
 		if (isnan(g->v[i])) {
 			size_t i0 = i / stride, col = i % stride, a, b;
-			bool fa = false, fb = false;
-			for (a = i0; a-- > 0;)
-				if (!isnan(g->v[a * stride + col])) {
-					fa = true;
-					break;
-				}
-			for (b = i0 + 1; b < g->len[0]; b++)
-				if (!isnan(g->v[b * stride + col])) {
-					fb = true;
-					break;
-				}
+			unsigned f = column_bracket(g, stride, col, i0, &a, &b);
+			bool fa = f & 1, fb = f & 2;
 			if (fa && fb) {
-				double x = g->axis[0][i0], xa = g->axis[0][a], xb = g->axis[0][b];
-				double w = (x - xa) / (xb - xa);
-				filled[i] = (1 - w) * g->v[a * stride + col] + w * g->v[b * stride + col];
+				filled[i] = column_between(g, stride, col, i0, a, b);
 				holes = 1;
 				continue;
 			}
@@ -790,16 +789,6 @@ void mfu_release(struct mfu_tables *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static double clamp_mfu(double lv, double dflt)
-{
-	double v;
-
-	if (isnan(lv))
-		return dflt;
-	v = exp(lv);
-	return v > 1.0 ? 1.0 : v;
-}
-
 double mfu_gemm(const struct mfu_tables *t, enum dtype dt, double m, double n, double k)
 {
 	double x[3];
@@ -811,7 +800,7 @@ double mfu_gemm(const struct mfu_tables *t, enum dtype dt, double m, double n, d
 	x[0] = log(m);
 	x[1] = log(n);
 	x[2] = log(k);
-	return clamp_mfu(mfu_grid_eval(&t->gemm[dt], x, t->nearest), MFU_DEFAULT_GEMM);
+	return mfu_clamp(mfu_grid_eval(&t->gemm[dt], x, t->nearest), MFU_DEFAULT_GEMM);
 }
 
 void mfu_gemm_col_init(const struct mfu_tables *t, enum dtype dt, double n, double k,
@@ -845,7 +834,7 @@ double mfu_gemm_col_eval(const struct mfu_gemm_col *col, double m)
 	w[2] = col->w[2];
 	pos[1] = col->pos[1];
 	pos[2] = col->pos[2];
-	return clamp_mfu(grid_eval_at(col->g, lo, w, pos, col->t->nearest), MFU_DEFAULT_GEMM);
+	return mfu_clamp(grid_eval_at(col->g, lo, w, pos, col->t->nearest), MFU_DEFAULT_GEMM);
 }
 
 /* An own (gpu_spec.measured) head configuration that is not the exact one
@@ -1177,7 +1166,7 @@ double mfu_attn_eval_log(const struct mfu_tables *t, const struct mfu_attn_cfg *
 		return dflt;
 	x[0] = log_batch;
 	x[1] = log_len;
-	return clamp_mfu(mfu_grid_eval(&c->g, x, t->nearest), dflt);
+	return mfu_clamp(mfu_grid_eval(&c->g, x, t->nearest), dflt);
 }
 
 void mfu_attn_col_init(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
@@ -1210,7 +1199,7 @@ double mfu_attn_col_eval(struct mfu_attn_col *col, double log_len)
 	pos[1] = (double)lo[1] + w[1];
 	if (col->g->len[1] == 1)
 		pos[1] = 0;
-	return clamp_mfu(grid_eval_at(col->g, lo, w, pos, col->t->nearest),
+	return mfu_clamp(grid_eval_at(col->g, lo, w, pos, col->t->nearest),
 			 col->prefill ? MFU_DEFAULT_ATTN_PREFILL : MFU_DEFAULT_ATTN_DECODE);
 }
 
@@ -1286,6 +1275,6 @@ double mfu_row_eval(const struct mfu_row *row, double log_len)
 		return row->dflt;
 	axis_bracket(row->axis, row->len, log_len, &lo, &w);
 	if (row->len == 1)
-		return clamp_mfu(row->v[0], row->dflt);
-	return clamp_mfu((1 - w) * row->v[lo] + w * row->v[lo + 1], row->dflt);
+		return mfu_clamp(row->v[0], row->dflt);
+	return mfu_clamp((1 - w) * row->v[lo] + w * row->v[lo + 1], row->dflt);
 }

@@ -250,6 +250,17 @@ void mfu_attn_row(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool
 		  double log_batch, struct mfu_row *row);
 void mfu_row_release(struct mfu_row *row);
 /* MFU at log_len (held at the ends of the axis). */
+/* A table value lv (log MFU) as a utilisation: dflt where the table has
+ * none (NaN), at most 1. */
+static inline double mfu_clamp(double lv, double dflt)
+{
+	double v;
+
+	if (isnan(lv))
+		return dflt;
+	v = exp(lv);
+	return v > 1.0 ? 1.0 : v;
+}
 double mfu_row_eval(const struct mfu_row *row, double log_len);
 /* The same value, bit for bit, looked up first at *hint (an axis index,
  * 0 at first), which it updates: a caller whose lengths move slowly (a
@@ -260,7 +271,7 @@ static inline double mfu_row_eval_hint(const struct mfu_row *row, double log_len
 {
 	const double *a = row->axis;
 	size_t i = *hint, n = row->len, lo;
-	double w, lv, v;
+	double w;
 
 	if (!row->v || n == 1 || log_len <= a[0] || log_len >= a[n - 1])
 		return mfu_row_eval(row, log_len); /* held at an end */
@@ -275,12 +286,7 @@ static inline double mfu_row_eval_hint(const struct mfu_row *row, double log_len
 		lo = i - 1;
 		w = (log_len - a[i - 1]) / (a[i] - a[i - 1]);
 	}
-	/* mfu.c's clamp_mfu */
-	lv = (1 - w) * row->v[lo] + w * row->v[lo + 1];
-	if (isnan(lv))
-		return row->dflt;
-	v = exp(lv);
-	return v > 1.0 ? 1.0 : v;
+	return mfu_clamp((1 - w) * row->v[lo] + w * row->v[lo + 1], row->dflt);
 }
 /* Seconds for one all-reduce of `elems` bf16 elements over n GPUs, or a
  * negative value when no table covers n. */

@@ -743,7 +743,7 @@ static inline void rank_load_moved(struct replica *rp)
  * bytes) at a time: REQ_HOT_BYTES, the fields a step walks, a walk some
  * requests before it reaches r; sizeof(struct req), every line, ahead of a
  * step's end (step.c step_end_prefetch).  Every line the bytes touch:
- * records are 8-byte aligned (376 bytes in a slab), so most span one line
+ * records are 8-byte aligned (400 bytes in a slab), so most span one line
  * more than bytes / 64, and a prefetch of r + 64 k for k < bytes / 64
  * left the last one out -- for a whole record the line of `heaped`,
  * `heap_fin` and `epoch`, which dec_join reads and writes as a step ends
