@@ -13,7 +13,21 @@
  * per GPU (DeepEP README): bandwidths scale with the GPU's NIC. */
 #define COMM_DEEPEP_NIC_BPS 50e9
 
-/* DIR/comm/nccl.csv into t->nccl (comm_table_load). */
+/* The series of (gpu, op, n), or NULL. */
+static const struct comm_nccl_series *find_series(const struct comm_table *t, const char *gpu, enum comm_coll op,
+						  int n)
+{
+	int i;
+
+	for (i = 0; i < t->ns; i++) {
+		const struct comm_nccl_series *sr = &t->series[i];
+		if (sr->op == op && sr->gpus == n && strcmp(t->nccl[sr->first].gpu, gpu) == 0)
+			return sr;
+	}
+	return NULL;
+}
+
+/* DIR/comm/nccl.csv into t->nccl and t->series (comm_table_load). */
 static int nccl_load(const char *data_dir, struct comm_table *t, struct err *e)
 {
 	static const char *const cols[] = {"gpu", "op", "gpus", "bytes", "latency_us", NULL};
@@ -53,12 +67,22 @@ static int nccl_load(const char *data_dir, struct comm_table *t, struct err *e)
 		}
 		r->gpus = (int)n;
 		prev = t->nn > 0 ? &t->nccl[t->nn - 1] : NULL;
-		if (prev && strcmp(prev->gpu, r->gpu) == 0 && prev->op == r->op && prev->gpus == r->gpus &&
-		    !(r->bytes > prev->bytes)) {
-			rc = err_set(e, SS_EDATA,
-				     "%s:%zu: bytes must grow within a (gpu, op, gpus) series, got %.0f after %.0f",
-				     path, csv_lineno(c), r->bytes, prev->bytes);
-			goto out;
+		if (prev && strcmp(prev->gpu, r->gpu) == 0 && prev->op == r->op && prev->gpus == r->gpus) {
+			if (!(r->bytes > prev->bytes)) {
+				rc = err_set(e, SS_EDATA,
+					     "%s:%zu: bytes must grow within a (gpu, op, gpus) series, got %.0f after %.0f",
+					     path, csv_lineno(c), r->bytes, prev->bytes);
+				goto out;
+			}
+			t->series[t->ns - 1].count++;
+		} else {
+			if (find_series(t, r->gpu, r->op, r->gpus)) {
+				rc = err_set(e, SS_EDATA,
+					     "%s:%zu: the rows of series (%s, %s, %d) must be together, found another series' rows between them",
+					     path, csv_lineno(c), r->gpu, op, r->gpus);
+				goto out;
+			}
+			t->series[t->ns++] = (struct comm_nccl_series){r->op, r->gpus, t->nn, 1};
 		}
 		t->nn++;
 	}
@@ -69,27 +93,29 @@ out:
 
 double comm_nccl_s(const struct comm_table *t, const char *gpu, enum comm_coll op, int n, double bytes)
 {
-	const struct comm_nccl_row *lo = NULL, *hi = NULL, *first = NULL, *last = NULL;
-	int i;
+	const struct comm_nccl_series *sr = find_series(t, gpu, op, n);
+	const struct comm_nccl_row *row, *lo, *hi;
+	int a, b;
 
-	for (i = 0; i < t->nn; i++) {
-		const struct comm_nccl_row *r = &t->nccl[i];
-		if (r->op != op || r->gpus != n || strcmp(r->gpu, gpu) != 0)
-			continue;
-		if (!first)
-			first = r;
-		last = r;
-		if (r->bytes <= bytes)
-			lo = r;
-		else if (!hi)
-			hi = r;
-	}
-	if (!first)
+	if (!sr)
 		return -1;
-	if (!lo) /* below the smallest message: its latency, the floor */
-		return first->us * 1e-6;
-	if (!hi) /* past the largest: bandwidth-bound, in proportion */
-		return last->us * 1e-6 * bytes / last->bytes;
+	row = &t->nccl[sr->first];
+	if (!(row[0].bytes <= bytes)) /* below the smallest message: its latency, the floor */
+		return row[0].us * 1e-6;
+	if (row[sr->count - 1].bytes <= bytes) /* past the largest: bandwidth-bound, in proportion */
+		return row[sr->count - 1].us * 1e-6 * bytes / row[sr->count - 1].bytes;
+	/* row[a].bytes <= bytes < row[b].bytes, b = a + 1 at the end */
+	a = 0;
+	b = sr->count - 1;
+	while (b - a > 1) {
+		int m = (a + b) / 2;
+		if (row[m].bytes <= bytes)
+			a = m;
+		else
+			b = m;
+	}
+	lo = &row[a];
+	hi = &row[b];
 	return exp(log(lo->us) + (log(hi->us) - log(lo->us)) * (log(bytes) - log(lo->bytes)) /
 					 (log(hi->bytes) - log(lo->bytes))) *
 	       1e-6;

@@ -61,6 +61,12 @@ struct comm_nccl_row {
 	double bytes, us;
 };
 
+/* One (gpu, op, gpus) series of nccl.csv: rows nccl[first, first + count). */
+struct comm_nccl_series {
+	enum comm_coll op;    /* its GPU: nccl[first].gpu */
+	int gpus, first, count;
+};
+
 #define COMM_MAX_ROWS 64
 #define COMM_MAX_NCCL 512
 struct comm_table {
@@ -68,10 +74,16 @@ struct comm_table {
 	int n;
 	struct comm_nccl_row nccl[COMM_MAX_NCCL]; /* by (gpu, op, gpus), bytes ascending */
 	int nn;
+	/* the series, each a contiguous run of nccl[] (comm_nccl_s looks a
+	 * series up here, then its bytes within it: ~30 compares a call where
+	 * a scan of every row took ~2,000 instructions) */
+	struct comm_nccl_series series[COMM_MAX_NCCL];
+	int ns;
 };
 
 /* Read DIR/comm/deepep.csv and DIR/comm/nccl.csv (SS_EDATA naming file:line
- * on a bad row, or on nccl.csv rows of one series out of byte order). */
+ * on a bad row, on nccl.csv rows of one series out of byte order, or on a
+ * series whose rows are not all together). */
 int comm_table_load(const char *data_dir, struct comm_table *t, struct err *e);
 /* Seconds of one NCCL all-gather or reduce-scatter of `bytes` (the whole
  * buffer) over n GPUs of the GPU whose kernel tables are named `gpu`, from

@@ -1668,6 +1668,9 @@ static void test_comm_nccl_bad(void)
 		{"gpu,op,gpus,bytes,latency_us\nh200_sxm,all_gather,8,2048,10\nh200_sxm,all_gather,8,1024,9\n",
 		 "nccl.csv:3: bytes must grow"},
 		{"gpu,op,gpus,bytes,latency_us\nh200_sxm,all_gather,1,1024,10\n", "nccl.csv:2: gpus must be"},
+		{"gpu,op,gpus,bytes,latency_us\nh200_sxm,all_gather,8,1024,10\nh200_sxm,all_gather,4,1024,9\n"
+		 "h200_sxm,all_gather,8,2048,11\n",
+		 "nccl.csv:4: the rows of series (h200_sxm, all_gather, 8) must be together"},
 	};
 	char dir[] = "/tmp/servesim-test-nccl-XXXXXX", path[256], cmd[2400];
 	struct comm_table *t = calloc(1, sizeof(*t));
@@ -1705,6 +1708,53 @@ static void test_comm_nccl_bad(void)
  * tokens x 7168 x bf16 = 1,835,008 bytes over 8 GPUs lies between the
  * 1,048,576- and 2,097,152-byte points, all_gather 16.96 / 24.28 us and
  * reduce_scatter 14.41 / 19.71 us, interpolated in log-log. */
+/* comm_nccl_s by a scan of every row (the lookup before the series index):
+ * the last row of the series at or under `bytes`, the first over it. */
+static double nccl_scan_s(const struct comm_table *t, const char *gpu, enum comm_coll op, int n, double bytes)
+{
+	const struct comm_nccl_row *lo = NULL, *hi = NULL, *first = NULL, *last = NULL;
+	int i;
+
+	for (i = 0; i < t->nn; i++) {
+		const struct comm_nccl_row *r = &t->nccl[i];
+		if (r->op != op || r->gpus != n || strcmp(r->gpu, gpu) != 0)
+			continue;
+		if (!first)
+			first = r;
+		last = r;
+		if (r->bytes <= bytes)
+			lo = r;
+		else if (!hi)
+			hi = r;
+	}
+	if (!first)
+		return -1;
+	if (!lo)
+		return first->us * 1e-6;
+	if (!hi)
+		return last->us * 1e-6 * bytes / last->bytes;
+	return exp(log(lo->us) + (log(hi->us) - log(lo->us)) * (log(bytes) - log(lo->bytes)) /
+					 (log(hi->bytes) - log(lo->bytes))) *
+	       1e-6;
+}
+
+/* The series lookup gives the scan's value, bit for bit, at every row's
+ * bytes, between rows, below the first and past the last of each series. */
+static void test_comm_nccl_series(const struct comm_table *t)
+{
+	int i, bad = 0, n = 0;
+
+	for (i = 0; i < t->nn; i++) {
+		const struct comm_nccl_row *r = &t->nccl[i];
+		double xs[] = {r->bytes, r->bytes * 0.999, r->bytes * 1.37, r->bytes * 0.5, r->bytes * 3.0};
+		size_t k;
+		for (k = 0; k < sizeof(xs) / sizeof(xs[0]); k++, n++)
+			bad += comm_nccl_s(t, r->gpu, r->op, r->gpus, xs[k]) != nccl_scan_s(t, r->gpu, r->op, r->gpus, xs[k]);
+	}
+	CHECK(bad == 0 && n >= 1500, "series lookup = scan of every row on %d lookups (%d differ)", n, bad);
+	CHECK(t->ns >= 15, "nccl series indexed (%d)", t->ns);
+}
+
 static void test_comm_nccl(const struct comm_table *t, const struct gpu_spec *h, const struct comm_place *one)
 {
 	const struct gpu_spec *h800 = gpu("h800"), *gb = gpu("gb200");
@@ -1772,6 +1822,7 @@ static void test_comm(void)
 	CHECK(pl.pp_cross && comm_send_s(&pl, 1e6) > comm_send_s(&one, 1e6),
 	      "PP 2 x TP 8: the stage boundary crosses nodes and the send is slower");
 	test_comm_nccl(&t, h, &one);
+	test_comm_nccl_series(&t);
 }
 
 /* Speculative decoding (issue 11): one request, prompt 100, output 41,
