@@ -572,6 +572,12 @@ struct sim {
 	uint8_t *stage;
 	int32_t *rec_id; /* request id, -1 past INT32_MAX (sim_per_request) */
 	size_t nrec, cap_rec;
+	/* the requests the workload is expected to bring (0: not known): the
+	 * record and arrival arrays take room for them at their first use,
+	 * rather than doubling from 4,096 on the consumer's thread (each
+	 * doubling copied the arrays and unmapped the old ones while the
+	 * step loop waited on the full sink ring) */
+	size_t rec_hint;
 	/* past LOGHIST_EXACT_MAX completions (unless cfg.exact_percentiles)
 	 * the five arrays above are folded into histograms, [stage * 5 +
 	 * metric], and later completions go there only; else NULL */

@@ -538,6 +538,10 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		return rc;
 	}
 	s->closed = wl_gen_closed_loop(s->gen);
+	{
+		double n = wl_spec_expected_requests(wl);
+		s->rec_hint = n > 0 && n < 1e15 ? (size_t)n : 0;
+	}
 	s->flow_off = s->flow_off || s->closed;
 	s->nstages = wl->nstages > 0 ? (int)wl->nstages : 1;
 	if (s->closed) {

@@ -108,7 +108,9 @@ void flow_arrive(struct sim *s, int stage, int64_t arrival_ns)
 		return;
 	}
 	if (s->narr == s->cap_arr) {
-		s->cap_arr = s->cap_arr ? 2 * s->cap_arr : 4096;
+		/* room for the expected arrivals at first (records.c) */
+		size_t c = s->rec_hint < SIM_FLOW_KEEP_MAX ? s->rec_hint : SIM_FLOW_KEEP_MAX;
+		s->cap_arr = s->cap_arr ? 2 * s->cap_arr : c > 4096 ? c : 4096;
 		s->arr_s = xreallocarray(s->arr_s, s->cap_arr, sizeof(double));
 		if (s->flow_byid) {
 			s->arr_ttft = xreallocarray(s->arr_ttft, s->cap_arr, sizeof(float));

@@ -131,6 +131,18 @@ struct rec_vals {
 
 enum { RECORDS_SINK_KEEP = 1, RECORDS_SINK_ARRIVE = 2 };
 
+/* The record arrays' first room: the expected requests (rec_hint) up to
+ * the count at which they are folded into histograms, at least 4,096.
+ * The arrays' sizes move no value: only when they are grown. */
+static size_t records_first_cap(const struct sim *s)
+{
+	size_t lim = s->cfg.exact_max ? s->cfg.exact_max : LOGHIST_EXACT_MAX;
+
+	if (!s->cfg.exact_percentiles && s->rec_hint > lim)
+		return lim + 1;
+	return s->rec_hint > 4096 ? s->rec_hint : 4096;
+}
+
 /* The completion v kept: its client times, flow, arrays and stage sums;
  * *ttft_o, *e2e_o, *itl_o and *queue_o its CSV row's figures. */
 static void keep_vals(struct sim *s, const struct rec_vals *v, double *ttft_o, double *e2e_o, double *itl_o,
@@ -148,7 +160,7 @@ static void keep_vals(struct sim *s, const struct rec_vals *v, double *ttft_o, d
 	itl = v->output > 1 ? (e2e - ttft) / (double)(v->output - 1) : NAN;
 	flow_complete(s, v->id, (int)v->stage, v->arrival_ns, ttft, e2e);
 	if (i == s->cap_rec) {
-		size_t c = s->cap_rec ? s->cap_rec * 2 : 4096;
+		size_t c = s->cap_rec ? s->cap_rec * 2 : records_first_cap(s);
 		if (s->keep_raw && !s->hist) {
 			s->raw_first = xreallocarray(s->raw_first, c, sizeof(int64_t));
 			s->raw_last = xreallocarray(s->raw_last, c, sizeof(int64_t));
