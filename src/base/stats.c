@@ -45,39 +45,16 @@ static inline uint32_t key_at(const uint32_t *a, size_t i)
 
 #define SORT_BITS 11
 #define SORT_BINS (1u << SORT_BITS)
-static void sort_floats(float *x, size_t n, uint32_t *scratch)
+/* The radix passes over keys[0..n) (n >= 64) whose digits are counted in
+ * count; the floats sorted in keys' memory at the end.  scratch: room for
+ * n (NULL: its own). */
+static void sort_keys(uint32_t *keys, size_t n, size_t count[3][SORT_BINS], uint32_t *scratch)
 {
-	uint32_t *tmp, *src, *dst, *keys = (uint32_t *)(void *)x;
-	size_t count[3][SORT_BINS], i;
+	uint32_t *tmp, *src, *dst;
+	size_t i;
 	int pass, todo[3], ntodo = 0, t;
 	uint32_t b;
 
-	if (n < 64) {
-		for (i = 1; i < n; i++) { /* insertion sort */
-			float v = x[i];
-			size_t j = i;
-			while (j > 0 && x[j - 1] > v) {
-				x[j] = x[j - 1];
-				j--;
-			}
-			x[j] = v;
-		}
-		return;
-	}
-	/* the keys overwrite the floats: x is read and written through
-	 * uint32_t from here on (memcpy keeps the accesses defined), and the
-	 * last pass writes floats again */
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < n; i++) {
-		float f;
-		uint32_t k;
-		memcpy(&f, &x[i], sizeof(f));
-		k = fkey(f);
-		memcpy(&keys[i], &k, sizeof(k));
-		count[0][k & (SORT_BINS - 1)]++;
-		count[1][(k >> SORT_BITS) & (SORT_BINS - 1)]++;
-		count[2][k >> (2 * SORT_BITS)]++;
-	}
 	for (pass = 0; pass < 3; pass++) {
 		size_t sum = 0, *c = count[pass];
 		if (c[(key_at(keys, 0) >> (SORT_BITS * pass)) & (SORT_BINS - 1)] == n)
@@ -116,10 +93,44 @@ static void sort_floats(float *x, size_t n, uint32_t *scratch)
 			memcpy(&keys[i], &f, sizeof(f));
 		}
 	} else if (src == tmp) {
-		memcpy(x, tmp, n * sizeof(float));
+		memcpy(keys, tmp, n * sizeof(float));
 	}
 	if (tmp != scratch)
 		free(tmp);
+}
+
+static void sort_floats(float *x, size_t n, uint32_t *scratch)
+{
+	uint32_t *keys = (uint32_t *)(void *)x;
+	size_t count[3][SORT_BINS], i;
+
+	if (n < 64) {
+		for (i = 1; i < n; i++) { /* insertion sort */
+			float v = x[i];
+			size_t j = i;
+			while (j > 0 && x[j - 1] > v) {
+				x[j] = x[j - 1];
+				j--;
+			}
+			x[j] = v;
+		}
+		return;
+	}
+	/* the keys overwrite the floats: x is read and written through
+	 * uint32_t from here on (memcpy keeps the accesses defined), and the
+	 * last pass writes floats again */
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++) {
+		float f;
+		uint32_t k;
+		memcpy(&f, &x[i], sizeof(f));
+		k = fkey(f);
+		memcpy(&keys[i], &k, sizeof(k));
+		count[0][k & (SORT_BINS - 1)]++;
+		count[1][(k >> SORT_BITS) & (SORT_BINS - 1)]++;
+		count[2][k >> (2 * SORT_BITS)]++;
+	}
+	sort_keys(keys, n, count, scratch);
 }
 
 double stats_percentile_sorted(const float *x, size_t n, double p)
@@ -142,16 +153,13 @@ void stats_summarise(float *x, size_t n, struct dist_summary *o)
 	stats_summarise_scratch(x, n, NULL, o);
 }
 
-void stats_summarise_scratch(float *x, size_t n, uint32_t *scratch, struct dist_summary *o)
+/* o's figures from the sorted x[0..n), n > 0. */
+static void summarise_sorted(const float *x, size_t n, struct dist_summary *o)
 {
 	double s = 0;
 	size_t i;
 
-	memset(o, 0, sizeof(*o));
 	o->n = n;
-	if (n == 0)
-		return;
-	sort_floats(x, n, scratch);
 	for (i = 0; i < n; i++)
 		s += x[i];
 	o->mean = s / (double)n;
@@ -164,6 +172,50 @@ void stats_summarise_scratch(float *x, size_t n, uint32_t *scratch, struct dist_
 	o->p95 = stats_percentile_sorted(x, n, 0.95);
 	o->p99 = stats_percentile_sorted(x, n, 0.99);
 	o->max = x[n - 1];
+}
+
+void stats_summarise_scratch(float *x, size_t n, uint32_t *scratch, struct dist_summary *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (n == 0)
+		return;
+	sort_floats(x, n, scratch);
+	summarise_sorted(x, n, o);
+}
+
+void stats_summarise_where(const float *x, size_t n, const uint8_t *sel, int want, float *buf, uint32_t *scratch,
+			   struct dist_summary *o)
+{
+	uint32_t *keys = (uint32_t *)(void *)buf;
+	size_t count[3][SORT_BINS], i, m = 0;
+
+	memset(o, 0, sizeof(*o));
+	memset(count, 0, sizeof(count));
+	/* the gather is the sort's first pass: each value kept goes into
+	 * buf as its key, its digits counted */
+	for (i = 0; i < n; i++) {
+		float f = x[i];
+		uint32_t k;
+		if ((sel && sel[i] != want) || isnan(f))
+			continue;
+		k = fkey(f);
+		memcpy(&keys[m++], &k, sizeof(k));
+		count[0][k & (SORT_BINS - 1)]++;
+		count[1][(k >> SORT_BITS) & (SORT_BINS - 1)]++;
+		count[2][k >> (2 * SORT_BITS)]++;
+	}
+	if (m == 0)
+		return;
+	if (m < 64) { /* (the floats back, sorted by insertion) */
+		for (i = 0; i < m; i++) {
+			float f = funkey(key_at(keys, i));
+			memcpy(&keys[i], &f, sizeof(f));
+		}
+		sort_floats(buf, m, scratch);
+	} else {
+		sort_keys(keys, m, count, scratch);
+	}
+	summarise_sorted(buf, m, o);
 }
 
 double stats_percentile_order(uint64_t n, double p, double last,

@@ -11,16 +11,6 @@
 #include "core.h"
 #include "sim/records.h"
 
-static size_t gather(const struct sim *s, const float *src, int stage, float *dst)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->nrec; i++)
-		if ((stage < 0 || s->stage[i] == stage) && !isnan(src[i]))
-			dst[n++] = src[i];
-	return n;
-}
-
 /* The five summaries from the histograms of one stage, or all merged. */
 static void summary_hist(const struct sim *s, int stage, struct metric_set *o)
 {
@@ -154,9 +144,10 @@ struct sum_job {
 
 static void sum_one(const struct sum_job *j)
 {
-	size_t n = gather(j->s, j->src, j->stage, j->buf);
-
-	stats_summarise_scratch(j->buf, n, j->scratch, j->out);
+	/* src's values of the stage, NaNs left out, gathered as the sort
+	 * reads them */
+	stats_summarise_where(j->src, j->s->nrec, j->stage < 0 ? NULL : j->s->stage, j->stage, j->buf, j->scratch,
+			      j->out);
 }
 
 /* The second thread's work: the first thread's buffers mapped (prefault,
