@@ -270,7 +270,8 @@ static int compare_requests(const struct experiment *x, const struct model_cfg *
  * (after the first warmup_requests in issue order).  TPOT per request =
  * (E2E - TTFT)/(output - 1), as vLLM, SGLang and genai-perf compute it. */
 static int compare_closed(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
-			  struct sim *sim, struct eval_row *rows, size_t cap, size_t *nrows)
+			  struct sim *sim, const struct metric_set *whole, struct eval_row *rows, size_t cap,
+			  size_t *nrows)
 {
 	struct eval_row *r;
 	struct metric_set p;
@@ -288,7 +289,12 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 		r->meas[k] = x->stages[0].v[k];
 		r->pred[k] = NAN;
 	}
-	sim_summary_core(sim, -1, &p);
+	/* the whole run's summary: sim's, or as another run of the same
+	 * simulation summed it up (eval_experiment_from; no warm-up) */
+	if (sim)
+		sim_summary_core(sim, -1, &p);
+	else
+		p = *whole;
 	if (x->warmup_requests > 0) {
 		/* means over the requests after the warm-up, by request id */
 		size_t n = (size_t)x->wl.num_requests, i, cnt = 0;
@@ -326,9 +332,8 @@ static int compare_closed(const struct experiment *x, const struct model_cfg *m,
 /* r->no_pred when r has no prediction (neither a TTFT nor an E2E mean):
  * what the simulation completed of what arrived and why the rest was
  * rejected, so that a '-' in the table says why. */
-static void row_no_pred(struct eval_row *r, const struct sim *s, const struct sim_cfg *cfg, int64_t warmup)
+static void row_no_pred(struct eval_row *r, const struct sim_totals *t, int64_t max_model_len, int64_t warmup)
 {
-	const struct sim_totals *t = sim_totals(s);
 	size_t n = sizeof(r->no_pred), l;
 
 	r->no_pred[0] = '\0';
@@ -344,7 +349,7 @@ static void row_no_pred(struct eval_row *r, const struct sim *s, const struct si
 	l = strlen(r->no_pred);
 	if (t->rejected[REJ_TOO_LONG])
 		snprintf(r->no_pred + l, n - l, "; %llu rejected as longer than max_model_len %lld",
-			 (unsigned long long)t->rejected[REJ_TOO_LONG], (long long)cfg->max_model_len);
+			 (unsigned long long)t->rejected[REJ_TOO_LONG], (long long)max_model_len);
 	l = strlen(r->no_pred);
 	if (t->rejected[REJ_KV_CAPACITY])
 		snprintf(r->no_pred + l, n - l, "; %llu rejected as needing more KV than the cache holds",
@@ -369,15 +374,22 @@ static void rows_fit_group(const struct scenario *sc, struct eval_row *rows, siz
 	}
 }
 
-int eval_experiment(const struct experiment *x, const struct model_cfg *m,
-		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
-		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e)
+/* Whether x's rows read of its simulation only what eval_outcome holds. */
+static bool outcome_enough(const struct experiment *x)
+{
+	return x->kind == EXP_CLOSED && x->warmup_requests <= 0;
+}
+
+int eval_experiment_keep(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
+			 const struct eval_opts *o, const char *data_dir, struct eval_row *rows, size_t cap,
+			 size_t *nrows, struct err *e, struct eval_outcome *oc, bool *kept)
 {
 	struct scenario sc;
 	struct scenario_state st;
 	size_t i, first = *nrows;
 	int rc, k;
 
+	*kept = false;
 	experiment_scenario(x, m, g, o, &sc);
 	if ((rc = scenario_prepare(&sc, data_dir, &st, e)) < 0) {
 		err_prefix(e, "%s", x->name);
@@ -388,11 +400,22 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		return rc;
 	}
 	if (x->kind == EXP_REQUESTS || x->kind == EXP_CLOSED) {
-		rc = x->kind == EXP_CLOSED ? compare_closed(x, m, g, st.sim, rows, cap, nrows)
+		struct metric_set whole;
+		/* (summed up once: what eval_experiment_from's rows read) */
+		if (outcome_enough(x))
+			sim_summary_core(st.sim, -1, &whole);
+		rc = x->kind == EXP_CLOSED ? compare_closed(x, m, g, outcome_enough(x) ? NULL : st.sim, &whole,
+							    rows, cap, nrows)
 					   : compare_requests(x, m, g, st.sim, rows, cap, nrows);
 		rows_fit_group(&sc, rows + first, *nrows - first);
 		for (i = first; i < *nrows; i++)
-			row_no_pred(&rows[i], st.sim, &st.sc, x->warmup_requests);
+			row_no_pred(&rows[i], sim_totals(st.sim), st.sc.max_model_len, x->warmup_requests);
+		if (rc == 0 && oc && outcome_enough(x)) {
+			oc->p = whole;
+			oc->t = *sim_totals(st.sim);
+			oc->max_model_len = st.sc.max_model_len;
+			*kept = true;
+		}
 		scenario_release(&st);
 		return rc;
 	}
@@ -426,9 +449,33 @@ int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 	}
 	rows_fit_group(&sc, rows + first, *nrows - first);
 	for (i = first; i < *nrows; i++)
-		row_no_pred(&rows[i], st.sim, &st.sc, 0);
+		row_no_pred(&rows[i], sim_totals(st.sim), st.sc.max_model_len, 0);
 	scenario_release(&st);
 	return 0;
+}
+
+int eval_experiment(const struct experiment *x, const struct model_cfg *m,
+		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
+		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e)
+{
+	bool kept;
+
+	return eval_experiment_keep(x, m, g, o, data_dir, rows, cap, nrows, e, NULL, &kept);
+}
+
+void eval_experiment_from(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
+			  const struct eval_opts *o, const struct eval_outcome *oc, struct eval_row *rows,
+			  size_t cap, size_t *nrows)
+{
+	struct scenario sc;
+	size_t i, first = *nrows;
+
+	/* (the scenario for the host row its terms came from: no tables) */
+	experiment_scenario(x, m, g, o, &sc);
+	(void)compare_closed(x, m, g, NULL, &oc->p, rows, cap, nrows);
+	rows_fit_group(&sc, rows + first, *nrows - first);
+	for (i = first; i < *nrows; i++)
+		row_no_pred(&rows[i], &oc->t, oc->max_model_len, x->warmup_requests);
 }
 
 /* The most rows eval_experiment can append for x. */
@@ -453,17 +500,42 @@ static void run_job(void *arg, size_t i)
 	struct eval_job *j = &q->jobs[i];
 	size_t cap = eval_rows_bound(j->x);
 
+	/* (a job taking an earlier job's outcome waits for it: eval_run_jobs) */
+	if (j->from != 0 && j->from != EVAL_FROM_OC)
+		return;
 	j->rows = xcalloc(cap ? cap : 1, sizeof(*j->rows));
 	j->nrows = 0;
 	err_clear(&j->e);
-	j->rc = eval_experiment(j->x, j->m, j->g, &j->o, q->data_dir, j->rows, cap, &j->nrows, &j->e);
+	j->kept = false;
+	if (j->from == EVAL_FROM_OC) {
+		j->rc = 0;
+		eval_experiment_from(j->x, j->m, j->g, &j->o, &j->oc, j->rows, cap, &j->nrows);
+		return;
+	}
+	j->rc = eval_experiment_keep(j->x, j->m, j->g, &j->o, q->data_dir, j->rows, cap, &j->nrows, &j->e,
+				     j->keep ? &j->oc : NULL, &j->kept);
 }
 
 void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *data_dir)
 {
 	struct job_ctx q = { jobs, data_dir };
+	size_t i;
 
 	pfor_run(n, threads, run_job, &q);
+	/* the jobs whose simulation an earlier one ran: its outcome, or their
+	 * own run where it kept none (its run failed: theirs says why in
+	 * their own words) */
+	for (i = 0; i < n; i++) {
+		struct eval_job *j = &jobs[i];
+		const struct eval_job *lead;
+		if (j->from == 0 || j->from == EVAL_FROM_OC)
+			continue;
+		lead = &jobs[j->from - 1];
+		j->from = lead->kept ? EVAL_FROM_OC : 0;
+		if (lead->kept)
+			j->oc = lead->oc;
+		run_job(&q, i);
+	}
 }
 
 static int cmp_d(const void *a, const void *b)

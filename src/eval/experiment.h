@@ -14,6 +14,7 @@
 #include "engine/scenario.h"
 #include "model/model.h"
 #include "workload/workload.h"
+#include "sim/sim.h"
 
 struct eval_opts {
 	unsigned tier0_off;
@@ -238,9 +239,36 @@ void skip_reason_norm(const char *msg, char *out, size_t n);
 int eval_experiment(const struct experiment *x, const struct model_cfg *m,
 		    const struct gpu_spec *g, const struct eval_opts *o, const char *data_dir,
 		    struct eval_row *rows, size_t cap, size_t *nrows, struct err *e);
+/* What the rows of a closed experiment without warm-up requests (EXP_CLOSED,
+ * warmup_requests 0: the silicon rows) read of its simulation: the whole
+ * run's summary, the totals and the max_model_len it ran with (the words
+ * of a row without a prediction).  Rows whose simulations are the same
+ * (eval/simkey.h) take their figures from one (eval_experiment_from). */
+struct eval_outcome {
+	struct metric_set p;
+	struct sim_totals t;
+	int64_t max_model_len;
+};
+/* Simulate x as eval_experiment does; where x's rows are such rows and the
+ * run succeeds, also what they read of it into *oc and *kept true (else
+ * *kept false). */
+int eval_experiment_keep(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
+			 const struct eval_opts *o, const char *data_dir, struct eval_row *rows, size_t cap,
+			 size_t *nrows, struct err *e, struct eval_outcome *oc, bool *kept);
+/* The rows eval_experiment would append for x, from the outcome oc of the
+ * same simulation (eval_experiment_keep's, of x or of an experiment whose
+ * simulation is x's: eval_simkey_of) instead of simulating. */
+void eval_experiment_from(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
+			  const struct eval_opts *o, const struct eval_outcome *oc, struct eval_row *rows,
+			  size_t cap, size_t *nrows);
 /* One eval_experiment to run with others (eval_run_jobs): inputs x, m, g,
  * o; out rows[0, nrows) (allocated there, freed by the caller), rc and e
- * its status and error. */
+ * its status and error.  The same simulation once (eval/simkey.h): from 0
+ * simulates, keeping what its rows read of it in oc (kept) when keep;
+ * from 1 + i takes the outcome job i (an earlier job of the same batch,
+ * its simulation the same) kept, or simulates when it kept none;
+ * EVAL_FROM_OC takes oc as the caller set it. */
+#define EVAL_FROM_OC ((size_t)-1)
 struct eval_job {
 	const struct experiment *x;
 	const struct model_cfg *m;
@@ -250,11 +278,15 @@ struct eval_job {
 	size_t nrows;
 	int rc;
 	struct err e;
+	size_t from;
+	bool keep, kept;
+	struct eval_outcome oc;
 };
 /* eval_experiment for jobs[0, n) on up to `threads` threads (taken in
  * order); each job's rows are what eval_experiment alone would append with
  * room for all of them (every experiment's simulation is a function of its
- * inputs: the same rows whatever the threads). */
+ * inputs: the same rows whatever the threads, and whichever job's
+ * simulation the rows take). */
 void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *data_dir);
 /* The median of v[0, n) (sorted in place); NAN when n is 0. */
 double eval_median(double *v, size_t n);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "eval/simkey.h"
 
 /* rows of a chunk per thread */
 #define TABLE_CHUNK_PER_THREAD 4
@@ -23,7 +24,40 @@ struct slot {
 	bool loaded;
 	int run;                        /* 1: a job, 0: skipped under why */
 	char why[120];
+	bool keyed;                     /* its job has a key (simkey.h) */
+	struct eval_simkey key;
 };
+
+/* The same simulation once (simkey.h): job j of slot s takes the outcome
+ * of an earlier row's run of it, or of an earlier job of this chunk's, or
+ * keeps its own for later rows. */
+static void job_from(struct eval_simcache *done, struct slot *sl, size_t n, struct eval_job *jobs, size_t nj)
+{
+	struct slot *s = &sl[n];
+	struct eval_job *j = &jobs[nj];
+	const struct eval_outcome *oc;
+	size_t i, k;
+
+	s->keyed = eval_simkey_of(j, &s->key);
+	if (!s->keyed)
+		return;
+	if ((oc = eval_simcache_find(done, &s->key))) {
+		j->from = EVAL_FROM_OC;
+		j->oc = *oc;
+		return;
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		if (!sl[i].run)
+			continue;
+		if (sl[i].keyed && jobs[k].from == 0 && sl[i].key.h[0] == s->key.h[0] &&
+		    sl[i].key.h[1] == s->key.h[1]) {
+			j->from = k + 1;
+			return;
+		}
+		k++;
+	}
+	j->keep = true;
+}
 
 void eval_table_why(const struct experiment *x, const struct model_cfg *m, const struct gpu_spec *g,
 		    const struct err *e, char *why, size_t n)
@@ -41,13 +75,16 @@ void eval_table_why(const struct experiment *x, const struct model_cfg *m, const
 /* Simulate the chunk's nj jobs (its running slots, in order), then take
  * each slot's results in order. */
 static void chunk_flush(const struct eval_table_in *in, struct slot *sl, size_t n, struct eval_job *jobs,
-			size_t nj, struct skip_tally *skips, struct eval_table_res *res, size_t *cap)
+			size_t nj, struct skip_tally *skips, struct eval_table_res *res, size_t *cap,
+			struct eval_simcache *done)
 {
 	size_t i, k;
 
 	eval_run_jobs(jobs, nj, in->threads, in->data_dir);
 	for (i = 0, nj = 0; i < n; i++) {
 		struct eval_job *j = sl[i].run ? &jobs[nj++] : NULL;
+		if (j && j->kept)
+			eval_simcache_add(done, &sl[i].key, &j->oc);
 		if (!j) {
 			skip_tally_add(skips, sl[i].why);
 		} else if (j->rc < 0) {
@@ -79,6 +116,7 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 	size_t cap = 0;
 	struct slot *sl;
 	struct eval_job *jobs;
+	struct eval_simcache done;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -90,6 +128,7 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 	res->dups = t.dups;
 	sl = xcalloc(chunk, sizeof(*sl));
 	jobs = xcalloc(chunk, sizeof(*jobs));
+	eval_simcache_init(&done);
 	for (i = 0; i < t.n; i++) {
 		struct slot *s = &sl[n++];
 		const struct gpu_spec *g = NULL;
@@ -97,22 +136,25 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 		if ((rc = exp_table_load(&t, i, in->gpu, in->base, &s->x, s->why, sizeof(s->why), e)) < 0)
 			break;
 		s->loaded = rc > 0;
+		s->keyed = false;
 		s->run = rc > 0 ? in->prepare(in->ctx, &s->x, &s->m, &g, &o, s->why, sizeof(s->why)) > 0 : 0;
 		if (s->run) {
 			memset(&jobs[nj], 0, sizeof(jobs[nj]));
 			jobs[nj].x = &s->x;
 			jobs[nj].m = &s->m;
 			jobs[nj].g = g;
-			jobs[nj++].o = o;
+			jobs[nj].o = o;
+			job_from(&done, sl, n - 1, jobs, nj);
+			nj++;
 		}
 		rc = 0;
 		if (n == chunk) {
-			chunk_flush(in, sl, n, jobs, nj, skips, res, &cap);
+			chunk_flush(in, sl, n, jobs, nj, skips, res, &cap, &done);
 			n = nj = 0;
 		}
 	}
 	if (rc == 0) {
-		chunk_flush(in, sl, n, jobs, nj, skips, res, &cap);
+		chunk_flush(in, sl, n, jobs, nj, skips, res, &cap, &done);
 	} else {
 		for (i = 0; i < n; i++)
 			if (sl[i].loaded)
@@ -122,6 +164,7 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 	}
 	free(sl);
 	free(jobs);
+	eval_simcache_release(&done);
 	exp_table_release(&t);
 	return rc;
 }
