@@ -72,6 +72,13 @@ DECODE_MTP_SIZE the MTP depth.  Where an MTP entry names no depth, its recipe's
 decode workers do: TensorRT-LLM's speculative_config.num_nextn_predict_layers,
 SGLang's speculative-num-steps (EAGLE top-1; recipe_mtp).
 
+SGLang rows whose entries launch srt-slurm recipes also get each pool's
+launch limits from the recipe's backend.sglang_config (sglang_recipe_limits:
+max-running-requests, chunked-prefill-size, max-prefill-tokens,
+scheduler-recv-interval; empty where the recipe leaves one out).  servesim
+reads and keeps them but does not replay them: with them the P/D TTFT is
+further off (eval/silicon/HARNESS.md, "sgpdlim").
+
 The db-dump disagg rows record their pools but not the launch's limits:
 their prefill_batch_size is the generator rule's default 1 and their
 decode_batch_size the client's concurrency split over the decode workers
@@ -329,6 +336,47 @@ def sglang_recipe_pools(srt, row, entries, day):
     return (pred, dred), (pmfs, dmfs)
 
 
+# an SGLang pool's launch limits that sglang_recipe_limits carries over from
+# its recipe, in the column order (prefill_sglang_..., decode_sglang_...)
+SGLANG_LIMITS = ("max-running-requests", "chunked-prefill-size", "max-prefill-tokens", "scheduler-recv-interval")
+
+
+def sglang_recipe_limits(srt, row, entries, day):
+    """Each pool's SGLANG_LIMITS of an SGLang row whose every matching entry
+    launches an srt-slurm recipe with both pools' backend.sglang_config, as
+    the file stood on day (else its earliest version): a tuple of 2 x 4
+    values (prefill's, then decode's), each a whole number >= 1, -1 for
+    chunked-prefill-size -1 (chunking off), or "" where the recipe does not
+    name it (SGLang's default ran); None where an entry names no recipe,
+    a value is not such a number, or the entries' recipes disagree.  These
+    bound an SGLang server's batches: max-running-requests (divided over the
+    attention-DP ranks), the chunk (divided likewise), max-prefill-tokens (a
+    rank's prompt tokens a prefill batch; not divided) and
+    --scheduler-recv-interval; e.g. recipes/gb200-fp8/1k1k/max-tpt.yaml
+    (c88ef731) runs its DEP 8 prefill workers with 30000 requests and a
+    131072-token chunk, where the generator's rule gives one prompt a rank."""
+    if row["backend"] != "sglang" or not entries:
+        return None
+    got = set()
+    for e in entries:
+        if recipe_path(e) is None:
+            return None
+        sg = (recipe_doc(srt, recipe_path(e), day).get("backend") or {}).get("sglang_config") or {}
+        vals = []
+        for side in ("prefill", "decode"):
+            x = sg.get(side)
+            if not isinstance(x, dict):
+                return None
+            for k in SGLANG_LIMITS:
+                v = x.get(k, "")
+                if v != "" and (not isinstance(v, int) or isinstance(v, bool) or
+                                not (v >= 1 or (v == -1 and k == "chunked-prefill-size"))):
+                    return None
+                vals.append(v)
+        got.add(tuple(vals))
+    return got.pop() if len(got) == 1 else None
+
+
 # the recipe history and the row's measurement day that candidates and
 # recorded_candidates read (runs_at); on_the_day's matchers take (cfg, row, conc)
 SRT, DAY = [None], [""]
@@ -478,7 +526,7 @@ def recorded_rows(hist, srt, rows, counts):
         out.append([row["id"], "disagg", one(row["prefill_num_workers"]), one(row["decode_num_workers"]),
                     padp, one(row["decode_attention_dp_size"]),
                     one(row["decode_moe_ep_size"]), dbatch, "none", 0,
-                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), pbatch, ptokens, 0, 0, pep, 0, 0, "", ""])
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), pbatch, ptokens, 0, 0, pep, 0, 0, "", ""] + [""] * 8)
     return out
 
 
@@ -539,7 +587,7 @@ def recipe_dir_line(row, docs):
     return [row["id"], "disagg", res["prefill_workers"], res["decode_workers"], padp, dadp,
             dec["moe_expert_parallel_size"], dec["max_batch_size"], "mtp" if mtp else "none", mtp,
             "srt-slurm@%s:%s" % (commit[:8], path), pre["max_batch_size"], pre["max_num_tokens"],
-            0, 0, pep if pep != one(row["prefill_moe_ep_size"]) else 0, 0, dred, "", ""]
+            0, 0, pep if pep != one(row["prefill_moe_ep_size"]) else 0, 0, dred, "", ""] + [""] * 8
 
 
 def recipe_dir_rows(srt, rows, done, counts):
@@ -734,7 +782,7 @@ def agg_rows(repo, hist, rows, counts):
         k = agg_drafts(repo, commit, c[0][0], row["backend"], c[0][1][1])
         counts["agg mtp"] += 1
         out.append([row["id"], "agg", 0, 0, 0, 0, 0, 0, "mtp", k,
-                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0, 0, 0, 0, 0, 0, "", ""])
+                    "%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0]), 0, 0, 0, 0, 0, 0, 0, "", ""] + [""] * 8)
     return out
 
 
@@ -748,7 +796,7 @@ def main():
               "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0, "mtp by twin": 0,
               "mtp from recipe": 0, "recorded": 0, "recorded limits": 0, "recorded ambiguous": 0,
               "prefill layout": 0, "prefill relaid": 0, "recorded prefill layout": 0, "recorded prefill relaid": 0,
-              "sglang recipe": 0, "sglang recipe redundant": 0, "recipe dir": 0, "recipe dir kept": 0}
+              "sglang recipe": 0, "sglang recipe redundant": 0, "sglang limits": 0, "recipe dir": 0, "recipe dir kept": 0}
     out = []
     twins = {}
     for row in rows:
@@ -813,15 +861,19 @@ def main():
             counts["sglang recipe"] += 1
             counts["sglang recipe redundant"] += sg[0] != red
             red, mfs = sg[0], tuple(x or "" for x in sg[1])
+        sl = sglang_recipe_limits(srt, row, [e for _, _, e in c], f["measured"][:10])
+        counts["sglang limits"] += sl is not None
         out.append([row["id"], "disagg"] + list(v[:8]) + ["%s@%s:%s" % (CFG.split("/")[-1], commit[:12], c[0][0])]
-                   + list(lim) + list(v[8:]) + list(red) + list(mfs))
+                   + list(lim) + list(v[8:]) + list(red) + list(mfs) + list(sl or ("",) * 8))
     with open(out_path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["id", "mode", "prefill_num_workers", "decode_num_workers", "prefill_attention_dp_size",
                     "decode_attention_dp_size", "decode_moe_ep_size", "decode_batch_size", "speculative",
                     "mtp_tokens", "config", "prefill_batch_size", "prefill_max_num_tokens", "prefill_gpus",
                     "decode_gpus", "prefill_moe_ep_size", "prefill_redundant_experts",
-                    "decode_redundant_experts", "prefill_mem_fraction_static", "decode_mem_fraction_static"])
+                    "decode_redundant_experts", "prefill_mem_fraction_static", "decode_mem_fraction_static"]
+                   + ["%s_sglang_%s" % (side, k.replace("-", "_")) for side in ("prefill", "decode")
+                      for k in SGLANG_LIMITS])
         w.writerows(out + agg_rows(repo, hist, rows, counts) + recorded_rows(hist, srt, rows, counts)
                     + recipe_dir_rows(srt, rows, set(l[0] for l in out), counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
@@ -833,7 +885,7 @@ def main():
                      "entries disagreed); TensorRT-LLM prefill layouts from the recipes: %(prefill layout)d kept rows (%(prefill relaid)d "
                      "unlike their labels), %(recorded prefill layout)d db-dump rows (%(recorded prefill relaid)d unlike); SGLang "
                      "pools from their recipes (mem-fraction-static, redundant experts): %(sglang recipe)d kept rows "
-                     "(%(sglang recipe redundant)d with other redundant experts than the launch scripts' rule); %(recipe dir kept)d of "
+                     "(%(sglang recipe redundant)d with other redundant experts than the launch scripts' rule), %(sglang limits)d with their limits; %(recipe dir kept)d of "
                      "%(recipe dir)d rows no entry launched from a pinned srt-slurm recipe directory\n" % counts)
 
 

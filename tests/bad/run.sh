@@ -137,6 +137,10 @@ mkdir -p aicp-mb && cp aicp/silicon.csv aicp-mb/ &&
 mkdir -p aicp-mfs && cp "$root/tests/golden/fixtures/readers/aic-pools-mfs/silicon.csv" aicp-mfs/ &&
 	sed '2s/,0.95,0.95$/,0.95,1.5/' "$root/tests/golden/fixtures/readers/aic-pools-mfs/inferencex_pools.csv" \
 	> aicp-mfs/inferencex_pools.csv
+mkdir -p aicp-sgl && cp "$root/tests/golden/fixtures/readers/aic-pools-mfs/silicon.csv" aicp-sgl/ &&
+	sed -e '1s/$/,prefill_sglang_max_running_requests,prefill_sglang_chunked_prefill_size,prefill_sglang_max_prefill_tokens,prefill_sglang_scheduler_recv_interval,decode_sglang_max_running_requests,decode_sglang_chunked_prefill_size,decode_sglang_max_prefill_tokens,decode_sglang_scheduler_recv_interval/' \
+	-e '2s/$/,512,8192,,10,-1,8192,,10/' -e '3,$s/$/,,,,,,,,/' \
+	"$root/tests/golden/fixtures/readers/aic-pools-mfs/inferencex_pools.csv" > aicp-sgl/inferencex_pools.csv
 mkdir -p aicp-rec && cp aicp/silicon.csv aicp-rec/ &&
 	sed 's/^\(dsr1_[^,]*,disagg\),1,3,/\1,1,4,/' aicp/inferencex_pools.csv > aicp-rec/inferencex_pools.csv
 mkdir -p aicp-relay && cp aicp/silicon.csv aicp-relay/ &&
@@ -326,6 +330,7 @@ t aic-pools-decode-gpus-negative 3 "column 'decode_gpus' must be an integer in [
 t aic-pools-recorded-disagree 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-rec'
 t aic-pools-recorded-relay-ep 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-relay'
 t aic-pools-redundant-negative 3 "column 'decode_redundant_experts' must be an integer in [0, 4096], got -32" '$SS eval aicp-red'
+t aic-pools-sglang-limit 3 "column 'decode_sglang_max_running_requests' must be a whole number in [1, 16777216] or empty, got -1" '$SS eval aicp-sgl'
 t aic-pools-mem-fraction 3 "column 'decode_mem_fraction_static' must be a fraction in [0, 1] (0 or empty: SGLang's rule), got 1.5" '$SS eval aicp-mfs'
 t aic-pools-moe-backend 3 "column 'decode_moe_backend' must be TRTLLM, DEEPGEMM, CUTLASS, CUTEDSL, WIDEEP or empty, got \"FLUX\"" '$SS eval aicp-mb'
 t out-roofline-folder 2 'is a folder' '$SS roofline llama-2-7b -o emptydir'
