@@ -74,7 +74,7 @@ static const struct argtab_row flag_rows[] = {
 	{AT_O("--tier0-off", "LIST", O_OFF, "switch tier-0 corrections off (H1..H6)")},
 	AT_TXT("  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
 	       "  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n"
-	       "  --api-loop-ms X\n"
+	       "  --api-loop-ms X --jit-compile-ms X\n"
 	       "                          override the engine's host terms (each engine's\n"
 	       "                          own by version otherwise: docs/engines.md)\n"),
 	{AT_B("--ablate", O(ablate), "switch each of H1..H6 off in turn (tier 0, no\n"

@@ -142,7 +142,7 @@ static const struct argtab_row flag_rows[] = {
 	       "  --tier0-off LIST          switch corrections off, e.g. H2 or H1,H4 (ablation)\n"
 	       "  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
 	       "  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n"
-	       "  --api-loop-ms X\n"
+	       "  --api-loop-ms X --jit-compile-ms X\n"
 	       "                            override the engine's host terms (its own by version\n"
 	       "                            otherwise: docs/engines.md)\n"
 	       "  --tier2 FILE|none         tier-2 hardware file (default: calibration/tier2/<gpu>.json\n"

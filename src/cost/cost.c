@@ -80,6 +80,7 @@ static const struct {
 	{OV_EAGER, offsetof(struct overheads, eager_op_us)},
 	{OV_API_PROMPT, offsetof(struct overheads, api_prompt_us)},
 	{OV_API_LOOP, offsetof(struct overheads, api_loop_ms)},
+	{OV_JIT, offsetof(struct overheads, jit_compile_ms)},
 };
 
 static double *ov_term(struct overheads *ov, size_t k)
@@ -647,6 +648,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		cost_release(c);
 		return rc;
 	}
+	/* aiter's Triton GEMM's compiles at new prefill sizes (tritonbs.c) */
+	cost_tbs_jit_init(c, &gr);
 	describe_sources(c);
 	return 0;
 }

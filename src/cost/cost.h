@@ -122,4 +122,9 @@ int cost_step_breakdown(const struct cost_model *c, const struct step_desc *s, s
 void cost_breakdown_release(struct cost_breakdown *bd);
 
 
+/* The JIT cache key of a step of m tokens on aiter's Triton kernel (its
+ * GRID_MN bucket and M's divisibility by 16), or -1 where the engine
+ * compiled it at start-up (m <= c->tbs_jit_warm_m). */
+int64_t cost_tbs_jit_key(const struct cost_model *c, int64_t m);
+
 #endif

@@ -39,6 +39,9 @@ struct overheads {
 	double eager_op_us;     /* a step holding prefill chunks runs eagerly (CUDA graphs
 				 * only for decode-only batches): at least this host time
 				 * per operator of the pass (0: every step replays a graph) */
+	double jit_compile_ms;  /* a kernel the engine compiles at run time, per compile
+				 * (aiter's Triton block-scaled GEMM at a new prefill
+				 * size: cost/tritonbs.c; 0: not priced) */
 	/* which terms were set by the user (flags, a calibration file): the
 	 * others are the engine's own (engine_host), OV_* bits */
 	unsigned given;
@@ -46,7 +49,7 @@ struct overheads {
 enum {
 	OV_STEP = 1u << 0, OV_LAYER = 1u << 1, OV_REQ = 1u << 2, OV_API_TTFT = 1u << 3,
 	OV_STREAM = 1u << 4, OV_DELIVERY = 1u << 5, OV_PREFILL_TOK = 1u << 6, OV_API_E2E = 1u << 7,
-	OV_EAGER = 1u << 8, OV_API_PROMPT = 1u << 9, OV_API_LOOP = 1u << 10,
+	OV_EAGER = 1u << 8, OV_API_PROMPT = 1u << 9, OV_API_LOOP = 1u << 10, OV_JIT = 1u << 11,
 	OV_TIER1 = OV_STEP | OV_LAYER | OV_REQ | OV_API_TTFT | OV_STREAM | OV_DELIVERY | OV_PREFILL_TOK |
 		   OV_API_E2E, /* the terms a calibration file holds */
 };
@@ -114,6 +117,11 @@ struct cost_cfg {
 	 * aiter tables time, with the per-shape configs of its images' aiter
 	 * (cost/tritonbs.c, engine_type.rocm_triton_bs) */
 	enum cost_tbs rocm_triton_bs;
+	/* the same build's Triton path as it runs whatever prices it (the
+	 * gfx950 list at any aiter: COST_TBS_GFX950), for the kernel's JIT
+	 * compiles at a new prefill size (cost/tritonbs.c, cost_tbs_jit_init;
+	 * engine_type.rocm_triton_jit); COST_TBS_OFF: none */
+	enum cost_tbs rocm_triton_jit;
 	/* the engine keeps the MXFP4 experts' block scales twice (the
 	 * checkpoint's and its kernel's relaid copy): NULL: no; else why */
 	const char *mxfp4_scales_kept;
@@ -240,6 +248,13 @@ struct cost_model {
 					(moe_marlin: padded for the kernel, moe_marlin_pad;
 					cost_cfg.mxfp4_scales_kept: 18/17); 1 else */
 	bool tbs;                    /* dense block-fp8 linears on aiter's Triton GEMM (tritonbs.c) */
+	/* aiter's Triton block-scaled GEMM compiles anew at a prefill size it
+	 * has not met (tritonbs.c, cost_tbs_jit_init): the distinct kernels a
+	 * forward compiles then (0: none), each compile's seconds, and the
+	 * largest M whose configs the engine compiled at start-up */
+	int tbs_jit_kernels;
+	double tbs_jit_s;
+	int64_t tbs_jit_warm_m;
 	/* dense block-fp8 linears on vLLM's CUTLASS block-scaled GEMM: its
 	 * measured table (cutlassbs.c; NULL: not this deployment) */
 	struct mfu_tables *cbs;

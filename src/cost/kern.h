@@ -113,6 +113,10 @@ double cost_aiter_quant_s(const struct cost_model *c, double m, double k);
 /* --- aiter's Triton block-scaled fp8 GEMM on ROCm (tritonbs.c) --- */
 /* c->tbs from the engine's cost_cfg.rocm_triton_bs and the checkpoint. */
 void cost_tbs_init(struct cost_model *c);
+/* c->tbs_jit_kernels, tbs_jit_s from cost_cfg.rocm_triton_jit and the
+ * checkpoint's linears in gr (cost_tbs_jit_key: which prefill sizes share
+ * a compiled kernel). */
+void cost_tbs_jit_init(struct cost_model *c, const struct opgraph *gr);
 /* A block-fp8 m x n x k linear on the Triton kernel as the engine's
  * aiter configures it, seconds; < 0 where the engine runs it on the
  * kernel the tables time (a gfx942 config of the shape's own, a gfx950

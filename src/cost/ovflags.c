@@ -13,5 +13,6 @@ static const struct argtab_row rows[] = {
 	TERM("--eager-op-us", eager_op_us, OV_EAGER),
 	TERM("--api-prompt-us", api_prompt_us, OV_API_PROMPT),
 	TERM("--api-loop-ms", api_loop_ms, OV_API_LOOP),
+	TERM("--jit-compile-ms", jit_compile_ms, OV_JIT),
 };
 const struct argtab ov_flags_tab = ARGTAB(rows, 0);

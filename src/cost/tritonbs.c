@@ -89,6 +89,7 @@
 #include <string.h>
 
 #include "cost/costmodel.h"
+#include "cost/cost.h"
 #include "cost/kern.h"
 
 #define TBS_TILE 128.0
@@ -185,8 +186,106 @@ void cost_tbs_init(struct cost_model *c)
 		 (m->q.attn == Q_FP8_BLOCK || m->q.mlp == Q_FP8_BLOCK);
 }
 
+/*
+ * The kernel's compiles at run time (cost_cfg.rocm_triton_jit).  aiter's
+ * _gemm_a8w8_blockscale_kernel takes GRID_MN = cdiv(M, BLOCK_SIZE_M) x
+ * cdiv(N, BLOCK_SIZE_N) as a tl.constexpr, set by @triton.heuristics from
+ * M (aiter/ops/triton/_triton_kernels/gemm/basic/gemm_a8w8_blockscale.py
+ * at v0.1.10.post3, unchanged to e4048607), and a constexpr's value is
+ * part of Triton's JIT cache key: a call whose cdiv(M, BLOCK_SIZE_M) the
+ * process has not met compiles the kernel again before it runs (ROCm/aiter
+ * PR 5217, 2026-09-02: "the GRID_MN is a tl.constexpr which makes Triton
+ * to trigger re-compile for its dependencies, M and N ... cold compiling
+ * for each M in GEMM is not accepted"; removed with PR 4199 / 5217, after
+ * every image here).  M, a plain int argument, is specialised on its
+ * divisibility by 16 as well (Triton's default for ints), so each bucket
+ * has two keys.  Decode runs CUDA/HIP graphs captured at start-up (M <=
+ * cuda_graph_max_bs: its small-M buckets compiled then, with the server's
+ * warm-up prompt); a prefill of more than 128 tokens runs eagerly on the
+ * catch-all / default config, 128-row tiles on both gfx942 and gfx950
+ * (above): a step of m tokens whose (cdiv(m, 128), m % 16 == 0) is new
+ * stalls while the forward compiles one kernel per distinct N it launches
+ * (N enters GRID_MN; K does not, and the linears of one N share the
+ * default or catch-all config: DeepSeek's o_proj and dense down, 7168 x
+ * 2048 and 7168 x 2304, one kernel), one after another on each rank (its
+ * Python thread), the ranks side by side.  Not modelled: the tuned gfx942
+ * configs of q_b and o_proj from aiter v0.1.11 run 64-row tiles above M 256
+ * and 64 (their buckets come twice as often), and the gfx950 configs of
+ * the later images' aiter differ per M bucket below 512.
+ *
+ * What a compile costs is the host term jit_compile_ms (run / eval
+ * --jit-compile-ms), 0 by default: no timing of this kernel's compile on
+ * ROCm is public (nor could one be made here: no ROCm machine, no Triton),
+ * so the stall is not priced unless a figure is given.  The one public
+ * figure of a Triton recompile in LLM serving is triton-lang/triton issue
+ * 10872 (2026-07-14, SGLang's gpt-oss MoE top-k kernel on one H100): ~700
+ * ms per recompile, "recurring ~1 s TTFT stalls" (sgl-project/sglang issue
+ * 31283 cites it for the same bug class in an MXFP8 GEMM); a GEMM with fp8
+ * MFMA, scales and a K loop is a larger kernel than a top-k, and AMD's LLVM
+ * back end is not NVIDIA's (eval/public-amd/README.md, "amdfp8", prices
+ * the what-if at 700 ms). */
+#define TBS_JIT_TILE_M 128
+#define TBS_JIT_WARM_M 128 /* the small-M configs' buckets: compiled at start-up */
+#define TBS_JIT_MAX_KERNELS 16
+
+void cost_tbs_jit_init(struct cost_model *c, const struct opgraph *gr)
+{
+	const struct model_cfg *md = c->m;
+	double ns[TBS_JIT_MAX_KERNELS];
+	int nn = 0, i;
+	size_t k, j;
+
+	c->tbs_jit_kernels = 0;
+	c->tbs_jit_s = 0;
+	c->tbs_jit_warm_m = TBS_JIT_WARM_M;
+	if (!(c->cfg.ov.jit_compile_ms > 0) || (c->cfg.off & COST_H2) || c->cfg.rocm_triton_jit == COST_TBS_OFF ||
+	    c->cfg.wdt != DT_FP8 ||
+	    !(md->q.attn == Q_FP8_BLOCK || md->q.mlp == Q_FP8_BLOCK))
+		return;
+	/* the distinct N of the dense block-fp8 linears the forward runs on
+	 * the Triton kernel (block_fp8_op_s's: not the router, the shared
+	 * expert inside the fused MoE, the routed experts, kv_a_proj inside
+	 * the fused q_a/kv_a, the absorbed bmm's; on gfx950 only the listed
+	 * shapes) */
+	for (k = 0; k < gr->nkinds; k++)
+		for (j = 0; j < gr->kinds[k].nops; j++) {
+			const struct op *o = &gr->kinds[k].ops[j];
+			double n = (double)o->n, kk = (double)o->k;
+			bool seen = false;
+			if (o->kind != OPK_GEMM || o->batch > 1 || cost_op_dtype(c, o) != DT_FP8 ||
+			    strcmp(o->name, "router") == 0 || strncmp(o->name, "shared_", 7) == 0 ||
+			    strncmp(o->name, "experts_", 8) == 0 || strcmp(o->name, "kv_a_proj") == 0)
+				continue;
+			if (md->q_lora_rank > 0 && strcmp(o->name, "q_a_proj") == 0)
+				n += (double)(md->kv_lora_rank + md->qk_rope_dim);
+			if (c->cfg.rocm_triton_jit == COST_TBS_GFX950 && !tbs950_listed(n, kk) &&
+			    !(n == 7168 && kk == 2304)) /* the dense down: listed from sglang PR 20840 */
+				continue;
+			for (i = 0; i < nn; i++)
+				seen |= ns[i] == n;
+			if (!seen && nn < TBS_JIT_MAX_KERNELS)
+				ns[nn++] = n;
+		}
+	c->tbs_jit_kernels = nn;
+	c->tbs_jit_s = c->cfg.ov.jit_compile_ms * 1e-3;
+}
+
+int64_t cost_tbs_jit_key(const struct cost_model *c, int64_t m)
+{
+	if (c->tbs_jit_kernels == 0 || m <= c->tbs_jit_warm_m)
+		return -1;
+	return 2 * ((m + TBS_JIT_TILE_M - 1) / TBS_JIT_TILE_M) + (m % 16 == 0);
+}
+
 void cost_tbs_note(struct cost_model *c)
 {
+	if (c->tbs_jit_kernels > 0)
+		cost_src_add(c, COST_SRC_GEMM,
+			     "; a prefill of a size not met before (cdiv(M, %d), M %% 16) compiles aiter's Triton "
+			     "gemm_a8w8_blockscale again (GRID_MN constexpr): %d kernel%s x %.0f ms (--jit-compile-ms, %.60s; "
+			     "tritonbs.c)",
+			     TBS_JIT_TILE_M, c->tbs_jit_kernels, c->tbs_jit_kernels > 1 ? "s" : "", c->tbs_jit_s * 1e3,
+			     (c->cfg.ov.given & OV_JIT) || !c->cfg.host_src ? "given" : c->cfg.host_src);
 	if (!c->tbs)
 		return;
 	if (c->cfg.rocm_triton_bs == COST_TBS_GFX950) {

@@ -217,6 +217,11 @@ struct engine_type {
 	 * sc's GPU and version (cost_cfg.rocm_triton_bs), COST_TBS_OFF where
 	 * it runs the kernel the aiter tables time; NULL hook: the latter */
 	enum cost_tbs (*rocm_triton_bs)(const struct scenario *sc);
+	/* where its ROCm build runs aiter's Triton block-scaled fp8 GEMM on
+	 * sc's GPU and version, whatever prices it (cost_cfg.rocm_triton_jit:
+	 * the kernel's compiles at new prefill sizes), COST_TBS_OFF where it
+	 * does not; NULL hook: never */
+	enum cost_tbs (*rocm_triton_jit)(const struct scenario *sc);
 	/* why the engine keeps an MXFP4 checkpoint's block scales on the GPU
 	 * beside the relaid copy its kernel reads (cost_cfg.mxfp4_scales_kept:
 	 * the experts weigh 1/17 more), or NULL; NULL hook: never */

@@ -574,6 +574,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 			    : s->ar_fused_bytes == 0 && en->ar_fused_bytes ? en->ar_fused_bytes(s) : 0;
 	cc.mxfp4_marlin = en->mxfp4_marlin ? en->mxfp4_marlin(s) : NULL;
 	cc.rocm_triton_bs = en->rocm_triton_bs ? en->rocm_triton_bs(s) : COST_TBS_OFF;
+	cc.rocm_triton_jit = en->rocm_triton_jit ? en->rocm_triton_jit(s) : COST_TBS_OFF;
 	cc.mxfp4_scales_kept = en->mxfp4_scales_kept ? en->mxfp4_scales_kept(s) : NULL;
 	cc.cutlass_bs = en->block_fp8_cutlass ? en->block_fp8_cutlass(s) : NULL;
 	cc.cutlass_bs_pad = cc.cutlass_bs && en->block_fp8_cutlass_pad ? en->block_fp8_cutlass_pad(s) : NULL;
@@ -607,6 +608,8 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	st->sc.batch_wait_iters = s->trtllm_batch_wait_iters;
 	st->sc.batch_wait_tokens = s->trtllm_batch_wait_ratio * (double)s->k.max_num_batched_tokens;
 	st->sc.cold_start_s = s->cold_start ? en->cold_start_s : 0;
+	st->sc.jit_warm_clients = !s->cold_start && s->workload && s->workload->process == WL_CONCURRENCY &&
+				  strcmp(s->workload->harness, "vllm-bench") == 0 ? s->workload->concurrency : 0;
 	st->sc.conservativeness = scenario_conservativeness(s, &s->par);
 	st->sc.dp = s->par.dp;
 	/* one API server per DP rank where the engine's release starts them

@@ -96,7 +96,7 @@ static const char help_model2[] =
 	"                            a file marked rejected is not applied without --force-calibration\n"
 	"  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
 	"  --api-ttft-ms X --api-prompt-us X --stream-token-us X --delivery-steps X --eager-op-us X\n"
-	"  --api-loop-ms X\n"
+	"  --api-loop-ms X --jit-compile-ms X\n"
 	"engine (vLLM v1 defaults; SGLang's spellings taken too):\n";
 
 void scenopts_help_sglang(FILE *f)

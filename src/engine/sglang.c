@@ -893,6 +893,23 @@ static enum cost_tbs sglang_rocm_triton_bs(const struct scenario *sc)
 	return engine_version_before(sc->engine_version, "0.5.10") ? COST_TBS_DEFAULT : COST_TBS_TUNED;
 }
 
+/* The same Triton path for its compiles at new prefill sizes
+ * (cost/tritonbs.c, cost_tbs_jit_init): from 0.5.6 (sglang PR 13617) on
+ * CDNA3 every shape, on CDNA4 the gfx950 list in every release (priced on
+ * the tables from 0.5.10, sglang_rocm_triton_bs, but run on the Triton
+ * kernel still); every image's aiter has GRID_MN as a constexpr (ROCm/aiter
+ * PR 4199 / 5217 took it out in 2026-08/09, after 0.5.19's images). */
+static enum cost_tbs sglang_rocm_triton_jit(const struct scenario *sc)
+{
+	if (strcmp(sc->gpu->vendor, "amd") != 0 || engine_version_before(sc->engine_version, "0.5.6"))
+		return COST_TBS_OFF;
+	if (strcmp(sc->gpu->family, "cdna4") == 0)
+		return COST_TBS_GFX950;
+	if (strcmp(sc->gpu->family, "cdna3") != 0)
+		return COST_TBS_OFF;
+	return engine_version_before(sc->engine_version, "0.5.10") ? COST_TBS_DEFAULT : COST_TBS_TUNED;
+}
+
 /* SGLang's absorbed MLA products run in bf16 on CUDA for a block-fp8
  * checkpoint: DeepseekV2ForCausalLM.post_load_weights
  * (python/sglang/srt/models/deepseek_v2.py, the 0.4.x-0.5.x releases)
@@ -1424,6 +1441,7 @@ const struct engine_type engine_sglang = {
 	.sched_words = sglang_sched_words,
 	.rocm_words = sglang_rocm_words,
 	.rocm_triton_bs = sglang_rocm_triton_bs,
+	.rocm_triton_jit = sglang_rocm_triton_jit,
 	.mla_absorb_bf16 = sglang_mla_absorb_bf16,
 	.launch = sglang_launch,
 	.offload = sglang_offload,

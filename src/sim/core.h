@@ -231,6 +231,12 @@ struct replica {
 	/* sim_cfg.cold_start_s: the last step priced held a prefill chunk;
 	 * the one-time stall is behind it */
 	bool cold_last_prefill, cold_paid;
+	/* the JIT cache keys of aiter's Triton GEMM met (cost_tbs_jit_key;
+	 * NULL: its cost model compiles nothing at run time), their count,
+	 * and whether the client's warm-up has been marked */
+	uint8_t *jit_seen;
+	int64_t jit_nkeys;
+	bool jit_warmed;
 	/* LoRA (sim_cfg.lora; sim/lora.c): running requests per adapter id
 	 * (run[0 .. cap)), the distinct adapters they hold (as the limit
 	 * counts them) and those other than the base model, each adapter's last use while in a GPU slot / in host

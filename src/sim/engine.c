@@ -503,6 +503,12 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		rp->chunk_cap = 8;
 		rp->chunk_len = xcalloc(rp->chunk_cap, sizeof(int64_t));
 		rp->chunk_prefix = xcalloc(rp->chunk_cap, sizeof(int64_t));
+		/* aiter's Triton GEMM's JIT cache (step.c jit_stall_s): one
+		 * bit per key up to the largest step */
+		if (rp->cost->tbs_jit_kernels > 0) {
+			rp->jit_nkeys = cost_tbs_jit_key(rp->cost, rp->cost->max_m) + 2;
+			rp->jit_seen = xcalloc((size_t)rp->jit_nkeys / 8 + 1, 1);
+		}
 	}
 	/* the least-loaded router's choices from a tree over the ranks
 	 * (router.c), whose leaves follow the ranks' loads; where every
@@ -615,6 +621,7 @@ void sim_free(struct sim *s)
 		sched_replica_release(s, rp);
 		free(rp->chunk_len);
 		free(rp->chunk_prefix);
+		free(rp->jit_seen);
 		for (j = 0; rp->pipe && j < (size_t)rp->pp; j++)
 			free(rp->pipe[j].reqs);
 		free(rp->pipe);

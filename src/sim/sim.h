@@ -126,6 +126,12 @@ struct sim_cfg {
 	 * prefill batch, as the first wave of a closed loop) lasts
 	 * cold_start_s longer, once (engine_type.cold_start_s; 0: warm) */
 	double cold_start_s;
+	/* the warm-up of a vllm-bench client (InferenceX's benchmark_serving
+	 * --num-warmups 2C under its max-concurrency C): C copies of the first
+	 * request's prompt at once, twice, before the measured phase; the
+	 * prefill sizes it met are no JIT compile (cost_tbs_jit_key) there
+	 * after; 0: no such warm-up */
+	int64_t jit_warm_clients;
 	/* TensorRT-LLM's attention-DP context balance (attention_dp_config
 	 * enable_balance, timeout_iters, batching_wait_iters; adp_timeout_iters
 	 * 0: off): a lockstep group holds its new context requests back while

@@ -218,6 +218,51 @@ static double cold_start_stall_s(struct sim *s, struct replica *rp, const struct
 	return s->cfg.cold_start_s;
 }
 
+static int64_t step_tokens(const struct step_desc *d);
+
+static bool jit_mark(struct replica *rp, int64_t key)
+{
+	bool had;
+
+	if (key < 0)
+		return true;
+	if (key >= rp->jit_nkeys)
+		key = rp->jit_nkeys - 1;
+	had = rp->jit_seen[key / 8] & (1u << (key % 8));
+	rp->jit_seen[key / 8] |= (uint8_t)(1u << (key % 8));
+	return had;
+}
+
+/* The stall of a prefill step whose size aiter's Triton GEMM has not met
+ * (cost_tbs_jit_key, cost/tritonbs.c): its kernels compile before the
+ * step runs, once per key.  The first prefill step first marks the sizes
+ * the client's warm-up met (sim_cfg.jit_warm_clients: C copies of the first
+ * request's prompt at once, in batches of the step budget), as
+ * benchmark_serving's warm-up runs them before the measured phase. */
+static double jit_stall_s(struct sim *s, struct replica *rp, const struct step_desc *d)
+{
+	const struct cost_model *c = rp->cost;
+
+	if (d->nchunks == 0)
+		return 0;
+	if (!rp->jit_warmed) {
+		int64_t c0 = s->cfg.jit_warm_clients, budget = rp->mbt, w;
+		rp->jit_warmed = true;
+		if (s->cfg.max_prefill_tokens > 0 && s->cfg.max_prefill_tokens < budget)
+			budget = s->cfg.max_prefill_tokens;
+		if (c0 > 0 && rp->nsched > 0 && budget > 0) {
+			w = c0 * rp->sched[0]->prompt;
+			if (w >= budget)
+				jit_mark(rp, cost_tbs_jit_key(c, budget));
+			if (w % budget)
+				jit_mark(rp, cost_tbs_jit_key(c, w % budget));
+		}
+	}
+	if (jit_mark(rp, cost_tbs_jit_key(c, step_tokens(d))))
+		return 0;
+	return c->tbs_jit_kernels * c->tbs_jit_s;
+}
+
 /* An attention-DP group step's shared MoE layers, priced for the first of
  * its ranks whose step splits (cost_step_splits) and kept for the others:
  * every rank's step has the group's MoE tokens (c: the cost model it was
@@ -291,6 +336,8 @@ static SCHED_STEP_INLINE double rank_cost_sp(struct sim *s, struct replica *rp, 
 	}
 	if (s->cfg.cold_start_s > 0 && !rp->cold_paid)
 		t += cold_start_stall_s(s, rp, d);
+	if (rp->jit_seen)
+		t += jit_stall_s(s, rp, d);
 	if (rp->host.total > 0)
 		t = offload_step_s(s, rp, t);
 	if (s->cfg.lora.max_loras > 0)

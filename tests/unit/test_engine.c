@@ -1139,6 +1139,21 @@ static void test_sglang_rocm_triton_bs(void)
 	snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.9");
 	sc.gpu = h200;
 	CHECK(en->rocm_triton_bs(&sc) == COST_TBS_OFF, "H200: not a ROCm build");
+	/* where the Triton kernel runs, whatever prices it: its JIT compiles
+	 * at new prefill sizes (cost/tritonbs.c, cost_tbs_jit_init) */
+	CHECK(en->rocm_triton_jit != NULL && engine_find("vllm")->rocm_triton_jit == NULL,
+	      "SGLang says where aiter's Triton GEMM compiles at run time, vLLM does not");
+	if (en->rocm_triton_jit) {
+		CHECK(en->rocm_triton_jit(&sc) == COST_TBS_OFF, "jit: H200: not a ROCm build");
+		sc.gpu = mi325x;
+		CHECK(en->rocm_triton_jit(&sc) == COST_TBS_DEFAULT, "jit: MI325X, 0.5.9: every shape");
+		sc.gpu = mi355x;
+		snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.12");
+		CHECK(en->rocm_triton_jit(&sc) == COST_TBS_GFX950,
+		      "jit: MI355X, 0.5.12: its gfx950 list runs Triton though the tables price it");
+		snprintf(sc.engine_version, sizeof(sc.engine_version), "0.5.5");
+		CHECK(en->rocm_triton_jit(&sc) == COST_TBS_OFF, "jit: MI355X, 0.5.5: before PR 13617");
+	}
 	free(m);
 }
 
