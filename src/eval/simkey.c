@@ -6,18 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-
-/* splitmix64's finaliser: every bit of the word moves every bit of the
- * result */
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebULL;
-	h ^= h >> 31;
-	return h;
-}
+#include "base/mix64.h"
 
 /* n bytes at p into both hashes (their length first: "ab" then "" differs
  * from "a" then "b") */
@@ -27,18 +16,18 @@ static void hash_bytes(struct eval_simkey *k, const void *p, size_t n)
 	uint64_t w;
 	size_t i;
 
-	k->h[0] = mix(k->h[0] ^ (uint64_t)n);
-	k->h[1] = mix(k->h[1] + (uint64_t)n * 0x9e3779b97f4a7c15ULL);
+	k->h[0] = mix64(k->h[0] ^ (uint64_t)n);
+	k->h[1] = mix64(k->h[1] + (uint64_t)n * 0x9e3779b97f4a7c15ULL);
 	for (i = 0; i + 8 <= n; i += 8) {
 		memcpy(&w, b + i, 8);
-		k->h[0] = mix(k->h[0] ^ w);
-		k->h[1] = mix((k->h[1] + w) * 0xff51afd7ed558ccdULL);
+		k->h[0] = mix64(k->h[0] ^ w);
+		k->h[1] = mix64((k->h[1] + w) * 0xff51afd7ed558ccdULL);
 	}
 	if (i < n) {
 		w = 0;
 		memcpy(&w, b + i, n - i);
-		k->h[0] = mix(k->h[0] ^ w);
-		k->h[1] = mix((k->h[1] + w) * 0xff51afd7ed558ccdULL);
+		k->h[0] = mix64(k->h[0] ^ w);
+		k->h[1] = mix64((k->h[1] + w) * 0xff51afd7ed558ccdULL);
 	}
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/mix64.h"
 #include "core.h"
 #include "sim/prefix.h"
 
@@ -40,17 +41,6 @@
  * more than hashing a short prompt), while that is at most this many
  * blocks (32 KiB); past it (one-token pages) sized to the request */
 #define SCHED_CHAIN_POOL_MAX 4096
-
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64 finaliser */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
 
 /* Hash of block b of r given the previous block's hash: the chain makes a
  * block's key depend on everything before it, as vLLM's block hashes do. */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "base/dmemo.h"
+#include "base/mix64.h"
 
 struct stepmemo {
 	struct dmemo d;           /* made at the first lookup */
@@ -86,11 +87,7 @@ static inline struct dmemo_ent *stepmemo_slot_ix(const struct stepmemo *m, uint6
 		/* the run's start: splitmix64's finaliser (the table takes the
 		 * low bits, which a product alone leaves to the low bits of the
 		 * key) */
-		h ^= h >> 30;
-		h *= 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 27;
-		h *= 0x94d049bb133111ebULL;
-		h ^= h >> 31;
+		h = mix64(h);
 		*ix = h + q;
 		return dmemo_slot_at(&m->d, h + q);
 	}
