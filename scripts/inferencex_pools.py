@@ -299,6 +299,31 @@ def redundant_experts(row):
     return (32 if row["precision"] == "fp8" else 0), 32
 
 
+def sglang_recipe_sides(srt, row, entries, day, side_values):
+    """side_values(x) of both pools' backend.sglang_config x (prefill's,
+    then decode's, joined into one tuple) of an SGLang row whose every
+    matching entry launches an srt-slurm recipe naming both, as the file
+    stood on day (else its earliest version), where every entry's recipe
+    gives the same; None where an entry names no recipe or a pool's config,
+    side_values returns None for one, or the recipes disagree."""
+    if row["backend"] != "sglang" or not entries:
+        return None
+    got = set()
+    for e in entries:
+        if recipe_path(e) is None:
+            return None
+        sg = (recipe_doc(srt, recipe_path(e), day).get("backend") or {}).get("sglang_config") or {}
+        vals = ()
+        for side in ("prefill", "decode"):
+            x = sg.get(side)
+            v = side_values(x) if isinstance(x, dict) else None
+            if v is None:
+                return None
+            vals += v
+        got.add(vals)
+    return got.pop() if len(got) == 1 else None
+
+
 def sglang_recipe_pools(srt, row, entries, day):
     """((prefill, decode) redundant expert slots, (prefill, decode)
     mem-fraction-static) of an SGLang row whose every matching entry launches
@@ -312,27 +337,16 @@ def sglang_recipe_pools(srt, row, entries, day):
     TP 4 pools with mem-fraction-static 0.95 and no redundant experts, which
     the launch scripts' rule gave them (32), and without which DeepSeek-R1
     fp8 does not fit four GB200s."""
-    if row["backend"] != "sglang" or not entries:
-        return None
-    got = set()
-    for e in entries:
-        if recipe_path(e) is None:
+    def side(x):
+        red, mfs = x.get("ep-num-redundant-experts", 0), x.get("mem-fraction-static", 0)
+        if not isinstance(red, int) or isinstance(red, bool) or red < 0 or \
+                not isinstance(mfs, (int, float)) or isinstance(mfs, bool) or not 0 <= mfs <= 1:
             return None
-        sg = (recipe_doc(srt, recipe_path(e), day).get("backend") or {}).get("sglang_config") or {}
-        sides = []
-        for side in ("prefill", "decode"):
-            x = sg.get(side)
-            if not isinstance(x, dict):
-                return None
-            red, mfs = x.get("ep-num-redundant-experts", 0), x.get("mem-fraction-static", 0)
-            if not isinstance(red, int) or isinstance(red, bool) or red < 0 or \
-                    not isinstance(mfs, (int, float)) or isinstance(mfs, bool) or not 0 <= mfs <= 1:
-                return None
-            sides.append((red, mfs))
-        got.add(tuple(sides))
-    if len(got) != 1:
+        return (red, mfs)
+    got = sglang_recipe_sides(srt, row, entries, day, side)
+    if got is None:
         return None
-    (pred, pmfs), (dred, dmfs) = got.pop()
+    pred, pmfs, dred, dmfs = got
     return (pred, dred), (pmfs, dmfs)
 
 
@@ -355,26 +369,16 @@ def sglang_recipe_limits(srt, row, entries, day):
     --scheduler-recv-interval; e.g. recipes/gb200-fp8/1k1k/max-tpt.yaml
     (c88ef731) runs its DEP 8 prefill workers with 30000 requests and a
     131072-token chunk, where the generator's rule gives one prompt a rank."""
-    if row["backend"] != "sglang" or not entries:
-        return None
-    got = set()
-    for e in entries:
-        if recipe_path(e) is None:
-            return None
-        sg = (recipe_doc(srt, recipe_path(e), day).get("backend") or {}).get("sglang_config") or {}
-        vals = []
-        for side in ("prefill", "decode"):
-            x = sg.get(side)
-            if not isinstance(x, dict):
+    def side(x):
+        vals = ()
+        for k in SGLANG_LIMITS:
+            v = x.get(k, "")
+            if v != "" and (not isinstance(v, int) or isinstance(v, bool) or
+                            not (v >= 1 or (v == -1 and k == "chunked-prefill-size"))):
                 return None
-            for k in SGLANG_LIMITS:
-                v = x.get(k, "")
-                if v != "" and (not isinstance(v, int) or isinstance(v, bool) or
-                                not (v >= 1 or (v == -1 and k == "chunked-prefill-size"))):
-                    return None
-                vals.append(v)
-        got.add(tuple(vals))
-    return got.pop() if len(got) == 1 else None
+            vals += (v,)
+        return vals
+    return sglang_recipe_sides(srt, row, entries, day, side)
 
 
 # the recipe history and the row's measurement day that candidates and
