@@ -252,7 +252,7 @@ void cost_tbs_jit_init(struct cost_model *c, const struct opgraph *gr)
 			const struct op *o = &gr->kinds[k].ops[j];
 			double n = (double)o->n, kk = (double)o->k;
 			bool seen = false;
-			if (o->kind != OPK_GEMM || o->batch > 1 || cost_op_dtype(c, o) != DT_FP8 ||
+			if (o->kind != OPK_GEMM || o->batch > 1 || !o->low_precision /* bf16 (cost_op_dtype) */ ||
 			    strcmp(o->name, "router") == 0 || strncmp(o->name, "shared_", 7) == 0 ||
 			    strncmp(o->name, "experts_", 8) == 0 || strcmp(o->name, "kv_a_proj") == 0)
 				continue;

@@ -494,7 +494,7 @@ struct job_ctx {
 	const char *data_dir;
 };
 
-static void run_job(void *arg, size_t i)
+static void job_run(void *arg, size_t i)
 {
 	const struct job_ctx *q = arg;
 	struct eval_job *j = &q->jobs[i];
@@ -521,7 +521,7 @@ void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *dat
 	struct job_ctx q = { jobs, data_dir };
 	size_t i;
 
-	pfor_run(n, threads, run_job, &q);
+	pfor_run(n, threads, job_run, &q);
 	/* the jobs whose simulation an earlier one ran: its outcome, or their
 	 * own run where it kept none (its run failed: theirs says why in
 	 * their own words) */
@@ -534,7 +534,7 @@ void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *dat
 		j->from = lead->kept ? EVAL_FROM_OC : 0;
 		if (lead->kept)
 			j->oc = lead->oc;
-		run_job(&q, i);
+		job_run(&q, i);
 	}
 }
 
