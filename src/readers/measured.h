@@ -241,15 +241,17 @@ void aic_table_release(struct aic_table *t);
  * eval/silicon/inferencex_pools.csv's columns) by row id; *applied counts
  * the rows filled.  SS_EDATA naming file, line and column on a bad line. */
 int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, struct err *e);
-/* One benchmark run recorded as several rows (aicdup.c): a and b replay
- * alike once read (engine, version, GPU, labels, lengths, concurrency,
- * every parallel size and pool, MTP depth, harness, day) and their TTFT and
- * TPOT means agree to 12 significant digits; the id, source and model name are not
- * compared (eval/silicon/HARNESS.md, "Duplicate rows"). */
+/* One benchmark run recorded as several rows (aicdup.c): a and b are alike
+ * once read (engine, version, GPU, labels, lengths, concurrency, every
+ * parallel size of the engine, MTP depth on agg rows, harness, day) and
+ * their TTFT and TPOT means agree to 12 significant digits; the id, source,
+ * model name and P/D pools are not compared (eval/silicon/HARNESS.md,
+ * "Duplicate rows", "pdtwins"). */
 bool aic_same_measurement(const struct aic_row *a, const struct aic_row *b);
 /* Drop every row of t that repeats an earlier one's measurement, keeping
- * the first copy and the order of the rest; returns how many were
- * dropped.  After aic_pools_apply (the pools decide what a row is). */
+ * in the first copy's place the copy whose layout ran (aicdup.c) and the
+ * order of the rest; returns how many were dropped.  After aic_pools_apply
+ * (the pools decide which copy stays). */
 size_t aic_drop_duplicates(struct aic_table *t);
 /* Whether the file's header is a silicon CSV's. */
 bool aic_is_table(const char *path);

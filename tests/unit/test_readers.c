@@ -69,6 +69,66 @@ static void test_duplicates(void)
 	aic_table_release(&t);
 }
 
+/* One P/D run (SGLang GB200 fp4 1k/1k, 32 clients, db-dump cfg252 and its
+ * 2026-04-06 twin, eval/silicon/HARNESS.md "pdtwins") as db-dump records it
+ * (MoE TP 4, EP 1, decode batch 4) and with the pools of its launch
+ * configuration (EP 4, 32 redundant decode experts): one measurement, the
+ * launch configuration's copy kept in the first copy's place; a copy with
+ * blank pools never replaces one with pools.  Another MTP depth is another
+ * agg run; a P/D copy named MTP with the means of a plain recorded copy is
+ * the plain run (db-dump holds the plain P/D runs, HARNESS.md "pd6"). */
+static void test_pd_twins(void)
+{
+	struct aic_table t;
+	struct err e;
+	struct aic_pool rec = {.batch = 4, .workers = 2, .tp = 1, .pp = 1, .attn_dp = 4, .moe_tp = 4, .moe_ep = 1};
+	struct aic_pool launch = {.workers = 2, .tp = 1, .pp = 1, .attn_dp = 4, .moe_tp = 1, .moe_ep = 4, .redundant = 32};
+
+	if (aic_read_mem(table, sizeof(table) - 1, "twins.csv", NULL, &t, &e) < 0) {
+		CHECK(false, "read: %s", e.msg);
+		return;
+	}
+	/* rows 1 (r279) and 3 (other_tpot): one copy and another run */
+	t.r[1].pre = t.r[1].dec = rec;
+	t.r[2] = t.r[1];
+	snprintf(t.r[2].id, sizeof(t.r[2].id), "twin");
+	t.r[2].dec = launch;
+	t.r[2].pools_derived = true;
+	t.r[0] = t.r[1];
+	snprintf(t.r[0].id, sizeof(t.r[0].id), "blank");
+	memset(&t.r[0].pre, 0, sizeof(t.r[0].pre));
+	memset(&t.r[0].dec, 0, sizeof(t.r[0].dec));
+	t.r[4] = t.r[1];
+	snprintf(t.r[4].id, sizeof(t.r[4].id), "mtp");
+	t.r[4].spec_tokens = 3;
+	CHECK(aic_same_measurement(&t.r[1], &t.r[2]), "other pools, same identity and means: one run");
+	CHECK(!aic_same_measurement(&t.r[1], &t.r[4]), "agg: another MTP depth is another run");
+	for (size_t k = 0; k < t.n; k++)
+		snprintf(t.r[k].mode, sizeof(t.r[k].mode), "disagg");
+	CHECK(aic_same_measurement(&t.r[1], &t.r[4]), "P/D: a copy named MTP with a plain copy's means, one run");
+	CHECK(aic_drop_duplicates(&t) == 3 && t.n == 2, "blank, twin and MTP copy dropped (%zu left)", t.n);
+	CHECK(t.n == 2 && strcmp(t.r[0].id, "twin") == 0 && t.r[0].dec.moe_ep == 4 && t.r[0].dec.redundant == 32 &&
+		      strcmp(t.r[1].id, "other_tpot") == 0,
+	      "the launch configuration's copy kept first (%s %s)", t.r[0].id, t.n > 1 ? t.r[1].id : "-");
+	aic_table_release(&t);
+
+	/* the MTP copy first, then db-dump's plain record: the plain one stays */
+	if (aic_read_mem(table, sizeof(table) - 1, "twins.csv", NULL, &t, &e) < 0) {
+		CHECK(false, "read: %s", e.msg);
+		return;
+	}
+	t.r[1].pre = t.r[1].dec = rec;
+	snprintf(t.r[1].mode, sizeof(t.r[1].mode), "disagg");
+	t.r[0] = t.r[1];
+	snprintf(t.r[0].id, sizeof(t.r[0].id), "mtp");
+	t.r[0].pools_derived = true;
+	t.r[0].spec_tokens = 3;
+	t.n = 2;
+	CHECK(aic_drop_duplicates(&t) == 1 && t.n == 1 && strcmp(t.r[0].id, "r279") == 0 && t.r[0].spec_tokens == 0,
+	      "db-dump's plain copy kept (%s)", t.r[0].id);
+	aic_table_release(&t);
+}
+
 static void test_jsonl(void)
 {
 	static const char buf[] = "{\"a\": 1}\r\n\n   \n{\"a\": 2}  \n[3]\n{\"a\": 4}";
@@ -233,6 +293,7 @@ static void test_overheads_file(void)
 int main(void)
 {
 	test_duplicates();
+	test_pd_twins();
 	test_jsonl();
 	test_jfield();
 	test_replay_finish();
