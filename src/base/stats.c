@@ -45,6 +45,14 @@ static inline uint32_t key_at(const uint32_t *a, size_t i)
 
 #define SORT_BITS 11
 #define SORT_BINS (1u << SORT_BITS)
+/* key k's three radix digits counted */
+static inline void count_digits(size_t count[3][SORT_BINS], uint32_t k)
+{
+	count[0][k & (SORT_BINS - 1)]++;
+	count[1][(k >> SORT_BITS) & (SORT_BINS - 1)]++;
+	count[2][k >> (2 * SORT_BITS)]++;
+}
+
 /* The radix passes over keys[0..n) (n >= 64) whose digits are counted in
  * count; the floats sorted in keys' memory at the end.  scratch: room for
  * n (NULL: its own). */
@@ -126,9 +134,7 @@ static void sort_floats(float *x, size_t n, uint32_t *scratch)
 		memcpy(&f, &x[i], sizeof(f));
 		k = fkey(f);
 		memcpy(&keys[i], &k, sizeof(k));
-		count[0][k & (SORT_BINS - 1)]++;
-		count[1][(k >> SORT_BITS) & (SORT_BINS - 1)]++;
-		count[2][k >> (2 * SORT_BITS)]++;
+		count_digits(count, k);
 	}
 	sort_keys(keys, n, count, scratch);
 }
@@ -200,9 +206,7 @@ void stats_summarise_where(const float *x, size_t n, const uint8_t *sel, int wan
 			continue;
 		k = fkey(f);
 		memcpy(&keys[m++], &k, sizeof(k));
-		count[0][k & (SORT_BINS - 1)]++;
-		count[1][(k >> SORT_BITS) & (SORT_BINS - 1)]++;
-		count[2][k >> (2 * SORT_BITS)]++;
+		count_digits(count, k);
 	}
 	if (m == 0)
 		return;

@@ -33,7 +33,7 @@
  * _chunked_prefill_size, _max_prefill_tokens, _scheduler_recv_interval,
  * and the same four decode_sglang_ columns: whole numbers >= 1, the chunk
  * also -1 for chunking off; empty or absent: not named, the replay's rule;
- * read for SGLang rows only; kept in aic_pool, not replayed: HARNESS.md,
+ * read for SGLang rows only; checked, not kept: the replay does not take them, HARNESS.md,
  * "sgpdlim").
  * A disagg line may also
  * name a row whose pools are recorded (db-dump): its worker counts, decode
@@ -63,10 +63,6 @@ struct pools_line {
 	int64_t pred, dred;        /* redundant expert slots per pool (0: none) */
 	char pmb[12], dmb[12];     /* MoE backend per pool ("": not named) */
 	double pmfs, dmfs;         /* mem_fraction_static per pool (0: not named) */
-	/* SGLang's launch limits per pool ([0] prefill, [1] decode):
-	 * max-running-requests, chunked-prefill-size (-1: off),
-	 * max-prefill-tokens, scheduler-recv-interval (0: not named) */
-	int64_t sgl[2][4];
 	int spec; /* -1: MTP of unnamed depth; else draft tokens (0: none) */
 };
 
@@ -120,16 +116,15 @@ static int optional_fraction(const struct csv *c, int col, const char *name, dou
 	return 0;
 }
 
-/* An optional SGLang launch limit column (col < 0: absent): a whole number
- * in [1, hi], or -1 where off_ok (chunking off); empty or absent: 0 (not
- * named). */
-static int optional_limit(const struct csv *c, int col, double hi, bool off_ok, const char *name, int64_t *out,
-			  struct err *e)
+/* An optional SGLang launch limit column (col < 0: absent) checked: a
+ * whole number in [1, hi], or -1 where off_ok (chunking off); empty or
+ * absent: not named.  Checked, not kept: the replay does not take them
+ * (eval/silicon/HARNESS.md, "sgpdlim"). */
+static int check_limit(const struct csv *c, int col, double hi, bool off_ok, const char *name, struct err *e)
 {
 	double v;
 	int rc;
 
-	*out = 0;
 	if (col < 0 || !csv_field(c, col)[0])
 		return 0;
 	if ((rc = csv_num(c, col, &v, e)) < 0)
@@ -137,7 +132,6 @@ static int optional_limit(const struct csv *c, int col, double hi, bool off_ok, 
 	if (!((v >= 1 && v <= hi) || (off_ok && v == -1)) || v != (double)(long long)v)
 		return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be a whole number in [1, %.0f]%s or empty, got %g",
 			       csv_path(c), csv_lineno(c), name, hi, off_ok ? ", -1" : "", v);
-	*out = (int64_t)v;
 	return 0;
 }
 
@@ -247,8 +241,8 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		    (rc = optional_fraction(c, df, "decode_mem_fraction_static", &l.dmfs, e)) < 0)
 			goto done;
 		for (k = 0; k < 8; k++)
-			if ((rc = optional_limit(c, sgc[k / 4][k % 4], sgl_hi[k % 4], k % 4 == 1, sgl_names[k / 4][k % 4],
-						 &l.sgl[k / 4][k % 4], e)) < 0)
+			if ((rc = check_limit(c, sgc[k / 4][k % 4], sgl_hi[k % 4], k % 4 == 1, sgl_names[k / 4][k % 4],
+					      e)) < 0)
 				goto done;
 		XGROW(*out, cap, *n + 1);
 		(*out)[(*n)++] = l;
@@ -278,15 +272,6 @@ static bool relay(struct aic_pool *p, int adp, int ep)
 	p->moe_ep = ep;
 	p->moe_tp = gpus / ep;
 	return true;
-}
-
-/* A pool's SGLang launch limits from its line (lim: pools_line.sgl[i]). */
-static void take_limits(struct aic_pool *p, const int64_t lim[4])
-{
-	p->sg_max_running = lim[0];
-	p->sg_chunk = lim[1];
-	p->sg_max_prefill = lim[2];
-	p->sg_recv_interval = (int)lim[3];
 }
 
 int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, struct err *e)
@@ -331,8 +316,6 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 			snprintf(r->dec.moe_backend, sizeof(r->dec.moe_backend), "%s", l->dmb);
 			r->pre.mem_fraction = l->pmfs;
 			r->dec.mem_fraction = l->dmfs;
-			take_limits(&r->pre, l->sgl[0]);
-			take_limits(&r->dec, l->sgl[1]);
 			if (l->dbatch > 0)
 				r->dec.batch = l->dbatch;
 			if (l->pbatch > 0 && l->ptokens > 0) {
@@ -367,8 +350,6 @@ int aic_pools_apply(struct aic_table *t, const char *path, size_t *applied, stru
 		dec.redundant = (int)l->dred;
 		pre.mem_fraction = l->pmfs;
 		dec.mem_fraction = l->dmfs;
-		take_limits(&pre, l->sgl[0]);
-		take_limits(&dec, l->sgl[1]);
 		snprintf(pre.moe_backend, sizeof(pre.moe_backend), "%s", l->pmb);
 		snprintf(dec.moe_backend, sizeof(dec.moe_backend), "%s", l->dmb);
 		if (l->dbatch > 0)

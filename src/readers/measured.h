@@ -203,14 +203,6 @@ struct aic_row {
 		/* SGLang's --mem-fraction-static the launch's recipe sets
 		 * (0: not named, SGLang's rule) */
 		double mem_fraction;
-		/* SGLang's --max-running-requests, --chunked-prefill-size
-		 * (-1: chunking off), --max-prefill-tokens and
-		 * --scheduler-recv-interval the launch's recipe sets, as
-		 * launched (the engine's, not a rank's); 0: not named.
-		 * Recorded, not replayed: with them the P/D TTFT is further
-		 * off (eval/silicon/HARNESS.md, "sgpdlim") */
-		int64_t sg_max_running, sg_chunk, sg_max_prefill;
-		int sg_recv_interval;
 		/* the MoE backend the launch's recipe names (TRTLLM, DEEPGEMM,
 		 * CUTLASS, CUTEDSL, WIDEEP; "": not named) */
 		char moe_backend[12];
