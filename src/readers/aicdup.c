@@ -10,17 +10,19 @@
  * keeps one copy (eval/silicon/HARNESS.md, "Duplicate rows", "pdtwins").
  *
  * Two rows are one measurement when what identifies the run is equal once
- * read (the real layout of a row recorded multiplied by its EP, the MTP
- * depth eval/silicon/inferencex_pools.csv fills in): engine and version,
- * GPU, mode, precision and quantisation labels, ISL and OSL, batch, workers
- * and the client's concurrency, every parallel size of the engine, the
- * MTP depth (agg rows only), the harness, the measurement day and Dynamo image, and
+ * read (the real layout of a row recorded multiplied by its EP): engine and
+ * version, GPU, mode, precision and quantisation labels, ISL and OSL, batch,
+ * workers and the client's concurrency, every parallel size of the engine,
+ * the harness, the measurement day and Dynamo image, and
  * both measured means to 12 significant digits (the sources print the same
  * mean with its last of 16 digits apart, as two conversions of one double;
- * two runs never agree to 12).  The id, the source, the model name and the
- * P/D pools are not compared: db-dump records a P/D run's pools from its
- * generator's columns, the blank-source twin of the same run gets them from
- * the launch configuration (inferencex_pools.csv), and the two can differ.
+ * two runs never agree to 12).  The id, the source, the model name, the
+ * P/D pools and the MTP depth are not compared: db-dump records a P/D run's
+ * pools from its generator's columns, the blank-source twin of the same run
+ * gets them and its MTP depth from the launch configuration
+ * (inferencex_pools.csv), and the two can differ; an agg run published on
+ * 2026-03-25 with its launch configuration (MTP 3) is published again on
+ * 2026-04-06 with none, read as plain (HARNESS.md, "aggdup").
  *
  * Which copy stays: the one whose pools come from the launch configuration
  * (pools_derived), else one with recorded pools, else the first; where the
@@ -56,14 +58,17 @@ static int pools_rank(const struct aic_row *r)
 	return r->pre.workers > 0 || r->dec.workers > 0;
 }
 
-/* whether copy a of one run says better than b what ran: where their MTP
- * depths differ, the plain copy db-dump records (db-dump holds the plain
- * P/D runs, HARNESS.md "pd6"); else where their pools differ, the pools
- * known best (pools_rank); else b, the first */
+/* whether copy a of one run says better than b what ran: where the MTP
+ * depths of P/D copies differ, the plain copy db-dump records (db-dump
+ * holds the plain P/D runs, HARNESS.md "pd6"); where an agg run's differ,
+ * the copy read with its launch configuration; else where their pools
+ * differ, the pools known best (pools_rank); else b, the first */
 static bool better_copy(const struct aic_row *a, const struct aic_row *b)
 {
-	if (a->spec_tokens != b->spec_tokens)
+	if (a->spec_tokens != b->spec_tokens && strcmp(a->mode, "disagg") == 0)
 		return a->spec_tokens == 0 && pools_rank(a) == 1;
+	if (a->spec_tokens != b->spec_tokens)
+		return a->pools_derived && !b->pools_derived;
 	if (pool_eq(&a->pre, &b->pre) && pool_eq(&a->dec, &b->dec))
 		return false;
 	return pools_rank(a) > pools_rank(b);
@@ -77,7 +82,6 @@ bool aic_same_measurement(const struct aic_row *a, const struct aic_row *b)
 	       a->batch == b->batch && a->concurrency == b->concurrency && a->workers == b->workers &&
 	       a->tp == b->tp && a->pp == b->pp && a->attn_dp == b->attn_dp && a->moe_tp == b->moe_tp &&
 	       a->moe_ep == b->moe_ep && a->harness == b->harness &&
-	       (a->spec_tokens == b->spec_tokens || strcmp(a->mode, "disagg") == 0) /* P/D: better_copy */ &&
 	       strcmp(a->backend, b->backend) == 0 && strcmp(a->version, b->version) == 0 &&
 	       strcmp(a->system, b->system) == 0 && strcmp(a->mode, b->mode) == 0 &&
 	       strcmp(a->precision, b->precision) == 0 && strcmp(a->gemm_quant, b->gemm_quant) == 0 &&

@@ -74,9 +74,11 @@ static void test_duplicates(void)
  * (MoE TP 4, EP 1, decode batch 4) and with the pools of its launch
  * configuration (EP 4, 32 redundant decode experts): one measurement, the
  * launch configuration's copy kept in the first copy's place; a copy with
- * blank pools never replaces one with pools.  Another MTP depth is another
- * agg run; a P/D copy named MTP with the means of a plain recorded copy is
- * the plain run (db-dump holds the plain P/D runs, HARNESS.md "pd6"). */
+ * blank pools never replaces one with pools.  A P/D copy named MTP with the
+ * means of a plain recorded copy is the plain run (db-dump holds the plain
+ * P/D runs, HARNESS.md "pd6"); an agg copy read as plain (no launch
+ * configuration) with the means of one its launch configuration names MTP is
+ * the MTP run (HARNESS.md "aggdup"). */
 static void test_pd_twins(void)
 {
 	struct aic_table t;
@@ -102,7 +104,7 @@ static void test_pd_twins(void)
 	snprintf(t.r[4].id, sizeof(t.r[4].id), "mtp");
 	t.r[4].spec_tokens = 3;
 	CHECK(aic_same_measurement(&t.r[1], &t.r[2]), "other pools, same identity and means: one run");
-	CHECK(!aic_same_measurement(&t.r[1], &t.r[4]), "agg: another MTP depth is another run");
+	CHECK(aic_same_measurement(&t.r[1], &t.r[4]), "agg: another MTP depth, the same means: one run");
 	for (size_t k = 0; k < t.n; k++)
 		snprintf(t.r[k].mode, sizeof(t.r[k].mode), "disagg");
 	CHECK(aic_same_measurement(&t.r[1], &t.r[4]), "P/D: a copy named MTP with a plain copy's means, one run");
@@ -126,6 +128,22 @@ static void test_pd_twins(void)
 	t.n = 2;
 	CHECK(aic_drop_duplicates(&t) == 1 && t.n == 1 && strcmp(t.r[0].id, "r279") == 0 && t.r[0].spec_tokens == 0,
 	      "db-dump's plain copy kept (%s)", t.r[0].id);
+	aic_table_release(&t);
+
+	/* agg: the plain copy without a launch configuration first, then the
+	 * one whose launch configuration names MTP 3: the MTP copy stays */
+	if (aic_read_mem(table, sizeof(table) - 1, "twins.csv", NULL, &t, &e) < 0) {
+		CHECK(false, "read: %s", e.msg);
+		return;
+	}
+	t.r[0] = t.r[1];
+	snprintf(t.r[1].id, sizeof(t.r[1].id), "mtp");
+	t.r[1].pools_derived = true;
+	t.r[1].spec_tokens = 3;
+	t.n = 2;
+	CHECK(strcmp(t.r[0].mode, "disagg") != 0, "agg rows (%s)", t.r[0].mode);
+	CHECK(aic_drop_duplicates(&t) == 1 && t.n == 1 && strcmp(t.r[0].id, "mtp") == 0 && t.r[0].spec_tokens == 3,
+	      "agg: the launch configuration's MTP copy kept (%s)", t.r[0].id);
 	aic_table_release(&t);
 }
 
