@@ -687,7 +687,7 @@ static SCHED_STEP_INLINE int next_event(struct sim *s, struct err *e)
 
 	/* the next arrival, unless a queued event precedes it */
 	if (s->has_next && (evq_size(&s->q) == 0 || s->next.arrival_ns < evq_top_ns(&s->q) ||
-			    (s->next.arrival_ns == evq_top_ns(&s->q) && s->next_seq < s->q.h[0].seq))) {
+			    (s->next.arrival_ns == evq_top_ns(&s->q) && s->next_seq < evq_top_seq(&s->q)))) {
 		ev.t_ns = s->next.arrival_ns;
 		ev.kind = EV_ARRIVAL;
 		ev.replica = -1;
@@ -695,10 +695,10 @@ static SCHED_STEP_INLINE int next_event(struct sim *s, struct err *e)
 		return check_drained(s, e);
 	}
 	/* (the next event's records fetched while this one runs) */
-	if (s->step_prefetch && evq_size(&s->q) > 0 && s->q.h[0].kind == EV_STEP_END &&
-	    s->q.h[0].seq != s->prefetched_seq) {
-		s->prefetched_seq = s->q.h[0].seq;
-		sched_step_end_next(s, s->q.h[0].replica);
+	if (s->step_prefetch && evq_size(&s->q) > 0 && evq_top_kind(&s->q) == EV_STEP_END &&
+	    evq_top_seq(&s->q) != s->prefetched_seq) {
+		s->prefetched_seq = evq_top_seq(&s->q);
+		sched_step_end_next(s, evq_top_replica(&s->q));
 	}
 	s->now = ev.t_ns;
 	s->tot.events++;

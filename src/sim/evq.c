@@ -1,4 +1,5 @@
 /* evq.c - binary min-heap of events (push and pop: evq.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/alloc.h"
@@ -17,6 +18,20 @@ void evq_release(struct evq *q)
 	free(q->h);
 	q->h = NULL;
 	q->n = q->cap = 0;
+}
+
+/* (every kind fits the packing's four bits) */
+_Static_assert(EV_API_PASS < 16, "enum ev_kind: more kinds than struct evq_ent holds");
+
+void evq_overflow(const struct evq *q, int32_t replica)
+{
+	if (q->next_seq >= EVQ_SEQ_LIM)
+		fprintf(stderr, "servesim: event queue: more than %llu events in one simulation\n",
+			(unsigned long long)EVQ_SEQ_LIM);
+	else
+		fprintf(stderr, "servesim: event queue: replica or slot %ld outside [0, %lu)\n", (long)replica,
+			(unsigned long)EVQ_REPLICA_LIM);
+	abort();
 }
 
 void evq_grow(struct evq *q)
