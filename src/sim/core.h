@@ -222,12 +222,6 @@ struct fin_entry {
 
 struct replica {
 	struct kvc kv;
-	/* KV offload (sim_cfg.offload): the host tier below kv (kv.lower),
-	 * the blocks loaded from it for the step being planned, and
-	 * host.stored when the last step was priced */
-	struct kvc host;
-	int64_t host_loads;
-	uint64_t host_stored_seen;
 	/* sim_cfg.cold_start_s: the last step priced held a prefill chunk;
 	 * the one-time stall is behind it */
 	bool cold_last_prefill, cold_paid;
@@ -237,23 +231,6 @@ struct replica {
 	uint8_t *jit_seen;
 	int64_t jit_nkeys;
 	bool jit_warmed;
-	/* LoRA (sim_cfg.lora; sim/lora.c): running requests per adapter id
-	 * (run[0 .. cap)), the distinct adapters they hold (as the limit
-	 * counts them) and those other than the base model, each adapter's last use while in a GPU slot / in host
-	 * memory (0: not there) and the counts there, the load seconds of the
-	 * step being planned, whether its admissions skipped a request for the
-	 * limit, the targeted projections of its layout and the seconds one
-	 * adapter takes host -> GPU and disk -> host */
-	struct lora_rep {
-		int32_t *run;
-		int64_t *gpu_t, *cpu_t;
-		size_t cap;
-		int32_t distinct, adapters, ngpu;
-		int64_t ncpu, stamp;
-		double pending_s, gpu_s, disk_s;
-		bool limited;
-		struct cost_lora *proj;
-	} lora;
 	/* images (sim_cfg.mm; sim/mm.c): the encoder cache (the image
 	 * numbers it holds, each with its last use, at most cap), the encoder
 	 * budget of a step (tokens), the images the step being planned
@@ -296,12 +273,6 @@ struct replica {
 	size_t nothers, others_cap;
 	int64_t *chunk_len, *chunk_prefix;
 	size_t chunk_cap;                  /* their room (>= 1) */
-	/* free block-id arrays by size class (reqpool.c reqpool_ids_get: class c
-	 * holds 16 << c ids, the last max_blocks_per_req) */
-	int32_t **arrays[SCHED_ARRAY_CLASSES];
-	size_t narrays[SCHED_ARRAY_CLASSES], arrays_cap[SCHED_ARRAY_CLASSES];
-	uint64_t **chains;                 /* free hash-chain arrays (prefix.c, prefix_chain_grow) */
-	size_t nchains, chains_cap;
 	bool busy, kick_pending, fallback;
 	int32_t naborting;                 /* its running requests marked aborting */
 	bool active;                       /* lockstep: has a real step (else dummy) */
@@ -319,21 +290,6 @@ struct replica {
 		size_t n, cap;
 		bool used;
 	} *pipe;
-	struct step_desc desc;             /* lockstep: this rank's step */
-	int64_t spec_n;                    /* decoding requests that draft after the step */
-	double spec_ctx;                   /* their contexts, summed */
-	/* speculative decoding: the next step's plan of rp->others, summed by
-	 * finish_rank as it walks them (step.c, plan_ahead), so that the
-	 * policy and plan_step need not walk them again; valid from
-	 * finish_rank to the next plan_step, used (ahead_used) when the
-	 * policy scheduled every one of them in order with its chunk_of */
-	struct plan_ahead {
-		int64_t n;                 /* the others summed, rp->others[0, n) */
-		int64_t tokens, need;      /* chunk_of's tokens, blocks to grow */
-		int64_t ctx, spec_ctx;     /* decode_ctx_sum's and spec_ctx's parts */
-	} ahead;
-	struct req **growers;              /* those of them that grow blocks, in order */
-	size_t ngrowers, growers_cap;
 	bool ahead_valid, ahead_used;
 	uint64_t ahead_ver;                /* run_ver as finish_rank returned (SGLang's use) */
 	/* the policy scheduled every one of the others in running order,
@@ -364,31 +320,8 @@ struct replica {
 	/* may its steady decoders be lazy (the policy's lazy, no speculative
 	 * decoding, no PP, sim_cfg.no_lazy_decoders off); set at start-up */
 	bool lazy;
-	/* lazy verifiers (specpath.h): may they join (set at start-up), how
-	 * many run, their count and summed contexts at the next step, and
-	 * per coming step (rings by step count, sp_mask + 1 slots, grown to
-	 * the farthest completion) the drafts they accept and the blocks they
-	 * grow (apart, 16 bits a slot: a join adds a run's four counts as a
-	 * word, its blocks as another) and the rarer terms; sp_K sums their output - dg0 + dc0 (less sp_C: their tokens
-	 * left, SGLang's reservation); sp_hold: SGLang made them explicit once,
-	 * none joins again (sglang.c) */
-	bool spath_on, sp_hold;
-	int64_t nspath, sp_n, sp_C, sp_K;
-	uint16_t *sp_acc, *sp_need;
-	struct spath_rare *sp_rare;
-	uint32_t sp_mask;
 	void *pstate;                      /* the policy's own state (replica_init) */
 	int64_t ndec, dec_base_sum;        /* count, sum of (dc0 - dG0) */
-	/* policy.decoder_keys: each decoder's output - dg0 + dG0 (its tokens
-	 * left are that - G), unordered, so that a reservation of the running
-	 * requests' future tokens reads a dense array rather than every
-	 * running record */
-	struct dk_ent {
-		int64_t k;
-		struct req *r;
-	} *dk;
-	size_t ndk, dk_cap;
-	int64_t dk_sum;                    /* of their k */
 	struct req **cls_head;             /* [block_size] */
 	int64_t *cls_count;                /* decoders per class, lean ones included */
 	int64_t *cls_lean;                 /* lean decoders per class */
@@ -407,6 +340,125 @@ struct replica {
 	 * fetched into the cache before the step's end pushes to them */
 	int64_t join_fin[SCHED_JOIN_NOTES];
 	int njoin_fin;
+	uint64_t next_rseq;
+	uint64_t dec_max_rseq;             /* upper bound of decoders' rseq */
+	struct req **done;                 /* completions of the step being finished */
+	size_t done_cap;
+	/* client delivery (H2): tokens of the last finished step reach the
+	 * client a fraction of the next step later */
+	struct req **pend;
+	size_t npend, pend_cap;
+	int64_t pend_t0;                   /* end of the step that produced them */
+	/* TensorRT-LLM's overlap scheduler (cost eager_s > 0): the host time
+	 * spent launching the running step (eager_s when it holds prefill
+	 * chunks, else 0: a CUDA-graph replay), and that of the step whose
+	 * tokens are pending with its duration */
+	double step_host_s, pend_host_s;
+	int64_t pend_dur_ns;
+	/* pooled token gaps (sim.h, engine.c's sim_summary): the last
+	 * finished step's chunks are not delivered yet (tok_open); tok_t is
+	 * the client time of the decoders' last delivered step.  A step's decoders
+	 * each saw one gap of the same length: counted by stage (dstage's
+	 * lazy, from its dec, the decoders by stage); the explicit requests'
+	 * chunks wait in gapq for their delivery time */
+	bool tok_open;
+	bool no_gaps;                      /* sim_cfg.no_pooled_gaps: gapq stays empty */
+	/* the decoders make a token in every step, or, with a policy of
+	 * split_batches (SGLang's), in its decode batches only: dec_run says
+	 * whether they do in the step planned (then finishing), pend_dec
+	 * whether they did in the step whose tokens are pending; tok_t is then
+	 * the client time of the last delivered step in which they did
+	 * (without split batches: of the last step) */
+	bool dec_run, pend_dec;
+	int64_t tok_t;
+	int dec_stage_hi;                  /* stages below it may have decoders */
+	struct gap_ent {
+		struct req *r;
+		int64_t id;                /* r is still that request (records are reused) */
+		int32_t k;                 /* tokens in the chunk */
+		uint8_t kind;              /* enum gap_kind (below) */
+	} *gapq;
+	size_t ngapq, gapq_cap;
+	/* (the fields above are those a step reads or writes, most of them
+	 * at every step, then the host tier's (its total read at every step)
+	 * and the lazy verifiers' (their count, idem), the stages' counts
+	 * (stage 0's at every step); below them, what only some
+	 * configurations or some requests touch: at DP 64 a rank's step end
+	 * runs with its record out of the first-level cache, and the fewer
+	 * lines its step's fields span, the fewer it misses:
+	 * docs/performance.md, "chat5") */
+	/* KV offload (sim_cfg.offload): the host tier below kv (kv.lower),
+	 * the blocks loaded from it for the step being planned, and
+	 * host.stored when the last step was priced */
+	struct kvc host;
+	int64_t host_loads;
+	uint64_t host_stored_seen;
+	/* lazy verifiers (specpath.h): may they join (set at start-up), how
+	 * many run, their count and summed contexts at the next step, and
+	 * per coming step (rings by step count, sp_mask + 1 slots, grown to
+	 * the farthest completion) the drafts they accept and the blocks they
+	 * grow (apart, 16 bits a slot: a join adds a run's four counts as a
+	 * word, its blocks as another) and the rarer terms; sp_K sums their output - dg0 + dc0 (less sp_C: their tokens
+	 * left, SGLang's reservation); sp_hold: SGLang made them explicit once,
+	 * none joins again (sglang.c) */
+	bool spath_on, sp_hold;
+	int64_t nspath, sp_n, sp_C, sp_K;
+	uint16_t *sp_acc, *sp_need;
+	struct spath_rare *sp_rare;
+	uint32_t sp_mask;
+	/* the decoders by stage (dec) and their gaps counted by stage (lazy;
+	 * above: tok_open), side by side: a step reads stage 0's two, one line */
+	struct dec_stage_n {
+		int32_t dec, lazy;
+	} dstage[256];
+	/* LoRA (sim_cfg.lora; sim/lora.c): running requests per adapter id
+	 * (run[0 .. cap)), the distinct adapters they hold (as the limit
+	 * counts them) and those other than the base model, each adapter's last use while in a GPU slot / in host
+	 * memory (0: not there) and the counts there, the load seconds of the
+	 * step being planned, whether its admissions skipped a request for the
+	 * limit, the targeted projections of its layout and the seconds one
+	 * adapter takes host -> GPU and disk -> host */
+	struct lora_rep {
+		int32_t *run;
+		int64_t *gpu_t, *cpu_t;
+		size_t cap;
+		int32_t distinct, adapters, ngpu;
+		int64_t ncpu, stamp;
+		double pending_s, gpu_s, disk_s;
+		bool limited;
+		struct cost_lora *proj;
+	} lora;
+	/* free block-id arrays by size class (reqpool.c reqpool_ids_get: class c
+	 * holds 16 << c ids, the last max_blocks_per_req) */
+	int32_t **arrays[SCHED_ARRAY_CLASSES];
+	size_t narrays[SCHED_ARRAY_CLASSES], arrays_cap[SCHED_ARRAY_CLASSES];
+	uint64_t **chains;                 /* free hash-chain arrays (prefix.c, prefix_chain_grow) */
+	size_t nchains, chains_cap;
+	struct step_desc desc;             /* lockstep: this rank's step */
+	int64_t spec_n;                    /* decoding requests that draft after the step */
+	double spec_ctx;                   /* their contexts, summed */
+	/* speculative decoding: the next step's plan of rp->others, summed by
+	 * finish_rank as it walks them (step.c, plan_ahead), so that the
+	 * policy and plan_step need not walk them again; valid from
+	 * finish_rank to the next plan_step, used (ahead_used) when the
+	 * policy scheduled every one of them in order with its chunk_of */
+	struct plan_ahead {
+		int64_t n;                 /* the others summed, rp->others[0, n) */
+		int64_t tokens, need;      /* chunk_of's tokens, blocks to grow */
+		int64_t ctx, spec_ctx;     /* decode_ctx_sum's and spec_ctx's parts */
+	} ahead;
+	struct req **growers;              /* those of them that grow blocks, in order */
+	size_t ngrowers, growers_cap;
+	/* policy.decoder_keys: each decoder's output - dg0 + dG0 (its tokens
+	 * left are that - G), unordered, so that a reservation of the running
+	 * requests' future tokens reads a dense array rather than every
+	 * running record */
+	struct dk_ent {
+		int64_t k;
+		struct req *r;
+	} *dk;
+	size_t ndk, dk_cap;
+	int64_t dk_sum;                    /* of their k */
 	/* the buckets' first arrays (decoders.c bucket_push): carved from
 	 * chunks freed with the replica, and those outgrown kept for the next
 	 * new bucket, rather than a malloc and a free each (1,024 buckets a
@@ -419,8 +471,6 @@ struct replica {
 		struct fin_entry **spare;  /* outgrown first arrays */
 		size_t nspare, spare_cap;
 	} fin_pool;
-	uint64_t next_rseq;
-	uint64_t dec_max_rseq;             /* upper bound of decoders' rseq */
 	/* the prefix hits of the waiting request memo_r, whose admission
 	 * failed: blocks memo_blk[0, memo_h) (watched in kv), memo_e0[i] of
 	 * the first i of them evictable; valid while kv's watch says nothing
@@ -443,44 +493,6 @@ struct replica {
 	uint32_t cmemo_mask;               /* slots - 1 (prefix.c cmemo_grow) */
 	uint32_t cmemo_used;               /* slots holding a chain */
 	int64_t cmemo_blocks;              /* capacity of their chains, in all */
-	struct req **done;                 /* completions of the step being finished */
-	size_t done_cap;
-	/* client delivery (H2): tokens of the last finished step reach the
-	 * client a fraction of the next step later */
-	struct req **pend;
-	size_t npend, pend_cap;
-	int64_t pend_t0;                   /* end of the step that produced them */
-	/* TensorRT-LLM's overlap scheduler (cost eager_s > 0): the host time
-	 * spent launching the running step (eager_s when it holds prefill
-	 * chunks, else 0: a CUDA-graph replay), and that of the step whose
-	 * tokens are pending with its duration */
-	double step_host_s, pend_host_s;
-	int64_t pend_dur_ns;
-	/* pooled token gaps (sim.h, engine.c's sim_summary): the last
-	 * finished step's chunks are not delivered yet (tok_open); tok_t is
-	 * the client time of the decoders' last delivered step.  A step's decoders
-	 * each saw one gap of the same length: counted by stage (lazy_n,
-	 * from dec_stage, the decoders by stage); the explicit requests'
-	 * chunks wait in gapq for their delivery time */
-	bool tok_open;
-	bool no_gaps;                      /* sim_cfg.no_pooled_gaps: gapq stays empty */
-	/* the decoders make a token in every step, or, with a policy of
-	 * split_batches (SGLang's), in its decode batches only: dec_run says
-	 * whether they do in the step planned (then finishing), pend_dec
-	 * whether they did in the step whose tokens are pending; tok_t is then
-	 * the client time of the last delivered step in which they did
-	 * (without split batches: of the last step) */
-	bool dec_run, pend_dec;
-	int64_t tok_t;
-	int32_t dec_stage[256], lazy_n[256];
-	int dec_stage_hi;                  /* stages below it may have decoders */
-	struct gap_ent {
-		struct req *r;
-		int64_t id;                /* r is still that request (records are reused) */
-		int32_t k;                 /* tokens in the chunk */
-		uint8_t kind;              /* enum gap_kind (below) */
-	} *gapq;
-	size_t ngapq, gapq_cap;
 };
 
 /* Step-price memos (sim.h sim_memo): per cost model, [1] the P/D

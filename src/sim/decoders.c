@@ -191,7 +191,7 @@ void sched_dec_leave(const struct sim *s, struct replica *rp, struct req *r)
 	}
 	rp->cls_count[r->cls]--;
 	rp->ndec--;
-	rp->dec_stage[dec_stage_ix(r)]--;
+	rp->dstage[dec_stage_ix(r)].dec--;
 	/* its last chunk was counted with the decoders; its delivery time
 	 * is its next gap's start: the pending step's (always with vLLM),
 	 * else (SGLang, a prefill batch since) delivered already, at tok_t */

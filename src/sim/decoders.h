@@ -96,7 +96,7 @@ static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct
 	}
 	rp->cls_count[r->cls]++;
 	rp->ndec++;
-	rp->dec_stage[dec_stage_ix(r)]++;
+	rp->dstage[dec_stage_ix(r)].dec++;
 	if (dec_stage_ix(r) >= rp->dec_stage_hi)
 		rp->dec_stage_hi = dec_stage_ix(r) + 1;
 	rp->dec_base_sum += r->dc0 - r->dG0;
@@ -186,7 +186,7 @@ static SCHED_STEP_INLINE void dec_gaps_deliver(struct sim *s, struct replica *rp
 			    (g->kind == GAP_LAST ? tail : 0);
 			st = dec_stage_ix(r);
 			if (x == v && st < rp->dec_stage_hi) { /* as the decoders' */
-				rp->lazy_n[st]++;
+				rp->dstage[st].lazy++;
 			} else if (run_n > 0 && x == run_x && st == run_st) {
 				run_n++;
 			} else {
@@ -203,9 +203,9 @@ static SCHED_STEP_INLINE void dec_gaps_deliver(struct sim *s, struct replica *rp
 		dec_gap_add(s, run_st, run_x, run_n);
 	/* the decoders' one-token chunks */
 	for (st = 0; st < rp->dec_stage_hi; st++)
-		if (rp->lazy_n[st] > 0) {
-			dec_gap_add(s, st, v, (uint64_t)rp->lazy_n[st]);
-			rp->lazy_n[st] = 0;
+		if (rp->dstage[st].lazy > 0) {
+			dec_gap_add(s, st, v, (uint64_t)rp->dstage[st].lazy);
+			rp->dstage[st].lazy = 0;
 		}
 	rp->ngapq = 0;
 	if (!sg || rp->pend_dec)

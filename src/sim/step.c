@@ -67,11 +67,13 @@ static SCHED_STEP_INLINE void describe_decoders(const struct replica *rp, struct
  * gaps (one per decoder, by stage) and the step count. */
 static SCHED_STEP_INLINE void decoders_stepped(struct replica *rp)
 {
-	if (!rp->no_gaps) { /* (usually one stage: no memcpy call) */
+	if (!rp->no_gaps) { /* (usually one stage) */
+		int st;
 		if (rp->dec_stage_hi == 1)
-			rp->lazy_n[0] = rp->dec_stage[0];
+			rp->dstage[0].lazy = rp->dstage[0].dec;
 		else
-			memcpy(rp->lazy_n, rp->dec_stage, (size_t)rp->dec_stage_hi * sizeof(rp->lazy_n[0]));
+			for (st = 0; st < rp->dec_stage_hi; st++)
+				rp->dstage[st].lazy = rp->dstage[st].dec;
 	}
 	rp->G++;
 }
@@ -778,7 +780,7 @@ static SCHED_STEP_INLINE size_t fin_due(struct sim *s, struct replica *rp, const
 		return ndone; /* explicit: it completes (or not) on its own */
 	sched_dec_leave(s, rp, r);
 	/* its last chunk: a gap of its own (the terms after the last token) */
-	rp->lazy_n[dec_stage_ix(r)]--;
+	rp->dstage[dec_stage_ix(r)].lazy--;
 	r->tok_ns = rp->tok_t;
 	dec_gap_push(rp, r, GAP_LAST, 1);
 	r->last_ns = s->now;
