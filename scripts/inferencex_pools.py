@@ -29,7 +29,9 @@ layout and concurrency: the configuration ran the point twice), a row is
 kept as the MTP entry's run when the point holds exactly two measurements
 that day and the other one, not this row, repeats a db-dump run, whose
 recorded pools the plain entry's must match: db-dump holds the plain P/D
-runs (mtp_partner).  The latencies are used for nothing else.
+runs (mtp_partner); for the same reason a kept row that repeats a db-dump
+run is written plain where its matching entry is an MTP one (plain_by_twin).
+The latencies are used for nothing else.
 
 Aggregated rows: the single-node entries name MTP by a separate entry
 (`dsr1-fp4-b200-trt-mtp`) whose image may differ from the plain one's; a row is
@@ -666,6 +668,18 @@ def mtp_partner(row, f, c, points, dbruns):
     return mtp
 
 
+def plain_by_twin(v, row, dbruns):
+    """The pools v of a kept row, made plain where v says MTP and the row
+    repeats a db-dump run: db-dump holds the plain P/D runs (mtp_partner),
+    so a blank row with db-dump's means is the plain run even where the
+    day's one matching entry is an MTP one (the DeepSeek-R1 GB200 fp4
+    1024/8192 c7 run, db-dump cfg423: eval/silicon/HARNESS.md, "pdtwins",
+    "pdttft3").  Returns (pools, changed)."""
+    if v[6] != "mtp" or twin_key(row) not in dbruns:
+        return v, False
+    return v[:6] + ("none", 0) + v[8:], True
+
+
 def on_the_day(hist, row, fields, match):
     """(commit, matching entries) of the configuration as it stood on the row's
     measurement day: the latest commit on or before it with a match; None."""
@@ -800,7 +814,8 @@ def main():
               "agg mtp": 0, "agg mtp by twin": 0, "prefill limits": 0, "mtp by twin": 0,
               "mtp from recipe": 0, "recorded": 0, "recorded limits": 0, "recorded ambiguous": 0,
               "prefill layout": 0, "prefill relaid": 0, "recorded prefill layout": 0, "recorded prefill relaid": 0,
-              "sglang recipe": 0, "sglang recipe redundant": 0, "sglang limits": 0, "recipe dir": 0, "recipe dir kept": 0}
+              "sglang recipe": 0, "sglang recipe redundant": 0, "sglang limits": 0, "recipe dir": 0, "recipe dir kept": 0,
+              "plain by twin": 0}
     out = []
     twins = {}
     for row in rows:
@@ -848,6 +863,8 @@ def main():
                 counts["twin disagrees"] += 1
                 continue
             counts["twin agrees"] += 1
+        v, plain = plain_by_twin(v, row, dbruns)
+        counts["plain by twin"] += plain
         lay = recipe_prefill(srt, row, [e for _, _, e in c], f["measured"][:10]) if not v[8] else None
         if lay:
             # the launch's prefill layout, after the twin check (db-dump
@@ -882,7 +899,7 @@ def main():
                     + recipe_dir_rows(srt, rows, set(l[0] for l in out), counts))
     sys.stderr.write("%(rows)d blank-count rows: %(kept)d kept, %(no entry)d without a matching entry, "
                      "%(ambiguous)d ambiguous (%(mtp by twin)d more kept as the MTP run beside a db-dump plain one); of the kept, %(twin agrees)d repeat a db-dump row and agree with its "
-                     "pools, %(twin disagrees)d more disagreed and were dropped; %(prefill limits)d kept rows with "
+                     "pools (%(plain by twin)d of them named MTP by their entry and kept plain, as db-dump's run), %(twin disagrees)d more disagreed and were dropped; %(prefill limits)d kept rows with "
                      "their prefill limits from the recipe, %(mtp from recipe)d their MTP depth; %(agg mtp)d agg rows ran MTP (%(agg mtp by twin)d of them "
                      "where a plain entry covered the point too, told apart by db-dump); %(recorded limits)d of %(recorded)d db-dump "
                      "disagg rows with recorded pools took their limits from their plain entries (%(recorded ambiguous)d "
@@ -925,6 +942,10 @@ def selftest():
         assert got == want, "%s: got %r, want %r" % (name, got, want)
     got = mtp_partner(mtp_run, f, c, disagg_points([plain_run, mtp_run]), {})
     assert got is None, "no db-dump run: got %r" % (got,)
+    # a row repeating a db-dump run is plain whatever its one entry says
+    assert plain_by_twin(mtp, plain_run, dbruns) == (mtp[:6] + ("none", 0) + mtp[8:], True)
+    assert plain_by_twin(mtp, mtp_run, dbruns) == (mtp, False)
+    assert plain_by_twin(plain, plain_run, dbruns) == (plain, False)
     # db-dump rows: the model prefix from the id where db-dump names DeepSeek-R1 DeepSeek-V3
     assert db_prefix(dict(db, model_path="deepseek-ai/DeepSeek-V3", id="dsr1_b200_x")) == "dsr1"
     assert db_prefix(dict(db, model_path="deepseek-ai/DeepSeek-V3", id="dsv3_b200_x")) is None
@@ -952,7 +973,7 @@ def selftest():
     assert got[2:8] == [8, 1, 4, 32, 32, 32] and got[17] == 32, got
     assert recipe_dir_line(dict(glm, decode_tp_size="8"), docs) is None
     assert recipe_dir_line(glm, docs + [("r/again.yaml", "b" * 40, docs[0][2])]) is None
-    print("ok: %d cases" % (len(cases) + 9))
+    print("ok: %d cases" % (len(cases) + 12))
 
 
 if __name__ == "__main__":
