@@ -309,6 +309,10 @@ struct replica {
 	 * speculative decoding, whose accepted drafts move a lane by a drawn
 	 * number of slots (the cursor's upkeep cost more than it saved) */
 	struct stepmemo_lane lanes[2], *lane_price, *lane_moe;
+	/* attention DP: its next lookups in moe_memo and drafts, located
+	 * (and fetched) as the group's ranks are planned, before they are
+	 * priced (step.c group_memo_ahead) */
+	struct stepmemo_at at_moe, at_draft;
 	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
 	 * of its cost model): the energy of its steps (account_step), metered
 	 * when it has a figure and the caller reads it (sim_cfg.no_energy) */

@@ -291,9 +291,11 @@ static SCHED_STEP_INLINE double decode_price(struct replica *rp, uint64_t k0, in
 
 /* Price replica ri's planned step: the forward pass plus the drafting that
  * follows it with speculative decoding, and the host tier's transfers
- * with KV offload.  gm: its group step's MoE part (NULL: a step alone). */
+ * with KV offload.  gm: its group step's MoE part (NULL: a step alone).
+ * grp: an attention-DP group's rank, its memo lookups' keys and slots
+ * located ahead (group_memo_ahead: every lookup it makes). */
 static SCHED_STEP_INLINE double rank_cost_sp(struct sim *s, struct replica *rp, const struct step_desc *d,
-					     struct group_moe *gm, const bool sp)
+					     struct group_moe *gm, const bool sp, const bool grp)
 {
 	double t;
 
@@ -305,9 +307,11 @@ static SCHED_STEP_INLINE double rank_cost_sp(struct sim *s, struct replica *rp, 
 		 * part kept does not depend on them), the MoE layers are a
 		 * table lookup */
 		struct dmemo_ent *slot;
-		uint64_t k0 = stepmemo_key(d->ndecode, d->nlogits);
+		uint64_t k0 = grp ? rp->at_moe.k0 : stepmemo_key(d->ndecode, d->nlogits);
 		double l;
-		if (!stepmemo_get(rp->moe_memo, rp->lane_moe, k0, d->ndecode, d->decode_ctx_sum, &l, &slot)) {
+		if (!(grp ? stepmemo_get_at(rp->moe_memo, rp->lane_moe, &rp->at_moe, k0, d->ndecode, d->decode_ctx_sum,
+					    &l, &slot)
+			  : stepmemo_get(rp->moe_memo, rp->lane_moe, k0, d->ndecode, d->decode_ctx_sum, &l, &slot))) {
 			l = cost_step_local_s(rp->cost, d);
 			stepmemo_put(slot, k0, d->decode_ctx_sum, l);
 		}
@@ -328,9 +332,10 @@ static SCHED_STEP_INLINE double rank_cost_sp(struct sim *s, struct replica *rp, 
 		/* the drafting: a pure function of its requests and their
 		 * summed contexts, kept as a decode step's price is */
 		struct dmemo_ent *slot;
-		uint64_t k0 = stepmemo_key(rp->spec_n, 0);
+		uint64_t k0 = grp ? rp->at_draft.k0 : stepmemo_key(rp->spec_n, 0);
 		double dr;
-		if (!stepmemo_get(rp->drafts, NULL, k0, rp->spec_n, rp->spec_ctx, &dr, &slot)) {
+		if (!(grp ? stepmemo_get_at(rp->drafts, NULL, &rp->at_draft, k0, rp->spec_n, rp->spec_ctx, &dr, &slot)
+			  : stepmemo_get(rp->drafts, NULL, k0, rp->spec_n, rp->spec_ctx, &dr, &slot))) {
 			dr = spec_draft_s(&s->cfg.spec, rp->cost, rp->spec_n, rp->spec_ctx);
 			stepmemo_put(slot, k0, rp->spec_ctx, dr);
 		}
@@ -352,7 +357,14 @@ static SCHED_STEP_INLINE double rank_cost_sp(struct sim *s, struct replica *rp, 
 static SCHED_STEP_INLINE double rank_cost(struct sim *s, struct replica *rp, const struct step_desc *d,
 					  struct group_moe *gm)
 {
-	return rank_cost_sp(s, rp, d, gm, true);
+	return rank_cost_sp(s, rp, d, gm, true, false);
+}
+
+/* rank_cost of an attention-DP group's rank (group_start, group_decode_steps). */
+static SCHED_STEP_INLINE double rank_cost_group(struct sim *s, struct replica *rp, const struct step_desc *d,
+						struct group_moe *gm)
+{
+	return rank_cost_sp(s, rp, d, gm, true, true);
 }
 
 /* The energy of step d of t seconds on replica ri (account_step's). */
@@ -478,6 +490,38 @@ static SCHED_STEP_INLINE void quick_plan(struct sim *s, struct replica *rp)
 	rp->active = true;
 }
 
+/* Attention-DP rank rp has planned step d (group_start, group_decode_steps),
+ * priced after every rank of its group has planned (rank_cost_group): the
+ * memo slots its price will look up (its own part, the drafting after it)
+ * located and fetched now, so that the group's lookups miss the caches
+ * together rather than one after the other. */
+static SCHED_STEP_INLINE void group_memo_ahead(struct replica *rp, const struct step_desc *d)
+{
+	if (d->nchunks == 0) /* (cost_step_splits: the group's MoE tokens are > 0) */
+		stepmemo_ahead(rp->moe_memo, rp->lane_moe, stepmemo_key(d->ndecode, d->nlogits), d->ndecode,
+			       d->decode_ctx_sum, &rp->at_moe);
+	if (rp->spec_n > 0)
+		stepmemo_ahead(rp->drafts, NULL, stepmemo_key(rp->spec_n, 0), rp->spec_n, rp->spec_ctx, &rp->at_draft);
+}
+
+/* Attention-DP rank rp's step is queued: the ring slots its end reads
+ * first (decode_step_clear's and finish_rank's completion bucket at the
+ * next count; spath_step_ended's slots) fetched, one rank after the
+ * other, where its end would wait on each (a rank's rings do not stay in
+ * the cache between its steps with 32-48 ranks a group; `perf` of the
+ * P/D eval: a third of sched_finish_step's samples on those loads). */
+static SCHED_STEP_INLINE void group_end_prefetch(const struct replica *rp)
+{
+	uint64_t g1 = (uint64_t)rp->G + 1;
+
+	if (rp->ring)
+		__builtin_prefetch(&rp->ring[g1 & rp->ring_mask]);
+	if (rp->nspath > 0) {
+		__builtin_prefetch(&rp->sp_rare[(g1 + 1) & rp->sp_mask]);
+		__builtin_prefetch(&rp->sp_acc[g1 & rp->sp_mask]);
+	}
+}
+
 /* Attention-DP: every rank of the group [lo, hi) plans its step; the MoE
  * layers see the tokens of all its ranks, a rank with nothing to run runs
  * a one-token dummy step (vLLM's DP engines execute dummy batches so the
@@ -501,6 +545,8 @@ static bool group_start(struct sim *s, int lo, int hi)
 		else
 			rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches, true);
 		rp->quick = false;
+		if (rp->active)
+			group_memo_ahead(rp, &rp->desc);
 		any |= rp->active;
 		ext |= rp->active && rp->desc.nchunks > 0;
 		moe += rp->active ? step_tokens(&rp->desc) : 1;
@@ -534,7 +580,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 		}
 		rp->desc.moe_tokens = moe;
 		rp->desc.moe_extend = ext;
-		t = rp->active ? rank_cost(s, rp, &rp->desc, &gm) : idle_cost(s, rp);
+		t = rp->active ? rank_cost_group(s, rp, &rp->desc, &gm) : idle_cost(s, rp);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
 		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
@@ -544,6 +590,8 @@ static bool group_start(struct sim *s, int lo, int hi)
 	for (i = lo; i < hi; i++) {
 		s->reps[i].busy = true;
 		s->reps[i].step_dur_ns = simtime_round(tmax * 1e9);
+		if (s->step_prefetch)
+			group_end_prefetch(&s->reps[i]);
 	}
 	return true;
 }
@@ -627,7 +675,7 @@ static SCHED_STEP_INLINE bool start_single(struct sim *s, int ri, const bool sg,
 		rp->busy = false;
 		return false;
 	}
-	t = rank_cost_sp(s, rp, &d, NULL, sp);
+	t = rank_cost_sp(s, rp, &d, NULL, sp, false);
 	step_started(s, ri, t, d.nchunks > 0 ? rp->cost->eager_s : 0, &d);
 	return true;
 }
@@ -1390,13 +1438,14 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 		for (i = lo; i < hi; i++) { /* group_start: the plans */
 			struct replica *rp = &s->reps[i];
 			quick_plan(s, rp);
+			group_memo_ahead(rp, &rp->desc);
 			moe += rp->desc.ndecode;
 		}
 		for (i = lo; i < hi; i++) { /* their prices */
 			struct replica *rp = &s->reps[i];
 			double t;
 			rp->desc.moe_tokens = moe;
-			t = rank_cost(s, rp, &rp->desc, &gm);
+			t = rank_cost_group(s, rp, &rp->desc, &gm);
 			account_step(s, i, t, &rp->desc);
 			rp->step_host_s = 0;
 			if (t > tmax)
@@ -1405,6 +1454,8 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 		for (i = lo; i < hi; i++) {
 			s->reps[i].busy = true;
 			s->reps[i].step_dur_ns = simtime_round(tmax * 1e9);
+			if (s->step_prefetch)
+				group_end_prefetch(&s->reps[i]);
 		}
 		t_end = s->now + s->reps[lo].step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {

@@ -105,32 +105,23 @@ static inline struct dmemo_ent *stepmemo_slot(const struct stepmemo *m, uint64_t
 	return stepmemo_slot_ix(m, k0, ndecode, ctx_sum, &ix);
 }
 
-/* A decode-only step's price by its key word k0 (stepmemo_key; 0: not
- * kept), ndecode and summed contexts, looked up from where lane ln's last
- * lookup went (and ln moved on; NULL: from the key alone, for a caller
- * whose steps seldom follow each other in a lane, such as speculative
- * decoding's with their drawn acceptances): true and *price_s when it is kept,
- * else false and *slot where stepmemo_put keeps it (NULL: the memo is
- * off, or the step is not one it keeps). */
-/* (written into the step loop: a call would cost it more than a lane's
- * next slot saves; GCC and Clang) */
+/* (the lookups are written into the step loop: a call would cost it more
+ * than a lane's next slot saves; GCC and Clang) */
 #if defined(__GNUC__)
 #define STEPMEMO_INLINE inline __attribute__((always_inline))
 #else
 #define STEPMEMO_INLINE inline
 #endif
-static STEPMEMO_INLINE bool stepmemo_get(struct stepmemo *m, struct stepmemo_lane *ln, uint64_t k0, int64_t ndecode,
-				double ctx_sum, double *price_s, struct dmemo_ent **slot)
+/* The slot of a decode-only step (key word k0, ndecode, summed contexts)
+ * in m's table (made), looked up from where lane ln's last lookup went
+ * (and ln moved on; NULL: from the key alone, for a caller whose steps
+ * seldom follow each other in a lane, such as speculative decoding's with
+ * their drawn acceptances). */
+static STEPMEMO_INLINE struct dmemo_ent *stepmemo_locate(const struct stepmemo *m, struct stepmemo_lane *ln,
+							 uint64_t k0, int64_t ndecode, double ctx_sum)
 {
 	struct dmemo_ent *x;
-	uint64_t k1;
 
-	*slot = NULL;
-	if (m->off || k0 == 0)
-		return false;
-	if (m->lookups++ == m->check_at && !stepmemo_check(m))
-		return false;
-	memcpy(&k1, &ctx_sum, sizeof(k1));
 	if (!ln) {
 		x = stepmemo_slot(m, k0, ndecode, ctx_sum);
 	} else if (ln->e == m->d.e && ln->k0 == k0 && ln->ndecode == ndecode && ctx_sum < 0x1p53 &&
@@ -150,6 +141,36 @@ static STEPMEMO_INLINE bool stepmemo_get(struct stepmemo *m, struct stepmemo_lan
 		ln->ctx_sum = ctx_sum;
 		ln->ix = ix;
 	}
+	return x;
+}
+
+/* Where a lookup was located ahead (stepmemo_ahead): its key word, its
+ * slot and the table it is in (NULL: none located). */
+struct stepmemo_at {
+	uint64_t k0;
+	struct dmemo_ent *x;
+	const struct dmemo_ent *tab;
+};
+
+/* stepmemo_get's lookup from at, located ahead by stepmemo_ahead with the
+ * same arguments (and lane), or located now where it was not or the table
+ * has been made or remade since (the trial): the same counts, trial,
+ * lane and answer as stepmemo_get made at this point. */
+static STEPMEMO_INLINE bool stepmemo_get_at(struct stepmemo *m, struct stepmemo_lane *ln, const struct stepmemo_at *at,
+					    uint64_t k0, int64_t ndecode, double ctx_sum, double *price_s,
+					    struct dmemo_ent **slot)
+{
+	struct dmemo_ent *x = at->x;
+	uint64_t k1;
+
+	*slot = NULL;
+	if (m->off || k0 == 0)
+		return false;
+	if (m->lookups++ == m->check_at && !stepmemo_check(m))
+		return false;
+	memcpy(&k1, &ctx_sum, sizeof(k1));
+	if (!x || at->tab != m->d.e)
+		x = stepmemo_locate(m, ln, k0, ndecode, ctx_sum);
 	if (dmemo_holds(x, k0, k1)) {
 		m->hits++;
 		*price_s = x->v;
@@ -157,6 +178,42 @@ static STEPMEMO_INLINE bool stepmemo_get(struct stepmemo *m, struct stepmemo_lan
 	}
 	*slot = x;
 	return false;
+}
+
+/* A decode-only step's price by its key word k0 (stepmemo_key; 0: not
+ * kept), ndecode and summed contexts (lane ln as stepmemo_locate's): true
+ * and *price_s when it is kept, else false and *slot where stepmemo_put
+ * keeps it (NULL: the memo is off, or the step is not one it keeps). */
+static STEPMEMO_INLINE bool stepmemo_get(struct stepmemo *m, struct stepmemo_lane *ln, uint64_t k0, int64_t ndecode,
+				double ctx_sum, double *price_s, struct dmemo_ent **slot)
+{
+	const struct stepmemo_at none = {0, NULL, NULL};
+
+	return stepmemo_get_at(m, ln, &none, k0, ndecode, ctx_sum, price_s, slot);
+}
+
+/* The first part of a coming stepmemo_get(m, ln, k0, ndecode, ctx_sum):
+ * its key word and slot located (ln moved on as stepmemo_get moves it) into *at and
+ * fetched into the cache, for stepmemo_get_at to finish -- for a caller
+ * that knows several lookups before it makes them: an attention-DP group
+ * plans all its ranks, then prices them (step.c group_start), and the
+ * memos' 786 KB tables missed the caches at most lookups (`perf` of the
+ * P/D eval: over half of group_start's samples on the slot loads).  Before
+ * the table is made (the first lookup makes it) nothing is located.
+ * Always written into its caller: a function that only prefetches has no
+ * effect GCC sees, and it drops the call (core.h's req_prefetch). */
+static STEPMEMO_INLINE void stepmemo_ahead(const struct stepmemo *m, struct stepmemo_lane *ln, uint64_t k0,
+					   int64_t ndecode, double ctx_sum, struct stepmemo_at *at)
+{
+	at->k0 = k0;
+	at->x = NULL;
+	at->tab = m->d.e;
+	if (m->off || k0 == 0 || !m->d.e)
+		return;
+	at->x = stepmemo_locate(m, ln, k0, ndecode, ctx_sum);
+	/* (a slot of 24 bytes may cross a line) */
+	__builtin_prefetch(at->x);
+	__builtin_prefetch((const char *)at->x + sizeof(*at->x) - 1);
 }
 
 /* Keep the price of the step that stepmemo_get did not find, at its slot. */
