@@ -1190,12 +1190,17 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s)
 	return step_host(c, s, t);
 }
 
+bool cost_splits_decode(const struct cost_model *c)
+{
+	/* cost_step_s's path through components() for a decode-only step of
+	 * moe_tokens: neither the plain decode path nor H4's aggregate (H5
+	 * takes mixed steps only) */
+	return !c->lazy->plain && !(c->cfg.off & COST_H4);
+}
+
 bool cost_step_splits(const struct cost_model *c, const struct step_desc *s)
 {
-	/* cost_step_s's path through components() for a step of moe_tokens:
-	 * neither the plain decode path nor H4's aggregate (H5 takes mixed
-	 * steps only) */
-	return s->nchunks == 0 && s->moe_tokens > 0 && !c->lazy->plain && !(c->cfg.off & COST_H4);
+	return s->nchunks == 0 && s->moe_tokens > 0 && cost_splits_decode(c);
 }
 
 double cost_step_local_s(const struct cost_model *c, const struct step_desc *s)

@@ -50,6 +50,10 @@ double cost_step_s(const struct cost_model *c, const struct step_desc *s);
  * cost_step_join_s(c, s, cost_step_local_s(c, s)) is cost_step_s(c, s) bit
  * for bit: the same operations on the same values, in the same order. */
 bool cost_step_splits(const struct cost_model *c, const struct step_desc *s);
+/* cost_step_splits of any decode-only step (no chunk) with moe_tokens > 0:
+ * a property of the cost model (what a caller pricing many such steps
+ * tests once per model). */
+bool cost_splits_decode(const struct cost_model *c);
 double cost_step_local_s(const struct cost_model *c, const struct step_desc *s);
 double cost_step_join_s(const struct cost_model *c, const struct step_desc *s, double local_s);
 /* cost_step_join_s in its two parts: the shared MoE layers of a group

@@ -268,11 +268,26 @@ static double jit_stall_s(struct sim *s, struct replica *rp, const struct step_d
 /* An attention-DP group step's shared MoE layers, priced for the first of
  * its ranks whose step splits (cost_step_splits) and kept for the others:
  * every rank's step has the group's MoE tokens (c: the cost model it was
- * priced by, NULL before). */
+ * priced by, NULL before); and whether a decode-only step of the group
+ * splits (cost_splits_decode of cost model sc, NULL before: tested once
+ * per group step and model, not at each rank). */
 struct group_moe {
 	const struct cost_model *c;
 	double s;
+	const struct cost_model *sc;
+	bool split;
 };
+
+/* cost_step_splits of a decode-only step of a group step (gm; its MoE
+ * tokens, one at least a rank, are > 0). */
+static SCHED_STEP_INLINE bool group_splits(struct group_moe *gm, const struct cost_model *c)
+{
+	if (gm->sc != c) {
+		gm->sc = c;
+		gm->split = cost_splits_decode(c);
+	}
+	return gm->split;
+}
 
 /* A decode-only step of ndec requests (d->ndecode), memo key k0: the
  * decode-price memo's price, else cost_step_s's, kept. */
@@ -301,7 +316,7 @@ static SCHED_STEP_INLINE double rank_cost_sp(struct sim *s, struct replica *rp, 
 
 	if (d->nchunks == 0 && d->moe_tokens == 0) { /* decode only: it may repeat one priced before */
 		t = decode_price(rp, stepmemo_key(d->ndecode, d->nlogits), d->ndecode, d);
-	} else if (cost_step_splits(rp->cost, d)) {
+	} else if (gm ? d->nchunks == 0 && group_splits(gm, rp->cost) : cost_step_splits(rp->cost, d)) {
 		/* an attention-DP rank's decode step: its own part may repeat
 		 * one priced before (whatever the group's MoE tokens: the
 		 * part kept does not depend on them), the MoE layers are a
@@ -530,7 +545,7 @@ static SCHED_STEP_INLINE void group_end_prefetch(const struct replica *rp)
  * rank has anything to run). */
 static bool group_start(struct sim *s, int lo, int hi)
 {
-	struct group_moe gm = {NULL, 0};
+	struct group_moe gm = {NULL, 0, NULL, false};
 	int64_t moe = 0;
 	double tmax = 0;
 	bool any = false, ext = false;
@@ -1425,7 +1440,7 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 		if (!decode_steps_apply(s, &s->reps[i]))
 			return 0;
 	for (;;) {
-		struct group_moe gm = {NULL, 0};
+		struct group_moe gm = {NULL, 0, NULL, false};
 		int64_t moe = 0, t_end;
 		double tmax = 0;
 		for (i = lo; i < hi; i++)
