@@ -839,6 +839,39 @@ static bool sglang_check(const struct sim *s, const struct replica *rp, char *wh
 	return true;
 }
 
+/* A steady decode step (step.c decode_steps, quick_plan: decoders alone,
+ * nothing explicit, nobody it could admit, the crossing class's blocks
+ * free, lazy decoders): sglang_schedule's step is then its decoders' tokens
+ * and blocks (sg_decode_fast, with no explicit request) and the counters it
+ * keeps, as long as the recv interval's poll has nothing to receive (an
+ * inbox waits for it: the general path) and no LPM sort of a waiting queue
+ * is due.  get_next_batch_to_run then returns the running batch unchanged
+ * (scheduler.py: no new prefill batch, update_running_batch retracts
+ * nothing). */
+static bool sglang_steady_ok(const struct sim *s, const struct replica *rp)
+{
+	return !(rp->recv_gate && rp->ninbox > 0) && !(s->cfg.lpm && rp->wlen > 0);
+}
+
+/* Those counters, as sglang_schedule moves them on such a step: the recv
+ * interval's count (a decode batch adds 1; nothing to receive), the latch
+ * of a full batch (someone waiting at max_num_seqs; never on a P/D worker)
+ * and the new-token ratio's decay. */
+static void sglang_steady_step(struct sim *s, struct replica *rp)
+{
+	struct sg_state *st = sg_of(rp);
+
+	if (rp->recv_gate && ++rp->recv_ct >= s->cfg.recv_interval)
+		rp->recv_ct = 0;
+	if (st->full_at > 0 && rp->nrun < st->full_at)
+		st->full_at = 0;
+	if (st->full_at == 0 && rp->wlen > 0 && (int64_t)rp->nrun >= rp->mns && rp->nrun > 0 && s->cfg.pd.prefill <= 0)
+		st->full_at = rp->nrun;
+	st->ratio -= st->ratio_decay;
+	if (st->ratio < st->ratio_min)
+		st->ratio = st->ratio_min;
+}
+
 static const struct sched_policy sglang_policy = {
 	.schedule = sglang_schedule,
 	.admit = sglang_admit,
@@ -848,6 +881,8 @@ static const struct sched_policy sglang_policy = {
 	.replica_init = sglang_replica_init,
 	.replica_release = sglang_replica_release,
 	.check = sglang_check,
+	.steady_ok = sglang_steady_ok,
+	.steady_step = sglang_steady_step,
 };
 
 /* SGLang's ROCm build: the aiter attention backend (SGLang docs,

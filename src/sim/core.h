@@ -727,6 +727,15 @@ struct sched_policy {
 	 * boundary its blocks, as schedule would: the step loop may run such
 	 * steps back to back without asking it (sim.h no_segments) */
 	bool decode_segments;
+	/* a policy without decode_segments whose schedule, on such a step,
+	 * does besides only bookkeeping of its own (NULL: none): steady_ok,
+	 * whether its schedule would do nothing else for replica rp now (and
+	 * for as long as no event or arrival comes: a segment tests it once);
+	 * steady_step, that bookkeeping, once a step, after the crossing
+	 * class has taken its blocks.  The step loop then runs such steps as
+	 * decode_segments' */
+	bool (*steady_ok)(const struct sim *s, const struct replica *rp);
+	void (*steady_step)(struct sim *s, struct replica *rp);
 	/* keep rp->dk (each decoder's finish step count), for a reservation
 	 * of the running requests' future tokens */
 	bool decoder_keys;

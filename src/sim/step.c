@@ -482,6 +482,25 @@ static double idle_cost(struct sim *s, const struct replica *rp)
 	return t;
 }
 
+/* Whether replica rp's policy takes a steady decode step as
+ * decode_segments' (the crossing class's blocks, each decoder's token),
+ * with its steady_step's bookkeeping where it has one (core.h; sg: a
+ * split-batch policy, SGLang's, the only one with them: the other
+ * engines' step loop tests decode_segments alone). */
+static SCHED_STEP_INLINE bool policy_steady(const struct sim *s, const struct replica *rp, const bool sg)
+{
+	const struct sched_policy *p = s->cfg.policy;
+
+	return sg ? p->steady_ok && p->steady_ok(s, rp) : p->decode_segments;
+}
+
+/* The policy's part of such a step, after the crossing class's blocks. */
+static SCHED_STEP_INLINE void policy_steady_step(struct sim *s, struct replica *rp, const bool sg)
+{
+	if (sg && s->cfg.policy->steady_step)
+		s->cfg.policy->steady_step(s, rp);
+}
+
 /* Whether the policy's step for quick-finished rank rp (other ranks of its
  * group have finished since) is still every decoder's token and nothing
  * else: no explicit request, nobody it could admit (nobody waiting, or its
@@ -497,9 +516,10 @@ static SCHED_STEP_INLINE bool quick_plan_applies(const struct sim *s, const stru
 
 /* The plan of such a rank: the crossing class takes its blocks (the
  * policy's, decode_segments), the decoders described. */
-static SCHED_STEP_INLINE void quick_plan(struct sim *s, struct replica *rp)
+static SCHED_STEP_INLINE void quick_plan(struct sim *s, struct replica *rp, const bool sg)
 {
 	blocks_take_crossing(s, rp, cls_of(s, -rp->G));
+	policy_steady_step(s, rp, sg);
 	desc_start(rp, &rp->desc);
 	describe_decoders(rp, &rp->desc);
 	rp->active = true;
@@ -556,7 +576,9 @@ static bool group_start(struct sim *s, int lo, int hi)
 	for (i = lo; i < hi; i++) {
 		struct replica *rp = &s->reps[i];
 		if (rp->quick && s->cfg.policy->decode_segments && quick_plan_applies(s, rp))
-			quick_plan(s, rp);
+			quick_plan(s, rp, false);
+		else if (rp->quick && policy_steady(s, rp, true) && quick_plan_applies(s, rp))
+			quick_plan(s, rp, true);
 		else
 			rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches, true);
 		rp->quick = false;
@@ -1255,9 +1277,9 @@ static SCHED_STEP_INLINE bool steady_decode(const struct sim *s, const struct re
 	       s->cfg.spec.k == 0;
 }
 
-static SCHED_STEP_INLINE bool decode_steps_apply(const struct sim *s, const struct replica *rp)
+static SCHED_STEP_INLINE bool decode_steps_apply(const struct sim *s, const struct replica *rp, const bool sg)
 {
-	return steady_decode(s, rp) && s->cfg.policy->decode_segments;
+	return steady_decode(s, rp) && policy_steady(s, rp, sg);
 }
 
 /* Whether replica rp's next step (count g1) may be one of decode_steps':
@@ -1351,7 +1373,7 @@ static SCHED_STEP_INLINE bool segment_plain(const struct sim *s, const struct re
  * so the step's counts, its memo key and the heap's next completion stay,
  * and only the summed contexts move (describe_decoders: the same value,
  * added to the zero desc_start leaves). */
-static int decode_steps(struct sim *s, int ri)
+static SCHED_STEP_INLINE int decode_steps_body(struct sim *s, int ri, const bool sg)
 {
 	struct replica *rp = &s->reps[ri];
 	const bool plain = segment_plain(s, rp);
@@ -1377,13 +1399,14 @@ static int decode_steps(struct sim *s, int ri)
 		/* finish_rank: the previous step's tokens (as deliver: their
 		 * time only for the pooled gaps), then this one's */
 		if (!rp->no_gaps)
-			dec_gaps_deliver(s, rp, delivery_time(s, rp), false);
+			dec_gaps_deliver(s, rp, delivery_time(s, rp), sg);
 		step_pending(s, rp, true);
 		decoders_stepped(rp);
 		if (rp->cls_count[cls] > 0) { /* (a class nobody is in: nothing to register or take) */
 			register_filled(s, rp, cls);
 			blocks_take_crossing(s, rp, cls); /* the policy's (decode_segments) */
 		}
+		policy_steady_step(s, rp, sg);
 		/* plan_step's description, rank_cost, account_step, start_single */
 		d.decode_ctx_sum = (double)(rp->dec_base_sum + ndec * (rp->G + 1));
 		if (plain) {
@@ -1432,12 +1455,12 @@ static SCHED_STEP_INLINE void quick_finish(struct sim *s, struct replica *rp, co
  * order, the slowest rank's time for all), as decode_steps reduces them
  * for one rank.  Returns 1 when the last step's end was queued, 0 when a
  * step has ended now and the general path takes it. */
-static int group_decode_steps(struct sim *s, int lo, int hi)
+static SCHED_STEP_INLINE int group_decode_steps_body(struct sim *s, int lo, int hi, const bool sg)
 {
 	int i;
 
 	for (i = lo; i < hi; i++)
-		if (!decode_steps_apply(s, &s->reps[i]))
+		if (!decode_steps_apply(s, &s->reps[i], sg))
 			return 0;
 	for (;;) {
 		struct group_moe gm = {NULL, 0, NULL, false};
@@ -1447,12 +1470,12 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 			if (!decode_step_clear(s, &s->reps[i], s->reps[i].G + 1))
 				return 0;
 		for (i = lo; i < hi; i++) /* finish_rank */
-			quick_finish(s, &s->reps[i], false);
+			quick_finish(s, &s->reps[i], sg);
 		if (s->cfg.policy->group_gate) /* (nobody admitted: its counters) */
 			s->cfg.policy->group_gate(s, lo, hi);
 		for (i = lo; i < hi; i++) { /* group_start: the plans */
 			struct replica *rp = &s->reps[i];
-			quick_plan(s, rp);
+			quick_plan(s, rp, sg);
 			group_memo_ahead(rp, &rp->desc);
 			moe += rp->desc.ndecode;
 		}
@@ -1478,6 +1501,28 @@ static int group_decode_steps(struct sim *s, int lo, int hi)
 			return 1;
 		}
 	}
+}
+
+/* decode_steps and group_decode_steps for each kind of scheduler (sg:
+ * SGLang's, with its steady_step), apart so that neither tests it */
+static int decode_steps(struct sim *s, int ri)
+{
+	return decode_steps_body(s, ri, false);
+}
+
+static int sg_decode_steps(struct sim *s, int ri)
+{
+	return decode_steps_body(s, ri, true);
+}
+
+static int group_decode_steps(struct sim *s, int lo, int hi)
+{
+	return group_decode_steps_body(s, lo, hi, false);
+}
+
+static int sg_group_decode_steps(struct sim *s, int lo, int hi)
+{
+	return group_decode_steps_body(s, lo, hi, true);
 }
 
 /* sched_finish_step's body for one engine's scheduler (sg: SGLang's), so
@@ -1513,7 +1558,7 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 		for (;;) {
 			struct replica *rp = &s->reps[ri];
 			int64_t t_end;
-			if (!sg && decode_steps_apply(s, rp) && decode_steps(s, ri))
+			if (decode_steps_apply(s, rp, sg) && (sg ? sg_decode_steps(s, ri) : decode_steps(s, ri)))
 				return 0;
 			if ((rc = finish_rank(s, ri, e, sg, sp)) < 0)
 				return rc;
@@ -1531,7 +1576,7 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 	}
 	for (;;) {
 		int64_t t_end;
-		if (!sg && group_decode_steps(s, lo, hi))
+		if (sg ? sg_group_decode_steps(s, lo, hi) : group_decode_steps(s, lo, hi))
 			return 0;
 		/* some rank of the group is not in steady decode: the others
 		 * are finished (and, in group_start, planned) as there, each
