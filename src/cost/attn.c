@@ -238,9 +238,7 @@ static void gqa_dec_floor_init(struct cost_model *c)
 		c->gqa_dec_floor_s = f->floor_s;
 }
 
-/* The decode grid's column at n sequences, max_seqs < n <= max_m
- * (cost_lazy.wide), resolved on its first use. */
-static struct mfu_attn_col *decode_wide_col(const struct cost_model *c, int64_t n)
+struct mfu_attn_col *cost_decode_wide_col(const struct cost_model *c, int64_t n)
 {
 	struct cost_lazy *z = c->lazy;
 	size_t i = (size_t)(n - c->cfg.max_seqs - 1);
@@ -276,7 +274,7 @@ static inline __attribute__((always_inline)) double gqa_decode_x(const struct co
 	if (n <= c->cfg.max_seqs)
 		mfu = mfu_row_eval_hint(cost_decode_row(c, n), lmean, &c->lazy->decode_hint[n]);
 	else if (n <= c->max_m)
-		mfu = mfu_attn_col_eval(decode_wide_col(c, n), lmean);
+		mfu = mfu_attn_col_eval(cost_decode_wide_col(c, n), lmean);
 	else
 		mfu = mfu_attn_eval_log(c->tabs, c->attn_decode_cfg, false, log((double)n), lmean);
 	if (win && win->cfg[0]) /* (log_n[n]: log((double)n), kept) */

@@ -744,15 +744,15 @@ static double attn_prefill_s(const struct cost_model *c, int64_t len, int64_t pr
  * (full_decode_s: gqa_decode_x of attn.c with its floor, and the MLA decode
  * floor, 0 but for MLA) written out, the same operations in the same order
  * (it runs at every step: the general path's calls and branches were most
- * of its price, the log and exp a fifth). */
-static inline double full_decode_row_s(const struct cost_model *c, const struct mfu_row *row, int64_t n,
-				       double ctx_sum)
+ * of its price, the log and exp a fifth); mfu: the decode table's at n
+ * and the mean context (full_decode_row_s, full_decode_wide_s). */
+static inline __attribute__((always_inline)) double full_decode_mfu_s(const struct cost_model *c, int64_t n,
+									 double ctx_sum, double mfu)
 {
 	double heads = (double)c->heads, dqk = (double)c->head_dim_qk, dv = (double)c->head_dim_v;
-	double mean = ctx_sum / (double)n, mfu, t, full;
+	double t, full;
 	double flops = 2.0 * ctx_sum * heads * (dqk + dv), bytes = ctx_sum * c->kv_tok_layer_bytes;
 
-	mfu = mfu_row_eval_hint(row, mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]);
 	t = cost_roofline_bw(c, flops, c->attn_peak, mfu, bytes, c->bw_kv);
 	t = t < c->gqa_dec_floor_s ? c->gqa_dec_floor_s : t;
 	/* cost_mla_decode_floor_s is 0 without a floor */
@@ -760,6 +760,26 @@ static inline double full_decode_row_s(const struct cost_model *c, const struct 
 	t = 0;
 	t += (double)c->m->n_mixer[LM_FULL] * full;
 	return t / (double)c->m->layers;
+}
+
+static inline double full_decode_row_s(const struct cost_model *c, const struct mfu_row *row, int64_t n,
+				       double ctx_sum)
+{
+	double mean = ctx_sum / (double)n;
+
+	return full_decode_mfu_s(c, n, ctx_sum,
+				 mfu_row_eval_hint(row, mean < 1 ? 0.0 : log(mean), &c->lazy->decode_hint[n]));
+}
+
+/* The same for max_seqs < n <= max_m: gqa_decode_x's lookup in the decode
+ * grid's column at n (cost_decode_wide_col), the rest as above (mixer.c's
+ * full_decode_s adds cost_mla_decode_floor_s, 0 without a floor). */
+static inline double full_decode_wide_s(const struct cost_model *c, struct mfu_attn_col *col, int64_t n,
+					double ctx_sum)
+{
+	double mean = ctx_sum / (double)n;
+
+	return full_decode_mfu_s(c, n, ctx_sum, mfu_attn_col_eval(col, mean < 1 ? 0.0 : log(mean)));
 }
 
 /* cost_overhead_s, written into step_host and decode_total_s (they run at
@@ -1067,8 +1087,10 @@ static inline __attribute__((always_inline)) double step_host(const struct cost_
 	return t > cpu ? t : cpu;
 }
 
-/* loc[n] (1 <= n <= max_seqs, full_only): what components_local_x takes
- * from n alone for a decode-only step of n decoders. */
+/* loc[n] (1 <= n <= max_m, full_only): what components_local_x takes
+ * from n alone for a decode-only step of n decoders (past max_seqs its
+ * general path: the absorb term at max_seqs, the head linear in n, the
+ * decode grid's column at n). */
 static void loc_fill(const struct cost_model *c, int64_t n)
 {
 	struct cost_lazy *z = c->lazy;
@@ -1077,8 +1099,8 @@ static void loc_fill(const struct cost_model *c, int64_t n)
 	double L = (double)c->m->layers;
 
 	if (!z->loc) { /* at the first such step */
-		z->loc = xmalloc(xmul((size_t)c->cfg.max_seqs + 1, sizeof(*z->loc))); /* read once set */
-		z->loc_done = xcalloc((size_t)c->cfg.max_seqs + 1, 1);
+		z->loc = xmalloc(xmul((size_t)c->max_m + 1, sizeof(*z->loc))); /* read once set */
+		z->loc_done = xcalloc((size_t)c->max_m + 1, 1);
 	}
 	if (mtok > c->max_m) { /* (tok_part's linear path: the general one) */
 		z->loc_done[n] = 2;
@@ -1089,14 +1111,19 @@ static void loc_fill(const struct cost_model *c, int64_t n)
 	k->tok = tok_part(c, mtok);
 	k->absorb = 0;
 	if (c->m->attn == ATTN_MLA) {
-		seq_need(c, n);
-		k->absorb = c->absorb_s[n] / L;
+		int64_t na = n <= c->cfg.max_seqs ? n : c->cfg.max_seqs;
+		seq_need(c, na);
+		k->absorb = c->absorb_s[na] / L;
 	}
 	k->head = head_part(c, n);
+	k->moe0 = NAN;
 	k->send = 0;
 	if (c->p.pp > 1)
 		k->send = (double)(c->p.pp - 1) * comm_send_s(&c->place, (double)n * (double)c->m->hidden * 2.0);
-	(void)cost_decode_row(c, n); /* (read by local_decode_a) */
+	if (n <= c->cfg.max_seqs) /* (read by local_decode_a) */
+		(void)cost_decode_row(c, n);
+	else
+		(void)cost_decode_wide_col(c, n);
 	z->loc_done[n] = 1;
 }
 
@@ -1109,7 +1136,7 @@ static inline const struct loc_terms *loc_of(const struct cost_model *c, const s
 	const struct cost_lazy *z = c->lazy;
 	int64_t n = s->ndecode;
 
-	if (!z->full_only || z->plain || s->nchunks != 0 || n <= 0 || n > c->cfg.max_seqs)
+	if (!z->full_only || z->plain || s->nchunks != 0 || n <= 0 || n > c->max_m)
 		return NULL;
 	if (!z->loc || !z->loc_done[n])
 		loc_fill(c, n);
@@ -1127,7 +1154,10 @@ static inline double local_decode_a(const struct cost_model *c, const struct loc
 	double L = (double)c->m->layers, attn = 0;
 
 	/* components_local_x */
-	attn += full_decode_row_s(c, &c->decode_rows[n], n, ctx_sum);
+	if (n <= c->cfg.max_seqs)
+		attn += full_decode_row_s(c, &c->decode_rows[n], n, ctx_sum);
+	else
+		attn += full_decode_wide_s(c, &c->lazy->wide[n - c->cfg.max_seqs - 1], n, ctx_sum);
 	if (c->m->attn == ATTN_MLA) {
 		attn += k->absorb;
 		attn += c->mla_module_s * (double)c->m->n_mixer[LM_FULL] / L;
@@ -1254,6 +1284,47 @@ double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, i
 	t = components_x(c, s, nl2, t2);
 	*t2 = step_host(c, s, *t2);
 	return step_host(c, s, t);
+}
+
+double cost_draft_pair_s(const struct cost_model *c, int64_t n, double ctx_sum, double *t2, double *ov_s)
+{
+	struct cost_lazy *z = c->lazy;
+	struct step_desc d;
+	double t;
+
+	if (!z->plain && !(c->cfg.off & (COST_H4 | COST_H5)) && z->full_only && n > 0 && n <= c->max_m) {
+		/* cost_step_pair_s's path through loc_of's terms for such a
+		 * step (nlogits 0, nl2 n): the same operations on the same
+		 * values, its overheads computed once (step_host's for n
+		 * requests and no prefill, both prices', and the caller's) */
+		if (!z->loc || !z->loc_done[n])
+			loc_fill(c, n);
+		if (z->loc_done[n] == 1) {
+			struct loc_terms *k = &z->loc[n];
+			double a = local_decode_a(c, k, n, ctx_sum), ov = overhead_s(c, n, 0), cpu, l, l2;
+			if (k->moe0 != k->moe0) /* (moe_of's: no group tokens, no prefill) */
+				k->moe0 = moe_part(c, k->mtok * c->p.dp, false);
+			l = a + head_part(c, 0) + k->send + k->moe0;
+			l2 = a + k->head + k->send + k->moe0;
+			*ov_s = ov;
+			if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2)) {
+				*t2 = l2 + ov;
+				return l + ov;
+			}
+			cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)n) * 1e-6;
+			cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
+			l2 += ov - cpu;
+			l += ov - cpu;
+			*t2 = l2 > cpu ? l2 : cpu;
+			return l > cpu ? l : cpu;
+		}
+	}
+	memset(&d, 0, sizeof(d));
+	d.ndecode = n;
+	d.decode_ctx_sum = ctx_sum;
+	t = cost_step_pair_s(c, &d, n, t2);
+	*ov_s = overhead_s(c, n, 0);
+	return t;
 }
 
 /* --- a step's price, component by component (cost.h: cost_step_breakdown) --- */

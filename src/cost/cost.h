@@ -68,6 +68,11 @@ double cost_step_join_moe_s(const struct cost_model *c, const struct step_desc *
  * that do not depend on the sampled sequences (attention, GEMMs, MoE)
  * priced once (speculative decoding's draft layer and LM head). */
 double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, int64_t nl2, double *t2);
+/* cost_step_pair_s of a decode-only step of n requests attending ctx_sum
+ * keys in all, none sampled and no group's MoE tokens, with nl2 = n, and
+ * in *ov_s cost_overhead_s(c, n, 0): the same bits as those calls, cheaper
+ * (MTP's and EAGLE's draft layer, priced at every step). */
+double cost_draft_pair_s(const struct cost_model *c, int64_t n, double ctx_sum, double *t2, double *ov_s);
 /* The work of one step on one GPU of a stage: *flops (GEMMs and the
  * other operators at the step's tokens, attention over its query-key
  * pairs) and *bytes (weights read, activations, the KV read and written),

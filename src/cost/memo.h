@@ -27,15 +27,18 @@ struct dec_terms {
 	double tok, head;
 };
 
-/* A decode-only step's local terms at n decoders (cost_lazy.loc):
+/* A decode-only step's local terms at n decoders (cost_lazy.loc, 1 <= n
+ * <= max_m; past max_seqs a speculative step's verifying tokens):
  * components_local_x's table values that depend on n alone, each the same
  * expression on the same values as there (the engine terms, which tests
  * change between prices, are read at each step). */
 struct loc_terms {
 	double tok;    /* tok_part at the graph-padded count */
-	double absorb; /* MLA: absorb_s[n] / layers */
+	double absorb; /* MLA: absorb_s[min(n, max_seqs)] / layers */
 	double head;   /* head_part(n): n sampled */
 	double send;   /* PP sends of n tokens' activations */
+	double moe0;   /* moe_part(mtok x dp, no prefill): a step with no group's
+			* MoE tokens (MTP's draft layer), NAN until first read */
 	int64_t mtok;  /* the graph-padded count (the GEMMs' tokens) */
 };
 
@@ -89,9 +92,10 @@ struct cost_lazy {
 	/* full_only: a decode-only step's local terms at n decoders (the
 	 * price of an attention-DP rank's own part, cost_step_local_s), made
 	 * at the first such step, each entry on its first use (loc_done[n]
-	 * as dec_done) */
-	struct loc_terms *loc;       /* [max_seqs + 1] */
-	uint8_t *loc_done;           /* [max_seqs + 1] */
+	 * as dec_done); up to max_m: MTP's verifying steps carry K + 1
+	 * tokens a request, so most of their counts pass max_seqs */
+	struct loc_terms *loc;       /* [max_m + 1] */
+	uint8_t *loc_done;           /* [max_m + 1] */
 	/* the decode attention's grid column at n sequences for max_seqs <
 	 * n <= max_m (a speculative step's verifying tokens, past the decode
 	 * rows), [n - max_seqs - 1], made at the first such step and each
@@ -100,6 +104,10 @@ struct cost_lazy {
 	struct mfu_attn_col *wide;
 	uint8_t *wide_done;
 };
+
+/* The decode grid's column at n sequences, max_seqs < n <= max_m
+ * (cost_lazy.wide), resolved on its first use (attn.c). */
+struct mfu_attn_col *cost_decode_wide_col(const struct cost_model *c, int64_t n);
 
 /* The decode attention row at n sequences (1 <= n <= max_seqs), read
  * from the tables on its first use. */

@@ -159,23 +159,22 @@ double spec_draft_s(const struct spec_cfg *sp, const struct cost_model *c, int64
 
 	if (n <= 0 || sp->k <= 0)
 		return 0;
-	memset(&d, 0, sizeof(d));
-	d.ndecode = n;
-	d.decode_ctx_sum = ctx_sum;
 	switch (sp->method) {
 	case SPEC_NGRAM:
 		return 0;
 	case SPEC_DRAFT:
 		/* K decode steps of the draft model, overheads included */
+		memset(&d, 0, sizeof(d));
+		d.ndecode = n;
+		d.decode_ctx_sum = ctx_sum;
 		d.nlogits = n;
 		return sp->k * cost_step_s(sp->draft, &d);
 	case SPEC_MTP:
 	case SPEC_EAGLE:
 		/* one decoder layer's share of a decode step, plus the LM head
 		 * (the step without and with its n sampled sequences, priced
-		 * together) */
-		body = cost_step_pair_s(c, &d, n, &head);
-		ov = cost_overhead_s(c, n, 0); /* (taken out of both: computed once) */
+		 * together), the overheads taken out of both (computed once) */
+		body = cost_draft_pair_s(c, n, ctx_sum, &head, &ov);
 		body -= ov;
 		head = head - ov - body;
 		layer = body / (double)c->m->layers;

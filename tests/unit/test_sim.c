@@ -3306,6 +3306,66 @@ static void test_step_split(void)
 	      same, n);
 }
 
+/* A decode-only step of more tokens than max_seqs (MTP's verifying steps:
+ * K + 1 tokens a request) takes cost.c's fast local path up to max_m: its
+ * own part is the general path's sum bit for bit (cost_attn_decode_s over
+ * the decode grid's column, the absorb term at max_seqs, the head linear
+ * in n, the GEMMs at the padded count), and the draft layer's pair
+ * (cost_draft_pair_s) is cost_step_pair_s and cost_overhead_s bit for bit,
+ * with and without overlap scheduling, below and past max_seqs. */
+static void test_step_local_wide(void)
+{
+	static const int64_t nd[] = {1, 17, 64, 65, 100, 129, 512, 513, 1000, 2048};
+	struct parallel par = {1, 1, 4, 4, 0, 0};
+	struct model_cfg m;
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct step_desc d;
+	struct err e;
+	size_t i, n = 0, same = 0, dn = 0, dsame = 0;
+	int ov;
+
+	load_model("deepseek-v3", &m);
+	for (ov = 0; ov < 2; ov++) {
+		fixture_cost_cfg(&cc, 2048, 64, 512);
+		cc.overlap_cpu = ov == 1;
+		if (cost_init(&c, &m, gpu("h200"), &par, &cc, datadir, &e) < 0) {
+			CHECK(0, "deepseek-v3 attention-DP cost model: %s", e.msg);
+			continue;
+		}
+		for (i = 0; i < sizeof(nd) / sizeof(nd[0]); i++) {
+			double L = (double)m.layers, ctx = 1234.0 * (double)nd[i] + 17, l, want, attn = 0, t2, ovs, p, p2;
+			int64_t ms = c.cfg.max_seqs, na = nd[i] <= ms ? nd[i] : ms;
+			memset(&d, 0, sizeof(d));
+			d.ndecode = d.nlogits = nd[i];
+			d.decode_ctx_sum = ctx;
+			d.moe_tokens = 4 * nd[i];
+			l = cost_step_local_s(&c, &d);
+			if (nd[i] > ms) {
+				/* components_local_x's general path (pp 1: no sends) */
+				attn += cost_attn_decode_s(&c, nd[i], ctx);
+				attn += c.absorb_s[na] / L;
+				attn += c.mla_module_s * (double)m.n_mixer[LM_FULL] / L;
+				want = cost_tok_s(&c, cost_graph_pad(&c, nd[i])) + L * attn +
+				       c.head_s[ms] * (double)nd[i] / (double)ms + 0.0;
+				n++;
+				same += memcmp(&l, &want, sizeof(l)) == 0;
+			}
+			memset(&d, 0, sizeof(d));
+			d.ndecode = nd[i];
+			d.decode_ctx_sum = ctx;
+			p = cost_step_pair_s(&c, &d, nd[i], &p2);
+			want = cost_draft_pair_s(&c, nd[i], ctx, &t2, &ovs);
+			dn++;
+			dsame += memcmp(&p, &want, sizeof(p)) == 0 && memcmp(&p2, &t2, sizeof(p)) == 0 &&
+				 memcmp(&ovs, &(double){cost_overhead_s(&c, nd[i], 0)}, sizeof(ovs)) == 0;
+		}
+		cost_release(&c);
+	}
+	CHECK(n == 2 * 7 && same == n, "decode-only steps past max_seqs: fast local part %zu of %zu bit for bit", same, n);
+	CHECK(dn == 2 * 10 && dsame == dn, "draft layer pairs: cost_draft_pair_s %zu of %zu bit for bit", dsame, dn);
+}
+
 /* Step-price memos (sim.h, no_step_memo): a repeated decode-only step
  * takes its kept price, bit for bit the price it would be given again:
  * fixed lengths (steps repeat), attention-DP lockstep (each rank's own
@@ -4925,6 +4985,7 @@ int main(void)
 	test_stepmemo_lanes();
 	test_memo_across_runs(&m);
 	test_step_split();
+	test_step_local_wide();
 	test_step_memo();
 	test_draft_memo();
 	test_on_request(&m);
