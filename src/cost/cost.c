@@ -773,9 +773,12 @@ static inline double full_decode_row_s(const struct cost_model *c, const struct 
 
 /* The same for max_seqs < n <= max_m: gqa_decode_x's lookup in the decode
  * grid's column at n (cost_decode_wide_col), the rest as above (mixer.c's
- * full_decode_s adds cost_mla_decode_floor_s, 0 without a floor). */
-static inline double full_decode_wide_s(const struct cost_model *c, struct mfu_attn_col *col, int64_t n,
-					double ctx_sum)
+ * full_decode_s adds cost_mla_decode_floor_s, 0 without a floor).  Out of
+ * line: local_decode_a, written into its callers, stays as small as it was
+ * for the steps within max_seqs (inlined, it cost them ~20 instructions a
+ * price: the DeepSeek-V3 search). */
+static __attribute__((noinline)) double full_decode_wide_s(const struct cost_model *c, struct mfu_attn_col *col,
+							    int64_t n, double ctx_sum)
 {
 	double mean = ctx_sum / (double)n;
 
@@ -1148,8 +1151,9 @@ static inline const struct loc_terms *loc_of(const struct cost_model *c, const s
  * values, the terms of n read from k (an attention-DP rank's own part is
  * priced at every one of its steps the memo misses: the general path's
  * calls and branches cost more than its log and exp). */
-static inline double local_decode_a(const struct cost_model *c, const struct loc_terms *k, int64_t n,
-				    double ctx_sum)
+static inline __attribute__((always_inline)) double local_decode_a(const struct cost_model *c,
+								    const struct loc_terms *k, int64_t n,
+								    double ctx_sum)
 {
 	double L = (double)c->m->layers, attn = 0;
 
