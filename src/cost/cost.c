@@ -1066,28 +1066,36 @@ static void dec_fill(const struct cost_model *c, int64_t n)
 	z->dec_done[n] = 1;
 }
 
+/* A step of t seconds on the GPU with ov seconds of host overheads for its
+ * nreq requests: added, or under overlap scheduling the CPU part hidden
+ * under the GPU part (step_host, cost_draft_pair_s). */
+static inline __attribute__((always_inline)) double host_overlap(const struct cost_model *c, int64_t nreq,
+								   double ov, double t)
+{
+	double cpu;
+
+	if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
+		return t + ov;
+	cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)nreq) * 1e-6;
+	cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
+	t += ov - cpu;
+	return t > cpu ? t : cpu;
+}
+
 /* cost_step_s's host part: a step of t seconds of components with its
  * overheads (its requests and prefill tokens, not its sampled sequences). */
 static inline __attribute__((always_inline)) double step_host(const struct cost_model *c,
 								const struct step_desc *s, double t)
 {
 	int64_t pre = 0, i;
-	double ov, cpu;
 
 	for (i = 0; i < s->nchunks; i++)
 		pre += s->chunk_len[i];
-	ov = overhead_s(c, s->ndecode + s->nchunks, pre);
 	/* an eager step: the GPU waits for the host's launches (the
 	 * overlap scheduler hides the host's other work, not these) */
 	if (s->nchunks > 0 && t < c->eager_s)
 		t = c->eager_s;
-	if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2))
-		return t + ov;
-	/* overlap scheduling: the CPU part hides under the GPU part */
-	cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)(s->ndecode + s->nchunks)) * 1e-6;
-	cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
-	t += ov - cpu;
-	return t > cpu ? t : cpu;
+	return host_overlap(c, s->ndecode + s->nchunks, overhead_s(c, s->ndecode + s->nchunks, pre), t);
 }
 
 /* loc[n] (1 <= n <= max_m, full_only): what components_local_x takes
@@ -1305,22 +1313,12 @@ double cost_draft_pair_s(const struct cost_model *c, int64_t n, double ctx_sum, 
 			loc_fill(c, n);
 		if (z->loc_done[n] == 1) {
 			struct loc_terms *k = &z->loc[n];
-			double a = local_decode_a(c, k, n, ctx_sum), ov = overhead_s(c, n, 0), cpu, l, l2;
+			double a = local_decode_a(c, k, n, ctx_sum), ov = overhead_s(c, n, 0);
 			if (k->moe0 != k->moe0) /* (moe_of's: no group tokens, no prefill) */
 				k->moe0 = moe_part(c, k->mtok * c->p.dp, false);
-			l = a + head_part(c, 0) + k->send + k->moe0;
-			l2 = a + k->head + k->send + k->moe0;
 			*ov_s = ov;
-			if (!c->cfg.overlap_cpu || (c->cfg.off & COST_H2)) {
-				*t2 = l2 + ov;
-				return l + ov;
-			}
-			cpu = (c->cfg.ov.step_us + c->cfg.ov.req_us * (double)n) * 1e-6;
-			cpu = cpu < 0 ? 0 : cpu > ov ? ov : cpu;
-			l2 += ov - cpu;
-			l += ov - cpu;
-			*t2 = l2 > cpu ? l2 : cpu;
-			return l > cpu ? l : cpu;
+			*t2 = host_overlap(c, n, ov, a + k->head + k->send + k->moe0);
+			return host_overlap(c, n, ov, a + head_part(c, 0) + k->send + k->moe0);
 		}
 	}
 	memset(&d, 0, sizeof(d));

@@ -573,6 +573,15 @@ static bool sg_prefill_chunk(struct sim *s, struct replica *rp, struct req *r, i
 	return true;
 }
 
+/* The new-token ratio after a batch that retracted nothing: one decay
+ * step, down to its floor (sglang_schedule, sglang_steady_step). */
+static void sg_ratio_decay(struct sg_state *st)
+{
+	st->ratio -= st->ratio_decay;
+	if (st->ratio < st->ratio_min)
+		st->ratio = st->ratio_min;
+}
+
 static void sglang_schedule(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt;
@@ -742,11 +751,8 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 decay:
 	if (retracted)
 		sg_of(rp)->ratio = sg_of(rp)->ratio_init;
-	else if (rp->nsched > 0 || rp->ndec > 0 || rp->nspath > 0) {
-		sg_of(rp)->ratio -= sg_of(rp)->ratio_decay;
-		if (sg_of(rp)->ratio < sg_of(rp)->ratio_min)
-			sg_of(rp)->ratio = sg_of(rp)->ratio_min;
-	}
+	else if (rp->nsched > 0 || rp->ndec > 0 || rp->nspath > 0)
+		sg_ratio_decay(sg_of(rp));
 }
 
 /* Admission (PrefillAdder add_one_req): only while the KV left after
@@ -867,9 +873,7 @@ static void sglang_steady_step(struct sim *s, struct replica *rp)
 		st->full_at = 0;
 	if (st->full_at == 0 && rp->wlen > 0 && (int64_t)rp->nrun >= rp->mns && rp->nrun > 0 && s->cfg.pd.prefill <= 0)
 		st->full_at = rp->nrun;
-	st->ratio -= st->ratio_decay;
-	if (st->ratio < st->ratio_min)
-		st->ratio = st->ratio_min;
+	sg_ratio_decay(st);
 }
 
 static const struct sched_policy sglang_policy = {
