@@ -528,6 +528,14 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		c->kv_tok_layer_bytes = c->kv_heads * (double)(m->head_dim + (m->k_eq_v ? 0 : m->v_head_dim)) *
 					dtype_bytes(cfg->kvdt);
 	}
+	{
+		/* the LM head as seq_fill prices it: vocab / hp rows of weights
+		 * per GPU, each rank's rows gathered when hp spans the DP ranks */
+		int hp = par_part_tp(m, p, PAR_DPS_LM_HEAD);
+		double shard = (double)(m->vocab / hp) * (double)m->hidden;
+		c->head_weight_bytes = shard * dtype_bytes(DT_BF16);
+		c->head_flops_seq = 2.0 * shard * (hp > p->tp ? (double)p->dp : 1.0);
+	}
 	cost_attn_init(c, cfg);
 	cost_mla_init(c, cfg);
 	cost_tbs_init(c);
@@ -976,7 +984,8 @@ static double components(const struct cost_model *c, const struct step_desc *s)
 	return components_x(c, s, 0, NULL);
 }
 
-int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes)
+/* cost_step_work without the LM head (aggregate prices it apart). */
+static int64_t step_work_body(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes)
 {
 	int64_t tokens = s->ndecode, i;
 	double L = (double)c->m->layers, pairs = s->decode_ctx_sum, kvb = 0;
@@ -998,6 +1007,18 @@ int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, do
 	return tokens;
 }
 
+int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes)
+{
+	int64_t tokens = step_work_body(c, s, flops, bytes);
+
+	/* the LM head on the sequences that sample: its weights read once */
+	if (tokens > 0 && s->nlogits > 0) {
+		*flops += c->head_flops_seq * (double)s->nlogits;
+		*bytes += c->head_weight_bytes;
+	}
+	return tokens;
+}
+
 void cost_step_work_need(const struct cost_model *c, int64_t tokens)
 {
 	if (tokens > 0)
@@ -1008,7 +1029,7 @@ void cost_step_work_need(const struct cost_model *c, int64_t tokens)
 static double aggregate(const struct cost_model *c, const struct step_desc *s)
 {
 	double f, b, mfu;
-	int64_t tokens = cost_step_work(c, s, &f, &b);
+	int64_t tokens = step_work_body(c, s, &f, &b);
 
 	if (tokens <= 0)
 		return 0;

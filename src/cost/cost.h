@@ -75,7 +75,9 @@ double cost_step_pair_s(const struct cost_model *c, const struct step_desc *s, i
 double cost_draft_pair_s(const struct cost_model *c, int64_t n, double ctx_sum, double *t2, double *ov_s);
 /* The work of one step on one GPU of a stage: *flops (GEMMs and the
  * other operators at the step's tokens, attention over its query-key
- * pairs) and *bytes (weights read, activations, the KV read and written),
+ * pairs, the LM head on its nlogits sequences) and *bytes (weights read,
+ * the LM head's included once it samples, activations, the KV read and
+ * written),
  * as the H4-off roofline counts them; returns the step's tokens (0: no
  * work).  With attention-DP the routed experts priced at moe_tokens are
  * not in it.  What the power model (hw/power.h) drives GPU activity from. */

@@ -222,6 +222,9 @@ struct cost_model {
 	int heads, kv_heads, head_dim_qk, head_dim_v;
 	int64_t layers_stage;
 	double kv_tok_layer_bytes;  /* KV bytes per token per layer on one GPU */
+	/* the LM head's work on one GPU (cost_step_work): FLOPs per sampled
+	 * sequence and its weight bytes (bf16), read once a step that samples */
+	double head_flops_seq, head_weight_bytes;
 	double peak, attn_peak, bw;   /* bw: activations and everything else */
 	double bw_weights, bw_kv;     /* GEMM weight streaming, paged-KV reads */
 	const struct mfu_attn_cfg *attn_prefill_cfg, *attn_decode_cfg; /* resolved once */

@@ -530,8 +530,11 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 		rc = lora_take(s, &rep, &lora, &st->mp, &lora_bytes, e);
 	if (rc == 0 && st->kv_from_memory)
 		rc = eplb_take(s, &rep, &st->mp, e);
-	if (rc < 0 && st->kv_from_memory)
+	if (rc < 0 && st->kv_from_memory) {
+		if (s->pd_prefill > 0) /* (the prefill workers' plan says "prefill workers") */
+			err_prefix(e, "decode workers");
 		return rc;
+	}
 	if (s->sglang_mrr_rule && en->max_running)
 		mns = en->max_running(s, st);
 	st->max_running_requests = mns;

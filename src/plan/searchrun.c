@@ -208,6 +208,13 @@ int search_run(struct search_req *q, struct ranks *rk, void (*progress)(void *pc
 			q->cc.seed = q->seed_given ? (uint64_t)q->seed : r->wl.seed;
 		}
 		f.gpu = q->gpu_names[gi];
+		if (i % q->sp.nengine == 0) {
+			const struct gpu_spec *g;
+			if ((rc = catalog_find_gpu(&r->x[i].env, f.gpu, &g, e)) < 0) {
+				err_prefix(e, "--gpus");
+				goto out;
+			}
+		}
 		f.engine = q->sp.engine[i % q->sp.nengine];
 		f.allow_invalid = true; /* the deployments are checked one by one */
 		if ((rc = scenflags_build(&f, &r->wl, &r->x[i], &r->base[i], e)) < 0)

@@ -63,8 +63,8 @@ void out_autoscale_text(FILE *f, const struct autoscale_cfg *c, const struct aut
 		fprintf(f, "slo        %.1f%% of requests met %s (%llu)\n", 100 * r->slo_attainment, slo,
 			(unsigned long long)r->slo_met);
 	}
-	fprintf(f, "  %9s %9s %9s %9s %10s %10s %6s %8s\n", "start_s", "arrivals", "completed", "replicas",
-		"TTFT p90", "ITL mean", "use", "desired");
+	fprintf(f, "  %9s %9s %9s %9s %12s %12s %6s %8s\n", "start_s", "arrivals", "completed", "replicas",
+		"TTFT p90 ms", "ITL mean ms", "use", "desired");
 	for (i = 0; i < r->niv; i++) {
 		const struct autoscale_interval *v = &r->iv[i];
 		char a[24], b[24];
@@ -74,7 +74,7 @@ void out_autoscale_text(FILE *f, const struct autoscale_cfg *c, const struct aut
 			reps = r->pts[k].replicas;
 		fmt_ms(a, sizeof(a), v->ttft_p90_ms);
 		fmt_ms(b, sizeof(b), v->itl_mean_ms);
-		fprintf(f, "  %9.1f %9llu %9llu %9d %10s %10s %6.2f %8d\n", v->start_s, (unsigned long long)v->arrivals,
+		fprintf(f, "  %9.1f %9llu %9llu %9d %12s %12s %6.2f %8d\n", v->start_s, (unsigned long long)v->arrivals,
 			(unsigned long long)v->completed, reps, a, b, v->utilization, v->desired);
 	}
 }

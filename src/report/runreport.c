@@ -528,6 +528,14 @@ void out_run_text(FILE *f, const struct out_run *c)
 		fprintf(f, "all stages\n");
 	}
 	out_metrics_text(f, &all);
+	if (isnan(all.energy_j)) {
+		/* the reason there is no energy line (docs/energy.md) */
+		const struct scenario *sc = c->cfg.sc;
+		const struct gpu_spec *pg = sc->prefill_gpu;
+		if (!(sc->gpu->board_power_w > 0) || (pg && !(pg->board_power_w > 0)))
+			fprintf(f, "  energy -: no board power figure for %s in data/gpus.json\n",
+				sc->gpu->board_power_w > 0 ? pg->id : sc->gpu->id);
+	}
 	if (!isnan(c->request_goodput))
 		fprintf(f, "  goodput    %.2f req/s: %zu of %llu requests meet every --goodput limit (vLLM's goodput)\n",
 			c->request_goodput, c->good, (unsigned long long)t->arrived);

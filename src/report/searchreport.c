@@ -216,8 +216,18 @@ void search_report_text(FILE *f, const struct search_report *R)
 	if (R->s->nok == 0) {
 		fprintf(f, "no deployment meets the SLO\n");
 	} else {
-		if (R->s->rank_by == SEARCH_RANK_ENERGY)
-			fprintf(f, "ranked by joules per output token at max_rate, fewest first (--rank energy)\n");
+		if (R->s->rank_by == SEARCH_RANK_ENERGY) {
+			const char *sep = "; no board power figure for ";
+			fprintf(f, "ranked by joules per output token at max_rate, fewest first (--rank energy)");
+			/* a GPU without a board power figure has no J/token:
+			 * its deployments rank after the others (search_rank) */
+			for (i = 0; i < R->nb; i++)
+				if (!(R->budget[i].gpu->board_power_w > 0)) {
+					fprintf(f, "%s%s", sep, R->budget[i].gpu->id);
+					sep = ", ";
+				}
+			fprintf(f, "%s\n", sep[0] == ',' ? " (data/gpus.json): deployments on it come last, by tokens/s per GPU" : "");
+		}
 		for (k = 0; k < R->n; k++) {
 			gpu_text(R, &R->r[k], gt, sizeof(gt));
 			gw = strlen(gt) > (size_t)gw ? (int)strlen(gt) : gw;

@@ -90,7 +90,8 @@ static uint64_t apply(struct sinkq *q, uint64_t t, uint64_t h)
 			int64_t i, n = (int64_t)(w0 >> 40);
 			double f, b;
 			memset(&d, 0, sizeof(d));
-			d.ndecode = (int64_t)r[2];
+			d.ndecode = (int64_t)(r[2] & 0xffffffffu);
+			d.nlogits = (int64_t)(r[2] >> 32);
 			d.decode_ctx_sum = dbl(r[3]);
 			if ((size_t)n > q->ccap) {
 				q->ccap = (size_t)n;

@@ -107,8 +107,8 @@ static inline bool sinkq_step(struct sinkq_w *w, int ri, const struct cost_model
 	uint64_t h = w->head, need = 4 + 2 * (uint64_t)d->nchunks, *r;
 	int64_t i, tokens = d->ndecode;
 
-	if (need > SINKQ_REC_MAX)
-		return false;
+	if (need > SINKQ_REC_MAX || (uint64_t)d->ndecode > UINT32_MAX || (uint64_t)d->nlogits > UINT32_MAX)
+		return false; /* (metered by the caller) */
 	if (h + need > w->lim) {
 		sinkq_room(w, need);
 		h = w->head;
@@ -116,7 +116,7 @@ static inline bool sinkq_step(struct sinkq_w *w, int ri, const struct cost_model
 	r = w->ring + (h & SINKQ_MASK);
 	r[0] = SINKQ_STEP | (uint64_t)ri << 8 | (uint64_t)d->nchunks << 40;
 	r[1] = sinkq_bits(t);
-	r[2] = (uint64_t)d->ndecode;
+	r[2] = (uint64_t)d->ndecode | (uint64_t)d->nlogits << 32;
 	r[3] = sinkq_bits(d->decode_ctx_sum);
 	for (i = 0; i < d->nchunks; i++) {
 		r[4 + 2 * i] = (uint64_t)d->chunk_len[i];

@@ -885,8 +885,17 @@ int wl_spec_check_nonempty(const struct wl_spec *s, const char *src, struct err 
 		return rc;
 	rc = wl_gen_next(g, 0, &r, e);
 	wl_gen_free(g);
-	if (rc == 0)
+	if (rc == 0 && s->ncurve >= 2) {
+		/* a rate curve ends the workload (duration_s is 0 or earlier) */
+		double end = s->curve_t[s->ncurve - 1];
+		if (s->duration_s > 0 && s->duration_s < end)
+			end = s->duration_s;
+		rc = err_set(e, SS_EUSAGE, "%s: no request arrives within the %g s the workload lasts (its "
+			     "rate_curve expects %.3g requests by then); raise the curve's rates or lengthen it",
+			     src, end, wl_curve_integral(s, end));
+	} else if (rc == 0) {
 		rc = err_set(e, SS_EUSAGE, "%s: no request arrives within the %g s the workload lasts; "
 			     "lengthen its duration or give a number of requests", src, s->duration_s);
+	}
 	return rc < 0 ? rc : 0;
 }

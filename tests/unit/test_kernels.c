@@ -2539,6 +2539,47 @@ static void test_power(void)
 		    "message names the key, the bound and the value");
 }
 
+/* The work the power model reads (cost_step_work) counts the LM head of a
+ * step that samples: Llama-3.1-8B bf16 on one H100, one decode at 768
+ * cached tokens.  Its head (128,256 x 4,096, untied) is read once a step:
+ * 1,050,673,152 bytes and as many FLOPs per sampled sequence (2 x 128,256 x
+ * 4,096).  Before 2026-12-02 ("audit29") the head's work was left out (the
+ * H4-off roofline prices it apart), so a decode step counted 14.06 of the
+ * 15.11 GB it reads and the run's power came out 5 % low (docs/energy.md,
+ * "A hand check"): the whole step now reads the non-embedding weights, 2 x
+ * (8,030,261,248 - 525,336,576) bytes, plus 768 x 131,072 bytes of KV. */
+static void test_power_head(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct step_desc d;
+	struct err e;
+	double f0, b0, f1, b1, f3, b3, head = 128256.0 * 4096.0;
+
+	if (registry_load_model(&reg, "llama-3.1-8b", &m, &e) < 0) {
+		CHECK(0, "load llama-3.1-8b: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "h100", (struct parallel){1, 1, 1, 1, 0, 0}, DT_BF16, "vllm", NULL, &e) < 0) {
+		CHECK(0, "cost_init llama-3.1-8b h100: %s", e.msg);
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	d.ndecode = 1;
+	d.decode_ctx_sum = 768;
+	cost_step_work(&c, &d, &f0, &b0);
+	d.nlogits = 1;
+	cost_step_work(&c, &d, &f1, &b1);
+	d.nlogits = 3; /* (a verify step's three samples: one read of the head) */
+	cost_step_work(&c, &d, &f3, &b3);
+	CHECK_REL(b1 - b0, 2 * head, 1e-12, "LM head weights in a sampling step's bytes (bf16)");
+	CHECK_REL(f1 - f0, 2 * head, 1e-12, "LM head FLOPs per sampled sequence");
+	CHECK(b3 == b1 && fabs((f3 - f0) / (f1 - f0) - 3) < 1e-12, "three samples: the head read once, three times its FLOPs");
+	CHECK(fabs(b1 / (2 * (8030261248.0 - head) + 768 * 131072.0) - 1) < 0.01,
+	      "a decode step reads the non-embedding weights and its KV: %.4g GB", b1 / 1e9);
+	cost_release(&c);
+}
+
 /* AMD Instinct GPUs (issue 29): both ROCm engines price from the aiter
  * collection (data/mfu/<gpu>/aiter-e404860, scripts/mfu/derive_amd.py), the
  * MI325X borrows the MI300X's (one die), an exact aiter row gives its
@@ -3480,6 +3521,7 @@ int main(void)
 	test_sliding_window();
 	test_measured_gemm(&m);
 	test_power();
+	test_power_head();
 	test_amd();
 	test_amd_mla_floor();
 	test_amd_gqa_floor();

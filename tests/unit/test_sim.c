@@ -1121,6 +1121,7 @@ static void test_sinkq(const struct model_cfg *m)
 		}
 		d.chunk_len = len;
 		d.chunk_prefix = pre;
+		d.nlogits = d.ndecode + (d.nchunks > 0); /* (carried in the record: the LM head's work) */
 		t = 0.005 + pcg32_double(&rng) * 0.05;
 		cost_step_work(&c, &d, &f, &b);
 		j = rep.gpus * power_step_j(&rep.power, t, f, rep.peak, b, rep.hbm_bw);
