@@ -1026,3 +1026,35 @@ int trace_gpu(const struct trace *t, const char *gpu, bool gpu_given, struct cat
 		return 0;
 	return catalog_find_gpu(cat, strcmp(t->format, "ascend") == 0 ? "ascend-a3" : gpu, g, e);
 }
+
+int trace_template(const struct model_cfg *m, const struct tr_compare *c, struct opgraph *og,
+		   const struct layer_kind **lk, struct err *e)
+{
+	const char *want = m->n_moe_layers > 0 ? "moe" : "dense";
+	size_t i;
+	int rc;
+
+	memset(og, 0, sizeof(*og));
+	*lk = NULL;
+	if ((rc = opgraph_build(m, &c->par, &c->shape, c->dt, c->dt, og, e)) < 0)
+		return rc;
+	for (i = 0; i < og->nkinds; i++)
+		if (strcmp(og->kinds[i].name, want) == 0)
+			*lk = &og->kinds[i];
+	if (!*lk) {
+		opgraph_release(og);
+		return err_set(e, SS_EUSAGE, "%s: no '%s' layer kind to compare with", m->id, want);
+	}
+	return 0;
+}
+
+int trace_compare_check(const struct model_cfg *m, const struct tr_compare *c, struct err *e)
+{
+	struct opgraph og;
+	const struct layer_kind *lk;
+	int rc = trace_template(m, c, &og, &lk, e);
+
+	if (rc == 0)
+		opgraph_release(&og);
+	return rc;
+}

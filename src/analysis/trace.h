@@ -129,6 +129,17 @@ struct tr_compare {
 void trace_compare_settings(const struct trace *t, bool shape_given, bool par_given, bool dt_given,
 			    bool phase_given, struct tr_compare *c);
 
+/* The template --compare lines trace t up with: model m's operator graph at
+ * c's shape, layout and dtype (*og, opgraph_release) and the layer kind it
+ * compares (*lk: 'moe' for an MoE model, else 'dense').  SS_EUSAGE naming
+ * the model when its graph cannot be built at that layout or has no such
+ * kind. */
+int trace_template(const struct model_cfg *m, const struct tr_compare *c, struct opgraph *og,
+		   const struct layer_kind **lk, struct err *e);
+/* trace_template's checks alone, so a caller can refuse before it prints
+ * anything. */
+int trace_compare_check(const struct model_cfg *m, const struct tr_compare *c, struct err *e);
+
 /* 003's window rule when none is asked for: a GLM-5.x prefill
  * (compare_model, the model compared against, NULL: none; shape: the
  * compared shape) uses the whole capture, anything else the anchors'

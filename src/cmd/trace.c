@@ -123,36 +123,37 @@ static int parse(int argc, char **argv, struct tr_opts *o, struct err *e)
 	if (o->root ? optind != argc : optind != argc - 1)
 		return err_set(e, SS_EUSAGE, "give exactly one trace FILE or --profiler-root DIR (see 'servesim trace --help')");
 	o->file = o->root ? NULL : argv[optind];
+	if (!o->compare && (o->shape_given || o->par_given || o->phase_given))
+		return err_set(e, SS_EUSAGE, "--batch-size, --seq-len, --context-len, --tp, --dp, --ep and --phase set "
+			       "the shape of --compare's template: give --compare MODEL with them");
+	if (o->compare && o->fmt == 1)
+		return err_set(e, SS_EUSAGE, "--compare prints a table beside the trace's summary: use --format text "
+			       "or summary with it (--format json writes the trace's operators only)");
 	return 0;
 }
 
-/* The one-line summary against the GPU's peak, then --compare's table. */
-static int summary_and_compare(const struct tr_opts *o, const struct trace *t, struct err *e)
+/* Everything the report needs that can fail (the GPU, --compare's model
+ * and layout), resolved before anything is printed: a bad flag leaves no
+ * partial output.  *m is NULL without --compare. */
+static int resolve(const struct tr_opts *o, const struct trace *t, struct catalog *env, const struct gpu_spec **g,
+		   struct model_cfg **m, struct tr_compare *c, struct err *e)
 {
-	struct catalog env;
-	struct model_cfg *m = NULL;
-	const struct gpu_spec *g = NULL;
-	struct tr_compare c = o->cmp;
-	int rc = 0;
+	int rc;
 
-	catalog_init(&env);
-	if ((rc = trace_gpu(t, o->gpu, o->gpu_given, &env, &g, e)) < 0)
-		goto out;
-	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, &c);
-	out_trace_one_line(stdout, t, g, c.dt);
+	*c = o->cmp;
+	*m = NULL;
+	if ((rc = trace_gpu(t, o->gpu, o->gpu_given, env, g, e)) < 0)
+		return rc;
+	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, c);
 	if (!o->compare)
-		goto out;
-	m = xcalloc(1, sizeof(*m));
-	if ((rc = catalog_load_model(&env, o->compare, NULL, m, e)) < 0 ||
-	    (o->par_given && (rc = par_flags_resolve(&o->pf, m, &c.par, e)) < 0))
-		goto out;
+		return 0;
+	*m = xcalloc(1, sizeof(**m));
+	if ((rc = catalog_load_model(env, o->compare, NULL, *m, e)) < 0 ||
+	    (o->par_given && (rc = par_flags_resolve(&o->pf, *m, &c->par, e)) < 0))
+		return rc;
 	/* again over the resolved layout: the trace's batch per GPU times its DP */
-	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, &c);
-	rc = out_trace_compare(stdout, t, m, g, &c, e);
-out:
-	free(m);
-	catalog_release(&env);
-	return rc;
+	trace_compare_settings(t, o->shape_given, o->par_given, o->dtype_given, o->phase_given, c);
+	return trace_compare_check(*m, c, e);
 }
 
 int cmd_trace(int argc, char **argv, struct err *e)
@@ -160,6 +161,10 @@ int cmd_trace(int argc, char **argv, struct err *e)
 	struct tr_opts o;
 	struct tr_read_opts ro;
 	struct trace t;
+	struct catalog env;
+	const struct gpu_spec *g = NULL;
+	struct model_cfg *m = NULL;
+	struct tr_compare c;
 	int rc = parse(argc, argv, &o, e);
 
 	if (rc != 0)
@@ -179,6 +184,9 @@ int cmd_trace(int argc, char **argv, struct err *e)
 	ro.full_window = o.window >= 0 ? o.window == 1 : trace_full_window_default(o.compare, &o.cmp.shape);
 	if ((rc = trace_read(o.file, &ro, &t, e)) < 0)
 		return rc;
+	catalog_init(&env);
+	if ((rc = resolve(&o, &t, &env, &g, &m, &c, e)) < 0)
+		goto out;
 	if (o.fmt == 1) {
 		out_trace_json(stdout, &t);
 	} else {
@@ -186,8 +194,13 @@ int cmd_trace(int argc, char **argv, struct err *e)
 		if (o.fmt == 0)
 			out_trace_sequence(stdout, &t);
 		out_trace_summary(stdout, &t);
-		rc = summary_and_compare(&o, &t, e);
+		out_trace_one_line(stdout, &t, g, c.dt);
+		if (m)
+			rc = out_trace_compare(stdout, &t, m, g, &c, e);
 	}
+out:
+	free(m);
+	catalog_release(&env);
 	trace_release(&t);
 	return rc;
 }

@@ -330,7 +330,9 @@ void out_trace_one_line(FILE *f, const struct trace *t, const struct gpu_spec *g
 		fprintf(f, "fwd #%d, %d layers, %.6g us: ", t->fwd, t->nlayers, span);
 	fprintf(f, "dominant %s (%.1f%% of kernel time); ", tr_cat_name((enum tr_cat)best),
 	       t->kernel_us > 0 ? 100 * cs[best].us / t->kernel_us : 0);
-	if (isnan(mfu))
+	if (known && span > 0 && !(g->peak_flops[dt] > 0))
+		fprintf(f, "MFU unknown (%s has no %s peak in data/gpus.json); ", g->id, dtype_name(dt));
+	else if (isnan(mfu))
 		fprintf(f, "MFU unknown (no matmul shapes); ");
 	else
 		fprintf(f, "MFU %.2f%% of %s %s %.1f TFLOP/s (%s; matmul FLOPs over the %s); ", 100 * mfu, g->id,
@@ -369,19 +371,11 @@ int out_trace_compare(FILE *f, const struct trace *t, const struct model_cfg *m,
 	 * FLOPs twice more (input and weight gradients) */
 	const int op_mult = cmp->train ? 2 : 1;
 	const double flop_mult = cmp->train ? 3 : 1;
-	size_t i, j;
+	size_t j;
 	int rc;
 
-	memset(&og, 0, sizeof(og));
-	if ((rc = opgraph_build(m, &p, shape, dt, dt, &og, e)) < 0)
-		goto out;
-	for (i = 0; i < og.nkinds; i++)
-		if (strcmp(og.kinds[i].name, m->n_moe_layers > 0 ? "moe" : "dense") == 0)
-			lk = &og.kinds[i];
-	if (!lk) {
-		rc = err_set(e, SS_EUSAGE, "%s: no layer kind to compare with", m->id);
-		goto out;
-	}
+	if ((rc = trace_template(m, cmp, &og, &lk, e)) < 0)
+		return rc;
 	layers = cmp->layers > 0 ? cmp->layers : 1;
 	for (j = 0; j < lk->nops; j++) {
 		enum tr_cat k = template_cat(&lk->ops[j]);
@@ -417,7 +411,7 @@ int out_trace_compare(FILE *f, const struct trace *t, const struct model_cfg *m,
 			snprintf(d, sizeof(d), "%+.1f%%", 100 * (cs[c].flops - tf[c]) / tf[c]);
 		else
 			snprintf(d, sizeof(d), "-");
-		if (cs[c].us > 0 && tf[c] > 0)
+		if (cs[c].us > 0 && tf[c] > 0 && g->peak_flops[dt] > 0)
 			snprintf(mf, sizeof(mf), "%.1f%%", 100 * tf[c] / g->peak_flops[dt] / (cs[c].us * 1e-6));
 		else
 			snprintf(mf, sizeof(mf), "-");
@@ -432,8 +426,9 @@ int out_trace_compare(FILE *f, const struct trace *t, const struct model_cfg *m,
 	}
 	if (!t->has_shapes)
 		fprintf(f, "  the trace has no shapes, so FLOPs cannot be compared: record with record_shapes=True\n");
-	rc = 0;
-out:
+	if (!(g->peak_flops[dt] > 0))
+		fprintf(f, "  %s has no %s peak in data/gpus.json, so no MFU: give --gpu with one, or --dtype\n", g->id,
+			dtype_name(dt));
 	opgraph_release(&og);
-	return rc;
+	return 0;
 }
