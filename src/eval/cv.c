@@ -237,6 +237,30 @@ done:
 	return rc;
 }
 
+/* A held-out figure needs a group left out and another to refit on: one
+ * group alone would be predicted with its terms off, which is not what
+ * --cv reports (the rows of an engine nobody else measured are; they sit
+ * beside other groups). */
+static int cv_groups_check(const struct eval_pass *p, enum cv_by by, struct err *e)
+{
+	static const char *const what[] = {"model family", "GPU", "engine"};
+	static const char *const whats[] = {"model families", "GPUs", "engines"};
+	char first[48], name[48];
+	size_t i;
+
+	for (i = 0; i < p->nrows; i++) {
+		cv_group_of(&p->rows[i], by, i ? name : first, sizeof(name));
+		if (i && strcmp(name, first) != 0)
+			return 0;
+	}
+	if (p->nrows == 0)
+		return 0;
+	return err_set(e, SS_EUSAGE,
+		       "--cv %s: every row evaluated is of one %s ('%s'): leaving it out leaves no row to refit the "
+		       "engine host terms on; give rows of two %s or more (or drop --cv)",
+		       cv_by_name(by), what[by], first, whats[by]);
+}
+
 int cv_run(const struct eval_inputs *in, const struct eval_opts *eo, const char *calibration, enum cv_by by,
 	   struct cv_run *run, struct err *e)
 {
@@ -254,6 +278,8 @@ int cv_run(const struct eval_inputs *in, const struct eval_opts *eo, const char 
 		/* every pass fails the same inputs: none evaluated, nothing to refit */
 		if (k == 0 && !eval_pass_any(&run->pass[0]))
 			return 0;
+		if (k == 0 && (rc = cv_groups_check(&run->pass[0], by, e)) < 0)
+			return rc;
 	}
 	if ((rc = eval_cv(cp, CV_NSCALES, by, &run->r, e)) < 0)
 		return rc;

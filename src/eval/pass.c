@@ -476,6 +476,11 @@ int eval_pass_run(const struct eval_inputs *c, const struct eval_opts *eo, const
 	batch_flush(c, b, p);
 	if (c->where && p->ntables == 0 && p->nfailed == 0)
 		rc = err_set(e, SS_EUSAGE, "--where filters the rows of aiconfigurator silicon CSVs, and no path holds one");
+	else if (c->where && p->table_rows == 0 && p->nrows == 0 && p->nfailed == 0)
+		/* nothing to report: an empty table would read as a result */
+		rc = err_set(e, SS_EUSAGE, "--where '%s' keeps none of the %zu rows of the silicon CSV%s given (the "
+			     "values are the CSV's own, e.g. mode=agg, backend=vllm, system=h200_sxm)",
+			     c->where, p->table_total, p->ntables > 1 ? "s" : "");
 	note_workloads(p);
 	free(b);
 	return rc;

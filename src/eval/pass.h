@@ -69,7 +69,8 @@ struct eval_inputs {
  * experiment's GPU and engine version, unless terms are given or tier 0 is
  * cut).  An input that cannot be evaluated is counted in p->nfailed and
  * listed; the others still run (eval_pass_status turns that into a status).
- * <0 only for a usage error (--where without a silicon table). */
+ * <0 only for a usage error (--where without a silicon table, or keeping
+ * none of its rows). */
 int eval_pass_run(const struct eval_inputs *in, const struct eval_opts *eo, const char *calibration,
 		  struct eval_pass *p, struct err *e);
 /* 0 when no input failed; the one input's own error when it was the only
