@@ -263,7 +263,13 @@ static int run_breakdown(const struct run_opts *o, const struct scenflags_ctx *x
 	int rc;
 
 	if ((rc = scenflags_breakdown(st, &o->bd, &c, &local, &bd, e)) == 0) {
+		struct bd_limits lim;
 		out_breakdown_of(c, o->bd.prefill, o->bd.batch, local, o->bd.len, o->bd.ctx, &bd, &r);
+		scenflags_breakdown_limits(st, &o->bd, &lim);
+		r.max_model_len = lim.max_model_len;
+		r.max_seqs = lim.max_seqs;
+		r.kv_blocks = lim.kv_blocks;
+		r.block_size = lim.block_size;
 		out_config_of(&o->sf, x, sc, st, wl, tables, sizeof(tables), &r.cfg);
 		if (o->fmt == FMT_JSON)
 			out_breakdown_json(stdout, &r);

@@ -468,6 +468,16 @@ int scenflags_breakdown(const struct scenario_state *st, const struct bd_step *b
 	return rc;
 }
 
+void scenflags_breakdown_limits(const struct scenario_state *st, const struct bd_step *b, struct bd_limits *out)
+{
+	bool pre = b->prefill && st->has_prefill;
+
+	out->max_model_len = st->sc.max_model_len;
+	out->max_seqs = pre ? st->sc.pd.prefill_max_num_seqs : st->sc.max_num_seqs;
+	out->kv_blocks = pre ? st->sc.pd.prefill_kv_blocks : st->sc.total_kv_blocks;
+	out->block_size = st->sc.block_size;
+}
+
 void scenflags_ctx_release(struct scenflags_ctx *x)
 {
 	free(x->model);

@@ -98,6 +98,15 @@ int scenflags_breakdown_parse(const char *arg, struct bd_step *b, struct err *e)
  * cost_breakdown_release. */
 int scenflags_breakdown(const struct scenario_state *st, const struct bd_step *b, const struct cost_model **cm,
 			int64_t *nlocal, struct cost_breakdown *bd, struct err *e);
+/* What one engine rank of st would refuse or split of step b (run
+ * --breakdown's notes): the longest request it admits (max_model_len), the
+ * requests one step runs (max_num_seqs) and the KV blocks and block size of
+ * its cache (P/D: a prefill step's on the prefill workers'); 0 where st
+ * sets no such limit. */
+struct bd_limits {
+	int64_t max_model_len, max_seqs, kv_blocks, block_size;
+};
+void scenflags_breakdown_limits(const struct scenario_state *st, const struct bd_step *b, struct bd_limits *out);
 void scenflags_ctx_release(struct scenflags_ctx *x);
 
 #endif

@@ -41,6 +41,36 @@ static size_t kinds_of(const struct cost_breakdown *bd, struct bd_kind *k, size_
 }
 
 #define BD_MAX_KINDS 24
+#define BD_MAX_NOTES 4
+
+/* The step's shape against the engine's limits: what it would not run as
+ * one step of this shape (the price stands; the note says so). */
+static size_t notes_of(const struct out_breakdown *r, char (*notes)[200])
+{
+	int64_t per_req = r->context + r->new_tokens;
+	size_t n = 0;
+
+	if (r->bd->tokens > r->max_tokens)
+		snprintf(notes[n++], sizeof(notes[0]),
+			 "%lld tokens in one step, over max_num_batched_tokens %lld: the engine would split it over "
+			 "several steps", (long long)r->bd->tokens, (long long)r->max_tokens);
+	if (r->max_model_len > 0 && per_req > r->max_model_len)
+		snprintf(notes[n++], sizeof(notes[0]),
+			 "%lld tokens a request, over max_model_len %lld: the engine refuses such a request",
+			 (long long)per_req, (long long)r->max_model_len);
+	if (r->max_seqs > 0 && r->local > r->max_seqs)
+		snprintf(notes[n++], sizeof(notes[0]),
+			 "%lld requests on a rank, over max_num_seqs %lld: the engine runs at most that many a step",
+			 (long long)r->local, (long long)r->max_seqs);
+	if (r->kv_blocks > 0 && r->block_size > 0) {
+		double need = (double)r->local * (double)((per_req + r->block_size - 1) / r->block_size);
+		if (need > (double)r->kv_blocks)
+			snprintf(notes[n++], sizeof(notes[0]),
+				 "%.0f KV blocks on a rank, over the %lld its cache holds: the engine would queue or "
+				 "preempt requests", need, (long long)r->kv_blocks);
+	}
+	return n;
+}
 
 static void shape_line(FILE *f, const struct out_breakdown *r)
 {
@@ -57,10 +87,12 @@ static void shape_line(FILE *f, const struct out_breakdown *r)
 		fprintf(f, "; routed experts and EP all-to-all at %lld tokens of all %d DP ranks",
 			(long long)r->bd->moe_tokens, dp);
 	fputc('\n', f);
-	if (r->bd->tokens > r->max_tokens)
-		fprintf(f, "           note: %lld tokens in one step, over max_num_batched_tokens %lld: the engine\n"
-			   "           would split it over several steps\n",
-			(long long)r->bd->tokens, (long long)r->max_tokens);
+	{
+		char notes[BD_MAX_NOTES][200];
+		size_t n = notes_of(r, notes), i;
+		for (i = 0; i < n; i++)
+			fprintf(f, "           note: %s\n", notes[i]);
+	}
 }
 
 void out_breakdown_text(FILE *f, const struct out_breakdown *r)
@@ -132,6 +164,14 @@ void out_breakdown_json(FILE *f, const struct out_breakdown *r)
 	jw_int(&w, "tokens", bd->tokens);
 	jw_int(&w, "graph_tokens", bd->graph_tokens);
 	jw_int(&w, "moe_tokens", bd->moe_tokens);
+	{
+		char notes[BD_MAX_NOTES][200];
+		size_t nn = notes_of(r, notes), j;
+		jw_arr(&w, "notes");
+		for (j = 0; j < nn; j++)
+			jw_str(&w, NULL, notes[j]);
+		jw_end_arr(&w);
+	}
 	jw_arr(&w, "rows");
 	for (i = 0; i < bd->n; i++) {
 		const struct cost_bd_row *x = &bd->rows[i];

@@ -20,6 +20,10 @@ struct out_breakdown {
 	int64_t local;                /* on one DP rank (the step priced) */
 	int64_t new_tokens, context;  /* per request: new tokens after context cached ones */
 	int64_t max_tokens;           /* the engine's max_num_batched_tokens */
+	/* the rank's limits (scenflags_breakdown_limits; 0: none known): a
+	 * step past them is priced, with a note that the engine would not run
+	 * it so */
+	int64_t max_model_len, max_seqs, kv_blocks, block_size;
 	const struct cost_breakdown *bd;
 };
 
