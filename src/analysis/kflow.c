@@ -15,9 +15,17 @@
 
 static int load_arg(const char *arg, const char *what, struct json **j, struct err *e)
 {
+	size_t lead = strspn(arg, " \t\r\n");
+	int rc;
+
 	if (arg[0] == '@')
 		return json_parse_file(arg + 1, j, e);
-	return json_parse(arg, strlen(arg), what, j, e);
+	rc = json_parse(arg, strlen(arg), what, j, e);
+	/* a file named without its '@' reads as bad JSON: say which was meant */
+	if (rc < 0 && arg[lead] != '{' && arg[lead] != '[')
+		return err_set(e, SS_EDATA, "%s: '%.200s' is not JSON; a file is given as @FILE (%s @%.200s)", what, arg,
+			       what, arg);
+	return rc;
 }
 
 static const char *src_name(const char *arg, const char *what)

@@ -23,7 +23,7 @@ struct rl_opts {
 	struct par_flags pf;
 };
 
-enum { O_PHASE = 1, O_WA, O_WD, O_WM };
+enum { O_PHASE = 1, O_WA, O_WD, O_WM, O_RA, O_RD, O_RM };
 #define O(m) offsetof(struct rl_opts, m)
 static const struct argtab_row flag_rows[] = {
 	AT_TXT("usage: servesim roofline MODEL [options]\n"
@@ -80,9 +80,9 @@ static const struct argtab_row flag_rows[] = {
 	{AT_O("--wrf-attn", "X", O_WA, NULL)},
 	{AT_O("--wrf-dense", "X", O_WD, NULL)},
 	{AT_O("--wrf-moe", "X", O_WM, NULL)},
-	{AT_N("--residency-attn", "X", O(r.k.res_attn), 0, false, NULL)},
-	{AT_N("--residency-dense", "X", O(r.k.res_dense), 0, false, NULL)},
-	{AT_N("--residency-moe", "X", O(r.k.res_moe), 0, false, NULL)},
+	{AT_O("--residency-attn", "X", O_RA, NULL)},
+	{AT_O("--residency-dense", "X", O_RD, NULL)},
+	{AT_O("--residency-moe", "X", O_RM, NULL)},
 	AT_TXT("  --gpu G[,G2,...]     the report is for the first; the others are compared\n"),
 	{AT_S("--plots", "DIR", O(r.plots), "SVG charts (roofline, decode batch sweep), their data and an\n"
 	      "optional gnuplot script")},
@@ -115,6 +115,16 @@ static int own(void *base, int c, const char *arg, const char *spelled, struct e
 				     &w, e)) == 0)
 			*(c == O_WA ? &o->r.k.res_attn : c == O_WD ? &o->r.k.res_dense : &o->r.k.res_moe) = 1 / w;
 		break;
+	case O_RA: case O_RD: case O_RM: {
+		/* a fraction of the weights read each step: 1 / WRF with WRF >= 1 */
+		const char *flag = c == O_RA ? "--residency-attn" : c == O_RD ? "--residency-dense" : "--residency-moe";
+		if ((rc = argval_num(flag, arg, 0, true, &w, e)) == 0 && w > 1)
+			return err_set(e, SS_EUSAGE, "%s must be in (0, 1] (the share of the weights read from HBM "
+				       "each step, 1 / WRF), got %s", flag, arg);
+		if (rc == 0)
+			*(c == O_RA ? &o->r.k.res_attn : c == O_RD ? &o->r.k.res_dense : &o->r.k.res_moe) = w;
+		break;
+	}
 	case O_PHASE:
 		o->r.prefill = strcmp(arg, "prefill") == 0 || strcmp(arg, "all") == 0;
 		o->r.decode = strcmp(arg, "decode") == 0 || strcmp(arg, "all") == 0;
