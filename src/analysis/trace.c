@@ -1042,8 +1042,16 @@ int trace_template(const struct model_cfg *m, const struct tr_compare *c, struct
 		if (strcmp(og->kinds[i].name, want) == 0)
 			*lk = &og->kinds[i];
 	if (!*lk) {
+		char kinds[200] = "";
+		size_t o = 0;
+		for (i = 0; i < og->nkinds && o < sizeof(kinds); i++)
+			if (strcmp(og->kinds[i].name, "embed+head") != 0)
+				o += (size_t)snprintf(kinds + o, sizeof(kinds) - o, "%s%s", o ? ", " : "",
+						      og->kinds[i].name);
 		opgraph_release(og);
-		return err_set(e, SS_EUSAGE, "%s: no '%s' layer kind to compare with", m->id, want);
+		return err_set(e, SS_EUSAGE,
+			       "--compare %s: the template is one '%s' layer repeated, and %s has none (its layer kinds: "
+			       "%s)", m->id, want, m->id, kinds);
 	}
 	return 0;
 }
