@@ -10,7 +10,8 @@
  *               attention with an indexer: DeepSeek-V3.2, GLM-5, DeepSeek-V4),
  *               mla (multi-head latent attention), moe (routed experts), dense;
  *               the first that applies, in that order;
- *   GPU family  gpus.json's "family" (hopper, blackwell, ampere, ada, other);
+ *   GPU family  gpus.json's "family" (hopper, blackwell, ampere, ada, cdna3,
+ *               cdna4, other);
  *   load        of the simulated run itself (metric_set's load terms):
  *               saturated when the run is overloaded or its requests spend at
  *               least ACC_SATURATED_QUEUE of their time waiting to be
