@@ -1123,12 +1123,24 @@ static inline __attribute__((always_inline)) double step_host(const struct cost_
  * from n alone for a decode-only step of n decoders (past max_seqs its
  * general path: the absorb term at max_seqs, the head linear in n, the
  * decode grid's column at n). */
+/* cost_local_rises: the decode attention's log MFU may rise at most this
+ * fast against the log of the mean context, so that its compute time
+ * rises at least (1 - COST_RISE_SLOPE) / C relatively from summed contexts
+ * C to C + 1 (below COST_RISE_CTX: above 4e-11, where the evaluation's
+ * rounding -- the mean, its log, the interpolation weight over a segment
+ * of COST_RISE_WIDTH at least, exp, the roofline's products -- stays
+ * below 1e-12); the tables' decode rows rise at slopes 0.96-1.2 up to
+ * 64-128 tokens (a latency flat in the context) and below 0.6 from 1,024 */
+#define COST_RISE_SLOPE 0.9
+#define COST_RISE_WIDTH 0.05
+#define COST_RISE_CTX 0x1p30
+
 static void loc_fill(const struct cost_model *c, int64_t n)
 {
 	struct cost_lazy *z = c->lazy;
 	struct loc_terms *k;
 	int64_t mtok = cost_graph_pad(c, n);
-	double L = (double)c->m->layers;
+	double L = (double)c->m->layers, from;
 
 	if (!z->loc) { /* at the first such step */
 		z->loc = xmalloc(xmul((size_t)c->max_m + 1, sizeof(*z->loc))); /* read once set */
@@ -1152,10 +1164,12 @@ static void loc_fill(const struct cost_model *c, int64_t n)
 	k->send = 0;
 	if (c->p.pp > 1)
 		k->send = (double)(c->p.pp - 1) * comm_send_s(&c->place, (double)n * (double)c->m->hidden * 2.0);
-	if (n <= c->cfg.max_seqs) /* (read by local_decode_a) */
-		(void)cost_decode_row(c, n);
-	else
-		(void)cost_decode_wide_col(c, n);
+	/* (the row or column read by local_decode_a) */
+	from = n <= c->cfg.max_seqs ? mfu_row_rises_from(cost_decode_row(c, n), COST_RISE_SLOPE, COST_RISE_WIDTH)
+				    : mfu_attn_col_rises_from(cost_decode_wide_col(c, n), COST_RISE_SLOPE, COST_RISE_WIDTH);
+	/* past exp(from) by a margin that the mean's and its log's rounding
+	 * cannot cross */
+	k->rise_mean = from == -INFINITY ? 0 : from == INFINITY ? INFINITY : exp(from) * (1 + 1e-6);
 	z->loc_done[n] = 1;
 }
 
@@ -1274,6 +1288,49 @@ double cost_step_local_s(const struct cost_model *c, const struct step_desc *s)
 	if (k)
 		return local_decode_a(c, k, s->ndecode, s->decode_ctx_sum) + loc_head(c, k, s, s->nlogits) + k->send;
 	return components_local_x(c, s, 0, NULL, &mtok);
+}
+
+bool cost_local_rises(const struct cost_model *c, const struct step_desc *s)
+{
+	/* cost_step_local_s's path through local_decode_a's decode row
+	 * (full_decode_row_s: the roofline's maximum of the compute time and
+	 * the KV bytes' time, the floors, the layers' sum), then its sums
+	 * with the counts' terms; cost_step_join_moe_s's sum and step_host's
+	 * overheads (host_overlap: a sum and a maximum) */
+	const struct loc_terms *k = loc_of(c, s);
+
+	return k && s->ndecode <= c->cfg.max_seqs && s->decode_ctx_sum < COST_RISE_CTX &&
+	       s->decode_ctx_sum >= (double)s->ndecode * k->rise_mean;
+}
+
+void cost_local_rise_range(const struct cost_model *c, int64_t n, double *lo, double *hi)
+{
+	struct step_desc d;
+	const struct loc_terms *k;
+
+	memset(&d, 0, sizeof(d));
+	d.ndecode = d.nlogits = n;
+	k = loc_of(c, &d);
+	*lo = k ? (double)n * k->rise_mean : INFINITY;
+	*hi = COST_RISE_CTX;
+}
+
+void cost_draft_rise_range(const struct cost_model *c, int64_t n, double *lo, double *hi)
+{
+	const struct cost_lazy *z = c->lazy;
+
+	/* cost_draft_pair_s's path through loc_of's terms, at n <= max_seqs
+	 * (the decode row); the attention's floor (a maximum whose two sides
+	 * may be nearly equal) absent, and the layers' KV bytes' time rising
+	 * at least 1e-11 s a summed context: the attention's time at least
+	 * 0.1 of that (COST_RISE_SLOPE), and spec_draft_s's price, its layer's
+	 * share plus the head's difference of two prices, as much, where
+	 * their rounding stays below 1e-15 s */
+	cost_local_rise_range(c, n, lo, hi);
+	if (z->plain || (c->cfg.off & (COST_H4 | COST_H5)) || !z->full_only || n > c->cfg.max_seqs ||
+	    c->gqa_dec_floor_s != 0 ||
+	    !(c->kv_tok_layer_bytes / c->bw_kv * (double)c->m->n_mixer[LM_FULL] / (double)c->m->layers >= 1e-11))
+		*lo = INFINITY;
 }
 
 double cost_step_moe_s(const struct cost_model *c, int64_t moe_tokens, bool ext)

@@ -40,6 +40,9 @@ struct loc_terms {
 	double moe0;   /* moe_part(mtok x dp, no prefill): a step with no group's
 			* MoE tokens (MTP's draft layer), NAN until first read */
 	int64_t mtok;  /* the graph-padded count (the GEMMs' tokens) */
+	/* the least mean context from which the step's price rises with its
+	 * summed contexts (cost_local_rises; INFINITY: nowhere known) */
+	double rise_mean;
 };
 
 /* What the per-token-count tables are filled from, kept from cost_init:

@@ -249,6 +249,24 @@ struct mfu_row {
 void mfu_attn_row(const struct mfu_tables *t, const struct mfu_attn_cfg *c, bool prefill,
 		  double log_batch, struct mfu_row *row);
 void mfu_row_release(struct mfu_row *row);
+/* The least log length from which x / mfu_row_eval(row, log x) -- the
+ * compute time of a kernel whose work is linear in x -- rises with x by
+ * a margin no rounding of the evaluation can undo (at least (1 - max_slope)
+ * / x relatively, from x to the next integer): each segment of the axis
+ * from there up has log MFU rising at most max_slope times as fast as log
+ * x (0 < max_slope < 1), spans at least min_width and a log MFU step of at
+ * most 4, and no value is missing (a NaN's default would jump).  -INFINITY
+ * when that holds everywhere (a constant MFU too: held ends, no table),
+ * INFINITY when a value is missing (the ends are held: past the last
+ * axis point the MFU is constant).  A caller that needs the
+ * slowest of many such prices takes it from the largest x there
+ * (step.c's attention-DP groups). */
+double mfu_row_rises_from(const struct mfu_row *row, double max_slope, double min_width);
+/* The same for a grid's column (mfu_attn_col_eval: its bilinear surface
+ * at the column's batch, whose slope along the length axis is a blend of
+ * its two batch rows' -- each must pass); INFINITY for a column evaluated
+ * otherwise (no 2-D grid, nearest cells). */
+double mfu_attn_col_rises_from(const struct mfu_attn_col *col, double max_slope, double min_width);
 /* MFU at log_len (held at the ends of the axis). */
 /* A table value lv (log MFU) as a utilisation: dflt where the table has
  * none (NaN), at most 1. */

@@ -279,6 +279,18 @@ struct replica {
 	/* lockstep: its step that ended was finished as decode_steps does,
 	 * decoders alone (step.c finish_step), so its plan may be too */
 	bool quick;
+	/* lockstep: its planned step is priced only if it is the slowest of
+	 * its kind in the group step (step.c group_top) */
+	bool top;
+	int8_t top_kind;                   /* its kind there */
+	/* cost_local_rise_range of its last decode-only step's cost model
+	 * and decoders, cost_draft_rise_range of its last drafting's (c NULL:
+	 * none yet) */
+	struct sched_rise {
+		const struct cost_model *c;
+		int64_t n;
+		double lo, hi;
+	} rise, drise;
 	const struct cost_model *cost;     /* its pool's cost model */
 	int64_t mbt, mns;                  /* its pool's engine limits */
 	bool prefill_only;                 /* P/D prefill worker */

@@ -184,7 +184,10 @@ struct sim_cfg {
 	/* step-price memos off (tests): by default a decode-only step that
 	 * repeats one priced before (its counts, summed contexts and, with
 	 * attention DP, the group's MoE tokens) takes the kept price
-	 * (stepmemo.h); off, every step is priced; byte-identical either way */
+	 * (stepmemo.h), and an attention-DP group step prices only the
+	 * slowest of its decode-only ranks where nothing else reads their
+	 * prices (step.c group_top); off, every step is priced;
+	 * byte-identical either way */
 	bool no_step_memo;
 	/* step-price memos kept across simulations (sim_memo_new): NULL, the
 	 * simulation's own (see sim_memo) */

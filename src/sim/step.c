@@ -557,6 +557,138 @@ static SCHED_STEP_INLINE void group_end_prefetch(const struct replica *rp)
 	}
 }
 
+/* What a segment's steps leave alone, so decode_steps tests it once, not
+ * at every step: the step log, and every addition rank_cost makes to a
+ * decode-only step of a replica stepping alone (drafts: none, spec.k is
+ * 0 in a segment; a cold start's stall, the host tier's transfers, LoRA
+ * loads, image encoders: their own paths).  With these off, a step's
+ * price is the decode-price memo's or cost_step_s's, as rank_cost's
+ * (group_top_applies asks the same of an attention-DP rank). */
+static SCHED_STEP_INLINE bool segment_plain(const struct sim *s, const struct replica *rp)
+{
+	return !s->cfg.step_log && !(s->cfg.cold_start_s > 0 && !rp->cold_paid) && rp->host.total == 0 &&
+	       s->cfg.lora.max_loras == 0 && rp->mm.pending == 0;
+}
+
+/* The slowest of an attention-DP group step's decode-only ranks by kind
+ * (cost model, decoders, sampled sequences, drafting sequences): where
+ * nothing reads a rank's price but the group's maximum, the ranks whose
+ * price rises with their summed contexts (cost_local_rises; with MTP, the
+ * draft layer's too, with the drafting sequences' summed contexts:
+ * cost_draft_rise_range) are priced only where those sums are the largest
+ * of their kind -- the others' prices are no larger, so the maximum is
+ * the same value.  A kind whose largest sums are not one rank's (MTP:
+ * the largest summed contexts and the largest drafting contexts on two
+ * ranks) is priced rank by rank, as are kinds past GROUP_TOP_KINDS.  In
+ * the P/D eval's slow rows (16-32 decode ranks of 64-512 decoders each,
+ * the 8,192-token outputs) nearly every rank-step is such a rank's and
+ * one kind holds them all: one price a group step instead of one a rank. */
+#define GROUP_TOP_KINDS 4
+
+struct group_top {
+	int n;
+	struct group_top_kind {
+		const struct cost_model *c;
+		int64_t ndecode, nlogits, spec_n;
+		double ctx_sum, spec_ctx; /* the largest of each */
+		struct replica *rp;       /* the rank with the largest ctx_sum (then spec_ctx) */
+	} k[GROUP_TOP_KINDS];
+};
+
+/* r: cost_local_rise_range (draft: cost_draft_rise_range) of c and n,
+ * kept by them; whether x is in it. */
+static SCHED_STEP_INLINE bool rise_in(struct sched_rise *r, const struct cost_model *c, int64_t n, double x,
+				      const bool draft)
+{
+	if (r->c != c || r->n != n) {
+		r->c = c;
+		r->n = n;
+		if (draft)
+			cost_draft_rise_range(c, n, &r->lo, &r->hi);
+		else
+			cost_local_rise_range(c, n, &r->lo, &r->hi);
+	}
+	return x >= r->lo && x < r->hi;
+}
+
+/* Whether rank rp's planned step may be priced only as its kind's slowest:
+ * decode-only, its price read for the group's maximum alone (no step log,
+ * no energy meter) with nothing added to it but the drafting (segment_plain,
+ * no JIT stall: rank_cost_sp's additions), the group's MoE part apart
+ * (group_splits: rank_cost_sp's split branch), and its price and its
+ * drafting's (MTP, EAGLE) rising with their summed contexts.  Off with
+ * no_step_memo (sim.h: every step priced). */
+static SCHED_STEP_INLINE bool group_top_applies(const struct sim *s, struct group_moe *gm, struct replica *rp)
+{
+	const struct step_desc *d = &rp->desc;
+
+	return d->nchunks == 0 && !rp->metered && !rp->jit_seen && !s->cfg.no_step_memo && segment_plain(s, rp) &&
+	       group_splits(gm, rp->cost) && rise_in(&rp->rise, rp->cost, d->ndecode, d->decode_ctx_sum, false) &&
+	       (rp->spec_n == 0 || ((s->cfg.spec.method == SPEC_MTP || s->cfg.spec.method == SPEC_EAGLE) &&
+				    rise_in(&rp->drise, rp->cost, rp->spec_n, rp->spec_ctx, true)));
+}
+
+/* Rank rp (group_top_applies) taken into its kind in g: true, or false
+ * when its kind is new and g has no room (it is priced itself). */
+static SCHED_STEP_INLINE bool group_top_take(struct group_top *g, struct replica *rp)
+{
+	const struct step_desc *d = &rp->desc;
+	struct group_top_kind *k;
+	int j;
+
+	for (j = 0; j < g->n; j++) {
+		k = &g->k[j];
+		if (k->c == rp->cost && k->ndecode == d->ndecode && k->nlogits == d->nlogits && k->spec_n == rp->spec_n) {
+			if (d->decode_ctx_sum > k->ctx_sum ||
+			    (d->decode_ctx_sum == k->ctx_sum && rp->spec_ctx > k->rp->spec_ctx)) {
+				k->ctx_sum = d->decode_ctx_sum;
+				k->rp = rp;
+			}
+			if (rp->spec_ctx > k->spec_ctx)
+				k->spec_ctx = rp->spec_ctx;
+			rp->top_kind = (int8_t)j;
+			return true;
+		}
+	}
+	if (g->n == GROUP_TOP_KINDS)
+		return false;
+	rp->top_kind = (int8_t)g->n;
+	g->k[g->n++] = (struct group_top_kind){rp->cost, d->ndecode, d->nlogits, rp->spec_n, d->decode_ctx_sum,
+					       rp->spec_ctx, rp};
+	return true;
+}
+
+/* The group step's slowest of the ranks [lo, hi) that g took, or 0: each
+ * kind's rank with the largest sums, or each of its ranks where no one rank
+ * has both (their memo lookups not located ahead). */
+static SCHED_STEP_INLINE double group_top_price(struct sim *s, const struct group_top *g, struct group_moe *gm,
+						 int lo, int hi)
+{
+	double tmax = 0, t;
+	bool split = false;
+	int i, j;
+
+	for (j = 0; j < g->n; j++) {
+		struct replica *rp = g->k[j].rp;
+		if (rp->spec_ctx < g->k[j].spec_ctx) {
+			split = true;
+			continue;
+		}
+		t = rank_cost_sp(s, rp, &rp->desc, gm, true, false);
+		if (t > tmax)
+			tmax = t;
+	}
+	for (i = lo; split && i < hi; i++) {
+		struct replica *rp = &s->reps[i];
+		if (rp->top && g->k[rp->top_kind].rp->spec_ctx < g->k[rp->top_kind].spec_ctx) {
+			t = rank_cost_sp(s, rp, &rp->desc, gm, true, false);
+			if (t > tmax)
+				tmax = t;
+		}
+	}
+	return tmax;
+}
+
 /* Attention-DP: every rank of the group [lo, hi) plans its step; the MoE
  * layers see the tokens of all its ranks, a rank with nothing to run runs
  * a one-token dummy step (vLLM's DP engines execute dummy batches so the
@@ -566,11 +698,13 @@ static SCHED_STEP_INLINE void group_end_prefetch(const struct replica *rp)
 static bool group_start(struct sim *s, int lo, int hi)
 {
 	struct group_moe gm = {NULL, 0, NULL, false};
+	struct group_top top;
 	int64_t moe = 0;
 	double tmax = 0;
 	bool any = false, ext = false;
 	int i;
 
+	top.n = 0;
 	if (s->cfg.policy->group_gate)
 		s->cfg.policy->group_gate(s, lo, hi);
 	for (i = lo; i < hi; i++) {
@@ -582,7 +716,8 @@ static bool group_start(struct sim *s, int lo, int hi)
 		else
 			rp->active = plan_step(s, i, &rp->desc, s->cfg.policy->split_batches, true);
 		rp->quick = false;
-		if (rp->active)
+		rp->top = rp->active && group_top_applies(s, &gm, rp) && group_top_take(&top, rp);
+		if (rp->active && !rp->top)
 			group_memo_ahead(rp, &rp->desc);
 		any |= rp->active;
 		ext |= rp->active && rp->desc.nchunks > 0;
@@ -617,10 +752,19 @@ static bool group_start(struct sim *s, int lo, int hi)
 		}
 		rp->desc.moe_tokens = moe;
 		rp->desc.moe_extend = ext;
+		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
+		if (rp->top) { /* (account_step: no meter, no log) */
+			count_step(s, rp);
+			continue;
+		}
 		t = rp->active ? rank_cost_group(s, rp, &rp->desc, &gm) : idle_cost(s, rp);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
-		rp->step_host_s = rp->active && rp->desc.nchunks > 0 ? rp->cost->eager_s : 0;
+		if (t > tmax)
+			tmax = t;
+	}
+	if (top.n > 0) {
+		double t = group_top_price(s, &top, &gm, lo, hi);
 		if (t > tmax)
 			tmax = t;
 	}
@@ -1352,18 +1496,6 @@ static SCHED_STEP_INLINE void join_prefetch(const struct replica *rp)
 			__builtin_prefetch(&rp->ring[(uint64_t)rp->join_fin[k] & rp->ring_mask]);
 }
 
-/* What a segment's steps leave alone, so decode_steps tests it once, not
- * at every step: the step log, and every addition rank_cost makes to a
- * decode-only step of a replica stepping alone (drafts: none, spec.k is
- * 0 in a segment; a cold start's stall, the host tier's transfers, LoRA
- * loads, image encoders: their own paths).  With these off, a step's
- * price is the decode-price memo's or cost_step_s's, as rank_cost's. */
-static SCHED_STEP_INLINE bool segment_plain(const struct sim *s, const struct replica *rp)
-{
-	return !s->cfg.step_log && !(s->cfg.cold_start_s > 0 && !rp->cold_paid) && rp->host.total == 0 &&
-	       s->cfg.lora.max_loras == 0 && rp->mm.pending == 0;
-}
-
 /* The steps of a segment (see above).  Within it nothing but replica ri
  * moves: the event queue and the next arrival stay as they are (nothing
  * here queues an event or takes an arrival), so segment_goes_on's bound
@@ -1464,6 +1596,7 @@ static SCHED_STEP_INLINE int group_decode_steps_body(struct sim *s, int lo, int 
 			return 0;
 	for (;;) {
 		struct group_moe gm = {NULL, 0, NULL, false};
+		struct group_top top;
 		int64_t moe = 0, t_end;
 		double tmax = 0;
 		for (i = lo; i < hi; i++)
@@ -1473,19 +1606,31 @@ static SCHED_STEP_INLINE int group_decode_steps_body(struct sim *s, int lo, int 
 			quick_finish(s, &s->reps[i], sg);
 		if (s->cfg.policy->group_gate) /* (nobody admitted: its counters) */
 			s->cfg.policy->group_gate(s, lo, hi);
+		top.n = 0;
 		for (i = lo; i < hi; i++) { /* group_start: the plans */
 			struct replica *rp = &s->reps[i];
 			quick_plan(s, rp, sg);
-			group_memo_ahead(rp, &rp->desc);
+			rp->top = group_top_applies(s, &gm, rp) && group_top_take(&top, rp);
+			if (!rp->top)
+				group_memo_ahead(rp, &rp->desc);
 			moe += rp->desc.ndecode;
 		}
 		for (i = lo; i < hi; i++) { /* their prices */
 			struct replica *rp = &s->reps[i];
 			double t;
 			rp->desc.moe_tokens = moe;
+			rp->step_host_s = 0;
+			if (rp->top) {
+				count_step(s, rp);
+				continue;
+			}
 			t = rank_cost_group(s, rp, &rp->desc, &gm);
 			account_step(s, i, t, &rp->desc);
-			rp->step_host_s = 0;
+			if (t > tmax)
+				tmax = t;
+		}
+		if (top.n > 0) {
+			double t = group_top_price(s, &top, &gm, lo, hi);
 			if (t > tmax)
 				tmax = t;
 		}
@@ -1666,6 +1811,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 		s->bs_log2p1 = k + 1;
 	}
 	rp->recv_gate = s->cfg.recv_interval > 1;
+	rp->rise.c = rp->drise.c = NULL;
 	rp->cls_head = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_head));
 	rp->cls_count = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_count));
 	rp->cls_lean = xcalloc((size_t)s->cfg.block_size, sizeof(*rp->cls_lean));

@@ -3490,6 +3490,101 @@ static void test_draft_memo(void)
 	}
 }
 
+/* run() without a step log (a step log reads every rank's price, so
+ * step.c's group_top prices every rank where one is written). */
+static int run_quiet(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w, char **csv,
+		     struct sim_totals *tot)
+{
+	size_t cl = 0;
+	FILE *cf = open_memstream(csv, &cl);
+	struct sim *s;
+	struct err e;
+	int rc;
+
+	sc->step_log = NULL;
+	sc->requests_out = cf;
+	rc = new_and_run(sc, c, w, &s, &e);
+	if (rc < 0)
+		printf("# sim: %s\n", e.msg);
+	if (s) {
+		*tot = *sim_totals(s);
+		sim_summary(s, -1, &run_sum);
+		sim_free(s);
+	}
+	fclose(cf);
+	return rc;
+}
+
+/* An attention-DP group step's slowest rank (step.c group_top): without a
+ * step log or energy meter (eval's runs), the ranks whose price rises with their summed
+ * contexts (cost_local_rises, cost_draft_rise_range) are priced only where
+ * the sums are the largest of their kind; the same bytes as every rank
+ * priced (no_step_memo): an MLA attention-DP 4 group, with MTP, and P/D
+ * attention-DP workers.  The decode row's rise starts below the
+ * workloads' mean contexts (512-576 tokens: the path is taken). */
+static void test_group_top(void)
+{
+	struct cost_model c;
+	struct cost_cfg cc;
+	struct parallel dpa = {1, 1, 4, 4, 0, 0};
+	struct model_cfg ds;
+	struct sim_cfg sc;
+	struct wl_spec w;
+	struct err e;
+	double lo, hi, dlo, dhi;
+	int k;
+
+	load_model("deepseek-v3", &ds);
+	fixture_cost_cfg(&cc, 2048, 64, 512);
+	if (cost_init(&c, &ds, gpu("h200"), &dpa, &cc, datadir, &e) < 0) {
+		CHECK(0, "DeepSeek-V3 cost model: %s", e.msg);
+		return;
+	}
+	cost_local_rise_range(&c, 16, &lo, &hi);
+	cost_draft_rise_range(&c, 16, &dlo, &dhi);
+	CHECK(lo <= 16 * 512.0 && hi > 16 * 576.0 && dlo <= 16 * 512.0 && dhi > 16 * 576.0,
+	      "DeepSeek-V3 on H200, 16 decoders: price rises from summed contexts %.0f, the draft's from %.0f", lo, dlo);
+	for (k = 0; k < 4; k++) {
+		static const char *const what[4] = {"MLA attention-DP 4 lockstep", "MTP, MLA attention-DP 4 lockstep",
+						    "P/D attention-DP workers", "P/D attention-DP workers, MTP"};
+		char *c1 = NULL, *c2 = NULL;
+		struct sim_totals t1, t2;
+		struct metric_set m1;
+		int r1, r2;
+		fixed_spec(&w, 30, 300);
+		base_cfg(&sc, 2048, 64, 4000);
+		sc.check_invariants = false;
+		sc.no_energy = true; /* (eval's: the meter reads every rank's price) */
+		sc.dp = 4;
+		sc.lockstep = true;
+		if (k >= 2) { /* 2 prefill ranks of one worker, 1 decode worker of 2 ranks */
+			pd_cfg(&sc, 2, &c, 3000, 2048, 1e5);
+			sc.pd.prefill_group = 2;
+			sc.pd.decode_group = 2;
+		}
+		if (k % 2) {
+			sc.spec.method = SPEC_MTP;
+			sc.spec.k = 1;
+			sc.spec.nrates = 1;
+			sc.spec.rate[0] = 0.8;
+		}
+		sc.no_step_memo = true;
+		r1 = run_quiet(&sc, &c, &w, &c1, &t1);
+		m1 = run_sum;
+		sc.no_step_memo = false;
+		r2 = run_quiet(&sc, &c, &w, &c2, &t2);
+		CHECK(r1 == 0 && r2 == 0 && t1.completed == 300 && strcmp(c1, c2) == 0 &&
+			      memcmp(&t1, &t2, sizeof(t1)) == 0 && m1.e2e_ms.mean == run_sum.e2e_ms.mean &&
+			      m1.itl_ms.mean == run_sum.itl_ms.mean,
+		      "%s: the slowest ranks priced alone, the same bytes as every rank priced (%llu steps)", what[k],
+		      (unsigned long long)t1.steps);
+		free(c1);
+		free(c2);
+		wl_spec_release(&w);
+	}
+	cost_release(&c);
+}
+
 /* A replica's lane cursor (stepmemo_lane): the slot stepmemo_get reads
  * from where the lane's last lookup went is the slot stepmemo_slot finds
  * from the key alone, for runs of the same decoders a step apart, jumps,
@@ -4989,6 +5084,7 @@ int main(void)
 	test_step_local_wide();
 	test_step_memo();
 	test_draft_memo();
+	test_group_top();
 	test_on_request(&m);
 	test_live(&m);
 	test_reprice_api(&m);
