@@ -192,12 +192,17 @@ static const struct comm_table *gather_tab(const struct cost_model *c)
 /* Shared MoE part at g tokens summed over the DP ranks.  op_at's expert
  * GEMMs take the rank's tokens and scale them by dp with EP, by 1 without;
  * the per-token ops were built at one token per rank: each is called with
- * the m that makes it see g tokens in all. */
+ * the m that makes it see g tokens in all.  *flops and *bytes: the work of
+ * one GPU (cost_op_at's: its share of the routed experts' FLOPs, the
+ * weights of the experts of its slots the g x top_k routed tokens are
+ * expected to activate, moe_expected_experts), over the layers. */
 static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr, const struct shared_ops *so,
-			    double g)
+			    double g, double *flops, double *bytes)
 {
-	double t = 0, f = 0, b = 0, dp = (double)c->p.dp;
+	double t = 0, dp = (double)c->p.dp;
 	size_t i;
+
+	*flops = *bytes = 0;
 
 	for (i = 0; i < so->n; i++) {
 		const struct layer_kind *lk = &gr->kinds[so->e[i].k];
@@ -207,9 +212,12 @@ static double moe_shared_at(const struct cost_model *c, const struct opgraph *gr
 		} else {
 			const struct op *o = &lk->ops[so->e[i].j];
 			bool gemm = o->kind == OPK_GEMM;
+			double f = 0, b = 0;
 			/* the split dense ops run every rank's tokens at once */
 			t += (double)lk->count *
 			     cost_op_at(c, o, NULL, dp_split_op(c, o) || (gemm && c->p.ep <= 1) ? g : g / dp, &f, &b);
+			*flops += (double)lk->count * f;
+			*bytes += (double)lk->count * b;
 		}
 	}
 	return t;
@@ -575,6 +583,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 		/* a table up to every rank at max_m tokens, linear beyond 64 Ki */
 		c->moe_max = c->max_m * p->dp < 65536 ? c->max_m * p->dp : 65536;
 		c->moe_s = xcalloc((size_t)c->moe_max + 1, sizeof(double));
+		c->moe_flops = xcalloc((size_t)c->moe_max + 1, sizeof(double));
+		c->moe_bytes = xcalloc((size_t)c->moe_max + 1, sizeof(double));
 		c->lazy->moe_done = xcalloc((size_t)c->moe_max + 1, 1);
 		shared_ops_find(c, &gr, &c->lazy->moe_ops);
 	}
@@ -681,6 +691,8 @@ void cost_release(struct cost_model *c)
 	free(c->tok_flops);
 	free(c->tok_bytes);
 	free(c->moe_s);
+	free(c->moe_flops);
+	free(c->moe_bytes);
 	free(c->head_s);
 	free(c->absorb_s);
 	free(c->log_n);
@@ -845,7 +857,8 @@ static double head_part(const struct cost_model *c, int64_t n)
 static double moe_at(const struct cost_model *c, int64_t g)
 {
 	if (!c->lazy->moe_done[g]) {
-		c->moe_s[g] = moe_shared_at(c, &c->lazy->gr, &c->lazy->moe_ops, (double)g);
+		c->moe_s[g] = moe_shared_at(c, &c->lazy->gr, &c->lazy->moe_ops, (double)g, &c->moe_flops[g],
+					    &c->moe_bytes[g]);
 		c->lazy->moe_done[g] = 1;
 	}
 	return c->moe_s[g];
@@ -1007,22 +1020,50 @@ static int64_t step_work_body(const struct cost_model *c, const struct step_desc
 	return tokens;
 }
 
+/* The group's MoE tokens of an attention-DP step of `tokens` tokens (0
+ * otherwise): s->moe_tokens, else this rank's at every rank, as moe_of. */
+static int64_t work_moe_tokens(const struct cost_model *c, const struct step_desc *s, int64_t tokens)
+{
+	if (!c->dp_attn || tokens <= 0)
+		return 0;
+	if (s->moe_tokens > 0)
+		return s->moe_tokens;
+	return (s->nchunks == 0 ? cost_graph_pad(c, tokens) : tokens) * c->p.dp;
+}
+
 int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes)
 {
-	int64_t tokens = step_work_body(c, s, flops, bytes);
+	int64_t tokens = step_work_body(c, s, flops, bytes), g = work_moe_tokens(c, s, tokens);
 
 	/* the LM head on the sequences that sample: its weights read once */
 	if (tokens > 0 && s->nlogits > 0) {
 		*flops += c->head_flops_seq * (double)s->nlogits;
 		*bytes += c->head_weight_bytes;
 	}
+	/* attention-DP: this GPU's share of the group's shared MoE layers
+	 * (priced once for the group at g tokens, left out of tok_*); past
+	 * moe_max its FLOPs grow with g, its bytes (the local experts'
+	 * weights, all of them activated long before) do not, as tok_* past
+	 * max_m */
+	if (g > 0) {
+		int64_t k = g > c->moe_max ? c->moe_max : g;
+		moe_at(c, k);
+		*flops += c->moe_flops[k] * (double)g / (double)k;
+		*bytes += c->moe_bytes[k];
+	}
 	return tokens;
 }
 
-void cost_step_work_need(const struct cost_model *c, int64_t tokens)
+void cost_step_work_need(const struct cost_model *c, const struct step_desc *s)
 {
+	int64_t tokens = s->ndecode, i, g;
+
+	for (i = 0; i < s->nchunks; i++)
+		tokens += s->chunk_len[i];
 	if (tokens > 0)
 		tok_need(c, tokens > c->max_m ? c->max_m : tokens);
+	if ((g = work_moe_tokens(c, s, tokens)) > 0)
+		moe_at(c, g > c->moe_max ? c->moe_max : g);
 }
 
 /* H4 off: one roofline over the whole step's FLOPs and bytes. */

@@ -100,14 +100,18 @@ double cost_draft_pair_s(const struct cost_model *c, int64_t n, double ctx_sum, 
  * the LM head's included once it samples, activations, the KV read and
  * written),
  * as the H4-off roofline counts them; returns the step's tokens (0: no
- * work).  With attention-DP the routed experts priced at moe_tokens are
- * not in it.  What the power model (hw/power.h) drives GPU activity from. */
+ * work).  With attention-DP (c->dp_attn) the shared MoE layers priced at
+ * the group's moe_tokens add this GPU's share of them (every GPU of every
+ * rank holds its slots of the experts and runs them on the tokens routed
+ * to them: the same share on each, counted once a GPU by its own rank's
+ * step).  What the power model (hw/power.h) drives GPU activity from. */
 int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, double *flops, double *bytes);
-/* Fills the per-token-count entries cost_step_work reads for a step of
- * `tokens` tokens: after it, cost_step_work of such a step only reads c,
- * so another thread may run it while this one prices other steps
- * (sim/sinkq.h; the fill's writes published to it before the step is). */
-void cost_step_work_need(const struct cost_model *c, int64_t tokens);
+/* Fills the entries cost_step_work reads for step s (per token count, and
+ * with attention-DP per group's MoE tokens): after it, cost_step_work of
+ * s only reads c, so another thread may run it while this one prices
+ * other steps (sim/sinkq.h; the fill's writes published to it before the
+ * step is). */
+void cost_step_work_need(const struct cost_model *c, const struct step_desc *s);
 /* Padded batch a CUDA graph would run for n decode tokens (n if none fits). */
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n);
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens);

@@ -322,6 +322,10 @@ struct cost_model {
 	int64_t moe_max;
 	double *moe_s;      /* [moe_max + 1]: shared MoE part of a step, seconds
 			     * (an entry priced on first use, as tok_*) */
+	/* [moe_max + 1]: the shared MoE part's work on one GPU at those tokens
+	 * (its FLOPs and bytes, as cost_op_at counts them: the GPU's share of the
+	 * routed experts), filled with moe_s[g] (cost_step_work) */
+	double *moe_flops, *moe_bytes;
 	/* tok_*, head_s, absorb_s and decode_rows are filled entry by entry
 	 * on first use, through a const model (cost.c, memo.h): one model serves one
 	 * thread at a time */

@@ -93,14 +93,15 @@ static uint64_t apply(struct sinkq *q, uint64_t t, uint64_t h)
 			d.ndecode = (int64_t)(r[2] & 0xffffffffu);
 			d.nlogits = (int64_t)(r[2] >> 32);
 			d.decode_ctx_sum = dbl(r[3]);
+			d.moe_tokens = (int64_t)r[4];
 			if ((size_t)n > q->ccap) {
 				q->ccap = (size_t)n;
 				q->clen = xreallocarray(q->clen, q->ccap, sizeof(*q->clen));
 				q->cpre = xreallocarray(q->cpre, q->ccap, sizeof(*q->cpre));
 			}
 			for (i = 0; i < n; i++) {
-				q->clen[i] = (int64_t)r[4 + 2 * i];
-				q->cpre[i] = (int64_t)r[5 + 2 * i];
+				q->clen[i] = (int64_t)r[5 + 2 * i];
+				q->cpre[i] = (int64_t)r[6 + 2 * i];
 			}
 			d.nchunks = n;
 			d.chunk_len = q->clen;
@@ -108,7 +109,7 @@ static uint64_t apply(struct sinkq *q, uint64_t t, uint64_t h)
 			/* (step.c account_step's, in its order) */
 			cost_step_work(rp->cost, &d, &f, &b);
 			q->energy += rp->gpus * power_step_j(&rp->power, dbl(r[1]), f, rp->peak, b, rp->hbm_bw);
-			t += 4 + 2 * (uint64_t)n;
+			t += 5 + 2 * (uint64_t)n;
 			break;
 		}
 		default:

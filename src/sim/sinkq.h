@@ -104,8 +104,8 @@ static inline void sinkq_gap(struct sinkq_w *w, int st, double x, uint64_t n)
 static inline bool sinkq_step(struct sinkq_w *w, int ri, const struct cost_model *c, double t,
 			      const struct step_desc *d)
 {
-	uint64_t h = w->head, need = 4 + 2 * (uint64_t)d->nchunks, *r;
-	int64_t i, tokens = d->ndecode;
+	uint64_t h = w->head, need = 5 + 2 * (uint64_t)d->nchunks, *r;
+	int64_t i;
 
 	if (need > SINKQ_REC_MAX || (uint64_t)d->ndecode > UINT32_MAX || (uint64_t)d->nlogits > UINT32_MAX)
 		return false; /* (metered by the caller) */
@@ -118,14 +118,14 @@ static inline bool sinkq_step(struct sinkq_w *w, int ri, const struct cost_model
 	r[1] = sinkq_bits(t);
 	r[2] = (uint64_t)d->ndecode | (uint64_t)d->nlogits << 32;
 	r[3] = sinkq_bits(d->decode_ctx_sum);
+	r[4] = (uint64_t)d->moe_tokens;
 	for (i = 0; i < d->nchunks; i++) {
-		r[4 + 2 * i] = (uint64_t)d->chunk_len[i];
-		r[5 + 2 * i] = (uint64_t)d->chunk_prefix[i];
-		tokens += d->chunk_len[i];
+		r[5 + 2 * i] = (uint64_t)d->chunk_len[i];
+		r[6 + 2 * i] = (uint64_t)d->chunk_prefix[i];
 	}
 	/* the tables cost_step_work reads filled here, before the record is
 	 * published */
-	cost_step_work_need(c, tokens);
+	cost_step_work_need(c, d);
 	w->head = h + need;
 	return true;
 }

@@ -760,6 +760,9 @@ static bool group_start(struct sim *s, int lo, int hi)
 		t = rp->active ? rank_cost_group(s, rp, &rp->desc, &gm) : idle_cost(s, rp);
 		if (rp->active)
 			account_step(s, i, t, &rp->desc);
+		else /* its GPUs run the dummy step and their experts' share
+		      * of the group's tokens: metered, not counted as a step */
+			meter_step(s, i, rp, t, &rp->desc);
 		if (t > tmax)
 			tmax = t;
 	}

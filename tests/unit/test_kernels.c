@@ -2580,6 +2580,53 @@ static void test_power_head(void)
 	cost_release(&c);
 }
 
+/* With attention-DP the routed experts are priced once for the group at
+ * its MoE tokens (cost_step_s's shared part) and were left out of the work
+ * the power model reads, so a 64-H200 wide-EP DeepSeek run metered ~120 W a
+ * GPU ("energydp", 2026-12-02).  Each GPU now counts its share: DeepSeek-V3
+ * fp8 on 8 H200 (DP 8, EP 8, TP 1: 32 of the 256 experts a GPU, 58 MoE
+ * layers, hidden 7,168, expert intermediate 2,048, top-8), one rank's decode
+ * step of 32 requests in a group step of g tokens: FLOPs 58 x 6 x g x 8 x
+ * 7,168 x 2,048 / 8 (g x 8 routed pairs spread over the 8 GPUs), bytes the
+ * fp8 weights of the local experts the g x 8 pairs are expected to touch,
+ * 32 x (1 - (1 - 1/256)^(8 g)) of them, 3 x 7,168 x 2,048 B each. */
+static void test_power_dp_moe(void)
+{
+	struct model_cfg m;
+	struct cost_model c;
+	struct step_desc d;
+	struct err e;
+	double f[2], b[2], E[2], w = 3.0 * 7168 * 2048, L = 58;
+	int64_t g[2] = {256, 2048};
+	int i;
+
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0) {
+		CHECK(0, "load deepseek-v3: %s", e.msg);
+		return;
+	}
+	if (make_cost(&c, &m, "h200", (struct parallel){1, 1, 8, 8, 0, 0}, DT_FP8, "sglang", NULL, &e) < 0) {
+		CHECK(0, "cost_init deepseek-v3 h200 dp8 ep8: %s", e.msg);
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	d.ndecode = d.nlogits = 32;
+	d.decode_ctx_sum = 32 * 1150.0;
+	for (i = 0; i < 2; i++) {
+		d.moe_tokens = g[i];
+		cost_step_work(&c, &d, &f[i], &b[i]);
+		E[i] = 32 * (1 - pow(1 - 1 / 256.0, 8.0 * (double)g[i]));
+	}
+	CHECK_REL(f[1] - f[0], L * 6 * (double)(g[1] - g[0]) * 8 * 7168 * 2048 / 8, 1e-9,
+		  "the GPU's share of the routed experts' FLOPs grows with the group's tokens");
+	CHECK_REL(b[1] - b[0], L * w * (E[1] - E[0]), 1e-9,
+		  "its local experts' weights, as many as the routed tokens are expected to touch");
+	CHECK(b[1] > L * w * E[1] && b[1] < L * w * E[1] + 20e9,
+	      "at 2,048 tokens the experts' weights (%.2f GB) are most of the step's %.2f GB (the rest the "
+	      "rank's own: attention, dense layers, shared experts, head, KV)",
+	      L * w * E[1] / 1e9, b[1] / 1e9);
+	cost_release(&c);
+}
+
 /* AMD Instinct GPUs (issue 29): both ROCm engines price from the aiter
  * collection (data/mfu/<gpu>/aiter-e404860, scripts/mfu/derive_amd.py), the
  * MI325X borrows the MI300X's (one die), an exact aiter row gives its
@@ -3522,6 +3569,7 @@ int main(void)
 	test_measured_gemm(&m);
 	test_power();
 	test_power_head();
+	test_power_dp_moe();
 	test_amd();
 	test_amd_mla_floor();
 	test_amd_gqa_floor();
