@@ -188,12 +188,11 @@ static int new_and_run(struct sim_cfg *sc, const struct cost_model *c, const str
 	return rc == 0 ? sim_run(*s, e) : rc;
 }
 
-/* Run to completion, capturing the step log and per-request CSV. */
-static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
-	       char **log, char **csv, struct sim_totals *tot)
+/* Run to completion with step log lf (NULL: none) and per-request CSV
+ * cf; the totals and the summary (run_sum) kept. */
+static int run_to(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w, FILE *lf, FILE *cf,
+		  struct sim_totals *tot)
 {
-	size_t ll = 0, cl = 0;
-	FILE *lf = open_memstream(log, &ll), *cf = open_memstream(csv, &cl);
 	struct sim *s;
 	struct err e;
 	int rc;
@@ -208,6 +207,17 @@ static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_s
 		sim_summary(s, -1, &run_sum);
 		sim_free(s);
 	}
+	return rc;
+}
+
+/* Run to completion, capturing the step log and per-request CSV. */
+static int run(struct sim_cfg *sc, const struct cost_model *c, const struct wl_spec *w,
+	       char **log, char **csv, struct sim_totals *tot)
+{
+	size_t ll = 0, cl = 0;
+	FILE *lf = open_memstream(log, &ll), *cf = open_memstream(csv, &cl);
+	int rc = run_to(sc, c, w, lf, cf, tot);
+
 	fclose(lf);
 	fclose(cf);
 	return rc;
@@ -3497,20 +3507,8 @@ static int run_quiet(struct sim_cfg *sc, const struct cost_model *c, const struc
 {
 	size_t cl = 0;
 	FILE *cf = open_memstream(csv, &cl);
-	struct sim *s;
-	struct err e;
-	int rc;
+	int rc = run_to(sc, c, w, NULL, cf, tot);
 
-	sc->step_log = NULL;
-	sc->requests_out = cf;
-	rc = new_and_run(sc, c, w, &s, &e);
-	if (rc < 0)
-		printf("# sim: %s\n", e.msg);
-	if (s) {
-		*tot = *sim_totals(s);
-		sim_summary(s, -1, &run_sum);
-		sim_free(s);
-	}
 	fclose(cf);
 	return rc;
 }
