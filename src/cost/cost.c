@@ -1164,7 +1164,7 @@ static inline __attribute__((always_inline)) double step_host(const struct cost_
  * from n alone for a decode-only step of n decoders (past max_seqs its
  * general path: the absorb term at max_seqs, the head linear in n, the
  * decode grid's column at n). */
-/* cost_local_rises: the decode attention's log MFU may rise at most this
+/* cost_local_rise_range: the decode attention's log MFU may rise at most this
  * fast against the log of the mean context, so that its compute time
  * rises at least (1 - COST_RISE_SLOPE) / C relatively from summed contexts
  * C to C + 1 (below COST_RISE_CTX: above 4e-11, where the evaluation's
@@ -1329,19 +1329,6 @@ double cost_step_local_s(const struct cost_model *c, const struct step_desc *s)
 	if (k)
 		return local_decode_a(c, k, s->ndecode, s->decode_ctx_sum) + loc_head(c, k, s, s->nlogits) + k->send;
 	return components_local_x(c, s, 0, NULL, &mtok);
-}
-
-bool cost_local_rises(const struct cost_model *c, const struct step_desc *s)
-{
-	/* cost_step_local_s's path through local_decode_a's decode row
-	 * (full_decode_row_s: the roofline's maximum of the compute time and
-	 * the KV bytes' time, the floors, the layers' sum), then its sums
-	 * with the counts' terms; cost_step_join_moe_s's sum and step_host's
-	 * overheads (host_overlap: a sum and a maximum) */
-	const struct loc_terms *k = loc_of(c, s);
-
-	return k && s->ndecode <= c->cfg.max_seqs && s->decode_ctx_sum < COST_RISE_CTX &&
-	       s->decode_ctx_sum >= (double)s->ndecode * k->rise_mean;
 }
 
 void cost_local_rise_range(const struct cost_model *c, int64_t n, double *lo, double *hi)

@@ -55,7 +55,9 @@ bool cost_step_splits(const struct cost_model *c, const struct step_desc *s);
  * tests once per model). */
 bool cost_splits_decode(const struct cost_model *c);
 double cost_step_local_s(const struct cost_model *c, const struct step_desc *s);
-/* Whether the price of decode-only step s in two parts,
+/* The summed contexts [*lo, *hi) (*lo INFINITY: none) of the decode-only
+ * steps s of n decoders (any count of sampled sequences) where the price
+ * of s in two parts,
  * cost_step_join_moe_s(c, s, cost_step_local_s(c, s), moe) for any moe, is
  * no less than that of every step with its counts (decoders, sampled
  * sequences; no chunk) and smaller summed contexts for which this also
@@ -65,12 +67,8 @@ double cost_step_local_s(const struct cost_model *c, const struct step_desc *s);
  * other term of the price is a rounded sum, product or maximum of that
  * time and terms of the counts alone.  For a caller that needs only the
  * slowest of many such steps (an attention-DP group step, step.c), which
- * it may then take from the one with the largest sum. */
-bool cost_local_rises(const struct cost_model *c, const struct step_desc *s);
-/* cost_local_rises of the decode-only steps of n decoders: it holds for
- * those whose summed contexts are in [*lo, *hi) (*lo INFINITY: none), the
- * same for every count of sampled sequences (a caller that asks at every
- * step keeps it by n). */
+ * it may then take from the one with the largest sum; one that asks at
+ * every step keeps the range by n. */
 void cost_local_rise_range(const struct cost_model *c, int64_t n, double *lo, double *hi);
 /* The same for the draft layer's price of n drafting sequences (spec.c
  * spec_draft_s of MTP and EAGLE through cost_draft_pair_s): no smaller

@@ -41,7 +41,7 @@ struct loc_terms {
 			* MoE tokens (MTP's draft layer), NAN until first read */
 	int64_t mtok;  /* the graph-padded count (the GEMMs' tokens) */
 	/* the least mean context from which the step's price rises with its
-	 * summed contexts (cost_local_rises; INFINITY: nowhere known) */
+	 * summed contexts (cost_local_rise_range; INFINITY: nowhere known) */
 	double rise_mean;
 };
 

@@ -573,7 +573,7 @@ static SCHED_STEP_INLINE bool segment_plain(const struct sim *s, const struct re
 /* The slowest of an attention-DP group step's decode-only ranks by kind
  * (cost model, decoders, sampled sequences, drafting sequences): where
  * nothing reads a rank's price but the group's maximum, the ranks whose
- * price rises with their summed contexts (cost_local_rises; with MTP, the
+ * price rises with their summed contexts (cost_local_rise_range; with MTP, the
  * draft layer's too, with the drafting sequences' summed contexts:
  * cost_draft_rise_range) are priced only where those sums are the largest
  * of their kind -- the others' prices are no larger, so the maximum is

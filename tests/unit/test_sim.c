@@ -3515,7 +3515,7 @@ static int run_quiet(struct sim_cfg *sc, const struct cost_model *c, const struc
 
 /* An attention-DP group step's slowest rank (step.c group_top): without a
  * step log or energy meter (eval's runs), the ranks whose price rises with their summed
- * contexts (cost_local_rises, cost_draft_rise_range) are priced only where
+ * contexts (cost_local_rise_range, cost_draft_rise_range) are priced only where
  * the sums are the largest of their kind; the same bytes as every rank
  * priced (no_step_memo): an MLA attention-DP 4 group, with MTP, and P/D
  * attention-DP workers.  The decode row's rise starts below the
