@@ -124,6 +124,32 @@ int scenario_check_pd(const struct scenario *sc, bool allow, char *notes, size_t
 			 dtype_name(sc->wdt), pg->id, dtype_name(sc->wdt));
 		return refuse(allow, notes, nn, e, msg);
 	}
+	if (!pg || sc->pd_prefill <= 0)
+		return 0;
+	/* the engine's own start-up refusals, on the prefill workers' GPU
+	 * (TensorRT-LLM on an AMD GPU; a KV-cache dtype that GPU lacks) */
+	if (sc->engine->start_refused) {
+		struct scenario ps = *sc;
+		char why[400];
+
+		ps.gpu = pg;
+		if (sc->engine->start_refused(&ps, why, sizeof(why))) {
+			snprintf(msg, sizeof(msg), "the prefill workers: %s", why);
+			return refuse(allow, notes, nn, e, msg);
+		}
+	}
+	/* one pool on each vendor's GPUs: every engine's KV-transfer back end
+	 * (vLLM's NIXL connector; SGLang's Mooncake, NIXL or MORI; TensorRT-LLM's
+	 * UCX/NIXL transceiver) runs in a build for one vendor's GPUs (a CUDA or
+	 * a ROCm image), and none documents a hand-off between the two */
+	if (strcmp(pg->vendor, sc->gpu->vendor) != 0) {
+		snprintf(msg, sizeof(msg),
+			 "prefill on %s (%s) and decode on %s (%s): no engine documents a KV hand-off between GPUs of two "
+			 "vendors (each engine image, and its KV-transfer back end, is built for one vendor's GPUs); "
+			 "it would be priced as a same-vendor hand-off over the slower link",
+			 pg->id, pg->vendor, sc->gpu->id, sc->gpu->vendor);
+		return refuse(allow, notes, nn, e, msg);
+	}
 	return 0;
 }
 

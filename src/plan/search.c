@@ -67,19 +67,23 @@ const char *search_prune_name(enum search_prune p)
 	switch (p) {
 	case SEARCH_PRUNE_WEIGHTS: return "weights exceed the memory";
 	case SEARCH_PRUNE_KV: return "KV cache too small";
+	case SEARCH_PRUNE_VENDORS: return "P/D pools on two vendors' GPUs";
 	case SEARCH_PRUNE_OTHER: return "other start-up checks";
 	default: return "none";
 	}
 }
 
 /* memplan.c and scenario.c's start-up messages: "... does not fit:
- * weights need ...", "... KV cache ..." / "... max seq len ...". */
+ * weights need ...", "... KV cache ..." / "... max seq len ...";
+ * startup.c's "... between GPUs of two vendors ...". */
 static enum search_prune prune_kind(const char *msg)
 {
 	if (strstr(msg, "does not fit: weights"))
 		return SEARCH_PRUNE_WEIGHTS;
 	if (strstr(msg, "KV cache") || strstr(msg, "max seq len") || strstr(msg, "KV pool"))
 		return SEARCH_PRUNE_KV;
+	if (strstr(msg, "between GPUs of two vendors"))
+		return SEARCH_PRUNE_VENDORS;
 	return SEARCH_PRUNE_OTHER;
 }
 

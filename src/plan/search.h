@@ -101,7 +101,7 @@ double search_usd_per_gpu_hour(const struct search_gpu *budget, const struct sea
 
 enum search_status { SEARCH_OK, SEARCH_PRUNED, SEARCH_NO_RATE };
 /* Why a deployment was pruned, from the start-up message. */
-enum search_prune { SEARCH_PRUNE_NONE, SEARCH_PRUNE_WEIGHTS, SEARCH_PRUNE_KV, SEARCH_PRUNE_OTHER,
+enum search_prune { SEARCH_PRUNE_NONE, SEARCH_PRUNE_WEIGHTS, SEARCH_PRUNE_KV, SEARCH_PRUNE_VENDORS, SEARCH_PRUNE_OTHER,
 		    SEARCH_PRUNE__COUNT };
 const char *search_prune_name(enum search_prune p);
 

@@ -377,6 +377,7 @@ void search_report_json(FILE *f, const struct search_report *R)
 	jw_obj(&w, "pruned_by");
 	jw_int(&w, "weights", (int64_t)R->s->pruned_by[SEARCH_PRUNE_WEIGHTS]);
 	jw_int(&w, "kv_cache", (int64_t)R->s->pruned_by[SEARCH_PRUNE_KV]);
+	jw_int(&w, "two_vendor_pd", (int64_t)R->s->pruned_by[SEARCH_PRUNE_VENDORS]);
 	jw_int(&w, "other", (int64_t)R->s->pruned_by[SEARCH_PRUNE_OTHER]);
 	jw_end_obj(&w);
 	jw_int(&w, "simulated", (int64_t)(R->s->nok + R->s->nnorate));
