@@ -215,7 +215,9 @@ void cost_tbs_init(struct cost_model *c)
  *
  * What a compile costs is the host term jit_compile_ms (run / eval
  * --jit-compile-ms), 0 by default: no timing of this kernel's compile on
- * ROCm is public (nor could one be made here: no ROCm machine, no Triton),
+ * ROCm is public (nor could one be made here: no ROCm machine, no Triton;
+ * searched again 2026-12-02, eval/public-amd/README.md "amdjit": the public
+ * figures are NVIDIA's, RDNA's or one compiler stage's, none a CDNA GEMM's),
  * so the stall is not priced unless a figure is given.  The one public
  * figure of a Triton recompile in LLM serving is triton-lang/triton issue
  * 10872 (2026-07-14, SGLang's gpt-oss MoE top-k kernel on one H100): ~700
