@@ -33,6 +33,19 @@ void *xcalloc(size_t count, size_t size)
 	return p;
 }
 
+void *xcalloc_aligned(size_t count, size_t size, size_t align)
+{
+	size_t n = xmul(count ? count : 1, size ? size : 1);
+	void *p;
+
+	/* (C11's aligned_alloc wants a size that is a multiple of align) */
+	n = xadd(n, align - 1) & ~(align - 1);
+	p = aligned_alloc(align, n);
+	if (!p)
+		oom(n);
+	return memset(p, 0, n);
+}
+
 void *xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);

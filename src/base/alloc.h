@@ -6,6 +6,10 @@
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
+/* xcalloc at an address that is a multiple of align (a power of two, at
+ * least sizeof(void *)): for arrays of records laid out by cache line.
+ * Released with free(). */
+void *xcalloc_aligned(size_t count, size_t size, size_t align);
 void *xrealloc(void *p, size_t n);
 /* xrealloc for an array of count elements of size bytes, overflow-checked. */
 void *xreallocarray(void *p, size_t count, size_t size);

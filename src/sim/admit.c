@@ -315,7 +315,7 @@ bool sched_admit(struct sim *s, struct replica *rp, int64_t budget, int64_t rem_
 			t.hits = prefix_lookup(s, rp, r, &t.evictable, &last);
 			/* the host tier's hits count as computed: the policy
 			 * sizes the blocks they are loaded into with the chunk's */
-			if (rp->host.total > 0 && (r->preempts > 0 || block_shareable(r, 0)))
+			if (rp->kv.lower && (r->preempts > 0 || block_shareable(r, 0)))
 				host = prefix_host_lookup(s, rp, r, t.hits);
 			r->computed = (int64_t)(t.hits + host) * s->cfg.block_size;
 		}

@@ -221,7 +221,10 @@ struct fin_entry {
 #define SCHED_ARRAY_CLASSES 22
 
 struct replica {
-	struct kvc kv;
+	/* (records on whole cache lines, so that the step's fields below
+	 * take the same few lines in every replica: engine.c allocates them
+	 * aligned) */
+	_Alignas(64) struct kvc kv;
 	/* sim_cfg.cold_start_s: the last step priced held a prefill chunk;
 	 * the one-time stall is behind it */
 	bool cold_last_prefill, cold_paid;
@@ -229,21 +232,6 @@ struct replica {
 	 * NULL: its cost model compiles nothing at run time), their count,
 	 * and whether the client's warm-up has been marked */
 	uint8_t *jit_seen;
-	int64_t jit_nkeys;
-	bool jit_warmed;
-	/* images (sim_cfg.mm; sim/mm.c): the encoder cache (the image
-	 * numbers it holds, each with its last use, at most cap), the encoder
-	 * budget of a step (tokens), the images the step being planned
-	 * encodes, and the encoder's seconds for n images in one call
-	 * (enc_s[n], n <= enc_n; NAN until priced) */
-	struct mm_rep {
-		int64_t *ids, *used;
-		size_t n, cap;
-		int64_t clock, budget;
-		int32_t pending;
-		double *enc_s;
-		size_t enc_n;
-	} mm;
 	struct req *run_head, *run_tail;   /* running list */
 	size_t nrun;
 	/* the least-loaded router's mark of this rank (sim.ltree): set when
@@ -265,8 +253,6 @@ struct replica {
 	/* the policy's group_gate: new context requests held this step, and
 	 * (on the group's first rank) its counters of steps held */
 	bool adp_hold;
-	int64_t adp_wait, adp_batch;
-	int64_t bw_count; /* sim_cfg.batch_wait_iters: steps that held contexts */
 	struct req **sched;                /* explicit requests scheduled this step */
 	size_t nsched, sched_cap;
 	struct req **others;               /* running requests that are not decoders */
@@ -283,25 +269,12 @@ struct replica {
 	 * its kind in the group step (step.c group_top) */
 	bool top;
 	int8_t top_kind;                   /* its kind there */
-	/* cost_local_rise_range of its last decode-only step's cost model
-	 * and decoders, cost_draft_rise_range of its last drafting's (c NULL:
-	 * none yet) */
-	struct sched_rise {
-		const struct cost_model *c;
-		int64_t n;
-		double lo, hi;
-	} rise, drise;
 	const struct cost_model *cost;     /* its pool's cost model */
 	int64_t mbt, mns;                  /* its pool's engine limits */
 	bool prefill_only;                 /* P/D prefill worker */
 	/* pipeline parallelism (vLLM V1's batch queue): up to pp batches in
 	 * flight; a new one may enter when the first stage is free */
 	int pp, npipe;
-	struct pp_batch {
-		struct req **reqs;
-		size_t n, cap;
-		bool used;
-	} *pipe;
 	bool ahead_valid, ahead_used;
 	uint64_t ahead_ver;                /* run_ver as finish_rank returned (SGLang's use) */
 	/* the policy scheduled every one of the others in running order,
@@ -313,18 +286,12 @@ struct replica {
 	 * memos (struct sim's memo), one
 	 * per cost model, so that ranks and replicas with the same batch
 	 * share one price and the memory does not grow with them */
-	struct stepmemo *prices, *moe_memo;
-	/* with speculative decoding: the drafting's prices (sim_memo.draft) */
-	struct stepmemo *drafts;
+	struct stepmemo *prices;
 	/* where its last lookup in the first two went: the same decoders a
 	 * step later take the next slot (stepmemo_get); NULL with
 	 * speculative decoding, whose accepted drafts move a lane by a drawn
 	 * number of slots (the cursor's upkeep cost more than it saved) */
-	struct stepmemo_lane lanes[2], *lane_price, *lane_moe;
-	/* attention DP: its next lookups in moe_memo and drafts, located
-	 * (and fetched) as the group's ranks are planned, before they are
-	 * priced (step.c group_memo_ahead) */
-	struct stepmemo_at at_moe, at_draft;
+	struct stepmemo_lane lanes[2], *lane_price;
 	/* its GPUs' power model (board_w 0: no figure) and GPU count (tp x pp
 	 * of its cost model): the energy of its steps (account_step), metered
 	 * when it has a figure and the caller reads it (sim_cfg.no_energy) */
@@ -395,20 +362,34 @@ struct replica {
 		uint8_t kind;              /* enum gap_kind (below) */
 	} *gapq;
 	size_t ngapq, gapq_cap;
+	/* speculative decoding: the decoding requests that draft after the
+	 * step and their contexts, summed; the others (plan_ahead, below)
+	 * that grow blocks, in order (both counts set at every step) */
+	int64_t spec_n;                    /* decoding requests that draft after the step */
+	double spec_ctx;                   /* their contexts, summed */
+	struct req **growers;              /* those of them that grow blocks, in order */
+	size_t ngrowers, growers_cap;
+	/* images (sim_cfg.mm; sim/mm.c): the images the step being planned
+	 * encodes (first: a step reads it, the rest only runs with images),
+	 * the encoder cache (the image numbers it holds, each with its last
+	 * use, at most cap), the encoder budget of a step (tokens), and the
+	 * encoder's seconds for n images in one call (enc_s[n], n <= enc_n;
+	 * NAN until priced) */
+	struct mm_rep {
+		int32_t pending;
+		int64_t *ids, *used;
+		size_t n, cap;
+		int64_t clock, budget;
+		double *enc_s;
+		size_t enc_n;
+	} mm;
 	/* (the fields above are those a step reads or writes, most of them
-	 * at every step, then the host tier's (its total read at every step)
-	 * and the lazy verifiers' (their count, idem), the stages' counts
+	 * at every step, then the lazy verifiers' (their count, idem), the stages' counts
 	 * (stage 0's at every step); below them, what only some
 	 * configurations or some requests touch: at DP 64 a rank's step end
 	 * runs with its record out of the first-level cache, and the fewer
 	 * lines its step's fields span, the fewer it misses:
 	 * docs/performance.md, "chat5") */
-	/* KV offload (sim_cfg.offload): the host tier below kv (kv.lower),
-	 * the blocks loaded from it for the step being planned, and
-	 * host.stored when the last step was priced */
-	struct kvc host;
-	int64_t host_loads;
-	uint64_t host_stored_seen;
 	/* lazy verifiers (specpath.h): may they join (set at start-up), how
 	 * many run, their count and summed contexts at the next step, and
 	 * per coming step (rings by step count, sp_mask + 1 slots, grown to
@@ -427,6 +408,45 @@ struct replica {
 	struct dec_stage_n {
 		int32_t dec, lazy;
 	} dstage[256];
+	/* (moved out of the step's lines, docs/performance.md "dp64c": what
+	 * only some configurations touch) KV offload (sim_cfg.offload): the
+	 * host tier below kv (kv.lower: set exactly when host.total > 0, which
+	 * the step reads there), the blocks loaded from it for the step being
+	 * planned, and host.stored when the last step was priced */
+	struct kvc host;
+	int64_t host_loads;
+	uint64_t host_stored_seen;
+	/* aiter's JIT keys (jit_seen above): their count, and whether the
+	 * client's warm-up has been marked */
+	int64_t jit_nkeys;
+	bool jit_warmed;
+	/* the policy's group_gate (adp_hold above): on the group's first
+	 * rank its counters of steps held; sim_cfg.batch_wait_iters: steps
+	 * that held contexts */
+	int64_t adp_wait, adp_batch;
+	int64_t bw_count;
+	/* cost_local_rise_range of its last decode-only step's cost model
+	 * and decoders, cost_draft_rise_range of its last drafting's (c NULL:
+	 * none yet) */
+	struct sched_rise {
+		const struct cost_model *c;
+		int64_t n;
+		double lo, hi;
+	} rise, drise;
+	/* pipeline parallelism (pp, npipe above): the batches in flight */
+	struct pp_batch {
+		struct req **reqs;
+		size_t n, cap;
+		bool used;
+	} *pipe;
+	/* with speculative decoding: the drafting's prices (sim_memo.draft);
+	 * attention DP: the MoE part's memo and lane (lanes[1]), and its next
+	 * lookups in moe_memo and drafts, located (and fetched) as the
+	 * group's ranks are planned, before they are priced (step.c
+	 * group_memo_ahead) */
+	struct stepmemo *moe_memo, *drafts;
+	struct stepmemo_lane *lane_moe;
+	struct stepmemo_at at_moe, at_draft;
 	/* LoRA (sim_cfg.lora; sim/lora.c): running requests per adapter id
 	 * (run[0 .. cap)), the distinct adapters they hold (as the limit
 	 * counts them) and those other than the base model, each adapter's last use while in a GPU slot / in host
@@ -451,8 +471,6 @@ struct replica {
 	uint64_t **chains;                 /* free hash-chain arrays (prefix.c, prefix_chain_grow) */
 	size_t nchains, chains_cap;
 	struct step_desc desc;             /* lockstep: this rank's step */
-	int64_t spec_n;                    /* decoding requests that draft after the step */
-	double spec_ctx;                   /* their contexts, summed */
 	/* speculative decoding: the next step's plan of rp->others, summed by
 	 * finish_rank as it walks them (step.c, plan_ahead), so that the
 	 * policy and plan_step need not walk them again; valid from
@@ -463,8 +481,6 @@ struct replica {
 		int64_t tokens, need;      /* chunk_of's tokens, blocks to grow */
 		int64_t ctx, spec_ctx;     /* decode_ctx_sum's and spec_ctx's parts */
 	} ahead;
-	struct req **growers;              /* those of them that grow blocks, in order */
-	size_t ngrowers, growers_cap;
 	/* policy.decoder_keys: each decoder's output - dg0 + dG0 (its tokens
 	 * left are that - G), unordered, so that a reservation of the running
 	 * requests' future tokens reads a dense array rather than every

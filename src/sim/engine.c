@@ -481,7 +481,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	pcg32_seed(&s->route_rng, wl->seed, 12);
 	pcg32_seed(&s->room_rng, wl->seed, 16);
 	s->max_blocks_per_req = blocks_for(s, cfg->max_model_len) + 1;
-	s->reps = xcalloc((size_t)s->nrep, sizeof(*s->reps));
+	s->reps = xcalloc_aligned((size_t)s->nrep, sizeof(*s->reps), _Alignof(struct replica));
 	for (i = 0; i < s->nrep; i++) {
 		struct replica *rp = &s->reps[i];
 		bool pre = i % s->per < cfg->pd.prefill;

@@ -360,7 +360,7 @@ static SCHED_STEP_INLINE double rank_cost_sp(struct sim *s, struct replica *rp, 
 		t += cold_start_stall_s(s, rp, d);
 	if (rp->jit_seen)
 		t += jit_stall_s(s, rp, d);
-	if (rp->host.total > 0)
+	if (rp->kv.lower) /* (a host tier: core.h) */
 		t = offload_step_s(s, rp, t);
 	if (s->cfg.lora.max_loras > 0)
 		t = lora_step_s(s, rp, d, t);
@@ -566,7 +566,7 @@ static SCHED_STEP_INLINE void group_end_prefetch(const struct replica *rp)
  * (group_top_applies asks the same of an attention-DP rank). */
 static SCHED_STEP_INLINE bool segment_plain(const struct sim *s, const struct replica *rp)
 {
-	return !s->cfg.step_log && !(s->cfg.cold_start_s > 0 && !rp->cold_paid) && rp->host.total == 0 &&
+	return !s->cfg.step_log && !(s->cfg.cold_start_s > 0 && !rp->cold_paid) && !rp->kv.lower &&
 	       s->cfg.lora.max_loras == 0 && rp->mm.pending == 0;
 }
 

@@ -21,11 +21,14 @@ static inline struct req *waitq_front(struct sim *s, struct replica *rp)
 
 /* The front leaves for the running list (runlist_append, next): the
  * rank's load (running + waiting + inbox) stays, so the router's mark is
- * not set (a mark it would read and find the load the same). */
+ * not set (a mark it would read and find the load the same).  A queue
+ * left empty starts again at slot 0: the same order, and the next arrival
+ * writes the slot the last one used, not the next of the ring's (at DP 64
+ * of the chat load the arrivals' slots cycled through 64 rings of 64
+ * slots of 112 bytes, a cold line each: docs/performance.md, "dp64c"). */
 static inline void waitq_pop_admitted(struct replica *rp)
 {
-	rp->whead = (rp->whead + 1) & (rp->wcap - 1);
-	rp->wlen--;
+	rp->whead = --rp->wlen == 0 ? 0 : (rp->whead + 1) & (rp->wcap - 1);
 }
 
 /* The front leaves the rank (rejected, moved): its load falls. */
