@@ -315,7 +315,7 @@ struct replica {
 	 * ones wait in the heap */
 	struct fin_bucket {
 		struct fin_entry *e;
-		size_t n, cap;
+		uint32_t n, cap; /* (16 bytes: four buckets a line, none across two) */
 	} *ring;
 	uint32_t ring_mask;                /* its size - 1 (decoders.c ring_grow) */
 	/* the completion steps of the requests of the step queued that will

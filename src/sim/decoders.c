@@ -87,8 +87,9 @@ static void bucket_push(struct replica *rp, struct fin_bucket *b, struct fin_ent
 			p->spare[p->nspare++] = b->e;
 			b->e = a;
 			b->cap = 2 * FIN_FIRST;
-		} else {
-			XGROW(b->e, b->cap, b->n + 1);
+		} else { /* (doubled, as XGROW would) */
+			b->e = xreallocarray(b->e, 2 * (size_t)b->cap, sizeof(*b->e));
+			b->cap *= 2;
 		}
 	}
 	b->e[b->n++] = e;
@@ -142,7 +143,7 @@ static void ring_grow(struct replica *rp, int64_t d)
 					b->e[m++] = b->e[k];
 				}
 			}
-			b->n = m;
+			b->n = (uint32_t)m;
 			r[j] = *b;
 		}
 		free(rp->ring);
