@@ -189,12 +189,24 @@ struct spath_tuple {
  * steps x (K + 1) tokens a run crosses at most one block's end. */
 #define SPATH_XW 72
 
+/* A run's outcome as runs_add takes it, one load from its draw u: pick[2 i
+ * + (u >= cell[i].thr)] for cell i = u >> 24 is the outcome
+ * spath_run_draw returns (the cell's own, or its alias), with its counts'
+ * words (tup's acc), its advance, its row of the crossings (its index x
+ * xw) and its index (32 bytes: the index a shift). */
+struct spath_pick {
+	uint64_t acc[SPATH_RUN_MAX / 4];
+	int32_t adv;
+	uint32_t xrow, oi, pad;
+};
+
 /* The accepted count's thresholds on a 32-bit draw (specpath.c):
  * a = #{j < k : u < ge[j]}, ge[j] = P(a >= j + 1) x 2^32; the runs'
  * tables for steps of rk drafts (rk 0: no runs: more than 3 thresholds),
  * rl steps a run (SPATH_RUN1 where rk = 1, else SPATH_RUN), and the
  * crossings' (xw 0: none, blocks too small or too large), the ring's need
- * word of each crossing (nadd, added at slot noff of the run's). */
+ * word of each crossing (nadd, added at slot noff of the run's), and the
+ * outcomes by draw (pick). */
 struct spath_draws {
 	uint64_t ge[SPEC_MAX_TOKENS];
 	int k, rk, rl, xw;
@@ -203,6 +215,7 @@ struct spath_draws {
 	uint64_t nadd[SPATH_RUN_MAX + 1];
 	uint8_t noff[SPATH_RUN_MAX + 1];
 	uint16_t cross[SPATH_CELLS * SPATH_XW];
+	struct spath_pick pick[2 * SPATH_CELLS];
 };
 
 struct fin_entry {

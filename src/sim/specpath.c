@@ -130,6 +130,24 @@ static void runs_init(struct spath_draws *d, int64_t kq, int64_t bs)
 	}
 }
 
+/* The runs' outcomes by draw (struct spath_pick), from the alias cells,
+ * the outcomes and the crossings' width. */
+static void picks_init(struct spath_draws *d)
+{
+	int i, h;
+
+	for (i = 0; i < SPATH_CELLS; i++)
+		for (h = 0; h < 2; h++) {
+			struct spath_pick *p = &d->pick[2 * i + h];
+			uint32_t oi = h ? d->cell[i].alias : (uint32_t)i;
+			memcpy(p->acc, d->tup[oi].acc, sizeof(p->acc));
+			p->adv = d->tup[oi].adv;
+			p->xrow = oi * (uint32_t)d->xw;
+			p->oi = oi;
+			p->pad = 0;
+		}
+}
+
 void spath_draws_init(const struct spec_cfg *sp, int64_t kq, int64_t bs, struct spath_draws *d)
 {
 	double p = 1;
@@ -145,6 +163,8 @@ void spath_draws_init(const struct spec_cfg *sp, int64_t kq, int64_t bs, struct 
 	}
 	if (kq >= 1)
 		runs_init(d, kq, bs);
+	if (d->rk > 0)
+		picks_init(d);
 }
 
 /* The rings hold the steps up to rp->G + steps: grown to a power of two
@@ -316,32 +336,47 @@ static inline __attribute__((always_inline)) void runs_add(uint16_t *acc, uint16
 							   const int rl)
 {
 	const uint64_t xw = (uint64_t)d->xw;
+	const struct spath_pick *pk = d->pick;
 	uint64_t st = *state, li = (uint64_t)((((int64_t)*nbp + 1) << sh) - *cep + kq);
-	int64_t ce = *cep, k;
+	int64_t ce = *cep;
 
-	for (k = 0; k < n; k++, t0 = (t0 + (uint64_t)rl) & mask) {
-		uint32_t oi = spath_run_draw(d, &st, inc);
-		const struct spath_tuple *o = &d->tup[oi];
-		int w;
-		for (w = 0; w < rl / 4; w++)
-			lanes_add(acc + t0 + 4 * (uint64_t)w, o->acc[w]);
-		if (li < xw) {
-			unsigned x = d->cross[oi * xw + li], e = x & 15;
-			lanes_add(need + t0 + d->noff[e], d->nadd[e]);
-			li = x >> 4;
-		} else { /* step by step (nb from lim: (nb + 1) bs = lim + ce) */
-			int64_t lim = (int64_t)li - kq, nb = ((lim + ce) >> sh) - 1;
-			int j;
-			for (j = 0; j < rl; j++) {
-				int64_t b = (ce + (j ? o->p[j - 1] : 0)) >> sh;
-				if (b > nb) {
-					need[t0 + (uint64_t)j] = (uint16_t)(need[t0 + (uint64_t)j] + (b - nb));
-					nb = b;
+	/* the runs up to the ring's end, then from its start: a run never
+	 * crosses it (t0 and the ring's size are multiples of rl), so each
+	 * part walks the rings by pointers, without the mask */
+	while (n > 0) {
+		int64_t m = (int64_t)((mask + 1 - t0) / (uint64_t)rl);
+		uint16_t *pa = acc + t0, *pn = need + t0, *end;
+		if (m > n)
+			m = n;
+		end = pa + m * rl;
+		n -= m;
+		t0 = 0;
+		for (; pa < end; pa += rl, pn += rl) {
+			/* spath_run_draw's outcome, by its pick */
+			uint32_t u = pcg32_output(st), i = u >> 24;
+			const struct spath_pick *o = pk + (2 * i + (u >= d->cell[i].thr));
+			int w;
+			st = st * PCG32_MULT + inc;
+			for (w = 0; w < rl / 4; w++)
+				lanes_add(pa + 4 * w, o->acc[w]);
+			if (li < xw) {
+				unsigned x = d->cross[o->xrow + li], e = x & 15;
+				lanes_add(pn + d->noff[e], d->nadd[e]);
+				li = x >> 4;
+			} else { /* step by step (nb from lim: (nb + 1) bs = lim + ce) */
+				int64_t lim = (int64_t)li - kq, nb = ((lim + ce) >> sh) - 1;
+				int j;
+				for (j = 0; j < rl; j++) {
+					int64_t b = (ce + (j ? d->tup[o->oi].p[j - 1] : 0)) >> sh;
+					if (b > nb) {
+						pn[j] = (uint16_t)(pn[j] + (b - nb));
+						nb = b;
+					}
 				}
+				li = (uint64_t)(((nb + 1) << sh) - (ce + o->adv) + kq);
 			}
-			li = (uint64_t)(((nb + 1) << sh) - (ce + o->adv) + kq);
+			ce += o->adv;
 		}
-		ce += o->adv;
 	}
 	*state = st;
 	*cep = ce;

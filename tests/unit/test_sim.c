@@ -2087,6 +2087,27 @@ static void test_spath_runs(void)
 		CHECK(d->rk == k && rl == (k == 1 ? 8 : 4) && wsum == (uint64_t)1 << 32 && maxoff <= 256,
 		      "runs of %d steps of %d drafts: %d outcomes' alias weights sum to 2^32 (%llu), each within %.0f x "
 		      "2^-32 of its product (<= 256)", rl, k, nout, (unsigned long long)wsum, maxoff);
+		{
+			/* runs_add's picks: at each cell's edges (its cut, the
+			 * cell's ends) the outcome spath_run_draw's test gives */
+			size_t badp = 0, np = 0;
+			int c, h;
+			for (c = 0; c < SPATH_CELLS; c++) {
+				uint32_t cut = d->cell[c].thr - ((uint32_t)c << 24);
+				uint32_t lows[4] = {0, cut > 0 ? cut - 1 : 0, cut < (1u << 24) ? cut : 0, (1u << 24) - 1};
+				for (h = 0; h < 4; h++) {
+					uint32_t u = (uint32_t)c << 24 | lows[h], oi = u < d->cell[c].thr ? (uint32_t)c
+													  : d->cell[c].alias;
+					const struct spath_pick *p = &d->pick[2 * c + (u >= d->cell[c].thr)];
+					np++;
+					badp += p->oi != oi || p->adv != d->tup[oi].adv ||
+						memcmp(p->acc, d->tup[oi].acc, sizeof(p->acc)) != 0 ||
+						p->xrow != oi * (uint32_t)d->xw;
+				}
+			}
+			CHECK(badp == 0, "runs of %d drafts: the picks give the alias test's outcome, its counts, advance "
+			      "and crossing row (%zu of %zu wrong)", k, badp, np);
+		}
 		pcg32_seed(&r1, 91, 11);
 		pcg32_seed(&r2, 92, 11);
 		for (i = 0; i < N; i++) {
