@@ -79,6 +79,7 @@ int csv_open(const char *path, struct csv **out, struct err *e)
 {
 	struct csv *c = xcalloc(1, sizeof(*c));
 	const char *line;
+	size_t i, j;
 	int rc;
 
 	c->path = xstrdup(path);
@@ -100,6 +101,17 @@ int csv_open(const char *path, struct csv **out, struct err *e)
 			     CSV_MAX_FIELDS);
 		goto fail;
 	}
+	/* a name twice: a reader would take the first and drop the other
+	 * column's values unseen (empty names, a spreadsheet's trailing
+	 * columns, name nothing a reader asks for) */
+	for (i = 1; i < c->nhdr; i++)
+		for (j = 0; j < i; j++)
+			if (c->hdr[i][0] && strcmp(c->hdr[i], c->hdr[j]) == 0) {
+				rc = err_set(e, SS_EDATA, "%s:%zu: column '%s' appears twice in the header "
+					     "(columns %zu and %zu); each column needs its own name", path,
+					     gzr_lineno(c->g), c->hdr[i], j + 1, i + 1);
+				goto fail;
+			}
 	*out = c;
 	return 0;
 fail:

@@ -327,9 +327,19 @@ static int read_needed(const double *v, const int *need, size_t nneed, const cha
 			return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be an integer >= 1 in %s row, got %g",
 				       name, line, col_names[need[k]], mode, x);
 	}
-	if (!(r->ttft_ms > 0) || !(r->tpot_ms > 0))
-		return err_set(e, SS_EDATA, "%s:%zu: silicon_ttft_ms and silicon_tpot_ms must be > 0, got %g and %g",
-			       name, line, r->ttft_ms, r->tpot_ms);
+	for (k = 0; k < 2; k++) {
+		/* a measured latency: > 0 and no longer than any latency taken
+		 * as measured (GT_MAX_MS, as every other reader); an empty cell
+		 * is named as such, not as a number */
+		double x = k ? r->tpot_ms : r->ttft_ms;
+		const char *c = col_names[k ? C_TPOT : C_TTFT];
+		if (isnan(x))
+			return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be a number in (0, %g] ms, got an empty cell",
+				       name, line, c, GT_MAX_MS);
+		if (!(x > 0 && x <= GT_MAX_MS))
+			return err_set(e, SS_EDATA, "%s:%zu: column '%s' must be a number in (0, %g] ms, got %g",
+				       name, line, c, GT_MAX_MS, x);
+	}
 	r->isl = (int64_t)v[C_ISL];
 	r->osl = (int64_t)v[C_OSL];
 	return 0;
@@ -483,6 +493,11 @@ int aic_read_mem(const char *buf, size_t len, const char *name, const char *wher
 	memset(t, 0, sizeof(*t));
 	for (c = 0; c < C__N; c++)
 		col[c] = -1;
+	/* a UTF-8 byte order mark (a spreadsheet's export) is not part of the
+	 * first column's name: kept, it hid the 'id' column, and every row was
+	 * named rowN */
+	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);

@@ -893,6 +893,9 @@ int wl_spec_check_nonempty(const struct wl_spec *s, const char *src, struct err 
 		rc = err_set(e, SS_EUSAGE, "%s: no request arrives within the %g s the workload lasts (its "
 			     "rate_curve expects %.3g requests by then); raise the curve's rates or lengthen it",
 			     src, end, wl_curve_integral(s, end));
+	} else if (rc == 0 && s->process == WL_TRACE && !s->records && s->trace[0]) {
+		/* a trace without a row (a header alone): bad data, named */
+		rc = err_set(e, SS_EDATA, "%s: no request: the trace has no row after its header", s->trace);
 	} else if (rc == 0) {
 		rc = err_set(e, SS_EUSAGE, "%s: no request arrives within the %g s the workload lasts; "
 			     "lengthen its duration or give a number of requests", src, s->duration_s);

@@ -31,6 +31,8 @@ trace_wl tr-group-huge '0,100,10,1e300' ,prefix_group
 trace_wl tr-arr-inf 'inf,100,10'
 trace_wl tr-arr-hex '0x10,100,10'
 trace_wl tr-out-zero '0,100,0'
+trace_wl tr-header-only ''
+trace_wl tr-dup-column '0,100,10,5' ,prompt_tokens
 printf '\357\273\277arrival_s,prompt_tokens,output_tokens\n0,100,10\n' > tr-bom.csv
 w tr-bom.json '{"arrival": {"process": "trace", "file": "tr-bom.csv"}, "num_requests": 1}'
 spec() { w "$1.json" "$2"; }
@@ -143,6 +145,9 @@ mkdir -p aicp-sgl && cp "$root/tests/golden/fixtures/readers/aic-pools-mfs/silic
 	"$root/tests/golden/fixtures/readers/aic-pools-mfs/inferencex_pools.csv" > aicp-sgl/inferencex_pools.csv
 mkdir -p aicp-rec && cp aicp/silicon.csv aicp-rec/ &&
 	sed 's/^\(dsr1_[^,]*,disagg\),1,3,/\1,1,4,/' aicp/inferencex_pools.csv > aicp-rec/inferencex_pools.csv
+# audit31: a silicon CSV's measured latencies (the last two columns of aic-small.csv, CRLF lines)
+sed '2s/,[0-9.]*,\([0-9.]*\r*\)$/,1e308,\1/' "$root/tests/golden/fixtures/readers/aic-small.csv" > aic-ttft-huge.csv
+sed '2s/,[0-9.]*\(\r*\)$/,\1/' "$root/tests/golden/fixtures/readers/aic-small.csv" > aic-tpot-empty.csv
 mkdir -p aicp-relay && cp aicp/silicon.csv aicp-relay/ &&
 	sed 's/^\(dsr1_.*\),16,16384,0,0,0,0,0$/\1,16,16384,0,0,3,0,0/' aicp/inferencex_pools.csv > aicp-relay/inferencex_pools.csv
 mkdir -p exp && cp "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/experiment.json" exp/ &&
@@ -325,6 +330,8 @@ t out-calibrate-into-input 2 'input folder exp' '$SS calibrate exp -o exp/experi
 t out-import-into-input 2 'input folder exp' '$SS import exp -o exp'
 t out-eval-report-into-input 2 'input folder exp' '$SS eval exp --report exp/requests.csv'
 t out-eval-report-is-pools 2 'is the input aicp/inferencex_pools.csv' '$SS eval aicp/silicon.csv --report aicp/inferencex_pools.csv'
+t aic-ttft-1e308 3 "aic-ttft-huge.csv:2: column 'silicon_ttft_ms' must be a number in (0, 1e+12] ms, got 1e+308" '$SS eval aic-ttft-huge.csv'
+t aic-tpot-empty 3 "aic-tpot-empty.csv:2: column 'silicon_tpot_ms' must be a number in (0, 1e+12] ms, got an empty cell" '$SS eval aic-tpot-empty.csv'
 t aic-pools-prefill-tokens-frac 3 "column 'prefill_max_num_tokens' must be an integer in [0, 1.67772e+07], got 1.5" '$SS eval aicp-lim'
 t aic-pools-decode-gpus-negative 3 "column 'decode_gpus' must be an integer in [0, 4096], got -4" '$SS eval aicp-gpus'
 t aic-pools-recorded-disagree 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-rec'
@@ -361,6 +368,8 @@ t trace-group-1e300 3 "'prefix_group' must be an integer" '$SS run --workload tr
 t trace-arrival-inf 3 "column 'arrival_s' must be a number, got 'inf'" '$SS run --workload tr-arr-inf.json'
 t trace-arrival-hex 3 "must be a number, got '0x10'" '$SS run --workload tr-arr-hex.json'
 t trace-output-zero 3 "got 100 and 0" '$SS run --workload tr-out-zero.json'
+t trace-header-only 3 "tr-header-only.csv: no request: the trace has no row after its header" '$SS run --workload tr-header-only.json'
+t trace-duplicate-column 3 "tr-dup-column.csv:1: column 'prompt_tokens' appears twice in the header (columns 2 and 4)" '$SS run --workload tr-dup-column.json'
 t trace-bom-header 0 '' '$SS run --workload tr-bom.json > /dev/null'
 # 5. numbers in workload specs (JSON and YAML alike)
 t spec-rate-1e999 3 "number 'rate' is out of the range of a double" '$SS run --workload rate-1e999.json'

@@ -300,6 +300,23 @@ static void test_csv_quotes(void)
 		      strcmp(csv_field(c, 2), "plain") == 0,
 	      "empty field");
 	csv_close(c);
+	/* audit31: a name twice in the header is refused (a reader took the
+	 * first and dropped the other column unseen); empty names may repeat */
+	f = fopen(p, "w");
+	fputs("arrival_s,prompt_tokens,output_tokens,prompt_tokens,,\n0,100,10,5,,\n", f);
+	fclose(f);
+	c = NULL;
+	CHECK(csv_open(p, &c, &e) < 0 && strstr(e.msg, ":1: column 'prompt_tokens' appears twice in the header "
+						    "(columns 2 and 4)"),
+	      "a duplicate column name refused: %s", e.msg);
+	if (c)
+		csv_close(c);
+	f = fopen(p, "w");
+	fputs("a,b,,\n1,2,,\n", f);
+	fclose(f);
+	c = NULL;
+	CHECK(csv_open(p, &c, &e) == 0, "empty trailing names accepted (%s)", e.msg);
+	csv_close(c);
 	remove(p);
 }
 
