@@ -492,7 +492,23 @@ int afile_check(const char *path, const char *const *inputs, size_t n, struct er
 			return err_set(e, SS_EUSAGE, "%s: is a folder, expected an output file name", path);
 		if (!S_ISREG(so.st_mode))
 			return 0; /* FIFO or device: written directly */
-		return check_inputs(path, &so, inputs, n, e);
+		if ((rc = check_inputs(path, &so, inputs, n, e)) < 0)
+			return rc;
+		/* replaced by a temporary file renamed over it: refused now,
+		 * before the work, when the file is read-only (rename() would
+		 * replace it regardless) or its folder takes no new file (the
+		 * rename would fail after the work) */
+		if (access(path, W_OK) != 0 && (errno == EACCES || errno == EROFS || errno == EPERM))
+			return err_set(e, SS_EUSAGE, "%s: is read-only; refusing to replace it (make it "
+				       "writable or write the output elsewhere)", path);
+		real = resolve_links(path);
+		dir = dir_of(real ? real : path);
+		if (access(dir, W_OK) != 0)
+			rc = err_set(e, SS_EUSAGE, "%s: cannot replace it: folder %s is not writable (an output is "
+				     "written beside its name and renamed over it)", path, dir);
+		free(dir);
+		free(real);
+		return rc;
 	}
 	/* new file (or a dangling link): its folder must exist */
 	real = resolve_links(path);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -169,6 +170,81 @@ static mode_t umask_of_test(void)
 
 	umask(m);
 	return m;
+}
+
+/* afile_check(path) as a user that is not root (a root process runs the
+ * check in a child that drops to nobody, 65534: root writes anywhere):
+ * 0 accepted, 1 refused with want in the message, 2 refused otherwise,
+ * 3 the child could not drop its privileges, -1 no child. */
+static int check_as_user(const char *path, const char *want)
+{
+	struct err e;
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0) {
+		err_clear(&e);
+		if (afile_check(path, NULL, 0, &e) == 0)
+			return 0;
+		return strstr(e.msg, want) ? 1 : 2;
+	}
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(3);
+		err_clear(&e);
+		if (afile_check(path, NULL, 0, &e) == 0)
+			_exit(0);
+		_exit(strstr(e.msg, want) ? 1 : 2);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* audit31: an existing output is replaced by a temporary file renamed over
+ * it, so a read-only one (rename() replaces it regardless of its mode) and
+ * one in a folder that takes no new file (the rename fails, after all the
+ * work) are refused by the check made before the work. */
+static void test_afile_readonly(void)
+{
+	char dir[] = "/tmp/servesim-afro-XXXXXX", p[300], cmd[300];
+	FILE *f;
+	int r;
+
+	if (!mkdtemp(dir) || chmod(dir, 0755) != 0) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/ro", dir);
+	CHECK(mkdir(p, 0755) == 0, "a folder");
+	snprintf(p, sizeof(p), "%s/ro/old.csv", dir);
+	CHECK((f = fopen(p, "w")) != NULL && fputs("old\n", f) >= 0 && fclose(f) == 0 && chmod(p, 0666) == 0,
+	      "a writable file in it");
+	snprintf(p, sizeof(p), "%s/ro", dir);
+	CHECK(chmod(p, 0555) == 0, "the folder made read-only");
+	snprintf(p, sizeof(p), "%s/w", dir);
+	CHECK(mkdir(p, 0777) == 0 && chmod(p, 0777) == 0, "a folder anyone writes");
+	snprintf(p, sizeof(p), "%s/w/locked.csv", dir);
+	CHECK((f = fopen(p, "w")) != NULL && fputs("old\n", f) >= 0 && fclose(f) == 0 && chmod(p, 0444) == 0,
+	      "a read-only file in it");
+
+	snprintf(p, sizeof(p), "%s/ro/old.csv", dir);
+	r = check_as_user(p, "folder");
+	CHECK(r == 1 || r == 3, "an existing file in a read-only folder refused before the work (%d)", r);
+	snprintf(p, sizeof(p), "%s/w/locked.csv", dir);
+	r = check_as_user(p, "is read-only");
+	CHECK(r == 1 || r == 3, "a read-only file refused, not replaced (%d)", r);
+	snprintf(p, sizeof(p), "%s/w/new.csv", dir);
+	r = check_as_user(p, "");
+	CHECK(r == 0 || r == 3, "a new file in a writable folder accepted (%d)", r);
+	snprintf(p, sizeof(p), "%s/ro/new.csv", dir);
+	r = check_as_user(p, "is not writable");
+	CHECK(r == 1 || r == 3, "a new file in a read-only folder refused, as before (%d)", r);
+
+	snprintf(cmd, sizeof(cmd), "chmod -R u+w %s && rm -rf %s", dir, dir);
+	CHECK(system(cmd) == 0, "cleaned up");
 }
 
 static void test_afile(void)
@@ -1093,6 +1169,7 @@ int main(void)
 	test_sbuf();
 	test_gzread();
 	test_afile();
+	test_afile_readonly();
 	test_csv_quotes();
 	test_decnum();
 	test_decnum_round();
