@@ -36,7 +36,6 @@ struct run_opts {
 	bool no_arrival_thread;     /* --no-arrival-thread (tests: arrivals drawn inline) */
 	struct scenflags_run ex;    /* P/D and speculative decoding */
 	const char *decode_gpu;     /* --decode-gpu (P/D: --gpu's other name) */
-	int64_t max_requests;
 	enum out_format fmt;
 	double goodput[3];  /* --goodput ttft, tpot, e2el limits in ms (NAN: none) */
 	struct bd_step bd;           /* --breakdown: the step priced (batch 0: none) */
@@ -137,7 +136,7 @@ static const struct argtab_row flag_rows[] = {
 	      "trtllm 29; fitted on measured P/D runs)"), .given = ARGTAB_GIVEN(struct run_opts, ex.handoff_given)},
 	AT_TXT("workload:\n"),
 	{AT_T(&wl_flags_tab, O(wf))},
-	{AT_I("--max-requests", "N", O(max_requests), 1, INT64_MAX, "allow a workload of more than N requests (default 20000000)")},
+	{AT_I("--max-requests", "N", O(wf.max_requests), 1, INT64_MAX, "allow a workload of more than N requests (default 20000000)")},
 	AT_TXT("model:\n"
 	       "  --tier0-off LIST          switch corrections off, e.g. H2 or H1,H4 (ablation)\n"
 	       "  --overhead-step-us X --overhead-layer-us X --overhead-request-us X\n"
@@ -318,7 +317,7 @@ int cmd_run(int argc, char **argv, struct err *e)
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
 	memset(&asr, 0, sizeof(asr));
-	spec = (struct run_spec){&o.sf, &o.wf, &o.ex, o.max_requests, o.requests_out, o.step_log, o.svg,
+	spec = (struct run_spec){&o.sf, &o.wf, &o.ex, o.requests_out, o.step_log, o.svg,
 				 o.check_inv, o.exact, o.no_segments, o.no_arrival_thread, o.as.max};
 	rc = run_job_prepare(&spec, &j, e);
 	if (j.prepared && j.x.notes[0] && o.fmt != FMT_TEXT)

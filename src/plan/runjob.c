@@ -31,7 +31,6 @@ int run_job_prepare(const struct run_spec *s, struct run_job *j, struct err *e)
 	wl_spec_defaults(&j->wl);
 	if ((rc = wl_source_build(s->wf, &j->x.env, &j->wl, j->origin, sizeof(j->origin), e)) < 0)
 		return rc;
-	j->wl.max_requests = s->max_requests;
 	{
 		const char *in[5] = {s->wf->workload, sf->config, sf->tier2, j->wl.trace[0] ? j->wl.trace : NULL,
 				     sf->calibration};

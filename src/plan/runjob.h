@@ -20,7 +20,6 @@ struct run_spec {
 	struct scenflags *sf;
 	const struct wl_source *wf;
 	struct scenflags_run *ex;       /* P/D and speculative decoding */
-	int64_t max_requests;           /* 0: all */
 	const char *requests_out, *step_log, *svg;  /* output files (NULL: none) */
 	bool check_invariants, exact_percentiles, no_segments;
 	bool no_arrival_thread;         /* the arrivals drawn on the simulation's thread (tests) */

@@ -35,6 +35,9 @@ int wl_source_build(const struct wl_source *f, const struct catalog *cat, struct
 	} else if ((rc = catalog_load_workload(cat, NULL, wl, e)) < 0) {
 		return rc;
 	}
+	/* the limit is the caller's before the overrides' checks draw from the
+	 * workload (wl_spec_check_nonempty checks its size) */
+	wl->max_requests = f->max_requests;
 	src = f->workload ? f->workload : wl->source;
 	if (!replace && f->given[0])
 		snprintf(origin, norigin, "%s overridden by %s", src, f->given);

@@ -7,6 +7,7 @@
 #ifndef SERVESIM_PLAN_WLSOURCE_H
 #define SERVESIM_PLAN_WLSOURCE_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "deploy/catalog.h"
@@ -17,6 +18,8 @@ struct wl_source {
 	const char *workload;  /* the file (NULL: the catalog's default) */
 	struct wl_overrides ov;
 	double trace_speedup;  /* a Mooncake trace's speed-up (0: not given) */
+	int64_t max_requests;  /* the most requests it may generate (--max-requests; 0:
+				* WL_DEFAULT_MAX_REQUESTS), set before the overrides are checked */
 	char given[160];       /* the flags given, in order, for the header */
 };
 

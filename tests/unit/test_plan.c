@@ -979,7 +979,7 @@ static void test_jobs(void)
 	wf.ov.nreq_given = true;
 	wf.ov.rate = 4;
 	wf.ov.rate_given = true;
-	rs = (struct run_spec){&sf, &wf, &ex, 0, NULL, NULL, NULL, false, false, false, false, 0};
+	rs = (struct run_spec){&sf, &wf, &ex, NULL, NULL, NULL, false, false, false, false, 0};
 	rc = run_job_prepare(&rs, &j, &e);
 	CHECK(rc == 0, "run job prepared: %s", rc ? e.msg : "");
 	if (rc == 0) {
@@ -990,6 +990,24 @@ static void test_jobs(void)
 		      "run job simulated to its end: %llu of 40 completed, %d ticks in %llu events",
 		      (unsigned long long)t->completed, ticks, (unsigned long long)t->events);
 	}
+	run_job_release(&j);
+
+	/* audit31: --max-requests raises the limit the flags' checks apply
+	 * (it was set only after them: the message that names the flag as the
+	 * way out was given whatever its value); prepared, not simulated */
+	scenflags_defaults(&sf);
+	memset(&wf, 0, sizeof(wf));
+	wf.ov.nreq = 30000000;
+	wf.ov.nreq_given = true;
+	rc = run_job_prepare(&rs, &j, &e);
+	CHECK(rc < 0 && strstr(e.msg, "more than the limit of 20000000"), "run: 3e7 requests past the default "
+	      "limit: '%s'", rc ? e.msg : "");
+	run_job_release(&j);
+	scenflags_defaults(&sf);
+	wf.max_requests = 40000000;
+	rc = run_job_prepare(&rs, &j, &e);
+	CHECK(rc == 0 && j.wl.max_requests == 40000000, "run: --max-requests 4e7 admits 3e7 requests: %s",
+	      rc ? e.msg : "");
 	run_job_release(&j);
 
 	scenflags_defaults(&sf);
