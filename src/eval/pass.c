@@ -559,6 +559,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* path, an input about to be collected, is one of out[0..n) under another
+ * name (overlapping arguments, a link): SS_EUSAGE naming both; evaluated
+ * twice, its rows would count twice in every median and fit. */
+static int check_twice(char *const *out, size_t n, const char *path, struct err *e)
+{
+	struct stat a, b;
+	size_t i;
+
+	if (stat(path, &a) != 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (stat(out[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return err_set(e, SS_EUSAGE, "%s: the same input as %s (the paths given overlap); "
+				       "name each input once", path, out[i]);
+	return 0;
+}
+
 static int collect(const char *path, char **out, size_t *n, size_t max, int depth, struct err *e)
 {
 	char f[1200];
@@ -577,6 +594,8 @@ static int collect(const char *path, char **out, size_t *n, size_t max, int dept
 	if (S_ISREG(sb.st_mode) || experiment_detect(path)) {
 		if (*n >= max)
 			return err_set(e, SS_EUSAGE, "more than %zu experiments", max);
+		if ((rc = check_twice(out, *n, path, e)) < 0)
+			return rc;
 		out[(*n)++] = xstrdup(path);
 		return 0;
 	}

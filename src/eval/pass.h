@@ -91,7 +91,9 @@ int eval_seed_spread(const struct eval_inputs *in, const struct eval_opts *eo, c
 
 /* Inputs (experiment folders eval reads, results files) at or under path,
  * sorted, appended to out (heap strings) up to max (SS_EUSAGE past it); a
- * folder that cannot be read is an input (it fails with its reason). */
+ * folder that cannot be read is an input (it fails with its reason); an
+ * input already in out under another name (overlapping paths, a link) is
+ * SS_EUSAGE naming both, never read twice. */
 int eval_collect(const char *path, char **out, size_t *n, size_t max, struct err *e);
 
 /* The output rule (afile_check_outputs) for eval's n outputs over what it

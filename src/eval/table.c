@@ -169,12 +169,46 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 	return rc;
 }
 
+/* The folders an import has written: FNV-1a hashes beside the names, so
+ * the look-up of each row's folder compares words, not strings. */
+struct written {
+	uint64_t *h;
+	char **name;
+	size_t n, hcap, ncap;
+};
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Whether dir was written before; else it is recorded. */
+static bool written_before(struct written *w, const char *dir)
+{
+	uint64_t h = name_hash(dir);
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->h[i] == h && strcmp(w->name[i], dir) == 0)
+			return true;
+	XGROW(w->h, w->hcap, w->n + 1);
+	XGROW(w->name, w->ncap, w->n + 1);
+	w->h[w->n] = h;
+	w->name[w->n++] = xstrdup(dir);
+	return false;
+}
+
 int exp_table_import(const char *path, const char *where, const char *gpu, const struct experiment *base,
 		     const char *out, struct skip_tally *skips, size_t *done, size_t *total, const char **title,
 		     struct err *e)
 {
 	struct experiment *x = xcalloc(1, sizeof(*x));
 	struct exp_table t;
+	struct written w = {0};
 	char dir[1400], why[120];
 	size_t i;
 	int rc;
@@ -200,6 +234,17 @@ int exp_table_import(const char *path, const char *where, const char *gpu, const
 		for (c = dir + strlen(out) + 1; *c; c++)
 			if (*c == '/' || *c == '#')
 				*c = '_';
+		if (written_before(&w, dir)) {
+			/* two rows of one id (or of ids alike but for '/' and
+			 * '#'): the second folder would replace the first's,
+			 * one row silently lost */
+			char r[120];
+			snprintf(r, sizeof(r), "id of an earlier row: %.95s", dir + strlen(out) + 1);
+			skip_tally_add(skips, r);
+			experiment_release(x);
+			rc = 0;
+			continue;
+		}
 		rc = experiment_write(x, dir, e);
 		experiment_release(x);
 		*done += rc == 0;
@@ -208,6 +253,10 @@ int exp_table_import(const char *path, const char *where, const char *gpu, const
 	*title = reader_get(t.fmt)->title;
 	exp_table_release(&t);
 out:
+	for (i = 0; i < w.n; i++)
+		free(w.name[i]);
+	free(w.name);
+	free(w.h);
 	free(x);
 	return rc;
 }
