@@ -18,16 +18,28 @@ if command -v perf >/dev/null 2>&1 &&
 fi
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
+if [ "$have_perf" = 0 ] && [ "${BENCH_CALLGRIND:-0}" = 1 ] && ! command -v valgrind >/dev/null 2>&1; then
+	echo "jobs.sh: BENCH_CALLGRIND=1 but valgrind is not installed: instructions not counted (-)" >&2
+fi
+[ "$have_time" = 1 ] || echo "jobs.sh: no /usr/bin/time: wall seconds only (CPU and peak RSS -)" >&2
 
-# job LABEL TARGET CMD...: one run of CMD, its figures on one line
+# job LABEL TARGET CMD...: one run of CMD, its figures on one line; a run
+# that fails prints its exit status and first message instead of figures
+# (and jobs.sh then exits 1)
+failed=0
 job() {
 	label=$1; target=$2; shift 2
 	ins=-
 	if [ "$have_time" = 1 ]; then
-		/usr/bin/time -f '%U %S %e %M' -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err"
+		/usr/bin/time -f '%U %S %e %M' -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err"; rc=$?
 	else
-		s=$(date +%s%N); "$@" >/dev/null 2>"$tmp/err"; t=$(date +%s%N)
+		s=$(date +%s%N); "$@" >/dev/null 2>"$tmp/err"; rc=$?; t=$(date +%s%N)
 		echo "- - $(( (t - s) / 1000000 )).000 -" | awk '{ printf "%s %s %.3f %s\n", $1, $2, $3 / 1000, $4 }' >"$tmp/t"
+	fi
+	if [ "$rc" != 0 ]; then
+		printf '%-44s FAILED (exit %s): %s\n' "$label" "$rc" "$(grep -v '^Command exited' "$tmp/err" | head -n 1)"
+		failed=1
+		return
 	fi
 	if [ "$have_perf" = 1 ]; then
 		ins=$(perf stat -x, -e instructions -o "$tmp/p" "$@" >/dev/null 2>&1; \
@@ -38,8 +50,8 @@ job() {
 	fi
 	awk -v l="$label" -v g="$target" -v i="$ins" '{
 		cpu = ($1 == "-") ? "-" : sprintf("%.2f", $1 + $2)
-		printf "%-44s %8s s CPU %8.2f s wall %7.1f MiB  instr %-9s (%s)\n", l, cpu, $3,
-			($4 == "-") ? 0 : $4 / 1024, i, g
+		rss = ($4 == "-") ? "-" : sprintf("%.1f", $4 / 1024)
+		printf "%-44s %8s s CPU %8.2f s wall %7s MiB  instr %-9s (%s)\n", l, cpu, $3, rss, i, g
 	}' "$tmp/t"
 }
 
@@ -60,3 +72,4 @@ job "run 1 M chat requests, DP 64" "target <= 1.3 x chat's CPU per request" \
 job "run 10 M chat requests --format json" "target <= 64 MiB" \
 	"$bin" run --rate 30 --num-requests 10000000 --prompt-tokens 600:300 --output-tokens 250:120 \
 	--dist lognormal --format json
+exit $failed

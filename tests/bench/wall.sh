@@ -6,10 +6,22 @@
 bin=${1:-./servesim}
 cal="eval/ground_truth/inference-perf/*codellama* eval/ground_truth/guidellm eval/ground_truth/otel"
 
-# measure RUNS CMD...: median wall milliseconds of RUNS runs of CMD
+# measure RUNS CMD...: median wall milliseconds of RUNS runs of CMD; when the
+# warm-up run fails, its exit status and first message instead (and wall.sh
+# then exits 1: the flag file, since each measure runs in a subshell)
+failed=$(mktemp "${TMPDIR:-/tmp}/servesim-wall.XXXXXX")
+trap 'rm -f "$failed" "$failed.err"' EXIT
+trap 'exit 130' INT TERM
 measure() {
 	runs=$1; shift
-	"$@" >/dev/null 2>&1
+	"$@" >/dev/null 2>"$failed.err"; rc=$?
+	if [ "$rc" != 0 ]; then
+		printf '  FAILED (exit %s): %s' "$rc" "$(head -n 1 "$failed.err")"
+		echo 1 >"$failed"
+		rm -f "$failed.err"
+		return
+	fi
+	rm -f "$failed.err"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		s=$(date +%s%N); "$@" >/dev/null 2>&1; t=$(date +%s%N)
@@ -36,3 +48,4 @@ printf "capacity README example, three seeds             %s  (3 runs; 50 simulat
 # shellcheck disable=SC2086
 printf "calibrate README --in-loop example, --jobs %-3s %s  (1 run; target <= 5000 ms wall)\n" \
 	"$(getconf _NPROCESSORS_ONLN)" "$(measure 1 "$bin" calibrate $cal --in-loop)"
+[ ! -s "$failed" ]
