@@ -1066,6 +1066,46 @@ void cost_step_work_need(const struct cost_model *c, const struct step_desc *s)
 		moe_at(c, g > c->moe_max ? c->moe_max : g);
 }
 
+void cost_work_dec_fill(struct cost_work_dec *w, const struct cost_model *c, const struct step_desc *s)
+{
+	int64_t tokens = s->ndecode, i = tokens > c->max_m ? c->max_m : tokens;
+	double L = (double)c->m->layers;
+
+	if (s->nchunks != 0 || tokens <= 0)
+		BUG("cost_work_dec_fill: not a decode-only step");
+	w->c = c;
+	w->ndecode = s->ndecode;
+	w->nlogits = s->nlogits;
+	/* step_work_body's terms, as it writes them */
+	tok_need(c, i);
+	w->tok_f = c->tok_flops[i] * (double)tokens / (double)i;
+	w->tok_b = c->tok_bytes[i];
+	w->l2 = L * 2.0;
+	w->heads = (double)c->heads;
+	w->hd = (double)(c->head_dim_qk + c->head_dim_v);
+	w->layers = L;
+	w->kv_b = c->kv_tok_layer_bytes;
+	/* cost_step_work's additions: the head's, and the MoE share's where
+	 * work_moe_tokens is > 0 (its own tokens' where s names none) */
+	w->head = s->nlogits > 0;
+	w->head_f = w->head ? c->head_flops_seq * (double)s->nlogits : 0;
+	w->head_b = c->head_weight_bytes;
+	w->moe = c->dp_attn;
+	w->own_g = c->dp_attn ? cost_graph_pad(c, tokens) * c->p.dp : 0;
+}
+
+void cost_work_moe_fill(struct cost_work_moe *m, const struct cost_model *c, int64_t g)
+{
+	int64_t k = g > c->moe_max ? c->moe_max : g;
+
+	/* cost_step_work's */
+	m->c = c;
+	m->g = g;
+	moe_at(c, k);
+	m->f = c->moe_flops[k] * (double)g / (double)k;
+	m->b = c->moe_bytes[k];
+}
+
 /* H4 off: one roofline over the whole step's FLOPs and bytes. */
 static double aggregate(const struct cost_model *c, const struct step_desc *s)
 {

@@ -110,6 +110,63 @@ int64_t cost_step_work(const struct cost_model *c, const struct step_desc *s, do
  * other steps (sim/sinkq.h; the fill's writes published to it before the
  * step is). */
 void cost_step_work_need(const struct cost_model *c, const struct step_desc *s);
+/* cost_step_work of a decode-only step (no chunks, ndecode > 0) split at
+ * its summed contexts: what depends on its cost model, decoders and
+ * sampled sequences alone (cost_work_dec, the key) and, with attention-DP,
+ * on the group's MoE tokens alone (cost_work_moe: one group step's ranks
+ * share it) is worked out once (the _fill functions) and kept for the next
+ * step with the same key, which adds only the terms of its summed contexts
+ * (cost_work_of: the same operations on the same values as
+ * cost_step_work's, so the same bits).  The energy meter's, at every
+ * metered step (sim/step.c meter_step). */
+struct cost_work_dec {
+	const struct cost_model *c;           /* NULL: nothing kept */
+	int64_t ndecode, nlogits;             /* the key */
+	double tok_f, tok_b;                  /* the token-linear part's work at ndecode */
+	double l2, heads, hd;                 /* attention FLOPs: l2 x ctx x heads x hd */
+	double layers, kv_b;                  /* KV bytes: layers x ctx x kv_b */
+	double head_f, head_b;                /* the LM head's */
+	bool head;                            /* whether it is added */
+	bool moe;                             /* attention-DP: the group's MoE share added */
+	int64_t own_g;                        /* its MoE tokens where the step names none */
+};
+struct cost_work_moe {
+	const struct cost_model *c;           /* NULL: nothing kept */
+	int64_t g;                            /* the key: the group's MoE tokens */
+	double f, b;                          /* this GPU's share of them */
+};
+/* w's parts for c and decode-only step s; m's for c and g MoE tokens (c's
+ * tables they read filled). */
+void cost_work_dec_fill(struct cost_work_dec *w, const struct cost_model *c, const struct step_desc *s);
+void cost_work_moe_fill(struct cost_work_moe *m, const struct cost_model *c, int64_t g);
+
+static inline void cost_work_of(struct cost_work_dec *w, struct cost_work_moe *m, const struct cost_model *c,
+				const struct step_desc *s, double *flops, double *bytes)
+{
+	double f, b, x = s->decode_ctx_sum;
+
+	if (w->c != c || w->ndecode != s->ndecode || w->nlogits != s->nlogits)
+		cost_work_dec_fill(w, c, s);
+	/* cost_step_work's expressions in its order: the body's two sums
+	 * (its pairs and KV tokens are the summed contexts alone), then the
+	 * head's and the MoE share's additions */
+	f = w->tok_f + w->l2 * x * w->heads * w->hd;
+	b = w->tok_b + w->layers * x * w->kv_b;
+	if (w->head) {
+		f += w->head_f;
+		b += w->head_b;
+	}
+	if (w->moe) {
+		int64_t g = s->moe_tokens > 0 ? s->moe_tokens : w->own_g;
+		if (m->c != c || m->g != g)
+			cost_work_moe_fill(m, c, g);
+		f += m->f;
+		b += m->b;
+	}
+	*flops = f;
+	*bytes = b;
+}
+
 /* Padded batch a CUDA graph would run for n decode tokens (n if none fits). */
 int64_t cost_graph_pad(const struct cost_model *c, int64_t n);
 double cost_overhead_s(const struct cost_model *c, int64_t nreq, int64_t prefill_tokens);

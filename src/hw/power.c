@@ -12,19 +12,3 @@ bool power_model_of(const struct gpu_spec *g, struct power_model *pm)
 	pm->idle_w = g->idle_power_w > 0 ? g->idle_power_w : POWER_IDLE_FRAC * g->board_power_w;
 	return true;
 }
-
-double power_step_j(const struct power_model *pm, double t, double flops, double peak, double bytes,
-		    double bw)
-{
-	double busy = 0; /* seconds of full activity */
-
-	if (!(t > 0) || !(pm->board_w > 0))
-		return 0;
-	if (peak > 0)
-		busy += flops / peak;
-	if (bw > 0)
-		busy += POWER_MEM_WEIGHT * bytes / bw;
-	if (busy > t)
-		busy = t;
-	return (pm->board_w - pm->idle_w) * busy;
-}

@@ -34,8 +34,22 @@ struct power_model {
 bool power_model_of(const struct gpu_spec *g, struct power_model *pm);
 
 /* Joules one GPU draws above idle during a step of t seconds that does
- * flops at peak FLOP/s and moves bytes at bw bytes/s. */
-double power_step_j(const struct power_model *pm, double t, double flops, double peak, double bytes,
-		    double bw);
+ * flops at peak FLOP/s and moves bytes at bw bytes/s (inline: the energy
+ * meter's, at every metered step). */
+static inline double power_step_j(const struct power_model *pm, double t, double flops, double peak,
+				  double bytes, double bw)
+{
+	double busy = 0; /* seconds of full activity */
+
+	if (!(t > 0) || !(pm->board_w > 0))
+		return 0;
+	if (peak > 0)
+		busy += flops / peak;
+	if (bw > 0)
+		busy += POWER_MEM_WEIGHT * bytes / bw;
+	if (busy > t)
+		busy = t;
+	return (pm->board_w - pm->idle_w) * busy;
+}
 
 #endif

@@ -311,6 +311,7 @@ struct replica {
 	struct power_model power;
 	double gpus;
 	bool metered;
+	struct cost_work_dec meter_w;      /* its decode steps' work, kept (meter_step) */
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
 	/* may its steady decoders be lazy (the policy's lazy, no speculative
@@ -587,6 +588,9 @@ struct sim {
 	 * to sinkw what it would add to gapd and tot.energy_dyn_j */
 	struct sinkq *sinkq;
 	struct sinkq_w sinkw;
+	/* the energy meter's MoE share of the last group's MoE tokens, kept
+	 * for its ranks (cost_work_of; zeroed with the sim: none) */
+	struct cost_work_moe meter_moe;
 	uint64_t sink_words; /* words its consumers applied, in all (tests) */
 	/* the records (records.c: completions kept, arrivals for the
 	 * sustainability test) go to sinkq too: nobody reads a row as it is

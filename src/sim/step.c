@@ -388,7 +388,10 @@ static SCHED_STEP_INLINE void meter_step(struct sim *s, int ri, struct replica *
 {
 	if (rp->metered && !(s->sinkq && sinkq_step(&s->sinkw, ri, rp->cost, t, d))) {
 		double f, b, j;
-		cost_step_work(rp->cost, d, &f, &b);
+		if (d->nchunks == 0 && d->ndecode > 0) /* (its parts kept from step to step) */
+			cost_work_of(&rp->meter_w, &s->meter_moe, rp->cost, d, &f, &b);
+		else
+			cost_step_work(rp->cost, d, &f, &b);
 		j = rp->gpus * power_step_j(&rp->power, t, f, rp->cost->peak, b, rp->cost->g->hbm_bw);
 		if (s->sinkq) /* (a step whose chunks a record cannot hold) */
 			sinkq_joules(&s->sinkw, j);
@@ -1857,6 +1860,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	power_model_of(rp->cost->g, &rp->power);
 	rp->gpus = (double)rp->cost->p.tp * (double)rp->cost->p.pp;
 	rp->metered = rp->power.board_w > 0 && !s->cfg.no_energy;
+	rp->meter_w.c = NULL;
 	if (!rp->metered)
 		s->tot.energy_dyn_j = NAN;
 	if (s->cfg.lora.max_loras > 0)

@@ -3559,13 +3559,41 @@ static void test_group_top(void)
 		CHECK(0, "DeepSeek-V3 cost model: %s", e.msg);
 		return;
 	}
+	{
+		/* the meter's decode steps: the parts kept (cost_work_of) give
+		 * cost_step_work's bits, whatever was kept before */
+		static const int64_t ns[] = {1, 3, 16, 64, 300, 3000};
+		struct cost_work_dec wd = {0};
+		struct cost_work_moe wm = {0};
+		int bad = 0, n = 0, a, l, g, x;
+		for (a = 0; a < 6; a++)
+			for (l = 0; l < 2; l++)
+				for (g = 0; g < 4; g++)
+					for (x = 0; x < 3; x++) {
+						static const int64_t gs[] = {0, 5, 5000, 100000};
+						struct step_desc d;
+						double f1, b1, f2, b2;
+						memset(&d, 0, sizeof(d));
+						d.ndecode = ns[a];
+						d.nlogits = l ? ns[a] : 0;
+						d.moe_tokens = gs[g] ? gs[g] + ns[a] : 0;
+						d.decode_ctx_sum = (double)ns[a] * (x == 0 ? 512.0 : x == 1 ? 1001.375 : 7.0) + x;
+						cost_step_work(&c, &d, &f1, &b1);
+						cost_work_of(&wd, &wm, &c, &d, &f2, &b2);
+						bad += memcmp(&f1, &f2, sizeof(f1)) != 0 || memcmp(&b1, &b2, sizeof(b1)) != 0;
+						n++;
+					}
+		CHECK(bad == 0, "DeepSeek-V3 attention-DP 4: the meter's kept parts give cost_step_work's bits (%d of %d steps differ)",
+		      bad, n);
+	}
 	cost_local_rise_range(&c, 16, &lo, &hi);
 	cost_draft_rise_range(&c, 16, &dlo, &dhi);
 	CHECK(lo <= 16 * 512.0 && hi > 16 * 576.0 && dlo <= 16 * 512.0 && dhi > 16 * 576.0,
 	      "DeepSeek-V3 on H200, 16 decoders: price rises from summed contexts %.0f, the draft's from %.0f", lo, dlo);
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 8; k++) {
 		static const char *const what[4] = {"MLA attention-DP 4 lockstep", "MTP, MLA attention-DP 4 lockstep",
 						    "P/D attention-DP workers", "P/D attention-DP workers, MTP"};
+		const bool metered = k >= 4;
 		char *c1 = NULL, *c2 = NULL;
 		struct sim_totals t1, t2;
 		struct metric_set m1;
@@ -3573,10 +3601,13 @@ static void test_group_top(void)
 		fixed_spec(&w, 30, 300);
 		base_cfg(&sc, 2048, 64, 4000);
 		sc.check_invariants = false;
-		sc.no_energy = true; /* (eval's: the meter reads every rank's price) */
+		/* eval's, unmetered, and metered (search's operating point: every
+		 * rank priced and metered, its decode steps' work from the parts
+		 * kept, cost_work_of) */
+		sc.no_energy = !metered;
 		sc.dp = 4;
 		sc.lockstep = true;
-		if (k >= 2) { /* 2 prefill ranks of one worker, 1 decode worker of 2 ranks */
+		if (k % 4 >= 2) { /* 2 prefill ranks of one worker, 1 decode worker of 2 ranks */
 			pd_cfg(&sc, 2, &c, 3000, 2048, 1e5);
 			sc.pd.prefill_group = 2;
 			sc.pd.decode_group = 2;
@@ -3594,9 +3625,11 @@ static void test_group_top(void)
 		r2 = run_quiet(&sc, &c, &w, &c2, &t2);
 		CHECK(r1 == 0 && r2 == 0 && t1.completed == 300 && strcmp(c1, c2) == 0 &&
 			      memcmp(&t1, &t2, sizeof(t1)) == 0 && m1.e2e_ms.mean == run_sum.e2e_ms.mean &&
-			      m1.itl_ms.mean == run_sum.itl_ms.mean,
-		      "%s: the slowest ranks priced alone, the same bytes as every rank priced (%llu steps)", what[k],
-		      (unsigned long long)t1.steps);
+			      m1.itl_ms.mean == run_sum.itl_ms.mean &&
+			      (metered ? t1.energy_dyn_j > 0 && m1.energy_j == run_sum.energy_j : isnan(t1.energy_dyn_j)),
+		      "%s%s: %s, the same bytes as every rank priced (%llu steps%s)", what[k % 4],
+		      metered ? ", metered" : "", metered ? "the step memos" : "the slowest ranks priced alone",
+		      (unsigned long long)t1.steps, metered ? ", the same joules" : "");
 		free(c1);
 		free(c2);
 		wl_spec_release(&w);
