@@ -589,7 +589,23 @@ struct search {
 	/* each seed's workload draws (wl_draws), kept from probe to probe:
 	 * the same lengths and unit arrival draws at every rate */
 	struct wl_draws *draws[CAP_MAX_SEEDS];
+	/* cap_cfg.energy: the caller reads the energy of the first seed's
+	 * probe at max_rate alone (search.c's operating point), so the other
+	 * seeds' probes run unmetered (under quiet: c without energy), and
+	 * once max_rate is known (meter_at; NAN before) the first seed's too,
+	 * but at it */
+	struct cap_cfg quiet;
+	double meter_at;
 };
+
+/* The configuration of the probe at (x, seed): S->c, or S->quiet where its
+ * energy is never read. */
+static const struct cap_cfg *probe_cfg(const struct search *S, double x, uint64_t seed)
+{
+	if (!S->c->energy || (seed == S->c->seed && (isnan(S->meter_at) || x == S->meter_at)))
+		return S->c;
+	return &S->quiet;
+}
 
 /* The probe at (x, seed), simulated unless it was; full: a probe cut short
  * (cap_cfg.early_stop) is run in full (on from where it stopped when it is
@@ -632,7 +648,7 @@ static int probe(struct search *S, double x, uint64_t seed, bool full, const str
 	k = seed - S->c->seed;
 	if (k < CAP_MAX_SEEDS && !S->draws[k])
 		S->draws[k] = wl_draws_new();
-	if ((rc = probe_run(S->st, S->wl, S->c, x, seed, S->c->early_stop && !full, S->memo,
+	if ((rc = probe_run(S->st, S->wl, probe_cfg(S, x, seed), x, seed, S->c->early_stop && !full, S->memo,
 			    k < CAP_MAX_SEEDS ? S->draws[k] : NULL, p, &kept, e)) < 0)
 		return rc;
 	if (kept) {
@@ -836,11 +852,12 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 {
 	struct wl_spec wr = *wl_in;
 	const struct wl_spec *wl = &wr;
-	struct search S = {st, wl, c, NULL, 0, 0, 0, NULL, 0, NULL, {NULL}};
+	struct search S = {st, wl, c, NULL, 0, 0, 0, NULL, 0, NULL, {NULL}, *c, NAN};
 	double sorted[CAP_MAX_SEEDS], worst = INFINITY;
 	int k, rc = 0;
 
 	wr.num_requests = cap_probe_requests(st, wr.num_requests);
+	S.quiet.energy = false;
 	memset(res, 0, sizeof(*res));
 	res->binding = -1;
 	res->saturation_rate = NAN;
@@ -923,6 +940,7 @@ int cap_search(const struct scenario_state *st, const struct wl_spec *wl_in, con
 		 * (bisecting from a doubled rate instead probes that span again
 		 * and can answer a rate above one already seen saturated) */
 		double lo, hi;
+		S.meter_at = res->max_rate; /* (the operating point's: met already where one seed runs) */
 		if ((rc = bracket_bisect(&S, c->seed, res->per_seed[0], 2, true,
 					 lowest_saturated_above(&S, c->seed, res->per_seed[0]), &lo, &hi, e)) < 0)
 			goto out;
