@@ -311,7 +311,6 @@ struct replica {
 	struct power_model power;
 	double gpus;
 	bool metered;
-	struct cost_work_dec meter_w;      /* its decode steps' work, kept (meter_step) */
 	/* lazy decoders */
 	int64_t G;                         /* steps completed */
 	/* may its steady decoders be lazy (the policy's lazy, no speculative
@@ -539,6 +538,9 @@ struct replica {
 	uint32_t cmemo_mask;               /* slots - 1 (prefix.c cmemo_grow) */
 	uint32_t cmemo_used;               /* slots holding a chain */
 	int64_t cmemo_blocks;              /* capacity of their chains, in all */
+	/* its decode steps' work for the energy meter, kept (meter_step; last:
+	 * the other fields' offsets as before) */
+	struct cost_work_dec meter_w;
 };
 
 /* Step-price memos (sim.h sim_memo): per cost model, [1] the P/D
