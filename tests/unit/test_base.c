@@ -230,18 +230,24 @@ static void test_afile_readonly(void)
 	CHECK((f = fopen(p, "w")) != NULL && fputs("old\n", f) >= 0 && fclose(f) == 0 && chmod(p, 0444) == 0,
 	      "a read-only file in it");
 
-	snprintf(p, sizeof(p), "%s/ro/old.csv", dir);
-	r = check_as_user(p, "folder");
-	CHECK(r == 1 || r == 3, "an existing file in a read-only folder refused before the work (%d)", r);
-	snprintf(p, sizeof(p), "%s/w/locked.csv", dir);
-	r = check_as_user(p, "is read-only");
-	CHECK(r == 1 || r == 3, "a read-only file refused, not replaced (%d)", r);
-	snprintf(p, sizeof(p), "%s/w/new.csv", dir);
-	r = check_as_user(p, "");
-	CHECK(r == 0 || r == 3, "a new file in a writable folder accepted (%d)", r);
-	snprintf(p, sizeof(p), "%s/ro/new.csv", dir);
-	r = check_as_user(p, "is not writable");
-	CHECK(r == 1 || r == 3, "a new file in a read-only folder refused, as before (%d)", r);
+	{
+		/* each output path, the words its refusal must hold ("" for none)
+		 * and the exit it must give (3: the check could not run as a user) */
+		static const struct {
+			const char *path, *words, *what;
+			int want;
+		} cases[] = {
+			{"ro/old.csv", "folder", "an existing file in a read-only folder refused before the work", 1},
+			{"w/locked.csv", "is read-only", "a read-only file refused, not replaced", 1},
+			{"w/new.csv", "", "a new file in a writable folder accepted", 0},
+			{"ro/new.csv", "is not writable", "a new file in a read-only folder refused, as before", 1},
+		};
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			snprintf(p, sizeof(p), "%s/%s", dir, cases[i].path);
+			r = check_as_user(p, cases[i].words);
+			CHECK(r == cases[i].want || r == 3, "%s (%d)", cases[i].what, r);
+		}
+	}
 
 	snprintf(cmd, sizeof(cmd), "chmod -R u+w %s && rm -rf %s", dir, dir);
 	CHECK(system(cmd) == 0, "cleaned up");
