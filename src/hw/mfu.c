@@ -1266,28 +1266,37 @@ void mfu_row_release(struct mfu_row *row)
 	row->v = NULL;
 }
 
-double mfu_row_rises_from(const struct mfu_row *row, double max_slope, double min_width)
+/* The largest axis[j + 1] ending a segment of v[0..n) that rises faster
+ * than max_slope per unit of axis, moves by more than 4, or is narrower
+ * than min_width, above from; INFINITY where a value is not finite (a
+ * default between table values, or none).  The two rises_from's below. */
+static double segs_rise_from(const double *axis, const double *v, size_t n, double max_slope, double min_width,
+			     double from)
 {
-	double from = -INFINITY;
 	size_t j;
 
-	if (!row->v) /* (the default: constant) */
-		return -INFINITY;
-	for (j = 0; j < row->len; j++)
-		if (!isfinite(row->v[j]))
-			return INFINITY; /* a default between table values, or none */
-	for (j = 0; j + 1 < row->len; j++) {
-		double da = row->axis[j + 1] - row->axis[j], dv = row->v[j + 1] - row->v[j];
-		if (!(da >= min_width && fabs(dv) <= 4 && dv <= max_slope * da))
-			from = row->axis[j + 1];
+	for (j = 0; j < n; j++)
+		if (!isfinite(v[j]))
+			return INFINITY;
+	for (j = 0; j + 1 < n; j++) {
+		double da = axis[j + 1] - axis[j], dv = v[j + 1] - v[j];
+		if (!(da >= min_width && fabs(dv) <= 4 && dv <= max_slope * da) && axis[j + 1] > from)
+			from = axis[j + 1];
 	}
 	return from;
+}
+
+double mfu_row_rises_from(const struct mfu_row *row, double max_slope, double min_width)
+{
+	if (!row->v) /* (the default: constant) */
+		return -INFINITY;
+	return segs_rise_from(row->axis, row->v, row->len, max_slope, min_width, -INFINITY);
 }
 
 double mfu_attn_col_rises_from(const struct mfu_attn_col *col, double max_slope, double min_width)
 {
 	const struct mfu_grid *g = col->g;
-	size_t n1, r, j, rows[2];
+	size_t n1, r, rows[2];
 	double from = -INFINITY;
 
 	if (!g || col->t->nearest)
@@ -1296,17 +1305,8 @@ double mfu_attn_col_rises_from(const struct mfu_attn_col *col, double max_slope,
 	/* grid_eval_at's two rows (the second weighted w, perhaps 0) */
 	rows[0] = col->lo;
 	rows[1] = g->len[0] > 1 ? col->lo + 1 : col->lo;
-	for (r = 0; r < 2; r++) {
-		const double *v = g->v + rows[r] * n1;
-		for (j = 0; j < n1; j++)
-			if (!isfinite(v[j]))
-				return INFINITY;
-		for (j = 0; j + 1 < n1; j++) {
-			double da = g->axis[1][j + 1] - g->axis[1][j], dv = v[j + 1] - v[j];
-			if (!(da >= min_width && fabs(dv) <= 4 && dv <= max_slope * da) && g->axis[1][j + 1] > from)
-				from = g->axis[1][j + 1];
-		}
-	}
+	for (r = 0; r < 2; r++)
+		from = segs_rise_from(g->axis[1], g->v + rows[r] * n1, n1, max_slope, min_width, from);
 	return from;
 }
 
