@@ -60,6 +60,7 @@ spec cv-tiny '{"arrival": {"process": "gamma", "rate": 10, "cv": 1e-300}, "num_r
 spec cv-huge '{"arrival": {"process": "gamma", "rate": 10, "cv": 1e300}, "num_requests": 5}'
 spec pcount-huge '{"arrival": {"process": "poisson_count", "rate": 1e30}, "duration_s": 10}'
 spec ucount-huge '{"arrival": {"process": "uniform_count", "rate": 1e9}, "duration_s": 1000}'
+spec ucount-1000 '{"arrival": {"process": "uniform_count", "rate": 10}, "duration_s": 100}'
 spec nreq-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 1e12}'
 spec prompt-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prompt_tokens": 1e20}'
 spec mean-huge '{"arrival": {"process": "poisson", "rate": 10}, "num_requests": 5, "prompt_tokens": {"dist": "normal", "mean": 1e30, "stdev": 1}}'
@@ -461,7 +462,10 @@ t flag-prompt-1e20 2 "--prompt-tokens must be in [1, 16777216] tokens, got 1e+20
 t flag-output-std-1e20 2 "--output-tokens: the standard deviation must be in [0, 16777216] tokens, got 1e+20" '$SS run --output-tokens 100:1e20 --num-requests 5'
 t flag-num-requests-1e11 2 "more than the limit of 20000000" '$SS run --num-requests 100000000000'
 t flag-max-requests-zero 2 "--max-requests must be >= 1, got 0" '$SS run --max-requests 0'
-t flag-max-requests-raises 0 '' '$SS run --workload ucount-huge.json --max-requests 1000000000000 --help > /dev/null'
+# (the limit is read before the workload's checks: lowered it refuses a
+# workload the default admits; raised it admits one, and the run goes on)
+t flag-max-requests-lowers 2 "would generate 1000 requests (rate x duration or num_requests), more than the limit of 50" '$SS run --workload ucount-1000.json --max-requests 50'
+t flag-max-requests-admits 0 '' '$SS run --workload ucount-1000.json --max-requests 1000 > /dev/null'
 # 7. measured data: finite, in range, named by file and record (eval, import, calibrate)
 t exp-prefix-negative 3 "'prefix_tokens' must be in [0, 16777216], got -1024" '$SS eval xp-prefix-neg'
 t exp-prefix-1e300 3 "'prefix_tokens' must be in [0, 16777216], got 1e+300" '$SS eval xp-prefix-huge'
