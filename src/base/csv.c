@@ -1,6 +1,7 @@
 /* csv.c - streaming CSV over the gz reader. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "base/csv.h"
 #include "base/decnum.h"
 #include "base/gzread.h"
+#include "base/paths.h"
 
 struct csv {
 	struct gzr *g;
@@ -140,15 +142,61 @@ int csv_column(const struct csv *c, const char *name)
 	return -1;
 }
 
+/* A header column that is not name but a slip of it: a case change or at
+ * most two edits, on a name long enough that two edits do not make
+ * another word ("ttft" is not a slip of "tpot"). */
+static bool slip_of(const char *col, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strcmp(col, name) != 0 && n >= 6 &&
+	       paths_edit_distance(col, name) <= (n >= 10 ? 2 : 1);
+}
+
+/* The header column, not itself a name of names, that is a slip of name
+ * (slip_of), or NULL. */
+static const char *slip_in_header(const struct csv *c, const char *name, const char *const *names)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nhdr; i++) {
+		for (k = 0; names[k] && strcmp(names[k], c->hdr[i]) != 0; k++)
+			;
+		if (!names[k] && slip_of(c->hdr[i], name))
+			return c->hdr[i];
+	}
+	return NULL;
+}
+
 int csv_require(const struct csv *c, const char *const *names, int *idx, struct err *e)
 {
 	size_t i;
 
 	for (i = 0; names[i]; i++) {
+		const char *near;
 		idx[i] = csv_column(c, names[i]);
-		if (idx[i] < 0)
-			return err_set(e, SS_EDATA, "%s: missing column '%s' in the header", c->path,
-				       names[i]);
+		if (idx[i] >= 0)
+			continue;
+		if ((near = slip_in_header(c, names[i], names)))
+			return err_set(e, SS_EDATA, "%s: missing column '%s' in the header (the header has '%s': "
+				       "rename it '%s')", c->path, names[i], near, names[i]);
+		return err_set(e, SS_EDATA, "%s: missing column '%s' in the header", c->path, names[i]);
+	}
+	return 0;
+}
+
+int csv_optional(const struct csv *c, const char *const *names, const char *const *known, int *idx,
+		 struct err *e)
+{
+	size_t i;
+
+	for (i = 0; names[i]; i++) {
+		const char *near;
+		idx[i] = csv_column(c, names[i]);
+		if (idx[i] < 0 && (near = slip_in_header(c, names[i], known)))
+			return err_set(e, SS_EDATA, "%s: column '%s' is not one servesim reads: did you mean '%s'? "
+				       "(other columns are ignored; rename it '%s' or give it another name)",
+				       c->path, near, names[i], names[i]);
 	}
 	return 0;
 }

@@ -437,14 +437,15 @@ int wl_gen_new(const struct wl_spec *s, struct wl_gen **out, struct err *e)
 	}
 	if (s->process == WL_TRACE) {
 		static const char *const cols[] = {"arrival_s", "prompt_tokens", "output_tokens", NULL};
+		static const char *const opt[] = {"prefix_group", "adapter", "images", NULL};
+		static const char *const known[] = {"arrival_s", "prompt_tokens", "output_tokens",
+						    "prefix_group", "adapter", "images", NULL};
 		if ((rc = csv_open(s->trace, &g->trace, e)) < 0 ||
-		    (rc = csv_require(g->trace, cols, g->tcol, e)) < 0) {
+		    (rc = csv_require(g->trace, cols, g->tcol, e)) < 0 ||
+		    (rc = csv_optional(g->trace, opt, known, g->tcol + 3, e)) < 0) {
 			wl_gen_free(g);
 			return rc;
 		}
-		g->tcol[3] = csv_column(g->trace, "prefix_group");
-		g->tcol[4] = csv_column(g->trace, "adapter");
-		g->tcol[5] = csv_column(g->trace, "images");
 	}
 	*out = g;
 	return 0;

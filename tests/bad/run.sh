@@ -33,6 +33,12 @@ trace_wl tr-arr-hex '0x10,100,10'
 trace_wl tr-out-zero '0,100,0'
 trace_wl tr-header-only ''
 trace_wl tr-dup-column '0,100,10,5' ,prompt_tokens
+trace_wl tr-slip-optional '0,100,10,1' ,prefix_grup
+trace_wl tr-slip-case '0,100,10,0' ,Images
+trace_wl tr-extra-column '0,100,10,u1,3' ,user_id,group
+w tr-slip-required.csv 'arival_s,prompt_tokens,output_tokens
+0,100,10'
+w tr-slip-required.json '{"arrival": {"process": "trace", "file": "tr-slip-required.csv"}}'
 printf '\357\273\277arrival_s,prompt_tokens,output_tokens\n0,100,10\n' > tr-bom.csv
 w tr-bom.json '{"arrival": {"process": "trace", "file": "tr-bom.csv"}, "num_requests": 1}'
 spec() { w "$1.json" "$2"; }
@@ -370,6 +376,12 @@ t trace-arrival-inf 3 "column 'arrival_s' must be a number, got 'inf'" '$SS run 
 t trace-arrival-hex 3 "must be a number, got '0x10'" '$SS run --workload tr-arr-hex.json'
 t trace-output-zero 3 "got 100 and 0" '$SS run --workload tr-out-zero.json'
 t trace-header-only 3 "tr-header-only.csv: no request: the trace has no row after its header" '$SS run --workload tr-header-only.json'
+# a misspelt optional column would be dropped without a word: refused,
+# named; a column of another name is the user's own, ignored
+t trace-slip-optional 3 "tr-slip-optional.csv: column 'prefix_grup' is not one servesim reads: did you mean 'prefix_group'?" '$SS run --workload tr-slip-optional.json'
+t trace-slip-case 3 "column 'Images' is not one servesim reads: did you mean 'images'?" '$SS run --workload tr-slip-case.json'
+t trace-slip-required 3 "tr-slip-required.csv: missing column 'arrival_s' in the header (the header has 'arival_s': rename it 'arrival_s')" '$SS run --workload tr-slip-required.json'
+t trace-extra-columns-ignored 0 '' '$SS run --workload tr-extra-column.json > /dev/null'
 t trace-duplicate-column 3 "tr-dup-column.csv:1: column 'prompt_tokens' appears twice in the header (columns 2 and 4)" '$SS run --workload tr-dup-column.json'
 t trace-bom-header 0 '' '$SS run --workload tr-bom.json > /dev/null'
 # 5. numbers in workload specs (JSON and YAML alike)
