@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "eval/accuracy.h"
 #include "base/alloc.h"
+#include "base/fnv1a.h"
 #include "base/stats.h"
 
 static const char *const kind_names[ACC_KIND__N] = {"dense", "moe", "mla", "dsa", "hybrid"};
@@ -143,16 +144,6 @@ int acc_class_parse(const char *engine, const char *kind, const char *family, co
 
 /* --- residuals ------------------------------------------------------------ */
 
-/* FNV-1a, 64 bits: the row's half depends on its name only. */
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 static const char *str_or(const struct json *o, const char *key, const char *dflt)
 {
 	const struct json *v = json_get(o, key);
@@ -212,10 +203,11 @@ int acc_resid_from_eval(const struct json *doc, const char *source, const char *
 				x->err[k] = fabs(json_number(pr) / json_number(me) - 1.0);
 		}
 		snprintf(stage, sizeof(stage), "%lld", st ? json_ll(st, -1) : -1LL);
-		h = fnv1a(14695981039346656037ULL, source);
-		h = fnv1a(fnv1a(h, "\n"), str_or(row, "experiment", ""));
-		h = fnv1a(fnv1a(h, "\n"), str_or(row, "benchmark", ""));
-		h = fnv1a(fnv1a(h, "\n"), stage);
+		/* the row's half depends on its name only */
+		h = fnv1a64(FNV1A64_BASIS, source);
+		h = fnv1a64(fnv1a64(h, "\n"), str_or(row, "experiment", ""));
+		h = fnv1a64(fnv1a64(h, "\n"), str_or(row, "benchmark", ""));
+		h = fnv1a64(fnv1a64(h, "\n"), stage);
 		x->half = (int)(h >> 63);
 		acc_model_family(str_or(row, "model", ""), x->family, sizeof(x->family));
 		(*n)++;

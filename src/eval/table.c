@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fnv1a.h"
 #include "eval/simkey.h"
 
 /* rows of a chunk per thread */
@@ -177,19 +178,10 @@ struct written {
 	size_t n, hcap, ncap;
 };
 
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 /* Whether dir was written before; else it is recorded. */
 static bool written_before(struct written *w, const char *dir)
 {
-	uint64_t h = name_hash(dir);
+	uint64_t h = fnv1a64(FNV1A64_BASIS, dir);
 	size_t i;
 
 	for (i = 0; i < w->n; i++)
