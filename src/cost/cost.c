@@ -718,6 +718,7 @@ void cost_release(struct cost_model *c)
 		free(c->lazy->wide_done);
 		free(c->lazy->moe_ops.e);
 		free(c->lazy->moe_done);
+		free(c->lazy->dpx_s);
 		free(c->lazy->pre0_s);
 		free(c->lazy->pre0_done);
 		if (c->lazy->pre.e)
@@ -856,10 +857,10 @@ static double head_part(const struct cost_model *c, int64_t n)
 /* moe_s[g], priced on first use (cost_lazy.moe_done). */
 static double moe_at(const struct cost_model *c, int64_t g)
 {
-	if (!c->lazy->moe_done[g]) {
+	if (!(c->lazy->moe_done[g] & MOE_DONE_SHARED)) {
 		c->moe_s[g] = moe_shared_at(c, &c->lazy->gr, &c->lazy->moe_ops, (double)g, &c->moe_flops[g],
 					    &c->moe_bytes[g]);
-		c->lazy->moe_done[g] = 1;
+		c->lazy->moe_done[g] |= MOE_DONE_SHARED;
 	}
 	return c->moe_s[g];
 }
@@ -910,6 +911,22 @@ static double dp_extend_extra_s(const struct cost_model *c, double g)
 								       g * (double)c->m->hidden * 2.0));
 }
 
+/* dp_extend_extra_s at g tokens, priced on first use up to moe_max
+ * (cost_lazy.dpx_s, made at the first: a function of g alone, ~840
+ * instructions a call, asked at every step in which a rank prefills). */
+static double dp_extend_at(const struct cost_model *c, int64_t g)
+{
+	if (g > c->moe_max)
+		return dp_extend_extra_s(c, (double)g);
+	if (!c->lazy->dpx_s)
+		c->lazy->dpx_s = xmalloc(((size_t)c->moe_max + 1) * sizeof(double));
+	if (!(c->lazy->moe_done[g] & MOE_DONE_DPX)) {
+		c->lazy->dpx_s[g] = dp_extend_extra_s(c, (double)g);
+		c->lazy->moe_done[g] |= MOE_DONE_DPX;
+	}
+	return c->lazy->dpx_s[g];
+}
+
 /* Shared MoE part of an attention-DP step (0 otherwise); ext: some rank
  * of the group prefills (step_desc.moe_extend). */
 static double moe_part(const struct cost_model *c, int64_t g, bool ext)
@@ -923,7 +940,7 @@ static double moe_part(const struct cost_model *c, int64_t g, bool ext)
 	else
 		t = moe_at(c, g);
 	if (ext && c->cfg.engine->dp_extend_allreduce)
-		t += dp_extend_extra_s(c, (double)g);
+		t += dp_extend_at(c, g);
 	return t;
 }
 

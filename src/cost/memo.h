@@ -22,6 +22,12 @@ struct shared_ops {
 	} *e;
 };
 
+/* What cost_lazy.moe_done[g] says is filled at g tokens. */
+enum {
+	MOE_DONE_SHARED = 1, /* moe_s[g], moe_flops[g], moe_bytes[g] */
+	MOE_DONE_DPX = 2,    /* dpx_s[g] */
+};
+
 /* A decode-only step's table terms (cost_lazy.dec). */
 struct dec_terms {
 	double tok, head;
@@ -82,10 +88,14 @@ struct cost_lazy {
 	 * fixed prompt lengths the pairs recur (inference-perf's ground truth:
 	 * 9 chunks in 10 repeat one of the same run) */
 	struct dmemo pre;
-	/* attention-DP: moe_s[g] priced on first use (moe_done[g]) over the
-	 * shared ops found once (up to 65,536 entries, most never read) */
+	/* attention-DP: moe_s[g] priced on first use (moe_done[g] &
+	 * MOE_DONE_SHARED) over the shared ops found once (up to 65,536
+	 * entries, most never read); dpx_s[g] the extra of a step in which a
+	 * rank prefills (dp_extend_extra_s; MOE_DONE_DPX), made at its first
+	 * use */
 	struct shared_ops moe_ops;
 	uint8_t *moe_done;
+	double *dpx_s;
 	/* a decode-only step's table terms, which depend on its decoder
 	 * count n only (decode_step_s with nlogits == n), read on first use:
 	 * dec_done[n] 1 when filled, 2 when n pads past max_m (the overhead
