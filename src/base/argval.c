@@ -1,4 +1,5 @@
 /* argval.c - numbers and lists from flag values (argval.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -14,7 +15,9 @@ int argval_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_
 
 	errno = 0;
 	v = strtoll(arg, &end, 10);
-	if (end == arg || *end)
+	/* strtoll skips leading blanks: a value with them is refused, as one
+	 * with trailing blanks is */
+	if (end == arg || *end || isspace((unsigned char)arg[0]))
 		return err_set(e, SS_EUSAGE, "%s must be an integer, got '%s'", flag, arg);
 	/* an integer past long long (ERANGE) is out of range too: say which */
 	if (errno == ERANGE || v < lo || v > hi) {
@@ -34,8 +37,9 @@ int argval_num(const char *flag, const char *arg, double lo, bool lo_open, doubl
 
 	errno = 0;
 	v = strtod(arg, &end);
-	/* decimal only: strtod also reads hex ("0x10"), inf and nan */
-	if (end == arg || *end || arg[strspn(arg, " 0123456789.eE+-")] != '\0')
+	/* decimal only: strtod also reads hex ("0x10"), inf and nan, and
+	 * skips leading blanks */
+	if (end == arg || *end || arg[strspn(arg, "0123456789.eE+-")] != '\0')
 		return err_set(e, SS_EUSAGE, "%s must be a number, got '%s'", flag, arg);
 	/* a number all the same, past what a double holds (ERANGE): the
 	 * bound it crossed */

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "base/csv.h"
@@ -142,15 +143,16 @@ int csv_column(const struct csv *c, const char *name)
 	return -1;
 }
 
-/* A header column that is not name but a slip of it: a case change or at
- * most two edits, on a name long enough that two edits do not make
- * another word ("ttft" is not a slip of "tpot"). */
+/* A header column that is not name but a slip of it: a case change (of
+ * any name: "Stage" is no other word), or at most two edits of a name long
+ * enough that they do not make another word ("ttft" is not a slip of
+ * "tpot"). */
 static bool slip_of(const char *col, const char *name)
 {
 	size_t n = strlen(name);
 
-	return strcmp(col, name) != 0 && n >= 6 &&
-	       paths_edit_distance(col, name) <= (n >= 10 ? 2 : 1);
+	return strcmp(col, name) != 0 &&
+	       (strcasecmp(col, name) == 0 || (n >= 6 && paths_edit_distance(col, name) <= (n >= 10 ? 2 : 1)));
 }
 
 /* The header column, not itself a name of names, that is a slip of name

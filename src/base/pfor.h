@@ -8,6 +8,10 @@
 #define SERVESIM_PFOR_H
 #include <stddef.h>
 
+/* The most threads a command runs at once: every --jobs flag's bound
+ * (eval, calibrate, search, sweep; plan/parmap.h sizes its threads by it). */
+#define PFOR_MAX_THREADS 256
+
 void pfor_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
 #endif

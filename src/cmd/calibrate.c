@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "base/afile.h"
 #include "base/alloc.h"
+#include "base/pfor.h"
 #include "calib/study.h"
 #include "report/calibreport.h"
 
@@ -53,7 +54,7 @@ static const struct argtab_row flag_rows[] = {
 	{AT_I("--seed", "S", O(seed), 0, INT64_MAX, "split seed (default 42)")},
 	{AT_S("--gpu", "G", O(gpu), "GPU of runs that do not record it (default h100)")},
 	{AT_S("--check", "FILE", O(check), "MAPE of FILE's terms on the PATHs; stale above 30 %")},
-	{AT_I("--jobs", "N", O(jobs), 1, 1024, "simulations run at once on threads (default: the online\n"
+	{AT_I("--jobs", "N", O(jobs), 1, PFOR_MAX_THREADS, "simulations run at once on threads (default: the online\n"
 	      "cores); the results are the same bytes for any N")},
 	{AT_T(&exp_settings_tab, O(cs))},
 	AT_TXT("\n"

@@ -558,7 +558,14 @@ static int load_requests_csv(const char *path, struct gt_requests *g, struct err
 		return rc;
 	if ((rc = csv_require(c, cols, idx, e)) < 0)
 		goto out;
-	sc = csv_column(c, "stage");
+	{
+		/* the one optional column; a slip of it ("Stage") refused */
+		static const char *const opt[] = {"stage", NULL};
+		static const char *const known[] = {"arrival_s", "prompt_tokens", "output_tokens", "ttft_ms",
+						    "e2e_ms", "stage", NULL};
+		if ((rc = csv_optional(c, opt, known, &sc, e)) < 0)
+			goto out;
+	}
 	while ((rc = csv_next(c, e)) > 0) {
 		static const struct gt_fields f = {"arrival_s", "prompt_tokens", "output_tokens", "ttft_ms", "e2e_ms"};
 		double v[5], st = 0;

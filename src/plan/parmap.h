@@ -13,10 +13,11 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/pfor.h"
 #include "plan/ranks.h"
 #include "base/sbuf.h"
 
-#define PARMAP_MAX_JOBS 256
+#define PARMAP_MAX_JOBS PFOR_MAX_THREADS
 
 struct parmap {
 	size_t n;         /* points */

@@ -164,16 +164,23 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 					    "decode_moe_ep_size", "decode_batch_size", "speculative",
 					    "mtp_tokens", "mode", NULL};
 	static const double hi[] = {0, 4096, 4096, 4096, 4096, 4096, 1 << 24, 0, 16};
-	/* the SGLang launch limit columns, per pool, in pools_line.sgl's
-	 * order, with their ceilings */
-	static const char *const sgl_names[2][4] = {
-		{"prefill_sglang_max_running_requests", "prefill_sglang_chunked_prefill_size",
-		 "prefill_sglang_max_prefill_tokens", "prefill_sglang_scheduler_recv_interval"},
-		{"decode_sglang_max_running_requests", "decode_sglang_chunked_prefill_size",
-		 "decode_sglang_max_prefill_tokens", "decode_sglang_scheduler_recv_interval"}};
-	/* (the interval: what the simulator takes, sim.h SIM_MAX_RECV_INTERVAL) */
+	/* the ceilings of the SGLang launch limit columns (opt[11 + k], k = 4 x
+	 * pool + limit, in pools_line.sgl's order); the interval's is what the
+	 * simulator takes, sim.h SIM_MAX_RECV_INTERVAL */
 	static const double sgl_hi[4] = {1 << 24, 1 << 24, 1 << 24, 100000};
-	int idx[10], rc, k, pb, pt, pg, dg, pe, pr, dr, pm, dm, pf, df, sgc[2][4];
+	/* the optional columns (-1 when absent), in opt's order; a slip of one
+	 * in the header (a case change, an edit) is refused, not ignored */
+	static const char *const opt[] = {"prefill_batch_size", "prefill_max_num_tokens", "prefill_gpus",
+					  "decode_gpus", "prefill_moe_ep_size", "prefill_redundant_experts",
+					  "decode_redundant_experts", "prefill_moe_backend", "decode_moe_backend",
+					  "prefill_mem_fraction_static", "decode_mem_fraction_static",
+					  "prefill_sglang_max_running_requests", "prefill_sglang_chunked_prefill_size",
+					  "prefill_sglang_max_prefill_tokens", "prefill_sglang_scheduler_recv_interval",
+					  "decode_sglang_max_running_requests", "decode_sglang_chunked_prefill_size",
+					  "decode_sglang_max_prefill_tokens", "decode_sglang_scheduler_recv_interval",
+					  NULL};
+	const char *known[sizeof(names) / sizeof(names[0]) + sizeof(opt) / sizeof(opt[0])];
+	int idx[10], oi[19], rc, k, pb, pt, pg, dg, pe, pr, dr, pm, dm, pf, df, sgc[2][4];
 	size_t cap = 0;
 	struct csv *c;
 
@@ -183,19 +190,24 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		return rc;
 	if ((rc = csv_require(c, names, idx, e)) < 0)
 		goto done;
-	pb = csv_column(c, "prefill_batch_size"); /* optional: -1 when absent */
-	pt = csv_column(c, "prefill_max_num_tokens");
-	pg = csv_column(c, "prefill_gpus");
-	dg = csv_column(c, "decode_gpus");
-	pe = csv_column(c, "prefill_moe_ep_size");
-	pr = csv_column(c, "prefill_redundant_experts");
-	dr = csv_column(c, "decode_redundant_experts");
-	pm = csv_column(c, "prefill_moe_backend");
-	dm = csv_column(c, "decode_moe_backend");
-	pf = csv_column(c, "prefill_mem_fraction_static");
-	df = csv_column(c, "decode_mem_fraction_static");
+	for (k = 0; names[k]; k++)
+		known[k] = names[k];
+	memcpy(known + k, opt, sizeof(opt));
+	if ((rc = csv_optional(c, opt, known, oi, e)) < 0)
+		goto done;
+	pb = oi[0];
+	pt = oi[1];
+	pg = oi[2];
+	dg = oi[3];
+	pe = oi[4];
+	pr = oi[5];
+	dr = oi[6];
+	pm = oi[7];
+	dm = oi[8];
+	pf = oi[9];
+	df = oi[10];
 	for (k = 0; k < 8; k++)
-		sgc[k / 4][k % 4] = csv_column(c, sgl_names[k / 4][k % 4]);
+		sgc[k / 4][k % 4] = oi[11 + k];
 	while ((rc = csv_next(c, e)) == 1) {
 		struct pools_line l;
 		double v[9];
@@ -241,8 +253,7 @@ static int read_lines(const char *path, struct pools_line **out, size_t *n, stru
 		    (rc = optional_fraction(c, df, "decode_mem_fraction_static", &l.dmfs, e)) < 0)
 			goto done;
 		for (k = 0; k < 8; k++)
-			if ((rc = check_limit(c, sgc[k / 4][k % 4], sgl_hi[k % 4], k % 4 == 1, sgl_names[k / 4][k % 4],
-					      e)) < 0)
+			if ((rc = check_limit(c, sgc[k / 4][k % 4], sgl_hi[k % 4], k % 4 == 1, opt[11 + k], e)) < 0)
 				goto done;
 		XGROW(*out, cap, *n + 1);
 		(*out)[(*n)++] = l;

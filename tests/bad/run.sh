@@ -140,6 +140,10 @@ mkdir -p aicp-gpus && cp aicp/silicon.csv aicp-gpus/ &&
 	sed '6s/,4,4,4,0,0$/,4,-4,4,0,0/' aicp/inferencex_pools.csv > aicp-gpus/inferencex_pools.csv
 mkdir -p aicp-red && cp aicp/silicon.csv aicp-red/ &&
 	sed '7s/,0,32$/,0,-32/' aicp/inferencex_pools.csv > aicp-red/inferencex_pools.csv
+# audit33: a slip of an optional pools column (decode_gpus -> Decode_GPUs) was
+# read as absent: the pools it sized were taken from the parallel fields
+mkdir -p aicp-slip && cp aicp/silicon.csv aicp-slip/ &&
+	sed '1s/,decode_gpus,/,Decode_GPUs,/' aicp/inferencex_pools.csv > aicp-slip/inferencex_pools.csv
 mkdir -p aicp-mb && cp aicp/silicon.csv aicp-mb/ &&
 	sed -e '1s/$/,prefill_moe_backend,decode_moe_backend/' -e '2s/$/,TRTLLM,FLUX/' -e '3,$s/$/,,/' \
 	aicp/inferencex_pools.csv > aicp-mb/inferencex_pools.csv
@@ -160,6 +164,7 @@ mkdir -p aicp-relay && cp aicp/silicon.csv aicp-relay/ &&
 mkdir -p exp && cp "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/experiment.json" exp/ &&
 	head -21 "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/requests.csv" > exp/requests.csv
 x_exp() { mkdir -p "$1"; sed "$2" exp/experiment.json > "$1/experiment.json"; sed "$3" exp/requests.csv > "$1/requests.csv"; }
+x_exp xp-stage-slip '' '1s/,stage$/,Stage/'
 x_exp xp-prefix-neg 's/"prefix_tokens": [0-9]*/"prefix_tokens": -1024/' ''
 x_exp xp-prefix-huge 's/"prefix_tokens": [0-9]*/"prefix_tokens": 1e300/' ''
 x_exp xp-trace-key 's/"prefix_tokens": \([0-9]*\)/"prefx_tokens": \1/' ''
@@ -343,6 +348,8 @@ t aic-pools-prefill-tokens-frac 3 "column 'prefill_max_num_tokens' must be an in
 t aic-pools-decode-gpus-negative 3 "column 'decode_gpus' must be an integer in [0, 4096], got -4" '$SS eval aicp-gpus'
 t aic-pools-recorded-disagree 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-rec'
 t aic-pools-recorded-relay-ep 3 "row 'dsr1_gb200_trtllm_fp8_disagg_1024x1024_c27_cfg386' records its pools (workers 1/3, attention DP 8/1, decode EP 8); its line must repeat them and set only the limits and the prefill workers' layout on their GPUs" '$SS eval aicp-relay'
+t aic-pools-slip-optional 3 "column 'Decode_GPUs' is not one servesim reads: did you mean 'decode_gpus'?" '$SS eval aicp-slip'
+t eval-requests-stage-slip 3 "column 'Stage' is not one servesim reads: did you mean 'stage'?" '$SS eval xp-stage-slip'
 t aic-pools-redundant-negative 3 "column 'decode_redundant_experts' must be an integer in [0, 4096], got -32" '$SS eval aicp-red'
 t aic-pools-sglang-limit 3 "column 'decode_sglang_max_running_requests' must be a whole number in [1, 16777216] or empty, got -1" '$SS eval aicp-sgl'
 t aic-pools-mem-fraction 3 "column 'decode_mem_fraction_static' must be a fraction in [0, 1] (0 or empty: SGLang's rule), got 1.5" '$SS eval aicp-mfs'
@@ -662,6 +669,12 @@ t replicas-frac 2 "--replicas must be an integer, got '1.5'" '$SS run --workload
 t replicas-huge-capacity 2 "--replicas must be in [1, 1024], got 2000" '$SS capacity --slo ttft_p90_ms=500 --replicas 2000'
 t router-unknown 2 "--router must be round-robin, least-loaded or kv-aware (or rr, lo, least-outstanding, kv), got 'random'" '$SS run --workload w.json --router random'
 t flag-int-past-long 2 "--tp must be in [1, 4096], got 99999999999999999999" '$SS run --tp 99999999999999999999'
+# strtoll and strtod skip leading blanks: a quoted ' 3' was taken as 3 while
+# '3 ' was refused; both are refused now, as a number in any other odd form
+t flag-int-leading-blank 2 "--jobs must be an integer, got ' 3'" "\$SS eval exp --jobs ' 3'"
+t flag-int-leading-tab 2 "--tp must be an integer, got '	4'" "\$SS run --tp '	4'"
+t flag-num-leading-blank 2 "--rate must be a number, got ' 5'" "\$SS run --rate ' 5' --num-requests 5"
+t flag-num-plain-admits 0 '' '$SS run --rate 5 --tp 1 --num-requests 5 > /dev/null'
 t duration-brings-no-request 2 "--duration: no request arrives within the 1e-300 s the workload lasts" '$SS run --duration 1e-300'
 t workload-from-stdin 0 "" '$SS run --workload - --format json < w.json | grep -q "\"arrived\": 20"'
 t eval-link-loop 3 "loop: Too many levels of symbolic links" 'ln -s loop loop && $SS eval loop; r=$?; rm loop; exit $r'
