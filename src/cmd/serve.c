@@ -39,6 +39,8 @@ static const struct argtab_row flag_rows[] = {
 	       "  each; text counts ceil(characters / --chars-per-token); a chat adds 4 tokens a\n"
 	       "  message.  Output: max_tokens (max_completion_tokens), else --default-max-tokens,\n"
 	       "  every request running to it (as with \"ignore_eos\": true; no stop strings).\n"
+	       "  temperature, top_p, the penalties, seed and stop are checked as OpenAI types\n"
+	       "  them, not modelled.\n"
 	       "  A prompt and max_tokens past max_model_len, bad JSON or fields: 400 with OpenAI's\n"
 	       "  {\"error\": {...}}; an unknown model: 404; a body over --max-body-bytes: 413.\n"
 	       "\n"

@@ -538,10 +538,61 @@ static int text_len(const struct json *v, int64_t *chars)
 	return 0;
 }
 
+/* The sampling fields servesim does not model (its tokens are not drawn:
+ * every request runs to max_tokens) but checks as the OpenAI API types
+ * them, as vLLM's request validation does, so a client's bad value is told
+ * and not taken without a word: numbers in [lo, hi] ((lo, hi] when
+ * lo_open), or null. */
+static const struct sampling_field {
+	const char *key;
+	double lo, hi;
+	bool lo_open;
+	const char *range;
+} sampling_fields[] = {
+	{"temperature", 0, 2, false, "from 0 to 2"},
+	{"top_p", 0, 1, true, "in (0, 1]"},
+	{"presence_penalty", -2, 2, false, "from -2 to 2"},
+	{"frequency_penalty", -2, 2, false, "from -2 to 2"},
+};
+
+/* 400 with msg and *param set when a field of q has a value of the wrong
+ * type (sampling_fields, stop, seed, ignore_eos), else 0. */
+static unsigned check_sampling(const struct json *q, const char **param, char *msg, size_t n)
+{
+	const struct json *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(sampling_fields) / sizeof(sampling_fields[0]); i++) {
+		const struct sampling_field *f = &sampling_fields[i];
+		double d;
+		if (!(v = json_get(q, f->key)) || json_type_of(v) == JSON_NULL)
+			continue;
+		d = json_type_of(v) == JSON_NUMBER ? json_number(v) : NAN;
+		if (!(d >= f->lo && d <= f->hi) || (f->lo_open && d == f->lo))
+			return *param = f->key, snprintf(msg, n, "'%s' must be a number %s", f->key, f->range), 400;
+	}
+	if ((v = json_get(q, "seed")) && json_type_of(v) != JSON_NULL &&
+	    (json_type_of(v) != JSON_NUMBER || json_number(v) != floor(json_number(v))))
+		return *param = "seed", snprintf(msg, n, "'seed' must be an integer"), 400;
+	if ((v = json_get(q, "ignore_eos")) && json_type_of(v) != JSON_NULL && json_type_of(v) != JSON_BOOL)
+		return *param = "ignore_eos", snprintf(msg, n, "'ignore_eos' must be true or false"), 400;
+	if ((v = json_get(q, "stop")) && json_type_of(v) != JSON_NULL && json_type_of(v) != JSON_STRING) {
+		const struct json *s;
+		bool ok = json_type_of(v) == JSON_ARRAY;
+		for (s = ok ? json_first(v) : NULL; s; s = json_next(s))
+			ok = ok && json_type_of(s) == JSON_STRING;
+		if (!ok)
+			return *param = "stop", snprintf(msg, n, "'stop' must be a string or an array of strings"),
+			       400;
+	}
+	return 0;
+}
+
 static unsigned parse_ask(const struct server *sv, const struct json *q, bool chat, struct ask *a,
 			  const char **param, char *msg, size_t n)
 {
 	const struct json *v, *ids = json_get(q, "prompt_token_ids");
+	unsigned rc;
 	double d;
 
 	memset(a, 0, sizeof(*a));
@@ -618,9 +669,19 @@ static unsigned parse_ask(const struct server *sv, const struct json *q, bool ch
 			return *param = "stream", snprintf(msg, n, "'stream' must be true or false"), 400;
 		a->stream = json_bool(v);
 	}
-	if ((v = json_get(q, "stream_options")) && json_type_of(v) == JSON_OBJECT &&
-	    (v = json_get(v, "include_usage")) && json_type_of(v) == JSON_BOOL)
-		a->include_usage = json_bool(v);
+	if ((v = json_get(q, "stream_options")) && json_type_of(v) != JSON_NULL) {
+		if (json_type_of(v) != JSON_OBJECT)
+			return *param = "stream_options",
+			       snprintf(msg, n, "'stream_options' must be an object ({\"include_usage\": true})"), 400;
+		if ((v = json_get(v, "include_usage")) && json_type_of(v) != JSON_NULL) {
+			if (json_type_of(v) != JSON_BOOL)
+				return *param = "stream_options",
+				       snprintf(msg, n, "'stream_options.include_usage' must be true or false"), 400;
+			a->include_usage = json_bool(v);
+		}
+	}
+	if ((rc = check_sampling(q, param, msg, n)) != 0)
+		return rc;
 	if (a->prompt > (1 << 24))
 		return *param = "prompt", snprintf(msg, n, "the prompt holds %lld tokens; servesim takes at most 16777216",
 						   (long long)a->prompt), 400;

@@ -86,6 +86,14 @@ bad 400 "max_tokens not a number" "$u/v1/completions" -d "{\"model\":\"$model\",
 bad 400 "no messages" "$u/v1/chat/completions" -d "{\"model\":\"$model\",\"messages\":[]}"
 bad 400 "prompt + max_tokens past max_model_len" "$u/v1/completions" -d "{\"model\":\"$model\",\"prompt\":\"x\",\"max_tokens\":200000}"
 bad 404 "unknown model" "$u/v1/completions" -d '{"model":"no-such-model","prompt":"x"}'
+# sampling fields servesim does not model, typed as the OpenAI API types them
+bad 400 "temperature a string" "$u/v1/completions" -d "{\"model\":\"$model\",\"prompt\":\"x\",\"temperature\":\"hot\"}"
+jq -e '.error.param == "temperature"' "$w/bad.json" >/dev/null; check $? "temperature a string: the field named"
+bad 400 "top_p 0" "$u/v1/chat/completions" -d "{\"model\":\"$model\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"top_p\":0}"
+bad 400 "stop a number" "$u/v1/completions" -d "{\"model\":\"$model\",\"prompt\":\"x\",\"stop\":5}"
+bad 400 "include_usage a string" "$u/v1/completions" -d "{\"model\":\"$model\",\"prompt\":\"x\",\"stream_options\":{\"include_usage\":\"yes\"}}"
+[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 30 "$u/v1/completions" -d "{\"model\":\"$model\",\"prompt\":\"x\",\"max_tokens\":2,\"temperature\":0.7,\"top_p\":1,\"stop\":[\"\\n\"],\"seed\":3,\"ignore_eos\":true,\"presence_penalty\":-0.5}")" = 200 ]
+check $? "well-typed sampling fields: 200"
 bad 404 "unknown route" "$u/v1/embeddings" -d '{}'
 bad 405 "GET on completions" "$u/v1/completions"
 bad 400 "an oversize prompt (150,000 tokens)" "$u/v1/completions" --data-binary "@$w/long.json"
