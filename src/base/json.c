@@ -351,7 +351,7 @@ int json_parse(const char *text, size_t len, const char *source, struct json **o
 {
 	const char *end = NULL;
 	cJSON *root;
-	size_t line, col, off, bad;
+	size_t line, col, off, bad, open;
 	const char *dup;
 	char *marked;
 	const cJSON *big;
@@ -388,6 +388,18 @@ int json_parse(const char *text, size_t len, const char *source, struct json **o
 		if (depth_at(text, off) >= JSON_MAX_DEPTH)
 			return err_set(e, SS_EDATA, "%s:%zu:%zu: malformed JSON: arrays and objects nested more than %d deep",
 				       source, line, col, JSON_MAX_DEPTH);
+		/* brackets still open at the end: a cut file (a write that
+		 * stopped, a copy of its head), whose end is where it breaks */
+		if ((open = depth_at(text, len)) > 0) {
+			size_t z = len; /* just past its last character */
+			while (z > 0 && (text[z - 1] == ' ' || text[z - 1] == '\n' || text[z - 1] == '\r' ||
+					 text[z - 1] == '\t'))
+				z--;
+			line_col(text, z, &line, &col);
+			return err_set(e, SS_EDATA, "%s:%zu:%zu: malformed JSON: the text ends with %zu object%s or "
+				       "array%s still open (a truncated file?)", source, line, col, open,
+				       open == 1 ? "" : "s", open == 1 ? "" : "s");
+		}
 		return err_set(e, SS_EDATA, "%s:%zu:%zu: malformed JSON", source, line, col);
 	}
 	if (big) {

@@ -756,6 +756,40 @@ int html_page(FILE *f, const struct json *res, const char *source, struct err *e
 	return 0;
 }
 
+/* The first line of JSONL text that is not a JSON value: its error as the
+ * file's line and column (each line parsed after as many newlines as come
+ * before it, which JSON reads as blanks), or, when every line parses
+ * alone, e's error (the rows together) with source before it. */
+static int jsonl_where(const char *text, size_t len, const char *source, struct err *e)
+{
+	size_t i, b, nl = 0;
+	struct err le;
+
+	for (i = 0, b = 0; i <= len; i++) {
+		if (i < len && text[i] != '\n')
+			continue;
+		if (i > b) {
+			char *buf = xmalloc(nl + (i - b));
+			struct json *v = NULL;
+			int rc;
+			memset(buf, '\n', nl);
+			memcpy(buf + nl, text + b, i - b);
+			err_clear(&le);
+			rc = json_parse(buf, nl + (i - b), source, &v, &le);
+			free(buf);
+			json_free(v);
+			if (rc < 0) {
+				*e = le;
+				return rc;
+			}
+		}
+		nl++;
+		b = i + 1;
+	}
+	err_prefix(e, "%s", source);
+	return -e->code;
+}
+
 int html_result_parse(const char *text, size_t len, const char *source, struct json **out, struct err *e)
 {
 	struct sbuf *lines;
@@ -770,9 +804,22 @@ int html_result_parse(const char *text, size_t len, const char *source, struct j
 		return 0;
 	for (a = 0; a < len && (text[a] == ' ' || text[a] == '\n' || text[a] == '\t' || text[a] == '\r'); a++)
 		;
-	if (a < len && text[a] == '{')
-		f = SWEEP_JSONL; /* sweep --format jsonl: one object per line */
-	else if (len - a >= 17 && strncmp(text + a, "servesim_version,", 17) == 0)
+	if (a < len && text[a] == '{') {
+		/* sweep --format jsonl: one object per line; a first line that
+		 * is not a whole object is a JSON document (run, search, ...
+		 * print several lines) that does not parse: where it breaks
+		 * (a truncated file: its end), not a JSONL complaint */
+		size_t z = a;
+		while (z < len && text[z] != '\n')
+			z++;
+		while (z > a && (text[z - 1] == ' ' || text[z - 1] == '\t' || text[z - 1] == '\r'))
+			z--;
+		if (text[z - 1] != '}') {
+			*e = pe;
+			return -pe.code;
+		}
+		f = SWEEP_JSONL;
+	} else if (len - a >= 17 && strncmp(text + a, "servesim_version,", 17) == 0)
 		f = SWEEP_CSV;   /* sweep's CSV, header first */
 	else if (a < len && text[a] == '[') {
 		*e = pe; /* a JSON document that does not parse: where it breaks */
@@ -793,8 +840,18 @@ int html_result_parse(const char *text, size_t len, const char *source, struct j
 		}
 		b = i + 1;
 	}
+	if (f == SWEEP_JSONL && n == 1) {
+		/* one line: one JSON document that does not parse (whose
+		 * line and column are the file's) */
+		sb_release(&lines[0]);
+		free(lines);
+		*e = pe;
+		return -pe.code;
+	}
 	rc = sweep_rows_json(lines, n, f, out, e);
-	if (rc < 0)
+	if (rc < 0 && f == SWEEP_JSONL)
+		rc = jsonl_where(text, len, source, e);
+	else if (rc < 0)
 		err_prefix(e, "%s", source);
 	for (i = 0; i < n; i++)
 		sb_release(&lines[i]);

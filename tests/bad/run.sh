@@ -506,7 +506,7 @@ t profile-prefix-negative 3 "profile.yaml: data: 'prefix_tokens' must be in [0, 
 t profile-prefix-1e300 3 "'prefix_tokens' must be in [0, 16777216], got 1e+300" '$SS import gl-prof-frac -o out'
 t profile-missing-warns 0 "warning: gl-noprof: no profile.yaml" '$SS eval gl-noprof > /dev/null'
 t facts-unknown-key 3 "engine-facts.json: unknown key 'num_gpu_block'" '$SS eval gl-facts-key'
-t facts-malformed 3 "engine-facts.json:1:19: malformed JSON" '$SS eval gl-facts-bad'
+t facts-malformed 3 "engine-facts.json:1:19: malformed JSON: the text ends with 1 object or array still open (a truncated file?)" '$SS eval gl-facts-bad'
 t facts-infinity 3 "'num_gpu_blocks' must be a finite number" '$SS calibrate gl-facts-inf'
 t facts-engine-not-string 3 "engine-facts.json: 'engine' must be a string" '$SS eval gl-facts-engine'
 t facts-kv-gib-negative 3 "'available_kv_cache_gib' must be in [0, 1048576], got -1" '$SS eval gl-facts-gib'
@@ -683,6 +683,10 @@ t curve-svg-fails-no-curve 1 "/dev/full: write error" 'ln -s /dev/full full && $
 t html-fails-capacity-no-curve 1 "/dev/full: write error" 'ln -s /dev/full full && $SS capacity --slo ttft_p90_ms=1000 --curve c.csv --html full > /dev/null; r=$?; rm full; exit $r'
 t html-fails-search-no-csv 1 "/dev/full: write error" 'ln -s /dev/full full && $SS search --model llama-3.1-8b --gpus h100:1 --engine vllm --slo ttft_p90_ms=1000 --num-requests 1000 --csv s.csv --html full > /dev/null; r=$?; rm full; exit $r'
 t html-fails-sweep-no-out 1 "/dev/full: write error" 'ln -s /dev/full full && $SS sweep --rate 5,10 --num-requests 50 --out o.jsonl --html full > /dev/null; r=$?; rm full; exit $r'
+# audit33: a cut run JSON was read as sweep JSONL ("sweep rows:1:4: malformed
+# JSON"); a bad JSONL row was placed in the rows joined, not the file's line
+t report-truncated-run 3 "cut.json:3:14: malformed JSON: the text ends with 2 objects or arrays still open (a truncated file?)" 'printf "{\n  \"status\": \"ok\",\n  \"config\": {\n" > cut.json; $SS report cut.json --out o.html; r=$?; rm cut.json; exit $r'
+t report-jsonl-bad-row 3 "rows.jsonl:2:10: malformed JSON" 'printf "%s\n%s\n" "{\"a\": 1}" "{\"b\": 2,,}" > rows.jsonl; $SS report rows.jsonl --out o.html; r=$?; rm rows.jsonl; exit $r'
 t report-fails-eval-no-plots 1 "/dev/full: write error" 'ln -s /dev/full full && $SS eval exp --report full --plots pl > /dev/null; r=$?; rm full; exit $r'
 t report-fails-eval-no-html 1 "/dev/full: write error" 'ln -s /dev/full full && $SS eval exp --report full --html p.html > /dev/null; r=$?; rm full; exit $r'
 t run-step-log-fails-no-requests 1 "/dev/full: write error" 'ln -s /dev/full full && $SS run --workload w.json --requests-out r.csv --step-log full > /dev/null; r=$?; rm full; exit $r'
