@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run every unit test program, the golden CLI cases, the bad-input corpus
 # (tests/bad/run.sh), the include layers (tests/layers.sh), the README/docs
-# examples (tests/docs/run.sh), the memory plan beside the engines' logs
+# examples and links (tests/docs/run.sh) and the link checker's own test
+# (tests/docs/links.sh --self-test), the memory plan beside the engines' logs
 # (eval/memory/check.sh) and
 # `servesim serve` against live clients (tests/serve/run.sh); print one summary.
 # usage: run_tests.sh TESTBIN_DIR SERVESIM_BIN test_a test_b ...
@@ -40,6 +41,7 @@ suite golden tests/golden/run.sh "$bin"
 suite layers tests/layers.sh
 suite "bad input" tests/bad/run.sh "$bin"
 suite "docs examples" tests/docs/run.sh "$bin"
+suite "docs link checker" tests/docs/links.sh --self-test
 suite serve tests/serve/run.sh "$bin" "$dir/serve_client"
 suite scripts tests/scripts.sh
 suite "memory logs" eval/memory/check.sh "$bin" --check

@@ -17,7 +17,8 @@
 # left for a person to edit).
 # It also checks that each command servesim lists has its page
 # docs/commands/COMMAND.md holding its --help output as an example, and that
-# every relative link of the pages names a file that exists.
+# every relative link and #anchor of the pages names a file and heading that
+# exist (tests/docs/links.sh).
 # usage: run.sh SERVESIM_BIN [--all] [--regen] [FILE.md...]
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift
 all=0; regen=0
@@ -170,15 +171,12 @@ else
 	fail=$((fail + 1))
 	echo "FAIL docs README.md: $readme_lines lines (at most 300) or its first block is not 'make demo', 'make check'"
 fi
-# Relative links point at files that exist.
-for md in "$@"; do
-	d=$(dirname "$md")
-	for l in $(grep -o '](\([^)#:]*\)[)#]' "$md" | sed 's/^](//; s/[)#]$//' | sort -u); do
-		[ -n "$l" ] || continue
-		if [ -e "$d/$l" ]; then pass=$((pass + 1))
-		else fail=$((fail + 1)); echo "FAIL docs link $md: $l does not exist"; fi
-	done
-done
+# Relative links and #anchors point at files and headings that exist
+# (tests/docs/links.sh).
+out=$(sh "$(dirname "$0")/links.sh" "$@")
+printf '%s\n' "$out" | sed '$d'
+pass=$((pass + $(printf '%s\n' "$out" | sed -n '$s/ passed.*//p')))
+fail=$((fail + $(printf '%s\n' "$out" | sed -n '$s/.* passed, \([0-9]*\) failed$/\1/p')))
 [ $skipped -gt 0 ] && echo "docs: $skipped slow examples not run (make check-docs runs them)"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
