@@ -186,9 +186,12 @@ static const struct argtab_row flag_rows[] = {
 	      "kind's operators (attention, GEMMs, MoE, communication,\n"
 	      "other) and the host terms, as the simulator prices them\n"
 	      "(text or json)")},
-	{AT_B("--check-invariants", O(check_inv), NULL)},
-	{AT_B("--no-decode-segments", O(no_segments), NULL)},
-	{AT_B("--no-arrival-thread", O(no_arrival_thread), NULL)},
+	AT_TXT("checks (the tests run these; the results are the same, only slower):\n"),
+	{AT_B("--check-invariants", O(check_inv), "after every event: the clock, the event queue, each KV\n"
+	      "cache and running list, and arrived = completed + in flight\n"
+	      "+ rejected + aborted; a broken one stops the run (exit 1)")},
+	{AT_B("--no-decode-segments", O(no_segments), "price decode step by step, not in planned segments")},
+	{AT_B("--no-arrival-thread", O(no_arrival_thread), "draw arrivals inline, not on a second thread")},
 	AT_TXT("\n"
 	       "Metrics are client-side: TTFT = first token - arrival + API term; ITL =\n"
 	       "(E2E - TTFT)/(output - 1) (vLLM's TPOT); ITL pooled = every token gap pooled (vLLM's\n"
