@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/argval.h"
 #include "deploy/catalog.h"
@@ -52,17 +53,44 @@ int catalog_load_gpus(struct catalog *c, struct err *e)
 	return 0;
 }
 
+/* A model's Hugging Face config.json at path, or in the folder path names
+ * (as vLLM's --model takes a local model folder), whose name is then the
+ * model's id. */
+static int load_config_at(const char *path, struct model_cfg *m, struct err *e)
+{
+	struct stat st;
+	char file[1100], id[256];
+	size_t len = strlen(path), start;
+
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return model_load_file(path, NULL, m, e);
+	while (len > 1 && path[len - 1] == '/') /* "models/llama/" is llama */
+		len--;
+	snprintf(file, sizeof(file), "%.*s/config.json", (int)len, path);
+	if (!paths_exists(file))
+		return err_set(e, SS_EUSAGE, "%s: a folder without config.json (a model folder holds the model's "
+			       "Hugging Face config.json)", path);
+	for (start = len; start > 0 && path[start - 1] != '/'; start--)
+		;
+	snprintf(id, sizeof(id), "%.*s", (int)(len - start), path + start);
+	return model_load_file(file, id, m, e);
+}
+
 int catalog_load_model(struct catalog *c, const char *name, const char *config_path,
 		       struct model_cfg *m, struct err *e)
 {
 	int rc;
 
 	if (config_path)
-		return model_load_file(config_path, NULL, m, e);
+		return load_config_at(config_path, m, e);
 	if (!name)
 		return err_set(e, SS_EUSAGE, "a model is required: give MODEL or --config PATH");
 	if ((rc = catalog_load_registry(c, e)) < 0)
 		return rc;
+	/* a name the registry does not know that is a file or folder here:
+	 * its config, as vLLM's --model reads a local path */
+	if (!registry_find(&c->reg, name) && paths_exists(name))
+		return load_config_at(name, m, e);
 	return registry_load_model(&c->reg, name, m, e);
 }
 

@@ -78,7 +78,8 @@ void scenopts_help_group(enum deploy_group g, FILE *f)
 
 static const char help_model[] =
 	"model and hardware (as servesim run):\n"
-	"  --model M | --config PATH  registry id or HF name (default llama-3.1-8b) or config.json\n"
+	"  --model M | --config PATH  registry id or HF name (default llama-3.1-8b), or a\n"
+	"                            config.json or model folder\n"
 	"  --gpu G                   GPU (default h100)\n"
 	"  --tp N --dp N --ep N --pp N  parallel layout (vLLM and SGLang spellings accepted)\n"
 	/* (then the pool's lines of the deployment field table) */

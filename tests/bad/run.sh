@@ -161,6 +161,8 @@ sed '2s/,[0-9.]*,\([0-9.]*\r*\)$/,1e308,\1/' "$root/tests/golden/fixtures/reader
 sed '2s/,[0-9.]*\(\r*\)$/,\1/' "$root/tests/golden/fixtures/readers/aic-small.csv" > aic-tpot-empty.csv
 mkdir -p aicp-relay && cp aicp/silicon.csv aicp-relay/ &&
 	sed 's/^\(dsr1_.*\),16,16384,0,0,0,0,0$/\1,16,16384,0,0,3,0,0/' aicp/inferencex_pools.csv > aicp-relay/inferencex_pools.csv
+# a local model folder, as vLLM's --model takes one (audit33), and one without config.json
+mkdir -p mdir/Llama-local mdir/empty && cp "$root/data/models/llama-3.1-8b-instruct.json" mdir/Llama-local/config.json
 mkdir -p exp && cp "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/experiment.json" exp/ &&
 	head -21 "$root/eval/ground_truth/guidellm/jan20-codellama-prefill-1/requests.csv" > exp/requests.csv
 x_exp() { mkdir -p "$1"; sed "$2" exp/experiment.json > "$1/experiment.json"; sed "$3" exp/requests.csv > "$1/requests.csv"; }
@@ -687,6 +689,9 @@ t html-fails-sweep-no-out 1 "/dev/full: write error" 'ln -s /dev/full full && $S
 # JSON"); a bad JSONL row was placed in the rows joined, not the file's line
 t report-truncated-run 3 "cut.json:3:14: malformed JSON: the text ends with 2 objects or arrays still open (a truncated file?)" 'printf "{\n  \"status\": \"ok\",\n  \"config\": {\n" > cut.json; $SS report cut.json --out o.html; r=$?; rm cut.json; exit $r'
 t report-jsonl-bad-row 3 "rows.jsonl:2:10: malformed JSON" 'printf "%s\n%s\n" "{\"a\": 1}" "{\"b\": 2,,}" > rows.jsonl; $SS report rows.jsonl --out o.html; r=$?; rm rows.jsonl; exit $r'
+t model-folder-no-config 2 "mdir/empty: a folder without config.json (a model folder holds the model's Hugging Face config.json)" '$SS run --model mdir/empty --num-requests 5'
+t model-folder-admits 0 '' '$SS run --model mdir/Llama-local/ --num-requests 5 | grep -q "^model      Llama-local (mdir/Llama-local/config.json)"'
+t model-config-folder-admits 0 '' '$SS run --config mdir/Llama-local --num-requests 5 | grep -q "^model      Llama-local "'
 t report-fails-eval-no-plots 1 "/dev/full: write error" 'ln -s /dev/full full && $SS eval exp --report full --plots pl > /dev/null; r=$?; rm full; exit $r'
 t report-fails-eval-no-html 1 "/dev/full: write error" 'ln -s /dev/full full && $SS eval exp --report full --html p.html > /dev/null; r=$?; rm full; exit $r'
 t run-step-log-fails-no-requests 1 "/dev/full: write error" 'ln -s /dev/full full && $SS run --workload w.json --requests-out r.csv --step-log full > /dev/null; r=$?; rm full; exit $r'
