@@ -1,5 +1,4 @@
 /* argval.c - numbers and lists from flag values (argval.h). */
-#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -8,16 +7,67 @@
 
 #include "base/argval.h"
 
+/* The text begins as a number does (a sign, a digit or a point), not with a
+ * blank strtoll and strtod would pass over. */
+static bool argval_starts_number(const char *arg)
+{
+	return arg[0] != '\0' && strchr("+-.0123456789", arg[0]);
+}
+
+bool argval_lead_int(const char *s, long long *v, const char **end)
+{
+	char *e;
+
+	if (!argval_starts_number(s) || *s == '.')
+		return false;
+	errno = 0;
+	*v = strtoll(s, &e, 10);
+	*end = e;
+	return e != s && errno != ERANGE;
+}
+
+bool argval_lead_num(const char *s, double *v, const char **end)
+{
+	char *e;
+
+	if (!argval_starts_number(s))
+		return false;
+	*v = strtod(s, &e);
+	*end = e;
+	/* decimal only: strtod also reads hex ("0x10") */
+	return e != s && strspn(s, "0123456789.eE+-") >= (size_t)(e - s);
+}
+
+bool argval_pattern(const char *s, const char *pat, long long *v, int nv)
+{
+	int n = 0;
+
+	for (; *pat; pat++) {
+		const char *end;
+		if (*pat != '#') {
+			if (*s != *pat)
+				return false;
+			s++;
+			continue;
+		}
+		if (n == nv || !argval_lead_int(s, &v[n], &end))
+			return false;
+		n++;
+		s = end;
+	}
+	return *s == '\0';
+}
+
 int argval_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_t *out, struct err *e)
 {
 	char *end;
 	long long v;
 
+	/* digits and one leading sign only: strtoll would also skip leading
+	 * blanks (" 3", "\t3"), which a quoted flag value carries by mistake */
 	errno = 0;
 	v = strtoll(arg, &end, 10);
-	/* strtoll skips leading blanks: a value with them is refused, as one
-	 * with trailing blanks is */
-	if (end == arg || *end || isspace((unsigned char)arg[0]))
+	if (end == arg || *end || !argval_starts_number(arg))
 		return err_set(e, SS_EUSAGE, "%s must be an integer, got '%s'", flag, arg);
 	/* an integer past long long (ERANGE) is out of range too: say which */
 	if (errno == ERANGE || v < lo || v > hi) {

@@ -14,6 +14,19 @@ int argval_int(const char *flag, const char *arg, int64_t lo, int64_t hi, int64_
 /* A decimal number >= lo (> lo when lo_open) into *out; SS_EUSAGE
  * otherwise, past a double's range too. */
 int argval_num(const char *flag, const char *arg, double lo, bool lo_open, double *out, struct err *e);
+/* The number at the start of s, for flags whose value holds numbers among
+ * other text ("h100:8", "1:4", "ttft:500"): a sign or digit first (no blank,
+ * which strtoll and strtod pass over), decimal digits only (no hex, inf or
+ * nan).  true with the value in *v and *end just past it; false when s does
+ * not start with such a number, or (an integer) one past long long.  A
+ * number past a double's range is HUGE_VAL or 0: the caller's range check
+ * refuses it. */
+bool argval_lead_int(const char *s, long long *v, const char **end);
+bool argval_lead_num(const char *s, double *v, const char **end);
+/* s is pat exactly, each '#' of pat an integer as argval_lead_int reads it
+ * ("2p4d" against "#p#d"), the integers into v[0 .. nv-1] in order; the
+ * replacement of sscanf("%dp%dd%c"), which passes over blanks. */
+bool argval_pattern(const char *s, const char *pat, long long *v, int nv);
 /* The items of a comma-separated list ("--tp 1,2,4"), one at a time:
  *	struct argval_items it;
  *	argval_items_start(&it, "--tp", arg);

@@ -10,6 +10,7 @@
 
 #include "engine/registry.h"
 #include "base/alloc.h"
+#include "base/argval.h"
 #include "base/json.h"
 #include "engine/sglang.h"
 
@@ -376,42 +377,34 @@ int scenflags_run_check(struct scenflags *f, const struct scenflags_run *o, cons
 
 int scenflags_run_parse_pd(const char *arg, struct scenflags_run *o, struct err *e)
 {
-	char tail, *end;
-	int np = 0, nd = 0;
-	long ne = 0;
-	const char *pd = arg;
+	long long v[3] = {0, 0, 0};
+	bool epd = strchr(arg, 'e') != NULL;
 
 	/* E/P/D: XeYpZd, or Xe1pd (encoders ahead of the aggregated engine) */
-	if (strchr(arg, 'e')) {
-		ne = strtol(arg, &end, 10);
-		if (end == arg || *end != 'e' || ne < 1 || ne > 1024)
-			ne = -1;
-		else
-			pd = end + 1;
-	}
-	if (ne > 0 && strcmp(pd, "1pd") == 0) {
-		o->epd_encoders = (int)ne;
+	if (epd && argval_pattern(arg, "#e1pd", v, 1) && v[0] >= 1 && v[0] <= 1024) {
+		o->epd_encoders = (int)v[0];
 		return 0;
 	}
-	if (ne < 0 || sscanf(pd, "%dp%dd%c", &np, &nd, &tail) != 2 || np < 1 || nd < 1 || np > 1024 || nd > 1024)
+	if (!(epd ? argval_pattern(arg, "#e#p#d", v, 3) : argval_pattern(arg, "#p#d", v + 1, 2)) ||
+	    (epd && (v[0] < 1 || v[0] > 1024)) || v[1] < 1 || v[2] < 1 || v[1] > 1024 || v[2] > 1024)
 		return err_set(e, SS_EUSAGE,
 			       "--disaggregate must be XpYd (X prefill and Y decode workers, 1 to 1024 each), "
 			       "XeYpZd or Xe1pd (X encoder workers ahead of them or of the aggregated engine), got '%s'",
 			       arg);
-	o->epd_encoders = (int)ne;
-	o->pd_prefill = np;
-	o->pd_decode = nd;
+	o->epd_encoders = (int)v[0];
+	o->pd_prefill = (int)v[1];
+	o->pd_decode = (int)v[2];
 	return 0;
 }
 
 int scenflags_breakdown_parse(const char *arg, struct bd_step *o, struct err *e)
 {
-	long long b = 0, x = 0, y = 0;
-	char tail;
+	long long v[3] = {0, 0, 0}, b, x, y;
 	int n;
 
 	if (strncmp(arg, "decode:", 7) == 0) {
-		n = sscanf(arg + 7, "%lld:%lld%c", &b, &x, &tail);
+		n = argval_pattern(arg, "decode:#:#", v, 2) ? 2 : 0;
+		b = v[0], x = v[1];
 		if (n == 2 && b >= 1 && b <= 1 << 20 && x >= 0 && x <= 1 << 24) {
 			o->batch = b;
 			o->len = 1;
@@ -419,7 +412,8 @@ int scenflags_breakdown_parse(const char *arg, struct bd_step *o, struct err *e)
 			return 0;
 		}
 	} else if (strncmp(arg, "prefill:", 8) == 0) {
-		n = sscanf(arg + 8, "%lld:%lld:%lld%c", &b, &x, &y, &tail);
+		n = argval_pattern(arg, "prefill:#:#:#", v, 3) ? 3 : argval_pattern(arg, "prefill:#:#", v, 2) ? 2 : 0;
+		b = v[0], x = v[1], y = v[2];
 		if ((n == 2 || n == 3) && b >= 1 && b <= 1 << 20 && x >= 1 && x <= 1 << 24 && y >= 0 &&
 		    y <= 1 << 24) {
 			o->prefill = true;

@@ -10,6 +10,7 @@
 
 #include "plan/autoscale.h"
 #include "base/alloc.h"
+#include "base/argval.h"
 #include "base/stats.h"
 #include "cost/cost.h"
 #include "plan/prices.h"
@@ -40,12 +41,13 @@ int autoscale_cfg_check(const struct autoscale_cfg *c, bool flag_given, struct e
 
 int autoscale_range_parse(const char *arg, struct autoscale_cfg *c, struct err *e)
 {
-	char tail;
+	long long v[2];
 
-	if (sscanf(arg, "%d:%d%c", &c->min, &c->max, &tail) != 2 || c->min < 1 || c->max < c->min ||
-	    c->max > SIM_MAX_REPLICAS)
+	if (!argval_pattern(arg, "#:#", v, 2) || v[0] < 1 || v[1] < v[0] || v[1] > SIM_MAX_REPLICAS)
 		return err_set(e, SS_EUSAGE, "--autoscale must be MIN:MAX replicas with 1 <= MIN <= MAX <= %d, got '%s'",
 			       SIM_MAX_REPLICAS, arg);
+	c->min = (int)v[0];
+	c->max = (int)v[1];
 	return 0;
 }
 

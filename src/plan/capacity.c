@@ -78,7 +78,8 @@ void cap_binding_name(const struct cap_cfg *c, int b, char *buf, size_t n)
 
 static int parse_one(const char *item, struct cap_slo *out, struct err *e)
 {
-	char name[64], *eq, *us, *end;
+	char name[64], *eq, *us;
+	const char *end;
 	size_t len;
 	int m, st;
 	double v;
@@ -121,8 +122,7 @@ static int parse_one(const char *item, struct cap_slo *out, struct err *e)
 		return err_set(e, SS_EUSAGE,
 			       "--slo: unknown statistic '%s' in '%s_%s_ms', expected mean, p50, p90, p95 or p99",
 			       us + 1, name, us + 1);
-	v = strtod(eq + 1, &end);
-	if (end == eq + 1 || *end != '\0' || !isfinite(v) || v <= 0)
+	if (!argval_lead_num(eq + 1, &v, &end) || *end != '\0' || !isfinite(v) || v <= 0)
 		return err_set(e, SS_EUSAGE, "--slo: limit of %s_%s_ms must be a number of ms > 0, got '%s'",
 			       name, us + 1, eq + 1);
 	out->metric = (enum cap_metric)m;

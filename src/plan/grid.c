@@ -47,10 +47,9 @@ static int new_axis(struct grid *g, const char *name, const char *flag, struct g
 
 static int parse_num(const char *flag, const char *item, const char *s, double *v, struct err *e)
 {
-	char *end;
+	const char *end;
 
-	*v = strtod(s, &end);
-	if (end == s || *end != '\0' || !isfinite(*v))
+	if (!argval_lead_num(s, v, &end) || *end != '\0' || !isfinite(*v))
 		return err_set(e, SS_EUSAGE, "%s: '%s' is not a number (items are N or START:STOP:STEP)",
 			       flag, item);
 	return 0;

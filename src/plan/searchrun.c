@@ -65,15 +65,15 @@ int search_parse_gpus(const char *arg, struct search_req *q, struct err *e)
 	q->ngpu = 0;
 	argval_items_start(&it, "--gpus", arg);
 	while ((rc = argval_items_next(&it, e)) > 0) {
-		char *tok = it.item, *colon = strchr(tok, ':'), *end;
-		long n;
+		char *tok = it.item, *colon = strchr(tok, ':');
+		const char *end;
+		long long n;
 		if (q->ngpu == SEARCH_MAX_BUDGET)
 			return err_set(e, SS_EUSAGE, "--gpus: at most 8 GPU types");
 		if (!colon || colon == tok)
 			return err_set(e, SS_EUSAGE, "--gpus: '%s' must be GPU:COUNT, e.g. h100:8", tok);
 		*colon = '\0';
-		n = strtol(colon + 1, &end, 10);
-		if (end == colon + 1 || *end || n < 1 || n > 4096)
+		if (!argval_lead_int(colon + 1, &n, &end) || *end || n < 1 || n > 4096)
 			return err_set(e, SS_EUSAGE, "--gpus: count of %s must be 1 to 4096, got '%s'", tok,
 				       colon + 1);
 		if (colon - tok >= (ptrdiff_t)sizeof(q->gpu_names[0]))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/argval.h"
 #include "base/loghist.h"
 #include "sim/sim.h"
 
@@ -49,7 +50,8 @@ int sim_goodput_parse(const char *arg, double lim[3], struct err *e)
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (t = strtok_r(buf, " ,", &save); t; t = strtok_r(NULL, " ,", &save)) {
-		char *colon = strchr(t, ':'), *end;
+		char *colon = strchr(t, ':');
+		const char *end;
 		double v;
 		if (!colon)
 			return err_set(e, SS_EUSAGE, "--goodput: '%s' must be KEY:MS with KEY ttft, tpot or e2el (vLLM's syntax), e.g. --goodput 'ttft:500 tpot:50'", t);
@@ -58,8 +60,7 @@ int sim_goodput_parse(const char *arg, double lim[3], struct err *e)
 			;
 		if (k == 3)
 			return err_set(e, SS_EUSAGE, "--goodput: unknown metric '%s', expected ttft, tpot or e2el", t);
-		v = strtod(colon + 1, &end);
-		if (end == colon + 1 || *end || !(v > 0) || !isfinite(v))
+		if (!argval_lead_num(colon + 1, &v, &end) || *end || !(v > 0) || !isfinite(v))
 			return err_set(e, SS_EUSAGE, "--goodput: %s must be a number of ms > 0, got '%s'", t, colon + 1);
 		lim[k] = v;
 		n++;

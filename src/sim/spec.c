@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/spec.h"
+#include "base/argval.h"
 
 const char *spec_method_name(enum spec_method m)
 {
@@ -42,11 +43,10 @@ int spec_parse_rates(const char *s, struct spec_cfg *sp, struct err *e)
 	int n = 0;
 
 	while (*p) {
-		char *end;
+		const char *end;
 		double v;
 		errno = 0;
-		v = strtod(p, &end);
-		if (errno || end == p || (*end && *end != ',') || !(v >= 0 && v <= 1))
+		if (!argval_lead_num(p, &v, &end) || errno || (*end && *end != ',') || !(v >= 0 && v <= 1))
 			return err_set(e, SS_EUSAGE,
 				       "--acceptance-rate must be a rate in [0, 1] or a comma-separated list of them, got '%s'",
 				       s);

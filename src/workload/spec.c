@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/argval.h"
 #include "workload/curve.h"
 #include "workload/workload.h"
 #include "base/paths.h"
@@ -471,9 +472,9 @@ static int parse_lora(const struct json *o, const char *src, struct wl_spec *s, 
 	if (!d || strcmp(d, "uniform") == 0)
 		return 0;
 	if (strncmp(d, "zipf:", 5) == 0) {
-		char *end;
-		double z = strtod(d + 5, &end);
-		if (end != d + 5 && *end == '\0' && z > 0 && z <= 100) {
+		const char *end;
+		double z;
+		if (argval_lead_num(d + 5, &z, &end) && *end == '\0' && z > 0 && z <= 100) {
 			s->lora.zipf_s = z;
 			return 0;
 		}
@@ -924,14 +925,13 @@ int wl_spec_load(const char *path, struct wl_spec *s, struct err *e)
 
 int wl_image_size_parse(const char *flag, const char *arg, int64_t *w, int64_t *h, struct err *e)
 {
-	long long x = 0, y = 0;
-	char tail = 0;
+	long long v[2] = {0, 0};
 
-	if (sscanf(arg, "%lldx%lld%c", &x, &y, &tail) != 2 || x < 1 || y < 1 || x > WL_MAX_IMAGE_SIDE ||
-	    y > WL_MAX_IMAGE_SIDE)
+	if (!argval_pattern(arg, "#x#", v, 2) || v[0] < 1 || v[1] < 1 || v[0] > WL_MAX_IMAGE_SIDE ||
+	    v[1] > WL_MAX_IMAGE_SIDE)
 		return err_set(e, SS_EUSAGE, "%s must be WxH in pixels, 1 to %lld a side, got '%s'", flag,
 			       (long long)WL_MAX_IMAGE_SIDE, arg);
-	*w = x;
-	*h = y;
+	*w = v[0];
+	*h = v[1];
 	return 0;
 }

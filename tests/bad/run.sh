@@ -670,6 +670,18 @@ t replicas-zero 2 "--replicas must be in [1, 1024], got 0" '$SS run --workload w
 t replicas-frac 2 "--replicas must be an integer, got '1.5'" '$SS run --workload w.json --replicas 1.5'
 t replicas-huge-capacity 2 "--replicas must be in [1, 1024], got 2000" '$SS capacity --slo ttft_p90_ms=500 --replicas 2000'
 t router-unknown 2 "--router must be round-robin, least-loaded or kv-aware (or rr, lo, least-outstanding, kv), got 'random'" '$SS run --workload w.json --router random'
+# a flag's number is the whole value: no blank before or after (strtoll and
+# strtod pass over leading ones), in numbers inside a value too
+t flag-jobs-leading-blank 2 "--jobs must be an integer, got ' 3'" '$SS sweep --rate 5 --num-requests 5 --jobs " 3"'
+t flag-jobs-leading-tab 2 "--jobs must be an integer, got '	3'" '$SS eval exp --jobs "	3"'
+t flag-rate-leading-blank 2 "--rate must be a number, got ' 5'" '$SS run --num-requests 5 --rate " 5"'
+t flag-gpus-count-blank 2 "--gpus: count of h100 must be 1 to 4096, got ' 8'" '$SS search --gpus "h100: 8" --engines vllm --no-pd --slo ttft_p90_ms=500'
+t flag-slo-limit-blank 2 "--slo: limit of ttft_p90_ms must be a number of ms > 0, got ' 500'" '$SS capacity --slo "ttft_p90_ms= 500"'
+t flag-autoscale-blank 2 "--autoscale must be MIN:MAX replicas with 1 <= MIN <= MAX <= 1024, got '1: 2'" '$SS run --num-requests 5 --autoscale "1: 2"'
+t flag-disaggregate-blank 2 "got '1p 1d'" '$SS run --num-requests 5 --disaggregate "1p 1d"'
+t flag-breakdown-blank 2 "got 'decode: 8:100'" '$SS run --breakdown "decode: 8:100"'
+t flag-sweep-item-blank 2 "--rate: ' 5' is not a number" '$SS sweep --rate " 5" --num-requests 5'
+t flag-acceptance-blank 2 "--acceptance-rate must be a rate in [0, 1]" '$SS run --num-requests 5 --speculative-tokens 1 --acceptance-rate " 0.5"'
 t flag-int-past-long 2 "--tp must be in [1, 4096], got 99999999999999999999" '$SS run --tp 99999999999999999999'
 # strtoll and strtod skip leading blanks: a quoted ' 3' was taken as 3 while
 # '3 ' was refused; both are refused now, as a number in any other odd form

@@ -1110,6 +1110,45 @@ static void test_afile_write_all(void)
 	}
 }
 
+/* argval: a flag's number is the whole value, blanks and all: strtoll and
+ * strtod pass over leading blanks, which a quoted value (--jobs ' 3') brings
+ * in by mistake; numbers inside a value (h100:8, 1p2d) the same. */
+static void test_argval_strict(void)
+{
+	static const char *const bad[] = {" 3", "\t3", "\n3", "3 ", "", " ", "0x10", "- 3", "+-3", "3.0"};
+	static const char *const badnum[] = {" 3", "\t3", "3 ", "", "0x10", "inf", "nan", " inf", "1e", "e5"};
+	long long v[3] = {0, 0, 0};
+	const char *end;
+	int64_t i64;
+	double d;
+	struct err e;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(argval_int("--jobs", bad[i], 1, 256, &i64, &e) == -SS_EUSAGE &&
+			      strstr(e.msg, "--jobs must be an integer"),
+		      "argval_int '%s' refused: '%s'", bad[i], e.msg);
+	for (i = 0; i < sizeof(badnum) / sizeof(badnum[0]); i++)
+		CHECK(argval_num("--rate", badnum[i], 0, true, &d, &e) == -SS_EUSAGE, "argval_num '%s' refused",
+		      badnum[i]);
+	CHECK(argval_int("--jobs", "+3", 1, 256, &i64, &e) == 0 && i64 == 3, "argval_int '+3' is 3");
+	CHECK(argval_num("--rate", ".5", 0, true, &d, &e) == 0 && d == 0.5, "argval_num '.5' is 0.5");
+	CHECK(argval_lead_int("8:", &v[0], &end) && v[0] == 8 && *end == ':', "lead_int '8:'");
+	CHECK(!argval_lead_int(" 8", &v[0], &end) && !argval_lead_int(".5", &v[0], &end) &&
+		      !argval_lead_int("99999999999999999999", &v[0], &end),
+	      "lead_int refuses ' 8', '.5' and one past long long");
+	CHECK(argval_lead_num("2.385,1", &d, &end) && d == 2.385 && *end == ',', "lead_num '2.385,1'");
+	CHECK(!argval_lead_num(" 1", &d, &end) && !argval_lead_num("0x1p3", &d, &end) &&
+		      !argval_lead_num("infinity", &d, &end),
+	      "lead_num refuses ' 1', hex and infinity");
+	CHECK(argval_pattern("12p34d", "#p#d", v, 2) && v[0] == 12 && v[1] == 34, "pattern 12p34d");
+	CHECK(argval_pattern("3e1pd", "#e1pd", v, 1) && v[0] == 3, "pattern 3e1pd");
+	CHECK(!argval_pattern("1p 2d", "#p#d", v, 2) && !argval_pattern(" 1p2d", "#p#d", v, 2) &&
+		      !argval_pattern("1p2d ", "#p#d", v, 2) && !argval_pattern("1p2", "#p#d", v, 2) &&
+		      !argval_pattern("1p2dx", "#p#d", v, 2) && !argval_pattern("1p2d", "#p#d", v, 1),
+	      "pattern refuses blanks, a short or long text and more integers than room");
+}
+
 /* argval_items: every item in order, nothing for an empty list, and each
  * malformed list refused with the flag named, before a later item is given. */
 static void test_argval_items(void)
@@ -1170,6 +1209,7 @@ int main(void)
 	test_afile_write_all();
 	test_argtab();
 	test_argtab_tables();
+	test_argval_strict();
 	test_argval_items();
 	test_pcg32();
 	test_sbuf();
