@@ -2,6 +2,7 @@
  * simulations); see pfor.h. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/err.h"
@@ -27,6 +28,13 @@ static void *pfor_worker(void *arg)
 			return NULL;
 		s->fn(s->ctx, i);
 	}
+}
+
+int pfor_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > PFOR_MAX_THREADS ? PFOR_MAX_THREADS : (int)n;
 }
 
 void pfor_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx)

@@ -8,10 +8,17 @@
 #define SERVESIM_PFOR_H
 #include <stddef.h>
 
-/* The most threads a command runs at once: every --jobs flag's bound
- * (eval, calibrate, search, sweep; plan/parmap.h sizes its threads by it). */
+/* The most threads a command's --jobs asks for (eval, calibrate, search,
+ * sweep): one limit, refused above with exit 2 and named in each --help
+ * (PFOR_MAX_THREADS_TEXT); a default of the online cores is capped to it. */
 #define PFOR_MAX_THREADS 256
+#define PFOR_TEXT_(x) #x
+#define PFOR_TEXT(x) PFOR_TEXT_(x)
+#define PFOR_MAX_THREADS_TEXT PFOR_TEXT(PFOR_MAX_THREADS)
 
+/* The online cores, 1 when unknown, at most PFOR_MAX_THREADS: --jobs's
+ * default. */
+int pfor_default_threads(void);
 void pfor_run(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
 
 #endif

@@ -54,8 +54,9 @@ static const struct argtab_row flag_rows[] = {
 	{AT_I("--seed", "S", O(seed), 0, INT64_MAX, "split seed (default 42)")},
 	{AT_S("--gpu", "G", O(gpu), "GPU of runs that do not record it (default h100)")},
 	{AT_S("--check", "FILE", O(check), "MAPE of FILE's terms on the PATHs; stale above 30 %")},
-	{AT_I("--jobs", "N", O(jobs), 1, PFOR_MAX_THREADS, "simulations run at once on threads (default: the online\n"
-	      "cores); the results are the same bytes for any N")},
+	{AT_I("--jobs", "N", O(jobs), 1, PFOR_MAX_THREADS, "simulations run at once on threads, 1 to " PFOR_MAX_THREADS_TEXT "\n"
+	      "(default: the online cores); the results are the same\n"
+	      "bytes for any N")},
 	{AT_T(&exp_settings_tab, O(cs))},
 	AT_TXT("\n"
 	       "exit codes: 0 ok, 1 runtime error, 2 usage error, 3 bad input data\n"),
@@ -65,7 +66,7 @@ static const struct argtab table = ARGTAB(flag_rows, 17);
 int cmd_calibrate(int argc, char **argv, struct err *e)
 {
 	struct cal_opts o = {.gpu = "h100", .seed = 42,
-			     .jobs = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1};
+			     .jobs = pfor_default_threads()};
 	const struct cli_spec spec = {"calibrate", &table, &o, 0, false, NULL};
 	struct experiment *bx = NULL;
 	bool have_base = false, studied = false;

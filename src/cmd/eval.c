@@ -13,8 +13,8 @@
 #include "cmds.h"
 #include "base/afile.h"
 #include "base/alloc.h"
-#include "base/paths.h"
 #include "base/pfor.h"
+#include "base/paths.h"
 #include "eval/cv.h"
 #include "eval/experiment.h"
 #include "report/evalreport.h"
@@ -94,8 +94,9 @@ static const struct argtab_row flag_rows[] = {
 	      "leaving each model family, GPU or engine out in turn\n"
 	      "and report every group's medians predicted by the\n"
 	      "others' fit beside the shipped ones (7 passes: slow)")},
-	{AT_I32V("--jobs", "N", O(jobs), 1, PFOR_MAX_THREADS, "experiments simulated at once on threads (default: the\n"
-	      "online cores; the output is the same for any N)")},
+	{AT_I32V("--jobs", "N", O(jobs), 1, PFOR_MAX_THREADS, "experiments simulated at once on threads, 1 to " PFOR_MAX_THREADS_TEXT "\n"
+	      "(default: the online cores; the output is the same for\n"
+	      "any N)")},
 	{AT_W("--format", "text|json|csv", O(fmt), "(default text)")},
 	{AT_S("--report", "FILE.md", O(report), "also write a markdown report (atomically)")},
 	{AT_S("--html", "FILE", O(html), "the report as one self-contained HTML page (charts,\n"

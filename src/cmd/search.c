@@ -98,8 +98,8 @@ static const struct argtab_row flag_rows[] = {
 	      "deployment in a sortable, filterable table, each with its\n"
 	      "configuration and launch line (as `servesim report` makes\n"
 	      "from --format json)")},
-	{AT_I("--jobs", "N", O(q.jobs), 1, PARMAP_MAX_JOBS, "threads (default: the machine's cores); under mpirun,\n"
-	      "per rank")},
+	{AT_I("--jobs", "N", O(q.jobs), 1, PARMAP_MAX_JOBS, "threads, 1 to " PFOR_MAX_THREADS_TEXT " (default: the machine's cores);\n"
+	      "under mpirun, per rank")},
 	/* the space and the budget in the shared table's spellings */
 	{AT_O("--gpu", "G", O_GPU, NULL)}, {AT_O("--engine", "E", O_ENGINE, NULL)},
 	{AT_O("--dtype", "LIST", O_DTYPE, NULL)},

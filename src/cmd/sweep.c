@@ -54,7 +54,8 @@ static const struct argtab_row flag_rows[] = {
 	      "a closed loop of that many clients")},
 	{AT_I("--num-requests", "N", O(nreq), 1, INT64_MAX, "replace its request count")},
 	AT_TXT("parallel:\n"),
-	{AT_I("--jobs", "N", O(jobs), 1, PARMAP_MAX_JOBS, "threads (default 1); under mpirun, threads per rank")},
+	{AT_I("--jobs", "N", O(jobs), 1, PARMAP_MAX_JOBS, "threads, 1 to " PFOR_MAX_THREADS_TEXT " (default 1); under mpirun, threads per\n"
+	      "rank")},
 	AT_TXT("output:\n"),
 	{AT_O("--format", "csv|jsonl", O_FMT, "(default csv)")},
 	{AT_S("--out", "FILE", O(out), "write there (default standard output)")},

@@ -14,6 +14,7 @@
 
 #include "base/afile.h"
 #include "base/alloc.h"
+#include "base/pfor.h"
 #include "readers/tier1file.h"
 #include "engine/registry.h"
 #include "eval/pass.h"
@@ -396,7 +397,7 @@ int eval_pass_run(const struct eval_inputs *c, const struct eval_opts *eo, const
 	char **files = c->files;
 	size_t nf = c->n;
 	struct batch *b = xcalloc(1, sizeof(*b));
-	long ncpu = c->jobs > 0 ? c->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu = c->jobs > 0 ? c->jobs : pfor_default_threads();
 	char tf[1200];
 	size_t i;
 	int rc = 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/pfor.h"
 #include "base/paths.h"
 #include "engine/registry.h"
 #include "base/argval.h"
@@ -42,16 +43,12 @@ void search_malloc_tuning(void)
 
 void search_req_defaults(struct search_req *q)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-
 	memset(q, 0, sizeof(*q));
 	scenflags_defaults(&q->sf);
 	cap_cfg_defaults(&q->cc);
 	search_space_defaults(&q->sp);
 	q->seeds = 1;
-	q->jobs = cores > 0 ? cores : 1;
-	if (q->jobs > PARMAP_MAX_JOBS)
-		q->jobs = PARMAP_MAX_JOBS;
+	q->jobs = pfor_default_threads();
 	snprintf(q->gpu_names[0], sizeof(q->gpu_names[0]), "h100");
 	q->gpu_count[0] = 8;
 	q->ngpu = 1;

@@ -682,6 +682,12 @@ t flag-disaggregate-blank 2 "got '1p 1d'" '$SS run --num-requests 5 --disaggrega
 t flag-breakdown-blank 2 "got 'decode: 8:100'" '$SS run --breakdown "decode: 8:100"'
 t flag-sweep-item-blank 2 "--rate: ' 5' is not a number" '$SS sweep --rate " 5" --num-requests 5'
 t flag-acceptance-blank 2 "--acceptance-rate must be a rate in [0, 1]" '$SS run --num-requests 5 --speculative-tokens 1 --acceptance-rate " 0.5"'
+# --jobs: one limit for every command, the one --help names
+t flag-jobs-eval-257 2 "--jobs must be in [1, 256], got 257" '$SS eval exp --jobs 257'
+t flag-jobs-calibrate-1024 2 "--jobs must be in [1, 256], got 1024" '$SS calibrate exp --jobs 1024'
+t flag-jobs-sweep-257 2 "--jobs must be in [1, 256], got 257" '$SS sweep --rate 5 --num-requests 5 --jobs 257'
+t flag-jobs-eval-256 0 "" '$SS eval exp --jobs 256 > /dev/null'
+t flag-jobs-help-names-limit 0 "" 'for c in eval calibrate search sweep; do $SS $c --help | grep -A1 -- "  --jobs N" | grep -q "1 to 256" || exit 1; done'
 t flag-int-past-long 2 "--tp must be in [1, 4096], got 99999999999999999999" '$SS run --tp 99999999999999999999'
 # strtoll and strtod skip leading blanks: a quoted ' 3' was taken as 3 while
 # '3 ' was refused; both are refused now, as a number in any other odd form
