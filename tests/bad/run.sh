@@ -181,6 +181,12 @@ x_exp xr-prompt-huge '' '3s/^\([^,]*\),[^,]*,/\1,1e61,/'
 x_exp xr-e2e-nan '' '4s/^\([^,]*,[^,]*,[^,]*,[^,]*\),[^,]*,/\1,nan,/'
 x_exp xr-arr-huge '' '2s/^[^,]*,/1e300,/'
 x_exp xr-neg-ttft '' '2s/^\([^,]*,[^,]*,[^,]*\),[^,]*,/\1,-5,/'
+x_exp xr-stage-case '' '1s/,stage$/,Stage/'
+x_exp xr-extra-column '' '1s/$/,user/;2,$s/$/,u1/'
+# audit32: a misspelt optional column of the pools table
+for s in prefill_gpus/prefill_gpu decode_redundant_experts/decode_redundant_expert; do
+	d=aicp-slip-${s%%/*}; mkdir -p $d && cp aicp/silicon.csv $d/ && sed "1s/$s/" aicp/inferencex_pools.csv > $d/inferencex_pools.csv
+done
 # a GuideLLM results folder (0.6 schema) with its side files
 gl() { mkdir -p "$1"; w "$1/exp-config.yaml" 'model: codellama/CodeLlama-34b-Instruct-hf
 tensor_parallelism: 1
@@ -494,6 +500,11 @@ t exp-requests-ttft-inf 3 "xr-ttft-inf/requests.csv:2: column 'ttft_ms' must be 
 t exp-requests-prompt-1e61 3 "xr-prompt-huge/requests.csv:3: arrival_s in [0, 1e+09], token counts integers" '$SS eval xr-prompt-huge'
 t exp-requests-e2e-nan 3 "column 'e2e_ms' must be a number, got 'nan'" '$SS eval xr-e2e-nan'
 t exp-requests-arrival-1e300 3 "xr-arr-huge/requests.csv:2:" '$SS eval xr-arr-huge'
+t exp-requests-stage-case 3 "xr-stage-case/requests.csv: column 'Stage' is not one servesim reads: did you mean 'stage'?" '$SS eval xr-stage-case'
+t exp-requests-stage-case-calibrate 3 "column 'Stage' is not one servesim reads" '$SS calibrate xr-stage-case'
+t exp-requests-extra-column 0 "" '$SS eval xr-extra-column > /dev/null'
+t aic-pools-slip-gpus 3 "inferencex_pools.csv: column 'prefill_gpu' is not one servesim reads: did you mean 'prefill_gpus'?" '$SS eval aicp-slip-prefill_gpus'
+t aic-pools-slip-redundant 3 "column 'decode_redundant_expert' is not one servesim reads: did you mean 'decode_redundant_experts'?" '$SS eval aicp-slip-decode_redundant_experts'
 t exp-requests-ttft-negative 3 "ttft_ms and e2e_ms >= 0" '$SS calibrate xr-neg-ttft'
 t guidellm-prompt-1e61 3 "request 0 of benchmark 0: start 3000 s, ttft 100 ms, latency 1000 ms must be finite and prompt 1e+61" '$SS import gl-prompt-huge -o out'
 t gv2-successful-huge 3 'request_totals.successful is 1e+30, expected at most 1e+12' '$SS eval gv2-done-huge.json --model llama-3.1-8b --tp 1'
