@@ -757,9 +757,10 @@ int html_page(FILE *f, const struct json *res, const char *source, struct err *e
 }
 
 /* The first line of JSONL text that is not a JSON value: its error as the
- * file's line and column (each line parsed after as many newlines as come
- * before it, which JSON reads as blanks), or, when every line parses
- * alone, e's error (the rows together) with source before it. */
+ * file's line and column (that line parsed again after as many newlines as
+ * come before it, which JSON reads as blanks: once, so the search stays
+ * linear in the text), or, when every line parses alone, e's error (the
+ * rows together) with source before it. */
 static int jsonl_where(const char *text, size_t len, const char *source, struct err *e)
 {
 	size_t i, b, nl = 0;
@@ -769,18 +770,21 @@ static int jsonl_where(const char *text, size_t len, const char *source, struct 
 		if (i < len && text[i] != '\n')
 			continue;
 		if (i > b) {
-			char *buf = xmalloc(nl + (i - b));
 			struct json *v = NULL;
 			int rc;
-			memset(buf, '\n', nl);
-			memcpy(buf + nl, text + b, i - b);
 			err_clear(&le);
-			rc = json_parse(buf, nl + (i - b), source, &v, &le);
-			free(buf);
+			rc = json_parse(text + b, i - b, source, &v, &le);
 			json_free(v);
 			if (rc < 0) {
+				char *buf = xmalloc(nl + (i - b));
+				memset(buf, '\n', nl);
+				memcpy(buf + nl, text + b, i - b);
+				err_clear(&le);
+				rc = json_parse(buf, nl + (i - b), source, &v, &le);
+				free(buf);
+				json_free(v);
 				*e = le;
-				return rc;
+				return rc < 0 ? rc : -SS_EDATA;
 			}
 		}
 		nl++;
