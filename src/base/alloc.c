@@ -38,12 +38,36 @@ void *xcalloc_aligned(size_t count, size_t size, size_t align)
 	size_t n = xmul(count ? count : 1, size ? size : 1);
 	void *p;
 
+#if defined(__linux__)
+	if (n >= XALLOC_MAPPED) { /* (page-aligned, zeroed) */
+		p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			oom(n);
+		return p;
+	}
+#endif
 	/* (C11's aligned_alloc wants a size that is a multiple of align) */
 	n = xadd(n, align - 1) & ~(align - 1);
 	p = aligned_alloc(align, n);
 	if (!p)
 		oom(n);
 	return memset(p, 0, n);
+}
+
+void xfree_aligned(void *p, size_t count, size_t size)
+{
+	if (!p)
+		return;
+#if defined(__linux__)
+	{
+		size_t n = xmul(count ? count : 1, size ? size : 1);
+		if (n >= XALLOC_MAPPED) {
+			munmap(p, n);
+			return;
+		}
+	}
+#endif
+	free(p);
 }
 
 void *xrealloc(void *p, size_t n)

@@ -626,7 +626,7 @@ void sim_free(struct sim *s)
 			free(rp->pipe[j].reqs);
 		free(rp->pipe);
 	}
-	free(s->reps);
+	xfree_aligned(s->reps, (size_t)s->nrep, sizeof(*s->reps));
 	if (s->ltree.n > 0)
 		loadtree_release(&s->ltree);
 	sim_memo_release(&s->own_memo);
