@@ -560,6 +560,15 @@ struct sim_memo {
 	 * MoE tokens (its only variable; made at first use, step.c
 	 * idle_cost) */
 	struct dmemo idle[2];
+	/* speculative decoding's joint-run tables (specpath.c, ~66 KB and
+	 * ~165,000 instructions to make), a pure function of spath_key: made
+	 * by the first sim and read by the ones after it (NULL: none yet) */
+	struct spath_draws *spath;
+	struct spath_key {
+		int k, nrates;
+		double rate[SPEC_MAX_TOKENS];
+		int64_t kq, bs;
+	} spath_key;
 };
 
 struct sim {
@@ -677,7 +686,10 @@ struct sim {
 	struct wdist *gapd;
 	struct pcg32 spec_rng;             /* acceptance draws (stream 11) */
 	struct spec_draws spec_draws;      /* cfg.spec's acceptance as thresholds */
-	struct spath_draws spath_draws;    /* the same as one draw's (specpath.c) */
+	/* the same as one draw's (specpath.c): its memo's, or own_spath
+	 * where the memo holds another key's */
+	const struct spath_draws *spath_draws;
+	struct spath_draws *own_spath;
 	struct req **xfer;                 /* P/D: requests in transfer, by event slot */
 	size_t nxfer, xfer_cap;
 	int32_t *xfer_free;                /* free slots */

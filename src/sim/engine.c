@@ -336,6 +336,35 @@ static void sim_memo_init(struct sim_memo *m, bool off)
 	}
 }
 
+/* The joint-run tables of sp at kq drafts a step and blocks of bs tokens:
+ * memo m's when it holds them for these (made there if it holds none),
+ * else made in *own (the caller frees it).  The same tables either way. */
+static const struct spath_draws *spath_draws_memo(struct sim_memo *m, const struct spec_cfg *sp, int64_t kq,
+						  int64_t bs, struct spath_draws **own)
+{
+	struct spath_key key;
+	int j;
+
+	memset(&key, 0, sizeof(key));
+	key.k = sp->k;
+	key.nrates = sp->nrates;
+	for (j = 0; j < sp->k && j < SPEC_MAX_TOKENS; j++)
+		key.rate[j] = sp->rate[sp->nrates > 1 ? j : 0];
+	key.kq = kq;
+	key.bs = bs;
+	if (m->spath && memcmp(&m->spath_key, &key, sizeof(key)) == 0)
+		return m->spath;
+	if (!m->spath) {
+		m->spath = xmalloc(sizeof(*m->spath));
+		m->spath_key = key;
+		spath_draws_init(sp, kq, bs, m->spath);
+		return m->spath;
+	}
+	*own = xmalloc(sizeof(**own));
+	spath_draws_init(sp, kq, bs, *own);
+	return *own;
+}
+
 /* Whether open-loop spec wl is worth a producer thread (sim_cfg.
  * arrival_thread): enough requests, and a stream no other reader shares
  * (sessions' later turns read what their first turns drew; wl_draws are
@@ -530,7 +559,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	evq_init(&s->q, 64);
 	pcg32_seed(&s->spec_rng, wl->seed, 11);
 	spec_draws_init(&s->cfg.spec, s->spec_rng.inc, &s->spec_draws);
-	spath_draws_init(&s->cfg.spec, spath_cap(s) - 1, s->cfg.block_size, &s->spath_draws);
+	s->spath_draws = spath_draws_memo(s->memo, &s->cfg.spec, spath_cap(s) - 1, s->cfg.block_size, &s->own_spath);
 	/* no sustainability test for live use, closed loops, traces and rate
 	 * curves (its windows assume one rate) */
 	s->flow_off = cfg->live || wl->process == WL_TRACE || wl->process == WL_CONCURRENCY || wl->ncurve > 0;
@@ -585,6 +614,8 @@ static void sim_memo_release(struct sim_memo *m)
 	for (k = 0; k < 2; k++)
 		if (m->idle[k].e)
 			dmemo_release(&m->idle[k]);
+	free(m->spath);
+	m->spath = NULL;
 }
 
 struct sim_memo *sim_memo_new(void)
@@ -630,6 +661,7 @@ void sim_free(struct sim *s)
 	if (s->ltree.n > 0)
 		loadtree_release(&s->ltree);
 	sim_memo_release(&s->own_memo);
+	free(s->own_spath);
 	free(s->rr_in);
 	free(s->route_ix);
 	free(s->route_chain);

@@ -258,7 +258,7 @@ static inline void fin_terms(struct replica *rp, int64_t G, int32_t sign, int64_
 static int64_t path_walk(const struct sim *s, struct replica *rp, const struct req *r, int64_t upto,
 			 int32_t sign, struct path_pos *at, struct path_pos *end, uint64_t *state)
 {
-	const struct spath_draws *d = &s->spath_draws;
+	const struct spath_draws *d = s->spath_draws;
 	const int64_t cap = spath_cap(s), kq = cap - 1;
 	const int sh = s->bs_log2p1 - 1;
 	const int64_t bm = ((int64_t)1 << sh) - 1;
@@ -402,7 +402,7 @@ static void runs_add8(uint16_t *acc, uint16_t *need, uint64_t t0, uint64_t mask,
 static int64_t path_join(const struct sim *s, struct replica *rp, const struct req *r, struct path_pos *end,
 			 uint64_t *state)
 {
-	const struct spath_draws *d = &s->spath_draws;
+	const struct spath_draws *d = s->spath_draws;
 	const int64_t cap = spath_cap(s), kq = cap - 1;
 	const int sh = s->bs_log2p1 - 1;
 	const int64_t bm = ((int64_t)1 << sh) - 1;

@@ -2180,7 +2180,10 @@ static void spath_paths_case(int k, const double *rates, int64_t bs)
 	for (s->bs_log2p1 = 1; ((int64_t)1 << (s->bs_log2p1 - 1)) < bs; s->bs_log2p1++)
 		;
 	pcg32_seed(&s->spec_rng, 5, 11);
-	spath_draws_init(&s->cfg.spec, spath_cap(s) - 1, bs, &s->spath_draws);
+	free(s->own_spath); /* (the sim's own tables, freed with it) */
+	s->own_spath = xmalloc(sizeof(*s->own_spath));
+	spath_draws_init(&s->cfg.spec, spath_cap(s) - 1, bs, s->own_spath);
+	s->spath_draws = s->own_spath;
 	pcg32_seed(&ref, 6, 11);
 	rp->G = 1001;
 	for (i = 0; i < NP; i++) {
@@ -2196,7 +2199,7 @@ static void spath_paths_case(int k, const double *rates, int64_t bs)
 		spath_leave(s, rp, r);
 		for (; c < 1500 + LEFT; steps++) {
 			int64_t q = 1500 + LEFT - c < k + 1 ? 1500 + LEFT - c : k + 1;
-			c += 1 + (q > 1 ? spath_draw(&s->spath_draws, &ref.state, ref.inc, q - 1) : 0);
+			c += 1 + (q > 1 ? spath_draw(s->spath_draws, &ref.state, ref.inc, q - 1) : 0);
 		}
 		h2[steps]++;
 	}
@@ -2205,7 +2208,7 @@ static void spath_paths_case(int k, const double *rates, int64_t bs)
 			   rp->sp_rare[j].ctok != 0 || rp->sp_rare[j].cctx != 0 || rp->sp_rare[j].nq1 != 0;
 	CHECK(nonzero == 0 && rp->sp_n == 0 && rp->nspath == 0,
 	      "K %d (runs of %d), blocks of %lld: %d joins each undone at once: %zu of %u ring slots not 0 (want 0)", k,
-	      s->spath_draws.rl, (long long)bs, NP, nonzero, rp->sp_mask + 1);
+	      s->spath_draws->rl, (long long)bs, NP, nonzero, rp->sp_mask + 1);
 	for (j = 0; j <= LEFT; j++) {
 		f1 += h1[j] / (double)NP;
 		f2 += h2[j] / (double)NP;
