@@ -2180,7 +2180,6 @@ static void spath_paths_case(int k, const double *rates, int64_t bs)
 	for (s->bs_log2p1 = 1; ((int64_t)1 << (s->bs_log2p1 - 1)) < bs; s->bs_log2p1++)
 		;
 	pcg32_seed(&s->spec_rng, 5, 11);
-	free(s->own_spath); /* (the sim's own tables, freed with it) */
 	s->own_spath = xmalloc(sizeof(*s->own_spath));
 	spath_draws_init(&s->cfg.spec, spath_cap(s) - 1, bs, s->own_spath);
 	s->spath_draws = s->own_spath;
@@ -2226,6 +2225,7 @@ static void spath_paths_case(int k, const double *rates, int64_t bs)
 	free(h2);
 	free(r);
 	free(rp);
+	free(s->own_spath);
 	free(s);
 }
 
