@@ -454,6 +454,16 @@ int scenflags_breakdown(const struct scenario_state *st, const struct bd_step *b
 		d.ndecode = local;
 		d.decode_ctx_sum = (double)local * (double)(b->ctx + 1); /* the cached keys and its own */
 	}
+	if (c->dp_attn) {
+		/* the shared MoE layers take the tokens of every rank as a group
+		 * step of the simulator gathers them (sim/step.c group_start):
+		 * the batch's requests, unpadded, spread as the router spreads
+		 * them, and a one-token dummy step of each rank left idle (not
+		 * the priced rank's share times the ranks: B = 1 over DP 8 is
+		 * one prompt's tokens, not eight) */
+		int64_t busy = b->batch < c->p.dp ? b->batch : c->p.dp;
+		d.moe_tokens = b->batch * b->len + (c->p.dp - busy);
+	}
 	rc = cost_step_breakdown(c, &d, bd, e);
 	*cm = c;
 	*nlocal = local;

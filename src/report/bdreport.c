@@ -77,8 +77,14 @@ static void shape_line(FILE *f, const struct out_breakdown *r)
 	int dp = r->par->dp;
 
 	fprintf(f, "           %s step: %lld request(s)", r->prefill ? "prefill" : "decode", (long long)r->batch);
-	if (dp > 1)
+	if (dp > 1 && r->batch % dp == 0)
 		fprintf(f, " (%lld per DP rank: the step priced is one rank's)", (long long)r->local);
+	else if (dp > 1 && r->batch < dp)
+		fprintf(f, " (%lld per busy DP rank, whose step is priced; %lld of the %d ranks idle, a one-token "
+			"dummy step each)", (long long)r->local, (long long)(dp - r->batch), dp);
+	else if (dp > 1)
+		fprintf(f, " (%lld or %lld a DP rank: the step priced is a busiest rank's)", (long long)r->local,
+			(long long)(r->local - 1));
 	fprintf(f, ", each %lld new token(s) after %lld cached\n", (long long)r->new_tokens,
 		(long long)r->context);
 	fprintf(f, "           token-linear operators at %lld token(s)%s", (long long)r->bd->graph_tokens,
