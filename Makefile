@@ -39,7 +39,7 @@ LIB_SRC = \
 	src/model/qfmt.c src/model/quant.c src/model/quark.c \
 	src/hw/gpu.c src/hw/power.c src/hw/mfu.c src/hw/tier2.c \
 	src/hw/moetab.c src/hw/mfucache.c \
-	src/cost/cost.c src/cost/engterms.c src/cost/gemm.c src/cost/linear.c src/cost/tritonbs.c src/cost/aiterquant.c src/cost/cutlassbs.c src/cost/tritonattn.c src/cost/moe.c src/cost/attn.c src/cost/mla.c src/cost/dsa.c src/cost/csa.c src/cost/linattn.c src/cost/mixer.c src/cost/ops.c src/cost/allreduce.c src/cost/srcnote.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \
+	src/cost/cost.c src/cost/share.c src/cost/engterms.c src/cost/gemm.c src/cost/linear.c src/cost/tritonbs.c src/cost/aiterquant.c src/cost/cutlassbs.c src/cost/tritonattn.c src/cost/moe.c src/cost/attn.c src/cost/mla.c src/cost/dsa.c src/cost/csa.c src/cost/linattn.c src/cost/mixer.c src/cost/ops.c src/cost/allreduce.c src/cost/srcnote.c src/cost/eplb.c src/cost/memplan.c src/cost/lora.c src/cost/vision.c src/base/stats.c \
 	src/cost/comm.c src/cost/dsamod.c src/hw/dsatab.c \
 	src/sim/spec.c \
 	src/sim/evq.c src/sim/kvcache.c src/sim/engine.c src/sim/step.c src/sim/reqpool.c src/sim/waitq.c src/sim/runlist.c src/sim/prefix.c src/sim/decoders.c src/sim/specpath.c src/sim/blocks.c src/sim/winblocks.c src/sim/admit.c src/sim/abort.c src/sim/records.c src/sim/router.c src/sim/loadtree.c src/sim/summary.c src/sim/lora.c src/sim/mm.c src/sim/epd.c src/sim/apiq.c src/sim/arrq.c src/sim/sinkq.c \

@@ -16,6 +16,7 @@
 #include "base/argval.h"
 #include "base/alloc.h"
 #include "cost/cost.h"
+#include "cost/share.h"
 #include "base/dmemo.h"
 #include "model/opgraph.h"
 #include "base/paths.h"
@@ -437,6 +438,8 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	int rc;
 
 	assert(cfg->engine); /* every cost model prices some engine's kernels */
+	if (cfg->share)
+		return cost_share_init(c, m, g, p, cfg, data_dir, e);
 	memset(c, 0, sizeof(*c));
 	c->m = m;
 	c->g = g;
@@ -672,21 +675,12 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	return 0;
 }
 
-void cost_release(struct cost_model *c)
+/* The tables a model fills as it prices: cost_lazy and the arrays its
+ * flags cover (cost/share.h: what a share's models read in common). */
+static void tables_release(struct cost_model *c)
 {
 	int64_t i;
 
-	dsa_module_free(c->dsa);
-	csa_module_free(c->csa);
-	free(c->eplb);
-
-	mfu_release(&c->own_tabs);
-	mfu_release(&c->own_ar_tabs);
-	cost_cbs_release(c);
-	moetab_free(c->wideep_tab[0]);
-	moetab_free(c->wideep_tab[1]);
-	moetab_free(c->backend_tab);
-	free(c->own_comm);
 	free(c->tok_s);
 	free(c->tok_flops);
 	free(c->tok_bytes);
@@ -695,12 +689,10 @@ void cost_release(struct cost_model *c)
 	free(c->moe_bytes);
 	free(c->head_s);
 	free(c->absorb_s);
-	free(c->log_n);
 	if (c->decode_rows)
 		for (i = 0; i <= c->cfg.max_seqs; i++)
 			mfu_row_release(&c->decode_rows[i]);
 	free(c->decode_rows);
-	mfu_row_release(&c->prefill_row);
 	if (c->lazy) {
 		opgraph_release(&c->lazy->gr);
 		free(c->lazy->use);
@@ -725,6 +717,46 @@ void cost_release(struct cost_model *c)
 			dmemo_release(&c->lazy->pre);
 		free(c->lazy);
 	}
+}
+
+void cost_tables_adopt(struct cost_model *c, const struct cost_model *from)
+{
+	tables_release(c);
+	c->tok_s = from->tok_s;
+	c->tok_flops = from->tok_flops;
+	c->tok_bytes = from->tok_bytes;
+	c->moe_s = from->moe_s;
+	c->moe_flops = from->moe_flops;
+	c->moe_bytes = from->moe_bytes;
+	c->head_s = from->head_s;
+	c->absorb_s = from->absorb_s;
+	c->decode_rows = from->decode_rows;
+	c->lazy = from->lazy;
+}
+
+void cost_release(struct cost_model *c)
+{
+	if (c->master && !c->own_rest) { /* a share's model moved to it whole */
+		cost_share_drop(c);
+		return;
+	}
+	dsa_module_free(c->dsa);
+	csa_module_free(c->csa);
+	free(c->eplb);
+
+	mfu_release(&c->own_tabs);
+	mfu_release(&c->own_ar_tabs);
+	cost_cbs_release(c);
+	moetab_free(c->wideep_tab[0]);
+	moetab_free(c->wideep_tab[1]);
+	moetab_free(c->backend_tab);
+	free(c->own_comm);
+	free(c->log_n);
+	mfu_row_release(&c->prefill_row);
+	if (c->master) /* its tables are the share's model's */
+		cost_share_drop(c);
+	else
+		tables_release(c);
 	memset(c, 0, sizeof(*c));
 }
 

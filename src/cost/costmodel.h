@@ -77,6 +77,9 @@ struct cost_cfg {
 	enum dtype moe_wdt;
 	enum moe_dist moe_dist;       /* routing imbalance of the MoE tables (default power law 1.01) */
 	struct mfu_cache *cache;      /* shared tables (NULL: this model loads its own) */
+	/* a run of models built alike: an equal model's tables, where one was
+	 * built through it last (cost/share.h); NULL: this model's own */
+	struct cost_share *share;
 	int moe_format;               /* routed experts' format: 0 = as the checkpoint stores them,
 				       * else enum moe_fmt + 1 (run --moe-format) */
 	/* the kernels the routed experts run on as the launch names them
@@ -340,7 +343,16 @@ struct cost_model {
 	const struct cost_lin_terms *lin;
 	/* EPLB (cfg.eplb with EP > 1 on an MoE model), or NULL */
 	struct cost_eplb *eplb;
+	/* the model of a share (cost/share.h) whose tables this one reads
+	 * and fills, NULL: its own; own_rest: the rest is this model's (else
+	 * that model's too: the one moved into the share) */
+	struct cost_master *master;
+	bool own_rest;
 };
+
+/* c's tables (cost_lazy and the arrays it flags) released, c reading and
+ * filling from's instead (cost/share.h; built from equal inputs). */
+void cost_tables_adopt(struct cost_model *c, const struct cost_model *from);
 
 struct step_desc {
 	int64_t nchunks;            /* prefill chunks in the step */

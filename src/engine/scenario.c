@@ -584,7 +584,10 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.triton_attn = en->triton_attn ? en->triton_attn(s) : NULL;
 	cc.mla_absorb_bf16 = en->mla_absorb_bf16 ? en->mla_absorb_bf16(s) : NULL;
 	cc.moe_dg_padded = en->moe_dg_padded ? en->moe_dg_padded(s) : NULL;
-	if ((rc = cost_init(&st->cost, s->model, s->gpu, &lay, &cc, data_dir, e)) < 0)
+	cc.share = s->cost_share;
+	rc = cost_init(&st->cost, s->model, s->gpu, &lay, &cc, data_dir, e);
+	cc.share = NULL; /* (the main model's only: cc prices the P/D and draft models below) */
+	if (rc < 0)
 		return rc;
 	if (st->kv_from_memory && (rc = pad_experts(s, &rep, &st->cost, &st->mp, e)) < 0)
 		return rc;

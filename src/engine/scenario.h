@@ -48,6 +48,9 @@ struct scenario {
 	 * of the P/D prefill workers (each pool's own launch names one) */
 	enum moe_backend moe_backend, prefill_moe_backend;
 	struct mfu_cache *mfu_cache;  /* shared kernel tables, or NULL */
+	/* the main cost model through this share (cost/share.h: a search's
+	 * run of deployments priced alike, on one thread), or NULL */
+	struct cost_share *cost_share;
 	bool moe_wdt_given;           /* routed experts stored as moe_wdt */
 	enum dtype moe_wdt;
 	FILE *requests_out, *step_log;

@@ -19,6 +19,7 @@ struct pm_state {
 	int *rc;                /* per point */
 	struct err *errs;       /* per point (only failing ones are read) */
 	size_t next, done, mine;
+	size_t done_units, mine_units; /* the progress's (parmap.units) */
 	pthread_mutex_t lock;
 };
 
@@ -44,8 +45,9 @@ static void *worker(void *arg)
 		s->rc[i] = s->pm->run(s->pm->ctx, i, &s->out[i], &s->errs[i]);
 		pthread_mutex_lock(&s->lock);
 		s->done++;
+		s->done_units += s->pm->units ? s->pm->units(s->pm->ctx, i) : 1;
 		if (s->pm->progress)
-			s->pm->progress(s->pm->pctx, s->done, s->mine);
+			s->pm->progress(s->pm->pctx, s->done_units, s->mine_units);
 		pthread_mutex_unlock(&s->lock);
 	}
 	return NULL;
@@ -127,6 +129,8 @@ int parmap_run(const struct parmap *pm, const struct ranks *rk, struct sbuf *out
 	s.rc = xcalloc(pm->n ? pm->n : 1, sizeof(*s.rc));
 	s.errs = xcalloc(pm->n ? pm->n : 1, sizeof(*s.errs));
 	s.mine = pm->n > (size_t)rk->rank ? (pm->n - (size_t)rk->rank + (size_t)rk->size - 1) / (size_t)rk->size : 0;
+	for (i = 0; i < s.mine; i++)
+		s.mine_units += pm->units ? pm->units(pm->ctx, share(&s, i)) : 1;
 	pthread_mutex_init(&s.lock, NULL);
 	nth = (size_t)pm->jobs < s.mine ? pm->jobs : (int)s.mine;
 	if (nth <= 1) {

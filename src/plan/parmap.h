@@ -26,8 +26,10 @@ struct parmap {
 	 * the run: the error of the lowest failing index is returned. */
 	int (*run)(void *ctx, size_t i, struct sbuf *out, struct err *e);
 	void *ctx;
-	/* This rank's progress (done of mine), called from any thread under a
-	 * lock; NULL for none. */
+	/* What point i counts for in the progress (NULL: 1 each). */
+	size_t (*units)(void *ctx, size_t i);
+	/* This rank's progress (done of mine, in units), called from any
+	 * thread under a lock; NULL for none. */
 	void (*progress)(void *pctx, size_t done, size_t mine);
 	void *pctx;
 };

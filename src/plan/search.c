@@ -398,8 +398,16 @@ static void first_sentence(char *s)
 		*p = '\0';
 }
 
+bool search_alike(const struct search_deploy *a, const struct search_deploy *b)
+{
+	struct search_deploy x = *a;
+
+	x.spec_k = b->spec_k;
+	return memcmp(&x, b, sizeof(x)) == 0;
+}
+
 int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
-		    struct search_outcome *out, struct err *e)
+		    struct cost_share *share, struct search_outcome *out, struct err *e)
 {
 	struct scenario sc = in->base[(size_t)d->gpu * in->nengine + (size_t)d->engine];
 	struct scenario_state st;
@@ -424,6 +432,7 @@ int search_evaluate(const struct search_in *in, const struct search_deploy *d, d
 	sc.par.ep_redundant = sc.eplb && sc.par.ep > 1 ? red : 0;
 	sc.wdt = d->wdt;
 	sc.k.replicas = d->replicas > 1 ? d->replicas : 1;
+	sc.cost_share = share;
 	if (in->kv_follows_dtype) /* the engine's default for these weights */
 		sc.kvdt = scenario_kv_auto(sc.model, sc.gpu, sc.engine, d->wdt, sc.kvdt_src, sizeof(sc.kvdt_src));
 	if (d->max_num_seqs > 0) {

@@ -144,11 +144,17 @@ struct search_in {
 	bool want_saturation;
 };
 
-/* Prune or run one deployment (usd_per_gpu_hour: search_usd_per_gpu_hour's).
- * Pruning is a result, not an error; a negative status is a runtime
- * failure. */
+/* Deployments a and b priced by one cost model (the same inputs to
+ * cost_init): they differ in MTP's draft tokens at most.  search_enumerate
+ * puts such deployments side by side (MTP its innermost loop). */
+bool search_alike(const struct search_deploy *a, const struct search_deploy *b);
+
+/* Prune or run one deployment (usd_per_gpu_hour: search_usd_per_gpu_hour's),
+ * its cost model through share (NULL: its own; search_alike says which
+ * deployments gain by one).  Pruning is a result, not an error; a negative
+ * status is a runtime failure. */
 int search_evaluate(const struct search_in *in, const struct search_deploy *d, double usd_per_gpu_hour,
-		    struct search_outcome *out, struct err *e);
+		    struct cost_share *share, struct search_outcome *out, struct err *e);
 
 /* The capacity search of one prepared deployment as search ranks it: a
  * coarse pass (a quarter of the requests, at least 250, to

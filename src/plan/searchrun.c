@@ -16,6 +16,7 @@
 #include "base/paths.h"
 #include "engine/registry.h"
 #include "base/argval.h"
+#include "cost/share.h"
 #include "plan/searchrun.h"
 
 /* Each probe allocates its KV cache (per-block arrays for every block
@@ -168,15 +169,44 @@ int search_parse_dtypes(const char *arg, struct search_space *sp, struct err *e)
 	return rc;
 }
 
-static int search_point(void *vctx, size_t i, struct sbuf *out, struct err *e)
+/* Run g of alike deployments, their outcomes in order into out; the first
+ * failure's status (the runs are consecutive, so the lowest failing run's
+ * is the lowest failing deployment's, as one point a deployment had it). */
+static int search_point(void *vctx, size_t g, struct sbuf *out, struct err *e)
 {
 	const struct search_ctx *c = vctx;
+	struct cost_share *share = cost_share_new();
 	struct search_outcome r;
-	int rc = search_evaluate(&c->in, &c->d[i], search_usd_per_gpu_hour(c->budget, &c->d[i]), &r, e);
+	size_t i;
+	int rc = 0;
 
-	if (rc == 0)
-		sb_put(out, (const char *)&r, sizeof(r));
+	for (i = c->grp[g]; i < c->grp[g + 1] && rc == 0; i++)
+		if ((rc = search_evaluate(&c->in, &c->d[i], search_usd_per_gpu_hour(c->budget, &c->d[i]), share, &r,
+					  e)) == 0)
+			sb_put(out, (const char *)&r, sizeof(r));
+	cost_share_free(share);
 	return rc;
+}
+
+/* Progress in deployments: run g's. */
+static size_t search_point_units(void *vctx, size_t g)
+{
+	const struct search_ctx *c = vctx;
+
+	return c->grp[g + 1] - c->grp[g];
+}
+
+/* The runs of alike deployments: r->grp[0 .. ngrp] their starts and end. */
+static void group_alike(struct search_run *r)
+{
+	size_t i;
+
+	r->grp = xcalloc(r->ndep + 1, sizeof(*r->grp));
+	r->ngrp = 0;
+	for (i = 0; i < r->ndep; i++)
+		if (i == 0 || !search_alike(&r->dep[i - 1], &r->dep[i]))
+			r->grp[r->ngrp++] = i;
+	r->grp[r->ngrp] = r->ndep;
 }
 
 int search_run(struct search_req *q, struct ranks *rk, void (*progress)(void *pctx, size_t done, size_t mine),
@@ -287,13 +317,16 @@ int search_run(struct search_req *q, struct ranks *rk, void (*progress)(void *pc
 	r->ctx.in.want_saturation = q->want_saturation;
 	r->ctx.d = r->dep;
 	r->ctx.budget = r->budget;
-	r->bufs = xcalloc(r->ndep, sizeof(*r->bufs));
-	for (i = 0; i < r->ndep; i++)
+	group_alike(r);
+	r->ctx.grp = r->grp;
+	r->bufs = xcalloc(r->ngrp, sizeof(*r->bufs));
+	for (i = 0; i < r->ngrp; i++)
 		sb_init(&r->bufs[i]);
 	memset(&pm, 0, sizeof(pm));
-	pm.n = r->ndep;
+	pm.n = r->ngrp;
 	pm.jobs = (int)q->jobs;
 	pm.run = search_point;
+	pm.units = search_point_units;
 	pm.ctx = &r->ctx;
 	pm.progress = progress;
 	pm.pctx = pctx;
@@ -301,10 +334,11 @@ int search_run(struct search_req *q, struct ranks *rk, void (*progress)(void *pc
 	if (rc < 0 || rk->rank != 0)
 		goto out;
 	r->res = xcalloc(r->ndep, sizeof(*r->res));
-	for (i = 0; i < r->ndep; i++) {
-		if (r->bufs[i].len != sizeof(r->res[i]))
-			BUG("search: result record of the wrong size");
-		memcpy(&r->res[i], r->bufs[i].buf, sizeof(r->res[i]));
+	for (i = 0; i < r->ngrp; i++) {
+		size_t n = r->grp[i + 1] - r->grp[i];
+		if (r->bufs[i].len != n * sizeof(*r->res))
+			BUG("search: result records of the wrong size");
+		memcpy(&r->res[r->grp[i]], r->bufs[i].buf, n * sizeof(*r->res));
 	}
 	r->nres = search_drop_pruned_copies(r->res, r->ndep, &q->sp);
 	search_summarize(r->res, r->nres, r->budget, q->target, q->rank_by, &r->S);
@@ -340,9 +374,10 @@ void search_run_release(struct search_run *r)
 	size_t i;
 
 	if (r->bufs)
-		for (i = 0; i < r->ndep; i++)
+		for (i = 0; i < r->ngrp; i++)
 			sb_release(&r->bufs[i]);
 	free(r->bufs);
+	free(r->grp);
 	free(r->res);
 	if (r->summarized)
 		search_summary_release(&r->S);

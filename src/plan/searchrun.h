@@ -59,11 +59,14 @@ int search_parse_limits(const struct deploy_table *t, size_t row, const char *fl
  * the caller's choice): see searchrun.c. */
 void search_malloc_tuning(void);
 
-/* The point callback's context: what every deployment shares. */
+/* The point callback's context: what every deployment shares.  A point
+ * is a run of alike deployments (search_alike), d[grp[g]] .. d[grp[g+1]-1],
+ * priced on one thread through one cost share. */
 struct search_ctx {
 	struct search_in in;
 	const struct search_deploy *d;
 	const struct search_gpu *budget;
+	const size_t *grp; /* ngrp + 1 starts */
 };
 
 /* What a search found (owned; search_run_release). */
@@ -78,7 +81,8 @@ struct search_run {
 	struct mfu_cache *cache;
 	struct search_deploy *dep;
 	size_t ndep;
-	struct sbuf *bufs;
+	size_t *grp, ngrp;                   /* the runs of alike deployments (search_ctx) */
+	struct sbuf *bufs;                   /* per run, its outcomes in order */
 	struct search_ctx ctx;
 	struct search_outcome *res;          /* nres outcomes, enumeration order (rank 0 only) */
 	size_t nres;

@@ -242,7 +242,7 @@ int sweep_plan_run(struct sweep_plan *p, const struct ranks *rk, int jobs, size_
 		   void (*progress)(void *pctx, size_t done, size_t mine), void *pctx, struct sbuf *rows,
 		   struct err *e)
 {
-	const struct parmap pm = {n, jobs, sweep_plan_point, p, progress, pctx};
+	const struct parmap pm = {.n = n, .jobs = jobs, .run = sweep_plan_point, .ctx = p, .progress = progress, .pctx = pctx};
 
 	return parmap_run(&pm, rk, rows, e);
 }

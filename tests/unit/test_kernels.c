@@ -15,6 +15,7 @@
 #include "cost/cost.h"
 #include "cost/kern.h"
 #include "cost/memo.h"
+#include "cost/share.h"
 #include "base/csv.h"
 #include "base/stats.h"
 #include "hw/dsatab.h"
@@ -1123,6 +1124,104 @@ static void test_cache(const struct model_cfg *m)
 	}
 	cost_release(&a);
 	cost_release(&b);
+	mfu_cache_free(mc);
+}
+
+/* Steps priced by a and by ref (built alike without a share) bit for bit
+ * alike: decode at 1..max_seqs requests and past them (MTP's verifying
+ * tokens), prefill chunks with and without a prefix, mixed, with the
+ * attention-DP ranks' MoE tokens; how many differ. */
+static int share_steps_differ(const struct cost_model *a, const struct cost_model *ref, int64_t salt)
+{
+	int64_t n, len[2], pre[2];
+	int bad = 0;
+
+	for (n = 1; n <= 96; n += 1 + n / 8) {
+		struct step_desc d = {0};
+		len[0] = 37 * n + salt;
+		len[1] = 5 + n;
+		pre[0] = 0;
+		pre[1] = 64 * (n % 3);
+		d.ndecode = n;
+		d.decode_ctx_sum = (double)n * (double)(300 + 7 * n + salt);
+		d.nlogits = n < 64 ? n : 64;
+		d.moe_tokens = n % 2 ? n * 4 + salt : 0;
+		bad += cost_step_s(a, &d) != cost_step_s(ref, &d);
+		d.nchunks = n % 2 + 1;
+		d.chunk_len = len;
+		d.chunk_prefix = pre;
+		d.moe_tokens = d.moe_tokens ? d.moe_tokens + len[0] : 0;
+		bad += cost_step_s(a, &d) != cost_step_s(ref, &d);
+	}
+	return bad;
+}
+
+/* cost/share.h: models built alike through one share read and fill one
+ * set of tables, each with its own host terms, and price every step as a
+ * model built on its own does; another layout through the share keeps
+ * its own tables; the share's first model outlives its scenario's release
+ * while another reads its tables (ASan: no leak, no use after free). */
+static void test_share(void)
+{
+	struct mfu_cache *mc = mfu_cache_new();
+	struct cost_share *sh = cost_share_new();
+	struct parallel p = {2, 1, 4, 8, 0, 0}, q = {8, 1, 1, 8, 0, 0};
+	struct cost_cfg ca, cb;
+	struct cost_model a, b, o, ra, rb, ro;
+	struct model_cfg m;
+	struct err e;
+	int bad = 0, built = 0;
+
+	if (registry_load_model(&reg, "deepseek-v3", &m, &e) < 0 || test_cfg(DT_FP8, "vllm", NULL, &ca, &e) < 0) {
+		CHECK(0, "share: %s", e.msg);
+		goto out;
+	}
+	ca.cache = mc;
+	cb = ca;
+	cb.ov.step_us += 250; /* (another deployment's host terms: MTP's) */
+	cb.ov.req_us += 3;
+	cb.overlap_cpu = !ca.overlap_cpu;
+	if (cost_init(&ra, &m, gpu("h200"), &p, &ca, datadir, &e) < 0 ||
+	    cost_init(&rb, &m, gpu("h200"), &p, &cb, datadir, &e) < 0 ||
+	    cost_init(&ro, &m, gpu("h200"), &q, &ca, datadir, &e) < 0) {
+		CHECK(0, "share: %s", e.msg);
+		goto out;
+	}
+	built = 1;
+	ca.share = cb.share = sh;
+	if (cost_init(&a, &m, gpu("h200"), &p, &ca, datadir, &e) < 0 ||
+	    cost_init(&b, &m, gpu("h200"), &p, &cb, datadir, &e) < 0) {
+		CHECK(0, "share: %s", e.msg);
+		goto refs;
+	}
+	CHECK(a.lazy == b.lazy && a.tok_s == b.tok_s && a.moe_s == b.moe_s && b.cfg.ov.step_us != a.cfg.ov.step_us,
+	      "share: models built alike read one set of tables, each with its own host terms");
+	/* each fills entries the other then reads */
+	bad += share_steps_differ(&a, &ra, 0);
+	bad += share_steps_differ(&b, &rb, 0);
+	bad += share_steps_differ(&b, &rb, 11);
+	bad += share_steps_differ(&a, &ra, 11);
+	cost_release(&a); /* (the share's first: its tables stay with b) */
+	bad += share_steps_differ(&b, &rb, 23);
+	ca.share = sh;
+	if (cost_init(&o, &m, gpu("h200"), &q, &ca, datadir, &e) == 0) {
+		CHECK(o.lazy != b.lazy, "share: another layout keeps its own tables");
+		bad += share_steps_differ(&o, &ro, 0);
+		cost_release(&o);
+	}
+	CHECK(bad == 0, "share: every step priced as by a model on its own (%d of %d differ)", bad, 5 * 2 * 35);
+	cost_share_free(sh); /* (b still reads its tables) */
+	sh = NULL;
+	bad = share_steps_differ(&b, &rb, 31);
+	CHECK(bad == 0, "share: the tables outlive the share while a model reads them (%d differ)", bad);
+	cost_release(&b);
+refs:
+	cost_release(&ra);
+	cost_release(&rb);
+	cost_release(&ro);
+out:
+	(void)built;
+	cost_share_free(sh);
 	mfu_cache_free(mc);
 }
 
@@ -3527,6 +3626,7 @@ int main(void)
 	test_ar_fused(&m);
 	test_fp4_tuned(&m);
 	test_breakdown();
+	test_share();
 	test_mla_module();
 	test_collections(&m);
 	test_moe_tables();

@@ -566,20 +566,20 @@ static void test_evaluate(void)
 	d.par = (struct parallel){.tp = 1, .pp = 1, .dp = 1, .ep = 1};
 	d.wdt = DT_BF16;
 	d.gpus = 1;
-	CHECK(search_evaluate(&in, &d, 3.0, &o, &e) == 0 && o.status == SEARCH_OK, "8B TP 1 ranked");
+	CHECK(search_evaluate(&in, &d, 3.0, NULL, &o, &e) == 0 && o.status == SEARCH_OK, "8B TP 1 ranked");
 	CHECK(o.max_rate > 10 && o.max_rate < 60, "capacity %.4g req/s", o.max_rate);
 	CHECK_REL(o.tok_s_gpu, o.out_tok_s, 1e-12, "tokens/s/GPU = tokens/s on one GPU");
 	CHECK(o.tok_s_user > 1000.0 / 30 && o.itl_mean_ms <= 30, "tokens/s/user %.1f = 1000 / ITL %.2f ms",
 	      o.tok_s_user, o.itl_mean_ms);
 	CHECK_REL(o.usd_per_mtok, 3.0 / (o.out_tok_s * 3600) * 1e6, 1e-12, "$/M tokens from $3/GPU-hour");
 	CHECK(search_gpus_for_rate(&o, 2.5 * o.max_rate) == 3, "2.5 x capacity needs 3 GPUs");
-	CHECK(search_evaluate(&in, &d, 3.0, &o2, &e) == 0 && memcmp(&o, &o2, sizeof(o)) == 0,
+	CHECK(search_evaluate(&in, &d, 3.0, NULL, &o2, &e) == 0 && memcmp(&o, &o2, sizeof(o)) == 0,
 	      "evaluation is a pure function (same record bytes)");
 	/* two replicas behind the router: a higher rate over two GPUs (less
 	 * than twice in a 300-request run, whose warm-up hides part of it) */
 	d.par.dp = 2;
 	d.gpus = 2;
-	CHECK(search_evaluate(&in, &d, 3.0, &o2, &e) == 0 && o2.status == SEARCH_OK, "8B DP 2 ranked");
+	CHECK(search_evaluate(&in, &d, 3.0, NULL, &o2, &e) == 0 && o2.status == SEARCH_OK, "8B DP 2 ranked");
 	CHECK(o2.max_rate > 1.15 * o.max_rate && o2.max_rate < 2.4 * o.max_rate, "DP 2: %.4g req/s vs %.4g",
 	      o2.max_rate, o.max_rate);
 	CHECK_REL(o2.tok_s_gpu, o2.out_tok_s / 2, 1e-12, "tokens/s/GPU over both replicas' GPUs");
@@ -595,11 +595,11 @@ static void test_evaluate(void)
 	d.gpus = 1;
 	{
 		struct search_outcome one, two;
-		int rc = search_evaluate(&in, &d, 3.0, &one, &e);
+		int rc = search_evaluate(&in, &d, 3.0, NULL, &one, &e);
 		d.replicas = 2;
 		d.gpus = 2;
 		if (rc == 0)
-			rc = search_evaluate(&in, &d, 3.0, &two, &e);
+			rc = search_evaluate(&in, &d, 3.0, NULL, &two, &e);
 		CHECK(rc == 0 && one.status == SEARCH_OK && two.status == SEARCH_OK, "8B one copy and 2 replicas ranked (%s)",
 		      rc < 0 ? e.msg : "");
 		CHECK(two.max_rate >= 1.9 * one.max_rate && two.max_rate <= 2.3 * one.max_rate,
@@ -610,7 +610,7 @@ static void test_evaluate(void)
 	d.replicas = 1;
 	d.gpus = 1;
 	scenario_defaults(&base[0], engine_default(), big, g, &wl);
-	CHECK(search_evaluate(&in, &d, NAN, &o, &e) == 0 && o.status == SEARCH_PRUNED, "70B bf16 on 1 GPU pruned");
+	CHECK(search_evaluate(&in, &d, NAN, NULL, &o, &e) == 0 && o.status == SEARCH_PRUNED, "70B bf16 on 1 GPU pruned");
 	CHECK_STR_CONTAINS(o.reason, "does not fit", "reason");
 	CHECK(o.prune == SEARCH_PRUNE_WEIGHTS, "pruned for the weights (%s)", search_prune_name(o.prune));
 	{
