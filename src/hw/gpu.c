@@ -56,7 +56,9 @@ int dtype_parse(const char *s, enum dtype *out, struct err *e)
  * 8 GPUs per node and per NVLink domain (HGX/DGX H100, H200, B200 and
  * A100 baseboards: NVIDIA DGX H100 / B200 user guides); one 400 Gb/s
  * InfiniBand NDR ConnectX-7 port per GPU (same guides: 8 x CX-7 400 Gb/s
- * compute ports per 8-GPU node), i.e. 50 GB/s per GPU. */
+ * compute ports per 8-GPU node), i.e. 50 GB/s per GPU (the exceptions,
+ * B300 and GB300's 800 Gb/s ConnectX-8 and A100's 200 Gb/s ConnectX-6, in
+ * gpus.json: data/PROVENANCE.md). */
 #define GPU_DEFAULT_PER_NODE 8
 #define GPU_DEFAULT_INTERNODE_GBIT 400.0
 /* the host link when gpus.json names none: PCIe 5.0 x16, 32 GT/s x 16
