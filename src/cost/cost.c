@@ -16,7 +16,6 @@
 #include "base/argval.h"
 #include "base/alloc.h"
 #include "cost/cost.h"
-#include "cost/share.h"
 #include "base/dmemo.h"
 #include "model/opgraph.h"
 #include "base/paths.h"
@@ -438,8 +437,6 @@ int cost_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_
 	int rc;
 
 	assert(cfg->engine); /* every cost model prices some engine's kernels */
-	if (cfg->share)
-		return cost_share_init(c, m, g, p, cfg, data_dir, e);
 	memset(c, 0, sizeof(*c));
 	c->m = m;
 	c->g = g;
@@ -734,12 +731,9 @@ void cost_tables_adopt(struct cost_model *c, const struct cost_model *from)
 	c->lazy = from->lazy;
 }
 
-void cost_release(struct cost_model *c)
+/* Every part of c but its tables (tables_release). */
+static void rest_release(struct cost_model *c)
 {
-	if (c->master && !c->own_rest) { /* a share's model moved to it whole */
-		cost_share_drop(c);
-		return;
-	}
 	dsa_module_free(c->dsa);
 	csa_module_free(c->csa);
 	free(c->eplb);
@@ -753,10 +747,18 @@ void cost_release(struct cost_model *c)
 	free(c->own_comm);
 	free(c->log_n);
 	mfu_row_release(&c->prefill_row);
-	if (c->master) /* its tables are the share's model's */
-		cost_share_drop(c);
-	else
-		tables_release(c);
+}
+
+void cost_release_rest(struct cost_model *c)
+{
+	rest_release(c);
+	memset(c, 0, sizeof(*c));
+}
+
+void cost_release(struct cost_model *c)
+{
+	rest_release(c);
+	tables_release(c);
 	memset(c, 0, sizeof(*c));
 }
 

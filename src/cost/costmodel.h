@@ -77,9 +77,6 @@ struct cost_cfg {
 	enum dtype moe_wdt;
 	enum moe_dist moe_dist;       /* routing imbalance of the MoE tables (default power law 1.01) */
 	struct mfu_cache *cache;      /* shared tables (NULL: this model loads its own) */
-	/* a run of models built alike: an equal model's tables, where one was
-	 * built through it last (cost/share.h); NULL: this model's own */
-	struct cost_share *share;
 	int moe_format;               /* routed experts' format: 0 = as the checkpoint stores them,
 				       * else enum moe_fmt + 1 (run --moe-format) */
 	/* the kernels the routed experts run on as the launch names them
@@ -353,6 +350,9 @@ struct cost_model {
 /* c's tables (cost_lazy and the arrays it flags) released, c reading and
  * filling from's instead (cost/share.h; built from equal inputs). */
 void cost_tables_adopt(struct cost_model *c, const struct cost_model *from);
+/* cost_release of c's parts but its tables (cost/share.h: they are another
+ * model's); c cleared. */
+void cost_release_rest(struct cost_model *c);
 
 struct step_desc {
 	int64_t nchunks;            /* prefill chunks in the step */

@@ -12,7 +12,7 @@ struct cost_key {
 	const struct model_cfg *m;
 	const struct gpu_spec *g;
 	struct parallel p;
-	struct cost_cfg cfg; /* share and the host terms cleared (share.h) */
+	struct cost_cfg cfg; /* the host terms cleared (share.h) */
 	char *data_dir;      /* NULL for none */
 };
 
@@ -35,7 +35,6 @@ static void key_of(struct cost_key *k, const struct model_cfg *m, const struct g
 	k->g = g;
 	memcpy(&k->p, p, sizeof(k->p));
 	memcpy(&k->cfg, cfg, sizeof(k->cfg)); /* (the caller's padding too: see share.h) */
-	k->cfg.share = NULL;
 	memset(&k->cfg.ov, 0, sizeof(k->cfg.ov));
 	k->cfg.overlap_cpu = false;
 	k->cfg.host_src = NULL;
@@ -78,17 +77,15 @@ void cost_share_free(struct cost_share *sh)
 	free(sh);
 }
 
-int cost_share_init(struct cost_model *c, const struct model_cfg *m, const struct gpu_spec *g,
-		    const struct parallel *p, const struct cost_cfg *cfg, const char *data_dir, struct err *e)
+int cost_share_init(struct cost_share *sh, struct cost_model *c, const struct model_cfg *m,
+		    const struct gpu_spec *g, const struct parallel *p, const struct cost_cfg *cfg,
+		    const char *data_dir, struct err *e)
 {
-	struct cost_share *sh = cfg->share;
-	struct cost_cfg own = *cfg;
 	struct cost_master *ms;
 	struct cost_key k;
 	int rc;
 
-	own.share = NULL;
-	if ((rc = cost_init(c, m, g, p, &own, data_dir, e)) < 0)
+	if ((rc = cost_init(c, m, g, p, cfg, data_dir, e)) < 0 || !sh)
 		return rc;
 	/* a model with kernel tables of its own (no cache, tier 2's) keeps its
 	 * tables too: a filled entry may point into them */
@@ -102,7 +99,7 @@ int cost_share_init(struct cost_model *c, const struct model_cfg *m, const struc
 		c->own_rest = true;
 	} else {
 		ms = xcalloc(1, sizeof(*ms));
-		ms->model = *c; /* (whole: c reads its parts from here on, as copies read its tables) */
+		ms->model = *c; /* (whole: c reads its parts from here on, as others read its tables) */
 		ms->key = k;
 		ms->current = true;
 		if (sh->cur)
@@ -115,10 +112,16 @@ int cost_share_init(struct cost_model *c, const struct model_cfg *m, const struc
 	return 0;
 }
 
-void cost_share_drop(struct cost_model *c)
+void cost_share_release(struct cost_model *c)
 {
 	struct cost_master *ms = c->master;
 
+	if (!ms) {
+		cost_release(c);
+		return;
+	}
+	if (c->own_rest)
+		cost_release_rest(c);
 	memset(c, 0, sizeof(*c));
 	if (--ms->copies == 0 && !ms->current)
 		master_free(ms);

@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/registry.h"
 #include "engine/scenario.h"
+#include "cost/share.h"
 #include "cost/lora.h"
 #include "cost/vision.h"
 
@@ -487,7 +488,7 @@ static void costs_release(struct scenario_state *st)
 		cost_release(&st->draft_cost);
 	if (st->has_prefill)
 		cost_release(&st->prefill_cost);
-	cost_release(&st->cost);
+	cost_share_release(&st->cost);
 }
 
 int scenario_prepare(const struct scenario *s, const char *data_dir, struct scenario_state *st,
@@ -584,10 +585,7 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.triton_attn = en->triton_attn ? en->triton_attn(s) : NULL;
 	cc.mla_absorb_bf16 = en->mla_absorb_bf16 ? en->mla_absorb_bf16(s) : NULL;
 	cc.moe_dg_padded = en->moe_dg_padded ? en->moe_dg_padded(s) : NULL;
-	cc.share = s->cost_share;
-	rc = cost_init(&st->cost, s->model, s->gpu, &lay, &cc, data_dir, e);
-	cc.share = NULL; /* (the main model's only: cc prices the P/D and draft models below) */
-	if (rc < 0)
+	if ((rc = cost_share_init(s->cost_share, &st->cost, s->model, s->gpu, &lay, &cc, data_dir, e)) < 0)
 		return rc;
 	if (st->kv_from_memory && (rc = pad_experts(s, &rep, &st->cost, &st->mp, e)) < 0)
 		return rc;

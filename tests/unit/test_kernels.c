@@ -1188,9 +1188,8 @@ static void test_share(void)
 		goto out;
 	}
 	built = 1;
-	ca.share = cb.share = sh;
-	if (cost_init(&a, &m, gpu("h200"), &p, &ca, datadir, &e) < 0 ||
-	    cost_init(&b, &m, gpu("h200"), &p, &cb, datadir, &e) < 0) {
+	if (cost_share_init(sh, &a, &m, gpu("h200"), &p, &ca, datadir, &e) < 0 ||
+	    cost_share_init(sh, &b, &m, gpu("h200"), &p, &cb, datadir, &e) < 0) {
 		CHECK(0, "share: %s", e.msg);
 		goto refs;
 	}
@@ -1201,20 +1200,19 @@ static void test_share(void)
 	bad += share_steps_differ(&b, &rb, 0);
 	bad += share_steps_differ(&b, &rb, 11);
 	bad += share_steps_differ(&a, &ra, 11);
-	cost_release(&a); /* (the share's first: its tables stay with b) */
+	cost_share_release(&a); /* (the share's first: its tables stay with b) */
 	bad += share_steps_differ(&b, &rb, 23);
-	ca.share = sh;
-	if (cost_init(&o, &m, gpu("h200"), &q, &ca, datadir, &e) == 0) {
+	if (cost_share_init(sh, &o, &m, gpu("h200"), &q, &ca, datadir, &e) == 0) {
 		CHECK(o.lazy != b.lazy, "share: another layout keeps its own tables");
 		bad += share_steps_differ(&o, &ro, 0);
-		cost_release(&o);
+		cost_share_release(&o);
 	}
 	CHECK(bad == 0, "share: every step priced as by a model on its own (%d of %d differ)", bad, 5 * 2 * 35);
 	cost_share_free(sh); /* (b still reads its tables) */
 	sh = NULL;
 	bad = share_steps_differ(&b, &rb, 31);
 	CHECK(bad == 0, "share: the tables outlive the share while a model reads them (%d differ)", bad);
-	cost_release(&b);
+	cost_share_release(&b);
 refs:
 	cost_release(&ra);
 	cost_release(&rb);
