@@ -587,8 +587,10 @@ int scenario_prepare(const struct scenario *s, const char *data_dir, struct scen
 	cc.moe_dg_padded = en->moe_dg_padded ? en->moe_dg_padded(s) : NULL;
 	if ((rc = cost_share_init(s->cost_share, &st->cost, s->model, s->gpu, &lay, &cc, data_dir, e)) < 0)
 		return rc;
-	if (st->kv_from_memory && (rc = pad_experts(s, &rep, &st->cost, &st->mp, e)) < 0)
+	if (st->kv_from_memory && (rc = pad_experts(s, &rep, &st->cost, &st->mp, e)) < 0) {
+		costs_release(st);
 		return rc;
+	}
 	eplb_words(s, &st->cost, st->kv_from_memory ? &st->mp : NULL, st->eplb_words, sizeof(st->eplb_words));
 	st->sc.max_num_batched_tokens = scenario_rank_chunk(s, &s->par, s->k.max_num_batched_tokens);
 	st->sc.max_num_seqs = mns;
