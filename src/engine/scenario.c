@@ -327,6 +327,7 @@ static int prepare_pd(const struct scenario *s, const struct cost_cfg *cc, const
 	if ((rc = cost_init(&st->prefill_cost, s->model, pg, pp, &pcc, data_dir, e)) < 0)
 		return rc;
 	if ((rc = pad_experts(s, pp, &st->prefill_cost, &st->prefill_mp, e)) < 0) {
+		cost_release(&st->prefill_cost); /* (not yet has_prefill) */
 		err_prefix(e, "prefill workers");
 		return rc;
 	}

@@ -616,6 +616,7 @@ t draft-weights-count 2 "with its draft model deepseek-v3 does not fit: the draf
 # the weights fit, the experts' second copy of their block scales does not (vLLM 0.12-0.23 on Hopper): refused
 # with every cost model released (LeakSanitizer under check-asan)
 t experts-scales-no-room 2 "no memory left for the KV cache once the experts' kept block scales take" '$SS run --model gpt-oss-120b --gpu h100 --engine vllm --engine-version 0.14.1 --num-requests 5 --gpu-memory-utilization 0.81 --max-model-len 1024'
+t experts-scales-no-room-prefill 2 "prefill workers: no memory left for the KV cache once the experts' kept block scales take" '$SS run --model gpt-oss-120b --gpu h200 --prefill-gpu h100 --disaggregate 1p1d --engine vllm --engine-version 0.14.1 --num-requests 5 --gpu-memory-utilization 0.81 --max-model-len 1024'
 t draft-weights-take-blocks 0 "" '$SS run --num-requests 5 --model llama-3.1-70b --tp 4 --speculative-tokens 2 --speculative-method draft:llama-3.1-8b --acceptance-rate 0.8 | grep -q "36.60 GiB weights"'
 t mtp-without-modules 2 "llama-3.1-8b's config has no MTP module" '$SS run --num-requests 5 --speculative-tokens 1'
 t kv-dtype-fp4-vllm 2 "kv_cache_dtype fp4 is not one vLLM takes" '$SS run --num-requests 5 --kv-dtype fp4'
