@@ -4,6 +4,7 @@
 #include "base/argval.h"
 #include "plan/grid.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,9 +50,12 @@ static int parse_num(const char *flag, const char *item, const char *s, double *
 {
 	const char *end;
 
-	if (!argval_lead_num(s, v, &end) || *end != '\0' || !isfinite(*v))
+	if (!argval_lead_num(s, v, &end) || *end != '\0' || isnan(*v))
 		return err_set(e, SS_EUSAGE, "%s: '%s' is not a number (items are N or START:STOP:STEP)",
 			       flag, item);
+	if (!isfinite(*v)) /* (strtod's overflow: 1e400) */
+		return err_set(e, SS_EUSAGE, "%s: '%s' is %s number servesim computes with (%g)", flag, item,
+			       *v > 0 ? "above the largest" : "below the smallest", *v > 0 ? DBL_MAX : -DBL_MAX);
 	return 0;
 }
 

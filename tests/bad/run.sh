@@ -680,6 +680,7 @@ t lora-trace-adapter-frac 3 "tr-adapter-frac.csv:2: 'adapter' must be an integer
 t lora-trace-adapter-neg 3 "'adapter' must be an integer in [0, 1048576] (0: the base model), got -2" '$SS run --workload tr-adapter-neg.json --enable-lora'
 # messages
 t flag-rate-denormal 2 "--rate 4.9e-324 is below the smallest number servesim computes with (2.22507e-308)" '$SS run --rate 4.9e-324'
+t sweep-rate-overflow 2 "--rate: '1e400' is above the largest number servesim computes with" '$SS sweep --rate 1,1e400'
 t flag-rate-overflow 2 "--rate 1e999 is above the largest number servesim computes with (1.79769e+308)" '$SS run --rate 1e999'
 t replicas-zero 2 "--replicas must be in [1, 1024], got 0" '$SS run --workload w.json --replicas 0'
 t replicas-frac 2 "--replicas must be an integer, got '1.5'" '$SS run --workload w.json --replicas 1.5'
