@@ -155,8 +155,10 @@ static int parse_where(const char *where, const char *hdr_names[], size_t nh, st
 		memcpy(term, p, tl);
 		term[tl] = '\0';
 		p = end ? end + 1 : NULL;
-		if (tl == 0)
-			continue;
+		if (tl == 0 || (p && !*p)) /* (",a=b", "a=b,,c=d", "a=b,") */
+			return err_set(e, SS_EUSAGE,
+				       "--where: an empty condition in \"%s\" (COLUMN=VALUE or COLUMN!=VALUE, comma-separated)",
+				       where);
 		op = strstr(term, "!=");
 		neq = op != NULL;
 		if (!op)

@@ -46,6 +46,7 @@ int sim_goodput_parse(const char *arg, double lim[3], struct err *e)
 {
 	static const char *const keys[3] = {"ttft", "tpot", "e2el"};
 	char buf[256], *save = NULL, *t;
+	bool seen[3] = {false, false, false};
 	int k, n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -60,6 +61,9 @@ int sim_goodput_parse(const char *arg, double lim[3], struct err *e)
 			;
 		if (k == 3)
 			return err_set(e, SS_EUSAGE, "--goodput: unknown metric '%s', expected ttft, tpot or e2el", t);
+		if (seen[k])
+			return err_set(e, SS_EUSAGE, "--goodput: %s given twice in '%s' (one limit a metric)", t, arg);
+		seen[k] = true;
 		if (!argval_lead_num(colon + 1, &v, &end) || *end || !(v > 0) || !isfinite(v))
 			return err_set(e, SS_EUSAGE, "--goodput: %s must be a number of ms > 0, got '%s'", t, colon + 1);
 		lim[k] = v;

@@ -54,6 +54,11 @@ int spec_parse_rates(const char *s, struct spec_cfg *sp, struct err *e)
 			return err_set(e, SS_EUSAGE, "--acceptance-rate: at most %d rates", SPEC_MAX_TOKENS);
 		sp->rate[n++] = v;
 		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return err_set(e, SS_EUSAGE,
+				       "--acceptance-rate: '%s' ends in a comma (a rate in [0, 1], or one per draft position, "
+				       "comma-separated)",
+				       s);
 	}
 	if (n == 0)
 		return err_set(e, SS_EUSAGE, "--acceptance-rate: give a rate in [0, 1]");

@@ -681,6 +681,10 @@ t lora-trace-adapter-neg 3 "'adapter' must be an integer in [0, 1048576] (0: the
 # messages
 t flag-rate-denormal 2 "--rate 4.9e-324 is below the smallest number servesim computes with (2.22507e-308)" '$SS run --rate 4.9e-324'
 t sweep-rate-overflow 2 "--rate: '1e400' is above the largest number servesim computes with" '$SS sweep --rate 1,1e400'
+t acceptance-rate-trailing-comma 2 "--acceptance-rate: '0.5,' ends in a comma" '$SS run --model deepseek-v3 --gpu h200 --tp 8 --speculative-tokens 2 --acceptance-rate 0.5, --num-requests 3'
+t where-empty-condition 2 'an empty condition in "mode=agg,"' '$SS eval '"$root"'/eval/silicon --where mode=agg,'
+t where-empty-middle 2 'an empty condition in "mode=agg,,backend=vllm"' '$SS eval '"$root"'/eval/silicon --where mode=agg,,backend=vllm'
+t goodput-metric-twice 2 "--goodput: ttft given twice in 'ttft:100 ttft:200'" '$SS run --num-requests 3 --goodput "ttft:100 ttft:200"'
 t flag-rate-overflow 2 "--rate 1e999 is above the largest number servesim computes with (1.79769e+308)" '$SS run --rate 1e999'
 t replicas-zero 2 "--replicas must be in [1, 1024], got 0" '$SS run --workload w.json --replicas 0'
 t replicas-frac 2 "--replicas must be an integer, got '1.5'" '$SS run --workload w.json --replicas 1.5'
