@@ -705,7 +705,17 @@ static int ascend(const char *path, const struct tr_read_opts *ro, struct trace 
 		csv_close(c);
 		return rc;
 	}
-	ish = csv_column(c, "Input Shapes");
+	/* optional, as the other readers take theirs: a slip of its name
+	 * ("Input shapes", "InputShapes") is named, not read as absent */
+	{
+		static const char *const opt[] = {"Input Shapes", NULL};
+		static const char *const known[] = {"Name", "Type", "Start Time(us)", "Duration(us)", "Input Shapes",
+						    NULL};
+		if ((rc = csv_optional(c, opt, known, &ish, e)) < 0) {
+			csv_close(c);
+			return rc;
+		}
+	}
 	while ((rc = csv_next(c, e)) > 0) {
 		struct arow r;
 		memset(&r, 0, sizeof(r));

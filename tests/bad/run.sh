@@ -38,6 +38,8 @@ trace_wl tr-slip-case '0,100,10,0' ,Images
 trace_wl tr-extra-column '0,100,10,u1,3' ,user_id,group
 w tr-slip-required.csv 'arival_s,prompt_tokens,output_tokens
 0,100,10'
+w ascend-slip.csv 'Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input shapes
+1,MatMul,MatMulV2,AI_CORE,0,10,"1,2;2,3"'
 w tr-slip-required.json '{"arrival": {"process": "trace", "file": "tr-slip-required.csv"}}'
 printf '\357\273\277arrival_s,prompt_tokens,output_tokens\n0,100,10\n' > tr-bom.csv
 w tr-bom.json '{"arrival": {"process": "trace", "file": "tr-bom.csv"}, "num_requests": 1}'
@@ -615,6 +617,7 @@ t total-kv-blocks-1-allowed 0 "" '$SS run --num-requests 5 --total-kv-blocks 1 -
 t draft-weights-count 2 "with its draft model deepseek-v3 does not fit: the draft's weights take" '$SS run --num-requests 5 --speculative-tokens 2 --speculative-method draft:deepseek-v3 --acceptance-rate 0.8'
 # the weights fit, the experts' second copy of their block scales does not (vLLM 0.12-0.23 on Hopper): refused
 # with every cost model released (LeakSanitizer under check-asan)
+t trace-ascend-column-slip 3 "column 'Input shapes' is not one servesim reads: did you mean 'Input Shapes'?" '$SS trace ascend-slip.csv'
 t experts-scales-no-room 2 "no memory left for the KV cache once the experts' kept block scales take" '$SS run --model gpt-oss-120b --gpu h100 --engine vllm --engine-version 0.14.1 --num-requests 5 --gpu-memory-utilization 0.81 --max-model-len 1024'
 t experts-scales-no-room-prefill 2 "prefill workers: no memory left for the KV cache once the experts' kept block scales take" '$SS run --model gpt-oss-120b --gpu h200 --prefill-gpu h100 --disaggregate 1p1d --engine vllm --engine-version 0.14.1 --num-requests 5 --gpu-memory-utilization 0.81 --max-model-len 1024'
 t draft-weights-take-blocks 0 "" '$SS run --num-requests 5 --model llama-3.1-70b --tp 4 --speculative-tokens 2 --speculative-method draft:llama-3.1-8b --acceptance-rate 0.8 | grep -q "36.60 GiB weights"'
