@@ -22,6 +22,7 @@
 #include "plan/gsweep.h"
 #include "base/loghist.h"
 #include "report/out.h"
+#include "report/outfmt.h"
 #include "report/progress.h"
 #include "engine/scenario.h"
 #include "sim/sim.h"
@@ -375,8 +376,9 @@ int cmd_run(int argc, char **argv, struct err *e)
 	default: out_run_text(stdout, &rep);
 	}
 	if (o.progress || o.fmt == FMT_TEXT)
-		fprintf(stderr, "servesim run: %llu requests simulated in %.3f s wall\n",
-			(unsigned long long)sim_totals(j.st.sim)->arrived, progress_now() - t0);
+		fprintf(stderr, "servesim run: %llu request%s simulated in %.3f s wall\n",
+			(unsigned long long)sim_totals(j.st.sim)->arrived,
+			out_plural((long long)sim_totals(j.st.sim)->arrived), progress_now() - t0);
 	rc = 0;
 out:
 	run_job_release(&j);

@@ -8,5 +8,10 @@
 void out_fmt_si(char *buf, size_t n, double v, const char *unit);
 /* A count: "1.23 B" (1e9), "4.5 M" (1e6), else the integer. */
 void out_fmt_count(char *buf, size_t n, double v);
+/* "s" after a count other than 1 ("1 request", "2 requests"). */
+static inline const char *out_plural(long long n)
+{
+	return n == 1 ? "" : "s";
+}
 
 #endif

@@ -12,6 +12,7 @@
 #include "plan/gsweep.h"
 #include "model/model.h"
 #include "report/out.h"
+#include "report/outfmt.h"
 #include "plan/autoscale.h"
 #include "hw/tier2.h"
 #include "base/version.h"
@@ -430,7 +431,7 @@ static void run_header(FILE *f, const struct out_run *c)
 			fprintf(f, " (%g repeat the one before)", im->repeat);
 	}
 	if (c->cfg.wl->num_requests > 0)
-		fprintf(f, ", %lld requests", (long long)c->cfg.wl->num_requests);
+		fprintf(f, ", %lld request%s", (long long)c->cfg.wl->num_requests, out_plural(c->cfg.wl->num_requests));
 	if (c->cfg.wl->duration_s > 0)
 		fprintf(f, ", %g s", c->cfg.wl->duration_s);
 	fprintf(f, ", seed %llu", (unsigned long long)c->cfg.wl->seed);
@@ -443,9 +444,9 @@ static void run_header(FILE *f, const struct out_run *c)
 	if (c->simcfg->spec.k > 0) {
 		const struct spec_cfg *sp = &c->simcfg->spec;
 		int i;
-		fprintf(f, "speculate  %s, %d draft tokens verified per step (width %d), acceptance ",
+		fprintf(f, "speculate  %s, %d draft token%s verified per step (width %d), acceptance ",
 		       sp->method == SPEC_DRAFT ? c->spec_method : spec_method_name(sp->method), sp->k,
-		       sp->k + 1);
+		       out_plural(sp->k), sp->k + 1);
 		for (i = 0; i < sp->nrates; i++)
 			fprintf(f, "%s%.3g", i ? "," : "", sp->rate[i]);
 		fprintf(f, "%s (mean acceptance length %.2f); draft cost: %s\n",
