@@ -715,6 +715,27 @@ static SCHED_STEP_INLINE double group_top_price(struct sim *s, const struct grou
 	return tmax;
 }
 
+/* The group step [lo, hi) set going: its length the slowest of tmax (the
+ * ranks priced one by one) and the ranks top took (group_top_price),
+ * every rank busy for it (group_start, group_decode_steps). */
+static SCHED_STEP_INLINE void group_step_set(struct sim *s, const struct group_top *top, struct group_moe *gm,
+					     int lo, int hi, double tmax)
+{
+	int i;
+
+	if (top->n > 0) {
+		double t = group_top_price(s, top, gm, lo, hi);
+		if (t > tmax)
+			tmax = t;
+	}
+	for (i = lo; i < hi; i++) {
+		s->reps[i].busy = true;
+		s->reps[i].step_dur_ns = simtime_round(tmax * 1e9);
+		if (s->step_prefetch)
+			group_end_prefetch(&s->reps[i]);
+	}
+}
+
 /* Attention-DP: every rank of the group [lo, hi) plans its step; the MoE
  * layers see the tokens of all its ranks, a rank with nothing to run runs
  * a one-token dummy step (vLLM's DP engines execute dummy batches so the
@@ -793,17 +814,7 @@ static bool group_start(struct sim *s, int lo, int hi)
 		if (t > tmax)
 			tmax = t;
 	}
-	if (top.n > 0) {
-		double t = group_top_price(s, &top, &gm, lo, hi);
-		if (t > tmax)
-			tmax = t;
-	}
-	for (i = lo; i < hi; i++) {
-		s->reps[i].busy = true;
-		s->reps[i].step_dur_ns = simtime_round(tmax * 1e9);
-		if (s->step_prefetch)
-			group_end_prefetch(&s->reps[i]);
-	}
+	group_step_set(s, &top, &gm, lo, hi, tmax);
 	return true;
 }
 
@@ -1660,17 +1671,7 @@ static SCHED_STEP_INLINE int group_decode_steps_body(struct sim *s, int lo, int 
 			if (t > tmax)
 				tmax = t;
 		}
-		if (top.n > 0) {
-			double t = group_top_price(s, &top, &gm, lo, hi);
-			if (t > tmax)
-				tmax = t;
-		}
-		for (i = lo; i < hi; i++) {
-			s->reps[i].busy = true;
-			s->reps[i].step_dur_ns = simtime_round(tmax * 1e9);
-			if (s->step_prefetch)
-				group_end_prefetch(&s->reps[i]);
-		}
+		group_step_set(s, &top, &gm, lo, hi, tmax);
 		t_end = s->now + s->reps[lo].step_dur_ns;
 		if (!segment_goes_on(s, t_end)) {
 			evq_push(&s->q, t_end, EV_STEP_END, lo);
