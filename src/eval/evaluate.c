@@ -518,9 +518,12 @@ static void job_run(void *arg, size_t i)
 }
 
 /* A job's expected simulation work, to order the jobs by: its requests
- * (an experiment that counts none: first) times its output tokens over a
- * quarter of a typical batch (the steps each request is in).  Only an
- * order: a wrong guess costs idle threads, never a different result. */
+ * (an experiment that counts none: first), each weighing 1 + its mean
+ * output tokens / 64 (its admission and completion, then its share of
+ * the decode steps it is in).  A rough guess (the silicon P/D rows'
+ * 8192-token outputs cost ~3x a request of their 1024-token ones, the
+ * weight says ~8x) that only orders the jobs: a wrong one costs idle
+ * threads, never a different result. */
 static double job_weight(const struct eval_job *j)
 {
 	const struct wl_spec *w = &j->x->wl;
