@@ -489,16 +489,22 @@ size_t eval_rows_bound(const struct experiment *x)
 	return x->nstages;
 }
 
+/* A job and its weight (job_weight), sorted heaviest first. */
+struct job_order {
+	double w;
+	size_t i;
+};
+
 struct job_ctx {
 	struct eval_job *jobs;
 	const char *data_dir;
-	const size_t *order; /* pfor's index i runs job order[i] (NULL: job i) */
+	const struct job_order *order; /* pfor's index i runs job order[i].i (NULL: job i) */
 };
 
 static void job_run(void *arg, size_t i)
 {
 	const struct job_ctx *q = arg;
-	struct eval_job *j = &q->jobs[q->order ? q->order[i] : i];
+	struct eval_job *j = &q->jobs[q->order ? q->order[i].i : i];
 	size_t cap = eval_rows_bound(j->x);
 
 	/* (a job taking an earlier job's outcome waits for it: eval_run_jobs) */
@@ -536,11 +542,6 @@ static double job_weight(const struct eval_job *j)
 	return (double)w->num_requests * (1 + (out > 0 ? out : 0) / 64);
 }
 
-struct job_order {
-	double w;
-	size_t i;
-};
-
 static int job_order_cmp(const void *a, const void *b)
 {
 	const struct job_order *x = a, *y = b;
@@ -553,27 +554,24 @@ static int job_order_cmp(const void *a, const void *b)
 void eval_run_jobs(struct eval_job *jobs, size_t n, int threads, const char *data_dir)
 {
 	struct job_ctx q = { jobs, data_dir, NULL };
-	size_t *order = NULL, i;
+	struct job_order *order = NULL;
+	size_t i;
 
 	/* the heaviest first, so that a thread that runs out of jobs waits
 	 * only for light ones (longest processing time first): a chunk of
 	 * the silicon table holds rows of 10 ms and of 0.8 s */
 	if (threads > 1 && n > 1) {
-		struct job_order *o = xmalloc(xmul(n, sizeof(*o)));
 		order = xmalloc(xmul(n, sizeof(*order)));
 		for (i = 0; i < n; i++) {
-			o[i].w = job_weight(&jobs[i]);
-			o[i].i = i;
+			order[i].w = job_weight(&jobs[i]);
+			order[i].i = i;
 		}
-		qsort(o, n, sizeof(*o), job_order_cmp);
-		for (i = 0; i < n; i++)
-			order[i] = o[i].i;
-		free(o);
+		qsort(order, n, sizeof(*order), job_order_cmp);
 		q.order = order;
 	}
 	pfor_run(n, threads, job_run, &q);
 	free(order);
-	q.order = NULL;
+	q.order = NULL; /* (the jobs below by their own index) */
 	/* the jobs whose simulation an earlier one ran: its outcome, or their
 	 * own run where it kept none (its run failed: theirs says why in
 	 * their own words) */

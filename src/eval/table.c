@@ -131,8 +131,9 @@ int eval_table_run(const struct eval_table_in *in, struct skip_tally *skips, str
 	int rc;
 
 	if (chunk > TABLE_CHUNK_MAX)
-		chunk = nth * TABLE_CHUNK_MIN_PER_THREAD > TABLE_CHUNK_MAX ? nth * TABLE_CHUNK_MIN_PER_THREAD
-									 : TABLE_CHUNK_MAX;
+		chunk = TABLE_CHUNK_MAX;
+	if (chunk < nth * TABLE_CHUNK_MIN_PER_THREAD)
+		chunk = nth * TABLE_CHUNK_MIN_PER_THREAD;
 	memset(res, 0, sizeof(*res));
 	if ((rc = exp_table_open(in->path, in->where, &t, e)) < 0)
 		return rc;
