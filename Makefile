@@ -257,19 +257,26 @@ check-mpi: $(BIN) mpi
 # committed, and test_accuracy checks its format.  ACCURACY_EVAL_FLAGS are
 # eval's flags: `--cv model` (eval refitting the engine terms without each
 # row's group) makes the residuals held out, and the file says so.
+# ACCURACY_UNFITTED: ground truth no term was ever fitted on (the AMD runs of
+# eval/public-amd, issue 29), evaluated as servesim ships: held out as they
+# stand, and with no --cv (a refit on them would fit them).  Its dstack folders
+# (mi300x/, h200-same-source/) are left out: that source's own H200 control
+# is 58-94 % off (eval/public-amd/README.md), its harness, not a GPU's error.
 ACCURACY_EVAL_FLAGS =
 ACCURACY_SOURCES = eval/ground_truth eval/public eval/silicon/silicon_trtllm_and_disagg.csv.gz \
 	eval/silicon/silicon_vllm_sglang_agg.csv.gz
-ACCURACY_EVAL = servesim eval $(strip $(ACCURACY_EVAL_FLAGS) --format json)
+ACCURACY_UNFITTED = eval/public-amd/inferencex eval/public-amd/mi325x eval/public-amd/mi355x
+ACCURACY_EVAL = servesim eval $(strip $(ACCURACY_EVAL_FLAGS) --format json)$(if $(ACCURACY_UNFITTED),; eval/public-amd: servesim eval --format json)
 
 $(BUILD)/accuracy: $(BUILD)/tools/accuracy.o $(LIB)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
 
 accuracy: $(BIN) $(BUILD)/accuracy $(MFU_PACKS)
 	@rm -rf $(BUILD)/acc && mkdir -p $(BUILD)/acc
-	@set -e; args=; i=0; for s in $(ACCURACY_SOURCES); do i=$$((i + 1)); \
-		echo "accuracy: $(ACCURACY_EVAL) $$s"; \
-		./$(BIN) eval $(ACCURACY_EVAL_FLAGS) --format json $$s > $(BUILD)/acc/$$i.json; \
+	@set -e; args=; i=0; for s in $(ACCURACY_SOURCES) $(ACCURACY_UNFITTED); do i=$$((i + 1)); \
+		f="$(ACCURACY_EVAL_FLAGS)"; case " $(ACCURACY_UNFITTED) " in *" $$s "*) f=;; esac; \
+		echo "accuracy: servesim eval $$f --format json $$s"; \
+		./$(BIN) eval $$f --format json $$s > $(BUILD)/acc/$$i.json; \
 		args="$$args $$s=$(BUILD)/acc/$$i.json"; done; \
 	./$(BUILD)/accuracy --residuals "$(ACCURACY_EVAL)" $(if $(findstring --cv,$(ACCURACY_EVAL_FLAGS)),--held-out,) \
 		data/accuracy.json $$args
