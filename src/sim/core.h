@@ -504,7 +504,7 @@ struct replica {
 	} *dk;
 	size_t ndk, dk_cap;
 	int64_t dk_sum;                    /* of their k */
-	/* the buckets' first arrays (decoders.c bucket_push): carved from
+	/* the buckets' first arrays (decoders.c bucket_slot): carved from
 	 * chunks freed with the replica, and those outgrown kept for the next
 	 * new bucket, rather than a malloc and a free each (1,024 buckets a
 	 * rank: 65,536 of each at DP 64) */

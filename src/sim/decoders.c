@@ -69,9 +69,11 @@ static struct fin_entry *first_get(struct fin_pool *p)
 	return p->next - FIN_FIRST;
 }
 
-/* e appended to bucket b of rp's ring.  A bucket's array is the pool's
- * while its cap is FIN_FIRST, its own (malloc'd) once it is larger. */
-static void bucket_push(struct replica *rp, struct fin_bucket *b, struct fin_entry e)
+/* Room for one more entry at the end of bucket b of rp's ring: the slot,
+ * counted in b->n, for its caller to fill.  A bucket's array is the
+ * pool's while its cap is FIN_FIRST, its own (malloc'd) once it is
+ * larger. */
+static struct fin_entry *bucket_slot(struct replica *rp, struct fin_bucket *b)
 {
 	struct fin_pool *p = &rp->fin_pool;
 	struct fin_entry *a;
@@ -92,7 +94,7 @@ static void bucket_push(struct replica *rp, struct fin_bucket *b, struct fin_ent
 			b->cap *= 2;
 		}
 	}
-	b->e[b->n++] = e;
+	return &b->e[b->n++];
 }
 
 void dec_ring_release(struct replica *rp)
@@ -138,7 +140,7 @@ static void ring_grow(struct replica *rp, int64_t d)
 			struct fin_bucket *b = &rp->ring[j], *hi = &r[j + n];
 			for (k = m = 0; k < b->n; k++) {
 				if (b->e[k].fin_G & (int64_t)n) {
-					bucket_push(rp, hi, b->e[k]);
+					*bucket_slot(rp, hi) = b->e[k];
 				} else {
 					b->e[m++] = b->e[k];
 				}
@@ -153,19 +155,28 @@ static void ring_grow(struct replica *rp, int64_t d)
 	}
 }
 
-void dec_fin_push(struct replica *rp, struct fin_entry e)
+void dec_fin_queue(struct replica *rp, struct req *r, int64_t fin)
 {
 	struct fin_bucket *b;
-	int64_t d = e.fin_G - rp->G;
+	struct fin_entry *slot;
+	int64_t d = fin - rp->G;
 
+	r->epoch++;
+	r->heaped = true;
+	r->heap_fin = fin;
 	if (d >= SCHED_FIN_RING) {
+		struct fin_entry e = {fin, r->rseq, r->epoch, r};
 		heap_push(rp, e);
 		return;
 	}
 	if (!rp->ring || d > rp->ring_mask)
 		ring_grow(rp, d);
-	b = &rp->ring[e.fin_G & rp->ring_mask];
-	bucket_push(rp, b, e);
+	b = &rp->ring[fin & rp->ring_mask];
+	slot = bucket_slot(rp, b);
+	slot->fin_G = fin;
+	slot->rseq = r->rseq;
+	slot->epoch = r->epoch;
+	slot->r = r;
 }
 
 /* Turn a decoder back into an explicit request at the current step count

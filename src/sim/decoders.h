@@ -12,9 +12,14 @@
 
 /* The earliest completion popped. */
 void dec_heap_pop(struct replica *rp);
-/* Decoder completion e queued (fin_G > G): in the ring of step buckets
- * when it is due within SCHED_FIN_RING steps, else in the heap. */
-void dec_fin_push(struct replica *rp, struct fin_entry e);
+/* Decoder r's completion at step count fin (> G) queued as its live
+ * entry (a new epoch: older entries of r are stale): in the ring of step
+ * buckets when it is due within SCHED_FIN_RING steps, else in the heap.
+ * (Given r and fin, not a struct fin_entry by value: the entry built on
+ * the caller's stack and copied out by 16-byte loads across its
+ * narrower stores was a store-to-load forwarding stall, a quarter of
+ * sched_finish_step's samples in the 1 M chat run.) */
+void dec_fin_queue(struct replica *rp, struct req *r, int64_t fin);
 /* The ring, its buckets and their pool freed (sched_replica_release). */
 void dec_ring_release(struct replica *rp);
 
@@ -59,7 +64,7 @@ static inline int dec_stage_ix(const struct req *r)
  * finish walk, as before the mechanics' split into files). */
 static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct req *r)
 {
-	struct fin_entry fe;
+	int64_t fin;
 
 	/* its window blocks as vLLM's next allocate_slots leaves them: the
 	 * ones that left the window back, its next token's taken where the
@@ -102,20 +107,14 @@ static SCHED_STEP_INLINE void dec_join(struct sim *s, struct replica *rp, struct
 	rp->dec_base_sum += r->dc0 - r->dG0;
 	if (r->rseq > rp->dec_max_rseq || rp->ndec == 1)
 		rp->dec_max_rseq = r->rseq;
-	fe.fin_G = r->dG0 + (r->output - r->dg0);
+	fin = r->dG0 + (r->output - r->dg0);
 	/* back from an explicit spell that scheduled it at every step: its
 	 * entry still holds the right step, so keep it (an overloaded replica
 	 * walks every step and would otherwise push one entry per decoder per
 	 * step) */
-	if (r->heaped && r->heap_fin == fe.fin_G)
+	if (r->heaped && r->heap_fin == fin)
 		return;
-	r->epoch++;
-	r->heaped = true;
-	r->heap_fin = fe.fin_G;
-	fe.rseq = r->rseq;
-	fe.epoch = r->epoch;
-	fe.r = r;
-	dec_fin_push(rp, fe);
+	dec_fin_queue(rp, r, fin);
 }
 
 static SCHED_STEP_INLINE void dec_gap_push(struct replica *rp, struct req *r, enum gap_kind kind, int64_t k)

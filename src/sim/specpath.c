@@ -461,7 +461,6 @@ static void path_sub(const struct sim *s, struct replica *rp, const struct req *
 void spath_join(struct sim *s, struct replica *rp, struct req *r)
 {
 	struct path_pos end;
-	struct fin_entry fe;
 	int64_t fin;
 
 	r->spath = true;
@@ -478,14 +477,7 @@ void spath_join(struct sim *s, struct replica *rp, struct req *r)
 	rp->sp_n++;
 	rp->sp_C += r->dc0;
 	rp->sp_K += r->output - r->dg0 + r->dc0;
-	r->epoch++;
-	r->heaped = true;
-	r->heap_fin = fin;
-	fe.fin_G = fin;
-	fe.rseq = r->rseq;
-	fe.epoch = r->epoch;
-	fe.r = r;
-	dec_fin_push(rp, fe);
+	dec_fin_queue(rp, r, fin);
 }
 
 /* r's fields at position p after `steps` steps as a lazy verifier, as

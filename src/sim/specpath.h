@@ -10,7 +10,7 @@
  * by the replica's step count G: per coming step the drafts it accepts
  * (sp_acc) and the blocks it grows (sp_need: blocks_for(computed + q) less
  * the blocks held, vLLM's allocation at schedule time); its completion step
- * is queued as a lazy decoder's (dec_fin_push).  The rest of a step's
+ * is queued as a lazy decoder's (dec_fin_queue).  The rest of a step's
  * description follows from two running sums, the verifiers' count n and
  * their summed context C (each advances by 1 + accepted a step): with
  * q = K + 1 query tokens (chunk_of, at most long_prefill_token_threshold)

@@ -1509,7 +1509,7 @@ static SCHED_STEP_INLINE void step_end_prefetch(const struct replica *rp)
  * requests that will join the decoders as it ends (a token sampled, not
  * their last: dec_join's fin_G, G then one more), whose ring buckets its
  * end pushes to -- at DP 64 of the chat load the loads of those bucket
- * headers were 8 % of the run's samples (`perf`: bucket_push), each a cache
+ * headers were 8 % of the run's samples (`perf`: bucket_push, now bucket_slot), each a cache
  * miss, since a rank's ring (1,024 buckets) does not stay in the cache
  * between its steps.  The records are in the cache now (just scheduled):
  * their steps are noted here, and when the step's end is the next event

@@ -4980,7 +4980,8 @@ static void test_loadtree_levels(void)
 	loadtree_release(&t);
 }
 
-/* A replica's decoder completions (sim/decoders.c): queued in its ring of
+/* A replica's decoder completions (sim/decoders.c, dec_fin_queue: each a new
+ * epoch of its request, noted on it): queued in its ring of
  * step buckets (grown 16 -> 1024 while they come) or its heap, each comes
  * back at its step exactly once; buckets that take more than their first
  * array (a line, from the replica's pool) move to their own and give it
@@ -4988,6 +4989,7 @@ static void test_loadtree_levels(void)
 static void test_fin_ring(void)
 {
 	struct replica *rp = calloc(1, sizeof(*rp));
+	struct req *rq = calloc(3000, sizeof(*rq));
 	static int64_t due[4096];
 	struct pcg32 g;
 	int64_t k, n = 0, first = 0, bad = 0, got = 0, touched = 0;
@@ -4995,28 +4997,30 @@ static void test_fin_ring(void)
 
 	pcg32_seed(&g, 11, 3);
 	for (k = 0; k < 3000; k++) {
-		struct fin_entry e = {0};
 		/* short first (the ring grows by doubling), a few per
 		 * step, some steps with many, some past the ring (heap) */
 		int64_t d = 1 + (int64_t)pcg32_bounded(&g, k < 500 ? 40 : k % 97 == 0 ? 1500 : 900);
 		if (k % 50 == 0)
 			d = 7; /* step 7 takes 60 completions */
-		e.fin_G = d;
-		e.rseq = (uint64_t)k;
-		e.r = (struct req *)(uintptr_t)(16 * (k + 1));
+		rq[k].rseq = (uint64_t)k;
+		rq[k].epoch = (uint32_t)(k % 5);
 		due[d]++;
-		dec_fin_push(rp, e);
+		dec_fin_queue(rp, &rq[k], d);
+		/* queued as its live entry: a new epoch, its step noted */
+		bad += rq[k].epoch != (uint32_t)(k % 5) + 1 || !rq[k].heaped || rq[k].heap_fin != d;
 	}
 	for (rp->G = 1; rp->G < 4096; rp->G++) {
 		int64_t c = 0;
 		struct fin_bucket *b = &rp->ring[rp->G & rp->ring_mask];
 		for (i = 0; i < b->n; i++) {
 			c++;
-			bad += b->e[i].fin_G != rp->G || b->e[i].r != (struct req *)(uintptr_t)(16 * (b->e[i].rseq + 1));
+			bad += b->e[i].fin_G != rp->G || b->e[i].r != &rq[b->e[i].rseq] ||
+			       b->e[i].epoch != b->e[i].r->epoch;
 		}
 		b->n = 0;
 		while (rp->nheap > 0 && rp->heap[0].fin_G <= rp->G) {
-			bad += rp->heap[0].fin_G != rp->G;
+			bad += rp->heap[0].fin_G != rp->G || rp->heap[0].r != &rq[rp->heap[0].rseq] ||
+			       rp->heap[0].epoch != rp->heap[0].r->epoch;
 			dec_heap_pop(rp);
 			c++;
 		}
@@ -5042,6 +5046,7 @@ static void test_fin_ring(void)
 	free(rp->heap);
 	dec_ring_release(rp);
 	free(rp);
+	free(rq);
 }
 
 /* The event queue (sim/evq.h, base/heap.h's bottom-up sift) pops by
