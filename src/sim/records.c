@@ -214,18 +214,33 @@ static void keep_vals(struct sim *s, const struct rec_vals *v, double *ttft_o, d
 	*queue_o = queue;
 }
 
-void records_keep(struct sim *s, const struct req *r)
+/* v: completed request r's values (in place: the sinks' ring, or the
+ * caller's) */
+static void rec_vals_of(struct rec_vals *v, const struct sim *s, const struct req *r)
 {
+	v->id = r->id;
+	v->arrival_ns = r->arrival_ns;
+	v->first_ns = r->first_ns;
+	v->last_ns = r->last_ns;
+	v->sched_ns = r->sched_ns;
+	v->output = r->output;
+	v->prompt = r->prompt;
+	v->stage = r->stage;
 	/* speculative decoding: explicit requests count their chunks; P/D's
 	 * first token may come with the second (pd_merged) */
-	struct rec_vals v = {r->id, r->arrival_ns, r->first_ns, r->last_ns, r->sched_ns, r->output, r->prompt, r->stage,
-			     s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1 - r->pd_merged)};
+	v->ng = s->cfg.spec.k > 0 ? (double)r->ngaps : (double)(r->output - 1 - r->pd_merged);
+}
+
+void records_keep(struct sim *s, const struct req *r)
+{
+	struct rec_vals v;
 	double ttft, e2e, itl, queue;
 
 	if (s->sink_recs) {
-		sinkq_call(&s->sinkw, RECORDS_SINK_KEEP, &v, sizeof(v));
+		rec_vals_of(sinkq_call_at(&s->sinkw, RECORDS_SINK_KEEP, sizeof(v)), s, r);
 		return;
 	}
+	rec_vals_of(&v, s, r);
 	keep_vals(s, &v, &ttft, &e2e, &itl, &queue);
 	if (r->turn > 0)
 		turn_record(s, r, ttft);
@@ -236,9 +251,11 @@ void records_keep(struct sim *s, const struct req *r)
 void records_arrive(struct sim *s, const struct wl_req *w)
 {
 	if (s->sink_recs) {
-		int64_t a[2] = {w->stage, w->arrival_ns};
-		if (!s->flow_off)
-			sinkq_call(&s->sinkw, RECORDS_SINK_ARRIVE, a, sizeof(a));
+		if (!s->flow_off) {
+			int64_t *a = sinkq_call_at(&s->sinkw, RECORDS_SINK_ARRIVE, 2 * sizeof(int64_t));
+			a[0] = w->stage;
+			a[1] = w->arrival_ns;
+		}
 		return;
 	}
 	flow_arrive(s, w->stage, w->arrival_ns);

@@ -64,7 +64,7 @@ struct sinkq_w {
 
 /* Starts the consumer on gapd[256] and the energy sum energy_j (NAN:
  * none), with reps[nrep] (copied), and call(ctx, kind, p) for the
- * caller's own records (sinkq_call; call may be NULL if none is written);
+ * caller's own records (sinkq_call_at; call may be NULL if none is written);
  * w is the writer's handle.  NULL when no thread could be started: the
  * caller then applies the sinks itself. */
 struct sinkq *sinkq_start(struct wdist *gapd, double energy_j, const struct sinkq_rep *reps, int nrep,
@@ -130,9 +130,14 @@ static inline bool sinkq_step(struct sinkq_w *w, int ri, const struct cost_model
 	return true;
 }
 
-/* call(ctx, kind, copy of p[0, bytes)) in its turn (kind < 256, bytes a
- * multiple of 8 up to (SINKQ_REC_MAX - 1) x 8; the copy 8-byte aligned). */
-static inline void sinkq_call(struct sinkq_w *w, unsigned kind, const void *p, size_t bytes)
+/* call(ctx, kind, p) in its turn, p the record's `bytes` (a multiple of 8
+ * up to (SINKQ_REC_MAX - 1) x 8; kind < 256) that this returns, 8-byte
+ * aligned, for the caller to write in place before its next sinkq_ call
+ * (records are published only by sinkq_room and sinkq_stop).  Written in
+ * place, field by field: a record built on the stack and copied in by
+ * 16-byte loads across its 8-byte stores stalled on store-to-load
+ * forwarding (records_keep, once a completion). */
+static inline void *sinkq_call_at(struct sinkq_w *w, unsigned kind, size_t bytes)
 {
 	uint64_t h = w->head, n = bytes / 8, *r;
 
@@ -142,8 +147,8 @@ static inline void sinkq_call(struct sinkq_w *w, unsigned kind, const void *p, s
 	}
 	r = w->ring + (h & SINKQ_MASK);
 	r[0] = SINKQ_CALL | (uint64_t)kind << 8 | n << 16;
-	memcpy(r + 1, p, bytes);
 	w->head = h + 1 + n;
+	return r + 1;
 }
 
 /* j joules added to the energy sum, in its turn. */
