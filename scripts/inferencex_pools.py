@@ -386,6 +386,8 @@ def sglang_recipe_limits(srt, row, entries, day):
 # the recipe history and the row's measurement day that candidates and
 # recorded_candidates read (runs_at); on_the_day's matchers take (cfg, row, conc)
 SRT, DAY = [None], [""]
+# the InferenceX repository (sweeps_launch reads the launch scripts)
+REPO = [None]
 
 
 def point_entries(cfg, row, conc):
@@ -405,7 +407,7 @@ def point_entries(cfg, row, conc):
             if s.get("isl") != int(row["isl"]) or s.get("osl") != int(row["osl"]):
                 continue
             for e in s.get("search-space") or []:
-                if runs_at(SRT[0], e, conc, DAY[0]):
+                if runs_at(SRT[0], e, conc, DAY[0], key):
                     yield key, e
 
 
@@ -444,11 +446,51 @@ def recipe_concurrencies(srt, entry, day):
     return None
 
 
-def runs_at(srt, entry, conc, day):
+_sweeps = {}
+
+
+def sweeps_launch(key, day):
+    """Whether config entry key's launch script, as it stood on day, ran
+    Dynamo's TensorRT-LLM performance sweeps (ai-dynamo/dynamo
+    components/backends/trtllm/performance_sweeps: benchmark_disagg.slurm
+    hands the decode worker count to scripts/bench.sh as num_gen_servers, and
+    bench.sh runs each listed concurrency times it, `concurrency=$((concurrency
+    * num_gen_servers))`, with 8 x that many prompts).  Read from the
+    script's version of that day: InferenceX's
+    benchmarks/dsr1_fp4_gb200_dynamo-trt_slurm.sh did in most versions of
+    2025-11-24 to 2026-01-12 and none after (srt-slurm recipes); some
+    gptoss_fp4_gb200_dynamo-trt versions did.  False without a repository."""
+    if REPO[0] is None or not key.endswith("-dynamo-trt"):
+        return False
+    if (key, day) not in _sweeps:
+        name = key[:-len("-dynamo-trt")].replace("-", "_") + "_dynamo-trt"
+        found = False
+        for path in ("benchmarks/%s_slurm.sh" % name, "benchmarks/multi_node/%s.sh" % name, "benchmarks/%s.sh" % name):
+            commit = git(REPO[0], "log", "-1", "--all", "--until=%sT23:59:59Z" % day, "--format=%H", "--", path).strip()
+            try:
+                text = git(REPO[0], "show", "%s:%s" % (commit, path)) if commit else None
+            except subprocess.CalledProcessError:  # (deleted by that commit: not there that day)
+                text = None
+            if text is not None:
+                found = "performance_sweeps" in text
+                break
+        _sweeps[(key, day)] = found
+    return _sweeps[(key, day)]
+
+
+def runs_at(srt, entry, conc, day, key=""):
     """Whether an entry ran concurrency conc: its recipe's benchmark
-    concurrencies where the recipe names them, else its conc-list."""
+    concurrencies where the recipe names them; else its conc-list, each
+    times the decode workers where Dynamo's performance sweeps ran it
+    (sweeps_launch): db-dump's dsr1 GB200 fp4 cfg237 runs at 4 ... 564 clients
+    are conc-list [1, 2, 4, 8, 16, 32, 64, 141] on 4 decode workers."""
     named = recipe_concurrencies(srt, entry, day) if srt else None
-    return conc in named if named else conc in (entry.get("conc-list") or [])
+    if named:
+        return conc in named
+    listed = entry.get("conc-list") or []
+    if sweeps_launch(key, day):
+        return conc in [c * entry["decode"]["num-worker"] for c in listed]
+    return conc in listed
 
 
 def recorded_candidates(cfg, row, conc):
@@ -629,12 +671,23 @@ def disagg_point(row, f):
 
 def disagg_points(rows):
     """Per point (disagg_point) of the blank-count sources, its distinct
-    measurements (twin_key)."""
+    measurements (twin_key), and those of db-dump's rows of the point that
+    the blank sources do not repeat (db-dump's DeepSeek-R1 under its own
+    name): the plain run of a point whose MTP run only a blank source holds
+    (DeepSeek-R1 GB200 fp4 1024/1024 of 2025-12-19: c32 and c64 ran plain,
+    db-dump cfg237, and with MTP, conc-list 8 and 16 on 4 decode workers,
+    2026-04-06.csv; mtp_partner)."""
     out = {}
     for row in rows:
-        if row["mode"] != "disagg" or row["prefill_num_workers"] or \
-                not row["silicon_data_source"].startswith(BLANK_SOURCES):
+        if row["mode"] != "disagg" or not row["silicon_data_source"].startswith(BLANK_SOURCES + ("db-dump/",)):
             continue
+        if row["silicon_data_source"].startswith(BLANK_SOURCES):
+            if row["prefill_num_workers"]:
+                continue
+        elif not row["prefill_num_workers"] or db_prefix(row) is None:
+            continue
+        else:
+            row = dict(row, model_path=DBDUMP_MODEL.get(db_prefix(row), row["model_path"]))
         out.setdefault(disagg_point(row, source_fields(row["silicon_data_source"])), set()).add(twin_key(row))
     return out
 
@@ -806,6 +859,7 @@ def agg_rows(repo, hist, rows, counts):
 
 def main():
     repo, srt, out_path = sys.argv[1], sys.argv[2], sys.argv[-1]
+    REPO[0] = repo
     hist = history(repo)
     rows = []
     for silicon in sys.argv[3:-1]:
@@ -952,6 +1006,15 @@ def selftest():
     # an entry without a recipe runs its conc-list
     assert runs_at(None, {"conc-list": [4], "prefill": {}, "decode": {}}, 4, "2026-02-14")
     assert not runs_at(None, {"conc-list": [4], "prefill": {}, "decode": {}}, 36, "2026-02-14")
+    # Dynamo's performance sweeps run each listed concurrency times the
+    # decode workers (sweeps_launch, its answer for the day cached here)
+    e = {"conc-list": [1, 2, 4, 141], "prefill": {"num-worker": 1}, "decode": {"num-worker": 4}}
+    REPO[0], _sweeps[("dsr1-fp4-gb200-dynamo-trt", "2025-12-19")] = "(test)", True
+    assert runs_at(None, e, 564, "2025-12-19", "dsr1-fp4-gb200-dynamo-trt")
+    assert runs_at(None, e, 16, "2025-12-19", "dsr1-fp4-gb200-dynamo-trt")
+    assert not runs_at(None, e, 2, "2025-12-19", "dsr1-fp4-gb200-dynamo-trt")
+    assert runs_at(None, e, 2, "2025-12-19", "dsr1-fp4-gb200-trt")  # (no sweeps: the list as it stands)
+    REPO[0] = None
     # a row no entry launched, from its pinned recipe directory (recipe_dir_line)
     def rec(pw, ptp, dw, dtp, dadp, batch, concs, slots=0):
         pre = {"tensor_parallel_size": ptp, "moe_expert_parallel_size": ptp, "enable_attention_dp": True,
@@ -973,7 +1036,7 @@ def selftest():
     assert got[2:8] == [8, 1, 4, 32, 32, 32] and got[17] == 32, got
     assert recipe_dir_line(dict(glm, decode_tp_size="8"), docs) is None
     assert recipe_dir_line(glm, docs + [("r/again.yaml", "b" * 40, docs[0][2])]) is None
-    print("ok: %d cases" % (len(cases) + 12))
+    print("ok: %d cases" % (len(cases) + 16))
 
 
 if __name__ == "__main__":
