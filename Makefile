@@ -266,7 +266,7 @@ ACCURACY_EVAL_FLAGS =
 ACCURACY_SOURCES = eval/ground_truth eval/public eval/silicon/silicon_trtllm_and_disagg.csv.gz \
 	eval/silicon/silicon_vllm_sglang_agg.csv.gz
 ACCURACY_UNFITTED = eval/public-amd/inferencex eval/public-amd/mi325x eval/public-amd/mi355x
-ACCURACY_EVAL = servesim eval $(strip $(ACCURACY_EVAL_FLAGS) --format json)$(if $(ACCURACY_UNFITTED),; eval/public-amd: servesim eval --format json)
+ACCURACY_EVAL = servesim eval $(strip $(ACCURACY_EVAL_FLAGS) --format json)$(if $(and $(ACCURACY_UNFITTED),$(strip $(ACCURACY_EVAL_FLAGS))),; eval/public-amd: servesim eval --format json)
 
 $(BUILD)/accuracy: $(BUILD)/tools/accuracy.o $(LIB)
 	$(call say,LINK,$@)$(CC) $(CFLAGS_CORE) -o $@ $^ $(LDLIBS)
