@@ -281,13 +281,16 @@ static void run_header(FILE *f, const struct out_run *c)
 		       pw, dw, pw, pw > 1 ? "s" : "", pp->tp * pp->pp * pp->dp, pg ? pg->id : g->id, pp->tp,
 		       pp->pp, pp->ep, pdp, dw, dw > 1 ? "s" : "", dp->tp * dp->pp * dp->dp, dgpu, dp->tp, dp->pp,
 		       dp->ep, ddp);
-		fprintf(f, "kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill %s (%s), + %.3g ms per request (%s); decode admits a request when its KV lands; %s\n",
+		fprintf(f, "kv handoff prompt KV %.1f kB per token over %s, %.0f GB/s per prefill %s (%s), + %.3g ms per request (%s); decode admits a request when its KV lands; %s; %s\n",
 		       c->simcfg->pd.kv_bytes_per_token / 1e3, link,
 		       c->simcfg->pd.link_bw / 1e9, pp->dp > 1 ? "rank" : "worker", "all its GPUs at 0.7 of the link",
 		       c->simcfg->pd.alpha_s * 1e3,
 		       c->cfg.sc->pd_handoff_given ? "--kv-handoff-ms"
 						   : "the engine's hand-off: frontend, transfer set-up, decode polling; fitted on measured P/D runs",
-		       pd_first_words(c->simcfg->pd.first));
+		       pd_first_words(c->simcfg->pd.first),
+		       c->simcfg->router == ROUTER_KV_AWARE
+			       ? "the KV-aware router picks its decode rank"
+			       : "decode workers taken in turn (a P/D frontend's round-robin, Dynamo's default), each request on the worker's least-loaded rank");
 		fprintf(f, "prefill kv %lld blocks (%lld tokens) per prefill %s, from memory%s\n",
 		       (long long)c->simcfg->pd.prefill_kv_blocks,
 		       (long long)(c->simcfg->pd.prefill_kv_blocks * c->simcfg->block_size),

@@ -630,6 +630,7 @@ struct sim {
 	double provisioned_share;
 	uint64_t rr;
 	uint64_t *rr_in;
+	uint64_t *rr_dec; /* P/D: each deployment's next decode worker (router_decode_rank) */
 	/* the least-loaded router's tree over the ranks (sim/loadtree.h;
 	 * ltree.n 0: none, the router scans) */
 	struct loadtree ltree;

@@ -176,12 +176,7 @@ static void kv_arrive(struct sim *s, int32_t slot)
 	r->tok_ns = s->now; /* the first token's client time: its next gap's start */
 	if (s->cfg.on_chunk) /* live use: the first token reaches the client now */
 		s->cfg.on_chunk(s->cfg.on_chunk_ctx, r->id, s->now, 1, false);
-	{
-		/* a decode worker of the request's replica */
-		int k = r->replica / s->per;
-		struct route_cands c = {s->cfg.dp, k * s->per + s->cfg.pd.prefill, 1, 1, NULL, 0, 0, NULL};
-		ri = c.lo + router_pick(s, &c, &s->rr_in[k]);
-	}
+	ri = router_decode_rank(s, r->replica / s->per); /* a decode worker of the request's replica */
 	r->replica = ri;
 	rp = &s->reps[ri];
 	sched_enqueue(rp, r);
@@ -507,6 +502,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	s->step_prefetch = s->nrep >= SIM_PREFETCH_RANKS;
 	s->prefetched_seq = UINT64_MAX;
 	s->rr_in = xcalloc((size_t)s->nreplicas, sizeof(*s->rr_in));
+	s->rr_dec = xcalloc((size_t)s->nreplicas, sizeof(*s->rr_dec));
 	pcg32_seed(&s->route_rng, wl->seed, 12);
 	pcg32_seed(&s->room_rng, wl->seed, 16);
 	s->max_blocks_per_req = blocks_for(s, cfg->max_model_len) + 1;
@@ -663,6 +659,7 @@ void sim_free(struct sim *s)
 	sim_memo_release(&s->own_memo);
 	free(s->own_spath);
 	free(s->rr_in);
+	free(s->rr_dec);
 	free(s->route_ix);
 	free(s->route_chain);
 	for (i = 0; i < s->nxfer; i++)

@@ -233,3 +233,34 @@ int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
 		return rank_in_worker(s, &c, s->cfg.pd.prefill_group, &s->rr_in[k]);
 	return c.lo + router_pick(s, &c, &s->rr_in[k]);
 }
+
+/* The decode rank of a request deployment k's prefill worker handed off:
+ * the next decode worker in turn, on its least-loaded rank.  A P/D
+ * frontend picks the decode worker: Dynamo's routes round-robin unless
+ * told otherwise (`--router-mode`, default round-robin: docs.nvidia.com/
+ * dynamo Router Guide), and every measured P/D deployment of eval/silicon
+ * ran behind it with no router argument (srt-slurm recipes' `frontend:
+ * type: dynamo`, Dynamo's performance_sweeps start_frontend.sh); a worker
+ * busy with its max_batch_size requests keeps the newcomer waiting.  Inside
+ * an attention-DP worker the engine places it on the rank with the least
+ * (TensorRT-LLM's ADP balancer, SGLang's DP controller).  With the
+ * KV-aware router the router picks among all the pool's ranks. */
+int router_decode_rank(struct sim *s, int k)
+{
+	int g = s->cfg.pd.decode_group > 1 ? s->cfg.pd.decode_group : 1, w, j, best = 0;
+	struct route_cands c = {s->cfg.dp, k * s->per + s->cfg.pd.prefill, 1, 1, NULL, 0, 0, NULL};
+	size_t bl = SIZE_MAX;
+
+	if (s->cfg.router == ROUTER_KV_AWARE || c.n % g != 0)
+		return c.lo + router_pick(s, &c, &s->rr_in[k]);
+	w = (int)(s->rr_dec[k]++ % (uint64_t)(c.n / g));
+	for (j = 0; j < g; j++) {
+		const struct replica *rp = &s->reps[c.lo + w * g + j];
+		size_t l = rp->nrun + rp->wlen + rp->ninbox;
+		if (l < bl) {
+			bl = l;
+			best = j;
+		}
+	}
+	return c.lo + w * g + best;
+}

@@ -19,5 +19,8 @@ int router_pick(struct sim *s, const struct route_cands *c, uint64_t *ctr);
 /* The engine rank arrival w (request id) is queued on: a replica by the
  * router, then one of its ranks (with P/D, one of its prefill workers). */
 int router_arrival(struct sim *s, const struct wl_req *w, int64_t id);
+/* P/D: the decode rank a handed-off request of deployment k is queued on
+ * (router.c). */
+int router_decode_rank(struct sim *s, int k);
 
 #endif

@@ -1616,16 +1616,17 @@ static void test_dp_attention(void)
 	l = step_at(r.log, 1, buf, sizeof(buf), t_r1);
 	CHECK(strstr(l, " r1: 1+300 ") != NULL && strcmp(t_r0, t_r1) == 0,
 	      "prefill rank 1 takes request 1 in the same group step (t=%s, t=%s)", t_r0, t_r1);
-	/* base_cfg's round-robin router: the decode picks go on from the
-	 * prefill picks' count, to replicas 4 and 5, the second decode worker;
-	 * request 1's KV lands during rank 4's first step and its first decode
-	 * waits for the group's next step, with rank 4's second */
-	l = step_at(r.log, 3, buf, sizeof(buf), t_r0);
-	l = step_at(r.log, 4, buf, sizeof(buf), t_r1);
-	CHECK(strstr(r.log, " r2:") == NULL && strstr(r.log, " r3:") == NULL &&
-		      strstr(line_n(r.log, 2, buf, sizeof(buf)), " r4: 0+1 ") &&
-		      strstr(line_n(r.log, 4, buf, sizeof(buf)), " r5: 1+1 ") && strcmp(t_r0, t_r1) == 0,
-	      "both decode on the second decode worker's ranks 4 and 5, in one group step (t=%s, t=%s)", t_r0, t_r1);
+	/* the decode workers in turn (router_decode_rank: a P/D frontend's
+	 * round-robin, its own count), each request on its worker's
+	 * least-loaded rank: request 0 on rank 2 (the first decode worker),
+	 * request 1 on rank 4 (the second), and the two workers step apart */
+	l = step_at(r.log, 2, buf, sizeof(buf), t_r0);
+	l = step_at(r.log, 3, buf, sizeof(buf), t_r1);
+	CHECK(strstr(r.log, " r3:") == NULL && strstr(r.log, " r5:") == NULL &&
+		      strstr(line_n(r.log, 2, buf, sizeof(buf)), " r2: 0+1 ") &&
+		      strstr(line_n(r.log, 3, buf, sizeof(buf)), " r4: 1+1 ") && strcmp(t_r0, t_r1) != 0,
+	      "request 0 decodes on the first decode worker's rank 2, request 1 on the second's rank 4, the workers "
+	      "apart (t=%s, t=%s)", t_r0, t_r1);
 	/* SGLang's P/D prefill ranks (sim_cfg.pd.prefill_rank_random): eight
 	 * prompts at once on one prefill worker of 2 ranks.  The router alone
 	 * alternates them (ids 0, 2, 4, 6 on rank 0); drawn at random, as the
