@@ -679,16 +679,14 @@ def disagg_points(rows):
     2026-04-06.csv; mtp_partner)."""
     out = {}
     for row in rows:
-        if row["mode"] != "disagg" or not row["silicon_data_source"].startswith(BLANK_SOURCES + ("db-dump/",)):
+        src = row["silicon_data_source"]
+        if row["mode"] != "disagg":
             continue
-        if row["silicon_data_source"].startswith(BLANK_SOURCES):
-            if row["prefill_num_workers"]:
-                continue
-        elif not row["prefill_num_workers"] or db_prefix(row) is None:
-            continue
-        else:
+        if src.startswith("db-dump/") and row["prefill_num_workers"] and db_prefix(row) is not None:
             row = dict(row, model_path=DBDUMP_MODEL.get(db_prefix(row), row["model_path"]))
-        out.setdefault(disagg_point(row, source_fields(row["silicon_data_source"])), set()).add(twin_key(row))
+        elif not src.startswith(BLANK_SOURCES) or row["prefill_num_workers"]:
+            continue
+        out.setdefault(disagg_point(row, source_fields(src)), set()).add(twin_key(row))
     return out
 
 

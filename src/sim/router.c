@@ -112,6 +112,30 @@ static double route_score(const struct sim *s, const struct route_cands *c, int 
 	       ROUTE_W_KV * (total > 0 ? 1 - used / total : 0) + ROUTE_W_QUEUE * q;
 }
 
+/* A rank's load as the least-outstanding router counts it: its running,
+ * waiting and in-transit requests. */
+static inline size_t rank_load(const struct replica *rp)
+{
+	return rp->nrun + rp->wlen + rp->ninbox;
+}
+
+/* The least-loaded rank of [lo, lo + n), the first of equal ones, by
+ * scanning them. */
+static int rank_least_loaded(const struct sim *s, int lo, int n)
+{
+	size_t bl = SIZE_MAX;
+	int j, best = 0;
+
+	for (j = 0; j < n; j++) {
+		size_t l = rank_load(&s->reps[lo + j]);
+		if (l < bl) {
+			bl = l;
+			best = j;
+		}
+	}
+	return lo + best;
+}
+
 /* The least-loaded rank of [lo, hi), the first of equal ones (the scan
  * below, without reading every rank): the tree's leaves of the ranks
  * whose load moved set first. */
@@ -124,7 +148,7 @@ static int least_loaded_rank(struct sim *s, int lo, int hi)
 		for (m = loadtree_take_word(&s->ltree, w); m; m &= m - 1) {
 			int r = (int)(w * 64) + __builtin_ctzll(m);
 			const struct replica *rp = &s->reps[r];
-			uint64_t l = rp->nrun + rp->wlen + rp->ninbox;
+			uint64_t l = rank_load(rp);
 			/* (an admission moves a request from waiting to
 			 * running: marked, its load the same) */
 			if (l != s->ltree.load[r])
@@ -153,7 +177,7 @@ int router_pick(struct sim *s, const struct route_cands *c, uint64_t *ctr)
 		for (i = 0; i < c->n; i++) {
 			size_t l = 0;
 			for (k = cand_lo(c, i); k < cand_lo(c, i) + c->width; k++)
-				l += s->reps[k].nrun + s->reps[k].wlen + s->reps[k].ninbox;
+				l += rank_load(&s->reps[k]);
 			if (l < bl) {
 				bl = l;
 				best = i;
@@ -247,20 +271,12 @@ int router_arrival(struct sim *s, const struct wl_req *w, int64_t id)
  * KV-aware router the router picks among all the pool's ranks. */
 int router_decode_rank(struct sim *s, int k)
 {
-	int g = s->cfg.pd.decode_group > 1 ? s->cfg.pd.decode_group : 1, w, j, best = 0;
+	int g = s->cfg.pd.decode_group > 1 ? s->cfg.pd.decode_group : 1, w;
 	struct route_cands c = {s->cfg.dp, k * s->per + s->cfg.pd.prefill, 1, 1, NULL, 0, 0, NULL};
-	size_t bl = SIZE_MAX;
 
-	if (s->cfg.router == ROUTER_KV_AWARE || c.n % g != 0)
+	if (s->cfg.router == ROUTER_KV_AWARE)
 		return c.lo + router_pick(s, &c, &s->rr_in[k]);
+	assert(c.n % g == 0); /* (the pool's ranks: whole workers) */
 	w = (int)(s->rr_dec[k]++ % (uint64_t)(c.n / g));
-	for (j = 0; j < g; j++) {
-		const struct replica *rp = &s->reps[c.lo + w * g + j];
-		size_t l = rp->nrun + rp->wlen + rp->ninbox;
-		if (l < bl) {
-			bl = l;
-			best = j;
-		}
-	}
-	return c.lo + w * g + best;
+	return rank_least_loaded(s, c.lo + w * g, g);
 }
