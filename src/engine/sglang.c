@@ -181,6 +181,10 @@ struct sg_state {
 	 * mid-prefill (see sg_collect) */
 	bool all_dec;
 	uint64_t dec_ver;
+	/* the last batch was a decode batch (the recv interval's count);
+	 * rp->dec_run says whether the decoders ran in it, which a prefill
+	 * batch under --enable-mixed-chunk also makes them do */
+	bool dec_batch;
 };
 
 static struct sg_state *sg_of(const struct replica *rp)
@@ -378,9 +382,11 @@ static bool sg_decode_fast(struct sim *s, struct replica *rp)
 	struct req *r;
 	size_t i;
 
+	/* (scheduled already: a mixed prefill batch's admission of a P/D
+	 * decode worker's transferred request, its first token) */
 	for (i = 0; i < rp->nothers; i++) {
 		r = rp->others[i];
-		if (decoding(r))
+		if (decoding(r) && !r->scheduled)
 			need += blocks_for(s, r->computed + 1) - r->nblocks;
 	}
 	if (need > kvc_available(&rp->kv))
@@ -390,7 +396,7 @@ static bool sg_decode_fast(struct sim *s, struct replica *rp)
 	for (i = 0; i < rp->nothers; i++) {
 		int32_t k;
 		r = rp->others[i];
-		if (!decoding(r))
+		if (!decoding(r) || r->scheduled)
 			continue;
 		k = blocks_for(s, r->computed + 1) - r->nblocks;
 		if (k > 0 && named_take(s, r, k) == 0) {
@@ -512,13 +518,18 @@ static bool sg_decode_ahead(struct sim *s, struct replica *rp, const struct sg_s
  * a decode batch that runs out of KV retracts the newest requests and the
  * ratio resets, else it decays by (init - min) / 600 per step.
  *
- * Steady decoders are lazy where sglang_lazy allows (dec_join after a decode
- * batch): a prefill batch leaves them where they are (dec_run false: the
- * step count G counts decode batches), the walks below take the explicit
- * requests from `others` (running order) and the reservation reads a
- * decoder's progress from G, and a decode batch whose blocks are all there
- * is sg_decode_fast's; one that must retract makes every decoder explicit
- * and takes the literal walk. */
+ * Steady decoders are lazy (dec_join after a batch they ran in): a prefill
+ * batch leaves them where they are (dec_run false: the step count G counts
+ * the batches they run in), the walks below take the explicit requests from
+ * `others` (running order) and the reservation reads a decoder's progress
+ * from G, and a decode batch whose blocks are all there is sg_decode_fast's;
+ * one that must retract makes every decoder explicit and takes the literal
+ * walk.  Under --enable-mixed-chunk a prefill batch carries them too:
+ * sg_decode_fast's when every decoder's block is there (dec_run: G counts
+ * it), else every one explicit and the literal ride-along, which skips
+ * those without a block.  (They were explicit under mixed chunks before
+ * 2026-12-04: the aiconfigurator SGLang rows walked every running request
+ * at every step.) */
 /* The running requests not in a pipeline batch (PP), in running order:
  * those mid-prefill in st->pre, the decoders in st->dec. */
 static void collect_running(const struct replica *rp, struct sg_state *st)
@@ -582,6 +593,35 @@ static void sg_ratio_decay(struct sg_state *st)
 		st->ratio = st->ratio_min;
 }
 
+/* --enable-mixed-chunk: a prefill batch also carries one token of each of
+ * the ndec running decoders, taken from both prompt-token budgets
+ * (PrefillAdder's mixed_with_decode_tokens). */
+static void sg_mixed_budgets(int64_t ndec, int64_t *budget, int64_t *rem_input)
+{
+	*budget -= ndec;
+	if (*rem_input < INT64_MAX)
+		*rem_input -= ndec;
+}
+
+/* Every lazy decoder and verifier made explicit for the literal walk of
+ * this step (st's lists from a walk of the running list); verifiers do
+ * not rejoin (their whole path would be drawn again). */
+static void sg_all_explicit(struct sim *s, struct replica *rp, struct sg_state *st)
+{
+	struct req *r;
+
+	for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
+		if (r->dec)
+			sched_dec_leave(s, rp, r);
+	if (rp->nspath > 0) {
+		spath_leave_all(s, rp);
+		rp->sp_hold = true;
+	}
+	rp->fallback = true;
+	collect_running(rp, st);
+	st->all_dec = false;
+}
+
 static void sglang_schedule(struct sim *s, struct replica *rp)
 {
 	int64_t budget = rp->mbt;
@@ -601,13 +641,13 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		 * tokenizer once the count reaches --scheduler-recv-interval,
 		 * and at once when it has nothing running or waiting (its idle
 		 * loop) */
-		rp->recv_ct += rp->dec_run ? 1 : s->cfg.recv_interval;
+		rp->recv_ct += st->dec_batch ? 1 : s->cfg.recv_interval;
 		if (rp->ninbox > 0 && (rp->recv_ct >= s->cfg.recv_interval || (rp->nrun == 0 && rp->wlen == 0)))
 			sched_receive(rp);
 		else if (rp->recv_ct >= s->cfg.recv_interval)
 			rp->recv_ct = 0;
 	}
-	rp->dec_run = false;
+	rp->dec_run = st->dec_batch = false;
 	if (!lazy && !sp) {
 		rp->fallback = true;
 		rp->nothers = 0;
@@ -621,19 +661,18 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 	 * of this step */
 	if (!lazy && !sp) {
 		sg_collect(rp, st);
-		if (s->cfg.mixed_chunk) {
-			/* --enable-mixed-chunk (never lazy: sglang_lazy): a
-			 * prefill batch also carries one token of every running
-			 * decoder, taken from both prompt-token budgets
-			 * (PrefillAdder's mixed_with_decode_tokens) */
-			budget -= (int64_t)st->ndec;
-			if (rem_input < INT64_MAX)
-				rem_input -= (int64_t)st->ndec;
-		}
+		if (s->cfg.mixed_chunk)
+			sg_mixed_budgets((int64_t)st->ndec, &budget, &rem_input);
 		for (i = 0; i < st->npre && budget > 0; i++)
 			if (!sg_prefill_chunk(s, rp, st->pre[i], &budget, &rem_input))
 				break;
 	} else {
+		if (s->cfg.mixed_chunk) { /* the lazy decoders and the explicit ones */
+			int64_t ndec = rp->ndec;
+			for (i = 0; i < rp->nothers; i++)
+				ndec += !rp->others[i]->inflight && decoding(rp->others[i]);
+			sg_mixed_budgets(ndec, &budget, &rem_input);
+		}
 		for (i = 0; i < rp->nothers && budget > 0; i++) {
 			r = rp->others[i];
 			if (r->inflight || decoding(r))
@@ -667,7 +706,20 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 	}
 	if (rp->nsched > 0) {
 		/* mixed chunk: the running decoders join the prefill batch (those
-		 * whose next token finds no KV block wait for a decode batch) */
+		 * whose next token finds no KV block wait for a decode batch).
+		 * Lazy decoders ride along as a decode batch's would when every
+		 * decoder's block is there (sg_decode_fast: the step counts for
+		 * them, dec_run); else each is made explicit and the literal walk
+		 * below skips those without a block */
+		if (s->cfg.mixed_chunk && lazy) {
+			if (sg_decode_fast(s, rp)) {
+				rp->dec_run = true;
+				return;
+			}
+			sg_all_explicit(s, rp, st);
+		} else if (lazy) {
+			rp->fallback = false;
+		}
 		if (s->cfg.mixed_chunk)
 			for (i = 0; i < st->ndec; i++) {
 				int64_t n;
@@ -678,25 +730,13 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 				if (sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
 					sched_push(rp, r, n);
 			}
-		if (lazy)
-			rp->fallback = false;
 		return;
 	}
-	rp->dec_run = true;
+	rp->dec_run = st->dec_batch = true;
 	if (lazy ? sg_decode_fast(s, rp) : sp ? sg_decode_spath(s, rp) : sg_decode_ahead(s, rp, st))
 		goto decay;
-	if (lazy || sp) {
-		for (r = rp->run_head; r && rp->ndec > 0; r = r->next)
-			if (r->dec)
-				sched_dec_leave(s, rp, r);
-		if (rp->nspath > 0) {
-			spath_leave_all(s, rp);
-			rp->sp_hold = true; /* (rejoining costs its whole path again) */
-		}
-		rp->fallback = true;
-		collect_running(rp, st);
-		st->all_dec = false;
-	}
+	if (lazy || sp)
+		sg_all_explicit(s, rp, st);
 	/* 2. decode every running request (st->dec: a request admitted this
 	 * step would be scheduled; one retracted below is no longer decoding:
 	 * skipped, as out of the running list).  The anonymous blocks
@@ -786,14 +826,6 @@ static enum admit_verdict sglang_admit(struct sim *s, struct replica *rp, struct
 	return ADMIT_GO;
 }
 
-/* May its steady decoders be lazy (as vLLM's: advanced by the step count,
- * walked only when a block, a completion or a retraction needs them)?  Not
- * with --enable-mixed-chunk (its prefill batches carry every decoder). */
-static bool sglang_lazy(const struct sim_cfg *cfg)
-{
-	return !cfg->mixed_chunk;
-}
-
 static void sglang_replica_init(struct sim *s, struct replica *rp)
 {
 	struct sg_state *st = xcalloc(1, sizeof(*st));
@@ -805,6 +837,7 @@ static void sglang_replica_init(struct sim *s, struct replica *rp)
 	st->ratio_min = fmin(st->ratio_init * SCHED_SG_RATIO_MIN_FACTOR, 1.0);
 	st->ratio_decay = (st->ratio_init - st->ratio_min) / SCHED_SG_DECAY_STEPS;
 	st->ratio = st->ratio_init;
+	st->dec_batch = true; /* (as rp->dec_run starts) */
 	rp->pstate = st;
 }
 
@@ -881,7 +914,6 @@ static const struct sched_policy sglang_policy = {
 	.admit = sglang_admit,
 	.split_batches = true,
 	.decoder_keys = true,
-	.lazy = sglang_lazy,
 	.replica_init = sglang_replica_init,
 	.replica_release = sglang_replica_release,
 	.check = sglang_check,

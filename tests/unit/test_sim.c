@@ -3222,8 +3222,9 @@ static void test_sglang_kept_lists(const struct model_cfg *m)
 				sc.spec.k = 1;
 				sc.spec.nrates = 1;
 				sc.spec.rate[0] = 0.8;
-			} else {
+			} else { /* (the lazy decoders' run: test_lazy_decoders) */
 				sc.mixed_chunk = true;
+				sc.no_lazy_decoders = true;
 			}
 			r1 = run(&sc, &c, &w, &l1, &c1, &t1);
 			sc.check_invariants = false;
@@ -3776,11 +3777,20 @@ static void test_lazy_decoders(const struct model_cfg *m)
 	open_loop(&c, &w, m);
 	for (sg = 0; sg < 2; sg++) {
 		char what[96];
+/* each case under SGLang once more with --enable-mixed-chunk, whose prefill
+ * batches carry the decoders (sglang.c: sg_decode_fast's ride-along, or every
+ * decoder made explicit when one lacks a block) */
 #define LAZY(name)                                                                              \
 	do {                                                                                    \
 		sc.policy = policy_of(sg ? "sglang" : "vllm");                                  \
 		snprintf(what, sizeof(what), "%s, %s", sg ? "SGLang" : "vLLM", name);          \
 		lazy_compare(what, &sc, &c, &w);                                                \
+		if (sg) {                                                                       \
+			sc.mixed_chunk = true;                                                  \
+			snprintf(what, sizeof(what), "SGLang --enable-mixed-chunk, %s", name);  \
+			lazy_compare(what, &sc, &c, &w);                                        \
+			sc.mixed_chunk = false;                                                 \
+		}                                                                               \
 	} while (0)
 		base_cfg(&sc, 2048, 64, 4000);
 		LAZY("open loop");
@@ -3817,6 +3827,15 @@ static void test_lazy_decoders(const struct model_cfg *m)
 		base_cfg(&sc, 2048, 64, 4000);
 		sc.max_prefill_tokens = sg ? 700 : 0;
 		LAZY("max prefill tokens");
+		if (sg) { /* the recv interval counts decode batches, not mixed ones */
+			base_cfg(&sc, 2048, 64, 4000);
+			sc.recv_interval = 4;
+			LAZY("recv interval 4");
+			base_cfg(&sc, 2048, 64, 4000);
+			sc.max_prefill_tokens = 700;
+			sc.max_prefill_whole = true;
+			LAZY("max prefill tokens, whole prompts");
+		}
 	}
 	/* attention-DP lockstep (Mixtral, DP 2 x EP 2) */
 	if (mixtral_dp2(&moe, &cmoe, "DP 2 MoE cost model") == 0) {
