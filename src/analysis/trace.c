@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,7 +160,8 @@ static const long long *mode_top(const struct tr_mode *m)
 
 /* Activation rows of a dense matmul (tokens through a projection): the
  * leading dims of its input; 0 for batched products (bmm's rows are
- * heads x tokens) and anything without dims. */
+ * heads x tokens), anything without dims and dims whose product does not
+ * fit a long long (no trace holds such a tensor). */
 static long long matmul_rows(const char *op, const long long (*d)[8], const int *nd, int ni)
 {
 	long long rows = 1;
@@ -170,8 +172,12 @@ static long long matmul_rows(const char *op, const long long (*d)[8], const int 
 		return 0;
 	if (ni < a + 2 || nd[a] < 2)
 		return 0;
-	for (i = 0; i < nd[a] - 1; i++)
-		rows *= d[a][i] > 0 ? d[a][i] : 0;
+	for (i = 0; i < nd[a] - 1; i++) {
+		long long v = d[a][i] > 0 ? d[a][i] : 0;
+		if (v > 0 && rows > LLONG_MAX / v)
+			return 0;
+		rows *= v;
+	}
 	return rows;
 }
 

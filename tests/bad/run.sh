@@ -264,6 +264,8 @@ bv b-ttft-inf 's/"mean_ttft_ms": 41.2/"mean_ttft_ms": Infinity/'
 mkdir -p emptydir
 w ascend-hdr/kernel_details.csv 'Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,Input Shapes,Input Data Types,Output Shapes'
 cp ascend-hdr/kernel_details.csv ascend-hdr.csv
+# a projection's input dims whose product passes a long long (fuzz_trace, 2026-12-04)
+sed 's/"8,4096;4096,12288"/"6,9223372036854775807,4096;4096,12288"/' "$root/tests/golden/fixtures/ascend-kernel_details.csv" > ascend-dims-huge.csv
 w kineto-neg.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": -5, "tid": 7}]}'
 w kineto-nan.json '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10, "dur": 5, "tid": 1e300, "args": {"correlation": 1e300}}]}'
 # measured requests (issue 30): GuideLLM, OTel spans, vLLM engine stats, vcr
@@ -573,6 +575,7 @@ t run-harness-unknown 2 "--harness must be one of aiperf, vllm-bench, sglang-ben
 t run-workload-missing 3 "nofile.json: cannot open" '$SS run --workload nofile.json'
 t trace-ascend-header-only 3 "ascend-hdr" '$SS trace ascend-hdr'
 t trace-ascend-csv-header-only 3 "ascend-hdr.csv" '$SS trace ascend-hdr.csv'
+t trace-ascend-matmul-dims-huge 0 "" '$SS trace ascend-dims-huge.csv'
 t trace-kineto-huge-ids 0 "" '$SS trace kineto-nan.json > /dev/null'
 t trace-kineto-negative-dur 3 "(kernel 'k'): 'dur' must be >= 0" '$SS trace kineto-neg.json'
 # 10. issue 30: every request accounted for in every mode
