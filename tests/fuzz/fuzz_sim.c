@@ -105,7 +105,7 @@ static void dist(struct bytes *b, struct wl_dist *d, int64_t max)
  * one byte each), so that the inputs libFuzzer makes from one another
  * mostly find their deployment kept. */
 struct key {
-	uint8_t model, gpu, engine, layout, ep, limits, kv, caching, pd, spec;
+	uint8_t model, gpu, engine, layout, ep, limits, kv, caching, pd, spec, mixed;
 };
 
 /* A deployment's start-up: refused (rc < 0, at which check), or ready. */
@@ -144,6 +144,7 @@ static void choose(struct bytes *b, struct key *k)
 	k->caching = (uint8_t)take(b, 4) != 0;
 	k->pd = (uint8_t)take(b, 6);
 	k->spec = (uint8_t)take(b, 8);
+	k->mixed = (uint8_t)take(b, 2); /* SGLang's --enable-mixed-chunk */
 }
 
 /* Build and start k's deployment into x (the checks `servesim run` makes,
@@ -171,6 +172,7 @@ static void start(const struct key *k, struct kept *x)
 	sc->k.max_num_batched_tokens = limits[k->limits][1];
 	sc->k.total_kv_blocks = kv_blocks[k->kv];
 	sc->k.prefix_caching = k->caching;
+	sc->k.sglang_mixed_chunk = k->mixed != 0 && strcmp(engine_ids[k->engine], "sglang") == 0;
 	if (k->pd < 2) { /* P/D: 1 or 2 prefill workers, one decode */
 		sc->pd_prefill = 1 + k->pd;
 		sc->pd_decode = 1;
