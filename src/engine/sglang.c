@@ -670,7 +670,7 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		if (s->cfg.mixed_chunk) { /* the lazy decoders and the explicit ones */
 			int64_t ndec = rp->ndec;
 			for (i = 0; i < rp->nothers; i++)
-				ndec += !rp->others[i]->inflight && decoding(rp->others[i]);
+				ndec += decoding(rp->others[i]); /* (lazy: no PP, none in flight) */
 			sg_mixed_budgets(ndec, &budget, &rem_input);
 		}
 		for (i = 0; i < rp->nothers && budget > 0; i++) {
@@ -711,25 +711,27 @@ static void sglang_schedule(struct sim *s, struct replica *rp)
 		 * decoder's block is there (sg_decode_fast: the step counts for
 		 * them, dec_run); else each is made explicit and the literal walk
 		 * below skips those without a block */
-		if (s->cfg.mixed_chunk && lazy) {
+		if (!s->cfg.mixed_chunk) {
+			if (lazy)
+				rp->fallback = false;
+			return;
+		}
+		if (lazy) {
 			if (sg_decode_fast(s, rp)) {
 				rp->dec_run = true;
 				return;
 			}
 			sg_all_explicit(s, rp, st);
-		} else if (lazy) {
-			rp->fallback = false;
 		}
-		if (s->cfg.mixed_chunk)
-			for (i = 0; i < st->ndec; i++) {
-				int64_t n;
-				r = st->dec[i];
-				if (r->scheduled)
-					continue;
-				n = chunk_of(s, r, INT64_MAX);
-				if (sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
-					sched_push(rp, r, n);
-			}
+		for (i = 0; i < st->ndec; i++) {
+			int64_t n;
+			r = st->dec[i];
+			if (r->scheduled)
+				continue;
+			n = chunk_of(s, r, INT64_MAX);
+			if (sched_grow_blocks(s, rp, r, blocks_for(s, r->computed + n) - r->nblocks))
+				sched_push(rp, r, n);
+		}
 		return;
 	}
 	rp->dec_run = st->dec_batch = true;
