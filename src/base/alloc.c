@@ -8,6 +8,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "base/alloc.h"
 
@@ -68,6 +71,49 @@ void xfree_aligned(void *p, size_t count, size_t size)
 	}
 #endif
 	free(p);
+}
+
+void xheap_huge(size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(__GLIBC__)
+	enum { XHEAP_CHUNK = 16 << 20, XHEAP_CHUNKS = 64 };
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	void *chunk[XHEAP_CHUNKS];
+	uintptr_t lo, hi;
+	size_t i, n = bytes / XHEAP_CHUNK;
+
+	if (n > XHEAP_CHUNKS)
+		n = XHEAP_CHUNKS;
+	/* (the largest threshold glibc takes: 32 MiB on 64-bit hosts) */
+	if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || !mallopt(M_TRIM_THRESHOLD, (int)(n * XHEAP_CHUNK + huge)))
+		return;
+	lo = (uintptr_t)sbrk(0);
+	for (i = 0; i < n; i++)
+		chunk[i] = malloc(XHEAP_CHUNK);
+	hi = (uintptr_t)sbrk(0);
+	lo = (lo + huge - 1) & ~(huge - 1);
+	if (lo != (uintptr_t)-1 && hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	/* back to the heap's free top, which the trim threshold keeps */
+	for (i = 0; i < n; i++)
+		free(chunk[i]);
+#else
+	(void)bytes;
+#endif
+}
+
+void xadvise_huge(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = (uintptr_t)p, lo = (a + huge - 1) & ~(huge - 1), hi = (a + n) & ~(huge - 1);
+
+	if (p && hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }
 
 void *xrealloc(void *p, size_t n)

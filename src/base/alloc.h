@@ -19,6 +19,22 @@ void *xcalloc(size_t count, size_t size);
 void *xcalloc_aligned(size_t count, size_t size, size_t align);
 void xfree_aligned(void *p, size_t count, size_t size);
 #define XALLOC_MAPPED ((size_t)1 << 20)
+/* The process's heap made ready for one long simulation (sim.h
+ * sim_cfg.arrival_thread with many requests): grown by `bytes` at once and
+ * kept (not trimmed back), blocks up to 32 MiB taken from it rather than
+ * mapped apart, and its pages transparent huge pages where the kernel gives
+ * them on request (Linux's MADV_HUGEPAGE; a kernel in THP mode "madvise"
+ * waits for it).  A simulation's records, replicas and request slabs are
+ * read all over tens of MB: with 4 KiB pages nearly every access was a TLB
+ * miss and every 4 KiB a page fault.  Only the glibc heap of the calling
+ * thread's arena (the first thread's); elsewhere nothing.  Touched memory
+ * is resident in 2 MiB units.  Changes malloc's thresholds for the rest of
+ * the process: for a command that runs one simulation. */
+void xheap_huge(size_t bytes);
+/* The same advice for the 2 MiB units that lie wholly inside [p, p + n)
+ * (a large array another thread allocates, from its own arena).  Best
+ * effort, no status. */
+void xadvise_huge(void *p, size_t n);
 void *xrealloc(void *p, size_t n);
 /* xrealloc for an array of count elements of size bytes, overflow-checked. */
 void *xreallocarray(void *p, size_t count, size_t size);

@@ -584,6 +584,10 @@ struct sim {
 	struct req *free_reqs;
 	struct req **slabs;
 	size_t nslabs, slabs_cap;
+	/* one long simulation in the process (sim_new: sim_cfg.arrival_thread
+	 * and enough requests): its heap on huge pages (alloc.h xheap_huge),
+	 * and the large arrays its other threads allocate advised too */
+	bool huge;
 	/* the next open-loop arrival (has_next): an event kept beside the
 	 * queue rather than in it, with the sequence number its push would
 	 * have taken (engine.c, sim_step), so that it orders as it would */
@@ -1128,6 +1132,9 @@ void sched_step_end_next(const struct sim *s, int ri);
 /* the least ranks for sim.step_prefetch: with fewer, their records stay
  * in the cache (one replica: chat's 130 running records, 49 KB) */
 #define SIM_PREFETCH_RANKS 8
+/* the heap made ready on huge pages for one long simulation (sim_new,
+ * alloc.h xheap_huge): what 1 M chat requests at DP 64 fill, with room */
+#define SIM_HUGE_HEAP ((size_t)64 << 20)
 /* PP: the first stage of replica ri took its batch and is free again. */
 void sched_stage_free(struct sim *s, int ri);
 /* A replica's scheduler state, once its limits, KV cache, cost model and

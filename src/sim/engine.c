@@ -447,6 +447,7 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 	struct sim *s;
 	int i, rc;
 	int64_t k;
+	bool huge;
 
 	if (cfg->total_kv_blocks < 1)
 		return err_set(e, SS_EUSAGE, "the KV cache needs at least 1 block, got %lld",
@@ -475,8 +476,15 @@ int sim_new(const struct sim_cfg *cfg, const struct cost_model *cost, const stru
 		return err_set(e, SS_EUSAGE, "LoRA needs max_loras >= 0, and with it a rank >= 1, host slots >= 0 "
 			       "and a dtype size > 0, got %d, %d, %lld, %g", cfg->lora.max_loras, cfg->lora.rank,
 			       (long long)cfg->lora.cpu_slots, cfg->lora.dtype_bytes);
+	/* one long simulation in the process: the heap it is about to fill
+	 * on huge pages (the replicas, request slabs and records of 1 M chat
+	 * requests at DP 64 take ~50 MB) */
+	huge = cfg->arrival_thread && !cfg->live && arrival_thread_pays(wl);
+	if (huge)
+		xheap_huge(SIM_HUGE_HEAP);
 	s = xcalloc(1, sizeof(*s));
 	s->cfg = *cfg;
+	s->huge = huge;
 	if (cfg->live) {
 		/* every request walked at every step: each chunk is seen */
 		s->cfg.no_lazy_decoders = true;
