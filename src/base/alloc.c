@@ -85,7 +85,8 @@ void xheap_huge(size_t bytes)
 	if (n > XHEAP_CHUNKS)
 		n = XHEAP_CHUNKS;
 	/* (the largest threshold glibc takes: 32 MiB on 64-bit hosts) */
-	if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || !mallopt(M_TRIM_THRESHOLD, (int)(n * XHEAP_CHUNK + huge)))
+	if (n == 0 || !mallopt(M_MMAP_THRESHOLD, 32 << 20) ||
+	    !mallopt(M_TRIM_THRESHOLD, (int)(n * XHEAP_CHUNK + huge)))
 		return;
 	lo = (uintptr_t)sbrk(0);
 	for (i = 0; i < n; i++)

@@ -20,8 +20,8 @@ void *xcalloc_aligned(size_t count, size_t size, size_t align);
 void xfree_aligned(void *p, size_t count, size_t size);
 #define XALLOC_MAPPED ((size_t)1 << 20)
 /* The process's heap made ready for one long simulation (sim.h
- * sim_cfg.arrival_thread with many requests): grown by `bytes` at once and
- * kept (not trimmed back), blocks up to 32 MiB taken from it rather than
+ * sim_cfg.arrival_thread with many requests): grown by `bytes` at once (in
+ * 16 MiB steps, at most 1 GiB) and kept (not trimmed back), blocks up to 32 MiB taken from it rather than
  * mapped apart, and its pages transparent huge pages where the kernel gives
  * them on request (Linux's MADV_HUGEPAGE; a kernel in THP mode "madvise"
  * waits for it).  A simulation's records, replicas and request slabs are

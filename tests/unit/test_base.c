@@ -1,5 +1,6 @@
 /* test_base.c - PCG32 known answers, string buffer, gz reader, atomic writes,
- * edit distance, flag tables, files written all or none. */
+ * edit distance, flag tables, files written all or none, the heap on huge
+ * pages. */
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 
 #include "check.h"
 #include "base/afile.h"
+#include "base/alloc.h"
 #include "base/argtab.h"
 #include "base/argval.h"
 #include "base/csv.h"
@@ -1204,6 +1206,71 @@ static void test_argval_items(void)
 	      "an item of ARGVAL_ITEM_MAX - 1 characters fits");
 }
 
+/* The flags smaps gives the mapping that holds p ("" when none does). */
+static void vma_flags(const void *p, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+
+	out[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		} else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			size_t k = strlen(line + 8);
+			if (k >= n)
+				k = n - 1;
+			memcpy(out, line + 8, k);
+			out[k] = 0;
+			out[strcspn(out, "\n")] = 0;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* alloc.h xheap_huge and xadvise_huge: a block the heap gives after
+ * xheap_huge, and an array advised afterwards, lie in mappings advised for
+ * transparent huge pages (smaps' "hg"), their contents as written.  Last:
+ * xheap_huge changes malloc's thresholds for the rest of the process.
+ * Where the kernel has no transparent huge pages, or the allocator is not
+ * glibc's (sanitizers), there is nothing to look at. */
+static void test_heap_huge(void)
+{
+#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+	const size_t mb = (size_t)1 << 20;
+	char flags[512], *p, *q;
+	size_t i;
+	bool same = true;
+
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0) {
+		CHECK(1, "heap on huge pages: no transparent huge pages here, skipped");
+		return;
+	}
+	xheap_huge(64 * mb);
+	p = xmalloc(8 * mb); /* (under the raised 32 MiB threshold: from the heap) */
+	memset(p, 7, 8 * mb);
+	vma_flags(p + 4 * mb, flags, sizeof(flags));
+	CHECK(strstr(flags, " hg") != NULL, "heap on huge pages: a block after xheap_huge is advised (VmFlags:%s)",
+	      flags);
+	for (i = 0; i < 8 * mb; i += 4093)
+		same &= p[i] == 7;
+	CHECK(same, "heap on huge pages: the block holds what was written");
+	q = xmalloc(40 * mb); /* (past it: mapped apart, not advised) */
+	xadvise_huge(q, 40 * mb);
+	vma_flags(q + 20 * mb, flags, sizeof(flags));
+	CHECK(strstr(flags, " hg") != NULL, "xadvise_huge: a mapped array is advised (VmFlags:%s)", flags);
+	free(q);
+	free(p);
+#else
+	CHECK(1, "heap on huge pages: not glibc on Linux, skipped");
+#endif
+}
+
 int main(void)
 {
 	test_afile_write_all();
@@ -1227,5 +1294,6 @@ int main(void)
 	CHECK(paths_edit_distance("llama-2-7b", "llama-2-7b") == 0, "edit distance 0");
 	CHECK(paths_edit_distance("lama-2-7b", "llama-2-7b") == 1, "edit distance 1");
 	CHECK(paths_edit_distance("LLAMA", "llama") == 0, "edit distance case-insensitive");
+	test_heap_huge(); /* (last: it changes malloc's thresholds) */
 	return check_done();
 }
