@@ -93,7 +93,7 @@ void xheap_huge(size_t bytes)
 		chunk[i] = malloc(XHEAP_CHUNK);
 	hi = (uintptr_t)sbrk(0);
 	lo = (lo + huge - 1) & ~(huge - 1);
-	if (lo != (uintptr_t)-1 && hi > lo)
+	if (hi > lo)
 		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 	/* back to the heap's free top, which the trim threshold keeps */
 	for (i = 0; i < n; i++)
