@@ -1206,6 +1206,7 @@ static void test_argval_items(void)
 	      "an item of ARGVAL_ITEM_MAX - 1 characters fits");
 }
 
+#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
 /* The flags smaps gives the mapping that holds p ("" when none does). */
 static void vma_flags(const void *p, char *out, size_t n)
 {
@@ -1232,6 +1233,7 @@ static void vma_flags(const void *p, char *out, size_t n)
 	}
 	fclose(f);
 }
+#endif
 
 /* alloc.h xheap_huge and xadvise_huge: a block the heap gives after
  * xheap_huge, and an array advised afterwards, lie in mappings advised for
@@ -1267,7 +1269,7 @@ static void test_heap_huge(void)
 	free(q);
 	free(p);
 #else
-	CHECK(1, "heap on huge pages: not glibc on Linux, skipped");
+	CHECK(1, "heap on huge pages: not glibc's allocator on Linux (a sanitizer's?), skipped");
 #endif
 }
 
