@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <sys/stat.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,12 +171,9 @@ static long long matmul_rows(const char *op, const long long (*d)[8], const int 
 		return 0;
 	if (ni < a + 2 || nd[a] < 2)
 		return 0;
-	for (i = 0; i < nd[a] - 1; i++) {
-		long long v = d[a][i] > 0 ? d[a][i] : 0;
-		if (v > 0 && rows > LLONG_MAX / v)
+	for (i = 0; i < nd[a] - 1; i++)
+		if (__builtin_mul_overflow(rows, d[a][i] > 0 ? d[a][i] : 0, &rows))
 			return 0;
-		rows *= v;
-	}
 	return rows;
 }
 

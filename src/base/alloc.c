@@ -73,11 +73,13 @@ void xfree_aligned(void *p, size_t count, size_t size)
 	free(p);
 }
 
+/* a transparent huge page (x86-64, and arm64 with 4 KiB pages) */
+#define XHUGE ((size_t)2 << 20)
+
 void xheap_huge(size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(__GLIBC__)
 	enum { XHEAP_CHUNK = 16 << 20, XHEAP_CHUNKS = 64 };
-	const uintptr_t huge = (uintptr_t)2 << 20;
 	void *chunk[XHEAP_CHUNKS];
 	uintptr_t lo, hi;
 	size_t i, n = bytes / XHEAP_CHUNK;
@@ -86,15 +88,14 @@ void xheap_huge(size_t bytes)
 		n = XHEAP_CHUNKS;
 	/* (the largest threshold glibc takes: 32 MiB on 64-bit hosts) */
 	if (n == 0 || !mallopt(M_MMAP_THRESHOLD, 32 << 20) ||
-	    !mallopt(M_TRIM_THRESHOLD, (int)(n * XHEAP_CHUNK + huge)))
+	    !mallopt(M_TRIM_THRESHOLD, (int)(n * XHEAP_CHUNK + XHUGE)))
 		return;
 	lo = (uintptr_t)sbrk(0);
 	for (i = 0; i < n; i++)
 		chunk[i] = malloc(XHEAP_CHUNK);
 	hi = (uintptr_t)sbrk(0);
-	lo = (lo + huge - 1) & ~(huge - 1);
 	if (hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+		xadvise_huge((void *)lo, hi - lo);
 	/* back to the heap's free top, which the trim threshold keeps */
 	for (i = 0; i < n; i++)
 		free(chunk[i]);
@@ -106,8 +107,7 @@ void xheap_huge(size_t bytes)
 void xadvise_huge(void *p, size_t n)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t a = (uintptr_t)p, lo = (a + huge - 1) & ~(huge - 1), hi = (a + n) & ~(huge - 1);
+	uintptr_t a = (uintptr_t)p, lo = (a + XHUGE - 1) & ~(uintptr_t)(XHUGE - 1), hi = (a + n) & ~(uintptr_t)(XHUGE - 1);
 
 	if (p && hi > lo)
 		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);

@@ -24,9 +24,9 @@ void xfree_aligned(void *p, size_t count, size_t size);
  * 16 MiB steps, at most 1 GiB) and kept (not trimmed back), blocks up to
  * 32 MiB taken from it rather than mapped apart, and its pages transparent
  * huge pages where the kernel gives them on request (Linux's MADV_HUGEPAGE;
- * a kernel in THP mode "madvise" waits for it).  A simulation's records, replicas and request slabs are
- * read all over tens of MB: with 4 KiB pages nearly every access was a TLB
- * miss and every 4 KiB a page fault.  Only the glibc heap of the calling
+ * a kernel in THP mode "madvise" waits for it).  A simulation's records,
+ * replicas and request slabs are read all over tens of MB: with 4 KiB
+ * pages nearly every access was a TLB miss and every 4 KiB a page fault.  Only the glibc heap of the calling
  * thread's arena (the first thread's); elsewhere nothing.  Touched memory
  * is resident in 2 MiB units.  Changes malloc's thresholds for the rest of
  * the process: for a command that runs one simulation. */

@@ -1135,6 +1135,13 @@ void sched_step_end_next(const struct sim *s, int ri);
 /* the heap made ready on huge pages for one long simulation (sim_new,
  * alloc.h xheap_huge): what 1 M chat requests at DP 64 fill, with room */
 #define SIM_HUGE_HEAP ((size_t)64 << 20)
+/* A large array of s (n bytes) advised for huge pages where s is the
+ * process's one long simulation (sim.huge; alloc.h xadvise_huge). */
+static inline void sim_advise_huge(const struct sim *s, void *p, size_t n)
+{
+	if (s->huge)
+		xadvise_huge(p, n);
+}
 /* PP: the first stage of replica ri took its batch and is free again. */
 void sched_stage_free(struct sim *s, int ri);
 /* A replica's scheduler state, once its limits, KV cache, cost model and

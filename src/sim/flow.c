@@ -116,11 +116,9 @@ void flow_arrive(struct sim *s, int stage, int64_t arrival_ns)
 			s->arr_ttft = xreallocarray(s->arr_ttft, s->cap_arr, sizeof(float));
 			s->arr_e2e = xreallocarray(s->arr_e2e, s->cap_arr, sizeof(float));
 		}
-		if (s->huge) {
-			xadvise_huge(s->arr_s, s->cap_arr * sizeof(double));
-			xadvise_huge(s->arr_ttft, s->cap_arr * sizeof(float));
-			xadvise_huge(s->arr_e2e, s->cap_arr * sizeof(float));
-		}
+		sim_advise_huge(s, s->arr_s, s->cap_arr * sizeof(double));
+		sim_advise_huge(s, s->arr_ttft, s->cap_arr * sizeof(float));
+		sim_advise_huge(s, s->arr_e2e, s->cap_arr * sizeof(float));
 	}
 	if (s->flow_byid)
 		s->arr_ttft[s->narr] = s->arr_e2e[s->narr] = NAN;

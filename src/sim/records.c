@@ -174,14 +174,12 @@ static void keep_vals(struct sim *s, const struct rec_vals *v, double *ttft_o, d
 		s->stage = xreallocarray(s->stage, c, sizeof(uint8_t));
 		s->rec_id = xreallocarray(s->rec_id, c, sizeof(int32_t));
 		s->cap_rec = c;
-		if (s->huge) {
-			xadvise_huge(s->ttft, c * sizeof(float));
-			xadvise_huge(s->itl, c * sizeof(float));
-			xadvise_huge(s->tpot, c * sizeof(float));
-			xadvise_huge(s->e2e, c * sizeof(float));
-			xadvise_huge(s->queue, c * sizeof(float));
-			xadvise_huge(s->rec_id, c * sizeof(int32_t));
-		}
+		sim_advise_huge(s, s->ttft, c * sizeof(float));
+		sim_advise_huge(s, s->itl, c * sizeof(float));
+		sim_advise_huge(s, s->tpot, c * sizeof(float));
+		sim_advise_huge(s, s->e2e, c * sizeof(float));
+		sim_advise_huge(s, s->queue, c * sizeof(float));
+		sim_advise_huge(s, s->rec_id, c * sizeof(int32_t));
 	}
 	if (s->raw_first) {
 		s->raw_first[i] = v->first_ns - v->arrival_ns;

@@ -209,10 +209,9 @@ static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all, v
 	w.ctx = ctx;
 	if (par && (b = malloc(xmul(s->nrec, sizeof(float))))) {
 		/* the other thread's sort scratch, one for its distributions */
-		if ((sc2 = malloc(xmul(s->nrec, sizeof(uint32_t)))) && s->huge)
-			xadvise_huge(sc2, s->nrec * sizeof(uint32_t));
-		if (s->huge)
-			xadvise_huge(b, s->nrec * sizeof(float));
+		sc2 = malloc(xmul(s->nrec, sizeof(uint32_t)));
+		sim_advise_huge(s, sc2, s->nrec * sizeof(uint32_t));
+		sim_advise_huge(s, b, s->nrec * sizeof(float));
 		for (k = 3; k < 5; k++)
 			if (all || k == 3) {
 				w.jobs[no] = jobs[k];
@@ -221,8 +220,8 @@ static void summarise_all(const struct sim *s, struct sum_job *jobs, bool all, v
 			}
 		/* this thread's gather buffer and sort scratch, mapped by the
 		 * other (a few thousand page faults of a million records) */
-		if ((sc = malloc(xmul(s->nrec, sizeof(uint32_t)))) && s->huge)
-			xadvise_huge(sc, s->nrec * sizeof(uint32_t));
+		sc = malloc(xmul(s->nrec, sizeof(uint32_t)));
+		sim_advise_huge(s, sc, s->nrec * sizeof(uint32_t));
 		w.prefault[0] = jobs[0].buf;
 		w.prefault[1] = sc;
 		w.bytes = sc ? s->nrec * sizeof(uint32_t) : 0;
@@ -250,8 +249,7 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 	size_t i;
 	double first = INFINITY, last = 0, gap_ms = 0, gaps = 0, last_arr = 0, wait = 0, run = 0;
 
-	if (s->huge)
-		xadvise_huge(buf, s->nrec * sizeof(float));
+	sim_advise_huge(s, buf, s->nrec * sizeof(float));
 	memset(o, 0, sizeof(*o));
 	if (s->hist) {
 		records_fold(s);
