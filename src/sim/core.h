@@ -316,6 +316,10 @@ struct replica {
 	/* may its steady decoders be lazy (the policy's lazy, no speculative
 	 * decoding, no PP, sim_cfg.no_lazy_decoders off); set at start-up */
 	bool lazy;
+	/* may it take steps in segments at all (no speculative decoding, no
+	 * PP, sim_cfg.no_segments and check_invariants off: step.c
+	 * steady_decode's fixed part); set at start-up */
+	bool seg_ok;
 	void *pstate;                      /* the policy's own state (replica_init) */
 	int64_t ndec, dec_base_sum;        /* count, sum of (dc0 - dG0) */
 	struct req **cls_head;             /* [block_size] */

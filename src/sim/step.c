@@ -1450,21 +1450,21 @@ static SCHED_STEP_INLINE int finish_rank(struct sim *s, int ri, struct err *e, c
  * now and the general path takes it (whether or not steps were run here).
  * Called where decode_steps_apply holds (the conditions that stay true from
  * step to step here). */
-static SCHED_STEP_INLINE bool steady_decode(const struct sim *s, const struct replica *rp)
+static SCHED_STEP_INLINE bool steady_decode(const struct replica *rp)
 {
 	/* the conditions that fail most often first (a prefill chunk or an
 	 * arrival in most steps of a busy replica): one or two tests then.
 	 * Someone may wait where max_num_seqs is reached: sched_admit's loop
-	 * does not start, the policy's step is its decoders' all the same */
-	return rp->nsched == 0 && (rp->wlen == 0 || (int64_t)rp->nrun >= rp->mns) && rp->npend == 0 &&
-	       rp->nothers == 0 && rp->ndec > 0 && !rp->fallback && rp->ngapq == 0 && rp->tok_open &&
-	       rp->ndec <= rp->mbt && rp->dec_run && rp->pp == 1 && !s->cfg.no_segments && !s->cfg.check_invariants &&
-	       s->cfg.spec.k == 0;
+	 * does not start, the policy's step is its decoders' all the same;
+	 * seg_ok, false at every step of a simulation with drafts, first */
+	return rp->seg_ok && rp->nsched == 0 && (rp->wlen == 0 || (int64_t)rp->nrun >= rp->mns) &&
+	       rp->npend == 0 && rp->nothers == 0 && rp->ndec > 0 && !rp->fallback && rp->ngapq == 0 &&
+	       rp->tok_open && rp->ndec <= rp->mbt && rp->dec_run;
 }
 
 static SCHED_STEP_INLINE bool decode_steps_apply(const struct sim *s, const struct replica *rp, const bool sg)
 {
-	return steady_decode(s, rp) && policy_steady(s, rp, sg);
+	return steady_decode(rp) && policy_steady(s, rp, sg);
 }
 
 /* Whether replica rp's next step (count g1) may be one of decode_steps':
@@ -1760,7 +1760,7 @@ static SCHED_STEP_INLINE int finish_step(struct sim *s, int ri, struct err *e, c
 		 * in its turn */
 		for (i = lo; i < hi; i++) {
 			struct replica *rp = &s->reps[i];
-			if (steady_decode(s, rp) && rp->naborting == 0 && decode_step_clear(s, rp, rp->G + 1)) {
+			if (steady_decode(rp) && rp->naborting == 0 && decode_step_clear(s, rp, rp->G + 1)) {
 				quick_finish(s, rp, sg);
 				rp->quick = true;
 			} else if ((rc = finish_rank(s, i, e, sg, true)) < 0) {
@@ -1851,6 +1851,7 @@ void sched_replica_init(struct sim *s, struct replica *rp)
 	rp->dec_run = rp->pend_dec = true; /* a split-batch policy sets dec_run each step */
 	rp->lazy = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_lazy_decoders &&
 		   (!s->cfg.policy->lazy || s->cfg.policy->lazy(&s->cfg));
+	rp->seg_ok = s->cfg.spec.k == 0 && rp->pp == 1 && !s->cfg.no_segments && !s->cfg.check_invariants;
 	rp->spath_on = spath_applies(s, rp);
 	rp->sp_hold = false;
 	rp->prices = &s->memo->step[rp->prefill_only][0];
