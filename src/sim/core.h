@@ -1146,6 +1146,15 @@ static inline void sim_advise_huge(const struct sim *s, void *p, size_t n)
 	if (s->huge)
 		xadvise_huge(p, n);
 }
+/* xreallocarray of s's that is advised as sim_advise_huge advises (an
+ * array of s's records or arrivals grown). */
+static inline void *sim_regrow(const struct sim *s, void *p, size_t count, size_t size)
+{
+	void *q = xreallocarray(p, count, size);
+
+	sim_advise_huge(s, q, count * size);
+	return q;
+}
 /* PP: the first stage of replica ri took its batch and is free again. */
 void sched_stage_free(struct sim *s, int ri);
 /* A replica's scheduler state, once its limits, KV cache, cost model and

@@ -111,14 +111,11 @@ void flow_arrive(struct sim *s, int stage, int64_t arrival_ns)
 		/* room for the expected arrivals at first (records.c) */
 		size_t c = s->rec_hint < SIM_FLOW_KEEP_MAX ? s->rec_hint : SIM_FLOW_KEEP_MAX;
 		s->cap_arr = s->cap_arr ? 2 * s->cap_arr : c > 4096 ? c : 4096;
-		s->arr_s = xreallocarray(s->arr_s, s->cap_arr, sizeof(double));
+		s->arr_s = sim_regrow(s, s->arr_s, s->cap_arr, sizeof(double));
 		if (s->flow_byid) {
-			s->arr_ttft = xreallocarray(s->arr_ttft, s->cap_arr, sizeof(float));
-			s->arr_e2e = xreallocarray(s->arr_e2e, s->cap_arr, sizeof(float));
+			s->arr_ttft = sim_regrow(s, s->arr_ttft, s->cap_arr, sizeof(float));
+			s->arr_e2e = sim_regrow(s, s->arr_e2e, s->cap_arr, sizeof(float));
 		}
-		sim_advise_huge(s, s->arr_s, s->cap_arr * sizeof(double));
-		sim_advise_huge(s, s->arr_ttft, s->cap_arr * sizeof(float));
-		sim_advise_huge(s, s->arr_e2e, s->cap_arr * sizeof(float));
 	}
 	if (s->flow_byid)
 		s->arr_ttft[s->narr] = s->arr_e2e[s->narr] = NAN;

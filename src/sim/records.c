@@ -166,20 +166,14 @@ static void keep_vals(struct sim *s, const struct rec_vals *v, double *ttft_o, d
 			s->raw_last = xreallocarray(s->raw_last, c, sizeof(int64_t));
 			s->raw_out = xreallocarray(s->raw_out, c, sizeof(int64_t));
 		}
-		s->ttft = xreallocarray(s->ttft, c, sizeof(float));
-		s->itl = xreallocarray(s->itl, c, sizeof(float));
-		s->tpot = xreallocarray(s->tpot, c, sizeof(float));
-		s->e2e = xreallocarray(s->e2e, c, sizeof(float));
-		s->queue = xreallocarray(s->queue, c, sizeof(float));
+		s->ttft = sim_regrow(s, s->ttft, c, sizeof(float));
+		s->itl = sim_regrow(s, s->itl, c, sizeof(float));
+		s->tpot = sim_regrow(s, s->tpot, c, sizeof(float));
+		s->e2e = sim_regrow(s, s->e2e, c, sizeof(float));
+		s->queue = sim_regrow(s, s->queue, c, sizeof(float));
 		s->stage = xreallocarray(s->stage, c, sizeof(uint8_t));
-		s->rec_id = xreallocarray(s->rec_id, c, sizeof(int32_t));
+		s->rec_id = sim_regrow(s, s->rec_id, c, sizeof(int32_t));
 		s->cap_rec = c;
-		sim_advise_huge(s, s->ttft, c * sizeof(float));
-		sim_advise_huge(s, s->itl, c * sizeof(float));
-		sim_advise_huge(s, s->tpot, c * sizeof(float));
-		sim_advise_huge(s, s->e2e, c * sizeof(float));
-		sim_advise_huge(s, s->queue, c * sizeof(float));
-		sim_advise_huge(s, s->rec_id, c * sizeof(int32_t));
 	}
 	if (s->raw_first) {
 		s->raw_first[i] = v->first_ns - v->arrival_ns;

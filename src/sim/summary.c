@@ -249,7 +249,6 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 	size_t i;
 	double first = INFINITY, last = 0, gap_ms = 0, gaps = 0, last_arr = 0, wait = 0, run = 0;
 
-	sim_advise_huge(s, buf, s->nrec * sizeof(float));
 	memset(o, 0, sizeof(*o));
 	if (s->hist) {
 		records_fold(s);
@@ -265,6 +264,8 @@ static void summary_compute(struct sim *s, int stage, bool all, struct metric_se
 					  {s, s->tpot, stage, &o->tpot_ms, buf, NULL},
 					  {s, s->e2e, stage, &o->e2e_ms, buf, NULL},
 					  {s, s->queue, stage, &o->queue_ms, NULL, NULL}};
+		/* (the sorts' gather buffer: a histogram's summary has none) */
+		sim_advise_huge(s, buf, s->nrec * sizeof(float));
 		summarise_all(s, jobs, all, job, ctx);
 		free(buf);
 	}
